@@ -1,0 +1,207 @@
+"""Absolute position encodings: integer, binary, sinusoidal and learned.
+
+Shape legend used in the docstrings:
+
+- ``L``: sequence length (number of positions)
+- ``d``: model dimension (``d_model``)
+- ``b``: batch size
+- ``n_bits``: bits of a binary code
+
+References:
+    Vaswani et al., "Attention Is All You Need", NeurIPS 2017 (sinusoidal encoding, section 3.5).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from ._validate import check_choice, check_even, check_float, check_int, check_tensor
+
+__all__ = [
+    "sinusoidal_frequencies",
+    "sinusoidal_encoding",
+    "integer_encoding",
+    "binary_encoding",
+    "LearnedPositionalEmbedding",
+]
+
+
+def sinusoidal_frequencies(
+    d_model: int,
+    base: float = 10000.0,
+    *,
+    method: str = "pow",
+    dtype: torch.dtype = torch.float64,
+) -> torch.Tensor:
+    """Angular frequencies ``omega_i = base ** (-2i / d_model)`` of the sinusoidal encoding.
+
+    Two common ways to compute them are offered so the book can compare their rounding:
+    ``"pow"`` evaluates ``1 / base ** (2i/d)`` directly; ``"exp_log"`` evaluates
+    ``exp(-ln(base) * 2i/d)`` as in the annotated-transformer code. Both run entirely in ``dtype``.
+
+    Args:
+        d_model (int): even model dimension ``d``.
+        base (float): the wavelength base, > 1. Default 10000 (Vaswani et al. 2017).
+        method (str): ``"pow"`` or ``"exp_log"``.
+        dtype (torch.dtype): floating dtype in which every step is computed.
+
+    Returns:
+        torch.Tensor: ``[d // 2]`` frequencies, decreasing from 1 to ``base ** (-(d-2)/d)``.
+    """
+    d_model = check_even("d_model", d_model)
+    base = check_float("base", base, gt=1.0)
+    check_choice("method", method, ("pow", "exp_log"))
+    two_i = torch.arange(0, d_model, 2, dtype=dtype)  # [d/2]
+    if method == "pow":
+        return 1.0 / torch.pow(torch.tensor(base, dtype=dtype), two_i / d_model)
+    return torch.exp(two_i * (-math.log(base) / d_model))
+
+
+def sinusoidal_encoding(
+    seq_len: int,
+    d_model: int,
+    base: float = 10000.0,
+    *,
+    dtype: torch.dtype = torch.float32,
+    device: torch.device | str | None = None,
+) -> torch.Tensor:
+    """The fixed sinusoidal position encoding of Vaswani et al. (2017), interleaved layout.
+
+    ``PE[p, 2i] = sin(p / base**(2i/d))`` and ``PE[p, 2i+1] = cos(p / base**(2i/d))``.
+    Angles are computed in float64 and cast to ``dtype`` at the end, so large positions stay
+    accurate in low-precision dtypes (tensor2tensor and fairseq store the same values as
+    ``[sin | cos]`` halves instead: a permutation of the columns).
+
+    Args:
+        seq_len (int): number of positions ``L`` (>= 0).
+        d_model (int): even model dimension ``d`` (>= 2).
+        base (float): wavelength base, > 1. Default 10000.
+        dtype (torch.dtype): dtype of the result.
+        device: device of the result.
+
+    Returns:
+        torch.Tensor: ``[L, d]`` encoding; row ``p`` is the encoding of position ``p``.
+
+    Raises:
+        ValueError: odd ``d_model``, negative ``seq_len`` or ``base <= 1``.
+    """
+    seq_len = check_int("seq_len", seq_len, min_value=0)
+    d_model = check_even("d_model", d_model)
+    base = check_float("base", base, gt=1.0)
+    inv_freq = sinusoidal_frequencies(d_model, base, dtype=torch.float64)  # [d/2]
+    pos = torch.arange(seq_len, dtype=torch.float64)  # [L]
+    angles = pos[:, None] * inv_freq[None, :]  # [L, d/2]
+    pe = torch.stack((angles.sin(), angles.cos()), dim=-1)  # [L, d/2, 2]
+    return pe.reshape(seq_len, d_model).to(dtype=dtype, device=device)  # [L, d]
+
+
+def integer_encoding(
+    seq_len: int,
+    d_model: int = 1,
+    *,
+    normalize: bool = False,
+    dtype: torch.dtype = torch.float32,
+) -> torch.Tensor:
+    """The naive encoding ``PE[p, :] = p`` (or ``p / (L - 1)`` when ``normalize``).
+
+    Shown in the book to explain why it fails: raw integers grow without bound and swamp
+    unit-scale token embeddings, and normalising by the length makes the encoding of a position
+    depend on how long the sequence is.
+
+    Args:
+        seq_len (int): number of positions ``L`` (>= 0).
+        d_model (int): number of identical columns ``d`` (>= 1).
+        normalize (bool): divide by ``L - 1`` so the values lie in ``[0, 1]``.
+        dtype (torch.dtype): dtype of the result.
+
+    Returns:
+        torch.Tensor: ``[L, d]``.
+    """
+    seq_len = check_int("seq_len", seq_len, min_value=0)
+    d_model = check_int("d_model", d_model, min_value=1)
+    pos = torch.arange(seq_len, dtype=torch.float64)  # [L]
+    if normalize and seq_len > 1:
+        pos = pos / (seq_len - 1)
+    return pos[:, None].expand(seq_len, d_model).to(dtype).contiguous()  # [L, d]
+
+
+def binary_encoding(seq_len: int, n_bits: int | None = None, *, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """Binary codes of the positions, least significant bit first.
+
+    Column 0 flips at every step (like the highest sinusoidal frequency), column ``k`` every
+    ``2**k`` steps. Unique and bounded, but discrete: neighbouring positions can differ in many bits
+    (7 -> 8 flips four).
+
+    Args:
+        seq_len (int): number of positions ``L`` (>= 0).
+        n_bits (int, optional): code width; default the fewest bits that hold ``L - 1`` (at least 1).
+        dtype (torch.dtype): dtype of the result.
+
+    Returns:
+        torch.Tensor: ``[L, n_bits]`` of zeros and ones.
+
+    Raises:
+        ValueError: ``n_bits`` too small to represent ``L - 1`` or not in ``[1, 62]``.
+    """
+    seq_len = check_int("seq_len", seq_len, min_value=0)
+    needed = max(1, (seq_len - 1).bit_length()) if seq_len > 0 else 1
+    if n_bits is None:
+        n_bits = needed
+    n_bits = check_int("n_bits", n_bits, min_value=1, max_value=62)
+    if n_bits < needed:
+        raise ValueError(f"n_bits must be >= {needed} to encode positions up to {seq_len - 1}, got {n_bits}")
+    pos = torch.arange(seq_len, dtype=torch.int64)  # [L]
+    bits = (pos[:, None] >> torch.arange(n_bits)) & 1  # [L, n_bits]
+    return bits.to(dtype)
+
+
+class LearnedPositionalEmbedding(nn.Module):
+    """A trainable table of absolute position vectors (BERT, GPT-2).
+
+    It has exactly ``max_len`` rows, so it has nothing to offer for position ``max_len`` or beyond:
+    :meth:`forward` raises instead of silently clamping (nanoGPT asserts ``t <= block_size``
+    for the same reason).
+
+    Args:
+        max_len (int): number of trained positions.
+        d_model (int): embedding width ``d``.
+        init_std (float): standard deviation of the normal initialisation (GPT-2 uses 0.02).
+    """
+
+    def __init__(self, max_len: int, d_model: int, *, init_std: float = 0.02) -> None:
+        super().__init__()
+        self.max_len = check_int("max_len", max_len, min_value=1)
+        self.d_model = check_int("d_model", d_model, min_value=1)
+        init_std = check_float("init_std", init_std, ge=0.0)
+        self.weight = nn.Parameter(torch.randn(self.max_len, self.d_model) * init_std)
+
+    def forward(self, positions: int | torch.Tensor) -> torch.Tensor:
+        """Look up position vectors.
+
+        Args:
+            positions: an int ``L`` (positions ``0..L-1``) or an integer tensor ``[...]`` of positions.
+
+        Returns:
+            torch.Tensor: ``[L, d]`` or ``[..., d]``.
+
+        Raises:
+            ValueError: a position is negative or >= ``max_len``.
+        """
+        if isinstance(positions, torch.Tensor):
+            check_tensor("positions", positions, floating=False)
+            pos = positions.to(device=self.weight.device, dtype=torch.long)
+        else:
+            n = check_int("positions", positions, min_value=0)
+            pos = torch.arange(n, device=self.weight.device)
+        if pos.numel() and (int(pos.min()) < 0 or int(pos.max()) >= self.max_len):
+            raise ValueError(
+                f"positions must lie in [0, {self.max_len - 1}] (the trained length max_len={self.max_len}); "
+                f"got positions up to {int(pos.max())}. A learned table has no row for unseen positions."
+            )
+        return self.weight[pos]  # [..., d]
+
+    def extra_repr(self) -> str:
+        return f"max_len={self.max_len}, d_model={self.d_model}"

@@ -1,0 +1,95 @@
+"""ALiBi: attention with linear biases (Press, Smith, Lewis, ICLR 2022).
+
+No position vectors at all: each head ``h`` adds ``-m_h * |key_pos - query_pos|`` to its
+attention logits, with head-specific slopes ``m_h`` forming a geometric sequence.
+
+Shape legend used in the docstrings:
+
+- ``h``: number of heads ``n_heads``
+- ``Lq``/``Lk``: query and key lengths; queries are aligned at the end when ``Lk > Lq``
+
+References:
+    Press, Smith, Lewis, "Train Short, Test Long: Attention with Linear Biases Enables Input
+    Length Extrapolation", ICLR 2022; ``get_slopes`` in ofirpress/attention_with_linear_biases.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ._validate import check_int
+from .relative import relative_positions
+
+__all__ = ["alibi_slopes", "alibi_bias", "alibi_bias_bloom"]
+
+
+def _slopes_power_of_two(n: int) -> list[float]:
+    start = 2.0 ** (-(2.0 ** -(math.log2(n) - 3)))  # 2 ** (-8 / n)
+    return [start * start**i for i in range(n)]
+
+
+def _slopes(n: int) -> list[float]:
+    if math.log2(n).is_integer():
+        return _slopes_power_of_two(n)
+    closest = 2 ** math.floor(math.log2(n))
+    # the closest lower power of two, then every other slope of twice that power
+    return _slopes_power_of_two(closest) + _slopes(2 * closest)[0::2][: n - closest]
+
+
+def alibi_slopes(n_heads: int) -> torch.Tensor:
+    """Per-head slopes ``m_h`` exactly as the official ``get_slopes``.
+
+    For ``n`` a power of two: ``m_h = 2 ** (-8 (h + 1) / n)``, h = 0 .. n-1 (for 8 heads:
+    1/2, 1/4, ..., 1/256). Otherwise the slopes of the closest lower power of two ``c``, followed by
+    every other slope of ``2c``, so the list is *not* monotonic (12 heads: 8 slopes for 8 heads,
+    then 4 slopes that fall between them).
+
+    Args:
+        n_heads (int): number of heads ``h`` (>= 1).
+
+    Returns:
+        torch.Tensor: float32 ``[h]``.
+    """
+    n_heads = check_int("n_heads", n_heads, min_value=1)
+    return torch.tensor(_slopes(n_heads), dtype=torch.float32)
+
+
+def alibi_bias(n_heads: int, q_len: int, k_len: int | None = None, *, causal: bool = True) -> torch.Tensor:
+    """The additive ALiBi bias ``[h, i, j] = -m_h * |key_pos - query_pos|``.
+
+    Args:
+        n_heads (int): number of heads ``h``.
+        q_len (int): number of queries ``Lq``.
+        k_len (int, optional): number of keys ``Lk`` (>= ``Lq``); default ``Lq``.
+        causal (bool): when True, entries with ``key_pos > query_pos`` are ``-inf`` (the decoder mask
+            folded into the bias); when False the symmetric bias is returned (encoder use).
+
+    Returns:
+        torch.Tensor: float32 ``[h, Lq, Lk]``, ready to add to the logits or to pass as
+        ``attn_mask`` to ``scaled_dot_product_attention``.
+    """
+    slopes = alibi_slopes(n_heads)  # [h]
+    rel = relative_positions(q_len, k_len)  # [Lq, Lk]
+    bias = -slopes[:, None, None] * rel.abs().float()[None]  # [h, Lq, Lk]
+    if causal:
+        bias = bias.masked_fill((rel > 0)[None], float("-inf"))
+    return bias
+
+
+def alibi_bias_bloom(n_heads: int, q_len: int, k_len: int | None = None) -> torch.Tensor:
+    """BLOOM's form ``[h, i, j] = m_h * key_pos`` with the causal mask as ``-inf``.
+
+    Under a causal mask each row differs from :func:`alibi_bias` by the constant
+    ``m_h * query_pos``, and softmax ignores constants added to a whole row, so attention weights
+    are identical (BLOOM's ``build_alibi_tensor`` uses this to avoid the ``[Lq, Lk]`` distance matrix).
+
+    Returns:
+        torch.Tensor: float32 ``[h, Lq, Lk]``.
+    """
+    slopes = alibi_slopes(n_heads)  # [h]
+    rel = relative_positions(q_len, k_len)  # [Lq, Lk]
+    k_pos = torch.arange(rel.shape[1], dtype=torch.float32)  # [Lk]
+    bias = slopes[:, None, None] * k_pos[None, None, :]  # [h, 1, Lk]
+    return bias.expand(len(slopes), *rel.shape).masked_fill((rel > 0)[None], float("-inf"))

@@ -1,0 +1,48 @@
+"""RoPE's long-term decay: the relative upper bound of RoFormer section 3.4.3.
+
+With Abel summation, ``sum_i h_i e^{i r theta_i}`` (``h_i`` the complex products of query and key
+pairs) is bounded by ``(max_i |h_{i+1} - h_i|) * sum_j |S_j|`` with partial sums
+``S_j = sum_{k<j} e^{i r theta_k}``. The mean ``(1/(d/2)) sum_j |S_j|`` is the curve of RoFormer's
+Figure 2: it falls as the relative distance ``r`` grows, with ripples.
+
+References:
+    Su et al., "RoFormer: Enhanced Transformer with Rotary Position Embedding", 2021, section 3.4.3.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+
+from ._validate import check_even, check_float
+
+__all__ = ["rope_decay_bound"]
+
+
+def rope_decay_bound(head_dim: int, distances: Sequence[float] | torch.Tensor, base: float = 10000.0) -> torch.Tensor:
+    """RoFormer's relative upper bound ``(1/(d/2)) * sum_{j=1}^{d/2} |S_j|`` at each distance.
+
+    Computed in float64: the partial sums cancel strongly at large ``r``.
+
+    Args:
+        head_dim (int): even head dimension ``d``.
+        distances: ``[n]`` relative distances ``r`` (any real numbers; a 1-D tensor, list or range).
+        base (float): wavelength base, ``theta_k = base ** (-2k/d)``.
+
+    Returns:
+        torch.Tensor: float64 ``[n]``, non-negative. At ``r = 0`` every term is 1, so
+        ``|S_j| = j`` and the bound is its largest value, ``(d/2 + 1) / 2``.
+    """
+    head_dim = check_even("head_dim", head_dim)
+    base = check_float("base", base, gt=1.0)
+    r = torch.as_tensor(distances, dtype=torch.float64)
+    if r.ndim != 1:
+        raise ValueError(f"distances must be 1-D, got shape {tuple(r.shape)}")
+    if not torch.isfinite(r).all():
+        raise ValueError("distances must be finite")
+    theta = base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)  # [d/2]
+    phase = r[:, None] * theta[None, :]  # [n, d/2]
+    terms = torch.polar(torch.ones_like(phase), phase)  # [n, d/2] complex128
+    partial = torch.cumsum(terms, dim=-1)  # [n, d/2]: S_1 .. S_{d/2}
+    return partial.abs().mean(dim=-1)  # [n]

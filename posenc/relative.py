@@ -1,0 +1,280 @@
+"""Relative position encodings: Shaw et al.'s clipped embeddings and T5's bucketed bias.
+
+Shape legend used in the docstrings:
+
+- ``Lq``/``Lk``: query and key lengths (``Lk`` defaults to ``Lq``)
+- ``b``: batch size, ``h``: number of heads, ``d``: head dimension
+- ``k``: Shaw's clipping distance (``max_distance``); ``2k + 1`` relative labels
+- ``...``: any leading batch dimensions
+
+Queries are aligned at the end: when ``Lk > Lq`` (decoding with a key/value cache), query row ``i``
+sits at absolute position ``i + Lk - Lq`` and key column ``j`` at position ``j``.
+
+References:
+    Shaw, Uszkoreit, Vaswani, "Self-Attention with Relative Position Representations", NAACL 2018.
+    Raffel et al., "Exploring the Limits of Transfer Learning with a Unified Text-to-Text
+    Transformer" (T5), JMLR 2020; Hugging Face ``T5Attention._relative_position_bucket``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from ._validate import check_int, check_tensor
+
+__all__ = [
+    "relative_positions",
+    "shaw_relative_index",
+    "t5_relative_bucket",
+    "shaw_attention",
+    "shaw_attention_naive",
+    "ShawRelativePosition",
+    "T5RelativeBias",
+]
+
+
+def _lengths(q_len: int, k_len: int | None) -> tuple[int, int]:
+    q_len = check_int("q_len", q_len, min_value=0)
+    if k_len is None:
+        return q_len, q_len
+    k_len = check_int("k_len", k_len, min_value=q_len)
+    return q_len, k_len
+
+
+def relative_positions(q_len: int, k_len: int | None = None, *, device: torch.device | str | None = None) -> torch.Tensor:
+    """Signed distance from each query to each key, ``key_pos - query_pos``.
+
+    Args:
+        q_len (int): number of queries ``Lq`` (>= 0).
+        k_len (int, optional): number of keys ``Lk`` (>= ``Lq``); default ``Lq``.
+
+    Returns:
+        torch.Tensor: int64 ``[Lq, Lk]``; negative entries are keys in the past.
+    """
+    q_len, k_len = _lengths(q_len, k_len)
+    q_pos = torch.arange(q_len, device=device) + (k_len - q_len)  # [Lq]
+    k_pos = torch.arange(k_len, device=device)  # [Lk]
+    return k_pos[None, :] - q_pos[:, None]  # [Lq, Lk]
+
+
+def shaw_relative_index(q_len: int, max_distance: int, k_len: int | None = None) -> torch.Tensor:
+    """Shaw et al.'s label ``clip(key_pos - query_pos, -k, k) + k`` for each query/key pair.
+
+    Args:
+        q_len (int): number of queries ``Lq``.
+        max_distance (int): clipping distance ``k`` (>= 0); distances beyond it share a label.
+        k_len (int, optional): number of keys ``Lk`` (>= ``Lq``); default ``Lq``.
+
+    Returns:
+        torch.Tensor: int64 ``[Lq, Lk]`` with values in ``[0, 2k]``; ``k`` is the diagonal.
+    """
+    max_distance = check_int("max_distance", max_distance, min_value=0)
+    rel = relative_positions(q_len, k_len)  # [Lq, Lk]
+    return rel.clamp(-max_distance, max_distance) + max_distance
+
+
+def t5_relative_bucket(
+    relative_position: torch.Tensor,
+    *,
+    bidirectional: bool = True,
+    num_buckets: int = 32,
+    max_distance: int = 128,
+) -> torch.Tensor:
+    """T5's bucket of each relative position (key minus query).
+
+    The first half of the buckets (per direction) hold distances exactly; the rest cover
+    distances up to ``max_distance`` logarithmically; farther distances share the last bucket.
+    With ``bidirectional`` the buckets are split between keys before and after the query (the
+    encoder); without it, keys after the query all go to bucket 0 (the causal decoder).
+    Identical to Hugging Face ``T5Attention._relative_position_bucket``.
+
+    Args:
+        relative_position (torch.Tensor): integer tensor ``[...]`` of ``key_pos - query_pos``.
+        bidirectional (bool): whether keys after the query get their own buckets.
+        num_buckets (int): total number of buckets (>= 2, even when bidirectional).
+        max_distance (int): distance where the logarithmic buckets end.
+
+    Returns:
+        torch.Tensor: int64 ``[...]`` bucket ids in ``[0, num_buckets)``.
+    """
+    check_tensor("relative_position", relative_position, floating=False)
+    num_buckets = check_int("num_buckets", num_buckets, min_value=4 if bidirectional else 2)
+    if bidirectional and num_buckets % 2:
+        raise ValueError(f"num_buckets must be even when bidirectional=True, got {num_buckets}")
+    relative_position = relative_position.long()
+    buckets = torch.zeros_like(relative_position)
+    if bidirectional:
+        num_buckets //= 2
+        buckets += (relative_position > 0).long() * num_buckets
+        distance = relative_position.abs()
+    else:
+        distance = -torch.clamp(relative_position, max=0)  # only the past counts; future -> 0
+    max_exact = num_buckets // 2
+    max_distance = check_int("max_distance", max_distance, min_value=max_exact + 1)
+    is_small = distance < max_exact
+    # log-spaced buckets for max_exact <= distance < max_distance (log(0) is masked out below)
+    large = max_exact + (
+        torch.log(distance.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)
+    ).long()
+    large = torch.clamp(large, max=num_buckets - 1)
+    return buckets + torch.where(is_small, distance, large)
+
+
+def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        check_tensor(name, t, min_ndim=2, floating=True)
+    if k.shape != v.shape:
+        raise ValueError(f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must share the head dimension, got {q.shape[-1]} and {k.shape[-1]}")
+    if q.shape[-2] > k.shape[-2]:
+        raise ValueError(f"q_len ({q.shape[-2]}) must be <= k_len ({k.shape[-2]})")
+
+
+def _check_tables(rel_k: torch.Tensor, rel_v: torch.Tensor, d: int) -> int:
+    check_tensor("rel_k", rel_k, ndim=2, floating=True)
+    check_tensor("rel_v", rel_v, ndim=2, floating=True)
+    if rel_k.shape != rel_v.shape or rel_k.shape[1] != d or rel_k.shape[0] % 2 == 0:
+        raise ValueError(
+            f"rel_k and rel_v must both be [2k+1, {d}], got {tuple(rel_k.shape)} and {tuple(rel_v.shape)}"
+        )
+    return (rel_k.shape[0] - 1) // 2
+
+
+def _causal_fill(scores: torch.Tensor, causal: bool) -> torch.Tensor:
+    if not causal:
+        return scores
+    q_len, k_len = scores.shape[-2:]
+    future = relative_positions(q_len, k_len, device=scores.device) > 0  # [Lq, Lk]
+    return scores.masked_fill(future, float("-inf"))
+
+
+def shaw_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    rel_k: torch.Tensor,
+    rel_v: torch.Tensor,
+    *,
+    causal: bool = True,
+) -> torch.Tensor:
+    """Relative attention of Shaw et al. (2018), memory-efficient form.
+
+    ``out_i = sum_j a_ij (v_j + R^V_{ij})`` with
+    ``a_i = softmax_j((q_i . k_j + q_i . R^K_{ij}) / sqrt(d))`` and ``R_{ij} = table[clip(j-i, -k, k) + k]``.
+
+    The straightforward version gathers ``R^K`` and ``R^V`` into ``[Lq, Lk, d]`` tensors. Here
+    ``q`` meets the ``2k+1`` table rows once (``[..., Lq, 2k+1]``) and the result is indexed
+    into the score matrix; on the value side, the attention weights are summed per label
+    (``[..., Lq, 2k+1]``) and multiplied by the table. Peak extra memory is
+    ``O(Lq * Lk)`` per head instead of ``O(Lq * Lk * d)``.
+
+    Args:
+        q (torch.Tensor): queries ``[..., Lq, d]``.
+        k (torch.Tensor): keys ``[..., Lk, d]``.
+        v (torch.Tensor): values ``[..., Lk, d]``.
+        rel_k (torch.Tensor): key-side table ``[2k+1, d]``.
+        rel_v (torch.Tensor): value-side table ``[2k+1, d]``.
+        causal (bool): mask keys after each query (queries aligned at the end).
+
+    Returns:
+        torch.Tensor: ``[..., Lq, d]``.
+    """
+    _check_qkv(q, k, v)
+    d = q.shape[-1]
+    max_distance = _check_tables(rel_k, rel_v, d)
+    q_len, k_len = q.shape[-2], k.shape[-2]
+    idx = shaw_relative_index(q_len, max_distance, k_len).to(q.device)  # [Lq, Lk]
+    scores = q @ k.transpose(-2, -1)  # [..., Lq, Lk]
+    q_rel = q @ rel_k.T  # [..., Lq, 2k+1]
+    scores = scores + q_rel.gather(-1, idx.expand(*q_rel.shape[:-1], k_len))  # [..., Lq, Lk]
+    attn = torch.softmax(_causal_fill(scores / math.sqrt(d), causal), dim=-1)  # [..., Lq, Lk]
+    out = attn @ v  # [..., Lq, d]
+    label_weight = attn.new_zeros(*attn.shape[:-1], rel_v.shape[0])  # [..., Lq, 2k+1]
+    label_weight = label_weight.scatter_add(-1, idx.expand_as(attn), attn)
+    return out + label_weight @ rel_v  # [..., Lq, d]
+
+
+def shaw_attention_naive(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    rel_k: torch.Tensor,
+    rel_v: torch.Tensor,
+    *,
+    causal: bool = True,
+) -> torch.Tensor:
+    """The straightforward Shaw et al. attention that materialises ``[Lq, Lk, d]`` tensors.
+
+    Kept as the reference :func:`shaw_attention` is tested against and as the baseline the
+    benchmarks and the book measure. Same arguments and result as :func:`shaw_attention`.
+    """
+    _check_qkv(q, k, v)
+    d = q.shape[-1]
+    max_distance = _check_tables(rel_k, rel_v, d)
+    idx = shaw_relative_index(q.shape[-2], max_distance, k.shape[-2]).to(q.device)  # [Lq, Lk]
+    r_k = rel_k[idx]  # [Lq, Lk, d]
+    r_v = rel_v[idx]  # [Lq, Lk, d]
+    scores = q @ k.transpose(-2, -1) + torch.einsum("...id,ijd->...ij", q, r_k)  # [..., Lq, Lk]
+    attn = torch.softmax(_causal_fill(scores / math.sqrt(d), causal), dim=-1)
+    return attn @ v + torch.einsum("...ij,ijd->...id", attn, r_v)  # [..., Lq, d]
+
+
+class ShawRelativePosition(nn.Module):
+    """The two learned ``[2k+1, d]`` tables of Shaw et al. (2018), shared across heads.
+
+    Args:
+        head_dim (int): per-head dimension ``d``.
+        max_distance (int): clipping distance ``k`` (the paper found ``k >= 2`` enough for MT).
+    """
+
+    def __init__(self, head_dim: int, max_distance: int) -> None:
+        super().__init__()
+        self.head_dim = check_int("head_dim", head_dim, min_value=1)
+        self.max_distance = check_int("max_distance", max_distance, min_value=0)
+        n_labels = 2 * self.max_distance + 1
+        self.rel_k = nn.Parameter(torch.randn(n_labels, self.head_dim) * self.head_dim**-0.5)
+        self.rel_v = nn.Parameter(torch.randn(n_labels, self.head_dim) * self.head_dim**-0.5)
+
+    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool = True) -> torch.Tensor:
+        """Attention with relative keys and values: ``[..., Lq, d]`` (see :func:`shaw_attention`)."""
+        return shaw_attention(q, k, v, self.rel_k, self.rel_v, causal=causal)
+
+    def extra_repr(self) -> str:
+        return f"head_dim={self.head_dim}, max_distance={self.max_distance}"
+
+
+class T5RelativeBias(nn.Module):
+    """T5's learned scalar bias per (bucket, head), added to the attention logits.
+
+    Args:
+        n_heads (int): number of heads ``h``.
+        num_buckets (int): number of buckets (T5: 32).
+        max_distance (int): where the logarithmic buckets end (T5: 128).
+        bidirectional (bool): encoder-style (True) or decoder-style causal buckets (False).
+    """
+
+    def __init__(self, n_heads: int, *, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True) -> None:
+        super().__init__()
+        self.n_heads = check_int("n_heads", n_heads, min_value=1)
+        self.num_buckets = check_int("num_buckets", num_buckets, min_value=2)
+        self.max_distance = check_int("max_distance", max_distance, min_value=1)
+        self.bidirectional = bool(bidirectional)
+        t5_relative_bucket(torch.zeros(1, dtype=torch.long), bidirectional=self.bidirectional,
+                           num_buckets=self.num_buckets, max_distance=self.max_distance)  # validate early
+        self.bias = nn.Embedding(self.num_buckets, self.n_heads)
+        nn.init.normal_(self.bias.weight, std=0.02)
+
+    def forward(self, q_len: int, k_len: int | None = None) -> torch.Tensor:
+        """Bias ``[h, Lq, Lk]`` for queries aligned at the end of the keys."""
+        rel = relative_positions(q_len, k_len, device=self.bias.weight.device)  # [Lq, Lk]
+        buckets = t5_relative_bucket(rel, bidirectional=self.bidirectional,
+                                     num_buckets=self.num_buckets, max_distance=self.max_distance)
+        return self.bias(buckets).permute(2, 0, 1)  # [Lq, Lk, h] -> [h, Lq, Lk]
+
+    def extra_repr(self) -> str:
+        return (f"n_heads={self.n_heads}, num_buckets={self.num_buckets}, "
+                f"max_distance={self.max_distance}, bidirectional={self.bidirectional}")

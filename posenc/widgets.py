@@ -1,0 +1,309 @@
+"""Interactive explorers: ipywidgets controls driving matplotlib figures.
+
+Every explorer
+
+- declares its parameters (:class:`Param`) with their allowed values, so tests, benchmarks and
+  the static companion can sweep them;
+- draws once (:meth:`Explorer.draw`) and afterwards only updates its artists' data
+  (:meth:`Explorer.redraw`), never rebuilding the figure;
+- has a headless :meth:`Explorer.update` that validates, redraws and records an error message
+  instead of raising, so a widget shows "base must be > 1, got 1" rather than a traceback;
+- has :meth:`Explorer.static_companion`: small multiples of the same plot at a few settings,
+  which is what a reader of the static HTML book sees (there is no kernel to redraw there).
+
+The figure is a plain :class:`matplotlib.figure.Figure` rendered with the Agg canvas into an
+``ipywidgets.Image``, so the explorer behaves the same in Jupyter, Colab and a headless test.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Sequence
+
+import matplotlib.pyplot as plt
+import torch
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ._validate import check_even, check_float, check_int
+from .absolute import sinusoidal_encoding
+from .rope import rope_inv_freq
+
+__all__ = ["Param", "Explorer", "SinusoidalHeatmapExplorer", "RopeRotationExplorer", "EXPLORERS"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One explorer parameter and its allowed values.
+
+    Args:
+        name: keyword the explorer takes.
+        default: initial value.
+        kind: ``"int"``, ``"even"`` (even int), ``"float"`` or ``"log"`` (positive float on a log scale).
+        low, high: inclusive bounds (``"float"``/``"log"``: ``low`` is exclusive when ``open_low``).
+        step: slider step for ints.
+        label: text beside the control.
+        sweep: representative valid values for tests, benchmarks and companions.
+    """
+
+    name: str
+    default: Any
+    kind: str
+    low: float
+    high: float
+    step: int = 1
+    label: str = ""
+    open_low: bool = False
+    sweep: tuple = field(default_factory=tuple)
+
+    def validate(self, value: Any) -> Any:
+        """Return the value converted to its kind, or raise ``ValueError``/``TypeError`` naming it."""
+        if self.kind == "int":
+            return check_int(self.name, value, min_value=int(self.low), max_value=int(self.high))
+        if self.kind == "even":
+            return check_even(self.name, value, min_value=int(self.low), max_value=int(self.high))
+        if self.open_low:
+            value = check_float(self.name, value, gt=self.low, le=self.high)
+        else:
+            value = check_float(self.name, value, ge=self.low, le=self.high)
+        return value
+
+    def values(self) -> tuple:
+        """Representative valid values: the declared sweep, or low/default/high."""
+        if self.sweep:
+            return self.sweep
+        return tuple(dict.fromkeys((self.low if not self.open_low else self.default, self.default, self.high)))
+
+
+class Explorer:
+    """Base class. Subclasses set :attr:`params`, :attr:`companion` and implement draw/redraw."""
+
+    params: ClassVar[tuple[Param, ...]] = ()
+    companion: ClassVar[tuple[dict, ...]] = ()
+    figsize: ClassVar[tuple[float, float]] = (6.0, 4.0)
+
+    def __init__(self, **values: Any) -> None:
+        unknown = set(values) - {p.name for p in self.params}
+        if unknown:
+            raise TypeError(f"unknown parameter(s) {sorted(unknown)}; allowed: {[p.name for p in self.params]}")
+        self.values = {p.name: p.default for p in self.params}
+        self.values.update({k: self.param(k).validate(v) for k, v in values.items()})
+        self.data = self.compute(**self.values)
+        self.fig = Figure(figsize=self.figsize, dpi=80, layout="constrained")
+        FigureCanvasAgg(self.fig)
+        self.ax = self.fig.add_subplot()
+        self.artists = self.draw(self.ax, self.data, **self.values)
+        self.error: str | None = None
+        self._image = None
+        self._message = None
+        self._controls: dict[str, Any] = {}
+
+    # -- to implement -------------------------------------------------------------------------
+    def compute(self, **values: Any) -> Any:
+        """Numbers to plot for these values (raises ValueError/TypeError on bad input)."""
+        raise NotImplementedError
+
+    def draw(self, ax, data: Any, **values: Any) -> dict:
+        """Create the artists on ``ax``; return them by name."""
+        raise NotImplementedError
+
+    def redraw(self, ax, artists: dict, data: Any, **values: Any) -> None:
+        """Update the artists' data in place."""
+        raise NotImplementedError
+
+    # -- shared behaviour ---------------------------------------------------------------------
+    @classmethod
+    def param(cls, name: str) -> Param:
+        """The declared parameter called ``name``."""
+        for p in cls.params:
+            if p.name == name:
+                return p
+        raise KeyError(f"{cls.__name__} has no parameter {name!r}; it has {[p.name for p in cls.params]}")
+
+    def update(self, **changes: Any) -> bool:
+        """Validate ``changes``, recompute and redraw in place.
+
+        Returns True on success. On bad input nothing changes, :attr:`error` holds the message and
+        False is returned; the widget shows the message.
+        """
+        try:
+            unknown = set(changes) - set(self.values)
+            if unknown:
+                raise TypeError(f"unknown parameter(s) {sorted(unknown)}")
+            new = dict(self.values)
+            new.update({k: self.param(k).validate(v) for k, v in changes.items()})
+            data = self.compute(**new)
+        except (ValueError, TypeError) as exc:
+            self.error = str(exc)
+            self._show_message()
+            return False
+        self.values, self.data, self.error = new, data, None
+        self.redraw(self.ax, self.artists, data, **new)
+        self._show_message()
+        if self._image is not None:
+            self._image.value = self.render_png()
+        return True
+
+    def render_png(self) -> bytes:
+        """The current figure as PNG bytes (what the widget displays)."""
+        buf = io.BytesIO()
+        self.fig.savefig(buf, format="png")
+        return buf.getvalue()
+
+    def _show_message(self) -> None:
+        if self._message is not None:
+            import html
+
+            self._message.value = (
+                "" if self.error is None else f"<span style='color:#b00020'>&#9888; {html.escape(self.error)}</span>"
+            )
+
+    def _control(self, p: Param):
+        import ipywidgets as w
+
+        style = {"description_width": "initial"}
+        label = p.label or p.name
+        if p.kind in ("int", "even"):
+            return w.IntSlider(value=self.values[p.name], min=int(p.low), max=int(p.high),
+                               step=2 if p.kind == "even" else p.step, description=label,
+                               continuous_update=False, style=style)
+        # floats are typed, so a reader can try a bad value and see the message
+        return w.FloatText(value=self.values[p.name], description=label, style=style)
+
+    def widget(self):
+        """An ``ipywidgets.VBox``: the controls, a message line and the figure."""
+        import ipywidgets as w
+
+        self._controls = {p.name: self._control(p) for p in self.params}
+        self._message = w.HTML(value="")
+        self._image = w.Image(value=self.render_png(), format="png")
+
+        def on_change(change: dict) -> None:
+            name = change["owner"]._posenc_name
+            self.update(**{name: change["new"]})
+
+        for name, control in self._controls.items():
+            control._posenc_name = name
+            control.observe(on_change, names="value")
+        return w.VBox([w.HBox(list(self._controls.values())), self._message, self._image])
+
+    @classmethod
+    def static_companion(cls, settings: Sequence[dict] | None = None, *, ncols: int | None = None):
+        """Small multiples of the plot at a few settings (default :attr:`companion`).
+
+        Returns a pyplot figure, so ``plt.show()`` displays it in a notebook.
+        """
+        settings = list(settings or cls.companion)
+        if not settings:
+            raise ValueError("settings must name at least one parameter setting")
+        ncols = ncols or min(len(settings), 3)
+        nrows = math.ceil(len(settings) / ncols)
+        w, h = cls.figsize
+        fig, axes = plt.subplots(nrows, ncols, figsize=(w * ncols * 0.75, h * nrows * 0.8), squeeze=False,
+                                 layout="constrained")
+        for ax, setting in zip(axes.flat, settings):
+            values = {p.name: p.default for p in cls.params}
+            values.update({k: cls.param(k).validate(v) for k, v in setting.items()})
+            explorer = cls.__new__(cls)
+            cls.draw(explorer, ax, cls.compute(explorer, **values), **values)
+        for ax in list(axes.flat)[len(settings):]:
+            ax.set_visible(False)
+        return fig
+
+
+class SinusoidalHeatmapExplorer(Explorer):
+    """Heatmap of :func:`posenc.sinusoidal_encoding` over dimension, base and length."""
+
+    params = (
+        Param("d_model", 128, "even", 4, 512, label="d_model", sweep=(16, 64, 128, 512)),
+        Param("base", 10000.0, "log", 1.0, 1e7, label="base", open_low=True, sweep=(10.0, 100.0, 10000.0, 1e6)),
+        Param("length", 100, "int", 2, 1024, label="max length", sweep=(20, 100, 500)),
+    )
+    companion = (
+        {"d_model": 32, "base": 10000.0},
+        {"d_model": 128, "base": 10000.0},
+        {"d_model": 128, "base": 100.0},
+    )
+    figsize = (6.0, 4.2)
+
+    def compute(self, *, d_model: int, base: float, length: int) -> torch.Tensor:
+        return sinusoidal_encoding(length, d_model, base)  # [length, d_model]
+
+    def draw(self, ax, data: torch.Tensor, **values: Any) -> dict:
+        image = ax.imshow(data.numpy(), cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto", interpolation="nearest",
+                          origin="upper")
+        ax.set_xlabel("encoding dimension")
+        ax.set_ylabel("position p")
+        ax.figure.colorbar(image, ax=ax, shrink=0.8)
+        artists = {"image": image}
+        self._set_text(ax, data, **values)
+        return artists
+
+    @staticmethod
+    def _set_text(ax, data: torch.Tensor, *, d_model: int, base: float, length: int) -> None:
+        ax.set_title(f"d_model={d_model}, base={base:g}: fast columns left, slow right", fontsize=10)
+
+    def redraw(self, ax, artists: dict, data: torch.Tensor, **values: Any) -> None:
+        length, d_model = data.shape
+        artists["image"].set_data(data.numpy())
+        artists["image"].set_extent((-0.5, d_model - 0.5, length - 0.5, -0.5))
+        self._set_text(ax, data, **values)
+
+
+class RopeRotationExplorer(Explorer):
+    """One RoPE pair rotating as the position grows: the point ``(cos m theta_i, sin m theta_i)``."""
+
+    params = (
+        Param("head_dim", 64, "even", 2, 256, label="head_dim", sweep=(8, 64, 128)),
+        Param("pair", 0, "int", 0, 127, label="pair i", sweep=(0, 4, 16)),
+        Param("base", 10000.0, "log", 1.0, 1e7, label="base", open_low=True, sweep=(100.0, 10000.0, 500000.0)),
+        Param("position", 12, "int", 0, 4096, label="position m", sweep=(0, 12, 200)),
+    )
+    companion = (
+        {"pair": 0, "position": 12},
+        {"pair": 4, "position": 12},
+        {"pair": 16, "position": 200},
+    )
+    figsize = (4.4, 4.4)
+
+    def compute(self, *, head_dim: int, pair: int, base: float, position: int) -> dict:
+        if pair >= head_dim // 2:
+            raise ValueError(f"pair must be < head_dim // 2 = {head_dim // 2}, got {pair}")
+        theta = float(rope_inv_freq(head_dim, base).double()[pair])
+        m = torch.arange(position + 1, dtype=torch.float64)
+        angles = m * theta  # [position + 1]
+        return {"theta": theta, "x": angles.cos().numpy(), "y": angles.sin().numpy()}
+
+    def draw(self, ax, data: dict, **values: Any) -> dict:
+        t = torch.linspace(0, 2 * math.pi, 200)
+        ax.plot(t.cos(), t.sin(), color="0.85", lw=1)
+        trail, = ax.plot(data["x"], data["y"], "o-", color="tab:blue", ms=3, lw=0.8, alpha=0.6, label="positions 0..m")
+        arrow, = ax.plot([0, data["x"][-1]], [0, data["y"][-1]], color="tab:red", lw=2.5, label="position m")
+        ax.set_xlim(-1.2, 1.2)
+        ax.set_ylim(-1.2, 1.2)
+        ax.set_aspect("equal")
+        ax.set_xlabel("first coordinate of the pair")
+        ax.set_ylabel("second coordinate of the pair")
+        ax.legend(loc="lower left", fontsize=8)
+        artists = {"trail": trail, "arrow": arrow}
+        self._set_text(ax, data, **values)
+        return artists
+
+    @staticmethod
+    def _set_text(ax, data: dict, *, head_dim: int, pair: int, base: float, position: int) -> None:
+        turns = position * data["theta"] / (2 * math.pi)
+        ax.set_title(f"pair {pair} of d={head_dim}, base {base:g}: θ={data['theta']:.3g} rad/step\n"
+                     f"position {position} → {turns:.2f} turns", fontsize=9)
+
+    def redraw(self, ax, artists: dict, data: dict, **values: Any) -> None:
+        artists["trail"].set_data(data["x"], data["y"])
+        artists["arrow"].set_data([0, data["x"][-1]], [0, data["y"][-1]])
+        self._set_text(ax, data, **values)
+
+
+EXPLORERS: dict[str, Callable[..., Explorer]] = {
+    "sinusoidal_heatmap": SinusoidalHeatmapExplorer,
+    "rope_rotation": RopeRotationExplorer,
+}

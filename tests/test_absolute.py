@@ -1,0 +1,83 @@
+import math
+
+import pytest
+import torch
+
+import posenc
+from posenc import binary_encoding, integer_encoding, sinusoidal_encoding, sinusoidal_frequencies
+
+
+@pytest.mark.parametrize("d_model", [2, 8, 64, 130])
+@pytest.mark.parametrize("base", [10.0, 10000.0, 500000.0])
+def test_sinusoidal_matches_float64_formula(d_model, base):
+    pe = sinusoidal_encoding(257, d_model, base, dtype=torch.float64)
+    assert pe.shape == (257, d_model)
+    for p in (0, 1, 17, 256):
+        for i in range(d_model // 2):
+            angle = p / base ** (2 * i / d_model)
+            assert pe[p, 2 * i].item() == pytest.approx(math.sin(angle), abs=1e-12)
+            assert pe[p, 2 * i + 1].item() == pytest.approx(math.cos(angle), abs=1e-12)
+
+
+@pytest.mark.parametrize("d_model", [4, 32, 128])
+def test_sinusoidal_pairs_lie_on_unit_circle(d_model):
+    pe = sinusoidal_encoding(300, d_model, dtype=torch.float64).view(300, d_model // 2, 2)
+    torch.testing.assert_close(pe.norm(dim=-1), torch.ones(300, d_model // 2, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("k", [1, 5, 40])
+def test_sinusoidal_shift_is_a_fixed_rotation(k):
+    d = 16
+    pe = sinusoidal_encoding(200, d, dtype=torch.float64)
+    omega = sinusoidal_frequencies(d)
+    m = torch.zeros(d, d, dtype=torch.float64)
+    for i, w in enumerate(omega):
+        c, s = math.cos(k * w), math.sin(k * w)
+        # (sin(a+b), cos(a+b)) = [[cos b, sin b], [-sin b, cos b]] (sin a, cos a)
+        m[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = torch.tensor([[c, s], [-s, c]], dtype=torch.float64)
+    torch.testing.assert_close(pe[k:] , pe[:-k] @ m.T)
+
+
+def test_sinusoidal_dtype_device_and_empty():
+    assert sinusoidal_encoding(0, 4).shape == (0, 4)
+    assert sinusoidal_encoding(3, 4, dtype=torch.float16).dtype == torch.float16
+    # angles are formed in float64: a bf16 table at large positions is the rounded true value
+    pe16 = sinusoidal_encoding(60001, 8, dtype=torch.bfloat16)[-1].double()
+    pe64 = sinusoidal_encoding(60001, 8, dtype=torch.float64)[-1]
+    assert (pe16 - pe64).abs().max() < 2**-8
+
+
+@pytest.mark.parametrize("method", ["pow", "exp_log"])
+@pytest.mark.parametrize("d_model", [8, 512])
+def test_frequency_methods_agree_in_float64(method, d_model):
+    ref = torch.tensor([10000.0 ** (-2 * i / d_model) for i in range(d_model // 2)], dtype=torch.float64)
+    torch.testing.assert_close(sinusoidal_frequencies(d_model, method=method), ref)
+
+
+def test_integer_encoding():
+    pe = integer_encoding(5, 3)
+    assert pe.shape == (5, 3)
+    assert torch.equal(pe[:, 0], torch.arange(5.0))
+    norm = integer_encoding(5, normalize=True)[:, 0]
+    assert norm[0] == 0 and norm[-1] == 1
+    # normalised, the step between neighbours depends on the length
+    assert integer_encoding(5, normalize=True)[1, 0] != integer_encoding(9, normalize=True)[1, 0]
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 100, 1024])
+def test_binary_encoding_is_unique_and_decodes(n):
+    bits = binary_encoding(n)
+    weights = 2 ** torch.arange(bits.shape[1])
+    assert torch.equal((bits.long() * weights).sum(1), torch.arange(n))
+    assert set(bits.unique().tolist()) <= {0.0, 1.0}
+
+
+def test_learned_embedding_lookup_and_limit():
+    emb = posenc.LearnedPositionalEmbedding(16, 8)
+    assert emb(10).shape == (10, 8)
+    assert torch.equal(emb(torch.tensor([3, 3])), emb.weight[[3, 3]])
+    with pytest.raises(ValueError, match="max_len=16"):
+        emb(17)
+    with pytest.raises(ValueError, match="positions"):
+        emb(torch.tensor([16]))
+    assert emb.weight.requires_grad

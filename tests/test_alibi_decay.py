@@ -1,0 +1,79 @@
+import math
+
+import pytest
+import torch
+
+from posenc import alibi_bias, alibi_bias_bloom, alibi_slopes, relative_positions, rope_decay_bound
+
+
+def official_get_slopes(n):
+    """ofirpress/attention_with_linear_biases, fairseq/models/transformer.py (the reference)."""
+    def get_slopes_power_of_2(n):
+        start = (2 ** (-2 ** -(math.log2(n) - 3)))
+        ratio = start
+        return [start * ratio ** i for i in range(n)]
+
+    if math.log2(n).is_integer():
+        return get_slopes_power_of_2(n)
+    closest_power_of_2 = 2 ** math.floor(math.log2(n))
+    return (get_slopes_power_of_2(closest_power_of_2)
+            + official_get_slopes(2 * closest_power_of_2)[0::2][: n - closest_power_of_2])
+
+
+@pytest.mark.parametrize("n", list(range(1, 41)) + [64, 96, 128])
+def test_slopes_match_official(n):
+    got = alibi_slopes(n)
+    assert got.dtype == torch.float32 and got.shape == (n,)
+    torch.testing.assert_close(got, torch.tensor(official_get_slopes(n), dtype=torch.float32), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 8, 16, 32])
+def test_power_of_two_slopes_are_geometric(n):
+    expected = torch.tensor([2 ** (-8 * (h + 1) / n) for h in range(n)], dtype=torch.float32)
+    torch.testing.assert_close(alibi_slopes(n), expected)
+
+
+def test_non_power_of_two_slopes_are_not_monotonic():
+    s = alibi_slopes(12)
+    assert not torch.all(s[1:] < s[:-1])
+    assert len(set(s.tolist())) == 12
+
+
+@pytest.mark.parametrize("q_len,k_len", [(5, 5), (3, 8), (1, 6)])
+@pytest.mark.parametrize("n", [3, 8])
+def test_alibi_bias_values(q_len, k_len, n):
+    bias = alibi_bias(n, q_len, k_len, causal=False)
+    rel = relative_positions(q_len, k_len)
+    torch.testing.assert_close(bias, -alibi_slopes(n)[:, None, None] * rel.abs().float())
+    causal = alibi_bias(n, q_len, k_len)
+    assert torch.all(torch.isinf(causal[:, rel > 0]))
+    torch.testing.assert_close(causal[:, rel <= 0], bias[:, rel <= 0])
+
+
+@pytest.mark.parametrize("q_len,k_len", [(6, 6), (2, 9)])
+def test_bloom_form_gives_identical_attention(q_len, k_len):
+    scores = torch.randn(4, q_len, k_len)
+    a = torch.softmax(scores + alibi_bias(4, q_len, k_len), -1)
+    b = torch.softmax(scores + alibi_bias_bloom(4, q_len, k_len), -1)
+    torch.testing.assert_close(a, b)
+
+
+@pytest.mark.parametrize("d", [2, 16, 128])
+@pytest.mark.parametrize("base", [10000.0, 500000.0])
+def test_decay_bound_against_direct_sum(d, base):
+    distances = [0, 1, 7, 50, 333]
+    got = rope_decay_bound(d, distances, base)
+    for value, r in zip(got.tolist(), distances):
+        partial, total = 0j, 0.0
+        for k in range(d // 2):
+            theta = base ** (-2 * k / d)
+            partial += complex(math.cos(r * theta), math.sin(r * theta))
+            total += abs(partial)
+        assert value == pytest.approx(total / (d // 2), rel=1e-10)
+    assert got[0] == pytest.approx((d // 2 + 1) / 2)
+
+
+def test_decay_bound_falls_on_average():
+    b = rope_decay_bound(128, torch.arange(0, 2000))
+    assert b[:50].mean() > b[200:400].mean() > b[1500:].mean()
+    assert torch.all(b <= b[0])

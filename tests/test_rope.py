@@ -1,0 +1,225 @@
+import math
+
+import pytest
+import torch
+
+import posenc
+from posenc import (
+    apply_rope,
+    interleaved_to_half_permutation,
+    permute_qk_weight_for_half,
+    rope_cos_sin,
+    rope_inv_freq,
+    rope_matrix,
+    rotate_half,
+    unpermute_qk_weight_to_interleaved,
+)
+
+LAYOUTS = ["half", "interleaved"]
+DIMS = [2, 8, 64, 128]
+BASES = [100.0, 10000.0, 500000.0]
+
+
+def rope_f64(x, positions, base, layout):
+    """Float64 rotation written from the formula, pair by pair."""
+    d = x.shape[-1]
+    out = x.clone()
+    for row, m in enumerate(positions):
+        for i in range(d // 2):
+            a = m * base ** (-2 * i / d)
+            j0, j1 = (i, i + d // 2) if layout == "half" else (2 * i, 2 * i + 1)
+            x0, x1 = x[..., row, j0], x[..., row, j1]
+            out[..., row, j0] = x0 * math.cos(a) - x1 * math.sin(a)
+            out[..., row, j1] = x0 * math.sin(a) + x1 * math.cos(a)
+    return out
+
+
+@pytest.mark.parametrize("d", DIMS)
+@pytest.mark.parametrize("base", BASES)
+def test_inv_freq_formula(d, base):
+    ref = torch.tensor([base ** (-2 * i / d) for i in range(d // 2)], dtype=torch.float64)
+    got = rope_inv_freq(d, base)
+    assert got.dtype == torch.float32 and got.shape == (d // 2,)
+    torch.testing.assert_close(got.double(), ref, rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_cos_sin_layouts(layout):
+    cos, sin = rope_cos_sin(7, 8, layout=layout)
+    assert cos.shape == sin.shape == (7, 8)
+    a = torch.arange(7.0)[:, None] * rope_inv_freq(8)[None]
+    expanded = torch.cat([a, a], -1) if layout == "half" else a.repeat_interleave(2, -1)
+    torch.testing.assert_close(cos, expanded.cos())
+    torch.testing.assert_close(sin, expanded.sin())
+    cos_t, _ = rope_cos_sin(torch.tensor([3, 0, 6]), 8, layout=layout)
+    torch.testing.assert_close(cos_t, cos[[3, 0, 6]])
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("d", [2, 8, 16])
+@pytest.mark.parametrize("base", BASES)
+def test_apply_rope_matches_float64_formula(layout, d, base):
+    positions = [0, 1, 5, 99, 4097]
+    x = torch.randn(2, len(positions), d, dtype=torch.float64)
+    exact = torch.tensor([base ** (-2 * i / d) for i in range(d // 2)], dtype=torch.float64)
+    cos, sin = rope_cos_sin(torch.tensor(positions), d, layout=layout, inv_freq=exact, dtype=torch.float64)
+    torch.testing.assert_close(apply_rope(x, cos, sin, layout=layout), rope_f64(x, positions, base, layout))
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_fast_path_equals_autograd_path(layout):
+    x = torch.randn(2, 3, 10, 16)
+    cos, sin = rope_cos_sin(10, 16, layout=layout)
+    fast = apply_rope(x, cos, sin, layout=layout)
+    slow = apply_rope(x.clone().requires_grad_(), cos, sin, layout=layout)
+    torch.testing.assert_close(fast, slow.detach())
+    slow.sum().backward()  # the autograd path is differentiable
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("d", DIMS)
+def test_rotation_preserves_norm(layout, d):
+    x = torch.randn(3, 50, d, dtype=torch.float64)
+    cos, sin = rope_cos_sin(torch.arange(0, 5000, 100), d, layout=layout, dtype=torch.float64)
+    torch.testing.assert_close(apply_rope(x, cos, sin, layout=layout).norm(dim=-1), x.norm(dim=-1))
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("d", DIMS)
+@pytest.mark.parametrize("m", [0, 1, 37, 2048])
+def test_rope_matrix_is_orthogonal_and_agrees(layout, d, m):
+    r = rope_matrix(m, d, layout=layout, dtype=torch.float64)
+    torch.testing.assert_close(r @ r.T, torch.eye(d, dtype=torch.float64))
+    x = torch.randn(4, d, dtype=torch.float64)
+    cos, sin = rope_cos_sin(torch.tensor([m]), d, layout=layout, dtype=torch.float64)
+    torch.testing.assert_close(apply_rope(x[:, None, :], cos, sin, layout=layout)[:, 0], x @ r.T)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("d", [8, 64])
+@pytest.mark.parametrize("base", BASES)
+def test_scores_depend_only_on_relative_position(layout, d, base):
+    q = torch.randn(d, dtype=torch.float64)
+    k = torch.randn(d, dtype=torch.float64)
+    pos = torch.tensor([0, 3, 10, 500, 1000, 1003, 1010, 1500])
+    cos, sin = rope_cos_sin(pos, d, base, layout=layout, dtype=torch.float64)
+    qr = apply_rope(q.expand(len(pos), d), cos, sin, layout=layout)
+    kr = apply_rope(k.expand(len(pos), d), cos, sin, layout=layout)
+    scores = qr @ kr.T  # [m, n]
+    # pairs with equal n - m: (0,3) & (1000,1003); (0,10) & (1000,1010); (0,500) & (1000,1500)
+    for (a, b), (c, e) in [((0, 1), (4, 5)), ((0, 2), (4, 6)), ((0, 3), (4, 7)), ((1, 0), (5, 4))]:
+        assert scores[a, b].item() == pytest.approx(scores[c, e].item(), abs=1e-9)
+    # and R_m^T R_n = R_{n-m}
+    rm, rn = rope_matrix(10, d, base, layout=layout, dtype=torch.float64), rope_matrix(25, d, base, layout=layout,
+                                                                                          dtype=torch.float64)
+    torch.testing.assert_close(rm.T @ rn, rope_matrix(15, d, base, layout=layout, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("d", [2, 8, 128])
+def test_layout_permutation_maps_interleaved_to_half(d):
+    perm = interleaved_to_half_permutation(d)
+    x = torch.randn(5, 9, d, dtype=torch.float64)
+    ci, si = rope_cos_sin(9, d, layout="interleaved", dtype=torch.float64)
+    ch, sh = rope_cos_sin(9, d, layout="half", dtype=torch.float64)
+    torch.testing.assert_close(apply_rope(x, ci, si, layout="interleaved")[..., perm],
+                               apply_rope(x[..., perm], ch, sh, layout="half"))
+
+
+@pytest.mark.parametrize("n_heads,head_dim", [(1, 8), (4, 16), (8, 64)])
+def test_weight_permutation_gives_identical_scores(n_heads, head_dim):
+    d_in, seq = 32, 12
+    wq = torch.randn(n_heads * head_dim, d_in, dtype=torch.float64)
+    wk = torch.randn(n_heads * head_dim, d_in, dtype=torch.float64)
+    x = torch.randn(seq, d_in, dtype=torch.float64)
+
+    def scores(wq, wk, layout):
+        q = (x @ wq.T).view(seq, n_heads, head_dim).transpose(0, 1)
+        k = (x @ wk.T).view(seq, n_heads, head_dim).transpose(0, 1)
+        cos, sin = rope_cos_sin(seq, head_dim, layout=layout, dtype=torch.float64)
+        return apply_rope(q, cos, sin, layout=layout) @ apply_rope(k, cos, sin, layout=layout).transpose(-1, -2)
+
+    meta = scores(wq, wk, "interleaved")
+    hf = scores(permute_qk_weight_for_half(wq, n_heads), permute_qk_weight_for_half(wk, n_heads), "half")
+    torch.testing.assert_close(meta, hf)
+    # without the permutation the half layout gives different scores
+    assert not torch.allclose(scores(wq, wk, "half"), meta)
+    torch.testing.assert_close(unpermute_qk_weight_to_interleaved(permute_qk_weight_for_half(wq, n_heads), n_heads), wq)
+
+
+def test_rotate_half_pairs_i_with_i_plus_half():
+    x = torch.arange(8.0)
+    assert torch.equal(rotate_half(x), torch.tensor([-4.0, -5, -6, -7, 0, 1, 2, 3]))
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_low_precision_tables_stay_accurate_at_large_positions(dtype):
+    pos = torch.tensor([15962, 60000])
+    cos, sin = rope_cos_sin(pos, 64, dtype=dtype)
+    ref_cos, ref_sin = rope_cos_sin(pos, 64, dtype=torch.float64)
+    # only the final rounding of the value remains: |error| <= half an ulp at 1.0
+    ulp = torch.finfo(dtype).eps
+    assert (cos.double() - ref_cos).abs().max() <= ulp
+    assert (sin.double() - ref_sin).abs().max() <= ulp
+
+
+class TestRotaryEmbedding:
+    @pytest.mark.parametrize("layout", LAYOUTS)
+    def test_default_positions_and_explicit_positions(self, layout):
+        rope = posenc.RotaryEmbedding(16, max_seq_len=8, layout=layout)
+        x = torch.randn(2, 3, 20, 16)
+        full = rope(x)  # grows the cache past 8
+        assert rope.cache_len >= 20
+        cos, sin = rope_cos_sin(20, 16, layout=layout)
+        torch.testing.assert_close(full, apply_rope(x, cos, sin, layout=layout))
+        # decoding the last 4 positions one by one with explicit positions
+        steps = [rope(x[..., p : p + 1, :], torch.tensor([p])) for p in range(16, 20)]
+        torch.testing.assert_close(torch.cat(steps, dim=-2), full[..., 16:, :])
+
+    def test_batched_position_ids_for_packed_sequences(self):
+        rope = posenc.RotaryEmbedding(8)
+        x = torch.randn(2, 4, 5, 8)
+        ids = torch.tensor([[0, 1, 2, 0, 1], [0, 1, 2, 3, 4]])  # sequence 0 packs two documents
+        y = rope(x, ids)
+        torch.testing.assert_close(y[1], rope(x[1:2])[0])
+        torch.testing.assert_close(y[0, :, 3:], rope(x[0:1, :, 3:])[0])
+
+    def test_bf16_input_keeps_dtype(self):
+        rope = posenc.RotaryEmbedding(64)
+        x = torch.randn(1, 1, 3, 64, dtype=torch.bfloat16)
+        y = rope(x, torch.tensor([100000, 100001, 100002]))
+        assert y.dtype == torch.bfloat16
+        ref = rope(x.double(), torch.tensor([100000, 100001, 100002]))
+        assert (y.double() - ref).abs().max() < 0.1
+
+    def test_attention_scaling_multiplies_tables(self):
+        inv, scale = posenc.rope_scaled_inv_freq(16, rope_type="yarn", factor=4.0, original_max_position_embeddings=64)
+        rope = posenc.RotaryEmbedding(16, inv_freq=inv, attention_scaling=scale)
+        x = torch.randn(1, 1, 4, 16)
+        assert rope(x).norm(dim=-1).div(x.norm(dim=-1)).allclose(torch.tensor(scale))
+
+
+def test_half_layout_matches_hugging_face_llama():
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+
+    cfg = transformers.LlamaConfig(hidden_size=256, num_attention_heads=4, head_dim=64,
+                                   rope_parameters={"rope_type": "default", "rope_theta": 10000.0})
+    q, k = torch.randn(2, 4, 30, 64), torch.randn(2, 4, 30, 64)
+    ids = torch.arange(30)[None].expand(2, 30)
+    hf_cos, hf_sin = LlamaRotaryEmbedding(cfg)(q, ids)
+    hq, hk = apply_rotary_pos_emb(q, k, hf_cos, hf_sin)
+    cos, sin = rope_cos_sin(30, 64, layout="half")
+    torch.testing.assert_close(cos, hf_cos[0])
+    torch.testing.assert_close(apply_rope(q, cos, sin, layout="half"), hq)
+    torch.testing.assert_close(apply_rope(k, cos, sin, layout="half"), hk)
+
+
+def test_interleaved_layout_matches_meta_complex_form():
+    # Meta LLaMA: precompute_freqs_cis + apply_rotary_emb (view_as_complex, multiply by polar(1, m theta))
+    d, seq = 32, 17
+    freqs = 1.0 / (10000.0 ** (torch.arange(0, d, 2)[: d // 2].float() / d))
+    freqs_cis = torch.polar(torch.ones(seq, d // 2), torch.outer(torch.arange(seq).float(), freqs))
+    x = torch.randn(3, seq, d)
+    meta = torch.view_as_real(torch.view_as_complex(x.float().reshape(3, seq, -1, 2)) * freqs_cis).flatten(2)
+    cos, sin = rope_cos_sin(seq, d, layout="interleaved")
+    torch.testing.assert_close(apply_rope(x, cos, sin, layout="interleaved"), meta)
