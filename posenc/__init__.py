@@ -82,3 +82,10 @@ __all__ = [
     "MultiHeadAttention",
     "causal_mask",
 ]
+
+from .properties import first_repeat, min_pairwise_distance, shift_map, shift_map_residual  # noqa: E402
+
+__all__ += ["min_pairwise_distance", "first_repeat", "shift_map", "shift_map_residual"]
+from .toy import toy_embeddings, toy_vocabulary  # noqa: E402
+
+__all__ += ["toy_embeddings", "toy_vocabulary"]

@@ -3,18 +3,18 @@
 One module for every encoding in the book, so chapters and experiments compare them with
 everything else held fixed:
 
-=====================  ==========================================  ==============================
-``position``           where position enters                       reference
-=====================  ==========================================  ==============================
-``"none"``             nowhere (NoPE)                              Kazemnejad et al. 2023
-``"sinusoidal"``       added to the input before the projections   Vaswani et al. 2017
-``"learned"``          added to the input (trainable table)        GPT-2, BERT
-``"shaw"``             relative keys/values inside attention       Shaw et al. 2018
-``"t5"``               learned bucketed bias on the logits         Raffel et al. 2020
-``"rope"``             rotation of q and k, half layout            Su et al. 2021, Hugging Face
-``"rope_interleaved"`` rotation of q and k, interleaved layout     Su et al. 2021, Meta LLaMA
-``"alibi"``            linear distance bias on the logits          Press et al. 2022
-=====================  ==========================================  ==============================
+========================  =========================================  ===========================
+``position``              where position enters                      reference
+========================  =========================================  ===========================
+``"none"``                nowhere (NoPE)                             Kazemnejad et al. 2023
+``"sinusoidal"``          added to the input before the projections  Vaswani et al. 2017
+``"learned"``             added to the input (trainable table)       GPT-2, BERT
+``"shaw"``                relative keys/values inside attention      Shaw et al. 2018
+``"t5"``                  learned bucketed bias on the logits        Raffel et al. 2020
+``"rope"``                rotation of q and k, half layout           Su et al. 2021, HF
+``"rope_interleaved"``    rotation of q and k, interleaved layout    Su et al. 2021, Meta LLaMA
+``"alibi"``               linear distance bias on the logits         Press et al. 2022
+========================  =========================================  ===========================
 
 Shape legend: ``b`` batch, ``L`` new tokens, ``P`` cached tokens, ``T = P + L`` keys,
 ``D`` model width ``d_model``, ``h`` heads, ``d = D / h`` head dimension.
@@ -36,6 +36,7 @@ from .rope import RotaryEmbedding
 
 __all__ = ["POSITION_METHODS", "KVCache", "MultiHeadAttention", "causal_mask"]
 
+#: The position methods :class:`MultiHeadAttention` accepts, in the order of the book's chapters.
 POSITION_METHODS = ("none", "sinusoidal", "learned", "shaw", "t5", "rope", "rope_interleaved", "alibi")
 
 
@@ -80,7 +81,8 @@ class MultiHeadAttention(nn.Module):
         max_len (int): rows of the learned table; initial RoPE cache length.
         base (float): sinusoidal / RoPE wavelength base.
         shaw_max_distance (int): Shaw's clipping distance ``k``.
-        t5_num_buckets (int), t5_max_distance (int): T5 bucket settings.
+        t5_num_buckets (int): number of T5 buckets.
+        t5_max_distance (int): where T5's logarithmic buckets end.
         bias (bool): whether the projections have biases.
     """
 

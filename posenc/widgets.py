@@ -78,7 +78,7 @@ class Param:
 
 
 class Explorer:
-    """Base class. Subclasses set :attr:`params`, :attr:`companion` and implement draw/redraw."""
+    """Base class. Subclasses set ``params``, ``companion`` and implement draw/redraw."""
 
     params: ClassVar[tuple[Param, ...]] = ()
     companion: ClassVar[tuple[dict, ...]] = ()
@@ -125,7 +125,7 @@ class Explorer:
     def update(self, **changes: Any) -> bool:
         """Validate ``changes``, recompute and redraw in place.
 
-        Returns True on success. On bad input nothing changes, :attr:`error` holds the message and
+        Returns True on success. On bad input nothing changes, ``error`` holds the message and
         False is returned; the widget shows the message.
         """
         try:
@@ -191,7 +191,7 @@ class Explorer:
 
     @classmethod
     def static_companion(cls, settings: Sequence[dict] | None = None, *, ncols: int | None = None):
-        """Small multiples of the plot at a few settings (default :attr:`companion`).
+        """Small multiples of the plot at a few settings (default ``companion``).
 
         Returns a pyplot figure, so ``plt.show()`` displays it in a notebook.
         """
@@ -214,7 +214,7 @@ class Explorer:
 
 
 class SinusoidalHeatmapExplorer(Explorer):
-    """Heatmap of :func:`posenc.sinusoidal_encoding` over dimension, base and length."""
+    """Heatmap of :func:`posenc.absolute.sinusoidal_encoding` over dimension, base and length."""
 
     params = (
         Param("d_model", 128, "even", 4, 512, label="d_model", sweep=(16, 64, 128, 512)),
