@@ -188,13 +188,22 @@ def shaw_attention(
     max_distance = _check_tables(rel_k, rel_v, d)
     q_len, k_len = q.shape[-2], k.shape[-2]
     idx = shaw_relative_index(q_len, max_distance, k_len).to(q.device)  # [Lq, Lk]
+    q = q * d**-0.5  # scale the small tensor, not the [Lq, Lk] scores
     scores = q @ k.transpose(-2, -1)  # [..., Lq, Lk]
     q_rel = q @ rel_k.T  # [..., Lq, 2k+1]
-    scores = scores + q_rel.gather(-1, idx.expand(*q_rel.shape[:-1], k_len))  # [..., Lq, Lk]
-    attn = torch.softmax(_causal_fill(scores / math.sqrt(d), causal), dim=-1)  # [..., Lq, Lk]
+    rel_scores = q_rel.gather(-1, idx.expand(*q_rel.shape[:-1], k_len))  # [..., Lq, Lk]
+    if torch.is_grad_enabled() and scores.requires_grad:
+        scores = _causal_fill(scores + rel_scores, causal)
+    else:  # no autograd: reuse the buffers instead of allocating new [Lq, Lk] tensors
+        scores.add_(rel_scores)
+        del rel_scores
+        if causal:
+            scores.masked_fill_(relative_positions(q_len, k_len, device=q.device) > 0, float("-inf"))
+    attn = torch.softmax(scores, dim=-1)  # [..., Lq, Lk]
+    del scores
     out = attn @ v  # [..., Lq, d]
     label_weight = attn.new_zeros(*attn.shape[:-1], rel_v.shape[0])  # [..., Lq, 2k+1]
-    label_weight = label_weight.scatter_add(-1, idx.expand_as(attn), attn)
+    label_weight.scatter_add_(-1, idx.expand_as(attn), attn)
     return out + label_weight @ rel_v  # [..., Lq, d]
 
 

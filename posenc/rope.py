@@ -44,6 +44,10 @@ __all__ = [
     "permute_qk_weight_for_half",
     "unpermute_qk_weight_to_interleaved",
     "RotaryEmbedding",
+    "apply_rope_rotate_half",
+    "rope_freqs_cis",
+    "apply_rope_complex",
+    "apply_rope_matrix",
 ]
 
 LAYOUTS = ("half", "interleaved")
@@ -170,9 +174,9 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout:
     In the ``"half"`` layout this equals Hugging Face's ``x * cos + rotate_half(x) * sin``.
 
     The arithmetic runs in ``x``'s dtype with ``cos``/``sin`` cast to it, like the reference
-    implementations. Without autograd the two halves are written straight into the output
-    (about half the memory traffic of the ``rotate_half`` form); with autograd the plain
-    formula is used.
+    implementations. Without autograd, the interleaved layout (float32/64) is one complex
+    multiplication and the half layout writes its two halves straight into the output (about half
+    the memory traffic of the ``rotate_half`` form); with autograd the plain formula is used.
 
     Args:
         x (torch.Tensor): ``[..., L, d]`` queries or keys.
@@ -202,6 +206,11 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout:
         if layout == "half":
             return torch.cat((y0, y1), dim=-1)
         return torch.stack((y0, y1), dim=-1).flatten(-2)
+    if layout == "interleaved" and x.dtype in (torch.float32, torch.float64) and x.stride(-1) == 1:
+        # pairs are adjacent: one complex multiply by e^{i a} (Meta's form) runs at copy speed
+        rot = torch.complex(c.contiguous(), s.contiguous())  # [..., L, d/2]
+        x_c = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))  # [..., L, d/2]
+        return torch.view_as_real(x_c * rot).flatten(-2)  # [..., L, d]
     out = torch.empty(torch.broadcast_shapes(x.shape, cos.shape), dtype=x.dtype, device=x.device)
     y0, y1 = _pairs(out, layout)  # views into out
     torch.mul(x0, c, out=y0)
@@ -209,6 +218,85 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout:
     torch.mul(x1, c, out=y1)
     y1.addcmul_(x0, s)
     return out
+
+
+def apply_rope_rotate_half(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Hugging Face's eager form, ``x * cos + rotate_half(x) * sin`` (half layout), as written there.
+
+    Kept as a reference and benchmark baseline; :func:`apply_rope` computes the same values.
+
+    Args:
+        x (torch.Tensor): ``[..., L, d]``.
+        cos, sin (torch.Tensor): half-layout tables ``[L, d]`` (or broadcastable).
+
+    Returns:
+        torch.Tensor: ``[..., L, d]``.
+    """
+    check_tensor("x", x, min_ndim=1, floating=True)
+    if cos.shape != sin.shape or cos.shape[-1] != x.shape[-1]:
+        raise ValueError(f"cos and sin must share a shape ending in head_dim={x.shape[-1]}, "
+                         f"got {tuple(cos.shape)} and {tuple(sin.shape)}")
+    return x * cos.to(x.dtype) + rotate_half(x) * sin.to(x.dtype)
+
+
+def rope_freqs_cis(positions: int | torch.Tensor, head_dim: int, base: float = 10000.0) -> torch.Tensor:
+    """Meta LLaMA's ``precompute_freqs_cis``: unit complex numbers ``e^{i m theta_j}``.
+
+    Args:
+        positions: int ``L`` or 1-D integer tensor ``[L]``.
+        head_dim (int): even head dimension ``d``.
+        base (float): wavelength base.
+
+    Returns:
+        torch.Tensor: complex64 ``[L, d/2]``.
+    """
+    angles = rope_angles(positions, rope_inv_freq(head_dim, base)).float()  # [L, d/2]
+    return torch.polar(torch.ones_like(angles), angles)
+
+
+def apply_rope_complex(x: torch.Tensor, freqs_cis: torch.Tensor) -> torch.Tensor:
+    """Meta LLaMA's ``apply_rotary_emb`` (interleaved layout): view pairs as complex numbers and multiply.
+
+    Args:
+        x (torch.Tensor): ``[..., L, d]``.
+        freqs_cis (torch.Tensor): complex ``[L, d/2]`` from :func:`rope_freqs_cis`.
+
+    Returns:
+        torch.Tensor: ``[..., L, d]`` in ``x``'s dtype.
+    """
+    check_tensor("x", x, min_ndim=2, floating=True)
+    check_tensor("freqs_cis", freqs_cis, min_ndim=1)
+    if not freqs_cis.is_complex():
+        raise TypeError(f"freqs_cis must be a complex tensor, got dtype {freqs_cis.dtype}")
+    x_c = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))  # [..., L, d/2] complex
+    return torch.view_as_real(x_c * freqs_cis).flatten(-2).to(x.dtype)  # [..., L, d]
+
+
+def apply_rope_matrix(
+    x: torch.Tensor,
+    positions: int | torch.Tensor,
+    base: float = 10000.0,
+    *,
+    layout: str = "interleaved",
+) -> torch.Tensor:
+    """RoPE as RoFormer eq. (14) writes it: one ``[d, d]`` matrix per position, ``O(d^2)`` per vector.
+
+    Args:
+        x (torch.Tensor): ``[..., L, d]``.
+        positions: int ``L`` or 1-D integer tensor ``[L]``.
+        base (float): wavelength base.
+        layout (str): ``"interleaved"`` or ``"half"``.
+
+    Returns:
+        torch.Tensor: ``[..., L, d]``; equal to :func:`apply_rope` up to rounding.
+    """
+    check_tensor("x", x, min_ndim=2, floating=True)
+    pos = _positions(positions)
+    d = x.shape[-1]
+    if len(pos) != x.shape[-2]:
+        raise ValueError(f"positions must have one entry per row of x ({x.shape[-2]}), got {len(pos)}")
+    mats = torch.stack([rope_matrix(int(m), d, base, layout=layout, dtype=x.dtype) for m in pos])  # [L, d, d]
+    return torch.einsum("...le,lde->...ld", x, mats)  # x_l @ R_l^T
 
 
 def rope_matrix(

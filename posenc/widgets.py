@@ -83,6 +83,7 @@ class Explorer:
     params: ClassVar[tuple[Param, ...]] = ()
     companion: ClassVar[tuple[dict, ...]] = ()
     figsize: ClassVar[tuple[float, float]] = (6.0, 4.0)
+    margins: ClassVar[dict] = {"left": 0.12, "right": 0.97, "bottom": 0.13, "top": 0.88}
 
     def __init__(self, **values: Any) -> None:
         unknown = set(values) - {p.name for p in self.params}
@@ -91,8 +92,10 @@ class Explorer:
         self.values = {p.name: p.default for p in self.params}
         self.values.update({k: self.param(k).validate(v) for k, v in values.items()})
         self.data = self.compute(**self.values)
-        self.fig = Figure(figsize=self.figsize, dpi=80, layout="constrained")
+        # a fixed layout: a layout engine would re-solve the whole figure on every redraw
+        self.fig = Figure(figsize=self.figsize, dpi=80)
         FigureCanvasAgg(self.fig)
+        self.fig.subplots_adjust(**self.margins)
         self.ax = self.fig.add_subplot()
         self.artists = self.draw(self.ax, self.data, **self.values)
         self.error: str | None = None
@@ -149,7 +152,8 @@ class Explorer:
     def render_png(self) -> bytes:
         """The current figure as PNG bytes (what the widget displays)."""
         buf = io.BytesIO()
-        self.fig.savefig(buf, format="png")
+        # light compression: encoding dominates the redraw time at the default level
+        self.fig.savefig(buf, format="png", pil_kwargs={"compress_level": 1})
         return buf.getvalue()
 
     def _show_message(self) -> None:
@@ -227,6 +231,7 @@ class SinusoidalHeatmapExplorer(Explorer):
         {"d_model": 128, "base": 100.0},
     )
     figsize = (6.0, 4.2)
+    margins = {"left": 0.12, "right": 1.0, "bottom": 0.12, "top": 0.92}
 
     def compute(self, *, d_model: int, base: float, length: int) -> torch.Tensor:
         return sinusoidal_encoding(length, d_model, base)  # [length, d_model]
@@ -267,6 +272,7 @@ class RopeRotationExplorer(Explorer):
         {"pair": 16, "position": 200},
     )
     figsize = (4.4, 4.4)
+    margins = {"left": 0.17, "right": 0.97, "bottom": 0.12, "top": 0.87}
 
     def compute(self, *, head_dim: int, pair: int, base: float, position: int) -> dict:
         if pair >= head_dim // 2:

@@ -81,3 +81,21 @@ def test_learned_embedding_lookup_and_limit():
     with pytest.raises(ValueError, match="positions"):
         emb(torch.tensor([16]))
     assert emb.weight.requires_grad
+
+
+def test_properties_helpers():
+    pe = posenc.sinusoidal_encoding(50, 8, dtype=torch.float64)
+    assert posenc.first_repeat(pe) is None
+    assert posenc.min_pairwise_distance(pe) > 0
+    assert posenc.first_repeat(torch.tensor([[0.0], [1.0], [0.0], [1.0]])) == (0, 2)
+    assert posenc.min_pairwise_distance(torch.tensor([[0.0], [3.0], [7.0]])) == 3.0
+    m, b = posenc.shift_map(pe, 4)
+    assert b is None and posenc.shift_map_residual(pe, 4) < 1e-9
+    torch.testing.assert_close(pe[:-4] @ m.T, pe[4:])
+
+
+def test_toy_embeddings_equal_tokens_equal_vectors():
+    x = posenc.toy_embeddings("the dog chased another dog".split(), 16, seed=3)
+    assert x.shape == (5, 16) and torch.equal(x[1], x[4]) and not torch.equal(x[0], x[1])
+    assert torch.equal(x, posenc.toy_embeddings("the dog chased another dog".split(), 16, seed=3))
+    assert posenc.toy_vocabulary(["b", "a", "b"]) == ["b", "a"]

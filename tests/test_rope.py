@@ -223,3 +223,17 @@ def test_interleaved_layout_matches_meta_complex_form():
     meta = torch.view_as_real(torch.view_as_complex(x.float().reshape(3, seq, -1, 2)) * freqs_cis).flatten(2)
     cos, sin = rope_cos_sin(seq, d, layout="interleaved")
     torch.testing.assert_close(apply_rope(x, cos, sin, layout="interleaved"), meta)
+
+
+@pytest.mark.parametrize("d", [2, 16, 64])
+def test_three_implementations_agree(d):
+    """The O(d^2) matrix, Meta's complex multiply and HF's rotate_half all equal apply_rope."""
+    x = torch.randn(2, 3, 40, d)
+    ci, si = rope_cos_sin(40, d, layout="interleaved")
+    ch, sh = rope_cos_sin(40, d, layout="half")
+    fast_i = apply_rope(x, ci, si, layout="interleaved")
+    torch.testing.assert_close(posenc.apply_rope_complex(x, posenc.rope_freqs_cis(40, d)), fast_i)
+    torch.testing.assert_close(posenc.apply_rope_matrix(x, 40, layout="interleaved"), fast_i, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(posenc.apply_rope_rotate_half(x, ch, sh), apply_rope(x, ch, sh, layout="half"))
+    torch.testing.assert_close(posenc.apply_rope_matrix(x, 40, layout="half"), apply_rope(x, ch, sh, layout="half"),
+                               atol=1e-5, rtol=1e-5)

@@ -47,6 +47,10 @@ BAD_CALLS = [
     (lambda: posenc.apply_rope(torch.randn(3, 5), *posenc.rope_cos_sin(3, 4)), ValueError, "head_dim"),
     (lambda: posenc.rotate_half([1, 2]), (TypeError, AttributeError), ""),
     (lambda: posenc.rope_matrix(1.5, 8), TypeError, "position"),
+    (lambda: posenc.apply_rope_rotate_half(x4, c4[:, :2], s4), ValueError, "cos"),
+    (lambda: posenc.rope_freqs_cis(4, 5), ValueError, "head_dim"),
+    (lambda: posenc.apply_rope_complex(x4, torch.ones(3, 2)), TypeError, "freqs_cis"),
+    (lambda: posenc.apply_rope_matrix(x4, 5), ValueError, "positions"),
     (lambda: posenc.rope_matrix(1, 9), ValueError, "head_dim"),
     (lambda: posenc.rope_scaled_inv_freq(8, rope_type="ntk"), ValueError, "rope_type"),
     (lambda: posenc.rope_scaled_inv_freq(8, rope_type="linear", factor=0.5), ValueError, "factor"),
@@ -73,6 +77,14 @@ BAD_CALLS = [
     (lambda: posenc.MultiHeadAttention(6, 2, "rope"), ValueError, "head dimension"),
     (lambda: posenc.MultiHeadAttention(8, 2)(torch.randn(1, 3, 4)), ValueError, "d_model"),
     (lambda: posenc.causal_mask(3, 1), ValueError, "k_len"),
+    (lambda: posenc.min_pairwise_distance(torch.zeros(1, 4)), ValueError, "pe"),
+    (lambda: posenc.min_pairwise_distance(torch.zeros(4)), ValueError, "pe"),
+    (lambda: posenc.first_repeat([[0.0, 1.0]]), TypeError, "pe"),
+    (lambda: posenc.shift_map(torch.zeros(5, 2), 5), ValueError, "k"),
+    (lambda: posenc.shift_map_residual(torch.zeros(5, 2), 0), ValueError, "k"),
+    (lambda: posenc.toy_vocabulary("the dog"), TypeError, "tokens"),
+    (lambda: posenc.toy_embeddings(["a", "b"], 4, vocabulary=["a"]), ValueError, "vocabulary"),
+    (lambda: posenc.toy_embeddings(["a"], 0), ValueError, "d_model"),
 ]
 
 
