@@ -11,7 +11,6 @@ STAMP := $(VENV)/.posenc-installed
 VENDOR := _vendor/vendor/.stamp
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 export PYTHONHASHSEED := 0
-export MPLBACKEND := Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 .PHONY: setup vendor book book-strict test unit nbval browser notebooks bench clean

@@ -20,6 +20,7 @@ from .absolute import (
     integer_encoding,
     sinusoidal_encoding,
     sinusoidal_frequencies,
+    sinusoidal_shift_matrix,
 )
 from .alibi import alibi_bias, alibi_bias_bloom, alibi_slopes
 from .attention import POSITION_METHODS, KVCache, MultiHeadAttention, causal_mask
@@ -56,6 +57,7 @@ __version__ = "0.1.0"
 __all__ = [
     "sinusoidal_encoding",
     "sinusoidal_frequencies",
+    "sinusoidal_shift_matrix",
     "integer_encoding",
     "binary_encoding",
     "LearnedPositionalEmbedding",

@@ -23,6 +23,7 @@ from ._validate import check_choice, check_even, check_float, check_int, check_t
 __all__ = [
     "sinusoidal_frequencies",
     "sinusoidal_encoding",
+    "sinusoidal_shift_matrix",
     "integer_encoding",
     "binary_encoding",
     "LearnedPositionalEmbedding",
@@ -96,6 +97,40 @@ def sinusoidal_encoding(
     angles = pos[:, None] * inv_freq[None, :]  # [L, d/2]
     pe = torch.stack((angles.sin(), angles.cos()), dim=-1)  # [L, d/2, 2]
     return pe.reshape(seq_len, d_model).to(dtype=dtype, device=device)  # [L, d]
+
+
+def sinusoidal_shift_matrix(
+    k: int,
+    d_model: int,
+    base: float = 10000.0,
+    *,
+    dtype: torch.dtype = torch.float64,
+) -> torch.Tensor:
+    """The matrix ``M_k`` with ``PE(p + k) = M_k PE(p)`` for every position ``p``.
+
+    Block diagonal; the block of pair ``i`` acts on ``(sin, cos)`` and, by the angle-addition
+    formulas, is ``[[cos k w_i, sin k w_i], [-sin k w_i, cos k w_i]]``. Drawn with the sine on the
+    horizontal axis this turns the point clockwise; the familiar counter-clockwise matrix
+    ``[[cos, -sin], [sin, cos]]`` is ``M_{-k}`` and moves the encoding *back* by ``k``.
+
+    Args:
+        k (int): the offset (any integer).
+        d_model (int): even encoding width ``d``.
+        base (float): wavelength base.
+        dtype (torch.dtype): dtype of the result.
+
+    Returns:
+        torch.Tensor: orthogonal ``[d, d]``, depending on ``k`` only.
+    """
+    k = check_int("k", k)
+    d_model = check_even("d_model", d_model)
+    omega = sinusoidal_frequencies(d_model, base)  # [d/2]
+    c, s = torch.cos(k * omega), torch.sin(k * omega)
+    m = torch.zeros(d_model, d_model, dtype=torch.float64)
+    idx = torch.arange(0, d_model, 2)
+    m[idx, idx], m[idx, idx + 1] = c, s
+    m[idx + 1, idx], m[idx + 1, idx + 1] = -s, c
+    return m.to(dtype)
 
 
 def integer_encoding(
@@ -202,6 +237,28 @@ class LearnedPositionalEmbedding(nn.Module):
                 f"got positions up to {int(pos.max())}. A learned table has no row for unseen positions."
             )
         return self.weight[pos]  # [..., d]
+
+    def resized(self, new_max_len: int) -> "LearnedPositionalEmbedding":
+        """A copy whose table is linearly interpolated to ``new_max_len`` rows.
+
+        The patch BERT/ViT-style models use to run past their trained length (ViT calls it
+        position-embedding interpolation): row ``p`` of the new table is read at the fractional
+        position ``p * (max_len - 1) / (new_max_len - 1)`` of the old one. The new rows are blends the
+        model never saw in training.
+
+        Args:
+            new_max_len (int): rows of the new table (>= 2).
+
+        Returns:
+            LearnedPositionalEmbedding: ``[new_max_len, d]`` table.
+        """
+        new_max_len = check_int("new_max_len", new_max_len, min_value=2)
+        table = self.weight.detach().T[None]  # [1, d, max_len]
+        new = torch.nn.functional.interpolate(table, size=new_max_len, mode="linear", align_corners=True)
+        out = LearnedPositionalEmbedding(new_max_len, self.d_model)
+        with torch.no_grad():
+            out.weight.copy_(new[0].T)  # [new_max_len, d]
+        return out
 
     def extra_repr(self) -> str:
         return f"max_len={self.max_len}, d_model={self.d_model}"

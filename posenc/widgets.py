@@ -31,7 +31,8 @@ from ._validate import check_even, check_float, check_int
 from .absolute import sinusoidal_encoding
 from .rope import rope_inv_freq
 
-__all__ = ["Param", "Explorer", "SinusoidalHeatmapExplorer", "RopeRotationExplorer", "EXPLORERS"]
+__all__ = ["Param", "Explorer", "SinusoidalHeatmapExplorer", "SinusoidalSimilarityExplorer", "RopeRotationExplorer",
+           "EXPLORERS"]
 
 
 @dataclass(frozen=True)
@@ -248,12 +249,52 @@ class SinusoidalHeatmapExplorer(Explorer):
 
     @staticmethod
     def _set_text(ax, data: torch.Tensor, *, d_model: int, base: float, length: int) -> None:
-        ax.set_title(f"d_model={d_model}, base={base:g}: fast columns left, slow right", fontsize=10)
+        ax.set_title(f"d_model={d_model}, base={base:g}: fast columns left", fontsize=10)
 
     def redraw(self, ax, artists: dict, data: torch.Tensor, **values: Any) -> None:
         length, d_model = data.shape
         artists["image"].set_data(data.numpy())
         artists["image"].set_extent((-0.5, d_model - 0.5, length - 0.5, -0.5))
+        self._set_text(ax, data, **values)
+
+
+class SinusoidalSimilarityExplorer(Explorer):
+    """``PE(p) . PE(p + delta) / (d/2)`` against the distance ``delta``: falls, but not monotonically."""
+
+    params = (
+        Param("d_model", 128, "even", 2, 1024, label="d_model", sweep=(2, 16, 128, 512)),
+        Param("base", 10000.0, "log", 1.0, 1e7, label="base", open_low=True, sweep=(100.0, 10000.0, 1e6)),
+        Param("max_distance", 200, "int", 10, 5000, label="max distance", sweep=(50, 200, 2000)),
+    )
+    companion = (
+        {"d_model": 16},
+        {"d_model": 128},
+        {"d_model": 128, "base": 100.0},
+    )
+    figsize = (6.0, 3.6)
+    margins = {"left": 0.12, "right": 0.97, "bottom": 0.15, "top": 0.88}
+
+    def compute(self, *, d_model: int, base: float, max_distance: int) -> dict:
+        pe = sinusoidal_encoding(max_distance + 1, d_model, base, dtype=torch.float64)  # [D+1, d]
+        sim = (pe @ pe[0]) / (d_model // 2)  # PE(0).PE(delta) = sum_i cos(omega_i delta), normalised
+        return {"delta": torch.arange(max_distance + 1).numpy(), "sim": sim.numpy()}
+
+    def draw(self, ax, data: dict, **values: Any) -> dict:
+        line, = ax.plot(data["delta"], data["sim"], lw=1.2)
+        ax.axhline(0, color="0.6", lw=0.8)
+        ax.set_ylim(-0.3, 1.05)
+        ax.set_xlabel("distance Δ = |p - q|")
+        ax.set_ylabel("PE(p)·PE(q) / (d/2)")
+        self._set_text(ax, data, **values)
+        return {"line": line}
+
+    @staticmethod
+    def _set_text(ax, data: dict, *, d_model: int, base: float, max_distance: int) -> None:
+        ax.set_title(f"d_model={d_model}, base={base:g}: falls with ripples", fontsize=10)
+
+    def redraw(self, ax, artists: dict, data: dict, **values: Any) -> None:
+        artists["line"].set_data(data["delta"], data["sim"])
+        ax.set_xlim(0, values["max_distance"])
         self._set_text(ax, data, **values)
 
 
@@ -311,5 +352,6 @@ class RopeRotationExplorer(Explorer):
 
 EXPLORERS: dict[str, Callable[..., Explorer]] = {
     "sinusoidal_heatmap": SinusoidalHeatmapExplorer,
+    "sinusoidal_similarity": SinusoidalSimilarityExplorer,
     "rope_rotation": RopeRotationExplorer,
 }

@@ -25,17 +25,16 @@ def test_sinusoidal_pairs_lie_on_unit_circle(d_model):
     torch.testing.assert_close(pe.norm(dim=-1), torch.ones(300, d_model // 2, dtype=torch.float64))
 
 
-@pytest.mark.parametrize("k", [1, 5, 40])
-def test_sinusoidal_shift_is_a_fixed_rotation(k):
-    d = 16
+@pytest.mark.parametrize("k", [-7, 1, 5, 40])
+@pytest.mark.parametrize("d", [2, 16, 64])
+def test_sinusoidal_shift_is_a_fixed_rotation(k, d):
     pe = sinusoidal_encoding(200, d, dtype=torch.float64)
-    omega = sinusoidal_frequencies(d)
-    m = torch.zeros(d, d, dtype=torch.float64)
-    for i, w in enumerate(omega):
-        c, s = math.cos(k * w), math.sin(k * w)
-        # (sin(a+b), cos(a+b)) = [[cos b, sin b], [-sin b, cos b]] (sin a, cos a)
-        m[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = torch.tensor([[c, s], [-s, c]], dtype=torch.float64)
-    torch.testing.assert_close(pe[k:] , pe[:-k] @ m.T)
+    m = posenc.sinusoidal_shift_matrix(k, d)
+    a, b = (slice(0, 200 - k), slice(k, 200)) if k > 0 else (slice(-k, 200), slice(0, 200 + k))
+    torch.testing.assert_close(pe[b], pe[a] @ m.T)
+    torch.testing.assert_close(m @ m.T, torch.eye(d, dtype=torch.float64))
+    # the counter-clockwise matrix is M_{-k}
+    torch.testing.assert_close(posenc.sinusoidal_shift_matrix(-k, d), m.T)
 
 
 def test_sinusoidal_dtype_device_and_empty():
@@ -99,3 +98,15 @@ def test_toy_embeddings_equal_tokens_equal_vectors():
     assert x.shape == (5, 16) and torch.equal(x[1], x[4]) and not torch.equal(x[0], x[1])
     assert torch.equal(x, posenc.toy_embeddings("the dog chased another dog".split(), 16, seed=3))
     assert posenc.toy_vocabulary(["b", "a", "b"]) == ["b", "a"]
+
+
+@pytest.mark.parametrize("new_len", [2, 16, 31, 64])
+def test_learned_resized_interpolates_rows(new_len):
+    emb = posenc.LearnedPositionalEmbedding(16, 4)
+    big = emb.resized(new_len)
+    assert big.weight.shape == (new_len, 4)
+    torch.testing.assert_close(big.weight[0], emb.weight[0])
+    torch.testing.assert_close(big.weight[-1], emb.weight[-1])
+    if new_len == 31:  # every other row is an original row, the rest midpoints
+        torch.testing.assert_close(big.weight[::2], emb.weight.detach())
+        torch.testing.assert_close(big.weight[1], (emb.weight[0] + emb.weight[1]).detach() / 2)

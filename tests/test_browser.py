@@ -106,7 +106,7 @@ def test_page_renders_cleanly(server, browser, page_path):
           brokenImages: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
           images: imgs.length,
           errors: main.querySelectorAll('.output.error, .output.traceback, .output.stderr, .traceback').length,
-          traceback: /Traceback \\(most recent call last\\)|Error: |Exception: /.test(main.innerText),
+          traceback: /Traceback \\(most recent call last\\)/.test(main.innerText),
           widgets: document.querySelectorAll('.jupyter-widgets, .widget-slider, input[type=range], '
             + 'script[type="application/vnd.jupyter.widget-view+json"]').length,
         };
