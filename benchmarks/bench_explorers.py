@@ -9,14 +9,11 @@ Goal (issue 3): <= 50 ms at default sizes.
 from __future__ import annotations
 
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from posenc.widgets import EXPLORERS  # noqa: E402
 
 

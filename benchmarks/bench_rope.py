@@ -13,14 +13,11 @@ Goal (issue 3): posenc no slower than the HF-style version and within 3x of the 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import posenc  # noqa: E402
-from _timing import median_seconds  # noqa: E402
+import posenc
+from posenc.bench import median_seconds
 
 
 def main() -> None:

@@ -99,3 +99,6 @@ __all__ += ["min_pairwise_distance", "first_repeat", "shift_map", "shift_map_res
 from .toy import toy_embeddings, toy_vocabulary  # noqa: E402
 
 __all__ += ["toy_embeddings", "toy_vocabulary"]
+from .linear import elu_feature_map, kernel_attention, linear_attention  # noqa: E402
+
+__all__ += ["elu_feature_map", "kernel_attention", "linear_attention"]

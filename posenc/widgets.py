@@ -29,10 +29,11 @@ from matplotlib.figure import Figure
 
 from ._validate import check_even, check_float, check_int
 from .absolute import sinusoidal_encoding
+from .relative import shaw_relative_index
 from .rope import rope_inv_freq
 
-__all__ = ["Param", "Explorer", "SinusoidalHeatmapExplorer", "SinusoidalSimilarityExplorer", "RopeRotationExplorer",
-           "EXPLORERS"]
+__all__ = ["Param", "Explorer", "SinusoidalHeatmapExplorer", "SinusoidalSimilarityExplorer", "ShawIndexExplorer",
+           "RopeRotationExplorer", "EXPLORERS"]
 
 
 @dataclass(frozen=True)
@@ -298,6 +299,48 @@ class SinusoidalSimilarityExplorer(Explorer):
         self._set_text(ax, data, **values)
 
 
+class ShawIndexExplorer(Explorer):
+    """Shaw et al.'s relative label ``clip(j - i, -k, k) + k`` for every query ``i`` and key ``j``."""
+
+    params = (
+        Param("seq_len", 16, "int", 2, 128, label="sequence length", sweep=(2, 16, 64)),
+        Param("max_distance", 4, "int", 0, 64, label="clip distance k", sweep=(0, 2, 4, 20)),
+    )
+    companion = (
+        {"seq_len": 12, "max_distance": 1},
+        {"seq_len": 12, "max_distance": 3},
+        {"seq_len": 12, "max_distance": 11},
+    )
+    figsize = (5.0, 4.2)
+    margins = {"left": 0.14, "right": 1.0, "bottom": 0.12, "top": 0.9}
+
+    def compute(self, *, seq_len: int, max_distance: int) -> torch.Tensor:
+        return shaw_relative_index(seq_len, max_distance)  # [L, L]
+
+    def draw(self, ax, data: torch.Tensor, **values: Any) -> dict:
+        k = values["max_distance"]
+        image = ax.imshow(data.numpy() - k, cmap="coolwarm", vmin=-max(k, 1), vmax=max(k, 1),
+                          interpolation="nearest")
+        ax.set_xlabel("key position j")
+        ax.set_ylabel("query position i")
+        ax.figure.colorbar(image, ax=ax, shrink=0.8, label="clip(j - i, -k, k)")
+        self._set_text(ax, data, **values)
+        return {"image": image}
+
+    @staticmethod
+    def _set_text(ax, data: torch.Tensor, *, seq_len: int, max_distance: int) -> None:
+        ax.set_title(f"L={seq_len}, k={max_distance}: {2 * max_distance + 1} labels", fontsize=10)
+
+    def redraw(self, ax, artists: dict, data: torch.Tensor, **values: Any) -> None:
+        k = values["max_distance"]
+        image = artists["image"]
+        image.set_data(data.numpy() - k)
+        image.set_clim(-max(k, 1), max(k, 1))
+        n = data.shape[0]
+        image.set_extent((-0.5, n - 0.5, n - 0.5, -0.5))
+        self._set_text(ax, data, **values)
+
+
 class RopeRotationExplorer(Explorer):
     """One RoPE pair rotating as the position grows: the point ``(cos m theta_i, sin m theta_i)``."""
 
@@ -353,5 +396,6 @@ class RopeRotationExplorer(Explorer):
 EXPLORERS: dict[str, Callable[..., Explorer]] = {
     "sinusoidal_heatmap": SinusoidalHeatmapExplorer,
     "sinusoidal_similarity": SinusoidalSimilarityExplorer,
+    "shaw_index": ShawIndexExplorer,
     "rope_rotation": RopeRotationExplorer,
 }

@@ -1,0 +1,108 @@
+"""Measurement helpers shared by the benchmark scripts and the book's notebooks.
+
+Peak memory is measured in a fresh subprocess (``python -m posenc.bench ...``), so one
+measurement cannot inherit another's high-water mark. Times are medians; report ratios.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from typing import Callable
+
+from ._validate import check_choice, check_int
+
+__all__ = ["median_seconds", "peak_rss_mib", "reset_peak_rss", "current_rss_mib", "shaw_peak_memory"]
+
+
+def median_seconds(fn: Callable[[], object], *, repeat: int = 7, warmup: int = 2) -> float:
+    """Median wall time in seconds of ``fn()`` over ``repeat`` runs after ``warmup`` runs."""
+    repeat = check_int("repeat", repeat, min_value=1)
+    for _ in range(check_int("warmup", warmup, min_value=0)):
+        fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _status_kib(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"/proc/self/status has no {field}")
+
+
+def peak_rss_mib() -> float:
+    """Peak resident memory of this process, in MiB (Linux ``VmHWM``).
+
+    Not ``getrusage``'s ``ru_maxrss``: that survives fork and exec, so a process started from a
+    large one (a Jupyter kernel) would report its parent's peak.
+    """
+    return _status_kib("VmHWM") / 1024
+
+
+def reset_peak_rss() -> None:
+    """Reset the peak to the current resident memory (Linux: write 5 to ``/proc/self/clear_refs``)."""
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+
+
+def current_rss_mib() -> float:
+    """Current resident memory of this process, in MiB (Linux ``/proc/self/statm``)."""
+    with open("/proc/self/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * resource.getpagesize() / 2**20
+
+
+def _shaw_run(method: str, length: int, heads: int, head_dim: int, k: int) -> dict:
+    import torch
+
+    from .relative import shaw_attention, shaw_attention_naive
+
+    torch.manual_seed(0)
+    q, kk, v = (torch.randn(1, heads, length, head_dim) for _ in range(3))
+    rk, rv = torch.randn(2 * k + 1, head_dim), torch.randn(2 * k + 1, head_dim)
+    fn = shaw_attention if method == "efficient" else shaw_attention_naive
+    with torch.inference_mode():
+        small = [t[..., :8, :] for t in (q, kk, v)]
+        fn(*small, rk, rv)  # warm-up: thread pool and allocator start-up stay out of the peak
+        reset_peak_rss()
+        before = current_rss_mib()
+        fn(q, kk, v, rk, rv)  # the first call's peak is the one reported
+        peak = peak_rss_mib() - before
+        seconds = median_seconds(lambda: fn(q, kk, v, rk, rv), repeat=3, warmup=0)
+    return {"peak_mib": peak, "seconds": seconds}
+
+
+def shaw_peak_memory(method: str, length: int, *, heads: int = 4, head_dim: int = 64, k: int = 16) -> dict:
+    """Extra peak memory (MiB) and median time (s) of one Shaw attention call, in a fresh process.
+
+    Args:
+        method (str): ``"naive"`` (materialises ``[L, L, d]``) or ``"efficient"`` (posenc's form).
+        length (int): sequence length ``L``; batch 1.
+        heads, head_dim, k (int): number of heads, head dimension, clipping distance.
+
+    Returns:
+        dict: ``{"peak_mib": float, "seconds": float}``.
+    """
+    check_choice("method", method, ("naive", "efficient"))
+    args = [str(check_int(n, v, min_value=1)) for n, v in
+            (("length", length), ("heads", heads), ("head_dim", head_dim), ("k", k))]
+    out = subprocess.run([sys.executable, "-m", "posenc.bench", "shaw", method, *args],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+if __name__ == "__main__":  # python -m posenc.bench shaw METHOD LENGTH HEADS HEAD_DIM K
+    _, what, method, *numbers = sys.argv
+    if what != "shaw":
+        raise SystemExit(f"unknown measurement {what!r}")
+    print(json.dumps(_shaw_run(method, *map(int, numbers))))

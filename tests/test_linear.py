@@ -1,0 +1,34 @@
+import pytest
+import torch
+
+import posenc
+from posenc.bench import median_seconds, shaw_peak_memory
+from posenc.linear import kernel_attention, linear_attention
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("L,d", [(1, 4), (9, 8), (33, 16)])
+def test_linear_equals_quadratic_kernel_attention(causal, L, d):
+    q, k, v = (torch.randn(2, 3, L, d, dtype=torch.float64) for _ in range(3))
+    torch.testing.assert_close(linear_attention(q, k, v, causal=causal), kernel_attention(q, k, v, causal=causal))
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_linear_attention_with_rope_matches_quadratic(causal, layout):
+    L, d = 12, 8
+    q, k, v = (torch.randn(1, 2, L, d, dtype=torch.float64) for _ in range(3))
+    cos, sin = posenc.rope_cos_sin(L, d, layout=layout, dtype=torch.float64)
+    rope = (cos, sin, layout)
+    torch.testing.assert_close(linear_attention(q, k, v, causal=causal, rope_q=rope, rope_k=rope),
+                               kernel_attention(q, k, v, causal=causal, rope_q=rope, rope_k=rope))
+
+
+def test_median_seconds_and_shaw_memory():
+    assert median_seconds(lambda: sum(range(100)), repeat=3, warmup=1) >= 0
+    naive = shaw_peak_memory("naive", 256, heads=1, head_dim=32, k=4)
+    eff = shaw_peak_memory("efficient", 256, heads=1, head_dim=32, k=4)
+    assert set(naive) == {"peak_mib", "seconds"}
+    assert naive["peak_mib"] > eff["peak_mib"]
+    with pytest.raises(ValueError, match="method"):
+        shaw_peak_memory("fast", 8)
