@@ -29,11 +29,12 @@ from matplotlib.figure import Figure
 
 from ._validate import check_even, check_float, check_int
 from .absolute import sinusoidal_encoding
+from .decay import rope_decay_bound
 from .relative import shaw_relative_index
-from .rope import rope_inv_freq
+from .rope import apply_rope, rope_cos_sin, rope_inv_freq
 
 __all__ = ["Param", "Explorer", "SinusoidalHeatmapExplorer", "SinusoidalSimilarityExplorer", "ShawIndexExplorer",
-           "RopeRotationExplorer", "EXPLORERS"]
+           "RopeRotationExplorer", "RopeCosSinExplorer", "RopeScoreExplorer", "DecayBoundExplorer", "EXPLORERS"]
 
 
 @dataclass(frozen=True)
@@ -253,9 +254,7 @@ class SinusoidalHeatmapExplorer(Explorer):
         ax.set_title(f"d_model={d_model}, base={base:g}: fast columns left", fontsize=10)
 
     def redraw(self, ax, artists: dict, data: torch.Tensor, **values: Any) -> None:
-        length, d_model = data.shape
-        artists["image"].set_data(data.numpy())
-        artists["image"].set_extent((-0.5, d_model - 0.5, length - 0.5, -0.5))
+        _set_image(artists["image"], data.numpy())
         self._set_text(ax, data, **values)
 
 
@@ -333,11 +332,8 @@ class ShawIndexExplorer(Explorer):
 
     def redraw(self, ax, artists: dict, data: torch.Tensor, **values: Any) -> None:
         k = values["max_distance"]
-        image = artists["image"]
-        image.set_data(data.numpy() - k)
-        image.set_clim(-max(k, 1), max(k, 1))
-        n = data.shape[0]
-        image.set_extent((-0.5, n - 0.5, n - 0.5, -0.5))
+        _set_image(artists["image"], data.numpy() - k)
+        artists["image"].set_clim(-max(k, 1), max(k, 1))
         self._set_text(ax, data, **values)
 
 
@@ -393,9 +389,134 @@ class RopeRotationExplorer(Explorer):
         self._set_text(ax, data, **values)
 
 
+def _set_image(image, data) -> None:
+    """Replace an ``imshow`` image's data, adjusting the extent when the shape changes."""
+    rows, cols = data.shape
+    image.set_data(data)
+    image.set_extent((-0.5, cols - 0.5, rows - 0.5, -0.5))
+
+
+class RopeCosSinExplorer(Explorer):
+    """The ``cos(m theta_i)`` table of RoPE (half layout) over positions and pairs."""
+
+    params = (
+        Param("head_dim", 64, "even", 2, 256, label="head_dim", sweep=(8, 64, 128)),
+        Param("base", 10000.0, "log", 1.0, 1e7, label="base", open_low=True, sweep=(100.0, 10000.0, 500000.0)),
+        Param("length", 128, "int", 2, 2048, label="positions", sweep=(16, 128, 1024)),
+    )
+    companion = ({"head_dim": 64, "base": 100.0}, {"head_dim": 64}, {"head_dim": 64, "base": 500000.0})
+    figsize = (6.0, 4.2)
+    margins = {"left": 0.12, "right": 1.0, "bottom": 0.12, "top": 0.92}
+
+    def compute(self, *, head_dim: int, base: float, length: int) -> torch.Tensor:
+        cos, _ = rope_cos_sin(length, head_dim, base, layout="half")  # [L, d]
+        return cos[:, : head_dim // 2]  # [L, d/2]: one column per pair
+
+    def draw(self, ax, data: torch.Tensor, **values: Any) -> dict:
+        image = ax.imshow(data.numpy(), cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
+        ax.set_xlabel("pair i (frequency θ_i falls to the right)")
+        ax.set_ylabel("position m")
+        ax.figure.colorbar(image, ax=ax, shrink=0.8, label="cos(m θ_i)")
+        self._set_text(ax, data, **values)
+        return {"image": image}
+
+    @staticmethod
+    def _set_text(ax, data: torch.Tensor, *, head_dim: int, base: float, length: int) -> None:
+        ax.set_title(f"cos(m θ_i), head_dim={head_dim}, base={base:g}", fontsize=10)
+
+    def redraw(self, ax, artists: dict, data: torch.Tensor, **values: Any) -> None:
+        _set_image(artists["image"], data.numpy())
+        self._set_text(ax, data, **values)
+
+
+class RopeScoreExplorer(Explorer):
+    """Scores ``q_m . k_n`` for one query vector and one key vector placed at every position.
+
+    Without RoPE every entry is the same number; with RoPE the matrix is constant along diagonals
+    (a function of ``n - m`` only), and the pattern depends on ``head_dim`` and ``base``.
+    """
+
+    params = (
+        Param("head_dim", 64, "even", 2, 256, label="head_dim", sweep=(8, 64, 128)),
+        Param("base", 10000.0, "log", 1.0, 1e7, label="base", open_low=True, sweep=(100.0, 10000.0, 500000.0)),
+        Param("length", 48, "int", 2, 256, label="positions", sweep=(8, 48, 200)),
+        Param("seed", 0, "int", 0, 1000, label="random q, k seed", sweep=(0, 1, 7)),
+        Param("rope", 1, "int", 0, 1, label="RoPE on (1) / off (0)", sweep=(0, 1)),
+    )
+    companion = ({"rope": 0}, {"rope": 1}, {"rope": 1, "head_dim": 8})
+    figsize = (5.2, 4.4)
+    margins = {"left": 0.14, "right": 1.0, "bottom": 0.12, "top": 0.9}
+
+    def compute(self, *, head_dim: int, base: float, length: int, seed: int, rope: int) -> torch.Tensor:
+        g = torch.Generator().manual_seed(seed)
+        q, k = torch.randn(2, head_dim, generator=g, dtype=torch.float64)
+        qs, ks = q.expand(length, head_dim), k.expand(length, head_dim)  # same content everywhere
+        if rope:
+            cos, sin = rope_cos_sin(length, head_dim, base, dtype=torch.float64)
+            qs, ks = apply_rope(qs, cos, sin), apply_rope(ks, cos, sin)
+        return (qs @ ks.T) / head_dim**0.5  # [L, L]
+
+    def draw(self, ax, data: torch.Tensor, **values: Any) -> dict:
+        limit = float(data.abs().max()) or 1.0
+        image = ax.imshow(data.numpy(), cmap="RdBu_r", vmin=-limit, vmax=limit, interpolation="nearest")
+        ax.set_xlabel("key position n")
+        ax.set_ylabel("query position m")
+        ax.figure.colorbar(image, ax=ax, shrink=0.8, label="q_m · k_n / √d")
+        self._set_text(ax, data, **values)
+        return {"image": image}
+
+    @staticmethod
+    def _set_text(ax, data: torch.Tensor, *, head_dim: int, base: float, length: int, seed: int, rope: int) -> None:
+        what = f"RoPE, d={head_dim}, base={base:g}: constant along diagonals" if rope else "no RoPE: one value"
+        ax.set_title(what, fontsize=10)
+
+    def redraw(self, ax, artists: dict, data: torch.Tensor, **values: Any) -> None:
+        limit = float(data.abs().max()) or 1.0
+        _set_image(artists["image"], data.numpy())
+        artists["image"].set_clim(-limit, limit)
+        self._set_text(ax, data, **values)
+
+
+class DecayBoundExplorer(Explorer):
+    """RoFormer's relative upper bound ``(1/(d/2)) sum_j |S_j|`` against the distance."""
+
+    params = (
+        Param("head_dim", 128, "even", 2, 512, label="head_dim", sweep=(16, 64, 128)),
+        Param("base", 10000.0, "log", 1.0, 1e7, label="base", open_low=True, sweep=(100.0, 10000.0, 500000.0)),
+        Param("max_distance", 1000, "int", 10, 20000, label="max distance", sweep=(100, 1000, 10000)),
+    )
+    companion = ({"head_dim": 128}, {"head_dim": 128, "base": 500000.0}, {"head_dim": 32})
+    figsize = (6.0, 3.8)
+    margins = {"left": 0.12, "right": 0.97, "bottom": 0.14, "top": 0.88}
+
+    def compute(self, *, head_dim: int, base: float, max_distance: int) -> dict:
+        r = torch.linspace(0, max_distance, 800, dtype=torch.float64)
+        return {"r": r.numpy(), "bound": rope_decay_bound(head_dim, r, base).numpy()}
+
+    def draw(self, ax, data: dict, **values: Any) -> dict:
+        line, = ax.plot(data["r"], data["bound"], lw=1.2)
+        ax.set_xlabel("relative distance r")
+        ax.set_ylabel("relative upper bound")
+        self._set_text(ax, data, **values)
+        return {"line": line}
+
+    @staticmethod
+    def _set_text(ax, data: dict, *, head_dim: int, base: float, max_distance: int) -> None:
+        ax.set_title(f"head_dim={head_dim}, base={base:g}", fontsize=10)
+
+    def redraw(self, ax, artists: dict, data: dict, **values: Any) -> None:
+        artists["line"].set_data(data["r"], data["bound"])
+        ax.set_xlim(0, values["max_distance"])
+        ax.set_ylim(0, float(data["bound"].max()) * 1.05)
+        self._set_text(ax, data, **values)
+
+
 EXPLORERS: dict[str, Callable[..., Explorer]] = {
     "sinusoidal_heatmap": SinusoidalHeatmapExplorer,
     "sinusoidal_similarity": SinusoidalSimilarityExplorer,
     "shaw_index": ShawIndexExplorer,
     "rope_rotation": RopeRotationExplorer,
+    "rope_cos_sin": RopeCosSinExplorer,
+    "rope_scores": RopeScoreExplorer,
+    "decay_bound": DecayBoundExplorer,
 }

@@ -1,7 +1,13 @@
 import matplotlib
 import pytest
 
-from posenc.widgets import EXPLORERS, RopeRotationExplorer, SinusoidalHeatmapExplorer
+from posenc.widgets import (
+    EXPLORERS,
+    DecayBoundExplorer,
+    RopeRotationExplorer,
+    RopeScoreExplorer,
+    SinusoidalHeatmapExplorer,
+)
 
 matplotlib.use("Agg")
 
@@ -79,3 +85,20 @@ def test_static_companion_has_one_panel_per_setting(name):
     assert len(visible) == len(cls.companion)
     assert all(ax.get_title() for ax in visible)
     plt.close(fig)
+
+
+def test_rope_score_explorer_is_toeplitz_with_rope_and_constant_without():
+    import torch
+
+    with_rope = RopeScoreExplorer(head_dim=16, length=20).data
+    for offset in (-5, 0, 7):
+        diag = torch.diagonal(with_rope, offset)
+        assert torch.allclose(diag, diag[0].expand_as(diag))
+    assert not torch.allclose(with_rope, with_rope[0, 0].expand_as(with_rope))
+    without = RopeScoreExplorer(head_dim=16, length=20, rope=0).data
+    assert torch.allclose(without, without[0, 0].expand_as(without))
+
+
+def test_decay_explorer_starts_at_the_maximum():
+    e = DecayBoundExplorer(head_dim=64)
+    assert e.data["bound"][0] == pytest.approx((32 + 1) / 2)
