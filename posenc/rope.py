@@ -48,6 +48,7 @@ __all__ = [
     "rope_freqs_cis",
     "apply_rope_complex",
     "apply_rope_matrix",
+    "rope_cos_sin_2d",
 ]
 
 LAYOUTS = ("half", "interleaved")
@@ -139,6 +140,45 @@ def rope_cos_sin(
     elif inv_freq.shape != (head_dim // 2,):
         raise ValueError(f"inv_freq must have shape [{head_dim // 2}] (head_dim // 2), got {tuple(inv_freq.shape)}")
     angles = _expand(rope_angles(positions, inv_freq), layout)  # [L, d] float64
+    return angles.cos().to(dtype), angles.sin().to(dtype)
+
+
+def rope_cos_sin_2d(
+    rows: int,
+    cols: int,
+    head_dim: int,
+    base: float = 10000.0,
+    *,
+    layout: str = "half",
+    dtype: torch.dtype = torch.float32,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Axial 2-D RoPE tables for a ``rows x cols`` grid of patches, flattened row by row.
+
+    The ``d/2`` rotation pairs are split in two: the first ``d/4`` pairs turn with the row index,
+    the last ``d/4`` with the column index, each with frequencies ``base ** (-4i/d)`` (a 1-D RoPE of
+    width ``d/2`` per axis). The score of patches ``(r1, c1)`` and ``(r2, c2)`` then depends on
+    ``(r2 - r1, c2 - c1)`` only.
+
+    Args:
+        rows, cols (int): grid size; position ``p = r * cols + c``.
+        head_dim (int): head dimension ``d``, divisible by 4.
+        base (float): wavelength base.
+        layout (str): ``"half"`` or ``"interleaved"``, as for :func:`rope_cos_sin`.
+        dtype (torch.dtype): dtype of the tables.
+
+    Returns:
+        tuple[torch.Tensor, torch.Tensor]: ``(cos, sin)``, each ``[rows * cols, d]``.
+    """
+    rows = check_int("rows", rows, min_value=1)
+    cols = check_int("cols", cols, min_value=1)
+    head_dim = check_int("head_dim", head_dim, min_value=4)
+    if head_dim % 4:
+        raise ValueError(f"head_dim must be divisible by 4 for 2-D RoPE (two axes of pairs), got {head_dim}")
+    check_choice("layout", layout, LAYOUTS)
+    inv_freq = rope_inv_freq(head_dim // 2, base)  # [d/4]
+    r, c = torch.meshgrid(torch.arange(rows), torch.arange(cols), indexing="ij")
+    angles = torch.cat((rope_angles(r.flatten(), inv_freq), rope_angles(c.flatten(), inv_freq)), dim=-1)  # [P, d/2]
+    angles = _expand(angles, layout)  # [P, d]
     return angles.cos().to(dtype), angles.sin().to(dtype)
 
 

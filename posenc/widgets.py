@@ -27,14 +27,16 @@ import torch
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ._validate import check_even, check_float, check_int
+from ._validate import check_choice, check_even, check_float, check_int
 from .absolute import sinusoidal_encoding
+from .alibi import alibi_bias
 from .decay import rope_decay_bound
 from .relative import shaw_relative_index
-from .rope import apply_rope, rope_cos_sin, rope_inv_freq
+from .rope import ROPE_TYPES, apply_rope, rope_cos_sin, rope_inv_freq, rope_scaled_inv_freq
 
 __all__ = ["Param", "Explorer", "SinusoidalHeatmapExplorer", "SinusoidalSimilarityExplorer", "ShawIndexExplorer",
-           "RopeRotationExplorer", "RopeCosSinExplorer", "RopeScoreExplorer", "DecayBoundExplorer", "EXPLORERS"]
+           "RopeRotationExplorer", "RopeCosSinExplorer", "RopeScoreExplorer", "DecayBoundExplorer",
+           "AlibiBiasExplorer", "RopeScalingExplorer", "EXPLORERS"]
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,8 @@ class Param:
     Args:
         name: keyword the explorer takes.
         default: initial value.
-        kind: ``"int"``, ``"even"`` (even int), ``"float"`` or ``"log"`` (positive float on a log scale).
+        kind: ``"int"``, ``"even"`` (even int), ``"float"``, ``"log"`` (positive float on a log scale) or
+            ``"choice"`` (one of ``options``).
         low, high: inclusive bounds (``"float"``/``"log"``: ``low`` is exclusive when ``open_low``).
         step: slider step for ints.
         label: text beside the control.
@@ -60,6 +63,7 @@ class Param:
     label: str = ""
     open_low: bool = False
     sweep: tuple = field(default_factory=tuple)
+    options: tuple = field(default_factory=tuple)
 
     def validate(self, value: Any) -> Any:
         """Return the value converted to its kind, or raise ``ValueError``/``TypeError`` naming it."""
@@ -67,6 +71,8 @@ class Param:
             return check_int(self.name, value, min_value=int(self.low), max_value=int(self.high))
         if self.kind == "even":
             return check_even(self.name, value, min_value=int(self.low), max_value=int(self.high))
+        if self.kind == "choice":
+            return check_choice(self.name, value, self.options)
         if self.open_low:
             value = check_float(self.name, value, gt=self.low, le=self.high)
         else:
@@ -77,6 +83,8 @@ class Param:
         """Representative valid values: the declared sweep, or low/default/high."""
         if self.sweep:
             return self.sweep
+        if self.kind == "choice":
+            return self.options
         return tuple(dict.fromkeys((self.low if not self.open_low else self.default, self.default, self.high)))
 
 
@@ -176,6 +184,8 @@ class Explorer:
             return w.IntSlider(value=self.values[p.name], min=int(p.low), max=int(p.high),
                                step=2 if p.kind == "even" else p.step, description=label,
                                continuous_update=False, style=style)
+        if p.kind == "choice":
+            return w.Dropdown(options=list(p.options), value=self.values[p.name], description=label, style=style)
         # floats are typed, so a reader can try a bad value and see the message
         return w.FloatText(value=self.values[p.name], description=label, style=style)
 
@@ -511,6 +521,97 @@ class DecayBoundExplorer(Explorer):
         self._set_text(ax, data, **values)
 
 
+class AlibiBiasExplorer(Explorer):
+    """One head's ALiBi bias ``-m_h |j - i|`` (with the causal mask) for a chosen head count."""
+
+    params = (
+        Param("n_heads", 8, "int", 1, 64, label="heads", sweep=(1, 8, 12, 16)),
+        Param("head", 0, "int", 0, 63, label="head h", sweep=(0, 3, 7)),
+        Param("seq_len", 32, "int", 2, 256, label="sequence length", sweep=(8, 32, 128)),
+        Param("causal", "causal", "choice", 0, 0, label="mask", options=("causal", "bidirectional")),
+    )
+    companion = ({"head": 0}, {"head": 3}, {"head": 7})
+    figsize = (5.2, 4.4)
+    margins = {"left": 0.14, "right": 1.0, "bottom": 0.12, "top": 0.9}
+
+    def compute(self, *, n_heads: int, head: int, seq_len: int, causal: str) -> torch.Tensor:
+        if head >= n_heads:
+            raise ValueError(f"head must be < n_heads = {n_heads}, got {head}")
+        bias = alibi_bias(n_heads, seq_len, causal=causal == "causal")[head]  # [L, L]
+        return bias.masked_fill(torch.isinf(bias), float("nan"))  # masked entries drawn blank
+
+    def draw(self, ax, data: torch.Tensor, **values: Any) -> dict:
+        image = ax.imshow(data.numpy(), cmap="viridis", interpolation="nearest")
+        ax.set_xlabel("key position j")
+        ax.set_ylabel("query position i")
+        ax.figure.colorbar(image, ax=ax, shrink=0.8, label="bias added to the logit")
+        self._set_text(ax, data, **values)
+        self._scale(image, data)
+        return {"image": image}
+
+    @staticmethod
+    def _scale(image, data: torch.Tensor) -> None:
+        low = float(torch.nan_to_num(data, nan=0.0).min())
+        image.set_clim(min(low, -1e-3), 0.0)
+
+    @staticmethod
+    def _set_text(ax, data: torch.Tensor, *, n_heads: int, head: int, seq_len: int, causal: str) -> None:
+        slope = float(alibi_bias(n_heads, 2, causal=False)[head, 0, 1].neg())
+        ax.set_title(f"head {head} of {n_heads}: slope m = {slope:.4g} ({causal})", fontsize=10)
+
+    def redraw(self, ax, artists: dict, data: torch.Tensor, **values: Any) -> None:
+        _set_image(artists["image"], data.numpy())
+        self._scale(artists["image"], data)
+        self._set_text(ax, data, **values)
+
+
+class RopeScalingExplorer(Explorer):
+    """How each context-extension method rescales RoPE's frequencies, pair by pair."""
+
+    params = (
+        Param("rope_type", "yarn", "choice", 0, 0, label="scaling", options=ROPE_TYPES[1:]),
+        Param("factor", 4.0, "float", 1.0, 64.0, label="factor s", sweep=(1.0, 2.0, 4.0, 16.0)),
+        Param("head_dim", 128, "even", 4, 256, label="head_dim", sweep=(16, 64, 128)),
+        Param("original_length", 4096, "int", 16, 131072, label="trained length", sweep=(64, 2048, 8192)),
+    )
+    companion = ({"rope_type": "linear"}, {"rope_type": "yarn"}, {"rope_type": "llama3"})
+    figsize = (6.0, 3.8)
+    margins = {"left": 0.13, "right": 0.97, "bottom": 0.14, "top": 0.88}
+
+    def compute(self, *, rope_type: str, factor: float, head_dim: int, original_length: int) -> dict:
+        default = rope_inv_freq(head_dim).double()
+        base = 500000.0 if rope_type == "llama3" else 10000.0
+        if rope_type == "llama3":
+            default = rope_inv_freq(head_dim, base).double()
+        scaled, _ = rope_scaled_inv_freq(head_dim, base, rope_type=rope_type, factor=factor,
+                                         original_max_position_embeddings=original_length,
+                                         seq_len=int(factor * original_length))
+        return {"pair": torch.arange(head_dim // 2).numpy(), "ratio": (scaled.double() / default).numpy(),
+                "base": base}
+
+    def draw(self, ax, data: dict, **values: Any) -> dict:
+        line, = ax.plot(data["pair"], data["ratio"], "o-", ms=3)
+        guide = ax.axhline(1 / values["factor"], color="0.6", ls="--", lw=0.8, label="1 / s (interpolate)")
+        ax.axhline(1.0, color="0.6", lw=0.8)
+        ax.set_ylim(0, 1.08)
+        ax.set_xlabel("pair i (low frequency to the right)")
+        ax.set_ylabel("scaled θ_i / original θ_i")
+        ax.legend(loc="lower left", fontsize=8)
+        self._set_text(ax, data, **values)
+        return {"line": line, "guide": guide}
+
+    @staticmethod
+    def _set_text(ax, data: dict, *, rope_type: str, factor: float, head_dim: int, original_length: int) -> None:
+        ax.set_title(f"{rope_type}, s = {factor:g}, d = {head_dim}, trained length {original_length}, "
+                     f"base {data['base']:g}", fontsize=9)
+
+    def redraw(self, ax, artists: dict, data: dict, **values: Any) -> None:
+        artists["line"].set_data(data["pair"], data["ratio"])
+        artists["guide"].set_ydata([1 / values["factor"]] * 2)
+        ax.set_xlim(-1, len(data["pair"]))
+        self._set_text(ax, data, **values)
+
+
 EXPLORERS: dict[str, Callable[..., Explorer]] = {
     "sinusoidal_heatmap": SinusoidalHeatmapExplorer,
     "sinusoidal_similarity": SinusoidalSimilarityExplorer,
@@ -519,4 +620,6 @@ EXPLORERS: dict[str, Callable[..., Explorer]] = {
     "rope_cos_sin": RopeCosSinExplorer,
     "rope_scores": RopeScoreExplorer,
     "decay_bound": DecayBoundExplorer,
+    "alibi_bias": AlibiBiasExplorer,
+    "rope_scaling": RopeScalingExplorer,
 }

@@ -237,3 +237,18 @@ def test_three_implementations_agree(d):
     torch.testing.assert_close(posenc.apply_rope_rotate_half(x, ch, sh), apply_rope(x, ch, sh, layout="half"))
     torch.testing.assert_close(posenc.apply_rope_matrix(x, 40, layout="half"), apply_rope(x, ch, sh, layout="half"),
                                atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("head_dim", [4, 16, 64])
+def test_2d_rope_scores_depend_on_the_2d_offset_only(layout, head_dim):
+    rows, cols = 5, 7
+    cos, sin = posenc.rope_cos_sin_2d(rows, cols, head_dim, layout=layout, dtype=torch.float64)
+    assert cos.shape == (rows * cols, head_dim)
+    q, k = torch.randn(2, head_dim, dtype=torch.float64)
+    qr = apply_rope(q.expand(rows * cols, -1), cos, sin, layout=layout)
+    kr = apply_rope(k.expand(rows * cols, -1), cos, sin, layout=layout)
+    s = (qr @ kr.T).view(rows, cols, rows, cols)
+    torch.testing.assert_close(s[0, 0, 1, 2], s[3, 4, 4, 6])     # offset (+1, +2)
+    torch.testing.assert_close(s[2, 1, 0, 0], s[4, 3, 2, 2])     # offset (-2, -1)
+    assert not torch.isclose(s[0, 0, 1, 2], s[0, 0, 2, 1])       # the axes are distinguished

@@ -39,6 +39,8 @@ BAD_CALLS = [
     (lambda: posenc.rope_inv_freq(7), ValueError, "head_dim"),
     (lambda: posenc.rope_inv_freq(8, base=1.0), ValueError, "base"),
     (lambda: posenc.rope_cos_sin(4, 8, layout="neox"), ValueError, "layout"),
+    (lambda: posenc.rope_cos_sin_2d(3, 3, 6), ValueError, "head_dim"),
+    (lambda: posenc.rope_cos_sin_2d(0, 3, 8), ValueError, "rows"),
     (lambda: posenc.rope_cos_sin(torch.tensor([1.0]), 8), TypeError, "positions"),
     (lambda: posenc.rope_cos_sin(torch.zeros(2, 2, dtype=torch.long), 8), ValueError, "positions"),
     (lambda: posenc.rope_cos_sin(4, 8, inv_freq=torch.ones(3)), ValueError, "inv_freq"),

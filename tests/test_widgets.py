@@ -102,3 +102,21 @@ def test_rope_score_explorer_is_toeplitz_with_rope_and_constant_without():
 def test_decay_explorer_starts_at_the_maximum():
     e = DecayBoundExplorer(head_dim=64)
     assert e.data["bound"][0] == pytest.approx((32 + 1) / 2)
+
+
+def test_alibi_explorer_head_out_of_range_and_choice_param():
+    from posenc.widgets import AlibiBiasExplorer
+
+    e = AlibiBiasExplorer(n_heads=4)
+    assert not e.update(head=4) and "head must be < n_heads = 4" in e.error
+    assert not e.update(causal="both") and "causal must be one of" in e.error
+    assert e.update(causal="bidirectional") and e.values["causal"] == "bidirectional"
+
+
+def test_scaling_explorer_linear_is_flat_at_one_over_factor():
+    import numpy as np
+
+    from posenc.widgets import RopeScalingExplorer
+
+    e = RopeScalingExplorer(rope_type="linear", factor=4.0)
+    assert np.allclose(e.data["ratio"], 0.25)
