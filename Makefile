@@ -54,6 +54,7 @@ bench: setup
 	$(PY) benchmarks/bench_rope.py
 	$(PY) benchmarks/bench_shaw.py
 	$(PY) benchmarks/bench_explorers.py
+	$(PY) benchmarks/bench_attention.py
 
 clean:
 	rm -rf _build _vendor

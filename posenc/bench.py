@@ -16,7 +16,8 @@ from typing import Callable
 
 from ._validate import check_choice, check_int
 
-__all__ = ["median_seconds", "peak_rss_mib", "reset_peak_rss", "current_rss_mib", "shaw_peak_memory"]
+__all__ = ["median_seconds", "peak_rss_mib", "reset_peak_rss", "current_rss_mib", "shaw_peak_memory",
+           "attention_cost"]
 
 
 def median_seconds(fn: Callable[[], object], *, repeat: int = 7, warmup: int = 2) -> float:
@@ -101,8 +102,53 @@ def shaw_peak_memory(method: str, length: int, *, heads: int = 4, head_dim: int 
     return json.loads(out.stdout)
 
 
-if __name__ == "__main__":  # python -m posenc.bench shaw METHOD LENGTH HEADS HEAD_DIM K
+def _attention_run(method: str, length: int, heads: int, head_dim: int, repeat: int) -> dict:
+    import torch
+
+    from .attention import MultiHeadAttention
+
+    torch.manual_seed(0)
+    d_model = heads * head_dim
+    attn = MultiHeadAttention(d_model, heads, method, max_len=max(length, 2), shaw_max_distance=16).eval()
+    x = torch.randn(1, length, d_model)
+    with torch.inference_mode():
+        attn(x[:, :8])  # warm-up, then measure from the current resident set
+        reset_peak_rss()
+        before = current_rss_mib()
+        attn(x)
+        peak = peak_rss_mib() - before
+        seconds = median_seconds(lambda: attn(x), repeat=repeat, warmup=1)
+    return {"peak_mib": peak, "seconds": seconds}
+
+
+def attention_cost(method: str, length: int, *, heads: int = 4, head_dim: int = 64, repeat: int = 5) -> dict:
+    """Time and extra peak memory of one causal :class:`~posenc.attention.MultiHeadAttention` forward.
+
+    Runs in a fresh process so the memory peak is this call's own (batch 1, ``heads * head_dim``
+    model width, projections included).
+
+    Args:
+        method (str): a position method of :data:`posenc.attention.POSITION_METHODS`.
+        length (int): sequence length.
+        heads, head_dim (int): number of heads and head dimension.
+        repeat (int): timed repetitions (the median is reported).
+
+    Returns:
+        dict: ``{"peak_mib": float, "seconds": float}``.
+    """
+    from .attention import POSITION_METHODS
+
+    check_choice("method", method, POSITION_METHODS)
+    args = [str(check_int(n, v, min_value=1)) for n, v in
+            (("length", length), ("heads", heads), ("head_dim", head_dim), ("repeat", repeat))]
+    out = subprocess.run([sys.executable, "-m", "posenc.bench", "attention", method, *args],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+if __name__ == "__main__":  # python -m posenc.bench {shaw|attention} METHOD LENGTH HEADS HEAD_DIM {K|REPEAT}
     _, what, method, *numbers = sys.argv
-    if what != "shaw":
-        raise SystemExit(f"unknown measurement {what!r}")
-    print(json.dumps(_shaw_run(method, *map(int, numbers))))
+    runners = {"shaw": _shaw_run, "attention": _attention_run}
+    if what not in runners:
+        raise SystemExit(f"unknown measurement {what!r}; one of {sorted(runners)}")
+    print(json.dumps(runners[what](method, *map(int, numbers))))

@@ -32,3 +32,12 @@ def test_median_seconds_and_shaw_memory():
     assert naive["peak_mib"] > eff["peak_mib"]
     with pytest.raises(ValueError, match="method"):
         shaw_peak_memory("fast", 8)
+
+
+def test_attention_cost_measures_in_a_subprocess():
+    from posenc.bench import attention_cost
+
+    cost = attention_cost("alibi", 64, heads=2, head_dim=16, repeat=1)
+    assert cost["seconds"] > 0 and cost["peak_mib"] >= 0
+    with pytest.raises(ValueError, match="method"):
+        attention_cost("xpos", 64)
