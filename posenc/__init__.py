@@ -19,6 +19,7 @@ from .absolute import (
     binary_encoding,
     integer_encoding,
     sinusoidal_encoding,
+    sinusoidal_encoding_at,
     sinusoidal_frequencies,
     sinusoidal_shift_matrix,
 )
@@ -57,6 +58,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "sinusoidal_encoding",
+    "sinusoidal_encoding_at",
     "sinusoidal_frequencies",
     "sinusoidal_shift_matrix",
     "integer_encoding",

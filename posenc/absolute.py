@@ -23,6 +23,7 @@ from ._validate import check_choice, check_even, check_float, check_int, check_t
 __all__ = [
     "sinusoidal_frequencies",
     "sinusoidal_encoding",
+    "sinusoidal_encoding_at",
     "sinusoidal_shift_matrix",
     "integer_encoding",
     "binary_encoding",
@@ -90,13 +91,36 @@ def sinusoidal_encoding(
         ValueError: odd ``d_model``, negative ``seq_len`` or ``base <= 1``.
     """
     seq_len = check_int("seq_len", seq_len, min_value=0)
+    return sinusoidal_encoding_at(torch.arange(seq_len), d_model, base, dtype=dtype, device=device)
+
+
+def sinusoidal_encoding_at(
+    positions: torch.Tensor,
+    d_model: int,
+    base: float = 10000.0,
+    *,
+    dtype: torch.dtype = torch.float32,
+    device: torch.device | str | None = None,
+) -> torch.Tensor:
+    """:func:`sinusoidal_encoding` rows for arbitrary positions (e.g. ``past .. past + L`` when decoding).
+
+    Args:
+        positions (torch.Tensor): integer tensor ``[...]`` of positions.
+        d_model (int): even encoding width ``d``.
+        base (float): wavelength base, > 1.
+        dtype (torch.dtype): dtype of the result.
+        device: device of the result (default: that of ``positions``).
+
+    Returns:
+        torch.Tensor: ``[..., d]``; angles formed in float64, cast at the end.
+    """
+    check_tensor("positions", positions, floating=False)
     d_model = check_even("d_model", d_model)
     base = check_float("base", base, gt=1.0)
-    inv_freq = sinusoidal_frequencies(d_model, base, dtype=torch.float64)  # [d/2]
-    pos = torch.arange(seq_len, dtype=torch.float64)  # [L]
-    angles = pos[:, None] * inv_freq[None, :]  # [L, d/2]
-    pe = torch.stack((angles.sin(), angles.cos()), dim=-1)  # [L, d/2, 2]
-    return pe.reshape(seq_len, d_model).to(dtype=dtype, device=device)  # [L, d]
+    inv_freq = sinusoidal_frequencies(d_model, base, dtype=torch.float64).to(positions.device)  # [d/2]
+    angles = positions.to(torch.float64)[..., None] * inv_freq  # [..., d/2]
+    pe = torch.stack((angles.sin(), angles.cos()), dim=-1)  # [..., d/2, 2]
+    return pe.flatten(-2).to(dtype=dtype, device=device if device is not None else positions.device)  # [..., d]
 
 
 def sinusoidal_shift_matrix(

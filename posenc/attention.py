@@ -29,7 +29,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ._validate import check_choice, check_float, check_int, check_tensor
-from .absolute import LearnedPositionalEmbedding, sinusoidal_frequencies
+from .absolute import LearnedPositionalEmbedding, sinusoidal_encoding_at
 from .alibi import alibi_slopes
 from .relative import ShawRelativePosition, T5RelativeBias, relative_positions
 from .rope import RotaryEmbedding
@@ -114,8 +114,6 @@ class MultiHeadAttention(nn.Module):
         self.out = nn.Linear(self.d_model, self.d_model, bias=bias)
         if position == "learned":
             self.learned = LearnedPositionalEmbedding(self.max_len, self.d_model)
-        elif position == "sinusoidal":
-            self.register_buffer("sin_freq", sinusoidal_frequencies(self.d_model, self.base), persistent=False)
         elif position == "shaw":
             self.shaw = ShawRelativePosition(self.head_dim, shaw_max_distance)
         elif position == "t5":
@@ -133,8 +131,7 @@ class MultiHeadAttention(nn.Module):
         """``[L, D]`` absolute encoding of the positions ``pos`` ``[L]``."""
         if self.position == "learned":
             return self.learned(pos)
-        angles = pos.double()[:, None] * self.sin_freq[None, :]  # [L, D/2]
-        return torch.stack((angles.sin(), angles.cos()), dim=-1).flatten(-2).float()  # [L, D]
+        return sinusoidal_encoding_at(pos, self.d_model, self.base)  # [L, D]
 
     def _logit_bias(self, q_len: int, k_len: int, device: torch.device) -> torch.Tensor | None:
         """Float ``[h, L, T]`` bias (with -inf where masked) or a bool ``[L, T]`` mask, or None."""

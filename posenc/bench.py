@@ -63,6 +63,16 @@ def current_rss_mib() -> float:
     return pages * resource.getpagesize() / 2**20
 
 
+def _measure(fn: Callable[[], object], warmup: Callable[[], object], repeat: int) -> dict:
+    """Extra peak memory of the first ``fn()`` after ``warmup()``, and its median time."""
+    warmup()  # thread pool and allocator start-up stay out of the peak
+    reset_peak_rss()
+    before = current_rss_mib()
+    fn()
+    peak = peak_rss_mib() - before
+    return {"peak_mib": peak, "seconds": median_seconds(fn, repeat=repeat, warmup=0)}
+
+
 def _shaw_run(method: str, length: int, heads: int, head_dim: int, k: int) -> dict:
     import torch
 
@@ -72,15 +82,9 @@ def _shaw_run(method: str, length: int, heads: int, head_dim: int, k: int) -> di
     q, kk, v = (torch.randn(1, heads, length, head_dim) for _ in range(3))
     rk, rv = torch.randn(2 * k + 1, head_dim), torch.randn(2 * k + 1, head_dim)
     fn = shaw_attention if method == "efficient" else shaw_attention_naive
+    small = [t[..., :8, :] for t in (q, kk, v)]
     with torch.inference_mode():
-        small = [t[..., :8, :] for t in (q, kk, v)]
-        fn(*small, rk, rv)  # warm-up: thread pool and allocator start-up stay out of the peak
-        reset_peak_rss()
-        before = current_rss_mib()
-        fn(q, kk, v, rk, rv)  # the first call's peak is the one reported
-        peak = peak_rss_mib() - before
-        seconds = median_seconds(lambda: fn(q, kk, v, rk, rv), repeat=3, warmup=0)
-    return {"peak_mib": peak, "seconds": seconds}
+        return _measure(lambda: fn(q, kk, v, rk, rv), lambda: fn(*small, rk, rv), repeat=3)
 
 
 def shaw_peak_memory(method: str, length: int, *, heads: int = 4, head_dim: int = 64, k: int = 16) -> dict:
@@ -112,13 +116,7 @@ def _attention_run(method: str, length: int, heads: int, head_dim: int, repeat: 
     attn = MultiHeadAttention(d_model, heads, method, max_len=max(length, 2), shaw_max_distance=16).eval()
     x = torch.randn(1, length, d_model)
     with torch.inference_mode():
-        attn(x[:, :8])  # warm-up, then measure from the current resident set
-        reset_peak_rss()
-        before = current_rss_mib()
-        attn(x)
-        peak = peak_rss_mib() - before
-        seconds = median_seconds(lambda: attn(x), repeat=repeat, warmup=1)
-    return {"peak_mib": peak, "seconds": seconds}
+        return _measure(lambda: attn(x), lambda: attn(x[:, :8]), repeat=repeat)
 
 
 def attention_cost(method: str, length: int, *, heads: int = 4, head_dim: int = 64, repeat: int = 5) -> dict:

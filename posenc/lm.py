@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ._validate import check_choice, check_float, check_int
-from .absolute import LearnedPositionalEmbedding, sinusoidal_frequencies
+from .absolute import LearnedPositionalEmbedding, sinusoidal_encoding_at
 from .attention import POSITION_METHODS, MultiHeadAttention
 from .rope import ROPE_TYPES, RotaryEmbedding, rope_scaled_inv_freq
 
@@ -122,8 +122,6 @@ class TinyLM(nn.Module):
         inner = "none" if position in ("sinusoidal", "learned") else position
         if position == "learned":
             self.learned = LearnedPositionalEmbedding(max_len, d_model)
-        elif position == "sinusoidal":
-            self.register_buffer("sin_freq", sinusoidal_frequencies(d_model), persistent=False)
         self.blocks = nn.ModuleList(_Block(d_model, n_heads, inner, max_len) for _ in range(n_layers))
         self.ln_f = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab_size, bias=False)
@@ -140,8 +138,7 @@ class TinyLM(nn.Module):
         if self.position == "learned":
             x = x + self.learned(pos)
         elif self.position == "sinusoidal":
-            angles = pos.double()[:, None] * self.sin_freq[None]  # [L, D/2]
-            x = x + torch.stack((angles.sin(), angles.cos()), -1).flatten(-2).to(x.dtype)
+            x = x + sinusoidal_encoding_at(pos, self.d_model, dtype=x.dtype)
         for block in self.blocks:
             x = block(x)
         return self.head(self.ln_f(x))

@@ -110,3 +110,11 @@ def test_learned_resized_interpolates_rows(new_len):
     if new_len == 31:  # every other row is an original row, the rest midpoints
         torch.testing.assert_close(big.weight[::2], emb.weight.detach())
         torch.testing.assert_close(big.weight[1], (emb.weight[0] + emb.weight[1]).detach() / 2)
+
+
+@pytest.mark.parametrize("d_model", [2, 16, 64])
+def test_sinusoidal_encoding_at_matches_table_rows(d_model):
+    table = sinusoidal_encoding(300, d_model, dtype=torch.float64)
+    pos = torch.tensor([[0, 7, 299], [5, 5, 123]])
+    torch.testing.assert_close(posenc.sinusoidal_encoding_at(pos, d_model, dtype=torch.float64), table[pos])
+    assert posenc.sinusoidal_encoding_at(pos, d_model).dtype == torch.float32

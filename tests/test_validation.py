@@ -17,6 +17,8 @@ BAD_CALLS = [
     (lambda: posenc.sinusoidal_encoding(4, 8, base="big"), TypeError, "base"),
     (lambda: posenc.sinusoidal_encoding(4, 8, base=float("nan")), ValueError, "base"),
     (lambda: posenc.sinusoidal_frequencies(8, method="log"), ValueError, "method"),
+    (lambda: posenc.sinusoidal_encoding_at(torch.tensor([0.5]), 8), TypeError, "positions"),
+    (lambda: posenc.sinusoidal_encoding_at(torch.tensor([1]), 7), ValueError, "d_model"),
     (lambda: posenc.integer_encoding(3, 0), ValueError, "d_model"),
     (lambda: posenc.sinusoidal_shift_matrix(1.5, 8), TypeError, "k"),
     (lambda: posenc.binary_encoding(9, 3), ValueError, "n_bits"),
