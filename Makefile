@@ -1,8 +1,10 @@
 # posenc: the course book and its package.
-#   make book       build the HTML book into _build/html (sets everything up first)
+#   make book       build the HTML book into _build/html from the notebooks' stored outputs
+#   make lab        open the chapters in JupyterLab
 #   make test       everything CI runs: unit tests, notebooks under nbval, strict book build, browser test
+#   make nbval-kernels   nbval again under other CPU kernels (CI runs it after make test)
 #   make notebooks  re-execute every notebook in place to refresh its stored outputs
-#   make bench      run the benchmark scripts (prints ratios)
+#   make bench      run the benchmark scripts (print ratios, save posenc/results/bench_*.json)
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -13,46 +15,78 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 export PYTHONHASHSEED := 0
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: setup vendor book book-strict test unit nbval browser notebooks bench clean
+# Threads: the one place they are set. Each of WORKERS parallel processes (pytest workers, notebook
+# kernels) gets cores / WORKERS threads for OpenMP, MKL and torch's intra-op pool (torch takes its
+# default from OMP_NUM_THREADS); more would make the workers spin against each other.
+CORES := $(shell nproc 2>/dev/null || echo 2)
+WORKERS ?= 2
+threads_for = $(shell n=$$(( $(CORES) / $(1) )); echo $$(( n > 0 ? n : 1 )))
+with_threads = OMP_NUM_THREADS=$(call threads_for,$(1)) MKL_NUM_THREADS=$(call threads_for,$(1))
+
+NBVAL := -m pytest --nbval notebooks/ --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg \
+  -n $(WORKERS) --dist loadfile -q -p no:cacheprovider
+# Other CPU kernels, so that summation orders change: torch's generic (non-AVX) kernels and MKL's
+# conservative code path. An assert that holds only for one machine's rounding fails here.
+OTHER_KERNELS := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE
+
+.PHONY: setup system-npm system-chromium vendor book book-strict lab test unit nbval nbval-kernels \
+        browser notebooks bench clean
 
 setup: $(STAMP)
 $(STAMP): requirements.txt pyproject.toml scripts/setup_venv.sh
 	bash scripts/setup_venv.sh $(VENV)
 	touch $@
 
+system-npm:
+	@bash scripts/system_deps.sh npm
+system-chromium:
+	@bash scripts/system_deps.sh chromium
+
 vendor: $(VENDOR)
 $(VENDOR): package.json package-lock.json scripts/vendor_js.sh
+	@bash scripts/system_deps.sh npm
 	bash scripts/vendor_js.sh
 
+# The readers' build: renders the outputs stored in the notebooks (nbval keeps them current),
+# executes nothing, and fails rather than publish a page whose stored output is an error.
 book: setup vendor
-	$(BIN)/jupyter-book build . --keep-going
+	$(PY) scripts/check_outputs.py $(NOTEBOOKS)
+	$(BIN)/jupyter-book build . -W -n --keep-going
 	@echo "Open $(CURDIR)/_build/html/index.html"
 
-# A clean, strict build: every notebook re-executed (execute_notebooks: force), warnings are errors.
+# CI's build: clean, every notebook re-executed (execute_notebooks: force), warnings are errors.
 book-strict: setup vendor
-	rm -rf _build/html _build/.doctrees _build/jupyter_execute
-	$(BIN)/jupyter-book build . -W -n --keep-going
+	rm -rf _build/html _build/.doctrees _build/jupyter_execute && mkdir -p _build
+	sed 's/^\(  execute_notebooks:\) off/\1 force/' _config.yml > _build/_config.strict.yml
+	grep -q "execute_notebooks: force" _build/_config.strict.yml
+	$(call with_threads,1) $(BIN)/jupyter-book build . --config _build/_config.strict.yml -W -n --keep-going
+
+lab: setup
+	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 unit: setup
-	$(PY) -m pytest tests -m "not browser" -n 2 -q
+	$(call with_threads,$(WORKERS)) $(PY) -m pytest tests -m "not browser" -n $(WORKERS) -q
 
 nbval: setup
-	$(PY) -m pytest --nbval notebooks/ --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg \
-	  -n 2 --dist loadfile -q -p no:cacheprovider
+	$(call with_threads,$(WORKERS)) $(PY) $(NBVAL)
 
-browser: setup
+nbval-kernels: setup
+	$(OTHER_KERNELS) $(call with_threads,$(WORKERS)) $(PY) $(NBVAL)
+
+browser: setup system-chromium
 	$(PY) -m pytest tests -m browser -q -p no:cacheprovider
 
-test: unit nbval book-strict browser
+test: system-npm system-chromium unit nbval book-strict browser
 	@echo "make test: all stages passed"
 
 notebooks: setup
 	for nb in $(NOTEBOOKS); do echo "executing $$nb"; \
-	  $(BIN)/jupyter execute --inplace --timeout=600 "$$nb" || exit 1; done
+	  $(call with_threads,1) $(BIN)/jupyter execute --inplace --timeout=600 "$$nb" || exit 1; done
 
 bench: setup
 	$(PY) benchmarks/bench_rope.py
 	$(PY) benchmarks/bench_shaw.py
+	$(PY) benchmarks/bench_linear.py
 	$(PY) benchmarks/bench_explorers.py
 	$(PY) benchmarks/bench_attention.py
 

@@ -20,7 +20,7 @@ import math
 import torch
 
 from ._validate import check_int
-from .relative import relative_positions
+from .relative import _distance_range, _lengths, _toeplitz, relative_positions
 
 __all__ = ["alibi_slopes", "alibi_bias", "alibi_bias_bloom"]
 
@@ -43,8 +43,9 @@ def alibi_slopes(n_heads: int) -> torch.Tensor:
 
     For ``n`` a power of two: ``m_h = 2 ** (-8 (h + 1) / n)``, h = 0 .. n-1 (for 8 heads:
     1/2, 1/4, ..., 1/256). Otherwise the slopes of the closest lower power of two ``c``, followed by
-    every other slope of ``2c``, so the list is *not* monotonic (12 heads: 8 slopes for 8 heads,
-    then 4 slopes that fall between them).
+    every other slope of ``2c``, so the list is *not* monotonic. For 12 heads: the 8 slopes of
+    8 heads (``2**-1 .. 2**-8``), then ``2**-0.5, 2**-1.5, 2**-2.5, 2**-3.5``; the first of those is
+    larger than all eight, the other three fall between them.
 
     Args:
         n_heads (int): number of heads ``h`` (>= 1).
@@ -71,11 +72,19 @@ def alibi_bias(n_heads: int, q_len: int, k_len: int | None = None, *, causal: bo
         ``attn_mask`` to ``scaled_dot_product_attention``.
     """
     slopes = alibi_slopes(n_heads)  # [h]
-    rel = relative_positions(q_len, k_len)  # [Lq, Lk]
-    bias = -slopes[:, None, None] * rel.abs().float()[None]  # [h, Lq, Lk]
+    q_len, k_len = _lengths(q_len, k_len)
+    return _alibi_bias(slopes, q_len, k_len, causal=causal)
+
+
+def _alibi_bias(slopes: torch.Tensor, q_len: int, k_len: int, *, causal: bool,
+                dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """``[h, Lq, Lk]`` of ``dtype`` from the slopes ``[h]``: the ``Lq + Lk - 1`` per-distance values of
+    each head (computed in float32), spread over the grid, so the result is the only tensor of that size."""
+    dist = _distance_range(q_len, k_len, device=slopes.device, dtype=torch.float32)  # [n], exact below 2**24
+    values = slopes[:, None] * dist.abs().neg()[None]  # [h, n]
     if causal:
-        bias = bias.masked_fill((rel > 0)[None], float("-inf"))
-    return bias
+        values = values.masked_fill(dist > 0, float("-inf"))  # keys after the query
+    return _toeplitz(values.to(dtype), q_len, k_len)
 
 
 def alibi_bias_bloom(n_heads: int, q_len: int, k_len: int | None = None) -> torch.Tensor:

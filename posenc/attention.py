@@ -30,8 +30,8 @@ from torch import nn
 
 from ._validate import check_choice, check_float, check_int, check_tensor
 from .absolute import LearnedPositionalEmbedding, sinusoidal_encoding_at
-from .alibi import alibi_slopes
-from .relative import ShawRelativePosition, T5RelativeBias, relative_positions
+from .alibi import _alibi_bias, alibi_slopes
+from .relative import ShawRelativePosition, T5RelativeBias, _distance_range, _toeplitz, relative_positions
 from .rope import RotaryEmbedding
 
 __all__ = ["POSITION_METHODS", "KVCache", "MultiHeadAttention", "causal_mask"]
@@ -71,7 +71,8 @@ class MultiHeadAttention(nn.Module):
     """Multi-head self-attention with a pluggable position method.
 
     Uses ``torch.nn.functional.scaled_dot_product_attention`` for every method but Shaw's (whose
-    relative values do not fit its interface); ALiBi and T5 biases go in as a float ``attn_mask``.
+    relative values do not fit its interface); ALiBi and T5 biases go in as a float ``[1, h, L, T]``
+    ``attn_mask``, built once per shape and kept.
 
     Args:
         d_model (int): model width ``D``.
@@ -126,6 +127,7 @@ class MultiHeadAttention(nn.Module):
             self.rope = RotaryEmbedding(self.head_dim, self.max_len, self.base, layout=layout)
         elif position == "alibi":
             self.register_buffer("slopes", alibi_slopes(self.n_heads), persistent=False)
+        self._bias_cache: dict = {}  # (L, T, dtype, device, table version) -> [1, h, L, T]
 
     def _input_encoding(self, pos: torch.Tensor) -> torch.Tensor:
         """``[L, D]`` absolute encoding of the positions ``pos`` ``[L]``."""
@@ -133,19 +135,36 @@ class MultiHeadAttention(nn.Module):
             return self.learned(pos)
         return sinusoidal_encoding_at(pos, self.d_model, self.base)  # [L, D]
 
-    def _logit_bias(self, q_len: int, k_len: int, device: torch.device) -> torch.Tensor | None:
-        """Float ``[h, L, T]`` bias (with -inf where masked) or a bool ``[L, T]`` mask, or None."""
-        if self.position == "alibi":
-            rel = relative_positions(q_len, k_len, device=device)  # [L, T]
-            bias = -self.slopes[:, None, None] * rel.abs().float()[None]  # [h, L, T]
-        elif self.position == "t5":
-            bias = self.t5(q_len, k_len)  # [h, L, T]
-        else:
+    def _logit_bias(self, q_len: int, k_len: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor | None:
+        """Float ``[1, h, L, T]`` bias (-inf where masked), a bool ``[L, T]`` mask, or None.
+
+        Bias methods pay for one ``[h, L, T]`` tensor: it is spread from the ``L + T - 1`` values of
+        each head's distances (no ``[L, T]`` temporaries), built once per shape, dtype and device and
+        kept, and passed in the 4-D layout that SDPA's CPU kernel reads fastest (a 3-D ``[h, L, T]``
+        mask takes a slower path). ALiBi's bias is fixed; T5's depends on its learned table, so it is
+        kept only when no gradient is needed and the table has not changed since.
+        """
+        if self.position not in ("alibi", "t5"):
             if not self.causal or q_len == k_len:
                 return None  # no mask, or SDPA's is_causal
             return causal_mask(q_len, k_len, device=device)  # [L, T] bool
-        if self.causal:
-            bias = bias.masked_fill(~causal_mask(q_len, k_len, device=device), float("-inf"))
+        reusable = self.position == "alibi" or not torch.is_grad_enabled()
+        key = (q_len, k_len, dtype, device, self.t5.bias.weight._version if self.position == "t5" else 0)
+        if reusable and key in self._bias_cache:
+            return self._bias_cache[key]
+        if self.position == "alibi":
+            bias = _alibi_bias(self.slopes, q_len, k_len, causal=self.causal, dtype=dtype)  # [h, L, T]
+        else:
+            dist = _distance_range(q_len, k_len, device=device)  # [L + T - 1]
+            values = self.t5.bias_by_distance(dist)  # [h, L + T - 1], in the autograd graph when training
+            if self.causal:
+                values = values.masked_fill(dist > 0, float("-inf"))
+            bias = _toeplitz(values.to(dtype), q_len, k_len)  # [h, L, T]
+        bias = bias.unsqueeze(0)  # [1, h, L, T], a view
+        if reusable:
+            while len(self._bias_cache) >= 2:  # the current shape and one other (e.g. evaluation)
+                self._bias_cache.pop(next(iter(self._bias_cache)))
+            self._bias_cache[key] = bias
         return bias
 
     def forward(
@@ -187,10 +206,8 @@ class MultiHeadAttention(nn.Module):
         if self.position == "shaw":
             y = self.shaw(q, k, v, causal=self.causal)  # [b, h, L, d]
         else:
-            mask = self._logit_bias(seq, k_len, x.device)
+            mask = self._logit_bias(seq, k_len, q.dtype, x.device)
             is_causal = self.causal and mask is None and seq == k_len
-            if mask is not None and mask.dtype != torch.bool:
-                mask = mask.to(q.dtype)
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=is_causal)  # [b, h, L, d]
         y = y.transpose(1, 2).reshape(b, seq, self.d_model)  # [b, L, D]
         return self.out(y)

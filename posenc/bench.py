@@ -2,22 +2,32 @@
 
 Peak memory is measured in a fresh subprocess (``python -m posenc.bench ...``), so one
 measurement cannot inherit another's high-water mark. Times are medians; report ratios.
+
+Timings are taken by the scripts in ``benchmarks/`` only, never while the book is tested. Each
+script saves what it measured, with the machine it ran on, to ``posenc/results/bench_<name>.json``
+(:func:`save_results`); the chapters print those numbers (:func:`load_results`).
 """
 
 from __future__ import annotations
 
+import datetime
 import json
+import os
+import platform
 import resource
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Callable
 
 from ._validate import check_choice, check_int
 
 __all__ = ["median_seconds", "peak_rss_mib", "reset_peak_rss", "current_rss_mib", "shaw_peak_memory",
-           "attention_cost"]
+           "attention_cost", "matmul_flops", "machine", "save_results", "load_results", "describe_machine"]
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 
 def median_seconds(fn: Callable[[], object], *, repeat: int = 7, warmup: int = 2) -> float:
@@ -31,6 +41,19 @@ def median_seconds(fn: Callable[[], object], *, repeat: int = 7, warmup: int = 2
         fn()
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
+
+
+def matmul_flops(fn: Callable[[], object]) -> int:
+    """Floating-point operations of the matrix products ``fn()`` performs (``torch.utils.flop_counter``).
+
+    A count, not a time: the same on every machine. Element-wise work (softmax, rotations) is not
+    counted.
+    """
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with FlopCounterMode(display=False) as counter:
+        fn()
+    return int(counter.get_total_flops())
 
 
 def _status_kib(field: str) -> int:
@@ -142,6 +165,43 @@ def attention_cost(method: str, length: int, *, heads: int = 4, head_dim: int = 
     out = subprocess.run([sys.executable, "-m", "posenc.bench", "attention", method, *args],
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
+
+
+def machine() -> dict:
+    """The machine and software a measurement ran on: CPU model, cores, torch, CPU kernels, threads."""
+    import torch
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+            "threads": torch.get_num_threads(), "torch": torch.__version__, "python": platform.python_version(),
+            "date": datetime.date.today().isoformat()}
+
+
+def describe_machine(info: dict) -> str:
+    """One line naming the machine of :func:`machine`, for printing beside measured numbers."""
+    threads = f"{info['threads']} thread" + ("s" if info["threads"] != 1 else "")
+    return (f"{info['cpu']}, {info['cores']} cores, {info['cpu_capability']} kernels, {threads}, "
+            f"torch {info['torch']}, measured {info['date']}")
+
+
+def save_results(name: str, results: dict, *, settings: dict | None = None) -> Path:
+    """Write ``{"machine", "settings", "results"}`` to ``posenc/results/bench_<name>.json``."""
+    path = RESULTS_DIR / f"bench_{name}.json"
+    payload = {"machine": machine(), "settings": settings or {}, "results": results}
+    path.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def load_results(name: str) -> dict:
+    """The measurements a benchmark script saved: ``{"machine", "settings", "results"}``."""
+    available = sorted(p.stem[len("bench_"):] for p in RESULTS_DIR.glob("bench_*.json"))
+    check_choice("name", name, tuple(available))
+    return json.loads((RESULTS_DIR / f"bench_{name}.json").read_text(encoding="utf-8"))
 
 
 if __name__ == "__main__":  # python -m posenc.bench {shaw|attention} METHOD LENGTH HEADS HEAD_DIM {K|REPEAT}

@@ -44,20 +44,47 @@ def _lengths(q_len: int, k_len: int | None) -> tuple[int, int]:
     return q_len, k_len
 
 
-def relative_positions(q_len: int, k_len: int | None = None, *, device: torch.device | str | None = None) -> torch.Tensor:
+def relative_positions(q_len: int, k_len: int | None = None, *, device: torch.device | str | None = None,
+                       dtype: torch.dtype = torch.int64) -> torch.Tensor:
     """Signed distance from each query to each key, ``key_pos - query_pos``.
 
     Args:
         q_len (int): number of queries ``Lq`` (>= 0).
         k_len (int, optional): number of keys ``Lk`` (>= ``Lq``); default ``Lq``.
+        dtype (torch.dtype): int64 by default; float32 is exact up to ``2**24`` positions and saves
+            a conversion when the distances feed a float bias (ALiBi).
 
     Returns:
-        torch.Tensor: int64 ``[Lq, Lk]``; negative entries are keys in the past.
+        torch.Tensor: ``[Lq, Lk]`` of ``dtype``; negative entries are keys in the past.
     """
     q_len, k_len = _lengths(q_len, k_len)
-    q_pos = torch.arange(q_len, device=device) + (k_len - q_len)  # [Lq]
-    k_pos = torch.arange(k_len, device=device)  # [Lk]
+    q_pos = torch.arange(k_len - q_len, k_len, device=device, dtype=dtype)  # [Lq], aligned at the end
+    k_pos = torch.arange(k_len, device=device, dtype=dtype)  # [Lk]
     return k_pos[None, :] - q_pos[:, None]  # [Lq, Lk]
+
+
+def _distance_range(q_len: int, k_len: int, *, device: torch.device | str | None = None,
+                    dtype: torch.dtype = torch.int64) -> torch.Tensor:
+    """Every value ``key_pos - query_pos`` takes, in order: ``-(Lk - 1) .. Lq - 1``, ``[Lq + Lk - 1]``."""
+    return torch.arange(-(k_len - 1), max(q_len, 1 - k_len), device=device, dtype=dtype)  # empty if Lq = Lk = 0
+
+
+def _toeplitz(values: torch.Tensor, q_len: int, k_len: int) -> torch.Tensor:
+    """Spread per-distance values over the query/key grid: ``[..., Lq + Lk - 1]`` -> ``[..., Lq, Lk]``.
+
+    ``values[..., n]`` belongs to the distance ``n - (Lk - 1)`` (the order of ``_distance_range``);
+    entry ``[i, j]`` of the result is the value of ``j - i - (Lk - Lq)``, the distance of
+    :func:`relative_positions`. A bias that depends on the distance only is constant along each
+    diagonal, so it is built from ``Lq + Lk - 1`` numbers per head: ``unfold`` makes overlapping
+    windows (a view), and indexing writes the rows, in reverse, into the one contiguous
+    ``[..., Lq, Lk]`` result. No ``[Lq, Lk]`` distance or index tensor is ever made.
+    Differentiable in ``values``.
+    """
+    if q_len == 0 or k_len == 0:
+        return values.new_empty(*values.shape[:-1], q_len, k_len)
+    windows = values.contiguous().unfold(-1, k_len, 1)  # [..., Lq, Lk] view; window a: distances a-(Lk-1) ..
+    rows = torch.arange(q_len - 1, -1, -1, device=values.device)  # query i reads window Lq - 1 - i
+    return windows[..., rows, :]  # one contiguous copy (index_select would first copy the windows)
 
 
 def shaw_relative_index(q_len: int, max_distance: int, k_len: int | None = None) -> torch.Tensor:
@@ -277,12 +304,30 @@ class T5RelativeBias(nn.Module):
         self.bias = nn.Embedding(self.num_buckets, self.n_heads)
         nn.init.normal_(self.bias.weight, std=0.02)
 
-    def forward(self, q_len: int, k_len: int | None = None) -> torch.Tensor:
-        """Bias ``[h, Lq, Lk]`` for queries aligned at the end of the keys."""
-        rel = relative_positions(q_len, k_len, device=self.bias.weight.device)  # [Lq, Lk]
-        buckets = t5_relative_bucket(rel, bidirectional=self.bidirectional,
+    def bias_by_distance(self, distance: torch.Tensor) -> torch.Tensor:
+        """Bias of each distance ``key_pos - query_pos``: ``[n]`` integer -> ``[h, n]``."""
+        buckets = t5_relative_bucket(distance, bidirectional=self.bidirectional,
+                                     num_buckets=self.num_buckets, max_distance=self.max_distance)  # [n]
+        return self.bias(buckets).t()  # [n, h] -> [h, n]
+
+    def buckets(self, q_len: int, k_len: int | None = None) -> torch.Tensor:
+        """Bucket of each query/key pair, int64 ``[Lq, Lk]``, queries aligned at the end of the keys."""
+        q_len, k_len = _lengths(q_len, k_len)
+        distance = _distance_range(q_len, k_len, device=self.bias.weight.device)  # [Lq + Lk - 1]
+        buckets = t5_relative_bucket(distance, bidirectional=self.bidirectional,
                                      num_buckets=self.num_buckets, max_distance=self.max_distance)
-        return self.bias(buckets).permute(2, 0, 1)  # [Lq, Lk, h] -> [h, Lq, Lk]
+        return _toeplitz(buckets, q_len, k_len)
+
+    def forward(self, q_len: int, k_len: int | None = None) -> torch.Tensor:
+        """Bias ``[h, Lq, Lk]`` (contiguous) for queries aligned at the end of the keys.
+
+        The bias depends on the distance only: it is looked up for the ``Lq + Lk - 1`` distances and
+        spread over the grid (``_toeplitz``), so the one ``[h, Lq, Lk]`` result is the only
+        tensor of that size.
+        """
+        q_len, k_len = _lengths(q_len, k_len)
+        distance = _distance_range(q_len, k_len, device=self.bias.weight.device)  # [Lq + Lk - 1]
+        return _toeplitz(self.bias_by_distance(distance), q_len, k_len)  # [h, Lq, Lk]
 
     def extra_repr(self) -> str:
         return (f"n_heads={self.n_heads}, num_buckets={self.num_buckets}, "

@@ -71,3 +71,45 @@ def test_bidirectional_alibi_cannot_tell_a_sequence_from_its_reversal():
     x = torch.randn(1, 7, 16, dtype=torch.float64)
     rev = torch.arange(6, -1, -1)
     torch.testing.assert_close(attn(x[:, rev]), attn(x)[:, rev])
+
+
+@pytest.mark.parametrize("position", ["alibi", "t5"])
+@pytest.mark.parametrize("causal", [True, False])
+def test_cached_bias_equals_the_formula(position, causal):
+    """The cached [1, h, L, T] bias gives the attention written out by hand, call after call."""
+    torch.manual_seed(0)
+    attn = posenc.MultiHeadAttention(32, 4, position, causal=causal).double()
+    x = torch.randn(2, 11, 32, dtype=torch.float64)
+    q, k, v = attn.qkv(x).view(2, 11, 3, 4, 8).permute(2, 0, 3, 1, 4)
+    if position == "alibi":
+        bias = posenc.alibi_bias(4, 11, causal=causal).double()
+    else:
+        bias = attn.t5(11)
+        if causal:
+            bias = bias.masked_fill(posenc.relative_positions(11) > 0, float("-inf"))
+    ref = attn.out((torch.softmax(q @ k.transpose(-1, -2) / 8**0.5 + bias, -1) @ v).transpose(1, 2).reshape(2, 11, 32))
+    with torch.no_grad():
+        first, second = attn(x), attn(x)
+    torch.testing.assert_close(first, ref)
+    assert torch.equal(first, second)  # the same op on the same inputs, the cached bias reused
+    assert len(attn._bias_cache) == 1
+
+
+def test_t5_bias_cache_follows_training():
+    """A cached T5 bias is never stale: gradients flow, and an updated table is used at once."""
+    torch.manual_seed(0)
+    attn = posenc.MultiHeadAttention(32, 4, "t5")
+    x = torch.randn(2, 9, 32)
+    attn(x).sum().backward()
+    assert attn.t5.bias.weight.grad.abs().sum() > 0
+    with torch.no_grad():
+        before = attn(x)
+        attn.t5.bias.weight.mul_(50.0)
+        after = attn(x)
+    assert (after - before).abs().max() > 1e-3
+
+
+@pytest.mark.parametrize("q_len,k_len", [(1, 1), (5, 5), (3, 8), (16, 16)])
+def test_float_relative_positions_match_integer(q_len, k_len):
+    exact = posenc.relative_positions(q_len, k_len)
+    assert torch.equal(posenc.relative_positions(q_len, k_len, dtype=torch.float32), exact.float())

@@ -41,3 +41,25 @@ def test_attention_cost_measures_in_a_subprocess():
     assert cost["seconds"] > 0 and cost["peak_mib"] >= 0
     with pytest.raises(ValueError, match="method"):
         attention_cost("xpos", 64)
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (3, 5, 7), (16, 8, 4)])
+def test_matmul_flops_counts_multiply_adds(m, n, k):
+    from posenc.bench import matmul_flops
+
+    a, b = torch.randn(m, k), torch.randn(k, n)
+    assert matmul_flops(lambda: a @ b) == 2 * m * n * k
+    assert matmul_flops(lambda: a + 1) == 0  # element-wise work is not counted
+
+
+def test_saved_benchmarks_name_their_machine():
+    from posenc.bench import RESULTS_DIR, describe_machine, load_results
+
+    names = sorted(p.stem[len("bench_"):] for p in RESULTS_DIR.glob("bench_*.json"))
+    assert {"attention", "linear", "rope", "shaw"} <= set(names)
+    for name in names:
+        saved = load_results(name)
+        assert set(saved) == {"machine", "settings", "results"}
+        assert str(saved["machine"]["cores"]) in describe_machine(saved["machine"])
+    with pytest.raises(ValueError, match="name"):
+        load_results("warp_drive")

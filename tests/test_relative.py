@@ -2,7 +2,8 @@ import pytest
 import torch
 
 import posenc
-from posenc import relative_positions, shaw_attention, shaw_attention_naive, shaw_relative_index, t5_relative_bucket
+from posenc import (T5RelativeBias, relative_positions, shaw_attention, shaw_attention_naive, shaw_relative_index,
+                    t5_relative_bucket)
 
 
 @pytest.mark.parametrize("q_len,k_len", [(1, 1), (4, 4), (3, 7), (1, 9)])
@@ -74,3 +75,20 @@ def test_t5_bias_module_shape_and_values():
     assert bias.shape == (4, 5, 9)
     buckets = t5_relative_bucket(relative_positions(5, 9), bidirectional=False)
     torch.testing.assert_close(bias[2], m.bias.weight[buckets, 2])
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize("q_len,k_len", [(0, 0), (0, 3), (1, 1), (4, 4), (3, 9), (40, 200)])
+def test_t5_bias_is_the_table_gathered_at_each_bucket(bidirectional, q_len, k_len):
+    """Built from the L + T - 1 distances, the bias equals the table looked up pair by pair."""
+    torch.manual_seed(0)
+    t5 = T5RelativeBias(3, num_buckets=16, max_distance=64, bidirectional=bidirectional)
+    rel = relative_positions(q_len, k_len)
+    buckets = t5_relative_bucket(rel, bidirectional=bidirectional, num_buckets=16, max_distance=64)
+    assert torch.equal(t5.buckets(q_len, k_len), buckets)
+    bias = t5(q_len, k_len)
+    assert bias.is_contiguous() and torch.equal(bias, t5.bias(buckets).permute(2, 0, 1))
+    if q_len:
+        bias.sum().backward()  # gradients reach the table: each bucket's count of pairs, per head
+        counts = torch.bincount(buckets.flatten(), minlength=16).float()
+        torch.testing.assert_close(t5.bias.weight.grad, counts[:, None].expand(16, 3))
