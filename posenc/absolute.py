@@ -18,7 +18,8 @@ import math
 import torch
 from torch import nn
 
-from ._validate import check_choice, check_even, check_float, check_int, check_tensor
+from ._validate import check_choice, check_dtype, check_even, check_float, check_int, check_size, check_tensor
+from .frequencies import DEFAULT_BASE, _inv_freq
 
 __all__ = [
     "sinusoidal_frequencies",
@@ -33,7 +34,7 @@ __all__ = [
 
 def sinusoidal_frequencies(
     d_model: int,
-    base: float = 10000.0,
+    base: float = DEFAULT_BASE,
     *,
     method: str = "pow",
     dtype: torch.dtype = torch.float64,
@@ -41,8 +42,9 @@ def sinusoidal_frequencies(
     """Angular frequencies ``omega_i = base ** (-2i / d_model)`` of the sinusoidal encoding.
 
     Two common ways to compute them are offered so the book can compare their rounding:
-    ``"pow"`` evaluates ``1 / base ** (2i/d)`` directly; ``"exp_log"`` evaluates
-    ``exp(-ln(base) * 2i/d)`` as in the annotated-transformer code. Both run entirely in ``dtype``.
+    ``"pow"`` evaluates ``1 / base ** (2i/d)`` directly (:func:`posenc.frequencies.inv_freq`, the
+    ladder RoPE uses too); ``"exp_log"`` evaluates ``exp(-ln(base) * 2i/d)`` as in the
+    annotated-transformer code. Both run entirely in ``dtype``.
 
     Args:
         d_model (int): even model dimension ``d``.
@@ -56,16 +58,18 @@ def sinusoidal_frequencies(
     d_model = check_even("d_model", d_model)
     base = check_float("base", base, gt=1.0)
     check_choice("method", method, ("pow", "exp_log"))
-    two_i = torch.arange(0, d_model, 2, dtype=dtype)  # [d/2]
+    check_dtype("dtype", dtype)
+    check_size("d_model", d_model, (d_model // 2,), item_bytes=8)
     if method == "pow":
-        return 1.0 / torch.pow(torch.tensor(base, dtype=dtype), two_i / d_model)
+        return _inv_freq(d_model, base, dtype)
+    two_i = torch.arange(0, d_model, 2, dtype=dtype)  # [d/2]
     return torch.exp(two_i * (-math.log(base) / d_model))
 
 
 def sinusoidal_encoding(
     seq_len: int,
     d_model: int,
-    base: float = 10000.0,
+    base: float = DEFAULT_BASE,
     *,
     dtype: torch.dtype = torch.float32,
     device: torch.device | str | None = None,
@@ -88,16 +92,33 @@ def sinusoidal_encoding(
         torch.Tensor: ``[L, d]`` encoding; row ``p`` is the encoding of position ``p``.
 
     Raises:
-        ValueError: odd ``d_model``, negative ``seq_len`` or ``base <= 1``.
+        ValueError: odd ``d_model``, negative ``seq_len``, ``base <= 1``, or a result above
+            ``posenc._validate.MAX_TENSOR_BYTES``.
     """
     seq_len = check_int("seq_len", seq_len, min_value=0)
-    return sinusoidal_encoding_at(torch.arange(seq_len), d_model, base, dtype=dtype, device=device)
+    d_model = check_even("d_model", d_model)
+    base = check_float("base", base, gt=1.0)
+    check_dtype("dtype", dtype)
+    check_size("seq_len", seq_len, (seq_len, d_model), item_bytes=_BUILD_BYTES)
+    return _sinusoidal(torch.arange(seq_len), d_model, base, dtype, device)
+
+
+_BUILD_BYTES = 24  # bytes per [L, d] entry while the encoding is built in float64
+
+
+def _sinusoidal(positions: torch.Tensor, d_model: int, base: float, dtype: torch.dtype,
+                device: torch.device | str | None) -> torch.Tensor:
+    """Core of the sinusoidal encodings, trusting its inputs: ``[...]`` positions -> ``[..., d]``."""
+    inv_freq = _inv_freq(d_model, base, torch.float64).to(positions.device)  # [d/2]
+    angles = positions.to(torch.float64)[..., None] * inv_freq  # [..., d/2]
+    pe = torch.stack((angles.sin(), angles.cos()), dim=-1)  # [..., d/2, 2]
+    return pe.flatten(-2).to(dtype=dtype, device=device if device is not None else positions.device)  # [..., d]
 
 
 def sinusoidal_encoding_at(
     positions: torch.Tensor,
     d_model: int,
-    base: float = 10000.0,
+    base: float = DEFAULT_BASE,
     *,
     dtype: torch.dtype = torch.float32,
     device: torch.device | str | None = None,
@@ -117,16 +138,15 @@ def sinusoidal_encoding_at(
     check_tensor("positions", positions, floating=False)
     d_model = check_even("d_model", d_model)
     base = check_float("base", base, gt=1.0)
-    inv_freq = sinusoidal_frequencies(d_model, base, dtype=torch.float64).to(positions.device)  # [d/2]
-    angles = positions.to(torch.float64)[..., None] * inv_freq  # [..., d/2]
-    pe = torch.stack((angles.sin(), angles.cos()), dim=-1)  # [..., d/2, 2]
-    return pe.flatten(-2).to(dtype=dtype, device=device if device is not None else positions.device)  # [..., d]
+    check_dtype("dtype", dtype)
+    check_size("positions", f"<{positions.numel()} positions>", (positions.numel(), d_model), item_bytes=_BUILD_BYTES)
+    return _sinusoidal(positions, d_model, base, dtype, device)
 
 
 def sinusoidal_shift_matrix(
     k: int,
     d_model: int,
-    base: float = 10000.0,
+    base: float = DEFAULT_BASE,
     *,
     dtype: torch.dtype = torch.float64,
 ) -> torch.Tensor:
@@ -148,7 +168,9 @@ def sinusoidal_shift_matrix(
     """
     k = check_int("k", k)
     d_model = check_even("d_model", d_model)
-    omega = sinusoidal_frequencies(d_model, base)  # [d/2]
+    check_dtype("dtype", dtype)
+    check_size("d_model", d_model, (d_model, d_model), item_bytes=8)
+    omega = _inv_freq(d_model, check_float("base", base, gt=1.0), torch.float64)  # [d/2]
     c, s = torch.cos(k * omega), torch.sin(k * omega)
     m = torch.zeros(d_model, d_model, dtype=torch.float64)
     idx = torch.arange(0, d_model, 2)
@@ -181,6 +203,8 @@ def integer_encoding(
     """
     seq_len = check_int("seq_len", seq_len, min_value=0)
     d_model = check_int("d_model", d_model, min_value=1)
+    check_dtype("dtype", dtype)
+    check_size("seq_len", seq_len, (seq_len, d_model), item_bytes=8)
     pos = torch.arange(seq_len, dtype=torch.float64)  # [L]
     if normalize and seq_len > 1:
         pos = pos / (seq_len - 1)
@@ -212,6 +236,8 @@ def binary_encoding(seq_len: int, n_bits: int | None = None, *, dtype: torch.dty
     n_bits = check_int("n_bits", n_bits, min_value=1, max_value=62)
     if n_bits < needed:
         raise ValueError(f"n_bits must be >= {needed} to encode positions up to {seq_len - 1}, got {n_bits}")
+    check_dtype("dtype", dtype)
+    check_size("seq_len", seq_len, (seq_len, n_bits), item_bytes=16)
     pos = torch.arange(seq_len, dtype=torch.int64)  # [L]
     bits = (pos[:, None] >> torch.arange(n_bits)) & 1  # [L, n_bits]
     return bits.to(dtype)
@@ -235,6 +261,7 @@ class LearnedPositionalEmbedding(nn.Module):
         self.max_len = check_int("max_len", max_len, min_value=1)
         self.d_model = check_int("d_model", d_model, min_value=1)
         init_std = check_float("init_std", init_std, ge=0.0)
+        check_size("max_len * d_model", f"{self.max_len} * {self.d_model}", (self.max_len, self.d_model), item_bytes=8)
         self.weight = nn.Parameter(torch.randn(self.max_len, self.d_model) * init_std)
 
     def forward(self, positions: int | torch.Tensor) -> torch.Tensor:
@@ -254,6 +281,7 @@ class LearnedPositionalEmbedding(nn.Module):
             pos = positions.to(device=self.weight.device, dtype=torch.long)
         else:
             n = check_int("positions", positions, min_value=0)
+            check_size("positions", n, (n, self.d_model), item_bytes=4)
             pos = torch.arange(n, device=self.weight.device)
         if pos.numel() and (int(pos.min()) < 0 or int(pos.max()) >= self.max_len):
             raise ValueError(
@@ -277,6 +305,7 @@ class LearnedPositionalEmbedding(nn.Module):
             LearnedPositionalEmbedding: ``[new_max_len, d]`` table.
         """
         new_max_len = check_int("new_max_len", new_max_len, min_value=2)
+        check_size("new_max_len", new_max_len, (new_max_len, self.d_model), item_bytes=12)
         table = self.weight.detach().T[None]  # [1, d, max_len]
         new = torch.nn.functional.interpolate(table, size=new_max_len, mode="linear", align_corners=True)
         out = LearnedPositionalEmbedding(new_max_len, self.d_model)

@@ -19,8 +19,8 @@ import math
 
 import torch
 
-from ._validate import check_int
-from .relative import _distance_range, _lengths, _toeplitz, relative_positions
+from ._validate import check_int, check_size
+from .relative import _distance_range, _lengths, _toeplitz
 
 __all__ = ["alibi_slopes", "alibi_bias", "alibi_bias_bloom"]
 
@@ -54,6 +54,7 @@ def alibi_slopes(n_heads: int) -> torch.Tensor:
         torch.Tensor: float32 ``[h]``.
     """
     n_heads = check_int("n_heads", n_heads, min_value=1)
+    check_size("n_heads", n_heads, (n_heads,), item_bytes=64)  # a Python list of floats first
     return torch.tensor(_slopes(n_heads), dtype=torch.float32)
 
 
@@ -71,9 +72,9 @@ def alibi_bias(n_heads: int, q_len: int, k_len: int | None = None, *, causal: bo
         torch.Tensor: float32 ``[h, Lq, Lk]``, ready to add to the logits or to pass as
         ``attn_mask`` to ``scaled_dot_product_attention``.
     """
-    slopes = alibi_slopes(n_heads)  # [h]
-    q_len, k_len = _lengths(q_len, k_len)
-    return _alibi_bias(slopes, q_len, k_len, causal=causal)
+    n_heads = check_int("n_heads", n_heads, min_value=1)
+    q_len, k_len = _lengths(q_len, k_len, lead=(n_heads,), item_bytes=4)
+    return _alibi_bias(alibi_slopes(n_heads), q_len, k_len, causal=bool(causal))
 
 
 def _alibi_bias(slopes: torch.Tensor, q_len: int, k_len: int, *, causal: bool,
@@ -97,8 +98,11 @@ def alibi_bias_bloom(n_heads: int, q_len: int, k_len: int | None = None) -> torc
     Returns:
         torch.Tensor: float32 ``[h, Lq, Lk]``.
     """
+    n_heads = check_int("n_heads", n_heads, min_value=1)
+    q_len, k_len = _lengths(q_len, k_len, lead=(n_heads + 3,), item_bytes=4)  # + the [Lq, Lk] int64 distances
     slopes = alibi_slopes(n_heads)  # [h]
-    rel = relative_positions(q_len, k_len)  # [Lq, Lk]
-    k_pos = torch.arange(rel.shape[1], dtype=torch.float32)  # [Lk]
-    bias = slopes[:, None, None] * k_pos[None, None, :]  # [h, 1, Lk]
-    return bias.expand(len(slopes), *rel.shape).masked_fill((rel > 0)[None], float("-inf"))
+    q_pos = torch.arange(k_len - q_len, k_len)  # [Lq], aligned at the end
+    k_pos = torch.arange(k_len)  # [Lk]
+    future = k_pos[None, :] > q_pos[:, None]  # [Lq, Lk]
+    bias = slopes[:, None, None] * k_pos.to(torch.float32)[None, None, :]  # [h, 1, Lk]
+    return bias.expand(n_heads, q_len, k_len).masked_fill(future[None], float("-inf"))

@@ -28,10 +28,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._validate import check_choice, check_float, check_int, check_tensor
-from .absolute import LearnedPositionalEmbedding, sinusoidal_encoding_at
+from ._validate import check_choice, check_float, check_int, check_size, check_tensor
+from .absolute import LearnedPositionalEmbedding, _sinusoidal
 from .alibi import _alibi_bias, alibi_slopes
-from .relative import ShawRelativePosition, T5RelativeBias, _distance_range, _toeplitz, relative_positions
+from .frequencies import DEFAULT_BASE
+from .relative import ShawRelativePosition, T5RelativeBias, _check_t5, _distance_range, _lengths, _toeplitz
 from .rope import RotaryEmbedding
 
 __all__ = ["POSITION_METHODS", "KVCache", "MultiHeadAttention", "causal_mask"]
@@ -42,7 +43,13 @@ POSITION_METHODS = ("none", "sinusoidal", "learned", "shaw", "t5", "rope", "rope
 
 def causal_mask(q_len: int, k_len: int | None = None, *, device: torch.device | str | None = None) -> torch.Tensor:
     """Boolean ``[Lq, Lk]`` mask, True where a query may attend (queries aligned at the end)."""
-    return relative_positions(q_len, k_len, device=device) <= 0
+    q_len, k_len = _lengths(q_len, k_len, item_bytes=9)
+    return _causal_mask(q_len, k_len, device)
+
+
+def _causal_mask(q_len: int, k_len: int, device: torch.device | str | None) -> torch.Tensor:
+    q_pos = torch.arange(k_len - q_len, k_len, device=device)  # [Lq], aligned at the end
+    return torch.arange(k_len, device=device)[None, :] <= q_pos[:, None]  # [Lq, Lk]
 
 
 @dataclass
@@ -58,7 +65,18 @@ class KVCache:
         return 0 if self.k is None else self.k.shape[-2]
 
     def append(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Append ``[b, h, L, d]`` keys/values and return all of them, ``[b, h, P + L, d]``."""
+        """Append ``[b, h, L, d]`` keys/values and return all of them, ``[b, h, P + L, d]``.
+
+        Raises:
+            ValueError: ``k`` and ``v`` of different shapes, or ``[b, h, d]`` other than the cache's.
+        """
+        check_tensor("k", k, ndim=4, floating=True)
+        check_tensor("v", v, ndim=4, floating=True)
+        if k.shape != v.shape:
+            raise ValueError(f"k and v must have the same shape [b, h, L, d], got {tuple(k.shape)} and {tuple(v.shape)}")
+        if self.k is not None and (k.shape[:2] != self.k.shape[:2] or k.shape[-1] != self.k.shape[-1]):
+            raise ValueError(f"k must match the cached [b, h, P, d] = {tuple(self.k.shape)} in b, h and d, "
+                             f"got {tuple(k.shape)}")
         if self.k is None:
             self.k, self.v = k, v
         else:
@@ -95,7 +113,7 @@ class MultiHeadAttention(nn.Module):
         *,
         causal: bool = True,
         max_len: int = 2048,
-        base: float = 10000.0,
+        base: float = DEFAULT_BASE,
         shaw_max_distance: int = 16,
         t5_num_buckets: int = 32,
         t5_max_distance: int = 128,
@@ -106,11 +124,17 @@ class MultiHeadAttention(nn.Module):
         self.n_heads = check_int("n_heads", n_heads, min_value=1)
         if self.d_model % self.n_heads:
             raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
+        check_size("d_model", d_model, (4, self.d_model, self.d_model), item_bytes=4)  # the projections
         self.head_dim = self.d_model // self.n_heads
         self.position = check_choice("position", position, POSITION_METHODS)
         self.causal = bool(causal)
         self.max_len = check_int("max_len", max_len, min_value=1)
         self.base = check_float("base", base, gt=1.0)
+        shaw_max_distance = check_int("shaw_max_distance", shaw_max_distance, min_value=0)
+        t5_num_buckets, t5_max_distance = _check_t5(t5_num_buckets, t5_max_distance, not self.causal,
+                                                    names=("t5_num_buckets", "t5_max_distance"))
+        if position == "sinusoidal" and self.d_model % 2:
+            raise ValueError(f"d_model must be even for sinusoidal encodings (sin/cos pairs), got {self.d_model}")
         self.qkv = nn.Linear(self.d_model, 3 * self.d_model, bias=bias)
         self.out = nn.Linear(self.d_model, self.d_model, bias=bias)
         if position == "learned":
@@ -133,7 +157,7 @@ class MultiHeadAttention(nn.Module):
         """``[L, D]`` absolute encoding of the positions ``pos`` ``[L]``."""
         if self.position == "learned":
             return self.learned(pos)
-        return sinusoidal_encoding_at(pos, self.d_model, self.base)  # [L, D]
+        return _sinusoidal(pos, self.d_model, self.base, torch.float32, None)  # [L, D]
 
     def _logit_bias(self, q_len: int, k_len: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor | None:
         """Float ``[1, h, L, T]`` bias (-inf where masked), a bool ``[L, T]`` mask, or None.
@@ -147,7 +171,7 @@ class MultiHeadAttention(nn.Module):
         if self.position not in ("alibi", "t5"):
             if not self.causal or q_len == k_len:
                 return None  # no mask, or SDPA's is_causal
-            return causal_mask(q_len, k_len, device=device)  # [L, T] bool
+            return _causal_mask(q_len, k_len, device)  # [L, T] bool
         reusable = self.position == "alibi" or not torch.is_grad_enabled()
         key = (q_len, k_len, dtype, device, self.t5.bias.weight._version if self.position == "t5" else 0)
         if reusable and key in self._bias_cache:
@@ -156,7 +180,7 @@ class MultiHeadAttention(nn.Module):
             bias = _alibi_bias(self.slopes, q_len, k_len, causal=self.causal, dtype=dtype)  # [h, L, T]
         else:
             dist = _distance_range(q_len, k_len, device=device)  # [L + T - 1]
-            values = self.t5.bias_by_distance(dist)  # [h, L + T - 1], in the autograd graph when training
+            values = self.t5._bias_by_distance(dist)  # [h, L + T - 1], in the autograd graph when training
             if self.causal:
                 values = values.masked_fill(dist > 0, float("-inf"))
             bias = _toeplitz(values.to(dtype), q_len, k_len)  # [h, L, T]
@@ -191,10 +215,16 @@ class MultiHeadAttention(nn.Module):
         b, seq, width = x.shape
         if width != self.d_model:
             raise ValueError(f"x's last dimension must be d_model={self.d_model}, got {width}")
+        if cache is not None and not isinstance(cache, KVCache):
+            raise TypeError(f"cache must be a posenc.KVCache or None, got {type(cache).__name__}")
         past = 0 if cache is None else cache.length
+        check_size(f"x of shape {tuple(x.shape)} with {past} cached tokens", None,
+                   (b, self.n_heads, seq, past + seq), item_bytes=3 * x.element_size())  # scores, weights, bias
         if position_ids is None:
             position_ids = torch.arange(past, past + seq, device=x.device)
         check_tensor("position_ids", position_ids, ndim=1, floating=False)
+        if len(position_ids) != seq:
+            raise ValueError(f"position_ids must have one entry per token of x (L={seq}), got {len(position_ids)}")
         if self.position in ("sinusoidal", "learned"):
             x = x + self._input_encoding(position_ids).to(x.dtype)  # [b, L, D]
         q, k, v = self.qkv(x).view(b, seq, 3, self.n_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # 3 x [b, h, L, d]

@@ -15,20 +15,21 @@ from typing import Sequence
 
 import torch
 
-from ._validate import check_even, check_float
+from ._validate import check_even, check_float, check_size
+from .frequencies import DEFAULT_BASE, _inv_freq
 
 __all__ = ["rope_decay_bound"]
 
 
-def rope_decay_bound(head_dim: int, distances: Sequence[float] | torch.Tensor, base: float = 10000.0) -> torch.Tensor:
+def rope_decay_bound(head_dim: int, distances: Sequence[float] | torch.Tensor, base: float = DEFAULT_BASE) -> torch.Tensor:
     """RoFormer's relative upper bound ``(1/(d/2)) * sum_{j=1}^{d/2} |S_j|`` at each distance.
 
     Computed in float64: the partial sums cancel strongly at large ``r``.
 
     Args:
         head_dim (int): even head dimension ``d``.
-        distances: ``[n]`` relative distances ``r`` (any real numbers; a 1-D tensor, list or range).
-        base (float): wavelength base, ``theta_k = base ** (-2k/d)``.
+        distances: ``[n]`` finite relative distances ``r`` (any real numbers; a 1-D tensor, list or range).
+        base (float): wavelength base, ``theta_k = base ** (-2k/d)`` (:func:`posenc.frequencies.inv_freq`).
 
     Returns:
         torch.Tensor: float64 ``[n]``, non-negative. At ``r = 0`` every term is 1, so
@@ -36,12 +37,18 @@ def rope_decay_bound(head_dim: int, distances: Sequence[float] | torch.Tensor, b
     """
     head_dim = check_even("head_dim", head_dim)
     base = check_float("base", base, gt=1.0)
-    r = torch.as_tensor(distances, dtype=torch.float64)
+    if isinstance(distances, torch.Tensor) and (distances.is_complex() or distances.dtype == torch.bool):
+        raise TypeError(f"distances must be real numbers, got dtype {distances.dtype}")
+    try:
+        r = torch.as_tensor(distances, dtype=torch.float64)
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise TypeError(f"distances must be a 1-D sequence or tensor of real numbers: {err}") from None
     if r.ndim != 1:
         raise ValueError(f"distances must be 1-D, got shape {tuple(r.shape)}")
     if not torch.isfinite(r).all():
         raise ValueError("distances must be finite")
-    theta = base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)  # [d/2]
+    check_size("distances", f"<{len(r)} distances>", (len(r), head_dim // 2), item_bytes=48)
+    theta = _inv_freq(head_dim, base, torch.float64)  # [d/2]
     phase = r[:, None] * theta[None, :]  # [n, d/2]
     terms = torch.polar(torch.ones_like(phase), phase)  # [n, d/2] complex128
     partial = torch.cumsum(terms, dim=-1)  # [n, d/2]: S_1 .. S_{d/2}

@@ -1,19 +1,35 @@
-"""A tiny causal language model and a synthetic corpus for the "train short, test long" experiment.
+"""A tiny causal language model and a synthetic long-context task for "train short, test long".
 
 Everything is local and seeded: the corpus is generated, nothing is downloaded. The model is a
 pre-LayerNorm decoder whose position method is a parameter (``posenc.attention.POSITION_METHODS``);
 absolute encodings are added once to the token embeddings, the others act inside every layer.
 
+The experiment of chapter 8 (:func:`run_extrapolation`) trains one model per position method on
+short sequences of :class:`PasskeyCorpus` and measures, at longer lengths, two things the papers
+measure: the language-model loss on the positions beyond the trained length, and passkey retrieval
+(a token hidden in filler, asked for at the end) against the distance to it.
+
 Shape legend: ``b`` batch, ``L`` sequence length, ``V`` vocabulary size, ``D`` model width.
 
 References:
-    Press, Smith, Lewis, "Train Short, Test Long", ICLR 2022 (the experiment reproduced at toy scale).
+    Press, Smith, Lewis, "Train Short, Test Long", ICLR 2022 (the loss-against-length experiment).
+    Mohtashami, Jaggi, "Landmark Attention", 2023 (the passkey retrieval task).
+    Chen et al., "Extending Context Window of Large Language Models via Positional Interpolation",
+    2023 (zero-shot against fine-tuned extension, passkey accuracy per length).
+    Peng et al., "YaRN", 2023; Hugging Face ``modeling_rope_utils`` (dynamic NTK).
 """
 
 from __future__ import annotations
 
+import ast
+import hashlib
+import io
+import json
 import math
+import tokenize
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
 import torch
 import torch.nn.functional as F
@@ -24,9 +40,10 @@ from .absolute import LearnedPositionalEmbedding, sinusoidal_encoding_at
 from .attention import POSITION_METHODS, MultiHeadAttention
 from .rope import ROPE_TYPES, RotaryEmbedding, rope_scaled_inv_freq
 
-__all__ = ["SyntheticCorpus", "TinyLM", "train_lm", "evaluate_lm", "run_extrapolation", "load_results", "summarize",
-           "EXPERIMENT_METHODS",
-           "ROPE_SCALINGS"]
+__all__ = ["SyntheticCorpus", "PasskeyCorpus", "PasskeyBatch", "TinyLM", "train_lm", "evaluate_lm",
+           "evaluate_passkey", "TrigramBaseline", "run_extrapolation", "experiment_config", "scaling_kwargs",
+           "code_hash",
+           "code_files", "load_results", "summarize", "EXPERIMENT_METHODS", "ROPE_SCALINGS", "FINETUNED"]
 
 
 @dataclass
@@ -35,7 +52,7 @@ class SyntheticCorpus:
 
     Tokens follow a sparse random second-order Markov chain (each context allows ``branching``
     next tokens), and with probability ``copy_prob`` per position a span of 4 to 12 earlier tokens is
-    repeated verbatim: predicting it needs attention to a distant position, as in real text.
+    repeated verbatim: predicting it needs attention to a distant position.
 
     Args:
         vocab_size (int): number of token ids ``V``.
@@ -84,6 +101,131 @@ class SyntheticCorpus:
             src = src + copying.long()
             left = (left - 1).clamp(min=0)
         return out
+
+
+@dataclass
+class PasskeyBatch:
+    """Sequences of :class:`PasskeyCorpus` with what an evaluation needs to know about them.
+
+    Attributes:
+        tokens (torch.Tensor): ``[b, n + 1]``; the model reads ``tokens[:, :-1]`` and predicts ``tokens[:, 1:]``.
+        filler (torch.Tensor): bool ``[b, n]``, True where the target is a filler token whose two
+            predecessors are filler too (the targets a trigram can predict).
+        answer (torch.Tensor): bool ``[b, n]``, True where the target is a passkey digit after ``QUERY``.
+        distance (torch.Tensor): ``[b]``, how many tokens before ``QUERY`` the first passkey digit
+            sits (a positive count of tokens back, i.e. ``-(key - query)`` in the book's convention);
+            -1 where the sequence has no ``QUERY``.
+    """
+
+    tokens: torch.Tensor
+    filler: torch.Tensor
+    answer: torch.Tensor
+    distance: torch.Tensor
+
+
+@dataclass
+class PasskeyCorpus:
+    """Filler text in which a passkey is hidden and, later, asked for.
+
+    Filler comes from a second-order Markov chain (:class:`SyntheticCorpus` without copies, entropy
+    ``ln(branching)`` per token). Written over it: ``KEY d_1 .. d_k`` and later ``QUERY d_1 .. d_k``,
+    where the digits are uniform over ``n_digits`` tokens of their own, so a model that does not look
+    back to the key guesses them with probability ``n_digits ** -k``. Token ids: filler ``0 .. V-1``,
+    digits ``V .. V + n_digits - 1``, then ``KEY`` and ``QUERY``.
+
+    Training text (:meth:`sample_text`) is memoryless: ``KEY`` starts at each position with
+    probability ``key_rate`` (once per sequence), ``QUERY`` follows after a geometric wait with
+    ``query_rate``; episodes cut by the end of the window are kept cut. Nothing in it depends on the
+    absolute position, so a model cannot learn "the question comes at position L" and fail for that
+    reason beyond ``L``. The passkey test (:meth:`sample_probe`) puts the key at a chosen distance and
+    ``QUERY`` at the end, as Mohtashami and Jaggi's prompt does.
+
+    Args:
+        vocab_size (int): filler symbols ``V``.
+        branching (int): allowed next filler tokens per context.
+        n_digits (int): passkey symbols.
+        passkey_len (int): digits per passkey ``k``.
+        key_rate (float): chance per position that the key starts (before it has).
+        query_rate (float): chance per position that the question comes (after the key).
+        seed (int): seed of the filler's transition table.
+    """
+
+    vocab_size: int = 16
+    branching: int = 2
+    n_digits: int = 10
+    passkey_len: int = 1
+    key_rate: float = 1 / 12
+    query_rate: float = 1 / 32
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        self.filler_corpus = SyntheticCorpus(vocab_size=self.vocab_size, branching=self.branching, copy_prob=0.0,
+                                             seed=self.seed)
+        self.n_digits = check_int("n_digits", self.n_digits, min_value=2)
+        self.passkey_len = check_int("passkey_len", self.passkey_len, min_value=1)
+        self.key_rate = check_float("key_rate", self.key_rate, gt=0.0, le=1.0)
+        self.query_rate = check_float("query_rate", self.query_rate, gt=0.0, le=1.0)
+        self.key_token = self.vocab_size + self.n_digits
+        self.query_token = self.key_token + 1
+        self.n_tokens = self.query_token + 1  # the model's vocabulary
+
+    def _write(self, x: torch.Tensor, key_pos: torch.Tensor, query_pos: torch.Tensor,
+               generator: torch.Generator) -> PasskeyBatch:
+        """Write ``KEY digits`` at ``key_pos`` and ``QUERY digits`` at ``query_pos`` (``[b]`` each; positions
+        past the end are dropped) over filler ``x`` ``[b, n + 1]``."""
+        b, n1 = x.shape
+        k = self.passkey_len
+        digits = self.vocab_size + torch.randint(0, self.n_digits, (b, k), generator=generator)  # [b, k]
+        rows = torch.arange(b)[:, None].expand(b, k + 1)
+        for start, marker in ((key_pos, self.key_token), (query_pos, self.query_token)):
+            pos = start[:, None] + torch.arange(k + 1)  # [b, k + 1]: the marker, then the digits
+            values = torch.cat((torch.full((b, 1), marker), digits), dim=1)  # [b, k + 1]
+            inside = pos < n1
+            x[rows[inside], pos[inside]] = values[inside]
+        answer = torch.zeros(b, n1, dtype=torch.bool)
+        pos = query_pos[:, None] + torch.arange(1, k + 1)  # [b, k]: the digits after QUERY
+        inside = pos < n1
+        answer[rows[:, :k][inside], pos[inside]] = True
+        is_filler = x < self.vocab_size  # [b, n + 1]
+        filler = is_filler[:, 2:] & is_filler[:, 1:-1] & is_filler[:, :-2]  # targets 2 .. n
+        filler = torch.cat((torch.zeros(b, 1, dtype=torch.bool), filler), dim=1)  # [b, n], per target 1 .. n
+        distance = torch.where(query_pos < n1, query_pos - key_pos - 1, torch.full_like(query_pos, -1))
+        return PasskeyBatch(x, filler, answer[:, 1:], distance)
+
+    def sample_text(self, batch: int, n: int, *, generator: torch.Generator) -> PasskeyBatch:
+        """Training-like text for inputs of ``n`` tokens: at most one passkey episode, at memoryless times."""
+        x = self.filler_corpus.sample(check_int("batch", batch, min_value=1), check_int("n", n, min_value=2) + 1,
+                                      generator=generator)
+
+        def geometric(rate: float) -> torch.Tensor:  # failures before the first success, [b]
+            u = torch.rand(batch, generator=generator, dtype=torch.float64).clamp_min(1e-300)
+            return (u.log() / math.log1p(-rate)).floor().long() if rate < 1 else torch.zeros(batch, dtype=torch.long)
+
+        key_pos = geometric(self.key_rate)
+        query_pos = key_pos + self.passkey_len + 1 + geometric(self.query_rate)
+        return self._write(x, key_pos.clamp(max=n + 1), query_pos.clamp(max=n + 1), generator)
+
+    def distances(self, n: int) -> tuple[int, int]:
+        """The smallest and largest passkey distance a probe of ``n`` input tokens can hold."""
+        return self.passkey_len, n - self.passkey_len - 1
+
+    def sample_probe(self, batch: int, n: int, *, generator: torch.Generator,
+                     distance: int | None = None) -> PasskeyBatch:
+        """Passkey tests of ``n`` input tokens: filler, the key ``distance`` tokens before ``QUERY``
+        (default: uniform over :meth:`distances`), ``QUERY`` and the digits at the very end."""
+        k = self.passkey_len
+        lo, hi = self.distances(check_int("n", n, min_value=2 * k + 2))
+        x = self.filler_corpus.sample(check_int("batch", batch, min_value=1), n + 1, generator=generator)
+        if distance is None:
+            dist = torch.randint(lo, hi + 1, (batch,), generator=generator)
+        else:
+            dist = torch.full((batch,), check_int("distance", distance, min_value=lo, max_value=hi))
+        query_pos = torch.full((batch,), n - k)  # the input's last k positions predict the digits
+        return self._write(x, query_pos - dist - 1, query_pos, generator)
+
+    def sample(self, batch: int, length: int, *, generator: torch.Generator) -> torch.Tensor:
+        """``[batch, length]`` tokens of :meth:`sample_text`, as :meth:`SyntheticCorpus.sample` returns."""
+        return self.sample_text(batch, length - 1, generator=generator).tokens
 
 
 class _Block(nn.Module):
@@ -144,14 +286,22 @@ class TinyLM(nn.Module):
         return self.head(self.ln_f(x))
 
     def set_rope_scaling(self, rope_type: str = "default", *, factor: float = 1.0, original_length: int | None = None,
-                         seq_len: int | None = None) -> None:
+                         seq_len: int | None = None, beta_fast: float = 32.0, beta_slow: float = 1.0) -> None:
         """Swap every layer's RoPE frequencies for a context-extension scaling (RoPE models only).
+
+        The arguments mean what they mean in Hugging Face's ``rope_parameters``: ``factor`` is a
+        fixed constant of the scaling. For ``"dynamic"`` the current length enters through
+        ``seq_len`` only: the base becomes ``base * (factor * seq_len / L - (factor - 1)) ** (d / (d - 2))``
+        (``L = original_length``), so with ``factor=1`` an input of ``s * L`` tokens gets exactly the
+        NTK-aware base for an extension by ``s``. Passing ``factor = seq_len / L`` as well would scale
+        twice (by ``s*s - s + 1``).
 
         Args:
             rope_type (str): one of ``posenc.rope.ROPE_TYPES``.
-            factor (float): extension factor ``s``.
+            factor (float): the scaling's factor ``s`` (``"linear"``, ``"yarn"``) or constant (``"dynamic"``).
             original_length (int): the trained length ``L``.
-            seq_len (int, optional): the current length (``"dynamic"``).
+            seq_len (int, optional): the current length (``"dynamic"`` only).
+            beta_fast, beta_slow (float): YaRN's ramp ends, in turns within ``L``.
         """
         if not self.position.startswith("rope"):
             raise ValueError(f"set_rope_scaling needs a RoPE model, this one uses position={self.position!r}")
@@ -159,131 +309,413 @@ class TinyLM(nn.Module):
         for block in self.blocks:
             rope = block.attn.rope
             inv_freq, scale = rope_scaled_inv_freq(rope.head_dim, rope.base, rope_type=rope_type, factor=factor,
-                                                   original_max_position_embeddings=original_length, seq_len=seq_len)
+                                                   original_max_position_embeddings=original_length, seq_len=seq_len,
+                                                   beta_fast=beta_fast, beta_slow=beta_slow)
             block.attn.rope = RotaryEmbedding(rope.head_dim, rope.cache_len, rope.base, layout=rope.layout,
                                               inv_freq=inv_freq, attention_scaling=scale)
 
 
-def train_lm(model: TinyLM, corpus: SyntheticCorpus, *, length: int, steps: int, batch: int = 32, lr: float = 3e-3,
-             seed: int = 0) -> list[float]:
-    """Train with AdamW and a cosine schedule on fresh corpus samples; return the loss per step."""
+def train_lm(model: TinyLM, corpus: SyntheticCorpus | PasskeyCorpus, *, length: int, steps: int, batch: int = 32,
+             lr: float = 3e-3, seed: int = 0, answer_weight: float = 1.0, warmup: int = 0,
+             on_step: Callable[[int], None] | None = None) -> list[float]:
+    """Train with AdamW and a cosine schedule on fresh corpus samples; return the loss per step.
+
+    Args:
+        length (int): input length (``length + 1`` tokens are sampled per sequence).
+        answer_weight (float): for a :class:`PasskeyCorpus`, the weight of the passkey digits' loss
+            (1 = plain language-model loss); the loss is the weighted mean over targets.
+        warmup (int): steps of linear warm-up before the cosine decay.
+        on_step: if given, called with the number of steps done after each step (e.g. to evaluate
+            checkpoints; it must not change the model's parameters).
+    """
     steps = check_int("steps", steps, min_value=1)
+    warmup = check_int("warmup", warmup, min_value=0)
+    answer_weight = check_float("answer_weight", answer_weight, gt=0.0)
     g = torch.Generator().manual_seed(check_int("seed", seed))
     opt = torch.optim.AdamW(model.parameters(), lr=check_float("lr", lr, gt=0.0), weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 0.5 * (1 + math.cos(math.pi * s / steps)))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / (warmup + 1)) * 0.5 * (1 + math.cos(math.pi * s / steps)))
     losses = []
-    model.train()
-    for _ in range(steps):
-        tokens = corpus.sample(batch, length + 1, generator=g)
+    for step in range(steps):
+        model.train()
+        if isinstance(corpus, PasskeyCorpus):
+            data = corpus.sample_text(batch, length, generator=g)
+            tokens, weights = data.tokens, 1.0 + (answer_weight - 1.0) * data.answer.float()  # [b, L]
+        else:
+            tokens, weights = corpus.sample(batch, length + 1, generator=g), None
         logits = model(tokens[:, :-1])
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tokens[:, 1:].reshape(-1))
+        if weights is None:
+            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tokens[:, 1:].reshape(-1))
+        else:
+            nll = F.cross_entropy(logits.transpose(1, 2), tokens[:, 1:], reduction="none")  # [b, L]
+            loss = (nll * weights).sum() / weights.sum()
         opt.zero_grad()
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         sched.step()
         losses.append(loss.item())
+        if on_step is not None:
+            on_step(step + 1)
     return losses
 
 
 @torch.no_grad()
-def evaluate_lm(model: TinyLM, corpus: SyntheticCorpus, *, length: int, batch: int = 32, seed: int = 1234,
-                last: int | None = None) -> float:
-    """Mean next-token cross-entropy on ``batch`` fresh sequences of ``length`` tokens.
+def evaluate_lm(model: TinyLM | TrigramBaseline, corpus: SyntheticCorpus | PasskeyCorpus, *, length: int,
+                batch: int = 32, seed: int = 1234, last: int | None = None) -> float:
+    """Mean next-token cross-entropy on ``batch`` fresh sequences of ``length`` input tokens.
+
+    On a :class:`PasskeyCorpus` (text of :meth:`PasskeyCorpus.sample_text`) only the filler targets
+    count, the tokens a trigram can predict; the passkey is measured by :func:`evaluate_passkey`.
 
     Args:
-        last (int, optional): score only the last ``last`` positions (default: all), e.g. the
-            positions beyond the training length.
+        last (int, optional): score only the last ``last`` positions (default: all), e.g.
+            ``length - L`` for the positions beyond the training length ``L``.
     """
     model.eval()
     g = torch.Generator().manual_seed(check_int("seed", seed))
-    tokens = corpus.sample(batch, length + 1, generator=g)
+    if isinstance(corpus, PasskeyCorpus):
+        data = corpus.sample_text(batch, length, generator=g)
+        tokens, scored = data.tokens, data.filler
+    else:
+        tokens = corpus.sample(batch, length + 1, generator=g)
+        scored = torch.ones(batch, length, dtype=torch.bool)
     logits = model(tokens[:, :-1])  # [b, L, V]
     nll = F.cross_entropy(logits.transpose(1, 2), tokens[:, 1:], reduction="none")  # [b, L]
     if last is not None:
-        nll = nll[:, -check_int("last", last, min_value=1):]
-    return nll.mean().item()
+        scored = scored.clone()
+        scored[:, : length - check_int("last", last, min_value=1, max_value=length)] = False
+    return nll[scored].double().mean().item()
 
 
-#: Encodings compared in the extrapolation experiment, and the RoPE scalings evaluated zero-shot.
+@torch.no_grad()
+def evaluate_passkey(model: TinyLM | TrigramBaseline, corpus: PasskeyCorpus, *, length: int, batch: int = 64,
+                     seed: int = 1234, distance: int | None = None) -> float:
+    """Passkey accuracy on ``batch`` probes of ``length`` input tokens (:meth:`PasskeyCorpus.sample_probe`):
+    the fraction whose every digit after ``QUERY`` is the model's most likely next token."""
+    model.eval()
+    g = torch.Generator().manual_seed(check_int("seed", seed))
+    data = corpus.sample_probe(batch, length, generator=g, distance=distance)
+    logits = model(data.tokens[:, :-1])  # [b, n, V]
+    k = corpus.passkey_len
+    hit = logits[:, length - k:].argmax(-1) == data.tokens[:, length - k + 1:]  # [b, k]
+    return hit.all(dim=1).double().mean().item()
+
+
+class TrigramBaseline:
+    """A count-based trigram model: a predictor with no context beyond the two previous tokens.
+
+    ``p(c | a, b)`` from counts over ``sequences`` training sequences with add-``alpha`` smoothing.
+    On :class:`PasskeyCorpus` it predicts the filler about as well as its entropy ``ln(branching)``
+    allows and guesses passkeys at chance.
+    """
+
+    def __init__(self, corpus: PasskeyCorpus, *, length: int, sequences: int, seed: int = 0, alpha: float = 0.1):
+        v = corpus.n_tokens
+        g = torch.Generator().manual_seed(check_int("seed", seed))
+        counts = torch.zeros(v * v * v, dtype=torch.float64)
+        for _ in range(math.ceil(sequences / 256)):
+            x = corpus.sample(256, length + 1, generator=g)  # [256, L + 1]
+            idx = (x[:, :-2] * v + x[:, 1:-1]) * v + x[:, 2:]  # [256, L - 1]
+            counts += torch.bincount(idx.reshape(-1), minlength=v ** 3).double()
+        counts = counts.view(v, v, v) + check_float("alpha", alpha, gt=0.0)
+        self.log_probs = (counts / counts.sum(-1, keepdim=True)).log().float()  # [V, V, V]
+        self.uniform = torch.full((v,), -math.log(v))
+
+    def eval(self) -> TrigramBaseline:
+        """Nothing to switch (the evaluation functions call it on any model)."""
+        return self
+
+    def __call__(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Log-probabilities ``[b, L, V]`` of the next token (uniform at the first position)."""
+        b, n = tokens.shape
+        out = self.uniform.expand(b, n, -1).clone()
+        out[:, 1:] = self.log_probs[tokens[:, :-1], tokens[:, 1:]]
+        return out
+
+
+#: Position methods compared in the experiment, each trained at ``L`` and evaluated zero-shot.
 EXPERIMENT_METHODS = ("none", "sinusoidal", "learned", "t5", "rope", "alibi")
-ROPE_SCALINGS = ("linear", "dynamic", "yarn")
+#: RoPE's context-extension scalings evaluated zero-shot (position interpolation, dynamic NTK, YaRN).
+ROPE_SCALINGS = ("pi", "dynamic", "yarn")
+#: The RoPE variants fine-tuned briefly at the longest length (plain, i.e. direct extrapolation; PI; YaRN).
+FINETUNED = ("rope", "pi", "yarn")
+_HF_TYPE = {"pi": "linear", "dynamic": "dynamic", "yarn": "yarn"}
 
 
-def run_extrapolation(
-    *,
-    methods: tuple[str, ...] = EXPERIMENT_METHODS,
-    seeds: tuple[int, ...] = (0,),
-    train_length: int = 64,
-    eval_factors: tuple[int, ...] = (1, 2, 4, 8),
-    steps: int = 600,
-    lr: float = 5e-3,
-    d_model: int = 64,
-    n_layers: int = 2,
-    n_heads: int = 4,
-    eval_batch: int = 32,
-    progress: bool = False,
-) -> dict:
-    """Train a :class:`TinyLM` per (method, seed) at ``train_length`` and evaluate at multiples of it.
+def experiment_config(quick: bool = False, **overrides) -> dict:
+    """The full (``python experiments/extrapolation.py``) or quick (the notebook's) configuration.
 
-    RoPE models are also evaluated zero-shot with each of ``ROPE_SCALINGS`` (factor = evaluation
-    length / training length). The learned table cannot run past its length: those entries are None.
+    Full: every method of :data:`EXPERIMENT_METHODS`, three seeds, 1000 steps at ``L = 64``, RoPE
+    fine-tuned 100 steps (10 %) at 512 tokens. Quick: RoPE only (and the trigram), one seed, 300
+    steps, fine-tuned 30 steps without and with PI, no distance sweep, smaller evaluation batches.
+    Keyword arguments override entries (dict entries are updated, not replaced).
+    """
+    config = {
+        "methods": list(EXPERIMENT_METHODS), "seeds": [0, 1, 2],
+        "corpus": {"vocab_size": 16, "branching": 2, "n_digits": 10, "passkey_len": 1, "key_rate": 1 / 12,
+                   "query_rate": 1 / 32, "seed": 0},
+        "model": {"d_model": 64, "n_layers": 2, "n_heads": 4},
+        "train_length": 64, "steps": 1000, "batch": 32, "lr": 3e-3, "warmup": 50, "answer_weight": 16.0,
+        "eval_lengths": [64, 128, 256, 512], "eval_batch": 128,
+        "distances": [8, 24, 40, 56, 96, 160, 256, 384, 496], "distance_batch": 64,
+        "dynamic_factor": 1.0, "yarn": {"beta_fast": 2.0, "beta_slow": 1.0},
+        "finetune": {"methods": list(FINETUNED), "length": 512, "steps": 100, "batch": 4, "lr": 1e-3, "warmup": 10,
+                     "checkpoints": [0, 10, 25, 50, 100]},
+        "trigram_sequences": 4096,
+    }
+    if quick:
+        config.update({"methods": ["rope"], "seeds": [0], "steps": 300, "eval_batch": 64, "distances": [],
+                       "finetune": {**config["finetune"], "methods": ["rope", "pi"], "steps": 30, "checkpoints": []}})
+    for key, value in overrides.items():
+        if key not in config:
+            raise ValueError(f"unknown configuration entry {key!r}; expected one of {sorted(config)}")
+        config[key] = {**config[key], **value} if isinstance(config[key], dict) else value
+    return config
+
+
+def scaling_kwargs(config: dict, scaling: str, length: int) -> dict:
+    """The :meth:`TinyLM.set_rope_scaling` arguments the experiment uses for inputs of ``length`` tokens.
+
+    ``scaling`` is one of :data:`ROPE_SCALINGS`. ``"pi"`` (Hugging Face's ``"linear"``) and ``"yarn"``:
+    factor ``s = length / L`` (YaRN with the configuration's betas); ``"dynamic"``: the
+    configuration's fixed ``dynamic_factor``, the length entering through ``seq_len`` only.
+    """
+    check_choice("scaling", scaling, ROPE_SCALINGS)
+    train_length = config["train_length"]
+    if scaling == "dynamic":  # fixed factor; the length enters through seq_len only
+        return {"rope_type": "dynamic", "factor": config["dynamic_factor"], "original_length": train_length,
+                "seq_len": length}
+    kwargs = {"rope_type": _HF_TYPE[scaling], "factor": max(length / train_length, 1.0),
+              "original_length": train_length}
+    return {**kwargs, **config["yarn"]} if scaling == "yarn" else kwargs
+
+
+def _evaluate_all(model, corpus: PasskeyCorpus, config: dict, seed: int, set_length=None) -> dict:
+    """Every metric of one model: per evaluation length and, at the longest, per passkey distance.
+
+    ``set_length(n)``, if given, prepares the model for inputs of ``n`` tokens (a zero-shot scaling).
+    """
+    L, batch = config["train_length"], config["eval_batch"]
+    out: dict = {"loss_at_L": None, "loss_beyond": {}, "passkey": {}, "passkey_by_distance": {}}
+    fits = (lambda n: n <= L) if getattr(model, "position", None) == "learned" else (lambda n: True)
+    for n in config["eval_lengths"]:
+        if not fits(n):  # the learned table ends at L
+            out["passkey"][str(n)] = out["loss_beyond"][str(n)] = None
+            continue
+        if set_length is not None:
+            set_length(n)
+        out["passkey"][str(n)] = evaluate_passkey(model, corpus, length=n, batch=batch, seed=10_000 + 100 * seed + n)
+        if n == L:
+            out["loss_at_L"] = evaluate_lm(model, corpus, length=n, batch=batch, seed=20_000 + 100 * seed + n)
+        else:
+            out["loss_beyond"][str(n)] = evaluate_lm(model, corpus, length=n, batch=batch, last=n - L,
+                                                     seed=20_000 + 100 * seed + n)
+    longest = max(config["eval_lengths"])
+    if set_length is not None and fits(longest):
+        set_length(longest)
+    for dist in config["distances"]:
+        out["passkey_by_distance"][str(dist)] = evaluate_passkey(
+            model, corpus, length=longest, batch=config["distance_batch"], seed=30_000 + 100 * seed + dist,
+            distance=dist) if fits(longest) else None
+    return out
+
+
+def _run_job(job: tuple[str, int, dict]) -> dict:
+    """Train one (method, seed) model and evaluate it and its variants: ``{variant: metrics}``."""
+    method, seed, config = job
+    corpus = PasskeyCorpus(**config["corpus"])
+    L = config["train_length"]
+    if method == "trigram":
+        baseline = TrigramBaseline(corpus, length=L, sequences=config["trigram_sequences"], seed=seed)
+        return {"trigram": _evaluate_all(baseline, corpus, config, seed)}
+    torch.manual_seed(seed)
+    model = TinyLM(corpus.n_tokens, method, max_len=L, **config["model"])
+    train_lm(model, corpus, length=L, steps=config["steps"], batch=config["batch"], lr=config["lr"], seed=seed,
+             answer_weight=config["answer_weight"], warmup=config["warmup"])
+    out = {method: _evaluate_all(model, corpus, config, seed)}
+    if method != "rope":
+        return out
+    for scaling in ROPE_SCALINGS:
+        def set_length(n, scaling=scaling):
+            model.set_rope_scaling(**scaling_kwargs(config, scaling, n))
+        out[f"rope+{scaling}"] = _evaluate_all(model, corpus, config, seed, set_length)
+    model.set_rope_scaling("default")
+    ft = config["finetune"]
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    for variant in ft["methods"]:
+        model.load_state_dict(state)
+        if variant != "rope":
+            model.set_rope_scaling(**scaling_kwargs(config, variant, ft["length"]))
+        curve = {}
+
+        def checkpoint(step: int) -> None:
+            if step in ft["checkpoints"]:
+                n = ft["length"]
+                curve[str(step)] = {
+                    "passkey": evaluate_passkey(model, corpus, length=n, batch=config["eval_batch"],
+                                                seed=40_000 + 100 * seed + step),
+                    "loss_beyond": evaluate_lm(model, corpus, length=n, batch=config["eval_batch"], last=n - L,
+                                               seed=50_000 + 100 * seed + step)}
+
+        checkpoint(0)
+        train_lm(model, corpus, length=ft["length"], steps=ft["steps"], batch=ft["batch"], lr=ft["lr"],
+                 seed=1000 + seed, answer_weight=config["answer_weight"], warmup=ft["warmup"], on_step=checkpoint)
+        name = "rope" if variant == "rope" else f"rope+{variant}"
+        out[f"{name} ft"] = {**_evaluate_all(model, corpus, config, seed), "finetune_curve": curve}
+        model.set_rope_scaling("default")
+    return out
+
+
+def run_extrapolation(config: dict | None = None, *, workers: int = 1, progress: bool = False) -> dict:
+    """Train a :class:`TinyLM` per (method, seed) at ``train_length`` and evaluate it at longer lengths.
+
+    Every model is evaluated as trained (zero-shot). RoPE models are also evaluated zero-shot with
+    each of :data:`ROPE_SCALINGS` (position interpolation and YaRN with factor ``n / L`` at input
+    length ``n``; dynamic NTK with the fixed ``dynamic_factor`` and ``seq_len = n``), and fine-tuned
+    for ``finetune["steps"]`` steps at ``finetune["length"]``: plain (``"rope ft"``), with position
+    interpolation (``"rope+pi ft"``) and with YaRN (``"rope+yarn ft"``), each with the factor of that
+    length. A count-based trigram (``"trigram"``) is the no-long-range-context baseline. The learned
+    table cannot run past its length: those entries are None.
+
+    Args:
+        config (dict, optional): from :func:`experiment_config` (default: the full one).
+        workers (int): processes to spread the (method, seed) jobs over (each uses one thread).
+        progress (bool): print each job's name as it finishes.
 
     Returns:
-        dict: ``{"config": {...}, "loss": {name: {seed: {length: float | None}}}}`` with names such as
-        ``"alibi"`` and ``"rope+yarn"``; lengths and seeds as strings (JSON keys).
+        dict: ``{"config": config, "code": {"files": [...], "sha256": ...}, "metrics": {variant: {seed:
+        metrics}}}``. ``metrics``: ``loss_at_L`` (filler loss at the trained length), ``loss_beyond``
+        (filler loss at positions ``>= L``, per evaluation length), ``passkey`` (accuracy per
+        evaluation length, key at a uniform distance), ``passkey_by_distance`` (accuracy at the
+        longest length per distance) and, for fine-tuned variants, ``finetune_curve`` (passkey and
+        loss beyond ``L`` at the fine-tuning length after each checkpoint's number of steps).
+        Lengths, distances, steps and seeds are strings (JSON keys).
     """
-    config = {"methods": list(methods), "seeds": list(seeds), "train_length": train_length,
-              "eval_lengths": [f * train_length for f in eval_factors], "steps": steps, "lr": lr,
-              "d_model": d_model, "n_layers": n_layers, "n_heads": n_heads, "eval_batch": eval_batch,
-              "corpus": {"vocab_size": 32, "branching": 3, "copy_prob": 0.02, "seed": 0}}
-    corpus = SyntheticCorpus(**config["corpus"])
-    loss: dict = {}
-    for method in methods:
-        for seed in seeds:
-            torch.manual_seed(seed)
-            model = TinyLM(corpus.vocab_size, method, d_model=d_model, n_layers=n_layers, n_heads=n_heads,
-                           max_len=train_length)
-            train_lm(model, corpus, length=train_length, steps=steps, lr=lr, seed=seed)
-            variants = [(method, None)]
-            if method == "rope":
-                variants += [(f"rope+{t}", t) for t in ROPE_SCALINGS]
-            for name, scaling in variants:
-                row = loss.setdefault(name, {}).setdefault(str(seed), {})
-                for length in config["eval_lengths"]:
-                    if method == "learned" and length > train_length:
-                        row[str(length)] = None
-                        continue
-                    if scaling is not None:
-                        model.set_rope_scaling(scaling, factor=length / train_length,
-                                               original_length=train_length, seq_len=length)
-                    row[str(length)] = evaluate_lm(model, corpus, length=length, batch=eval_batch)
-                if scaling is not None:
-                    model.set_rope_scaling("default")
+    config = experiment_config() if config is None else config
+    code = {"files": list(code_files()), "sha256": code_hash()}  # the code that runs, hashed before it does
+    # the RoPE jobs (with their scalings and fine-tunes) take longest: start them first
+    names = sorted(["trigram", *config["methods"]], key=lambda m: (m != "rope", m == "trigram"))
+    jobs = [(m, s, config) for m in names for s in config["seeds"]]
+    metrics: dict = {}
+    if check_int("workers", workers, min_value=1) > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(workers, initializer=torch.set_num_threads, initargs=(1,)) as pool:
+            results = pool.imap(_run_job, jobs)
+            for (method, seed, _), result in zip(jobs, results):
+                for name, m in result.items():
+                    metrics.setdefault(name, {})[str(seed)] = m
+                if progress:
+                    print("done:", method, seed, flush=True)
+    else:
+        for job in jobs:
+            for name, m in _run_job(job).items():
+                metrics.setdefault(name, {})[str(job[1])] = m
             if progress:
-                print(method, seed, {k: v for k, v in loss[method][str(seed)].items()}, flush=True)
-    return {"config": config, "loss": loss}
+                print("done:", job[0], job[1], flush=True)
+    rope_variants = [f"rope+{s}" for s in ROPE_SCALINGS] + [
+        "rope ft" if v == "rope" else f"rope+{v} ft" for v in config["finetune"]["methods"]]
+    order = ["trigram", *[n for m in config["methods"] for n in ([m, *rope_variants] if m == "rope" else [m])]]
+    return {"config": config, "code": code,
+            "metrics": {name: metrics[name] for name in order}}
 
 
-def load_results(name: str = "extrapolation") -> dict:
-    """A results file shipped in ``posenc/results`` (written by ``experiments/extrapolation.py``)."""
-    import json
+def code_files(entry: str = "lm.py", *, root: Path | None = None) -> tuple[str, ...]:
+    """The modules whose code determines the experiment's numbers: ``entry`` and every ``posenc``
+    module it imports, directly or not (the corpus, the model, training, evaluation, attention and
+    each position method and scaling), as file names relative to the package."""
+    root = Path(__file__).resolve().parent if root is None else Path(root)
+    seen: set[str] = set()
+    todo = [entry]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for node in ast.walk(ast.parse((root / name).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:  # from .x import y / from . import x
+                modules = [node.module] if node.module else [alias.name for alias in node.names]
+                todo += [m.replace(".", "/") + ".py" for m in modules if (root / (m.replace(".", "/") + ".py")).exists()]
+    return tuple(sorted(seen))
+
+
+def _code_only(source: str) -> str:
+    """``source`` without comments, docstrings, blank lines and trailing spaces: editing prose must
+    not invalidate results, any change to the code must."""
+    lines = source.replace("\r\n", "\n").split("\n")
+    tree = ast.parse(source)
+    drop: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str)):
+                start, end = first.lineno, first.end_lineno
+                before = lines[start - 1].encode()[: first.col_offset].decode().strip()
+                after = lines[end - 1].encode()[first.end_col_offset:].decode().strip()
+                if not before and not after:  # the docstring has its lines to itself
+                    drop.update(range(start, end + 1))
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT:
+            row, col = tok.start
+            lines[row - 1] = lines[row - 1][:col]
+    kept = (line.rstrip() for i, line in enumerate(lines, 1) if i not in drop)
+    return "\n".join(line for line in kept if line.strip())
+
+
+def code_hash(*, root: Path | None = None) -> str:
+    """SHA-256 of the code (comments and docstrings excluded) of :func:`code_files`.
+
+    A results file records it; :func:`load_results` refuses a file whose hash no longer matches.
+    """
+    root = Path(__file__).resolve().parent if root is None else Path(root)
+    h = hashlib.sha256()
+    for name in code_files(root=root):
+        h.update(f"## {name}\n{_code_only((root / name).read_text(encoding='utf-8'))}\n".encode())
+    return h.hexdigest()
+
+
+def load_results(name: str = "extrapolation", *, check: bool = True) -> dict:
+    """A results file shipped in ``posenc/results`` (written by ``experiments/extrapolation.py``).
+
+    Raises:
+        RuntimeError: ``check`` and the file was made by code other than the installed one
+            (re-run ``python experiments/extrapolation.py``).
+    """
     from importlib import resources
 
-    check_choice("name", name, ("extrapolation", "extrapolation-quick"))
-    return json.loads(resources.files("posenc").joinpath("results", f"{name}.json").read_text())
+    check_choice("name", name, ("extrapolation",))
+    result = json.loads(resources.files("posenc").joinpath("results", f"{name}.json").read_text())
+    if check:
+        recorded = result.get("code", {}).get("sha256")
+        current = code_hash()
+        if recorded != current:
+            raise RuntimeError(f"posenc/results/{name}.json is stale: it was made by code with hash {recorded}, "
+                               f"the installed code hashes to {current}. Re-run `python experiments/extrapolation.py`.")
+    return result
 
 
-def summarize(result: dict) -> dict:
-    """Mean and standard deviation over seeds: ``{name: {length: (mean, std) or None}}``."""
+def summarize(result: dict, metric: str = "loss_beyond") -> dict:
+    """Mean, minimum and maximum over seeds: ``{variant: {key: (mean, min, max) or None}}``.
+
+    Args:
+        metric (str): ``"loss_beyond"``, ``"passkey"`` or ``"passkey_by_distance"`` (keys: lengths or
+            distances, as ints), or ``"loss_at_L"`` (one key, the trained length).
+    """
+    check_choice("metric", metric, ("loss_at_L", "loss_beyond", "passkey", "passkey_by_distance"))
     table: dict = {}
-    for name, per_seed in result["loss"].items():
-        lengths = next(iter(per_seed.values())).keys()
-        for length in lengths:
-            values = [per_seed[s][length] for s in per_seed]
+    for name, per_seed in result["metrics"].items():
+        runs = list(per_seed.values())
+        if metric == "loss_at_L":
+            runs = [{str(result["config"]["train_length"]): r["loss_at_L"]} for r in runs]
+        else:
+            runs = [r[metric] for r in runs]
+        for key in runs[0]:
+            values = [r[key] for r in runs]
             if any(v is None for v in values):
-                table.setdefault(name, {})[int(length)] = None
+                table.setdefault(name, {})[int(key)] = None
                 continue
             t = torch.tensor(values, dtype=torch.float64)
-            table.setdefault(name, {})[int(length)] = (t.mean().item(), t.std().item() if len(values) > 1 else 0.0)
+            table.setdefault(name, {})[int(key)] = (t.mean().item(), t.min().item(), t.max().item())
     return table

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import torch
 
-from ._validate import check_int, check_tensor
+from ._validate import check_float, check_int, check_size, check_tensor
 
 __all__ = ["min_pairwise_distance", "first_repeat", "shift_map", "shift_map_residual"]
 
 
-def _table(pe: torch.Tensor) -> torch.Tensor:
+def _table(pe: torch.Tensor, *, pairwise: bool = False) -> torch.Tensor:
     check_tensor("pe", pe, ndim=2)
+    if pe.is_complex():
+        raise TypeError(f"pe must be a real tensor, got dtype {pe.dtype}")
+    if pairwise:  # the [L, L] distance matrix and its mask
+        check_size(f"pe of shape {tuple(pe.shape)}", None, (pe.shape[0], pe.shape[0]), item_bytes=10)
     return pe.to(torch.float64)
 
 
@@ -24,7 +28,7 @@ def min_pairwise_distance(pe: torch.Tensor) -> float:
 
     Zero means two positions share an encoding (property 1, uniqueness, fails).
     """
-    pe = _table(pe)
+    pe = _table(pe, pairwise=True)
     if pe.shape[0] < 2:
         raise ValueError(f"pe must have at least 2 rows (positions), got {pe.shape[0]}")
     dist = torch.cdist(pe, pe)  # [L, L]
@@ -37,7 +41,8 @@ def first_repeat(pe: torch.Tensor, *, atol: float = 0.0) -> tuple[int, int] | No
 
     Returns None when every row of ``pe`` ``[L, d]`` is distinct.
     """
-    pe = _table(pe)
+    pe = _table(pe, pairwise=True)
+    atol = check_float("atol", atol, ge=0.0)
     dist = torch.cdist(pe, pe)  # [L, L]
     close = torch.triu(dist <= atol, diagonal=1)  # [L, L]
     if not close.any():

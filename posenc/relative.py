@@ -23,7 +23,7 @@ import math
 import torch
 from torch import nn
 
-from ._validate import check_int, check_tensor
+from ._validate import check_dtype, check_int, check_size, check_tensor
 
 __all__ = [
     "relative_positions",
@@ -36,11 +36,12 @@ __all__ = [
 ]
 
 
-def _lengths(q_len: int, k_len: int | None) -> tuple[int, int]:
-    q_len = check_int("q_len", q_len, min_value=0)
-    if k_len is None:
-        return q_len, q_len
-    k_len = check_int("k_len", k_len, min_value=q_len)
+def _lengths(q_len: int, k_len: int | None, *, lead: tuple[int, ...] = (), item_bytes: int = 8,
+             names: tuple[str, str] = ("q_len", "k_len")) -> tuple[int, int]:
+    """Validated ``(Lq, Lk)``; refuses a ``[*lead, Lq, Lk]`` result of ``item_bytes`` per entry above the limit."""
+    q_len = check_int(names[0], q_len, min_value=0)
+    k_len = q_len if k_len is None else check_int(names[1], k_len, min_value=q_len)
+    check_size(f"{names[0]}={q_len}, {names[1]}={k_len}", None, (*lead, q_len, k_len), item_bytes=item_bytes)
     return q_len, k_len
 
 
@@ -51,13 +52,14 @@ def relative_positions(q_len: int, k_len: int | None = None, *, device: torch.de
     Args:
         q_len (int): number of queries ``Lq`` (>= 0).
         k_len (int, optional): number of keys ``Lk`` (>= ``Lq``); default ``Lq``.
-        dtype (torch.dtype): int64 by default; float32 is exact up to ``2**24`` positions and saves
-            a conversion when the distances feed a float bias (ALiBi).
+        dtype (torch.dtype): int64 by default; any signed integer or floating dtype (float32 is exact
+            up to ``2**24`` positions and saves a conversion when the distances feed a float bias).
 
     Returns:
         torch.Tensor: ``[Lq, Lk]`` of ``dtype``; negative entries are keys in the past.
     """
-    q_len, k_len = _lengths(q_len, k_len)
+    check_dtype("dtype", dtype, floating=False)
+    q_len, k_len = _lengths(q_len, k_len, item_bytes=2 * torch.empty(0, dtype=dtype).element_size())
     q_pos = torch.arange(k_len - q_len, k_len, device=device, dtype=dtype)  # [Lq], aligned at the end
     k_pos = torch.arange(k_len, device=device, dtype=dtype)  # [Lk]
     return k_pos[None, :] - q_pos[:, None]  # [Lq, Lk]
@@ -99,7 +101,14 @@ def shaw_relative_index(q_len: int, max_distance: int, k_len: int | None = None)
         torch.Tensor: int64 ``[Lq, Lk]`` with values in ``[0, 2k]``; ``k`` is the diagonal.
     """
     max_distance = check_int("max_distance", max_distance, min_value=0)
-    rel = relative_positions(q_len, k_len)  # [Lq, Lk]
+    q_len, k_len = _lengths(q_len, k_len, item_bytes=24)
+    return _shaw_index(q_len, k_len, max_distance)
+
+
+def _shaw_index(q_len: int, k_len: int, max_distance: int, device: torch.device | str | None = None) -> torch.Tensor:
+    """Core of :func:`shaw_relative_index`, trusting its inputs."""
+    q_pos = torch.arange(k_len - q_len, k_len, device=device)  # [Lq], aligned at the end
+    rel = torch.arange(k_len, device=device)[None, :] - q_pos[:, None]  # [Lq, Lk]
     return rel.clamp(-max_distance, max_distance) + max_distance
 
 
@@ -128,10 +137,27 @@ def t5_relative_bucket(
         torch.Tensor: int64 ``[...]`` bucket ids in ``[0, num_buckets)``.
     """
     check_tensor("relative_position", relative_position, floating=False)
-    num_buckets = check_int("num_buckets", num_buckets, min_value=4 if bidirectional else 2)
+    num_buckets, max_distance = _check_t5(num_buckets, max_distance, bool(bidirectional))
+    return _t5_bucket(relative_position, bool(bidirectional), num_buckets, max_distance)
+
+
+def _check_t5(num_buckets: int, max_distance: int, bidirectional: bool,
+              names: tuple[str, str] = ("num_buckets", "max_distance")) -> tuple[int, int]:
+    """Validate T5's bucket parameters under the caller's names; returns them as ints."""
+    num_buckets = check_int(names[0], num_buckets, min_value=4 if bidirectional else 2)
     if bidirectional and num_buckets % 2:
-        raise ValueError(f"num_buckets must be even when bidirectional=True, got {num_buckets}")
-    relative_position = relative_position.long()
+        raise ValueError(f"{names[0]} must be even when bidirectional (encoder) buckets are used, got {num_buckets}")
+    check_size(names[0], num_buckets, (num_buckets,), item_bytes=8)
+    max_exact = (num_buckets // 2 if bidirectional else num_buckets) // 2
+    return num_buckets, check_int(names[1], max_distance, min_value=max_exact + 1)
+
+
+def _t5_bucket(relative_position: torch.Tensor, bidirectional: bool, num_buckets: int,
+               max_distance: int) -> torch.Tensor:
+    """Core of :func:`t5_relative_bucket`, trusting its inputs."""
+    # distances beyond max_distance all land in the last bucket; clamping first keeps |.| from
+    # overflowing at -2**63 and changes no bucket
+    relative_position = relative_position.long().clamp(-max_distance, max_distance)
     buckets = torch.zeros_like(relative_position)
     if bidirectional:
         num_buckets //= 2
@@ -140,7 +166,6 @@ def t5_relative_bucket(
     else:
         distance = -torch.clamp(relative_position, max=0)  # only the past counts; future -> 0
     max_exact = num_buckets // 2
-    max_distance = check_int("max_distance", max_distance, min_value=max_exact + 1)
     is_small = distance < max_exact
     # log-spaced buckets for max_exact <= distance < max_distance (log(0) is masked out below)
     large = max_exact + (
@@ -150,7 +175,9 @@ def t5_relative_bucket(
     return buckets + torch.where(is_small, distance, large)
 
 
-def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
+def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, per_pair: int, shared: int = 0) -> None:
+    """q, k, v shapes. Refuses, above the memory limit, ``per_pair`` bytes per (query, key) pair of
+    every head (the scores) plus ``shared`` bytes per pair shared by the heads (``[Lq, Lk, d]`` gathers)."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         check_tensor(name, t, min_ndim=2, floating=True)
     if k.shape != v.shape:
@@ -159,6 +186,13 @@ def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
         raise ValueError(f"q and k must share the head dimension, got {q.shape[-1]} and {k.shape[-1]}")
     if q.shape[-2] > k.shape[-2]:
         raise ValueError(f"q_len ({q.shape[-2]}) must be <= k_len ({k.shape[-2]})")
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2])
+    except RuntimeError:
+        raise ValueError(f"q and k must have broadcastable leading dimensions, got {tuple(q.shape)} and "
+                         f"{tuple(k.shape)}") from None
+    check_size(f"q of shape {tuple(q.shape)}, k of shape {tuple(k.shape)}", None, (q.shape[-2], k.shape[-2]),
+               item_bytes=per_pair * math.prod(lead) + shared)
 
 
 def _check_tables(rel_k: torch.Tensor, rel_v: torch.Tensor, d: int) -> int:
@@ -210,11 +244,11 @@ def shaw_attention(
     Returns:
         torch.Tensor: ``[..., Lq, d]``.
     """
-    _check_qkv(q, k, v)
+    _check_qkv(q, k, v, per_pair=4 * q.element_size())
     d = q.shape[-1]
     max_distance = _check_tables(rel_k, rel_v, d)
     q_len, k_len = q.shape[-2], k.shape[-2]
-    idx = shaw_relative_index(q_len, max_distance, k_len).to(q.device)  # [Lq, Lk]
+    idx = _shaw_index(q_len, k_len, max_distance, q.device)  # [Lq, Lk]
     q = q * d**-0.5  # scale the small tensor, not the [Lq, Lk] scores
     scores = q @ k.transpose(-2, -1)  # [..., Lq, Lk]
     q_rel = q @ rel_k.T  # [..., Lq, 2k+1]
@@ -248,10 +282,10 @@ def shaw_attention_naive(
     Kept as the reference :func:`shaw_attention` is tested against and as the baseline the
     benchmarks and the book measure. Same arguments and result as :func:`shaw_attention`.
     """
-    _check_qkv(q, k, v)
+    _check_qkv(q, k, v, per_pair=4 * q.element_size(), shared=2 * q.shape[-1] * q.element_size())  # [Lq, Lk, d] x 2
     d = q.shape[-1]
     max_distance = _check_tables(rel_k, rel_v, d)
-    idx = shaw_relative_index(q.shape[-2], max_distance, k.shape[-2]).to(q.device)  # [Lq, Lk]
+    idx = _shaw_index(q.shape[-2], k.shape[-2], max_distance, q.device)  # [Lq, Lk]
     r_k = rel_k[idx]  # [Lq, Lk, d]
     r_v = rel_v[idx]  # [Lq, Lk, d]
     scores = q @ k.transpose(-2, -1) + torch.einsum("...id,ijd->...ij", q, r_k)  # [..., Lq, Lk]
@@ -272,6 +306,7 @@ class ShawRelativePosition(nn.Module):
         self.head_dim = check_int("head_dim", head_dim, min_value=1)
         self.max_distance = check_int("max_distance", max_distance, min_value=0)
         n_labels = 2 * self.max_distance + 1
+        check_size("max_distance", max_distance, (2, n_labels, self.head_dim), item_bytes=4)
         self.rel_k = nn.Parameter(torch.randn(n_labels, self.head_dim) * self.head_dim**-0.5)
         self.rel_v = nn.Parameter(torch.randn(n_labels, self.head_dim) * self.head_dim**-0.5)
 
@@ -296,26 +331,26 @@ class T5RelativeBias(nn.Module):
     def __init__(self, n_heads: int, *, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True) -> None:
         super().__init__()
         self.n_heads = check_int("n_heads", n_heads, min_value=1)
-        self.num_buckets = check_int("num_buckets", num_buckets, min_value=2)
-        self.max_distance = check_int("max_distance", max_distance, min_value=1)
         self.bidirectional = bool(bidirectional)
-        t5_relative_bucket(torch.zeros(1, dtype=torch.long), bidirectional=self.bidirectional,
-                           num_buckets=self.num_buckets, max_distance=self.max_distance)  # validate early
+        self.num_buckets, self.max_distance = _check_t5(num_buckets, max_distance, self.bidirectional)
+        check_size("n_heads", n_heads, (self.num_buckets, self.n_heads), item_bytes=4)
         self.bias = nn.Embedding(self.num_buckets, self.n_heads)
         nn.init.normal_(self.bias.weight, std=0.02)
 
     def bias_by_distance(self, distance: torch.Tensor) -> torch.Tensor:
         """Bias of each distance ``key_pos - query_pos``: ``[n]`` integer -> ``[h, n]``."""
-        buckets = t5_relative_bucket(distance, bidirectional=self.bidirectional,
-                                     num_buckets=self.num_buckets, max_distance=self.max_distance)  # [n]
+        check_tensor("distance", distance, ndim=1, floating=False)
+        return self._bias_by_distance(distance)
+
+    def _bias_by_distance(self, distance: torch.Tensor) -> torch.Tensor:
+        buckets = _t5_bucket(distance, self.bidirectional, self.num_buckets, self.max_distance)  # [n]
         return self.bias(buckets).t()  # [n, h] -> [h, n]
 
     def buckets(self, q_len: int, k_len: int | None = None) -> torch.Tensor:
         """Bucket of each query/key pair, int64 ``[Lq, Lk]``, queries aligned at the end of the keys."""
         q_len, k_len = _lengths(q_len, k_len)
         distance = _distance_range(q_len, k_len, device=self.bias.weight.device)  # [Lq + Lk - 1]
-        buckets = t5_relative_bucket(distance, bidirectional=self.bidirectional,
-                                     num_buckets=self.num_buckets, max_distance=self.max_distance)
+        buckets = _t5_bucket(distance, self.bidirectional, self.num_buckets, self.max_distance)
         return _toeplitz(buckets, q_len, k_len)
 
     def forward(self, q_len: int, k_len: int | None = None) -> torch.Tensor:
@@ -325,9 +360,9 @@ class T5RelativeBias(nn.Module):
         spread over the grid (``_toeplitz``), so the one ``[h, Lq, Lk]`` result is the only
         tensor of that size.
         """
-        q_len, k_len = _lengths(q_len, k_len)
+        q_len, k_len = _lengths(q_len, k_len, lead=(self.n_heads,), item_bytes=4)
         distance = _distance_range(q_len, k_len, device=self.bias.weight.device)  # [Lq + Lk - 1]
-        return _toeplitz(self.bias_by_distance(distance), q_len, k_len)  # [h, Lq, Lk]
+        return _toeplitz(self._bias_by_distance(distance), q_len, k_len)  # [h, Lq, Lk]
 
     def extra_repr(self) -> str:
         return (f"n_heads={self.n_heads}, num_buckets={self.num_buckets}, "

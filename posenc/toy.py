@@ -13,7 +13,7 @@ from typing import Sequence
 
 import torch
 
-from ._validate import check_int
+from ._validate import check_int, check_size
 
 __all__ = ["toy_vocabulary", "toy_embeddings"]
 
@@ -37,14 +37,20 @@ def toy_embeddings(tokens: Sequence[str], d_model: int, *, seed: int = 0,
             vocabulary to embed several sentences with one table.
 
     Returns:
-        torch.Tensor: float32 ``[L, d]``.
+        torch.Tensor: float32 ``[L, d]`` (``[0, d]`` for no tokens).
     """
     d_model = check_int("d_model", d_model, min_value=1)
-    vocab = toy_vocabulary(tokens) if vocabulary is None else list(vocabulary)
+    vocab = toy_vocabulary(tokens)
+    if vocabulary is not None:
+        if isinstance(vocabulary, str) or not all(isinstance(t, str) for t in vocabulary):
+            raise TypeError("vocabulary must be a sequence of str")
+        vocab = list(vocabulary)
     missing = [t for t in tokens if t not in vocab]
     if missing:
         raise ValueError(f"tokens {missing} are not in the vocabulary {vocab}")
-    g = torch.Generator().manual_seed(check_int("seed", seed))
+    seed = check_int("seed", seed)
+    check_size("d_model", d_model, (len(vocab) + len(tokens), d_model), item_bytes=4)
+    g = torch.Generator().manual_seed(seed)
     table = torch.randn(len(vocab), d_model, generator=g)  # [V, d]
-    ids = torch.tensor([vocab.index(t) for t in tokens])  # [L]
+    ids = torch.tensor([vocab.index(t) for t in tokens], dtype=torch.int64)  # [L]; [0] for no tokens
     return table[ids]  # [L, d]

@@ -26,6 +26,6 @@ if ! "$VENV/bin/python" -c "import torch" 2>/dev/null; then
       || echo "setup: CPU index unreachable; requirements.txt will install torch from PyPI" >&2
   fi
 fi
-# requirements.txt ends with `-e .`: posenc itself, editable
+# requirements.txt ends with `-e .[book,widgets,test]`: posenc itself, editable, with its extras
 $pip install $quiet -r requirements.txt 2>&1 | grep -v "is ignored: it is neither a file nor a directory" || true
 "$VENV/bin/python" -c "import torch, posenc, jupyter_book, jupyterlab, nbval, playwright; print('setup: torch', torch.__version__, '| posenc', posenc.__version__)"

@@ -1,8 +1,15 @@
+import math
+import shutil
+from pathlib import Path
+
 import pytest
 import torch
 
+import posenc.lm
 from posenc.attention import POSITION_METHODS
-from posenc.lm import SyntheticCorpus, TinyLM, evaluate_lm, run_extrapolation, train_lm
+from posenc.lm import (PasskeyCorpus, SyntheticCorpus, TinyLM, TrigramBaseline, code_files, code_hash,
+                       evaluate_lm, evaluate_passkey, experiment_config, load_results, run_extrapolation, summarize,
+                       train_lm)
 
 
 def test_corpus_is_seeded_and_follows_its_rules():
@@ -25,6 +32,67 @@ def test_corpus_copies_earlier_spans():
             earlier = row[:t - 12].unfold(0, 4, 1)
             repeats += bool((earlier == window).all(1).any())
     assert repeats > 50          # 4-grams reappear far more often than chance (32^-4 per pair)
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_passkey_text_follows_its_rules(k):
+    corpus = PasskeyCorpus(passkey_len=k)
+    data = corpus.sample_text(64, 80, generator=torch.Generator().manual_seed(0))
+    x = data.tokens
+    assert x.shape == (64, 81) and data.filler.shape == data.answer.shape == (64, 80)
+    assert torch.equal(x, corpus.sample_text(64, 80, generator=torch.Generator().manual_seed(0)).tokens)
+    with_query = 0
+    for row, filler, answer, dist in zip(x, data.filler, data.answer, data.distance):
+        keys = (row == corpus.key_token).nonzero().flatten().tolist()
+        queries = (row == corpus.query_token).nonzero().flatten().tolist()
+        assert len(keys) <= 1 and len(queries) <= 1 and (not queries or keys)
+        if queries:
+            a, q = keys[0], queries[0]
+            with_query += 1
+            assert q > a + k and dist == q - a - 1
+            n_ans = min(k, 80 - q)
+            assert torch.equal(row[q + 1:q + 1 + n_ans], row[a + 1:a + 1 + n_ans])  # the digits asked for
+            assert answer.nonzero().flatten().tolist() == list(range(q, q + n_ans))  # targets t + 1
+        else:
+            assert dist == -1 and not answer.any()
+        for t in filler.nonzero().flatten().tolist():  # target t + 1 follows the chain from its predecessors
+            assert row[t + 1] in corpus.filler_corpus.next_tokens[row[t - 1], row[t]]
+    assert with_query > 32
+
+
+def test_passkey_text_is_memoryless():
+    # the key starts with the same probability at every position it has not started before:
+    # nothing in the text tells a model its absolute position
+    corpus = PasskeyCorpus()
+    x = corpus.sample_text(20000, 48, generator=torch.Generator().manual_seed(0)).tokens
+    is_key = x == corpus.key_token
+    started_before = (is_key.cumsum(1) - is_key.long()) > 0
+    at_risk = (~started_before).sum(0)[:40].double()  # rows still waiting at positions 0..39
+    hazard = is_key.sum(0)[:40].double() / at_risk
+    se = (corpus.key_rate * (1 - corpus.key_rate) / at_risk).sqrt()
+    assert ((hazard - corpus.key_rate).abs() < 4 * se).all()
+    assert abs(hazard[:20].mean() - hazard[20:].mean()) < 0.01
+
+
+def test_passkey_probe_puts_the_key_at_the_distance():
+    corpus = PasskeyCorpus(passkey_len=2)
+    n, d = 40, 17
+    data = corpus.sample_probe(8, n, generator=torch.Generator().manual_seed(3), distance=d)
+    x = data.tokens
+    assert (x[:, n - 2] == corpus.query_token).all() and (x[:, n - 2 - d - 1] == corpus.key_token).all()
+    assert torch.equal(x[:, n - 1:], x[:, n - 2 - d:n - d])   # the digits after QUERY are the key's
+    assert (data.distance == d).all() and data.answer[:, -2:].all() and data.answer.sum() == 16
+    with pytest.raises(ValueError, match="distance"):
+        corpus.sample_probe(2, n, generator=torch.Generator(), distance=n)
+
+
+def test_trigram_reaches_the_filler_entropy_and_guesses_passkeys():
+    corpus = PasskeyCorpus()
+    tri = TrigramBaseline(corpus, length=64, sequences=2048)
+    loss = evaluate_lm(tri, corpus, length=256, batch=64, last=192)
+    assert math.log(2) < loss < math.log(2) + 0.1   # filler entropy ln 2, plus the chance of KEY/QUERY
+    acc = evaluate_passkey(tri, corpus, length=128, batch=500)
+    assert acc < 0.2                                  # chance is 1/10; it cannot see the key
 
 
 @pytest.mark.parametrize("position", POSITION_METHODS)
@@ -58,21 +126,117 @@ def test_rope_scaling_swaps_frequencies_and_default_restores_them():
         torch.testing.assert_close(model(x), before)
 
 
+def _hf_dynamic(head_dim, base, factor, trained, seq_len):
+    transformers = pytest.importorskip("transformers")
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    cfg = transformers.LlamaConfig(hidden_size=head_dim * 4, num_attention_heads=4, head_dim=head_dim,
+                                   max_position_embeddings=trained,
+                                   rope_parameters={"rope_type": "dynamic", "rope_theta": base, "factor": factor})
+    return ROPE_INIT_FUNCTIONS["dynamic"](cfg, "cpu", seq_len=seq_len)[0]
+
+
+@pytest.mark.parametrize("factor", [1.0, 2.0])
+@pytest.mark.parametrize("s", [2, 4, 8])
+def test_experiment_dynamic_ntk_is_hugging_faces(factor, s):
+    # the experiment's dynamic NTK at 2L, 4L, 8L: a fixed factor, the length through seq_len only
+    from posenc.lm import scaling_kwargs
+
+    config = experiment_config(dynamic_factor=factor)
+    L, d = config["train_length"], config["model"]["d_model"] // config["model"]["n_heads"]
+    kwargs = scaling_kwargs(config, "dynamic", s * L)
+    assert kwargs == {"rope_type": "dynamic", "factor": factor, "original_length": L, "seq_len": s * L}
+    model = TinyLM(26, "rope", max_len=L, **config["model"])
+    model.set_rope_scaling(**kwargs)
+    got = model.blocks[0].attn.rope.inv_freq
+    torch.testing.assert_close(got, _hf_dynamic(d, 10000.0, factor, L, s * L), rtol=1e-6, atol=0)
+    # effective base: base * (factor * s - factor + 1) ** (d / (d - 2)); with factor 1 exactly the NTK-aware base for s
+    scale = factor * s - (factor - 1)
+    assert scale == (s if factor == 1.0 else 2 * s - 1)
+    effective_base = got[1].double() ** (-d / 2)
+    assert effective_base / (10000.0 * scale ** (d / (d - 2))) == pytest.approx(1.0, rel=1e-5)
+
+
+def test_experiment_yarn_ramp_for_its_head_dimension():
+    # head_dim 16, L = 64, base 10000: pairs turn 10.2, 3.2, 1.02, 0.32, ... times within L.
+    # beta_fast = 2, beta_slow = 1 keep pairs 0 and 1, ramp pair 2 halfway, interpolate pairs 3-7 like PI
+    from posenc import rope_inv_freq
+    from posenc.lm import scaling_kwargs
+
+    config = experiment_config()
+    model = TinyLM(26, "rope", max_len=64, **config["model"])
+    for s in (2, 4, 8):
+        model.set_rope_scaling(**scaling_kwargs(config, "yarn", 64 * s))
+        ratio = model.blocks[0].attn.rope.inv_freq / rope_inv_freq(16)
+        expected = torch.tensor([1, 1, 0.5 + 0.5 / s, *[1 / s] * 5])
+        torch.testing.assert_close(ratio, expected, rtol=1e-5, atol=0)
+        assert model.blocks[0].attn.rope.attention_scaling == pytest.approx(0.1 * math.log(s) + 1)
+
+
 def test_training_lowers_the_loss():
     torch.manual_seed(0)
     corpus = SyntheticCorpus(vocab_size=8, branching=1, copy_prob=0.0)
     model = TinyLM(8, "alibi", d_model=16, n_heads=2)
     before = evaluate_lm(model, corpus, length=16, batch=8)
-    losses = train_lm(model, corpus, length=16, steps=40, batch=8, lr=1e-2)
-    assert len(losses) == 40 and evaluate_lm(model, corpus, length=16, batch=8) < before - 0.3
+    steps = []
+    losses = train_lm(model, corpus, length=16, steps=40, batch=8, lr=1e-2, on_step=steps.append)
+    assert len(losses) == 40 and steps == list(range(1, 41))
+    assert evaluate_lm(model, corpus, length=16, batch=8) < before - 0.3
+
+
+def test_answer_weight_multiplies_the_loss_of_the_digits_after_query():
+    import copy
+
+    import torch.nn.functional as F
+
+    corpus = PasskeyCorpus()
+    torch.manual_seed(0)
+    model = TinyLM(corpus.n_tokens, "rope", d_model=16, n_heads=2)
+    start = copy.deepcopy(model)
+    reported = train_lm(model, corpus, length=32, steps=1, batch=8, answer_weight=16.0, seed=5)[0]
+    data = corpus.sample_text(8, 32, generator=torch.Generator().manual_seed(5))   # the batch it trained on
+    assert data.answer.any()
+    nll = F.cross_entropy(start(data.tokens[:, :-1]).transpose(1, 2), data.tokens[:, 1:], reduction="none")
+    w = torch.where(data.answer, 16.0, 1.0)
+    assert reported == pytest.approx(((nll * w).sum() / w.sum()).item(), rel=1e-5)
 
 
 def test_run_extrapolation_structure():
-    out = run_extrapolation(methods=("learned", "rope"), steps=2, eval_factors=(1, 2), d_model=16,
-                            n_heads=2, train_length=8, eval_batch=2)
-    assert out["config"]["eval_lengths"] == [8, 16]
-    assert out["loss"]["learned"]["0"]["16"] is None and out["loss"]["learned"]["0"]["8"] > 0
-    assert set(out["loss"]) == {"learned", "rope", "rope+linear", "rope+dynamic", "rope+yarn"}
+    config = experiment_config(methods=["learned", "rope"], seeds=[0], steps=2, train_length=8,
+                               eval_lengths=[8, 16], eval_batch=2, distances=[3, 12], distance_batch=2,
+                               model={"d_model": 16, "n_heads": 2}, trigram_sequences=8,
+                               finetune={"length": 16, "steps": 2, "batch": 2, "checkpoints": [0, 2]})
+    out = run_extrapolation(config)
+    assert list(out["metrics"]) == ["trigram", "learned", "rope", "rope+pi", "rope+dynamic", "rope+yarn",
+                                    "rope ft", "rope+pi ft", "rope+yarn ft"]
+    learned = out["metrics"]["learned"]["0"]
+    assert learned["loss_beyond"] == {"16": None} and learned["passkey"]["16"] is None and learned["loss_at_L"] > 0
+    assert set(out["metrics"]["rope+pi ft"]["0"]["finetune_curve"]) == {"0", "2"}
+    assert out["code"]["sha256"] == code_hash() and "lm.py" in out["code"]["files"]
+    with pytest.raises(ValueError, match="unknown configuration entry"):
+        experiment_config(step=3)
+
+
+def test_code_hash_ignores_prose_but_not_code(tmp_path):
+    root = tmp_path / "posenc"
+    shutil.copytree(Path(posenc.lm.__file__).parent, root)
+    before = code_hash(root=root)
+    assert code_files(root=root) == code_files() and "attention.py" in code_files() and "rope.py" in code_files()
+    path = root / "attention.py"
+    text = path.read_text()
+    path.write_text(text.replace('"""', '"""Edited prose. ', 1) + "\n# a new comment\n")
+    assert code_hash(root=root) == before
+    path.write_text(text.replace("def ", "def _unused(): pass\n\n\ndef ", 1))
+    assert code_hash(root=root) != before
+
+
+def test_shipped_results_come_from_this_code_and_configuration():
+    # fails when the code that makes the numbers changed since posenc/results/extrapolation.json was
+    # written: re-run `python experiments/extrapolation.py`
+    result = load_results("extrapolation")
+    assert result["config"] == experiment_config()
+    assert len(result["config"]["seeds"]) >= 3
+    assert result["environment"]["seconds"] <= 20 * 60
 
 
 def test_lm_bad_arguments():
@@ -82,13 +246,13 @@ def test_lm_bad_arguments():
         SyntheticCorpus(vocab_size=4, branching=5)
     with pytest.raises(ValueError, match="steps"):
         train_lm(TinyLM(16, "none", d_model=16, n_heads=2), SyntheticCorpus(vocab_size=16), length=8, steps=0)
+    with pytest.raises(ValueError, match="key_rate"):
+        PasskeyCorpus(key_rate=0.0)
 
 
-def test_summarize_means_over_seeds():
-    from posenc.lm import summarize
-
-    result = {"loss": {"a": {"0": {"8": 1.0, "16": None}, "1": {"8": 3.0, "16": None}}}}
-    table = summarize(result)
-    assert table["a"][16] is None
-    mean, std = table["a"][8]
-    assert mean == 2.0 and abs(std - 2 ** 0.5) < 1e-12
+def test_summarize_gives_mean_and_range_over_seeds():
+    result = {"config": {"train_length": 8},
+              "metrics": {"a": {"0": {"loss_at_L": 1.0, "passkey": {"8": 1.0, "16": None}},
+                                "1": {"loss_at_L": 3.0, "passkey": {"8": 0.5, "16": None}}}}}
+    assert summarize(result, "passkey") == {"a": {8: (0.75, 0.5, 1.0), 16: None}}
+    assert summarize(result, "loss_at_L") == {"a": {8: (2.0, 1.0, 3.0)}}

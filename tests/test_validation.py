@@ -95,6 +95,104 @@ BAD_CALLS = [
     (lambda: posenc.toy_vocabulary("the dog"), TypeError, "tokens"),
     (lambda: posenc.toy_embeddings(["a", "b"], 4, vocabulary=["a"]), ValueError, "vocabulary"),
     (lambda: posenc.toy_embeddings(["a"], 0), ValueError, "d_model"),
+    (lambda: posenc.inv_freq(7), ValueError, "dim"),
+    (lambda: posenc.inv_freq(8, dtype=torch.int64), TypeError, "dtype"),
+]
+
+HUGE = 10**9  # sizes whose results cannot fit in memory: refused before allocating
+
+BAD_CALLS += [
+    # silent results, now errors
+    (lambda: posenc.rope_cos_sin(4, 8, inv_freq=torch.full((4,), float("nan"))), ValueError, "inv_freq"),
+    (lambda: posenc.RotaryEmbedding(8, inv_freq=torch.tensor([1.0, float("inf"), 0.1, 0.01])), ValueError,
+     "inv_freq"),
+    (lambda: posenc.rope_angles(3, torch.tensor([1.0, float("nan")])), ValueError, "inv_freq"),
+    (lambda: posenc.rope_scaled_inv_freq(8, rope_type="linear", factor=float("nan")), ValueError, "factor"),
+    (lambda: posenc.rope_scaled_inv_freq(8, factor=float("nan")), ValueError, "factor"),
+    (lambda: posenc.rope_cos_sin(torch.tensor([True, False]), 8), TypeError, "positions"),
+    (lambda: posenc.rope_cos_sin(4, 8, dtype=torch.int64), TypeError, "dtype"),
+    (lambda: posenc.sinusoidal_encoding(4, 8, dtype=torch.bool), TypeError, "dtype"),
+    (lambda: posenc.sinusoidal_encoding_at(torch.tensor([True]), 8), TypeError, "positions"),
+    (lambda: posenc.relative_positions(3, dtype=torch.bool), TypeError, "dtype"),
+    (lambda: posenc.relative_positions(3, dtype=torch.uint8), TypeError, "dtype"),
+    (lambda: posenc.t5_relative_bucket(torch.tensor([True])), TypeError, "relative_position"),
+    (lambda: posenc.LearnedPositionalEmbedding(4, 4)(torch.tensor([True])), TypeError, "positions"),
+    (lambda: posenc.apply_rope(torch.randn(1, 8), *posenc.rope_cos_sin(3, 8)), ValueError, "cos"),
+    (lambda: posenc.apply_rope(torch.randn(5, 8), torch.ones(3, 5, 8), torch.ones(3, 5, 8)), ValueError, "cos"),
+    (lambda: posenc.apply_rope(torch.randn(8), torch.ones(2, 3, 8), torch.ones(2, 3, 8)), ValueError, "cos"),
+    (lambda: posenc.apply_rope_rotate_half(torch.randn(5, 8), torch.ones(3, 5, 8), torch.ones(3, 5, 8)),
+     ValueError, "cos"),
+    (lambda: posenc.apply_rope_complex(torch.randn(1, 8), torch.ones(3, 4, dtype=torch.complex64)), ValueError,
+     "freqs_cis"),
+    (lambda: posenc.RotaryEmbedding(8)(torch.randn(5, 8), torch.zeros(2, 5, dtype=torch.long)), ValueError,
+     "position_ids"),
+    (lambda: posenc.rotate_half(torch.randn(3, 5)), ValueError, "head_dim"),
+    (lambda: posenc.kernel_attention(x4, x4, x4, rope_q=(c4, s4, "half")), ValueError, "rope_k"),
+    (lambda: posenc.linear_attention(x4, x4, x4, rope_k=(c4, s4, "half")), ValueError, "rope_q"),
+    (lambda: posenc.linear_attention(x4, x4, x4, rope_q=(c4, s4, "neox"), rope_k=(c4, s4, "half")), ValueError,
+     "layout"),
+    (lambda: posenc.linear_attention(x4, x4[..., :0, :], x4[..., :0, :]), ValueError, "at least one key"),
+    (lambda: posenc.kernel_attention(x4, x4[..., :0, :], x4[..., :0, :]), ValueError, "at least one key"),
+    (lambda: posenc.kernel_attention(x4, x4, x4, weight=torch.ones(2, 2)), ValueError, "weight"),
+    (lambda: posenc.KVCache().append(x4, x4[..., :2, :]), ValueError, "same shape"),
+    (lambda: posenc.rope_scaled_inv_freq(64, rope_type="yarn", factor=4.0, original_max_position_embeddings=64,
+                                         beta_fast=1.0, beta_slow=32.0), ValueError, "beta_fast"),
+    (lambda: posenc.first_repeat(torch.zeros(3, 2), atol=-1.0), ValueError, "atol"),
+    # huge sizes, refused before allocation
+    (lambda: posenc.rope_cos_sin(HUGE, 128), ValueError, "positions=1000000000"),
+    (lambda: posenc.rope_angles(HUGE, posenc.rope_inv_freq(128)), ValueError, "positions"),
+    (lambda: posenc.rope_freqs_cis(HUGE, 128), ValueError, "positions"),
+    (lambda: posenc.rope_cos_sin_2d(HUGE, HUGE, 8), ValueError, "rows * cols"),
+    (lambda: posenc.rope_inv_freq(2 * HUGE**2), ValueError, "head_dim"),
+    (lambda: posenc.inv_freq(2 * HUGE**2), ValueError, "dim"),
+    (lambda: posenc.rope_matrix(0, 2 * HUGE), ValueError, "head_dim"),
+    (lambda: posenc.apply_rope_matrix(torch.zeros(HUGE // 10**3, 64), HUGE // 10**3), ValueError, "positions"),
+    (lambda: posenc.interleaved_to_half_permutation(2 * HUGE**2), ValueError, "head_dim"),
+    (lambda: posenc.rope_scaled_inv_freq(2 * HUGE**2), ValueError, "head_dim"),
+    (lambda: posenc.RotaryEmbedding(128, HUGE), ValueError, "max_seq_len"),
+    (lambda: posenc.RotaryEmbedding(128)(torch.zeros(1, 128), torch.full((1,), HUGE)), ValueError, "position_ids"),
+    (lambda: posenc.alibi_slopes(HUGE), ValueError, "n_heads"),
+    (lambda: posenc.alibi_bias(8, 10**6), ValueError, "q_len=1000000"),
+    (lambda: posenc.alibi_bias_bloom(8, 10**6), ValueError, "q_len=1000000"),
+    (lambda: posenc.relative_positions(10**6), ValueError, "q_len"),
+    (lambda: posenc.causal_mask(10**6), ValueError, "q_len"),
+    (lambda: posenc.shaw_relative_index(10**6, 4), ValueError, "q_len"),
+    (lambda: posenc.ShawRelativePosition(64, HUGE), ValueError, "max_distance"),
+    (lambda: posenc.T5RelativeBias(HUGE), ValueError, "n_heads"),
+    (lambda: posenc.T5RelativeBias(4)(10**6), ValueError, "q_len"),
+    (lambda: posenc.sinusoidal_encoding(HUGE, 512), ValueError, "seq_len"),
+    (lambda: posenc.sinusoidal_frequencies(2 * HUGE**2), ValueError, "d_model"),
+    (lambda: posenc.sinusoidal_shift_matrix(1, 2 * HUGE), ValueError, "d_model"),
+    (lambda: posenc.integer_encoding(HUGE, 512), ValueError, "seq_len"),
+    (lambda: posenc.binary_encoding(HUGE, 62), ValueError, "seq_len"),
+    (lambda: posenc.LearnedPositionalEmbedding(HUGE, 512), ValueError, "max_len"),
+    (lambda: posenc.LearnedPositionalEmbedding(4, 4).resized(HUGE**2), ValueError, "new_max_len"),
+    (lambda: posenc.MultiHeadAttention(HUGE, 1), ValueError, "d_model"),
+    (lambda: posenc.MultiHeadAttention(64, 4)(torch.zeros(1, 1, 64).expand(8, 10**5, 64)), ValueError, "x of shape"),
+    (lambda: posenc.shaw_attention(*[torch.zeros(1, 10**5, 4)] * 3, torch.zeros(3, 4), torch.zeros(3, 4)),
+     ValueError, "q of shape"),
+    (lambda: posenc.shaw_attention_naive(*[torch.zeros(1, 10**4, 64)] * 3, torch.zeros(3, 64), torch.zeros(3, 64)),
+     ValueError, "q of shape"),
+    (lambda: posenc.kernel_attention(*[torch.zeros(1, 10**5, 4)] * 3), ValueError, "q of shape"),
+    (lambda: posenc.linear_attention(*[torch.zeros(1, 10**5, 256)] * 3, causal=True), ValueError, "k of shape"),
+    (lambda: posenc.rope_decay_bound(HUGE, torch.zeros(10**4)), ValueError, "distances"),
+    (lambda: posenc.min_pairwise_distance(torch.zeros(10**6, 1)), ValueError, "pe of shape"),
+    (lambda: posenc.toy_embeddings(["a"], HUGE**2), ValueError, "d_model"),
+    # errors that used to come from deep inside, or name an inner parameter
+    (lambda: posenc.rope_scaled_inv_freq(2, rope_type="dynamic", factor=2.0, original_max_position_embeddings=8,
+                                         seq_len=16), ValueError, "head_dim"),
+    (lambda: posenc.MultiHeadAttention(8, 2, "shaw", shaw_max_distance=-1), ValueError, "shaw_max_distance"),
+    (lambda: posenc.MultiHeadAttention(8, 2, "t5", t5_num_buckets=1), ValueError, "t5_num_buckets"),
+    (lambda: posenc.MultiHeadAttention(8, 2, "t5", t5_max_distance=2), ValueError, "t5_max_distance"),
+    (lambda: posenc.MultiHeadAttention(9, 3, "sinusoidal"), ValueError, "d_model"),
+    (lambda: posenc.MultiHeadAttention(8, 2)(torch.randn(1, 3, 8), position_ids=torch.arange(5)), ValueError,
+     "position_ids"),
+    (lambda: posenc.MultiHeadAttention(8, 2)(torch.randn(1, 3, 8), cache="no"), TypeError, "cache"),
+    (lambda: posenc.apply_rope(torch.randn(5, 8), torch.ones(4, 8), torch.ones(4, 8)), ValueError, "cos"),
+    (lambda: posenc.rope_decay_bound(8, "far"), TypeError, "distances"),
+    (lambda: posenc.KVCache(x4, x4).append(torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4)), ValueError, "cached"),
+    (lambda: posenc.T5RelativeBias(4).bias_by_distance(torch.tensor([0.5])), TypeError, "distance"),
+    (lambda: posenc.permute_qk_weight_for_half(torch.zeros(8, 4), 0), ValueError, "n_heads"),
 ]
 
 
@@ -105,11 +203,24 @@ def test_bad_input_raises_clear_error(call, exc, name):
     assert name in str(info.value)
 
 
+def test_huge_sizes_are_refused_before_allocating_with_the_limit_named():
+    from posenc.bench import current_rss_mib, peak_rss_mib, reset_peak_rss
+
+    reset_peak_rss()
+    before = current_rss_mib()
+    with pytest.raises(ValueError, match=r"positions=1000000000 asks for a tensor of shape \(1000000000, 128\) "
+                                         r"\(2.86e\+03 GiB\); posenc refuses results above 8 GiB"):
+        posenc.rope_cos_sin(HUGE, 128)
+    assert peak_rss_mib() - before < 64  # refused before allocating (the table would be 2.86e3 GiB)
+
+
 def test_every_public_function_has_a_bad_input_case():
     import inspect
 
     src = inspect.getsource(inspect.getmodule(test_every_public_function_has_a_bad_input_case))
-    skip = ("POSITION_METHODS", "KVCache", "elu_feature_map")  # constants, a dataclass, a pure map
+    # constants, a dataclass (its append is tested), a pure map
+    skip = ("POSITION_METHODS", "LAYOUTS", "ROPE_TYPES", "ROPE_SCALINGS", "DEFAULT_BASE", "KVCache",
+            "elu_feature_map")
     untested = [n for n in posenc.__all__ if n not in skip and f"posenc.{n}(" not in src]
     assert untested == []
 

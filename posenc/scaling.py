@@ -1,0 +1,186 @@
+"""RoPE context extension: one frequency function per scaling type, in a registry.
+
+Each scaling maps the trained frequencies ``theta_i = base ** (-2i/d)`` to new ones for a longer
+context, and may scale cos and sin by an attention factor. As in Hugging Face's
+``modeling_rope_utils.py``, every type is one function and :data:`ROPE_SCALINGS` maps its name to
+it; :func:`rope_scaled_inv_freq` validates the arguments once and dispatches. The functions here
+take only their own parameters and trust them (they are the private cores).
+
+Inside this module the trained context length is ``train_length`` (``L_orig``); the public edge
+keeps Hugging Face's name, ``original_max_position_embeddings``.
+
+Shape legend: ``d`` head dimension ``head_dim`` (even), ``d/2`` rotation pairs.
+
+References:
+    Chen et al., "Extending Context Window of Large Language Models via Positional Interpolation", 2023.
+    bloc97, "NTK-Aware Scaled RoPE", 2023 (dynamic NTK).
+    Peng et al., "YaRN: Efficient Context Window Extension of Large Language Models", 2023.
+    Dubey et al., "The Llama 3 Herd of Models", 2024 (the ``llama3`` scaling).
+    Hugging Face transformers ``modeling_rope_utils.ROPE_INIT_FUNCTIONS``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Callable
+
+import torch
+
+from ._validate import check_choice, check_even, check_float, check_int, check_size
+from .frequencies import DEFAULT_BASE, _inv_freq
+
+__all__ = ["ROPE_SCALINGS", "ROPE_TYPES", "rope_scaled_inv_freq"]
+
+
+def _default(head_dim: int, base: float) -> tuple[torch.Tensor, float]:
+    """The unscaled frequencies ``base ** (-2i/d)``."""
+    return _inv_freq(head_dim, base), 1.0
+
+
+def _linear(head_dim: int, base: float, factor: float) -> tuple[torch.Tensor, float]:
+    """Position interpolation (Chen et al. 2023): every frequency divided by ``factor``."""
+    return _inv_freq(head_dim, base) / factor, 1.0
+
+
+def _dynamic(head_dim: int, base: float, factor: float, train_length: int,
+             seq_len: int | None) -> tuple[torch.Tensor, float]:
+    """Dynamic NTK: for ``L = seq_len > L_orig`` the base grows to
+    ``base * (factor * L / L_orig - (factor - 1)) ** (d / (d - 2))``; the default otherwise."""
+    if seq_len is None or seq_len <= train_length:
+        return _inv_freq(head_dim, base), 1.0
+    new_base = base * ((factor * seq_len / train_length) - (factor - 1)) ** (head_dim / (head_dim - 2))
+    return _inv_freq(head_dim, new_base), 1.0
+
+
+def _yarn(head_dim: int, base: float, factor: float, train_length: int, beta_fast: float, beta_slow: float,
+          attention_factor: float | None) -> tuple[torch.Tensor, float]:
+    """YaRN (Peng et al. 2023): keep the pairs that turn more than ``beta_fast`` times over
+    ``L_orig``, interpolate those that turn fewer than ``beta_slow`` times, a linear ramp between;
+    cos and sin scaled by ``0.1 ln(factor) + 1`` unless ``attention_factor`` is given."""
+    if attention_factor is None:
+        attention_factor = 1.0 if factor <= 1 else 0.1 * math.log(factor) + 1.0
+
+    def correction_dim(n_rotations: float) -> float:
+        # the pair index whose wavelength fits n_rotations times into train_length
+        return (head_dim * math.log(train_length / (n_rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    low = max(math.floor(correction_dim(beta_fast)), 0)
+    high = min(math.ceil(correction_dim(beta_slow)), head_dim - 1)
+    if low == high:
+        high += 0.001  # avoid a zero-width ramp
+    ramp = ((torch.arange(head_dim // 2, dtype=torch.float32) - low) / (high - low)).clamp(0, 1)  # [d/2]
+    keep = 1 - ramp  # 1: keep the original frequency, 0: interpolate
+    interpolated = _inv_freq(head_dim, base, scale=factor)  # [d/2]: 1 / (factor * base ** (2i/d))
+    return interpolated * (1 - keep) + _inv_freq(head_dim, base) * keep, attention_factor
+
+
+def _llama3(head_dim: int, base: float, factor: float, train_length: int, low_freq_factor: float,
+            high_freq_factor: float) -> tuple[torch.Tensor, float]:
+    """Llama 3: wavelengths above ``L_orig / low_freq_factor`` divided by ``factor``, those below
+    ``L_orig / high_freq_factor`` kept, a smooth blend between."""
+    inv_freq = _inv_freq(head_dim, base)  # [d/2]
+    low_freq_wavelen = train_length / low_freq_factor
+    high_freq_wavelen = train_length / high_freq_factor
+    wavelen = 2 * math.pi / inv_freq  # [d/2]
+    scaled = torch.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)
+    smooth = (train_length / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+    is_medium = ~(wavelen < high_freq_wavelen) * ~(wavelen > low_freq_wavelen)
+    return torch.where(is_medium, smoothed, scaled), 1.0
+
+
+#: Scaling name -> function returning ``(inv_freq [d/2], attention_scaling)``, as Hugging Face's
+#: ``ROPE_INIT_FUNCTIONS``. Each function takes only its own parameters and trusts them.
+ROPE_SCALINGS: dict[str, Callable[..., tuple[torch.Tensor, float]]] = {
+    "default": _default,
+    "linear": _linear,
+    "dynamic": _dynamic,
+    "yarn": _yarn,
+    "llama3": _llama3,
+}
+
+#: The names :func:`rope_scaled_inv_freq` accepts.
+ROPE_TYPES = tuple(ROPE_SCALINGS)
+
+_PARAMETERS = {name: tuple(inspect.signature(fn).parameters) for name, fn in ROPE_SCALINGS.items()}
+
+
+def rope_scaled_inv_freq(
+    head_dim: int,
+    base: float = DEFAULT_BASE,
+    *,
+    rope_type: str = "default",
+    factor: float = 1.0,
+    original_max_position_embeddings: int | None = None,
+    seq_len: int | None = None,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+    attention_factor: float | None = None,
+    low_freq_factor: float = 1.0,
+    high_freq_factor: float = 4.0,
+) -> tuple[torch.Tensor, float]:
+    """RoPE frequencies for context extension, as Hugging Face's ``ROPE_INIT_FUNCTIONS[rope_type]``.
+
+    - ``"default"``: :func:`posenc.frequencies.inv_freq`.
+    - ``"linear"`` (position interpolation, Chen et al. 2023): every frequency divided by ``factor``.
+    - ``"dynamic"`` (dynamic NTK): the base grows to ``base * (factor * L / L_orig - (factor - 1)) ** (d / (d - 2))``
+      for the current length ``L = seq_len > L_orig``; equals the default otherwise.
+    - ``"yarn"`` (Peng et al. 2023): high frequencies (more than ``beta_fast`` turns over ``L_orig``) kept,
+      low frequencies (fewer than ``beta_slow`` turns) interpolated by ``factor``, a linear ramp between;
+      attention factor ``0.1 ln(factor) + 1`` (applied to cos and sin, so logits scale by its square).
+    - ``"llama3"``: wavelengths above ``L_orig / low_freq_factor`` divided by ``factor``, below
+      ``L_orig / high_freq_factor`` kept, smoothly blended between.
+
+    Every argument is validated here, whatever the type, and each type's function
+    (:data:`ROPE_SCALINGS`) receives only the parameters it uses.
+
+    Args:
+        head_dim (int): even head dimension ``d`` (>= 4 for ``"dynamic"``, whose exponent is ``d / (d - 2)``).
+        base (float): wavelength base, > 1.
+        rope_type (str): one of :data:`ROPE_TYPES`.
+        factor (float): extension factor, finite and > 0 (>= 1 for the scaled types).
+        original_max_position_embeddings (int): trained context ``L_orig``; needed by dynamic, yarn, llama3.
+        seq_len (int, optional): current length for ``"dynamic"``.
+        beta_fast, beta_slow (float): YaRN ramp boundaries in rotations, ``beta_fast >= beta_slow > 0``.
+        attention_factor (float, optional): YaRN's cos/sin scale; default ``0.1 ln(factor) + 1``.
+        low_freq_factor, high_freq_factor (float): Llama 3 band edges, ``0 < low < high``.
+
+    Returns:
+        tuple[torch.Tensor, float]: float32 ``[d/2]`` frequencies and the attention scaling
+        (1.0 except for YaRN).
+    """
+    head_dim = check_even("head_dim", head_dim)
+    check_size("head_dim", head_dim, (head_dim // 2,), item_bytes=8)
+    rope_type = check_choice("rope_type", rope_type, ROPE_TYPES)
+    values = {"head_dim": head_dim, "base": check_float("base", base, gt=1.0)}
+    wanted = _PARAMETERS[rope_type]
+    if "factor" in wanted:
+        values["factor"] = check_float("factor", factor, ge=1.0)
+    else:
+        check_float("factor", factor, gt=0.0)  # unused by this type, but never NaN
+    if "train_length" in wanted:
+        if original_max_position_embeddings is None:
+            raise ValueError(f"original_max_position_embeddings (the trained length) is required for "
+                             f"rope_type={rope_type!r}")
+        values["train_length"] = check_int("original_max_position_embeddings", original_max_position_embeddings,
+                                           min_value=1)
+    if "seq_len" in wanted:
+        values["seq_len"] = None if seq_len is None else check_int("seq_len", seq_len, min_value=0)
+        if head_dim < 4:
+            raise ValueError(f"head_dim must be >= 4 for rope_type='dynamic' (exponent d / (d - 2)), got {head_dim}")
+    if "beta_fast" in wanted:
+        values["beta_slow"] = check_float("beta_slow", beta_slow, gt=0.0)
+        values["beta_fast"] = check_float("beta_fast", beta_fast, gt=0.0)
+        if values["beta_fast"] < values["beta_slow"]:
+            raise ValueError(f"beta_fast must be >= beta_slow ({beta_slow:g}; the ramp runs from beta_fast "
+                             f"rotations down to beta_slow), got {beta_fast:g}")
+        values["attention_factor"] = (None if attention_factor is None
+                                      else check_float("attention_factor", attention_factor, gt=0.0))
+    if "low_freq_factor" in wanted:
+        values["low_freq_factor"] = check_float("low_freq_factor", low_freq_factor, gt=0.0)
+        values["high_freq_factor"] = check_float("high_freq_factor", high_freq_factor, gt=0.0)
+        if values["high_freq_factor"] <= values["low_freq_factor"]:
+            raise ValueError(f"high_freq_factor must be > low_freq_factor ({low_freq_factor:g}), "
+                             f"got {high_freq_factor:g}")
+    return ROPE_SCALINGS[rope_type](**values)
