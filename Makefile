@@ -12,6 +12,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.posenc-installed
 VENDOR := _vendor/vendor/.stamp
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+# The strict build's copy of _config.yml (execute_notebooks: force). It sits beside _config.yml
+# because Jupyter Book resolves the config's relative paths (book/_ext, references.bib) from it.
+STRICT_CONFIG := _config.strict.yml
 export PYTHONHASHSEED := 0
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
@@ -57,9 +60,9 @@ book: setup vendor
 # CI's build: clean, every notebook re-executed (execute_notebooks: force), warnings are errors.
 book-strict: setup vendor
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute && mkdir -p _build
-	sed 's/^\(  execute_notebooks:\) off/\1 force/' _config.yml > _build/_config.strict.yml
-	grep -q "execute_notebooks: force" _build/_config.strict.yml
-	$(call with_threads,1) $(BIN)/jupyter-book build . --config _build/_config.strict.yml -W -n --keep-going
+	sed 's/^\(  execute_notebooks:\) off/\1 force/' _config.yml > $(STRICT_CONFIG)
+	grep -q "execute_notebooks: force" $(STRICT_CONFIG)
+	$(call with_threads,1) $(BIN)/jupyter-book build . --config $(STRICT_CONFIG) -W -n --keep-going
 
 lab: setup
 	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -91,4 +94,4 @@ bench: setup
 	$(PY) benchmarks/bench_attention.py
 
 clean:
-	rm -rf _build _vendor
+	rm -rf _build _vendor $(STRICT_CONFIG)
