@@ -11,7 +11,7 @@ import torch
 
 from ._validate import check_float, check_int, check_size, check_tensor
 
-__all__ = ["min_pairwise_distance", "first_repeat", "shift_map", "shift_map_residual"]
+__all__ = ["min_pairwise_distance", "first_repeat", "shift_map", "shift_map_residual", "diagonal_spread"]
 
 
 def _table(pe: torch.Tensor, *, pairwise: bool = False) -> torch.Tensor:
@@ -84,3 +84,17 @@ def shift_map_residual(pe: torch.Tensor, k: int, *, affine: bool = False) -> flo
     pe = _table(pe)
     pred = pe[:-k] @ m.T + (0 if b is None else b)  # [L-k, d]
     return float((pred - pe[k:]).abs().max())
+
+
+def diagonal_spread(matrix: torch.Tensor) -> float:
+    """Largest ``max - min`` along one diagonal of ``matrix`` ``[Lq, Lk]``.
+
+    Zero exactly when ``matrix[i, j]`` depends on ``j - i`` only (constant along every diagonal):
+    the test the book applies to logits and scores to show that they see the relative position
+    alone. Compare the result with the rounding noise of the dtype, not with 0.
+    """
+    check_tensor("matrix", matrix, ndim=2, floating=True)
+    rows, cols = matrix.shape
+    if rows == 0 or cols == 0:
+        return 0.0
+    return max(float(d.max() - d.min()) for d in (matrix.diagonal(o) for o in range(1 - rows, cols)))

@@ -118,3 +118,17 @@ def test_sinusoidal_encoding_at_matches_table_rows(d_model):
     pos = torch.tensor([[0, 7, 299], [5, 5, 123]])
     torch.testing.assert_close(posenc.sinusoidal_encoding_at(pos, d_model, dtype=torch.float64), table[pos])
     assert posenc.sinusoidal_encoding_at(pos, d_model).dtype == torch.float32
+
+
+@pytest.mark.parametrize("rows,cols", [(1, 1), (5, 5), (3, 8), (8, 3)])
+def test_diagonal_spread_is_zero_exactly_for_functions_of_the_offset(rows, cols):
+    torch.manual_seed(0)
+    values = torch.randn(rows + cols - 1, dtype=torch.float64)  # one value per offset j - i
+    offset = torch.arange(cols)[None, :] - torch.arange(rows)[:, None]
+    toeplitz = values[offset + rows - 1]
+    assert posenc.diagonal_spread(toeplitz) == 0.0  # the same numbers along each diagonal
+    if rows > 1 and cols > 1:
+        bumped = toeplitz.clone()
+        bumped[1, 1] += 0.25  # the main diagonal now holds two different values
+        assert posenc.diagonal_spread(bumped) == pytest.approx(0.25)
+    assert posenc.diagonal_spread(torch.zeros(0, cols)) == 0.0

@@ -90,6 +90,8 @@ BAD_CALLS = [
     (lambda: posenc.min_pairwise_distance(torch.zeros(1, 4)), ValueError, "pe"),
     (lambda: posenc.min_pairwise_distance(torch.zeros(4)), ValueError, "pe"),
     (lambda: posenc.first_repeat([[0.0, 1.0]]), TypeError, "pe"),
+    (lambda: posenc.diagonal_spread(torch.zeros(3)), ValueError, "matrix"),
+    (lambda: posenc.diagonal_spread(torch.zeros(3, 3, dtype=torch.long)), TypeError, "matrix"),
     (lambda: posenc.shift_map(torch.zeros(5, 2), 5), ValueError, "k"),
     (lambda: posenc.shift_map_residual(torch.zeros(5, 2), 0), ValueError, "k"),
     (lambda: posenc.toy_vocabulary("the dog"), TypeError, "tokens"),
