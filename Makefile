@@ -1,7 +1,8 @@
 # posenc: the course book and its package.
 #   make book       build the HTML book into _build/html from the notebooks' stored outputs
-#   make lab        open the chapters in JupyterLab
-#   make test       everything CI runs: unit tests, notebooks under nbval, strict book build, browser test
+#   make lab        open a scratch copy of the chapters in JupyterLab (_build/lab; the checkout stays clean)
+#   make test       everything CI runs: unit tests, notebooks under nbval, strict book build, browser tests
+#   make browser-lab  the chapters' explorers live in JupyterLab (a scratch copy), in headless Chromium
 #   make nbval-kernels   nbval again under other CPU kernels (CI runs it after make test)
 #   make notebooks  re-execute every notebook in place to refresh its stored outputs
 #   make bench      run the benchmark scripts (print ratios, save posenc/results/bench_*.json)
@@ -32,8 +33,8 @@ NBVAL := -m pytest --nbval notebooks/ --nbval-current-env --nbval-sanitize-with 
 # conservative code path. An assert that holds only for one machine's rounding fails here.
 OTHER_KERNELS := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE
 
-.PHONY: setup system-npm system-chromium vendor book book-strict lab test unit nbval nbval-kernels \
-        browser notebooks bench clean
+.PHONY: setup system-npm system-chromium vendor book book-strict lab lab-checkout test unit nbval nbval-kernels \
+        browser browser-lab notebooks bench clean
 
 setup: $(STAMP)
 $(STAMP): requirements.txt pyproject.toml scripts/setup_venv.sh
@@ -64,7 +65,15 @@ book-strict: setup vendor
 	grep -q "execute_notebooks: force" $(STRICT_CONFIG)
 	$(call with_threads,1) $(BIN)/jupyter-book build . --config $(STRICT_CONFIG) -W -n --keep-going
 
+# Readers run the chapters in a scratch copy (_build/lab/, git-ignored), so the checkout stays clean
+# and `git pull` never conflicts; copies already there (with the reader's changes) are kept.
+# Authors editing the tracked notebooks use `make lab-checkout`, then `make notebooks`.
+LAB_DIR := _build/lab
 lab: setup
+	mkdir -p $(LAB_DIR) && cp -n $(NOTEBOOKS) $(LAB_DIR)/
+	$(BIN)/jupyter lab $(LAB_DIR) $(if $(filter 0,$(shell id -u)),--allow-root)
+
+lab-checkout: setup
 	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 unit: setup
@@ -77,14 +86,21 @@ nbval-kernels: setup
 	$(OTHER_KERNELS) $(call with_threads,$(WORKERS)) $(PY) $(NBVAL)
 
 browser: setup system-chromium
-	$(PY) -m pytest tests -m browser -q -p no:cacheprovider
+	$(PY) -m pytest tests -m "browser and not jupyterlab" -q -p no:cacheprovider
 
-test: system-npm system-chromium unit nbval book-strict browser
+# JupyterLab on a scratch copy of the chapters (the checkout is not touched); its kernels get one thread.
+browser-lab: setup system-chromium
+	$(PY) -m pytest tests -m jupyterlab -q -p no:cacheprovider
+
+test: system-npm system-chromium unit nbval book-strict browser browser-lab
 	@echo "make test: all stages passed"
 
+# Then normalise them (kernelspec, no timestamps or widget ids: scripts/clean_notebooks.py), so a
+# re-run changes only outputs that really changed.
 notebooks: setup
 	for nb in $(NOTEBOOKS); do echo "executing $$nb"; \
 	  $(call with_threads,1) $(BIN)/jupyter execute --inplace --timeout=600 "$$nb" || exit 1; done
+	$(PY) scripts/clean_notebooks.py $(NOTEBOOKS)
 
 bench: setup
 	$(PY) benchmarks/bench_rope.py

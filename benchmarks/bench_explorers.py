@@ -1,10 +1,23 @@
-"""Explorer redraw latency: median over each explorer's declared parameter sweep.
+"""Explorer redraw latency on the server side, split into its parts.
 
     python benchmarks/bench_explorers.py
 
-Two numbers per explorer: ``update`` (validate, recompute, update the artists, draw the canvas)
-and ``update + PNG`` (what the widget shows: the figure encoded for the Image widget).
-Goal (issue 3): <= 50 ms at default sizes.
+For each explorer, over its parameters' declared sweep values (one change at a time, from the
+defaults), the median time of
+
+- ``compute``: validate and recompute the numbers;
+- ``artists``: update the plot's artists and the title in place;
+- ``draw``: draw the canvas (blitted over the cached background, or in full when a limit moves);
+- ``png``: encode the PNG the widget shows (at ``LIVE_SCALE`` device px per CSS px);
+- ``total``: what one control change costs in the kernel before the comm message leaves;
+- ``wall``: the same change in elapsed time.
+
+The parts and ``total`` are CPU time of this process (the explorers are single-threaded), which on
+an idle core equals the elapsed time and stays meaningful when other jobs share the machine.
+
+The comm message and the browser's decode and paint are measured end to end by the JupyterLab
+browser test. Also printed: the kernel-less HTML frames (count, size, render time per frame).
+Results are saved to ``posenc/results/bench_explorers.json`` with the machine.
 """
 from __future__ import annotations
 
@@ -14,37 +27,81 @@ import time
 import matplotlib
 
 matplotlib.use("Agg")
+from posenc.bench import save_results  # noqa: E402
+from posenc.explorer import HTML_SCALE, LIVE_SCALE  # noqa: E402
 from posenc.widgets import EXPLORERS  # noqa: E402
+
+PARTS = ("compute", "artists", "draw", "png", "total", "wall")
+
+
+def _one_change(explorer, changes: dict) -> dict | None:
+    """Time the parts of one control change in CPU seconds (None if the change is invalid), and
+    the whole change in wall seconds."""
+    w0, t0 = time.perf_counter(), time.process_time()
+    try:
+        values = explorer.check(changes, explorer.values)
+        data = explorer.compute(**values)
+    except (ValueError, TypeError):
+        return None
+    t1 = time.process_time()
+    explorer.values, explorer.data = values, data
+    explorer.plot.redraw(explorer.ax, explorer.artists, data)
+    explorer.ax.set_title(explorer.title(data, **values), fontsize=explorer.ax.title.get_fontsize())
+    t2 = time.process_time()
+    explorer.draw()
+    t3 = time.process_time()
+    explorer.encode_png()
+    t4, w4 = time.process_time(), time.perf_counter()
+    return {"compute": t1 - t0, "artists": t2 - t1, "draw": t3 - t2, "png": t4 - t3, "total": t4 - t0,
+            "wall": w4 - w0}
+
+
+def measure(cls, *, repeats: int = 3) -> dict:
+    explorer = cls(scale=LIVE_SCALE)
+    explorer.render_png()  # warm-up
+    samples: dict[str, list[float]] = {part: [] for part in PARTS}
+    for _ in range(repeats):
+        for p in cls.params:
+            for value in p.values():
+                _one_change(explorer, cls.defaults())
+                timing = _one_change(explorer, {p.name: value})
+                for part in PARTS if timing else ():
+                    samples[part].append(timing[part])
+    explorer.close()
+    return {part: statistics.median(values) * 1e3 for part, values in samples.items()} | {
+        "changes": len(samples["total"])}
+
+
+def measure_frames(cls) -> dict:
+    t0, c0 = time.perf_counter(), time.process_time()
+    frames = cls.render_frames(scale=HTML_SCALE)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"frames": len(frames), "kbytes": sum(map(len, frames)) / 1e3, "ms_per_frame_wall": wall / len(frames) * 1e3,
+            "ms_per_frame_cpu": cpu / len(frames) * 1e3}
 
 
 def main() -> None:
-    print(f"{'explorer':<22}{'settings':>9}{'update ms':>11}{'update+PNG ms':>15}{'default ms':>12}")
+    results = {}
+    print(f"live widget, {LIVE_SCALE:g} device px per CSS px; median ms per control change "
+          "(parts and total: CPU time of this process; wall: elapsed, inflated when other jobs share the cores)")
+    print(f"{'explorer':<22}{'changes':>8}" + "".join(f"{part:>9}" for part in PARTS))
     for name, cls in EXPLORERS.items():
-        explorer = cls()
-        explorer.render_png()  # warm-up
-        draw, png = [], []
-        for p in cls.params:
-            for value in p.values():
-                for render, out in ((False, draw), (True, png)):
-                    explorer.update(**{p.name: p.default})
-                    t0 = time.perf_counter()
-                    ok = explorer.update(**{p.name: value})
-                    if render:
-                        explorer.render_png()  # draws the canvas and encodes it
-                    else:
-                        explorer.fig.canvas.draw()
-                    if ok:
-                        out.append(time.perf_counter() - t0)
-        default = []
-        for _ in range(7):  # at the default settings: nudge one value and back
-            p = cls.params[-1]
-            explorer.update(**{p.name: p.values()[0]})
-            t0 = time.perf_counter()
-            explorer.update(**{p.name: p.default})
-            explorer.render_png()
-            default.append(time.perf_counter() - t0)
-        print(f"{name:<22}{len(draw):>9}{statistics.median(draw) * 1e3:11.1f}{statistics.median(png) * 1e3:15.1f}"
-              f"{statistics.median(default) * 1e3:12.1f}")
+        live = measure(cls)
+        results[name] = {"live_ms": live}
+        print(f"{name:<22}{live['changes']:>8}" + "".join(f"{live[part]:9.1f}" for part in PARTS))
+    print(f"\nHTML frames, {HTML_SCALE:g} device px per CSS px")
+    print(f"{'explorer':<22}{'frames':>8}{'KB':>9}{'ms/frame':>10}{'cpu ms':>9}")
+    for name, cls in EXPLORERS.items():
+        frames = measure_frames(cls)
+        results[name]["frames"] = frames
+        print(f"{name:<22}{frames['frames']:>8}{frames['kbytes']:9.0f}{frames['ms_per_frame_wall']:10.1f}"
+              f"{frames['ms_per_frame_cpu']:9.1f}")
+    totals = [r["live_ms"]["total"] for r in results.values()]
+    walls = [r["live_ms"]["wall"] for r in results.values()]
+    print(f"\nmedian over explorers of the median change: {statistics.median(totals):.1f} ms CPU, "
+          f"{statistics.median(walls):.1f} ms wall")
+    path = save_results("explorers", results, settings={"live_scale": LIVE_SCALE, "html_scale": HTML_SCALE})
+    print(f"saved {path}")
 
 
 if __name__ == "__main__":

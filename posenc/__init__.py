@@ -16,34 +16,46 @@ Modules, one concept each, in the order of the book's chapters:
 - :mod:`posenc.scaling`: RoPE context-extension scalings, one function per type in a registry
 - :mod:`posenc.decay`: RoPE's long-term decay bound
 - :mod:`posenc.alibi`: ALiBi slopes and biases
+- :mod:`posenc.position`: position methods as strategies (the hooks attention calls) and their registry
+- :mod:`posenc.kerple`: KERPLE's learnable conditionally-positive-definite distance bias (log and power)
+- :mod:`posenc.fire`: FIRE's MLP of the progressively normalised log distance
+- :mod:`posenc.cope`: CoPE, contextual positions (gated counts) with interpolated embeddings
 - :mod:`posenc.attention`: one multi-head attention with every position method
 - :mod:`posenc.linear`: linear (kernelised) attention and RoPE
+- :mod:`posenc.rope_today`: RoPE as 2024-2026 models use it (M-RoPE, Llama 4's temperature, xPos, model configs)
 - :mod:`posenc.lm`: the tiny language model of the extrapolation experiments (imported on demand)
 - :mod:`posenc.bench`: measurement helpers of the benchmark scripts (imported on demand)
-- :mod:`posenc.widgets`: interactive explorers and their static companions (imported on demand;
-  needs matplotlib and ipywidgets)
+- :mod:`posenc.explorer`: the explorers' framework: parameters, plot kinds, live and pre-rendered
+  widgets (imported on demand; needs matplotlib and ipywidgets)
+- :mod:`posenc.widgets`: the interactive explorers and their static companions (imported on demand)
+- :mod:`posenc.book`: the chapters' set-up and source listings (imported on demand; the ``book`` extra)
 
-Every name of the modules' ``__all__`` above, up to :mod:`posenc.linear`, is importable from
-``posenc`` itself.
+Every name of the modules' ``__all__`` above, except those imported on demand (lm, bench, explorer, widgets, book),
+is importable from ``posenc`` itself.
 """
 
-from . import absolute, alibi, attention, decay, frequencies, linear, properties, relative, rope, rope_forms, \
-    scaling, toy
+from . import absolute, alibi, attention, cope, decay, fire, frequencies, kerple, linear, position, properties, \
+    relative, rope, rope_forms, rope_today, scaling, toy
 from .absolute import *  # noqa: F401,F403
 from .alibi import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
+from .cope import *  # noqa: F401,F403
 from .decay import *  # noqa: F401,F403
+from .fire import *  # noqa: F401,F403
 from .frequencies import *  # noqa: F401,F403
+from .kerple import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
+from .position import *  # noqa: F401,F403
 from .properties import *  # noqa: F401,F403
 from .relative import *  # noqa: F401,F403
 from .rope import *  # noqa: F401,F403
 from .rope_forms import *  # noqa: F401,F403
+from .rope_today import *  # noqa: F401,F403
 from .scaling import *  # noqa: F401,F403
 from .toy import *  # noqa: F401,F403
 
 __version__ = "0.1.0"
 
-_MODULES = (frequencies, absolute, properties, toy, relative, rope, rope_forms, scaling, decay, alibi, attention,
-            linear)
+_MODULES = (frequencies, absolute, properties, toy, relative, rope, rope_forms, scaling, decay, alibi, position,
+            kerple, fire, cope, attention, linear, rope_today)
 __all__ = [name for module in _MODULES for name in module.__all__]

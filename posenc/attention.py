@@ -1,20 +1,20 @@
 """Multi-head self-attention whose position method is a parameter.
 
 One module for every encoding in the book, so chapters and experiments compare them with
-everything else held fixed:
+everything else held fixed. The position method is a :class:`~posenc.position.PositionMethod`
+(a name of :data:`~posenc.position.POSITION_METHODS` or an instance); attention calls its hooks
+and knows no method by name:
 
-========================  =========================================  ===========================
-``position``              where position enters                      reference
-========================  =========================================  ===========================
-``"none"``                nowhere (NoPE)                             Kazemnejad et al. 2023
-``"sinusoidal"``          added to the input before the projections  Vaswani et al. 2017
-``"learned"``             added to the input (trainable table)       GPT-2, BERT
-``"shaw"``                relative keys/values inside attention      Shaw et al. 2018
-``"t5"``                  learned bucketed bias on the logits        Raffel et al. 2020
-``"rope"``                rotation of q and k, half layout           Su et al. 2021, HF
-``"rope_interleaved"``    rotation of q and k, interleaved layout    Su et al. 2021, Meta LLaMA
-``"alibi"``               linear distance bias on the logits         Press et al. 2022
-========================  =========================================  ===========================
+================  ===========================================  ===============================
+hook              where position enters                        methods
+================  ===========================================  ===============================
+``encode_input``  added to the input before the projections    ``sinusoidal``, ``learned``
+``rotate_qk``     rotation of q and k, before the cache         ``rope``, ``rope_interleaved``
+``logit_bias``    a bias on the logits (SDPA's ``attn_mask``)  ``t5``, ``alibi``, ``kerple``, ``fire``,
+                  (content-dependent for CoPE)                 ``cope``
+``attend``        replaces SDPA (relative values)              ``shaw``
+(none)            nowhere (NoPE)                               ``none``
+================  ===========================================  ===============================
 
 Shape legend: ``b`` batch, ``L`` new tokens, ``P`` cached tokens, ``T = P + L`` keys,
 ``D`` model width ``d_model``, ``h`` heads, ``d = D / h`` head dimension.
@@ -29,16 +29,11 @@ import torch.nn.functional as F
 from torch import nn
 
 from ._validate import check_choice, check_float, check_int, check_size, check_tensor
-from .absolute import LearnedPositionalEmbedding, _sinusoidal
-from .alibi import _alibi_bias, alibi_slopes
 from .frequencies import DEFAULT_BASE
-from .relative import ShawRelativePosition, T5RelativeBias, _check_t5, _distance_range, _lengths, _toeplitz
-from .rope import RotaryEmbedding
+from .position import POSITION_METHODS, PositionMethod
+from .relative import _check_t5, _lengths
 
-__all__ = ["POSITION_METHODS", "KVCache", "MultiHeadAttention", "causal_mask"]
-
-#: The position methods :class:`MultiHeadAttention` accepts, in the order of the book's chapters.
-POSITION_METHODS = ("none", "sinusoidal", "learned", "shaw", "t5", "rope", "rope_interleaved", "alibi")
+__all__ = ["KVCache", "MultiHeadAttention", "causal_mask"]  # POSITION_METHODS lives in posenc.position
 
 
 def causal_mask(q_len: int, k_len: int | None = None, *, device: torch.device | str | None = None) -> torch.Tensor:
@@ -88,14 +83,17 @@ class KVCache:
 class MultiHeadAttention(nn.Module):
     """Multi-head self-attention with a pluggable position method.
 
-    Uses ``torch.nn.functional.scaled_dot_product_attention`` for every method but Shaw's (whose
-    relative values do not fit its interface); ALiBi and T5 biases go in as a float ``[1, h, L, T]``
-    ``attn_mask``, built once per shape and kept.
+    Uses ``torch.nn.functional.scaled_dot_product_attention`` unless the method computes attention
+    itself (:meth:`~posenc.position.PositionMethod.attend`, Shaw's); a method's logit bias goes in as
+    a float ``attn_mask`` (``-inf`` where causal attention must not look), and without one the causal
+    mask is SDPA's own (``is_causal``) or, when decoding with a cache, a boolean ``[L, T]`` mask.
 
     Args:
         d_model (int): model width ``D``.
         n_heads (int): number of heads ``h`` (``D`` divisible by ``h``; ``D / h`` even for RoPE).
-        position (str): one of :data:`POSITION_METHODS`.
+        position (str or PositionMethod): a name of :data:`~posenc.position.POSITION_METHODS`, built
+            from the arguments below, or a method object (used as given; the arguments below are
+            then not used for it).
         causal (bool): decoder (True) or encoder (False) attention.
         max_len (int): rows of the learned table; initial RoPE cache length.
         base (float): sinusoidal / RoPE wavelength base.
@@ -103,13 +101,17 @@ class MultiHeadAttention(nn.Module):
         t5_num_buckets (int): number of T5 buckets.
         t5_max_distance (int): where T5's logarithmic buckets end.
         bias (bool): whether the projections have biases.
+
+    Attributes:
+        method (PositionMethod): the position method (a submodule).
+        position (str): the registry name it was built from, else the method's ``name`` or class name.
     """
 
     def __init__(
         self,
         d_model: int,
         n_heads: int,
-        position: str = "none",
+        position: str | PositionMethod = "none",
         *,
         causal: bool = True,
         max_len: int = 2048,
@@ -126,70 +128,30 @@ class MultiHeadAttention(nn.Module):
             raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
         check_size("d_model", d_model, (4, self.d_model, self.d_model), item_bytes=4)  # the projections
         self.head_dim = self.d_model // self.n_heads
-        self.position = check_choice("position", position, POSITION_METHODS)
+        if not isinstance(position, PositionMethod):
+            position = check_choice("position", position, POSITION_METHODS)
         self.causal = bool(causal)
-        self.max_len = check_int("max_len", max_len, min_value=1)
-        self.base = check_float("base", base, gt=1.0)
-        shaw_max_distance = check_int("shaw_max_distance", shaw_max_distance, min_value=0)
-        t5_num_buckets, t5_max_distance = _check_t5(t5_num_buckets, t5_max_distance, not self.causal,
-                                                    names=("t5_num_buckets", "t5_max_distance"))
-        if position == "sinusoidal" and self.d_model % 2:
-            raise ValueError(f"d_model must be even for sinusoidal encodings (sin/cos pairs), got {self.d_model}")
+        config = {"d_model": self.d_model, "n_heads": self.n_heads, "head_dim": self.head_dim, "causal": self.causal,
+                  "max_len": check_int("max_len", max_len, min_value=1), "base": check_float("base", base, gt=1.0),
+                  "shaw_max_distance": check_int("shaw_max_distance", shaw_max_distance, min_value=0)}
+        config["t5_num_buckets"], config["t5_max_distance"] = _check_t5(
+            t5_num_buckets, t5_max_distance, not self.causal, names=("t5_num_buckets", "t5_max_distance"))
+        self.max_len, self.base = config["max_len"], config["base"]
         self.qkv = nn.Linear(self.d_model, 3 * self.d_model, bias=bias)
         self.out = nn.Linear(self.d_model, self.d_model, bias=bias)
-        if position == "learned":
-            self.learned = LearnedPositionalEmbedding(self.max_len, self.d_model)
-        elif position == "shaw":
-            self.shaw = ShawRelativePosition(self.head_dim, shaw_max_distance)
-        elif position == "t5":
-            self.t5 = T5RelativeBias(self.n_heads, num_buckets=t5_num_buckets, max_distance=t5_max_distance,
-                                     bidirectional=not self.causal)
-        elif position.startswith("rope"):
-            if self.head_dim % 2:
-                raise ValueError(f"RoPE needs an even head dimension, got d_model / n_heads = {self.head_dim}")
-            layout = "interleaved" if position == "rope_interleaved" else "half"
-            self.rope = RotaryEmbedding(self.head_dim, self.max_len, self.base, layout=layout)
-        elif position == "alibi":
-            self.register_buffer("slopes", alibi_slopes(self.n_heads), persistent=False)
-        self._bias_cache: dict = {}  # (L, T, dtype, device, table version) -> [1, h, L, T]
-
-    def _input_encoding(self, pos: torch.Tensor) -> torch.Tensor:
-        """``[L, D]`` absolute encoding of the positions ``pos`` ``[L]``."""
-        if self.position == "learned":
-            return self.learned(pos)
-        return _sinusoidal(pos, self.d_model, self.base, torch.float32, None)  # [L, D]
-
-    def _logit_bias(self, q_len: int, k_len: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor | None:
-        """Float ``[1, h, L, T]`` bias (-inf where masked), a bool ``[L, T]`` mask, or None.
-
-        Bias methods pay for one ``[h, L, T]`` tensor: it is spread from the ``L + T - 1`` values of
-        each head's distances (no ``[L, T]`` temporaries), built once per shape, dtype and device and
-        kept, and passed in the 4-D layout that SDPA's CPU kernel reads fastest (a 3-D ``[h, L, T]``
-        mask takes a slower path). ALiBi's bias is fixed; T5's depends on its learned table, so it is
-        kept only when no gradient is needed and the table has not changed since.
-        """
-        if self.position not in ("alibi", "t5"):
-            if not self.causal or q_len == k_len:
-                return None  # no mask, or SDPA's is_causal
-            return _causal_mask(q_len, k_len, device)  # [L, T] bool
-        reusable = self.position == "alibi" or not torch.is_grad_enabled()
-        key = (q_len, k_len, dtype, device, self.t5.bias.weight._version if self.position == "t5" else 0)
-        if reusable and key in self._bias_cache:
-            return self._bias_cache[key]
-        if self.position == "alibi":
-            bias = _alibi_bias(self.slopes, q_len, k_len, causal=self.causal, dtype=dtype)  # [h, L, T]
-        else:
-            dist = _distance_range(q_len, k_len, device=device)  # [L + T - 1]
-            values = self.t5._bias_by_distance(dist)  # [h, L + T - 1], in the autograd graph when training
-            if self.causal:
-                values = values.masked_fill(dist > 0, float("-inf"))
-            bias = _toeplitz(values.to(dtype), q_len, k_len)  # [h, L, T]
-        bias = bias.unsqueeze(0)  # [1, h, L, T], a view
-        if reusable:
-            while len(self._bias_cache) >= 2:  # the current shape and one other (e.g. evaluation)
-                self._bias_cache.pop(next(iter(self._bias_cache)))
-            self._bias_cache[key] = bias
-        return bias
+        if isinstance(position, PositionMethod):
+            for size in ("d_model", "n_heads", "head_dim"):
+                if getattr(position, size, None) not in (None, getattr(self, size)):
+                    raise ValueError(f"position was built for {size}={getattr(position, size)}, this attention has "
+                                     f"{size}={getattr(self, size)}")
+            self.method = position
+        else:  # built after the projections: their initialisation draws first, as it always has
+            try:
+                self.method = POSITION_METHODS[position](**config)
+            except ValueError as err:
+                raise ValueError(f"position={position!r} with d_model={self.d_model}, n_heads={self.n_heads} "
+                                 f"(head dimension {self.head_dim}): {err}") from err
+        self.position = position if isinstance(position, str) else (self.method.name or type(self.method).__name__)
 
     def forward(
         self,
@@ -225,18 +187,18 @@ class MultiHeadAttention(nn.Module):
         check_tensor("position_ids", position_ids, ndim=1, floating=False)
         if len(position_ids) != seq:
             raise ValueError(f"position_ids must have one entry per token of x (L={seq}), got {len(position_ids)}")
-        if self.position in ("sinusoidal", "learned"):
-            x = x + self._input_encoding(position_ids).to(x.dtype)  # [b, L, D]
+        method = self.method
+        x = method.encode_input(x, position_ids)  # [b, L, D]
         q, k, v = self.qkv(x).view(b, seq, 3, self.n_heads, self.head_dim).permute(2, 0, 3, 1, 4)  # 3 x [b, h, L, d]
-        if self.position.startswith("rope"):
-            q, k = self.rope(q, position_ids), self.rope(k, position_ids)
+        q, k = method.rotate_qk(q, k, position_ids)
         if cache is not None:
             k, v = cache.append(k, v)  # [b, h, T, d]
-        k_len = k.shape[-2]
-        if self.position == "shaw":
-            y = self.shaw(q, k, v, causal=self.causal)  # [b, h, L, d]
-        else:
-            mask = self._logit_bias(seq, k_len, q.dtype, x.device)
+        y = method.attend(q, k, v, causal=self.causal)  # [b, h, L, d] or None
+        if y is None:
+            k_len = k.shape[-2]
+            mask = method.logit_bias(q, k, causal=self.causal)  # [1 or b, h, L, T] or None
+            if mask is None and self.causal and seq != k_len:
+                mask = _causal_mask(seq, k_len, x.device)  # [L, T] bool
             is_causal = self.causal and mask is None and seq == k_len
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=is_causal)  # [b, h, L, d]
         y = y.transpose(1, 2).reshape(b, seq, self.d_model)  # [b, L, D]

@@ -149,7 +149,7 @@ def attention_cost(method: str, length: int, *, heads: int = 4, head_dim: int = 
     model width, projections included).
 
     Args:
-        method (str): a position method of :data:`posenc.attention.POSITION_METHODS`.
+        method (str): a position method of :data:`posenc.position.POSITION_METHODS`.
         length (int): sequence length.
         heads, head_dim (int): number of heads and head dimension.
         repeat (int): timed repetitions (the median is reported).

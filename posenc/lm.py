@@ -1,7 +1,7 @@
 """A tiny causal language model and a synthetic long-context task for "train short, test long".
 
 Everything is local and seeded: the corpus is generated, nothing is downloaded. The model is a
-pre-LayerNorm decoder whose position method is a parameter (``posenc.attention.POSITION_METHODS``);
+pre-LayerNorm decoder whose position method is a parameter (``posenc.position.POSITION_METHODS``);
 absolute encodings are added once to the token embeddings, the others act inside every layer.
 
 The experiment of chapter 8 (:func:`run_extrapolation`) trains one model per position method on
@@ -36,14 +36,15 @@ import torch.nn.functional as F
 from torch import nn
 
 from ._validate import check_choice, check_float, check_int
-from .absolute import LearnedPositionalEmbedding, sinusoidal_encoding_at
-from .attention import POSITION_METHODS, MultiHeadAttention
-from .rope import ROPE_TYPES, RotaryEmbedding, rope_scaled_inv_freq
+from .attention import MultiHeadAttention
+from .frequencies import DEFAULT_BASE
+from .position import POSITION_METHODS, MethodFactory, NoPEMethod, RopeMethod
 
 __all__ = ["SyntheticCorpus", "PasskeyCorpus", "PasskeyBatch", "TinyLM", "train_lm", "evaluate_lm",
            "evaluate_passkey", "TrigramBaseline", "run_extrapolation", "experiment_config", "scaling_kwargs",
            "code_hash",
-           "code_files", "load_results", "summarize", "EXPERIMENT_METHODS", "ROPE_SCALINGS", "FINETUNED"]
+           "code_files", "load_results", "summarize", "EXPERIMENT_METHODS", "EXPERIMENT_SCALINGS", "FINETUNED",
+           "BIAS_METHODS", "learned_bias"]
 
 
 @dataclass
@@ -229,10 +230,10 @@ class PasskeyCorpus:
 
 
 class _Block(nn.Module):
-    def __init__(self, d_model: int, n_heads: int, position: str, max_len: int) -> None:
+    def __init__(self, d_model: int, n_heads: int, position: str, max_len: int, base: float) -> None:
         super().__init__()
         self.ln1 = nn.LayerNorm(d_model)
-        self.attn = MultiHeadAttention(d_model, n_heads, position, causal=True, max_len=max_len,
+        self.attn = MultiHeadAttention(d_model, n_heads, position, causal=True, max_len=max_len, base=base,
                                        t5_num_buckets=32, t5_max_distance=128)
         self.ln2 = nn.LayerNorm(d_model)
         self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(), nn.Linear(4 * d_model, d_model))
@@ -245,26 +246,38 @@ class _Block(nn.Module):
 class TinyLM(nn.Module):
     """A small decoder-only language model with a pluggable position method.
 
+    The method's objects (:mod:`posenc.position`) decide where position enters: an absolute
+    encoding (a method that acts on the input) is added once to the token embeddings, as in GPT-2,
+    and the layers then attend without position; every other method acts inside every layer's
+    attention, one method object per layer.
+
     Args:
         vocab_size (int): vocabulary size ``V``.
-        position (str): one of :data:`posenc.attention.POSITION_METHODS`.
+        position (str): one of :data:`posenc.position.POSITION_METHODS`.
         d_model (int): width ``D``.
-        n_layers (int): number of blocks.
+        n_layers (int): number of blocks (>= 1).
         n_heads (int): heads per block.
         max_len (int): the learned table's rows (the trained length for ``"learned"``).
+        base (float): wavelength base of the sinusoidal and RoPE methods.
     """
 
     def __init__(self, vocab_size: int, position: str, *, d_model: int = 64, n_layers: int = 2, n_heads: int = 4,
-                 max_len: int = 64) -> None:
+                 max_len: int = 64, base: float = DEFAULT_BASE) -> None:
         super().__init__()
         self.position = check_choice("position", position, POSITION_METHODS)
         self.max_len = check_int("max_len", max_len, min_value=1)
         self.d_model = check_int("d_model", d_model, min_value=2)
+        n_layers = check_int("n_layers", n_layers, min_value=1)
+        self.base = check_float("base", base, gt=1.0)
+        factory = POSITION_METHODS[position]
+        on_input = isinstance(factory, MethodFactory) and factory.acts_on_input()
         self.embed = nn.Embedding(check_int("vocab_size", vocab_size, min_value=2), d_model)
-        inner = "none" if position in ("sinusoidal", "learned") else position
-        if position == "learned":
-            self.learned = LearnedPositionalEmbedding(max_len, d_model)
-        self.blocks = nn.ModuleList(_Block(d_model, n_heads, inner, max_len) for _ in range(n_layers))
+        # built after the embedding and before the blocks: a learned table draws its initial values there
+        self.input_encoding = factory(d_model=d_model, n_heads=n_heads, causal=True, max_len=max_len,
+                                      base=self.base) if on_input else NoPEMethod()
+        layer_position = "none" if on_input else position  # an absolute encoding is not repeated per layer
+        self.blocks = nn.ModuleList(_Block(d_model, n_heads, layer_position, max_len, self.base)
+                                    for _ in range(n_layers))
         self.ln_f = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab_size, bias=False)
 
@@ -274,45 +287,36 @@ class TinyLM(nn.Module):
         Raises:
             ValueError: ``position="learned"`` and ``L`` exceeds ``max_len``.
         """
-        seq = tokens.shape[1]
         x = self.embed(tokens)  # [b, L, D]
-        pos = torch.arange(seq, device=tokens.device)
-        if self.position == "learned":
-            x = x + self.learned(pos)
-        elif self.position == "sinusoidal":
-            x = x + sinusoidal_encoding_at(pos, self.d_model, dtype=x.dtype)
+        x = self.input_encoding.encode_input(x, torch.arange(tokens.shape[1], device=tokens.device))
         for block in self.blocks:
             x = block(x)
         return self.head(self.ln_f(x))
 
-    def set_rope_scaling(self, rope_type: str = "default", *, factor: float = 1.0, original_length: int | None = None,
+    def set_rope_scaling(self, rope_type: str = "default", *, factor: float = 1.0, train_length: int | None = None,
                          seq_len: int | None = None, beta_fast: float = 32.0, beta_slow: float = 1.0) -> None:
-        """Swap every layer's RoPE frequencies for a context-extension scaling (RoPE models only).
+        """Give every layer's RoPE method the frequencies of a context-extension scaling (RoPE models only).
 
         The arguments mean what they mean in Hugging Face's ``rope_parameters``: ``factor`` is a
         fixed constant of the scaling. For ``"dynamic"`` the current length enters through
         ``seq_len`` only: the base becomes ``base * (factor * seq_len / L - (factor - 1)) ** (d / (d - 2))``
-        (``L = original_length``), so with ``factor=1`` an input of ``s * L`` tokens gets exactly the
+        (``L = train_length``), so with ``factor=1`` an input of ``s * L`` tokens gets exactly the
         NTK-aware base for an extension by ``s``. Passing ``factor = seq_len / L`` as well would scale
         twice (by ``s*s - s + 1``).
 
         Args:
-            rope_type (str): one of ``posenc.rope.ROPE_TYPES``.
+            rope_type (str): one of ``posenc.scaling.ROPE_TYPES``; ``"default"`` restores the plain frequencies.
             factor (float): the scaling's factor ``s`` (``"linear"``, ``"yarn"``) or constant (``"dynamic"``).
-            original_length (int): the trained length ``L``.
+            train_length (int): the trained length ``L`` (Hugging Face's ``original_max_position_embeddings``).
             seq_len (int, optional): the current length (``"dynamic"`` only).
             beta_fast, beta_slow (float): YaRN's ramp ends, in turns within ``L``.
         """
-        if not self.position.startswith("rope"):
+        methods = [block.attn.method for block in self.blocks]
+        if not all(isinstance(m, RopeMethod) for m in methods):
             raise ValueError(f"set_rope_scaling needs a RoPE model, this one uses position={self.position!r}")
-        check_choice("rope_type", rope_type, ROPE_TYPES)
-        for block in self.blocks:
-            rope = block.attn.rope
-            inv_freq, scale = rope_scaled_inv_freq(rope.head_dim, rope.base, rope_type=rope_type, factor=factor,
-                                                   original_max_position_embeddings=original_length, seq_len=seq_len,
-                                                   beta_fast=beta_fast, beta_slow=beta_slow)
-            block.attn.rope = RotaryEmbedding(rope.head_dim, rope.cache_len, rope.base, layout=rope.layout,
-                                              inv_freq=inv_freq, attention_scaling=scale)
+        for method in methods:
+            method.set_scaling(rope_type, factor=factor, train_length=train_length, seq_len=seq_len,
+                               beta_fast=beta_fast, beta_slow=beta_slow)
 
 
 def train_lm(model: TinyLM, corpus: SyntheticCorpus | PasskeyCorpus, *, length: int, steps: int, batch: int = 32,
@@ -435,9 +439,11 @@ class TrigramBaseline:
 
 
 #: Position methods compared in the experiment, each trained at ``L`` and evaluated zero-shot.
-EXPERIMENT_METHODS = ("none", "sinusoidal", "learned", "t5", "rope", "alibi")
+EXPERIMENT_METHODS = ("none", "sinusoidal", "learned", "t5", "rope", "alibi", "kerple", "fire", "cope")
+#: Methods whose logit bias depends on distance only; the experiment saves it after training.
+BIAS_METHODS = ("t5", "alibi", "kerple", "fire")
 #: RoPE's context-extension scalings evaluated zero-shot (position interpolation, dynamic NTK, YaRN).
-ROPE_SCALINGS = ("pi", "dynamic", "yarn")
+EXPERIMENT_SCALINGS = ("pi", "dynamic", "yarn")
 #: The RoPE variants fine-tuned briefly at the longest length (plain, i.e. direct extrapolation; PI; YaRN).
 FINETUNED = ("rope", "pi", "yarn")
 _HF_TYPE = {"pi": "linear", "dynamic": "dynamic", "yarn": "yarn"}
@@ -477,17 +483,17 @@ def experiment_config(quick: bool = False, **overrides) -> dict:
 def scaling_kwargs(config: dict, scaling: str, length: int) -> dict:
     """The :meth:`TinyLM.set_rope_scaling` arguments the experiment uses for inputs of ``length`` tokens.
 
-    ``scaling`` is one of :data:`ROPE_SCALINGS`. ``"pi"`` (Hugging Face's ``"linear"``) and ``"yarn"``:
+    ``scaling`` is one of :data:`EXPERIMENT_SCALINGS`. ``"pi"`` (Hugging Face's ``"linear"``) and ``"yarn"``:
     factor ``s = length / L`` (YaRN with the configuration's betas); ``"dynamic"``: the
     configuration's fixed ``dynamic_factor``, the length entering through ``seq_len`` only.
     """
-    check_choice("scaling", scaling, ROPE_SCALINGS)
+    check_choice("scaling", scaling, EXPERIMENT_SCALINGS)
     train_length = config["train_length"]
     if scaling == "dynamic":  # fixed factor; the length enters through seq_len only
-        return {"rope_type": "dynamic", "factor": config["dynamic_factor"], "original_length": train_length,
+        return {"rope_type": "dynamic", "factor": config["dynamic_factor"], "train_length": train_length,
                 "seq_len": length}
     kwargs = {"rope_type": _HF_TYPE[scaling], "factor": max(length / train_length, 1.0),
-              "original_length": train_length}
+              "train_length": train_length}
     return {**kwargs, **config["yarn"]} if scaling == "yarn" else kwargs
 
 
@@ -521,6 +527,24 @@ def _evaluate_all(model, corpus: PasskeyCorpus, config: dict, seed: int, set_len
     return out
 
 
+def learned_bias(model: "TinyLM", length: int) -> list:
+    """Per layer, the logit bias ``[h][length]`` that the last query of a ``length``-token input gives
+    the key at each distance ``0 .. length - 1`` (index = distance back), rounded to 1e-4.
+
+    For the methods of :data:`BIAS_METHODS`, whose bias does not depend on content (the zero q and k
+    passed to the hook are not read).
+    """
+    rows = []
+    with torch.no_grad():
+        for block in model.blocks:
+            attn = block.attn
+            q = torch.zeros(1, attn.n_heads, 1, attn.head_dim)
+            k = torch.zeros(1, attn.n_heads, length, attn.head_dim)
+            bias = attn.method.logit_bias(q, k, causal=True)[0, :, 0].flip(-1)  # [h, length], distance 0 first
+            rows.append([[round(v, 4) for v in head] for head in bias.tolist()])
+    return rows
+
+
 def _run_job(job: tuple[str, int, dict]) -> dict:
     """Train one (method, seed) model and evaluate it and its variants: ``{variant: metrics}``."""
     method, seed, config = job
@@ -534,9 +558,12 @@ def _run_job(job: tuple[str, int, dict]) -> dict:
     train_lm(model, corpus, length=L, steps=config["steps"], batch=config["batch"], lr=config["lr"], seed=seed,
              answer_weight=config["answer_weight"], warmup=config["warmup"])
     out = {method: _evaluate_all(model, corpus, config, seed)}
+    out[method]["n_params"] = sum(p.numel() for p in model.parameters())
+    if method in BIAS_METHODS:  # FIRE's bias also depends on the query's position: the trained and longest length
+        out[method]["learned_bias"] = {str(n): learned_bias(model, n) for n in (L, max(config["eval_lengths"]))}
     if method != "rope":
         return out
-    for scaling in ROPE_SCALINGS:
+    for scaling in EXPERIMENT_SCALINGS:
         def set_length(n, scaling=scaling):
             model.set_rope_scaling(**scaling_kwargs(config, scaling, n))
         out[f"rope+{scaling}"] = _evaluate_all(model, corpus, config, seed, set_length)
@@ -571,7 +598,7 @@ def run_extrapolation(config: dict | None = None, *, workers: int = 1, progress:
     """Train a :class:`TinyLM` per (method, seed) at ``train_length`` and evaluate it at longer lengths.
 
     Every model is evaluated as trained (zero-shot). RoPE models are also evaluated zero-shot with
-    each of :data:`ROPE_SCALINGS` (position interpolation and YaRN with factor ``n / L`` at input
+    each of :data:`EXPERIMENT_SCALINGS` (position interpolation and YaRN with factor ``n / L`` at input
     length ``n``; dynamic NTK with the fixed ``dynamic_factor`` and ``seq_len = n``), and fine-tuned
     for ``finetune["steps"]`` steps at ``finetune["length"]``: plain (``"rope ft"``), with position
     interpolation (``"rope+pi ft"``) and with YaRN (``"rope+yarn ft"``), each with the factor of that
@@ -594,8 +621,8 @@ def run_extrapolation(config: dict | None = None, *, workers: int = 1, progress:
     """
     config = experiment_config() if config is None else config
     code = {"files": list(code_files()), "sha256": code_hash()}  # the code that runs, hashed before it does
-    # the RoPE jobs (with their scalings and fine-tunes) take longest: start them first
-    names = sorted(["trigram", *config["methods"]], key=lambda m: (m != "rope", m == "trigram"))
+    # the RoPE jobs (scalings, fine-tunes) and CoPE's (its bias is rebuilt from q and k on every call) take longest
+    names = sorted(["trigram", *config["methods"]], key=lambda m: (m != "rope", m != "cope", m == "trigram"))
     jobs = [(m, s, config) for m in names for s in config["seeds"]]
     metrics: dict = {}
     if check_int("workers", workers, min_value=1) > 1:
@@ -614,7 +641,7 @@ def run_extrapolation(config: dict | None = None, *, workers: int = 1, progress:
                 metrics.setdefault(name, {})[str(job[1])] = m
             if progress:
                 print("done:", job[0], job[1], flush=True)
-    rope_variants = [f"rope+{s}" for s in ROPE_SCALINGS] + [
+    rope_variants = [f"rope+{s}" for s in EXPERIMENT_SCALINGS] + [
         "rope ft" if v == "rope" else f"rope+{v} ft" for v in config["finetune"]["methods"]]
     order = ["trigram", *[n for m in config["methods"] for n in ([m, *rope_variants] if m == "rope" else [m])]]
     return {"config": config, "code": code,

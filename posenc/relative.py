@@ -23,7 +23,7 @@ import math
 import torch
 from torch import nn
 
-from ._validate import check_dtype, check_int, check_size, check_tensor
+from ._validate import check_int, check_size, check_tensor
 
 __all__ = [
     "relative_positions",
@@ -45,23 +45,21 @@ def _lengths(q_len: int, k_len: int | None, *, lead: tuple[int, ...] = (), item_
     return q_len, k_len
 
 
-def relative_positions(q_len: int, k_len: int | None = None, *, device: torch.device | str | None = None,
-                       dtype: torch.dtype = torch.int64) -> torch.Tensor:
+def relative_positions(q_len: int, k_len: int | None = None, *,
+                       device: torch.device | str | None = None) -> torch.Tensor:
     """Signed distance from each query to each key, ``key_pos - query_pos``.
 
     Args:
         q_len (int): number of queries ``Lq`` (>= 0).
         k_len (int, optional): number of keys ``Lk`` (>= ``Lq``); default ``Lq``.
-        dtype (torch.dtype): int64 by default; any signed integer or floating dtype (float32 is exact
-            up to ``2**24`` positions and saves a conversion when the distances feed a float bias).
+        device: device of the result.
 
     Returns:
-        torch.Tensor: ``[Lq, Lk]`` of ``dtype``; negative entries are keys in the past.
+        torch.Tensor: int64 ``[Lq, Lk]``; negative entries are keys in the past.
     """
-    check_dtype("dtype", dtype, floating=False)
-    q_len, k_len = _lengths(q_len, k_len, item_bytes=2 * torch.empty(0, dtype=dtype).element_size())
-    q_pos = torch.arange(k_len - q_len, k_len, device=device, dtype=dtype)  # [Lq], aligned at the end
-    k_pos = torch.arange(k_len, device=device, dtype=dtype)  # [Lk]
+    q_len, k_len = _lengths(q_len, k_len, item_bytes=16)
+    q_pos = torch.arange(k_len - q_len, k_len, device=device)  # [Lq], aligned at the end
+    k_pos = torch.arange(k_len, device=device)  # [Lk]
     return k_pos[None, :] - q_pos[:, None]  # [Lq, Lk]
 
 

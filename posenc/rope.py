@@ -86,10 +86,10 @@ def _positions(positions: int | torch.Tensor, width: int, item_bytes: int) -> to
     return torch.arange(n)
 
 
-def _check_inv_freq(inv_freq: torch.Tensor, head_dim: int) -> torch.Tensor:
+def _check_inv_freq(inv_freq: torch.Tensor, head_dim: int, width_name: str = "head_dim") -> torch.Tensor:
     check_tensor("inv_freq", inv_freq, ndim=1, floating=True, finite=True)
     if inv_freq.shape != (head_dim // 2,):
-        raise ValueError(f"inv_freq must have shape [{head_dim // 2}] (head_dim // 2), got {tuple(inv_freq.shape)}")
+        raise ValueError(f"inv_freq must have shape [{head_dim // 2}] ({width_name} // 2), got {tuple(inv_freq.shape)}")
     return inv_freq
 
 
@@ -246,6 +246,11 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout:
     ``(x0 cos a - x1 sin a, x0 sin a + x1 cos a)``: multiplication of ``x0 + i x1`` by ``e^{i a}``.
     In the ``"half"`` layout this equals Hugging Face's ``x * cos + rotate_half(x) * sin``.
 
+    Partial rotary (GPT-J ``rotary_dim``, GPT-NeoX ``rotary_pct``, Phi ``partial_rotary_factor``):
+    tables of width ``r < d`` rotate ``x[..., :r]`` and pass ``x[..., r:]`` through unchanged, as
+    Hugging Face decides it from the table's size. Build them with ``rope_cos_sin(positions, r, base)``
+    (frequencies ``base ** (-2i/r)``), not by slicing ``d``-wide tables.
+
     The arithmetic runs in ``x``'s dtype (float16, bfloat16, float32 or float64) with ``cos``/``sin``
     cast to it, like the reference implementations. ``x`` may be any strided view (non-contiguous,
     odd strides) and may have ``L = 0`` positions.
@@ -255,6 +260,7 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout:
         cos (torch.Tensor): ``[L, d]``, or anything that broadcasts to ``x``'s shape without changing
             it (e.g. ``[b, 1, L, d]``, or ``[1, d]``: one position for every row of ``x``). For a
             single vector ``x [d]``: ``[d]``, or ``[L, d]`` to place the vector at each of ``L`` positions.
+            The last dimension may be an even ``r < d`` (partial rotary).
         sin (torch.Tensor): same shape as ``cos``.
         layout (str): ``"half"`` or ``"interleaved"``; must match the layout the tables were built with.
 
@@ -262,8 +268,8 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout:
         torch.Tensor: same shape and dtype as ``x`` (``[L, d]`` for a single vector and ``[L, d]`` tables).
 
     Raises:
-        ValueError: odd ``d``, tables of another width, another number of rows, or a shape that
-            would broadcast ``x`` to a larger result.
+        ValueError: odd ``d``, tables of an odd width or wider than ``d``, another number of rows,
+            or a shape that would broadcast ``x`` to a larger result.
     """
     check_tensor("x", x, min_ndim=1, floating=True)
     check_tensor("cos", cos, floating=True)
@@ -272,10 +278,25 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, *, layout:
     d = x.shape[-1]
     if d % 2:
         raise ValueError(f"x's last dimension (head_dim) must be even, got {d}")
-    if cos.shape != sin.shape or cos.shape[-1] != d:
-        raise ValueError(f"cos and sin must share a shape ending in head_dim={d}, got {tuple(cos.shape)} and {tuple(sin.shape)}")
-    _check_table_shape(x, cos.shape, "cos")
-    return _apply_rope(x, cos, sin, layout)
+    if cos.shape != sin.shape or cos.ndim == 0:
+        raise ValueError(f"cos and sin must share a shape [..., r], got {tuple(cos.shape)} and {tuple(sin.shape)}")
+    r = cos.shape[-1]
+    if r % 2 or not 2 <= r <= d:
+        raise ValueError(f"cos and sin must cover an even number r of x's dimensions, 2 <= r <= head_dim={d} "
+                         f"(r < head_dim: partial rotary), got width {r}")
+    _check_table_shape(x, torch.Size((*cos.shape[:-1], d)), "cos")
+    return _apply_partial(x, cos, sin, layout)
+
+
+def _apply_partial(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str) -> torch.Tensor:
+    """Rotate the first ``r = cos.shape[-1]`` dimensions of ``x`` and pass the rest through (as HF's
+    GPT-NeoX, Phi and GPT-J do); all of them when ``r = d``."""
+    r = cos.shape[-1]
+    if r == x.shape[-1]:
+        return _apply_rope(x, cos, sin, layout)
+    rotated = _apply_rope(x[..., :r], cos, sin, layout)  # [..., L, r]
+    passed = x[..., r:].expand(*rotated.shape[:-1], x.shape[-1] - r)  # [..., L, d - r], unchanged
+    return torch.cat((rotated, passed), dim=-1)
 
 
 def _rotate_reference(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str) -> torch.Tensor:
@@ -340,9 +361,13 @@ class RotaryEmbedding(nn.Module):
         max_seq_len (int): initial cache length (not a limit: the cache grows).
         base (float): wavelength base.
         layout (str): ``"half"`` (Hugging Face) or ``"interleaved"`` (Meta, RoFormer).
-        inv_freq (torch.Tensor, optional): ``[d/2]`` finite frequencies (e.g. from
+        inv_freq (torch.Tensor, optional): ``[r/2]`` finite frequencies (e.g. from
             :func:`posenc.scaling.rope_scaled_inv_freq`).
         attention_scaling (float): multiplies cos and sin (YaRN's attention factor); default 1.
+        rotary_dim (int, optional): partial rotary (GPT-J ``rotary_dim``; Hugging Face's
+            ``int(head_dim * partial_rotary_factor)``): only the first ``r = rotary_dim`` (even,
+            ``<= head_dim``) dimensions of ``x`` turn, with frequencies ``base ** (-2i/r)``; the
+            others pass through. Default ``head_dim``.
     """
 
     def __init__(
@@ -354,18 +379,21 @@ class RotaryEmbedding(nn.Module):
         layout: str = "half",
         inv_freq: torch.Tensor | None = None,
         attention_scaling: float = 1.0,
+        rotary_dim: int | None = None,
     ) -> None:
         super().__init__()
         self.head_dim = check_even("head_dim", head_dim)
+        self.rotary_dim = self.head_dim if rotary_dim is None else check_even("rotary_dim", rotary_dim,
+                                                                             max_value=self.head_dim)
         self.base = check_float("base", base, gt=1.0)
         self.layout = check_choice("layout", layout, LAYOUTS)
         max_seq_len = check_int("max_seq_len", max_seq_len, min_value=1)
         check_size("max_seq_len", max_seq_len, (max_seq_len, self.head_dim), item_bytes=_TABLE_BYTES)
         self.attention_scaling = check_float("attention_scaling", attention_scaling, gt=0.0)
         if inv_freq is None:
-            inv_freq = _inv_freq(self.head_dim, self.base)
+            inv_freq = _inv_freq(self.rotary_dim, self.base)
         else:
-            _check_inv_freq(inv_freq, self.head_dim)
+            _check_inv_freq(inv_freq, self.rotary_dim, "rotary_dim" if rotary_dim is not None else "head_dim")
         self.register_buffer("inv_freq", inv_freq.float().clone(), persistent=False)
         self._build_cache(max_seq_len)
 
@@ -392,18 +420,19 @@ class RotaryEmbedding(nn.Module):
     def _lookup(self, position_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Cached tables for validated positions (the cache grows if needed)."""
         if position_ids.numel() == 0:
-            shape = (*position_ids.shape, self.head_dim)
+            shape = (*position_ids.shape, self.rotary_dim)
             return self.cos_cached.new_empty(shape), self.sin_cached.new_empty(shape)
         needed = int(position_ids.max()) + 1
         if needed > self.cache_len:
             doubled = 2 * self.cache_len
-            fits = doubled * self.head_dim * _TABLE_BYTES <= MAX_TENSOR_BYTES
+            fits = doubled * self.rotary_dim * _TABLE_BYTES <= MAX_TENSOR_BYTES
             self._build_cache(max(needed, doubled) if fits else needed)
         ids = position_ids.to(self.cos_cached.device)
         return self.cos_cached[ids], self.sin_cached[ids]
 
     def cos_sin(self, position_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Cached tables for the given positions: ``[..., d]`` each, for integer ``position_ids`` ``[...]`` >= 0."""
+        """Cached tables for the given positions: ``[..., r]`` each (``r = rotary_dim``), for integer
+        ``position_ids`` ``[...]`` >= 0."""
         self._check_position_ids(position_ids)
         return self._lookup(position_ids)
 
@@ -434,8 +463,11 @@ class RotaryEmbedding(nn.Module):
         if position_ids.ndim == 2 and x.ndim == 4:
             table_shape = (position_ids.shape[0], 1, seq_len, self.head_dim)  # broadcast over heads
         _check_table_shape(x, torch.Size(table_shape), "position_ids")
-        cos, sin = self._lookup(position_ids)  # [L, d] or [b, L, d]
-        return _apply_rope(x, cos.view(table_shape), sin.view(table_shape), self.layout)
+        cos, sin = self._lookup(position_ids)  # [L, r] or [b, L, r]
+        rot_shape = (*table_shape[:-1], self.rotary_dim)
+        return _apply_partial(x, cos.view(rot_shape), sin.view(rot_shape), self.layout)
 
     def extra_repr(self) -> str:
-        return f"head_dim={self.head_dim}, base={self.base:g}, layout={self.layout!r}, cache_len={self.cache_len}"
+        partial = "" if self.rotary_dim == self.head_dim else f", rotary_dim={self.rotary_dim}"
+        return (f"head_dim={self.head_dim}{partial}, base={self.base:g}, layout={self.layout!r}, "
+                f"cache_len={self.cache_len}")

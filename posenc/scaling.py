@@ -16,6 +16,8 @@ References:
     bloc97, "NTK-Aware Scaled RoPE", 2023 (dynamic NTK).
     Peng et al., "YaRN: Efficient Context Window Extension of Large Language Models", 2023.
     Dubey et al., "The Llama 3 Herd of Models", 2024 (the ``llama3`` scaling).
+    Ding et al., "LongRoPE: Extending LLM Context Window Beyond 2 Million Tokens", 2024; Abdin et al.,
+    "Phi-3 Technical Report", 2024 (the ``longrope`` scaling).
     Hugging Face transformers ``modeling_rope_utils.ROPE_INIT_FUNCTIONS``.
 """
 
@@ -23,11 +25,11 @@ from __future__ import annotations
 
 import inspect
 import math
-from typing import Callable
+from typing import Callable, Sequence
 
 import torch
 
-from ._validate import check_choice, check_even, check_float, check_int, check_size
+from ._validate import check_choice, check_even, check_float, check_int, check_size, check_tensor
 from .frequencies import DEFAULT_BASE, _inv_freq
 
 __all__ = ["ROPE_SCALINGS", "ROPE_TYPES", "rope_scaled_inv_freq"]
@@ -90,6 +92,42 @@ def _llama3(head_dim: int, base: float, factor: float, train_length: int, low_fr
     return torch.where(is_medium, smoothed, scaled), 1.0
 
 
+def _longrope(head_dim: int, base: float, factor: float, train_length: int, seq_len: int | None,
+              short_factor: torch.Tensor, long_factor: torch.Tensor,
+              attention_factor: float | None) -> tuple[torch.Tensor, float]:
+    """LongRoPE (Ding et al. 2024; Phi-3): pair ``i``'s wavelength stretched by its own factor,
+    ``inv_freq_i = 1 / (ext_i * base ** (2i/d))``, with ``ext = long_factor`` once the sequence is
+    longer than ``L_orig`` and ``short_factor`` otherwise; cos and sin scaled by
+    ``sqrt(1 + ln(factor) / ln(L_orig))`` unless ``attention_factor`` is given."""
+    if attention_factor is None:
+        attention_factor = 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(train_length))
+    ext = long_factor if seq_len is not None and seq_len > train_length else short_factor  # [d/2] float32
+    exponent = torch.arange(0, head_dim, 2, dtype=torch.int64).float() / head_dim  # [d/2]: 2i/d
+    return 1.0 / (ext * base**exponent), attention_factor
+
+
+def _factor_list(name: str, value: Sequence[float] | torch.Tensor, head_dim: int) -> torch.Tensor:
+    """A LongRoPE factor list as float32 ``[d/2]`` of finite values > 0, or raise naming ``name``."""
+    if value is None:
+        raise ValueError(f"{name} (one rescale factor per rotation pair, {head_dim // 2} values) is required "
+                         f"for rope_type='longrope'")
+    if isinstance(value, torch.Tensor):
+        check_tensor(name, value, ndim=1)
+        if value.dtype == torch.bool or value.is_complex():
+            raise TypeError(f"{name} must hold real numbers, got dtype {value.dtype}")
+        values = value.detach().to("cpu", torch.float32)
+    else:
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise TypeError(f"{name} must be a list of {head_dim // 2} numbers, got {type(value).__name__}")
+        values = torch.tensor([check_float(f"{name}[{i}]", v) for i, v in enumerate(value)], dtype=torch.float32)
+    if values.shape != (head_dim // 2,):
+        raise ValueError(f"{name} must have head_dim // 2 = {head_dim // 2} entries (one per rotation pair), "
+                         f"got {len(values)}")
+    if not bool(torch.isfinite(values).all()) or not bool((values > 0).all()):
+        raise ValueError(f"{name} must be finite and > 0 (a wavelength stretch per pair)")
+    return values
+
+
 #: Scaling name -> function returning ``(inv_freq [d/2], attention_scaling)``, as Hugging Face's
 #: ``ROPE_INIT_FUNCTIONS``. Each function takes only its own parameters and trusts them.
 ROPE_SCALINGS: dict[str, Callable[..., tuple[torch.Tensor, float]]] = {
@@ -98,6 +136,7 @@ ROPE_SCALINGS: dict[str, Callable[..., tuple[torch.Tensor, float]]] = {
     "dynamic": _dynamic,
     "yarn": _yarn,
     "llama3": _llama3,
+    "longrope": _longrope,
 }
 
 #: The names :func:`rope_scaled_inv_freq` accepts.
@@ -119,6 +158,8 @@ def rope_scaled_inv_freq(
     attention_factor: float | None = None,
     low_freq_factor: float = 1.0,
     high_freq_factor: float = 4.0,
+    short_factor: Sequence[float] | torch.Tensor | None = None,
+    long_factor: Sequence[float] | torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, float]:
     """RoPE frequencies for context extension, as Hugging Face's ``ROPE_INIT_FUNCTIONS[rope_type]``.
 
@@ -131,6 +172,12 @@ def rope_scaled_inv_freq(
       attention factor ``0.1 ln(factor) + 1`` (applied to cos and sin, so logits scale by its square).
     - ``"llama3"``: wavelengths above ``L_orig / low_freq_factor`` divided by ``factor``, below
       ``L_orig / high_freq_factor`` kept, smoothly blended between.
+    - ``"longrope"`` (Ding et al. 2024; Phi-3): ``inv_freq_i = 1 / (ext_i * base ** (2i/d))`` with
+      ``ext = long_factor`` when ``seq_len > L_orig`` (strictly) and ``short_factor`` otherwise (also
+      when ``seq_len`` is None); attention factor ``sqrt(1 + ln(factor) / ln(L_orig))`` when
+      ``factor > 1`` (else 1) unless ``attention_factor`` is given. Phi-3's configs name no ``factor``:
+      pass ``max_position_embeddings / original_max_position_embeddings``, as Hugging Face does.
+      Hugging Face picks ``seq_len`` at run time as ``max(position_ids) + 1``.
 
     Every argument is validated here, whatever the type, and each type's function
     (:data:`ROPE_SCALINGS`) receives only the parameters it uses.
@@ -140,15 +187,21 @@ def rope_scaled_inv_freq(
         base (float): wavelength base, > 1.
         rope_type (str): one of :data:`ROPE_TYPES`.
         factor (float): extension factor, finite and > 0 (>= 1 for the scaled types).
-        original_max_position_embeddings (int): trained context ``L_orig``; needed by dynamic, yarn, llama3.
-        seq_len (int, optional): current length for ``"dynamic"``.
+        original_max_position_embeddings (int): trained context ``L_orig``; needed by dynamic, yarn, llama3,
+            longrope (>= 2 for longrope, whose attention factor divides by ``ln L_orig``).
+        seq_len (int, optional): current length for ``"dynamic"`` and ``"longrope"``.
         beta_fast, beta_slow (float): YaRN ramp boundaries in rotations, ``beta_fast >= beta_slow > 0``.
-        attention_factor (float, optional): YaRN's cos/sin scale; default ``0.1 ln(factor) + 1``.
-        low_freq_factor, high_freq_factor (float): Llama 3 band edges, ``0 < low < high``.
+        attention_factor (float, optional): YaRN's and LongRoPE's cos/sin scale; default
+            ``0.1 ln(factor) + 1`` (YaRN), ``sqrt(1 + ln(factor) / ln(L_orig))`` (LongRoPE).
+        low_freq_factor, high_freq_factor (float): Llama 3 band edges, ``0 < low <= high`` (equal: no
+            blend, Llama 4 Scout's ``1.0, 1.0``).
+        short_factor, long_factor (list of float or torch.Tensor): LongRoPE's ``d/2`` per-pair
+            wavelength stretches (finite, > 0), for ``seq_len <= L_orig`` and ``seq_len > L_orig``.
+            Here ``d`` is the rotated width (``head_dim``, or the partial rotary dim).
 
     Returns:
         tuple[torch.Tensor, float]: float32 ``[d/2]`` frequencies and the attention scaling
-        (1.0 except for YaRN).
+        (1.0 except for YaRN and LongRoPE).
     """
     head_dim = check_even("head_dim", head_dim)
     check_size("head_dim", head_dim, (head_dim // 2,), item_bytes=8)
@@ -164,23 +217,27 @@ def rope_scaled_inv_freq(
             raise ValueError(f"original_max_position_embeddings (the trained length) is required for "
                              f"rope_type={rope_type!r}")
         values["train_length"] = check_int("original_max_position_embeddings", original_max_position_embeddings,
-                                           min_value=1)
+                                           min_value=2 if rope_type == "longrope" else 1)
     if "seq_len" in wanted:
         values["seq_len"] = None if seq_len is None else check_int("seq_len", seq_len, min_value=0)
-        if head_dim < 4:
+        if rope_type == "dynamic" and head_dim < 4:
             raise ValueError(f"head_dim must be >= 4 for rope_type='dynamic' (exponent d / (d - 2)), got {head_dim}")
+    if "short_factor" in wanted:
+        values["short_factor"] = _factor_list("short_factor", short_factor, head_dim)
+        values["long_factor"] = _factor_list("long_factor", long_factor, head_dim)
+    if "attention_factor" in wanted:
+        values["attention_factor"] = (None if attention_factor is None
+                                      else check_float("attention_factor", attention_factor, gt=0.0))
     if "beta_fast" in wanted:
         values["beta_slow"] = check_float("beta_slow", beta_slow, gt=0.0)
         values["beta_fast"] = check_float("beta_fast", beta_fast, gt=0.0)
         if values["beta_fast"] < values["beta_slow"]:
             raise ValueError(f"beta_fast must be >= beta_slow ({beta_slow:g}; the ramp runs from beta_fast "
                              f"rotations down to beta_slow), got {beta_fast:g}")
-        values["attention_factor"] = (None if attention_factor is None
-                                      else check_float("attention_factor", attention_factor, gt=0.0))
     if "low_freq_factor" in wanted:
         values["low_freq_factor"] = check_float("low_freq_factor", low_freq_factor, gt=0.0)
         values["high_freq_factor"] = check_float("high_freq_factor", high_freq_factor, gt=0.0)
-        if values["high_freq_factor"] <= values["low_freq_factor"]:
-            raise ValueError(f"high_freq_factor must be > low_freq_factor ({low_freq_factor:g}), "
-                             f"got {high_freq_factor:g}")
+        if values["high_freq_factor"] < values["low_freq_factor"]:
+            raise ValueError(f"high_freq_factor must be >= low_freq_factor ({low_freq_factor:g}; equal: a hard "
+                             f"switch at L_orig / low_freq_factor, as Llama 4 Scout), got {high_freq_factor:g}")
     return ROPE_SCALINGS[rope_type](**values)

@@ -1,442 +1,176 @@
-"""Interactive explorers: ipywidgets controls driving matplotlib figures.
+"""Interactive explorers: each is data for the framework in ``posenc.explorer`` (parameters, a
+plot kind, ``compute`` and a title).
 
-Every explorer
+Every explorer has three faces drawn by the same code:
 
-- declares its parameters (:class:`Param`) with their allowed values, so tests, benchmarks and
-  the static companion can sweep them;
-- draws once (:meth:`Explorer.draw`) and afterwards only updates its artists' data
-  (:meth:`Explorer.redraw`), never rebuilding the figure;
-- has a headless :meth:`Explorer.update` that validates, redraws and records an error message
-  instead of raising, so a widget shows "base must be > 1, got 1" rather than a traceback;
-- has :meth:`Explorer.static_companion`: small multiples of the same plot at a few settings,
-  which is what a reader of the static HTML book sees (there is no kernel to redraw there).
+- ``SomeExplorer().widget()``: live controls in Jupyter or Colab (a kernel recomputes);
+- ``SomeExplorer.frames_widget()``: the HTML book's kernel-less controls over pre-rendered frames;
+- ``SomeExplorer.static_companion()``: small multiples, for print and readers without JavaScript.
 
-The figure is a plain :class:`matplotlib.figure.Figure` rendered with the Agg canvas into an
-``ipywidgets.Image``, so the explorer behaves the same in Jupyter, Colab and a headless test.
+``SomeExplorer(**values).update(**changes)`` is the headless path: it validates, recomputes and
+redraws in place, or records a message (``error``) instead of raising, which is what the widget
+shows beside the control ("base must be > 1, got 1") rather than a traceback.
+
+Shared parameters (``BASE``, ``HEAD_DIM``) are declared once and adapted with ``Param.replace``.
 """
 
 from __future__ import annotations
 
-import io
-import math
-from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Sequence
+import functools
+from typing import Callable
 
-import matplotlib.pyplot as plt
+import numpy as np
 import torch
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
-from ._validate import check_choice, check_even, check_float, check_int
 from .absolute import sinusoidal_encoding
-from .alibi import alibi_bias
+from .alibi import alibi_bias, alibi_slopes
 from .decay import rope_decay_bound
+from .explorer import Curves, Explorer, Heatmap, Param, Rotation, nice_ceil
+from .frequencies import DEFAULT_BASE, inv_freq
 from .relative import shaw_relative_index
-from .rope import ROPE_TYPES, apply_rope, rope_cos_sin, rope_inv_freq, rope_scaled_inv_freq
+from .rope import apply_rope, rope_angles, rope_cos_sin
+from .rope_today import MODEL_ROPE_CONFIGS, SCALING_EXAMPLES, scaled_wavelengths
+from .scaling import ROPE_TYPES, rope_scaled_inv_freq
 
-__all__ = ["Param", "Explorer", "SinusoidalHeatmapExplorer", "SinusoidalSimilarityExplorer", "ShawIndexExplorer",
-           "RopeRotationExplorer", "RopeCosSinExplorer", "RopeScoreExplorer", "DecayBoundExplorer",
-           "AlibiBiasExplorer", "RopeScalingExplorer", "EXPLORERS"]
+__all__ = ["Param", "Explorer", "BASE", "HEAD_DIM", "SinusoidalHeatmapExplorer", "SinusoidalSimilarityExplorer",
+           "ShawIndexExplorer", "RopeRotationExplorer", "RopeCosSinExplorer", "RopeScoreExplorer",
+           "DecayBoundExplorer", "AlibiBiasExplorer", "RopeScalingExplorer", "ModelScalingExplorer", "LearnedBiasExplorer",
+           "EXPLORERS"]
 
-
-@dataclass(frozen=True)
-class Param:
-    """One explorer parameter and its allowed values.
-
-    Args:
-        name: keyword the explorer takes.
-        default: initial value.
-        kind: ``"int"``, ``"even"`` (even int), ``"float"``, ``"log"`` (positive float on a log scale) or
-            ``"choice"`` (one of ``options``).
-        low, high: inclusive bounds (``"float"``/``"log"``: ``low`` is exclusive when ``open_low``).
-        step: slider step for ints.
-        label: text beside the control.
-        sweep: representative valid values for tests, benchmarks and companions.
-    """
-
-    name: str
-    default: Any
-    kind: str
-    low: float
-    high: float
-    step: int = 1
-    label: str = ""
-    open_low: bool = False
-    sweep: tuple = field(default_factory=tuple)
-    options: tuple = field(default_factory=tuple)
-
-    def validate(self, value: Any) -> Any:
-        """Return the value converted to its kind, or raise ``ValueError``/``TypeError`` naming it."""
-        if self.kind == "int":
-            return check_int(self.name, value, min_value=int(self.low), max_value=int(self.high))
-        if self.kind == "even":
-            return check_even(self.name, value, min_value=int(self.low), max_value=int(self.high))
-        if self.kind == "choice":
-            return check_choice(self.name, value, self.options)
-        if self.open_low:
-            value = check_float(self.name, value, gt=self.low, le=self.high)
-        else:
-            value = check_float(self.name, value, ge=self.low, le=self.high)
-        return value
-
-    def values(self) -> tuple:
-        """Representative valid values: the declared sweep, or low/default/high."""
-        if self.sweep:
-            return self.sweep
-        if self.kind == "choice":
-            return self.options
-        return tuple(dict.fromkeys((self.low if not self.open_low else self.default, self.default, self.high)))
-
-
-class Explorer:
-    """Base class. Subclasses set ``params``, ``companion`` and implement draw/redraw."""
-
-    params: ClassVar[tuple[Param, ...]] = ()
-    companion: ClassVar[tuple[dict, ...]] = ()
-    figsize: ClassVar[tuple[float, float]] = (6.0, 4.0)
-    margins: ClassVar[dict] = {"left": 0.12, "right": 0.97, "bottom": 0.13, "top": 0.88}
-
-    def __init__(self, **values: Any) -> None:
-        unknown = set(values) - {p.name for p in self.params}
-        if unknown:
-            raise TypeError(f"unknown parameter(s) {sorted(unknown)}; allowed: {[p.name for p in self.params]}")
-        self.values = {p.name: p.default for p in self.params}
-        self.values.update({k: self.param(k).validate(v) for k, v in values.items()})
-        self.data = self.compute(**self.values)
-        # a fixed layout: a layout engine would re-solve the whole figure on every redraw
-        self.fig = Figure(figsize=self.figsize, dpi=80)
-        FigureCanvasAgg(self.fig)
-        self.fig.subplots_adjust(**self.margins)
-        self.ax = self.fig.add_subplot()
-        self.artists = self.draw(self.ax, self.data, **self.values)
-        self.error: str | None = None
-        self._image = None
-        self._message = None
-        self._controls: dict[str, Any] = {}
-
-    # -- to implement -------------------------------------------------------------------------
-    def compute(self, **values: Any) -> Any:
-        """Numbers to plot for these values (raises ValueError/TypeError on bad input)."""
-        raise NotImplementedError
-
-    def draw(self, ax, data: Any, **values: Any) -> dict:
-        """Create the artists on ``ax``; return them by name."""
-        raise NotImplementedError
-
-    def redraw(self, ax, artists: dict, data: Any, **values: Any) -> None:
-        """Update the artists' data in place."""
-        raise NotImplementedError
-
-    # -- shared behaviour ---------------------------------------------------------------------
-    @classmethod
-    def param(cls, name: str) -> Param:
-        """The declared parameter called ``name``."""
-        for p in cls.params:
-            if p.name == name:
-                return p
-        raise KeyError(f"{cls.__name__} has no parameter {name!r}; it has {[p.name for p in cls.params]}")
-
-    def update(self, **changes: Any) -> bool:
-        """Validate ``changes``, recompute and redraw in place.
-
-        Returns True on success. On bad input nothing changes, ``error`` holds the message and
-        False is returned; the widget shows the message.
-        """
-        try:
-            unknown = set(changes) - set(self.values)
-            if unknown:
-                raise TypeError(f"unknown parameter(s) {sorted(unknown)}")
-            new = dict(self.values)
-            new.update({k: self.param(k).validate(v) for k, v in changes.items()})
-            data = self.compute(**new)
-        except (ValueError, TypeError) as exc:
-            self.error = str(exc)
-            self._show_message()
-            return False
-        self.values, self.data, self.error = new, data, None
-        self.redraw(self.ax, self.artists, data, **new)
-        self._show_message()
-        if self._image is not None:
-            self._image.value = self.render_png()
-        return True
-
-    def render_png(self) -> bytes:
-        """The current figure as PNG bytes (what the widget displays)."""
-        buf = io.BytesIO()
-        # light compression: encoding dominates the redraw time at the default level
-        self.fig.savefig(buf, format="png", pil_kwargs={"compress_level": 1})
-        return buf.getvalue()
-
-    def _show_message(self) -> None:
-        if self._message is not None:
-            import html
-
-            self._message.value = (
-                "" if self.error is None else f"<span style='color:#b00020'>&#9888; {html.escape(self.error)}</span>"
-            )
-
-    def _control(self, p: Param):
-        import ipywidgets as w
-
-        style = {"description_width": "initial"}
-        label = p.label or p.name
-        if p.kind in ("int", "even"):
-            return w.IntSlider(value=self.values[p.name], min=int(p.low), max=int(p.high),
-                               step=2 if p.kind == "even" else p.step, description=label,
-                               continuous_update=False, style=style)
-        if p.kind == "choice":
-            return w.Dropdown(options=list(p.options), value=self.values[p.name], description=label, style=style)
-        # floats are typed, so a reader can try a bad value and see the message
-        return w.FloatText(value=self.values[p.name], description=label, style=style)
-
-    def widget(self):
-        """An ``ipywidgets.VBox``: the controls, a message line and the figure."""
-        import ipywidgets as w
-
-        self._controls = {p.name: self._control(p) for p in self.params}
-        self._message = w.HTML(value="")
-        self._image = w.Image(value=self.render_png(), format="png")
-
-        def on_change(change: dict) -> None:
-            name = change["owner"]._posenc_name
-            self.update(**{name: change["new"]})
-
-        for name, control in self._controls.items():
-            control._posenc_name = name
-            control.observe(on_change, names="value")
-        return w.VBox([w.HBox(list(self._controls.values())), self._message, self._image])
-
-    @classmethod
-    def static_companion(cls, settings: Sequence[dict] | None = None, *, ncols: int | None = None):
-        """Small multiples of the plot at a few settings (default ``companion``).
-
-        Returns a pyplot figure, so ``plt.show()`` displays it in a notebook.
-        """
-        settings = list(settings or cls.companion)
-        if not settings:
-            raise ValueError("settings must name at least one parameter setting")
-        ncols = ncols or min(len(settings), 3)
-        nrows = math.ceil(len(settings) / ncols)
-        w, h = cls.figsize
-        fig, axes = plt.subplots(nrows, ncols, figsize=(w * ncols * 0.75, h * nrows * 0.8), squeeze=False,
-                                 layout="constrained")
-        for ax, setting in zip(axes.flat, settings):
-            values = {p.name: p.default for p in cls.params}
-            values.update({k: cls.param(k).validate(v) for k, v in setting.items()})
-            explorer = cls.__new__(cls)
-            cls.draw(explorer, ax, cls.compute(explorer, **values), **values)
-        for ax in list(axes.flat)[len(settings):]:
-            ax.set_visible(False)
-        return fig
+#: The wavelength base of sinusoidal and rotary encodings (a log slider with a text box).
+BASE = Param("base", DEFAULT_BASE, "log", 1.0, 1e7, label="base", open_low=True,
+             sweep=(100.0, DEFAULT_BASE, 500000.0), frames=(100.0, 1000.0, DEFAULT_BASE, 100000.0, 1000000.0))
+#: The dimension that sin/cos or rotation pairs split (even).
+HEAD_DIM = Param("head_dim", 64, "even", 2, 256, label="head_dim", unit="dims", sweep=(8, 64, 128),
+                 frames=(8, 16, 32, 64, 128))
 
 
 class SinusoidalHeatmapExplorer(Explorer):
     """Heatmap of :func:`posenc.absolute.sinusoidal_encoding` over dimension, base and length."""
 
+    topic = "the sinusoidal encoding table"
     params = (
-        Param("d_model", 128, "even", 4, 512, label="d_model", sweep=(16, 64, 128, 512)),
-        Param("base", 10000.0, "log", 1.0, 1e7, label="base", open_low=True, sweep=(10.0, 100.0, 10000.0, 1e6)),
-        Param("length", 100, "int", 2, 1024, label="max length", sweep=(20, 100, 500)),
+        HEAD_DIM.replace(name="d_model", label="d_model", default=128, low=4, high=512, sweep=(16, 64, 128, 512),
+                         frames=(16, 32, 64, 128, 256)),
+        BASE.replace(sweep=(10.0, 100.0, DEFAULT_BASE, 1e6)),
+        Param("length", 100, "int", 2, 1024, label="positions", unit="tokens", sweep=(20, 100, 500)),
     )
-    companion = (
-        {"d_model": 32, "base": 10000.0},
-        {"d_model": 128, "base": 10000.0},
-        {"d_model": 128, "base": 100.0},
-    )
-    figsize = (6.0, 4.2)
-    margins = {"left": 0.12, "right": 1.0, "bottom": 0.12, "top": 0.92}
-
-    def compute(self, *, d_model: int, base: float, length: int) -> torch.Tensor:
-        return sinusoidal_encoding(length, d_model, base)  # [length, d_model]
-
-    def draw(self, ax, data: torch.Tensor, **values: Any) -> dict:
-        image = ax.imshow(data.numpy(), cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto", interpolation="nearest",
-                          origin="upper")
-        ax.set_xlabel("encoding dimension")
-        ax.set_ylabel("position p")
-        ax.figure.colorbar(image, ax=ax, shrink=0.8)
-        artists = {"image": image}
-        self._set_text(ax, data, **values)
-        return artists
+    plot = Heatmap(xlabel="encoding dimension", ylabel="position p", colorbar="PE(p) entry", limits=(-1, 1))
+    companion = ({"d_model": 32}, {"d_model": 128}, {"d_model": 128, "base": 100.0})
+    figsize = (6.4, 4.2)
 
     @staticmethod
-    def _set_text(ax, data: torch.Tensor, *, d_model: int, base: float, length: int) -> None:
-        ax.set_title(f"d_model={d_model}, base={base:g}: fast columns left", fontsize=10)
+    def compute(*, d_model: int, base: float, length: int) -> dict:
+        return {"z": sinusoidal_encoding(length, d_model, base).numpy()}  # [length, d_model]
 
-    def redraw(self, ax, artists: dict, data: torch.Tensor, **values: Any) -> None:
-        _set_image(artists["image"], data.numpy())
-        self._set_text(ax, data, **values)
+    @staticmethod
+    def title(data: dict, *, d_model: int, base: float, length: int) -> str:
+        return f"d_model={d_model}, base={base:g}: fast columns left"
 
 
 class SinusoidalSimilarityExplorer(Explorer):
     """``PE(p) . PE(p + delta) / (d/2)`` against the distance ``delta``: falls, but not monotonically."""
 
+    topic = "how sinusoidal encodings' similarity falls with distance"
     params = (
-        Param("d_model", 128, "even", 2, 1024, label="d_model", sweep=(2, 16, 128, 512)),
-        Param("base", 10000.0, "log", 1.0, 1e7, label="base", open_low=True, sweep=(100.0, 10000.0, 1e6)),
-        Param("max_distance", 200, "int", 10, 5000, label="max distance", sweep=(50, 200, 2000)),
+        HEAD_DIM.replace(name="d_model", label="d_model", default=128, low=2, high=1024, sweep=(2, 16, 128, 512),
+                         frames=(2, 8, 16, 64, 128, 512)),
+        BASE,
+        Param("max_distance", 200, "int", 10, 5000, label="max distance", unit="tokens", sweep=(50, 200, 2000)),
     )
-    companion = (
-        {"d_model": 16},
-        {"d_model": 128},
-        {"d_model": 128, "base": 100.0},
-    )
-    figsize = (6.0, 3.6)
-    margins = {"left": 0.12, "right": 0.97, "bottom": 0.15, "top": 0.88}
-
-    def compute(self, *, d_model: int, base: float, max_distance: int) -> dict:
-        pe = sinusoidal_encoding(max_distance + 1, d_model, base, dtype=torch.float64)  # [D+1, d]
-        sim = (pe @ pe[0]) / (d_model // 2)  # PE(0).PE(delta) = sum_i cos(omega_i delta), normalised
-        return {"delta": torch.arange(max_distance + 1).numpy(), "sim": sim.numpy()}
-
-    def draw(self, ax, data: dict, **values: Any) -> dict:
-        line, = ax.plot(data["delta"], data["sim"], lw=1.2)
-        ax.axhline(0, color="0.6", lw=0.8)
-        ax.set_ylim(-0.3, 1.05)
-        ax.set_xlabel("distance Δ = |p - q|")
-        ax.set_ylabel("PE(p)·PE(q) / (d/2)")
-        self._set_text(ax, data, **values)
-        return {"line": line}
+    plot = Curves(xlabel="distance Δ = |p − q| (tokens)", ylabel="PE(p)·PE(q) / (d/2)", zero_line=True)
+    companion = ({"d_model": 16}, {"d_model": 128}, {"d_model": 128, "base": 100.0})
+    figsize = (6.4, 3.6)
 
     @staticmethod
-    def _set_text(ax, data: dict, *, d_model: int, base: float, max_distance: int) -> None:
-        ax.set_title(f"d_model={d_model}, base={base:g}: falls with ripples", fontsize=10)
+    def compute(*, d_model: int, base: float, max_distance: int) -> dict:
+        pe = sinusoidal_encoding(max_distance + 1, d_model, base, dtype=torch.float64)  # [D+1, d]
+        sim = (pe @ pe[0]) / (d_model // 2)  # PE(0).PE(delta) = sum_i cos(omega_i delta), normalised
+        return {"x": torch.arange(max_distance + 1).numpy(), "ys": [sim.numpy()]}
 
-    def redraw(self, ax, artists: dict, data: dict, **values: Any) -> None:
-        artists["line"].set_data(data["delta"], data["sim"])
-        ax.set_xlim(0, values["max_distance"])
-        self._set_text(ax, data, **values)
+    @staticmethod
+    def title(data: dict, *, d_model: int, base: float, max_distance: int) -> str:
+        return f"d_model={d_model}, base={base:g}: falls with ripples"
 
 
 class ShawIndexExplorer(Explorer):
     """Shaw et al.'s relative label ``clip(j - i, -k, k) + k`` for every query ``i`` and key ``j``."""
 
+    topic = "Shaw et al.'s clipped relative labels"
     params = (
-        Param("seq_len", 16, "int", 2, 128, label="sequence length", sweep=(2, 16, 64)),
-        Param("max_distance", 4, "int", 0, 64, label="clip distance k", sweep=(0, 2, 4, 20)),
+        Param("seq_len", 16, "int", 2, 128, label="sequence length", unit="tokens", sweep=(2, 16, 64),
+              frames=(8, 16, 32, 64)),
+        Param("max_distance", 4, "int", 0, 64, label="clip distance k", unit="tokens", sweep=(0, 2, 4, 20),
+              frames=(0, 1, 2, 4, 8, 16)),
     )
-    companion = (
-        {"seq_len": 12, "max_distance": 1},
-        {"seq_len": 12, "max_distance": 3},
-        {"seq_len": 12, "max_distance": 11},
-    )
-    figsize = (5.0, 4.2)
-    margins = {"left": 0.14, "right": 1.0, "bottom": 0.12, "top": 0.9}
-
-    def compute(self, *, seq_len: int, max_distance: int) -> torch.Tensor:
-        return shaw_relative_index(seq_len, max_distance)  # [L, L]
-
-    def draw(self, ax, data: torch.Tensor, **values: Any) -> dict:
-        k = values["max_distance"]
-        image = ax.imshow(data.numpy() - k, cmap="coolwarm", vmin=-max(k, 1), vmax=max(k, 1),
-                          interpolation="nearest")
-        ax.set_xlabel("key position j")
-        ax.set_ylabel("query position i")
-        ax.figure.colorbar(image, ax=ax, shrink=0.8, label="clip(j - i, -k, k)")
-        self._set_text(ax, data, **values)
-        return {"image": image}
+    plot = Heatmap(xlabel="key position j", ylabel="query position i", colorbar="clip(j − i, −k, k)",
+                   cmap="coolwarm", aspect="equal")
+    companion = ({"seq_len": 12, "max_distance": 1}, {"seq_len": 12, "max_distance": 3},
+                 {"seq_len": 12, "max_distance": 11})
+    figsize = (5.4, 4.4)
 
     @staticmethod
-    def _set_text(ax, data: torch.Tensor, *, seq_len: int, max_distance: int) -> None:
-        ax.set_title(f"L={seq_len}, k={max_distance}: {2 * max_distance + 1} labels", fontsize=10)
+    def compute(*, seq_len: int, max_distance: int) -> dict:
+        k = max_distance
+        return {"z": (shaw_relative_index(seq_len, k) - k).numpy(), "limits": (-max(k, 1), max(k, 1))}  # [L, L]
 
-    def redraw(self, ax, artists: dict, data: torch.Tensor, **values: Any) -> None:
-        k = values["max_distance"]
-        _set_image(artists["image"], data.numpy() - k)
-        artists["image"].set_clim(-max(k, 1), max(k, 1))
-        self._set_text(ax, data, **values)
+    @staticmethod
+    def title(data: dict, *, seq_len: int, max_distance: int) -> str:
+        return f"L={seq_len}, k={max_distance}: {2 * max_distance + 1} labels"
 
 
 class RopeRotationExplorer(Explorer):
     """One RoPE pair rotating as the position grows: the point ``(cos m theta_i, sin m theta_i)``."""
 
+    topic = "one RoPE pair rotating with the position"
     params = (
-        Param("head_dim", 64, "even", 2, 256, label="head_dim", sweep=(8, 64, 128)),
-        Param("pair", 0, "int", 0, 127, label="pair i", sweep=(0, 4, 16)),
-        Param("base", 10000.0, "log", 1.0, 1e7, label="base", open_low=True, sweep=(100.0, 10000.0, 500000.0)),
-        Param("position", 12, "int", 0, 4096, label="position m", sweep=(0, 12, 200)),
+        HEAD_DIM.replace(frames=(8, 64, 128)),
+        Param("pair", 1, "int", 0, 127, label="pair i", sweep=(0, 1, 3), frames=(0, 1, 2, 3),
+              limit=("head_dim", lambda d: d // 2, "head_dim // 2")),
+        BASE.replace(frames=(100.0, 1000.0, DEFAULT_BASE, 100000.0)),
+        Param("position", 12, "int", 0, 4096, label="position m", unit="tokens", sweep=(0, 12, 200)),
     )
-    companion = (
-        {"pair": 0, "position": 12},
-        {"pair": 4, "position": 12},
-        {"pair": 16, "position": 200},
-    )
-    figsize = (4.4, 4.4)
-    margins = {"left": 0.17, "right": 0.97, "bottom": 0.12, "top": 0.87}
-
-    def compute(self, *, head_dim: int, pair: int, base: float, position: int) -> dict:
-        if pair >= head_dim // 2:
-            raise ValueError(f"pair must be < head_dim // 2 = {head_dim // 2}, got {pair}")
-        theta = float(rope_inv_freq(head_dim, base).double()[pair])
-        m = torch.arange(position + 1, dtype=torch.float64)
-        angles = m * theta  # [position + 1]
-        return {"theta": theta, "x": angles.cos().numpy(), "y": angles.sin().numpy()}
-
-    def draw(self, ax, data: dict, **values: Any) -> dict:
-        t = torch.linspace(0, 2 * math.pi, 200)
-        ax.plot(t.cos(), t.sin(), color="0.85", lw=1)
-        trail, = ax.plot(data["x"], data["y"], "o-", color="tab:blue", ms=3, lw=0.8, alpha=0.6, label="positions 0..m")
-        arrow, = ax.plot([0, data["x"][-1]], [0, data["y"][-1]], color="tab:red", lw=2.5, label="position m")
-        ax.set_xlim(-1.2, 1.2)
-        ax.set_ylim(-1.2, 1.2)
-        ax.set_aspect("equal")
-        ax.set_xlabel("first coordinate of the pair")
-        ax.set_ylabel("second coordinate of the pair")
-        ax.legend(loc="lower left", fontsize=8)
-        artists = {"trail": trail, "arrow": arrow}
-        self._set_text(ax, data, **values)
-        return artists
+    plot = Rotation(xlabel="first coordinate of the pair", ylabel="second coordinate of the pair")
+    companion = ({"pair": 0, "position": 12}, {"pair": 1, "position": 12},
+                 {"pair": 1, "position": 12, "base": 100.0}, {"pair": 3, "position": 200},
+                 {"pair": 3, "position": 200, "base": 500000.0}, {"pair": 3, "position": 200, "head_dim": 8})
+    figsize = (4.6, 4.4)
 
     @staticmethod
-    def _set_text(ax, data: dict, *, head_dim: int, pair: int, base: float, position: int) -> None:
-        turns = position * data["theta"] / (2 * math.pi)
-        ax.set_title(f"pair {pair} of d={head_dim}, base {base:g}: θ={data['theta']:.3g} rad/step\n"
-                     f"position {position} → {turns:.2f} turns", fontsize=9)
+    def compute(*, head_dim: int, pair: int, base: float, position: int) -> dict:
+        theta = inv_freq(head_dim, base, dtype=torch.float64)[pair : pair + 1]  # [1]
+        angles = rope_angles(position + 1, theta)[:, 0]  # [position + 1]
+        return {"theta": float(theta), "x": angles.cos().numpy(), "y": angles.sin().numpy()}
 
-    def redraw(self, ax, artists: dict, data: dict, **values: Any) -> None:
-        artists["trail"].set_data(data["x"], data["y"])
-        artists["arrow"].set_data([0, data["x"][-1]], [0, data["y"][-1]])
-        self._set_text(ax, data, **values)
-
-
-def _set_image(image, data) -> None:
-    """Replace an ``imshow`` image's data, adjusting the extent when the shape changes."""
-    rows, cols = data.shape
-    image.set_data(data)
-    image.set_extent((-0.5, cols - 0.5, rows - 0.5, -0.5))
+    @staticmethod
+    def title(data: dict, *, head_dim: int, pair: int, base: float, position: int) -> str:
+        turns = position * data["theta"] / (2 * torch.pi)
+        return (f"pair {pair} of d={head_dim}, base {base:g}: θ={data['theta']:.3g} rad/token\n"
+                f"position {position} → {turns:.2f} turns")
 
 
 class RopeCosSinExplorer(Explorer):
-    """The ``cos(m theta_i)`` table of RoPE (half layout) over positions and pairs."""
+    """The ``cos(m theta_i)`` table of RoPE over positions ``m`` and pairs ``i``."""
 
+    topic = "RoPE's cos(m θ_i) table"
     params = (
-        Param("head_dim", 64, "even", 2, 256, label="head_dim", sweep=(8, 64, 128)),
-        Param("base", 10000.0, "log", 1.0, 1e7, label="base", open_low=True, sweep=(100.0, 10000.0, 500000.0)),
-        Param("length", 128, "int", 2, 2048, label="positions", sweep=(16, 128, 1024)),
+        HEAD_DIM,
+        BASE,
+        Param("length", 128, "int", 2, 2048, label="positions", unit="tokens", sweep=(16, 128, 1024)),
     )
-    companion = ({"head_dim": 64, "base": 100.0}, {"head_dim": 64}, {"head_dim": 64, "base": 500000.0})
-    figsize = (6.0, 4.2)
-    margins = {"left": 0.12, "right": 1.0, "bottom": 0.12, "top": 0.92}
-
-    def compute(self, *, head_dim: int, base: float, length: int) -> torch.Tensor:
-        cos, _ = rope_cos_sin(length, head_dim, base, layout="half")  # [L, d]
-        return cos[:, : head_dim // 2]  # [L, d/2]: one column per pair
-
-    def draw(self, ax, data: torch.Tensor, **values: Any) -> dict:
-        image = ax.imshow(data.numpy(), cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
-        ax.set_xlabel("pair i (frequency θ_i falls to the right)")
-        ax.set_ylabel("position m")
-        ax.figure.colorbar(image, ax=ax, shrink=0.8, label="cos(m θ_i)")
-        self._set_text(ax, data, **values)
-        return {"image": image}
+    plot = Heatmap(xlabel="pair i (frequency θ_i falls to the right)", ylabel="position m", colorbar="cos(m θ_i)",
+                   limits=(-1, 1))
+    companion = ({"base": 100.0}, {}, {"base": 500000.0})
+    figsize = (6.4, 4.2)
 
     @staticmethod
-    def _set_text(ax, data: torch.Tensor, *, head_dim: int, base: float, length: int) -> None:
-        ax.set_title(f"cos(m θ_i), head_dim={head_dim}, base={base:g}", fontsize=10)
+    def compute(*, head_dim: int, base: float, length: int) -> dict:
+        angles = rope_angles(length, inv_freq(head_dim, base, dtype=torch.float64))  # [L, d/2]
+        return {"z": angles.cos().numpy()}
 
-    def redraw(self, ax, artists: dict, data: torch.Tensor, **values: Any) -> None:
-        _set_image(artists["image"], data.numpy())
-        self._set_text(ax, data, **values)
+    @staticmethod
+    def title(data: dict, *, head_dim: int, base: float, length: int) -> str:
+        return f"cos(m θ_i), head_dim={head_dim}, base={base:g}"
 
 
 class RopeScoreExplorer(Explorer):
@@ -446,18 +180,21 @@ class RopeScoreExplorer(Explorer):
     (a function of ``n - m`` only), and the pattern depends on ``head_dim`` and ``base``.
     """
 
+    topic = "RoPE attention scores of one q and one k at every position"
     params = (
-        Param("head_dim", 64, "even", 2, 256, label="head_dim", sweep=(8, 64, 128)),
-        Param("base", 10000.0, "log", 1.0, 1e7, label="base", open_low=True, sweep=(100.0, 10000.0, 500000.0)),
-        Param("length", 48, "int", 2, 256, label="positions", sweep=(8, 48, 200)),
+        HEAD_DIM.replace(frames=(8, 16, 32, 64, 128)),
+        BASE.replace(frames=(100.0, DEFAULT_BASE, 1000000.0)),
+        Param("length", 48, "int", 2, 256, label="positions", unit="tokens", sweep=(8, 48, 200)),
         Param("seed", 0, "int", 0, 1000, label="random q, k seed", sweep=(0, 1, 7)),
-        Param("rope", 1, "int", 0, 1, label="RoPE on (1) / off (0)", sweep=(0, 1)),
+        Param("rope", True, "bool", label="RoPE", frames=(False, True)),
     )
-    companion = ({"rope": 0}, {"rope": 1}, {"rope": 1, "head_dim": 8})
-    figsize = (5.2, 4.4)
-    margins = {"left": 0.14, "right": 1.0, "bottom": 0.12, "top": 0.9}
+    plot = Heatmap(xlabel="key position n", ylabel="query position m", colorbar="q_m · k_n / √d", limits="symmetric",
+                   aspect="equal")
+    companion = ({"rope": False}, {"rope": True}, {"rope": True, "head_dim": 8})
+    figsize = (5.4, 4.4)
 
-    def compute(self, *, head_dim: int, base: float, length: int, seed: int, rope: int) -> torch.Tensor:
+    @staticmethod
+    def compute(*, head_dim: int, base: float, length: int, seed: int, rope: bool) -> torch.Tensor:
         g = torch.Generator().manual_seed(seed)
         q, k = torch.randn(2, head_dim, generator=g, dtype=torch.float64)
         qs, ks = q.expand(length, head_dim), k.expand(length, head_dim)  # same content everywhere
@@ -466,150 +203,165 @@ class RopeScoreExplorer(Explorer):
             qs, ks = apply_rope(qs, cos, sin), apply_rope(ks, cos, sin)
         return (qs @ ks.T) / head_dim**0.5  # [L, L]
 
-    def draw(self, ax, data: torch.Tensor, **values: Any) -> dict:
-        limit = float(data.abs().max()) or 1.0
-        image = ax.imshow(data.numpy(), cmap="RdBu_r", vmin=-limit, vmax=limit, interpolation="nearest")
-        ax.set_xlabel("key position n")
-        ax.set_ylabel("query position m")
-        ax.figure.colorbar(image, ax=ax, shrink=0.8, label="q_m · k_n / √d")
-        self._set_text(ax, data, **values)
-        return {"image": image}
-
     @staticmethod
-    def _set_text(ax, data: torch.Tensor, *, head_dim: int, base: float, length: int, seed: int, rope: int) -> None:
-        what = f"RoPE, d={head_dim}, base={base:g}: constant along diagonals" if rope else "no RoPE: one value"
-        ax.set_title(what, fontsize=10)
-
-    def redraw(self, ax, artists: dict, data: torch.Tensor, **values: Any) -> None:
-        limit = float(data.abs().max()) or 1.0
-        _set_image(artists["image"], data.numpy())
-        artists["image"].set_clim(-limit, limit)
-        self._set_text(ax, data, **values)
+    def title(data: torch.Tensor, *, head_dim: int, base: float, length: int, seed: int, rope: bool) -> str:
+        return f"RoPE, d={head_dim}, base={base:g}: constant along diagonals" if rope else "no RoPE: one value"
 
 
 class DecayBoundExplorer(Explorer):
     """RoFormer's relative upper bound ``(1/(d/2)) sum_j |S_j|`` against the distance."""
 
+    topic = "RoFormer's long-term decay bound"
     params = (
-        Param("head_dim", 128, "even", 2, 512, label="head_dim", sweep=(16, 64, 128)),
-        Param("base", 10000.0, "log", 1.0, 1e7, label="base", open_low=True, sweep=(100.0, 10000.0, 500000.0)),
-        Param("max_distance", 1000, "int", 10, 20000, label="max distance", sweep=(100, 1000, 10000)),
+        HEAD_DIM.replace(default=128, high=512, sweep=(16, 64, 128), frames=(16, 32, 64, 128, 256)),
+        BASE,
+        Param("max_distance", 1000, "int", 10, 20000, label="max distance", unit="tokens", sweep=(100, 1000, 10000)),
     )
+    plot = Curves(xlabel="relative distance r (tokens)", ylabel="relative upper bound")
     companion = ({"head_dim": 128}, {"head_dim": 128, "base": 500000.0}, {"head_dim": 32})
-    figsize = (6.0, 3.8)
-    margins = {"left": 0.12, "right": 0.97, "bottom": 0.14, "top": 0.88}
-
-    def compute(self, *, head_dim: int, base: float, max_distance: int) -> dict:
-        r = torch.linspace(0, max_distance, 800, dtype=torch.float64)
-        return {"r": r.numpy(), "bound": rope_decay_bound(head_dim, r, base).numpy()}
-
-    def draw(self, ax, data: dict, **values: Any) -> dict:
-        line, = ax.plot(data["r"], data["bound"], lw=1.2)
-        ax.set_xlabel("relative distance r")
-        ax.set_ylabel("relative upper bound")
-        self._set_text(ax, data, **values)
-        return {"line": line}
+    figsize = (6.4, 3.8)
 
     @staticmethod
-    def _set_text(ax, data: dict, *, head_dim: int, base: float, max_distance: int) -> None:
-        ax.set_title(f"head_dim={head_dim}, base={base:g}", fontsize=10)
+    def compute(*, head_dim: int, base: float, max_distance: int) -> dict:
+        r = torch.linspace(0, max_distance, 800, dtype=torch.float64)
+        bound = rope_decay_bound(head_dim, r, base)
+        return {"x": r.numpy(), "ys": [bound.numpy()], "ylim": (0.0, nice_ceil(float(bound.max()) * 1.05))}
 
-    def redraw(self, ax, artists: dict, data: dict, **values: Any) -> None:
-        artists["line"].set_data(data["r"], data["bound"])
-        ax.set_xlim(0, values["max_distance"])
-        ax.set_ylim(0, float(data["bound"].max()) * 1.05)
-        self._set_text(ax, data, **values)
+    @staticmethod
+    def title(data: dict, *, head_dim: int, base: float, max_distance: int) -> str:
+        return f"head_dim={head_dim}, base={base:g}"
 
 
 class AlibiBiasExplorer(Explorer):
     """One head's ALiBi bias ``-m_h |j - i|`` (with the causal mask) for a chosen head count."""
 
+    topic = "one head's ALiBi bias"
     params = (
-        Param("n_heads", 8, "int", 1, 64, label="heads", sweep=(1, 8, 12, 16)),
-        Param("head", 0, "int", 0, 63, label="head h", sweep=(0, 3, 7)),
-        Param("seq_len", 32, "int", 2, 256, label="sequence length", sweep=(8, 32, 128)),
-        Param("causal", "causal", "choice", 0, 0, label="mask", options=("causal", "bidirectional")),
+        Param("n_heads", 8, "int", 1, 64, label="heads", sweep=(1, 8, 12, 16), frames=(4, 8, 16)),
+        Param("head", 0, "int", 0, 63, label="head h", sweep=(0, 3, 7), frames=(0, 1, 2, 3),
+              limit=("n_heads", lambda n: n, "n_heads")),
+        Param("seq_len", 32, "int", 2, 256, label="sequence length", unit="tokens", sweep=(8, 32, 128)),
+        Param("causal", True, "bool", label="causal mask", frames=(False, True)),
     )
+    plot = Heatmap(xlabel="key position j", ylabel="query position i", colorbar="bias added to the logit",
+                   cmap="viridis", aspect="equal")
     companion = ({"head": 0}, {"head": 3}, {"head": 7})
-    figsize = (5.2, 4.4)
-    margins = {"left": 0.14, "right": 1.0, "bottom": 0.12, "top": 0.9}
-
-    def compute(self, *, n_heads: int, head: int, seq_len: int, causal: str) -> torch.Tensor:
-        if head >= n_heads:
-            raise ValueError(f"head must be < n_heads = {n_heads}, got {head}")
-        bias = alibi_bias(n_heads, seq_len, causal=causal == "causal")[head]  # [L, L]
-        return bias.masked_fill(torch.isinf(bias), float("nan"))  # masked entries drawn blank
-
-    def draw(self, ax, data: torch.Tensor, **values: Any) -> dict:
-        image = ax.imshow(data.numpy(), cmap="viridis", interpolation="nearest")
-        ax.set_xlabel("key position j")
-        ax.set_ylabel("query position i")
-        ax.figure.colorbar(image, ax=ax, shrink=0.8, label="bias added to the logit")
-        self._set_text(ax, data, **values)
-        self._scale(image, data)
-        return {"image": image}
+    figsize = (5.4, 4.4)
 
     @staticmethod
-    def _scale(image, data: torch.Tensor) -> None:
-        low = float(torch.nan_to_num(data, nan=0.0).min())
-        image.set_clim(min(low, -1e-3), 0.0)
+    def compute(*, n_heads: int, head: int, seq_len: int, causal: bool) -> dict:
+        bias = alibi_bias(n_heads, seq_len, causal=causal)[head]  # [L, L]
+        bias = bias.masked_fill(torch.isinf(bias), float("nan"))  # masked entries drawn blank
+        low = float(torch.nan_to_num(bias, nan=0.0).min())
+        return {"z": bias.numpy(), "limits": (-nice_ceil(max(-low, 1e-3)), 0.0), "slope": float(alibi_slopes(n_heads)[head])}
 
     @staticmethod
-    def _set_text(ax, data: torch.Tensor, *, n_heads: int, head: int, seq_len: int, causal: str) -> None:
-        slope = float(alibi_bias(n_heads, 2, causal=False)[head, 0, 1].neg())
-        ax.set_title(f"head {head} of {n_heads}: slope m = {slope:.4g} ({causal})", fontsize=10)
-
-    def redraw(self, ax, artists: dict, data: torch.Tensor, **values: Any) -> None:
-        _set_image(artists["image"], data.numpy())
-        self._scale(artists["image"], data)
-        self._set_text(ax, data, **values)
+    def title(data: dict, *, n_heads: int, head: int, seq_len: int, causal: bool) -> str:
+        return f"head {head} of {n_heads}: slope m = {data['slope']:.4g} ({'causal' if causal else 'bidirectional'})"
 
 
 class RopeScalingExplorer(Explorer):
     """How each context-extension method rescales RoPE's frequencies, pair by pair."""
 
+    topic = "how context-extension methods rescale RoPE's frequencies"
     params = (
-        Param("rope_type", "yarn", "choice", 0, 0, label="scaling", options=ROPE_TYPES[1:]),
-        Param("factor", 4.0, "float", 1.0, 64.0, label="factor s", sweep=(1.0, 2.0, 4.0, 16.0)),
-        Param("head_dim", 128, "even", 4, 256, label="head_dim", sweep=(16, 64, 128)),
-        Param("original_length", 4096, "int", 16, 131072, label="trained length", sweep=(64, 2048, 8192)),
+        # longrope is left out: it takes per-pair factor lists, not one factor
+        Param("rope_type", "yarn", "choice", label="scaling", options=tuple(t for t in ROPE_TYPES[1:] if t != "longrope"),
+              frames=("linear", "dynamic", "yarn", "llama3")),
+        Param("factor", 4.0, "float", 1.0, 64.0, label="factor s", unit="×", sweep=(1.0, 2.0, 4.0, 16.0),
+              frames=(2.0, 4.0, 8.0, 16.0, 32.0)),
+        HEAD_DIM.replace(default=128, low=4, sweep=(16, 64, 128), frames=()),
+        BASE.replace(frames=()),
+        Param("original_length", 4096, "int", 16, 131072, label="trained length", unit="tokens", log=True,
+              sweep=(64, 2048, 8192)),
     )
-    companion = ({"rope_type": "linear"}, {"rope_type": "yarn"}, {"rope_type": "llama3"})
-    figsize = (6.0, 3.8)
-    margins = {"left": 0.13, "right": 0.97, "bottom": 0.14, "top": 0.88}
+    plot = Curves(xlabel="pair i (low frequency to the right)", ylabel="scaled θ_i / original θ_i", marker="o",
+                  guide_labels=("1 / s (interpolate)", "1 (unchanged)"), ylim=(0, 1.08))
+    companion = ({"rope_type": "linear"}, {"rope_type": "yarn"}, {"rope_type": "llama3", "base": 500000.0})
+    figsize = (6.4, 3.8)
 
-    def compute(self, *, rope_type: str, factor: float, head_dim: int, original_length: int) -> dict:
-        default = rope_inv_freq(head_dim).double()
-        base = 500000.0 if rope_type == "llama3" else 10000.0
-        if rope_type == "llama3":
-            default = rope_inv_freq(head_dim, base).double()
+    @staticmethod
+    def compute(*, rope_type: str, factor: float, head_dim: int, base: float, original_length: int) -> dict:
+        default = inv_freq(head_dim, base, dtype=torch.float64)
         scaled, _ = rope_scaled_inv_freq(head_dim, base, rope_type=rope_type, factor=factor,
                                          original_max_position_embeddings=original_length,
                                          seq_len=int(factor * original_length))
-        return {"pair": torch.arange(head_dim // 2).numpy(), "ratio": (scaled.double() / default).numpy(),
-                "base": base}
-
-    def draw(self, ax, data: dict, **values: Any) -> dict:
-        line, = ax.plot(data["pair"], data["ratio"], "o-", ms=3)
-        guide = ax.axhline(1 / values["factor"], color="0.6", ls="--", lw=0.8, label="1 / s (interpolate)")
-        ax.axhline(1.0, color="0.6", lw=0.8)
-        ax.set_ylim(0, 1.08)
-        ax.set_xlabel("pair i (low frequency to the right)")
-        ax.set_ylabel("scaled θ_i / original θ_i")
-        ax.legend(loc="lower left", fontsize=8)
-        self._set_text(ax, data, **values)
-        return {"line": line, "guide": guide}
+        return {"x": torch.arange(head_dim // 2).numpy(), "ys": [(scaled.double() / default).numpy()],
+                "guides": (1 / factor, 1.0)}
 
     @staticmethod
-    def _set_text(ax, data: dict, *, rope_type: str, factor: float, head_dim: int, original_length: int) -> None:
-        ax.set_title(f"{rope_type}, s = {factor:g}, d = {head_dim}, trained length {original_length}, "
-                     f"base {data['base']:g}", fontsize=9)
+    def title(data: dict, *, rope_type: str, factor: float, head_dim: int, base: float, original_length: int) -> str:
+        return f"{rope_type}, s = {factor:g}, d = {head_dim}, base {base:g}, trained length {original_length}"
 
-    def redraw(self, ax, artists: dict, data: dict, **values: Any) -> None:
-        artists["line"].set_data(data["pair"], data["ratio"])
-        artists["guide"].set_ydata([1 / values["factor"]] * 2)
-        ax.set_xlim(-1, len(data["pair"]))
-        self._set_text(ax, data, **values)
+
+class ModelScalingExplorer(Explorer):
+    """Per-pair wavelengths ``2 pi / theta_i`` before and after a model's published RoPE scaling
+    (or a named scaling at base 10000, trained length 4096, factor 8), against the trained and the
+    target length: which wavelengths each method stretches. Numbers from
+    :func:`posenc.rope_today.scaled_wavelengths`."""
+
+    topic = "how a model's RoPE scaling reshapes the per-pair wavelengths"
+    params = (
+        Param("scaling", "yarn", "choice", label="model or scaling", options=SCALING_EXAMPLES + tuple(MODEL_ROPE_CONFIGS),
+              frames=SCALING_EXAMPLES + tuple(MODEL_ROPE_CONFIGS)),
+    )
+    plot = Curves(xlabel="pair i (low frequency to the right)", ylabel="wavelength 2π/θ_i (tokens)", yscale="log",
+                  labels=("before", "after"), colors=("0.6", "tab:blue"),
+                  guide_labels=("trained length", "target length"), guide_colors=("tab:red", "tab:green"), legend_loc="upper left")
+    companion = ({"scaling": "pi"}, {"scaling": "ntk"}, {"scaling": "yarn"}, {"scaling": "llama3"},
+                 {"scaling": "longrope"}, {"scaling": "raised_base"})
+    figsize = (6.4, 4.0)
+
+    @staticmethod
+    def compute(*, scaling: str) -> dict:
+        w = scaled_wavelengths(scaling)
+        return {"x": torch.arange(len(w["wavelength_before"])).numpy(),
+                "ys": [w["wavelength_before"].numpy(), w["wavelength_after"].numpy()],
+                "guides": (w["trained_length"], w["target_length"]), "info": w}
+
+    @staticmethod
+    def title(data: dict, *, scaling: str) -> str:
+        w = data["info"]
+        return (f"{scaling}: {w['rope_type']}, rotated d={w['head_dim']}, base {w['base']:g}\n"
+                f"trained {w['trained_length']}, target {w['target_length']}, ×{w['attention_scaling']:.2f} on cos, sin")
+
+
+@functools.lru_cache(maxsize=1)
+def _saved_biases() -> dict:
+    """``{method: {seed: {length: [layer][head][distance]}}}`` from chapter 8's saved run."""
+    from .lm import BIAS_METHODS, load_results
+
+    metrics = load_results()["metrics"]
+    return {m: {int(s): {int(n): rows for n, rows in run["learned_bias"].items()} for s, run in metrics[m].items()}
+            for m in BIAS_METHODS}
+
+
+class LearnedBiasExplorer(Explorer):
+    """The logit bias each distance-bias method has after training in chapter 8's run (saved, not
+    recomputed): one curve per head against the distance back from the last query."""
+
+    topic = "the distance biases learned in chapter 8's experiment"
+    params = (
+        Param("method", "kerple", "choice", options=("t5", "alibi", "kerple", "fire"), label="method",
+              frames=("t5", "alibi", "kerple", "fire")),
+        Param("layer", 0, "int", 0, 1, label="layer", sweep=(0, 1), frames=(0, 1)),
+        Param("seed", 0, "int", 0, 2, label="seed", sweep=(0, 1, 2), frames=(0, 1, 2)),
+        Param("length", "512", "choice", options=("64", "512"), label="input length", unit="tokens",
+              frames=("64", "512")),
+    )
+    plot = Curves(xlabel="distance back from the last query (tokens)", ylabel="logit bias",
+                  labels=("head 1", "head 2", "head 3", "head 4"), zero_line=True, legend_loc="upper right")
+    companion = ({"method": "alibi"}, {"method": "t5"}, {"method": "kerple"}, {"method": "fire"})
+    figsize = (6.4, 3.8)
+
+    @staticmethod
+    def compute(*, method: str, layer: int, seed: int, length: str) -> dict:
+        heads = _saved_biases()[method][seed][int(length)][layer]  # [h][length], index = distance back
+        return {"x": np.arange(int(length)), "ys": [np.asarray(h) for h in heads]}
+
+    @staticmethod
+    def title(data: dict, *, method: str, layer: int, seed: int, length: str) -> str:
+        return f"{method}, layer {layer}, seed {seed}: a {length}-token input (trained at 64)"
 
 
 EXPLORERS: dict[str, Callable[..., Explorer]] = {
@@ -622,4 +374,6 @@ EXPLORERS: dict[str, Callable[..., Explorer]] = {
     "decay_bound": DecayBoundExplorer,
     "alibi_bias": AlibiBiasExplorer,
     "rope_scaling": RopeScalingExplorer,
+    "model_scaling": ModelScalingExplorer,
+    "learned_bias": LearnedBiasExplorer,
 }

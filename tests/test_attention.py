@@ -36,6 +36,8 @@ def test_without_position_attention_is_permutation_equivariant():
 @pytest.mark.parametrize("position", [p for p in POSITION_METHODS if p != "none"])
 def test_with_position_attention_is_not_permutation_equivariant(position):
     attn = MultiHeadAttention(16, 2, position, causal=False).double()
+    if position == "cope":  # its position embeddings start at zero (as the reference code): no position yet
+        torch.nn.init.normal_(attn.method.pos_emb)
     x = torch.randn(1, 7, 16, dtype=torch.float64)
     # not a reversal: the symmetric (bidirectional) ALiBi bias -m|i-j| is reversal-invariant
     perm = torch.tensor([1, 0, 2, 3, 4, 6, 5])
@@ -84,7 +86,7 @@ def test_cached_bias_equals_the_formula(position, causal):
     if position == "alibi":
         bias = posenc.alibi_bias(4, 11, causal=causal).double()
     else:
-        bias = attn.t5(11)
+        bias = attn.method.t5(11)
         if causal:
             bias = bias.masked_fill(posenc.relative_positions(11) > 0, float("-inf"))
     ref = attn.out((torch.softmax(q @ k.transpose(-1, -2) / 8**0.5 + bias, -1) @ v).transpose(1, 2).reshape(2, 11, 32))
@@ -92,7 +94,7 @@ def test_cached_bias_equals_the_formula(position, causal):
         first, second = attn(x), attn(x)
     torch.testing.assert_close(first, ref)
     assert torch.equal(first, second)  # the same op on the same inputs, the cached bias reused
-    assert len(attn._bias_cache) == 1
+    assert len(attn.method._bias_cache) == 1
 
 
 def test_t5_bias_cache_follows_training():
@@ -101,15 +103,163 @@ def test_t5_bias_cache_follows_training():
     attn = posenc.MultiHeadAttention(32, 4, "t5")
     x = torch.randn(2, 9, 32)
     attn(x).sum().backward()
-    assert attn.t5.bias.weight.grad.abs().sum() > 0
+    assert attn.method.t5.bias.weight.grad.abs().sum() > 0
     with torch.no_grad():
         before = attn(x)
-        attn.t5.bias.weight.mul_(50.0)
+        attn.method.t5.bias.weight.mul_(50.0)
         after = attn(x)
     assert (after - before).abs().max() > 1e-3
 
 
-@pytest.mark.parametrize("q_len,k_len", [(1, 1), (5, 5), (3, 8), (16, 16)])
-def test_float_relative_positions_match_integer(q_len, k_len):
-    exact = posenc.relative_positions(q_len, k_len)
-    assert torch.equal(posenc.relative_positions(q_len, k_len, dtype=torch.float32), exact.float())
+# ---- position methods as strategies (posenc.position) ----
+
+def _config(causal):
+    return {"d_model": 32, "n_heads": 4, "head_dim": 8, "causal": causal, "max_len": 16, "base": 10000.0,
+            "shaw_max_distance": 3, "t5_num_buckets": 8, "t5_max_distance": 16}
+
+
+@pytest.mark.parametrize("name", list(posenc.POSITION_METHODS))
+@pytest.mark.parametrize("causal", [True, False])
+def test_every_registry_entry_decodes_with_a_cache_as_the_full_forward(name, causal):
+    """float32: decoding token by token with a KVCache gives the full forward's rows.
+
+    Causal: the full forward of all 12 tokens. Bidirectional: a query sees the keys so far, so row t of
+    the decode equals the last row of the full forward of tokens 0..t. The paths differ only in how the
+    same sums are blocked (SDPA with is_causal, a boolean mask or a float bias; cat-ed keys), so they
+    agree to a few float32 ulps of outputs of size ~1: atol = rtol = 1e-5 (~80 eps).
+    """
+    torch.manual_seed(0)
+    attn = MultiHeadAttention(32, 4, name, causal=causal, max_len=16, shaw_max_distance=3, t5_num_buckets=8,
+                              t5_max_distance=16).eval()
+    assert attn.position == name and isinstance(attn.method, posenc.PositionMethod)
+    x = torch.randn(2, 12, 32)
+    with torch.no_grad():
+        cache = KVCache()
+        steps = [attn(x[:, :5], cache=cache)] + [attn(x[:, t:t + 1], cache=cache) for t in range(5, 12)]
+        got = torch.cat(steps, dim=1)
+        if causal:
+            want = attn(x)
+        else:
+            want = torch.cat([attn(x[:, :5])] + [attn(x[:, :t + 1])[:, -1:] for t in range(5, 12)], dim=1)
+    assert cache.length == 12
+    torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", list(posenc.POSITION_METHODS))
+@pytest.mark.parametrize("causal", [True, False])
+def test_a_method_object_gives_what_its_name_gives(name, causal):
+    """The same draws in the same order: the projections first, then the method's own parameters."""
+    x = torch.randn(2, 9, 32)
+    torch.manual_seed(0)
+    by_name = MultiHeadAttention(32, 4, name, causal=causal, max_len=16, shaw_max_distance=3, t5_num_buckets=8,
+                                 t5_max_distance=16)
+    torch.manual_seed(0)
+    projections = torch.nn.Linear(32, 96, bias=False), torch.nn.Linear(32, 32, bias=False)  # MHA's first draws
+    method = posenc.POSITION_METHODS[name](**_config(causal))
+    by_object = MultiHeadAttention(32, 4, method, causal=causal)
+    by_object.qkv.load_state_dict(projections[0].state_dict())
+    by_object.out.load_state_dict(projections[1].state_dict())
+    assert by_object.method is method and by_object.position == name
+    assert list(dict(by_name.named_parameters())) == list(dict(by_object.named_parameters()))
+    assert torch.equal(by_name(x), by_object(x))  # the same ops on the same inputs
+
+
+class _HandAlibi(posenc.PositionMethod):
+    """A method defined outside the package, through the public hook only."""
+
+    def logit_bias(self, q, k, *, causal):
+        return posenc.alibi_bias(q.shape[1], q.shape[-2], k.shape[-2], causal=causal).to(q.dtype)[None]
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_a_method_from_outside_plugs_in_through_its_hooks(causal):
+    torch.manual_seed(0)
+    ref = MultiHeadAttention(32, 4, "alibi", causal=causal).double()
+    mine = MultiHeadAttention(32, 4, _HandAlibi(), causal=causal).double()
+    mine.load_state_dict(ref.state_dict())
+    assert mine.position == "_HandAlibi"
+    x = torch.randn(2, 10, 32, dtype=torch.float64)
+    torch.testing.assert_close(mine(x), ref(x), atol=1e-12, rtol=0)
+    cache, ref_cache = KVCache(), KVCache()
+    mine(x[:, :6], cache=cache), ref(x[:, :6], cache=ref_cache)
+    torch.testing.assert_close(mine(x[:, 6:7], cache=cache), ref(x[:, 6:7], cache=ref_cache), atol=1e-12, rtol=0)
+
+
+def test_only_the_hooks_a_method_has_act():
+    acts = {name: factory.acts_on_input() for name, factory in posenc.POSITION_METHODS.items()}
+    assert [n for n, a in acts.items() if a] == ["sinusoidal", "learned"]
+    methods = {name: posenc.POSITION_METHODS[name](**_config(True)) for name in posenc.POSITION_METHODS}
+    x, q = torch.randn(1, 5, 32), torch.randn(1, 4, 5, 8)
+    for name, m in methods.items():
+        assert (m.encode_input(x, torch.arange(5)) is x) == (name not in ("sinusoidal", "learned")), name
+        assert (m.rotate_qk(q, q, torch.arange(5))[0] is q) == (not name.startswith("rope")), name
+        assert (m.logit_bias(q, q, causal=True) is None) == (name not in ("t5", "alibi", "kerple", "fire", "cope")), name
+        assert (m.attend(q, q, q, causal=True) is None) == (name != "shaw"), name
+
+
+@pytest.mark.parametrize("d_model,base", [(8, 10000.0), (32, 500.0), (64, 1e6)])
+def test_sinusoidal_method_adds_the_sinusoidal_encoding(d_model, base):
+    m = posenc.SinusoidalMethod(d_model, base)
+    x = torch.randn(2, 6, d_model, dtype=torch.float64)
+    pos = torch.tensor([3, 4, 5, 9, 10, 11])
+    torch.testing.assert_close(m.encode_input(x, pos) - x,
+                               posenc.sinusoidal_encoding(12, d_model, base, dtype=torch.float64)[pos].expand(2, -1, -1),
+                               atol=1e-15, rtol=0)
+
+
+@pytest.mark.parametrize("rope_type,kwargs", [("linear", {"factor": 4.0}),
+                                              ("dynamic", {"factor": 2.0, "train_length": 16, "seq_len": 64}),
+                                              ("yarn", {"factor": 4.0, "train_length": 16, "beta_fast": 8.0}),
+                                              ("llama3", {"factor": 8.0, "train_length": 16})])
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_a_scaled_rope_method_rotates_with_the_scaled_frequencies(rope_type, kwargs, layout):
+    m = posenc.RopeMethod(16, 32, 500.0, layout=layout)
+    plain = m.inv_freq.clone()
+    m.set_scaling(rope_type, **kwargs)
+    hf = {"original_max_position_embeddings" if k == "train_length" else k: v for k, v in kwargs.items()}
+    inv_freq, scale = posenc.rope_scaled_inv_freq(16, 500.0, rope_type=rope_type, **hf)
+    assert torch.equal(m.inv_freq, inv_freq) and m.attention_scaling == scale
+    q = torch.randn(1, 2, 40, 16, dtype=torch.float64)
+    pos = torch.arange(40)
+    cos, sin = posenc.rope_cos_sin(pos, 16, inv_freq=inv_freq, layout=layout, dtype=torch.float64)
+    want = posenc.apply_rope(q, cos * scale, sin * scale, layout=layout)
+    torch.testing.assert_close(m.rotate_qk(q, q, pos)[0], want, atol=1e-6, rtol=1e-6)  # float32 tables
+    m.set_scaling("default")
+    assert torch.equal(m.inv_freq, plain) and m.attention_scaling == 1.0
+
+
+POSITION_BAD_CALLS = [
+    (lambda: posenc.SinusoidalMethod(7), ValueError, "d_model"),
+    (lambda: posenc.SinusoidalMethod(8, base=1.0), ValueError, "base"),
+    (lambda: posenc.LearnedMethod(8, 0), ValueError, "max_len"),
+    (lambda: posenc.ShawMethod(8, -1), ValueError, "max_distance"),
+    (lambda: posenc.T5Method(4, num_buckets=1), ValueError, "num_buckets"),
+    (lambda: posenc.T5Method(4, causal=False, num_buckets=7), ValueError, "num_buckets"),
+    (lambda: posenc.T5Method(0), ValueError, "n_heads"),
+    (lambda: posenc.RopeMethod(7), ValueError, "head_dim"),
+    (lambda: posenc.RopeMethod(8, layout="neox"), ValueError, "layout"),
+    (lambda: posenc.RopeMethod(8, max_len=0), ValueError, "max_len"),
+    (lambda: posenc.RopeMethod(8, base=float("nan")), ValueError, "base"),
+    (lambda: posenc.RopeMethod(8).set_scaling("yarn", factor=2.0), ValueError, "train_length"),
+    (lambda: posenc.RopeMethod(8).set_scaling("linear", factor=2.0, train_length=0), ValueError, "train_length"),
+    (lambda: posenc.RopeMethod(8).set_scaling("pi", factor=2.0), ValueError, "rope_type"),
+    (lambda: posenc.RopeMethod(8).set_scaling("linear", factor=0.5), ValueError, "factor"),
+    (lambda: posenc.AlibiMethod(0), ValueError, "n_heads"),
+    (lambda: posenc.MethodFactory(posenc.MultiHeadAttention), TypeError, "method"),
+    (lambda: posenc.MultiHeadAttention(8, 2, torch.nn.Linear(2, 2)), TypeError, "position"),
+    (lambda: posenc.MultiHeadAttention(6, 2, "sinusoidal", max_len=0), ValueError, "max_len"),
+    (lambda: posenc.MultiHeadAttention(32, 4, posenc.SinusoidalMethod(16)), ValueError, "d_model=16"),
+    (lambda: posenc.MultiHeadAttention(32, 4, posenc.AlibiMethod(8)), ValueError, "n_heads=8"),
+    (lambda: posenc.MultiHeadAttention(32, 4, posenc.RopeMethod(16)), ValueError, "head_dim=16"),
+    (lambda: posenc.MultiHeadAttention(32, 4, posenc.ShawMethod(4)), ValueError, "head_dim=4"),
+    (lambda: posenc.MultiHeadAttention(32, 4, posenc.LearnedMethod(8, 4)), ValueError, "d_model=8"),
+    (lambda: posenc.MultiHeadAttention(32, 4, posenc.T5Method(2)), ValueError, "n_heads=2"),
+]
+
+
+@pytest.mark.parametrize("call,exc,name", POSITION_BAD_CALLS,
+                         ids=[f"bad{i}" for i in range(len(POSITION_BAD_CALLS))])
+def test_position_methods_refuse_bad_input_naming_the_parameter(call, exc, name):
+    with pytest.raises(exc) as info:
+        call()
+    assert name in str(info.value)

@@ -3,23 +3,34 @@
 Run after a build (``make test`` does it in order): ``pytest -m browser``. Uses the system Chromium
 (``CHROMIUM`` overrides the path); a browser that a test runner downloads itself is not available
 on the CI machines. A screenshot of every page is saved under ``_build/screenshots/``.
+``POSENC_BOOK_HTML`` points the tests at another build's ``html`` folder.
+
+The kernel-less explorers (issue 14): on every page with an explorer cell, each explorer renders
+from the widget state embedded in the page; moving each control (arrow keys on sliders, the options
+of dropdowns, clicks on toggles) shows a new image within ``HTML_REDRAW_MS``; each control shows a
+label and its value; nothing is requested from outside the machine (no CDN); no JavaScript error.
+With JavaScript off, each explorer's static companion figure is shown instead. Citations read as
+author-year links to entries of the bibliography page.
 """
 from __future__ import annotations
 
 import functools
 import http.server
 import os
+import re
 import shutil
+import statistics
 import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from test_jupyterlab import MIN_SLIDER_PX, PROBE_JS, _cite_links, _explorer_cells, cell_info, move_cell
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
-HTML = ROOT / "_build" / "html"
+HTML = Path(os.environ.get("POSENC_BOOK_HTML") or ROOT / "_build" / "html")
 SHOTS = ROOT / "_build" / "screenshots"
 PAGES = sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
                if not p.relative_to(HTML).as_posix().startswith("_")) if HTML.is_dir() else []
@@ -107,8 +118,10 @@ def test_page_renders_cleanly(server, browser, page_path):
           images: imgs.length,
           errors: main.querySelectorAll('.output.error, .output.traceback, .output.stderr, .traceback').length,
           traceback: /Traceback \\(most recent call last\\)/.test(main.innerText),
-          widgets: document.querySelectorAll('.jupyter-widgets, .widget-slider, input[type=range], '
-            + 'script[type="application/vnd.jupyter.widget-view+json"]').length,
+          // widgets outside a kernel-less explorer would be snapshots of live widgets: dead controls
+          widgets: [...document.querySelectorAll('.jupyter-widgets, .widget-slider, input[type=range], '
+            + 'script[type="application/vnd.jupyter.widget-view+json"]')]
+            .filter(e => !e.closest('.posenc-html-explorer, .posenc-frames')).length,
         };
     }""",
         RAW_TEX,
@@ -123,6 +136,225 @@ def test_page_renders_cleanly(server, browser, page_path):
     assert report["untypeset"] == 0 and report["rawTex"] is None, f"math not typeset: {report}"
     assert report["brokenImages"] == [], f"images did not load: {report['brokenImages'][:5]}"
     assert report["errors"] == 0 and not report["traceback"], f"error output on the page: {report}"
-    assert report["widgets"] == 0, "a widget renders as a control with no kernel behind it"
+    assert report["widgets"] == 0, "a widget outside a kernel-less explorer: a control with no kernel behind it"
     if page_path.startswith("notebooks/"):
         assert report["typeset"] > 0 and report["images"] > 0, f"a chapter without math or figures: {report}"
+
+
+# ---------------------------------------------------------------------------------------------
+# the kernel-less explorers
+HTML_REDRAW_MS = 100   # issue 14: the image changes within 100 ms of the input
+PAGE_EXTRA_BYTES = 3 * 2**20   # issue 14: the explorers add at most 3 MB to a page
+EXPLORER_PAGES = [(f"notebooks/{nb.stem}.html", _explorer_cells(nb))
+                  for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) if _explorer_cells(nb)]
+HTML_LATENCIES: dict[str, list[dict]] = {}
+
+
+def _guarded_page(browser, **context):
+    """A page that refuses (and records) every request not to the local server, and records
+    JavaScript errors, console errors and failed local requests."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, **context)
+    page = ctx.new_page()
+    log = {"outside": [], "errors": [], "failed": [], "requests": []}
+
+    def route(r):
+        url = r.request.url
+        log["requests"].append(url)
+        if url.startswith(("data:", "blob:")) or urlparse(url).hostname in ("127.0.0.1", "localhost"):
+            r.continue_()
+        else:
+            log["outside"].append(url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.on("pageerror", lambda e: log["errors"].append(str(e)))
+    page.on("console", lambda m: log["errors"].append(m.text) if m.type == "error" else None)
+    page.on("requestfailed", lambda r: log["failed"].append(r.url) if "127.0.0.1" in r.url else None)
+    return ctx, page, log
+
+
+@pytest.mark.parametrize("page_path,expected", EXPLORER_PAGES, ids=[p for p, _ in EXPLORER_PAGES])
+def test_html_explorers_move_without_a_kernel(server, browser, page_path, expected):
+    ctx, page, log = _guarded_page(browser)
+    problems: list[str] = []
+    try:
+        page.goto(f"{server}/{page_path}", wait_until="load")
+        page.evaluate(PROBE_JS)
+        try:  # the widget manager renders the embedded state after load
+            page.wait_for_function("(n) => window.__posenc.roots(document).length >= n "
+                                   "&& window.__posenc.roots(document).every(r => window.__posenc.image(r))",
+                                   arg=len(expected), timeout=20_000)
+        except Exception:
+            pass
+        state = page.evaluate("""() => ({
+            embedded: document.querySelectorAll('.posenc-html-explorer').length,
+            rendered: window.__posenc.roots(document).length,
+            bytes: [...document.querySelectorAll('.posenc-html-explorer')].reduce((a, e) => a + e.outerHTML.length, 0),
+            scripts: [...document.querySelectorAll('script[src]')].map(s => s.src),
+            cdnAttrs: [...document.querySelectorAll('[data-jupyter-widgets-cdn]')]
+                .map(s => s.getAttribute('data-jupyter-widgets-cdn')) })""")
+        assert state["embedded"] == len(expected) and state["rendered"] == len(expected), \
+            f"{len(expected)} explorers expected ({expected}); embedded {state['embedded']}, rendered {state['rendered']}"
+        if state["bytes"] > PAGE_EXTRA_BYTES:
+            problems.append(f"the explorers weigh {state['bytes'] / 2**20:.1f} MB (> {PAGE_EXTRA_BYTES / 2**20:.0f} MB)")
+        problems += [f"a script from another host: {u}" for u in state["scripts"]
+                     if urlparse(u).hostname not in ("127.0.0.1", "localhost")]
+        problems += [f"a widget CDN is configured: {u}" for u in state["cdnAttrs"] if "//" in u]
+        roots = page.evaluate_handle("() => window.__posenc.roots(document)")
+        for i, name in enumerate(expected):
+            root = page.evaluate_handle("([rs, i]) => rs[i]", [roots, i]).as_element()
+            root.scroll_into_view_if_needed()
+            problems += _explore_html(page, root, f"{page_path}: {i + 1}. {name}",
+                                      SHOTS / f"{page_path.replace('/', '__').removesuffix('.html')}__{i + 1}_{name}")
+    finally:
+        ctx.close()
+    problems += [f"request left the machine: {u}" for u in log["outside"][:5]]
+    problems += [f"a request to a CDN: {u}" for u in log["requests"] if re.search(r"cdn|unpkg|jsdelivr", u)][:3]
+    problems += [f"local request failed: {u}" for u in log["failed"][:5]]
+    problems += [f"JavaScript error: {e[:200]}" for e in log["errors"][:5]]
+    assert problems == [], "\n".join(problems)
+
+
+def _explore_html(page, root, name: str, shot: Path) -> list[str]:
+    problems = []
+    n = page.evaluate("(r) => window.__posenc.cells(r).length", root)
+    if n == 0:
+        return [f"{name}: no controls"]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    root.screenshot(path=f"{shot}.png")
+    samples = []
+    for j in range(n):
+        info = cell_info(page, root, j)
+        label = info["label"] or f"control {j}"
+        if not info["label"]:
+            problems.append(f"{name}: control {j} has no label")
+        if info["slider"] and (info["trackPx"] or 0) < MIN_SLIDER_PX:
+            problems.append(f"{name}: the '{label}' slider is {info['trackPx']:.0f} px wide (< {MIN_SLIDER_PX})")
+        if info["slider"] and not (info["readout"] or info["box"]):
+            problems.append(f"{name}: the '{label}' slider does not show its value")
+        if not (info["slider"] or info["select"] or info["toggles"]):
+            problems.append(f"{name}: '{label}' is not a control a reader can move")
+        shown_before = _shown_value(page, root, j)
+        try:
+            moves = move_cell(page, root, j)
+        except AssertionError as exc:
+            problems.append(f"{name}: moving '{label}': {exc}")
+            continue
+        samples += moves
+        slow = [m["ms"] for m in moves if m["ms"] > HTML_REDRAW_MS]
+        if slow:
+            problems.append(f"{name}: moving '{label}' took {', '.join(f'{x:.0f}' for x in slow)} ms "
+                            f"to show the new image (> {HTML_REDRAW_MS} ms)")
+        if moves and _shown_value(page, root, j) == shown_before and len(moves) % 2 == 1:
+            problems.append(f"{name}: '{label}' shows the same value after it moved: {shown_before!r}")
+    HTML_LATENCIES[name] = samples
+    return problems
+
+
+def _shown_value(page, root, j) -> str:
+    info = cell_info(page, root, j)
+    if info["readout"] is not None:
+        return info["readout"]
+    return str(info["value"] if info["box"] else info["selected"] if info["select"] else info["pressed"])
+
+
+@pytest.mark.parametrize("page_path,expected", EXPLORER_PAGES, ids=[p for p, _ in EXPLORER_PAGES])
+def test_html_explorers_fall_back_without_javascript(server, browser, page_path, expected):
+    ctx, page, log = _guarded_page(browser, java_script_enabled=False)
+    try:
+        page.goto(f"{server}/{page_path}", wait_until="load")
+        fallbacks = page.evaluate("""() => [...document.querySelectorAll('.posenc-html-explorer')].map(e => {
+            const cell = e.closest('.cell');
+            let next = cell && cell.nextElementSibling;
+            while (next && !next.matches('.cell')) next = next.nextElementSibling;
+            const imgs = next ? [...next.querySelectorAll('img')] : [];
+            const shown = imgs.filter(i => i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 0);
+            // with JavaScript off the <noscript> content is parsed and shown
+            const note = e.querySelector('.posenc-noscript') || e.querySelector('noscript');
+            return { companion: shown.length, noscript: !!note && (note.matches('noscript') || note.getBoundingClientRect().height > 0),
+                     controls: e.querySelectorAll('input, select, button, .widget-slider').length }; })""")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / (page_path.replace("/", "__").removesuffix(".html") + "__nojs.png")),
+                        full_page=True)
+    finally:
+        ctx.close()
+    assert len(fallbacks) == len(expected), f"{len(fallbacks)} explorers in the page, {len(expected)} expected"
+    for name, f in zip(expected, fallbacks):
+        assert f["companion"] > 0, f"{name}: without JavaScript no static companion figure follows the explorer"
+        assert f["noscript"], f"{name}: without JavaScript the page does not say the explorer needs it"
+        assert f["controls"] == 0, f"{name}: dead controls without JavaScript"
+    assert log["outside"] == [], f"requests left the machine: {log['outside'][:5]}"
+
+
+CHAPTER_SOURCES = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("nb", [p for p in CHAPTER_SOURCES if _cite_links(p)],
+                         ids=lambda p: p.stem)
+def test_citations_link_to_the_bibliography(nb):
+    """Every citation of a chapter is an author-year citation whose year links to its entry on the
+    bibliography page (sphinxcontrib-bibtex, ``bibtex_reference_style: author_year``)."""
+    from html.parser import HTMLParser
+
+    keys = {key for _, key in _cite_links(nb)}
+    page = HTML / "notebooks" / f"{nb.stem}.html"
+    assert page.exists(), f"{page} is missing: build the book first"
+
+    class Links(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.links, self.ids, self._href, self._text, self.main = [], set(), None, [], False
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if "id" in a:
+                self.ids.add(a["id"])
+            if tag == "a" and a.get("href"):
+                self._href, self._text = a["href"], []
+
+        def handle_data(self, data):
+            if self._href is not None:
+                self._text.append(data)
+
+        def handle_endtag(self, tag):
+            if tag == "a" and self._href is not None:
+                self.links.append((self._href, "".join(self._text).strip()))
+                self._href = None
+
+    chapter = Links()
+    text = page.read_text(encoding="utf-8")
+    chapter.feed(text)
+    body = re.sub(r"<(script|style)\b.*?</\1>", "", text, flags=re.S)
+    assert "{cite" not in body and '"cite:' not in body, "raw citation markup in the HTML"
+    cites = [(h, t) for h, t in chapter.links if "references.html#" in h]
+    assert len(cites) >= len(keys), f"{len(keys)} works cited in the source, {len(cites)} citation links in the page"
+    # author-year style: the link is the year ("n.d." for an undated web page, as the style prints it)
+    undated = [t for _, t in cites if not re.fullmatch(r"(19|20)\d\d[a-z]?|n\.d\.", t)]
+    assert not undated, f"a citation link that is not a year: {undated[:3]}"
+    targets = {}
+    for href, _ in cites:
+        file, anchor = href.split("#", 1)
+        targets.setdefault((page.parent / file).resolve(), set()).add(anchor)
+    for file, anchors in targets.items():
+        bib = Links()
+        bib.feed(file.read_text(encoding="utf-8"))
+        missing = anchors - bib.ids
+        assert not missing, f"citation links to {file.name} point at no entry: {sorted(missing)[:3]}"
+
+
+def test_report_html_latency(capsys):
+    """Print the kernel-less explorers' input-to-image times measured above."""
+    if not HTML_LATENCIES:
+        pytest.skip("no HTML explorer was measured (run the whole module)")
+    every = [m for v in HTML_LATENCIES.values() for m in v]
+    with capsys.disabled():
+        print("\nHTML book explorers (no kernel), input -> new image on screen, ms: median [min-max]; frame swap median")
+        for name, v in HTML_LATENCIES.items():
+            if v:
+                ms = [m["ms"] for m in v]
+                print(f"  {name:55s} {statistics.median(ms):5.0f} [{min(ms):.0f}-{max(ms):.0f}]  "
+                      f"swap {statistics.median(m['swap_ms'] for m in v):.1f}  n={len(v)}")
+        ms = [m["ms"] for m in every]
+        print(f"  {'all':55s} {statistics.median(ms):5.0f} [{min(ms):.0f}-{max(ms):.0f}]  "
+              f"swap {statistics.median(m['swap_ms'] for m in every):.1f}  n={len(every)}")
+    assert all(m["ms"] > 0 for m in every)

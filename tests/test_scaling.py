@@ -95,7 +95,7 @@ def test_registry_names_every_type_and_takes_only_its_own_parameters():
 
     from posenc import ROPE_SCALINGS, ROPE_TYPES
 
-    assert tuple(ROPE_SCALINGS) == ROPE_TYPES == ("default", "linear", "dynamic", "yarn", "llama3")
+    assert tuple(ROPE_SCALINGS) == ROPE_TYPES == ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
     own = {name: set(inspect.signature(fn).parameters) - {"head_dim", "base"} for name, fn in ROPE_SCALINGS.items()}
     assert own == {
         "default": set(),
@@ -103,6 +103,7 @@ def test_registry_names_every_type_and_takes_only_its_own_parameters():
         "dynamic": {"factor", "train_length", "seq_len"},
         "yarn": {"factor", "train_length", "beta_fast", "beta_slow", "attention_factor"},
         "llama3": {"factor", "train_length", "low_freq_factor", "high_freq_factor"},
+        "longrope": {"factor", "train_length", "seq_len", "short_factor", "long_factor", "attention_factor"},
     }
 
 
@@ -113,7 +114,8 @@ def test_dispatcher_equals_the_registered_function(head_dim, base):
 
     hf_names = {"train_length": "original_max_position_embeddings"}
     params = {"factor": 4.0, "train_length": 256, "seq_len": 2048, "beta_fast": 32.0, "beta_slow": 1.0,
-              "attention_factor": None, "low_freq_factor": 1.0, "high_freq_factor": 4.0}
+              "attention_factor": None, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+              "short_factor": torch.linspace(1, 2, head_dim // 2), "long_factor": torch.linspace(1, 40, head_dim // 2)}
     for name, fn in ROPE_SCALINGS.items():
         import inspect
 
@@ -149,3 +151,101 @@ def test_one_frequency_function_behind_every_ladder():
             assert torch.equal(sinusoidal_frequencies(d, base), inv_freq(d, base, dtype=torch.float64))
             unscaled, _ = rope_scaled_inv_freq(d, base)
             assert torch.equal(unscaled, inv_freq(d, base))
+
+
+# --------------------------------------------------------------------------- LongRoPE (Phi-3)
+
+def _longrope_lists(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    short = (1 + torch.rand(n, generator=g)).tolist()  # stretches in [1, 2)
+    long_ = (1 + 60 * torch.rand(n, generator=g).sort().values).tolist()  # growing to ~60, as Phi-3's
+    return short, long_
+
+
+@pytest.mark.parametrize("head_dim", [16, 96, 128])
+@pytest.mark.parametrize("factor", [None, 1.0, 8.0, 32.0])
+@pytest.mark.parametrize("seq_len", [None, 0, 1, 4095, 4096, 4097, 131072])
+def test_longrope_matches_hf_on_both_sides_of_the_switch(head_dim, factor, seq_len):
+    short, long_ = _longrope_lists(head_dim // 2, head_dim)
+    params = {"short_factor": short, "long_factor": long_, "original_max_position_embeddings": 4096}
+    if factor is not None:
+        params["factor"] = factor
+    ref, ref_scale = hf_inv_freq(head_dim, 10000.0, "longrope", 131072, seq_len=seq_len, **params)
+    # Phi-3 names no factor: HF then uses max_position_embeddings / original_max_position_embeddings
+    got, scale = rope_scaled_inv_freq(head_dim, 10000.0, rope_type="longrope",
+                                      factor=131072 / 4096 if factor is None else factor,
+                                      original_max_position_embeddings=4096, seq_len=seq_len,
+                                      short_factor=short, long_factor=long_)
+    torch.testing.assert_close(got, ref, rtol=0, atol=0)  # the same float32 ops on the same inputs
+    assert scale == pytest.approx(ref_scale, rel=1e-15)
+    chosen = long_ if seq_len is not None and seq_len > 4096 else short
+    torch.testing.assert_close(got, rope_inv_freq(head_dim, 10000.0) / torch.tensor(chosen), rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("attention_factor", [0.5, 1.3])
+def test_longrope_attention_factor_override_matches_hf(attention_factor):
+    short, long_ = _longrope_lists(8, 0)
+    params = {"short_factor": short, "long_factor": long_, "original_max_position_embeddings": 256,
+              "factor": 16.0, "attention_factor": attention_factor}
+    ref, ref_scale = hf_inv_freq(16, 10000.0, "longrope", 4096, seq_len=1000, **params)
+    got, scale = rope_scaled_inv_freq(16, rope_type="longrope", factor=16.0, original_max_position_embeddings=256,
+                                      seq_len=1000, short_factor=short, long_factor=long_,
+                                      attention_factor=attention_factor)
+    torch.testing.assert_close(got, ref, rtol=0, atol=0)
+    assert scale == ref_scale == attention_factor
+
+
+@pytest.mark.parametrize("head_dim,partial", [(128, 0.75), (96, 0.5)])
+def test_longrope_with_partial_rotary_matches_hf(head_dim, partial):
+    """Phi-4-mini style: the factor lists cover the rotated width r = head_dim * partial_rotary_factor."""
+    r = int(head_dim * partial)
+    short, long_ = _longrope_lists(r // 2, r)
+    params = {"short_factor": short, "long_factor": long_, "original_max_position_embeddings": 4096,
+              "partial_rotary_factor": partial}
+    for seq_len in (100, 5000):
+        ref, ref_scale = hf_inv_freq(head_dim, 10000.0, "longrope", 131072, seq_len=seq_len, **params)
+        got, scale = rope_scaled_inv_freq(r, 10000.0, rope_type="longrope", factor=32.0,
+                                          original_max_position_embeddings=4096, seq_len=seq_len,
+                                          short_factor=short, long_factor=long_)
+        torch.testing.assert_close(got, ref, rtol=0, atol=0)
+        assert scale == pytest.approx(ref_scale, rel=1e-15)
+
+
+@pytest.mark.parametrize("factor,length", [(2.0, 2048), (32.0, 4096), (64.0, 8192)])
+def test_longrope_attention_factor_formula(factor, length):
+    ones = [1.0] * 8
+    _, scale = rope_scaled_inv_freq(16, rope_type="longrope", factor=factor, original_max_position_embeddings=length,
+                                    short_factor=ones, long_factor=ones)
+    assert scale == pytest.approx(math.sqrt(1 + math.log(factor) / math.log(length)), rel=1e-15)
+    assert 1 < scale < math.sqrt(2)  # factor < L_orig here: ln(factor) / ln(L_orig) < 1
+
+
+@pytest.mark.parametrize("bad,name", [
+    (dict(short_factor=[1.0] * 3), "short_factor"),
+    (dict(long_factor=[1.0] * 4 + [0.0] * 4), "long_factor"),
+    (dict(long_factor=[1.0] * 7 + [float("nan")]), "long_factor"),
+    (dict(short_factor="11111111"), "short_factor"),
+    (dict(short_factor=None), "short_factor"),
+    (dict(original_max_position_embeddings=1), "original_max_position_embeddings"),
+    (dict(seq_len=-1), "seq_len"),
+    (dict(attention_factor=0.0), "attention_factor"),
+])
+def test_longrope_bad_input_names_the_parameter(bad, name):
+    kwargs = dict(rope_type="longrope", factor=4.0, original_max_position_embeddings=64, seq_len=10,
+                  short_factor=[1.0] * 8, long_factor=[2.0] * 8)
+    kwargs.update(bad)
+    with pytest.raises((ValueError, TypeError), match=name):
+        rope_scaled_inv_freq(16, **kwargs)
+
+
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_llama3_with_equal_band_edges_matches_hf(head_dim):
+    """Llama 4 Scout: low_freq_factor == high_freq_factor == 1, a hard switch at L_orig."""
+    ref, _ = hf_inv_freq(head_dim, 500000.0, "llama3", 10485760, factor=16.0, low_freq_factor=1.0,
+                         high_freq_factor=1.0, original_max_position_embeddings=8192)
+    got, _ = rope_scaled_inv_freq(head_dim, 500000.0, rope_type="llama3", factor=16.0,
+                                  original_max_position_embeddings=8192, low_freq_factor=1.0, high_freq_factor=1.0)
+    torch.testing.assert_close(got, ref, rtol=1e-6, atol=0)
+    wavelength = 2 * math.pi / rope_inv_freq(head_dim, 500000.0)
+    torch.testing.assert_close(got, torch.where(wavelength > 8192, rope_inv_freq(head_dim, 500000.0) / 16,
+                                                rope_inv_freq(head_dim, 500000.0)), rtol=1e-6, atol=0)

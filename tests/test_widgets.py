@@ -1,29 +1,110 @@
-import matplotlib
-import pytest
+"""The explorers (posenc.widgets on the framework posenc.explorer): every declared value draws,
+nothing is cut off, bad values give a message and keep the last good value, dependent ranges
+follow, the kernel-less frame widget reaches every frame, and the page-weight budget holds."""
 
-from posenc.widgets import (
-    EXPLORERS,
-    DecayBoundExplorer,
-    RopeRotationExplorer,
-    RopeScoreExplorer,
-    SinusoidalHeatmapExplorer,
-)
+import itertools
+import json
+import math
+import re
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pytest
 
 matplotlib.use("Agg")
 
+from posenc.explorer import HTML_SCALE, LIVE_SCALE, MIN_SLIDER_PX, PX_PER_INCH, Param  # noqa: E402
+from posenc.widgets import (  # noqa: E402
+    BASE,
+    EXPLORERS,
+    HEAD_DIM,
+    AlibiBiasExplorer,
+    DecayBoundExplorer,
+    RopeRotationExplorer,
+    RopeScalingExplorer,
+    RopeScoreExplorer,
+    SinusoidalHeatmapExplorer,
+    SinusoidalSimilarityExplorer,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Budget of the kernel-less explorers' embedded state on one page (issue 14), bytes.
+PAGE_BUDGET = 3_000_000
+
+
+def _texts_inside(explorer) -> None:
+    """Every drawn text (titles, labels, tick labels, colour-bar label, legend) lies inside the canvas."""
+    fig = explorer.fig
+    explorer.draw()
+    renderer = fig.canvas.get_renderer()
+    width, height = fig.bbox.width, fig.bbox.height
+    tight = fig.get_tightbbox(renderer).transformed(fig.dpi_scale_trans)  # display pixels
+    assert tight.x0 >= -1 and tight.y0 >= -1 and tight.x1 <= width + 1 and tight.y1 <= height + 1, (
+        explorer.values, tight, (width, height))
+    texts = [explorer.ax.title, explorer.ax.xaxis.label, explorer.ax.yaxis.label]
+    texts += [ax.yaxis.label for ax in fig.axes if ax is not explorer.ax]  # colour bars
+    legend = explorer.ax.get_legend()
+    texts += legend.get_texts() if legend else []
+    for text in texts:
+        if text.get_visible() and text.get_text().strip():
+            box = text.get_window_extent(renderer)
+            assert box.x0 >= -1 and box.y0 >= -1 and box.x1 <= width + 1 and box.y1 <= height + 1, (
+                text.get_text(), explorer.values, box)
+
+
+def _one_at_a_time(cls):
+    """(parameter, value) pairs: every sweep and frame value of every parameter."""
+    for p in cls.params:
+        for value in dict.fromkeys((*p.values(), *p.frames)):
+            yield p, value
+
 
 @pytest.mark.parametrize("name", sorted(EXPLORERS))
-def test_every_declared_value_draws(name):
+def test_every_declared_value_draws_inside_the_canvas(name):
     cls = EXPLORERS[name]
-    explorer = cls()
-    artists_before = {k: id(v) for k, v in explorer.artists.items()}
-    for p in cls.params:
-        for value in p.values():
-            ok = explorer.update(**{p.name: value})
-            assert ok or "pair" in (explorer.error or ""), explorer.error
-    # redraw updated the same artists; it did not rebuild the figure
-    assert {k: id(v) for k, v in explorer.artists.items()} == artists_before
+    explorer = cls(scale=0.5)  # the layout is in figure fractions and points: the same at every scale
+    artists_before = [id(a) for a in explorer._dynamic]
+    _texts_inside(explorer)
+    for p, value in _one_at_a_time(cls):
+        explorer.update(**cls.defaults())
+        bound = p.bound(explorer.values)
+        ok = explorer.update(**{p.name: value})
+        assert ok == (bound is None or value < bound), explorer.error
+        if ok:
+            assert explorer.values[p.name] == value
+            _texts_inside(explorer)
     assert explorer.render_png().startswith(b"\x89PNG")
+    # redraw updated the same artists; it did not rebuild the figure
+    assert [id(a) for a in explorer._dynamic] == artists_before
+    explorer.close()
+
+
+@pytest.mark.parametrize("name", sorted(EXPLORERS))
+def test_blitted_figure_equals_a_full_redraw(name):
+    cls = EXPLORERS[name]
+    explorer = cls(scale=1.0)
+    for p in cls.params[:2]:
+        for value in p.values()[:2]:
+            if not explorer.update(**{p.name: value}):
+                continue
+            explorer.draw()
+            blitted = np.asarray(explorer.fig.canvas.buffer_rgba()).copy()
+            explorer._background = None  # force the full path
+            explorer.draw()
+            full = np.asarray(explorer.fig.canvas.buffer_rgba())
+            assert (blitted == full).all(), (p.name, value)
+    explorer.close()
+
+
+def test_shared_params_are_declared_once():
+    for cls in EXPLORERS.values():
+        for p in cls.params:
+            if p.name == "base":
+                assert (p.kind, p.low, p.high, p.open_low) == (BASE.kind, BASE.low, BASE.high, BASE.open_low)
+            if p.name == "head_dim":
+                assert p.kind == HEAD_DIM.kind == "even"
+    assert BASE.kind == "log"
 
 
 def test_sinusoidal_update_changes_image_data():
@@ -36,8 +117,11 @@ def test_sinusoidal_update_changes_image_data():
 @pytest.mark.parametrize("changes,fragment", [
     ({"base": 1.0}, "base must be > 1"),
     ({"base": -5.0}, "base must be > 1"),
+    ({"base": float("inf")}, "base must be finite"),
+    ({"base": 2e7}, "base must be <= 1e+07"),
     ({"d_model": 7}, "d_model must be even"),
     ({"length": 0}, "length must be >= 2"),
+    ({"length": 5000}, "length must be <= 1024"),
     ({"colour": 3}, "unknown parameter"),
 ])
 def test_bad_values_give_a_message_not_a_traceback(changes, fragment):
@@ -52,27 +136,118 @@ def test_bad_values_give_a_message_not_a_traceback(changes, fragment):
 def test_rope_pair_out_of_range_message():
     e = RopeRotationExplorer(head_dim=8)
     assert not e.update(pair=4)
-    assert "pair must be < head_dim // 2 = 4" in e.error
+    assert "pair must be < head_dim // 2 = 4" in e.error and e.error_param == "pair"
 
 
 def test_rope_rotation_point_is_on_the_circle_at_m_theta():
-    import math
-
     e = RopeRotationExplorer(head_dim=8, pair=1, base=10000.0, position=30)
     x, y = e.artists["arrow"].get_data()
     theta = 10000.0 ** (-2 / 8)
     assert x[-1] == pytest.approx(math.cos(30 * theta)) and y[-1] == pytest.approx(math.sin(30 * theta))
 
 
-def test_widget_shows_error_message():
+def _ui_classes(widget, found=None):
+    found = found if found is not None else []
+    found.append((widget, set(getattr(widget, "_dom_classes", ()))))
+    for child in getattr(widget, "children", ()):
+        _ui_classes(child, found)
+    return found
+
+
+def test_widget_marks_controls_message_and_image():
+    pytest.importorskip("ipywidgets")
+    e = RopeScoreExplorer()
+    box = e.widget()
+    classes = _ui_classes(box)
+    assert "posenc-explorer" in classes[0][1]
+    cells = [w for w, c in classes if "posenc-control" in c]
+    assert len(cells) == len(e.params)
+    assert {f"posenc-param-{p.name}" for p in e.params} <= set().union(*(c for _, c in classes))
+    assert sum("posenc-message" in c for _, c in classes) == len(e.params)
+    images = [w for w, c in classes if "posenc-image" in c]
+    assert len(images) == 1
+    assert repr(box).startswith("Run this cell to explore")
+
+
+@pytest.mark.parametrize("name", sorted(EXPLORERS))
+def test_widget_image_is_rendered_at_its_display_size_times_the_pixel_ratio(name):
+    pytest.importorskip("ipywidgets")
+    from PIL import Image
+
+    e = EXPLORERS[name]()
+    e.widget()
+    image = e._ui.image
+    width, height = Image.open(__import__("io").BytesIO(image.value)).size
+    css_w, css_h = int(image.layout.width.removesuffix("px")), int(image.layout.height.removesuffix("px"))
+    assert (css_w, css_h) == (round(e.figsize[0] * PX_PER_INCH), round(e.figsize[1] * PX_PER_INCH))
+    assert abs(width - css_w * LIVE_SCALE) <= 1 and abs(height - css_h * LIVE_SCALE) <= 1
+    assert css_h <= 480  # a tall figure leaves room for its controls on one screen
+    # every slider track keeps its minimum width
+    sliders = [parts["slider"] for parts in e._ui.controls.values() if "slider" in parts]
+    assert all(int(s.layout.min_width.removesuffix("px")) >= MIN_SLIDER_PX for s in sliders)
+
+
+def test_widget_bad_value_shows_message_and_box_returns_to_last_good_value():
     pytest.importorskip("ipywidgets")
     e = SinusoidalHeatmapExplorer()
-    box = e.widget()
-    e._controls["base"].value = 0.5  # what a reader typing into the box does
-    assert "base must be &gt; 1" in e._message.value
-    e._controls["base"].value = 100.0
-    assert e._message.value == ""
-    assert e.values["base"] == 100.0 and len(box.children) == 3
+    e.widget()
+    ui = e._ui
+    box, message = ui.controls["base"]["input"], ui.controls["base"]["message"]
+    png = ui.image.value
+    for typed, fragment in (("0.5", "base must be &gt; 1"), ("", "type a number"), ("1e400", "finite"),
+                            ("ten", "must be a number")):
+        box.value = typed  # what a reader typing into the box does
+        assert fragment in message.value and "&#9888;" in message.value
+        assert box.value == "10000" and e.values["base"] == 10000.0  # back to the last good value
+        assert ui.image.value == png  # the figure did not change
+    box.value = "100"
+    assert message.value == "" and e.values["base"] == 100.0 and ui.image.value != png
+    assert ui.controls["base"]["slider"].value == pytest.approx(100.0)
+
+
+def test_widget_refuses_a_value_beyond_the_slider_range():
+    pytest.importorskip("ipywidgets")
+    e = RopeRotationExplorer()
+    e.widget()
+    position = e._ui.controls["position"]
+    position["input"].value = "5000"
+    assert "position must be &lt;= 4096, got 5000" in position["message"].value
+    assert e.values["position"] == 12 and position["input"].value == "12" and position["slider"].value == 12
+    position["input"].value = "40.5"
+    assert "whole number" in position["message"].value
+
+
+def test_dependent_slider_ranges_follow_their_setting():
+    pytest.importorskip("ipywidgets")
+    e = RopeRotationExplorer(head_dim=64, pair=20)
+    e.widget()
+    pair = e._ui.controls["pair"]
+    assert pair["slider"].max == 31
+    e._ui.controls["head_dim"]["slider"].value = 8  # pair 20 is no longer valid: it moves to 3
+    assert e.values["head_dim"] == 8 and e.values["pair"] == 3
+    assert pair["slider"].max == 3 and pair["slider"].value == 3 and pair["input"].value == "3"
+    pair["input"].value = "4"
+    assert "pair must be &lt; head_dim // 2 = 4" in pair["message"].value and e.values["pair"] == 3
+
+    a = AlibiBiasExplorer(n_heads=8, head=5)
+    a.widget()
+    assert a._ui.controls["head"]["slider"].max == 7
+    a._ui.controls["n_heads"]["input"].value = "4"
+    assert a.values == {**a.values, "n_heads": 4, "head": 3} and a._ui.controls["head"]["slider"].max == 3
+
+
+def test_booleans_are_toggles_and_base_a_log_slider():
+    ipywidgets = pytest.importorskip("ipywidgets")
+    e = RopeScoreExplorer()
+    e.widget()
+    toggle = e._ui.controls["rope"]["input"]
+    assert isinstance(toggle, ipywidgets.ToggleButton) and toggle.value is True
+    toggle.value = False
+    assert e.values["rope"] is False and "no RoPE" in e.ax.get_title()
+    assert isinstance(e._ui.controls["base"]["slider"], ipywidgets.FloatLogSlider)
+    a = AlibiBiasExplorer()
+    a.widget()
+    assert isinstance(a._ui.controls["causal"]["input"], ipywidgets.ToggleButton)
 
 
 @pytest.mark.parametrize("name", sorted(EXPLORERS))
@@ -87,6 +262,21 @@ def test_static_companion_has_one_panel_per_setting(name):
     plt.close(fig)
 
 
+def test_rotation_companion_varies_the_base():
+    bases = {s.get("base", RopeRotationExplorer.param("base").default) for s in RopeRotationExplorer.companion}
+    assert len(bases) >= 2
+
+
+def test_similarity_y_range_follows_the_data():
+    for d_model in (2, 16, 128):
+        e = SinusoidalSimilarityExplorer(d_model=d_model)
+        low, high = e.ax.get_ylim()
+        sim = e.data["ys"][0]
+        assert low < sim.min() and high > sim.max()
+    e = SinusoidalSimilarityExplorer(d_model=2)
+    assert e.data["ys"][0].min() < -0.9  # cos(delta) reaches -1: the old fixed floor -0.3 cut it
+
+
 def test_rope_score_explorer_is_toeplitz_with_rope_and_constant_without():
     import torch
 
@@ -95,28 +285,130 @@ def test_rope_score_explorer_is_toeplitz_with_rope_and_constant_without():
         diag = torch.diagonal(with_rope, offset)
         assert torch.allclose(diag, diag[0].expand_as(diag))
     assert not torch.allclose(with_rope, with_rope[0, 0].expand_as(with_rope))
-    without = RopeScoreExplorer(head_dim=16, length=20, rope=0).data
+    without = RopeScoreExplorer(head_dim=16, length=20, rope=False).data
     assert torch.allclose(without, without[0, 0].expand_as(without))
 
 
 def test_decay_explorer_starts_at_the_maximum():
     e = DecayBoundExplorer(head_dim=64)
-    assert e.data["bound"][0] == pytest.approx((32 + 1) / 2)
+    assert e.data["ys"][0][0] == pytest.approx((32 + 1) / 2)
 
 
-def test_alibi_explorer_head_out_of_range_and_choice_param():
-    from posenc.widgets import AlibiBiasExplorer
-
+def test_alibi_explorer_head_out_of_range_and_bool_param():
     e = AlibiBiasExplorer(n_heads=4)
     assert not e.update(head=4) and "head must be < n_heads = 4" in e.error
-    assert not e.update(causal="both") and "causal must be one of" in e.error
-    assert e.update(causal="bidirectional") and e.values["causal"] == "bidirectional"
+    assert not e.update(causal="both") and "causal must be True or False" in e.error
+    assert e.update(causal=False) and e.values["causal"] is False
+    assert not np.isnan(e.artists["image"].get_array()).any()  # bidirectional: no masked entries
 
 
-def test_scaling_explorer_linear_is_flat_at_one_over_factor():
-    import numpy as np
-
-    from posenc.widgets import RopeScalingExplorer
-
+def test_scaling_explorer_linear_is_flat_at_one_over_factor_and_uses_the_base():
     e = RopeScalingExplorer(rope_type="linear", factor=4.0)
-    assert np.allclose(e.data["ratio"], 0.25)
+    assert np.allclose(e.data["ys"][0], 0.25)
+    a, b = RopeScalingExplorer(rope_type="llama3"), RopeScalingExplorer(rope_type="llama3", base=500000.0)
+    assert not np.allclose(a.data["ys"][0], b.data["ys"][0])
+
+
+def test_param_kinds_validate_and_parse():
+    p = Param("n", 4, "int", 1, 10)
+    assert p.parse(" 7 ") == 7 and p.parse("7.0") == 7
+    for text in ("", "seven", "7.5", "inf", "nan"):
+        with pytest.raises(ValueError):
+            p.parse(text)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        Param("n", 4, "integer", 1, 10)
+    flag = Param("f", True, "bool")
+    assert flag.validate(1) is True and flag.validate(False) is False
+    with pytest.raises(TypeError):
+        flag.validate(2)
+
+
+# ------------------------------------------------------------------------------------------------
+# The kernel-less HTML explorer: nested Stacks jslinked to the controls
+# ------------------------------------------------------------------------------------------------
+def _walk_frames(box, cls, indices):
+    """The image the frame widget shows when its controls select ``indices``."""
+    node = box.children[1]
+    for i in indices:
+        node = node.children[i]
+    return node
+
+
+@pytest.mark.parametrize("name", sorted(EXPLORERS))
+def test_frames_widget_reaches_every_frame_through_jslinked_controls(name):
+    pytest.importorskip("ipywidgets")
+    cls = EXPLORERS[name]
+    grid = cls.frame_params()
+    assert grid, f"{name} has no parameter varied in the HTML book"
+    assert any(p.name in ("head_dim", "d_model", "base", "seq_len", "n_heads", "rope_type", "scaling", "method")
+               for p in grid)
+    sizes = [len(p.frames) for p in grid]
+    fake = [f"frame {i}".encode() for i in range(math.prod(sizes))]
+    box = cls.frames_widget(fake)
+    seen = []
+    for combo in itertools.product(*(range(n) for n in sizes)):
+        seen.append(_walk_frames(box, cls, combo).value)
+    assert seen == fake  # every frame reachable, in the order render_frames draws them
+    controls = [cell.children[-1] for cell in box.children[0].children]  # [label, control]
+    assert [c.index for c in controls] == [p.frames.index(p.default) for p in grid]  # starts at the defaults
+    links = box._posenc_links
+    from ipywidgets.widgets.widget_link import Link
+
+    assert links and all(isinstance(link, Link) for link in links)
+    for level, control in enumerate(controls):
+        stacks = [box.children[1]]
+        for _ in range(level):
+            stacks = [child for s in stacks for child in s.children]
+        linked = [link.target[0] for link in links if link.source == (control, "index")]
+        assert {id(s) for s in linked} == {id(s) for s in stacks}
+        assert all(s.selected_index == control.index for s in stacks)
+    # every combination of frame values is valid (no dependent limit broken)
+    for combo in itertools.product(*(p.frames for p in grid)):
+        cls.check(dict(zip((p.name for p in grid), combo)))
+
+
+def test_frames_embed_is_self_contained_widget_state():
+    pytest.importorskip("ipywidgets")
+    from posenc.widgets import ShawIndexExplorer
+
+    embed = ShawIndexExplorer.frames_embed()
+    state = embed["state"]["state"]
+    assert embed["view"]["model_id"] in state
+    models = {m["model_name"] for m in state.values()}
+    assert {"StackModel", "ImageModel", "LinkModel", "SelectionSliderModel"} <= models
+    # a selection control's index is stated even when it is 0 (the browser's default would be '')
+    controls = [m for m in state.values() if m["model_name"] in ("SelectionSliderModel", "ToggleButtonsModel",
+                                                                  "DropdownModel")]
+    assert controls and all(isinstance(m["state"]["index"], int) for m in controls)
+    images = [m for m in state.values() if m["model_name"] == "ImageModel"]
+    assert len(images) == math.prod(len(p.frames) for p in ShawIndexExplorer.frame_params())
+    assert all(m["buffers"] if "buffers" in m else True for m in images)
+
+
+def _page_explorers():
+    """{notebook: [explorer class names]} from the explorer cells of the chapters."""
+    pages = {}
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        names = [m[1] for c in cells if c["cell_type"] == "code"
+                 for m in [re.match(r"^\s*([A-Z]\w*Explorer)\(\)\.widget\(\)\s*$", "".join(c["source"]))] if m]
+        if names:
+            pages[path.name] = names
+    return pages
+
+
+def test_each_page_stays_within_the_frame_budget():
+    """Estimated from one frame per explorer (the median frame of a grid is close to its default),
+    with a 1.5x margin; the book build prints the exact sizes."""
+    import posenc.widgets as widgets
+
+    estimate = {}
+    for name in {n for names in _page_explorers().values() for n in names}:
+        cls = getattr(widgets, name)
+        explorer = cls(scale=HTML_SCALE)
+        one = len(explorer.render_png(colors=cls.plot.frame_colors))
+        explorer.close()
+        estimate[name] = one * math.prod(len(p.frames) for p in cls.frame_params()) * 4 / 3  # base64
+    for page, names in _page_explorers().items():
+        total = 1.5 * sum(estimate[n] for n in names)
+        assert total <= PAGE_BUDGET, (page, {n: round(estimate[n]) for n in names})

@@ -1,28 +1,209 @@
-"""Small Sphinx fixes for the posenc book, loaded through `_config.yml` (sphinx.local_extensions).
+"""Sphinx additions for the posenc book, loaded through `_config.yml` (sphinx.local_extensions).
 
-- Jupyter Book 1 always loads sphinx-thebe, which registers its inline configuration script twice
-  (``const THEBE_JS_URL`` declared twice: a JavaScript error on every page) and points at a CDN.
-  The book does not offer Thebe (readers run chapters locally or on Colab), so its scripts are
-  dropped from every page.
+Kernel-less explorers
+    A code cell whose source is ``SomeExplorer().widget()`` (a live explorer: it needs a kernel)
+    gets, in the HTML, the same explorer over pre-rendered frames: ``SomeExplorer.frames_embed()``
+    renders the figure for a grid of parameter values and lays the frames out in nested
+    ``Stack`` widgets whose selection is ``jslink`` ed to the controls, and this extension embeds
+    that widget state in the page (the ``ipywidgets.embed`` format), with the widget manager
+    ``@jupyter-widgets/html-manager`` vendored into ``_static/vendor/html-manager`` by
+    scripts/vendor_js.sh. Only pages with an explorer load it; nothing comes from a CDN. The
+    frames are cached in ``_build/.posenc_explorers`` by a hash of the explorer, its frame grid and
+    the posenc code, so a rebuild renders nothing new. The notebooks keep no frames.
+
+    The explorer cell's own output stays removed (tag ``remove-output``: a snapshot of a live
+    widget is a dead control), and the static companion cell that follows shows several settings
+    at once for print and for readers without JavaScript.
+
+Thebe
+    Jupyter Book 1 always loads sphinx-thebe, which registers its inline configuration script
+    twice (``const THEBE_JS_URL`` declared twice: a JavaScript error on every page) and points at a
+    CDN. The book does not offer Thebe (readers run chapters locally or on Colab), so its scripts
+    are dropped from every page. So is the widget state myst-nb copies from a notebook's metadata:
+    it belongs to the executing kernel's live widgets, which the page never shows.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import multiprocessing
+import os
+import re
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
-def _drop_thebe(app, pagename, templatename, context, doctree):
+from docutils import nodes
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+#: The source of an explorer cell: ``SomeExplorer().widget()`` (optionally after comments).
+EXPLORER_CELL = re.compile(r"^(?:\s*#[^\n]*\n)*\s*(?P<name>[A-Z]\w*Explorer)\(\)\.widget\(\)\s*$")
+#: Where the widget manager sits under _static (scripts/vendor_js.sh puts it there).
+MANAGER_JS = "vendor/html-manager/embed.js"
+#: Bump to invalidate every cached frame set (e.g. when this file's embedding changes).
+CACHE_VERSION = "2"
+EXPLORERS_KEY = "posenc_explorer_pages"
+#: The most the kernel-less explorers may add to one page (issue 14), bytes.
+PAGE_BUDGET = 3_000_000
+
+
+def _code_hash(root: Path) -> str:
+    """A hash of every posenc source file: frames are re-rendered when any of them changes."""
+    digest = hashlib.sha256()
+    for path in sorted((root / "posenc").glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _cache_path(app, name: str) -> Path:
+    """Where the embedded explorer ``name`` is cached, keyed by everything its frames depend on."""
+    import matplotlib
+
+    import posenc.widgets as widgets
+    from posenc.explorer import HTML_SCALE
+
+    if not hasattr(app, "_posenc_code_hash"):
+        app._posenc_code_hash = _code_hash(Path(app.confdir))
+    cls = getattr(widgets, name)
+    grid = [(p.name, p.frames) for p in cls.frame_params()]
+    key = hashlib.sha256(json.dumps([CACHE_VERSION, name, repr(grid), HTML_SCALE, cls.plot.frame_colors,
+                                     matplotlib.__version__, app._posenc_code_hash]).encode()).hexdigest()[:20]
+    return Path(app.outdir).parent / ".posenc_explorers" / f"{name}-{key}.html"
+
+
+def render_explorer(name: str, path: str) -> str:
+    """Render the kernel-less explorer ``name`` and write its HTML to ``path`` (runs in a worker)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import posenc.widgets as widgets
+
+    embed = getattr(widgets, name).frames_embed()
+    state = json.dumps(embed["state"], separators=(",", ":")).replace("</", "<\\/")
+    view = json.dumps(embed["view"], separators=(",", ":"))
+    text = (
+        f'<div class="posenc-html-explorer" data-explorer="{name}">\n'
+        f'<script type="application/vnd.jupyter.widget-state+json">{state}</script>\n'
+        f'<script type="application/vnd.jupyter.widget-view+json">{view}</script>\n'
+        '<noscript><p class="posenc-noscript">This explorer needs JavaScript; the figure below shows '
+        'several settings at once.</p></noscript>\n</div>\n')
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(target)
+    return name
+
+
+def _prerender(app) -> None:
+    """Render every explorer the chapters use and the cache lacks, in parallel (one per core, at
+    most 2), before the pages are read."""
+    names = set()
+    for notebook in sorted(Path(app.srcdir).glob("notebooks/*.ipynb")):
+        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+            match = EXPLORER_CELL.match("".join(cell["source"])) if cell["cell_type"] == "code" else None
+            if match:
+                names.add(match["name"])
+    todo = sorted(name for name in names if not _cache_path(app, name).exists())
+    if not todo:
+        return
+    start = time.perf_counter()
+    workers = min(len(todo), os.cpu_count() or 1, 2)
+    jobs = [(name, str(_cache_path(app, name))) for name in todo]
+    if workers > 1:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            list(pool.map(render_explorer, *zip(*jobs)))
+    else:
+        for job in jobs:
+            render_explorer(*job)
+    logger.info(f"posenc: rendered {len(todo)} kernel-less explorers in {time.perf_counter() - start:.1f} s")
+
+
+def _explorer_html(app, name: str) -> tuple[str, int]:
+    """The embedded kernel-less explorer ``name`` (cached), and its size in bytes."""
+    path = _cache_path(app, name)
+    if not path.exists():
+        render_explorer(name, str(path))
+    text = path.read_text(encoding="utf-8")
+    return text, len(text.encode())
+
+
+def _source(cell: nodes.Element) -> str:
+    for child in cell.children:
+        if child.get("nb_element") == "cell_code_source":
+            return child.astext()
+    return ""
+
+
+def _insert_explorers(app, doctree) -> None:
+    """After each explorer cell, the kernel-less explorer (see the module docstring)."""
+    docname = app.env.docname
+    found = []
+    for cell in list(doctree.findall(nodes.container)):
+        if cell.get("nb_element") != "cell_code":
+            continue
+        match = EXPLORER_CELL.match(_source(cell))
+        if not match:
+            continue
+        text, size = _explorer_html(app, match["name"])
+        output = nodes.container(nb_element="cell_code_output", classes=["cell_output", "posenc-explorer-output"])
+        output += nodes.raw("", text, format="html")
+        cell += output
+        found.append((match["name"], size))
+    pages = getattr(app.env, EXPLORERS_KEY, {})
+    pages.pop(docname, None)
+    if found:
+        pages[docname] = found
+        total = sum(size for _, size in found)
+        logger.info(f"posenc: {docname}: {len(found)} explorer(s), {total / 1e6:.2f} MB of embedded frames")
+        if total > PAGE_BUDGET:
+            logger.warning(f"{docname}: the explorers embed {total / 1e6:.2f} MB, over the page budget of "
+                           f"{PAGE_BUDGET / 1e6:.0f} MB: shrink their frame grids (posenc/widgets.py)")
+    setattr(app.env, EXPLORERS_KEY, pages)
+
+
+def _purge(app, env, docname) -> None:
+    getattr(env, EXPLORERS_KEY, {}).pop(docname, None)
+
+
+def _merge(app, env, docnames, other) -> None:
+    pages = getattr(env, EXPLORERS_KEY, {})
+    pages.update({d: v for d, v in getattr(other, EXPLORERS_KEY, {}).items() if d in docnames})
+    setattr(env, EXPLORERS_KEY, pages)
+
+
+def _load_manager(app, pagename, templatename, context, doctree) -> None:
+    """The widget manager, on pages with an explorer only."""
+    if pagename in getattr(app.env, EXPLORERS_KEY, {}):
+        app.add_js_file(MANAGER_JS, priority=600)
+
+
+def _drop_scripts(app, pagename, templatename, context, doctree) -> None:
     scripts = context.get("script_files")
     if not scripts:
         return
     kept = []
     for js in scripts:
-        body = getattr(js, "attributes", {}).get("body", "") or ""
+        attributes = getattr(js, "attributes", {})
+        body = attributes.get("body", "") or ""
         name = str(js)
         if "THEBE_JS_URL" in body or "thebe" in name.rsplit("/", 1)[-1]:
             continue
+        if attributes.get("type") == "application/vnd.jupyter.widget-state+json":
+            continue  # myst-nb's copy of the notebook's widget metadata (see the module docstring)
         kept.append(js)
     context["script_files"] = kept
 
 
 def setup(app):
-    app.connect("html-page-context", _drop_thebe, priority=900)
+    app.connect("builder-inited", _prerender)
+    app.connect("doctree-read", _insert_explorers)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    app.connect("html-page-context", _load_manager, priority=400)
+    app.connect("html-page-context", _drop_scripts, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

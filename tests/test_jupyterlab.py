@@ -1,0 +1,743 @@
+"""The chapters as a JupyterLab reader meets them, driven in headless Chromium (``make browser-lab``).
+
+One JupyterLab server runs on a scratch copy of ``notebooks/`` (the checkout is never touched), with
+a token, a free port, no announcement or update checks, fresh settings and workspace folders (all
+cells rendered: ``windowingMode: none``), kernels with one thread; one browser tab opens the
+chapters one after another. For every chapter (``test_chapter_in_jupyterlab``):
+
+- opening it and saving it (Ctrl+S: ``docmanager:save``) leaves the file byte-identical, and it is
+  not marked modified on open (so ``git status`` stays clean);
+- before Run All no cell shows a ``VBox(children=...)`` repr;
+- markdown shows no raw ``{cite}`` markup, and every citation link of the source is rendered.
+
+For a chapter with explorers (code cells ``SomeExplorer(...).widget()``), after Run All on a copy
+that keeps only its set-up and explorer cells (nbval and the strict build run every cell already):
+
+- no cell shows an error, no request leaves the machine, no JavaScript error is logged;
+- every explorer renders; every control has a label; sliders are at least ``MIN_SLIDER_PX`` wide and
+  show their value; each inline image is shown at most ``MAX_UPSCALE`` times its natural size;
+- moving each control (arrow keys on sliders, typing into boxes, choosing in dropdowns, clicking
+  toggles) redraws the image; the end-to-end latency, from the key press (or click) to the first
+  animation frame after the new image has decoded, is recorded;
+- invalid values typed into each box (base 0, factor 0, an empty box, 1e400, a negative number, a
+  value beyond the slider's maximum) show the \u26a0 message; the box returns to its last good value
+  (or is marked invalid); the figure neither changes nor moves;
+- dependent ranges follow their setting (pair < head_dim / 2, head < number of heads).
+
+The latencies (per explorer: median, range, samples) are printed by ``test_report_latency`` and
+written to ``_build/lab/latency.json``; with ``POSENC_SAVE_LAB_LATENCY=1`` also to
+``posenc/results/bench_explorers_lab.json`` (:func:`posenc.bench.save_results`). Screenshots go to
+``_build/screenshots/lab/``. The server and its kernels are killed at the end, also on failure.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.jupyterlab]
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+BUILD = ROOT / "_build"
+SHOTS = BUILD / "screenshots" / "lab"
+LATENCY_JSON = BUILD / "lab" / "latency.json"
+JUPYTER = ROOT / ".venv" / "bin" / "jupyter"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+
+MIN_SLIDER_PX = 150    # issue 17: no slider track narrower than this
+MIN_BOX_PX = 40        # a text box or dropdown must show a few characters
+MAX_UPSCALE = 1.1      # issue 17: an image shown at most 1.1x its natural size
+REDRAW_TIMEOUT_MS = 10_000   # a redraw that takes longer than this is a failure, not a slow sample
+RUN_ALL_TIMEOUT_MS = 120_000
+EXPLORER_CELL = re.compile(r"^\s*(\w+Explorer)\(.*\)\.widget\(\)\s*$", re.M)
+
+# In-page probe shared with tests/test_browser.py. An explorer is a `.posenc-explorer` box (else
+# the outermost widget box holding an image); its controls are `.posenc-control` cells (else single
+# widgets), each with a label, a slider and/or a box (text box, dropdown, toggle), and a
+# `.posenc-message` line; its figure is the visible `.posenc-image` (else the visible <img>).
+PROBE_JS = r"""
+(() => {
+  const visible = e => { if (!e || !e.isConnected) return false; const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden'; };
+  const roots = node => {
+    const marked = [...node.querySelectorAll('.posenc-explorer')];
+    if (marked.length) return marked;
+    return [...node.querySelectorAll('.widget-box')]
+      .filter(b => b.querySelector('img') && !b.parentElement.closest('.widget-box'));
+  };
+  const image = root => { const imgs = [...root.querySelectorAll('img.posenc-image, .posenc-image img')];
+    return (imgs.length ? imgs : [...root.querySelectorAll('img')]).filter(visible)[0] || null; };
+  const WIDGET = '.widget-slider, .widget-text, .widget-dropdown, .widget-checkbox, .widget-toggle-button, ' +
+                 '.widget-toggle-buttons, .widget-radio';
+  const cells = root => { const marked = [...root.querySelectorAll('.posenc-control')].filter(visible);
+    if (marked.length) return marked;
+    return [...root.querySelectorAll(WIDGET)].filter(c => !c.parentElement.closest(WIDGET)).filter(visible); };
+  const textOf = e => e ? e.textContent.replace(/\s+/g, ' ').trim() : '';
+  const parts = cell => {
+    const q = s => [...cell.querySelectorAll(s)].filter(visible)[0] || null;
+    const slider = q('.widget-slider');
+    const handle = slider && (slider.querySelector('.noUi-handle') || slider.querySelector('input[type=range]'));
+    const box = q('input[type=text], input[type=number]');
+    const select = q('select');
+    const toggles = [...cell.querySelectorAll('button.widget-toggle-button, .widget-toggle-buttons button, ' +
+                                           'input[type=checkbox], input[type=radio]')].filter(visible);
+    const readout = slider && slider.querySelector('.widget-readout');
+    const labels = [...cell.querySelectorAll('.widget-html-content, .widget-label')]
+      .filter(e => visible(e) && !e.closest('.posenc-message')).map(textOf).filter(Boolean);
+    const message = cell.querySelector('.posenc-message');
+    return { slider, handle, box, select, toggles, readout: readout && visible(readout) ? readout : null,
+             label: labels[0] || '', message };
+  };
+  const messages = root => [...root.querySelectorAll('.posenc-message')].map(textOf).filter(Boolean).join(' | ')
+    || [...root.querySelectorAll('.widget-html-content')].map(textOf).filter(t => t.includes('\u26a0')).join(' | ');
+  const width = e => e ? e.getBoundingClientRect().width : null;
+  const info = (root, j) => { const c = cells(root)[j]; const p = parts(c);
+    const num = (h, a, prop) => h ? Number(h.getAttribute(a) ?? h[prop]) : null;
+    return { label: p.label, className: c.className,
+      slider: !!p.slider, box: !!p.box, select: !!p.select, toggles: p.toggles.length,
+      trackPx: p.slider ? width(p.slider.querySelector('.noUi-target, .slider-container, input[type=range]')) : null,
+      boxPx: width(p.box || p.select), readout: p.readout ? textOf(p.readout) : null,
+      now: num(p.handle, 'aria-valuenow', 'value'), min: num(p.handle, 'aria-valuemin', 'min'),
+      max: num(p.handle, 'aria-valuemax', 'max'), valuetext: p.handle ? p.handle.getAttribute('aria-valuetext') : null,
+      value: p.box ? p.box.value : null, boxMax: p.box && p.box.max !== '' ? Number(p.box.max) : null,
+      options: p.select ? [...p.select.options].map(o => o.value) : [], selected: p.select ? p.select.value : null,
+      pressed: p.toggles.filter(b => b.matches('.mod-active') || b.getAttribute('aria-pressed') === 'true' || b.checked)
+        .map(b => textOf(b) || b.value || 'checked').join(','),
+      message: p.message ? textOf(p.message) : null }; };
+  const P = { visible, roots, image, cells, parts, info, messages, t0: null, tSwap: null, done: null, armed: false };
+  window.__posenc = P;
+  // the input that starts a redraw: a key press, a click or a dropdown's change
+  for (const type of ['keydown', 'pointerdown', 'change'])
+    document.addEventListener(type, () => { if (P.armed && P.t0 === null) P.t0 = performance.now(); }, true);
+  // P.done: when the visible image first differs, and the first frame after it decoded
+  P.arm = root => {
+    const before = image(root); const src = before && before.src;
+    P.t0 = null; P.tSwap = null; P.done = null; P.armed = true;
+    const check = () => {
+      const img = image(root);
+      if (!img || (img === before && img.src === src)) return;
+      P.tSwap = performance.now(); P.observer.disconnect();
+      img.decode().catch(() => null).then(() => requestAnimationFrame(() => {
+        P.done = { t1: performance.now(), swap: P.tSwap, natural: img.naturalWidth }; P.armed = false; }));
+    };
+    P.observer = new MutationObserver(check);
+    P.observer.observe(root, { subtree: true, childList: true, attributes: true,
+                               attributeFilter: ['src', 'class', 'style', 'hidden'] });
+  };
+  P.disarm = () => { if (P.observer) P.observer.disconnect(); P.armed = false; };
+})()
+"""
+
+
+# ---------------------------------------------------------------------------------------------
+# the server and the browser
+def _chromium() -> str:
+    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not path:
+        pytest.fail("no system Chromium found: install Debian's 'chromium' (`make system-chromium`)")
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _explorer_cells(path: Path) -> list[str]:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return [m.group(1) for c in nb["cells"] if c["cell_type"] == "code"
+            for m in [EXPLORER_CELL.search("".join(c["source"]))] if m]
+
+
+
+def _explorers_only(path: Path) -> str:
+    """The chapter with only what its explorers need: the set-up cells (up to ``book_setup()``) and
+    the explorer cells. Running the whole chapter again would repeat what nbval and the strict
+    build already check, and take minutes."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    setup = next(i for i, c in enumerate(code) if "book_setup(" in "".join(c["source"]))
+    nb["cells"] = code[:setup + 1] + [c for c in code[setup + 1:] if EXPLORER_CELL.search("".join(c["source"]))]
+    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A JupyterLab server on a scratch copy of the chapters: (base URL, token, scratch dir)."""
+    if not JUPYTER.exists():
+        pytest.fail(f"{JUPYTER} is missing: run `make setup`")
+    scratch = tmp_path_factory.mktemp("lab")
+    root = scratch / "root"
+    (root / "chapters").mkdir(parents=True)
+    (root / "explorers").mkdir()
+    for nb in NOTEBOOKS:
+        shutil.copy2(nb, root / "chapters" / nb.name)
+        if _explorer_cells(nb):
+            (root / "explorers" / nb.name).write_text(_explorers_only(nb), encoding="utf-8")
+    settings = scratch / "settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    # every cell rendered (not virtualised), so the test sees all outputs and markdown
+    (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    # no debugger: it asks a new kernel for its state, and closing the chapter before the reply logs
+    # "Could not restore the debugger state" (a JavaScript error that is not the book's)
+    (scratch / "config" / "labconfig").mkdir(parents=True)
+    (scratch / "config" / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {"@jupyterlab/debugger-extension": True}}))
+    port, token = _free_port(), secrets.token_hex(16)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               PYTHONHASHSEED="0", PYDEVD_DISABLE_FILE_VALIDATION="1",
+               JUPYTER_CONFIG_DIR=str(scratch / "config"), JUPYTER_RUNTIME_DIR=str(scratch / "runtime"),
+               PATH=f"{ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
+    cmd = [str(JUPYTER), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+           f"--ServerApp.token={token}", f"--ServerApp.root_dir={root}",
+           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+           "--LabApp.extension_manager=readonly", "--LabApp.expose_app_in_browser=True",
+           f"--LabApp.user_settings_dir={scratch / 'settings'}", f"--LabApp.workspaces_dir={scratch / 'workspaces'}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    log = open(scratch / "server.log", "w")
+    # its own process group: the kernels it starts die with it
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"jupyter lab exited ({proc.returncode}): {(scratch / 'server.log').read_text()[-2000:]}")
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail("jupyter lab did not answer within 60 s")
+                time.sleep(0.2)
+        yield {"base": base, "token": token, "root": root, "log": scratch / "server.log"}
+    finally:
+        try:  # SIGTERM: the server shuts its kernels down, then exits
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=15)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait(timeout=5)
+        _kill_kernels(scratch / "runtime")
+        log.close()
+
+
+def _kill_kernels(runtime: Path) -> None:
+    """Kill kernels still alive whose connection file is in this server's runtime folder (kernels
+    run in their own process groups, so a killed server can leave them behind)."""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(a.startswith(str(runtime).encode()) for a in args) and b"ipykernel_launcher" in b" ".join(args):
+            try:
+                os.kill(int(cmdline.parent.name), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class _Page:
+    """One JupyterLab tab for the whole module; it records requests leaving the machine and
+    JavaScript errors. Chapters are opened in it one after another (``docmanager:open``)."""
+
+    def __init__(self, browser, lab):
+        self.lab = lab
+        self.page = browser.new_page(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
+        self.outside, self.js_errors = [], []
+
+        def route(r):
+            url = r.request.url
+            if url.startswith(("data:", "blob:")) or urlparse(url).hostname in ("127.0.0.1", "localhost"):
+                r.continue_()
+            else:
+                self.outside.append(url)
+                r.abort()
+
+        self.page.route("**/*", route)
+        self.page.on("pageerror", lambda e: self.js_errors.append(str(e)))
+        self.page.on("console", lambda m: self.js_errors.append(m.text) if m.type == "error" else None)
+        # generous: JupyterLab's first load parses megabytes of JavaScript, slow on a busy machine
+        self.page.goto(f"{lab['base']}/lab?token={lab['token']}", timeout=120_000)
+        self.page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell"
+                                    " && document.querySelector('#jp-main-dock-panel'))", timeout=120_000)
+        self.page.evaluate(PROBE_JS)
+
+    def open(self, rel: str):
+        """Open a notebook (as a double click in the file browser does) and wait for its kernel."""
+        self.page.evaluate("(path) => { window.jupyterapp.commands.execute('docmanager:open', "
+                           "{ path, factory: 'Notebook' }); }", rel)
+        self.page.wait_for_function(
+            """(path) => { const w = window.jupyterapp.shell.currentWidget;
+               return !!(w && w.context && w.context.path === path && w.context.isReady && w.content
+                         && w.sessionContext && w.sessionContext.isReady); }""", arg=rel, timeout=60_000)
+        self.wait_idle()
+
+    def wait_idle(self, timeout=60_000):
+        self.page.wait_for_function(
+            """() => { const w = window.jupyterapp.shell.currentWidget;
+               const k = w.sessionContext.session && w.sessionContext.session.kernel;
+               return !!k && k.status === 'idle'; }""", timeout=timeout)
+
+    def run_all(self):
+        """Run All Cells; wait until every code cell ran or one shows an error (Run All stops there)."""
+        self.page.evaluate("() => { window.__posencRunAllDone = false; window.jupyterapp.commands"
+                           ".execute('notebook:run-all-cells').then(() => { window.__posencRunAllDone = true; }); }")
+        try:
+            self.page.wait_for_function(
+                """() => { const w = window.jupyterapp.shell.currentWidget;
+                   const k = w.sessionContext.session.kernel;
+                   const code = w.content.widgets.filter(c => c.model.type === 'code');
+                   const error = code.some(c => [...Array(c.model.outputs.length).keys()]
+                     .some(k => c.model.outputs.get(k).type === 'error'));
+                   return window.__posencRunAllDone === true && k.status === 'idle'
+                     && (error || code.every(c => c.model.executionCount !== null || !c.model.sharedModel.source.trim())); }""",
+                timeout=RUN_ALL_TIMEOUT_MS)
+        except Exception:
+            state = self.page.evaluate(
+                """() => { const w = window.jupyterapp.shell.currentWidget;
+                   const k = w.sessionContext.session && w.sessionContext.session.kernel;
+                   const waiting = w.content.widgets.map((c, i) => [i, c]).filter(([i, c]) => c.model.type === 'code'
+                     && c.model.executionCount === null && c.model.sharedModel.source.trim())
+                     .map(([i, c]) => i + ': ' + c.model.sharedModel.source.slice(0, 60));
+                   return { kernel: k ? k.status : null, runAllReturned: window.__posencRunAllDone, waiting }; }""")
+            raise AssertionError(f"Run All did not finish within {RUN_ALL_TIMEOUT_MS / 1000:.0f} s: {state}") from None
+
+    def save(self):
+        self.page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+        self.page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
+
+    def close_notebook(self):
+        """Shut its kernel down and close the tab without saving."""
+        self.page.evaluate("""async () => { const w = window.jupyterapp.shell.currentWidget;
+            if (!w || !w.sessionContext) return; await w.sessionContext.shutdown(); w.dispose(); }""")
+
+    def close(self):
+        self.page.close()
+
+
+@pytest.fixture(scope="module")
+def lab_page(lab, browser):
+    page = _Page(browser, lab)
+    yield page
+    page.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# one test per chapter: open and save (nothing changes, no raw markup, no widget reprs), then,
+# for a chapter with explorers, Run All and every explorer moved
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_chapter_in_jupyterlab(lab, lab_page, nb):
+    page, p = lab_page, lab_page.page
+    n_outside, n_errors = len(page.outside), len(page.js_errors)
+    problems: list[str] = []
+    rel = f"chapters/{nb.name}"
+    path = lab["root"] / rel
+    original = path.read_bytes()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    phases = PHASES.setdefault(nb.stem, {})
+    t = time.monotonic()
+    try:
+        page.open(rel)
+        phases["open"] = time.monotonic() - t
+        report = p.evaluate(
+            """() => { const w = window.jupyterapp.shell.currentWidget;
+               const md = [...w.content.node.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown')];
+               const raw = md.map(e => e.innerText).filter(t => /\\{cite[:\\w]*\\}|\\{bibliography\\}/.test(t));
+               const outputs = [...w.content.node.querySelectorAll('.jp-OutputArea-output')].map(e => e.innerText);
+               return { dirty: w.context.model.dirty, markdown: md.length,
+                        unrendered: w.content.widgets.filter(c => c.model.type === 'markdown' && !c.rendered).length,
+                        rawCite: raw.map(t => t.slice(0, 160)),
+                        reprs: outputs.filter(t => /\\b(VBox|HBox|GridBox)\\(children=/.test(t)).map(t => t.slice(0, 120)),
+                        citeLinks: md.flatMap(e => [...e.querySelectorAll('a[title^="cite:"]')])
+                          .map(a => ({ text: a.textContent.trim(), key: a.title.slice(5), href: a.getAttribute('href') })) }; }""")
+        if report["markdown"] == 0 or report["unrendered"]:
+            problems.append(f"markdown not rendered: {report['markdown']} rendered, {report['unrendered']} not")
+        problems += [f"raw citation markup shown: {t!r}" for t in report["rawCite"][:3]]
+        cited = sorted(k for _, k in _cite_links(nb))
+        shown = sorted(a["key"] for a in report["citeLinks"] if a["text"] and a["href"])
+        if shown != cited:
+            problems.append(f"{len(cited)} citations in the source, {len(shown)} rendered as links "
+                            f"(missing: {sorted(set(cited) - set(shown))[:5]})")
+        problems += [f"a widget repr is shown before Run All: {t!r}" for t in report["reprs"][:2]]
+        if report["dirty"]:
+            problems.append("JupyterLab marks the chapter modified as soon as it opens it")
+        t = time.monotonic()
+        page.save()
+        phases["save"] = time.monotonic() - t
+        saved = path.read_bytes()
+        if saved != original:
+            diff = _json_diff(json.loads(original), json.loads(saved))
+            problems.append(f"opening and saving changed the file: {diff[:5]}"
+                            + ("" if diff else " (formatting only: indentation, key order or trailing newline)"))
+        p.screenshot(path=str(SHOTS / f"{nb.stem}__opened.png"))
+        expected = _explorer_cells(nb)
+        if expected:  # the set-up and explorer cells only (see _explorers_only)
+            page.close_notebook()
+            page.open(f"explorers/{nb.name}")
+            t = time.monotonic()
+            page.run_all()
+            phases["run_all"] = time.monotonic() - t
+            t = time.monotonic()
+            problems += _live_explorers(p, nb, expected)
+            phases["explore"] = time.monotonic() - t
+    finally:
+        page.close_notebook()
+    problems += [f"request left the machine: {u}" for u in page.outside[n_outside:][:5]]
+    problems += [f"JavaScript error: {e[:200]}" for e in page.js_errors[n_errors:][:5]]
+    assert problems == [], "\n".join(problems)
+
+
+# the chapters' citation form (book/_ext/posenc_cite.py): [Su et al. 2021](url "cite:key")
+CITE_LINK = re.compile(r'\[(?P<label>[^\]]+)\]\((?P<url>[^\s)]+) "cite:(?P<key>[\w:-]+)"\)')
+
+
+def _cite_links(path: Path) -> list[tuple[str, str]]:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return [(m["label"], m["key"]) for c in nb["cells"] if c["cell_type"] == "markdown"
+            for m in CITE_LINK.finditer("".join(c["source"]))]
+
+
+def _json_diff(a, b, path="") -> list[str]:
+    if type(a) is not type(b):
+        return [f"{path}: {str(a)[:60]!r} -> {str(b)[:60]!r}"]
+    if isinstance(a, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                out.append(f"{path}/{k}: {'added' if k not in a else 'removed'}")
+            else:
+                out += _json_diff(a[k], b[k], f"{path}/{k}")
+        return out
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return [f"{path}: {len(a)} -> {len(b)} items"]
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in _json_diff(x, y, f"{path}/{i}")]
+    return [] if a == b else [f"{path}: {str(a)[:60]!r} -> {str(b)[:60]!r}"]
+
+
+# ---------------------------------------------------------------------------------------------
+# moving controls: shared with tests/test_browser.py (the kernel-less explorers of the HTML book)
+LATENCIES: dict[str, list[float]] = {}   # "chapter: n. ExplorerName" -> end-to-end ms per input
+PHASES: dict[str, dict[str, float]] = {}  # chapter -> seconds spent opening, saving, running, exploring
+SAMPLES = 2                              # inputs per slider, per box, per dropdown
+
+
+def measure(page, root, act) -> dict:
+    """Run ``act()`` (one input) and time it: ``{"ms": input -> new image on screen, "swap_ms":
+    input -> the visible image changed}``. Raises AssertionError if the image does not change."""
+    page.evaluate("(root) => window.__posenc.arm(root)", root)
+    act()
+    try:
+        page.wait_for_function("() => window.__posenc.done !== null", timeout=REDRAW_TIMEOUT_MS)
+    except Exception:
+        page.evaluate("() => window.__posenc.disarm()")
+        raise AssertionError(f"the image did not change within {REDRAW_TIMEOUT_MS / 1000:.0f} s") from None
+    t0, done = page.evaluate("() => [window.__posenc.t0, window.__posenc.done]")
+    if t0 is None:
+        raise AssertionError("no input event was seen before the image changed")
+    return {"ms": done["t1"] - t0, "swap_ms": done["swap"] - t0}
+
+
+def part(page, root, j, name):
+    """An element of control cell ``j``: 'handle', 'box', 'select', 'message' (or None)."""
+    return page.evaluate_handle("([r, j, name]) => { const P = window.__posenc; return P.parts(P.cells(r)[j])[name]; }",
+                                [root, j, name]).as_element()
+
+
+def cell_info(page, root, j) -> dict:
+    return page.evaluate("([r, j]) => window.__posenc.info(r, j)", [root, j])
+
+
+def _number_text(x: float) -> str:
+    return str(int(x)) if float(x) == int(x) else f"{x:g}"
+
+
+def move_cell(page, root, j, samples: int = SAMPLES) -> list[dict]:
+    """Move every part of control cell ``j`` (slider: arrow keys; box: type a value and Enter;
+    dropdown: the next options; toggles: click) and time each input (:func:`measure`)."""
+    info = cell_info(page, root, j)
+    out: list[dict] = []
+    seen = [info["value"]] if info["box"] else []
+    if info["slider"]:
+        handle = part(page, root, j, "handle")
+        key = "ArrowRight" if info["now"] < info["max"] else "ArrowLeft"
+        for _ in range(samples):
+            now = cell_info(page, root, j)
+            if (key == "ArrowRight" and now["now"] >= now["max"]) or (key == "ArrowLeft" and now["now"] <= now["min"]):
+                key = "ArrowLeft" if key == "ArrowRight" else "ArrowRight"
+            handle.focus()
+            out.append(measure(page, root, lambda: page.keyboard.press(key)))
+            if info["box"]:
+                seen.append(cell_info(page, root, j)["value"])
+    if info["box"]:
+        box = part(page, root, j, "box")
+        distinct = list(dict.fromkeys(v for v in seen if v not in (None, "")))
+        if len(distinct) >= 2:  # values the slider showed: known to be valid
+            targets = [distinct[0], distinct[-1]]
+        else:
+            v = float(info["value"])
+            step = max(abs(v) * 0.5, 1.0)
+            bigger = v + step if info["boxMax"] is None or v + step <= info["boxMax"] else v - step
+            targets = [_number_text(bigger), _number_text(v)]
+        for text in targets[:1 if info["slider"] else samples]:  # beside a slider, one typed value suffices
+            box.fill(text)
+            out.append(measure(page, root, lambda: box.press("Enter")))
+    if info["select"]:
+        select = part(page, root, j, "select")
+        options, i = info["options"], info["options"].index(info["selected"])
+        for _ in range(min(samples, len(options) - 1)):
+            i = (i + 1) % len(options)
+            out.append(measure(page, root, lambda: select.select_option(options[i])))
+    if info["toggles"]:
+        buttons = page.evaluate_handle(
+            "([r, j]) => { const P = window.__posenc; return P.parts(P.cells(r)[j]).toggles; }", [root, j])
+        n = info["toggles"]
+        order = [1, 0] if n == 2 else ([0, 0] if n == 1 else list(range(n)))
+        for k in order:
+            b = page.evaluate_handle("([bs, k]) => bs[k]", [buttons, k]).as_element()
+            pressed = b.evaluate("b => b.matches('.mod-active') || b.getAttribute('aria-pressed') === 'true' || b.checked === true")
+            if n > 1 and pressed:
+                continue
+            out.append(measure(page, root, lambda: b.click()))
+    return out
+
+
+def focus_select(box) -> None:
+    """Focus a text box and select its text, as a reader's click and Ctrl+A would."""
+    box.evaluate("""e => { e.focus(); if (e.select) { e.select(); return; }
+        const r = document.createRange(); r.selectNodeContents(e);
+        const s = getSelection(); s.removeAllRanges(); s.addRange(r); }""")
+
+
+# ---------------------------------------------------------------------------------------------
+# the live explorers
+def _bad_values(info: dict, k: int) -> list[str]:
+    """Invalid entries for a box: the issue's examples (base 0, factor 0), an empty box, 1e400, a
+    negative number; and a value beyond its slider's maximum (which must not silently clamp)."""
+    if re.search(r"posenc-param-(base|factor)\b", info["className"]):
+        bad = ["0"]
+    else:
+        bad = [["-1", "1e400", ""][k % 3]]
+    linear = info["slider"] and info["value"] not in (None, "") and info["now"] is not None \
+        and _same_number(info["value"], info["now"])
+    if linear:
+        bad.append(_number_text(info["max"] * 2 if info["max"] > 0 else 2))
+    return bad
+
+
+def _try_invalid(page, root, j, bad: str) -> dict:
+    """Type ``bad`` into cell ``j``'s box and press Enter: what the reader then sees."""
+    box = part(page, root, j, "box")
+    good = box.input_value()
+    top = page.evaluate("(r) => window.__posenc.image(r).getBoundingClientRect().top", root)
+    src = page.evaluate("(r) => window.__posenc.image(r).src", root)
+    focus_select(box)
+    if bad:
+        page.keyboard.type(bad)
+    else:
+        page.keyboard.press("Delete")
+    page.keyboard.press("Enter")
+    try:
+        page.wait_for_function("([r, j]) => { const P = window.__posenc; const m = P.parts(P.cells(r)[j]).message;"
+                               " return (m ? m.textContent : P.messages(r)).includes('\u26a0'); }",
+                               arg=[root, j], timeout=5_000)
+        shown = True
+    except Exception:
+        shown = False
+    page.wait_for_timeout(150)  # let the box settle
+    after = page.evaluate(
+        """([r, j]) => { const P = window.__posenc; const c = P.cells(r)[j]; const p = P.parts(c);
+           return { value: p.box.value, message: p.message ? p.message.textContent.trim() : P.messages(r),
+                    marked: p.box.getAttribute('aria-invalid') === 'true' || /invalid|error/.test(c.className + ' ' + p.box.className),
+                    top: P.image(r).getBoundingClientRect().top, src: P.image(r).src }; }""", [root, j])
+    return {"bad": bad, "good": good, "shown": shown, "top_before": top, "src_before": src, **after}
+
+
+def _same_number(a, b) -> bool:
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return a == b
+
+
+_DEPENDENT = [  # (dependent parameter, its setting, the dependent's largest valid value)
+    ("pair", "head_dim", lambda d: d // 2 - 1),
+    ("head", "n_heads", lambda n: n - 1),
+]
+
+
+def _dependent_ranges(page, root, name) -> list[str]:
+    infos = page.evaluate("(r) => window.__posenc.cells(r).map((c, j) => window.__posenc.info(r, j))", root)
+    by_param = {m.group(1): x for x in infos for m in [re.search(r"posenc-param-(\w+)", x["className"])] if m}
+    out = []
+    for dep, setting, largest in _DEPENDENT:
+        d, s = by_param.get(dep), by_param.get(setting)
+        if d is None or s is None:
+            continue
+        value = int(float(s["value"] if s["value"] not in (None, "") else s["now"]))
+        if d["max"] is None or int(d["max"]) != largest(value):
+            out.append(f"{name}: the '{d['label']}' slider goes to {d['max']} with {setting} = {value}; "
+                       f"valid up to {largest(value)}")
+    return out
+
+
+def _live_explorers(p, nb: Path, expected: list[str]) -> list[str]:
+    """After Run All: errors, image sizes, and every explorer of the chapter (:func:`_explore`)."""
+    problems = _error_outputs(p)
+    nbnode = p.evaluate_handle("() => window.jupyterapp.shell.currentWidget.content.node")
+    roots = p.evaluate_handle("(n) => window.__posenc.roots(n)", nbnode)
+    count = p.evaluate("(r) => r.length", roots)
+    if count != len(expected):
+        return problems + [f"{count} explorers rendered, {len(expected)} expected ({expected})"]
+    # every inline image, explorer or not: not stretched beyond its rendered size
+    stretched = p.evaluate(
+        """([n, limit]) => [...n.querySelectorAll('.jp-OutputArea-output img')].filter(i => i.naturalWidth > 0)
+           .map(i => ({ css: i.getBoundingClientRect().width, natural: i.naturalWidth }))
+           .filter(r => r.css > 0 && r.css / r.natural > limit)""", [nbnode, MAX_UPSCALE])
+    problems += [f"an image is shown at {s['css']:.0f} px for {s['natural']} px rendered "
+                 f"({s['css'] / s['natural']:.2f}x > {MAX_UPSCALE}x)" for s in stretched]
+    for i in range(count):
+        name = f"{nb.stem}: {i + 1}. {expected[i]}"
+        root = p.evaluate_handle("([rs, i]) => rs[i]", [roots, i]).as_element()
+        root.scroll_into_view_if_needed()
+        problems += _explore(p, root, name, SHOTS / f"{nb.stem}__{i + 1}_{expected[i]}")
+    return problems + _error_outputs(p)
+
+
+def _error_outputs(p) -> list[str]:
+    cells = p.evaluate(
+        """() => window.jupyterapp.shell.currentWidget.content.widgets.map((c, i) => ({ i,
+             errors: c.model.type !== 'code' ? [] : [...Array(c.model.outputs.length).keys()]
+               .map(k => c.model.outputs.get(k).toJSON()).filter(o => o.output_type === 'error')
+               .map(o => o.ename + ': ' + o.evalue) })).filter(c => c.errors.length)""")
+    return [f"cell {c['i']} shows an error: {c['errors'][0][:200]}" for c in cells]
+
+
+def _explore(p, root, name: str, shot: Path) -> list[str]:
+    """Every check of one live explorer; returns the problems found."""
+    problems = []
+    message = p.evaluate("(r) => window.__posenc.messages(r)", root)
+    if "\u26a0" in message:
+        problems.append(f"{name}: a warning at its default settings: {message}")
+    n = p.evaluate("(r) => window.__posenc.cells(r).length", root)
+    if n == 0:
+        return problems + [f"{name}: no controls found"]
+    size = p.evaluate("(r) => { const i = window.__posenc.image(r); return i && "
+                      "{ css: i.getBoundingClientRect().width, natural: i.naturalWidth }; }", root)
+    if not size:
+        return problems + [f"{name}: no image"]
+    root.screenshot(path=f"{shot}.png")
+    samples: list[float] = []
+    infos = []
+    for j in range(n):
+        info = cell_info(p, root, j)
+        infos.append(info)
+        label = info["label"] or f"control {j}"
+        if not info["label"]:
+            problems.append(f"{name}: control {j} has no label")
+        if info["slider"] and (info["trackPx"] or 0) < MIN_SLIDER_PX:
+            problems.append(f"{name}: the '{label}' slider is {info['trackPx']:.0f} px wide (< {MIN_SLIDER_PX})")
+        if (info["box"] or info["select"]) and (info["boxPx"] or 0) < MIN_BOX_PX:
+            problems.append(f"{name}: the '{label}' box is {info['boxPx']:.0f} px wide (< {MIN_BOX_PX})")
+        if info["slider"] and not (info["box"] or info["readout"]):
+            problems.append(f"{name}: the '{label}' slider does not show its value")
+        try:
+            samples += [m["ms"] for m in move_cell(p, root, j)]
+        except AssertionError as exc:
+            problems.append(f"{name}: moving '{label}': {exc}")
+        after = p.evaluate("(r) => window.__posenc.messages(r)", root)
+        if "\u26a0" in after:
+            problems.append(f"{name}: a valid change of '{label}' shows a warning: {after}")
+    LATENCIES[name] = samples
+    problems += _dependent_ranges(p, root, name)
+    boxes = [j for j, info in enumerate(infos) if info["box"]]
+    if not boxes:
+        problems.append(f"{name}: no box to type a value into")
+    shot_taken = False
+    for k, j in enumerate(boxes):
+        label = infos[j]["label"] or f"control {j}"
+        for bad in _bad_values(cell_info(p, root, j), k):
+            try:
+                r = _try_invalid(p, root, j, bad)
+            except Exception as exc:  # noqa: BLE001 - report it and go on with the next box
+                problems.append(f"{name}: typing {bad!r} into '{label}' failed: {str(exc).splitlines()[0]}")
+                continue
+            if not r["shown"]:
+                problems.append(f"{name}: typing {bad!r} into '{label}' shows no \u26a0 message "
+                                f"(message {r['message']!r}, box now {r['value']!r})")
+            elif not shot_taken:
+                root.screenshot(path=f"{shot}__invalid.png")
+                shot_taken = True
+            if not (r["marked"] or _same_number(r["value"], r["good"])):
+                problems.append(f"{name}: after typing {bad!r} the box '{label}' shows {r['value']!r}, neither its "
+                                f"last good value {r['good']!r} nor marked invalid")
+            if abs(r["top"] - r["top_before"]) > 1:
+                problems.append(f"{name}: the figure moved {r['top'] - r['top_before']:+.0f} px when "
+                                f"'{label}' showed its message")
+            if r["src"] != r["src_before"]:
+                problems.append(f"{name}: the figure changed after the invalid value {bad!r} in '{label}'")
+            if not _same_number(r["value"], r["good"]):  # marked: put the good value back
+                box = part(p, root, j, "box")
+                box.fill(r["good"])
+                box.press("Enter")
+                p.wait_for_timeout(300)
+    return problems
+
+
+def test_report_latency(capsys):
+    """Print and save the end-to-end latencies measured above (runs after the explorer tests)."""
+    if not LATENCIES:
+        pytest.skip("no explorer was measured (run the whole module)")
+    rows = {name: {"median_ms": round(statistics.median(v), 1), "min_ms": round(min(v), 1),
+                   "max_ms": round(max(v), 1), "n": len(v), "samples_ms": [round(x, 1) for x in v]}
+            for name, v in LATENCIES.items() if v}
+    every = [x for v in LATENCIES.values() for x in v]
+    summary = {"median_ms": round(statistics.median(every), 1), "min_ms": round(min(every), 1),
+               "max_ms": round(max(every), 1), "n": len(every)}
+    settings = {"what": "JupyterLab in headless Chromium (1280x900, device pixel ratio 1): from the key press, "
+                        "click or dropdown change to the first animation frame after the new image decoded",
+                "inputs": f"{SAMPLES} per slider, box and dropdown; every toggle",
+                "kernel_threads": 1}
+    LATENCY_JSON.parent.mkdir(parents=True, exist_ok=True)
+    LATENCY_JSON.write_text(json.dumps({"settings": settings, "all": summary, "explorers": rows}, indent=1) + "\n")
+    if os.environ.get("POSENC_SAVE_LAB_LATENCY") == "1":
+        from posenc.bench import save_results
+        save_results("explorers_lab", {"all": summary, "explorers": rows}, settings=settings)
+    with capsys.disabled():
+        print("\nJupyterLab explorers, input -> new image on screen (ms): median [min-max] over n inputs")
+        for name, r in rows.items():
+            print(f"  {name:45s} {r['median_ms']:6.0f}  [{r['min_ms']:.0f}-{r['max_ms']:.0f}]  n={r['n']}")
+        print(f"  {'all explorers':45s} {summary['median_ms']:6.0f}  "
+              f"[{summary['min_ms']:.0f}-{summary['max_ms']:.0f}]  n={summary['n']}")
+        print("Seconds per chapter: " + "; ".join(
+            f"{c} " + " ".join(f"{k} {v:.1f}" for k, v in ph.items()) for c, ph in PHASES.items()))
+    assert all(x > 0 for x in every), "a latency that is not positive: the clock or the events are wrong"

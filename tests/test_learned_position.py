@@ -1,0 +1,395 @@
+"""KERPLE, FIRE and CoPE: the properties their papers state, checked on random inputs.
+
+Conventions: queries aligned at the end of the keys (query row r at position T - L + r);
+a causal bias is -inf where key_pos > query_pos; CoPE counts inclusively (p = i - j + 1 when every
+gate is 1).
+"""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import posenc
+from posenc import alibi_bias, alibi_slopes
+from posenc.cope import CoPE
+from posenc.fire import FireBias
+from posenc.kerple import KerpleBias
+
+exported = pytest.mark.skipif(not hasattr(posenc, "KerpleBias"),
+                              reason="the learned position methods are not exported from posenc yet")
+
+
+def sdpa_with(method, q, k, v, causal):
+    """Attention with the method's bias, as MultiHeadAttention uses it."""
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=method.logit_bias(q, k, causal=causal))
+
+
+def random_qkv(b=2, h=4, L=6, T=9, d=16, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(b, h, L, d, generator=g), torch.randn(b, h, T, d, generator=g),
+            torch.randn(b, h, T, d, generator=g))
+
+
+# ----------------------------------------------------------------------------------------- KERPLE
+
+
+def random_kerple(kind, h=8, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    r1 = torch.rand(h, generator=g) * 3 + 0.05
+    r2 = torch.rand(h, generator=g) * (1.9 if kind == "power" else 3.0) + 0.05
+    return KerpleBias(h, kind=kind, r1=r1, r2=r2)
+
+
+def projected_min_eig(kernel):
+    """Smallest eigenvalue of P K P, P = I - 11^T/n (the projector onto sum(c) = 0), float64 [...]."""
+    n = kernel.shape[-1]
+    proj = torch.eye(n, dtype=torch.float64) - 1.0 / n
+    return torch.linalg.eigvalsh(proj @ kernel @ proj).min(-1).values
+
+
+@pytest.mark.parametrize("kind", ["log", "power"])
+@pytest.mark.parametrize("n_points", [2, 5, 17, 40])
+@pytest.mark.parametrize("seed", range(4))
+def test_kerple_bias_is_cpd_on_random_point_sets(kind, n_points, seed):
+    # the bias itself is the CPD kernel: c^T K c >= 0 whenever sum(c) = 0
+    m = random_kerple(kind, seed=seed)
+    g = torch.Generator().manual_seed(100 + seed)
+    x = torch.rand(n_points, generator=g, dtype=torch.float64) * 10 ** (seed % 3 + 1)  # real positions
+    K = m.bias_by_distance(x[:, None] - x[None, :]).detach()  # [h, n, n] float64
+    assert K.dtype == torch.float64
+    assert projected_min_eig(K).min() >= -1e-9 * K.abs().amax()
+    c = torch.randn(64, n_points, generator=g, dtype=torch.float64)
+    c = c - c.mean(-1, keepdim=True)  # sum(c) = 0
+    quad = torch.einsum("sn,hnm,sm->hs", c, K, c)
+    assert quad.min() >= -1e-9 * K.abs().amax() * (c**2).sum(-1).max()
+
+
+def test_cpd_check_detects_a_kernel_that_is_not_cpd():
+    # negative control: -|x - y|^3 (power > 2) is not CPD, and the same check says so
+    x = torch.linspace(0, 10, 12, dtype=torch.float64)
+    K = -(x[:, None] - x[None, :]).abs() ** 3
+    assert projected_min_eig(K) < -1.0
+
+
+@pytest.mark.parametrize("n_heads", [1, 3, 8, 12, 16])
+@pytest.mark.parametrize("q_len, k_len", [(1, 1), (5, 5), (3, 11), (16, 40)])
+@pytest.mark.parametrize("causal", [True, False])
+def test_kerple_power_with_r2_1_and_alibi_slopes_is_alibi(n_heads, q_len, k_len, causal):
+    m = KerpleBias(n_heads, kind="power", r1=alibi_slopes(n_heads), r2=1.0, eps=1e-3)  # slopes >= 2**-8
+    torch.testing.assert_close(m.bias(q_len, k_len, causal=causal).detach(),
+                               alibi_bias(n_heads, q_len, k_len, causal=causal), rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("kind", ["log", "power"])
+def test_kerple_bias_is_zero_at_the_query_and_decreases_with_distance(kind):
+    m = random_kerple(kind)
+    values = m.bias_by_distance(torch.arange(0, 300, dtype=torch.float32)).detach()  # [h, 300]
+    assert torch.equal(values[:, 0], torch.zeros(8))
+    assert bool((values[:, 1:] < values[:, :-1]).all())
+    assert torch.equal(values, m.bias_by_distance(-torch.arange(0, 300)).detach())  # symmetric
+
+
+@pytest.mark.parametrize("kind", ["log", "power"])
+@pytest.mark.parametrize("q_len, k_len", [(1, 9), (4, 9), (9, 9)])
+def test_kerple_bias_is_aligned_at_the_end(kind, q_len, k_len):
+    m = random_kerple(kind)
+    full = m.bias(k_len).detach()
+    torch.testing.assert_close(m.bias(q_len, k_len).detach(), full[:, k_len - q_len:], rtol=0, atol=0)
+    assert torch.equal(torch.isinf(full[0]), torch.ones(k_len, k_len).triu(1).bool())
+
+
+def test_kerple_coefficients_stay_in_range_and_gradients_pass_the_clamp():
+    m = KerpleBias(4, kind="power", r1=[0.5, 0.5, 0.5, 0.5], r2=[0.5, 1.0, 1.5, 2.0])
+    with torch.no_grad():
+        m.r1[0] = -3.0  # an optimiser step took it below eps
+        m.r2[3] = 2.7  # above the CPD limit
+    r1, r2 = m.coefficients()
+    assert r1[0].item() == pytest.approx(m.eps) and r2[3].item() == 2.0
+    m.bias(6).masked_fill(torch.isinf(m.bias(6)), 0).sum().backward()
+    assert m.r1.grad is not None and bool((m.r1.grad != 0).all()) and bool((m.r2.grad[:3] != 0).all())
+
+
+def test_kerple_keeps_its_bias_only_without_gradients():
+    m = random_kerple("log", h=4)
+    q, k, _ = random_qkv()
+    with torch.no_grad():
+        first = m.logit_bias(q, k, causal=True)
+        assert m.logit_bias(q, k, causal=True) is first  # kept
+        m.r1.mul_(2)  # an optimiser step: the kept bias must not be served
+        second = m.logit_bias(q, k, causal=True)
+    assert second is not first
+    torch.testing.assert_close(second[torch.isfinite(second)], 2 * first[torch.isfinite(first)])
+    trained = m.logit_bias(q, k, causal=True)
+    assert trained.requires_grad and trained is not m.logit_bias(q, k, causal=True)
+
+
+# ------------------------------------------------------------------------------------------- FIRE
+
+
+def fit(module, target_fn, steps, lr=1e-2):
+    opt = torch.optim.Adam(module.parameters(), lr=lr)
+    for _ in range(steps):
+        opt.zero_grad()
+        pred, target = target_fn()
+        loss = ((pred - target) ** 2).mean()
+        loss.backward()
+        opt.step()
+    pred, target = target_fn()
+    return (pred - target).abs().max().item(), target.abs().max().item()
+
+
+@pytest.mark.parametrize("n_heads", [4, 8])
+def test_fire_fits_alibi(n_heads):
+    # below the threshold FIRE depends on i - j only, so fitting the distances 0..63 seen from the
+    # last query of a 64-token window fits the whole causal grid
+    torch.manual_seed(0)
+    length = 64
+    f = FireBias(n_heads, L_thr_init=length)
+    f.L_multiplier.requires_grad_(False)  # keep L_thr = 64: every query of the window is below it
+    pos = torch.arange(length)
+    target = alibi_bias(n_heads, 1, length)[:, 0]  # [h, 64]: -slope * distance, distances 63 .. 0
+
+    def target_fn():
+        return f.bias_at(pos[-1:], pos)[:, 0], target
+
+    err, scale = fit(f, target_fn, steps=600)
+    assert err < 0.02 * scale  # within 2 % of the largest |bias| (0.5 * 63 for the steepest head)
+    full = f.bias(length).detach()  # and so the whole grid matches
+    torch.testing.assert_close(full, alibi_bias(n_heads, length), atol=0.02 * scale, rtol=0)
+
+
+@pytest.mark.parametrize("q_len, k_len", [(1, 1), (5, 5), (3, 11), (1, 70)])
+@pytest.mark.parametrize("causal", [True, False])
+def test_fire_bias_shape_and_causal_mask(q_len, k_len, causal):
+    torch.manual_seed(0)
+    f = FireBias(4, L_thr_init=8)
+    q, k, _ = random_qkv(L=q_len, T=k_len)
+    bias = f.logit_bias(q, k, causal=causal)
+    assert bias.shape == (1, 4, q_len, k_len) and bias.dtype == torch.float32
+    future = torch.arange(k_len)[None, :] > torch.arange(k_len - q_len, k_len)[:, None]
+    assert torch.equal(torch.isinf(bias), (future & causal).expand_as(bias))
+    assert bool((bias[torch.isinf(bias)] < 0).all())
+    torch.testing.assert_close(bias[0], f.bias(k_len, causal=causal)[:, k_len - q_len:], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("threshold", [4.0, 16.0, 64.0])
+def test_fire_normalisation_keeps_inputs_in_unit_interval_at_unseen_lengths(threshold):
+    torch.manual_seed(0)
+    f = FireBias(4, L_thr_init=threshold)
+    for length in (8, 64, 1000, 4096):
+        pos = torch.arange(length)
+        u = f.normalized_distance(pos, pos).detach()  # [L, L]
+        causal = torch.ones(length, length).tril().bool()
+        assert u[causal].min() >= 0 and u[causal].max() <= 1
+        beyond = pos >= threshold  # queries past the threshold see their first key at 1 (up to eps / psi(L_thr))
+        torch.testing.assert_close(u[beyond, 0], torch.ones(int(beyond.sum())), rtol=1e-5, atol=0)
+
+
+def test_fire_depends_on_distance_only_below_the_threshold():
+    torch.manual_seed(0)
+    f = FireBias(2, L_thr_init=32)
+    b = f.bias(64, causal=False).detach()  # [h, 64, 64]
+    for d in (0, 3, 10):
+        below = torch.diagonal(b[:, : 32 - d], offset=-d, dim1=-2, dim2=-1)  # queries i < 32 ... distance d
+        below = torch.stack([b[:, i, i - d] for i in range(d, 32)], -1)
+        torch.testing.assert_close(below, below[..., :1].expand_as(below), rtol=0, atol=1e-6)
+    # beyond it the same distance is normalised by a growing divisor: the input shrinks with i
+    u = f.normalized_distance(torch.arange(32, 64), torch.arange(64)).detach()
+    same_distance = torch.stack([u[r, 32 + r - 5] for r in range(32)])
+    assert bool((same_distance[1:] < same_distance[:-1]).all())
+
+
+def test_fire_keeps_its_bias_only_without_gradients():
+    torch.manual_seed(0)
+    f = FireBias(4, L_thr_init=16)
+    q, k, _ = random_qkv()
+    with torch.no_grad():
+        first = f.logit_bias(q, k, causal=True)
+        assert f.logit_bias(q, k, causal=True) is first
+        f.mlp[2].bias.add_(1.0)
+        second = f.logit_bias(q, k, causal=True)
+    finite = torch.isfinite(first)
+    torch.testing.assert_close(second[finite], first[finite] + 1.0)
+    assert f.logit_bias(q, k, causal=True).requires_grad
+
+
+# ------------------------------------------------------------------------------------------- CoPE
+
+
+def saturated(b, h, n, d, value):
+    """q or k rows of one constant: q.k / sqrt(d) = value**2 sqrt(d) -> gates of exactly 1.0 in float32."""
+    return torch.full((b, h, n, d), float(value))
+
+
+@pytest.mark.parametrize("q_len, k_len", [(1, 1), (5, 5), (3, 11), (1, 9)])
+def test_cope_positions_are_token_distances_when_every_gate_is_one(q_len, k_len):
+    d = 16
+    c = CoPE(d, npos_max=k_len + 1)
+    q, k = saturated(2, 3, q_len, d, 10), saturated(2, 3, k_len, d, 10)
+    pos = c.positions(q, k)  # [b, h, L, T]
+    query_pos = torch.arange(k_len - q_len, k_len)[:, None]
+    key_pos = torch.arange(k_len)[None, :]
+    expected = torch.where(key_pos <= query_pos, query_pos - key_pos + 1, 0).to(torch.float32)  # inclusive count
+    assert torch.equal(pos, expected.expand_as(pos))
+    both = c.positions(q, k, causal=False)  # non-causal: the count between the two, either way
+    assert torch.equal(both, ((query_pos - key_pos).abs() + 1).to(torch.float32).expand_as(both))
+
+
+def test_cope_interpolates_the_embeddings_linearly():
+    # e[n] = n * u makes q.e(p) = p * (q.u) exact for fractional p: the interpolation is linear
+    torch.manual_seed(0)
+    d, npos = 8, 12
+    c = CoPE(d, npos_max=npos)
+    u = torch.randn(d)
+    with torch.no_grad():
+        c.pos_emb.copy_(u[:, None] * torch.arange(npos, dtype=torch.float32)[None, :])
+    q, k, _ = random_qkv(L=7, T=7, d=d)
+    bias = c.logit_bias(q, k, causal=True)
+    pos = c.positions(q, k).clamp(max=npos - 1)
+    expected = pos * (q @ u)[..., None] / math.sqrt(d)
+    finite = torch.isfinite(bias)
+    torch.testing.assert_close(bias[finite], expected[finite], rtol=1e-5, atol=1e-5)
+    assert bool((pos.frac() != 0).any())  # the check did meet fractional positions
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cope_is_invariant_to_inserting_gated_off_tokens(seed):
+    g = torch.Generator().manual_seed(seed)
+    d, n = 16, 10
+    c = CoPE(d, npos_max=32)
+    with torch.no_grad():
+        c.pos_emb.normal_(generator=g)
+    q = torch.rand(1, 2, n, d, generator=g) + 0.5  # positive queries ...
+    k = torch.randn(1, 2, n, d, generator=g)
+    off_k = torch.full((1, 2, 1, d), -30.0)  # ... so these keys get sigmoid(q.k/sqrt(d)) = 0
+    keep = torch.tensor([True, False, True, True, False, False, True, True, True, False, True, True, True, True])
+    q_ins = torch.empty(1, 2, len(keep), d)
+    k_ins = torch.empty(1, 2, len(keep), d)
+    q_ins[:, :, keep], k_ins[:, :, keep] = q, k
+    q_ins[:, :, ~keep] = torch.rand(1, 2, int((~keep).sum()), d, generator=g) + 0.5
+    k_ins[:, :, ~keep] = off_k
+    assert c._gates(q_ins, k_ins)[:, :, keep][..., ~keep].max() < 1e-30
+    before = c.logit_bias(q, k, causal=True)
+    after = c.logit_bias(q_ins, k_ins, causal=True)[:, :, keep][..., keep]
+    assert torch.equal(torch.isinf(before), torch.isinf(after))
+    finite = torch.isfinite(before)
+    torch.testing.assert_close(after[finite], before[finite], rtol=1e-5, atol=1e-5)
+    # token positions are not invariant: a learned table indexed by i - j would change
+    assert not torch.equal(c.positions(q_ins, k_ins)[:, :, keep][..., keep], c.positions(q, k))
+
+
+@pytest.mark.parametrize("q_len, k_len", [(1, 8), (3, 8), (8, 8)])
+def test_cope_causal_mask_and_decoding_rows(q_len, k_len):
+    torch.manual_seed(0)
+    c = CoPE(16, npos_max=6)  # positions up to 8 are clamped at 5
+    with torch.no_grad():
+        c.pos_emb.normal_()
+    q, k, v = random_qkv(L=k_len, T=k_len)
+    full = c.logit_bias(q, k, causal=True)  # [b, h, T, T]
+    part = c.logit_bias(q[:, :, k_len - q_len:], k, causal=True)  # the last q_len queries, a KV cache
+    torch.testing.assert_close(part, full[:, :, k_len - q_len:], rtol=0, atol=1e-6)
+    future = torch.ones(k_len, k_len).triu(1).bool()
+    assert torch.equal(torch.isinf(full), future.expand_as(full))
+    weights = torch.softmax(q @ k.transpose(-1, -2) / 4 + full, -1).detach()
+    assert float(weights[..., future].abs().max()) == 0.0
+
+
+def test_cope_gradients_reach_the_embeddings_and_the_gates():
+    torch.manual_seed(0)
+    c = CoPE(16, npos_max=10)
+    with torch.no_grad():
+        c.pos_emb.normal_()
+    q, k, v = random_qkv(L=8, T=8)
+    q.requires_grad_(True)
+    sdpa_with(c, q, k, v, True).square().sum().backward()
+    assert c.pos_emb.grad.abs().sum() > 0 and q.grad.abs().sum() > 0
+
+
+# -------------------------------------------------------------------------- as attention methods
+
+
+@pytest.mark.parametrize("make", [lambda: KerpleBias(4), lambda: KerpleBias(4, kind="power"),
+                                  lambda: FireBias(4, L_thr_init=4), lambda: CoPE(16, npos_max=12)])
+def test_methods_give_causal_attention_that_ignores_the_future(make):
+    torch.manual_seed(0)
+    m = make()
+    q, k, v = random_qkv(L=7, T=7)
+    out = sdpa_with(m, q, k, v, True)
+    v2 = v.clone()
+    v2[:, :, -1] += 100.0  # the last key's value only reaches the last query
+    out2 = sdpa_with(m, q, k, v2, True)
+    torch.testing.assert_close(out[:, :, :-1], out2[:, :, :-1], rtol=0, atol=0)
+    assert not torch.allclose(out[:, :, -1], out2[:, :, -1])
+
+
+@pytest.mark.parametrize("make", [lambda: KerpleBias(4), lambda: FireBias(4, L_thr_init=4),
+                                  lambda: CoPE(16, npos_max=12)])
+@pytest.mark.parametrize("causal", [True, False])
+def test_methods_run_inside_multi_head_attention_with_a_cache(make, causal):
+    torch.manual_seed(0)
+    mha = posenc.MultiHeadAttention(64, 4, position=make(), causal=causal)
+    x = torch.randn(2, 6, 64)
+    full = mha(x)
+    assert full.shape == (2, 6, 64)
+    if causal:  # decoding token by token with a cache gives the full forward's rows
+        cache = posenc.KVCache()
+        steps = torch.cat([mha(x[:, t:t + 1], cache=cache) for t in range(6)], 1)
+        torch.testing.assert_close(steps, full, rtol=1e-5, atol=1e-5)
+
+
+# ------------------------------------------------------------------------------------- bad input
+
+
+def test_kerple_bad_input():
+    with pytest.raises(ValueError, match="n_heads must be >= 1"):
+        KerpleBias(0)
+    with pytest.raises(ValueError, match=r"kind must be one of \('log', 'power'\)"):
+        KerpleBias(4, kind="cubic")
+    with pytest.raises(ValueError, match=r"r2 must be <= 2"):
+        KerpleBias(4, kind="power", r2=2.5)
+    with pytest.raises(ValueError, match=r"r1 must be > 0"):
+        KerpleBias(4, r1=[1.0, 0.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match=r"one entry per head \(n_heads=4\)"):
+        KerpleBias(4, r1=[1.0, 2.0])
+    with pytest.raises(TypeError, match="distance must be a real tensor"):
+        KerpleBias(4).bias_by_distance(torch.tensor([True]))
+    with pytest.raises(ValueError, match="k_len must be >= 5"):
+        KerpleBias(4).bias(5, 3)
+
+
+def test_fire_bad_input():
+    with pytest.raises(ValueError, match="c_init must be > 0"):
+        FireBias(4, c_init=0.0)
+    with pytest.raises(ValueError, match="L_thr_init must be > 0"):
+        FireBias(4, L_thr_init=-1.0)
+    with pytest.raises(ValueError, match="hidden must be >= 1"):
+        FireBias(4, hidden=0)
+    with pytest.raises(TypeError, match="n_heads must be an int"):
+        FireBias(4.0)
+    with pytest.raises(ValueError, match="query_pos must hold real positions >= 0"):
+        FireBias(4).normalized_distance(torch.tensor([-1]), torch.tensor([0]))
+
+
+def test_cope_bad_input():
+    with pytest.raises(ValueError, match="npos_max must be >= 2"):
+        CoPE(16, npos_max=1)
+    with pytest.raises(ValueError, match="head_dim must be >= 1"):
+        CoPE(0, npos_max=8)
+    with pytest.raises(ValueError, match="q and k must end in head_dim=16"):
+        CoPE(16, npos_max=8).positions(torch.randn(3, 8), torch.randn(3, 8))
+    with pytest.raises(ValueError, match="k must have at least as many positions as q"):
+        CoPE(16, npos_max=8).positions(torch.randn(3, 16), torch.randn(2, 16))
+    with pytest.raises(TypeError, match="q must be a floating-point tensor"):
+        CoPE(16, npos_max=8).positions(torch.ones(3, 16, dtype=torch.long), torch.randn(3, 16))
+
+
+@exported
+def test_exported_names_bad_input():
+    with pytest.raises(ValueError, match="kind must be one of"):
+        posenc.KerpleBias(4, kind="linear")
+    with pytest.raises(ValueError, match="c_init must be > 0"):
+        posenc.FireBias(4, c_init=-0.1)
+    with pytest.raises(ValueError, match="npos_max must be >= 2"):
+        posenc.CoPE(16, npos_max=0)

@@ -1,0 +1,500 @@
+"""Chapter 10's functions: partial rotary, M-RoPE, Llama 4's NoPE temperature and chunked attention,
+xPos, MLA's cache size, StreamingLLM positions and the model table, each against Hugging Face
+transformers or an independent implementation written from the reference code, plus bad input."""
+import math
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+import posenc
+import posenc.rope_today  # noqa: F401  (posenc.<name> below: the names of posenc.rope_today)
+
+ROOT = Path(__file__).resolve().parents[1]
+F32 = dict(rtol=1e-5, atol=1e-5)
+
+
+def _hf():
+    return pytest.importorskip("transformers")
+
+
+# --------------------------------------------------------------------------- partial rotary
+
+@pytest.mark.parametrize("head_dim,factor", [(64, 0.25), (80, 0.4), (96, 0.5), (32, 0.75)])
+def test_partial_rotary_matches_hf_gpt_neox(head_dim, factor):
+    transformers = _hf()
+    from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding, apply_rotary_pos_emb
+
+    cfg = transformers.GPTNeoXConfig(hidden_size=head_dim * 2, num_attention_heads=2,
+                                     rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
+                                                      "partial_rotary_factor": factor})
+    r = int(head_dim * factor)
+    q, k = torch.randn(2, 2, 40, head_dim), torch.randn(2, 2, 40, head_dim)
+    ids = torch.arange(40)[None].expand(2, 40)
+    hf_cos, hf_sin = GPTNeoXRotaryEmbedding(cfg)(q, ids)
+    hq, hk = apply_rotary_pos_emb(q, k, hf_cos, hf_sin)
+    cos, sin = posenc.rope_cos_sin(40, r, 10000.0)  # r-wide tables: base ** (-2i / r)
+    assert cos.shape == (40, r)
+    torch.testing.assert_close(cos, hf_cos[0], **F32)
+    torch.testing.assert_close(posenc.apply_rope(q, cos, sin), hq, **F32)
+    torch.testing.assert_close(posenc.apply_rope(k, cos, sin), hk, **F32)
+
+
+def test_partial_rotary_matches_hf_phi():
+    transformers = _hf()
+    from transformers.models.phi.modeling_phi import PhiRotaryEmbedding, apply_rotary_pos_emb
+
+    cfg = transformers.PhiConfig(hidden_size=160, num_attention_heads=2,
+                                 rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
+                                                  "partial_rotary_factor": 0.4})
+    r = 32  # Phi-2: head_dim 80, partial_rotary_factor 0.4
+    q = torch.randn(1, 2, 25, 80)
+    hf_cos, hf_sin = PhiRotaryEmbedding(cfg)(q, torch.arange(25)[None])
+    q_rot, _ = apply_rotary_pos_emb(q[..., :r], q[..., :r], hf_cos, hf_sin)  # Phi splits itself
+    ref = torch.cat((q_rot, q[..., r:]), dim=-1)
+    torch.testing.assert_close(posenc.apply_rope(q, *posenc.rope_cos_sin(25, r)), ref, **F32)
+
+
+def test_partial_rotary_interleaved_matches_hf_gptj():
+    _hf()
+    from transformers.models.gptj.modeling_gptj import apply_rotary_pos_emb, create_sinusoidal_positions
+
+    head_dim, r, seq = 64, 16, 30  # GPT-J: rotary_dim 64 of head_dim 256, here scaled down
+    x = torch.randn(2, seq, 3, head_dim)  # GPT-J keeps [b, L, h, d] while rotating
+    sincos = create_sinusoidal_positions(seq, r)[None]  # [1, L, r]: sin | cos halves
+    sin, cos = torch.split(sincos, r // 2, dim=-1)
+    ref = torch.cat((apply_rotary_pos_emb(x[..., :r], sin, cos), x[..., r:]), dim=-1)
+    ci, si = posenc.rope_cos_sin(seq, r, layout="interleaved")
+    got = posenc.apply_rope(x.transpose(1, 2), ci, si, layout="interleaved").transpose(1, 2)
+    torch.testing.assert_close(got, ref, **F32)
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("head_dim,r", [(8, 2), (16, 8), (64, 16), (64, 64)])
+def test_partial_rotary_passes_the_rest_through_and_rotates_the_rest(layout, head_dim, r):
+    x = torch.randn(3, 50, head_dim)
+    cos, sin = posenc.rope_cos_sin(50, r, 500000.0, layout=layout)
+    y = posenc.apply_rope(x, cos, sin, layout=layout)
+    assert torch.equal(y[..., r:], x[..., r:])  # copied, not computed
+    torch.testing.assert_close(y[..., :r], posenc.apply_rope(x[..., :r].contiguous(), cos, sin, layout=layout))
+    torch.testing.assert_close(y.norm(dim=-1), x.norm(dim=-1))
+    # the module with rotary_dim does the same
+    rope = posenc.RotaryEmbedding(head_dim, 16, 500000.0, layout=layout, rotary_dim=r)
+    torch.testing.assert_close(rope(x[None]), y[None])
+
+
+@pytest.mark.parametrize("head_dim,r", [(16, 4), (64, 16), (128, 32)])
+def test_unrotated_dims_carry_position_free_scores(head_dim, r):
+    """The pass-through dims add the same q.k at every pair of positions; the rotated dims do not."""
+    q, k = torch.randn(head_dim), torch.randn(head_dim)
+    cos, sin = posenc.rope_cos_sin(200, r)
+    qr, kr = posenc.apply_rope(q, cos, sin), posenc.apply_rope(k, cos, sin)  # [200, d] each: q, k at each position
+    scores_pass = qr[:, r:] @ kr[:, r:].T  # [200, 200]
+    scores_rot = qr[:, :r] @ kr[:, :r].T
+    torch.testing.assert_close(scores_pass, torch.full_like(scores_pass, float(q[r:] @ k[r:])), rtol=1e-5, atol=1e-4)
+    assert scores_rot.std() > 0.1 * scores_rot.abs().mean()
+
+
+def test_apply_rope_single_vector_with_partial_tables():
+    x = torch.randn(8)
+    cos, sin = posenc.rope_cos_sin(5, 4)
+    y = posenc.apply_rope(x, cos, sin)
+    assert y.shape == (5, 8) and torch.equal(y[:, 4:], x[4:].expand(5, 4))
+
+
+# --------------------------------------------------------------------------- M-RoPE
+
+def _qwen2vl_rotary(head_dim, section, base):
+    _hf()
+    from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLTextConfig
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLRotaryEmbedding
+
+    cfg = Qwen2VLTextConfig(hidden_size=head_dim * 2, num_attention_heads=2,
+                            rope_parameters={"rope_type": "default", "rope_theta": base, "mrope_section": section})
+    return Qwen2VLRotaryEmbedding(cfg)
+
+
+@pytest.mark.parametrize("head_dim,section", [(32, [4, 6, 6]), (128, [16, 24, 24]), (16, [8, 0, 0]), (16, [2, 3, 3])])
+@pytest.mark.parametrize("base", [10000.0, 1000000.0])
+def test_mrope_matches_qwen2vl(head_dim, section, base):
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import apply_rotary_pos_emb
+
+    emb = _qwen2vl_rotary(head_dim, section, base)
+    g = torch.Generator().manual_seed(head_dim)
+    pos = torch.randint(0, 300, (3, 2, 21), generator=g)
+    hf_cos, hf_sin = emb(torch.zeros(1), pos)  # [b, L, d]
+    cos, sin = posenc.mrope_cos_sin(pos, head_dim, section, base)
+    # HF forms the angles in float32: its error is about |angle| * 2**-24 <= 300 * 6e-8
+    torch.testing.assert_close(cos, hf_cos, rtol=0, atol=5e-5)
+    torch.testing.assert_close(sin, hf_sin, rtol=0, atol=5e-5)
+    q, k = torch.randn(2, 4, 21, head_dim), torch.randn(2, 4, 21, head_dim)
+    hq, hk = apply_rotary_pos_emb(q, k, hf_cos, hf_sin)
+    torch.testing.assert_close(posenc.apply_rope(q, cos[:, None], sin[:, None]), hq, rtol=0, atol=2e-4)
+    one_c, one_s = posenc.mrope_cos_sin(pos[:, 0], head_dim, section, base)  # [3, L] -> [L, d]
+    torch.testing.assert_close(one_c, cos[0], rtol=0, atol=0)
+    torch.testing.assert_close(one_s, sin[0], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("head_dim,section", [(32, [4, 6, 6]), (128, [16, 24, 24])])
+def test_mrope_on_text_is_plain_rope(head_dim, section):
+    pos = torch.arange(40)
+    cos, sin = posenc.mrope_cos_sin(pos.expand(3, 40), head_dim, section, 1e6)
+    ref_c, ref_s = posenc.rope_cos_sin(pos, head_dim, 1e6)
+    torch.testing.assert_close(cos, ref_c, rtol=0, atol=0)
+    torch.testing.assert_close(sin, ref_s, rtol=0, atol=0)
+
+
+def test_mrope_scores_depend_on_the_3d_offset_only():
+    head_dim, section = 32, [4, 6, 6]
+    g = torch.Generator().manual_seed(1)
+    q, k = torch.randn(head_dim, generator=g), torch.randn(head_dim, generator=g)
+    a, b = torch.randint(0, 50, (3, 2), generator=g).unbind(1)
+    shift = torch.tensor([7, -3, 11])
+
+    def score(pq, pk):
+        cos, sin = posenc.mrope_cos_sin(torch.stack((pq, pk), 1), head_dim, section)
+        qr, kr = posenc.apply_rope(q, cos, sin), posenc.apply_rope(k, cos, sin)
+        return float(qr[0] @ kr[1])
+
+    assert math.isclose(score(a, b), score(a + shift + 20, b + shift + 20), rel_tol=1e-4, abs_tol=1e-4)
+
+
+def _hf_rope_index(segments, merge=2):
+    _hf()
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLModel
+
+    types, grids = [], []
+    for seg in segments:
+        if isinstance(seg, tuple):
+            t, h, w = seg
+            types += [1] * (t * h * w)
+            grids.append([t, h * merge, w * merge])  # raw patch grid before the merge
+        else:
+            types += [0] * seg
+    fake = SimpleNamespace(config=SimpleNamespace(vision_config=SimpleNamespace(spatial_merge_size=merge)))
+    fake.get_vision_position_ids = lambda *a, **kw: Qwen2VLModel.get_vision_position_ids(fake, *a, **kw)
+    ids = torch.zeros(1, len(types), dtype=torch.long)
+    pos, _ = Qwen2VLModel.get_rope_index(fake, ids, torch.tensor([types]), image_grid_thw=torch.tensor(grids))
+    return pos[:, 0]
+
+
+@pytest.mark.parametrize("segments", [[5, (1, 3, 4), 6], [1, (1, 2, 2), 3, (1, 5, 2), 2], [(1, 4, 4), 3]])
+def test_mrope_position_ids_match_qwen2vl_get_rope_index(segments):
+    torch.testing.assert_close(posenc.mrope_position_ids(segments), _hf_rope_index(segments), rtol=0, atol=0)
+
+
+def test_mrope_position_ids_continue_after_the_largest_position():
+    pos = posenc.mrope_position_ids([2, (3, 2, 5), 1])
+    assert pos.shape == (3, 2 + 30 + 1)
+    assert pos[:, -1].tolist() == [2 + 5] * 3  # 2 text tokens, then a grid reaching position 2 + 4
+
+
+# --------------------------------------------------------------------------- Llama 4
+
+def _llama4_config(**kw):
+    _hf()
+    from transformers.models.llama4.configuration_llama4 import Llama4TextConfig
+
+    cfg = Llama4TextConfig(hidden_size=64, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                           num_hidden_layers=8, intermediate_size=32, intermediate_size_mlp=32, vocab_size=10, **kw)
+    cfg._attn_implementation = "eager"
+    return cfg
+
+
+def _nope_attention_reference(att, x, temperature):
+    """Llama 4's NoPE-layer attention, written out with posenc's temperature (no mask, as HF without one)."""
+    b, n, _ = x.shape
+    q = att.q_proj(x).view(b, n, 4, 16) * temperature[None, :, None, None]
+    k = att.k_proj(x).view(b, n, 2, 16).repeat_interleave(2, dim=2)
+    v = att.v_proj(x).view(b, n, 2, 16).repeat_interleave(2, dim=2)
+    w = torch.softmax(torch.einsum("bqhd,bkhd->bhqk", q, k) / 4.0, dim=-1)
+    return att.o_proj(torch.einsum("bhqk,bkhd->bqhd", w, v).reshape(b, n, 64))
+
+
+@pytest.mark.parametrize("floor_scale,attn_scale", [(4, 0.1), (3, 0.5), (8192, 0.1)])
+def test_llama4_temperature_matches_hf_attention(floor_scale, attn_scale):
+    from transformers import DynamicCache
+    from transformers.models.llama4.modeling_llama4 import Llama4TextAttention
+
+    cfg = _llama4_config(floor_scale=floor_scale, attn_scale=attn_scale)
+    torch.manual_seed(0)
+    att = Llama4TextAttention(cfg, layer_idx=3).eval()  # layer 3: NoPE
+    assert not att.use_rope
+    x = torch.randn(1, 30, 64)
+    with torch.no_grad():
+        hf, _ = att(x, None, None)
+        temp = posenc.llama4_attention_temperature(torch.arange(30), floor_scale=floor_scale, attn_scale=attn_scale)
+        ours = _nope_attention_reference(att, x, temp)
+        torch.testing.assert_close(ours, hf, **F32)
+        cache = DynamicCache(config=cfg)  # decoding: positions continue after the cached tokens
+        att(x[:, :17], None, None, past_key_values=cache)
+        hf_step, _ = att(x[:, 17:], None, None, past_key_values=cache)
+    temp = posenc.llama4_attention_temperature(torch.arange(17, 30), floor_scale=floor_scale, attn_scale=attn_scale)
+    q = att.q_proj(x[:, 17:]).view(1, 13, 4, 16) * temp[None, :, None, None]
+    k = att.k_proj(x).view(1, 30, 2, 16).repeat_interleave(2, dim=2)
+    v = att.v_proj(x).view(1, 30, 2, 16).repeat_interleave(2, dim=2)
+    w = torch.softmax(torch.einsum("bqhd,bkhd->bhqk", q, k) / 4.0, dim=-1)
+    ref = att.o_proj(torch.einsum("bhqk,bkhd->bqhd", w, v).reshape(1, 13, 64))
+    torch.testing.assert_close(ref.detach(), hf_step, **F32)
+
+
+@pytest.mark.parametrize("floor_scale", [1, 7, 8192])
+def test_llama4_temperature_is_one_before_the_first_step_then_grows_like_log(floor_scale):
+    pos = torch.arange(0, 40 * floor_scale, max(1, floor_scale // 4))
+    t = posenc.llama4_attention_temperature(pos, floor_scale=floor_scale, attn_scale=0.1)
+    assert torch.all(t[pos < floor_scale - 1] == 1.0)
+    assert torch.all(t[1:] >= t[:-1])  # non-decreasing in position
+    n = (pos + 1) // floor_scale
+    torch.testing.assert_close(t.double(), 1 + 0.1 * torch.log(n.double() + 1), rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("n_layers,interval", [(8, 4), (48, 4), (10, 3), (5, 1)])
+def test_llama4_rope_layers_match_hf_config(n_layers, interval):
+    cfg = _llama4_config() if (n_layers, interval) == (8, 4) else None
+    got = posenc.llama4_rope_layers(n_layers, interval=interval)
+    if cfg is not None:
+        assert got == [bool(v) for v in cfg.no_rope_layers]
+        assert [("chunked_attention" if g else "full_attention") for g in got] == cfg.layer_types
+    assert sum(not g for g in got) == n_layers // interval
+
+
+@pytest.mark.parametrize("seq_len,chunk", [(10, 3), (16, 4), (7, 10), (5, 1)])
+def test_chunked_causal_mask_matches_hf_mask_function(seq_len, chunk):
+    _hf()
+    from transformers.masking_utils import chunked_causal_mask_function
+
+    fn = chunked_causal_mask_function(chunk, torch.zeros(1, dtype=torch.long))
+    t = torch.tensor
+    ref = torch.tensor([[bool(fn(t(0), t(0), t(i), t(j))) for j in range(seq_len)] for i in range(seq_len)])
+    assert torch.equal(posenc.chunked_causal_mask(seq_len, chunk), ref)
+
+
+# --------------------------------------------------------------------------- xPos
+
+def torchscale_xpos(x, scale_base=512, downscale=False, offset=0):
+    """torchscale's XPOS forward, re-implemented from its source (interleaved layout, centred positions)."""
+    length, head_dim = x.shape[-2], x.shape[-1]
+    scale = (torch.arange(0, head_dim, 2) + 0.4 * head_dim) / (1.4 * head_dim)  # [d/2]
+    min_pos = -(length + offset) // 2
+    max_pos = length + offset + min_pos
+    scale = scale ** torch.arange(min_pos, max_pos, 1).to(scale).div(scale_base)[:, None]  # [n, d/2]
+    inv = 1.0 / (10000 ** (torch.arange(0, head_dim // 2) / (head_dim // 2)))
+    ang = torch.arange(scale.shape[0], dtype=torch.float)[:, None] * inv
+    sin, cos = torch.sin(ang), torch.cos(ang)
+    scale, sin, cos = scale[-length:], sin[-length:], cos[-length:]
+    if downscale:
+        scale = 1 / scale
+    sin, cos = (torch.repeat_interleave(t * scale, 2, dim=-1) for t in (sin, cos))
+    x1, x2 = x[..., ::2], x[..., 1::2]
+    rot = torch.stack((-x2, x1), dim=-1).flatten(-2)
+    return x * cos + rot * sin
+
+
+@pytest.mark.parametrize("head_dim", [8, 32, 64])
+@pytest.mark.parametrize("length", [1, 10, 37])
+def test_xpos_matches_torchscale(head_dim, length):
+    x = torch.randn(2, length, head_dim, dtype=torch.float64)
+    centred = torch.arange(length) - math.ceil(length / 2)  # torchscale's positions: pos - ceil(n/2)
+    sq, sk = posenc.xpos_scale(centred, head_dim)
+    half = head_dim // 2
+    cos, sin = posenc.rope_cos_sin(length, head_dim, layout="interleaved", dtype=torch.float64)
+    rot = posenc.apply_rope(x, cos, sin, layout="interleaved")
+    # the half-layout scales, put in the interleaved order of torchscale's rotation
+    q = rot * sq[:, :half].repeat_interleave(2, dim=-1).double()
+    k = rot * sk[:, :half].repeat_interleave(2, dim=-1).double()
+    torch.testing.assert_close(q, torchscale_xpos(x.float()).double(), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(k, torchscale_xpos(x.float(), downscale=True).double(), rtol=1e-5, atol=1e-5)
+    assert torch.equal(sq[:, :half], sq[:, half:])
+
+
+@pytest.mark.parametrize("head_dim", [16, 64])
+@pytest.mark.parametrize("gamma,scale_base", [(0.4, 512), (0.1, 64)])
+def test_xpos_scores_depend_on_distance_only_and_decay(head_dim, gamma, scale_base):
+    pos = torch.arange(-100, 100, 3)
+    sq, sk = posenc.xpos_scale(pos, head_dim, gamma=gamma, scale_base=scale_base)
+    prod = sq[:, None, :].double() * sk[None, :, :].double()  # [L, L, d]: zeta ** ((m - n) / scale_base)
+    dist = (pos[:, None] - pos[None, :]).double()
+    zeta = (torch.arange(0, head_dim, 2).double() / head_dim + gamma) / (1 + gamma)
+    ref = zeta.repeat(2)[None, None, :] ** (dist[..., None] / scale_base)
+    torch.testing.assert_close(prod, ref, rtol=1e-5, atol=0)
+    later = dist > 0  # query after key: every pair's factor is below 1, smallest for the fast pairs
+    assert torch.all(prod[later] < 1) and torch.all(prod[later][:, 0] <= prod[later][:, head_dim // 2 - 1])
+
+
+# --------------------------------------------------------------------------- MLA and StreamingLLM
+
+def test_mla_cache_equals_gqa_with_2_25_groups_as_deepseek_v2_reports():
+    """DeepSeek-V2 (section 2.1.4): MLA's cache, (d_c + d_h^R) l elements, equals GQA with 2.25 groups."""
+    mla = posenc.kv_cache_bytes_per_token("mla", n_layers=60, kv_lora_rank=4 * 128, qk_rope_head_dim=128 // 2)
+    gqa_per_group = posenc.kv_cache_bytes_per_token("gqa", n_layers=60, n_kv_heads=1, head_dim=128)
+    assert mla / gqa_per_group == 2.25
+    mha = posenc.kv_cache_bytes_per_token("mha", n_layers=60, n_kv_heads=128, head_dim=128)
+    assert mha / mla == pytest.approx(2 * 128 * 128 / 576)
+
+
+def test_absorbing_the_key_projection_is_exact_without_rope_and_wrong_with_it():
+    g = torch.Generator().manual_seed(0)
+    d_c, d_h, n = 16, 8, 12
+    w_uk = torch.randn(d_h, d_c, generator=g, dtype=torch.float64)  # latent -> key
+    q = torch.randn(n, d_h, generator=g, dtype=torch.float64)
+    c = torch.randn(n, d_c, generator=g, dtype=torch.float64)  # cached latents
+    plain = q @ (c @ w_uk.T).T
+    absorbed = (q @ w_uk) @ c.T  # the query absorbs W_UK: keys never materialised
+    torch.testing.assert_close(absorbed, plain, rtol=1e-12, atol=1e-12)
+    cos, sin = posenc.rope_cos_sin(n, d_h, dtype=torch.float64)
+    rope = posenc.apply_rope(q, cos, sin) @ posenc.apply_rope(c @ w_uk.T, cos, sin).T
+    absorbed_rope = (posenc.apply_rope(q, cos, sin) @ w_uk) @ c.T  # R_n sits between W_UK and c: cannot absorb
+    assert (absorbed_rope - rope).abs().max() > 0.1 * rope.abs().max()
+
+
+@pytest.mark.parametrize("n_tokens,n_sink,window", [(5, 4, 8), (12, 4, 8), (100, 4, 8), (100, 0, 10), (50, 2, 1)])
+def test_streaming_cache_positions(n_tokens, n_sink, window):
+    kept, pos = posenc.streaming_cache_positions(n_tokens, n_sink=n_sink, window=window)
+    assert len(kept) == min(n_tokens, n_sink + window)
+    assert torch.equal(pos, torch.arange(len(kept)))
+    assert torch.all(kept[1:] > kept[:-1])
+    if n_tokens > n_sink + window:
+        assert kept[:n_sink].tolist() == list(range(n_sink))
+        assert kept[n_sink:].tolist() == list(range(n_tokens - window, n_tokens))
+
+
+# --------------------------------------------------------------------------- the model table
+
+def _bib_keys():
+    return set(re.findall(r"^@\w+\{([^,]+),", (ROOT / "references.bib").read_text(), flags=re.M))
+
+
+def test_every_model_row_has_a_source_and_consistent_widths():
+    keys = _bib_keys()
+    for name, cfg in posenc.MODEL_ROPE_CONFIGS.items():
+        assert cfg["source"] in keys, (name, cfg["source"])
+        assert cfg["rotary_dim"] % 2 == 0 and cfg["rotary_dim"] <= cfg["head_dim"], name
+        scaling = cfg["rope_scaling"] or {}
+        for key in ("short_factor", "long_factor"):
+            if key in scaling:
+                assert len(scaling[key]) == cfg["rotary_dim"] // 2, name
+        if "mrope_section" in scaling:
+            assert sum(scaling["mrope_section"]) == cfg["rotary_dim"] // 2, name
+
+
+@pytest.mark.parametrize("name", sorted(posenc.MODEL_ROPE_CONFIGS))
+def test_model_wavelengths_match_hf_rope_init(name):
+    """Each row, turned into a Hugging Face config, gives HF the frequencies scaled_wavelengths uses."""
+    transformers = _hf()
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    cfg = posenc.MODEL_ROPE_CONFIGS[name]
+    got = posenc.scaled_wavelengths(name)
+    params = {"rope_type": "default", "rope_theta": cfg["rope_theta"], **(cfg["rope_scaling"] or {})}
+    if params["rope_type"] == "mrope":
+        params = {"rope_type": "default", "rope_theta": cfg["rope_theta"]}
+    r = cfg["rotary_dim"]
+    hf_cfg = transformers.LlamaConfig(hidden_size=r * 2, num_attention_heads=2, head_dim=r,
+                                      max_position_embeddings=cfg["max_position_embeddings"], rope_parameters=params)
+    if params["rope_type"] == "default":
+        inv = 1.0 / (cfg["rope_theta"] ** (torch.arange(0, r, 2, dtype=torch.int64).float() / r))
+        scale = 1.0
+    else:
+        inv, scale = ROPE_INIT_FUNCTIONS[params["rope_type"]](hf_cfg, "cpu", seq_len=cfg["max_position_embeddings"])
+    torch.testing.assert_close(got["wavelength_after"], 2 * math.pi / inv.double(), rtol=1e-6, atol=0)
+    assert got["attention_scaling"] == pytest.approx(scale, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", list(posenc.SCALING_EXAMPLES) + sorted(posenc.MODEL_ROPE_CONFIGS))
+def test_scalings_never_shorten_a_wavelength(name):
+    got = posenc.scaled_wavelengths(name)
+    assert got["wavelength_after"].shape == got["wavelength_before"].shape == (got["head_dim"] // 2,)
+    assert torch.all(got["wavelength_after"] >= got["wavelength_before"] * (1 - 1e-6))
+    assert got["trained_length"] <= got["target_length"]
+
+
+def test_scaling_examples_keep_their_defining_property():
+    none, pi, yarn, llama3 = (posenc.scaled_wavelengths(n) for n in ("none", "pi", "yarn", "llama3"))
+    torch.testing.assert_close(none["wavelength_after"], none["wavelength_before"], rtol=0, atol=0)
+    torch.testing.assert_close(pi["wavelength_after"], 8 * pi["wavelength_before"], rtol=1e-6, atol=0)
+    for s in (yarn, llama3):  # pairs that turn many times within the trained length are kept
+        short = s["wavelength_before"] < s["trained_length"] / 32
+        torch.testing.assert_close(s["wavelength_after"][short], s["wavelength_before"][short], rtol=1e-6, atol=0)
+        long_ = s["wavelength_before"] > s["trained_length"]
+        torch.testing.assert_close(s["wavelength_after"][long_], 8 * s["wavelength_before"][long_], rtol=1e-5, atol=0)
+    ntk_short = posenc.scaled_wavelengths("ntk", seq_len=4096)  # dynamic NTK: unchanged up to the trained length
+    torch.testing.assert_close(ntk_short["wavelength_after"], ntk_short["wavelength_before"], rtol=1e-6, atol=0)
+
+
+def test_longrope_model_switches_lists_at_the_trained_length():
+    short = posenc.scaled_wavelengths("phi-3-128k", seq_len=4096)
+    long_ = posenc.scaled_wavelengths("phi-3-128k", seq_len=4097)
+    cfg = posenc.MODEL_ROPE_CONFIGS["phi-3-128k"]["rope_scaling"]
+    torch.testing.assert_close(short["wavelength_after"] / short["wavelength_before"],
+                               torch.tensor(cfg["short_factor"], dtype=torch.float64), rtol=1e-6, atol=0)
+    torch.testing.assert_close(long_["wavelength_after"] / long_["wavelength_before"],
+                               torch.tensor(cfg["long_factor"], dtype=torch.float64), rtol=1e-6, atol=0)
+
+
+# --------------------------------------------------------------------------- bad input
+
+BAD_CALLS = [
+    (lambda: posenc.apply_rope(torch.randn(3, 8), torch.ones(3, 3), torch.ones(3, 3)), ValueError, "even"),
+    (lambda: posenc.apply_rope(torch.randn(3, 8), torch.ones(3, 10), torch.ones(3, 10)), ValueError, "head_dim=8"),
+    (lambda: posenc.apply_rope(torch.randn(3, 8), torch.ones(3, 4), torch.ones(3, 2)), ValueError, "cos and sin"),
+    (lambda: posenc.RotaryEmbedding(8, rotary_dim=10), ValueError, "rotary_dim"),
+    (lambda: posenc.RotaryEmbedding(8, rotary_dim=3), ValueError, "rotary_dim"),
+    (lambda: posenc.RotaryEmbedding(8, rotary_dim=4, inv_freq=torch.ones(4)), ValueError, "rotary_dim"),
+    (lambda: posenc.mrope_cos_sin(torch.zeros(2, 5, dtype=torch.long), 8, [2, 1, 1]), ValueError, "position_ids"),
+    (lambda: posenc.mrope_cos_sin(torch.zeros(3, 5), 8, [2, 1, 1]), TypeError, "position_ids"),
+    (lambda: posenc.mrope_cos_sin(torch.zeros(3, 5, dtype=torch.long), 8, [2, 2, 2]), ValueError, "mrope_section"),
+    (lambda: posenc.mrope_cos_sin(torch.zeros(3, 5, dtype=torch.long), 8, [2, 2]), ValueError, "mrope_section"),
+    (lambda: posenc.mrope_cos_sin(torch.zeros(3, 5, dtype=torch.long), 7, [2, 1, 0]), ValueError, "head_dim"),
+    (lambda: posenc.mrope_cos_sin(torch.zeros(3, 5, dtype=torch.long), 8, [2, 1, 1], base=1.0), ValueError, "base"),
+    (lambda: posenc.mrope_position_ids([3, (1, 2)]), ValueError, "segments[1]"),
+    (lambda: posenc.mrope_position_ids([-1]), ValueError, "segments[0]"),
+    (lambda: posenc.llama4_attention_temperature(torch.tensor([0.5])), TypeError, "positions"),
+    (lambda: posenc.llama4_attention_temperature(torch.tensor([-1])), ValueError, "positions"),
+    (lambda: posenc.llama4_attention_temperature(torch.arange(3), floor_scale=0), ValueError, "floor_scale"),
+    (lambda: posenc.llama4_attention_temperature(torch.arange(3), attn_scale=-0.1), ValueError, "attn_scale"),
+    (lambda: posenc.llama4_rope_layers(8, interval=0), ValueError, "interval"),
+    (lambda: posenc.chunked_causal_mask(8, 0), ValueError, "chunk_size"),
+    (lambda: posenc.xpos_scale(torch.tensor([0.5]), 8), TypeError, "positions"),
+    (lambda: posenc.xpos_scale(4, 7), ValueError, "head_dim"),
+    (lambda: posenc.xpos_scale(4, 8, gamma=0.0), ValueError, "gamma"),
+    (lambda: posenc.xpos_scale(4, 8, scale_base=-1), ValueError, "scale_base"),
+    (lambda: posenc.kv_cache_bytes_per_token("mqa", n_layers=2), ValueError, "kind"),
+    (lambda: posenc.kv_cache_bytes_per_token("mla", n_layers=0), ValueError, "n_layers"),
+    (lambda: posenc.streaming_cache_positions(10, window=0), ValueError, "window"),
+    (lambda: posenc.streaming_cache_positions(10, n_sink=-1), ValueError, "n_sink"),
+    (lambda: posenc.scaled_wavelengths("gpt-5"), ValueError, "model_or_scaling"),
+    (lambda: posenc.scaled_wavelengths("longrope", head_dim=128), ValueError, "head_dim"),
+    (lambda: posenc.scaled_wavelengths("pi", head_dim=7), ValueError, "head_dim"),
+]
+
+
+@pytest.mark.parametrize("call,exc,name", BAD_CALLS, ids=[f"bad{i}" for i in range(len(BAD_CALLS))])
+def test_bad_input_raises_clear_error(call, exc, name):
+    with pytest.raises(exc) as info:
+        call()
+    assert name in str(info.value)
+
+
+def test_huge_requests_are_refused_before_allocating():
+    with pytest.raises(ValueError, match="posenc refuses"):
+        posenc.chunked_causal_mask(10**6, 8)
+    with pytest.raises(ValueError, match="posenc refuses"):
+        posenc.xpos_scale(10**9, 128)
+
+
+def test_chapter_table_shows_the_package_data():
+    """Chapter 10's model table (a markdown cell) agrees with MODEL_ROPE_CONFIGS row by row."""
+    import json
+
+    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
+    text = next("".join(c["source"]) for c in nb["cells"]
+                if c["cell_type"] == "markdown" and "| model | position method" in "".join(c["source"]))
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert len(rows) == len(posenc.MODEL_ROPE_CONFIGS)
+    for row, cfg in zip(rows, posenc.MODEL_ROPE_CONFIGS.values()):
+        assert row[0] == "| " + cfg["model"]
+        assert row[2] == f"{cfg['rotary_dim']} / {cfg['head_dim']}"
+        assert float(row[3].replace(" ", "")) == cfg["rope_theta"]
+        assert f'"cite:{cfg["source"]}"' in row[6]
