@@ -501,8 +501,9 @@ def move_cell(page, root, j, samples: int = SAMPLES) -> list[dict]:
     if info["box"]:
         box = part(page, root, j, "box")
         distinct = list(dict.fromkeys(v for v in seen if v not in (None, "")))
-        if len(distinct) >= 2:  # values the slider showed: known to be valid
-            targets = [distinct[0], distinct[-1]]
+        current = cell_info(page, root, j)["value"]
+        if len(distinct) >= 2:  # values the slider showed: known to be valid; first one that differs
+            targets = [v for v in distinct if v != current] + [current]
         else:
             v = float(info["value"])
             step = max(abs(v) * 0.5, 1.0)
@@ -680,7 +681,7 @@ def _explore(p, root, name: str, shot: Path) -> list[str]:
     LATENCIES[name] = samples
     problems += _dependent_ranges(p, root, name)
     boxes = [j for j, info in enumerate(infos) if info["box"]]
-    if not boxes:
+    if not boxes and any(info["slider"] for info in infos):  # numbers get a box; a menu alone takes no typing
         problems.append(f"{name}: no box to type a value into")
     shot_taken = False
     for k, j in enumerate(boxes):
