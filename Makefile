@@ -13,9 +13,6 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.posenc-installed
 VENDOR := _vendor/vendor/.stamp
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
-# The strict build's copy of _config.yml (execute_notebooks: force). It sits beside _config.yml
-# because Jupyter Book resolves the config's relative paths (book/_ext, references.bib) from it.
-STRICT_CONFIG := _config.strict.yml
 export PYTHONHASHSEED := 0
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
@@ -58,12 +55,14 @@ book: setup vendor
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	@echo "Open $(CURDIR)/_build/html/index.html"
 
-# CI's build: clean, every notebook re-executed (execute_notebooks: force), warnings are errors.
+# CI's build: from a clean _build, of the stored outputs that nbval has just re-run and compared
+# (make test runs nbval first), with every explorer's frames rendered afresh; warnings are errors.
+# It does not execute the notebooks a third time: what readers get is the stored outputs, and nbval
+# has checked that a fresh kernel reproduces them.
 book-strict: setup vendor
-	rm -rf _build/html _build/.doctrees _build/jupyter_execute && mkdir -p _build
-	sed 's/^\(  execute_notebooks:\) off/\1 force/' _config.yml > $(STRICT_CONFIG)
-	grep -q "execute_notebooks: force" $(STRICT_CONFIG)
-	$(call with_threads,1) $(BIN)/jupyter-book build . --config $(STRICT_CONFIG) -W -n --keep-going
+	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/.posenc_explorers && mkdir -p _build
+	$(PY) scripts/check_outputs.py $(NOTEBOOKS)
+	$(call with_threads,1) $(BIN)/jupyter-book build . -W -n --keep-going
 
 # Readers run the chapters in a scratch copy (_build/lab/, git-ignored), so the checkout stays clean
 # and `git pull` never conflicts; copies already there (with the reader's changes) are kept.
@@ -110,4 +109,4 @@ bench: setup
 	$(PY) benchmarks/bench_attention.py
 
 clean:
-	rm -rf _build _vendor $(STRICT_CONFIG)
+	rm -rf _build _vendor
