@@ -14,6 +14,9 @@ STAMP := $(VENV)/.posenc-installed
 VENDOR := _vendor/vendor/.stamp
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 export PYTHONHASHSEED := 0
+# matplotlib's font cache per virtualenv: a cache shared with another checkout's venv (since deleted)
+# points at font files that are gone, and every figure then logs findfont warnings
+export MPLCONFIGDIR := $(abspath $(VENV))/mplconfig
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 # Threads: the one place they are set. Each of WORKERS parallel processes (pytest workers, notebook
