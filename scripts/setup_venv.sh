@@ -29,3 +29,6 @@ fi
 # requirements.txt ends with `-e .[book,widgets,test]`: posenc itself, editable, with its extras
 $pip install $quiet -r requirements.txt 2>&1 | grep -v "is ignored: it is neither a file nor a directory" || true
 "$VENV/bin/python" -c "import torch, posenc, jupyter_book, jupyterlab, nbval, playwright; print('setup: torch', torch.__version__, '| posenc', posenc.__version__)"
+# build matplotlib's font cache now (in MPLCONFIGDIR when make sets it): a kernel that built it
+# itself would print "Matplotlib is building the font cache" into a notebook's outputs
+"$VENV/bin/python" -c "import matplotlib.font_manager"
