@@ -11,7 +11,8 @@ import torch
 
 from ._validate import check_float, check_int, check_size, check_tensor
 
-__all__ = ["min_pairwise_distance", "first_repeat", "shift_map", "shift_map_residual", "diagonal_spread"]
+__all__ = ["min_pairwise_distance", "first_repeat", "shift_map", "shift_map_residual", "diagonal_spread",
+           "attention_entropy"]
 
 
 def _table(pe: torch.Tensor, *, pairwise: bool = False) -> torch.Tensor:
@@ -98,3 +99,17 @@ def diagonal_spread(matrix: torch.Tensor) -> float:
     if rows == 0 or cols == 0:
         return 0.0
     return max(float(d.max() - d.min()) for d in (matrix.diagonal(o) for o in range(1 - rows, cols)))
+
+
+def attention_entropy(logits: torch.Tensor) -> torch.Tensor:
+    """Entropy (nats) of each row's attention weights ``softmax(logits)``: ``[..., T]`` -> ``[...]``.
+
+    The book's measure of how sharp attention is (chapters 7 and 10: a temperature or YaRN's
+    attention factor above 1 lowers it); ``log T`` for uniform weights, 0 for one-hot. Masked keys
+    (``-inf`` logits) count as weight 0.
+    """
+    check_tensor("logits", logits, floating=True)
+    if logits.ndim == 0:
+        raise ValueError("logits must have at least one dimension (the keys)")
+    weights = logits.softmax(-1)
+    return -torch.special.xlogy(weights, weights).sum(-1)

@@ -132,3 +132,21 @@ def test_diagonal_spread_is_zero_exactly_for_functions_of_the_offset(rows, cols)
         bumped[1, 1] += 0.25  # the main diagonal now holds two different values
         assert posenc.diagonal_spread(bumped) == pytest.approx(0.25)
     assert posenc.diagonal_spread(torch.zeros(0, cols)) == 0.0
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 64])
+def test_attention_entropy_is_log_n_for_uniform_and_zero_for_one_hot(n):
+    torch.testing.assert_close(posenc.attention_entropy(torch.zeros(3, n, dtype=torch.float64)),
+                               torch.full((3,), math.log(n), dtype=torch.float64))
+    one_hot = torch.full((n,), float("-inf"), dtype=torch.float64)
+    one_hot[0] = 0.0
+    assert posenc.attention_entropy(one_hot).item() == 0.0  # masked keys weigh 0, not NaN
+    logits = torch.randn(5, n, dtype=torch.float64)
+    assert torch.all(posenc.attention_entropy(2 * logits) <= posenc.attention_entropy(logits) + 1e-12)
+
+
+def test_attention_entropy_bad_input():
+    with pytest.raises(TypeError, match="logits"):
+        posenc.attention_entropy(torch.zeros(3, dtype=torch.int64))
+    with pytest.raises(ValueError, match="logits"):
+        posenc.attention_entropy(torch.tensor(1.0))
