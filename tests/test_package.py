@@ -54,7 +54,7 @@ def test_every_import_is_declared():
     assert core == {"torch", "numpy"}
     for path in (ROOT / "posenc").glob("*.py"):
         used = {dist.get(n, n) for n in _third_party_imports(path)}
-        allowed = core | (extras["widgets"] if path.stem in ("widgets", "explorer") else set())
+        allowed = core | (extras["widgets"] if path.stem in ("widgets", "explorer", "_canvas") else set())
         if path.stem == "book":  # the chapters' set-up: the book extra
             allowed = core | extras["widgets"] | extras["book"]
         if path.stem in ("lm", "bench"):

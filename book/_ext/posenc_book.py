@@ -64,13 +64,13 @@ def _cache_path(app, name: str) -> Path:
     import matplotlib
 
     import posenc.widgets as widgets
-    from posenc.explorer import HTML_SCALE
+    from posenc.explorer import FRAME_FORMAT, HTML_SCALE
 
     if not hasattr(app, "_posenc_code_hash"):
         app._posenc_code_hash = _code_hash(Path(app.confdir))
     cls = getattr(widgets, name)
     grid = [(p.name, p.frames) for p in cls.frame_params()]
-    key = hashlib.sha256(json.dumps([CACHE_VERSION, name, repr(grid), HTML_SCALE, cls.plot.frame_colors,
+    key = hashlib.sha256(json.dumps([CACHE_VERSION, name, repr(grid), HTML_SCALE, FRAME_FORMAT, cls.plot.frame_colors,
                                      matplotlib.__version__, app._posenc_code_hash]).encode()).hexdigest()[:20]
     return Path(app.outdir).parent / ".posenc_explorers" / f"{name}-{key}.html"
 
