@@ -42,7 +42,6 @@ References:
 
 from __future__ import annotations
 
-import math
 
 import torch
 from torch import nn

@@ -43,7 +43,7 @@ from .position import POSITION_METHODS, MethodFactory, NoPEMethod, RopeMethod
 __all__ = ["SyntheticCorpus", "PasskeyCorpus", "PasskeyBatch", "TinyLM", "train_lm", "evaluate_lm",
            "evaluate_passkey", "TrigramBaseline", "run_extrapolation", "experiment_config", "scaling_kwargs",
            "code_hash",
-           "code_files", "load_results", "summarize", "EXPERIMENT_METHODS", "EXPERIMENT_SCALINGS", "FINETUNED",
+           "code_files", "load_results", "summarize", "format_mean_range", "EXPERIMENT_METHODS", "EXPERIMENT_SCALINGS", "FINETUNED",
            "BIAS_METHODS", "learned_bias"]
 
 
@@ -746,3 +746,22 @@ def summarize(result: dict, metric: str = "loss_beyond") -> dict:
             t = torch.tensor(values, dtype=torch.float64)
             table.setdefault(name, {})[int(key)] = (t.mean().item(), t.min().item(), t.max().item())
     return table
+
+
+def format_mean_range(value: tuple[float, float, float] | None, *, percent: bool = False) -> str:
+    """One entry of :func:`summarize` as the chapters print it: ``"2.31 (2.28–2.35)"`` (mean, then
+    the range over seeds), ``"87 (80–93)"`` with ``percent`` (a fraction shown in %), ``"—"`` for None.
+
+    Raises:
+        TypeError: ``value`` is not None or a (mean, min, max) triple of numbers.
+    """
+    if value is None:
+        return "—"
+    if (isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 3
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+        raise TypeError(f"value must be None or a (mean, min, max) triple of numbers, got {value!r}")
+    if percent:
+        mean, low, high = (100 * v for v in value)
+        return f"{mean:.0f} ({low:.0f}–{high:.0f})"
+    mean, low, high = value
+    return f"{mean:.2f} ({low:.2f}–{high:.2f})"

@@ -333,3 +333,37 @@ def test_experiment_scalings_are_the_experiments_not_the_registry():
 def test_tiny_lm_refuses_bad_input_naming_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+@pytest.mark.parametrize("value,percent,text", [
+    ((2.3149, 2.2801, 2.351), False, "2.31 (2.28–2.35)"),
+    ((0.8749, 0.8, 0.93), True, "87 (80–93)"),
+    ((1, 0, 2), False, "1.00 (0.00–2.00)"),
+    (None, False, "—"),
+])
+def test_format_mean_range(value, percent, text):
+    from posenc.lm import format_mean_range
+
+    assert format_mean_range(value, percent=percent) == text
+
+
+def test_format_mean_range_formats_what_summarize_returns():
+    from posenc.lm import format_mean_range, load_results, summarize
+
+    table = summarize(load_results("extrapolation", check=False), "passkey")
+    for row in table.values():
+        for value in row.values():
+            text = format_mean_range(value, percent=True)
+            if value is None:
+                assert text == "—"
+            else:  # the three numbers printed are the rounded mean, min and max, in that order
+                shown = [float(x) for x in text.replace("(", " ").replace(")", " ").replace("–", " ").split()]
+                assert len(shown) == 3 and all(abs(s - 100 * v) <= 0.5 + 1e-9 for s, v in zip(shown, value))
+
+
+@pytest.mark.parametrize("bad", [(1.0, 2.0), "1 2 3", (1.0, "a", 2.0), 3.0, (True, 0.0, 1.0)])
+def test_format_mean_range_bad_input(bad):
+    from posenc.lm import format_mean_range
+
+    with pytest.raises(TypeError, match="value must be None or a"):
+        format_mean_range(bad)

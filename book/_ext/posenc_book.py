@@ -9,7 +9,9 @@ Kernel-less explorers
     ``@jupyter-widgets/html-manager`` vendored into ``_static/vendor/html-manager`` by
     scripts/vendor_js.sh. Only pages with an explorer load it; nothing comes from a CDN. The
     frames are cached in ``_build/.posenc_explorers`` by a hash of the explorer, its frame grid and
-    the posenc code, so a rebuild renders nothing new. The notebooks keep no frames.
+    the posenc code, so a rebuild renders nothing new; a page whose explorers' hash changed since
+    it was read is read again (``env-get-outdated``), so an incremental build is never stale. The
+    notebooks keep no frames.
 
     The explorer cell's own output stays removed (tag ``remove-output``: a snapshot of a live
     widget is a dead control), and the static companion cell that follows shows several settings
@@ -153,17 +155,32 @@ def _insert_explorers(app, doctree) -> None:
         output = nodes.container(nb_element="cell_code_output", classes=["cell_output", "posenc-explorer-output"])
         output += nodes.raw("", text, format="html")
         cell += output
-        found.append((match["name"], size))
+        found.append((match["name"], size, _cache_path(app, match["name"]).name))
     pages = getattr(app.env, EXPLORERS_KEY, {})
     pages.pop(docname, None)
     if found:
         pages[docname] = found
-        total = sum(size for _, size in found)
+        total = sum(size for _, size, _ in found)
         logger.info(f"posenc: {docname}: {len(found)} explorer(s), {total / 1e6:.2f} MB of embedded frames")
         if total > PAGE_BUDGET:
             logger.warning(f"{docname}: the explorers embed {total / 1e6:.2f} MB, over the page budget of "
                            f"{PAGE_BUDGET / 1e6:.0f} MB: shrink their frame grids (posenc/widgets.py)")
     setattr(app.env, EXPLORERS_KEY, pages)
+
+
+def _outdated(app, env, added, changed, removed) -> list[str]:
+    """Pages whose explorers would embed different frames now (the posenc code, a frame grid or
+    the cache version changed since the page was read): read again, so that an incremental
+    ``make book`` never serves stale explorers."""
+    stale = []
+    for docname, found in getattr(env, EXPLORERS_KEY, {}).items():
+        if docname in removed:
+            continue
+        if any(len(entry) < 3 or entry[2] != _cache_path(app, entry[0]).name for entry in found):
+            stale.append(docname)
+    if stale:
+        logger.info(f"posenc: {len(stale)} page(s) with explorers to embed again: {', '.join(sorted(stale))}")
+    return stale
 
 
 def _purge(app, env, docname) -> None:
@@ -202,6 +219,7 @@ def _drop_scripts(app, pagename, templatename, context, doctree) -> None:
 def setup(app):
     app.connect("builder-inited", _prerender)
     app.connect("doctree-read", _insert_explorers)
+    app.connect("env-get-outdated", _outdated)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
     app.connect("html-page-context", _load_manager, priority=400)
