@@ -683,6 +683,7 @@ class _LiveUI:
         # The figure is one HTML widget: the title line and the image as a data URL. One message
         # per redraw (not a title and an image), and a data URL decodes in about half the time of
         # the blob URL an Image widget makes (Chromium fetches a blob through its browser process).
+        self.png = explorer.render_png()  # the figure shown (tests read it)
         self.figure = w.HTML(self._figure_html(), layout=w.Layout(width=f"{width}px"))
         self.figure.add_class("posenc-figure")
         self.grid = w.GridBox(cells, layout=_grid_layout())
@@ -768,6 +769,7 @@ class _LiveUI:
         if not explorer.update(**changes):
             self._fail(explorer.error_param or name, explorer.error)
             return False
+        self.png = explorer.render_png()
         self.figure.value = self._figure_html()
         for parts in self.controls.values():
             parts["message"].value = ""
@@ -776,12 +778,11 @@ class _LiveUI:
         return True
 
     def _figure_html(self) -> str:
-        """The title line (centred, the figure's title size, line breaks kept) above the current
-        figure as a PNG data URL shown at its CSS size."""
+        """The title line (centred, the figure's title size, line breaks kept) above ``self.png``
+        as a data URL shown at its CSS size."""
         explorer = self.explorer
         lines = "<br>".join(html.escape(line) for line in explorer.title_text.split("\n"))
         width, height = explorer.css_size
-        self.png = explorer.render_png()
         png = base64.b64encode(self.png).decode("ascii")
         return (f"<div class='posenc-title' style='text-align:center;font-size:{TITLE_SIZE * 4 / 3:.0f}px;"
                 f"line-height:1.25;font-family:\"DejaVu Sans\",sans-serif'>{lines}</div>"

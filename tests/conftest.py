@@ -1,4 +1,5 @@
 import os
+import shutil
 
 import matplotlib
 import pytest
@@ -20,3 +21,28 @@ def _seed():
 
 def f64(x):
     return x.to(torch.float64)
+
+
+#: Headless Chromium for the browser tests (test_browser.py, test_jupyterlab.py). Every request but
+#: loopback goes to the proxy, a port nothing listens on, so nothing can leave the machine; the
+#: tests also record such requests and fail on them.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                 "--proxy-server=http://127.0.0.1:9"]
+
+
+def _chromium() -> str:
+    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not path:
+        pytest.fail("no system Chromium found: install Debian's 'chromium' (`make system-chromium`)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium per test module (the system one: Playwright's download is not used)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+        yield b
+        b.close()

@@ -18,7 +18,6 @@ import functools
 import http.server
 import os
 import re
-import shutil
 import statistics
 import threading
 from pathlib import Path
@@ -34,18 +33,9 @@ HTML = Path(os.environ.get("POSENC_BOOK_HTML") or ROOT / "_build" / "html")
 SHOTS = ROOT / "_build" / "screenshots"
 PAGES = sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
                if not p.relative_to(HTML).as_posix().startswith("_")) if HTML.is_dir() else []
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 
 # Raw TeX left on a page means MathJax did not typeset it.
 RAW_TEX = r"/\\(frac|mathrm|sqrt|begin\{|top\b|theta|mathbb)|\$\$/"
-
-
-def _chromium() -> str:
-    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if not path:
-        pytest.fail("no system Chromium found: install Debian's 'chromium' (`.ci/run` does)")
-    return path
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -64,14 +54,6 @@ def server():
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
 
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def test_there_are_pages():

@@ -55,10 +55,6 @@ BUILD = ROOT / "_build"
 SHOTS = BUILD / "screenshots" / "lab"
 LATENCY_JSON = BUILD / "lab" / "latency.json"
 JUPYTER = ROOT / ".venv" / "bin" / "jupyter"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-                 # every request but loopback goes to this proxy, a port nothing listens on: it fails
-                 "--proxy-server=http://127.0.0.1:9"]
 
 MIN_SLIDER_PX = 150    # issue 17: no slider track narrower than this
 MIN_BOX_PX = 40        # a text box or dropdown must show a few characters
@@ -163,13 +159,6 @@ PROBE_JS = r"""
 
 # ---------------------------------------------------------------------------------------------
 # the server and the browser
-def _chromium() -> str:
-    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if not path:
-        pytest.fail("no system Chromium found: install Debian's 'chromium' (`make system-chromium`)")
-    return path
-
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -274,15 +263,6 @@ def _kill_kernels(runtime: Path) -> None:
                 pass
 
 
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
 class _Page:
     """One JupyterLab tab for the whole module; it records requests leaving the machine and
     JavaScript errors. Chapters are opened in it one after another (``docmanager:open``)."""
@@ -294,7 +274,7 @@ class _Page:
 
         # Requests are recorded, not routed: routing sends every request through this process and
         # slows the page (about 5 ms per explorer redraw). Nothing can leave anyway: the browser's
-        # proxy (CHROMIUM_ARGS) is a closed local port, which everything but loopback must go through.
+        # proxy (tests/conftest.py) is a closed local port, which everything but loopback must go through.
         def record(request):
             url = request.url
             if not (url.startswith(("data:", "blob:")) or urlparse(url).hostname in ("127.0.0.1", "localhost")):
