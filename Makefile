@@ -73,10 +73,10 @@ book-strict: setup vendor
 LAB_DIR := _build/lab
 lab: setup
 	mkdir -p $(LAB_DIR) && cp -n $(NOTEBOOKS) $(LAB_DIR)/
-	$(BIN)/jupyter lab $(LAB_DIR) $(if $(filter 0,$(shell id -u)),--allow-root)
+	$(BIN)/jupyter lab $(LAB_DIR) --config=lab/jupyter_server_config.py $(if $(filter 0,$(shell id -u)),--allow-root)
 
 lab-checkout: setup
-	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
+	$(BIN)/jupyter lab notebooks/ --config=lab/jupyter_server_config.py $(if $(filter 0,$(shell id -u)),--allow-root)
 
 unit: setup
 	$(call with_threads,$(WORKERS)) $(PY) -m pytest tests -m "not browser" -n $(WORKERS) -q

@@ -732,6 +732,11 @@ class _LiveUI:
         cell.add_class(f"posenc-param-{p.name}")
         for kind in ("slider", "input"):
             if kind in parts:
+                # No echo of the reader's own value (ipywidgets 8 sends one before anything else;
+                # traitlets reads per-instance metadata from `_<trait>_metadata`; a menu syncs its
+                # `index`): it is one more message ahead of the figure, for a value the browser
+                # already shows. Values the kernel changes are still sent (`_sync_values`).
+                parts[kind]._value_metadata = parts[kind]._index_metadata = {"echo_update": False}
                 parts[kind].add_class(f"posenc-{kind}")
                 parts[kind].observe(lambda change, p=p, kind=kind: self._on_change(p, kind, change["new"]),
                                     names="value")

@@ -55,6 +55,7 @@ BUILD = ROOT / "_build"
 SHOTS = BUILD / "screenshots" / "lab"
 LATENCY_JSON = BUILD / "lab" / "latency.json"
 JUPYTER = ROOT / ".venv" / "bin" / "jupyter"
+SERVER_CONFIG = ROOT / "lab" / "jupyter_server_config.py"  # as `make lab` starts it (kernel websockets without Nagle)
 
 MIN_SLIDER_PX = 150    # issue 17: no slider track narrower than this
 MIN_BOX_PX = 40        # a text box or dropdown must show a few characters
@@ -130,6 +131,7 @@ PROBE_JS = r"""
   P.arm = root => {
     const before = image(root); const src = before && before.src; const title = titleOf(root);
     P.t0 = null; P.tSwap = null; P.done = null; P.armed = true;
+    P.finished = new Promise(resolve => { P.finish = done => { P.done = done; P.armed = false; resolve(done); }; });
     let titleAt = null, titleFrame = null, timer = null;
     const check = () => {
       if (P.done !== null || !P.armed) return;
@@ -138,20 +140,21 @@ PROBE_JS = r"""
         if (timer) clearTimeout(timer);
         P.tSwap = performance.now(); P.observer.disconnect();
         img.decode().catch(() => null).then(() => requestAnimationFrame(() => {
-          P.done = { t1: performance.now(), swap: P.tSwap, natural: img.naturalWidth, what: 'image' };
-          P.armed = false; }));
+          P.finish({ t1: performance.now(), swap: P.tSwap, natural: img.naturalWidth, what: 'image' }); }));
       } else if (titleAt === null && titleOf(root) !== title) {
         titleAt = performance.now();
         requestAnimationFrame(() => { titleFrame = performance.now(); });
         timer = setTimeout(() => { P.observer.disconnect();
-          P.done = { t1: titleFrame ?? performance.now(), swap: titleAt, natural: null, what: 'title' };
-          P.armed = false; }, TITLE_GRACE_MS);
+          P.finish({ t1: titleFrame ?? performance.now(), swap: titleAt, natural: null, what: 'title' }); }, TITLE_GRACE_MS);
       }
     };
     P.observer = new MutationObserver(check);
     P.observer.observe(root, { subtree: true, childList: true, characterData: true, attributes: true,
                                attributeFilter: ['src', 'class', 'style', 'hidden'] });
   };
+  // resolves with P.done, or with null after `ms`: one call that waits in the page (polling from
+  // the test every animation frame would make the browser draw frames while it is being timed)
+  P.wait = ms => Promise.race([P.finished, new Promise(resolve => setTimeout(() => resolve(null), ms))]);
   P.disarm = () => { if (P.observer) P.observer.disconnect(); P.armed = false; };
 })()
 """
@@ -210,7 +213,7 @@ def lab(tmp_path_factory):
                PYTHONHASHSEED="0", PYDEVD_DISABLE_FILE_VALIDATION="1",
                JUPYTER_CONFIG_DIR=str(scratch / "config"), JUPYTER_RUNTIME_DIR=str(scratch / "runtime"),
                PATH=f"{ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
-    cmd = [str(JUPYTER), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+    cmd = [str(JUPYTER), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1", f"--config={SERVER_CONFIG}",
            f"--ServerApp.token={token}", f"--ServerApp.root_dir={root}",
            "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
            "--LabApp.extension_manager=readonly", "--LabApp.expose_app_in_browser=True",
@@ -456,11 +459,9 @@ def measure(page, root, act) -> dict:
     image is the same bytes). Raises AssertionError if neither changes."""
     page.evaluate("(root) => window.__posenc.arm(root)", root)
     act()
-    try:
-        page.wait_for_function("() => window.__posenc.done !== null", timeout=REDRAW_TIMEOUT_MS)
-    except Exception:
+    if page.evaluate("(ms) => window.__posenc.wait(ms)", REDRAW_TIMEOUT_MS) is None:
         page.evaluate("() => window.__posenc.disarm()")
-        raise AssertionError(f"the figure (image or title) did not change within {REDRAW_TIMEOUT_MS / 1000:.0f} s") from None
+        raise AssertionError(f"the figure (image or title) did not change within {REDRAW_TIMEOUT_MS / 1000:.0f} s")
     t0, done = page.evaluate("() => [window.__posenc.t0, window.__posenc.done]")
     if t0 is None:
         raise AssertionError("no input event was seen before the image changed")
@@ -714,6 +715,16 @@ def _explore(p, root, name: str, shot: Path) -> list[str]:
                 box.press("Enter")
                 p.wait_for_timeout(300)
     return problems
+
+
+def test_kernel_websockets_without_nagle(lab):
+    """The server runs with ``lab/jupyter_server_config.py`` (as ``make lab`` does): every kernel
+    websocket it opened has Nagle's algorithm off (the config logs it per connection)."""
+    log = Path(lab["log"]).read_text(encoding="utf-8", errors="replace")
+    connected = len(re.findall(r"Connecting to kernel", log))
+    if connected == 0:
+        pytest.skip("no kernel was connected (run the whole module)")
+    assert len(re.findall(r"websocket without Nagle's algorithm", log)) == connected, log[-2000:]
 
 
 def test_report_latency(capsys):

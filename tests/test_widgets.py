@@ -168,6 +168,80 @@ def test_an_axis_that_does_not_move_is_not_drawn_again():
     explorer.close()
 
 
+@pytest.mark.parametrize("family", ["DejaVu Sans", "DejaVu Serif", "DejaVu Sans Mono"])
+@pytest.mark.parametrize("size", [6, 9.5, 14, 22])
+@pytest.mark.parametrize("dpi", [72, 96, 150])
+def test_cached_font_height_metrics_lay_text_out_as_matplotlib_does(family, size, dpi):
+    """``font_height_metrics`` (handed to the renderer, which matplotlib then asks) gives every
+    text, one line or several, rotated or not, exactly the layout matplotlib computes itself."""
+    import functools
+
+    import matplotlib.pyplot as plt
+
+    from posenc._canvas import font_height_metrics
+
+    fig = plt.figure(figsize=(3, 2), dpi=dpi)
+    texts = [fig.text(0.1, 0.5, s, family=family, fontsize=size, rotation=r)
+             for s in ("0", "relative distance m - n", "two\nlines gj", "") for r in (0, 90)]
+    renderer = fig.canvas.get_renderer()
+    assert "_get_font_height_metrics" not in vars(renderer)
+    before = [(repr(t._get_layout(renderer)), t.get_window_extent(renderer).bounds) for t in texts]
+    renderer._get_font_height_metrics = functools.partial(font_height_metrics, dpi=renderer.dpi)
+    after = [(repr(t._get_layout(renderer)), t.get_window_extent(renderer).bounds) for t in texts]
+    assert after == before
+    plt.close(fig)
+
+
+class _StubComm:
+    """Records what a widget sends (a comm to a kernel that is not there)."""
+    kernel = True
+    comm_id = "stub"
+
+    def __init__(self, who: str, sent: list) -> None:
+        self.who, self.sent = who, sent
+
+    def send(self, data=None, buffers=None, **kwargs):
+        self.sent.append((self.who, data.get("method"), sorted(data.get("state", {}))))
+
+    def on_msg(self, callback):
+        pass
+
+    def close(self, *args, **kwargs):
+        pass
+
+
+@pytest.mark.parametrize("name", sorted(EXPLORERS))
+def test_a_reader_s_change_sends_the_figure_first_and_no_echo(name):
+    """When the browser sends a control's new value, the kernel's first message is the new figure:
+    no echo of the value (ipywidgets 8 sends one ahead of everything else by default, which the
+    stock slider below still does), then the box showing the value."""
+    import ipywidgets as w
+
+    from posenc.explorer import _LiveUI
+
+    ui = _LiveUI(EXPLORERS[name]())
+    sent: list = []
+    ui.figure.comm = _StubComm("figure", sent)
+    p = ui.explorer.params[0]  # a slider (its box then shows the value) or a menu
+    for kind, widget in ui.controls[p.name].items():
+        widget.comm = _StubComm(kind, sent)
+    control = ui.controls[p.name].get("slider", ui.controls[p.name]["input"])
+    new = next(v for v in (p.options or p.values()) if v != ui.explorer.values[p.name])
+    if isinstance(control, w.Dropdown):  # a menu syncs its index
+        control.set_state({"index": list(control.options).index(new)})
+    else:
+        control.set_state({"value": math.log10(new) if isinstance(control, w.FloatLogSlider) else new})
+    assert sent and sent[0] == ("figure", "update", ["value"]), sent
+    assert not [m for m in sent if m[1] == "echo_update"], sent
+    if "slider" in ui.controls[p.name]:
+        assert ("input", "update", ["value"]) in sent, sent
+    stock, stock_sent = w.IntSlider(), []
+    stock.comm = _StubComm("stock", stock_sent)
+    stock.set_state({"value": 3})
+    assert stock_sent == [("stock", "echo_update", ["value"])]
+    ui.explorer.close()
+
+
 @pytest.mark.parametrize("shape", [(1, 1, 4), (3, 5, 4), (420, 640, 4)])
 def test_png_rgba_round_trips(shape):
     import io
