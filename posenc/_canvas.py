@@ -112,11 +112,17 @@ class LayeredCanvas:
             return (artist.get_text(), artist.get_fontsize(), tuple(np.round(artist.get_position(), 3)))
         return ()
 
+    def _renderer(self):
+        """The canvas's renderer, which lays text out with the cached :func:`font_height_metrics`
+        (a new renderer comes with a new size or dpi; the background draw uses the same one)."""
+        renderer = self.fig.canvas.get_renderer()
+        if "_get_font_height_metrics" not in vars(renderer):
+            renderer._get_font_height_metrics = functools.partial(font_height_metrics, dpi=renderer.dpi)
+        return renderer
+
     def _apply_aspects(self) -> tuple:
         """Fix each axes' drawn box as ``Figure.draw`` would (equal aspect shrinks it); return the boxes."""
-        renderer = self.fig.canvas.get_renderer()
-        if "_get_font_height_metrics" not in vars(renderer):  # a new renderer (new size or dpi)
-            renderer._get_font_height_metrics = functools.partial(font_height_metrics, dpi=renderer.dpi)
+        renderer = self._renderer()
         boxes = []
         for ax in self.fig.axes:
             locator = ax.get_axes_locator()
@@ -140,7 +146,7 @@ class LayeredCanvas:
         from matplotlib.axis import Axis
 
         buf[...] = 0
-        renderer = self.fig.canvas.get_renderer()
+        renderer = self._renderer()
         if isinstance(artist, Axis):  # its label is a layer of its own
             artist.label.set_visible(False)
             artist.draw(renderer)
@@ -200,7 +206,7 @@ class LayeredCanvas:
                 layer.paint(self._composite)
             self._composite_key = key
         buf[...] = self._composite
-        renderer = self.fig.canvas.get_renderer()
+        renderer = self._renderer()
         for artist in self.data:
             if artist.get_visible() and not paint_image(buf, artist):
                 artist.draw(renderer)
@@ -230,7 +236,7 @@ class LayeredCanvas:
         if (layer.rows.start >= EDGE_PX and layer.cols.start >= EDGE_PX and layer.rows.stop <= height - EDGE_PX
                 and layer.cols.stop <= width - EDGE_PX):
             return False
-        renderer = self.fig.canvas.get_renderer()
+        renderer = self._renderer()
         if isinstance(artist, Axis):
             box = artist.get_tightbbox(renderer)
         elif isinstance(artist, Text):
