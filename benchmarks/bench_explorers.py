@@ -15,7 +15,9 @@ parameters' declared sweep values (one change at a time, from the defaults), the
 
 Two passes over the same changes: ``cold``, the first visit of each value (new tick labels are
 drawn), and ``warm``, the second (every overlay comes from the cache, as when a reader drags a
-slider back).
+slider back). Then the rendering ahead that the live widget does while the reader looks
+(``Explorer.prefetch`` of the settings one control step away): its CPU cost, and the cost of the
+step afterwards.
 
 The parts and ``total`` are CPU time of this process (the explorers are single-threaded), which on
 an idle core equals the elapsed time and stays meaningful when other jobs share the machine.
@@ -82,12 +84,48 @@ def measure(cls) -> dict:
     return out
 
 
+def measure_ahead(cls) -> dict:
+    """Rendering ahead (``Explorer.prefetch``, what the live widget does while the reader looks):
+    from the defaults, the settings one control step away (``steps``), the overlays rendered for
+    them, the CPU time of all and of the longest step (what an input arriving meanwhile can wait),
+    and then the median cost of taking one of those steps (``next_ms``, ``total`` as above)."""
+    from posenc.explorer import _LiveUI
+
+    explorer = cls(scale=LIVE_SCALE)
+    ui = _LiveUI(explorer)  # the live widget's controls (no event loop here: nothing is scheduled)
+    steps = ui.steps()
+    before = explorer.canvas.counts["overlay"]
+    spent = []
+    for changes in steps:
+        t0 = time.process_time()
+        explorer.prefetch(**changes)
+        spent.append(time.process_time() - t0)
+    overlays = explorer.canvas.counts["overlay"] - before
+    after = []
+    for changes in steps:
+        after.append(_one_change(explorer, changes)["total"])
+        _one_change(explorer, cls.defaults())
+    explorer.close()
+    return {"steps": len(steps), "overlays": overlays, "ahead_ms": sum(spent) * 1e3,
+            "longest_ms": max(spent) * 1e3, "next_ms": statistics.median(after) * 1e3}
+
+
 def measure_frames(cls) -> dict:
     t0, c0 = time.perf_counter(), time.process_time()
     frames = cls.render_frames(scale=HTML_SCALE)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     return {"frames": len(frames), "kbytes": sum(map(len, frames)) / 1e3, "ms_per_frame_wall": wall / len(frames) * 1e3,
             "ms_per_frame_cpu": cpu / len(frames) * 1e3}
+
+
+def _table(title: str, key: str, fn, columns: list[tuple], results: dict) -> None:
+    """Print ``fn(cls)`` for every explorer, one row each (``columns``: header, field, width,
+    format), and keep it in ``results[name][key]``."""
+    print(title)
+    print(f"{'explorer':<22}" + "".join(f"{header:>{width}}" for header, _, width, _ in columns))
+    for name, cls in EXPLORERS.items():
+        row = results[name][key] = fn(cls)
+        print(f"{name:<22}" + "".join(f"{row[field]:{width}{fmt}}" for _, field, width, fmt in columns))
 
 
 def main() -> None:
@@ -102,13 +140,13 @@ def main() -> None:
         for regime, row in live.items():
             print(f"{name if regime == 'cold' else '':<22}{regime:>6}{row['changes']:>8}"
                   + "".join(f"{row[part]:9.1f}" for part in PARTS))
-    print(f"\nHTML frames, {HTML_SCALE:g} device px per CSS px")
-    print(f"{'explorer':<22}{'frames':>8}{'KB':>9}{'ms/frame':>10}{'cpu ms':>9}")
-    for name, cls in EXPLORERS.items():
-        frames = measure_frames(cls)
-        results[name]["frames"] = frames
-        print(f"{name:<22}{frames['frames']:>8}{frames['kbytes']:9.0f}{frames['ms_per_frame_wall']:10.1f}"
-              f"{frames['ms_per_frame_cpu']:9.1f}")
+    _table("\nrendering ahead from the defaults (CPU ms): the steps one control step away, overlays rendered, "
+           "all steps, the longest step; then the median change to one of them", "ahead", measure_ahead,
+           [("steps", "steps", 6, "d"), ("overlays", "overlays", 9, "d"), ("ahead", "ahead_ms", 8, ".1f"),
+            ("longest", "longest_ms", 9, ".1f"), ("next", "next_ms", 7, ".1f")], results)
+    _table(f"\nHTML frames, {HTML_SCALE:g} device px per CSS px", "frames", measure_frames,
+           [("frames", "frames", 8, "d"), ("KB", "kbytes", 9, ".0f"), ("ms/frame", "ms_per_frame_wall", 10, ".1f"),
+            ("cpu ms", "ms_per_frame_cpu", 9, ".1f")], results)
     for regime in ("cold", "warm"):
         totals = [r["live_ms"][regime]["total"] for r in results.values()]
         print(f"median over explorers of the median change, {regime}: {statistics.median(totals):.1f} ms CPU")

@@ -22,6 +22,9 @@ The result equals matplotlib's own drawing of the figure up to the rounding of a
 (at most 2 levels of 255 per channel) and, for images, pixels on a cell boundary that nearest
 sampling may give to either neighbour (``tests/test_widgets.py`` checks both).
 
+:meth:`LayeredCanvas.warm` renders the overlays of a state ahead of time, without drawing it: the
+live explorers use it for the settings one control step away while the reader looks at the figure.
+
 If a newly rendered overlay is cut off by the canvas edge (a longer tick label than the layout
 made room for), the figure is laid out again with matplotlib's constrained layout, once; a state
 that a new layout could not fit either is not laid out again.
@@ -212,6 +215,36 @@ class LayeredCanvas:
                 artist.draw(renderer)
         for layer in over:
             layer.paint(buf)
+
+    def warm(self) -> int:
+        """Render the overlays that the figure's current state needs and the cache lacks, without
+        drawing the figure: an explorer prepares, while the reader looks, the axes of the settings
+        one step away (``Explorer.prefetch``). Returns how many overlays it rendered.
+
+        The canvas buffer is scratch afterwards (:meth:`draw` paints all of it). Nothing is done
+        when the state would move an axes box (the next draw starts a new background and cache
+        anyway); an overlay cut off by the canvas edge is not kept (the draw lays the figure out
+        again for it)."""
+        from matplotlib.axis import Axis
+
+        if self._base is None or self._apply_aspects() != self._geometry:
+            return 0
+        buf = np.asarray(self.fig.canvas.buffer_rgba())
+        rendered = 0
+        for artist in self._overlays:
+            cache, key = self._layers[id(artist)], self._key(artist)
+            if key in cache:
+                if isinstance(artist, Axis):  # where that state's label goes (its layer's key)
+                    artist.label.set_position(cache[key].label_position)
+                continue
+            layer = self._render_overlay(artist, buf)
+            rendered += 1
+            if self._overflows(artist, layer, buf.shape):
+                continue
+            cache[key] = layer
+            while len(cache) > MAX_LAYERS:
+                cache.popitem(last=False)
+        return rendered
 
     def _data_box(self, shape) -> tuple[int, int, int, int]:
         """Buffer rows and columns ``(r0, c0, r1, c1)`` the data artists can draw into (their

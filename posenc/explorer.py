@@ -25,11 +25,14 @@ for the HTML book's frames).
 
 Drawing: the figure is laid out once and frozen; every redraw goes through the private module
 ``posenc._canvas`` (a cached background, the data, cached overlays), which is what keeps a control
-change to a few milliseconds of kernel time.
+change to a few milliseconds of kernel time. While the reader looks at the live figure, its kernel
+renders ahead the overlays of the settings one control step away (:meth:`Explorer.prefetch`,
+``PREFETCH_DELAY_S`` after the last change), so that the next step redraws no axis.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import dataclasses
 import functools
@@ -64,6 +67,11 @@ TITLE_SIZE = 10
 MIN_SLIDER_PX = 150
 # a slider widget's track is about 12 px narrower than the widget (its padding and handle)
 _TRACK_MARGIN_PX = 16
+
+#: Seconds the live widget's kernel waits, after a redraw or after building the widget, before it
+#: renders ahead the axes of the settings one control step away (``Explorer.prefetch``): the
+#: browser has shown the new figure by then, and a reader is still looking at it.
+PREFETCH_DELAY_S = 0.25
 
 _KINDS = ("int", "even", "float", "log", "choice", "bool")
 
@@ -437,10 +445,31 @@ class Explorer:
             self.error_param = named[0] if named else next(iter(changes), None)
             return False
         self.values, self.data, self.error, self.error_param = new, data, None, None
+        self._show(data, new)
+        return True
+
+    def prefetch(self, **changes: Any) -> int:
+        """Render ahead what ``update(**changes)`` would draw anew (an axis whose limits move, its
+        tick labels), then put the figure back: the live widget calls it, while the reader looks,
+        for the settings one control step away, so that the next step redraws no axis. Returns the
+        number of overlays rendered (0 for an invalid change). What the figure draws afterwards,
+        now or after that change, is the same as without it (``tests/test_widgets.py``)."""
+        try:
+            values = self.check(changes, self.values)
+            data = self.compute(**values)
+        except (ValueError, TypeError):
+            return 0
+        self._show(data, values)
+        try:
+            return self.canvas.warm()
+        finally:
+            self._show(self.data, self.values)
+
+    def _show(self, data: dict, values: dict) -> None:
+        """Set the artists (and the title, if drawn in the figure) to ``data`` at ``values``."""
         self.plot.redraw(self.ax, self.artists, data)
         if self.show_title:
-            self.ax.set_title(self.title(data, **new), fontsize=TITLE_SIZE)
-        return True
+            self.ax.set_title(self.title(data, **values), fontsize=TITLE_SIZE)
 
     @property
     def title_text(self) -> str:
@@ -520,8 +549,7 @@ class Explorer:
         ``posenc-param-<name>`` (one control's cell), ``posenc-message`` (its ⚠ line),
         ``posenc-image`` (the figure).
         """
-        self._ui = _LiveUI(self)
-        return self._ui.box
+        return _LiveUI(self).box
 
     # -- kernel-less frames (HTML book) ---------------------------------------------------------
     @classmethod
@@ -613,6 +641,7 @@ class Explorer:
 
         plt.close(self.fig)
         if self._ui is not None:
+            self._ui._cancel_prefetch()
             self._ui.box.close()
 
 
@@ -675,6 +704,7 @@ class _LiveUI:
         import ipywidgets as w
 
         self.explorer = explorer
+        explorer._ui = self  # Explorer.close closes it
         self.syncing = False
         self.controls: dict[str, dict] = {}
         cells = [self._cell(p) for p in explorer.params]
@@ -691,6 +721,9 @@ class _LiveUI:
         self.box._posenc_topic = explorer.topic
         self.box.add_class("posenc-explorer")
         self._sync_limits()
+        self._prefetch: asyncio.Handle | None = None
+        self._last: str | None = None  # the parameter the reader changed last
+        self._schedule_prefetch()
 
     # -- building -----------------------------------------------------------------------------
     def _cell(self, p: Param):
@@ -747,6 +780,8 @@ class _LiveUI:
     def _on_change(self, p: Param, kind: str, new: Any) -> None:
         if self.syncing:
             return
+        self._cancel_prefetch()
+        self._last = p.name
         if kind == "slider" and p.kind == "int":
             new = int(round(new))
         if kind == "input" and p.kind not in ("choice", "bool"):
@@ -754,24 +789,32 @@ class _LiveUI:
                 new = p.parse(new)
             except ValueError as exc:
                 self._fail(p.name, str(exc))
+                self._schedule_prefetch()
                 return
         self.set(p.name, new)
+        self._schedule_prefetch()
 
-    def set(self, name: str, value: Any) -> bool:
-        """Apply one reader's change (what a control does); a dependent value beyond its new
-        limit moves to the limit, as its slider's maximum does."""
+    def _changes(self, name: str, value: Any) -> dict:
+        """``{name: value}`` and each dependent value beyond its new limit moved to the limit, as
+        its slider's maximum does."""
         explorer = self.explorer
         changes = {name: value}
         try:
             trial = {**explorer.values, name: explorer.param(name).validate(value)}
         except (ValueError, TypeError):
-            trial = None
+            return changes
         for q in explorer.params:
-            if trial is not None and q.limit is not None and q.limit[0] == name:
+            if q.limit is not None and q.limit[0] == name:
                 bound = q.bound(trial)
                 if explorer.values[q.name] >= bound:
                     changes[q.name] = max(bound - 1, int(q.low))
-        if not explorer.update(**changes):
+        return changes
+
+    def set(self, name: str, value: Any) -> bool:
+        """Apply one reader's change (what a control does); a dependent value beyond its new
+        limit moves to the limit, as its slider's maximum does."""
+        explorer = self.explorer
+        if not explorer.update(**self._changes(name, value)):
             self._fail(explorer.error_param or name, explorer.error)
             return False
         self.png = explorer.render_png()
@@ -781,6 +824,57 @@ class _LiveUI:
         self._sync_limits()
         self._sync_values()
         return True
+
+    # -- rendering ahead --------------------------------------------------------------------------
+    def steps(self) -> list[dict]:
+        """The changes one control step away from the current values, as :meth:`set` applies them:
+        an arrow key on a slider (either way), the next or previous menu item, a toggle's click.
+        The parameter changed last comes first."""
+        explorer = self.explorer
+        out = []
+        for p in sorted(explorer.params, key=lambda q: q.name != self._last):
+            value, slider = explorer.values[p.name], self.controls[p.name].get("slider")
+            if p.kind == "choice":
+                i = p.options.index(value)
+                near = [p.options[j] for j in (i + 1, i - 1) if 0 <= j < len(p.options)]
+            elif p.kind == "bool":
+                near = [not value]
+            elif slider is None:
+                near = []
+            elif hasattr(slider, "base"):  # a log slider steps its exponent
+                exponent = math.log(value, slider.base)
+                near = [slider.base ** e for e in (exponent + slider.step, exponent - slider.step)
+                        if slider.min <= e <= slider.max]
+            else:
+                near = [v for v in (value + slider.step, value - slider.step) if slider.min <= v <= slider.max]
+            if p.kind in ("int", "even"):
+                near = [int(round(v)) for v in near]
+            out += [self._changes(p.name, v) for v in dict.fromkeys(near) if v != value]
+        return out
+
+    def _schedule_prefetch(self) -> None:
+        """In ``PREFETCH_DELAY_S``, render ahead (``Explorer.prefetch``) the :meth:`steps`, one per
+        turn of the kernel's event loop, so that a reader's input waits for one at most. Without
+        a running event loop (a script) nothing is scheduled."""
+        self._cancel_prefetch()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._prefetch = loop.call_later(PREFETCH_DELAY_S, self._prefetch_next, loop, iter(self.steps()))
+
+    def _prefetch_next(self, loop, steps) -> None:
+        changes = next(steps, None)
+        if changes is None:
+            self._prefetch = None
+            return
+        self.explorer.prefetch(**changes)
+        self._prefetch = loop.call_soon(self._prefetch_next, loop, steps)
+
+    def _cancel_prefetch(self) -> None:
+        if self._prefetch is not None:
+            self._prefetch.cancel()
+            self._prefetch = None
 
     def _figure_html(self) -> str:
         """The title line (centred, the figure's title size, line breaks kept) above ``self.png``

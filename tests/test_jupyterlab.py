@@ -18,7 +18,8 @@ that keeps only its set-up and explorer cells (nbval and the strict build run ev
   show their value; each inline image is shown at most ``MAX_UPSCALE`` times its natural size;
 - moving each control (arrow keys on sliders, typing into boxes, choosing in dropdowns, clicking
   toggles) redraws the image; the end-to-end latency, from the key press (or click) to the first
-  animation frame after the new image has decoded, is recorded;
+  animation frame after the new image has decoded, is recorded, each input starting from a settled
+  page (the kernel idle, two frames drawn, then a pause spread evenly over one frame);
 - invalid values typed into each box (base 0, factor 0, an empty box, 1e400, a negative number, a
   value beyond the slider's maximum) show the \u26a0 message; the box returns to its last good value
   (or is marked invalid); the figure neither changes nor moves;
@@ -31,6 +32,7 @@ written to ``_build/lab/latency.json``; with ``POSENC_SAVE_LAB_LATENCY=1`` also 
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -128,14 +130,19 @@ PROBE_JS = r"""
   // only if no new image follows within TITLE_GRACE_MS (the title may be applied first).
   const TITLE_GRACE_MS = 400;
   const titleOf = root => { const t = root.querySelector('.posenc-title'); return t ? textOf(t) : null; };
+  const holdsImage = n => n.nodeType === 1 && (n.tagName === 'IMG' || n.querySelector('img') !== null);
+  const mayShowImage = r => r.type === 'childList' ? [...r.addedNodes, ...r.removedNodes].some(holdsImage)
+    : r.type === 'attributes' && holdsImage(r.target);
   P.arm = root => {
     const before = image(root); const src = before && before.src; const title = titleOf(root);
     P.t0 = null; P.tSwap = null; P.done = null; P.armed = true;
     P.finished = new Promise(resolve => { P.finish = done => { P.done = done; P.armed = false; resolve(done); }; });
     let titleAt = null, titleFrame = null, timer = null;
-    const check = () => {
+    const check = records => {
       if (P.done !== null || !P.armed) return;
-      const img = image(root);
+      // the visible image is looked for (which forces a layout) only after a mutation that can
+      // change it: an image added or removed, or an attribute of an image or of a box holding one
+      const img = records.some(mayShowImage) ? image(root) : before;
       if (img && !(img === before && img.src === src)) {
         if (timer) clearTimeout(timer);
         P.tSwap = performance.now(); P.observer.disconnect();
@@ -155,6 +162,19 @@ PROBE_JS = r"""
   // resolves with P.done, or with null after `ms`: one call that waits in the page (polling from
   // the test every animation frame would make the browser draw frames while it is being timed)
   P.wait = ms => Promise.race([P.finished, new Promise(resolve => setTimeout(() => resolve(null), ms))]);
+  // resolves once the page is settled: the notebook's kernel (if any) idle, two animation frames,
+  // then `phase` ms (spread over a frame by the caller, so that inputs do not all start just after a
+  // frame). Each input is timed from there, as a reader moves a control after looking at the
+  // figure; otherwise an input would overlap the previous one's trailing messages (the box's new
+  // value, the kernel's "idle" and the toolbar that JupyterLab redraws for it).
+  P.settle = async (ms, phase) => {
+    const kernel = () => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+      const session = w && w.sessionContext && w.sessionContext.session; return session ? session.kernel : null; };
+    const end = performance.now() + ms;
+    while (kernel() && kernel().status !== 'idle' && performance.now() < end) await new Promise(r => setTimeout(r, 5));
+    for (let i = 0; i < 2; i++) await new Promise(r => requestAnimationFrame(() => r()));
+    await new Promise(r => setTimeout(r, phase));
+  };
   P.disarm = () => { if (P.observer) P.observer.disconnect(); P.armed = false; };
 })()
 """
@@ -453,10 +473,18 @@ PHASES: dict[str, dict[str, float]] = {}  # chapter -> seconds spent opening, sa
 SAMPLES = 2                              # inputs per slider, per box, per dropdown
 
 
+FRAME_MS = 1000 / 60
+_INPUTS = itertools.count()
+
+
 def measure(page, root, act) -> dict:
-    """Run ``act()`` (one input) and time it: ``{"ms": input -> new figure on screen, "swap_ms":
+    """Wait until the page is settled (``P.settle``: the kernel idle, two frames drawn, then a
+    phase within a frame from the golden-ratio sequence), run
+    ``act()`` (one input) and time it: ``{"ms": input -> new figure on screen, "swap_ms":
     input -> the visible figure changed, "what": "image" or "title"}`` (the title only when the new
     image is the same bytes). Raises AssertionError if neither changes."""
+    phase = next(_INPUTS) * 0.6180339887 % 1 * FRAME_MS  # evenly spread over a frame, deterministic
+    page.evaluate("([ms, phase]) => window.__posenc.settle(ms, phase)", [REDRAW_TIMEOUT_MS, phase])
     page.evaluate("(root) => window.__posenc.arm(root)", root)
     act()
     if page.evaluate("(ms) => window.__posenc.wait(ms)", REDRAW_TIMEOUT_MS) is None:
@@ -739,7 +767,9 @@ def test_report_latency(capsys):
     summary = {"median_ms": round(statistics.median(every), 1), "min_ms": round(min(every), 1),
                "max_ms": round(max(every), 1), "n": len(every), "title_only": sum(TITLE_ONLY.values())}
     settings = {"what": "JupyterLab in headless Chromium (1280x900, device pixel ratio 1): from the key press, "
-                        "click or dropdown change to the first animation frame after the new image decoded "
+                        "click or dropdown change (each from a settled page: the kernel idle, two frames drawn, a "
+                        "pause spread over one frame) "
+                        "to the first animation frame after the new image decoded "
                         "(title_only: inputs whose image was the same bytes, timed to the new title line)",
                 "inputs": f"{SAMPLES} per slider, box and dropdown; every toggle",
                 "kernel_threads": 1}

@@ -242,6 +242,102 @@ def test_a_reader_s_change_sends_the_figure_first_and_no_echo(name):
     ui.explorer.close()
 
 
+@pytest.mark.parametrize("name", sorted(EXPLORERS))
+def test_rendering_ahead_changes_no_pixel_and_spares_the_next_step_its_axes(name):
+    """``Explorer.prefetch`` of the settings one step away leaves the figure as it was, and after
+    any of those steps the figure is the same as in a twin explorer that never rendered ahead (same
+    history), with fewer overlays rendered by the step itself (none, unless it lays the figure out
+    again)."""
+    from posenc.explorer import _LiveUI
+
+    plain, ahead = EXPLORERS[name](), EXPLORERS[name]()
+    _LiveUI(plain)
+    ui = _LiveUI(ahead)  # no running event loop here: nothing is rendered ahead by itself
+    shown = ahead.render_png()
+    assert plain.render_png() == shown
+    steps = ui.steps()
+    assert steps, name
+    cold = warm = 0
+    for changes in steps:
+        before = ahead.canvas.counts["overlay"]
+        assert sum(ahead.prefetch(**each) for each in steps) == ahead.canvas.counts["overlay"] - before
+        assert ahead.render_png() == shown, (name, "rendering ahead changed the figure")
+        counted = plain.canvas.counts["overlay"], ahead.canvas.counts["overlay"]
+        assert plain.update(**changes) and ahead.update(**changes)
+        assert ahead.render_png() == plain.render_png(), (name, changes)
+        cold += plain.canvas.counts["overlay"] - counted[0]
+        warm += ahead.canvas.counts["overlay"] - counted[1]
+        assert plain.update(**plain.defaults()) and ahead.update(**ahead.defaults())
+        shown = ahead.render_png()
+        assert plain.render_png() == shown
+    assert warm <= cold and (cold == 0 or warm < cold), (name, cold, warm)
+    plain.close(), ahead.close()
+
+
+def test_steps_are_what_the_controls_give():
+    """One arrow key on each slider (either way, within its current maximum), the neighbouring
+    menu items, a toggle's click; the parameter changed last first; a dependent value is moved to
+    its new limit as a real change would move it."""
+    from posenc.explorer import _LiveUI
+    from posenc.widgets import RopeCosSinExplorer
+
+    ui = _LiveUI(RopeRotationExplorer())
+    values = ui.explorer.values
+    steps = ui.steps()
+    head_dim = [s["head_dim"] for s in steps if "head_dim" in s]
+    assert sorted(head_dim) == [values["head_dim"] - 2, values["head_dim"] + 2]
+    pair = [s["pair"] for s in steps if list(s) == ["pair"]]
+    assert sorted(pair) == [v for v in (values["pair"] - 1, values["pair"] + 1) if 0 <= v < values["head_dim"] // 2]
+    base = sorted(s["base"] for s in steps if "base" in s)
+    assert base == pytest.approx([values["base"] * 10 ** -0.01, values["base"] * 10 ** 0.01])
+    ui.set("pair", values["head_dim"] // 2 - 1)  # at its maximum: a smaller head_dim moves it down
+    smaller = next(s for s in ui.steps() if s.get("head_dim", 10 ** 9) < values["head_dim"])
+    assert smaller["pair"] == smaller["head_dim"] // 2 - 1
+    ui._last = "base"
+    assert list(ui.steps()[0]) == ["base"]
+    alibi = _LiveUI(AlibiBiasExplorer())
+    causal = [s for s in alibi.steps() if "causal" in s]
+    assert causal == [{"causal": not alibi.explorer.values["causal"]}]
+    cos_sin = _LiveUI(RopeCosSinExplorer())
+    assert all(len(s) == 1 for s in cos_sin.steps())
+    for explorer in (ui.explorer, alibi.explorer, cos_sin.explorer):
+        explorer.close()
+
+
+def test_rendering_ahead_waits_for_the_reader_and_an_input_cancels_it():
+    """With the kernel's event loop running, building the widget schedules the rendering ahead
+    ``PREFETCH_DELAY_S`` later; an input cancels what is pending and schedules it again; it runs
+    one step per turn of the loop and then stops. Without a running loop nothing is scheduled."""
+    import asyncio
+
+    from posenc.explorer import PREFETCH_DELAY_S, _LiveUI
+    from posenc.widgets import RopeCosSinExplorer
+
+    assert _LiveUI(RopeCosSinExplorer())._prefetch is None
+
+    async def scenario():
+        explorer = RopeCosSinExplorer()
+        ui = _LiveUI(explorer)
+        first = ui._prefetch
+        assert isinstance(first, asyncio.TimerHandle)
+        assert first.when() - asyncio.get_running_loop().time() == pytest.approx(PREFETCH_DELAY_S, abs=0.05)
+        rendered = explorer.canvas.counts["overlay"]
+        ui.controls["length"]["slider"].value = explorer.values["length"] + 1  # what a reader's input does
+        assert first.cancelled() and ui._prefetch is not first and not ui._prefetch.cancelled()
+        assert explorer.canvas.counts["overlay"] > rendered  # the change itself drew the moved axis
+        rendered = explorer.canvas.counts["overlay"]
+        await asyncio.sleep(PREFETCH_DELAY_S + 0.5)
+        assert ui._prefetch is None  # every step done
+        assert explorer.canvas.counts["overlay"] > rendered  # the lengths one step away: their y axes
+        rendered = explorer.canvas.counts["overlay"]
+        ui.controls["length"]["slider"].value = explorer.values["length"] + 1
+        assert explorer.canvas.counts["overlay"] == rendered  # rendered ahead: no axis drawn now
+        explorer.close()
+        assert ui._prefetch is None
+
+    asyncio.run(scenario())
+
+
 @pytest.mark.parametrize("shape", [(1, 1, 4), (3, 5, 4), (420, 640, 4)])
 def test_png_rgba_round_trips(shape):
     import io
