@@ -169,10 +169,27 @@ class LayeredCanvas:
         return _Layer(r, c, buf[r, c, :3].astype(np.float32) * a, 1.0 - a, label_position)
 
     # -- drawing ----------------------------------------------------------------------------------
-    def draw(self) -> None:
-        """Draw the figure into its canvas buffer (see the module docstring)."""
+    def _overlay(self, artist, buf: np.ndarray) -> tuple:
+        """``(key, layer, cut_off)``: the overlay of ``artist`` in its current state, from the cache
+        (an axis then puts its label where drawing it would have) or rendered and cached (the least
+        recently used dropped beyond ``MAX_LAYERS``), and whether it was rendered just now and is
+        cut off by the canvas edge."""
         from matplotlib.axis import Axis
 
+        cache, key = self._layers[id(artist)], self._key(artist)
+        layer, cut_off = cache.get(key), False
+        if layer is None:
+            layer = cache[key] = self._render_overlay(artist, buf)
+            cut_off = self._overflows(artist, layer, buf.shape)
+            while len(cache) > MAX_LAYERS:
+                cache.popitem(last=False)
+        elif isinstance(artist, Axis):
+            artist.label.set_position(layer.label_position)
+        cache.move_to_end(key)
+        return key, layer, cut_off
+
+    def draw(self) -> None:
+        """Draw the figure into its canvas buffer (see the module docstring)."""
         for attempt in (0, 1):
             geometry = self._apply_aspects()
             if self._base is None or geometry != self._geometry:
@@ -180,17 +197,9 @@ class LayeredCanvas:
             buf = np.asarray(self.fig.canvas.buffer_rgba())
             layers, cut = [], []
             for artist in self._overlays:
-                cache, key = self._layers[id(artist)], self._key(artist)
-                layer = cache.get(key)
-                if layer is None:
-                    layer = cache[key] = self._render_overlay(artist, buf)
-                    if self._overflows(artist, layer, buf.shape):
-                        cut.append((id(artist), key))
-                    while len(cache) > MAX_LAYERS:
-                        cache.popitem(last=False)
-                elif isinstance(artist, Axis):  # as drawing the axis would have placed its label
-                    artist.label.set_position(layer.label_position)
-                cache.move_to_end(key)
+                key, layer, cut_off = self._overlay(artist, buf)
+                if cut_off:
+                    cut.append((id(artist), key))
                 layers.append(layer)
             if attempt == 0 and any(c not in self._unfit for c in cut):
                 self.layout()  # a longer tick label or title than the layout made room for: lay out again
@@ -224,27 +233,16 @@ class LayeredCanvas:
         The canvas buffer is scratch afterwards (:meth:`draw` paints all of it). Nothing is done
         when the state would move an axes box (the next draw starts a new background and cache
         anyway); an overlay cut off by the canvas edge is not kept (the draw lays the figure out
-        again for it)."""
-        from matplotlib.axis import Axis
-
+        again for it), unless a new layout could not fit it either."""
         if self._base is None or self._apply_aspects() != self._geometry:
             return 0
         buf = np.asarray(self.fig.canvas.buffer_rgba())
-        rendered = 0
+        rendered = self.counts["overlay"]
         for artist in self._overlays:
-            cache, key = self._layers[id(artist)], self._key(artist)
-            if key in cache:
-                if isinstance(artist, Axis):  # where that state's label goes (its layer's key)
-                    artist.label.set_position(cache[key].label_position)
-                continue
-            layer = self._render_overlay(artist, buf)
-            rendered += 1
-            if self._overflows(artist, layer, buf.shape):
-                continue
-            cache[key] = layer
-            while len(cache) > MAX_LAYERS:
-                cache.popitem(last=False)
-        return rendered
+            key, _, cut_off = self._overlay(artist, buf)
+            if cut_off and (id(artist), key) not in self._unfit:
+                del self._layers[id(artist)][key]  # not kept: the draw lays the figure out again for it
+        return self.counts["overlay"] - rendered
 
     def _data_box(self, shape) -> tuple[int, int, int, int]:
         """Buffer rows and columns ``(r0, c0, r1, c1)`` the data artists can draw into (their

@@ -780,7 +780,6 @@ class _LiveUI:
     def _on_change(self, p: Param, kind: str, new: Any) -> None:
         if self.syncing:
             return
-        self._cancel_prefetch()
         self._last = p.name
         if kind == "slider" and p.kind == "int":
             new = int(round(new))
