@@ -3,7 +3,10 @@
 #   make lab        open a scratch copy of the chapters in JupyterLab (_build/lab; the checkout stays clean)
 #   make test       everything CI runs: unit tests, notebooks under nbval, strict book build, browser tests
 #   make browser-lab  the chapters' explorers live in JupyterLab (a scratch copy), in headless Chromium
-#   make nbval-kernels   nbval again under other CPU kernels (CI runs it after make test)
+#   make nbval-foreign   nbval again under other CPU kernels, as on macOS/Windows (no /proc, no `resource`)
+#   make colab-env  the Colab-like stage: ipywidgets 7.7, matplotlib 3.10, posenc[widgets], no book tooling
+#   make git-install  install posenc[widgets] from a git clone of this checkout, as the Colab set-up cell does
+#   make lock       refresh requirements.lock (exact, hashed versions that `make setup` installs)
 #   make notebooks  re-execute every notebook in place to refresh its stored outputs
 #   make bench      run the benchmark scripts (print ratios, save posenc/results/bench_*.json)
 SHELL := /bin/bash
@@ -34,12 +37,23 @@ NBVAL := -m pytest --nbval notebooks/ --nbval-current-env --nbval-sanitize-with 
 OTHER_KERNELS := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE
 
 .PHONY: setup system-npm system-chromium vendor book book-strict lab lab-checkout test unit nbval nbval-kernels \
-        browser browser-lab notebooks bench clean
+        nbval-foreign colab-env git-install lock browser browser-lab notebooks bench print-test-stages clean
 
+# `make setup` installs the exact, hashed versions of requirements.lock (LOCK=0: the ranges of
+# requirements.txt instead, resolved afresh).
+LOCK ?= 1
 setup: $(STAMP)
-$(STAMP): requirements.txt pyproject.toml scripts/setup_venv.sh
-	bash scripts/setup_venv.sh $(VENV)
+$(STAMP): requirements.txt $(wildcard requirements.lock) pyproject.toml scripts/setup_venv.sh
+	LOCK=$(LOCK) bash scripts/setup_venv.sh $(VENV)
 	touch $@
+
+# Refresh requirements.lock from requirements-lock.in (requirements.txt with torch pinned to the CPU
+# build), hashes included; pip-tools runs from a venv of its own under _build/. `make lock FROM_VENV=.venv`
+# locks the versions installed in .venv (those that made the stored outputs) instead of the newest.
+LOCK_TOOLS := _build/lock-tools
+lock:
+	test -x $(LOCK_TOOLS)/bin/pip-compile || { python3 -m venv $(LOCK_TOOLS) && $(LOCK_TOOLS)/bin/pip install -q "pip-tools>=7.4"; }
+	FROM_VENV=$(FROM_VENV) bash scripts/lock.sh $(LOCK_TOOLS)/bin/pip-compile
 
 system-npm:
 	@bash scripts/system_deps.sh npm
@@ -84,8 +98,22 @@ unit: setup
 nbval: setup
 	$(call with_threads,$(WORKERS)) $(PY) $(NBVAL)
 
-nbval-kernels: setup
-	$(OTHER_KERNELS) $(call with_threads,$(WORKERS)) $(PY) $(NBVAL)
+# The second notebook pass: other CPU kernels, and a "foreign platform" as on macOS and Windows
+# (scripts/foreign_platform/sitecustomize.py, on PYTHONPATH of pytest, every kernel and every
+# subprocess: `import resource` fails, reading /proc fails). First a check that it is in force.
+FOREIGN := PYTHONPATH=$(CURDIR)/scripts/foreign_platform
+nbval-foreign: setup
+	$(FOREIGN) $(PY) scripts/foreign_platform/check.py
+	$(FOREIGN) $(OTHER_KERNELS) $(call with_threads,$(WORKERS)) $(PY) $(NBVAL)
+nbval-kernels: nbval-foreign
+
+# The Colab-like environment (_build/colab-venv): the lowest versions the `widgets` extra allows.
+colab-env:
+	WORKERS=$(WORKERS) $(call with_threads,$(WORKERS)) bash scripts/colab_env.sh _build/colab-venv
+
+# What the chapters' Colab set-up cell does, from a git clone of this checkout (_build/git-install).
+git-install:
+	$(call with_threads,1) bash scripts/check_git_install.sh _build/git-install
 
 browser: setup system-chromium
 	$(PY) -m pytest tests -m "browser and not jupyterlab" -q -p no:cacheprovider
@@ -94,7 +122,8 @@ browser: setup system-chromium
 browser-lab: setup system-chromium
 	$(PY) -m pytest tests -m jupyterlab -q -p no:cacheprovider
 
-test: system-npm system-chromium unit nbval book-strict browser browser-lab
+TEST_STAGES := unit nbval nbval-foreign colab-env git-install book-strict browser browser-lab
+test: system-npm system-chromium $(TEST_STAGES)
 	@echo "make test: all stages passed"
 
 # Then normalise them (kernelspec, no timestamps or widget ids: scripts/clean_notebooks.py), so a
@@ -110,6 +139,10 @@ bench: setup
 	$(PY) benchmarks/bench_linear.py
 	$(PY) benchmarks/bench_explorers.py
 	$(PY) benchmarks/bench_attention.py
+
+# the stages of `make test`, in order (.ci/run times each)
+print-test-stages:
+	@echo $(TEST_STAGES)
 
 clean:
 	rm -rf _build _vendor

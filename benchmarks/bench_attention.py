@@ -1,36 +1,73 @@
-"""Attention with every position method: time and extra peak memory vs sequence length.
+"""Attention with each position method: time of inference and of a training step vs sequence length.
 
-    python benchmarks/bench_attention.py [--lengths 512 1024 2048 4096] [--heads 4 --head-dim 64]
+    python benchmarks/bench_attention.py [--lengths 512 1024 2048] [--heads 4 --head-dim 64] [--threads 1]
 
-Part 1: one causal MultiHeadAttention forward (projections included) per method and length, each
-in a fresh process (posenc.bench.attention_cost). The time is the median of --repeat calls after the
-first, so a bias method's cached [1, h, L, L] bias is built once, as in training or evaluation at a
-fixed length; the memory is the extra peak of the first call, which builds it. The sweep over
-methods and lengths runs --rounds times, interleaved, and each number is the median over the
-rounds (a virtual machine's slow spells otherwise land on one method). Ratios are to
-position="none" measured in the same run.
+Part 1: one causal MultiHeadAttention layer (batch 1, projections included) per method and length,
+timed two ways in one process:
+- "inference": the forward pass only, under ``torch.inference_mode()``. A bias method's
+  [1, h, L, L] bias is then built on the first call and kept (ALiBi always; T5 only because no
+  gradient is needed), so this is the cost of inference at a fixed length.
+- "train": one training step's attention part, forward + backward of ``y.sum()`` with gradients
+  for the parameters. T5's bias is then rebuilt on every call (its bucket table is being
+  trained); ALiBi's fixed bias is still kept. No optimiser step, no other layers.
+Each time is the median of --repeat calls after a warm-up call. The whole sweep over lengths and
+methods runs --rounds times, interleaved, so a slow spell of the machine lands on every method
+alike; the JSON keeps every round (``rounds``: the per-round medians) and the median over rounds
+(``seconds``). A ratio to position="none" is taken within each round; the spread of those
+per-round ratios is the noise to read next to it.
 
-Part 2: the SDPA calls underneath, at one length: plain causal, the ALiBi bias as a 3-D [h, L, L]
-mask and as a 4-D [1, h, L, L] mask (the same numbers), building the bias, and SDPA with the bias
-rebuilt on every call. It shows what the bias layout and a per-call rebuild would cost.
+Extra peak memory is not measured here: chapter 9 measures it each time the book is tested
+(``posenc.bench.attention_cost``, one fresh process per method).
 
-Saves everything, with the machine, to posenc/results/bench_attention.json (chapters 6 and 9 print it).
-Goal (issue 11): ALiBi and T5 within 2x of plain causal attention at L = 2048.
+Part 2: the SDPA calls underneath, at one length, also over the rounds: plain causal, the ALiBi
+bias as a 3-D [h, L, L] mask and as a 4-D [1, h, L, L] mask (the same numbers), building the bias,
+and SDPA with the bias rebuilt on every call.
+
+Saves everything, with the machine and the load average (1, 5, 15 min) at the start and the end,
+to posenc/results/bench_attention.json (chapters 6 and 9 print it). Timings on a shared or loaded
+machine are noisy: read them with the spread over rounds, and compare runs only on one machine.
+Goal (issue 11): ALiBi and T5 within 2x of plain causal attention at L = 2048 (inference).
 """
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 
 import torch
 import torch.nn.functional as F
 
 import posenc
-from posenc.attention import POSITION_METHODS
-from posenc.bench import attention_cost, describe_machine, machine, median_seconds, save_results
+from posenc.attention import POSITION_METHODS, MultiHeadAttention
+from posenc.bench import describe_machine, machine, median_seconds, save_results
+
+DEFAULT_METHODS = ["none", "sinusoidal", "learned", "shaw", "t5", "rope", "rope_interleaved", "alibi"]
 
 
-def sdpa_calls(length: int, heads: int, head_dim: int, repeat: int) -> dict:
+def layer_calls(method: str, length: int, heads: int, head_dim: int) -> dict:
+    """The two timed calls of one layer: ``{"inference": fn, "train": fn}``."""
+    d_model = heads * head_dim
+    torch.manual_seed(0)
+    x = torch.randn(1, length, d_model)
+    # two layers with the same weights: a bias cached under inference_mode cannot enter autograd
+    frozen, trained = (MultiHeadAttention(d_model, heads, method, max_len=max(length, 2), shaw_max_distance=16)
+                       for _ in range(2))
+    trained.load_state_dict(frozen.state_dict())
+    frozen.eval()
+    trained.train()
+
+    def inference():
+        with torch.inference_mode():
+            frozen(x)
+
+    def train():
+        trained.zero_grad(set_to_none=True)
+        trained(x).sum().backward()
+
+    return {"inference": inference, "train": train}
+
+
+def sdpa_calls(length: int, heads: int, head_dim: int) -> dict:
     torch.manual_seed(0)
     q, k, v = (torch.randn(1, heads, length, head_dim) for _ in range(3))
     bias3 = posenc.alibi_bias(heads, length)  # [h, L, L], -inf above the diagonal
@@ -38,57 +75,86 @@ def sdpa_calls(length: int, heads: int, head_dim: int, repeat: int) -> dict:
     with torch.inference_mode():
         assert torch.allclose(F.scaled_dot_product_attention(q, k, v, attn_mask=bias3),
                               F.scaled_dot_product_attention(q, k, v, attn_mask=bias4), atol=1e-5)
-        calls = {
-            "causal SDPA (is_causal=True)": lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
-            "SDPA + ALiBi bias, 3-D [h, L, L] mask": lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=bias3),
-            "SDPA + ALiBi bias, 4-D [1, h, L, L] mask": lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=bias4),
-            "building the ALiBi bias": lambda: posenc.alibi_bias(heads, length),
-            "SDPA + ALiBi bias rebuilt every call (4-D)": lambda: F.scaled_dot_product_attention(
-                q, k, v, attn_mask=posenc.alibi_bias(heads, length)[None]),
-        }
-        return {name: median_seconds(fn, repeat=repeat) for name, fn in calls.items()}
+    return {
+        "causal SDPA (is_causal=True)": lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+        "SDPA + ALiBi bias, 3-D [h, L, L] mask": lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=bias3),
+        "SDPA + ALiBi bias, 4-D [1, h, L, L] mask": lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=bias4),
+        "building the ALiBi bias": lambda: posenc.alibi_bias(heads, length),
+        "SDPA + ALiBi bias rebuilt every call (4-D)": lambda: F.scaled_dot_product_attention(
+            q, k, v, attn_mask=posenc.alibi_bias(heads, length)[None]),
+    }
+
+
+def spread(per_round: list[float]) -> str:
+    return f"{statistics.median(per_round):5.2f}x [{min(per_round):.2f}-{max(per_round):.2f}]"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--lengths", type=int, nargs="+", default=[512, 1024, 2048, 4096])
+    ap.add_argument("--lengths", type=int, nargs="+", default=[512, 1024, 2048])
+    ap.add_argument("--methods", nargs="+", default=DEFAULT_METHODS, choices=list(POSITION_METHODS))
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--head-dim", type=int, default=64)
     ap.add_argument("--sdpa-length", type=int, default=2048)
-    ap.add_argument("--repeat", type=int, default=15)
-    ap.add_argument("--rounds", type=int, default=3,
-                    help="sweeps over all methods and lengths; each number is the median over the rounds")
+    ap.add_argument("--repeat", type=int, default=5, help="timed calls per measurement (the median is kept)")
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="interleaved sweeps over all lengths and methods; every round is saved")
+    ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (1: comparable on a shared machine)")
     args = ap.parse_args()
+    if "none" not in args.methods:  # every ratio is to position="none" of the same round
+        args.methods = ["none", *args.methods]
+    torch.set_num_threads(args.threads)
+    load_start = os.getloadavg()
     print(describe_machine(machine()))
-    print(f"causal attention, batch 1, {args.heads} heads, head_dim {args.head_dim}; ratios to position='none'")
-    runs = {length: {m: [] for m in POSITION_METHODS} for length in args.lengths}
-    for _ in range(args.rounds):  # interleaved, so a slow spell of the machine hits every method alike
-        for length in args.lengths:
-            for m in POSITION_METHODS:
-                runs[length][m].append(attention_cost(m, length, heads=args.heads, head_dim=args.head_dim,
-                                                      repeat=args.repeat))
-    costs = {length: {m: {key: statistics.median(r[key] for r in rs) for key in ("seconds", "peak_mib")}
-                      for m, rs in per_method.items()} for length, per_method in runs.items()}
-    for length in args.lengths:
-        base = costs[length]["none"]
-        print(f"L = {length}")
-        for m, c in costs[length].items():
-            print(f"  {m:<17}{c['seconds'] * 1e3:9.1f} ms ({c['seconds'] / base['seconds']:5.2f}x)"
-                  f"{c['peak_mib']:9.1f} MiB ({c['peak_mib'] / max(base['peak_mib'], 0.1):6.1f}x)")
-    calls = sdpa_calls(args.sdpa_length, args.heads, args.head_dim, args.repeat)
-    print(f"SDPA calls at L = {args.sdpa_length}:")
-    plain = calls["causal SDPA (is_causal=True)"]
-    for name, t in calls.items():
-        print(f"  {name:<44}{t * 1e3:8.1f} ms ({t / plain:5.2f}x)")
-    if args.sdpa_length in costs:
-        layer = costs[args.sdpa_length]
+    print(f"load average at the start (1, 5, 15 min): {load_start}")
+    print(f"causal attention, batch 1, {args.heads} heads, head_dim {args.head_dim}; "
+          f"{args.rounds} interleaved rounds, each the median of {args.repeat} calls")
+    modes = ("inference", "train")
+    calls = {n: {m: layer_calls(m, n, args.heads, args.head_dim) for m in args.methods} for n in args.lengths}
+    sdpa = sdpa_calls(args.sdpa_length, args.heads, args.head_dim)
+    rounds = {mode: {n: {m: [] for m in args.methods} for n in args.lengths} for mode in modes}
+    sdpa_rounds = {name: [] for name in sdpa}
+    for r in range(args.rounds):  # interleaved, so a slow spell of the machine hits every method alike
+        for n in args.lengths:
+            for m in args.methods:
+                for mode in modes:
+                    rounds[mode][n][m].append(median_seconds(calls[n][m][mode], repeat=args.repeat, warmup=1))
+        with torch.inference_mode():
+            for name, fn in sdpa.items():
+                sdpa_rounds[name].append(median_seconds(fn, repeat=args.repeat, warmup=1))
+        print(f"round {r + 1}/{args.rounds} done, load average {os.getloadavg()[0]:.2f}", flush=True)
+    load_end = os.getloadavg()
+
+    results = {}
+    for mode, key in (("inference", "methods"), ("train", "train")):
+        results[key] = {str(n): {m: {"seconds": statistics.median(rs), "rounds": rs}
+                                 for m, rs in per_method.items()} for n, per_method in rounds[mode].items()}
+        print(f"{mode}: time per call, and its ratio to 'none': median over rounds [min-max of the per-round ratios]")
+        for n in args.lengths:
+            base = rounds[mode][n]["none"]
+            print(f"  L = {n}")
+            for m, rs in rounds[mode][n].items():
+                print(f"    {m:<17}{statistics.median(rs) * 1e3:9.1f} ms  "
+                      f"{spread([t / b for t, b in zip(rs, base)])}")
+    results["sdpa"] = {name: statistics.median(rs) for name, rs in sdpa_rounds.items()}
+    results["sdpa_rounds"] = sdpa_rounds
+    print(f"SDPA calls at L = {args.sdpa_length} (inference):")
+    plain = sdpa_rounds["causal SDPA (is_causal=True)"]
+    for name, rs in sdpa_rounds.items():
+        print(f"  {name:<44}{statistics.median(rs) * 1e3:8.1f} ms  {spread([t / p for t, p in zip(rs, plain)])}")
+    if args.sdpa_length in args.lengths:
+        layer = rounds["inference"][args.sdpa_length]
         for m in ("alibi", "t5"):
-            ratio = layer[m]["seconds"] / layer["none"]["seconds"]
-            print(f"goal: {m} layer within 2x of plain causal attention at L = {args.sdpa_length}: "
-                  f"{ratio:.2f}x ({'met' if ratio <= 2 else 'NOT met'})")
-    path = save_results("attention", {"methods": {str(n): c for n, c in costs.items()}, "sdpa": calls},
+            if m in layer:
+                ratios = [t / b for t, b in zip(layer[m], layer["none"])]
+                print(f"goal: {m} layer within 2x of plain causal attention at L = {args.sdpa_length} (inference): "
+                      f"{spread(ratios)} ({'met' if max(ratios) <= 2 else 'NOT met in every round'})")
+    print(f"load average at the end (1, 5, 15 min): {load_end}")
+    path = save_results("attention", results,
                         settings={"heads": args.heads, "head_dim": args.head_dim, "batch": 1,
-                                  "sdpa_length": args.sdpa_length, "repeat": args.repeat, "rounds": args.rounds})
+                                  "sdpa_length": args.sdpa_length, "repeat": args.repeat, "rounds": args.rounds,
+                                  "threads": args.threads, "load_average_start": list(load_start),
+                                  "load_average_end": list(load_end)})
     print(f"saved {path}")
 
 

@@ -1,37 +1,64 @@
-"""Shaw et al. relative attention: the straightforward form vs posenc's memory-efficient form.
+"""Shaw et al. relative attention: peak memory of the straightforward form vs posenc's form.
 
-    python benchmarks/bench_shaw.py [--lengths 256 512 1024 2048]
+    python benchmarks/bench_shaw.py [--lengths 256 512 1024 2048] [--sweep-length 512]
 
-Each (method, length) runs in a fresh subprocess (posenc.bench.shaw_peak_memory), so peak memory
-is that run's own: the extra resident memory above what the inputs take.
-Goal (issue 3): at L = 2048 the efficient form needs at least 10x less peak memory.
+Memory only, no times. The memory is counted, not sampled: the most bytes of tensors that one call
+creates and holds at once, as torch allocates them (posenc.bench.TensorMemory, a dispatch mode).
+The count depends on shapes and dtypes only, so it is the same on every machine, CPU, thread count
+and load; it excludes what a kernel allocates and frees inside one operator, Python objects and
+the allocator's overhead, and the inputs (they exist before the call).
+
+Two measurements (batch 1, clipping distance k = 16, float32):
+- lengths: 4 heads, head_dim 64, L = --lengths;
+- sweep: heads 4, 16, 32 x head_dim 64, 128 at L = --sweep-length. The straightforward form adds
+  two [L, L, head_dim] tensors shared by all heads; both forms hold a few [heads, L, L] matrices;
+  so the saving is a factor set by head_dim / heads, roughly constant in L.
 """
 from __future__ import annotations
 
 import argparse
 
-from posenc.bench import describe_machine, machine, save_results, shaw_peak_memory
+import torch
+
+import posenc
+from posenc.bench import describe_machine, machine, save_results, tensor_peak_mib
+
+
+def peak_mib(method: str, length: int, heads: int, head_dim: int, k: int) -> float:
+    """Extra peak MiB of one (causal) Shaw attention call, inputs excluded (counted, not sampled)."""
+    torch.manual_seed(0)
+    q, kk, v = (torch.randn(1, heads, length, head_dim) for _ in range(3))
+    rk, rv = torch.randn(2, 2 * k + 1, head_dim)
+    fn = posenc.shaw_attention if method == "efficient" else posenc.shaw_attention_naive
+    with torch.inference_mode():
+        return tensor_peak_mib(lambda: fn(q, kk, v, rk, rv))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lengths", type=int, nargs="+", default=[256, 512, 1024, 2048])
-    ap.add_argument("--heads", type=int, default=4)
-    ap.add_argument("--head-dim", type=int, default=64)
+    ap.add_argument("--sweep-length", type=int, default=512)
     ap.add_argument("--k", type=int, default=16, help="clipping distance")
     args = ap.parse_args()
-    print(describe_machine(machine()))
-    print(f"Shaw relative attention, batch 1, {args.heads} heads, head_dim {args.head_dim}, k={args.k}")
-    print(f"{'L':>6}{'naive MiB':>11}{'eff. MiB':>10}{'mem ratio':>11}{'naive ms':>10}{'eff. ms':>9}{'speed-up':>10}")
-    results = {}
+    print(describe_machine(machine()), "(memory is counted: the same on every machine)")
+    print(f"Shaw relative attention, batch 1, k = {args.k}, float32; extra peak MiB of tensors")
+    lengths = {}
+    print(f"4 heads, head_dim 64\n{'L':>6}{'naive MiB':>11}{'eff. MiB':>10}{'ratio':>8}")
     for length in args.lengths:
-        n, e = (shaw_peak_memory(m, length, heads=args.heads, head_dim=args.head_dim, k=args.k)
-                for m in ("naive", "efficient"))
-        results[str(length)] = {"naive": n, "efficient": e}
-        print(f"{length:>6}{n['peak_mib']:11.1f}{e['peak_mib']:10.1f}{n['peak_mib'] / max(e['peak_mib'], 0.1):11.1f}"
-              f"{n['seconds'] * 1e3:10.1f}{e['seconds'] * 1e3:9.1f}{n['seconds'] / e['seconds']:10.2f}")
+        n, e = (peak_mib(m, length, 4, 64, args.k) for m in ("naive", "efficient"))
+        lengths[str(length)] = {"naive": {"peak_mib": n}, "efficient": {"peak_mib": e}}
+        print(f"{length:>6}{n:11.1f}{e:10.1f}{n / e:8.1f}")
+    sweep = []
+    print(f"L = {args.sweep_length}\n{'heads':>6}{'head_dim':>10}{'naive MiB':>11}{'eff. MiB':>10}{'ratio':>8}")
+    for heads in (4, 16, 32):
+        for head_dim in (64, 128):
+            n, e = (peak_mib(m, args.sweep_length, heads, head_dim, args.k) for m in ("naive", "efficient"))
+            sweep.append({"heads": heads, "head_dim": head_dim, "naive_mib": n, "efficient_mib": e})
+            print(f"{heads:>6}{head_dim:>10}{n:11.1f}{e:10.1f}{n / e:8.1f}")
 
-    path = save_results("shaw", results, settings={"heads": args.heads, "head_dim": args.head_dim, "k": args.k})
+    path = save_results("shaw", {"lengths": lengths, "sweep": sweep},
+                        settings={"heads": 4, "head_dim": 64, "k": args.k, "sweep_length": args.sweep_length,
+                                  "measure": "posenc.bench.tensor_peak_mib (bytes of live tensors, counted)"})
     print(f"saved {path}")
 
 

@@ -24,13 +24,15 @@ Modules, one concept each, in the order of the book's chapters:
 - :mod:`posenc.linear`: linear (kernelised) attention and RoPE
 - :mod:`posenc.rope_today`: RoPE as 2024-2026 models use it (M-RoPE, Llama 4's temperature, xPos, model configs)
 - :mod:`posenc.lm`: the tiny language model of the extrapolation experiments (imported on demand)
+- :mod:`posenc.realtext`: the same experiment on real text, character-level Shakespeare (imported on demand)
 - :mod:`posenc.bench`: measurement helpers of the benchmark scripts (imported on demand)
 - :mod:`posenc.explorer`: the explorers' framework: parameters, plot kinds, live and pre-rendered
   widgets (imported on demand; needs matplotlib and ipywidgets)
 - :mod:`posenc.widgets`: the interactive explorers and their static companions (imported on demand)
+- :mod:`posenc.practice`: the Practice part's checker of a learner's implementation (imported on demand)
 - :mod:`posenc.book`: the chapters' set-up and source listings (imported on demand; the ``book`` extra)
 
-Every name of the modules' ``__all__`` above, except those imported on demand (lm, bench, explorer, widgets, book),
+Every name of the modules' ``__all__`` above, except those imported on demand (lm, realtext, bench, practice, explorer, widgets, book),
 is importable from ``posenc`` itself.
 """
 

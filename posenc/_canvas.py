@@ -45,6 +45,31 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+#: matplotlib releases whose private internals this module relies on were tested with (the
+#: renderer's ``_get_font_height_metrics`` hook, ``fontManager._find_fonts_by_props``,
+#: ``Axes._left_title``/``_right_title``): 3.10 in `make test`'s Colab-like stage, 3.11 in the
+#: book's set-up. With any other release :class:`LayeredCanvas` draws the whole figure with
+#: matplotlib's own drawing (slower, never wrong); ``POSENC_FAST_CANVAS=0`` forces that, ``=1``
+#: forces the layered drawing.
+TESTED_MATPLOTLIB = ((3, 10), (3, 11))
+
+
+def layered_drawing_supported() -> bool:
+    """Whether the installed matplotlib is a tested release (see :data:`TESTED_MATPLOTLIB`)."""
+    import os
+
+    forced = os.environ.get("POSENC_FAST_CANVAS")
+    if forced in ("0", "1"):
+        return forced == "1"
+    import matplotlib
+
+    try:
+        version = tuple(int(part) for part in matplotlib.__version__.split(".")[:2])
+    except ValueError:
+        return False
+    return version in TESTED_MATPLOTLIB
+
+
 #: An overlay whose ink comes this close (device px) to the canvas edge is measured exactly, and
 #: the figure laid out again if it is cut off.
 EDGE_PX = 3
@@ -65,8 +90,10 @@ class LayeredCanvas:
         self.fig = fig
         self.data = list(data)
         self.pad = pad
+        #: False: an untested matplotlib; every draw is matplotlib's own (:func:`layered_drawing_supported`)
+        self.layered = layered_drawing_supported()
         for artist in self.data:
-            artist.set_animated(True)
+            artist.set_animated(self.layered)
         self._base: np.ndarray | None = None
         self._geometry = None
         self._overlays: list = []
@@ -79,13 +106,50 @@ class LayeredCanvas:
 
     # -- layout ---------------------------------------------------------------------------------
     def layout(self) -> None:
-        """Lay the figure out (constrained: nothing cut off) and freeze it; forget every cache."""
+        """Lay the figure out (constrained: nothing cut off) and freeze it; forget every cache.
+
+        Constrained layout can leave a text a few pixels beyond the canvas edge (measured: the
+        y label of an equal-aspect heatmap with a colour bar, by 4 px); then every axes box is
+        mapped into the canvas less that overflow (:meth:`_fit`), at most twice."""
         w_pad, h_pad = self.pad
         self.fig.set_layout_engine("constrained", w_pad=w_pad, h_pad=h_pad)
         self.fig.draw_without_rendering()
         self.fig.set_layout_engine("none")
+        for _ in range(2):
+            if not self._fit():
+                break
         self._base = None
         self.counts["layout"] += 1
+
+    def _overflow(self) -> tuple | None:
+        """How far (px) the figure's ink (its tight box, texts included) reaches beyond the canvas:
+        ``(left, bottom, right, top)``, or None when it lies inside (half a pixel allowed)."""
+        renderer = self._renderer()
+        self._apply_aspects()
+        tight = self.fig.get_tightbbox(renderer)
+        if tight is None:
+            return None
+        box = tight.transformed(self.fig.dpi_scale_trans)  # inches to display pixels
+        width, height = self.fig.bbox.width, self.fig.bbox.height
+        margins = (max(0.0, -box.x0), max(0.0, -box.y0), max(0.0, box.x1 - width), max(0.0, box.y1 - height))
+        return margins if max(margins) > 0.5 else None
+
+    def _fit(self) -> bool:
+        """Move the frozen axes boxes so that the figure's ink (its tight box, texts included) lies
+        inside the canvas with a pixel to spare; False when it already does."""
+        overflow = self._overflow()
+        if overflow is None:
+            return False
+        left, bottom, right, top = overflow
+        width, height = self.fig.bbox.width, self.fig.bbox.height
+        left, bottom, right, top = (m + 1.0 if m > 0.5 else 0.0 for m in (left, bottom, right, top))
+        # one scale for both directions (in pixels), so that an equal-aspect box keeps its shape
+        scale = min((width - left - right) / width, (height - bottom - top) / height)
+        for ax in self.fig.axes:  # the drawn boxes, scaled towards the free corner
+            x0, y0, w, h = ax.get_position(original=False).bounds
+            ax.set_position((x0 * scale + left / width, y0 * scale + bottom / height, w * scale, h * scale),
+                            which="both")
+        return True
 
     def _overlay_artists(self) -> list:
         """Every axes' x and y axis, each followed by its label (a layer of its own: a long label
@@ -100,7 +164,8 @@ class LayeredCanvas:
         for ax in self.fig.axes:
             if ax.get_legend() is not None:
                 out.append(ax.get_legend())
-            out += [t for t in (ax.title, ax._left_title, ax._right_title) if t.get_text()]
+            titles = (ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None))
+            out += [t for t in titles if t is not None and t.get_text()]
         return [a for a in out if a.get_visible()]
 
     @staticmethod
@@ -119,7 +184,7 @@ class LayeredCanvas:
         """The canvas's renderer, which lays text out with the cached :func:`font_height_metrics`
         (a new renderer comes with a new size or dpi; the background draw uses the same one)."""
         renderer = self.fig.canvas.get_renderer()
-        if "_get_font_height_metrics" not in vars(renderer):
+        if self.layered and "_get_font_height_metrics" not in vars(renderer):
             renderer._get_font_height_metrics = functools.partial(font_height_metrics, dpi=renderer.dpi)
         return renderer
 
@@ -190,6 +255,13 @@ class LayeredCanvas:
 
     def draw(self) -> None:
         """Draw the figure into its canvas buffer (see the module docstring)."""
+        if not self.layered:  # an untested matplotlib: its own drawing of the whole figure
+            self.fig.canvas.draw()
+            self.counts["background"] += 1
+            if self._overflow() is not None:  # a longer tick label than the layout made room for
+                self.layout()
+                self.fig.canvas.draw()
+            return
         for attempt in (0, 1):
             geometry = self._apply_aspects()
             if self._base is None or geometry != self._geometry:
@@ -234,7 +306,7 @@ class LayeredCanvas:
         when the state would move an axes box (the next draw starts a new background and cache
         anyway); an overlay cut off by the canvas edge is not kept (the draw lays the figure out
         again for it), unless a new layout could not fit it either."""
-        if self._base is None or self._apply_aspects() != self._geometry:
+        if not self.layered or self._base is None or self._apply_aspects() != self._geometry:
             return 0
         buf = np.asarray(self.fig.canvas.buffer_rgba())
         rendered = self.counts["overlay"]

@@ -44,7 +44,12 @@ def sinusoidal_frequencies(
     Two common ways to compute them are offered so the book can compare their rounding:
     ``"pow"`` evaluates ``1 / base ** (2i/d)`` directly (:func:`posenc.frequencies.inv_freq`, the
     ladder RoPE uses too); ``"exp_log"`` evaluates ``exp(-ln(base) * 2i/d)`` as in the
-    annotated-transformer code. Both run entirely in ``dtype``.
+    annotated-transformer code. Both run entirely in ``dtype``. ``"pow"`` rounds the exponent
+    ``2i/d`` (exactly representable when ``d`` is a power of two), the power and the reciprocal;
+    ``"exp_log"`` rounds ``ln(base)/d``, its product with ``2i`` and the exponential, and an exponent
+    error ``delta`` becomes a relative error ``delta`` of the frequency. In float16 ``"pow"`` fails
+    for a base above 65504: the base itself converts to ``inf``, and every frequency after the first
+    is 0 (chapter 2 measures both forms).
 
     Args:
         d_model (int): even model dimension ``d``.
@@ -78,8 +83,14 @@ def sinusoidal_encoding(
 
     ``PE[p, 2i] = sin(p / base**(2i/d))`` and ``PE[p, 2i+1] = cos(p / base**(2i/d))``.
     Angles are computed in float64 and cast to ``dtype`` at the end, so large positions stay
-    accurate in low-precision dtypes (tensor2tensor and fairseq store the same values as
-    ``[sin | cos]`` halves instead: a permutation of the columns).
+    accurate in low-precision dtypes.
+
+    tensor2tensor (``get_timing_signal_1d`` in ``tensor2tensor/layers/common_attention.py``) and
+    fairseq (``SinusoidalPositionalEmbedding``) differ in two ways: they store ``[sin | cos]``
+    halves instead of interleaved pairs, and they space the frequencies as
+    ``base ** (-i / (d/2 - 1))`` (the last one exactly ``1/base``) instead of ``base ** (-2i/d)``.
+    Their table is therefore not a column permutation of this one; only the ``[sin | cos]`` layout
+    with this function's frequencies would be (chapter 2 checks both).
 
     Args:
         seq_len (int): number of positions ``L`` (>= 0).
@@ -188,8 +199,9 @@ def integer_encoding(
 ) -> torch.Tensor:
     """The naive encoding ``PE[p, :] = p`` (or ``p / (L - 1)`` when ``normalize``).
 
-    Shown in the book to explain why it fails: raw integers grow without bound and swamp
-    unit-scale token embeddings, and normalising by the length makes the encoding of a position
+    Shown in the book to explain why it fails: raw integers grow without bound (a LayerNorm that
+    follows erases ``p * 1`` entirely; without one they inflate the attention logits), and
+    normalising by the length makes the encoding of a position, and the step between neighbours,
     depend on how long the sequence is.
 
     Args:
@@ -216,7 +228,8 @@ def binary_encoding(seq_len: int, n_bits: int | None = None, *, dtype: torch.dty
 
     Column 0 flips at every step (like the highest sinusoidal frequency), column ``k`` every
     ``2**k`` steps. Unique and bounded, but discrete: neighbouring positions can differ in many bits
-    (7 -> 8 flips four).
+    (7 -> 8 flips four), and a shift by a small ``k`` has no exact affine map (carries depend on the
+    low bits; chapter 1 finds exact maps on a 64-row table only for ``k = 16, 32`` and some ``k >= 40``).
 
     Args:
         seq_len (int): number of positions ``L`` (>= 0).
@@ -253,7 +266,9 @@ class LearnedPositionalEmbedding(nn.Module):
     Args:
         max_len (int): number of trained positions.
         d_model (int): embedding width ``d``.
-        init_std (float): standard deviation of the normal initialisation (GPT-2 uses 0.02).
+        init_std (float): standard deviation of the normal initialisation, >= 0. The default 0.02 is
+            Hugging Face's GPT-2 (``initializer_range``) and nanoGPT's; OpenAI's GPT-2 code
+            (``src/model.py``) initialises its position table ``wpe`` with 0.01 (and ``wte`` with 0.02).
     """
 
     def __init__(self, max_len: int, d_model: int, *, init_std: float = 0.02) -> None:
@@ -293,10 +308,17 @@ class LearnedPositionalEmbedding(nn.Module):
     def resized(self, new_max_len: int) -> "LearnedPositionalEmbedding":
         """A copy whose table is linearly interpolated to ``new_max_len`` rows.
 
-        The patch BERT/ViT-style models use to run past their trained length (ViT calls it
-        position-embedding interpolation): row ``p`` of the new table is read at the fractional
-        position ``p * (max_len - 1) / (new_max_len - 1)`` of the old one. The new rows are blends the
-        model never saw in training.
+        The patch used to run a learned table past its trained length (ViT interpolates its 2-D
+        position embeddings to fine-tune at a higher resolution, Dosovitskiy et al. 2021, section
+        3.2). Here the interpolation is linear with ``align_corners=True``: both end rows are kept and
+        row ``p`` of the new table is read at the fractional position
+        ``p * (max_len - 1) / (new_max_len - 1)`` of the old one. Libraries differ: timm's
+        ``resample_abs_pos_embed`` (``timm/layers/pos_embed.py``) calls ``F.interpolate`` bicubic with
+        ``antialias=True`` and ``align_corners=False``: row ``p`` is read at
+        ``(p + 0.5) * max_len / new_max_len - 0.5`` with a cubic kernel, so not even the end rows are
+        kept (in PyTorch ``antialias=True`` also changes an enlargement: it selects Pillow's cubic
+        kernel, ``a = -0.5``, instead of ``a = -0.75``). Either way the new rows are blends the model
+        never saw in training.
 
         Args:
             new_max_len (int): rows of the new table (>= 2).

@@ -10,7 +10,9 @@ Shape legend used in the docstrings:
 
 References:
     Press, Smith, Lewis, "Train Short, Test Long: Attention with Linear Biases Enables Input
-    Length Extrapolation", ICLR 2022; ``get_slopes`` in ofirpress/attention_with_linear_biases.
+    Length Extrapolation", ICLR 2022. Official code: ofirpress/attention_with_linear_biases,
+    ``fairseq/models/transformer.py`` (``get_slopes``, and the key-position form of the bias that
+    :func:`alibi_bias_bloom` returns).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def _slopes(n: int) -> list[float]:
     if math.log2(n).is_integer():
         return _slopes_power_of_two(n)
     closest = 2 ** math.floor(math.log2(n))
-    # the closest lower power of two, then every other slope of twice that power
+    # the closest lower power of two, then the first n - closest of every other slope of twice that power
     return _slopes_power_of_two(closest) + _slopes(2 * closest)[0::2][: n - closest]
 
 
@@ -43,9 +45,10 @@ def alibi_slopes(n_heads: int) -> torch.Tensor:
 
     For ``n`` a power of two: ``m_h = 2 ** (-8 (h + 1) / n)``, h = 0 .. n-1 (for 8 heads:
     1/2, 1/4, ..., 1/256). Otherwise the slopes of the closest lower power of two ``c``, followed by
-    every other slope of ``2c``, so the list is *not* monotonic. For 12 heads: the 8 slopes of
-    8 heads (``2**-1 .. 2**-8``), then ``2**-0.5, 2**-1.5, 2**-2.5, 2**-3.5``; the first of those is
-    larger than all eight, the other three fall between them.
+    the first ``n - c`` of every other slope of ``2c`` heads (its slopes 0, 2, 4, ...), so the list
+    is *not* monotonic. For 12 heads: the 8 slopes of 8 heads (``2**-1 .. 2**-8``), then
+    ``2**-0.5, 2**-1.5, 2**-2.5, 2**-3.5``; the first of those is larger than all eight, the other
+    three fall between them.
 
     Args:
         n_heads (int): number of heads ``h`` (>= 1).
@@ -89,11 +92,23 @@ def _alibi_bias(slopes: torch.Tensor, q_len: int, k_len: int, *, causal: bool,
 
 
 def alibi_bias_bloom(n_heads: int, q_len: int, k_len: int | None = None) -> torch.Tensor:
-    """BLOOM's form ``[h, i, j] = m_h * key_pos`` with the causal mask as ``-inf``.
+    """The key-position form ``[h, i, j] = m_h * key_pos`` with the causal mask as ``-inf``.
 
     Under a causal mask each row differs from :func:`alibi_bias` by the constant
     ``m_h * query_pos``, and softmax ignores constants added to a whole row, so attention weights
-    are identical (BLOOM's ``build_alibi_tensor`` uses this to avoid the ``[Lq, Lk]`` distance matrix).
+    are identical; without the mask the two differ (this form then rewards keys to the right).
+    The form is the official ALiBi code's own (Press et al.; ofirpress/attention_with_linear_biases,
+    ``fairseq/models/transformer.py``: one row ``m_h * arange(maxpos)`` for every query, which
+    "works because the softmax operation is invariant to translation"), so the bias needs no
+    ``[Lq, Lk]`` distance matrix (only the causal mask is square). BLOOM's ``build_alibi_tensor``
+    (Hugging Face ``modeling_bloom.py``) uses it too and says it is based on that code; its key
+    positions count the non-padding tokens. The function keeps its historical name.
+
+    Args:
+        n_heads (int): number of heads ``h`` (>= 1).
+        q_len (int): number of queries ``Lq``.
+        k_len (int, optional): number of keys ``Lk`` (>= ``Lq``); default ``Lq``. Queries are aligned
+            at the end: query ``i`` sits at key position ``Lk - Lq + i``.
 
     Returns:
         torch.Tensor: float32 ``[h, Lq, Lk]``.

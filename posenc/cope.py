@@ -21,7 +21,10 @@ Follows the reference implementation (facebookresearch/RAM, ``projects/cope/src/
 default options): the gates use the same ``q . k`` as the attention (no separate key
 projection), computed as ``sigmoid(q . k / sqrt(d))``; the position embeddings ``[d, npos_max]``
 are zero-initialised and shared by the heads of a layer; the logits are ``(q.k + q.e(p)) / sqrt(d)``,
-so the bias added to the scaled logits ``q.k / sqrt(d)`` is ``q.e(p) / sqrt(d)``. Deviation: the
+so the bias added to the scaled logits ``q.k / sqrt(d)`` is ``q.e(p) / sqrt(d)`` (the paper's short
+listing, like the reference's ``--cope-nodiv`` option, adds ``q.e(p)`` unscaled; the default divides);
+the reference's default also gives every layer its own embeddings (``--cope-shared`` off), as
+``posenc.lm.TinyLM`` does. Deviation: the
 reference zeroes the gates of future keys and sums from the right (two flips of the ``[L, T]``
 matrix); here the running sum from the left gives ``p_ij = C_ii - C_ij + g_ij`` (see
 ``_positions``), which never reads future gates; the two agree up to float32 rounding. The default

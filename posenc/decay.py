@@ -3,7 +3,11 @@
 With Abel summation, ``sum_i h_i e^{i r theta_i}`` (``h_i`` the complex products of query and key
 pairs) is bounded by ``(max_i |h_{i+1} - h_i|) * sum_j |S_j|`` with partial sums
 ``S_j = sum_{k<j} e^{i r theta_k}``. The mean ``(1/(d/2)) sum_j |S_j|`` is the curve of RoFormer's
-Figure 2: it falls as the relative distance ``r`` grows, with ripples.
+Figure 2: it falls on average as the relative distance ``r`` grows, with ripples, and over long
+ranges stays low without falling monotonically. A larger base keeps it higher on average over each
+octave of ``r``, not at every ``r`` (chapter 5 of the book). It bounds the score; it says nothing
+about the score of a given query and key, whose expectation for independent random vectors is 0 at
+every distance.
 
 References:
     Su et al., "RoFormer: Enhanced Transformer with Rotary Position Embedding", 2021, section 3.4.3.

@@ -3,23 +3,29 @@
 T5 learns one number per distance bucket, KERPLE two numbers per head. FIRE learns the whole
 function of distance with a small MLP ``f``, applied to a *normalised* distance:
 
-    b(i, j) = f( psi(i - j) / psi(max(i, L_thr)) ),    psi(x) = log(c x + 1)
+    b(i, j) = f( psi(i - j) / psi(max(i, L_thr)) ),    psi(x) = log(|c| x + 1)
 
 for a query at position ``i`` and a key at ``j <= i`` (0-based absolute positions), with
-learnable ``c > 0`` and threshold ``L_thr``. ``f`` maps one number to one bias per head.
+learnable ``c`` (the paper's text writes ``log(c x + 1)``, its listing ``log(|c x| + 1)``) and
+threshold ``L_thr``. ``f`` maps one number to one bias per head.
 
 - ``psi`` (log) gives near keys more resolution than far ones, as T5's logarithmic buckets do.
 - Progressive interpolation: dividing by ``psi(i)`` maps every distance a query can see into
-  ``[0, 1]``, at any length, so a long input shows the MLP no input it has never seen. The
-  threshold keeps short contexts from being stretched: below ``L_thr`` the divisor is the constant
+  ``[0, 1]``, at any length, with the farthest key at 1: far keys are squeezed into the trained
+  range instead of falling off its end. The range is the same, not the values in it: a query
+  beyond the trained length puts its nearest keys closer to 0 (``psi(1) / psi(i)``) than any
+  trained query did, so at a fixed small distance the MLP is read at new inputs. The threshold
+  keeps short contexts from being stretched: below ``L_thr`` the divisor is the constant
   ``psi(L_thr)`` and the bias depends on ``i - j`` only.
 
-The parametrisation follows the paper's reference pseudo-code (Appendix): ``f`` = Linear(1,
-hidden) -> ReLU -> Linear(hidden, h), hidden 32; ``c`` initialised to 0.1; ``L_thr = |m * L0|``
-with ``L0`` fixed (512 in the paper, for 2048-token training) and the multiplier ``m`` learnable
-(initialised to 1). Deviations: ``|c|`` is used in both ``psi`` (the pseudo-code uses ``c`` in the
-numerator and ``|c|`` in the denominator: a negative ``c`` would take the log of a negative
-number), and the pseudo-code's ``eps`` is only added to the divisor (``psi(0) = 0`` needs none).
+The computation is the paper's pseudo-code (its appendix listing), with no deviation: ``f`` =
+Linear(1, hidden) -> ReLU -> Linear(hidden, h), hidden 32; ``c`` initialised to 0.1 and taken in
+absolute value in both logs (the listing computes ``torch.log(torch.abs(self.c * rel_distance) + 1)``
+and the same for the divisor, so a ``c`` that training drives negative is as valid as a positive
+one); ``L_thr = |m * L0|`` with ``L0`` fixed (512 in the paper, for 2048-token training) and the
+multiplier ``m`` learnable (initialised to 1); ``eps`` added to the divisor only. The listing's
+``|i - j|`` is written here as the distance back from the query; keys after the query are masked
+when causal. ``tests/test_learned_position.py`` compares it with the listing, for either sign of ``c``.
 
 The bias does not depend on content: it is kept between calls when no gradient is needed. Unlike
 ALiBi's or KERPLE's it is not a function of ``i - j`` alone once ``i > L_thr``: it is built on the
@@ -60,7 +66,7 @@ class FireBias(_CachedBias):
 
     Attributes:
         mlp (nn.Sequential): ``Linear(1, hidden) -> ReLU -> Linear(hidden, h)``.
-        c (nn.Parameter): scalar.
+        c (nn.Parameter): scalar; used as ``|c|``, as in the paper's listing.
         L_multiplier (nn.Parameter): scalar; ``L_thr = |L_multiplier * L_thr_init|``.
 
     As a position method, ``logit_bias(q, k, *, causal)`` returns the float ``[1, h, L, T]`` bias of

@@ -26,6 +26,12 @@ generator), unless given.
 
 Like the official code, the bias is added to the logits after the ``1/sqrt(d)`` scaling.
 
+One ``KerpleBias`` holds one set of ``(r1, r2)`` per head. The official code builds one such module
+and hands the same object to every layer (``megatron/model/gpt2_model.py``: one ``rpe_emb`` passed
+to each ``ParallelTransformerLayerPipe``), so all layers share ``h`` pairs. Sharing is the caller's
+choice here: ``posenc.lm.TinyLM`` builds one position object per layer, so its KERPLE model has
+``n_layers * h`` pairs and each layer learns its own kernel.
+
 Shape legend: ``b`` batch, ``h`` heads ``n_heads``, ``L`` queries, ``T`` keys (queries aligned at
 the end of the keys), ``d`` head dimension, ``n`` number of distances.
 

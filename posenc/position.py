@@ -178,7 +178,7 @@ class _CachedBias(PositionMethod):
 
     def __init__(self) -> None:
         super().__init__()
-        self._bias_cache: dict = {}  # (L, T, dtype, device, causal, table version) -> [1, h, L, T]
+        self._bias_cache: dict = {}  # (L, T, dtype, device, causal, table version, inference mode) -> [1, h, L, T]
 
     def _values(self, causal: bool, dtype: torch.dtype, device: torch.device, q_len: int, k_len: int) -> torch.Tensor:
         """The ``[h, L, T]`` bias of ``dtype`` for ``L`` queries aligned at the end of ``T`` keys."""
@@ -193,7 +193,9 @@ class _CachedBias(PositionMethod):
 
     def logit_bias(self, q: torch.Tensor, k: torch.Tensor, *, causal: bool) -> torch.Tensor:
         q_len, k_len = q.shape[-2], k.shape[-2]
-        key = (q_len, k_len, q.dtype, q.device, causal, self._version())
+        # a bias built under inference_mode is an inference tensor, which autograd refuses to save:
+        # one cache entry for each side
+        key = (q_len, k_len, q.dtype, q.device, causal, self._version(), torch.is_inference_mode_enabled())
         reusable = self._reusable()
         if reusable and key in self._bias_cache:
             return self._bias_cache[key]

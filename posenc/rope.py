@@ -114,8 +114,9 @@ def _cos_sin(pos: torch.Tensor, inv_freq: torch.Tensor, layout: str,
 def rope_angles(positions: int | torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
     """Rotation angles ``m * theta_i`` in float64.
 
-    float64 keeps the angle exact to ~1e-11 rad even at position 1e6; float32 is off by up to
-    ``m * 2**-24`` rad and bf16 cannot even represent most large positions.
+    float64 rounds the angle by at most half its ulp, below 6e-11 rad up to position 1e6 (for
+    ``theta_i <= 1``); float32 is off by up to ``m * 2**-24`` rad and bf16 cannot even represent most
+    positions above 256.
 
     Args:
         positions: int ``L`` (meaning ``arange(L)``) or an integer tensor ``[L]``.

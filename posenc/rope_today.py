@@ -5,7 +5,8 @@ The pieces a 2024-2026 model config names beyond plain RoPE and its 2023 scaling
 with narrower tables):
 
 - :func:`mrope_cos_sin`, :func:`mrope_position_ids`: Qwen2-VL's multimodal RoPE, 3-D positions
-  (temporal, height, width) whose rotation pairs are split between the axes by ``mrope_section``.
+  (temporal, height, width) whose rotation pairs are split between the axes by ``mrope_section``
+  (consecutive runs, Qwen2-VL / Qwen2.5-VL; interleaved, Qwen3-VL).
 - :func:`llama4_attention_temperature`, :func:`llama4_rope_layers`, :func:`chunked_causal_mask`:
   Llama 4's interleaved RoPE/NoPE layers (iRoPE), the query temperature of its NoPE layers and the
   chunked attention of its RoPE layers.
@@ -14,6 +15,8 @@ with narrower tables):
   latent attention (DeepSeek-V2's MLA with its decoupled RoPE key).
 - :func:`streaming_cache_positions`: which tokens a StreamingLLM cache (attention sinks plus a
   rolling window) keeps, and the positions they get inside the cache.
+- :func:`sink_attention`: gpt-oss's attention with a learned sink logit per head (a softmax column
+  without a value), optionally over a sliding window.
 - :data:`MODEL_ROPE_CONFIGS` and :func:`scaled_wavelengths`: published RoPE settings of well-known
   models, and how each one's scaling reshapes the per-pair wavelengths against its trained length.
 
@@ -28,6 +31,9 @@ References:
     DeepSeek-AI, "DeepSeek-V2: A Strong, Economical, and Efficient Mixture-of-Experts Language Model",
     2024 (MLA, decoupled RoPE).
     Xiao et al., "Efficient Streaming Language Models with Attention Sinks", 2023 (StreamingLLM).
+    Qwen Team, Qwen3-VL, 2025 (interleaved M-RoPE); Hugging Face ``Qwen3VLTextRotaryEmbedding``.
+    OpenAI, "gpt-oss-120b & gpt-oss-20b Model Card", 2025 (learned attention sinks, YaRN without
+    truncation, 128-token sliding-window layers); Hugging Face ``gpt_oss`` ``eager_attention_forward``.
 """
 
 from __future__ import annotations
@@ -39,17 +45,19 @@ import torch
 
 from ._validate import check_choice, check_dtype, check_even, check_float, check_int, check_size, check_tensor
 from .frequencies import DEFAULT_BASE, _inv_freq
-from .scaling import rope_scaled_inv_freq
+from .scaling import rope_scaled_inv_freq, yarn_mscale
 
 __all__ = [
     "mrope_cos_sin",
     "mrope_position_ids",
+    "mrope_axes",
     "llama4_attention_temperature",
     "llama4_rope_layers",
     "chunked_causal_mask",
     "xpos_scale",
     "kv_cache_bytes_per_token",
     "streaming_cache_positions",
+    "sink_attention",
     "MODEL_ROPE_CONFIGS",
     "SCALING_EXAMPLES",
     "scaled_wavelengths",
@@ -78,18 +86,28 @@ def mrope_cos_sin(
     mrope_section: Sequence[int],
     base: float = DEFAULT_BASE,
     *,
+    interleaved: bool = False,
     dtype: torch.dtype = torch.float32,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Qwen2-VL's multimodal RoPE tables (M-RoPE), for :func:`~posenc.rope.apply_rope` with ``layout="half"``.
+    """Multimodal RoPE tables (M-RoPE), for :func:`~posenc.rope.apply_rope` with ``layout="half"``.
 
-    Every token has three positions (temporal, height, width). The ``d/2`` rotation pairs, with the
-    usual frequencies ``base ** (-2i/d)``, are split in three consecutive runs of
-    ``mrope_section = (s_t, s_h, s_w)`` pairs: pair ``i`` turns with the temporal position if
-    ``i < s_t``, with the height position if ``s_t <= i < s_t + s_h``, else with the width position.
-    For a text token the three positions are equal, so M-RoPE is then plain 1-D RoPE.
+    Every token has three positions (temporal, height, width). Each of the ``d/2`` rotation pairs,
+    with the usual frequencies ``base ** (-2i/d)``, turns with one of the three, chosen by
+    ``mrope_section = (s_t, s_h, s_w)``:
 
-    Equal to what transformers' ``Qwen2VLRotaryEmbedding`` returns (its ``recomposition_frequencies``
-    picks the same runs), up to float32 rounding of the angles: angles here are formed in float64.
+    - ``interleaved=False`` (Qwen2-VL, Qwen2.5-VL): three consecutive runs; pair ``i`` turns with the
+      temporal position if ``i < s_t``, with the height position if ``s_t <= i < s_t + s_h``, else
+      with the width position. Time gets the fastest pairs, width the slowest.
+    - ``interleaved=True`` (Qwen3-VL, ``mrope_interleaved``): pair ``i`` turns with the height
+      position if ``i % 3 == 1 and i < 3 s_h``, with the width position if ``i % 3 == 2 and
+      i < 3 s_w``, else with the temporal position; so every axis gets pairs from the fast end to
+      the slow end of the ladder (Qwen3-VL: ``[24, 20, 20]``, pairs 60-63 temporal).
+
+    For a text token the three positions are equal, so M-RoPE is then plain 1-D RoPE either way.
+
+    Equal to what transformers' ``Qwen2VLRotaryEmbedding`` (consecutive) and
+    ``Qwen3VLTextRotaryEmbedding`` (interleaved) return, up to float32 rounding of the angles:
+    angles here are formed in float64.
 
     Args:
         position_ids (torch.Tensor): integer ``[3, L]`` (one sequence) or ``[3, b, L]``, the axes in
@@ -98,7 +116,8 @@ def mrope_cos_sin(
         head_dim (int): even head dimension ``d``.
         mrope_section (sequence of 3 ints): pairs per axis, summing to ``d/2`` (Qwen2-VL: ``[16, 24, 24]``
             for ``d = 128``).
-        base (float): wavelength base, > 1 (Qwen2-VL: 1e6).
+        base (float): wavelength base, > 1 (Qwen2-VL: 1e6; Qwen3-VL: 5e6).
+        interleaved (bool): Qwen3-VL's interleaved assignment instead of consecutive runs.
         dtype (torch.dtype): floating dtype of the tables.
 
     Returns:
@@ -111,16 +130,36 @@ def mrope_cos_sin(
     head_dim = check_even("head_dim", head_dim)
     section = _check_section(mrope_section, head_dim)
     base = check_float("base", base, gt=1.0)
+    if not isinstance(interleaved, bool):
+        raise TypeError(f"interleaved must be a bool (True: Qwen3-VL's interleaved axes), "
+                        f"got {type(interleaved).__name__} ({interleaved!r})")
     check_dtype("dtype", dtype)
     check_size("position_ids", f"<shape {tuple(position_ids.shape)}>", (3, *position_ids.shape[1:], head_dim),
                item_bytes=_TABLE_BYTES)
     inv_freq = _inv_freq(head_dim, base).to(torch.float64)  # [d/2]
     angles = position_ids.to(torch.float64)[..., None] * inv_freq  # [3, (b,) L, d/2]
-    axis = torch.repeat_interleave(torch.arange(3), torch.tensor(section))  # [d/2]: axis of each pair
+    axis = mrope_axes(head_dim, section, interleaved=interleaved)  # [d/2]: axis of each pair
     index = axis.view(1, *([1] * (angles.ndim - 2)), -1).expand(1, *angles.shape[1:])
     merged = angles.gather(0, index.to(angles.device))[0]  # [(b,) L, d/2]
     merged = torch.cat((merged, merged), dim=-1)  # [(b,) L, d], half layout
     return merged.cos().to(dtype), merged.sin().to(dtype)
+
+
+def mrope_axes(head_dim: int, mrope_section: Sequence[int], *, interleaved: bool = False) -> torch.Tensor:
+    """The axis (0 temporal, 1 height, 2 width) each of the ``d/2`` pairs turns with, int64 ``[d/2]``.
+
+    The assignment :func:`mrope_cos_sin` uses: consecutive runs (Qwen2-VL) or, with
+    ``interleaved=True``, Qwen3-VL's ``i % 3`` pattern (height and width up to ``3 s_h`` and ``3 s_w``).
+    """
+    head_dim = check_even("head_dim", head_dim)
+    section = _check_section(mrope_section, head_dim)
+    if not interleaved:
+        return torch.repeat_interleave(torch.arange(3), torch.tensor(section))
+    i = torch.arange(head_dim // 2)
+    axis = torch.zeros(head_dim // 2, dtype=torch.int64)
+    axis[(i % 3 == 1) & (i < 3 * section[1])] = 1
+    axis[(i % 3 == 2) & (i < 3 * section[2])] = 2
+    return axis
 
 
 def mrope_position_ids(segments: Sequence[int | tuple[int, int, int]]) -> torch.Tensor:
@@ -320,6 +359,73 @@ def streaming_cache_positions(n_tokens: int, *, n_sink: int = 4,
     return kept, torch.arange(len(kept))
 
 
+# --------------------------------------------------------------------------- learned sinks (gpt-oss)
+
+def sink_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, sinks: torch.Tensor, *, causal: bool = True,
+                   sliding_window: int | None = None, scale: float | None = None) -> torch.Tensor:
+    """Softmax attention with a learned sink logit per head (gpt-oss).
+
+    Each head ``h`` has one learned number ``sinks[h]``. It joins every row of logits as an extra
+    column, ``softmax([q.k_1 * scale, ..., q.k_T * scale, sinks[h]])``, and its probability is then
+    dropped: it takes mass without bringing a value, so a row of weights sums to
+    ``1 - p_sink < 1`` and a query that finds nothing relevant can attend to (almost) nothing.
+    StreamingLLM's sinks are *tokens* whose keys the model learned to attend to; here the sink is a
+    parameter, with no position and no key (OpenAI 2025; Hugging Face ``gpt_oss``
+    ``eager_attention_forward``, to which this is equal).
+
+    Queries sit at the last ``L`` of the ``T`` key positions (query ``i`` at ``i + T - L``).
+    ``causal`` masks the keys after the query; ``sliding_window=W`` keeps only the ``W`` most recent
+    keys, the query's own included (``query_pos - key_pos < W``; gpt-oss: ``W = 128`` in every other
+    layer).
+
+    Args:
+        q (torch.Tensor): float ``[b, h, L, d]``.
+        k (torch.Tensor): float ``[b, h, T, d]``, ``T >= L`` (repeat grouped key/value heads first).
+        v (torch.Tensor): float ``[b, h, T, d_v]``.
+        sinks (torch.Tensor): float ``[h]``, one logit per head.
+        causal (bool): mask keys after the query.
+        sliding_window (int, optional): >= 1, keep keys with ``query_pos - key_pos < sliding_window``.
+        scale (float, optional): > 0, logit scale; default ``d ** -0.5``.
+
+    Returns:
+        torch.Tensor: ``[b, h, L, d_v]``, in ``v``'s dtype.
+    """
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        check_tensor(name, x, ndim=4, floating=True)
+    check_tensor("sinks", sinks, ndim=1, floating=True)
+    b, h, n_q, d = q.shape
+    if k.shape[:2] != (b, h) or k.shape[3] != d:
+        raise ValueError(f"k must be [b, h, T, d] = [{b}, {h}, T, {d}] like q {tuple(q.shape)}, got {tuple(k.shape)}")
+    n_k = k.shape[2]
+    if v.shape[:3] != k.shape[:3]:
+        raise ValueError(f"v must be [b, h, T, d_v] with [b, h, T] = {list(k.shape[:3])} as k, got {tuple(v.shape)}")
+    if n_k < n_q:
+        raise ValueError(f"k must have at least as many positions as q (queries sit at the last L of the T "
+                         f"key positions), got T = {n_k} < L = {n_q}")
+    if sinks.shape != (h,):
+        raise ValueError(f"sinks must have one logit per head, shape ({h},), got {tuple(sinks.shape)}")
+    if not isinstance(causal, bool):
+        raise TypeError(f"causal must be a bool, got {type(causal).__name__} ({causal!r})")
+    if sliding_window is not None:
+        sliding_window = check_int("sliding_window", sliding_window, min_value=1)
+    scale = d**-0.5 if scale is None else check_float("scale", scale, gt=0.0)
+    check_size("q", f"<shape {tuple(q.shape)}>", (b, h, n_q, n_k + 1), item_bytes=3 * q.element_size())
+    logits = torch.matmul(q, k.transpose(-1, -2)) * scale  # [b, h, L, T]
+    query_pos = torch.arange(n_q, device=q.device)[:, None] + (n_k - n_q)  # [L, 1]
+    offset = query_pos - torch.arange(n_k, device=q.device)[None, :]  # [L, T]: query_pos - key_pos
+    allowed = torch.ones_like(offset, dtype=torch.bool)
+    if causal:
+        allowed &= offset >= 0
+    if sliding_window is not None:
+        allowed &= offset < sliding_window
+    logits = logits.masked_fill(~allowed, float("-inf"))
+    sink_column = sinks.to(logits.dtype).view(1, h, 1, 1).expand(b, h, n_q, 1)
+    combined = torch.cat((logits, sink_column), dim=-1)  # [b, h, L, T + 1]
+    combined = combined - combined.max(dim=-1, keepdim=True).values  # the sink column is finite
+    probs = torch.softmax(combined, dim=-1)[..., :-1]  # the sink's share dropped
+    return torch.matmul(probs.to(v.dtype), v)
+
+
 # --------------------------------------------------------------------------- model configs
 
 #: Phi-3's published LongRoPE factor lists (48 pairs, head_dim 96), from the config.json of
@@ -349,58 +455,79 @@ _PHI3_LONG = [
 #: Hub (or its paper where the config omits a default). Keys per entry: ``model`` (display name),
 #: ``method`` (one line), ``head_dim``, ``rotary_dim`` (the rotated width), ``rope_theta``,
 #: ``max_position_embeddings``, ``rope_scaling`` (None or Hugging Face's ``rope_parameters`` minus
-#: ``rope_theta``), ``extra`` (other position-related fields) and ``source`` (a references.bib key).
-#: ``base_before`` (optional): the base the model was pre-trained with before its base was raised.
+#: ``rope_theta``), ``extra`` (other position-related fields), ``trained_length`` (the longest
+#: sequences the model was trained on as its source states it, None where the source does not say;
+#: not the scaling's ``original_max_position_embeddings``) and ``source`` (a references.bib key).
+#: ``base_before`` (optional): the base the model was pre-trained with before its base was raised;
+#: ``trained_length_before`` (optional): the training length before a later extension (Code Llama's
+#: Llama 2 start, Gemma 3's 32K pre-training before its 128K stage). The numbers were copied by hand
+#: from the sources; ``tests/test_rope_today.py`` checks that Hugging Face's RoPE initialisation given
+#: these numbers agrees with posenc, not that the numbers match the published configs.
+#: Rows with a per-layer-type setting (Gemma 3, gpt-oss, SmolLM3, Llama 4) list the RoPE of their
+#: global (full-attention) layers; the other layer type is in ``extra``.
 MODEL_ROPE_CONFIGS: dict[str, dict] = {
     "gpt-neox-20b": dict(
         model="GPT-NeoX-20B", method="partial rotary (rotary_pct 0.25), half layout",
         head_dim=96, rotary_dim=24, rope_theta=10000.0, max_position_embeddings=2048, rope_scaling=None,
-        extra={"rotary_pct": 0.25}, source="black2022gptneox"),
+        extra={"rotary_pct": 0.25}, trained_length=2048, source="black2022gptneox"),
     "llama-2-7b": dict(
         model="Llama 2 7B", method="RoPE", head_dim=128, rotary_dim=128, rope_theta=10000.0,
-        max_position_embeddings=4096, rope_scaling=None, extra={}, source="touvron2023llama2"),
+        max_position_embeddings=4096, rope_scaling=None, extra={}, trained_length=4096, source="touvron2023llama2"),
     "code-llama-7b": dict(
         model="Code Llama 7B", method="RoPE, base raised to 1e6 for 16k fine-tuning",
         head_dim=128, rotary_dim=128, rope_theta=1000000.0, max_position_embeddings=16384, rope_scaling=None,
         extra={"trained_from": "Llama 2 (base 10000, 4096 tokens)"}, base_before=10000.0,
-        trained_length_before=4096, source="roziere2023codellama"),
+        trained_length_before=4096, trained_length=16384, source="roziere2023codellama"),
     "mistral-7b": dict(
         model="Mistral 7B (v0.1)", method="RoPE + sliding-window attention",
         head_dim=128, rotary_dim=128, rope_theta=10000.0, max_position_embeddings=32768, rope_scaling=None,
-        extra={"sliding_window": 4096}, source="jiang2023mistral"),
+        extra={"sliding_window": 4096}, trained_length=8192, source="jiang2023mistral"),
     "llama-3-8b": dict(
         model="Llama 3 8B", method="RoPE, base 500000 from pre-training",
         head_dim=128, rotary_dim=128, rope_theta=500000.0, max_position_embeddings=8192, rope_scaling=None,
-        extra={}, source="dubey2024llama3"),
+        extra={}, trained_length=8192, source="dubey2024llama3"),
     "llama-3.1-8b": dict(
         model="Llama 3.1 8B", method="RoPE + llama3 scaling (factor 8)",
         head_dim=128, rotary_dim=128, rope_theta=500000.0, max_position_embeddings=131072,
         rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                       "original_max_position_embeddings": 8192},
-        extra={}, source="dubey2024llama3"),
+        extra={}, trained_length=131072, source="dubey2024llama3"),
     "llama-4-scout": dict(
-        model="Llama 4 Scout", method="iRoPE: RoPE + chunked attention in 3 of 4 layers, NoPE + temperature in the 4th",
+        model="Llama 4 Scout (17B-16E-Instruct)",
+        method="iRoPE: RoPE + chunked attention in 3 of 4 layers, NoPE + temperature in the 4th",
         head_dim=128, rotary_dim=128, rope_theta=500000.0, max_position_embeddings=10485760,
         rope_scaling={"rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 1.0,
                       "original_max_position_embeddings": 8192},
         extra={"no_rope_layer_interval": 4, "attention_chunk_size": 8192, "attn_temperature_tuning": True,
-               "floor_scale": 8192, "attn_scale": 0.1, "use_qk_norm": True},
-        source="meta2025llama4"),
+               "floor_scale": 8192, "attn_scale": 0.1, "use_qk_norm": True,
+               # the base checkpoint (Llama-4-Scout-17B-16E): the same llama3 scaling, a smaller maximum
+               # (its config.json as quoted in AMD-AGI/Primus PR #165; meta-llama/llama-models'
+               # llama4/args.py defaults Scout to factor 16, high_freq_factor 1)
+               "base_checkpoint_rope_scaling": {"rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0,
+                                                "high_freq_factor": 1.0, "original_max_position_embeddings": 8192},
+               "base_checkpoint_max_position_embeddings": 262144},
+        trained_length=262144, source="meta2025llama4"),
     "qwen2-vl-7b": dict(
         model="Qwen2-VL 7B", method="M-RoPE (temporal, height, width)",
         head_dim=128, rotary_dim=128, rope_theta=1000000.0, max_position_embeddings=32768,
-        rope_scaling={"rope_type": "mrope", "mrope_section": [16, 24, 24]}, extra={}, source="wang2024qwen2vl"),
+        rope_scaling={"rope_type": "mrope", "mrope_section": [16, 24, 24]}, extra={}, trained_length=None,
+        source="wang2024qwen2vl"),
     "qwen2.5-vl-7b": dict(
         model="Qwen2.5-VL 7B", method="M-RoPE, temporal ids aligned to absolute time",
         head_dim=128, rotary_dim=128, rope_theta=1000000.0, max_position_embeddings=128000,
         rope_scaling={"rope_type": "mrope", "mrope_section": [16, 24, 24]}, extra={"tokens_per_second": 2},
-        source="bai2025qwen25vl"),
+        trained_length=None, source="bai2025qwen25vl"),
+    "qwen3-vl-8b": dict(
+        model="Qwen3-VL 8B (Instruct)", method="interleaved M-RoPE (every axis gets fast and slow pairs)",
+        head_dim=128, rotary_dim=128, rope_theta=5000000.0, max_position_embeddings=262144,
+        rope_scaling={"rope_type": "mrope", "mrope_section": [24, 20, 20], "mrope_interleaved": True},
+        extra={}, trained_length=None, source="qwen2025qwen3vl"),
     "phi-3-128k": dict(
         model="Phi-3 (vision-128k-instruct)", method="LongRoPE (short/long per-pair factors)",
         head_dim=96, rotary_dim=96, rope_theta=10000.0, max_position_embeddings=131072,
         rope_scaling={"rope_type": "longrope", "short_factor": _PHI3_SHORT, "long_factor": _PHI3_LONG,
                       "original_max_position_embeddings": 4096},
-        extra={}, source="abdin2024phi3"),
+        extra={}, trained_length=None, source="abdin2024phi3"),
     "deepseek-v2": dict(
         model="DeepSeek-V2", method="MLA with decoupled RoPE key (64 of 192 q/k dims) + YaRN",
         head_dim=192, rotary_dim=64, rope_theta=10000.0, max_position_embeddings=163840,
@@ -408,7 +535,7 @@ MODEL_ROPE_CONFIGS: dict[str, dict] = {
                       "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 0.707, "mscale_all_dim": 0.707},
         extra={"qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "kv_lora_rank": 512, "v_head_dim": 128,
                "num_attention_heads": 128, "num_hidden_layers": 60},
-        source="deepseek2024v2"),
+        trained_length=4096, source="deepseek2024v2"),
     "deepseek-v3": dict(
         model="DeepSeek-V3", method="MLA with decoupled RoPE key (64 of 192 q/k dims) + YaRN",
         head_dim=192, rotary_dim=64, rope_theta=10000.0, max_position_embeddings=163840,
@@ -416,10 +543,30 @@ MODEL_ROPE_CONFIGS: dict[str, dict] = {
                       "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0, "mscale_all_dim": 1.0},
         extra={"qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "kv_lora_rank": 512, "v_head_dim": 128,
                "num_attention_heads": 128, "num_hidden_layers": 61},
-        source="deepseek2024v3"),
+        trained_length=4096, source="deepseek2024v3"),
     "gemma-7b": dict(
         model="Gemma 7B", method="RoPE, head_dim 256", head_dim=256, rotary_dim=256, rope_theta=10000.0,
-        max_position_embeddings=8192, rope_scaling=None, extra={}, source="gemma2024"),
+        max_position_embeddings=8192, rope_scaling=None, extra={}, trained_length=8192, source="gemma2024"),
+    "gemma-3-27b": dict(
+        model="Gemma 3 27B", method="5 local layers (window 1024, base 1e4) per global layer (base 1e6, linear 8)",
+        head_dim=128, rotary_dim=128, rope_theta=1000000.0, max_position_embeddings=131072,
+        rope_scaling={"rope_type": "linear", "factor": 8.0},
+        extra={"rope_local_base_freq": 10000.0, "sliding_window": 1024, "sliding_window_pattern": 6},
+        # Gemma 3 report, section 5.3: pre-trained with 32K sequences, then scaled up to 128K tokens at the
+        # end of pre-training while rescaling RoPE by 8
+        trained_length_before=32768, trained_length=32768, source="gemma2025gemma3"),
+    "smollm3-3b": dict(
+        model="SmolLM3 3B", method="RoPE in 3 of 4 layers, NoPE in every 4th (no_rope_layer_interval 4)",
+        head_dim=128, rotary_dim=128, rope_theta=5000000.0, max_position_embeddings=65536, rope_scaling=None,
+        extra={"no_rope_layer_interval": 4}, trained_length=65536, source="hf2025smollm3"),
+    "gpt-oss-20b": dict(
+        model="gpt-oss-20b", method="YaRN (truncate false) + learned sinks; 128-token window in every other layer",
+        head_dim=64, rotary_dim=64, rope_theta=150000.0, max_position_embeddings=131072,
+        rope_scaling={"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0, "truncate": False,
+                      "original_max_position_embeddings": 4096},
+        extra={"sliding_window": 128, "layer_types": "sliding_attention, full_attention alternating",
+               "sinks": "one learned logit per head"},
+        trained_length=None, source="openai2025gptoss"),
 }
 
 #: The scalings of :func:`scaled_wavelengths` by name, on one common setting so they can be compared:
@@ -428,16 +575,6 @@ MODEL_ROPE_CONFIGS: dict[str, dict] = {
 #: base 1e6.
 SCALING_EXAMPLES = ("none", "pi", "ntk", "yarn", "longrope", "llama3", "raised_base")
 _EXAMPLE_BASE, _EXAMPLE_LENGTH, _EXAMPLE_FACTOR = 10000.0, 4096, 8.0
-
-
-def _yarn_attention_factor(params: dict) -> float | None:
-    """DeepSeek's YaRN configs set ``mscale``/``mscale_all_dim``: Hugging Face's attention factor is then
-    ``get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)`` with ``0.1 m ln(s) + 1``."""
-    mscale, mscale_all = params.get("mscale"), params.get("mscale_all_dim")
-    if not (mscale and mscale_all):
-        return params.get("attention_factor")
-    factor = params["factor"]
-    return (0.1 * mscale * math.log(factor) + 1.0) / (0.1 * mscale_all * math.log(factor) + 1.0)
 
 
 def _model_frequencies(cfg: dict, head_dim: int, seq_len: int) -> tuple[torch.Tensor, float, float, int, str]:
@@ -453,11 +590,14 @@ def _model_frequencies(cfg: dict, head_dim: int, seq_len: int) -> tuple[torch.Te
         inv, scale = rope_scaled_inv_freq(
             head_dim, base, rope_type="llama3", factor=scaling["factor"], low_freq_factor=scaling["low_freq_factor"],
             high_freq_factor=scaling["high_freq_factor"], original_max_position_embeddings=trained)
+    elif rope_type == "linear":
+        inv, scale = rope_scaled_inv_freq(head_dim, base, rope_type="linear", factor=scaling["factor"])
     elif rope_type == "yarn":
         inv, scale = rope_scaled_inv_freq(
             head_dim, base, rope_type="yarn", factor=scaling["factor"], original_max_position_embeddings=trained,
             beta_fast=scaling["beta_fast"], beta_slow=scaling["beta_slow"],
-            attention_factor=_yarn_attention_factor(scaling))
+            attention_factor=scaling.get("attention_factor"), mscale=scaling.get("mscale"),
+            mscale_all_dim=scaling.get("mscale_all_dim"), truncate=scaling.get("truncate", True))
     else:  # longrope
         inv, scale = rope_scaled_inv_freq(
             head_dim, base, rope_type="longrope", factor=cfg["max_position_embeddings"] / trained,
@@ -484,9 +624,16 @@ def scaled_wavelengths(model_or_scaling: str, *, head_dim: int | None = None, se
             LongRoPE's short/long switch); default the extended length.
 
     Returns:
-        dict: ``name``, ``rope_type``, ``head_dim``, ``base``, ``trained_length``, ``target_length``,
-        ``seq_len``, ``wavelength_before`` and ``wavelength_after`` (float64 ``[d/2]``, in tokens) and
-        ``attention_scaling`` (the factor cos and sin are multiplied by).
+        dict: ``name``, ``rope_type``, ``head_dim``, ``base``, ``trained_length`` (the length the scaling
+        is defined against: ``original_max_position_embeddings``, else the length before the base was
+        raised, else the config's maximum), ``published_trained_length`` (the row's ``trained_length``,
+        the length the model was trained on as its source states it, or None), ``target_length``,
+        ``seq_len``, ``wavelength_before`` and ``wavelength_after`` (float64 ``[d/2]``, in tokens),
+        ``attention_scaling`` (the factor cos and sin are multiplied by), ``softmax_scale_factor``
+        (the factor on the softmax scale ``d ** -0.5`` on top: ``yarn_mscale(s, mscale_all_dim) ** 2``
+        for DeepSeek's rows, else 1), ``logit_scale`` (``attention_scaling ** 2 * softmax_scale_factor``,
+        the whole temperature on the rotated logits) and ``note`` (one line for a figure title: the
+        effective factor of the ``"ntk"`` example, DeepSeek's softmax factor; "" otherwise).
     """
     choices = tuple(MODEL_ROPE_CONFIGS) + SCALING_EXAMPLES
     name = check_choice("model_or_scaling", model_or_scaling, choices)
@@ -529,8 +676,18 @@ def scaled_wavelengths(model_or_scaling: str, *, head_dim: int | None = None, se
         else:  # llama3
             inv, scale = rope_scaled_inv_freq(head_dim, base, rope_type="llama3", **common)
     before = 2 * math.pi / _inv_freq(head_dim, base_before).to(torch.float64)
+    softmax_factor, note = 1.0, ""
+    params = (cfg or {}).get("rope_scaling") or {}
+    if params.get("mscale_all_dim"):  # DeepSeek's yarn_apply_mscale
+        softmax_factor = yarn_mscale(params["factor"], params["mscale_all_dim"]) ** 2
+        note = f"softmax scale ×{softmax_factor:.2f} on all q·k dims"
+    elif name == "ntk" and seq_len > trained:
+        effective = factor * seq_len / trained - (factor - 1)  # HF dynamic NTK's scale at seq_len
+        note = f"dynamic NTK at {seq_len} tokens: effective scale {effective:g} on the slowest pair"
     return {
         "name": name, "rope_type": rope_type, "head_dim": head_dim, "base": base, "trained_length": trained,
+        "published_trained_length": (cfg or {}).get("trained_length"),
         "target_length": target, "seq_len": seq_len, "wavelength_before": before,
         "wavelength_after": 2 * math.pi / inv.to(torch.float64), "attention_scaling": float(scale),
+        "softmax_scale_factor": softmax_factor, "logit_scale": float(scale) ** 2 * softmax_factor, "note": note,
     }

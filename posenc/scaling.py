@@ -13,8 +13,12 @@ Shape legend: ``d`` head dimension ``head_dim`` (even), ``d/2`` rotation pairs.
 
 References:
     Chen et al., "Extending Context Window of Large Language Models via Positional Interpolation", 2023.
-    bloc97, "NTK-Aware Scaled RoPE", 2023 (dynamic NTK).
-    Peng et al., "YaRN: Efficient Context Window Extension of Large Language Models", 2023.
+    bloc97, "NTK-Aware Scaled RoPE", 2023 (NTK-aware scaling, chapter 7); emozilla, "Dynamically Scaled RoPE
+    further increases performance of long context LLaMA with zero fine-tuning", 2023 (dynamic NTK, the
+    ``"dynamic"`` type here; YaRN paper, Peng et al. 2023, section 3.3).
+    Peng et al., "YaRN: Efficient Context Window Extension of Large Language Models", 2023. The
+    ``mscale``/``mscale_all_dim`` form of its attention factor is DeepSeek-V2's (DeepSeek-AI 2024,
+    ``yarn_get_mscale``); ``truncate=False`` is gpt-oss's (OpenAI 2025).
     Dubey et al., "The Llama 3 Herd of Models", 2024 (the ``llama3`` scaling).
     Ding et al., "LongRoPE: Extending LLM Context Window Beyond 2 Million Tokens", 2024; Abdin et al.,
     "Phi-3 Technical Report", 2024 (the ``longrope`` scaling).
@@ -32,7 +36,7 @@ import torch
 from ._validate import check_choice, check_even, check_float, check_int, check_size, check_tensor
 from .frequencies import DEFAULT_BASE, _inv_freq
 
-__all__ = ["ROPE_SCALINGS", "ROPE_TYPES", "rope_scaled_inv_freq"]
+__all__ = ["ROPE_SCALINGS", "ROPE_TYPES", "rope_scaled_inv_freq", "yarn_mscale"]
 
 
 def _default(head_dim: int, base: float) -> tuple[torch.Tensor, float]:
@@ -47,7 +51,7 @@ def _linear(head_dim: int, base: float, factor: float) -> tuple[torch.Tensor, fl
 
 def _dynamic(head_dim: int, base: float, factor: float, train_length: int,
              seq_len: int | None) -> tuple[torch.Tensor, float]:
-    """Dynamic NTK: for ``L = seq_len > L_orig`` the base grows to
+    """Dynamic NTK (emozilla 2023; YaRN paper section 3.3): for ``L = seq_len > L_orig`` the base grows to
     ``base * (factor * L / L_orig - (factor - 1)) ** (d / (d - 2))``; the default otherwise."""
     if seq_len is None or seq_len <= train_length:
         return _inv_freq(head_dim, base), 1.0
@@ -55,26 +59,62 @@ def _dynamic(head_dim: int, base: float, factor: float, train_length: int,
     return _inv_freq(head_dim, new_base), 1.0
 
 
+def _mscale(factor: float, mscale: float = 1.0) -> float:
+    """``0.1 * mscale * ln(factor) + 1`` for ``factor > 1``, else 1 (HF ``get_mscale``)."""
+    return 1.0 if factor <= 1 else 0.1 * mscale * math.log(factor) + 1.0
+
+
 def _yarn(head_dim: int, base: float, factor: float, train_length: int, beta_fast: float, beta_slow: float,
-          attention_factor: float | None) -> tuple[torch.Tensor, float]:
+          attention_factor: float | None, mscale: float | None = None, mscale_all_dim: float | None = None,
+          truncate: bool = True) -> tuple[torch.Tensor, float]:
     """YaRN (Peng et al. 2023): keep the pairs that turn more than ``beta_fast`` times over
     ``L_orig``, interpolate those that turn fewer than ``beta_slow`` times, a linear ramp between;
-    cos and sin scaled by ``0.1 ln(factor) + 1`` unless ``attention_factor`` is given."""
+    cos and sin scaled by ``0.1 ln(factor) + 1`` unless ``attention_factor`` is given, or by
+    ``mscale(factor, mscale) / mscale(factor, mscale_all_dim)`` when both are given (DeepSeek).
+    ``truncate=False`` (gpt-oss) keeps the ramp's ends unrounded."""
     if attention_factor is None:
-        attention_factor = 1.0 if factor <= 1 else 0.1 * math.log(factor) + 1.0
+        if mscale and mscale_all_dim:
+            attention_factor = float(_mscale(factor, mscale) / _mscale(factor, mscale_all_dim))
+        else:
+            attention_factor = _mscale(factor)
 
     def correction_dim(n_rotations: float) -> float:
         # the pair index whose wavelength fits n_rotations times into train_length
         return (head_dim * math.log(train_length / (n_rotations * 2 * math.pi))) / (2 * math.log(base))
 
-    low = max(math.floor(correction_dim(beta_fast)), 0)
-    high = min(math.ceil(correction_dim(beta_slow)), head_dim - 1)
+    low, high = correction_dim(beta_fast), correction_dim(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, head_dim - 1)
     if low == high:
         high += 0.001  # avoid a zero-width ramp
     ramp = ((torch.arange(head_dim // 2, dtype=torch.float32) - low) / (high - low)).clamp(0, 1)  # [d/2]
     keep = 1 - ramp  # 1: keep the original frequency, 0: interpolate
     interpolated = _inv_freq(head_dim, base, scale=factor)  # [d/2]: 1 / (factor * base ** (2i/d))
     return interpolated * (1 - keep) + _inv_freq(head_dim, base) * keep, attention_factor
+
+
+def yarn_mscale(factor: float, mscale: float = 1.0) -> float:
+    """YaRN's temperature factor ``0.1 * mscale * ln(factor) + 1`` for ``factor > 1``, else 1.0.
+
+    Peng et al. 2023 (section 3.4) scale the logits by ``(0.1 ln s + 1)**2`` and implement it by
+    multiplying cos and sin by ``0.1 ln s + 1``; ``mscale`` is DeepSeek-V2's extra weight
+    (``yarn_get_mscale``; Hugging Face ``get_mscale`` in ``modeling_rope_utils``). DeepSeek-V2/V3
+    use it twice: cos and sin get ``yarn_mscale(s, mscale) / yarn_mscale(s, mscale_all_dim)``
+    (1 when the two are equal, as in both configs), and the softmax scale ``qk_head_dim ** -0.5``
+    is multiplied by ``yarn_mscale(s, mscale_all_dim) ** 2`` (Hugging Face ``yarn_apply_mscale``
+    in ``modeling_deepseek_v3``), so every logit, the 128 position-free dims included, is sharpened.
+
+    Args:
+        factor (float): extension factor ``s``, finite and > 0.
+        mscale (float): weight of ``ln s``, finite and >= 0 (YaRN: 1; DeepSeek-V2: 0.707).
+
+    Returns:
+        float: the factor (1.0 when ``factor <= 1``).
+    """
+    factor = check_float("factor", factor, gt=0.0)
+    mscale = check_float("mscale", mscale, ge=0.0)
+    return _mscale(factor, mscale)
 
 
 def _llama3(head_dim: int, base: float, factor: float, train_length: int, low_freq_factor: float,
@@ -160,6 +200,9 @@ def rope_scaled_inv_freq(
     high_freq_factor: float = 4.0,
     short_factor: Sequence[float] | torch.Tensor | None = None,
     long_factor: Sequence[float] | torch.Tensor | None = None,
+    mscale: float | None = None,
+    mscale_all_dim: float | None = None,
+    truncate: bool = True,
 ) -> tuple[torch.Tensor, float]:
     """RoPE frequencies for context extension, as Hugging Face's ``ROPE_INIT_FUNCTIONS[rope_type]``.
 
@@ -169,7 +212,11 @@ def rope_scaled_inv_freq(
       for the current length ``L = seq_len > L_orig``; equals the default otherwise.
     - ``"yarn"`` (Peng et al. 2023): high frequencies (more than ``beta_fast`` turns over ``L_orig``) kept,
       low frequencies (fewer than ``beta_slow`` turns) interpolated by ``factor``, a linear ramp between;
-      attention factor ``0.1 ln(factor) + 1`` (applied to cos and sin, so logits scale by its square).
+      attention factor ``0.1 ln(factor) + 1`` (applied to cos and sin, so logits scale by its square);
+      with both ``mscale`` and ``mscale_all_dim`` given (DeepSeek-V2/V3 configs) and no ``attention_factor``,
+      ``yarn_mscale(factor, mscale) / yarn_mscale(factor, mscale_all_dim)`` instead (only one of them given:
+      ignored, as in Hugging Face). ``truncate=False`` (gpt-oss configs) uses the ramp's ends
+      ``d ln(L_orig / (2 pi beta)) / (2 ln base)`` as they are, without rounding them down/up to whole pairs.
     - ``"llama3"``: wavelengths above ``L_orig / low_freq_factor`` divided by ``factor``, below
       ``L_orig / high_freq_factor`` kept, smoothly blended between.
     - ``"longrope"`` (Ding et al. 2024; Phi-3): ``inv_freq_i = 1 / (ext_i * base ** (2i/d))`` with
@@ -198,6 +245,10 @@ def rope_scaled_inv_freq(
         short_factor, long_factor (list of float or torch.Tensor): LongRoPE's ``d/2`` per-pair
             wavelength stretches (finite, > 0), for ``seq_len <= L_orig`` and ``seq_len > L_orig``.
             Here ``d`` is the rotated width (``head_dim``, or the partial rotary dim).
+        mscale, mscale_all_dim (float, optional): DeepSeek's YaRN weights (finite, > 0), see
+            :func:`yarn_mscale`; used by ``"yarn"`` only, and only when both are given.
+        truncate (bool): ``"yarn"`` only: round the ramp's ends to whole pairs (default, as the YaRN
+            paper's code) or not (gpt-oss).
 
     Returns:
         tuple[torch.Tensor, float]: float32 ``[d/2]`` frequencies and the attention scaling
@@ -225,6 +276,13 @@ def rope_scaled_inv_freq(
     if "short_factor" in wanted:
         values["short_factor"] = _factor_list("short_factor", short_factor, head_dim)
         values["long_factor"] = _factor_list("long_factor", long_factor, head_dim)
+    if "mscale" in wanted:
+        for name, value in (("mscale", mscale), ("mscale_all_dim", mscale_all_dim)):
+            values[name] = None if value is None else check_float(name, value, gt=0.0)
+        if not isinstance(truncate, bool):
+            raise TypeError(f"truncate must be a bool (True: round the ramp's ends to whole pairs), "
+                            f"got {type(truncate).__name__} ({truncate!r})")
+        values["truncate"] = truncate
     if "attention_factor" in wanted:
         values["attention_factor"] = (None if attention_factor is None
                                       else check_float("attention_factor", attention_factor, gt=0.0))

@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # Create the virtual environment (default .venv) and install the project into it.
 #
+# With LOCK=1 (what `make setup` passes by default) and requirements.lock present: the exact,
+# hashed versions of the lock (`pip install --require-hashes --no-deps`; torch 2.13.0+cpu from a
+# local CPU wheel that pip's find-links hold, else PyTorch's CPU index), then posenc itself,
+# editable, without dependencies. This is the set-up that reproduces the stored outputs. If the lock
+# cannot be installed here (another platform or Python: the lock is for Linux x86-64, CPython
+# 3.11), it says so and installs the ranges of requirements.txt instead, as LOCK=0 does:
 # torch goes first, as a CPU build where one can be had, so that requirements.txt's plain
 # `torch>=2.2` is already satisfied and never pulls a multi-GB CUDA build:
 #   1. `torch==$TORCH_VERSION+cpu` (a local CPU wheel, when pip's configured find-links hold one);
@@ -19,7 +25,25 @@ fi
 pip="$VENV/bin/python -m pip"
 quiet="--quiet --disable-pip-version-check"
 
-if ! "$VENV/bin/python" -c "import torch" 2>/dev/null; then
+filter() { grep -v "is ignored: it is neither a file nor a directory" || true; }
+locked=0
+if [ "${LOCK:-0}" = 1 ] && [ -f requirements.lock ]; then
+  if $pip install $quiet --require-hashes --no-deps -r requirements.lock 2>&1 | filter \
+      && "$VENV/bin/python" -c "import torch" 2>/dev/null; then
+    locked=1
+  elif $pip install $quiet --require-hashes --no-deps --extra-index-url "$TORCH_CPU_INDEX" -r requirements.lock \
+      2>&1 | filter && "$VENV/bin/python" -c "import torch" 2>/dev/null; then
+    locked=1
+  else
+    echo "setup: requirements.lock does not install here (it is for Linux x86-64, CPython 3.11);" \
+         "installing the ranges of requirements.txt" >&2
+  fi
+fi
+if [ "$locked" = 1 ]; then
+  $pip install $quiet --no-deps -e . 2>&1 | filter
+  $pip check --disable-pip-version-check
+fi
+if [ "$locked" = 0 ] && ! "$VENV/bin/python" -c "import torch" 2>/dev/null; then
   if ! $pip install $quiet "torch==${TORCH_VERSION}+cpu" 2>/dev/null; then
     echo "setup: no local CPU wheel of torch ${TORCH_VERSION}; trying the CPU index" >&2
     $pip install $quiet --index-url "$TORCH_CPU_INDEX" torch 2>/dev/null \
@@ -27,7 +51,9 @@ if ! "$VENV/bin/python" -c "import torch" 2>/dev/null; then
   fi
 fi
 # requirements.txt ends with `-e .[book,widgets,test]`: posenc itself, editable, with its extras
-$pip install $quiet -r requirements.txt 2>&1 | grep -v "is ignored: it is neither a file nor a directory" || true
+if [ "$locked" = 0 ]; then
+  $pip install $quiet -r requirements.txt 2>&1 | filter
+fi
 "$VENV/bin/python" -c "import torch, posenc, jupyter_book, jupyterlab, nbval, playwright; print('setup: torch', torch.__version__, '| posenc', posenc.__version__)"
 # build matplotlib's font cache now (in MPLCONFIGDIR when make sets it): a kernel that built it
 # itself would print "Matplotlib is building the font cache" into a notebook's outputs

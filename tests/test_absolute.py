@@ -150,3 +150,88 @@ def test_attention_entropy_bad_input():
         posenc.attention_entropy(torch.zeros(3, dtype=torch.int64))
     with pytest.raises(ValueError, match="logits"):
         posenc.attention_entropy(torch.tensor(1.0))
+
+
+def test_binary_code_shift_maps_exist_only_for_some_shifts():
+    # chapter 1: carries make short shifts non-affine; a shift by a quarter or half of the table is exact
+    table = binary_encoding(64, dtype=torch.float64)
+    residual = {k: posenc.shift_map_residual(table, k, affine=True) for k in range(1, 64)}
+    assert min(residual[k] for k in range(1, 16)) > 0.5
+    assert residual[16] < 1e-9 and residual[32] < 1e-9
+    assert [k for k in range(1, 40) if residual[k] < 1e-9] == [16, 32]
+
+
+def test_pow_frequencies_in_float16_overflow_at_the_base_not_at_the_power():
+    # chapter 2: 500000 is inf in float16, so every power is inf and every later frequency 0, although
+    # the exact powers base ** (2i/d) pass float16's largest number only from i = 217 (d = 512)
+    assert torch.tensor(500000.0, dtype=torch.float16).isinf()
+    w16 = sinusoidal_frequencies(512, 500000.0, method="pow", dtype=torch.float16)
+    assert w16[0] == 1 and (w16[1:] == 0).all()
+    exact = 500000.0 ** (torch.arange(0, 512, 2, dtype=torch.float64) / 512)
+    assert (exact > torch.finfo(torch.float16).max).nonzero()[0].item() == 217
+    # base 10000 fits in float16: pow only loses precision; exp-log never overflows
+    w16 = sinusoidal_frequencies(512, 10000.0, method="pow", dtype=torch.float16)
+    assert torch.isfinite(w16).all() and (w16 > 0).all()
+    assert (sinusoidal_frequencies(512, 500000.0, method="exp_log", dtype=torch.float16) > 0).all()
+
+
+@pytest.mark.parametrize("base", [10000.0, 500000.0])
+@pytest.mark.parametrize("d_model", [6, 64, 100, 512, 1000])
+def test_float32_frequency_error_follows_the_exponent_rounding(d_model, base):
+    # chapter 2's error analysis: each form's float32 error is the rounding error of its float32
+    # exponent (pow: 2i/d times ln b; exp-log: -2i ln(b)/d), plus a few units 2^-24 from the kernels
+    u = 2.0**-24
+    ref = sinusoidal_frequencies(d_model, base)
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    exponent_err = {
+        "pow": ((two_i.float() / d_model).double() - two_i / d_model).abs() * math.log(base),
+        "exp_log": ((two_i.float() * (-math.log(base) / d_model)).double() - two_i * (-math.log(base) / d_model)).abs(),
+    }
+    for method, predicted in exponent_err.items():
+        w = sinusoidal_frequencies(d_model, base, method=method, dtype=torch.float32).double()
+        measured = ((w - ref).abs() / ref).max().item()
+        assert abs(measured - predicted.max().item()) < 3 * u
+    if d_model & (d_model - 1) == 0:
+        assert exponent_err["pow"].max() == 0  # 2i/d is exact when d is a power of two
+
+
+@pytest.mark.parametrize("init_std", [0.0, 0.01, 0.02])
+def test_learned_embedding_init_std(init_std):
+    torch.manual_seed(0)
+    emb = posenc.LearnedPositionalEmbedding(1024, 64, init_std=init_std)
+    assert emb.weight.std().item() == pytest.approx(init_std, rel=0.02, abs=1e-12)
+    torch.manual_seed(0)
+    assert posenc.LearnedPositionalEmbedding(1024, 64).weight.std().item() == pytest.approx(0.02, rel=0.02)
+    with pytest.raises(ValueError, match="init_std"):
+        posenc.LearnedPositionalEmbedding(4, 4, init_std=-1.0)
+
+
+def test_learned_resized_keeps_the_end_rows_unlike_timm():
+    # posenc: linear, align_corners=True, end rows kept. timm's resample_abs_pos_embed: bicubic,
+    # antialias=True, align_corners=False (reads row p at (p + 0.5) * L / L' - 0.5): end rows not kept
+    torch.manual_seed(0)
+    emb = posenc.LearnedPositionalEmbedding(8, 3)
+    old = emb.weight.detach()
+    big = emb.resized(16)
+    torch.testing.assert_close(big.weight[[0, -1]], old[[0, -1]])
+    grid = old.T[None, :, None, :]  # [1, d, 1, 8]: a one-row image, as timm resamples a 2-D grid
+    timm_like = torch.nn.functional.interpolate(grid, size=(1, 16), mode="bicubic", antialias=True)[0, :, 0].T
+    assert (timm_like[[0, -1]] - old[[0, -1]]).abs().max() > 1e-3
+
+
+@pytest.mark.parametrize("d_model", [8, 64, 128])
+def test_tensor2tensor_table_is_not_a_column_permutation(d_model):
+    """tensor2tensor's get_timing_signal_1d (and fairseq) use base**(-i/(d/2-1)), not base**(-2i/d):
+    only omega_0 is shared, so no reordering of the columns turns one table into the other. With
+    the paper's ladder, the [sin | cos] layout is a column permutation of the interleaved one."""
+    i = torch.arange(d_model // 2, dtype=torch.float64)
+    omega_t2t = 10000.0 ** (-i / (d_model // 2 - 1))
+    omega = sinusoidal_frequencies(d_model)
+    assert omega_t2t[-1].item() == pytest.approx(1e-4, rel=1e-12)
+    nearest = (omega_t2t[:, None] / omega[None, :] - 1).abs().min(dim=1).values
+    assert nearest[0] == 0 and (nearest[1:] > 1e-3).all()
+    pe = sinusoidal_encoding(50, d_model, dtype=torch.float64)
+    angles = torch.arange(50, dtype=torch.float64)[:, None] * omega
+    halves = torch.cat((angles.sin(), angles.cos()), dim=1)
+    perm = torch.cat((torch.arange(0, d_model, 2), torch.arange(1, d_model, 2)))
+    torch.testing.assert_close(halves, pe[:, perm])

@@ -78,3 +78,16 @@ def test_decay_bound_falls_on_average():
     b = rope_decay_bound(128, torch.arange(0, 2000))
     assert b[:50].mean() > b[200:400].mean() > b[1500:].mean()
     assert torch.all(b <= b[0])
+
+
+@pytest.mark.parametrize("d", [64, 128, 256])
+def test_larger_base_higher_bound_per_octave_not_pointwise(d):
+    """Chapter 5: base 5e5 lies above base 1e4 on average over every octave of r, not pointwise."""
+    r = torch.arange(1, 2**14)
+    low, high = rope_decay_bound(d, r, 10000.0), rope_decay_bound(d, r, 500000.0)
+    octave = torch.log2(r.double()).floor().long()  # 2^j <= r < 2^(j+1)
+    counts = torch.bincount(octave).double()
+    mean_low = torch.zeros(14, dtype=torch.float64).index_add_(0, octave, low) / counts
+    mean_high = torch.zeros(14, dtype=torch.float64).index_add_(0, octave, high) / counts
+    assert (mean_high > mean_low).all()
+    assert (high <= low).any()  # pointwise it is not true (for d = 128 first at r = 328)

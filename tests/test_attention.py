@@ -263,3 +263,15 @@ def test_position_methods_refuse_bad_input_naming_the_parameter(call, exc, name)
     with pytest.raises(exc) as info:
         call()
     assert name in str(info.value)
+
+
+@pytest.mark.parametrize("position", ["alibi", "kerple", "fire"])
+def test_a_bias_cached_under_inference_mode_does_not_break_training(position):
+    # a bias built under torch.inference_mode() is an inference tensor: reusing it in a training
+    # forward would fail with "Inference tensors cannot be saved for backward"
+    from posenc.attention import MultiHeadAttention
+    attn = MultiHeadAttention(16, 2, position, causal=True)
+    x = torch.randn(1, 6, 16)
+    with torch.inference_mode():
+        attn(x)
+    attn(x).sum().backward()

@@ -787,3 +787,79 @@ def test_report_latency(capsys):
         print("Seconds per chapter: " + "; ".join(
             f"{c} " + " ".join(f"{k} {v:.1f}" for k, v in ph.items()) for c, ph in PHASES.items()))
     assert all(x > 0 for x in every), "a latency that is not positive: the clock or the events are wrong"
+
+
+# ---------------------------------------------------------------------------------------------
+# the Practice part, end to end: a learner types a wrong RoPE into the task cell, runs it and the
+# check below it and reads the diagnosis; then types the right one and reads ✓ (issue 31)
+PRACTICE_ROPE = ROOT / "notebooks" / "practice_2_rope.ipynb"
+WRONG_ROPE = """def apply_rope_half(x, cos, sin):
+    x1, x2 = x.chunk(2, dim=-1)
+    return x * cos - torch.cat([-x2, x1], dim=-1) * sin"""
+RIGHT_ROPE = """def apply_rope_half(x, cos, sin):
+    x1, x2 = x.chunk(2, dim=-1)
+    return x * cos + torch.cat([-x2, x1], dim=-1) * sin"""
+
+
+def _cell_source(p, index: int) -> str:
+    return p.evaluate("(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.sharedModel.source", index)
+
+
+def _output_text(p, index: int) -> str:
+    return p.evaluate("(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].outputArea.node.innerText",
+                      index)
+
+
+def _type_run_and_check(page, index: int, text: str) -> str:
+    """Type ``text`` into code cell ``index`` (replacing what is there), run it and the check cell
+    below it with Shift+Enter, as a learner does; return what the check cell shows."""
+    p = page.page
+    p.evaluate("""(i) => { const nb = window.jupyterapp.shell.currentWidget.content;
+                  nb.activeCellIndex = i; nb.mode = 'edit'; nb.activeCell.editor.focus(); }""", index)
+    p.keyboard.press("Control+a")
+    p.keyboard.press("Delete")
+    p.keyboard.insert_text(text)
+    typed = _cell_source(p, index)
+    assert typed.strip() == text.strip(), f"the editor holds {typed!r}, not what was typed"
+    before = p.evaluate("(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.executionCount",
+                        index + 1)
+    p.keyboard.press("Shift+Enter")  # runs the task cell, selects the check cell
+    p.keyboard.press("Shift+Enter")  # runs the check
+    p.wait_for_function(
+        """([i, before]) => { const w = window.jupyterapp.shell.currentWidget;
+           const c = w.content.widgets[i].model; const k = w.sessionContext.session.kernel;
+           return c.executionCount !== null && c.executionCount !== before && k.status === 'idle'; }""",
+        arg=[index + 1, before], timeout=60_000)
+    return _output_text(p, index + 1)
+
+
+def test_practice_rope_in_jupyterlab(lab, lab_page):
+    page, p = lab_page, lab_page.page
+    n_outside, n_errors = len(page.outside), len(page.js_errors)
+    (lab["root"] / "practice").mkdir(exist_ok=True)
+    shutil.copy2(PRACTICE_ROPE, lab["root"] / "practice" / PRACTICE_ROPE.name)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    try:
+        page.open(f"practice/{PRACTICE_ROPE.name}")
+        page.save()  # opened and saved as shipped, the file does not change (git status stays clean)
+        assert (lab["root"] / "practice" / PRACTICE_ROPE.name).read_bytes() == PRACTICE_ROPE.read_bytes()
+        page.run_all()  # as shipped: every check says "not implemented yet", nothing raises
+        index = p.evaluate("""() => window.jupyterapp.shell.currentWidget.content.widgets
+            .findIndex(c => c.model.sharedModel.source.startsWith('def apply_rope_half('))""")
+        assert index > 0, "the task cell of apply_rope_half"
+        assert _cell_source(p, index + 1).strip() == 'check("apply_rope_half", apply_rope_half)'
+        assert "not implemented yet" in _output_text(p, index + 1)
+
+        wrong = _type_run_and_check(page, index, WRONG_ROPE)
+        p.screenshot(path=str(SHOTS / "practice_rope__wrong.png"))
+        assert "apply_rope_half: ✗ failed" in wrong, wrong
+        assert "your rotation is clockwise (R_{-m})" in wrong, wrong
+        assert "smallest failing input" in wrong, "the table's header"
+
+        right = _type_run_and_check(page, index, RIGHT_ROPE)
+        p.screenshot(path=str(SHOTS / "practice_rope__right.png"))
+        assert "apply_rope_half: ✓ passed" in right and "✗" not in right and "diagnosis" not in right, right
+    finally:
+        page.close_notebook()
+    assert page.outside[n_outside:] == [], page.outside[n_outside:][:5]
+    assert page.js_errors[n_errors:] == [], page.js_errors[n_errors:][:5]

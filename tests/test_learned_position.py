@@ -215,6 +215,30 @@ def test_fire_keeps_its_bias_only_without_gradients():
     assert f.logit_bias(q, k, causal=True).requires_grad
 
 
+def fire_as_in_the_papers_listing(fire, seq_len):
+    """FIRE's bias as the paper's appendix listing computes it (Li et al. 2024), restated in float64:
+    ``log(|c * (i - j)| + 1) / (log(|c * max(i, L_thr)| + 1) + eps)`` through the MLP, ``[h, L, L]``."""
+    pos = torch.arange(seq_len, dtype=torch.float64)
+    c, eps = fire.c.detach().double(), fire.eps
+    threshold = (fire.L_multiplier.detach() * fire.L_thr_init).abs().double()
+    numerator = torch.log(torch.abs(c * (pos[:, None] - pos[None, :])) + 1)
+    divisor = torch.log(torch.abs(c * torch.maximum(pos, threshold)[:, None]) + 1) + eps
+    u = (numerator / divisor).float()  # the MLP runs in float32, as FireBias's does
+    return fire.mlp(u.unsqueeze(-1)).permute(2, 0, 1).detach()
+
+
+@pytest.mark.parametrize("c_value", [0.1, 2.0, -0.07, -1.5])
+def test_fire_matches_the_papers_listing_for_either_sign_of_c(c_value):
+    """The listing takes |c * distance| in both logs, so a negative c is as valid as a positive one."""
+    torch.manual_seed(0)
+    f = FireBias(4, L_thr_init=16)
+    with torch.no_grad():
+        f.c.fill_(c_value)
+        f.L_multiplier.fill_(-1.3)  # |m * L0| = 20.8: the listing takes the absolute value here too
+        ours = f.bias(48, causal=False).detach()
+    torch.testing.assert_close(ours, fire_as_in_the_papers_listing(f, 48), rtol=1e-5, atol=1e-5)
+
+
 # ------------------------------------------------------------------------------------------- CoPE
 
 
@@ -276,8 +300,13 @@ def test_cope_is_invariant_to_inserting_gated_off_tokens(seed):
     assert torch.equal(torch.isinf(before), torch.isinf(after))
     finite = torch.isfinite(before)
     torch.testing.assert_close(after[finite], before[finite], rtol=1e-5, atol=1e-5)
-    # token positions are not invariant: a learned table indexed by i - j would change
-    assert not torch.equal(c.positions(q_ins, k_ins)[:, :, keep][..., keep], c.positions(q, k))
+    # CoPE's positions of the original pairs do not move (up to float32 rounding of the running sums) ...
+    torch.testing.assert_close(c.positions(q_ins, k_ins)[:, :, keep][..., keep], c.positions(q, k),
+                               rtol=1e-5, atol=1e-5)
+    # ... while token distances do: a bias indexed by i - j (ALiBi's) changes for the same pairs
+    past = torch.ones(n, n).tril().bool()
+    by_distance_after = alibi_bias(2, len(keep), len(keep))[:, keep][:, :, keep][:, past]
+    assert (by_distance_after - alibi_bias(2, n, n)[:, past]).abs().max() > 0.1
 
 
 @pytest.mark.parametrize("q_len, k_len", [(1, 8), (3, 8), (8, 8)])
@@ -305,6 +334,37 @@ def test_cope_gradients_reach_the_embeddings_and_the_gates():
     q.requires_grad_(True)
     sdpa_with(c, q, k, v, True).square().sum().backward()
     assert c.pos_emb.grad.abs().sum() > 0 and q.grad.abs().sum() > 0
+
+
+def cope_as_in_the_reference_code(pos_emb, q, k):
+    """The contextual logits of facebookresearch/RAM ``projects/cope/src/cope/context_position.py``
+    (default options: gates from the attention's own ``q.k``, divided by sqrt(d) after adding), restated:
+    gates of future keys zeroed, counts summed from the right, clamped, interpolated. ``[b, L, L]``."""
+    d, n = q.shape[-1], q.shape[-2]
+    npos = pos_emb.shape[-1]
+    past = torch.ones(n, n).tril()
+    gates = torch.sigmoid(q @ k.transpose(-1, -2) / math.sqrt(d)) * past
+    positions = gates.flip(-1).cumsum(-1).flip(-1).clamp(max=npos - 1)
+    fixed = q @ pos_emb  # [b, L, P]
+    ceil, floor = positions.ceil().long(), positions.floor().long()
+    w = positions - floor
+    return (fixed.gather(-1, ceil) * w + fixed.gather(-1, floor) * (1 - w)) / math.sqrt(d)
+
+
+@pytest.mark.parametrize("npos_max", [4, 13])
+def test_cope_matches_the_reference_code(npos_max):
+    """Same contextual logit as the reference (clamped or not), to float32 rounding of the two sums."""
+    torch.manual_seed(0)
+    c = CoPE(16, npos_max=npos_max)
+    with torch.no_grad():
+        c.pos_emb.normal_()
+    q, k, _ = random_qkv(b=2, h=3, L=12, T=12)
+    with torch.no_grad():
+        ours = c.logit_bias(q, k, causal=True)
+        ref = cope_as_in_the_reference_code(c.pos_emb, q.reshape(-1, 12, 16), k.reshape(-1, 12, 16)).view_as(ours)
+    past = torch.ones(12, 12).tril().bool()
+    torch.testing.assert_close(ours[..., past], ref[..., past], rtol=1e-5, atol=1e-5)
+    assert bool(torch.isneginf(ours[..., ~past]).all())
 
 
 # -------------------------------------------------------------------------- as attention methods

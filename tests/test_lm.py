@@ -9,7 +9,8 @@ import posenc
 import posenc.lm
 from posenc.position import POSITION_METHODS, NoPEMethod, RopeMethod
 from posenc.lm import (PasskeyCorpus, SyntheticCorpus, TinyLM, TrigramBaseline, code_files, code_hash,
-                       evaluate_lm, evaluate_passkey, experiment_config, load_results, run_extrapolation, summarize,
+                       evaluate_lm, evaluate_passkey, experiment_config, finetune_corpus, load_results, run_extrapolation,
+                       scaling_kwargs, summarize,
                        train_lm)
 
 
@@ -206,13 +207,16 @@ def test_run_extrapolation_structure():
     config = experiment_config(methods=["learned", "rope"], seeds=[0], steps=2, train_length=8,
                                eval_lengths=[8, 16], eval_batch=2, distances=[3, 12], distance_batch=2,
                                model={"d_model": 16, "n_heads": 2}, trigram_sequences=8,
-                               finetune={"length": 16, "steps": 2, "batch": 2, "checkpoints": [0, 2]})
+                               finetune={"length": 16, "steps": 2, "direct_steps": 4, "batch": 2,
+                                         "checkpoints": [0, 2, 4]})
     out = run_extrapolation(config)
     assert list(out["metrics"]) == ["trigram", "learned", "rope", "rope+pi", "rope+dynamic", "rope+yarn",
+                                    "rope+yarn b32", "rope+yarn t1", "rope+yarn b32 t1", "rope+dynamic f2",
                                     "rope ft", "rope+pi ft", "rope+yarn ft"]
     learned = out["metrics"]["learned"]["0"]
     assert learned["loss_beyond"] == {"16": None} and learned["passkey"]["16"] is None and learned["loss_at_L"] > 0
     assert set(out["metrics"]["rope+pi ft"]["0"]["finetune_curve"]) == {"0", "2"}
+    assert set(out["metrics"]["rope ft"]["0"]["finetune_curve"]) == {"0", "2", "4"}   # direct: direct_steps
     assert out["code"]["sha256"] == code_hash() and "lm.py" in out["code"]["files"]
     with pytest.raises(ValueError, match="unknown configuration entry"):
         experiment_config(step=3)
@@ -229,6 +233,66 @@ def test_code_hash_ignores_prose_but_not_code(tmp_path):
     assert code_hash(root=root) == before
     path.write_text(text.replace("def ", "def _unused(): pass\n\n\ndef ", 1))
     assert code_hash(root=root) != before
+
+
+def test_finetune_text_asks_across_the_whole_window():
+    # the fine-tuning text must ask what the test asks: late questions about far keys
+    config = experiment_config()
+    ft = config["finetune"]
+    g = torch.Generator().manual_seed(0)
+    scaled = finetune_corpus(config).sample_text(800, ft["length"], generator=g)
+    plain = PasskeyCorpus(**config["corpus"]).sample_text(800, ft["length"], generator=g)
+    asked = scaled.distance >= 0
+    query_pos = (scaled.tokens == finetune_corpus(config).query_token).float().argmax(dim=1)[asked]
+    assert scaled.distance.max() > 0.8 * max(config["distances"]) > plain.distance.max()
+    assert query_pos.max() > 0.9 * ft["length"]
+    assert finetune_corpus(experiment_config(finetune={"scale_waits": False})).key_rate == config["corpus"]["key_rate"]
+
+
+def test_sensitivity_settings_reach_the_scaling():
+    config = experiment_config()
+    model = TinyLM(PasskeyCorpus().n_tokens, "rope", max_len=64, **config["model"])
+    model.set_rope_scaling(**scaling_kwargs(config, "yarn", 512, attention_factor=1.0))
+    assert model.blocks[0].attn.method.rotary.attention_scaling == 1.0
+    model.set_rope_scaling(**scaling_kwargs(config, "yarn", 512))
+    assert model.blocks[0].attn.method.rotary.attention_scaling == pytest.approx(0.1 * math.log(8) + 1)
+    assert scaling_kwargs(config, "dynamic", 256, factor=2.0)["factor"] == 2.0
+    with pytest.raises(ValueError, match="overrides"):
+        scaling_kwargs(config, "pi", 256, beta_fast=32.0)
+
+
+def test_code_hash_covers_the_package_init(tmp_path):
+    # importing posenc.lm runs posenc/__init__.py first: a global setting there changes the numbers
+    root = tmp_path / "posenc"
+    shutil.copytree(Path(posenc.lm.__file__).parent, root)
+    before = code_hash(root=root)
+    assert "__init__.py" in code_files(root=root)
+    init = root / "__init__.py"
+    text = init.read_text()
+    # what only names things for the reader (re-exports, the version) does not count ...
+    init.write_text(text.replace("from .toy import *", "from .toy import *\nfrom .toy import toy_vocabulary")
+                    .replace("__version__ =", "__version__ = '9.9' or"))
+    assert code_hash(root=root) == before
+    # ... a global setting does
+    init.write_text(text + "\nimport torch\ntorch.set_default_dtype(torch.float64)\n")
+    assert code_hash(root=root) != before
+
+
+def test_stale_results_are_refused_by_default_and_reported_on_request(monkeypatch, capsys):
+    monkeypatch.setattr(posenc.lm, "code_hash", lambda *_, **__: "0" * 64)
+    with pytest.raises(RuntimeError, match="stale"):
+        load_results("extrapolation")
+    result = load_results("extrapolation", check="report")
+    out = capsys.readouterr().out
+    assert "is stale" in out and "0" * 64 in out and result["metrics"]
+    with pytest.raises(ValueError, match="check"):
+        load_results("extrapolation", check="warn")
+
+
+def test_a_different_torch_version_is_reported_not_refused(monkeypatch, capsys):
+    monkeypatch.setattr(posenc.lm.torch, "__version__", "0.0.0-other")
+    load_results("extrapolation", check=False)
+    assert "made with torch" in capsys.readouterr().out
 
 
 def test_shipped_results_come_from_this_code_and_configuration():

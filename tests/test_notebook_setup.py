@@ -25,9 +25,18 @@ def test_notebooks_exist():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_setup_cell_installs_from_the_configured_repository(path):
+    """The first cell is the template of scripts/update_setup_cells.py for the configured URL
+    (run that script after changing the template or `repository.url`)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from update_setup_cells import setup_source
+
+    nb = json.loads(path.read_text(encoding="utf-8"))
     cell = first_code_cell(path)
+    assert nb["cells"][0] is not None and nb["cells"][0]["cell_type"] == "code", "the set-up cell comes first"
     src = "".join(cell["source"])
-    assert f"posenc @ git+{REPO_URL}" in src, f"{path.name}: set-up cell does not use {REPO_URL}"
+    assert src == setup_source(REPO_URL), (
+        f"{path.name}: the set-up cell differs from the template; run `python scripts/update_setup_cells.py`")
+    assert f"posenc[widgets] @ git+{REPO_URL}" in src
     assert src.count("git+") == 1
     assert "remove-cell" in cell.get("metadata", {}).get("tags", []), "the set-up cell is hidden in the HTML"
 
@@ -54,7 +63,7 @@ def test_setup_cell_is_a_no_op_off_colab_and_installs_on_colab(path, monkeypatch
     exec(compile(src, path.name, "exec"), {})
     (args, kwargs), widgets = calls
     assert args[0][:4] == [sys.executable, "-m", "pip", "install"]
-    assert f"posenc @ git+{REPO_URL}" in args[0]
+    assert f"posenc[widgets] @ git+{REPO_URL}" in args[0]
     assert widgets == "widgets"
 
 
@@ -360,3 +369,25 @@ def test_running_a_chapter_in_place_changes_no_byte(tmp_path):
             changed.append("notebook metadata")
         pytest.fail(f"re-executing {path.name} changed it (stale stored outputs, or an output that is not "
                     f"reproducible): " + "; ".join(changed or ["serialisation"]))
+
+
+# ---- the repository and Colab buttons: off while repository.url is the placeholder ----------
+
+def test_no_repository_or_colab_button_while_the_url_is_a_placeholder():
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import posenc_book
+
+    def configured(url):
+        config = types.SimpleNamespace(html_theme_options={
+            "repository_url": url, "use_repository_button": True, "launch_buttons": {"colab_url": "https://colab"}})
+        posenc_book._repository_buttons(None, config)
+        return config.html_theme_options
+
+    off = configured(posenc_book.PLACEHOLDER_REPOSITORY)
+    assert off["use_repository_button"] is False and off["launch_buttons"] == {} and "repository_url" not in off
+    on = configured("https://github.com/someone/posenc")
+    assert on["use_repository_button"] is True and on["launch_buttons"] == {"colab_url": "https://colab"}
+    # the book as configured: buttons exactly when the URL is a real one
+    html = yaml.safe_load((ROOT / "_config.yml").read_text())["html"]
+    assert html["use_repository_button"] is True  # turned off by the extension, not here
+    assert posenc_book.repository_buttons_on(REPO_URL) == (REPO_URL != posenc_book.PLACEHOLDER_REPOSITORY)

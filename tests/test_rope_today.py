@@ -161,6 +161,60 @@ def test_mrope_scores_depend_on_the_3d_offset_only():
     assert math.isclose(score(a, b), score(a + shift + 20, b + shift + 20), rel_tol=1e-4, abs_tol=1e-4)
 
 
+def _qwen3vl_rotary(head_dim, section, base):
+    transformers = _hf()
+    from transformers.models.qwen3_vl.configuration_qwen3_vl import Qwen3VLTextConfig
+    from transformers.models.qwen3_vl.modeling_qwen3_vl import Qwen3VLTextRotaryEmbedding
+
+    cfg = Qwen3VLTextConfig(hidden_size=head_dim * 2, num_attention_heads=2, num_key_value_heads=2, head_dim=head_dim,
+                            intermediate_size=32, num_hidden_layers=1, vocab_size=64,
+                            rope_parameters={"rope_type": "default", "rope_theta": base, "mrope_section": section,
+                                             "mrope_interleaved": True})
+    assert isinstance(cfg, transformers.PreTrainedConfig)
+    return Qwen3VLTextRotaryEmbedding(cfg)
+
+
+@pytest.mark.parametrize("head_dim,section,base", [(128, [24, 20, 20], 5e6), (32, [6, 5, 5], 1e4),
+                                                   (64, [12, 10, 10], 1e6), (48, [10, 7, 7], 1e4)])
+def test_interleaved_mrope_matches_qwen3vl(head_dim, section, base):
+    from transformers.models.qwen3_vl.modeling_qwen3_vl import apply_rotary_pos_emb
+
+    emb = _qwen3vl_rotary(head_dim, section, base)
+    g = torch.Generator().manual_seed(head_dim)
+    pos = torch.randint(0, 300, (3, 2, 21), generator=g)
+    hf_cos, hf_sin = emb(torch.zeros(1), pos)  # [b, L, d]
+    cos, sin = posenc.mrope_cos_sin(pos, head_dim, section, base, interleaved=True)
+    # HF forms the angles in float32: its error is about |angle| * 2**-24 <= 300 * 6e-8
+    torch.testing.assert_close(cos, hf_cos, rtol=0, atol=5e-5)
+    torch.testing.assert_close(sin, hf_sin, rtol=0, atol=5e-5)
+    q, k = torch.randn(2, 4, 21, head_dim), torch.randn(2, 4, 21, head_dim)
+    hq, hk = apply_rotary_pos_emb(q, k, hf_cos, hf_sin)
+    torch.testing.assert_close(posenc.apply_rope(q, cos[:, None], sin[:, None]), hq, rtol=0, atol=2e-4)
+    torch.testing.assert_close(posenc.apply_rope(k, cos[:, None], sin[:, None]), hk, rtol=0, atol=2e-4)
+    old, _ = posenc.mrope_cos_sin(pos, head_dim, section, base)  # the layouts differ on images
+    assert (old - cos).abs().max() > 0.1
+
+
+def test_interleaved_mrope_axes_follow_the_contract():
+    axes = posenc.mrope_axes(128, [24, 20, 20], interleaved=True)
+    j = torch.arange(64)
+    expected = torch.where((j % 3 == 1) & (j < 60), 1, torch.where((j % 3 == 2) & (j < 60), 2, 0))
+    assert torch.equal(axes, expected)
+    assert [int((axes == a).sum()) for a in range(3)] == [24, 20, 20]
+    for a in range(3):  # every axis has a pair among the 4 fastest and among the 8 slowest
+        assert (axes[:4] == a).any() and (axes[-8:] == a).any()
+    runs = posenc.mrope_axes(128, [16, 24, 24])
+    assert torch.equal(runs, torch.repeat_interleave(torch.arange(3), torch.tensor([16, 24, 24])))
+
+
+def test_interleaved_mrope_on_text_is_plain_rope():
+    pos = torch.arange(40)
+    cos, sin = posenc.mrope_cos_sin(pos.expand(3, 40), 128, [24, 20, 20], 5e6, interleaved=True)
+    ref_c, ref_s = posenc.rope_cos_sin(pos, 128, 5e6)
+    torch.testing.assert_close(cos, ref_c, rtol=0, atol=0)
+    torch.testing.assert_close(sin, ref_s, rtol=0, atol=0)
+
+
 def _hf_rope_index(segments, merge=2):
     _hf()
     from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLModel
@@ -360,6 +414,58 @@ def test_streaming_cache_positions(n_tokens, n_sink, window):
         assert kept[n_sink:].tolist() == list(range(n_tokens - window, n_tokens))
 
 
+# --------------------------------------------------------------------------- learned sinks (gpt-oss)
+
+def _hf_sink_attention(q, k, v, sinks, n_kv_groups, *, sliding_window=None, dtype=torch.float32):
+    """transformers' gpt_oss eager_attention_forward with HF's own causal / sliding-window mask functions."""
+    _hf()
+    from transformers.masking_utils import causal_mask_function, sliding_window_causal_mask_function
+    from transformers.models.gpt_oss.modeling_gpt_oss import eager_attention_forward
+
+    n_q, n_k = q.shape[2], k.shape[2]
+    fn = causal_mask_function if sliding_window is None else sliding_window_causal_mask_function(sliding_window)
+    q_idx = torch.arange(n_q)[:, None] + (n_k - n_q)
+    allowed = fn(0, 0, q_idx, torch.arange(n_k)[None, :])
+    mask = torch.zeros(n_q, n_k, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)[None, None]
+    module = SimpleNamespace(sinks=sinks, num_key_value_groups=n_kv_groups, training=False)
+    out, weights = eager_attention_forward(module, q, k, v, mask, scaling=q.shape[-1] ** -0.5)
+    return out.transpose(1, 2), weights
+
+
+@pytest.mark.parametrize("n_q,n_k", [(10, 10), (3, 17), (1, 40)])
+@pytest.mark.parametrize("window", [None, 1, 4, 128])
+def test_sink_attention_matches_gpt_oss(n_q, n_k, window):
+    g = torch.Generator().manual_seed(n_k + (window or 0))
+    b, h, kv, d = 2, 4, 2, 16
+    q = torch.randn(b, h, n_q, d, generator=g)
+    k, v = torch.randn(b, kv, n_k, d, generator=g), torch.randn(b, kv, n_k, d, generator=g)
+    sinks = torch.randn(h, generator=g) * 3
+    ref, weights = _hf_sink_attention(q, k, v, sinks, h // kv, sliding_window=window)
+    k_rep, v_rep = k.repeat_interleave(h // kv, dim=1), v.repeat_interleave(h // kv, dim=1)  # HF's repeat_kv
+    got = posenc.sink_attention(q, k_rep, v_rep, sinks, sliding_window=window)
+    torch.testing.assert_close(got, ref, rtol=1e-5, atol=1e-6)
+    assert bool((weights.sum(-1) < 1).all())  # the sink takes mass: rows sum below 1
+
+
+def test_sink_attention_without_sink_mass_is_softmax_attention():
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 2, 6, 8, generator=g, dtype=torch.float64) for _ in range(3))
+    got = posenc.sink_attention(q, k, v, torch.full((2,), -1e4, dtype=torch.float64))  # exp(-1e4) == 0
+    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+    torch.testing.assert_close(got, ref, rtol=1e-12, atol=1e-12)
+    big = posenc.sink_attention(q, k, v, torch.full((2,), 50.0, dtype=torch.float64))
+    assert float(big.abs().max()) < 1e-12 * float(v.abs().max()) * 1e3  # a dominant sink: output ~ 0
+
+
+def test_sink_attention_non_causal_and_scale():
+    g = torch.Generator().manual_seed(3)
+    q, k, v = torch.randn(1, 1, 3, 4, generator=g), torch.randn(1, 1, 5, 4, generator=g), torch.randn(1, 1, 5, 4, generator=g)
+    sinks = torch.tensor([0.5])
+    logits = torch.cat((q[0, 0] @ k[0, 0].T * 0.3, sinks.expand(3, 1)), dim=1)
+    ref = torch.softmax(logits, dim=-1)[:, :-1] @ v[0, 0]
+    torch.testing.assert_close(posenc.sink_attention(q, k, v, sinks, causal=False, scale=0.3)[0, 0], ref)
+
+
 # --------------------------------------------------------------------------- the model table
 
 def _bib_keys():
@@ -464,6 +570,24 @@ BAD_CALLS = [
     (lambda: posenc.kv_cache_bytes_per_token("mla", n_layers=0), ValueError, "n_layers"),
     (lambda: posenc.streaming_cache_positions(10, window=0), ValueError, "window"),
     (lambda: posenc.streaming_cache_positions(10, n_sink=-1), ValueError, "n_sink"),
+    (lambda: posenc.mrope_cos_sin(torch.zeros(3, 5, dtype=torch.long), 8, [2, 1, 1], interleaved=1), TypeError,
+     "interleaved"),
+    (lambda: posenc.sink_attention(torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4),
+                                   torch.zeros(3)), ValueError, "sinks"),
+    (lambda: posenc.sink_attention(torch.randn(1, 2, 3, 4), torch.randn(1, 1, 3, 4), torch.randn(1, 1, 3, 4),
+                                   torch.zeros(2)), ValueError, "k must"),
+    (lambda: posenc.sink_attention(torch.randn(1, 2, 3, 4), torch.randn(1, 2, 2, 4), torch.randn(1, 2, 2, 4),
+                                   torch.zeros(2)), ValueError, "k must"),
+    (lambda: posenc.sink_attention(torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4), torch.randn(1, 2, 4, 4),
+                                   torch.zeros(2)), ValueError, "v must"),
+    (lambda: posenc.sink_attention(torch.randn(2, 3, 4), torch.randn(2, 3, 4), torch.randn(2, 3, 4),
+                                   torch.zeros(2)), ValueError, "q"),
+    (lambda: posenc.sink_attention(*(torch.randn(1, 2, 3, 4),) * 3, torch.zeros(2), sliding_window=0), ValueError,
+     "sliding_window"),
+    (lambda: posenc.sink_attention(*(torch.randn(1, 2, 3, 4),) * 3, torch.zeros(2), scale=0.0), ValueError, "scale"),
+    (lambda: posenc.sink_attention(*(torch.randn(1, 2, 3, 4),) * 3, torch.zeros(2), causal=None), TypeError, "causal"),
+    (lambda: posenc.sink_attention(*(torch.randn(1, 2, 3, 4),) * 3, torch.zeros(2, dtype=torch.long)), TypeError,
+     "sinks"),
     (lambda: posenc.scaled_wavelengths("gpt-5"), ValueError, "model_or_scaling"),
     (lambda: posenc.scaled_wavelengths("longrope", head_dim=128), ValueError, "head_dim"),
     (lambda: posenc.scaled_wavelengths("pi", head_dim=7), ValueError, "head_dim"),
@@ -497,4 +621,32 @@ def test_chapter_table_shows_the_package_data():
         assert row[0] == "| " + cfg["model"]
         assert row[2] == f"{cfg['rotary_dim']} / {cfg['head_dim']}"
         assert float(row[3].replace(" ", "")) == cfg["rope_theta"]
-        assert f'"cite:{cfg["source"]}"' in row[6]
+        trained = cfg["trained_length"]
+        assert row[4].split(" (")[0] == ("—" if trained is None else f"{trained:,}".replace(",", " ")), row
+        assert row[5].split(" → ")[-1] == f"{cfg['max_position_embeddings']:,}".replace(",", " "), row
+        assert f'"cite:{cfg["source"]}"' in row[7]
+
+
+def test_chapter_statements_on_llama4_norm_and_mistral_temperature():
+    """Chapter 10's sentences on Llama 4's q/k norm and Mistral's `llama_4_scaling_beta`, against transformers."""
+    import inspect
+
+    from transformers import Ministral3Config, Mistral4Config
+    from transformers.models.llama4 import modeling_llama4
+    from transformers.models.ministral3 import modeling_ministral3
+
+    # Llama4TextL2Norm is an RMS norm: a normalised vector has length sqrt(d), not 1
+    x = torch.randn(3, 128, dtype=torch.float64)
+    y = modeling_llama4.Llama4TextL2Norm(eps=0.0)(x)
+    # (the norm runs in float32: tolerance at its noise floor)
+    assert torch.allclose(y.norm(dim=-1), torch.full((3,), 128**0.5, dtype=torch.float64), rtol=1e-6)
+    assert "the 128E model does not use qk_norm" in inspect.getsource(modeling_llama4.Llama4TextAttention)
+    # llama_4_scaling_beta: 0.1 in both default configs, Ministral 3 on top of YaRN factor 16 from 16384
+    r3, r4 = Ministral3Config().rope_parameters, Mistral4Config().rope_parameters
+    assert r3["llama_4_scaling_beta"] == r4["llama_4_scaling_beta"] == 0.1
+    assert (r3["rope_type"], r3["factor"], r3["original_max_position_embeddings"]) == ("yarn", 16.0, 16384)
+    p = torch.tensor([[0, 16383, 16384, 5 * 16384]])
+    got = modeling_ministral3.get_llama_4_attn_scale(p, 0.1, 16384).flatten()
+    want = 1 + 0.1 * torch.log(1 + torch.floor(p.flatten() / 16384))      # the chapter's formula
+    assert torch.allclose(got, want) and got[1] == 1 and got[2] > 1
+    assert "get_llama_4_attn_scale" in inspect.getsource(modeling_ministral3.Ministral3Attention.forward)

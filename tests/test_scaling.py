@@ -101,7 +101,8 @@ def test_registry_names_every_type_and_takes_only_its_own_parameters():
         "default": set(),
         "linear": {"factor"},
         "dynamic": {"factor", "train_length", "seq_len"},
-        "yarn": {"factor", "train_length", "beta_fast", "beta_slow", "attention_factor"},
+        "yarn": {"factor", "train_length", "beta_fast", "beta_slow", "attention_factor", "mscale", "mscale_all_dim",
+                 "truncate"},
         "llama3": {"factor", "train_length", "low_freq_factor", "high_freq_factor"},
         "longrope": {"factor", "train_length", "seq_len", "short_factor", "long_factor", "attention_factor"},
     }
@@ -114,7 +115,8 @@ def test_dispatcher_equals_the_registered_function(head_dim, base):
 
     hf_names = {"train_length": "original_max_position_embeddings"}
     params = {"factor": 4.0, "train_length": 256, "seq_len": 2048, "beta_fast": 32.0, "beta_slow": 1.0,
-              "attention_factor": None, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+              "attention_factor": None, "mscale": None, "mscale_all_dim": None, "truncate": True,
+              "low_freq_factor": 1.0, "high_freq_factor": 4.0,
               "short_factor": torch.linspace(1, 2, head_dim // 2), "long_factor": torch.linspace(1, 40, head_dim // 2)}
     for name, fn in ROPE_SCALINGS.items():
         import inspect
@@ -249,3 +251,118 @@ def test_llama3_with_equal_band_edges_matches_hf(head_dim):
     wavelength = 2 * math.pi / rope_inv_freq(head_dim, 500000.0)
     torch.testing.assert_close(got, torch.where(wavelength > 8192, rope_inv_freq(head_dim, 500000.0) / 16,
                                                 rope_inv_freq(head_dim, 500000.0)), rtol=1e-6, atol=0)
+
+
+# --------------------------------------------------------------------------- YaRN of 2025 configs (round 2)
+
+@pytest.mark.parametrize("head_dim", [16, 64, 128])
+@pytest.mark.parametrize("factor", [4.0, 32.0, 40.0])
+@pytest.mark.parametrize("mscales", [(None, None), (0.707, 0.707), (1.0, 1.0), (1.0, 0.5), (0.8, None)])
+@pytest.mark.parametrize("truncate", [True, False])
+def test_yarn_mscale_and_truncate_match_hf(head_dim, factor, mscales, truncate):
+    """DeepSeek's mscale / mscale_all_dim and gpt-oss's truncate=False, against HF's yarn init."""
+    mscale, mscale_all_dim = mscales
+    extra = {k: v for k, v in (("mscale", mscale), ("mscale_all_dim", mscale_all_dim)) if v is not None}
+    ref, ref_scale = hf_inv_freq(head_dim, 10000.0, "yarn", int(4096 * factor), factor=factor,
+                                 original_max_position_embeddings=4096, beta_fast=32.0, beta_slow=1.0,
+                                 truncate=truncate, **extra)
+    got, scale = rope_scaled_inv_freq(head_dim, 10000.0, rope_type="yarn", factor=factor,
+                                      original_max_position_embeddings=4096, mscale=mscale,
+                                      mscale_all_dim=mscale_all_dim, truncate=truncate)
+    torch.testing.assert_close(got, ref, rtol=1e-6, atol=0)
+    assert scale == pytest.approx(ref_scale, rel=1e-12)
+
+
+def test_truncate_changes_the_ramp_only_between_whole_pairs():
+    kept, _ = rope_scaled_inv_freq(64, 150000.0, rope_type="yarn", factor=32.0, original_max_position_embeddings=4096)
+    exact, _ = rope_scaled_inv_freq(64, 150000.0, rope_type="yarn", factor=32.0, original_max_position_embeddings=4096,
+                                    truncate=False)
+    assert not torch.equal(kept, exact)           # gpt-oss's setting moves the ramp
+    torch.testing.assert_close(kept[:2], exact[:2], rtol=0, atol=0)    # the fastest pairs are kept by both
+    torch.testing.assert_close(kept[-2:], exact[-2:], rtol=0, atol=0)  # the slowest interpolated by both
+
+
+def test_default_yarn_is_unchanged_bit_for_bit():
+    """The new keywords at their defaults give exactly the old YaRN (the experiment's scaling)."""
+    for head_dim, factor, l_orig in [(16, 4.0, 64), (64, 8.0, 2048), (128, 16.0, 4096)]:
+        old, old_scale = rope_scaled_inv_freq(head_dim, rope_type="yarn", factor=factor,
+                                              original_max_position_embeddings=l_orig)
+        new, new_scale = rope_scaled_inv_freq(head_dim, rope_type="yarn", factor=factor,
+                                              original_max_position_embeddings=l_orig, mscale=None,
+                                              mscale_all_dim=None, truncate=True, attention_factor=None)
+        assert torch.equal(old, new) and old_scale == new_scale == 0.1 * math.log(factor) + 1.0
+
+
+@pytest.mark.parametrize("factor", [0.5, 1.0, 2.0, 40.0])
+@pytest.mark.parametrize("mscale", [0.0, 0.707, 1.0])
+def test_yarn_mscale_matches_deepseek_and_hf(factor, mscale):
+    pytest.importorskip("transformers")
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import yarn_get_mscale
+
+    from posenc import yarn_mscale
+
+    assert yarn_mscale(factor, mscale) == yarn_get_mscale(factor, mscale)
+    assert yarn_mscale(factor) == yarn_get_mscale(factor)
+
+
+@pytest.mark.parametrize("mscale_all_dim", [0.707, 1.0])
+def test_deepseek_v3_temperature_matches_hf(mscale_all_dim):
+    """DeepSeek-V3's rotary embedding (64 rotary dims) and its softmax scale, from a small random config."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention, DeepseekV3RotaryEmbedding
+
+    from posenc import yarn_mscale
+
+    rope = {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 40.0, "original_max_position_embeddings": 4096,
+            "beta_fast": 32.0, "beta_slow": 1.0, "mscale": mscale_all_dim, "mscale_all_dim": mscale_all_dim}
+    cfg = transformers.DeepseekV3Config(hidden_size=64, num_attention_heads=2, num_key_value_heads=2,
+                                        q_lora_rank=16, kv_lora_rank=16, qk_nope_head_dim=16, qk_rope_head_dim=8,
+                                        v_head_dim=16, intermediate_size=32, moe_intermediate_size=16,
+                                        num_hidden_layers=1, n_routed_experts=4, num_experts_per_tok=2,
+                                        max_position_embeddings=163840, rope_parameters=rope)
+    emb = DeepseekV3RotaryEmbedding(cfg)
+    inv, scale = rope_scaled_inv_freq(8, 10000.0, rope_type="yarn", factor=40.0, original_max_position_embeddings=4096,
+                                      mscale=mscale_all_dim, mscale_all_dim=mscale_all_dim)
+    torch.testing.assert_close(inv, emb.inv_freq, rtol=1e-6, atol=0)   # YaRN on the 8 rotary dims only
+    assert scale == pytest.approx(emb.attention_scaling, rel=1e-12) and scale == 1.0
+    attn = DeepseekV3Attention(cfg, layer_idx=0)
+    assert attn.scaling == pytest.approx((16 + 8) ** -0.5 * yarn_mscale(40.0, mscale_all_dim) ** 2, rel=1e-12)
+
+
+def test_gpt_oss_rotary_embedding_matches_hf():
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.gpt_oss.modeling_gpt_oss import GptOssRotaryEmbedding
+
+    cfg = transformers.GptOssConfig(hidden_size=64, num_attention_heads=2, num_key_value_heads=1, head_dim=64,
+                                    num_hidden_layers=2, num_local_experts=4, intermediate_size=32,
+                                    rope_parameters={"rope_type": "yarn", "rope_theta": 150000.0, "factor": 32.0,
+                                                     "beta_fast": 32.0, "beta_slow": 1.0, "truncate": False,
+                                                     "original_max_position_embeddings": 4096})
+    emb = GptOssRotaryEmbedding(cfg)
+    inv, scale = rope_scaled_inv_freq(64, 150000.0, rope_type="yarn", factor=32.0,
+                                      original_max_position_embeddings=4096, truncate=False)
+    torch.testing.assert_close(inv, emb.inv_freq, rtol=1e-6, atol=0)
+    assert scale == pytest.approx(emb.attention_scaling, rel=1e-12)
+
+
+@pytest.mark.parametrize("kwargs,exc,name", [
+    (dict(mscale=0.0, mscale_all_dim=1.0), ValueError, "mscale"),
+    (dict(mscale=1.0, mscale_all_dim=float("nan")), ValueError, "mscale_all_dim"),
+    (dict(mscale="1"), TypeError, "mscale"),
+    (dict(truncate=0), TypeError, "truncate"),
+    (dict(truncate="no"), TypeError, "truncate"),
+])
+def test_yarn_round2_bad_input_names_the_parameter(kwargs, exc, name):
+    with pytest.raises(exc, match=name):
+        rope_scaled_inv_freq(64, rope_type="yarn", factor=8.0, original_max_position_embeddings=4096, **kwargs)
+
+
+@pytest.mark.parametrize("args,exc,name", [
+    ((0.0,), ValueError, "factor"), ((float("inf"),), ValueError, "factor"), (("8",), TypeError, "factor"),
+    ((8.0, -0.1), ValueError, "mscale"), ((8.0, None), TypeError, "mscale"),
+])
+def test_yarn_mscale_bad_input_names_the_parameter(args, exc, name):
+    import posenc
+
+    with pytest.raises(exc, match=name):
+        posenc.yarn_mscale(*args)

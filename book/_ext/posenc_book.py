@@ -17,6 +17,13 @@ Kernel-less explorers
     widget is a dead control), and the static companion cell that follows shows several settings
     at once for print and for readers without JavaScript.
 
+Repository and Colab buttons
+    While ``repository.url`` in ``_config.yml`` is the placeholder :data:`PLACEHOLDER_REPOSITORY`
+    (no such repository exists yet), the book shows no repository button and no launch (Colab)
+    button: a dead link is worse than none. Setting the URL to the real repository turns them on
+    (``use_repository_button`` and ``launch_buttons`` as ``_config.yml`` sets them); the chapters'
+    set-up cells follow with ``python scripts/update_setup_cells.py``.
+
 Thebe
     Jupyter Book 1 always loads sphinx-thebe, which registers its inline configuration script
     twice (``const THEBE_JS_URL`` declared twice: a JavaScript error on every page) and points at a
@@ -50,6 +57,27 @@ CACHE_VERSION = "2"
 EXPLORERS_KEY = "posenc_explorer_pages"
 #: The most the kernel-less explorers may add to one page (issue 14), bytes.
 PAGE_BUDGET = 3_000_000
+#: ``repository.url`` while the book has no public repository: no repository or Colab button then.
+PLACEHOLDER_REPOSITORY = "https://github.com/posenc-book/posenc"
+
+
+def repository_buttons_on(url: str | None) -> bool:
+    """Whether the book links to its repository (and launches chapters in Colab) for ``url``."""
+    return bool(url) and url.rstrip("/") != PLACEHOLDER_REPOSITORY
+
+
+def _repository_buttons(app, config) -> None:
+    """``config-inited``: no repository, issues, edit or launch button while the URL is the placeholder."""
+    options = dict(config.html_theme_options or {})
+    if repository_buttons_on(options.get("repository_url")):
+        return
+    for key in ("use_repository_button", "use_issues_button", "use_edit_page_button", "use_source_button"):
+        options[key] = False
+    options["launch_buttons"] = {}
+    options.pop("repository_url", None)
+    config.html_theme_options = options
+    logger.info("posenc: repository.url is the placeholder %s: no repository or Colab buttons",
+                PLACEHOLDER_REPOSITORY)
 
 
 def _code_hash(root: Path) -> str:
@@ -217,6 +245,7 @@ def _drop_scripts(app, pagename, templatename, context, doctree) -> None:
 
 
 def setup(app):
+    app.connect("config-inited", _repository_buttons, priority=900)
     app.connect("builder-inited", _prerender)
     app.connect("doctree-read", _insert_explorers)
     app.connect("env-get-outdated", _outdated)

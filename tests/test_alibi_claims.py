@@ -1,0 +1,85 @@
+"""Claims chapter 6 and ``posenc/alibi.py`` make about other code: BLOOM's ALiBi tensor and
+PyTorch's choice of attention kernel for an ALiBi mask."""
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import posenc
+from posenc.position import AlibiMethod
+
+
+@pytest.mark.parametrize("n", list(range(1, 41)) + [112])
+def test_bloom_build_alibi_tensor_is_the_key_position_form(n):
+    """transformers' ``build_alibi_tensor``: the official slopes (taken as float32 powers, so up to a
+    few float32 roundings) times the key position, one row for every query."""
+    transformers_bloom = pytest.importorskip("transformers.models.bloom.modeling_bloom")
+    length = 9
+    alibi = transformers_bloom.build_alibi_tensor(torch.ones(1, length, dtype=torch.long), n, torch.float32)
+    assert alibi.shape == (n, 1, length)
+    expected = posenc.alibi_bias_bloom(n, length)[:, -1]  # the last query sees every key: [h, L]
+    torch.testing.assert_close(alibi[:, 0], expected, rtol=1e-6, atol=0)
+
+
+def test_key_position_form_needs_the_causal_mask():
+    scores = torch.randn(4, 7, 7, dtype=torch.float64)
+    key_form = posenc.alibi_bias_bloom(4, 7).double()
+    distance_form = posenc.alibi_bias(4, 7).double()
+    torch.testing.assert_close(torch.softmax(scores + key_form, -1), torch.softmax(scores + distance_form, -1))
+    unmasked = key_form.masked_fill(torch.isinf(key_form), 0.0)[:, -1:].expand(4, 7, 7)  # m_h * j everywhere
+    symmetric = posenc.alibi_bias(4, 7, causal=False).double()
+    assert not torch.allclose(torch.softmax(scores + unmasked, -1), torch.softmax(scores + symmetric, -1))
+
+
+def _runs_fused(mask: torch.Tensor, q: torch.Tensor) -> bool:
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    with warnings.catch_warnings(), sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        warnings.simplefilter("ignore")  # a refusal comes with warnings saying why
+        try:
+            F.scaled_dot_product_attention(q, q, q, attn_mask=mask)
+        except RuntimeError:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("heads,length", [(4, 64), (3, 33)])
+def test_cpu_fused_kernel_takes_a_4d_mask_not_a_3d_one(heads, length):
+    """Chapter 6: PyTorch's CPU flash-attention kernel accepts 2-D and 4-D masks only
+    (``check_attn_mask_shape``); a 3-D ``[h, L, L]`` mask falls back to the math path."""
+    q = torch.randn(1, heads, length, 32)
+    mask3 = posenc.alibi_bias(heads, length)
+    assert not _runs_fused(mask3, q)
+    assert _runs_fused(mask3[None], q)
+
+
+def test_multihead_attention_passes_the_alibi_mask_in_4d():
+    method = AlibiMethod(4)
+    q = torch.randn(1, 4, 48, 16)
+    bias = method.logit_bias(q, q, causal=True)
+    assert bias.shape == (1, 4, 48, 48)
+    assert _runs_fused(bias, q)
+    assert method.logit_bias(q, q, causal=True) is bias  # built once per length and kept
+
+
+def test_bloom_padding_count_gives_the_same_weights_as_raw_key_indices():
+    """Chapter 6's KV-cache row: with left padding, BLOOM's ``build_alibi_tensor`` counts key positions
+    over non-padding tokens (``cumsum - 1``), so its biases differ from ``m_h * j`` with raw indices
+    ``j``; on the keys a row may attend to (causal, not padding) they differ by one constant per
+    batch row and head, so the softmax weights agree."""
+    transformers_bloom = pytest.importorskip("transformers.models.bloom.modeling_bloom")
+    heads, length = 4, 7
+    padding = torch.tensor([[0, 0, 0, 1, 1, 1, 1], [0, 1, 1, 1, 1, 1, 1], [1] * length])
+    counted = transformers_bloom.build_alibi_tensor(padding, heads, torch.float64).view(3, heads, 1, length)
+    raw = posenc.alibi_slopes(heads).double()[None, :, None, None] * torch.arange(length, dtype=torch.float64)
+    assert not torch.allclose(counted, raw.expand_as(counted))  # the biases differ under left padding
+    visible = torch.ones(length, length).tril().bool()[None, None] & padding.bool()[:, None, None, :]
+    scores = torch.randn(3, heads, length, length, dtype=torch.float64)
+
+    def weights(bias):
+        return torch.softmax((scores + bias).masked_fill(~visible, float("-inf")), dim=-1)
+
+    rows = visible.any(-1)  # query rows that see at least one key (not the padding queries)
+    torch.testing.assert_close(weights(counted)[rows.expand(3, heads, length)],
+                               weights(raw)[rows.expand(3, heads, length)])
