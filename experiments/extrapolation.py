@@ -1,6 +1,6 @@
 """Train short, test long: the full run of chapter 8's experiment.
 
-    python experiments/extrapolation.py                  # full: every method, 3 seeds, 2 worker processes
+    python experiments/extrapolation.py                  # full: every method, 5 seeds, 2 worker processes
     python experiments/extrapolation.py --quick --out q.json   # the notebook's quick setting
     python experiments/extrapolation.py --quick --seeds 12 --out posenc/results/extrapolation-quick-seeds.json
         # the quick setting over seeds 0..11: the margins behind the chapter's quick-run assertions

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-__all__ = ["FIGURE_DPI", "book_setup", "show_source", "Source"]
+__all__ = ["FIGURE_DPI", "book_setup", "show_source", "Source", "answer_digest", "check_answer"]
 
 #: Dots per inch of a figure as laid out. Inline figures are encoded at twice this ("retina") and
 #: shown at this size, so they stay sharp on a screen with two device pixels per CSS pixel.
@@ -142,3 +142,42 @@ def show_source(*objs, docstring: bool = False) -> Source:
         names.setdefault(_package_path(obj), []).append(f"`{obj.__qualname__}`")
     title = "; ".join(f"`{path}`: " + ", ".join(found) for path, found in names.items())
     return Source(title + ("" if docstring else " (docstrings omitted)"), "\n\n".join(blocks))
+
+
+def _as_int(value):
+    """An integer answer as ``int``; ``6.9`` is not truncated to 6 (it raises and so stays wrong)."""
+    number = int(value)
+    if not isinstance(value, str) and number != value:
+        raise ValueError(f"{value!r} is not an integer")
+    return number
+
+
+def answer_digest(answer) -> str:
+    """The first 16 hex digits of the sha256 of ``repr`` of an integer answer (or a tuple of them)."""
+    import hashlib
+
+    key = tuple(_as_int(a) for a in answer) if isinstance(answer, (tuple, list)) else _as_int(answer)
+    return hashlib.sha256(repr(key).encode()).hexdigest()[:16]
+
+
+def check_answer(name: str, answer, digest: str) -> bool:
+    """The chapters' exercise self-check: compare an integer answer with a hash of the right one.
+
+    Prints "not answered yet" for ``None``, "correct", or "not yet (...)"; never raises for a wrong
+    answer. The right answer is not in the chapter's source, but a hash keeps it out of sight, not
+    out of reach (a small integer can be found by trying them all): a self-check, not a test.
+
+    Args:
+        name (str): the exercise's name, printed first.
+        answer: ``None``, an integer (or an integral float or str), or a tuple/list of them.
+        digest (str): :func:`answer_digest` of the right answer.
+    """
+    if answer is None:
+        print(f"{name}: not answered yet")
+        return False
+    try:
+        right = answer_digest(answer) == digest
+    except (TypeError, ValueError):
+        right = False
+    print(f"{name}: " + ("correct" if right else f"not yet ({answer!r} is not the answer)"))
+    return right

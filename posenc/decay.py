@@ -1,6 +1,6 @@
 """RoPE's long-term decay: the relative upper bound of RoFormer section 3.4.3.
 
-With Abel summation, ``sum_i h_i e^{i r theta_i}`` (``h_i`` the complex products of query and key
+With summation by parts (Abel's transformation), ``sum_i h_i e^{i r theta_i}`` (``h_i`` the complex products of query and key
 pairs) is bounded by ``(max_i |h_{i+1} - h_i|) * sum_j |S_j|`` with partial sums
 ``S_j = sum_{k<j} e^{i r theta_k}``. The mean ``(1/(d/2)) sum_j |S_j|`` is the curve of RoFormer's
 Figure 2: it falls on average as the relative distance ``r`` grows, with ripples, and over long

@@ -207,8 +207,8 @@ def _float32(out: torch.Tensor, name: str = "the result") -> torch.Tensor:
     low-precision angles, since a float32 table cast at the end is a different mistake."""
     if out.dtype in (torch.float16, torch.bfloat16):
         kind = str(out.dtype).replace("torch.", "")
-        raise _Wrong(f"{name} returned in {kind}: the task returns float32; compute in float32 and cast only the "
-                     "result where it is used")
+        raise _Wrong(f"{name} is returned in {kind}: the task returns float32; compute in float32 and cast only "
+                     "where the result is used")
     return out
 
 
@@ -1162,7 +1162,7 @@ def _bias_finite_mask(cases, outs, usable) -> bool:
             continue
         future = relative_positions(L) > 0
         masked = o.float()[:, future]
-        if bool(torch.isneginf(masked).any()) or bool((masked > -1e4).any()):
+        if not (bool(torch.isfinite(masked).all()) and bool((masked <= -1e4).all())):  # NaN-safe
             return False
         seen = True
     return seen
@@ -1388,8 +1388,8 @@ def _yarn_mistakes():
         ("attention scaling is √(0.1·ln s + 1): the factor 0.1·ln s + 1 multiplies cos and sin", mk(mscale="sqrt")),
         ("attention scaling ln(s) + 1: the factor is 0.1·ln(s) + 1", mk(mscale="no_tenth")),
         ("ramp indexed by the dimension 2i instead of the pair index i", mk(half_ramp_dim=True)),
-        ("attention scaling 0.1·0.707·ln s + 1: the 0.707 is DeepSeek's mscale (its config divides two such "
-         "factors); plain YaRN returns 0.1·ln s + 1", mk(mscale="deepseek")),
+        ("attention scaling 0.1·0.707·ln s + 1: 0.707 is DeepSeek's mscale (its config sets mscale = mscale_all_dim "
+         "= 0.707, and Hugging Face divides the two factors); plain YaRN returns 0.1·ln s + 1", mk(mscale="deepseek")),
         ("ramp not clipped to [0, 1]: pairs below low or above high extrapolate past θ or θ/factor; clamp "
          "(i − low)/(high − low) to [0, 1]", mk(no_clip=True)),
         ("correction dimension computed with d/2 instead of d: find_correction_dim is "
@@ -1624,7 +1624,7 @@ def _refusal(exc: BaseException) -> str:
     if isinstance(exc, AssertionError):
         return ("refused with assert (AssertionError), as nanoGPT does: asserts vanish under python -O, and the "
                 "task asks for ValueError or IndexError")
-    return f"raised {_describe(exc)} where it must refuse with ValueError or IndexError"
+    return f"raised {type(exc).__name__} ({str(exc).strip()[:120]}) where it must refuse with ValueError or IndexError"
 
 
 def _call(fn: Callable, case: Case) -> Any:

@@ -91,3 +91,25 @@ def test_larger_base_higher_bound_per_octave_not_pointwise(d):
     mean_high = torch.zeros(14, dtype=torch.float64).index_add_(0, octave, high) / counts
     assert (mean_high > mean_low).all()
     assert (high <= low).any()  # pointwise it is not true (for d = 128 first at r = 328)
+
+
+def _octave_means(d, base, n_octaves):
+    r = torch.arange(1, 2**n_octaves)
+    octave = torch.log2(r.double()).floor().long()  # 2^j <= r < 2^(j+1)
+    bound = torch.cat([rope_decay_bound(d, c, base) for c in r.split(20_000)])
+    return torch.zeros(n_octaves, dtype=torch.float64).index_add_(0, octave, bound) / torch.bincount(octave)
+
+
+@pytest.mark.parametrize("d", [64, 128])
+def test_larger_base_higher_per_octave_for_each_pair_of_bases(d):
+    """Chapter 5: for d >= 64 every pair of the bases 1e4, 5e5, 1e6 keeps the order in every octave."""
+    means = {b: _octave_means(d, b, 17) for b in (1e4, 5e5, 1e6)}
+    assert (means[5e5] > means[1e4]).all() and (means[1e6] > means[1e4]).all() and (means[1e6] > means[5e5]).all()
+
+
+def test_small_head_fails_in_single_octaves():
+    """Chapter 5: for d = 32 the per-octave order breaks in one octave per pair (not for 1e6 vs 1e4)."""
+    means = {b: _octave_means(32, b, 17) for b in (1e4, 5e5, 1e6)}
+    assert (means[5e5] <= means[1e4]).nonzero().flatten().tolist() == [15]  # r in [32 768, 65 535]
+    assert (means[1e6] <= means[5e5]).nonzero().flatten().tolist() == [10]  # r in [1024, 2047]
+    assert (means[1e6] > means[1e4]).all()

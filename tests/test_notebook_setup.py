@@ -391,3 +391,17 @@ def test_no_repository_or_colab_button_while_the_url_is_a_placeholder():
     html = yaml.safe_load((ROOT / "_config.yml").read_text())["html"]
     assert html["use_repository_button"] is True  # turned off by the extension, not here
     assert posenc_book.repository_buttons_on(REPO_URL) == (REPO_URL != posenc_book.PLACEHOLDER_REPOSITORY)
+
+
+def test_check_answer_hashes_integers_and_refuses_truncation(capsys):
+    import hashlib
+
+    from posenc.book import answer_digest, check_answer
+    assert answer_digest(6) == hashlib.sha256(b"6").hexdigest()[:16]
+    assert answer_digest([0, 16]) == answer_digest((0, 16)) == hashlib.sha256(b"(0, 16)").hexdigest()[:16]
+    assert check_answer("e", 6, answer_digest(6)) and check_answer("e", 6.0, answer_digest(6))
+    assert not check_answer("e", 6.9, answer_digest(6))          # not truncated to 6
+    assert not check_answer("e", 7, answer_digest(6)) and not check_answer("e", "six", answer_digest(6))
+    assert not check_answer("e", None, answer_digest(6))
+    out = capsys.readouterr().out
+    assert "e: not answered yet" in out and "not yet (6.9 is not the answer)" in out
