@@ -348,12 +348,12 @@ class LearnedBiasExplorer(Explorer):
         Param("method", "kerple", "choice", options=("t5", "alibi", "kerple", "fire"), label="method",
               frames=("t5", "alibi", "kerple", "fire")),
         Param("layer", 0, "int", 0, 1, label="layer", sweep=(0, 1), frames=(0, 1)),
-        Param("seed", 0, "int", 0, 2, label="seed", sweep=(0, 1, 2), frames=(0, 1, 2)),
+        Param("seed", 0, "int", 0, 4, label="seed", sweep=(0, 2, 4), frames=(0, 2, 4)),
         Param("length", "512", "choice", options=("64", "512"), label="input length", unit="tokens",
               frames=("64", "512")),
     )
     plot = Curves(xlabel="distance back from the last query (tokens)", ylabel="logit bias",
-                  labels=("head 1", "head 2", "head 3", "head 4"), zero_line=True, legend_loc="upper right")
+                  labels=("head 0", "head 1", "head 2", "head 3"), zero_line=True, legend_loc="upper right")
     companion = ({"method": "alibi"}, {"method": "t5"}, {"method": "kerple"}, {"method": "fire"})
     figsize = (6.4, 3.8)
 
