@@ -3,7 +3,7 @@
 T5 learns one number per distance bucket, KERPLE two numbers per head. FIRE learns the whole
 function of distance with a small MLP ``f``, applied to a *normalised* distance:
 
-    b(i, j) = f( psi(i - j) / psi(max(i, L_thr)) ),    psi(x) = log(|c| x + 1)
+    b(i, j) = f( psi(i - j) / psi(max(i, L_thr)) ),    psi(x) = log(abs(c) x + 1)
 
 for a query at position ``i`` and a key at ``j <= i`` (0-based absolute positions), with
 learnable ``c`` (the paper's text writes ``log(c x + 1)``, its listing ``log(|c x| + 1)``) and

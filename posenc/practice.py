@@ -60,7 +60,7 @@ from .relative import relative_positions, shaw_attention, shaw_relative_index, t
 from .rope import apply_rope, rope_cos_sin, rope_inv_freq
 from .scaling import rope_scaled_inv_freq
 
-__all__ = ["TASKS", "Report", "check", "reference"]
+__all__ = ["TASKS", "Report", "Row", "check", "reference"]
 
 NOT_IMPLEMENTED = "not implemented yet"
 
@@ -1669,7 +1669,7 @@ def check(task: str, fn: Callable) -> Report:
 
     Args:
         task (str): one of ``TASKS``.
-        fn (callable): the learner's implementation, with the task's signature.
+        fn: the learner's implementation (a callable), with the task's signature.
 
     Returns:
         Report: ``.passed``, ``.diagnoses`` (empty when passed), one row per property; shows as a
