@@ -8,7 +8,7 @@
 #   make git-install  install posenc[widgets] from a git clone of this checkout, as the Colab set-up cell does
 #   make lock       refresh requirements.lock (exact, hashed versions that `make setup` installs)
 #   make notebooks  re-execute every notebook in place to refresh its stored outputs
-#   make bench      run the benchmark scripts (print ratios, save posenc/results/bench_*.json)
+#   make bench      run the benchmark scripts (print ratios, save the shipped posenc/results/bench_*.json)
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -134,11 +134,11 @@ notebooks: setup
 	$(PY) scripts/clean_notebooks.py $(NOTEBOOKS)
 
 bench: setup
-	$(PY) benchmarks/bench_rope.py
-	$(PY) benchmarks/bench_shaw.py
-	$(PY) benchmarks/bench_linear.py
-	$(PY) benchmarks/bench_explorers.py
-	$(PY) benchmarks/bench_attention.py
+	$(PY) benchmarks/bench_rope.py --out posenc/results
+	$(PY) benchmarks/bench_shaw.py --out posenc/results
+	$(PY) benchmarks/bench_linear.py --out posenc/results
+	$(PY) benchmarks/bench_explorers.py --out posenc/results
+	$(PY) benchmarks/bench_attention.py --out posenc/results
 
 # the stages of `make test`, in order (.ci/run times each)
 print-test-stages:

@@ -1,6 +1,7 @@
 """Attention with each position method: time of inference and of a training step vs sequence length.
 
     python benchmarks/bench_attention.py [--lengths 512 1024 2048] [--heads 4 --head-dim 64] [--threads 1]
+                                         [--out DIR]
 
 Part 1: one causal MultiHeadAttention layer (batch 1, projections included) per method and length,
 timed two ways in one process:
@@ -17,29 +18,28 @@ alike; the JSON keeps every round (``rounds``: the per-round medians) and the me
 per-round ratios is the noise to read next to it.
 
 Extra peak memory is not measured here: chapter 9 measures it each time the book is tested
-(``posenc.bench.attention_cost``, one fresh process per method).
+(``posenc.measure.attention_cost``, one fresh process per method).
 
 Part 2: the SDPA calls underneath, at one length, also over the rounds: plain causal, the ALiBi
 bias as a 3-D [h, L, L] mask and as a 4-D [1, h, L, L] mask (the same numbers), building the bias,
 and SDPA with the bias rebuilt on every call.
 
 Saves everything, with the machine and the load average (1, 5, 15 min) at the start and the end,
-to posenc/results/bench_attention.json (chapters 6 and 9 print it). Timings on a shared or loaded
+to DIR/bench_attention.json (--out; default ./results; ``make bench``: posenc/results, the copy
+chapters 6 and 9 print). Timings on a shared or loaded
 machine are noisy: read them with the spread over rounds, and compare runs only on one machine.
 Goal (issue 11): ALiBi and T5 within 2x of plain causal attention at L = 2048 (inference).
 """
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 
 import torch
 import torch.nn.functional as F
 
 import posenc
-from posenc.attention import POSITION_METHODS, MultiHeadAttention
-from posenc.bench import describe_machine, machine, median_seconds, save_results
+from posenc.measure import describe_machine, interleaved_rounds, load_average, machine, round_ratios, save_results
 
 DEFAULT_METHODS = ["none", "sinusoidal", "learned", "shaw", "t5", "rope", "rope_interleaved", "alibi"]
 
@@ -49,9 +49,9 @@ def layer_calls(method: str, length: int, heads: int, head_dim: int) -> dict:
     d_model = heads * head_dim
     torch.manual_seed(0)
     x = torch.randn(1, length, d_model)
-    # two layers with the same weights: a bias cached under inference_mode cannot enter autograd
-    frozen, trained = (MultiHeadAttention(d_model, heads, method, max_len=max(length, 2), shaw_max_distance=16)
-                       for _ in range(2))
+    # two layers with the same weights: a bias cached under inference_mode cannot enter autograd;
+    # each method with its default options (Shaw: clipping distance 16)
+    frozen, trained = (posenc.MultiHeadAttention(d_model, heads, method, max_len=max(length, 2)) for _ in range(2))
     trained.load_state_dict(frozen.state_dict())
     frozen.eval()
     trained.train()
@@ -67,7 +67,15 @@ def layer_calls(method: str, length: int, heads: int, head_dim: int) -> dict:
     return {"inference": inference, "train": train}
 
 
+def _inference(fn):
+    def call():
+        with torch.inference_mode():
+            return fn()
+    return call
+
+
 def sdpa_calls(length: int, heads: int, head_dim: int) -> dict:
+    """The timed SDPA calls, each under ``torch.inference_mode()``: name -> zero-argument function."""
     torch.manual_seed(0)
     q, k, v = (torch.randn(1, heads, length, head_dim) for _ in range(3))
     bias3 = posenc.alibi_bias(heads, length)  # [h, L, L], -inf above the diagonal
@@ -75,7 +83,7 @@ def sdpa_calls(length: int, heads: int, head_dim: int) -> dict:
     with torch.inference_mode():
         assert torch.allclose(F.scaled_dot_product_attention(q, k, v, attn_mask=bias3),
                               F.scaled_dot_product_attention(q, k, v, attn_mask=bias4), atol=1e-5)
-    return {
+    calls = {
         "causal SDPA (is_causal=True)": lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
         "SDPA + ALiBi bias, 3-D [h, L, L] mask": lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=bias3),
         "SDPA + ALiBi bias, 4-D [1, h, L, L] mask": lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=bias4),
@@ -83,16 +91,18 @@ def sdpa_calls(length: int, heads: int, head_dim: int) -> dict:
         "SDPA + ALiBi bias rebuilt every call (4-D)": lambda: F.scaled_dot_product_attention(
             q, k, v, attn_mask=posenc.alibi_bias(heads, length)[None]),
     }
+    return {name: _inference(fn) for name, fn in calls.items()}
 
 
-def spread(per_round: list[float]) -> str:
-    return f"{statistics.median(per_round):5.2f}x [{min(per_round):.2f}-{max(per_round):.2f}]"
+def spread(ratios: list[float]) -> str:
+    """``1.20x (rounds 1.10-1.30)``: the median of per-round ratios and their smallest and largest."""
+    return f"{statistics.median(ratios):5.2f}x (rounds {min(ratios):.2f}-{max(ratios):.2f})"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lengths", type=int, nargs="+", default=[512, 1024, 2048])
-    ap.add_argument("--methods", nargs="+", default=DEFAULT_METHODS, choices=list(POSITION_METHODS))
+    ap.add_argument("--methods", nargs="+", default=DEFAULT_METHODS, choices=list(posenc.POSITION_METHODS))
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--head-dim", type=int, default=64)
     ap.add_argument("--sdpa-length", type=int, default=2048)
@@ -100,11 +110,13 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5,
                     help="interleaved sweeps over all lengths and methods; every round is saved")
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (1: comparable on a shared machine)")
+    ap.add_argument("--out", default=None, help="folder of bench_attention.json (default ./results; "
+                                                "make bench: posenc/results, the copy the chapters read)")
     args = ap.parse_args()
     if "none" not in args.methods:  # every ratio is to position="none" of the same round
         args.methods = ["none", *args.methods]
     torch.set_num_threads(args.threads)
-    load_start = os.getloadavg()
+    load_start = load_average()
     print(describe_machine(machine()))
     print(f"load average at the start (1, 5, 15 min): {load_start}")
     print(f"causal attention, batch 1, {args.heads} heads, head_dim {args.head_dim}; "
@@ -112,49 +124,49 @@ def main() -> None:
     modes = ("inference", "train")
     calls = {n: {m: layer_calls(m, n, args.heads, args.head_dim) for m in args.methods} for n in args.lengths}
     sdpa = sdpa_calls(args.sdpa_length, args.heads, args.head_dim)
-    rounds = {mode: {n: {m: [] for m in args.methods} for n in args.lengths} for mode in modes}
-    sdpa_rounds = {name: [] for name in sdpa}
-    for r in range(args.rounds):  # interleaved, so a slow spell of the machine hits every method alike
-        for n in args.lengths:
-            for m in args.methods:
-                for mode in modes:
-                    rounds[mode][n][m].append(median_seconds(calls[n][m][mode], repeat=args.repeat, warmup=1))
-        with torch.inference_mode():
-            for name, fn in sdpa.items():
-                sdpa_rounds[name].append(median_seconds(fn, repeat=args.repeat, warmup=1))
-        print(f"round {r + 1}/{args.rounds} done, load average {os.getloadavg()[0]:.2f}", flush=True)
-    load_end = os.getloadavg()
+    timed = {(mode, n, m): calls[n][m][mode] for n in args.lengths for m in args.methods for mode in modes}
+    timed |= {("sdpa", name): fn for name, fn in sdpa.items()}
+
+    def progress(r: int) -> None:
+        load = load_average()
+        print(f"round {r}/{args.rounds} done, load average {load[0] if load else 'unknown'}", flush=True)
+
+    # interleaved, so a slow spell of the machine hits every method alike
+    times = interleaved_rounds(timed, rounds=args.rounds, repeat=args.repeat, warmup=1, on_round=progress)
+    rounds = {mode: {n: {m: times[mode, n, m] for m in args.methods} for n in args.lengths} for mode in modes}
+    sdpa_rounds = {name: times["sdpa", name] for name in sdpa}
+    load_end = load_average()
 
     results = {}
     for mode, key in (("inference", "methods"), ("train", "train")):
         results[key] = {str(n): {m: {"seconds": statistics.median(rs), "rounds": rs}
                                  for m, rs in per_method.items()} for n, per_method in rounds[mode].items()}
-        print(f"{mode}: time per call, and its ratio to 'none': median over rounds [min-max of the per-round ratios]")
+        print(f"{mode}: time per call, and its ratio to 'none': median over rounds (min-max of the per-round ratios)")
         for n in args.lengths:
             base = rounds[mode][n]["none"]
             print(f"  L = {n}")
             for m, rs in rounds[mode][n].items():
                 print(f"    {m:<17}{statistics.median(rs) * 1e3:9.1f} ms  "
-                      f"{spread([t / b for t, b in zip(rs, base)])}")
+                      f"{spread(round_ratios(rs, base))}")
     results["sdpa"] = {name: statistics.median(rs) for name, rs in sdpa_rounds.items()}
     results["sdpa_rounds"] = sdpa_rounds
     print(f"SDPA calls at L = {args.sdpa_length} (inference):")
     plain = sdpa_rounds["causal SDPA (is_causal=True)"]
     for name, rs in sdpa_rounds.items():
-        print(f"  {name:<44}{statistics.median(rs) * 1e3:8.1f} ms  {spread([t / p for t, p in zip(rs, plain)])}")
+        print(f"  {name:<44}{statistics.median(rs) * 1e3:8.1f} ms  {spread(round_ratios(rs, plain))}")
     if args.sdpa_length in args.lengths:
         layer = rounds["inference"][args.sdpa_length]
         for m in ("alibi", "t5"):
             if m in layer:
-                ratios = [t / b for t, b in zip(layer[m], layer["none"])]
+                ratios = round_ratios(layer[m], layer["none"])
                 print(f"goal: {m} layer within 2x of plain causal attention at L = {args.sdpa_length} (inference): "
                       f"{spread(ratios)} ({'met' if max(ratios) <= 2 else 'NOT met in every round'})")
     print(f"load average at the end (1, 5, 15 min): {load_end}")
-    path = save_results("attention", results,
+    path = save_results("attention", results, out_dir=args.out,
                         settings={"heads": args.heads, "head_dim": args.head_dim, "batch": 1,
                                   "sdpa_length": args.sdpa_length, "repeat": args.repeat, "rounds": args.rounds,
-                                  "threads": args.threads, "load_average_start": list(load_start),
-                                  "load_average_end": list(load_end)})
+                                  "threads": args.threads, "load_average_start": load_start,
+                                  "load_average_end": load_end})
     print(f"saved {path}")
 
 

@@ -1,13 +1,13 @@
 """Explorer redraw latency on the server side, split into its parts.
 
-    python benchmarks/bench_explorers.py
+    python benchmarks/bench_explorers.py [--out DIR]
 
 For each explorer as its live widget draws it (the title is HTML above the image), over its
 parameters' declared sweep values (one change at a time, from the defaults), the median time of
 
 - ``compute``: validate and recompute the numbers;
 - ``artists``: update the plot's artists in place;
-- ``draw``: draw the canvas (``posenc._canvas``: cached background, the data, cached overlays; an
+- ``draw``: draw the canvas (``posenc.explorers.canvas``: cached background, the data, cached overlays; an
   axis whose limits moved is drawn again);
 - ``png``: encode the PNG the widget shows (at ``LIVE_SCALE`` device px per CSS px);
 - ``total``: what one control change costs in the kernel before the comm message leaves;
@@ -24,10 +24,12 @@ an idle core equals the elapsed time and stays meaningful when other jobs share 
 
 The comm message and the browser's decode and paint are measured end to end by the JupyterLab
 browser test. Also printed: the kernel-less HTML frames (count, size, render time per frame).
-Results are saved to ``posenc/results/bench_explorers.json`` with the machine.
+Results are saved with the machine to DIR/bench_explorers.json (--out; default ./results; ``make bench``:
+posenc/results, the shipped copy).
 """
 from __future__ import annotations
 
+import argparse
 import statistics
 import time
 
@@ -36,9 +38,8 @@ import torch
 import matplotlib
 
 matplotlib.use("Agg")
-from posenc.bench import save_results  # noqa: E402
-from posenc.explorer import HTML_SCALE, LIVE_SCALE  # noqa: E402
-from posenc.widgets import EXPLORERS  # noqa: E402
+from posenc.measure import save_results  # noqa: E402
+from posenc.explorers import EXPLORERS, HTML_SCALE, LIVE_SCALE  # noqa: E402
 
 PARTS = ("compute", "artists", "draw", "png", "total", "wall")
 
@@ -89,7 +90,7 @@ def measure_ahead(cls) -> dict:
     from the defaults, the settings one control step away (``steps``), the overlays rendered for
     them, the CPU time of all and of the longest step (what an input arriving meanwhile can wait),
     and then the median cost of taking one of those steps (``next_ms``, ``total`` as above)."""
-    from posenc.explorer import _LiveUI
+    from posenc.explorers.live import _LiveUI
 
     explorer = cls(scale=LIVE_SCALE)
     ui = _LiveUI(explorer)  # the live widget's controls (no event loop here: nothing is scheduled)
@@ -129,6 +130,9 @@ def _table(title: str, key: str, fn, columns: list[tuple], results: dict) -> Non
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=None, help="folder of bench_explorers.json (default ./results)")
+    args = ap.parse_args()
     torch.set_num_threads(1)  # as a chapter's kernel runs (book_setup)
     results = {}
     print(f"live widget, {LIVE_SCALE:g} device px per CSS px; median ms per control change "
@@ -150,7 +154,8 @@ def main() -> None:
     for regime in ("cold", "warm"):
         totals = [r["live_ms"][regime]["total"] for r in results.values()]
         print(f"median over explorers of the median change, {regime}: {statistics.median(totals):.1f} ms CPU")
-    path = save_results("explorers", results, settings={"live_scale": LIVE_SCALE, "html_scale": HTML_SCALE})
+    path = save_results("explorers", results, settings={"live_scale": LIVE_SCALE, "html_scale": HTML_SCALE},
+                        out_dir=args.out)
     print(f"saved {path}")
 
 

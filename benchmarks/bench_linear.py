@@ -1,10 +1,11 @@
 """Softmax attention against linear (kernel) attention: time vs sequence length.
 
-    python benchmarks/bench_linear.py [--lengths 512 1024 2048 4096] [--heads 4 --head-dim 64]
+    python benchmarks/bench_linear.py [--lengths 512 1024 2048 4096] [--heads 4 --head-dim 64] [--out DIR]
 
 Non-causal, batch 1, one thread (steadier when other work shares the CPU). Softmax attention is
-PyTorch's fused SDPA; linear attention is posenc.linear_attention (elu + 1 features). Chapter 3
-prints the saved numbers (posenc/results/bench_linear.json); its asserts count operations instead.
+PyTorch's fused SDPA; linear attention is posenc.linear_attention (elu + 1 features). Saved to
+DIR/bench_linear.json (--out; default ./results); ``make bench`` writes posenc/results/, the copy
+chapter 3 prints (its asserts count operations instead).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import torch
 import torch.nn.functional as F
 
 import posenc
-from posenc.bench import describe_machine, machine, median_seconds, save_results
+from posenc.measure import describe_machine, machine, median_seconds, save_results
 
 
 def main() -> None:
@@ -23,6 +24,7 @@ def main() -> None:
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--head-dim", type=int, default=64)
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--out", default=None, help="folder of bench_linear.json (default ./results)")
     args = ap.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)
@@ -35,7 +37,7 @@ def main() -> None:
             times["linear"].append(median_seconds(lambda: posenc.linear_attention(q, k, v), repeat=args.repeat))
     for n, a, b in zip(args.lengths, times["softmax"], times["linear"]):
         print(f"L = {n:5}: softmax {a * 1e3:7.1f} ms, linear {b * 1e3:6.1f} ms, ratio {a / b:5.1f}")
-    path = save_results("linear", {"lengths": args.lengths, "seconds": times},
+    path = save_results("linear", {"lengths": args.lengths, "seconds": times}, out_dir=args.out,
                         settings={"heads": args.heads, "head_dim": args.head_dim, "batch": 1, "threads": 1,
                                   "repeat": args.repeat})
     print(f"saved {path}")

@@ -1,6 +1,7 @@
 """RoPE apply: posenc vs the other common implementations, as ratios measured in one run.
 
     python benchmarks/bench_rope.py [--batch 4 --heads 32 --seq 2048 --head-dim 128] [--rounds 5 --threads 1]
+                                    [--out DIR]
 
 Compared on a float32 ``[batch, heads, seq, head_dim]`` tensor, tables precomputed:
 - posenc.apply_rope (half layout), posenc.apply_rope (interleaved layout)
@@ -17,19 +18,23 @@ Each time is the median of --repeat calls after warm-up calls. Both parts run --
 interleaved (round 1 of every entry, then round 2, ...), so a slow spell of a shared machine lands
 on every method alike; the JSON keeps every round (``rounds``) and the median over rounds
 (``seconds``). A ratio is taken within each round; the spread of the per-round ratios is the
-noise to read next to it. Saved, with the machine and the load average (1, 5, 15 min) at the
-start and the end, to posenc/results/bench_rope.json (chapter 9 prints it).
+noise to read next to it. Each method's line reads e.g. "posenc.apply_rope half: 1.9x copy
+(rounds 1.8-2.0)": its time over the copy's time measured in the same round, the median over
+rounds and, in parentheses, the smallest and largest per-round ratio.
+
+Saved, with the machine and the load average (1, 5, 15 min) at the start and the end, to
+DIR/bench_rope.json (--out; default ./results). ``make bench`` passes --out posenc/results, the
+copy chapter 9 prints.
 """
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 
 import torch
 
 import posenc
-from posenc.bench import describe_machine, machine, median_seconds, save_results
+from posenc.measure import describe_machine, interleaved_rounds, load_average, machine, round_ratios, save_results
 
 
 def model_size_calls(b: int, h: int, L: int, d: int) -> dict:
@@ -44,9 +49,15 @@ def model_size_calls(b: int, h: int, L: int, d: int) -> dict:
         ref = posenc.apply_rope_rotate_half(x, ch, sh)
         assert torch.allclose(posenc.apply_rope(x, ch, sh, layout="half"), ref, atol=1e-5)
         assert torch.allclose(torch.einsum("bhle,lde->bhld", x, mats), ref, atol=1e-4)
+    # the same function compiled whole (inductor, CPU): the compiler fuses the reference form into one loop
+    compiled = torch.compile(posenc.apply_rope, fullgraph=True, dynamic=False)
+    with torch.inference_mode():
+        assert torch.allclose(compiled(x, ch, sh, layout="half"), ref, atol=1e-5)
     return {
         "copy (bandwidth floor)": lambda: x.clone(),
         "posenc.apply_rope half": lambda: posenc.apply_rope(x, ch, sh, layout="half"),
+        "posenc.apply_rope half, torch.compile": lambda: compiled(x, ch, sh, layout="half"),
+        "posenc.apply_rope interleaved, torch.compile": lambda: compiled(x, ci, si, layout="interleaved"),
         "posenc.apply_rope interleaved": lambda: posenc.apply_rope(x, ci, si, layout="interleaved"),
         "HF eager rotate_half": lambda: posenc.apply_rope_rotate_half(x, ch, sh),
         "Meta complex multiply": lambda: posenc.apply_rope_complex(x, freqs_cis),
@@ -67,8 +78,13 @@ def sweep_calls(d: int, seq: int = 1024, heads: int = 8) -> dict:
             "d×d matrix": lambda: torch.einsum("bhle,lde->bhld", x, mats)}
 
 
-def spread(per_round: list[float]) -> str:
-    return f"{statistics.median(per_round):6.2f} [{min(per_round):.2f}-{max(per_round):.2f}]"
+COPY, HF = "copy (bandwidth floor)", "HF eager rotate_half"
+
+
+def spread(ratios: list[float], of: str = "") -> str:
+    """``1.90x copy (rounds 1.80-2.00)``: the median of per-round ratios (to ``of``), and the smallest
+    and largest of them."""
+    return f"{statistics.median(ratios):.2f}x{' ' + of if of else ''} (rounds {min(ratios):.2f}-{max(ratios):.2f})"
 
 
 def main() -> None:
@@ -81,38 +97,52 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5,
                     help="interleaved passes over every method and size; every round is saved")
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (1: comparable on a shared machine)")
+    ap.add_argument("--out", default=None, help="folder of bench_rope.json (default ./results; "
+                                                "make bench: posenc/results, the copy the chapters read)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    load_start = os.getloadavg()
+    load_start = load_average()
     print(describe_machine(machine()))
     print(f"load average at the start (1, 5, 15 min): {load_start}")
     b, h, L, d = args.batch, args.heads, args.seq, args.head_dim
     dims = [32, 64, 128, 256]
     main_calls = model_size_calls(b, h, L, d)
     sweep = {dd: sweep_calls(dd) for dd in dims}
-    main_rounds = {name: [] for name in main_calls}
-    sweep_rounds = {name: [[] for _ in dims] for name in sweep[dims[0]]}
-    with torch.inference_mode():
-        for r in range(args.rounds):  # interleaved, so a slow spell of the machine hits every method alike
-            for name, fn in main_calls.items():
-                main_rounds[name].append(median_seconds(fn, repeat=args.repeat, warmup=1))
-            for i, dd in enumerate(dims):
-                for name, fn in sweep[dd].items():
-                    sweep_rounds[name][i].append(median_seconds(fn, repeat=args.repeat, warmup=1))
-            print(f"round {r + 1}/{args.rounds} done, load average {os.getloadavg()[0]:.2f}", flush=True)
-    load_end = os.getloadavg()
+    calls = {("model_size", name): fn for name, fn in main_calls.items()}
+    calls |= {(dd, name): fn for dd, per_dim in sweep.items() for name, fn in per_dim.items()}
 
-    print(f"RoPE apply on [{b}, {h}, {L}, {d}] float32, {args.threads} thread(s); time / copy and time / HF "
-          "eager: median over rounds [min-max of the per-round ratios]")
-    copy, hf = main_rounds["copy (bandwidth floor)"], main_rounds["HF eager rotate_half"]
+    def progress(r: int) -> None:
+        load = load_average()
+        print(f"round {r}/{args.rounds} done, load average {load[0] if load else 'unknown'}", flush=True)
+
+    with torch.inference_mode():  # interleaved, so a slow spell of the machine hits every method alike
+        times = interleaved_rounds(calls, rounds=args.rounds, repeat=args.repeat, warmup=1, on_round=progress)
+    load_end = load_average()
+    main_rounds = {name: times["model_size", name] for name in main_calls}
+    sweep_rounds = {name: [times[dd, name] for dd in dims] for name in sweep[dims[0]]}
+
+    print(f"RoPE apply on [{b}, {h}, {L}, {d}] float32, {args.threads} thread(s), {args.rounds} rounds: each "
+          "method's time over a plain copy's (and HF eager's) measured in the same round, median over rounds "
+          "(smallest-largest per-round ratio); then its median time")
+    copy, hf = main_rounds[COPY], main_rounds[HF]
     for name, rs in main_rounds.items():
-        print(f"  {name:<32}{statistics.median(rs) * 1e3:8.1f} ms  x copy {spread([t / c for t, c in zip(rs, copy)])}"
-              f"  x HF {spread([t / f for t, f in zip(rs, hf)])}")
-    print(f"[1, 8, 1024, d], {args.threads} thread(s): time / posenc.apply_rope, median over rounds [min-max]")
+        if name == COPY:
+            ms = [t * 1e3 for t in rs]
+            print(f"  {name}: {statistics.median(ms):.2f} ms (rounds {min(ms):.2f}-{max(ms):.2f} ms)")
+            continue
+        print(f"  {name}: {spread(round_ratios(rs, copy), 'copy')}; {spread(round_ratios(rs, hf), 'HF eager')}; "
+              f"{statistics.median(rs) * 1e3:.2f} ms")
+    for layout in ("half", "interleaved"):  # the medians over rounds decide; the ranges show the noise
+        ours = main_rounds[f"posenc.apply_rope {layout}"]
+        vs_copy, vs_hf = round_ratios(ours, copy), round_ratios(ours, hf)
+        met = statistics.median(vs_copy) <= 3 and statistics.median(vs_hf) <= 1
+        print(f"goal (issue 3), {layout}: within 3x of the copy and no slower than HF eager: "
+              f"{'met' if met else 'NOT met'} ({spread(vs_copy, 'copy')}, {spread(vs_hf, 'HF eager')})")
+    print(f"[1, 8, 1024, d], {args.threads} thread(s): time / posenc.apply_rope, median over rounds (min-max)")
     ours = sweep_rounds["posenc.apply_rope"]
     for name, per_dim in sweep_rounds.items():
         print(f"  {name:<20}" + "".join(
-            f"  d={dd}: {spread([t / p for t, p in zip(rs, ps)])}" for dd, rs, ps in zip(dims, per_dim, ours)))
+            f"  d={dd}: {spread(round_ratios(rs, ps))}" for dd, rs, ps in zip(dims, per_dim, ours)))
     print(f"load average at the end (1, 5, 15 min): {load_end}")
     results = {
         "model_size": {name: statistics.median(rs) for name, rs in main_rounds.items()},
@@ -122,11 +152,11 @@ def main() -> None:
                                        for name, per_dim in sweep_rounds.items()},
                            "rounds": sweep_rounds},
     }
-    path = save_results("rope", results,
+    path = save_results("rope", results, out_dir=args.out,
                         settings={"model_size": [b, h, L, d], "model_size_threads": args.threads,
                                   "sweep": [1, 8, 1024, "d"], "sweep_threads": args.threads,
                                   "repeat": args.repeat, "rounds": args.rounds, "threads": args.threads,
-                                  "load_average_start": list(load_start), "load_average_end": list(load_end)})
+                                  "load_average_start": load_start, "load_average_end": load_end})
     print(f"saved {path}")
 
 

@@ -1,9 +1,9 @@
 """Shaw et al. relative attention: peak memory of the straightforward form vs posenc's form.
 
-    python benchmarks/bench_shaw.py [--lengths 256 512 1024 2048] [--sweep-length 512]
+    python benchmarks/bench_shaw.py [--lengths 256 512 1024 2048] [--sweep-length 512] [--out DIR]
 
 Memory only, no times. The memory is counted, not sampled: the most bytes of tensors that one call
-creates and holds at once, as torch allocates them (posenc.bench.TensorMemory, a dispatch mode).
+creates and holds at once, as torch allocates them (posenc.measure.TensorMemory, a dispatch mode).
 The count depends on shapes and dtypes only, so it is the same on every machine, CPU, thread count
 and load; it excludes what a kernel allocates and frees inside one operator, Python objects and
 the allocator's overhead, and the inputs (they exist before the call).
@@ -13,6 +13,9 @@ Two measurements (batch 1, clipping distance k = 16, float32):
 - sweep: heads 4, 16, 32 x head_dim 64, 128 at L = --sweep-length. The straightforward form adds
   two [L, L, head_dim] tensors shared by all heads; both forms hold a few [heads, L, L] matrices;
   so the saving is a factor set by head_dim / heads, roughly constant in L.
+
+Saved to DIR/bench_shaw.json (--out; default ./results; ``make bench``: posenc/results, the copy
+chapter 3 prints).
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ import argparse
 import torch
 
 import posenc
-from posenc.bench import describe_machine, machine, save_results, tensor_peak_mib
+from posenc.measure import describe_machine, machine, save_results, tensor_peak_mib
 
 
 def peak_mib(method: str, length: int, heads: int, head_dim: int, k: int) -> float:
@@ -39,6 +42,7 @@ def main() -> None:
     ap.add_argument("--lengths", type=int, nargs="+", default=[256, 512, 1024, 2048])
     ap.add_argument("--sweep-length", type=int, default=512)
     ap.add_argument("--k", type=int, default=16, help="clipping distance")
+    ap.add_argument("--out", default=None, help="folder of bench_shaw.json (default ./results)")
     args = ap.parse_args()
     print(describe_machine(machine()), "(memory is counted: the same on every machine)")
     print(f"Shaw relative attention, batch 1, k = {args.k}, float32; extra peak MiB of tensors")
@@ -56,9 +60,9 @@ def main() -> None:
             sweep.append({"heads": heads, "head_dim": head_dim, "naive_mib": n, "efficient_mib": e})
             print(f"{heads:>6}{head_dim:>10}{n:11.1f}{e:10.1f}{n / e:8.1f}")
 
-    path = save_results("shaw", {"lengths": lengths, "sweep": sweep},
+    path = save_results("shaw", {"lengths": lengths, "sweep": sweep}, out_dir=args.out,
                         settings={"heads": 4, "head_dim": 64, "k": args.k, "sweep_length": args.sweep_length,
-                                  "measure": "posenc.bench.tensor_peak_mib (bytes of live tensors, counted)"})
+                                  "measure": "posenc.measure.tensor_peak_mib (bytes of live tensors, counted)"})
     print(f"saved {path}")
 
 

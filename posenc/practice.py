@@ -54,11 +54,8 @@ from typing import Any, Callable
 
 import torch
 
-from .absolute import sinusoidal_encoding
-from .alibi import alibi_bias, alibi_slopes
-from .relative import relative_positions, shaw_attention, shaw_relative_index, t5_relative_bucket
-from .rope import apply_rope, rope_cos_sin, rope_inv_freq
-from .scaling import rope_scaled_inv_freq
+from posenc import (alibi_bias, alibi_slopes, apply_rope, relative_positions, rope_cos_sin, rope_inv_freq,
+                    rope_scaled_inv_freq, shaw_attention, shaw_relative_index, sinusoidal_encoding, t5_relative_bucket)
 
 __all__ = ["TASKS", "Report", "Row", "check", "reference"]
 

@@ -1,4 +1,4 @@
-"""Claims chapter 6 and ``posenc/alibi.py`` make about other code: BLOOM's ALiBi tensor and
+"""Claims chapter 6 and ``posenc/encodings/alibi.py`` make about other code: BLOOM's ALiBi tensor and
 PyTorch's choice of attention kernel for an ALiBi mask."""
 import warnings
 
@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 
 import posenc
-from posenc.position import AlibiMethod
+from posenc.methods import AlibiMethod
 
 
 @pytest.mark.parametrize("n", list(range(1, 41)) + [112])

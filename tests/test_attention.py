@@ -4,10 +4,13 @@ import torch
 import posenc
 from posenc import POSITION_METHODS, KVCache, MultiHeadAttention
 
+#: the small settings of the methods with options, so that 12 tokens reach the clipped / bucketed range
+OPTIONS = {"shaw": {"max_distance": 3}, "t5": {"num_buckets": 8, "max_distance": 16}}
+
 
 @pytest.mark.parametrize("position", POSITION_METHODS)
 def test_decoding_step_by_step_equals_full_forward(position):
-    attn = MultiHeadAttention(32, 4, position, max_len=64, shaw_max_distance=3).double().eval()
+    attn = MultiHeadAttention(32, 4, position, max_len=64, **OPTIONS.get(position, {})).double().eval()
     x = torch.randn(2, 12, 32, dtype=torch.float64)
     full = attn(x)
     cache = KVCache()
@@ -111,11 +114,10 @@ def test_t5_bias_cache_follows_training():
     assert (after - before).abs().max() > 1e-3
 
 
-# ---- position methods as strategies (posenc.position) ----
+# ---- position methods as strategies (posenc.methods) ----
 
 def _config(causal):
-    return {"d_model": 32, "n_heads": 4, "head_dim": 8, "causal": causal, "max_len": 16, "base": 10000.0,
-            "shaw_max_distance": 3, "t5_num_buckets": 8, "t5_max_distance": 16}
+    return {"d_model": 32, "n_heads": 4, "causal": causal, "max_len": 16}
 
 
 @pytest.mark.parametrize("name", list(posenc.POSITION_METHODS))
@@ -129,8 +131,7 @@ def test_every_registry_entry_decodes_with_a_cache_as_the_full_forward(name, cau
     agree to a few float32 ulps of outputs of size ~1: atol = rtol = 1e-5 (~80 eps).
     """
     torch.manual_seed(0)
-    attn = MultiHeadAttention(32, 4, name, causal=causal, max_len=16, shaw_max_distance=3, t5_num_buckets=8,
-                              t5_max_distance=16).eval()
+    attn = MultiHeadAttention(32, 4, name, causal=causal, max_len=16, **OPTIONS.get(name, {})).eval()
     assert attn.position == name and isinstance(attn.method, posenc.PositionMethod)
     x = torch.randn(2, 12, 32)
     with torch.no_grad():
@@ -151,11 +152,10 @@ def test_a_method_object_gives_what_its_name_gives(name, causal):
     """The same draws in the same order: the projections first, then the method's own parameters."""
     x = torch.randn(2, 9, 32)
     torch.manual_seed(0)
-    by_name = MultiHeadAttention(32, 4, name, causal=causal, max_len=16, shaw_max_distance=3, t5_num_buckets=8,
-                                 t5_max_distance=16)
+    by_name = MultiHeadAttention(32, 4, name, causal=causal, max_len=16, **OPTIONS.get(name, {}))
     torch.manual_seed(0)
     projections = torch.nn.Linear(32, 96, bias=False), torch.nn.Linear(32, 32, bias=False)  # MHA's first draws
-    method = posenc.POSITION_METHODS[name](**_config(causal))
+    method = posenc.build_method(name, **_config(causal), **OPTIONS.get(name, {}))
     by_object = MultiHeadAttention(32, 4, method, causal=causal)
     by_object.qkv.load_state_dict(projections[0].state_dict())
     by_object.out.load_state_dict(projections[1].state_dict())
@@ -186,9 +186,9 @@ def test_a_method_from_outside_plugs_in_through_its_hooks(causal):
 
 
 def test_only_the_hooks_a_method_has_act():
-    acts = {name: factory.acts_on_input() for name, factory in posenc.POSITION_METHODS.items()}
+    acts = {name: cls.acts_on_input() for name, cls in posenc.POSITION_METHODS.items()}
     assert [n for n, a in acts.items() if a] == ["sinusoidal", "learned"]
-    methods = {name: posenc.POSITION_METHODS[name](**_config(True)) for name in posenc.POSITION_METHODS}
+    methods = {name: posenc.build_method(name, **_config(True)) for name in posenc.POSITION_METHODS}
     x, q = torch.randn(1, 5, 32), torch.randn(1, 4, 5, 8)
     for name, m in methods.items():
         assert (m.encode_input(x, torch.arange(5)) is x) == (name not in ("sinusoidal", "learned")), name
@@ -208,16 +208,20 @@ def test_sinusoidal_method_adds_the_sinusoidal_encoding(d_model, base):
 
 
 @pytest.mark.parametrize("rope_type,kwargs", [("linear", {"factor": 4.0}),
-                                              ("dynamic", {"factor": 2.0, "train_length": 16, "seq_len": 64}),
-                                              ("yarn", {"factor": 4.0, "train_length": 16, "beta_fast": 8.0}),
-                                              ("llama3", {"factor": 8.0, "train_length": 16})])
+                                              ("dynamic", {"factor": 2.0, "original_max_position_embeddings": 16,
+                                                           "seq_len": 64}),
+                                              ("yarn", {"factor": 4.0, "original_max_position_embeddings": 16,
+                                                        "beta_fast": 8.0}),
+                                              ("llama3", {"factor": 8.0, "original_max_position_embeddings": 16})])
 @pytest.mark.parametrize("layout", ["half", "interleaved"])
 def test_a_scaled_rope_method_rotates_with_the_scaled_frequencies(rope_type, kwargs, layout):
     m = posenc.RopeMethod(16, 32, 500.0, layout=layout)
     plain = m.inv_freq.clone()
     m.set_scaling(rope_type, **kwargs)
-    hf = {"original_max_position_embeddings" if k == "train_length" else k: v for k, v in kwargs.items()}
-    inv_freq, scale = posenc.rope_scaled_inv_freq(16, 500.0, rope_type=rope_type, **hf)
+    inv_freq, scale = posenc.rope_scaled_inv_freq(16, 500.0, rope_type=rope_type, **kwargs)
+    config = {k: v for k, v in kwargs.items() if k != "seq_len"}
+    assert m.scaling == posenc.rope_scaling(rope_type, **config) == posenc.RopeScaling.from_hf(
+        {"rope_type": rope_type, **config})
     assert torch.equal(m.inv_freq, inv_freq) and m.attention_scaling == scale
     q = torch.randn(1, 2, 40, 16, dtype=torch.float64)
     pos = torch.arange(40)
@@ -240,12 +244,22 @@ POSITION_BAD_CALLS = [
     (lambda: posenc.RopeMethod(8, layout="neox"), ValueError, "layout"),
     (lambda: posenc.RopeMethod(8, max_len=0), ValueError, "max_len"),
     (lambda: posenc.RopeMethod(8, base=float("nan")), ValueError, "base"),
-    (lambda: posenc.RopeMethod(8).set_scaling("yarn", factor=2.0), ValueError, "train_length"),
-    (lambda: posenc.RopeMethod(8).set_scaling("linear", factor=2.0, train_length=0), ValueError, "train_length"),
+    (lambda: posenc.RopeMethod(8).set_scaling("yarn", factor=2.0), ValueError, "original_max_position_embeddings"),
+    (lambda: posenc.RopeMethod(8).set_scaling("yarn", factor=2.0, original_max_position_embeddings=0), ValueError,
+     "original_max_position_embeddings"),
+    (lambda: posenc.RopeMethod(8).set_scaling("linear", factor=2.0, beta_fast=3.0), TypeError, "beta_fast"),
+    (lambda: posenc.RopeMethod(8).set_scaling(posenc.rope_scaling("linear", factor=2.0), factor=3.0), TypeError,
+     "rope_type"),
+    (lambda: posenc.RopeMethod(8, scaling="linear"), TypeError, "scaling"),
     (lambda: posenc.RopeMethod(8).set_scaling("pi", factor=2.0), ValueError, "rope_type"),
     (lambda: posenc.RopeMethod(8).set_scaling("linear", factor=0.5), ValueError, "factor"),
     (lambda: posenc.AlibiMethod(0), ValueError, "n_heads"),
-    (lambda: posenc.MethodFactory(posenc.MultiHeadAttention), TypeError, "method"),
+    (lambda: posenc.build_method("rope", d_model=8, n_heads=2, num_buckets=3), TypeError, "num_buckets"),
+    (lambda: posenc.build_method("rotary", d_model=8, n_heads=2), ValueError, "position"),
+    (lambda: posenc.build_method("rope", d_model=9, n_heads=2), ValueError, "d_model"),
+    (lambda: posenc.build_method("rope", d_model=8, n_heads=2, causal=1), TypeError, "causal"),
+    (lambda: posenc.MultiHeadAttention(8, 2, "alibi", base=500.0), TypeError, "base"),
+    (lambda: posenc.MultiHeadAttention(8, 2, posenc.AlibiMethod(2), max_distance=3), TypeError, "options"),
     (lambda: posenc.MultiHeadAttention(8, 2, torch.nn.Linear(2, 2)), TypeError, "position"),
     (lambda: posenc.MultiHeadAttention(6, 2, "sinusoidal", max_len=0), ValueError, "max_len"),
     (lambda: posenc.MultiHeadAttention(32, 4, posenc.SinusoidalMethod(16)), ValueError, "d_model=16"),

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import posenc
-from posenc.rope import _apply_rope, _rotate_reference
+from posenc._core.rope import apply as _apply_rope, rotate_reference as _rotate_reference
 
 LAYOUTS = ["half", "interleaved"]
 F32_TOL = dict(rtol=1e-6, atol=1e-6)  # a few float32 ulps (2**-23 ~ 1.2e-7) for |x| ~ 1
@@ -75,14 +75,18 @@ def test_low_precision_inputs_keep_their_dtype_and_accuracy(dtype, layout):
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_documented_broadcasting(layout):
-    """[b, 1, L, d] tables per sequence, one table row for every row, a single vector at L positions."""
+    """[b, 1, L, d] tables per sequence, one table row for every row (asked for), a single vector at L positions."""
     x = torch.randn(2, 3, 5, 8)
     ids = torch.tensor([[0, 1, 2, 3, 4], [7, 8, 9, 10, 11]])
     cos, sin = posenc.rope_cos_sin(12, 8, layout=layout)
     per_seq = posenc.apply_rope(x, cos[ids][:, None], sin[ids][:, None], layout=layout)
     assert per_seq.shape == x.shape
     torch.testing.assert_close(per_seq[1], posenc.apply_rope(x[1], cos[7:], sin[7:], layout=layout), **F32_TOL)
-    one_row = posenc.apply_rope(x, cos[3:4], sin[3:4], layout=layout)  # every row at position 3
+    with pytest.raises(ValueError, match="broadcast=True"):  # 1 position for L = 5: refused unless asked
+        posenc.apply_rope(x, cos[3:4], sin[3:4], layout=layout)
+    with pytest.raises(ValueError, match="position"):  # 12 positions for L = 5
+        posenc.apply_rope(x, cos, sin, layout=layout)
+    one_row = posenc.apply_rope(x, cos[3:4], sin[3:4], layout=layout, broadcast=True)  # every row at position 3
     torch.testing.assert_close(one_row[..., 2, :], posenc.apply_rope(x, cos[:5] * 0 + cos[3], sin[:5] * 0 + sin[3],
                                                                      layout=layout)[..., 2, :], **F32_TOL)
     v = torch.randn(8)

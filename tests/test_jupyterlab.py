@@ -27,7 +27,7 @@ that keeps only its set-up and explorer cells (nbval and the strict build run ev
 
 The latencies (per explorer: median, range, samples) are printed by ``test_report_latency`` and
 written to ``_build/lab/latency.json``; with ``POSENC_SAVE_LAB_LATENCY=1`` also to
-``posenc/results/bench_explorers_lab.json`` (:func:`posenc.bench.save_results`). Screenshots go to
+``posenc/results/bench_explorers_lab.json`` (:func:`posenc.measure.save_results`). Screenshots go to
 ``_build/screenshots/lab/``. The server and its kernels are killed at the end, also on failure.
 """
 from __future__ import annotations
@@ -776,8 +776,8 @@ def test_report_latency(capsys):
     LATENCY_JSON.parent.mkdir(parents=True, exist_ok=True)
     LATENCY_JSON.write_text(json.dumps({"settings": settings, "all": summary, "explorers": rows}, indent=1) + "\n")
     if os.environ.get("POSENC_SAVE_LAB_LATENCY") == "1":
-        from posenc.bench import save_results
-        save_results("explorers_lab", {"all": summary, "explorers": rows}, settings=settings)
+        from posenc.measure import RESULTS_DIR, save_results
+        save_results("explorers_lab", {"all": summary, "explorers": rows}, settings=settings, out_dir=RESULTS_DIR)
     with capsys.disabled():
         print("\nJupyterLab explorers, input -> new image on screen (ms): median [min-max] over n inputs")
         for name, r in rows.items():

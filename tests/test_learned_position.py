@@ -13,9 +13,9 @@ import torch.nn.functional as F
 
 import posenc
 from posenc import alibi_bias, alibi_slopes
-from posenc.cope import CoPE
-from posenc.fire import FireBias
-from posenc.kerple import KerpleBias
+from posenc.methods.cope import CoPE
+from posenc.methods.fire import FireBias
+from posenc.methods.kerple import KerpleBias
 
 exported = pytest.mark.skipif(not hasattr(posenc, "KerpleBias"),
                               reason="the learned position methods are not exported from posenc yet")

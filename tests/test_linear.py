@@ -2,8 +2,8 @@ import pytest
 import torch
 
 import posenc
-from posenc.bench import median_seconds, shaw_peak_memory
-from posenc.linear import kernel_attention, linear_attention
+from posenc.measure import median_seconds, shaw_peak_memory
+from posenc.attention.linear import kernel_attention, linear_attention
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -35,7 +35,7 @@ def test_median_seconds_and_shaw_memory():
 
 
 def test_attention_cost_measures_in_a_subprocess():
-    from posenc.bench import attention_cost
+    from posenc.measure import attention_cost
 
     cost = attention_cost("alibi", 64, heads=2, head_dim=16, repeat=1)
     assert cost["seconds"] > 0 and cost["peak_mib"] >= 0
@@ -45,7 +45,7 @@ def test_attention_cost_measures_in_a_subprocess():
 
 @pytest.mark.parametrize("m,n,k", [(1, 1, 1), (3, 5, 7), (16, 8, 4)])
 def test_matmul_flops_counts_multiply_adds(m, n, k):
-    from posenc.bench import matmul_flops
+    from posenc.measure import matmul_flops
 
     a, b = torch.randn(m, k), torch.randn(k, n)
     assert matmul_flops(lambda: a @ b) == 2 * m * n * k
@@ -53,7 +53,7 @@ def test_matmul_flops_counts_multiply_adds(m, n, k):
 
 
 def test_saved_benchmarks_name_their_machine():
-    from posenc.bench import RESULTS_DIR, describe_machine, load_results
+    from posenc.measure import RESULTS_DIR, describe_machine, load_results
 
     names = sorted(p.stem[len("bench_"):] for p in RESULTS_DIR.glob("bench_*.json"))
     assert {"attention", "linear", "rope", "shaw"} <= set(names)

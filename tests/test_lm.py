@@ -1,17 +1,15 @@
 import math
-import shutil
-from pathlib import Path
 
 import pytest
 import torch
 
 import posenc
-import posenc.lm
-from posenc.position import POSITION_METHODS, NoPEMethod, RopeMethod
-from posenc.lm import (PasskeyCorpus, SyntheticCorpus, TinyLM, TrigramBaseline, code_files, code_hash,
-                       evaluate_lm, evaluate_passkey, experiment_config, finetune_corpus, load_results, run_extrapolation,
-                       scaling_kwargs, summarize,
-                       train_lm)
+import posenc.experiments
+import posenc.experiments.results
+from posenc import POSITION_METHODS, NoPEMethod, RopeMethod, rope_scaling
+from posenc.experiments import (PasskeyCorpus, SyntheticCorpus, TinyLM, TrigramBaseline, code_hash, evaluate_lm,
+                                evaluate_passkey, experiment_config, experiment_scaling, finetune_corpus, load_results,
+                                run_extrapolation, summarize, train_lm)
 
 
 def test_corpus_is_seeded_and_follows_its_rules():
@@ -113,7 +111,7 @@ def test_learned_lm_refuses_longer_inputs_and_scaling_needs_rope():
     with pytest.raises(ValueError, match="max_len=8"):
         model(torch.zeros(1, 9, dtype=torch.long))
     with pytest.raises(ValueError, match="RoPE model"):
-        model.set_rope_scaling("linear", factor=2.0)
+        model.set_rope_scaling(rope_scaling("linear", factor=2.0))
 
 
 def test_rope_scaling_swaps_frequencies_and_default_restores_them():
@@ -122,9 +120,9 @@ def test_rope_scaling_swaps_frequencies_and_default_restores_them():
     x = torch.randint(0, 16, (1, 10))
     with torch.no_grad():
         before = model(x)
-        model.set_rope_scaling("linear", factor=4.0, train_length=8)
+        model.set_rope_scaling(rope_scaling("linear", factor=4.0))
         assert not torch.allclose(model(x), before)
-        model.set_rope_scaling("default")
+        model.set_rope_scaling(None)
         torch.testing.assert_close(model(x), before)
 
 
@@ -142,14 +140,12 @@ def _hf_dynamic(head_dim, base, factor, trained, seq_len):
 @pytest.mark.parametrize("s", [2, 4, 8])
 def test_experiment_dynamic_ntk_is_hugging_faces(factor, s):
     # the experiment's dynamic NTK at 2L, 4L, 8L: a fixed factor, the length through seq_len only
-    from posenc.lm import scaling_kwargs
-
     config = experiment_config(dynamic_factor=factor)
     L, d = config["train_length"], config["model"]["d_model"] // config["model"]["n_heads"]
-    kwargs = scaling_kwargs(config, "dynamic", s * L)
-    assert kwargs == {"rope_type": "dynamic", "factor": factor, "train_length": L, "seq_len": s * L}
+    scaling, seq_len = experiment_scaling(config, "dynamic", s * L)
+    assert scaling == rope_scaling("dynamic", factor=factor, original_max_position_embeddings=L) and seq_len == s * L
     model = TinyLM(26, "rope", max_len=L, **config["model"])
-    model.set_rope_scaling(**kwargs)
+    model.set_rope_scaling(scaling, seq_len=seq_len)
     got = model.blocks[0].attn.method.inv_freq
     torch.testing.assert_close(got, _hf_dynamic(d, 10000.0, factor, L, s * L), rtol=1e-6, atol=0)
     # effective base: base * (factor * s - factor + 1) ** (d / (d - 2)); with factor 1 exactly the NTK-aware base for s
@@ -163,12 +159,12 @@ def test_experiment_yarn_ramp_for_its_head_dimension():
     # head_dim 16, L = 64, base 10000: pairs turn 10.2, 3.2, 1.02, 0.32, ... times within L.
     # beta_fast = 2, beta_slow = 1 keep pairs 0 and 1, ramp pair 2 halfway, interpolate pairs 3-7 like PI
     from posenc import rope_inv_freq
-    from posenc.lm import scaling_kwargs
 
     config = experiment_config()
     model = TinyLM(26, "rope", max_len=64, **config["model"])
     for s in (2, 4, 8):
-        model.set_rope_scaling(**scaling_kwargs(config, "yarn", 64 * s))
+        scaling, seq_len = experiment_scaling(config, "yarn", 64 * s)
+        model.set_rope_scaling(scaling, seq_len=seq_len)
         ratio = model.blocks[0].attn.method.inv_freq / rope_inv_freq(16)
         expected = torch.tensor([1, 1, 0.5 + 0.5 / s, *[1 / s] * 5])
         torch.testing.assert_close(ratio, expected, rtol=1e-5, atol=0)
@@ -217,22 +213,11 @@ def test_run_extrapolation_structure():
     assert learned["loss_beyond"] == {"16": None} and learned["passkey"]["16"] is None and learned["loss_at_L"] > 0
     assert set(out["metrics"]["rope+pi ft"]["0"]["finetune_curve"]) == {"0", "2"}
     assert set(out["metrics"]["rope ft"]["0"]["finetune_curve"]) == {"0", "2", "4"}   # direct: direct_steps
-    assert out["code"]["sha256"] == code_hash() and "lm.py" in out["code"]["files"]
+    assert out["code"]["sha256"] == code_hash("posenc.experiments.passkey")
+    assert {"experiments/passkey.py", "experiments/model.py", "attention/multihead.py"} <= set(out["code"]["files"])
+    assert set(out["code"]["file_sha256"]) == set(out["code"]["files"])
     with pytest.raises(ValueError, match="unknown configuration entry"):
         experiment_config(step=3)
-
-
-def test_code_hash_ignores_prose_but_not_code(tmp_path):
-    root = tmp_path / "posenc"
-    shutil.copytree(Path(posenc.lm.__file__).parent, root)
-    before = code_hash(root=root)
-    assert code_files(root=root) == code_files() and "attention.py" in code_files() and "rope.py" in code_files()
-    path = root / "attention.py"
-    text = path.read_text()
-    path.write_text(text.replace('"""', '"""Edited prose. ', 1) + "\n# a new comment\n")
-    assert code_hash(root=root) == before
-    path.write_text(text.replace("def ", "def _unused(): pass\n\n\ndef ", 1))
-    assert code_hash(root=root) != before
 
 
 def test_finetune_text_asks_across_the_whole_window():
@@ -252,34 +237,18 @@ def test_finetune_text_asks_across_the_whole_window():
 def test_sensitivity_settings_reach_the_scaling():
     config = experiment_config()
     model = TinyLM(PasskeyCorpus().n_tokens, "rope", max_len=64, **config["model"])
-    model.set_rope_scaling(**scaling_kwargs(config, "yarn", 512, attention_factor=1.0))
-    assert model.blocks[0].attn.method.rotary.attention_scaling == 1.0
-    model.set_rope_scaling(**scaling_kwargs(config, "yarn", 512))
-    assert model.blocks[0].attn.method.rotary.attention_scaling == pytest.approx(0.1 * math.log(8) + 1)
-    assert scaling_kwargs(config, "dynamic", 256, factor=2.0)["factor"] == 2.0
+    model.set_rope_scaling(experiment_scaling(config, "yarn", 512, attention_factor=1.0)[0])
+    assert model.blocks[0].attn.method.attention_scaling == 1.0
+    model.set_rope_scaling(experiment_scaling(config, "yarn", 512)[0])
+    assert model.blocks[0].attn.method.attention_scaling == pytest.approx(0.1 * math.log(8) + 1)
+    assert experiment_scaling(config, "dynamic", 256, factor=2.0)[0].factor == 2.0
     with pytest.raises(ValueError, match="overrides"):
-        scaling_kwargs(config, "pi", 256, beta_fast=32.0)
-
-
-def test_code_hash_covers_the_package_init(tmp_path):
-    # importing posenc.lm runs posenc/__init__.py first: a global setting there changes the numbers
-    root = tmp_path / "posenc"
-    shutil.copytree(Path(posenc.lm.__file__).parent, root)
-    before = code_hash(root=root)
-    assert "__init__.py" in code_files(root=root)
-    init = root / "__init__.py"
-    text = init.read_text()
-    # what only names things for the reader (re-exports, the version) does not count ...
-    init.write_text(text.replace("from .toy import *", "from .toy import *\nfrom .toy import toy_vocabulary")
-                    .replace("__version__ =", "__version__ = '9.9' or"))
-    assert code_hash(root=root) == before
-    # ... a global setting does
-    init.write_text(text + "\nimport torch\ntorch.set_default_dtype(torch.float64)\n")
-    assert code_hash(root=root) != before
+        experiment_scaling(config, "pi", 256, beta_fast=32.0)
 
 
 def test_stale_results_are_refused_by_default_and_reported_on_request(monkeypatch, capsys):
-    monkeypatch.setattr(posenc.lm, "code_hash", lambda *_, **__: "0" * 64)
+    monkeypatch.setattr(posenc.experiments.results, "code_record",
+                        lambda *_, **__: {"sha256": "0" * 64, "file_sha256": {}})
     with pytest.raises(RuntimeError, match="stale"):
         load_results("extrapolation")
     result = load_results("extrapolation", check="report")
@@ -290,7 +259,7 @@ def test_stale_results_are_refused_by_default_and_reported_on_request(monkeypatc
 
 
 def test_a_different_torch_version_is_reported_not_refused(monkeypatch, capsys):
-    monkeypatch.setattr(posenc.lm.torch, "__version__", "0.0.0-other")
+    monkeypatch.setattr(posenc.experiments.results.torch, "__version__", "0.0.0-other")
     load_results("extrapolation", check=False)
     assert "made with torch" in capsys.readouterr().out
 
@@ -330,13 +299,13 @@ def test_tiny_lm_uses_method_objects_where_they_act(position):
     """An absolute encoding is one object at the embedding; every other method, one object per layer."""
     model = TinyLM(16, position, d_model=16, n_layers=3, n_heads=2, max_len=12)
     methods = [block.attn.method for block in model.blocks]
-    factory = POSITION_METHODS[position]
-    if factory.acts_on_input():
-        assert isinstance(model.input_encoding, factory.method) and model.input_encoding.name == position
+    method = POSITION_METHODS[position]
+    if method.acts_on_input():
+        assert isinstance(model.input_encoding, method) and model.input_encoding.name == position
         assert all(isinstance(m, NoPEMethod) for m in methods)
     else:
         assert isinstance(model.input_encoding, NoPEMethod)
-        assert all(isinstance(m, factory.method) and m.name == position for m in methods)
+        assert all(isinstance(m, method) and m.name == position for m in methods)
         assert len({id(m) for m in methods}) == 3
 
 
@@ -367,7 +336,8 @@ def test_tiny_lm_base_reaches_its_methods(position):
 
 def test_set_rope_scaling_gives_each_layer_the_scaled_frequencies():
     model = TinyLM(16, "rope", d_model=32, n_heads=4, max_len=16)
-    model.set_rope_scaling("yarn", factor=4.0, train_length=16, beta_fast=8.0, beta_slow=1.0)
+    model.set_rope_scaling(rope_scaling("yarn", factor=4.0, original_max_position_embeddings=16, beta_fast=8.0,
+                                        beta_slow=1.0))
     inv_freq, scale = posenc.rope_scaled_inv_freq(8, rope_type="yarn", factor=4.0,
                                                   original_max_position_embeddings=16, beta_fast=8.0)
     for block in model.blocks:
@@ -376,27 +346,38 @@ def test_set_rope_scaling_gives_each_layer_the_scaled_frequencies():
 
 
 def test_experiment_scalings_are_the_experiments_not_the_registry():
-    assert posenc.lm.EXPERIMENT_SCALINGS == ("pi", "dynamic", "yarn")
-    assert not hasattr(posenc.lm, "ROPE_SCALINGS")
+    assert posenc.experiments.EXPERIMENT_SCALINGS == ("pi", "dynamic", "yarn")
+    assert not hasattr(posenc.experiments, "ROPE_SCALINGS")
     config = experiment_config()
-    for scaling in posenc.lm.EXPERIMENT_SCALINGS:
-        kwargs = posenc.lm.scaling_kwargs(config, scaling, 4 * config["train_length"])
-        assert kwargs["train_length"] == config["train_length"] and kwargs["rope_type"] in posenc.ROPE_TYPES
+    for scaling in posenc.experiments.EXPERIMENT_SCALINGS:
+        rope, seq_len = experiment_scaling(config, scaling, 4 * config["train_length"])
+        assert isinstance(rope, posenc.RopeScaling) and rope.rope_type in posenc.ROPE_TYPES
+        assert rope.factor == (1.0 if scaling == "dynamic" else 4.0)
+        assert seq_len == (4 * config["train_length"] if scaling == "dynamic" else None)
 
 
 @pytest.mark.parametrize("call,name", [
     (lambda: TinyLM(16, "rope", n_layers=0), "n_layers"),
     (lambda: TinyLM(16, "rope", n_layers=-1), "n_layers"),
     (lambda: TinyLM(16, "rope", base=1.0), "base"),
-    (lambda: TinyLM(16, "rope", d_model=16, n_heads=2).set_rope_scaling("yarn", factor=2.0), "train_length"),
-    (lambda: TinyLM(16, "rope", d_model=16, n_heads=2).set_rope_scaling("linear", factor=2.0, train_length=-4),
-     "train_length"),
-    (lambda: TinyLM(16, "rope", d_model=16, n_heads=2).set_rope_scaling("pi"), "rope_type"),
+    (lambda: rope_scaling("yarn", factor=2.0), "original_max_position_embeddings"),
+    (lambda: rope_scaling("dynamic", factor=2.0, original_max_position_embeddings=-4),
+     "original_max_position_embeddings"),
+    (lambda: rope_scaling("pi"), "rope_type"),
     (lambda: TinyLM(16, "sinusoidal", d_model=15, n_heads=3), "d_model"),
 ])
 def test_tiny_lm_refuses_bad_input_naming_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_tiny_lm_passes_only_the_methods_own_options():
+    with pytest.raises(TypeError, match="num_buckets"):
+        TinyLM(16, "rope", d_model=16, n_heads=2, num_buckets=8)
+    torch.manual_seed(0)
+    model = TinyLM(16, "t5", d_model=16, n_heads=2, num_buckets=8, max_distance=20)
+    assert all(block.attn.method.t5.num_buckets == 8 and block.attn.method.t5.max_distance == 20
+               for block in model.blocks)
 
 
 @pytest.mark.parametrize("value,percent,text", [
@@ -406,13 +387,13 @@ def test_tiny_lm_refuses_bad_input_naming_the_parameter(call, name):
     (None, False, "—"),
 ])
 def test_format_mean_range(value, percent, text):
-    from posenc.lm import format_mean_range
+    from posenc.experiments import format_mean_range
 
     assert format_mean_range(value, percent=percent) == text
 
 
 def test_format_mean_range_formats_what_summarize_returns():
-    from posenc.lm import format_mean_range, load_results, summarize
+    from posenc.experiments import format_mean_range, load_results, summarize
 
     table = summarize(load_results("extrapolation", check=False), "passkey")
     for row in table.values():
@@ -427,7 +408,19 @@ def test_format_mean_range_formats_what_summarize_returns():
 
 @pytest.mark.parametrize("bad", [(1.0, 2.0), "1 2 3", (1.0, "a", 2.0), 3.0, (True, 0.0, 1.0)])
 def test_format_mean_range_bad_input(bad):
-    from posenc.lm import format_mean_range
+    from posenc.experiments import format_mean_range
 
     with pytest.raises(TypeError, match="value must be None or a"):
         format_mean_range(bad)
+
+
+@pytest.mark.parametrize("position", posenc.experiments.BIAS_METHODS)
+def test_learned_bias_is_per_layer_head_and_distance(position):
+    from posenc.experiments import learned_bias
+
+    torch.manual_seed(0)
+    model = TinyLM(16, position, d_model=16, n_heads=2, n_layers=3, max_len=8)
+    rows = learned_bias(model, 12)
+    assert len(rows) == 3 and all(len(layer) == 2 and all(len(head) == 12 for head in layer) for layer in rows)
+    if position == "alibi":  # ALiBi's fixed slopes: the bias falls linearly with the distance, from 0
+        assert all(head[0] == 0 and all(a > b for a, b in zip(head, head[1:])) for layer in rows for head in layer)

@@ -158,7 +158,7 @@ def test_show_source_shows_the_function_that_runs(obj_name):
     obj = getattr(posenc, obj_name)
     shown = show_source(obj)
     md = shown._repr_markdown_()
-    assert md.startswith(f"`posenc/{obj.__module__.split('.')[-1]}.py`: `{obj_name}`")
+    assert md.startswith(f"`{obj.__module__.replace('.', '/')}.py`: `{obj_name}`")  # e.g. posenc/encodings/rope.py
     code = md.split("```python\n", 1)[1].rsplit("```", 1)[0]
     assert code == shown.code
     assert ast.dump(ast.parse(code).body[0]) == _function_without_docstring(obj)
@@ -405,3 +405,33 @@ def test_check_answer_hashes_integers_and_refuses_truncation(capsys):
     assert not check_answer("e", None, answer_digest(6))
     out = capsys.readouterr().out
     assert "e: not answered yet" in out and "not yet (6.9 is not the answer)" in out
+
+
+@pytest.mark.parametrize("call,exc,name", [
+    (lambda b: b.check_answer(3, 6, "0" * 16), TypeError, "name"),
+    (lambda b: b.check_answer("e", 6, "six"), ValueError, "digest"),
+    (lambda b: b.check_answer("e", 6, None), ValueError, "digest"),
+    (lambda b: b.answer_digest("six"), ValueError, "answer"),
+    (lambda b: b.answer_digest(6.5), ValueError, "answer"),
+    (lambda b: b.answer_digest(None), TypeError, "answer"),
+    (lambda b: b.answer_digest([1, True]), TypeError, "answer"),
+    (lambda b: b.book_setup(seed=2**64), ValueError, "seed"),
+    (lambda b: b.book_setup(grad="yes"), TypeError, "grad"),
+    (lambda b: b.book_setup(threads=1.0), TypeError, "threads"),
+    (lambda b: b.show_source(), TypeError, "objs"),
+    (lambda b: b.show_source(b.book_setup, docstring=1), TypeError, "docstring"),
+    (lambda b: b.Source("t", None), TypeError, "code"),
+])
+def test_book_tools_refuse_bad_input_naming_the_argument(call, exc, name):
+    import torch
+
+    import posenc.book
+
+    threads, grad = torch.get_num_threads(), torch.is_grad_enabled()
+    try:
+        with pytest.raises(exc) as info:
+            call(posenc.book)
+        assert name in str(info.value)
+    finally:  # refused before any state was changed; restored anyway
+        torch.set_num_threads(threads)
+        torch.set_grad_enabled(grad)

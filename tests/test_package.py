@@ -34,7 +34,7 @@ def test_docstring_lists_every_module():
 
 
 def test_importing_posenc_does_not_import_plotting_or_widgets():
-    code = ("import sys, posenc, posenc.lm, posenc.bench; "
+    code = ("import sys, posenc, posenc.experiments, posenc.measure; "
             "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'seaborn') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -136,7 +136,7 @@ def _chapter_imports() -> set[str]:
 
 def test_no_posenc_module_imports_a_unix_only_module_or_reads_proc():
     """Statically: no module of the package imports a Unix-only module, and only
-    ``posenc.bench.machine`` (benchmark scripts, never a chapter) names ``/proc``, behind a Linux check
+    ``posenc.measure.machine`` (benchmark scripts, never a chapter) names ``/proc``, behind a Linux check
     with a fallback."""
     for path in sorted((ROOT / "posenc").glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -161,7 +161,7 @@ def test_every_module_a_chapter_imports_loads_without_resource_or_proc():
     import importlib.util
 
     modules = sorted(_chapter_imports())
-    assert "posenc.bench" in modules and "posenc.book" in modules
+    assert "posenc.measure" in modules and "posenc.book" in modules
     absent = sorted({m.split(".")[0] for m in modules} - {"posenc"}
                     - {m.split(".")[0] for m in modules if importlib.util.find_spec(m.split(".")[0])})
     if absent:  # e.g. the Colab-like stage, which has no book tooling

@@ -1,11 +1,11 @@
-"""The real-text experiment (posenc.realtext): the shipped corpus, the evaluation protocol, the run's shape."""
+"""The real-text experiment (posenc.experiments.realtext): the shipped corpus, the evaluation protocol, the run's shape."""
 import math
 
 import pytest
 import torch
 
-from posenc.lm import code_hash, load_results
-from posenc.realtext import CharCorpus, evaluate_windows, load_shakespeare, run_text_experiment, text_config
+from posenc.experiments import (CharCorpus, code_hash, evaluate_windows, load_results, load_shakespeare,
+                                run_text_experiment, text_config)
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,8 @@ def test_run_text_experiment_structure():
     learned, rope = out["metrics"]["learned"]["0"], out["metrics"]["rope"]["0"]
     assert learned["loss"]["16"] is None and learned["loss_by_position"] is None and learned["loss"]["8"] > 0
     assert len(rope["loss_by_position"]) == 16
-    assert out["code"]["sha256"] == code_hash("realtext.py") and "realtext.py" in out["code"]["files"]
+    assert out["code"]["sha256"] == code_hash("posenc.experiments.realtext")
+    assert "experiments/realtext.py" in out["code"]["files"] and "experiments/passkey.py" not in out["code"]["files"]
 
 
 def test_shipped_text_results_come_from_this_code_and_configuration():

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import posenc
-import posenc.rope_today  # noqa: F401  (posenc.<name> below: the names of posenc.rope_today)
+import posenc.today  # noqa: F401  (posenc.<name> below: the names of posenc.today)
 
 ROOT = Path(__file__).resolve().parents[1]
 F32 = dict(rtol=1e-5, atol=1e-5)

@@ -1,6 +1,6 @@
-"""The explorers (posenc.widgets on the framework posenc.explorer): every declared value draws,
-nothing is cut off, bad values give a message and keep the last good value, dependent ranges
-follow, the kernel-less frame widget reaches every frame, and the page-weight budget holds."""
+"""The explorers (posenc.explorers): every declared value draws, nothing is cut off, bad values
+give a message and keep the last good value, dependent ranges follow, the kernel-less frame
+widget reaches every frame, and the page-weight budget holds."""
 
 import itertools
 import json
@@ -14,13 +14,17 @@ import pytest
 
 matplotlib.use("Agg")
 
-from posenc.explorer import HTML_SCALE, LIVE_SCALE, MIN_SLIDER_PX, PX_PER_INCH, Param  # noqa: E402
-from posenc.widgets import (  # noqa: E402
+from posenc.explorers import (  # noqa: E402
     BASE,
     EXPLORERS,
     HEAD_DIM,
+    HTML_SCALE,
+    LIVE_SCALE,
+    MIN_SLIDER_PX,
+    PX_PER_INCH,
     AlibiBiasExplorer,
     DecayBoundExplorer,
+    Param,
     RopeRotationExplorer,
     RopeScalingExplorer,
     RopeScoreExplorer,
@@ -67,7 +71,7 @@ needs_ipywidgets_8 = pytest.mark.skipif(_ipywidgets_major() < 8, reason="needs i
 
 
 def _layered():
-    from posenc._canvas import layered_drawing_supported
+    from posenc.explorers.canvas import layered_drawing_supported
 
     return layered_drawing_supported()
 
@@ -83,7 +87,7 @@ def _range_ends(p, values: dict) -> tuple:
         return (p.options[0], p.options[-1])
     if p.kind == "bool":
         return (False, True)
-    if p.kind == "log":  # an open lower bound: the slider starts at 2 * low (explorer._LiveUI._cell)
+    if p.kind == "log":  # an open lower bound: the slider starts at 2 * low (explorers.live._LiveUI._cell)
         return (p.low * 10 ** 0.3 if p.open_low else p.low, p.high)
     low, high = p.low, p.high
     if p.kind in ("int", "even"):
@@ -160,7 +164,7 @@ def _matplotlib_draw(explorer) -> np.ndarray:
 def _cell_edges(explorer, shape) -> np.ndarray:
     """Pixels where nearest sampling may give either neighbouring cell: next to a change of cell
     in the painted image, and its outermost ring (under the spines' anti-aliasing)."""
-    from posenc._canvas import image_index
+    from posenc.explorers.canvas import image_index
 
     edges = np.zeros(shape[:2], bool)
     image = explorer.artists.get("image")
@@ -210,7 +214,7 @@ def test_layered_canvas_equals_matplotlibs_drawing(name, live):
 def test_an_axis_that_does_not_move_is_not_drawn_again():
     """A change of base keeps both axes of RoPE's cos table: no overlay is rendered again; a
     longer table moves the y axis only."""
-    from posenc.widgets import RopeCosSinExplorer
+    from posenc.explorers import RopeCosSinExplorer
 
     explorer = RopeCosSinExplorer()
     explorer.title_outside()
@@ -238,7 +242,7 @@ def test_cached_font_height_metrics_lay_text_out_as_matplotlib_does(family, size
 
     import matplotlib.pyplot as plt
 
-    from posenc._canvas import font_height_metrics
+    from posenc.explorers.canvas import font_height_metrics
 
     fig = plt.figure(figsize=(3, 2), dpi=dpi)
     texts = [fig.text(0.1, 0.5, s, family=family, fontsize=size, rotation=r)
@@ -278,7 +282,7 @@ def test_a_reader_s_change_sends_the_figure_first_and_no_echo(name):
     stock slider below still does), then the box showing the value."""
     import ipywidgets as w
 
-    from posenc.explorer import _LiveUI
+    from posenc.explorers.live import _LiveUI
 
     ui = _LiveUI(EXPLORERS[name]())
     sent: list = []
@@ -310,7 +314,7 @@ def test_rendering_ahead_changes_no_pixel_and_spares_the_next_step_its_axes(name
     any of those steps the figure is the same as in a twin explorer that never rendered ahead (same
     history), with fewer overlays rendered by the step itself (none, unless it lays the figure out
     again)."""
-    from posenc.explorer import _LiveUI
+    from posenc.explorers.live import _LiveUI
 
     plain, ahead = EXPLORERS[name](), EXPLORERS[name]()
     _LiveUI(plain)
@@ -340,8 +344,8 @@ def test_steps_are_what_the_controls_give():
     """One arrow key on each slider (either way, within its current maximum), the neighbouring
     menu items, a toggle's click; the parameter changed last first; a dependent value is moved to
     its new limit as a real change would move it."""
-    from posenc.explorer import _LiveUI
-    from posenc.widgets import RopeCosSinExplorer
+    from posenc.explorers.live import _LiveUI
+    from posenc.explorers import RopeCosSinExplorer
 
     ui = _LiveUI(RopeRotationExplorer())
     values = ui.explorer.values
@@ -373,8 +377,8 @@ def test_rendering_ahead_waits_for_the_reader_and_an_input_cancels_it():
     one step per turn of the loop and then stops. Without a running loop nothing is scheduled."""
     import asyncio
 
-    from posenc.explorer import PREFETCH_DELAY_S, _LiveUI
-    from posenc.widgets import RopeCosSinExplorer
+    from posenc.explorers.live import PREFETCH_DELAY_S, _LiveUI
+    from posenc.explorers import RopeCosSinExplorer
 
     assert _LiveUI(RopeCosSinExplorer())._prefetch is None
 
@@ -407,7 +411,7 @@ def test_png_rgba_round_trips(shape):
 
     from PIL import Image
 
-    from posenc._canvas import png_rgba
+    from posenc.explorers.canvas import png_rgba
 
     rgba = np.random.default_rng(0).integers(0, 256, shape, dtype=np.uint8)
     decoded = np.asarray(Image.open(io.BytesIO(png_rgba(rgba))))
@@ -702,7 +706,7 @@ def test_frames_widget_reaches_every_frame_through_jslinked_controls(name):
 @needs_ipywidgets_8
 def test_frames_embed_is_self_contained_widget_state():
     pytest.importorskip("ipywidgets")
-    from posenc.widgets import ShawIndexExplorer
+    from posenc.explorers import ShawIndexExplorer
 
     embed = ShawIndexExplorer.frames_embed()
     state = embed["state"]["state"]
@@ -734,11 +738,11 @@ def _page_explorers():
 def test_each_page_stays_within_the_frame_budget():
     """Estimated from one frame per explorer (the median frame of a grid is close to its default),
     with a 1.5x margin; the book build prints the exact sizes."""
-    import posenc.widgets as widgets
+    import posenc.explorers as explorers
 
     estimate = {}
     for name in {n for names in _page_explorers().values() for n in names}:
-        cls = getattr(widgets, name)
+        cls = getattr(explorers, name)
         explorer = cls(scale=HTML_SCALE)
         one = len(explorer.render_frame())
         explorer.close()

@@ -81,24 +81,24 @@ def _repository_buttons(app, config) -> None:
 
 
 def _code_hash(root: Path) -> str:
-    """A hash of every posenc source file: frames are re-rendered when any of them changes."""
-    digest = hashlib.sha256()
-    for path in sorted((root / "posenc").glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+    """The hash of the code the explorers' frames come from: :func:`posenc.experiments.provenance.code_hash`
+    of the explorers' catalogue and everything it imports (the one code hash of the package; comments,
+    docstrings and error messages do not count). ``root`` is the checkout holding ``posenc/``."""
+    from posenc.experiments.provenance import code_hash
+
+    return code_hash("posenc.explorers.catalog", root=root / "posenc")
 
 
 def _cache_path(app, name: str) -> Path:
     """Where the embedded explorer ``name`` is cached, keyed by everything its frames depend on."""
     import matplotlib
 
-    import posenc.widgets as widgets
-    from posenc.explorer import FRAME_FORMAT, HTML_SCALE
+    import posenc.explorers as explorers
+    from posenc.explorers import FRAME_FORMAT, HTML_SCALE
 
     if not hasattr(app, "_posenc_code_hash"):
         app._posenc_code_hash = _code_hash(Path(app.confdir))
-    cls = getattr(widgets, name)
+    cls = getattr(explorers, name)
     grid = [(p.name, p.frames) for p in cls.frame_params()]
     key = hashlib.sha256(json.dumps([CACHE_VERSION, name, repr(grid), HTML_SCALE, FRAME_FORMAT, cls.plot.frame_colors,
                                      matplotlib.__version__, app._posenc_code_hash]).encode()).hexdigest()[:20]
@@ -110,9 +110,9 @@ def render_explorer(name: str, path: str) -> str:
     import matplotlib
 
     matplotlib.use("Agg")
-    import posenc.widgets as widgets
+    import posenc.explorers as explorers
 
-    embed = getattr(widgets, name).frames_embed()
+    embed = getattr(explorers, name).frames_embed()
     state = json.dumps(embed["state"], separators=(",", ":")).replace("</", "<\\/")
     view = json.dumps(embed["view"], separators=(",", ":"))
     text = (
@@ -192,7 +192,7 @@ def _insert_explorers(app, doctree) -> None:
         logger.info(f"posenc: {docname}: {len(found)} explorer(s), {total / 1e6:.2f} MB of embedded frames")
         if total > PAGE_BUDGET:
             logger.warning(f"{docname}: the explorers embed {total / 1e6:.2f} MB, over the page budget of "
-                           f"{PAGE_BUDGET / 1e6:.0f} MB: shrink their frame grids (posenc/widgets.py)")
+                           f"{PAGE_BUDGET / 1e6:.0f} MB: shrink their frame grids (posenc/explorers/catalog.py)")
     setattr(app.env, EXPLORERS_KEY, pages)
 
 

@@ -1,0 +1,82 @@
+"""Show the code that runs: ``show_source(fn)`` prints the body of a ``posenc`` function as a
+Python code block, read from the module that the kernel imported."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from pathlib import Path
+
+__all__ = ["Source", "show_source"]
+
+#: The folder of the ``posenc`` package (the parent of this subpackage): paths are shown from it.
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+class Source:
+    """A function's source, shown as a fenced Python block (markdown) in JupyterLab, Colab and the
+    HTML book, and as plain text elsewhere."""
+
+    def __init__(self, title: str, code: str):
+        for name, value in (("title", title), ("code", code)):
+            if not isinstance(value, str):
+                raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+        self.title = title
+        self.code = code
+
+    def _repr_markdown_(self) -> str:
+        return f"{self.title}\n\n```python\n{self.code}```\n"
+
+    def __repr__(self) -> str:
+        return f"{self.title}\n\n{self.code}"
+
+
+def _package_path(obj) -> str:
+    """``posenc/encodings/rope.py`` for a function defined in posenc/encodings/rope.py; the file
+    name alone for code outside the package."""
+    path = Path(inspect.getsourcefile(obj)).resolve()
+    try:
+        return (Path(_PACKAGE.name) / path.relative_to(_PACKAGE)).as_posix()
+    except ValueError:
+        return path.name
+
+
+def _strip_docstring(code: str) -> str:
+    tree = ast.parse(code)
+    node = tree.body[0]
+    body = getattr(node, "body", None)
+    if not body or not isinstance(body[0], ast.Expr) or not isinstance(getattr(body[0], "value", None), ast.Constant) \
+            or not isinstance(body[0].value.value, str):
+        return code
+    lines = code.splitlines(keepends=True)
+    first, last = body[0].lineno - 1, body[0].end_lineno      # 0-based start, exclusive end
+    return "".join(lines[:first] + lines[last:])
+
+
+def show_source(*objs, docstring: bool = False) -> Source:
+    """The source of posenc functions or classes, read from the files the kernel imported.
+
+    Args:
+        objs: one or more functions or classes (e.g. ``posenc.apply_rope``), shown in this order.
+        docstring (bool): keep the docstrings (default: drop them; the chapter's prose explains).
+
+    Returns:
+        A :class:`Source`; as a cell's last expression it shows as one highlighted code block
+        headed by the files and the names, e.g. "`posenc/encodings/rope.py`: `apply_rope`".
+    """
+    if not objs:
+        raise TypeError("show_source: give at least one function or class (objs)")
+    if not isinstance(docstring, bool):
+        raise TypeError(f"docstring must be a bool, got {type(docstring).__name__}")
+    blocks, names = [], {}
+    for obj in objs:
+        if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+            raise TypeError(f"show_source: objs must be functions or classes, got {type(obj).__name__}")
+        code = textwrap.dedent(inspect.getsource(obj))
+        if not docstring:
+            code = _strip_docstring(code)
+        blocks.append(code.rstrip("\n") + "\n")
+        names.setdefault(_package_path(obj), []).append(f"`{obj.__qualname__}`")
+    title = "; ".join(f"`{path}`: " + ", ".join(found) for path, found in names.items())
+    return Source(title + ("" if docstring else " (docstrings omitted)"), "\n\n".join(blocks))

@@ -1,0 +1,59 @@
+"""RoPE's long-term decay: the relative upper bound of RoFormer section 3.4.3.
+
+With summation by parts (Abel's transformation), ``sum_i h_i e^{i r theta_i}`` (``h_i`` the complex products of query and key
+pairs) is bounded by ``(max_i |h_{i+1} - h_i|) * sum_j |S_j|`` with partial sums
+``S_j = sum_{k<j} e^{i r theta_k}``. The mean ``(1/(d/2)) sum_j |S_j|`` is the curve of RoFormer's
+Figure 2: it falls on average as the relative distance ``r`` grows, with ripples, and over long
+ranges stays low without falling monotonically. A larger base keeps it higher on average over each
+octave of ``r``, not at every ``r`` (chapter 5 of the book). It bounds the score; it says nothing
+about the score of a given query and key, whose expectation for independent random vectors is 0 at
+every distance.
+
+References:
+    Su et al., "RoFormer: Enhanced Transformer with Rotary Position Embedding", 2021, section 3.4.3.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+
+from .._core.validate import check_even, check_float, check_size
+from .._core.freq import DEFAULT_BASE, frequency_ladder
+
+__all__ = ["rope_decay_bound"]
+
+
+def rope_decay_bound(head_dim: int, distances: Sequence[float] | torch.Tensor, base: float = DEFAULT_BASE) -> torch.Tensor:
+    """RoFormer's relative upper bound ``(1/(d/2)) * sum_{j=1}^{d/2} |S_j|`` at each distance.
+
+    Computed in float64: the partial sums cancel strongly at large ``r``.
+
+    Args:
+        head_dim (int): even head dimension ``d``.
+        distances: ``[n]`` finite relative distances ``r`` (any real numbers; a 1-D tensor, list or range).
+        base (float): wavelength base, ``theta_k = base ** (-2k/d)`` (:func:`posenc.frequencies.inv_freq`).
+
+    Returns:
+        torch.Tensor: float64 ``[n]``, non-negative. At ``r = 0`` every term is 1, so
+        ``|S_j| = j`` and the bound is its largest value, ``(d/2 + 1) / 2``.
+    """
+    head_dim = check_even("head_dim", head_dim)
+    base = check_float("base", base, gt=1.0)
+    if isinstance(distances, torch.Tensor) and (distances.is_complex() or distances.dtype == torch.bool):
+        raise TypeError(f"distances must be real numbers, got dtype {distances.dtype}")
+    try:
+        r = torch.as_tensor(distances, dtype=torch.float64)
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise TypeError(f"distances must be a 1-D sequence or tensor of real numbers: {err}") from None
+    if r.ndim != 1:
+        raise ValueError(f"distances must be 1-D, got shape {tuple(r.shape)}")
+    if not torch.isfinite(r).all():
+        raise ValueError("distances must be finite")
+    check_size("distances", f"<{len(r)} distances>", (len(r), head_dim // 2), item_bytes=48)
+    theta = frequency_ladder(head_dim, base, torch.float64)  # [d/2]
+    phase = r[:, None] * theta[None, :]  # [n, d/2]
+    terms = torch.polar(torch.ones_like(phase), phase)  # [n, d/2] complex128
+    partial = torch.cumsum(terms, dim=-1)  # [n, d/2]: S_1 .. S_{d/2}
+    return partial.abs().mean(dim=-1)  # [n]

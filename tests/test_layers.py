@@ -1,0 +1,106 @@
+"""The package's two layers, and no import cycles.
+
+- Every module imports on its own: for each one, a fresh copy of the package (every ``posenc``
+  module dropped from ``sys.modules``) imports just that module, in one child interpreter that has
+  imported torch and numpy once. A cycle ("partially initialized module") depends only on the
+  order in which posenc's own modules run, so this finds the same failures as one fresh
+  interpreter per module, at a twentieth of the cost.
+- The library (encodings, scaling, methods, attention, today, _core) imports nothing of the tooling.
+- No module of the library imports a private (underscore) name from another module.
+- The tooling (explorers, experiments, measure, book, practice) reaches the library through the names
+  ``posenc`` exports, plus the shared validation helpers of ``posenc._core.validate``.
+"""
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "posenc"
+LIBRARY = ("encodings", "scaling", "methods", "attention", "today", "_core")
+TOOLING = ("explorers", "experiments", "measure", "book", "practice")
+
+
+def _modules() -> list[str]:
+    names = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "__main__.py":  # runs a command when imported
+            continue
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return names
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "root"
+    return "library" if parts[1] in LIBRARY else "tooling" if parts[1] in TOOLING else "other"
+
+
+def _imports(module: str) -> list[tuple[str, list[str], int]]:
+    """(absolute module imported from, names, line) for every import in ``module``'s file."""
+    parts = module.split(".")
+    path = PACKAGE.parent.joinpath(*parts)
+    is_package = path.is_dir()
+    path = path / "__init__.py" if is_package else path.with_suffix(".py")
+    package = parts if is_package else parts[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.append((target, [a.name for a in node.names], node.lineno))
+        elif isinstance(node, ast.Import):
+            found.extend((a.name, [], node.lineno) for a in node.names)
+    return found
+
+
+MODULES = _modules()
+
+
+def test_every_module_imports_on_its_own():
+    code = (
+        "import sys, importlib, torch, numpy\n"
+        f"failed = []\nfor name in {MODULES!r}:\n"
+        "    for m in [m for m in sys.modules if m == 'posenc' or m.startswith('posenc.')]:\n"
+        "        del sys.modules[m]\n"
+        "    try:\n        importlib.import_module(name)\n"
+        "    except Exception as err:\n        failed.append(f'{name}: {type(err).__name__}: {err}')\n"
+        "print('\\n'.join(failed))\nsys.exit(1 if failed else 0)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert len(MODULES) > 40  # the walk found the package
+
+
+def test_a_cycle_would_be_caught(tmp_path):
+    """The check above fails on a cycle: two modules importing each other's names at the top."""
+    pkg = tmp_path / "cyc"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from .b import B\nA = 1\n")
+    (pkg / "b.py").write_text("from .a import A\nB = 2\n")
+    run = subprocess.run([sys.executable, "-c", "import cyc.a"], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode != 0 and "partially initialized" in run.stderr
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if _layer(m) == "library"])
+def test_the_library_imports_no_tooling_and_no_private_names(module):
+    for target, names, line in _imports(module):
+        if target == "posenc" or target.startswith("posenc."):
+            assert _layer(target) in ("library", "root"), f"{module}:{line} imports the tooling ({target})"
+            assert target != "posenc" or not names, f"{module}:{line} imports the package's top level"
+            private = [n for n in names if n.startswith("_") and n != "__future__"]
+            assert not private, f"{module}:{line} imports private names {private} from {target}"
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if _layer(m) == "tooling"])
+def test_the_tooling_uses_the_library_through_its_public_names(module):
+    for target, names, line in _imports(module):
+        if _layer(target) == "library" and target != "posenc._core.validate":
+            pytest.fail(f"{module}:{line} imports {target}; use the names posenc exports")
