@@ -45,7 +45,7 @@ import torch
 
 from ._core.validate import check_choice, check_dtype, check_even, check_float, check_int, check_size, check_tensor
 from ._core.freq import DEFAULT_BASE, frequency_ladder
-from .scaling import rope_scaled_inv_freq, yarn_mscale
+from .scaling import DynamicScaling, LongRopeScaling, RopeScaling
 
 __all__ = [
     "mrope_cos_sin",
@@ -572,38 +572,20 @@ MODEL_ROPE_CONFIGS: dict[str, dict] = {
 #: The scalings of :func:`scaled_wavelengths` by name, on one common setting so they can be compared:
 #: base 10000, trained length 4096, extension factor 8 (32768 tokens). ``"longrope"`` is Phi-3's
 #: published lists (head_dim 96, trained length 4096, factor 32); ``"raised_base"`` is Code Llama's
-#: base 1e6.
-SCALING_EXAMPLES = ("none", "pi", "ntk", "yarn", "longrope", "llama3", "raised_base")
-_EXAMPLE_BASE, _EXAMPLE_LENGTH, _EXAMPLE_FACTOR = 10000.0, 4096, 8.0
-
-
-def _model_frequencies(cfg: dict, head_dim: int, seq_len: int) -> tuple[torch.Tensor, float, float, int, str]:
-    """(scaled inv_freq, attention scaling, base before, trained length, rope_type) of a model entry."""
-    scaling = cfg["rope_scaling"]
-    base = cfg["rope_theta"]
-    rope_type = "default" if scaling is None or scaling["rope_type"] == "mrope" else scaling["rope_type"]
-    trained = (scaling or {}).get("original_max_position_embeddings", cfg.get("trained_length_before",
-                                                                              cfg["max_position_embeddings"]))
-    if rope_type == "default":
-        inv, scale = rope_scaled_inv_freq(head_dim, base)
-    elif rope_type == "llama3":
-        inv, scale = rope_scaled_inv_freq(
-            head_dim, base, rope_type="llama3", factor=scaling["factor"], low_freq_factor=scaling["low_freq_factor"],
-            high_freq_factor=scaling["high_freq_factor"], original_max_position_embeddings=trained)
-    elif rope_type == "linear":
-        inv, scale = rope_scaled_inv_freq(head_dim, base, rope_type="linear", factor=scaling["factor"])
-    elif rope_type == "yarn":
-        inv, scale = rope_scaled_inv_freq(
-            head_dim, base, rope_type="yarn", factor=scaling["factor"], original_max_position_embeddings=trained,
-            beta_fast=scaling["beta_fast"], beta_slow=scaling["beta_slow"],
-            attention_factor=scaling.get("attention_factor"), mscale=scaling.get("mscale"),
-            mscale_all_dim=scaling.get("mscale_all_dim"), truncate=scaling.get("truncate", True))
-    else:  # longrope
-        inv, scale = rope_scaled_inv_freq(
-            head_dim, base, rope_type="longrope", factor=cfg["max_position_embeddings"] / trained,
-            original_max_position_embeddings=trained, seq_len=seq_len, short_factor=scaling["short_factor"],
-            long_factor=scaling["long_factor"])
-    return inv, scale, cfg.get("base_before", base), trained, rope_type
+#: base 1e6. Each is a row in the form of :data:`MODEL_ROPE_CONFIGS` (the keys it needs), so that
+#: models and examples take one path: :meth:`~posenc.scaling.RopeScaling.from_hf` of ``rope_scaling``.
+_EXAMPLE = dict(rotary_dim=128, rope_theta=10000.0, max_position_embeddings=32768, trained_length_before=4096)
+_EXAMPLE_SCALING = {"factor": 8.0, "original_max_position_embeddings": 4096}
+_SCALING_EXAMPLE_CONFIGS: dict[str, dict] = {
+    "none": dict(_EXAMPLE, max_position_embeddings=4096, rope_scaling=None),
+    "pi": dict(_EXAMPLE, rope_scaling={"rope_type": "linear", "factor": _EXAMPLE_SCALING["factor"]}),
+    "ntk": dict(_EXAMPLE, rope_scaling={"rope_type": "dynamic", **_EXAMPLE_SCALING}),
+    "yarn": dict(_EXAMPLE, rope_scaling={"rope_type": "yarn", **_EXAMPLE_SCALING}),
+    "longrope": MODEL_ROPE_CONFIGS["phi-3-128k"],
+    "llama3": dict(_EXAMPLE, rope_scaling={"rope_type": "llama3", **_EXAMPLE_SCALING}),
+    "raised_base": dict(_EXAMPLE, rope_theta=1000000.0, base_before=10000.0, rope_scaling=None),
+}
+SCALING_EXAMPLES = tuple(_SCALING_EXAMPLE_CONFIGS)
 
 
 def scaled_wavelengths(model_or_scaling: str, *, head_dim: int | None = None, seq_len: int | None = None) -> dict:
@@ -614,11 +596,15 @@ def scaled_wavelengths(model_or_scaling: str, *, head_dim: int | None = None, se
     (PI: all by the factor; NTK / raised base: the long ones most; YaRN and Llama 3: only those
     longer than about the trained length; LongRoPE: each by its own searched factor).
 
+    The row's ``rope_scaling`` becomes one :class:`~posenc.scaling.RopeScaling`
+    (:meth:`~posenc.scaling.RopeScaling.from_hf`), whose :meth:`~posenc.scaling.RopeScaling.inv_freq`
+    gives the frequencies and attention scaling and whose ``softmax_scale`` (YaRN) DeepSeek's factor.
+
     Args:
         model_or_scaling (str): a key of :data:`MODEL_ROPE_CONFIGS` (that model's published setting;
             "before" is its unscaled frequencies, for Code Llama Llama 2's base 10000) or one of
             :data:`SCALING_EXAMPLES` (a common setting: base 10000, trained length 4096, factor 8).
-        head_dim (int, optional): even rotated width; default the model's rotated width (the
+        head_dim (int, optional): even rotated width, >= 4; default the model's rotated width (the
             examples: 128; ``"longrope"``: 96, the only width its published lists fit).
         seq_len (int, optional): the current length, for the scalings that depend on it (dynamic NTK;
             LongRoPE's short/long switch); default the extended length.
@@ -635,59 +621,31 @@ def scaled_wavelengths(model_or_scaling: str, *, head_dim: int | None = None, se
         the whole temperature on the rotated logits) and ``note`` (one line for a figure title: the
         effective factor of the ``"ntk"`` example, DeepSeek's softmax factor; "" otherwise).
     """
-    choices = tuple(MODEL_ROPE_CONFIGS) + SCALING_EXAMPLES
-    name = check_choice("model_or_scaling", model_or_scaling, choices)
-    if name in MODEL_ROPE_CONFIGS:
-        cfg = MODEL_ROPE_CONFIGS[name]
-    elif name == "longrope":
-        cfg = MODEL_ROPE_CONFIGS["phi-3-128k"]
-    else:
-        cfg = None
-    fixed = cfg is not None and cfg["rope_scaling"] is not None and cfg["rope_scaling"]["rope_type"] == "longrope"
-    default_dim = cfg["rotary_dim"] if cfg is not None else 128
+    configs = {**MODEL_ROPE_CONFIGS, **_SCALING_EXAMPLE_CONFIGS}
+    name = check_choice("model_or_scaling", model_or_scaling, tuple(configs))
+    cfg = configs[name]
+    target = cfg["max_position_embeddings"]
+    scaling = RopeScaling.from_hf(cfg["rope_scaling"], max_position_embeddings=target)  # as Hugging Face reads it
+    default_dim = cfg["rotary_dim"]
     head_dim = default_dim if head_dim is None else check_even("head_dim", head_dim, min_value=4)
-    if fixed and head_dim != default_dim:
+    if isinstance(scaling, LongRopeScaling) and head_dim != default_dim:
         raise ValueError(f"head_dim must be {default_dim} for {name!r}: its published LongRoPE lists have "
                          f"{default_dim // 2} factors, got {head_dim}")
-    if cfg is not None:
-        target = cfg["max_position_embeddings"]
-        seq_len = target if seq_len is None else check_int("seq_len", seq_len, min_value=1)
-        inv, scale, base_before, trained, rope_type = _model_frequencies(cfg, head_dim, seq_len)
-        base = cfg["rope_theta"]
-    else:
-        base, trained, factor = _EXAMPLE_BASE, _EXAMPLE_LENGTH, _EXAMPLE_FACTOR
-        target = int(trained * factor)
-        seq_len = target if seq_len is None else check_int("seq_len", seq_len, min_value=1)
-        base_before = base
-        common = dict(factor=factor, original_max_position_embeddings=trained)
-        rope_type = {"none": "default", "pi": "linear", "ntk": "dynamic", "raised_base": "default"}.get(name, name)
-        if name == "none":
-            inv, scale = rope_scaled_inv_freq(head_dim, base)
-            target = trained
-        elif name == "raised_base":
-            base = 1000000.0
-            inv, scale = rope_scaled_inv_freq(head_dim, base)
-        elif name == "pi":
-            inv, scale = rope_scaled_inv_freq(head_dim, base, rope_type="linear", factor=factor)
-        elif name == "ntk":
-            inv, scale = rope_scaled_inv_freq(head_dim, base, rope_type="dynamic", seq_len=seq_len, **common)
-        elif name == "yarn":
-            inv, scale = rope_scaled_inv_freq(head_dim, base, rope_type="yarn", **common)
-        else:  # llama3
-            inv, scale = rope_scaled_inv_freq(head_dim, base, rope_type="llama3", **common)
-    before = 2 * math.pi / frequency_ladder(head_dim, base_before).to(torch.float64)
-    softmax_factor, note = 1.0, ""
-    params = (cfg or {}).get("rope_scaling") or {}
-    if params.get("mscale_all_dim"):  # DeepSeek's yarn_apply_mscale
-        softmax_factor = yarn_mscale(params["factor"], params["mscale_all_dim"]) ** 2
+    seq_len = target if seq_len is None else check_int("seq_len", seq_len, min_value=1)
+    base = cfg["rope_theta"]
+    trained = getattr(scaling, "original_max_position_embeddings", None) or cfg.get("trained_length_before", target)
+    inv, scale = scaling.inv_freq(head_dim, base, seq_len=seq_len)
+    softmax_factor = scaling.softmax_scale  # DeepSeek's yarn_apply_mscale (YaRN only)
+    note = ""
+    if getattr(scaling, "mscale_all_dim", None) is not None:
         note = f"softmax scale ×{softmax_factor:.2f} on all q·k dims"
-    elif name == "ntk" and seq_len > trained:
-        effective = factor * seq_len / trained - (factor - 1)  # HF dynamic NTK's scale at seq_len
+    elif isinstance(scaling, DynamicScaling) and seq_len > trained:
+        effective = scaling.factor * seq_len / trained - (scaling.factor - 1)  # HF dynamic NTK's scale at seq_len
         note = f"dynamic NTK at {seq_len} tokens: effective scale {effective:g} on the slowest pair"
     return {
-        "name": name, "rope_type": rope_type, "head_dim": head_dim, "base": base, "trained_length": trained,
-        "published_trained_length": (cfg or {}).get("trained_length"),
-        "target_length": target, "seq_len": seq_len, "wavelength_before": before,
+        "name": name, "rope_type": scaling.rope_type, "head_dim": head_dim, "base": base, "trained_length": trained,
+        "published_trained_length": cfg.get("trained_length"), "target_length": target, "seq_len": seq_len,
+        "wavelength_before": 2 * math.pi / frequency_ladder(head_dim, cfg.get("base_before", base)).to(torch.float64),
         "wavelength_after": 2 * math.pi / inv.to(torch.float64), "attention_scaling": float(scale),
         "softmax_scale_factor": softmax_factor, "logit_scale": float(scale) ** 2 * softmax_factor, "note": note,
     }

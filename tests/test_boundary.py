@@ -108,6 +108,22 @@ def test_fast_paths_equal_the_reference_form(layout, shape, dtype, contiguous):
     torch.testing.assert_close(got, ref, rtol=4 * eps, atol=4 * eps)
 
 
+@pytest.mark.parametrize("block_bytes", [64, 96, 4096])
+@pytest.mark.parametrize("shape", [(3, 2, 9, 8), (1, 13, 16), (2, 5, 2)])
+def test_the_half_layout_blocks_cover_every_row(monkeypatch, block_bytes, shape):
+    """Blocks of a few rows (some not dividing L) give the reference form's result, float64 noise only."""
+    import posenc._core.rope as rope_core
+
+    monkeypatch.setattr(rope_core, "BLOCK_BYTES", block_bytes)
+    x = torch.randn(*shape, dtype=torch.float64)
+    cos, sin = posenc.rope_cos_sin(shape[-2], shape[-1], dtype=torch.float64)
+    torch.testing.assert_close(_apply_rope(x, cos, sin, "half"), _rotate_reference(x, cos, sin, "half"),
+                               rtol=4 * torch.finfo(torch.float64).eps, atol=4 * torch.finfo(torch.float64).eps)
+    one = _apply_rope(x, cos[2:3], sin[2:3], "half")  # one table row for every row (broadcast=True)
+    torch.testing.assert_close(one, _rotate_reference(x, cos[2:3], sin[2:3], "half"),
+                               rtol=4 * torch.finfo(torch.float64).eps, atol=4 * torch.finfo(torch.float64).eps)
+
+
 def test_t5_buckets_are_valid_at_the_int64_extremes():
     rel = torch.tensor([torch.iinfo(torch.int64).min, -10**6, -128, 0, 128, 10**6, torch.iinfo(torch.int64).max])
     for bidirectional in (True, False):

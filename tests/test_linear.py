@@ -5,6 +5,95 @@ import posenc
 from posenc.measure import median_seconds, shaw_peak_memory
 from posenc.attention.linear import kernel_attention, linear_attention
 
+q4 = torch.randn(2, 3, 5, 4)
+rope4 = (*posenc.rope_cos_sin(5, 4), "half")
+NAN = float("nan")
+
+LINEAR_BAD_CALLS = [
+    # leading dimensions, dtypes and devices that used to reach torch's own errors
+    (lambda: posenc.linear_attention(q4, torch.randn(3, 3, 5, 4), q4), ValueError, "q, k and v"),
+    (lambda: posenc.linear_attention(q4, q4, torch.randn(3, 3, 5, 4), causal=True), ValueError, "q, k and v"),
+    (lambda: posenc.kernel_attention(q4, q4, torch.randn(3, 3, 5, 4)), ValueError, "q, k and v"),
+    (lambda: posenc.linear_attention(q4, q4.double(), q4), TypeError, "k must have q's dtype"),
+    (lambda: posenc.linear_attention(q4, q4, q4.double(), causal=True), TypeError, "v must have q's dtype"),
+    (lambda: posenc.kernel_attention(q4.double(), q4.double(), q4), TypeError, "v must have q's dtype"),
+    (lambda: posenc.linear_attention(q4, q4.to("meta"), q4), ValueError, "k must be on q's device"),
+    (lambda: posenc.kernel_attention(q4, q4, q4, weight=torch.ones(5, 5, device="meta")), ValueError,
+     "weight must be on q's device"),
+    (lambda: posenc.linear_attention(q4, q4, q4, rope_q=(rope4[0].to("meta"), rope4[1], "half"), rope_k=rope4),
+     ValueError, "rope_q's cos and sin must be on"),
+    (lambda: posenc.linear_attention(q4[0, 0, 0], q4, q4), ValueError, "q must have at least 2"),
+    (lambda: posenc.linear_attention(q4, q4, q4, causal="yes"), TypeError, "causal"),  # used to be read as True
+    (lambda: posenc.kernel_attention(q4, q4, q4, causal=None), TypeError, "causal"),
+    (lambda: posenc.kernel_attention(q4, q4, q4[..., :3, :]), ValueError, "q, k, v"),
+    (lambda: posenc.kernel_attention(q4, q4[..., :3, :], q4[..., :3, :], causal=True), ValueError, "q_len <= k_len"),
+    # the weight: shape, broadcasting, values
+    (lambda: posenc.kernel_attention(q4, q4, q4, weight=torch.ones(7, 5, 5)), ValueError, "weight"),
+    (lambda: posenc.kernel_attention(q4, q4, q4, weight=torch.ones(5)), ValueError, "weight"),
+    (lambda: posenc.kernel_attention(q4, q4, q4, weight=-torch.ones(5, 5)), ValueError, "weight must be >= 0"),
+    (lambda: posenc.kernel_attention(q4, q4, q4, weight=torch.full((5, 5), NAN)), ValueError, "weight must be finite"),
+    (lambda: posenc.kernel_attention(q4, q4, q4, weight=[[1.0]]), TypeError, "weight"),
+    # the feature map
+    (lambda: posenc.linear_attention(q4, q4, q4, feature_map="elu"), TypeError, "feature_map"),
+    (lambda: posenc.linear_attention(q4, q4, q4, feature_map=lambda x: x.sum(-2)), ValueError, "feature_map"),
+    (lambda: posenc.kernel_attention(q4, q4, q4, feature_map=lambda x: x.double()), ValueError, "feature_map"),
+    (lambda: posenc.linear_attention(q4, q4, q4, feature_map=lambda x: x.tolist()), ValueError, "feature_map"),
+    (lambda: posenc.linear_attention(q4, q4, q4, feature_map=lambda x: torch.cat([x, x], -1), rope_q=rope4,
+                                     rope_k=rope4), ValueError, "feature_map"),
+    (lambda: posenc.elu_feature_map([1.0]), TypeError, "x must be a torch.Tensor"),
+    (lambda: posenc.elu_feature_map(torch.ones(3, dtype=torch.long)), TypeError, "x must be a floating"),
+    # the RoPE tables
+    (lambda: posenc.linear_attention(q4, q4, q4, rope_q=rope4[:2], rope_k=rope4), TypeError, "rope_q"),
+    (lambda: posenc.kernel_attention(q4, q4, q4, rope_q=rope4, rope_k=(*posenc.rope_cos_sin(4, 4), "half")),
+     ValueError, "rope_k's cos"),
+    # huge: the prefix sums of a feature map that widens the features
+    (lambda: posenc.linear_attention(*[torch.zeros(1, 10**4, 8)] * 3, causal=True,
+                                     feature_map=lambda x: x.repeat(1, 1, 4096)), ValueError, "k of shape"),
+]
+
+
+@pytest.mark.parametrize("call,exc,name", LINEAR_BAD_CALLS, ids=[f"bad{i}" for i in range(len(LINEAR_BAD_CALLS))])
+def test_bad_input_raises_an_error_naming_the_argument(call, exc, name):
+    with pytest.raises(exc) as info:
+        call()
+    assert name in str(info.value)
+
+
+@pytest.mark.parametrize("where", ["q", "k", "v"])
+def test_a_nan_after_the_query_stays_out_of_earlier_causal_rows(where):
+    # causal rows i < 3 never see position 3, so a NaN there must not reach them; in kernel_attention
+    # a masked score used to be multiplied by 0 (nan * 0 = nan) and poisoned every row
+    q, k, v = (torch.rand(1, 2, 6, 4, dtype=torch.float64) for _ in range(3))
+    {"q": q, "k": k, "v": v}[where][..., 3, 0] = NAN
+    lin = linear_attention(q, k, v, causal=True)
+    assert not lin[..., :3, :].isnan().any() and lin[..., 3, :].isnan().any(-1).all()
+    if where != "v":  # a NaN value still meets a 0 weight inside the product with v (as SDPA's math path)
+        ker = kernel_attention(q, k, v, causal=True)
+        assert not ker[..., :3, :].isnan().any()
+        torch.testing.assert_close(ker[..., :3, :], lin[..., :3, :])
+
+
+def test_a_pair_of_weight_zero_is_left_out():
+    q, k, v = (torch.rand(1, 5, 4, dtype=torch.float64) for _ in range(3))
+    weight = torch.ones(5, 5, dtype=torch.float64)
+    weight[:, 4] = 0.0
+    want = kernel_attention(q, k[:, :4], v[:, :4])
+    torch.testing.assert_close(kernel_attention(q, k, v, weight=weight), want)
+    k[:, 4] = float("inf")  # a key left out by its weight: an inf score there does not reach the rows
+    torch.testing.assert_close(kernel_attention(q, k, v, weight=weight), want)
+
+
+def test_leading_dimensions_broadcast():
+    # valid unusual input: one query set for every batch entry, one weight for every head
+    q = torch.randn(1, 3, 6, 4, dtype=torch.float64)
+    k, v = (torch.randn(2, 3, 6, 4, dtype=torch.float64) for _ in range(2))
+    for causal in (False, True):
+        torch.testing.assert_close(linear_attention(q, k, v, causal=causal),
+                                   linear_attention(q.expand(2, 3, 6, 4), k, v, causal=causal))
+    weight = torch.rand(3, 6, 6, dtype=torch.float64)
+    torch.testing.assert_close(kernel_attention(q, k, v, weight=weight),
+                               kernel_attention(q.expand(2, 3, 6, 4), k, v, weight=weight.expand(2, 3, 6, 6)))
+
 
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("L,d", [(1, 4), (9, 8), (33, 16)])

@@ -171,7 +171,7 @@ def test_show_source_shows_the_function_that_runs(obj_name):
 def test_chapters_show_their_central_functions():
     cells = {p.name: "\n".join("".join(c["source"]) for c in code_cells(p)) for p in NOTEBOOKS}
     wanted = {"02": ["sinusoidal_encoding"], "03": ["shaw_attention", "_t5_bucket"],
-              "04": ["_cos_sin", "_rotate_reference"], "05": ["rope_decay_bound"], "06": ["alibi_slopes"],
+              "04": ["_core.rope.cos_sin", "_core.rope.rotate_reference"], "05": ["rope_decay_bound"], "06": ["alibi_slopes"],
               "07": ['ROPE_SCALINGS["yarn"]']}
     for chapter, names in wanted.items():
         src = next(s for name, s in cells.items() if name.startswith(chapter))

@@ -1,5 +1,6 @@
-"""The package face: __all__ built from the modules, a docstring naming every module, the
-numeric core importable without the plotting and widget extras, every import declared."""
+"""The package face: __all__ built from the library's packages, a docstring naming every top-level
+package, the library and the experiments importable without the plotting and widget extras, every
+import declared. (The layers and import cycles: tests/test_layers.py.)"""
 import ast
 import re
 import json
@@ -18,14 +19,20 @@ else:  # Python 3.10 (the floor pyproject.toml declares): the same parser, from 
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = sorted(p.stem for p in (ROOT / "posenc").glob("*.py") if not p.stem.startswith("_"))
+#: the package's top-level modules and subpackages (not the private _core)
+MODULES = sorted({p.stem for p in (ROOT / "posenc").glob("*.py") if not p.stem.startswith("_")}
+                 | {p.parent.name for p in (ROOT / "posenc").glob("*/__init__.py") if not p.parent.name.startswith("_")})
+#: every source file of the package, subpackages included
+SOURCES = sorted((ROOT / "posenc").rglob("*.py"))
 
 
 def test_all_is_the_union_of_the_modules_all():
-    names = [n for m in posenc._MODULES for n in m.__all__]
+    names = [n for m in posenc._LIBRARY for n in m.__all__]
     assert posenc.__all__ == names
     assert len(set(names)) == len(names), "a name is exported by two modules"
-    assert all(getattr(posenc, n) is getattr(m, n) for m in posenc._MODULES for n in m.__all__)
+    assert all(getattr(posenc, n) is getattr(m, n) for m in posenc._LIBRARY for n in m.__all__)
+    assert {m.__name__ for m in posenc._LIBRARY} == {"posenc.encodings", "posenc.scaling", "posenc.methods",
+                                                    "posenc.attention", "posenc.today"}
 
 
 def test_docstring_lists_every_module():
@@ -61,14 +68,13 @@ def test_every_import_is_declared():
     core = declared(project["dependencies"])
     extras = {k: declared(v) for k, v in project["optional-dependencies"].items()}
     assert core == {"torch", "numpy"}
-    for path in (ROOT / "posenc").glob("*.py"):
+    for path in SOURCES:
+        part = path.relative_to(ROOT / "posenc").parts[0]
         used = {dist.get(n, n) for n in _third_party_imports(path)}
-        allowed = core | (extras["widgets"] if path.stem in ("widgets", "explorer", "_canvas") else set())
-        if path.stem == "book":  # the chapters' set-up: the book extra
+        allowed = core | (extras["widgets"] if part == "explorers" else set())
+        if part == "book":  # the chapters' set-up: the book extra
             allowed = core | extras["widgets"] | extras["book"]
-        if path.stem in ("lm", "bench"):
-            allowed = core
-        assert used <= allowed, (path.name, used - allowed)
+        assert used <= allowed, (str(path.relative_to(ROOT)), used - allowed)
     local = {p.stem for folder in ("tests", "scripts", "book/_ext") for p in (ROOT / folder).glob("*.py")}
     test_deps = core | extras["test"] | extras["widgets"] | local
     for path in (ROOT / "tests").glob("*.py"):
@@ -101,7 +107,7 @@ def test_python_floor_is_what_the_code_needs():
     assert project["requires-python"] == ">=3.10"
     assert any(r.startswith("tomli") and 'python_version < "3.11"' in r for r in project["optional-dependencies"]["test"])
     for folder in ("posenc", "tests"):
-        for path in (ROOT / folder).glob("*.py"):
+        for path in (ROOT / folder).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), feature_version=(3, 10))):
                 if isinstance(node, ast.ImportFrom) and node.module == "tomllib" or (
                         isinstance(node, ast.Import) and any(a.name == "tomllib" for a in node.names)):
@@ -138,7 +144,7 @@ def test_no_posenc_module_imports_a_unix_only_module_or_reads_proc():
     """Statically: no module of the package imports a Unix-only module, and only
     ``posenc.measure.machine`` (benchmark scripts, never a chapter) names ``/proc``, behind a Linux check
     with a fallback."""
-    for path in sorted((ROOT / "posenc").glob("*.py")):
+    for path in SOURCES:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
@@ -148,7 +154,7 @@ def test_no_posenc_module_imports_a_unix_only_module_or_reads_proc():
             names_proc = any(isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value.startswith("/proc")
                              for b in body for c in ast.walk(b))
             if names_proc and isinstance(fn, ast.FunctionDef):
-                assert (path.name, fn.name) == ("bench.py", "machine"), (path.name, fn.name)
+                assert (path.name, fn.name) == ("host.py", "machine"), (path.name, fn.name)
     notebooks = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "notebooks").glob("*.ipynb"))
     assert "machine()" not in notebooks and "/proc" not in notebooks
 

@@ -1,6 +1,7 @@
 """Chapter 10's functions: partial rotary, M-RoPE, Llama 4's NoPE temperature and chunked attention,
 xPos, MLA's cache size, StreamingLLM positions and the model table, each against Hugging Face
 transformers or an independent implementation written from the reference code, plus bad input."""
+import dataclasses
 import math
 import re
 from pathlib import Path
@@ -506,6 +507,70 @@ def test_model_wavelengths_match_hf_rope_init(name):
         inv, scale = ROPE_INIT_FUNCTIONS[params["rope_type"]](hf_cfg, "cpu", seq_len=cfg["max_position_embeddings"])
     torch.testing.assert_close(got["wavelength_after"], 2 * math.pi / inv.double(), rtol=1e-6, atol=0)
     assert got["attention_scaling"] == pytest.approx(scale, rel=1e-12)
+
+
+def _published_scalings():
+    """(label, rope_scaling dict, max_position_embeddings) of every row, Llama 4's base checkpoint included."""
+    for name, cfg in posenc.MODEL_ROPE_CONFIGS.items():
+        yield name, cfg["rope_scaling"], cfg["max_position_embeddings"]
+        if "base_checkpoint_rope_scaling" in cfg["extra"]:
+            yield (f"{name} (base checkpoint)", cfg["extra"]["base_checkpoint_rope_scaling"],
+                   cfg["extra"]["base_checkpoint_max_position_embeddings"])
+
+
+@pytest.mark.parametrize("label,published,max_len", list(_published_scalings()),
+                         ids=[row[0] for row in _published_scalings()])
+def test_model_scalings_round_trip_through_the_typed_config(label, published, max_len):
+    """from_hf(row).to_hf() gives back every published number as written, plus only the type's defaults and
+    what Hugging Face derives from max_position_embeddings; reading that back gives the same config."""
+    scaling = posenc.RopeScaling.from_hf(published, max_position_embeddings=max_len)
+    hf = scaling.to_hf()
+    assert posenc.RopeScaling.from_hf(hf) == scaling == posenc.rope_scaling(**hf)  # complete: nothing else needed
+    mrope_keys = ("mrope_section", "mrope_interleaved")  # M-RoPE's keys describe the model, not the scaling
+    row = {k: v for k, v in (published or {"rope_type": "default"}).items() if k not in mrope_keys}
+    if row["rope_type"] == "mrope":  # Qwen2-VL's name for the default frequencies split by axis
+        row["rope_type"] = "default"
+    assert {k: hf[k] for k in row} == row, label
+    defaults = {f.name: f.default for f in dataclasses.fields(scaling)}
+    for key in hf.keys() - row.keys():
+        if key == "factor" and scaling.rope_type == "longrope":  # Phi-3 names no factor: HF's ratio
+            assert hf[key] == max_len / hf["original_max_position_embeddings"], label
+        elif key == "original_max_position_embeddings":  # HF falls back on max_position_embeddings
+            assert hf[key] == max_len, label
+        else:
+            assert hf[key] == defaults[key], (label, key)
+
+
+@pytest.mark.parametrize("name", sorted(posenc.MODEL_ROPE_CONFIGS))
+def test_hf_rope_parameters_read_as_the_model_row(name):
+    """The rope_parameters dict transformers makes of a row (theta, M-RoPE keys, its standardisation)
+    reads back as the same typed config as the row itself."""
+    transformers = _hf()
+    from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLTextConfig
+
+    cfg = posenc.MODEL_ROPE_CONFIGS[name]
+    params = {"rope_theta": cfg["rope_theta"], **(cfg["rope_scaling"] or {"rope_type": "default"})}
+    config_class = Qwen2VLTextConfig if params["rope_type"] == "mrope" else transformers.LlamaConfig
+    hf_cfg = config_class(hidden_size=cfg["rotary_dim"] * 2, num_attention_heads=2, head_dim=cfg["rotary_dim"],
+                          max_position_embeddings=cfg["max_position_embeddings"], rope_parameters=params)
+    got = posenc.RopeScaling.from_hf(hf_cfg.rope_parameters, max_position_embeddings=hf_cfg.max_position_embeddings)
+    row = posenc.RopeScaling.from_hf(cfg["rope_scaling"], max_position_embeddings=cfg["max_position_embeddings"])
+    assert got == row
+    assert posenc.scaled_wavelengths(name)["rope_type"] == got.rope_type
+
+
+@pytest.mark.parametrize("name", sorted(posenc.MODEL_ROPE_CONFIGS))
+def test_model_softmax_factor_matches_hf_deepseek(name):
+    """DeepSeek's extra softmax factor (YarnScaling.softmax_scale) as transformers' yarn_apply_mscale gives it
+    for the row; 1 for the rows without mscale_all_dim."""
+    _hf()
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import yarn_apply_mscale
+
+    published = posenc.MODEL_ROPE_CONFIGS[name]["rope_scaling"] or {}
+    got = posenc.scaled_wavelengths(name)
+    assert got["softmax_scale_factor"] == pytest.approx(yarn_apply_mscale(published, 1.0), rel=1e-12)
+    assert got["logit_scale"] == pytest.approx(got["attention_scaling"] ** 2 * got["softmax_scale_factor"], rel=1e-12)
+    assert ("softmax scale" in got["note"]) == ("mscale_all_dim" in published)
 
 
 @pytest.mark.parametrize("name", list(posenc.SCALING_EXAMPLES) + sorted(posenc.MODEL_ROPE_CONFIGS))

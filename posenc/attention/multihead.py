@@ -186,6 +186,8 @@ class MultiHeadAttention(nn.Module):
                    (b, self.n_heads, seq, past + seq), item_bytes=3 * x.element_size())  # scores, weights, bias
         if position_ids is None:
             position_ids = torch.arange(past, past + seq, device=x.device)
+            if not torch.compiler.is_compiling():
+                self.method.reserve(past + seq)  # from the shapes: no tensor value is read
         check_tensor("position_ids", position_ids, ndim=1, floating=False)
         if len(position_ids) != seq:
             raise ValueError(f"position_ids must have one entry per token of x (L={seq}), got {len(position_ids)}")

@@ -16,12 +16,20 @@ __all__ = ["min_pairwise_distance", "first_repeat", "shift_map", "shift_map_resi
 
 
 def _table(pe: torch.Tensor, *, pairwise: bool = False) -> torch.Tensor:
+    """``pe`` ``[L, d]`` (real, finite) in float64; ``pairwise``: its ``[L, L]`` distances must fit in memory."""
     check_tensor("pe", pe, ndim=2)
     if pe.is_complex():
         raise TypeError(f"pe must be a real tensor, got dtype {pe.dtype}")
     if pairwise:  # the [L, L] distance matrix and its mask
         check_size(f"pe of shape {tuple(pe.shape)}", None, (pe.shape[0], pe.shape[0]), item_bytes=10)
+    check_tensor("pe", pe, finite=True)  # a NaN row has no distance to the others, and breaks lstsq
     return pe.to(torch.float64)
+
+
+def _flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__} ({value!r})")
+    return value
 
 
 def min_pairwise_distance(pe: torch.Tensor) -> float:
@@ -65,6 +73,9 @@ def shift_map(pe: torch.Tensor, k: int, *, affine: bool = False) -> tuple[torch.
         ``(M_k [d, d], b_k [d] or None)`` in float64.
     """
     pe = _table(pe)
+    affine = _flag("affine", affine)
+    if pe.shape[0] < 2:
+        raise ValueError(f"pe must have at least 2 rows (positions) for an offset k >= 1, got shape {tuple(pe.shape)}")
     k = check_int("k", k, min_value=1, max_value=pe.shape[0] - 1)
     src, dst = pe[:-k], pe[k:]  # [L-k, d] each
     if affine:
@@ -92,13 +103,18 @@ def diagonal_spread(matrix: torch.Tensor) -> float:
 
     Zero exactly when ``matrix[i, j]`` depends on ``j - i`` only (constant along every diagonal):
     the test the book applies to logits and scores to show that they see the relative position
-    alone. Compare the result with the rounding noise of the dtype, not with 0.
+    alone. Compare the result with the rounding noise of the dtype, not with 0. Masked entries
+    (``-inf``) are allowed: a diagonal masked whole has spread 0, a partly masked one ``inf``.
     """
     check_tensor("matrix", matrix, ndim=2, floating=True)
+    if bool(matrix.isnan().any()):
+        raise ValueError("matrix must not contain NaN (a diagonal with NaN has no spread)")
     rows, cols = matrix.shape
     if rows == 0 or cols == 0:
         return 0.0
-    return max(float(d.max() - d.min()) for d in (matrix.diagonal(o) for o in range(1 - rows, cols)))
+    # a diagonal of equal entries has spread 0, also when they are all -inf (a causal mask)
+    return max(0.0 if hi == lo else float(hi - lo)
+               for hi, lo in ((d.max(), d.min()) for d in (matrix.diagonal(o) for o in range(1 - rows, cols))))
 
 
 def attention_entropy(logits: torch.Tensor) -> torch.Tensor:
@@ -111,5 +127,7 @@ def attention_entropy(logits: torch.Tensor) -> torch.Tensor:
     check_tensor("logits", logits, floating=True)
     if logits.ndim == 0:
         raise ValueError("logits must have at least one dimension (the keys)")
+    if bool(logits.isnan().any()):
+        raise ValueError("logits must not contain NaN (-inf marks a masked key)")
     weights = logits.softmax(-1)
     return -torch.special.xlogy(weights, weights).sum(-1)

@@ -235,13 +235,14 @@ class RotaryEmbedding(nn.Module):
     twice would exceed the memory limit). The arguments are validated here, once; the forward
     checks only the tensors it is given and calls the private cores.
 
-    Compiling: the forward traces whole under ``torch.compile(fullgraph=True)`` (no ``.item()``, no
-    ``out=`` writes, no branch on a tensor's values). Inside a compiled graph the cache is read as
-    it is, neither checked nor grown (as torchtune's module, whose cache is fixed at
-    ``max_seq_len``): build the module with ``max_seq_len`` covering every position, or call
-    :meth:`reserve` before the compiled call. In eager mode explicit ``position_ids`` are checked
-    (>= 0) and the cache grows to cover them: one read of their minimum and maximum, which on a GPU
-    waits for the device; with the default positions ``arange(L)`` the forward reads no tensor value.
+    The forward never waits on a device. With the default positions ``arange(L)`` it reads no tensor
+    value (the cache grows from ``L``, a shape). Explicit ``position_ids`` on the CPU in eager mode
+    are checked and the cache grows to cover them (reading them costs no device wait there); on an
+    accelerator, and inside a compiled graph, the cache is read as it is, with an asynchronous check
+    that every position lies in it (as torchtune's module, whose cache is fixed at ``max_seq_len``):
+    build the module with ``max_seq_len`` covering every position, or call :meth:`reserve` first.
+    ``torch.compile(fullgraph=True)`` traces the forward whole (no ``.item()``, no ``out=`` writes,
+    no branch on a tensor's value).
 
     Args:
         head_dim (int): even head dimension ``d``.
@@ -334,6 +335,22 @@ class RotaryEmbedding(nn.Module):
             fits = doubled * self.rotary_dim * rope_core.TABLE_BYTES <= MAX_TENSOR_BYTES
             self._build_cache(max(n, doubled) if fits else n)
 
+    def _cover(self, position_ids: torch.Tensor) -> None:
+        """Make sure the cache covers ``position_ids`` without waiting on a device.
+
+        Eager, on the CPU (where reading a value costs no device wait): refuse negative positions and
+        grow the cache to the largest. On an accelerator or inside a compiled graph: an asynchronous
+        check that every position lies in ``[0, cache_len)``, which fails when the result is used.
+        """
+        if position_ids.device.type == "cpu" and not torch.compiler.is_compiling():
+            self._check_position_ids(position_ids)
+            if position_ids.numel():
+                self.reserve(int(position_ids.max()) + 1)
+            return
+        n = self.cache_len
+        torch._assert_async(((position_ids >= 0) & (position_ids < n)).all(),
+                            f"position_ids must lie in [0, {n}) (the cos/sin cache): call reserve(n) for more")
+
     def _lookup(self, position_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Cached tables for checked positions (the cache covers them)."""
         ids = position_ids.to(self.cos_cached.device)
@@ -362,15 +379,11 @@ class RotaryEmbedding(nn.Module):
         if x.shape[-1] != self.head_dim:
             raise ValueError(f"x's last dimension must be head_dim={self.head_dim}, got {x.shape[-1]}")
         seq_len = x.shape[-2]
-        compiling = torch.compiler.is_compiling()
         if position_ids is None:
-            if not compiling:
-                self.reserve(seq_len)
-            position_ids = torch.arange(seq_len, device=x.device)
-        elif not compiling:
-            self._check_position_ids(position_ids)
-            if position_ids.numel():
-                self.reserve(int(position_ids.max()) + 1)
+            if not torch.compiler.is_compiling():
+                self.reserve(seq_len)  # from the shape: no tensor value is read
+            return rope_core.apply_partial(x, self.cos_cached[:seq_len], self.sin_cached[:seq_len], self.layout)
+        check_tensor("position_ids", position_ids, floating=False)
         if position_ids.ndim not in (1, 2) or position_ids.shape[-1] != seq_len:
             raise ValueError(
                 f"position_ids must be [L] or [b, L] with L={seq_len}, got shape {tuple(position_ids.shape)}"
@@ -379,6 +392,7 @@ class RotaryEmbedding(nn.Module):
         if position_ids.ndim == 2 and x.ndim == 4:
             table_shape = (position_ids.shape[0], 1, seq_len, self.head_dim)  # broadcast over heads
         rope_core.check_table_shape(x, torch.Size(table_shape), "position_ids")
+        self._cover(position_ids)
         cos, sin = self._lookup(position_ids)  # [L, r] or [b, L, r]; the cache covers the positions
         rot_shape = (*table_shape[:-1], self.rotary_dim)
         return rope_core.apply_partial(x, cos.view(rot_shape), sin.view(rot_shape), self.layout)

@@ -53,6 +53,10 @@ class PositionMethod(nn.Module):
         which a language model adds once to its token embeddings rather than in every layer."""
         return cls.encode_input is not PositionMethod.encode_input
 
+    def reserve(self, n: int) -> None:
+        """Prepare for positions ``0 .. n - 1`` (attention calls it with ``n`` from shapes, outside any
+        compiled graph, before the hooks). The base does nothing; RoPE grows its cos/sin cache."""
+
     def encode_input(self, x: torch.Tensor, position_ids: torch.Tensor) -> torch.Tensor:
         """``x [b, L, D]`` with position ``position_ids [L]`` (int) encoded; the base returns ``x``."""
         return x

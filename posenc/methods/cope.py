@@ -85,7 +85,9 @@ class CoPE(PositionMethod):
         super().__init__()
         self.head_dim = check_int("head_dim", head_dim, min_value=1, max_value=2**16)
         self.npos_max = check_int("npos_max", npos_max, min_value=2, max_value=2**24)
-        self.causal = bool(causal)
+        if not isinstance(causal, bool):
+            raise TypeError(f"causal must be a bool, got {type(causal).__name__} ({causal!r})")
+        self.causal = causal
         self.pos_emb = nn.Parameter(torch.zeros(self.head_dim, self.npos_max))
 
     def _check_qk(self, q: torch.Tensor, k: torch.Tensor) -> None:
@@ -110,7 +112,9 @@ class CoPE(PositionMethod):
         Causal: 0 for keys after the query.
         """
         self._check_qk(q, k)
-        causal = self.causal if causal is None else bool(causal)
+        if causal is not None and not isinstance(causal, bool):
+            raise TypeError(f"causal must be a bool or None (the constructor's), got {type(causal).__name__}")
+        causal = self.causal if causal is None else causal
         pos = self._positions(self._gates(q, k), causal)
         return pos.masked_fill(self._future(q.shape[-2], k.shape[-2], q.device), 0.0) if causal else pos
 
@@ -150,7 +154,7 @@ class CoPE(PositionMethod):
         pos = pos.clamp(min=0, max=self.npos_max - 1)
         table = (q * self.head_dim**-0.5) @ self.pos_emb.to(q.dtype)  # [..., L, P]: q . e[n] / sqrt(d)
         table_next = torch.cat((table[..., 1:], table[..., -1:]), -1)  # [..., L, P]: q . e[min(n+1, P-1)]
-        floor = pos.long()
+        floor = pos.nan_to_num(0.0).long()  # a NaN position (from a NaN q or k) gives a NaN logit, not a bad index
         lo, hi = table.gather(-1, floor), table_next.gather(-1, floor)
         return torch.lerp(lo, hi, pos - floor)  # differentiable in the positions (the gates)
 

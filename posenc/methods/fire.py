@@ -89,7 +89,9 @@ class FireBias(CachedBias):
         self.hidden = check_int("hidden", hidden, min_value=1, max_value=2**16)
         c_init = check_float("c_init", c_init, gt=0.0)
         L_thr_init = check_float("L_thr_init", L_thr_init, gt=0.0)
-        self.causal = bool(causal)
+        if not isinstance(causal, bool):
+            raise TypeError(f"causal must be a bool, got {type(causal).__name__} ({causal!r})")
+        self.causal = causal
         self.eps = check_float("eps", eps, ge=0.0, le=1.0)
         self.mlp = nn.Sequential(nn.Linear(1, self.hidden), nn.ReLU(), nn.Linear(self.hidden, self.n_heads))
         self.c = nn.Parameter(torch.tensor(c_init, dtype=torch.float32))
@@ -117,8 +119,10 @@ class FireBias(CachedBias):
         check_tensor("query_pos", query_pos, ndim=1)
         check_tensor("key_pos", key_pos, ndim=1)
         for name, pos in (("query_pos", query_pos), ("key_pos", key_pos)):
-            if pos.dtype == torch.bool or pos.is_complex() or bool((pos < 0).any()):
-                raise ValueError(f"{name} must hold real positions >= 0")
+            if pos.dtype == torch.bool or pos.is_complex():
+                raise TypeError(f"{name} must hold real positions (an integer or float tensor), got dtype {pos.dtype}")
+            if not bool(torch.isfinite(pos).all()) or bool((pos < 0).any()):
+                raise ValueError(f"{name} must hold real positions >= 0 (finite, not NaN)")
         return self._normalized(query_pos.to(torch.float32), key_pos.to(torch.float32))
 
     def _normalized(self, q_pos: torch.Tensor, k_pos: torch.Tensor) -> torch.Tensor:
@@ -145,7 +149,9 @@ class FireBias(CachedBias):
                 constructor's ``causal``.
         """
         q_len, k_len = grid.lengths(q_len, k_len, lead=(self.n_heads + self.hidden + 2,), item_bytes=4)
-        causal = self.causal if causal is None else bool(causal)
+        if causal is not None and not isinstance(causal, bool):
+            raise TypeError(f"causal must be a bool or None (the constructor's), got {type(causal).__name__}")
+        causal = self.causal if causal is None else causal
         return self._bias(q_len, k_len, causal, torch.float32, self.c.device)
 
     def _bias(self, q_len: int, k_len: int, causal: bool, dtype: torch.dtype, device) -> torch.Tensor:

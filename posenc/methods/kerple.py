@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -68,10 +69,15 @@ def _initial(name: str, value, n_heads: int, *, le: float | None) -> torch.Tenso
     """``None``, a positive number or ``n_heads`` positive numbers -> float32 ``[h]`` (validated)."""
     if value is None:
         return None
+    if isinstance(value, torch.Tensor) and value.ndim == 0 and value.dtype != torch.bool and not value.is_complex():
+        value = value.item()  # one number as a 0-d tensor
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return torch.full((n_heads,), check_float(name, value, gt=0.0, le=le), dtype=torch.float32)
-    if not isinstance(value, torch.Tensor):
-        value = torch.as_tensor(value, dtype=torch.float32) if isinstance(value, (list, tuple)) else value
+    if isinstance(value, (list, tuple, np.ndarray)):
+        try:
+            value = torch.as_tensor(np.asarray(value, dtype=np.float64), dtype=torch.float32)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be a number or a sequence of numbers (one per head), got {value!r}") from None
     check_tensor(name, value, ndim=1, floating=True, finite=True)
     if value.shape[0] != n_heads:
         raise ValueError(f"{name} must be a number or have one entry per head (n_heads={n_heads}), "
@@ -90,7 +96,8 @@ class KerpleBias(CachedBias):
         kind (str): ``"log"`` (``-r1 log(1 + r2 |i-j|)``, the paper's best) or ``"power"``
             (``-r1 |i-j|^r2``).
         causal (bool): default for :meth:`bias` (``logit_bias`` follows the attention's ``causal``).
-        r1, r2 (float or sequence of float, optional): initial values (one, or one per head);
+        r1, r2 (float or sequence of float, optional): initial values (one number, or one per head as a
+            list, tuple, NumPy array or 1-D float tensor);
             default: the official code's uniform draws. ``r1 > 0``; ``r2 > 0`` and, for ``"power"``,
             ``r2 <= 2`` (beyond 2 the kernel is no longer CPD).
         eps (float): lower bound of ``r1`` and ``r2`` (official: 0.01).
@@ -115,7 +122,9 @@ class KerpleBias(CachedBias):
         super().__init__()
         self.n_heads = check_int("n_heads", n_heads, min_value=1, max_value=2**20)
         self.kind = check_choice("kind", kind, KERPLE_KINDS)
-        self.causal = bool(causal)
+        if not isinstance(causal, bool):
+            raise TypeError(f"causal must be a bool, got {type(causal).__name__} ({causal!r})")
+        self.causal = causal
         self.eps = check_float("eps", eps, gt=0.0, le=1.0)
         self._r2_max = 2.0 if self.kind == "power" else None
         r1_init = _initial("r1", r1, self.n_heads, le=None)
@@ -159,7 +168,9 @@ class KerpleBias(CachedBias):
                 constructor's ``causal``.
         """
         q_len, k_len = grid.lengths(q_len, k_len, lead=(self.n_heads,), item_bytes=4)
-        causal = self.causal if causal is None else bool(causal)
+        if causal is not None and not isinstance(causal, bool):
+            raise TypeError(f"causal must be a bool or None (the constructor's), got {type(causal).__name__}")
+        causal = self.causal if causal is None else causal
         return self._bias(q_len, k_len, causal, torch.float32)
 
     def _bias(self, q_len: int, k_len: int, causal: bool, dtype: torch.dtype) -> torch.Tensor:

@@ -7,7 +7,8 @@ from typing import Any
 import torch
 
 from .._core.freq import DEFAULT_BASE
-from .._core.validate import check_choice, check_int
+from .._core import rope as rope_core
+from .._core.validate import check_choice, check_even, check_int, check_size
 from ..encodings.rope import LAYOUTS, RotaryEmbedding
 from ..scaling.config import RopeScaling, rope_scaling
 from .base import PositionMethod
@@ -34,8 +35,9 @@ class RopeMethod(PositionMethod):
                  layout: str = "half", scaling: RopeScaling | None = None, seq_len: int | None = None) -> None:
         super().__init__()
         self.name = "rope_interleaved" if check_choice("layout", layout, LAYOUTS) == "interleaved" else "rope"
-        self.rotary = RotaryEmbedding(head_dim, check_int("max_len", max_len, min_value=1), base, layout=layout,
-                                      scaling=scaling, seq_len=seq_len)
+        max_len = check_int("max_len", max_len, min_value=1)
+        check_size("max_len", max_len, (max_len, check_even("head_dim", head_dim)), item_bytes=rope_core.TABLE_BYTES)
+        self.rotary = RotaryEmbedding(head_dim, max_len, base, layout=layout, scaling=scaling, seq_len=seq_len)
 
     name = "rope"
 
@@ -64,6 +66,9 @@ class RopeMethod(PositionMethod):
     def scaling(self) -> RopeScaling:
         """The scaling in use (``RopeScaling()``, the default, for plain RoPE)."""
         return self.rotary.scaling
+
+    def reserve(self, n: int) -> None:
+        self.rotary.reserve(n)
 
     def rotate_qk(self, q, k, position_ids):
         return self.rotary(q, position_ids), self.rotary(k, position_ids)

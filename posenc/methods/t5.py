@@ -32,6 +32,8 @@ class T5Method(CachedBias):
 
     def __init__(self, n_heads: int, *, causal: bool = True, num_buckets: int = 32, max_distance: int = 128) -> None:
         super().__init__()
+        if not isinstance(causal, bool):
+            raise TypeError(f"causal must be a bool, got {type(causal).__name__} ({causal!r})")
         self.t5 = T5RelativeBias(n_heads, num_buckets=num_buckets, max_distance=max_distance,
                                  bidirectional=not causal)
         self.n_heads = self.t5.n_heads

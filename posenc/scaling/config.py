@@ -42,6 +42,11 @@ class RopeScaling:
 
     rope_type: ClassVar[str] = "default"
 
+    @property
+    def softmax_scale(self) -> float:
+        """A factor on the softmax scale ``d ** -0.5`` on top of cos and sin (1.0; DeepSeek's YaRN has one)."""
+        return 1.0
+
     def inv_freq(self, head_dim: int, base: float = DEFAULT_BASE, *,
                  seq_len: int | None = None) -> tuple[torch.Tensor, float]:
         """Frequencies ``[head_dim // 2]`` (float32) and the attention scaling on cos and sin.
@@ -73,9 +78,12 @@ class RopeScaling:
         """The configuration of a model's ``rope_scaling`` (transformers 4) or ``rope_parameters``
         (transformers 5) dict; None or ``{}`` means the default.
 
-        ``rope_type`` (or the older ``type``) names the type. Keys that describe the model rather than
-        the scaling (``rope_theta``, ``partial_rotary_factor``) are left to the caller; any other key
-        must be a parameter of the type. Where the dict names no ``original_max_position_embeddings``,
+        ``rope_type`` (or the older ``type``) names the type; ``"mrope"`` (Qwen2-VL's config.json) is
+        the default frequencies, as transformers' ``Qwen2VLConfig`` reads it. Keys that describe the
+        model rather than the scaling (``rope_theta``, ``partial_rotary_factor``, M-RoPE's
+        ``mrope_section`` and ``mrope_interleaved``, Ministral 3's ``llama_4_scaling_beta``) are left to the
+        caller (``"su"``, Phi-3's first name, reads as ``"longrope"``); any other key must be a
+        parameter of the type. Where the dict names no ``original_max_position_embeddings``,
         ``max_position_embeddings`` (the model config's) is used, as Hugging Face does; a ``longrope``
         dict without ``factor`` gets ``max_position_embeddings / original_max_position_embeddings``
         (Phi-3).
@@ -85,8 +93,10 @@ class RopeScaling:
         if not isinstance(config, Mapping):
             raise TypeError(f"config must be a dict (a model's rope_scaling / rope_parameters), "
                             f"got {type(config).__name__}")
-        params = {k: v for k, v in config.items() if k not in ("rope_type", "type", "rope_theta", "partial_rotary_factor")}
+        params = {k: v for k, v in config.items() if k not in _MODEL_KEYS}
         rope_type = config.get("rope_type", config.get("type", "default"))
+        rope_type = "default" if rope_type == "mrope" else rope_type  # M-RoPE splits the default pairs by axis
+        rope_type = "longrope" if rope_type == "su" else rope_type  # Phi-3's first name for it (Phi3Config)
         cls = ROPE_SCALING_CONFIGS.get(check_choice("rope_type", rope_type, ROPE_SCALING_CONFIGS))
         names = {f.name for f in dataclasses.fields(cls)}
         if "original_max_position_embeddings" in names and params.get("original_max_position_embeddings") is None:
@@ -99,6 +109,12 @@ class RopeScaling:
 
 
 DefaultScaling = RopeScaling
+
+#: Keys of a ``rope_scaling`` / ``rope_parameters`` dict that describe the model, not the scaling.
+#: keys of a model's rope dict that describe the model, not the frequencies (Ministral 3 / Mistral 4's
+#: ``llama_4_scaling_beta`` is a query temperature, see :func:`posenc.llama4_attention_temperature`)
+_MODEL_KEYS = ("rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved",
+               "llama_4_scaling_beta")
 
 
 def _trained_length(cls_name: str, value: Any, min_value: int = 1) -> int:
@@ -238,7 +254,7 @@ class LongRopeScaling(RopeScaling):
         _set(self, factor=check_float("factor", self.factor, ge=1.0),
              original_max_position_embeddings=_trained_length("rope_type='longrope'",
                                                               self.original_max_position_embeddings, 2),
-             short_factor=tuple(short.tolist()), long_factor=tuple(long.tolist()),
+             short_factor=_floats(self.short_factor), long_factor=_floats(self.long_factor),
              attention_factor=None if self.attention_factor is None else check_float(
                  "attention_factor", self.attention_factor, gt=0.0))
 
@@ -250,6 +266,12 @@ class LongRopeScaling(RopeScaling):
                 "short_factor": torch.tensor(self.short_factor, dtype=torch.float32),
                 "long_factor": torch.tensor(self.long_factor, dtype=torch.float32),
                 "attention_factor": self.attention_factor}
+
+
+def _floats(values: Sequence[float] | torch.Tensor) -> tuple[float, ...]:
+    """A validated factor list as the numbers given (not rounded to float32, so that :meth:`~RopeScaling.to_hf`
+    gives back the published lists; the frequencies round them to float32, as Hugging Face does)."""
+    return tuple(float(v) for v in (values.detach().cpu().tolist() if isinstance(values, torch.Tensor) else values))
 
 
 #: ``rope_type`` -> configuration class.
