@@ -167,3 +167,41 @@ def test_parallel_workers_share_out_the_cores():
     assert all(1 <= threads_per_worker(w) <= cores for w in (1, 2, 3, 64))
     assert list(run_jobs(sum, [(1, 2), (3, 4)])) == [((1, 2), 3), ((3, 4), 7)]
     assert MAX_TENSOR_BYTES >= 2**30
+
+
+#: The gaps an outside reading found after the split: configurations, the job runner, the formatter and
+#: the batch record refuse bad input by name (the meta-test runs these too).
+EXPERIMENT_GAPS_BAD_CALLS = [
+    (lambda: experiment_config(quick="yes"), TypeError, "quick"),
+    (lambda: __import__("posenc.experiments", fromlist=["x"]).text_config(quick=2), TypeError, "quick"),
+    (lambda: experiment_scaling("config", "pi", 128), TypeError, "config"),
+    (lambda: experiment_scaling({}, "pi", 128), ValueError, "train_length"),
+    (lambda: __import__("posenc.experiments", fromlist=["x"]).finetune_corpus([]), TypeError, "config"),
+    (lambda: __import__("posenc.experiments", fromlist=["x"]).finetune_corpus({}), ValueError, "finetune"),
+    (lambda: run_jobs(len, 3), TypeError, "jobs"),
+    (lambda: run_jobs(len, [(1, 2)], progress="yes"), TypeError, "progress"),
+    (lambda: __import__("posenc.experiments", fromlist=["x"]).format_mean_range((1.0, 0.5, 2.0), percent=1),
+     TypeError, "percent"),
+    (lambda: __import__("posenc.experiments", fromlist=["x"]).PasskeyBatch(
+        torch.zeros(2, 5, dtype=torch.long), torch.zeros(2, 4, dtype=torch.bool), torch.zeros(2, 3, dtype=torch.bool),
+        torch.zeros(2, dtype=torch.long)), ValueError, "answer"),
+    (lambda: __import__("posenc.experiments", fromlist=["x"]).PasskeyBatch(
+        torch.zeros(2, 5), torch.zeros(2, 4, dtype=torch.bool), torch.zeros(2, 4, dtype=torch.bool),
+        torch.zeros(2, dtype=torch.long)), TypeError, "tokens"),
+]
+
+
+@pytest.mark.parametrize("call,exc,match", EXPERIMENT_GAPS_BAD_CALLS)
+def test_experiment_gaps_are_refused_by_name(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_valid_records_and_jobs_are_accepted():
+    from posenc.experiments import PasskeyBatch, format_mean_range
+
+    batch = PasskeyBatch(torch.zeros(2, 5, dtype=torch.long), torch.zeros(2, 4, dtype=torch.bool),
+                         torch.zeros(2, 4, dtype=torch.bool), torch.full((2,), -1))
+    assert batch.tokens.shape == (2, 5)
+    assert list(run_jobs(len, [(1, 2), (3, 4, 5)])) == [((1, 2), 2), ((3, 4, 5), 3)]
+    assert format_mean_range((0.5, 0.25, 0.75), percent=True).startswith("50")

@@ -60,6 +60,8 @@ def experiment_config(quick: bool = False, **overrides) -> dict:
                      "checkpoints": [0, 10, 25, 50, 100, 200, 400, 700, 1000]},
         "trigram_sequences": 4096,
     }
+    if not isinstance(quick, bool):
+        raise TypeError(f"quick must be a bool, got {type(quick).__name__}")
     if quick:
         config.update({"methods": ["rope"], "seeds": [0], "steps": 300, "eval_batch": 64, "distances": [],
                        "sensitivity": {}, "finetune": {**config["finetune"], "methods": []}})
@@ -86,6 +88,8 @@ def text_config(quick: bool = False, **overrides) -> dict:
         "eval_lengths": [64, 128, 256, 512, 1024], "val_tokens": 65_536,
         "dynamic_factor": 1.0, "yarn": {"beta_fast": 2.0, "beta_slow": 1.0},
     }
+    if not isinstance(quick, bool):
+        raise TypeError(f"quick must be a bool, got {type(quick).__name__}")
     if quick:
         config.update({"methods": ["rope", "alibi"], "seeds": [0], "steps": 300, "eval_lengths": [64, 128, 256, 512],
                        "val_tokens": 16_384})
@@ -117,6 +121,7 @@ def experiment_scaling(config: dict, scaling: str, length: int, **overrides) -> 
         ValueError: ``scaling`` is not an experiment scaling, an override does not belong to it, or
             ``length`` is below 1.
     """
+    _check_config(config, ("train_length", "dynamic_factor", "yarn"))
     check_choice("scaling", scaling, EXPERIMENT_SCALINGS)
     length = check_int("length", length, min_value=1)
     allowed = {"dynamic": {"factor"}, "yarn": {"beta_fast", "beta_slow", "attention_factor"}}.get(scaling, set())
@@ -138,8 +143,18 @@ def finetune_corpus(config: dict) -> PasskeyCorpus:
     ``finetune["length"] / train_length`` when ``finetune["scale_waits"]`` (so that at 512 tokens the
     key and the question fall anywhere in the window, and distances up to the window's length occur, as
     the passkey test asks); the corpus itself otherwise. The filler is the same either way."""
+    _check_config(config, ("finetune", "corpus", "train_length"))
     ft, corpus = config["finetune"], dict(config["corpus"])
     if ft.get("scale_waits"):
         stretch = ft["length"] / config["train_length"]
         corpus.update(key_rate=corpus["key_rate"] / stretch, query_rate=corpus["query_rate"] / stretch)
     return PasskeyCorpus(**corpus)
+
+
+def _check_config(config: dict, needed: tuple[str, ...]) -> None:
+    """Refuse a ``config`` that is not a dict with the entries ``needed`` (from :func:`experiment_config`)."""
+    if not isinstance(config, dict):
+        raise TypeError(f"config must be a dict from experiment_config(), got {type(config).__name__}")
+    missing = [k for k in needed if k not in config]
+    if missing:
+        raise ValueError(f"config lacks {', '.join(missing)}: build it with experiment_config()")

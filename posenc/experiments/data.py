@@ -19,7 +19,7 @@ from importlib import resources
 
 import torch
 
-from .._core.validate import MAX_TENSOR_BYTES, check_float, check_int, check_size
+from .._core.validate import MAX_TENSOR_BYTES, check_float, check_int, check_size, check_tensor
 
 __all__ = ["SyntheticCorpus", "PasskeyBatch", "PasskeyCorpus", "CharCorpus", "load_shakespeare", "SHAKESPEARE_SHA256",
            "MAX_VOCAB"]
@@ -133,6 +133,19 @@ class PasskeyBatch:
     filler: torch.Tensor
     answer: torch.Tensor
     distance: torch.Tensor
+
+    def __post_init__(self) -> None:
+        check_tensor("tokens", self.tokens, ndim=2, floating=False)
+        b, n = self.tokens.shape[0], self.tokens.shape[1] - 1
+        for name in ("filler", "answer"):
+            mask = getattr(self, name)
+            check_tensor(name, mask, ndim=2)
+            if mask.dtype != torch.bool or mask.shape != (b, n):
+                raise ValueError(f"{name} must be a bool tensor [b, n] = [{b}, {n}] (one entry per target), "
+                                 f"got {mask.dtype} {tuple(mask.shape)}")
+        check_tensor("distance", self.distance, ndim=1, floating=False)
+        if self.distance.shape != (b,):
+            raise ValueError(f"distance must have one entry per sequence (b={b}), got shape {tuple(self.distance.shape)}")
 
 
 @dataclass

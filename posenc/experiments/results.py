@@ -120,6 +120,8 @@ def format_mean_range(value: tuple[float, float, float] | None, *, percent: bool
     Raises:
         TypeError: ``value`` is not None or a (mean, min, max) triple of numbers.
     """
+    if not isinstance(percent, bool):
+        raise TypeError(f"percent must be a bool, got {type(percent).__name__}")
     if value is None:
         return "—"
     if (isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 3

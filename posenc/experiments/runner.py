@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import torch
 
@@ -34,7 +35,14 @@ def run_jobs(run: Callable[[Any], dict], jobs: Iterable, *, workers: int = 1,
     if not callable(run):
         raise TypeError(f"run must be callable, got {type(run).__name__}")
     workers = check_int("workers", workers, min_value=1)
-    jobs = list(jobs)
+    if isinstance(jobs, (str, bytes)) or not isinstance(jobs, Iterable):
+        raise TypeError(f"jobs must be an iterable of jobs, got {type(jobs).__name__}")
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be a bool, got {type(progress).__name__}")
+    return _run_jobs(run, list(jobs), workers, progress)  # checked now, not when first iterated
+
+
+def _run_jobs(run: Callable[[Any], dict], jobs: list, workers: int, progress: bool) -> Iterator[tuple[Any, dict]]:
     if workers == 1:
         results: Iterable[dict] = map(run, jobs)
         yield from _report(jobs, results, progress)

@@ -158,7 +158,13 @@ class Param:
 
 def nice_ceil(x: float) -> float:
     """The smallest of 1, 2, 2.5, 5 times a power of ten that is >= ``x`` (> 0): axis and colour
-    limits on this grid change only when the data crosses a step."""
+    limits on this grid change only when the data crosses a step.
+
+    Raises:
+        TypeError: ``x`` is not a real number.
+        ValueError: ``x`` is not finite or not > 0.
+    """
+    x = check_float("x", x, gt=0)
     power = 10.0 ** math.floor(math.log10(x))
     return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= x * (1 - 1e-12))
 
