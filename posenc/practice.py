@@ -56,6 +56,7 @@ import torch
 
 from posenc import (alibi_bias, alibi_slopes, apply_rope, relative_positions, rope_cos_sin, rope_inv_freq,
                     rope_scaled_inv_freq, shaw_attention, shaw_relative_index, sinusoidal_encoding, t5_relative_bucket)
+from posenc._core.validate import check_int
 
 __all__ = ["TASKS", "Report", "Row", "check", "reference"]
 
@@ -64,6 +65,13 @@ NOT_IMPLEMENTED = "not implemented yet"
 
 # ---------------------------------------------------------------------------------------------
 # the report
+def _check_text(name: str, value: Any, *, empty: bool = True) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} ({value!r})")
+    if not empty and not value:
+        raise ValueError(f"{name} must be a non-empty str, got ''")
+
+
 @dataclass
 class Row:
     """One property of a report: its name, whether it held, the smallest input where it failed and why."""
@@ -72,6 +80,14 @@ class Row:
     ok: bool | None = None  # None: not evaluated (the function never ran)
     where: str = ""
     detail: str = ""
+
+    def __post_init__(self) -> None:
+        _check_text("name", self.name, empty=False)
+        if self.ok is not None and not isinstance(self.ok, bool):
+            raise TypeError(f"ok must be True, False or None (not evaluated), got {type(self.ok).__name__} "
+                            f"({self.ok!r})")
+        _check_text("where", self.where)
+        _check_text("detail", self.detail)
 
 
 @dataclass
@@ -84,6 +100,21 @@ class Report:
     implemented: bool = True
     n_cases: int = 0
     raised_in: str = ""  # the function that raised NotImplementedError, when not the learner's own
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.task, str):
+            raise TypeError(f"task must be a str, one of {', '.join(TASKS)}; got {type(self.task).__name__}")
+        _check_task(self.task)
+        if not isinstance(self.rows, list) or not all(isinstance(r, Row) for r in self.rows):
+            raise TypeError(f"rows must be a list of Row, got {type(self.rows).__name__} ({self.rows!r})")
+        if not isinstance(self.diagnoses, list) or not all(isinstance(d, str) for d in self.diagnoses):
+            raise TypeError(f"diagnoses must be a list of str, got {type(self.diagnoses).__name__} "
+                            f"({self.diagnoses!r})")
+        if not isinstance(self.implemented, bool):
+            raise TypeError(f"implemented must be True or False, got {type(self.implemented).__name__} "
+                            f"({self.implemented!r})")
+        self.n_cases = check_int("n_cases", self.n_cases, min_value=0)
+        _check_text("raised_in", self.raised_in)
 
     @property
     def passed(self) -> bool:

@@ -48,15 +48,7 @@ TAKE_NO_ARGUMENT = {
 #: Public tooling callables that take arguments but refuse no bad value yet (only Python's own "missing
 #: argument"): each is a gap to close in the tooling's source, named here so that it stays visible.
 #: A name leaves this list when a case for it is added (checked below).
-NOT_VALIDATED_YET = {
-    "nice_ceil": "x <= 0, NaN or a str reach math.log10 ('math domain error'), not naming x",
-    "PasskeyBatch": "a dataclass record: takes any fields (a corpus builds it)",
-    "Report": "a dataclass record: takes any fields (practice.check builds it)",
-    "Row": "a dataclass record: takes any fields (practice.check builds it)",
-    "Heatmap": "a frozen dataclass: cmap, limits, aspect unchecked until matplotlib draws",
-    "Curves": "a frozen dataclass: yscale, ylim, legend_loc unchecked until matplotlib draws",
-    "Rotation": "a frozen dataclass: labels unchecked",
-}
+NOT_VALIDATED_YET: dict[str, str] = {}
 
 
 def _lists_in(path: Path) -> dict[str, list[str]]:

@@ -10,14 +10,89 @@ draws its small multiples with the same ``draw``.
 from __future__ import annotations
 
 import math
+import numbers
+import sys
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
+from .._core.validate import check_choice
 from .params import nice_ceil
 
 __all__ = ["Plot", "Heatmap", "Curves", "Rotation"]
+
+#: ``aspect`` words of :class:`Heatmap` (``imshow``'s; a positive number is accepted too).
+_ASPECTS = ("auto", "equal")
+#: ``yscale`` values :class:`Curves` draws: ``"log"`` gets whole decades, the others follow the data.
+_YSCALES = ("linear", "log", "symlog", "asinh")
+#: ``legend_loc`` values of :class:`Curves` (matplotlib's legend location strings).
+_LEGEND_LOCS = ("best", "upper right", "upper left", "lower left", "lower right", "right", "center left",
+                "center right", "lower center", "upper center", "center")
+
+
+# ---------------------------------------------------------------------------------------------
+# checks of the plot kinds' fields: at construction, without importing matplotlib (importing
+# posenc.explorers must not). Names are checked against matplotlib only where it is already imported.
+def _check_str(name: str, value: Any, *, empty: bool = True) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} ({value!r})")
+    if not empty and not value:
+        raise ValueError(f"{name} must be a non-empty str, got ''")
+
+
+def _check_strs(name: str, value: Any) -> None:
+    if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value):
+        raise TypeError(f"{name} must be a tuple of str, got {type(value).__name__} ({value!r})")
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _check_range(name: str, value: Any, allowed: str, *, positive: bool = False) -> None:
+    """``value`` is a ``(low, high)`` tuple of finite numbers, ``low < high`` (``0 < low`` if ``positive``)."""
+    if not isinstance(value, tuple) or len(value) != 2 or not all(_is_real(v) for v in value):
+        raise TypeError(f"{name} must be {allowed}, got {type(value).__name__} ({value!r})")
+    low, high = float(value[0]), float(value[1])
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    if positive and not low > 0:
+        raise ValueError(f"{name} must have low > 0 on a log scale, got {value!r}")
+
+
+def _check_colors(name: str, value: Any) -> None:
+    allowed = "a tuple of matplotlib colours (str, e.g. 'tab:blue' or '0.6')"
+    if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value):
+        raise TypeError(f"{name} must be {allowed}, got {type(value).__name__} ({value!r})")
+    is_color_like = getattr(sys.modules.get("matplotlib.colors"), "is_color_like", None)
+    bad = [v for v in value if not v or (is_color_like is not None and not is_color_like(v))]
+    if bad:
+        raise ValueError(f"{name} must be {allowed}, got {bad[0]!r}")
+
+
+def _check_cmap(value: Any) -> None:
+    allowed = "a matplotlib colormap name (e.g. 'RdBu_r', 'viridis')"
+    if not isinstance(value, str):
+        raise TypeError(f"cmap must be {allowed}, got {type(value).__name__} ({value!r})")
+    registry = getattr(sys.modules.get("matplotlib"), "colormaps", None)
+    if not value or (registry is not None and value not in registry):
+        raise ValueError(f"cmap must be {allowed}, got {value!r}")
+
+
+def _check_marker(value: Any) -> None:
+    allowed = "'' (no marker) or a matplotlib marker (e.g. 'o', 's', '.')"
+    if not isinstance(value, str):
+        raise TypeError(f"marker must be {allowed}, got {type(value).__name__} ({value!r})")
+    style = getattr(sys.modules.get("matplotlib.markers"), "MarkerStyle", None)
+    mathtext = len(value) >= 2 and value[0] == value[-1] == "$"
+    if value and style is not None and value not in style.markers and not mathtext:
+        raise ValueError(f"marker must be {allowed}, got {value!r}")
+
+
+def _check_bool(name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} ({value!r})")
 
 
 class Plot:
@@ -47,8 +122,27 @@ class Heatmap(Plot):
     colorbar: str = ""
     cmap: str = "RdBu_r"
     limits: tuple | str | None = None
-    aspect: str = "auto"
+    aspect: str | float = "auto"
     frame_colors: ClassVar[int] = 256
+
+    def __post_init__(self) -> None:
+        for name in ("xlabel", "ylabel", "colorbar"):
+            _check_str(name, getattr(self, name))
+        _check_cmap(self.cmap)
+        limits = "None, 'symmetric' (±max|z|) or a (low, high) tuple of finite numbers with low < high"
+        if isinstance(self.limits, str):
+            if self.limits != "symmetric":
+                raise ValueError(f"limits must be {limits}, got {self.limits!r}")
+        elif self.limits is not None:
+            _check_range("limits", self.limits, limits)
+        aspect = "'auto', 'equal' or a finite number > 0 (height / width of a cell)"
+        if isinstance(self.aspect, str):
+            if self.aspect not in _ASPECTS:
+                raise ValueError(f"aspect must be {aspect}, got {self.aspect!r}")
+        elif not _is_real(self.aspect):
+            raise TypeError(f"aspect must be {aspect}, got {type(self.aspect).__name__} ({self.aspect!r})")
+        elif not (math.isfinite(self.aspect) and self.aspect > 0):
+            raise ValueError(f"aspect must be {aspect}, got {self.aspect!r}")
 
     def _z_limits(self, data) -> tuple:
         if isinstance(data, dict):
@@ -101,6 +195,21 @@ class Curves(Plot):
     guide_colors: tuple = ()
     legend_loc: str = "lower left"
 
+    def __post_init__(self) -> None:
+        for name in ("xlabel", "ylabel"):
+            _check_str(name, getattr(self, name))
+        for name in ("labels", "guide_labels"):
+            _check_strs(name, getattr(self, name))
+        _check_marker(self.marker)
+        _check_bool("zero_line", self.zero_line)
+        check_choice("yscale", self.yscale, _YSCALES)
+        if self.ylim is not None:
+            _check_range("ylim", self.ylim, "None (follow the data) or a (low, high) tuple of finite numbers "
+                         "with low < high", positive=self.yscale == "log")
+        for name in ("colors", "guide_colors"):
+            _check_colors(name, getattr(self, name))
+        check_choice("legend_loc", self.legend_loc, _LEGEND_LOCS)
+
     def draw(self, ax, data: dict) -> dict:
         ax.set_yscale(self.yscale)
         lines = [ax.plot(data["x"], y, marker=self.marker or None, ms=3, lw=1.5,
@@ -151,6 +260,10 @@ class Rotation(Plot):
     ylabel: str
     trail_label: str = "positions 0..m"
     arrow_label: str = "position m"
+
+    def __post_init__(self) -> None:
+        for name in ("xlabel", "ylabel", "trail_label", "arrow_label"):
+            _check_str(name, getattr(self, name))
 
     def draw(self, ax, data: dict) -> dict:
         t = np.linspace(0, 2 * math.pi, 200)
