@@ -579,7 +579,10 @@ _EXAMPLE_SCALING = {"factor": 8.0, "original_max_position_embeddings": 4096}
 _SCALING_EXAMPLE_CONFIGS: dict[str, dict] = {
     "none": dict(_EXAMPLE, max_position_embeddings=4096, rope_scaling=None),
     "pi": dict(_EXAMPLE, rope_scaling={"rope_type": "linear", "factor": _EXAMPLE_SCALING["factor"]}),
-    "ntk": dict(_EXAMPLE, rope_scaling={"rope_type": "dynamic", **_EXAMPLE_SCALING}),
+    # dynamic NTK reads the trained length from max_position_embeddings (transformers'
+    # _compute_dynamic_ntk_parameters) and the current length at run time: evaluated at 32 768 tokens
+    "ntk": dict(_EXAMPLE, max_position_embeddings=4096, target_length=32768,
+                rope_scaling={"rope_type": "dynamic", "factor": _EXAMPLE_SCALING["factor"]}),
     "yarn": dict(_EXAMPLE, rope_scaling={"rope_type": "yarn", **_EXAMPLE_SCALING}),
     "longrope": MODEL_ROPE_CONFIGS["phi-3-128k"],
     "llama3": dict(_EXAMPLE, rope_scaling={"rope_type": "llama3", **_EXAMPLE_SCALING}),
@@ -624,8 +627,9 @@ def scaled_wavelengths(model_or_scaling: str, *, head_dim: int | None = None, se
     configs = {**MODEL_ROPE_CONFIGS, **_SCALING_EXAMPLE_CONFIGS}
     name = check_choice("model_or_scaling", model_or_scaling, tuple(configs))
     cfg = configs[name]
-    target = cfg["max_position_embeddings"]
-    scaling = RopeScaling.from_hf(cfg["rope_scaling"], max_position_embeddings=target)  # as Hugging Face reads it
+    target = cfg.get("target_length", cfg["max_position_embeddings"])  # the length the example is read at
+    scaling = RopeScaling.from_hf(cfg["rope_scaling"], max_position_embeddings=cfg["max_position_embeddings"],
+                                  original_max_position_embeddings=cfg.get("original_max_position_embeddings"))
     default_dim = cfg["rotary_dim"]
     head_dim = default_dim if head_dim is None else check_even("head_dim", head_dim, min_value=4)
     if isinstance(scaling, LongRopeScaling) and head_dim != default_dim:

@@ -28,7 +28,7 @@ def test_the_files_are_what_the_entry_runs_and_no_more():
     # the other run, the results loader, the tooling and the library modules the run does not use
     assert not files & {"experiments/realtext.py", "experiments/results.py", "today.py", "practice.py",
                         "encodings/rope_forms.py", "encodings/decay.py"}
-    assert not any(f.startswith(("explorers/", "book/", "measure/")) for f in files)
+    assert not any(f.startswith(("explorers/", "book/", "measure/", "practice/")) for f in files)
     text = set(code_files("posenc.experiments.realtext"))
     assert "experiments/realtext.py" in text and "experiments/passkey.py" not in text
 

@@ -310,8 +310,9 @@ class RopeScalingExplorer(Explorer):
 
 class ModelScalingExplorer(Explorer):
     """Per-pair wavelengths ``2 pi / theta_i`` before and after a model's published RoPE scaling
-    (or a named scaling at base 10000, trained length 4096, factor 8), against the trained and the
-    target length: which wavelengths each method stretches. Numbers from
+    (or a named scaling at base 10000, trained length 4096, factor 8), against the length the scaling
+    is defined from (``original_max_position_embeddings``; for a model this is not always its
+    training length) and the target length: which wavelengths each method stretches. Numbers from
     :func:`posenc.scaled_wavelengths`."""
 
     topic = "how a model's RoPE scaling reshapes the per-pair wavelengths"
@@ -321,7 +322,7 @@ class ModelScalingExplorer(Explorer):
     )
     plot = Curves(xlabel="pair i (low frequency to the right)", ylabel="wavelength 2π/θ_i (tokens)", yscale="log",
                   labels=("before", "after"), colors=("0.6", "tab:blue"),
-                  guide_labels=("trained length", "target length"), guide_colors=("tab:red", "tab:green"), legend_loc="upper left")
+                  guide_labels=("scaled from", "target length"), guide_colors=("tab:red", "tab:green"), legend_loc="upper left")
     companion = ({"scaling": "pi"}, {"scaling": "ntk"}, {"scaling": "yarn"}, {"scaling": "llama3"},
                  {"scaling": "longrope"}, {"scaling": "raised_base"})
     figsize = (6.4, 4.0)

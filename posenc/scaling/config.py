@@ -74,37 +74,67 @@ class RopeScaling:
         return {"rope_type": self.rope_type, **{k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}}
 
     @staticmethod
-    def from_hf(config: Mapping[str, Any], *, max_position_embeddings: int | None = None) -> RopeScaling:
+    def from_hf(config: Mapping[str, Any], *, max_position_embeddings: int | None = None,
+                original_max_position_embeddings: int | None = None) -> RopeScaling:
         """The configuration of a model's ``rope_scaling`` (transformers 4) or ``rope_parameters``
         (transformers 5) dict; None or ``{}`` means the default.
 
         ``rope_type`` (or the older ``type``) names the type; ``"mrope"`` (Qwen2-VL's config.json) is
-        the default frequencies, as transformers' ``Qwen2VLConfig`` reads it. Keys that describe the
-        model rather than the scaling (``rope_theta``, ``partial_rotary_factor``, M-RoPE's
-        ``mrope_section`` and ``mrope_interleaved``, Ministral 3's ``llama_4_scaling_beta``) are left to the
-        caller (``"su"``, Phi-3's first name, reads as ``"longrope"``); any other key must be a
-        parameter of the type. Where the dict names no ``original_max_position_embeddings``,
-        ``max_position_embeddings`` (the model config's) is used, as Hugging Face does; a ``longrope``
-        dict without ``factor`` gets ``max_position_embeddings / original_max_position_embeddings``
-        (Phi-3).
+        the default frequencies, as transformers' ``Qwen2VLConfig`` reads it, and ``"su"`` (Phi-3's
+        first name) is ``"longrope"``. Keys that describe the model rather than the scaling
+        (``rope_theta``, ``partial_rotary_factor``, M-RoPE's ``mrope_section`` and
+        ``mrope_interleaved``, Ministral 3's ``llama_4_scaling_beta``) are left to the caller; any other
+        key must be a parameter of the type.
+
+        The model config's lengths enter as transformers 5 uses them (``standardize_rope_params`` and
+        the ``_compute_*_parameters`` functions of ``modeling_rope_utils.py``):
+
+        - ``"dynamic"``: the trained length is the model's ``max_position_embeddings`` (transformers
+          reads it there, not in the dict); without it, the dict's ``original_max_position_embeddings``.
+        - ``"yarn"``, ``"llama3"``, ``"longrope"``: the model config's own top-level
+          ``original_max_position_embeddings`` (Phi-3 keeps it outside ``rope_scaling``) takes priority,
+          then the dict's, then ``max_position_embeddings``.
+        - ``"yarn"`` and ``"longrope"`` dicts without ``factor`` (DeepSeek-V3, Phi-3) get
+          ``max_position_embeddings / original_max_position_embeddings``.
+
+        Args:
+            config (dict): the ``rope_scaling`` / ``rope_parameters`` dict.
+            max_position_embeddings (int, optional): the model config's ``max_position_embeddings``.
+            original_max_position_embeddings (int, optional): the model config's top-level
+                ``original_max_position_embeddings``, where it has one.
+
+        Raises:
+            ValueError: an unknown type, a value out of range, or a length the type needs and no
+                argument gives.
+            TypeError: ``config`` is not a dict, or it has a key the type does not take.
         """
         if config is None:
             return DefaultScaling()
         if not isinstance(config, Mapping):
             raise TypeError(f"config must be a dict (a model's rope_scaling / rope_parameters), "
                             f"got {type(config).__name__}")
+        for name, value in (("max_position_embeddings", max_position_embeddings),
+                            ("original_max_position_embeddings", original_max_position_embeddings)):
+            if value is not None:
+                check_int(name, value, min_value=1)
         params = {k: v for k, v in config.items() if k not in _MODEL_KEYS}
         rope_type = config.get("rope_type", config.get("type", "default"))
         rope_type = "default" if rope_type == "mrope" else rope_type  # M-RoPE splits the default pairs by axis
         rope_type = "longrope" if rope_type == "su" else rope_type  # Phi-3's first name for it (Phi3Config)
-        cls = ROPE_SCALING_CONFIGS.get(check_choice("rope_type", rope_type, ROPE_SCALING_CONFIGS))
-        names = {f.name for f in dataclasses.fields(cls)}
-        if "original_max_position_embeddings" in names and params.get("original_max_position_embeddings") is None:
+        check_choice("rope_type", rope_type, ROPE_SCALING_CONFIGS)
+        if rope_type == "dynamic":
             if max_position_embeddings is not None:
                 params["original_max_position_embeddings"] = max_position_embeddings
-        if rope_type == "longrope" and "factor" not in params and max_position_embeddings is not None \
-                and params.get("original_max_position_embeddings"):
-            params["factor"] = max_position_embeddings / params["original_max_position_embeddings"]
+        elif rope_type in ("yarn", "llama3", "longrope"):
+            if original_max_position_embeddings is not None:
+                params["original_max_position_embeddings"] = original_max_position_embeddings
+            elif params.get("original_max_position_embeddings") is None and max_position_embeddings is not None:
+                params["original_max_position_embeddings"] = max_position_embeddings
+            if rope_type in ("yarn", "longrope") and params.get("factor") is None:
+                if max_position_embeddings is None or not params.get("original_max_position_embeddings"):
+                    raise ValueError(f"a {rope_type} dict without factor needs max_position_embeddings and "
+                                     f"original_max_position_embeddings (the factor is their ratio)")
+                params["factor"] = max_position_embeddings / params["original_max_position_embeddings"]
         return rope_scaling(rope_type, **params)
 
 

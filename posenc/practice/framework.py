@@ -1,0 +1,139 @@
+"""What a Practice task is made of: its inputs (:class:`Case`), the task itself (:class:`Task`: the
+reference, the properties, the known mistakes), the exceptions that mark a wrong or crashed output,
+and the helpers the tasks share to check a result's type and shape and to compare it with posenc
+within a tolerance.
+
+Tolerances follow float32 rounding at the positions tested, so angles computed in float32, as
+Hugging Face computes them, pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+
+__all__ = ["Case", "Task"]
+
+
+@dataclass
+class Case:
+    """One input of a task's sweep: its label (the input in words), the arguments, the tolerance against the
+    reference, and whether ``fn`` must refuse it."""
+
+    label: str
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+    tol: float = 1e-5  # absolute tolerance against the reference
+    expect_error: bool = False  # fn must raise (ValueError, IndexError) here
+
+
+@dataclass
+class Task:
+    """A Practice task: its inputs, its reference, the properties to check, its known mistakes and their
+    detectors; the inputs, the reference's and the mistakes' outputs are computed on first use."""
+
+    name: str
+    signature: str
+    chapter: str
+    make_cases: Callable[[], list[Case]]
+    reference: Callable
+    properties: list[tuple[str, Callable]]  # (name, f(case, out, run) -> None or what is wrong)
+    mistakes: list[tuple[str, Callable]]  # (diagnosis, wrong implementation)
+    structure: Callable  # f(case, out) -> out normalised (tensors), raises _Wrong with what is wrong
+    compare: Callable | None = None  # f(case, out, expected) -> None or what differs
+    detectors: list = field(default_factory=list)  # (diagnosis, f(cases, outs) -> bool) for mistakes of a kind
+    _cases: list[Case] | None = None
+    _expected: list | None = None
+    _mistaken: list | None = None
+
+    def cases(self) -> list[Case]:
+        if self._cases is None:
+            self._cases = self.make_cases()
+        return self._cases
+
+
+class _Wrong(Exception):
+    """The output has the wrong type, shape or dtype."""
+
+
+class _Crash(Exception):
+    pass
+
+
+def _g(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def _clone(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    if isinstance(value, (tuple, list)):
+        return type(value)(_clone(v) for v in value)
+    return value
+
+
+def _tensor(out: Any, name: str = "the result") -> torch.Tensor:
+    if not isinstance(out, torch.Tensor):
+        raise _Wrong(f"{name} is a {type(out).__name__}, not a torch.Tensor")
+    return out
+
+
+def _shape(out: Any, shape: tuple, name: str = "the result") -> torch.Tensor:
+    out = _tensor(out, name)
+    if tuple(out.shape) != tuple(shape):
+        raise _Wrong(f"{name} has shape {list(out.shape)}, expected {list(shape)}")
+    return out
+
+
+def _float32(out: torch.Tensor, name: str = "the result") -> torch.Tensor:
+    """Refuse a float16/bfloat16 result where the task returns float32: checked before any diagnosis of
+    low-precision angles, since a float32 table cast at the end is a different mistake."""
+    if out.dtype in (torch.float16, torch.bfloat16):
+        kind = str(out.dtype).replace("torch.", "")
+        raise _Wrong(f"{name} is returned in {kind}: the task returns float32; compute in float32 and cast only "
+                     "where the result is used")
+    return out
+
+
+def _pair(out: Any, names=("cos", "sin")) -> tuple:
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise _Wrong(f"return a pair ({names[0]}, {names[1]}), got {type(out).__name__}")
+    return tuple(out)
+
+
+def _f64(t: Any) -> torch.Tensor:
+    if isinstance(t, torch.Tensor):
+        return t.detach().to("cpu", torch.float64)
+    return torch.as_tensor(t, dtype=torch.float64)
+
+
+def _close(a: Any, b: Any, tol: float) -> str | None:
+    """None when a and b agree within ``tol`` (absolute, on every element; inf and nan must agree)."""
+    if isinstance(b, (tuple, list)):
+        if not isinstance(a, (tuple, list)) or len(a) != len(b):
+            return "not the same structure"
+        for x, y in zip(a, b):
+            msg = _close(x, y, tol)
+            if msg:
+                return msg
+        return None
+    a, b = _f64(a), _f64(b)
+    if a.shape != b.shape:
+        return f"shape {list(a.shape)} instead of {list(b.shape)}"
+    same_special = (torch.isinf(a) & torch.isinf(b) & (a.sign() == b.sign())) | (torch.isnan(a) & torch.isnan(b))
+    if bool(((torch.isinf(a) | torch.isnan(a) | torch.isinf(b) | torch.isnan(b)) & ~same_special).any()):
+        return "infinities or NaNs where posenc has finite values (or the reverse)"
+    diff = (a - b).abs().masked_fill(same_special, 0)
+    err = float(diff.max()) if diff.numel() else 0.0
+    if not err <= tol:
+        idx = tuple(int(i) for i in torch.nonzero(diff == diff.max())[0])
+        return f"max |difference| {err:.3g} at index {list(idx)} (tolerance {tol:.1g})"
+    return None
+
+
+def _tol_angles(max_angle: float, extra: float = 1e-5) -> float:
+    """Tolerance for cos/sin of float32 angles up to ``max_angle``: float32 rounding of the angle
+    (a few ulps) plus ``extra``."""
+    return extra + 4 * max_angle * 2.0**-23

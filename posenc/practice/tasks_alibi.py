@@ -1,0 +1,203 @@
+"""The Practice tasks of ALiBi: ``alibi_slopes`` (the official ``get_slopes``, any head count) and
+``alibi_bias`` (causal), with the detectors of slopes linear in the head index and of a finite mask.
+
+References:
+    Press et al. 2022 (ALiBi, official ``get_slopes``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .. import alibi_bias, relative_positions
+from .framework import Case, _Crash, _f64, _float32, _shape
+
+
+# ---- ALiBi -------------------------------------------------------------------------------------------------
+def _official_pow2(n):
+    start = 2 ** (-(2 ** -(math.log2(n) - 3)))
+    return [start * start**i for i in range(n)]
+
+
+def _official(n):
+    if math.log2(n).is_integer():
+        return _official_pow2(n)
+    c = 2 ** math.floor(math.log2(n))
+    return _official_pow2(c) + _official(2 * c)[0::2][: n - c]
+
+
+def _official_from_one(n):
+    """get_slopes with ``start * ratio**i`` written as ``ratio**i`` (the natural slip): slopes start at 1."""
+    if math.log2(n).is_integer():
+        r = 2 ** (-(2 ** -(math.log2(n) - 3)))
+        return [r**i for i in range(n)]
+    c = 2 ** math.floor(math.log2(n))
+    return _official_from_one(c) + _official_from_one(2 * c)[0::2][: n - c]
+
+
+def _slopes_variants():
+    def as_pow2(n):  # the power-of-two formula for any n
+        r = 2 ** (-8 / n)
+        return torch.tensor([r ** (i + 1) for i in range(n)])
+
+    def first_extra(n):
+        if math.log2(n).is_integer():
+            return torch.tensor(_official(n))
+        c = 2 ** math.floor(math.log2(n))
+        return torch.tensor(_official_pow2(c) + _official_pow2(2 * c)[: n - c])
+
+    def next_pow_trunc(n):
+        c = 2 ** math.ceil(math.log2(n))
+        return torch.tensor(_official_pow2(c)[:n])
+
+    def from_c(n):
+        if math.log2(n).is_integer():
+            return torch.tensor(_official(n))
+        c = 2 ** math.floor(math.log2(n))
+        return torch.tensor(_official_pow2(c) + _official_pow2(c)[: n - c])
+
+    return [
+        ("non-power-of-two heads: the extra slopes come from 2c heads (c the closest lower power of two, then every "
+         "other slope of get_slopes(2c)); yours are the power-of-two formula with ratio 2^(-8/n), as if n were a "
+         "power of two", as_pow2),
+        ("non-power-of-two heads: the extra slopes come from 2c heads, but every other one (0::2), not the first "
+         "n − c", first_extra),
+        ("non-power-of-two heads: the extra slopes come from 2c heads (c the closest lower power of two); yours are "
+         "the slopes of the next power of two, truncated", next_pow_trunc),
+        ("non-power-of-two heads: the extra slopes come from 2c heads, get_slopes(2c)[0::2]; yours repeat the first c "
+         "slopes (the odd-indexed ones of 2c heads)", from_c),
+        ("slopes sorted: the official slopes for a non-power-of-two head count are not monotonic",
+         lambda n: torch.tensor(sorted(_official(n), reverse=True))),
+        ("slopes start at 1 (r^0) instead of r = 2^(-8/n): get_slopes returns start · ratio^i, with start = ratio",
+         lambda n: torch.tensor(_official_from_one(n))),
+        ("heads in reverse order: head 0 has the largest slope", lambda n: torch.tensor(_official(n)[::-1])),
+    ]
+
+
+def _slopes_cases():
+    return [Case(f"n_heads={n}", (n,), tol=1e-6) for n in [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 20, 24, 32, 40, 64, 96]]
+
+
+def _slopes_structure(case, out):
+    return _float32(_shape(out, (case.args[0],)), "the slopes")
+
+
+def _prop_slopes_positive(case, out, run):
+    if not bool((out > 0).all()):
+        return "slopes must be positive (the bias is −slope·|Δ|)"
+    return None
+
+
+def _prop_slopes_geometric(case, out, run):
+    n = case.args[0]
+    if not math.log2(n).is_integer() or n < 2:
+        return None
+    o = _f64(out)
+    want = 2 ** (-8 / n)
+    if not (abs(float(o[0]) - want) <= 1e-6 and float((o[1:] / o[:-1] - want).abs().max()) <= 1e-5):
+        return f"for a power-of-two count the slopes are the geometric sequence r, r², ... with r = 2^(-8/n) = {want:.4g}"
+    return None
+
+
+def _is_linear(out):
+    o = _f64(out)
+    if o.numel() < 3:
+        return False
+    diff = o[1:] - o[:-1]
+    return float((diff - diff[0]).abs().max()) < 1e-5 * (abs(float(diff[0])) + 1e-9) + 1e-8 and abs(float(diff[0])) > 1e-9
+
+
+# ---- ALiBi bias ---------------------------------------------------------------------------------------------
+def _ref_bias(n, L):
+    return alibi_bias(n, L)
+
+
+def _bias_variant(n, L, *, slopes=None, sign=-1, mask="upper", bloom=False, mask_value=float("-inf")):
+    m = torch.tensor(_official(n), dtype=torch.float64) if slopes is None else slopes(n).double()
+    rel = relative_positions(L).double()
+    b = (m[:, None, None] * rel[None]) if bloom else sign * m[:, None, None] * rel.abs()[None]
+    if bloom:
+        b = m[:, None, None] * torch.arange(L, dtype=torch.float64)[None, None, :].expand(n, L, L)
+    if mask == "upper":
+        b = b.masked_fill(rel[None] > 0, mask_value)
+    elif mask == "lower":
+        b = b.masked_fill(rel[None] < 0, mask_value)
+    elif mask == "diag":
+        b = b.masked_fill(rel[None] >= 0, mask_value)
+    return b.float()
+
+
+def _bias_cases():
+    return [Case(f"n_heads={n}, q_len={L}", (n, L), tol=1e-5) for n, L in
+            [(1, 1), (1, 3), (2, 4), (3, 5), (4, 8), (6, 7), (8, 16), (12, 10)]]
+
+
+def _bias_structure(case, out):
+    n, L = case.args
+    return _shape(out, (n, L, L))
+
+
+def _prop_causal_inf(case, out, run):
+    L = case.args[1]
+    future = relative_positions(L) > 0
+    o = out.float()
+    if bool((~torch.isneginf(o[:, future])).any()):
+        return "entries with key after the query (j > i) must be −inf"
+    if bool(torch.isneginf(o[:, ~future]).any()):
+        return "−inf where the key is not after the query (j ≤ i)"
+    return None
+
+
+def _prop_bias_diag(case, out, run):
+    L = case.args[1]
+    if bool((out.float().diagonal(dim1=-2, dim2=-1) != 0).any()):
+        return "the diagonal (a query and its own key, distance 0) must be 0"
+    return None
+
+
+def _slopes_linear(cases, outs, usable) -> bool:
+    seqs = [outs[i] for i in usable if not isinstance(outs[i], _Crash) and outs[i].numel() >= 3]
+    return bool(seqs) and all(_is_linear(o) for o in seqs)
+
+
+def _bias_linear(cases, outs, usable) -> bool:
+    seqs = [-_f64(outs[i])[:, 1, 0] for i in usable
+            if not isinstance(outs[i], _Crash) and outs[i].shape[0] >= 3 and outs[i].shape[1] >= 2]
+    return bool(seqs) and all(_is_linear(o) for o in seqs)
+
+
+def _bias_finite_mask(cases, outs, usable) -> bool:
+    """Keys after the query get a large finite negative number (-1e9, finfo.min) instead of -inf."""
+    seen = False
+    for i in usable:
+        o, L = outs[i], cases[i].args[1]
+        if isinstance(o, _Crash) or L < 2:
+            continue
+        future = relative_positions(L) > 0
+        masked = o.float()[:, future]
+        if not (bool(torch.isfinite(masked).all()) and bool((masked <= -1e4).all())):  # NaN-safe
+            return False
+        seen = True
+    return seen
+
+
+def _bias_mistakes():
+    variants = _slopes_variants()
+    linear = lambda n: torch.tensor([(h + 1) / n for h in range(n)]) * 1.0  # noqa: E731
+    out = [
+        ("bias positive: +slope·|Δ| added instead of −slope·|Δ|", lambda n, L: _bias_variant(n, L, sign=1)),
+        ("no causal mask: keys after the query are not −inf", lambda n, L: _bias_variant(n, L, mask="none")),
+        ("mask on the wrong side: −inf below the diagonal (keys before the query)",
+         lambda n, L: _bias_variant(n, L, mask="lower")),
+        ("the diagonal is masked too: a query cannot see its own key",
+         lambda n, L: _bias_variant(n, L, mask="diag")),
+        ("bias is slope × key position (the key-position form of Press et al.'s code, which BLOOM copies): equal up "
+         "to a per-row shift that softmax ignores under a causal mask, but not "
+         "the −slope·|j − i| asked for", lambda n, L: _bias_variant(n, L, bloom=True)),
+        ("masked with a large finite number instead of −inf", lambda n, L: _bias_variant(n, L, mask_value=-1e9)),
+        ("ALiBi slopes linear in the head index", lambda n, L: _bias_variant(n, L, slopes=linear)),
+    ]
+    out += [(f"slopes wrong — {text}", (lambda f: lambda n, L: _bias_variant(n, L, slopes=f))(f)) for text, f in variants]
+    return out

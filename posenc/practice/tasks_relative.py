@@ -1,0 +1,253 @@
+"""The Practice tasks of the relative encodings: ``shaw_relative_index``, ``shaw_attention``,
+``t5_relative_bucket`` and ``t5_causal_bucket`` (the decoder's buckets).
+
+References:
+    Shaw et al. 2018; Raffel et al. 2020 and Hugging Face ``T5Attention._relative_position_bucket``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .. import relative_positions, shaw_attention, t5_relative_bucket
+from .framework import Case, _Wrong, _close, _g, _shape
+
+
+# ---- Shaw ----------------------------------------------------------------------------------------------
+def _shaw_cases():
+    return [Case(f"q_len={L}, max_distance={k}", (L, k), tol=0) for L, k in
+            [(1, 1), (1, 3), (2, 1), (4, 2), (5, 7), (9, 3), (16, 4)]]
+
+
+def _shaw_structure(case, out):
+    L = case.args[0]
+    out = _shape(out, (L, L))
+    if out.dtype != torch.int64:
+        raise _Wrong(f"dtype {out.dtype}; an index into the table must be int64 (torch.long)")
+    return out
+
+
+def _prop_shaw_range(case, out, run):
+    k = case.args[1]
+    if out.numel() and (int(out.min()) < 0 or int(out.max()) > 2 * k):
+        return f"indices outside [0, 2k] = [0, {2 * k}] (the table has 2k+1 rows)"
+    return None
+
+
+def _prop_toeplitz(case, out, run):
+    L = case.args[0]
+    if L > 1 and not torch.equal(out[1:, 1:], out[:-1, :-1]):
+        return "the index is not constant along diagonals: it must depend on j − i only"
+    return None
+
+
+def _shaw_mistakes():
+    def rel(L):
+        return relative_positions(L)
+
+    return [
+        ("relative position taken as query − key (i − j) instead of key − query (j − i)",
+         lambda L, k: (-rel(L)).clamp(-k, k) + k),
+        ("not shifted by max_distance: negative indices", lambda L, k: rel(L).clamp(-k, k)),
+        ("distances not clipped to [−k, k]", lambda L, k: rel(L) + k),
+        ("|j − i| used: the direction is lost", lambda L, k: rel(L).abs().clamp(max=k) + k),
+        ("clipped to [−(k−1), k−1] (off by one)", lambda L, k: rel(L).clamp(-(k - 1), k - 1) + k),
+        ("shifted by k + 1 instead of k", lambda L, k: rel(L).clamp(-k, k) + k + 1),
+    ]
+
+
+def _ref_shaw_attention(q, k, v, rel_k, rel_v):
+    return shaw_attention(q, k, v, rel_k, rel_v, causal=True)
+
+
+def _shaw_attn_variant(q, k, v, rel_k, rel_v, *, sign=1, value=True, scale_rel=True, causal=True, diag=False):
+    d = q.shape[-1]
+    L = q.shape[-2]
+    kk = (rel_k.shape[0] - 1) // 2
+    idx = (sign * relative_positions(L)).clamp(-kk, kk) + kk
+    q64, k64, v64 = q.double(), k.double(), v.double()
+    rk, rv = rel_k.double()[idx], rel_v.double()[idx]
+    content = q64 @ k64.transpose(-1, -2)
+    relpart = torch.einsum("...id,ijd->...ij", q64, rk)
+    s = (content + relpart) / math.sqrt(d) if scale_rel else content / math.sqrt(d) + relpart
+    if causal:
+        mask = relative_positions(L) > (-1 if diag else 0)
+        s = s.masked_fill(mask, float("-inf"))
+    a = torch.softmax(s, -1)
+    out = a @ v64
+    if value:
+        out = out + torch.einsum("...ij,ijd->...id", a, rv)
+    return out.float()
+
+
+def _shaw_attn_cases():
+    out = []
+    for i, (shape, kk) in enumerate([((1, 4), 1), ((3, 4), 1), ((5, 8), 2), ((2, 7, 8), 3), ((2, 2, 12, 16), 4)]):
+        g = _g(100 + i)
+        d = shape[-1]
+        q, k, v = (torch.randn(*shape, generator=g) for _ in range(3))
+        rk, rv = torch.randn(2 * kk + 1, d, generator=g), torch.randn(2 * kk + 1, d, generator=g)
+        out.append(Case(f"q, k, v {list(shape)}, tables [{2 * kk + 1}, {d}] (k = {kk})", (q, k, v, rk, rv), tol=2e-5))
+    return out
+
+
+def _shaw_attn_structure(case, out):
+    return _shape(out, tuple(case.args[0].shape))
+
+
+def _shaw_attn_mistakes():
+    return [
+        ("relative position taken as query − key (i − j) instead of key − query (j − i)",
+         lambda *a: _shaw_attn_variant(*a, sign=-1)),
+        ("the value-side term Σ_j a_ij R^V_ij is missing", lambda *a: _shaw_attn_variant(*a, value=False)),
+        ("the relative logits q·R^K are not divided by √d with the content logits",
+         lambda *a: _shaw_attn_variant(*a, scale_rel=False)),
+        ("no causal mask: queries see later keys", lambda *a: _shaw_attn_variant(*a, causal=False)),
+        ("the causal mask also hides the query's own key (the diagonal)", lambda *a: _shaw_attn_variant(*a, diag=True)),
+    ]
+
+
+def _prop_shaw_causal(case, out, run):
+    q, k, v, rk, rv = case.args
+    L = q.shape[-2]
+    if L < 2:
+        return None
+    k2, v2 = k.clone(), v.clone()
+    k2[..., -1, :] += 5.0
+    v2[..., -1, :] -= 5.0
+    other = run(q, k2, v2, rk, rv)
+    if _close(other[..., :-1, :], out[..., :-1, :], 1e-4):
+        return "changing the last key and value changed earlier queries' outputs: the mask lets queries see the future"
+    return None
+
+
+# ---- T5 buckets ------------------------------------------------------------------------------------------
+def _t5_variant(rel, bidirectional=True, num_buckets=32, max_distance=128, *, neg=False, swap_halves=False,
+                causal_abs=False, no_half=False, no_clamp=False, exact_full=False, rounding=False,
+                exact_before_half=False):
+    rel = rel.long()
+    exact_from = num_buckets // 2
+    if neg:
+        rel = -rel
+    buckets = torch.zeros_like(rel)
+    if bidirectional:
+        if not no_half:
+            num_buckets //= 2
+        side = (rel < 0) if swap_halves else (rel > 0)
+        buckets = buckets + side.long() * num_buckets
+        dist = rel.abs()
+    else:
+        dist = rel.abs() if causal_abs else -torch.clamp(rel, max=0)
+    max_exact = num_buckets if exact_full else num_buckets // 2
+    if exact_full:
+        max_exact = max(num_buckets // 2 + num_buckets // 4, 1)
+    if exact_before_half:
+        max_exact = exact_from
+    small = dist < max_exact
+    val = torch.log(dist.double().clamp(min=1) / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)
+    large = max_exact + (torch.round(val) if rounding else val).long()
+    if not no_clamp:
+        large = large.clamp(max=num_buckets - 1)
+    return buckets + torch.where(small, dist, large)
+
+
+def _t5_cases(bidirectional_options=(True, False)):
+    out = []
+    r = torch.arange(-300, 301)
+    specs = [(torch.tensor([0]), 32, 128), (relative_positions(4), 32, 128), (relative_positions(12), 8, 16),
+             (r, 32, 128), (r, 16, 64), (r, 10, 40), (relative_positions(40, 200), 32, 128)]
+    for bi in bidirectional_options:
+        for rel, nb, md in specs:
+            if not bi and nb < 2:
+                continue
+            shape = "x".join(str(s) for s in rel.shape)
+            lo, hi = int(rel.min()), int(rel.max())
+            out.append(Case(f"relative_position [{shape}] in [{lo}, {hi}], bidirectional={bi}, num_buckets={nb}, "
+                            f"max_distance={md}", (rel,), dict(bidirectional=bi, num_buckets=nb, max_distance=md), tol=0))
+    return out
+
+
+def _t5_structure(case, out):
+    out = _shape(out, tuple(case.args[0].shape))
+    if out.dtype != torch.int64:
+        raise _Wrong(f"dtype {out.dtype}; buckets index an embedding table: return int64 (torch.long)")
+    return out
+
+
+def _prop_t5_range(case, out, run):
+    nb = case.kwargs.get("num_buckets", 32)
+    if out.numel() and (int(out.min()) < 0 or int(out.max()) >= nb):
+        return f"buckets outside [0, num_buckets − 1] = [0, {nb - 1}]"
+    return None
+
+
+def _prop_t5_monotone(case, out, run):
+    rel = case.args[0].reshape(-1)
+    o = out.reshape(-1)
+    bi = case.kwargs.get("bidirectional", True)
+    order = torch.argsort(rel)
+    r, b = rel[order], o[order]
+    past = b[r <= 0]
+    if past.numel() > 1 and bool((past[1:] > past[:-1]).any()):
+        return "buckets of past keys (Δ ≤ 0) must not grow as Δ approaches 0 (farther keys, larger buckets)"
+    if bi:
+        fut = b[r > 0]
+        if fut.numel() > 1 and bool((fut[1:] < fut[:-1]).any()):
+            return "buckets of later keys (Δ > 0) must grow with Δ"
+    return None
+
+
+def _t5_mistakes(causal_only=False):
+    def mk(**flags):
+        def f(rel, bidirectional=True, num_buckets=32, max_distance=128):
+            return _t5_variant(rel, bidirectional, num_buckets, max_distance, **flags)
+        return f
+
+    return [
+        ("T5 relative position taken as query − key (i − j) instead of key − query (j − i)", mk(neg=True)),
+        ("bidirectional halves swapped: keys after the query (Δ > 0) take the upper half of the buckets",
+         mk(swap_halves=True)),
+        ("causal buckets use |Δ|: later keys get buckets too instead of −min(Δ, 0)", mk(causal_abs=True)),
+        ("bidirectional: num_buckets not halved before the exact/log split", mk(no_half=True)),
+        ("large distances not clamped to num_buckets − 1", mk(no_clamp=True)),
+        ("log buckets rounded instead of truncated (.long())", mk(rounding=True)),
+        ("max_exact is not num_buckets // 2 (half the buckets exact)", mk(exact_full=True)),
+        ("max_exact = num_buckets // 2 taken before num_buckets was halved for the two directions: every bucket of a "
+         "direction is exact and none is left for the log-spaced distances; halve first, then max_exact = "
+         "num_buckets // 2", mk(exact_before_half=True)),
+        ("max_distance ignored (128 hard-coded)",
+         lambda rel, bidirectional=True, num_buckets=32, max_distance=128: _t5_variant(rel, bidirectional, num_buckets,
+                                                                                        128)),
+    ]
+
+
+def _t5_causal_ref(rel, num_buckets=32, max_distance=128):
+    return t5_relative_bucket(rel, bidirectional=False, num_buckets=num_buckets, max_distance=max_distance)
+
+
+def _t5_causal_cases():
+    out = []
+    for c in _t5_cases((False,)):
+        kw = dict(c.kwargs)
+        kw.pop("bidirectional")
+        out.append(Case(c.label.replace(", bidirectional=False", ""), c.args, kw, tol=0))
+    return out
+
+
+def _t5_causal_mistakes():
+    def mk(**flags):
+        def f(rel, num_buckets=32, max_distance=128):
+            return _t5_variant(rel, False, num_buckets, max_distance, **flags)
+        return f
+
+    return [
+        ("T5 relative position taken as query − key (i − j) instead of key − query (j − i)", mk(neg=True)),
+        ("causal buckets use |Δ|: later keys get buckets too instead of −min(Δ, 0)", mk(causal_abs=True)),
+        ("large distances not clamped to num_buckets − 1", mk(no_clamp=True)),
+        ("log buckets rounded instead of truncated (.long())", mk(rounding=True)),
+        ("max_exact is not num_buckets // 2 (half the buckets exact)", mk(exact_full=True)),
+        ("bidirectional buckets (the encoder's) used in the decoder",
+         lambda rel, num_buckets=32, max_distance=128: _t5_variant(rel, True, num_buckets, max_distance)),
+    ]

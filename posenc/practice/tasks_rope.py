@@ -1,0 +1,344 @@
+"""The Practice tasks of RoPE: ``rope_inv_freq``, ``rope_cos_sin`` (half layout), ``apply_rope_half``,
+``apply_rope_interleaved`` and ``apply_rope_offset`` (a decode step at positions ``offset, offset + 1,
+...``).
+
+References:
+    Su et al. 2021 (RoPE) and Hugging Face ``modeling_llama.apply_rotary_pos_emb``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .. import apply_rope, rope_cos_sin, rope_inv_freq
+from .framework import Case, _Wrong, _close, _f64, _float32, _g, _pair, _shape, _tol_angles
+
+
+# ---- RoPE ------------------------------------------------------------------------------------------------
+def _inv_variant(d, base=10000.0, *, exp_scale=2.0, start=0, sign=-1, dtype=torch.float64, denom=None):
+    i = torch.arange(start, start + d // 2, dtype=torch.float64)
+    denom = d if denom is None else denom
+    return (torch.tensor(float(base), dtype=dtype) ** (sign * exp_scale * i.to(dtype) / denom)).float()
+
+
+def _inv_cases():
+    return [Case(f"head_dim={d}, base={b:g}", (d, b), tol=2e-6 if d > 2 else 1e-7) for d, b in
+            [(2, 1e4), (4, 1e4), (6, 1e4), (8, 500.0), (10, 1e4), (64, 1e4), (128, 5e5), (96, 1e6)]]
+
+
+def _inv_structure(case, out):
+    return _float32(_shape(out, (case.args[0] // 2,)))
+
+
+def _prop_first_one(case, out, run):
+    if not abs(float(out[0]) - 1) <= 1e-6:
+        return f"θ_0 = {float(out[0]):.4g}; the first pair must turn at 1 rad per position (base^0)"
+    return None
+
+
+def _prop_geometric(case, out, run):
+    o = _f64(out)
+    if o.numel() < 2:
+        return None
+    ratio = o[1:] / o[:-1]
+    d, base = case.args
+    want = base ** (-2 / d)
+    if not float((ratio - want).abs().max()) <= 1e-4 * want + 1e-7:
+        return f"consecutive ratios {float(ratio.min()):.6g}..{float(ratio.max()):.6g}, want base^(-2/d) = {want:.6g}"
+    return None
+
+
+def _inv_mistakes():
+    return [
+        ("frequencies use base^(-i/d) instead of base^(-2i/d)", lambda d, b=1e4: _inv_variant(d, b, exp_scale=1.0)),
+        ("exponent 4i/d: arange(0, d, 2) already holds 2i, and it was doubled again", lambda d, b=1e4: _inv_variant(d, b, exp_scale=4.0)),
+        ("frequency index starts at 1: base^(-2(i+1)/d)", lambda d, b=1e4: _inv_variant(d, b, start=1)),
+        ("base^(+2i/d) (wavelength factors) instead of base^(-2i/d): the sign of the exponent",
+         lambda d, b=1e4: _inv_variant(d, b, sign=1)),
+        ("exponent 2i/(d−2) (a linspace to 1) instead of 2i/d",
+         lambda d, b=1e4: _inv_variant(d, b, denom=max(d - 2, 1))),
+        ("base ignored: 10000 hard-coded", lambda d, b=1e4: _inv_variant(d, 1e4)),
+        ("frequencies computed in float16", lambda d, b=1e4: _inv_variant(d, b, dtype=torch.float16)),
+        ("frequencies computed in bfloat16", lambda d, b=1e4: _inv_variant(d, b, dtype=torch.bfloat16)),
+    ]
+
+
+def _pos_tensor(positions):
+    if isinstance(positions, int):
+        return torch.arange(positions)
+    return positions
+
+
+def _cs_variant(positions, d, base=10000.0, *, exp_scale=2.0, start=0, layout="half", dtype=torch.float32,
+                swap=False, sin_sign=1, ignore_positions=False, inv_dtype=None, pos_dtype=None):
+    pos = _pos_tensor(positions)
+    if ignore_positions:
+        pos = torch.arange(pos.numel())
+    pos = pos + start
+    inv = _inv_variant(d, base, exp_scale=exp_scale)
+    if inv_dtype is not None:
+        inv = inv.to(inv_dtype)
+    if pos_dtype is not None:
+        pos = pos.to(pos_dtype).float()
+    ang = (pos.to(dtype)[:, None] * inv.to(dtype)[None, :]).float()
+    if layout == "half":
+        ang = torch.cat([ang, ang], -1)
+    else:
+        ang = ang.repeat_interleave(2, -1)
+    c, s = ang.cos(), sin_sign * ang.sin()
+    return (s, c) if swap else (c, s)
+
+
+def _cs_cases():
+    specs = [(1, 2, 1e4), (3, 4, 1e4), (8, 8, 1e4), (torch.tensor([5, 0, 17]), 8, 1e4), (64, 16, 500.0),
+             (torch.tensor([1000, 2047, 3001]), 32, 1e4), (torch.tensor([4095, 4097, 8191, 15962]), 64, 1e4),
+             (torch.tensor([70000, 131071]), 128, 5e5)]
+    out = []
+    for pos, d, b in specs:
+        if isinstance(pos, int):
+            lab, maxp = f"positions={pos}", pos - 1
+        else:
+            lab, maxp = f"positions={pos.tolist()}", int(pos.max())
+        out.append(Case(f"{lab}, head_dim={d}, base={b:g}", (pos, d, b), tol=_tol_angles(maxp)))
+    return out
+
+
+def _cs_structure(case, out):
+    pos, d = case.args[:2]
+    n = pos if isinstance(pos, int) else pos.numel()
+    c, s = _pair(out)
+    if isinstance(c, torch.Tensor) and tuple(c.shape) == (n, d // 2):
+        raise _Wrong(f"cos has shape {list(c.shape)}, expected {[n, d]}: the half layout duplicates the d/2 angles "
+                     "as cat([a, a])")
+    return (_float32(_shape(c, (n, d), "cos"), "cos"), _float32(_shape(s, (n, d), "sin"), "sin"))
+
+
+def _prop_unit(case, out, run):
+    c, s = _f64(out[0]), _f64(out[1])
+    if not float((c**2 + s**2 - 1).abs().max()) <= 1e-4:
+        return "cos² + sin² ≠ 1"
+    return None
+
+
+def _prop_halves(case, out, run):
+    d = case.args[1]
+    for name, t in zip(("cos", "sin"), out):
+        if not torch.equal(t[:, : d // 2], t[:, d // 2:]) and _close(t[:, : d // 2], t[:, d // 2:], 1e-6):
+            return f"{name}[:, :d/2] ≠ {name}[:, d/2:]: the half layout duplicates the angles as cat([a, a])"
+    return None
+
+
+def _cs_mistakes():
+    def mk(**kw):
+        return lambda p, d, b=1e4: _cs_variant(p, d, b, **kw)
+
+    return [
+        ("angles repeated per pair (interleaved layout) instead of duplicated as cat([a, a]) (half layout)",
+         mk(layout="interleaved")),
+        ("frequencies use base^(-i/d) instead of base^(-2i/d)", mk(exp_scale=1.0)),
+        ("exponent 4i/d: arange(0, d, 2) already holds 2i, and it was doubled again", mk(exp_scale=4.0)),
+        ("positions start at 1", mk(start=1)),
+        ("positions tensor ignored: arange(len(positions)) used", mk(ignore_positions=True)),
+        ("cos and sin swapped", mk(swap=True)),
+        ("sin negated: the tables rotate clockwise (R_{-m})", mk(sin_sign=-1)),
+        ("angles computed in float16", mk(dtype=torch.float16)),
+        ("angles computed in bfloat16", mk(dtype=torch.bfloat16)),
+        ("angles computed in float16", mk(inv_dtype=torch.float16)),
+        ("angles computed in bfloat16", mk(inv_dtype=torch.bfloat16)),
+        ("angles computed in float16", mk(pos_dtype=torch.float16)),
+        ("angles computed in bfloat16", mk(pos_dtype=torch.bfloat16)),
+    ]
+
+
+def _ref_cs(positions, head_dim, base=10000.0):
+    return rope_cos_sin(positions, head_dim, base)
+
+
+# apply RoPE
+def _rot_half(x):
+    x1, x2 = x.chunk(2, -1)
+    return torch.cat([-x2, x1], -1)
+
+
+def _apply_variant(x, cos, sin, *, layout="half", sign=1, swap=False, no_minus=False, concat_back=False,
+                   first_half_only=False, keep_dtype=True, plain_sin=False):
+    dt = x.dtype
+    xf, c, s = x.double(), cos.double(), sin.double()
+    if swap:
+        c, s = s, c
+    s = sign * s
+    if layout == "half":
+        x1, x2 = xf.chunk(2, -1)
+        rh = torch.cat([x2 if no_minus else -x2, x1], -1)
+        if plain_sin:
+            rh = xf
+        out = xf * c + rh * s
+        if first_half_only:
+            out = torch.cat([out[..., : xf.shape[-1] // 2], x2], -1)
+    else:
+        x0, x1 = xf[..., 0::2], xf[..., 1::2]
+        c0, s0 = c[..., 0::2], s[..., 0::2]
+        r0 = x0 * c0 - (-x1 if no_minus else x1) * s0
+        r1 = x0 * s0 + x1 * c0
+        if plain_sin:
+            r0, r1 = x0 * c0 + x0 * s0, x1 * c0 + x1 * s0
+        out = torch.cat([r0, r1], -1) if concat_back else torch.stack([r0, r1], -1).flatten(-2)
+        if first_half_only:
+            out = torch.stack([r0, x1], -1).flatten(-2)
+    return out.to(dt) if keep_dtype else out.float()
+
+
+def _apply_cases(layout):
+    specs = [((1, 2), [0], torch.float32), ((2, 4), [0, 1], torch.float32), ((5, 8), list(range(5)), torch.float32),
+             ((3, 6), [7, 2, 40], torch.float32), ((2, 3, 4, 16), [0, 1, 2, 100], torch.float32),
+             ((2, 6, 64), [0, 5, 300, 2047, 4096, 8000], torch.float32),
+             ((4, 32), [0, 10, 500, 3000], torch.bfloat16), ((4, 32), [0, 10, 500, 3000], torch.float16)]
+    out = []
+    for i, (shape, pos, dt) in enumerate(specs):
+        g = _g(200 + i)
+        x = torch.randn(*shape, generator=g)
+        c, s = rope_cos_sin(torch.tensor(pos), shape[-1], layout=layout)
+        tol = (2e-5 * (1 + float(x.abs().max()))) if dt == torch.float32 else 2e-2 * (1 + float(x.abs().max()))
+        out.append(Case(f"x {list(shape)} {str(dt).replace('torch.', '')}, positions {pos}",
+                        (x.to(dt), c.to(dt), s.to(dt)), tol=tol))
+    return out
+
+
+def _apply_structure(case, out):
+    x = case.args[0]
+    out = _shape(out, tuple(x.shape))
+    if out.dtype != x.dtype:
+        raise _Wrong(f"dtype {str(out.dtype).replace('torch.', '')} for {str(x.dtype).replace('torch.', '')} "
+                     "input: return x's dtype (Hugging Face casts cos/sin to q's dtype and returns q's dtype)")
+    return out
+
+
+def _prop_norm(layout):
+    def prop(case, out, run):
+        x = case.args[0]
+        if x.dtype != torch.float32:
+            return None
+        xf, of = _f64(x), _f64(out)
+        if layout == "half":
+            pairs = lambda t: t[..., : t.shape[-1] // 2] ** 2 + t[..., t.shape[-1] // 2:] ** 2  # noqa: E731
+        else:
+            pairs = lambda t: t[..., 0::2] ** 2 + t[..., 1::2] ** 2  # noqa: E731
+        if not float((pairs(xf) - pairs(of)).abs().max()) <= 1e-4 * (1 + float(pairs(xf).max())):
+            what = "(i, i + d/2)" if layout == "half" else "(2i, 2i+1)"
+            return f"the length of each pair {what} changed: a rotation keeps it"
+        return None
+    return prop
+
+
+def _prop_relative(layout):
+    def prop(case, out, run):
+        x = case.args[0]
+        if x.dtype != torch.float32 or x.dim() != 2 or x.shape[0] < 2:
+            return None
+        d = x.shape[-1]
+        g = _g(300)
+        q, k = torch.randn(d, generator=g), torch.randn(d, generator=g)
+        pos = torch.tensor([3, 10, 3 + 25, 10 + 25])  # (m, n) and (m + s, n + s)
+        c, s = rope_cos_sin(pos, d, layout=layout)
+        o = _f64(run(torch.stack([q, k, q, k]), c, s))
+        a, b = float(o[0] @ o[1]), float(o[2] @ o[3])
+        if not abs(a - b) <= 1e-4 * (1 + abs(a)):
+            return f"q_m·k_n changes when both positions shift by 25 ({a:.4g} vs {b:.4g}): it must depend on n − m only"
+        return None
+    return prop
+
+
+def _apply_mistakes(layout):
+    def mk(**kw):
+        return lambda x, c, s: _apply_variant(x, c, s, **{"layout": layout, **kw})
+
+    other = "interleaved" if layout == "half" else "half"
+    common = [
+        ("your rotation is clockwise (R_{-m}): x·cos − rotate(x)·sin", mk(sign=-1)),
+        ("cos and sin swapped", mk(swap=True)),
+        ("the minus sign of the rotation is lost (pairs mixed without −sin)", mk(no_minus=True)),
+        ("sin multiplies x itself instead of the rotated partner", mk(plain_sin=True)),
+    ]
+    def gptj_every_two(x, c, s):  # GPT-J: x * cos + rotate_every_two(x) * sin, fed the half-layout tables
+        xf = x.double()
+        rot = torch.stack((-xf[..., 1::2], xf[..., 0::2]), -1).flatten(-2)
+        return (xf * c.double() + rot * s.double()).to(x.dtype)
+
+    if layout == "half":
+        return [("GPT-J's rotate_every_two (pairs 2i, 2i+1) used with half-layout tables: x·cos + "
+                 "rotate_every_two(x)·sin needs interleaved tables; with cat([a, a]) tables use rotate_half, which "
+                 "pairs i with i + d/2", gptj_every_two),
+                ("only the first half x[..., :d/2] rotated; the second half passed through", mk(first_half_only=True)),
+                ] + common
+    def half_tables(x, c, s):  # the interleaved rotation, but angles read as from half-layout tables
+        d = x.shape[-1] // 2
+        return _apply_variant(x, c[..., :d].repeat_interleave(2, -1), s[..., :d].repeat_interleave(2, -1),
+                              layout="interleaved")
+
+    return [("interleaved pairs applied with the half layout (rotate_half pairs i with i + d/2)", mk(layout=other)),
+            ("interleaved tables read as half-layout ones (cos[..., :d/2]): pair i's angle is in columns 2i and 2i+1",
+             half_tables),
+            ("rotated pairs written back concatenated [x0' | x1'] instead of interleaved", mk(concat_back=True)),
+            ("only the even coordinates rotated; the odd ones passed through", mk(first_half_only=True)),
+            ] + common
+
+
+def _ref_apply(layout):
+    return lambda x, cos, sin: apply_rope(x, cos, sin, layout=layout)
+
+
+# RoPE with an offset (a KV cache)
+def _ref_offset(x, offset, base=10000.0):
+    L = x.shape[-2]
+    c, s = rope_cos_sin(torch.arange(offset, offset + L), x.shape[-1], base)
+    return apply_rope(x, c.to(x.dtype), s.to(x.dtype))
+
+
+def _offset_variant(x, offset, base=1e4, *, shift=0, sign=1, layout="half", rot_sign=1, ang_dtype=torch.float32):
+    L, d = x.shape[-2], x.shape[-1]
+    pos = torch.arange(L) + sign * offset + shift
+    inv = rope_inv_freq(d, base)
+    ang = (pos.to(ang_dtype)[:, None] * inv.to(ang_dtype)[None]).float()
+    ang = torch.cat([ang, ang], -1) if layout == "half" else ang.repeat_interleave(2, -1)
+    return _apply_variant(x, ang.cos().to(x.dtype), ang.sin().to(x.dtype), layout=layout, sign=rot_sign)
+
+
+def _offset_cases():
+    specs = [((1, 4), 0), ((1, 4), 5), ((3, 8), 0), ((3, 8), 7), ((2, 2, 4, 16), 100), ((1, 32), 4095),
+             ((2, 64), 20000)]
+    out = []
+    for i, (shape, off) in enumerate(specs):
+        x = torch.randn(*shape, generator=_g(400 + i))
+        out.append(Case(f"x {list(shape)}, offset={off}", (x, off, 1e4),
+                        tol=2e-5 * (1 + float(x.abs().max())) + 8 * (off + shape[-2]) * 2.0**-23))
+    return out
+
+
+def _offset_mistakes():
+    def mk(**kw):
+        return lambda x, o, b=1e4: _offset_variant(x, o, b, **kw)
+
+    return [
+        ("offset ignored: positions start at 0 for every new token", mk(sign=0)),
+        ("offset subtracted instead of added", mk(sign=-1)),
+        ("positions start at offset + 1 (off by one)", mk(shift=1)),
+        ("your rotation is clockwise (R_{-m})", mk(rot_sign=-1)),
+        ("interleaved pairs instead of the half layout", mk(layout="interleaved")),
+        ("angles computed in float16", mk(ang_dtype=torch.float16)),
+        ("angles computed in bfloat16", mk(ang_dtype=torch.bfloat16)),
+    ]
+
+
+def _offset_structure(case, out):
+    return _shape(out, tuple(case.args[0].shape))
+
+
+def _prop_offset_consistent(case, out, run):
+    x, off, base = case.args
+    if x.dim() != 2 or x.shape[0] < 2:
+        return None
+    tail = run(x[1:], off + 1, base)
+    if _close(tail, out[1:], case.tol):
+        return ("rotating rows 1.. with offset + 1 differs from rows 1.. of the whole: a cached decode step must "
+                "match the full sequence")
+    return None

@@ -1,0 +1,229 @@
+"""The Practice tasks of the frequencies for longer contexts: ``pi_inv_freq``, ``ntk_inv_freq`` and
+``yarn_inv_freq`` (with its attention scaling), compared with posenc to a relative tolerance.
+
+References:
+    Chen et al. 2023 (PI); bloc97 2023 (NTK-aware); Peng et al. 2024 (YaRN, ICLR) and Hugging Face
+    ``modeling_rope_utils``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .. import rope_inv_freq, rope_scaled_inv_freq
+from .framework import Case, _Wrong, _f64, _float32, _pair, _shape
+from .tasks_rope import _inv_variant
+
+
+# ---- frequencies for longer contexts -----------------------------------------------------------------------
+def _ref_pi(head_dim, base, factor):
+    return rope_scaled_inv_freq(head_dim, base, rope_type="linear", factor=factor)[0]
+
+
+def _ref_ntk(head_dim, base, factor):
+    return rope_inv_freq(head_dim, base * factor ** (head_dim / (head_dim - 2)))
+
+
+def _scaled_cases():
+    return [Case(f"head_dim={d}, base={b:g}, factor={s:g}", (d, b, s), tol=3e-6 * 1) for d, b, s in
+            [(4, 1e4, 2.0), (8, 1e4, 4.0), (16, 500.0, 8.0), (64, 1e4, 2.0), (128, 5e5, 16.0), (96, 1e4, 3.0)]]
+
+
+def _scaled_structure(case, out):
+    return _float32(_shape(out, (case.args[0] // 2,)))
+
+
+def _rel_compare(case, out, expected):
+    """None when ``out`` agrees with ``expected`` to a relative 2e-5 everywhere. NaN-safe: a NaN or an
+    infinity fails unless ``expected`` has the same one at that index (so two wrong outputs can match)."""
+    o, e = _f64(out), _f64(expected)
+    if o.shape != e.shape:
+        return f"shape {list(o.shape)} instead of {list(e.shape)}"
+    special = ~torch.isfinite(o) | ~torch.isfinite(e)
+    same = (torch.isnan(o) & torch.isnan(e)) | (torch.isinf(o) & torch.isinf(e) & (o.sign() == e.sign()))
+    bad = special & ~same
+    if bool(bad.any()):
+        i = int(torch.nonzero(bad)[0][0])
+        return f"{float(o[i]):.4g} at pair {i} where posenc has {float(e[i]):.4g}"
+    rel = ((o - e).abs() / e.abs().clamp(min=1e-30)).masked_fill(same, 0)
+    err = float(rel.max()) if rel.numel() else 0.0
+    if not err <= 2e-5:
+        i = int(rel.argmax())
+        return f"relative difference {err:.3g} at pair {i} (tolerance 2e-5)"
+    return None
+
+
+def _pi_mistakes():
+    return [
+        ("frequencies multiplied by the factor instead of divided (positions sped up, not interpolated)",
+         lambda d, b, s: rope_inv_freq(d, b) * s),
+        ("base multiplied by the factor (a change of base, NTK-style) instead of frequencies divided by it",
+         lambda d, b, s: rope_inv_freq(d, b * s)),
+        ("NTK-aware base used: base·s^(d/(d−2)) belongs to the NTK task, PI divides every frequency by s",
+         lambda d, b, s: _ref_ntk(d, b, s)),
+        ("only the first frequency divided by the factor", lambda d, b, s: torch.cat([rope_inv_freq(d, b)[:1] / s,
+                                                                                       rope_inv_freq(d, b)[1:]])),
+        ("frequencies use base^(-i/d) instead of base^(-2i/d)", lambda d, b, s: _inv_variant(d, b, exp_scale=1.0) / s),
+        ("frequencies divided by the factor squared", lambda d, b, s: rope_inv_freq(d, b) / s**2),
+    ]
+
+
+def _ntk_mistakes():
+    return [
+        ("base multiplied by the factor; NTK-aware uses base·s^(d/(d−2)) so the last pair is interpolated by exactly s",
+         lambda d, b, s: rope_inv_freq(d, b * s)),
+        ("exponent (d−2)/d instead of d/(d−2)", lambda d, b, s: rope_inv_freq(d, b * s ** ((d - 2) / d))),
+        ("frequencies divided by the factor (that is PI, not NTK-aware)", lambda d, b, s: rope_inv_freq(d, b) / s),
+        ("base raised to the factor (base^s) instead of multiplied by s^(d/(d−2))",
+         lambda d, b, s: rope_inv_freq(d, b**s)),
+        ("base divided by s^(d/(d−2)) instead of multiplied",
+         lambda d, b, s: rope_inv_freq(d, b / s ** (d / (d - 2)))),
+        ("frequencies use base^(-i/d) instead of base^(-2i/d)",
+         lambda d, b, s: _inv_variant(d, b * s ** (d / (d - 2)), exp_scale=1.0)),
+    ]
+
+
+def _prop_pi_last(case, out, run):
+    d, b, s = case.args
+    if not abs(float(out[0]) * s - 1) <= 1e-5:
+        return f"θ_0 = {float(out[0]):.4g}; PI divides every frequency by the factor, so θ_0 = 1/s = {1 / s:.4g}"
+    return None
+
+
+def _prop_ntk_first(case, out, run):
+    d, b, s = case.args
+    if not abs(float(out[0]) - 1) <= 1e-6:
+        return f"θ_0 = {float(out[0]):.4g}: NTK-aware keeps the fastest pair at 1 rad per position"
+    return None
+
+
+def _prop_ntk_last(case, out, run):
+    d, b, s = case.args
+    want = float(rope_inv_freq(d, b)[-1]) / s
+    if not abs(float(out[-1]) / want - 1) <= 1e-4:
+        return f"the slowest pair turns at {float(out[-1]):.4g}; NTK-aware interpolates it by s: {want:.4g}"
+    return None
+
+
+def _yarn_ref(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    return rope_scaled_inv_freq(head_dim, base, rope_type="yarn", factor=factor,
+                                original_max_position_embeddings=original_max_position_embeddings,
+                                beta_fast=beta_fast, beta_slow=beta_slow)
+
+
+def _yarn_variant(d, base, factor, L0, beta_fast=32.0, beta_slow=1.0, *, reverse=False, swap_betas=False,
+                  no_round=False, interp_mul=False, mscale="ok", full_ramp=False, half_ramp_dim=False, guard=True,
+                  no_clip=False, half_d_cdim=False, turn_ramp=False):
+    if swap_betas:
+        beta_fast, beta_slow = beta_slow, beta_fast
+
+    def cdim(r):
+        dd = d / 2 if half_d_cdim else d
+        return (dd * math.log(L0 / (r * 2 * math.pi))) / (2 * math.log(base))
+
+    low, high = cdim(beta_fast), cdim(beta_slow)
+    if not no_round:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, d - 1)
+    if low == high and guard:
+        high += 0.001
+    i = torch.arange(d // 2, dtype=torch.float64)
+    ramp = ((i - low) / (high - low)).clamp(0, 1)
+    if half_ramp_dim:
+        ramp = ((2 * i - low) / (high - low)).clamp(0, 1)
+    if no_clip:
+        ramp = (i - low) / (high - low)
+    if turn_ramp:  # Peng et al.'s gamma(r), linear in the turns r = L_orig / wavelength, not in the pair index
+        turns = L0 * base ** (-2 * i / d) / (2 * math.pi)
+        ramp = 1 - ((turns - beta_slow) / (beta_fast - beta_slow)).clamp(0, 1)
+    keep = ramp if reverse else 1 - ramp
+    pos_freq = base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
+    extra = 1.0 / pos_freq
+    inter = (factor / pos_freq) if interp_mul else 1.0 / (factor * pos_freq)
+    inv = inter * (1 - keep) + extra * keep
+    m = 0.1 * math.log(factor) + 1 if factor > 1 else 1.0
+    att = {"ok": m, "none": 1.0, "square": m * m, "sqrt": math.sqrt(m), "no_tenth": math.log(factor) + 1,
+           "deepseek": 0.1 * 0.707 * math.log(factor) + 1 if factor > 1 else 1.0}[mscale]
+    return inv.float(), att
+
+
+def _yarn_cases():
+    # (8, 1e4, 4.0, 4) and (16, 1e4, 2.0, 8): both correction dimensions round to 0, low == high, the case
+    # Hugging Face guards with high += 0.001 (the attention task's L_orig = 4 is one)
+    specs = [(8, 1e4, 4.0, 4), (8, 1e4, 2.0, 64), (16, 1e4, 2.0, 8), (16, 1e4, 4.0, 256), (32, 1e4, 4.0, 2048), (64, 1e4, 8.0, 4096),
+             (64, 5e5, 2.0, 1024), (128, 1e4, 16.0, 4096), (128, 1e6, 40.0, 4096, 16.0, 2.0)]
+    out = []
+    for sp in specs:
+        d, b, s, L0 = sp[:4]
+        betas = sp[4:] or (32.0, 1.0)
+        out.append(Case(f"head_dim={d}, base={b:g}, factor={s:g}, original_max_position_embeddings={L0}, "
+                        f"beta_fast={betas[0]:g}, beta_slow={betas[1]:g}", (d, b, s, L0, *betas), tol=2e-5))
+    return out
+
+
+def _yarn_structure(case, out):
+    inv, att = _pair(out, ("inv_freq", "attention_scaling"))
+    inv = _float32(_shape(inv, (case.args[0] // 2,), "inv_freq"), "inv_freq")
+    try:
+        att = float(att)
+    except (TypeError, ValueError, RuntimeError):
+        raise _Wrong(f"attention_scaling is a {type(att).__name__}, not a number") from None
+    return inv, att
+
+
+def _yarn_compare(case, out, expected):
+    msg = _rel_compare(case, out[0], expected[0])
+    if msg:
+        return "inv_freq: " + msg
+    a, e = out[1], expected[1]
+    if not (abs(a - e) <= 1e-5 or (math.isnan(a) and math.isnan(e))):
+        return f"attention_scaling {a:.6g} instead of {e:.6g}"
+    return None
+
+
+def _prop_yarn_ends(case, out, run):
+    d, b, s = case.args[:3]
+    o = _f64(out[0])
+    plain = _f64(rope_inv_freq(d, b))
+    if not abs(float(o[-1]) / (float(plain[-1]) / s) - 1) <= 1e-4:
+        return "the slowest pair (fewer than beta_slow turns over L_orig) must be interpolated: θ/factor"
+    return None
+
+
+def _prop_yarn_between(case, out, run):
+    d, b, s = case.args[:3]
+    o, plain = _f64(out[0]), _f64(rope_inv_freq(d, b))
+    if not (bool((o <= plain * (1 + 1e-5)).all()) and bool((o >= plain / s * (1 - 1e-5)).all())):
+        return "every frequency must lie between θ/factor (interpolated) and θ (kept)"
+    return None
+
+
+def _yarn_mistakes():
+    def mk(**kw):
+        return lambda d, b, s, L0, bf=32.0, bs=1.0: _yarn_variant(d, b, s, L0, bf, bs, **kw)
+
+    return [
+        ("YaRN ramp reversed: the fast pairs are interpolated and the slow ones kept", mk(reverse=True)),
+        ("beta_fast and beta_slow swapped", mk(swap_betas=True)),
+        ("correction range not rounded: Hugging Face floors the low and ceils the high dimension", mk(no_round=True)),
+        ("interpolated frequencies multiplied by the factor instead of divided", mk(interp_mul=True)),
+        ("attention scaling missing: return 0.1·ln(factor) + 1, which multiplies cos and sin", mk(mscale="none")),
+        ("attention scaling squared: you returned (0.1·ln s + 1)², the factor the logits end up with. Return "
+         "0.1·ln s + 1 itself: it multiplies both cos and sin, so the logits get its square", mk(mscale="square")),
+        ("low == high (the correction range is empty) and the ramp (i − low)/(high − low) divides 0 by 0: NaN. "
+         "When low == high, add 0.001 to high, as Hugging Face does", mk(guard=False)),
+        ("attention scaling is √(0.1·ln s + 1): the factor 0.1·ln s + 1 multiplies cos and sin", mk(mscale="sqrt")),
+        ("attention scaling ln(s) + 1: the factor is 0.1·ln(s) + 1", mk(mscale="no_tenth")),
+        ("ramp indexed by the dimension 2i instead of the pair index i", mk(half_ramp_dim=True)),
+        ("attention scaling 0.1·0.707·ln s + 1: 0.707 is DeepSeek's mscale (its config sets mscale = mscale_all_dim "
+         "= 0.707, and Hugging Face divides the two factors); plain YaRN returns 0.1·ln s + 1", mk(mscale="deepseek")),
+        ("ramp not clipped to [0, 1]: pairs below low or above high extrapolate past θ or θ/factor; clamp "
+         "(i − low)/(high − low) to [0, 1]", mk(no_clip=True)),
+        ("correction dimension computed with d/2 instead of d: find_correction_dim is "
+         "d·ln(L_orig/(2π·β))/(2·ln base), a pair index", mk(half_d_cdim=True)),
+        ("ramp linear in the turn count r = L_orig·θ/(2π) between beta_slow and beta_fast (Peng et al.'s γ(r), "
+         "chapter 7): the task follows Hugging Face, whose ramp is linear in the pair index between the rounded "
+         "correction dimensions", mk(turn_ramp=True)),
+    ]
