@@ -109,8 +109,9 @@ def experiment_scaling(config: dict, scaling: str, length: int, **overrides) -> 
     ``scaling`` is one of :data:`EXPERIMENT_SCALINGS`. ``"pi"`` (Hugging Face's ``"linear"``) and
     ``"yarn"``: factor ``s = max(length / L, 1)`` (YaRN with the configuration's betas), ``seq_len``
     None; ``"dynamic"``: the configuration's fixed ``dynamic_factor``, the length entering through
-    ``seq_len = length`` only. ``L`` (``train_length``) is Hugging Face's
-    ``original_max_position_embeddings``. ``overrides`` replace entries (an entry of the
+    ``seq_len = length`` only. ``L`` (``train_length``) is the configuration's
+    ``original_max_position_embeddings`` (for dynamic NTK, transformers reads it from the model's
+    ``max_position_embeddings``). ``overrides`` replace entries (an entry of the
     configuration's ``sensitivity``: ``factor`` for dynamic NTK, ``beta_fast``, ``beta_slow`` or
     ``attention_factor`` for YaRN).
 
