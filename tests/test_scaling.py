@@ -366,3 +366,68 @@ def test_yarn_mscale_bad_input_names_the_parameter(args, exc, name):
 
     with pytest.raises(exc, match=name):
         posenc.yarn_mscale(*args)
+
+
+# ---- RopeScaling.from_hf reads a model config's lengths as transformers 5 does -------------------------
+
+def _hf_rope_init():
+    transformers = pytest.importorskip("transformers")
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    return transformers, ROPE_INIT_FUNCTIONS
+
+
+@pytest.mark.parametrize("seq_len", [4000, 4096, 4097, 8000])
+def test_from_hf_reads_phi3s_top_level_original_length(seq_len):
+    """Phi-3 keeps original_max_position_embeddings outside rope_scaling and names no factor: transformers
+    takes the top-level length and the factor max / original (here 32, attention factor 1.19)."""
+    import posenc
+
+    transformers, init = _hf_rope_init()
+    hd = 32
+    short = [1.0 + 0.01 * i for i in range(hd // 2)]
+    long_ = [1.5 + 0.1 * i for i in range(hd // 2)]
+    rope = {"type": "longrope", "short_factor": short, "long_factor": long_}
+    cfg = transformers.Phi3Config(hidden_size=hd * 4, num_attention_heads=4, num_key_value_heads=4,
+                                  max_position_embeddings=131072, original_max_position_embeddings=4096,
+                                  rope_scaling=dict(rope), rope_theta=10000.0)
+    want, want_scale = init["longrope"](cfg, "cpu", seq_len=seq_len)
+    scaling = posenc.RopeScaling.from_hf(rope, max_position_embeddings=131072, original_max_position_embeddings=4096)
+    got, scale = scaling.inv_freq(hd, 10000.0, seq_len=seq_len)
+    torch.testing.assert_close(got, want.float(), rtol=0, atol=0)
+    assert scale == pytest.approx(want_scale, rel=1e-12) and scaling.factor == 32.0
+
+
+@pytest.mark.parametrize("seq_len", [2048, 4096, 16384])
+def test_from_hf_reads_dynamic_ntks_trained_length_from_max_position_embeddings(seq_len):
+    import posenc
+
+    transformers, init = _hf_rope_init()
+    hd = 32
+    cfg = transformers.LlamaConfig(hidden_size=hd * 4, num_attention_heads=4, head_dim=hd, max_position_embeddings=4096,
+                                   rope_parameters={"rope_type": "dynamic", "factor": 2.0, "rope_theta": 10000.0})
+    want, _ = init["dynamic"](cfg, "cpu", seq_len=seq_len)
+    # a dict that names another length: transformers does not read it for dynamic NTK
+    scaling = posenc.RopeScaling.from_hf({"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 999},
+                                         max_position_embeddings=4096)
+    got, _ = scaling.inv_freq(hd, 10000.0, seq_len=seq_len)
+    torch.testing.assert_close(got, want.float(), rtol=1e-6, atol=0)
+    assert scaling.original_max_position_embeddings == 4096
+
+
+def test_from_hf_takes_a_missing_yarn_factor_from_the_two_lengths():
+    import posenc
+
+    transformers, init = _hf_rope_init()
+    hd = 32
+    cfg = transformers.LlamaConfig(hidden_size=hd * 4, num_attention_heads=4, head_dim=hd, max_position_embeddings=16384,
+                                   rope_parameters={"rope_type": "yarn", "factor": None,
+                                                    "original_max_position_embeddings": 4096, "rope_theta": 10000.0})
+    want, want_scale = init["yarn"](cfg, "cpu")
+    scaling = posenc.RopeScaling.from_hf({"rope_type": "yarn", "original_max_position_embeddings": 4096},
+                                         max_position_embeddings=16384)
+    got, scale = scaling.inv_freq(hd, 10000.0)
+    torch.testing.assert_close(got, want.float(), rtol=1e-6, atol=0)
+    assert scaling.factor == 4.0 and scale == pytest.approx(want_scale, rel=1e-12)
+    with pytest.raises(ValueError, match="max_position_embeddings"):  # no lengths, no factor: refused, not guessed
+        posenc.RopeScaling.from_hf({"rope_type": "yarn", "original_max_position_embeddings": 4096})
