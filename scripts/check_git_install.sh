@@ -52,16 +52,23 @@ import sys
 from pathlib import Path
 
 import posenc
-from posenc import bench
+from posenc import measure
 
 root = Path(sys.argv[1]).resolve()
 package = Path(posenc.__file__).resolve().parent
 assert package != root / "posenc" and "site-packages" in package.parts, f"posenc imported from the checkout: {package}"
 assert (package / "py.typed").is_file(), "py.typed is not installed"
+modules = sorted(str(p.relative_to(root / "posenc")) for p in (root / "posenc").rglob("*.py"))
+installed_modules = sorted(str(p.relative_to(package)) for p in package.rglob("*.py"))
+assert installed_modules == modules, f"modules missing from the install: {sorted(set(modules) - set(installed_modules))}"
+import importlib
+for name in modules:  # every module of every subpackage imports from the install
+    if not name.endswith("__main__.py"):
+        importlib.import_module("posenc." + name[:-3].replace("/", ".").removesuffix(".__init__"))
 names = sorted(p.stem[len("bench_"):] for p in (package / "results").glob("bench_*.json"))
 assert {"attention", "linear", "rope", "shaw"} <= set(names), names
 for name in names:
-    saved = bench.load_results(name)
+    saved = measure.load_results(name)
     assert set(saved) == {"machine", "settings", "results"}, name
 assert (package / "results" / "extrapolation.json").is_file()
 shipped = sorted(p.name for p in (root / "posenc" / "data").glob("*")) if (root / "posenc" / "data").is_dir() else []
@@ -72,7 +79,7 @@ assert sorted(p.name for p in (package / "results").glob("*.json")) == results, 
 import json
 json.loads((package / "results" / "extrapolation.json").read_text(encoding="utf-8"))
 
-from posenc.widgets import RopeRotationExplorer
+from posenc.explorers import RopeRotationExplorer
 
 explorer = RopeRotationExplorer()
 box = explorer.widget()
