@@ -606,7 +606,7 @@ def scaled_wavelengths(model_or_scaling: str, *, head_dim: int | None = None, se
     Args:
         model_or_scaling (str): a key of :data:`MODEL_ROPE_CONFIGS` (that model's published setting;
             "before" is its unscaled frequencies, for Code Llama Llama 2's base 10000) or one of
-            :data:`SCALING_EXAMPLES` (a common setting: base 10000, trained length 4096, factor 8).
+            ``SCALING_EXAMPLES`` (a common setting: base 10000, trained length 4096, factor 8).
         head_dim (int, optional): even rotated width, >= 4; default the model's rotated width (the
             examples: 128; ``"longrope"``: 96, the only width its published lists fit).
         seq_len (int, optional): the current length, for the scalings that depend on it (dynamic NTK;

@@ -244,7 +244,39 @@ def _drop_scripts(app, pagename, templatename, context, doctree) -> None:
     context["script_files"] = kept
 
 
+def _resolve_by_suffix(app, env, node, contnode):
+    """Resolve a Python cross-reference that names an object by a path the API page does not use.
+
+    The API page documents every object once, in the module that defines it
+    (``posenc.encodings.rope.apply_rope``); docstrings also name objects as the package exports them
+    (``posenc.apply_rope``, ``posenc.experiments.TinyLM``), by a module's short name, or bare
+    (``PasskeyCorpus``). Such a reference resolves to the one documented object whose full name ends
+    with the reference's last components (its object name, with its class for a method); an
+    ambiguous or unknown one stays a warning.
+    """
+    if node.get("refdomain") != "py":
+        return None
+    target = node.get("reftarget", "")
+    domain = env.get_domain("py")
+    objects = domain.objects  # full name -> (docname, node_id, objtype, aliased)
+    parts = target.split(".")
+    for keep in range(min(len(parts), 2), 0, -1):  # "Class.method", then "name"
+        suffix = "." + ".".join(parts[-keep:])
+        if keep == 1 and len(parts) >= 2 and parts[-2][:1].isupper():
+            continue  # a method named without its class: too ambiguous
+        found = [name for name in objects if name.endswith(suffix) and name.startswith("posenc")]
+        if len(found) == 1:
+            docname, node_id = objects[found[0]][0], objects[found[0]][1]
+            from sphinx.util.nodes import make_refnode
+
+            return make_refnode(app.builder, node["refdoc"], docname, node_id, contnode, found[0])
+        if found:
+            return None
+    return None
+
+
 def setup(app):
+    app.connect("missing-reference", _resolve_by_suffix)
     app.connect("config-inited", _repository_buttons, priority=900)
     app.connect("builder-inited", _prerender)
     app.connect("doctree-read", _insert_explorers)

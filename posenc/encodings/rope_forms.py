@@ -1,4 +1,4 @@
-"""RoPE's textbook forms and layout conversions, kept beside the production path of :mod:`posenc.rope`.
+"""RoPE's textbook forms and layout conversions, kept beside the production path of :mod:`posenc.encodings.rope`.
 
 Each form computes the same rotation as :func:`posenc.rope.apply_rope`, written the way a paper
 or a reference code base writes it; the book shows them, and the tests compare them with the fast

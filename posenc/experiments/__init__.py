@@ -12,7 +12,7 @@ Everything is local and seeded: the corpora are generated or shipped, nothing is
 - :mod:`~posenc.experiments.passkey`: the passkey run, :func:`run_extrapolation`
 - :mod:`~posenc.experiments.realtext`: the real-text run, :func:`run_text_experiment`
 - :mod:`~posenc.experiments.provenance`: which code made a result, :func:`code_hash`
-- :mod:`~posenc.experiments.results`: the saved results, :func:`load_results`, :func:`summarize`
+- :mod:`~posenc.experiments.results`: the saved results, :func:`~posenc.experiments.results.load_results`, :func:`summarize`
 """
 
 from .config import (BIAS_METHODS, EXPERIMENT_METHODS, EXPERIMENT_SCALINGS, FINETUNED, TEXT_METHODS,

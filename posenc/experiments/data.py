@@ -32,7 +32,7 @@ SHAKESPEARE_SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2d
 
 
 def check_sizes(shape: tuple[int, ...], *, item_bytes: int = 4, **given: int) -> None:
-    """Refuse a tensor of ``shape`` above :data:`posenc._core.validate.MAX_TENSOR_BYTES`, naming the
+    """Refuse a tensor of ``shape`` above ``posenc._core.validate.MAX_TENSOR_BYTES``, naming the
     arguments ``given`` (``batch=..., length=...``) that set its size. Call it before allocating.
 
     Raises:
@@ -86,7 +86,7 @@ class SyntheticCorpus:
 
         Raises:
             ValueError: ``batch`` or ``length`` below their minimum (1, 2), or a ``[batch, length]``
-                int64 tensor above :data:`posenc._core.validate.MAX_TENSOR_BYTES`.
+                int64 tensor above ``posenc._core.validate.MAX_TENSOR_BYTES``.
         """
         batch = check_int("batch", batch, min_value=1)
         length = check_int("length", length, min_value=2)

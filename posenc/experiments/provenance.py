@@ -11,7 +11,7 @@ imported), so it works on a copy of the package too.
 
 :func:`code_hash` hashes that code without what does not change a number: comments, docstrings (and
 other bare string statements) and the message arguments of ``raise`` statements. The book's frame
-cache and :func:`~posenc.experiments.load_results` use the same function.
+cache and :func:`~posenc.experiments.results.load_results` use the same function.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def code_record(entry: str = DEFAULT_ENTRY, *, root: Path | str | None = None) -
 def code_hash(entry: str = DEFAULT_ENTRY, *, root: Path | str | None = None) -> str:
     """SHA-256 of the code of :func:`code_files` of ``entry``, without comments, docstrings and the
     message arguments of ``raise`` statements (editing prose or an error message keeps it; any other
-    change to the code changes it). A results file records it; :func:`~posenc.experiments.load_results`
+    change to the code changes it). A results file records it; :func:`~posenc.experiments.results.load_results`
     compares it with the installed code's.
     """
     return code_record(entry, root=root)["sha256"]

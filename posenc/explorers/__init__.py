@@ -16,7 +16,7 @@ Modules, one concept each:
   the kernel-less frames
 - :mod:`posenc.explorers.controls`: the ipywidgets pieces both widget faces share
 - :mod:`posenc.explorers.live`: the live widget's controls and their rendering ahead
-- :mod:`posenc.explorers.catalog`: the book's explorers and :data:`EXPLORERS`
+- :mod:`posenc.explorers.catalog`: the book's explorers and ``EXPLORERS``
 
 The explorers use the library through the top-level :mod:`posenc` only. Importing this package
 imports neither matplotlib nor ipywidgets; they are imported when a figure or a widget is built.

@@ -94,7 +94,7 @@ class LayeredCanvas:
         self.fig = fig
         self.data = list(data)
         self.pad = pad
-        #: False: an untested matplotlib; every draw is matplotlib's own (:func:`layered_drawing_supported`)
+        #: Whether drawing is layered (:func:`layered_drawing_supported`); with an untested matplotlib every draw is matplotlib's own
         self.layered = layered_drawing_supported()
         for artist in self.data:
             artist.set_animated(self.layered)
@@ -105,7 +105,7 @@ class LayeredCanvas:
         self._composite: np.ndarray | None = None
         self._composite_key: tuple | None = None
         self._unfit: set = set()  # overlays (id, key) that a new layout could not fit either
-        #: how many full (background) draws and overlay renders happened: for tests and benchmarks
+        #: The numbers of full (background) draws, overlay renders and layouts so far, for tests and benchmarks
         self.counts = {"background": 0, "overlay": 0, "layout": 0}
 
     # -- layout ---------------------------------------------------------------------------------
@@ -114,7 +114,7 @@ class LayeredCanvas:
 
         Constrained layout can leave a text a few pixels beyond the canvas edge (measured: the
         y label of an equal-aspect heatmap with a colour bar, by 4 px); then every axes box is
-        mapped into the canvas less that overflow (:meth:`_fit`), at most twice."""
+        mapped into the canvas less that overflow (``_fit``), at most twice."""
         w_pad, h_pad = self.pad
         self.fig.set_layout_engine("constrained", w_pad=w_pad, h_pad=h_pad)
         self.fig.draw_without_rendering()

@@ -1,5 +1,5 @@
 """The book's explorers: each is data for the framework in :mod:`posenc.explorers.framework`
-(parameters, a plot kind, ``compute`` and a title), and :data:`EXPLORERS` names them all.
+(parameters, a plot kind, ``compute`` and a title), and ``EXPLORERS`` names them all.
 
 Every explorer has three faces drawn by the same code:
 

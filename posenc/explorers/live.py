@@ -1,6 +1,6 @@
 """The live face of an explorer: ipywidgets controls over a kernel that recomputes and redraws.
 
-``SomeExplorer().widget()`` builds a :class:`_LiveUI`: a slider (numbers) or selector and a text box
+``SomeExplorer().widget()`` builds a ``_LiveUI``: a slider (numbers) or selector and a text box
 per parameter, a reserved ⚠ line under each, and the figure as one HTML widget, its title as text
 above the image, so that a redraw is one message. While the reader looks at the figure, the kernel
 renders ahead the overlays of the settings one control step away (:meth:`Explorer.prefetch

@@ -11,7 +11,7 @@ Modules, one concept each:
   in a fresh process (``python -m posenc.measure ...``)
 - :mod:`posenc.measure.host`: the machine a measurement ran on (:func:`machine`)
 - :mod:`posenc.measure.results`: the saved measurements (:func:`save_results` writes ``./results/``
-  by default; :func:`load_results` reads the shipped copies in ``posenc/results/``)
+  by default; :func:`~posenc.measure.results.load_results` reads the shipped copies in ``posenc/results/``)
 
 Timings are taken by the scripts in ``benchmarks/`` only, never while the book is tested; the
 chapters print the saved numbers and report ratios.

@@ -3,7 +3,7 @@
 A script writes ``bench_<name>.json`` with :func:`save_results`, by default to ``./results/`` of
 the working directory (a reader's run never overwrites the installed package). ``make bench``
 passes ``--out posenc/results``: the shipped copies that the chapters print with
-:func:`load_results`.
+:func:`~posenc.measure.results.load_results`.
 """
 
 from __future__ import annotations

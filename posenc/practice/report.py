@@ -47,7 +47,7 @@ class Row:
 
 @dataclass
 class Report:
-    """What :func:`check` found: ``passed``, ``diagnoses`` (empty when passed) and one row per property."""
+    """What :func:`~posenc.practice.check.check` found: ``passed``, ``diagnoses`` (empty when passed) and one row per property."""
 
     task: str
     rows: list[Row] = field(default_factory=list)

@@ -227,7 +227,7 @@ class YarnScaling(RopeScaling):
 
     @property
     def softmax_scale(self) -> float:
-        """DeepSeek-V2/V3's extra factor on the softmax scale: ``yarn_mscale(factor, mscale_all_dim) ** 2``
+        """The extra factor DeepSeek-V2/V3 put on the softmax scale, ``yarn_mscale(factor, mscale_all_dim) ** 2``
         when ``mscale_all_dim`` is given (Hugging Face ``modeling_deepseek_v3``), else 1.0."""
         return 1.0 if self.mscale_all_dim is None else yarn_mscale(self.factor, self.mscale_all_dim) ** 2
 
@@ -350,7 +350,7 @@ def rope_scaled_inv_freq(head_dim: int, base: float = DEFAULT_BASE, *, rope_type
     :meth:`~RopeScaling.inv_freq` ``(head_dim, base, seq_len=seq_len)``. The types and their parameters
     (the fields of the configuration classes, Hugging Face's names):
 
-    - ``"default"``: :func:`posenc.inv_freq`, ``base ** (-2i/d)``.
+    - ``"default"``: :func:`posenc.encodings.frequencies.inv_freq`, ``base ** (-2i/d)``.
     - ``"linear"`` (position interpolation, Chen et al. 2023): every frequency divided by ``factor``.
     - ``"dynamic"`` (dynamic NTK): the base grows to ``base * (factor * L / L_orig - (factor - 1)) ** (d / (d - 2))``
       for the current length ``L = seq_len > L_orig`` (``original_max_position_embeddings``); equals the
