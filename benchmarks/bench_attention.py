@@ -39,7 +39,8 @@ import torch
 import torch.nn.functional as F
 
 import posenc
-from posenc.measure import describe_machine, interleaved_rounds, load_average, machine, round_ratios, save_results
+from posenc.measure import (describe_machine, interleaved_rounds, load_average, machine, ratio_spread,
+                            round_ratios, save_results)
 
 DEFAULT_METHODS = ["none", "sinusoidal", "learned", "shaw", "t5", "rope", "rope_interleaved", "alibi"]
 
@@ -94,11 +95,6 @@ def sdpa_calls(length: int, heads: int, head_dim: int) -> dict:
     return {name: _inference(fn) for name, fn in calls.items()}
 
 
-def spread(ratios: list[float]) -> str:
-    """``1.20x (rounds 1.10-1.30)``: the median of per-round ratios and their smallest and largest."""
-    return f"{statistics.median(ratios):5.2f}x (rounds {min(ratios):.2f}-{max(ratios):.2f})"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lengths", type=int, nargs="+", default=[512, 1024, 2048])
@@ -147,20 +143,20 @@ def main() -> None:
             print(f"  L = {n}")
             for m, rs in rounds[mode][n].items():
                 print(f"    {m:<17}{statistics.median(rs) * 1e3:9.1f} ms  "
-                      f"{spread(round_ratios(rs, base))}")
+                      f"{ratio_spread(round_ratios(rs, base))}")
     results["sdpa"] = {name: statistics.median(rs) for name, rs in sdpa_rounds.items()}
     results["sdpa_rounds"] = sdpa_rounds
     print(f"SDPA calls at L = {args.sdpa_length} (inference):")
     plain = sdpa_rounds["causal SDPA (is_causal=True)"]
     for name, rs in sdpa_rounds.items():
-        print(f"  {name:<44}{statistics.median(rs) * 1e3:8.1f} ms  {spread(round_ratios(rs, plain))}")
+        print(f"  {name:<44}{statistics.median(rs) * 1e3:8.1f} ms  {ratio_spread(round_ratios(rs, plain))}")
     if args.sdpa_length in args.lengths:
         layer = rounds["inference"][args.sdpa_length]
         for m in ("alibi", "t5"):
             if m in layer:
                 ratios = round_ratios(layer[m], layer["none"])
                 print(f"goal: {m} layer within 2x of plain causal attention at L = {args.sdpa_length} (inference): "
-                      f"{spread(ratios)} ({'met' if max(ratios) <= 2 else 'NOT met in every round'})")
+                      f"{ratio_spread(ratios)} ({'met' if max(ratios) <= 2 else 'NOT met in every round'})")
     print(f"load average at the end (1, 5, 15 min): {load_end}")
     path = save_results("attention", results, out_dir=args.out,
                         settings={"heads": args.heads, "head_dim": args.head_dim, "batch": 1,

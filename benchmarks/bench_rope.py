@@ -34,7 +34,8 @@ import statistics
 import torch
 
 import posenc
-from posenc.measure import describe_machine, interleaved_rounds, load_average, machine, round_ratios, save_results
+from posenc.measure import (describe_machine, interleaved_rounds, load_average, machine, ratio_spread,
+                            round_ratios, save_results)
 
 
 def model_size_calls(b: int, h: int, L: int, d: int) -> dict:
@@ -81,12 +82,6 @@ def sweep_calls(d: int, seq: int = 1024, heads: int = 8) -> dict:
 COPY, HF = "copy (bandwidth floor)", "HF eager rotate_half"
 
 
-def spread(ratios: list[float], of: str = "") -> str:
-    """``1.90x copy (rounds 1.80-2.00)``: the median of per-round ratios (to ``of``), and the smallest
-    and largest of them."""
-    return f"{statistics.median(ratios):.2f}x{' ' + of if of else ''} (rounds {min(ratios):.2f}-{max(ratios):.2f})"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=4)
@@ -130,19 +125,19 @@ def main() -> None:
             ms = [t * 1e3 for t in rs]
             print(f"  {name}: {statistics.median(ms):.2f} ms (rounds {min(ms):.2f}-{max(ms):.2f} ms)")
             continue
-        print(f"  {name}: {spread(round_ratios(rs, copy), 'copy')}; {spread(round_ratios(rs, hf), 'HF eager')}; "
+        print(f"  {name}: {ratio_spread(round_ratios(rs, copy), 'copy')}; {ratio_spread(round_ratios(rs, hf), 'HF eager')}; "
               f"{statistics.median(rs) * 1e3:.2f} ms")
     for layout in ("half", "interleaved"):  # the medians over rounds decide; the ranges show the noise
         ours = main_rounds[f"posenc.apply_rope {layout}"]
         vs_copy, vs_hf = round_ratios(ours, copy), round_ratios(ours, hf)
         met = statistics.median(vs_copy) <= 3 and statistics.median(vs_hf) <= 1
         print(f"goal (issue 3), {layout}: within 3x of the copy and no slower than HF eager: "
-              f"{'met' if met else 'NOT met'} ({spread(vs_copy, 'copy')}, {spread(vs_hf, 'HF eager')})")
+              f"{'met' if met else 'NOT met'} ({ratio_spread(vs_copy, 'copy')}, {ratio_spread(vs_hf, 'HF eager')})")
     print(f"[1, 8, 1024, d], {args.threads} thread(s): time / posenc.apply_rope, median over rounds (min-max)")
     ours = sweep_rounds["posenc.apply_rope"]
     for name, per_dim in sweep_rounds.items():
         print(f"  {name:<20}" + "".join(
-            f"  d={dd}: {spread(round_ratios(rs, ps))}" for dd, rs, ps in zip(dims, per_dim, ours)))
+            f"  d={dd}: {ratio_spread(round_ratios(rs, ps))}" for dd, rs, ps in zip(dims, per_dim, ours)))
     print(f"load average at the end (1, 5, 15 min): {load_end}")
     results = {
         "model_size": {name: statistics.median(rs) for name, rs in main_rounds.items()},

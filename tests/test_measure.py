@@ -13,7 +13,7 @@ import posenc
 from posenc import measure
 from posenc.measure import (RESULTS_DIR, TensorMemory, attention_cost, describe_machine, interleaved_rounds,
                             known_results, load_average, load_results, machine, matmul_flops, median_seconds,
-                            round_ratios, save_results, shaw_peak_memory, tensor_peak_mib)
+                            ratio_spread, round_ratios, save_results, shaw_peak_memory, tensor_peak_mib)
 
 HUGE = 10**9  # sizes whose results cannot fit in memory: refused before allocating
 
@@ -32,6 +32,8 @@ BAD_CALLS = [
     (lambda: round_ratios([1.0], [1.0, 2.0]), ValueError, "rounds"),
     (lambda: round_ratios([], []), TypeError, "times"),
     (lambda: round_ratios([1.0], [0.0]), ValueError, "base"),
+    (lambda: ratio_spread([]), TypeError, "ratios"),
+    (lambda: ratio_spread([1.0], of=2), TypeError, "of"),
     (lambda: tensor_peak_mib(torch.zeros(3)), TypeError, "fn"),
     (lambda: matmul_flops(None), TypeError, "fn"),
     (lambda: shaw_peak_memory("fast", 8), ValueError, "method"),
@@ -120,6 +122,7 @@ def test_median_seconds_and_rounds_are_positive_and_interleaved():
     assert done == [1, 2, 3]
     assert median_seconds(lambda: sum(range(100)), repeat=3, warmup=0) >= 0
     assert round_ratios([2.0, 3.0], [1.0, 2.0]) == [2.0, 1.5]
+    assert ratio_spread([2.0, 1.5, 1.8], "copy") == "1.80x copy (rounds 1.50-2.00)"
 
 
 def test_machine_is_described_in_one_line():

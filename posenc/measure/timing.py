@@ -13,7 +13,7 @@ from typing import Callable, Hashable, Mapping
 
 from posenc._core.validate import check_int
 
-__all__ = ["median_seconds", "interleaved_rounds", "round_ratios"]
+__all__ = ["median_seconds", "interleaved_rounds", "round_ratios", "ratio_spread"]
 
 
 def _check_callable(name: str, fn: object) -> None:
@@ -88,3 +88,13 @@ def round_ratios(times: list[float], base: list[float]) -> list[float]:
     if any(not b > 0 for b in base):
         raise ValueError(f"base must hold times > 0, got {min(base)}")
     return [t / b for t, b in zip(times, base)]
+
+
+def ratio_spread(ratios: list[float], of: str = "") -> str:
+    """``"1.90x copy (rounds 1.80-2.00)"``: the median of per-round ratios (to ``of``, when given) and
+    the smallest and largest of them, the noise to read beside it (:func:`round_ratios` makes them)."""
+    if not isinstance(ratios, (list, tuple)) or not ratios:
+        raise TypeError(f"ratios must be a non-empty list of per-round ratios, got {type(ratios).__name__}")
+    if not isinstance(of, str):
+        raise TypeError(f"of must be a str (what the ratios are to), got {type(of).__name__}")
+    return f"{statistics.median(ratios):.2f}x{' ' + of if of else ''} (rounds {min(ratios):.2f}-{max(ratios):.2f})"
