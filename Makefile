@@ -1,7 +1,7 @@
 # posenc: the course book and its package.
 #   make book       build the HTML book into _build/html from the notebooks' stored outputs
 #   make lab        open a scratch copy of the chapters in JupyterLab (_build/lab; the checkout stays clean)
-#   make test       everything CI runs: unit tests, notebooks under nbval, strict book build, browser tests
+#   make test       everything CI runs: unit tests (AVX2 kernels), notebooks under nbval, strict book build, browser tests
 #   make browser-lab  the chapters' explorers live in JupyterLab (a scratch copy), in headless Chromium
 #   make nbval-foreign   nbval again under other CPU kernels, as on macOS/Windows (no /proc, no `resource`)
 #   make colab-env  the Colab-like stage: ipywidgets 7.7, matplotlib 3.10, posenc[widgets], no book tooling
@@ -35,6 +35,10 @@ NBVAL := -m pytest --nbval notebooks/ --nbval-current-env --nbval-sanitize-with 
 # Other CPU kernels, so that summation orders change: torch's generic (non-AVX) kernels and MKL's
 # conservative code path. An assert that holds only for one machine's rounding fails here.
 OTHER_KERNELS := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE
+# The unit stage runs under a third kernel set: torch's and MKL's AVX2 code paths, as on an AMD or older
+# Intel CPU without AVX-512. With nbval under the machine's own kernels (AVX-512 where it has them) and
+# nbval-foreign under the generic ones, the stages together cover all three at no extra time.
+UNIT_KERNELS := ATEN_CPU_CAPABILITY=avx2 MKL_CBWR=AVX2
 
 .PHONY: setup system-npm system-chromium vendor book book-strict lab lab-checkout test unit nbval nbval-kernels \
         nbval-foreign colab-env git-install lock browser browser-lab notebooks bench print-test-stages clean
@@ -93,7 +97,7 @@ lab-checkout: setup
 	$(BIN)/jupyter lab notebooks/ --config=lab/jupyter_server_config.py $(if $(filter 0,$(shell id -u)),--allow-root)
 
 unit: setup
-	$(call with_threads,$(WORKERS)) $(PY) -m pytest tests -m "not browser" -n $(WORKERS) -q
+	$(UNIT_KERNELS) $(call with_threads,$(WORKERS)) $(PY) -m pytest tests -m "not browser" -n $(WORKERS) -q
 
 nbval: setup
 	$(call with_threads,$(WORKERS)) $(PY) $(NBVAL)
@@ -139,6 +143,7 @@ bench: setup
 	$(PY) benchmarks/bench_linear.py --out posenc/results
 	$(PY) benchmarks/bench_explorers.py --out posenc/results
 	$(PY) benchmarks/bench_attention.py --out posenc/results
+	$(PY) benchmarks/bench_decode.py --out posenc/results
 
 # the stages of `make test`, in order (.ci/run times each)
 print-test-stages:

@@ -9,6 +9,13 @@ matplotlib.use("Agg")
 os.environ.setdefault("PYTHONHASHSEED", "0")
 
 
+def pytest_report_header(config):
+    """The kernels this run uses (make unit forces AVX2; nbval-foreign the generic ones)."""
+    return (f"torch {torch.__version__}, CPU kernels: {torch.backends.cpu.get_cpu_capability()} "
+            f"(ATEN_CPU_CAPABILITY={os.environ.get('ATEN_CPU_CAPABILITY', 'unset')}, "
+            f"MKL_CBWR={os.environ.get('MKL_CBWR', 'unset')})")
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "jupyterlab: drives JupyterLab in headless Chromium (make browser-lab)")
 
@@ -21,6 +28,17 @@ def _seed():
 
 def f64(x):
     return x.to(torch.float64)
+
+
+def assert_close_ulps(actual, expected, ulps=8):
+    """Equal up to ``ulps`` units of rounding of their dtype, relative to each value (infinities equal).
+
+    For values computed by the same formula from tensors of different shapes: the vectorised body and
+    the scalar tail of a kernel (and AVX-512, AVX2 or generic kernels) may round transcendental
+    functions differently by an ulp or two, so exact equality holds on one CPU and not on another.
+    """
+    eps = torch.finfo(expected.dtype).eps
+    torch.testing.assert_close(actual, expected, rtol=ulps * eps, atol=ulps * torch.finfo(expected.dtype).tiny)
 
 
 #: Headless Chromium for the browser tests (test_browser.py, test_jupyterlab.py). Every request but

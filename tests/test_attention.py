@@ -289,3 +289,61 @@ def test_a_bias_cached_under_inference_mode_does_not_break_training(position):
     with torch.inference_mode():
         attn(x)
     attn(x).sum().backward()
+
+
+# --------------------------------------------------------------------------- sizes: only what is built
+
+@pytest.mark.parametrize("position", ["none", "sinusoidal", "rope"])
+def test_no_refusal_for_a_mask_the_fast_path_never_builds(position):
+    """16K tokens over 32 heads: a [1, 32, 16384, 16384] float mask would take 32 GiB, but without a
+    bias SDPA applies the causal mask itself and builds none. Run on the meta device (shapes only)."""
+    with torch.device("meta"):
+        attn = MultiHeadAttention(2048, 32, position, max_len=16)
+    x = torch.empty(1, 16384, 2048, device="meta")
+    assert attn(x).shape == (1, 16384, 2048)
+
+
+@pytest.mark.parametrize("position", ["alibi", "t5", "shaw", "cope", "fire"])
+def test_a_bias_above_the_limit_is_refused_and_the_limit_can_be_raised(position):
+    """A method that does build a [.., 16384, 16384] tensor is refused before its hooks run, with a
+    message that names the public way to raise the limit (and no internal name); raised, it runs."""
+    with torch.device("meta"):
+        attn = MultiHeadAttention(2048, 32, position, max_len=16)
+    x = torch.empty(1, 16384, 2048, device="meta")
+    with pytest.raises(ValueError, match=r"x of shape \(1, 16384, 2048\).*posenc.set_max_tensor_bytes") as info:
+        attn(x)
+    assert "_core" not in str(info.value) and "MAX_TENSOR_BYTES" not in str(info.value)
+    with posenc.max_tensor_bytes(2**40):
+        assert attn(x).shape == (1, 16384, 2048)
+    assert posenc.get_max_tensor_bytes() == 8 * 2**30
+
+
+def test_the_decoding_mask_is_counted_at_one_byte_per_pair():
+    """Decoding with a cache builds the boolean [L, T] causal mask: refused only above the limit."""
+    attn = MultiHeadAttention(8, 2, "none").eval()
+    cache = KVCache()
+    with torch.no_grad():
+        attn(torch.randn(1, 6, 8), cache=cache)
+        with posenc.max_tensor_bytes(3 * 9 - 1):  # the mask of 3 new tokens over 9 keys: 27 bytes
+            with pytest.raises(ValueError, match="with 6 cached tokens"):
+                attn(torch.randn(1, 3, 8), cache=cache)
+        assert cache.length == 6  # refused before anything was appended
+        with posenc.max_tensor_bytes(3 * 9):
+            assert attn(torch.randn(1, 3, 8), cache=cache).shape == (1, 3, 8)
+
+
+@pytest.mark.parametrize("position", POSITION_METHODS)
+def test_workspace_is_what_the_hooks_build(position):
+    """Each method's estimate covers the [L, T] tensor it hands to SDPA (its logit bias), or is None when it
+    hands none; the size check then refuses exactly what would be built."""
+    torch.manual_seed(0)
+    attn = MultiHeadAttention(16, 2, position, max_len=16).eval()
+    q = k = torch.randn(3, 2, 5, 8)
+    need = attn.method.workspace(3, 2, 5, 5, q.element_size())
+    with torch.no_grad():
+        bias = attn.method.logit_bias(q, k, causal=True)
+    if bias is not None:
+        assert need is not None and need[0][-2:] == (5, 5)
+        assert bias.numel() * bias.element_size() <= torch.Size(need[0]).numel() * need[1]
+    elif type(attn.method).attend is posenc.PositionMethod.attend:
+        assert need is None  # SDPA's is_causal: no [L, T] tensor
