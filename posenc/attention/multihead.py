@@ -1,8 +1,8 @@
 """Multi-head self-attention whose position method is a parameter.
 
 One module for every encoding in the book, so chapters and experiments compare them with
-everything else held fixed. The position method is a :class:`~posenc.position.PositionMethod`
-(a name of :data:`~posenc.position.POSITION_METHODS` or an instance); attention calls its hooks
+everything else held fixed. The position method is a :class:`~posenc.methods.base.PositionMethod`
+(a name of :data:`~posenc.methods.registry.POSITION_METHODS` or an instance); attention calls its hooks
 and knows no method by name:
 
 ================  ===========================================  ===============================
@@ -84,7 +84,7 @@ class MultiHeadAttention(nn.Module):
     """Multi-head self-attention with a pluggable position method.
 
     Uses ``torch.nn.functional.scaled_dot_product_attention`` unless the method computes attention
-    itself (:meth:`~posenc.position.PositionMethod.attend`, Shaw's); a method's logit bias goes in as
+    itself (:meth:`~posenc.methods.base.PositionMethod.attend`, Shaw's); a method's logit bias goes in as
     a float ``attn_mask`` (``-inf`` where causal attention must not look), and without one the causal
     mask is SDPA's own (``is_causal``) or, when decoding with a cache, a boolean ``[L, T]`` mask.
 

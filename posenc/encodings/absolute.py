@@ -43,7 +43,7 @@ def sinusoidal_frequencies(
     """Angular frequencies ``omega_i = base ** (-2i / d_model)`` of the sinusoidal encoding.
 
     Two common ways to compute them are offered so the book can compare their rounding:
-    ``"pow"`` evaluates ``1 / base ** (2i/d)`` directly (:func:`posenc.frequencies.inv_freq`, the
+    ``"pow"`` evaluates ``1 / base ** (2i/d)`` directly (:func:`posenc.encodings.frequencies.inv_freq`, the
     ladder RoPE uses too); ``"exp_log"`` evaluates ``exp(-ln(base) * 2i/d)`` as in the
     annotated-transformer code. Both run entirely in ``dtype``. ``"pow"`` rounds the exponent
     ``2i/d`` (exactly representable when ``d`` is a power of two), the power and the reciprocal;
@@ -105,7 +105,7 @@ def sinusoidal_encoding(
 
     Raises:
         ValueError: odd ``d_model``, negative ``seq_len``, ``base <= 1``, or a result above
-            ``posenc._core.validate.MAX_TENSOR_BYTES``.
+            the size limit (``posenc.set_max_tensor_bytes`` raises it).
     """
     seq_len = check_int("seq_len", seq_len, min_value=0)
     d_model = check_even("d_model", d_model)

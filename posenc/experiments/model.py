@@ -24,7 +24,7 @@ def check_model_input(model: TinyLM, batch: int, length: int) -> None:
     scores ``[b, h, L, L]`` (float32) would exceed the library's size limit, before anything is sampled.
 
     Raises:
-        ValueError: either would exceed ``posenc._core.validate.MAX_TENSOR_BYTES``.
+        ValueError: either would exceed the size limit (``posenc.set_max_tensor_bytes`` raises it).
     """
     heads = max(block.attn.n_heads for block in model.blocks)
     check_sizes((batch, length, model.vocab_size), batch=batch, length=length)

@@ -30,7 +30,12 @@ def reset_in_order(module: nn.Module) -> None:
     ``to_empty(device=...)``, then ``reset_parameters()``. When the submodules were registered in the
     order they were built (every module of posenc), the random draws come in the constructor's order,
     so the same seed gives the same parameters as a normal build.
+
+    Raises:
+        TypeError: ``module`` is not a ``torch.nn.Module``.
     """
+    if not isinstance(module, nn.Module):
+        raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
     for child in module.children():
         reset = getattr(child, "reset_parameters", None)
         if callable(reset):
