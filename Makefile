@@ -143,7 +143,6 @@ bench: setup
 	$(PY) benchmarks/bench_linear.py --out posenc/results
 	$(PY) benchmarks/bench_explorers.py --out posenc/results
 	$(PY) benchmarks/bench_attention.py --out posenc/results
-	$(PY) benchmarks/bench_decode.py --out posenc/results
 
 # the stages of `make test`, in order (.ci/run times each)
 print-test-stages:

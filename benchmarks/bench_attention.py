@@ -20,15 +20,11 @@ per-round ratios is the noise to read next to it.
 Extra peak memory is not measured here: chapter 9 measures it each time the book is tested
 (``posenc.measure.attention_cost``, one fresh process per method).
 
-Part 2: the SDPA calls underneath, at one length, also over the rounds: plain causal
-(``is_causal=True``: the kernel skips the key tiles above the diagonal), a plain float causal mask
-(0 on and below the diagonal, -inf above, [1, h, L, L]: the control, any float mask without ALiBi),
-the ALiBi bias as a 3-D [h, L, L] mask and as a 4-D [1, h, L, L] mask (the same numbers), building
-the bias, and SDPA with the bias rebuilt on every call. The control separates what a float mask
-costs from what ALiBi's values cost.
+Part 2: the SDPA calls underneath, at one length, also over the rounds: plain causal, the ALiBi
+bias as a 3-D [h, L, L] mask and as a 4-D [1, h, L, L] mask (the same numbers), building the bias,
+and SDPA with the bias rebuilt on every call.
 
-Saves everything, with the machine and the load average (1, 5, 15 min) at the start, after every
-round and at the end,
+Saves everything, with the machine and the load average (1, 5, 15 min) at the start and the end,
 to DIR/bench_attention.json (--out; default ./results; ``make bench``: posenc/results, the copy
 chapters 6 and 9 print). Timings on a shared or loaded
 machine are noisy: read them with the spread over rounds, and compare runs only on one machine.
@@ -43,15 +39,8 @@ import torch
 import torch.nn.functional as F
 
 import posenc
-from posenc.measure import (
-    describe_machine,
-    interleaved_rounds,
-    load_average,
-    machine,
-    ratio_spread,
-    round_ratios,
-    save_results,
-)
+from posenc.measure import (describe_machine, interleaved_rounds, load_average, machine, ratio_spread,
+                            round_ratios, save_results)
 
 DEFAULT_METHODS = ["none", "sinusoidal", "learned", "shaw", "t5", "rope", "rope_interleaved", "alibi"]
 
@@ -92,17 +81,11 @@ def sdpa_calls(length: int, heads: int, head_dim: int) -> dict:
     q, k, v = (torch.randn(1, heads, length, head_dim) for _ in range(3))
     bias3 = posenc.alibi_bias(heads, length)  # [h, L, L], -inf above the diagonal
     bias4 = bias3[None].contiguous()  # [1, h, L, L]
-    # the control: the same shape and the same -inf entries, zero where ALiBi has its bias
-    causal4 = torch.zeros_like(bias4).masked_fill(torch.isinf(bias4), float("-inf"))  # [1, h, L, L]
     with torch.inference_mode():
         assert torch.allclose(F.scaled_dot_product_attention(q, k, v, attn_mask=bias3),
                               F.scaled_dot_product_attention(q, k, v, attn_mask=bias4), atol=1e-5)
-        assert torch.allclose(F.scaled_dot_product_attention(q, k, v, attn_mask=causal4),
-                              F.scaled_dot_product_attention(q, k, v, is_causal=True), atol=1e-5)
     calls = {
         "causal SDPA (is_causal=True)": lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
-        "SDPA + plain causal float mask, 4-D [1, h, L, L]": lambda: F.scaled_dot_product_attention(
-            q, k, v, attn_mask=causal4),
         "SDPA + ALiBi bias, 3-D [h, L, L] mask": lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=bias3),
         "SDPA + ALiBi bias, 4-D [1, h, L, L] mask": lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=bias4),
         "building the ALiBi bias": lambda: posenc.alibi_bias(heads, length),
@@ -120,7 +103,7 @@ def main() -> None:
     ap.add_argument("--head-dim", type=int, default=64)
     ap.add_argument("--sdpa-length", type=int, default=2048)
     ap.add_argument("--repeat", type=int, default=5, help="timed calls per measurement (the median is kept)")
-    ap.add_argument("--rounds", type=int, default=7,
+    ap.add_argument("--rounds", type=int, default=5,
                     help="interleaved sweeps over all lengths and methods; every round is saved")
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (1: comparable on a shared machine)")
     ap.add_argument("--out", default=None, help="folder of bench_attention.json (default ./results; "
@@ -140,11 +123,8 @@ def main() -> None:
     timed = {(mode, n, m): calls[n][m][mode] for n in args.lengths for m in args.methods for mode in modes}
     timed |= {("sdpa", name): fn for name, fn in sdpa.items()}
 
-    load_rounds = []  # the load average (1, 5, 15 min) after each round: how busy the machine was
-
     def progress(r: int) -> None:
         load = load_average()
-        load_rounds.append(load)
         print(f"round {r}/{args.rounds} done, load average {load[0] if load else 'unknown'}", flush=True)
 
     # interleaved, so a slow spell of the machine hits every method alike
@@ -169,7 +149,7 @@ def main() -> None:
     print(f"SDPA calls at L = {args.sdpa_length} (inference):")
     plain = sdpa_rounds["causal SDPA (is_causal=True)"]
     for name, rs in sdpa_rounds.items():
-        print(f"  {name:<50}{statistics.median(rs) * 1e3:8.1f} ms  {ratio_spread(round_ratios(rs, plain))}")
+        print(f"  {name:<44}{statistics.median(rs) * 1e3:8.1f} ms  {ratio_spread(round_ratios(rs, plain))}")
     if args.sdpa_length in args.lengths:
         layer = rounds["inference"][args.sdpa_length]
         for m in ("alibi", "t5"):
@@ -182,7 +162,7 @@ def main() -> None:
                         settings={"heads": args.heads, "head_dim": args.head_dim, "batch": 1,
                                   "sdpa_length": args.sdpa_length, "repeat": args.repeat, "rounds": args.rounds,
                                   "threads": args.threads, "load_average_start": load_start,
-                                  "load_average_rounds": load_rounds, "load_average_end": load_end})
+                                  "load_average_end": load_end})
     print(f"saved {path}")
 
 

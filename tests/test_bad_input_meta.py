@@ -37,7 +37,6 @@ TAKE_NO_ARGUMENT = {
     "NoPEMethod",  # no position information: nothing to configure
     "PositionMethod",  # the interface: its hooks are called by MultiHeadAttention, which checks their input
     "CachedBias",  # the base of the cached distance biases: nothing to configure
-    "get_max_tensor_bytes",  # reads the size limit in force
     "load_shakespeare",  # reads the bundled file
     "TensorMemory",  # a context manager that counts allocations
     "reset_peak_rss", "current_rss_mib", "peak_rss_mib",  # read the process's memory

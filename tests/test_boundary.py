@@ -8,7 +8,6 @@ import pytest
 import torch
 
 import posenc
-from posenc import book
 from posenc._core.rope import apply as _apply_rope, rotate_reference as _rotate_reference
 
 LAYOUTS = ["half", "interleaved"]
@@ -49,7 +48,7 @@ def test_empty_sequences_are_accepted(layout):
     assert posenc.RotaryEmbedding(8, layout=layout)(x).shape == x.shape
     assert posenc.apply_rope_matrix(x, 0, layout=layout).shape == x.shape
     assert posenc.apply_rope_complex(x, posenc.rope_freqs_cis(0, 8)).shape == x.shape
-    assert book.toy_embeddings([], 4).shape == (0, 4)
+    assert posenc.toy_embeddings([], 4).shape == (0, 4)
     assert posenc.sinusoidal_encoding(0, 8).shape == (0, 8)
     assert posenc.alibi_bias(2, 0).shape == (2, 0, 0)
 

@@ -26,7 +26,7 @@ def test_the_files_are_what_the_entry_runs_and_no_more():
     assert {"__init__.py", "experiments/__init__.py", "experiments/passkey.py", "experiments/model.py",
             "experiments/training.py", "attention/multihead.py", "methods/rope.py", "scaling/functions.py"} <= files
     # the other run, the results loader, the tooling and the library modules the run does not use
-    assert not files & {"experiments/realtext.py", "experiments/results.py", "today/xpos.py", "practice/check.py",
+    assert not files & {"experiments/realtext.py", "experiments/results.py", "today.py", "practice.py",
                         "encodings/rope_forms.py", "encodings/decay.py"}
     assert not any(f.startswith(("explorers/", "book/", "measure/", "practice/")) for f in files)
     text = set(code_files("posenc.experiments.realtext"))
@@ -84,7 +84,7 @@ def test_a_package_init_counts_by_its_own_statements(copy):
 
 def test_a_module_the_run_does_not_use_does_not_count(copy):
     before = code_hash(ENTRY, root=copy)
-    for name in ("today/xpos.py", "encodings/rope_forms.py", "experiments/results.py"):
+    for name in ("today.py", "encodings/rope_forms.py", "experiments/results.py"):
         path = copy / name
         path.write_text(path.read_text() + "\nX = 1\n")
     assert code_hash(ENTRY, root=copy) == before

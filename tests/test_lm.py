@@ -203,17 +203,16 @@ def test_run_extrapolation_structure():
     config = experiment_config(methods=["learned", "rope"], seeds=[0], steps=2, train_length=8,
                                eval_lengths=[8, 16], eval_batch=2, distances=[3, 12], distance_batch=2,
                                model={"d_model": 16, "n_heads": 2}, trigram_sequences=8,
-                               finetune={"length": 16, "steps": 4, "batch": 2, "checkpoints": [0, 2, 4]})
+                               finetune={"length": 16, "steps": 2, "direct_steps": 4, "batch": 2,
+                                         "checkpoints": [0, 2, 4]})
     out = run_extrapolation(config)
     assert list(out["metrics"]) == ["trigram", "learned", "rope", "rope+pi", "rope+dynamic", "rope+yarn",
                                     "rope+yarn b32", "rope+yarn t1", "rope+yarn b32 t1", "rope+dynamic f2",
-                                    "rope+pi fixed", "rope+yarn fixed", "rope ft", "rope+pi ft", "rope+yarn ft"]
+                                    "rope ft", "rope+pi ft", "rope+yarn ft"]
     learned = out["metrics"]["learned"]["0"]
     assert learned["loss_beyond"] == {"16": None} and learned["passkey"]["16"] is None and learned["loss_at_L"] > 0
-    for arm in ("rope ft", "rope+pi ft", "rope+yarn ft"):   # one schedule: the same checkpoints for every arm
-        assert list(out["metrics"][arm]["0"]["finetune_curve"]) == ["0", "2", "4"]
-    # step 0 of the direct arm is the trained model itself
-    assert out["metrics"]["rope ft"]["0"]["finetune_curve"]["0"]["passkey"] >= 0
+    assert set(out["metrics"]["rope+pi ft"]["0"]["finetune_curve"]) == {"0", "2"}
+    assert set(out["metrics"]["rope ft"]["0"]["finetune_curve"]) == {"0", "2", "4"}   # direct: direct_steps
     assert out["code"]["sha256"] == code_hash("posenc.experiments.passkey")
     assert {"experiments/passkey.py", "experiments/model.py", "attention/multihead.py"} <= set(out["code"]["files"])
     assert set(out["code"]["file_sha256"]) == set(out["code"]["files"])
@@ -274,10 +273,6 @@ def test_shipped_results_come_from_this_code_and_configuration():
     # provenance: how it was run (the time is reported, not asserted: it depends on the machine's load)
     assert {"torch", "cpus", "workers", "threads_per_worker", "seconds"} <= set(result["environment"])
     assert result["command"].startswith("python experiments/extrapolation.py")
-    from posenc.experiments import finetune_schedule
-    for arm in ("rope ft", "rope+pi ft", "rope+yarn ft"):   # the saved runs record the one schedule
-        assert all(run["schedule"]["steps"] == finetune_schedule(result["config"])["steps"]
-                   for run in result["metrics"][arm].values())
 
 
 def test_lm_bad_arguments():

@@ -85,62 +85,19 @@ def test_every_import_is_declared():
 
 # ---- one version, a license, type information --------------------------------------------------
 
-def _requirement(text: str) -> tuple:
-    """``name[extras]>=1,<2; marker`` as (name, extras, specifiers, marker) with order and spacing ignored,
-    the marker without its ``extra == "..."`` clause, and that extra (or None)."""
-    req, _, marker = text.partition(";")
-    match = re.fullmatch(r"\s*([A-Za-z0-9_.-]+)(\[[^\]]*\])?\s*(.*?)\s*", req)
-    name, extras, spec = match.groups()
-    extra = re.search(r'extra\s*==\s*"([^"]+)"', marker)
-    marker = re.sub(r'\s*(and\s+)?extra\s*==\s*"[^"]+"', "", marker).strip()
-    return (name.lower().replace("_", "-"), extras or "", frozenset(p.replace(" ", "") for p in spec.split(",") if p),
-            marker.replace(" ", ""), extra[1] if extra else None)
-
-
-def test_installed_metadata_is_the_pyproject():
-    """What pip installed (the metadata setuptools made of pyproject.toml) is what pyproject.toml says now:
-    a dependency or extra added to one and not the other, or a stale install, fails here (reinstall with
-    ``pip install -e .``)."""
-    from importlib import metadata
-
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    meta = metadata.metadata("posenc")
-    assert meta["Name"] == project["name"]
-    assert meta["Version"] == posenc.__version__  # the dynamic version, read from posenc/__init__.py
-    assert meta["Summary"] == project["description"]
-    assert meta["Requires-Python"] == project["requires-python"]
-    declared = {_requirement(r) for r in project["dependencies"]}
-    declared |= {_requirement(f'{r}{" and " if ";" in r else "; "}extra == "{extra}"')
-                 for extra, reqs in project["optional-dependencies"].items() for r in reqs}
-    assert {_requirement(r) for r in metadata.requires("posenc")} == declared
-    assert set(meta.get_all("Provides-Extra")) == set(project["optional-dependencies"])
-
-
-def test_the_license_file_is_the_license_the_metadata_names():
-    """The installed metadata names a license and a license file; that file is in the repository, its
-    title is that license, and it holds the license's grant (MIT's permission notice)."""
-    from importlib import metadata
-
-    meta = metadata.metadata("posenc")
-    files = meta.get_all("License-File") or []
-    assert files, "the metadata names no license file"
-    for name in files:
-        text = (ROOT / name).read_text(encoding="utf-8")
-        assert text.splitlines()[0] == f"{meta['License']} License", (name, meta["License"])
-    assert meta["License"] == "MIT"  # the grant below is MIT's
-    text = (ROOT / files[0]).read_text(encoding="utf-8")
-    assert "Permission is hereby granted, free of charge, to any person obtaining a copy" in text
-    assert re.search(r"^Copyright \(c\) \d{4} \S", text, flags=re.M), "no copyright line"
-
-
-def test_py_typed_ships_with_the_package():
-    """PEP 561: the marker file exists and setuptools' package data includes it (a pattern that matches it)."""
-    import fnmatch
-
+def test_one_version_source_license_and_py_typed():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "posenc.__version__"}
+    assert re.fullmatch(r"\d+\.\d+\.\d+", posenc.__version__)
+    from importlib import metadata
+
+    assert metadata.version("posenc") == posenc.__version__
+    license_text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert project["project"]["license"] == {"text": "MIT"}
+    assert license_text.startswith("MIT License") and "Copyright (c) 2026 The posenc authors" in license_text
     assert (ROOT / "posenc" / "py.typed").is_file()
-    patterns = project["tool"]["setuptools"]["package-data"]["posenc"]
-    assert any(fnmatch.fnmatch("py.typed", pattern) for pattern in patterns)
+    assert "py.typed" in project["tool"]["setuptools"]["package-data"]["posenc"]
 
 
 def test_python_floor_is_what_the_code_needs():
@@ -236,78 +193,3 @@ def test_every_module_a_chapter_imports_loads_without_resource_or_proc():
     seen = [s for s in eval(out.stdout.strip().splitlines()[-1])]
     posenc_side = [s for s in seen if s[0] == "open"] + [s for s in seen if s[0] == "import" and s[1] == "resource"]
     assert not posenc_side, posenc_side
-
-
-# ---- docs that resolve: every cross-reference names code that exists ------------------------------
-
-#: a Python role in a docstring or an rst block: :func:`name`, :meth:`~a.B.c`, :class:`title <a.B>`
-RST_ROLE = re.compile(r":(?:py:)?(mod|func|class|meth|data|attr|obj|exc|const):`(?:[^`<]*<)?[~!]?\.?([\w.]+)>?`")
-#: the same role in MyST markdown: {func}`name`
-MYST_ROLE = re.compile(r"\{(?:py:)?(mod|func|class|meth|data|attr|obj|exc|const)\}`(?:[^`<]*<)?[~!]?\.?([\w.]+)>?`")
-#: an autodoc directive's target
-AUTODOC = re.compile(r"\.\. auto(?:module|class|function|data|attribute|method)::\s*([\w.]+)")
-
-
-def _extension():
-    sys.path.insert(0, str(ROOT / "book" / "_ext"))
-    import posenc_book
-
-    return posenc_book
-
-
-def _references():
-    """(where, target, module, class) of every Python cross-reference in the package's source (docstrings
-    and ``#:`` comments; module and enclosing class as Sphinx sees them) and in the book's pages."""
-    found = []
-    for path in SOURCES:
-        if path.name == "__main__.py":
-            continue
-        text = path.read_text(encoding="utf-8")
-        module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
-        classes = [(n.lineno, n.end_lineno, n.name) for n in ast.walk(ast.parse(text)) if isinstance(n, ast.ClassDef)]
-        for match in RST_ROLE.finditer(text):
-            line = text.count("\n", 0, match.start()) + 1
-            inside = [name for start, end, name in classes if start <= line <= end]
-            found.append((f"{path.relative_to(ROOT)}:{line}", match[2], module, inside[-1] if inside else None))
-    for path in sorted((ROOT / "book").glob("*.md")):
-        text = path.read_text(encoding="utf-8")
-        for pattern in (RST_ROLE, MYST_ROLE, AUTODOC):
-            for match in pattern.finditer(text):
-                line = text.count("\n", 0, match.start()) + 1
-                found.append((f"{path.relative_to(ROOT)}:{line}", match[match.lastindex], None, None))
-    return found
-
-
-def test_every_cross_reference_names_code_that_exists():
-    """Each :mod:/:func:/:class:/... reference in a docstring or a book page imports, from its module (or
-    a package above it) or as written: a reference to a module that was renamed or removed fails here
-    and in the strict book build (book/_ext/posenc_book.py resolves by the same rule)."""
-    ext = _extension()
-    references = _references()
-    assert len(references) > 300  # the scan found the references
-    stale = [f"{where}: {target}" for where, target, module, cls in references
-             if ext.resolve_by_import(target, module, cls) is None]
-    assert not stale, "stale cross-references:\n" + "\n".join(stale)
-
-
-def test_the_book_extension_resolves_only_what_imports():
-    """The strict build's fallback links a reference to the one documented object it imports as, under
-    any exported path, and leaves a stale or undocumented one unresolved (a warning, so -W fails)."""
-    ext = _extension()
-    documented = ["posenc.encodings.rope.apply_rope", "posenc.encodings.rope", "posenc.scaling.config.RopeScaling",
-                  "posenc.scaling.config.RopeScaling.from_hf", "posenc.encodings.frequencies.DEFAULT_BASE"]
-    assert ext.documented_target("posenc.apply_rope", documented) == "posenc.encodings.rope.apply_rope"
-    assert ext.documented_target("apply_rope", documented, "posenc.today.mrope") == "posenc.encodings.rope.apply_rope"
-    assert ext.documented_target("rope", documented, "posenc.encodings") == "posenc.encodings.rope"
-    assert ext.documented_target("from_hf", documented, "posenc.scaling.config", "RopeScaling") == \
-        "posenc.scaling.config.RopeScaling.from_hf"
-    assert ext.documented_target("posenc.RopeScaling.from_hf", documented) == \
-        "posenc.scaling.config.RopeScaling.from_hf"
-    assert ext.documented_target("DEFAULT_BASE", documented, "posenc._core.freq") == \
-        "posenc.encodings.frequencies.DEFAULT_BASE"
-    # stale: the module is gone, though an object of that name exists elsewhere (the old suffix rule linked it)
-    assert ext.documented_target("posenc.rope.apply_rope", documented) is None
-    assert ext.documented_target("posenc.rope_forms", documented) is None
-    # imports, but not documented on the API page
-    assert ext.documented_target("posenc.rope_cos_sin", documented) is None
-    assert ext.resolve_by_import("posenc.rope_cos_sin") == "posenc.rope_cos_sin"

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 import posenc
-import posenc.today  # noqa: F401  (posenc.<name> below: the names of posenc.today; book.<name>: the model table)
-from posenc import book
+from conftest import assert_close_ulps
+import posenc.today  # noqa: F401  (posenc.<name> below: the names of posenc.today)
 
 ROOT = Path(__file__).resolve().parents[1]
 F32 = dict(rtol=1e-5, atol=1e-5)
@@ -135,8 +135,9 @@ def test_mrope_matches_qwen2vl(head_dim, section, base):
     hq, hk = apply_rotary_pos_emb(q, k, hf_cos, hf_sin)
     torch.testing.assert_close(posenc.apply_rope(q, cos[:, None], sin[:, None]), hq, rtol=0, atol=2e-4)
     one_c, one_s = posenc.mrope_cos_sin(pos[:, 0], head_dim, section, base)  # [3, L] -> [L, d]
-    torch.testing.assert_close(one_c, cos[0], rtol=0, atol=0)
-    torch.testing.assert_close(one_s, sin[0], rtol=0, atol=0)
+    # the same angles from another shape: equal up to the rounding of cos and sin (kernels differ by CPU)
+    assert_close_ulps(one_c, cos[0])
+    assert_close_ulps(one_s, sin[0])
 
 
 @pytest.mark.parametrize("head_dim,section", [(32, [4, 6, 6]), (128, [16, 24, 24])])
@@ -144,8 +145,8 @@ def test_mrope_on_text_is_plain_rope(head_dim, section):
     pos = torch.arange(40)
     cos, sin = posenc.mrope_cos_sin(pos.expand(3, 40), head_dim, section, 1e6)
     ref_c, ref_s = posenc.rope_cos_sin(pos, head_dim, 1e6)
-    torch.testing.assert_close(cos, ref_c, rtol=0, atol=0)
-    torch.testing.assert_close(sin, ref_s, rtol=0, atol=0)
+    assert_close_ulps(cos, ref_c)  # merged tables of another shape: up to rounding
+    assert_close_ulps(sin, ref_s)
 
 
 def test_mrope_scores_depend_on_the_3d_offset_only():
@@ -213,8 +214,8 @@ def test_interleaved_mrope_on_text_is_plain_rope():
     pos = torch.arange(40)
     cos, sin = posenc.mrope_cos_sin(pos.expand(3, 40), 128, [24, 20, 20], 5e6, interleaved=True)
     ref_c, ref_s = posenc.rope_cos_sin(pos, 128, 5e6)
-    torch.testing.assert_close(cos, ref_c, rtol=0, atol=0)
-    torch.testing.assert_close(sin, ref_s, rtol=0, atol=0)
+    assert_close_ulps(cos, ref_c)  # merged tables of another shape: up to rounding
+    assert_close_ulps(sin, ref_s)
 
 
 def _hf_rope_index(segments, merge=2):
@@ -476,7 +477,7 @@ def _bib_keys():
 
 def test_every_model_row_has_a_source_and_consistent_widths():
     keys = _bib_keys()
-    for name, cfg in book.MODEL_ROPE_CONFIGS.items():
+    for name, cfg in posenc.MODEL_ROPE_CONFIGS.items():
         assert cfg["source"] in keys, (name, cfg["source"])
         assert cfg["rotary_dim"] % 2 == 0 and cfg["rotary_dim"] <= cfg["head_dim"], name
         scaling = cfg["rope_scaling"] or {}
@@ -487,14 +488,14 @@ def test_every_model_row_has_a_source_and_consistent_widths():
             assert sum(scaling["mrope_section"]) == cfg["rotary_dim"] // 2, name
 
 
-@pytest.mark.parametrize("name", sorted(book.MODEL_ROPE_CONFIGS))
+@pytest.mark.parametrize("name", sorted(posenc.MODEL_ROPE_CONFIGS))
 def test_model_wavelengths_match_hf_rope_init(name):
     """Each row, turned into a Hugging Face config, gives HF the frequencies scaled_wavelengths uses."""
     transformers = _hf()
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
-    cfg = book.MODEL_ROPE_CONFIGS[name]
-    got = book.scaled_wavelengths(name)
+    cfg = posenc.MODEL_ROPE_CONFIGS[name]
+    got = posenc.scaled_wavelengths(name)
     params = {"rope_type": "default", "rope_theta": cfg["rope_theta"], **(cfg["rope_scaling"] or {})}
     if params["rope_type"] == "mrope":
         params = {"rope_type": "default", "rope_theta": cfg["rope_theta"]}
@@ -512,7 +513,7 @@ def test_model_wavelengths_match_hf_rope_init(name):
 
 def _published_scalings():
     """(label, rope_scaling dict, max_position_embeddings) of every row, Llama 4's base checkpoint included."""
-    for name, cfg in book.MODEL_ROPE_CONFIGS.items():
+    for name, cfg in posenc.MODEL_ROPE_CONFIGS.items():
         yield name, cfg["rope_scaling"], cfg["max_position_embeddings"]
         if "base_checkpoint_rope_scaling" in cfg["extra"]:
             yield (f"{name} (base checkpoint)", cfg["extra"]["base_checkpoint_rope_scaling"],
@@ -542,14 +543,14 @@ def test_model_scalings_round_trip_through_the_typed_config(label, published, ma
             assert hf[key] == defaults[key], (label, key)
 
 
-@pytest.mark.parametrize("name", sorted(book.MODEL_ROPE_CONFIGS))
+@pytest.mark.parametrize("name", sorted(posenc.MODEL_ROPE_CONFIGS))
 def test_hf_rope_parameters_read_as_the_model_row(name):
     """The rope_parameters dict transformers makes of a row (theta, M-RoPE keys, its standardisation)
     reads back as the same typed config as the row itself."""
     transformers = _hf()
     from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLTextConfig
 
-    cfg = book.MODEL_ROPE_CONFIGS[name]
+    cfg = posenc.MODEL_ROPE_CONFIGS[name]
     params = {"rope_theta": cfg["rope_theta"], **(cfg["rope_scaling"] or {"rope_type": "default"})}
     config_class = Qwen2VLTextConfig if params["rope_type"] == "mrope" else transformers.LlamaConfig
     hf_cfg = config_class(hidden_size=cfg["rotary_dim"] * 2, num_attention_heads=2, head_dim=cfg["rotary_dim"],
@@ -557,33 +558,33 @@ def test_hf_rope_parameters_read_as_the_model_row(name):
     got = posenc.RopeScaling.from_hf(hf_cfg.rope_parameters, max_position_embeddings=hf_cfg.max_position_embeddings)
     row = posenc.RopeScaling.from_hf(cfg["rope_scaling"], max_position_embeddings=cfg["max_position_embeddings"])
     assert got == row
-    assert book.scaled_wavelengths(name)["rope_type"] == got.rope_type
+    assert posenc.scaled_wavelengths(name)["rope_type"] == got.rope_type
 
 
-@pytest.mark.parametrize("name", sorted(book.MODEL_ROPE_CONFIGS))
+@pytest.mark.parametrize("name", sorted(posenc.MODEL_ROPE_CONFIGS))
 def test_model_softmax_factor_matches_hf_deepseek(name):
     """DeepSeek's extra softmax factor (YarnScaling.softmax_scale) as transformers' yarn_apply_mscale gives it
     for the row; 1 for the rows without mscale_all_dim."""
     _hf()
     from transformers.models.deepseek_v3.modeling_deepseek_v3 import yarn_apply_mscale
 
-    published = book.MODEL_ROPE_CONFIGS[name]["rope_scaling"] or {}
-    got = book.scaled_wavelengths(name)
+    published = posenc.MODEL_ROPE_CONFIGS[name]["rope_scaling"] or {}
+    got = posenc.scaled_wavelengths(name)
     assert got["softmax_scale_factor"] == pytest.approx(yarn_apply_mscale(published, 1.0), rel=1e-12)
     assert got["logit_scale"] == pytest.approx(got["attention_scaling"] ** 2 * got["softmax_scale_factor"], rel=1e-12)
     assert ("softmax scale" in got["note"]) == ("mscale_all_dim" in published)
 
 
-@pytest.mark.parametrize("name", list(book.SCALING_EXAMPLES) + sorted(book.MODEL_ROPE_CONFIGS))
+@pytest.mark.parametrize("name", list(posenc.SCALING_EXAMPLES) + sorted(posenc.MODEL_ROPE_CONFIGS))
 def test_scalings_never_shorten_a_wavelength(name):
-    got = book.scaled_wavelengths(name)
+    got = posenc.scaled_wavelengths(name)
     assert got["wavelength_after"].shape == got["wavelength_before"].shape == (got["head_dim"] // 2,)
     assert torch.all(got["wavelength_after"] >= got["wavelength_before"] * (1 - 1e-6))
     assert got["trained_length"] <= got["target_length"]
 
 
 def test_scaling_examples_keep_their_defining_property():
-    none, pi, yarn, llama3 = (book.scaled_wavelengths(n) for n in ("none", "pi", "yarn", "llama3"))
+    none, pi, yarn, llama3 = (posenc.scaled_wavelengths(n) for n in ("none", "pi", "yarn", "llama3"))
     torch.testing.assert_close(none["wavelength_after"], none["wavelength_before"], rtol=0, atol=0)
     torch.testing.assert_close(pi["wavelength_after"], 8 * pi["wavelength_before"], rtol=1e-6, atol=0)
     for s in (yarn, llama3):  # pairs that turn many times within the trained length are kept
@@ -591,53 +592,14 @@ def test_scaling_examples_keep_their_defining_property():
         torch.testing.assert_close(s["wavelength_after"][short], s["wavelength_before"][short], rtol=1e-6, atol=0)
         long_ = s["wavelength_before"] > s["trained_length"]
         torch.testing.assert_close(s["wavelength_after"][long_], 8 * s["wavelength_before"][long_], rtol=1e-5, atol=0)
-    ntk_short = book.scaled_wavelengths("ntk", seq_len=4096)  # dynamic NTK: unchanged up to the trained length
+    ntk_short = posenc.scaled_wavelengths("ntk", seq_len=4096)  # dynamic NTK: unchanged up to the trained length
     torch.testing.assert_close(ntk_short["wavelength_after"], ntk_short["wavelength_before"], rtol=1e-6, atol=0)
 
 
-def _stretch_rows():
-    """(name, typed config) of every row and example whose scaling is YaRN or Llama 3."""
-    from posenc.book.models import _SCALING_EXAMPLE_CONFIGS
-
-    for name, cfg in {**_SCALING_EXAMPLE_CONFIGS, **book.MODEL_ROPE_CONFIGS}.items():
-        scaling = posenc.RopeScaling.from_hf(cfg["rope_scaling"],
-                                             max_position_embeddings=cfg["max_position_embeddings"])
-        if scaling.rope_type in ("yarn", "llama3"):
-            yield name, scaling
-
-
-@pytest.mark.parametrize("name,scaling", list(_stretch_rows()), ids=[n for n, _ in _stretch_rows()])
-def test_yarn_and_llama3_stretch_from_a_fraction_of_the_trained_length(name, scaling):
-    """scaled_wavelengths' docstring: YaRN keeps the pairs with lambda <= L / beta_fast, stretches by the full
-    factor from L / beta_slow on and by less in between; Llama 3 the same with L / high_freq_factor and
-    L / low_freq_factor."""
-    got = book.scaled_wavelengths(name)
-    length, before = got["trained_length"], got["wavelength_before"]
-    ratio = got["wavelength_after"] / before
-    if scaling.rope_type == "yarn":
-        kept, full = before <= length / scaling.beta_fast, before >= length / scaling.beta_slow
-    else:
-        kept, full = before <= length / scaling.high_freq_factor, before > length / scaling.low_freq_factor
-    between = ~kept & ~full
-    assert kept.any() and full.any()
-    torch.testing.assert_close(ratio[kept], torch.ones_like(ratio[kept]), rtol=1e-6, atol=0)
-    torch.testing.assert_close(ratio[full], torch.full_like(ratio[full], scaling.factor), rtol=1e-5, atol=0)
-    assert torch.all(ratio[between] > 1 + 1e-6) and torch.all(ratio[between] < scaling.factor * (1 - 1e-6))
-
-
-def test_yarn_and_llama3_stretch_pairs_well_inside_the_trained_length():
-    """Not only the wavelengths longer than the trained length L: on the common setting (L = 4096),
-    YaRN's first stretched pair turns in fewer than L/16 tokens, Llama 3's in fewer than L/2."""
-    for name, bound in (("yarn", 4096 / 16), ("llama3", 4096 / 2)):
-        got = book.scaled_wavelengths(name)
-        stretched = got["wavelength_after"] > got["wavelength_before"] * (1 + 1e-6)
-        assert got["trained_length"] == 4096 and got["wavelength_before"][stretched].min() < bound, name
-
-
 def test_longrope_model_switches_lists_at_the_trained_length():
-    short = book.scaled_wavelengths("phi-3-128k", seq_len=4096)
-    long_ = book.scaled_wavelengths("phi-3-128k", seq_len=4097)
-    cfg = book.MODEL_ROPE_CONFIGS["phi-3-128k"]["rope_scaling"]
+    short = posenc.scaled_wavelengths("phi-3-128k", seq_len=4096)
+    long_ = posenc.scaled_wavelengths("phi-3-128k", seq_len=4097)
+    cfg = posenc.MODEL_ROPE_CONFIGS["phi-3-128k"]["rope_scaling"]
     torch.testing.assert_close(short["wavelength_after"] / short["wavelength_before"],
                                torch.tensor(cfg["short_factor"], dtype=torch.float64), rtol=1e-6, atol=0)
     torch.testing.assert_close(long_["wavelength_after"] / long_["wavelength_before"],
@@ -693,9 +655,9 @@ BAD_CALLS = [
     (lambda: posenc.sink_attention(*(torch.randn(1, 2, 3, 4),) * 3, torch.zeros(2), causal=None), TypeError, "causal"),
     (lambda: posenc.sink_attention(*(torch.randn(1, 2, 3, 4),) * 3, torch.zeros(2, dtype=torch.long)), TypeError,
      "sinks"),
-    (lambda: book.scaled_wavelengths("gpt-5"), ValueError, "model_or_scaling"),
-    (lambda: book.scaled_wavelengths("longrope", head_dim=128), ValueError, "head_dim"),
-    (lambda: book.scaled_wavelengths("pi", head_dim=7), ValueError, "head_dim"),
+    (lambda: posenc.scaled_wavelengths("gpt-5"), ValueError, "model_or_scaling"),
+    (lambda: posenc.scaled_wavelengths("longrope", head_dim=128), ValueError, "head_dim"),
+    (lambda: posenc.scaled_wavelengths("pi", head_dim=7), ValueError, "head_dim"),
 ]
 
 
@@ -721,8 +683,8 @@ def test_chapter_table_shows_the_package_data():
     text = next("".join(c["source"]) for c in nb["cells"]
                 if c["cell_type"] == "markdown" and "| model | position method" in "".join(c["source"]))
     rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
-    assert len(rows) == len(book.MODEL_ROPE_CONFIGS)
-    for row, cfg in zip(rows, book.MODEL_ROPE_CONFIGS.values()):
+    assert len(rows) == len(posenc.MODEL_ROPE_CONFIGS)
+    for row, cfg in zip(rows, posenc.MODEL_ROPE_CONFIGS.values()):
         assert row[0] == "| " + cfg["model"]
         assert row[2] == f"{cfg['rotary_dim']} / {cfg['head_dim']}"
         assert float(row[3].replace(" ", "")) == cfg["rope_theta"]

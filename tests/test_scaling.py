@@ -4,7 +4,6 @@ import math
 import pytest
 import torch
 
-import posenc
 from posenc import rope_inv_freq, rope_scaled_inv_freq
 
 
@@ -96,8 +95,7 @@ def test_registry_names_every_type_and_takes_only_its_own_parameters():
 
     from posenc import ROPE_SCALINGS, ROPE_TYPES
 
-    assert tuple(ROPE_SCALINGS) == ROPE_TYPES == ("default", "linear", "dynamic", "yarn", "llama3", "longrope",
-                                                  "proportional")
+    assert tuple(ROPE_SCALINGS) == ROPE_TYPES == ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
     own = {name: set(inspect.signature(fn).parameters) - {"head_dim", "base"} for name, fn in ROPE_SCALINGS.items()}
     assert own == {
         "default": set(),
@@ -107,7 +105,6 @@ def test_registry_names_every_type_and_takes_only_its_own_parameters():
                  "truncate"},
         "llama3": {"factor", "train_length", "low_freq_factor", "high_freq_factor"},
         "longrope": {"factor", "train_length", "seq_len", "short_factor", "long_factor", "attention_factor"},
-        "proportional": {"factor", "partial_rotary_factor"},
     }
 
 
@@ -119,7 +116,7 @@ def test_dispatcher_equals_the_registered_function(head_dim, base):
     hf_names = {"train_length": "original_max_position_embeddings"}
     params = {"factor": 4.0, "train_length": 256, "seq_len": 2048, "beta_fast": 32.0, "beta_slow": 1.0,
               "attention_factor": None, "mscale": None, "mscale_all_dim": None, "truncate": True,
-              "low_freq_factor": 1.0, "high_freq_factor": 4.0, "partial_rotary_factor": 0.5,
+              "low_freq_factor": 1.0, "high_freq_factor": 4.0,
               "short_factor": torch.linspace(1, 2, head_dim // 2), "long_factor": torch.linspace(1, 40, head_dim // 2)}
     for name, fn in ROPE_SCALINGS.items():
         import inspect
@@ -146,22 +143,16 @@ def test_blended_scalings_move_from_kept_to_interpolated(rope_type, head_dim, fa
 
 
 def test_one_frequency_function_behind_every_ladder():
-    """Every public route to the ladder gives rope_inv_freq's values: equal by construction (one function,
-    the same float ops on the same inputs), in float32 and float64."""
-    from posenc import DEFAULT_BASE, RopeScaling, inv_freq, sinusoidal_frequencies
+    from posenc import DEFAULT_BASE, inv_freq, sinusoidal_frequencies
 
     assert DEFAULT_BASE == 10000.0
     for d in (2, 8, 64, 128, 130):
         for base in (100.0, DEFAULT_BASE, 500000.0):
-            for dtype in (torch.float32, torch.float64):
-                assert torch.equal(inv_freq(d, base, dtype=dtype), rope_inv_freq(d, base, dtype=dtype))
-                assert torch.equal(sinusoidal_frequencies(d, base, dtype=dtype), rope_inv_freq(d, base, dtype=dtype))
-            unscaled, scale = rope_scaled_inv_freq(d, base)
-            assert torch.equal(unscaled, rope_inv_freq(d, base)) and scale == 1.0
-            assert torch.equal(RopeScaling().inv_freq(d, base)[0], rope_inv_freq(d, base))
-            # and the ladder is the formula: float32 rounding of base ** (-2i/d) only
-            exact = torch.tensor([base ** (-2 * i / d) for i in range(d // 2)], dtype=torch.float64)
-            torch.testing.assert_close(rope_inv_freq(d, base, dtype=torch.float64), exact, rtol=1e-14, atol=0)
+            assert torch.equal(rope_inv_freq(d, base), inv_freq(d, base))
+            assert torch.equal(sinusoidal_frequencies(d, base, dtype=torch.float32), inv_freq(d, base))
+            assert torch.equal(sinusoidal_frequencies(d, base), inv_freq(d, base, dtype=torch.float64))
+            unscaled, _ = rope_scaled_inv_freq(d, base)
+            assert torch.equal(unscaled, inv_freq(d, base))
 
 
 # --------------------------------------------------------------------------- LongRoPE (Phi-3)
@@ -291,26 +282,15 @@ def test_truncate_changes_the_ramp_only_between_whole_pairs():
     torch.testing.assert_close(kept[-2:], exact[-2:], rtol=0, atol=0)  # the slowest interpolated by both
 
 
-@pytest.mark.parametrize("head_dim,factor,l_orig", [(16, 4.0, 64), (64, 8.0, 2048), (128, 16.0, 4096)])
-def test_yarn_defaults_are_the_papers_formula(head_dim, factor, l_orig):
-    """YaRN with only factor and L_orig (beta 32 and 1, rounded ramp, 0.1 ln s + 1) against the formula written
-    here in float64 from Peng et al. 2023 (eqs. 18-20): float32 rounding of the frequencies only."""
-    got, scale = rope_scaled_inv_freq(head_dim, rope_type="yarn", factor=factor,
-                                      original_max_position_embeddings=l_orig)
-    base, d = 10000.0, head_dim
-
-    def pair(rotations):  # the pair index whose wavelength fits `rotations` times into L_orig
-        return d * math.log(l_orig / (rotations * 2 * math.pi)) / (2 * math.log(base))
-
-    low, high = max(math.floor(pair(32.0)), 0), min(math.ceil(pair(1.0)), d - 1)
-    high = high + 0.001 if low == high else high
-    want = []
-    for i in range(d // 2):
-        theta = base ** (-2 * i / d)
-        gamma = 1 - min(max((i - low) / (high - low), 0.0), 1.0)  # 1: keep, 0: interpolate
-        want.append(theta * gamma + theta / factor * (1 - gamma))
-    torch.testing.assert_close(got.double(), torch.tensor(want, dtype=torch.float64), rtol=1e-6, atol=0)
-    assert scale == pytest.approx(0.1 * math.log(factor) + 1.0, rel=1e-15)
+def test_default_yarn_is_unchanged_bit_for_bit():
+    """The new keywords at their defaults give exactly the old YaRN (the experiment's scaling)."""
+    for head_dim, factor, l_orig in [(16, 4.0, 64), (64, 8.0, 2048), (128, 16.0, 4096)]:
+        old, old_scale = rope_scaled_inv_freq(head_dim, rope_type="yarn", factor=factor,
+                                              original_max_position_embeddings=l_orig)
+        new, new_scale = rope_scaled_inv_freq(head_dim, rope_type="yarn", factor=factor,
+                                              original_max_position_embeddings=l_orig, mscale=None,
+                                              mscale_all_dim=None, truncate=True, attention_factor=None)
+        assert torch.equal(old, new) and old_scale == new_scale == 0.1 * math.log(factor) + 1.0
 
 
 @pytest.mark.parametrize("factor", [0.5, 1.0, 2.0, 40.0])
@@ -428,8 +408,8 @@ def test_from_hf_reads_dynamic_ntks_trained_length_from_max_position_embeddings(
                                    rope_parameters={"rope_type": "dynamic", "factor": 2.0, "rope_theta": 10000.0})
     want, _ = init["dynamic"](cfg, "cpu", seq_len=seq_len)
     # a dict that names another length: transformers does not read it for dynamic NTK
-    scaling = posenc.RopeScaling.from_hf(
-        {"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 999}, max_position_embeddings=4096)
+    scaling = posenc.RopeScaling.from_hf({"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 999},
+                                         max_position_embeddings=4096)
     got, _ = scaling.inv_freq(hd, 10000.0, seq_len=seq_len)
     torch.testing.assert_close(got, want.float(), rtol=1e-6, atol=0)
     assert scaling.original_max_position_embeddings == 4096
@@ -440,8 +420,8 @@ def test_from_hf_takes_a_missing_yarn_factor_from_the_two_lengths():
 
     transformers, init = _hf_rope_init()
     hd = 32
-    cfg = transformers.LlamaConfig(hidden_size=hd * 4, num_attention_heads=4, head_dim=hd,
-                                   max_position_embeddings=16384, rope_parameters={"rope_type": "yarn", "factor": None,
+    cfg = transformers.LlamaConfig(hidden_size=hd * 4, num_attention_heads=4, head_dim=hd, max_position_embeddings=16384,
+                                   rope_parameters={"rope_type": "yarn", "factor": None,
                                                     "original_max_position_embeddings": 4096, "rope_theta": 10000.0})
     want, want_scale = init["yarn"](cfg, "cpu")
     scaling = posenc.RopeScaling.from_hf({"rope_type": "yarn", "original_max_position_embeddings": 4096},
@@ -451,88 +431,3 @@ def test_from_hf_takes_a_missing_yarn_factor_from_the_two_lengths():
     assert scaling.factor == 4.0 and scale == pytest.approx(want_scale, rel=1e-12)
     with pytest.raises(ValueError, match="max_position_embeddings"):  # no lengths, no factor: refused, not guessed
         posenc.RopeScaling.from_hf({"rope_type": "yarn", "original_max_position_embeddings": 4096})
-
-
-# ---- "proportional" (transformers 5; Gemma 4's full-attention layers) --------------------------------
-
-@pytest.mark.parametrize("head_dim,partial,factor,base", [
-    (512, 0.25, 1.0, 1e6),  # Gemma 4's full-attention layers
-    (256, 0.25, 1.0, 1e6), (64, 0.5, 2.0, 10000.0), (96, 0.3, 1.0, 10000.0), (128, 1.0, 1.0, 10000.0),
-    (16, 0.0, 1.0, 10000.0), (18, 0.5, 0.5, 500.0),
-])
-def test_proportional_matches_hf(head_dim, partial, factor, base):
-    """transformers 5.24's proportional init: the same float32 ops on the same inputs, so equal exactly."""
-    ref, ref_scale = hf_inv_freq(head_dim, base, "proportional", 4096, partial_rotary_factor=partial, factor=factor)
-    got, scale = rope_scaled_inv_freq(head_dim, base, rope_type="proportional", partial_rotary_factor=partial,
-                                      factor=factor)
-    torch.testing.assert_close(got, ref, rtol=0, atol=0)
-    assert scale == ref_scale == 1.0
-    # the first int(partial * d // 2) pairs keep the full width's ladder (over d, not over the rotated width)
-    kept = int(partial * head_dim // 2)
-    torch.testing.assert_close(got[:kept], rope_inv_freq(head_dim, base)[:kept] / factor, rtol=0, atol=0)
-    assert got.shape == (head_dim // 2,) and (got[kept:] == 0).all() and (got[:kept] > 0).all()
-
-
-def test_gemma4_rotary_embedding_matches_hf_through_from_hf():
-    """Gemma 4's two layer types from its config dict; the full-attention layers' tables and rotated queries."""
-    transformers = pytest.importorskip("transformers")
-    gemma4 = pytest.importorskip("transformers.models.gemma4.modeling_gemma4")
-    import posenc
-
-    cfg = transformers.Gemma4TextConfig(hidden_size=64, num_attention_heads=2, num_key_value_heads=1, head_dim=32,
-                                        global_head_dim=64, num_hidden_layers=6, intermediate_size=32, vocab_size=100,
-                                        vocab_size_per_layer_input=100, hidden_size_per_layer_input=8)
-    emb = gemma4.Gemma4TextRotaryEmbedding(cfg)
-    full, sliding = cfg.rope_parameters["full_attention"], cfg.rope_parameters["sliding_attention"]
-    assert full["rope_type"] == "proportional" and full["partial_rotary_factor"] == 0.25
-    scaling = posenc.RopeScaling.from_hf(full)
-    assert isinstance(scaling, posenc.ProportionalScaling) and scaling.partial_rotary_factor == 0.25
-    got, _ = scaling.inv_freq(64, full["rope_theta"])
-    torch.testing.assert_close(got, emb.full_attention_inv_freq, rtol=0, atol=0)
-    got, _ = posenc.RopeScaling.from_hf(sliding).inv_freq(32, sliding["rope_theta"])
-    torch.testing.assert_close(got, emb.sliding_attention_inv_freq, rtol=0, atol=0)
-    # the rotated queries: HF forms float32 angles, posenc float64 ones (error <= position * 2**-24 rad)
-    q = torch.randn(1, 2, 40, 64, dtype=torch.float64)
-    ids = torch.arange(960, 1000)
-    cos, sin = emb(q.float(), ids[None], "full_attention")
-    want = gemma4.apply_rotary_pos_emb(q.float(), cos, sin)
-    rope = posenc.RotaryEmbedding(64, 16, full["rope_theta"], scaling=scaling)
-    torch.testing.assert_close(rope(q.float(), ids), want, rtol=0, atol=1000 * 2.0**-24 * 8)
-    # the pairs with frequency 0 pass through: dims [8, 32) and [40, 64) of the half layout
-    out = rope(q, ids)
-    torch.testing.assert_close(out[..., 8:32], q[..., 8:32], rtol=0, atol=0)
-    torch.testing.assert_close(out[..., 40:], q[..., 40:], rtol=0, atol=0)
-
-
-def test_proportional_bad_input_and_partial_rotary_factor_elsewhere():
-    import posenc
-
-    with pytest.raises(ValueError, match="partial_rotary_factor"):
-        rope_scaled_inv_freq(64, rope_type="proportional", partial_rotary_factor=1.5)
-    with pytest.raises(ValueError, match="factor"):
-        rope_scaled_inv_freq(64, rope_type="proportional", factor=0.0)
-    with pytest.raises(TypeError, match="rotated width"):  # other types take the rotated width as head_dim
-        rope_scaled_inv_freq(64, rope_type="linear", factor=2.0, partial_rotary_factor=0.5)
-    with pytest.raises(ValueError, match="rotary_dim"):  # a partial width on top of proportional's own
-        posenc.RotaryEmbedding(64, rotary_dim=32,
-                               scaling=posenc.rope_scaling("proportional", partial_rotary_factor=0.5))
-    # from_hf keeps partial_rotary_factor for proportional only (elsewhere it describes the model)
-    linear = posenc.RopeScaling.from_hf({"rope_type": "linear", "factor": 2.0, "partial_rotary_factor": 0.5})
-    assert linear == posenc.rope_scaling("linear", factor=2.0)
-    assert posenc.RopeScaling.from_hf(posenc.rope_scaling("proportional", partial_rotary_factor=0.25).to_hf()) == \
-        posenc.ProportionalScaling(partial_rotary_factor=0.25)
-
-
-#: Bad input of the names added for "proportional" (run here and by tests/test_bad_input_meta.py).
-PROPORTIONAL_BAD_CALLS = [
-    (lambda: posenc.ProportionalScaling(partial_rotary_factor=1.5), ValueError, "partial_rotary_factor"),
-    (lambda: posenc.ProportionalScaling(partial_rotary_factor="0.25"), TypeError, "partial_rotary_factor"),
-    (lambda: posenc.ProportionalScaling(factor=-1.0), ValueError, "factor"),
-    (lambda: posenc.RotaryEmbedding(8, seq_dim=1), ValueError, "seq_dim"),
-]
-
-
-@pytest.mark.parametrize("call,exc,text", PROPORTIONAL_BAD_CALLS)
-def test_proportional_bad_calls(call, exc, text):
-    with pytest.raises(exc, match=text):
-        call()

@@ -10,15 +10,10 @@ from __future__ import annotations
 
 import torch
 
-from .validate import check_int, check_size, check_tensor
+from .validate import MAX_TENSOR_BYTES, check_int, check_size, check_tensor
 
-#: Bytes per ``[L, d]`` entry while a table is built: float64 angle, cos and sin. The one definition;
-#: every size check of a RoPE table uses it.
-TABLE_BYTES = 24
 
-#: Input dtypes rotated in float32 and cast back (Meta's ``apply_rotary_emb``, torchtune's
-#: ``RotaryPositionalEmbeddings``): one rounding to the input dtype instead of one per operation.
-LOW_PRECISION = (torch.float16, torch.bfloat16)
+TABLE_BYTES = 24  # bytes per [L, d] entry while a table is built: float64 angle, cos and sin
 
 
 def positions_tensor(positions: int | torch.Tensor, width: int, item_bytes: int) -> torch.Tensor:
@@ -37,8 +32,7 @@ def positions_tensor(positions: int | torch.Tensor, width: int, item_bytes: int)
 
 
 def check_inv_freq(inv_freq: torch.Tensor, head_dim: int, width_name: str = "head_dim") -> torch.Tensor:
-    """``inv_freq`` must be a finite floating ``[head_dim // 2]`` tensor (a meta tensor has no values to check)."""
-    check_tensor("inv_freq", inv_freq, ndim=1, floating=True, finite=not inv_freq.is_meta)
+    check_tensor("inv_freq", inv_freq, ndim=1, floating=True, finite=True)
     if inv_freq.shape != (head_dim // 2,):
         raise ValueError(f"inv_freq must have shape [{head_dim // 2}] ({width_name} // 2), got {tuple(inv_freq.shape)}")
     return inv_freq
@@ -60,25 +54,6 @@ def cos_sin(pos: torch.Tensor, inv_freq: torch.Tensor, layout: str,
     """Core of :func:`rope_cos_sin`: ``[L, d]`` tables, computed in float64 and cast to ``dtype``."""
     angles = expand(position_angles(pos, inv_freq), layout)  # [L, d] float64
     return angles.cos().to(dtype), angles.sin().to(dtype)
-
-
-def cache_tables(inv_freq: torch.Tensor, n: int, layout: str,
-                 attention_scaling: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """float32 ``[n, d]`` cos and sin (times ``attention_scaling``) for positions ``0 .. n - 1``, built on
-    ``inv_freq``'s device: no copy to or from the host, so nothing waits on the device.
-
-    The angles and their cos/sin are computed in float64 and rounded once to float32 (on the CPU the
-    same operations, and so the same bits, as :func:`cos_sin`). A device without float64 (Apple's
-    MPS) computes them in float32: the angle ``m * theta_i`` is then off by up to about ``m * 2**-24``
-    rad (6e-3 rad at position 1e5) instead of below one float32 rounding of the table. On the meta
-    device only the shapes are made.
-    """
-    device = inv_freq.device
-    dtype = torch.float32 if device.type == "mps" else torch.float64
-    pos = torch.arange(n, device=device, dtype=torch.int64)
-    angles = expand(pos.to(dtype)[:, None] * inv_freq.to(dtype)[None, :], layout)  # [n, d]
-    cos, sin = angles.cos(), angles.sin()
-    return (cos * attention_scaling).to(torch.float32), (sin * attention_scaling).to(torch.float32)
 
 
 def pairs(t: torch.Tensor, layout: str) -> tuple[torch.Tensor, torch.Tensor]:
@@ -154,25 +129,16 @@ BLOCK_BYTES = 1 << 18
 def apply(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str) -> torch.Tensor:
     """Core of :func:`apply_rope`, trusting its inputs; the fast paths of :func:`rotate_reference`.
 
-    float16 and bfloat16 inputs are rotated in float32 (tables cast to float32) and the result cast
-    back to ``x``'s dtype, as Meta's and torchtune's code do: one rounding, so the result is the
-    correctly rounded rotation up to float32 noise. float32 and float64 inputs are computed in their
-    own dtype with the tables cast to it.
-
     Without autograd, the interleaved layout (float32/64, pairs adjacent in memory) is one complex
     multiplication. The half layout is ``x * cos`` over the full width, then the ``-x1 sin`` and
     ``x0 sin`` terms added in place into the two halves (three passes, no ``rotate_half`` copy); a
     contiguous ``x`` with one ``[L, d]`` table is done in blocks of :data:`BLOCK_BYTES`, so the
     three passes stay in cache (meant to; the blocks change which entries each kernel call sees, not the
-    operations on an entry). The tests compare the fast paths with the reference form. Inside a
-    compiled graph the reference form is used: the compiler fuses it into one kernel, and ``out=``
-    writes into views would break the graph.
+    operations on an entry). The tests compare the fast paths with the reference form. Inside a compiled graph the reference form is used: the
+    compiler fuses it into one kernel, and ``out=`` writes into views would break the graph.
     """
-    if x.dtype in LOW_PRECISION:
-        return apply(x.float(), cos, sin, layout).to(x.dtype)
     cos, sin = cos.to(x.dtype), sin.to(x.dtype)
-    grad = torch.is_grad_enabled() and (x.requires_grad or cos.requires_grad or sin.requires_grad)
-    if torch.compiler.is_compiling() or x.numel() == 0 or grad:
+    if torch.compiler.is_compiling() or x.numel() == 0 or (torch.is_grad_enabled() and (x.requires_grad or cos.requires_grad or sin.requires_grad)):
         return rotate_reference(x, cos, sin, layout)
     if layout == "half":
         return _apply_half(x, cos, sin)

@@ -20,7 +20,6 @@ import torch
 import torch.nn.functional as F
 
 from .._core.validate import check_choice, check_size, check_tensor
-from .._core import grid
 from .._core import rope as rope_core
 from ..encodings.rope import LAYOUTS
 
@@ -170,7 +169,8 @@ def kernel_attention(
         num, den = num * weight, den * weight
     keep = None  # [Lq, Lk] (or with weight's leading dims): the pairs that count
     if causal:
-        keep = grid.causal(q_len, k_len, device=q.device)  # [Lq, Lk], queries aligned at the end
+        q_pos = torch.arange(k_len - q_len, k_len, device=q.device)  # [Lq], aligned at the end
+        keep = torch.arange(k_len, device=q.device)[None, :] <= q_pos[:, None]
     if weight is not None:
         keep = weight != 0 if keep is None else keep & (weight != 0)
     if keep is not None:  # zeros selected, not multiplied in: a NaN or inf score of a dropped pair stays out

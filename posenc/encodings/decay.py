@@ -3,14 +3,11 @@
 With summation by parts (Abel's transformation), ``sum_i h_i e^{i r theta_i}`` (``h_i`` the complex products of query and key
 pairs) is bounded by ``(max_i |h_{i+1} - h_i|) * sum_j |S_j|`` with partial sums
 ``S_j = sum_{k<j} e^{i r theta_k}``. The mean ``(1/(d/2)) sum_j |S_j|`` is the curve of RoFormer's
-Figure 2: it falls on average as the relative distance ``r`` grows, with ripples, and (checked up to
-``r = 10**5`` for ``d = 128``) stays low without falling monotonically. A much larger base keeps it
-higher on average over each octave ``2**j <= r < 2**(j+1)`` with ``r < 2**17`` (``10**4``,
-``5 * 10**5`` and ``10**6`` for head sizes 64 to 256). Not beyond: over ``2**17 <= r < 2**18``, base
-``5 * 10**5`` averages below ``10**4`` for head sizes 64 and 128. Smaller heads and nearby bases cross
-in some octaves, and the curves cross at single distances (chapter 5 of the book). It bounds the
-score of a fixed query and key; it says nothing about the score itself, whose expectation for
-independent random vectors is 0 at every distance.
+Figure 2: it falls on average as the relative distance ``r`` grows, with ripples, and over long
+ranges stays low without falling monotonically. A larger base keeps it higher on average over each
+octave of ``r``, not at every ``r`` (chapter 5 of the book). It bounds the score; it says nothing
+about the score of a given query and key, whose expectation for independent random vectors is 0 at
+every distance.
 
 References:
     Su et al., "RoFormer: Enhanced Transformer with Rotary Position Embedding", 2021, section 3.4.3.

@@ -7,16 +7,6 @@ position, ``i = 0 .. dim/2 - 1``: from one radian per position down to almost ``
 
 Shape legend: ``dim`` the encoding width (``d_model`` or ``head_dim``), ``dim/2`` pairs.
 
-One implementation (``posenc._core.freq.frequency_ladder``) and one public name for it,
-:func:`posenc.encodings.rope.rope_inv_freq` ``(dim, base, dtype=...)``. The other names that return
-it are routes to that implementation for their own contexts, not other ladders:
-
-- :func:`inv_freq` here: ``rope_inv_freq`` under its older name (the explorers still call it).
-- :func:`posenc.encodings.absolute.sinusoidal_frequencies`: ``method="pow"`` is the ladder over
-  ``d_model`` (float64 by default); ``method="exp_log"`` is a second way to round it, for chapter 2.
-- :func:`posenc.scaling.rope_scaled_inv_freq` with ``rope_type="default"`` and ``RopeScaling().inv_freq``:
-  the registry's unscaled entry (``(ladder, 1.0)``), so that every scaling is one call.
-
 References:
     Vaswani et al., "Attention Is All You Need", 2017, section 3.5.
     Su et al., "RoFormer: Enhanced Transformer with Rotary Position Embedding", 2021, eq. (15).
@@ -35,8 +25,7 @@ __all__ = ["DEFAULT_BASE", "inv_freq"]
 
 
 def inv_freq(dim: int, base: float = DEFAULT_BASE, *, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """Frequencies ``theta_i = base ** (-2i / dim)``, ``i = 0 .. dim/2 - 1``: the same values as
-    :func:`posenc.encodings.rope.rope_inv_freq` ``(dim, base, dtype=dtype)`` (one implementation).
+    """Frequencies ``theta_i = base ** (-2i / dim)``, ``i = 0 .. dim/2 - 1``.
 
     Computed as Hugging Face's default RoPE initialisation does, ``1 / base ** (2i / dim)`` with
     every step in ``dtype``: in float32 the result equals theirs bit for bit.

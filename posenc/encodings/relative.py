@@ -141,31 +141,11 @@ def _t5_bucket(relative_position: torch.Tensor, bidirectional: bool, num_buckets
     return buckets + torch.where(is_small, distance, large)
 
 
-def _autocast_on(device_type: str) -> bool:
-    try:
-        return torch.is_autocast_enabled(device_type)
-    except TypeError:  # torch < 2.4: no device argument
-        return torch.is_autocast_enabled() if device_type == "cuda" else torch.is_autocast_cpu_enabled()
-
-
-def _check_shaw(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, rel_k: torch.Tensor, rel_v: torch.Tensor,
-                causal: bool, *, scores: int, gathers: int = 0) -> int:
-    """Shaw attention's arguments; returns the clipping distance ``k`` of the ``[2k+1, d]`` tables.
-
-    Refuses, above the memory limit, ``scores`` elements per (query, key) pair of every head (the
-    scores and what is built from them) plus ``gathers`` ``[Lq, Lk, d]`` tensors shared by the heads."""
+def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, per_pair: int, shared: int = 0) -> None:
+    """q, k, v shapes. Refuses, above the memory limit, ``per_pair`` bytes per (query, key) pair of
+    every head (the scores) plus ``shared`` bytes per pair shared by the heads (``[Lq, Lk, d]`` gathers)."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         check_tensor(name, t, min_ndim=2, floating=True)
-    check_tensor("rel_k", rel_k, ndim=2, floating=True)
-    check_tensor("rel_v", rel_v, ndim=2, floating=True)
-    if not isinstance(causal, bool):
-        raise TypeError(f"causal must be a bool, got {type(causal).__name__} ({causal!r})")
-    for name, t in (("k", k), ("v", v), ("rel_k", rel_k), ("rel_v", rel_v)):
-        if t.device != q.device:
-            raise ValueError(f"{name} must be on q's device ({q.device}), got {t.device}")
-        if t.dtype != q.dtype and not _autocast_on(q.device.type):  # autocast casts the products' operands
-            raise TypeError(f"{name} must have q's dtype ({q.dtype}), got {t.dtype}: cast one of them, "
-                            f"or run under torch.autocast")
     if k.shape != v.shape:
         raise ValueError(f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
     if q.shape[-1] != k.shape[-1]:
@@ -177,14 +157,17 @@ def _check_shaw(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, rel_k: torch.
     except RuntimeError:
         raise ValueError(f"q and k must have broadcastable leading dimensions, got {tuple(q.shape)} and "
                          f"{tuple(k.shape)}") from None
-    d = q.shape[-1]
+    check_size(f"q of shape {tuple(q.shape)}, k of shape {tuple(k.shape)}", None, (q.shape[-2], k.shape[-2]),
+               item_bytes=per_pair * math.prod(lead) + shared)
+
+
+def _check_tables(rel_k: torch.Tensor, rel_v: torch.Tensor, d: int) -> int:
+    check_tensor("rel_k", rel_k, ndim=2, floating=True)
+    check_tensor("rel_v", rel_v, ndim=2, floating=True)
     if rel_k.shape != rel_v.shape or rel_k.shape[1] != d or rel_k.shape[0] % 2 == 0:
         raise ValueError(
             f"rel_k and rel_v must both be [2k+1, {d}], got {tuple(rel_k.shape)} and {tuple(rel_v.shape)}"
         )
-    item = q.element_size()
-    check_size(f"q of shape {tuple(q.shape)}, k of shape {tuple(k.shape)}", None, (q.shape[-2], k.shape[-2]),
-               item_bytes=scores * item * math.prod(lead) + gathers * d * item)
     return (rel_k.shape[0] - 1) // 2
 
 
@@ -216,9 +199,6 @@ def shaw_attention(
     (``[..., Lq, 2k+1]``) and multiplied by the table. Peak extra memory is
     ``O(Lq * Lk)`` per head instead of ``O(Lq * Lk * d)``.
 
-    The five tensors share one device and one floating dtype (under ``torch.autocast`` the dtypes
-    may differ: autocast casts the products' operands).
-
     Args:
         q (torch.Tensor): queries ``[..., Lq, d]``.
         k (torch.Tensor): keys ``[..., Lk, d]``.
@@ -230,8 +210,9 @@ def shaw_attention(
     Returns:
         torch.Tensor: ``[..., Lq, d]``.
     """
-    max_distance = _check_shaw(q, k, v, rel_k, rel_v, causal, scores=4)
+    _check_qkv(q, k, v, per_pair=4 * q.element_size())
     d = q.shape[-1]
+    max_distance = _check_tables(rel_k, rel_v, d)
     q_len, k_len = q.shape[-2], k.shape[-2]
     idx = _shaw_index(q_len, k_len, max_distance, q.device)  # [Lq, Lk]
     q = q * d**-0.5  # scale the small tensor, not the [Lq, Lk] scores
@@ -267,8 +248,9 @@ def shaw_attention_naive(
     Kept as the reference :func:`shaw_attention` is tested against and as the baseline the
     benchmarks and the book measure. Same arguments and result as :func:`shaw_attention`.
     """
-    max_distance = _check_shaw(q, k, v, rel_k, rel_v, causal, scores=4, gathers=2)  # r_k, r_v: [Lq, Lk, d] each
+    _check_qkv(q, k, v, per_pair=4 * q.element_size(), shared=2 * q.shape[-1] * q.element_size())  # [Lq, Lk, d] x 2
     d = q.shape[-1]
+    max_distance = _check_tables(rel_k, rel_v, d)
     idx = _shaw_index(q.shape[-2], k.shape[-2], max_distance, q.device)  # [Lq, Lk]
     r_k = rel_k[idx]  # [Lq, Lk, d]
     r_v = rel_v[idx]  # [Lq, Lk, d]

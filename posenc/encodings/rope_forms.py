@@ -1,6 +1,6 @@
 """RoPE's textbook forms and layout conversions, kept beside the production path of :mod:`posenc.encodings.rope`.
 
-Each form computes the same rotation as :func:`posenc.encodings.rope.apply_rope`, written the way a paper
+Each form computes the same rotation as :func:`posenc.rope.apply_rope`, written the way a paper
 or a reference code base writes it; the book shows them, and the tests compare them with the fast
 path:
 
@@ -72,7 +72,7 @@ def _rotate_half(x: torch.Tensor) -> torch.Tensor:
 def apply_rope_rotate_half(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     """Hugging Face's eager form, ``x * cos + rotate_half(x) * sin`` (half layout), as written there.
 
-    Kept as a reference and benchmark baseline; :func:`posenc.encodings.rope.apply_rope` computes the same values.
+    Kept as a reference and benchmark baseline; :func:`posenc.rope.apply_rope` computes the same values.
 
     Args:
         x (torch.Tensor): ``[..., L, d]``.
@@ -159,7 +159,7 @@ def rope_matrix(
     ``apply_rope(x, cos_m, sin_m, layout=layout) == x @ R_m.T`` for a row vector ``x`` at position ``m``.
     In the interleaved layout ``R_m`` is block diagonal with 2x2 blocks ``[[cos, -sin], [sin, cos]]``;
     in the half layout the same blocks sit at rows/columns ``(i, i + d/2)``. Multiplying by it costs
-    ``O(d^2)``; :func:`posenc.encodings.rope.apply_rope` does the same in ``O(d)``.
+    ``O(d^2)``; :func:`posenc.rope.apply_rope` does the same in ``O(d)``.
 
     Args:
         position (int): the position ``m`` (any integer).
@@ -167,7 +167,7 @@ def rope_matrix(
         base (float): wavelength base.
         layout (str): ``"interleaved"`` (default, the paper's form) or ``"half"``.
         inv_freq (torch.Tensor, optional): ``[d/2]`` finite frequencies instead of
-            :func:`posenc.encodings.rope.rope_inv_freq`.
+            :func:`posenc.rope.rope_inv_freq`.
         dtype (torch.dtype): floating dtype of the result.
 
     Returns:
@@ -202,7 +202,7 @@ def apply_rope_matrix(
         layout (str): ``"interleaved"`` or ``"half"``.
 
     Returns:
-        torch.Tensor: ``[..., L, d]``; equal to :func:`posenc.encodings.rope.apply_rope` up to rounding.
+        torch.Tensor: ``[..., L, d]``; equal to :func:`posenc.rope.apply_rope` up to rounding.
     """
     check_tensor("x", x, min_ndim=2, floating=True)
     check_choice("layout", layout, LAYOUTS)

@@ -85,15 +85,12 @@ class SyntheticCorpus:
         """``[batch, length]`` int64 token sequences.
 
         Raises:
-            ValueError: ``batch`` or ``length`` below their minimum (1, 2), or the sampler's working
-                memory (five ``[batch, length]`` tensors, 36 bytes an entry) above
-                ``posenc._core.validate.MAX_TENSOR_BYTES``.
+            ValueError: ``batch`` or ``length`` below their minimum (1, 2), or a ``[batch, length]``
+                int64 tensor above ``posenc._core.validate.MAX_TENSOR_BYTES``.
         """
         batch = check_int("batch", batch, min_value=1)
         length = check_int("length", length, min_value=2)
-        # the draws below hold 4 int64 and 1 float32 [batch, length] tensors at once (36 bytes an entry):
-        # refused as a whole, before the first of them is allocated
-        check_sizes((batch, length), item_bytes=36, batch=batch, length=length)
+        check_sizes((batch, length), item_bytes=8, batch=batch, length=length)
         _check_generator(generator)
         v, k = self.vocab_size, self.branching
         out = torch.empty(batch, length, dtype=torch.long)
@@ -223,7 +220,7 @@ class PasskeyCorpus:
     def sample_text(self, batch: int, n: int, *, generator: torch.Generator) -> PasskeyBatch:
         """Training-like text for inputs of ``n`` tokens: at most one passkey episode, at memoryless times."""
         batch, n = check_int("batch", batch, min_value=1), check_int("n", n, min_value=2)
-        check_sizes((batch, n + 1), item_bytes=36, batch=batch, n=n)  # the filler sampler's memory
+        check_sizes((batch, n + 1), item_bytes=8, batch=batch, n=n)
         x = self.filler_corpus.sample(batch, n + 1, generator=generator)
 
         def geometric(rate: float) -> torch.Tensor:  # failures before the first success, [b]
@@ -245,7 +242,7 @@ class PasskeyCorpus:
         k = self.passkey_len
         lo, hi = self.distances(check_int("n", n, min_value=2 * k + 2))
         batch = check_int("batch", batch, min_value=1)
-        check_sizes((batch, n + 1), item_bytes=36, batch=batch, n=n)  # the filler sampler's memory
+        check_sizes((batch, n + 1), item_bytes=8, batch=batch, n=n)
         x = self.filler_corpus.sample(batch, n + 1, generator=generator)
         if distance is None:
             dist = torch.randint(lo, hi + 1, (batch,), generator=generator)
@@ -257,7 +254,7 @@ class PasskeyCorpus:
     def sample(self, batch: int, length: int, *, generator: torch.Generator) -> torch.Tensor:
         """``[batch, length]`` tokens of :meth:`sample_text`, as :meth:`SyntheticCorpus.sample` returns."""
         batch, length = check_int("batch", batch, min_value=1), check_int("length", length, min_value=3)
-        check_sizes((batch, length), item_bytes=36, batch=batch, length=length)  # the filler sampler's memory
+        check_sizes((batch, length), item_bytes=8, batch=batch, length=length)
         return self.sample_text(batch, length - 1, generator=generator).tokens
 
 

@@ -21,8 +21,7 @@ from .._core.validate import check_float, check_int, check_size, check_tensor
 from .data import CharCorpus, PasskeyCorpus, SyntheticCorpus, check_sizes
 from .model import TinyLM, check_model_input
 
-__all__ = ["evaluate_lm", "evaluate_passkey", "TrigramBaseline", "learned_bias", "evaluate_windows",
-           "evaluate_context_cut"]
+__all__ = ["evaluate_lm", "evaluate_passkey", "TrigramBaseline", "learned_bias", "evaluate_windows"]
 
 
 def _check_model(model, batch: int, length: int) -> None:
@@ -205,75 +204,3 @@ def evaluate_windows(model: TinyLM, tokens: torch.Tensor, length: int, *, chunk:
         per_position += nll.double().sum(dim=0)
     per_position /= m
     return per_position.mean().item(), per_position
-
-
-def _windows(model, tokens: torch.Tensor, length: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """``tokens`` (1-D, ``m * length + 1`` ids) as ``m`` input windows and their targets, ``[m, length]`` each."""
-    check_tensor("tokens", tokens, floating=False)
-    if tokens.ndim != 1 or tokens.numel() < length + 1 or (tokens.numel() - 1) % length:
-        raise ValueError(f"tokens must be 1-D with m * length + 1 entries (m >= 1), got shape {tuple(tokens.shape)} "
-                         f"for length={length}")
-    m = (tokens.numel() - 1) // length
-    return tokens[:-1].view(m, length), tokens[1:].view(m, length)
-
-
-@torch.no_grad()
-def evaluate_context_cut(model: TinyLM, tokens: torch.Tensor, length: int, context: int, *, start: int | None = None,
-                         chunk: int = 512) -> tuple[torch.Tensor, torch.Tensor]:
-    """The same targets scored twice: with their whole left context in a window, and with it cut to
-    the last ``context`` tokens. The difference says whether the model uses context beyond ``context``.
-
-    ``tokens`` is cut into ``m`` windows of ``length`` input tokens as in :func:`evaluate_windows`. In
-    each window the targets predicted at positions ``p = start .. length - 1`` are scored from the whole
-    window (the input ``window[0 : p + 1]``, one forward pass of the window) and from the input
-    ``window[max(0, p - context + 1) : p + 1]`` alone (at most ``context`` tokens, which the model
-    reads at positions ``0 ..``): Press et al.'s sliding-window evaluation with stride 1 (ICLR 2022,
-    "Train Short, Test Long", Appendix B.2). For ``p < context`` the two inputs are the same tokens.
-
-    Args:
-        model (TinyLM): the model, switched to ``eval()``.
-        tokens (torch.Tensor): 1-D ids, ``m * length + 1`` of them.
-        length (int): the window's length.
-        context (int): the cut context, ``1 <= context <= length``.
-        start (int, optional): the first position scored (default ``context``: the targets whose whole
-            context is longer than the cut one), ``0 <= start < length``.
-        chunk (int): inputs per forward pass.
-
-    Returns:
-        (torch.Tensor, torch.Tensor): the loss in nats of every scored target, float64 ``[m, length - start]``,
-        with the whole context and with the cut one; row ``w`` is window ``w``.
-
-    Raises:
-        TypeError: ``model`` is not a ``torch.nn.Module``; ``tokens`` is not an integer tensor.
-        ValueError: ``tokens`` is not 1-D with ``m * length + 1`` entries, or an argument is out of range.
-    """
-    if not isinstance(model, nn.Module):
-        raise TypeError(f"model must be a TinyLM (a torch.nn.Module), got {type(model).__name__}")
-    length = check_int("length", length, min_value=1)
-    context = check_int("context", context, min_value=1, max_value=length)
-    start = context if start is None else start
-    start = check_int("start", start, min_value=0, max_value=length - 1)
-    chunk = check_int("chunk", chunk, min_value=1)
-    if isinstance(model, TinyLM):
-        check_model_input(model, 1, length)
-        check_model_input(model, chunk, context)
-    inputs, targets = _windows(model, tokens, length)  # [m, n] each
-    m = inputs.shape[0]
-    check_sizes((m * length, context), item_bytes=8, tokens=tuple(tokens.shape), context=context)  # the cut inputs
-    model.eval()
-    full = torch.cat([F.cross_entropy(model(inputs[i:i + chunk]).transpose(1, 2), targets[i:i + chunk],
-                                      reduction="none")[:, start:] for i in range(0, m, chunk)])  # [m, n - start]
-    cut = torch.empty(m, length - start, dtype=torch.float32)
-    short = range(start, min(context - 1, length))  # the first targets: their whole context is the cut one
-    for p in short:
-        logits = torch.cat([model(inputs[i:i + chunk, : p + 1])[:, -1] for i in range(0, m, chunk)])  # [m, V]
-        cut[:, p - start] = F.cross_entropy(logits, targets[:, p], reduction="none")
-    first = max(start, context - 1)
-    if first < length:  # inputs of exactly `context` tokens ending at p = first .. n - 1
-        rows = inputs.unfold(1, context, 1)[:, first - context + 1:]  # [m, k, context]
-        k = rows.shape[1]
-        rows, last = rows.reshape(m * k, context), targets[:, first:].reshape(m * k)
-        nll = torch.cat([F.cross_entropy(model(rows[i:i + chunk])[:, -1], last[i:i + chunk], reduction="none")
-                         for i in range(0, m * k, chunk)])
-        cut[:, first - start:] = nll.view(m, k)
-    return full.double(), cut.double()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .. import POSITION_METHODS, MultiHeadAttention, NoPEMethod, RopeMethod, RopeScaling, build_method, reset_in_order
+from .. import POSITION_METHODS, MultiHeadAttention, NoPEMethod, RopeMethod, RopeScaling, build_method
 from .._core.validate import check_choice, check_int, check_size, check_tensor
 from .data import check_sizes
 
@@ -24,7 +24,7 @@ def check_model_input(model: TinyLM, batch: int, length: int) -> None:
     scores ``[b, h, L, L]`` (float32) would exceed the library's size limit, before anything is sampled.
 
     Raises:
-        ValueError: either would exceed the size limit (``posenc.set_max_tensor_bytes`` raises it).
+        ValueError: either would exceed ``posenc._core.validate.MAX_TENSOR_BYTES``.
     """
     heads = max(block.attn.n_heads for block in model.blocks)
     check_sizes((batch, length, model.vocab_size), batch=batch, length=length)
@@ -107,19 +107,11 @@ class TinyLM(nn.Module):
             if low < 0 or high >= self.vocab_size:
                 raise ValueError(f"tokens must be ids in [0, {self.vocab_size}) (vocab_size), "
                                  f"got values from {int(low)} to {int(high)}")
-        if not torch.compiler.is_compiling():
-            self.input_encoding.reserve(tokens.shape[1])  # a learned table refuses L > max_len, from the shape
         x = self.embed(tokens)  # [b, L, D]
         x = self.input_encoding.encode_input(x, torch.arange(tokens.shape[1], device=tokens.device))
         for block in self.blocks:
             x = block(x)
         return self.head(self.ln_f(x))
-
-    def reset_parameters(self) -> None:
-        """Initialise every parameter and buffer as the constructor does, in its order, so the same seed
-        gives the same model: the deferred initialisation of a model built under
-        ``with torch.device("meta"):`` and moved with ``to_empty(device=...)`` (torchtune, FSDP2)."""
-        reset_in_order(self)
 
     def set_rope_scaling(self, scaling: RopeScaling | None = None, *, seq_len: int | None = None) -> None:
         """Give every layer's RoPE method the frequencies of a context-extension scaling (RoPE models only).

@@ -17,11 +17,9 @@ from .provenance import code_record
 __all__ = ["RESULT_NAMES", "load_results", "summarize", "format_mean_range"]
 
 RESULT_NAMES = ("extrapolation", "extrapolation-quick-seeds", "extrapolation-text")
-"""The results files shipped in ``posenc/results``: the full passkey run with RoPE's fine-tuning arms
-(``experiments/extrapolation.py --out posenc/results/extrapolation.json``), the chapter's quick setting
-over twelve seeds (``--quick --seeds 12``) and the real-text run with the context cut and RoPE's
-fine-tuning on text (``--text``, :func:`~posenc.experiments.run_text_experiment`).
-``scripts/run_experiments.sh`` makes all three."""
+"""The results files shipped in ``posenc/results``: the full passkey run (``experiments/extrapolation.py
+--out posenc/results/extrapolation.json``), the chapter's quick setting over twelve seeds (``--quick
+--seeds 12``) and the real-text run (``--text``, :func:`~posenc.experiments.run_text_experiment`)."""
 #: The entry module whose code made each results file.
 RESULT_ENTRY = {"extrapolation": "posenc.experiments.passkey", "extrapolation-quick-seeds": "posenc.experiments.passkey",
                 "extrapolation-text": "posenc.experiments.realtext"}

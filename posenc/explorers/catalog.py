@@ -12,9 +12,8 @@ redraws in place, or records a message (``error``) instead of raising, which is 
 shows beside the control ("base must be > 1, got 1") rather than a traceback.
 
 Shared parameters (``BASE``, ``HEAD_DIM``) are declared once and adapted with ``Param.replace``.
-The numbers come from the library's public names (top-level :mod:`posenc`) and the model table
-(:mod:`posenc.book.models`); the learned-bias explorer reads chapter 8's saved run
-(:mod:`posenc.experiments`, imported when it first draws).
+The numbers come from the library's public names (top-level :mod:`posenc`); the learned-bias
+explorer reads chapter 8's saved run (:mod:`posenc.experiments`, imported when it first draws).
 """
 
 from __future__ import annotations
@@ -27,7 +26,9 @@ import torch
 
 from .. import (
     DEFAULT_BASE,
+    MODEL_ROPE_CONFIGS,
     ROPE_TYPES,
+    SCALING_EXAMPLES,
     alibi_bias,
     alibi_slopes,
     apply_rope,
@@ -36,10 +37,10 @@ from .. import (
     rope_cos_sin,
     rope_decay_bound,
     rope_scaled_inv_freq,
+    scaled_wavelengths,
     shaw_relative_index,
     sinusoidal_encoding,
 )
-from ..book.models import MODEL_ROPE_CONFIGS, SCALING_EXAMPLES, scaled_wavelengths
 from .framework import Explorer
 from .params import Param, nice_ceil
 from .plots import Curves, Heatmap, Rotation
@@ -312,7 +313,7 @@ class ModelScalingExplorer(Explorer):
     (or a named scaling at base 10000, trained length 4096, factor 8), against the length the scaling
     is defined from (``original_max_position_embeddings``; for a model this is not always its
     training length) and the target length: which wavelengths each method stretches. Numbers from
-    :func:`posenc.book.models.scaled_wavelengths`."""
+    :func:`posenc.scaled_wavelengths`."""
 
     topic = "how a model's RoPE scaling reshapes the per-pair wavelengths"
     params = (

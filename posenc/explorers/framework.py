@@ -40,7 +40,7 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from .._core.validate import check_float, check_int
+from .._core.validate import check_float
 from .canvas import LayeredCanvas, png_rgba
 from .controls import close_tree, frame_control, grid_layout
 from .live import _LiveUI
@@ -219,31 +219,19 @@ class Explorer:
     @classmethod
     def static_companion(cls, settings: Sequence[dict] | None = None, *, ncols: int | None = None):
         """Small multiples of the plot at a few settings (default ``companion``), drawn by the same
-        plot kind as the live figure. Returns a pyplot figure (``plt.show()`` displays it).
-
-        Args:
-            settings: a sequence of dicts (parameter name -> value), one panel each; default ``companion``.
-            ncols (int, optional): panels per row, ``1 <= ncols <= len(settings)``; default
-                ``min(len(settings), 3)``.
-        """
+        plot kind as the live figure. Returns a pyplot figure (``plt.show()`` displays it)."""
         import matplotlib.pyplot as plt
 
-        if settings is not None and (isinstance(settings, (str, bytes, dict)) or not isinstance(settings, Sequence)):
-            raise TypeError(f"settings must be a sequence of dicts (one per panel), got {type(settings).__name__}")
-        settings = list(cls.companion if settings is None else settings)
+        settings = list(settings or cls.companion)
         if not settings:
             raise ValueError("settings must name at least one parameter setting")
-        for i, setting in enumerate(settings):
-            if not isinstance(setting, dict):
-                raise TypeError(f"settings[{i}] must be a dict of parameter values, got {type(setting).__name__}")
-        checked = [cls.check(setting) for setting in settings]  # every setting refused before a figure exists
-        ncols = min(len(settings), 3) if ncols is None else check_int("ncols", ncols, min_value=1,
-                                                                       max_value=len(settings))
+        ncols = ncols or min(len(settings), 3)
         nrows = math.ceil(len(settings) / ncols)
         w, h = cls.figsize
         fig, axes = plt.subplots(nrows, ncols, figsize=(w * ncols * 0.72, h * nrows * 0.8), squeeze=False,
                                  layout="constrained")
-        for ax, values in zip(axes.flat, checked):
+        for ax, setting in zip(axes.flat, settings):
+            values = cls.check(setting)
             data = cls.compute(**values)
             cls.plot.draw(ax, data)
             ax.set_title(cls.title(data, **values), fontsize=TITLE_SIZE - 1)

@@ -30,12 +30,6 @@ class AlibiMethod(CachedBias):
         self.register_buffer("slopes", alibi_slopes(n_heads), persistent=False)  # [h]
         self.n_heads = len(self.slopes)
 
-    def reset_parameters(self) -> None:
-        """Recompute the slopes on their device (after ``to_empty``)."""
-        super().reset_parameters()
-        with torch.device("cpu"):
-            self.slopes = alibi_slopes(self.n_heads).to(self.slopes.device)
-
     def _values(self, causal, dtype, device, q_len, k_len):
         return alibi_bias_from_slopes(self.slopes, q_len, k_len, causal=causal, dtype=dtype)  # [h, L, T]
 

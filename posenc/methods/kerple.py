@@ -127,23 +127,11 @@ class KerpleBias(CachedBias):
         self.causal = causal
         self.eps = check_float("eps", eps, gt=0.0, le=1.0)
         self._r2_max = 2.0 if self.kind == "power" else None
-        with torch.device("cpu"):  # given values are checked (read) on the CPU, even under a meta device
-            self._inits = (_initial("r1", r1, self.n_heads, le=None), _initial("r2", r2, self.n_heads, le=self._r2_max))
-        self.r1 = nn.Parameter(torch.empty(self.n_heads))
-        self.r2 = nn.Parameter(torch.empty(self.n_heads))
-        self._draw()
-
-    def _draw(self) -> None:
-        """The official code's uniform draws (``r1`` first), or the given initial values."""
-        scales = (2.0, 1.0) if self.kind == "log" else (1.0, 2.0)  # official uniform ranges
-        with torch.no_grad():
-            for param, init, scale in zip((self.r1, self.r2), self._inits, scales):
-                param.copy_(torch.rand(self.n_heads, device=param.device) * scale if init is None else init)
-
-    def reset_parameters(self) -> None:
-        """Draw ``r1`` and ``r2`` as the constructor does (after ``to_empty``)."""
-        super().reset_parameters()  # the bias cache
-        self._draw()
+        r1_init = _initial("r1", r1, self.n_heads, le=None)
+        r2_init = _initial("r2", r2, self.n_heads, le=self._r2_max)
+        scale1, scale2 = (2.0, 1.0) if self.kind == "log" else (1.0, 2.0)  # official uniform ranges
+        self.r1 = nn.Parameter(torch.rand(self.n_heads) * scale1 if r1_init is None else r1_init)
+        self.r2 = nn.Parameter(torch.rand(self.n_heads) * scale2 if r2_init is None else r2_init)
 
     def coefficients(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The ``(r1, r2)`` the bias uses, each float32 ``[h]``, clamped (differentiable)."""

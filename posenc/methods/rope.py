@@ -6,8 +6,8 @@ from typing import Any
 
 import torch
 
-from .._core import rope as rope_core
 from .._core.freq import DEFAULT_BASE
+from .._core import rope as rope_core
 from .._core.validate import check_choice, check_even, check_int, check_size
 from ..encodings.rope import LAYOUTS, RotaryEmbedding
 from ..scaling.config import RopeScaling, rope_scaling
@@ -20,9 +20,6 @@ class RopeMethod(PositionMethod):
     """Rotary position embedding of queries and keys (Su et al. 2021), before the key/value cache.
 
     A context-extension scaling gives the method new frequencies (``scaling`` here, or :meth:`set_scaling`).
-    The cos/sin cache lives in a :class:`~posenc.encodings.rope.RotaryEmbedding` (``self.rotary``), which
-    compiles whole and can be built on the meta device and filled later with ``to_empty`` and its
-    ``reset_parameters`` (called by a loop over ``model.modules()``, as FSDP2 and torchtune do).
 
     Args:
         head_dim (int): even head dimension ``d``.
@@ -87,6 +84,5 @@ class RopeMethod(PositionMethod):
         """
         scaling = rope_scaling(scaling, **params)
         old = self.rotary
-        with torch.device(old.inv_freq.device):  # built where the old one lives, no copy
-            self.rotary = RotaryEmbedding(old.head_dim, old.cache_len, old.base, layout=old.layout, scaling=scaling,
-                                          seq_len=seq_len)
+        self.rotary = RotaryEmbedding(old.head_dim, old.cache_len, old.base, layout=old.layout, scaling=scaling,
+                                      seq_len=seq_len).to(old.inv_freq.device)

@@ -32,16 +32,6 @@ class ShawMethod(PositionMethod):
         self.shaw = ShawRelativePosition(head_dim, max_distance)
         self.head_dim = self.shaw.head_dim
 
-    def reset_parameters(self) -> None:
-        """Draw the two tables as :class:`~posenc.encodings.relative.ShawRelativePosition` does:
-        ``randn * head_dim ** -0.5``, keys first."""
-        with torch.no_grad():
-            for table in (self.shaw.rel_k, self.shaw.rel_v):
-                table.copy_(torch.randn(table.shape, device=table.device) * self.head_dim**-0.5)
-
-    def workspace(self, batch, n_heads, q_len, k_len, item_bytes):
-        return (batch, n_heads, q_len, k_len), 4 * item_bytes  # scores, relative scores, weights, their sums
-
     def attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool) -> torch.Tensor:
         return self.shaw(q, k, v, causal=causal)  # [b, h, L, d]
 

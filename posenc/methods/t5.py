@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import torch
-from torch import nn
 
 from .._core import grid
 from ..encodings.relative import T5RelativeBias
@@ -38,11 +37,6 @@ class T5Method(CachedBias):
         self.t5 = T5RelativeBias(n_heads, num_buckets=num_buckets, max_distance=max_distance,
                                  bidirectional=not causal)
         self.n_heads = self.t5.n_heads
-
-    def reset_parameters(self) -> None:
-        """As the constructor: the embedding's own initialisation, then T5's ``normal(0, 0.02)``."""
-        super().reset_parameters()  # the bias cache and the embedding's reset_parameters
-        nn.init.normal_(self.t5.bias.weight, std=0.02)
 
     def _values(self, causal, dtype, device, q_len, k_len):
         dist = grid.distance_range(q_len, k_len, device=device)  # [L + T - 1]

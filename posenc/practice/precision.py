@@ -13,7 +13,7 @@ from .framework import _Crash, _f64
 from .running import _expected
 
 
-#: The task ``_diagnose`` is diagnosing, read by the detectors ``_lowp`` builds.
+#: The task :func:`_diagnose` is diagnosing, read by the detectors :func:`_lowp` builds.
 _CURRENT: list = [None]
 
 

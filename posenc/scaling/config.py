@@ -19,9 +19,8 @@ Example::
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Mapping, Sequence
 
 import torch
 
@@ -30,7 +29,7 @@ from .._core.validate import check_choice, check_even, check_float, check_int, c
 from .functions import ROPE_SCALINGS, factor_list, yarn_mscale
 
 __all__ = ["RopeScaling", "DefaultScaling", "LinearScaling", "DynamicScaling", "YarnScaling", "Llama3Scaling",
-           "LongRopeScaling", "ProportionalScaling", "ROPE_SCALING_CONFIGS", "rope_scaling", "rope_scaled_inv_freq"]
+           "LongRopeScaling", "ROPE_SCALING_CONFIGS", "rope_scaling", "rope_scaled_inv_freq"]
 
 
 @dataclass(frozen=True)
@@ -84,8 +83,7 @@ class RopeScaling:
         the default frequencies, as transformers' ``Qwen2VLConfig`` reads it, and ``"su"`` (Phi-3's
         first name) is ``"longrope"``. Keys that describe the model rather than the scaling
         (``rope_theta``, ``partial_rotary_factor``, M-RoPE's ``mrope_section`` and
-        ``mrope_interleaved``, Ministral 3's ``llama_4_scaling_beta``) are left to the caller, except
-        ``partial_rotary_factor`` with ``"proportional"`` (Gemma 4), whose frequencies it sets; any other
+        ``mrope_interleaved``, Ministral 3's ``llama_4_scaling_beta``) are left to the caller; any other
         key must be a parameter of the type.
 
         The model config's lengths enter as transformers 5 uses them (``standardize_rope_params`` and
@@ -119,12 +117,11 @@ class RopeScaling:
                             ("original_max_position_embeddings", original_max_position_embeddings)):
             if value is not None:
                 check_int(name, value, min_value=1)
+        params = {k: v for k, v in config.items() if k not in _MODEL_KEYS}
         rope_type = config.get("rope_type", config.get("type", "default"))
         rope_type = "default" if rope_type == "mrope" else rope_type  # M-RoPE splits the default pairs by axis
         rope_type = "longrope" if rope_type == "su" else rope_type  # Phi-3's first name for it (Phi3Config)
         check_choice("rope_type", rope_type, ROPE_SCALING_CONFIGS)
-        own = {f.name for f in dataclasses.fields(ROPE_SCALING_CONFIGS[rope_type])}
-        params = {k: v for k, v in config.items() if k not in _MODEL_KEYS or k in own}
         if rope_type == "dynamic":
             if max_position_embeddings is not None:
                 params["original_max_position_embeddings"] = max_position_embeddings
@@ -221,8 +218,7 @@ class YarnScaling(RopeScaling):
             raise TypeError(f"truncate must be a bool (True: round the ramp's ends to whole pairs), "
                             f"got {type(self.truncate).__name__} ({self.truncate!r})")
         _set(self, factor=check_float("factor", self.factor, ge=1.0), beta_fast=beta_fast, beta_slow=beta_slow,
-             original_max_position_embeddings=_trained_length("rope_type='yarn'",
-                                                              self.original_max_position_embeddings),
+             original_max_position_embeddings=_trained_length("rope_type='yarn'", self.original_max_position_embeddings),
              attention_factor=None if self.attention_factor is None else check_float(
                  "attention_factor", self.attention_factor, gt=0.0),
              mscale=None if self.mscale is None else check_float("mscale", self.mscale, gt=0.0),
@@ -302,46 +298,16 @@ class LongRopeScaling(RopeScaling):
                 "attention_factor": self.attention_factor}
 
 
-@dataclass(frozen=True)
-class ProportionalScaling(RopeScaling):
-    """Proportional RoPE (transformers 5's ``"proportional"``; Gemma 4's full-attention layers use
-    ``partial_rotary_factor=0.25`` with ``rope_theta=1e6``): the first ``int(partial_rotary_factor * d // 2)``
-    pairs keep ``base ** (-2i/d)`` (the exponent over the whole head dimension ``d``), the others get
-    frequency 0 and pass through unrotated; every frequency is divided by ``factor`` (default 1).
-
-    Unlike partial rotary (:class:`~posenc.encodings.rope.RotaryEmbedding`'s ``rotary_dim``, where the
-    first ``r`` dimensions turn with frequencies ``base ** (-2i/r)``), the frequencies keep the full
-    width's ladder and the tables keep the full width: in the half layout the rotated dimensions are
-    ``[0, k)`` and ``[d/2, d/2 + k)``. Here ``partial_rotary_factor`` is a parameter of the frequencies,
-    so :meth:`RopeScaling.from_hf` keeps it for this type (for the others it describes the model).
-    transformers 5.24's function reads ``factor`` although its config validator lists the key as
-    unrecognised for this type; Gemma 4's configs name none.
-    """
-
-    rope_type: ClassVar[str] = "proportional"
-    factor: float = 1.0
-    partial_rotary_factor: float = 1.0
-
-    def __post_init__(self) -> None:
-        _set(self, factor=check_float("factor", self.factor, gt=0.0),
-             partial_rotary_factor=check_float("partial_rotary_factor", self.partial_rotary_factor, ge=0.0, le=1.0))
-
-    def _arguments(self, head_dim, seq_len):
-        return {"factor": self.factor, "partial_rotary_factor": self.partial_rotary_factor}
-
-
-def _floats(values: Sequence[float] | torch.Tensor | None) -> tuple[float, ...]:
+def _floats(values: Sequence[float] | torch.Tensor) -> tuple[float, ...]:
     """A validated factor list as the numbers given (not rounded to float32, so that :meth:`~RopeScaling.to_hf`
     gives back the published lists; the frequencies round them to float32, as Hugging Face does)."""
-    if values is None:  # factor_list has refused it already
-        raise ValueError("a LongRoPE factor list is required")
     return tuple(float(v) for v in (values.detach().cpu().tolist() if isinstance(values, torch.Tensor) else values))
 
 
 #: ``rope_type`` -> configuration class.
 ROPE_SCALING_CONFIGS: dict[str, type[RopeScaling]] = {
     "default": RopeScaling, "linear": LinearScaling, "dynamic": DynamicScaling, "yarn": YarnScaling,
-    "llama3": Llama3Scaling, "longrope": LongRopeScaling, "proportional": ProportionalScaling,
+    "llama3": Llama3Scaling, "longrope": LongRopeScaling,
 }
 
 
@@ -384,7 +350,7 @@ def rope_scaled_inv_freq(head_dim: int, base: float = DEFAULT_BASE, *, rope_type
     :meth:`~RopeScaling.inv_freq` ``(head_dim, base, seq_len=seq_len)``. The types and their parameters
     (the fields of the configuration classes, Hugging Face's names):
 
-    - ``"default"``: :func:`posenc.encodings.rope.rope_inv_freq`, ``base ** (-2i/d)``.
+    - ``"default"``: :func:`posenc.encodings.frequencies.inv_freq`, ``base ** (-2i/d)``.
     - ``"linear"`` (position interpolation, Chen et al. 2023): every frequency divided by ``factor``.
     - ``"dynamic"`` (dynamic NTK): the base grows to ``base * (factor * L / L_orig - (factor - 1)) ** (d / (d - 2))``
       for the current length ``L = seq_len > L_orig`` (``original_max_position_embeddings``); equals the
@@ -404,12 +370,7 @@ def rope_scaled_inv_freq(head_dim: int, base: float = DEFAULT_BASE, *, rope_type
       ``factor > 1`` (else 1) unless ``attention_factor`` is given. Phi-3's configs name no ``factor``:
       pass ``max_position_embeddings / original_max_position_embeddings``, as Hugging Face does.
       Hugging Face picks ``seq_len`` at run time as ``max(position_ids) + 1``.
-    - ``"proportional"`` (transformers 5; Gemma 4's full-attention layers, ``partial_rotary_factor=0.25``,
-      base 1e6): the first ``int(partial_rotary_factor * d // 2)`` pairs keep ``base ** (-2i/d)``, the rest
-      get frequency 0; all divided by ``factor`` (default 1). Always ``d/2`` frequencies.
 
-    ``partial_rotary_factor`` belongs to ``"proportional"`` only: for the other types pass the rotated
-    width ``r = int(head_dim * partial_rotary_factor)`` as ``head_dim``, as Hugging Face computes them.
     A parameter of another type is validated and not used, as Hugging Face ignores the keys a type
     does not read (``original_max_position_embeddings`` with ``"linear"``, say).
 
@@ -428,10 +389,6 @@ def rope_scaled_inv_freq(head_dim: int, base: float = DEFAULT_BASE, *, rope_type
     own = {f.name for f in dataclasses.fields(cls)}
     for name, value in params.items():
         if name not in own:
-            if name == "partial_rotary_factor":
-                raise TypeError(f"partial_rotary_factor is a parameter of rope_type='proportional' only; for "
-                                f"rope_type={rope_type!r} pass the rotated width int(head_dim * "
-                                f"partial_rotary_factor) as head_dim")
             if name not in _OWNER:
                 raise TypeError(f"rope_scaled_inv_freq() got an unknown parameter {name!r}; rope_type={rope_type!r} "
                                 f"takes {', '.join(sorted(own)) or 'none'}")

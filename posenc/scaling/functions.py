@@ -20,9 +20,6 @@ References:
     ``mscale``/``mscale_all_dim`` form of its attention factor is DeepSeek-V2's (DeepSeek-AI 2024,
     ``yarn_get_mscale``); ``truncate=False`` is gpt-oss's (OpenAI 2025).
     Dubey et al., "The Llama 3 Herd of Models", 2024 (the ``llama3`` scaling).
-    Hugging Face transformers 5 ``_compute_proportional_rope_parameters`` and ``Gemma4TextConfig`` (the
-    ``proportional`` type of Gemma 4's full-attention layers: part of the pairs turn, the others get
-    frequency 0).
     Ding et al., "LongRoPE: Extending LLM Context Window Beyond 2 Million Tokens", 2024; Abdin et al.,
     "Phi-3 Technical Report", 2024 (the ``longrope`` scaling).
     Hugging Face transformers ``modeling_rope_utils.ROPE_INIT_FUNCTIONS``.
@@ -31,12 +28,12 @@ References:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from typing import Callable, Sequence
 
 import torch
 
-from .._core.freq import frequency_ladder
 from .._core.validate import check_float, check_tensor
+from .._core.freq import frequency_ladder
 
 __all__ = ["ROPE_SCALINGS", "ROPE_TYPES", "yarn_mscale"]
 
@@ -148,20 +145,7 @@ def _longrope(head_dim: int, base: float, factor: float, train_length: int, seq_
     return 1.0 / (ext * base**exponent), attention_factor
 
 
-def _proportional(head_dim: int, base: float, factor: float,
-                  partial_rotary_factor: float) -> tuple[torch.Tensor, float]:
-    """Proportional RoPE (transformers 5 ``_compute_proportional_rope_parameters``; Gemma 4's global
-    layers): the first ``k = int(partial_rotary_factor * d // 2)`` pairs keep ``base ** (-2i/d)``, with
-    the exponent over the whole head dimension ``d`` (not over the rotated width, unlike partial
-    rotary), the other ``d/2 - k`` pairs get frequency 0 (they never turn); every frequency is then
-    divided by ``factor``. The result always has ``d/2`` entries."""
-    kept = int(partial_rotary_factor * head_dim // 2)  # Hugging Face's rope_angles
-    inv_freq = frequency_ladder(head_dim, base)[:kept]  # [k]: the same float32 ops as Hugging Face's
-    inv_freq = torch.cat((inv_freq, torch.zeros(head_dim // 2 - kept, dtype=torch.float32)))  # [d/2]
-    return inv_freq / factor, 1.0
-
-
-def factor_list(name: str, value: Sequence[float] | torch.Tensor | None, head_dim: int | None) -> torch.Tensor:
+def factor_list(name: str, value: Sequence[float] | torch.Tensor, head_dim: int | None) -> torch.Tensor:
     """A LongRoPE factor list as float32 ``[d/2]`` of finite values > 0 (any length when ``head_dim``
     is None), or raise naming ``name``."""
     if value is None:
@@ -199,7 +183,6 @@ ROPE_SCALINGS: dict[str, Callable[..., tuple[torch.Tensor, float]]] = {
     "yarn": _yarn,
     "llama3": _llama3,
     "longrope": _longrope,
-    "proportional": _proportional,
 }
 
 #: The names :func:`rope_scaled_inv_freq` accepts.

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import torch
 
-from posenc._core.validate import check_int, check_size
+from .._core.validate import check_int, check_size
 
 __all__ = ["toy_vocabulary", "toy_embeddings"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from posenc._core.validate import check_float, check_int, check_size, check_tensor
+from .._core.validate import check_float, check_int, check_size, check_tensor
 
 __all__ = ["min_pairwise_distance", "first_repeat", "shift_map", "shift_map_residual", "diagonal_spread",
            "attention_entropy"]
