@@ -1,7 +1,7 @@
 # posenc: the course book and its package.
 #   make book       build the HTML book into _build/html from the notebooks' stored outputs
 #   make lab        open a scratch copy of the chapters in JupyterLab (_build/lab; the checkout stays clean)
-#   make test       everything CI runs: unit tests (AVX2 kernels), notebooks under nbval, strict book build, browser tests
+#   make test       everything CI runs: ruff and mypy, unit tests (AVX2 kernels), notebooks under nbval, strict book build, browser tests
 #   make browser-lab  the chapters' explorers live in JupyterLab (a scratch copy), in headless Chromium
 #   make nbval-foreign   nbval again under other CPU kernels, as on macOS/Windows (no /proc, no `resource`)
 #   make colab-env  the Colab-like stage: ipywidgets 7.7, matplotlib 3.10, posenc[widgets], no book tooling
@@ -40,7 +40,7 @@ OTHER_KERNELS := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE
 # nbval-foreign under the generic ones, the stages together cover all three at no extra time.
 UNIT_KERNELS := ATEN_CPU_CAPABILITY=avx2 MKL_CBWR=AVX2
 
-.PHONY: setup system-npm system-chromium vendor book book-strict lab lab-checkout test unit nbval nbval-kernels \
+.PHONY: setup system-npm system-chromium vendor book book-strict lab lab-checkout test lint unit nbval nbval-kernels \
         nbval-foreign colab-env git-install lock browser browser-lab notebooks bench print-test-stages clean
 
 # `make setup` installs the exact, hashed versions of requirements.lock (LOCK=0: the ranges of
@@ -96,6 +96,12 @@ lab: setup
 lab-checkout: setup
 	$(BIN)/jupyter lab notebooks/ --config=lab/jupyter_server_config.py $(if $(filter 0,$(shell id -u)),--allow-root)
 
+# ruff (lint and format check; notebooks linted, not formatted) and mypy, configured in pyproject.toml
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
 unit: setup
 	$(UNIT_KERNELS) $(call with_threads,$(WORKERS)) $(PY) -m pytest tests -m "not browser" -n $(WORKERS) -q
 
@@ -126,7 +132,7 @@ browser: setup system-chromium
 browser-lab: setup system-chromium
 	$(PY) -m pytest tests -m jupyterlab -q -p no:cacheprovider
 
-TEST_STAGES := unit nbval nbval-foreign colab-env git-install book-strict browser browser-lab
+TEST_STAGES := lint unit nbval nbval-foreign colab-env git-install book-strict browser browser-lab
 test: system-npm system-chromium $(TEST_STAGES)
 	@echo "make test: all stages passed"
 
@@ -143,6 +149,7 @@ bench: setup
 	$(PY) benchmarks/bench_linear.py --out posenc/results
 	$(PY) benchmarks/bench_explorers.py --out posenc/results
 	$(PY) benchmarks/bench_attention.py --out posenc/results
+	$(PY) benchmarks/bench_decode.py --out posenc/results
 
 # the stages of `make test`, in order (.ci/run times each)
 print-test-stages:

@@ -27,19 +27,19 @@ browser test. Also printed: the kernel-less HTML frames (count, size, render tim
 Results are saved with the machine to DIR/bench_explorers.json (--out; default ./results; ``make bench``:
 posenc/results, the shipped copy).
 """
+
 from __future__ import annotations
 
 import argparse
 import statistics
 import time
 
+import matplotlib
 import torch
 
-import matplotlib
-
 matplotlib.use("Agg")
-from posenc.measure import save_results  # noqa: E402
 from posenc.explorers import EXPLORERS, HTML_SCALE, LIVE_SCALE  # noqa: E402
+from posenc.measure import save_results  # noqa: E402
 
 PARTS = ("compute", "artists", "draw", "png", "total", "wall")
 
@@ -61,8 +61,7 @@ def _one_change(explorer, changes: dict) -> dict | None:
     t3 = time.process_time()
     explorer.encode_png()
     t4, w4 = time.process_time(), time.perf_counter()
-    return {"compute": t1 - t0, "artists": t2 - t1, "draw": t3 - t2, "png": t4 - t3, "total": t4 - t0,
-            "wall": w4 - w0}
+    return {"compute": t1 - t0, "artists": t2 - t1, "draw": t3 - t2, "png": t4 - t3, "total": t4 - t0, "wall": w4 - w0}
 
 
 def measure(cls) -> dict:
@@ -80,7 +79,8 @@ def measure(cls) -> dict:
                 for part in PARTS if timing else ():
                     samples[part].append(timing[part])
         out[regime] = {part: statistics.median(values) * 1e3 for part, values in samples.items()} | {
-            "changes": len(samples["total"])}
+            "changes": len(samples["total"])
+        }
     explorer.close()
     return out
 
@@ -107,16 +107,25 @@ def measure_ahead(cls) -> dict:
         after.append(_one_change(explorer, changes)["total"])
         _one_change(explorer, cls.defaults())
     explorer.close()
-    return {"steps": len(steps), "overlays": overlays, "ahead_ms": sum(spent) * 1e3,
-            "longest_ms": max(spent) * 1e3, "next_ms": statistics.median(after) * 1e3}
+    return {
+        "steps": len(steps),
+        "overlays": overlays,
+        "ahead_ms": sum(spent) * 1e3,
+        "longest_ms": max(spent) * 1e3,
+        "next_ms": statistics.median(after) * 1e3,
+    }
 
 
 def measure_frames(cls) -> dict:
     t0, c0 = time.perf_counter(), time.process_time()
     frames = cls.render_frames(scale=HTML_SCALE)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    return {"frames": len(frames), "kbytes": sum(map(len, frames)) / 1e3, "ms_per_frame_wall": wall / len(frames) * 1e3,
-            "ms_per_frame_cpu": cpu / len(frames) * 1e3}
+    return {
+        "frames": len(frames),
+        "kbytes": sum(map(len, frames)) / 1e3,
+        "ms_per_frame_wall": wall / len(frames) * 1e3,
+        "ms_per_frame_cpu": cpu / len(frames) * 1e3,
+    }
 
 
 def _table(title: str, key: str, fn, columns: list[tuple], results: dict) -> None:
@@ -135,27 +144,51 @@ def main() -> None:
     args = ap.parse_args()
     torch.set_num_threads(1)  # as a chapter's kernel runs (book_setup)
     results = {}
-    print(f"live widget, {LIVE_SCALE:g} device px per CSS px; median ms per control change "
-          "(parts and total: CPU time of this process; wall: elapsed, inflated when other jobs share the cores)")
+    print(
+        f"live widget, {LIVE_SCALE:g} device px per CSS px; median ms per control change "
+        "(parts and total: CPU time of this process; wall: elapsed, inflated when other jobs share the cores)"
+    )
     print(f"{'explorer':<22}{'pass':>6}{'changes':>8}" + "".join(f"{part:>9}" for part in PARTS))
     for name, cls in EXPLORERS.items():
         live = measure(cls)
         results[name] = {"live_ms": live}
         for regime, row in live.items():
-            print(f"{name if regime == 'cold' else '':<22}{regime:>6}{row['changes']:>8}"
-                  + "".join(f"{row[part]:9.1f}" for part in PARTS))
-    _table("\nrendering ahead from the defaults (CPU ms): the steps one control step away, overlays rendered, "
-           "all steps, the longest step; then the median change to one of them", "ahead", measure_ahead,
-           [("steps", "steps", 6, "d"), ("overlays", "overlays", 9, "d"), ("ahead", "ahead_ms", 8, ".1f"),
-            ("longest", "longest_ms", 9, ".1f"), ("next", "next_ms", 7, ".1f")], results)
-    _table(f"\nHTML frames, {HTML_SCALE:g} device px per CSS px", "frames", measure_frames,
-           [("frames", "frames", 8, "d"), ("KB", "kbytes", 9, ".0f"), ("ms/frame", "ms_per_frame_wall", 10, ".1f"),
-            ("cpu ms", "ms_per_frame_cpu", 9, ".1f")], results)
+            print(
+                f"{name if regime == 'cold' else '':<22}{regime:>6}{row['changes']:>8}"
+                + "".join(f"{row[part]:9.1f}" for part in PARTS)
+            )
+    _table(
+        "\nrendering ahead from the defaults (CPU ms): the steps one control step away, overlays rendered, "
+        "all steps, the longest step; then the median change to one of them",
+        "ahead",
+        measure_ahead,
+        [
+            ("steps", "steps", 6, "d"),
+            ("overlays", "overlays", 9, "d"),
+            ("ahead", "ahead_ms", 8, ".1f"),
+            ("longest", "longest_ms", 9, ".1f"),
+            ("next", "next_ms", 7, ".1f"),
+        ],
+        results,
+    )
+    _table(
+        f"\nHTML frames, {HTML_SCALE:g} device px per CSS px",
+        "frames",
+        measure_frames,
+        [
+            ("frames", "frames", 8, "d"),
+            ("KB", "kbytes", 9, ".0f"),
+            ("ms/frame", "ms_per_frame_wall", 10, ".1f"),
+            ("cpu ms", "ms_per_frame_cpu", 9, ".1f"),
+        ],
+        results,
+    )
     for regime in ("cold", "warm"):
         totals = [r["live_ms"][regime]["total"] for r in results.values()]
         print(f"median over explorers of the median change, {regime}: {statistics.median(totals):.1f} ms CPU")
-    path = save_results("explorers", results, settings={"live_scale": LIVE_SCALE, "html_scale": HTML_SCALE},
-                        out_dir=args.out)
+    path = save_results(
+        "explorers", results, settings={"live_scale": LIVE_SCALE, "html_scale": HTML_SCALE}, out_dir=args.out
+    )
     print(f"saved {path}")
 
 

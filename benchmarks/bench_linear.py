@@ -7,9 +7,11 @@ PyTorch's fused SDPA; linear attention is posenc.linear_attention (elu + 1 featu
 DIR/bench_linear.json (--out; default ./results); ``make bench`` writes posenc/results/, the copy
 chapter 3 prints (its asserts count operations instead).
 """
+
 from __future__ import annotations
 
 import argparse
+import functools
 
 import torch
 import torch.nn.functional as F
@@ -33,13 +35,18 @@ def main() -> None:
     with torch.inference_mode():
         for n in args.lengths:
             q, k, v = (torch.randn(1, args.heads, n, args.head_dim) for _ in range(3))
-            times["softmax"].append(median_seconds(lambda: F.scaled_dot_product_attention(q, k, v), repeat=args.repeat))
-            times["linear"].append(median_seconds(lambda: posenc.linear_attention(q, k, v), repeat=args.repeat))
+            softmax = functools.partial(F.scaled_dot_product_attention, q, k, v)
+            linear = functools.partial(posenc.linear_attention, q, k, v)
+            times["softmax"].append(median_seconds(softmax, repeat=args.repeat))
+            times["linear"].append(median_seconds(linear, repeat=args.repeat))
     for n, a, b in zip(args.lengths, times["softmax"], times["linear"]):
         print(f"L = {n:5}: softmax {a * 1e3:7.1f} ms, linear {b * 1e3:6.1f} ms, ratio {a / b:5.1f}")
-    path = save_results("linear", {"lengths": args.lengths, "seconds": times}, out_dir=args.out,
-                        settings={"heads": args.heads, "head_dim": args.head_dim, "batch": 1, "threads": 1,
-                                  "repeat": args.repeat})
+    path = save_results(
+        "linear",
+        {"lengths": args.lengths, "seconds": times},
+        out_dir=args.out,
+        settings={"heads": args.heads, "head_dim": args.head_dim, "batch": 1, "threads": 1, "repeat": args.repeat},
+    )
     print(f"saved {path}")
 
 

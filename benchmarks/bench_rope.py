@@ -26,6 +26,7 @@ Saved, with the machine and the load average (1, 5, 15 min) at the start and the
 DIR/bench_rope.json (--out; default ./results). ``make bench`` passes --out posenc/results, the
 copy chapter 9 prints.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,15 @@ import statistics
 import torch
 
 import posenc
-from posenc.measure import (describe_machine, interleaved_rounds, load_average, machine, ratio_spread,
-                            round_ratios, save_results)
+from posenc.measure import (
+    describe_machine,
+    interleaved_rounds,
+    load_average,
+    machine,
+    ratio_spread,
+    round_ratios,
+    save_results,
+)
 
 
 def model_size_calls(b: int, h: int, L: int, d: int) -> dict:
@@ -73,10 +81,12 @@ def sweep_calls(d: int, seq: int = 1024, heads: int = 8) -> dict:
     cos, sin = posenc.rope_cos_sin(seq, d)
     freqs = posenc.rope_freqs_cis(seq, d)
     mats = torch.stack([posenc.rope_matrix(m, d, layout="half") for m in range(seq)])  # [L, d, d]
-    return {"posenc.apply_rope": lambda: posenc.apply_rope(x, cos, sin),
-            "HF rotate_half": lambda: posenc.apply_rope_rotate_half(x, cos, sin),
-            "complex (Meta)": lambda: posenc.apply_rope_complex(x, freqs),
-            "d×d matrix": lambda: torch.einsum("bhle,lde->bhld", x, mats)}
+    return {
+        "posenc.apply_rope": lambda: posenc.apply_rope(x, cos, sin),
+        "HF rotate_half": lambda: posenc.apply_rope_rotate_half(x, cos, sin),
+        "complex (Meta)": lambda: posenc.apply_rope_complex(x, freqs),
+        "d×d matrix": lambda: torch.einsum("bhle,lde->bhld", x, mats),
+    }
 
 
 COPY, HF = "copy (bandwidth floor)", "HF eager rotate_half"
@@ -89,11 +99,15 @@ def main() -> None:
     ap.add_argument("--seq", type=int, default=2048)
     ap.add_argument("--head-dim", type=int, default=128)
     ap.add_argument("--repeat", type=int, default=7, help="timed calls per measurement (the median is kept)")
-    ap.add_argument("--rounds", type=int, default=5,
-                    help="interleaved passes over every method and size; every round is saved")
+    ap.add_argument(
+        "--rounds", type=int, default=5, help="interleaved passes over every method and size; every round is saved"
+    )
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (1: comparable on a shared machine)")
-    ap.add_argument("--out", default=None, help="folder of bench_rope.json (default ./results; "
-                                                "make bench: posenc/results, the copy the chapters read)")
+    ap.add_argument(
+        "--out",
+        default=None,
+        help="folder of bench_rope.json (default ./results; make bench: posenc/results, the copy the chapters read)",
+    )
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     load_start = load_average()
@@ -116,42 +130,60 @@ def main() -> None:
     main_rounds = {name: times["model_size", name] for name in main_calls}
     sweep_rounds = {name: [times[dd, name] for dd in dims] for name in sweep[dims[0]]}
 
-    print(f"RoPE apply on [{b}, {h}, {L}, {d}] float32, {args.threads} thread(s), {args.rounds} rounds: each "
-          "method's time over a plain copy's (and HF eager's) measured in the same round, median over rounds "
-          "(smallest-largest per-round ratio); then its median time")
+    print(
+        f"RoPE apply on [{b}, {h}, {L}, {d}] float32, {args.threads} thread(s), {args.rounds} rounds: each "
+        "method's time over a plain copy's (and HF eager's) measured in the same round, median over rounds "
+        "(smallest-largest per-round ratio); then its median time"
+    )
     copy, hf = main_rounds[COPY], main_rounds[HF]
     for name, rs in main_rounds.items():
         if name == COPY:
             ms = [t * 1e3 for t in rs]
             print(f"  {name}: {statistics.median(ms):.2f} ms (rounds {min(ms):.2f}-{max(ms):.2f} ms)")
             continue
-        print(f"  {name}: {ratio_spread(round_ratios(rs, copy), 'copy')}; {ratio_spread(round_ratios(rs, hf), 'HF eager')}; "
-              f"{statistics.median(rs) * 1e3:.2f} ms")
+        vs_copy, vs_hf = ratio_spread(round_ratios(rs, copy), "copy"), ratio_spread(round_ratios(rs, hf), "HF eager")
+        print(f"  {name}: {vs_copy}; {vs_hf}; {statistics.median(rs) * 1e3:.2f} ms")
     for layout in ("half", "interleaved"):  # the medians over rounds decide; the ranges show the noise
         ours = main_rounds[f"posenc.apply_rope {layout}"]
         vs_copy, vs_hf = round_ratios(ours, copy), round_ratios(ours, hf)
         met = statistics.median(vs_copy) <= 3 and statistics.median(vs_hf) <= 1
-        print(f"goal (issue 3), {layout}: within 3x of the copy and no slower than HF eager: "
-              f"{'met' if met else 'NOT met'} ({ratio_spread(vs_copy, 'copy')}, {ratio_spread(vs_hf, 'HF eager')})")
+        print(
+            f"goal (issue 3), {layout}: within 3x of the copy and no slower than HF eager: "
+            f"{'met' if met else 'NOT met'} ({ratio_spread(vs_copy, 'copy')}, {ratio_spread(vs_hf, 'HF eager')})"
+        )
     print(f"[1, 8, 1024, d], {args.threads} thread(s): time / posenc.apply_rope, median over rounds (min-max)")
     ours = sweep_rounds["posenc.apply_rope"]
     for name, per_dim in sweep_rounds.items():
-        print(f"  {name:<20}" + "".join(
-            f"  d={dd}: {ratio_spread(round_ratios(rs, ps))}" for dd, rs, ps in zip(dims, per_dim, ours)))
+        print(
+            f"  {name:<20}"
+            + "".join(f"  d={dd}: {ratio_spread(round_ratios(rs, ps))}" for dd, rs, ps in zip(dims, per_dim, ours))
+        )
     print(f"load average at the end (1, 5, 15 min): {load_end}")
     results = {
         "model_size": {name: statistics.median(rs) for name, rs in main_rounds.items()},
         "model_size_rounds": main_rounds,
-        "head_dim_sweep": {"dims": dims,
-                           "seconds": {name: [statistics.median(rs) for rs in per_dim]
-                                       for name, per_dim in sweep_rounds.items()},
-                           "rounds": sweep_rounds},
+        "head_dim_sweep": {
+            "dims": dims,
+            "seconds": {name: [statistics.median(rs) for rs in per_dim] for name, per_dim in sweep_rounds.items()},
+            "rounds": sweep_rounds,
+        },
     }
-    path = save_results("rope", results, out_dir=args.out,
-                        settings={"model_size": [b, h, L, d], "model_size_threads": args.threads,
-                                  "sweep": [1, 8, 1024, "d"], "sweep_threads": args.threads,
-                                  "repeat": args.repeat, "rounds": args.rounds, "threads": args.threads,
-                                  "load_average_start": load_start, "load_average_end": load_end})
+    path = save_results(
+        "rope",
+        results,
+        out_dir=args.out,
+        settings={
+            "model_size": [b, h, L, d],
+            "model_size_threads": args.threads,
+            "sweep": [1, 8, 1024, "d"],
+            "sweep_threads": args.threads,
+            "repeat": args.repeat,
+            "rounds": args.rounds,
+            "threads": args.threads,
+            "load_average_start": load_start,
+            "load_average_end": load_end,
+        },
+    )
     print(f"saved {path}")
 
 

@@ -17,6 +17,7 @@ Two measurements (batch 1, clipping distance k = 16, float32):
 Saved to DIR/bench_shaw.json (--out; default ./results; ``make bench``: posenc/results, the copy
 chapter 3 prints).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,9 +61,18 @@ def main() -> None:
             sweep.append({"heads": heads, "head_dim": head_dim, "naive_mib": n, "efficient_mib": e})
             print(f"{heads:>6}{head_dim:>10}{n:11.1f}{e:10.1f}{n / e:8.1f}")
 
-    path = save_results("shaw", {"lengths": lengths, "sweep": sweep}, out_dir=args.out,
-                        settings={"heads": 4, "head_dim": 64, "k": args.k, "sweep_length": args.sweep_length,
-                                  "measure": "posenc.measure.tensor_peak_mib (bytes of live tensors, counted)"})
+    path = save_results(
+        "shaw",
+        {"lengths": lengths, "sweep": sweep},
+        out_dir=args.out,
+        settings={
+            "heads": 4,
+            "head_dim": 64,
+            "k": args.k,
+            "sweep_length": args.sweep_length,
+            "measure": "posenc.measure.tensor_peak_mib (bytes of live tensors, counted)",
+        },
+    )
     print(f"saved {path}")
 
 

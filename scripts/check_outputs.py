@@ -7,6 +7,7 @@ with a traceback or a missing result is never published.
 
     python scripts/check_outputs.py notebooks/*.ipynb
 """
+
 from __future__ import annotations
 
 import json

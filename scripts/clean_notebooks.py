@@ -51,8 +51,12 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                 del out["data"][WIDGET_VIEW]
                 if not out["data"]:
                     continue
-            if (out.get("output_type") == "stream" and kept and kept[-1].get("output_type") == "stream"
-                    and kept[-1].get("name") == out.get("name")):
+            if (
+                out.get("output_type") == "stream"
+                and kept
+                and kept[-1].get("output_type") == "stream"
+                and kept[-1].get("name") == out.get("name")
+            ):
                 kept[-1]["text"] = _text(kept[-1]["text"]) + _text(out["text"])  # as JupyterLab merges them
                 continue
             kept.append(out)

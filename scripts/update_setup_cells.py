@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from clean_notebooks import serialise  # noqa: E402
 
-TEMPLATE = '''\
+TEMPLATE = """\
 # Set-up: on Google Colab, install the book's package `posenc` with its explorers' extra.
 # Anywhere else this cell does nothing.
 import sys
@@ -38,7 +38,7 @@ if "google.colab" in sys.modules:
                     "posenc[widgets] @ git+{url}"], check=True)
     from google.colab import output
 
-    output.enable_custom_widget_manager()'''
+    output.enable_custom_widget_manager()"""
 
 
 def repository_url() -> str:

@@ -11,9 +11,11 @@ os.environ.setdefault("PYTHONHASHSEED", "0")
 
 def pytest_report_header(config):
     """The kernels this run uses (make unit forces AVX2; nbval-foreign the generic ones)."""
-    return (f"torch {torch.__version__}, CPU kernels: {torch.backends.cpu.get_cpu_capability()} "
-            f"(ATEN_CPU_CAPABILITY={os.environ.get('ATEN_CPU_CAPABILITY', 'unset')}, "
-            f"MKL_CBWR={os.environ.get('MKL_CBWR', 'unset')})")
+    return (
+        f"torch {torch.__version__}, CPU kernels: {torch.backends.cpu.get_cpu_capability()} "
+        f"(ATEN_CPU_CAPABILITY={os.environ.get('ATEN_CPU_CAPABILITY', 'unset')}, "
+        f"MKL_CBWR={os.environ.get('MKL_CBWR', 'unset')})"
+    )
 
 
 def pytest_configure(config):
@@ -44,9 +46,17 @@ def assert_close_ulps(actual, expected, ulps=8):
 #: Headless Chromium for the browser tests (test_browser.py, test_jupyterlab.py). Every request but
 #: loopback goes to the proxy, a port nothing listens on, so nothing can leave the machine; the
 #: tests also record such requests and fail on them.
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-                 "--proxy-server=http://127.0.0.1:9"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--proxy-server=http://127.0.0.1:9",
+]
 
 
 def _chromium() -> str:

@@ -15,6 +15,7 @@ Where a mutant comes from (see ../shared/notes/references.md and the seeds):
 - positions past a learned table (nanoGPT asserts t <= block_size; clamping or wrapping hides it);
 - T5's sign convention (relative = key - query) and its decoder buckets.
 """
+
 from __future__ import annotations
 
 import math
@@ -140,7 +141,7 @@ def t2t_from_one(seq_len, d_model, base=10000.0):
 
 def t2t_cos_first(seq_len, d_model, base=10000.0):
     out = t2t_numpy_style(seq_len, d_model, base)
-    return torch.cat([out[:, d_model // 2:], out[:, : d_model // 2]], -1)
+    return torch.cat([out[:, d_model // 2 :], out[:, : d_model // 2]], -1)
 
 
 def t2t_fp16(seq_len, d_model, base=10000.0):
@@ -189,8 +190,23 @@ def learned_from_one(table, positions):
 
 
 def learned_assert(table, positions):  # nanoGPT: assert t <= block_size
-    assert int(positions.max()) < table.shape[0] and int(positions.min()) >= 0, "cannot forward past block_size"
+    assert positions.numel() == 0 or (int(positions.max()) < table.shape[0] and int(positions.min()) >= 0), (
+        "cannot forward past block_size"
+    )
     return table[positions]
+
+
+def learned_min_on_empty(table, positions):  # right, but min() of no positions raises
+    if int(positions.min()) < 0 or int(positions.max()) >= table.shape[0]:
+        raise IndexError("position outside the table")
+    return table[positions]
+
+
+def learned_view(table, positions):  # F.embedding, correct: a new tensor; the table is left alone
+    out = torch.nn.functional.embedding(positions.reshape(-1), table) if positions.numel() else table[:0]
+    if positions.numel() and (positions.min() < 0 or positions.max() >= table.shape[0]):
+        raise IndexError("past")
+    return out.reshape(*positions.shape, table.shape[1])
 
 
 def learned_typo(table, positions):
@@ -310,10 +326,13 @@ def t5_hf_copy(relative_position, bidirectional=True, num_buckets=32, max_distan
     max_exact = num_buckets // 2
     is_small = relative_position < max_exact
     relative_position_if_large = max_exact + (
-        torch.log(relative_position.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)
+        torch.log(relative_position.float() / max_exact)
+        / math.log(max_distance / max_exact)
+        * (num_buckets - max_exact)
     ).to(torch.long)
-    relative_position_if_large = torch.min(relative_position_if_large,
-                                           torch.full_like(relative_position_if_large, num_buckets - 1))
+    relative_position_if_large = torch.min(
+        relative_position_if_large, torch.full_like(relative_position_if_large, num_buckets - 1)
+    )
     relative_buckets += torch.where(is_small, relative_position, relative_position_if_large)
     return relative_buckets
 
@@ -332,6 +351,7 @@ def t5_python_loop(relative_position, bidirectional=True, num_buckets=32, max_di
             return ret + n
         v = max_exact + int(math.log(n / max_exact) / math.log(max_distance / max_exact) * (nb - max_exact))
         return ret + min(v, nb - 1)
+
     flat = [one(int(n)) for n in relative_position.reshape(-1)]
     return torch.tensor(flat, dtype=torch.long).reshape(relative_position.shape)
 
@@ -353,8 +373,10 @@ def t5_causal_abs(relative_position, bidirectional=True, num_buckets=32, max_dis
         return t5_hf_copy(relative_position, True, num_buckets, max_distance)
     n = relative_position.abs()
     max_exact = num_buckets // 2
-    large = max_exact + (torch.log(n.float() / max_exact) / math.log(max_distance / max_exact)
-                         * (num_buckets - max_exact)).long()
+    large = (
+        max_exact
+        + (torch.log(n.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)).long()
+    )
     return torch.where(n < max_exact, n, large.clamp(max=num_buckets - 1))
 
 
@@ -363,9 +385,13 @@ def t5_no_halving(relative_position, bidirectional=True, num_buckets=32, max_dis
         return t5_hf_copy(relative_position, False, num_buckets, max_distance)
     n = relative_position.abs()
     max_exact = num_buckets // 2
-    large = max_exact + (torch.log(n.float() / max_exact) / math.log(max_distance / max_exact)
-                         * (num_buckets - max_exact)).long()
-    return (relative_position > 0).long() * num_buckets + torch.where(n < max_exact, n, large.clamp(max=num_buckets - 1))
+    large = (
+        max_exact
+        + (torch.log(n.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)).long()
+    )
+    return (relative_position > 0).long() * num_buckets + torch.where(
+        n < max_exact, n, large.clamp(max=num_buckets - 1)
+    )
 
 
 def t5_exact_before_halving(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
@@ -377,8 +403,14 @@ def t5_exact_before_halving(relative_position, bidirectional=True, num_buckets=3
         n = relative_position.abs()
     else:
         n = -torch.clamp(relative_position, max=0)
-    large = max_exact + (torch.log(n.float().clamp(min=1) / max_exact) / math.log(max_distance / max_exact)
-                         * (num_buckets - max_exact)).long()
+    large = (
+        max_exact
+        + (
+            torch.log(n.float().clamp(min=1) / max_exact)
+            / math.log(max_distance / max_exact)
+            * (num_buckets - max_exact)
+        ).long()
+    )
     return ret + torch.where(n < max_exact, n, large.clamp(max=num_buckets - 1))
 
 
@@ -391,7 +423,9 @@ def t5_no_clamp(relative_position, bidirectional=True, num_buckets=32, max_dista
     else:
         n = (-relative_position).clamp(min=0)
     max_exact = nb // 2
-    large = max_exact + (torch.log(n.float() / max_exact) / math.log(max_distance / max_exact) * (nb - max_exact)).long()
+    large = (
+        max_exact + (torch.log(n.float() / max_exact) / math.log(max_distance / max_exact) * (nb - max_exact)).long()
+    )
     return rb + torch.where(n < max_exact, n, large)
 
 
@@ -408,8 +442,10 @@ def t5_rounded(relative_position, bidirectional=True, num_buckets=32, max_distan
     else:
         n = (-relative_position).clamp(min=0)
     max_exact = nb // 2
-    large = max_exact + torch.round(torch.log(n.float() / max_exact) / math.log(max_distance / max_exact)
-                                    * (nb - max_exact)).long()
+    large = (
+        max_exact
+        + torch.round(torch.log(n.float() / max_exact) / math.log(max_distance / max_exact) * (nb - max_exact)).long()
+    )
     return rb + torch.where(n < max_exact, n, large.clamp(max=nb - 1))
 
 
@@ -576,7 +612,7 @@ def cs_clockwise(positions, head_dim, base=10000.0):
 # ---------------------------------------------------------------------------------------------
 # apply_rope_half / apply_rope_interleaved
 def rotate_half(x):
-    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]
     return torch.cat((-x2, x1), dim=-1)
 
 
@@ -656,7 +692,9 @@ def half_float32_out(x, cos, sin):
 
 def inter_meta_complex(x, cos, sin):  # Meta LLaMA's apply_rotary_emb with freqs_cis built from the tables
     xc = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2).contiguous())
-    f = torch.polar(torch.ones_like(cos[..., 0::2].float()), torch.atan2(sin[..., 0::2].float(), cos[..., 0::2].float()))
+    f = torch.polar(
+        torch.ones_like(cos[..., 0::2].float()), torch.atan2(sin[..., 0::2].float(), cos[..., 0::2].float())
+    )
     return torch.view_as_real(xc * f).flatten(-2).to(x.dtype)
 
 
@@ -718,10 +756,10 @@ def inter_plain_sin(x, cos, sin):
 
 # ---------------------------------------------------------------------------------------------
 # apply_rope_offset (a KV cache: the new tokens sit at offset, offset + 1, ...)
-def offset_hf(x, offset, base=10000.0):
+def offset_hf(x, offset, base=10000.0):  # Hugging Face: cos/sin in float32, cast to x's dtype
     L, d = x.shape[-2], x.shape[-1]
     c, s = cs_hf(torch.arange(offset, offset + L), d, base)
-    return half_hf(x, c, s)
+    return half_hf(x, c.to(x.dtype), s.to(x.dtype))
 
 
 def offset_cache_table(x, offset, base=10000.0):  # a table for the whole context, sliced
@@ -730,50 +768,75 @@ def offset_cache_table(x, offset, base=10000.0):  # a table for the whole contex
     return half_matrix(x, c[offset:], s[offset:])
 
 
+def offset_float32_inside(x, offset, base=10000.0):  # everything in float32, the result cast back
+    L, d = x.shape[-2], x.shape[-1]
+    c, s = cs_hf(torch.arange(offset, offset + L), d, base)
+    return half_hf(x.float(), c, s).to(x.dtype)
+
+
+def _offset_with(x, positions, base, rotate=None, tables=None):
+    c, s = (tables or cs_hf)(positions, x.shape[-1], base)
+    return (rotate or half_hf)(x, c.to(x.dtype), s.to(x.dtype))
+
+
 def offset_ignored(x, offset, base=10000.0):
-    c, s = cs_hf(x.shape[-2], x.shape[-1], base)
-    return half_hf(x, c, s)
+    return _offset_with(x, x.shape[-2], base)
 
 
 def offset_subtracted(x, offset, base=10000.0):
-    c, s = cs_hf(torch.arange(x.shape[-2]) - offset, x.shape[-1], base)
-    return half_hf(x, c, s)
+    return _offset_with(x, torch.arange(x.shape[-2]) - offset, base)
 
 
 def offset_plus_one(x, offset, base=10000.0):
-    c, s = cs_hf(torch.arange(x.shape[-2]) + offset + 1, x.shape[-1], base)
-    return half_hf(x, c, s)
+    return _offset_with(x, torch.arange(x.shape[-2]) + offset + 1, base)
 
 
 def offset_clockwise(x, offset, base=10000.0):
-    c, s = cs_hf(torch.arange(offset, offset + x.shape[-2]), x.shape[-1], base)
-    return half_clockwise(x, c, s)
+    return _offset_with(x, torch.arange(offset, offset + x.shape[-2]), base, rotate=half_clockwise)
 
 
 def offset_interleaved(x, offset, base=10000.0):
-    c, s = cs_interleaved(torch.arange(offset, offset + x.shape[-2]), x.shape[-1], base)
-    return inter_gptj(x, c, s)
+    return _offset_with(x, torch.arange(offset, offset + x.shape[-2]), base, rotate=inter_gptj, tables=cs_interleaved)
 
 
 def offset_bf16(x, offset, base=10000.0):
-    c, s = cs_bf16(torch.arange(offset, offset + x.shape[-2]), x.shape[-1], base)
-    return half_hf(x, c, s)
+    return _offset_with(x, torch.arange(offset, offset + x.shape[-2]), base, tables=cs_bf16)
+
+
+def offset_base_dropped(x, offset, base=10000.0):  # the RoPE page's demo mistake: base never passed on
+    return _offset_with(x, torch.arange(offset, offset + x.shape[-2]), 10000.0)
+
+
+def offset_positions_in_x_dtype(x, offset, base=10000.0):  # arange(..., dtype=x.dtype): bf16 positions
+    L, d = x.shape[-2], x.shape[-1]
+    pos = torch.arange(offset, offset + L, dtype=x.dtype)
+    ang = pos.float()[:, None] * inv_hf(d, base)[None, :]
+    ang = torch.cat([ang, ang], -1)
+    return half_hf(x, ang.cos().to(x.dtype), ang.sin().to(x.dtype))
+
+
+def offset_short_table(x, offset, base=10000.0):  # a table of L rows, sliced at offset: empty past row L
+    L = x.shape[-2]
+    c, s = cs_hf(L, x.shape[-1], base)
+    return half_hf(x, c[offset : offset + L].to(x.dtype), s[offset : offset + L].to(x.dtype))
 
 
 # ---------------------------------------------------------------------------------------------
 # alibi_slopes
 def slopes_official(n_heads):
     """ofirpress/attention_with_linear_biases get_slopes, verbatim logic."""
+
     def get_slopes_power_of_2(n):
-        start = 2 ** (-2 ** -(math.log2(n) - 3))
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
         ratio = start
         return [start * ratio**i for i in range(n)]
 
     if math.log2(n_heads).is_integer():
         return torch.tensor(get_slopes_power_of_2(n_heads))
     closest = 2 ** math.floor(math.log2(n_heads))
-    return torch.tensor(get_slopes_power_of_2(closest)
-                        + slopes_official(2 * closest).tolist()[0::2][: n_heads - closest])
+    return torch.tensor(
+        get_slopes_power_of_2(closest) + slopes_official(2 * closest).tolist()[0::2][: n_heads - closest]
+    )
 
 
 def slopes_bloom(n_heads):  # BLOOM's build_alibi_tensor, slopes part
@@ -823,16 +886,18 @@ def slopes_sorted(n_heads):
 
 def slopes_from_one(n_heads):
     """The official get_slopes with ``start * ratio**i`` written as ``ratio**i``."""
+
     def get_slopes_power_of_2(n):
-        start = 2 ** (-2 ** -(math.log2(n) - 3))
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
         ratio = start
         return [ratio**i for i in range(n)]
 
     if math.log2(n_heads).is_integer():
         return torch.tensor(get_slopes_power_of_2(n_heads))
     closest = 2 ** math.floor(math.log2(n_heads))
-    return torch.tensor(get_slopes_power_of_2(closest)
-                        + slopes_from_one(2 * closest).tolist()[0::2][: n_heads - closest])
+    return torch.tensor(
+        get_slopes_power_of_2(closest) + slopes_from_one(2 * closest).tolist()[0::2][: n_heads - closest]
+    )
 
 
 def slopes_fp16(n_heads):  # torch.tensor(get_slopes(n), dtype=model_dtype) in a float16 model, cast back later
@@ -977,8 +1042,22 @@ def ntk_divided(head_dim, base, factor):
 
 # ---------------------------------------------------------------------------------------------
 # yarn_inv_freq
-def yarn_hf(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0,
-            *, reverse=False, round_range=True, mul=False, mscale="ok", swap=False, guard=True):
+def yarn_hf(
+    head_dim,
+    base,
+    factor,
+    original_max_position_embeddings,
+    beta_fast=32.0,
+    beta_slow=1.0,
+    *,
+    reverse=False,
+    round_range=True,
+    mul=False,
+    mscale="ok",
+    swap=False,
+    guard=True,
+    high_clip=None,
+):
     """Hugging Face's _compute_yarn_parameters, rewritten; keyword flags make the mutants."""
     L0 = original_max_position_embeddings
     if swap:
@@ -995,7 +1074,7 @@ def yarn_hf(head_dim, base, factor, original_max_position_embeddings, beta_fast=
     low, high = find_correction_dim(beta_fast), find_correction_dim(beta_slow)
     if round_range:
         low, high = math.floor(low), math.ceil(high)
-    low, high = max(low, 0), min(high, head_dim - 1)
+    low, high = max(low, 0), min(high, head_dim - 1 if high_clip is None else high_clip(head_dim))
     if low == high and guard:
         high += 0.001
     ramp = torch.clamp((torch.arange(head_dim // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
@@ -1006,8 +1085,10 @@ def yarn_hf(head_dim, base, factor, original_max_position_embeddings, beta_fast=
 
 def yarn_float64(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
     d, L0 = head_dim, original_max_position_embeddings
-    dims = [math.floor(d * math.log(L0 / (2 * math.pi * beta_fast)) / (2 * math.log(base))),
-            math.ceil(d * math.log(L0 / (2 * math.pi * beta_slow)) / (2 * math.log(base)))]
+    dims = [
+        math.floor(d * math.log(L0 / (2 * math.pi * beta_fast)) / (2 * math.log(base))),
+        math.ceil(d * math.log(L0 / (2 * math.pi * beta_slow)) / (2 * math.log(base))),
+    ]
     low, high = max(dims[0], 0), min(dims[1], d - 1)
     high = high + 0.001 if low == high else high
     out = []
@@ -1058,10 +1139,18 @@ def _yarn_ramp(head_dim, base, factor, L0, beta_fast, beta_slow, ramp_of):
 def yarn_no_clip(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
     def cdim(n):
         return (head_dim * math.log(original_max_position_embeddings / (n * 2 * math.pi))) / (2 * math.log(base))
+
     low, high = max(math.floor(cdim(beta_fast)), 0), min(math.ceil(cdim(beta_slow)), head_dim - 1)
     high = high + 0.001 if low == high else high
-    return _yarn_ramp(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow,
-                      lambda i: 1 - (i - low) / (high - low))  # the clamp to [0, 1] forgotten
+    return _yarn_ramp(
+        head_dim,
+        base,
+        factor,
+        original_max_position_embeddings,
+        beta_fast,
+        beta_slow,
+        lambda i: 1 - (i - low) / (high - low),
+    )  # the clamp to [0, 1] forgotten
 
 
 def yarn_half_d(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
@@ -1069,17 +1158,27 @@ def yarn_half_d(head_dim, base, factor, original_max_position_embeddings, beta_f
 
     def cdim(n):
         return (half * math.log(original_max_position_embeddings / (n * 2 * math.pi))) / (2 * math.log(base))
+
     low, high = max(math.floor(cdim(beta_fast)), 0), min(math.ceil(cdim(beta_slow)), head_dim - 1)
     high = high + 0.001 if low == high else high
-    return _yarn_ramp(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow,
-                      lambda i: 1 - ((i - low) / (high - low)).clamp(0, 1))
+    return _yarn_ramp(
+        head_dim,
+        base,
+        factor,
+        original_max_position_embeddings,
+        beta_fast,
+        beta_slow,
+        lambda i: 1 - ((i - low) / (high - low)).clamp(0, 1),
+    )
 
 
 def yarn_paper_turns(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
     """Peng et al.'s gamma(r): r = L_orig / lambda_d turns, 0 below alpha = beta_slow, 1 above beta = beta_fast."""
+
     def keep(i):
         r = original_max_position_embeddings / (2 * math.pi * base ** (2 * i / head_dim))
         return ((r - beta_slow) / (beta_fast - beta_slow)).clamp(0, 1)
+
     return _yarn_ramp(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow, keep)
 
 
@@ -1114,8 +1213,24 @@ def attn_einsum(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
     return torch.einsum("bhij,bhjd->bhid", s.softmax(-1), v).float()
 
 
-def _attn(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0, *, once=False, ignore=False, rope_v=False,
-          q_only=False, mask=1, bias_sign=1.0, scale=None, clockwise=False):
+def _attn(
+    q,
+    k,
+    v,
+    cos=None,
+    sin=None,
+    bias=None,
+    attention_scaling=1.0,
+    *,
+    once=False,
+    ignore=False,
+    rope_v=False,
+    q_only=False,
+    mask=1,
+    bias_sign=1.0,
+    scale=None,
+    clockwise=False,
+):
     if cos is not None:
         if not (once or ignore):
             cos, sin = cos * attention_scaling, sin * attention_scaling
@@ -1173,6 +1288,154 @@ def attn_clockwise(*a, **k):
 
 
 # ---------------------------------------------------------------------------------------------
+# round 2 (issue 39): the wrong functions a learner-reviewer wrote, the attention task's common mistakes,
+# functions that crash on one kind of input, and functions that change their inputs in place
+def sin_assert_d4(seq_len, d_model, base=10000.0):  # right, but refuses d_model = 2 and 6
+    assert d_model % 4 == 0, "d_model must be a multiple of 4"
+    return sin_exp_log(seq_len, d_model, base)
+
+
+def cs_int_only(positions, head_dim, base=10000.0):  # right for an int, crashes on a tensor of positions
+    freqs = torch.arange(positions).float()[:, None] * inv_hf(head_dim, base)[None, :]
+    emb = torch.cat([freqs, freqs], -1)
+    return emb.cos(), emb.sin()
+
+
+def cs_tensor_only(positions, head_dim, base=10000.0):  # right for a tensor, crashes on an int
+    freqs = positions.float()[:, None] * inv_hf(head_dim, base)[None, :]
+    emb = torch.cat([freqs, freqs], -1)
+    return emb.cos(), emb.sin()
+
+
+def cs_float64(positions, head_dim, base=10000.0):  # correct: float64 inside and out
+    pos = _positions(positions).double()
+    inv = base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
+    emb = torch.cat([pos[:, None] * inv, pos[:, None] * inv], -1)
+    return emb.cos(), emb.sin()
+
+
+def sin_float64(seq_len, d_model, base=10000.0):  # correct, returned in float64
+    pos = torch.arange(seq_len, dtype=torch.float64)[:, None]
+    ang = pos * base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    return _interleave(ang.sin(), ang.cos())
+
+
+def half_in_place(x, cos, sin):  # right values, written into the caller's x
+    rotated = rotate_half(x)
+    x.mul_(cos).add_(rotated * sin)
+    return x
+
+
+def half_interleaved_code(x, cos, sin):  # a whole interleaved function given the half-layout tables
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    c, s = cos[..., 0::2], sin[..., 0::2]
+    return torch.stack([x0 * c - x1 * s, x0 * s + x1 * c], -1).flatten(-2)
+
+
+def inter_half_code(x, cos, sin):  # a whole half-layout function given the interleaved tables
+    d = x.shape[-1] // 2
+    x1, x2, c, s = x[..., :d], x[..., d:], cos[..., :d], sin[..., :d]
+    return torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], -1)
+
+
+def learned_embedding_any(table, positions):  # correct: F.embedding after the range check
+    if positions.numel() and not bool(((positions >= 0) & (positions < table.shape[0])).all()):
+        raise ValueError("positions outside the table")
+    return torch.nn.functional.embedding(positions, table)
+
+
+def t5_upper_unhalved(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    out = t5_hf_copy(relative_position, bidirectional, num_buckets, max_distance)
+    if bidirectional:  # the upper half offset by num_buckets, the distances in the halved count
+        out = out + (relative_position > 0).long() * (num_buckets - num_buckets // 2)
+    return out
+
+
+def ntk_int_division(head_dim, base, factor):  # d // (d - 2): 1 for d > 4, so base * factor
+    return inv_hf(head_dim, base * factor ** (head_dim // (head_dim - 2)))
+
+
+def yarn_high_half(*a):  # high clipped to d/2 - 1, the last pair index, instead of d - 1
+    return yarn_hf(*a, high_clip=lambda d: d // 2 - 1)
+
+
+def attn_sqrt_len(q, k, v, **kw):
+    return _attn(q, k, v, **kw, scale=math.sqrt(q.shape[-2]))
+
+
+def attn_unscaled(q, k, v, **kw):
+    return _attn(q, k, v, **kw, scale=1.0)
+
+
+def attn_bias_before_scale(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    if cos is not None:
+        cos, sin = cos * attention_scaling, sin * attention_scaling
+        q, k = half_hf(q, cos, sin), half_hf(k, cos, sin)
+    s = q @ k.transpose(-1, -2)
+    if bias is not None:
+        s = s + bias
+    s = s / math.sqrt(q.shape[-1])
+    L = q.shape[-2]
+    return s.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf")).softmax(-1) @ v
+
+
+def attn_softmax_queries(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    if cos is not None:
+        cos, sin = cos * attention_scaling, sin * attention_scaling
+        q, k = half_hf(q, cos, sin), half_hf(k, cos, sin)
+    s = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+    if bias is not None:
+        s = s + bias
+    L = q.shape[-2]
+    return s.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf")).softmax(dim=-2) @ v
+
+
+def attn_sdpa_is_causal(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    if cos is not None:
+        cos, sin = cos * attention_scaling, sin * attention_scaling
+        q, k = half_hf(q, cos, sin), half_hf(k, cos, sin)
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)  # the bias never passed
+
+
+def attn_bias_transposed(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return _attn(q, k, v, cos, sin, None if bias is None else bias.transpose(-1, -2), attention_scaling)
+
+
+def attn_every_two(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    if cos is not None:
+        cos, sin = cos * attention_scaling, sin * attention_scaling
+        q, k = half_as_interleaved(q, cos, sin), half_as_interleaved(k, cos, sin)
+    return _attn(q, k, v, None, None, bias)
+
+
+def attn_mask_only_without_bias(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return _attn(q, k, v, cos, sin, bias, attention_scaling, mask=1 if bias is None else None)
+
+
+def attn_v_raw_tables(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    if cos is not None:  # q and k rotated with the scaled tables, v with the raw ones
+        v = half_hf(v, cos, sin)
+    return _attn(q, k, v, cos, sin, bias, attention_scaling)
+
+
+def attn_in_place(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    if cos is not None:  # rotates the caller's q and k
+        c, s = cos * attention_scaling, sin * attention_scaling
+        q.copy_(half_hf(q, c, s))
+        k.copy_(half_hf(k, c, s))
+    return _attn(q, k, v, None, None, bias)
+
+
+def attn_sdpa_mask_and_bias(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):  # correct
+    if cos is not None:
+        cos, sin = cos * attention_scaling, sin * attention_scaling
+        q, k = half_hf(q, cos, sin), half_hf(k, cos, sin)
+    L = q.shape[-2]
+    mask = torch.zeros(L, L).masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), torch.finfo(q.dtype).min)
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask if bias is None else mask + bias)
+
+
+# ---------------------------------------------------------------------------------------------
 MUTANTS = {
     "sinusoidal_encoding": [
         ("base^(-i/d) instead of base^(-2i/d)", sin_i_over_d),
@@ -1185,6 +1448,10 @@ MUTANTS = {
         ("your output contains NaN", sin_all_nan),
         ("(wavelengths) instead of divided", sin_wavelength),
         ("base ignored", sin_fixed_base),
+        (
+            "raised AssertionError: d_model must be a multiple of 4 when called as fn(seq_len=1, d_model=2",
+            sin_assert_d4,
+        ),
     ],
     "sinusoidal_concat": [
         ("instead of tensor2tensor's base^(-i/(d/2−1))", t2t_vaswani_freqs),
@@ -1202,6 +1469,7 @@ MUTANTS = {
         ("returns rows 0..n−1", learned_arange),
         ("refused with assert (AssertionError)", learned_assert),
         ("raised NameError", learned_typo),
+        ("positions=torch.tensor([], dtype=torch.int64)", learned_min_on_empty),
     ],
     "shaw_relative_index": [
         ("query − key (i − j)", shaw_query_minus_key),
@@ -1227,6 +1495,7 @@ MUTANTS = {
         ("rounded instead of truncated", t5_rounded),
         ("max_distance ignored", t5_fixed_max_distance),
         ("max_exact = num_buckets // 2 taken before num_buckets was halved", t5_exact_before_halving),
+        ("offset by num_buckets instead of num_buckets // 2", t5_upper_unhalved),
     ],
     "t5_causal_bucket": [
         ("T5 relative position taken as query − key", t5c_sign),
@@ -1258,6 +1527,8 @@ MUTANTS = {
         ("returned in float16: the task returns float32", cs_cast_half),
         ("returned in bfloat16: the task returns float32", cs_cast_bf16),
         ("your output contains NaN", cs_all_nan),
+        ("positions=torch.tensor([5, 0, 17], dtype=torch.int64)", cs_int_only),
+        ("positions=1 (an int)", cs_tensor_only),
     ],
     "apply_rope_half": [
         ("your rotation is clockwise (R_{-m})", half_clockwise),
@@ -1268,6 +1539,8 @@ MUTANTS = {
         ("only the first half", half_first_only),
         ("sin multiplies x itself", half_plain_sin),
         ("return x's dtype", half_float32_out),
+        ("changes its input x in place", half_in_place),
+        ("written for the interleaved layout", half_interleaved_code),
     ],
     "apply_rope_interleaved": [
         ("interleaved pairs applied with the half layout", inter_as_half),
@@ -1278,6 +1551,7 @@ MUTANTS = {
         ("minus sign of the rotation is lost", inter_no_minus),
         ("only the even coordinates", inter_even_only),
         ("sin multiplies x itself", inter_plain_sin),
+        ("written for the half layout", inter_half_code),
     ],
     "apply_rope_offset": [
         ("offset ignored", offset_ignored),
@@ -1286,6 +1560,9 @@ MUTANTS = {
         ("your rotation is clockwise (R_{-m})", offset_clockwise),
         ("interleaved pairs instead of the half layout", offset_interleaved),
         ("angles computed in bfloat16", offset_bf16),
+        ("base ignored", offset_base_dropped),
+        ("positions built in x's dtype", offset_positions_in_x_dtype),
+        ("a cos/sin table of L rows sliced at offset", offset_short_table),
     ],
     "alibi_slopes": [
         ("ALiBi slopes linear in the head index", slopes_linear),
@@ -1325,6 +1602,7 @@ MUTANTS = {
         ("that is PI", ntk_pi),
         ("base raised to the factor", ntk_power),
         ("base divided by", ntk_divided),
+        ("base multiplied by the factor;", ntk_int_division),
     ],
     "yarn_inv_freq": [
         ("YaRN ramp reversed", yarn_reversed),
@@ -1338,6 +1616,7 @@ MUTANTS = {
         ("ramp not clipped to [0, 1]", yarn_no_clip),
         ("correction dimension computed with d/2 instead of d", yarn_half_d),
         ("ramp linear in the turn count", yarn_paper_turns),
+        ("high clipped to d/2 − 1 instead of d − 1", yarn_high_half),
     ],
     "attention": [
         ("attention factor applied to the logits once instead of to cos and sin", attn_once),
@@ -1349,26 +1628,377 @@ MUTANTS = {
         ("bias subtracted", attn_bias_sub),
         ("divided by d instead of √d", attn_by_d),
         ("your rotation is clockwise (R_{-m})", attn_clockwise),
+        ("divided by √L (the sequence length)", attn_sqrt_len),
+        ("logits not divided by √d", attn_unscaled),
+        ("bias added before the 1/√d scaling", attn_bias_before_scale),
+        ("softmax over the query axis", attn_softmax_queries),
+        ("bias ignored: scaled_dot_product_attention", attn_sdpa_is_causal),
+        ("bias transposed", attn_bias_transposed),
+        ("rotate_every_two (pairs 2i, 2i+1) used with half-layout tables", attn_every_two),
+        ("causal mask applied only when there is no bias", attn_mask_only_without_bias),
+        ("RoPE applied to the values too", attn_v_raw_tables),
+        ("changes its input q and k in place", attn_in_place),
     ],
 }
 
 CORRECT = {
-    "sinusoidal_encoding": [sin_loops, sin_exp_log],
+    "sinusoidal_encoding": [sin_loops, sin_exp_log, sin_float64],
     "sinusoidal_concat": [t2t_numpy_style],
-    "learned_lookup": [learned_checked, learned_onehot],
+    "learned_lookup": [learned_checked, learned_onehot, learned_view, learned_embedding_any],
     "shaw_relative_index": [shaw_loops, shaw_broadcast],
     "shaw_attention": [shaw_attn_gather, lambda q, k, v, rk, rv: posenc.shaw_attention_naive(q, k, v, rk, rv)],
     "t5_relative_bucket": [t5_hf_copy, t5_python_loop],
     "t5_causal_bucket": [t5c_hf, t5c_loop],
     "rope_inv_freq": [inv_hf, inv_log_space],
-    "rope_cos_sin": [cs_hf, cs_complex],
+    "rope_cos_sin": [cs_hf, cs_complex, cs_float64],
     "apply_rope_half": [half_hf, half_float32_inside, half_complex, half_matrix],
     "apply_rope_interleaved": [inter_meta_complex, inter_gptj, inter_loops],
-    "apply_rope_offset": [offset_hf, offset_cache_table],
+    "apply_rope_offset": [offset_hf, offset_cache_table, offset_float32_inside],
     "alibi_slopes": [slopes_official, slopes_bloom],
     "alibi_bias": [bias_direct, bias_loops],
     "pi_inv_freq": [pi_hf, pi_positions],
     "ntk_inv_freq": [ntk_bloc97, ntk_log],
     "yarn_inv_freq": [yarn_hf, yarn_float64],
-    "attention": [attn_sdpa, attn_einsum],
+    "attention": [attn_sdpa, attn_einsum, attn_sdpa_mask_and_bias],
 }
+
+
+# ---------------------------------------------------------------------------------------------
+# Round 2 (issue 39's second learner-review): mistakes a fresh learner wrote, each written as they wrote it.
+def _t2t(seq_len, d_model, base=10000.0, start=0, log=math.log):
+    half = d_model // 2
+    inv = torch.exp(-log(base) * torch.arange(half).float() / (half - 1))
+    a = torch.arange(start, start + seq_len).float()[:, None] * inv
+    return torch.cat([a.sin(), a.cos()], 1)
+
+
+def sin_per_column(seq_len, d_model, base=10000.0):  # column j uses base^(j/d): the cos columns use (2i+1)/d
+    j = torch.arange(d_model).float()
+    a = torch.arange(seq_len).float()[:, None] / base ** (j / d_model)
+    return torch.where(j.long() % 2 == 0, a.sin(), a.cos())
+
+
+def t2t_fixed_base(seq_len, d_model, base=10000.0):
+    return _t2t(seq_len, d_model, 10000.0)
+
+
+def t2t_log10(seq_len, d_model, base=10000.0):
+    return _t2t(seq_len, d_model, base, log=math.log10)
+
+
+def t2t_fairseq_positions(seq_len, d_model, base=10000.0):  # fairseq's make_positions start at padding_idx + 1
+    return _t2t(seq_len, d_model, base, start=2)
+
+
+def t2t_fairseq_padding_row(seq_len, d_model, base=10000.0):  # get_embedding(..., padding_idx=0)
+    emb = _t2t(seq_len, d_model, base)
+    emb[0, :] = 0
+    return emb
+
+
+def learned_float64(table, positions):
+    if positions.numel() and ((positions < 0) | (positions >= table.shape[0])).any():
+        raise IndexError("position outside the table")
+    return table[positions].double()
+
+
+def shaw_clip_top(q_len, max_distance):
+    p = torch.arange(q_len)
+    return (p[None, :] - p[:, None]).clamp(-max_distance, max_distance - 1) + max_distance
+
+
+def _shaw_r2(q, k, v, rel_k, rel_v, *, axis=-1, denom=None, key_side=False, v_abs=False):
+    L, d = q.shape[-2:]
+    kk = (rel_k.shape[0] - 1) // 2
+    p = torch.arange(L)
+    idx = (p[None, :] - p[:, None]).clamp(-kk, kk) + kk
+    idx_v = (p[None, :] - p[:, None]).abs().clamp(max=kk) + kk if v_abs else idx
+    rel = (
+        torch.einsum("...jd,ijd->...ij", k, rel_k[idx]) if key_side else torch.einsum("...id,ijd->...ij", q, rel_k[idx])
+    )
+    s = (q @ k.transpose(-1, -2) + rel) / (denom or math.sqrt(d))
+    s = s.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf"))
+    a = s.softmax(axis)
+    return a @ v + torch.einsum("...ij,ijd->...id", a, rel_v[idx_v])
+
+
+def shaw_attn_query_softmax(q, k, v, rel_k, rel_v):
+    return _shaw_r2(q, k, v, rel_k, rel_v, axis=-2)
+
+
+def shaw_attn_by_d(q, k, v, rel_k, rel_v):
+    return _shaw_r2(q, k, v, rel_k, rel_v, denom=q.shape[-1])
+
+
+def shaw_attn_key_side(q, k, v, rel_k, rel_v):
+    return _shaw_r2(q, k, v, rel_k, rel_v, key_side=True)
+
+
+def shaw_attn_tables_swapped(q, k, v, rel_k, rel_v):
+    return _shaw_r2(q, k, v, rel_v, rel_k)
+
+
+def shaw_attn_value_abs(q, k, v, rel_k, rel_v):
+    return _shaw_r2(q, k, v, rel_k, rel_v, v_abs=True)
+
+
+def _t5_r2(rel, bidirectional, num_buckets, max_distance, cap=None, large_fn=None):
+    n, b = num_buckets, torch.zeros_like(rel)
+    if bidirectional:
+        n //= 2
+        b = b + (rel > 0).long() * n
+        dist = rel.abs()
+    else:
+        dist = (-rel).clamp(min=0)
+    me = n // 2
+    if large_fn is None:
+        large = me + (torch.log(dist.float() / me) / math.log(max_distance / me) * (n - me)).long()
+    else:
+        large = me + large_fn(dist, me, n)
+    return b + torch.where(dist < me, dist, large.clamp(max=n - 1 if cap is None else cap(n)))
+
+
+def t5_cap_at_n(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    return _t5_r2(relative_position, bidirectional, num_buckets, max_distance, cap=lambda n: n)
+
+
+def t5_bidirectional_ignored(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    return t5_hf_copy(relative_position, True, num_buckets, max_distance)
+
+
+def t5_int_ratio(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    def large(dist, me, n):
+        return (torch.log((dist // me).float()) / math.log(max_distance / me) * (n - me)).long()
+
+    return _t5_r2(relative_position, bidirectional, num_buckets, max_distance, large_fn=large)
+
+
+def t5_ceil(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    def large(dist, me, n):
+        return torch.ceil(torch.log(dist.float() / me) / math.log(max_distance / me) * (n - me)).long()
+
+    return _t5_r2(relative_position, bidirectional, num_buckets, max_distance, large_fn=large)
+
+
+def t5c_fixed_max_distance(relative_position, num_buckets=32, max_distance=128):
+    return t5c_hf(relative_position, num_buckets, 128)
+
+
+def t5c_log1p(relative_position, num_buckets=32, max_distance=128):
+    def large(dist, me, n):
+        return ((torch.log1p(dist.float()) - math.log(me)) / math.log(max_distance / me) * (n - me)).long()
+
+    return _t5_r2(relative_position, False, num_buckets, max_distance, large_fn=large)
+
+
+def t5c_halved(relative_position, num_buckets=32, max_distance=128):  # the encoder's halving copied over
+    return t5c_hf(relative_position, num_buckets // 2, max_distance)
+
+
+def inv_int_division(head_dim, base=10000.0):
+    return 1.0 / (base ** (torch.arange(0, head_dim, 2) // head_dim).float())
+
+
+def inv_log10_pow2(head_dim, base=10000.0):
+    return 2.0 ** (-torch.arange(0, head_dim, 2).float() / head_dim * math.log10(base))
+
+
+def cs_fixed_base(positions, head_dim, base=10000.0):
+    return cs_hf(positions, head_dim, 10000.0)
+
+
+def cs_sorted(positions, head_dim, base=10000.0):
+    if torch.is_tensor(positions):
+        positions = positions.sort().values
+    return cs_hf(positions, head_dim, base)
+
+
+def half_no_sin(x, cos, sin):
+    return x * cos
+
+
+def inter_reshape_pairs(x, cos, sin):  # x.reshape(..., 2, d/2): pairs (i, i + d/2), with the right angles
+    xr = x.reshape(*x.shape[:-1], 2, -1)
+    a, b = xr[..., 0, :], xr[..., 1, :]
+    c, s = cos[..., ::2], sin[..., ::2]
+    return torch.stack([a * c - b * s, a * s + b * c], -2).reshape(x.shape)
+
+
+def _offset_r2(x, pos, base, dtype=torch.float32, cast_angles=False):
+    d = x.shape[-1]
+    inv = 1.0 / (base ** (torch.arange(0, d, 2).float() / d))
+    fr = pos.to(dtype)[:, None] * inv.to(dtype)[None]
+    if cast_angles:
+        fr = fr.to(x.dtype)
+    emb = torch.cat([fr, fr], -1)
+    x1, x2 = x.chunk(2, -1)
+    return x * emb.cos().to(x.dtype) + torch.cat([-x2, x1], -1) * emb.sin().to(x.dtype)
+
+
+def offset_from_end(x, offset, base=10000.0):
+    L = x.shape[-2]
+    return _offset_r2(x, torch.arange(offset - L + 1, offset + 1), base)
+
+
+def offset_all_in_x_dtype(x, offset, base=10000.0):
+    return _offset_r2(x, torch.arange(offset, offset + x.shape[-2]), base, dtype=x.dtype)
+
+
+def offset_angles_cast(x, offset, base=10000.0):
+    return _offset_r2(x, torch.arange(offset, offset + x.shape[-2]), base, cast_angles=True)
+
+
+def pi_factor_ignored(head_dim, base, factor):
+    return pi_hf(head_dim, base, 1.0)
+
+
+def pi_slow_half(head_dim, base, factor):
+    f = pi_hf(head_dim, base, 1.0)
+    h = f.numel() // 2
+    return torch.cat([f[:h], f[h:] / factor])
+
+
+def pi_sqrt(head_dim, base, factor):
+    return pi_hf(head_dim, base, 1.0) / math.sqrt(factor)
+
+
+def ntk_factor_ignored(head_dim, base, factor):
+    return ntk_bloc97(head_dim, base, 1.0)
+
+
+def ntk_exponent_on_base(head_dim, base, factor):
+    return inv_hf(head_dim, base ** (head_dim / (head_dim - 2)) * factor)
+
+
+def ntk_d_minus_1(head_dim, base, factor):
+    return inv_hf(head_dim, base * factor ** (head_dim / (head_dim - 1)))
+
+
+def ntk_and_pi(head_dim, base, factor):
+    return ntk_bloc97(head_dim, base, factor) / factor
+
+
+def _yarn_r2(head_dim, base, factor, L, beta_fast, beta_slow, *, two_pi=2 * math.pi, clip_low=True, log=math.log):
+    d = head_dim
+
+    def cdim(r):
+        return d * math.log(L / (two_pi * r)) / (2 * math.log(base))
+
+    lo = math.floor(cdim(beta_fast))
+    lo = max(lo, 0) if clip_low else lo
+    hi = min(math.ceil(cdim(beta_slow)), d - 1)
+    if lo == hi:
+        hi += 0.001
+    g = ((torch.arange(d // 2).float() - lo) / (hi - lo)).clamp(0, 1)
+    th = base ** (-torch.arange(0, d, 2).float() / d)
+    return g * th / factor + (1 - g) * th, (0.1 * log(factor) + 1 if factor > 1 else 1.0)
+
+
+def yarn_no_two_pi(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    return _yarn_r2(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow, two_pi=1.0)
+
+
+def yarn_low_unclipped(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    return _yarn_r2(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow, clip_low=False)
+
+
+def yarn_log10(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    return _yarn_r2(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow, log=math.log10)
+
+
+def yarn_tensor_scaling(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    inv, att = yarn_hf(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow)
+    return inv, torch.tensor(att)
+
+
+def attn_bias_dropped_with_rope(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    if cos is not None:
+        return attn_einsum(q, k, v, cos, sin, None, attention_scaling)
+    return attn_einsum(q, k, v, None, None, bias)
+
+
+def attn_weighs_keys(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return attn_einsum(q, k, k, cos, sin, bias, attention_scaling)
+
+
+def attn_scaled_output(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    out = attn_einsum(q, k, v, cos, sin, bias, attention_scaling)
+    return out * attention_scaling if cos is not None else out
+
+
+def attn_squared_tables(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return attn_einsum(q, k, v, cos, sin, bias, attention_scaling**2)
+
+
+ROUND2 = {
+    "sinusoidal_encoding": [("per-column exponent base^(-j/d)", sin_per_column)],
+    "sinusoidal_concat": [
+        ("base ignored: 10000 hard-coded", t2t_fixed_base),
+        ("log10(base) where the exponent needs the natural log", t2t_log10),
+        ("positions start at 2 (fairseq's padding_idx + 1", t2t_fairseq_positions),
+        ("row 0 zeroed, as fairseq's get_embedding does", t2t_fairseq_padding_row),
+    ],
+    "learned_lookup": [("returned in float64: return them in the table's dtype (float32)", learned_float64)],
+    "shaw_relative_index": [("clipped to [−k, k − 1] (off by one at the top)", shaw_clip_top)],
+    "shaw_attention": [
+        ("softmax over the query axis (dim=-2)", shaw_attn_query_softmax),
+        ("logits divided by d instead of √d", shaw_attn_by_d),
+        ("uses the key k_j (k_j·R^K_ij)", shaw_attn_key_side),
+        ("rel_k and rel_v swapped", shaw_attn_tables_swapped),
+        ("the value table indexed with |j − i|", shaw_attn_value_abs),
+    ],
+    "t5_relative_bucket": [
+        ("clamped to num_buckets instead of num_buckets − 1", t5_cap_at_n),
+        ("bidirectional ignored", t5_bidirectional_ignored),
+        ("integer division dist // max_exact before the log", t5_int_ratio),
+        ("rounded up (ceil)", t5_ceil),
+    ],
+    "t5_causal_bucket": [
+        ("max_distance ignored", t5c_fixed_max_distance),
+        ("log(dist + 1) (log1p)", t5c_log1p),
+        ("num_buckets halved as in the bidirectional branch", t5c_halved),
+    ],
+    "rope_inv_freq": [
+        ("integer division: torch.arange(0, d, 2) // d is 0", inv_int_division),
+        ("the logarithm of the base taken in the wrong base", inv_log10_pow2),
+    ],
+    "rope_cos_sin": [
+        ("base ignored: 10000 hard-coded", cs_fixed_base),
+        ("positions sorted", cs_sorted),
+    ],
+    "apply_rope_half": [("the sin term is missing", half_no_sin)],
+    "apply_rope_interleaved": [
+        ("the sin term is missing", half_no_sin),
+        ("your pairs are the half layout's (i, i + d/2)", inter_reshape_pairs),
+    ],
+    "apply_rope_offset": [
+        ("positions offset − L + 1 .. offset", offset_from_end),
+        ("positions, frequencies and angles computed in x's dtype", offset_all_in_x_dtype),
+        ("angles cast to x's dtype before cos and sin", offset_angles_cast),
+    ],
+    "pi_inv_freq": [
+        ("factor ignored: these are plain RoPE frequencies; PI", pi_factor_ignored),
+        ("only the slower half of the frequencies divided", pi_slow_half),
+        ("frequencies divided by √factor", pi_sqrt),
+    ],
+    "ntk_inv_freq": [
+        ("factor ignored: these are plain RoPE frequencies; NTK-aware", ntk_factor_ignored),
+        ("the exponent d/(d−2) put on the base", ntk_exponent_on_base),
+        ("exponent d/(d−1) instead of d/(d−2)", ntk_d_minus_1),
+        ("the NTK-aware base and PI's division both", ntk_and_pi),
+    ],
+    "yarn_inv_freq": [
+        ("2π missing in the correction dimension", yarn_no_two_pi),
+        ("low not clipped at 0", yarn_low_unclipped),
+        ("attention factor with the wrong logarithm", yarn_log10),
+        ("attention_scaling is a Tensor, not a Python float", yarn_tensor_scaling),
+    ],
+    "attention": [
+        ("the bias is ignored when cos and sin are given", attn_bias_dropped_with_rope),
+        ("weights applied to the keys", attn_weighs_keys),
+        ("the output multiplied by attention_scaling", attn_scaled_output),
+        ("cos and sin multiplied by attention_scaling squared", attn_squared_tables),
+    ],
+}
+for _task, _extra in ROUND2.items():
+    MUTANTS[_task] += _extra

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import posenc
-from posenc import binary_encoding, integer_encoding, sinusoidal_encoding, sinusoidal_frequencies
+from posenc import binary_encoding, book, integer_encoding, sinusoidal_encoding, sinusoidal_frequencies
 
 
 @pytest.mark.parametrize("d_model", [2, 8, 64, 130])
@@ -84,20 +84,20 @@ def test_learned_embedding_lookup_and_limit():
 
 def test_properties_helpers():
     pe = posenc.sinusoidal_encoding(50, 8, dtype=torch.float64)
-    assert posenc.first_repeat(pe) is None
-    assert posenc.min_pairwise_distance(pe) > 0
-    assert posenc.first_repeat(torch.tensor([[0.0], [1.0], [0.0], [1.0]])) == (0, 2)
-    assert posenc.min_pairwise_distance(torch.tensor([[0.0], [3.0], [7.0]])) == 3.0
-    m, b = posenc.shift_map(pe, 4)
-    assert b is None and posenc.shift_map_residual(pe, 4) < 1e-9
+    assert book.first_repeat(pe) is None
+    assert book.min_pairwise_distance(pe) > 0
+    assert book.first_repeat(torch.tensor([[0.0], [1.0], [0.0], [1.0]])) == (0, 2)
+    assert book.min_pairwise_distance(torch.tensor([[0.0], [3.0], [7.0]])) == 3.0
+    m, b = book.shift_map(pe, 4)
+    assert b is None and book.shift_map_residual(pe, 4) < 1e-9
     torch.testing.assert_close(pe[:-4] @ m.T, pe[4:])
 
 
 def test_toy_embeddings_equal_tokens_equal_vectors():
-    x = posenc.toy_embeddings("the dog chased another dog".split(), 16, seed=3)
+    x = book.toy_embeddings("the dog chased another dog".split(), 16, seed=3)
     assert x.shape == (5, 16) and torch.equal(x[1], x[4]) and not torch.equal(x[0], x[1])
-    assert torch.equal(x, posenc.toy_embeddings("the dog chased another dog".split(), 16, seed=3))
-    assert posenc.toy_vocabulary(["b", "a", "b"]) == ["b", "a"]
+    assert torch.equal(x, book.toy_embeddings("the dog chased another dog".split(), 16, seed=3))
+    assert book.toy_vocabulary(["b", "a", "b"]) == ["b", "a"]
 
 
 @pytest.mark.parametrize("new_len", [2, 16, 31, 64])
@@ -126,36 +126,38 @@ def test_diagonal_spread_is_zero_exactly_for_functions_of_the_offset(rows, cols)
     values = torch.randn(rows + cols - 1, dtype=torch.float64)  # one value per offset j - i
     offset = torch.arange(cols)[None, :] - torch.arange(rows)[:, None]
     toeplitz = values[offset + rows - 1]
-    assert posenc.diagonal_spread(toeplitz) == 0.0  # the same numbers along each diagonal
+    assert book.diagonal_spread(toeplitz) == 0.0  # the same numbers along each diagonal
     if rows > 1 and cols > 1:
         bumped = toeplitz.clone()
         bumped[1, 1] += 0.25  # the main diagonal now holds two different values
-        assert posenc.diagonal_spread(bumped) == pytest.approx(0.25)
-    assert posenc.diagonal_spread(torch.zeros(0, cols)) == 0.0
+        assert book.diagonal_spread(bumped) == pytest.approx(0.25)
+    assert book.diagonal_spread(torch.zeros(0, cols)) == 0.0
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 64])
 def test_attention_entropy_is_log_n_for_uniform_and_zero_for_one_hot(n):
-    torch.testing.assert_close(posenc.attention_entropy(torch.zeros(3, n, dtype=torch.float64)),
-                               torch.full((3,), math.log(n), dtype=torch.float64))
+    torch.testing.assert_close(
+        book.attention_entropy(torch.zeros(3, n, dtype=torch.float64)),
+        torch.full((3,), math.log(n), dtype=torch.float64),
+    )
     one_hot = torch.full((n,), float("-inf"), dtype=torch.float64)
     one_hot[0] = 0.0
-    assert posenc.attention_entropy(one_hot).item() == 0.0  # masked keys weigh 0, not NaN
+    assert book.attention_entropy(one_hot).item() == 0.0  # masked keys weigh 0, not NaN
     logits = torch.randn(5, n, dtype=torch.float64)
-    assert torch.all(posenc.attention_entropy(2 * logits) <= posenc.attention_entropy(logits) + 1e-12)
+    assert torch.all(book.attention_entropy(2 * logits) <= book.attention_entropy(logits) + 1e-12)
 
 
 def test_attention_entropy_bad_input():
     with pytest.raises(TypeError, match="logits"):
-        posenc.attention_entropy(torch.zeros(3, dtype=torch.int64))
+        book.attention_entropy(torch.zeros(3, dtype=torch.int64))
     with pytest.raises(ValueError, match="logits"):
-        posenc.attention_entropy(torch.tensor(1.0))
+        book.attention_entropy(torch.tensor(1.0))
 
 
 def test_binary_code_shift_maps_exist_only_for_some_shifts():
     # chapter 1: carries make short shifts non-affine; a shift by a quarter or half of the table is exact
     table = binary_encoding(64, dtype=torch.float64)
-    residual = {k: posenc.shift_map_residual(table, k, affine=True) for k in range(1, 64)}
+    residual = {k: book.shift_map_residual(table, k, affine=True) for k in range(1, 64)}
     assert min(residual[k] for k in range(1, 16)) > 0.5
     assert residual[16] < 1e-9 and residual[32] < 1e-9
     assert [k for k in range(1, 40) if residual[k] < 1e-9] == [16, 32]

@@ -1,5 +1,6 @@
 """Claims chapter 6 and ``posenc/encodings/alibi.py`` make about other code: BLOOM's ALiBi tensor and
 PyTorch's choice of attention kernel for an ALiBi mask."""
+
 import warnings
 
 import pytest
@@ -81,5 +82,6 @@ def test_bloom_padding_count_gives_the_same_weights_as_raw_key_indices():
         return torch.softmax((scores + bias).masked_fill(~visible, float("-inf")), dim=-1)
 
     rows = visible.any(-1)  # query rows that see at least one key (not the padding queries)
-    torch.testing.assert_close(weights(counted)[rows.expand(3, heads, length)],
-                               weights(raw)[rows.expand(3, heads, length)])
+    torch.testing.assert_close(
+        weights(counted)[rows.expand(3, heads, length)], weights(raw)[rows.expand(3, heads, length)]
+    )

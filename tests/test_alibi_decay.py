@@ -2,23 +2,26 @@ import math
 
 import pytest
 import torch
-
 from conftest import assert_close_ulps
+
 from posenc import alibi_bias, alibi_bias_bloom, alibi_slopes, relative_positions, rope_decay_bound
 
 
 def official_get_slopes(n):
     """ofirpress/attention_with_linear_biases, fairseq/models/transformer.py (the reference)."""
+
     def get_slopes_power_of_2(n):
-        start = (2 ** (-2 ** -(math.log2(n) - 3)))
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
         ratio = start
-        return [start * ratio ** i for i in range(n)]
+        return [start * ratio**i for i in range(n)]
 
     if math.log2(n).is_integer():
         return get_slopes_power_of_2(n)
     closest_power_of_2 = 2 ** math.floor(math.log2(n))
-    return (get_slopes_power_of_2(closest_power_of_2)
-            + official_get_slopes(2 * closest_power_of_2)[0::2][: n - closest_power_of_2])
+    return (
+        get_slopes_power_of_2(closest_power_of_2)
+        + official_get_slopes(2 * closest_power_of_2)[0::2][: n - closest_power_of_2]
+    )
 
 
 @pytest.mark.parametrize("n", list(range(1, 41)) + [64, 96, 128])

@@ -51,7 +51,9 @@ def test_rope_layouts_agree_after_weight_permutation():
     a = MultiHeadAttention(32, 4, "rope_interleaved", causal=True).double()
     b = MultiHeadAttention(32, 4, "rope", causal=True).double()
     wq, wk, wv = a.qkv.weight.data.chunk(3)
-    b.qkv.weight.data = torch.cat([posenc.permute_qk_weight_for_half(wq, 4), posenc.permute_qk_weight_for_half(wk, 4), wv])
+    b.qkv.weight.data = torch.cat(
+        [posenc.permute_qk_weight_for_half(wq, 4), posenc.permute_qk_weight_for_half(wk, 4), wv]
+    )
     b.out.weight.data = a.out.weight.data.clone()
     x = torch.randn(2, 9, 32, dtype=torch.float64)
     torch.testing.assert_close(a(x), b(x))
@@ -116,6 +118,7 @@ def test_t5_bias_cache_follows_training():
 
 # ---- position methods as strategies (posenc.methods) ----
 
+
 def _config(causal):
     return {"d_model": 32, "n_heads": 4, "causal": causal, "max_len": 16}
 
@@ -136,12 +139,12 @@ def test_every_registry_entry_decodes_with_a_cache_as_the_full_forward(name, cau
     x = torch.randn(2, 12, 32)
     with torch.no_grad():
         cache = KVCache()
-        steps = [attn(x[:, :5], cache=cache)] + [attn(x[:, t:t + 1], cache=cache) for t in range(5, 12)]
+        steps = [attn(x[:, :5], cache=cache)] + [attn(x[:, t : t + 1], cache=cache) for t in range(5, 12)]
         got = torch.cat(steps, dim=1)
         if causal:
             want = attn(x)
         else:
-            want = torch.cat([attn(x[:, :5])] + [attn(x[:, :t + 1])[:, -1:] for t in range(5, 12)], dim=1)
+            want = torch.cat([attn(x[:, :5])] + [attn(x[:, : t + 1])[:, -1:] for t in range(5, 12)], dim=1)
     assert cache.length == 12
     torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
 
@@ -193,7 +196,9 @@ def test_only_the_hooks_a_method_has_act():
     for name, m in methods.items():
         assert (m.encode_input(x, torch.arange(5)) is x) == (name not in ("sinusoidal", "learned")), name
         assert (m.rotate_qk(q, q, torch.arange(5))[0] is q) == (not name.startswith("rope")), name
-        assert (m.logit_bias(q, q, causal=True) is None) == (name not in ("t5", "alibi", "kerple", "fire", "cope")), name
+        assert (m.logit_bias(q, q, causal=True) is None) == (name not in ("t5", "alibi", "kerple", "fire", "cope")), (
+            name
+        )
         assert (m.attend(q, q, q, causal=True) is None) == (name != "shaw"), name
 
 
@@ -202,17 +207,23 @@ def test_sinusoidal_method_adds_the_sinusoidal_encoding(d_model, base):
     m = posenc.SinusoidalMethod(d_model, base)
     x = torch.randn(2, 6, d_model, dtype=torch.float64)
     pos = torch.tensor([3, 4, 5, 9, 10, 11])
-    torch.testing.assert_close(m.encode_input(x, pos) - x,
-                               posenc.sinusoidal_encoding(12, d_model, base, dtype=torch.float64)[pos].expand(2, -1, -1),
-                               atol=1e-15, rtol=0)
+    torch.testing.assert_close(
+        m.encode_input(x, pos) - x,
+        posenc.sinusoidal_encoding(12, d_model, base, dtype=torch.float64)[pos].expand(2, -1, -1),
+        atol=1e-15,
+        rtol=0,
+    )
 
 
-@pytest.mark.parametrize("rope_type,kwargs", [("linear", {"factor": 4.0}),
-                                              ("dynamic", {"factor": 2.0, "original_max_position_embeddings": 16,
-                                                           "seq_len": 64}),
-                                              ("yarn", {"factor": 4.0, "original_max_position_embeddings": 16,
-                                                        "beta_fast": 8.0}),
-                                              ("llama3", {"factor": 8.0, "original_max_position_embeddings": 16})])
+@pytest.mark.parametrize(
+    "rope_type,kwargs",
+    [
+        ("linear", {"factor": 4.0}),
+        ("dynamic", {"factor": 2.0, "original_max_position_embeddings": 16, "seq_len": 64}),
+        ("yarn", {"factor": 4.0, "original_max_position_embeddings": 16, "beta_fast": 8.0}),
+        ("llama3", {"factor": 8.0, "original_max_position_embeddings": 16}),
+    ],
+)
 @pytest.mark.parametrize("layout", ["half", "interleaved"])
 def test_a_scaled_rope_method_rotates_with_the_scaled_frequencies(rope_type, kwargs, layout):
     m = posenc.RopeMethod(16, 32, 500.0, layout=layout)
@@ -220,8 +231,11 @@ def test_a_scaled_rope_method_rotates_with_the_scaled_frequencies(rope_type, kwa
     m.set_scaling(rope_type, **kwargs)
     inv_freq, scale = posenc.rope_scaled_inv_freq(16, 500.0, rope_type=rope_type, **kwargs)
     config = {k: v for k, v in kwargs.items() if k != "seq_len"}
-    assert m.scaling == posenc.rope_scaling(rope_type, **config) == posenc.RopeScaling.from_hf(
-        {"rope_type": rope_type, **config})
+    assert (
+        m.scaling
+        == posenc.rope_scaling(rope_type, **config)
+        == posenc.RopeScaling.from_hf({"rope_type": rope_type, **config})
+    )
     assert torch.equal(m.inv_freq, inv_freq) and m.attention_scaling == scale
     q = torch.randn(1, 2, 40, 16, dtype=torch.float64)
     pos = torch.arange(40)
@@ -245,11 +259,17 @@ POSITION_BAD_CALLS = [
     (lambda: posenc.RopeMethod(8, max_len=0), ValueError, "max_len"),
     (lambda: posenc.RopeMethod(8, base=float("nan")), ValueError, "base"),
     (lambda: posenc.RopeMethod(8).set_scaling("yarn", factor=2.0), ValueError, "original_max_position_embeddings"),
-    (lambda: posenc.RopeMethod(8).set_scaling("yarn", factor=2.0, original_max_position_embeddings=0), ValueError,
-     "original_max_position_embeddings"),
+    (
+        lambda: posenc.RopeMethod(8).set_scaling("yarn", factor=2.0, original_max_position_embeddings=0),
+        ValueError,
+        "original_max_position_embeddings",
+    ),
     (lambda: posenc.RopeMethod(8).set_scaling("linear", factor=2.0, beta_fast=3.0), TypeError, "beta_fast"),
-    (lambda: posenc.RopeMethod(8).set_scaling(posenc.rope_scaling("linear", factor=2.0), factor=3.0), TypeError,
-     "rope_type"),
+    (
+        lambda: posenc.RopeMethod(8).set_scaling(posenc.rope_scaling("linear", factor=2.0), factor=3.0),
+        TypeError,
+        "rope_type",
+    ),
     (lambda: posenc.RopeMethod(8, scaling="linear"), TypeError, "scaling"),
     (lambda: posenc.RopeMethod(8).set_scaling("pi", factor=2.0), ValueError, "rope_type"),
     (lambda: posenc.RopeMethod(8).set_scaling("linear", factor=0.5), ValueError, "factor"),
@@ -271,8 +291,7 @@ POSITION_BAD_CALLS = [
 ]
 
 
-@pytest.mark.parametrize("call,exc,name", POSITION_BAD_CALLS,
-                         ids=[f"bad{i}" for i in range(len(POSITION_BAD_CALLS))])
+@pytest.mark.parametrize("call,exc,name", POSITION_BAD_CALLS, ids=[f"bad{i}" for i in range(len(POSITION_BAD_CALLS))])
 def test_position_methods_refuse_bad_input_naming_the_parameter(call, exc, name):
     with pytest.raises(exc) as info:
         call()
@@ -284,8 +303,68 @@ def test_a_bias_cached_under_inference_mode_does_not_break_training(position):
     # a bias built under torch.inference_mode() is an inference tensor: reusing it in a training
     # forward would fail with "Inference tensors cannot be saved for backward"
     from posenc.attention import MultiHeadAttention
+
     attn = MultiHeadAttention(16, 2, position, causal=True)
     x = torch.randn(1, 6, 16)
     with torch.inference_mode():
         attn(x)
     attn(x).sum().backward()
+
+
+# --------------------------------------------------------------------------- sizes: only what is built
+
+
+@pytest.mark.parametrize("position", ["none", "sinusoidal", "rope"])
+def test_no_refusal_for_a_mask_the_fast_path_never_builds(position):
+    """16K tokens over 32 heads: a [1, 32, 16384, 16384] float mask would take 32 GiB, but without a
+    bias SDPA applies the causal mask itself and builds none. Run on the meta device (shapes only)."""
+    with torch.device("meta"):
+        attn = MultiHeadAttention(2048, 32, position, max_len=16)
+    x = torch.empty(1, 16384, 2048, device="meta")
+    assert attn(x).shape == (1, 16384, 2048)
+
+
+@pytest.mark.parametrize("position", ["alibi", "t5", "shaw", "cope", "fire"])
+def test_a_bias_above_the_limit_is_refused_and_the_limit_can_be_raised(position):
+    """A method that does build a [.., 16384, 16384] tensor is refused before its hooks run, with a
+    message that names the public way to raise the limit (and no internal name); raised, it runs."""
+    with torch.device("meta"):
+        attn = MultiHeadAttention(2048, 32, position, max_len=16)
+    x = torch.empty(1, 16384, 2048, device="meta")
+    with pytest.raises(ValueError, match=r"x of shape \(1, 16384, 2048\).*posenc.set_max_tensor_bytes") as info:
+        attn(x)
+    assert "_core" not in str(info.value) and "MAX_TENSOR_BYTES" not in str(info.value)
+    with posenc.max_tensor_bytes(2**40):
+        assert attn(x).shape == (1, 16384, 2048)
+    assert posenc.get_max_tensor_bytes() == 8 * 2**30
+
+
+def test_the_decoding_mask_is_counted_at_one_byte_per_pair():
+    """Decoding with a cache builds the boolean [L, T] causal mask: refused only above the limit."""
+    attn = MultiHeadAttention(8, 2, "none").eval()
+    cache = KVCache()
+    with torch.no_grad():
+        attn(torch.randn(1, 6, 8), cache=cache)
+        with posenc.max_tensor_bytes(3 * 9 - 1):  # the mask of 3 new tokens over 9 keys: 27 bytes
+            with pytest.raises(ValueError, match="with 6 cached tokens"):
+                attn(torch.randn(1, 3, 8), cache=cache)
+        assert cache.length == 6  # refused before anything was appended
+        with posenc.max_tensor_bytes(3 * 9):
+            assert attn(torch.randn(1, 3, 8), cache=cache).shape == (1, 3, 8)
+
+
+@pytest.mark.parametrize("position", POSITION_METHODS)
+def test_workspace_is_what_the_hooks_build(position):
+    """Each method's estimate covers the [L, T] tensor it hands to SDPA (its logit bias), or is None when it
+    hands none; the size check then refuses exactly what would be built."""
+    torch.manual_seed(0)
+    attn = MultiHeadAttention(16, 2, position, max_len=16).eval()
+    q = k = torch.randn(3, 2, 5, 8)
+    need = attn.method.workspace(3, 2, 5, 5, q.element_size())
+    with torch.no_grad():
+        bias = attn.method.logit_bias(q, k, causal=True)
+    if bias is not None:
+        assert need is not None and need[0][-2:] == (5, 5)
+        assert bias.numel() * bias.element_size() <= torch.Size(need[0]).numel() * need[1]
+    elif type(attn.method).attend is posenc.PositionMethod.attend:
+        assert need is None  # SDPA's is_causal: no [L, T] tensor

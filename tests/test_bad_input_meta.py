@@ -16,6 +16,7 @@ file, whose name ends in ``BAD_CALLS`` or ``BAD_INPUTS``: ``call()`` (a lambda) 
 - Every case of every list is run here too, so a list entry cannot rot where its own file's test
   is skipped or its message drifts.
 """
+
 from __future__ import annotations
 
 import ast
@@ -29,18 +30,21 @@ import pytest
 
 TESTS = Path(__file__).parent
 SUFFIXES = ("BAD_CALLS", "BAD_INPUTS")
-PACKAGES = ("posenc", "posenc.experiments", "posenc.measure", "posenc.explorers", "posenc.book",
-            "posenc.practice")
+PACKAGES = ("posenc", "posenc.experiments", "posenc.measure", "posenc.explorers", "posenc.book", "posenc.practice")
 
 #: Public callables that take no argument, so no argument can be bad (checked below to be so).
 TAKE_NO_ARGUMENT = {
     "NoPEMethod",  # no position information: nothing to configure
     "PositionMethod",  # the interface: its hooks are called by MultiHeadAttention, which checks their input
     "CachedBias",  # the base of the cached distance biases: nothing to configure
+    "get_max_tensor_bytes",  # reads the size limit in force
     "load_shakespeare",  # reads the bundled file
     "TensorMemory",  # a context manager that counts allocations
-    "reset_peak_rss", "current_rss_mib", "peak_rss_mib",  # read the process's memory
-    "machine", "load_average",  # describe the host
+    "reset_peak_rss",
+    "current_rss_mib",
+    "peak_rss_mib",  # read the process's memory
+    "machine",
+    "load_average",  # describe the host
     "known_results",  # lists the saved benchmark files
     "Plot",  # the explorers' plot base class
 }
@@ -119,8 +123,11 @@ def _called(name: str, text: str) -> bool:
 
 
 def test_the_lists_are_found():
-    assert {"test_validation.BAD_CALLS", "test_linear.LINEAR_BAD_CALLS",
-            "test_bad_input_tooling.EXPERIMENTS_BAD_CALLS"} <= set(SOURCES)
+    assert {
+        "test_validation.BAD_CALLS",
+        "test_linear.LINEAR_BAD_CALLS",
+        "test_bad_input_tooling.EXPERIMENTS_BAD_CALLS",
+    } <= set(SOURCES)
     assert all(SOURCES.values()), "an empty bad-input list"
 
 
@@ -135,8 +142,9 @@ def test_every_public_callable_has_a_bad_input_case():
             if not _called(name, text):
                 missing.append(f"{owners[0][0]}.{name}")
         else:  # one name, several objects: each called through its own package
-            missing += [f"{package}.{name}" for package, _ in owners
-                        if f"{package.rsplit('.', 1)[-1]}.{name}(" not in text]
+            missing += [
+                f"{package}.{name}" for package, _ in owners if f"{package.rsplit('.', 1)[-1]}.{name}(" not in text
+            ]
     assert missing == [], f"public callables without a bad-input case: {missing}"
 
 
@@ -162,8 +170,9 @@ def test_the_skip_list_holds_only_public_callables_without_arguments():
 def test_every_case_raises_its_error_naming_the_argument(case):
     _, call, exc, text = case
     exceptions = exc if isinstance(exc, tuple) else (exc,)
-    assert exceptions and all(issubclass(e, (ValueError, TypeError)) for e in exceptions), \
+    assert exceptions and all(issubclass(e, (ValueError, TypeError)) for e in exceptions), (
         f"a bad-input case expects a ValueError or TypeError, not {exc}"
+    )
     assert isinstance(text, str) and text, "a bad-input case names the argument (a non-empty text)"
     with pytest.raises(exc) as info:
         call()

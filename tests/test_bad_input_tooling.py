@@ -3,6 +3,7 @@ refuses bad input with a ValueError or TypeError naming the argument, before any
 any change of state. Each list entry is ``(call, exception, text the message must contain)``; the
 meta-test (tests/test_bad_input_meta.py) requires a case for every public callable and runs them all.
 posenc.measure's own cases are in tests/test_measure.py."""
+
 import pytest
 import torch
 
@@ -51,9 +52,12 @@ EXPERIMENTS_BAD_CALLS = [
     (lambda: experiments.text_config(warp=1), ValueError, "warp"),
     (lambda: experiments.experiment_scaling(CONFIG, "ntk", 128), ValueError, "scaling"),
     (lambda: experiments.experiment_scaling(CONFIG, "pi", 0), ValueError, "length"),
-    (lambda: experiments.experiment_scaling(CONFIG, "pi", 128, factor=2.0), ValueError, "overrides"),
-    (lambda: experiments.finetune_corpus({**CONFIG, "corpus": {**CONFIG["corpus"], "vocab_size": 1}}), ValueError,
-     "vocab_size"),
+    (lambda: experiments.experiment_scaling(CONFIG, "pi", 128, beta_fast=2.0), ValueError, "overrides"),
+    (
+        lambda: experiments.finetune_corpus({**CONFIG, "corpus": {**CONFIG["corpus"], "vocab_size": 1}}),
+        ValueError,
+        "vocab_size",
+    ),
     (lambda: list(experiments.run_jobs(None, [])), TypeError, "run"),
     (lambda: list(experiments.run_jobs(lambda job: {}, [1], workers=0)), ValueError, "workers"),
     (lambda: experiments.run_extrapolation("quick"), TypeError, "config"),
@@ -66,8 +70,11 @@ EXPERIMENTS_BAD_CALLS = [
     (lambda: experiments.load_results("warp_drive"), ValueError, "name"),
     (lambda: experiments.load_results("extrapolation", check=1.5), TypeError, "check"),
     (lambda: experiments.summarize(None), TypeError, "result"),
-    (lambda: experiments.summarize(experiments.load_results("extrapolation", check=False), metric="speed"),
-     ValueError, "metric"),
+    (
+        lambda: experiments.summarize(experiments.load_results("extrapolation", check=False), metric="speed"),
+        ValueError,
+        "metric",
+    ),
     (lambda: experiments.format_mean_range("x"), TypeError, "value"),
     (lambda: experiments.format_mean_range((1.0, 2.0)), TypeError, "value"),
 ]
@@ -132,6 +139,15 @@ EXPLORERS_BAD_CALLS = [
     (lambda: explorers.Rotation("x", None), TypeError, "ylabel"),
     (lambda: explorers.Rotation("x", "y", trail_label=0), TypeError, "trail_label must be a str"),
     (lambda: explorers.Rotation("x", "y", arrow_label=b"m"), TypeError, "arrow_label"),
+    # static companions: refused before a figure is made (ncols -1 used to fail inside matplotlib)
+    (lambda: explorers.RopeCosSinExplorer.static_companion(ncols=-1), ValueError, "ncols"),
+    (lambda: explorers.RopeCosSinExplorer.static_companion(ncols=0), ValueError, "ncols"),
+    (lambda: explorers.RopeCosSinExplorer.static_companion([{}, {}], ncols=3), ValueError, "ncols must be <= 2"),
+    (lambda: explorers.RopeCosSinExplorer.static_companion(ncols=2.0), TypeError, "ncols"),
+    (lambda: explorers.RopeCosSinExplorer.static_companion({"length": 8}), TypeError, "settings"),
+    (lambda: explorers.RopeCosSinExplorer.static_companion([8]), TypeError, "settings[0]"),
+    (lambda: explorers.RopeCosSinExplorer.static_companion([]), ValueError, "settings"),
+    (lambda: explorers.RopeCosSinExplorer.static_companion([{}, {"length": 10**6}]), ValueError, "length"),
 ]
 
 BOOK_BAD_CALLS = [  # each refused before any state (seed, threads, autograd) is changed
@@ -147,6 +163,59 @@ BOOK_BAD_CALLS = [  # each refused before any state (seed, threads, autograd) is
     (lambda: book.answer_digest(6.5), ValueError, "answer"),
     (lambda: book.check_answer(3, 6, "0" * 16), TypeError, "name"),
     (lambda: book.check_answer("e", 6, "six"), ValueError, "digest"),
+    # toy data (posenc.book.toy)
+    (lambda: book.toy_vocabulary("the dog"), TypeError, "tokens"),
+    (lambda: book.toy_vocabulary(None), TypeError, "tokens"),
+    (lambda: book.toy_vocabulary(3), TypeError, "tokens"),
+    (lambda: book.toy_vocabulary(["a", 1]), TypeError, "tokens must hold str"),
+    (lambda: book.toy_embeddings(["a", "b"], 4, vocabulary=["a"]), ValueError, "vocabulary"),
+    (lambda: book.toy_embeddings(["a"], 0), ValueError, "d_model"),
+    (lambda: book.toy_embeddings(["a"], HUGE**2), ValueError, "d_model"),
+    (lambda: book.toy_embeddings("a b", 4), TypeError, "tokens"),
+    (lambda: book.toy_embeddings(["a", None], 4), TypeError, "tokens"),
+    (lambda: book.toy_embeddings(["a"], 4.0), TypeError, "d_model"),
+    (lambda: book.toy_embeddings(["a"], True), TypeError, "d_model"),
+    (lambda: book.toy_embeddings(["a"], 4, seed=0.5), TypeError, "seed"),
+    (lambda: book.toy_embeddings(["a"], 4, seed=2**64), ValueError, "seed"),
+    (lambda: book.toy_embeddings(["a"], 4, vocabulary="a"), TypeError, "vocabulary"),
+    (lambda: book.toy_embeddings(["a"], 4, vocabulary=["a", 2]), TypeError, "vocabulary"),
+    (lambda: book.toy_embeddings(["a"], 4, vocabulary=["a", "b", "a"]), ValueError, "vocabulary must list each"),
+    # the properties' checks (posenc.book.properties)
+    (lambda: book.min_pairwise_distance(torch.zeros(1, 4)), ValueError, "pe"),
+    (lambda: book.min_pairwise_distance(torch.zeros(4)), ValueError, "pe"),
+    (lambda: book.min_pairwise_distance(torch.zeros(10**6, 1)), ValueError, "pe of shape"),
+    (lambda: book.min_pairwise_distance(torch.full((5, 2), NAN)), ValueError, "pe must be finite"),
+    (lambda: book.min_pairwise_distance(torch.zeros(3, 2, dtype=torch.complex64)), TypeError, "pe"),
+    (lambda: book.first_repeat([[0.0, 1.0]]), TypeError, "pe"),
+    (lambda: book.first_repeat(torch.zeros(3, 2), atol=-1.0), ValueError, "atol"),
+    (lambda: book.first_repeat(torch.full((5, 2), NAN)), ValueError, "pe must be finite"),
+    (lambda: book.first_repeat(torch.zeros(3, 2), atol=NAN), ValueError, "atol"),
+    (lambda: book.first_repeat(torch.zeros(3, 2), atol="0"), TypeError, "atol"),
+    (lambda: book.first_repeat(torch.zeros(3)), ValueError, "pe"),
+    (lambda: book.diagonal_spread(torch.zeros(3)), ValueError, "matrix"),
+    (lambda: book.diagonal_spread(torch.zeros(3, 3, dtype=torch.long)), TypeError, "matrix"),
+    (lambda: book.diagonal_spread(torch.full((3, 3), NAN)), ValueError, "matrix"),
+    (lambda: book.diagonal_spread([[1.0]]), TypeError, "matrix"),
+    (lambda: book.shift_map(torch.zeros(5, 2), 5), ValueError, "k"),
+    (lambda: book.shift_map(torch.full((5, 2), NAN), 1), ValueError, "pe must be finite"),
+    (lambda: book.shift_map(torch.zeros(1, 2), 1), ValueError, "pe must have at least 2 rows"),
+    (lambda: book.shift_map(torch.zeros(4, 2), 1.0), TypeError, "k"),
+    (lambda: book.shift_map(torch.zeros(4, 2), 1, affine=1), TypeError, "affine"),
+    (lambda: book.shift_map_residual(torch.zeros(5, 2), 0), ValueError, "k"),
+    (
+        lambda: book.shift_map_residual(torch.tensor([[0.0, 1.0], [float("inf"), 2.0], [1.0, 2.0]]), 1),
+        ValueError,
+        "pe must be finite",
+    ),
+    (lambda: book.shift_map_residual(torch.zeros(4, 2, dtype=torch.complex64), 1), TypeError, "pe"),
+    (lambda: book.shift_map_residual(torch.zeros(4, 2), 1, affine="yes"), TypeError, "affine"),
+    (lambda: book.attention_entropy(torch.tensor([0.0, NAN])), ValueError, "logits"),
+    (lambda: book.attention_entropy(torch.tensor(1.0)), ValueError, "logits"),
+    (lambda: book.attention_entropy(torch.zeros(3, dtype=torch.long)), TypeError, "logits"),
+    (lambda: book.attention_entropy([0.0, 1.0]), TypeError, "logits"),
+    # the model table (posenc.book.models; more in tests/test_rope_today.py)
+    (lambda: book.scaled_wavelengths("gpt-5"), ValueError, "model_or_scaling"),
+    (lambda: book.scaled_wavelengths("yarn", seq_len=0), ValueError, "seq_len"),
 ]
 
 PRACTICE_BAD_CALLS = [
@@ -155,8 +224,11 @@ PRACTICE_BAD_CALLS = [
     (lambda: practice.reference("warp_drive"), ValueError, "task"),
     (lambda: practice.Report("warp_drive"), ValueError, "task must be one of"),
     (lambda: practice.Report(None), TypeError, "task"),
-    (lambda: practice.Report("rope_inv_freq", rows=[practice.Row("runs"), "runs"]), TypeError,
-     "rows must be a list of Row"),
+    (
+        lambda: practice.Report("rope_inv_freq", rows=[practice.Row("runs"), "runs"]),
+        TypeError,
+        "rows must be a list of Row",
+    ),
     (lambda: practice.Report("rope_inv_freq", rows=(practice.Row("runs"),)), TypeError, "rows"),
     (lambda: practice.Report("rope_inv_freq", diagnoses="wrong sign"), TypeError, "diagnoses must be a list of str"),
     (lambda: practice.Report("rope_inv_freq", implemented=None), TypeError, "implemented must be True or False"),
@@ -170,8 +242,13 @@ PRACTICE_BAD_CALLS = [
     (lambda: practice.Row("runs", detail=0), TypeError, "detail"),
 ]
 
-CASES = {"experiments": EXPERIMENTS_BAD_CALLS, "measure": MEASURE_BAD_CALLS, "explorers": EXPLORERS_BAD_CALLS,
-         "book": BOOK_BAD_CALLS, "practice": PRACTICE_BAD_CALLS}
+CASES = {
+    "experiments": EXPERIMENTS_BAD_CALLS,
+    "measure": MEASURE_BAD_CALLS,
+    "explorers": EXPLORERS_BAD_CALLS,
+    "book": BOOK_BAD_CALLS,
+    "practice": PRACTICE_BAD_CALLS,
+}
 
 
 @pytest.fixture(autouse=True)
@@ -183,8 +260,11 @@ def _state():
     torch.set_grad_enabled(grad)
 
 
-@pytest.mark.parametrize("call,exc,name", [c for cases in CASES.values() for c in cases],
-                         ids=[f"{key}{i}" for key, cases in CASES.items() for i in range(len(cases))])
+@pytest.mark.parametrize(
+    "call,exc,name",
+    [c for cases in CASES.values() for c in cases],
+    ids=[f"{key}{i}" for key, cases in CASES.items() for i in range(len(cases))],
+)
 def test_bad_input_raises_an_error_naming_the_argument(call, exc, name):
     with pytest.raises(exc) as info:
         call()

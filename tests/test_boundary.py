@@ -4,10 +4,12 @@ Non-contiguous views, low-precision dtypes, empty sequences and the broadcasting
 promise; the fast paths against their readable reference forms; edge values that used to give
 silent wrong results.
 """
+
 import pytest
 import torch
 
 import posenc
+from posenc import book
 from posenc._core.rope import apply as _apply_rope, rotate_reference as _rotate_reference
 
 LAYOUTS = ["half", "interleaved"]
@@ -48,7 +50,7 @@ def test_empty_sequences_are_accepted(layout):
     assert posenc.RotaryEmbedding(8, layout=layout)(x).shape == x.shape
     assert posenc.apply_rope_matrix(x, 0, layout=layout).shape == x.shape
     assert posenc.apply_rope_complex(x, posenc.rope_freqs_cis(0, 8)).shape == x.shape
-    assert posenc.toy_embeddings([], 4).shape == (0, 4)
+    assert book.toy_embeddings([], 4).shape == (0, 4)
     assert posenc.sinusoidal_encoding(0, 8).shape == (0, 8)
     assert posenc.alibi_bias(2, 0).shape == (2, 0, 0)
 
@@ -66,8 +68,10 @@ def test_low_precision_inputs_keep_their_dtype_and_accuracy(dtype, layout):
     x = torch.randn(2, 4, 16, 32)
     cos, sin = posenc.rope_cos_sin(16, 32, layout=layout)
     ref = posenc.apply_rope(x.double(), cos.double(), sin.double(), layout=layout)
-    for got in (posenc.apply_rope(x.to(dtype), cos, sin, layout=layout),
-                posenc.RotaryEmbedding(32, layout=layout)(x.to(dtype))):
+    for got in (
+        posenc.apply_rope(x.to(dtype), cos, sin, layout=layout),
+        posenc.RotaryEmbedding(32, layout=layout)(x.to(dtype)),
+    ):
         assert got.dtype == dtype
         eps = torch.finfo(dtype).eps  # a few roundings of values of size ~4
         torch.testing.assert_close(got.double(), ref, rtol=0, atol=16 * eps)
@@ -87,8 +91,11 @@ def test_documented_broadcasting(layout):
     with pytest.raises(ValueError, match="position"):  # 12 positions for L = 5
         posenc.apply_rope(x, cos, sin, layout=layout)
     one_row = posenc.apply_rope(x, cos[3:4], sin[3:4], layout=layout, broadcast=True)  # every row at position 3
-    torch.testing.assert_close(one_row[..., 2, :], posenc.apply_rope(x, cos[:5] * 0 + cos[3], sin[:5] * 0 + sin[3],
-                                                                     layout=layout)[..., 2, :], **F32_TOL)
+    torch.testing.assert_close(
+        one_row[..., 2, :],
+        posenc.apply_rope(x, cos[:5] * 0 + cos[3], sin[:5] * 0 + sin[3], layout=layout)[..., 2, :],
+        **F32_TOL,
+    )
     v = torch.randn(8)
     at_all = posenc.apply_rope(v, cos, sin, layout=layout)  # [12, 8]: v placed at positions 0..11
     torch.testing.assert_close(at_all, posenc.apply_rope(v.expand(12, 8), cos, sin, layout=layout), **F32_TOL)
@@ -117,15 +124,23 @@ def test_the_half_layout_blocks_cover_every_row(monkeypatch, block_bytes, shape)
     monkeypatch.setattr(rope_core, "BLOCK_BYTES", block_bytes)
     x = torch.randn(*shape, dtype=torch.float64)
     cos, sin = posenc.rope_cos_sin(shape[-2], shape[-1], dtype=torch.float64)
-    torch.testing.assert_close(_apply_rope(x, cos, sin, "half"), _rotate_reference(x, cos, sin, "half"),
-                               rtol=4 * torch.finfo(torch.float64).eps, atol=4 * torch.finfo(torch.float64).eps)
+    torch.testing.assert_close(
+        _apply_rope(x, cos, sin, "half"),
+        _rotate_reference(x, cos, sin, "half"),
+        rtol=4 * torch.finfo(torch.float64).eps,
+        atol=4 * torch.finfo(torch.float64).eps,
+    )
     one = _apply_rope(x, cos[2:3], sin[2:3], "half")  # one table row for every row (broadcast=True)
-    torch.testing.assert_close(one, _rotate_reference(x, cos[2:3], sin[2:3], "half"),
-                               rtol=4 * torch.finfo(torch.float64).eps, atol=4 * torch.finfo(torch.float64).eps)
+    torch.testing.assert_close(
+        one,
+        _rotate_reference(x, cos[2:3], sin[2:3], "half"),
+        rtol=4 * torch.finfo(torch.float64).eps,
+        atol=4 * torch.finfo(torch.float64).eps,
+    )
 
 
 def test_t5_buckets_are_valid_at_the_int64_extremes():
-    rel = torch.tensor([torch.iinfo(torch.int64).min, -10**6, -128, 0, 128, 10**6, torch.iinfo(torch.int64).max])
+    rel = torch.tensor([torch.iinfo(torch.int64).min, -(10**6), -128, 0, 128, 10**6, torch.iinfo(torch.int64).max])
     for bidirectional in (True, False):
         b = posenc.t5_relative_bucket(rel, bidirectional=bidirectional)
         assert ((b >= 0) & (b < 32)).all()
@@ -143,6 +158,8 @@ def test_kv_cache_appends_matching_keys_and_values():
 def test_apply_rope_matrix_builds_every_position_at_once():
     x = torch.randn(3, 6, 8, dtype=torch.float64)
     got = posenc.apply_rope_matrix(x, torch.tensor([5, 0, 2, 9, 1, 3]), layout="half")
-    rows = [x[:, i] @ posenc.rope_matrix(m, 8, layout="half", dtype=torch.float64).T
-            for i, m in enumerate([5, 0, 2, 9, 1, 3])]
+    rows = [
+        x[:, i] @ posenc.rope_matrix(m, 8, layout="half", dtype=torch.float64).T
+        for i, m in enumerate([5, 0, 2, 9, 1, 3])
+    ]
     torch.testing.assert_close(got, torch.stack(rows, dim=1), rtol=0, atol=1e-14)

@@ -12,6 +12,7 @@ label and its value; nothing is requested from outside the machine (no CDN); no 
 With JavaScript off, each explorer's static companion figure is shown instead. Citations read as
 author-year links to entries of the bibliography page.
 """
+
 from __future__ import annotations
 
 import functools
@@ -31,8 +32,15 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
 HTML = Path(os.environ.get("POSENC_BOOK_HTML") or ROOT / "_build" / "html")
 SHOTS = ROOT / "_build" / "screenshots"
-PAGES = sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
-               if not p.relative_to(HTML).as_posix().startswith("_")) if HTML.is_dir() else []
+PAGES = (
+    sorted(
+        p.relative_to(HTML).as_posix()
+        for p in HTML.rglob("*.html")
+        if not p.relative_to(HTML).as_posix().startswith("_")
+    )
+    if HTML.is_dir()
+    else []
+)
 
 # Raw TeX left on a page means MathJax did not typeset it.
 RAW_TEX = r"/\\(frac|mathrm|sqrt|begin\{|top\b|theta|mathbb)|\$\$/"
@@ -53,7 +61,6 @@ def server():
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
-
 
 
 def test_there_are_pages():
@@ -99,6 +106,10 @@ def test_page_renders_cleanly(server, browser, page_path):
           brokenImages: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
           images: imgs.length,
           errors: main.querySelectorAll('.output.error, .output.traceback, .output.stderr, .traceback').length,
+          // the Practice part's hints and solutions: raw HTML <details>, closed, their code not on screen
+          details: main.querySelectorAll('details').length,
+          detailsOpen: [...main.querySelectorAll('details')].filter(d => d.open).length,
+          solutionsShown: [...main.querySelectorAll('details pre')].filter(p => p.checkVisibility()).length,
           traceback: /Traceback \\(most recent call last\\)/.test(main.innerText),
           // widgets outside a kernel-less explorer would be snapshots of live widgets: dead controls
           widgets: [...document.querySelectorAll('.jupyter-widgets, .widget-slider, input[type=range], '
@@ -119,18 +130,23 @@ def test_page_renders_cleanly(server, browser, page_path):
     assert report["brokenImages"] == [], f"images did not load: {report['brokenImages'][:5]}"
     assert report["errors"] == 0 and not report["traceback"], f"error output on the page: {report}"
     assert report["widgets"] == 0, "a widget outside a kernel-less explorer: a control with no kernel behind it"
-    if page_path.startswith("notebooks/practice_"):   # the Practice part: tasks and checks, no figures
+    if page_path.startswith("notebooks/practice_"):  # the Practice part: tasks and checks, no figures
         assert report["typeset"] > 0, f"a practice page without math: {report}"
+        assert report["details"] >= 3, f"hints and a solution per task, collapsed: {report}"
+        assert report["detailsOpen"] == 0 and report["solutionsShown"] == 0, f"a solution shows uncollapsed: {report}"
     elif page_path.startswith("notebooks/"):
         assert report["typeset"] > 0 and report["images"] > 0, f"a chapter without math or figures: {report}"
 
 
 # ---------------------------------------------------------------------------------------------
 # the kernel-less explorers
-HTML_REDRAW_MS = 100   # issue 14: the image changes within 100 ms of the input
-PAGE_EXTRA_BYTES = 3 * 2**20   # issue 14: the explorers add at most 3 MB to a page
-EXPLORER_PAGES = [(f"notebooks/{nb.stem}.html", _explorer_cells(nb))
-                  for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) if _explorer_cells(nb)]
+HTML_REDRAW_MS = 100  # issue 14: the image changes within 100 ms of the input
+PAGE_EXTRA_BYTES = 3 * 2**20  # issue 14: the explorers add at most 3 MB to a page
+EXPLORER_PAGES = [
+    (f"notebooks/{nb.stem}.html", _explorer_cells(nb))
+    for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    if _explorer_cells(nb)
+]
 HTML_LATENCIES: dict[str, list[dict]] = {}
 
 
@@ -165,9 +181,12 @@ def test_html_explorers_move_without_a_kernel(server, browser, page_path, expect
         page.goto(f"{server}/{page_path}", wait_until="load")
         page.evaluate(PROBE_JS)
         try:  # the widget manager renders the embedded state after load
-            page.wait_for_function("(n) => window.__posenc.roots(document).length >= n "
-                                   "&& window.__posenc.roots(document).every(r => window.__posenc.image(r))",
-                                   arg=len(expected), timeout=20_000)
+            page.wait_for_function(
+                "(n) => window.__posenc.roots(document).length >= n "
+                "&& window.__posenc.roots(document).every(r => window.__posenc.image(r))",
+                arg=len(expected),
+                timeout=20_000,
+            )
         except Exception:
             pass
         state = page.evaluate("""() => ({
@@ -177,19 +196,30 @@ def test_html_explorers_move_without_a_kernel(server, browser, page_path, expect
             scripts: [...document.querySelectorAll('script[src]')].map(s => s.src),
             cdnAttrs: [...document.querySelectorAll('[data-jupyter-widgets-cdn]')]
                 .map(s => s.getAttribute('data-jupyter-widgets-cdn')) })""")
-        assert state["embedded"] == len(expected) and state["rendered"] == len(expected), \
-            f"{len(expected)} explorers expected ({expected}); embedded {state['embedded']}, rendered {state['rendered']}"
+        assert state["embedded"] == len(expected) and state["rendered"] == len(expected), (
+            f"{len(expected)} explorers expected ({expected}); embedded {state['embedded']}, "
+            f"rendered {state['rendered']}"
+        )
         if state["bytes"] > PAGE_EXTRA_BYTES:
-            problems.append(f"the explorers weigh {state['bytes'] / 2**20:.1f} MB (> {PAGE_EXTRA_BYTES / 2**20:.0f} MB)")
-        problems += [f"a script from another host: {u}" for u in state["scripts"]
-                     if urlparse(u).hostname not in ("127.0.0.1", "localhost")]
+            problems.append(
+                f"the explorers weigh {state['bytes'] / 2**20:.1f} MB (> {PAGE_EXTRA_BYTES / 2**20:.0f} MB)"
+            )
+        problems += [
+            f"a script from another host: {u}"
+            for u in state["scripts"]
+            if urlparse(u).hostname not in ("127.0.0.1", "localhost")
+        ]
         problems += [f"a widget CDN is configured: {u}" for u in state["cdnAttrs"] if "//" in u]
         roots = page.evaluate_handle("() => window.__posenc.roots(document)")
         for i, name in enumerate(expected):
             root = page.evaluate_handle("([rs, i]) => rs[i]", [roots, i]).as_element()
             root.scroll_into_view_if_needed()
-            problems += _explore_html(page, root, f"{page_path}: {i + 1}. {name}",
-                                      SHOTS / f"{page_path.replace('/', '__').removesuffix('.html')}__{i + 1}_{name}")
+            problems += _explore_html(
+                page,
+                root,
+                f"{page_path}: {i + 1}. {name}",
+                SHOTS / f"{page_path.replace('/', '__').removesuffix('.html')}__{i + 1}_{name}",
+            )
     finally:
         ctx.close()
     problems += [f"request left the machine: {u}" for u in log["outside"][:5]]
@@ -227,8 +257,10 @@ def _explore_html(page, root, name: str, shot: Path) -> list[str]:
         samples += moves
         slow = [m["ms"] for m in moves if m["ms"] > HTML_REDRAW_MS]
         if slow:
-            problems.append(f"{name}: moving '{label}' took {', '.join(f'{x:.0f}' for x in slow)} ms "
-                            f"to show the new image (> {HTML_REDRAW_MS} ms)")
+            problems.append(
+                f"{name}: moving '{label}' took {', '.join(f'{x:.0f}' for x in slow)} ms "
+                f"to show the new image (> {HTML_REDRAW_MS} ms)"
+            )
         if moves and _shown_value(page, root, j) == shown_before and len(moves) % 2 == 1:
             problems.append(f"{name}: '{label}' shows the same value after it moved: {shown_before!r}")
     HTML_LATENCIES[name] = samples
@@ -255,11 +287,13 @@ def test_html_explorers_fall_back_without_javascript(server, browser, page_path,
             const shown = imgs.filter(i => i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 0);
             // with JavaScript off the <noscript> content is parsed and shown
             const note = e.querySelector('.posenc-noscript') || e.querySelector('noscript');
-            return { companion: shown.length, noscript: !!note && (note.matches('noscript') || note.getBoundingClientRect().height > 0),
+            return { companion: shown.length,
+                     noscript: !!note && (note.matches('noscript') || note.getBoundingClientRect().height > 0),
                      controls: e.querySelectorAll('input, select, button, .widget-slider').length }; })""")
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / (page_path.replace("/", "__").removesuffix(".html") + "__nojs.png")),
-                        full_page=True)
+        page.screenshot(
+            path=str(SHOTS / (page_path.replace("/", "__").removesuffix(".html") + "__nojs.png")), full_page=True
+        )
     finally:
         ctx.close()
     assert len(fallbacks) == len(expected), f"{len(fallbacks)} explorers in the page, {len(expected)} expected"
@@ -273,8 +307,7 @@ def test_html_explorers_fall_back_without_javascript(server, browser, page_path,
 CHAPTER_SOURCES = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
-@pytest.mark.parametrize("nb", [p for p in CHAPTER_SOURCES if _cite_links(p)],
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize("nb", [p for p in CHAPTER_SOURCES if _cite_links(p)], ids=lambda p: p.stem)
 def test_citations_link_to_the_bibliography(nb):
     """Every citation of a chapter is an author-year citation whose year links to its entry on the
     bibliography page (sphinxcontrib-bibtex, ``bibtex_reference_style: author_year``)."""
@@ -332,13 +365,19 @@ def test_report_html_latency(capsys):
         pytest.skip("no HTML explorer was measured (run the whole module)")
     every = [m for v in HTML_LATENCIES.values() for m in v]
     with capsys.disabled():
-        print("\nHTML book explorers (no kernel), input -> new image on screen, ms: median [min-max]; frame swap median")
+        print(
+            "\nHTML book explorers (no kernel), input -> new image on screen, ms: median [min-max]; frame swap median"
+        )
         for name, v in HTML_LATENCIES.items():
             if v:
                 ms = [m["ms"] for m in v]
-                print(f"  {name:55s} {statistics.median(ms):5.0f} [{min(ms):.0f}-{max(ms):.0f}]  "
-                      f"swap {statistics.median(m['swap_ms'] for m in v):.1f}  n={len(v)}")
+                print(
+                    f"  {name:55s} {statistics.median(ms):5.0f} [{min(ms):.0f}-{max(ms):.0f}]  "
+                    f"swap {statistics.median(m['swap_ms'] for m in v):.1f}  n={len(v)}"
+                )
         ms = [m["ms"] for m in every]
-        print(f"  {'all':55s} {statistics.median(ms):5.0f} [{min(ms):.0f}-{max(ms):.0f}]  "
-              f"swap {statistics.median(m['swap_ms'] for m in every):.1f}  n={len(every)}")
+        print(
+            f"  {'all':55s} {statistics.median(ms):5.0f} [{min(ms):.0f}-{max(ms):.0f}]  "
+            f"swap {statistics.median(m['swap_ms'] for m in every):.1f}  n={len(every)}"
+        )
     assert all(m["ms"] > 0 for m in every)

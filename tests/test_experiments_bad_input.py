@@ -1,12 +1,29 @@
 """posenc.experiments refuses bad input with an error naming the argument, before any large allocation,
 and keeps accepting valid unusual input."""
+
 import pytest
 import torch
 
 from posenc._core.validate import MAX_TENSOR_BYTES
-from posenc.experiments import (RESULT_NAMES, CharCorpus, PasskeyCorpus, SyntheticCorpus, TinyLM, evaluate_lm,
-                                evaluate_passkey, evaluate_windows, experiment_config, experiment_scaling, learned_bias,
-                                load_results, run_extrapolation, run_jobs, run_text_experiment, summarize, train_lm)
+from posenc.experiments import (
+    RESULT_NAMES,
+    CharCorpus,
+    PasskeyCorpus,
+    SyntheticCorpus,
+    TinyLM,
+    evaluate_lm,
+    evaluate_passkey,
+    evaluate_windows,
+    experiment_config,
+    experiment_scaling,
+    learned_bias,
+    load_results,
+    run_extrapolation,
+    run_jobs,
+    run_text_experiment,
+    summarize,
+    train_lm,
+)
 from posenc.experiments.runner import threads_per_worker
 
 HUGE = 10**9
@@ -180,14 +197,74 @@ EXPERIMENT_GAPS_BAD_CALLS = [
     (lambda: __import__("posenc.experiments", fromlist=["x"]).finetune_corpus({}), ValueError, "finetune"),
     (lambda: run_jobs(len, 3), TypeError, "jobs"),
     (lambda: run_jobs(len, [(1, 2)], progress="yes"), TypeError, "progress"),
-    (lambda: __import__("posenc.experiments", fromlist=["x"]).format_mean_range((1.0, 0.5, 2.0), percent=1),
-     TypeError, "percent"),
-    (lambda: __import__("posenc.experiments", fromlist=["x"]).PasskeyBatch(
-        torch.zeros(2, 5, dtype=torch.long), torch.zeros(2, 4, dtype=torch.bool), torch.zeros(2, 3, dtype=torch.bool),
-        torch.zeros(2, dtype=torch.long)), ValueError, "answer"),
-    (lambda: __import__("posenc.experiments", fromlist=["x"]).PasskeyBatch(
-        torch.zeros(2, 5), torch.zeros(2, 4, dtype=torch.bool), torch.zeros(2, 4, dtype=torch.bool),
-        torch.zeros(2, dtype=torch.long)), TypeError, "tokens"),
+    (
+        lambda: __import__("posenc.experiments", fromlist=["x"]).format_mean_range((1.0, 0.5, 2.0), percent=1),
+        TypeError,
+        "percent",
+    ),
+    (
+        lambda: __import__("posenc.experiments", fromlist=["x"]).PasskeyBatch(
+            torch.zeros(2, 5, dtype=torch.long),
+            torch.zeros(2, 4, dtype=torch.bool),
+            torch.zeros(2, 3, dtype=torch.bool),
+            torch.zeros(2, dtype=torch.long),
+        ),
+        ValueError,
+        "answer",
+    ),
+    (
+        lambda: __import__("posenc.experiments", fromlist=["x"]).PasskeyBatch(
+            torch.zeros(2, 5),
+            torch.zeros(2, 4, dtype=torch.bool),
+            torch.zeros(2, 4, dtype=torch.bool),
+            torch.zeros(2, dtype=torch.long),
+        ),
+        TypeError,
+        "tokens",
+    ),
+    # issue 35 item 9: one sequence of 10**9 tokens (its draws would take five 4-8 GiB tensors) and a
+    # partial configuration are refused by name before anything is allocated or run
+    (lambda: SyntheticCorpus().sample(1, HUGE, generator=g()), ValueError, f"length={HUGE}"),
+    (lambda: PasskeyCorpus().sample(1, HUGE, generator=g()), ValueError, f"length={HUGE}"),
+    (lambda: run_extrapolation({"methods": ["rope"], "steps": 10}), ValueError, "seeds"),
+    (lambda: run_extrapolation({**experiment_config(quick=True), "finetune": {"methods": []}}), ValueError, "finetune"),
+    (lambda: run_text_experiment({"methods": ["rope"]}), ValueError, "seeds"),
+    # the equal-terms pieces
+    (
+        lambda: __import__("posenc.experiments", fromlist=["x"]).evaluate_context_cut(
+            TinyLM(16, "rope", d_model=16, n_heads=2), torch.zeros(17, dtype=torch.long), 8, 9
+        ),
+        ValueError,
+        "context",
+    ),
+    (
+        lambda: __import__("posenc.experiments", fromlist=["x"]).evaluate_context_cut(
+            TinyLM(16, "rope", d_model=16, n_heads=2), [0] * 17, 8, 4
+        ),
+        TypeError,
+        "tokens",
+    ),
+    (
+        lambda: __import__("posenc.experiments", fromlist=["x"]).evaluate_context_cut(
+            TinyLM(16, "rope", d_model=16, n_heads=2), torch.zeros(17, dtype=torch.long), 8, 4, start=8
+        ),
+        ValueError,
+        "start",
+    ),
+    (lambda: __import__("posenc.experiments", fromlist=["x"]).finetune_schedule({}), ValueError, "finetune"),
+    (lambda: __import__("posenc.experiments", fromlist=["x"]).finetune_schedule([]), TypeError, "config"),
+    (
+        lambda: __import__("posenc.experiments", fromlist=["x"]).finetune_arms(
+            TinyLM(16, "rope", d_model=16, n_heads=2),
+            SyntheticCorpus(),
+            {"train_length": 8},
+            seed=0,
+            evaluate=lambda m, s: {},
+        ),
+        ValueError,
+        "finetune",
+    ),
+    (lambda: experiment_scaling(experiment_config(), "pi", 128, beta_fast=2.0), ValueError, "beta_fast"),
 ]
 
 
@@ -200,8 +277,12 @@ def test_experiment_gaps_are_refused_by_name(call, exc, match):
 def test_valid_records_and_jobs_are_accepted():
     from posenc.experiments import PasskeyBatch, format_mean_range
 
-    batch = PasskeyBatch(torch.zeros(2, 5, dtype=torch.long), torch.zeros(2, 4, dtype=torch.bool),
-                         torch.zeros(2, 4, dtype=torch.bool), torch.full((2,), -1))
+    batch = PasskeyBatch(
+        torch.zeros(2, 5, dtype=torch.long),
+        torch.zeros(2, 4, dtype=torch.bool),
+        torch.zeros(2, 4, dtype=torch.bool),
+        torch.full((2,), -1),
+    )
     assert batch.tokens.shape == (2, 5)
     assert list(run_jobs(len, [(1, 2), (3, 4, 5)])) == [((1, 2), 2), ((3, 4, 5), 3)]
     assert format_mean_range((0.5, 0.25, 0.75), percent=True).startswith("50")

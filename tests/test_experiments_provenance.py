@@ -1,4 +1,5 @@
 """Provenance of the experiments' results: one code hash, over exactly the code an entry module runs."""
+
 import ast
 import importlib
 import shutil
@@ -23,11 +24,25 @@ def copy(tmp_path):
 
 def test_the_files_are_what_the_entry_runs_and_no_more():
     files = set(code_files(ENTRY))
-    assert {"__init__.py", "experiments/__init__.py", "experiments/passkey.py", "experiments/model.py",
-            "experiments/training.py", "attention/multihead.py", "methods/rope.py", "scaling/functions.py"} <= files
+    assert {
+        "__init__.py",
+        "experiments/__init__.py",
+        "experiments/passkey.py",
+        "experiments/model.py",
+        "experiments/training.py",
+        "attention/multihead.py",
+        "methods/rope.py",
+        "scaling/functions.py",
+    } <= files
     # the other run, the results loader, the tooling and the library modules the run does not use
-    assert not files & {"experiments/realtext.py", "experiments/results.py", "today.py", "practice.py",
-                        "encodings/rope_forms.py", "encodings/decay.py"}
+    assert not files & {
+        "experiments/realtext.py",
+        "experiments/results.py",
+        "today/xpos.py",
+        "practice/check.py",
+        "encodings/rope_forms.py",
+        "encodings/decay.py",
+    }
     assert not any(f.startswith(("explorers/", "book/", "measure/", "practice/")) for f in files)
     text = set(code_files("posenc.experiments.realtext"))
     assert "experiments/realtext.py" in text and "experiments/passkey.py" not in text
@@ -57,8 +72,9 @@ def test_prose_comments_and_error_messages_do_not_count_code_does(copy):
     path = copy / "attention" / "multihead.py"
     text = path.read_text()
     assert text.count('raise ValueError(f"') >= 1
-    prose = (text.replace('"""', '"""Edited prose. ', 1) + "\n# a new comment\n"
-             ).replace('raise ValueError(f"', 'raise ValueError(f"Reworded: ', 1)
+    prose = (text.replace('"""', '"""Edited prose. ', 1) + "\n# a new comment\n").replace(
+        'raise ValueError(f"', 'raise ValueError(f"Reworded: ', 1
+    )
     path.write_text(prose)
     assert code_hash(ENTRY, root=copy) == before["sha256"]
     path.write_text(text.replace('raise ValueError(f"', 'raise TypeError(f"', 1))  # another exception is code
@@ -84,7 +100,7 @@ def test_a_package_init_counts_by_its_own_statements(copy):
 
 def test_a_module_the_run_does_not_use_does_not_count(copy):
     before = code_hash(ENTRY, root=copy)
-    for name in ("today.py", "encodings/rope_forms.py", "experiments/results.py"):
+    for name in ("today/xpos.py", "encodings/rope_forms.py", "experiments/results.py"):
         path = copy / name
         path.write_text(path.read_text() + "\nX = 1\n")
     assert code_hash(ENTRY, root=copy) == before

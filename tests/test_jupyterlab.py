@@ -30,6 +30,7 @@ written to ``_build/lab/latency.json``; with ``POSENC_SAVE_LAB_LATENCY=1`` also 
 ``posenc/results/bench_explorers_lab.json`` (:func:`posenc.measure.save_results`). Screenshots go to
 ``_build/screenshots/lab/``. The server and its kernels are killed at the end, also on failure.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -59,10 +60,10 @@ LATENCY_JSON = BUILD / "lab" / "latency.json"
 JUPYTER = ROOT / ".venv" / "bin" / "jupyter"
 SERVER_CONFIG = ROOT / "lab" / "jupyter_server_config.py"  # as `make lab` starts it (kernel websockets without Nagle)
 
-MIN_SLIDER_PX = 150    # issue 17: no slider track narrower than this
-MIN_BOX_PX = 40        # a text box or dropdown must show a few characters
-MAX_UPSCALE = 1.1      # issue 17: an image shown at most 1.1x its natural size
-REDRAW_TIMEOUT_MS = 10_000   # a redraw that takes longer than this is a failure, not a slow sample
+MIN_SLIDER_PX = 150  # issue 17: no slider track narrower than this
+MIN_BOX_PX = 40  # a text box or dropdown must show a few characters
+MAX_UPSCALE = 1.1  # issue 17: an image shown at most 1.1x its natural size
+REDRAW_TIMEOUT_MS = 10_000  # a redraw that takes longer than this is a failure, not a slow sample
 RUN_ALL_TIMEOUT_MS = 120_000
 EXPLORER_CELL = re.compile(r"^\s*(\w+Explorer)\(.*\)\.widget\(\)\s*$", re.M)
 
@@ -152,7 +153,8 @@ PROBE_JS = r"""
         titleAt = performance.now();
         requestAnimationFrame(() => { titleFrame = performance.now(); });
         timer = setTimeout(() => { P.observer.disconnect();
-          P.finish({ t1: titleFrame ?? performance.now(), swap: titleAt, natural: null, what: 'title' }); }, TITLE_GRACE_MS);
+          P.finish({ t1: titleFrame ?? performance.now(), swap: titleAt, natural: null, what: 'title' }); },
+          TITLE_GRACE_MS);
       }
     };
     P.observer = new MutationObserver(check);
@@ -190,9 +192,13 @@ def _free_port() -> int:
 
 def _explorer_cells(path: Path) -> list[str]:
     nb = json.loads(path.read_text(encoding="utf-8"))
-    return [m.group(1) for c in nb["cells"] if c["cell_type"] == "code"
-            for m in [EXPLORER_CELL.search("".join(c["source"]))] if m]
-
+    return [
+        m.group(1)
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+        for m in [EXPLORER_CELL.search("".join(c["source"]))]
+        if m
+    ]
 
 
 def _explorers_only(path: Path) -> str:
@@ -202,7 +208,7 @@ def _explorers_only(path: Path) -> str:
     nb = json.loads(path.read_text(encoding="utf-8"))
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     setup = next(i for i, c in enumerate(code) if "book_setup(" in "".join(c["source"]))
-    nb["cells"] = code[:setup + 1] + [c for c in code[setup + 1:] if EXPLORER_CELL.search("".join(c["source"]))]
+    nb["cells"] = code[: setup + 1] + [c for c in code[setup + 1 :] if EXPLORER_CELL.search("".join(c["source"]))]
     return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
 
@@ -227,17 +233,36 @@ def lab(tmp_path_factory):
     # "Could not restore the debugger state" (a JavaScript error that is not the book's)
     (scratch / "config" / "labconfig").mkdir(parents=True)
     (scratch / "config" / "labconfig" / "page_config.json").write_text(
-        json.dumps({"disabledExtensions": {"@jupyterlab/debugger-extension": True}}))
+        json.dumps({"disabledExtensions": {"@jupyterlab/debugger-extension": True}})
+    )
     port, token = _free_port(), secrets.token_hex(16)
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               PYTHONHASHSEED="0", PYDEVD_DISABLE_FILE_VALIDATION="1",
-               JUPYTER_CONFIG_DIR=str(scratch / "config"), JUPYTER_RUNTIME_DIR=str(scratch / "runtime"),
-               PATH=f"{ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
-    cmd = [str(JUPYTER), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1", f"--config={SERVER_CONFIG}",
-           f"--ServerApp.token={token}", f"--ServerApp.root_dir={root}",
-           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-           "--LabApp.extension_manager=readonly", "--LabApp.expose_app_in_browser=True",
-           f"--LabApp.user_settings_dir={scratch / 'settings'}", f"--LabApp.workspaces_dir={scratch / 'workspaces'}"]
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(ROOT),
+        OMP_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        PYTHONHASHSEED="0",
+        PYDEVD_DISABLE_FILE_VALIDATION="1",
+        JUPYTER_CONFIG_DIR=str(scratch / "config"),
+        JUPYTER_RUNTIME_DIR=str(scratch / "runtime"),
+        PATH=f"{ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+    )
+    cmd = [
+        str(JUPYTER),
+        "lab",
+        "--no-browser",
+        f"--port={port}",
+        "--ip=127.0.0.1",
+        f"--config={SERVER_CONFIG}",
+        f"--ServerApp.token={token}",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+        "--LabApp.expose_app_in_browser=True",
+        f"--LabApp.user_settings_dir={scratch / 'settings'}",
+        f"--LabApp.workspaces_dir={scratch / 'workspaces'}",
+    ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
     log = open(scratch / "server.log", "w")
@@ -308,30 +333,40 @@ class _Page:
         self.page.on("console", lambda m: self.js_errors.append(m.text) if m.type == "error" else None)
         # generous: JupyterLab's first load parses megabytes of JavaScript, slow on a busy machine
         self.page.goto(f"{lab['base']}/lab?token={lab['token']}", timeout=120_000)
-        self.page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell"
-                                    " && document.querySelector('#jp-main-dock-panel'))", timeout=120_000)
+        self.page.wait_for_function(
+            "() => !!(window.jupyterapp && window.jupyterapp.shell && document.querySelector('#jp-main-dock-panel'))",
+            timeout=120_000,
+        )
         self.page.evaluate(PROBE_JS)
 
     def open(self, rel: str):
         """Open a notebook (as a double click in the file browser does) and wait for its kernel."""
-        self.page.evaluate("(path) => { window.jupyterapp.commands.execute('docmanager:open', "
-                           "{ path, factory: 'Notebook' }); }", rel)
+        self.page.evaluate(
+            "(path) => { window.jupyterapp.commands.execute('docmanager:open', { path, factory: 'Notebook' }); }", rel
+        )
         self.page.wait_for_function(
             """(path) => { const w = window.jupyterapp.shell.currentWidget;
                return !!(w && w.context && w.context.path === path && w.context.isReady && w.content
-                         && w.sessionContext && w.sessionContext.isReady); }""", arg=rel, timeout=60_000)
+                         && w.sessionContext && w.sessionContext.isReady); }""",
+            arg=rel,
+            timeout=60_000,
+        )
         self.wait_idle()
 
     def wait_idle(self, timeout=60_000):
         self.page.wait_for_function(
             """() => { const w = window.jupyterapp.shell.currentWidget;
                const k = w.sessionContext.session && w.sessionContext.session.kernel;
-               return !!k && k.status === 'idle'; }""", timeout=timeout)
+               return !!k && k.status === 'idle'; }""",
+            timeout=timeout,
+        )
 
     def run_all(self):
         """Run All Cells; wait until every code cell ran or one shows an error (Run All stops there)."""
-        self.page.evaluate("() => { window.__posencRunAllDone = false; window.jupyterapp.commands"
-                           ".execute('notebook:run-all-cells').then(() => { window.__posencRunAllDone = true; }); }")
+        self.page.evaluate(
+            "() => { window.__posencRunAllDone = false; window.jupyterapp.commands"
+            ".execute('notebook:run-all-cells').then(() => { window.__posencRunAllDone = true; }); }"
+        )
         try:
             self.page.wait_for_function(
                 """() => { const w = window.jupyterapp.shell.currentWidget;
@@ -340,8 +375,10 @@ class _Page:
                    const error = code.some(c => [...Array(c.model.outputs.length).keys()]
                      .some(k => c.model.outputs.get(k).type === 'error'));
                    return window.__posencRunAllDone === true && k.status === 'idle'
-                     && (error || code.every(c => c.model.executionCount !== null || !c.model.sharedModel.source.trim())); }""",
-                timeout=RUN_ALL_TIMEOUT_MS)
+                     && (error || code.every(c => c.model.executionCount !== null
+                                               || !c.model.sharedModel.source.trim())); }""",
+                timeout=RUN_ALL_TIMEOUT_MS,
+            )
         except Exception:
             state = self.page.evaluate(
                 """() => { const w = window.jupyterapp.shell.currentWidget;
@@ -349,7 +386,8 @@ class _Page:
                    const waiting = w.content.widgets.map((c, i) => [i, c]).filter(([i, c]) => c.model.type === 'code'
                      && c.model.executionCount === null && c.model.sharedModel.source.trim())
                      .map(([i, c]) => i + ': ' + c.model.sharedModel.source.slice(0, 60));
-                   return { kernel: k ? k.status : null, runAllReturned: window.__posencRunAllDone, waiting }; }""")
+                   return { kernel: k ? k.status : null, runAllReturned: window.__posencRunAllDone, waiting }; }"""
+            )
             raise AssertionError(f"Run All did not finish within {RUN_ALL_TIMEOUT_MS / 1000:.0f} s: {state}") from None
 
     def save(self):
@@ -397,17 +435,22 @@ def test_chapter_in_jupyterlab(lab, lab_page, nb):
                return { dirty: w.context.model.dirty, markdown: md.length,
                         unrendered: w.content.widgets.filter(c => c.model.type === 'markdown' && !c.rendered).length,
                         rawCite: raw.map(t => t.slice(0, 160)),
-                        reprs: outputs.filter(t => /\\b(VBox|HBox|GridBox)\\(children=/.test(t)).map(t => t.slice(0, 120)),
+                        reprs: outputs.filter(t => /\\b(VBox|HBox|GridBox)\\(children=/.test(t))
+                          .map(t => t.slice(0, 120)),
                         citeLinks: md.flatMap(e => [...e.querySelectorAll('a[title^="cite:"]')])
-                          .map(a => ({ text: a.textContent.trim(), key: a.title.slice(5), href: a.getAttribute('href') })) }; }""")
+                          .map(a => ({ text: a.textContent.trim(), key: a.title.slice(5),
+                                       href: a.getAttribute('href') })) }; }"""
+        )
         if report["markdown"] == 0 or report["unrendered"]:
             problems.append(f"markdown not rendered: {report['markdown']} rendered, {report['unrendered']} not")
         problems += [f"raw citation markup shown: {t!r}" for t in report["rawCite"][:3]]
         cited = sorted(k for _, k in _cite_links(nb))
         shown = sorted(a["key"] for a in report["citeLinks"] if a["text"] and a["href"])
         if shown != cited:
-            problems.append(f"{len(cited)} citations in the source, {len(shown)} rendered as links "
-                            f"(missing: {sorted(set(cited) - set(shown))[:5]})")
+            problems.append(
+                f"{len(cited)} citations in the source, {len(shown)} rendered as links "
+                f"(missing: {sorted(set(cited) - set(shown))[:5]})"
+            )
         problems += [f"a widget repr is shown before Run All: {t!r}" for t in report["reprs"][:2]]
         if report["dirty"]:
             problems.append("JupyterLab marks the chapter modified as soon as it opens it")
@@ -417,8 +460,10 @@ def test_chapter_in_jupyterlab(lab, lab_page, nb):
         saved = path.read_bytes()
         if saved != original:
             diff = _json_diff(json.loads(original), json.loads(saved))
-            problems.append(f"opening and saving changed the file: {diff[:5]}"
-                            + ("" if diff else " (formatting only: indentation, key order or trailing newline)"))
+            problems.append(
+                f"opening and saving changed the file: {diff[:5]}"
+                + ("" if diff else " (formatting only: indentation, key order or trailing newline)")
+            )
         p.screenshot(path=str(SHOTS / f"{nb.stem}__opened.png"))
         expected = _explorer_cells(nb)
         if expected:  # the set-up and explorer cells only (see _explorers_only)
@@ -443,8 +488,12 @@ CITE_LINK = re.compile(r'\[(?P<label>[^\]]+)\]\((?P<url>[^\s)]+) "cite:(?P<key>[
 
 def _cite_links(path: Path) -> list[tuple[str, str]]:
     nb = json.loads(path.read_text(encoding="utf-8"))
-    return [(m["label"], m["key"]) for c in nb["cells"] if c["cell_type"] == "markdown"
-            for m in CITE_LINK.finditer("".join(c["source"]))]
+    return [
+        (m["label"], m["key"])
+        for c in nb["cells"]
+        if c["cell_type"] == "markdown"
+        for m in CITE_LINK.finditer("".join(c["source"]))
+    ]
 
 
 def _json_diff(a, b, path="") -> list[str]:
@@ -467,10 +516,10 @@ def _json_diff(a, b, path="") -> list[str]:
 
 # ---------------------------------------------------------------------------------------------
 # moving controls: shared with tests/test_browser.py (the kernel-less explorers of the HTML book)
-LATENCIES: dict[str, list[float]] = {}   # "chapter: n. ExplorerName" -> end-to-end ms per input
-TITLE_ONLY: dict[str, int] = {}          # inputs whose image was the same bytes (timed to the title line)
+LATENCIES: dict[str, list[float]] = {}  # "chapter: n. ExplorerName" -> end-to-end ms per input
+TITLE_ONLY: dict[str, int] = {}  # inputs whose image was the same bytes (timed to the title line)
 PHASES: dict[str, dict[str, float]] = {}  # chapter -> seconds spent opening, saving, running, exploring
-SAMPLES = 2                              # inputs per slider, per box, per dropdown
+SAMPLES = 2  # inputs per slider, per box, per dropdown
 
 
 FRAME_MS = 1000 / 60
@@ -498,8 +547,9 @@ def measure(page, root, act) -> dict:
 
 def part(page, root, j, name):
     """An element of control cell ``j``: 'handle', 'box', 'select', 'message' (or None)."""
-    return page.evaluate_handle("([r, j, name]) => { const P = window.__posenc; return P.parts(P.cells(r)[j])[name]; }",
-                                [root, j, name]).as_element()
+    return page.evaluate_handle(
+        "([r, j, name]) => { const P = window.__posenc; return P.parts(P.cells(r)[j])[name]; }", [root, j, name]
+    ).as_element()
 
 
 def cell_info(page, root, j) -> dict:
@@ -524,7 +574,7 @@ def move_cell(page, root, j, samples: int = SAMPLES) -> list[dict]:
             if (key == "ArrowRight" and now["now"] >= now["max"]) or (key == "ArrowLeft" and now["now"] <= now["min"]):
                 key = "ArrowLeft" if key == "ArrowRight" else "ArrowRight"
             handle.focus()
-            out.append(measure(page, root, lambda: page.keyboard.press(key)))
+            out.append(measure(page, root, lambda key=key: page.keyboard.press(key)))
             if info["box"]:
                 seen.append(cell_info(page, root, j)["value"])
     if info["box"]:
@@ -538,7 +588,7 @@ def move_cell(page, root, j, samples: int = SAMPLES) -> list[dict]:
             step = max(abs(v) * 0.5, 1.0)
             bigger = v + step if info["boxMax"] is None or v + step <= info["boxMax"] else v - step
             targets = [_number_text(bigger), _number_text(v)]
-        for text in targets[:1 if info["slider"] else samples]:  # beside a slider, one typed value suffices
+        for text in targets[: 1 if info["slider"] else samples]:  # beside a slider, one typed value suffices
             box.fill(text)
             out.append(measure(page, root, lambda: box.press("Enter")))
     if info["select"]:
@@ -546,18 +596,21 @@ def move_cell(page, root, j, samples: int = SAMPLES) -> list[dict]:
         options, i = info["options"], info["options"].index(info["selected"])
         for _ in range(min(samples, len(options) - 1)):
             i = (i + 1) % len(options)
-            out.append(measure(page, root, lambda: select.select_option(options[i])))
+            out.append(measure(page, root, lambda i=i: select.select_option(options[i])))
     if info["toggles"]:
         buttons = page.evaluate_handle(
-            "([r, j]) => { const P = window.__posenc; return P.parts(P.cells(r)[j]).toggles; }", [root, j])
+            "([r, j]) => { const P = window.__posenc; return P.parts(P.cells(r)[j]).toggles; }", [root, j]
+        )
         n = info["toggles"]
         order = [1, 0] if n == 2 else ([0, 0] if n == 1 else list(range(n)))
         for k in order:
             b = page.evaluate_handle("([bs, k]) => bs[k]", [buttons, k]).as_element()
-            pressed = b.evaluate("b => b.matches('.mod-active') || b.getAttribute('aria-pressed') === 'true' || b.checked === true")
+            pressed = b.evaluate(
+                "b => b.matches('.mod-active') || b.getAttribute('aria-pressed') === 'true' || b.checked === true"
+            )
             if n > 1 and pressed:
                 continue
-            out.append(measure(page, root, lambda: b.click()))
+            out.append(measure(page, root, lambda b=b: b.click()))
     return out
 
 
@@ -577,8 +630,12 @@ def _bad_values(info: dict, k: int) -> list[str]:
         bad = ["0"]
     else:
         bad = [["-1", "1e400", ""][k % 3]]
-    linear = info["slider"] and info["value"] not in (None, "") and info["now"] is not None \
+    linear = (
+        info["slider"]
+        and info["value"] not in (None, "")
+        and info["now"] is not None
         and _same_number(info["value"], info["now"])
+    )
     if linear:
         bad.append(_number_text(info["max"] * 2 if info["max"] > 0 else 2))
     return bad
@@ -597,9 +654,12 @@ def _try_invalid(page, root, j, bad: str) -> dict:
         page.keyboard.press("Delete")
     page.keyboard.press("Enter")
     try:
-        page.wait_for_function("([r, j]) => { const P = window.__posenc; const m = P.parts(P.cells(r)[j]).message;"
-                               " return (m ? m.textContent : P.messages(r)).includes('\u26a0'); }",
-                               arg=[root, j], timeout=5_000)
+        page.wait_for_function(
+            "([r, j]) => { const P = window.__posenc; const m = P.parts(P.cells(r)[j]).message;"
+            " return (m ? m.textContent : P.messages(r)).includes('\u26a0'); }",
+            arg=[root, j],
+            timeout=5_000,
+        )
         shown = True
     except Exception:
         shown = False
@@ -607,8 +667,11 @@ def _try_invalid(page, root, j, bad: str) -> dict:
     after = page.evaluate(
         """([r, j]) => { const P = window.__posenc; const c = P.cells(r)[j]; const p = P.parts(c);
            return { value: p.box.value, message: p.message ? p.message.textContent.trim() : P.messages(r),
-                    marked: p.box.getAttribute('aria-invalid') === 'true' || /invalid|error/.test(c.className + ' ' + p.box.className),
-                    top: P.image(r).getBoundingClientRect().top, src: P.image(r).src }; }""", [root, j])
+                    marked: p.box.getAttribute('aria-invalid') === 'true'
+                            || /invalid|error/.test(c.className + ' ' + p.box.className),
+                    top: P.image(r).getBoundingClientRect().top, src: P.image(r).src }; }""",
+        [root, j],
+    )
     return {"bad": bad, "good": good, "shown": shown, "top_before": top, "src_before": src, **after}
 
 
@@ -635,8 +698,10 @@ def _dependent_ranges(page, root, name) -> list[str]:
             continue
         value = int(float(s["value"] if s["value"] not in (None, "") else s["now"]))
         if d["max"] is None or int(d["max"]) != largest(value):
-            out.append(f"{name}: the '{d['label']}' slider goes to {d['max']} with {setting} = {value}; "
-                       f"valid up to {largest(value)}")
+            out.append(
+                f"{name}: the '{d['label']}' slider goes to {d['max']} with {setting} = {value}; "
+                f"valid up to {largest(value)}"
+            )
     return out
 
 
@@ -652,9 +717,14 @@ def _live_explorers(p, nb: Path, expected: list[str]) -> list[str]:
     stretched = p.evaluate(
         """([n, limit]) => [...n.querySelectorAll('.jp-OutputArea-output img')].filter(i => i.naturalWidth > 0)
            .map(i => ({ css: i.getBoundingClientRect().width, natural: i.naturalWidth }))
-           .filter(r => r.css > 0 && r.css / r.natural > limit)""", [nbnode, MAX_UPSCALE])
-    problems += [f"an image is shown at {s['css']:.0f} px for {s['natural']} px rendered "
-                 f"({s['css'] / s['natural']:.2f}x > {MAX_UPSCALE}x)" for s in stretched]
+           .filter(r => r.css > 0 && r.css / r.natural > limit)""",
+        [nbnode, MAX_UPSCALE],
+    )
+    problems += [
+        f"an image is shown at {s['css']:.0f} px for {s['natural']} px rendered "
+        f"({s['css'] / s['natural']:.2f}x > {MAX_UPSCALE}x)"
+        for s in stretched
+    ]
     for i in range(count):
         name = f"{nb.stem}: {i + 1}. {expected[i]}"
         root = p.evaluate_handle("([rs, i]) => rs[i]", [roots, i]).as_element()
@@ -668,7 +738,8 @@ def _error_outputs(p) -> list[str]:
         """() => window.jupyterapp.shell.currentWidget.content.widgets.map((c, i) => ({ i,
              errors: c.model.type !== 'code' ? [] : [...Array(c.model.outputs.length).keys()]
                .map(k => c.model.outputs.get(k).toJSON()).filter(o => o.output_type === 'error')
-               .map(o => o.ename + ': ' + o.evalue) })).filter(c => c.errors.length)""")
+               .map(o => o.ename + ': ' + o.evalue) })).filter(c => c.errors.length)"""
+    )
     return [f"cell {c['i']} shows an error: {c['errors'][0][:200]}" for c in cells]
 
 
@@ -681,8 +752,11 @@ def _explore(p, root, name: str, shot: Path) -> list[str]:
     n = p.evaluate("(r) => window.__posenc.cells(r).length", root)
     if n == 0:
         return problems + [f"{name}: no controls found"]
-    size = p.evaluate("(r) => { const i = window.__posenc.image(r); return i && "
-                      "{ css: i.getBoundingClientRect().width, natural: i.naturalWidth }; }", root)
+    size = p.evaluate(
+        "(r) => { const i = window.__posenc.image(r); return i && "
+        "{ css: i.getBoundingClientRect().width, natural: i.naturalWidth }; }",
+        root,
+    )
     if not size:
         return problems + [f"{name}: no image"]
     root.screenshot(path=f"{shot}.png")
@@ -724,17 +798,22 @@ def _explore(p, root, name: str, shot: Path) -> list[str]:
                 problems.append(f"{name}: typing {bad!r} into '{label}' failed: {str(exc).splitlines()[0]}")
                 continue
             if not r["shown"]:
-                problems.append(f"{name}: typing {bad!r} into '{label}' shows no \u26a0 message "
-                                f"(message {r['message']!r}, box now {r['value']!r})")
+                problems.append(
+                    f"{name}: typing {bad!r} into '{label}' shows no \u26a0 message "
+                    f"(message {r['message']!r}, box now {r['value']!r})"
+                )
             elif not shot_taken:
                 root.screenshot(path=f"{shot}__invalid.png")
                 shot_taken = True
             if not (r["marked"] or _same_number(r["value"], r["good"])):
-                problems.append(f"{name}: after typing {bad!r} the box '{label}' shows {r['value']!r}, neither its "
-                                f"last good value {r['good']!r} nor marked invalid")
+                problems.append(
+                    f"{name}: after typing {bad!r} the box '{label}' shows {r['value']!r}, neither its "
+                    f"last good value {r['good']!r} nor marked invalid"
+                )
             if abs(r["top"] - r["top_before"]) > 1:
-                problems.append(f"{name}: the figure moved {r['top'] - r['top_before']:+.0f} px when "
-                                f"'{label}' showed its message")
+                problems.append(
+                    f"{name}: the figure moved {r['top'] - r['top_before']:+.0f} px when '{label}' showed its message"
+                )
             if r["src"] != r["src_before"]:
                 problems.append(f"{name}: the figure changed after the invalid value {bad!r} in '{label}'")
             if not _same_number(r["value"], r["good"]):  # marked: put the good value back
@@ -759,39 +838,60 @@ def test_report_latency(capsys):
     """Print and save the end-to-end latencies measured above (runs after the explorer tests)."""
     if not LATENCIES:
         pytest.skip("no explorer was measured (run the whole module)")
-    rows = {name: {"median_ms": round(statistics.median(v), 1), "min_ms": round(min(v), 1),
-                   "max_ms": round(max(v), 1), "n": len(v), "title_only": TITLE_ONLY.get(name, 0),
-                   "samples_ms": [round(x, 1) for x in v]}
-            for name, v in LATENCIES.items() if v}
+    rows = {
+        name: {
+            "median_ms": round(statistics.median(v), 1),
+            "min_ms": round(min(v), 1),
+            "max_ms": round(max(v), 1),
+            "n": len(v),
+            "title_only": TITLE_ONLY.get(name, 0),
+            "samples_ms": [round(x, 1) for x in v],
+        }
+        for name, v in LATENCIES.items()
+        if v
+    }
     every = [x for v in LATENCIES.values() for x in v]
-    summary = {"median_ms": round(statistics.median(every), 1), "min_ms": round(min(every), 1),
-               "max_ms": round(max(every), 1), "n": len(every), "title_only": sum(TITLE_ONLY.values())}
-    settings = {"what": "JupyterLab in headless Chromium (1280x900, device pixel ratio 1): from the key press, "
-                        "click or dropdown change (each from a settled page: the kernel idle, two frames drawn, a "
-                        "pause spread over one frame) "
-                        "to the first animation frame after the new image decoded "
-                        "(title_only: inputs whose image was the same bytes, timed to the new title line)",
-                "inputs": f"{SAMPLES} per slider, box and dropdown; every toggle",
-                "kernel_threads": 1}
+    summary = {
+        "median_ms": round(statistics.median(every), 1),
+        "min_ms": round(min(every), 1),
+        "max_ms": round(max(every), 1),
+        "n": len(every),
+        "title_only": sum(TITLE_ONLY.values()),
+    }
+    settings = {
+        "what": "JupyterLab in headless Chromium (1280x900, device pixel ratio 1): from the key press, "
+        "click or dropdown change (each from a settled page: the kernel idle, two frames drawn, a "
+        "pause spread over one frame) "
+        "to the first animation frame after the new image decoded "
+        "(title_only: inputs whose image was the same bytes, timed to the new title line)",
+        "inputs": f"{SAMPLES} per slider, box and dropdown; every toggle",
+        "kernel_threads": 1,
+    }
     LATENCY_JSON.parent.mkdir(parents=True, exist_ok=True)
     LATENCY_JSON.write_text(json.dumps({"settings": settings, "all": summary, "explorers": rows}, indent=1) + "\n")
     if os.environ.get("POSENC_SAVE_LAB_LATENCY") == "1":
         from posenc.measure import RESULTS_DIR, save_results
+
         save_results("explorers_lab", {"all": summary, "explorers": rows}, settings=settings, out_dir=RESULTS_DIR)
     with capsys.disabled():
         print("\nJupyterLab explorers, input -> new image on screen (ms): median [min-max] over n inputs")
         for name, r in rows.items():
             print(f"  {name:45s} {r['median_ms']:6.0f}  [{r['min_ms']:.0f}-{r['max_ms']:.0f}]  n={r['n']}")
-        print(f"  {'all explorers':45s} {summary['median_ms']:6.0f}  "
-              f"[{summary['min_ms']:.0f}-{summary['max_ms']:.0f}]  n={summary['n']}")
-        print("Seconds per chapter: " + "; ".join(
-            f"{c} " + " ".join(f"{k} {v:.1f}" for k, v in ph.items()) for c, ph in PHASES.items()))
+        print(
+            f"  {'all explorers':45s} {summary['median_ms']:6.0f}  "
+            f"[{summary['min_ms']:.0f}-{summary['max_ms']:.0f}]  n={summary['n']}"
+        )
+        print(
+            "Seconds per chapter: "
+            + "; ".join(f"{c} " + " ".join(f"{k} {v:.1f}" for k, v in ph.items()) for c, ph in PHASES.items())
+        )
     assert all(x > 0 for x in every), "a latency that is not positive: the clock or the events are wrong"
 
 
 # ---------------------------------------------------------------------------------------------
 # the Practice part, end to end: a learner types a wrong RoPE into the task cell, runs it and the
-# check below it and reads the diagnosis; then types the right one and reads ✓ (issue 31)
+# check below it and reads the diagnosis and the picture of the difference; then types the right one and
+# reads ✓ (issues 31, 39). The hints and solutions start collapsed (raw HTML <details>, issue 39).
 PRACTICE_ROPE = ROOT / "notebooks" / "practice_2_rope.ipynb"
 WRONG_ROPE = """def apply_rope_half(x, cos, sin):
     x1, x2 = x.chunk(2, dim=-1)
@@ -806,30 +906,37 @@ def _cell_source(p, index: int) -> str:
 
 
 def _output_text(p, index: int) -> str:
-    return p.evaluate("(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].outputArea.node.innerText",
-                      index)
+    return p.evaluate(
+        "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].outputArea.node.innerText", index
+    )
 
 
 def _type_run_and_check(page, index: int, text: str) -> str:
     """Type ``text`` into code cell ``index`` (replacing what is there), run it and the check cell
     below it with Shift+Enter, as a learner does; return what the check cell shows."""
     p = page.page
-    p.evaluate("""(i) => { const nb = window.jupyterapp.shell.currentWidget.content;
-                  nb.activeCellIndex = i; nb.mode = 'edit'; nb.activeCell.editor.focus(); }""", index)
+    p.evaluate(
+        """(i) => { const nb = window.jupyterapp.shell.currentWidget.content;
+                  nb.activeCellIndex = i; nb.mode = 'edit'; nb.activeCell.editor.focus(); }""",
+        index,
+    )
     p.keyboard.press("Control+a")
     p.keyboard.press("Delete")
     p.keyboard.insert_text(text)
     typed = _cell_source(p, index)
     assert typed.strip() == text.strip(), f"the editor holds {typed!r}, not what was typed"
-    before = p.evaluate("(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.executionCount",
-                        index + 1)
+    before = p.evaluate(
+        "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.executionCount", index + 1
+    )
     p.keyboard.press("Shift+Enter")  # runs the task cell, selects the check cell
     p.keyboard.press("Shift+Enter")  # runs the check
     p.wait_for_function(
         """([i, before]) => { const w = window.jupyterapp.shell.currentWidget;
            const c = w.content.widgets[i].model; const k = w.sessionContext.session.kernel;
            return c.executionCount !== null && c.executionCount !== before && k.status === 'idle'; }""",
-        arg=[index + 1, before], timeout=60_000)
+        arg=[index + 1, before],
+        timeout=60_000,
+    )
     return _output_text(p, index + 1)
 
 
@@ -849,12 +956,20 @@ def test_practice_rope_in_jupyterlab(lab, lab_page):
         assert index > 0, "the task cell of apply_rope_half"
         assert _cell_source(p, index + 1).strip() == 'check("apply_rope_half", apply_rope_half)'
         assert "not implemented yet" in _output_text(p, index + 1)
+        collapsed = p.evaluate("""() => { const md = [...document.querySelectorAll('.jp-MarkdownOutput details')];
+            const sol = md.filter(d => (d.querySelector('summary') || {}).textContent?.startsWith('Solution'));
+            return { details: md.length, solutions: sol.length, open: md.filter(d => d.open).length,
+                     codeShown: sol.flatMap(d => [...d.querySelectorAll('pre')])
+                       .filter(e => e.checkVisibility()).length }; }""")
+        assert collapsed["solutions"] >= 1 and collapsed["open"] == 0, f"solutions start collapsed: {collapsed}"
+        assert collapsed["codeShown"] == 0, f"a solution's code is on screen before it is opened: {collapsed}"
 
         wrong = _type_run_and_check(page, index, WRONG_ROPE)
         p.screenshot(path=str(SHOTS / "practice_rope__wrong.png"))
         assert "apply_rope_half: ✗ failed" in wrong, wrong
         assert "your rotation is clockwise (R_{-m})" in wrong, wrong
         assert "smallest failing input" in wrong, "the table's header"
+        assert "the difference at" in wrong and "got − expected" in wrong, "the picture of the difference"
 
         right = _type_run_and_check(page, index, RIGHT_ROPE)
         p.screenshot(path=str(SHOTS / "practice_rope__right.png"))

@@ -9,7 +9,12 @@
 - No module of the library imports a private (underscore) name from another module.
 - The tooling (explorers, experiments, measure, book, practice) reaches the library through the names
   ``posenc`` exports, plus the shared validation helpers of ``posenc._core.validate``.
+- The layout rule of the package docstring: encodings (an encoding's math) import nothing from methods
+  or attention and define no position method; methods holds one registered ``PositionMethod`` per
+  module and nothing else public (besides its interface and registry); today holds one mechanism per
+  module; teaching material (toy data, property checks, model tables) is not in the library.
 """
+
 import ast
 import subprocess
 import sys
@@ -101,6 +106,101 @@ def test_the_library_imports_no_tooling_and_no_private_names(module):
 
 @pytest.mark.parametrize("module", [m for m in MODULES if _layer(m) == "tooling"])
 def test_the_tooling_uses_the_library_through_its_public_names(module):
-    for target, names, line in _imports(module):
+    for target, _, line in _imports(module):
         if _layer(target) == "library" and target != "posenc._core.validate":
             pytest.fail(f"{module}:{line} imports {target}; use the names posenc exports")
+
+
+# --------------------------------------------------------------------------- the layout rule
+
+
+def _package_modules(package: str) -> list[str]:
+    return [m for m in MODULES if m.startswith(f"posenc.{package}.")]
+
+
+@pytest.mark.parametrize("module", _package_modules("encodings") + _package_modules("today"))
+def test_encodings_and_today_build_on_no_method_and_no_attention(module):
+    """Rules 1 and 4: an encoding's math (and a later model's mechanism) stands without posenc's attention,
+    so the direction is one way: methods and attention build on encodings, never the reverse."""
+    import importlib
+
+    from posenc.methods import PositionMethod
+
+    for target, _, line in _imports(module):
+        assert not target.startswith(("posenc.methods", "posenc.attention")), f"{module}:{line} imports {target}"
+    mod = importlib.import_module(module)
+    for name in mod.__all__:
+        obj = getattr(mod, name)
+        assert not (isinstance(obj, type) and issubclass(obj, PositionMethod)), f"{module}.{name} is a position method"
+
+
+def test_methods_hold_one_registered_method_per_module():
+    """Rule 2: every registered method class lives in a module of its own in posenc.methods, which exports
+    that class only; the interface (base) and the registry are the only other modules."""
+    import importlib
+
+    from posenc.methods import POSITION_METHODS, PositionMethod
+
+    modules = {m.rsplit(".", 1)[1] for m in _package_modules("methods")}
+    assert {"base", "registry"} <= modules
+    homes = {}
+    for name, cls in POSITION_METHODS.items():
+        home = cls.__module__
+        assert home.startswith("posenc.methods.") and home.rsplit(".", 1)[1] not in ("base", "registry"), (name, home)
+        homes.setdefault(home, set()).add(cls)
+    for home, classes in homes.items():
+        assert len(classes) == 1, f"{home} holds several registered methods: {classes}"
+    for short in modules - {"base", "registry"}:
+        module = f"posenc.methods.{short}"
+        exported = [getattr(importlib.import_module(module), n) for n in importlib.import_module(module).__all__]
+        assert module in homes, f"{module} holds no registered method"
+        assert exported == list(homes[module]), f"{module} exports {exported}, not just its method"
+        assert all(isinstance(c, type) and issubclass(c, PositionMethod) for c in exported)
+
+
+def test_the_package_docstring_states_the_layout_rule():
+    """The rule this file checks is the one the package docstring states (its five numbered items)."""
+    import posenc
+
+    assert "**Where code goes**" in posenc.__doc__
+    assert all(f"\n{i}. " in posenc.__doc__ for i in range(1, 6))
+
+
+#: Names of teaching material (rule 5): none is defined in, or exported by, the library.
+TEACHING = (
+    "toy_embeddings",
+    "toy_vocabulary",
+    "min_pairwise_distance",
+    "first_repeat",
+    "shift_map",
+    "shift_map_residual",
+    "diagonal_spread",
+    "attention_entropy",
+    "MODEL_ROPE_CONFIGS",
+    "SCALING_EXAMPLES",
+    "scaled_wavelengths",
+)
+
+
+def test_teaching_material_is_tooling():
+    """Rule 5: the toy data, the properties' checks and the model table are importable from posenc.book
+    and are not part of the library (nor defined anywhere in its source)."""
+    import posenc
+    import posenc.book
+
+    assert not set(TEACHING) & set(posenc.__all__)
+    assert set(TEACHING) <= set(posenc.book.__all__)
+    for module in (m for m in MODULES if _layer(m) == "library"):
+        parts = module.split(".")
+        path = PACKAGE.parent.joinpath(*parts)
+        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        defined |= {
+            t.id
+            for n in tree.body
+            if isinstance(n, (ast.Assign, ast.AnnAssign))
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+            if isinstance(t, ast.Name)
+        }
+        assert not defined & set(TEACHING), f"{module} defines teaching material {defined & set(TEACHING)}"

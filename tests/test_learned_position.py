@@ -10,16 +10,17 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+from conftest import assert_close_ulps
 
 import posenc
 from posenc import alibi_bias, alibi_slopes
-from conftest import assert_close_ulps
 from posenc.methods.cope import CoPE
 from posenc.methods.fire import FireBias
 from posenc.methods.kerple import KerpleBias
 
-exported = pytest.mark.skipif(not hasattr(posenc, "KerpleBias"),
-                              reason="the learned position methods are not exported from posenc yet")
+exported = pytest.mark.skipif(
+    not hasattr(posenc, "KerpleBias"), reason="the learned position methods are not exported from posenc yet"
+)
 
 
 def sdpa_with(method, q, k, v, causal):
@@ -29,8 +30,11 @@ def sdpa_with(method, q, k, v, causal):
 
 def random_qkv(b=2, h=4, L=6, T=9, d=16, seed=0):
     g = torch.Generator().manual_seed(seed)
-    return (torch.randn(b, h, L, d, generator=g), torch.randn(b, h, T, d, generator=g),
-            torch.randn(b, h, T, d, generator=g))
+    return (
+        torch.randn(b, h, L, d, generator=g),
+        torch.randn(b, h, T, d, generator=g),
+        torch.randn(b, h, T, d, generator=g),
+    )
 
 
 # ----------------------------------------------------------------------------------------- KERPLE
@@ -70,7 +74,7 @@ def test_kerple_bias_is_cpd_on_random_point_sets(kind, n_points, seed):
 def test_cpd_check_detects_a_kernel_that_is_not_cpd():
     # negative control: -|x - y|^3 (power > 2) is not CPD, and the same check says so
     x = torch.linspace(0, 10, 12, dtype=torch.float64)
-    K = -(x[:, None] - x[None, :]).abs() ** 3
+    K = -((x[:, None] - x[None, :]).abs() ** 3)
     assert projected_min_eig(K) < -1.0
 
 
@@ -79,8 +83,12 @@ def test_cpd_check_detects_a_kernel_that_is_not_cpd():
 @pytest.mark.parametrize("causal", [True, False])
 def test_kerple_power_with_r2_1_and_alibi_slopes_is_alibi(n_heads, q_len, k_len, causal):
     m = KerpleBias(n_heads, kind="power", r1=alibi_slopes(n_heads), r2=1.0, eps=1e-3)  # slopes >= 2**-8
-    torch.testing.assert_close(m.bias(q_len, k_len, causal=causal).detach(),
-                               alibi_bias(n_heads, q_len, k_len, causal=causal), rtol=1e-6, atol=0)
+    torch.testing.assert_close(
+        m.bias(q_len, k_len, causal=causal).detach(),
+        alibi_bias(n_heads, q_len, k_len, causal=causal),
+        rtol=1e-6,
+        atol=0,
+    )
 
 
 @pytest.mark.parametrize("kind", ["log", "power"])
@@ -98,7 +106,7 @@ def test_kerple_bias_is_aligned_at_the_end(kind, q_len, k_len):
     m = random_kerple(kind)
     full = m.bias(k_len).detach()
     # the same formula over fewer queries: equal up to rounding (an ulp apart under AVX2, issue 35)
-    assert_close_ulps(m.bias(q_len, k_len).detach(), full[:, k_len - q_len:])
+    assert_close_ulps(m.bias(q_len, k_len).detach(), full[:, k_len - q_len :])
     assert torch.equal(torch.isinf(full[0]), torch.ones(k_len, k_len).triu(1).bool())
 
 
@@ -173,7 +181,7 @@ def test_fire_bias_shape_and_causal_mask(q_len, k_len, causal):
     future = torch.arange(k_len)[None, :] > torch.arange(k_len - q_len, k_len)[:, None]
     assert torch.equal(torch.isinf(bias), (future & causal).expand_as(bias))
     assert bool((bias[torch.isinf(bias)] < 0).all())
-    assert_close_ulps(bias[0], f.bias(k_len, causal=causal)[:, k_len - q_len:])  # other shapes: rounding only
+    assert_close_ulps(bias[0], f.bias(k_len, causal=causal)[:, k_len - q_len :])  # other shapes: rounding only
 
 
 @pytest.mark.parametrize("threshold", [4.0, 16.0, 64.0])
@@ -303,8 +311,9 @@ def test_cope_is_invariant_to_inserting_gated_off_tokens(seed):
     finite = torch.isfinite(before)
     torch.testing.assert_close(after[finite], before[finite], rtol=1e-5, atol=1e-5)
     # CoPE's positions of the original pairs do not move (up to float32 rounding of the running sums) ...
-    torch.testing.assert_close(c.positions(q_ins, k_ins)[:, :, keep][..., keep], c.positions(q, k),
-                               rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(
+        c.positions(q_ins, k_ins)[:, :, keep][..., keep], c.positions(q, k), rtol=1e-5, atol=1e-5
+    )
     # ... while token distances do: a bias indexed by i - j (ALiBi's) changes for the same pairs
     past = torch.ones(n, n).tril().bool()
     by_distance_after = alibi_bias(2, len(keep), len(keep))[:, keep][:, :, keep][:, past]
@@ -319,8 +328,8 @@ def test_cope_causal_mask_and_decoding_rows(q_len, k_len):
         c.pos_emb.normal_()
     q, k, v = random_qkv(L=k_len, T=k_len)
     full = c.logit_bias(q, k, causal=True)  # [b, h, T, T]
-    part = c.logit_bias(q[:, :, k_len - q_len:], k, causal=True)  # the last q_len queries, a KV cache
-    torch.testing.assert_close(part, full[:, :, k_len - q_len:], rtol=0, atol=1e-6)
+    part = c.logit_bias(q[:, :, k_len - q_len :], k, causal=True)  # the last q_len queries, a KV cache
+    torch.testing.assert_close(part, full[:, :, k_len - q_len :], rtol=0, atol=1e-6)
     future = torch.ones(k_len, k_len).triu(1).bool()
     assert torch.equal(torch.isinf(full), future.expand_as(full))
     weights = torch.softmax(q @ k.transpose(-1, -2) / 4 + full, -1).detach()
@@ -372,8 +381,15 @@ def test_cope_matches_the_reference_code(npos_max):
 # -------------------------------------------------------------------------- as attention methods
 
 
-@pytest.mark.parametrize("make", [lambda: KerpleBias(4), lambda: KerpleBias(4, kind="power"),
-                                  lambda: FireBias(4, L_thr_init=4), lambda: CoPE(16, npos_max=12)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: KerpleBias(4),
+        lambda: KerpleBias(4, kind="power"),
+        lambda: FireBias(4, L_thr_init=4),
+        lambda: CoPE(16, npos_max=12),
+    ],
+)
 def test_methods_give_causal_attention_that_ignores_the_future(make):
     torch.manual_seed(0)
     m = make()
@@ -386,8 +402,9 @@ def test_methods_give_causal_attention_that_ignores_the_future(make):
     assert not torch.allclose(out[:, :, -1], out2[:, :, -1])
 
 
-@pytest.mark.parametrize("make", [lambda: KerpleBias(4), lambda: FireBias(4, L_thr_init=4),
-                                  lambda: CoPE(16, npos_max=12)])
+@pytest.mark.parametrize(
+    "make", [lambda: KerpleBias(4), lambda: FireBias(4, L_thr_init=4), lambda: CoPE(16, npos_max=12)]
+)
 @pytest.mark.parametrize("causal", [True, False])
 def test_methods_run_inside_multi_head_attention_with_a_cache(make, causal):
     torch.manual_seed(0)
@@ -397,7 +414,7 @@ def test_methods_run_inside_multi_head_attention_with_a_cache(make, causal):
     assert full.shape == (2, 6, 64)
     if causal:  # decoding token by token with a cache gives the full forward's rows
         cache = posenc.KVCache()
-        steps = torch.cat([mha(x[:, t:t + 1], cache=cache) for t in range(6)], 1)
+        steps = torch.cat([mha(x[:, t : t + 1], cache=cache) for t in range(6)], 1)
         torch.testing.assert_close(steps, full, rtol=1e-5, atol=1e-5)
 
 

@@ -7,9 +7,22 @@ import posenc
 import posenc.experiments
 import posenc.experiments.results
 from posenc import POSITION_METHODS, NoPEMethod, RopeMethod, rope_scaling
-from posenc.experiments import (PasskeyCorpus, SyntheticCorpus, TinyLM, TrigramBaseline, code_hash, evaluate_lm,
-                                evaluate_passkey, experiment_config, experiment_scaling, finetune_corpus, load_results,
-                                run_extrapolation, summarize, train_lm)
+from posenc.experiments import (
+    PasskeyCorpus,
+    SyntheticCorpus,
+    TinyLM,
+    TrigramBaseline,
+    code_hash,
+    evaluate_lm,
+    evaluate_passkey,
+    experiment_config,
+    experiment_scaling,
+    finetune_corpus,
+    load_results,
+    run_extrapolation,
+    summarize,
+    train_lm,
+)
 
 
 def test_corpus_is_seeded_and_follows_its_rules():
@@ -23,15 +36,15 @@ def test_corpus_is_seeded_and_follows_its_rules():
 
 
 def test_corpus_copies_earlier_spans():
-    corpus = SyntheticCorpus(copy_prob=0.2, branching=32)   # any token may follow: copies stand out
+    corpus = SyntheticCorpus(copy_prob=0.2, branching=32)  # any token may follow: copies stand out
     x = corpus.sample(8, 200, generator=torch.Generator().manual_seed(0))
     repeats = 0
     for row in x:
         for t in range(40, 196):
-            window = row[t:t + 4]
-            earlier = row[:t - 12].unfold(0, 4, 1)
+            window = row[t : t + 4]
+            earlier = row[: t - 12].unfold(0, 4, 1)
             repeats += bool((earlier == window).all(1).any())
-    assert repeats > 50          # 4-grams reappear far more often than chance (32^-4 per pair)
+    assert repeats > 50  # 4-grams reappear far more often than chance (32^-4 per pair)
 
 
 @pytest.mark.parametrize("k", [1, 3])
@@ -51,7 +64,7 @@ def test_passkey_text_follows_its_rules(k):
             with_query += 1
             assert q > a + k and dist == q - a - 1
             n_ans = min(k, 80 - q)
-            assert torch.equal(row[q + 1:q + 1 + n_ans], row[a + 1:a + 1 + n_ans])  # the digits asked for
+            assert torch.equal(row[q + 1 : q + 1 + n_ans], row[a + 1 : a + 1 + n_ans])  # the digits asked for
             assert answer.nonzero().flatten().tolist() == list(range(q, q + n_ans))  # targets t + 1
         else:
             assert dist == -1 and not answer.any()
@@ -80,7 +93,7 @@ def test_passkey_probe_puts_the_key_at_the_distance():
     data = corpus.sample_probe(8, n, generator=torch.Generator().manual_seed(3), distance=d)
     x = data.tokens
     assert (x[:, n - 2] == corpus.query_token).all() and (x[:, n - 2 - d - 1] == corpus.key_token).all()
-    assert torch.equal(x[:, n - 1:], x[:, n - 2 - d:n - d])   # the digits after QUERY are the key's
+    assert torch.equal(x[:, n - 1 :], x[:, n - 2 - d : n - d])  # the digits after QUERY are the key's
     assert (data.distance == d).all() and data.answer[:, -2:].all() and data.answer.sum() == 16
     with pytest.raises(ValueError, match="distance"):
         corpus.sample_probe(2, n, generator=torch.Generator(), distance=n)
@@ -90,9 +103,9 @@ def test_trigram_reaches_the_filler_entropy_and_guesses_passkeys():
     corpus = PasskeyCorpus()
     tri = TrigramBaseline(corpus, length=64, sequences=2048)
     loss = evaluate_lm(tri, corpus, length=256, batch=64, last=192)
-    assert math.log(2) < loss < math.log(2) + 0.1   # filler entropy ln 2, plus the chance of KEY/QUERY
+    assert math.log(2) < loss < math.log(2) + 0.1  # filler entropy ln 2, plus the chance of KEY/QUERY
     acc = evaluate_passkey(tri, corpus, length=128, batch=500)
-    assert acc < 0.2                                  # chance is 1/10; it cannot see the key
+    assert acc < 0.2  # chance is 1/10; it cannot see the key
 
 
 @pytest.mark.parametrize("position", POSITION_METHODS)
@@ -130,9 +143,13 @@ def _hf_dynamic(head_dim, base, factor, trained, seq_len):
     transformers = pytest.importorskip("transformers")
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
-    cfg = transformers.LlamaConfig(hidden_size=head_dim * 4, num_attention_heads=4, head_dim=head_dim,
-                                   max_position_embeddings=trained,
-                                   rope_parameters={"rope_type": "dynamic", "rope_theta": base, "factor": factor})
+    cfg = transformers.LlamaConfig(
+        hidden_size=head_dim * 4,
+        num_attention_heads=4,
+        head_dim=head_dim,
+        max_position_embeddings=trained,
+        rope_parameters={"rope_type": "dynamic", "rope_theta": base, "factor": factor},
+    )
     return ROPE_INIT_FUNCTIONS["dynamic"](cfg, "cpu", seq_len=seq_len)[0]
 
 
@@ -192,7 +209,7 @@ def test_answer_weight_multiplies_the_loss_of_the_digits_after_query():
     model = TinyLM(corpus.n_tokens, "rope", d_model=16, n_heads=2)
     start = copy.deepcopy(model)
     reported = train_lm(model, corpus, length=32, steps=1, batch=8, answer_weight=16.0, seed=5)[0]
-    data = corpus.sample_text(8, 32, generator=torch.Generator().manual_seed(5))   # the batch it trained on
+    data = corpus.sample_text(8, 32, generator=torch.Generator().manual_seed(5))  # the batch it trained on
     assert data.answer.any()
     nll = F.cross_entropy(start(data.tokens[:, :-1]).transpose(1, 2), data.tokens[:, 1:], reduction="none")
     w = torch.where(data.answer, 16.0, 1.0)
@@ -200,19 +217,44 @@ def test_answer_weight_multiplies_the_loss_of_the_digits_after_query():
 
 
 def test_run_extrapolation_structure():
-    config = experiment_config(methods=["learned", "rope"], seeds=[0], steps=2, train_length=8,
-                               eval_lengths=[8, 16], eval_batch=2, distances=[3, 12], distance_batch=2,
-                               model={"d_model": 16, "n_heads": 2}, trigram_sequences=8,
-                               finetune={"length": 16, "steps": 2, "direct_steps": 4, "batch": 2,
-                                         "checkpoints": [0, 2, 4]})
+    config = experiment_config(
+        methods=["learned", "rope"],
+        seeds=[0],
+        steps=2,
+        train_length=8,
+        eval_lengths=[8, 16],
+        eval_batch=2,
+        distances=[3, 12],
+        distance_batch=2,
+        model={"d_model": 16, "n_heads": 2},
+        trigram_sequences=8,
+        finetune={"length": 16, "steps": 4, "batch": 2, "checkpoints": [0, 2, 4]},
+    )
     out = run_extrapolation(config)
-    assert list(out["metrics"]) == ["trigram", "learned", "rope", "rope+pi", "rope+dynamic", "rope+yarn",
-                                    "rope+yarn b32", "rope+yarn t1", "rope+yarn b32 t1", "rope+dynamic f2",
-                                    "rope ft", "rope+pi ft", "rope+yarn ft"]
+    assert list(out["metrics"]) == [
+        "trigram",
+        "learned",
+        "rope",
+        "rope+pi",
+        "rope+dynamic",
+        "rope+yarn",
+        "rope+yarn b32",
+        "rope+yarn t1",
+        "rope+yarn b32 t1",
+        "rope+dynamic f2",
+        "rope+pi fixed",
+        "rope+yarn fixed",
+        "rope ft",
+        "rope+pi ft",
+        "rope+yarn ft",
+    ]
     learned = out["metrics"]["learned"]["0"]
     assert learned["loss_beyond"] == {"16": None} and learned["passkey"]["16"] is None and learned["loss_at_L"] > 0
-    assert set(out["metrics"]["rope+pi ft"]["0"]["finetune_curve"]) == {"0", "2"}
-    assert set(out["metrics"]["rope ft"]["0"]["finetune_curve"]) == {"0", "2", "4"}   # direct: direct_steps
+    for arm in ("rope ft", "rope+pi ft", "rope+yarn ft"):  # one schedule: the same checkpoints for every arm
+        assert list(out["metrics"][arm]["0"]["finetune_curve"]) == ["0", "2", "4"]
+    # every checkpoint's passkey score is an accuracy over the eval_batch = 2 probes
+    for arm in ("rope ft", "rope+pi ft", "rope+yarn ft"):
+        assert all(c["passkey"] in (0.0, 0.5, 1.0) for c in out["metrics"][arm]["0"]["finetune_curve"].values())
     assert out["code"]["sha256"] == code_hash("posenc.experiments.passkey")
     assert {"experiments/passkey.py", "experiments/model.py", "attention/multihead.py"} <= set(out["code"]["files"])
     assert set(out["code"]["file_sha256"]) == set(out["code"]["files"])
@@ -247,8 +289,9 @@ def test_sensitivity_settings_reach_the_scaling():
 
 
 def test_stale_results_are_refused_by_default_and_reported_on_request(monkeypatch, capsys):
-    monkeypatch.setattr(posenc.experiments.results, "code_record",
-                        lambda *_, **__: {"sha256": "0" * 64, "file_sha256": {}})
+    monkeypatch.setattr(
+        posenc.experiments.results, "code_record", lambda *_, **__: {"sha256": "0" * 64, "file_sha256": {}}
+    )
     with pytest.raises(RuntimeError, match="stale"):
         load_results("extrapolation")
     result = load_results("extrapolation", check="report")
@@ -273,6 +316,13 @@ def test_shipped_results_come_from_this_code_and_configuration():
     # provenance: how it was run (the time is reported, not asserted: it depends on the machine's load)
     assert {"torch", "cpus", "workers", "threads_per_worker", "seconds"} <= set(result["environment"])
     assert result["command"].startswith("python experiments/extrapolation.py")
+    from posenc.experiments import finetune_schedule
+
+    for arm in ("rope ft", "rope+pi ft", "rope+yarn ft"):  # the saved runs record the one schedule
+        assert all(
+            run["schedule"]["steps"] == finetune_schedule(result["config"])["steps"]
+            for run in result["metrics"][arm].values()
+        )
 
 
 def test_lm_bad_arguments():
@@ -287,9 +337,15 @@ def test_lm_bad_arguments():
 
 
 def test_summarize_gives_mean_and_range_over_seeds():
-    result = {"config": {"train_length": 8},
-              "metrics": {"a": {"0": {"loss_at_L": 1.0, "passkey": {"8": 1.0, "16": None}},
-                                "1": {"loss_at_L": 3.0, "passkey": {"8": 0.5, "16": None}}}}}
+    result = {
+        "config": {"train_length": 8},
+        "metrics": {
+            "a": {
+                "0": {"loss_at_L": 1.0, "passkey": {"8": 1.0, "16": None}},
+                "1": {"loss_at_L": 3.0, "passkey": {"8": 0.5, "16": None}},
+            }
+        },
+    }
     assert summarize(result, "passkey") == {"a": {8: (0.75, 0.5, 1.0), 16: None}}
     assert summarize(result, "loss_at_L") == {"a": {8: (2.0, 1.0, 3.0)}}
 
@@ -336,10 +392,12 @@ def test_tiny_lm_base_reaches_its_methods(position):
 
 def test_set_rope_scaling_gives_each_layer_the_scaled_frequencies():
     model = TinyLM(16, "rope", d_model=32, n_heads=4, max_len=16)
-    model.set_rope_scaling(rope_scaling("yarn", factor=4.0, original_max_position_embeddings=16, beta_fast=8.0,
-                                        beta_slow=1.0))
-    inv_freq, scale = posenc.rope_scaled_inv_freq(8, rope_type="yarn", factor=4.0,
-                                                  original_max_position_embeddings=16, beta_fast=8.0)
+    model.set_rope_scaling(
+        rope_scaling("yarn", factor=4.0, original_max_position_embeddings=16, beta_fast=8.0, beta_slow=1.0)
+    )
+    inv_freq, scale = posenc.rope_scaled_inv_freq(
+        8, rope_type="yarn", factor=4.0, original_max_position_embeddings=16, beta_fast=8.0
+    )
     for block in model.blocks:
         assert isinstance(block.attn.method, RopeMethod)
         assert torch.equal(block.attn.method.inv_freq, inv_freq) and block.attn.method.attention_scaling == scale
@@ -356,16 +414,21 @@ def test_experiment_scalings_are_the_experiments_not_the_registry():
         assert seq_len == (4 * config["train_length"] if scaling == "dynamic" else None)
 
 
-@pytest.mark.parametrize("call,name", [
-    (lambda: TinyLM(16, "rope", n_layers=0), "n_layers"),
-    (lambda: TinyLM(16, "rope", n_layers=-1), "n_layers"),
-    (lambda: TinyLM(16, "rope", base=1.0), "base"),
-    (lambda: rope_scaling("yarn", factor=2.0), "original_max_position_embeddings"),
-    (lambda: rope_scaling("dynamic", factor=2.0, original_max_position_embeddings=-4),
-     "original_max_position_embeddings"),
-    (lambda: rope_scaling("pi"), "rope_type"),
-    (lambda: TinyLM(16, "sinusoidal", d_model=15, n_heads=3), "d_model"),
-])
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: TinyLM(16, "rope", n_layers=0), "n_layers"),
+        (lambda: TinyLM(16, "rope", n_layers=-1), "n_layers"),
+        (lambda: TinyLM(16, "rope", base=1.0), "base"),
+        (lambda: rope_scaling("yarn", factor=2.0), "original_max_position_embeddings"),
+        (
+            lambda: rope_scaling("dynamic", factor=2.0, original_max_position_embeddings=-4),
+            "original_max_position_embeddings",
+        ),
+        (lambda: rope_scaling("pi"), "rope_type"),
+        (lambda: TinyLM(16, "sinusoidal", d_model=15, n_heads=3), "d_model"),
+    ],
+)
 def test_tiny_lm_refuses_bad_input_naming_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
@@ -376,16 +439,20 @@ def test_tiny_lm_passes_only_the_methods_own_options():
         TinyLM(16, "rope", d_model=16, n_heads=2, num_buckets=8)
     torch.manual_seed(0)
     model = TinyLM(16, "t5", d_model=16, n_heads=2, num_buckets=8, max_distance=20)
-    assert all(block.attn.method.t5.num_buckets == 8 and block.attn.method.t5.max_distance == 20
-               for block in model.blocks)
+    assert all(
+        block.attn.method.t5.num_buckets == 8 and block.attn.method.t5.max_distance == 20 for block in model.blocks
+    )
 
 
-@pytest.mark.parametrize("value,percent,text", [
-    ((2.3149, 2.2801, 2.351), False, "2.31 (2.28–2.35)"),
-    ((0.8749, 0.8, 0.93), True, "87 (80–93)"),
-    ((1, 0, 2), False, "1.00 (0.00–2.00)"),
-    (None, False, "—"),
-])
+@pytest.mark.parametrize(
+    "value,percent,text",
+    [
+        ((2.3149, 2.2801, 2.351), False, "2.31 (2.28–2.35)"),
+        ((0.8749, 0.8, 0.93), True, "87 (80–93)"),
+        ((1, 0, 2), False, "1.00 (0.00–2.00)"),
+        (None, False, "—"),
+    ],
+)
 def test_format_mean_range(value, percent, text):
     from posenc.experiments import format_mean_range
 

@@ -1,7 +1,8 @@
 """posenc.measure: the benchmark scripts' helpers count memory exactly, save results outside the
 installed package by default, and refuse bad input with an error naming the argument.
 
-No test compares wall-clock times: a time is only checked to be a positive number."""
+No test compares wall-clock times: the timing helpers run on a fake clock whose durations are known."""
+
 import ast
 import json
 from pathlib import Path
@@ -11,9 +12,24 @@ import torch
 
 import posenc
 from posenc import measure
-from posenc.measure import (RESULTS_DIR, TensorMemory, attention_cost, describe_machine, interleaved_rounds,
-                            known_results, load_average, load_results, machine, matmul_flops, median_seconds,
-                            ratio_spread, round_ratios, save_results, shaw_peak_memory, tensor_peak_mib)
+from posenc.measure import (
+    RESULTS_DIR,
+    TensorMemory,
+    attention_cost,
+    describe_machine,
+    interleaved_rounds,
+    known_results,
+    load_average,
+    load_results,
+    machine,
+    matmul_flops,
+    median_seconds,
+    ratio_spread,
+    round_ratios,
+    save_results,
+    shaw_peak_memory,
+    tensor_peak_mib,
+)
 
 HUGE = 10**9  # sizes whose results cannot fit in memory: refused before allocating
 
@@ -71,8 +87,11 @@ def test_bad_input_raises_an_error_naming_the_argument(call, exc, name):
 
 def test_huge_sizes_are_refused_before_allocating_with_the_limit_named():
     with TensorMemory() as counter:
-        with pytest.raises(ValueError, match=r"positions=1000000000 asks for a tensor of shape \(1000000000, 128\) "
-                                             r"\(2.86e\+03 GiB\); posenc refuses results above 8 GiB"):
+        with pytest.raises(
+            ValueError,
+            match=r"positions=1000000000 asks for a tensor of shape \(1000000000, 128\) "
+            r"\(2.86e\+03 GiB\); posenc refuses results above 8 GiB",
+        ):
             posenc.rope_cos_sin(HUGE, 128)
     assert counter.peak == 0  # refused before any tensor was made (the table would be 2.86e3 GiB)
 
@@ -112,17 +131,53 @@ def test_the_global_counter_starts_stops_and_is_portable():
     del kept
 
 
-def test_median_seconds_and_rounds_are_positive_and_interleaved():
-    order = []
-    calls = {"a": lambda: order.append("a"), "b": lambda: order.append("b")}
-    done = []
+class _FakeClock:
+    """A ``time`` stand-in for posenc.measure.timing: ``perf_counter`` reads a counter that the timed
+    calls advance by the durations they are given, so a median is known exactly (small integers)."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        return self.now
+
+    def call(self, durations, log=None, name=None):
+        durations = iter(durations)
+
+        def fn():
+            self.now += next(durations)
+            if log is not None:
+                log.append(name)
+
+        return fn
+
+
+def test_median_seconds_is_the_median_of_the_timed_runs_only(monkeypatch):
+    from posenc.measure import timing
+
+    clock = _FakeClock()
+    monkeypatch.setattr(timing, "time", clock)
+    # two warm-up runs of 1000 s (not timed), then five timed runs: the median is the third smallest
+    assert median_seconds(clock.call([1000.0, 1000.0, 5.0, 1.0, 3.0, 100.0, 2.0]), repeat=5, warmup=2) == 3.0
+    assert median_seconds(clock.call([4.0, 1.0]), repeat=2, warmup=0) == 2.5  # even count: the mean of the middle two
+    assert median_seconds(clock.call([7.0]), repeat=1, warmup=0) == 7.0
+
+
+def test_interleaved_rounds_time_each_call_once_per_round(monkeypatch):
+    from posenc.measure import timing
+
+    clock = _FakeClock()
+    monkeypatch.setattr(timing, "time", clock)
+    order, done = [], []
+    # per round, each call runs warmup + repeat = 3 times; a run of "a" takes 2r s in round r (1-based),
+    # of "b" 1 s: the medians are [2, 4, 6] and [1, 1, 1], and the per-round ratio to b is 2r
+    calls = {"a": clock.call([2.0] * 3 + [4.0] * 3 + [6.0] * 3, order, "a"), "b": clock.call([1.0] * 9, order, "b")}
     times = interleaved_rounds(calls, rounds=3, repeat=2, warmup=1, on_round=done.append)
-    assert list(times) == ["a", "b"] and all(len(t) == 3 and min(t) >= 0 for t in times.values())
+    assert times == {"a": [2.0, 4.0, 6.0], "b": [1.0, 1.0, 1.0]}
     assert order == (["a"] * 3 + ["b"] * 3) * 3  # round 1 of every call, then round 2, ...
     assert done == [1, 2, 3]
-    assert median_seconds(lambda: sum(range(100)), repeat=3, warmup=0) >= 0
-    assert round_ratios([2.0, 3.0], [1.0, 2.0]) == [2.0, 1.5]
-    assert ratio_spread([2.0, 1.5, 1.8], "copy") == "1.80x copy (rounds 1.50-2.00)"
+    assert round_ratios(times["a"], times["b"]) == [2.0, 4.0, 6.0]
+    assert ratio_spread(round_ratios(times["a"], times["b"]), "b") == "4.00x b (rounds 2.00-6.00)"
 
 
 def test_machine_is_described_in_one_line():

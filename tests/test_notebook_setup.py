@@ -1,5 +1,6 @@
 """Every chapter notebook starts with the same Colab set-up cell, pointing at the repository URL
 that `_config.yml` holds (the only place it is written down), and the cell is a no-op elsewhere."""
+
 import json
 import subprocess
 import sys
@@ -35,7 +36,8 @@ def test_setup_cell_installs_from_the_configured_repository(path):
     assert nb["cells"][0] is not None and nb["cells"][0]["cell_type"] == "code", "the set-up cell comes first"
     src = "".join(cell["source"])
     assert src == setup_source(REPO_URL), (
-        f"{path.name}: the set-up cell differs from the template; run `python scripts/update_setup_cells.py`")
+        f"{path.name}: the set-up cell differs from the template; run `python scripts/update_setup_cells.py`"
+    )
     assert f"posenc[widgets] @ git+{REPO_URL}" in src
     assert src.count("git+") == 1
     assert "remove-cell" in cell.get("metadata", {}).get("tags", []), "the set-up cell is hidden in the HTML"
@@ -75,8 +77,9 @@ def test_notebook_is_committed_with_outputs_and_widget_cells_tagged(path):
     for c in code:
         kinds = {k for o in c.get("outputs", []) for k in o.get("data", {})}
         tags = set(c.get("metadata", {}).get("tags", []))
-        is_widget = ("application/vnd.jupyter.widget-view+json" in kinds
-                     or "".join(c["source"]).rstrip().endswith(".widget()"))  # stored without its widget view
+        is_widget = "application/vnd.jupyter.widget-view+json" in kinds or "".join(c["source"]).rstrip().endswith(
+            ".widget()"
+        )  # stored without its widget view
         if is_widget:
             assert {"nbval-ignore-output", "remove-output"} <= tags, "widget cells: run, not compared, not in HTML"
         assert not any(o.get("output_type") == "error" for o in c.get("outputs", []))
@@ -129,6 +132,7 @@ def test_book_setup_sets_seed_grad_threads_and_figures():
 
 # ---- show the code: `show_source` cells show the code that runs -----------------------------------
 
+
 def _show_cells():
     for path in NOTEBOOKS:
         for cell in code_cells(path):
@@ -170,9 +174,14 @@ def test_show_source_shows_the_function_that_runs(obj_name):
 
 def test_chapters_show_their_central_functions():
     cells = {p.name: "\n".join("".join(c["source"]) for c in code_cells(p)) for p in NOTEBOOKS}
-    wanted = {"02": ["sinusoidal_encoding"], "03": ["shaw_attention", "_t5_bucket"],
-              "04": ["_core.rope.cos_sin", "_core.rope.rotate_reference"], "05": ["rope_decay_bound"], "06": ["alibi_slopes"],
-              "07": ['ROPE_SCALINGS["yarn"]']}
+    wanted = {
+        "02": ["sinusoidal_encoding"],
+        "03": ["shaw_attention", "_t5_bucket"],
+        "04": ["_core.rope.cos_sin", "_core.rope.rotate_reference"],
+        "05": ["rope_decay_bound"],
+        "06": ["alibi_slopes"],
+        "07": ['ROPE_SCALINGS["yarn"]'],
+    }
     for chapter, names in wanted.items():
         src = next(s for name, s in cells.items() if name.startswith(chapter))
         shown = [line for line in src.splitlines() if line.startswith("show_source(")]
@@ -189,17 +198,19 @@ def test_stored_source_listing_is_current(path, cell):
 
     src = "".join(cell["source"])
     namespace = {"posenc": posenc, "show_source": show_source}
-    imports = "".join(code_cells(path)[1]["source"]).split("\n\n")[0:-1]   # the import block, not book_setup()
+    imports = "".join(code_cells(path)[1]["source"]).split("\n\n")[0:-1]  # the import block, not book_setup()
     exec("\n\n".join(block for block in imports if block.lstrip().startswith(("import ", "from "))), namespace)
     fresh = eval(src, namespace)._repr_markdown_()
     stored = [o for o in cell["outputs"] if o.get("output_type") == "execute_result"]
     assert stored, f"{path.name}: the show_source cell has no stored output"
     assert "".join(stored[0]["data"]["text/markdown"]) == fresh, (
-        f"{path.name}: the stored listing of {src!r} is stale; re-execute the chapter")
+        f"{path.name}: the stored listing of {src!r} is stale; re-execute the chapter"
+    )
     assert "remove-input" in cell["metadata"].get("tags", []), "the HTML shows the listing, not the call"
 
 
 # ---- citations: plain links that read in JupyterLab and Colab; the HTML book renders {cite:t} ---
+
 
 def _bib_entries() -> dict[str, dict]:
     import re
@@ -240,7 +251,7 @@ def _expected_name(fields: dict) -> str | None:
     if author is None:
         return None
     if author.startswith("{") and author.count(" and ") == 0:
-        return _plain(author)                      # a corporate author, e.g. {Meta AI}
+        return _plain(author)  # a corporate author, e.g. {Meta AI}
     names = [n.strip() for n in author.split(" and ")]
     surnames = [_plain(n.split(",")[0]) for n in names]
     if len(names) == 1:
@@ -255,8 +266,9 @@ def test_markdown_cites_with_links_not_roles():
         nb = json.loads(path.read_text(encoding="utf-8"))
         md = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
         assert "{cite" not in md, f"{path.name}: a {{cite}} role shows raw in JupyterLab and Colab"
-        assert md.count('"cite:') == len([1 for p, _ in _cite_links() if p == path]), \
+        assert md.count('"cite:') == len([1 for p, _ in _cite_links() if p == path]), (
             f"{path.name}: a citation link the book's extension would not convert"
+        )
     assert len(list(_cite_links())) > 50
 
 
@@ -265,7 +277,7 @@ def test_citation_links_name_a_bib_entry_by_its_authors_and_year():
     assert len(entries) >= 30
     for path, m in _cite_links():
         key, label, url = m.group("key"), m.group("label"), m.group("url")
-        where = f"{path.name}: [{label}]({url} \"cite:{key}\")"
+        where = f'{path.name}: [{label}]({url} "cite:{key}")'
         assert key in entries, f"{where}: no entry {key} in references.bib"
         fields = entries[key]
         year = fields.get("year")
@@ -273,7 +285,7 @@ def test_citation_links_name_a_bib_entry_by_its_authors_and_year():
         assert (year is None) == (name == label), f"{where}: the label must end with the year {year}"
         assert name, f"{where}: the label names no one"
         expected = _expected_name(fields)
-        if expected is None:                        # no author: the label is the title's start
+        if expected is None:  # no author: the label is the title's start
             assert _plain(fields["title"]).startswith(name), f"{where}: label is not the title"
         else:
             assert expected.startswith(name), f"{where}: label should name {expected!r}"
@@ -288,13 +300,17 @@ def test_book_extension_turns_citation_links_into_cite_roles():
         from posenc_cite import cite_links_to_roles
     finally:
         sys.path.pop(0)
-    text = ('RoPE ([Su et al. 2021](https://arxiv.org/abs/2104.09864 "cite:su2021roformer")) and '
-            '[a plain link](https://example.org) and [Mao 2025](https://x.org/a.bib "cite:maosong2025pe").')
-    assert cite_links_to_roles(text) == ("RoPE ({cite:t}`su2021roformer`) and [a plain link](https://example.org) "
-                                         "and {cite:t}`maosong2025pe`.")
+    text = (
+        'RoPE ([Su et al. 2021](https://arxiv.org/abs/2104.09864 "cite:su2021roformer")) and '
+        '[a plain link](https://example.org) and [Mao 2025](https://x.org/a.bib "cite:maosong2025pe").'
+    )
+    assert cite_links_to_roles(text) == (
+        "RoPE ({cite:t}`su2021roformer`) and [a plain link](https://example.org) and {cite:t}`maosong2025pe`."
+    )
 
 
 # ---- a clean checkout: opening, running and saving a chapter changes nothing else ---------------
+
 
 def _clean_notebooks():
     sys.path.insert(0, str(ROOT / "scripts"))
@@ -329,12 +345,18 @@ def test_normaliser_is_idempotent_and_strips_volatile_parts():
     cell = nbformat.v4.new_code_cell("x", execution_count=1)
     cell.metadata["execution"] = {"iopub.status.idle": "2026-01-01T00:00:00Z"}
     cell.metadata["tags"] = ["remove-input"]
-    cell.outputs = [nbformat.v4.new_output("display_data", data={
-        "text/plain": "Run this cell to explore", clean.WIDGET_VIEW: {"model_id": "abc", "version_major": 2}})]
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            data={"text/plain": "Run this cell to explore", clean.WIDGET_VIEW: {"model_id": "abc", "version_major": 2}},
+        )
+    ]
     printed = nbformat.v4.new_code_cell("print(1); print(2)", execution_count=2)
-    printed.outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n"),
-                       nbformat.v4.new_output("stream", name="stdout", text="2\n"),
-                       nbformat.v4.new_output("stream", name="stderr", text="warning\n")]
+    printed.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="1\n"),
+        nbformat.v4.new_output("stream", name="stdout", text="2\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="warning\n"),
+    ]
     nb.cells = [cell, printed]
     once = clean.clean_text(nbformat.writes(nb))
     assert clean.clean_text(once) == once and once.endswith("}\n")
@@ -344,7 +366,9 @@ def test_normaliser_is_idempotent_and_strips_volatile_parts():
     assert back["cells"][0]["metadata"] == {"tags": ["remove-input"]}
     assert back["cells"][0]["outputs"][0]["data"] == {"text/plain": ["Run this cell to explore"]}
     assert [(o["name"], o["text"]) for o in back["cells"][1]["outputs"]] == [
-        ("stdout", ["1\n", "2\n"]), ("stderr", ["warning\n"])], "consecutive prints merged as JupyterLab does"
+        ("stdout", ["1\n", "2\n"]),
+        ("stderr", ["warning\n"]),
+    ], "consecutive prints merged as JupyterLab does"
 
 
 def test_running_a_chapter_in_place_changes_no_byte(tmp_path):
@@ -357,29 +381,41 @@ def test_running_a_chapter_in_place_changes_no_byte(tmp_path):
     path = ROOT / "notebooks" / "05_decay.ipynb"
     nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
     env_nb = tmp_path / path.name
-    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}}).execute()
+    nbclient.NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     env_nb.write_text(clean.serialise(clean.normalise(nb)), encoding="utf-8")
     stored, fresh = path.read_text(encoding="utf-8"), env_nb.read_text(encoding="utf-8")
     if fresh != stored:
         a, b = json.loads(stored), json.loads(fresh)
-        changed = [f"{x['id']}: {sorted(k for k in set(x) | set(y) if x.get(k) != y.get(k))}"
-                   for x, y in zip(a["cells"], b["cells"]) if x != y]
+        changed = [
+            f"{x['id']}: {sorted(k for k in set(x) | set(y) if x.get(k) != y.get(k))}"
+            for x, y in zip(a["cells"], b["cells"])
+            if x != y
+        ]
         if a["metadata"] != b["metadata"]:
             changed.append("notebook metadata")
-        pytest.fail(f"re-executing {path.name} changed it (stale stored outputs, or an output that is not "
-                    f"reproducible): " + "; ".join(changed or ["serialisation"]))
+        pytest.fail(
+            f"re-executing {path.name} changed it (stale stored outputs, or an output that is not "
+            f"reproducible): " + "; ".join(changed or ["serialisation"])
+        )
 
 
 # ---- the repository and Colab buttons: off while repository.url is the placeholder ----------
+
 
 def test_no_repository_or_colab_button_while_the_url_is_a_placeholder():
     sys.path.insert(0, str(ROOT / "book" / "_ext"))
     import posenc_book
 
     def configured(url):
-        config = types.SimpleNamespace(html_theme_options={
-            "repository_url": url, "use_repository_button": True, "launch_buttons": {"colab_url": "https://colab"}})
+        config = types.SimpleNamespace(
+            html_theme_options={
+                "repository_url": url,
+                "use_repository_button": True,
+                "launch_buttons": {"colab_url": "https://colab"},
+            }
+        )
         posenc_book._repository_buttons(None, config)
         return config.html_theme_options
 
@@ -397,31 +433,35 @@ def test_check_answer_hashes_integers_and_refuses_truncation(capsys):
     import hashlib
 
     from posenc.book import answer_digest, check_answer
+
     assert answer_digest(6) == hashlib.sha256(b"6").hexdigest()[:16]
     assert answer_digest([0, 16]) == answer_digest((0, 16)) == hashlib.sha256(b"(0, 16)").hexdigest()[:16]
     assert check_answer("e", 6, answer_digest(6)) and check_answer("e", 6.0, answer_digest(6))
-    assert not check_answer("e", 6.9, answer_digest(6))          # not truncated to 6
+    assert not check_answer("e", 6.9, answer_digest(6))  # not truncated to 6
     assert not check_answer("e", 7, answer_digest(6)) and not check_answer("e", "six", answer_digest(6))
     assert not check_answer("e", None, answer_digest(6))
     out = capsys.readouterr().out
     assert "e: not answered yet" in out and "not yet (6.9 is not the answer)" in out
 
 
-@pytest.mark.parametrize("call,exc,name", [
-    (lambda b: b.check_answer(3, 6, "0" * 16), TypeError, "name"),
-    (lambda b: b.check_answer("e", 6, "six"), ValueError, "digest"),
-    (lambda b: b.check_answer("e", 6, None), ValueError, "digest"),
-    (lambda b: b.answer_digest("six"), ValueError, "answer"),
-    (lambda b: b.answer_digest(6.5), ValueError, "answer"),
-    (lambda b: b.answer_digest(None), TypeError, "answer"),
-    (lambda b: b.answer_digest([1, True]), TypeError, "answer"),
-    (lambda b: b.book_setup(seed=2**64), ValueError, "seed"),
-    (lambda b: b.book_setup(grad="yes"), TypeError, "grad"),
-    (lambda b: b.book_setup(threads=1.0), TypeError, "threads"),
-    (lambda b: b.show_source(), TypeError, "objs"),
-    (lambda b: b.show_source(b.book_setup, docstring=1), TypeError, "docstring"),
-    (lambda b: b.Source("t", None), TypeError, "code"),
-])
+@pytest.mark.parametrize(
+    "call,exc,name",
+    [
+        (lambda b: b.check_answer(3, 6, "0" * 16), TypeError, "name"),
+        (lambda b: b.check_answer("e", 6, "six"), ValueError, "digest"),
+        (lambda b: b.check_answer("e", 6, None), ValueError, "digest"),
+        (lambda b: b.answer_digest("six"), ValueError, "answer"),
+        (lambda b: b.answer_digest(6.5), ValueError, "answer"),
+        (lambda b: b.answer_digest(None), TypeError, "answer"),
+        (lambda b: b.answer_digest([1, True]), TypeError, "answer"),
+        (lambda b: b.book_setup(seed=2**64), ValueError, "seed"),
+        (lambda b: b.book_setup(grad="yes"), TypeError, "grad"),
+        (lambda b: b.book_setup(threads=1.0), TypeError, "threads"),
+        (lambda b: b.show_source(), TypeError, "objs"),
+        (lambda b: b.show_source(b.book_setup, docstring=1), TypeError, "docstring"),
+        (lambda b: b.Source("t", None), TypeError, "code"),
+    ],
+)
 def test_book_tools_refuse_bad_input_naming_the_argument(call, exc, name):
     import torch
 

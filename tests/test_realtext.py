@@ -1,11 +1,20 @@
-"""The real-text experiment (posenc.experiments.realtext): the shipped corpus, the evaluation protocol, the run's shape."""
+"""The real-text experiment (posenc.experiments.realtext): the shipped corpus, the evaluation protocol,
+the run's shape."""
+
 import math
 
 import pytest
 import torch
 
-from posenc.experiments import (CharCorpus, code_hash, evaluate_windows, load_results, load_shakespeare,
-                                run_text_experiment, text_config)
+from posenc.experiments import (
+    CharCorpus,
+    code_hash,
+    evaluate_windows,
+    load_results,
+    load_shakespeare,
+    run_text_experiment,
+    text_config,
+)
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +76,17 @@ def test_evaluate_windows_refuses_a_ragged_cut(corpus):
 
 
 def test_run_text_experiment_structure():
-    config = text_config(methods=["learned", "rope"], seeds=[0], steps=2, train_length=8, eval_lengths=[8, 16],
-                         val_tokens=32, model={"d_model": 16, "n_heads": 2})
+    config = text_config(
+        methods=["learned", "rope"],
+        seeds=[0],
+        steps=2,
+        train_length=8,
+        eval_lengths=[8, 16],
+        val_tokens=32,
+        model={"d_model": 16, "n_heads": 2},
+        context_cut={"length": 16, "tokens": 32},
+        finetune={"methods": []},
+    )
     out = run_text_experiment(config)
     assert list(out["metrics"]) == ["learned", "rope", "rope+pi", "rope+dynamic", "rope+yarn"]
     learned, rope = out["metrics"]["learned"]["0"], out["metrics"]["rope"]["0"]

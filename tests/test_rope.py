@@ -110,8 +110,10 @@ def test_scores_depend_only_on_relative_position(layout, d, base):
     for (a, b), (c, e) in [((0, 1), (4, 5)), ((0, 2), (4, 6)), ((0, 3), (4, 7)), ((1, 0), (5, 4))]:
         assert scores[a, b].item() == pytest.approx(scores[c, e].item(), abs=1e-9)
     # and R_m^T R_n = R_{n-m}
-    rm, rn = rope_matrix(10, d, base, layout=layout, dtype=torch.float64), rope_matrix(25, d, base, layout=layout,
-                                                                                          dtype=torch.float64)
+    rm, rn = (
+        rope_matrix(10, d, base, layout=layout, dtype=torch.float64),
+        rope_matrix(25, d, base, layout=layout, dtype=torch.float64),
+    )
     torch.testing.assert_close(rm.T @ rn, rope_matrix(15, d, base, layout=layout, dtype=torch.float64))
 
 
@@ -121,8 +123,9 @@ def test_layout_permutation_maps_interleaved_to_half(d):
     x = torch.randn(5, 9, d, dtype=torch.float64)
     ci, si = rope_cos_sin(9, d, layout="interleaved", dtype=torch.float64)
     ch, sh = rope_cos_sin(9, d, layout="half", dtype=torch.float64)
-    torch.testing.assert_close(apply_rope(x, ci, si, layout="interleaved")[..., perm],
-                               apply_rope(x[..., perm], ch, sh, layout="half"))
+    torch.testing.assert_close(
+        apply_rope(x, ci, si, layout="interleaved")[..., perm], apply_rope(x[..., perm], ch, sh, layout="half")
+    )
 
 
 @pytest.mark.parametrize("n_heads,head_dim", [(1, 8), (4, 16), (8, 64)])
@@ -202,8 +205,12 @@ def test_half_layout_matches_hugging_face_llama():
     transformers = pytest.importorskip("transformers")
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
 
-    cfg = transformers.LlamaConfig(hidden_size=256, num_attention_heads=4, head_dim=64,
-                                   rope_parameters={"rope_type": "default", "rope_theta": 10000.0})
+    cfg = transformers.LlamaConfig(
+        hidden_size=256,
+        num_attention_heads=4,
+        head_dim=64,
+        rope_parameters={"rope_type": "default", "rope_theta": 10000.0},
+    )
     q, k = torch.randn(2, 4, 30, 64), torch.randn(2, 4, 30, 64)
     ids = torch.arange(30)[None].expand(2, 30)
     hf_cos, hf_sin = LlamaRotaryEmbedding(cfg)(q, ids)
@@ -235,8 +242,9 @@ def test_three_implementations_agree(d):
     torch.testing.assert_close(posenc.apply_rope_complex(x, posenc.rope_freqs_cis(40, d)), fast_i)
     torch.testing.assert_close(posenc.apply_rope_matrix(x, 40, layout="interleaved"), fast_i, atol=1e-5, rtol=1e-5)
     torch.testing.assert_close(posenc.apply_rope_rotate_half(x, ch, sh), apply_rope(x, ch, sh, layout="half"))
-    torch.testing.assert_close(posenc.apply_rope_matrix(x, 40, layout="half"), apply_rope(x, ch, sh, layout="half"),
-                               atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(
+        posenc.apply_rope_matrix(x, 40, layout="half"), apply_rope(x, ch, sh, layout="half"), atol=1e-5, rtol=1e-5
+    )
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -249,6 +257,130 @@ def test_2d_rope_scores_depend_on_the_2d_offset_only(layout, head_dim):
     qr = apply_rope(q.expand(rows * cols, -1), cos, sin, layout=layout)
     kr = apply_rope(k.expand(rows * cols, -1), cos, sin, layout=layout)
     s = (qr @ kr.T).view(rows, cols, rows, cols)
-    torch.testing.assert_close(s[0, 0, 1, 2], s[3, 4, 4, 6])     # offset (+1, +2)
-    torch.testing.assert_close(s[2, 1, 0, 0], s[4, 3, 2, 2])     # offset (-2, -1)
-    assert not torch.isclose(s[0, 0, 1, 2], s[0, 0, 2, 1])       # the axes are distinguished
+    torch.testing.assert_close(s[0, 0, 1, 2], s[3, 4, 4, 6])  # offset (+1, +2)
+    torch.testing.assert_close(s[2, 1, 0, 0], s[4, 3, 2, 2])  # offset (-2, -1)
+    assert not torch.isclose(s[0, 0, 1, 2], s[0, 0, 2, 1])  # the axes are distinguished
+
+
+# ---- low precision: rotated in float32 and cast back (Meta, torchtune) ------------------------------------
+
+
+def _correct_rounding_bound(ref, x, dtype):
+    """|error| of a result rounded once to ``dtype`` from a float32 computation: half an ulp of ``dtype``
+    relative to the exact value (u = eps / 2), plus a margin for the float32 tables and arithmetic
+    (a few 2**-24 per entry of |x0| + |x1|, taken as 1e-6 * max|x|)."""
+    return torch.finfo(dtype).eps / 2 * ref.abs() + 1e-6 * float(x.abs().max())
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("start", [0, 100_000])
+def test_low_precision_is_rotated_in_float32_and_cast_back(dtype, layout, start):
+    """Against the float64 rotation of the same (rounded) input, every entry is within the error of one
+    final rounding (the float32-then-cast bound); computing in the input dtype exceeds that bound."""
+    from posenc._core.rope import rotate_reference
+
+    g = torch.Generator().manual_seed(start + len(layout))
+    x = torch.randn(2, 4, 64, 128, generator=g).to(dtype)
+    pos = torch.arange(start, start + 64)
+    c64, s64 = rope_cos_sin(pos, 128, layout=layout, dtype=torch.float64)
+    ref = apply_rope(x.double(), c64, s64, layout=layout)
+    bound = _correct_rounding_bound(ref, x, dtype)
+    cos, sin = rope_cos_sin(pos, 128, layout=layout)  # float32 tables
+    for got in (
+        apply_rope(x, cos, sin, layout=layout),
+        posenc.RotaryEmbedding(128, 8, layout=layout)(x, pos),
+        apply_rope(x.requires_grad_(), cos, sin, layout=layout).detach(),
+    ):  # the autograd path too
+        assert got.dtype == dtype
+        assert ((got.double() - ref).abs() <= bound).all()
+    in_dtype = rotate_reference(x.detach(), cos.to(dtype), sin.to(dtype), layout)  # Hugging Face's way
+    assert ((in_dtype.double() - ref).abs() > bound).any()  # the bound is tight enough to tell the two apart
+
+
+def test_float32_inputs_are_computed_in_float32():
+    """float32 stays in float32 (the same ops as the reference form on the same inputs)."""
+    from posenc._core.rope import rotate_reference
+
+    x = torch.randn(3, 10, 16, requires_grad=True)
+    cos, sin = rope_cos_sin(10, 16)
+    assert torch.equal(apply_rope(x, cos, sin), rotate_reference(x, cos, sin, "half"))
+
+
+# ---- the layout of x: [b, h, L, d] (Hugging Face) or [b, L, h, d] (torchtune) -----------------------------
+
+
+class TorchtuneRoPE(torch.nn.Module):
+    """torchtune's RotaryPositionalEmbeddings (modules/position_embeddings.py), written out: x [b, s, n_h, h_d],
+    pairs (2i, 2i+1), float32 angles, computed in float32 and cast back."""
+
+    def __init__(self, dim, max_seq_len=4096, base=10_000):
+        super().__init__()
+        theta = 1.0 / (base ** (torch.arange(0, dim, 2)[: (dim // 2)].float() / dim))
+        idx_theta = torch.einsum("i, j -> ij", torch.arange(max_seq_len, dtype=theta.dtype), theta).float()
+        self.register_buffer("cache", torch.stack([torch.cos(idx_theta), torch.sin(idx_theta)], dim=-1))
+
+    def forward(self, x, *, input_pos=None):
+        seq_len = x.size(1)
+        rope_cache = self.cache[:seq_len] if input_pos is None else self.cache[input_pos]
+        xshaped = x.float().reshape(*x.shape[:-1], -1, 2)
+        rope_cache = rope_cache.view(-1, xshaped.size(1), 1, xshaped.size(3), 2)
+        x_out = torch.stack(
+            [
+                xshaped[..., 0] * rope_cache[..., 0] - xshaped[..., 1] * rope_cache[..., 1],
+                xshaped[..., 1] * rope_cache[..., 0] + xshaped[..., 0] * rope_cache[..., 1],
+            ],
+            -1,
+        )
+        return x_out.flatten(3).type_as(x)
+
+
+@pytest.mark.parametrize("b,s,h,d", [(2, 7, 4, 16), (1, 4, 4, 32), (3, 1, 8, 8)])  # (1, 4, 4, 32): seq == heads
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_seq_dim_minus_3_matches_torchtune(b, s, h, d, dtype):
+    tt = TorchtuneRoPE(d, 64)
+    rope = posenc.RotaryEmbedding(d, 8, layout="interleaved", seq_dim=-3)
+    x = torch.randn(b, s, h, d).to(dtype)
+    # float32 angles (torchtune) vs float64 ones rounded to float32 (posenc): positions < 64, a few float32 ulps;
+    # in bfloat16 both round a float32 value once, so they differ by at most one bfloat16 ulp
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == torch.float32 else dict(rtol=2.0**-7, atol=1e-5)
+    torch.testing.assert_close(rope(x), tt(x), **tol)
+    pos = torch.arange(20, 20 + s)
+    torch.testing.assert_close(rope(x, pos), tt(x, input_pos=pos), **tol)
+    packed = torch.stack([torch.arange(s).flip(0) + 3 * i for i in range(b)])  # [b, s] per sequence
+    torch.testing.assert_close(rope(x, packed), tt(x, input_pos=packed), **tol)
+    # the same rotation as the default layout on the transposed tensor
+    hf = posenc.RotaryEmbedding(d, 8, layout="interleaved")
+    torch.testing.assert_close(rope(x, packed), hf(x.transpose(1, 2), packed).transpose(1, 2), rtol=0, atol=0)
+
+
+def test_seq_equal_to_heads_is_decided_by_seq_dim_not_by_shapes():
+    """With L == h no shape tells the layouts apart: seq_dim decides, and the two readings differ."""
+    x = torch.randn(1, 4, 4, 16)
+    default, torchtune = posenc.RotaryEmbedding(16), posenc.RotaryEmbedding(16, seq_dim=-3)
+    torch.testing.assert_close(torchtune(x), default(x.transpose(1, 2)).transpose(1, 2), rtol=0, atol=0)
+    assert not torch.allclose(torchtune(x), default(x))
+
+
+@pytest.mark.parametrize(
+    "seq_dim,shape,hint",
+    [
+        (-2, (2, 7, 4, 16), "seq_dim=-3"),  # torchtune's [b, L, h, d] given to the default module
+        (-3, (2, 4, 7, 16), "seq_dim=-2"),  # Hugging Face's [b, h, L, d] given to a seq_dim=-3 module
+    ],
+)
+def test_a_layout_mismatch_that_position_ids_reveal_names_the_seq_dim_to_pass(seq_dim, shape, hint):
+    rope = posenc.RotaryEmbedding(16, seq_dim=seq_dim)
+    for ids in (torch.arange(7), torch.arange(7).expand(2, 7)):
+        with pytest.raises(ValueError, match=hint):
+            rope(torch.randn(*shape), ids)
+    with pytest.raises(ValueError, match="position_ids"):  # no dimension fits: no hint, still an error
+        rope(torch.randn(*shape), torch.arange(5))
+
+
+@pytest.mark.parametrize("bad", [-1, 0, 1, 2, -4, True, 1.5, "bshd"])
+def test_seq_dim_bad_values(bad):
+    with pytest.raises(ValueError, match="seq_dim"):
+        posenc.RotaryEmbedding(16, seq_dim=bad)
+    with pytest.raises(ValueError, match="x"):  # seq_dim=-3 needs x with a head dimension
+        posenc.RotaryEmbedding(16, seq_dim=-3)(torch.randn(5, 16))

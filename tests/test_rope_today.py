@@ -1,6 +1,7 @@
 """Chapter 10's functions: partial rotary, M-RoPE, Llama 4's NoPE temperature and chunked attention,
 xPos, MLA's cache size, StreamingLLM positions and the model table, each against Hugging Face
 transformers or an independent implementation written from the reference code, plus bad input."""
+
 import dataclasses
 import math
 import re
@@ -9,10 +10,11 @@ from types import SimpleNamespace
 
 import pytest
 import torch
+from conftest import assert_close_ulps
 
 import posenc
-from conftest import assert_close_ulps
-import posenc.today  # noqa: F401  (posenc.<name> below: the names of posenc.today)
+import posenc.today  # noqa: F401  (posenc.<name> below: the names of posenc.today; book.<name>: the model table)
+from posenc import book
 
 ROOT = Path(__file__).resolve().parents[1]
 F32 = dict(rtol=1e-5, atol=1e-5)
@@ -24,14 +26,17 @@ def _hf():
 
 # --------------------------------------------------------------------------- partial rotary
 
+
 @pytest.mark.parametrize("head_dim,factor", [(64, 0.25), (80, 0.4), (96, 0.5), (32, 0.75)])
 def test_partial_rotary_matches_hf_gpt_neox(head_dim, factor):
     transformers = _hf()
     from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding, apply_rotary_pos_emb
 
-    cfg = transformers.GPTNeoXConfig(hidden_size=head_dim * 2, num_attention_heads=2,
-                                     rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
-                                                      "partial_rotary_factor": factor})
+    cfg = transformers.GPTNeoXConfig(
+        hidden_size=head_dim * 2,
+        num_attention_heads=2,
+        rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": factor},
+    )
     r = int(head_dim * factor)
     q, k = torch.randn(2, 2, 40, head_dim), torch.randn(2, 2, 40, head_dim)
     ids = torch.arange(40)[None].expand(2, 40)
@@ -48,9 +53,11 @@ def test_partial_rotary_matches_hf_phi():
     transformers = _hf()
     from transformers.models.phi.modeling_phi import PhiRotaryEmbedding, apply_rotary_pos_emb
 
-    cfg = transformers.PhiConfig(hidden_size=160, num_attention_heads=2,
-                                 rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
-                                                  "partial_rotary_factor": 0.4})
+    cfg = transformers.PhiConfig(
+        hidden_size=160,
+        num_attention_heads=2,
+        rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.4},
+    )
     r = 32  # Phi-2: head_dim 80, partial_rotary_factor 0.4
     q = torch.randn(1, 2, 25, 80)
     hf_cos, hf_sin = PhiRotaryEmbedding(cfg)(q, torch.arange(25)[None])
@@ -108,13 +115,17 @@ def test_apply_rope_single_vector_with_partial_tables():
 
 # --------------------------------------------------------------------------- M-RoPE
 
+
 def _qwen2vl_rotary(head_dim, section, base):
     _hf()
     from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLTextConfig
     from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLRotaryEmbedding
 
-    cfg = Qwen2VLTextConfig(hidden_size=head_dim * 2, num_attention_heads=2,
-                            rope_parameters={"rope_type": "default", "rope_theta": base, "mrope_section": section})
+    cfg = Qwen2VLTextConfig(
+        hidden_size=head_dim * 2,
+        num_attention_heads=2,
+        rope_parameters={"rope_type": "default", "rope_theta": base, "mrope_section": section},
+    )
     return Qwen2VLRotaryEmbedding(cfg)
 
 
@@ -169,16 +180,29 @@ def _qwen3vl_rotary(head_dim, section, base):
     from transformers.models.qwen3_vl.configuration_qwen3_vl import Qwen3VLTextConfig
     from transformers.models.qwen3_vl.modeling_qwen3_vl import Qwen3VLTextRotaryEmbedding
 
-    cfg = Qwen3VLTextConfig(hidden_size=head_dim * 2, num_attention_heads=2, num_key_value_heads=2, head_dim=head_dim,
-                            intermediate_size=32, num_hidden_layers=1, vocab_size=64,
-                            rope_parameters={"rope_type": "default", "rope_theta": base, "mrope_section": section,
-                                             "mrope_interleaved": True})
+    cfg = Qwen3VLTextConfig(
+        hidden_size=head_dim * 2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        head_dim=head_dim,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        vocab_size=64,
+        rope_parameters={
+            "rope_type": "default",
+            "rope_theta": base,
+            "mrope_section": section,
+            "mrope_interleaved": True,
+        },
+    )
     assert isinstance(cfg, transformers.PreTrainedConfig)
     return Qwen3VLTextRotaryEmbedding(cfg)
 
 
-@pytest.mark.parametrize("head_dim,section,base", [(128, [24, 20, 20], 5e6), (32, [6, 5, 5], 1e4),
-                                                   (64, [12, 10, 10], 1e6), (48, [10, 7, 7], 1e4)])
+@pytest.mark.parametrize(
+    "head_dim,section,base",
+    [(128, [24, 20, 20], 5e6), (32, [6, 5, 5], 1e4), (64, [12, 10, 10], 1e6), (48, [10, 7, 7], 1e4)],
+)
 def test_interleaved_mrope_matches_qwen3vl(head_dim, section, base):
     from transformers.models.qwen3_vl.modeling_qwen3_vl import apply_rotary_pos_emb
 
@@ -250,12 +274,22 @@ def test_mrope_position_ids_continue_after_the_largest_position():
 
 # --------------------------------------------------------------------------- Llama 4
 
+
 def _llama4_config(**kw):
     _hf()
     from transformers.models.llama4.configuration_llama4 import Llama4TextConfig
 
-    cfg = Llama4TextConfig(hidden_size=64, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
-                           num_hidden_layers=8, intermediate_size=32, intermediate_size_mlp=32, vocab_size=10, **kw)
+    cfg = Llama4TextConfig(
+        hidden_size=64,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=16,
+        num_hidden_layers=8,
+        intermediate_size=32,
+        intermediate_size_mlp=32,
+        vocab_size=10,
+        **kw,
+    )
     cfg._attn_implementation = "eager"
     return cfg
 
@@ -330,6 +364,7 @@ def test_chunked_causal_mask_matches_hf_mask_function(seq_len, chunk):
 
 # --------------------------------------------------------------------------- xPos
 
+
 def torchscale_xpos(x, scale_base=512, downscale=False, offset=0):
     """torchscale's XPOS forward, re-implemented from its source (interleaved layout, centred positions)."""
     length, head_dim = x.shape[-2], x.shape[-1]
@@ -382,6 +417,7 @@ def test_xpos_scores_depend_on_distance_only_and_decay(head_dim, gamma, scale_ba
 
 # --------------------------------------------------------------------------- MLA and StreamingLLM
 
+
 def test_mla_cache_equals_gqa_with_2_25_groups_as_deepseek_v2_reports():
     """DeepSeek-V2 (section 2.1.4): MLA's cache, (d_c + d_h^R) l elements, equals GQA with 2.25 groups."""
     mla = posenc.kv_cache_bytes_per_token("mla", n_layers=60, kv_lora_rank=4 * 128, qk_rope_head_dim=128 // 2)
@@ -418,6 +454,7 @@ def test_streaming_cache_positions(n_tokens, n_sink, window):
 
 
 # --------------------------------------------------------------------------- learned sinks (gpt-oss)
+
 
 def _hf_sink_attention(q, k, v, sinks, n_kv_groups, *, sliding_window=None, dtype=torch.float32):
     """transformers' gpt_oss eager_attention_forward with HF's own causal / sliding-window mask functions."""
@@ -462,7 +499,11 @@ def test_sink_attention_without_sink_mass_is_softmax_attention():
 
 def test_sink_attention_non_causal_and_scale():
     g = torch.Generator().manual_seed(3)
-    q, k, v = torch.randn(1, 1, 3, 4, generator=g), torch.randn(1, 1, 5, 4, generator=g), torch.randn(1, 1, 5, 4, generator=g)
+    q, k, v = (
+        torch.randn(1, 1, 3, 4, generator=g),
+        torch.randn(1, 1, 5, 4, generator=g),
+        torch.randn(1, 1, 5, 4, generator=g),
+    )
     sinks = torch.tensor([0.5])
     logits = torch.cat((q[0, 0] @ k[0, 0].T * 0.3, sinks.expand(3, 1)), dim=1)
     ref = torch.softmax(logits, dim=-1)[:, :-1] @ v[0, 0]
@@ -471,13 +512,14 @@ def test_sink_attention_non_causal_and_scale():
 
 # --------------------------------------------------------------------------- the model table
 
+
 def _bib_keys():
     return set(re.findall(r"^@\w+\{([^,]+),", (ROOT / "references.bib").read_text(), flags=re.M))
 
 
 def test_every_model_row_has_a_source_and_consistent_widths():
     keys = _bib_keys()
-    for name, cfg in posenc.MODEL_ROPE_CONFIGS.items():
+    for name, cfg in book.MODEL_ROPE_CONFIGS.items():
         assert cfg["source"] in keys, (name, cfg["source"])
         assert cfg["rotary_dim"] % 2 == 0 and cfg["rotary_dim"] <= cfg["head_dim"], name
         scaling = cfg["rope_scaling"] or {}
@@ -488,20 +530,25 @@ def test_every_model_row_has_a_source_and_consistent_widths():
             assert sum(scaling["mrope_section"]) == cfg["rotary_dim"] // 2, name
 
 
-@pytest.mark.parametrize("name", sorted(posenc.MODEL_ROPE_CONFIGS))
+@pytest.mark.parametrize("name", sorted(book.MODEL_ROPE_CONFIGS))
 def test_model_wavelengths_match_hf_rope_init(name):
     """Each row, turned into a Hugging Face config, gives HF the frequencies scaled_wavelengths uses."""
     transformers = _hf()
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
-    cfg = posenc.MODEL_ROPE_CONFIGS[name]
-    got = posenc.scaled_wavelengths(name)
+    cfg = book.MODEL_ROPE_CONFIGS[name]
+    got = book.scaled_wavelengths(name)
     params = {"rope_type": "default", "rope_theta": cfg["rope_theta"], **(cfg["rope_scaling"] or {})}
     if params["rope_type"] == "mrope":
         params = {"rope_type": "default", "rope_theta": cfg["rope_theta"]}
     r = cfg["rotary_dim"]
-    hf_cfg = transformers.LlamaConfig(hidden_size=r * 2, num_attention_heads=2, head_dim=r,
-                                      max_position_embeddings=cfg["max_position_embeddings"], rope_parameters=params)
+    hf_cfg = transformers.LlamaConfig(
+        hidden_size=r * 2,
+        num_attention_heads=2,
+        head_dim=r,
+        max_position_embeddings=cfg["max_position_embeddings"],
+        rope_parameters=params,
+    )
     if params["rope_type"] == "default":
         inv = 1.0 / (cfg["rope_theta"] ** (torch.arange(0, r, 2, dtype=torch.int64).float() / r))
         scale = 1.0
@@ -513,15 +560,19 @@ def test_model_wavelengths_match_hf_rope_init(name):
 
 def _published_scalings():
     """(label, rope_scaling dict, max_position_embeddings) of every row, Llama 4's base checkpoint included."""
-    for name, cfg in posenc.MODEL_ROPE_CONFIGS.items():
+    for name, cfg in book.MODEL_ROPE_CONFIGS.items():
         yield name, cfg["rope_scaling"], cfg["max_position_embeddings"]
         if "base_checkpoint_rope_scaling" in cfg["extra"]:
-            yield (f"{name} (base checkpoint)", cfg["extra"]["base_checkpoint_rope_scaling"],
-                   cfg["extra"]["base_checkpoint_max_position_embeddings"])
+            yield (
+                f"{name} (base checkpoint)",
+                cfg["extra"]["base_checkpoint_rope_scaling"],
+                cfg["extra"]["base_checkpoint_max_position_embeddings"],
+            )
 
 
-@pytest.mark.parametrize("label,published,max_len", list(_published_scalings()),
-                         ids=[row[0] for row in _published_scalings()])
+@pytest.mark.parametrize(
+    "label,published,max_len", list(_published_scalings()), ids=[row[0] for row in _published_scalings()]
+)
 def test_model_scalings_round_trip_through_the_typed_config(label, published, max_len):
     """from_hf(row).to_hf() gives back every published number as written, plus only the type's defaults and
     what Hugging Face derives from max_position_embeddings; reading that back gives the same config."""
@@ -543,48 +594,53 @@ def test_model_scalings_round_trip_through_the_typed_config(label, published, ma
             assert hf[key] == defaults[key], (label, key)
 
 
-@pytest.mark.parametrize("name", sorted(posenc.MODEL_ROPE_CONFIGS))
+@pytest.mark.parametrize("name", sorted(book.MODEL_ROPE_CONFIGS))
 def test_hf_rope_parameters_read_as_the_model_row(name):
     """The rope_parameters dict transformers makes of a row (theta, M-RoPE keys, its standardisation)
     reads back as the same typed config as the row itself."""
     transformers = _hf()
     from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLTextConfig
 
-    cfg = posenc.MODEL_ROPE_CONFIGS[name]
+    cfg = book.MODEL_ROPE_CONFIGS[name]
     params = {"rope_theta": cfg["rope_theta"], **(cfg["rope_scaling"] or {"rope_type": "default"})}
     config_class = Qwen2VLTextConfig if params["rope_type"] == "mrope" else transformers.LlamaConfig
-    hf_cfg = config_class(hidden_size=cfg["rotary_dim"] * 2, num_attention_heads=2, head_dim=cfg["rotary_dim"],
-                          max_position_embeddings=cfg["max_position_embeddings"], rope_parameters=params)
+    hf_cfg = config_class(
+        hidden_size=cfg["rotary_dim"] * 2,
+        num_attention_heads=2,
+        head_dim=cfg["rotary_dim"],
+        max_position_embeddings=cfg["max_position_embeddings"],
+        rope_parameters=params,
+    )
     got = posenc.RopeScaling.from_hf(hf_cfg.rope_parameters, max_position_embeddings=hf_cfg.max_position_embeddings)
     row = posenc.RopeScaling.from_hf(cfg["rope_scaling"], max_position_embeddings=cfg["max_position_embeddings"])
     assert got == row
-    assert posenc.scaled_wavelengths(name)["rope_type"] == got.rope_type
+    assert book.scaled_wavelengths(name)["rope_type"] == got.rope_type
 
 
-@pytest.mark.parametrize("name", sorted(posenc.MODEL_ROPE_CONFIGS))
+@pytest.mark.parametrize("name", sorted(book.MODEL_ROPE_CONFIGS))
 def test_model_softmax_factor_matches_hf_deepseek(name):
     """DeepSeek's extra softmax factor (YarnScaling.softmax_scale) as transformers' yarn_apply_mscale gives it
     for the row; 1 for the rows without mscale_all_dim."""
     _hf()
     from transformers.models.deepseek_v3.modeling_deepseek_v3 import yarn_apply_mscale
 
-    published = posenc.MODEL_ROPE_CONFIGS[name]["rope_scaling"] or {}
-    got = posenc.scaled_wavelengths(name)
+    published = book.MODEL_ROPE_CONFIGS[name]["rope_scaling"] or {}
+    got = book.scaled_wavelengths(name)
     assert got["softmax_scale_factor"] == pytest.approx(yarn_apply_mscale(published, 1.0), rel=1e-12)
     assert got["logit_scale"] == pytest.approx(got["attention_scaling"] ** 2 * got["softmax_scale_factor"], rel=1e-12)
     assert ("softmax scale" in got["note"]) == ("mscale_all_dim" in published)
 
 
-@pytest.mark.parametrize("name", list(posenc.SCALING_EXAMPLES) + sorted(posenc.MODEL_ROPE_CONFIGS))
+@pytest.mark.parametrize("name", list(book.SCALING_EXAMPLES) + sorted(book.MODEL_ROPE_CONFIGS))
 def test_scalings_never_shorten_a_wavelength(name):
-    got = posenc.scaled_wavelengths(name)
+    got = book.scaled_wavelengths(name)
     assert got["wavelength_after"].shape == got["wavelength_before"].shape == (got["head_dim"] // 2,)
     assert torch.all(got["wavelength_after"] >= got["wavelength_before"] * (1 - 1e-6))
     assert got["trained_length"] <= got["target_length"]
 
 
 def test_scaling_examples_keep_their_defining_property():
-    none, pi, yarn, llama3 = (posenc.scaled_wavelengths(n) for n in ("none", "pi", "yarn", "llama3"))
+    none, pi, yarn, llama3 = (book.scaled_wavelengths(n) for n in ("none", "pi", "yarn", "llama3"))
     torch.testing.assert_close(none["wavelength_after"], none["wavelength_before"], rtol=0, atol=0)
     torch.testing.assert_close(pi["wavelength_after"], 8 * pi["wavelength_before"], rtol=1e-6, atol=0)
     for s in (yarn, llama3):  # pairs that turn many times within the trained length are kept
@@ -592,18 +648,66 @@ def test_scaling_examples_keep_their_defining_property():
         torch.testing.assert_close(s["wavelength_after"][short], s["wavelength_before"][short], rtol=1e-6, atol=0)
         long_ = s["wavelength_before"] > s["trained_length"]
         torch.testing.assert_close(s["wavelength_after"][long_], 8 * s["wavelength_before"][long_], rtol=1e-5, atol=0)
-    ntk_short = posenc.scaled_wavelengths("ntk", seq_len=4096)  # dynamic NTK: unchanged up to the trained length
+    ntk_short = book.scaled_wavelengths("ntk", seq_len=4096)  # dynamic NTK: unchanged up to the trained length
     torch.testing.assert_close(ntk_short["wavelength_after"], ntk_short["wavelength_before"], rtol=1e-6, atol=0)
 
 
+def _stretch_rows():
+    """(name, typed config) of every row and example whose scaling is YaRN or Llama 3."""
+    from posenc.book.models import _SCALING_EXAMPLE_CONFIGS
+
+    for name, cfg in {**_SCALING_EXAMPLE_CONFIGS, **book.MODEL_ROPE_CONFIGS}.items():
+        scaling = posenc.RopeScaling.from_hf(
+            cfg["rope_scaling"], max_position_embeddings=cfg["max_position_embeddings"]
+        )
+        if scaling.rope_type in ("yarn", "llama3"):
+            yield name, scaling
+
+
+@pytest.mark.parametrize("name,scaling", list(_stretch_rows()), ids=[n for n, _ in _stretch_rows()])
+def test_yarn_and_llama3_stretch_from_a_fraction_of_the_trained_length(name, scaling):
+    """scaled_wavelengths' docstring: YaRN keeps the pairs with lambda <= L / beta_fast, stretches by the full
+    factor from L / beta_slow on and by less in between; Llama 3 the same with L / high_freq_factor and
+    L / low_freq_factor."""
+    got = book.scaled_wavelengths(name)
+    length, before = got["trained_length"], got["wavelength_before"]
+    ratio = got["wavelength_after"] / before
+    if scaling.rope_type == "yarn":
+        kept, full = before <= length / scaling.beta_fast, before >= length / scaling.beta_slow
+    else:
+        kept, full = before <= length / scaling.high_freq_factor, before > length / scaling.low_freq_factor
+    between = ~kept & ~full
+    assert kept.any() and full.any()
+    torch.testing.assert_close(ratio[kept], torch.ones_like(ratio[kept]), rtol=1e-6, atol=0)
+    torch.testing.assert_close(ratio[full], torch.full_like(ratio[full], scaling.factor), rtol=1e-5, atol=0)
+    assert torch.all(ratio[between] > 1 + 1e-6) and torch.all(ratio[between] < scaling.factor * (1 - 1e-6))
+
+
+def test_yarn_and_llama3_stretch_pairs_well_inside_the_trained_length():
+    """Not only the wavelengths longer than the trained length L: on the common setting (L = 4096),
+    YaRN's first stretched pair turns in fewer than L/16 tokens, Llama 3's in fewer than L/2."""
+    for name, bound in (("yarn", 4096 / 16), ("llama3", 4096 / 2)):
+        got = book.scaled_wavelengths(name)
+        stretched = got["wavelength_after"] > got["wavelength_before"] * (1 + 1e-6)
+        assert got["trained_length"] == 4096 and got["wavelength_before"][stretched].min() < bound, name
+
+
 def test_longrope_model_switches_lists_at_the_trained_length():
-    short = posenc.scaled_wavelengths("phi-3-128k", seq_len=4096)
-    long_ = posenc.scaled_wavelengths("phi-3-128k", seq_len=4097)
-    cfg = posenc.MODEL_ROPE_CONFIGS["phi-3-128k"]["rope_scaling"]
-    torch.testing.assert_close(short["wavelength_after"] / short["wavelength_before"],
-                               torch.tensor(cfg["short_factor"], dtype=torch.float64), rtol=1e-6, atol=0)
-    torch.testing.assert_close(long_["wavelength_after"] / long_["wavelength_before"],
-                               torch.tensor(cfg["long_factor"], dtype=torch.float64), rtol=1e-6, atol=0)
+    short = book.scaled_wavelengths("phi-3-128k", seq_len=4096)
+    long_ = book.scaled_wavelengths("phi-3-128k", seq_len=4097)
+    cfg = book.MODEL_ROPE_CONFIGS["phi-3-128k"]["rope_scaling"]
+    torch.testing.assert_close(
+        short["wavelength_after"] / short["wavelength_before"],
+        torch.tensor(cfg["short_factor"], dtype=torch.float64),
+        rtol=1e-6,
+        atol=0,
+    )
+    torch.testing.assert_close(
+        long_["wavelength_after"] / long_["wavelength_before"],
+        torch.tensor(cfg["long_factor"], dtype=torch.float64),
+        rtol=1e-6,
+        atol=0,
+    )
 
 
 # --------------------------------------------------------------------------- bad input
@@ -637,27 +741,59 @@ BAD_CALLS = [
     (lambda: posenc.kv_cache_bytes_per_token("mla", n_layers=0), ValueError, "n_layers"),
     (lambda: posenc.streaming_cache_positions(10, window=0), ValueError, "window"),
     (lambda: posenc.streaming_cache_positions(10, n_sink=-1), ValueError, "n_sink"),
-    (lambda: posenc.mrope_cos_sin(torch.zeros(3, 5, dtype=torch.long), 8, [2, 1, 1], interleaved=1), TypeError,
-     "interleaved"),
-    (lambda: posenc.sink_attention(torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4),
-                                   torch.zeros(3)), ValueError, "sinks"),
-    (lambda: posenc.sink_attention(torch.randn(1, 2, 3, 4), torch.randn(1, 1, 3, 4), torch.randn(1, 1, 3, 4),
-                                   torch.zeros(2)), ValueError, "k must"),
-    (lambda: posenc.sink_attention(torch.randn(1, 2, 3, 4), torch.randn(1, 2, 2, 4), torch.randn(1, 2, 2, 4),
-                                   torch.zeros(2)), ValueError, "k must"),
-    (lambda: posenc.sink_attention(torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4), torch.randn(1, 2, 4, 4),
-                                   torch.zeros(2)), ValueError, "v must"),
-    (lambda: posenc.sink_attention(torch.randn(2, 3, 4), torch.randn(2, 3, 4), torch.randn(2, 3, 4),
-                                   torch.zeros(2)), ValueError, "q"),
-    (lambda: posenc.sink_attention(*(torch.randn(1, 2, 3, 4),) * 3, torch.zeros(2), sliding_window=0), ValueError,
-     "sliding_window"),
+    (
+        lambda: posenc.mrope_cos_sin(torch.zeros(3, 5, dtype=torch.long), 8, [2, 1, 1], interleaved=1),
+        TypeError,
+        "interleaved",
+    ),
+    (
+        lambda: posenc.sink_attention(
+            torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4), torch.zeros(3)
+        ),
+        ValueError,
+        "sinks",
+    ),
+    (
+        lambda: posenc.sink_attention(
+            torch.randn(1, 2, 3, 4), torch.randn(1, 1, 3, 4), torch.randn(1, 1, 3, 4), torch.zeros(2)
+        ),
+        ValueError,
+        "k must",
+    ),
+    (
+        lambda: posenc.sink_attention(
+            torch.randn(1, 2, 3, 4), torch.randn(1, 2, 2, 4), torch.randn(1, 2, 2, 4), torch.zeros(2)
+        ),
+        ValueError,
+        "k must",
+    ),
+    (
+        lambda: posenc.sink_attention(
+            torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4), torch.randn(1, 2, 4, 4), torch.zeros(2)
+        ),
+        ValueError,
+        "v must",
+    ),
+    (
+        lambda: posenc.sink_attention(torch.randn(2, 3, 4), torch.randn(2, 3, 4), torch.randn(2, 3, 4), torch.zeros(2)),
+        ValueError,
+        "q",
+    ),
+    (
+        lambda: posenc.sink_attention(*(torch.randn(1, 2, 3, 4),) * 3, torch.zeros(2), sliding_window=0),
+        ValueError,
+        "sliding_window",
+    ),
     (lambda: posenc.sink_attention(*(torch.randn(1, 2, 3, 4),) * 3, torch.zeros(2), scale=0.0), ValueError, "scale"),
     (lambda: posenc.sink_attention(*(torch.randn(1, 2, 3, 4),) * 3, torch.zeros(2), causal=None), TypeError, "causal"),
-    (lambda: posenc.sink_attention(*(torch.randn(1, 2, 3, 4),) * 3, torch.zeros(2, dtype=torch.long)), TypeError,
-     "sinks"),
-    (lambda: posenc.scaled_wavelengths("gpt-5"), ValueError, "model_or_scaling"),
-    (lambda: posenc.scaled_wavelengths("longrope", head_dim=128), ValueError, "head_dim"),
-    (lambda: posenc.scaled_wavelengths("pi", head_dim=7), ValueError, "head_dim"),
+    (
+        lambda: posenc.sink_attention(*(torch.randn(1, 2, 3, 4),) * 3, torch.zeros(2, dtype=torch.long)),
+        TypeError,
+        "sinks",
+    ),
+    (lambda: book.scaled_wavelengths("gpt-5"), ValueError, "model_or_scaling"),
+    (lambda: book.scaled_wavelengths("longrope", head_dim=128), ValueError, "head_dim"),
+    (lambda: book.scaled_wavelengths("pi", head_dim=7), ValueError, "head_dim"),
 ]
 
 
@@ -680,11 +816,14 @@ def test_chapter_table_shows_the_package_data():
     import json
 
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
-    text = next("".join(c["source"]) for c in nb["cells"]
-                if c["cell_type"] == "markdown" and "| model | position method" in "".join(c["source"]))
+    text = next(
+        "".join(c["source"])
+        for c in nb["cells"]
+        if c["cell_type"] == "markdown" and "| model | position method" in "".join(c["source"])
+    )
     rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
-    assert len(rows) == len(posenc.MODEL_ROPE_CONFIGS)
-    for row, cfg in zip(rows, posenc.MODEL_ROPE_CONFIGS.values()):
+    assert len(rows) == len(book.MODEL_ROPE_CONFIGS)
+    for row, cfg in zip(rows, book.MODEL_ROPE_CONFIGS.values()):
         assert row[0] == "| " + cfg["model"]
         assert row[2] == f"{cfg['rotary_dim']} / {cfg['head_dim']}"
         assert float(row[3].replace(" ", "")) == cfg["rope_theta"]
@@ -714,6 +853,6 @@ def test_chapter_statements_on_llama4_norm_and_mistral_temperature():
     assert (r3["rope_type"], r3["factor"], r3["original_max_position_embeddings"]) == ("yarn", 16.0, 16384)
     p = torch.tensor([[0, 16383, 16384, 5 * 16384]])
     got = modeling_ministral3.get_llama_4_attn_scale(p, 0.1, 16384).flatten()
-    want = 1 + 0.1 * torch.log(1 + torch.floor(p.flatten() / 16384))      # the chapter's formula
+    want = 1 + 0.1 * torch.log(1 + torch.floor(p.flatten() / 16384))  # the chapter's formula
     assert torch.allclose(got, want) and got[1] == 1 and got[2] > 1
     assert "get_llama_4_attn_scale" in inspect.getsource(modeling_ministral3.Ministral3Attention.forward)

@@ -1,8 +1,10 @@
 """Every public function rejects bad input with an error that names the parameter."""
+
 import pytest
 import torch
 
 import posenc
+import posenc.book
 
 x4 = torch.randn(1, 1, 3, 4)
 c4, s4 = posenc.rope_cos_sin(3, 4)
@@ -34,8 +36,11 @@ BAD_CALLS = [
     (lambda: posenc.t5_relative_bucket(torch.tensor([1]), max_distance=4), ValueError, "max_distance"),
     (lambda: posenc.shaw_attention(x4, x4, x4, torch.zeros(4, 4), torch.zeros(4, 4)), ValueError, "rel_k"),
     (lambda: posenc.shaw_attention(x4, x4[..., :2, :], x4, torch.zeros(3, 4), torch.zeros(3, 4)), ValueError, "v"),
-    (lambda: posenc.shaw_attention_naive(x4[..., :2], x4, x4, torch.zeros(3, 4), torch.zeros(3, 4)), ValueError,
-     "head dimension"),
+    (
+        lambda: posenc.shaw_attention_naive(x4[..., :2], x4, x4, torch.zeros(3, 4), torch.zeros(3, 4)),
+        ValueError,
+        "head dimension",
+    ),
     (lambda: posenc.ShawRelativePosition(0, 2), ValueError, "head_dim"),
     (lambda: posenc.T5RelativeBias(0), ValueError, "n_heads"),
     (lambda: posenc.rope_inv_freq(7), ValueError, "head_dim"),
@@ -61,10 +66,23 @@ BAD_CALLS = [
     (lambda: posenc.rope_matrix(1, 9), ValueError, "head_dim"),
     (lambda: posenc.rope_scaled_inv_freq(8, rope_type="ntk"), ValueError, "rope_type"),
     (lambda: posenc.rope_scaled_inv_freq(8, rope_type="linear", factor=0.5), ValueError, "factor"),
-    (lambda: posenc.rope_scaled_inv_freq(8, rope_type="yarn", factor=2.0), ValueError,
-     "original_max_position_embeddings"),
-    (lambda: posenc.rope_scaled_inv_freq(8, rope_type="llama3", factor=2.0, original_max_position_embeddings=64,
-                                         low_freq_factor=4.0, high_freq_factor=1.0), ValueError, "high_freq_factor"),
+    (
+        lambda: posenc.rope_scaled_inv_freq(8, rope_type="yarn", factor=2.0),
+        ValueError,
+        "original_max_position_embeddings",
+    ),
+    (
+        lambda: posenc.rope_scaled_inv_freq(
+            8,
+            rope_type="llama3",
+            factor=2.0,
+            original_max_position_embeddings=64,
+            low_freq_factor=4.0,
+            high_freq_factor=1.0,
+        ),
+        ValueError,
+        "high_freq_factor",
+    ),
     (lambda: posenc.interleaved_to_half_permutation(3), ValueError, "head_dim"),
     (lambda: posenc.permute_qk_weight_for_half(torch.zeros(6, 4), 2), ValueError, "n_heads"),
     (lambda: posenc.unpermute_qk_weight_to_interleaved(torch.zeros(8), 2), ValueError, "weight"),
@@ -88,18 +106,18 @@ BAD_CALLS = [
     (lambda: posenc.linear_attention(x4, x4, x4.long()), TypeError, "v"),
     (lambda: posenc.linear_attention(x4[..., :2, :], x4, x4, causal=True), ValueError, "q_len == k_len"),
     (lambda: posenc.kernel_attention(x4, x4, x4[..., :2, :]), ValueError, "q, k, v"),
-    (lambda: posenc.min_pairwise_distance(torch.zeros(1, 4)), ValueError, "pe"),
-    (lambda: posenc.min_pairwise_distance(torch.zeros(4)), ValueError, "pe"),
-    (lambda: posenc.first_repeat([[0.0, 1.0]]), TypeError, "pe"),
-    (lambda: posenc.diagonal_spread(torch.zeros(3)), ValueError, "matrix"),
-    (lambda: posenc.diagonal_spread(torch.zeros(3, 3, dtype=torch.long)), TypeError, "matrix"),
-    (lambda: posenc.shift_map(torch.zeros(5, 2), 5), ValueError, "k"),
-    (lambda: posenc.shift_map_residual(torch.zeros(5, 2), 0), ValueError, "k"),
-    (lambda: posenc.toy_vocabulary("the dog"), TypeError, "tokens"),
-    (lambda: posenc.toy_embeddings(["a", "b"], 4, vocabulary=["a"]), ValueError, "vocabulary"),
-    (lambda: posenc.toy_embeddings(["a"], 0), ValueError, "d_model"),
-    (lambda: posenc.inv_freq(7), ValueError, "dim"),
-    (lambda: posenc.inv_freq(8, dtype=torch.int64), TypeError, "dtype"),
+    (lambda: posenc.book.min_pairwise_distance(torch.zeros(1, 4)), ValueError, "pe"),
+    (lambda: posenc.book.min_pairwise_distance(torch.zeros(4)), ValueError, "pe"),
+    (lambda: posenc.book.first_repeat([[0.0, 1.0]]), TypeError, "pe"),
+    (lambda: posenc.book.diagonal_spread(torch.zeros(3)), ValueError, "matrix"),
+    (lambda: posenc.book.diagonal_spread(torch.zeros(3, 3, dtype=torch.long)), TypeError, "matrix"),
+    (lambda: posenc.book.shift_map(torch.zeros(5, 2), 5), ValueError, "k"),
+    (lambda: posenc.book.shift_map_residual(torch.zeros(5, 2), 0), ValueError, "k"),
+    (lambda: posenc.book.toy_vocabulary("the dog"), TypeError, "tokens"),
+    (lambda: posenc.book.toy_embeddings(["a", "b"], 4, vocabulary=["a"]), ValueError, "vocabulary"),
+    (lambda: posenc.book.toy_embeddings(["a"], 0), ValueError, "d_model"),
+    (lambda: posenc.rope_inv_freq(7), ValueError, "head_dim"),
+    (lambda: posenc.rope_inv_freq(8, dtype=torch.int64), TypeError, "dtype"),
 ]
 
 HUGE = 10**9  # sizes whose results cannot fit in memory: refused before allocating
@@ -107,8 +125,7 @@ HUGE = 10**9  # sizes whose results cannot fit in memory: refused before allocat
 BAD_CALLS += [
     # silent results, now errors
     (lambda: posenc.rope_cos_sin(4, 8, inv_freq=torch.full((4,), float("nan"))), ValueError, "inv_freq"),
-    (lambda: posenc.RotaryEmbedding(8, inv_freq=torch.tensor([1.0, float("inf"), 0.1, 0.01])), ValueError,
-     "inv_freq"),
+    (lambda: posenc.RotaryEmbedding(8, inv_freq=torch.tensor([1.0, float("inf"), 0.1, 0.01])), ValueError, "inv_freq"),
     (lambda: posenc.rope_angles(3, torch.tensor([1.0, float("nan")])), ValueError, "inv_freq"),
     (lambda: posenc.rope_scaled_inv_freq(8, rope_type="linear", factor=float("nan")), ValueError, "factor"),
     (lambda: posenc.rope_scaled_inv_freq(8, factor=float("nan")), ValueError, "factor"),
@@ -121,31 +138,47 @@ BAD_CALLS += [
     (lambda: posenc.apply_rope(torch.randn(1, 8), *posenc.rope_cos_sin(3, 8)), ValueError, "cos"),
     (lambda: posenc.apply_rope(torch.randn(5, 8), torch.ones(3, 5, 8), torch.ones(3, 5, 8)), ValueError, "cos"),
     (lambda: posenc.apply_rope(torch.randn(8), torch.ones(2, 3, 8), torch.ones(2, 3, 8)), ValueError, "cos"),
-    (lambda: posenc.apply_rope_rotate_half(torch.randn(5, 8), torch.ones(3, 5, 8), torch.ones(3, 5, 8)),
-     ValueError, "cos"),
-    (lambda: posenc.apply_rope_complex(torch.randn(1, 8), torch.ones(3, 4, dtype=torch.complex64)), ValueError,
-     "freqs_cis"),
-    (lambda: posenc.RotaryEmbedding(8)(torch.randn(5, 8), torch.zeros(2, 5, dtype=torch.long)), ValueError,
-     "position_ids"),
+    (
+        lambda: posenc.apply_rope_rotate_half(torch.randn(5, 8), torch.ones(3, 5, 8), torch.ones(3, 5, 8)),
+        ValueError,
+        "cos",
+    ),
+    (
+        lambda: posenc.apply_rope_complex(torch.randn(1, 8), torch.ones(3, 4, dtype=torch.complex64)),
+        ValueError,
+        "freqs_cis",
+    ),
+    (
+        lambda: posenc.RotaryEmbedding(8)(torch.randn(5, 8), torch.zeros(2, 5, dtype=torch.long)),
+        ValueError,
+        "position_ids",
+    ),
     (lambda: posenc.rotate_half(torch.randn(3, 5)), ValueError, "head_dim"),
     (lambda: posenc.kernel_attention(x4, x4, x4, rope_q=(c4, s4, "half")), ValueError, "rope_k"),
     (lambda: posenc.linear_attention(x4, x4, x4, rope_k=(c4, s4, "half")), ValueError, "rope_q"),
-    (lambda: posenc.linear_attention(x4, x4, x4, rope_q=(c4, s4, "neox"), rope_k=(c4, s4, "half")), ValueError,
-     "layout"),
+    (
+        lambda: posenc.linear_attention(x4, x4, x4, rope_q=(c4, s4, "neox"), rope_k=(c4, s4, "half")),
+        ValueError,
+        "layout",
+    ),
     (lambda: posenc.linear_attention(x4, x4[..., :0, :], x4[..., :0, :]), ValueError, "at least one key"),
     (lambda: posenc.kernel_attention(x4, x4[..., :0, :], x4[..., :0, :]), ValueError, "at least one key"),
     (lambda: posenc.kernel_attention(x4, x4, x4, weight=torch.ones(2, 2)), ValueError, "weight"),
     (lambda: posenc.KVCache().append(x4, x4[..., :2, :]), ValueError, "same shape"),
-    (lambda: posenc.rope_scaled_inv_freq(64, rope_type="yarn", factor=4.0, original_max_position_embeddings=64,
-                                         beta_fast=1.0, beta_slow=32.0), ValueError, "beta_fast"),
-    (lambda: posenc.first_repeat(torch.zeros(3, 2), atol=-1.0), ValueError, "atol"),
+    (
+        lambda: posenc.rope_scaled_inv_freq(
+            64, rope_type="yarn", factor=4.0, original_max_position_embeddings=64, beta_fast=1.0, beta_slow=32.0
+        ),
+        ValueError,
+        "beta_fast",
+    ),
+    (lambda: posenc.book.first_repeat(torch.zeros(3, 2), atol=-1.0), ValueError, "atol"),
     # huge sizes, refused before allocation
     (lambda: posenc.rope_cos_sin(HUGE, 128), ValueError, "positions=1000000000"),
     (lambda: posenc.rope_angles(HUGE, posenc.rope_inv_freq(128)), ValueError, "positions"),
     (lambda: posenc.rope_freqs_cis(HUGE, 128), ValueError, "positions"),
     (lambda: posenc.rope_cos_sin_2d(HUGE, HUGE, 8), ValueError, "rows * cols"),
     (lambda: posenc.rope_inv_freq(2 * HUGE**2), ValueError, "head_dim"),
-    (lambda: posenc.inv_freq(2 * HUGE**2), ValueError, "dim"),
     (lambda: posenc.rope_matrix(0, 2 * HUGE), ValueError, "head_dim"),
     (lambda: posenc.apply_rope_matrix(torch.zeros(HUGE // 10**3, 64), HUGE // 10**3), ValueError, "positions"),
     (lambda: posenc.interleaved_to_half_permutation(2 * HUGE**2), ValueError, "head_dim"),
@@ -169,26 +202,49 @@ BAD_CALLS += [
     (lambda: posenc.LearnedPositionalEmbedding(HUGE, 512), ValueError, "max_len"),
     (lambda: posenc.LearnedPositionalEmbedding(4, 4).resized(HUGE**2), ValueError, "new_max_len"),
     (lambda: posenc.MultiHeadAttention(HUGE, 1), ValueError, "d_model"),
-    (lambda: posenc.MultiHeadAttention(64, 4)(torch.zeros(1, 1, 64).expand(8, 10**5, 64)), ValueError, "x of shape"),
-    (lambda: posenc.shaw_attention(*[torch.zeros(1, 10**5, 4)] * 3, torch.zeros(3, 4), torch.zeros(3, 4)),
-     ValueError, "q of shape"),
-    (lambda: posenc.shaw_attention_naive(*[torch.zeros(1, 10**4, 64)] * 3, torch.zeros(3, 64), torch.zeros(3, 64)),
-     ValueError, "q of shape"),
+    (lambda: posenc.set_max_tensor_bytes(0), ValueError, "n_bytes"),
+    (lambda: posenc.set_max_tensor_bytes(2.0**40), TypeError, "n_bytes"),
+    (lambda: posenc.max_tensor_bytes(-1).__enter__(), ValueError, "n_bytes"),
+    (lambda: posenc.reset_in_order("model"), TypeError, "module"),
+    # a bias of [1, 4, L, L] (without one SDPA builds no [L, L] tensor: tests/test_attention.py)
+    (
+        lambda: posenc.MultiHeadAttention(64, 4, "alibi")(torch.zeros(1, 1, 64).expand(8, 10**5, 64)),
+        ValueError,
+        "x of shape",
+    ),
+    (
+        lambda: posenc.shaw_attention(*[torch.zeros(1, 10**5, 4)] * 3, torch.zeros(3, 4), torch.zeros(3, 4)),
+        ValueError,
+        "q of shape",
+    ),
+    (
+        lambda: posenc.shaw_attention_naive(*[torch.zeros(1, 10**4, 64)] * 3, torch.zeros(3, 64), torch.zeros(3, 64)),
+        ValueError,
+        "q of shape",
+    ),
     (lambda: posenc.kernel_attention(*[torch.zeros(1, 10**5, 4)] * 3), ValueError, "q of shape"),
     (lambda: posenc.linear_attention(*[torch.zeros(1, 10**5, 256)] * 3, causal=True), ValueError, "k of shape"),
     (lambda: posenc.rope_decay_bound(HUGE, torch.zeros(10**4)), ValueError, "distances"),
-    (lambda: posenc.min_pairwise_distance(torch.zeros(10**6, 1)), ValueError, "pe of shape"),
-    (lambda: posenc.toy_embeddings(["a"], HUGE**2), ValueError, "d_model"),
+    (lambda: posenc.book.min_pairwise_distance(torch.zeros(10**6, 1)), ValueError, "pe of shape"),
+    (lambda: posenc.book.toy_embeddings(["a"], HUGE**2), ValueError, "d_model"),
     # errors that used to come from deep inside, or name an inner parameter
-    (lambda: posenc.rope_scaled_inv_freq(2, rope_type="dynamic", factor=2.0, original_max_position_embeddings=8,
-                                         seq_len=16), ValueError, "head_dim"),
+    (
+        lambda: posenc.rope_scaled_inv_freq(
+            2, rope_type="dynamic", factor=2.0, original_max_position_embeddings=8, seq_len=16
+        ),
+        ValueError,
+        "head_dim",
+    ),
     (lambda: posenc.MultiHeadAttention(8, 2, "shaw", max_distance=-1), ValueError, "max_distance"),
     (lambda: posenc.MultiHeadAttention(8, 2, "t5", num_buckets=1), ValueError, "num_buckets"),
     (lambda: posenc.MultiHeadAttention(8, 2, "t5", max_distance=2), ValueError, "max_distance"),
     (lambda: posenc.MultiHeadAttention(8, 2, "t5", shaw_max_distance=2), TypeError, "shaw_max_distance"),
     (lambda: posenc.MultiHeadAttention(9, 3, "sinusoidal"), ValueError, "d_model"),
-    (lambda: posenc.MultiHeadAttention(8, 2)(torch.randn(1, 3, 8), position_ids=torch.arange(5)), ValueError,
-     "position_ids"),
+    (
+        lambda: posenc.MultiHeadAttention(8, 2)(torch.randn(1, 3, 8), position_ids=torch.arange(5)),
+        ValueError,
+        "position_ids",
+    ),
     (lambda: posenc.MultiHeadAttention(8, 2)(torch.randn(1, 3, 8), cache="no"), TypeError, "cache"),
     (lambda: posenc.apply_rope(torch.randn(5, 8), torch.ones(4, 8), torch.ones(4, 8)), ValueError, "cos"),
     (lambda: posenc.rope_decay_bound(8, "far"), TypeError, "distances"),
@@ -200,45 +256,48 @@ BAD_CALLS += [
 
 NAN = float("nan")
 
-#: toy data (posenc.encodings.toy)
+#: toy data (posenc.book.toy)
 TOY_BAD_CALLS = [
-    (lambda: posenc.toy_vocabulary(None), TypeError, "tokens"),
-    (lambda: posenc.toy_vocabulary(3), TypeError, "tokens"),
-    (lambda: posenc.toy_vocabulary(["a", 1]), TypeError, "tokens must hold str"),
-    (lambda: posenc.toy_embeddings("a b", 4), TypeError, "tokens"),
-    (lambda: posenc.toy_embeddings(["a", None], 4), TypeError, "tokens"),
-    (lambda: posenc.toy_embeddings(["a"], 4.0), TypeError, "d_model"),
-    (lambda: posenc.toy_embeddings(["a"], True), TypeError, "d_model"),
-    (lambda: posenc.toy_embeddings(["a"], 4, seed=0.5), TypeError, "seed"),
-    (lambda: posenc.toy_embeddings(["a"], 4, seed=2**64), ValueError, "seed"),  # used to be torch's "Overflow"
-    (lambda: posenc.toy_embeddings(["a"], 4, vocabulary="a"), TypeError, "vocabulary"),
-    (lambda: posenc.toy_embeddings(["a"], 4, vocabulary=["a", 2]), TypeError, "vocabulary"),
-    (lambda: posenc.toy_embeddings(["a"], 4, vocabulary=["a", "b", "a"]), ValueError, "vocabulary must list each"),
+    (lambda: posenc.book.toy_vocabulary(None), TypeError, "tokens"),
+    (lambda: posenc.book.toy_vocabulary(3), TypeError, "tokens"),
+    (lambda: posenc.book.toy_vocabulary(["a", 1]), TypeError, "tokens must hold str"),
+    (lambda: posenc.book.toy_embeddings("a b", 4), TypeError, "tokens"),
+    (lambda: posenc.book.toy_embeddings(["a", None], 4), TypeError, "tokens"),
+    (lambda: posenc.book.toy_embeddings(["a"], 4.0), TypeError, "d_model"),
+    (lambda: posenc.book.toy_embeddings(["a"], True), TypeError, "d_model"),
+    (lambda: posenc.book.toy_embeddings(["a"], 4, seed=0.5), TypeError, "seed"),
+    (lambda: posenc.book.toy_embeddings(["a"], 4, seed=2**64), ValueError, "seed"),  # used to be torch's "Overflow"
+    (lambda: posenc.book.toy_embeddings(["a"], 4, vocabulary="a"), TypeError, "vocabulary"),
+    (lambda: posenc.book.toy_embeddings(["a"], 4, vocabulary=["a", 2]), TypeError, "vocabulary"),
+    (lambda: posenc.book.toy_embeddings(["a"], 4, vocabulary=["a", "b", "a"]), ValueError, "vocabulary must list each"),
 ]
 
-#: the properties' checks (posenc.encodings.properties)
+#: the properties' checks (posenc.book.properties)
 PROPERTIES_BAD_CALLS = [
     # a NaN or inf table used to reach torch's internal lstsq assert (shift_map) or give nan/None silently
-    (lambda: posenc.shift_map(torch.full((5, 2), NAN), 1), ValueError, "pe must be finite"),
-    (lambda: posenc.shift_map_residual(torch.tensor([[0.0, 1.0], [float("inf"), 2.0], [1.0, 2.0]]), 1), ValueError,
-     "pe must be finite"),
-    (lambda: posenc.min_pairwise_distance(torch.full((5, 2), NAN)), ValueError, "pe must be finite"),
-    (lambda: posenc.first_repeat(torch.full((5, 2), NAN)), ValueError, "pe must be finite"),
-    (lambda: posenc.shift_map(torch.zeros(1, 2), 1), ValueError, "pe must have at least 2 rows"),
-    (lambda: posenc.shift_map(torch.zeros(4, 2), 1.0), TypeError, "k"),
-    (lambda: posenc.shift_map(torch.zeros(4, 2), 1, affine=1), TypeError, "affine"),
-    (lambda: posenc.shift_map_residual(torch.zeros(4, 2, dtype=torch.complex64), 1), TypeError, "pe"),
-    (lambda: posenc.shift_map_residual(torch.zeros(4, 2), 1, affine="yes"), TypeError, "affine"),
-    (lambda: posenc.min_pairwise_distance(torch.zeros(3, 2, dtype=torch.complex64)), TypeError, "pe"),
-    (lambda: posenc.first_repeat(torch.zeros(3, 2), atol=NAN), ValueError, "atol"),
-    (lambda: posenc.first_repeat(torch.zeros(3, 2), atol="0"), TypeError, "atol"),
-    (lambda: posenc.first_repeat(torch.zeros(3)), ValueError, "pe"),
-    (lambda: posenc.diagonal_spread(torch.full((3, 3), NAN)), ValueError, "matrix"),
-    (lambda: posenc.diagonal_spread([[1.0]]), TypeError, "matrix"),
-    (lambda: posenc.attention_entropy(torch.tensor([0.0, NAN])), ValueError, "logits"),
-    (lambda: posenc.attention_entropy(torch.tensor(1.0)), ValueError, "logits"),
-    (lambda: posenc.attention_entropy(torch.zeros(3, dtype=torch.long)), TypeError, "logits"),
-    (lambda: posenc.attention_entropy([0.0, 1.0]), TypeError, "logits"),
+    (lambda: posenc.book.shift_map(torch.full((5, 2), NAN), 1), ValueError, "pe must be finite"),
+    (
+        lambda: posenc.book.shift_map_residual(torch.tensor([[0.0, 1.0], [float("inf"), 2.0], [1.0, 2.0]]), 1),
+        ValueError,
+        "pe must be finite",
+    ),
+    (lambda: posenc.book.min_pairwise_distance(torch.full((5, 2), NAN)), ValueError, "pe must be finite"),
+    (lambda: posenc.book.first_repeat(torch.full((5, 2), NAN)), ValueError, "pe must be finite"),
+    (lambda: posenc.book.shift_map(torch.zeros(1, 2), 1), ValueError, "pe must have at least 2 rows"),
+    (lambda: posenc.book.shift_map(torch.zeros(4, 2), 1.0), TypeError, "k"),
+    (lambda: posenc.book.shift_map(torch.zeros(4, 2), 1, affine=1), TypeError, "affine"),
+    (lambda: posenc.book.shift_map_residual(torch.zeros(4, 2, dtype=torch.complex64), 1), TypeError, "pe"),
+    (lambda: posenc.book.shift_map_residual(torch.zeros(4, 2), 1, affine="yes"), TypeError, "affine"),
+    (lambda: posenc.book.min_pairwise_distance(torch.zeros(3, 2, dtype=torch.complex64)), TypeError, "pe"),
+    (lambda: posenc.book.first_repeat(torch.zeros(3, 2), atol=NAN), ValueError, "atol"),
+    (lambda: posenc.book.first_repeat(torch.zeros(3, 2), atol="0"), TypeError, "atol"),
+    (lambda: posenc.book.first_repeat(torch.zeros(3)), ValueError, "pe"),
+    (lambda: posenc.book.diagonal_spread(torch.full((3, 3), NAN)), ValueError, "matrix"),
+    (lambda: posenc.book.diagonal_spread([[1.0]]), TypeError, "matrix"),
+    (lambda: posenc.book.attention_entropy(torch.tensor([0.0, NAN])), ValueError, "logits"),
+    (lambda: posenc.book.attention_entropy(torch.tensor(1.0)), ValueError, "logits"),
+    (lambda: posenc.book.attention_entropy(torch.zeros(3, dtype=torch.long)), TypeError, "logits"),
+    (lambda: posenc.book.attention_entropy([0.0, 1.0]), TypeError, "logits"),
 ]
 
 #: the position methods' constructors and public methods (posenc.methods); a hook given a tensor of
@@ -264,8 +323,13 @@ METHOD_BAD_CALLS = [
     (lambda: posenc.RopeMethod(8, layout=None), TypeError, "layout"),
     (lambda: posenc.RopeMethod(128, 10**12), ValueError, "max_len=1000000000000"),  # used to name max_seq_len
     (lambda: posenc.RopeMethod(8).set_scaling(3), TypeError, "rope_type"),
-    (lambda: posenc.RopeMethod(8).set_scaling("dynamic", factor=2.0, original_max_position_embeddings=8, seq_len=NAN),
-     TypeError, "seq_len"),
+    (
+        lambda: posenc.RopeMethod(8).set_scaling(
+            "dynamic", factor=2.0, original_max_position_embeddings=8, seq_len=NAN
+        ),
+        TypeError,
+        "seq_len",
+    ),
     (lambda: posenc.AlibiMethod(2.0), TypeError, "n_heads"),
     (lambda: posenc.AlibiMethod(10**9), ValueError, "n_heads"),
     (lambda: posenc.KerpleBias(0), ValueError, "n_heads"),
@@ -300,12 +364,17 @@ METHOD_BAD_CALLS = [
     (lambda: posenc.CoPE(8, npos_max=2.5), TypeError, "npos_max"),
     (lambda: posenc.CoPE(8, npos_max=8, causal="x"), TypeError, "causal"),  # used to be read as True
     (lambda: posenc.CoPE(8, npos_max=8).positions(torch.randn(3, 4), torch.randn(3, 4)), ValueError, "head_dim=8"),
-    (lambda: posenc.CoPE(8, npos_max=8).positions(torch.randn(3, 8), torch.randn(2, 8)), ValueError,
-     "at least as many positions"),
-    (lambda: posenc.CoPE(8, npos_max=8).positions(torch.zeros(3, 8, dtype=torch.long), torch.randn(3, 8)),
-     TypeError, "q must be a floating"),
-    (lambda: posenc.CoPE(8, npos_max=8).positions(torch.randn(3, 8), torch.randn(3, 8), causal=1), TypeError,
-     "causal"),
+    (
+        lambda: posenc.CoPE(8, npos_max=8).positions(torch.randn(3, 8), torch.randn(2, 8)),
+        ValueError,
+        "at least as many positions",
+    ),
+    (
+        lambda: posenc.CoPE(8, npos_max=8).positions(torch.zeros(3, 8, dtype=torch.long), torch.randn(3, 8)),
+        TypeError,
+        "q must be a floating",
+    ),
+    (lambda: posenc.CoPE(8, npos_max=8).positions(torch.randn(3, 8), torch.randn(3, 8), causal=1), TypeError, "causal"),
     # options through the registry name the option
     (lambda: posenc.build_method("kerple", d_model=8, n_heads=2, kind=3), TypeError, "kind"),
     (lambda: posenc.build_method("fire", d_model=8, n_heads=2, L_thr_init=NAN), ValueError, "L_thr_init"),
@@ -316,22 +385,38 @@ METHOD_BAD_CALLS = [
     (lambda: posenc.method_options(3), TypeError, "position"),
 ]
 # a hook given x of the wrong rank or width: refused by MultiHeadAttention before any hook runs
-_METHODS = {"none": lambda: posenc.NoPEMethod(), "sinusoidal": lambda: posenc.SinusoidalMethod(8),
-            "learned": lambda: posenc.LearnedMethod(8, 16), "shaw": lambda: posenc.ShawMethod(4),
-            "t5": lambda: posenc.T5Method(2), "rope": lambda: posenc.RopeMethod(4),
-            "alibi": lambda: posenc.AlibiMethod(2), "kerple": lambda: posenc.KerpleBias(2),
-            "fire": lambda: posenc.FireBias(2), "cope": lambda: posenc.CoPE(4, npos_max=16)}
-METHOD_BAD_CALLS += [
-    (lambda make=make: posenc.MultiHeadAttention(8, 2, make())(torch.randn(3, 8)), ValueError, "x must have 3")
-    for make in _METHODS.values()
-] + [
-    (lambda make=make: posenc.MultiHeadAttention(8, 2, make())(torch.randn(1, 3, 6)), ValueError, "d_model=8")
-    for make in _METHODS.values()
-] + [
-    (lambda make=make: posenc.MultiHeadAttention(8, 2, make())(torch.randn(1, 3, 8), position_ids=torch.arange(3.0)),
-     TypeError, "position_ids")
-    for make in _METHODS.values()
-]
+_METHODS = {
+    "none": lambda: posenc.NoPEMethod(),
+    "sinusoidal": lambda: posenc.SinusoidalMethod(8),
+    "learned": lambda: posenc.LearnedMethod(8, 16),
+    "shaw": lambda: posenc.ShawMethod(4),
+    "t5": lambda: posenc.T5Method(2),
+    "rope": lambda: posenc.RopeMethod(4),
+    "alibi": lambda: posenc.AlibiMethod(2),
+    "kerple": lambda: posenc.KerpleBias(2),
+    "fire": lambda: posenc.FireBias(2),
+    "cope": lambda: posenc.CoPE(4, npos_max=16),
+}
+METHOD_BAD_CALLS += (
+    [
+        (lambda make=make: posenc.MultiHeadAttention(8, 2, make())(torch.randn(3, 8)), ValueError, "x must have 3")
+        for make in _METHODS.values()
+    ]
+    + [
+        (lambda make=make: posenc.MultiHeadAttention(8, 2, make())(torch.randn(1, 3, 6)), ValueError, "d_model=8")
+        for make in _METHODS.values()
+    ]
+    + [
+        (
+            lambda make=make: posenc.MultiHeadAttention(8, 2, make())(
+                torch.randn(1, 3, 8), position_ids=torch.arange(3.0)
+            ),
+            TypeError,
+            "position_ids",
+        )
+        for make in _METHODS.values()
+    ]
+)
 
 #: RoPE's scaling configurations (posenc.scaling)
 SCALING_BAD_CALLS = [
@@ -353,8 +438,11 @@ SCALING_BAD_CALLS = [
     (lambda: posenc.Llama3Scaling(2.0, 64, low_freq_factor=NAN), ValueError, "low_freq_factor"),
     (lambda: posenc.LongRopeScaling(2.0, 64, short_factor=[1.0], long_factor=[1.0, 1.0]), ValueError, "short_factor"),
     (lambda: posenc.LongRopeScaling(2.0, 64, short_factor=[1.0], long_factor=None), ValueError, "long_factor"),
-    (lambda: posenc.LongRopeScaling(2.0, 64, short_factor=[1.0] * 2, long_factor=[1.0] * 2).inv_freq(8), ValueError,
-     "head_dim // 2"),
+    (
+        lambda: posenc.LongRopeScaling(2.0, 64, short_factor=[1.0] * 2, long_factor=[1.0] * 2).inv_freq(8),
+        ValueError,
+        "head_dim // 2",
+    ),
     (lambda: posenc.yarn_mscale(0.0), ValueError, "factor"),
     (lambda: posenc.yarn_mscale(2.0, mscale=-1.0), ValueError, "mscale"),
     (lambda: posenc.yarn_mscale("2"), TypeError, "factor"),
@@ -362,12 +450,20 @@ SCALING_BAD_CALLS = [
 ]
 
 
-CASES = {"bad": BAD_CALLS, "toy": TOY_BAD_CALLS, "properties": PROPERTIES_BAD_CALLS, "method": METHOD_BAD_CALLS,
-         "scaling": SCALING_BAD_CALLS}
+CASES = {
+    "bad": BAD_CALLS,
+    "toy": TOY_BAD_CALLS,
+    "properties": PROPERTIES_BAD_CALLS,
+    "method": METHOD_BAD_CALLS,
+    "scaling": SCALING_BAD_CALLS,
+}
 
 
-@pytest.mark.parametrize("call,exc,name", [c for cases in CASES.values() for c in cases],
-                         ids=[f"{key}{i}" for key, cases in CASES.items() for i in range(len(cases))])
+@pytest.mark.parametrize(
+    "call,exc,name",
+    [c for cases in CASES.values() for c in cases],
+    ids=[f"{key}{i}" for key, cases in CASES.items() for i in range(len(cases))],
+)
 def test_bad_input_raises_clear_error(call, exc, name):
     with pytest.raises(exc) as info:
         call()
@@ -386,24 +482,26 @@ def test_messages_name_the_allowed_range():
 def test_valid_unusual_inputs_are_accepted():
     # any iterable of str (read once), a negative seed (torch takes it), the same vectors either way
     words = "the dog chased another dog".split()
-    table = posenc.toy_embeddings(words, 8)
-    assert torch.equal(posenc.toy_embeddings(iter(words), 8), table)
-    assert posenc.toy_vocabulary(w for w in words) == ["the", "dog", "chased", "another"]
-    assert posenc.toy_embeddings(words, 8, seed=-1).shape == (5, 8)
+    table = posenc.book.toy_embeddings(words, 8)
+    assert torch.equal(posenc.book.toy_embeddings(iter(words), 8), table)
+    assert posenc.book.toy_vocabulary(w for w in words) == ["the", "dog", "chased", "another"]
+    assert posenc.book.toy_embeddings(words, 8, seed=-1).shape == (5, 8)
     # a causal mask on logits that depend on j - i only: whole diagonals of -inf have no spread
     logits = posenc.relative_positions(5).double().masked_fill(~posenc.causal_mask(5), float("-inf"))
-    assert posenc.diagonal_spread(logits) == 0.0
+    assert posenc.book.diagonal_spread(logits) == 0.0
     logits[0, 0] = float("-inf")  # one masked entry on a diagonal of finite ones: not a function of j - i
-    assert posenc.diagonal_spread(logits) == float("inf")
+    assert posenc.book.diagonal_spread(logits) == float("inf")
     # KERPLE's initial values as a NumPy array or a 0-d tensor, as a list
     import numpy as np
+
     a = posenc.KerpleBias(2, r1=np.array([0.5, 1.0]), r2=torch.tensor(0.25))
     b = posenc.KerpleBias(2, r1=[0.5, 1.0], r2=0.25)
     assert torch.equal(a.r1, b.r1) and torch.equal(a.r2, b.r2)
 
 
-@pytest.mark.parametrize("position", ["none", "sinusoidal", "learned", "shaw", "t5", "rope", "alibi", "kerple",
-                                      "fire", "cope"])
+@pytest.mark.parametrize(
+    "position", ["none", "sinusoidal", "learned", "shaw", "t5", "rope", "alibi", "kerple", "fire", "cope"]
+)
 def test_a_nan_input_gives_nan_not_an_index_error(position):
     # CoPE used to turn a NaN position into an out-of-range index (RuntimeError; a device assert on GPU)
     attn = posenc.MultiHeadAttention(8, 2, position, max_len=16)
@@ -412,3 +510,54 @@ def test_a_nan_input_gives_nan_not_an_index_error(position):
     with torch.no_grad():
         out = attn(x)
     assert out.shape == (1, 4, 8) and bool(out[0, 1].isnan().any())
+
+
+# --------------------------------------------------------------------------- the size limit, public
+
+
+def test_the_size_limit_is_public_and_restorable():
+    default = posenc.get_max_tensor_bytes()
+    assert default == 8 * 2**30
+    with pytest.raises(ValueError, match=r"q_len=64, k_len=64 .*above 1 KiB.*posenc.set_max_tensor_bytes"):
+        with posenc.max_tensor_bytes(1024) as limit:
+            assert limit == 1024 == posenc.get_max_tensor_bytes()
+            posenc.causal_mask(64)  # 64 * 64 * 9 bytes (mask and its indices)
+    assert posenc.get_max_tensor_bytes() == default  # restored on the way out of an exception
+    previous = posenc.set_max_tensor_bytes(2**40)
+    try:
+        assert previous == default and posenc.get_max_tensor_bytes() == 2**40
+        assert posenc.causal_mask(64).shape == (64, 64)
+    finally:
+        assert posenc.set_max_tensor_bytes(None) == 2**40  # None: the default again
+    assert posenc.get_max_tensor_bytes() == default
+
+
+@pytest.mark.parametrize(
+    "bad,exc", [(0, ValueError), (-1, ValueError), (1.5, TypeError), (True, TypeError), ("8GB", TypeError)]
+)
+def test_the_size_limit_refuses_bad_values_naming_the_argument(bad, exc):
+    with pytest.raises(exc, match="n_bytes"):
+        posenc.set_max_tensor_bytes(bad)
+    with pytest.raises(exc, match="n_bytes"):
+        with posenc.max_tensor_bytes(bad):
+            pass
+    assert posenc.get_max_tensor_bytes() == 8 * 2**30
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: posenc.causal_mask(2**20),
+        lambda: posenc.sinusoidal_encoding(2**30, 64),
+        lambda: posenc.LearnedPositionalEmbedding(2**30, 64),
+        lambda: posenc.MultiHeadAttention(2**17, 4),
+        lambda: posenc.alibi_bias(8, 2**16),
+    ],
+    ids=["causal_mask", "sinusoidal_encoding", "learned_table", "attention_projections", "alibi_bias"],
+)
+def test_size_errors_name_the_public_limit_not_an_internal_one(call):
+    with pytest.raises(ValueError) as info:
+        call()
+    message = str(info.value)
+    assert "posenc.set_max_tensor_bytes" in message and "posenc refuses results above 8 GiB" in message
+    assert "_core" not in message and "MAX_TENSOR_BYTES" not in message

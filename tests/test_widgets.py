@@ -45,7 +45,10 @@ def _texts_inside(explorer) -> None:
     width, height = fig.bbox.width, fig.bbox.height
     tight = fig.get_tightbbox(renderer).transformed(fig.dpi_scale_trans)  # display pixels
     assert tight.x0 >= -1 and tight.y0 >= -1 and tight.x1 <= width + 1 and tight.y1 <= height + 1, (
-        explorer.values, tight, (width, height))
+        explorer.values,
+        tight,
+        (width, height),
+    )
     texts = [explorer.ax.title, explorer.ax.xaxis.label, explorer.ax.yaxis.label]
     texts += [ax.yaxis.label for ax in fig.axes if ax is not explorer.ax]  # colour bars
     legend = explorer.ax.get_legend()
@@ -54,7 +57,10 @@ def _texts_inside(explorer) -> None:
         if text.get_visible() and text.get_text().strip():
             box = text.get_window_extent(renderer)
             assert box.x0 >= -1 and box.y0 >= -1 and box.x1 <= width + 1 and box.y1 <= height + 1, (
-                text.get_text(), explorer.values, box)
+                text.get_text(),
+                explorer.values,
+                box,
+            )
 
 
 def _ipywidgets_major() -> int:
@@ -88,7 +94,7 @@ def _range_ends(p, values: dict) -> tuple:
     if p.kind == "bool":
         return (False, True)
     if p.kind == "log":  # an open lower bound: the slider starts at 2 * low (explorers.live._LiveUI._cell)
-        return (p.low * 10 ** 0.3 if p.open_low else p.low, p.high)
+        return (p.low * 10**0.3 if p.open_low else p.low, p.high)
     low, high = p.low, p.high
     if p.kind in ("int", "even"):
         low, high = int(max(low, 1) if p.log else low), int(high)
@@ -245,8 +251,11 @@ def test_cached_font_height_metrics_lay_text_out_as_matplotlib_does(family, size
     from posenc.explorers.canvas import font_height_metrics
 
     fig = plt.figure(figsize=(3, 2), dpi=dpi)
-    texts = [fig.text(0.1, 0.5, s, family=family, fontsize=size, rotation=r)
-             for s in ("0", "relative distance m - n", "two\nlines gj", "") for r in (0, 90)]
+    texts = [
+        fig.text(0.1, 0.5, s, family=family, fontsize=size, rotation=r)
+        for s in ("0", "relative distance m - n", "two\nlines gj", "")
+        for r in (0, 90)
+    ]
     renderer = fig.canvas.get_renderer()
     assert "_get_font_height_metrics" not in vars(renderer)
     before = [(repr(t._get_layout(renderer)), t.get_window_extent(renderer).bounds) for t in texts]
@@ -258,6 +267,7 @@ def test_cached_font_height_metrics_lay_text_out_as_matplotlib_does(family, size
 
 class _StubComm:
     """Records what a widget sends (a comm to a kernel that is not there)."""
+
     kernel = True
     comm_id = "stub"
 
@@ -344,8 +354,8 @@ def test_steps_are_what_the_controls_give():
     """One arrow key on each slider (either way, within its current maximum), the neighbouring
     menu items, a toggle's click; the parameter changed last first; a dependent value is moved to
     its new limit as a real change would move it."""
-    from posenc.explorers.live import _LiveUI
     from posenc.explorers import RopeCosSinExplorer
+    from posenc.explorers.live import _LiveUI
 
     ui = _LiveUI(RopeRotationExplorer())
     values = ui.explorer.values
@@ -355,9 +365,9 @@ def test_steps_are_what_the_controls_give():
     pair = [s["pair"] for s in steps if list(s) == ["pair"]]
     assert sorted(pair) == [v for v in (values["pair"] - 1, values["pair"] + 1) if 0 <= v < values["head_dim"] // 2]
     base = sorted(s["base"] for s in steps if "base" in s)
-    assert base == pytest.approx([values["base"] * 10 ** -0.01, values["base"] * 10 ** 0.01])
+    assert base == pytest.approx([values["base"] * 10**-0.01, values["base"] * 10**0.01])
     ui.set("pair", values["head_dim"] // 2 - 1)  # at its maximum: a smaller head_dim moves it down
-    smaller = next(s for s in ui.steps() if s.get("head_dim", 10 ** 9) < values["head_dim"])
+    smaller = next(s for s in ui.steps() if s.get("head_dim", 10**9) < values["head_dim"])
     assert smaller["pair"] == smaller["head_dim"] // 2 - 1
     ui._last = "base"
     assert list(ui.steps()[0]) == ["base"]
@@ -377,8 +387,8 @@ def test_rendering_ahead_waits_for_the_reader_and_an_input_cancels_it():
     one step per turn of the loop and then stops. Without a running loop nothing is scheduled."""
     import asyncio
 
-    from posenc.explorers.live import PREFETCH_DELAY_S, _LiveUI
     from posenc.explorers import RopeCosSinExplorer
+    from posenc.explorers.live import PREFETCH_DELAY_S, _LiveUI
 
     assert _LiveUI(RopeCosSinExplorer())._prefetch is None
 
@@ -435,16 +445,19 @@ def test_sinusoidal_update_changes_image_data():
     assert "d_model=32" in e.ax.get_title()
 
 
-@pytest.mark.parametrize("changes,fragment", [
-    ({"base": 1.0}, "base must be > 1"),
-    ({"base": -5.0}, "base must be > 1"),
-    ({"base": float("inf")}, "base must be finite"),
-    ({"base": 2e7}, "base must be <= 1e+07"),
-    ({"d_model": 7}, "d_model must be even"),
-    ({"length": 0}, "length must be >= 2"),
-    ({"length": 5000}, "length must be <= 1024"),
-    ({"colour": 3}, "unknown parameter"),
-])
+@pytest.mark.parametrize(
+    "changes,fragment",
+    [
+        ({"base": 1.0}, "base must be > 1"),
+        ({"base": -5.0}, "base must be > 1"),
+        ({"base": float("inf")}, "base must be finite"),
+        ({"base": 2e7}, "base must be <= 1e+07"),
+        ({"d_model": 7}, "d_model must be even"),
+        ({"length": 0}, "length must be >= 2"),
+        ({"length": 5000}, "length must be <= 1024"),
+        ({"colour": 3}, "unknown parameter"),
+    ],
+)
 def test_bad_values_give_a_message_not_a_traceback(changes, fragment):
     e = SinusoidalHeatmapExplorer()
     before = dict(e.values)
@@ -479,8 +492,11 @@ def _figure_img(figure_html: str) -> dict:
     """The live figure's <img>: its CSS width and height and the PNG bytes of its data URL."""
     import base64
 
-    m = re.search(r"<img class='posenc-image'[^>]* width='(\d+)' height='(\d+)'[^>]* "
-                  r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'>", figure_html)
+    m = re.search(
+        r"<img class='posenc-image'[^>]* width='(\d+)' height='(\d+)'[^>]* "
+        r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'>",
+        figure_html,
+    )
     assert m, figure_html[:300]
     return {"width": int(m.group(1)), "height": int(m.group(2)), "png": base64.b64decode(m.group(3))}
 
@@ -529,8 +545,12 @@ def test_widget_bad_value_shows_message_and_box_returns_to_last_good_value():
     ui = e._ui
     box, message = ui.controls["base"]["input"], ui.controls["base"]["message"]
     png = ui.png
-    for typed, fragment in (("0.5", "base must be &gt; 1"), ("", "type a number"), ("1e400", "finite"),
-                            ("ten", "must be a number")):
+    for typed, fragment in (
+        ("0.5", "base must be &gt; 1"),
+        ("", "type a number"),
+        ("1e400", "finite"),
+        ("ten", "must be a number"),
+    ):
         box.value = typed  # what a reader typing into the box does
         assert fragment in message.value and "&#9888;" in message.value
         assert box.value == "10000" and e.values["base"] == 10000.0  # back to the last good value
@@ -676,8 +696,9 @@ def test_frames_widget_reaches_every_frame_through_jslinked_controls(name):
     cls = EXPLORERS[name]
     grid = cls.frame_params()
     assert grid, f"{name} has no parameter varied in the HTML book"
-    assert any(p.name in ("head_dim", "d_model", "base", "seq_len", "n_heads", "rope_type", "scaling", "method")
-               for p in grid)
+    assert any(
+        p.name in ("head_dim", "d_model", "base", "seq_len", "n_heads", "rope_type", "scaling", "method") for p in grid
+    )
     sizes = [len(p.frames) for p in grid]
     fake = [f"frame {i}".encode() for i in range(math.prod(sizes))]
     box = cls.frames_widget(fake)
@@ -714,8 +735,9 @@ def test_frames_embed_is_self_contained_widget_state():
     models = {m["model_name"] for m in state.values()}
     assert {"StackModel", "ImageModel", "LinkModel", "SelectionSliderModel"} <= models
     # a selection control's index is stated even when it is 0 (the browser's default would be '')
-    controls = [m for m in state.values() if m["model_name"] in ("SelectionSliderModel", "ToggleButtonsModel",
-                                                                  "DropdownModel")]
+    controls = [
+        m for m in state.values() if m["model_name"] in ("SelectionSliderModel", "ToggleButtonsModel", "DropdownModel")
+    ]
     assert controls and all(isinstance(m["state"]["index"], int) for m in controls)
     images = [m for m in state.values() if m["model_name"] == "ImageModel"]
     assert len(images) == math.prod(len(p.frames) for p in ShawIndexExplorer.frame_params())
@@ -727,8 +749,13 @@ def _page_explorers():
     pages = {}
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        names = [m[1] for c in cells if c["cell_type"] == "code"
-                 for m in [re.match(r"^\s*([A-Z]\w*Explorer)\(\)\.widget\(\)\s*$", "".join(c["source"]))] if m]
+        names = [
+            m[1]
+            for c in cells
+            if c["cell_type"] == "code"
+            for m in [re.match(r"^\s*([A-Z]\w*Explorer)\(\)\.widget\(\)\s*$", "".join(c["source"]))]
+            if m
+        ]
         if names:
             pages[path.name] = names
     return pages

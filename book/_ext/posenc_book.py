@@ -76,8 +76,7 @@ def _repository_buttons(app, config) -> None:
     options["launch_buttons"] = {}
     options.pop("repository_url", None)
     config.html_theme_options = options
-    logger.info("posenc: repository.url is the placeholder %s: no repository or Colab buttons",
-                PLACEHOLDER_REPOSITORY)
+    logger.info("posenc: repository.url is the placeholder %s: no repository or Colab buttons", PLACEHOLDER_REPOSITORY)
 
 
 def _code_hash(root: Path) -> str:
@@ -100,8 +99,20 @@ def _cache_path(app, name: str) -> Path:
         app._posenc_code_hash = _code_hash(Path(app.confdir))
     cls = getattr(explorers, name)
     grid = [(p.name, p.frames) for p in cls.frame_params()]
-    key = hashlib.sha256(json.dumps([CACHE_VERSION, name, repr(grid), HTML_SCALE, FRAME_FORMAT, cls.plot.frame_colors,
-                                     matplotlib.__version__, app._posenc_code_hash]).encode()).hexdigest()[:20]
+    key = hashlib.sha256(
+        json.dumps(
+            [
+                CACHE_VERSION,
+                name,
+                repr(grid),
+                HTML_SCALE,
+                FRAME_FORMAT,
+                cls.plot.frame_colors,
+                matplotlib.__version__,
+                app._posenc_code_hash,
+            ]
+        ).encode()
+    ).hexdigest()[:20]
     return Path(app.outdir).parent / ".posenc_explorers" / f"{name}-{key}.html"
 
 
@@ -120,7 +131,8 @@ def render_explorer(name: str, path: str) -> str:
         f'<script type="application/vnd.jupyter.widget-state+json">{state}</script>\n'
         f'<script type="application/vnd.jupyter.widget-view+json">{view}</script>\n'
         '<noscript><p class="posenc-noscript">This explorer needs JavaScript; the figure below shows '
-        'several settings at once.</p></noscript>\n</div>\n')
+        "several settings at once.</p></noscript>\n</div>\n"
+    )
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(f".{os.getpid()}.tmp")
@@ -191,8 +203,10 @@ def _insert_explorers(app, doctree) -> None:
         total = sum(size for _, size, _ in found)
         logger.info(f"posenc: {docname}: {len(found)} explorer(s), {total / 1e6:.2f} MB of embedded frames")
         if total > PAGE_BUDGET:
-            logger.warning(f"{docname}: the explorers embed {total / 1e6:.2f} MB, over the page budget of "
-                           f"{PAGE_BUDGET / 1e6:.0f} MB: shrink their frame grids (posenc/explorers/catalog.py)")
+            logger.warning(
+                f"{docname}: the explorers embed {total / 1e6:.2f} MB, over the page budget of "
+                f"{PAGE_BUDGET / 1e6:.0f} MB: shrink their frame grids (posenc/explorers/catalog.py)"
+            )
     setattr(app.env, EXPLORERS_KEY, pages)
 
 
@@ -244,39 +258,98 @@ def _drop_scripts(app, pagename, templatename, context, doctree) -> None:
     context["script_files"] = kept
 
 
-def _resolve_by_suffix(app, env, node, contnode):
-    """Resolve a Python cross-reference that names an object by a path the API page does not use.
+def import_path(path: str) -> tuple[bool, object]:
+    """``(True, object)`` if ``path`` names something importable (a module, or an attribute chain from
+    the longest importable module prefix), else ``(False, None)``. A ``__main__`` module is never
+    imported (it would run its command)."""
+    import importlib
 
-    The API page documents every object once, in the module that defines it
-    (``posenc.encodings.rope.apply_rope``); docstrings also name objects as the package exports them
-    (``posenc.apply_rope``, ``posenc.experiments.TinyLM``), by a module's short name, or bare
-    (``PasskeyCorpus``). Such a reference resolves to the one documented object whose full name ends
-    with the reference's last components (its object name, with its class for a method); an
-    ambiguous or unknown one stays a warning.
-    """
-    if node.get("refdomain") != "py":
-        return None
-    target = node.get("reftarget", "")
-    domain = env.get_domain("py")
-    objects = domain.objects  # full name -> (docname, node_id, objtype, aliased)
-    parts = target.split(".")
-    for keep in range(min(len(parts), 2), 0, -1):  # "Class.method", then "name"
-        suffix = "." + ".".join(parts[-keep:])
-        if keep == 1 and len(parts) >= 2 and parts[-2][:1].isupper():
-            continue  # a method named without its class: too ambiguous
-        found = [name for name in objects if name.endswith(suffix) and name.startswith("posenc")]
-        if len(found) == 1:
-            docname, node_id = objects[found[0]][0], objects[found[0]][1]
-            from sphinx.util.nodes import make_refnode
+    parts = path.split(".")
+    if "__main__" in parts:
+        return False, None
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for name in parts[i:]:
+            if not hasattr(obj, name):
+                return False, None
+            obj = getattr(obj, name)
+        return True, obj
+    return False, None
 
-            return make_refnode(app.builder, node["refdoc"], docname, node_id, contnode, found[0])
-        if found:
-            return None
+
+def reference_candidates(target: str, module: str | None = None, cls: str | None = None) -> list[str]:
+    """The full names a cross-reference ``target`` may mean, in the order they are tried: in its
+    class and module (as Sphinx looks), as a package above its module exports it (``apply_rope``
+    written in ``posenc.today.mrope`` is ``posenc.apply_rope``), then as written."""
+    candidates = []
+    if module:
+        if cls:
+            candidates.append(f"{module}.{cls}.{target}")
+        parts = module.split(".")
+        candidates += [f"{'.'.join(parts[:i])}.{target}" for i in range(len(parts), 0, -1)]
+    candidates.append(target)
+    return candidates
+
+
+def resolve_by_import(target: str, module: str | None = None, cls: str | None = None) -> str | None:
+    """The first of :func:`reference_candidates` that imports, or None: a reference to a module or
+    name that no longer exists (``posenc.rope.apply_rope``) resolves to nothing."""
+    for candidate in reference_candidates(target, module, cls):
+        if import_path(candidate)[0]:
+            return candidate
     return None
 
 
+def _same(a: object, b: object) -> bool:
+    if a is b:
+        return True
+    func_a, func_b = getattr(a, "__func__", None), getattr(b, "__func__", None)  # classmethods: new bound objects
+    return func_a is not None and func_a is func_b and getattr(a, "__self__", None) is getattr(b, "__self__", None)
+
+
+def documented_target(target: str, documented, module: str | None = None, cls: str | None = None) -> str | None:
+    """The one documented full name (of ``documented``) that ``target`` means, or None.
+
+    ``target`` must resolve by import (:func:`resolve_by_import`); the object it imports must then be
+    documented exactly once, under any path (the API page documents each object in the module that
+    defines it, while docstrings name it as the package exports it). A reference to a module or name
+    that no longer exists, or to an object the API page does not document, resolves to nothing: the
+    strict build then fails on it.
+    """
+    path = resolve_by_import(target, module, cls)
+    if path is None:
+        return None
+    obj = import_path(path)[1]
+    tail = path.rsplit(".", 1)[-1]
+    found = sorted(
+        {
+            name
+            for name in documented
+            if name.startswith("posenc") and name.rsplit(".", 1)[-1] == tail and _same(import_path(name)[1], obj)
+        }
+    )
+    return found[0] if len(found) == 1 else None
+
+
+def _resolve_by_import(app, env, node, contnode):
+    """``missing-reference``: a Python cross-reference that names a documented object by a path the
+    API page does not use (see :func:`documented_target`)."""
+    if node.get("refdomain") != "py":
+        return None
+    objects = env.get_domain("py").objects  # full name -> (docname, node_id, objtype, aliased)
+    name = documented_target(node.get("reftarget", ""), objects, node.get("py:module"), node.get("py:class"))
+    if name is None:
+        return None
+    from sphinx.util.nodes import make_refnode
+
+    return make_refnode(app.builder, node["refdoc"], objects[name][0], objects[name][1], contnode, name)
+
+
 def setup(app):
-    app.connect("missing-reference", _resolve_by_suffix)
+    app.connect("missing-reference", _resolve_by_import)
     app.connect("config-inited", _repository_buttons, priority=900)
     app.connect("builder-inited", _prerender)
     app.connect("doctree-read", _insert_explorers)

@@ -9,7 +9,8 @@ DEFAULT_BASE = 10000.0
 
 
 def frequency_ladder(dim: int, base: float, dtype: torch.dtype = torch.float32, scale: float = 1.0) -> torch.Tensor:
-    """Core of :func:`inv_freq`, trusting its inputs: ``1 / (scale * base ** (2i / dim))``, ``[dim/2]``.
+    """The one implementation of the ladder, trusting its inputs: ``1 / (scale * base ** (2i / dim))``,
+    ``[dim/2]``; core of :func:`posenc.encodings.rope.rope_inv_freq`.
 
     ``scale`` divides every frequency, as YaRN's interpolated branch does (Hugging Face computes
     ``1 / (factor * pos_freqs)``; ``scale=1`` leaves the values untouched).

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import torch
 
-from .validate import MAX_TENSOR_BYTES, check_int, check_size, check_tensor
+from .validate import check_int, check_size, check_tensor
 
+#: Bytes per ``[L, d]`` entry while a table is built: float64 angle, cos and sin. The one definition;
+#: every size check of a RoPE table uses it.
+TABLE_BYTES = 24
 
-TABLE_BYTES = 24  # bytes per [L, d] entry while a table is built: float64 angle, cos and sin
+#: Input dtypes rotated in float32 and cast back (Meta's ``apply_rotary_emb``, torchtune's
+#: ``RotaryPositionalEmbeddings``): one rounding to the input dtype instead of one per operation.
+LOW_PRECISION = (torch.float16, torch.bfloat16)
 
 
 def positions_tensor(positions: int | torch.Tensor, width: int, item_bytes: int) -> torch.Tensor:
@@ -24,7 +29,7 @@ def positions_tensor(positions: int | torch.Tensor, width: int, item_bytes: int)
     """
     if isinstance(positions, torch.Tensor):
         check_tensor("positions", positions, ndim=1, floating=False)
-        check_size("positions", f"<{len(positions)} positions>", (len(positions), width), item_bytes=item_bytes)
+        check_size("positions", lambda: f"<{len(positions)} positions>", (len(positions), width), item_bytes=item_bytes)
         return positions
     n = check_int("positions", positions, min_value=0)
     check_size("positions", n, (n, width), item_bytes=item_bytes)
@@ -32,7 +37,8 @@ def positions_tensor(positions: int | torch.Tensor, width: int, item_bytes: int)
 
 
 def check_inv_freq(inv_freq: torch.Tensor, head_dim: int, width_name: str = "head_dim") -> torch.Tensor:
-    check_tensor("inv_freq", inv_freq, ndim=1, floating=True, finite=True)
+    """``inv_freq`` must be a finite floating ``[head_dim // 2]`` tensor (a meta tensor has no values to check)."""
+    check_tensor("inv_freq", inv_freq, ndim=1, floating=True, finite=not inv_freq.is_meta)
     if inv_freq.shape != (head_dim // 2,):
         raise ValueError(f"inv_freq must have shape [{head_dim // 2}] ({width_name} // 2), got {tuple(inv_freq.shape)}")
     return inv_freq
@@ -49,11 +55,32 @@ def position_angles(pos: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
     return pos.to(torch.float64)[:, None] * inv_freq.to(torch.float64)[None, :]
 
 
-def cos_sin(pos: torch.Tensor, inv_freq: torch.Tensor, layout: str,
-             dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+def cos_sin(
+    pos: torch.Tensor, inv_freq: torch.Tensor, layout: str, dtype: torch.dtype
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Core of :func:`rope_cos_sin`: ``[L, d]`` tables, computed in float64 and cast to ``dtype``."""
     angles = expand(position_angles(pos, inv_freq), layout)  # [L, d] float64
     return angles.cos().to(dtype), angles.sin().to(dtype)
+
+
+def cache_tables(
+    inv_freq: torch.Tensor, n: int, layout: str, attention_scaling: float
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """float32 ``[n, d]`` cos and sin (times ``attention_scaling``) for positions ``0 .. n - 1``, built on
+    ``inv_freq``'s device: no copy to or from the host, so nothing waits on the device.
+
+    The angles and their cos/sin are computed in float64 and rounded once to float32 (on the CPU the
+    same operations, and so the same bits, as :func:`cos_sin`). A device without float64 (Apple's
+    MPS) computes them in float32: the angle ``m * theta_i`` is then off by up to about ``m * 2**-24``
+    rad (6e-3 rad at position 1e5) instead of below one float32 rounding of the table. On the meta
+    device only the shapes are made.
+    """
+    device = inv_freq.device
+    dtype = torch.float32 if device.type == "mps" else torch.float64
+    pos = torch.arange(n, device=device, dtype=torch.int64)
+    angles = expand(pos.to(dtype)[:, None] * inv_freq.to(dtype)[None, :], layout)  # [n, d]
+    cos, sin = angles.cos(), angles.sin()
+    return (cos * attention_scaling).to(torch.float32), (sin * attention_scaling).to(torch.float32)
 
 
 def pairs(t: torch.Tensor, layout: str) -> tuple[torch.Tensor, torch.Tensor]:
@@ -75,14 +102,18 @@ def check_table_shape(x: torch.Tensor, shape: torch.Size, name: str, *, broadcas
     """
     if x.ndim == 1:
         if len(shape) > 2:
-            raise ValueError(f"{name} must be [d] or [L, d] for a single vector x of shape {tuple(x.shape)}, "
-                             f"got shape {tuple(shape)}")
+            raise ValueError(
+                f"{name} must be [d] or [L, d] for a single vector x of shape {tuple(x.shape)}, "
+                f"got shape {tuple(shape)}"
+            )
         return
     rows = shape[-2] if len(shape) >= 2 else 1
     if rows != x.shape[-2] and not broadcast:
-        raise ValueError(f"{name} has {rows} position(s) but x has L={x.shape[-2]} (x of shape {tuple(x.shape)}, "
-                         f"{name} of shape {tuple(shape)}): pass one table row per position, or broadcast=True "
-                         f"to put every row of x at the table's one position")
+        raise ValueError(
+            f"{name} has {rows} position(s) but x has L={x.shape[-2]} (x of shape {tuple(x.shape)}, "
+            f"{name} of shape {tuple(shape)}): pass one table row per position, or broadcast=True "
+            f"to put every row of x at the table's one position"
+        )
     try:
         ok = torch.broadcast_shapes(x.shape, shape) == x.shape
     except RuntimeError:
@@ -116,8 +147,13 @@ def rotate_reference(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layo
 
 def complex_viewable(x: torch.Tensor) -> bool:
     """Whether ``x``'s pairs can be viewed as complex numbers without a copy."""
-    return (x.dtype in (torch.float32, torch.float64) and x.numel() > 0 and x.stride(-1) == 1
-            and x.storage_offset() % 2 == 0 and all(s % 2 == 0 for s in x.stride()[:-1]))
+    return (
+        x.dtype in (torch.float32, torch.float64)
+        and x.numel() > 0
+        and x.stride(-1) == 1
+        and x.storage_offset() % 2 == 0
+        and all(s % 2 == 0 for s in x.stride()[:-1])
+    )
 
 
 #: Bytes of ``x`` rotated per block in the half layout's eager path. With the block's output and
@@ -129,16 +165,25 @@ BLOCK_BYTES = 1 << 18
 def apply(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str) -> torch.Tensor:
     """Core of :func:`apply_rope`, trusting its inputs; the fast paths of :func:`rotate_reference`.
 
+    float16 and bfloat16 inputs are rotated in float32 (tables cast to float32) and the result cast
+    back to ``x``'s dtype, as Meta's and torchtune's code do: one rounding, so the result is the
+    correctly rounded rotation up to float32 noise. float32 and float64 inputs are computed in their
+    own dtype with the tables cast to it.
+
     Without autograd, the interleaved layout (float32/64, pairs adjacent in memory) is one complex
     multiplication. The half layout is ``x * cos`` over the full width, then the ``-x1 sin`` and
     ``x0 sin`` terms added in place into the two halves (three passes, no ``rotate_half`` copy); a
     contiguous ``x`` with one ``[L, d]`` table is done in blocks of :data:`BLOCK_BYTES`, so the
     three passes stay in cache (meant to; the blocks change which entries each kernel call sees, not the
-    operations on an entry). The tests compare the fast paths with the reference form. Inside a compiled graph the reference form is used: the
-    compiler fuses it into one kernel, and ``out=`` writes into views would break the graph.
+    operations on an entry). The tests compare the fast paths with the reference form. Inside a
+    compiled graph the reference form is used: the compiler fuses it into one kernel, and ``out=``
+    writes into views would break the graph.
     """
+    if x.dtype in LOW_PRECISION:
+        return apply(x.float(), cos, sin, layout).to(x.dtype)
     cos, sin = cos.to(x.dtype), sin.to(x.dtype)
-    if torch.compiler.is_compiling() or x.numel() == 0 or (torch.is_grad_enabled() and (x.requires_grad or cos.requires_grad or sin.requires_grad)):
+    grad = torch.is_grad_enabled() and (x.requires_grad or cos.requires_grad or sin.requires_grad)
+    if torch.compiler.is_compiling() or x.numel() == 0 or grad:
         return rotate_reference(x, cos, sin, layout)
     if layout == "half":
         return _apply_half(x, cos, sin)
@@ -180,5 +225,5 @@ def _apply_half(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.
     flat_x, flat_out = x.view(-1, length, d), out.view(-1, length, d)
     for j in range(flat_x.shape[0]):
         for i in range(0, length, rows):
-            _half_terms(flat_x[j, i:i + rows], cos[i:i + rows], s[i:i + rows], flat_out[j, i:i + rows])
+            _half_terms(flat_x[j, i : i + rows], cos[i : i + rows], s[i : i + rows], flat_out[j, i : i + rows])
     return out

@@ -5,14 +5,17 @@ input fails early with a message that names the parameter the caller passed and 
 Private cores (names starting with ``_``) trust their inputs.
 
 Sizes are bounded by memory: :func:`check_size` refuses, before anything is allocated, a result
-larger than :data:`MAX_TENSOR_BYTES`.
+larger than the limit in force, :func:`get_max_tensor_bytes` (8 GiB, :data:`MAX_TENSOR_BYTES`, unless a
+user raised it with the public :func:`set_max_tensor_bytes` or :func:`max_tensor_bytes`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
-from typing import Any, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import torch
 
@@ -24,12 +27,82 @@ __all__ = [
     "check_tensor",
     "check_dtype",
     "check_size",
+    "size_limit_hint",
     "MAX_TENSOR_BYTES",
+    "get_max_tensor_bytes",
+    "set_max_tensor_bytes",
+    "max_tensor_bytes",
 ]
 
-#: The largest tensor (in bytes) a posenc function agrees to build: 8 GiB. A size argument whose
-#: result would be larger is refused with a ``ValueError`` before any allocation.
+#: The default size limit: the largest tensor (in bytes) a posenc function agrees to build, 8 GiB. A
+#: size argument whose result would be larger is refused with a ``ValueError`` before any allocation.
+#: The limit in force is :func:`get_max_tensor_bytes`; users change it with :func:`set_max_tensor_bytes`.
 MAX_TENSOR_BYTES = 8 * 2**30
+
+_max_tensor_bytes = MAX_TENSOR_BYTES  # the limit in force (a module global: torch.compile guards on its value)
+
+
+def get_max_tensor_bytes() -> int:
+    """The size limit in force, in bytes: the largest tensor a posenc function agrees to build."""
+    return _max_tensor_bytes
+
+
+def set_max_tensor_bytes(n_bytes: int | None) -> int:
+    """Set the size limit: posenc refuses, before allocating, any tensor larger than ``n_bytes``.
+
+    The limit guards against a size argument that would exhaust memory (a typo of ``10**9`` tokens);
+    raise it when the machine has the memory for a larger result. It is global to the process (every
+    thread); compiled graphs that checked the old limit are recompiled.
+
+    Args:
+        n_bytes (int or None): the new limit (>= 1 byte); None restores the default, 8 GiB
+            (``posenc._core.validate.MAX_TENSOR_BYTES``).
+
+    Returns:
+        int: the previous limit, to restore it later (or use the context manager :func:`max_tensor_bytes`).
+
+    Example:
+        >>> import posenc
+        >>> previous = posenc.set_max_tensor_bytes(64 * 2**30)  # allow results up to 64 GiB
+        >>> _ = posenc.set_max_tensor_bytes(previous)
+    """
+    global _max_tensor_bytes
+    new = MAX_TENSOR_BYTES if n_bytes is None else check_int("n_bytes", n_bytes, min_value=1)
+    previous, _max_tensor_bytes = _max_tensor_bytes, new
+    return previous
+
+
+@contextlib.contextmanager
+def max_tensor_bytes(n_bytes: int | None) -> Iterator[int]:
+    """Context manager: the size limit is ``n_bytes`` inside the ``with`` block (None: the default),
+    restored on exit; yields the limit in force. See :func:`set_max_tensor_bytes`.
+
+    Example:
+        >>> import posenc
+        >>> with posenc.max_tensor_bytes(2**40):  # a 1 TiB limit for this block only
+        ...     pass
+    """
+    previous = set_max_tensor_bytes(n_bytes)
+    try:
+        yield _max_tensor_bytes
+    finally:
+        set_max_tensor_bytes(previous)
+
+
+def _bytes(n: float) -> str:
+    """``n`` bytes in the largest binary unit up to GiB, 3 significant digits: ``8 GiB``, ``2.86e+03 GiB``."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n:g} bytes"
+
+
+def size_limit_hint() -> str:
+    """The end of every size error: the limit in force and how to raise it."""
+    return (
+        f"posenc refuses results above {_bytes(_max_tensor_bytes)}; raise the limit with "
+        f"posenc.set_max_tensor_bytes(n_bytes) or `with posenc.max_tensor_bytes(n_bytes):` if the memory is there"
+    )
 
 
 def check_int(name: str, value: Any, *, min_value: int | None = None, max_value: int | None = None) -> int:
@@ -101,8 +174,15 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     return value
 
 
-def check_tensor(name: str, value: Any, *, ndim: int | None = None, min_ndim: int | None = None,
-                 floating: bool | None = None, finite: bool = False) -> torch.Tensor:
+def check_tensor(
+    name: str,
+    value: Any,
+    *,
+    ndim: int | None = None,
+    min_ndim: int | None = None,
+    floating: bool | None = None,
+    finite: bool = False,
+) -> torch.Tensor:
     """Check that ``value`` is a tensor with the expected rank and kind.
 
     ``floating=True``: a floating dtype; ``floating=False``: an integer dtype other than bool;
@@ -139,17 +219,21 @@ def check_dtype(name: str, value: Any, *, floating: bool = True) -> torch.dtype:
     return value
 
 
-def check_size(name: str, value: Any, shape: Sequence[int], *, item_bytes: int = 4) -> None:
-    """Refuse a result of ``shape`` (``item_bytes`` per entry) above :data:`MAX_TENSOR_BYTES`.
+def check_size(name: str | Callable[[], str], value: Any, shape: Sequence[int], *, item_bytes: int = 4) -> None:
+    """Refuse a result of ``shape`` (``item_bytes`` per entry) above the limit in force
+    (:func:`get_max_tensor_bytes`).
 
     ``name=value`` is the argument the caller passed that sets the size; it is named in the message
     (``value=None``: ``name`` already says it all, e.g. ``"q_len=5, k_len=7"``). Call it before allocating.
+    ``name`` and ``value`` may be callables returning them, called only to write the message: a forward
+    traced by ``torch.compile`` then formats no symbolic size (which would specialise the graph to it).
     """
     n_bytes = math.prod([int(s) for s in shape]) * item_bytes  # a list: torch.compile traces it
-    if n_bytes > MAX_TENSOR_BYTES:
+    if n_bytes > _max_tensor_bytes:
+        name = name() if callable(name) else name
+        value = value() if callable(value) else value
         given = name if value is None else f"{name}={value}"
         raise ValueError(
             f"{given} asks for a tensor of shape {tuple(int(s) for s in shape)} "
-            f"({n_bytes / 2**30:.3g} GiB); posenc refuses results above {MAX_TENSOR_BYTES / 2**30:g} GiB "
-            f"(posenc._core.validate.MAX_TENSOR_BYTES): pass a smaller {name.split('=')[0]}"
+            f"({_bytes(n_bytes)}); {size_limit_hint()}; or pass a smaller {name.split('=')[0].split(' of shape')[0]}"
         )

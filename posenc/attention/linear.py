@@ -14,13 +14,13 @@ References:
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
 
+from .._core import grid, rope as rope_core
 from .._core.validate import check_choice, check_size, check_tensor
-from .._core import rope as rope_core
 from ..encodings.rope import LAYOUTS
 
 __all__ = ["elu_feature_map", "kernel_attention", "linear_attention"]
@@ -38,18 +38,28 @@ def _lead(name: str, *tensors: torch.Tensor) -> tuple[int, ...]:
         return tuple(torch.broadcast_shapes(*(t.shape[:-2] for t in tensors)))
     except RuntimeError:
         shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
-        raise ValueError(f"{name} must have broadcastable leading dimensions (all but the last two), "
-                         f"got {shapes}") from None
+        raise ValueError(
+            f"{name} must have broadcastable leading dimensions (all but the last two), got {shapes}"
+        ) from None
 
 
-def _check(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, rope_q: tuple | None, rope_k: tuple | None,
-           feature_map: Callable, causal: bool) -> tuple[int, ...]:
+def _check(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    rope_q: tuple | None,
+    rope_k: tuple | None,
+    feature_map: Callable,
+    causal: bool,
+) -> tuple[int, ...]:
     """Validate the arguments the two attentions share; return the leading dimensions of the result."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         check_tensor(name, t, min_ndim=2, floating=True)
     if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
-        raise ValueError(f"q, k, v must be [..., Lq, d], [..., Lk, d], [..., Lk, dv]; got {tuple(q.shape)}, "
-                         f"{tuple(k.shape)}, {tuple(v.shape)}")
+        raise ValueError(
+            f"q, k, v must be [..., Lq, d], [..., Lk, d], [..., Lk, dv]; got {tuple(q.shape)}, "
+            f"{tuple(k.shape)}, {tuple(v.shape)}"
+        )
     for name, t in (("k", k), ("v", v)):
         if t.dtype != q.dtype:
             raise TypeError(f"{name} must have q's dtype {q.dtype}, got {t.dtype}")
@@ -63,8 +73,10 @@ def _check(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, rope_q: tuple | No
     if not isinstance(causal, bool):
         raise TypeError(f"causal must be a bool, got {type(causal).__name__} ({causal!r})")
     if (rope_q is None) != (rope_k is None):
-        raise ValueError("rope_q and rope_k must be given together (RoFormer eq. 19 rotates both "
-                         "queries and keys); got only " + ("rope_q" if rope_k is None else "rope_k"))
+        raise ValueError(
+            "rope_q and rope_k must be given together (RoFormer eq. 19 rotates both "
+            "queries and keys); got only " + ("rope_q" if rope_k is None else "rope_k")
+        )
     for name, rope, x in (("rope_q", rope_q, q), ("rope_k", rope_k, k)):
         if rope is None:
             continue
@@ -75,27 +87,34 @@ def _check(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, rope_q: tuple | No
         check_tensor(f"{name}'s sin", sin, floating=True)
         check_choice(f"{name}'s layout", layout, LAYOUTS)
         if x.shape[-1] % 2 or cos.shape != sin.shape or cos.shape[-1] != x.shape[-1]:
-            raise ValueError(f"{name}'s cos and sin must share a shape ending in the (even) head dimension "
-                             f"{x.shape[-1]}, got {tuple(cos.shape)} and {tuple(sin.shape)}")
+            raise ValueError(
+                f"{name}'s cos and sin must share a shape ending in the (even) head dimension "
+                f"{x.shape[-1]}, got {tuple(cos.shape)} and {tuple(sin.shape)}"
+            )
         if cos.device != x.device or sin.device != x.device:
-            raise ValueError(f"{name}'s cos and sin must be on {'q' if name == 'rope_q' else 'k'}'s device "
-                             f"{x.device}, got {cos.device} and {sin.device}")
+            raise ValueError(
+                f"{name}'s cos and sin must be on {'q' if name == 'rope_q' else 'k'}'s device "
+                f"{x.device}, got {cos.device} and {sin.device}"
+            )
         rope_core.check_table_shape(x, cos.shape, f"{name}'s cos")
     return lead
 
 
-def _features(feature_map: Callable, q: torch.Tensor, k: torch.Tensor,
-              rope: bool) -> tuple[torch.Tensor, torch.Tensor]:
+def _features(feature_map: Callable, q: torch.Tensor, k: torch.Tensor, rope: bool) -> tuple[torch.Tensor, torch.Tensor]:
     """``phi(q)``, ``phi(k)``, checked: ``[..., Lq, m]`` and ``[..., Lk, m]`` of q's dtype (``m = d`` with RoPE)."""
     fq, fk = feature_map(q), feature_map(k)
     for name, f, x in (("q", fq, q), ("k", fk, k)):
         if not isinstance(f, torch.Tensor) or f.shape[:-1] != x.shape[:-1] or f.dtype != x.dtype:
             got = f"{tuple(f.shape)} {f.dtype}" if isinstance(f, torch.Tensor) else type(f).__name__
-            raise ValueError(f"feature_map must map {name} [..., L, d] to a tensor [..., L, m] of the same "
-                             f"dtype, got {got} for {name} of shape {tuple(x.shape)} {x.dtype}")
+            raise ValueError(
+                f"feature_map must map {name} [..., L, d] to a tensor [..., L, m] of the same "
+                f"dtype, got {got} for {name} of shape {tuple(x.shape)} {x.dtype}"
+            )
     if fq.shape[-1] != fk.shape[-1] or (rope and fq.shape[-1] != q.shape[-1]):
-        raise ValueError(f"feature_map must give queries and keys the same width m (m = d = {q.shape[-1]} with "
-                         f"rope_q/rope_k), got {fq.shape[-1]} and {fk.shape[-1]}")
+        raise ValueError(
+            f"feature_map must give queries and keys the same width m (m = d = {q.shape[-1]} with "
+            f"rope_q/rope_k), got {fq.shape[-1]} and {fk.shape[-1]}"
+        )
     return fq, fk
 
 
@@ -146,18 +165,25 @@ def kernel_attention(
     lead = _check(q, k, v, rope_q, rope_k, feature_map, causal)
     q_len, k_len = q.shape[-2], k.shape[-2]
     if causal and q_len > k_len:
-        raise ValueError(f"causal kernel_attention needs q_len <= k_len (queries aligned at the end), "
-                         f"got {q_len} and {k_len}")
+        raise ValueError(
+            f"causal kernel_attention needs q_len <= k_len (queries aligned at the end), got {q_len} and {k_len}"
+        )
     if weight is not None:
         check_tensor("weight", weight, min_ndim=2, floating=True)
         if weight.shape[-2:] != (q_len, k_len):
-            raise ValueError(f"weight must be [Lq, Lk] = [{q_len}, {k_len}] (or broadcast with leading dims), "
-                             f"got {tuple(weight.shape)}")
+            raise ValueError(
+                f"weight must be [Lq, Lk] = [{q_len}, {k_len}] (or broadcast with leading dims), "
+                f"got {tuple(weight.shape)}"
+            )
         if weight.device != q.device:
             raise ValueError(f"weight must be on q's device {q.device}, got {weight.device}")
         lead = _lead("q, k, v and weight", q, k, v, weight)
-    check_size(f"q of shape {tuple(q.shape)}, k of shape {tuple(k.shape)}", None, (*lead, q_len, k_len),
-               item_bytes=4 * q.element_size())
+    check_size(
+        f"q of shape {tuple(q.shape)}, k of shape {tuple(k.shape)}",
+        None,
+        (*lead, q_len, k_len),
+        item_bytes=4 * q.element_size(),
+    )
     if weight is not None:  # after the size check: reading the values costs as much as the scores
         check_tensor("weight", weight, finite=True)
         if not bool((weight >= 0).all()):
@@ -169,8 +195,7 @@ def kernel_attention(
         num, den = num * weight, den * weight
     keep = None  # [Lq, Lk] (or with weight's leading dims): the pairs that count
     if causal:
-        q_pos = torch.arange(k_len - q_len, k_len, device=q.device)  # [Lq], aligned at the end
-        keep = torch.arange(k_len, device=q.device)[None, :] <= q_pos[:, None]
+        keep = grid.causal(q_len, k_len, device=q.device)  # [Lq, Lk], queries aligned at the end
     if weight is not None:
         keep = weight != 0 if keep is None else keep & (weight != 0)
     if keep is not None:  # zeros selected, not multiplied in: a NaN or inf score of a dropped pair stays out
@@ -215,8 +240,12 @@ def linear_attention(
         raise ValueError(f"causal linear_attention needs q_len == k_len, got {q.shape[-2]} and {k.shape[-2]}")
     fq, fk = _features(feature_map, q, k, rope_q is not None)  # [..., Lq, m], [..., Lk, m]
     if causal:  # the prefix sums [..., L, m, dv], refused before they are built
-        check_size(f"k of shape {tuple(k.shape)}, v of shape {tuple(v.shape)}", None,
-                   (*_lead("k and v", k, v), k.shape[-2], fk.shape[-1], v.shape[-1]), item_bytes=2 * k.element_size())
+        check_size(
+            f"k of shape {tuple(k.shape)}, v of shape {tuple(v.shape)}",
+            None,
+            (*_lead("k and v", k, v), k.shape[-2], fk.shape[-1], v.shape[-1]),
+            item_bytes=2 * k.element_size(),
+        )
     rq, rk = _rotate(fq, rope_q), _rotate(fk, rope_k)
     if not causal:
         s = rk.transpose(-2, -1) @ v  # [..., d, dv]

@@ -35,7 +35,10 @@ class Source:
 def _package_path(obj) -> str:
     """``posenc/encodings/rope.py`` for a function defined in posenc/encodings/rope.py; the file
     name alone for code outside the package."""
-    path = Path(inspect.getsourcefile(obj)).resolve()
+    source = inspect.getsourcefile(obj)
+    if source is None:  # no file to name (show_source has read the code from the line cache)
+        return obj.__module__
+    path = Path(source).resolve()
     try:
         return (Path(_PACKAGE.name) / path.relative_to(_PACKAGE)).as_posix()
     except ValueError:
@@ -46,11 +49,11 @@ def _strip_docstring(code: str) -> str:
     tree = ast.parse(code)
     node = tree.body[0]
     body = getattr(node, "body", None)
-    if not body or not isinstance(body[0], ast.Expr) or not isinstance(getattr(body[0], "value", None), ast.Constant) \
-            or not isinstance(body[0].value.value, str):
+    doc = body[0] if body else None
+    if not (isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str)):
         return code
     lines = code.splitlines(keepends=True)
-    first, last = body[0].lineno - 1, body[0].end_lineno      # 0-based start, exclusive end
+    first, last = doc.lineno - 1, doc.end_lineno  # 0-based start, exclusive end
     return "".join(lines[:first] + lines[last:])
 
 
@@ -69,7 +72,8 @@ def show_source(*objs, docstring: bool = False) -> Source:
         raise TypeError("show_source: give at least one function or class (objs)")
     if not isinstance(docstring, bool):
         raise TypeError(f"docstring must be a bool, got {type(docstring).__name__}")
-    blocks, names = [], {}
+    blocks: list[str] = []
+    names: dict[str, list[str]] = {}  # file -> the names shown from it
     for obj in objs:
         if not (inspect.isfunction(obj) or inspect.isclass(obj)):
             raise TypeError(f"show_source: objs must be functions or classes, got {type(obj).__name__}")

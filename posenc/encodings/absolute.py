@@ -18,9 +18,9 @@ import math
 import torch
 from torch import nn
 
-from .._core.validate import check_choice, check_dtype, check_even, check_float, check_int, check_size, check_tensor
 from .._core.bias import sinusoidal_table
 from .._core.freq import DEFAULT_BASE, frequency_ladder
+from .._core.validate import check_choice, check_dtype, check_even, check_float, check_int, check_size, check_tensor
 
 __all__ = [
     "sinusoidal_frequencies",
@@ -43,7 +43,7 @@ def sinusoidal_frequencies(
     """Angular frequencies ``omega_i = base ** (-2i / d_model)`` of the sinusoidal encoding.
 
     Two common ways to compute them are offered so the book can compare their rounding:
-    ``"pow"`` evaluates ``1 / base ** (2i/d)`` directly (:func:`posenc.frequencies.inv_freq`, the
+    ``"pow"`` evaluates ``1 / base ** (2i/d)`` directly (:func:`posenc.encodings.rope.rope_inv_freq`, the
     ladder RoPE uses too); ``"exp_log"`` evaluates ``exp(-ln(base) * 2i/d)`` as in the
     annotated-transformer code. Both run entirely in ``dtype``. ``"pow"`` rounds the exponent
     ``2i/d`` (exactly representable when ``d`` is a power of two), the power and the reciprocal;
@@ -105,7 +105,7 @@ def sinusoidal_encoding(
 
     Raises:
         ValueError: odd ``d_model``, negative ``seq_len``, ``base <= 1``, or a result above
-            ``posenc._core.validate.MAX_TENSOR_BYTES``.
+            the size limit (``posenc.set_max_tensor_bytes`` raises it).
     """
     seq_len = check_int("seq_len", seq_len, min_value=0)
     d_model = check_even("d_model", d_model)
@@ -142,7 +142,8 @@ def sinusoidal_encoding_at(
     d_model = check_even("d_model", d_model)
     base = check_float("base", base, gt=1.0)
     check_dtype("dtype", dtype)
-    check_size("positions", f"<{positions.numel()} positions>", (positions.numel(), d_model), item_bytes=_BUILD_BYTES)
+    n = positions.numel()
+    check_size("positions", lambda: f"<{n} positions>", (n, d_model), item_bytes=_BUILD_BYTES)
     return sinusoidal_table(positions, d_model, base, dtype, device)
 
 
@@ -255,6 +256,17 @@ class LearnedPositionalEmbedding(nn.Module):
     :meth:`forward` raises instead of silently clamping (nanoGPT asserts ``t <= block_size``
     for the same reason).
 
+    **When the range check waits.** Never on an accelerator: positions given as an int are checked from
+    the int, and a position tensor is read (its min and max) only when it lives on the CPU, in eager
+    mode, where its values are already on the host. A position tensor on an accelerator (or on the
+    meta device, or inside a compiled graph) is not read: an out-of-range position there fails in the
+    indexing instead (a device-side assert on CUDA). Attention and ``TinyLM`` check their default
+    positions ``0 .. L-1`` from the shapes (:meth:`posenc.LearnedMethod.reserve`), on any device.
+
+    **Deferred initialisation**: built under ``with torch.device("meta"):``, then ``to_empty(device=...)``
+    and :meth:`reset_parameters`, the table is drawn as the constructor draws it (the same seed gives
+    the same table).
+
     Args:
         max_len (int): number of trained positions.
         d_model (int): embedding width ``d``.
@@ -267,9 +279,24 @@ class LearnedPositionalEmbedding(nn.Module):
         super().__init__()
         self.max_len = check_int("max_len", max_len, min_value=1)
         self.d_model = check_int("d_model", d_model, min_value=1)
-        init_std = check_float("init_std", init_std, ge=0.0)
+        self.init_std = check_float("init_std", init_std, ge=0.0)
         check_size("max_len * d_model", f"{self.max_len} * {self.d_model}", (self.max_len, self.d_model), item_bytes=8)
-        self.weight = nn.Parameter(torch.randn(self.max_len, self.d_model) * init_std)
+        self.weight = nn.Parameter(torch.empty(self.max_len, self.d_model))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Draw the table: standard normal values times ``init_std``, on the table's device."""
+        with torch.no_grad():
+            self.weight.copy_(torch.randn(self.weight.shape, device=self.weight.device) * self.init_std)
+
+    def check_length(self, n: int) -> None:
+        """Refuse positions ``0 .. n - 1`` beyond the table, from ``n`` alone (reads no tensor)."""
+        if n > self.max_len:
+            raise ValueError(
+                f"positions must lie in [0, {self.max_len - 1}] (the trained length max_len="
+                f"{self.max_len}); got positions up to {n - 1}. A learned table has no row for "
+                f"unseen positions."
+            )
 
     def forward(self, positions: int | torch.Tensor) -> torch.Tensor:
         """Look up position vectors.
@@ -281,24 +308,28 @@ class LearnedPositionalEmbedding(nn.Module):
             torch.Tensor: ``[L, d]`` or ``[..., d]``.
 
         Raises:
-            ValueError: a position is negative or >= ``max_len``.
+            ValueError: a position is negative or >= ``max_len`` (checked as the class docstring says).
         """
         if isinstance(positions, torch.Tensor):
             check_tensor("positions", positions, floating=False)
+            # read only where the values are on the host already: eager, CPU (see the class docstring)
+            if positions.device.type == "cpu" and positions.numel() and not torch.compiler.is_compiling():
+                low, high = torch.aminmax(positions)
+                if low < 0 or high >= self.max_len:
+                    raise ValueError(
+                        f"positions must lie in [0, {self.max_len - 1}] (the trained length max_len="
+                        f"{self.max_len}); got positions from {int(low)} to {int(high)}. A learned table "
+                        f"has no row for unseen positions."
+                    )
             pos = positions.to(device=self.weight.device, dtype=torch.long)
         else:
             n = check_int("positions", positions, min_value=0)
             check_size("positions", n, (n, self.d_model), item_bytes=4)
+            self.check_length(n)
             pos = torch.arange(n, device=self.weight.device)
-        # eager: one read of the positions' range; a compiled graph reads no value (torch.compile)
-        if not torch.compiler.is_compiling() and pos.numel() and (int(pos.min()) < 0 or int(pos.max()) >= self.max_len):
-            raise ValueError(
-                f"positions must lie in [0, {self.max_len - 1}] (the trained length max_len={self.max_len}); "
-                f"got positions up to {int(pos.max())}. A learned table has no row for unseen positions."
-            )
         return self.weight[pos]  # [..., d]
 
-    def resized(self, new_max_len: int) -> "LearnedPositionalEmbedding":
+    def resized(self, new_max_len: int) -> LearnedPositionalEmbedding:
         """A copy whose table is linearly interpolated to ``new_max_len`` rows.
 
         The patch used to run a learned table past its trained length (ViT interpolates its 2-D

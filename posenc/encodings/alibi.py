@@ -21,9 +21,9 @@ import math
 
 import torch
 
-from .._core.validate import check_int, check_size
 from .._core import grid
 from .._core.bias import alibi_bias_from_slopes
+from .._core.validate import check_int, check_size
 
 __all__ = ["alibi_slopes", "alibi_bias", "alibi_bias_bloom"]
 
@@ -86,7 +86,8 @@ def alibi_bias_bloom(n_heads: int, q_len: int, k_len: int | None = None) -> torc
 
     Under a causal mask each row differs from :func:`alibi_bias` by the constant
     ``m_h * query_pos``, and softmax ignores constants added to a whole row, so attention weights
-    are identical; without the mask the two differ (this form then rewards keys to the right).
+    are identical in exact arithmetic (in float32 and bf16 the larger logits round differently, so the
+    weights agree to rounding); without the mask the two differ (this form then rewards keys to the right).
     The form is the official ALiBi code's own (Press et al.; ofirpress/attention_with_linear_biases,
     ``fairseq/models/transformer.py``: one row ``m_h * arange(maxpos)`` for every query, which
     "works because the softmax operation is invariant to translation"), so the bias needs no
@@ -106,8 +107,6 @@ def alibi_bias_bloom(n_heads: int, q_len: int, k_len: int | None = None) -> torc
     n_heads = check_int("n_heads", n_heads, min_value=1)
     q_len, k_len = grid.lengths(q_len, k_len, lead=(n_heads + 3,), item_bytes=4)  # + the [Lq, Lk] int64 distances
     slopes = alibi_slopes(n_heads)  # [h]
-    q_pos = torch.arange(k_len - q_len, k_len)  # [Lq], aligned at the end
-    k_pos = torch.arange(k_len)  # [Lk]
-    future = k_pos[None, :] > q_pos[:, None]  # [Lq, Lk]
-    bias = slopes[:, None, None] * k_pos.to(torch.float32)[None, None, :]  # [h, 1, Lk]
-    return bias.expand(n_heads, q_len, k_len).masked_fill(future[None], float("-inf"))
+    k_pos = torch.arange(k_len, dtype=torch.float32)  # [Lk]
+    bias = slopes[:, None, None] * k_pos[None, None, :]  # [h, 1, Lk]
+    return bias.expand(n_heads, q_len, k_len).masked_fill(grid.future(q_len, k_len)[None], float("-inf"))

@@ -1,13 +1,16 @@
 """RoPE's long-term decay: the relative upper bound of RoFormer section 3.4.3.
 
-With summation by parts (Abel's transformation), ``sum_i h_i e^{i r theta_i}`` (``h_i`` the complex products of query and key
-pairs) is bounded by ``(max_i |h_{i+1} - h_i|) * sum_j |S_j|`` with partial sums
+With summation by parts (Abel's transformation), ``sum_i h_i e^{i r theta_i}`` (``h_i`` the complex
+products of query and key pairs) is bounded by ``(max_i |h_{i+1} - h_i|) * sum_j |S_j|`` with partial sums
 ``S_j = sum_{k<j} e^{i r theta_k}``. The mean ``(1/(d/2)) sum_j |S_j|`` is the curve of RoFormer's
-Figure 2: it falls on average as the relative distance ``r`` grows, with ripples, and over long
-ranges stays low without falling monotonically. A larger base keeps it higher on average over each
-octave of ``r``, not at every ``r`` (chapter 5 of the book). It bounds the score; it says nothing
-about the score of a given query and key, whose expectation for independent random vectors is 0 at
-every distance.
+Figure 2: it falls on average as the relative distance ``r`` grows, with ripples, and (checked up to
+``r = 10**5`` for ``d = 128``) stays low without falling monotonically. A much larger base keeps it
+higher on average over each octave ``2**j <= r < 2**(j+1)`` with ``r < 2**17`` (``10**4``,
+``5 * 10**5`` and ``10**6`` for head sizes 64 to 256). Not beyond: over ``2**17 <= r < 2**18``, base
+``5 * 10**5`` averages below ``10**4`` for head sizes 64 and 128. Smaller heads and nearby bases cross
+in some octaves, and the curves cross at single distances (chapter 5 of the book). It bounds the
+score of a fixed query and key; it says nothing about the score itself, whose expectation for
+independent random vectors is 0 at every distance.
 
 References:
     Su et al., "RoFormer: Enhanced Transformer with Rotary Position Embedding", 2021, section 3.4.3.
@@ -15,17 +18,19 @@ References:
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 
-from .._core.validate import check_even, check_float, check_size
 from .._core.freq import DEFAULT_BASE, frequency_ladder
+from .._core.validate import check_even, check_float, check_size
 
 __all__ = ["rope_decay_bound"]
 
 
-def rope_decay_bound(head_dim: int, distances: Sequence[float] | torch.Tensor, base: float = DEFAULT_BASE) -> torch.Tensor:
+def rope_decay_bound(
+    head_dim: int, distances: Sequence[float] | torch.Tensor, base: float = DEFAULT_BASE
+) -> torch.Tensor:
     """RoFormer's relative upper bound ``(1/(d/2)) * sum_{j=1}^{d/2} |S_j|`` at each distance.
 
     Computed in float64: the partial sums cancel strongly at large ``r``.
@@ -33,7 +38,8 @@ def rope_decay_bound(head_dim: int, distances: Sequence[float] | torch.Tensor, b
     Args:
         head_dim (int): even head dimension ``d``.
         distances: ``[n]`` finite relative distances ``r`` (any real numbers; a 1-D tensor, list or range).
-        base (float): wavelength base, ``theta_k = base ** (-2k/d)`` (:func:`posenc.frequencies.inv_freq`).
+        base (float): wavelength base, ``theta_k = base ** (-2k/d)``
+            (:func:`posenc.encodings.rope.rope_inv_freq`).
 
     Returns:
         torch.Tensor: float64 ``[n]``, non-negative. At ``r = 0`` every term is 1, so

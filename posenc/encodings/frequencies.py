@@ -7,6 +7,16 @@ position, ``i = 0 .. dim/2 - 1``: from one radian per position down to almost ``
 
 Shape legend: ``dim`` the encoding width (``d_model`` or ``head_dim``), ``dim/2`` pairs.
 
+One implementation (``posenc._core.freq.frequency_ladder``) and one public name for it,
+:func:`posenc.encodings.rope.rope_inv_freq` ``(dim, base, dtype=...)``; this module holds its default
+base, :data:`DEFAULT_BASE`. The other names that return it are routes to that implementation for their
+own contexts, not other ladders:
+
+- :func:`posenc.encodings.absolute.sinusoidal_frequencies`: ``method="pow"`` is the ladder over
+  ``d_model`` (float64 by default); ``method="exp_log"`` is a second way to round it, for chapter 2.
+- :func:`posenc.scaling.rope_scaled_inv_freq` with ``rope_type="default"`` and ``RopeScaling().inv_freq``:
+  the registry's unscaled entry (``(ladder, 1.0)``), so that every scaling is one call.
+
 References:
     Vaswani et al., "Attention Is All You Need", 2017, section 3.5.
     Su et al., "RoFormer: Enhanced Transformer with Rotary Position Embedding", 2021, eq. (15).
@@ -15,35 +25,6 @@ References:
 
 from __future__ import annotations
 
-import torch
+from .._core.freq import DEFAULT_BASE
 
-from .._core.freq import DEFAULT_BASE, frequency_ladder
-from .._core.validate import check_dtype, check_even, check_float, check_size
-
-__all__ = ["DEFAULT_BASE", "inv_freq"]
-
-
-
-def inv_freq(dim: int, base: float = DEFAULT_BASE, *, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """Frequencies ``theta_i = base ** (-2i / dim)``, ``i = 0 .. dim/2 - 1``.
-
-    Computed as Hugging Face's default RoPE initialisation does, ``1 / base ** (2i / dim)`` with
-    every step in ``dtype``: in float32 the result equals theirs bit for bit.
-
-    Args:
-        dim (int): even width ``d`` (``d_model`` for the sinusoidal encoding, ``head_dim`` for RoPE).
-        base (float): wavelength base, > 1 (Vaswani et al. and RoFormer: 10000; Llama 3: 500000).
-        dtype (torch.dtype): floating dtype of the computation and the result.
-
-    Returns:
-        torch.Tensor: ``[d/2]``, decreasing from 1.
-
-    Raises:
-        ValueError: odd or non-positive ``dim``, ``base <= 1`` or not finite, or a result too large.
-        TypeError: non-integer ``dim``, non-real ``base``, non-floating ``dtype``.
-    """
-    dim = check_even("dim", dim)
-    check_size("dim", dim, (dim // 2,), item_bytes=8)
-    return frequency_ladder(dim, check_float("base", base, gt=1.0), check_dtype("dtype", dtype))
-
-
+__all__ = ["DEFAULT_BASE"]

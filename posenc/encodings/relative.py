@@ -37,8 +37,9 @@ __all__ = [
 ]
 
 
-def relative_positions(q_len: int, k_len: int | None = None, *,
-                       device: torch.device | str | None = None) -> torch.Tensor:
+def relative_positions(
+    q_len: int, k_len: int | None = None, *, device: torch.device | str | None = None
+) -> torch.Tensor:
     """Signed distance from each query to each key, ``key_pos - query_pos``.
 
     Args:
@@ -50,9 +51,7 @@ def relative_positions(q_len: int, k_len: int | None = None, *,
         torch.Tensor: int64 ``[Lq, Lk]``; negative entries are keys in the past.
     """
     q_len, k_len = grid.lengths(q_len, k_len, item_bytes=16)
-    q_pos = torch.arange(k_len - q_len, k_len, device=device)  # [Lq], aligned at the end
-    k_pos = torch.arange(k_len, device=device)  # [Lk]
-    return k_pos[None, :] - q_pos[:, None]  # [Lq, Lk]
+    return grid.relative(q_len, k_len, device=device)  # [Lq, Lk], queries aligned at the end
 
 
 def shaw_relative_index(q_len: int, max_distance: int, k_len: int | None = None) -> torch.Tensor:
@@ -73,8 +72,7 @@ def shaw_relative_index(q_len: int, max_distance: int, k_len: int | None = None)
 
 def _shaw_index(q_len: int, k_len: int, max_distance: int, device: torch.device | str | None = None) -> torch.Tensor:
     """Core of :func:`shaw_relative_index`, trusting its inputs."""
-    q_pos = torch.arange(k_len - q_len, k_len, device=device)  # [Lq], aligned at the end
-    rel = torch.arange(k_len, device=device)[None, :] - q_pos[:, None]  # [Lq, Lk]
+    rel = grid.relative(q_len, k_len, device=device)  # [Lq, Lk], queries aligned at the end
     return rel.clamp(-max_distance, max_distance) + max_distance
 
 
@@ -107,8 +105,9 @@ def t5_relative_bucket(
     return _t5_bucket(relative_position, bool(bidirectional), num_buckets, max_distance)
 
 
-def _check_t5(num_buckets: int, max_distance: int, bidirectional: bool,
-              names: tuple[str, str] = ("num_buckets", "max_distance")) -> tuple[int, int]:
+def _check_t5(
+    num_buckets: int, max_distance: int, bidirectional: bool, names: tuple[str, str] = ("num_buckets", "max_distance")
+) -> tuple[int, int]:
     """Validate T5's bucket parameters under the caller's names; returns them as ints."""
     num_buckets = check_int(names[0], num_buckets, min_value=4 if bidirectional else 2)
     if bidirectional and num_buckets % 2:
@@ -118,8 +117,9 @@ def _check_t5(num_buckets: int, max_distance: int, bidirectional: bool,
     return num_buckets, check_int(names[1], max_distance, min_value=max_exact + 1)
 
 
-def _t5_bucket(relative_position: torch.Tensor, bidirectional: bool, num_buckets: int,
-               max_distance: int) -> torch.Tensor:
+def _t5_bucket(
+    relative_position: torch.Tensor, bidirectional: bool, num_buckets: int, max_distance: int
+) -> torch.Tensor:
     """Core of :func:`t5_relative_bucket`, trusting its inputs."""
     # distances beyond max_distance all land in the last bucket; clamping first keeps |.| from
     # overflowing at -2**63 and changes no bucket
@@ -134,18 +134,51 @@ def _t5_bucket(relative_position: torch.Tensor, bidirectional: bool, num_buckets
     max_exact = num_buckets // 2
     is_small = distance < max_exact
     # log-spaced buckets for max_exact <= distance < max_distance (log(0) is masked out below)
-    large = max_exact + (
-        torch.log(distance.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)
-    ).long()
+    large = (
+        max_exact
+        + (
+            torch.log(distance.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)
+        ).long()
+    )
     large = torch.clamp(large, max=num_buckets - 1)
     return buckets + torch.where(is_small, distance, large)
 
 
-def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, per_pair: int, shared: int = 0) -> None:
-    """q, k, v shapes. Refuses, above the memory limit, ``per_pair`` bytes per (query, key) pair of
-    every head (the scores) plus ``shared`` bytes per pair shared by the heads (``[Lq, Lk, d]`` gathers)."""
+def _autocast_on(device_type: str) -> bool:
+    try:
+        return torch.is_autocast_enabled(device_type)
+    except TypeError:  # torch < 2.4: no device argument
+        return torch.is_autocast_enabled() if device_type == "cuda" else torch.is_autocast_cpu_enabled()
+
+
+def _check_shaw(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    rel_k: torch.Tensor,
+    rel_v: torch.Tensor,
+    causal: bool,
+    *,
+    scores: int,
+    gathers: int = 0,
+) -> int:
+    """Shaw attention's arguments; returns the clipping distance ``k`` of the ``[2k+1, d]`` tables.
+
+    Refuses, above the memory limit, ``scores`` elements per (query, key) pair of every head (the
+    scores and what is built from them) plus ``gathers`` ``[Lq, Lk, d]`` tensors shared by the heads."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         check_tensor(name, t, min_ndim=2, floating=True)
+    check_tensor("rel_k", rel_k, ndim=2, floating=True)
+    check_tensor("rel_v", rel_v, ndim=2, floating=True)
+    if not isinstance(causal, bool):
+        raise TypeError(f"causal must be a bool, got {type(causal).__name__} ({causal!r})")
+    for name, t in (("k", k), ("v", v), ("rel_k", rel_k), ("rel_v", rel_v)):
+        if t.device != q.device:
+            raise ValueError(f"{name} must be on q's device ({q.device}), got {t.device}")
+        if t.dtype != q.dtype and not _autocast_on(q.device.type):  # autocast casts the products' operands
+            raise TypeError(
+                f"{name} must have q's dtype ({q.dtype}), got {t.dtype}: cast one of them, or run under torch.autocast"
+            )
     if k.shape != v.shape:
         raise ValueError(f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
     if q.shape[-1] != k.shape[-1]:
@@ -155,19 +188,19 @@ def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, per_pair: i
     try:
         lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2])
     except RuntimeError:
-        raise ValueError(f"q and k must have broadcastable leading dimensions, got {tuple(q.shape)} and "
-                         f"{tuple(k.shape)}") from None
-    check_size(f"q of shape {tuple(q.shape)}, k of shape {tuple(k.shape)}", None, (q.shape[-2], k.shape[-2]),
-               item_bytes=per_pair * math.prod(lead) + shared)
-
-
-def _check_tables(rel_k: torch.Tensor, rel_v: torch.Tensor, d: int) -> int:
-    check_tensor("rel_k", rel_k, ndim=2, floating=True)
-    check_tensor("rel_v", rel_v, ndim=2, floating=True)
-    if rel_k.shape != rel_v.shape or rel_k.shape[1] != d or rel_k.shape[0] % 2 == 0:
         raise ValueError(
-            f"rel_k and rel_v must both be [2k+1, {d}], got {tuple(rel_k.shape)} and {tuple(rel_v.shape)}"
-        )
+            f"q and k must have broadcastable leading dimensions, got {tuple(q.shape)} and {tuple(k.shape)}"
+        ) from None
+    d = q.shape[-1]
+    if rel_k.shape != rel_v.shape or rel_k.shape[1] != d or rel_k.shape[0] % 2 == 0:
+        raise ValueError(f"rel_k and rel_v must both be [2k+1, {d}], got {tuple(rel_k.shape)} and {tuple(rel_v.shape)}")
+    item = q.element_size()
+    check_size(
+        f"q of shape {tuple(q.shape)}, k of shape {tuple(k.shape)}",
+        None,
+        (q.shape[-2], k.shape[-2]),
+        item_bytes=scores * item * math.prod(lead) + gathers * d * item,
+    )
     return (rel_k.shape[0] - 1) // 2
 
 
@@ -199,6 +232,9 @@ def shaw_attention(
     (``[..., Lq, 2k+1]``) and multiplied by the table. Peak extra memory is
     ``O(Lq * Lk)`` per head instead of ``O(Lq * Lk * d)``.
 
+    The five tensors share one device and one floating dtype (under ``torch.autocast`` the dtypes
+    may differ: autocast casts the products' operands).
+
     Args:
         q (torch.Tensor): queries ``[..., Lq, d]``.
         k (torch.Tensor): keys ``[..., Lk, d]``.
@@ -210,9 +246,8 @@ def shaw_attention(
     Returns:
         torch.Tensor: ``[..., Lq, d]``.
     """
-    _check_qkv(q, k, v, per_pair=4 * q.element_size())
+    max_distance = _check_shaw(q, k, v, rel_k, rel_v, causal, scores=4)
     d = q.shape[-1]
-    max_distance = _check_tables(rel_k, rel_v, d)
     q_len, k_len = q.shape[-2], k.shape[-2]
     idx = _shaw_index(q_len, k_len, max_distance, q.device)  # [Lq, Lk]
     q = q * d**-0.5  # scale the small tensor, not the [Lq, Lk] scores
@@ -248,9 +283,8 @@ def shaw_attention_naive(
     Kept as the reference :func:`shaw_attention` is tested against and as the baseline the
     benchmarks and the book measure. Same arguments and result as :func:`shaw_attention`.
     """
-    _check_qkv(q, k, v, per_pair=4 * q.element_size(), shared=2 * q.shape[-1] * q.element_size())  # [Lq, Lk, d] x 2
+    max_distance = _check_shaw(q, k, v, rel_k, rel_v, causal, scores=4, gathers=2)  # r_k, r_v: [Lq, Lk, d] each
     d = q.shape[-1]
-    max_distance = _check_tables(rel_k, rel_v, d)
     idx = _shaw_index(q.shape[-2], k.shape[-2], max_distance, q.device)  # [Lq, Lk]
     r_k = rel_k[idx]  # [Lq, Lk, d]
     r_v = rel_v[idx]  # [Lq, Lk, d]
@@ -294,7 +328,9 @@ class T5RelativeBias(nn.Module):
         bidirectional (bool): encoder-style (True) or decoder-style causal buckets (False).
     """
 
-    def __init__(self, n_heads: int, *, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True) -> None:
+    def __init__(
+        self, n_heads: int, *, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True
+    ) -> None:
         super().__init__()
         self.n_heads = check_int("n_heads", n_heads, min_value=1)
         self.bidirectional = bool(bidirectional)
@@ -331,5 +367,7 @@ class T5RelativeBias(nn.Module):
         return grid.toeplitz(self._bias_by_distance(distance), q_len, k_len)  # [h, Lq, Lk]
 
     def extra_repr(self) -> str:
-        return (f"n_heads={self.n_heads}, num_buckets={self.num_buckets}, "
-                f"max_distance={self.max_distance}, bidirectional={self.bidirectional}")
+        return (
+            f"n_heads={self.n_heads}, num_buckets={self.num_buckets}, "
+            f"max_distance={self.max_distance}, bidirectional={self.bidirectional}"
+        )

@@ -1,6 +1,6 @@
 """RoPE's textbook forms and layout conversions, kept beside the production path of :mod:`posenc.encodings.rope`.
 
-Each form computes the same rotation as :func:`posenc.rope.apply_rope`, written the way a paper
+Each form computes the same rotation as :func:`posenc.encodings.rope.apply_rope`, written the way a paper
 or a reference code base writes it; the book shows them, and the tests compare them with the fast
 path:
 
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import torch
 
-from .._core.validate import check_choice, check_dtype, check_even, check_float, check_int, check_size, check_tensor
 from .._core import rope as rope_core
 from .._core.freq import DEFAULT_BASE, frequency_ladder
+from .._core.validate import check_choice, check_dtype, check_even, check_float, check_int, check_size, check_tensor
 from .rope import LAYOUTS
 
 __all__ = [
@@ -72,7 +72,7 @@ def _rotate_half(x: torch.Tensor) -> torch.Tensor:
 def apply_rope_rotate_half(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     """Hugging Face's eager form, ``x * cos + rotate_half(x) * sin`` (half layout), as written there.
 
-    Kept as a reference and benchmark baseline; :func:`posenc.rope.apply_rope` computes the same values.
+    Kept as a reference and benchmark baseline; :func:`posenc.encodings.rope.apply_rope` computes the same values.
 
     Args:
         x (torch.Tensor): ``[..., L, d]``.
@@ -86,8 +86,9 @@ def apply_rope_rotate_half(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor
     check_tensor("sin", sin, floating=True)
     d = _check_even_width(x)
     if cos.shape != sin.shape or cos.shape[-1] != d:
-        raise ValueError(f"cos and sin must share a shape ending in head_dim={d}, "
-                         f"got {tuple(cos.shape)} and {tuple(sin.shape)}")
+        raise ValueError(
+            f"cos and sin must share a shape ending in head_dim={d}, got {tuple(cos.shape)} and {tuple(sin.shape)}"
+        )
     rope_core.check_table_shape(x, cos.shape, "cos")
     return x * cos.to(x.dtype) + _rotate_half(x) * sin.to(x.dtype)
 
@@ -105,7 +106,9 @@ def rope_freqs_cis(positions: int | torch.Tensor, head_dim: int, base: float = D
     """
     head_dim = check_even("head_dim", head_dim)
     inv_freq = frequency_ladder(head_dim, check_float("base", base, gt=1.0))
-    angles = rope_core.position_angles(rope_core.positions_tensor(positions, head_dim // 2, item_bytes=16), inv_freq).float()  # [L, d/2]
+    angles = rope_core.position_angles(
+        rope_core.positions_tensor(positions, head_dim // 2, item_bytes=16), inv_freq
+    ).float()  # [L, d/2]
     return torch.polar(torch.ones_like(angles), angles)
 
 
@@ -159,7 +162,7 @@ def rope_matrix(
     ``apply_rope(x, cos_m, sin_m, layout=layout) == x @ R_m.T`` for a row vector ``x`` at position ``m``.
     In the interleaved layout ``R_m`` is block diagonal with 2x2 blocks ``[[cos, -sin], [sin, cos]]``;
     in the half layout the same blocks sit at rows/columns ``(i, i + d/2)``. Multiplying by it costs
-    ``O(d^2)``; :func:`posenc.rope.apply_rope` does the same in ``O(d)``.
+    ``O(d^2)``; :func:`posenc.encodings.rope.apply_rope` does the same in ``O(d)``.
 
     Args:
         position (int): the position ``m`` (any integer).
@@ -167,7 +170,7 @@ def rope_matrix(
         base (float): wavelength base.
         layout (str): ``"interleaved"`` (default, the paper's form) or ``"half"``.
         inv_freq (torch.Tensor, optional): ``[d/2]`` finite frequencies instead of
-            :func:`posenc.rope.rope_inv_freq`.
+            :func:`posenc.encodings.rope.rope_inv_freq`.
         dtype (torch.dtype): floating dtype of the result.
 
     Returns:
@@ -202,7 +205,7 @@ def apply_rope_matrix(
         layout (str): ``"interleaved"`` or ``"half"``.
 
     Returns:
-        torch.Tensor: ``[..., L, d]``; equal to :func:`posenc.rope.apply_rope` up to rounding.
+        torch.Tensor: ``[..., L, d]``; equal to :func:`posenc.encodings.rope.apply_rope` up to rounding.
     """
     check_tensor("x", x, min_ndim=2, floating=True)
     check_choice("layout", layout, LAYOUTS)

@@ -19,10 +19,24 @@ from importlib import resources
 
 import torch
 
-from .._core.validate import MAX_TENSOR_BYTES, check_float, check_int, check_size, check_tensor
+from .._core.validate import (
+    check_float,
+    check_int,
+    check_size,
+    check_tensor,
+    get_max_tensor_bytes,
+    size_limit_hint,
+)
 
-__all__ = ["SyntheticCorpus", "PasskeyBatch", "PasskeyCorpus", "CharCorpus", "load_shakespeare", "SHAKESPEARE_SHA256",
-           "MAX_VOCAB"]
+__all__ = [
+    "SyntheticCorpus",
+    "PasskeyBatch",
+    "PasskeyCorpus",
+    "CharCorpus",
+    "load_shakespeare",
+    "SHAKESPEARE_SHA256",
+    "MAX_VOCAB",
+]
 
 #: The largest vocabulary of :class:`SyntheticCorpus`: its table holds a permutation draw for each of
 #: the ``V * V`` contexts, so its cost grows as ``V ** 3`` (1024: about a billion draws).
@@ -31,19 +45,20 @@ MAX_VOCAB = 1024
 SHAKESPEARE_SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
 
 
-def check_sizes(shape: tuple[int, ...], *, item_bytes: int = 4, **given: int) -> None:
-    """Refuse a tensor of ``shape`` above ``posenc._core.validate.MAX_TENSOR_BYTES``, naming the
-    arguments ``given`` (``batch=..., length=...``) that set its size. Call it before allocating.
+def check_sizes(shape: tuple[int, ...], *, item_bytes: int = 4, **given: object) -> None:
+    """Refuse a tensor of ``shape`` above the size limit in force (``posenc.set_max_tensor_bytes`` sets it),
+    naming the arguments ``given`` (``batch=..., length=...``) that set its size. Call it before allocating.
 
     Raises:
         ValueError: the tensor would be larger than the limit.
     """
     n_bytes = math.prod([int(s) for s in shape]) * item_bytes  # a list: torch.compile traces it
-    if n_bytes > MAX_TENSOR_BYTES:
+    if n_bytes > get_max_tensor_bytes():
         args = ", ".join(f"{name}={value}" for name, value in given.items())
-        raise ValueError(f"{args} asks for a tensor of shape {tuple(int(s) for s in shape)} ({n_bytes / 2**30:.3g} "
-                         f"GiB); posenc refuses tensors above {MAX_TENSOR_BYTES / 2**30:g} GiB "
-                         f"(posenc._core.validate.MAX_TENSOR_BYTES): pass a smaller {' or '.join(given)}")
+        raise ValueError(
+            f"{args} asks for a tensor of shape {tuple(int(s) for s in shape)} ({n_bytes / 2**30:.3g} "
+            f"GiB); {size_limit_hint()}; or pass a smaller {' or '.join(given)}"
+        )
 
 
 def _check_generator(generator) -> None:
@@ -77,20 +92,23 @@ class SyntheticCorpus:
         self.copy_prob = check_float("copy_prob", self.copy_prob, ge=0.0, le=1.0)
         g = torch.Generator().manual_seed(check_int("seed", self.seed))
         v = self.vocab_size
-        self.next_tokens = torch.stack(
-            [torch.randperm(v, generator=g)[: self.branching] for _ in range(v * v)]
-        ).view(v, v, self.branching)  # [V, V, branching]: allowed continuations of (a, b)
+        self.next_tokens = torch.stack([torch.randperm(v, generator=g)[: self.branching] for _ in range(v * v)]).view(
+            v, v, self.branching
+        )  # [V, V, branching]: allowed continuations of (a, b)
 
     def sample(self, batch: int, length: int, *, generator: torch.Generator) -> torch.Tensor:
         """``[batch, length]`` int64 token sequences.
 
         Raises:
-            ValueError: ``batch`` or ``length`` below their minimum (1, 2), or a ``[batch, length]``
-                int64 tensor above ``posenc._core.validate.MAX_TENSOR_BYTES``.
+            ValueError: ``batch`` or ``length`` below their minimum (1, 2), or the sampler's working
+                memory (five ``[batch, length]`` tensors, 36 bytes an entry) above the size limit in force
+                (``posenc.set_max_tensor_bytes``).
         """
         batch = check_int("batch", batch, min_value=1)
         length = check_int("length", length, min_value=2)
-        check_sizes((batch, length), item_bytes=8, batch=batch, length=length)
+        # the draws below hold 4 int64 and 1 float32 [batch, length] tensors at once (36 bytes an entry):
+        # refused as a whole, before the first of them is allocated
+        check_sizes((batch, length), item_bytes=36, batch=batch, length=length)
         _check_generator(generator)
         v, k = self.vocab_size, self.branching
         out = torch.empty(batch, length, dtype=torch.long)
@@ -141,11 +159,15 @@ class PasskeyBatch:
             mask = getattr(self, name)
             check_tensor(name, mask, ndim=2)
             if mask.dtype != torch.bool or mask.shape != (b, n):
-                raise ValueError(f"{name} must be a bool tensor [b, n] = [{b}, {n}] (one entry per target), "
-                                 f"got {mask.dtype} {tuple(mask.shape)}")
+                raise ValueError(
+                    f"{name} must be a bool tensor [b, n] = [{b}, {n}] (one entry per target), "
+                    f"got {mask.dtype} {tuple(mask.shape)}"
+                )
         check_tensor("distance", self.distance, ndim=1, floating=False)
         if self.distance.shape != (b,):
-            raise ValueError(f"distance must have one entry per sequence (b={b}), got shape {tuple(self.distance.shape)}")
+            raise ValueError(
+                f"distance must have one entry per sequence (b={b}), got shape {tuple(self.distance.shape)}"
+            )
 
 
 @dataclass
@@ -184,8 +206,9 @@ class PasskeyCorpus:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        self.filler_corpus = SyntheticCorpus(vocab_size=self.vocab_size, branching=self.branching, copy_prob=0.0,
-                                             seed=self.seed)
+        self.filler_corpus = SyntheticCorpus(
+            vocab_size=self.vocab_size, branching=self.branching, copy_prob=0.0, seed=self.seed
+        )
         self.n_digits = check_int("n_digits", self.n_digits, min_value=2)
         self.passkey_len = check_int("passkey_len", self.passkey_len, min_value=1)
         self.key_rate = check_float("key_rate", self.key_rate, gt=0.0, le=1.0)
@@ -194,8 +217,9 @@ class PasskeyCorpus:
         self.query_token = self.key_token + 1
         self.n_tokens = self.query_token + 1  # the model's vocabulary
 
-    def _write(self, x: torch.Tensor, key_pos: torch.Tensor, query_pos: torch.Tensor,
-               generator: torch.Generator) -> PasskeyBatch:
+    def _write(
+        self, x: torch.Tensor, key_pos: torch.Tensor, query_pos: torch.Tensor, generator: torch.Generator
+    ) -> PasskeyBatch:
         """Write ``KEY digits`` at ``key_pos`` and ``QUERY digits`` at ``query_pos`` (``[b]`` each; positions
         past the end are dropped) over filler ``x`` ``[b, n + 1]``."""
         b, n1 = x.shape
@@ -220,7 +244,7 @@ class PasskeyCorpus:
     def sample_text(self, batch: int, n: int, *, generator: torch.Generator) -> PasskeyBatch:
         """Training-like text for inputs of ``n`` tokens: at most one passkey episode, at memoryless times."""
         batch, n = check_int("batch", batch, min_value=1), check_int("n", n, min_value=2)
-        check_sizes((batch, n + 1), item_bytes=8, batch=batch, n=n)
+        check_sizes((batch, n + 1), item_bytes=36, batch=batch, n=n)  # the filler sampler's memory
         x = self.filler_corpus.sample(batch, n + 1, generator=generator)
 
         def geometric(rate: float) -> torch.Tensor:  # failures before the first success, [b]
@@ -235,14 +259,15 @@ class PasskeyCorpus:
         """The smallest and largest passkey distance a probe of ``n`` input tokens can hold."""
         return self.passkey_len, n - self.passkey_len - 1
 
-    def sample_probe(self, batch: int, n: int, *, generator: torch.Generator,
-                     distance: int | None = None) -> PasskeyBatch:
+    def sample_probe(
+        self, batch: int, n: int, *, generator: torch.Generator, distance: int | None = None
+    ) -> PasskeyBatch:
         """Passkey tests of ``n`` input tokens: filler, the key ``distance`` tokens before ``QUERY``
         (default: uniform over :meth:`distances`), ``QUERY`` and the digits at the very end."""
         k = self.passkey_len
         lo, hi = self.distances(check_int("n", n, min_value=2 * k + 2))
         batch = check_int("batch", batch, min_value=1)
-        check_sizes((batch, n + 1), item_bytes=8, batch=batch, n=n)
+        check_sizes((batch, n + 1), item_bytes=36, batch=batch, n=n)  # the filler sampler's memory
         x = self.filler_corpus.sample(batch, n + 1, generator=generator)
         if distance is None:
             dist = torch.randint(lo, hi + 1, (batch,), generator=generator)
@@ -254,7 +279,7 @@ class PasskeyCorpus:
     def sample(self, batch: int, length: int, *, generator: torch.Generator) -> torch.Tensor:
         """``[batch, length]`` tokens of :meth:`sample_text`, as :meth:`SyntheticCorpus.sample` returns."""
         batch, length = check_int("batch", batch, min_value=1), check_int("length", length, min_value=3)
-        check_sizes((batch, length), item_bytes=8, batch=batch, length=length)
+        check_sizes((batch, length), item_bytes=36, batch=batch, length=length)  # the filler sampler's memory
         return self.sample_text(batch, length - 1, generator=generator).tokens
 
 
@@ -264,7 +289,7 @@ def load_shakespeare() -> str:
     Raises:
         RuntimeError: the shipped file does not match :data:`SHAKESPEARE_SHA256`.
     """
-    raw = gzip.decompress(resources.files("posenc").joinpath("data", "tinyshakespeare.txt.gz").read_bytes())
+    raw = gzip.decompress(resources.files("posenc").joinpath("data").joinpath("tinyshakespeare.txt.gz").read_bytes())
     if hashlib.sha256(raw).hexdigest() != SHAKESPEARE_SHA256:
         raise RuntimeError("posenc/data/tinyshakespeare.txt.gz does not hold the expected text (sha256 differs)")
     return raw.decode("utf-8")
@@ -299,8 +324,10 @@ class CharCorpus:
             raise ValueError("train_fraction must be in (0, 1): the rest of the text validates, got 1.0")
         cut = int(train_fraction * len(text))
         if cut < 2 or len(text) - cut < 2:
-            raise ValueError(f"train_fraction={train_fraction:g} splits {len(text)} characters into {cut} for "
-                             f"training and {len(text) - cut} for validation; each part needs at least 2")
+            raise ValueError(
+                f"train_fraction={train_fraction:g} splits {len(text)} characters into {cut} for "
+                f"training and {len(text) - cut} for validation; each part needs at least 2"
+            )
         self.chars = "".join(sorted(set(text)))
         self.vocab_size = len(self.chars)
         index = {c: i for i, c in enumerate(self.chars)}

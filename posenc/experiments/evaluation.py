@@ -12,16 +12,25 @@ References:
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .. import MultiHeadAttention
 from .._core.validate import check_float, check_int, check_size, check_tensor
 from .data import CharCorpus, PasskeyCorpus, SyntheticCorpus, check_sizes
 from .model import TinyLM, check_model_input
 
-__all__ = ["evaluate_lm", "evaluate_passkey", "TrigramBaseline", "learned_bias", "evaluate_windows"]
+__all__ = [
+    "evaluate_lm",
+    "evaluate_passkey",
+    "TrigramBaseline",
+    "learned_bias",
+    "evaluate_windows",
+    "evaluate_context_cut",
+]
 
 
 def _check_model(model, batch: int, length: int) -> None:
@@ -36,8 +45,15 @@ def _check_model(model, batch: int, length: int) -> None:
 
 
 @torch.no_grad()
-def evaluate_lm(model: TinyLM | TrigramBaseline, corpus: SyntheticCorpus | PasskeyCorpus | CharCorpus, *,
-                length: int, batch: int = 32, seed: int = 1234, last: int | None = None) -> float:
+def evaluate_lm(
+    model: TinyLM | TrigramBaseline,
+    corpus: SyntheticCorpus | PasskeyCorpus | CharCorpus,
+    *,
+    length: int,
+    batch: int = 32,
+    seed: int = 1234,
+    last: int | None = None,
+) -> float:
     """Mean next-token cross-entropy on ``batch`` fresh sequences of ``length`` input tokens.
 
     On a :class:`PasskeyCorpus` (text of :meth:`PasskeyCorpus.sample_text`) only the filler targets
@@ -74,8 +90,15 @@ def evaluate_lm(model: TinyLM | TrigramBaseline, corpus: SyntheticCorpus | Passk
 
 
 @torch.no_grad()
-def evaluate_passkey(model: TinyLM | TrigramBaseline, corpus: PasskeyCorpus, *, length: int, batch: int = 64,
-                     seed: int = 1234, distance: int | None = None) -> float:
+def evaluate_passkey(
+    model: TinyLM | TrigramBaseline,
+    corpus: PasskeyCorpus,
+    *,
+    length: int,
+    batch: int = 64,
+    seed: int = 1234,
+    distance: int | None = None,
+) -> float:
     """Passkey accuracy on ``batch`` probes of ``length`` input tokens (:meth:`PasskeyCorpus.sample_probe`):
     the fraction whose every digit after ``QUERY`` is the model's most likely next token.
 
@@ -92,7 +115,7 @@ def evaluate_passkey(model: TinyLM | TrigramBaseline, corpus: PasskeyCorpus, *, 
     data = corpus.sample_probe(batch, length, generator=g, distance=distance)
     logits = model(data.tokens[:, :-1])  # [b, n, V]
     k = corpus.passkey_len
-    hit = logits[:, length - k:].argmax(-1) == data.tokens[:, length - k + 1:]  # [b, k]
+    hit = logits[:, length - k :].argmax(-1) == data.tokens[:, length - k + 1 :]  # [b, k]
     return hit.all(dim=1).double().mean().item()
 
 
@@ -121,7 +144,7 @@ class TrigramBaseline:
         for _ in range(math.ceil(sequences / 256)):
             x = corpus.sample(256, length + 1, generator=g)  # [256, L + 1]
             idx = (x[:, :-2] * v + x[:, 1:-1]) * v + x[:, 2:]  # [256, L - 1]
-            counts += torch.bincount(idx.reshape(-1), minlength=v ** 3).double()
+            counts += torch.bincount(idx.reshape(-1), minlength=v**3).double()
         counts = counts.view(v, v, v) + check_float("alpha", alpha, gt=0.0)
         self.log_probs = (counts / counts.sum(-1, keepdim=True)).log().float()  # [V, V, V]
         self.uniform = torch.full((v,), -math.log(v))
@@ -152,24 +175,27 @@ def learned_bias(model: TinyLM, length: int) -> list:
     if not isinstance(model, TinyLM):
         raise TypeError(f"model must be a TinyLM, got {type(model).__name__}")
     length = check_int("length", length, min_value=1)
-    check_size("length", length, (model.blocks[0].attn.n_heads, length, length))
+    attentions = [cast(MultiHeadAttention, block.attn) for block in model.blocks]
+    check_size("length", length, (attentions[0].n_heads, length, length))
     rows = []
     with torch.no_grad():
-        for block in model.blocks:
-            attn = block.attn
+        for attn in attentions:
             q = torch.zeros(1, attn.n_heads, 1, attn.head_dim)
             k = torch.zeros(1, attn.n_heads, length, attn.head_dim)
             bias = attn.method.logit_bias(q, k, causal=True)
             if bias is None:
-                raise ValueError(f"learned_bias needs a method with a logit bias, this model uses "
-                                 f"position={model.position!r}")
+                raise ValueError(
+                    f"learned_bias needs a method with a logit bias, this model uses position={model.position!r}"
+                )
             bias = bias[0, :, 0].flip(-1)  # [h, length], distance 0 first
             rows.append([[round(v, 4) for v in head] for head in bias.tolist()])
     return rows
 
 
 @torch.no_grad()
-def evaluate_windows(model: TinyLM, tokens: torch.Tensor, length: int, *, chunk: int = 16) -> tuple[float, torch.Tensor]:
+def evaluate_windows(
+    model: TinyLM, tokens: torch.Tensor, length: int, *, chunk: int = 16
+) -> tuple[float, torch.Tensor]:
     """Loss on non-overlapping windows of ``length`` input tokens, as Press et al. evaluate.
 
     ``tokens`` (1-D, ``m * length + 1`` ids, ``m >= 1``) is cut into ``m`` windows; window ``w`` reads
@@ -189,8 +215,10 @@ def evaluate_windows(model: TinyLM, tokens: torch.Tensor, length: int, *, chunk:
     chunk = check_int("chunk", chunk, min_value=1)
     check_tensor("tokens", tokens, floating=False)
     if tokens.ndim != 1 or tokens.numel() < length + 1 or (tokens.numel() - 1) % length:
-        raise ValueError(f"tokens must be 1-D with m * length + 1 entries (m >= 1), got shape {tuple(tokens.shape)} "
-                         f"for length={length}")
+        raise ValueError(
+            f"tokens must be 1-D with m * length + 1 entries (m >= 1), got shape {tuple(tokens.shape)} "
+            f"for length={length}"
+        )
     if isinstance(model, TinyLM):
         check_model_input(model, min(chunk, (tokens.numel() - 1) // length), length)
     model.eval()
@@ -199,8 +227,93 @@ def evaluate_windows(model: TinyLM, tokens: torch.Tensor, length: int, *, chunk:
     targets = tokens[1:].view(m, length)
     per_position = torch.zeros(length, dtype=torch.float64)
     for i in range(0, m, chunk):
-        logits = model(inputs[i:i + chunk])  # [b, n, V]
-        nll = F.cross_entropy(logits.transpose(1, 2), targets[i:i + chunk], reduction="none")  # [b, n]
+        logits = model(inputs[i : i + chunk])  # [b, n, V]
+        nll = F.cross_entropy(logits.transpose(1, 2), targets[i : i + chunk], reduction="none")  # [b, n]
         per_position += nll.double().sum(dim=0)
     per_position /= m
     return per_position.mean().item(), per_position
+
+
+def _windows(model, tokens: torch.Tensor, length: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """``tokens`` (1-D, ``m * length + 1`` ids) as ``m`` input windows and their targets, ``[m, length]`` each."""
+    check_tensor("tokens", tokens, floating=False)
+    if tokens.ndim != 1 or tokens.numel() < length + 1 or (tokens.numel() - 1) % length:
+        raise ValueError(
+            f"tokens must be 1-D with m * length + 1 entries (m >= 1), got shape {tuple(tokens.shape)} "
+            f"for length={length}"
+        )
+    m = (tokens.numel() - 1) // length
+    return tokens[:-1].view(m, length), tokens[1:].view(m, length)
+
+
+@torch.no_grad()
+def evaluate_context_cut(
+    model: TinyLM, tokens: torch.Tensor, length: int, context: int, *, start: int | None = None, chunk: int = 512
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The same targets scored twice: with their whole left context in a window, and with it cut to
+    the last ``context`` tokens. The difference says whether the model uses context beyond ``context``.
+
+    ``tokens`` is cut into ``m`` windows of ``length`` input tokens as in :func:`evaluate_windows`. In
+    each window the targets predicted at positions ``p = start .. length - 1`` are scored from the whole
+    window (the input ``window[0 : p + 1]``, one forward pass of the window) and from the input
+    ``window[max(0, p - context + 1) : p + 1]`` alone (at most ``context`` tokens, which the model
+    reads at positions ``0 ..``): Press et al.'s sliding-window evaluation with stride 1 (ICLR 2022,
+    "Train Short, Test Long", Appendix B.2). For ``p < context`` the two inputs are the same tokens.
+
+    Args:
+        model (TinyLM): the model, switched to ``eval()``.
+        tokens (torch.Tensor): 1-D ids, ``m * length + 1`` of them.
+        length (int): the window's length.
+        context (int): the cut context, ``1 <= context <= length``.
+        start (int, optional): the first position scored (default ``context``: the targets whose whole
+            context is longer than the cut one), ``0 <= start < length``.
+        chunk (int): inputs per forward pass.
+
+    Returns:
+        (torch.Tensor, torch.Tensor): the loss in nats of every scored target, float64 ``[m, length - start]``,
+        with the whole context and with the cut one; row ``w`` is window ``w``.
+
+    Raises:
+        TypeError: ``model`` is not a ``torch.nn.Module``; ``tokens`` is not an integer tensor.
+        ValueError: ``tokens`` is not 1-D with ``m * length + 1`` entries, or an argument is out of range.
+    """
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a TinyLM (a torch.nn.Module), got {type(model).__name__}")
+    length = check_int("length", length, min_value=1)
+    context = check_int("context", context, min_value=1, max_value=length)
+    start = context if start is None else start
+    start = check_int("start", start, min_value=0, max_value=length - 1)
+    chunk = check_int("chunk", chunk, min_value=1)
+    if isinstance(model, TinyLM):
+        check_model_input(model, 1, length)
+        check_model_input(model, chunk, context)
+    inputs, targets = _windows(model, tokens, length)  # [m, n] each
+    m = inputs.shape[0]
+    check_sizes((m * length, context), item_bytes=8, tokens=tuple(tokens.shape), context=context)  # the cut inputs
+    model.eval()
+    full = torch.cat(
+        [
+            F.cross_entropy(model(inputs[i : i + chunk]).transpose(1, 2), targets[i : i + chunk], reduction="none")[
+                :, start:
+            ]
+            for i in range(0, m, chunk)
+        ]
+    )  # [m, n - start]
+    cut = torch.empty(m, length - start, dtype=torch.float32)
+    short = range(start, min(context - 1, length))  # the first targets: their whole context is the cut one
+    for p in short:
+        logits = torch.cat([model(inputs[i : i + chunk, : p + 1])[:, -1] for i in range(0, m, chunk)])  # [m, V]
+        cut[:, p - start] = F.cross_entropy(logits, targets[:, p], reduction="none")
+    first = max(start, context - 1)
+    if first < length:  # inputs of exactly `context` tokens ending at p = first .. n - 1
+        rows = inputs.unfold(1, context, 1)[:, first - context + 1 :]  # [m, k, context]
+        k = rows.shape[1]
+        rows, last = rows.reshape(m * k, context), targets[:, first:].reshape(m * k)
+        nll = torch.cat(
+            [
+                F.cross_entropy(model(rows[i : i + chunk])[:, -1], last[i : i + chunk], reduction="none")
+                for i in range(0, m * k, chunk)
+            ]
+        )
+        cut[:, first - start :] = nll.view(m, k)
+    return full.double(), cut.double()

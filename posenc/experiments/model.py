@@ -9,10 +9,12 @@ Shape legend: ``b`` batch, ``L`` sequence length, ``V`` vocabulary size, ``D`` m
 
 from __future__ import annotations
 
+from typing import cast
+
 import torch
 from torch import nn
 
-from .. import POSITION_METHODS, MultiHeadAttention, NoPEMethod, RopeMethod, RopeScaling, build_method
+from .. import POSITION_METHODS, MultiHeadAttention, NoPEMethod, RopeMethod, RopeScaling, build_method, reset_in_order
 from .._core.validate import check_choice, check_int, check_size, check_tensor
 from .data import check_sizes
 
@@ -24,9 +26,9 @@ def check_model_input(model: TinyLM, batch: int, length: int) -> None:
     scores ``[b, h, L, L]`` (float32) would exceed the library's size limit, before anything is sampled.
 
     Raises:
-        ValueError: either would exceed ``posenc._core.validate.MAX_TENSOR_BYTES``.
+        ValueError: either would exceed the size limit (``posenc.set_max_tensor_bytes`` raises it).
     """
-    heads = max(block.attn.n_heads for block in model.blocks)
+    heads = max(cast(_Block, block).attn.n_heads for block in model.blocks)
     check_sizes((batch, length, model.vocab_size), batch=batch, length=length)
     check_sizes((batch, heads, length, length), batch=batch, length=length)
 
@@ -65,8 +67,17 @@ class TinyLM(nn.Module):
             :class:`posenc.MultiHeadAttention`.
     """
 
-    def __init__(self, vocab_size: int, position: str, *, d_model: int = 64, n_layers: int = 2, n_heads: int = 4,
-                 max_len: int = 64, **options) -> None:
+    def __init__(
+        self,
+        vocab_size: int,
+        position: str,
+        *,
+        d_model: int = 64,
+        n_layers: int = 2,
+        n_heads: int = 4,
+        max_len: int = 64,
+        **options,
+    ) -> None:
         super().__init__()
         self.position = check_choice("position", position, POSITION_METHODS)
         self.max_len = check_int("max_len", max_len, min_value=1)
@@ -78,11 +89,15 @@ class TinyLM(nn.Module):
         on_input = POSITION_METHODS[position].acts_on_input()
         self.embed = nn.Embedding(vocab_size, d_model)
         # built after the embedding and before the blocks: a learned table draws its initial values there
-        self.input_encoding = build_method(position, d_model=d_model, n_heads=n_heads, causal=True, max_len=max_len,
-                                           **options) if on_input else NoPEMethod()
+        self.input_encoding = (
+            build_method(position, d_model=d_model, n_heads=n_heads, causal=True, max_len=max_len, **options)
+            if on_input
+            else NoPEMethod()
+        )
         layer_position, layer_options = ("none", {}) if on_input else (position, options)  # not repeated per layer
-        self.blocks = nn.ModuleList(_Block(d_model, n_heads, layer_position, max_len, layer_options)
-                                    for _ in range(n_layers))
+        self.blocks = nn.ModuleList(
+            _Block(d_model, n_heads, layer_position, max_len, layer_options) for _ in range(n_layers)
+        )
         self.ln_f = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, vocab_size, bias=False)
 
@@ -105,13 +120,23 @@ class TinyLM(nn.Module):
         if tokens.device.type == "cpu" and not torch.compiler.is_compiling():  # a compiled graph reads no value
             low, high = torch.aminmax(tokens)
             if low < 0 or high >= self.vocab_size:
-                raise ValueError(f"tokens must be ids in [0, {self.vocab_size}) (vocab_size), "
-                                 f"got values from {int(low)} to {int(high)}")
+                raise ValueError(
+                    f"tokens must be ids in [0, {self.vocab_size}) (vocab_size), "
+                    f"got values from {int(low)} to {int(high)}"
+                )
+        if not torch.compiler.is_compiling():
+            self.input_encoding.reserve(tokens.shape[1])  # a learned table refuses L > max_len, from the shape
         x = self.embed(tokens)  # [b, L, D]
         x = self.input_encoding.encode_input(x, torch.arange(tokens.shape[1], device=tokens.device))
         for block in self.blocks:
             x = block(x)
         return self.head(self.ln_f(x))
+
+    def reset_parameters(self) -> None:
+        """Initialise every parameter and buffer as the constructor does, in its order, so the same seed
+        gives the same model: the deferred initialisation of a model built under
+        ``with torch.device("meta"):`` and moved with ``to_empty(device=...)`` (torchtune, FSDP2)."""
+        reset_in_order(self)
 
     def set_rope_scaling(self, scaling: RopeScaling | None = None, *, seq_len: int | None = None) -> None:
         """Give every layer's RoPE method the frequencies of a context-extension scaling (RoPE models only).
@@ -127,8 +152,8 @@ class TinyLM(nn.Module):
         Raises:
             ValueError: the model does not use RoPE.
         """
-        methods = [block.attn.method for block in self.blocks]
+        methods = [cast(_Block, block).attn.method for block in self.blocks]
         if not all(isinstance(m, RopeMethod) for m in methods):
             raise ValueError(f"set_rope_scaling needs a RoPE model, this one uses position={self.position!r}")
         for method in methods:
-            method.set_scaling(scaling, seq_len=seq_len)
+            cast(RopeMethod, method).set_scaling(scaling, seq_len=seq_len)

@@ -20,9 +20,17 @@ import time
 import torch
 
 from .._core.validate import check_int
-from .config import BIAS_METHODS, EXPERIMENT_SCALINGS, experiment_config, experiment_scaling, finetune_corpus
+from .config import (
+    BIAS_METHODS,
+    EXPERIMENT_SCALINGS,
+    check_config,
+    experiment_config,
+    experiment_scaling,
+    finetune_corpus,
+)
 from .data import PasskeyCorpus
 from .evaluation import TrigramBaseline, evaluate_lm, evaluate_passkey, learned_bias
+from .finetune import finetune_arms, finetuned_name
 from .model import TinyLM
 from .provenance import code_record
 from .runner import run_jobs
@@ -49,15 +57,25 @@ def _evaluate_all(model, corpus: PasskeyCorpus, config: dict, seed: int, set_len
         if n == L:
             out["loss_at_L"] = evaluate_lm(model, corpus, length=n, batch=batch, seed=20_000 + 100 * seed + n)
         else:
-            out["loss_beyond"][str(n)] = evaluate_lm(model, corpus, length=n, batch=batch, last=n - L,
-                                                     seed=20_000 + 100 * seed + n)
+            out["loss_beyond"][str(n)] = evaluate_lm(
+                model, corpus, length=n, batch=batch, last=n - L, seed=20_000 + 100 * seed + n
+            )
     longest = max(config["eval_lengths"])
     if set_length is not None and fits(longest):
         set_length(longest)
     for dist in config["distances"]:
-        out["passkey_by_distance"][str(dist)] = evaluate_passkey(
-            model, corpus, length=longest, batch=config["distance_batch"], seed=30_000 + 100 * seed + dist,
-            distance=dist) if fits(longest) else None
+        out["passkey_by_distance"][str(dist)] = (
+            evaluate_passkey(
+                model,
+                corpus,
+                length=longest,
+                batch=config["distance_batch"],
+                seed=30_000 + 100 * seed + dist,
+                distance=dist,
+            )
+            if fits(longest)
+            else None
+        )
     return out
 
 
@@ -69,12 +87,25 @@ def _run_job(job: tuple[str, int, dict]) -> dict:
     L = config["train_length"]
     if method == "trigram":
         baseline = TrigramBaseline(corpus, length=L, sequences=config["trigram_sequences"], seed=seed)
-        return {"trigram": {**_evaluate_all(baseline, corpus, config, seed),
-                            "cpu_seconds": round(time.process_time() - start, 1)}}
+        return {
+            "trigram": {
+                **_evaluate_all(baseline, corpus, config, seed),
+                "cpu_seconds": round(time.process_time() - start, 1),
+            }
+        }
     torch.manual_seed(seed)
     model = TinyLM(corpus.n_tokens, method, max_len=L, **config["model"])
-    train_lm(model, corpus, length=L, steps=config["steps"], batch=config["batch"], lr=config["lr"], seed=seed,
-             answer_weight=config["answer_weight"], warmup=config["warmup"])
+    train_lm(
+        model,
+        corpus,
+        length=L,
+        steps=config["steps"],
+        batch=config["batch"],
+        lr=config["lr"],
+        seed=seed,
+        answer_weight=config["answer_weight"],
+        warmup=config["warmup"],
+    )
     out = {method: _evaluate_all(model, corpus, config, seed)}
     out[method]["n_params"] = sum(p.numel() for p in model.parameters())
     if method in BIAS_METHODS:  # FIRE's bias also depends on the query's position: the trained and longest length
@@ -83,43 +114,45 @@ def _run_job(job: tuple[str, int, dict]) -> dict:
         out[method]["cpu_seconds"] = round(time.process_time() - start, 1)
         return out
     for scaling in EXPERIMENT_SCALINGS:
+
         def set_length(n, scaling=scaling):
             rope, seq_len = experiment_scaling(config, scaling, n)
             model.set_rope_scaling(rope, seq_len=seq_len)
+
         out[f"rope+{scaling}"] = _evaluate_all(model, corpus, config, seed, set_length)
     for name, spec in config["sensitivity"].items():  # other settings of the same scalings, zero-shot
+
         def set_length(n, spec=spec):
-            rope, seq_len = experiment_scaling(config, spec["scaling"], n,
-                                               **{k: v for k, v in spec.items() if k != "scaling"})
+            rope, seq_len = experiment_scaling(
+                config, spec["scaling"], n, **{k: v for k, v in spec.items() if k != "scaling"}
+            )
             model.set_rope_scaling(rope, seq_len=seq_len)
+
         out[f"rope+{name}"] = _evaluate_all(model, corpus, config, seed, set_length)
     model.set_rope_scaling(None)
-    ft = config["finetune"]
-    ft_corpus = finetune_corpus(config)
-    state = {k: v.clone() for k, v in model.state_dict().items()}
-    for variant in ft["methods"]:
-        model.load_state_dict(state)
-        if variant != "rope":
-            rope, seq_len = experiment_scaling(config, variant, ft["length"])
-            model.set_rope_scaling(rope, seq_len=seq_len)
-        steps = ft["direct_steps"] if variant == "rope" else ft["steps"]
-        curve = {}
+    n, ft_corpus = config["finetune"]["length"], finetune_corpus(config)
 
-        def checkpoint(step: int) -> None:
-            if step in ft["checkpoints"]:
-                n = ft["length"]
-                curve[str(step)] = {
-                    "passkey": evaluate_passkey(model, corpus, length=n, batch=config["eval_batch"],
-                                                seed=40_000 + 100 * seed + step),
-                    "loss_beyond": evaluate_lm(model, corpus, length=n, batch=config["eval_batch"], last=n - L,
-                                               seed=50_000 + 100 * seed + step)}
+    def checkpoint(model, step: int) -> dict:  # the same probes and text for every arm at a given step
+        return {
+            "passkey": evaluate_passkey(
+                model, corpus, length=n, batch=config["eval_batch"], seed=40_000 + 100 * seed + step
+            ),
+            "loss_beyond": evaluate_lm(
+                model, corpus, length=n, batch=config["eval_batch"], last=n - L, seed=50_000 + 100 * seed + step
+            ),
+        }
 
-        checkpoint(0)
-        train_lm(model, ft_corpus, length=ft["length"], steps=steps, batch=ft["batch"], lr=ft["lr"],
-                 seed=1000 + seed, answer_weight=config["answer_weight"], warmup=ft["warmup"], on_step=checkpoint)
-        name = "rope" if variant == "rope" else f"rope+{variant}"
-        out[f"{name} ft"] = {**_evaluate_all(model, corpus, config, seed), "finetune_curve": curve}
-        model.set_rope_scaling(None)
+    out.update(
+        finetune_arms(
+            model,
+            ft_corpus,
+            config,
+            seed=seed,
+            evaluate=checkpoint,
+            after=lambda model: _evaluate_all(model, corpus, config, seed),
+            answer_weight=config["answer_weight"],
+        )
+    )
     out[method]["cpu_seconds"] = round(time.process_time() - start, 1)  # the whole job's, this process's
     return out
 
@@ -128,14 +161,17 @@ def run_extrapolation(config: dict | None = None, *, workers: int = 1, progress:
     """Train a :class:`TinyLM` per (method, seed) at ``train_length`` and evaluate it at longer lengths.
 
     Every model is evaluated as trained (zero-shot). RoPE models are also evaluated zero-shot with
-    each of :data:`~posenc.experiments.EXPERIMENT_SCALINGS` (position interpolation and YaRN with
-    factor ``n / L`` at input length ``n``; dynamic NTK with the fixed ``dynamic_factor`` and
-    ``seq_len = n``), with the other settings of ``sensitivity`` (``"rope+yarn b32"`` ...), and
-    fine-tuned at ``finetune["length"]`` on :func:`~posenc.experiments.finetune_corpus`: plain
-    (``"rope ft"``, ``finetune["direct_steps"]`` steps), with position interpolation
-    (``"rope+pi ft"``) and with YaRN (``"rope+yarn ft"``), ``finetune["steps"]`` steps each, with the
-    factor of that length. A count-based trigram (``"trigram"``) is the baseline with
-    no long-range context. The learned table cannot run past its length: those entries are None.
+    each dynamic scaling of :data:`~posenc.experiments.EXPERIMENT_SCALINGS` (position interpolation
+    and YaRN with factor ``max(n / L, 1)`` for an input of ``n`` tokens; dynamic NTK with the fixed
+    ``dynamic_factor`` and ``seq_len = n``), with the other settings of ``sensitivity``
+    (``"rope+yarn b32"`` ...; ``"rope+pi fixed"`` and ``"rope+yarn fixed"``: the factor fixed, as a
+    configuration ships it, at every length), and fine-tuned at ``finetune["length"]`` on
+    :func:`~posenc.experiments.finetune_corpus` with one schedule for every arm
+    (:func:`~posenc.experiments.finetune.finetune_arms`): plain (``"rope ft"``, direct
+    extrapolation), with position interpolation (``"rope+pi ft"``) and with YaRN (``"rope+yarn ft"``),
+    the latter two with the fixed factor of that length. A count-based trigram (``"trigram"``) is the
+    baseline with no long-range context. The learned table cannot run past its length: those entries
+    are None.
 
     Args:
         config (dict, optional): from :func:`~posenc.experiments.experiment_config` (default: the full one).
@@ -148,12 +184,17 @@ def run_extrapolation(config: dict | None = None, *, workers: int = 1, progress:
         (filler loss at positions ``>= L``, per evaluation length), ``passkey`` (accuracy per
         evaluation length, key at a uniform distance), ``passkey_by_distance`` (accuracy at the
         longest length per distance) and, for fine-tuned variants, ``finetune_curve`` (passkey and
-        loss beyond ``L`` at the fine-tuning length after each checkpoint's number of steps).
+        loss beyond ``L`` at the fine-tuning length after each checkpoint's number of steps) and
+        ``schedule`` (the one schedule, the data seed and the answer weight). ``cpu_seconds``: the
+        CPU time of the job that trained the model (for RoPE: with its scalings and fine-tuning).
         Lengths, distances, steps and seeds are strings (JSON keys).
+
+    Raises:
+        TypeError: ``config`` is not a dict.
+        ValueError: ``config`` lacks an entry of :func:`~posenc.experiments.experiment_config` (named), or
+            ``workers`` is below 1.
     """
-    config = experiment_config() if config is None else config
-    if not isinstance(config, dict):
-        raise TypeError(f"config must be a dict from experiment_config(), got {type(config).__name__}")
+    config = experiment_config() if config is None else check_config(config, experiment_config())
     check_int("workers", workers, min_value=1)
     code = code_record(__name__)  # the code that runs, hashed before it does
     # the RoPE jobs (scalings, fine-tunes) and CoPE's (its bias is rebuilt from q and k on every call) take longest
@@ -164,7 +205,7 @@ def run_extrapolation(config: dict | None = None, *, workers: int = 1, progress:
         for name, m in result.items():
             metrics.setdefault(name, {})[str(seed)] = m
     rope_variants = [f"rope+{s}" for s in [*EXPERIMENT_SCALINGS, *config["sensitivity"]]] + [
-        "rope ft" if v == "rope" else f"rope+{v} ft" for v in config["finetune"]["methods"]]
+        finetuned_name(v) for v in config["finetune"]["methods"]
+    ]
     order = ["trigram", *[n for m in config["methods"] for n in ([m, *rope_variants] if m == "rope" else [m])]]
-    return {"config": config, "code": code,
-            "metrics": {name: metrics[name] for name in order}}
+    return {"config": config, "code": code, "metrics": {name: metrics[name] for name in order}}

@@ -60,8 +60,12 @@ def code_record(entry: str = DEFAULT_ENTRY, *, root: Path | str | None = None) -
     total = hashlib.sha256()
     for chunk in chunks.values():
         total.update(chunk)
-    return {"entry": entry, "files": list(chunks), "sha256": total.hexdigest(),
-            "file_sha256": {name: hashlib.sha256(chunk).hexdigest() for name, chunk in chunks.items()}}
+    return {
+        "entry": entry,
+        "files": list(chunks),
+        "sha256": total.hexdigest(),
+        "file_sha256": {name: hashlib.sha256(chunk).hexdigest() for name, chunk in chunks.items()},
+    }
 
 
 def code_hash(entry: str = DEFAULT_ENTRY, *, root: Path | str | None = None) -> str:
@@ -105,13 +109,27 @@ def _path(module: str, root: Path) -> tuple[str, bool] | None:
     return (init, True) if (root / init).is_file() else None
 
 
+def _found(module: str, root: Path) -> tuple[str, bool]:
+    """:func:`_path` of a module known to be under ``root`` (found there before)."""
+    found = _path(module, root)
+    if found is None:
+        raise LookupError(f"{module} has no file under {root}")
+    return found
+
+
+def _end(node: ast.stmt | ast.expr | ast.keyword) -> tuple[int, int]:
+    """The end line and column of a parsed node (:func:`ast.parse` sets both on every node)."""
+    assert node.end_lineno is not None and node.end_col_offset is not None
+    return node.end_lineno, node.end_col_offset
+
+
 @lru_cache(maxsize=512)
 def _parse(path: Path, mtime: float) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"))
 
 
 def _tree(module: str, root: Path) -> ast.Module:
-    path = root / _path(module, root)[0]
+    path = root / _found(module, root)[0]
     return _parse(path, path.stat().st_mtime)
 
 
@@ -187,8 +205,10 @@ def _collect(entry: str, root: Path) -> dict[str, str]:
     if not isinstance(entry, str):
         raise TypeError(f"entry must be a module name (str), got {type(entry).__name__}")
     if _path(entry, root) is None:
-        raise ValueError(f"entry must name a module of the {_PACKAGE} package, e.g. {DEFAULT_ENTRY!r}, "
-                         f"got {entry!r} (not found under {root})")
+        raise ValueError(
+            f"entry must name a module of the {_PACKAGE} package, e.g. {DEFAULT_ENTRY!r}, "
+            f"got {entry!r} (not found under {root})"
+        )
     files: dict[str, str] = {}
     seen: set[str] = set()
     todo = [entry]
@@ -197,11 +217,11 @@ def _collect(entry: str, root: Path) -> dict[str, str]:
         if module in seen:
             continue
         seen.add(module)
-        rel, is_package = _path(module, root)
+        rel, is_package = _found(module, root)
         files[rel] = "module"
         parts = module.split(".")
         for i in range(1, len(parts)):  # the packages on the way
-            files.setdefault(_path(".".join(parts[:i]), root)[0], "init")
+            files.setdefault(_found(".".join(parts[:i]), root)[0], "init")
         for node in ast.walk(_tree(module, root)):
             if isinstance(node, ast.Import):
                 todo += [a.name for a in node.names if a.name.startswith(_PACKAGE + ".") and _path(a.name, root)]
@@ -211,12 +231,12 @@ def _collect(entry: str, root: Path) -> dict[str, str]:
                     continue
                 for alias in node.names:
                     target = source if alias.name == "*" else _resolve(source, alias.name, root)
-                    target_rel, target_is_package = _path(target, root)
+                    target_rel, target_is_package = _found(target, root)
                     if target_is_package and _path(f"{source}.{alias.name}", root) is None and alias.name != "*":
                         # a name defined in a package's __init__: its statements, not its re-exports
                         parts = target.split(".")
                         for i in range(1, len(parts) + 1):
-                            files.setdefault(_path(".".join(parts[:i]), root)[0], "init")
+                            files.setdefault(_found(".".join(parts[:i]), root)[0], "init")
                     else:
                         todo.append(target)
     return files
@@ -236,7 +256,7 @@ def _without_reexports(source: str) -> str:
         else:
             own = isinstance(node, ast.Import) and all(a.name.split(".")[0] == _PACKAGE for a in node.names)
         if own or (isinstance(node, ast.Assign) and names and names <= _REEXPORT_NAMES):
-            drop.update(range(node.lineno, node.end_lineno + 1))
+            drop.update(range(node.lineno, _end(node)[0] + 1))
     return "\n".join(line for i, line in enumerate(lines, 1) if i not in drop)
 
 
@@ -257,18 +277,19 @@ def _code_only(source: str) -> str:
     keep = bytearray(b"\x01") * len(raw)
 
     def cut(line0: int, col0: int, line1: int, col1: int) -> None:  # 1-based lines, byte columns
-        keep[starts[line0 - 1] + col0: starts[line1 - 1] + col1] = b"\x00" * (
-            starts[line1 - 1] + col1 - starts[line0 - 1] - col0)
+        keep[starts[line0 - 1] + col0 : starts[line1 - 1] + col1] = b"\x00" * (
+            starts[line1 - 1] + col1 - starts[line0 - 1] - col0
+        )
 
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            cut(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+            cut(node.lineno, node.col_offset, *_end(node))
         elif isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
-            args = [*node.exc.args, *node.exc.keywords]
+            args: list[ast.expr | ast.keyword] = [*node.exc.args, *node.exc.keywords]
             if args:
                 first = min(args, key=lambda a: (a.lineno, a.col_offset))
-                last = max(args, key=lambda a: (a.end_lineno, a.end_col_offset))
-                cut(first.lineno, first.col_offset, last.end_lineno, last.end_col_offset)
+                last = max(args, key=_end)
+                cut(first.lineno, first.col_offset, *_end(last))
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
         if tok.type == tokenize.COMMENT:
             (row, col), (row1, col1) = tok.start, tok.end

@@ -17,12 +17,17 @@ from .provenance import code_record
 __all__ = ["RESULT_NAMES", "load_results", "summarize", "format_mean_range"]
 
 RESULT_NAMES = ("extrapolation", "extrapolation-quick-seeds", "extrapolation-text")
-"""The results files shipped in ``posenc/results``: the full passkey run (``experiments/extrapolation.py
---out posenc/results/extrapolation.json``), the chapter's quick setting over twelve seeds (``--quick
---seeds 12``) and the real-text run (``--text``, :func:`~posenc.experiments.run_text_experiment`)."""
+"""The results files shipped in ``posenc/results``: the full passkey run with RoPE's fine-tuning arms
+(``experiments/extrapolation.py --out posenc/results/extrapolation.json``), the chapter's quick setting
+over twelve seeds (``--quick --seeds 12``) and the real-text run with the context cut and RoPE's
+fine-tuning on text (``--text``, :func:`~posenc.experiments.run_text_experiment`).
+``scripts/run_experiments.sh`` makes all three."""
 #: The entry module whose code made each results file.
-RESULT_ENTRY = {"extrapolation": "posenc.experiments.passkey", "extrapolation-quick-seeds": "posenc.experiments.passkey",
-                "extrapolation-text": "posenc.experiments.realtext"}
+RESULT_ENTRY = {
+    "extrapolation": "posenc.experiments.passkey",
+    "extrapolation-quick-seeds": "posenc.experiments.passkey",
+    "extrapolation-text": "posenc.experiments.realtext",
+}
 
 
 def load_results(name: str = "extrapolation", *, check: bool | str = True) -> dict:
@@ -48,7 +53,7 @@ def load_results(name: str = "extrapolation", *, check: bool | str = True) -> di
         raise TypeError(f"check must be True, False or 'report', got {type(check).__name__}")
     if check not in (True, False, "report"):
         raise ValueError(f"check must be True, False or 'report', got {check!r}")
-    result = json.loads(resources.files("posenc").joinpath("results", f"{name}.json").read_text())
+    result = json.loads(resources.files("posenc").joinpath("results").joinpath(f"{name}.json").read_text())
     if check:
         message = _stale(name, result)
         if message is not None:
@@ -57,8 +62,10 @@ def load_results(name: str = "extrapolation", *, check: bool | str = True) -> di
             print("NOTE:", message, "The numbers below are the saved ones.")
     made_with = result.get("environment", {}).get("torch")
     if made_with is not None and made_with != torch.__version__:  # reported, not refused: the code hash decides
-        print(f"NOTE: posenc/results/{name}.json was made with torch {made_with}; this is torch {torch.__version__}. "
-              "A re-run may differ in the last digits.")
+        print(
+            f"NOTE: posenc/results/{name}.json was made with torch {made_with}; this is torch {torch.__version__}. "
+            "A re-run may differ in the last digits."
+        )
     return result
 
 
@@ -70,19 +77,28 @@ def _stale(name: str, result: dict) -> str | None:
         return None
     old_files = recorded.get("file_sha256")
     if old_files is None:
-        which = ("the file records only the total hash (made before per-file hashes were kept), so which "
-                 "files changed is not known")
+        which = (
+            "the file records only the total hash (made before per-file hashes were kept), so which "
+            "files changed is not known"
+        )
     else:
         new_files = current["file_sha256"]
         changed = sorted(f for f in old_files.keys() & new_files.keys() if old_files[f] != new_files[f])
         added = sorted(new_files.keys() - old_files.keys())
         removed = sorted(old_files.keys() - new_files.keys())
-        which = "; ".join(f"{label}: {', '.join(files)}" for label, files in
-                          (("changed", changed), ("new", added), ("no longer used", removed)) if files) or \
-            "the per-file hashes agree (the hash's method changed)"
+        which = (
+            "; ".join(
+                f"{label}: {', '.join(files)}"
+                for label, files in (("changed", changed), ("new", added), ("no longer used", removed))
+                if files
+            )
+            or "the per-file hashes agree (the hash's method changed)"
+        )
     command = result.get("command", "python experiments/extrapolation.py")
-    return (f"posenc/results/{name}.json is stale: it was made by code with hash {recorded.get('sha256')}, "
-            f"the installed code hashes to {current['sha256']} ({which}). Re-run `{command}`.")
+    return (
+        f"posenc/results/{name}.json is stale: it was made by code with hash {recorded.get('sha256')}, "
+        f"the installed code hashes to {current['sha256']} ({which}). Re-run `{command}`."
+    )
 
 
 def summarize(result: dict, metric: str = "loss_beyond") -> dict:
@@ -93,8 +109,10 @@ def summarize(result: dict, metric: str = "loss_beyond") -> dict:
             distances, as ints), or ``"loss_at_L"`` (one key, the trained length).
     """
     if not isinstance(result, dict) or not isinstance(result.get("metrics"), dict):
-        raise TypeError(f"result must be a dict with 'metrics' (from load_results or run_extrapolation), "
-                        f"got {type(result).__name__}")
+        raise TypeError(
+            f"result must be a dict with 'metrics' (from load_results or run_extrapolation), "
+            f"got {type(result).__name__}"
+        )
     check_choice("metric", metric, ("loss_at_L", "loss_beyond", "passkey", "passkey_by_distance"))
     table: dict = {}
     for name, per_seed in result["metrics"].items():
@@ -124,8 +142,12 @@ def format_mean_range(value: tuple[float, float, float] | None, *, percent: bool
         raise TypeError(f"percent must be a bool, got {type(percent).__name__}")
     if value is None:
         return "—"
-    if (isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 3
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+    if (
+        isinstance(value, (str, bytes))
+        or not hasattr(value, "__len__")
+        or len(value) != 3
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+    ):
         raise TypeError(f"value must be None or a (mean, min, max) triple of numbers, got {value!r}")
     if percent:
         mean, low, high = (100 * v for v in value)

@@ -18,8 +18,9 @@ def threads_per_worker(workers: int) -> int:
     return max(1, (os.cpu_count() or 1) // check_int("workers", workers, min_value=1))
 
 
-def run_jobs(run: Callable[[Any], dict], jobs: Iterable, *, workers: int = 1,
-             progress: bool = False) -> Iterator[tuple[Any, dict]]:
+def run_jobs(
+    run: Callable[[Any], dict], jobs: Iterable, *, workers: int = 1, progress: bool = False
+) -> Iterator[tuple[Any, dict]]:
     """Run ``run(job)`` for every job, in order, and yield ``(job, result)`` as each finishes.
 
     With ``workers == 1`` the jobs run in this process (with its torch thread setting); otherwise in
@@ -49,8 +50,9 @@ def _run_jobs(run: Callable[[Any], dict], jobs: list, workers: int, progress: bo
         return
     import multiprocessing as mp
 
-    with mp.get_context("spawn").Pool(workers, initializer=torch.set_num_threads,
-                                      initargs=(threads_per_worker(workers),)) as pool:
+    with mp.get_context("spawn").Pool(
+        workers, initializer=torch.set_num_threads, initargs=(threads_per_worker(workers),)
+    ) as pool:
         yield from _report(jobs, pool.imap(run, jobs), progress)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
@@ -16,9 +16,19 @@ from .model import TinyLM, check_model_input
 __all__ = ["train_lm"]
 
 
-def train_lm(model: TinyLM, corpus: SyntheticCorpus | PasskeyCorpus | CharCorpus, *, length: int, steps: int,
-             batch: int = 32, lr: float = 3e-3, seed: int = 0, answer_weight: float = 1.0, warmup: int = 0,
-             on_step: Callable[[int], None] | None = None) -> list[float]:
+def train_lm(
+    model: TinyLM,
+    corpus: SyntheticCorpus | PasskeyCorpus | CharCorpus,
+    *,
+    length: int,
+    steps: int,
+    batch: int = 32,
+    lr: float = 3e-3,
+    seed: int = 0,
+    answer_weight: float = 1.0,
+    warmup: int = 0,
+    on_step: Callable[[int], None] | None = None,
+) -> list[float]:
     """Train with AdamW and a cosine schedule on fresh corpus samples; return the loss per step.
 
     Args:
@@ -53,7 +63,8 @@ def train_lm(model: TinyLM, corpus: SyntheticCorpus | PasskeyCorpus | CharCorpus
     g = torch.Generator().manual_seed(check_int("seed", seed))
     opt = torch.optim.AdamW(model.parameters(), lr=check_float("lr", lr, gt=0.0), weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / (warmup + 1)) * 0.5 * (1 + math.cos(math.pi * s / steps)))
+        opt, lambda s: min(1.0, (s + 1) / (warmup + 1)) * 0.5 * (1 + math.cos(math.pi * s / steps))
+    )
     losses = []
     for step in range(steps):
         model.train()

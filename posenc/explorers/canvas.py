@@ -42,12 +42,20 @@ import math
 import struct
 import zlib
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["LayeredCanvas", "layered_drawing_supported", "TESTED_MATPLOTLIB", "paint_image", "image_index",
-           "font_height_metrics", "png_rgba"]
+__all__ = [
+    "LayeredCanvas",
+    "layered_drawing_supported",
+    "TESTED_MATPLOTLIB",
+    "paint_image",
+    "image_index",
+    "font_height_metrics",
+    "png_rgba",
+]
 
 #: matplotlib releases whose private internals this module relies on were tested with (the
 #: renderer's ``_get_font_height_metrics`` hook, ``fontManager._find_fonts_by_props``,
@@ -94,7 +102,8 @@ class LayeredCanvas:
         self.fig = fig
         self.data = list(data)
         self.pad = pad
-        #: Whether drawing is layered (:func:`layered_drawing_supported`); with an untested matplotlib every draw is matplotlib's own
+        #: Whether drawing is layered (:func:`layered_drawing_supported`); with an untested matplotlib
+        #: every draw is matplotlib's own
         self.layered = layered_drawing_supported()
         for artist in self.data:
             artist.set_animated(self.layered)
@@ -151,8 +160,9 @@ class LayeredCanvas:
         scale = min((width - left - right) / width, (height - bottom - top) / height)
         for ax in self.fig.axes:  # the drawn boxes, scaled towards the free corner
             x0, y0, w, h = ax.get_position(original=False).bounds
-            ax.set_position((x0 * scale + left / width, y0 * scale + bottom / height, w * scale, h * scale),
-                            which="both")
+            ax.set_position(
+                (x0 * scale + left / width, y0 * scale + bottom / height, w * scale, h * scale), which="both"
+            )
         return True
 
     def _overlay_artists(self) -> list:
@@ -289,6 +299,7 @@ class LayeredCanvas:
         over = [layer for layer in layers if layer.rows is not None and layer.overlaps(inside)]
         key = tuple(layer.serial for layer in under)
         if key != self._composite_key:
+            assert self._base is not None  # drawn by _draw_background in the loop above
             self._composite = self._base.copy()
             for layer in under:
                 layer.paint(self._composite)
@@ -327,8 +338,12 @@ class LayeredCanvas:
         boxes = [a.axes.bbox for a in self.data if a.axes is not None] or [self.fig.bbox]
         x0, x1 = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
         y0, y1 = min(b.y0 for b in boxes), max(b.y1 for b in boxes)
-        return (max(int(height - y1) - 1, 0), max(int(x0) - 1, 0), int(math.ceil(height - y0)) + 1,
-                int(math.ceil(x1)) + 1)
+        return (
+            max(int(height - y1) - 1, 0),
+            max(int(x0) - 1, 0),
+            int(math.ceil(height - y0)) + 1,
+            int(math.ceil(x1)) + 1,
+        )
 
     def _overflows(self, artist, layer: _Layer, shape) -> bool:
         """Whether a freshly rendered overlay is cut off by the canvas edge (by more than 1 px).
@@ -337,11 +352,15 @@ class LayeredCanvas:
         from matplotlib.axis import Axis
         from matplotlib.text import Text
 
-        if layer.rows is None:
+        if layer.rows is None or layer.cols is None:
             return False
         height, width = shape[:2]
-        if (layer.rows.start >= EDGE_PX and layer.cols.start >= EDGE_PX and layer.rows.stop <= height - EDGE_PX
-                and layer.cols.stop <= width - EDGE_PX):
+        if (
+            layer.rows.start >= EDGE_PX
+            and layer.cols.start >= EDGE_PX
+            and layer.rows.stop <= height - EDGE_PX
+            and layer.cols.stop <= width - EDGE_PX
+        ):
             return False
         renderer = self._renderer()
         if isinstance(artist, Axis):
@@ -361,6 +380,10 @@ class LayeredCanvas:
         return self.rgba()[..., :3]
 
 
+#: A new serial number for every rendered layer (the composite's cache key).
+_SERIALS: Iterator[int] = itertools.count()
+
+
 @dataclass
 class _Layer:
     """An overlay cropped to its ink: ``premultiplied`` colour and ``keep`` (1 - alpha) over
@@ -374,6 +397,9 @@ class _Layer:
     serial: int = field(default_factory=lambda: next(_SERIALS))
 
     def overlaps(self, box: tuple[int, int, int, int]) -> bool:
+        """Whether the layer's ink meets the ``(row0, col0, row1, col1)`` box (no ink: never)."""
+        if self.rows is None or self.cols is None:
+            return False
         r0, c0, r1, c1 = box
         return self.rows.start < r1 and self.rows.stop > r0 and self.cols.start < c1 and self.cols.stop > c0
 
@@ -381,9 +407,6 @@ class _Layer:
         """Alpha-composite this layer over ``buf`` (RGBA; its colour channels change)."""
         region = buf[self.rows, self.cols, :3]
         region[...] = (self.premultiplied + region * self.keep + 0.5).astype(np.uint8)
-
-
-_SERIALS = itertools.count()
 
 
 def font_height_metrics(prop, *, dpi: float) -> tuple:
@@ -400,14 +423,17 @@ def _font_height_metrics(prop, dpi: float) -> tuple:
     from matplotlib.font_manager import fontManager, get_font
 
     font = get_font(fontManager._find_fonts_by_props(prop))
-    for table_name, linegap_key, ascent_key, descent_key in (
-            ("OS/2", "sTypoLineGap", "sTypoAscender", "sTypoDescender"), ("hhea", "lineGap", "ascent", "descent")):
-        table = font.get_sfnt_table(table_name)
-        if table is None:
-            continue
-        scale = 1 / font.get_sfnt_table("head")["unitsPerEm"] * prop.get_size_in_points() * dpi / 72
-        return table[ascent_key] * scale, -table[descent_key] * scale, table[linegap_key] * scale
-    return None, None, None  # matplotlib then measures "lp" itself
+    head = font.get_sfnt_table("head")
+    if head is None:
+        return None, None, None  # matplotlib then measures "lp" itself
+    scale = 1 / head["unitsPerEm"] * prop.get_size_in_points() * dpi / 72
+    os2 = font.get_sfnt_table("OS/2")  # the typographic metrics first, as matplotlib reads them
+    if os2 is not None:
+        return os2["sTypoAscender"] * scale, -os2["sTypoDescender"] * scale, os2["sTypoLineGap"] * scale
+    hhea = font.get_sfnt_table("hhea")
+    if hhea is not None:
+        return hhea["ascent"] * scale, -hhea["descent"] * scale, hhea["lineGap"] * scale
+    return None, None, None
 
 
 def image_index(image, shape) -> tuple | None:
@@ -417,14 +443,24 @@ def image_index(image, shape) -> tuple | None:
     from matplotlib.image import AxesImage
 
     ax = image.axes
-    if (type(image) is not AxesImage or image.get_interpolation() != "nearest" or image.origin != "upper"
-            or ax.get_xscale() != "linear" or ax.get_yscale() != "linear" or image.get_transform() != ax.transData
-            or image.get_clip_path() is not None):  # imshow clips to the axes box (a clip box, no path)
+    if (
+        type(image) is not AxesImage
+        or image.get_interpolation() != "nearest"
+        or image.origin != "upper"
+        or ax.get_xscale() != "linear"
+        or ax.get_yscale() != "linear"
+        or image.get_transform() != ax.transData
+        or image.get_clip_path() is not None
+    ):  # imshow clips to the axes box (a clip box, no path)
         return None
-    n_rows, n_cols = image.get_array().shape[:2]
+    cells = image.get_array()
+    if cells is None:  # no data set yet
+        return None
+    n_rows, n_cols = cells.shape[:2]
     left, right, bottom, top = image.get_extent()
     (x_left, y_bottom), (x_right, y_top) = ax.transData.transform([(left, bottom), (right, top)])
-    clip = image.get_clip_box() if image.get_clip_on() and image.get_clip_box() is not None else ax.figure.bbox
+    clip_box = image.get_clip_box()
+    clip = clip_box if image.get_clip_on() and clip_box is not None else ax.figure.bbox
     x_lo, x_hi = max(min(x_left, x_right), clip.x0), min(max(x_left, x_right), clip.x1)
     y_lo, y_hi = max(min(y_bottom, y_top), clip.y0), min(max(y_bottom, y_top), clip.y1)
     if x_hi <= x_lo or y_hi <= y_lo:
@@ -488,5 +524,6 @@ def png_rgba(rgba: np.ndarray) -> bytes:
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
     header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8 bits, RGBA, deflate, no interlace
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 1))
-            + chunk(b"IEND", b""))
+    # numpy's stubs declare ndarray's buffer protocol (__buffer__) for Python >= 3.12 only
+    body = zlib.compress(raw, 1)  # type: ignore[arg-type]  # a C-contiguous array is a buffer, no copy
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", body) + chunk(b"IEND", b"")

@@ -12,50 +12,71 @@ redraws in place, or records a message (``error``) instead of raising, which is 
 shows beside the control ("base must be > 1, got 1") rather than a traceback.
 
 Shared parameters (``BASE``, ``HEAD_DIM``) are declared once and adapted with ``Param.replace``.
-The numbers come from the library's public names (top-level :mod:`posenc`); the learned-bias
-explorer reads chapter 8's saved run (:mod:`posenc.experiments`, imported when it first draws).
+The numbers come from the library's public names (top-level :mod:`posenc`) and the model table
+(:mod:`posenc.book.models`); the learned-bias explorer reads chapter 8's saved run
+(:mod:`posenc.experiments`, imported when it first draws).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import torch
 
 from .. import (
     DEFAULT_BASE,
-    MODEL_ROPE_CONFIGS,
     ROPE_TYPES,
-    SCALING_EXAMPLES,
     alibi_bias,
     alibi_slopes,
     apply_rope,
-    inv_freq,
     rope_angles,
     rope_cos_sin,
     rope_decay_bound,
+    rope_inv_freq,
     rope_scaled_inv_freq,
-    scaled_wavelengths,
     shaw_relative_index,
     sinusoidal_encoding,
 )
+from ..book.models import MODEL_ROPE_CONFIGS, SCALING_EXAMPLES, scaled_wavelengths
 from .framework import Explorer
 from .params import Param, nice_ceil
 from .plots import Curves, Heatmap, Rotation
 
-__all__ = ["BASE", "HEAD_DIM", "SinusoidalHeatmapExplorer", "SinusoidalSimilarityExplorer",
-           "ShawIndexExplorer", "RopeRotationExplorer", "RopeCosSinExplorer", "RopeScoreExplorer",
-           "DecayBoundExplorer", "AlibiBiasExplorer", "RopeScalingExplorer", "ModelScalingExplorer", "LearnedBiasExplorer",
-           "EXPLORERS"]
+__all__ = [
+    "BASE",
+    "HEAD_DIM",
+    "SinusoidalHeatmapExplorer",
+    "SinusoidalSimilarityExplorer",
+    "ShawIndexExplorer",
+    "RopeRotationExplorer",
+    "RopeCosSinExplorer",
+    "RopeScoreExplorer",
+    "DecayBoundExplorer",
+    "AlibiBiasExplorer",
+    "RopeScalingExplorer",
+    "ModelScalingExplorer",
+    "LearnedBiasExplorer",
+    "EXPLORERS",
+]
 
 #: The wavelength base of sinusoidal and rotary encodings (a log slider with a text box).
-BASE = Param("base", DEFAULT_BASE, "log", 1.0, 1e7, label="base", open_low=True,
-             sweep=(100.0, DEFAULT_BASE, 500000.0), frames=(100.0, 1000.0, DEFAULT_BASE, 100000.0, 1000000.0))
+BASE = Param(
+    "base",
+    DEFAULT_BASE,
+    "log",
+    1.0,
+    1e7,
+    label="base",
+    open_low=True,
+    sweep=(100.0, DEFAULT_BASE, 500000.0),
+    frames=(100.0, 1000.0, DEFAULT_BASE, 100000.0, 1000000.0),
+)
 #: The dimension that sin/cos or rotation pairs split (even).
-HEAD_DIM = Param("head_dim", 64, "even", 2, 256, label="head_dim", unit="dims", sweep=(8, 64, 128),
-                 frames=(8, 16, 32, 64, 128))
+HEAD_DIM = Param(
+    "head_dim", 64, "even", 2, 256, label="head_dim", unit="dims", sweep=(8, 64, 128), frames=(8, 16, 32, 64, 128)
+)
 
 
 class SinusoidalHeatmapExplorer(Explorer):
@@ -63,8 +84,15 @@ class SinusoidalHeatmapExplorer(Explorer):
 
     topic = "the sinusoidal encoding table"
     params = (
-        HEAD_DIM.replace(name="d_model", label="d_model", default=128, low=4, high=512, sweep=(16, 64, 128, 512),
-                         frames=(16, 32, 64, 128, 256)),
+        HEAD_DIM.replace(
+            name="d_model",
+            label="d_model",
+            default=128,
+            low=4,
+            high=512,
+            sweep=(16, 64, 128, 512),
+            frames=(16, 32, 64, 128, 256),
+        ),
         BASE.replace(sweep=(10.0, 100.0, DEFAULT_BASE, 1e6)),
         Param("length", 100, "int", 2, 1024, label="positions", unit="tokens", sweep=(20, 100, 500)),
     )
@@ -86,8 +114,15 @@ class SinusoidalSimilarityExplorer(Explorer):
 
     topic = "how sinusoidal encodings' similarity falls with distance"
     params = (
-        HEAD_DIM.replace(name="d_model", label="d_model", default=128, low=2, high=1024, sweep=(2, 16, 128, 512),
-                         frames=(2, 8, 16, 64, 128, 512)),
+        HEAD_DIM.replace(
+            name="d_model",
+            label="d_model",
+            default=128,
+            low=2,
+            high=1024,
+            sweep=(2, 16, 128, 512),
+            frames=(2, 8, 16, 64, 128, 512),
+        ),
         BASE,
         Param("max_distance", 200, "int", 10, 5000, label="max distance", unit="tokens", sweep=(50, 200, 2000)),
     )
@@ -111,15 +146,41 @@ class ShawIndexExplorer(Explorer):
 
     topic = "Shaw et al.'s clipped relative labels"
     params = (
-        Param("seq_len", 16, "int", 2, 128, label="sequence length", unit="tokens", sweep=(2, 16, 64),
-              frames=(8, 16, 32, 64)),
-        Param("max_distance", 4, "int", 0, 64, label="clip distance k", unit="tokens", sweep=(0, 2, 4, 20),
-              frames=(0, 1, 2, 4, 8, 16)),
+        Param(
+            "seq_len",
+            16,
+            "int",
+            2,
+            128,
+            label="sequence length",
+            unit="tokens",
+            sweep=(2, 16, 64),
+            frames=(8, 16, 32, 64),
+        ),
+        Param(
+            "max_distance",
+            4,
+            "int",
+            0,
+            64,
+            label="clip distance k",
+            unit="tokens",
+            sweep=(0, 2, 4, 20),
+            frames=(0, 1, 2, 4, 8, 16),
+        ),
     )
-    plot = Heatmap(xlabel="key position j", ylabel="query position i", colorbar="clip(j − i, −k, k)",
-                   cmap="coolwarm", aspect="equal")
-    companion = ({"seq_len": 12, "max_distance": 1}, {"seq_len": 12, "max_distance": 3},
-                 {"seq_len": 12, "max_distance": 11})
+    plot = Heatmap(
+        xlabel="key position j",
+        ylabel="query position i",
+        colorbar="clip(j − i, −k, k)",
+        cmap="coolwarm",
+        aspect="equal",
+    )
+    companion = (
+        {"seq_len": 12, "max_distance": 1},
+        {"seq_len": 12, "max_distance": 3},
+        {"seq_len": 12, "max_distance": 11},
+    )
     figsize = (5.4, 4.4)
 
     @staticmethod
@@ -138,28 +199,44 @@ class RopeRotationExplorer(Explorer):
     topic = "one RoPE pair rotating with the position"
     params = (
         HEAD_DIM.replace(frames=(8, 64, 128)),
-        Param("pair", 1, "int", 0, 127, label="pair i", sweep=(0, 1, 3), frames=(0, 1, 2, 3),
-              limit=("head_dim", lambda d: d // 2, "head_dim // 2")),
+        Param(
+            "pair",
+            1,
+            "int",
+            0,
+            127,
+            label="pair i",
+            sweep=(0, 1, 3),
+            frames=(0, 1, 2, 3),
+            limit=("head_dim", lambda d: d // 2, "head_dim // 2"),
+        ),
         BASE.replace(frames=(100.0, 1000.0, DEFAULT_BASE, 100000.0)),
         Param("position", 12, "int", 0, 4096, label="position m", unit="tokens", sweep=(0, 12, 200)),
     )
     plot = Rotation(xlabel="first coordinate of the pair", ylabel="second coordinate of the pair")
-    companion = ({"pair": 0, "position": 12}, {"pair": 1, "position": 12},
-                 {"pair": 1, "position": 12, "base": 100.0}, {"pair": 3, "position": 200},
-                 {"pair": 3, "position": 200, "base": 500000.0}, {"pair": 3, "position": 200, "head_dim": 8})
+    companion = (
+        {"pair": 0, "position": 12},
+        {"pair": 1, "position": 12},
+        {"pair": 1, "position": 12, "base": 100.0},
+        {"pair": 3, "position": 200},
+        {"pair": 3, "position": 200, "base": 500000.0},
+        {"pair": 3, "position": 200, "head_dim": 8},
+    )
     figsize = (4.6, 4.4)
 
     @staticmethod
     def compute(*, head_dim: int, pair: int, base: float, position: int) -> dict:
-        theta = inv_freq(head_dim, base, dtype=torch.float64)[pair : pair + 1]  # [1]
+        theta = rope_inv_freq(head_dim, base, dtype=torch.float64)[pair : pair + 1]  # [1]
         angles = rope_angles(position + 1, theta)[:, 0]  # [position + 1]
         return {"theta": float(theta), "x": angles.cos().numpy(), "y": angles.sin().numpy()}
 
     @staticmethod
     def title(data: dict, *, head_dim: int, pair: int, base: float, position: int) -> str:
         turns = position * data["theta"] / (2 * torch.pi)
-        return (f"pair {pair} of d={head_dim}, base {base:g}: θ={data['theta']:.3g} rad/token\n"
-                f"position {position} → {turns:.2f} turns")
+        return (
+            f"pair {pair} of d={head_dim}, base {base:g}: θ={data['theta']:.3g} rad/token\n"
+            f"position {position} → {turns:.2f} turns"
+        )
 
 
 class RopeCosSinExplorer(Explorer):
@@ -171,14 +248,15 @@ class RopeCosSinExplorer(Explorer):
         BASE,
         Param("length", 128, "int", 2, 2048, label="positions", unit="tokens", sweep=(16, 128, 1024)),
     )
-    plot = Heatmap(xlabel="pair i (frequency θ_i falls to the right)", ylabel="position m", colorbar="cos(m θ_i)",
-                   limits=(-1, 1))
+    plot = Heatmap(
+        xlabel="pair i (frequency θ_i falls to the right)", ylabel="position m", colorbar="cos(m θ_i)", limits=(-1, 1)
+    )
     companion = ({"base": 100.0}, {}, {"base": 500000.0})
     figsize = (6.4, 4.2)
 
     @staticmethod
     def compute(*, head_dim: int, base: float, length: int) -> dict:
-        angles = rope_angles(length, inv_freq(head_dim, base, dtype=torch.float64))  # [L, d/2]
+        angles = rope_angles(length, rope_inv_freq(head_dim, base, dtype=torch.float64))  # [L, d/2]
         return {"z": angles.cos().numpy()}
 
     @staticmethod
@@ -201,8 +279,13 @@ class RopeScoreExplorer(Explorer):
         Param("seed", 0, "int", 0, 1000, label="random q, k seed", sweep=(0, 1, 7)),
         Param("rope", True, "bool", label="RoPE", frames=(False, True)),
     )
-    plot = Heatmap(xlabel="key position n", ylabel="query position m", colorbar="q_m · k_n / √d", limits="symmetric",
-                   aspect="equal")
+    plot = Heatmap(
+        xlabel="key position n",
+        ylabel="query position m",
+        colorbar="q_m · k_n / √d",
+        limits="symmetric",
+        aspect="equal",
+    )
     companion = ({"rope": False}, {"rope": True}, {"rope": True, "head_dim": 8})
     figsize = (5.4, 4.4)
 
@@ -252,13 +335,27 @@ class AlibiBiasExplorer(Explorer):
     topic = "one head's ALiBi bias"
     params = (
         Param("n_heads", 8, "int", 1, 64, label="heads", sweep=(1, 8, 12, 16), frames=(4, 8, 16)),
-        Param("head", 0, "int", 0, 63, label="head h", sweep=(0, 3, 7), frames=(0, 1, 2, 3),
-              limit=("n_heads", lambda n: n, "n_heads")),
+        Param(
+            "head",
+            0,
+            "int",
+            0,
+            63,
+            label="head h",
+            sweep=(0, 3, 7),
+            frames=(0, 1, 2, 3),
+            limit=("n_heads", lambda n: n, "n_heads"),
+        ),
         Param("seq_len", 32, "int", 2, 256, label="sequence length", unit="tokens", sweep=(8, 32, 128)),
         Param("causal", True, "bool", label="causal mask", frames=(False, True)),
     )
-    plot = Heatmap(xlabel="key position j", ylabel="query position i", colorbar="bias added to the logit",
-                   cmap="viridis", aspect="equal")
+    plot = Heatmap(
+        xlabel="key position j",
+        ylabel="query position i",
+        colorbar="bias added to the logit",
+        cmap="viridis",
+        aspect="equal",
+    )
     companion = ({"head": 0}, {"head": 3}, {"head": 7})
     figsize = (5.4, 4.4)
 
@@ -267,7 +364,11 @@ class AlibiBiasExplorer(Explorer):
         bias = alibi_bias(n_heads, seq_len, causal=causal)[head]  # [L, L]
         bias = bias.masked_fill(torch.isinf(bias), float("nan"))  # masked entries drawn blank
         low = float(torch.nan_to_num(bias, nan=0.0).min())
-        return {"z": bias.numpy(), "limits": (-nice_ceil(max(-low, 1e-3)), 0.0), "slope": float(alibi_slopes(n_heads)[head])}
+        return {
+            "z": bias.numpy(),
+            "limits": (-nice_ceil(max(-low, 1e-3)), 0.0),
+            "slope": float(alibi_slopes(n_heads)[head]),
+        }
 
     @staticmethod
     def title(data: dict, *, n_heads: int, head: int, seq_len: int, causal: bool) -> str:
@@ -280,28 +381,65 @@ class RopeScalingExplorer(Explorer):
     topic = "how context-extension methods rescale RoPE's frequencies"
     params = (
         # longrope is left out: it takes per-pair factor lists, not one factor
-        Param("rope_type", "yarn", "choice", label="scaling", options=tuple(t for t in ROPE_TYPES[1:] if t != "longrope"),
-              frames=("linear", "dynamic", "yarn", "llama3")),
-        Param("factor", 4.0, "float", 1.0, 64.0, label="factor s", unit="×", sweep=(1.0, 2.0, 4.0, 16.0),
-              frames=(2.0, 4.0, 8.0, 16.0, 32.0)),
+        Param(
+            "rope_type",
+            "yarn",
+            "choice",
+            label="scaling",
+            options=tuple(t for t in ROPE_TYPES[1:] if t != "longrope"),
+            frames=("linear", "dynamic", "yarn", "llama3"),
+        ),
+        Param(
+            "factor",
+            4.0,
+            "float",
+            1.0,
+            64.0,
+            label="factor s",
+            unit="×",
+            sweep=(1.0, 2.0, 4.0, 16.0),
+            frames=(2.0, 4.0, 8.0, 16.0, 32.0),
+        ),
         HEAD_DIM.replace(default=128, low=4, sweep=(16, 64, 128), frames=()),
         BASE.replace(frames=()),
-        Param("original_length", 4096, "int", 16, 131072, label="trained length", unit="tokens", log=True,
-              sweep=(64, 2048, 8192)),
+        Param(
+            "original_length",
+            4096,
+            "int",
+            16,
+            131072,
+            label="trained length",
+            unit="tokens",
+            log=True,
+            sweep=(64, 2048, 8192),
+        ),
     )
-    plot = Curves(xlabel="pair i (low frequency to the right)", ylabel="scaled θ_i / original θ_i", marker="o",
-                  guide_labels=("1 / s (interpolate)", "1 (unchanged)"), ylim=(0, 1.08))
+    plot = Curves(
+        xlabel="pair i (low frequency to the right)",
+        ylabel="scaled θ_i / original θ_i",
+        marker="o",
+        guide_labels=("1 / s (interpolate)", "1 (unchanged)"),
+        ylim=(0, 1.08),
+    )
     companion = ({"rope_type": "linear"}, {"rope_type": "yarn"}, {"rope_type": "llama3", "base": 500000.0})
     figsize = (6.4, 3.8)
 
     @staticmethod
     def compute(*, rope_type: str, factor: float, head_dim: int, base: float, original_length: int) -> dict:
-        default = inv_freq(head_dim, base, dtype=torch.float64)
-        scaled, _ = rope_scaled_inv_freq(head_dim, base, rope_type=rope_type, factor=factor,
-                                         original_max_position_embeddings=original_length,
-                                         seq_len=int(factor * original_length))
-        return {"x": torch.arange(head_dim // 2).numpy(), "ys": [(scaled.double() / default).numpy()],
-                "guides": (1 / factor, 1.0)}
+        default = rope_inv_freq(head_dim, base, dtype=torch.float64)
+        scaled, _ = rope_scaled_inv_freq(
+            head_dim,
+            base,
+            rope_type=rope_type,
+            factor=factor,
+            original_max_position_embeddings=original_length,
+            seq_len=int(factor * original_length),
+        )
+        return {
+            "x": torch.arange(head_dim // 2).numpy(),
+            "ys": [(scaled.double() / default).numpy()],
+            "guides": (1 / factor, 1.0),
+        }
 
     @staticmethod
     def title(data: dict, *, rope_type: str, factor: float, head_dim: int, base: float, original_length: int) -> str:
@@ -313,34 +451,58 @@ class ModelScalingExplorer(Explorer):
     (or a named scaling at base 10000, trained length 4096, factor 8), against the length the scaling
     is defined from (``original_max_position_embeddings``; for a model this is not always its
     training length) and the target length: which wavelengths each method stretches. Numbers from
-    :func:`posenc.scaled_wavelengths`."""
+    :func:`posenc.book.models.scaled_wavelengths`."""
 
     topic = "how a model's RoPE scaling reshapes the per-pair wavelengths"
     params = (
-        Param("scaling", "yarn", "choice", label="model or scaling", options=SCALING_EXAMPLES + tuple(MODEL_ROPE_CONFIGS),
-              frames=SCALING_EXAMPLES + tuple(MODEL_ROPE_CONFIGS)),
+        Param(
+            "scaling",
+            "yarn",
+            "choice",
+            label="model or scaling",
+            options=SCALING_EXAMPLES + tuple(MODEL_ROPE_CONFIGS),
+            frames=SCALING_EXAMPLES + tuple(MODEL_ROPE_CONFIGS),
+        ),
     )
-    plot = Curves(xlabel="pair i (low frequency to the right)", ylabel="wavelength 2π/θ_i (tokens)", yscale="log",
-                  labels=("before", "after"), colors=("0.6", "tab:blue"),
-                  guide_labels=("scaled from", "target length"), guide_colors=("tab:red", "tab:green"), legend_loc="upper left")
-    companion = ({"scaling": "pi"}, {"scaling": "ntk"}, {"scaling": "yarn"}, {"scaling": "llama3"},
-                 {"scaling": "longrope"}, {"scaling": "raised_base"})
+    plot = Curves(
+        xlabel="pair i (low frequency to the right)",
+        ylabel="wavelength 2π/θ_i (tokens)",
+        yscale="log",
+        labels=("before", "after"),
+        colors=("0.6", "tab:blue"),
+        guide_labels=("scaled from", "target length"),
+        guide_colors=("tab:red", "tab:green"),
+        legend_loc="upper left",
+    )
+    companion = (
+        {"scaling": "pi"},
+        {"scaling": "ntk"},
+        {"scaling": "yarn"},
+        {"scaling": "llama3"},
+        {"scaling": "longrope"},
+        {"scaling": "raised_base"},
+    )
     figsize = (6.4, 4.0)
 
     @staticmethod
     def compute(*, scaling: str) -> dict:
         w = scaled_wavelengths(scaling)
-        return {"x": torch.arange(len(w["wavelength_before"])).numpy(),
-                "ys": [w["wavelength_before"].numpy(), w["wavelength_after"].numpy()],
-                "guides": (w["trained_length"], w["target_length"]), "info": w}
+        return {
+            "x": torch.arange(len(w["wavelength_before"])).numpy(),
+            "ys": [w["wavelength_before"].numpy(), w["wavelength_after"].numpy()],
+            "guides": (w["trained_length"], w["target_length"]),
+            "info": w,
+        }
 
     @staticmethod
     def title(data: dict, *, scaling: str) -> str:
         w = data["info"]
         note = f"\n{w['note']}" if w.get("note") else ""
-        return (f"{scaling}: {w['rope_type']}, rotated d={w['head_dim']}, base {w['base']:g}\n"
-                f"scaled from {w['trained_length']}, target {w['target_length']}, "
-                f"×{w['attention_scaling']:.2f} on cos, sin{note}")
+        return (
+            f"{scaling}: {w['rope_type']}, rotated d={w['head_dim']}, base {w['base']:g}\n"
+            f"scaled from {w['trained_length']}, target {w['target_length']}, "
+            f"×{w['attention_scaling']:.2f} on cos, sin{note}"
+        )
 
 
 @functools.lru_cache(maxsize=1)
@@ -349,8 +511,10 @@ def _saved_biases() -> dict:
     from ..experiments import BIAS_METHODS, load_results
 
     metrics = load_results(check=False)["metrics"]  # the chapter reports a stale file; the unit tests refuse it
-    return {m: {int(s): {int(n): rows for n, rows in run["learned_bias"].items()} for s, run in metrics[m].items()}
-            for m in BIAS_METHODS}
+    return {
+        m: {int(s): {int(n): rows for n, rows in run["learned_bias"].items()} for s, run in metrics[m].items()}
+        for m in BIAS_METHODS
+    }
 
 
 class LearnedBiasExplorer(Explorer):
@@ -359,15 +523,27 @@ class LearnedBiasExplorer(Explorer):
 
     topic = "the distance biases learned in chapter 8's experiment"
     params = (
-        Param("method", "kerple", "choice", options=("t5", "alibi", "kerple", "fire"), label="method",
-              frames=("t5", "alibi", "kerple", "fire")),
+        Param(
+            "method",
+            "kerple",
+            "choice",
+            options=("t5", "alibi", "kerple", "fire"),
+            label="method",
+            frames=("t5", "alibi", "kerple", "fire"),
+        ),
         Param("layer", 0, "int", 0, 1, label="layer", sweep=(0, 1), frames=(0, 1)),
         Param("seed", 0, "int", 0, 4, label="seed", sweep=(0, 2, 4), frames=(0, 2, 4)),
-        Param("length", "512", "choice", options=("64", "512"), label="input length", unit="tokens",
-              frames=("64", "512")),
+        Param(
+            "length", "512", "choice", options=("64", "512"), label="input length", unit="tokens", frames=("64", "512")
+        ),
     )
-    plot = Curves(xlabel="distance back from the last query (tokens)", ylabel="logit bias",
-                  labels=("head 0", "head 1", "head 2", "head 3"), zero_line=True, legend_loc="upper right")
+    plot = Curves(
+        xlabel="distance back from the last query (tokens)",
+        ylabel="logit bias",
+        labels=("head 0", "head 1", "head 2", "head 3"),
+        zero_line=True,
+        legend_loc="upper right",
+    )
     companion = ({"method": "alibi"}, {"method": "t5"}, {"method": "kerple"}, {"method": "fire"})
     figsize = (6.4, 3.8)
 

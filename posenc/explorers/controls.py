@@ -6,7 +6,7 @@ ipywidgets is imported inside each function, when a widget is built, never on im
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .params import MIN_SLIDER_PX, TRACK_MARGIN_PX, Param
 
@@ -36,8 +36,11 @@ def grid_layout():
     slider's track, its label and its text box."""
     import ipywidgets as w
 
-    return w.Layout(grid_template_columns=f"repeat(auto-fill, minmax({MIN_SLIDER_PX + 190}px, 1fr))",
-                    grid_gap="0px 18px", width="100%")
+    return w.Layout(
+        grid_template_columns=f"repeat(auto-fill, minmax({MIN_SLIDER_PX + 190}px, 1fr))",
+        grid_gap="0px 18px",
+        width="100%",
+    )
 
 
 def frame_control(p: Param, index: int):
@@ -52,7 +55,8 @@ def frame_control(p: Param, index: int):
     else:
         # no description beside it (the label sits above), so the track gets the width but the readout's
         width = MIN_SLIDER_PX + TRACK_MARGIN_PX + 8 * max(len(t) for t in labels) + 24
-        control = w.SelectionSlider(options=labels, index=index, continuous_update=True,
-                                    layout=w.Layout(min_width=f"{width}px", width="95%"))
+        control = w.SelectionSlider(
+            options=labels, index=index, continuous_update=True, layout=w.Layout(min_width=f"{width}px", width="95%")
+        )
     control.add_class("posenc-input")
     return control

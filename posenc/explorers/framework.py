@@ -36,11 +36,12 @@ import html
 import io
 import itertools
 import math
-from typing import Any, ClassVar, Sequence
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .._core.validate import check_float
+from .._core.validate import check_float, check_int
 from .canvas import LayeredCanvas, png_rgba
 from .controls import close_tree, frame_control, grid_layout
 from .live import _LiveUI
@@ -64,14 +65,18 @@ class Explorer:
     topic: ClassVar[str] = "this figure"
 
     # -- to implement -------------------------------------------------------------------------
+    # A subclass names its parameters as keyword-only arguments. ``*args: Any, **values: Any`` is the
+    # signature a type checker accepts any such override of (``Callable[..., Any]``); the framework
+    # passes the values by keyword only.
     @staticmethod
-    def compute(**values: Any) -> dict:
-        """Numbers to plot for these (valid) values (raises ValueError/TypeError on bad input)."""
+    def compute(*args: Any, **values: Any) -> Any:
+        """Numbers to plot for these (valid) values, in the form the plot kind draws (a dict, or
+        the matrix itself for a heatmap); raises ValueError/TypeError on bad input."""
         raise NotImplementedError
 
     @staticmethod
-    def title(data: dict, **values: Any) -> str:
-        """The figure's title at these values."""
+    def title(data: Any, *args: Any, **values: Any) -> str:
+        """The figure's title for ``compute``'s ``data`` at these values."""
         raise NotImplementedError
 
     # -- construction ---------------------------------------------------------------------------
@@ -210,7 +215,8 @@ class Explorer:
 
         self.draw()
         palette = Image.fromarray(np.ascontiguousarray(self.canvas.rgb())).quantize(
-            self.plot.frame_colors, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+            self.plot.frame_colors, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
+        )
         buf = io.BytesIO()
         palette.save(buf, format=FRAME_FORMAT, lossless=True, quality=100, method=2)
         return buf.getvalue()
@@ -219,23 +225,37 @@ class Explorer:
     @classmethod
     def static_companion(cls, settings: Sequence[dict] | None = None, *, ncols: int | None = None):
         """Small multiples of the plot at a few settings (default ``companion``), drawn by the same
-        plot kind as the live figure. Returns a pyplot figure (``plt.show()`` displays it)."""
+        plot kind as the live figure. Returns a pyplot figure (``plt.show()`` displays it).
+
+        Args:
+            settings: a sequence of dicts (parameter name -> value), one panel each; default ``companion``.
+            ncols (int, optional): panels per row, ``1 <= ncols <= len(settings)``; default
+                ``min(len(settings), 3)``.
+        """
         import matplotlib.pyplot as plt
 
-        settings = list(settings or cls.companion)
+        if settings is not None and (isinstance(settings, (str, bytes, dict)) or not isinstance(settings, Sequence)):
+            raise TypeError(f"settings must be a sequence of dicts (one per panel), got {type(settings).__name__}")
+        settings = list(cls.companion if settings is None else settings)
         if not settings:
             raise ValueError("settings must name at least one parameter setting")
-        ncols = ncols or min(len(settings), 3)
+        for i, setting in enumerate(settings):
+            if not isinstance(setting, dict):
+                raise TypeError(f"settings[{i}] must be a dict of parameter values, got {type(setting).__name__}")
+        checked = [cls.check(setting) for setting in settings]  # every setting refused before a figure exists
+        ncols = (
+            min(len(settings), 3) if ncols is None else check_int("ncols", ncols, min_value=1, max_value=len(settings))
+        )
         nrows = math.ceil(len(settings) / ncols)
         w, h = cls.figsize
-        fig, axes = plt.subplots(nrows, ncols, figsize=(w * ncols * 0.72, h * nrows * 0.8), squeeze=False,
-                                 layout="constrained")
-        for ax, setting in zip(axes.flat, settings):
-            values = cls.check(setting)
+        fig, axes = plt.subplots(
+            nrows, ncols, figsize=(w * ncols * 0.72, h * nrows * 0.8), squeeze=False, layout="constrained"
+        )
+        for ax, values in zip(axes.flat, checked):
             data = cls.compute(**values)
             cls.plot.draw(ax, data)
             ax.set_title(cls.title(data, **values), fontsize=TITLE_SIZE - 1)
-        for ax in list(axes.flat)[len(settings):]:
+        for ax in list(axes.flat)[len(settings) :]:
             ax.set_visible(False)
         return fig
 

@@ -69,36 +69,72 @@ class _LiveUI:
 
         value = self.explorer.values[p.name]
         parts: dict[str, Any] = {}
-        label = w.HTML(f"<b style='white-space:nowrap'>{html.escape(p.text)}</b>",
-                       layout=w.Layout(width="auto", min_width="90px", flex="0 0 auto"))
+        label = w.HTML(
+            f"<b style='white-space:nowrap'>{html.escape(p.text)}</b>",
+            layout=w.Layout(width="auto", min_width="90px", flex="0 0 auto"),
+        )
         slider_layout = w.Layout(min_width=f"{MIN_SLIDER_PX + TRACK_MARGIN_PX}px", flex="1 1 auto")
         if p.kind == "int" and p.log:
-            parts["slider"] = w.FloatLogSlider(value=value, base=10, min=math.log10(max(p.low, 1)),
-                                               max=math.log10(p.high), step=0.01, readout=False,
-                                               continuous_update=False, layout=slider_layout)
+            parts["slider"] = w.FloatLogSlider(
+                value=value,
+                base=10,
+                min=math.log10(max(p.low, 1)),
+                max=math.log10(p.high),
+                step=0.01,
+                readout=False,
+                continuous_update=False,
+                layout=slider_layout,
+            )
         elif p.kind in ("int", "even"):
-            parts["slider"] = w.IntSlider(value=value, min=int(p.low), max=int(p.high),
-                                          step=2 if p.kind == "even" else p.step, readout=False,
-                                          continuous_update=False, layout=slider_layout)
+            parts["slider"] = w.IntSlider(
+                value=value,
+                min=int(p.low),
+                max=int(p.high),
+                step=2 if p.kind == "even" else p.step,
+                readout=False,
+                continuous_update=False,
+                layout=slider_layout,
+            )
         elif p.kind == "log":
             low = math.log10(p.low) + (0.3 if p.open_low else 0.0)  # an open bound: start at 2 * low
-            parts["slider"] = w.FloatLogSlider(value=value, base=10, min=low, max=math.log10(p.high), step=0.01,
-                                               readout=False, continuous_update=False, layout=slider_layout)
+            parts["slider"] = w.FloatLogSlider(
+                value=value,
+                base=10,
+                min=low,
+                max=math.log10(p.high),
+                step=0.01,
+                readout=False,
+                continuous_update=False,
+                layout=slider_layout,
+            )
         elif p.kind == "float":
-            parts["slider"] = w.FloatSlider(value=value, min=p.low, max=p.high, step=(p.high - p.low) / 200,
-                                            readout=False, continuous_update=False, layout=slider_layout)
+            parts["slider"] = w.FloatSlider(
+                value=value,
+                min=p.low,
+                max=p.high,
+                step=(p.high - p.low) / 200,
+                readout=False,
+                continuous_update=False,
+                layout=slider_layout,
+            )
         if p.kind == "choice":
             parts["input"] = w.Dropdown(options=list(p.options), value=value, layout=w.Layout(width="auto"))
         elif p.kind == "bool":
-            parts["input"] = w.ToggleButton(value=value, description="on" if value else "off",
-                                            icon="check" if value else "", layout=w.Layout(width="90px"))
+            parts["input"] = w.ToggleButton(
+                value=value,
+                description="on" if value else "off",
+                icon="check" if value else "",
+                layout=w.Layout(width="90px"),
+            )
         else:
             parts["input"] = w.Text(value=p.format(value), continuous_update=False, layout=w.Layout(width="90px"))
         parts["message"] = w.HTML("", layout=w.Layout(height="1.6em", overflow="hidden"))
         parts["message"].add_class("posenc-message")
         row = [label] + ([parts["slider"]] if "slider" in parts else []) + [parts["input"]]
-        cell = w.VBox([w.HBox(row, layout=w.Layout(align_items="center")), parts["message"]],
-                      layout=w.Layout(min_width=f"{MIN_SLIDER_PX + TRACK_MARGIN_PX + 90 + 7 * len(p.text) + 16}px"))
+        cell = w.VBox(
+            [w.HBox(row, layout=w.Layout(align_items="center")), parts["message"]],
+            layout=w.Layout(min_width=f"{MIN_SLIDER_PX + TRACK_MARGIN_PX + 90 + 7 * len(p.text) + 16}px"),
+        )
         cell.add_class("posenc-control")
         cell.add_class(f"posenc-param-{p.name}")
         for kind in ("slider", "input"):
@@ -109,8 +145,9 @@ class _LiveUI:
                 # already shows. Values the kernel changes are still sent (`_sync_values`).
                 parts[kind]._value_metadata = parts[kind]._index_metadata = {"echo_update": False}
                 parts[kind].add_class(f"posenc-{kind}")
-                parts[kind].observe(lambda change, p=p, kind=kind: self._on_change(p, kind, change["new"]),
-                                    names="value")
+                parts[kind].observe(
+                    lambda change, p=p, kind=kind: self._on_change(p, kind, change["new"]), names="value"
+                )
         self.controls[p.name] = parts
         return cell
 
@@ -143,7 +180,7 @@ class _LiveUI:
         for q in explorer.params:
             if q.limit is not None and q.limit[0] == name:
                 bound = q.bound(trial)
-                if explorer.values[q.name] >= bound:
+                if bound is not None and explorer.values[q.name] >= bound:
                     changes[q.name] = max(bound - 1, int(q.low))
         return changes
 
@@ -152,6 +189,7 @@ class _LiveUI:
         limit moves to the limit, as its slider's maximum does."""
         explorer = self.explorer
         if not explorer.update(**self._changes(name, value)):
+            assert explorer.error is not None  # update records its message when it refuses
             self._fail(explorer.error_param or name, explorer.error)
             return False
         self.png = explorer.render_png()
@@ -180,8 +218,11 @@ class _LiveUI:
                 near = []
             elif hasattr(slider, "base"):  # a log slider steps its exponent
                 exponent = math.log(value, slider.base)
-                near = [slider.base ** e for e in (exponent + slider.step, exponent - slider.step)
-                        if slider.min <= e <= slider.max]
+                near = [
+                    slider.base**e
+                    for e in (exponent + slider.step, exponent - slider.step)
+                    if slider.min <= e <= slider.max
+                ]
             else:
                 near = [v for v in (value + slider.step, value - slider.step) if slider.min <= v <= slider.max]
             if p.kind in ("int", "even"):
@@ -220,14 +261,18 @@ class _LiveUI:
         lines = "<br>".join(html.escape(line) for line in explorer.title_text.split("\n"))
         width, height = explorer.css_size
         png = base64.b64encode(self.png).decode("ascii")
-        return (f"<div class='posenc-title' style='text-align:center;font-size:{TITLE_SIZE * 4 / 3:.0f}px;"
-                f"line-height:1.25;font-family:\"DejaVu Sans\",sans-serif'>{lines}</div>"
-                f"<img class='posenc-image' decoding='sync' width='{width}' height='{height}' alt='figure: {html.escape(lines)}' "
-                f"src='data:image/png;base64,{png}'>")
+        return (
+            f"<div class='posenc-title' style='text-align:center;font-size:{TITLE_SIZE * 4 / 3:.0f}px;"
+            f'line-height:1.25;font-family:"DejaVu Sans",sans-serif\'>{lines}</div>'
+            f"<img class='posenc-image' decoding='sync' width='{width}' height='{height}' "
+            f"alt='figure: {html.escape(lines)}' "
+            f"src='data:image/png;base64,{png}'>"
+        )
 
     def _fail(self, name: str, message: str) -> None:
-        self.controls[name]["message"].value = (
-            f"<span style='color:#b00020;font-size:12px;white-space:nowrap'>&#9888; {html.escape(message)}</span>")
+        self.controls[name][
+            "message"
+        ].value = f"<span style='color:#b00020;font-size:12px;white-space:nowrap'>&#9888; {html.escape(message)}</span>"
         self._sync_values()  # the box returns to the last good value
 
     # -- keeping the controls in step -------------------------------------------------------------

@@ -21,8 +21,17 @@ import numpy as np
 
 from .._core.validate import check_choice, check_even, check_float, check_int
 
-__all__ = ["Param", "nice_ceil", "PX_PER_INCH", "LIVE_SCALE", "HTML_SCALE", "FRAME_FORMAT", "TITLE_SIZE",
-           "MIN_SLIDER_PX", "TRACK_MARGIN_PX"]
+__all__ = [
+    "Param",
+    "nice_ceil",
+    "PX_PER_INCH",
+    "LIVE_SCALE",
+    "HTML_SCALE",
+    "FRAME_FORMAT",
+    "TITLE_SIZE",
+    "MIN_SLIDER_PX",
+    "TRACK_MARGIN_PX",
+]
 
 #: CSS pixels per inch of ``figsize``: a 6.4-inch figure is shown 640 CSS px wide.
 PX_PER_INCH = 100
@@ -83,7 +92,7 @@ class Param:
     def __post_init__(self) -> None:
         check_choice("kind", self.kind, _KINDS)
 
-    def replace(self, **changes: Any) -> "Param":
+    def replace(self, **changes: Any) -> Param:
         """A copy with some fields changed (a shared parameter adapted to one explorer)."""
         return dataclasses.replace(self, **changes)
 
@@ -118,9 +127,9 @@ class Param:
 
     def check_limit(self, values: dict) -> None:
         """Raise ``ValueError`` if ``values[name]`` breaks the bound set by another parameter."""
-        bound = self.bound(values)
-        if bound is not None and not values[self.name] < bound:
-            raise ValueError(f"{self.name} must be < {self.limit[2]} = {bound}, got {values[self.name]}")
+        bound, limit = self.bound(values), self.limit
+        if bound is not None and limit is not None and not values[self.name] < bound:
+            raise ValueError(f"{self.name} must be < {limit[2]} = {bound}, got {values[self.name]}")
 
     def values(self) -> tuple:
         """Representative valid values: the declared sweep, or low/default/high."""
@@ -167,4 +176,3 @@ def nice_ceil(x: float) -> float:
     x = check_float("x", x, gt=0)
     power = 10.0 ** math.floor(math.log10(x))
     return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= x * (1 - 1e-12))
-

@@ -27,8 +27,19 @@ _ASPECTS = ("auto", "equal")
 #: ``yscale`` values :class:`Curves` draws: ``"log"`` gets whole decades, the others follow the data.
 _YSCALES = ("linear", "log", "symlog", "asinh")
 #: ``legend_loc`` values of :class:`Curves` (matplotlib's legend location strings).
-_LEGEND_LOCS = ("best", "upper right", "upper left", "lower left", "lower right", "right", "center left",
-                "center right", "lower center", "upper center", "center")
+_LEGEND_LOCS = (
+    "best",
+    "upper right",
+    "upper left",
+    "lower left",
+    "lower right",
+    "right",
+    "center left",
+    "center right",
+    "lower center",
+    "upper center",
+    "center",
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,21 +215,36 @@ class Curves(Plot):
         _check_bool("zero_line", self.zero_line)
         check_choice("yscale", self.yscale, _YSCALES)
         if self.ylim is not None:
-            _check_range("ylim", self.ylim, "None (follow the data) or a (low, high) tuple of finite numbers "
-                         "with low < high", positive=self.yscale == "log")
+            _check_range(
+                "ylim",
+                self.ylim,
+                "None (follow the data) or a (low, high) tuple of finite numbers with low < high",
+                positive=self.yscale == "log",
+            )
         for name in ("colors", "guide_colors"):
             _check_colors(name, getattr(self, name))
         check_choice("legend_loc", self.legend_loc, _LEGEND_LOCS)
 
     def draw(self, ax, data: dict) -> dict:
         ax.set_yscale(self.yscale)
-        lines = [ax.plot(data["x"], y, marker=self.marker or None, ms=3, lw=1.5,
-                         color=self.colors[i] if i < len(self.colors) else None,
-                         label=self.labels[i] if i < len(self.labels) else None)[0]
-                 for i, y in enumerate(data["ys"])]
-        guides = [ax.axhline(y, color=self.guide_colors[i] if i < len(self.guide_colors) else "0.5", ls="--",
-                             lw=0.9, label=label)
-                  for i, (y, label) in enumerate(zip(data.get("guides", ()), self.guide_labels))]
+        lines = [
+            ax.plot(
+                data["x"],
+                y,
+                marker=self.marker or None,
+                ms=3,
+                lw=1.5,
+                color=self.colors[i] if i < len(self.colors) else None,
+                label=self.labels[i] if i < len(self.labels) else None,
+            )[0]
+            for i, y in enumerate(data["ys"])
+        ]
+        guides = [
+            ax.axhline(
+                y, color=self.guide_colors[i] if i < len(self.guide_colors) else "0.5", ls="--", lw=0.9, label=label
+            )
+            for i, (y, label) in enumerate(zip(data.get("guides", ()), self.guide_labels))
+        ]
         if self.zero_line:
             ax.axhline(0, color="0.7", lw=0.8, zorder=1)  # under the data
         ax.set_xlabel(self.xlabel)
@@ -239,8 +265,10 @@ class Curves(Plot):
         ax.set_xlim(float(x.min()) - pad, float(x.max()) + pad)
         ylim = data.get("ylim", self.ylim)
         if ylim is None and self.yscale == "log":  # whole decades, guides included
-            ys = np.concatenate([np.asarray(y, dtype=float).ravel() for y in data["ys"]] +
-                                [np.asarray(data.get("guides", ()), dtype=float)])
+            ys = np.concatenate(
+                [np.asarray(y, dtype=float).ravel() for y in data["ys"]]
+                + [np.asarray(data.get("guides", ()), dtype=float)]
+            )
             ys = ys[ys > 0]
             ylim = (10.0 ** math.floor(math.log10(ys.min())), 10.0 ** math.ceil(math.log10(ys.max())))
         if ylim is None:  # follow the data, on a coarse grid so that the axis (a full redraw) rarely moves
@@ -268,9 +296,10 @@ class Rotation(Plot):
     def draw(self, ax, data: dict) -> dict:
         t = np.linspace(0, 2 * math.pi, 200)
         ax.plot(np.cos(t), np.sin(t), color="0.85", lw=1)
-        trail, = ax.plot(data["x"], data["y"], "o-", color="tab:blue", ms=3, lw=0.8, alpha=0.6,
-                         label=self.trail_label)
-        arrow, = ax.plot([0, data["x"][-1]], [0, data["y"][-1]], color="tab:red", lw=2.5, label=self.arrow_label)
+        (trail,) = ax.plot(
+            data["x"], data["y"], "o-", color="tab:blue", ms=3, lw=0.8, alpha=0.6, label=self.trail_label
+        )
+        (arrow,) = ax.plot([0, data["x"][-1]], [0, data["y"][-1]], color="tab:red", lw=2.5, label=self.arrow_label)
         ax.set_xlim(-1.2, 1.2)
         ax.set_ylim(-1.2, 1.2)
         ax.set_aspect("equal")
@@ -282,4 +311,3 @@ class Rotation(Plot):
     def redraw(self, ax, artists: dict, data: dict) -> None:
         artists["trail"].set_data(data["x"], data["y"])
         artists["arrow"].set_data([0, data["x"][-1]], [0, data["y"][-1]])
-

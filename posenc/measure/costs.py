@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 
@@ -53,9 +53,9 @@ def _shaw_run(method: str, length: int, heads: int, head_dim: int, k: int) -> di
     q, kk, v = (torch.randn(1, heads, length, head_dim) for _ in range(3))
     rk, rv = torch.randn(2 * k + 1, head_dim), torch.randn(2 * k + 1, head_dim)
     fn = posenc.shaw_attention if method == "efficient" else posenc.shaw_attention_naive
-    small = [t[..., :8, :] for t in (q, kk, v)]
+    sq, sk, sv = (t[..., :8, :] for t in (q, kk, v))  # 8 queries and keys: the warm-up call
     with torch.inference_mode():
-        return _measure(lambda: fn(q, kk, v, rk, rv), lambda: fn(*small, rk, rv), repeat=3)
+        return _measure(lambda: fn(q, kk, v, rk, rv), lambda: fn(sq, sk, sv, rk, rv), repeat=3)
 
 
 def shaw_peak_memory(method: str, length: int, *, heads: int = 4, head_dim: int = 64, k: int = 16) -> dict:
@@ -74,8 +74,10 @@ def shaw_peak_memory(method: str, length: int, *, heads: int = 4, head_dim: int 
         dict: ``{"peak_mib": float, "seconds": float}``.
     """
     check_choice("method", method, ("naive", "efficient"))
-    numbers = {n: check_int(n, v, min_value=1) for n, v in
-               (("length", length), ("heads", heads), ("head_dim", head_dim), ("k", k))}
+    numbers = {
+        n: check_int(n, v, min_value=1)
+        for n, v in (("length", length), ("heads", heads), ("head_dim", head_dim), ("k", k))
+    }
     check_size("length", length, (heads, length, length))  # the scores, before a process starts
     check_size("length", length, (length, length, head_dim))  # the naive form's [L, L, d]
     return _run_fresh("shaw", method, numbers)
@@ -110,8 +112,10 @@ def attention_cost(method: str, length: int, *, heads: int = 4, head_dim: int = 
         dict: ``{"peak_mib": float, "seconds": float}``.
     """
     check_choice("method", method, posenc.POSITION_METHODS)
-    numbers = {n: check_int(n, v, min_value=1) for n, v in
-               (("length", length), ("heads", heads), ("head_dim", head_dim), ("repeat", repeat))}
+    numbers = {
+        n: check_int(n, v, min_value=1)
+        for n, v in (("length", length), ("heads", heads), ("head_dim", head_dim), ("repeat", repeat))
+    }
     check_size("length", length, (heads, length, length))  # a bias or score matrix, before a process starts
     return _run_fresh("attention", method, numbers)
 
@@ -122,11 +126,11 @@ _RUNNERS = {"shaw": _shaw_run, "attention": _attention_run}
 def _run_fresh(what: str, method: str, numbers: dict) -> dict:
     """``python -m posenc.measure WHAT METHOD NUMBERS...`` in a fresh process; its JSON result."""
     args = [str(v) for v in numbers.values()]
-    out = subprocess.run([sys.executable, "-m", "posenc.measure", what, method, *args],
-                         capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "posenc.measure", what, method, *args], capture_output=True, text=True)
     if out.returncode != 0:
-        raise RuntimeError(f"posenc.measure {what} {method} {' '.join(args)} failed (exit {out.returncode}):\n"
-                           + out.stderr[-2000:])
+        raise RuntimeError(
+            f"posenc.measure {what} {method} {' '.join(args)} failed (exit {out.returncode}):\n" + out.stderr[-2000:]
+        )
     return json.loads(out.stdout)
 
 
@@ -134,7 +138,9 @@ def _main(argv: list[str]) -> None:
     """``python -m posenc.measure {shaw|attention} METHOD LENGTH HEADS HEAD_DIM {K|REPEAT}``: one
     measurement, printed as JSON (what :func:`shaw_peak_memory` and :func:`attention_cost` run)."""
     if len(argv) != 6 or argv[0] not in _RUNNERS:
-        raise SystemExit(f"usage: python -m posenc.measure {{{'|'.join(_RUNNERS)}}} METHOD LENGTH HEADS HEAD_DIM "
-                         f"{{K|REPEAT}}; got {argv}")
+        raise SystemExit(
+            f"usage: python -m posenc.measure {{{'|'.join(_RUNNERS)}}} METHOD LENGTH HEADS HEAD_DIM "
+            f"{{K|REPEAT}}; got {argv}"
+        )
     what, method, *numbers = argv
     print(json.dumps(_RUNNERS[what](method, *map(int, numbers))))

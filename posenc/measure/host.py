@@ -35,9 +35,15 @@ def machine() -> dict:
                 cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
         except (OSError, StopIteration, IndexError, UnicodeDecodeError):
             pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-            "threads": torch.get_num_threads(), "torch": torch.__version__, "python": platform.python_version(),
-            "date": datetime.date.today().isoformat()}
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "date": datetime.date.today().isoformat(),
+    }
 
 
 def describe_machine(info: dict) -> str:
@@ -49,8 +55,10 @@ def describe_machine(info: dict) -> str:
     if missing:
         raise ValueError(f"info must have the keys of machine() {_KEYS}, missing {missing}")
     threads = f"{info['threads']} thread" + ("s" if info["threads"] != 1 else "")
-    return (f"{info['cpu']}, {info['cores']} cores, {info['cpu_capability']} kernels, {threads}, "
-            f"torch {info['torch']}, measured {info['date']}")
+    return (
+        f"{info['cpu']}, {info['cores']} cores, {info['cpu_capability']} kernels, {threads}, "
+        f"torch {info['torch']}, measured {info['date']}"
+    )
 
 
 def load_average() -> list[float] | None:

@@ -11,7 +11,7 @@ count: memory an operator's kernel allocates for its own use and frees before re
 from __future__ import annotations
 
 import weakref
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -62,8 +62,11 @@ class TensorMemory(TorchDispatchMode):
             self.current -= self._sizes.pop(key)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        inputs = {t.untyped_storage().data_ptr() for t in tree_leaves((args, kwargs))
-                  if isinstance(t, torch.Tensor) and t.layout == torch.strided}
+        inputs = {
+            t.untyped_storage().data_ptr()
+            for t in tree_leaves((args, kwargs))
+            if isinstance(t, torch.Tensor) and t.layout == torch.strided
+        }
         out = func(*args, **(kwargs or {}))
         for t in tree_leaves(out):
             if not isinstance(t, torch.Tensor) or t.layout != torch.strided:

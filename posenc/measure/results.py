@@ -31,8 +31,9 @@ def _check_name(name: object) -> str:
     return name
 
 
-def save_results(name: str, results: dict, *, settings: dict | None = None,
-                 out_dir: str | os.PathLike | None = None) -> Path:
+def save_results(
+    name: str, results: dict, *, settings: dict | None = None, out_dir: str | os.PathLike | None = None
+) -> Path:
     """Write ``{"machine", "settings", "results"}`` to ``<out_dir>/bench_<name>.json``.
 
     Args:
@@ -63,7 +64,7 @@ def save_results(name: str, results: dict, *, settings: dict | None = None,
 
 def known_results() -> tuple[str, ...]:
     """The names of the shipped measurements, sorted (``posenc/results/bench_<name>.json``)."""
-    return tuple(sorted(p.stem[len("bench_"):] for p in RESULTS_DIR.glob("bench_*.json")))
+    return tuple(sorted(p.stem[len("bench_") :] for p in RESULTS_DIR.glob("bench_*.json")))
 
 
 def load_results(name: str) -> dict:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 
 from posenc._core.validate import check_int
 
@@ -41,8 +41,14 @@ def median_seconds(fn: Callable[[], object], *, repeat: int = 7, warmup: int = 2
     return statistics.median(times)
 
 
-def interleaved_rounds(calls: Mapping[Hashable, Callable[[], object]], *, rounds: int = 5, repeat: int = 7,
-                       warmup: int = 1, on_round: Callable[[int], object] | None = None) -> dict:
+def interleaved_rounds(
+    calls: Mapping[Hashable, Callable[[], object]],
+    *,
+    rounds: int = 5,
+    repeat: int = 7,
+    warmup: int = 1,
+    on_round: Callable[[int], object] | None = None,
+) -> dict:
     """Time every call once per round, ``rounds`` times: round 1 of every call, then round 2, ...
 
     A slow spell of a shared machine then lands on every call alike, and a ratio taken within a

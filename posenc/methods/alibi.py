@@ -8,7 +8,7 @@ from .._core.bias import alibi_bias_from_slopes
 from ..encodings.alibi import alibi_slopes
 from .base import CachedBias
 
-__all__ = ['AlibiMethod']
+__all__ = ["AlibiMethod"]
 
 
 class AlibiMethod(CachedBias):
@@ -20,6 +20,7 @@ class AlibiMethod(CachedBias):
     """
 
     name = "alibi"
+    slopes: torch.Tensor  # a buffer, [h]
 
     @classmethod
     def build(cls, *, d_model: int, n_heads: int, head_dim: int, causal: bool, max_len: int) -> AlibiMethod:
@@ -30,6 +31,11 @@ class AlibiMethod(CachedBias):
         self.register_buffer("slopes", alibi_slopes(n_heads), persistent=False)  # [h]
         self.n_heads = len(self.slopes)
 
+    def reset_parameters(self) -> None:
+        """Recompute the slopes on their device (after ``to_empty``)."""
+        super().reset_parameters()
+        with torch.device("cpu"):
+            self.slopes = alibi_slopes(self.n_heads).to(self.slopes.device)
+
     def _values(self, causal, dtype, device, q_len, k_len):
         return alibi_bias_from_slopes(self.slopes, q_len, k_len, causal=causal, dtype=dtype)  # [h, L, T]
-

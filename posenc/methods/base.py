@@ -19,7 +19,29 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-__all__ = ["PositionMethod", "CachedBias"]
+__all__ = ["PositionMethod", "CachedBias", "reset_in_order"]
+
+
+def reset_in_order(module: nn.Module) -> None:
+    """Re-initialise ``module``'s submodules in the order they were registered: each one's own
+    ``reset_parameters()`` where it has one (which then covers its subtree), else its children's.
+
+    The deferred initialisation of torchtune and FSDP2: build under ``with torch.device("meta"):``,
+    ``to_empty(device=...)``, then ``reset_parameters()``. When the submodules were registered in the
+    order they were built (every module of posenc), the random draws come in the constructor's order,
+    so the same seed gives the same parameters as a normal build.
+
+    Raises:
+        TypeError: ``module`` is not a ``torch.nn.Module``.
+    """
+    if not isinstance(module, nn.Module):
+        raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
+    for child in module.children():
+        reset = getattr(child, "reset_parameters", None)
+        if callable(reset):
+            reset()
+        else:
+            reset_in_order(child)
 
 
 class PositionMethod(nn.Module):
@@ -53,16 +75,32 @@ class PositionMethod(nn.Module):
         which a language model adds once to its token embeddings rather than in every layer."""
         return cls.encode_input is not PositionMethod.encode_input
 
+    def reset_parameters(self) -> None:
+        """Initialise the parameters and recompute the buffers as the constructor does (after
+        ``to_empty`` of a method built on the meta device); the base resets the submodules in order
+        (:func:`reset_in_order`)."""
+        reset_in_order(self)
+
     def reserve(self, n: int) -> None:
         """Prepare for positions ``0 .. n - 1`` (attention calls it with ``n`` from shapes, outside any
         compiled graph, before the hooks). The base does nothing; RoPE grows its cos/sin cache."""
+
+    def workspace(
+        self, batch: int, n_heads: int, q_len: int, k_len: int, item_bytes: int
+    ) -> tuple[tuple[int, ...], int] | None:
+        """The query/key-grid tensors the hooks build for ``batch`` x ``n_heads`` heads, ``q_len`` queries
+        and ``k_len`` keys of ``item_bytes`` per element, as ``(shape, bytes per entry)``, or None (the
+        base: no ``[L, T]`` tensor). Attention refuses it above the size limit before calling the hooks
+        (``posenc.set_max_tensor_bytes`` raises the limit)."""
+        return None
 
     def encode_input(self, x: torch.Tensor, position_ids: torch.Tensor) -> torch.Tensor:
         """``x [b, L, D]`` with position ``position_ids [L]`` (int) encoded; the base returns ``x``."""
         return x
 
-    def rotate_qk(self, q: torch.Tensor, k: torch.Tensor,
-                  position_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def rotate_qk(
+        self, q: torch.Tensor, k: torch.Tensor, position_ids: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """New queries and keys ``[b, h, L, d]`` at ``position_ids [L]``, before the cache; the base returns them."""
         return q, k
 
@@ -88,11 +126,18 @@ class CachedBias(PositionMethod):
         super().__init__()
         self._bias_cache: dict = {}  # (L, T, dtype, device, causal, table version, inference mode) -> [1, h, L, T]
 
+    def workspace(self, batch, n_heads, q_len, k_len, item_bytes):
+        return (1, n_heads, q_len, k_len), item_bytes  # the bias (its per-distance values are O(L + T))
+
     def _values(self, causal: bool, dtype: torch.dtype, device: torch.device, q_len: int, k_len: int) -> torch.Tensor:
         """The ``[h, L, T]`` bias of ``dtype`` for ``L`` queries aligned at the end of ``T`` keys."""
         raise NotImplementedError
 
-    def _version(self) -> tuple:
+    def reset_parameters(self) -> None:
+        self._bias_cache.clear()  # built from the old values
+        super().reset_parameters()
+
+    def _parameter_versions(self) -> tuple:
         """Changes whenever the bias would: the parameters' in-place version counters (every
         optimiser step or ``load_state_dict`` bumps them) and storage."""
         return parameter_versions(self)
@@ -107,7 +152,7 @@ class CachedBias(PositionMethod):
             return self._values(causal, q.dtype, q.device, q_len, k_len).unsqueeze(0)
         # a bias built under inference_mode is an inference tensor, which autograd refuses to save:
         # one cache entry for each side
-        key = (q_len, k_len, q.dtype, q.device, causal, self._version(), torch.is_inference_mode_enabled())
+        key = (q_len, k_len, q.dtype, q.device, causal, self._parameter_versions(), torch.is_inference_mode_enabled())
         reusable = self._reusable()
         if reusable and key in self._bias_cache:
             return self._bias_cache[key]
@@ -117,7 +162,6 @@ class CachedBias(PositionMethod):
                 self._bias_cache.pop(next(iter(self._bias_cache)))
             self._bias_cache[key] = bias
         return bias
-
 
 
 def parameter_versions(module: nn.Module) -> tuple:

@@ -45,12 +45,11 @@ References:
 
 from __future__ import annotations
 
-
 import torch
 from torch import nn
 
+from .._core import grid
 from .._core.validate import check_int, check_tensor
-
 from .base import PositionMethod
 
 __all__ = ["CoPE"]
@@ -76,8 +75,9 @@ class CoPE(PositionMethod):
     name = "cope"
 
     @classmethod
-    def build(cls, *, d_model: int, n_heads: int, head_dim: int, causal: bool, max_len: int,
-              npos_max: int | None = None) -> CoPE:
+    def build(
+        cls, *, d_model: int, n_heads: int, head_dim: int, causal: bool, max_len: int, npos_max: int | None = None
+    ) -> CoPE:
         # one embedding per position up to the trained length (the reference: block_size + 1)
         return cls(head_dim, npos_max=max_len + 1 if npos_max is None else npos_max, causal=causal)
 
@@ -90,20 +90,26 @@ class CoPE(PositionMethod):
         self.causal = causal
         self.pos_emb = nn.Parameter(torch.zeros(self.head_dim, self.npos_max))
 
+    def reset_parameters(self) -> None:
+        """Zero the position embeddings, as the constructor (and the reference) does."""
+        with torch.no_grad():
+            self.pos_emb.zero_()
+
     def _check_qk(self, q: torch.Tensor, k: torch.Tensor) -> None:
         check_tensor("q", q, min_ndim=2, floating=True)
         check_tensor("k", k, min_ndim=2, floating=True)
         if q.shape[-1] != self.head_dim or k.shape[-1] != self.head_dim:
             raise ValueError(f"q and k must end in head_dim={self.head_dim}, got {tuple(q.shape)} and {tuple(k.shape)}")
         if k.shape[-2] < q.shape[-2]:
-            raise ValueError(f"k must have at least as many positions as q (queries aligned at the end), "
-                             f"got {k.shape[-2]} < {q.shape[-2]}")
+            raise ValueError(
+                f"k must have at least as many positions as q (queries aligned at the end), "
+                f"got {k.shape[-2]} < {q.shape[-2]}"
+            )
 
     @staticmethod
     def _future(q_len: int, k_len: int, device) -> torch.Tensor:
         """Bool ``[L, T]``, True where the key is after the query."""
-        q_pos = torch.arange(k_len - q_len, k_len, device=device)
-        return torch.arange(k_len, device=device)[None, :] > q_pos[:, None]
+        return grid.future(q_len, k_len, device=device)
 
     def positions(self, q: torch.Tensor, k: torch.Tensor, *, causal: bool | None = None) -> torch.Tensor:
         """The contextual positions ``p_ij`` (not clamped): ``q`` ``[..., L, d]``, ``k`` ``[..., T, d]``
@@ -135,14 +141,14 @@ class CoPE(PositionMethod):
         """
         q_len, k_len = gates.shape[-2], gates.shape[-1]
         cum = gates.cumsum(-1)  # [..., L, T]
-        q_idx = torch.arange(k_len - q_len, k_len, device=gates.device)  # [L]
+        q_idx = grid.query_positions(q_len, k_len, device=gates.device)  # [L]
         index = q_idx.view(q_len, 1).expand(*gates.shape[:-1], 1)
         cum_q = cum.gather(-1, index)  # [..., L, 1]: C_ii
         past = (cum_q - cum).add_(gates)
         if causal:
             return past
         future = (cum - cum_q).add_(gates.gather(-1, index))
-        after = torch.arange(k_len, device=gates.device)[None, :] > q_idx[:, None]  # [L, T]
+        after = grid.future(q_len, k_len, device=gates.device)  # [L, T]
         return torch.where(after, future, past)
 
     def _interpolated_logits(self, q: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
@@ -158,6 +164,11 @@ class CoPE(PositionMethod):
         lo, hi = table.gather(-1, floor), table_next.gather(-1, floor)
         return torch.lerp(lo, hi, pos - floor)  # differentiable in the positions (the gates)
 
+    def workspace(self, batch, n_heads, q_len, k_len, item_bytes):
+        if torch.is_grad_enabled():  # gates, running sums, positions, two gathers, the bias; int64 indices
+            return (batch, n_heads, q_len, k_len), 6 * item_bytes + 8
+        return (batch, n_heads, q_len, k_len), item_bytes  # the bias; the rest in chunks of _CHUNK entries
+
     def logit_bias(self, q: torch.Tensor, k: torch.Tensor, *, causal: bool) -> torch.Tensor:
         """Contextual logits ``[b, h, L, T]`` of ``q``'s dtype, added to ``q k^T / sqrt(d)`` (-inf: masked).
 
@@ -166,8 +177,10 @@ class CoPE(PositionMethod):
         few (batch, head) rows at a time, so the temporaries stay small and only the result is
         ``[b, h, L, T]`` (the chunks change the memory used, not the formula).
         """
-        if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or self.pos_emb.requires_grad):
-            return self._bias(q, k, causal)
+        if torch.compiler.is_compiling() or (
+            torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or self.pos_emb.requires_grad)
+        ):
+            return self._bias(q, k, causal)  # compiled: one graph for every length (a compiler plans the memory)
         q_len, k_len = q.shape[-2], k.shape[-2]
         out = torch.empty(*q.shape[:-1], k_len, dtype=q.dtype, device=q.device)  # [b, h, L, T]
         flat_q, flat_k = q.reshape(-1, q_len, self.head_dim), k.reshape(-1, k_len, self.head_dim)

@@ -45,8 +45,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .._core.validate import check_float, check_int, check_tensor
 from .._core import grid
+from .._core.validate import check_float, check_int, check_tensor
 from .base import CachedBias
 
 __all__ = ["FireBias"]
@@ -74,16 +74,42 @@ class FireBias(CachedBias):
     """
 
     name = "fire"
+    L_thr_init: torch.Tensor  # a buffer
 
     @classmethod
-    def build(cls, *, d_model: int, n_heads: int, head_dim: int, causal: bool, max_len: int, hidden: int = 32,
-              c_init: float = 0.1, L_thr_init: float | None = None, eps: float = 1e-6) -> FireBias:
+    def build(
+        cls,
+        *,
+        d_model: int,
+        n_heads: int,
+        head_dim: int,
+        causal: bool,
+        max_len: int,
+        hidden: int = 32,
+        c_init: float = 0.1,
+        L_thr_init: float | None = None,
+        eps: float = 1e-6,
+    ) -> FireBias:
         # the threshold starts at a quarter of the trained length (the paper: 512 for 2048 tokens)
-        return cls(n_heads, hidden=hidden, c_init=c_init, L_thr_init=max_len / 4 if L_thr_init is None else L_thr_init,
-                   causal=causal, eps=eps)
+        return cls(
+            n_heads,
+            hidden=hidden,
+            c_init=c_init,
+            L_thr_init=max_len / 4 if L_thr_init is None else L_thr_init,
+            causal=causal,
+            eps=eps,
+        )
 
-    def __init__(self, n_heads: int, *, hidden: int = 32, c_init: float = 0.1, L_thr_init: float = 512.0,
-                 causal: bool = True, eps: float = 1e-6) -> None:
+    def __init__(
+        self,
+        n_heads: int,
+        *,
+        hidden: int = 32,
+        c_init: float = 0.1,
+        L_thr_init: float = 512.0,
+        causal: bool = True,
+        eps: float = 1e-6,
+    ) -> None:
         super().__init__()
         self.n_heads = check_int("n_heads", n_heads, min_value=1, max_value=2**16)
         self.hidden = check_int("hidden", hidden, min_value=1, max_value=2**16)
@@ -94,9 +120,20 @@ class FireBias(CachedBias):
         self.causal = causal
         self.eps = check_float("eps", eps, ge=0.0, le=1.0)
         self.mlp = nn.Sequential(nn.Linear(1, self.hidden), nn.ReLU(), nn.Linear(self.hidden, self.n_heads))
+        self._inits = (c_init, L_thr_init)
         self.c = nn.Parameter(torch.tensor(c_init, dtype=torch.float32))
         self.register_buffer("L_thr_init", torch.tensor(L_thr_init, dtype=torch.float32))
         self.L_multiplier = nn.Parameter(torch.tensor(1.0, dtype=torch.float32))
+
+    def reset_parameters(self) -> None:
+        """As the constructor: the MLP's layers (their own initialisation, in order), ``c = c_init``,
+        ``L_thr_init`` and ``L_multiplier = 1``."""
+        super().reset_parameters()  # the bias cache and the MLP
+        c_init, L_thr_init = self._inits
+        with torch.no_grad():
+            self.c.fill_(c_init)
+            self.L_thr_init.fill_(L_thr_init)
+            self.L_multiplier.fill_(1.0)
 
     @property
     def threshold(self) -> torch.Tensor:
@@ -156,17 +193,22 @@ class FireBias(CachedBias):
 
     def _bias(self, q_len: int, k_len: int, causal: bool, dtype: torch.dtype, device) -> torch.Tensor:
         k_pos = torch.arange(k_len, device=device, dtype=self.c.dtype)  # [T], in the parameters' dtype
-        q_pos = k_pos[k_len - q_len:]  # [L], aligned at the end
+        q_pos = grid.query_positions(q_len, k_len, device=device, dtype=self.c.dtype)  # [L], aligned at the end
         bias = self._mlp(self._normalized(q_pos, k_pos))  # [h, L, T]
         if causal:
-            future = k_pos[None, :] > q_pos[:, None]  # [L, T]
-            bias = bias.masked_fill(future, float("-inf"))
+            bias = bias.masked_fill(grid.future(q_len, k_len, device=device), float("-inf"))
         return bias.to(dtype)
 
+    def workspace(self, batch, n_heads, q_len, k_len, item_bytes):
+        # float32 [L, T] distances and MLP input, [L, T, hidden] and [L, T, h] activations, then the bias
+        return (self.n_heads + self.hidden + 2, q_len, k_len), max(4, item_bytes)
 
     def _values(self, causal, dtype, device, q_len, k_len):
         return self._bias(q_len, k_len, causal, dtype, device)  # [h, L, T]
 
     def extra_repr(self) -> str:
-        return (f"n_heads={self.n_heads}, hidden={self.hidden}, L_thr_init={self.L_thr_init.item():g}, "
-                f"causal={self.causal}")
+        return (
+            f"n_heads={self.n_heads}, hidden={self.hidden}, "
+            f"L_thr_init={self._inits[1] if self.L_thr_init.is_meta else self.L_thr_init.item():g}, "
+            f"causal={self.causal}"
+        )

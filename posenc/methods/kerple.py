@@ -49,9 +49,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from .._core.validate import check_choice, check_float, check_int, check_tensor
 from .._core import grid
-
+from .._core.validate import check_choice, check_float, check_int, check_tensor
 from .base import CachedBias
 
 __all__ = ["KerpleBias"]
@@ -80,8 +79,9 @@ def _initial(name: str, value, n_heads: int, *, le: float | None) -> torch.Tenso
             raise TypeError(f"{name} must be a number or a sequence of numbers (one per head), got {value!r}") from None
     check_tensor(name, value, ndim=1, floating=True, finite=True)
     if value.shape[0] != n_heads:
-        raise ValueError(f"{name} must be a number or have one entry per head (n_heads={n_heads}), "
-                         f"got shape {tuple(value.shape)}")
+        raise ValueError(
+            f"{name} must be a number or have one entry per head (n_heads={n_heads}), got shape {tuple(value.shape)}"
+        )
     if not bool((value > 0).all()) or (le is not None and not bool((value <= le).all())):
         bound = "> 0" if le is None else f"in (0, {le:g}]"
         raise ValueError(f"{name} must be {bound}, got {value.tolist()}")
@@ -113,12 +113,24 @@ class KerpleBias(CachedBias):
     name = "kerple"
 
     @classmethod
-    def build(cls, *, d_model: int, n_heads: int, head_dim: int, causal: bool, max_len: int, kind: str = "log",
-              r1=None, r2=None, eps: float = 1e-2) -> KerpleBias:
+    def build(
+        cls,
+        *,
+        d_model: int,
+        n_heads: int,
+        head_dim: int,
+        causal: bool,
+        max_len: int,
+        kind: str = "log",
+        r1=None,
+        r2=None,
+        eps: float = 1e-2,
+    ) -> KerpleBias:
         return cls(n_heads, kind=kind, causal=causal, r1=r1, r2=r2, eps=eps)
 
-    def __init__(self, n_heads: int, *, kind: str = "log", causal: bool = True, r1=None, r2=None,
-                 eps: float = 1e-2) -> None:
+    def __init__(
+        self, n_heads: int, *, kind: str = "log", causal: bool = True, r1=None, r2=None, eps: float = 1e-2
+    ) -> None:
         super().__init__()
         self.n_heads = check_int("n_heads", n_heads, min_value=1, max_value=2**20)
         self.kind = check_choice("kind", kind, KERPLE_KINDS)
@@ -127,16 +139,30 @@ class KerpleBias(CachedBias):
         self.causal = causal
         self.eps = check_float("eps", eps, gt=0.0, le=1.0)
         self._r2_max = 2.0 if self.kind == "power" else None
-        r1_init = _initial("r1", r1, self.n_heads, le=None)
-        r2_init = _initial("r2", r2, self.n_heads, le=self._r2_max)
-        scale1, scale2 = (2.0, 1.0) if self.kind == "log" else (1.0, 2.0)  # official uniform ranges
-        self.r1 = nn.Parameter(torch.rand(self.n_heads) * scale1 if r1_init is None else r1_init)
-        self.r2 = nn.Parameter(torch.rand(self.n_heads) * scale2 if r2_init is None else r2_init)
+        with torch.device("cpu"):  # given values are checked (read) on the CPU, even under a meta device
+            self._inits = (_initial("r1", r1, self.n_heads, le=None), _initial("r2", r2, self.n_heads, le=self._r2_max))
+        self.r1 = nn.Parameter(torch.empty(self.n_heads))
+        self.r2 = nn.Parameter(torch.empty(self.n_heads))
+        self._draw()
+
+    def _draw(self) -> None:
+        """The official code's uniform draws (``r1`` first), or the given initial values."""
+        scales = (2.0, 1.0) if self.kind == "log" else (1.0, 2.0)  # official uniform ranges
+        with torch.no_grad():
+            for param, init, scale in zip((self.r1, self.r2), self._inits, scales):
+                param.copy_(torch.rand(self.n_heads, device=param.device) * scale if init is None else init)
+
+    def reset_parameters(self) -> None:
+        """Draw ``r1`` and ``r2`` as the constructor does (after ``to_empty``)."""
+        super().reset_parameters()  # the bias cache
+        self._draw()
 
     def coefficients(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The ``(r1, r2)`` the bias uses, each float32 ``[h]``, clamped (differentiable)."""
-        return (_straight_through_clamp(self.r1, self.eps, None),
-                _straight_through_clamp(self.r2, self.eps, self._r2_max))
+        return (
+            _straight_through_clamp(self.r1, self.eps, None),
+            _straight_through_clamp(self.r2, self.eps, self._r2_max),
+        )
 
     def bias_by_distance(self, distance: torch.Tensor) -> torch.Tensor:
         """The kernel at each distance: ``[...]`` -> ``[h, ...]``.
@@ -180,7 +206,6 @@ class KerpleBias(CachedBias):
         if causal:
             values = values.masked_fill(dist > 0, float("-inf"))  # keys after the query
         return grid.toeplitz(values.to(dtype), q_len, k_len)
-
 
     def _values(self, causal, dtype, device, q_len, k_len):
         return self._bias(q_len, k_len, causal, dtype)  # [h, L, T]

@@ -7,13 +7,15 @@ import torch
 from ..encodings.absolute import LearnedPositionalEmbedding
 from .base import PositionMethod
 
-__all__ = ['LearnedMethod']
+__all__ = ["LearnedMethod"]
 
 
 class LearnedMethod(PositionMethod):
     """A trainable table of absolute positions added to the input (GPT-2, BERT).
 
-    Positions at or beyond ``max_len`` raise (see :class:`~posenc.encodings.absolute.LearnedPositionalEmbedding`).
+    Positions at or beyond ``max_len`` raise: the default positions ``0 .. L-1`` from the shapes
+    (:meth:`reserve`), explicit ones on the CPU from their values (see
+    :class:`~posenc.encodings.absolute.LearnedPositionalEmbedding` for when a check reads a tensor).
 
     Args:
         d_model (int): model width ``D``.
@@ -31,6 +33,9 @@ class LearnedMethod(PositionMethod):
         self.table = LearnedPositionalEmbedding(max_len, d_model)
         self.d_model = self.table.d_model
 
+    def reserve(self, n: int) -> None:
+        """Refuse positions ``0 .. n - 1`` beyond the table, from the shapes (no tensor is read)."""
+        self.table.check_length(n)
+
     def encode_input(self, x: torch.Tensor, position_ids: torch.Tensor) -> torch.Tensor:
         return x + self.table(position_ids).to(x.dtype)  # [b, L, D]
-

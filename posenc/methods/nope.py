@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .base import PositionMethod
 
-__all__ = ['NoPEMethod']
+__all__ = ["NoPEMethod"]
 
 
 class NoPEMethod(PositionMethod):
@@ -14,4 +14,3 @@ class NoPEMethod(PositionMethod):
     """
 
     name = "none"
-

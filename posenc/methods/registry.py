@@ -71,8 +71,9 @@ def method_options(name: str) -> tuple[str, ...]:
     return tuple(p for p in params if p not in _SIZES and p not in _FIXED.get(name, {}))
 
 
-def build_method(name: str, *, d_model: int, n_heads: int, causal: bool = True, max_len: int = 2048,
-                 **options: Any) -> PositionMethod:
+def build_method(
+    name: str, *, d_model: int, n_heads: int, causal: bool = True, max_len: int = 2048, **options: Any
+) -> PositionMethod:
     """The position method ``name`` (a key of :data:`POSITION_METHODS`) for an attention of ``d_model``
     over ``n_heads`` heads, with that method's own ``options``.
 
@@ -91,7 +92,15 @@ def build_method(name: str, *, d_model: int, n_heads: int, causal: bool = True, 
     allowed = method_options(name)
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise TypeError(f"position={name!r} takes no option {', '.join(unknown)}; "
-                        f"its options: {', '.join(allowed) or 'none'}")
-    return POSITION_METHODS[name].build(d_model=d_model, n_heads=n_heads, head_dim=d_model // n_heads,
-                                        causal=causal, max_len=max_len, **options, **_FIXED.get(name, {}))
+        raise TypeError(
+            f"position={name!r} takes no option {', '.join(unknown)}; its options: {', '.join(allowed) or 'none'}"
+        )
+    return POSITION_METHODS[name].build(
+        d_model=d_model,
+        n_heads=n_heads,
+        head_dim=d_model // n_heads,
+        causal=causal,
+        max_len=max_len,
+        **options,
+        **_FIXED.get(name, {}),
+    )

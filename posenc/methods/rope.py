@@ -6,8 +6,8 @@ from typing import Any
 
 import torch
 
-from .._core.freq import DEFAULT_BASE
 from .._core import rope as rope_core
+from .._core.freq import DEFAULT_BASE
 from .._core.validate import check_choice, check_even, check_int, check_size
 from ..encodings.rope import LAYOUTS, RotaryEmbedding
 from ..scaling.config import RopeScaling, rope_scaling
@@ -20,6 +20,9 @@ class RopeMethod(PositionMethod):
     """Rotary position embedding of queries and keys (Su et al. 2021), before the key/value cache.
 
     A context-extension scaling gives the method new frequencies (``scaling`` here, or :meth:`set_scaling`).
+    The cos/sin cache lives in a :class:`~posenc.encodings.rope.RotaryEmbedding` (``self.rotary``), which
+    compiles whole and can be built on the meta device and filled later with ``to_empty`` and its
+    ``reset_parameters`` (called by a loop over ``model.modules()``, as FSDP2 and torchtune do).
 
     Args:
         head_dim (int): even head dimension ``d``.
@@ -31,8 +34,16 @@ class RopeMethod(PositionMethod):
         seq_len (int, optional): the current length for the scalings that read it (``"dynamic"``, ``"longrope"``).
     """
 
-    def __init__(self, head_dim: int, max_len: int = 2048, base: float = DEFAULT_BASE, *,
-                 layout: str = "half", scaling: RopeScaling | None = None, seq_len: int | None = None) -> None:
+    def __init__(
+        self,
+        head_dim: int,
+        max_len: int = 2048,
+        base: float = DEFAULT_BASE,
+        *,
+        layout: str = "half",
+        scaling: RopeScaling | None = None,
+        seq_len: int | None = None,
+    ) -> None:
         super().__init__()
         self.name = "rope_interleaved" if check_choice("layout", layout, LAYOUTS) == "interleaved" else "rope"
         max_len = check_int("max_len", max_len, min_value=1)
@@ -42,9 +53,19 @@ class RopeMethod(PositionMethod):
     name = "rope"
 
     @classmethod
-    def build(cls, *, d_model: int, n_heads: int, head_dim: int, causal: bool, max_len: int,
-              base: float = DEFAULT_BASE, layout: str = "half", scaling: RopeScaling | None = None,
-              seq_len: int | None = None) -> RopeMethod:
+    def build(
+        cls,
+        *,
+        d_model: int,
+        n_heads: int,
+        head_dim: int,
+        causal: bool,
+        max_len: int,
+        base: float = DEFAULT_BASE,
+        layout: str = "half",
+        scaling: RopeScaling | None = None,
+        seq_len: int | None = None,
+    ) -> RopeMethod:
         return cls(head_dim, max_len, base, layout=layout, scaling=scaling, seq_len=seq_len)
 
     @property
@@ -73,8 +94,9 @@ class RopeMethod(PositionMethod):
     def rotate_qk(self, q, k, position_ids):
         return self.rotary(q, position_ids), self.rotary(k, position_ids)
 
-    def set_scaling(self, scaling: RopeScaling | str | None = None, *, seq_len: int | None = None,
-                    **params: Any) -> None:
+    def set_scaling(
+        self, scaling: RopeScaling | str | None = None, *, seq_len: int | None = None, **params: Any
+    ) -> None:
         """Use the frequencies of a context-extension scaling (None or ``"default"``: the plain ones).
 
         ``scaling`` is a :class:`~posenc.scaling.config.RopeScaling`, or a ``rope_type`` name with
@@ -84,5 +106,7 @@ class RopeMethod(PositionMethod):
         """
         scaling = rope_scaling(scaling, **params)
         old = self.rotary
-        self.rotary = RotaryEmbedding(old.head_dim, old.cache_len, old.base, layout=old.layout, scaling=scaling,
-                                      seq_len=seq_len).to(old.inv_freq.device)
+        with torch.device(old.inv_freq.device):  # built where the old one lives, no copy
+            self.rotary = RotaryEmbedding(
+                old.head_dim, old.cache_len, old.base, layout=old.layout, scaling=scaling, seq_len=seq_len
+            )

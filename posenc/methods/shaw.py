@@ -7,7 +7,7 @@ import torch
 from ..encodings.relative import ShawRelativePosition
 from .base import PositionMethod
 
-__all__ = ['ShawMethod']
+__all__ = ["ShawMethod"]
 
 
 class ShawMethod(PositionMethod):
@@ -23,8 +23,9 @@ class ShawMethod(PositionMethod):
     name = "shaw"
 
     @classmethod
-    def build(cls, *, d_model: int, n_heads: int, head_dim: int, causal: bool, max_len: int,
-              max_distance: int = 16) -> ShawMethod:
+    def build(
+        cls, *, d_model: int, n_heads: int, head_dim: int, causal: bool, max_len: int, max_distance: int = 16
+    ) -> ShawMethod:
         return cls(head_dim, max_distance)
 
     def __init__(self, head_dim: int, max_distance: int = 16) -> None:
@@ -32,6 +33,15 @@ class ShawMethod(PositionMethod):
         self.shaw = ShawRelativePosition(head_dim, max_distance)
         self.head_dim = self.shaw.head_dim
 
+    def reset_parameters(self) -> None:
+        """Draw the two tables as :class:`~posenc.encodings.relative.ShawRelativePosition` does:
+        ``randn * head_dim ** -0.5``, keys first."""
+        with torch.no_grad():
+            for table in (self.shaw.rel_k, self.shaw.rel_v):
+                table.copy_(torch.randn(table.shape, device=table.device) * self.head_dim**-0.5)
+
+    def workspace(self, batch, n_heads, q_len, k_len, item_bytes):
+        return (batch, n_heads, q_len, k_len), 4 * item_bytes  # scores, relative scores, weights, their sums
+
     def attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool) -> torch.Tensor:
         return self.shaw(q, k, v, causal=causal)  # [b, h, L, d]
-

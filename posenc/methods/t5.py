@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import torch
+from torch import nn
 
 from .._core import grid
 from ..encodings.relative import T5RelativeBias
 from .base import CachedBias
 
-__all__ = ['T5Method']
+__all__ = ["T5Method"]
 
 
 class T5Method(CachedBias):
@@ -26,17 +26,30 @@ class T5Method(CachedBias):
     name = "t5"
 
     @classmethod
-    def build(cls, *, d_model: int, n_heads: int, head_dim: int, causal: bool, max_len: int,
-              num_buckets: int = 32, max_distance: int = 128) -> T5Method:
+    def build(
+        cls,
+        *,
+        d_model: int,
+        n_heads: int,
+        head_dim: int,
+        causal: bool,
+        max_len: int,
+        num_buckets: int = 32,
+        max_distance: int = 128,
+    ) -> T5Method:
         return cls(n_heads, causal=causal, num_buckets=num_buckets, max_distance=max_distance)
 
     def __init__(self, n_heads: int, *, causal: bool = True, num_buckets: int = 32, max_distance: int = 128) -> None:
         super().__init__()
         if not isinstance(causal, bool):
             raise TypeError(f"causal must be a bool, got {type(causal).__name__} ({causal!r})")
-        self.t5 = T5RelativeBias(n_heads, num_buckets=num_buckets, max_distance=max_distance,
-                                 bidirectional=not causal)
+        self.t5 = T5RelativeBias(n_heads, num_buckets=num_buckets, max_distance=max_distance, bidirectional=not causal)
         self.n_heads = self.t5.n_heads
+
+    def reset_parameters(self) -> None:
+        """As the constructor: the embedding's own initialisation, then T5's ``normal(0, 0.02)``."""
+        super().reset_parameters()  # the bias cache and the embedding's reset_parameters
+        nn.init.normal_(self.t5.bias.weight, std=0.02)
 
     def _values(self, causal, dtype, device, q_len, k_len):
         dist = grid.distance_range(q_len, k_len, device=device)  # [L + T - 1]
@@ -44,4 +57,3 @@ class T5Method(CachedBias):
         if causal:
             values = values.masked_fill(dist > 0, float("-inf"))
         return grid.toeplitz(values.to(dtype), q_len, k_len)  # [h, L, T]
-

@@ -17,6 +17,7 @@ Tooling: imports the library through the top-level ``posenc`` only.
 """
 
 from .check import check, reference
+
 # UNKNOWN, NOT_IMPLEMENTED, Case, Task and _tasks: names of the former single module (the tests read UNKNOWN and _tasks)
 from .diagnosis import UNKNOWN  # noqa: F401
 from .framework import Case, Task  # noqa: F401

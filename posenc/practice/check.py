@@ -16,15 +16,16 @@ a skeleton that raises ``NotImplementedError`` reports "not implemented yet".
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
-from .diagnosis import _diagnose
-from .framework import Case, _Crash, _Wrong, _clone, _close
+from .diagnosis import UNKNOWN, _diagnose, _picture
+from .framework import Case, _clone, _close, _Crash, _modified, _show_args, _Timeout, _Wrong
 from .registry import _check_task, _tasks
 from .report import NOT_IMPLEMENTED, Report, Row
-from .running import _describe, _expected, _raised_in, _refusal
+from .running import TIME_LIMIT, _call_limited, _describe, _expected, _raised_in, _refusal
 
 __all__ = ["check", "reference"]
 
@@ -34,53 +35,78 @@ def reference(task: str) -> Callable:
     return _tasks()[_check_task(task)].reference
 
 
-def check(task: str, fn: Callable) -> Report:
+def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
     """Run ``fn`` over the sweep of ``task`` and report what holds, what fails and why.
 
     Args:
         task (str): one of ``TASKS``.
         fn: the learner's implementation (a callable), with the task's signature.
+        time_limit (float): seconds of CPU time one call may take (a call that waits without computing:
+            three times that of wall-clock time); a slower call stops the check with "took longer than
+            ... s on input ...". CPU time, so that a busy machine does not fail a correct function.
 
     Returns:
         Report: ``.passed``, ``.diagnoses`` (empty when passed), one row per property; shows as a
-        table in Jupyter.
+        table in Jupyter, with a picture of the difference for two-dimensional outputs.
 
     Raises:
-        ValueError: ``task`` is not one of ``TASKS`` (the message lists them).
+        ValueError: ``task`` is not one of ``TASKS`` (the message lists them), or ``time_limit`` is not positive.
         TypeError: ``fn`` is not callable.
 
-    Nothing else raises: a wrong or crashing ``fn`` gives a failed report.
+    Nothing else raises: a wrong, crashing or slow ``fn`` gives a failed report.
     """
     _check_task(task)
     if not callable(fn):
         raise TypeError(f"fn must be a callable (your function), got {type(fn).__name__}")
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0:
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     t = _tasks()[task]
     cases = t.cases()
     expected, mistaken = _expected(t)
     report = Report(task, n_cases=len(cases))
     runs = Row("runs on every input, returns the right type and shape")
+    inputs = Row("leaves its inputs unchanged")
     props = [Row(name) for name, _ in t.properties]
     match = Row("matches posenc")
     outs: list[Any] = []
     evaluated = {runs.name}
+    modified: list[tuple[int, list[str]]] = []
 
-    def run(*args, **kwargs):
-        out = fn(*_clone(args), **_clone(kwargs))
+    def detach(out):
         if isinstance(out, tuple):
             return tuple(o.detach() if isinstance(o, torch.Tensor) else o for o in out)
         return out.detach() if isinstance(out, torch.Tensor) else out
+
+    def run(*args, **kwargs):
+        return detach(_call_limited(fn, _clone(args), _clone(kwargs), float(time_limit)))
 
     def fail(row: Row, case: Case, detail: str) -> None:
         if row.ok is not False:
             row.ok, row.where, row.detail = False, case.label, detail
 
+    has_tensor_inputs = any(isinstance(a, torch.Tensor) for c in cases for a in (*c.args, *c.kwargs.values()))
     with torch.no_grad():
-        for case, exp in zip(cases, expected):
+        for index, (case, exp) in enumerate(zip(cases, expected)):
+            args, kwargs = _clone(case.args), _clone(case.kwargs)
             try:
-                raw = run(*case.args, **case.kwargs)
+                raw = detach(_call_limited(fn, args, kwargs, float(time_limit)))
             except NotImplementedError as e:
-                return Report(task, implemented=False, diagnoses=[NOT_IMPLEMENTED], n_cases=len(cases),
-                              raised_in=_raised_in(e, fn))
+                return Report(
+                    task,
+                    implemented=False,
+                    diagnoses=[NOT_IMPLEMENTED],
+                    n_cases=len(cases),
+                    raised_in=_raised_in(e, fn),
+                )
+            except _Timeout:
+                fail(runs, case, f"took longer than {time_limit:g} s")
+                report.rows = [runs, *([inputs] if has_tensor_inputs else []), *props, match]
+                report.diagnoses = [
+                    f"your function took longer than {time_limit:g} s on input {case.label}, "
+                    f"{_show_args(t.signature, case)}: look for a Python loop over every entry, or pass a "
+                    "larger time_limit to check"
+                ]
+                return report
             except Exception as e:  # noqa: BLE001 — the learner's code may raise anything
                 outs.append(_Crash(_describe(e)))
                 if case.expect_error:
@@ -88,7 +114,12 @@ def check(task: str, fn: Callable) -> Report:
                         fail(runs, case, _refusal(e))
                     continue
                 fail(runs, case, f"raised {_describe(e)}")
+                fail(match, case, f"no result to compare: it raised {_describe(e)}")
                 continue
+            changed = _modified(t.signature, case, args, kwargs)
+            if changed:
+                modified.append((index, changed))
+                fail(inputs, case, f"changed {', '.join(changed)} in place")
             if case.expect_error:
                 try:
                     outs.append(t.structure(case, raw))
@@ -101,10 +132,12 @@ def check(task: str, fn: Callable) -> Report:
             except _Wrong as e:
                 outs.append(None)
                 fail(runs, case, str(e))
+                fail(match, case, f"no result to compare: {e}")
                 continue
             except Exception as e:  # noqa: BLE001
                 outs.append(None)
                 fail(runs, case, f"unusable result ({_describe(e)})")
+                fail(match, case, f"no result to compare: {_describe(e)}")
                 continue
             outs.append(out)
             evaluated.add("match")
@@ -114,6 +147,8 @@ def check(task: str, fn: Callable) -> Report:
                     continue
                 try:
                     msg = prop(case, out, run)
+                except _Timeout:
+                    msg = f"checking it took longer than {time_limit:g} s"
                 except Exception as e:  # noqa: BLE001
                     msg = f"checking it raised {_describe(e)}"
                 if msg:
@@ -125,11 +160,19 @@ def check(task: str, fn: Callable) -> Report:
                 msg = f"cannot compare ({_describe(e)})"
             if msg:
                 fail(match, case, msg)
-    for row in [runs, *props, match]:
+    if "match" not in evaluated and match.ok is False:
+        match.ok, match.where, match.detail = None, "", ""  # nothing ever ran to the end: not checked
+    if has_tensor_inputs:
+        evaluated.add(inputs.name)
+    rows = [runs, *([inputs] if has_tensor_inputs else []), *props, match]
+    for row in rows:
         if row.ok is None and (row.name in evaluated or (row is match and "match" in evaluated)):
             row.ok = True
-    report.rows = [runs, *props, match]
+    report.rows = rows
     if report.passed:
         return report
-    report.diagnoses = _diagnose(t, cases, outs, expected, mistaken, report.rows)
+    report.diagnoses = _diagnose(t, cases, outs, expected, mistaken, rows, modified)
+    report.picture = _picture(t, cases, outs, expected)
+    if report.picture is not None and report.diagnoses[0].startswith(UNKNOWN):
+        report.diagnoses[0] += " (the picture below shows got − expected there)"
     return report

@@ -1,55 +1,171 @@
-"""Naming what is wrong: the known mistake whose output a failing function matches on every input, else
-a detector's diagnosis, else NaN or an infinity where posenc is finite, else what raised or which row
-failed.
+"""Naming what is wrong, and the picture of the difference.
+
+In this order: the known mistake whose output the learner's equals on every input; else a detector's
+diagnosis (angles or frequencies in low precision, slopes linear in the head index, ...); else the nearest
+known mistake, with how near it is (the share of the entries, wrong in either, where the learner's output
+equals the mistake's, and the distance to it relative to the distance to posenc: never a mistake farther
+than posenc's answer); else
+NaN or an infinity where posenc is finite; else what raised, on which input and with which arguments;
+else the row that failed. An input changed in place is always named. :func:`_picture` picks the smallest
+failing input with a two-dimensional output, for the report's heatmap of got − expected.
 """
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import torch
 
-from .framework import Task, _Crash, _f64
+from .framework import Task, _Crash, _f64, _show_args
 from .precision import _CURRENT
 from .running import _equal_output
 
+UNKNOWN = "not one of the mistakes the checker knows"
 
-def _diagnose(t: Task, cases, outs, expected, mistaken, rows) -> list[str]:
-    """Name the known mistake whose output the learner's matches on every input; else say what failed."""
+#: Nearest-mistake thresholds (see :func:`_nearest`): the output must be nearer (root-mean-square) the mistake's
+#: than posenc's, by at least ``NEAR_RATIO``; then either at least ``NEAR_ENTRIES`` of the entries where it or the
+#: mistake differ from posenc match the mistake, or the output is at most ``NEAR_DISTANCE`` as far from the
+#: mistake's as from posenc's and at least ``NEAR_SOME`` of those entries match.
+NEAR_RATIO = 0.7
+NEAR_ENTRIES = 0.5
+NEAR_DISTANCE = 0.35
+NEAR_SOME = 0.1
+
+
+def _diagnose(t: Task, cases, outs, expected, mistaken, rows, modified=()) -> list[str]:
+    """The diagnoses of a failed check, most specific first (see the module docstring)."""
     usable = [i for i, o in enumerate(outs) if o is not None]
     differing = [i for i in usable if not _equal_output(t, cases[i], outs[i], expected[i])]
-    found = []
+    crashed = [i for i in differing if isinstance(outs[i], _Crash) and not isinstance(expected[i], _Crash)]
+    valued = [i for i in differing if not isinstance(outs[i], _Crash) and not isinstance(expected[i], _Crash)]
+    found: list[str] = []
+    exact = False
     if differing:
         for text, m_outs in mistaken:
-            if all(_equal_output(t, cases[i], outs[i], m_outs[i]) for i in differing) and \
-                    sum(_equal_output(t, cases[i], outs[i], m_outs[i]) for i in usable) >= len(usable) - 0:
+            if all(_equal_output(t, cases[i], outs[i], m_outs[i]) for i in usable):
                 found.append(text)
+                exact = True
                 break
-        if not found:
+        if not found and valued:
             _CURRENT[0] = t
-            found += [text for text, detect in t.detectors if _safe(detect, cases, outs, usable)][:1]
+            found += [text for text, detect in t.detectors if _safe(detect, cases, outs, valued)][:1]
+        if not found and valued:
+            near = _nearest(t, cases, outs, expected, mistaken, valued)
+            if near:
+                found.append(near)
+    if not found:
+        nan = _nan_where_finite(t, cases, outs, expected, usable)
+        if nan:
+            found.append(nan)
+    if crashed and not exact:  # an exact mistake explains its crashes
+        i = crashed[0]
+        found.append(f"your function raised {outs[i]} when called as {_show_args(t.signature, cases[i])}")
+    if modified:
+        i, names = modified[0]
+        what = " and ".join(names)
+        found.append(
+            f"your function changes its input {what} in place (first on {cases[i].label}): the caller's "
+            f"tensor changes too. Build a new tensor (x = x * cos + ..., torch.cat, or x.clone() first) instead "
+            "of writing into an argument (x *= ..., x[...] = ..., x.mul_(...))"
+        )
+    if rows[0].ok is False and not crashed and not found:
+        found.append(rows[0].detail)  # wrong type, shape or dtype, or no refusal: the row says what to change
     if found:
         return found
-    nan = _nan_where_finite(t, cases, outs, expected, usable)
-    if nan:
-        return [nan]
-    crashes = [i for i, o in enumerate(outs) if isinstance(o, _Crash) and not cases[i].expect_error]
-    if crashes:
-        i = crashes[0]
-        return [f"your function raised {outs[i]} at {cases[i].label}"]
-    if rows[0].ok is False:  # wrong type, shape or dtype, or no refusal: the row says what to change
-        return [rows[0].detail]
+    where = next((r for r in rows if r.ok is False), None)
+    if where is not None and where.where:
+        return [f"{UNKNOWN}; smallest failing input: {where.where}"]
     return [UNKNOWN]
 
 
-UNKNOWN = "not one of the mistakes the checker knows; see the failing rows"
-
-
-def _nonfinite(out) -> list:
-    """Flatten an output into (name, float64 tensor) parts."""
+def _parts(out: Any) -> list[torch.Tensor]:
+    """An output as a list of float64 tensors: (cos, sin), (inv_freq, attention_scaling) or one tensor."""
     if isinstance(out, (tuple, list)):
-        names = ("cos", "sin") if len(out) == 2 and all(isinstance(o, torch.Tensor) for o in out) else \
-            ("inv_freq", "attention_scaling")
-        return [(n, _f64(o)) for n, o in zip(names, out)]
-    return [("the result", _f64(out))]
+        return [_f64(o) for o in out]
+    return [_f64(out)]
+
+
+def _entries_equal(a: torch.Tensor, b: torch.Tensor, tol: float) -> torch.Tensor:
+    """Entry by entry: equal within ``tol`` absolute or 2e-5 relative, or the same infinity, or both NaN."""
+    special = (torch.isnan(a) & torch.isnan(b)) | (torch.isinf(a) & torch.isinf(b) & (a.sign() == b.sign()))
+    close = (a - b).abs() <= tol + 2e-5 * b.abs()
+    return special | (close & torch.isfinite(a) & torch.isfinite(b))
+
+
+def _nearness(t: Task, cases, outs, expected, m_outs, valued) -> tuple[int, float, float]:
+    """(inputs equal to the mistake's, share, distance ratio) of the learner's output against one mistake.
+
+    The share counts the entries where the learner's output differs from posenc's and equals the mistake's,
+    out of those where either differs from posenc's (a mistake that is wrong where the learner is right
+    counts against it). The ratio is the root-mean-square distance to the mistake's output over the distance
+    to posenc's."""
+    n_cases = n_union = n_same = 0
+    d_mistake = d_posenc = 0.0
+    for i in valued:
+        m = m_outs[i]
+        if isinstance(m, _Crash) or m is None:
+            continue
+        if _equal_output(t, cases[i], outs[i], m):
+            n_cases += 1
+        tol = cases[i].tol
+        for o, e, w in zip(_parts(outs[i]), _parts(expected[i]), _parts(m)):
+            if o.shape != e.shape:
+                continue
+            wrong = ~_entries_equal(o, e, tol)
+            if w.shape != o.shape:
+                n_union += int(wrong.sum())
+                continue
+            n_union += int((wrong | ~_entries_equal(w, e, tol)).sum())
+            n_same += int((wrong & _entries_equal(o, w, tol)).sum())
+            finite = torch.isfinite(o) & torch.isfinite(e) & torch.isfinite(w)
+            d_mistake += float(((o - w)[finite] ** 2).sum())
+            d_posenc += float(((o - e)[finite] ** 2).sum())
+    ratio = math.sqrt(d_mistake / d_posenc) if d_posenc > 0 else math.inf
+    return n_cases, (n_same / n_union if n_union else 0.0), ratio
+
+
+def _nearest(t: Task, cases, outs, expected, mistaken, valued) -> str | None:
+    """The known mistake nearest the learner's output on the inputs where it is wrong, said with how near.
+
+    Named only when the output is closer to the mistake's than to posenc's (distance ratio below
+    ``NEAR_RATIO``) and either most wrong entries match it (share at least ``NEAR_ENTRIES``) or it is much
+    closer (ratio at most ``NEAR_DISTANCE``) with some entries matching (share at least ``NEAR_SOME``)."""
+    best, best_key = None, None
+    for text, m_outs in mistaken:
+        n_cases, share, ratio = _nearness(t, cases, outs, expected, m_outs, valued)
+        if not ratio < NEAR_RATIO:
+            continue
+        if not (share >= NEAR_ENTRIES or (ratio <= NEAR_DISTANCE and share >= NEAR_SOME)):
+            continue
+        key = (n_cases, share, -ratio)
+        if best_key is None or key > best_key:
+            best, best_key = (text, n_cases, share, ratio), key
+    if best is None:
+        return None
+    text, n_cases, share, ratio = best
+    if n_cases == len(valued):
+        return (
+            "your output equals this known mistake's on every input where yours is wrong (yours is right on some "
+            f"inputs where the mistake is wrong): {text}"
+        )
+    far = "under 1%" if ratio < 0.01 else f"about {ratio:.0%}"
+    how = f"it matches it on {share:.0%} of the entries where either differs from the right answer"
+    if n_cases:
+        how += f", and exactly on {n_cases} of the {len(valued)} inputs where yours is wrong"
+    closer = "much closer" if ratio <= NEAR_DISTANCE else "closer"
+    return (
+        f"your output is not exactly a known mistake, but it is {closer} to this one than to the right answer "
+        f"({far} of the distance; {how}): {text}"
+    )
+
+
+def _names(out) -> tuple[str, ...]:
+    if isinstance(out, (tuple, list)):
+        if len(out) == 2 and all(isinstance(o, torch.Tensor) for o in out):
+            return ("cos", "sin")
+        return ("inv_freq", "attention_scaling")
+    return ("the result",)
 
 
 def _nan_where_finite(t: Task, cases, outs, expected, usable) -> str | None:
@@ -58,7 +174,7 @@ def _nan_where_finite(t: Task, cases, outs, expected, usable) -> str | None:
         o, e = outs[i], expected[i]
         if isinstance(o, _Crash) or isinstance(e, _Crash):
             continue
-        for (name, a), (_, b) in zip(_nonfinite(o), _nonfinite(e)):
+        for name, a, b in zip(_names(o), _parts(o), _parts(e)):
             if a.shape != b.shape:
                 continue
             bad = ~torch.isfinite(a) & torch.isfinite(b)
@@ -66,8 +182,10 @@ def _nan_where_finite(t: Task, cases, outs, expected, usable) -> str | None:
                 idx = [int(j) for j in torch.nonzero(bad)[0]] if a.dim() else []
                 what = "NaN" if bool(torch.isnan(a[bad]).any()) else "an infinity"
                 at = f" at index {idx}" if idx else ""
-                return (f"your output contains {what}: {name}{at} at {cases[i].label}, where posenc's is finite "
-                        "(look for a division by zero, 0/0, or a value past float16's range)")
+                return (
+                    f"your output contains {what}: {name}{at} at {cases[i].label}, where posenc's is finite "
+                    "(look for a division by zero, 0/0, or a value past float16's range)"
+                )
     return None
 
 
@@ -76,3 +194,35 @@ def _safe(detect, cases, outs, usable) -> bool:
         return bool(detect(cases, outs, usable))
     except Exception:  # noqa: BLE001
         return False
+
+
+def _picture(t: Task, cases, outs, expected) -> dict | None:
+    """The smallest failing input whose output is at least two-dimensional: its label, the part (cos, sin,
+    the result), and the expected and got [rows, cols] slice with the largest difference (leading dimensions,
+    batch or heads, fixed at that slice's index)."""
+    for c, o, e in zip(cases, outs, expected):
+        if o is None or isinstance(o, _Crash) or isinstance(e, _Crash) or _equal_output(t, c, o, e):
+            continue
+        best = None
+        for name, a, b in zip(_names(o), _parts(o), _parts(e)):
+            if a.dim() < 2 or a.shape != b.shape or a.numel() == 0:
+                continue
+            a2, b2 = a.reshape(-1, *a.shape[-2:]), b.reshape(-1, *b.shape[-2:])
+            same = _entries_equal(a2, b2, c.tol)
+            size = (~same).flatten(1).sum(1)
+            k = int(size.argmax())
+            if best is None or int(size[k]) > best[0]:
+                lead = [int(j) for j in torch.unravel_index(torch.tensor(k), a.shape[:-2])] if a.dim() > 2 else []
+                best = (int(size[k]), name, lead, b2[k], a2[k], same[k])
+        if best is None:
+            return None
+        _, name, lead, exp2, got2, same2 = best
+        return {
+            "where": c.label,
+            "part": name + (f"[{', '.join(map(str, lead))}]" if lead else ""),
+            "expected": exp2,
+            "got": got2,
+            "same": same2,
+            "tol": c.tol,
+        }
+    return None

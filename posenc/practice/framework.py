@@ -9,8 +9,9 @@ Hugging Face computes them, pass.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
@@ -62,6 +63,10 @@ class _Crash(Exception):
     pass
 
 
+class _Timeout(Exception):
+    """The learner's function ran past the per-call time limit."""
+
+
 def _g(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
@@ -72,6 +77,56 @@ def _clone(value: Any) -> Any:
     if isinstance(value, (tuple, list)):
         return type(value)(_clone(v) for v in value)
     return value
+
+
+def _arg_names(signature: str) -> list[str]:
+    """The parameter names of a task's signature text, ``"fn(x, cos, sin) -> ..."`` -> ``["x", "cos", "sin"]``."""
+    inside = signature[signature.index("(") + 1 : signature.index(")")]
+    return [p.split("=")[0].strip() for p in inside.split(",") if p.strip()]
+
+
+def _show_value(value: Any) -> str:
+    """An argument as a learner would type it: numbers as they are, small tensors in full, large ones by shape."""
+    if isinstance(value, torch.Tensor):
+        kind = str(value.dtype).replace("torch.", "")
+        if value.numel() <= 8:
+            return f"torch.tensor({value.tolist()}, dtype=torch.{kind})"
+        return f"a {kind} tensor of shape {list(value.shape)}"
+    if isinstance(value, float):
+        return repr(value)
+    return repr(value)
+
+
+def _show_args(signature: str, case: Case) -> str:
+    """The call of a case written out: ``fn(positions=3 (an int), head_dim=4, base=10000.0)``; a tensor of more
+    than 8 entries by its dtype and shape, followed by the case's label."""
+    names = _arg_names(signature)
+    parts = []
+    for name, value in zip(names, case.args):
+        kind = " (an int)" if type(value) is int and name in ("positions", "offset") else ""
+        parts.append(f"{name}={_show_value(value)}{kind}")
+    parts += [f"{k}={_show_value(v)}" for k, v in case.kwargs.items()]
+    big = any(isinstance(v, torch.Tensor) and v.numel() > 8 for v in (*case.args, *case.kwargs.values()))
+    return "fn(" + ", ".join(parts) + ")" + (f" ({case.label})" if big else "")
+
+
+def _modified(signature: str, case: Case, passed: tuple, passed_kw: dict) -> list[str]:
+    """The names of the tensor arguments the call changed (compared with the case's own, untouched copies)."""
+    names = _arg_names(signature)
+    out = []
+    for i, (orig, given) in enumerate(zip(case.args, passed)):
+        if isinstance(orig, torch.Tensor) and not _same(orig, given):
+            out.append(names[i] if i < len(names) else f"argument {i + 1}")
+    for k, orig in case.kwargs.items():
+        if isinstance(orig, torch.Tensor) and not _same(orig, passed_kw.get(k)):
+            out.append(k)
+    return out
+
+
+def _same(a: torch.Tensor, b: Any) -> bool:
+    if not isinstance(b, torch.Tensor) or a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return bool(torch.equal(a, b)) or bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all())
 
 
 def _tensor(out: Any, name: str = "the result") -> torch.Tensor:
@@ -92,8 +147,10 @@ def _float32(out: torch.Tensor, name: str = "the result") -> torch.Tensor:
     low-precision angles, since a float32 table cast at the end is a different mistake."""
     if out.dtype in (torch.float16, torch.bfloat16):
         kind = str(out.dtype).replace("torch.", "")
-        raise _Wrong(f"{name} is returned in {kind}: the task returns float32; compute in float32 and cast only "
-                     "where the result is used")
+        raise _Wrong(
+            f"{name} is returned in {kind}: the task returns float32; compute in float32 and cast only "
+            "where the result is used"
+        )
     return out
 
 

@@ -12,8 +12,7 @@ import torch
 from .framework import _Crash, _f64
 from .running import _expected
 
-
-#: The task :func:`_diagnose` is diagnosing, read by the detectors :func:`_lowp` builds.
+#: The task ``_diagnose`` is diagnosing, read by the detectors ``_lowp`` builds.
 _CURRENT: list = [None]
 
 
@@ -32,16 +31,18 @@ def _lowp(kind: str, what: str = "angles"):
         for i in usable:
             if isinstance(outs[i], _Crash) or isinstance(expected[i], _Crash):
                 continue
-            ang_o, ang_e = _angles_of(t.name, outs[i]), _angles_of(t.name, expected[i])
-            if ang_o is None:
+            true = _true_angles(t.name, cases[i])  # float64, unwrapped: p * theta itself
+            ang_o = _angles_of(t.name, outs[i])
+            if ang_o is None or (true is not None and true.shape != ang_o.shape):
                 return False
+            ang_e = true if true is not None else _angles_of(t.name, expected[i])
             lost = ~torch.isfinite(ang_o)
             if t.name not in _ANGLE_TASKS:  # float16 overflow: base ** x = inf, 1 / inf = 0
                 lost |= (ang_o == 0) & (ang_e != 0)
             lost &= torch.isfinite(ang_e)
             nan_where_finite |= bool(lost.any())
             ok = ~lost & torch.isfinite(ang_o) & torch.isfinite(ang_e) & (ang_e.abs() > 1e-3)
-            if t.name in _ANGLE_TASKS:  # compare angles modulo 2 pi, relative to the angle itself
+            if t.name in _ANGLE_TASKS:  # atan2 gives the angle modulo 2 pi: the turn nearest the true angle
                 diff = torch.remainder(ang_o - ang_e + math.pi, 2 * math.pi) - math.pi
             else:
                 diff = ang_o - ang_e
@@ -58,9 +59,27 @@ def _lowp(kind: str, what: str = "angles"):
     return (f"{what} computed in {kind}", detect)
 
 
+def _true_angles(task: str, case) -> torch.Tensor | None:
+    """The exact angles p * theta_i of an angle task's input, in float64 and not wrapped: the relative error
+    of the learner's angle is measured against these, never against an atan2 angle in [-pi, pi]."""
+    if task == "sinusoidal_encoding":
+        L, d = case.args[:2]
+        base = float(case.args[2]) if len(case.args) > 2 else 10000.0
+        theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        return torch.arange(L, dtype=torch.float64)[:, None] * theta[None, :]
+    if task == "rope_cos_sin":
+        pos, d = case.args[:2]
+        base = float(case.args[2]) if len(case.args) > 2 else 10000.0
+        p = torch.arange(pos, dtype=torch.float64) if isinstance(pos, int) else pos.to(torch.float64)
+        theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        a = p[:, None] * theta[None, :]
+        return torch.cat([a, a], -1)
+    return None
+
+
 def _angles_of(task: str, out) -> torch.Tensor | None:
     """The quantity whose relative error reveals low precision: frequencies, or the angles behind cos/sin
-    (recovered with atan2, so only modulo 2 pi; the expected angle p * theta tells which turn)."""
+    (recovered with atan2, so only modulo 2 pi; the true angle p * theta tells which turn)."""
     if task in ("rope_inv_freq", "pi_inv_freq", "ntk_inv_freq", "alibi_slopes"):
         return _f64(out)
     if task == "rope_cos_sin":

@@ -4,9 +4,48 @@ says, and the outputs of the reference and of every known mistake, computed once
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
 
-from .framework import Case, Task, _Crash, _clone, _close
+import torch
+
+from .framework import Case, Task, _clone, _close, _Crash, _Timeout
+
+#: Seconds of CPU time one call of the learner's function may take before ``check`` stops and reports it.
+TIME_LIMIT = 10.0
+#: A call that computes little (it waits) is stopped after this many times the limit of wall-clock time.
+WALL_FACTOR = 3.0
+
+
+def _call_limited(fn: Callable, args: tuple, kwargs: dict, limit: float) -> Any:
+    """``fn(*args, **kwargs)`` in a daemon thread joined with a timeout (portable: no ``signal.alarm``, which
+    is Unix-only); raises :class:`_Timeout` when it runs past ``limit`` seconds (the thread is left to finish
+    on its own), and re-raises what ``fn`` raised."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            with torch.no_grad():  # grad mode is per thread
+                box["out"] = fn(*args, **kwargs)
+        except BaseException as e:  # noqa: BLE001 — handed to the caller below
+            box["err"] = e
+
+    thread = threading.Thread(target=target, name="posenc-practice-call", daemon=True)
+    # The limit counts this process's CPU time, so a busy machine (other programs, a test run beside
+    # this one) does not make a correct function "too slow"; a call that waits without computing
+    # (sleep, I/O) is stopped after WALL_FACTOR times the limit of wall-clock time.
+    cpu0, wall0 = time.process_time(), time.monotonic()
+    thread.start()
+    while thread.is_alive():
+        thread.join(min(0.25, limit))
+        cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+        if thread.is_alive() and (cpu > limit or wall > WALL_FACTOR * limit):
+            raise _Timeout(f"took longer than {limit:g} s")
+    if "err" in box:
+        raise box["err"]
+    return box["out"]
 
 
 def _describe(exc: BaseException) -> str:
@@ -29,8 +68,10 @@ def _raised_in(exc: BaseException, fn: Callable) -> str:
 
 def _refusal(exc: BaseException) -> str:
     if isinstance(exc, AssertionError):
-        return ("refused with assert (AssertionError), as nanoGPT does: asserts vanish under python -O, and the "
-                "task asks for ValueError or IndexError")
+        return (
+            "refused with assert (AssertionError), as nanoGPT does: asserts vanish under python -O, and the "
+            "task asks for ValueError or IndexError"
+        )
     return f"raised {type(exc).__name__} ({str(exc).strip()[:120]}) where it must refuse with ValueError or IndexError"
 
 
@@ -68,4 +109,4 @@ def _expected(task: Task) -> tuple[list, list]:
                     outs.append(_Crash(_describe(e)))
             mistaken.append((text, outs))
         task._mistaken = mistaken
-    return task._expected, task._mistaken
+    return task._expected, task._mistaken or []

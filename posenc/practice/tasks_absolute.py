@@ -13,7 +13,7 @@ import math
 import torch
 
 from .. import sinusoidal_encoding
-from .framework import Case, _close, _f64, _float32, _g, _shape, _tol_angles
+from .framework import Case, _close, _f64, _float32, _g, _shape, _tol_angles, _Wrong
 
 
 # ---- sinusoidal -------------------------------------------------------------------------------------
@@ -21,14 +21,28 @@ def _ref_sin(seq_len, d_model, base=10000.0):
     return sinusoidal_encoding(seq_len, d_model, base)
 
 
-def _sin_variant(seq_len, d_model, base=10000.0, *, exp_scale=2.0, start=0, layout="interleaved", dtype=torch.float64,
-                 swap=False, multiply=False, denom=None):
+def _sin_variant(
+    seq_len,
+    d_model,
+    base=10000.0,
+    *,
+    exp_scale=2.0,
+    start=0,
+    layout="interleaved",
+    dtype=torch.float64,
+    swap=False,
+    multiply=False,
+    denom=None,
+    per_column=False,
+):
     i = torch.arange(d_model // 2, dtype=torch.float64)
     denom = d_model if denom is None else denom
     freq = (base ** (-exp_scale * i / denom)) if not multiply else base ** (exp_scale * i / denom)
     pos = torch.arange(start, start + seq_len, dtype=torch.float64)
     ang = (pos.to(dtype)[:, None] * freq.to(dtype)[None, :]).to(torch.float64)
     s, c = torch.sin(ang), torch.cos(ang)
+    if per_column:  # column j uses base^(-j/d): the odd (cos) columns get base^(-(2i+1)/d)
+        c = torch.cos(pos[:, None] * base ** (-(2 * i + 1) / denom)[None, :])
     if swap:
         s, c = c, s
     if layout == "concat":
@@ -38,8 +52,15 @@ def _sin_variant(seq_len, d_model, base=10000.0, *, exp_scale=2.0, start=0, layo
 
 def _sin_cases():
     out = []
-    for L, d, base in [(1, 2, 10000.0), (1, 8, 10000.0), (5, 6, 10000.0), (16, 32, 10000.0), (50, 64, 100.0),
-                       (200, 128, 10000.0), (4096, 16, 10000.0)]:
+    for L, d, base in [
+        (1, 2, 10000.0),
+        (1, 8, 10000.0),
+        (5, 6, 10000.0),
+        (16, 32, 10000.0),
+        (50, 64, 100.0),
+        (200, 128, 10000.0),
+        (4096, 16, 10000.0),
+    ]:
         out.append(Case(f"seq_len={L}, d_model={d}, base={base:g}", (L, d, base), tol=_tol_angles(L)))
     return out
 
@@ -67,20 +88,39 @@ def _prop_unit_pairs_interleaved(case, out, run):
 
 def _sin_mistakes():
     return [
-        ("frequencies use base^(-i/d) instead of base^(-2i/d)", lambda L, d, b=1e4: _sin_variant(L, d, b, exp_scale=1.0)),
-        ("exponent 4i/d: arange(0, d, 2) already holds 2i, and it was doubled again", lambda L, d, b=1e4: _sin_variant(L, d, b, exp_scale=4.0)),
+        (
+            "frequencies use base^(-i/d) instead of base^(-2i/d)",
+            lambda L, d, b=1e4: _sin_variant(L, d, b, exp_scale=1.0),
+        ),
+        (
+            "exponent 4i/d: arange(0, d, 2) already holds 2i, and it was doubled again",
+            lambda L, d, b=1e4: _sin_variant(L, d, b, exp_scale=4.0),
+        ),
         ("positions start at 1", lambda L, d, b=1e4: _sin_variant(L, d, b, start=1)),
-        ("sin and cos concatenated [sin | cos] (tensor2tensor's layout) instead of interleaved",
-         lambda L, d, b=1e4: _sin_variant(L, d, b, layout="concat")),
-        ("sin and cos swapped: cos in the even columns, sin in the odd ones",
-         lambda L, d, b=1e4: _sin_variant(L, d, b, swap=True)),
-        ("positions multiplied by base^(+2i/d) (wavelengths) instead of divided",
-         lambda L, d, b=1e4: _sin_variant(L, d, b, multiply=True)),
+        (
+            "sin and cos concatenated [sin | cos] (tensor2tensor's layout) instead of interleaved",
+            lambda L, d, b=1e4: _sin_variant(L, d, b, layout="concat"),
+        ),
+        (
+            "sin and cos swapped: cos in the even columns, sin in the odd ones",
+            lambda L, d, b=1e4: _sin_variant(L, d, b, swap=True),
+        ),
+        (
+            "positions multiplied by base^(+2i/d) (wavelengths) instead of divided",
+            lambda L, d, b=1e4: _sin_variant(L, d, b, multiply=True),
+        ),
         ("base ignored: 10000 hard-coded", lambda L, d, b=1e4: _sin_variant(L, d, 10000.0)),
-        ("exponent 2i/(d−2) (a linspace to 1) instead of 2i/d",
-         lambda L, d, b=1e4: _sin_variant(L, d, b, denom=max(d - 2, 1))),
+        (
+            "exponent 2i/(d−2) (a linspace to 1) instead of 2i/d",
+            lambda L, d, b=1e4: _sin_variant(L, d, b, denom=max(d - 2, 1)),
+        ),
         ("angles computed in float16", lambda L, d, b=1e4: _sin_variant(L, d, b, dtype=torch.float16)),
         ("angles computed in bfloat16", lambda L, d, b=1e4: _sin_variant(L, d, b, dtype=torch.bfloat16)),
+        (
+            "a per-column exponent base^(-j/d): the cos in column 2i + 1 must share the sin's frequency "
+            "base^(-2i/d), not use base^(-(2i+1)/d)",
+            lambda L, d, b=1e4: _sin_variant(L, d, b, per_column=True),
+        ),
     ]
 
 
@@ -92,34 +132,61 @@ def _ref_sin_concat(seq_len, d_model, base=10000.0):
     return torch.cat([torch.sin(ang), torch.cos(ang)], dim=-1)
 
 
-def _concat_variant(L, d, base=1e4, *, denom=None, layout="concat", start=0, dtype=torch.float64, swap=False):
+def _concat_variant(
+    L, d, base=1e4, *, denom=None, layout="concat", start=0, dtype=torch.float64, swap=False, log10=False, pad=False
+):
     half = d // 2
     denom = max(half - 1, 1) if denom is None else denom
-    inv = base ** (-torch.arange(half, dtype=torch.float64) / denom)
+    log_base = math.log10(base) if log10 else math.log(base)
+    inv = torch.exp(-log_base * torch.arange(half, dtype=torch.float64) / denom)
     ang = (torch.arange(start, start + L, dtype=torch.float64).to(dtype)[:, None] * inv.to(dtype)[None, :]).double()
     s, c = torch.sin(ang), torch.cos(ang)
     if swap:
         s, c = c, s
     if layout == "interleaved":
         return torch.stack([s, c], -1).reshape(L, d).float()
-    return torch.cat([s, c], -1).float()
+    out = torch.cat([s, c], -1).float()
+    if pad:
+        out[0] = 0
+    return out
 
 
 def _concat_mistakes():
     return [
-        ("frequencies base^(-2i/d) (Vaswani's) instead of tensor2tensor's base^(-i/(d/2−1))",
-         lambda L, d, b=1e4: _concat_variant(L, d, b, denom=d // 2)),
-        ("sin and cos interleaved (Vaswani's layout) instead of concatenated [sin | cos]",
-         lambda L, d, b=1e4: _concat_variant(L, d, b, layout="interleaved")),
+        (
+            "frequencies base^(-2i/d) (Vaswani's) instead of tensor2tensor's base^(-i/(d/2−1))",
+            lambda L, d, b=1e4: _concat_variant(L, d, b, denom=d // 2),
+        ),
+        (
+            "sin and cos interleaved (Vaswani's layout) instead of concatenated [sin | cos]",
+            lambda L, d, b=1e4: _concat_variant(L, d, b, layout="interleaved"),
+        ),
         ("positions start at 1", lambda L, d, b=1e4: _concat_variant(L, d, b, start=1)),
         ("[cos | sin] instead of [sin | cos]", lambda L, d, b=1e4: _concat_variant(L, d, b, swap=True)),
         ("angles computed in float16", lambda L, d, b=1e4: _concat_variant(L, d, b, dtype=torch.float16)),
+        ("base ignored: 10000 hard-coded", lambda L, d, b=1e4: _concat_variant(L, d, 10000.0)),
+        (
+            "log10(base) where the exponent needs the natural log: exp(-ln(base)·i/(d/2−1))",
+            lambda L, d, b=1e4: _concat_variant(L, d, b, log10=True),
+        ),
+        (
+            "positions start at 2 (fairseq's padding_idx + 1 with padding_idx = 1): the task's positions are "
+            "0, 1, ..., seq_len − 1",
+            lambda L, d, b=1e4: _concat_variant(L, d, b, start=2),
+        ),
+        (
+            "row 0 zeroed, as fairseq's get_embedding does for its padding row: here position 0 is an ordinary "
+            "position, [sin 0 | cos 0] = [0, ..., 0, 1, ..., 1]",
+            lambda L, d, b=1e4: _concat_variant(L, d, b, pad=True),
+        ),
     ]
 
 
 def _concat_cases():
-    return [Case(f"seq_len={L}, d_model={d}, base={b:g}", (L, d, b), tol=_tol_angles(L))
-            for L, d, b in [(1, 4, 1e4), (3, 6, 1e4), (16, 32, 1e4), (50, 64, 100.0), (4096, 16, 1e4)]]
+    return [
+        Case(f"seq_len={L}, d_model={d}, base={b:g}", (L, d, b), tol=_tol_angles(L))
+        for L, d, b in [(1, 4, 1e4), (3, 6, 1e4), (16, 32, 1e4), (50, 64, 100.0), (4096, 16, 1e4)]
+    ]
 
 
 def _prop_row0_concat(case, out, run):
@@ -141,19 +208,27 @@ def _ref_learned(table, positions):
 def _learned_cases():
     g = _g(11)
     table = torch.randn(8, 4, generator=g)
-    out = [Case("table [8, 4], positions [0]", (table, torch.tensor([0]))),
-           Case("table [8, 4], positions [3, 0, 7]", (table, torch.tensor([3, 0, 7]))),
-           Case("table [8, 4], positions [[1, 2], [5, 6]]", (table, torch.tensor([[1, 2], [5, 6]]))),
-           Case("table [8, 4], positions [7, 8] (8 is past the table)", (table, torch.tensor([7, 8])),
-                expect_error=True),
-           Case("table [8, 4], positions [12]", (table, torch.tensor([12])), expect_error=True),
-           Case("table [8, 4], positions [-1]", (table, torch.tensor([-1])), expect_error=True)]
+    out = [
+        Case("table [8, 4], positions [0]", (table, torch.tensor([0]))),
+        Case("table [8, 4], positions [3, 0, 7]", (table, torch.tensor([3, 0, 7]))),
+        Case("table [8, 4], positions [[1, 2], [5, 6]]", (table, torch.tensor([[1, 2], [5, 6]]))),
+        Case("table [8, 4], positions [] (none: an empty int64 tensor)", (table, torch.tensor([], dtype=torch.long))),
+        Case("table [8, 4], positions [7, 8] (8 is past the table)", (table, torch.tensor([7, 8])), expect_error=True),
+        Case("table [8, 4], positions [12]", (table, torch.tensor([12])), expect_error=True),
+        Case("table [8, 4], positions [-1]", (table, torch.tensor([-1])), expect_error=True),
+    ]
     return out
 
 
 def _learned_structure(case, out):
     table, pos = case.args
-    return _shape(out, tuple(pos.shape) + (table.shape[1],))
+    out = _shape(out, tuple(pos.shape) + (table.shape[1],))
+    if out.dtype != table.dtype:
+        kind, want = (str(t).replace("torch.", "") for t in (out.dtype, table.dtype))
+        raise _Wrong(
+            f"the rows are returned in {kind}: return them in the table's dtype ({want}), as table[positions] does"
+        )
+    return out
 
 
 def _learned_mistakes():
@@ -164,12 +239,12 @@ def _learned_mistakes():
         return t[p % t.shape[0]]
 
     def negative(t, p):
-        if int(p.max()) >= t.shape[0]:
+        if p.numel() and int(p.max()) >= t.shape[0]:
             raise IndexError("past")
         return t[p]
 
     def off_by_one(t, p):
-        if int(p.max()) >= t.shape[0] - 1 or int(p.min()) < 0:
+        if p.numel() and (int(p.max()) >= t.shape[0] - 1 or int(p.min()) < 0):
             raise IndexError("past")
         return t[p]
 
@@ -180,12 +255,14 @@ def _learned_mistakes():
         _raise_past(t, p, 0)
         return t[: p.numel()].reshape(*p.shape, t.shape[1])
 
-    return [("positions past the table clamped to the last row instead of refused", clamp),
-            ("positions past the table wrap around (p mod max_len) instead of refused", wrap),
-            ("negative positions accepted (Python indexing reads from the end)", negative),
-            ("refuses the last trained position max_len − 1 (off by one)", off_by_one),
-            ("rows read one position later (positions start at 1)", shifted),
-            ("returns rows 0..n−1 whatever the positions", arange)]
+    return [
+        ("positions past the table clamped to the last row instead of refused", clamp),
+        ("positions past the table wrap around (p mod max_len) instead of refused", wrap),
+        ("negative positions accepted (Python indexing reads from the end)", negative),
+        ("refuses the last trained position max_len − 1 (off by one)", off_by_one),
+        ("rows read one position later (positions start at 1)", shifted),
+        ("returns rows 0..n−1 whatever the positions", arange),
+    ]
 
 
 def _raise_past(t, p, shift):

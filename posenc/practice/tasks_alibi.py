@@ -59,19 +59,35 @@ def _slopes_variants():
         return torch.tensor(_official_pow2(c) + _official_pow2(c)[: n - c])
 
     return [
-        ("non-power-of-two heads: the extra slopes come from 2c heads (c the closest lower power of two, then every "
-         "other slope of get_slopes(2c)); yours are the power-of-two formula with ratio 2^(-8/n), as if n were a "
-         "power of two", as_pow2),
-        ("non-power-of-two heads: the extra slopes come from 2c heads, but every other one (0::2), not the first "
-         "n − c", first_extra),
-        ("non-power-of-two heads: the extra slopes come from 2c heads (c the closest lower power of two); yours are "
-         "the slopes of the next power of two, truncated", next_pow_trunc),
-        ("non-power-of-two heads: the extra slopes come from 2c heads, get_slopes(2c)[0::2]; yours repeat the first c "
-         "slopes (the odd-indexed ones of 2c heads)", from_c),
-        ("slopes sorted: the official slopes for a non-power-of-two head count are not monotonic",
-         lambda n: torch.tensor(sorted(_official(n), reverse=True))),
-        ("slopes start at 1 (r^0) instead of r = 2^(-8/n): get_slopes returns start · ratio^i, with start = ratio",
-         lambda n: torch.tensor(_official_from_one(n))),
+        (
+            "non-power-of-two heads: the extra slopes come from 2c heads (c the closest lower power of two, then every "
+            "other slope of get_slopes(2c)); yours are the power-of-two formula with ratio 2^(-8/n), as if n were a "
+            "power of two",
+            as_pow2,
+        ),
+        (
+            "non-power-of-two heads: the extra slopes come from 2c heads, but every other one (0::2), not the first "
+            "n − c",
+            first_extra,
+        ),
+        (
+            "non-power-of-two heads: the extra slopes come from 2c heads (c the closest lower power of two); yours are "
+            "the slopes of the next power of two, truncated",
+            next_pow_trunc,
+        ),
+        (
+            "non-power-of-two heads: the extra slopes come from 2c heads, get_slopes(2c)[0::2]; yours repeat the "
+            "first c slopes (the odd-indexed ones of 2c heads)",
+            from_c,
+        ),
+        (
+            "slopes sorted: the official slopes for a non-power-of-two head count are not monotonic",
+            lambda n: torch.tensor(sorted(_official(n), reverse=True)),
+        ),
+        (
+            "slopes start at 1 (r^0) instead of r = 2^(-8/n): get_slopes returns start · ratio^i, with start = ratio",
+            lambda n: torch.tensor(_official_from_one(n)),
+        ),
         ("heads in reverse order: head 0 has the largest slope", lambda n: torch.tensor(_official(n)[::-1])),
     ]
 
@@ -97,7 +113,9 @@ def _prop_slopes_geometric(case, out, run):
     o = _f64(out)
     want = 2 ** (-8 / n)
     if not (abs(float(o[0]) - want) <= 1e-6 and float((o[1:] / o[:-1] - want).abs().max()) <= 1e-5):
-        return f"for a power-of-two count the slopes are the geometric sequence r, r², ... with r = 2^(-8/n) = {want:.4g}"
+        return (
+            f"for a power-of-two count the slopes are the geometric sequence r, r², ... with r = 2^(-8/n) = {want:.4g}"
+        )
     return None
 
 
@@ -106,7 +124,9 @@ def _is_linear(out):
     if o.numel() < 3:
         return False
     diff = o[1:] - o[:-1]
-    return float((diff - diff[0]).abs().max()) < 1e-5 * (abs(float(diff[0])) + 1e-9) + 1e-8 and abs(float(diff[0])) > 1e-9
+    return (
+        float((diff - diff[0]).abs().max()) < 1e-5 * (abs(float(diff[0])) + 1e-9) + 1e-8 and abs(float(diff[0])) > 1e-9
+    )
 
 
 # ---- ALiBi bias ---------------------------------------------------------------------------------------------
@@ -130,8 +150,10 @@ def _bias_variant(n, L, *, slopes=None, sign=-1, mask="upper", bloom=False, mask
 
 
 def _bias_cases():
-    return [Case(f"n_heads={n}, q_len={L}", (n, L), tol=1e-5) for n, L in
-            [(1, 1), (1, 3), (2, 4), (3, 5), (4, 8), (6, 7), (8, 16), (12, 10)]]
+    return [
+        Case(f"n_heads={n}, q_len={L}", (n, L), tol=1e-5)
+        for n, L in [(1, 1), (1, 3), (2, 4), (3, 5), (4, 8), (6, 7), (8, 16), (12, 10)]
+    ]
 
 
 def _bias_structure(case, out):
@@ -151,7 +173,6 @@ def _prop_causal_inf(case, out, run):
 
 
 def _prop_bias_diag(case, out, run):
-    L = case.args[1]
     if bool((out.float().diagonal(dim1=-2, dim2=-1) != 0).any()):
         return "the diagonal (a query and its own key, distance 0) must be 0"
     return None
@@ -163,8 +184,11 @@ def _slopes_linear(cases, outs, usable) -> bool:
 
 
 def _bias_linear(cases, outs, usable) -> bool:
-    seqs = [-_f64(outs[i])[:, 1, 0] for i in usable
-            if not isinstance(outs[i], _Crash) and outs[i].shape[0] >= 3 and outs[i].shape[1] >= 2]
+    seqs = [
+        -_f64(outs[i])[:, 1, 0]
+        for i in usable
+        if not isinstance(outs[i], _Crash) and outs[i].shape[0] >= 3 and outs[i].shape[1] >= 2
+    ]
     return bool(seqs) and all(_is_linear(o) for o in seqs)
 
 
@@ -189,15 +213,24 @@ def _bias_mistakes():
     out = [
         ("bias positive: +slope·|Δ| added instead of −slope·|Δ|", lambda n, L: _bias_variant(n, L, sign=1)),
         ("no causal mask: keys after the query are not −inf", lambda n, L: _bias_variant(n, L, mask="none")),
-        ("mask on the wrong side: −inf below the diagonal (keys before the query)",
-         lambda n, L: _bias_variant(n, L, mask="lower")),
-        ("the diagonal is masked too: a query cannot see its own key",
-         lambda n, L: _bias_variant(n, L, mask="diag")),
-        ("bias is slope × key position (the key-position form of Press et al.'s code, which BLOOM copies): equal up "
-         "to a per-row shift that softmax ignores under a causal mask, but not "
-         "the −slope·|j − i| asked for", lambda n, L: _bias_variant(n, L, bloom=True)),
+        (
+            "mask on the wrong side: −inf below the diagonal (keys before the query)",
+            lambda n, L: _bias_variant(n, L, mask="lower"),
+        ),
+        ("the diagonal is masked too: a query cannot see its own key", lambda n, L: _bias_variant(n, L, mask="diag")),
+        (
+            "bias is slope × key position (the key-position form of Press et al.'s code, which BLOOM copies): equal up "
+            "to a per-row shift that softmax ignores under a causal mask, but not "
+            "the −slope·|j − i| asked for",
+            lambda n, L: _bias_variant(n, L, bloom=True),
+        ),
         ("masked with a large finite number instead of −inf", lambda n, L: _bias_variant(n, L, mask_value=-1e9)),
         ("ALiBi slopes linear in the head index", lambda n, L: _bias_variant(n, L, slopes=linear)),
     ]
-    out += [(f"slopes wrong — {text}", (lambda f: lambda n, L: _bias_variant(n, L, slopes=f))(f)) for text, f in variants]
+    out += [(f"slopes wrong — {text}", _with_slopes(f)) for text, f in variants]
     return out
+
+
+def _with_slopes(slopes):
+    """The bias built from other slopes (one closure per slope function)."""
+    return lambda n, L: _bias_variant(n, L, slopes=slopes)

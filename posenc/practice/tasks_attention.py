@@ -17,41 +17,93 @@ def _ref_attention(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0
     return _attention_variant(q, k, v, cos, sin, bias, attention_scaling)
 
 
-def _attention_variant(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0, *, rope_v=False, rope_q_only=False,
-                       no_mask=False, bias_sign=1, scale_power=0.5, logits_scale="cos_sin", diag_mask=False,
-                       clockwise=False):
+def _attention_variant(
+    q,
+    k,
+    v,
+    cos=None,
+    sin=None,
+    bias=None,
+    attention_scaling=1.0,
+    *,
+    rope_v=False,
+    rope_q_only=False,
+    no_mask=False,
+    bias_sign=1,
+    scale_power=0.5,
+    logits_scale="cos_sin",
+    diag_mask=False,
+    clockwise=False,
+    scale_by="d",
+    bias_before_scale=False,
+    softmax_dim=-1,
+    drop_bias=False,
+    bias_t=False,
+    every_two=False,
+    mask_without_bias_only=False,
+    bias_only_without_rope=False,
+    weigh_keys=False,
+    scale_out=False,
+):
     d, L = q.shape[-1], q.shape[-2]
+    if drop_bias or (bias_only_without_rope and cos is not None):
+        bias = None
+    out_scale = attention_scaling if (scale_out and cos is not None) else 1.0
+    if weigh_keys:
+        v = k
     q, k, v = q.double(), k.double(), v.double()
     if cos is not None:
         c, s = cos.double(), sin.double()
         if logits_scale == "cos_sin":
             c, s = c * attention_scaling, s * attention_scaling
+        elif logits_scale == "cos_sin_squared":
+            c, s = c * attention_scaling**2, s * attention_scaling**2
         if clockwise:
             s = -s
-        q = q * c + _rot_half(q) * s
+        rot = _every_two if every_two else _rot_half
+        q = q * c + rot(q) * s
         if not rope_q_only:
-            k = k * c + _rot_half(k) * s
+            k = k * c + rot(k) * s
         if rope_v:
-            v = v * c + _rot_half(v) * s
-    logits = q @ k.transpose(-1, -2) / d**scale_power
+            v = v * c + rot(v) * s
+    denom = {"d": d**scale_power, "L": L**0.5, "none": 1.0}[scale_by]
+    logits = q @ k.transpose(-1, -2)
+    if bias is not None:
+        b = bias.double().transpose(-1, -2) if bias_t else bias.double()
+        logits = (logits + bias_sign * b) / denom if bias_before_scale else logits / denom + bias_sign * b
+    else:
+        logits = logits / denom
     if cos is not None and logits_scale == "once":
         logits = logits * attention_scaling
-    if bias is not None:
-        logits = logits + bias_sign * bias.double()
-    if not no_mask:
+    if not no_mask and not (mask_without_bias_only and bias is not None):
         logits = logits.masked_fill(relative_positions(L) > (-1 if diag_mask else 0), float("-inf"))
-    return (torch.softmax(logits, -1) @ v).float()
+    return (torch.softmax(logits, softmax_dim) @ v * out_scale).float()
+
+
+def _every_two(x):  # GPT-J's rotate_every_two: pairs (2i, 2i+1)
+    return torch.stack((-x[..., 1::2], x[..., 0::2]), -1).flatten(-2)
 
 
 def _attention_cases():
     out = []
     g = _g(500)
-    for i, (b, h, L, d, kind) in enumerate([(1, 1, 1, 4, "none"), (1, 2, 3, 4, "rope"), (1, 2, 6, 8, "alibi"),
-                                            (2, 3, 5, 8, "t5"), (1, 2, 7, 16, "yarn"), (2, 4, 9, 16, "rope")]):
+    for b, h, L, d, kind in [
+        (1, 1, 1, 4, "none"),
+        (1, 2, 3, 4, "rope"),
+        (1, 2, 6, 8, "alibi"),
+        (2, 3, 5, 8, "t5"),
+        (1, 2, 7, 16, "yarn"),
+        (2, 4, 9, 16, "rope"),
+        (1, 2, 6, 8, "rope+alibi"),
+    ]:
         q, k, v = (torch.randn(b, h, L, d, generator=g) for _ in range(3))
         kw: dict = {}
         desc = "no position encoding"
-        if kind in ("rope", "yarn"):
+        if kind == "rope+alibi":  # both at once: rotate q and k, then add the bias to the scaled logits
+            c, s = rope_cos_sin(L, d, inv_freq=rope_inv_freq(d))
+            kw.update(cos=c, sin=s, bias=alibi_bias(h, L, causal=False))
+            desc = "RoPE cos/sin and an ALiBi bias together"
+        elif kind in ("rope", "yarn"):
             if kind == "yarn":
                 inv, att = _yarn_ref(d, 1e4, 8.0, 4)
                 kw["attention_scaling"] = att
@@ -89,11 +141,14 @@ def _prop_attention_causal(case, out, run):
 def _attention_mistakes():
     def mk(**kw):
         return lambda q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0: _attention_variant(
-            q, k, v, cos, sin, bias, attention_scaling, **kw)
+            q, k, v, cos, sin, bias, attention_scaling, **kw
+        )
 
     return [
-        ("attention factor applied to the logits once instead of to cos and sin (the logits need its square)",
-         mk(logits_scale="once")),
+        (
+            "attention factor applied to the logits once instead of to cos and sin (the logits need its square)",
+            mk(logits_scale="once"),
+        ),
         ("attention factor ignored: multiply cos and sin by attention_scaling", mk(logits_scale="none")),
         ("RoPE applied to the values too: only queries and keys are rotated", mk(rope_v=True)),
         ("RoPE applied to the queries only: rotate the keys too", mk(rope_q_only=True)),
@@ -102,4 +157,50 @@ def _attention_mistakes():
         ("bias subtracted from the logits instead of added", mk(bias_sign=-1)),
         ("logits divided by d instead of √d", mk(scale_power=1.0)),
         ("your rotation is clockwise (R_{-m})", mk(clockwise=True)),
+        ("logits divided by √L (the sequence length) instead of √d (the head dimension)", mk(scale_by="L")),
+        ("logits not divided by √d", mk(scale_by="none")),
+        (
+            "bias added before the 1/√d scaling, so it is divided by √d too: scale q·k first, then add the bias",
+            mk(bias_before_scale=True),
+        ),
+        (
+            "softmax over the query axis (dim=-2): each query's weights over the keys must sum to 1, softmax over "
+            "the last axis (dim=-1)",
+            mk(softmax_dim=-2),
+        ),
+        (
+            "bias ignored: scaled_dot_product_attention(q, k, v, is_causal=True) adds no bias of its own; pass "
+            "attn_mask = bias plus the causal −inf mask, or add the bias to the logits yourself",
+            mk(drop_bias=True),
+        ),
+        (
+            "bias transposed: bias[h, i, j] belongs to query i and key j, logits[..., i, j]; the T5 bias is not "
+            "symmetric",
+            mk(bias_t=True),
+        ),
+        (
+            "GPT-J's rotate_every_two (pairs 2i, 2i+1) used with half-layout tables: these cos/sin are cat([a, a]), "
+            "use rotate_half, which pairs i with i + d/2",
+            mk(every_two=True),
+        ),
+        (
+            "causal mask applied only when there is no bias: the bias (ALiBi, T5) carries no −inf here, so mask the "
+            "keys after the query in every case",
+            mk(mask_without_bias_only=True),
+        ),
+        (
+            "the bias is ignored when cos and sin are given: with both, rotate q and k and also add the bias",
+            mk(bias_only_without_rope=True),
+        ),
+        ("weights applied to the keys (softmax(...) @ k) instead of the values v", mk(weigh_keys=True)),
+        (
+            "the output multiplied by attention_scaling: the factor multiplies cos and sin (so the logits get its "
+            "square), not the result",
+            mk(scale_out=True),
+        ),
+        (
+            "cos and sin multiplied by attention_scaling squared: multiply each by attention_scaling itself; the "
+            "logits then get its square",
+            mk(logits_scale="cos_sin_squared"),
+        ),
     ]

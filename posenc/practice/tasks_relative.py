@@ -12,13 +12,15 @@ import math
 import torch
 
 from .. import relative_positions, shaw_attention, t5_relative_bucket
-from .framework import Case, _Wrong, _close, _g, _shape
+from .framework import Case, _close, _g, _shape, _Wrong
 
 
 # ---- Shaw ----------------------------------------------------------------------------------------------
 def _shaw_cases():
-    return [Case(f"q_len={L}, max_distance={k}", (L, k), tol=0) for L, k in
-            [(1, 1), (1, 3), (2, 1), (4, 2), (5, 7), (9, 3), (16, 4)]]
+    return [
+        Case(f"q_len={L}, max_distance={k}", (L, k), tol=0)
+        for L, k in [(1, 1), (1, 3), (2, 1), (4, 2), (5, 7), (9, 3), (16, 4)]
+    ]
 
 
 def _shaw_structure(case, out):
@@ -48,12 +50,18 @@ def _shaw_mistakes():
         return relative_positions(L)
 
     return [
-        ("relative position taken as query − key (i − j) instead of key − query (j − i)",
-         lambda L, k: (-rel(L)).clamp(-k, k) + k),
+        (
+            "relative position taken as query − key (i − j) instead of key − query (j − i)",
+            lambda L, k: (-rel(L)).clamp(-k, k) + k,
+        ),
         ("not shifted by max_distance: negative indices", lambda L, k: rel(L).clamp(-k, k)),
         ("distances not clipped to [−k, k]", lambda L, k: rel(L) + k),
         ("|j − i| used: the direction is lost", lambda L, k: rel(L).abs().clamp(max=k) + k),
         ("clipped to [−(k−1), k−1] (off by one)", lambda L, k: rel(L).clamp(-(k - 1), k - 1) + k),
+        (
+            "clipped to [−k, k − 1] (off by one at the top): clip j − i to [−k, k], 2k + 1 indices",
+            lambda L, k: rel(L).clamp(-k, k - 1) + k,
+        ),
         ("shifted by k + 1 instead of k", lambda L, k: rel(L).clamp(-k, k) + k + 1),
     ]
 
@@ -62,20 +70,41 @@ def _ref_shaw_attention(q, k, v, rel_k, rel_v):
     return shaw_attention(q, k, v, rel_k, rel_v, causal=True)
 
 
-def _shaw_attn_variant(q, k, v, rel_k, rel_v, *, sign=1, value=True, scale_rel=True, causal=True, diag=False):
+def _shaw_attn_variant(
+    q,
+    k,
+    v,
+    rel_k,
+    rel_v,
+    *,
+    sign=1,
+    value=True,
+    scale_rel=True,
+    causal=True,
+    diag=False,
+    softmax_dim=-1,
+    scale_power=0.5,
+    key_side=False,
+    swap_tables=False,
+    value_abs=False,
+):
     d = q.shape[-1]
     L = q.shape[-2]
+    if swap_tables:
+        rel_k, rel_v = rel_v, rel_k
     kk = (rel_k.shape[0] - 1) // 2
     idx = (sign * relative_positions(L)).clamp(-kk, kk) + kk
+    idx_v = relative_positions(L).abs().clamp(max=kk) + kk if value_abs else idx
     q64, k64, v64 = q.double(), k.double(), v.double()
-    rk, rv = rel_k.double()[idx], rel_v.double()[idx]
+    rk, rv = rel_k.double()[idx], rel_v.double()[idx_v]
     content = q64 @ k64.transpose(-1, -2)
-    relpart = torch.einsum("...id,ijd->...ij", q64, rk)
-    s = (content + relpart) / math.sqrt(d) if scale_rel else content / math.sqrt(d) + relpart
+    relpart = torch.einsum("...jd,ijd->...ij" if key_side else "...id,ijd->...ij", k64 if key_side else q64, rk)
+    scale = d**scale_power
+    s = (content + relpart) / scale if scale_rel else content / scale + relpart
     if causal:
         mask = relative_positions(L) > (-1 if diag else 0)
         s = s.masked_fill(mask, float("-inf"))
-    a = torch.softmax(s, -1)
+    a = torch.softmax(s, softmax_dim)
     out = a @ v64
     if value:
         out = out + torch.einsum("...ij,ijd->...id", a, rv)
@@ -99,13 +128,36 @@ def _shaw_attn_structure(case, out):
 
 def _shaw_attn_mistakes():
     return [
-        ("relative position taken as query − key (i − j) instead of key − query (j − i)",
-         lambda *a: _shaw_attn_variant(*a, sign=-1)),
+        (
+            "relative position taken as query − key (i − j) instead of key − query (j − i)",
+            lambda *a: _shaw_attn_variant(*a, sign=-1),
+        ),
         ("the value-side term Σ_j a_ij R^V_ij is missing", lambda *a: _shaw_attn_variant(*a, value=False)),
-        ("the relative logits q·R^K are not divided by √d with the content logits",
-         lambda *a: _shaw_attn_variant(*a, scale_rel=False)),
+        (
+            "the relative logits q·R^K are not divided by √d with the content logits",
+            lambda *a: _shaw_attn_variant(*a, scale_rel=False),
+        ),
         ("no causal mask: queries see later keys", lambda *a: _shaw_attn_variant(*a, causal=False)),
         ("the causal mask also hides the query's own key (the diagonal)", lambda *a: _shaw_attn_variant(*a, diag=True)),
+        (
+            "softmax over the query axis (dim=-2): each query's weights over the keys must sum to 1, softmax over "
+            "the last axis (dim=-1)",
+            lambda *a: _shaw_attn_variant(*a, softmax_dim=-2),
+        ),
+        ("logits divided by d instead of √d", lambda *a: _shaw_attn_variant(*a, scale_power=1.0)),
+        (
+            "the relative key term uses the key k_j (k_j·R^K_ij) instead of the query: Shaw's logit is "
+            "q_i·(k_j + R^K_ij)",
+            lambda *a: _shaw_attn_variant(*a, key_side=True),
+        ),
+        (
+            "rel_k and rel_v swapped: rel_k goes into the logits (q·R^K), rel_v into the weighted sum",
+            lambda *a: _shaw_attn_variant(*a, swap_tables=True),
+        ),
+        (
+            "the value table indexed with |j − i|: R^V uses the same signed, clipped index k + clip(j − i) as R^K",
+            lambda *a: _shaw_attn_variant(*a, value_abs=True),
+        ),
     ]
 
 
@@ -124,10 +176,27 @@ def _prop_shaw_causal(case, out, run):
 
 
 # ---- T5 buckets ------------------------------------------------------------------------------------------
-def _t5_variant(rel, bidirectional=True, num_buckets=32, max_distance=128, *, neg=False, swap_halves=False,
-                causal_abs=False, no_half=False, no_clamp=False, exact_full=False, rounding=False,
-                exact_before_half=False):
+def _t5_variant(
+    rel,
+    bidirectional=True,
+    num_buckets=32,
+    max_distance=128,
+    *,
+    neg=False,
+    swap_halves=False,
+    causal_abs=False,
+    no_half=False,
+    no_clamp=False,
+    exact_full=False,
+    rounding=False,
+    exact_before_half=False,
+    upper_unhalved=False,
+    cap_n=False,
+    int_div=False,
+    log1p=False,
+):
     rel = rel.long()
+    full = num_buckets
     exact_from = num_buckets // 2
     if neg:
         rel = -rel
@@ -136,7 +205,7 @@ def _t5_variant(rel, bidirectional=True, num_buckets=32, max_distance=128, *, ne
         if not no_half:
             num_buckets //= 2
         side = (rel < 0) if swap_halves else (rel > 0)
-        buckets = buckets + side.long() * num_buckets
+        buckets = buckets + side.long() * (full if upper_unhalved else num_buckets)
         dist = rel.abs()
     else:
         dist = rel.abs() if causal_abs else -torch.clamp(rel, max=0)
@@ -146,26 +215,46 @@ def _t5_variant(rel, bidirectional=True, num_buckets=32, max_distance=128, *, ne
     if exact_before_half:
         max_exact = exact_from
     small = dist < max_exact
-    val = torch.log(dist.double().clamp(min=1) / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)
-    large = max_exact + (torch.round(val) if rounding else val).long()
+    if int_div:
+        ratio_log = torch.log((dist // max_exact).double().clamp(min=1))
+    elif log1p:
+        ratio_log = torch.log1p(dist.double()) - math.log(max_exact)
+    else:
+        ratio_log = torch.log(dist.double().clamp(min=1) / max_exact)
+    val = ratio_log / math.log(max_distance / max_exact) * (num_buckets - max_exact)
+    large = max_exact + (torch.ceil(val) if rounding == "ceil" else torch.round(val) if rounding else val).long()
     if not no_clamp:
-        large = large.clamp(max=num_buckets - 1)
+        large = large.clamp(max=num_buckets if cap_n else num_buckets - 1)
     return buckets + torch.where(small, dist, large)
 
 
 def _t5_cases(bidirectional_options=(True, False)):
     out = []
     r = torch.arange(-300, 301)
-    specs = [(torch.tensor([0]), 32, 128), (relative_positions(4), 32, 128), (relative_positions(12), 8, 16),
-             (r, 32, 128), (r, 16, 64), (r, 10, 40), (relative_positions(40, 200), 32, 128)]
+    specs = [
+        (torch.tensor([0]), 32, 128),
+        (relative_positions(4), 32, 128),
+        (relative_positions(12), 8, 16),
+        (r, 32, 128),
+        (r, 16, 64),
+        (r, 10, 40),
+        (relative_positions(40, 200), 32, 128),
+    ]
     for bi in bidirectional_options:
         for rel, nb, md in specs:
             if not bi and nb < 2:
                 continue
             shape = "x".join(str(s) for s in rel.shape)
             lo, hi = int(rel.min()), int(rel.max())
-            out.append(Case(f"relative_position [{shape}] in [{lo}, {hi}], bidirectional={bi}, num_buckets={nb}, "
-                            f"max_distance={md}", (rel,), dict(bidirectional=bi, num_buckets=nb, max_distance=md), tol=0))
+            out.append(
+                Case(
+                    f"relative_position [{shape}] in [{lo}, {hi}], bidirectional={bi}, num_buckets={nb}, "
+                    f"max_distance={md}",
+                    (rel,),
+                    dict(bidirectional=bi, num_buckets=nb, max_distance=md),
+                    tol=0,
+                )
+            )
     return out
 
 
@@ -203,23 +292,58 @@ def _t5_mistakes(causal_only=False):
     def mk(**flags):
         def f(rel, bidirectional=True, num_buckets=32, max_distance=128):
             return _t5_variant(rel, bidirectional, num_buckets, max_distance, **flags)
+
         return f
 
     return [
         ("T5 relative position taken as query − key (i − j) instead of key − query (j − i)", mk(neg=True)),
-        ("bidirectional halves swapped: keys after the query (Δ > 0) take the upper half of the buckets",
-         mk(swap_halves=True)),
+        (
+            "large distances clamped to num_buckets instead of num_buckets − 1: the last bucket index is "
+            "num_buckets − 1 (of the halved count, in the bidirectional case)",
+            mk(cap_n=True),
+        ),
+        (
+            "integer division dist // max_exact before the log: the log needs the float ratio dist / max_exact",
+            mk(int_div=True),
+        ),
+        (
+            "log(dist + 1) (log1p) instead of log(dist): the log buckets use log(dist / max_exact)",
+            mk(log1p=True),
+        ),
+        ("log buckets rounded up (ceil) instead of truncated (.long())", mk(rounding="ceil")),
+        (
+            "bidirectional ignored: the encoder's two-sided buckets returned when bidirectional=False (then only "
+            "keys before the query get buckets, −min(Δ, 0), over all num_buckets)",
+            lambda rel, bidirectional=True, num_buckets=32, max_distance=128: _t5_variant(
+                rel, True, num_buckets, max_distance
+            ),
+        ),
+        (
+            "bidirectional halves swapped: keys after the query (Δ > 0) take the upper half of the buckets",
+            mk(swap_halves=True),
+        ),
         ("causal buckets use |Δ|: later keys get buckets too instead of −min(Δ, 0)", mk(causal_abs=True)),
         ("bidirectional: num_buckets not halved before the exact/log split", mk(no_half=True)),
+        (
+            "keys after the query offset by num_buckets instead of num_buckets // 2: halve num_buckets first, then "
+            "the upper half starts at the halved count",
+            mk(upper_unhalved=True),
+        ),
         ("large distances not clamped to num_buckets − 1", mk(no_clamp=True)),
         ("log buckets rounded instead of truncated (.long())", mk(rounding=True)),
         ("max_exact is not num_buckets // 2 (half the buckets exact)", mk(exact_full=True)),
-        ("max_exact = num_buckets // 2 taken before num_buckets was halved for the two directions: every bucket of a "
-         "direction is exact and none is left for the log-spaced distances; halve first, then max_exact = "
-         "num_buckets // 2", mk(exact_before_half=True)),
-        ("max_distance ignored (128 hard-coded)",
-         lambda rel, bidirectional=True, num_buckets=32, max_distance=128: _t5_variant(rel, bidirectional, num_buckets,
-                                                                                        128)),
+        (
+            "max_exact = num_buckets // 2 taken before num_buckets was halved for the two directions: every bucket of "
+            "a direction is exact and none is left for the log-spaced distances; halve first, then max_exact = "
+            "num_buckets // 2",
+            mk(exact_before_half=True),
+        ),
+        (
+            "max_distance ignored (128 hard-coded)",
+            lambda rel, bidirectional=True, num_buckets=32, max_distance=128: _t5_variant(
+                rel, bidirectional, num_buckets, 128
+            ),
+        ),
     ]
 
 
@@ -240,6 +364,7 @@ def _t5_causal_mistakes():
     def mk(**flags):
         def f(rel, num_buckets=32, max_distance=128):
             return _t5_variant(rel, False, num_buckets, max_distance, **flags)
+
         return f
 
     return [
@@ -248,6 +373,31 @@ def _t5_causal_mistakes():
         ("large distances not clamped to num_buckets − 1", mk(no_clamp=True)),
         ("log buckets rounded instead of truncated (.long())", mk(rounding=True)),
         ("max_exact is not num_buckets // 2 (half the buckets exact)", mk(exact_full=True)),
-        ("bidirectional buckets (the encoder's) used in the decoder",
-         lambda rel, num_buckets=32, max_distance=128: _t5_variant(rel, True, num_buckets, max_distance)),
+        (
+            "bidirectional buckets (the encoder's) used in the decoder",
+            lambda rel, num_buckets=32, max_distance=128: _t5_variant(rel, True, num_buckets, max_distance),
+        ),
+        (
+            "large distances clamped to num_buckets instead of num_buckets − 1: the last bucket index is "
+            "num_buckets − 1 (of the halved count, in the bidirectional case)",
+            mk(cap_n=True),
+        ),
+        (
+            "integer division dist // max_exact before the log: the log needs the float ratio dist / max_exact",
+            mk(int_div=True),
+        ),
+        (
+            "log(dist + 1) (log1p) instead of log(dist): the log buckets use log(dist / max_exact)",
+            mk(log1p=True),
+        ),
+        ("log buckets rounded up (ceil) instead of truncated (.long())", mk(rounding="ceil")),
+        (
+            "max_distance ignored (128 hard-coded)",
+            lambda rel, num_buckets=32, max_distance=128: _t5_variant(rel, False, num_buckets, 128),
+        ),
+        (
+            "num_buckets halved as in the bidirectional branch: the decoder's buckets use all num_buckets for the "
+            "keys before the query",
+            lambda rel, num_buckets=32, max_distance=128: _t5_variant(rel, False, num_buckets // 2, max_distance),
+        ),
     ]

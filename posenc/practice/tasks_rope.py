@@ -8,13 +8,20 @@ References:
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from .. import apply_rope, rope_cos_sin, rope_inv_freq
-from .framework import Case, _Wrong, _close, _f64, _float32, _g, _pair, _shape, _tol_angles
-
+from .framework import Case, _close, _f64, _float32, _g, _pair, _shape, _tol_angles, _Wrong
 
 # ---- RoPE ------------------------------------------------------------------------------------------------
+_LOG_BASE = (
+    "the logarithm of the base taken in the wrong base (log10 or log2): base^(−2i/d) = exp(−ln(base)·2i/d) needs "
+    "the natural log, or write base ** (−2i/d) directly"
+)
+
+
 def _inv_variant(d, base=10000.0, *, exp_scale=2.0, start=0, sign=-1, dtype=torch.float64, denom=None):
     i = torch.arange(start, start + d // 2, dtype=torch.float64)
     denom = d if denom is None else denom
@@ -22,8 +29,10 @@ def _inv_variant(d, base=10000.0, *, exp_scale=2.0, start=0, sign=-1, dtype=torc
 
 
 def _inv_cases():
-    return [Case(f"head_dim={d}, base={b:g}", (d, b), tol=2e-6 if d > 2 else 1e-7) for d, b in
-            [(2, 1e4), (4, 1e4), (6, 1e4), (8, 500.0), (10, 1e4), (64, 1e4), (128, 5e5), (96, 1e6)]]
+    return [
+        Case(f"head_dim={d}, base={b:g}", (d, b), tol=2e-6 if d > 2 else 1e-7)
+        for d, b in [(2, 1e4), (4, 1e4), (6, 1e4), (8, 500.0), (10, 1e4), (64, 1e4), (128, 5e5), (96, 1e6)]
+    ]
 
 
 def _inv_structure(case, out):
@@ -51,13 +60,30 @@ def _prop_geometric(case, out, run):
 def _inv_mistakes():
     return [
         ("frequencies use base^(-i/d) instead of base^(-2i/d)", lambda d, b=1e4: _inv_variant(d, b, exp_scale=1.0)),
-        ("exponent 4i/d: arange(0, d, 2) already holds 2i, and it was doubled again", lambda d, b=1e4: _inv_variant(d, b, exp_scale=4.0)),
+        (
+            "exponent 4i/d: arange(0, d, 2) already holds 2i, and it was doubled again",
+            lambda d, b=1e4: _inv_variant(d, b, exp_scale=4.0),
+        ),
         ("frequency index starts at 1: base^(-2(i+1)/d)", lambda d, b=1e4: _inv_variant(d, b, start=1)),
-        ("base^(+2i/d) (wavelength factors) instead of base^(-2i/d): the sign of the exponent",
-         lambda d, b=1e4: _inv_variant(d, b, sign=1)),
-        ("exponent 2i/(d−2) (a linspace to 1) instead of 2i/d",
-         lambda d, b=1e4: _inv_variant(d, b, denom=max(d - 2, 1))),
+        (
+            "base^(+2i/d) (wavelength factors) instead of base^(-2i/d): the sign of the exponent",
+            lambda d, b=1e4: _inv_variant(d, b, sign=1),
+        ),
+        (
+            "exponent 2i/(d−2) (a linspace to 1) instead of 2i/d",
+            lambda d, b=1e4: _inv_variant(d, b, denom=max(d - 2, 1)),
+        ),
         ("base ignored: 10000 hard-coded", lambda d, b=1e4: _inv_variant(d, 1e4)),
+        (
+            "integer division: torch.arange(0, d, 2) // d is 0 for every pair, so every frequency is 1; divide "
+            "as floats (torch.arange(0, d, 2).float() / d)",
+            lambda d, b=1e4: torch.ones(d // 2),
+        ),
+        (
+            _LOG_BASE,
+            lambda d, b=1e4: (2.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d * math.log10(b))).float(),
+        ),
+        (_LOG_BASE, lambda d, b=1e4: _inv_variant(d, 10.0 ** (math.log10(b) / math.log(10.0)))),
         ("frequencies computed in float16", lambda d, b=1e4: _inv_variant(d, b, dtype=torch.float16)),
         ("frequencies computed in bfloat16", lambda d, b=1e4: _inv_variant(d, b, dtype=torch.bfloat16)),
     ]
@@ -69,11 +95,27 @@ def _pos_tensor(positions):
     return positions
 
 
-def _cs_variant(positions, d, base=10000.0, *, exp_scale=2.0, start=0, layout="half", dtype=torch.float32,
-                swap=False, sin_sign=1, ignore_positions=False, inv_dtype=None, pos_dtype=None):
+def _cs_variant(
+    positions,
+    d,
+    base=10000.0,
+    *,
+    exp_scale=2.0,
+    start=0,
+    layout="half",
+    dtype=torch.float32,
+    swap=False,
+    sin_sign=1,
+    ignore_positions=False,
+    inv_dtype=None,
+    pos_dtype=None,
+    sort=False,
+):
     pos = _pos_tensor(positions)
     if ignore_positions:
         pos = torch.arange(pos.numel())
+    if sort:
+        pos = pos.sort().values
     pos = pos + start
     inv = _inv_variant(d, base, exp_scale=exp_scale)
     if inv_dtype is not None:
@@ -90,9 +132,16 @@ def _cs_variant(positions, d, base=10000.0, *, exp_scale=2.0, start=0, layout="h
 
 
 def _cs_cases():
-    specs = [(1, 2, 1e4), (3, 4, 1e4), (8, 8, 1e4), (torch.tensor([5, 0, 17]), 8, 1e4), (64, 16, 500.0),
-             (torch.tensor([1000, 2047, 3001]), 32, 1e4), (torch.tensor([4095, 4097, 8191, 15962]), 64, 1e4),
-             (torch.tensor([70000, 131071]), 128, 5e5)]
+    specs = [
+        (1, 2, 1e4),
+        (3, 4, 1e4),
+        (8, 8, 1e4),
+        (torch.tensor([5, 0, 17]), 8, 1e4),
+        (64, 16, 500.0),
+        (torch.tensor([1000, 2047, 3001]), 32, 1e4),
+        (torch.tensor([4095, 4097, 8191, 15962]), 64, 1e4),
+        (torch.tensor([70000, 131071]), 128, 5e5),
+    ]
     out = []
     for pos, d, b in specs:
         if isinstance(pos, int):
@@ -108,8 +157,10 @@ def _cs_structure(case, out):
     n = pos if isinstance(pos, int) else pos.numel()
     c, s = _pair(out)
     if isinstance(c, torch.Tensor) and tuple(c.shape) == (n, d // 2):
-        raise _Wrong(f"cos has shape {list(c.shape)}, expected {[n, d]}: the half layout duplicates the d/2 angles "
-                     "as cat([a, a])")
+        raise _Wrong(
+            f"cos has shape {list(c.shape)}, expected {[n, d]}: the half layout duplicates the d/2 angles "
+            "as cat([a, a])"
+        )
     return (_float32(_shape(c, (n, d), "cos"), "cos"), _float32(_shape(s, (n, d), "sin"), "sin"))
 
 
@@ -123,7 +174,7 @@ def _prop_unit(case, out, run):
 def _prop_halves(case, out, run):
     d = case.args[1]
     for name, t in zip(("cos", "sin"), out):
-        if not torch.equal(t[:, : d // 2], t[:, d // 2:]) and _close(t[:, : d // 2], t[:, d // 2:], 1e-6):
+        if not torch.equal(t[:, : d // 2], t[:, d // 2 :]) and _close(t[:, : d // 2], t[:, d // 2 :], 1e-6):
             return f"{name}[:, :d/2] ≠ {name}[:, d/2:]: the half layout duplicates the angles as cat([a, a])"
     return None
 
@@ -133,14 +184,21 @@ def _cs_mistakes():
         return lambda p, d, b=1e4: _cs_variant(p, d, b, **kw)
 
     return [
-        ("angles repeated per pair (interleaved layout) instead of duplicated as cat([a, a]) (half layout)",
-         mk(layout="interleaved")),
+        (
+            "angles repeated per pair (interleaved layout) instead of duplicated as cat([a, a]) (half layout)",
+            mk(layout="interleaved"),
+        ),
         ("frequencies use base^(-i/d) instead of base^(-2i/d)", mk(exp_scale=1.0)),
         ("exponent 4i/d: arange(0, d, 2) already holds 2i, and it was doubled again", mk(exp_scale=4.0)),
         ("positions start at 1", mk(start=1)),
         ("positions tensor ignored: arange(len(positions)) used", mk(ignore_positions=True)),
         ("cos and sin swapped", mk(swap=True)),
         ("sin negated: the tables rotate clockwise (R_{-m})", mk(sin_sign=-1)),
+        ("base ignored: 10000 hard-coded", lambda p, d, b=1e4: _cs_variant(p, d, 1e4)),
+        (
+            "positions sorted: row r of cos and sin belongs to positions[r], in the order given",
+            mk(sort=True),
+        ),
         ("angles computed in float16", mk(dtype=torch.float16)),
         ("angles computed in bfloat16", mk(dtype=torch.bfloat16)),
         ("angles computed in float16", mk(inv_dtype=torch.float16)),
@@ -160,8 +218,20 @@ def _rot_half(x):
     return torch.cat([-x2, x1], -1)
 
 
-def _apply_variant(x, cos, sin, *, layout="half", sign=1, swap=False, no_minus=False, concat_back=False,
-                   first_half_only=False, keep_dtype=True, plain_sin=False):
+def _apply_variant(
+    x,
+    cos,
+    sin,
+    *,
+    layout="half",
+    sign=1,
+    swap=False,
+    no_minus=False,
+    concat_back=False,
+    first_half_only=False,
+    keep_dtype=True,
+    plain_sin=False,
+):
     dt = x.dtype
     xf, c, s = x.double(), cos.double(), sin.double()
     if swap:
@@ -189,18 +259,29 @@ def _apply_variant(x, cos, sin, *, layout="half", sign=1, swap=False, no_minus=F
 
 
 def _apply_cases(layout):
-    specs = [((1, 2), [0], torch.float32), ((2, 4), [0, 1], torch.float32), ((5, 8), list(range(5)), torch.float32),
-             ((3, 6), [7, 2, 40], torch.float32), ((2, 3, 4, 16), [0, 1, 2, 100], torch.float32),
-             ((2, 6, 64), [0, 5, 300, 2047, 4096, 8000], torch.float32),
-             ((4, 32), [0, 10, 500, 3000], torch.bfloat16), ((4, 32), [0, 10, 500, 3000], torch.float16)]
+    specs = [
+        ((1, 2), [0], torch.float32),
+        ((2, 4), [0, 1], torch.float32),
+        ((5, 8), list(range(5)), torch.float32),
+        ((3, 6), [7, 2, 40], torch.float32),
+        ((2, 3, 4, 16), [0, 1, 2, 100], torch.float32),
+        ((2, 6, 64), [0, 5, 300, 2047, 4096, 8000], torch.float32),
+        ((4, 32), [0, 10, 500, 3000], torch.bfloat16),
+        ((4, 32), [0, 10, 500, 3000], torch.float16),
+    ]
     out = []
     for i, (shape, pos, dt) in enumerate(specs):
         g = _g(200 + i)
         x = torch.randn(*shape, generator=g)
         c, s = rope_cos_sin(torch.tensor(pos), shape[-1], layout=layout)
         tol = (2e-5 * (1 + float(x.abs().max()))) if dt == torch.float32 else 2e-2 * (1 + float(x.abs().max()))
-        out.append(Case(f"x {list(shape)} {str(dt).replace('torch.', '')}, positions {pos}",
-                        (x.to(dt), c.to(dt), s.to(dt)), tol=tol))
+        out.append(
+            Case(
+                f"x {list(shape)} {str(dt).replace('torch.', '')}, positions {pos}",
+                (x.to(dt), c.to(dt), s.to(dt)),
+                tol=tol,
+            )
+        )
     return out
 
 
@@ -208,8 +289,10 @@ def _apply_structure(case, out):
     x = case.args[0]
     out = _shape(out, tuple(x.shape))
     if out.dtype != x.dtype:
-        raise _Wrong(f"dtype {str(out.dtype).replace('torch.', '')} for {str(x.dtype).replace('torch.', '')} "
-                     "input: return x's dtype (Hugging Face casts cos/sin to q's dtype and returns q's dtype)")
+        raise _Wrong(
+            f"dtype {str(out.dtype).replace('torch.', '')} for {str(x.dtype).replace('torch.', '')} "
+            "input: return x's dtype (Hugging Face casts cos/sin to q's dtype and returns q's dtype)"
+        )
     return out
 
 
@@ -220,13 +303,14 @@ def _prop_norm(layout):
             return None
         xf, of = _f64(x), _f64(out)
         if layout == "half":
-            pairs = lambda t: t[..., : t.shape[-1] // 2] ** 2 + t[..., t.shape[-1] // 2:] ** 2  # noqa: E731
+            pairs = lambda t: t[..., : t.shape[-1] // 2] ** 2 + t[..., t.shape[-1] // 2 :] ** 2  # noqa: E731
         else:
             pairs = lambda t: t[..., 0::2] ** 2 + t[..., 1::2] ** 2  # noqa: E731
         if not float((pairs(xf) - pairs(of)).abs().max()) <= 1e-4 * (1 + float(pairs(xf).max())):
             what = "(i, i + d/2)" if layout == "half" else "(2i, 2i+1)"
             return f"the length of each pair {what} changed: a rotation keeps it"
         return None
+
     return prop
 
 
@@ -245,6 +329,7 @@ def _prop_relative(layout):
         if not abs(a - b) <= 1e-4 * (1 + abs(a)):
             return f"q_m·k_n changes when both positions shift by 25 ({a:.4g} vs {b:.4g}): it must depend on n − m only"
         return None
+
     return prop
 
 
@@ -258,29 +343,68 @@ def _apply_mistakes(layout):
         ("cos and sin swapped", mk(swap=True)),
         ("the minus sign of the rotation is lost (pairs mixed without −sin)", mk(no_minus=True)),
         ("sin multiplies x itself instead of the rotated partner", mk(plain_sin=True)),
+        ("the sin term is missing: x·cos alone does not rotate, add rotate(x)·sin", lambda x, c, s: x * c),
     ]
+
     def gptj_every_two(x, c, s):  # GPT-J: x * cos + rotate_every_two(x) * sin, fed the half-layout tables
         xf = x.double()
         rot = torch.stack((-xf[..., 1::2], xf[..., 0::2]), -1).flatten(-2)
         return (xf * c.double() + rot * s.double()).to(x.dtype)
 
     if layout == "half":
-        return [("GPT-J's rotate_every_two (pairs 2i, 2i+1) used with half-layout tables: x·cos + "
-                 "rotate_every_two(x)·sin needs interleaved tables; with cat([a, a]) tables use rotate_half, which "
-                 "pairs i with i + d/2", gptj_every_two),
-                ("only the first half x[..., :d/2] rotated; the second half passed through", mk(first_half_only=True)),
-                ] + common
+        return [
+            (
+                "your function is written for the interleaved layout (pairs (2i, 2i+1), angle of pair i from "
+                "cos[..., 2i]); apply_rope_half pairs coordinate i with i + d/2 and reads the angle of pair i from "
+                "cos[..., i] (the tables are cat([a, a]))",
+                mk(layout=other),
+            ),
+            (
+                "GPT-J's rotate_every_two (pairs 2i, 2i+1) used with half-layout tables: x·cos + "
+                "rotate_every_two(x)·sin needs interleaved tables; with cat([a, a]) tables use rotate_half, which "
+                "pairs i with i + d/2",
+                gptj_every_two,
+            ),
+            ("only the first half x[..., :d/2] rotated; the second half passed through", mk(first_half_only=True)),
+        ] + common
+
     def half_tables(x, c, s):  # the interleaved rotation, but angles read as from half-layout tables
         d = x.shape[-1] // 2
-        return _apply_variant(x, c[..., :d].repeat_interleave(2, -1), s[..., :d].repeat_interleave(2, -1),
-                              layout="interleaved")
+        return _apply_variant(
+            x, c[..., :d].repeat_interleave(2, -1), s[..., :d].repeat_interleave(2, -1), layout="interleaved"
+        )
 
-    return [("interleaved pairs applied with the half layout (rotate_half pairs i with i + d/2)", mk(layout=other)),
-            ("interleaved tables read as half-layout ones (cos[..., :d/2]): pair i's angle is in columns 2i and 2i+1",
-             half_tables),
-            ("rotated pairs written back concatenated [x0' | x1'] instead of interleaved", mk(concat_back=True)),
-            ("only the even coordinates rotated; the odd ones passed through", mk(first_half_only=True)),
-            ] + common
+    def half_code(x, c, s):  # a whole half-layout function: pairs (i, i + d/2), angles from cos[..., :d/2]
+        h = x.shape[-1] // 2
+        xf, cf, sf = x.double(), c[..., :h].double(), s[..., :h].double()
+        x1, x2 = xf[..., :h], xf[..., h:]
+        return torch.cat([x1 * cf - x2 * sf, x2 * cf + x1 * sf], -1).to(x.dtype)
+
+    def half_pairs(x, c, s):  # pairs (i, i + d/2), e.g. x.reshape(..., 2, d/2), with the right angles cos[..., 2i]
+        h = x.shape[-1] // 2
+        xf, cf, sf = x.double(), c[..., 0::2].double(), s[..., 0::2].double()
+        x1, x2 = xf[..., :h], xf[..., h:]
+        return torch.cat([x1 * cf - x2 * sf, x1 * sf + x2 * cf], -1).to(x.dtype)
+
+    return [
+        ("interleaved pairs applied with the half layout (rotate_half pairs i with i + d/2)", mk(layout=other)),
+        (
+            "your pairs are the half layout's (i, i + d/2), as x.reshape(..., 2, d/2) gives: apply_rope_interleaved "
+            "pairs neighbours (2i, 2i+1), x[..., 0::2] with x[..., 1::2], or x.reshape(..., d/2, 2)",
+            half_pairs,
+        ),
+        (
+            "your function is written for the half layout (pairs (i, i + d/2), angles from cos[..., :d/2]); "
+            "apply_rope_interleaved pairs coordinates (2i, 2i+1) and reads the angle of pair i from cos[..., 2i]",
+            half_code,
+        ),
+        (
+            "interleaved tables read as half-layout ones (cos[..., :d/2]): pair i's angle is in columns 2i and 2i+1",
+            half_tables,
+        ),
+        ("rotated pairs written back concatenated [x0' | x1'] instead of interleaved", mk(concat_back=True)),
+        ("only the even coordinates rotated; the odd ones passed through", mk(first_half_only=True)),
+    ] + common
 
 
 def _ref_apply(layout):
@@ -294,23 +418,63 @@ def _ref_offset(x, offset, base=10000.0):
     return apply_rope(x, c.to(x.dtype), s.to(x.dtype))
 
 
-def _offset_variant(x, offset, base=1e4, *, shift=0, sign=1, layout="half", rot_sign=1, ang_dtype=torch.float32):
+def _offset_variant(
+    x,
+    offset,
+    base=1e4,
+    *,
+    shift=0,
+    sign=1,
+    layout="half",
+    rot_sign=1,
+    ang_dtype=torch.float32,
+    pos_in_x_dtype=False,
+    short_table=False,
+    from_end=False,
+    x_dtype_from=None,
+):
     L, d = x.shape[-2], x.shape[-1]
-    pos = torch.arange(L) + sign * offset + shift
+    pos = torch.arange(L) + sign * offset + shift - (L - 1 if from_end else 0)
+    if pos_in_x_dtype:
+        pos = pos.to(x.dtype).float()
+    if short_table:  # a table of L rows, sliced at offset
+        pos = torch.arange(L)[offset : offset + L]
     inv = rope_inv_freq(d, base)
-    ang = (pos.to(ang_dtype)[:, None] * inv.to(ang_dtype)[None]).float()
+    if x_dtype_from == "all":  # positions, frequencies and angles in x's dtype
+        ang = pos.to(x.dtype)[:, None] * inv.to(x.dtype)[None]
+    else:
+        ang = (pos.to(ang_dtype)[:, None] * inv.to(ang_dtype)[None]).float()
+    if x_dtype_from == "angles":  # float32 angles cast to x's dtype before cos and sin
+        ang = ang.to(x.dtype)
     ang = torch.cat([ang, ang], -1) if layout == "half" else ang.repeat_interleave(2, -1)
     return _apply_variant(x, ang.cos().to(x.dtype), ang.sin().to(x.dtype), layout=layout, sign=rot_sign)
 
 
 def _offset_cases():
-    specs = [((1, 4), 0), ((1, 4), 5), ((3, 8), 0), ((3, 8), 7), ((2, 2, 4, 16), 100), ((1, 32), 4095),
-             ((2, 64), 20000)]
+    specs = [
+        ((1, 4), 0, 1e4, torch.float32),
+        ((1, 4), 5, 1e4, torch.float32),
+        ((3, 8), 0, 1e4, torch.float32),
+        ((3, 8), 7, 1e4, torch.float32),
+        ((3, 8), 7, 1e4, torch.bfloat16),
+        ((2, 2, 4, 16), 100, 1e4, torch.float32),
+        ((3, 16), 50, 5e5, torch.float32),
+        ((1, 32), 4095, 1e4, torch.float32),
+        ((4, 32), 3000, 1e4, torch.float16),
+        ((2, 64), 20000, 1e4, torch.float32),
+        ((2, 64), 20000, 1e4, torch.bfloat16),
+        ((2, 128), 131000, 5e5, torch.float32),
+    ]
     out = []
-    for i, (shape, off) in enumerate(specs):
+    for i, (shape, off, base, dt) in enumerate(specs):
         x = torch.randn(*shape, generator=_g(400 + i))
-        out.append(Case(f"x {list(shape)}, offset={off}", (x, off, 1e4),
-                        tol=2e-5 * (1 + float(x.abs().max())) + 8 * (off + shape[-2]) * 2.0**-23))
+        big = 1 + float(x.abs().max())
+        if dt == torch.float32:
+            tol = 2e-5 * big + 8 * (off + shape[-2]) * 2.0**-23 * big
+        else:
+            tol = 2e-2 * big
+        kind = str(dt).replace("torch.", "")
+        out.append(Case(f"x {list(shape)} {kind}, offset={off}, base={base:g}", (x.to(dt), off, base), tol=tol))
     return out
 
 
@@ -322,15 +486,42 @@ def _offset_mistakes():
         ("offset ignored: positions start at 0 for every new token", mk(sign=0)),
         ("offset subtracted instead of added", mk(sign=-1)),
         ("positions start at offset + 1 (off by one)", mk(shift=1)),
+        (
+            "positions offset − L + 1 .. offset (the offset taken as the last position): the L new tokens sit at "
+            "offset, offset + 1, ..., offset + L − 1",
+            mk(from_end=True),
+        ),
         ("your rotation is clockwise (R_{-m})", mk(rot_sign=-1)),
         ("interleaved pairs instead of the half layout", mk(layout="interleaved")),
+        ("base ignored: 10000 hard-coded", lambda x, o, b=1e4: _offset_variant(x, o, 1e4)),
+        (
+            "positions built in x's dtype: bfloat16 holds integers exactly only up to 256 and float16 up to 2048, "
+            "so position 20000 becomes a multiple of 128. Build the positions and angles in float32 and cast only "
+            "cos and sin to x's dtype",
+            mk(pos_in_x_dtype=True),
+        ),
+        (
+            "a cos/sin table of L rows sliced at offset: positions offset .. offset + L − 1 need a table of "
+            "offset + L rows (or build the angles for those positions directly)",
+            mk(short_table=True),
+        ),
         ("angles computed in float16", mk(ang_dtype=torch.float16)),
         ("angles computed in bfloat16", mk(ang_dtype=torch.bfloat16)),
+        (
+            "positions, frequencies and angles computed in x's dtype: bfloat16 and float16 cannot hold large "
+            "positions or their angles; compute them in float32 and cast only cos and sin to x's dtype",
+            mk(x_dtype_from="all"),
+        ),
+        (
+            "angles cast to x's dtype before cos and sin: an angle of 20000 rad in bfloat16 is off by up to 64 rad; "
+            "take cos and sin of the float32 angles, then cast cos and sin to x's dtype",
+            mk(x_dtype_from="angles"),
+        ),
     ]
 
 
 def _offset_structure(case, out):
-    return _shape(out, tuple(case.args[0].shape))
+    return _apply_structure(case, out)
 
 
 def _prop_offset_consistent(case, out, run):
@@ -339,6 +530,8 @@ def _prop_offset_consistent(case, out, run):
         return None
     tail = run(x[1:], off + 1, base)
     if _close(tail, out[1:], case.tol):
-        return ("rotating rows 1.. with offset + 1 differs from rows 1.. of the whole: a cached decode step must "
-                "match the full sequence")
+        return (
+            "rotating rows 1.. with offset + 1 differs from rows 1.. of the whole: a cached decode step must "
+            "match the full sequence"
+        )
     return None

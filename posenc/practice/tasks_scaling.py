@@ -13,7 +13,7 @@ import math
 import torch
 
 from .. import rope_inv_freq, rope_scaled_inv_freq
-from .framework import Case, _Wrong, _f64, _float32, _pair, _shape
+from .framework import Case, _f64, _float32, _pair, _shape, _Wrong
 from .tasks_rope import _inv_variant
 
 
@@ -27,8 +27,17 @@ def _ref_ntk(head_dim, base, factor):
 
 
 def _scaled_cases():
-    return [Case(f"head_dim={d}, base={b:g}, factor={s:g}", (d, b, s), tol=3e-6 * 1) for d, b, s in
-            [(4, 1e4, 2.0), (8, 1e4, 4.0), (16, 500.0, 8.0), (64, 1e4, 2.0), (128, 5e5, 16.0), (96, 1e4, 3.0)]]
+    return [
+        Case(f"head_dim={d}, base={b:g}, factor={s:g}", (d, b, s), tol=3e-6 * 1)
+        for d, b, s in [
+            (4, 1e4, 2.0),
+            (8, 1e4, 4.0),
+            (16, 500.0, 8.0),
+            (64, 1e4, 2.0),
+            (128, 5e5, 16.0),
+            (96, 1e4, 3.0),
+        ]
+    ]
 
 
 def _scaled_structure(case, out):
@@ -57,32 +66,76 @@ def _rel_compare(case, out, expected):
 
 def _pi_mistakes():
     return [
-        ("frequencies multiplied by the factor instead of divided (positions sped up, not interpolated)",
-         lambda d, b, s: rope_inv_freq(d, b) * s),
-        ("base multiplied by the factor (a change of base, NTK-style) instead of frequencies divided by it",
-         lambda d, b, s: rope_inv_freq(d, b * s)),
-        ("NTK-aware base used: base·s^(d/(d−2)) belongs to the NTK task, PI divides every frequency by s",
-         lambda d, b, s: _ref_ntk(d, b, s)),
-        ("only the first frequency divided by the factor", lambda d, b, s: torch.cat([rope_inv_freq(d, b)[:1] / s,
-                                                                                       rope_inv_freq(d, b)[1:]])),
+        (
+            "frequencies multiplied by the factor instead of divided (positions sped up, not interpolated)",
+            lambda d, b, s: rope_inv_freq(d, b) * s,
+        ),
+        (
+            "base multiplied by the factor (a change of base, NTK-style) instead of frequencies divided by it",
+            lambda d, b, s: rope_inv_freq(d, b * s),
+        ),
+        (
+            "NTK-aware base used: base·s^(d/(d−2)) belongs to the NTK task, PI divides every frequency by s",
+            lambda d, b, s: _ref_ntk(d, b, s),
+        ),
+        (
+            "only the first frequency divided by the factor",
+            lambda d, b, s: torch.cat([rope_inv_freq(d, b)[:1] / s, rope_inv_freq(d, b)[1:]]),
+        ),
         ("frequencies use base^(-i/d) instead of base^(-2i/d)", lambda d, b, s: _inv_variant(d, b, exp_scale=1.0) / s),
         ("frequencies divided by the factor squared", lambda d, b, s: rope_inv_freq(d, b) / s**2),
+        ("factor ignored: these are plain RoPE frequencies; PI divides every one by the factor", _factor_ignored),
+        (
+            "only the slower half of the frequencies divided by the factor (YaRN's idea, not PI's): PI divides "
+            "every frequency by s",
+            lambda d, b, s: torch.cat([rope_inv_freq(d, b)[: d // 4], rope_inv_freq(d, b)[d // 4 :] / s]),
+        ),
+        (
+            "frequencies divided by √factor: PI divides them by the factor itself",
+            lambda d, b, s: rope_inv_freq(d, b) / s**0.5,
+        ),
     ]
 
 
 def _ntk_mistakes():
     return [
-        ("base multiplied by the factor; NTK-aware uses base·s^(d/(d−2)) so the last pair is interpolated by exactly s",
-         lambda d, b, s: rope_inv_freq(d, b * s)),
+        (
+            "base multiplied by the factor; NTK-aware uses base·s^(d/(d−2)) so the last pair is interpolated by "
+            "exactly s",
+            lambda d, b, s: rope_inv_freq(d, b * s),
+        ),
         ("exponent (d−2)/d instead of d/(d−2)", lambda d, b, s: rope_inv_freq(d, b * s ** ((d - 2) / d))),
         ("frequencies divided by the factor (that is PI, not NTK-aware)", lambda d, b, s: rope_inv_freq(d, b) / s),
-        ("base raised to the factor (base^s) instead of multiplied by s^(d/(d−2))",
-         lambda d, b, s: rope_inv_freq(d, b**s)),
-        ("base divided by s^(d/(d−2)) instead of multiplied",
-         lambda d, b, s: rope_inv_freq(d, b / s ** (d / (d - 2)))),
-        ("frequencies use base^(-i/d) instead of base^(-2i/d)",
-         lambda d, b, s: _inv_variant(d, b * s ** (d / (d - 2)), exp_scale=1.0)),
+        (
+            "base raised to the factor (base^s) instead of multiplied by s^(d/(d−2))",
+            lambda d, b, s: rope_inv_freq(d, b**s),
+        ),
+        ("base divided by s^(d/(d−2)) instead of multiplied", lambda d, b, s: rope_inv_freq(d, b / s ** (d / (d - 2)))),
+        (
+            "frequencies use base^(-i/d) instead of base^(-2i/d)",
+            lambda d, b, s: _inv_variant(d, b * s ** (d / (d - 2)), exp_scale=1.0),
+        ),
+        (
+            "factor ignored: these are plain RoPE frequencies; NTK-aware changes the base to base·s^(d/(d−2))",
+            _factor_ignored,
+        ),
+        (
+            "the exponent d/(d−2) put on the base (base^(d/(d−2))·s) instead of on the factor: base·s^(d/(d−2))",
+            lambda d, b, s: rope_inv_freq(d, b ** (d / (d - 2)) * s),
+        ),
+        (
+            "exponent d/(d−1) instead of d/(d−2): base·s^(d/(d−2))",
+            lambda d, b, s: rope_inv_freq(d, b * s ** (d / (d - 1))),
+        ),
+        (
+            "the NTK-aware base and PI's division both: NTK-aware only changes the base, it does not divide by s",
+            lambda d, b, s: _ref_ntk(d, b, s) / s,
+        ),
     ]
+
+
+def _factor_ignored(d, b, s):
+    return rope_inv_freq(d, b)
 
 
 def _prop_pi_last(case, out, run):
@@ -108,25 +161,51 @@ def _prop_ntk_last(case, out, run):
 
 
 def _yarn_ref(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
-    return rope_scaled_inv_freq(head_dim, base, rope_type="yarn", factor=factor,
-                                original_max_position_embeddings=original_max_position_embeddings,
-                                beta_fast=beta_fast, beta_slow=beta_slow)
+    return rope_scaled_inv_freq(
+        head_dim,
+        base,
+        rope_type="yarn",
+        factor=factor,
+        original_max_position_embeddings=original_max_position_embeddings,
+        beta_fast=beta_fast,
+        beta_slow=beta_slow,
+    )
 
 
-def _yarn_variant(d, base, factor, L0, beta_fast=32.0, beta_slow=1.0, *, reverse=False, swap_betas=False,
-                  no_round=False, interp_mul=False, mscale="ok", full_ramp=False, half_ramp_dim=False, guard=True,
-                  no_clip=False, half_d_cdim=False, turn_ramp=False):
+def _yarn_variant(
+    d,
+    base,
+    factor,
+    L0,
+    beta_fast=32.0,
+    beta_slow=1.0,
+    *,
+    reverse=False,
+    swap_betas=False,
+    no_round=False,
+    interp_mul=False,
+    mscale="ok",
+    full_ramp=False,
+    half_ramp_dim=False,
+    guard=True,
+    no_clip=False,
+    half_d_cdim=False,
+    turn_ramp=False,
+    high_half=False,
+    low_unclipped=False,
+    no_two_pi=False,
+):
     if swap_betas:
         beta_fast, beta_slow = beta_slow, beta_fast
 
     def cdim(r):
         dd = d / 2 if half_d_cdim else d
-        return (dd * math.log(L0 / (r * 2 * math.pi))) / (2 * math.log(base))
+        return (dd * math.log(L0 / (r * (1 if no_two_pi else 2 * math.pi)))) / (2 * math.log(base))
 
     low, high = cdim(beta_fast), cdim(beta_slow)
     if not no_round:
         low, high = math.floor(low), math.ceil(high)
-    low, high = max(low, 0), min(high, d - 1)
+    low, high = (low if low_unclipped else max(low, 0)), min(high, (d // 2 - 1) if high_half else d - 1)
     if low == high and guard:
         high += 0.001
     i = torch.arange(d // 2, dtype=torch.float64)
@@ -144,33 +223,58 @@ def _yarn_variant(d, base, factor, L0, beta_fast=32.0, beta_slow=1.0, *, reverse
     inter = (factor / pos_freq) if interp_mul else 1.0 / (factor * pos_freq)
     inv = inter * (1 - keep) + extra * keep
     m = 0.1 * math.log(factor) + 1 if factor > 1 else 1.0
-    att = {"ok": m, "none": 1.0, "square": m * m, "sqrt": math.sqrt(m), "no_tenth": math.log(factor) + 1,
-           "deepseek": 0.1 * 0.707 * math.log(factor) + 1 if factor > 1 else 1.0}[mscale]
+    att = {
+        "ok": m,
+        "none": 1.0,
+        "square": m * m,
+        "sqrt": math.sqrt(m),
+        "no_tenth": math.log(factor) + 1,
+        "deepseek": 0.1 * 0.707 * math.log(factor) + 1 if factor > 1 else 1.0,
+        "log10": 0.1 * math.log10(factor) + 1 if factor > 1 else 1.0,
+        "log2": 0.1 * math.log2(factor) + 1 if factor > 1 else 1.0,
+    }[mscale]
     return inv.float(), att
 
 
 def _yarn_cases():
     # (8, 1e4, 4.0, 4) and (16, 1e4, 2.0, 8): both correction dimensions round to 0, low == high, the case
     # Hugging Face guards with high += 0.001 (the attention task's L_orig = 4 is one)
-    specs = [(8, 1e4, 4.0, 4), (8, 1e4, 2.0, 64), (16, 1e4, 2.0, 8), (16, 1e4, 4.0, 256), (32, 1e4, 4.0, 2048), (64, 1e4, 8.0, 4096),
-             (64, 5e5, 2.0, 1024), (128, 1e4, 16.0, 4096), (128, 1e6, 40.0, 4096, 16.0, 2.0)]
+    specs = [
+        (8, 1e4, 4.0, 4),
+        (8, 1e4, 2.0, 64),
+        (16, 1e4, 2.0, 8),
+        (16, 1e4, 4.0, 256),
+        (32, 1e4, 4.0, 2048),
+        (64, 1e4, 8.0, 4096),
+        (64, 5e5, 2.0, 1024),
+        (128, 1e4, 16.0, 4096),
+        (128, 1e6, 40.0, 4096, 16.0, 2.0),
+        (128, 1e4, 16.0, 65536),  # the beta_slow correction dimension (65) exceeds d/2 - 1 = 63
+    ]
     out = []
     for sp in specs:
         d, b, s, L0 = sp[:4]
         betas = sp[4:] or (32.0, 1.0)
-        out.append(Case(f"head_dim={d}, base={b:g}, factor={s:g}, original_max_position_embeddings={L0}, "
-                        f"beta_fast={betas[0]:g}, beta_slow={betas[1]:g}", (d, b, s, L0, *betas), tol=2e-5))
+        out.append(
+            Case(
+                f"head_dim={d}, base={b:g}, factor={s:g}, original_max_position_embeddings={L0}, "
+                f"beta_fast={betas[0]:g}, beta_slow={betas[1]:g}",
+                (d, b, s, L0, *betas),
+                tol=2e-5,
+            )
+        )
     return out
 
 
 def _yarn_structure(case, out):
     inv, att = _pair(out, ("inv_freq", "attention_scaling"))
     inv = _float32(_shape(inv, (case.args[0] // 2,), "inv_freq"), "inv_freq")
-    try:
-        att = float(att)
-    except (TypeError, ValueError, RuntimeError):
-        raise _Wrong(f"attention_scaling is a {type(att).__name__}, not a number") from None
-    return inv, att
+    if isinstance(att, bool) or not isinstance(att, (int, float)):
+        raise _Wrong(
+            f"attention_scaling is a {type(att).__name__}, not a Python float: return a number (math.log, or "
+            "float(...) around a tensor)"
+        )
+    return inv, float(att)
 
 
 def _yarn_compare(case, out, expected):
@@ -184,7 +288,11 @@ def _yarn_compare(case, out, expected):
 
 
 def _prop_yarn_ends(case, out, run):
-    d, b, s = case.args[:3]
+    d, b, s, L0 = case.args[:4]
+    beta_slow = case.args[5] if len(case.args) > 5 else 1.0
+    high = math.ceil(d * math.log(L0 / (beta_slow * 2 * math.pi)) / (2 * math.log(b)))
+    if high > d // 2 - 1:  # the ramp ends past the last pair: it is only partly interpolated
+        return None
     o = _f64(out[0])
     plain = _f64(rope_inv_freq(d, b))
     if not abs(float(o[-1]) / (float(plain[-1]) / s) - 1) <= 1e-4:
@@ -210,20 +318,60 @@ def _yarn_mistakes():
         ("correction range not rounded: Hugging Face floors the low and ceils the high dimension", mk(no_round=True)),
         ("interpolated frequencies multiplied by the factor instead of divided", mk(interp_mul=True)),
         ("attention scaling missing: return 0.1·ln(factor) + 1, which multiplies cos and sin", mk(mscale="none")),
-        ("attention scaling squared: you returned (0.1·ln s + 1)², the factor the logits end up with. Return "
-         "0.1·ln s + 1 itself: it multiplies both cos and sin, so the logits get its square", mk(mscale="square")),
-        ("low == high (the correction range is empty) and the ramp (i − low)/(high − low) divides 0 by 0: NaN. "
-         "When low == high, add 0.001 to high, as Hugging Face does", mk(guard=False)),
+        (
+            "attention scaling squared: you returned (0.1·ln s + 1)², the factor the logits end up with. Return "
+            "0.1·ln s + 1 itself: it multiplies both cos and sin, so the logits get its square",
+            mk(mscale="square"),
+        ),
+        (
+            "low == high (the correction range is empty) and the ramp (i − low)/(high − low) divides 0 by 0: NaN. "
+            "When low == high, add 0.001 to high, as Hugging Face does",
+            mk(guard=False),
+        ),
         ("attention scaling is √(0.1·ln s + 1): the factor 0.1·ln s + 1 multiplies cos and sin", mk(mscale="sqrt")),
         ("attention scaling ln(s) + 1: the factor is 0.1·ln(s) + 1", mk(mscale="no_tenth")),
         ("ramp indexed by the dimension 2i instead of the pair index i", mk(half_ramp_dim=True)),
-        ("attention scaling 0.1·0.707·ln s + 1: 0.707 is DeepSeek's mscale (its config sets mscale = mscale_all_dim "
-         "= 0.707, and Hugging Face divides the two factors); plain YaRN returns 0.1·ln s + 1", mk(mscale="deepseek")),
-        ("ramp not clipped to [0, 1]: pairs below low or above high extrapolate past θ or θ/factor; clamp "
-         "(i − low)/(high − low) to [0, 1]", mk(no_clip=True)),
-        ("correction dimension computed with d/2 instead of d: find_correction_dim is "
-         "d·ln(L_orig/(2π·β))/(2·ln base), a pair index", mk(half_d_cdim=True)),
-        ("ramp linear in the turn count r = L_orig·θ/(2π) between beta_slow and beta_fast (Peng et al.'s γ(r), "
-         "chapter 7): the task follows Hugging Face, whose ramp is linear in the pair index between the rounded "
-         "correction dimensions", mk(turn_ramp=True)),
+        (
+            "attention scaling 0.1·0.707·ln s + 1: 0.707 is DeepSeek's mscale (its config sets mscale = mscale_all_dim "
+            "= 0.707, and Hugging Face divides the two factors); plain YaRN returns 0.1·ln s + 1",
+            mk(mscale="deepseek"),
+        ),
+        (
+            "ramp not clipped to [0, 1]: pairs below low or above high extrapolate past θ or θ/factor; clamp "
+            "(i − low)/(high − low) to [0, 1]",
+            mk(no_clip=True),
+        ),
+        (
+            "correction dimension computed with d/2 instead of d: find_correction_dim is "
+            "d·ln(L_orig/(2π·β))/(2·ln base), a pair index",
+            mk(half_d_cdim=True),
+        ),
+        (
+            "ramp linear in the turn count r = L_orig·θ/(2π) between beta_slow and beta_fast (Peng et al.'s γ(r), "
+            "chapter 7): the task follows Hugging Face, whose ramp is linear in the pair index between the rounded "
+            "correction dimensions",
+            mk(turn_ramp=True),
+        ),
+        (
+            "high clipped to d/2 − 1 instead of d − 1: Hugging Face clips the correction range to [0, d − 1], and "
+            "when L_orig > 2π·base^(1 − 2/d)·beta_slow the high dimension passes d/2 − 1, so the ramp ends later",
+            mk(high_half=True),
+        ),
+        (
+            "low not clipped at 0: when L_orig is short, the beta_fast correction dimension is negative and Hugging "
+            "Face clips the range to [0, d − 1] before the ramp",
+            mk(low_unclipped=True),
+        ),
+        (
+            "2π missing in the correction dimension: d·ln(L_orig/(2π·β))/(2·ln base), β turns of 2π radians each",
+            mk(no_two_pi=True),
+        ),
+        (
+            "attention factor with the wrong logarithm (log10 or log2): 0.1·ln(s) + 1 uses the natural log",
+            mk(mscale="log10"),
+        ),
+        (
+            "attention factor with the wrong logarithm (log10 or log2): 0.1·ln(s) + 1 uses the natural log",
+            mk(mscale="log2"),
+        ),
     ]

@@ -19,8 +19,9 @@ Example::
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar
 
 import torch
 
@@ -28,8 +29,19 @@ from .._core.freq import DEFAULT_BASE
 from .._core.validate import check_choice, check_even, check_float, check_int, check_size
 from .functions import ROPE_SCALINGS, factor_list, yarn_mscale
 
-__all__ = ["RopeScaling", "DefaultScaling", "LinearScaling", "DynamicScaling", "YarnScaling", "Llama3Scaling",
-           "LongRopeScaling", "ROPE_SCALING_CONFIGS", "rope_scaling", "rope_scaled_inv_freq"]
+__all__ = [
+    "RopeScaling",
+    "DefaultScaling",
+    "LinearScaling",
+    "DynamicScaling",
+    "YarnScaling",
+    "Llama3Scaling",
+    "LongRopeScaling",
+    "ProportionalScaling",
+    "ROPE_SCALING_CONFIGS",
+    "rope_scaling",
+    "rope_scaled_inv_freq",
+]
 
 
 @dataclass(frozen=True)
@@ -47,8 +59,9 @@ class RopeScaling:
         """A factor on the softmax scale ``d ** -0.5`` on top of cos and sin (1.0; DeepSeek's YaRN has one)."""
         return 1.0
 
-    def inv_freq(self, head_dim: int, base: float = DEFAULT_BASE, *,
-                 seq_len: int | None = None) -> tuple[torch.Tensor, float]:
+    def inv_freq(
+        self, head_dim: int, base: float = DEFAULT_BASE, *, seq_len: int | None = None
+    ) -> tuple[torch.Tensor, float]:
         """Frequencies ``[head_dim // 2]`` (float32) and the attention scaling on cos and sin.
 
         Args:
@@ -74,8 +87,12 @@ class RopeScaling:
         return {"rope_type": self.rope_type, **{k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}}
 
     @staticmethod
-    def from_hf(config: Mapping[str, Any], *, max_position_embeddings: int | None = None,
-                original_max_position_embeddings: int | None = None) -> RopeScaling:
+    def from_hf(
+        config: Mapping[str, Any],
+        *,
+        max_position_embeddings: int | None = None,
+        original_max_position_embeddings: int | None = None,
+    ) -> RopeScaling:
         """The configuration of a model's ``rope_scaling`` (transformers 4) or ``rope_parameters``
         (transformers 5) dict; None or ``{}`` means the default.
 
@@ -83,7 +100,8 @@ class RopeScaling:
         the default frequencies, as transformers' ``Qwen2VLConfig`` reads it, and ``"su"`` (Phi-3's
         first name) is ``"longrope"``. Keys that describe the model rather than the scaling
         (``rope_theta``, ``partial_rotary_factor``, M-RoPE's ``mrope_section`` and
-        ``mrope_interleaved``, Ministral 3's ``llama_4_scaling_beta``) are left to the caller; any other
+        ``mrope_interleaved``, Ministral 3's ``llama_4_scaling_beta``) are left to the caller, except
+        ``partial_rotary_factor`` with ``"proportional"`` (Gemma 4), whose frequencies it sets; any other
         key must be a parameter of the type.
 
         The model config's lengths enter as transformers 5 uses them (``standardize_rope_params`` and
@@ -111,17 +129,21 @@ class RopeScaling:
         if config is None:
             return DefaultScaling()
         if not isinstance(config, Mapping):
-            raise TypeError(f"config must be a dict (a model's rope_scaling / rope_parameters), "
-                            f"got {type(config).__name__}")
-        for name, value in (("max_position_embeddings", max_position_embeddings),
-                            ("original_max_position_embeddings", original_max_position_embeddings)):
+            raise TypeError(
+                f"config must be a dict (a model's rope_scaling / rope_parameters), got {type(config).__name__}"
+            )
+        for name, value in (
+            ("max_position_embeddings", max_position_embeddings),
+            ("original_max_position_embeddings", original_max_position_embeddings),
+        ):
             if value is not None:
                 check_int(name, value, min_value=1)
-        params = {k: v for k, v in config.items() if k not in _MODEL_KEYS}
         rope_type = config.get("rope_type", config.get("type", "default"))
         rope_type = "default" if rope_type == "mrope" else rope_type  # M-RoPE splits the default pairs by axis
         rope_type = "longrope" if rope_type == "su" else rope_type  # Phi-3's first name for it (Phi3Config)
         check_choice("rope_type", rope_type, ROPE_SCALING_CONFIGS)
+        own = {f.name for f in dataclasses.fields(ROPE_SCALING_CONFIGS[rope_type])}
+        params = {k: v for k, v in config.items() if k not in _MODEL_KEYS or k in own}
         if rope_type == "dynamic":
             if max_position_embeddings is not None:
                 params["original_max_position_embeddings"] = max_position_embeddings
@@ -132,8 +154,10 @@ class RopeScaling:
                 params["original_max_position_embeddings"] = max_position_embeddings
             if rope_type in ("yarn", "longrope") and params.get("factor") is None:
                 if max_position_embeddings is None or not params.get("original_max_position_embeddings"):
-                    raise ValueError(f"a {rope_type} dict without factor needs max_position_embeddings and "
-                                     f"original_max_position_embeddings (the factor is their ratio)")
+                    raise ValueError(
+                        f"a {rope_type} dict without factor needs max_position_embeddings and "
+                        f"original_max_position_embeddings (the factor is their ratio)"
+                    )
                 params["factor"] = max_position_embeddings / params["original_max_position_embeddings"]
         return rope_scaling(rope_type, **params)
 
@@ -143,8 +167,15 @@ DefaultScaling = RopeScaling
 #: Keys of a ``rope_scaling`` / ``rope_parameters`` dict that describe the model, not the scaling.
 #: keys of a model's rope dict that describe the model, not the frequencies (Ministral 3 / Mistral 4's
 #: ``llama_4_scaling_beta`` is a query temperature, see :func:`posenc.llama4_attention_temperature`)
-_MODEL_KEYS = ("rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved",
-               "llama_4_scaling_beta")
+_MODEL_KEYS = (
+    "rope_type",
+    "type",
+    "rope_theta",
+    "partial_rotary_factor",
+    "mrope_section",
+    "mrope_interleaved",
+    "llama_4_scaling_beta",
+)
 
 
 def _trained_length(cls_name: str, value: Any, min_value: int = 1) -> int:
@@ -182,9 +213,13 @@ class DynamicScaling(RopeScaling):
     original_max_position_embeddings: int | None = None
 
     def __post_init__(self) -> None:
-        _set(self, factor=check_float("factor", self.factor, ge=1.0),
-             original_max_position_embeddings=_trained_length("rope_type='dynamic'",
-                                                              self.original_max_position_embeddings))
+        _set(
+            self,
+            factor=check_float("factor", self.factor, ge=1.0),
+            original_max_position_embeddings=_trained_length(
+                "rope_type='dynamic'", self.original_max_position_embeddings
+            ),
+        )
 
     def _arguments(self, head_dim, seq_len):
         if head_dim < 4:
@@ -212,18 +247,29 @@ class YarnScaling(RopeScaling):
         beta_slow = check_float("beta_slow", self.beta_slow, gt=0.0)
         beta_fast = check_float("beta_fast", self.beta_fast, gt=0.0)
         if beta_fast < beta_slow:
-            raise ValueError(f"beta_fast must be >= beta_slow ({beta_slow:g}; the ramp runs from beta_fast "
-                             f"rotations down to beta_slow), got {beta_fast:g}")
+            raise ValueError(
+                f"beta_fast must be >= beta_slow ({beta_slow:g}; the ramp runs from beta_fast "
+                f"rotations down to beta_slow), got {beta_fast:g}"
+            )
         if not isinstance(self.truncate, bool):
-            raise TypeError(f"truncate must be a bool (True: round the ramp's ends to whole pairs), "
-                            f"got {type(self.truncate).__name__} ({self.truncate!r})")
-        _set(self, factor=check_float("factor", self.factor, ge=1.0), beta_fast=beta_fast, beta_slow=beta_slow,
-             original_max_position_embeddings=_trained_length("rope_type='yarn'", self.original_max_position_embeddings),
-             attention_factor=None if self.attention_factor is None else check_float(
-                 "attention_factor", self.attention_factor, gt=0.0),
-             mscale=None if self.mscale is None else check_float("mscale", self.mscale, gt=0.0),
-             mscale_all_dim=None if self.mscale_all_dim is None else check_float(
-                 "mscale_all_dim", self.mscale_all_dim, gt=0.0))
+            raise TypeError(
+                f"truncate must be a bool (True: round the ramp's ends to whole pairs), "
+                f"got {type(self.truncate).__name__} ({self.truncate!r})"
+            )
+        _set(
+            self,
+            factor=check_float("factor", self.factor, ge=1.0),
+            beta_fast=beta_fast,
+            beta_slow=beta_slow,
+            original_max_position_embeddings=_trained_length("rope_type='yarn'", self.original_max_position_embeddings),
+            attention_factor=None
+            if self.attention_factor is None
+            else check_float("attention_factor", self.attention_factor, gt=0.0),
+            mscale=None if self.mscale is None else check_float("mscale", self.mscale, gt=0.0),
+            mscale_all_dim=None
+            if self.mscale_all_dim is None
+            else check_float("mscale_all_dim", self.mscale_all_dim, gt=0.0),
+        )
 
     @property
     def softmax_scale(self) -> float:
@@ -232,9 +278,16 @@ class YarnScaling(RopeScaling):
         return 1.0 if self.mscale_all_dim is None else yarn_mscale(self.factor, self.mscale_all_dim) ** 2
 
     def _arguments(self, head_dim, seq_len):
-        return {"factor": self.factor, "train_length": self.original_max_position_embeddings,
-                "beta_fast": self.beta_fast, "beta_slow": self.beta_slow, "attention_factor": self.attention_factor,
-                "mscale": self.mscale, "mscale_all_dim": self.mscale_all_dim, "truncate": self.truncate}
+        return {
+            "factor": self.factor,
+            "train_length": self.original_max_position_embeddings,
+            "beta_fast": self.beta_fast,
+            "beta_slow": self.beta_slow,
+            "attention_factor": self.attention_factor,
+            "mscale": self.mscale,
+            "mscale_all_dim": self.mscale_all_dim,
+            "truncate": self.truncate,
+        }
 
 
 @dataclass(frozen=True)
@@ -252,15 +305,27 @@ class Llama3Scaling(RopeScaling):
         low = check_float("low_freq_factor", self.low_freq_factor, gt=0.0)
         high = check_float("high_freq_factor", self.high_freq_factor, gt=0.0)
         if high < low:
-            raise ValueError(f"high_freq_factor must be >= low_freq_factor ({low:g}; equal: a hard switch at "
-                             f"L_orig / low_freq_factor, as Llama 4 Scout), got {high:g}")
-        _set(self, factor=check_float("factor", self.factor, ge=1.0), low_freq_factor=low, high_freq_factor=high,
-             original_max_position_embeddings=_trained_length("rope_type='llama3'",
-                                                              self.original_max_position_embeddings))
+            raise ValueError(
+                f"high_freq_factor must be >= low_freq_factor ({low:g}; equal: a hard switch at "
+                f"L_orig / low_freq_factor, as Llama 4 Scout), got {high:g}"
+            )
+        _set(
+            self,
+            factor=check_float("factor", self.factor, ge=1.0),
+            low_freq_factor=low,
+            high_freq_factor=high,
+            original_max_position_embeddings=_trained_length(
+                "rope_type='llama3'", self.original_max_position_embeddings
+            ),
+        )
 
     def _arguments(self, head_dim, seq_len):
-        return {"factor": self.factor, "train_length": self.original_max_position_embeddings,
-                "low_freq_factor": self.low_freq_factor, "high_freq_factor": self.high_freq_factor}
+        return {
+            "factor": self.factor,
+            "train_length": self.original_max_position_embeddings,
+            "low_freq_factor": self.low_freq_factor,
+            "high_freq_factor": self.high_freq_factor,
+        }
 
 
 @dataclass(frozen=True)
@@ -279,35 +344,87 @@ class LongRopeScaling(RopeScaling):
         short = factor_list("short_factor", self.short_factor, None)
         long = factor_list("long_factor", self.long_factor, None)
         if len(short) != len(long):
-            raise ValueError(f"short_factor and long_factor must have the same length (head_dim // 2), "
-                             f"got {len(short)} and {len(long)}")
-        _set(self, factor=check_float("factor", self.factor, ge=1.0),
-             original_max_position_embeddings=_trained_length("rope_type='longrope'",
-                                                              self.original_max_position_embeddings, 2),
-             short_factor=_floats(self.short_factor), long_factor=_floats(self.long_factor),
-             attention_factor=None if self.attention_factor is None else check_float(
-                 "attention_factor", self.attention_factor, gt=0.0))
+            raise ValueError(
+                f"short_factor and long_factor must have the same length (head_dim // 2), "
+                f"got {len(short)} and {len(long)}"
+            )
+        _set(
+            self,
+            factor=check_float("factor", self.factor, ge=1.0),
+            original_max_position_embeddings=_trained_length(
+                "rope_type='longrope'", self.original_max_position_embeddings, 2
+            ),
+            short_factor=_floats(self.short_factor),
+            long_factor=_floats(self.long_factor),
+            attention_factor=None
+            if self.attention_factor is None
+            else check_float("attention_factor", self.attention_factor, gt=0.0),
+        )
 
     def _arguments(self, head_dim, seq_len):
         if len(self.short_factor) != head_dim // 2:
-            raise ValueError(f"short_factor and long_factor must have head_dim // 2 = {head_dim // 2} entries "
-                             f"(one per rotation pair), got {len(self.short_factor)}")
-        return {"factor": self.factor, "train_length": self.original_max_position_embeddings, "seq_len": seq_len,
-                "short_factor": torch.tensor(self.short_factor, dtype=torch.float32),
-                "long_factor": torch.tensor(self.long_factor, dtype=torch.float32),
-                "attention_factor": self.attention_factor}
+            raise ValueError(
+                f"short_factor and long_factor must have head_dim // 2 = {head_dim // 2} entries "
+                f"(one per rotation pair), got {len(self.short_factor)}"
+            )
+        return {
+            "factor": self.factor,
+            "train_length": self.original_max_position_embeddings,
+            "seq_len": seq_len,
+            "short_factor": torch.tensor(self.short_factor, dtype=torch.float32),
+            "long_factor": torch.tensor(self.long_factor, dtype=torch.float32),
+            "attention_factor": self.attention_factor,
+        }
 
 
-def _floats(values: Sequence[float] | torch.Tensor) -> tuple[float, ...]:
+@dataclass(frozen=True)
+class ProportionalScaling(RopeScaling):
+    """Proportional RoPE (transformers 5's ``"proportional"``; Gemma 4's full-attention layers use
+    ``partial_rotary_factor=0.25`` with ``rope_theta=1e6``): the first ``int(partial_rotary_factor * d // 2)``
+    pairs keep ``base ** (-2i/d)`` (the exponent over the whole head dimension ``d``), the others get
+    frequency 0 and pass through unrotated; every frequency is divided by ``factor`` (default 1).
+
+    Unlike partial rotary (:class:`~posenc.encodings.rope.RotaryEmbedding`'s ``rotary_dim``, where the
+    first ``r`` dimensions turn with frequencies ``base ** (-2i/r)``), the frequencies keep the full
+    width's ladder and the tables keep the full width: in the half layout the rotated dimensions are
+    ``[0, k)`` and ``[d/2, d/2 + k)``. Here ``partial_rotary_factor`` is a parameter of the frequencies,
+    so :meth:`RopeScaling.from_hf` keeps it for this type (for the others it describes the model).
+    transformers 5.24's function reads ``factor`` although its config validator lists the key as
+    unrecognised for this type; Gemma 4's configs name none.
+    """
+
+    rope_type: ClassVar[str] = "proportional"
+    factor: float = 1.0
+    partial_rotary_factor: float = 1.0
+
+    def __post_init__(self) -> None:
+        _set(
+            self,
+            factor=check_float("factor", self.factor, gt=0.0),
+            partial_rotary_factor=check_float("partial_rotary_factor", self.partial_rotary_factor, ge=0.0, le=1.0),
+        )
+
+    def _arguments(self, head_dim, seq_len):
+        return {"factor": self.factor, "partial_rotary_factor": self.partial_rotary_factor}
+
+
+def _floats(values: Sequence[float] | torch.Tensor | None) -> tuple[float, ...]:
     """A validated factor list as the numbers given (not rounded to float32, so that :meth:`~RopeScaling.to_hf`
     gives back the published lists; the frequencies round them to float32, as Hugging Face does)."""
+    if values is None:  # factor_list has refused it already
+        raise ValueError("a LongRoPE factor list is required")
     return tuple(float(v) for v in (values.detach().cpu().tolist() if isinstance(values, torch.Tensor) else values))
 
 
 #: ``rope_type`` -> configuration class.
 ROPE_SCALING_CONFIGS: dict[str, type[RopeScaling]] = {
-    "default": RopeScaling, "linear": LinearScaling, "dynamic": DynamicScaling, "yarn": YarnScaling,
-    "llama3": Llama3Scaling, "longrope": LongRopeScaling,
+    "default": RopeScaling,
+    "linear": LinearScaling,
+    "dynamic": DynamicScaling,
+    "yarn": YarnScaling,
+    "llama3": Llama3Scaling,
+    "longrope": LongRopeScaling,
+    "proportional": ProportionalScaling,
 }
 
 
@@ -322,16 +439,20 @@ def rope_scaling(rope_type: str | RopeScaling | None = "default", **params: Any)
     """
     if isinstance(rope_type, RopeScaling):
         if params:
-            raise TypeError(f"rope_type is already a configuration ({rope_type!r}); pass no other arguments, "
-                            f"got {sorted(params)}")
+            raise TypeError(
+                f"rope_type is already a configuration ({rope_type!r}); pass no other arguments, got {sorted(params)}"
+            )
         return rope_type
-    cls = ROPE_SCALING_CONFIGS[check_choice("rope_type", "default" if rope_type is None else rope_type,
-                                            ROPE_SCALING_CONFIGS)]
+    cls = ROPE_SCALING_CONFIGS[
+        check_choice("rope_type", "default" if rope_type is None else rope_type, ROPE_SCALING_CONFIGS)
+    ]
     names = [f.name for f in dataclasses.fields(cls)]
     unknown = sorted(set(params) - set(names))
     if unknown:
-        raise TypeError(f"rope_type={cls.rope_type!r} has no parameter {', '.join(unknown)}; "
-                        f"its parameters: {', '.join(names) or 'none'}")
+        raise TypeError(
+            f"rope_type={cls.rope_type!r} has no parameter {', '.join(unknown)}; "
+            f"its parameters: {', '.join(names) or 'none'}"
+        )
     return cls(**params)
 
 
@@ -342,15 +463,16 @@ for _cls in ROPE_SCALING_CONFIGS.values():
         _OWNER.setdefault(_field.name, _cls)
 
 
-def rope_scaled_inv_freq(head_dim: int, base: float = DEFAULT_BASE, *, rope_type: str = "default",
-                         seq_len: int | None = None, **params: Any) -> tuple[torch.Tensor, float]:
+def rope_scaled_inv_freq(
+    head_dim: int, base: float = DEFAULT_BASE, *, rope_type: str = "default", seq_len: int | None = None, **params: Any
+) -> tuple[torch.Tensor, float]:
     """RoPE frequencies for context extension, as Hugging Face's ``ROPE_INIT_FUNCTIONS[rope_type]``.
 
     Builds :func:`rope_scaling` ``(rope_type, **params)`` and returns its
     :meth:`~RopeScaling.inv_freq` ``(head_dim, base, seq_len=seq_len)``. The types and their parameters
     (the fields of the configuration classes, Hugging Face's names):
 
-    - ``"default"``: :func:`posenc.encodings.frequencies.inv_freq`, ``base ** (-2i/d)``.
+    - ``"default"``: :func:`posenc.encodings.rope.rope_inv_freq`, ``base ** (-2i/d)``.
     - ``"linear"`` (position interpolation, Chen et al. 2023): every frequency divided by ``factor``.
     - ``"dynamic"`` (dynamic NTK): the base grows to ``base * (factor * L / L_orig - (factor - 1)) ** (d / (d - 2))``
       for the current length ``L = seq_len > L_orig`` (``original_max_position_embeddings``); equals the
@@ -370,7 +492,12 @@ def rope_scaled_inv_freq(head_dim: int, base: float = DEFAULT_BASE, *, rope_type
       ``factor > 1`` (else 1) unless ``attention_factor`` is given. Phi-3's configs name no ``factor``:
       pass ``max_position_embeddings / original_max_position_embeddings``, as Hugging Face does.
       Hugging Face picks ``seq_len`` at run time as ``max(position_ids) + 1``.
+    - ``"proportional"`` (transformers 5; Gemma 4's full-attention layers, ``partial_rotary_factor=0.25``,
+      base 1e6): the first ``int(partial_rotary_factor * d // 2)`` pairs keep ``base ** (-2i/d)``, the rest
+      get frequency 0; all divided by ``factor`` (default 1). Always ``d/2`` frequencies.
 
+    ``partial_rotary_factor`` belongs to ``"proportional"`` only: for the other types pass the rotated
+    width ``r = int(head_dim * partial_rotary_factor)`` as ``head_dim``, as Hugging Face computes them.
     A parameter of another type is validated and not used, as Hugging Face ignores the keys a type
     does not read (``original_max_position_embeddings`` with ``"linear"``, say).
 
@@ -389,9 +516,17 @@ def rope_scaled_inv_freq(head_dim: int, base: float = DEFAULT_BASE, *, rope_type
     own = {f.name for f in dataclasses.fields(cls)}
     for name, value in params.items():
         if name not in own:
+            if name == "partial_rotary_factor":
+                raise TypeError(
+                    f"partial_rotary_factor is a parameter of rope_type='proportional' only; for "
+                    f"rope_type={rope_type!r} pass the rotated width int(head_dim * "
+                    f"partial_rotary_factor) as head_dim"
+                )
             if name not in _OWNER:
-                raise TypeError(f"rope_scaled_inv_freq() got an unknown parameter {name!r}; rope_type={rope_type!r} "
-                                f"takes {', '.join(sorted(own)) or 'none'}")
+                raise TypeError(
+                    f"rope_scaled_inv_freq() got an unknown parameter {name!r}; rope_type={rope_type!r} "
+                    f"takes {', '.join(sorted(own)) or 'none'}"
+                )
             _check_unused(name, value)
     return cls(**{k: v for k, v in params.items() if k in own}).inv_freq(head_dim, base, seq_len=seq_len)
 
@@ -402,7 +537,8 @@ def _check_unused(name: str, value: Any) -> None:
     cls = _OWNER[name]
     kwargs = {name: value}
     if name != "original_max_position_embeddings" and "original_max_position_embeddings" in {
-            f.name for f in dataclasses.fields(cls)}:
+        f.name for f in dataclasses.fields(cls)
+    }:
         kwargs["original_max_position_embeddings"] = 2
     if cls is LongRopeScaling:
         kwargs.setdefault("short_factor", value)

@@ -20,6 +20,9 @@ References:
     ``mscale``/``mscale_all_dim`` form of its attention factor is DeepSeek-V2's (DeepSeek-AI 2024,
     ``yarn_get_mscale``); ``truncate=False`` is gpt-oss's (OpenAI 2025).
     Dubey et al., "The Llama 3 Herd of Models", 2024 (the ``llama3`` scaling).
+    Hugging Face transformers 5 ``_compute_proportional_rope_parameters`` and ``Gemma4TextConfig`` (the
+    ``proportional`` type of Gemma 4's full-attention layers: part of the pairs turn, the others get
+    frequency 0).
     Ding et al., "LongRoPE: Extending LLM Context Window Beyond 2 Million Tokens", 2024; Abdin et al.,
     "Phi-3 Technical Report", 2024 (the ``longrope`` scaling).
     Hugging Face transformers ``modeling_rope_utils.ROPE_INIT_FUNCTIONS``.
@@ -28,12 +31,12 @@ References:
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 
-from .._core.validate import check_float, check_tensor
 from .._core.freq import frequency_ladder
+from .._core.validate import check_float, check_tensor
 
 __all__ = ["ROPE_SCALINGS", "ROPE_TYPES", "yarn_mscale"]
 
@@ -48,8 +51,9 @@ def _linear(head_dim: int, base: float, factor: float) -> tuple[torch.Tensor, fl
     return frequency_ladder(head_dim, base) / factor, 1.0
 
 
-def _dynamic(head_dim: int, base: float, factor: float, train_length: int,
-             seq_len: int | None) -> tuple[torch.Tensor, float]:
+def _dynamic(
+    head_dim: int, base: float, factor: float, train_length: int, seq_len: int | None
+) -> tuple[torch.Tensor, float]:
     """Dynamic NTK (emozilla 2023; YaRN paper section 3.3): for ``L = seq_len > L_orig`` the base grows to
     ``base * (factor * L / L_orig - (factor - 1)) ** (d / (d - 2))``; the default otherwise."""
     if seq_len is None or seq_len <= train_length:
@@ -63,9 +67,18 @@ def _mscale(factor: float, mscale: float = 1.0) -> float:
     return 1.0 if factor <= 1 else 0.1 * mscale * math.log(factor) + 1.0
 
 
-def _yarn(head_dim: int, base: float, factor: float, train_length: int, beta_fast: float, beta_slow: float,
-          attention_factor: float | None, mscale: float | None = None, mscale_all_dim: float | None = None,
-          truncate: bool = True) -> tuple[torch.Tensor, float]:
+def _yarn(
+    head_dim: int,
+    base: float,
+    factor: float,
+    train_length: int,
+    beta_fast: float,
+    beta_slow: float,
+    attention_factor: float | None,
+    mscale: float | None = None,
+    mscale_all_dim: float | None = None,
+    truncate: bool = True,
+) -> tuple[torch.Tensor, float]:
     """YaRN (Peng et al. 2023): keep the pairs that turn more than ``beta_fast`` times over
     ``L_orig``, interpolate those that turn fewer than ``beta_slow`` times, a linear ramp between;
     cos and sin scaled by ``0.1 ln(factor) + 1`` unless ``attention_factor`` is given, or by
@@ -116,8 +129,9 @@ def yarn_mscale(factor: float, mscale: float = 1.0) -> float:
     return _mscale(factor, mscale)
 
 
-def _llama3(head_dim: int, base: float, factor: float, train_length: int, low_freq_factor: float,
-            high_freq_factor: float) -> tuple[torch.Tensor, float]:
+def _llama3(
+    head_dim: int, base: float, factor: float, train_length: int, low_freq_factor: float, high_freq_factor: float
+) -> tuple[torch.Tensor, float]:
     """Llama 3: wavelengths above ``L_orig / low_freq_factor`` divided by ``factor``, those below
     ``L_orig / high_freq_factor`` kept, a smooth blend between."""
     inv_freq = frequency_ladder(head_dim, base)  # [d/2]
@@ -131,9 +145,16 @@ def _llama3(head_dim: int, base: float, factor: float, train_length: int, low_fr
     return torch.where(is_medium, smoothed, scaled), 1.0
 
 
-def _longrope(head_dim: int, base: float, factor: float, train_length: int, seq_len: int | None,
-              short_factor: torch.Tensor, long_factor: torch.Tensor,
-              attention_factor: float | None) -> tuple[torch.Tensor, float]:
+def _longrope(
+    head_dim: int,
+    base: float,
+    factor: float,
+    train_length: int,
+    seq_len: int | None,
+    short_factor: torch.Tensor,
+    long_factor: torch.Tensor,
+    attention_factor: float | None,
+) -> tuple[torch.Tensor, float]:
     """LongRoPE (Ding et al. 2024; Phi-3): pair ``i``'s wavelength stretched by its own factor,
     ``inv_freq_i = 1 / (ext_i * base ** (2i/d))``, with ``ext = long_factor`` once the sequence is
     longer than ``L_orig`` and ``short_factor`` otherwise; cos and sin scaled by
@@ -145,13 +166,26 @@ def _longrope(head_dim: int, base: float, factor: float, train_length: int, seq_
     return 1.0 / (ext * base**exponent), attention_factor
 
 
-def factor_list(name: str, value: Sequence[float] | torch.Tensor, head_dim: int | None) -> torch.Tensor:
+def _proportional(
+    head_dim: int, base: float, factor: float, partial_rotary_factor: float
+) -> tuple[torch.Tensor, float]:
+    """Proportional RoPE (transformers 5 ``_compute_proportional_rope_parameters``; Gemma 4's global
+    layers): the first ``k = int(partial_rotary_factor * d // 2)`` pairs keep ``base ** (-2i/d)``, with
+    the exponent over the whole head dimension ``d`` (not over the rotated width, unlike partial
+    rotary), the other ``d/2 - k`` pairs get frequency 0 (they never turn); every frequency is then
+    divided by ``factor``. The result always has ``d/2`` entries."""
+    kept = int(partial_rotary_factor * head_dim // 2)  # Hugging Face's rope_angles
+    inv_freq = frequency_ladder(head_dim, base)[:kept]  # [k]: the same float32 ops as Hugging Face's
+    inv_freq = torch.cat((inv_freq, torch.zeros(head_dim // 2 - kept, dtype=torch.float32)))  # [d/2]
+    return inv_freq / factor, 1.0
+
+
+def factor_list(name: str, value: Sequence[float] | torch.Tensor | None, head_dim: int | None) -> torch.Tensor:
     """A LongRoPE factor list as float32 ``[d/2]`` of finite values > 0 (any length when ``head_dim``
     is None), or raise naming ``name``."""
     if value is None:
         count = "" if head_dim is None else f", {head_dim // 2} values"
-        raise ValueError(f"{name} (one rescale factor per rotation pair{count}) is required "
-                         f"for rope_type='longrope'")
+        raise ValueError(f"{name} (one rescale factor per rotation pair{count}) is required for rope_type='longrope'")
     if isinstance(value, torch.Tensor):
         check_tensor(name, value, ndim=1)
         if value.dtype == torch.bool or value.is_complex():
@@ -167,8 +201,9 @@ def factor_list(name: str, value: Sequence[float] | torch.Tensor, head_dim: int 
     if values.ndim != 1 or len(values) == 0:
         raise ValueError(f"{name} must be a non-empty list, one entry per rotation pair")
     if head_dim is not None and values.shape != (head_dim // 2,):
-        raise ValueError(f"{name} must have head_dim // 2 = {head_dim // 2} entries (one per rotation pair), "
-                         f"got {len(values)}")
+        raise ValueError(
+            f"{name} must have head_dim // 2 = {head_dim // 2} entries (one per rotation pair), got {len(values)}"
+        )
     if not bool(torch.isfinite(values).all()) or not bool((values > 0).all()):
         raise ValueError(f"{name} must be finite and > 0 (a wavelength stretch per pair)")
     return values
@@ -183,8 +218,8 @@ ROPE_SCALINGS: dict[str, Callable[..., tuple[torch.Tensor, float]]] = {
     "yarn": _yarn,
     "llama3": _llama3,
     "longrope": _longrope,
+    "proportional": _proportional,
 }
 
 #: The names :func:`rope_scaled_inv_freq` accepts.
 ROPE_TYPES = tuple(ROPE_SCALINGS)
-

@@ -1,8 +1,7 @@
 """Check that the foreign-platform stage is in force (run with this folder on PYTHONPATH): in this
 process and in a subprocess (as a notebook kernel or ``python -m posenc.measure`` starts), ``import
 resource`` fails and so does every way of reading ``/proc``; other files still read."""
-import os
-import pathlib
+
 import subprocess
 import sys
 

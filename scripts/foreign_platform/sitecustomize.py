@@ -26,8 +26,9 @@ BLOCKED_MODULES = frozenset({"resource"})
 class _Unavailable(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name in BLOCKED_MODULES:
-            raise ModuleNotFoundError(f"No module named {name!r} (foreign-platform stage: not on this platform)",
-                                      name=name)
+            raise ModuleNotFoundError(
+                f"No module named {name!r} (foreign-platform stage: not on this platform)", name=name
+            )
         return None
 
 

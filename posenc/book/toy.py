@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 import torch
 
-from .._core.validate import check_int, check_size
+from posenc._core.validate import check_int, check_size
 
 __all__ = ["toy_vocabulary", "toy_embeddings"]
 
@@ -21,8 +21,9 @@ __all__ = ["toy_vocabulary", "toy_embeddings"]
 def _strings(name: str, tokens: Iterable[str]) -> list[str]:
     """``tokens`` as a list of str (any iterable of str but a str itself), or a TypeError naming ``name``."""
     if isinstance(tokens, str) or not isinstance(tokens, Iterable):
-        raise TypeError(f"{name} must be a sequence of str, e.g. 'the dog chased another dog'.split(), "
-                        f"got {type(tokens).__name__}")
+        raise TypeError(
+            f"{name} must be a sequence of str, e.g. 'the dog chased another dog'.split(), got {type(tokens).__name__}"
+        )
     tokens = list(tokens)  # once: a generator is read a single time
     bad = [t for t in tokens if not isinstance(t, str)]
     if bad:
@@ -35,8 +36,9 @@ def toy_vocabulary(tokens: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(_strings("tokens", tokens)))
 
 
-def toy_embeddings(tokens: Iterable[str], d_model: int, *, seed: int = 0,
-                   vocabulary: Iterable[str] | None = None) -> torch.Tensor:
+def toy_embeddings(
+    tokens: Iterable[str], d_model: int, *, seed: int = 0, vocabulary: Iterable[str] | None = None
+) -> torch.Tensor:
     """Embed ``tokens`` with a seeded N(0, 1) table: equal tokens get equal vectors.
 
     Args:
@@ -52,7 +54,7 @@ def toy_embeddings(tokens: Iterable[str], d_model: int, *, seed: int = 0,
     """
     tokens = _strings("tokens", tokens)
     d_model = check_int("d_model", d_model, min_value=1)
-    seed = check_int("seed", seed, min_value=-2**63, max_value=2**64 - 1)
+    seed = check_int("seed", seed, min_value=-(2**63), max_value=2**64 - 1)
     vocab = toy_vocabulary(tokens) if vocabulary is None else _strings("vocabulary", vocabulary)
     row = {t: i for i, t in enumerate(vocab)}  # token -> row of the table
     if len(row) != len(vocab):

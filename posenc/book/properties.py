@@ -9,10 +9,16 @@ from __future__ import annotations
 
 import torch
 
-from .._core.validate import check_float, check_int, check_size, check_tensor
+from posenc._core.validate import check_float, check_int, check_size, check_tensor
 
-__all__ = ["min_pairwise_distance", "first_repeat", "shift_map", "shift_map_residual", "diagonal_spread",
-           "attention_entropy"]
+__all__ = [
+    "min_pairwise_distance",
+    "first_repeat",
+    "shift_map",
+    "shift_map_residual",
+    "diagonal_spread",
+    "attention_entropy",
+]
 
 
 def _table(pe: torch.Tensor, *, pairwise: bool = False) -> torch.Tensor:
@@ -113,8 +119,10 @@ def diagonal_spread(matrix: torch.Tensor) -> float:
     if rows == 0 or cols == 0:
         return 0.0
     # a diagonal of equal entries has spread 0, also when they are all -inf (a causal mask)
-    return max(0.0 if hi == lo else float(hi - lo)
-               for hi, lo in ((d.max(), d.min()) for d in (matrix.diagonal(o) for o in range(1 - rows, cols))))
+    return max(
+        0.0 if hi == lo else float(hi - lo)
+        for hi, lo in ((d.max(), d.min()) for d in (matrix.diagonal(o) for o in range(1 - rows, cols)))
+    )
 
 
 def attention_entropy(logits: torch.Tensor) -> torch.Tensor:
