@@ -1,5 +1,7 @@
 # posenc: the course book and its package.
 #   make book       build the HTML book into _build/html from the notebooks' stored outputs
+#   make book-zh    the Chinese edition (中文版) into _build/zh/html, strictly; make notebooks-zh: its notebooks
+#   make i18n-update  extract the English text and merge it into locales/zh_CN (changed messages come back fuzzy)
 #   make lab        open a scratch copy of the chapters in JupyterLab (_build/lab; the checkout stays clean)
 #   make test       everything CI runs: ruff and mypy, unit tests (AVX2 kernels), notebooks under nbval, strict book build, browser tests
 #   make browser-lab  the chapters' explorers live in JupyterLab (a scratch copy), in headless Chromium
@@ -40,7 +42,7 @@ OTHER_KERNELS := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE
 # nbval-foreign under the generic ones, the stages together cover all three at no extra time.
 UNIT_KERNELS := ATEN_CPU_CAPABILITY=avx2 MKL_CBWR=AVX2
 
-.PHONY: setup system-npm system-chromium vendor book book-strict lab lab-checkout test lint unit nbval nbval-kernels \
+.PHONY: setup system-npm system-chromium vendor book book-strict book-zh notebooks-zh i18n-update lab lab-checkout test lint unit nbval nbval-kernels \
         nbval-foreign colab-env git-install lock browser browser-lab notebooks bench print-test-stages clean
 
 # `make setup` installs the exact, hashed versions of requirements.lock (LOCK=0: the ranges of
@@ -84,6 +86,27 @@ book-strict: setup vendor
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/.posenc_explorers && mkdir -p _build
 	$(PY) scripts/check_outputs.py $(NOTEBOOKS)
 	$(call with_threads,1) $(BIN)/jupyter-book build . -W -n --keep-going
+
+# The Chinese edition (book/_ext/posenc_i18n.py, scripts/i18n.py): the same sources, translated through
+# the gettext catalogs in locales/zh_CN. Its build is strict like the English one, and a message with no
+# translation (new, changed in English, or fuzzy) is a warning, so it fails until both languages agree.
+# It shares the English build's explorer frames (_build/.posenc_explorers).
+ZH_OUT := _build/zh
+book-zh: setup vendor
+	$(PY) scripts/i18n.py config
+	$(PY) scripts/i18n.py check
+	$(call with_threads,1) $(BIN)/jupyter-book build . -W -n --keep-going --config $(ZH_OUT)/_config.yml --path-output $(ZH_OUT)
+	rm -rf $(ZH_OUT)/html && mv $(ZH_OUT)/_build/html $(ZH_OUT)/html
+	@echo "Open $(CURDIR)/$(ZH_OUT)/html/index.html"
+
+notebooks-zh: setup
+	$(PY) scripts/i18n.py notebooks
+
+# After changing English text: extract every message (one catalog per document), then merge it into
+# the translated documents' catalogs. To begin translating a document: `$(PY) scripts/i18n.py start DOC`.
+i18n-update: setup
+	$(BIN)/jupyter-book build . --builder custom --custom-builder gettext --path-output _build/i18n
+	$(PY) scripts/i18n.py update
 
 # Readers run the chapters in a scratch copy (_build/lab/, git-ignored), so the checkout stays clean
 # and `git pull` never conflicts; copies already there (with the reader's changes) are kept.
@@ -132,7 +155,7 @@ browser: setup system-chromium
 browser-lab: setup system-chromium
 	$(PY) -m pytest tests -m jupyterlab -q -p no:cacheprovider
 
-TEST_STAGES := lint unit nbval nbval-foreign colab-env git-install book-strict browser browser-lab
+TEST_STAGES := lint unit nbval nbval-foreign colab-env git-install book-strict book-zh browser browser-lab
 test: system-npm system-chromium $(TEST_STAGES)
 	@echo "make test: all stages passed"
 

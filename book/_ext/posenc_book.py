@@ -113,7 +113,14 @@ def _cache_path(app, name: str) -> Path:
             ]
         ).encode()
     ).hexdigest()[:20]
-    return Path(app.outdir).parent / ".posenc_explorers" / f"{name}-{key}.html"
+    return _cache_dir(app) / f"{name}-{key}.html"
+
+
+def _cache_dir(app) -> Path:
+    """The frame cache: ``posenc_explorer_cache`` when set (the Chinese edition shares the English
+    book's cache: the frames do not depend on the language), else ``.posenc_explorers`` beside the
+    output folder."""
+    return Path(app.config.posenc_explorer_cache or Path(app.outdir).parent / ".posenc_explorers")
 
 
 def render_explorer(name: str, path: str) -> str:
@@ -144,6 +151,8 @@ def render_explorer(name: str, path: str) -> str:
 def _prerender(app) -> None:
     """Render every explorer the chapters use and the cache lacks, in parallel (one per core, at
     most 2), before the pages are read."""
+    if app.builder.format != "html":
+        return  # a message catalog (gettext) or any other output has no explorers
     names = set()
     for notebook in sorted(Path(app.srcdir).glob("notebooks/*.ipynb")):
         for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
@@ -183,6 +192,8 @@ def _source(cell: nodes.Element) -> str:
 
 def _insert_explorers(app, doctree) -> None:
     """After each explorer cell, the kernel-less explorer (see the module docstring)."""
+    if app.builder.format != "html":
+        return
     docname = app.env.docname
     found = []
     for cell in list(doctree.findall(nodes.container)):
@@ -349,6 +360,7 @@ def _resolve_by_import(app, env, node, contnode):
 
 
 def setup(app):
+    app.add_config_value("posenc_explorer_cache", None, "env")
     app.connect("missing-reference", _resolve_by_import)
     app.connect("config-inited", _repository_buttons, priority=900)
     app.connect("builder-inited", _prerender)

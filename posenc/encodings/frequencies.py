@@ -8,9 +8,9 @@ position, ``i = 0 .. dim/2 - 1``: from one radian per position down to almost ``
 Shape legend: ``dim`` the encoding width (``d_model`` or ``head_dim``), ``dim/2`` pairs.
 
 One implementation (``posenc._core.freq.frequency_ladder``) and one public name for it,
-:func:`posenc.encodings.rope.rope_inv_freq` ``(dim, base, dtype=...)``; this module holds its default
-base, :data:`DEFAULT_BASE`. The other names that return it are routes to that implementation for their
-own contexts, not other ladders:
+:func:`posenc.encodings.rope.rope_inv_freq` ``(dim, base, dtype=...)``; this module holds its
+default base, :data:`posenc.encodings.frequencies.DEFAULT_BASE`. The other names that return it are
+routes to that implementation for their own contexts, not other ladders:
 
 - :func:`posenc.encodings.absolute.sinusoidal_frequencies`: ``method="pow"`` is the ladder over
   ``d_model`` (float64 by default); ``method="exp_log"`` is a second way to round it, for chapter 2.

@@ -282,7 +282,7 @@ class RotaryEmbedding(nn.Module):
     it does not but equals the other candidate dimension the error says which ``seq_dim`` to pass.
 
     **Devices.** Nothing waits on a device. The cache grows from shapes (the default positions
-    ``arange(L)``) and is built on the buffers' own device (:func:`posenc._core.rope.cache_tables`:
+    ``arange(L)``) and is built on the buffers' own device (``posenc._core.rope.cache_tables``:
     float64 there, float32 on Apple's MPS, which has no float64), so growing it starts kernels and
     copies nothing to or from the host. Explicit ``position_ids`` on the CPU in eager mode are read
     (that costs no device wait) to refuse negative ones and grow the cache to the largest; on an

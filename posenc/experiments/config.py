@@ -39,9 +39,9 @@ EXPERIMENT_SCALINGS = ("pi", "dynamic", "yarn")
 #: The RoPE variants fine-tuned at the new length (plain, i.e. direct extrapolation; PI; YaRN), all with
 #: the one schedule of :data:`FINETUNE_SCHEDULE`.
 FINETUNED = ("rope", "pi", "yarn")
-#: The one fine-tuning schedule of every arm of both runs: inputs of ``length`` tokens, ``batch`` of
-#: them a step (2048 tokens, as in pre-training), ``steps`` steps of AdamW at peak learning rate ``lr``
-#: after ``warmup`` steps of linear warm-up, cosine decay to 0 at ``steps``
+#: The one fine-tuning schedule, shared by every arm of both runs. Inputs are ``length`` tokens,
+#: ``batch`` of them a step (2048 tokens, as in pre-training), ``steps`` steps of AdamW at peak learning
+#: rate ``lr`` after ``warmup`` steps of linear warm-up, cosine decay to 0 at ``steps``
 #: (:func:`~posenc.experiments.train_lm`); each arm is evaluated after each number of ``checkpoints``.
 FINETUNE_SCHEDULE: dict[str, Any] = {
     "length": 512,

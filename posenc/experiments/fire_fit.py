@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 WINDOW = 256
-#: The setting of the saved run: L-BFGS starts (seeds of FIRE's initialisation) and T5 tables.
+#: The setting of the saved run. L-BFGS starts (seeds of FIRE's initialisation) and T5 tables.
 FIRE_FIT_CONFIG: dict[str, Any] = {
     "window": WINDOW,
     "heads": 4,
@@ -95,8 +95,8 @@ def fit_lbfgs(target: torch.Tensor, hidden: int = 32, seed: int = 0, max_iter: i
 def fit_t5_by_construction(table: torch.Tensor) -> tuple[FireBias, int, float, float]:
     """Hidden units in pairs at the bucket edges (c = 1), output layer by least squares.
 
-    Returns (fire, number of edges, float64 residual / largest |bias|, float32 rounding scale of the
-    output layer / largest |bias|)."""
+    Returns (fire, number of edges, float64 residual / largest ``|bias|``, float32 rounding scale of the
+    output layer / largest ``|bias|``)."""
     pos = torch.arange(WINDOW)
     fire = FireBias(4, hidden=64, c_init=1.0, L_thr_init=WINDOW)
     with torch.no_grad():
@@ -120,7 +120,7 @@ def fit_t5_by_construction(table: torch.Tensor) -> tuple[FireBias, int, float, f
 
 
 def relative_error(fire: FireBias, target: torch.Tensor) -> float:
-    """Largest |fit - target| / largest |target|."""
+    """Largest ``|fit - target|`` / largest ``|target|``."""
     return ((fire_curve(fire).detach() - target).abs().max() / target.abs().max()).item()
 
 

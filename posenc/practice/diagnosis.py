@@ -6,7 +6,7 @@ known mistake, with how near it is (the share of the entries, wrong in either, w
 equals the mistake's, and the distance to it relative to the distance to posenc: never a mistake farther
 than posenc's answer); else
 NaN or an infinity where posenc is finite; else what raised, on which input and with which arguments;
-else the row that failed. An input changed in place is always named. :func:`_picture` picks the smallest
+else the row that failed. An input changed in place is always named. ``_picture`` picks the smallest
 failing input with a two-dimensional output, for the report's heatmap of got − expected.
 """
 
@@ -23,7 +23,7 @@ from .running import _equal_output
 
 UNKNOWN = "not one of the mistakes the checker knows"
 
-#: Nearest-mistake thresholds (see :func:`_nearest`): the output must be nearer (root-mean-square) the mistake's
+#: Nearest-mistake thresholds (see ``_nearest``): the output must be nearer (root-mean-square) the mistake's
 #: than posenc's, by at least ``NEAR_RATIO``; then either at least ``NEAR_ENTRIES`` of the entries where it or the
 #: mistake differ from posenc match the mistake, or the output is at most ``NEAR_DISTANCE`` as far from the
 #: mistake's as from posenc's and at least ``NEAR_SOME`` of those entries match.
