@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import html
 import json
 import re
 import sys
@@ -31,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
 from posenc_cite import CITE_LINK, cite_links_to_roles  # noqa: E402
-from posenc_i18n import SUMMARY, UNTRANSLATED  # noqa: E402
+from posenc_i18n import UNTRANSLATED, translate_summaries  # noqa: E402
 
 LANGUAGE = "zh_CN"
 CATALOGS = ROOT / "locales" / LANGUAGE / "LC_MESSAGES"
@@ -304,11 +303,7 @@ def translate_markdown(source: str, table: dict[str, str], parser=None) -> tuple
             return text
         return table[text]
 
-    def sub(match: re.Match) -> str:
-        source_text = html.unescape(match["text"].strip())
-        return match[1] + html.escape(summary(source_text), quote=False) + match[3]
-
-    text = SUMMARY.sub(sub, text)
+    text = translate_summaries(text, summary)
 
     def link(match: re.Match) -> str:
         key = match[1]
