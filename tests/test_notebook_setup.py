@@ -172,6 +172,18 @@ def test_show_source_shows_the_function_that_runs(obj_name):
         show_source(posenc)
 
 
+def test_show_source_collapsed_is_a_details_block_with_the_same_code():
+    import posenc
+    from posenc.book import show_source
+
+    plain = show_source(posenc.shaw_attention)
+    folded = show_source(posenc.shaw_attention, collapsed=True)
+    md = folded._repr_markdown_()
+    assert md.startswith("<details><summary><code>posenc/") and md.rstrip().endswith("</details>")
+    assert "`" not in md.split("</summary>", 1)[0], "the summary is HTML: no markdown backticks left"
+    assert md.split("```python\n", 1)[1].rsplit("```", 1)[0] == plain.code
+
+
 def test_chapters_show_their_central_functions():
     cells = {p.name: "\n".join("".join(c["source"]) for c in code_cells(p)) for p in NOTEBOOKS}
     wanted = {

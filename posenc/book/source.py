@@ -4,7 +4,9 @@ Python code block, read from the module that the kernel imported."""
 from __future__ import annotations
 
 import ast
+import html
 import inspect
+import re
 import textwrap
 from pathlib import Path
 
@@ -18,15 +20,22 @@ class Source:
     """A function's source, shown as a fenced Python block (markdown) in JupyterLab, Colab and the
     HTML book, and as plain text elsewhere."""
 
-    def __init__(self, title: str, code: str):
+    def __init__(self, title: str, code: str, *, collapsed: bool = False):
         for name, value in (("title", title), ("code", code)):
             if not isinstance(value, str):
                 raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+        if not isinstance(collapsed, bool):
+            raise TypeError(f"collapsed must be a bool, got {type(collapsed).__name__}")
         self.title = title
         self.code = code
+        self.collapsed = collapsed
 
     def _repr_markdown_(self) -> str:
-        return f"{self.title}\n\n```python\n{self.code}```\n"
+        block = f"```python\n{self.code}```\n"
+        if self.collapsed:  # an HTML <details> block: it collapses in JupyterLab, Colab, GitHub and the book
+            summary = re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(self.title, quote=False))
+            return f"<details><summary>{summary}</summary>\n\n{block}\n</details>\n"
+        return f"{self.title}\n\n{block}"
 
     def __repr__(self) -> str:
         return f"{self.title}\n\n{self.code}"
@@ -57,12 +66,14 @@ def _strip_docstring(code: str) -> str:
     return "".join(lines[:first] + lines[last:])
 
 
-def show_source(*objs, docstring: bool = False) -> Source:
+def show_source(*objs, docstring: bool = False, collapsed: bool = False) -> Source:
     """The source of posenc functions or classes, read from the files the kernel imported.
 
     Args:
         objs: one or more functions or classes (e.g. ``posenc.apply_rope``), shown in this order.
         docstring (bool): keep the docstrings (default: drop them; the chapter's prose explains).
+        collapsed (bool): show it as a collapsed ``<details>`` block headed by the title (for a
+            listing that is evidence rather than the main line).
 
     Returns:
         A :class:`Source`; as a cell's last expression it shows as one highlighted code block
@@ -83,4 +94,4 @@ def show_source(*objs, docstring: bool = False) -> Source:
         blocks.append(code.rstrip("\n") + "\n")
         names.setdefault(_package_path(obj), []).append(f"`{obj.__qualname__}`")
     title = "; ".join(f"`{path}`: " + ", ".join(found) for path, found in names.items())
-    return Source(title + ("" if docstring else " (docstrings omitted)"), "\n\n".join(blocks))
+    return Source(title + ("" if docstring else " (docstrings omitted)"), "\n\n".join(blocks), collapsed=collapsed)
