@@ -39,8 +39,9 @@ TEMPLATES = ROOT / "_build" / "i18n" / "_build" / "gettext"
 ZH = ROOT / "_build" / "zh"
 TITLE = "Transformer 中的位置编码"
 FOOTER = (
-    "本书每个数值结论都由其笔记本或测试中的断言检查，或打印自一次注明机器的已保存运行；"
-    "计时只打印，从不断言。本书的图、交互探索器、代码及其注释、练习检查器的提示均为英文。"
+    "本书计算的每个数字都由其笔记本或测试中的断言检查，或打印自一次注明机器的已保存运行；"
+    "引自论文和模型配置的数字注明出处。测试本书时测得的时间既不断言也不显示。"
+    "本书的图、交互探索器、代码及其注释、练习检查器的提示均为英文。"
 )
 
 #: One Chinese term for each term of the glossary (book/glossary.md gives both): an English message

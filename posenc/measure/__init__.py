@@ -6,7 +6,7 @@ Modules, one concept each:
 - :mod:`posenc.measure.timing`: median wall time of repeated calls, rounds interleaved over calls,
   per-round ratios
 - :mod:`posenc.measure.memory`: :class:`TensorMemory`, the bytes of tensors torch creates (counted,
-  the same on every machine, no ``/proc`` or ``resource``)
+  the same on every machine for a given PyTorch version, no ``/proc`` or ``resource``)
 - :mod:`posenc.measure.costs`: operation counts, and Shaw's and attention's memory and time measured
   in a fresh process (``python -m posenc.measure ...``)
 - :mod:`posenc.measure.host`: the machine a measurement ran on (:func:`machine`)

@@ -1,4 +1,4 @@
-"""Costs of attention that are the same on every machine (operation counts, bytes of tensors), and
+"""Costs of attention that do not depend on the machine (operation counts, bytes of tensors), and
 the times measured beside them in a fresh process.
 
 :func:`matmul_flops` counts the floating-point operations of matrix products. Each of
@@ -62,8 +62,8 @@ def shaw_peak_memory(method: str, length: int, *, heads: int = 4, head_dim: int 
     """Extra peak memory (MiB) and median time (s) of one Shaw attention call, in a fresh process.
 
     The memory is the most bytes of tensors created by the call that were alive at once, counted by
-    torch's dispatcher (:class:`~posenc.measure.TensorMemory`): the same on every machine; a
-    kernel's internal workspace is not included.
+    torch's dispatcher (:class:`~posenc.measure.TensorMemory`): for a given PyTorch version on the CPU, the same on
+    every machine; a kernel's internal workspace is not included.
 
     Args:
         method (str): ``"naive"`` (materialises ``[L, L, d]``) or ``"efficient"`` (posenc's form).
@@ -98,8 +98,8 @@ def attention_cost(method: str, length: int, *, heads: int = 4, head_dim: int = 
     Runs in a fresh process (batch 1, ``heads * head_dim`` model width, projections included, the
     method's default options). The extra peak memory is the most bytes of tensors created by the
     forward that were alive at once, counted by torch's dispatcher
-    (:class:`~posenc.measure.TensorMemory`): the same on every machine; a kernel's internal
-    workspace (e.g. the fused attention kernel's per-thread buffers) is not included. The time is
+    (:class:`~posenc.measure.TensorMemory`): for a given PyTorch version, the same on every CPU; a
+    kernel's internal workspace (e.g. the fused attention kernel's per-thread buffers) is not included. The time is
     the median of ``repeat`` calls, measured without the counter.
 
     Args:

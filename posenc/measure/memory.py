@@ -1,9 +1,11 @@
 """Memory counted, not sampled: the bytes of the tensors torch creates while a counter is active.
 
 :class:`TensorMemory` (a ``TorchDispatchMode``) adds up the bytes of the tensors that torch's
-operators return while it is active and subtracts them when they are freed. The count is the same
-on every machine, operating system, CPU and thread count (it depends on the shapes and dtypes of
-the tensors only), and it needs nothing Unix-only (no ``/proc``, no ``resource``). What it does not
+operators return while it is active and subtracts them when they are freed. For a given PyTorch
+version on the CPU, the count is the same on every machine, operating system, CPU and thread count
+(it depends on the operators a call breaks into and on the shapes and dtypes of their tensors; another
+PyTorch version or device may break a call into other operators), and it needs nothing Unix-only
+(no ``/proc``, no ``resource``). What it does not
 count: memory an operator's kernel allocates for its own use and frees before returning
 (workspaces, per-thread buffers), the Python interpreter and the allocator's overhead.
 """
@@ -33,9 +35,9 @@ class TensorMemory(TorchDispatchMode):
     is the bytes alive now, ``m.peak`` the most alive at once (both ints), ``m.peak_mib`` the peak
     in MiB. Tensors that existed before are not counted, so the peak is the extra memory of what ran
     inside. Not counted: what a kernel allocates and frees inside one operator (e.g. the per-thread
-    buffers of PyTorch's CPU flash attention), Python objects, the allocator's overhead. The same
-    count on every machine: it depends on shapes and dtypes only. Costs a Python call per operator:
-    do not time code while it is active.
+    buffers of PyTorch's CPU flash attention), Python objects, the allocator's overhead. For a given
+    PyTorch version on the CPU, the same count on every machine (see the module docstring). Costs a
+    Python call per operator: do not time code while it is active.
     """
 
     def __init__(self) -> None:
@@ -87,7 +89,7 @@ class TensorMemory(TorchDispatchMode):
 
 def tensor_peak_mib(fn: Callable[[], object]) -> float:
     """Extra peak memory of ``fn()`` in MiB: the most bytes of tensors created by ``fn`` that were
-    alive at once (:class:`TensorMemory`; the same on every machine).
+    alive at once (:class:`TensorMemory`; for a given PyTorch version on the CPU, the same on every machine).
 
     Args:
         fn: a callable taking no arguments; its result is dropped.
@@ -124,8 +126,8 @@ def current_rss_mib() -> float:
 
 def peak_rss_mib() -> float:
     """The most MiB of tensors created since :func:`reset_peak_rss` that were alive at once; stops
-    that count (0.0 when none was started). The same number on every machine (see
-    :class:`TensorMemory`)."""
+    that count (0.0 when none was started). For a given PyTorch version on the CPU, the same
+    number on every machine (see :class:`TensorMemory`)."""
     global _GLOBAL_COUNTER
     if _GLOBAL_COUNTER is None:
         return 0.0
