@@ -279,7 +279,7 @@ RULES: dict[str, tuple] = {
     "| xPos | decays": (lambda: [f"{round(float(_xpos_limit()), -3):.0f}"], "32"),
     # the claims: chapters 10 and 11, and what chapters 3, 5, 6, 7, 8 compute in the library
     "| Shaw logits depend on": (lambda: [], "13 10 4 64 512"),
-    "| The key-position form": (lambda: [], "16"),
+    "| The key-position form": (lambda: [], "16 8 256 12 16"),
     "| T5 buckets: exact for the nearest": (_t5_row, "5 0 128"),
     "| Independent $q, k$": (
         _decay_row,
