@@ -117,6 +117,9 @@ def test_page_renders_cleanly(server, browser, page_path):
           details: main.querySelectorAll('details').length,
           detailsOpen: [...main.querySelectorAll('details')].filter(d => d.open).length,
           solutionsShown: [...main.querySelectorAll('details pre')].filter(p => p.checkVisibility()).length,
+          // a chapter's evidence: collapsed blocks whose content is off screen until opened
+          collapsedShown: [...main.querySelectorAll('details')].filter(d => !d.open)
+            .flatMap(d => [...d.children].filter(c => c.tagName !== 'SUMMARY' && c.checkVisibility())).length,
           traceback: /Traceback \\(most recent call last\\)/.test(main.innerText),
           // widgets outside a kernel-less explorer would be snapshots of live widgets: dead controls
           widgets: [...document.querySelectorAll('.jupyter-widgets, .widget-slider, input[type=range], '
@@ -143,6 +146,9 @@ def test_page_renders_cleanly(server, browser, page_path):
         assert report["detailsOpen"] == 0 and report["solutionsShown"] == 0, f"a solution shows uncollapsed: {report}"
     elif page_path.startswith("notebooks/"):
         assert report["typeset"] > 0 and report["images"] > 0, f"a chapter without math or figures: {report}"
+        # issue 36: the evidence is collapsed (raw HTML <details> and the hidden cells' toggles), closed
+        assert report["details"] > 0, f"a chapter without a collapsed block: {report}"
+        assert report["detailsOpen"] == 0 and report["collapsedShown"] == 0, f"a collapsed block shows: {report}"
 
 
 # ---------------------------------------------------------------------------------------------

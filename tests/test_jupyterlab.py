@@ -432,7 +432,11 @@ def test_chapter_in_jupyterlab(lab, lab_page, nb):
                const md = [...w.content.node.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown')];
                const raw = md.map(e => e.innerText).filter(t => /\\{cite[:\\w]*\\}|\\{bibliography\\}/.test(t));
                const outputs = [...w.content.node.querySelectorAll('.jp-OutputArea-output')].map(e => e.innerText);
+               const details = md.flatMap(e => [...e.querySelectorAll('details')]);
                return { dirty: w.context.model.dirty, markdown: md.length,
+                        details: details.length, detailsOpen: details.filter(d => d.open).length,
+                        collapsedShown: details.filter(d => !d.open).flatMap(d => [...d.children]
+                          .filter(c => c.tagName !== 'SUMMARY' && c.checkVisibility())).length,
                         unrendered: w.content.widgets.filter(c => c.model.type === 'markdown' && !c.rendered).length,
                         rawCite: raw.map(t => t.slice(0, 160)),
                         reprs: outputs.filter(t => /\\b(VBox|HBox|GridBox)\\(children=/.test(t))
@@ -444,6 +448,12 @@ def test_chapter_in_jupyterlab(lab, lab_page, nb):
         if report["markdown"] == 0 or report["unrendered"]:
             problems.append(f"markdown not rendered: {report['markdown']} rendered, {report['unrendered']} not")
         problems += [f"raw citation markup shown: {t!r}" for t in report["rawCite"][:3]]
+        # issue 36: the evidence sits in <details> blocks that JupyterLab shows closed, content hidden
+        if report["details"] == 0 or report["detailsOpen"] or report["collapsedShown"]:
+            problems.append(
+                f"collapsed blocks: {report['details']} found, {report['detailsOpen']} open, "
+                f"{report['collapsedShown']} elements of a closed one on screen"
+            )
         cited = sorted(k for _, k in _cite_links(nb))
         shown = sorted(a["key"] for a in report["citeLinks"] if a["text"] and a["href"])
         if shown != cited:
