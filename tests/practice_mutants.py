@@ -2002,3 +2002,248 @@ ROUND2 = {
 }
 for _task, _extra in ROUND2.items():
     MUTANTS[_task] += _extra
+
+
+# ---------------------------------------------------------------------------------------------
+# Round 3 (issue 39, the fresh learner-review's functions that exposed a defect): copied as the learner wrote
+# them, with the helpers they called. Non-integer factors, and the variants once "not one of the mistakes".
+def _l_pi_hf(head_dim, base, factor):
+    inv = 1.0 / (base ** (torch.arange(0, head_dim, 2, dtype=torch.int64).float() / head_dim))
+    return inv / factor
+
+
+def _l_ntk_hf(head_dim, base, factor):
+    b = base * factor ** (head_dim / (head_dim - 2))
+    return 1.0 / (b ** (torch.arange(0, head_dim, 2, dtype=torch.int64).float() / head_dim))
+
+
+def _l_yarn_hf(dim, base, factor, L, beta_fast=32.0, beta_slow=1.0, *, clip_hi=None):
+    def find_correction_dim(num_rotations):
+        return (dim * math.log(L / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    low, high = math.floor(find_correction_dim(beta_fast)), math.ceil(find_correction_dim(beta_slow))
+    low, high = max(low, 0), min(high, dim - 1 if clip_hi is None else clip_hi)
+    if low == high:
+        high += 0.001
+    ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
+    pos_freqs = base ** (torch.arange(0, dim, 2).float() / dim)
+    inv = 1.0 / (factor * pos_freqs) * ramp + 1.0 / pos_freqs * (1 - ramp)
+    return inv, 0.1 * math.log(factor) + 1.0
+
+
+def _l_rh(x):
+    h = x.shape[-1] // 2
+    return torch.cat([-x[..., h:], x[..., :h]], -1)
+
+
+def _l_attention(q, k, v, cos, sin, bias, attention_scaling, *, sin_scale=True, width=False, half=False, mask=1):
+    if cos is not None:
+        c, s = cos * attention_scaling, sin * (attention_scaling if sin_scale else 1.0)
+        q = q * c + _l_rh(q) * s
+        k = k * c + _l_rh(k) * s
+    L, d = q.shape[-2:]
+    w = q @ k.transpose(-1, -2) / math.sqrt(d * q.shape[1] if width else d)
+    if bias is not None:
+        w = w + bias
+    w = w.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(mask), float("-inf"))
+    return (w.half().softmax(-1).float() if half else w.softmax(-1)) @ v
+
+
+def l_pi_hf(head_dim, base, factor):
+    return _l_pi_hf(head_dim, base, factor)
+
+
+def l_pi_int_factor(head_dim, base, factor):
+    return _l_pi_hf(head_dim, base, int(factor))
+
+
+def l_pi_skips_first(head_dim, base, factor):  # the fastest pair left undivided
+    inv = _l_pi_hf(head_dim, base, 1.0)
+    return torch.cat([inv[:1], (inv / factor)[1:]])
+
+
+def l_ntk_hf(head_dim, base, factor):
+    return _l_ntk_hf(head_dim, base, factor)
+
+
+def l_ntk_int_factor(head_dim, base, factor):
+    return _l_ntk_hf(head_dim, base, int(factor))
+
+
+def l_yarn_hf(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    return _l_yarn_hf(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow)
+
+
+def l_yarn_int_factor(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    return _l_yarn_hf(head_dim, base, int(factor), original_max_position_embeddings, beta_fast, beta_slow)
+
+
+def l_yarn_clip_half(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    L0 = original_max_position_embeddings
+    return _l_yarn_hf(head_dim, base, factor, L0, beta_fast, beta_slow, clip_hi=head_dim // 2)
+
+
+def l_sin_hardcoded_and_half(seq_len, d_model, base=10000.0):  # base hard-coded 10000 and fp16 angles
+    pos = torch.arange(seq_len, dtype=torch.float16)[:, None]
+    inv = (10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float32) / d_model)).half()
+    a = (pos * inv).float()
+    return torch.stack([a.sin(), a.cos()], -1).reshape(seq_len, d_model)
+
+
+def l_sin_denominator_dminus1(seq_len, d_model, base=10000.0):
+    pos = torch.arange(seq_len, dtype=torch.float32)[:, None]
+    a = pos * base ** (-torch.arange(0, d_model, 2, dtype=torch.float32) / max(d_model - 1, 1))
+    return torch.stack([a.sin(), a.cos()], -1).reshape(seq_len, d_model)
+
+
+def l_concat_fairseq_padding(seq_len, d_model, base=10000.0):  # a zero row prepended, positions shifted by one
+    half = d_model // 2
+    emb = torch.exp(torch.arange(half, dtype=torch.float) * -(math.log(base) / (half - 1)))
+    a = torch.arange(seq_len, dtype=torch.float)[:, None] * emb[None]
+    out = torch.cat([a.sin(), a.cos()], 1)
+    return torch.cat([torch.zeros(1, d_model), out[:-1]], 0)
+
+
+def l_shaw_idx_shift_2k(q_len, max_distance):
+    r = torch.arange(q_len)
+    return (r[None, :] - r[:, None] + 2 * max_distance).clamp(0, 2 * max_distance)
+
+
+def l_shaw_att_k_rows(q, k, v, rel_k, rel_v):  # max_distance = rows // 2 - 1
+    L, d = q.shape[-2:]
+    kk = max(rel_k.shape[0] // 2 - 1, 0)
+    p = torch.arange(L)
+    idx = (p[None, :] - p[:, None]).clamp(-kk, kk) + kk
+    s = (q @ k.transpose(-1, -2) + torch.einsum("...id,ijd->...ij", q, rel_k[idx])) / math.sqrt(d)
+    a = s.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf")).softmax(-1)
+    return a @ v + torch.einsum("...ij,ijd->...id", a, rel_v[idx])
+
+
+def l_t5c_log2(relative_position, num_buckets=32, max_distance=128):  # log2 over a natural log
+    n = (-relative_position).clamp(min=0)
+    me = num_buckets // 2
+    large = me + (torch.log2(n.float() / me) / math.log(max_distance / me) * (num_buckets - me)).long()
+    return torch.where(n < me, n, large.clamp(max=num_buckets - 1))
+
+
+def l_il_pairs_reshape(x, cos, sin):  # reshape(2, d/2): pairs (i, i + d/2), written back interleaved
+    d = x.shape[-1]
+    xs = x.reshape(*x.shape[:-1], 2, d // 2)
+    a, b = xs[..., 0, :], xs[..., 1, :]
+    c, s = cos[..., 0::2], sin[..., 0::2]
+    return torch.stack([a * c - b * s, a * s + b * c], -1).flatten(-2)
+
+
+def _l_off_hf(x, offset, base=10000.0):
+    L, d = x.shape[-2:]
+    inv = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+    f = torch.outer(torch.arange(offset, offset + L, dtype=torch.float32), inv)
+    emb = torch.cat([f, f], -1)
+    return x * emb.cos().to(x.dtype) + _l_rh(x) * emb.sin().to(x.dtype)
+
+
+def l_off_hf(x, offset, base=10000.0):
+    return _l_off_hf(x, offset, base)
+
+
+def l_off_minus_one(x, offset, base=10000.0):  # positions offset - 1 .. (right at offset 0 only)
+    return _l_off_hf(x, max(offset - 1, 0), base)
+
+
+def l_slopes_from_zero(n_heads):  # r^0 .. r^(n-1) for every n
+    r = 2 ** (-8 / n_heads)
+    return torch.tensor([r**i for i in range(n_heads)], dtype=torch.float32)
+
+
+def l_slopes_ratio_inverse(n_heads):  # r = 2^(-n/8)
+    r = 2 ** (-n_heads / 8)
+    return torch.tensor([r ** (i + 1) for i in range(n_heads)], dtype=torch.float32)
+
+
+def l_slopes_ratio_half(n_heads):  # non-powers of two: one geometric sequence starting at 1/2
+    if math.log2(n_heads).is_integer():
+        return slopes_official(n_heads)
+    return torch.tensor([0.5 * (2 ** (-8 / n_heads)) ** i for i in range(n_heads)], dtype=torch.float32)
+
+
+def l_slopes_mpt_swapped(n_heads):  # MPT's halves in the wrong order
+    _n = 2 ** math.ceil(math.log2(n_heads))
+    slopes = 1.0 / torch.pow(2, torch.arange(1, _n + 1, dtype=torch.float32) * (8 / _n))
+    return torch.cat([slopes[::2], slopes[1::2]])[:n_heads] if _n != n_heads else slopes
+
+
+def l_attn_manual(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return _l_attention(q, k, v, cos, sin, bias, attention_scaling)
+
+
+def l_attn_mask_1e4(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):  # the statement's -1e4
+    if cos is not None:
+        c, s = cos * attention_scaling, sin * attention_scaling
+        q, k = q * c + _l_rh(q) * s, k * c + _l_rh(k) * s
+    L = q.shape[-2]
+    w = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]) + (0 if bias is None else bias)
+    return w.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), -1e4).softmax(-1) @ v
+
+
+def l_attn_width(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return _l_attention(q, k, v, cos, sin, bias, attention_scaling, width=True)
+
+
+def l_attn_scaling_cos_only(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return _l_attention(q, k, v, cos, sin, bias, attention_scaling, sin_scale=False)
+
+
+def l_attn_softmax_f16(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return _l_attention(q, k, v, cos, sin, bias, attention_scaling, half=True)
+
+
+def l_attn_mask_off_by_one(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):  # triu(2)
+    return _l_attention(q, k, v, cos, sin, bias, attention_scaling, mask=2)
+
+
+ROUND3 = {
+    "sinusoidal_encoding": [
+        (
+            "two mistakes together: base ignored (10000 hard-coded) and angles computed in float16",
+            l_sin_hardcoded_and_half,
+        ),
+        ("exponent 2i/(d−1) instead of 2i/d", l_sin_denominator_dminus1),
+    ],
+    "sinusoidal_concat": [("two mistakes together: row 0 zeroed", l_concat_fairseq_padding)],
+    "shaw_relative_index": [("your index is clip(j − i + 8, 0, 8) at q_len=16, max_distance=4", l_shaw_idx_shift_2k)],
+    "shaw_attention": [("clipping distance k taken as rows // 2 − 1", l_shaw_att_k_rows)],
+    "t5_causal_bucket": [("log2 in the numerator over a natural log", l_t5c_log2)],
+    "apply_rope_interleaved": [("written back interleaved", l_il_pairs_reshape)],
+    "apply_rope_offset": [("positions start at offset − 1 (off by one)", l_off_minus_one)],
+    "alibi_slopes": [
+        ("the slopes start at 1 (r^0, ..., r^(n−1))", l_slopes_from_zero),
+        ("the ratio is inverted: 2^(−n/8) instead of 2^(−8/n)", l_slopes_ratio_inverse),
+        ("for n_heads=3 the first slope is 0.5", l_slopes_ratio_half),
+        ("MPT's interleave with its halves swapped", l_slopes_mpt_swapped),
+    ],
+    "pi_inv_freq": [
+        ("factor truncated to an integer", l_pi_int_factor),
+        ("only the fastest pair (θ_0 = 1) left undivided", l_pi_skips_first),
+    ],
+    "ntk_inv_freq": [("factor truncated to an integer", l_ntk_int_factor)],
+    "yarn_inv_freq": [
+        ("factor truncated to an integer", l_yarn_int_factor),
+        ("high clipped to d/2 instead of d − 1", l_yarn_clip_half),
+    ],
+    "attention": [
+        ("logits divided by √(h·d) (the model width)", l_attn_width),
+        ("attention_scaling applied to cos only", l_attn_scaling_cos_only),
+        ("softmax computed in float16", l_attn_softmax_f16),
+        ("causal mask off by one", l_attn_mask_off_by_one),
+    ],
+}
+for _task, _extra in ROUND3.items():
+    MUTANTS[_task] += _extra
+for _task, _fns in {
+    "pi_inv_freq": [l_pi_hf],
+    "ntk_inv_freq": [l_ntk_hf],
+    "yarn_inv_freq": [l_yarn_hf],
+    "apply_rope_offset": [l_off_hf],
+    "attention": [l_attn_manual, l_attn_mask_1e4],
+}.items():
+    CORRECT[_task] += _fns

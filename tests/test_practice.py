@@ -226,6 +226,45 @@ def test_unknown_mistake_is_one_line_with_its_input_and_a_picture():
     assert r.picture is not None and "posenc-practice-picture" in r._repr_html_()
 
 
+def test_smallest_failing_input_is_one_where_the_output_is_wrong():
+    """Issue 39, round 2: right at offset 0 and wrong after it, so the decode-step property fails on an offset-0
+    input; the diagnosis names the first input where the output itself is wrong, and the picture is drawn there."""
+    ref = practice.reference("apply_rope_offset")
+
+    def off(x, offset, base=10000.0):
+        return ref(x, offset, base) * (1.0 if offset == 0 else 1.01)
+
+    r = check("apply_rope_offset", off)
+    assert r.diagnoses[0].startswith(practice.UNKNOWN), r.diagnoses
+    cases = practice._tasks()["apply_rope_offset"].cases()
+    first_wrong = next(c for c in cases if c.args[1] != 0)
+    assert r.diagnoses[0].endswith(
+        f"smallest failing input: {first_wrong.label} (the picture below shows got − expected there)"
+    ), r.diagnoses
+    assert r.picture is not None and r.picture["where"] == first_wrong.label
+
+
+def test_attention_mask_at_minus_1e4_passes_as_the_statement_says():
+    """practice_4's statement: a finite mask value at or below −1e4 passes (its exp is 0); 0 does not."""
+
+    def masked_with(value):
+        def fn(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+            if cos is not None:
+                c, s = cos * attention_scaling, sin * attention_scaling
+                q, k = (
+                    t * c + torch.cat([-t[..., t.shape[-1] // 2 :], t[..., : t.shape[-1] // 2]], -1) * s for t in (q, k)
+                )
+            L = q.shape[-2]
+            w = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]) + (0 if bias is None else bias)
+            return w.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), value).softmax(-1) @ v
+
+        return fn
+
+    for value in (-1e4, -1e9, torch.finfo(torch.float32).min):
+        assert check("attention", masked_with(value)).passed, value
+    assert not check("attention", masked_with(0.0)).passed
+
+
 def test_learned_lookup_refuses_only_with_value_or_index_error():
     from practice_mutants import learned_assert, learned_typo
 

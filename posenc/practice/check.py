@@ -174,5 +174,7 @@ def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
     report.diagnoses = _diagnose(t, cases, outs, expected, mistaken, rows, modified)
     report.picture = _picture(t, cases, outs, expected)
     if report.picture is not None and report.diagnoses[0].startswith(UNKNOWN):
-        report.diagnoses[0] += " (the picture below shows got − expected there)"
+        at = report.picture["where"]
+        there = "there" if report.diagnoses[0].endswith(f"smallest failing input: {at}") else f"at {at}"
+        report.diagnoses[0] += f" (the picture below shows got − expected {there})"
     return report

@@ -49,7 +49,11 @@ def _diagnose(t: Task, cases, outs, expected, mistaken, rows, modified=()) -> li
                 break
         if not found and valued:
             _CURRENT[0] = t
-            found += [text for text, detect in t.detectors if _safe(detect, cases, outs, valued)][:1]
+            for text, detect in t.detectors:
+                said = _safe(detect, cases, outs, valued)
+                if said:  # a detector may say more than its text: the quantities it measured
+                    found.append(said if isinstance(said, str) else text)
+                    break
         if not found and valued:
             near = _nearest(t, cases, outs, expected, mistaken, valued)
             if near:
@@ -73,10 +77,21 @@ def _diagnose(t: Task, cases, outs, expected, mistaken, rows, modified=()) -> li
         found.append(rows[0].detail)  # wrong type, shape or dtype, or no refusal: the row says what to change
     if found:
         return found
-    where = next((r for r in rows if r.ok is False), None)
-    if where is not None and where.where:
-        return [f"{UNKNOWN}; smallest failing input: {where.where}"]
+    where = _smallest_failing(cases, differing, rows)
+    if where:
+        return [f"{UNKNOWN}; smallest failing input: {where}"]
     return [UNKNOWN]
+
+
+def _smallest_failing(cases, differing, rows) -> str:
+    """The smallest input (the first in the sweep's order) where the output differs from posenc's; when it
+    equals posenc's everywhere (only a property that calls it again fails), the first input of any failing row.
+    Never an input where the function's own output is right while another is not."""
+    if differing:
+        return cases[differing[0]].label
+    order = {c.label: i for i, c in reversed(list(enumerate(cases)))}
+    failing = [r.where for r in rows if r.ok is False and r.where]
+    return min(failing, key=lambda w: order.get(w, len(cases))) if failing else ""
 
 
 def _parts(out: Any) -> list[torch.Tensor]:
@@ -189,11 +204,13 @@ def _nan_where_finite(t: Task, cases, outs, expected, usable) -> str | None:
     return None
 
 
-def _safe(detect, cases, outs, usable) -> bool:
+def _safe(detect, cases, outs, usable) -> bool | str:
+    """What a detector says: False, True (its own text), or a diagnosis in words; False if it raised."""
     try:
-        return bool(detect(cases, outs, usable))
+        said = detect(cases, outs, usable)
     except Exception:  # noqa: BLE001
         return False
+    return said if isinstance(said, str) and said else bool(said)
 
 
 def _picture(t: Task, cases, outs, expected) -> dict | None:

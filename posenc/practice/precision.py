@@ -19,9 +19,11 @@ _CURRENT: list = [None]
 _ANGLE_TASKS = ("sinusoidal_encoding", "rope_cos_sin")
 
 
-def _lowp(kind: str, what: str = "angles"):
+def _lowp(kind: str, what: str = "angles", *, fixed_base: float | None = None):
     """A detector: the result is off from posenc by a relative error of float16 (2^-11 per rounding) or
-    bfloat16 (2^-8) rounding, the kind of error low-precision angles or frequencies leave."""
+    bfloat16 (2^-8) rounding, the kind of error low-precision angles or frequencies leave. With ``fixed_base``
+    (angle tasks only), off by that much from the angles at that base whatever ``base`` was passed: two mistakes
+    at once, the base ignored and the angles in low precision."""
     limit = {"float16": (2e-5, 1.6e-3), "bfloat16": (1.6e-3, 5e-2)}[kind]
 
     def detect(cases, outs, usable):
@@ -31,7 +33,9 @@ def _lowp(kind: str, what: str = "angles"):
         for i in usable:
             if isinstance(outs[i], _Crash) or isinstance(expected[i], _Crash):
                 continue
-            true = _true_angles(t.name, cases[i])  # float64, unwrapped: p * theta itself
+            true = _true_angles(t.name, cases[i], fixed_base)  # float64, unwrapped: p * theta itself
+            if fixed_base is not None and true is None:
+                return False
             ang_o = _angles_of(t.name, outs[i])
             if ang_o is None or (true is not None and true.shape != ang_o.shape):
                 return False
@@ -56,15 +60,21 @@ def _lowp(kind: str, what: str = "angles"):
             return 2.0**-14 < worst < hi
         return lo < worst < hi
 
+    if fixed_base is not None:
+        return (
+            f"two mistakes together: base ignored ({fixed_base:g} hard-coded) and {what} computed in {kind}",
+            detect,
+        )
     return (f"{what} computed in {kind}", detect)
 
 
-def _true_angles(task: str, case) -> torch.Tensor | None:
+def _true_angles(task: str, case, fixed_base: float | None = None) -> torch.Tensor | None:
     """The exact angles p * theta_i of an angle task's input, in float64 and not wrapped: the relative error
     of the learner's angle is measured against these, never against an atan2 angle in [-pi, pi]."""
     if task == "sinusoidal_encoding":
         L, d = case.args[:2]
         base = float(case.args[2]) if len(case.args) > 2 else 10000.0
+        base = base if fixed_base is None else fixed_base
         theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
         return torch.arange(L, dtype=torch.float64)[:, None] * theta[None, :]
     if task == "rope_cos_sin":

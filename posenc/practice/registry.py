@@ -60,6 +60,7 @@ from .tasks_alibi import (
     _prop_slopes_positive,
     _ref_bias,
     _slopes_cases,
+    _slopes_geometric,
     _slopes_linear,
     _slopes_structure,
     _slopes_variants,
@@ -83,6 +84,7 @@ from .tasks_relative import (
     _shaw_attn_structure,
     _shaw_cases,
     _shaw_mistakes,
+    _shaw_shift_clip,
     _shaw_structure,
     _t5_cases,
     _t5_causal_cases,
@@ -153,7 +155,12 @@ def _task_list() -> list[Task]:
             ],
             _sin_mistakes(),
             _sin_structure,
-            detectors=[_lowp("float16"), _lowp("bfloat16")],
+            detectors=[
+                _lowp("float16"),
+                _lowp("bfloat16"),
+                _lowp("float16", fixed_base=10000.0),
+                _lowp("bfloat16", fixed_base=10000.0),
+            ],
         )
     )
     t.append(
@@ -190,6 +197,7 @@ def _task_list() -> list[Task]:
             [("indices in [0, 2k]", _prop_shaw_range), ("depends on j − i only", _prop_toeplitz)],
             _shaw_mistakes(),
             _shaw_structure,
+            detectors=[("index shifted or clipped otherwise than Shaw's", _shaw_shift_clip)],
         )
     )
     t.append(
@@ -252,7 +260,12 @@ def _task_list() -> list[Task]:
             [("cos² + sin² = 1", _prop_unit), ("half layout: cat([a, a])", _prop_halves)],
             _cs_mistakes(),
             _cs_structure,
-            detectors=[_lowp("float16"), _lowp("bfloat16")],
+            detectors=[
+                _lowp("float16"),
+                _lowp("bfloat16"),
+                _lowp("float16", fixed_base=10000.0),
+                _lowp("bfloat16", fixed_base=10000.0),
+            ],
         )
     )
     for layout in ("half", "interleaved"):
@@ -301,6 +314,7 @@ def _task_list() -> list[Task]:
                 ("ALiBi slopes linear in the head index", _slopes_linear),
                 _lowp("float16", "slopes"),
                 _lowp("bfloat16", "slopes"),
+                ("slopes geometric with another start or ratio", _slopes_geometric),
             ],
         )
     )

@@ -114,6 +114,10 @@ def _sin_mistakes():
             "exponent 2i/(d−2) (a linspace to 1) instead of 2i/d",
             lambda L, d, b=1e4: _sin_variant(L, d, b, denom=max(d - 2, 1)),
         ),
+        (
+            "exponent 2i/(d−1) instead of 2i/d: the denominator is d_model itself",
+            lambda L, d, b=1e4: _sin_variant(L, d, b, denom=max(d - 1, 1)),
+        ),
         ("angles computed in float16", lambda L, d, b=1e4: _sin_variant(L, d, b, dtype=torch.float16)),
         ("angles computed in bfloat16", lambda L, d, b=1e4: _sin_variant(L, d, b, dtype=torch.bfloat16)),
         (
@@ -178,6 +182,12 @@ def _concat_mistakes():
             "row 0 zeroed, as fairseq's get_embedding does for its padding row: here position 0 is an ordinary "
             "position, [sin 0 | cos 0] = [0, ..., 0, 1, ..., 1]",
             lambda L, d, b=1e4: _concat_variant(L, d, b, pad=True),
+        ),
+        (
+            "two mistakes together: row 0 zeroed (fairseq's padding row) and the positions shifted by one (a zero "
+            "row prepended, so row p holds position p − 1): here row p holds position p and row 0 is "
+            "[sin 0 | cos 0] = [0, ..., 0, 1, ..., 1]",
+            lambda L, d, b=1e4: _concat_variant(L, d, b, start=-1, pad=True),
         ),
     ]
 

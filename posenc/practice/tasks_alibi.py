@@ -58,6 +58,11 @@ def _slopes_variants():
         c = 2 ** math.floor(math.log2(n))
         return torch.tensor(_official_pow2(c) + _official_pow2(c)[: n - c])
 
+    def mpt_swapped(n):
+        c2 = 2 ** math.ceil(math.log2(n))
+        m = _official_pow2(c2)
+        return torch.tensor(m if c2 == n else (m[0::2] + m[1::2])[:n])
+
     return [
         (
             "non-power-of-two heads: the extra slopes come from 2c heads (c the closest lower power of two, then every "
@@ -89,6 +94,11 @@ def _slopes_variants():
             lambda n: torch.tensor(_official_from_one(n)),
         ),
         ("heads in reverse order: head 0 has the largest slope", lambda n: torch.tensor(_official(n)[::-1])),
+        (
+            "MPT's interleave with its halves swapped: MPT builds the slopes of the next power of two, 2c, and takes "
+            "slopes[1::2] (get_slopes(c)) first, then slopes[0::2]; yours take slopes[0::2] first",
+            mpt_swapped,
+        ),
     ]
 
 
@@ -117,6 +127,48 @@ def _prop_slopes_geometric(case, out, run):
             f"for a power-of-two count the slopes are the geometric sequence r, r², ... with r = 2^(-8/n) = {want:.4g}"
         )
     return None
+
+
+def _slopes_geometric(cases, outs, usable) -> str | bool:
+    """Slopes that are one geometric sequence a·r^h on every wrong input (of two heads or more), said with the
+    first slope and the ratio compared with get_slopes': r = 2^(-8/n) and a = r for a power of two n."""
+    seen: list[tuple[int, float, float]] = []
+    for i in usable:
+        o, n = outs[i], cases[i].args[0]
+        if isinstance(o, _Crash) or n < 2:
+            continue
+        o = _f64(o)
+        k = int((o > 1e-30).cumprod(0).sum())  # float32 underflows a steep sequence to 0 in its tail
+        if k < 2 or not bool((o[k:] >= 0).all() & (o[k:] <= 1e-30).all()):
+            return False
+        ratios = o[1:k] / o[: k - 1]
+        if not float((ratios / ratios[0] - 1).abs().max()) <= 1e-4:
+            return False
+        seen.append((n, float(o[0]), float(ratios[0])))
+    if not seen:
+        return False
+
+    def near(a: float, b: float) -> bool:
+        return abs(a / b - 1) <= 1e-4
+
+    parts = []
+    if all(near(r, 2 ** (-n / 8)) and not near(r, 2 ** (-8 / n)) for n, _, r in seen):
+        parts.append("the ratio is inverted: 2^(−n/8) instead of 2^(−8/n)")
+    elif not all(near(r, 2 ** (-8 / n)) for n, _, r in seen):
+        n, _, r = seen[0]
+        parts.append(f"for n_heads={n} the ratio is {r:.4g} instead of 2^(−8/n) = {2 ** (-8 / n):.4g}")
+    if all(near(a, 1.0) for _, a, _ in seen):
+        parts.append("the slopes start at 1 (r^0, ..., r^(n−1)) instead of r (r^1, ..., r^n)")
+    elif not all(near(a, r) for _, a, r in seen):
+        n, a, r = seen[0]
+        parts.append(f"for n_heads={n} the first slope is {a:.4g}, not the ratio r: get_slopes returns r, r², ...")
+    if any(not math.log2(n).is_integer() for n, _, _ in seen):
+        n = next(n for n, _, _ in seen if not math.log2(n).is_integer())
+        parts.append(
+            f"for n_heads={n}, not a power of two, yours are one geometric sequence: get_slopes takes the slopes of "
+            "c heads (c the closest lower power of two) and then every other slope of get_slopes(2c)"
+        )
+    return bool(parts) and "your slopes are geometric, a·r^h, but " + "; ".join(parts)
 
 
 def _is_linear(out):

@@ -44,6 +44,9 @@ def _attention_variant(
     bias_only_without_rope=False,
     weigh_keys=False,
     scale_out=False,
+    mask_shift=0,
+    scale_cos_only=False,
+    softmax_dtype=None,
 ):
     d, L = q.shape[-1], q.shape[-2]
     if drop_bias or (bias_only_without_rope and cos is not None):
@@ -55,7 +58,7 @@ def _attention_variant(
     if cos is not None:
         c, s = cos.double(), sin.double()
         if logits_scale == "cos_sin":
-            c, s = c * attention_scaling, s * attention_scaling
+            c, s = c * attention_scaling, s * (1.0 if scale_cos_only else attention_scaling)
         elif logits_scale == "cos_sin_squared":
             c, s = c * attention_scaling**2, s * attention_scaling**2
         if clockwise:
@@ -66,7 +69,7 @@ def _attention_variant(
             k = k * c + rot(k) * s
         if rope_v:
             v = v * c + rot(v) * s
-    denom = {"d": d**scale_power, "L": L**0.5, "none": 1.0}[scale_by]
+    denom = {"d": d**scale_power, "L": L**0.5, "none": 1.0, "hd": (q.shape[-3] * d) ** 0.5}[scale_by]
     logits = q @ k.transpose(-1, -2)
     if bias is not None:
         b = bias.double().transpose(-1, -2) if bias_t else bias.double()
@@ -76,7 +79,9 @@ def _attention_variant(
     if cos is not None and logits_scale == "once":
         logits = logits * attention_scaling
     if not no_mask and not (mask_without_bias_only and bias is not None):
-        logits = logits.masked_fill(relative_positions(L) > (-1 if diag_mask else 0), float("-inf"))
+        logits = logits.masked_fill(relative_positions(L) > (-1 if diag_mask else mask_shift), float("-inf"))
+    if softmax_dtype is not None:
+        return (torch.softmax(logits.to(softmax_dtype), softmax_dim).double() @ v * out_scale).float()
     return (torch.softmax(logits, softmax_dim) @ v * out_scale).float()
 
 
@@ -202,5 +207,20 @@ def _attention_mistakes():
             "cos and sin multiplied by attention_scaling squared: multiply each by attention_scaling itself; the "
             "logits then get its square",
             mk(logits_scale="cos_sin_squared"),
+        ),
+        (
+            "logits divided by √(h·d) (the model width) instead of √d (the head dimension)",
+            mk(scale_by="hd"),
+        ),
+        (
+            "attention_scaling applied to cos only: multiply both cos and sin by it, so each rotated vector is "
+            "scaled as a whole",
+            mk(scale_cos_only=True),
+        ),
+        ("softmax computed in float16: compute it in float32 (or float64)", mk(softmax_dtype=torch.float16)),
+        (
+            "causal mask off by one: each query also sees the next key (triu(2) or tril(1) instead of triu(1), "
+            "j > i + 1 masked instead of j > i)",
+            mk(mask_shift=1),
         ),
     ]

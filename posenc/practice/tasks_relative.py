@@ -12,7 +12,7 @@ import math
 import torch
 
 from .. import relative_positions, shaw_attention, t5_relative_bucket
-from .framework import Case, _close, _g, _shape, _Wrong
+from .framework import Case, _close, _Crash, _g, _shape, _Wrong
 
 
 # ---- Shaw ----------------------------------------------------------------------------------------------
@@ -43,6 +43,32 @@ def _prop_toeplitz(case, out, run):
     if L > 1 and not torch.equal(out[1:, 1:], out[:-1, :-1]):
         return "the index is not constant along diagonals: it must depend on j − i only"
     return None
+
+
+def _shaw_shift_clip(cases, outs, usable) -> str | bool:
+    """An index of the form clip(j − i + a, lo, hi) on every wrong input, but with another shift a or other
+    bounds than Shaw's clip(j − i, −k, k) + k = clip(j − i + k, 0, 2k): said with a, lo and hi on the largest
+    such input."""
+    seen = []
+    for i in usable:
+        o, (L, k) = outs[i], cases[i].args
+        if isinstance(o, _Crash) or L < 2:
+            continue
+        rel = relative_positions(L).long()
+        o = o.long()
+        lo, hi = int(o.min()), int(o.max())
+        shifts = [a for a in range(lo - L, hi + L + 1) if torch.equal((rel + a).clamp(lo, hi), o)]
+        if not shifts:
+            return False
+        seen.append((L, k, shifts[0], lo, hi))
+    if not seen:
+        return False
+    L, k, a, lo, hi = max(seen)
+    return (
+        f"your index is clip(j − i + {a}, {lo}, {hi}) at q_len={L}, max_distance={k}: shifted by {a} and clipped "
+        f"to [{lo}, {hi}]; Shaw's is clip(j − i, −k, k) + k = clip(j − i + {k}, 0, {2 * k}): shift by k = "
+        "max_distance, then clip to [0, 2k] (or clip j − i to [−k, k] first, then add k)"
+    )
 
 
 def _shaw_mistakes():
@@ -87,12 +113,13 @@ def _shaw_attn_variant(
     key_side=False,
     swap_tables=False,
     value_abs=False,
+    k_shift=0,
 ):
     d = q.shape[-1]
     L = q.shape[-2]
     if swap_tables:
         rel_k, rel_v = rel_v, rel_k
-    kk = (rel_k.shape[0] - 1) // 2
+    kk = max((rel_k.shape[0] - 1) // 2 + k_shift, 0)
     idx = (sign * relative_positions(L)).clamp(-kk, kk) + kk
     idx_v = relative_positions(L).abs().clamp(max=kk) + kk if value_abs else idx
     q64, k64, v64 = q.double(), k.double(), v.double()
@@ -128,6 +155,11 @@ def _shaw_attn_structure(case, out):
 
 def _shaw_attn_mistakes():
     return [
+        (
+            "clipping distance k taken as rows // 2 − 1 (one too small): the tables have 2k + 1 rows, so "
+            "k = (rows − 1) // 2",
+            lambda *a: _shaw_attn_variant(*a, k_shift=-1),
+        ),
         (
             "relative position taken as query − key (i − j) instead of key − query (j − i)",
             lambda *a: _shaw_attn_variant(*a, sign=-1),
@@ -194,6 +226,7 @@ def _t5_variant(
     cap_n=False,
     int_div=False,
     log1p=False,
+    log2=False,
 ):
     rel = rel.long()
     full = num_buckets
@@ -219,6 +252,8 @@ def _t5_variant(
         ratio_log = torch.log((dist // max_exact).double().clamp(min=1))
     elif log1p:
         ratio_log = torch.log1p(dist.double()) - math.log(max_exact)
+    elif log2:
+        ratio_log = torch.log2(dist.double().clamp(min=1) / max_exact)
     else:
         ratio_log = torch.log(dist.double().clamp(min=1) / max_exact)
     val = ratio_log / math.log(max_distance / max_exact) * (num_buckets - max_exact)
@@ -312,6 +347,11 @@ def _t5_mistakes(causal_only=False):
         ),
         ("log buckets rounded up (ceil) instead of truncated (.long())", mk(rounding="ceil")),
         (
+            "log2 in the numerator over a natural log in the denominator: log(dist / max_exact) / log(max_distance / "
+            "max_exact) is a ratio of logs of one base (torch.log and math.log)",
+            mk(log2=True),
+        ),
+        (
             "bidirectional ignored: the encoder's two-sided buckets returned when bidirectional=False (then only "
             "keys before the query get buckets, −min(Δ, 0), over all num_buckets)",
             lambda rel, bidirectional=True, num_buckets=32, max_distance=128: _t5_variant(
@@ -391,6 +431,11 @@ def _t5_causal_mistakes():
             mk(log1p=True),
         ),
         ("log buckets rounded up (ceil) instead of truncated (.long())", mk(rounding="ceil")),
+        (
+            "log2 in the numerator over a natural log in the denominator: log(dist / max_exact) / log(max_distance / "
+            "max_exact) is a ratio of logs of one base (torch.log and math.log)",
+            mk(log2=True),
+        ),
         (
             "max_distance ignored (128 hard-coded)",
             lambda rel, num_buckets=32, max_distance=128: _t5_variant(rel, False, num_buckets, 128),

@@ -386,8 +386,20 @@ def _apply_mistakes(layout):
         x1, x2 = xf[..., :h], xf[..., h:]
         return torch.cat([x1 * cf - x2 * sf, x1 * sf + x2 * cf], -1).to(x.dtype)
 
+    def half_pairs_back(x, c, s):  # pairs (i, i + d/2) by x.reshape(..., 2, d/2), written back interleaved
+        h = x.shape[-1] // 2
+        xf, cf, sf = x.double(), c[..., 0::2].double(), s[..., 0::2].double()
+        x1, x2 = xf[..., :h], xf[..., h:]
+        return torch.stack([x1 * cf - x2 * sf, x1 * sf + x2 * cf], -1).flatten(-2).to(x.dtype)
+
     return [
         ("interleaved pairs applied with the half layout (rotate_half pairs i with i + d/2)", mk(layout=other)),
+        (
+            "your pairs are the half layout's (i, i + d/2), as x.reshape(..., 2, d/2) gives, and the rotated pairs "
+            "are written back interleaved: apply_rope_interleaved pairs neighbours (2i, 2i+1), x[..., 0::2] with "
+            "x[..., 1::2], or x.reshape(..., d/2, 2)",
+            half_pairs_back,
+        ),
         (
             "your pairs are the half layout's (i, i + d/2), as x.reshape(..., 2, d/2) gives: apply_rope_interleaved "
             "pairs neighbours (2i, 2i+1), x[..., 0::2] with x[..., 1::2], or x.reshape(..., d/2, 2)",
@@ -486,6 +498,7 @@ def _offset_mistakes():
         ("offset ignored: positions start at 0 for every new token", mk(sign=0)),
         ("offset subtracted instead of added", mk(sign=-1)),
         ("positions start at offset + 1 (off by one)", mk(shift=1)),
+        ("positions start at offset − 1 (off by one): the new tokens sit at offset, offset + 1, ...", mk(shift=-1)),
         (
             "positions offset − L + 1 .. offset (the offset taken as the last position): the L new tokens sit at "
             "offset, offset + 1, ..., offset + L − 1",

@@ -36,6 +36,8 @@ def _scaled_cases():
             (64, 1e4, 2.0),
             (128, 5e5, 16.0),
             (96, 1e4, 3.0),
+            (8, 1e4, 2.5),  # factors need not be integers (Code Llama's 4 is one, but 2.5 or 1.5 are common)
+            (32, 5e5, 1.5),
         ]
     ]
 
@@ -94,7 +96,19 @@ def _pi_mistakes():
             "frequencies divided by √factor: PI divides them by the factor itself",
             lambda d, b, s: rope_inv_freq(d, b) / s**0.5,
         ),
+        (
+            "only the fastest pair (θ_0 = 1) left undivided: PI divides every frequency by the factor, θ_0 too",
+            lambda d, b, s: torch.cat([rope_inv_freq(d, b)[:1], rope_inv_freq(d, b)[1:] / s]),
+        ),
+        (_TRUNCATED, lambda d, b, s: rope_inv_freq(d, b) / int(s)),
     ]
+
+
+#: The diagnosis of a factor passed through int(): right for whole factors, wrong for 2.5 or 1.5.
+_TRUNCATED = (
+    "factor truncated to an integer (int(factor)): the factor is a float, 2.5 or 1.5 as often as a whole "
+    "number; use it as it is"
+)
 
 
 def _ntk_mistakes():
@@ -131,6 +145,7 @@ def _ntk_mistakes():
             "the NTK-aware base and PI's division both: NTK-aware only changes the base, it does not divide by s",
             lambda d, b, s: _ref_ntk(d, b, s) / s,
         ),
+        (_TRUNCATED, lambda d, b, s: _ref_ntk(d, b, int(s))),
     ]
 
 
@@ -192,11 +207,15 @@ def _yarn_variant(
     half_d_cdim=False,
     turn_ramp=False,
     high_half=False,
+    high_cap=None,
+    int_factor=False,
     low_unclipped=False,
     no_two_pi=False,
 ):
     if swap_betas:
         beta_fast, beta_slow = beta_slow, beta_fast
+    if int_factor:
+        factor = int(factor)
 
     def cdim(r):
         dd = d / 2 if half_d_cdim else d
@@ -205,7 +224,8 @@ def _yarn_variant(
     low, high = cdim(beta_fast), cdim(beta_slow)
     if not no_round:
         low, high = math.floor(low), math.ceil(high)
-    low, high = (low if low_unclipped else max(low, 0)), min(high, (d // 2 - 1) if high_half else d - 1)
+    cap = high_cap(d) if high_cap is not None else (d // 2 - 1) if high_half else d - 1
+    low, high = (low if low_unclipped else max(low, 0)), min(high, cap)
     if low == high and guard:
         high += 0.001
     i = torch.arange(d // 2, dtype=torch.float64)
@@ -250,6 +270,8 @@ def _yarn_cases():
         (128, 1e4, 16.0, 4096),
         (128, 1e6, 40.0, 4096, 16.0, 2.0),
         (128, 1e4, 16.0, 65536),  # the beta_slow correction dimension (65) exceeds d/2 - 1 = 63
+        (32, 1e4, 2.5, 2048),  # factors need not be integers
+        (64, 1e4, 1.5, 4096),
     ]
     out = []
     for sp in specs:
@@ -357,6 +379,12 @@ def _yarn_mistakes():
             "when L_orig > 2π·base^(1 − 2/d)·beta_slow the high dimension passes d/2 − 1, so the ramp ends later",
             mk(high_half=True),
         ),
+        (
+            "high clipped to d/2 instead of d − 1: Hugging Face clips the correction range to [0, d − 1], and "
+            "when L_orig > 2π·base^(1 − 2/d)·beta_slow the high dimension passes d/2, so the ramp ends later",
+            mk(high_cap=lambda d: d // 2),
+        ),
+        (_TRUNCATED, mk(int_factor=True)),
         (
             "low not clipped at 0: when L_orig is short, the beta_fast correction dimension is negative and Hugging "
             "Face clips the range to [0, d − 1] before the ramp",
