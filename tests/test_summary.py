@@ -126,6 +126,16 @@ def _saved_run_row():
     seeds = len(kerple)
     worst = max(max(per_seed(m, "loss_beyond", 512)) for m in ("kerple", "alibi"))
     assert worst < 0.75
+    gaps = {  # [method][length] -> per-seed loss beyond L minus KERPLE's
+        m: [
+            [a - b for a, b in zip(per_seed(m, "loss_beyond", n), per_seed("kerple", "loss_beyond", n))]
+            for n in (128, 256, 512)
+        ]
+        for m in ("rope", "sinusoidal")
+    }
+    assert all(g > 0 for m in gaps for by_n in gaps[m] for g in by_n)
+    assert all(a < b < c for a, b, c in zip(*gaps["rope"])) and min(gaps["rope"][-1]) > 3
+    assert min(min(by_n) for by_n in gaps["sinusoidal"]) > 3
     text = load_results("extrapolation-text", check=False)
     return [
         str(seeds),
@@ -292,7 +302,7 @@ RULES: dict[str, tuple] = {
     "| FIRE's MLP input lies in": (lambda: [], "0 1 4096 16"),
     "| FIRE fits ALiBi and KERPLE": (_fire_fit_row, "1 5 1 9 64"),
     "| CoPE's positions are the inclusive": (lambda: [], "1 1"),
-    "| Saved run (chapter 8's task, 5 seeds)": (_saved_run_row, "5 8 8 8 8 8 0.75 0.72 496 64 512 63 1"),
+    "| Saved run (chapter 8's task, 5 seeds)": (_saved_run_row, "5 8 8 8 8 8 0.75 0.72 496 64 512 63 2 4 3 3 2"),
     "| On the counting task": (_counting_row, "1 2 3 2 3"),
     "| A base $b'$ is NTK-aware scaling": (
         lambda: [_ntk(5e5), _ntk(1e6)],
