@@ -1602,7 +1602,7 @@ MUTANTS = {
         ("that is PI", ntk_pi),
         ("base raised to the factor", ntk_power),
         ("base divided by", ntk_divided),
-        ("base multiplied by the factor;", ntk_int_division),
+        ("integer division d // (d − 2)", ntk_int_division),
     ],
     "yarn_inv_freq": [
         ("YaRN ramp reversed", yarn_reversed),
@@ -2247,3 +2247,148 @@ for _task, _fns in {
     "attention": [l_attn_manual, l_attn_mask_1e4],
 }.items():
     CORRECT[_task] += _fns
+
+
+# ---------------------------------------------------------------------------------------------
+# a second learner-reviewer's functions: each was unnamed (or named misleadingly) before its own diagnosis
+def sin_int_division(seq_len, d_model, base=10000.0):  # arange(0, d, 2) // d is 0: every frequency 1
+    ang = torch.arange(seq_len)[:, None] * (1.0 / base ** (torch.arange(0, d_model, 2) // d_model))
+    return _interleave(ang.sin(), ang.cos()).float()
+
+
+def t2t_index_from_one(seq_len, d_model, base=10000.0):
+    half = d_model // 2
+    inv = torch.exp(-math.log(base) / max(half - 1, 1) * torch.arange(1, half + 1, dtype=torch.float32))
+    ang = torch.arange(seq_len, dtype=torch.float32)[:, None] * inv
+    return torch.cat([ang.sin(), ang.cos()], -1)
+
+
+def shaw_attn_mask_after_softmax(q, k, v, rel_k, rel_v):
+    L, d = q.shape[-2:]
+    kk = (rel_k.shape[0] - 1) // 2
+    idx = shaw_broadcast(L, kk)
+    logits = (q @ k.transpose(-1, -2) + torch.einsum("...id,ijd->...ij", q, rel_k[idx])) / math.sqrt(d)
+    a = logits.softmax(-1).masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), 0.0)
+    return a @ v + torch.einsum("...ij,ijd->...id", a, rel_v[idx])
+
+
+def shaw_attn_no_mask_unscaled_rel(q, k, v, rel_k, rel_v):
+    d = q.shape[-1]
+    idx = shaw_broadcast(q.shape[-2], (rel_k.shape[0] - 1) // 2)
+    a = (q @ k.transpose(-1, -2) / math.sqrt(d) + torch.einsum("...id,ijd->...ij", q, rel_k[idx])).softmax(-1)
+    return a @ v + torch.einsum("...ij,ijd->...id", a, rel_v[idx])
+
+
+def _t5_learner(rp, bidirectional, num_buckets, max_distance, *, ge0=False, factor_n=False, md=0):
+    n, b = num_buckets, torch.zeros_like(rp)
+    if bidirectional:
+        n //= 2
+        b = b + ((rp >= 0) if ge0 else (rp > 0)).long() * n
+        dist = rp.abs()
+    else:
+        dist = (-rp).clamp(min=0)
+    me = n // 2
+    t = torch.log(dist.float() / me) / math.log((max_distance - md) / me) * (n if factor_n else n - me)
+    return b + torch.where(dist < me, dist, (me + t.long()).clamp(max=n - 1))
+
+
+def t5_zero_upper(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    return _t5_learner(relative_position, bidirectional, num_buckets, max_distance, ge0=True)
+
+
+def t5_factor_n(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    return _t5_learner(relative_position, bidirectional, num_buckets, max_distance, factor_n=True)
+
+
+def t5c_max_distance_minus1(relative_position, num_buckets=32, max_distance=128):
+    return _t5_learner(relative_position, False, num_buckets, max_distance, md=1)
+
+
+def t5_python_float64(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    out = []
+    for r in relative_position.reshape(-1).tolist():
+        n, b = num_buckets, 0
+        if bidirectional:
+            n //= 2
+            b, dist = (n if r > 0 else 0), abs(r)
+        else:
+            dist = max(-r, 0)
+        me = n // 2
+        big = min(me + int(math.log(dist / me) / math.log(max_distance / me) * (n - me)), n - 1) if dist >= me else 0
+        out.append(b + (dist if dist < me else big))
+    return torch.tensor(out, dtype=torch.int64).reshape(relative_position.shape)
+
+
+def inv_reversed(head_dim, base=10000.0):
+    return inv_hf(head_dim, base).flip(0)
+
+
+def ntk_pairs_as_d(head_dim, base, factor):  # h = d/2 where the exponent has d
+    h = head_dim // 2
+    return inv_hf(head_dim, base * factor ** (h / (h - 2)) if h > 2 else base * factor)
+
+
+def slopes_mpt(n_heads):  # MPT's gen_slopes with alibi_bias_max = 8
+    n = 2 ** math.ceil(math.log2(n_heads))
+    slopes = 1.0 / torch.pow(2, torch.arange(1, n + 1, dtype=torch.float32) * (8 / n))
+    if n != n_heads:
+        slopes = torch.concat([slopes[1::2], slopes[::2]])[:n_heads]
+    return slopes
+
+
+def yarn_no_plus_one(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    inv, _ = yarn_hf(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow)
+    return inv, (0.1 * math.log(factor) if factor > 1 else 1.0)
+
+
+def yarn_cd_no_two(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    d, L0 = head_dim, original_max_position_embeddings
+
+    def cd(r):
+        return d * math.log(L0 / (r * 2 * math.pi)) / math.log(base)
+
+    low, high = max(math.floor(cd(beta_fast)), 0), min(math.ceil(cd(beta_slow)), d - 1)
+    high = high + 0.001 if low == high else high
+    ramp = ((torch.arange(d // 2, dtype=torch.float32) - low) / (high - low)).clamp(0, 1)
+    theta = inv_hf(d, base)
+    return ramp * theta / factor + (1 - ramp) * theta, (0.1 * math.log(factor) + 1 if factor > 1 else 1.0)
+
+
+def attn_interleaved_cos_only(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    L, d = q.shape[-2:]
+    if cos is not None:
+        c, s = cos[..., : d // 2] * attention_scaling, sin[..., : d // 2]
+
+        def rot(x):
+            x0, x1 = x[..., 0::2], x[..., 1::2]
+            return torch.stack([x0 * c - x1 * s, x0 * s + x1 * c], -1).flatten(-2)
+
+        q, k = rot(q), rot(k)
+    lg = q @ k.transpose(-2, -1) / math.sqrt(d)
+    if bias is not None:
+        lg = lg + bias
+    return lg.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf")).softmax(-1) @ v
+
+
+MUTANTS["sinusoidal_encoding"].append(("integer division: torch.arange(0, d, 2) // d", sin_int_division))
+MUTANTS["sinusoidal_concat"].append(("frequency index starts at 1", t2t_index_from_one))
+MUTANTS["shaw_attention"] += [
+    ("causal mask applied after the softmax", shaw_attn_mask_after_softmax),
+    ("two mistakes together: no causal mask", shaw_attn_no_mask_unscaled_rel),
+]
+MUTANTS["t5_relative_bucket"] += [
+    ("Δ = 0 put in the upper half", t5_zero_upper),
+    ("log buckets scaled by num_buckets instead of (num_buckets − max_exact)", t5_factor_n),
+]
+MUTANTS["t5_causal_bucket"].append(("log(max_distance − 1) in the denominator", t5c_max_distance_minus1))
+MUTANTS["rope_inv_freq"].append(("frequencies in reverse order", inv_reversed))
+MUTANTS["ntk_inv_freq"] += [
+    ("h = d/2 (the number of pairs) used as d", ntk_pairs_as_d),
+]
+MUTANTS["yarn_inv_freq"] += [
+    ("attention scaling 0.1·ln(s) without the + 1", yarn_no_plus_one),
+    ("the 2 missing in the correction dimension", yarn_cd_no_two),
+]
+MUTANTS["attention"].append(("two mistakes together: the interleaved rotation", attn_interleaved_cos_only))
+CORRECT["alibi_slopes"].append(slopes_mpt)
+CORRECT["t5_relative_bucket"].append(t5_python_float64)

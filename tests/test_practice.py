@@ -419,8 +419,7 @@ def test_near_misses_are_named_with_how_near():
     from practice_mutants import attn_v_raw_tables, ntk_int_division
 
     r = check("ntk_inv_freq", ntk_int_division)
-    assert r.diagnoses[0].startswith("your output equals this known mistake's on every input where yours is wrong")
-    assert "base multiplied by the factor;" in r.diagnoses[0]
+    assert r.diagnoses[0].startswith("integer division d // (d − 2)")  # named exactly, not as base·s
     r = check("attention", attn_v_raw_tables)
     assert re.match(r"your output is not exactly a known mistake, but it is much closer to this one", r.diagnoses[0])
     assert re.search(r"it matches it on \d+% of the entries where either differs", r.diagnoses[0])

@@ -118,6 +118,11 @@ def _sin_mistakes():
             "exponent 2i/(d−1) instead of 2i/d: the denominator is d_model itself",
             lambda L, d, b=1e4: _sin_variant(L, d, b, denom=max(d - 1, 1)),
         ),
+        (
+            "integer division: torch.arange(0, d, 2) // d is 0 for every pair, so every frequency is 1; divide "
+            "as floats (torch.arange(0, d, 2).float() / d)",
+            lambda L, d, b=1e4: _sin_variant(L, d, b, exp_scale=0.0),
+        ),
         ("angles computed in float16", lambda L, d, b=1e4: _sin_variant(L, d, b, dtype=torch.float16)),
         ("angles computed in bfloat16", lambda L, d, b=1e4: _sin_variant(L, d, b, dtype=torch.bfloat16)),
         (
@@ -137,12 +142,23 @@ def _ref_sin_concat(seq_len, d_model, base=10000.0):
 
 
 def _concat_variant(
-    L, d, base=1e4, *, denom=None, layout="concat", start=0, dtype=torch.float64, swap=False, log10=False, pad=False
+    L,
+    d,
+    base=1e4,
+    *,
+    denom=None,
+    layout="concat",
+    start=0,
+    dtype=torch.float64,
+    swap=False,
+    log10=False,
+    pad=False,
+    i_start=0,
 ):
     half = d // 2
     denom = max(half - 1, 1) if denom is None else denom
     log_base = math.log10(base) if log10 else math.log(base)
-    inv = torch.exp(-log_base * torch.arange(half, dtype=torch.float64) / denom)
+    inv = torch.exp(-log_base * torch.arange(i_start, i_start + half, dtype=torch.float64) / denom)
     ang = (torch.arange(start, start + L, dtype=torch.float64).to(dtype)[:, None] * inv.to(dtype)[None, :]).double()
     s, c = torch.sin(ang), torch.cos(ang)
     if swap:
@@ -166,6 +182,11 @@ def _concat_mistakes():
             lambda L, d, b=1e4: _concat_variant(L, d, b, layout="interleaved"),
         ),
         ("positions start at 1", lambda L, d, b=1e4: _concat_variant(L, d, b, start=1)),
+        (
+            "frequency index starts at 1: exp(-ln(base)·(i+1)/(d/2−1)); i runs 0, 1, ..., d/2 − 1, so the first "
+            "frequency is 1",
+            lambda L, d, b=1e4: _concat_variant(L, d, b, i_start=1),
+        ),
         ("[cos | sin] instead of [sin | cos]", lambda L, d, b=1e4: _concat_variant(L, d, b, swap=True)),
         ("angles computed in float16", lambda L, d, b=1e4: _concat_variant(L, d, b, dtype=torch.float16)),
         ("base ignored: 10000 hard-coded", lambda L, d, b=1e4: _concat_variant(L, d, 10000.0)),

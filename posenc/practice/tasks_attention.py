@@ -47,6 +47,7 @@ def _attention_variant(
     mask_shift=0,
     scale_cos_only=False,
     softmax_dtype=None,
+    interleaved_pairs=False,
 ):
     d, L = q.shape[-1], q.shape[-2]
     if drop_bias or (bias_only_without_rope and cos is not None):
@@ -64,6 +65,11 @@ def _attention_variant(
         if clockwise:
             s = -s
         rot = _every_two if every_two else _rot_half
+        if interleaved_pairs:  # pairs (2i, 2i+1) turned by angle i read from the first half of the tables
+            h = c.shape[-1] // 2
+            c = torch.stack([c[..., :h], c[..., :h]], -1).flatten(-2)
+            s = torch.stack([s[..., :h], s[..., :h]], -1).flatten(-2)
+            rot = _every_two
         q = q * c + rot(q) * s
         if not rope_q_only:
             k = k * c + rot(k) * s
@@ -218,6 +224,16 @@ def _attention_mistakes():
             mk(scale_cos_only=True),
         ),
         ("softmax computed in float16: compute it in float32 (or float64)", mk(softmax_dtype=torch.float16)),
+        (
+            "interleaved rotation (pairs 2i, 2i+1, angle i from cos[..., i]) with these half-layout tables: rotate "
+            "with rotate_half, which pairs coordinate i with i + d/2",
+            mk(interleaved_pairs=True),
+        ),
+        (
+            "two mistakes together: the interleaved rotation (pairs 2i, 2i+1) with these half-layout tables (use "
+            "rotate_half, pairs i and i + d/2) and attention_scaling applied to cos only (multiply sin by it too)",
+            mk(interleaved_pairs=True, scale_cos_only=True),
+        ),
         (
             "causal mask off by one: each query also sees the next key (triu(2) or tril(1) instead of triu(1), "
             "j > i + 1 masked instead of j > i)",

@@ -114,6 +114,7 @@ def _shaw_attn_variant(
     swap_tables=False,
     value_abs=False,
     k_shift=0,
+    mask_after=False,
 ):
     d = q.shape[-1]
     L = q.shape[-2]
@@ -128,10 +129,12 @@ def _shaw_attn_variant(
     relpart = torch.einsum("...jd,ijd->...ij" if key_side else "...id,ijd->...ij", k64 if key_side else q64, rk)
     scale = d**scale_power
     s = (content + relpart) / scale if scale_rel else content / scale + relpart
-    if causal:
-        mask = relative_positions(L) > (-1 if diag else 0)
+    mask = relative_positions(L) > (-1 if diag else 0)
+    if causal and not mask_after:
         s = s.masked_fill(mask, float("-inf"))
     a = torch.softmax(s, softmax_dim)
+    if mask_after:
+        a = a.masked_fill(mask, 0.0)
     out = a @ v64
     if value:
         out = out + torch.einsum("...ij,ijd->...id", a, rv)
@@ -170,6 +173,16 @@ def _shaw_attn_mistakes():
             lambda *a: _shaw_attn_variant(*a, scale_rel=False),
         ),
         ("no causal mask: queries see later keys", lambda *a: _shaw_attn_variant(*a, causal=False)),
+        (
+            "causal mask applied after the softmax: the weights of later keys are zeroed but the rest no longer sum "
+            "to 1; fill the logits with −inf before the softmax",
+            lambda *a: _shaw_attn_variant(*a, mask_after=True),
+        ),
+        (
+            "two mistakes together: no causal mask (queries see later keys) and the relative logits q·R^K not "
+            "divided by √d with the content logits",
+            lambda *a: _shaw_attn_variant(*a, causal=False, scale_rel=False),
+        ),
         ("the causal mask also hides the query's own key (the diagonal)", lambda *a: _shaw_attn_variant(*a, diag=True)),
         (
             "softmax over the query axis (dim=-2): each query's weights over the keys must sum to 1, softmax over "
@@ -227,6 +240,9 @@ def _t5_variant(
     int_div=False,
     log1p=False,
     log2=False,
+    zero_upper=False,
+    factor_n=False,
+    max_distance_minus1=False,
 ):
     rel = rel.long()
     full = num_buckets
@@ -237,7 +253,7 @@ def _t5_variant(
     if bidirectional:
         if not no_half:
             num_buckets //= 2
-        side = (rel < 0) if swap_halves else (rel > 0)
+        side = (rel < 0) if swap_halves else (rel >= 0) if zero_upper else (rel > 0)
         buckets = buckets + side.long() * (full if upper_unhalved else num_buckets)
         dist = rel.abs()
     else:
@@ -256,7 +272,8 @@ def _t5_variant(
         ratio_log = torch.log2(dist.double().clamp(min=1) / max_exact)
     else:
         ratio_log = torch.log(dist.double().clamp(min=1) / max_exact)
-    val = ratio_log / math.log(max_distance / max_exact) * (num_buckets - max_exact)
+    log_range = math.log((max_distance - 1 if max_distance_minus1 else max_distance) / max_exact)
+    val = ratio_log / log_range * (num_buckets if factor_n else num_buckets - max_exact)
     large = max_exact + (torch.ceil(val) if rounding == "ceil" else torch.round(val) if rounding else val).long()
     if not no_clamp:
         large = large.clamp(max=num_buckets if cap_n else num_buckets - 1)
@@ -347,6 +364,17 @@ def _t5_mistakes(causal_only=False):
         ),
         ("log buckets rounded up (ceil) instead of truncated (.long())", mk(rounding="ceil")),
         (
+            "log buckets scaled by num_buckets instead of (num_buckets − max_exact): the log-spaced buckets are "
+            "the num_buckets − max_exact left after the exact ones, so max_exact + log(dist / max_exact) / "
+            "log(max_distance / max_exact) · (num_buckets − max_exact)",
+            mk(factor_n=True),
+        ),
+        (
+            "log(max_distance − 1) in the denominator instead of log(max_distance): the ratio is "
+            "log(dist / max_exact) / log(max_distance / max_exact)",
+            mk(max_distance_minus1=True),
+        ),
+        (
             "log2 in the numerator over a natural log in the denominator: log(dist / max_exact) / log(max_distance / "
             "max_exact) is a ratio of logs of one base (torch.log and math.log)",
             mk(log2=True),
@@ -361,6 +389,11 @@ def _t5_mistakes(causal_only=False):
         (
             "bidirectional halves swapped: keys after the query (Δ > 0) take the upper half of the buckets",
             mk(swap_halves=True),
+        ),
+        (
+            "Δ = 0 put in the upper half: (Δ >= 0) instead of (Δ > 0); only keys after the query (Δ > 0) get the "
+            "offset num_buckets // 2, the query's own key (Δ = 0) is bucket 0",
+            mk(zero_upper=True),
         ),
         ("causal buckets use |Δ|: later keys get buckets too instead of −min(Δ, 0)", mk(causal_abs=True)),
         ("bidirectional: num_buckets not halved before the exact/log split", mk(no_half=True)),
@@ -431,6 +464,17 @@ def _t5_causal_mistakes():
             mk(log1p=True),
         ),
         ("log buckets rounded up (ceil) instead of truncated (.long())", mk(rounding="ceil")),
+        (
+            "log buckets scaled by num_buckets instead of (num_buckets − max_exact): the log-spaced buckets are "
+            "the num_buckets − max_exact left after the exact ones, so max_exact + log(dist / max_exact) / "
+            "log(max_distance / max_exact) · (num_buckets − max_exact)",
+            mk(factor_n=True),
+        ),
+        (
+            "log(max_distance − 1) in the denominator instead of log(max_distance): the ratio is "
+            "log(dist / max_exact) / log(max_distance / max_exact)",
+            mk(max_distance_minus1=True),
+        ),
         (
             "log2 in the numerator over a natural log in the denominator: log(dist / max_exact) / log(max_distance / "
             "max_exact) is a ratio of logs of one base (torch.log and math.log)",

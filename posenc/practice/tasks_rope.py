@@ -75,6 +75,11 @@ def _inv_mistakes():
         ),
         ("base ignored: 10000 hard-coded", lambda d, b=1e4: _inv_variant(d, 1e4)),
         (
+            "frequencies in reverse order (flipped): θ_i = base^(-2i/d) falls with i, from θ_0 = 1 (the fastest "
+            "pair) to the slowest",
+            lambda d, b=1e4: _inv_variant(d, b).flip(0),
+        ),
+        (
             "integer division: torch.arange(0, d, 2) // d is 0 for every pair, so every frequency is 1; divide "
             "as floats (torch.arange(0, d, 2).float() / d)",
             lambda d, b=1e4: torch.ones(d // 2),

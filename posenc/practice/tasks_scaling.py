@@ -111,8 +111,25 @@ _TRUNCATED = (
 )
 
 
+def _ntk_pairs_as_d(d, b, s):
+    """The exponent written with h = d/2 (the number of pairs) where the formula has d: s^(h/(h−2)); at h = 2,
+    where h/(h − 2) divides by zero, a learner falls back to base·s."""
+    h = d // 2
+    return rope_inv_freq(d, b * s ** (h / (h - 2)) if h > 2 else b * s)
+
+
 def _ntk_mistakes():
     return [
+        (
+            "integer division d // (d − 2) in the exponent: it is 1 for every d > 4, so the base is only multiplied "
+            "by s; divide as floats, base·s^(d/(d−2))",
+            lambda d, b, s: rope_inv_freq(d, b * s ** (d // (d - 2))),
+        ),
+        (
+            "exponent h/(h−2) with h = d/2 (the number of pairs) used as d: NTK-aware uses base·s^(d/(d−2)) with "
+            "d = head_dim",
+            _ntk_pairs_as_d,
+        ),
         (
             "base multiplied by the factor; NTK-aware uses base·s^(d/(d−2)) so the last pair is interpolated by "
             "exactly s",
@@ -211,6 +228,7 @@ def _yarn_variant(
     int_factor=False,
     low_unclipped=False,
     no_two_pi=False,
+    no_two=False,
 ):
     if swap_betas:
         beta_fast, beta_slow = beta_slow, beta_fast
@@ -219,7 +237,7 @@ def _yarn_variant(
 
     def cdim(r):
         dd = d / 2 if half_d_cdim else d
-        return (dd * math.log(L0 / (r * (1 if no_two_pi else 2 * math.pi)))) / (2 * math.log(base))
+        return (dd * math.log(L0 / (r * (1 if no_two_pi else 2 * math.pi)))) / ((1 if no_two else 2) * math.log(base))
 
     low, high = cdim(beta_fast), cdim(beta_slow)
     if not no_round:
@@ -249,6 +267,7 @@ def _yarn_variant(
         "square": m * m,
         "sqrt": math.sqrt(m),
         "no_tenth": math.log(factor) + 1,
+        "no_one": 0.1 * math.log(factor) if factor > 1 else 1.0,
         "deepseek": 0.1 * 0.707 * math.log(factor) + 1 if factor > 1 else 1.0,
         "log10": 0.1 * math.log10(factor) + 1 if factor > 1 else 1.0,
         "log2": 0.1 * math.log2(factor) + 1 if factor > 1 else 1.0,
@@ -352,6 +371,12 @@ def _yarn_mistakes():
         ),
         ("attention scaling is √(0.1·ln s + 1): the factor 0.1·ln s + 1 multiplies cos and sin", mk(mscale="sqrt")),
         ("attention scaling ln(s) + 1: the factor is 0.1·ln(s) + 1", mk(mscale="no_tenth")),
+        ("attention scaling 0.1·ln(s) without the + 1: the factor is 0.1·ln(s) + 1", mk(mscale="no_one")),
+        (
+            "the 2 missing in the correction dimension's denominator: find_correction_dim is "
+            "d·ln(L_orig/(2π·β))/(2·ln base)",
+            mk(no_two=True),
+        ),
         ("ramp indexed by the dimension 2i instead of the pair index i", mk(half_ramp_dim=True)),
         (
             "attention scaling 0.1·0.707·ln s + 1: 0.707 is DeepSeek's mscale (its config sets mscale = mscale_all_dim "
