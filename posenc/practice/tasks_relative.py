@@ -340,15 +340,10 @@ def _prop_t5_monotone(case, out, run):
     return None
 
 
-def _t5_mistakes(causal_only=False):
-    def mk(**flags):
-        def f(rel, bidirectional=True, num_buckets=32, max_distance=128):
-            return _t5_variant(rel, bidirectional, num_buckets, max_distance, **flags)
-
-        return f
-
+def _t5_log_bucket_mistakes(mk):
+    """The mistakes of T5's clamp and log-bucket formula, shared by the bidirectional and the causal task
+    (``mk(**flags)`` builds the task's variant)."""
     return [
-        ("T5 relative position taken as query − key (i − j) instead of key − query (j − i)", mk(neg=True)),
         (
             "large distances clamped to num_buckets instead of num_buckets − 1: the last bucket index is "
             "num_buckets − 1 (of the halved count, in the bidirectional case)",
@@ -379,6 +374,19 @@ def _t5_mistakes(causal_only=False):
             "max_exact) is a ratio of logs of one base (torch.log and math.log)",
             mk(log2=True),
         ),
+    ]
+
+
+def _t5_mistakes(causal_only=False):
+    def mk(**flags):
+        def f(rel, bidirectional=True, num_buckets=32, max_distance=128):
+            return _t5_variant(rel, bidirectional, num_buckets, max_distance, **flags)
+
+        return f
+
+    return [
+        ("T5 relative position taken as query − key (i − j) instead of key − query (j − i)", mk(neg=True)),
+        *_t5_log_bucket_mistakes(mk),
         (
             "bidirectional ignored: the encoder's two-sided buckets returned when bidirectional=False (then only "
             "keys before the query get buckets, −min(Δ, 0), over all num_buckets)",
@@ -450,36 +458,7 @@ def _t5_causal_mistakes():
             "bidirectional buckets (the encoder's) used in the decoder",
             lambda rel, num_buckets=32, max_distance=128: _t5_variant(rel, True, num_buckets, max_distance),
         ),
-        (
-            "large distances clamped to num_buckets instead of num_buckets − 1: the last bucket index is "
-            "num_buckets − 1 (of the halved count, in the bidirectional case)",
-            mk(cap_n=True),
-        ),
-        (
-            "integer division dist // max_exact before the log: the log needs the float ratio dist / max_exact",
-            mk(int_div=True),
-        ),
-        (
-            "log(dist + 1) (log1p) instead of log(dist): the log buckets use log(dist / max_exact)",
-            mk(log1p=True),
-        ),
-        ("log buckets rounded up (ceil) instead of truncated (.long())", mk(rounding="ceil")),
-        (
-            "log buckets scaled by num_buckets instead of (num_buckets − max_exact): the log-spaced buckets are "
-            "the num_buckets − max_exact left after the exact ones, so max_exact + log(dist / max_exact) / "
-            "log(max_distance / max_exact) · (num_buckets − max_exact)",
-            mk(factor_n=True),
-        ),
-        (
-            "log(max_distance − 1) in the denominator instead of log(max_distance): the ratio is "
-            "log(dist / max_exact) / log(max_distance / max_exact)",
-            mk(max_distance_minus1=True),
-        ),
-        (
-            "log2 in the numerator over a natural log in the denominator: log(dist / max_exact) / log(max_distance / "
-            "max_exact) is a ratio of logs of one base (torch.log and math.log)",
-            mk(log2=True),
-        ),
+        *_t5_log_bucket_mistakes(mk),
         (
             "max_distance ignored (128 hard-coded)",
             lambda rel, num_buckets=32, max_distance=128: _t5_variant(rel, False, num_buckets, 128),
