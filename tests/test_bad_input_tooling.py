@@ -160,6 +160,8 @@ BOOK_BAD_CALLS = [  # each refused before any state (seed, threads, autograd) is
     (lambda: book.show_source(3), TypeError, "objs"),
     (lambda: book.show_source(book.book_setup, docstring=1), TypeError, "docstring"),
     (lambda: book.show_source(book.book_setup, collapsed="yes"), TypeError, "collapsed"),
+    (lambda: book.Collapsed(None, ["row"]), TypeError, "summary"),
+    (lambda: book.Collapsed("title", "one string"), TypeError, "lines"),
     (lambda: book.answer_digest(None), TypeError, "answer"),
     (lambda: book.answer_digest(6.5), ValueError, "answer"),
     (lambda: book.check_answer(3, 6, "0" * 16), TypeError, "name"),

@@ -172,6 +172,16 @@ def test_show_source_shows_the_function_that_runs(obj_name):
         show_source(posenc)
 
 
+def test_collapsed_lines_start_closed_and_keep_every_line():
+    from posenc.book import Collapsed
+
+    shown = Collapsed("The table: `a` & b", ["row 1", "row 2"])
+    md = shown._repr_markdown_()
+    assert md.startswith("<details><summary>The table: <code>a</code> &amp; b</summary>")
+    assert md.rstrip().endswith("</details>") and "```text\nrow 1\nrow 2\n```" in md
+    assert repr(shown) == "The table: `a` & b\n\nrow 1\nrow 2"
+
+
 def test_show_source_collapsed_is_a_details_block_with_the_same_code():
     import posenc
     from posenc.book import show_source

@@ -5,7 +5,8 @@ Not imported by ``posenc/__init__`` (its figures need matplotlib, from the ``boo
 ``from posenc.book import book_setup, show_source``.
 
 - :mod:`posenc.book.setup`: :func:`book_setup` (seed, gradients, threads, figures) and :data:`FIGURE_DPI`
-- :mod:`posenc.book.source`: :func:`show_source`, the code that runs, shown as a code block (:class:`Source`)
+- :mod:`posenc.book.source`: :func:`show_source`, the code that runs, shown as a code block (:class:`Source`);
+  :class:`Collapsed`, printed lines in a collapsed block
 - :mod:`posenc.book.answers`: :func:`check_answer` and :func:`answer_digest`, the exercises' self-check
 - :mod:`posenc.book.toy`: :func:`toy_embeddings` and :func:`toy_vocabulary`, download-free token vectors
   for the examples
@@ -28,7 +29,7 @@ from .properties import (
     shift_map_residual,
 )
 from .setup import FIGURE_DPI, book_setup
-from .source import Source, show_source
+from .source import Collapsed, Source, show_source
 from .toy import toy_embeddings, toy_vocabulary
 
 # Spelled out: a type checker reads only a literal __all__ and explicit imports (a computed list hides
@@ -38,6 +39,7 @@ __all__ = [
     "FIGURE_DPI",
     "book_setup",
     # source
+    "Collapsed",
     "Source",
     "show_source",
     # answers

@@ -1,5 +1,6 @@
 """Show the code that runs: ``show_source(fn)`` prints the body of a ``posenc`` function as a
-Python code block, read from the module that the kernel imported."""
+Python code block, read from the module that the kernel imported. :class:`Collapsed` shows printed
+lines (a full table beside a cell's one-line verdict) in a block that starts collapsed."""
 
 from __future__ import annotations
 
@@ -10,10 +11,40 @@ import re
 import textwrap
 from pathlib import Path
 
-__all__ = ["Source", "show_source"]
+__all__ = ["Collapsed", "Source", "show_source"]
 
 #: The folder of the ``posenc`` package (the parent of this subpackage): paths are shown from it.
 _PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def _details(title: str, block: str) -> str:
+    """Markdown for an HTML ``<details>`` block headed by ``title`` (backticks shown as code): it
+    starts collapsed in JupyterLab, Colab, GitHub and the HTML book alike."""
+    summary = re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(title, quote=False))
+    return f"<details><summary>{summary}</summary>\n\n{block}\n</details>\n"
+
+
+class Collapsed:
+    """Lines of text shown in a collapsed block headed by ``summary`` (markdown), and as plain text
+    elsewhere: the evidence a cell prints beside its one-line verdict.
+
+    Args:
+        summary (str): the block's title.
+        lines (list[str]): the lines it holds, e.g. the rows of a table.
+    """
+
+    def __init__(self, summary: str, lines: list[str]):
+        if not isinstance(summary, str):
+            raise TypeError(f"summary must be a str, got {type(summary).__name__}")
+        if isinstance(lines, str) or not all(isinstance(line, str) for line in lines):
+            raise TypeError("lines must be a list of str (one per line), not a single str")
+        self.summary, self.text = summary, "\n".join(lines)
+
+    def _repr_markdown_(self) -> str:
+        return _details(self.summary, f"```text\n{self.text}\n```\n")
+
+    def __repr__(self) -> str:
+        return f"{self.summary}\n\n{self.text}"
 
 
 class Source:
@@ -32,10 +63,7 @@ class Source:
 
     def _repr_markdown_(self) -> str:
         block = f"```python\n{self.code}```\n"
-        if self.collapsed:  # an HTML <details> block: it collapses in JupyterLab, Colab, GitHub and the book
-            summary = re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(self.title, quote=False))
-            return f"<details><summary>{summary}</summary>\n\n{block}\n</details>\n"
-        return f"{self.title}\n\n{block}"
+        return _details(self.title, block) if self.collapsed else f"{self.title}\n\n{block}"
 
     def __repr__(self) -> str:
         return f"{self.title}\n\n{self.code}"
