@@ -561,3 +561,19 @@ def test_size_errors_name_the_public_limit_not_an_internal_one(call):
     message = str(info.value)
     assert "posenc.set_max_tensor_bytes" in message and "posenc refuses results above 8 GiB" in message
     assert "_core" not in message and "MAX_TENSOR_BYTES" not in message
+
+
+@pytest.mark.parametrize(
+    ("call", "blamed"),
+    [
+        (lambda: posenc.rope_cos_sin(1, head_dim=2 * 10**10), "head_dim=20000000000"),
+        (lambda: posenc.encodings.rope_forms.rope_freqs_cis(1, 2 * 10**10), "head_dim=20000000000"),
+        (lambda: posenc.encodings.rope_forms.apply_rope_matrix(torch.zeros(1, 40_000), 1), r"x.shape\[-1\]=40000"),
+        (lambda: posenc.rope_cos_sin(2 * 10**10, 64), "positions=20000000000"),
+    ],
+    ids=["cos_sin_width", "freqs_cis_width", "matrix_width", "cos_sin_positions"],
+)
+def test_a_size_error_blames_the_argument_that_is_too_large(call, blamed):
+    # one position with a huge head_dim is the width's fault, not the positions'
+    with pytest.raises(ValueError, match=f"^{blamed} asks for"):
+        call()

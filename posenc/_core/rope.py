@@ -21,12 +21,17 @@ TABLE_BYTES = 24
 LOW_PRECISION = (torch.float16, torch.bfloat16)
 
 
-def positions_tensor(positions: int | torch.Tensor, width: int, item_bytes: int) -> torch.Tensor:
+def positions_tensor(
+    positions: int | torch.Tensor, width: int, item_bytes: int, width_arg: tuple[str, int] | None = None
+) -> torch.Tensor:
     """Validated positions: an int ``L`` becomes ``arange(L)``; a tensor must be 1-D integer.
 
     Refuses, before allocating, positions whose ``[L, width]`` result of ``item_bytes`` per entry
-    would exceed the memory limit.
+    would exceed the memory limit. ``width_arg`` (name, value) is the argument that sets ``width``:
+    when one row alone is too large, the message blames it rather than the positions.
     """
+    if width_arg is not None:
+        check_size(width_arg[0], width_arg[1], (1, width), item_bytes=item_bytes)
     if isinstance(positions, torch.Tensor):
         check_tensor("positions", positions, ndim=1, floating=False)
         check_size("positions", lambda: f"<{len(positions)} positions>", (len(positions), width), item_bytes=item_bytes)

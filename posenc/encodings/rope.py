@@ -138,7 +138,7 @@ def rope_cos_sin(
     head_dim = check_even("head_dim", head_dim)
     check_choice("layout", layout, LAYOUTS)
     check_dtype("dtype", dtype)
-    pos = rope_core.positions_tensor(positions, head_dim, rope_core.TABLE_BYTES)
+    pos = rope_core.positions_tensor(positions, head_dim, rope_core.TABLE_BYTES, ("head_dim", head_dim))
     if inv_freq is None:
         inv_freq = frequency_ladder(head_dim, check_float("base", base, gt=1.0))
     else:

@@ -105,10 +105,9 @@ def rope_freqs_cis(positions: int | torch.Tensor, head_dim: int, base: float = D
         torch.Tensor: complex64 ``[L, d/2]``.
     """
     head_dim = check_even("head_dim", head_dim)
+    pos = rope_core.positions_tensor(positions, head_dim // 2, item_bytes=16, width_arg=("head_dim", head_dim))
     inv_freq = frequency_ladder(head_dim, check_float("base", base, gt=1.0))
-    angles = rope_core.position_angles(
-        rope_core.positions_tensor(positions, head_dim // 2, item_bytes=16), inv_freq
-    ).float()  # [L, d/2]
+    angles = rope_core.position_angles(pos, inv_freq).float()  # [L, d/2]
     return torch.polar(torch.ones_like(angles), angles)
 
 
@@ -210,7 +209,7 @@ def apply_rope_matrix(
     check_tensor("x", x, min_ndim=2, floating=True)
     check_choice("layout", layout, LAYOUTS)
     d = _check_even_width(x)
-    pos = rope_core.positions_tensor(positions, d * d, item_bytes=8)
+    pos = rope_core.positions_tensor(positions, d * d, item_bytes=8, width_arg=("x.shape[-1]", d))
     if len(pos) != x.shape[-2]:
         raise ValueError(f"positions must have one entry per row of x ({x.shape[-2]}), got {len(pos)}")
     angles = rope_core.position_angles(pos, frequency_ladder(d, check_float("base", base, gt=1.0)))  # [L, d/2]
