@@ -395,7 +395,8 @@ def _t5_mistakes(causal_only=False):
             ),
         ),
         (
-            "bidirectional halves swapped: keys after the query (Δ > 0) take the upper half of the buckets",
+            "bidirectional halves swapped: keys before the query (Δ < 0) took the upper half of the buckets; "
+            "it belongs to keys after the query (Δ > 0)",
             mk(swap_halves=True),
         ),
         (
