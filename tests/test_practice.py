@@ -636,3 +636,53 @@ def test_every_task_links_back_to_its_chapter(path):
 
 if __name__ == "__main__":
     print(format_summary(summary()))
+
+
+def test_keyword_inputs_changed_in_place_are_named():
+    """The attention task passes cos, sin and bias by keyword: a function that writes the causal mask into the
+    caller's bias fails, and the next function checked still gets the task's own, untouched inputs."""
+
+    def masks_into_bias(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+        if bias is not None:
+            n = q.shape[-2]
+            bias.masked_fill_(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+        return practice.reference("attention")(
+            q, k, v, cos=cos, sin=sin, bias=bias, attention_scaling=attention_scaling
+        )
+
+    r = check("attention", masks_into_bias)
+    assert not r.passed and "in place" in r.diagnoses[0] and "bias" in r.diagnoses[0], str(r)
+    assert check("attention", practice.reference("attention")).passed
+
+
+def test_a_call_stopped_for_its_time_does_not_slow_the_next_check():
+    """A stopped call keeps running in its thread; its CPU time must not count against the next function."""
+    import threading
+    import time
+
+    stop = threading.Event()
+
+    a = torch.randn(256, 256)
+
+    def spins(x, cos, sin):  # burns CPU until told to stop (matmul releases the GIL: it runs beside the next call)
+        while not stop.is_set():
+            a @ a
+        return posenc.apply_rope(x, cos, sin)
+
+    def busy_but_right(x, cos, sin):  # 0.3 s of computing per call: within the limit on its own
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 0.3:
+            a @ a
+        return posenc.apply_rope(x, cos, sin)
+
+    try:
+        slow = check("apply_rope_half", spins, time_limit=0.5)
+        assert not slow.passed and "took longer than 0.5 s" in str(slow), str(slow)
+        # with the stopped call still computing beside it (on a second core), the process's CPU time grows
+        # about twice as fast as this call's
+        assert check("apply_rope_half", busy_but_right, time_limit=0.5).passed
+    finally:
+        stop.set()
+        for t in threading.enumerate():
+            if t.name == "posenc-practice-call":
+                t.join(10)

@@ -76,6 +76,8 @@ def _clone(value: Any) -> Any:
         return value.clone()
     if isinstance(value, (tuple, list)):
         return type(value)(_clone(v) for v in value)
+    if isinstance(value, dict):  # keyword arguments: the learner gets copies of bias, cos, sin too
+        return {k: _clone(v) for k, v in value.items()}
     return value
 
 

@@ -19,6 +19,10 @@ TIME_LIMIT = 10.0
 WALL_FACTOR = 3.0
 
 
+#: Calls stopped for their time that may still be running: their CPU time would count against the next call.
+_STILL_RUNNING: list[threading.Thread] = []
+
+
 def _call_limited(fn: Callable, args: tuple, kwargs: dict, limit: float) -> Any:
     """``fn(*args, **kwargs)`` in a daemon thread joined with a timeout (portable: no ``signal.alarm``, which
     is Unix-only); raises :class:`_Timeout` when it runs past ``limit`` seconds (the thread is left to finish
@@ -36,12 +40,17 @@ def _call_limited(fn: Callable, args: tuple, kwargs: dict, limit: float) -> Any:
     # The limit counts this process's CPU time, so a busy machine (other programs, a test run beside
     # this one) does not make a correct function "too slow"; a call that waits without computing
     # (sleep, I/O) is stopped after WALL_FACTOR times the limit of wall-clock time.
+    # While an earlier call stopped for its time still runs, the process's CPU time is not this call's:
+    # then only the wall-clock limit applies.
+    _STILL_RUNNING[:] = [t for t in _STILL_RUNNING if t.is_alive()]
+    count_cpu = not _STILL_RUNNING
     cpu0, wall0 = time.process_time(), time.monotonic()
     thread.start()
     while thread.is_alive():
         thread.join(min(0.25, limit))
         cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
-        if thread.is_alive() and (cpu > limit or wall > WALL_FACTOR * limit):
+        if thread.is_alive() and ((count_cpu and cpu > limit) or wall > WALL_FACTOR * limit):
+            _STILL_RUNNING.append(thread)
             raise _Timeout(f"took longer than {limit:g} s")
     if "err" in box:
         raise box["err"]
