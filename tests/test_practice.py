@@ -686,3 +686,36 @@ def test_a_call_stopped_for_its_time_does_not_slow_the_next_check():
         for t in threading.enumerate():
             if t.name == "posenc-practice-call":
                 t.join(10)
+
+
+@pytest.mark.parametrize("task", ["alibi_bias", "attention", "shaw_attention"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.int64])
+def test_a_result_in_the_wrong_dtype_is_named(task, dtype):
+    """A right answer cast to low precision or to integers fails, and the diagnosis says the dtype."""
+    ref = practice.reference(task)
+
+    def cast(*args, **kwargs):
+        return ref(*args, **kwargs).to(dtype)
+
+    r = check(task, cast)
+    kind = str(dtype).replace("torch.", "")
+    assert not r.passed and kind in r.diagnoses[0], str(r)
+    assert check(task, lambda *a, **k: ref(*a, **k).double()).passed  # float64 is accepted
+
+
+def test_not_implemented_on_some_inputs_is_a_crash_not_a_blank_task():
+    """A function that answers float32 inputs and raises NotImplementedError on others is wrong where it raises;
+    only a function that raises on the first input is reported as not implemented yet."""
+
+    def half_done(x, cos, sin):
+        if x.dtype != torch.float32:
+            raise NotImplementedError("TODO")
+        return posenc.apply_rope(x, cos, sin)
+
+    r = check("apply_rope_half", half_done)  # its inputs include bfloat16 and float16 x after float32 ones
+    assert r.implemented and not r.passed and "NotImplementedError" in " ".join(r.diagnoses), str(r)
+
+    def blank(x, cos, sin):
+        raise NotImplementedError
+
+    assert not check("apply_rope_half", blank).implemented

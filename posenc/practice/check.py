@@ -91,6 +91,11 @@ def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
             try:
                 raw = detach(_call_limited(fn, args, kwargs, float(time_limit)))
             except NotImplementedError as e:
+                if outs:  # it answered earlier inputs: a refusal of this one is a crash, not a blank task
+                    outs.append(_Crash(_describe(e)))
+                    fail(runs, case, f"raised {_describe(e)}")
+                    fail(match, case, f"no result to compare: it raised {_describe(e)}")
+                    continue
                 return Report(
                     task,
                     implemented=False,

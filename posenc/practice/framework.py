@@ -156,6 +156,15 @@ def _float32(out: torch.Tensor, name: str = "the result") -> torch.Tensor:
     return out
 
 
+def _float_result(out: torch.Tensor, name: str = "the result") -> torch.Tensor:
+    """A float32 task's tensor result: refuse low precision (:func:`_float32`) and a non-floating dtype."""
+    out = _float32(out, name)
+    if not out.dtype.is_floating_point:
+        kind = str(out.dtype).replace("torch.", "")
+        raise _Wrong(f"{name} is returned as {kind}: the task returns float32 (float64 is accepted)")
+    return out
+
+
 def _pair(out: Any, names=("cos", "sin")) -> tuple:
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         raise _Wrong(f"return a pair ({names[0]}, {names[1]}), got {type(out).__name__}")

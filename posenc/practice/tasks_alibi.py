@@ -12,7 +12,7 @@ import math
 import torch
 
 from .. import alibi_bias, relative_positions
-from .framework import Case, _Crash, _f64, _float32, _shape
+from .framework import Case, _Crash, _f64, _float32, _float_result, _shape
 
 
 # ---- ALiBi -------------------------------------------------------------------------------------------------
@@ -210,7 +210,7 @@ def _bias_cases():
 
 def _bias_structure(case, out):
     n, L = case.args
-    return _shape(out, (n, L, L))
+    return _float_result(_shape(out, (n, L, L)), "the bias")
 
 
 def _prop_causal_inf(case, out, run):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 
 from .. import alibi_bias, relative_positions, rope_cos_sin, rope_inv_freq, t5_relative_bucket
-from .framework import Case, _close, _g, _shape
+from .framework import Case, _close, _float_result, _g, _shape
 from .tasks_rope import _rot_half
 from .tasks_scaling import _yarn_ref
 
@@ -133,7 +133,7 @@ def _attention_cases():
 
 
 def _attention_structure(case, out):
-    return _shape(out, tuple(case.args[0].shape))
+    return _float_result(_shape(out, tuple(case.args[0].shape)))
 
 
 def _prop_attention_causal(case, out, run):

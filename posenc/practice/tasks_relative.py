@@ -12,7 +12,7 @@ import math
 import torch
 
 from .. import relative_positions, shaw_attention, t5_relative_bucket
-from .framework import Case, _close, _Crash, _g, _shape, _Wrong
+from .framework import Case, _close, _Crash, _float_result, _g, _shape, _Wrong
 
 
 # ---- Shaw ----------------------------------------------------------------------------------------------
@@ -153,7 +153,7 @@ def _shaw_attn_cases():
 
 
 def _shaw_attn_structure(case, out):
-    return _shape(out, tuple(case.args[0].shape))
+    return _float_result(_shape(out, tuple(case.args[0].shape)))
 
 
 def _shaw_attn_mistakes():
