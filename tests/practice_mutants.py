@@ -523,6 +523,10 @@ def inv_fixed(head_dim, base=10000.0):
     return inv_hf(head_dim)
 
 
+def inv_odd(head_dim, base=10000.0):  # arange(1, d, 2): the odd numbers where the even ones belong
+    return 1.0 / base ** (torch.arange(1, head_dim, 2).float() / head_dim)
+
+
 # ---------------------------------------------------------------------------------------------
 # rope_cos_sin (half layout)
 def _positions(positions):
@@ -1008,6 +1012,14 @@ def pi_i_over_d(head_dim, base, factor):
 
 def pi_squared(head_dim, base, factor):
     return inv_hf(head_dim, base) / factor / factor
+
+
+def pi_floor(head_dim, base, factor):  # // where / belongs
+    return inv_hf(head_dim, base) // factor
+
+
+def pi_in_exponent(head_dim, base, factor):  # the factor inside the exponent
+    return 1.0 / base ** (torch.arange(0, head_dim, 2).float() / head_dim / factor)
 
 
 def ntk_bloc97(head_dim, base, factor):
@@ -1513,6 +1525,7 @@ MUTANTS = {
         ("computed in float16", inv_fp16),
         ("base ignored", inv_fixed),
         ("your output contains NaN", inv_nan_tail),
+        ("odd exponents (2i+1)/d", inv_odd),
     ],
     "rope_cos_sin": [
         ("interleaved layout", cs_interleaved),
@@ -1595,6 +1608,8 @@ MUTANTS = {
         ("only the first frequency", pi_first_only),
         ("base^(-i/d) instead of base^(-2i/d)", pi_i_over_d),
         ("divided by the factor squared", pi_squared),
+        ("floor-divided by the factor", pi_floor),
+        ("the exponent divided by the factor", pi_in_exponent),
     ],
     "ntk_inv_freq": [
         ("base multiplied by the factor;", ntk_times_factor),

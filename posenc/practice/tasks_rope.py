@@ -66,6 +66,13 @@ def _inv_mistakes():
         ),
         ("frequency index starts at 1: base^(-2(i+1)/d)", lambda d, b=1e4: _inv_variant(d, b, start=1)),
         (
+            "odd exponents (2i+1)/d: torch.arange(1, d, 2) holds 1, 3, 5, ...; the exponents are the even "
+            "numbers 0, 2, 4, ... over d (torch.arange(0, d, 2)), so that θ_0 = 1",
+            lambda d, b=1e4: (
+                torch.tensor(float(b), dtype=torch.float64) ** (-torch.arange(1, d, 2).double() / d)
+            ).float(),
+        ),
+        (
             "base^(+2i/d) (wavelength factors) instead of base^(-2i/d): the sign of the exponent",
             lambda d, b=1e4: _inv_variant(d, b, sign=1),
         ),

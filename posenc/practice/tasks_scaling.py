@@ -101,6 +101,18 @@ def _pi_mistakes():
             lambda d, b, s: torch.cat([rope_inv_freq(d, b)[:1], rope_inv_freq(d, b)[1:] / s]),
         ),
         (_TRUNCATED, lambda d, b, s: rope_inv_freq(d, b) / int(s)),
+        (
+            "frequencies floor-divided by the factor (θ // s rounds every quotient down to a whole number, most "
+            "of them to 0): divide with /",
+            lambda d, b, s: rope_inv_freq(d, b) // s,
+        ),
+        (
+            "the exponent divided by the factor, base^(−2i/(d·s)), instead of the frequency: PI divides θ_i "
+            "itself by s",
+            lambda d, b, s: (
+                torch.tensor(float(b), dtype=torch.float64) ** (-torch.arange(0, d, 2).double() / d / s)
+            ).float(),
+        ),
     ]
 
 
