@@ -916,6 +916,16 @@ def slopes_reversed(n_heads):
     return slopes_official(n_heads).flip(0)
 
 
+def slopes_floor_exponent(n_heads):  # 2 ** (-8 // n): floor division in the exponent
+    def p2(n):
+        return [(2.0 ** (-8 // n)) ** (i + 1) for i in range(n)]
+
+    if math.log2(n_heads).is_integer():
+        return torch.tensor(p2(n_heads))
+    c = 2 ** math.floor(math.log2(n_heads))
+    return torch.tensor(p2(c) + p2(2 * c)[0::2][: n_heads - c])
+
+
 # ---------------------------------------------------------------------------------------------
 # alibi_bias
 def _dist(q_len):
@@ -1587,6 +1597,7 @@ MUTANTS = {
         ("slopes sorted", slopes_sorted),
         ("slopes start at 1", slopes_from_one),
         ("heads in reverse order", slopes_reversed),
+        ("integer division in the ratio's exponent", slopes_floor_exponent),
         ("slopes computed in float16", slopes_fp16),
         ("returned in float16", slopes_fp16_out),
     ],

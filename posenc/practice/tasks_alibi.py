@@ -58,6 +58,16 @@ def _slopes_variants():
         c = 2 ** math.floor(math.log2(n))
         return torch.tensor(_official_pow2(c) + _official_pow2(c)[: n - c])
 
+    def floor_exponent(n):  # the official rule with -8 // n (floor division) in the ratio's exponent
+        def p2(m):
+            r = 2.0 ** (-8 // m)
+            return [r ** (i + 1) for i in range(m)]
+
+        if math.log2(n).is_integer():
+            return torch.tensor(p2(n))
+        c = 2 ** math.floor(math.log2(n))
+        return torch.tensor(p2(c) + p2(2 * c)[0::2][: n - c])
+
     def mpt_swapped(n):
         c2 = 2 ** math.ceil(math.log2(n))
         m = _official_pow2(c2)
@@ -94,6 +104,11 @@ def _slopes_variants():
             lambda n: torch.tensor(_official_from_one(n)),
         ),
         ("heads in reverse order: head 0 has the largest slope", lambda n: torch.tensor(_official(n)[::-1])),
+        (
+            "integer division in the ratio's exponent: -8 // n rounds down (to -1 from 8 heads on, so every ratio "
+            "is 1/2); the ratio is 2^(-8/n), a float division",
+            floor_exponent,
+        ),
         (
             "MPT's interleave with its halves swapped: MPT builds the slopes of the next power of two, 2c, and takes "
             "slopes[1::2] (get_slopes(c)) first, then slopes[0::2]; yours take slopes[0::2] first",
