@@ -458,6 +458,26 @@ def t5c_loop(relative_position, num_buckets=32, max_distance=128):
     return t5_python_loop(relative_position, False, num_buckets, max_distance)
 
 
+def t5c_swapped_args(relative_position, num_buckets=32, max_distance=128):  # the call's arguments in the wrong order
+    return t5_hf_copy(relative_position, False, max_distance, num_buckets)
+
+
+def t5c_not_negated(relative_position, num_buckets=32, max_distance=128):  # HF's line without its minus sign
+    relative_position = torch.min(relative_position, torch.zeros_like(relative_position))
+    max_exact = num_buckets // 2
+    large = max_exact + (
+        torch.log(relative_position.float() / max_exact)
+        / math.log(max_distance / max_exact)
+        * (num_buckets - max_exact)
+    ).to(torch.long)
+    large = torch.min(large, torch.full_like(large, num_buckets - 1))
+    return torch.where(relative_position < max_exact, relative_position, large)
+
+
+def t5_max_distance_inclusive(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    return t5_hf_copy(relative_position, bidirectional, num_buckets, max_distance + 1)
+
+
 def t5c_sign(relative_position, num_buckets=32, max_distance=128):
     return t5_hf_copy(-relative_position, False, num_buckets, max_distance)
 
@@ -1975,6 +1995,7 @@ ROUND2 = {
     ],
     "t5_relative_bucket": [
         ("clamped to num_buckets instead of num_buckets − 1", t5_cap_at_n),
+        ("log(max_distance + 1) in the denominator", t5_max_distance_inclusive),
         ("bidirectional ignored", t5_bidirectional_ignored),
         ("integer division dist // max_exact before the log", t5_int_ratio),
         ("rounded up (ceil)", t5_ceil),
@@ -2238,7 +2259,11 @@ ROUND3 = {
     "sinusoidal_concat": [("two mistakes together: row 0 zeroed", l_concat_fairseq_padding)],
     "shaw_relative_index": [("your index is clip(j − i + 8, 0, 8) at q_len=16, max_distance=4", l_shaw_idx_shift_2k)],
     "shaw_attention": [("clipping distance k taken as rows // 2 − 1", l_shaw_att_k_rows)],
-    "t5_causal_bucket": [("log2 in the numerator over a natural log", l_t5c_log2)],
+    "t5_causal_bucket": [
+        ("log2 in the numerator over a natural log", l_t5c_log2),
+        ("num_buckets and max_distance swapped", t5c_swapped_args),
+        ("clamp(Δ, max=0) not negated", t5c_not_negated),
+    ],
     "apply_rope_interleaved": [("written back interleaved", l_il_pairs_reshape)],
     "apply_rope_offset": [("positions start at offset − 1 (off by one)", l_off_minus_one)],
     "alibi_slopes": [

@@ -243,6 +243,8 @@ def _t5_variant(
     zero_upper=False,
     factor_n=False,
     max_distance_minus1=False,
+    max_distance_plus1=False,
+    not_negated=False,
 ):
     rel = rel.long()
     full = num_buckets
@@ -257,7 +259,7 @@ def _t5_variant(
         buckets = buckets + side.long() * (full if upper_unhalved else num_buckets)
         dist = rel.abs()
     else:
-        dist = rel.abs() if causal_abs else -torch.clamp(rel, max=0)
+        dist = rel.abs() if causal_abs else torch.clamp(rel, max=0) if not_negated else -torch.clamp(rel, max=0)
     max_exact = num_buckets if exact_full else num_buckets // 2
     if exact_full:
         max_exact = max(num_buckets // 2 + num_buckets // 4, 1)
@@ -272,7 +274,8 @@ def _t5_variant(
         ratio_log = torch.log2(dist.double().clamp(min=1) / max_exact)
     else:
         ratio_log = torch.log(dist.double().clamp(min=1) / max_exact)
-    log_range = math.log((max_distance - 1 if max_distance_minus1 else max_distance) / max_exact)
+    top = max_distance - 1 if max_distance_minus1 else max_distance + 1 if max_distance_plus1 else max_distance
+    log_range = math.log(top / max_exact)
     val = ratio_log / log_range * (num_buckets if factor_n else num_buckets - max_exact)
     large = max_exact + (torch.ceil(val) if rounding == "ceil" else torch.round(val) if rounding else val).long()
     if not no_clamp:
@@ -370,6 +373,11 @@ def _t5_log_bucket_mistakes(mk):
             mk(max_distance_minus1=True),
         ),
         (
+            "log(max_distance + 1) in the denominator instead of log(max_distance): the ratio is "
+            "log(dist / max_exact) / log(max_distance / max_exact)",
+            mk(max_distance_plus1=True),
+        ),
+        (
             "log2 in the numerator over a natural log in the denominator: log(dist / max_exact) / log(max_distance / "
             "max_exact) is a ratio of logs of one base (torch.log and math.log)",
             mk(log2=True),
@@ -460,6 +468,15 @@ def _t5_causal_mistakes():
             lambda rel, num_buckets=32, max_distance=128: _t5_variant(rel, True, num_buckets, max_distance),
         ),
         *_t5_log_bucket_mistakes(mk),
+        (
+            "num_buckets and max_distance swapped in the call (check the order of the arguments)",
+            lambda rel, num_buckets=32, max_distance=128: _t5_variant(rel, False, max_distance, num_buckets),
+        ),
+        (
+            "clamp(Δ, max=0) not negated: the distance back is −min(Δ, 0), a number ≥ 0; without the minus the "
+            "keys before the query get negative buckets",
+            mk(not_negated=True),
+        ),
         (
             "max_distance ignored (128 hard-coded)",
             lambda rel, num_buckets=32, max_distance=128: _t5_variant(rel, False, num_buckets, 128),
