@@ -458,6 +458,18 @@ def t5c_loop(relative_position, num_buckets=32, max_distance=128):
     return t5_python_loop(relative_position, False, num_buckets, max_distance)
 
 
+def il_pair_swapped(x, cos, sin):  # the two rotated coordinates of each pair stacked in the wrong order
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    c, s = cos[..., 0::2], sin[..., 0::2]
+    return torch.stack([x0 * s + x1 * c, x0 * c - x1 * s], -1).flatten(-2)
+
+
+def il_sin_from_cos(x, cos, sin):  # copy-paste slip: s = cos[..., 0::2]
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    c, s = cos[..., 0::2], cos[..., 0::2]
+    return torch.stack([x0 * c - x1 * s, x0 * s + x1 * c], -1).flatten(-2)
+
+
 def t5c_swapped_args(relative_position, num_buckets=32, max_distance=128):  # the call's arguments in the wrong order
     return t5_hf_copy(relative_position, False, max_distance, num_buckets)
 
@@ -2264,7 +2276,11 @@ ROUND3 = {
         ("num_buckets and max_distance swapped", t5c_swapped_args),
         ("clamp(Δ, max=0) not negated", t5c_not_negated),
     ],
-    "apply_rope_interleaved": [("written back interleaved", l_il_pairs_reshape)],
+    "apply_rope_interleaved": [
+        ("written back interleaved", l_il_pairs_reshape),
+        ("each rotated pair written back in the wrong order", il_pair_swapped),
+        ("the sine read from the cos table", il_sin_from_cos),
+    ],
     "apply_rope_offset": [("positions start at offset − 1 (off by one)", l_off_minus_one)],
     "alibi_slopes": [
         ("the slopes start at 1 (r^0, ..., r^(n−1))", l_slopes_from_zero),

@@ -199,7 +199,9 @@ def _nan_where_finite(t: Task, cases, outs, expected, usable) -> str | None:
                 at = f" at index {idx}" if idx else ""
                 return (
                     f"your output contains {what}: {name}{at} at {cases[i].label}, where posenc's is finite "
-                    "(look for a division by zero, 0/0, or a value past float16's range)"
+                    "(look for a division by zero, 0/0, 0·∞ — a mask built as ones.triu(1) * -inf holds "
+                    "0·(−inf) = NaN below the diagonal: use masked_fill or torch.full(..., -inf).triu(1) — or a "
+                    "value past float16's range)"
                 )
     return None
 

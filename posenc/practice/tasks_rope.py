@@ -398,6 +398,14 @@ def _apply_mistakes(layout):
         x1, x2 = xf[..., :h], xf[..., h:]
         return torch.cat([x1 * cf - x2 * sf, x1 * sf + x2 * cf], -1).to(x.dtype)
 
+    def pair_swapped(x, c, s):  # each rotated pair written back in the wrong order: (x0', x1') as (x1', x0')
+        xf, cf, sf = x.double(), c[..., 0::2].double(), s[..., 0::2].double()
+        x0, x1 = xf[..., 0::2], xf[..., 1::2]
+        return torch.stack([x0 * sf + x1 * cf, x0 * cf - x1 * sf], -1).flatten(-2).to(x.dtype)
+
+    def sin_from_cos(x, c, s):  # the sine read from the cos table (a copy-paste slip): s = cos[..., 0::2]
+        return _apply_variant(x, c, c, layout="interleaved")
+
     def half_pairs_back(x, c, s):  # pairs (i, i + d/2) by x.reshape(..., 2, d/2), written back interleaved
         h = x.shape[-1] // 2
         xf, cf, sf = x.double(), c[..., 0::2].double(), s[..., 0::2].double()
@@ -428,6 +436,12 @@ def _apply_mistakes(layout):
         ),
         ("rotated pairs written back concatenated [x0' | x1'] instead of interleaved", mk(concat_back=True)),
         ("only the even coordinates rotated; the odd ones passed through", mk(first_half_only=True)),
+        (
+            "each rotated pair written back in the wrong order: coordinate 2i gets x_2i·cos − x_2i+1·sin and "
+            "coordinate 2i+1 gets x_2i·sin + x_2i+1·cos; yours has them swapped",
+            pair_swapped,
+        ),
+        ("the sine read from the cos table (s = cos[..., 0::2]): take it from sin", sin_from_cos),
     ] + common
 
 
