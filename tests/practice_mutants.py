@@ -1165,6 +1165,22 @@ def yarn_mul(*a):
     return yarn_hf(*a, mul=True)
 
 
+def yarn_both_floor(head_dim, base, factor, L0, beta_fast=32.0, beta_slow=1.0):  # int() at both ends
+    def cdim(r):
+        return head_dim * math.log(L0 / (r * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = max(int(cdim(beta_fast)), 0), min(int(cdim(beta_slow)), head_dim - 1)
+    high = high + 0.001 if low == high else high
+    ramp = ((torch.arange(head_dim // 2, dtype=torch.float32) - low) / (high - low)).clamp(0, 1)
+    theta = 1.0 / base ** (torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim)
+    return theta / factor * ramp + theta * (1 - ramp), 0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0
+
+
+def yarn_factor_in_freq(*a):  # the attention factor multiplied into inv_freq too
+    inv, att = yarn_hf(*a)
+    return inv * att, att
+
+
 def yarn_no_mscale(*a):
     return yarn_hf(*a, mscale="none")
 
@@ -2047,6 +2063,8 @@ ROUND2 = {
         ("the NTK-aware base and PI's division both", ntk_and_pi),
     ],
     "yarn_inv_freq": [
+        ("rounded down at both ends", yarn_both_floor),
+        ("the attention factor multiplied into the frequencies", yarn_factor_in_freq),
         ("2π missing in the correction dimension", yarn_no_two_pi),
         ("low not clipped at 0", yarn_low_unclipped),
         ("attention factor with the wrong logarithm", yarn_log10),

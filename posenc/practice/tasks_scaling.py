@@ -241,6 +241,8 @@ def _yarn_variant(
     low_unclipped=False,
     no_two_pi=False,
     no_two=False,
+    both_floor=False,
+    att_in_freq=False,
 ):
     if swap_betas:
         beta_fast, beta_slow = beta_slow, beta_fast
@@ -252,7 +254,9 @@ def _yarn_variant(
         return (dd * math.log(L0 / (r * (1 if no_two_pi else 2 * math.pi)))) / ((1 if no_two else 2) * math.log(base))
 
     low, high = cdim(beta_fast), cdim(beta_slow)
-    if not no_round:
+    if both_floor:
+        low, high = math.floor(low), math.floor(high)
+    elif not no_round:
         low, high = math.floor(low), math.ceil(high)
     cap = high_cap(d) if high_cap is not None else (d // 2 - 1) if high_half else d - 1
     low, high = (low if low_unclipped else max(low, 0)), min(high, cap)
@@ -284,6 +288,8 @@ def _yarn_variant(
         "log10": 0.1 * math.log10(factor) + 1 if factor > 1 else 1.0,
         "log2": 0.1 * math.log2(factor) + 1 if factor > 1 else 1.0,
     }[mscale]
+    if att_in_freq:
+        inv = inv * att
     return inv.float(), att
 
 
@@ -371,6 +377,16 @@ def _yarn_mistakes():
         ("correction range not rounded: Hugging Face floors the low and ceils the high dimension", mk(no_round=True)),
         ("interpolated frequencies multiplied by the factor instead of divided", mk(interp_mul=True)),
         ("attention scaling missing: return 0.1·ln(factor) + 1, which multiplies cos and sin", mk(mscale="none")),
+        (
+            "correction range rounded down at both ends (int() or floor for high too): Hugging Face floors the low "
+            "dimension and ceils the high one",
+            mk(both_floor=True),
+        ),
+        (
+            "the attention factor multiplied into the frequencies as well: it scales cos and sin (the logits), "
+            "never inv_freq; return the frequencies without it",
+            mk(att_in_freq=True),
+        ),
         (
             "attention scaling squared: you returned (0.1·ln s + 1)², the factor the logits end up with. Return "
             "0.1·ln s + 1 itself: it multiplies both cos and sin, so the logits get its square",
