@@ -94,10 +94,6 @@ def pct_floor(x):  # "at least x %": never round up
     return f"{math.floor(100 * x + 1e-9):.0f}"
 
 
-def pct_ceil(x):  # "at most x %"
-    return f"{math.ceil(100 * x - 1e-9):.0f}"
-
-
 @functools.cache
 def chapter(notebook: str) -> str:
     """A chapter's markdown, code and stored text outputs, with every run of whitespace one space."""
@@ -282,10 +278,44 @@ def _text_gap_row():
     return [f"{min(gaps):.2f}", f"{max(gaps):.2f}"]
 
 
+def _alibi_nope_t5_row():
+    # every seed: ALiBi finds every near key and fewer at 496 back; NoPE's and T5's loss rises from 2L to 8L
+    assert all(a == 1 for a in per_seed("alibi", "passkey_by_distance", 8))
+    assert all(a < 1 for a in per_seed("alibi", "passkey_by_distance", 496))
+    for m in ("none", "t5"):
+        assert all(k >= 0.98 for run in per_seed_all(m, "passkey_by_distance") for k in run.values())
+        assert all(a < b for a, b in zip(per_seed(m, "loss_beyond", 128), per_seed(m, "loss_beyond", 512)))
+    return []
+
+
+def _rope_fails_row():
+    # plain RoPE fails on both measures in every seed: most passkeys missed, loss far above the trigram's
+    assert all(k < 0.3 for k in per_seed("rope", "passkey", 512))
+    trigram = per_seed("trigram", "loss_beyond", 512)
+    assert all(r > t + 3 for r, t in zip(per_seed("rope", "loss_beyond", 512), trigram))
+    return []
+
+
 def _counting_row():
     c = counting()
     assert c["cope_min"] > c["rope_max"] > 1 / 8  # the row's claim, on the saved run
-    return [pct_floor(c["cope_min"]), str(c["seeds"]), pct_floor(c["rope_min"]), pct_ceil(c["rope_max"])]
+    # RoPE's range as chapter 11 prints it, to two decimals; the saved run must round to the same
+    low, high = said(C11, r"RoPE at k = 2, 3 from (0\.\d\d) to (0\.\d\d)")
+    assert (f"{c['rope_min']:.2f}", f"{c['rope_max']:.2f}") == (low, high)
+    return [pct_floor(c["cope_min"]), str(c["seeds"]), f"{100 * float(low):.0f}", f"{100 * float(high):.0f}"]
+
+
+def _t5_behaviour_row():
+    # "every passkey": every distance, every seed (chapter 11 asserts it, as for FIRE and CoPE)
+    assert all(v == 1 for run in per_seed_all("t5", "passkey_by_distance") for v in run.values())
+    return [f"{float(loss('t5', 128)):.1f}", f"{float(loss('t5', 512)):.1f}"]
+
+
+def _fixed_factor_row():
+    # at 2L, YaRN with its factor fixed at 8 is worse than plain RoPE, in every seed
+    fixed, rope = per_seed("rope+yarn fixed", "loss_beyond", 128), per_seed("rope", "loss_beyond", 128)
+    assert all(f > r for f, r in zip(fixed, rope))
+    return quote(C8, "raises the loss there from 0.74 to about 4 nats", "does worse than no scaling at all")
 
 
 def _pi_retrieval_row():
@@ -358,15 +388,12 @@ RULES: dict[str, tuple] = {
     "| xPos {cite}`sun2022xpos`": (lambda: [], "1"),
     # how each method behaves: chapter 8's saved passkey run (means over seeds) and chapter 11
     "| trigram baseline |": (lambda: [loss("trigram", 512), *said(C8, r"against (10) % chance")], ""),
-    "| sinusoidal | ✗ the worst": (_sinusoidal_row, ""),
+    "| sinusoidal | ✗ (chapter 8)": (_sinusoidal_row, "8"),
     "| learned absolute | ✗": (lambda: [], "2 2"),
     "| Shaw et al. | ~": (lambda: [], "3"),
-    "| T5 bias | ~ nearly every": (
-        lambda: [f"{float(loss('t5', 128)):.1f}", f"{float(loss('t5', 512)):.1f}"],
-        "2 8 5 5",
-    ),
-    "| RoPE | ✗": (lambda: [loss("rope", 512), key("rope", 512)], ""),
-    "| ALiBi | ✓ for the loss": (lambda: [loss("alibi", 512), key_at("alibi", 496)], "496"),
+    "| T5 bias | ~ (chapter 3): every passkey": (_t5_behaviour_row, "3 11 2 8 5 5"),
+    "| RoPE | ✗ (chapter 8)": (lambda: [loss("rope", 512), key("rope", 512)], "8"),
+    "| ALiBi | ✓ for the loss (chapter 8)": (lambda: [loss("alibi", 512), key_at("alibi", 496)], "8 496"),
     "| NoPE | nearly every": (
         lambda: [f"{float(loss('none', 128)):.1f}", f"{float(loss('none', 512)):.1f}"],
         "2 8 4 3",
@@ -374,9 +401,10 @@ RULES: dict[str, tuple] = {
     "| KERPLE | near the trigram's": (lambda: [loss("kerple", 512), key("kerple", 512)], "11"),
     "| FIRE | every passkey": (lambda: [loss("fire", 128), loss("fire", 512)], "2 8 11"),
     "| CoPE | every passkey": (lambda: [loss("cope", 128), loss("cope", 512)], "2 8 11"),
-    "| PI | zero-shot": (_pi_row, "2 8 3"),
-    "| YaRN | ~ zero-shot": (lambda: quote(C8, "loss fine at $2L$ only"), "2 3"),
-    "| dynamic NTK | ✗ zero-shot beyond": (lambda: quote(C8, "✗ zero-shot dynamic NTK beyond $2L$"), ""),
+    "| dynamic PI | zero-shot": (_pi_row, "2 8"),
+    "| dynamic YaRN | ~ (chapter 8)": (lambda: quote(C8, "loss fine at $2L$ only"), "8"),
+    "| dynamic NTK | ✗ (chapter 8)": (lambda: quote(C8, "✗ zero-shot dynamic NTK beyond $2L$"), "8"),
+    "| PI, YaRN with a fixed factor": (_fixed_factor_row, "8 2 3 2 3"),
     "| RoPE, PI, YaRN fine-tuned at": (lambda: [], "8 8"),
     # what chapters 7 and 10 add to RoPE
     "| method | what it changes": (lambda: [], "7 10"),
@@ -393,6 +421,8 @@ RULES: dict[str, tuple] = {
     # the property checklist
     "| method | 1 unique": (lambda: [], "1 2 3 4 5"),
     "| $p/(L-1)$ |": (lambda: [], "1"),
+    "| sinusoidal | ✓ | ✓ rotation": (lambda: [], "8"),  # whether the model copes: chapter 8
+    "| RoPE | ✓ | ✓ inside the score": (lambda: [], "7 8"),  # unseen angles: chapters 7 and 8
     "| binary | ✓ up to": (lambda: [], "2 2"),
     "| T5 | ~ a bucket": (lambda: [], "5"),
     # chapter 1
@@ -454,12 +484,17 @@ RULES: dict[str, tuple] = {
         "2 128 10 4",
     ),
     "| Ripples of $E(r)$": (
-        lambda: quote(
-            C5,
-            f"The first negative value is at $r = {_decay_row()[0]}$",  # the library's E(r), as the chapter says
-            "standard deviation of about 8",
-            "higher at distance 1030 than at 300",
-        ),
+        lambda: [
+            *quote(
+                C5,
+                f"The first negative value is at $r = {_decay_row()[0]}$",  # the library's E(r), as the chapter says
+                "standard deviation of about 8",
+                "higher at distance 1030 than at 300",
+            ),
+            *said(
+                C5, r"from \$r = (1000)\$ on, the moving average falls by at most about \d+ over any (500) positions"
+            ),
+        ],
         "",
     ),
     "| Beyond $10^4$, $E(r)$ swings": (
@@ -476,7 +511,7 @@ RULES: dict[str, tuple] = {
     "| ALiBi's slopes are geometric": (lambda: quote(C6, "12 heads: m_h"), ""),
     "| `posenc.alibi_slopes` equals the official": (_alibi_slopes_test_row, ""),
     "| Linear slopes $0.1(h+1)$": (_alibi_reach_row, "0.1 1"),
-    "| In bfloat16 the key-position form": (
+    "| In bfloat16, with no content scores, the key-position form": (
         lambda: quote(C6, "sweeps 8, 12, 16 and 32 heads at lengths from 16 to 1024", "exact up to 256 tokens"),
         "16",
     ),
@@ -514,7 +549,8 @@ RULES: dict[str, tuple] = {
         ),
         "",
     ),
-    "| ALiBi stays near the trigram's loss": (lambda: [], "8 5"),
+    "| ALiBi stays near the trigram's loss": (_alibi_nope_t5_row, "8 5"),
+    "| Sinusoidal has the worst zero-shot loss": (_rope_fails_row, ""),
     "| Zero-shot PI finds at least": (_pi_retrieval_row, "2 8"),
     "| Zero-shot YaRN's loss at $8L$": (lambda: [], "8 4 8"),
     "| A fixed factor costs on short inputs": (
@@ -603,17 +639,17 @@ RULES: dict[str, tuple] = {
         ],
         "",
     ),
-    '| "exp-log is numerically': (lambda: [], "32 2 16"),
-    "| The period of pair $i$ reaches": (
+    "| exp-log is numerically": (lambda: [], "32 2 16"),
+    "| The period of pair $\\ell$ reaches": (
         lambda: quote(C2, "At $d = 512$ that is about 3.5 % short", "at $d = 16$"),
         "10000 2 2017 2 2",
     ),
-    '| "`rotate_half` rotates': (lambda: [], "2"),
+    "| `rotate_half` rotates": (lambda: [], "2"),
     "| A tutorial RoPE module takes": (lambda: [], "0"),
     "| RoPE was first used in LLaMA": (lambda: quote(C4, "RoFormer introduced it in 2021"), ""),
     "| $S(20) = 1.4 = S(2)$": (lambda: quote(C5, "$S(20) = 1.4 = S(2)$", r"$S(20) \approx 1.91$"), ""),
     "| ALiBi slopes linear in the head index": (lambda: [], "0.1 1"),
-    '| "RoPE extrapolates well with NTK/YaRN"': (
+    "| RoPE extrapolates well with NTK/YaRN": (
         lambda: quote(
             C8,
             "✗ alone; ~ zero-shot dynamic YaRN (passkeys kept; loss fine at $2L$ only); "
@@ -621,7 +657,7 @@ RULES: dict[str, tuple] = {
         ),
         "",
     ),
-    '| "PI adapts within a few hundred steps': (lambda: quote(C8, "is level with PI by step 200"), "0"),
+    "| PI adapts within a few hundred steps": (lambda: quote(C8, "is level with PI by step 200"), "0"),
 }
 
 #: Rows with numbers that no rule checks, with the reason. Empty: every row with numbers has a rule.
@@ -630,9 +666,10 @@ UNCHECKED: dict[str, str] = {}
 #: The numbers of the prose outside the tables: chapter numbers and the parameters of the experiments.
 PROSE = (
     "1 "  # chapter 1's properties, in the opening
+    "0 "  # the notation: i - j >= 0 for a key behind the query
     "5 64 "  # the chapter list: T5, float64
-    "8 8 "  # chapter 8 trains at L and tests up to 8L
-    "1 2 3 4 6 10 11 "  # the checklist: chapter 1; chapters 2, 3, 4 and 6; chapters 10 and 11
+    "8 64 8 512 8 "  # chapter 8 trains at L = 64 and tests up to 8L = 512; numbers at 8L
+    "1 2 3 4 6 10 11 3 "  # the checklist: chapter 1; chapters 2, 3, 4 and 6; chapters 10 and 11; column 3
     "1 2 3 4 5 6 7 8 9 10 11 "  # one collapsed block of claims per chapter
     "3 6 9 9"  # chapters 3, 6 and 9 print the timings; chapter 9 backs its cost claims with counts
 )
