@@ -667,7 +667,7 @@ UNCHECKED: dict[str, str] = {}
 PROSE = (
     "1 "  # chapter 1's properties, in the opening
     "0 "  # the notation: i - j >= 0 for a key behind the query
-    "5 64 "  # the chapter list: T5, float64
+    "5 64 8 "  # the chapter list: T5, float64, 8L (chapter 8)
     "8 64 8 512 8 "  # chapter 8 trains at L = 64 and tests up to 8L = 512; numbers at 8L
     "1 2 3 4 6 10 11 3 "  # the checklist: chapter 1; chapters 2, 3, 4 and 6; chapters 10 and 11; column 3
     "1 2 3 4 5 6 7 8 9 10 11 "  # one collapsed block of claims per chapter
