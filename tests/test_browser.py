@@ -27,7 +27,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from test_jupyterlab import MIN_SLIDER_PX, PROBE_JS, _cite_links, _explorer_cells, cell_info, move_cell
+from test_jupyterlab import MIN_SLIDER_PX, PROBE_JS, RETRIED, _cite_links, _explorer_cells, cell_info, move_cell
 
 pytestmark = pytest.mark.browser
 
@@ -386,4 +386,7 @@ def test_report_html_latency(capsys):
             f"  {'all':55s} {statistics.median(ms):5.0f} [{min(ms):.0f}-{max(ms):.0f}]  "
             f"swap {statistics.median(m['swap_ms'] for m in every):.1f}  n={len(every)}"
         )
+        if RETRIED:
+            print(f"  inputs made twice (no redraw the first time): {len(RETRIED)} {RETRIED[:3]}")
     assert all(m["ms"] > 0 for m in every)
+    assert len(RETRIED) <= 2, f"{len(RETRIED)} inputs needed a second try: the explorers are not reliably live"

@@ -528,6 +528,7 @@ def _json_diff(a, b, path="") -> list[str]:
 # moving controls: shared with tests/test_browser.py (the kernel-less explorers of the HTML book)
 LATENCIES: dict[str, list[float]] = {}  # "chapter: n. ExplorerName" -> end-to-end ms per input
 TITLE_ONLY: dict[str, int] = {}  # inputs whose image was the same bytes (timed to the title line)
+RETRIED: list[str] = []  # inputs that did not redraw within REDRAW_TIMEOUT_MS and were made again
 PHASES: dict[str, dict[str, float]] = {}  # chapter -> seconds spent opening, saving, running, exploring
 SAMPLES = 2  # inputs per slider, per box, per dropdown
 
@@ -542,13 +543,22 @@ def measure(page, root, act) -> dict:
     ``act()`` (one input) and time it: ``{"ms": input -> new figure on screen, "swap_ms":
     input -> the visible figure changed, "what": "image" or "title"}`` (the title only when the new
     image is the same bytes). Raises AssertionError if neither changes."""
-    phase = next(_INPUTS) * 0.6180339887 % 1 * FRAME_MS  # evenly spread over a frame, deterministic
-    page.evaluate("([ms, phase]) => window.__posenc.settle(ms, phase)", [REDRAW_TIMEOUT_MS, phase])
-    page.evaluate("(root) => window.__posenc.arm(root)", root)
-    act()
-    if page.evaluate("(ms) => window.__posenc.wait(ms)", REDRAW_TIMEOUT_MS) is None:
+    for attempt in (1, 2):
+        phase = next(_INPUTS) * 0.6180339887 % 1 * FRAME_MS  # evenly spread over a frame, deterministic
+        page.evaluate("([ms, phase]) => window.__posenc.settle(ms, phase)", [REDRAW_TIMEOUT_MS, phase])
+        page.evaluate("(root) => window.__posenc.arm(root)", root)
+        act()
+        if page.evaluate("(ms) => window.__posenc.wait(ms)", REDRAW_TIMEOUT_MS) is not None:
+            break
         page.evaluate("() => window.__posenc.disarm()")
-        raise AssertionError(f"the figure (image or title) did not change within {REDRAW_TIMEOUT_MS / 1000:.0f} s")
+        # one input in ~1000 was lost on a loaded 2-core machine (the explorer's first input after
+        # Run All, stop 44's CI): the same input once more, reported by test_report_latency; an
+        # explorer that does not redraw fails both times
+        if attempt == 2:
+            raise AssertionError(
+                f"the figure (image or title) did not change within {REDRAW_TIMEOUT_MS / 1000:.0f} s, twice"
+            )
+        RETRIED.append(page.evaluate("(r) => (r.querySelector('.posenc-title') || {}).textContent || '?'", root))
     t0, done = page.evaluate("() => [window.__posenc.t0, window.__posenc.done]")
     if t0 is None:
         raise AssertionError("no input event was seen before the image changed")
@@ -895,7 +905,10 @@ def test_report_latency(capsys):
             "Seconds per chapter: "
             + "; ".join(f"{c} " + " ".join(f"{k} {v:.1f}" for k, v in ph.items()) for c, ph in PHASES.items())
         )
+        if RETRIED:
+            print(f"Inputs made twice (no redraw within {REDRAW_TIMEOUT_MS / 1000:.0f} s at first): {len(RETRIED)}")
     assert all(x > 0 for x in every), "a latency that is not positive: the clock or the events are wrong"
+    assert len(RETRIED) <= 2, f"{len(RETRIED)} inputs needed a second try: the explorers are not reliably live"
 
 
 # ---------------------------------------------------------------------------------------------
