@@ -2281,7 +2281,7 @@ def l_attn_mask_off_by_one(q, k, v, cos=None, sin=None, bias=None, attention_sca
 ROUND3 = {
     "sinusoidal_encoding": [
         (
-            "two mistakes together: base ignored (10000 hard-coded) and angles computed in float16",
+            "two mistakes together: base ignored: 10000 hard-coded; and angles computed in float16",
             l_sin_hardcoded_and_half,
         ),
         ("exponent 2i/(d−1) instead of 2i/d", l_sin_denominator_dminus1),
@@ -2477,3 +2477,303 @@ MUTANTS["yarn_inv_freq"] += [
 MUTANTS["attention"].append(("two mistakes together: the interleaved rotation", attn_interleaved_cos_only))
 CORRECT["alibi_slopes"].append(slopes_mpt)
 CORRECT["t5_relative_bucket"].append(t5_python_float64)
+
+
+# ---------------------------------------------------------------------------------------------
+# a third learner-reviewer's kinds (issue 39, round 3): two mistakes at once, Hugging Face's dynamic NTK, integer
+# division in a log increment or an exponent, a wrapped offset, a drifting float32 recurrence, a float16 base,
+# state kept between calls
+def r4_sin_cos_first_i_over_d(seq_len, d_model, base=10000.0):  # cos first AND exponent i/d
+    ang = torch.arange(seq_len).float()[:, None] / base ** (torch.arange(d_model // 2).float() / d_model)
+    return _interleave(ang.cos(), ang.sin())
+
+
+def r4_sin_recurrence_f32(seq_len, d_model, base=10000.0):  # each row rotated from the previous one, in float32
+    w = base ** (-torch.arange(0, d_model, 2, dtype=torch.float32) / d_model)
+    cw, sw = torch.cos(w), torch.sin(w)
+    s, c = torch.zeros_like(w), torch.ones_like(w)
+    rows = []
+    for _ in range(seq_len):
+        rows.append(_interleave(s, c))
+        s, c = s * cw + c * sw, c * cw - s * sw
+    return torch.stack(rows)
+
+
+def r4_sin_recurrence_f64(seq_len, d_model, base=10000.0):  # the same recurrence in float64: correct
+    w = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    cw, sw = torch.cos(w), torch.sin(w)
+    s, c = torch.zeros_like(w), torch.ones_like(w)
+    rows = []
+    for _ in range(seq_len):
+        rows.append(_interleave(s, c))
+        s, c = s * cw + c * sw, c * cw - s * sw
+    return torch.stack(rows).float()
+
+
+def r4_t2t_floor_increment(seq_len, d_model, base=10000.0):  # math.log(base) // (half - 1)
+    half = d_model // 2
+    inv = torch.exp(torch.arange(half, dtype=torch.float32) * -(math.log(base) // max(half - 1, 1)))
+    ang = torch.arange(seq_len, dtype=torch.float32)[:, None] * inv
+    return torch.cat([ang.sin(), ang.cos()], -1)
+
+
+def r4_t2t_from_one_base_fixed(seq_len, d_model, base=10000.0):  # positions 1..L AND log(10000) hard-coded
+    half = d_model // 2
+    inv = torch.exp(torch.arange(half, dtype=torch.float32) * -(math.log(10000.0) / max(half - 1, 1)))
+    ang = torch.arange(1, seq_len + 1, dtype=torch.float32)[:, None] * inv
+    return torch.cat([ang.sin(), ang.cos()], -1)
+
+
+def r4_shaw_query_minus_key_unshifted(q_len, max_distance):  # i − j AND no + k
+    p = torch.arange(q_len)
+    return (p[:, None] - p[None, :]).clamp(-max_distance, max_distance)
+
+
+def r4_shaw_query_minus_key_top_off_by_one(q_len, max_distance):  # i − j AND clipped to [−k, k − 1]
+    p = torch.arange(q_len)
+    return (p[:, None] - p[None, :]).clamp(-max_distance, max_distance - 1) + max_distance
+
+
+def r4_shaw_query_minus_key_shift_2k(q_len, max_distance):  # i − j, shifted by 2k and clipped to [0, 2k]
+    p = torch.arange(q_len)
+    return (p[:, None] - p[None, :] + 2 * max_distance).clamp(0, 2 * max_distance)
+
+
+def r4_shaw_clipped_positions(q_len, max_distance):  # the positions clipped, not their difference
+    p = torch.arange(q_len).clamp(max=max_distance)
+    return p[None, :] - p[:, None] + max_distance
+
+
+def r4_shaw_attn_unscaled_no_value(q, k, v, rel_k, rel_v):  # q·R^K not divided by √d AND no R^V term
+    L, d = q.shape[-2:]
+    idx = shaw_broadcast(L, (rel_k.shape[0] - 1) // 2)
+    s = q @ k.transpose(-1, -2) / math.sqrt(d) + torch.einsum("...id,ijd->...ij", q, rel_k[idx])
+    s = s.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf"))
+    return s.softmax(-1) @ v
+
+
+def r4_t5_round_no_cap(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    n, out = num_buckets, torch.zeros_like(relative_position)
+    if bidirectional:
+        n //= 2
+        out = out + (relative_position > 0).long() * n
+        dist = relative_position.abs()
+    else:
+        dist = (-relative_position).clamp(min=0)
+    me = n // 2
+    large = me + torch.round(torch.log(dist.float() / me) / math.log(max_distance / me) * (n - me)).long()
+    return out + torch.where(dist < me, dist, large)
+
+
+def r4_t5c_not_negated_exact_only(relative_position, num_buckets=32, max_distance=128):
+    dist = torch.clamp(relative_position, max=0)  # the minus forgotten: the exact buckets come out negative
+    me = num_buckets // 2
+    large = me + (torch.log(dist.abs().float().clamp(min=1) / me) / math.log(max_distance / me) * (num_buckets - me))
+    return torch.where(dist.abs() < me, dist, large.long().clamp(max=num_buckets - 1))
+
+
+def r4_t5c_quarter_exact(relative_position, num_buckets=32, max_distance=128):
+    dist = (-relative_position).clamp(min=0)
+    me = num_buckets // 4
+    large = me + (torch.log(dist.clamp(min=1).float() / me) / math.log(max_distance / me) * (num_buckets - me)).long()
+    return torch.where(dist < me, dist, large.clamp(max=num_buckets - 1))
+
+
+def r4_inv_i_over_d_base_fixed(head_dim, base=10000.0):  # i/d AND base 10000 hard-coded
+    return 1.0 / 10000.0 ** (torch.arange(head_dim // 2).float() / head_dim)
+
+
+def r4_cs_interleaved_swapped(positions, head_dim, base=10000.0):  # repeat_interleave AND (sin, cos) returned
+    pos = torch.arange(positions) if isinstance(positions, int) else positions
+    ang = (pos.float()[:, None] * inv_hf(head_dim, base)[None, :]).repeat_interleave(2, -1)
+    return ang.sin(), ang.cos()
+
+
+def r4_il_cat_clockwise(x, cos, sin):  # halves written back with cat AND the minus on the wrong term
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    c, s = cos[..., 0::2], sin[..., 0::2]
+    return torch.cat([x0 * c + x1 * s, -x0 * s + x1 * c], -1)
+
+
+def r4_offset_wrapped(x, offset, base=10000.0):  # a 16-bit position counter
+    return offset_hf(x, offset % 65536, base)
+
+
+def r4_slopes_truncated_exponent(n_heads):  # 2 ** -(8 // n): the exponent truncated
+    def p2(n):
+        r = 2.0 ** -(8 // n)
+        return [r ** (i + 1) for i in range(n)]
+
+    c = 2 ** math.floor(math.log2(n_heads))
+    extra = [] if c == n_heads else p2(2 * c)[0::2][: n_heads - c]
+    return torch.tensor(p2(c) + extra)
+
+
+def r4_bias_positive_finite(n_heads, q_len):  # +slope·|Δ| AND masked with −1e9
+    p = torch.arange(q_len)
+    delta = p[None, :] - p[:, None]
+    return (slopes_official(n_heads)[:, None, None] * delta.abs()).masked_fill(delta > 0, -1e9)
+
+
+def r4_bias_positive_fp16_min(n_heads, q_len):  # +slope·|Δ| AND masked with float16's lowest number
+    p = torch.arange(q_len)
+    delta = p[None, :] - p[:, None]
+    return (slopes_official(n_heads)[:, None, None] * delta.abs()).masked_fill(
+        delta > 0, torch.finfo(torch.float16).min
+    )
+
+
+def r4_pi_base_times_factor_i_over_d(head_dim, base, factor):
+    return 1.0 / (base * factor) ** (torch.arange(head_dim // 2).float() / head_dim)
+
+
+_R4_THETA: dict = {}
+
+
+def r4_pi_cached_in_place(head_dim, base, factor):  # a cached table divided in place: later calls compound
+    key = (head_dim, base)
+    if key not in _R4_THETA:
+        _R4_THETA[key] = inv_hf(head_dim, base)
+    return _R4_THETA[key].div_(factor)
+
+
+def r4_pi_cached_copy(head_dim, base, factor):  # a cached table, copied before dividing: correct
+    key = ("copy", head_dim, base)
+    if key not in _R4_THETA:
+        _R4_THETA[key] = inv_hf(head_dim, base)
+    return _R4_THETA[key] / factor
+
+
+def r4_ntk_base_times_factor_i_over_d(head_dim, base, factor):
+    return 1.0 / (base * factor) ** (torch.arange(head_dim // 2).float() / head_dim)
+
+
+def r4_ntk_hf_dynamic(head_dim, base, factor):  # _compute_dynamic_ntk_parameters at seq_len = factor * max_len
+    max_position_embeddings = 4096
+    seq_len = factor * max_position_embeddings
+    base = base * ((factor * seq_len / max_position_embeddings) - (factor - 1)) ** (head_dim / (head_dim - 2))
+    return 1.0 / (base ** (torch.arange(0, head_dim, 2, dtype=torch.int64).float() / head_dim))
+
+
+def r4_ntk_hf_dynamic_twice(head_dim, base, factor):  # the dynamic formula at seq_len = 2 * max_len
+    base = base * ((factor * 2.0) - (factor - 1)) ** (head_dim / (head_dim - 2))
+    return 1.0 / (base ** (torch.arange(0, head_dim, 2, dtype=torch.int64).float() / head_dim))
+
+
+def r4_ntk_parenthesis(head_dim, base, factor):  # (base * factor) ** (d / (d - 2))
+    return inv_hf(head_dim, (base * factor) ** (head_dim / (head_dim - 2)))
+
+
+def r4_ntk_half(head_dim, base, factor):  # the new base and the exponents in float16
+    nb = base * factor ** (head_dim / (head_dim - 2))
+    e = torch.arange(0, head_dim, 2, dtype=torch.float16) / head_dim
+    return (1.0 / torch.tensor(nb, dtype=torch.float16) ** e).float()
+
+
+def r4_ntk_float64(head_dim, base, factor):  # float64 inside: correct
+    nb = torch.tensor(base, dtype=torch.float64) * factor ** (head_dim / (head_dim - 2))
+    return (nb ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)).float()
+
+
+def r4_yarn_clip_half_unrounded(
+    head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0
+):
+    return yarn_hf(
+        head_dim,
+        base,
+        factor,
+        original_max_position_embeddings,
+        beta_fast,
+        beta_slow,
+        round_range=False,
+        high_clip=lambda d: d // 2 - 1,
+    )
+
+
+def r4_attn_bias_first_cos_only(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    L, d = q.shape[-2:]
+    if cos is not None:
+        c = cos * attention_scaling  # sin left unscaled
+        q, k = (t * c + torch.cat([-t[..., d // 2 :], t[..., : d // 2]], -1) * sin for t in (q, k))
+    s = q @ k.transpose(-1, -2)
+    if bias is not None:
+        s = s + bias
+    s = (s / math.sqrt(d)).masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf"))
+    return s.softmax(-1) @ v
+
+
+def r4_attn_nan_mask(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):  # 0 * −inf = NaN
+    L, d = q.shape[-2:]
+    if cos is not None:
+        c, s = cos * attention_scaling, sin * attention_scaling
+        q, k = (t * c + torch.cat([-t[..., d // 2 :], t[..., : d // 2]], -1) * s for t in (q, k))
+    logits = q @ k.transpose(-1, -2) / math.sqrt(d) + (0 if bias is None else bias)
+    return (logits + torch.ones(L, L).triu(1) * float("-inf")).softmax(-1) @ v
+
+
+def r4_rope_noise(head_dim, base=10000.0):  # a random draw left in
+    return inv_hf(head_dim, base) * (1 + 1e-3 * torch.rand(head_dim // 2))
+
+
+ROUND4 = {
+    "sinusoidal_encoding": [
+        ("two mistakes together: sin and cos swapped", r4_sin_cos_first_i_over_d),
+        ("sin² + cos² drifts away from 1 as the position grows", r4_sin_recurrence_f32),
+    ],
+    "sinusoidal_concat": [
+        ("floor division in the log increment", r4_t2t_floor_increment),
+        ("two mistakes together: positions start at 1; and base ignored", r4_t2t_from_one_base_fixed),
+    ],
+    "shaw_relative_index": [
+        ("two mistakes together: relative position taken as query − key", r4_shaw_query_minus_key_unshifted),
+        (
+            "two mistakes together: relative position taken as query − key (i − j) instead of key − query (j − i); "
+            "and clipped to [−k, k − 1]",
+            r4_shaw_query_minus_key_top_off_by_one,
+        ),
+        ("It uses i − j (query − key) where Shaw's uses j − i", r4_shaw_query_minus_key_shift_2k),
+        ("the positions clipped to max_distance before the difference", r4_shaw_clipped_positions),
+    ],
+    "shaw_attention": [("two mistakes together: the value-side term", r4_shaw_attn_unscaled_no_value)],
+    "t5_relative_bucket": [("two mistakes together: large distances not clamped", r4_t5_round_no_cap)],
+    "t5_causal_bucket": [
+        ("where your buckets are wrong they are the right ones negated", r4_t5c_not_negated_exact_only),
+        ("max_exact = num_buckets // 4", r4_t5c_quarter_exact),
+    ],
+    "rope_inv_freq": [
+        ("two mistakes together: frequencies use base^(-i/d)", r4_inv_i_over_d_base_fixed),
+        ("returns a different result when called again with the same arguments", r4_rope_noise),
+    ],
+    "rope_cos_sin": [("two mistakes together: cos and sin swapped; and angles repeated", r4_cs_interleaved_swapped)],
+    "apply_rope_interleaved": [("two mistakes together: rotated pairs written back", r4_il_cat_clockwise)],
+    "apply_rope_offset": [("is offset mod 2^16 = 65536: the offset wrapped around", r4_offset_wrapped)],
+    "alibi_slopes": [("8 // n truncates (to 0 from 9 heads on", r4_slopes_truncated_exponent)],
+    "alibi_bias": [
+        ("two mistakes together: bias positive", r4_bias_positive_finite),
+        (
+            "two mistakes together: masked with a large finite number instead of −inf; and bias",
+            r4_bias_positive_fp16_min,
+        ),
+    ],
+    "pi_inv_freq": [
+        ("two mistakes together: base multiplied by the factor", r4_pi_base_times_factor_i_over_d),
+        ("returns a different result when called again with the same arguments", r4_pi_cached_in_place),
+    ],
+    "ntk_inv_freq": [
+        ("two mistakes together: frequencies use base^(-i/d)", r4_ntk_base_times_factor_i_over_d),
+        ("Hugging Face's dynamic NTK base (_compute_dynamic_ntk_parameters", r4_ntk_hf_dynamic),
+        ("your frequencies are RoPE's with the base changed to", r4_ntk_hf_dynamic_twice),
+        ("the exponent d/(d−2) put on the product", r4_ntk_parenthesis),
+        ("frequencies computed in float16", r4_ntk_half),
+    ],
+    "yarn_inv_freq": [("two mistakes together: correction range not rounded", r4_yarn_clip_half_unrounded)],
+    "attention": [
+        ("two mistakes together: bias added before the 1/√d scaling", r4_attn_bias_first_cos_only),
+        ("your output contains NaN", r4_attn_nan_mask),
+    ],
+}
+for _task, _extra in ROUND4.items():
+    MUTANTS[_task] += _extra
+CORRECT["sinusoidal_encoding"].append(r4_sin_recurrence_f64)
+CORRECT["pi_inv_freq"].append(r4_pi_cached_copy)
+CORRECT["ntk_inv_freq"].append(r4_ntk_float64)

@@ -25,7 +25,7 @@ from .diagnosis import UNKNOWN, _diagnose, _picture
 from .framework import Case, _clone, _close, _Crash, _modified, _show_args, _Timeout, _Wrong
 from .registry import _check_task, _tasks
 from .report import NOT_IMPLEMENTED, Report, Row
-from .running import TIME_LIMIT, _call_limited, _describe, _expected, _raised_in, _refusal
+from .running import TIME_LIMIT, _call_limited, _describe, _equal_output, _expected, _raised_in, _refusal
 
 __all__ = ["check", "reference"]
 
@@ -33,6 +33,26 @@ __all__ = ["check", "reference"]
 def reference(task: str) -> Callable:
     """The reference solution of ``task`` (a posenc function or a few lines around one)."""
     return _tasks()[_check_task(task)].reference
+
+
+def _unsteady(t, cases, outs, expected, again: Callable) -> str | None:
+    """Said when ``fn``, called a second time on the first input where it is wrong, returns something else:
+    it keeps state between calls (a cached tensor changed in place, a global, a random draw)."""
+    for case, out, exp in zip(cases, outs, expected):
+        if out is None or isinstance(out, _Crash) or isinstance(exp, _Crash) or _equal_output(t, case, out, exp):
+            continue
+        try:
+            second = again(case)
+        except Exception:  # noqa: BLE001 — a crash or a timeout on the second call says nothing more
+            return None
+        if _equal_output(t, case, out, second):
+            return None
+        return (
+            "your function returns a different result when called again with the same arguments, "
+            f"{_show_args(t.signature, case)}: it keeps something between calls. Look for a cached or global "
+            "tensor changed in place (div_, mul_, +=) or a random draw; compute the result afresh on each call"
+        )
+    return None
 
 
 def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
@@ -72,10 +92,10 @@ def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
     evaluated = {runs.name}
     modified: list[tuple[int, list[str]]] = []
 
-    def detach(out):
+    def detach(out):  # a copy: a later call must not change an output that is a cached tensor
         if isinstance(out, tuple):
-            return tuple(o.detach() if isinstance(o, torch.Tensor) else o for o in out)
-        return out.detach() if isinstance(out, torch.Tensor) else out
+            return tuple(o.detach().clone() if isinstance(o, torch.Tensor) else o for o in out)
+        return out.detach().clone() if isinstance(out, torch.Tensor) else out
 
     def run(*args, **kwargs):
         return detach(_call_limited(fn, _clone(args), _clone(kwargs), float(time_limit)))
@@ -177,6 +197,11 @@ def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
     if report.passed:
         return report
     report.diagnoses = _diagnose(t, cases, outs, expected, mistaken, rows, modified)
+    with torch.no_grad():
+        unsteady = _unsteady(t, cases, outs, expected, lambda c: t.structure(c, run(*c.args, **c.kwargs)))
+    if unsteady:  # what its outputs match says nothing then: only a crash or a changed input is said besides
+        kept = ("your function raised ", "your function changes its input")
+        report.diagnoses = [unsteady] + [d for d in report.diagnoses if d.startswith(kept)]
     report.picture = _picture(t, cases, outs, expected)
     if report.picture is not None and report.diagnoses[0].startswith(UNKNOWN):
         at = report.picture["where"]

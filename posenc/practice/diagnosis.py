@@ -1,13 +1,16 @@
 """Naming what is wrong, and the picture of the difference.
 
-In this order: the known mistake whose output the learner's equals on every input; else a detector's
-diagnosis (angles or frequencies in low precision, slopes linear in the head index, ...); else the nearest
+In this order: the known mistake whose output the learner's equals on every input; else two known mistakes
+at once (flags of one variant function, each right wherever the learner is right) whose output the learner's
+equals on every input; else a detector's diagnosis (angles or frequencies in low precision, on evidence of
+that dtype; slopes linear in the head index; positions or a base read from the output; ...); else the nearest
 known mistake, with how near it is (the share of the entries, wrong in either, where the learner's output
 equals the mistake's, and the distance to it relative to the distance to posenc: never a mistake farther
-than posenc's answer); else
-NaN or an infinity where posenc is finite; else what raised, on which input and with which arguments;
-else the row that failed. An input changed in place is always named. ``_picture`` picks the smallest
-failing input with a two-dimensional output, for the report's heatmap of got − expected.
+than posenc's answer); else NaN or an infinity where posenc is finite; else what raised, on which input and
+with which arguments; else, when every output is within tolerance, the property that failed. A wrong type or
+shape no mistake explains, and an input changed in place, are always named. ``check`` puts first a function
+that answers differently when called again. ``_picture`` picks the smallest failing input with a
+two-dimensional output, for the report's heatmap of got − expected.
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ from typing import Any
 
 import torch
 
-from .framework import Task, _Crash, _f64, _show_args
+from .framework import Task, _Crash, _f64, _show_args, _Variant
 from .precision import _CURRENT
-from .running import _equal_output
+from .running import _equal_output, _output
 
 UNKNOWN = "not one of the mistakes the checker knows"
 
@@ -47,6 +50,11 @@ def _diagnose(t: Task, cases, outs, expected, mistaken, rows, modified=()) -> li
                 found.append(text)
                 exact = True
                 break
+        if not found and not _nan_where_finite(t, cases, outs, expected, usable):  # NaN = NaN is no evidence
+            both = _combination(t, cases, outs, expected, mistaken, usable, valued)
+            if both:
+                found.append(both)
+                exact = True
         if not found and valued:
             _CURRENT[0] = t
             for text, detect in t.detectors:
@@ -73,14 +81,56 @@ def _diagnose(t: Task, cases, outs, expected, mistaken, rows, modified=()) -> li
             f"tensor changes too. Build a new tensor (x = x * cos + ..., torch.cat, or x.clone() first) instead "
             "of writing into an argument (x *= ..., x[...] = ..., x.mul_(...))"
         )
-    if rows[0].ok is False and not crashed and not found:
+    at = next((i for i, c in enumerate(cases) if c.label == rows[0].where), None)
+    unexplained = not found or (at is not None and outs[at] is None)  # a wrong type or shape no mistake explains
+    if rows[0].ok is False and not crashed and unexplained and rows[0].detail not in found:
         found.append(rows[0].detail)  # wrong type, shape or dtype, or no refusal: the row says what to change
+    if not differing and not found:  # every output within tolerance of posenc's, but a property fails: say it
+        failing = [r for r in rows[1:-1] if r.ok is False and r.detail]
+        if failing:
+            found.append(f"{failing[0].detail} (first at {failing[0].where})")
     if found:
         return found
     where = _smallest_failing(cases, differing, rows)
     if where:
         return [f"{UNKNOWN}; smallest failing input: {where}"]
     return [UNKNOWN]
+
+
+def _combination(t: Task, cases, outs, expected, mistaken, usable, valued) -> str | None:
+    """Two known mistakes at once (:class:`~posenc.practice.framework._Variant` flags of one variant function)
+    whose output equals the learner's on every input, the one nearer the learner's output named first.
+
+    Only mistakes that are each right wherever the learner's output is right take part: two mistakes that undo
+    each other on some input (a sign flipped twice) would name a mistake the learner did not make there.
+    A pair's output is computed input by input, and only as long as it still equals the learner's, so a
+    pair that differs on the first input costs one call."""
+    right = [i for i in usable if _equal_output(t, cases[i], outs[i], expected[i])]
+    singles = [
+        (k, text, fn)
+        for k, (text, fn) in enumerate(t.mistakes)
+        if isinstance(fn, _Variant) and all(_equal_output(t, cases[i], mistaken[k][1][i], expected[i]) for i in right)
+    ]
+    for a, (ka, text_a, fa) in enumerate(singles):
+        for kb, text_b, fb in singles[a + 1 :]:
+            if text_a == text_b:
+                continue
+            both = fa.combine(fb)
+            if both is None:
+                continue
+            if all(_equal_output(t, cases[i], outs[i], _pair_output(t, ka, kb, both, cases, i)) for i in usable):
+                near_a = _nearness(t, cases, outs, expected, mistaken[ka][1], valued)[2]
+                near_b = _nearness(t, cases, outs, expected, mistaken[kb][1], valued)[2]
+                first, second = (text_a, text_b) if near_a <= near_b else (text_b, text_a)
+                return f"two mistakes together: {first}; and {second}"
+    return None
+
+
+def _pair_output(t: Task, ka: int, kb: int, both: _Variant, cases, i: int) -> Any:
+    key = (ka, kb, i)
+    if key not in t._combined:
+        t._combined[key] = _output(t, both, cases[i])
+    return t._combined[key]
 
 
 def _smallest_failing(cases, differing, rows) -> str:

@@ -48,11 +48,30 @@ class Task:
     _cases: list[Case] | None = None
     _expected: list | None = None
     _mistaken: list | None = None
+    _combined: dict = field(default_factory=dict)  # (mistake i, mistake j, case) -> output, filled on demand
 
     def cases(self) -> list[Case]:
         if self._cases is None:
             self._cases = self.make_cases()
         return self._cases
+
+
+class _Variant:
+    """A known mistake written as a task's variant function with keyword flags: ``impl(*args, **kwargs,
+    **flags)``. Two mistakes of one ``impl`` whose flags do not overlap combine into "two mistakes together"
+    (:meth:`combine`), which the diagnosis tries when no single mistake matches."""
+
+    def __init__(self, impl: Callable, **flags: Any) -> None:
+        self.impl, self.flags = impl, flags
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.impl(*args, **kwargs, **self.flags)
+
+    def combine(self, other: Any) -> _Variant | None:
+        """The two mistakes at once, or None when they are not flags of the same variant function (or share one)."""
+        if not isinstance(other, _Variant) or other.impl is not self.impl or set(self.flags) & set(other.flags):
+            return None
+        return _Variant(self.impl, **self.flags, **other.flags)
 
 
 class _Wrong(Exception):
@@ -149,8 +168,9 @@ def _float32(out: torch.Tensor, name: str = "the result") -> torch.Tensor:
     low-precision angles, since a float32 table cast at the end is a different mistake."""
     if out.dtype in (torch.float16, torch.bfloat16):
         kind = str(out.dtype).replace("torch.", "")
+        verb = "are" if name.endswith("slopes") else "is"
         raise _Wrong(
-            f"{name} is returned in {kind}: the task returns float32; compute in float32 and cast only "
+            f"{name} {verb} returned in {kind}: the task returns float32; compute in float32 and cast only "
             "where the result is used"
         )
     return out

@@ -31,7 +31,7 @@ import torch
 
 from .. import alibi_slopes, rope_inv_freq, shaw_relative_index, t5_relative_bucket
 from .framework import Task
-from .precision import _lowp
+from .precision import _lowp, _other_base
 from .tasks_absolute import (
     _concat_cases,
     _concat_mistakes,
@@ -44,6 +44,7 @@ from .tasks_absolute import (
     _ref_learned,
     _ref_sin,
     _ref_sin_concat,
+    _rows_drift,
     _sin_cases,
     _sin_mistakes,
     _sin_structure,
@@ -91,6 +92,7 @@ from .tasks_relative import (
     _t5_causal_mistakes,
     _t5_causal_ref,
     _t5_mistakes,
+    _t5_negated,
     _t5_structure,
 )
 from .tasks_rope import (
@@ -105,6 +107,7 @@ from .tasks_rope import (
     _inv_structure,
     _offset_cases,
     _offset_mistakes,
+    _offset_positions,
     _offset_structure,
     _prop_first_one,
     _prop_geometric,
@@ -118,6 +121,7 @@ from .tasks_rope import (
     _ref_offset,
 )
 from .tasks_scaling import (
+    _ntk_effective_base,
     _ntk_mistakes,
     _pi_mistakes,
     _prop_ntk_first,
@@ -160,6 +164,8 @@ def _task_list() -> list[Task]:
                 _lowp("bfloat16"),
                 _lowp("float16", fixed_base=10000.0),
                 _lowp("bfloat16", fixed_base=10000.0),
+                ("angles from another base", _other_base),
+                ("values drift from posenc's as the position grows", _rows_drift),
             ],
         )
     )
@@ -173,6 +179,7 @@ def _task_list() -> list[Task]:
             [("position 0 is [0, ..., 0, 1, ..., 1]", _prop_row0_concat)],
             _concat_mistakes(),
             _sin_structure,
+            detectors=[("values drift from posenc's as the position grows", _rows_drift)],
         )
     )
     t.append(
@@ -222,6 +229,7 @@ def _task_list() -> list[Task]:
             [("buckets in [0, num_buckets)", _prop_t5_range), ("buckets grow with distance", _prop_t5_monotone)],
             _t5_mistakes(),
             _t5_structure,
+            detectors=[("buckets negated", _t5_negated)],
         )
     )
     t.append(
@@ -234,6 +242,7 @@ def _task_list() -> list[Task]:
             [("buckets in [0, num_buckets)", _prop_t5_range)],
             _t5_causal_mistakes(),
             _t5_structure,
+            detectors=[("buckets negated", _t5_negated)],
         )
     )
     t.append(
@@ -265,6 +274,8 @@ def _task_list() -> list[Task]:
                 _lowp("bfloat16"),
                 _lowp("float16", fixed_base=10000.0),
                 _lowp("bfloat16", fixed_base=10000.0),
+                ("angles from another base", _other_base),
+                ("values drift from posenc's as the position grows", _rows_drift),
             ],
         )
     )
@@ -294,6 +305,7 @@ def _task_list() -> list[Task]:
             [("a decode step matches the full sequence", _prop_offset_consistent)],
             _offset_mistakes(),
             _offset_structure,
+            detectors=[("rows rotated to other positions", _offset_positions)],
         )
     )
     t.append(
@@ -362,7 +374,11 @@ def _task_list() -> list[Task]:
             _ntk_mistakes(),
             _scaled_structure,
             _rel_compare,
-            detectors=[_lowp("float16", "frequencies"), _lowp("bfloat16", "frequencies")],
+            detectors=[
+                _lowp("float16", "frequencies"),
+                _lowp("bfloat16", "frequencies"),
+                ("RoPE frequencies with another base", _ntk_effective_base),
+            ],
         )
     )
     t.append(

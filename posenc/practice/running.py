@@ -108,14 +108,13 @@ def _expected(task: Task) -> tuple[list, list]:
             except (ValueError, IndexError) as e:
                 exp.append(_Crash(_describe(e)))
         task._expected = exp
-        mistaken = []
-        for text, wrong in task.mistakes:
-            outs = []
-            for c in cases:
-                try:
-                    outs.append(task.structure(c, _call(wrong, c)))
-                except Exception as e:  # noqa: BLE001
-                    outs.append(_Crash(_describe(e)))
-            mistaken.append((text, outs))
-        task._mistaken = mistaken
+        task._mistaken = [(text, [_output(task, wrong, c) for c in cases]) for text, wrong in task.mistakes]
     return task._expected, task._mistaken or []
+
+
+def _output(task: Task, wrong: Callable, case: Case) -> Any:
+    """A known mistake's output on one input, in the task's normal form, or the :class:`_Crash` it raised."""
+    try:
+        return task.structure(case, _call(wrong, case))
+    except Exception as e:  # noqa: BLE001
+        return _Crash(_describe(e))

@@ -13,7 +13,9 @@ import math
 import torch
 
 from .. import sinusoidal_encoding
-from .framework import Case, _close, _f64, _float32, _g, _shape, _tol_angles, _Wrong
+from .framework import Case, _close, _Crash, _f64, _float32, _g, _shape, _tol_angles, _Variant, _Wrong
+from .precision import _CURRENT
+from .running import _expected
 
 
 # ---- sinusoidal -------------------------------------------------------------------------------------
@@ -32,11 +34,13 @@ def _sin_variant(
     dtype=torch.float64,
     swap=False,
     multiply=False,
-    denom=None,
+    denom_minus=0,
     per_column=False,
+    fixed_base=None,
 ):
+    base = base if fixed_base is None else fixed_base
     i = torch.arange(d_model // 2, dtype=torch.float64)
-    denom = d_model if denom is None else denom
+    denom = max(d_model - denom_minus, 1)
     freq = (base ** (-exp_scale * i / denom)) if not multiply else base ** (exp_scale * i / denom)
     pos = torch.arange(start, start + seq_len, dtype=torch.float64)
     ang = (pos.to(dtype)[:, None] * freq.to(dtype)[None, :]).to(torch.float64)
@@ -82,55 +86,98 @@ def _prop_unit_pairs_interleaved(case, out, run):
     o = _f64(out)
     r = o[..., 0::2] ** 2 + o[..., 1::2] ** 2
     if not float((r - 1).abs().max()) <= 1e-4:
-        return "columns (2i, 2i+1) are not a (sin, cos) pair: sin² + cos² ≠ 1"
+        return _unit_drift((r - 1).abs().amax(-1), torch.arange(r.shape[0]), "sin² + cos²") or (
+            "columns (2i, 2i+1) are not a (sin, cos) pair: sin² + cos² ≠ 1"
+        )
     return None
 
 
+def _unit_drift(dev: torch.Tensor, positions: torch.Tensor, what: str, tol: float = 1e-4) -> str | None:
+    """When ``what`` (sin² + cos², per row) is within ``tol`` of 1 at the first 8 positions or more and then
+    drifts away, staying off at most later positions: the message saying so, else None."""
+    order = torch.argsort(positions)
+    dev, positions = dev[order], positions[order]
+    bad = dev > tol
+    if dev.numel() < 16 or not bool(bad.any()):
+        return None
+    first = int(torch.nonzero(bad)[0][0])
+    if first < 8 or not float(bad[first:].double().mean()) >= 0.5:
+        return None
+    return (
+        f"{what} drifts away from 1 as the position grows: within {tol:g} of 1 up to position "
+        f"{int(positions[first - 1])}, off by {float(dev[-1]):.2g} at position {int(positions[-1])}. Rounding that "
+        "piles up does this: a row built from the previous one (an angle-addition recurrence) in float32 adds an "
+        "error at every step; compute each angle p·θ_i directly"
+    )
+
+
 def _sin_mistakes():
+    def mk(**kw):
+        return _Variant(_sin_variant, **kw)
+
     return [
-        (
-            "frequencies use base^(-i/d) instead of base^(-2i/d)",
-            lambda L, d, b=1e4: _sin_variant(L, d, b, exp_scale=1.0),
-        ),
-        (
-            "exponent 4i/d: arange(0, d, 2) already holds 2i, and it was doubled again",
-            lambda L, d, b=1e4: _sin_variant(L, d, b, exp_scale=4.0),
-        ),
-        ("positions start at 1", lambda L, d, b=1e4: _sin_variant(L, d, b, start=1)),
+        ("frequencies use base^(-i/d) instead of base^(-2i/d)", mk(exp_scale=1.0)),
+        ("exponent 4i/d: arange(0, d, 2) already holds 2i, and it was doubled again", mk(exp_scale=4.0)),
+        ("positions start at 1", mk(start=1)),
         (
             "sin and cos concatenated [sin | cos] (tensor2tensor's layout) instead of interleaved",
-            lambda L, d, b=1e4: _sin_variant(L, d, b, layout="concat"),
+            mk(layout="concat"),
         ),
-        (
-            "sin and cos swapped: cos in the even columns, sin in the odd ones",
-            lambda L, d, b=1e4: _sin_variant(L, d, b, swap=True),
-        ),
-        (
-            "positions multiplied by base^(+2i/d) (wavelengths) instead of divided",
-            lambda L, d, b=1e4: _sin_variant(L, d, b, multiply=True),
-        ),
-        ("base ignored: 10000 hard-coded", lambda L, d, b=1e4: _sin_variant(L, d, 10000.0)),
-        (
-            "exponent 2i/(d−2) (a linspace to 1) instead of 2i/d",
-            lambda L, d, b=1e4: _sin_variant(L, d, b, denom=max(d - 2, 1)),
-        ),
-        (
-            "exponent 2i/(d−1) instead of 2i/d: the denominator is d_model itself",
-            lambda L, d, b=1e4: _sin_variant(L, d, b, denom=max(d - 1, 1)),
-        ),
+        ("sin and cos swapped: cos in the even columns, sin in the odd ones", mk(swap=True)),
+        ("positions multiplied by base^(+2i/d) (wavelengths) instead of divided", mk(multiply=True)),
+        ("base ignored: 10000 hard-coded", mk(fixed_base=10000.0)),
+        ("exponent 2i/(d−2) (a linspace to 1) instead of 2i/d", mk(denom_minus=2)),
+        ("exponent 2i/(d−1) instead of 2i/d: the denominator is d_model itself", mk(denom_minus=1)),
         (
             "integer division: torch.arange(0, d, 2) // d is 0 for every pair, so every frequency is 1; divide "
             "as floats (torch.arange(0, d, 2).float() / d)",
-            lambda L, d, b=1e4: _sin_variant(L, d, b, exp_scale=0.0),
+            mk(exp_scale=0.0),
         ),
-        ("angles computed in float16", lambda L, d, b=1e4: _sin_variant(L, d, b, dtype=torch.float16)),
-        ("angles computed in bfloat16", lambda L, d, b=1e4: _sin_variant(L, d, b, dtype=torch.bfloat16)),
+        ("angles computed in float16", mk(dtype=torch.float16)),
+        ("angles computed in bfloat16", mk(dtype=torch.bfloat16)),
         (
             "a per-column exponent base^(-j/d): the cos in column 2i + 1 must share the sin's frequency "
             "base^(-2i/d), not use base^(-(2i+1)/d)",
-            lambda L, d, b=1e4: _sin_variant(L, d, b, per_column=True),
+            mk(per_column=True),
         ),
     ]
+
+
+def _rows_drift(cases, outs, usable) -> str | bool:
+    """An angle task's output right at the first positions and wrong from some position on, on every wrong input
+    (of 8 rows or more): the error grows with the position, as rounding that piles up along a recurrence does."""
+    t = _CURRENT[0]
+    expected, _ = _expected(t)
+    seen = []
+    for i in usable:
+        o, e, case = outs[i], expected[i], cases[i]
+        if isinstance(o, _Crash) or isinstance(e, _Crash):
+            return False
+        parts = [(_f64(a), _f64(b)) for a, b in (zip(o, e) if isinstance(o, tuple) else [(o, e)])]
+        err = torch.stack([(a - b).abs().amax(-1) for a, b in parts]).amax(0)  # per row
+        pos = case.args[0]
+        pos = torch.arange(err.numel()) if isinstance(pos, int) else pos
+        if err.numel() < 8:
+            return False
+        order = torch.argsort(pos)
+        err, pos = err[order], pos[order]
+        bad = err > case.tol
+        first = int(torch.nonzero(bad)[0][0]) if bool(bad.any()) else None
+        if first is None or first < 8 or not float(bad[first:].double().mean()) >= 0.5:
+            return False
+        if not float(err[-max(1, err.numel() // 8) :].max()) >= float(err[first]):
+            return False
+        seen.append((int(pos[-1]), int(pos[first]), float(err[-1]), case.label))
+    if not seen:
+        return False
+    last, p0, e_last, where = max(seen)
+    return (
+        f"your values drift away from posenc's as the position grows: right up to position {p0 - 1}, then off by "
+        f"more and more ({e_last:.2g} at position {last}, {where}). An error that grows with the position comes "
+        "from a frequency a little off (the angle p·θ_i multiplies its error by p) or from rounding that piles up "
+        "along a recurrence (each row built from the previous one in float32): compute each angle p·θ_i directly, "
+        "with θ_i = base^(−2i/d) exactly as stated"
+    )
 
 
 def _ref_sin_concat(seq_len, d_model, base=10000.0):
@@ -154,11 +201,18 @@ def _concat_variant(
     log10=False,
     pad=False,
     i_start=0,
+    vaswani=False,
+    fixed_base=None,
+    floor_inc=False,
 ):
+    base = base if fixed_base is None else fixed_base
     half = d // 2
-    denom = max(half - 1, 1) if denom is None else denom
+    denom = half if vaswani else max(half - 1, 1) if denom is None else denom
     log_base = math.log10(base) if log10 else math.log(base)
-    inv = torch.exp(-log_base * torch.arange(i_start, i_start + half, dtype=torch.float64) / denom)
+    if floor_inc:  # math.log(base) // (d/2 - 1): the increment rounded down to a whole number
+        inv = torch.exp(-float(log_base // denom) * torch.arange(half, dtype=torch.float64))
+    else:
+        inv = torch.exp(-log_base * torch.arange(i_start, i_start + half, dtype=torch.float64) / denom)
     ang = (torch.arange(start, start + L, dtype=torch.float64).to(dtype)[:, None] * inv.to(dtype)[None, :]).double()
     s, c = torch.sin(ang), torch.cos(ang)
     if swap:
@@ -172,43 +226,45 @@ def _concat_variant(
 
 
 def _concat_mistakes():
+    def mk(**kw):
+        return _Variant(_concat_variant, **kw)
+
     return [
-        (
-            "frequencies base^(-2i/d) (Vaswani's) instead of tensor2tensor's base^(-i/(d/2−1))",
-            lambda L, d, b=1e4: _concat_variant(L, d, b, denom=d // 2),
-        ),
+        ("frequencies base^(-2i/d) (Vaswani's) instead of tensor2tensor's base^(-i/(d/2−1))", mk(vaswani=True)),
         (
             "sin and cos interleaved (Vaswani's layout) instead of concatenated [sin | cos]",
-            lambda L, d, b=1e4: _concat_variant(L, d, b, layout="interleaved"),
+            mk(layout="interleaved"),
         ),
-        ("positions start at 1", lambda L, d, b=1e4: _concat_variant(L, d, b, start=1)),
+        ("positions start at 1", mk(start=1)),
         (
             "frequency index starts at 1: exp(-ln(base)·(i+1)/(d/2−1)); i runs 0, 1, ..., d/2 − 1, so the first "
             "frequency is 1",
-            lambda L, d, b=1e4: _concat_variant(L, d, b, i_start=1),
+            mk(i_start=1),
         ),
-        ("[cos | sin] instead of [sin | cos]", lambda L, d, b=1e4: _concat_variant(L, d, b, swap=True)),
-        ("angles computed in float16", lambda L, d, b=1e4: _concat_variant(L, d, b, dtype=torch.float16)),
-        ("base ignored: 10000 hard-coded", lambda L, d, b=1e4: _concat_variant(L, d, 10000.0)),
-        (
-            "log10(base) where the exponent needs the natural log: exp(-ln(base)·i/(d/2−1))",
-            lambda L, d, b=1e4: _concat_variant(L, d, b, log10=True),
-        ),
+        ("[cos | sin] instead of [sin | cos]", mk(swap=True)),
+        ("angles computed in float16", mk(dtype=torch.float16)),
+        ("base ignored: 10000 hard-coded", mk(fixed_base=10000.0)),
+        ("log10(base) where the exponent needs the natural log: exp(-ln(base)·i/(d/2−1))", mk(log10=True)),
         (
             "positions start at 2 (fairseq's padding_idx + 1 with padding_idx = 1): the task's positions are "
             "0, 1, ..., seq_len − 1",
-            lambda L, d, b=1e4: _concat_variant(L, d, b, start=2),
+            mk(start=2),
         ),
         (
             "row 0 zeroed, as fairseq's get_embedding does for its padding row: here position 0 is an ordinary "
             "position, [sin 0 | cos 0] = [0, ..., 0, 1, ..., 1]",
-            lambda L, d, b=1e4: _concat_variant(L, d, b, pad=True),
+            mk(pad=True),
         ),
         (
             "two mistakes together: row 0 zeroed (fairseq's padding row) and the positions shifted by one (a zero "
             "row prepended, so row p holds position p − 1): here row p holds position p and row 0 is "
             "[sin 0 | cos 0] = [0, ..., 0, 1, ..., 1]",
             lambda L, d, b=1e4: _concat_variant(L, d, b, start=-1, pad=True),
+        ),
+        (
+            "floor division in the log increment: math.log(base) // (d/2 − 1) rounds ln(base)/(d/2 − 1) down to a "
+            "whole number (to 0 once d/2 − 1 > ln(base)); divide with /",
+            mk(floor_inc=True),
         ),
     ]
 

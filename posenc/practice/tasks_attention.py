@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 
 from .. import alibi_bias, relative_positions, rope_cos_sin, rope_inv_freq, t5_relative_bucket
-from .framework import Case, _close, _float_result, _g, _shape
+from .framework import Case, _close, _float_result, _g, _shape, _Variant
 from .tasks_rope import _rot_half
 from .tasks_scaling import _yarn_ref
 
@@ -151,9 +151,7 @@ def _prop_attention_causal(case, out, run):
 
 def _attention_mistakes():
     def mk(**kw):
-        return lambda q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0: _attention_variant(
-            q, k, v, cos, sin, bias, attention_scaling, **kw
-        )
+        return _Variant(_attention_variant, **kw)
 
     return [
         (

@@ -12,7 +12,9 @@ import math
 import torch
 
 from .. import relative_positions, shaw_attention, t5_relative_bucket
-from .framework import Case, _close, _Crash, _float_result, _g, _shape, _Wrong
+from .framework import Case, _close, _Crash, _float_result, _g, _shape, _Variant, _Wrong
+from .precision import _CURRENT
+from .running import _expected
 
 
 # ---- Shaw ----------------------------------------------------------------------------------------------
@@ -46,49 +48,82 @@ def _prop_toeplitz(case, out, run):
 
 
 def _shaw_shift_clip(cases, outs, usable) -> str | bool:
-    """An index of the form clip(j − i + a, lo, hi) on every wrong input, but with another shift a or other
-    bounds than Shaw's clip(j − i, −k, k) + k = clip(j − i + k, 0, 2k): said with a, lo and hi on the largest
+    """An index of the form clip(±(j − i) + a, lo, hi) on every wrong input, but with another sign, shift a or
+    other bounds than Shaw's clip(j − i, −k, k) + k = clip(j − i + k, 0, 2k): said with them on the largest
     such input."""
-    seen = []
-    for i in usable:
-        o, (L, k) = outs[i], cases[i].args
-        if isinstance(o, _Crash) or L < 2:
-            continue
-        rel = relative_positions(L).long()
-        o = o.long()
-        lo, hi = int(o.min()), int(o.max())
-        shifts = [a for a in range(lo - L, hi + L + 1) if torch.equal((rel + a).clamp(lo, hi), o)]
-        if not shifts:
-            return False
-        seen.append((L, k, shifts[0], lo, hi))
-    if not seen:
-        return False
-    L, k, a, lo, hi = max(seen)
-    return (
-        f"your index is clip(j − i + {a}, {lo}, {hi}) at q_len={L}, max_distance={k}: shifted by {a} and clipped "
-        f"to [{lo}, {hi}]; Shaw's is clip(j − i, −k, k) + k = clip(j − i + {k}, 0, {2 * k}): shift by k = "
-        "max_distance, then clip to [0, 2k] (or clip j − i to [−k, k] first, then add k)"
-    )
+    for sign, rel_text in ((1, "j − i"), (-1, "i − j")):
+        seen = []
+        for i in usable:
+            o, (L, k) = outs[i], cases[i].args
+            if isinstance(o, _Crash) or L < 2:
+                continue
+            rel = sign * relative_positions(L).long()
+            o = o.long()
+            lo, hi = int(o.min()), int(o.max())
+            shifts = [a for a in range(lo - L, hi + L + 1) if torch.equal((rel + a).clamp(lo, hi), o)]
+            if not shifts:
+                break
+            seen.append((L, k, shifts[0], lo, hi))
+        else:
+            if not seen:
+                return False
+            L, k, a, lo, hi = max(seen)
+            sign_text = (
+                ""
+                if sign == 1
+                else " It uses i − j (query − key) where Shaw's uses j − i (key − query): the key after the query "
+                "gets the larger index."
+            )
+            return (
+                f"your index is clip({rel_text} + {a}, {lo}, {hi}) at q_len={L}, max_distance={k}: shifted by {a} and "
+                f"clipped to [{lo}, {hi}]; Shaw's is clip(j − i, −k, k) + k = clip(j − i + {k}, 0, {2 * k}): shift by "
+                f"k = max_distance, then clip to [0, 2k] (or clip j − i to [−k, k] first, then add k).{sign_text}"
+            ).rstrip()
+    return False
+
+
+def _shaw_variant(
+    L,
+    k,
+    *,
+    sign=1,
+    no_shift=False,
+    shift_plus=0,
+    no_clip=False,
+    lo_plus=0,
+    hi_plus=0,
+    abs_=False,
+    clip_positions=False,
+):
+    """Shaw's index clip(j − i, −k, k) + k and the mistakes made in it (flags)."""
+    p = torch.arange(L)
+    if clip_positions:  # each position clipped to k before the difference
+        p = p.clamp(max=k)
+    rel = sign * (p[None, :] - p[:, None])
+    if abs_:
+        rel = rel.abs()
+    if not no_clip:
+        rel = rel.clamp(-k + lo_plus, k + hi_plus)
+    return rel + (0 if no_shift else k + shift_plus)
 
 
 def _shaw_mistakes():
-    def rel(L):
-        return relative_positions(L)
+    def mk(**kw):
+        return _Variant(_shaw_variant, **kw)
 
     return [
+        ("relative position taken as query − key (i − j) instead of key − query (j − i)", mk(sign=-1)),
+        ("not shifted by max_distance: negative indices", mk(no_shift=True)),
+        ("distances not clipped to [−k, k]", mk(no_clip=True)),
+        ("|j − i| used: the direction is lost", mk(abs_=True)),
+        ("clipped to [−(k−1), k−1] (off by one)", mk(lo_plus=1, hi_plus=-1)),
+        ("clipped to [−k, k − 1] (off by one at the top): clip j − i to [−k, k], 2k + 1 indices", mk(hi_plus=-1)),
+        ("shifted by k + 1 instead of k", mk(shift_plus=1)),
         (
-            "relative position taken as query − key (i − j) instead of key − query (j − i)",
-            lambda L, k: (-rel(L)).clamp(-k, k) + k,
+            "the positions clipped to max_distance before the difference (min(j, k) − min(i, k)): Shaw clips the "
+            "difference j − i to [−k, k], so the index depends on j − i only",
+            mk(clip_positions=True),
         ),
-        ("not shifted by max_distance: negative indices", lambda L, k: rel(L).clamp(-k, k)),
-        ("distances not clipped to [−k, k]", lambda L, k: rel(L) + k),
-        ("|j − i| used: the direction is lost", lambda L, k: rel(L).abs().clamp(max=k) + k),
-        ("clipped to [−(k−1), k−1] (off by one)", lambda L, k: rel(L).clamp(-(k - 1), k - 1) + k),
-        (
-            "clipped to [−k, k − 1] (off by one at the top): clip j − i to [−k, k], 2k + 1 indices",
-            lambda L, k: rel(L).clamp(-k, k - 1) + k,
-        ),
-        ("shifted by k + 1 instead of k", lambda L, k: rel(L).clamp(-k, k) + k + 1),
     ]
 
 
@@ -161,47 +196,47 @@ def _shaw_attn_mistakes():
         (
             "clipping distance k taken as rows // 2 − 1 (one too small): the tables have 2k + 1 rows, so "
             "k = (rows − 1) // 2",
-            lambda *a: _shaw_attn_variant(*a, k_shift=-1),
+            _Variant(_shaw_attn_variant, k_shift=-1),
         ),
         (
             "relative position taken as query − key (i − j) instead of key − query (j − i)",
-            lambda *a: _shaw_attn_variant(*a, sign=-1),
+            _Variant(_shaw_attn_variant, sign=-1),
         ),
-        ("the value-side term Σ_j a_ij R^V_ij is missing", lambda *a: _shaw_attn_variant(*a, value=False)),
+        ("the value-side term Σ_j a_ij R^V_ij is missing", _Variant(_shaw_attn_variant, value=False)),
         (
             "the relative logits q·R^K are not divided by √d with the content logits",
-            lambda *a: _shaw_attn_variant(*a, scale_rel=False),
+            _Variant(_shaw_attn_variant, scale_rel=False),
         ),
-        ("no causal mask: queries see later keys", lambda *a: _shaw_attn_variant(*a, causal=False)),
+        ("no causal mask: queries see later keys", _Variant(_shaw_attn_variant, causal=False)),
         (
             "causal mask applied after the softmax: the weights of later keys are zeroed but the rest no longer sum "
             "to 1; fill the logits with −inf before the softmax",
-            lambda *a: _shaw_attn_variant(*a, mask_after=True),
+            _Variant(_shaw_attn_variant, mask_after=True),
         ),
         (
             "two mistakes together: no causal mask (queries see later keys) and the relative logits q·R^K not "
             "divided by √d with the content logits",
-            lambda *a: _shaw_attn_variant(*a, causal=False, scale_rel=False),
+            _Variant(_shaw_attn_variant, causal=False, scale_rel=False),
         ),
-        ("the causal mask also hides the query's own key (the diagonal)", lambda *a: _shaw_attn_variant(*a, diag=True)),
+        ("the causal mask also hides the query's own key (the diagonal)", _Variant(_shaw_attn_variant, diag=True)),
         (
             "softmax over the query axis (dim=-2): each query's weights over the keys must sum to 1, softmax over "
             "the last axis (dim=-1)",
-            lambda *a: _shaw_attn_variant(*a, softmax_dim=-2),
+            _Variant(_shaw_attn_variant, softmax_dim=-2),
         ),
-        ("logits divided by d instead of √d", lambda *a: _shaw_attn_variant(*a, scale_power=1.0)),
+        ("logits divided by d instead of √d", _Variant(_shaw_attn_variant, scale_power=1.0)),
         (
             "the relative key term uses the key k_j (k_j·R^K_ij) instead of the query: Shaw's logit is "
             "q_i·(k_j + R^K_ij)",
-            lambda *a: _shaw_attn_variant(*a, key_side=True),
+            _Variant(_shaw_attn_variant, key_side=True),
         ),
         (
             "rel_k and rel_v swapped: rel_k goes into the logits (q·R^K), rel_v into the weighted sum",
-            lambda *a: _shaw_attn_variant(*a, swap_tables=True),
+            _Variant(_shaw_attn_variant, swap_tables=True),
         ),
         (
             "the value table indexed with |j − i|: R^V uses the same signed, clipped index k + clip(j − i) as R^K",
-            lambda *a: _shaw_attn_variant(*a, value_abs=True),
+            _Variant(_shaw_attn_variant, value_abs=True),
         ),
     ]
 
@@ -245,7 +280,14 @@ def _t5_variant(
     max_distance_minus1=False,
     max_distance_plus1=False,
     not_negated=False,
+    exact_quarter=False,
+    halve_nb=False,
+    fixed_md=None,
 ):
+    if halve_nb:
+        num_buckets //= 2
+    if fixed_md is not None:
+        max_distance = fixed_md
     rel = rel.long()
     full = num_buckets
     exact_from = num_buckets // 2
@@ -265,6 +307,8 @@ def _t5_variant(
         max_exact = max(num_buckets // 2 + num_buckets // 4, 1)
     if exact_before_half:
         max_exact = exact_from
+    if exact_quarter:
+        max_exact = max(num_buckets // 4, 1)
     small = dist < max_exact
     if int_div:
         ratio_log = torch.log((dist // max_exact).double().clamp(min=1))
@@ -387,10 +431,7 @@ def _t5_log_bucket_mistakes(mk):
 
 def _t5_mistakes(causal_only=False):
     def mk(**flags):
-        def f(rel, bidirectional=True, num_buckets=32, max_distance=128):
-            return _t5_variant(rel, bidirectional, num_buckets, max_distance, **flags)
-
-        return f
+        return _Variant(_t5_variant, **flags)
 
     return [
         ("T5 relative position taken as query − key (i − j) instead of key − query (j − i)", mk(neg=True)),
@@ -428,13 +469,15 @@ def _t5_mistakes(causal_only=False):
             "num_buckets // 2",
             mk(exact_before_half=True),
         ),
-        (
-            "max_distance ignored (128 hard-coded)",
-            lambda rel, bidirectional=True, num_buckets=32, max_distance=128: _t5_variant(
-                rel, bidirectional, num_buckets, 128
-            ),
-        ),
+        ("max_distance ignored (128 hard-coded)", mk(fixed_md=128)),
+        (_QUARTER, mk(exact_quarter=True)),
     ]
+
+
+_QUARTER = (
+    "max_exact = num_buckets // 4 where T5 makes half the buckets exact: max_exact = num_buckets // 2 (of the "
+    "halved count, in the bidirectional case), so distances 0 .. max_exact − 1 get a bucket each"
+)
 
 
 def _t5_causal_ref(rel, num_buckets=32, max_distance=128):
@@ -450,12 +493,13 @@ def _t5_causal_cases():
     return out
 
 
+def _t5_causal_impl(rel, num_buckets=32, max_distance=128, **flags):
+    return _t5_variant(rel, False, num_buckets, max_distance, **flags)
+
+
 def _t5_causal_mistakes():
     def mk(**flags):
-        def f(rel, num_buckets=32, max_distance=128):
-            return _t5_variant(rel, False, num_buckets, max_distance, **flags)
-
-        return f
+        return _Variant(_t5_causal_impl, **flags)
 
     return [
         ("T5 relative position taken as query − key (i − j) instead of key − query (j − i)", mk(neg=True)),
@@ -477,13 +521,37 @@ def _t5_causal_mistakes():
             "keys before the query get negative buckets",
             mk(not_negated=True),
         ),
-        (
-            "max_distance ignored (128 hard-coded)",
-            lambda rel, num_buckets=32, max_distance=128: _t5_variant(rel, False, num_buckets, 128),
-        ),
+        ("max_distance ignored (128 hard-coded)", mk(fixed_md=128)),
         (
             "num_buckets halved as in the bidirectional branch: the decoder's buckets use all num_buckets for the "
             "keys before the query",
-            lambda rel, num_buckets=32, max_distance=128: _t5_variant(rel, False, num_buckets // 2, max_distance),
+            mk(halve_nb=True),
         ),
+        (_QUARTER, mk(exact_quarter=True)),
     ]
+
+
+def _t5_negated(cases, outs, usable) -> str | bool:
+    """On every wrong input, the buckets that are wrong are the right ones negated (negative buckets)."""
+    expected, _ = _expected(_CURRENT[0])
+    first = None
+    for i in usable:
+        o, e = outs[i], expected[i]
+        if isinstance(o, _Crash) or isinstance(e, _Crash):
+            return False
+        wrong = o != e
+        if not bool(wrong.any()):
+            continue
+        if not bool((o[wrong] == -e[wrong]).all()):
+            return False
+        if first is None:
+            j = tuple(int(v) for v in torch.nonzero(wrong)[0])
+            first = (int(cases[i].args[0][j]), int(o[j]), int(e[j]))
+    if first is None:
+        return False
+    r, got, want = first
+    return (
+        f"where your buckets are wrong they are the right ones negated (bucket {got} instead of {want} at "
+        f"relative position {r}): a distance must be ≥ 0 before it is bucketed, −min(Δ, 0) for keys before the "
+        "query (a clamp(Δ, max=0) needs the minus), |Δ| for the encoder"
+    )

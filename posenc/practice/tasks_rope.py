@@ -13,7 +13,8 @@ import math
 import torch
 
 from .. import apply_rope, rope_cos_sin, rope_inv_freq
-from .framework import Case, _close, _f64, _float32, _g, _pair, _shape, _tol_angles, _Wrong
+from .framework import Case, _close, _Crash, _f64, _float32, _g, _pair, _shape, _tol_angles, _Variant, _Wrong
+from .tasks_absolute import _unit_drift
 
 # ---- RoPE ------------------------------------------------------------------------------------------------
 _LOG_BASE = (
@@ -22,10 +23,28 @@ _LOG_BASE = (
 )
 
 
-def _inv_variant(d, base=10000.0, *, exp_scale=2.0, start=0, sign=-1, dtype=torch.float64, denom=None):
-    i = torch.arange(start, start + d // 2, dtype=torch.float64)
-    denom = d if denom is None else denom
-    return (torch.tensor(float(base), dtype=dtype) ** (sign * exp_scale * i.to(dtype) / denom)).float()
+def _inv_variant(
+    d,
+    base=10000.0,
+    *,
+    exp_scale=2.0,
+    start=0,
+    sign=-1,
+    dtype=torch.float64,
+    denom=None,
+    denom_minus=0,
+    fixed_base=None,
+    flip=False,
+    odd=False,
+    ones=False,
+):
+    base = base if fixed_base is None else fixed_base
+    i = torch.arange(start, start + d // 2, dtype=torch.float64) + (0.5 if odd else 0.0)  # odd: (2i+1)/d
+    denom = max(d - denom_minus, 1) if denom is None else denom
+    out = (torch.tensor(float(base), dtype=dtype) ** (sign * exp_scale * i.to(dtype) / denom)).float()
+    if ones:  # integer division: every exponent 0
+        out = torch.ones(d // 2)
+    return out.flip(0) if flip else out
 
 
 def _inv_cases():
@@ -58,46 +77,38 @@ def _prop_geometric(case, out, run):
 
 
 def _inv_mistakes():
+    def mk(**kw):
+        return _Variant(_inv_variant, **kw)
+
     return [
-        ("frequencies use base^(-i/d) instead of base^(-2i/d)", lambda d, b=1e4: _inv_variant(d, b, exp_scale=1.0)),
-        (
-            "exponent 4i/d: arange(0, d, 2) already holds 2i, and it was doubled again",
-            lambda d, b=1e4: _inv_variant(d, b, exp_scale=4.0),
-        ),
-        ("frequency index starts at 1: base^(-2(i+1)/d)", lambda d, b=1e4: _inv_variant(d, b, start=1)),
+        ("frequencies use base^(-i/d) instead of base^(-2i/d)", mk(exp_scale=1.0)),
+        ("exponent 4i/d: arange(0, d, 2) already holds 2i, and it was doubled again", mk(exp_scale=4.0)),
+        ("frequency index starts at 1: base^(-2(i+1)/d)", mk(start=1)),
         (
             "odd exponents (2i+1)/d: torch.arange(1, d, 2) holds 1, 3, 5, ...; the exponents are the even "
             "numbers 0, 2, 4, ... over d (torch.arange(0, d, 2)), so that θ_0 = 1",
-            lambda d, b=1e4: (
-                torch.tensor(float(b), dtype=torch.float64) ** (-torch.arange(1, d, 2).double() / d)
-            ).float(),
+            mk(odd=True),
         ),
-        (
-            "base^(+2i/d) (wavelength factors) instead of base^(-2i/d): the sign of the exponent",
-            lambda d, b=1e4: _inv_variant(d, b, sign=1),
-        ),
-        (
-            "exponent 2i/(d−2) (a linspace to 1) instead of 2i/d",
-            lambda d, b=1e4: _inv_variant(d, b, denom=max(d - 2, 1)),
-        ),
-        ("base ignored: 10000 hard-coded", lambda d, b=1e4: _inv_variant(d, 1e4)),
+        ("base^(+2i/d) (wavelength factors) instead of base^(-2i/d): the sign of the exponent", mk(sign=1)),
+        ("exponent 2i/(d−2) (a linspace to 1) instead of 2i/d", mk(denom_minus=2)),
+        ("base ignored: 10000 hard-coded", mk(fixed_base=1e4)),
         (
             "frequencies in reverse order (flipped): θ_i = base^(-2i/d) falls with i, from θ_0 = 1 (the fastest "
             "pair) to the slowest",
-            lambda d, b=1e4: _inv_variant(d, b).flip(0),
+            mk(flip=True),
         ),
         (
             "integer division: torch.arange(0, d, 2) // d is 0 for every pair, so every frequency is 1; divide "
             "as floats (torch.arange(0, d, 2).float() / d)",
-            lambda d, b=1e4: torch.ones(d // 2),
+            mk(ones=True),
         ),
         (
             _LOG_BASE,
             lambda d, b=1e4: (2.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d * math.log10(b))).float(),
         ),
         (_LOG_BASE, lambda d, b=1e4: _inv_variant(d, 10.0 ** (math.log10(b) / math.log(10.0)))),
-        ("frequencies computed in float16", lambda d, b=1e4: _inv_variant(d, b, dtype=torch.float16)),
-        ("frequencies computed in bfloat16", lambda d, b=1e4: _inv_variant(d, b, dtype=torch.bfloat16)),
+        ("frequencies computed in float16", mk(dtype=torch.float16)),
+        ("frequencies computed in bfloat16", mk(dtype=torch.bfloat16)),
     ]
 
 
@@ -122,7 +133,9 @@ def _cs_variant(
     inv_dtype=None,
     pos_dtype=None,
     sort=False,
+    fixed_base=None,
 ):
+    base = base if fixed_base is None else fixed_base
     pos = _pos_tensor(positions)
     if ignore_positions:
         pos = torch.arange(pos.numel())
@@ -178,8 +191,9 @@ def _cs_structure(case, out):
 
 def _prop_unit(case, out, run):
     c, s = _f64(out[0]), _f64(out[1])
-    if not float((c**2 + s**2 - 1).abs().max()) <= 1e-4:
-        return "cos² + sin² ≠ 1"
+    dev = (c**2 + s**2 - 1).abs()
+    if not float(dev.max()) <= 1e-4:
+        return _unit_drift(dev.amax(-1), _pos_tensor(case.args[0]), "cos² + sin²") or "cos² + sin² ≠ 1"
     return None
 
 
@@ -193,7 +207,7 @@ def _prop_halves(case, out, run):
 
 def _cs_mistakes():
     def mk(**kw):
-        return lambda p, d, b=1e4: _cs_variant(p, d, b, **kw)
+        return _Variant(_cs_variant, **kw)
 
     return [
         (
@@ -206,7 +220,7 @@ def _cs_mistakes():
         ("positions tensor ignored: arange(len(positions)) used", mk(ignore_positions=True)),
         ("cos and sin swapped", mk(swap=True)),
         ("sin negated: the tables rotate clockwise (R_{-m})", mk(sin_sign=-1)),
-        ("base ignored: 10000 hard-coded", lambda p, d, b=1e4: _cs_variant(p, d, 1e4)),
+        ("base ignored: 10000 hard-coded", mk(fixed_base=1e4)),
         (
             "positions sorted: row r of cos and sin belongs to positions[r], in the order given",
             mk(sort=True),
@@ -346,8 +360,11 @@ def _prop_relative(layout):
 
 
 def _apply_mistakes(layout):
+    def impl(x, c, s, **flags):
+        return _apply_variant(x, c, s, **{"layout": layout, **flags})
+
     def mk(**kw):
-        return lambda x, c, s: _apply_variant(x, c, s, **{"layout": layout, **kw})
+        return _Variant(impl, **kw)
 
     other = "interleaved" if layout == "half" else "half"
     common = [
@@ -470,7 +487,9 @@ def _offset_variant(
     short_table=False,
     from_end=False,
     x_dtype_from=None,
+    fixed_base=None,
 ):
+    base = base if fixed_base is None else fixed_base
     L, d = x.shape[-2], x.shape[-1]
     pos = torch.arange(L) + sign * offset + shift - (L - 1 if from_end else 0)
     if pos_in_x_dtype:
@@ -518,7 +537,7 @@ def _offset_cases():
 
 def _offset_mistakes():
     def mk(**kw):
-        return lambda x, o, b=1e4: _offset_variant(x, o, b, **kw)
+        return _Variant(_offset_variant, **kw)
 
     return [
         ("offset ignored: positions start at 0 for every new token", mk(sign=0)),
@@ -532,7 +551,7 @@ def _offset_mistakes():
         ),
         ("your rotation is clockwise (R_{-m})", mk(rot_sign=-1)),
         ("interleaved pairs instead of the half layout", mk(layout="interleaved")),
-        ("base ignored: 10000 hard-coded", lambda x, o, b=1e4: _offset_variant(x, o, 1e4)),
+        ("base ignored: 10000 hard-coded", mk(fixed_base=1e4)),
         (
             "positions built in x's dtype: bfloat16 holds integers exactly only up to 256 and float16 up to 2048, "
             "so position 20000 becomes a multiple of 128. Build the positions and angles in float32 and cast only "
@@ -557,6 +576,45 @@ def _offset_mistakes():
             mk(x_dtype_from="angles"),
         ),
     ]
+
+
+def _offset_positions(cases, outs, usable) -> str | bool:
+    """The positions the learner rotated to, read from the output: on every wrong input (float32 x), each row
+    equals x's row rotated by RoPE at some whole position, in the half layout with the right base, but not at
+    offset + row. Said with the positions found, and with the wrap when they are offset mod a power of two."""
+    seen = []
+    for i in usable:
+        o, (x, off, base) = outs[i], cases[i].args
+        if isinstance(o, _Crash) or x.dtype != torch.float32:
+            return False
+        L, d = x.shape[-2], x.shape[-1]
+        xs, os_ = _f64(x).reshape(-1, L, d), _f64(o).reshape(-1, L, d)
+        h = d // 2
+        inv = _f64(rope_inv_freq(d, base))
+        x1, x2, o1, o2 = xs[..., :h], xs[..., h:], os_[..., :h], os_[..., h:]
+        # the slowest pair turns least: its angle p·θ stays below π for the positions the sweep uses
+        ang = torch.atan2((x1 * o2 - x2 * o1)[..., -1], (x1 * o1 + x2 * o2)[..., -1])[0]
+        pos = torch.round(ang / float(inv[-1])).long()
+        c, s = rope_cos_sin(pos, d, base)
+        if _close(o, apply_rope(x, c, s), cases[i].tol) or torch.equal(pos, torch.arange(off, off + L)):
+            return False
+        seen.append((off, L, pos.tolist(), cases[i].label))
+    if not seen:
+        return False
+    off, L, used, where = max(seen, key=lambda v: v[0])
+    said = f"{used[0]} .. {used[-1]}" if used == list(range(used[0], used[0] + L)) else str(used)
+    msg = (
+        f"your function rotates the rows to positions {said} at {where}: the new tokens sit at offset, offset + 1, "
+        f"..., here {off} .. {off + L - 1}"
+    )
+    wraps = [k for k in range(8, 33) if used[0] == off % 2**k and off >= 2**k]
+    if wraps:
+        k = wraps[-1]
+        msg += (
+            f". {used[0]} is offset mod 2^{k} = {2**k}: the offset wrapped around, as an unsigned {k}-bit counter "
+            f"or a ring of {2**k} cache slots does; the positions must keep counting past it"
+        )
+    return msg
 
 
 def _offset_structure(case, out):

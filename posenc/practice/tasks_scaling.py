@@ -13,7 +13,7 @@ import math
 import torch
 
 from .. import rope_inv_freq, rope_scaled_inv_freq
-from .framework import Case, _f64, _float32, _pair, _shape, _Wrong
+from .framework import Case, _Crash, _f64, _float32, _pair, _shape, _Variant, _Wrong
 from .tasks_rope import _inv_variant
 
 
@@ -66,41 +66,85 @@ def _rel_compare(case, out, expected):
     return None
 
 
+def _scaled_variant(
+    d,
+    b,
+    s,
+    *,
+    base_exp=None,
+    exp_scale=2.0,
+    div_power=0.0,
+    int_factor=False,
+    fixed_base=None,
+):
+    """RoPE frequencies with a changed base and divided by a power of the factor: PI is ``div_power=1``,
+    NTK-aware is ``base_exp="ntk"`` (base·s^(d/(d−2))); the other values are the mistakes' bases."""
+    s = int(s) if int_factor else s
+    b = float(b if fixed_base is None else fixed_base)
+    h = d // 2
+    new_base = {
+        None: lambda: b,
+        "ntk": lambda: b * s ** (d / (d - 2)),
+        "one": lambda: b * s,
+        "int": lambda: b * s ** (d // (d - 2)),
+        "inv": lambda: b * s ** ((d - 2) / d),
+        "d-1": lambda: b * s ** (d / (d - 1)),
+        "pairs": lambda: b * s ** (h / (h - 2)) if h > 2 else b * s,
+        "power": lambda: b**s,
+        "divide": lambda: b / s ** (d / (d - 2)),
+        "on_base": lambda: b ** (d / (d - 2)) * s,
+        "paren": lambda: (b * s) ** (d / (d - 2)),
+        "dynamic": lambda: b * (s * s - (s - 1)) ** (d / (d - 2)),
+    }[base_exp]()
+    return (_f64(_inv_variant(d, new_base, exp_scale=exp_scale)) / s**div_power).float()
+
+
+def _pi_impl(d, b, s, **flags):
+    return _scaled_variant(d, b, s, **{"div_power": 1.0, **flags})
+
+
+def _ntk_impl(d, b, s, **flags):
+    return _scaled_variant(d, b, s, **{"base_exp": "ntk", **flags})
+
+
+_BASE_IGNORED = "base ignored: 10000 hard-coded (the sweep passes other bases: use the base argument)"
+
+
 def _pi_mistakes():
+    def mk(**kw):
+        return _Variant(_pi_impl, **kw)
+
     return [
         (
             "frequencies multiplied by the factor instead of divided (positions sped up, not interpolated)",
-            lambda d, b, s: rope_inv_freq(d, b) * s,
+            mk(div_power=-1.0),
         ),
         (
             "base multiplied by the factor (a change of base, NTK-style) instead of frequencies divided by it",
-            lambda d, b, s: rope_inv_freq(d, b * s),
+            mk(base_exp="one", div_power=0.0),
         ),
         (
             "NTK-aware base used: base·s^(d/(d−2)) belongs to the NTK task, PI divides every frequency by s",
-            lambda d, b, s: _ref_ntk(d, b, s),
+            mk(base_exp="ntk", div_power=0.0),
         ),
         (
             "only the first frequency divided by the factor",
             lambda d, b, s: torch.cat([rope_inv_freq(d, b)[:1] / s, rope_inv_freq(d, b)[1:]]),
         ),
-        ("frequencies use base^(-i/d) instead of base^(-2i/d)", lambda d, b, s: _inv_variant(d, b, exp_scale=1.0) / s),
-        ("frequencies divided by the factor squared", lambda d, b, s: rope_inv_freq(d, b) / s**2),
-        ("factor ignored: these are plain RoPE frequencies; PI divides every one by the factor", _factor_ignored),
+        ("frequencies use base^(-i/d) instead of base^(-2i/d)", mk(exp_scale=1.0)),
+        ("frequencies divided by the factor squared", mk(div_power=2.0)),
+        ("factor ignored: these are plain RoPE frequencies; PI divides every one by the factor", mk(div_power=0.0)),
         (
             "only the slower half of the frequencies divided by the factor (YaRN's idea, not PI's): PI divides "
             "every frequency by s",
             lambda d, b, s: torch.cat([rope_inv_freq(d, b)[: d // 4], rope_inv_freq(d, b)[d // 4 :] / s]),
         ),
-        (
-            "frequencies divided by √factor: PI divides them by the factor itself",
-            lambda d, b, s: rope_inv_freq(d, b) / s**0.5,
-        ),
+        ("frequencies divided by √factor: PI divides them by the factor itself", mk(div_power=0.5)),
         (
             "only the fastest pair (θ_0 = 1) left undivided: PI divides every frequency by the factor, θ_0 too",
             lambda d, b, s: torch.cat([rope_inv_freq(d, b)[:1], rope_inv_freq(d, b)[1:] / s]),
         ),
-        (_TRUNCATED, lambda d, b, s: rope_inv_freq(d, b) / int(s)),
+        (_TRUNCATED, mk(int_factor=True)),
         (
             "frequencies floor-divided by the factor (θ // s rounds every quotient down to a whole number, most "
             "of them to 0): divide with /",
@@ -113,6 +157,7 @@ def _pi_mistakes():
                 torch.tensor(float(b), dtype=torch.float64) ** (-torch.arange(0, d, 2).double() / d / s)
             ).float(),
         ),
+        (_BASE_IGNORED, mk(fixed_base=1e4)),
     ]
 
 
@@ -123,63 +168,87 @@ _TRUNCATED = (
 )
 
 
-def _ntk_pairs_as_d(d, b, s):
-    """The exponent written with h = d/2 (the number of pairs) where the formula has d: s^(h/(h−2)); at h = 2,
-    where h/(h − 2) divides by zero, a learner falls back to base·s."""
-    h = d // 2
-    return rope_inv_freq(d, b * s ** (h / (h - 2)) if h > 2 else b * s)
-
-
 def _ntk_mistakes():
+    def mk(**kw):
+        return _Variant(_ntk_impl, **kw)
+
     return [
         (
             "integer division d // (d − 2) in the exponent: it is 1 for every d > 4, so the base is only multiplied "
             "by s; divide as floats, base·s^(d/(d−2))",
-            lambda d, b, s: rope_inv_freq(d, b * s ** (d // (d - 2))),
+            mk(base_exp="int"),
         ),
         (
             "exponent h/(h−2) with h = d/2 (the number of pairs) used as d: NTK-aware uses base·s^(d/(d−2)) with "
             "d = head_dim",
-            _ntk_pairs_as_d,
+            mk(base_exp="pairs"),
         ),
         (
             "base multiplied by the factor; NTK-aware uses base·s^(d/(d−2)) so the last pair is interpolated by "
             "exactly s",
-            lambda d, b, s: rope_inv_freq(d, b * s),
+            mk(base_exp="one"),
         ),
-        ("exponent (d−2)/d instead of d/(d−2)", lambda d, b, s: rope_inv_freq(d, b * s ** ((d - 2) / d))),
-        ("frequencies divided by the factor (that is PI, not NTK-aware)", lambda d, b, s: rope_inv_freq(d, b) / s),
-        (
-            "base raised to the factor (base^s) instead of multiplied by s^(d/(d−2))",
-            lambda d, b, s: rope_inv_freq(d, b**s),
-        ),
-        ("base divided by s^(d/(d−2)) instead of multiplied", lambda d, b, s: rope_inv_freq(d, b / s ** (d / (d - 2)))),
-        (
-            "frequencies use base^(-i/d) instead of base^(-2i/d)",
-            lambda d, b, s: _inv_variant(d, b * s ** (d / (d - 2)), exp_scale=1.0),
-        ),
+        ("exponent (d−2)/d instead of d/(d−2)", mk(base_exp="inv")),
+        ("frequencies divided by the factor (that is PI, not NTK-aware)", mk(base_exp=None, div_power=1.0)),
+        ("base raised to the factor (base^s) instead of multiplied by s^(d/(d−2))", mk(base_exp="power")),
+        ("base divided by s^(d/(d−2)) instead of multiplied", mk(base_exp="divide")),
+        ("frequencies use base^(-i/d) instead of base^(-2i/d)", mk(exp_scale=1.0)),
         (
             "factor ignored: these are plain RoPE frequencies; NTK-aware changes the base to base·s^(d/(d−2))",
-            _factor_ignored,
+            mk(base_exp=None),
         ),
         (
             "the exponent d/(d−2) put on the base (base^(d/(d−2))·s) instead of on the factor: base·s^(d/(d−2))",
-            lambda d, b, s: rope_inv_freq(d, b ** (d / (d - 2)) * s),
+            mk(base_exp="on_base"),
         ),
-        (
-            "exponent d/(d−1) instead of d/(d−2): base·s^(d/(d−2))",
-            lambda d, b, s: rope_inv_freq(d, b * s ** (d / (d - 1))),
-        ),
+        ("exponent d/(d−1) instead of d/(d−2): base·s^(d/(d−2))", mk(base_exp="d-1")),
         (
             "the NTK-aware base and PI's division both: NTK-aware only changes the base, it does not divide by s",
-            lambda d, b, s: _ref_ntk(d, b, s) / s,
+            mk(div_power=1.0),
         ),
-        (_TRUNCATED, lambda d, b, s: _ref_ntk(d, b, int(s))),
+        (_TRUNCATED, mk(int_factor=True)),
+        (
+            "the exponent d/(d−2) put on the product, (base·s)^(d/(d−2)), instead of on the factor alone: "
+            "base·s^(d/(d−2))",
+            mk(base_exp="paren"),
+        ),
+        (
+            "Hugging Face's dynamic NTK base (_compute_dynamic_ntk_parameters in modeling_rope_utils.py), "
+            "base·(s·ℓ/L − (s − 1))^(d/(d−2)), taken at a sequence length ℓ = s·L: that puts s² − s + 1 where "
+            "this task's static NTK-aware base puts the factor s itself",
+            mk(base_exp="dynamic"),
+        ),
+        (_BASE_IGNORED, mk(fixed_base=1e4)),
     ]
 
 
-def _factor_ignored(d, b, s):
-    return rope_inv_freq(d, b)
+def _ntk_effective_base(cases, outs, usable) -> str | bool:
+    """RoPE frequencies θ_i = B^(−2i/d) from θ_0 = 1 on every wrong input, with another base B than NTK-aware's
+    base·s^(d/(d−2)): said with the factor x that B = base·x^(d/(d−2)) puts in place of s."""
+    seen = []
+    for i in usable:
+        o, (d, b, s) = outs[i], cases[i].args
+        if isinstance(o, _Crash) or d < 4:
+            continue
+        o = _f64(o)
+        if not (bool(torch.isfinite(o).all()) and bool((o > 0).all()) and abs(float(o[0]) - 1) <= 1e-6):
+            return False
+        eff = float(o[1]) ** (-d / 2)
+        geo = eff ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        if not float(((o - geo) / geo).abs().max()) <= 1e-4:
+            return False
+        x = (eff / b) ** ((d - 2) / d)
+        if not abs(x / s - 1) > 1e-4:  # NTK-aware's own base: the output is wrong some other way
+            return False
+        seen.append((d, b, s, eff, x))
+    if not seen:
+        return False
+    d, b, s, eff, x = max(seen)
+    return (
+        f"your frequencies are RoPE's with the base changed to {eff:.6g} at head_dim={d}, base={b:g}, factor={s:g}: "
+        f"that is base·x^(d/(d−2)) with x = {x:.4g}, where NTK-aware puts the factor itself, x = s = {s:g}. "
+        "Check what multiplies the base"
+    )
 
 
 def _prop_pi_last(case, out, run):
@@ -369,7 +438,7 @@ def _prop_yarn_between(case, out, run):
 
 def _yarn_mistakes():
     def mk(**kw):
-        return lambda d, b, s, L0, bf=32.0, bs=1.0: _yarn_variant(d, b, s, L0, bf, bs, **kw)
+        return _Variant(_yarn_variant, **kw)
 
     return [
         ("YaRN ramp reversed: the fast pairs are interpolated and the slow ones kept", mk(reverse=True)),
