@@ -3,6 +3,7 @@ xPos, MLA's cache size, StreamingLLM positions and the model table, each against
 transformers or an independent implementation written from the reference code, plus bad input."""
 
 import dataclasses
+import json
 import math
 import re
 from pathlib import Path
@@ -856,3 +857,23 @@ def test_chapter_statements_on_llama4_norm_and_mistral_temperature():
     want = 1 + 0.1 * torch.log(1 + torch.floor(p.flatten() / 16384))  # the chapter's formula
     assert torch.allclose(got, want) and got[1] == 1 and got[2] > 1
     assert "get_llama_4_attn_scale" in inspect.getsource(modeling_ministral3.Ministral3Attention.forward)
+
+
+def test_chapter_short_table_agrees_with_the_full_one():
+    """Chapter 10's six-row table of answers: its numbers follow from MODEL_ROPE_CONFIGS."""
+    cfg = book.MODEL_ROPE_CONFIGS
+    neox = cfg["gpt-neox-20b"]
+    assert neox["rotary_dim"] * 4 == neox["head_dim"]  # "turns only a quarter of each head"
+    assert cfg["code-llama-7b"]["rope_theta"] == 100 * cfg["llama-2-7b"]["rope_theta"]  # "a base 100 times"
+    s = cfg["llama-3.1-8b"]["rope_scaling"]
+    assert (s["rope_type"], s["factor"]) == ("llama3", 8.0)  # "the llama3 scaling, factor 8"
+    assert cfg["qwen2-vl-7b"]["rope_scaling"]["rope_type"] == "mrope"
+    v3 = cfg["deepseek-v3"]
+    assert v3["rotary_dim"] < v3["head_dim"]  # MLA's separate rotary key: a slice of each head
+    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
+    text = next(
+        "".join(c["source"]) for c in nb["cells"] if "| model | its answer | question |" in "".join(c["source"])
+    )
+    for model in ("GPT-NeoX-20B", "Code Llama 7B", "Llama 3.1 8B", "Qwen2-VL 7B", "Llama 4 Scout", "DeepSeek-V3"):
+        assert f"| {model} |" in text
+    assert "a base 100 times Llama 2's" in text and "factor 8" in text and "a quarter of each head" in text
