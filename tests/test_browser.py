@@ -181,7 +181,16 @@ def _guarded_page(browser, **context):
     page.route("**/*", route)
     page.on("pageerror", lambda e: log["errors"].append(str(e)))
     page.on("console", lambda m: log["errors"].append(m.text) if m.type == "error" else None)
-    page.on("requestfailed", lambda r: log["failed"].append(r.url) if "127.0.0.1" in r.url else None)
+    # a request cancelled because the page was left or closed (net::ERR_ABORTED: MathJax fetches its
+    # fonts lazily, so one may still be in flight) is not a failure of the book
+    page.on(
+        "requestfailed",
+        lambda r: (
+            log["failed"].append(f"{r.url} ({r.failure})")
+            if "127.0.0.1" in r.url and r.failure != "net::ERR_ABORTED"
+            else None
+        ),
+    )
     return ctx, page, log
 
 
