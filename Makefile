@@ -148,8 +148,12 @@ colab-env:
 git-install:
 	$(call with_threads,1) bash scripts/check_git_install.sh _build/git-install
 
+# Two Chromiums side by side (pytest-xdist; the timed explorer tests share one worker, their report is
+# printed from _build/browser-latency.txt)
 browser: setup system-chromium
-	$(PY) -m pytest tests -m "browser and not jupyterlab" -q -p no:cacheprovider
+	rm -f _build/browser-latency.txt
+	$(PY) -m pytest tests -m "browser and not jupyterlab" -n $(WORKERS) --dist loadgroup -q -p no:cacheprovider
+	@cat _build/browser-latency.txt 2>/dev/null || true
 
 # JupyterLab on a scratch copy of the chapters (the checkout is not touched); its kernels get one thread.
 browser-lab: setup system-chromium

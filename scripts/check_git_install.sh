@@ -3,15 +3,14 @@
 # (its working tree as it is now, committed in the clone), then in a fresh virtual environment
 #   pip install "posenc[widgets] @ git+file://<the clone>"
 # with torch 2.13.0 CPU preinstalled (as on Colab, where torch is there before the cell runs; here
-# a .pth file points the fresh venv at a venv that holds only torch, kept between runs). Then, from
+# a .pth file points the fresh venv at _build/torch-venv, a venv that holds only torch, kept between runs
+# and shared with the Colab-like stage: scripts/preinstalled_torch.sh). Then, from
 # a scratch folder: import posenc, load every saved result from the installed package data, and
 # build and redraw one explorer with its live widget.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 DIR=${1:-_build/git-install}
-TORCH_VERSION=${TORCH_VERSION:-2.13.0}
-TORCH_CPU_INDEX=${TORCH_CPU_INDEX:-https://download.pytorch.org/whl/cpu}
 PY=${PYTHON:-python3}
 quiet="--quiet --disable-pip-version-check"
 filter() { grep -v "is ignored: it is neither a file nor a directory" || true; }
@@ -27,25 +26,15 @@ done
 git -C "$DIR/repo" add -A
 git -C "$DIR/repo" -c user.name=posenc -c user.email=posenc@localhost commit --quiet --allow-empty -m "working tree"
 
-# 2. torch, once, in a venv of its own
-if ! "$DIR/torch-venv/bin/python" -c "import torch" 2>/dev/null; then
-  rm -rf "$DIR/torch-venv" && "$PY" -m venv "$DIR/torch-venv"
-  "$DIR/torch-venv/bin/python" -m pip install $quiet "torch==${TORCH_VERSION}+cpu" 2>&1 | filter
-  "$DIR/torch-venv/bin/python" -c "import torch" 2>/dev/null \
-    || "$DIR/torch-venv/bin/python" -m pip install $quiet --index-url "$TORCH_CPU_INDEX" "torch==${TORCH_VERSION}" 2>&1 | filter
-fi
-torch_site=$("$DIR/torch-venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
-
-# 3. a fresh venv, torch visible through a .pth file, then what the set-up cell runs
+# 2. a fresh venv, torch visible through a .pth file, then what the set-up cell runs
 rm -rf "$DIR/venv" && "$PY" -m venv "$DIR/venv"
-site=$("$DIR/venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
-echo "$torch_site" > "$site/_preinstalled_torch.pth"
+bash "$ROOT/scripts/preinstalled_torch.sh" "$DIR/venv" "$ROOT/_build/torch-venv"  # shared with `make colab-env`
 # a current pip, as Colab has (the pip that venv bundles with Python 3.11.7, 23.2, rejects a
 # git+file:/// URL in a requirement: its packaging wants a host)
 "$DIR/venv/bin/python" -m pip install $quiet --upgrade "pip>=24" 2>&1 | filter
 "$DIR/venv/bin/python" -m pip install $quiet "posenc[widgets] @ git+file://$DIR/repo" 2>&1 | filter
 
-# 4. use it from a scratch folder, so that the checkout is not on the path
+# 3. use it from a scratch folder, so that the checkout is not on the path
 mkdir -p "$DIR/scratch" && cd "$DIR/scratch"
 MPLCONFIGDIR="$DIR/mplconfig" "$DIR/venv/bin/python" - "$ROOT" <<'PY'
 import sys

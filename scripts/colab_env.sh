@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Colab-like stage of `make test`: the lowest versions the `widgets` extra declares, in a venv of
 # their own (default _build/colab-venv), with no book tooling (no Jupyter Book, no JupyterLab, no
-# nbval): torch 2.13.0 CPU first (as scripts/setup_venv.sh installs it: never a CUDA build), then
+# nbval): torch 2.13.0 CPU preinstalled as on Colab (scripts/preinstalled_torch.sh: never a CUDA build), then
 # ipywidgets 7.7.x and matplotlib 3.10.x, and posenc (from this checkout, not editable) with its
 # `widgets` extra, plus pytest. It then runs the package tests that apply there: the explorers'
 # kernel side (tests/test_widgets.py: every explorer built, redrawn over its declared values and
@@ -11,8 +11,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${1:-_build/colab-venv}
-TORCH_VERSION=${TORCH_VERSION:-2.13.0}
-TORCH_CPU_INDEX=${TORCH_CPU_INDEX:-https://download.pytorch.org/whl/cpu}
 PY=${PYTHON:-python3}
 IPYWIDGETS=${COLAB_IPYWIDGETS:-7.7.*}
 MATPLOTLIB=${COLAB_MATPLOTLIB:-3.10.*}
@@ -30,11 +28,8 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
 pip="$VENV/bin/python -m pip"
-if ! "$VENV/bin/python" -c "import torch" 2>/dev/null; then
-  $pip install $quiet "torch==${TORCH_VERSION}+cpu" 2>&1 | filter
-  "$VENV/bin/python" -c "import torch" 2>/dev/null \
-    || $pip install $quiet --index-url "$TORCH_CPU_INDEX" "torch==${TORCH_VERSION}" 2>&1 | filter
-fi
+# torch preinstalled, as on Colab: the venv that holds only torch, shared with `make git-install`
+bash scripts/preinstalled_torch.sh "$VENV" _build/torch-venv
 # posenc from a fresh build of the checkout (not editable), so the test sees what a reader installs
 $pip install $quiet --upgrade --force-reinstall --no-deps . 2>&1 | filter
 $pip install $quiet "ipywidgets==${IPYWIDGETS}" "matplotlib==${MATPLOTLIB}" "notebook==${NOTEBOOK}" ".[widgets]" "pytest>=8" "pytest-xdist>=3.5" 2>&1 | filter

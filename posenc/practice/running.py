@@ -16,7 +16,7 @@ from .framework import Case, Task, _clone, _close, _Crash, _Timeout
 #: Seconds of CPU time one call of the learner's function may take before ``check`` stops and reports it.
 TIME_LIMIT = 10.0
 #: A call that computes little (it waits) is stopped after this many times the limit of wall-clock time.
-WALL_FACTOR = 3.0
+WALL_FACTOR = 6.0
 
 
 #: Calls stopped for their time that may still be running: their CPU time would count against the next call.
@@ -51,7 +51,11 @@ def _call_limited(fn: Callable, args: tuple, kwargs: dict, limit: float) -> Any:
         cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
         if thread.is_alive() and ((count_cpu and cpu > limit) or wall > WALL_FACTOR * limit):
             _STILL_RUNNING.append(thread)
-            raise _Timeout(f"took longer than {limit:g} s")
+            if count_cpu and cpu > limit:
+                raise _Timeout(f"took more than {limit:g} s of CPU time")
+            raise _Timeout(
+                f"did not finish within {WALL_FACTOR * limit:g} s of wall-clock time (it waits, or the machine is busy)"
+            )
     if "err" in box:
         raise box["err"]
     return box["out"]
