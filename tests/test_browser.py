@@ -91,7 +91,7 @@ def test_page_renders_cleanly(server, browser, page_path):
     page.on("pageerror", lambda e: js_errors.append(str(e)))
     page.on("requestfailed", lambda r: failed.append(r.url) if "127.0.0.1" in r.url else None)
     page.goto(f"{server}/{page_path}", wait_until="load")
-    page.wait_for_load_state("networkidle")
+    page.wait_for_load_state("networkidle", timeout=90_000)  # a busy machine: slow, not broken
     has_mathjax = page.evaluate("() => !!(window.MathJax && window.MathJax.startup)")
     if has_mathjax:
         page.evaluate("() => window.MathJax.startup.promise")
@@ -197,8 +197,7 @@ def _guarded_page(browser, **context):
     return ctx, page, log
 
 
-# `make browser` runs this module on two workers (pytest-xdist, --dist loadgroup): the timed explorer
-# tests and their report share one worker, so that the report sees every measurement
+# under pytest-xdist (--dist loadgroup) the timed explorer tests and their report share one worker
 @pytest.mark.xdist_group("html_explorers")
 @pytest.mark.parametrize("page_path,expected", EXPLORER_PAGES, ids=[p for p, _ in EXPLORER_PAGES])
 def test_html_explorers_move_without_a_kernel(server, browser, page_path, expected):
@@ -386,7 +385,7 @@ LATENCY_REPORT = ROOT / "_build" / "browser-latency.txt"
 @pytest.mark.xdist_group("html_explorers")
 def test_report_html_latency(capsys):
     """Print the kernel-less explorers' input-to-image times measured above, and write them to
-    ``_build/browser-latency.txt`` (a pytest-xdist worker's output is not shown; `make browser` prints the file)."""
+    ``_build/browser-latency.txt`` (a pytest-xdist worker's output is not shown)."""
     if not HTML_LATENCIES:
         pytest.skip("no HTML explorer was measured (run the whole module)")
     every = [m for v in HTML_LATENCIES.values() for m in v]

@@ -44,7 +44,7 @@ def test_a_translated_page_reads_in_chinese_and_links_to_english(server, browser
         page.goto(f"{server}/zh/html/{page_path}", wait_until="load")
         # fonts and styles that MathJax and the theme fetch after "load": leaving the page before they
         # arrive aborts them, which the log would count as failed requests
-        page.wait_for_load_state("networkidle")
+        page.wait_for_load_state("networkidle", timeout=90_000)  # a busy machine: slow, not broken
         report = page.evaluate("""() => ({
             lang: document.documentElement.lang,
             title: document.title,
@@ -56,7 +56,7 @@ def test_a_translated_page_reads_in_chinese_and_links_to_english(server, browser
         assert not report["rawTex"], f"untypeset math on the Chinese page: {report}"
         assert report["link"] and report["link"].endswith(f"/html/{page_path}"), report
         page.goto(report["link"], wait_until="load")
-        page.wait_for_load_state("networkidle")
+        page.wait_for_load_state("networkidle", timeout=90_000)  # a busy machine: slow, not broken
         back = page.evaluate("() => (document.querySelector('a.posenc-edition-link') || {}).href || null")
         assert document_lang(page) == "en" and back and back.endswith(f"/zh/html/{page_path}"), back
     finally:
