@@ -280,6 +280,9 @@ def translate_markdown(source: str, table: dict[str, str], parser=None) -> tuple
     links = {m["key"]: m[0] for m in CITE_LINK.finditer(source)}
     missing: list[str] = []
     out, cursor = [], 0
+    # where each source line starts: a message is looked for from its own line on, so that a word it shares
+    # with an earlier HTML block (a collapsed block's summary) is not taken for it
+    line_starts = [0] + [m.end() for m in re.finditer("\n", source)]
     for token in parser.parse(source):
         if token.type != "inline" or not token.content.strip():
             continue
@@ -288,7 +291,8 @@ def translate_markdown(source: str, table: dict[str, str], parser=None) -> tuple
             if re.search(r"[A-Za-z]", message):
                 missing.append(message)
             continue
-        match = _flexible(token.content.strip()).search(source, cursor)
+        start = max(cursor, line_starts[token.map[0]]) if token.map and token.map[0] < len(line_starts) else cursor
+        match = _flexible(token.content.strip()).search(source, start)
         if match is None:
             missing.append(message)
             continue

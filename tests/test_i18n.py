@@ -107,6 +107,21 @@ def test_markdown_is_translated_block_by_block():
     assert "<summary>我们如何知道：一个检查</summary>" in text and "\n里面。\n" in text
 
 
+def test_a_word_of_a_collapsed_blocks_summary_is_not_taken_for_a_table_cell():
+    cell = (
+        "<details><summary>Where sources differ: the claims checked</summary>\n\n"
+        "| claim | verdict |\n|---|---|\n| one | ✓ |\n\n</details>\n"
+    )
+    table = {
+        "Where sources differ: the claims checked": "各家说法的分歧：核对的断言",
+        "claim": "断言",
+        "verdict": "结论",
+        "one": "一",
+    }
+    text, missing = i18n.translate_markdown(cell, table)
+    assert not missing and "<summary>各家说法的分歧：核对的断言</summary>" in text and "| 断言 | 结论 |" in text, text
+
+
 def test_an_untranslated_block_is_reported():
     table = {k: v for k, v in TABLE.items() if k != "item two."}
     text, missing = i18n.translate_markdown(CELL, table)
