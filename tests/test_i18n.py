@@ -164,3 +164,14 @@ def test_the_chinese_notebooks_keep_the_code_and_outputs(tmp_path):
                 assert zh["metadata"] == en["metadata"]
             else:
                 assert "{cite:t}" not in "".join(zh["source"])  # citations read as links in JupyterLab
+
+
+def test_a_summarys_own_tags_stay_tags_and_other_brackets_stay_text():
+    cell = (
+        "<details><summary>fairseq's <code>get_embedding</code> is close &amp; a&lt;b</summary>\n\nin\n\n</details>\n"
+    )
+    table = {
+        "fairseq's <code>get_embedding</code> is close & a<b": "fairseq 的 <code>get_embedding</code> 与之接近 & a<b"
+    }
+    text = i18n.translate_summaries(cell, table.__getitem__)
+    assert "<summary>fairseq 的 <code>get_embedding</code> 与之接近 &amp; a&lt;b</summary>" in text, text

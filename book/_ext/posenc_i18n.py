@@ -59,12 +59,21 @@ def summaries(text: str) -> list[str]:
     return [match["text"].strip() for match in SUMMARY.finditer(text)]
 
 
+TAG = re.compile(r"(</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?>)")
+
+
 def translate_summaries(text: str, translate) -> str:
-    """``text`` with each summary replaced by ``translate(summary)`` (HTML-escaped as it was)."""
+    """``text`` with each summary replaced by ``translate(summary)``, HTML-escaped as it was: the tags
+    the English summary holds (``<code>``) stay tags, any other ``<`` or ``&`` is text."""
 
     def one(match: re.Match) -> str:
         source = html.unescape(match["text"].strip())
-        return match[1] + html.escape(translate(source), quote=False) + match[3]
+        tags = set(TAG.findall(match["text"]))
+        parts = TAG.split(translate(source))
+        escaped = "".join(
+            part if i % 2 and part in tags else html.escape(part, quote=False) for i, part in enumerate(parts)
+        )
+        return match[1] + escaped + match[3]
 
     return SUMMARY.sub(one, text)
 
