@@ -2762,7 +2762,7 @@ ROUND4 = {
     "ntk_inv_freq": [
         ("two mistakes together: frequencies use base^(-i/d)", r4_ntk_base_times_factor_i_over_d),
         ("Hugging Face's dynamic NTK base (_compute_dynamic_ntk_parameters", r4_ntk_hf_dynamic),
-        ("your frequencies are RoPE's with the base changed to", r4_ntk_hf_dynamic_twice),
+        ("your frequencies are RoPE's with another base: your base is", r4_ntk_hf_dynamic_twice),
         ("the exponent d/(d−2) put on the product", r4_ntk_parenthesis),
         ("frequencies computed in float16", r4_ntk_half),
     ],
@@ -2777,3 +2777,115 @@ for _task, _extra in ROUND4.items():
 CORRECT["sinusoidal_encoding"].append(r4_sin_recurrence_f64)
 CORRECT["pi_inv_freq"].append(r4_pi_cached_copy)
 CORRECT["ntk_inv_freq"].append(r4_ntk_float64)
+
+
+# ---------------------------------------------------------------------------------------------
+# a fifth learner-reviewer's functions (issue 39, round 5): a T5 distance clamped where the bucket should be, low
+# precision and a drift in tensor2tensor's table, an int position count taken as one position, and kinds that were
+# rejected but not named
+def r5_t5_clamp_distance(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    n, out = num_buckets, torch.zeros_like(relative_position)
+    if bidirectional:
+        n //= 2
+        out = out + (relative_position > 0).long() * n
+        dist = relative_position.abs()
+    else:
+        dist = (-relative_position).clamp(min=0)
+    dist = dist.clamp(max=max_distance - 1)  # the distance capped, not the bucket
+    me = n // 2
+    large = me + (torch.log(dist.float() / me) / math.log(max_distance / me) * (n - me)).long()
+    return out + torch.where(dist < me, dist, large)
+
+
+def r5_t5c_clamp_distance(relative_position, num_buckets=32, max_distance=128):
+    return r5_t5_clamp_distance(relative_position, False, num_buckets, max_distance)
+
+
+def r5_t2t_bf16_positions(seq_len, d_model, base=10000.0):  # positions counted in bfloat16, the rest in float32
+    half = d_model // 2
+    inv = torch.exp(torch.arange(half, dtype=torch.float32) * -(math.log(base) / max(half - 1, 1)))
+    ang = torch.arange(seq_len, dtype=torch.bfloat16)[:, None].float() * inv
+    return torch.cat([ang.sin(), ang.cos()], -1)
+
+
+def r5_t2t_bf16_angles(seq_len, d_model, base=10000.0):  # the whole angle computed in bfloat16
+    half = d_model // 2
+    inv = torch.exp(torch.arange(half, dtype=torch.float64) * -(math.log(base) / max(half - 1, 1))).bfloat16()
+    ang = (torch.arange(seq_len, dtype=torch.bfloat16)[:, None] * inv).float()
+    return torch.cat([ang.sin(), ang.cos()], -1)
+
+
+def r5_t2t_fp16_cumsum(seq_len, d_model, base=10000.0):  # positions counted with a float16 cumsum: stuck past 2048
+    half = d_model // 2
+    inv = torch.exp(torch.arange(half, dtype=torch.float32) * -(math.log(base) / max(half - 1, 1)))
+    pos = torch.cumsum(torch.ones(seq_len, dtype=torch.float16), 0).float() - 1
+    ang = pos[:, None] * inv
+    return torch.cat([ang.sin(), ang.cos()], -1)
+
+
+def r5_cs_int_as_one_position(positions, head_dim, base=10000.0):  # an int n becomes the single position n
+    p = torch.as_tensor(positions).reshape(-1).float()
+    ang = p[:, None] * inv_hf(head_dim, base)[None, :]
+    ang = torch.cat([ang, ang], -1)
+    return ang.cos(), ang.sin()
+
+
+def r5_inv_linspace(head_dim, base=10000.0):
+    return torch.linspace(1.0, 1.0 / base, head_dim // 2)
+
+
+def r5_pi_factor_over_theta(head_dim, base, factor):
+    return factor / inv_hf(head_dim, base)
+
+
+def r5_bias_nan_mask(n_heads, q_len):  # 0 · (−inf) = NaN where the mask is
+    p = torch.arange(q_len)
+    delta = p[None, :] - p[:, None]
+    mask = torch.zeros(q_len, q_len).masked_fill(delta > 0, float("-inf"))
+    return -slopes_official(n_heads)[:, None, None] * (delta.abs() + mask * 0)
+
+
+def _r5_attn(q, k, v, cos, sin, bias, attention_scaling, *, d_axis=-1, multiply=False):
+    if cos is not None:
+        c, s = cos * attention_scaling, sin * attention_scaling
+        q, k = (t * c + torch.cat([-t[..., t.shape[-1] // 2 :], t[..., : t.shape[-1] // 2]], -1) * s for t in (q, k))
+    L, d = q.shape[-2], q.shape[d_axis]
+    logits = q @ k.transpose(-2, -1) / math.sqrt(d)
+    logits = logits.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf"))
+    if bias is not None:
+        logits = logits * bias.exp() if multiply else logits + bias
+    return logits.softmax(-1) @ v
+
+
+def r5_attn_heads_axis(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):  # d = q.shape[1]
+    return _r5_attn(q, k, v, cos, sin, bias, attention_scaling, d_axis=1)
+
+
+def r5_attn_bias_multiplied(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return _r5_attn(q, k, v, cos, sin, bias, attention_scaling, multiply=True)
+
+
+def r5_ntk_precedence(head_dim, base, factor):  # base * factor ** d / (d - 2): ** binds tighter than /
+    return inv_hf(head_dim, base * factor**head_dim / (head_dim - 2))
+
+
+ROUND5 = {
+    "t5_relative_bucket": [("the distance clamped to max_distance − 1", r5_t5_clamp_distance)],
+    "t5_causal_bucket": [("the distance clamped to max_distance − 1", r5_t5c_clamp_distance)],
+    "sinusoidal_concat": [
+        ("angles computed in bfloat16", r5_t2t_bf16_positions),
+        ("angles computed in bfloat16", r5_t2t_bf16_angles),
+        ("ω_i = base^(−i/max(d/2 − 1, 1))", r5_t2t_fp16_cumsum),
+    ],
+    "rope_cos_sin": [("an int positions = n taken as the single position n", r5_cs_int_as_one_position)],
+    "rope_inv_freq": [("frequencies spaced evenly from 1 to 1/base", r5_inv_linspace)],
+    "pi_inv_freq": [("factor / θ_i: the frequency turned upside down", r5_pi_factor_over_theta)],
+    "alibi_bias": [("NaN where −inf belongs", r5_bias_nan_mask)],
+    "ntk_inv_freq": [("your base is 80000 at head_dim=4, base=10000, factor=2", r5_ntk_precedence)],
+    "attention": [
+        ("logits divided by √h with h = q.shape[1]", r5_attn_heads_axis),
+        ("bias multiplied into the logits (logits · exp(bias))", r5_attn_bias_multiplied),
+    ],
+}
+for _task, _extra in ROUND5.items():
+    MUTANTS[_task] += _extra

@@ -92,6 +92,9 @@ def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
     outs: list[Any] = []
     evaluated = {runs.name}
     modified: list[tuple[int, list[str]]] = []
+    shapeless: dict[
+        int, str
+    ] = {}  # input -> what was wrong with the output's type or shape, as a mistake's _Crash says it
 
     def detach(out):  # a copy: a later call must not change an output that is a cached tensor
         if isinstance(out, tuple):
@@ -157,6 +160,7 @@ def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
                 out = t.structure(case, raw)
             except _Wrong as e:
                 outs.append(None)
+                shapeless[index] = _describe(e)
                 fail(runs, case, str(e))
                 fail(match, case, f"no result to compare: {e}")
                 continue
@@ -197,7 +201,7 @@ def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
     report.rows = rows
     if report.passed:
         return report
-    report.diagnoses = _diagnose(t, cases, outs, expected, mistaken, rows, modified)
+    report.diagnoses = _diagnose(t, cases, outs, expected, mistaken, rows, modified, shapeless)
     with torch.no_grad():
         unsteady = _unsteady(t, cases, outs, expected, lambda c: t.structure(c, run(*c.args, **c.kwargs)))
     if unsteady:  # what its outputs match says nothing then: only a crash or a changed input is said besides

@@ -6,10 +6,11 @@ equals on every input; else a detector's diagnosis (angles or frequencies in low
 that dtype; slopes linear in the head index; positions or a base read from the output; ...); else the nearest
 known mistake, with how near it is (the share of the entries, wrong in either, where the learner's output
 equals the mistake's, and the distance to it relative to the distance to posenc: never a mistake farther
-than posenc's answer); else NaN or an infinity where posenc is finite; else what raised, on which input and
-with which arguments; else, when every output is within tolerance, the property that failed. A wrong type or
-shape no mistake explains, and an input changed in place, are always named. ``check`` puts first a function
-that answers differently when called again. ``_picture`` picks the smallest failing input with a
+than posenc's answer; a claim of "every input where yours is wrong" counts the inputs with a crash or the wrong
+shape too); else NaN or an infinity where posenc is finite, or NaN where it is infinite; else what raised, on
+which input and with which arguments; else, when every output is within tolerance, the property that failed. A
+wrong type or shape no mistake explains, and an input changed in place, are always named. ``check`` puts first a
+function that answers differently when called again. ``_picture`` picks the smallest failing input with a
 two-dimensional output, for the report's heatmap of got − expected.
 """
 
@@ -36,19 +37,29 @@ NEAR_DISTANCE = 0.35
 NEAR_SOME = 0.1
 
 
-def _diagnose(t: Task, cases, outs, expected, mistaken, rows, modified=()) -> list[str]:
-    """The diagnoses of a failed check, most specific first (see the module docstring)."""
+def _diagnose(t: Task, cases, outs, expected, mistaken, rows, modified=(), shapeless=None) -> list[str]:
+    """The diagnoses of a failed check, most specific first (see the module docstring). ``shapeless`` maps the
+    inputs where the output had the wrong type or shape to what was wrong, as a mistake's ``_Crash`` says it."""
+    shapeless = shapeless or {}
     usable = [i for i, o in enumerate(outs) if o is not None]
     differing = [i for i in usable if not _equal_output(t, cases[i], outs[i], expected[i])]
     crashed = [i for i in differing if isinstance(outs[i], _Crash) and not isinstance(expected[i], _Crash)]
     valued = [i for i in differing if not isinstance(outs[i], _Crash) and not isinstance(expected[i], _Crash)]
+    # every other input where the output is wrong: a crash, a result where posenc refuses, a wrong type or shape
+    others = [i for i in differing if i not in valued] + [i for i in shapeless if outs[i] is None]
     found: list[str] = []
     exact = False
     if differing:
-        for text, m_outs in mistaken:
-            if all(_equal_output(t, cases[i], outs[i], m_outs[i]) for i in usable):
-                found.append(text)
-                exact = True
+        # a mistake that also has the learner's wrong shapes first, then one equal wherever the shapes are right
+        for whole in (True, False):
+            for text, m_outs in mistaken:
+                if all(_equal_output(t, cases[i], outs[i], m_outs[i]) for i in usable) and (
+                    not whole or all(_same_wrong(i, m_outs[i], outs, shapeless) for i in shapeless)
+                ):
+                    found.append(text)
+                    exact = True
+                    break
+            if found:
                 break
         if not found and not _nan_where_finite(t, cases, outs, expected, usable):  # NaN = NaN is no evidence
             both = _combination(t, cases, outs, expected, mistaken, usable, valued)
@@ -63,11 +74,11 @@ def _diagnose(t: Task, cases, outs, expected, mistaken, rows, modified=()) -> li
                     found.append(said if isinstance(said, str) else text)
                     break
         if not found and valued:
-            near = _nearest(t, cases, outs, expected, mistaken, valued)
+            near = _nearest(t, cases, outs, expected, mistaken, valued, others, shapeless)
             if near:
                 found.append(near)
     if not found:
-        nan = _nan_where_finite(t, cases, outs, expected, usable)
+        nan = _nan_where_finite(t, cases, outs, expected, usable) or _nan_where_infinite(cases, outs, expected, usable)
         if nan:
             found.append(nan)
     if crashed and not exact:  # an exact mistake explains its crashes
@@ -95,6 +106,14 @@ def _diagnose(t: Task, cases, outs, expected, mistaken, rows, modified=()) -> li
     if where:
         return [f"{UNKNOWN}; smallest failing input: {where}"]
     return [UNKNOWN]
+
+
+def _same_wrong(i: int, m_out: Any, outs, shapeless) -> bool:
+    """Whether the learner's output on input ``i`` had the wrong type or shape and the mistake's fails there the
+    same way (the same message)."""
+    if outs[i] is not None:
+        return False
+    return isinstance(m_out, _Crash) and str(m_out) == shapeless.get(i)
 
 
 def _combination(t: Task, cases, outs, expected, mistaken, usable, valued) -> str | None:
@@ -190,15 +209,25 @@ def _nearness(t: Task, cases, outs, expected, m_outs, valued) -> tuple[int, floa
     return n_cases, (n_same / n_union if n_union else 0.0), ratio
 
 
-def _nearest(t: Task, cases, outs, expected, mistaken, valued) -> str | None:
+def _nearest(t: Task, cases, outs, expected, mistaken, valued, others=(), shapeless=None) -> str | None:
     """The known mistake nearest the learner's output on the inputs where it is wrong, said with how near.
 
     Named only when the output is closer to the mistake's than to posenc's (distance ratio below
     ``NEAR_RATIO``) and either most wrong entries match it (share at least ``NEAR_ENTRIES``) or it is much
-    closer (ratio at most ``NEAR_DISTANCE``) with some entries matching (share at least ``NEAR_SOME``)."""
+    closer (ratio at most ``NEAR_DISTANCE``) with some entries matching (share at least ``NEAR_SOME``).
+    The inputs counted as wrong are ``valued`` (a wrong value) and ``others`` (a crash, a result where posenc
+    refuses, a wrong type or shape: the mistake matches there when it fails the same way)."""
+    shapeless = shapeless or {}
     best, best_key = None, None
+    n_wrong = len(valued) + len(others)
     for text, m_outs in mistaken:
         n_cases, share, ratio = _nearness(t, cases, outs, expected, m_outs, valued)
+        n_cases += sum(
+            _same_wrong(i, m_outs[i], outs, shapeless)
+            if outs[i] is None
+            else _equal_output(t, cases[i], outs[i], m_outs[i])
+            for i in others
+        )
         if not ratio < NEAR_RATIO:
             continue
         if not (share >= NEAR_ENTRIES or (ratio <= NEAR_DISTANCE and share >= NEAR_SOME)):
@@ -209,7 +238,7 @@ def _nearest(t: Task, cases, outs, expected, mistaken, valued) -> str | None:
     if best is None:
         return None
     text, n_cases, share, ratio = best
-    if n_cases == len(valued):
+    if n_cases == n_wrong:
         return (
             "your output equals this known mistake's on every input where yours is wrong (yours is right on some "
             f"inputs where the mistake is wrong): {text}"
@@ -217,7 +246,7 @@ def _nearest(t: Task, cases, outs, expected, mistaken, valued) -> str | None:
     far = "under 1%" if ratio < 0.01 else f"about {ratio:.0%}"
     how = f"it matches it on {share:.0%} of the entries where either differs from the right answer"
     if n_cases:
-        how += f", and exactly on {n_cases} of the {len(valued)} inputs where yours is wrong"
+        how += f", and exactly on {n_cases} of the {n_wrong} inputs where yours is wrong"
     closer = "much closer" if ratio <= NEAR_DISTANCE else "closer"
     return (
         f"your output is not exactly a known mistake, but it is {closer} to this one than to the right answer "
@@ -252,6 +281,28 @@ def _nan_where_finite(t: Task, cases, outs, expected, usable) -> str | None:
                     "(look for a division by zero, 0/0, 0·∞ — a mask built as ones.triu(1) * -inf holds "
                     "0·(−inf) = NaN below the diagonal: use masked_fill or torch.full(..., -inf).triu(1) — or a "
                     "value past float16's range)"
+                )
+    return None
+
+
+def _nan_where_infinite(cases, outs, expected, usable) -> str | None:
+    """The first input where the learner's output holds NaN where posenc's holds an infinity (a −inf mask)."""
+    for i in usable:
+        o, e = outs[i], expected[i]
+        if isinstance(o, _Crash) or isinstance(e, _Crash):
+            continue
+        for name, a, b in zip(_names(o), _parts(o), _parts(e)):
+            if a.shape != b.shape:
+                continue
+            bad = torch.isnan(a) & torch.isinf(b)
+            if bool(bad.any()):
+                idx = [int(j) for j in torch.nonzero(bad)[0]] if a.dim() else []
+                sign = "−inf" if float(b[bad][0]) < 0 else "+inf"
+                at = f" at index {idx}" if idx else ""
+                return (
+                    f"your output contains NaN where posenc's is {sign}: {name}{at} at {cases[i].label} (0·(−inf) "
+                    "is NaN: a −inf mask multiplied by 0 or by a 0/1 mask leaves NaN; put −inf there with "
+                    "masked_fill(..., float('-inf')))"
                 )
     return None
 

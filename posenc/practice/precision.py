@@ -17,7 +17,16 @@ from .running import _expected
 _CURRENT: list = [None]
 
 
-_ANGLE_TASKS = ("sinusoidal_encoding", "rope_cos_sin")
+_ANGLE_TASKS = ("sinusoidal_encoding", "sinusoidal_concat", "rope_cos_sin")
+
+
+def _theta(task: str, d: int, base: float) -> torch.Tensor:
+    """The frequencies of an angle task in float64, each task's own: tensor2tensor's ω_i = base^(−i/max(d/2 − 1, 1))
+    for ``sinusoidal_concat``, θ_i = base^(−2i/d) for the others."""
+    if task == "sinusoidal_concat":
+        half = d // 2
+        return torch.exp(-math.log(base) * torch.arange(half, dtype=torch.float64) / max(half - 1, 1))
+    return base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
 
 
 def _lowp(kind: str, what: str = "angles", *, fixed_base: float | None = None):
@@ -140,11 +149,15 @@ def _rounded_angles(task: str, case, out, kind: str, fixed_base: float | None = 
     d = case.args[1]
     base = float(case.args[2]) if len(case.args) > 2 else 10000.0
     base = base if fixed_base is None else fixed_base
-    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    theta = _theta(task, d, base)
     if task == "sinusoidal_encoding":
         p = torch.arange(case.args[0], dtype=torch.float64)
         o = _f64(out)
         parts = [(o[..., 0::2], o[..., 1::2])]  # (sin, cos)
+    elif task == "sinusoidal_concat":
+        p = torch.arange(case.args[0], dtype=torch.float64)
+        o = _f64(out)
+        parts = [(o[..., : d // 2], o[..., d // 2 :])]  # [sin | cos]
     else:
         pos = case.args[0]
         p = torch.arange(pos, dtype=torch.float64) if isinstance(pos, int) else pos.to(torch.float64)
@@ -220,12 +233,11 @@ def _fits(v: torch.Tensor, bits: int) -> bool:
 def _true_angles(task: str, case, fixed_base: float | None = None) -> torch.Tensor | None:
     """The exact angles p * theta_i of an angle task's input, in float64 and not wrapped: the relative error
     of the learner's angle is measured against these, never against an atan2 angle in [-pi, pi]."""
-    if task == "sinusoidal_encoding":
+    if task in ("sinusoidal_encoding", "sinusoidal_concat"):
         L, d = case.args[:2]
         base = float(case.args[2]) if len(case.args) > 2 else 10000.0
         base = base if fixed_base is None else fixed_base
-        theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
-        return torch.arange(L, dtype=torch.float64)[:, None] * theta[None, :]
+        return torch.arange(L, dtype=torch.float64)[:, None] * _theta(task, d, base)[None, :]
     if task == "rope_cos_sin":
         pos, d = case.args[:2]
         base = float(case.args[2]) if len(case.args) > 2 else 10000.0
@@ -246,6 +258,10 @@ def _angles_of(task: str, out) -> torch.Tensor | None:
     if task == "sinusoidal_encoding":
         o = _f64(out)
         return torch.atan2(o[..., 0::2], o[..., 1::2])
+    if task == "sinusoidal_concat":
+        o = _f64(out)
+        half = o.shape[-1] // 2
+        return torch.atan2(o[..., :half], o[..., half:])
     return None
 
 

@@ -179,7 +179,11 @@ def _task_list() -> list[Task]:
             [("position 0 is [0, ..., 0, 1, ..., 1]", _prop_row0_concat)],
             _concat_mistakes(),
             _sin_structure,
-            detectors=[("values drift from posenc's as the position grows", _rows_drift)],
+            detectors=[
+                _lowp("float16"),
+                _lowp("bfloat16"),
+                ("values drift from posenc's as the position grows", _rows_drift),
+            ],
         )
     )
     t.append(

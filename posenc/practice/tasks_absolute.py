@@ -165,19 +165,30 @@ def _rows_drift(cases, outs, usable) -> str | bool:
         first = int(torch.nonzero(bad)[0][0]) if bool(bad.any()) else None
         if first is None or first < 8 or not float(bad[first:].double().mean()) >= 0.5:
             return False
-        if not float(err[-max(1, err.numel() // 8) :].max()) >= float(err[first]):
+        tail = err.numel() - max(1, err.numel() // 8)  # the last eighth of the rows
+        worst = tail + int(err[tail:].argmax())
+        if not float(err[worst]) >= float(err[first]):
             return False
-        seen.append((int(pos[-1]), int(pos[first]), float(err[-1]), case.label))
+        seen.append((int(pos[-1]), int(pos[first]), float(err[worst]), int(pos[worst]), case.label))
     if not seen:
         return False
-    last, p0, e_last, where = max(seen)
+    _, p0, e_worst, p_worst, where = max(seen)
+    theta, stated = _STATED_FREQUENCY.get(t.name, _STATED_FREQUENCY["sinusoidal_encoding"])
     return (
         f"your values drift away from posenc's as the position grows: right up to position {p0 - 1}, then off by "
-        f"more and more ({e_last:.2g} at position {last}, {where}). An error that grows with the position comes "
-        "from a frequency a little off (the angle p·θ_i multiplies its error by p) or from rounding that piles up "
-        "along a recurrence (each row built from the previous one in float32): compute each angle p·θ_i directly, "
-        "with θ_i = base^(−2i/d) exactly as stated"
+        f"more and more ({e_worst:.2g} at position {p_worst}, {where}). An error that grows with the position comes "
+        f"from a frequency a little off (the angle p·{theta} multiplies its error by p) or from rounding that piles "
+        "up along a recurrence (each row built from the previous one in float32): compute each angle "
+        f"p·{theta} directly, with {stated} exactly as stated"
     )
+
+
+#: Each angle task's frequency as its statement gives it: (symbol, formula), quoted by :func:`_rows_drift`.
+_STATED_FREQUENCY = {
+    "sinusoidal_encoding": ("θ_i", "θ_i = base^(−2i/d)"),
+    "sinusoidal_concat": ("ω_i", "tensor2tensor's ω_i = base^(−i/max(d/2 − 1, 1)) = exp(−i·ln(base)/(d/2 − 1))"),
+    "rope_cos_sin": ("θ_i", "θ_i = base^(−2i/d) (d = head_dim)"),
+}
 
 
 def _ref_sin_concat(seq_len, d_model, base=10000.0):
@@ -243,6 +254,7 @@ def _concat_mistakes():
         ),
         ("[cos | sin] instead of [sin | cos]", mk(swap=True)),
         ("angles computed in float16", mk(dtype=torch.float16)),
+        ("angles computed in bfloat16", mk(dtype=torch.bfloat16)),
         ("base ignored: 10000 hard-coded", mk(fixed_base=10000.0)),
         ("log10(base) where the exponent needs the natural log: exp(-ln(base)·i/(d/2−1))", mk(log10=True)),
         (

@@ -326,6 +326,12 @@ def _bias_mistakes():
             mk(bloom=True),
         ),
         (_FINITE, mk(mask_value=-1e9)),
+        (
+            "NaN where −inf belongs (the keys after the query): 0·(−inf) is NaN, so a −inf mask multiplied by 0 or "
+            "by a 0/1 mask (mask * 0, ones.triu(1) * -inf) leaves NaN; put −inf there with "
+            "bias.masked_fill(j > i, float('-inf'))",
+            mk(mask_value=float("nan")),
+        ),
         ("ALiBi slopes linear in the head index", mk(slopes=linear)),
     ]
     out += [(f"slopes wrong — {text}", mk(slopes=f)) for text, f in variants]

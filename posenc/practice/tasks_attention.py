@@ -48,6 +48,7 @@ def _attention_variant(
     scale_cos_only=False,
     softmax_dtype=None,
     interleaved_pairs=False,
+    bias_mul=False,
 ):
     d, L = q.shape[-1], q.shape[-2]
     if drop_bias or (bias_only_without_rope and cos is not None):
@@ -75,9 +76,13 @@ def _attention_variant(
             k = k * c + rot(k) * s
         if rope_v:
             v = v * c + rot(v) * s
-    denom = {"d": d**scale_power, "L": L**0.5, "none": 1.0, "hd": (q.shape[-3] * d) ** 0.5}[scale_by]
+    denom = {"d": d**scale_power, "L": L**0.5, "none": 1.0, "hd": (q.shape[-3] * d) ** 0.5, "h": q.shape[-3] ** 0.5}[
+        scale_by
+    ]
     logits = q @ k.transpose(-1, -2)
-    if bias is not None:
+    if bias is not None and bias_mul:  # logits · exp(bias): the bias multiplies instead of adding
+        logits = logits / denom * bias.double().exp()
+    elif bias is not None:
         b = bias.double().transpose(-1, -2) if bias_t else bias.double()
         logits = (logits + bias_sign * b) / denom if bias_before_scale else logits / denom + bias_sign * b
     else:
@@ -231,6 +236,16 @@ def _attention_mistakes():
             "two mistakes together: the interleaved rotation (pairs 2i, 2i+1) with these half-layout tables (use "
             "rotate_half, pairs i and i + d/2) and attention_scaling applied to cos only (multiply sin by it too)",
             mk(interleaved_pairs=True, scale_cos_only=True),
+        ),
+        (
+            "logits divided by √h with h = q.shape[1], the number of heads in [b, h, L, d], instead of √d: the "
+            "head dimension is the last axis, q.shape[-1]",
+            mk(scale_by="h"),
+        ),
+        (
+            "bias multiplied into the logits (logits · exp(bias)) instead of added: softmax(q·k/√d + bias) is how "
+            "the bias enters; it multiplies each key's weight exp(q·k/√d) by exp(bias), not the logit itself",
+            mk(bias_mul=True),
         ),
         (
             "causal mask off by one: each query also sees the next key (triu(2) or tril(1) instead of triu(1), "

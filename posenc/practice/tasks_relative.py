@@ -283,6 +283,7 @@ def _t5_variant(
     exact_quarter=False,
     halve_nb=False,
     fixed_md=None,
+    dist_md1=False,
 ):
     if halve_nb:
         num_buckets //= 2
@@ -302,6 +303,8 @@ def _t5_variant(
         dist = rel.abs()
     else:
         dist = rel.abs() if causal_abs else torch.clamp(rel, max=0) if not_negated else -torch.clamp(rel, max=0)
+    if dist_md1:  # the distance capped at max_distance − 1 instead of the bucket at num_buckets − 1
+        dist = dist.clamp(max=max_distance - 1)
     max_exact = num_buckets if exact_full else num_buckets // 2
     if exact_full:
         max_exact = max(num_buckets // 2 + num_buckets // 4, 1)
@@ -327,6 +330,14 @@ def _t5_variant(
     return buckets + torch.where(small, dist, large)
 
 
+#: Small configurations, max_distance just past the exact buckets (valid: max_distance > max_exact, as
+#: posenc and Hugging Face accept): there max_distance − 1 still falls short of the last bucket, so a distance
+#: clamped to max_distance − 1 instead of the bucket clamped to num_buckets − 1 gives a wrong last bucket, which
+#: the large configurations hide. Per direction mode, since the bidirectional one halves num_buckets first; none
+#: puts max_distance on a mistake's own max_exact (3/4 of the buckets), where its log(max_distance / max_exact) is 0.
+_T5_SMALL = {True: [(16, 7), (14, 6), (20, 8)], False: [(8, 7), (5, 4), (12, 8)]}
+
+
 def _t5_cases(bidirectional_options=(True, False)):
     out = []
     r = torch.arange(-300, 301)
@@ -339,10 +350,9 @@ def _t5_cases(bidirectional_options=(True, False)):
         (r, 10, 40),
         (relative_positions(40, 200), 32, 128),
     ]
+    near = torch.arange(-24, 25)
     for bi in bidirectional_options:
-        for rel, nb, md in specs:
-            if not bi and nb < 2:
-                continue
+        for rel, nb, md in specs + [(near, nb, md) for nb, md in _T5_SMALL[bi]]:
             shape = "x".join(str(s) for s in rel.shape)
             lo, hi = int(rel.min()), int(rel.max())
             out.append(
@@ -425,6 +435,14 @@ def _t5_log_bucket_mistakes(mk):
             "log2 in the numerator over a natural log in the denominator: log(dist / max_exact) / log(max_distance / "
             "max_exact) is a ratio of logs of one base (torch.log and math.log)",
             mk(log2=True),
+        ),
+        (
+            "the distance clamped to max_distance − 1 instead of the bucket clamped to num_buckets − 1: distance "
+            "max_distance − 1 reaches the last bucket only when max_distance is large (in the decoder's buckets at "
+            "num_buckets=8, max_distance=7, distances 7 and beyond land in bucket 6, not 7); compute the log "
+            "bucket from the distance itself, then cap the bucket at num_buckets − 1 (of the halved count, in the "
+            "bidirectional case)",
+            mk(dist_md1=True),
         ),
     ]
 

@@ -37,8 +37,11 @@ def _inv_variant(
     flip=False,
     odd=False,
     ones=False,
+    linear=False,
 ):
     base = base if fixed_base is None else fixed_base
+    if linear:  # torch.linspace(1, 1/base, d/2): evenly spaced instead of geometric
+        return torch.linspace(1.0, 1.0 / float(base), d // 2, dtype=torch.float64).float()
     i = torch.arange(start, start + d // 2, dtype=torch.float64) + (0.5 if odd else 0.0)  # odd: (2i+1)/d
     denom = max(d - denom_minus, 1) if denom is None else denom
     out = (torch.tensor(float(base), dtype=dtype) ** (sign * exp_scale * i.to(dtype) / denom)).float()
@@ -109,6 +112,12 @@ def _inv_mistakes():
         (_LOG_BASE, lambda d, b=1e4: _inv_variant(d, 10.0 ** (math.log10(b) / math.log(10.0)))),
         ("frequencies computed in float16", mk(dtype=torch.float16)),
         ("frequencies computed in bfloat16", mk(dtype=torch.bfloat16)),
+        (
+            "frequencies spaced evenly from 1 to 1/base (torch.linspace(1, 1/base, d/2)): RoPE's fall geometrically, "
+            "θ_i = base^(−2i/d), each the one before times base^(−2/d), from θ_0 = 1 to base^(−(d−2)/d); use "
+            "base ** (-torch.arange(0, d, 2) / d)",
+            mk(linear=True),
+        ),
     ]
 
 
@@ -134,9 +143,10 @@ def _cs_variant(
     pos_dtype=None,
     sort=False,
     fixed_base=None,
+    int_as_one=False,
 ):
     base = base if fixed_base is None else fixed_base
-    pos = _pos_tensor(positions)
+    pos = torch.tensor([positions]) if int_as_one and isinstance(positions, int) else _pos_tensor(positions)
     if ignore_positions:
         pos = torch.arange(pos.numel())
     if sort:
@@ -224,6 +234,12 @@ def _cs_mistakes():
         (
             "positions sorted: row r of cos and sin belongs to positions[r], in the order given",
             mk(sort=True),
+        ),
+        (
+            "an int positions = n taken as the single position n (torch.as_tensor(n).reshape(-1) is [n]): an int n "
+            "stands for the positions 0, 1, ..., n − 1, torch.arange(n); only a tensor lists the positions "
+            "themselves",
+            mk(int_as_one=True),
         ),
         ("angles computed in float16", mk(dtype=torch.float16)),
         ("angles computed in bfloat16", mk(dtype=torch.bfloat16)),

@@ -81,8 +81,13 @@ def _scaled_variant(
     NTK-aware is ``base_exp="ntk"`` (base·s^(d/(d−2))); the other values are the mistakes' bases."""
     s = int(s) if int_factor else s
     b = float(b if fixed_base is None else fixed_base)
+    return (_f64(_inv_variant(d, _new_base(base_exp, d, b, s), exp_scale=exp_scale)) / s**div_power).float()
+
+
+def _new_base(base_exp: str | None, d: int, b: float, s: float) -> float:
+    """The base each form of ``base_exp`` puts in place of RoPE's (``"ntk"``: NTK-aware's base·s^(d/(d−2)))."""
     h = d // 2
-    new_base = {
+    return {
         None: lambda: b,
         "ntk": lambda: b * s ** (d / (d - 2)),
         "one": lambda: b * s,
@@ -96,7 +101,6 @@ def _scaled_variant(
         "paren": lambda: (b * s) ** (d / (d - 2)),
         "dynamic": lambda: b * (s * s - (s - 1)) ** (d / (d - 2)),
     }[base_exp]()
-    return (_f64(_inv_variant(d, new_base, exp_scale=exp_scale)) / s**div_power).float()
 
 
 def _pi_impl(d, b, s, **flags):
@@ -158,6 +162,11 @@ def _pi_mistakes():
             ).float(),
         ),
         (_BASE_IGNORED, mk(fixed_base=1e4)),
+        (
+            "factor / θ_i: the frequency turned upside down (s·base^(+2i/d) grows with i) where PI divides it by "
+            "the factor, θ_i / s = base^(−2i/d) / s",
+            lambda d, b, s: (s * _f64(_inv_variant(d, b, sign=1))).float(),
+        ),
     ]
 
 
@@ -224,18 +233,26 @@ def _ntk_mistakes():
 
 def _ntk_effective_base(cases, outs, usable) -> str | bool:
     """RoPE frequencies θ_i = B^(−2i/d) from θ_0 = 1 on every wrong input, with another base B than NTK-aware's
-    base·s^(d/(d−2)): said with the factor x that B = base·x^(d/(d−2)) puts in place of s."""
+    base·s^(d/(d−2)): said with B read back on the smallest input, NTK-aware's base there, and the factor x that
+    B = base·x^(d/(d−2)) puts in place of s (a known mistake's base is named as that mistake; base·s^d/(d − 2),
+    the precedence slip in base * factor ** d / (d - 2), is said as such). An input whose base is past float32's
+    range (every θ_i but θ_0 is 0) says nothing either way."""
     seen = []
     for i in usable:
         o, (d, b, s) = outs[i], cases[i].args
         if isinstance(o, _Crash) or d < 4:
             continue
         o = _f64(o)
-        if not (bool(torch.isfinite(o).all()) and bool((o > 0).all()) and abs(float(o[0]) - 1) <= 1e-6):
+        if not (bool(torch.isfinite(o).all()) and bool((o >= 0).all()) and abs(float(o[0]) - 1) <= 1e-6):
+            return False
+        if not float(o[1]) > 0:
+            if bool((o[1:] == 0).all()):  # a base past float32's range: base ** x is inf, every θ_i but θ_0 is 0
+                continue
             return False
         eff = float(o[1]) ** (-d / 2)
         geo = eff ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
-        if not float(((o - geo) / geo).abs().max()) <= 1e-4:
+        tiny = geo < 1e-30  # a huge base: float32 frequencies underflow to 0 (or a subnormal) there
+        if not (bool((o[tiny] <= 1e-30).all()) and float(((o - geo) / geo).abs()[~tiny].max()) <= 1e-4):
             return False
         x = (eff / b) ** ((d - 2) / d)
         if not abs(x / s - 1) > 1e-4:  # NTK-aware's own base: the output is wrong some other way
@@ -243,11 +260,31 @@ def _ntk_effective_base(cases, outs, usable) -> str | bool:
         seen.append((d, b, s, eff, x))
     if not seen:
         return False
-    d, b, s, eff, x = max(seen)
+    known = [
+        text
+        for text, fn in _ntk_mistakes()
+        if isinstance(fn, _Variant)
+        and set(fn.flags) == {"base_exp"}
+        and all(abs(e / _new_base(fn.flags["base_exp"], d, b, s) - 1) <= 1e-3 for d, b, s, e, _ in seen)
+    ]
+    d, b, s, eff, x = min(seen)  # the smallest input: the base there has the fewest digits
+    want = b * s ** (d / (d - 2))
+    if known:  # a known mistake's base, though its float32 frequencies underflow otherwise than the mistake's
+        return (
+            f"{known[0]} (your base is {eff:.6g} at head_dim={d}, base={b:g}, factor={s:g}; NTK-aware's is "
+            f"base·s^(d/(d−2)) = {want:.6g})"
+        )
+    precedence = b * s**d / (d - 2)
+    hint = (
+        f" Here {eff:.6g} = base·s^d/(d − 2): ** binds tighter than /, so factor ** d / (d - 2) is s^d divided by "
+        "d − 2; write factor ** (d / (d - 2))."
+        if abs(eff / precedence - 1) <= 1e-3
+        else ""
+    )
     return (
-        f"your frequencies are RoPE's with the base changed to {eff:.6g} at head_dim={d}, base={b:g}, factor={s:g}: "
-        f"that is base·x^(d/(d−2)) with x = {x:.4g}, where NTK-aware puts the factor itself, x = s = {s:g}. "
-        "Check what multiplies the base"
+        f"your frequencies are RoPE's with another base: your base is {eff:.6g} at head_dim={d}, base={b:g}, "
+        f"factor={s:g}: expected base·s^(d/(d−2)) = {want:.6g}, that is base·x^(d/(d−2)) with x = {x:.4g}, where "
+        f"NTK-aware puts the factor itself, x = s = {s:g}.{hint} Check what multiplies the base"
     )
 
 
