@@ -710,6 +710,7 @@ RULES: dict[str, tuple] = {
     "| RoPE was first used in LLaMA": (lambda: quote(C4, "RoFormer introduced it in 2021"), "_"),
     "| $S(20) = 1.4 = S(2)$": (lambda: quote(C5, "$S(20) = 1.4 = S(2)$", r"$S(20) \approx 1.91$"), "_ _ _ _ _"),
     "| ALiBi slopes linear in the head index": (lambda: [], "0.1 1"),
+    "| ALiBi does well on long-range dependencies": (lambda: said(C8, r"[Ii]n (\d+)-character windows"), "_"),
     "| RoPE extrapolates well with NTK/YaRN": (
         lambda: quote(
             C8,
