@@ -149,8 +149,7 @@ git-install:
 	$(call with_threads,1) bash scripts/check_git_install.sh _build/git-install
 
 # One Chromium: two side by side (pytest-xdist) took longer on the 2 cores, 342 s against about 320 s,
-# and a page's network took over 30 s to settle (the explorer latency report is also written to
-# _build/browser-latency.txt)
+# and a page's network took over 30 s to settle
 browser: setup system-chromium
 	$(PY) -m pytest tests -m "browser and not jupyterlab" -q -p no:cacheprovider
 

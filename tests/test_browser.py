@@ -197,8 +197,6 @@ def _guarded_page(browser, **context):
     return ctx, page, log
 
 
-# under pytest-xdist (--dist loadgroup) the timed explorer tests and their report share one worker
-@pytest.mark.xdist_group("html_explorers")
 @pytest.mark.parametrize("page_path,expected", EXPLORER_PAGES, ids=[p for p, _ in EXPLORER_PAGES])
 def test_html_explorers_move_without_a_kernel(server, browser, page_path, expected):
     ctx, page, log = _guarded_page(browser)
@@ -379,34 +377,28 @@ def test_citations_link_to_the_bibliography(nb):
         assert not missing, f"citation links to {file.name} point at no entry: {sorted(missing)[:3]}"
 
 
-LATENCY_REPORT = ROOT / "_build" / "browser-latency.txt"
-
-
-@pytest.mark.xdist_group("html_explorers")
 def test_report_html_latency(capsys):
-    """Print the kernel-less explorers' input-to-image times measured above, and write them to
-    ``_build/browser-latency.txt`` (a pytest-xdist worker's output is not shown)."""
+    """Print the kernel-less explorers' input-to-image times measured above."""
     if not HTML_LATENCIES:
         pytest.skip("no HTML explorer was measured (run the whole module)")
     every = [m for v in HTML_LATENCIES.values() for m in v]
-    lines = ["HTML book explorers (no kernel), input -> new image on screen, ms: median [min-max]; frame swap median"]
-    for name, v in HTML_LATENCIES.items():
-        if v:
-            ms = [m["ms"] for m in v]
-            lines.append(
-                f"  {name:55s} {statistics.median(ms):5.0f} [{min(ms):.0f}-{max(ms):.0f}]  "
-                f"swap {statistics.median(m['swap_ms'] for m in v):.1f}  n={len(v)}"
-            )
-    ms = [m["ms"] for m in every]
-    lines.append(
-        f"  {'all':55s} {statistics.median(ms):5.0f} [{min(ms):.0f}-{max(ms):.0f}]  "
-        f"swap {statistics.median(m['swap_ms'] for m in every):.1f}  n={len(every)}"
-    )
-    if RETRIED:
-        lines.append(f"  inputs made twice (no redraw the first time): {len(RETRIED)} {RETRIED[:3]}")
-    LATENCY_REPORT.parent.mkdir(parents=True, exist_ok=True)
-    LATENCY_REPORT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with capsys.disabled():
-        print("\n" + "\n".join(lines))
+        print(
+            "\nHTML book explorers (no kernel), input -> new image on screen, ms: median [min-max]; frame swap median"
+        )
+        for name, v in HTML_LATENCIES.items():
+            if v:
+                ms = [m["ms"] for m in v]
+                print(
+                    f"  {name:55s} {statistics.median(ms):5.0f} [{min(ms):.0f}-{max(ms):.0f}]  "
+                    f"swap {statistics.median(m['swap_ms'] for m in v):.1f}  n={len(v)}"
+                )
+        ms = [m["ms"] for m in every]
+        print(
+            f"  {'all':55s} {statistics.median(ms):5.0f} [{min(ms):.0f}-{max(ms):.0f}]  "
+            f"swap {statistics.median(m['swap_ms'] for m in every):.1f}  n={len(every)}"
+        )
+        if RETRIED:
+            print(f"  inputs made twice (no redraw the first time): {len(RETRIED)} {RETRIED[:3]}")
     assert all(m["ms"] > 0 for m in every)
     assert len(RETRIED) <= 2, f"{len(RETRIED)} inputs needed a second try: the explorers are not reliably live"

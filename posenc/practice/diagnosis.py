@@ -262,8 +262,9 @@ def _names(out) -> tuple[str, ...]:
     return ("the result",)
 
 
-def _nan_where_finite(t: Task, cases, outs, expected, usable) -> str | None:
-    """The first input where the learner's output holds NaN or an infinity and posenc's does not."""
+def _first_nonfinite(cases, outs, expected, usable, where) -> tuple | None:
+    """The first input and output part where ``where(learner's, posenc's)`` marks an entry: (case label, part
+    name, index text, the learner's marked values, posenc's marked values); None if there is none."""
     for i in usable:
         o, e = outs[i], expected[i]
         if isinstance(o, _Crash) or isinstance(e, _Crash):
@@ -271,40 +272,40 @@ def _nan_where_finite(t: Task, cases, outs, expected, usable) -> str | None:
         for name, a, b in zip(_names(o), _parts(o), _parts(e)):
             if a.shape != b.shape:
                 continue
-            bad = ~torch.isfinite(a) & torch.isfinite(b)
+            bad = where(a, b)
             if bool(bad.any()):
                 idx = [int(j) for j in torch.nonzero(bad)[0]] if a.dim() else []
-                what = "NaN" if bool(torch.isnan(a[bad]).any()) else "an infinity"
-                at = f" at index {idx}" if idx else ""
-                return (
-                    f"your output contains {what}: {name}{at} at {cases[i].label}, where posenc's is finite "
-                    "(look for a division by zero, 0/0, 0·∞ — a mask built as ones.triu(1) * -inf holds "
-                    "0·(−inf) = NaN below the diagonal: use masked_fill or torch.full(..., -inf).triu(1) — or a "
-                    "value past float16's range)"
-                )
+                return cases[i].label, name, f" at index {idx}" if idx else "", a[bad], b[bad]
     return None
+
+
+def _nan_where_finite(t: Task, cases, outs, expected, usable) -> str | None:
+    """The first input where the learner's output holds NaN or an infinity and posenc's does not."""
+    found = _first_nonfinite(cases, outs, expected, usable, lambda a, b: ~torch.isfinite(a) & torch.isfinite(b))
+    if found is None:
+        return None
+    label, name, at, mine, _ = found
+    what = "NaN" if bool(torch.isnan(mine).any()) else "an infinity"
+    return (
+        f"your output contains {what}: {name}{at} at {label}, where posenc's is finite "
+        "(look for a division by zero, 0/0, 0·∞ — a mask built as ones.triu(1) * -inf holds "
+        "0·(−inf) = NaN below the diagonal: use masked_fill or torch.full(..., -inf).triu(1) — or a "
+        "value past float16's range)"
+    )
 
 
 def _nan_where_infinite(cases, outs, expected, usable) -> str | None:
     """The first input where the learner's output holds NaN where posenc's holds an infinity (a −inf mask)."""
-    for i in usable:
-        o, e = outs[i], expected[i]
-        if isinstance(o, _Crash) or isinstance(e, _Crash):
-            continue
-        for name, a, b in zip(_names(o), _parts(o), _parts(e)):
-            if a.shape != b.shape:
-                continue
-            bad = torch.isnan(a) & torch.isinf(b)
-            if bool(bad.any()):
-                idx = [int(j) for j in torch.nonzero(bad)[0]] if a.dim() else []
-                sign = "−inf" if float(b[bad][0]) < 0 else "+inf"
-                at = f" at index {idx}" if idx else ""
-                return (
-                    f"your output contains NaN where posenc's is {sign}: {name}{at} at {cases[i].label} (0·(−inf) "
-                    "is NaN: a −inf mask multiplied by 0 or by a 0/1 mask leaves NaN; put −inf there with "
-                    "masked_fill(..., float('-inf')))"
-                )
-    return None
+    found = _first_nonfinite(cases, outs, expected, usable, lambda a, b: torch.isnan(a) & torch.isinf(b))
+    if found is None:
+        return None
+    label, name, at, _, theirs = found
+    sign = "−inf" if float(theirs[0]) < 0 else "+inf"
+    return (
+        f"your output contains NaN where posenc's is {sign}: {name}{at} at {label} (0·(−inf) "
+        "is NaN: a −inf mask multiplied by 0 or by a 0/1 mask leaves NaN; put −inf there with "
+        "masked_fill(..., float('-inf')))"
+    )
 
 
 def _safe(detect, cases, outs, usable) -> bool | str:
