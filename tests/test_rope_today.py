@@ -859,6 +859,38 @@ def test_chapter_statements_on_llama4_norm_and_mistral_temperature():
     assert "get_llama_4_attn_scale" in inspect.getsource(modeling_ministral3.Ministral3Attention.forward)
 
 
+def test_chapter_statements_on_packing_and_float32_angles():
+    """Chapter 10's block on packed documents and float32 angles, against transformers."""
+    transformers = _hf()
+    from transformers.masking_utils import find_packed_sequence_indices
+    from transformers.models.llama import modeling_llama
+
+    # packed documents: positions restart at 0 per document, and each restart is read as a boundary
+    batch = transformers.DataCollatorWithFlattening()([{"input_ids": [5, 6, 7]}, {"input_ids": [8, 9]}])
+    assert batch["position_ids"].tolist() == [[0, 1, 2, 0, 1]]
+    assert find_packed_sequence_indices(batch["position_ids"]).tolist() == [[0, 0, 0, 1, 1]]
+    # bfloat16 keeps 8 significant bits: 256 is exact, 257 is not
+    assert torch.tensor(256.0, dtype=torch.bfloat16).item() == 256.0
+    assert torch.tensor(257.0, dtype=torch.bfloat16).item() != 257.0
+    # autocast leaves an elementwise product in float32 and runs a matrix product in bfloat16
+    a, b = torch.arange(4.0)[:, None], torch.ones(1, 4)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert (a * b).dtype == torch.float32 and (a @ b).dtype == torch.bfloat16
+    # the rotary forward under bfloat16 autocast: angles in float32, only cos and sin cast to bfloat16
+    rotary = modeling_llama.LlamaRotaryEmbedding(
+        transformers.LlamaConfig(hidden_size=128, num_attention_heads=2, head_dim=64)
+    )
+    pos = torch.tensor([[10_000, 10_001]])
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        cos, _ = rotary(torch.zeros(1, dtype=torch.bfloat16), pos)
+    exact = torch.cos(pos[..., None].double() * rotary.inv_freq.double())  # [1, 2, 32], the same frequencies
+    in_bf16 = torch.cos((pos[..., None].bfloat16() * rotary.inv_freq.bfloat16()).double())
+    assert cos.dtype == torch.bfloat16
+    # float32 angles: bfloat16's rounding of cos (<= 2^-9) plus float32's of the angle (<= 2^-10 at 10^4)
+    assert float((cos[..., :32].double() - exact).abs().max()) < 2**-9 + 2**-10
+    assert float((in_bf16 - exact).abs().max()) > 0.5  # angles in bfloat16 would be far off
+
+
 def test_chapter_short_table_agrees_with_the_full_one():
     """Chapter 10's six-row table of answers: its numbers follow from MODEL_ROPE_CONFIGS."""
     cfg = book.MODEL_ROPE_CONFIGS
