@@ -2301,7 +2301,7 @@ ROUND3 = {
     ],
     "apply_rope_offset": [("positions start at offset − 1 (off by one)", l_off_minus_one)],
     "alibi_slopes": [
-        ("the slopes start at 1 (r^0, ..., r^(n−1))", l_slopes_from_zero),
+        ("slopes start at 1 (r^0) instead of r = 2^(-8/n)", l_slopes_from_zero),
         ("the ratio is inverted: 2^(−n/8) instead of 2^(−8/n)", l_slopes_ratio_inverse),
         ("for n_heads=3 the first slope is 0.5", l_slopes_ratio_half),
         ("MPT's interleave with its halves swapped", l_slopes_mpt_swapped),
@@ -2889,3 +2889,226 @@ ROUND5 = {
 }
 for _task, _extra in ROUND5.items():
     MUTANTS[_task] += _extra
+
+
+# ---------------------------------------------------------------------------------------------
+# a sixth learner-reviewer's functions (issue 39, round 6): state kept between calls that the inputs never exposed
+# (a cache that ignores an argument, a result written into a buffer kept between calls), a 0-d position, and kinds
+# that were rejected but not named. The caches live in _R6_CACHE; a test that calls these functions itself clears it.
+_R6_CACHE: dict = {}
+
+
+def _r6_cached(key, make):
+    if key not in _R6_CACHE:
+        _R6_CACHE[key] = make()
+    return _R6_CACHE[key]
+
+
+def r6_sin_cache_shape(seq_len, d_model, base=10000.0):  # a cache keyed on the shape: the base left out
+    return _r6_cached(("sin", seq_len, d_model), lambda: sin_exp_log(seq_len, d_model, base))
+
+
+def r6_sin_cache_all_args(seq_len, d_model, base=10000.0):  # the same cache keyed on every argument: correct
+    return _r6_cached(("sin-all", seq_len, d_model, base), lambda: sin_exp_log(seq_len, d_model, base))
+
+
+def r6_t2t_cache_shape(seq_len, d_model, base=10000.0):
+    return _r6_cached(("t2t", seq_len, d_model), lambda: t2t_numpy_style(seq_len, d_model, base))
+
+
+def r6_inv_cache_head_dim(head_dim, base=10000.0):
+    return _r6_cached(("inv", head_dim), lambda: inv_hf(head_dim, base))
+
+
+def r6_cs_cache_length(positions, head_dim, base=10000.0):  # keyed on the number of positions and head_dim
+    n = positions if isinstance(positions, int) else positions.numel()
+    return _r6_cached(("cs", n, head_dim), lambda: cs_hf(positions, head_dim, base))
+
+
+def r6_cs_cache_positions(positions, head_dim, base=10000.0):  # keyed on the positions themselves, not the base
+    key = ("cs-pos", positions if isinstance(positions, int) else tuple(positions.tolist()), head_dim)
+    return _r6_cached(key, lambda: cs_hf(positions, head_dim, base))
+
+
+def r6_cs_sliced_cache(positions, head_dim, base=10000.0):  # Hugging Face's old cos_cached[:n]: views of one table
+    if not isinstance(positions, int):
+        return cs_hf(positions, head_dim, base)
+    cos, sin = _r6_cached(("cs-table", head_dim, base), lambda: cs_hf(256, head_dim, base))
+    return cos[:positions], sin[:positions]
+
+
+def r6_pi_cache_head_dim(head_dim, base, factor):
+    return _r6_cached(("pi", head_dim, factor), lambda: inv_hf(head_dim, base) / factor)
+
+
+def r6_bias_cache_q_len(n_heads, q_len):  # keyed on q_len: the head count left out
+    return _r6_cached(("bias", q_len), lambda: bias_direct(n_heads, q_len))
+
+
+def r6_shaw_index_cache_q_len(q_len, max_distance):
+    return _r6_cached(("shaw-idx", q_len), lambda: posenc.shaw_relative_index(q_len, max_distance))
+
+
+def r6_shaw_attn_cache_shape(q, k, v, rel_k, rel_v):
+    key = ("shaw-att", tuple(q.shape), tuple(rel_k.shape))
+    return _r6_cached(key, lambda: posenc.shaw_attention(q, k, v, rel_k, rel_v, causal=True))
+
+
+def r6_learned_first_table(table, positions):  # the first table it saw, kept
+    kept = _r6_cached(("table",), lambda: table.clone())
+    return learned_checked(kept, positions)
+
+
+def r6_learned_cache_positions(table, positions):  # keyed on the positions: the table left out
+    if bool(((positions < 0) | (positions >= table.shape[0])).any()):
+        raise IndexError("position outside the table")
+    key = ("rows", tuple(positions.shape), tuple(positions.reshape(-1).tolist()))
+    return _r6_cached(key, lambda: table[positions])
+
+
+def r6_learned_atleast_1d(table, positions):  # "any shape", but a 0-d position comes back as [1, d]
+    return learned_checked(table, torch.atleast_1d(positions))
+
+
+def _r6_buffer(x):
+    return _r6_cached(("buffer", tuple(x.shape), x.dtype), lambda: torch.empty_like(x))
+
+
+def r6_half_out_buffer(x, cos, sin):  # one buffer per shape, written with out=: fn(q) and fn(k) share it
+    out = _r6_buffer(x)
+    h = x.shape[-1] // 2
+    torch.mul(x, cos, out=out)
+    out.add_(torch.cat([-x[..., h:], x[..., :h]], -1) * sin)
+    return out
+
+
+def r6_il_out_buffer(x, cos, sin):
+    out = _r6_buffer(x)
+    rot = torch.stack([-x[..., 1::2], x[..., 0::2]], -1).flatten(-2)
+    torch.mul(x, cos, out=out)
+    out.add_(rot * sin)
+    return out
+
+
+def r6_half_cos_for_sin(x, cos, sin):  # x * cos + rotate_half(x) * cos
+    h = x.shape[-1] // 2
+    return x * cos + torch.cat([-x[..., h:], x[..., :h]], -1) * cos
+
+
+def _r6_shaw(q, k, v, rel_k, rel_v, *, by_len=False, value_k=False):
+    L, d = q.shape[-2], q.shape[-1]
+    kk = (rel_k.shape[0] - 1) // 2
+    pos = torch.arange(L)
+    idx = (pos[None, :] - pos[:, None]).clamp(-kk, kk) + kk
+    s = q @ k.transpose(-2, -1) + torch.einsum("...id,ijd->...ij", q, rel_k[idx])
+    s = (s / math.sqrt(L if by_len else d)).masked_fill(pos[None, :] > pos[:, None], float("-inf"))
+    a = s.softmax(-1)
+    return a @ v + torch.einsum("...ij,ijd->...id", a, (rel_k if value_k else rel_v)[idx])
+
+
+def r6_shaw_sqrt_len(q, k, v, rel_k, rel_v):  # math.sqrt(L) where the head dimension belongs
+    return _r6_shaw(q, k, v, rel_k, rel_v, by_len=True)
+
+
+def r6_shaw_rel_k_value(q, k, v, rel_k, rel_v):  # rel_k read again on the value side
+    return _r6_shaw(q, k, v, rel_k, rel_v, value_k=True)
+
+
+def r6_t5c_no_zero_clamp(relative_position, num_buckets=32, max_distance=128):  # n = -relative_position, no max(, 0)
+    n = -relative_position
+    max_exact = num_buckets // 2
+    large = max_exact + (
+        torch.log(n.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)
+    ).to(torch.long)
+    large = torch.min(large, torch.full_like(large, num_buckets - 1))
+    return torch.where(n < max_exact, n, large)
+
+
+def r6_t5_no_zero_clamp(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    if bidirectional:
+        return t5_hf_copy(relative_position, True, num_buckets, max_distance)
+    return r6_t5c_no_zero_clamp(relative_position, num_buckets, max_distance)
+
+
+def _r6_slopes(n, *, from_one=False, floor=False, first=False, reverse=False):
+    def p2(m):
+        r = 2.0 ** (-8 // m) if floor else 2 ** (-8 / m)
+        return [r ** (i + (0 if from_one else 1)) for i in range(m)]
+
+    if math.log2(n).is_integer():
+        s = p2(n)
+    else:
+        c = 2 ** math.floor(math.log2(n))
+        s = p2(c) + (p2(2 * c)[: n - c] if first else p2(2 * c)[0::2][: n - c])
+    return torch.tensor(s[::-1] if reverse else s)
+
+
+def r6_slopes_from_one_floor(n_heads):  # ratio ** i and -8 // n: wrong from n_heads = 1 on
+    return _r6_slopes(n_heads, from_one=True, floor=True)
+
+
+def r6_slopes_from_one_first(n_heads):  # ratio ** i and get_slopes(2c)[:n - c]
+    return _r6_slopes(n_heads, from_one=True, first=True)
+
+
+def r6_slopes_reversed_floor(n_heads):
+    return _r6_slopes(n_heads, floor=True, reverse=True)
+
+
+def r6_bias_two_slope_mistakes(n_heads, q_len):
+    pos = torch.arange(q_len)
+    delta = pos[None, :] - pos[:, None]
+    return (-r6_slopes_from_one_floor(n_heads)[:, None, None] * delta.abs()).masked_fill(delta > 0, float("-inf"))
+
+
+def r6_bias_zero_above(n_heads, q_len):  # 0 where −inf belongs
+    pos = torch.arange(q_len)
+    delta = pos[None, :] - pos[:, None]
+    return (-slopes_official(n_heads)[:, None, None] * delta.abs()).masked_fill(delta > 0, 0.0)
+
+
+def r6_bias_tril_mask(n_heads, q_len):  # the bias times a 0/1 causal mask: 0 above the diagonal
+    return torch.nan_to_num(bias_direct(n_heads, q_len), neginf=0.0) * torch.ones(q_len, q_len).tril()
+
+
+_CACHED = "your function returns a result cached from an earlier call with a different"
+ROUND6 = {
+    "sinusoidal_encoding": [(f"{_CACHED} base", r6_sin_cache_shape)],
+    "sinusoidal_concat": [(f"{_CACHED} base", r6_t2t_cache_shape)],
+    "rope_inv_freq": [(f"{_CACHED} base", r6_inv_cache_head_dim)],
+    "rope_cos_sin": [(f"{_CACHED} base", r6_cs_cache_length), (f"{_CACHED} base", r6_cs_cache_positions)],
+    "pi_inv_freq": [(f"{_CACHED} base", r6_pi_cache_head_dim)],
+    "alibi_bias": [
+        (f"{_CACHED} n_heads", r6_bias_cache_q_len),
+        ("0 where −inf belongs", r6_bias_zero_above),
+        ("0 where −inf belongs", r6_bias_tril_mask),
+        ("two mistakes together: slopes wrong — slopes start at 1", r6_bias_two_slope_mistakes),
+    ],
+    "shaw_relative_index": [(f"{_CACHED} max_distance", r6_shaw_index_cache_q_len)],
+    "shaw_attention": [
+        ("your function returns a result cached from an earlier call with different q, k, v", r6_shaw_attn_cache_shape),
+        ("logits divided by √L", r6_shaw_sqrt_len),
+        ("rel_k used on the value side too", r6_shaw_rel_k_value),
+    ],
+    "learned_lookup": [
+        (f"{_CACHED} table", r6_learned_first_table),
+        (f"{_CACHED} table", r6_learned_cache_positions),
+        ("for a 0-d positions tensor (one position) the result has shape [1, 4], expected [4]", r6_learned_atleast_1d),
+    ],
+    "apply_rope_half": [
+        ("your function writes into a result it returned earlier", r6_half_out_buffer),
+        ("cos where sin belongs", r6_half_cos_for_sin),
+    ],
+    "apply_rope_interleaved": [("your function writes into a result it returned earlier", r6_il_out_buffer)],
+    "t5_causal_bucket": [("the distance back not clamped at 0", r6_t5c_no_zero_clamp)],
+    "t5_relative_bucket": [("the distance back not clamped at 0", r6_t5_no_zero_clamp)],
+    "alibi_slopes": [
+        ("two mistakes together: integer division in the ratio's exponent: -8 // n", r6_slopes_from_one_floor),
+        ("two mistakes together: slopes start at 1", r6_slopes_from_one_first),
+        ("and heads in reverse order", r6_slopes_reversed_floor),
+    ],
+}
+for _task, _extra in ROUND6.items():
+    MUTANTS[_task] += _extra
+CORRECT["sinusoidal_encoding"].append(r6_sin_cache_all_args)
+CORRECT["rope_cos_sin"].append(r6_cs_sliced_cache)

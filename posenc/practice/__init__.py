@@ -11,6 +11,8 @@ Tooling: imports the library through the top-level ``posenc`` only.
 - :mod:`posenc.practice.running`: calling a function on a task's inputs; the reference's and known mistakes' outputs
 - :mod:`posenc.practice.diagnosis`: naming the known mistake a failing function matches, or what failed
 - :mod:`posenc.practice.precision`: the detectors of angles or frequencies computed in float16 or bfloat16
+- :mod:`posenc.practice.state`: state a function keeps between calls: a result a later call writes into, a result
+  cached from an earlier call with other arguments, another result on the same arguments
 - the tasks, one module per Practice part's encodings (inputs, reference, properties, known mistakes):
   :mod:`posenc.practice.tasks_absolute`, :mod:`posenc.practice.tasks_relative`, :mod:`posenc.practice.tasks_rope`,
   :mod:`posenc.practice.tasks_alibi`, :mod:`posenc.practice.tasks_scaling`, :mod:`posenc.practice.tasks_attention`

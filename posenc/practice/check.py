@@ -10,6 +10,10 @@ rounding at the positions tested, so angles computed in float32, as Hugging Face
 When the output matches a known mistake (a wrong implementation kept in the task modules, drawn from
 mistakes found in real code), the report names it in words: "your rotation is clockwise (R_{-m})".
 
+Each result is kept as returned: a function that writes into a result it returned earlier (a buffer kept
+between calls), or that returns on a later input exactly what it returned on an earlier one with other values of
+some arguments (a cache that ignores one), is told so with both calls.
+
 ``check`` never raises for a wrong or crashing ``fn``: a crash is a failed report saying what raised;
 a skeleton that raises ``NotImplementedError`` reports "not implemented yet".
 """
@@ -25,7 +29,8 @@ from .diagnosis import UNKNOWN, _diagnose, _picture
 from .framework import Case, _clone, _close, _Crash, _modified, _show_args, _Timeout, _Wrong
 from .registry import _check_task, _tasks
 from .report import NOT_IMPLEMENTED, Report, Row
-from .running import TIME_LIMIT, _call_limited, _describe, _equal_output, _expected, _raised_in, _refusal
+from .running import TIME_LIMIT, _call_limited, _describe, _expected, _raised_in, _refusal
+from .state import _cached, _Kept, _unsteady
 
 __all__ = ["check", "reference"]
 
@@ -33,26 +38,6 @@ __all__ = ["check", "reference"]
 def reference(task: str) -> Callable:
     """The reference solution of ``task`` (a posenc function or a few lines around one)."""
     return _tasks()[_check_task(task)].reference
-
-
-def _unsteady(t, cases, outs, expected, again: Callable) -> str | None:
-    """Said when ``fn``, called a second time on the first input where it is wrong, returns something else:
-    it keeps state between calls (a cached tensor changed in place, a global, a random draw)."""
-    for case, out, exp in zip(cases, outs, expected):
-        if out is None or isinstance(out, _Crash) or isinstance(exp, _Crash) or _equal_output(t, case, out, exp):
-            continue
-        try:
-            second = again(case)
-        except Exception:  # noqa: BLE001 — a crash or a timeout on the second call says nothing more
-            return None
-        if _equal_output(t, case, out, second):
-            return None
-        return (
-            "your function returns a different result when called again with the same arguments, "
-            f"{_show_args(t.signature, case)}: it keeps something between calls. Look for a cached or global "
-            "tensor changed in place (div_, mul_, +=) or a random draw; compute the result afresh on each call"
-        )
-    return None
 
 
 def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
@@ -92,6 +77,8 @@ def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
     outs: list[Any] = []
     evaluated = {runs.name}
     modified: list[tuple[int, list[str]]] = []
+    kept = _Kept(t.signature)  # the results as returned, to see whether a later call writes into one
+    returned: dict[int, Any] = {}  # input -> the result as returned (a copy), whatever its type or shape
     shapeless: dict[
         int, str
     ] = {}  # input -> what was wrong with the output's type or shape, as a mistake's _Crash says it
@@ -113,7 +100,8 @@ def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
         for index, (case, exp) in enumerate(zip(cases, expected)):
             args, kwargs = _clone(case.args), _clone(case.kwargs)
             try:
-                raw = detach(_call_limited(fn, args, kwargs, float(time_limit)))
+                got = _call_limited(fn, args, kwargs, float(time_limit))
+                raw = detach(got)
             except NotImplementedError as e:
                 if outs:  # it answered earlier inputs: a refusal of this one is a crash, not a blank task
                     outs.append(_Crash(_describe(e)))
@@ -145,6 +133,9 @@ def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
                 fail(runs, case, f"raised {_describe(e)}")
                 fail(match, case, f"no result to compare: it raised {_describe(e)}")
                 continue
+            kept.look(f"it was called again as {_show_args(t.signature, case)}", got)
+            kept.add(index, got)
+            returned[index] = raw
             changed = _modified(t.signature, case, args, kwargs)
             if changed:
                 modified.append((index, changed))
@@ -183,6 +174,7 @@ def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
                     msg = f"checking it raised {_describe(e)}"
                 if msg:
                     fail(row, case, msg)
+                kept.look(f"the check called it again to test “{row.name}” at {case.label}")
             cmp = t.compare or (lambda c, o, e: _close(o, e, c.tol))
             try:
                 msg = cmp(case, out, exp)
@@ -190,6 +182,8 @@ def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
                 msg = f"cannot compare ({_describe(e)})"
             if msg:
                 fail(match, case, msg)
+    if kept.event is not None:
+        fail(match, cases[kept.event[0]], "right when returned, but a later call changed it")
     if "match" not in evaluated and match.ok is False:
         match.ok, match.where, match.detail = None, "", ""  # nothing ever ran to the end: not checked
     if has_tensor_inputs:
@@ -203,10 +197,11 @@ def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
         return report
     report.diagnoses = _diagnose(t, cases, outs, expected, mistaken, rows, modified, shapeless)
     with torch.no_grad():
-        unsteady = _unsteady(t, cases, outs, expected, lambda c: t.structure(c, run(*c.args, **c.kwargs)))
-    if unsteady:  # what its outputs match says nothing then: only a crash or a changed input is said besides
-        kept = ("your function raised ", "your function changes its input")
-        report.diagnoses = [unsteady] + [d for d in report.diagnoses if d.startswith(kept)]
+        state = _unsteady(t, cases, outs, expected, lambda c: t.structure(c, run(*c.args, **c.kwargs)))
+    state = state or kept.message(cases) or _cached(t, cases, returned, outs, expected)
+    if state:  # what its outputs match says nothing then: only a crash or a changed input is said besides
+        said = ("your function raised ", "your function changes its input")
+        report.diagnoses = [state] + [d for d in report.diagnoses if d.startswith(said)]
     report.picture = _picture(t, cases, outs, expected)
     if report.picture is not None and report.diagnoses[0].startswith(UNKNOWN):
         at = report.picture["where"]

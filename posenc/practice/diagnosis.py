@@ -9,9 +9,10 @@ equals the mistake's, and the distance to it relative to the distance to posenc:
 than posenc's answer; a claim of "every input where yours is wrong" counts the inputs with a crash or the wrong
 shape too); else NaN or an infinity where posenc is finite, or NaN where it is infinite; else what raised, on
 which input and with which arguments; else, when every output is within tolerance, the property that failed. A
-wrong type or shape no mistake explains, and an input changed in place, are always named. ``check`` puts first a
-function that answers differently when called again. ``_picture`` picks the smallest failing input with a
-two-dimensional output, for the report's heatmap of got − expected.
+wrong type or shape no mistake explains, and an input changed in place, are always named. ``check`` puts first what
+:mod:`~posenc.practice.state` finds: a function that answers differently when called again, writes into a result
+it returned earlier, or returns a result cached from an earlier call. ``_picture`` picks the smallest failing input
+with a two-dimensional output, for the report's heatmap of got − expected.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ class Case:
     kwargs: dict = field(default_factory=dict)
     tol: float = 1e-5  # absolute tolerance against the reference
     expect_error: bool = False  # fn must raise (ValueError, IndexError) here
+    repeats: str = ""  # the label of an earlier input this one calls again with other values of some arguments
 
 
 @dataclass

@@ -27,8 +27,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import torch
-
 from .. import alibi_slopes, rope_inv_freq, shaw_relative_index, t5_relative_bucket
 from .framework import Task
 from .precision import _lowp, _other_base
@@ -323,8 +321,7 @@ def _task_list() -> list[Task]:
                 ("positive", _prop_slopes_positive),
                 ("power-of-two counts: geometric, r = 2^(-8/n)", _prop_slopes_geometric),
             ],
-            [("ALiBi slopes linear in the head index", lambda n: torch.tensor([(h + 1) / n for h in range(n)]))]
-            + _slopes_variants(),
+            _slopes_variants(),
             _slopes_structure,
             detectors=[
                 ("ALiBi slopes linear in the head index", _slopes_linear),

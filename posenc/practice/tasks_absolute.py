@@ -66,7 +66,20 @@ def _sin_cases():
         (4096, 16, 10000.0),
     ]:
         out.append(Case(f"seq_len={L}, d_model={d}, base={base:g}", (L, d, base), tol=_tol_angles(L)))
-    return out
+    return out + _again_with_another_base(4, 10)
+
+
+def _again_with_another_base(L, d):
+    """Two inputs of one shape, base 500 then 10000, the second calling the first again: a result cached by
+    shape alone, ignoring the base, comes back for the second (500 is no base a function hard-codes)."""
+    first = Case(f"seq_len={L}, d_model={d}, base=500", (L, d, 500.0), tol=_tol_angles(L))
+    again = Case(
+        f"seq_len={L}, d_model={d}, base=10000 (the shape called again with another base)",
+        (L, d, 10000.0),
+        tol=_tol_angles(L),
+        repeats=first.label,
+    )
+    return [first, again]
 
 
 def _sin_structure(case, out):
@@ -285,7 +298,7 @@ def _concat_cases():
     return [
         Case(f"seq_len={L}, d_model={d}, base={b:g}", (L, d, b), tol=_tol_angles(L))
         for L, d, b in [(1, 4, 1e4), (3, 6, 1e4), (16, 32, 1e4), (50, 64, 100.0), (4096, 16, 1e4)]
-    ]
+    ] + _again_with_another_base(4, 10)
 
 
 def _prop_row0_concat(case, out, run):
@@ -306,22 +319,35 @@ def _ref_learned(table, positions):
 
 def _learned_cases():
     g = _g(11)
-    table = torch.randn(8, 4, generator=g)
+    table, second = torch.randn(8, 4, generator=g), torch.randn(8, 4, generator=g)
     out = [
         Case("table [8, 4], positions [0]", (table, torch.tensor([0]))),
         Case("table [8, 4], positions [3, 0, 7]", (table, torch.tensor([3, 0, 7]))),
         Case("table [8, 4], positions [[1, 2], [5, 6]]", (table, torch.tensor([[1, 2], [5, 6]]))),
+        Case("table [8, 4], positions 5 (a 0-d tensor: one position)", (table, torch.tensor(5))),
         Case("table [8, 4], positions [] (none: an empty int64 tensor)", (table, torch.tensor([], dtype=torch.long))),
         Case("table [8, 4], positions [7, 8] (8 is past the table)", (table, torch.tensor([7, 8])), expect_error=True),
         Case("table [8, 4], positions [12]", (table, torch.tensor([12])), expect_error=True),
         Case("table [8, 4], positions [-1]", (table, torch.tensor([-1])), expect_error=True),
+        Case(
+            "a second table [8, 4], positions [3, 0, 7]",
+            (second, torch.tensor([3, 0, 7])),
+            repeats="table [8, 4], positions [3, 0, 7]",
+        ),
     ]
     return out
 
 
 def _learned_structure(case, out):
     table, pos = case.args
-    out = _shape(out, tuple(pos.shape) + (table.shape[1],))
+    d = table.shape[1]
+    if pos.dim() == 0 and isinstance(out, torch.Tensor) and tuple(out.shape) == (1, d):
+        raise _Wrong(
+            f"for a 0-d positions tensor (one position) the result has shape [1, {d}], expected [{d}]: the result's "
+            "shape is positions.shape + (d,), as table[positions] gives; torch.atleast_1d or reshape(-1) adds a "
+            "dimension"
+        )
+    out = _shape(out, tuple(pos.shape) + (d,))
     if out.dtype != table.dtype:
         kind, want = (str(t).replace("torch.", "") for t in (out.dtype, table.dtype))
         raise _Wrong(

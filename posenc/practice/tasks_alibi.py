@@ -18,119 +18,99 @@ from .running import _equal_output, _expected
 
 
 # ---- ALiBi -------------------------------------------------------------------------------------------------
-def _official_pow2(n):
-    start = 2 ** (-(2 ** -(math.log2(n) - 3)))
-    return [start * start**i for i in range(n)]
+def _slopes_variant(n, *, linear=False, from_one=False, ratio="float", extra="official", order=None):
+    """get_slopes and the mistakes made in it, as flags that combine (:class:`_Variant`): ``linear`` (h + 1)/n;
+    ``from_one`` start · ratio^i written as ratio^i (slopes start at 1); ``ratio`` "floor" 2^(−8 // m) or
+    "trunc" 2^−(8 // m) for the float 2^(−8/m); ``extra`` the rule for a non-power-of-two count ("as_pow2" the
+    power-of-two formula at n, "first" get_slopes(2c)[:n − c], "next_pow" the next power of two truncated,
+    "from_c" the first c slopes again, "mpt_swapped" MPT's interleave with its halves swapped); ``order``
+    "sorted" or "reversed"."""
+
+    def pow2(m):
+        if ratio == "floor":
+            r = 2.0 ** (-8 // m)
+        elif ratio == "trunc":
+            r = 2.0 ** -(8 // m)
+        else:
+            r = 2 ** (-(2 ** -(math.log2(m) - 3)))
+        return [r ** (i + (0 if from_one else 1)) for i in range(m)]
+
+    if linear:
+        s = [(h + 1) / n for h in range(n)]
+    elif math.log2(n).is_integer() or extra == "as_pow2":
+        s = pow2(n)
+    else:
+        c = 2 ** math.floor(math.log2(n))
+        if extra == "next_pow":
+            s = pow2(2 * c)[:n]
+        elif extra == "mpt_swapped":
+            m = pow2(2 * c)
+            s = (m[0::2] + m[1::2])[:n]
+        elif extra == "first":
+            s = pow2(c) + pow2(2 * c)[: n - c]
+        elif extra == "from_c":
+            s = pow2(c) + pow2(c)[: n - c]
+        else:
+            s = pow2(c) + pow2(2 * c)[0::2][: n - c]
+    if order == "sorted":
+        s = sorted(s, reverse=True)
+    elif order == "reversed":
+        s = s[::-1]
+    return torch.tensor(s, dtype=torch.float64)
 
 
-def _official(n):
-    if math.log2(n).is_integer():
-        return _official_pow2(n)
-    c = 2 ** math.floor(math.log2(n))
-    return _official_pow2(c) + _official(2 * c)[0::2][: n - c]
+#: The known mistakes of get_slopes: (diagnosis, flags of :func:`_slopes_variant`).
+_SLOPE_MISTAKES: list[tuple[str, dict]] = [
+    (
+        "non-power-of-two heads: the extra slopes come from 2c heads (c the closest lower power of two, then every "
+        "other slope of get_slopes(2c)); yours are the power-of-two formula with ratio 2^(-8/n), as if n were a "
+        "power of two",
+        dict(extra="as_pow2"),
+    ),
+    (
+        "non-power-of-two heads: the extra slopes come from 2c heads, but every other one (0::2), not the first n − c",
+        dict(extra="first"),
+    ),
+    (
+        "non-power-of-two heads: the extra slopes come from 2c heads (c the closest lower power of two); yours are "
+        "the slopes of the next power of two, truncated",
+        dict(extra="next_pow"),
+    ),
+    (
+        "non-power-of-two heads: the extra slopes come from 2c heads, get_slopes(2c)[0::2]; yours repeat the "
+        "first c slopes (the odd-indexed ones of 2c heads)",
+        dict(extra="from_c"),
+    ),
+    ("slopes sorted: the official slopes for a non-power-of-two head count are not monotonic", dict(order="sorted")),
+    (
+        "slopes start at 1 (r^0) instead of r = 2^(-8/n): get_slopes returns start · ratio^i, with start = ratio",
+        dict(from_one=True),
+    ),
+    ("heads in reverse order: head 0 has the largest slope", dict(order="reversed")),
+    (
+        "integer division in the ratio's exponent: -8 // n rounds down (to -1 from 8 heads on, so every ratio "
+        "is 1/2); the ratio is 2^(-8/n), a float division",
+        dict(ratio="floor"),
+    ),
+    (
+        "integer division in the ratio's exponent: 8 // n truncates (to 0 from 9 heads on, so every slope is 1); "
+        "the ratio is 2^(-8/n), a float division",
+        dict(ratio="trunc"),
+    ),
+    (
+        "MPT's interleave with its halves swapped: MPT builds the slopes of the next power of two, 2c, and takes "
+        "slopes[1::2] (get_slopes(c)) first, then slopes[0::2]; yours take slopes[0::2] first",
+        dict(extra="mpt_swapped"),
+    ),
+]
 
-
-def _official_from_one(n):
-    """get_slopes with ``start * ratio**i`` written as ``ratio**i`` (the natural slip): slopes start at 1."""
-    if math.log2(n).is_integer():
-        r = 2 ** (-(2 ** -(math.log2(n) - 3)))
-        return [r**i for i in range(n)]
-    c = 2 ** math.floor(math.log2(n))
-    return _official_from_one(c) + _official_from_one(2 * c)[0::2][: n - c]
+_LINEAR = "ALiBi slopes linear in the head index"
 
 
 def _slopes_variants():
-    def as_pow2(n):  # the power-of-two formula for any n
-        r = 2 ** (-8 / n)
-        return torch.tensor([r ** (i + 1) for i in range(n)])
-
-    def first_extra(n):
-        if math.log2(n).is_integer():
-            return torch.tensor(_official(n))
-        c = 2 ** math.floor(math.log2(n))
-        return torch.tensor(_official_pow2(c) + _official_pow2(2 * c)[: n - c])
-
-    def next_pow_trunc(n):
-        c = 2 ** math.ceil(math.log2(n))
-        return torch.tensor(_official_pow2(c)[:n])
-
-    def from_c(n):
-        if math.log2(n).is_integer():
-            return torch.tensor(_official(n))
-        c = 2 ** math.floor(math.log2(n))
-        return torch.tensor(_official_pow2(c) + _official_pow2(c)[: n - c])
-
-    def floor_exponent(n):  # the official rule with -8 // n (floor division) in the ratio's exponent
-        def p2(m):
-            r = 2.0 ** (-8 // m)
-            return [r ** (i + 1) for i in range(m)]
-
-        if math.log2(n).is_integer():
-            return torch.tensor(p2(n))
-        c = 2 ** math.floor(math.log2(n))
-        return torch.tensor(p2(c) + p2(2 * c)[0::2][: n - c])
-
-    def truncated_exponent(n):  # the ratio written 2 ** -(8 // n): 8 // n truncates, to 0 from 9 heads on
-        def p2(m):
-            r = 2.0 ** -(8 // m)
-            return [r ** (i + 1) for i in range(m)]
-
-        if math.log2(n).is_integer():
-            return torch.tensor(p2(n))
-        c = 2 ** math.floor(math.log2(n))
-        return torch.tensor(p2(c) + p2(2 * c)[0::2][: n - c])
-
-    def mpt_swapped(n):
-        c2 = 2 ** math.ceil(math.log2(n))
-        m = _official_pow2(c2)
-        return torch.tensor(m if c2 == n else (m[0::2] + m[1::2])[:n])
-
-    return [
-        (
-            "non-power-of-two heads: the extra slopes come from 2c heads (c the closest lower power of two, then every "
-            "other slope of get_slopes(2c)); yours are the power-of-two formula with ratio 2^(-8/n), as if n were a "
-            "power of two",
-            as_pow2,
-        ),
-        (
-            "non-power-of-two heads: the extra slopes come from 2c heads, but every other one (0::2), not the first "
-            "n − c",
-            first_extra,
-        ),
-        (
-            "non-power-of-two heads: the extra slopes come from 2c heads (c the closest lower power of two); yours are "
-            "the slopes of the next power of two, truncated",
-            next_pow_trunc,
-        ),
-        (
-            "non-power-of-two heads: the extra slopes come from 2c heads, get_slopes(2c)[0::2]; yours repeat the "
-            "first c slopes (the odd-indexed ones of 2c heads)",
-            from_c,
-        ),
-        (
-            "slopes sorted: the official slopes for a non-power-of-two head count are not monotonic",
-            lambda n: torch.tensor(sorted(_official(n), reverse=True)),
-        ),
-        (
-            "slopes start at 1 (r^0) instead of r = 2^(-8/n): get_slopes returns start · ratio^i, with start = ratio",
-            lambda n: torch.tensor(_official_from_one(n)),
-        ),
-        ("heads in reverse order: head 0 has the largest slope", lambda n: torch.tensor(_official(n)[::-1])),
-        (
-            "integer division in the ratio's exponent: -8 // n rounds down (to -1 from 8 heads on, so every ratio "
-            "is 1/2); the ratio is 2^(-8/n), a float division",
-            floor_exponent,
-        ),
-        (
-            "integer division in the ratio's exponent: 8 // n truncates (to 0 from 9 heads on, so every slope is 1); "
-            "the ratio is 2^(-8/n), a float division",
-            truncated_exponent,
-        ),
-        (
-            "MPT's interleave with its halves swapped: MPT builds the slopes of the next power of two, 2c, and takes "
-            "slopes[1::2] (get_slopes(c)) first, then slopes[0::2]; yours take slopes[0::2] first",
-            mpt_swapped,
-        ),
+    """The known mistakes of ``alibi_slopes``, each a :class:`_Variant` of :func:`_slopes_variant` (two combine)."""
+    return [(_LINEAR, _Variant(_slopes_variant, linear=True))] + [
+        (text, _Variant(_slopes_variant, **flags)) for text, flags in _SLOPE_MISTAKES
     ]
 
 
@@ -218,8 +198,10 @@ def _ref_bias(n, L):
     return alibi_bias(n, L)
 
 
-def _bias_variant(n, L, *, slopes=None, sign=-1, mask="upper", bloom=False, mask_value=float("-inf")):
-    m = torch.tensor(_official(n), dtype=torch.float64) if slopes is None else slopes(n).double()
+def _bias_variant(n, L, *, sign=-1, mask="upper", bloom=False, mask_value=float("-inf"), **slope_flags):
+    """ALiBi's causal bias and the mistakes made in it (flags); ``slope_flags`` are :func:`_slopes_variant`'s, so
+    that a slope mistake combines with a mistake of the bias."""
+    m = _slopes_variant(n, **slope_flags)
     rel = relative_positions(L).double()
     b = (m[:, None, None] * rel[None]) if bloom else sign * m[:, None, None] * rel.abs()[None]
     if bloom:
@@ -234,9 +216,13 @@ def _bias_variant(n, L, *, slopes=None, sign=-1, mask="upper", bloom=False, mask
 
 
 def _bias_cases():
-    return [
+    out = [
         Case(f"n_heads={n}, q_len={L}", (n, L), tol=1e-5)
-        for n, L in [(1, 1), (1, 3), (2, 4), (3, 5), (4, 8), (6, 7), (8, 16), (12, 10)]
+        for n, L in [(1, 1), (1, 3), (2, 4), (3, 5), (4, 8), (6, 7), (8, 16), (12, 10), (3, 6)]
+    ]
+    # q_len 6 called again with another head count: a result cached by q_len alone comes back
+    return out + [
+        Case("n_heads=5, q_len=6 (called again with another n_heads)", (5, 6), tol=1e-5, repeats=out[-1].label)
     ]
 
 
@@ -312,8 +298,6 @@ def _bias_mistakes():
     def mk(**kw):
         return _Variant(_bias_variant, **kw)
 
-    variants = _slopes_variants()
-    linear = lambda n: torch.tensor([(h + 1) / n for h in range(n)]) * 1.0  # noqa: E731
     out = [
         ("bias positive: +slope·|Δ| added instead of −slope·|Δ|", mk(sign=1)),
         ("no causal mask: keys after the query are not −inf", mk(mask="none")),
@@ -332,7 +316,13 @@ def _bias_mistakes():
             "bias.masked_fill(j > i, float('-inf'))",
             mk(mask_value=float("nan")),
         ),
-        ("ALiBi slopes linear in the head index", mk(slopes=linear)),
+        (
+            "0 where −inf belongs (the keys after the query): a 0 there (masked_fill(..., 0), or the bias multiplied "
+            "by a 0/1 causal mask such as tril) gives those keys the bias of the query's own key, so softmax still "
+            "weighs them; put −inf there with bias.masked_fill(j > i, float('-inf'))",
+            mk(mask_value=0.0),
+        ),
+        (_LINEAR, mk(linear=True)),
     ]
-    out += [(f"slopes wrong — {text}", mk(slopes=f)) for text, f in variants]
+    out += [(f"slopes wrong — {text}", mk(**flags)) for text, flags in _SLOPE_MISTAKES]
     return out

@@ -19,9 +19,13 @@ from .running import _expected
 
 # ---- Shaw ----------------------------------------------------------------------------------------------
 def _shaw_cases():
-    return [
+    out = [
         Case(f"q_len={L}, max_distance={k}", (L, k), tol=0)
-        for L, k in [(1, 1), (1, 3), (2, 1), (4, 2), (5, 7), (9, 3), (16, 4)]
+        for L, k in [(1, 1), (1, 3), (2, 1), (4, 2), (5, 7), (9, 3), (16, 4), (6, 2)]
+    ]
+    # q_len 6 called again with another max_distance: a result cached by q_len alone comes back
+    return out + [
+        Case("q_len=6, max_distance=3 (called again with another max_distance)", (6, 3), tol=0, repeats=out[-1].label)
     ]
 
 
@@ -150,6 +154,8 @@ def _shaw_attn_variant(
     value_abs=False,
     k_shift=0,
     mask_after=False,
+    value_from_k=False,
+    scale_by_len=False,
 ):
     d = q.shape[-1]
     L = q.shape[-2]
@@ -159,10 +165,10 @@ def _shaw_attn_variant(
     idx = (sign * relative_positions(L)).clamp(-kk, kk) + kk
     idx_v = relative_positions(L).abs().clamp(max=kk) + kk if value_abs else idx
     q64, k64, v64 = q.double(), k.double(), v.double()
-    rk, rv = rel_k.double()[idx], rel_v.double()[idx_v]
+    rk, rv = rel_k.double()[idx], (rel_k if value_from_k else rel_v).double()[idx_v]
     content = q64 @ k64.transpose(-1, -2)
     relpart = torch.einsum("...jd,ijd->...ij" if key_side else "...id,ijd->...ij", k64 if key_side else q64, rk)
-    scale = d**scale_power
+    scale = L**0.5 if scale_by_len else d**scale_power
     s = (content + relpart) / scale if scale_rel else content / scale + relpart
     mask = relative_positions(L) > (-1 if diag else 0)
     if causal and not mask_after:
@@ -178,12 +184,16 @@ def _shaw_attn_variant(
 
 def _shaw_attn_cases():
     out = []
-    for i, (shape, kk) in enumerate([((1, 4), 1), ((3, 4), 1), ((5, 8), 2), ((2, 7, 8), 3), ((2, 2, 12, 16), 4)]):
+    specs = [((1, 4), 1), ((3, 4), 1), ((5, 8), 2), ((2, 7, 8), 3), ((2, 2, 12, 16), 4), ((5, 8), 2)]
+    for i, (shape, kk) in enumerate(specs):
         g = _g(100 + i)
         d = shape[-1]
         q, k, v = (torch.randn(*shape, generator=g) for _ in range(3))
         rk, rv = torch.randn(2 * kk + 1, d, generator=g), torch.randn(2 * kk + 1, d, generator=g)
-        out.append(Case(f"q, k, v {list(shape)}, tables [{2 * kk + 1}, {d}] (k = {kk})", (q, k, v, rk, rv), tol=2e-5))
+        label = f"q, k, v {list(shape)}, tables [{2 * kk + 1}, {d}] (k = {kk})"
+        again = [c.label for c in out if c.label == label]  # the shapes called again with other tensors
+        label = label.replace("q, k, v", "other q, k, v") if again else label
+        out.append(Case(label, (q, k, v, rk, rv), tol=2e-5, repeats=again[0] if again else ""))
     return out
 
 
@@ -225,6 +235,16 @@ def _shaw_attn_mistakes():
             _Variant(_shaw_attn_variant, softmax_dim=-2),
         ),
         ("logits divided by d instead of √d", _Variant(_shaw_attn_variant, scale_power=1.0)),
+        (
+            "logits divided by √L, the square root of the sequence length q.shape[-2], instead of √d, that of the "
+            "head dimension q.shape[-1]",
+            _Variant(_shaw_attn_variant, scale_by_len=True),
+        ),
+        (
+            "rel_k used on the value side too: the weighted sum adds Σ_j a_ij R^V_ij from rel_v, the second table; "
+            "rel_k enters the logits only",
+            _Variant(_shaw_attn_variant, value_from_k=True),
+        ),
         (
             "the relative key term uses the key k_j (k_j·R^K_ij) instead of the query: Shaw's logit is "
             "q_i·(k_j + R^K_ij)",
@@ -284,6 +304,7 @@ def _t5_variant(
     halve_nb=False,
     fixed_md=None,
     dist_md1=False,
+    no_zero_clamp=False,
 ):
     if halve_nb:
         num_buckets //= 2
@@ -303,6 +324,8 @@ def _t5_variant(
         dist = rel.abs()
     else:
         dist = rel.abs() if causal_abs else torch.clamp(rel, max=0) if not_negated else -torch.clamp(rel, max=0)
+        if no_zero_clamp:  # −Δ itself: negative for keys after the query
+            dist = -rel
     if dist_md1:  # the distance capped at max_distance − 1 instead of the bucket at num_buckets − 1
         dist = dist.clamp(max=max_distance - 1)
     max_exact = num_buckets if exact_full else num_buckets // 2
@@ -472,6 +495,7 @@ def _t5_mistakes(causal_only=False):
             mk(zero_upper=True),
         ),
         ("causal buckets use |Δ|: later keys get buckets too instead of −min(Δ, 0)", mk(causal_abs=True)),
+        (_NO_ZERO_CLAMP, mk(no_zero_clamp=True)),
         ("bidirectional: num_buckets not halved before the exact/log split", mk(no_half=True)),
         (
             "keys after the query offset by num_buckets instead of num_buckets // 2: halve num_buckets first, then "
@@ -491,6 +515,11 @@ def _t5_mistakes(causal_only=False):
         (_QUARTER, mk(exact_quarter=True)),
     ]
 
+
+_NO_ZERO_CLAMP = (
+    "the distance back not clamped at 0: −Δ is negative for keys after the query (Δ > 0), so they get negative "
+    "buckets; the causal distance is −min(Δ, 0), which is 0 for every key after the query (bucket 0)"
+)
 
 _QUARTER = (
     "max_exact = num_buckets // 4 where T5 makes half the buckets exact: max_exact = num_buckets // 2 (of the "
@@ -522,6 +551,7 @@ def _t5_causal_mistakes():
     return [
         ("T5 relative position taken as query − key (i − j) instead of key − query (j − i)", mk(neg=True)),
         ("causal buckets use |Δ|: later keys get buckets too instead of −min(Δ, 0)", mk(causal_abs=True)),
+        (_NO_ZERO_CLAMP, mk(no_zero_clamp=True)),
         ("large distances not clamped to num_buckets − 1", mk(no_clamp=True)),
         ("log buckets rounded instead of truncated (.long())", mk(rounding=True)),
         ("max_exact is not num_buckets // 2 (half the buckets exact)", mk(exact_full=True)),

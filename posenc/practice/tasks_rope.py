@@ -51,9 +51,13 @@ def _inv_variant(
 
 
 def _inv_cases():
-    return [
+    out = [
         Case(f"head_dim={d}, base={b:g}", (d, b), tol=2e-6 if d > 2 else 1e-7)
-        for d, b in [(2, 1e4), (4, 1e4), (6, 1e4), (8, 500.0), (10, 1e4), (64, 1e4), (128, 5e5), (96, 1e6)]
+        for d, b in [(2, 1e4), (4, 1e4), (6, 1e4), (8, 500.0), (10, 1e4), (64, 1e4), (128, 5e5), (96, 1e6), (12, 500.0)]
+    ]
+    # head_dim 12 called again with another base: a result cached by head_dim alone comes back
+    return out + [
+        Case("head_dim=12, base=10000 (called again with another base)", (12, 1e4), tol=2e-6, repeats=out[-1].label)
     ]
 
 
@@ -166,6 +170,12 @@ def _cs_variant(
     return (s, c) if swap else (c, s)
 
 
+def _cs_case(pos, d, b, again="", repeats=""):
+    lab, maxp = (f"positions={pos}", pos - 1) if isinstance(pos, int) else (f"positions={pos.tolist()}", int(pos.max()))
+    tail = f" (called again with {again})" if again else ""
+    return Case(f"{lab}, head_dim={d}, base={b:g}{tail}", (pos, d, b), tol=_tol_angles(maxp), repeats=repeats)
+
+
 def _cs_cases():
     specs = [
         (1, 2, 1e4),
@@ -177,14 +187,16 @@ def _cs_cases():
         (torch.tensor([4095, 4097, 8191, 15962]), 64, 1e4),
         (torch.tensor([70000, 131071]), 128, 5e5),
     ]
-    out = []
-    for pos, d, b in specs:
-        if isinstance(pos, int):
-            lab, maxp = f"positions={pos}", pos - 1
-        else:
-            lab, maxp = f"positions={pos.tolist()}", int(pos.max())
-        out.append(Case(f"{lab}, head_dim={d}, base={b:g}", (pos, d, b), tol=_tol_angles(maxp)))
-    return out
+    out = [_cs_case(*spec) for spec in specs]
+    # shapes called again with another base, then with other positions: a result cached by shape comes back
+    ints, tensor = _cs_case(7, 12, 500.0), _cs_case(torch.tensor([9, 2, 30, 4, 7, 1]), 12, 500.0)
+    return out + [
+        ints,
+        _cs_case(7, 12, 1e4, "another base", ints.label),
+        tensor,
+        _cs_case(tensor.args[0], 12, 1e4, "another base", tensor.label),
+        _cs_case(torch.tensor([3, 17, 0, 8, 5, 11]), 12, 500.0, "other positions", tensor.label),
+    ]
 
 
 def _cs_structure(case, out):
@@ -273,9 +285,12 @@ def _apply_variant(
     first_half_only=False,
     keep_dtype=True,
     plain_sin=False,
+    sin_is_cos=False,
 ):
     dt = x.dtype
     xf, c, s = x.double(), cos.double(), sin.double()
+    if sin_is_cos:  # a copy-paste slip: cos where sin belongs
+        s = c
     if swap:
         c, s = s, c
     s = sign * s
@@ -310,6 +325,7 @@ def _apply_cases(layout):
         ((2, 6, 64), [0, 5, 300, 2047, 4096, 8000], torch.float32),
         ((4, 32), [0, 10, 500, 3000], torch.bfloat16),
         ((4, 32), [0, 10, 500, 3000], torch.float16),
+        ((5, 8), [9, 3, 0, 12, 6], torch.float32),  # a shape called again: two results must not share a buffer
     ]
     out = []
     for i, (shape, pos, dt) in enumerate(specs):
@@ -317,11 +333,15 @@ def _apply_cases(layout):
         x = torch.randn(*shape, generator=g)
         c, s = rope_cos_sin(torch.tensor(pos), shape[-1], layout=layout)
         tol = (2e-5 * (1 + float(x.abs().max()))) if dt == torch.float32 else 2e-2 * (1 + float(x.abs().max()))
+        head = f"x {list(shape)} {str(dt).replace('torch.', '')}, "
+        label = f"{head}positions {pos}"
+        again = [c.label for c in out if c.label.startswith(head)]
         out.append(
             Case(
-                f"x {list(shape)} {str(dt).replace('torch.', '')}, positions {pos}",
+                label,
                 (x.to(dt), c.to(dt), s.to(dt)),
                 tol=tol,
+                repeats=again[0] if again else "",
             )
         )
     return out
@@ -411,6 +431,10 @@ def _apply_mistakes(layout):
                 gptj_every_two,
             ),
             ("only the first half x[..., :d/2] rotated; the second half passed through", mk(first_half_only=True)),
+            (
+                "cos where sin belongs: x·cos + rotate_half(x)·cos; the rotated partner is multiplied by sin",
+                mk(sin_is_cos=True),
+            ),
         ] + common
 
     def half_tables(x, c, s):  # the interleaved rotation, but angles read as from half-layout tables
@@ -435,9 +459,6 @@ def _apply_mistakes(layout):
         xf, cf, sf = x.double(), c[..., 0::2].double(), s[..., 0::2].double()
         x0, x1 = xf[..., 0::2], xf[..., 1::2]
         return torch.stack([x0 * sf + x1 * cf, x0 * cf - x1 * sf], -1).flatten(-2).to(x.dtype)
-
-    def sin_from_cos(x, c, s):  # the sine read from the cos table (a copy-paste slip): s = cos[..., 0::2]
-        return _apply_variant(x, c, c, layout="interleaved")
 
     def half_pairs_back(x, c, s):  # pairs (i, i + d/2) by x.reshape(..., 2, d/2), written back interleaved
         h = x.shape[-1] // 2
@@ -474,7 +495,7 @@ def _apply_mistakes(layout):
             "coordinate 2i+1 gets x_2i·sin + x_2i+1·cos; yours has them swapped",
             pair_swapped,
         ),
-        ("the sine read from the cos table (s = cos[..., 0::2]): take it from sin", sin_from_cos),
+        ("the sine read from the cos table (s = cos[..., 0::2]): take it from sin", mk(sin_is_cos=True)),
     ] + common
 
 

@@ -39,6 +39,14 @@ def _scaled_cases():
             (8, 1e4, 2.5),  # factors need not be integers (Code Llama's 4 is one, but 2.5 or 1.5 are common)
             (32, 5e5, 1.5),
         ]
+    ] + [
+        # head_dim 16 called again with another base: a result cached by head_dim alone comes back
+        Case(
+            "head_dim=16, base=10000, factor=8 (called again with another base)",
+            (16, 1e4, 8.0),
+            tol=3e-6,
+            repeats="head_dim=16, base=500, factor=8",
+        )
     ]
 
 

@@ -1,0 +1,143 @@
+"""State a function keeps between calls, seen from its results: a result a later call writes into (a buffer
+kept between calls), a result cached from an earlier call with other arguments, and a different result on the
+same arguments.
+
+The sweep of a task that has such a cache to catch holds an input that calls an earlier one again with other
+values of some arguments (:attr:`~posenc.practice.framework.Case.repeats`), the earlier one chosen so that no
+plausible constant takes its values (a base of 500, a second random table): a function right on the earlier
+input that returns exactly that result again on the later one kept it from the earlier call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from .framework import _arg_names, _Crash, _same, _show_args
+from .running import _equal_output
+
+
+def _tensors(out: Any) -> list[torch.Tensor]:
+    """The tensors of a result: itself, or the tensors of a tuple such as (cos, sin)."""
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)):
+        return [o for o in out if isinstance(o, torch.Tensor)]
+    return []
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """The same type, shapes, dtypes and values (NaN equal to NaN): what a cache hands back."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return isinstance(a, torch.Tensor) and _same(a, b)
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_identical(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+class _Kept:
+    """The results a check got, as the function returned them (not copies), each with a copy taken on return;
+    :meth:`look` after each later call finds the first result that call changed."""
+
+    def __init__(self, signature: str) -> None:
+        self.signature = signature
+        self.items: list[tuple[int, list[torch.Tensor], list[torch.Tensor]]] = []
+        self.event: tuple[int, str, bool] | None = None  # (changed result's input, the call that changed it, shared)
+
+    def add(self, index: int, returned: Any) -> None:
+        got = _tensors(returned)
+        if got and self.event is None:
+            self.items.append((index, got, [g.detach().clone() for g in got]))
+
+    def look(self, call: str, returned: Any = None) -> None:
+        """After a call (``call`` says it in words; ``returned`` its result, if it is a sweep's call): the first
+        earlier result that no longer equals its copy, and whether the two calls returned the same memory."""
+        if self.event is not None:
+            return
+        latest = {t.untyped_storage().data_ptr() for t in _tensors(returned) if t.numel()}
+        for index, got, copies in self.items:
+            if any(not _same(c, g) for g, c in zip(got, copies)):
+                shared = any(g.untyped_storage().data_ptr() in latest for g in got if g.numel())
+                self.event = (index, call, shared)
+                return
+
+    def message(self, cases) -> str | None:
+        """The diagnosis of a result a later call changed, with both calls; None when no result changed."""
+        if self.event is None:
+            return None
+        index, call, shared = self.event
+        same = "; both calls returned the same memory" if shared else ""
+        return (
+            f"your function writes into a result it returned earlier: the result of "
+            f"{_show_args(self.signature, cases[index])} changed when {call}{same}. A buffer kept between calls "
+            "(a cached tensor filled in place, out=...) does this, and a caller who keeps the first result finds it "
+            "changed by the second; return a new tensor on each call"
+        )
+
+
+def _repeated_index(cases, case) -> int | None:
+    return next((j for j, c in enumerate(cases) if c.label == case.repeats), None) if case.repeats else None
+
+
+def _differing(signature: str, a, b) -> tuple[list[str], list[str]]:
+    """The argument names whose values differ between two inputs, and those whose values agree."""
+    names = _arg_names(signature)
+    pairs = [(names[k], x, y) for k, (x, y) in enumerate(zip(a.args, b.args))]
+    pairs += [(k, v, b.kwargs.get(k)) for k, v in a.kwargs.items()]
+    differ: list[str] = []
+    agree: list[str] = []
+    for name, x, y in pairs:
+        (agree if _identical(x, y) else differ).append(name)
+    return differ, agree
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _cached(t, cases, returned: dict, outs, expected) -> str | None:
+    """Said when, on an input that calls an earlier one again with other values of some arguments, the function
+    returns exactly what it returned on the earlier input, where it was right: the result was kept from that call."""
+    for i, case in enumerate(cases):
+        j = _repeated_index(cases, case)
+        if j is None or i not in returned or j not in returned:
+            continue
+        if outs[j] is None or isinstance(outs[j], _Crash) or not _equal_output(t, cases[j], outs[j], expected[j]):
+            continue
+        if outs[i] is not None and _equal_output(t, case, outs[i], expected[i]):
+            continue
+        if not _identical(returned[i], returned[j]):
+            continue
+        differ, agree = _differing(t.signature, case, cases[j])
+        what = f"a different {differ[0]}" if len(differ) == 1 else f"different {_and(differ)}"
+        key = f"keyed on {_and(agree)} alone, or " if agree else ""
+        kept = f"{key}kept from the first call," if agree else "kept from the first call"
+        return (
+            f"your function returns a result cached from an earlier call with {what}: "
+            f"{_show_args(t.signature, case)} returns exactly what {_show_args(t.signature, cases[j])} returned "
+            f"before it, right for that call and wrong for this one. A cache {kept} ignores "
+            f"{_and(differ)}: put every argument in the cache's key, or compute the result afresh on each call"
+        )
+    return None
+
+
+def _unsteady(t, cases, outs, expected, again: Callable) -> str | None:
+    """Said when ``fn``, called a second time on the first input where it is wrong, returns something else:
+    it keeps state between calls (a cached tensor changed in place, a global, a random draw)."""
+    for case, out, exp in zip(cases, outs, expected):
+        if out is None or isinstance(out, _Crash) or isinstance(exp, _Crash) or _equal_output(t, case, out, exp):
+            continue
+        try:
+            second = again(case)
+        except Exception:  # noqa: BLE001 — a crash or a timeout on the second call says nothing more
+            return None
+        if _equal_output(t, case, out, second):
+            return None
+        return (
+            "your function returns a different result when called again with the same arguments, "
+            f"{_show_args(t.signature, case)}: it keeps something between calls. Look for a cached or global "
+            "tensor changed in place (div_, mul_, +=) or a random draw; compute the result afresh on each call"
+        )
+    return None
