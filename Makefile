@@ -3,9 +3,10 @@
 #   make book-zh    the Chinese edition (中文版) into _build/zh/html, strictly; make notebooks-zh: its notebooks
 #   make i18n-update  extract the English text and merge it into locales/zh_CN (changed messages come back fuzzy)
 #   make lab        open a scratch copy of the chapters in JupyterLab (_build/lab; the checkout stays clean)
-#   make test       everything CI runs: ruff and mypy, unit tests (AVX2 kernels), notebooks under nbval, strict book build, browser tests
+#   make test       everything CI runs: ruff and mypy, unit tests (AVX2 kernels), notebooks under nbval (generic kernels), strict book build, browser tests
 #   make browser-lab  the chapters' explorers live in JupyterLab (a scratch copy), in headless Chromium
-#   make nbval-foreign   nbval again under other CPU kernels, as on macOS/Windows (no /proc, no `resource`)
+#   make nbval      every notebook under nbval with this machine's own kernels (for authors; not a stage of make test)
+#   make nbval-foreign   nbval under other CPU kernels, as on macOS/Windows (no /proc, no `resource`): make test's notebook stage
 #   make colab-env  the Colab-like stage: ipywidgets 7.7, matplotlib 3.10, posenc[widgets], no book tooling
 #   make git-install  install posenc[widgets] from a git clone of this checkout, as the Colab set-up cell does
 #   make lock       refresh requirements.lock (exact, hashed versions that `make setup` installs)
@@ -38,8 +39,10 @@ NBVAL := -m pytest --nbval notebooks/ --nbval-current-env --nbval-sanitize-with 
 # conservative code path. An assert that holds only for one machine's rounding fails here.
 OTHER_KERNELS := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE
 # The unit stage runs under a third kernel set: torch's and MKL's AVX2 code paths, as on an AMD or older
-# Intel CPU without AVX-512. With nbval under the machine's own kernels (AVX-512 where it has them) and
-# nbval-foreign under the generic ones, the stages together cover all three at no extra time.
+# Intel CPU without AVX-512. With nbval-foreign under the generic ones and the remaining stages (the
+# Colab-like tests, the book builds, the browser tests, JupyterLab running the chapters) under the
+# machine's own kernels (AVX-512 where it has them), the stages together cover all three. The notebooks
+# run once in make test, under the generic kernels, the set where an exact float comparison breaks first.
 UNIT_KERNELS := ATEN_CPU_CAPABILITY=avx2 MKL_CBWR=AVX2
 
 .PHONY: setup system-npm system-chromium vendor book book-strict book-zh notebooks-zh i18n-update lab lab-checkout test lint unit nbval nbval-kernels \
@@ -79,8 +82,8 @@ book: setup vendor
 	@echo "Open $(CURDIR)/_build/html/index.html"
 
 # CI's build: from a clean _build, of the stored outputs that nbval has just re-run and compared
-# (make test runs nbval first), with every explorer's frames rendered afresh; warnings are errors.
-# It does not execute the notebooks a third time: what readers get is the stored outputs, and nbval
+# (make test runs nbval-foreign first), with every explorer's frames rendered afresh; warnings are errors.
+# It does not execute the notebooks a second time: what readers get is the stored outputs, and nbval
 # has checked that a fresh kernel reproduces them.
 book-strict: setup vendor
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/.posenc_explorers && mkdir -p _build
@@ -131,7 +134,7 @@ unit: setup
 nbval: setup
 	$(call with_threads,$(WORKERS)) $(PY) $(NBVAL)
 
-# The second notebook pass: other CPU kernels, and a "foreign platform" as on macOS and Windows
+# make test's notebook pass: other CPU kernels, and a "foreign platform" as on macOS and Windows
 # (scripts/foreign_platform/sitecustomize.py, on PYTHONPATH of pytest, every kernel and every
 # subprocess: `import resource` fails, reading /proc fails). First a check that it is in force.
 FOREIGN := PYTHONPATH=$(CURDIR)/scripts/foreign_platform
@@ -157,7 +160,7 @@ browser: setup system-chromium
 browser-lab: setup system-chromium
 	$(PY) -m pytest tests -m jupyterlab -q -p no:cacheprovider
 
-TEST_STAGES := lint unit nbval nbval-foreign colab-env git-install book-strict book-zh browser browser-lab
+TEST_STAGES := lint unit nbval-foreign colab-env git-install book-strict book-zh browser browser-lab
 test: system-npm system-chromium $(TEST_STAGES)
 	@echo "make test: all stages passed"
 
