@@ -3,9 +3,9 @@ kept between calls), a result cached from an earlier call with other arguments, 
 same arguments.
 
 The sweep of a task that has such a cache to catch holds an input that calls an earlier one again with other
-values of some arguments (:attr:`~posenc.practice.framework.Case.repeats`), the earlier one chosen so that no
-plausible constant takes its values (a base of 500, a second random table): a function right on the earlier
-input that returns exactly that result again on the later one kept it from the earlier call.
+values of some arguments (the ``repeats`` field of :class:`~posenc.practice.framework.Case`), the earlier one
+chosen so that no plausible constant takes its values (a base of 500, a second random table): a function right
+on the earlier input that returns exactly that result again on the later one kept it from the earlier call.
 """
 
 from __future__ import annotations
