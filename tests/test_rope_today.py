@@ -909,3 +909,100 @@ def test_chapter_short_table_agrees_with_the_full_one():
     for model in ("GPT-NeoX-20B", "Code Llama 7B", "Llama 3.1 8B", "Qwen2-VL 7B", "Llama 4 Scout", "DeepSeek-V3"):
         assert f"| {model} |" in text
     assert "a base 100 times Llama 2's" in text and "factor 8" in text and "a quarter of each head" in text
+
+
+def test_chapter_sliding_window_cache_keeps_text_positions():
+    """Chapter 10: transformers' rolling cache for sliding-window layers keeps the keys as rotated by
+    their place in the text and never re-rotates them; decoding through it equals the full forward."""
+    transformers = _hf()
+    from transformers.cache_utils import DynamicSlidingWindowLayer
+
+    cfg = transformers.MistralConfig(
+        vocab_size=50,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        sliding_window=4,
+        max_position_embeddings=64,
+    )
+    torch.manual_seed(0)
+    model = transformers.MistralModel(cfg).eval()
+    ids = torch.randint(0, 50, (1, 12))
+    with torch.no_grad():
+        full = model(ids).last_hidden_state  # text positions 0..11, the window mask
+        cache = transformers.DynamicCache(config=cfg)
+        steps = [model(ids[:, t : t + 1], cache=cache, use_cache=True).last_hidden_state for t in range(12)]
+        prefill = transformers.DynamicCache(config=cfg)
+        model(ids, cache=prefill, use_cache=True)
+    layer = cache.layers[0]
+    assert isinstance(layer, DynamicSlidingWindowLayer) and layer.keys.shape[-2] == 4 - 1  # old keys evicted
+    # float32: the two paths differ by rounding only (measured ~4e-7)
+    torch.testing.assert_close(torch.cat(steps, 1), full, rtol=1e-5, atol=1e-5)
+    # the kept keys are those of a one-pass prefill at text positions 9..11: nothing re-rotated them
+    torch.testing.assert_close(layer.keys, prefill.layers[0].keys, rtol=1e-5, atol=1e-5)
+    for other in (transformers.GptOssConfig(num_hidden_layers=2), transformers.Gemma3TextConfig(num_hidden_layers=6)):
+        kinds = [type(x).__name__ for x in transformers.DynamicCache(config=other).layers]
+        assert "DynamicSlidingWindowLayer" in kinds, kinds
+
+
+def test_chapter_hybrids_whose_attention_has_no_rope():
+    """Chapter 10: Jamba's and Kimi Linear's attention layers rotate nothing; no rotary module exists."""
+    import inspect
+
+    _hf()
+    from transformers.models.jamba import modeling_jamba
+    from transformers.models.kimi_linear import modeling_kimi_linear
+    from transformers.models.llama import modeling_llama
+
+    for module, attention in (
+        (modeling_jamba, modeling_jamba.JambaAttention),
+        (modeling_kimi_linear, modeling_kimi_linear.KimiLinearAttention),
+    ):
+        forward = inspect.getsource(attention.forward)
+        assert "apply_rotary_pos_emb(" not in forward and "position_embeddings" not in forward, attention
+        assert not [name for name in dir(module) if "Rotary" in name], module.__name__
+    assert "with NoPE" in (modeling_kimi_linear.KimiLinearAttention.__doc__ or "")
+    # the checks find RoPE where it is: Llama's attention applies it and its module has a rotary class
+    assert "apply_rotary_pos_emb(" in inspect.getsource(modeling_llama.LlamaAttention.forward)
+    assert hasattr(modeling_llama, "LlamaRotaryEmbedding")
+
+
+def test_chapter_models_name_no_distance_decay_in_transformers():
+    """Chapter 10's "no listed model answers question 6", against the sources: no modeling or configuration
+    file of the table's models in transformers names xPos, ALiBi or a decay (models with ALiBi do)."""
+    import importlib
+    import inspect
+
+    _hf()
+    family = {
+        "gpt-neox-20b": "gpt_neox",
+        "llama-2-7b": "llama",
+        "code-llama-7b": "llama",
+        "mistral-7b": "mistral",
+        "llama-3-8b": "llama",
+        "llama-3.1-8b": "llama",
+        "llama-4-scout": "llama4",
+        "qwen2-vl-7b": "qwen2_vl",
+        "qwen2.5-vl-7b": "qwen2_5_vl",
+        "qwen3-vl-8b": "qwen3_vl",
+        "phi-3-128k": "phi3",
+        "deepseek-v2": "deepseek_v2",
+        "deepseek-v3": "deepseek_v3",
+        "gemma-7b": "gemma",
+        "gemma-3-27b": "gemma3",
+        "smollm3-3b": "smollm3",
+        "gpt-oss-20b": "gpt_oss",
+    }
+    assert set(family) == set(book.MODEL_ROPE_CONFIGS)  # a new row needs its transformers model here
+    decay = re.compile(r"xpos|alibi|scale_base|decay", re.IGNORECASE)
+
+    def named(name, kind):  # the decay words in transformers/models/<name>/<kind>_<name>.py
+        source = inspect.getsource(importlib.import_module(f"transformers.models.{name}.{kind}_{name}"))
+        return {m.lower() for m in decay.findall(source)}
+
+    for name in sorted(set(family.values())):
+        assert not named(name, "modeling") and not named(name, "configuration"), name
+    for name in ("bloom", "falcon", "mpt"):  # the scan finds a distance bias where there is one
+        assert "alibi" in named(name, "modeling"), name
