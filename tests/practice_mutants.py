@@ -3112,3 +3112,204 @@ for _task, _extra in ROUND6.items():
     MUTANTS[_task] += _extra
 CORRECT["sinusoidal_encoding"].append(r6_sin_cache_all_args)
 CORRECT["rope_cos_sin"].append(r6_cs_sliced_cache)
+
+
+# ---------------------------------------------------------------------------------------------
+# a seventh learner-reviewer's functions (issue 39, round 7): a T5 log in float16, an ALiBi table precomputed for
+# 64 positions, a learned row cast to float32, state kept from an earlier call of the same shapes (a cos/sin cache
+# without the offset in its key, a key tensor kept from the first call), and kinds that were rejected but not
+# named. The caches live in _R7_CACHE, keyed by the mutant's name; a test that calls these functions clears it.
+_R7_CACHE: dict = {}
+
+
+def _r7_t5(rp, bidirectional, num_buckets, max_distance, *, half=None, den_md=False, exact_minus1=False):
+    n, bucket = num_buckets, torch.zeros_like(rp)
+    if bidirectional:
+        n //= 2
+        bucket = bucket + (rp > 0).long() * n
+        dist = rp.abs()
+    else:
+        dist = (-rp).clamp(min=0)
+    me = n // 2 - 1 if exact_minus1 else n // 2
+    if half == "all":  # dist.half(): the ratio, the log and the scaling in float16
+        val = torch.log(dist.half().clamp(min=1) / me) / math.log(max_distance / me) * (n - me)
+    elif half == "log":  # only the log in float16
+        val = torch.log((dist.float().clamp(min=1) / me).half()).float() / math.log(max_distance / me) * (n - me)
+    else:
+        den = math.log(max_distance) if den_md else math.log(max_distance / me)
+        val = torch.log(dist.float().clamp(min=1) / me) / den * (n - me)
+    large = (me + val.float().long()).clamp(max=n - 1)
+    return bucket + torch.where(dist < me, dist, large)
+
+
+def r7_t5_half(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    return _r7_t5(relative_position, bidirectional, num_buckets, max_distance, half="all")
+
+
+def r7_t5_half_log(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    return _r7_t5(relative_position, bidirectional, num_buckets, max_distance, half="log")
+
+
+def r7_t5c_half(relative_position, num_buckets=32, max_distance=128):
+    return _r7_t5(relative_position, False, num_buckets, max_distance, half="all")
+
+
+def r7_t5_den_md(relative_position, bidirectional=True, num_buckets=32, max_distance=128):  # log(max_distance) below
+    return _r7_t5(relative_position, bidirectional, num_buckets, max_distance, den_md=True)
+
+
+def r7_t5_log2_doubling(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    n, bucket = num_buckets, torch.zeros_like(relative_position)
+    if bidirectional:
+        n //= 2
+        bucket = bucket + (relative_position > 0).long() * n
+        dist = relative_position.abs()
+    else:
+        dist = (-relative_position).clamp(min=0)
+    me = n // 2
+    large = (me + torch.log2(dist.float().clamp(min=1) / me).long()).clamp(max=n - 1)
+    return bucket + torch.where(dist < me, dist, large)
+
+
+def r7_t5c_exact_minus1(relative_position, num_buckets=32, max_distance=128):  # max_exact = n // 2 - 1
+    return _r7_t5(relative_position, False, num_buckets, max_distance, exact_minus1=True)
+
+
+def r7_t5c_encoder_offset(relative_position, num_buckets=32, max_distance=128):  # the encoder's n // 2 on past keys
+    n = num_buckets // 2
+    return (relative_position < 0).long() * n + _r7_t5(relative_position, False, n, max_distance)
+
+
+def r7_sin_no_d(seq_len, d_model, base=10000.0):  # base ** (-arange(0, d, 2)): the / d forgotten
+    freq = base ** (-torch.arange(0, d_model, 2).double())
+    ang = torch.arange(seq_len).double()[:, None] * freq
+    return _interleave(ang.sin(), ang.cos()).float()
+
+
+def r7_learned_cast_float32(table, positions):  # rows cast to float32 whatever the table's dtype
+    if ((positions < 0) | (positions >= table.shape[0])).any():
+        raise IndexError("position outside the table")
+    return table[positions].to(torch.float32)
+
+
+def r7_shaw_index_future_zero(q_len, max_distance):  # a causal mask applied to the index
+    p = torch.arange(q_len)
+    rel = p[None, :] - p[:, None]
+    return (rel.clamp(-max_distance, max_distance) + max_distance).masked_fill(rel > 0, 0)
+
+
+def r7_shaw_mask_past(q, k, v, rel_k, rel_v):  # tril/triu mixed up: keys before the query hidden
+    L, d = q.shape[-2:]
+    kk = (rel_k.shape[0] - 1) // 2
+    p = torch.arange(L)
+    idx = (p[None, :] - p[:, None]).clamp(-kk, kk) + kk
+    s = (q @ k.transpose(-1, -2) + torch.einsum("...id,ijd->...ij", q, rel_k[idx])) / math.sqrt(d)
+    a = s.masked_fill(p[None, :] < p[:, None], float("-inf")).softmax(-1)
+    return a @ v + torch.einsum("...ij,ijd->...id", a, rel_v[idx])
+
+
+def r7_inv_cycles(head_dim, base=10000.0):  # turns per position instead of radians
+    return inv_hf(head_dim, base) / (2 * math.pi)
+
+
+def r7_half_wrong_partner(x, cos, sin):  # cat([-x1, x2]) for rotate_half
+    x1, x2 = x.chunk(2, -1)
+    return x * cos + torch.cat([-x1, x2], -1) * sin
+
+
+def _r7_offset_tables(positions, d, base):
+    ang = positions.float()[:, None] * inv_hf(d, base)[None, :]
+    ang = torch.cat([ang, ang], -1)
+    return ang.cos(), ang.sin()
+
+
+def r7_offset_inv_x_dtype(x, offset, base=10000.0):  # inv_freq rounded to x's dtype, then the product in float32
+    L, d = x.shape[-2:]
+    ang = torch.arange(offset, offset + L).float()[:, None] * inv_hf(d, base).to(x.dtype).float()[None, :]
+    ang = torch.cat([ang, ang], -1)
+    return x * ang.cos().to(x.dtype) + torch.cat([-x[..., d // 2 :], x[..., : d // 2]], -1) * ang.sin().to(x.dtype)
+
+
+def r7_offset_cache_without_offset(x, offset, base=10000.0):  # cos/sin cached by (L, d, dtype, base)
+    L, d = x.shape[-2:]
+    key = ("offset-tables", L, d, x.dtype, base)
+    if key not in _R7_CACHE:
+        c, s = _r7_offset_tables(torch.arange(offset, offset + L), d, base)
+        _R7_CACHE[key] = (c.to(x.dtype), s.to(x.dtype))
+    c, s = _R7_CACHE[key]
+    return x * c + torch.cat([-x[..., d // 2 :], x[..., : d // 2]], -1) * s
+
+
+def r7_slopes_negated(n_heads):
+    return -slopes_official(n_heads)
+
+
+def r7_slopes_extra_first(n_heads):  # the extra slopes of a non-power-of-two count placed before the others
+    if math.log2(n_heads).is_integer():
+        return slopes_official(n_heads)
+    c = 2 ** math.floor(math.log2(n_heads))
+    return torch.cat([slopes_official(2 * c)[0::2][: n_heads - c], slopes_official(c)])
+
+
+def r7_bias_plus_one(n_heads, q_len):  # −m·(|j − i| + 1): −m on the diagonal
+    p = torch.arange(q_len)
+    delta = p[None, :] - p[:, None]
+    return (-slopes_official(n_heads)[:, None, None] * (delta.abs() + 1)).masked_fill(delta > 0, float("-inf"))
+
+
+def r7_bias_precomputed_64(n_heads, q_len):  # MPT/BLOOM style: a table for 64 positions, sliced
+    if q_len > 64:
+        raise RuntimeError("sequence longer than the precomputed ALiBi table")
+    return bias_direct(n_heads, 64)[:, :q_len, :q_len]
+
+
+def r7_attn_stale_k(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):  # k kept from a shape's first call
+    kept = _R7_CACHE.setdefault(("attention-k", tuple(k.shape)), k.clone())
+    return _l_attention(q, kept, v, cos, sin, bias, attention_scaling)
+
+
+def r7_attn_mask_1e3(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):  # a finite −1e3: correct
+    if cos is not None:
+        c, s = cos * attention_scaling, sin * attention_scaling
+        q, k = q * c + _l_rh(q) * s, k * c + _l_rh(k) * s
+    L = q.shape[-2]
+    w = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]) + (0 if bias is None else bias)
+    return w.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), -1e3).softmax(-1) @ v
+
+
+_STALE = "your function uses what it cached from an earlier call with a different"
+ROUND7 = {
+    "t5_relative_bucket": [
+        ("log computed in float16", r7_t5_half),
+        ("log computed in float16", r7_t5_half_log),
+        ("log(max_distance) in the denominator instead of log(max_distance / max_exact)", r7_t5_den_md),
+        ("one bucket per doubling", r7_t5_log2_doubling),
+    ],
+    "t5_causal_bucket": [
+        ("log computed in float16", r7_t5c_half),
+        ("max_exact = num_buckets // 2 − 1", r7_t5c_exact_minus1),
+        ("the encoder's offset added to the keys before the query", r7_t5c_encoder_offset),
+    ],
+    "sinusoidal_encoding": [("exponent 2i instead of 2i/d", r7_sin_no_d)],
+    "learned_lookup": [("return them in the table's dtype (float64)", r7_learned_cast_float32)],
+    "shaw_relative_index": [("the entries of keys after the query (j > i) set to 0", r7_shaw_index_future_zero)],
+    "shaw_attention": [("mask on the wrong side: keys before the query (j < i) hidden", r7_shaw_mask_past)],
+    "rope_inv_freq": [("frequencies divided by 2π", r7_inv_cycles)],
+    "apply_rope_half": [("rotate_half built from the wrong halves: cat([−x1, x2])", r7_half_wrong_partner)],
+    "apply_rope_offset": [
+        ("inv_freq cast to x's dtype before the angles", r7_offset_inv_x_dtype),
+        (f"{_STALE} offset", r7_offset_cache_without_offset),
+    ],
+    "alibi_slopes": [
+        ("slopes negated", r7_slopes_negated),
+        ("the extra slopes placed first", r7_slopes_extra_first),
+    ],
+    "alibi_bias": [
+        ("distance counted from 1", r7_bias_plus_one),
+        ("when called as fn(n_heads=2, q_len=130)", r7_bias_precomputed_64),
+    ],
+    "attention": [(f"{_STALE} k", r7_attn_stale_k)],
+}
+for _task, _extra in ROUND7.items():
+    MUTANTS[_task] += _extra
+CORRECT["attention"].append(r7_attn_mask_1e3)

@@ -2,7 +2,8 @@
 
 In this order: the known mistake whose output the learner's equals on every input; else two known mistakes
 at once (flags of one variant function, each right wherever the learner is right) whose output the learner's
-equals on every input; else a detector's diagnosis (angles or frequencies in low precision, on evidence of
+equals on every input; else an argument kept from an earlier call (see :mod:`~posenc.practice.state`); else a
+detector's diagnosis (angles or frequencies in low precision, on evidence of
 that dtype; slopes linear in the head index; positions or a base read from the output; ...); else the nearest
 known mistake, with how near it is (the share of the entries, wrong in either, where the learner's output
 equals the mistake's, and the distance to it relative to the distance to posenc: never a mistake farther
@@ -25,6 +26,7 @@ import torch
 from .framework import Task, _Crash, _f64, _show_args, _Variant
 from .precision import _CURRENT
 from .running import _equal_output, _output
+from .state import _stale
 
 UNKNOWN = "not one of the mistakes the checker knows"
 
@@ -67,6 +69,10 @@ def _diagnose(t: Task, cases, outs, expected, mistaken, rows, modified=(), shape
             if both:
                 found.append(both)
                 exact = True
+        if not found and valued:
+            kept = _stale(t, cases, outs, expected)
+            if kept:
+                found.append(kept)
         if not found and valued:
             _CURRENT[0] = t
             for text, detect in t.detectors:

@@ -308,6 +308,7 @@ def _task_list() -> list[Task]:
             _offset_mistakes(),
             _offset_structure,
             detectors=[("rows rotated to other positions", _offset_positions)],
+            stale=("offset",),
         )
     )
     t.append(
@@ -409,6 +410,7 @@ def _task_list() -> list[Task]:
             [("causal: no query sees a later key", _prop_attention_causal)],
             _attention_mistakes(),
             _attention_structure,
+            stale=("k", "v", "q"),
         )
     )
     return t

@@ -1,6 +1,7 @@
 """State a function keeps between calls, seen from its results: a result a later call writes into (a buffer
-kept between calls), a result cached from an earlier call with other arguments, and a different result on the
-same arguments.
+kept between calls), a result cached from an earlier call with other arguments, an argument kept from an earlier
+call with tensors of the same shapes (a cos/sin table cached without its offset, a stale key tensor), and a
+different result on the same arguments.
 
 The sweep of a task that has such a cache to catch holds an input that calls an earlier one again with other
 values of some arguments (the ``repeats`` field of :class:`~posenc.practice.framework.Case`), the earlier one
@@ -16,7 +17,7 @@ from typing import Any
 import torch
 
 from .framework import _arg_names, _Crash, _same, _show_args
-from .running import _equal_output
+from .running import _call, _equal_output
 
 
 def _tensors(out: Any) -> list[torch.Tensor]:
@@ -140,4 +141,57 @@ def _unsteady(t, cases, outs, expected, again: Callable) -> str | None:
             f"{_show_args(t.signature, case)}: it keeps something between calls. Look for a cached or global "
             "tensor changed in place (div_, mul_, +=) or a random draw; compute the result afresh on each call"
         )
+    return None
+
+
+def _shapes(case) -> list:
+    """The shapes and dtypes of a case's positional tensor arguments: what a cache keyed on shapes sees."""
+    return [(tuple(a.shape), a.dtype) if isinstance(a, torch.Tensor) else None for a in case.args]
+
+
+def _stale(t, cases, outs, expected) -> str | None:
+    """Said when, on every input where the function is wrong, its output is posenc's answer with one argument (one
+    of ``t.stale``) taken from an earlier input with tensors of the same shapes and dtypes, where the function was
+    right: it kept that argument, or what it computed from it, from the earlier call (a cos/sin table cached
+    without the offset in its key, a key tensor kept from the first call of a shape)."""
+    if not t.stale:
+        return None
+    names = _arg_names(t.signature)
+    wrong = [i for i, (o, e) in enumerate(zip(outs, expected)) if not _equal_output(t, cases[i], o, e)]
+    if not wrong or any(outs[i] is None or isinstance(outs[i], _Crash) for i in wrong):
+        return None
+    right = [j for j, (o, e) in enumerate(zip(outs, expected)) if o is not None and _equal_output(t, cases[j], o, e)]
+    for name in t.stale:
+        if name not in names:
+            continue
+        k = names.index(name)
+        found: dict[int, int] = {}
+        for i in wrong:
+            for j in right:
+                if j >= i or _shapes(cases[j]) != _shapes(cases[i]) or _identical(cases[i].args[k], cases[j].args[k]):
+                    continue
+                args = list(cases[i].args)
+                args[k] = cases[j].args[k]
+                moved = type(cases[i])(cases[i].label, tuple(args), cases[i].kwargs, cases[i].tol)
+                try:
+                    answer = t.structure(moved, _call(t.reference, moved))
+                except Exception:  # noqa: BLE001 — posenc refuses the mixed arguments: not this kind
+                    continue
+                if _equal_output(t, cases[i], outs[i], answer):
+                    found[i] = j
+                    break
+            if i not in found:
+                break
+        if len(found) == len(wrong):
+            i = wrong[0]
+            j = found[i]
+            earlier = cases[j].args[k]
+            value = f"the {name} of" if isinstance(earlier, torch.Tensor) else f"{name}={earlier!r}, that of"
+            return (
+                f"your function uses what it cached from an earlier call with a different {name}: "
+                f"{_show_args(t.signature, cases[i])} returns posenc's answer with {value} the earlier call "
+                f"{_show_args(t.signature, cases[j])}, where yours was right. A cache keyed on the shapes and dtypes "
+                f"of the tensors but not on {name} does this: put {name} in the cache's key, or compute afresh on "
+                "each call"
+            )
     return None

@@ -37,10 +37,11 @@ def _sin_variant(
     denom_minus=0,
     per_column=False,
     fixed_base=None,
+    no_denom=False,
 ):
     base = base if fixed_base is None else fixed_base
     i = torch.arange(d_model // 2, dtype=torch.float64)
-    denom = max(d_model - denom_minus, 1)
+    denom = 1 if no_denom else max(d_model - denom_minus, 1)
     freq = (base ** (-exp_scale * i / denom)) if not multiply else base ** (exp_scale * i / denom)
     pos = torch.arange(start, start + seq_len, dtype=torch.float64)
     ang = (pos.to(dtype)[:, None] * freq.to(dtype)[None, :]).to(torch.float64)
@@ -152,6 +153,11 @@ def _sin_mistakes():
             "a per-column exponent base^(-j/d): the cos in column 2i + 1 must share the sin's frequency "
             "base^(-2i/d), not use base^(-(2i+1)/d)",
             mk(per_column=True),
+        ),
+        (
+            "exponent 2i instead of 2i/d: without the division by d_model the frequencies base^(−2i) fall by a "
+            "factor base² from one pair to the next; they are base^(−2i/d), torch.arange(0, d, 2) / d",
+            mk(no_denom=True),
         ),
     ]
 
@@ -334,6 +340,7 @@ def _learned_cases():
             (second, torch.tensor([3, 0, 7])),
             repeats="table [8, 4], positions [3, 0, 7]",
         ),
+        Case("a float64 table [8, 4], positions [3, 0, 7]", (second.double(), torch.tensor([3, 0, 7]))),
     ]
     return out
 
@@ -351,7 +358,8 @@ def _learned_structure(case, out):
     if out.dtype != table.dtype:
         kind, want = (str(t).replace("torch.", "") for t in (out.dtype, table.dtype))
         raise _Wrong(
-            f"the rows are returned in {kind}: return them in the table's dtype ({want}), as table[positions] does"
+            f"the rows are returned in {kind}: return them in the table's dtype ({want}), as table[positions] does; "
+            "a cast such as .float(), .double() or .to(torch.float32) changes it"
         )
     return out
 

@@ -18,13 +18,13 @@ from .running import _equal_output, _expected
 
 
 # ---- ALiBi -------------------------------------------------------------------------------------------------
-def _slopes_variant(n, *, linear=False, from_one=False, ratio="float", extra="official", order=None):
+def _slopes_variant(n, *, linear=False, from_one=False, ratio="float", extra="official", order=None, negate=False):
     """get_slopes and the mistakes made in it, as flags that combine (:class:`_Variant`): ``linear`` (h + 1)/n;
     ``from_one`` start · ratio^i written as ratio^i (slopes start at 1); ``ratio`` "floor" 2^(−8 // m) or
     "trunc" 2^−(8 // m) for the float 2^(−8/m); ``extra`` the rule for a non-power-of-two count ("as_pow2" the
     power-of-two formula at n, "first" get_slopes(2c)[:n − c], "next_pow" the next power of two truncated,
-    "from_c" the first c slopes again, "mpt_swapped" MPT's interleave with its halves swapped); ``order``
-    "sorted" or "reversed"."""
+    "from_c" the first c slopes again, "mpt_swapped" MPT's interleave with its halves swapped, "before" the extra
+    slopes placed before the first c); ``order`` "sorted" or "reversed"; ``negate`` every slope negated."""
 
     def pow2(m):
         if ratio == "floor":
@@ -50,12 +50,16 @@ def _slopes_variant(n, *, linear=False, from_one=False, ratio="float", extra="of
             s = pow2(c) + pow2(2 * c)[: n - c]
         elif extra == "from_c":
             s = pow2(c) + pow2(c)[: n - c]
+        elif extra == "before":
+            s = pow2(2 * c)[0::2][: n - c] + pow2(c)
         else:
             s = pow2(c) + pow2(2 * c)[0::2][: n - c]
     if order == "sorted":
         s = sorted(s, reverse=True)
     elif order == "reversed":
         s = s[::-1]
+    if negate:
+        s = [-v for v in s]
     return torch.tensor(s, dtype=torch.float64)
 
 
@@ -102,6 +106,11 @@ _SLOPE_MISTAKES: list[tuple[str, dict]] = [
         "slopes[1::2] (get_slopes(c)) first, then slopes[0::2]; yours take slopes[0::2] first",
         dict(extra="mpt_swapped"),
     ),
+    (
+        "non-power-of-two heads: the extra slopes placed first; get_slopes returns the c slopes of get_slopes(c) "
+        "first, then the n − c extra ones, get_slopes(2c)[0::2][: n − c]",
+        dict(extra="before"),
+    ),
 ]
 
 _LINEAR = "ALiBi slopes linear in the head index"
@@ -109,9 +118,17 @@ _LINEAR = "ALiBi slopes linear in the head index"
 
 def _slopes_variants():
     """The known mistakes of ``alibi_slopes``, each a :class:`_Variant` of :func:`_slopes_variant` (two combine)."""
-    return [(_LINEAR, _Variant(_slopes_variant, linear=True))] + [
-        (text, _Variant(_slopes_variant, **flags)) for text, flags in _SLOPE_MISTAKES
-    ]
+    return (
+        [(_LINEAR, _Variant(_slopes_variant, linear=True))]
+        + [(text, _Variant(_slopes_variant, **flags)) for text, flags in _SLOPE_MISTAKES]
+        + [
+            (
+                "slopes negated: get_slopes returns positive slopes m; the minus sign belongs to the bias, "
+                "−m·|j − i|, not to the slopes",
+                _Variant(_slopes_variant, negate=True),
+            )
+        ]
+    )
 
 
 def _slopes_cases():
@@ -198,12 +215,12 @@ def _ref_bias(n, L):
     return alibi_bias(n, L)
 
 
-def _bias_variant(n, L, *, sign=-1, mask="upper", bloom=False, mask_value=float("-inf"), **slope_flags):
+def _bias_variant(n, L, *, sign=-1, mask="upper", bloom=False, mask_value=float("-inf"), plus_one=False, **slope_flags):
     """ALiBi's causal bias and the mistakes made in it (flags); ``slope_flags`` are :func:`_slopes_variant`'s, so
     that a slope mistake combines with a mistake of the bias."""
     m = _slopes_variant(n, **slope_flags)
     rel = relative_positions(L).double()
-    b = (m[:, None, None] * rel[None]) if bloom else sign * m[:, None, None] * rel.abs()[None]
+    b = (m[:, None, None] * rel[None]) if bloom else sign * m[:, None, None] * (rel.abs() + int(plus_one))[None]
     if bloom:
         b = m[:, None, None] * torch.arange(L, dtype=torch.float64)[None, None, :].expand(n, L, L)
     if mask == "upper":
@@ -218,7 +235,7 @@ def _bias_variant(n, L, *, sign=-1, mask="upper", bloom=False, mask_value=float(
 def _bias_cases():
     out = [
         Case(f"n_heads={n}, q_len={L}", (n, L), tol=1e-5)
-        for n, L in [(1, 1), (1, 3), (2, 4), (3, 5), (4, 8), (6, 7), (8, 16), (12, 10), (3, 6)]
+        for n, L in [(1, 1), (1, 3), (2, 4), (3, 5), (4, 8), (6, 7), (8, 16), (12, 10), (2, 130), (3, 6)]
     ]
     # q_len 6 called again with another head count: a result cached by q_len alone comes back
     return out + [
@@ -323,6 +340,11 @@ def _bias_mistakes():
             mk(mask_value=0.0),
         ),
         (_LINEAR, mk(linear=True)),
+        (
+            "distance counted from 1: −slope·(|j − i| + 1) puts −slope on the diagonal; the query's own key is at "
+            "distance 0, so the bias there is 0",
+            mk(plus_one=True),
+        ),
     ]
     out += [(f"slopes wrong — {text}", mk(**flags)) for text, flags in _SLOPE_MISTAKES]
     return out

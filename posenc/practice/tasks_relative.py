@@ -98,6 +98,7 @@ def _shaw_variant(
     hi_plus=0,
     abs_=False,
     clip_positions=False,
+    future_zero=False,
 ):
     """Shaw's index clip(j − i, −k, k) + k and the mistakes made in it (flags)."""
     p = torch.arange(L)
@@ -108,7 +109,10 @@ def _shaw_variant(
         rel = rel.abs()
     if not no_clip:
         rel = rel.clamp(-k + lo_plus, k + hi_plus)
-    return rel + (0 if no_shift else k + shift_plus)
+    rel = rel + (0 if no_shift else k + shift_plus)
+    if future_zero:  # a causal mask applied to the index: keys after the query (j > i) set to 0
+        rel = rel.masked_fill(p[None, :] > p[:, None], 0)
+    return rel
 
 
 def _shaw_mistakes():
@@ -127,6 +131,11 @@ def _shaw_mistakes():
             "the positions clipped to max_distance before the difference (min(j, k) − min(i, k)): Shaw clips the "
             "difference j − i to [−k, k], so the index depends on j − i only",
             mk(clip_positions=True),
+        ),
+        (
+            "the entries of keys after the query (j > i) set to 0: the index is not a mask; it holds "
+            "clip(j − i, −k, k) + k for every pair, the future ones included (the attention masks them later)",
+            mk(future_zero=True),
         ),
     ]
 
@@ -156,6 +165,7 @@ def _shaw_attn_variant(
     mask_after=False,
     value_from_k=False,
     scale_by_len=False,
+    mask_past=False,
 ):
     d = q.shape[-1]
     L = q.shape[-2]
@@ -171,6 +181,8 @@ def _shaw_attn_variant(
     scale = L**0.5 if scale_by_len else d**scale_power
     s = (content + relpart) / scale if scale_rel else content / scale + relpart
     mask = relative_positions(L) > (-1 if diag else 0)
+    if mask_past:  # the mask on the wrong side: keys before the query (j < i) hidden
+        mask = relative_positions(L) < 0
     if causal and not mask_after:
         s = s.masked_fill(mask, float("-inf"))
     a = torch.softmax(s, softmax_dim)
@@ -258,6 +270,11 @@ def _shaw_attn_mistakes():
             "the value table indexed with |j − i|: R^V uses the same signed, clipped index k + clip(j − i) as R^K",
             _Variant(_shaw_attn_variant, value_abs=True),
         ),
+        (
+            "mask on the wrong side: keys before the query (j < i) hidden instead of the keys after it (j > i); "
+            "fill the logits with −inf where j > i (torch.triu(..., diagonal=1))",
+            _Variant(_shaw_attn_variant, mask_past=True),
+        ),
     ]
 
 
@@ -305,8 +322,13 @@ def _t5_variant(
     fixed_md=None,
     dist_md1=False,
     no_zero_clamp=False,
+    half=None,
+    den_md=False,
+    log2_doubling=False,
+    exact_minus1=False,
+    past_offset=False,
 ):
-    if halve_nb:
+    if halve_nb or past_offset:
         num_buckets //= 2
     if fixed_md is not None:
         max_distance = fixed_md
@@ -326,6 +348,8 @@ def _t5_variant(
         dist = rel.abs() if causal_abs else torch.clamp(rel, max=0) if not_negated else -torch.clamp(rel, max=0)
         if no_zero_clamp:  # −Δ itself: negative for keys after the query
             dist = -rel
+        if past_offset:  # the encoder's upper-half offset given to the keys before the query
+            buckets = buckets + (rel < 0).long() * num_buckets
     if dist_md1:  # the distance capped at max_distance − 1 instead of the bucket at num_buckets − 1
         dist = dist.clamp(max=max_distance - 1)
     max_exact = num_buckets if exact_full else num_buckets // 2
@@ -335,18 +359,27 @@ def _t5_variant(
         max_exact = exact_from
     if exact_quarter:
         max_exact = max(num_buckets // 4, 1)
+    if exact_minus1:
+        max_exact = max(num_buckets // 2 - 1, 1)
     small = dist < max_exact
     if int_div:
         ratio_log = torch.log((dist // max_exact).double().clamp(min=1))
     elif log1p:
         ratio_log = torch.log1p(dist.double()) - math.log(max_exact)
-    elif log2:
+    elif log2 or log2_doubling:
         ratio_log = torch.log2(dist.double().clamp(min=1) / max_exact)
+    elif half == "all":  # the distance, the log and the scaling in float16
+        ratio_log = torch.log(dist.half().clamp(min=1) / max_exact)
+    elif half == "log":  # only the log in float16
+        ratio_log = torch.log((dist.double().clamp(min=1) / max_exact).half()).double()
     else:
         ratio_log = torch.log(dist.double().clamp(min=1) / max_exact)
     top = max_distance - 1 if max_distance_minus1 else max_distance + 1 if max_distance_plus1 else max_distance
-    log_range = math.log(top / max_exact)
+    log_range = math.log(top if den_md else top / max_exact)
     val = ratio_log / log_range * (num_buckets if factor_n else num_buckets - max_exact)
+    if log2_doubling:  # one bucket per doubling of the distance, not scaled to the buckets left
+        val = ratio_log
+    val = val.double()
     large = max_exact + (torch.ceil(val) if rounding == "ceil" else torch.round(val) if rounding else val).long()
     if not no_clamp:
         large = large.clamp(max=num_buckets if cap_n else num_buckets - 1)
@@ -359,6 +392,11 @@ def _t5_variant(
 #: the large configurations hide. Per direction mode, since the bidirectional one halves num_buckets first; none
 #: puts max_distance on a mistake's own max_exact (3/4 of the buckets), where its log(max_distance / max_exact) is 0.
 _T5_SMALL = {True: [(16, 7), (14, 6), (20, 8)], False: [(8, 7), (5, 4), (12, 8)]}
+
+#: Configurations where a log computed in float16 puts a distance one bucket off while float32 and float64 agree
+#: with each other on every Δ in [−300, 300] (decoder 15 / 128: distance 89; decoder 32 / 256: distance 181; the
+#: bidirectional ones halve to the same counts), per direction mode.
+_T5_FP16 = {True: [(30, 128), (64, 256)], False: [(15, 128), (32, 256)]}
 
 
 def _t5_cases(bidirectional_options=(True, False)):
@@ -375,7 +413,8 @@ def _t5_cases(bidirectional_options=(True, False)):
     ]
     near = torch.arange(-24, 25)
     for bi in bidirectional_options:
-        for rel, nb, md in specs + [(near, nb, md) for nb, md in _T5_SMALL[bi]]:
+        wide = [(r, nb, md) for nb, md in _T5_FP16[bi]]
+        for rel, nb, md in specs + [(near, nb, md) for nb, md in _T5_SMALL[bi]] + wide:
             shape = "x".join(str(s) for s in rel.shape)
             lo, hi = int(rel.min()), int(rel.max())
             out.append(
@@ -467,6 +506,25 @@ def _t5_log_bucket_mistakes(mk):
             "bidirectional case)",
             mk(dist_md1=True),
         ),
+        (_T5_HALF, mk(half="all")),
+        (_T5_HALF, mk(half="log")),
+        (
+            "log(max_distance) in the denominator instead of log(max_distance / max_exact): the log buckets span "
+            "the distances from max_exact to max_distance, so the ratio is log(dist / max_exact) / "
+            "log(max_distance / max_exact)",
+            mk(den_md=True),
+        ),
+        (
+            "one bucket per doubling, max_exact + trunc(log2(dist / max_exact)): T5 scales the log to the buckets "
+            "left, max_exact + trunc(log(dist / max_exact) / log(max_distance / max_exact) · (num_buckets − "
+            "max_exact)), so that distance max_distance reaches the last bucket",
+            mk(log2_doubling=True),
+        ),
+        (
+            "max_exact = num_buckets // 2 − 1 (one exact bucket too few): T5 makes max_exact = num_buckets // 2 "
+            "(of the halved count, in the bidirectional case), so distances 0 .. max_exact − 1 get a bucket each",
+            mk(exact_minus1=True),
+        ),
     ]
 
 
@@ -515,6 +573,12 @@ def _t5_mistakes(causal_only=False):
         (_QUARTER, mk(exact_quarter=True)),
     ]
 
+
+_T5_HALF = (
+    "log computed in float16: float16 keeps 11 significant bits, so a log bucket whose value lies just below a "
+    "whole number can round up to it and the bucket comes out one too high; compute the log in float32, as "
+    "Hugging Face does (dist.float())"
+)
 
 _NO_ZERO_CLAMP = (
     "the distance back not clamped at 0: −Δ is negative for keys after the query (Δ > 0), so they get negative "
@@ -576,6 +640,12 @@ def _t5_causal_mistakes():
             mk(halve_nb=True),
         ),
         (_QUARTER, mk(exact_quarter=True)),
+        (
+            "the encoder's offset added to the keys before the query: buckets num_buckets // 2 + bucket(−Δ) over "
+            "the halved count; the decoder has no offset, and its buckets use all num_buckets for the keys "
+            "before the query",
+            mk(past_offset=True),
+        ),
     ]
 
 

@@ -38,6 +38,7 @@ def _inv_variant(
     odd=False,
     ones=False,
     linear=False,
+    cycles=False,
 ):
     base = base if fixed_base is None else fixed_base
     if linear:  # torch.linspace(1, 1/base, d/2): evenly spaced instead of geometric
@@ -47,6 +48,8 @@ def _inv_variant(
     out = (torch.tensor(float(base), dtype=dtype) ** (sign * exp_scale * i.to(dtype) / denom)).float()
     if ones:  # integer division: every exponent 0
         out = torch.ones(d // 2)
+    if cycles:  # turns per position instead of radians
+        out = (out.double() / (2 * math.pi)).float()
     return out.flip(0) if flip else out
 
 
@@ -121,6 +124,11 @@ def _inv_mistakes():
             "θ_i = base^(−2i/d), each the one before times base^(−2/d), from θ_0 = 1 to base^(−(d−2)/d); use "
             "base ** (-torch.arange(0, d, 2) / d)",
             mk(linear=True),
+        ),
+        (
+            "frequencies divided by 2π (turns per position instead of radians): θ_i = base^(−2i/d) is an angle in "
+            "radians per position, θ_0 = 1, and cos and sin take radians",
+            mk(cycles=True),
         ),
     ]
 
@@ -286,6 +294,7 @@ def _apply_variant(
     keep_dtype=True,
     plain_sin=False,
     sin_is_cos=False,
+    wrong_partner=False,
 ):
     dt = x.dtype
     xf, c, s = x.double(), cos.double(), sin.double()
@@ -297,6 +306,8 @@ def _apply_variant(
     if layout == "half":
         x1, x2 = xf.chunk(2, -1)
         rh = torch.cat([x2 if no_minus else -x2, x1], -1)
+        if wrong_partner:  # each half paired with itself: cat([-x1, x2])
+            rh = torch.cat([-x1, x2], -1)
         if plain_sin:
             rh = xf
         out = xf * c + rh * s
@@ -435,6 +446,11 @@ def _apply_mistakes(layout):
                 "cos where sin belongs: x·cos + rotate_half(x)·cos; the rotated partner is multiplied by sin",
                 mk(sin_is_cos=True),
             ),
+            (
+                "rotate_half built from the wrong halves: cat([−x1, x2]) multiplies each half by sin itself; "
+                "rotate_half(x) is cat([−x2, x1]), each half's partner from the other half",
+                mk(wrong_partner=True),
+            ),
         ] + common
 
     def half_tables(x, c, s):  # the interleaved rotation, but angles read as from half-layout tables
@@ -534,6 +550,8 @@ def _offset_variant(
     if short_table:  # a table of L rows, sliced at offset
         pos = torch.arange(L)[offset : offset + L]
     inv = rope_inv_freq(d, base)
+    if x_dtype_from == "inv":  # the frequencies rounded to x's dtype, the product in float32
+        inv = inv.to(x.dtype).float()
     if x_dtype_from == "all":  # positions, frequencies and angles in x's dtype
         ang = pos.to(x.dtype)[:, None] * inv.to(x.dtype)[None]
     else:
@@ -611,6 +629,13 @@ def _offset_mistakes():
             "angles cast to x's dtype before cos and sin: an angle of 20000 rad in bfloat16 is off by up to 64 rad; "
             "take cos and sin of the float32 angles, then cast cos and sin to x's dtype",
             mk(x_dtype_from="angles"),
+        ),
+        (
+            "inv_freq cast to x's dtype before the angles: rounding moves each frequency by up to 2^−8 of itself in "
+            "bfloat16 (2^−11 in float16, more below its smallest normal number 6.1e-5), and the angle offset · θ_i "
+            "carries that error (radians off at large positions); multiply positions and inv_freq in float32 and "
+            "cast only cos and sin to x's dtype",
+            mk(x_dtype_from="inv"),
         ),
     ]
 
