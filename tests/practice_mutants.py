@@ -3313,3 +3313,195 @@ ROUND7 = {
 for _task, _extra in ROUND7.items():
     MUTANTS[_task] += _extra
 CORRECT["attention"].append(r7_attn_mask_1e3)
+
+
+# ---------------------------------------------------------------------------------------------
+# round 8: the mistakes an eighth learner-reviewer wrote that were rejected but not named, and their neighbours
+_R8_CACHE: dict = {}
+
+
+def _r8_half_rotate(x):
+    h = x.shape[-1] // 2
+    return torch.cat([-x[..., h:], x[..., :h]], dim=-1)
+
+
+def r8_sin_stack_first_axis(seq_len, d_model, base=10000.0):  # stack on axis 0, then reshape
+    a = torch.arange(seq_len).float()[:, None] * _freqs(d_model, base)
+    return torch.stack([a.sin(), a.cos()], 0).reshape(seq_len, d_model)
+
+
+def r8_sin_reversed(seq_len, d_model, base=10000.0):  # the frequencies flipped: slowest first
+    a = torch.arange(seq_len).float()[:, None] * _freqs(d_model, base).flip(0)
+    return _interleave(a.sin(), a.cos())
+
+
+def r8_concat_reversed(seq_len, d_model, base=10000.0):  # tensor2tensor's frequencies, flipped
+    h = d_model // 2
+    inv = torch.exp(-math.log(base) * torch.arange(h, dtype=torch.float64) / max(h - 1, 1)).flip(0)
+    a = torch.arange(seq_len, dtype=torch.float64)[:, None] * inv
+    return torch.cat([a.sin(), a.cos()], -1).float()
+
+
+def r8_shaw_uncentred(q, k, v, rel_k, rel_v):  # clamp(j − i, 0, 2k): no shift by k
+    L, d = q.shape[-2], q.shape[-1]
+    p = torch.arange(L)
+    idx = (p[None, :] - p[:, None]).clamp(0, rel_k.shape[0] - 1)
+    logits = (q @ k.transpose(-1, -2) + torch.einsum("...id,ijd->...ij", q, rel_k[idx])) / math.sqrt(d)
+    a = logits.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf")).softmax(-1)
+    return a @ v + torch.einsum("...ij,ijd->...id", a, rel_v[idx])
+
+
+def r8_shaw_key_row(q, k, v, rel_k, rel_v):  # k where q belongs in the relative term: k_i·R_ij
+    L, d = q.shape[-2], q.shape[-1]
+    kk = (rel_k.shape[0] - 1) // 2
+    idx = posenc.shaw_relative_index(L, kk)
+    logits = (q @ k.transpose(-1, -2) + torch.einsum("...id,ijd->...ij", k, rel_k[idx])) / math.sqrt(d)
+    a = logits.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf")).softmax(-1)
+    return a @ v + torch.einsum("...ij,ijd->...id", a, rel_v[idx])
+
+
+def r8_inv_precedence(head_dim, base=10000.0):  # base ** -(2i) / d
+    return (base ** -(torch.arange(0, head_dim, 2).double()) / head_dim).float()
+
+
+def r8_pi_precedence(head_dim, base, factor):
+    return (base ** -(torch.arange(0, head_dim, 2).double()) / head_dim / factor).float()
+
+
+def r8_ntk_precedence(head_dim, base, factor):
+    b = base * factor ** (head_dim / (head_dim - 2))
+    return (b ** -(torch.arange(0, head_dim, 2).double()) / head_dim).float()
+
+
+def r8_pi_not_negated(head_dim, base, factor):  # base ** (2i/d) / s
+    return base ** (torch.arange(0, head_dim, 2).float() / head_dim) / factor
+
+
+def r8_ntk_not_negated(head_dim, base, factor):
+    b = base * factor ** (head_dim / (head_dim - 2))
+    return b ** (torch.arange(0, head_dim, 2).float() / head_dim)
+
+
+def r8_pi_reversed(head_dim, base, factor):
+    return _freqs(head_dim, base).flip(0) / factor
+
+
+def r8_ntk_reversed(head_dim, base, factor):
+    return _freqs(head_dim, base * factor ** (head_dim / (head_dim - 2))).flip(0)
+
+
+def _r8_yarn(d, base, s, L0, bf=32.0, bs=1.0, *, theta_fn=None, after=None):
+    def cdim(r):
+        return d * math.log(L0 / (r * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = max(math.floor(cdim(bf)), 0), min(math.ceil(cdim(bs)), d - 1)
+    if low == high:
+        high += 0.001
+    theta = 1.0 / base ** (torch.arange(0, d, 2).float() / d)
+    if theta_fn is not None:
+        theta = theta_fn(theta)
+    g = ((torch.arange(d // 2).float() - low) / (high - low)).clamp(0, 1)
+    inv = g * theta / s + (1 - g) * theta
+    return (after(inv) if after is not None else inv), 0.1 * math.log(s) + 1.0
+
+
+def r8_yarn_half(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    return _r8_yarn(
+        head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow, after=lambda t: t.half().float()
+    )
+
+
+def r8_yarn_bf16(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    return _r8_yarn(
+        head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow,
+        after=lambda t: t.bfloat16().float(),
+    )  # fmt: skip
+
+
+def r8_yarn_not_negated(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    return _r8_yarn(
+        head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow, theta_fn=lambda t: 1.0 / t
+    )
+
+
+def r8_yarn_reversed(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    return _r8_yarn(
+        head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow, theta_fn=lambda t: t.flip(0)
+    )
+
+
+def r8_half_flip_partner(x, cos, sin):  # pairs i with d − 1 − i
+    h = x.shape[-1] // 2
+    return x * cos + torch.cat([-x[..., h:].flip(-1), x[..., :h].flip(-1)], -1) * sin
+
+
+def r8_half_twice(x, cos, sin):
+    y = x * cos + _r8_half_rotate(x) * sin
+    return y * cos + _r8_half_rotate(y) * sin
+
+
+def r8_interleaved_twice(x, cos, sin):
+    def once(t):
+        t0, t1 = t[..., 0::2], t[..., 1::2]
+        return t * cos + torch.stack([-t1, t0], -1).flatten(-2) * sin
+
+    return once(once(x))
+
+
+def r8_interleaved_complex_swapped(x, cos, sin):  # the odd coordinate taken as the real part
+    xf = x.float()
+    z = torch.complex(xf[..., 1::2], xf[..., 0::2]) * torch.complex(cos[..., 0::2].float(), sin[..., 0::2].float())
+    return torch.stack([z.real, z.imag], -1).flatten(-2).to(x.dtype)
+
+
+def r8_half_cached_tables(x, cos, sin):  # cos and sin cached by their shape and dtype
+    key = ("half", tuple(cos.shape), cos.dtype)
+    if key not in _R8_CACHE:
+        _R8_CACHE[key] = (cos, sin)
+    c, s = _R8_CACHE[key]
+    return x * c + _r8_half_rotate(x) * s
+
+
+def r8_interleaved_cached_complex(x, cos, sin):  # the complex factors cached by shape alone
+    key = ("interleaved", tuple(cos.shape))
+    if key not in _R8_CACHE:
+        _R8_CACHE[key] = torch.complex(cos[..., 0::2].float(), sin[..., 0::2].float())
+    z = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2).contiguous()) * _R8_CACHE[key]
+    return torch.view_as_real(z).flatten(-2).to(x.dtype)
+
+
+_REVERSED = "frequencies in reverse order (flipped)"
+_NEGATED = "the sign of the exponent lost: base^(+2i/d)"
+_PREC = "operator precedence: base ** -(2i) / d"
+ROUND8 = {
+    "sinusoidal_encoding": [
+        ("torch.stack([sin, cos], 0).reshape(L, d)", r8_sin_stack_first_axis),
+        (_REVERSED, r8_sin_reversed),
+    ],
+    "sinusoidal_concat": [(_REVERSED, r8_concat_reversed)],
+    "shaw_attention": [
+        ("the relative index not centred: clip(j − i, 0, 2k)", r8_shaw_uncentred),
+        ("the relative key term uses k where q belongs: k_i·R^K_ij", r8_shaw_key_row),
+    ],
+    "rope_inv_freq": [(_PREC, r8_inv_precedence)],
+    "pi_inv_freq": [(_PREC, r8_pi_precedence), (_NEGATED, r8_pi_not_negated), (_REVERSED, r8_pi_reversed)],
+    "ntk_inv_freq": [(_PREC, r8_ntk_precedence), (_NEGATED, r8_ntk_not_negated), (_REVERSED, r8_ntk_reversed)],
+    "yarn_inv_freq": [
+        ("frequencies computed in float16", r8_yarn_half),
+        ("frequencies computed in bfloat16", r8_yarn_bf16),
+        (_NEGATED, r8_yarn_not_negated),
+        (_REVERSED, r8_yarn_reversed),
+    ],
+    "apply_rope_half": [
+        ("rotate_half's partner taken with a flip", r8_half_flip_partner),
+        ("the rotation applied twice", r8_half_twice),
+        (f"{_STALE} cos and sin", r8_half_cached_tables),
+    ],
+    "apply_rope_interleaved": [
+        ("real and imaginary parts swapped", r8_interleaved_complex_swapped),
+        ("the rotation applied twice", r8_interleaved_twice),
+        (f"{_STALE} cos and sin", r8_interleaved_cached_complex),
+    ],
+}
+for _task, _extra in ROUND8.items():
+    MUTANTS[_task] += _extra

@@ -46,7 +46,9 @@ class Task:
     structure: Callable  # f(case, out) -> out normalised (tensors), raises _Wrong with what is wrong
     compare: Callable | None = None  # f(case, out, expected) -> None or what differs
     detectors: list = field(default_factory=list)  # (diagnosis, f(cases, outs) -> bool) for mistakes of a kind
-    stale: tuple = ()  # the arguments a function may keep from an earlier call of the same shapes (state._stale)
+    # the arguments a function may keep from an earlier call of the same shapes (state._stale); a tuple of names
+    # in it stands for arguments kept together (cos and sin cached as a pair)
+    stale: tuple = ()
     _cases: list[Case] | None = None
     _expected: list | None = None
     _mistaken: list | None = None

@@ -134,6 +134,7 @@ from .tasks_scaling import (
     _scaled_structure,
     _yarn_cases,
     _yarn_compare,
+    _yarn_lowp,
     _yarn_mistakes,
     _yarn_ref,
     _yarn_structure,
@@ -295,6 +296,7 @@ def _task_list() -> list[Task]:
                 ],
                 _apply_mistakes(layout),
                 _apply_structure,
+                stale=(("cos", "sin"),),
             )
         )
     t.append(
@@ -398,6 +400,7 @@ def _task_list() -> list[Task]:
             _yarn_mistakes(),
             _yarn_structure,
             _yarn_compare,
+            detectors=[_yarn_lowp("float16"), _yarn_lowp("bfloat16")],
         )
     )
     t.append(

@@ -151,9 +151,10 @@ def _shapes(case) -> list:
 
 def _stale(t, cases, outs, expected) -> str | None:
     """Said when, on every input where the function is wrong, its output is posenc's answer with one argument (one
-    of ``t.stale``) taken from an earlier input with tensors of the same shapes and dtypes, where the function was
-    right: it kept that argument, or what it computed from it, from the earlier call (a cos/sin table cached
-    without the offset in its key, a key tensor kept from the first call of a shape)."""
+    of ``t.stale``; an entry that is a tuple of names moves those arguments together) taken from an earlier input
+    with tensors of the same shapes and dtypes, where the function was right: it kept that argument, or what it
+    computed from it, from the earlier call (a cos/sin table cached without the offset in its key, a key tensor
+    kept from the first call of a shape, the cos and sin tables cached by their shape)."""
     if not t.stale:
         return None
     names = _arg_names(t.signature)
@@ -161,17 +162,24 @@ def _stale(t, cases, outs, expected) -> str | None:
     if not wrong or any(outs[i] is None or isinstance(outs[i], _Crash) for i in wrong):
         return None
     right = [j for j, (o, e) in enumerate(zip(outs, expected)) if o is not None and _equal_output(t, cases[j], o, e)]
-    for name in t.stale:
-        if name not in names:
+    for entry in t.stale:
+        group = entry if isinstance(entry, tuple) else (entry,)
+        if any(n not in names for n in group):
             continue
-        k = names.index(name)
+        ks = [names.index(n) for n in group]
+        name = _and(list(group))
         found: dict[int, int] = {}
         for i in wrong:
             for j in right:
-                if j >= i or _shapes(cases[j]) != _shapes(cases[i]) or _identical(cases[i].args[k], cases[j].args[k]):
+                if (
+                    j >= i
+                    or _shapes(cases[j]) != _shapes(cases[i])
+                    or all(_identical(cases[i].args[k], cases[j].args[k]) for k in ks)
+                ):
                     continue
                 args = list(cases[i].args)
-                args[k] = cases[j].args[k]
+                for k in ks:
+                    args[k] = cases[j].args[k]
                 moved = type(cases[i])(cases[i].label, tuple(args), cases[i].kwargs, cases[i].tol)
                 try:
                     answer = t.structure(moved, _call(t.reference, moved))
@@ -185,8 +193,9 @@ def _stale(t, cases, outs, expected) -> str | None:
         if len(found) == len(wrong):
             i = wrong[0]
             j = found[i]
-            earlier = cases[j].args[k]
-            value = f"the {name} of" if isinstance(earlier, torch.Tensor) else f"{name}={earlier!r}, that of"
+            earlier = cases[j].args[ks[0]]
+            tensor = isinstance(earlier, torch.Tensor) or len(ks) > 1
+            value = f"the {name} of" if tensor else f"{name}={earlier!r}, that of"
             return (
                 f"your function uses what it cached from an earlier call with a different {name}: "
                 f"{_show_args(t.signature, cases[i])} returns posenc's answer with {value} the earlier call "

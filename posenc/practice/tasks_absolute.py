@@ -38,11 +38,15 @@ def _sin_variant(
     per_column=False,
     fixed_base=None,
     no_denom=False,
+    flip=False,
+    stack0=False,
 ):
     base = base if fixed_base is None else fixed_base
     i = torch.arange(d_model // 2, dtype=torch.float64)
     denom = 1 if no_denom else max(d_model - denom_minus, 1)
     freq = (base ** (-exp_scale * i / denom)) if not multiply else base ** (exp_scale * i / denom)
+    if flip:  # the frequencies in reverse order: the slowest pair first
+        freq = freq.flip(0)
     pos = torch.arange(start, start + seq_len, dtype=torch.float64)
     ang = (pos.to(dtype)[:, None] * freq.to(dtype)[None, :]).to(torch.float64)
     s, c = torch.sin(ang), torch.cos(ang)
@@ -52,6 +56,8 @@ def _sin_variant(
         s, c = c, s
     if layout == "concat":
         return torch.cat([s, c], dim=-1).float()
+    if stack0:  # stacked on a new first axis [2, L, d/2], then reshaped: rows of sin, then rows of cos
+        return torch.stack([s, c], dim=0).reshape(seq_len, d_model).float()
     return torch.stack([s, c], dim=-1).reshape(seq_len, d_model).float()
 
 
@@ -159,6 +165,17 @@ def _sin_mistakes():
             "factor base² from one pair to the next; they are base^(−2i/d), torch.arange(0, d, 2) / d",
             mk(no_denom=True),
         ),
+        (
+            "frequencies in reverse order (flipped): θ_i = base^(-2i/d) falls with i, from θ_0 = 1 (the fastest "
+            "pair, columns 0 and 1) to the slowest",
+            mk(flip=True),
+        ),
+        (
+            "sin and cos stacked on a new first axis, torch.stack([sin, cos], 0).reshape(L, d): that puts all the "
+            "rows of sin before all the rows of cos, so each output row mixes the values of other positions; stack "
+            "on the last axis, torch.stack([sin, cos], -1).reshape(L, d), to interleave each position's (sin, cos)",
+            mk(stack0=True),
+        ),
     ]
 
 
@@ -234,6 +251,7 @@ def _concat_variant(
     vaswani=False,
     fixed_base=None,
     floor_inc=False,
+    flip=False,
 ):
     base = base if fixed_base is None else fixed_base
     half = d // 2
@@ -243,6 +261,8 @@ def _concat_variant(
         inv = torch.exp(-float(log_base // denom) * torch.arange(half, dtype=torch.float64))
     else:
         inv = torch.exp(-log_base * torch.arange(i_start, i_start + half, dtype=torch.float64) / denom)
+    if flip:  # the frequencies in reverse order: the slowest first
+        inv = inv.flip(0)
     ang = (torch.arange(start, start + L, dtype=torch.float64).to(dtype)[:, None] * inv.to(dtype)[None, :]).double()
     s, c = torch.sin(ang), torch.cos(ang)
     if swap:
@@ -296,6 +316,11 @@ def _concat_mistakes():
             "floor division in the log increment: math.log(base) // (d/2 − 1) rounds ln(base)/(d/2 − 1) down to a "
             "whole number (to 0 once d/2 − 1 > ln(base)); divide with /",
             mk(floor_inc=True),
+        ),
+        (
+            "frequencies in reverse order (flipped): exp(-ln(base)·i/(d/2−1)) falls with i, from 1 in column 0 "
+            "(the fastest) to 1/base in column d/2 − 1 (the slowest)",
+            mk(flip=True),
         ),
     ]
 

@@ -166,6 +166,8 @@ def _shaw_attn_variant(
     value_from_k=False,
     scale_by_len=False,
     mask_past=False,
+    uncentred=False,
+    key_row=False,
 ):
     d = q.shape[-1]
     L = q.shape[-2]
@@ -173,11 +175,15 @@ def _shaw_attn_variant(
         rel_k, rel_v = rel_v, rel_k
     kk = max((rel_k.shape[0] - 1) // 2 + k_shift, 0)
     idx = (sign * relative_positions(L)).clamp(-kk, kk) + kk
+    if uncentred:  # clip(j − i, 0, 2k) without the shift by k: every causal pair (j ≤ i) reads row 0
+        idx = (sign * relative_positions(L)).clamp(0, 2 * kk)
     idx_v = relative_positions(L).abs().clamp(max=kk) + kk if value_abs else idx
     q64, k64, v64 = q.double(), k.double(), v.double()
     rk, rv = rel_k.double()[idx], (rel_k if value_from_k else rel_v).double()[idx_v]
     content = q64 @ k64.transpose(-1, -2)
-    relpart = torch.einsum("...jd,ijd->...ij" if key_side else "...id,ijd->...ij", k64 if key_side else q64, rk)
+    relpart = torch.einsum(
+        "...jd,ijd->...ij" if key_side else "...id,ijd->...ij", k64 if key_side or key_row else q64, rk
+    )
     scale = L**0.5 if scale_by_len else d**scale_power
     s = (content + relpart) / scale if scale_rel else content / scale + relpart
     mask = relative_positions(L) > (-1 if diag else 0)
@@ -274,6 +280,16 @@ def _shaw_attn_mistakes():
             "mask on the wrong side: keys before the query (j < i) hidden instead of the keys after it (j > i); "
             "fill the logits with −inf where j > i (torch.triu(..., diagonal=1))",
             _Variant(_shaw_attn_variant, mask_past=True),
+        ),
+        (
+            "the relative index not centred: clip(j − i, 0, 2k) leaves out the shift by k, so every causal pair "
+            "(j ≤ i) reads row 0 of the tables; Shaw's index is clip(j − i, −k, k) + k, as in shaw_relative_index",
+            _Variant(_shaw_attn_variant, uncentred=True),
+        ),
+        (
+            "the relative key term uses k where q belongs: k_i·R^K_ij (the key at the query's row i, "
+            "einsum('...id,ijd->...ij', k, R)) instead of q_i·R^K_ij; Shaw's logit is q_i·(k_j + R^K_ij)",
+            _Variant(_shaw_attn_variant, key_row=True),
         ),
     ]
 

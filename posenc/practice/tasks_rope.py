@@ -23,6 +23,12 @@ _LOG_BASE = (
 )
 
 
+_PRECEDENCE = (
+    "operator precedence: base ** -(2i) / d is (base^(−2i))/d, since ** binds tighter than /; put the exponent "
+    "in parentheses, base ** (-(2i) / d), that is base ** (-torch.arange(0, d, 2) / d)"
+)
+
+
 def _inv_variant(
     d,
     base=10000.0,
@@ -39,6 +45,7 @@ def _inv_variant(
     ones=False,
     linear=False,
     cycles=False,
+    precedence=False,
 ):
     base = base if fixed_base is None else fixed_base
     if linear:  # torch.linspace(1, 1/base, d/2): evenly spaced instead of geometric
@@ -46,6 +53,8 @@ def _inv_variant(
     i = torch.arange(start, start + d // 2, dtype=torch.float64) + (0.5 if odd else 0.0)  # odd: (2i+1)/d
     denom = max(d - denom_minus, 1) if denom is None else denom
     out = (torch.tensor(float(base), dtype=dtype) ** (sign * exp_scale * i.to(dtype) / denom)).float()
+    if precedence:  # base ** -(2i) / d: ** binds tighter than /, so this is base^(−2i) divided by d
+        out = ((torch.tensor(float(base), dtype=dtype) ** (sign * exp_scale * i.to(dtype))) / denom).float()
     if ones:  # integer division: every exponent 0
         out = torch.ones(d // 2)
     if cycles:  # turns per position instead of radians
@@ -130,6 +139,7 @@ def _inv_mistakes():
             "radians per position, θ_0 = 1, and cos and sin take radians",
             mk(cycles=True),
         ),
+        (_PRECEDENCE, mk(precedence=True)),
     ]
 
 
@@ -295,8 +305,14 @@ def _apply_variant(
     plain_sin=False,
     sin_is_cos=False,
     wrong_partner=False,
+    flip_partner=False,
+    twice=False,
+    complex_swap=False,
 ):
     dt = x.dtype
+    if twice:  # the rotation applied to its own result: angle 2·m·θ
+        once = _apply_variant(x.double(), cos, sin, layout=layout)
+        return _apply_variant(once, cos, sin, layout=layout).to(dt)
     xf, c, s = x.double(), cos.double(), sin.double()
     if sin_is_cos:  # a copy-paste slip: cos where sin belongs
         s = c
@@ -308,6 +324,8 @@ def _apply_variant(
         rh = torch.cat([x2 if no_minus else -x2, x1], -1)
         if wrong_partner:  # each half paired with itself: cat([-x1, x2])
             rh = torch.cat([-x1, x2], -1)
+        if flip_partner:  # partner taken with a flip: coordinate i paired with d − 1 − i
+            rh = torch.cat([-x2.flip(-1), x1.flip(-1)], -1)
         if plain_sin:
             rh = xf
         out = xf * c + rh * s
@@ -315,6 +333,8 @@ def _apply_variant(
             out = torch.cat([out[..., : xf.shape[-1] // 2], x2], -1)
     else:
         x0, x1 = xf[..., 0::2], xf[..., 1::2]
+        if complex_swap:  # torch.complex(x[..., 1::2], x[..., 0::2]): the odd coordinate taken as the real part
+            x0, x1 = x1, x0
         c0, s0 = c[..., 0::2], s[..., 0::2]
         r0 = x0 * c0 - (-x1 if no_minus else x1) * s0
         r1 = x0 * s0 + x1 * c0
@@ -420,6 +440,11 @@ def _apply_mistakes(layout):
         ("the minus sign of the rotation is lost (pairs mixed without −sin)", mk(no_minus=True)),
         ("sin multiplies x itself instead of the rotated partner", mk(plain_sin=True)),
         ("the sin term is missing: x·cos alone does not rotate, add rotate(x)·sin", lambda x, c, s: x * c),
+        (
+            "the rotation applied twice (to its own result): that turns each pair by 2·m·θ_i; apply "
+            "x·cos + rotate(x)·sin once",
+            mk(twice=True),
+        ),
     ]
 
     def gptj_every_two(x, c, s):  # GPT-J: x * cos + rotate_every_two(x) * sin, fed the half-layout tables
@@ -450,6 +475,11 @@ def _apply_mistakes(layout):
                 "rotate_half built from the wrong halves: cat([−x1, x2]) multiplies each half by sin itself; "
                 "rotate_half(x) is cat([−x2, x1]), each half's partner from the other half",
                 mk(wrong_partner=True),
+            ),
+            (
+                "rotate_half's partner taken with a flip, cat([−x2.flip(−1), x1.flip(−1)]): that pairs coordinate i "
+                "with d − 1 − i; the half layout pairs i with i + d/2, rotate_half(x) = cat([−x2, x1]) without flips",
+                mk(flip_partner=True),
             ),
         ] + common
 
@@ -512,6 +542,12 @@ def _apply_mistakes(layout):
             pair_swapped,
         ),
         ("the sine read from the cos table (s = cos[..., 0::2]): take it from sin", mk(sin_is_cos=True)),
+        (
+            "real and imaginary parts swapped: torch.complex(x[..., 1::2], x[..., 0::2]) takes the odd coordinate "
+            "as the real part; pair i is the complex number x_2i + i·x_2i+1, torch.complex(x[..., 0::2], "
+            "x[..., 1::2]) (or torch.view_as_complex(x.reshape(..., d/2, 2)))",
+            mk(complex_swap=True),
+        ),
     ] + common
 
 

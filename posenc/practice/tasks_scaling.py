@@ -14,7 +14,9 @@ import torch
 
 from .. import rope_inv_freq, rope_scaled_inv_freq
 from .framework import Case, _Crash, _f64, _float32, _pair, _shape, _Variant, _Wrong
-from .tasks_rope import _inv_variant
+from .precision import _BITS, _CURRENT, _fits
+from .running import _expected
+from .tasks_rope import _PRECEDENCE, _inv_variant
 
 
 # ---- frequencies for longer contexts -----------------------------------------------------------------------
@@ -84,12 +86,18 @@ def _scaled_variant(
     div_power=0.0,
     int_factor=False,
     fixed_base=None,
+    sign=-1,
+    flip=False,
+    precedence=False,
 ):
     """RoPE frequencies with a changed base and divided by a power of the factor: PI is ``div_power=1``,
     NTK-aware is ``base_exp="ntk"`` (base·s^(d/(d−2))); the other values are the mistakes' bases."""
     s = int(s) if int_factor else s
     b = float(b if fixed_base is None else fixed_base)
-    return (_f64(_inv_variant(d, _new_base(base_exp, d, b, s), exp_scale=exp_scale)) / s**div_power).float()
+    inv = _inv_variant(
+        d, _new_base(base_exp, d, b, s), exp_scale=exp_scale, sign=sign, flip=flip, precedence=precedence
+    )
+    return (_f64(inv) / s**div_power).float()
 
 
 def _new_base(base_exp: str | None, d: int, b: float, s: float) -> float:
@@ -118,6 +126,12 @@ def _pi_impl(d, b, s, **flags):
 def _ntk_impl(d, b, s, **flags):
     return _scaled_variant(d, b, s, **{"base_exp": "ntk", **flags})
 
+
+_NOT_NEGATED = "the sign of the exponent lost: base^(+2i/d) (wavelength factors) instead of base^(−2i/d)"
+_REVERSED = (
+    "frequencies in reverse order (flipped): θ_i = base^(−2i/d) falls with i, from θ_0 = 1 (the fastest pair) to "
+    "the slowest"
+)
 
 _BASE_IGNORED = "base ignored: 10000 hard-coded (the sweep passes other bases: use the base argument)"
 
@@ -175,6 +189,9 @@ def _pi_mistakes():
             "the factor, θ_i / s = base^(−2i/d) / s",
             lambda d, b, s: (s * _f64(_inv_variant(d, b, sign=1))).float(),
         ),
+        (_NOT_NEGATED + "; PI's θ_i/s = base^(−2i/d)/s falls from 1/s", mk(sign=1)),
+        (_REVERSED + "; PI divides each by the factor", mk(flip=True)),
+        (_PRECEDENCE, mk(precedence=True)),
     ]
 
 
@@ -236,6 +253,9 @@ def _ntk_mistakes():
             mk(base_exp="dynamic"),
         ),
         (_BASE_IGNORED, mk(fixed_base=1e4)),
+        (_NOT_NEGATED + ", with NTK-aware's base·s^(d/(d−2)) in place of base", mk(sign=1)),
+        (_REVERSED + ", with NTK-aware's base", mk(flip=True)),
+        (_PRECEDENCE, mk(precedence=True)),
     ]
 
 
@@ -357,6 +377,9 @@ def _yarn_variant(
     no_two=False,
     both_floor=False,
     att_in_freq=False,
+    not_negated=False,
+    flip=None,
+    lowp=None,
 ):
     if swap_betas:
         beta_fast, beta_slow = beta_slow, beta_fast
@@ -387,9 +410,17 @@ def _yarn_variant(
         ramp = 1 - ((turns - beta_slow) / (beta_fast - beta_slow)).clamp(0, 1)
     keep = ramp if reverse else 1 - ramp
     pos_freq = base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
+    if not_negated:  # θ_i = base^(+2i/d): the exponent's sign lost
+        pos_freq = 1.0 / pos_freq
+    if flip == "theta":  # θ in reverse order, then blended
+        pos_freq = pos_freq.flip(0)
     extra = 1.0 / pos_freq
     inter = (factor / pos_freq) if interp_mul else 1.0 / (factor * pos_freq)
     inv = inter * (1 - keep) + extra * keep
+    if flip == "out":  # the blended frequencies in reverse order
+        inv = inv.flip(0)
+    if lowp is not None:  # float32 frequencies rounded to float16 or bfloat16
+        inv = inv.float().to(lowp).double()
     m = 0.1 * math.log(factor) + 1 if factor > 1 else 1.0
     att = {
         "ok": m,
@@ -460,6 +491,13 @@ def _yarn_compare(case, out, expected):
     return None
 
 
+#: The relative tolerance of YaRN's property rows: wider than bfloat16's rounding (2^−8 relative), so frequencies
+#: computed in low precision fail only the match row (the diagnosis names the precision), never a ramp property.
+_PROP_REL = 5e-3
+#: ... and float16's spacing below its smallest normal number (2^−24), where its rounding error is absolute.
+_PROP_ABS = 2.0**-24
+
+
 def _prop_yarn_ends(case, out, run):
     d, b, s, L0 = case.args[:4]
     beta_slow = case.args[5] if len(case.args) > 5 else 1.0
@@ -468,7 +506,8 @@ def _prop_yarn_ends(case, out, run):
         return None
     o = _f64(out[0])
     plain = _f64(rope_inv_freq(d, b))
-    if not abs(float(o[-1]) / (float(plain[-1]) / s) - 1) <= 1e-4:
+    want = float(plain[-1]) / s
+    if not abs(float(o[-1]) - want) <= _PROP_REL * want + _PROP_ABS:
         return "the slowest pair (fewer than beta_slow turns over L_orig) must be interpolated: θ/factor"
     return None
 
@@ -476,7 +515,8 @@ def _prop_yarn_ends(case, out, run):
 def _prop_yarn_between(case, out, run):
     d, b, s = case.args[:3]
     o, plain = _f64(out[0]), _f64(rope_inv_freq(d, b))
-    if not (bool((o <= plain * (1 + 1e-5)).all()) and bool((o >= plain / s * (1 - 1e-5)).all())):
+    high, low = plain * (1 + _PROP_REL) + _PROP_ABS, plain / s * (1 - _PROP_REL) - _PROP_ABS
+    if not (bool((o <= high).all()) and bool((o >= low).all())):
         return "every frequency must lie between θ/factor (interpolated) and θ (kept)"
     return None
 
@@ -569,4 +609,41 @@ def _yarn_mistakes():
             "attention factor with the wrong logarithm (log10 or log2): 0.1·ln(s) + 1 uses the natural log",
             mk(mscale="log2"),
         ),
+        (_YARN_LOWP.format(kind="float16"), mk(lowp=torch.float16)),
+        (_YARN_LOWP.format(kind="bfloat16"), mk(lowp=torch.bfloat16)),
+        (_NOT_NEGATED + " in θ, so θ and θ/factor both grow with i", mk(not_negated=True)),
+        (_REVERSED + " (θ flipped before the ramp blends θ and θ/factor)", mk(flip="theta")),
+        (_REVERSED + " (the blended frequencies flipped)", mk(flip="out")),
     ]
+
+
+_YARN_LOWP = (
+    "frequencies computed in {kind}: inv_freq is on {kind}'s grid, each value off from posenc's by {kind}'s "
+    "rounding (a relative error far below any ramp mistake); compute and return inv_freq in float32"
+)
+
+
+def _yarn_lowp(kind: str):
+    """A detector: on every wrong input the attention scaling is right and inv_freq is on ``kind``'s grid, within
+    that rounding of posenc's (relative 2^−8 for bfloat16, 2^−11 for float16, with float32 slack, and 2^−25 below
+    float16's smallest normal number): frequencies
+    computed or stored in ``kind`` somewhere, whatever the arithmetic before."""
+    bits = _BITS[kind]
+
+    def detect(cases, outs, usable):
+        t = _CURRENT[0]
+        expected, _ = _expected(t)
+        for i in usable:
+            o, e = outs[i], expected[i]
+            if isinstance(o, _Crash) or isinstance(e, _Crash) or abs(o[1] - e[1]) > 1e-5:
+                return False
+            inv, ref = _f64(o[0]), _f64(e[0])
+            keep = (ref != 0) & torch.isfinite(ref)
+            if not bool(torch.isfinite(inv).all()) or not _fits(inv[inv != 0], bits):
+                return False
+            slack = (2.0**-bits * 1.01 + 2e-5) * ref.abs() + (2.0**-25 if kind == "float16" else 0.0)
+            if not bool(((inv - ref).abs() <= slack)[keep].all()):
+                return False
+        return True
+
+    return (_YARN_LOWP.format(kind=kind), detect)
