@@ -321,7 +321,7 @@ def _text_seeds_row():
 def _text_break_row():
     text = load_results("extrapolation-text", check=False)
     L, last = str(text["config"]["train_length"]), str(text["config"]["eval_lengths"][-1])
-    # Shakespeare's test of breaking, chapter 8's: a rise of more than 0.8 nats from L to 4L, in every seed
+    # Shakespeare's test of degrading sharply, chapter 8's: a rise of more than 0.8 nats from L to 4L, in every seed
     rule = quote(C8, "rises by more than 0.8 nats from $L$ to $4L$")
     for m in ("sinusoidal", "rope"):
         assert all(r["loss"][str(4 * int(L))] - r["loss"][L] > 0.8 for r in text["metrics"][m].values())
