@@ -3505,3 +3505,86 @@ ROUND8 = {
 }
 for _task, _extra in ROUND8.items():
     MUTANTS[_task] += _extra
+
+
+# round 9: the mistakes a ninth learner-reviewer wrote that the checker did not name, and their siblings
+_R9_CACHE: dict = {}
+
+
+def r9_offset_cached_by_shape(x, offset, base=10000.0):
+    """cos/sin keyed on (L, d) only, filled on the first call with that call's offset, cast after the lookup."""
+    L, d = x.shape[-2], x.shape[-1]
+    if (L, d) not in _R9_CACHE:
+        _R9_CACHE[(L, d)] = posenc.rope_cos_sin(torch.arange(offset, offset + L), d, base)
+    c, s = _R9_CACHE[(L, d)]
+    return posenc.apply_rope(x, c.to(x.dtype), s.to(x.dtype))
+
+
+def r9_attention_mask_past(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    if cos is not None:
+        c, s = cos * attention_scaling, sin * attention_scaling
+        q, k = posenc.apply_rope(q, c, s), posenc.apply_rope(k, c, s)
+    logits = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
+    if bias is not None:
+        logits = logits + bias
+    L = q.shape[-2]
+    logits = logits.masked_fill(torch.ones(L, L, dtype=torch.bool).tril(-1), float("-inf"))
+    return torch.softmax(logits, -1) @ v
+
+
+def r9_shaw_unshifted(q, k, v, rel_k, rel_v):
+    L, d = q.shape[-2], q.shape[-1]
+    kk = (rel_k.shape[0] - 1) // 2
+    p = torch.arange(L)
+    idx = (p[None, :] - p[:, None]).clamp(-kk, kk)
+    logits = (q @ k.transpose(-1, -2) + torch.einsum("...id,ijd->...ij", q, rel_k[idx])) / d**0.5
+    logits = logits.masked_fill(p[None, :] > p[:, None], float("-inf"))
+    a = torch.softmax(logits, -1)
+    return a @ v + torch.einsum("...ij,ijd->...id", a, rel_v[idx])
+
+
+def r9_shaw_index_wrapped(q_len, k):
+    p = torch.arange(q_len)
+    return torch.remainder(p[None, :] - p[:, None] + k, 2 * k + 1)
+
+
+def r9_inv_log2(head_dim, base=10000.0):
+    return torch.exp(-math.log2(base) * torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim)
+
+
+def _r9_t5(rel, bidirectional, num_buckets, max_distance):
+    rel = rel.long()
+    buckets = torch.zeros_like(rel)
+    if bidirectional:
+        num_buckets //= 2
+        buckets = buckets + (rel > 0).long() * num_buckets
+        dist = rel.abs()
+    else:
+        dist = -torch.clamp(rel, max=0)
+    max_exact = num_buckets // 2
+    val = torch.log(dist.float().clamp(min=1) / max_exact) / math.log(max_distance / max_exact)
+    large = (val * (num_buckets - max_exact)).long().clamp(max=num_buckets - 1)  # + max_exact missing
+    return buckets + torch.where(dist < max_exact, dist, large)
+
+
+def r9_t5_no_exact_add(rel, bidirectional=True, num_buckets=32, max_distance=128):
+    return _r9_t5(rel, bidirectional, num_buckets, max_distance)
+
+
+def r9_t5_causal_no_exact_add(rel, num_buckets=32, max_distance=128):
+    return _r9_t5(rel, False, num_buckets, max_distance)
+
+
+ROUND9 = {
+    "apply_rope_offset": [
+        ("your function uses what it cached from an earlier call with a different offset", r9_offset_cached_by_shape)
+    ],
+    "attention": [("mask on the wrong side", r9_attention_mask_past)],
+    "shaw_attention": [("the relative index not shifted by k", r9_shaw_unshifted)],
+    "shaw_relative_index": [("j − i + k wrapped modulo 2k + 1", r9_shaw_index_wrapped)],
+    "rope_inv_freq": [("the logarithm of the base taken in the wrong base", r9_inv_log2)],
+    "t5_relative_bucket": [("the log bucket not offset by max_exact", r9_t5_no_exact_add)],
+    "t5_causal_bucket": [("the log bucket not offset by max_exact", r9_t5_causal_no_exact_add)],
+}
+for _task, _extra in ROUND9.items():
+    MUTANTS[_task] += _extra

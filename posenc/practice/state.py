@@ -149,10 +149,16 @@ def _shapes(case) -> list:
     return [(tuple(a.shape), a.dtype) if isinstance(a, torch.Tensor) else None for a in case.args]
 
 
+def _dims(case) -> list:
+    """The shapes of a case's positional tensor arguments, without their dtypes: a cache keyed on shapes alone
+    (a cos/sin table keyed on (L, d) and cast to x's dtype after the lookup) serves a call of another dtype."""
+    return [tuple(s[0]) if s is not None else None for s in _shapes(case)]
+
+
 def _stale(t, cases, outs, expected) -> str | None:
     """Said when, on every input where the function is wrong, its output is posenc's answer with one argument (one
     of ``t.stale``; an entry that is a tuple of names moves those arguments together) taken from an earlier input
-    with tensors of the same shapes and dtypes, where the function was right: it kept that argument, or what it
+    with tensors of the same shapes (any dtypes), where the function was right: it kept that argument, or what it
     computed from it, from the earlier call (a cos/sin table cached without the offset in its key, a key tensor
     kept from the first call of a shape, the cos and sin tables cached by their shape)."""
     if not t.stale:
@@ -173,7 +179,7 @@ def _stale(t, cases, outs, expected) -> str | None:
             for j in right:
                 if (
                     j >= i
-                    or _shapes(cases[j]) != _shapes(cases[i])
+                    or _dims(cases[j]) != _dims(cases[i])
                     or all(_identical(cases[i].args[k], cases[j].args[k]) for k in ks)
                 ):
                     continue
@@ -199,8 +205,8 @@ def _stale(t, cases, outs, expected) -> str | None:
             return (
                 f"your function uses what it cached from an earlier call with a different {name}: "
                 f"{_show_args(t.signature, cases[i])} returns posenc's answer with {value} the earlier call "
-                f"{_show_args(t.signature, cases[j])}, where yours was right. A cache keyed on the shapes and dtypes "
-                f"of the tensors but not on {name} does this: put {name} in the cache's key, or compute afresh on "
-                "each call"
+                f"{_show_args(t.signature, cases[j])}, where yours was right. A cache keyed on the shapes of the "
+                f"tensors (and perhaps their dtypes) but not on {name} does this: put {name} in the cache's key, or "
+                "compute afresh on each call"
             )
     return None

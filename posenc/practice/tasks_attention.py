@@ -45,6 +45,7 @@ def _attention_variant(
     weigh_keys=False,
     scale_out=False,
     mask_shift=0,
+    mask_past=False,
     scale_cos_only=False,
     softmax_dtype=None,
     interleaved_pairs=False,
@@ -90,7 +91,8 @@ def _attention_variant(
     if cos is not None and logits_scale == "once":
         logits = logits * attention_scaling
     if not no_mask and not (mask_without_bias_only and bias is not None):
-        logits = logits.masked_fill(relative_positions(L) > (-1 if diag_mask else mask_shift), float("-inf"))
+        hidden = relative_positions(L) < 0 if mask_past else relative_positions(L) > (-1 if diag_mask else mask_shift)
+        logits = logits.masked_fill(hidden, float("-inf"))
     if softmax_dtype is not None:
         return (torch.softmax(logits.to(softmax_dtype), softmax_dim).double() @ v * out_scale).float()
     return (torch.softmax(logits, softmax_dim) @ v * out_scale).float()
@@ -167,6 +169,11 @@ def _attention_mistakes():
         ("RoPE applied to the values too: only queries and keys are rotated", mk(rope_v=True)),
         ("RoPE applied to the queries only: rotate the keys too", mk(rope_q_only=True)),
         ("no causal mask: queries see later keys", mk(no_mask=True)),
+        (
+            "mask on the wrong side: keys before the query (j < i) hidden instead of the keys after it (j > i); "
+            "fill the logits with −inf where j > i (torch.triu(..., diagonal=1))",
+            mk(mask_past=True),
+        ),
         ("the causal mask also hides the query's own key (the diagonal)", mk(diag_mask=True)),
         ("bias subtracted from the logits instead of added", mk(bias_sign=-1)),
         ("logits divided by d instead of √d", mk(scale_power=1.0)),

@@ -99,6 +99,7 @@ def _shaw_variant(
     abs_=False,
     clip_positions=False,
     future_zero=False,
+    wrap=False,
 ):
     """Shaw's index clip(j − i, −k, k) + k and the mistakes made in it (flags)."""
     p = torch.arange(L)
@@ -110,6 +111,8 @@ def _shaw_variant(
     if not no_clip:
         rel = rel.clamp(-k + lo_plus, k + hi_plus)
     rel = rel + (0 if no_shift else k + shift_plus)
+    if wrap:  # j − i + k taken modulo 2k + 1: far distances wrap around instead of sticking at 0 and 2k
+        rel = torch.remainder(sign * (p[None, :] - p[:, None]) + k, 2 * k + 1)
     if future_zero:  # a causal mask applied to the index: keys after the query (j > i) set to 0
         rel = rel.masked_fill(p[None, :] > p[:, None], 0)
     return rel
@@ -136,6 +139,11 @@ def _shaw_mistakes():
             "the entries of keys after the query (j > i) set to 0: the index is not a mask; it holds "
             "clip(j − i, −k, k) + k for every pair, the future ones included (the attention masks them later)",
             mk(future_zero=True),
+        ),
+        (
+            "j − i + k wrapped modulo 2k + 1 (torch.remainder or %) instead of clipped: distance k + 1 lands on "
+            "index 0, the far end of the table; clip j − i to [−k, k] first (torch.clamp), then add k",
+            mk(wrap=True),
         ),
     ]
 
@@ -168,6 +176,7 @@ def _shaw_attn_variant(
     mask_past=False,
     uncentred=False,
     key_row=False,
+    unshifted=False,
 ):
     d = q.shape[-1]
     L = q.shape[-2]
@@ -177,6 +186,8 @@ def _shaw_attn_variant(
     idx = (sign * relative_positions(L)).clamp(-kk, kk) + kk
     if uncentred:  # clip(j − i, 0, 2k) without the shift by k: every causal pair (j ≤ i) reads row 0
         idx = (sign * relative_positions(L)).clamp(0, 2 * kk)
+    if unshifted:  # clip(j − i, −k, k) without + k: negative indices read the tables' last rows
+        idx = (sign * relative_positions(L)).clamp(-kk, kk)
     idx_v = relative_positions(L).abs().clamp(max=kk) + kk if value_abs else idx
     q64, k64, v64 = q.double(), k.double(), v.double()
     rk, rv = rel_k.double()[idx], (rel_k if value_from_k else rel_v).double()[idx_v]
@@ -287,6 +298,12 @@ def _shaw_attn_mistakes():
             _Variant(_shaw_attn_variant, uncentred=True),
         ),
         (
+            "the relative index not shifted by k: clip(j − i, −k, k) is negative for keys before the query, and a "
+            "negative index reads the tables from the end (row −1 is row 2k); Shaw's index is clip(j − i, −k, k) "
+            "+ k, as in shaw_relative_index",
+            _Variant(_shaw_attn_variant, unshifted=True),
+        ),
+        (
             "the relative key term uses k where q belongs: k_i·R^K_ij (the key at the query's row i, "
             "einsum('...id,ijd->...ij', k, R)) instead of q_i·R^K_ij; Shaw's logit is q_i·(k_j + R^K_ij)",
             _Variant(_shaw_attn_variant, key_row=True),
@@ -343,6 +360,7 @@ def _t5_variant(
     log2_doubling=False,
     exact_minus1=False,
     past_offset=False,
+    no_exact_add=False,
 ):
     if halve_nb or past_offset:
         num_buckets //= 2
@@ -396,7 +414,9 @@ def _t5_variant(
     if log2_doubling:  # one bucket per doubling of the distance, not scaled to the buckets left
         val = ratio_log
     val = val.double()
-    large = max_exact + (torch.ceil(val) if rounding == "ceil" else torch.round(val) if rounding else val).long()
+    large = (0 if no_exact_add else max_exact) + (
+        torch.ceil(val) if rounding == "ceil" else torch.round(val) if rounding else val
+    ).long()
     if not no_clamp:
         large = large.clamp(max=num_buckets if cap_n else num_buckets - 1)
     return buckets + torch.where(small, dist, large)
@@ -540,6 +560,12 @@ def _t5_log_bucket_mistakes(mk):
             "max_exact = num_buckets // 2 − 1 (one exact bucket too few): T5 makes max_exact = num_buckets // 2 "
             "(of the halved count, in the bidirectional case), so distances 0 .. max_exact − 1 get a bucket each",
             mk(exact_minus1=True),
+        ),
+        (
+            "the log bucket not offset by max_exact: the large branch is max_exact + trunc(log(dist / max_exact) / "
+            "log(max_distance / max_exact) · (num_buckets − max_exact)), so the log buckets start after the exact "
+            "ones",
+            mk(no_exact_add=True),
         ),
     ]
 

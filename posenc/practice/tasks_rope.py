@@ -126,6 +126,7 @@ def _inv_mistakes():
             lambda d, b=1e4: (2.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d * math.log10(b))).float(),
         ),
         (_LOG_BASE, lambda d, b=1e4: _inv_variant(d, 10.0 ** (math.log10(b) / math.log(10.0)))),
+        (_LOG_BASE, lambda d, b=1e4: torch.exp(-math.log2(b) * torch.arange(0, d, 2, dtype=torch.float64) / d).float()),
         ("frequencies computed in float16", mk(dtype=torch.float16)),
         ("frequencies computed in bfloat16", mk(dtype=torch.bfloat16)),
         (
