@@ -35,16 +35,6 @@ def _fresh_caches():
     pm._R8_CACHE.clear()
 
 
-@pytest.mark.parametrize("task", sorted(pm.ROUND8))
-def test_round8_mutants_are_named_and_the_correct_functions_still_pass(task):
-    for said, fn in pm.ROUND8[task]:
-        pm._R8_CACHE.clear()
-        r = check(task, fn)
-        assert not r.passed and said in r.diagnoses[0], (fn.__name__, r.diagnoses[:1])
-    for good in pm.CORRECT.get(task, []):
-        assert check(task, good).passed, good.__name__
-
-
 # ---- sinusoidal ---------------------------------------------------------------------------------------------------
 def test_stacking_on_the_first_axis_puts_every_sin_row_before_every_cos_row():
     L, d = 6, 8
