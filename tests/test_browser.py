@@ -2,7 +2,8 @@
 
 Run after a build (``make test`` does it in order): ``pytest -m browser``. Uses the system Chromium
 (``CHROMIUM`` overrides the path); a browser that a test runner downloads itself is not available
-on the CI machines. A screenshot of every page is saved under ``_build/screenshots/``.
+on the CI machines. With ``POSENC_SCREENSHOTS=1`` a full-page screenshot of every page is saved under
+``_build/screenshots/`` (a record for people, not a check; the long API page takes tens of seconds).
 ``POSENC_BOOK_HTML`` points the tests at another build's ``html`` folder.
 
 The kernel-less explorers (issue 14): on every page with an explorer cell, each explorer renders
@@ -34,6 +35,7 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
 HTML = Path(os.environ.get("POSENC_BOOK_HTML") or ROOT / "_build" / "html")
 SHOTS = ROOT / "_build" / "screenshots"
+SAVE_SHOTS = os.environ.get("POSENC_SCREENSHOTS") == "1"
 PAGES = (
     sorted(
         p.relative_to(HTML).as_posix()
@@ -129,11 +131,13 @@ def test_page_renders_cleanly(server, browser, page_path):
     }""",
         RAW_TEX,
     )
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    # a record for people, not a check: the long API page takes tens of seconds on a busy machine
-    page.screenshot(
-        path=str(SHOTS / (page_path.replace("/", "__").removesuffix(".html") + ".png")), full_page=True, timeout=180_000
-    )
+    if SAVE_SHOTS:  # a record for people, not a check: the long API page takes tens of seconds
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(
+            path=str(SHOTS / (page_path.replace("/", "__").removesuffix(".html") + ".png")),
+            full_page=True,
+            timeout=180_000,
+        )
     page.close()
 
     assert outside == [], f"requests left the machine: {outside[:5]}"
@@ -258,8 +262,9 @@ def _explore_html(page, root, name: str, shot: Path) -> list[str]:
     n = page.evaluate("(r) => window.__posenc.cells(r).length", root)
     if n == 0:
         return [f"{name}: no controls"]
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    root.screenshot(path=f"{shot}.png")
+    if SAVE_SHOTS:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        root.screenshot(path=f"{shot}.png")
     samples = []
     for j in range(n):
         info = cell_info(page, root, j)
@@ -308,10 +313,11 @@ def test_html_explorers_fall_back_without_javascript(server, browser, page_path,
             return { companion: shown.length,
                      noscript: !!note && (note.matches('noscript') || note.getBoundingClientRect().height > 0),
                      controls: e.querySelectorAll('input, select, button, .widget-slider').length }; })""")
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(
-            path=str(SHOTS / (page_path.replace("/", "__").removesuffix(".html") + "__nojs.png")), full_page=True
-        )
+        if SAVE_SHOTS:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(
+                path=str(SHOTS / (page_path.replace("/", "__").removesuffix(".html") + "__nojs.png")), full_page=True
+            )
     finally:
         ctx.close()
     assert len(fallbacks) == len(expected), f"{len(fallbacks)} explorers in the page, {len(expected)} expected"
