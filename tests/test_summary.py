@@ -443,7 +443,7 @@ def _fixed_as_dynamic_row():
     quote(
         C10,
         "In Gemma 3 4B to 27B the global layers use transformers' `linear` type, factor 8",
-        "DeepSeek-V2 and V3 extend 4096 to 163 840 positions with YaRN",
+        "DeepSeek-V2 and V3 extend 4096 to 163 840 positions with YaRN, factor $s = 40$",
     )
     return []
 
@@ -587,13 +587,19 @@ RULES: dict[str, tuple] = {
     "| dynamic PI |": (_pi_row, "_ _"),
     "| dynamic YaRN |": (_yarn_row, "_ _ 2"),
     "| dynamic NTK |": (_ntk_row, "_ _ 2"),
-    "| PI or YaRN, fixed factor": (_fixed_as_dynamic_row, "8 3 4 27 2 3"),
+    "| PI or YaRN, fixed factor": (_fixed_as_dynamic_row, "8 3 4 27 8 2 3 40"),
     "| fine-tuning RoPE, PI or YaRN at": (_finetuned_row, "8 _0 _1 _2 _3"),
     # what chapters 7 and 10 add to RoPE
     "| method | what it changes": (lambda: [], "7 10"),
     "| partial rotary | rotates part": (lambda: [], "20 2 3 4.5"),
     "| larger base | at a fixed": (lambda: [], "3 3"),
-    "| Llama 3.1's rule | keeps": (lambda: [], "3.1 3.1 4"),
+    "| Llama 3.1's rule | keeps": (lambda: quote(C10, "Llama 4's chunk is 8192 tokens"), "3.1 3.1 _ _"),
+    "| local and global bases |": (
+        lambda: quote(
+            C10, "Local layers keep base $10^4$, global layers take base $10^6$", "In Gemma 3 4B to 27B the global"
+        ),
+        "_ _ _ _ _ _ _",
+    ),
     "| LongRoPE | a searched": (lambda: [], "3"),  # Phi-3
     "| M-RoPE | positions in time": (lambda: [], "2 2.5"),
     "| interleaved M-RoPE |": (lambda: [], "3 3.5"),
@@ -852,6 +858,7 @@ PROSE = (
     "1 2 1 "  # KERPLE's r_1 and r_2; xPos's zeta_l < 1
     "8 64 8 512 "  # chapter 8 trains at L = 64 and tests up to 8L = 512
     "8 28 28 3.3 "  # a model breaks at 8L: worse than uniform guessing over 28 tokens, ln 28 nats
+    "16 16 2.77 5 "  # guessing among the 16 filler symbols, ln 16 nats; NoPE and T5 end near it
     "0.69 0.03 "  # the floor of the loss and the trigram above it (chapter 8)
     "5 "  # the takeaway above the encodings' table: T5
     "7 8 "  # RoPE, stretched: chapter 7's scalings; at 8L only fine-tuning keeps the loss
@@ -904,6 +911,10 @@ def test_prose_holds_only_its_listed_numbers():
     quote(C8, "the best possible loss there is about 0.69 nats", "that costs it about 0.03 nats")
     # what breaks means, in chapter 8's words
     quote(C8, "worse than guessing uniformly among the 28 tokens", r"$\ln 28 \approx 3.3$ nats")
+    quote(C8, "guessing among the 16 filler symbols")
+    assert f"{math.log(16):.2f}" == "2.77"
+    # "NoPE and T5 end near that line": their mean loss at 8L within 0.15 nats of ln 16
+    assert all(abs(float(loss(name, 512)) - math.log(16)) < 0.15 for name in ("none", "t5"))
     found, expected = prose_numbers(), PROSE.split()
     assert found == expected, f"prose outside the tables, in order:\n  on the page: {found}\n  listed:      {expected}"
 
