@@ -3588,3 +3588,216 @@ ROUND9 = {
 }
 for _task, _extra in ROUND9.items():
     MUTANTS[_task] += _extra
+
+
+# round 10: the mistakes a tenth learner-reviewer wrote that the checker named wrongly or not at all, written anew,
+# and their siblings in the same class
+def r10_ntk_exponent_d2(head_dim, base, factor):
+    nb = base * factor ** (head_dim / (head_dim - 2))
+    return 1.0 / nb ** (torch.arange(0, head_dim, 2).float() / (head_dim - 2))
+
+
+def r10_pi_exponent_d2(head_dim, base, factor):
+    return torch.linspace(0, 1, head_dim // 2, dtype=torch.float64).mul(-math.log(base)).exp().float() / factor
+
+
+def r10_shaw_uint8(q_len, max_distance):
+    p = torch.arange(q_len, dtype=torch.uint8)
+    return (p[None, :] - p[:, None]).long().clamp(-max_distance, max_distance) + max_distance
+
+
+def r10_slopes_from_c(n_heads):
+    def p2(n):
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
+        return [start * start**i for i in range(n)]
+
+    if math.log2(n_heads).is_integer():
+        return torch.tensor(p2(n_heads))
+    c = 2 ** math.floor(math.log2(n_heads))
+    extra = p2(c)[0::2]
+    while len(extra) < n_heads - c:
+        extra = extra + extra
+    return torch.tensor(p2(c) + extra[: n_heads - c], dtype=torch.float32)
+
+
+def _r10_rh(x):
+    h = x.shape[-1] // 2
+    return torch.cat([-x[..., h:], x[..., :h]], -1)
+
+
+def r10_half_row0(x, cos, sin):
+    return x * cos[0] + _r10_rh(x) * sin[0]
+
+
+def r10_half_last_row(x, cos, sin):
+    return x * cos[-1] + _r10_rh(x) * sin[-1]
+
+
+def r10_interleaved_row0(x, cos, sin):
+    c, s = cos[0], sin[0]
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    return torch.stack([x0 * c[0::2] - x1 * s[0::2], x0 * s[0::2] + x1 * c[0::2]], -1).flatten(-2)
+
+
+def r10_half_second_sign(x, cos, sin):
+    h = x.shape[-1] // 2
+    x1, x2 = x[..., :h], x[..., h:]
+    c, s = cos[..., :h], sin[..., :h]
+    return torch.cat([x1 * c - x2 * s, x2 * c - x1 * s], -1)
+
+
+def r10_interleaved_odd_sign(x, cos, sin):
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    c, s = cos[..., 0::2], sin[..., 0::2]
+    return torch.stack([x0 * c - x1 * s, x1 * c - x0 * s], -1).flatten(-2)
+
+
+def r10_shaw_value_centre(q, k, v, rel_k, rel_v):
+    L, d = q.shape[-2:]
+    kk = (rel_k.shape[0] - 1) // 2
+    p = torch.arange(L)
+    idx = (p[None, :] - p[:, None]).clamp(-kk, kk) + kk
+    s = (q @ k.transpose(-2, -1) + torch.einsum("...id,ijd->...ij", q, rel_k[idx])) / math.sqrt(d)
+    s = s.masked_fill(idx > kk, float("-inf"))
+    return s.softmax(-1) @ v + rel_v[kk]
+
+
+def r10_t5_causal_future_last(relative_position, num_buckets=32, max_distance=128):
+    b = posenc.t5_relative_bucket(
+        relative_position, bidirectional=False, num_buckets=num_buckets, max_distance=max_distance
+    )
+    return torch.where(relative_position > 0, torch.full_like(b, num_buckets - 1), b)
+
+
+def r10_t5_causal_future_one(relative_position, num_buckets=32, max_distance=128):
+    """Keys after the query in bucket 1: no known mistake, the class detector names it."""
+    b = posenc.t5_relative_bucket(
+        relative_position, bidirectional=False, num_buckets=num_buckets, max_distance=max_distance
+    )
+    return torch.where(relative_position > 0, torch.ones_like(b), b)
+
+
+def _r10_yarn(d, base, s, L, bf, bs, rnd=None, turn=2 * math.pi):
+    def cd(r):
+        return d * math.log(L / (r * turn)) / (2 * math.log(base))
+
+    low, high = (round(cd(bf)), round(cd(bs))) if rnd == "round" else (math.floor(cd(bf)), math.ceil(cd(bs)))
+    if rnd == "ceil":
+        low, high = math.ceil(cd(bf)), math.ceil(cd(bs))
+    low, high = max(low, 0), min(high, d - 1)
+    if low == high:
+        high += 0.001
+    theta = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float32) / d)
+    ramp = ((torch.arange(d // 2, dtype=torch.float32) - low) / (high - low)).clamp(0, 1)
+    inv = theta / s * ramp + theta * (1 - ramp)
+    return inv, (0.1 * math.log(s) + 1.0) if s > 1 else 1.0
+
+
+def r10_yarn_round(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    return _r10_yarn(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow, rnd="round")
+
+
+def r10_yarn_ceil(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    return _r10_yarn(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow, rnd="ceil")
+
+
+def r10_yarn_pi(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    return _r10_yarn(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow, turn=math.pi)
+
+
+def r10_pi_factor_minus_one(head_dim, base, factor):
+    return posenc.rope_inv_freq(head_dim, base) / (factor - 1)
+
+
+def r10_pi_factor_plus_one(head_dim, base, factor):
+    """θ / (factor + 1): no known mistake, the class detector reads the divisor back."""
+    return posenc.rope_inv_freq(head_dim, base) / (factor + 1)
+
+
+def r10_pi_by_three(head_dim, base, factor):
+    """θ / 3 whatever the factor: the class detector reads the divisor back."""
+    return posenc.rope_inv_freq(head_dim, base) / 3.0
+
+
+def _r10_angles(positions, head_dim, base):
+    pos = torch.arange(positions) if isinstance(positions, int) else positions
+    return pos.float()[:, None] * posenc.rope_inv_freq(head_dim, base)[None, :]
+
+
+def r10_cs_sin_negated_half(positions, head_dim, base=10000.0):
+    a = _r10_angles(positions, head_dim, base)
+    return torch.cat([a.cos(), a.cos()], -1), torch.cat([a.sin(), -a.sin()], -1)
+
+
+def r10_cs_cos_negated_half(positions, head_dim, base=10000.0):
+    a = _r10_angles(positions, head_dim, base)
+    return torch.cat([a.cos(), -a.cos()], -1), torch.cat([a.sin(), a.sin()], -1)
+
+
+# correct, in new styles: Meta's order (rotate in float32, cast the result), T5 with <=, float64 angles
+def r10_offset_meta_order(x, offset, base=10000.0):
+    L, d = x.shape[-2:]
+    c, s = posenc.rope_cos_sin(torch.arange(offset, offset + L), d, base)
+    return posenc.apply_rope(x.float(), c, s).to(x.dtype)
+
+
+def r10_t5_le(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    rel = relative_position
+    buckets = torch.zeros_like(rel)
+    if bidirectional:
+        num_buckets //= 2
+        buckets = buckets + (rel > 0).long() * num_buckets
+        dist = rel.abs()
+    else:
+        dist = -torch.clamp(rel, max=0)
+    me = num_buckets // 2
+    large = me + (torch.log(dist.float() / me) / math.log(max_distance / me) * (num_buckets - me)).long()
+    return buckets + torch.where(dist <= me, dist, large.clamp(max=num_buckets - 1))
+
+
+def r10_cs_float64(positions, head_dim, base=10000.0):
+    pos = torch.arange(positions) if isinstance(positions, int) else positions
+    inv = torch.exp(-math.log(base) * torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
+    a = torch.einsum("n,f->nf", pos.double(), inv).repeat(1, 2)
+    return a.cos().float(), a.sin().float()
+
+
+ROUND10 = {
+    "ntk_inv_freq": [("only the exponent's denominator is wrong", r10_ntk_exponent_d2)],
+    "pi_inv_freq": [
+        ("exponent 2i/(d−2) (a linspace to 1)", r10_pi_exponent_d2),
+        ("frequencies divided by factor − 1", r10_pi_factor_minus_one),
+        ("all divided by one number c, but c = 3", r10_pi_factor_plus_one),
+        ("all divided by one number c, but c = 3", r10_pi_by_three),
+    ],
+    "shaw_relative_index": [("j − i computed in an unsigned dtype", r10_shaw_uint8)],
+    "alibi_slopes": [("yours take every other slope of c heads, get_slopes(c)[0::2]", r10_slopes_from_c)],
+    "apply_rope_half": [
+        ("the angle of the first row (cos[0], sin[0]) used for every position", r10_half_row0),
+        ("the angle of the last row (cos[−1], sin[−1]) used for every position", r10_half_last_row),
+        ("the second half's sign wrong: x2' = x2·cos − x1·sin", r10_half_second_sign),
+    ],
+    "apply_rope_interleaved": [
+        ("the angle of the first row (cos[0], sin[0]) used for every position", r10_interleaved_row0),
+        ("the odd coordinate's sign wrong", r10_interleaved_odd_sign),
+    ],
+    "shaw_attention": [("the value side adds only the centre row R^V[k]", r10_shaw_value_centre)],
+    "t5_causal_bucket": [
+        ("keys after the query (Δ > 0) sent to the last bucket", r10_t5_causal_future_last),
+        ("right for every key at or before the query (Δ ≤ 0) and wrong after it", r10_t5_causal_future_one),
+    ],
+    "yarn_inv_freq": [
+        ("correction range rounded to the nearest integer (round())", r10_yarn_round),
+        ("correction range rounded up at both ends", r10_yarn_ceil),
+        ("π instead of 2π in the correction dimension", r10_yarn_pi),
+    ],
+    "rope_cos_sin": [
+        ("sin table cat([sin a, −sin a])", r10_cs_sin_negated_half),
+        ("cos table cat([cos a, −cos a])", r10_cs_cos_negated_half),
+    ],
+}
+for _task, _extra in ROUND10.items():
+    MUTANTS[_task] += _extra
+CORRECT["apply_rope_offset"].append(r10_offset_meta_order)
+CORRECT["t5_relative_bucket"].append(r10_t5_le)
+CORRECT["rope_cos_sin"].append(r10_cs_float64)

@@ -89,6 +89,7 @@ from .tasks_relative import (
     _t5_causal_cases,
     _t5_causal_mistakes,
     _t5_causal_ref,
+    _t5_future,
     _t5_mistakes,
     _t5_negated,
     _t5_structure,
@@ -121,6 +122,7 @@ from .tasks_rope import (
 from .tasks_scaling import (
     _ntk_effective_base,
     _ntk_mistakes,
+    _pi_divisor,
     _pi_mistakes,
     _prop_ntk_first,
     _prop_ntk_last,
@@ -245,7 +247,7 @@ def _task_list() -> list[Task]:
             [("buckets in [0, num_buckets)", _prop_t5_range)],
             _t5_causal_mistakes(),
             _t5_structure,
-            detectors=[("buckets negated", _t5_negated)],
+            detectors=[("buckets negated", _t5_negated), ("keys after the query not in bucket 0", _t5_future)],
         )
     )
     t.append(
@@ -364,7 +366,11 @@ def _task_list() -> list[Task]:
             _pi_mistakes(),
             _scaled_structure,
             _rel_compare,
-            detectors=[_lowp("float16", "frequencies"), _lowp("bfloat16", "frequencies")],
+            detectors=[
+                _lowp("float16", "frequencies"),
+                _lowp("bfloat16", "frequencies"),
+                ("RoPE frequencies divided by another number", _pi_divisor),
+            ],
         )
     )
     t.append(

@@ -23,8 +23,9 @@ def _slopes_variant(n, *, linear=False, from_one=False, ratio="float", extra="of
     ``from_one`` start · ratio^i written as ratio^i (slopes start at 1); ``ratio`` "floor" 2^(−8 // m) or
     "trunc" 2^−(8 // m) for the float 2^(−8/m); ``extra`` the rule for a non-power-of-two count ("as_pow2" the
     power-of-two formula at n, "first" get_slopes(2c)[:n − c], "next_pow" the next power of two truncated,
-    "from_c" the first c slopes again, "mpt_swapped" MPT's interleave with its halves swapped, "before" the extra
-    slopes placed before the first c); ``order`` "sorted" or "reversed"; ``negate`` every slope negated."""
+    "from_c" the first c slopes again, "mpt_swapped" MPT's interleave with its halves swapped, "c_even"
+    get_slopes(c)[0::2] repeated, "before" the extra slopes placed before the first c); ``order`` "sorted" or
+    "reversed"; ``negate`` every slope negated."""
 
     def pow2(m):
         if ratio == "floor":
@@ -50,6 +51,9 @@ def _slopes_variant(n, *, linear=False, from_one=False, ratio="float", extra="of
             s = pow2(c) + pow2(2 * c)[: n - c]
         elif extra == "from_c":
             s = pow2(c) + pow2(c)[: n - c]
+        elif extra == "c_even":  # every other slope of c heads, repeated until there are n − c
+            even = pow2(c)[0::2]
+            s = pow2(c) + [even[j % len(even)] for j in range(n - c)]
         elif extra == "before":
             s = pow2(2 * c)[0::2][: n - c] + pow2(c)
         else:
@@ -110,6 +114,12 @@ _SLOPE_MISTAKES: list[tuple[str, dict]] = [
         "non-power-of-two heads: the extra slopes placed first; get_slopes returns the c slopes of get_slopes(c) "
         "first, then the n − c extra ones, get_slopes(2c)[0::2][: n − c]",
         dict(extra="before"),
+    ),
+    (
+        "non-power-of-two heads: the extra slopes come from 2c heads, get_slopes(2c)[0::2]; yours take every other "
+        "slope of c heads, get_slopes(c)[0::2] (c the closest lower power of two): those repeat slopes of the "
+        "first c heads instead of the 2c slopes that fall between them",
+        dict(extra="c_even"),
     ),
 ]
 

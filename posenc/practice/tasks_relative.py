@@ -100,12 +100,15 @@ def _shaw_variant(
     clip_positions=False,
     future_zero=False,
     wrap=False,
+    unsigned=False,
 ):
     """Shaw's index clip(j − i, −k, k) + k and the mistakes made in it (flags)."""
     p = torch.arange(L)
     if clip_positions:  # each position clipped to k before the difference
         p = p.clamp(max=k)
     rel = sign * (p[None, :] - p[:, None])
+    if unsigned:  # j − i in torch.uint8: a negative difference wraps around to 256 + (j − i)
+        rel = torch.remainder(rel, 256)
     if abs_:
         rel = rel.abs()
     if not no_clip:
@@ -145,6 +148,12 @@ def _shaw_mistakes():
             "index 0, the far end of the table; clip j − i to [−k, k] first (torch.clamp), then add k",
             mk(wrap=True),
         ),
+        (
+            "j − i computed in an unsigned dtype (torch.uint8 positions): a negative j − i wraps around to "
+            "256 + (j − i), a large positive number, so the clip sends every key before the query to index 2k; "
+            "compute j − i in int64 (torch.arange's default), then clip",
+            mk(unsigned=True),
+        ),
     ]
 
 
@@ -177,6 +186,7 @@ def _shaw_attn_variant(
     uncentred=False,
     key_row=False,
     unshifted=False,
+    value_centre=False,
 ):
     d = q.shape[-1]
     L = q.shape[-2]
@@ -206,7 +216,9 @@ def _shaw_attn_variant(
     if mask_after:
         a = a.masked_fill(mask, 0.0)
     out = a @ v64
-    if value:
+    if value and value_centre:  # rel_v[k], the row of distance 0, added to every query unweighted
+        out = out + rel_v.double()[kk]
+    elif value:
         out = out + torch.einsum("...ij,ijd->...id", a, rv)
     return out.float()
 
@@ -308,6 +320,12 @@ def _shaw_attn_mistakes():
             "einsum('...id,ijd->...ij', k, R)) instead of q_i·R^K_ij; Shaw's logit is q_i·(k_j + R^K_ij)",
             _Variant(_shaw_attn_variant, key_row=True),
         ),
+        (
+            "the value side adds only the centre row R^V[k] (distance 0) to every output: Shaw's value term is "
+            "Σ_j a_ij·R^V_ij, each key's row of rel_v weighted by its attention, "
+            "einsum('...ij,ijd->...id', a, rel_v[idx])",
+            _Variant(_shaw_attn_variant, value_centre=True),
+        ),
     ]
 
 
@@ -361,7 +379,9 @@ def _t5_variant(
     exact_minus1=False,
     past_offset=False,
     no_exact_add=False,
+    future_last=False,
 ):
+    nb0, rel0 = num_buckets, rel
     if halve_nb or past_offset:
         num_buckets //= 2
     if fixed_md is not None:
@@ -419,7 +439,10 @@ def _t5_variant(
     ).long()
     if not no_clamp:
         large = large.clamp(max=num_buckets if cap_n else num_buckets - 1)
-    return buckets + torch.where(small, dist, large)
+    out = buckets + torch.where(small, dist, large)
+    if future_last:  # keys after the query sent to the last bucket instead of 0
+        out = out.masked_fill(rel0 > 0, nb0 - 1)
+    return out
 
 
 #: Small configurations, max_distance just past the exact buckets (valid: max_distance > max_exact, as
@@ -683,12 +706,42 @@ def _t5_causal_mistakes():
         ),
         (_QUARTER, mk(exact_quarter=True)),
         (
+            "keys after the query (Δ > 0) sent to the last bucket, num_buckets − 1: the decoder's distance "
+            "−min(Δ, 0) is 0 for them, so they get bucket 0 (the attention masks them anyway)",
+            mk(future_last=True),
+        ),
+        (
             "the encoder's offset added to the keys before the query: buckets num_buckets // 2 + bucket(−Δ) over "
             "the halved count; the decoder has no offset, and its buckets use all num_buckets for the keys "
             "before the query",
             mk(past_offset=True),
         ),
     ]
+
+
+def _t5_future(cases, outs, usable) -> str | bool:
+    """The decoder's buckets right for every key at or before the query (Δ ≤ 0) and wrong for some key after it."""
+    expected, _ = _expected(_CURRENT[0])
+    first = None
+    for i in usable:
+        o, e = outs[i], expected[i]
+        if isinstance(o, _Crash) or isinstance(e, _Crash):
+            return False
+        rel = cases[i].args[0]
+        wrong = o != e
+        if bool((wrong & (rel <= 0)).any()):
+            return False
+        if first is None and bool(wrong.any()):
+            j = tuple(int(v) for v in torch.nonzero(wrong)[0])
+            first = (int(rel[j]), int(o[j]))
+    if first is None:
+        return False
+    r, got = first
+    return (
+        f"your buckets are right for every key at or before the query (Δ ≤ 0) and wrong after it: bucket {got} "
+        f"at relative position Δ = {r} > 0. Keys after the query (Δ > 0) get bucket 0: the decoder's distance is "
+        "−min(Δ, 0), which is 0 for them"
+    )
 
 
 def _t5_negated(cases, outs, usable) -> str | bool:

@@ -167,6 +167,7 @@ def _cs_variant(
     sort=False,
     fixed_base=None,
     int_as_one=False,
+    neg_half=None,
 ):
     base = base if fixed_base is None else fixed_base
     pos = torch.tensor([positions]) if int_as_one and isinstance(positions, int) else _pos_tensor(positions)
@@ -186,6 +187,13 @@ def _cs_variant(
     else:
         ang = ang.repeat_interleave(2, -1)
     c, s = ang.cos(), sin_sign * ang.sin()
+    h = c.shape[-1] // 2
+    if neg_half == "sin":  # rotate_half's minus baked into the table: cat([sin a, −sin a])
+        s = torch.cat([s[..., :h], -s[..., h:]], -1)
+    elif neg_half == "sin_first":
+        s = torch.cat([-s[..., :h], s[..., h:]], -1)
+    elif neg_half == "cos":
+        c = torch.cat([c[..., :h], -c[..., h:]], -1)
     return (s, c) if swap else (c, s)
 
 
@@ -272,6 +280,17 @@ def _cs_mistakes():
             "themselves",
             mk(int_as_one=True),
         ),
+        (
+            "sin table cat([sin a, −sin a]): rotate_half's minus baked into the table; rotate_half(x) = cat([−x2, "
+            "x1]) already carries it, and the table is cat([sin a, sin a])",
+            mk(neg_half="sin"),
+        ),
+        (
+            "sin table cat([−sin a, sin a]): rotate_half's minus baked into the table; rotate_half(x) = cat([−x2, "
+            "x1]) already carries it, and the table is cat([sin a, sin a])",
+            mk(neg_half="sin_first"),
+        ),
+        ("cos table cat([cos a, −cos a]): the table is cat([cos a, cos a]), both halves alike", mk(neg_half="cos")),
         ("angles computed in float16", mk(dtype=torch.float16)),
         ("angles computed in bfloat16", mk(dtype=torch.bfloat16)),
         ("angles computed in float16", mk(inv_dtype=torch.float16)),
@@ -309,8 +328,12 @@ def _apply_variant(
     flip_partner=False,
     twice=False,
     complex_swap=False,
+    row=None,
+    second_sign=1,
 ):
     dt = x.dtype
+    if row is not None:  # one row of the tables (cos[0] or cos[-1]) for every position
+        cos, sin = cos[..., row, :], sin[..., row, :]
     if twice:  # the rotation applied to its own result: angle 2·m·θ
         once = _apply_variant(x.double(), cos, sin, layout=layout)
         return _apply_variant(once, cos, sin, layout=layout).to(dt)
@@ -330,6 +353,9 @@ def _apply_variant(
         if plain_sin:
             rh = xf
         out = xf * c + rh * s
+        if second_sign == -1:  # x2' = x2·cos − x1·sin: the second half rotated backwards
+            h = xf.shape[-1] // 2
+            out = torch.cat([out[..., :h], (xf * c - torch.cat([-x2, x1], -1) * s)[..., h:]], -1)
         if first_half_only:
             out = torch.cat([out[..., : xf.shape[-1] // 2], x2], -1)
     else:
@@ -338,7 +364,7 @@ def _apply_variant(
             x0, x1 = x1, x0
         c0, s0 = c[..., 0::2], s[..., 0::2]
         r0 = x0 * c0 - (-x1 if no_minus else x1) * s0
-        r1 = x0 * s0 + x1 * c0
+        r1 = x0 * s0 * second_sign + x1 * c0
         if plain_sin:
             r0, r1 = x0 * c0 + x0 * s0, x1 * c0 + x1 * s0
         out = torch.cat([r0, r1], -1) if concat_back else torch.stack([r0, r1], -1).flatten(-2)
@@ -445,6 +471,28 @@ def _apply_mistakes(layout):
             "the rotation applied twice (to its own result): that turns each pair by 2·m·θ_i; apply "
             "x·cos + rotate(x)·sin once",
             mk(twice=True),
+        ),
+        (
+            "the angle of the first row (cos[0], sin[0]) used for every position: row r of cos and sin belongs to "
+            "row r of x (position r); multiply by the whole tables, x·cos + rotate(x)·sin",
+            mk(row=0),
+        ),
+        (
+            "the angle of the last row (cos[−1], sin[−1]) used for every position: row r of cos and sin belongs to "
+            "row r of x (position r); multiply by the whole tables, x·cos + rotate(x)·sin",
+            mk(row=-1),
+        ),
+        (
+            (
+                "the second half's sign wrong: x2' = x2·cos − x1·sin, where the rotation gives x2·cos + x1·sin "
+                "(your first half, x1·cos − x2·sin, is right)"
+            )
+            if layout == "half"
+            else (
+                "the odd coordinate's sign wrong: x_2i+1' = x_2i+1·cos − x_2i·sin, where the rotation gives "
+                "x_2i+1·cos + x_2i·sin (your even coordinate, x_2i·cos − x_2i+1·sin, is right)"
+            ),
+            mk(second_sign=-1),
         ),
     ]
 

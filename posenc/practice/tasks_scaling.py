@@ -89,13 +89,20 @@ def _scaled_variant(
     sign=-1,
     flip=False,
     precedence=False,
+    denom_minus=0,
 ):
     """RoPE frequencies with a changed base and divided by a power of the factor: PI is ``div_power=1``,
     NTK-aware is ``base_exp="ntk"`` (base·s^(d/(d−2))); the other values are the mistakes' bases."""
     s = int(s) if int_factor else s
     b = float(b if fixed_base is None else fixed_base)
     inv = _inv_variant(
-        d, _new_base(base_exp, d, b, s), exp_scale=exp_scale, sign=sign, flip=flip, precedence=precedence
+        d,
+        _new_base(base_exp, d, b, s),
+        exp_scale=exp_scale,
+        sign=sign,
+        flip=flip,
+        precedence=precedence,
+        denom_minus=denom_minus,
     )
     return (_f64(inv) / s**div_power).float()
 
@@ -131,6 +138,12 @@ _NOT_NEGATED = "the sign of the exponent lost: base^(+2i/d) (wavelength factors)
 _REVERSED = (
     "frequencies in reverse order (flipped): θ_i = base^(−2i/d) falls with i, from θ_0 = 1 (the fastest pair) to "
     "the slowest"
+)
+
+#: The exponent over d − 2 (torch.linspace(0, 1, d/2) makes it too): the last pair turns at 1/base.
+_EXP_D2 = (
+    "exponent 2i/(d−2) (a linspace to 1) instead of 2i/d: the slowest pair turns at 1/base, where "
+    "base^(−2i/d) with i up to d/2 − 1 stops at base^(−(d−2)/d)"
 )
 
 _BASE_IGNORED = "base ignored: 10000 hard-coded (the sweep passes other bases: use the base argument)"
@@ -190,6 +203,11 @@ def _pi_mistakes():
             lambda d, b, s: (s * _f64(_inv_variant(d, b, sign=1))).float(),
         ),
         (_NOT_NEGATED + "; PI's θ_i/s = base^(−2i/d)/s falls from 1/s", mk(sign=1)),
+        (
+            "frequencies divided by factor − 1: PI divides every frequency by the factor itself, θ_i / s",
+            lambda d, b, s: (_f64(rope_inv_freq(d, b)) / (s - 1)).float(),
+        ),
+        (_EXP_D2 + "; PI then divides each frequency by the factor", mk(denom_minus=2)),
         (_REVERSED + "; PI divides each by the factor", mk(flip=True)),
         (_PRECEDENCE, mk(precedence=True)),
     ]
@@ -254,6 +272,10 @@ def _ntk_mistakes():
         ),
         (_BASE_IGNORED, mk(fixed_base=1e4)),
         (_NOT_NEGATED + ", with NTK-aware's base·s^(d/(d−2)) in place of base", mk(sign=1)),
+        (
+            _EXP_D2 + "; your base, NTK-aware's base·s^(d/(d−2)), is right: only the exponent's denominator is wrong",
+            mk(denom_minus=2),
+        ),
         (_REVERSED + ", with NTK-aware's base", mk(flip=True)),
         (_PRECEDENCE, mk(precedence=True)),
     ]
@@ -297,6 +319,16 @@ def _ntk_effective_base(cases, outs, usable) -> str | bool:
     ]
     d, b, s, eff, x = min(seen)  # the smallest input: the base there has the fewest digits
     want = b * s ** (d / (d - 2))
+    # B^(−2i/(d−2)) is RoPE's form with base B^(d/(d−2)): the exponent's denominator, not the base, is wrong
+    exp_bases = [(e ** ((dd - 2) / dd), dd, bb, ss) for dd, bb, ss, e, _ in seen]
+    for name, form in (("NTK-aware's base·s^(d/(d−2))", "ntk"), ("the base argument itself", None)):
+        if all(abs(B / _new_base(form, dd, bb, ss) - 1) <= 1e-3 for B, dd, bb, ss in exp_bases):
+            return (
+                f"{_EXP_D2}; your frequencies are B^(−2i/(d−2)) with B = {exp_bases[0][0]:.6g} at head_dim="
+                f"{exp_bases[0][1]}, base={exp_bases[0][2]:g}, factor={exp_bases[0][3]:g}, {name}: divide the "
+                "exponent by d, not d − 2"
+                + ("" if form == "ntk" else "; NTK-aware also changes the base to base·s^(d/(d−2))")
+            )
     if known:  # a known mistake's base, though its float32 frequencies underflow otherwise than the mistake's
         return (
             f"{known[0]} (your base is {eff:.6g} at head_dim={d}, base={b:g}, factor={s:g}; NTK-aware's is "
@@ -313,6 +345,36 @@ def _ntk_effective_base(cases, outs, usable) -> str | bool:
         f"your frequencies are RoPE's with another base: your base is {eff:.6g} at head_dim={d}, base={b:g}, "
         f"factor={s:g}: expected base·s^(d/(d−2)) = {want:.6g}, that is base·x^(d/(d−2)) with x = {x:.4g}, where "
         f"NTK-aware puts the factor itself, x = s = {s:g}.{hint} Check what multiplies the base"
+    )
+
+
+def _pi_divisor(cases, outs, usable) -> str | bool:
+    """RoPE's frequencies all divided by one number c on every wrong input, c not the factor: said with c read
+    back on the smallest input (and c = s − 1, s + 1 named when they fit)."""
+    seen = []
+    for i in usable:
+        o, (d, b, s) = outs[i], cases[i].args
+        if isinstance(o, _Crash):
+            continue
+        ratio = _f64(rope_inv_freq(d, b)) / _f64(o)
+        if not (bool(torch.isfinite(ratio).all()) and float(ratio.min()) > 0):
+            return False
+        c = float(ratio[0])
+        if not float((ratio / c - 1).abs().max()) <= 1e-4 or not abs(c / s - 1) > 1e-4:
+            return False
+        seen.append((d, b, s, c))
+    if not seen:
+        return False
+    d, b, s, c = min(seen)
+    named = [
+        text
+        for text, f in (("factor − 1", lambda s: s - 1), ("factor + 1", lambda s: s + 1))
+        if all(abs(cc / f(ss) - 1) <= 1e-4 for _, _, ss, cc in seen)
+    ]
+    also = f" (that is {named[0]})" if named else ""
+    return (
+        f"your frequencies are RoPE's θ_i all divided by one number c, but c = {c:.4g}{also} at head_dim={d}, "
+        f"base={b:g}, factor={s:g}: PI divides every frequency by the factor itself, c = s = {s:g}"
     )
 
 
@@ -376,6 +438,8 @@ def _yarn_variant(
     no_two_pi=False,
     no_two=False,
     both_floor=False,
+    rounding=None,
+    pi_only=False,
     att_in_freq=False,
     not_negated=False,
     flip=None,
@@ -388,10 +452,15 @@ def _yarn_variant(
 
     def cdim(r):
         dd = d / 2 if half_d_cdim else d
-        return (dd * math.log(L0 / (r * (1 if no_two_pi else 2 * math.pi)))) / ((1 if no_two else 2) * math.log(base))
+        turn = 1 if no_two_pi else math.pi if pi_only else 2 * math.pi
+        return (dd * math.log(L0 / (r * turn))) / ((1 if no_two else 2) * math.log(base))
 
     low, high = cdim(beta_fast), cdim(beta_slow)
-    if both_floor:
+    if rounding == "round":  # Python's round(): to the nearest integer (ties to even)
+        low, high = round(low), round(high)
+    elif rounding == "ceil":
+        low, high = math.ceil(low), math.ceil(high)
+    elif both_floor:
         low, high = math.floor(low), math.floor(high)
     elif not no_round:
         low, high = math.floor(low), math.ceil(high)
@@ -608,6 +677,21 @@ def _yarn_mistakes():
         (
             "attention factor with the wrong logarithm (log10 or log2): 0.1·ln(s) + 1 uses the natural log",
             mk(mscale="log2"),
+        ),
+        (
+            "correction range rounded to the nearest integer (round()): Hugging Face floors the low dimension and "
+            "ceils the high one (math.floor, math.ceil)",
+            mk(rounding="round"),
+        ),
+        (
+            "correction range rounded up at both ends (ceil for low too): Hugging Face floors the low dimension "
+            "and ceils the high one",
+            mk(rounding="ceil"),
+        ),
+        (
+            "π instead of 2π in the correction dimension: d·ln(L_orig/(2π·β))/(2·ln base), β turns of 2π radians "
+            "each (a wavelength is 2π/θ)",
+            mk(pi_only=True),
         ),
         (_YARN_LOWP.format(kind="float16"), mk(lowp=torch.float16)),
         (_YARN_LOWP.format(kind="bfloat16"), mk(lowp=torch.bfloat16)),
