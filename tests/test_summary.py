@@ -600,7 +600,7 @@ RULES: dict[str, tuple] = {
     "| RoPE with | loss beyond $L$ at $8L$ | passkeys found at $8L$ |": (lambda: [], "8 8"),
     "| dynamic PI |": (_pi_row, "_ _"),
     "| dynamic YaRN |": (_yarn_row, "_ _ 2"),
-    "| dynamic NTK |": (_ntk_row, "_ _ 2"),
+    "| dynamic NTK |": (_ntk_row, "_ _ 4 8 1"),  # Qwen-1's config: use_dynamic_ntk at inference
     "| PI or YaRN, fixed factor": (_fixed_as_dynamic_row, "8 8 8 8 _ _ 3 4 27 8 2 3 40 32"),
     "| fine-tuning RoPE, PI or YaRN at": (_finetuned_row, "8 _0 _1 _2 _3"),
     # what chapters 7 and 10 add to RoPE
@@ -608,7 +608,7 @@ RULES: dict[str, tuple] = {
     "| partial rotary | rotates part": (lambda: [], "20 2 3 4.5"),
     "| larger base | at a fixed": (lambda: [], "3 3"),
     "| Llama 3.1's rule | keeps": (lambda: quote(C10, "Llama 4's chunk is 8192 tokens"), "3.1 3.1 _ _"),
-    "| sliding window |": (_sliding_window_row, "7"),
+    "| sliding window |": (_sliding_window_row, "7 0.1"),  # Mistral 7B v0.1, as chapter 10 names it
     "| local and global bases |": (
         lambda: quote(
             C10, "Local layers keep base $10^4$, global layers take base $10^6$", "In Gemma 3 4B to 27B the global"
@@ -868,6 +868,7 @@ UNCHECKED: dict[str, str] = {}
 #: The numbers of the prose outside the tables, in order: chapter numbers and the parameters of the experiments.
 PROSE = (
     "5 "  # the chapter list: T5
+    "8 "  # in short, for chapter 8's small models
     "0 "  # the notation: i - j >= 0 for a key behind the query
     "0 2 "  # pairs numbered from 0; theta_l = b^(-2l/d)
     "1 2 1 "  # KERPLE's r_1 and r_2; xPos's zeta_l < 1
@@ -877,12 +878,12 @@ PROSE = (
     "0.69 0.03 "  # the floor of the loss and the trigram above it (chapter 8)
     "5 "  # the takeaway above the encodings' table: T5
     "7 8 "  # RoPE, stretched: chapter 7's scalings; at 8L only fine-tuning keeps the loss
-    "2 1 8 32 1 8 1.40 "  # YaRN's betas here, chapter 8; the paper's betas and their loss at 8L
+    "8 2 1 32 1 8 1.40 "  # YaRN's betas: chapter 8 uses 2/1; the paper's 32/1 and its loss at 8L
     "2 8 5 2 8 "  # the collapsed block under both tables: its summary, 2L against 8L; T5's loss rises from 2L to 8L
     "1 2 3 4 6 3 8 "  # the checklist: chapter 1; chapters 2, 3, 4 and 6; column 3; chapter 8
     "2 1 5 2 2 3 "  # under the checklist: Shaw's band of 2K - 1 keys; T5, O(d^2 n log n), d^2 FFTs; Phi-3
     "1 2 3 4 5 6 7 8 9 10 11 "  # one collapsed block of claims per chapter
-    "3 6 9 9"  # chapters 3, 6 and 9 print the timings; chapter 9 backs its cost claims with counts
+    "3 6 9 9 9"  # chapters 3, 6 and 9 print the timings; chapter 9's counts; a GPU's kernels (chapter 9)
 )
 
 
