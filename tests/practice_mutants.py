@@ -3801,3 +3801,185 @@ for _task, _extra in ROUND10.items():
 CORRECT["apply_rope_offset"].append(r10_offset_meta_order)
 CORRECT["t5_relative_bucket"].append(r10_t5_le)
 CORRECT["rope_cos_sin"].append(r10_cs_float64)
+
+
+# round 11: the mistakes an eleventh learner-reviewer wrote that the checker named wrongly (a cos/sin table cached
+# by head_dim alone, called "base ignored") or not at all, written anew, and their siblings in the same class
+def _r11_rh(x):
+    h = x.shape[-1] // 2
+    return torch.cat([-x[..., h:], x[..., :h]], -1)
+
+
+def r11_offset_cache_by_d(x, offset, base=10000.0, _cache={}):  # noqa: B006 — the learner's cache
+    """A cos/sin table keyed on head_dim alone, grown when too short: the base of its first call stays."""
+    L, d = x.shape[-2], x.shape[-1]
+    if d not in _cache or _cache[d][0].shape[0] < offset + L:
+        _cache[d] = posenc.rope_cos_sin(offset + L, d, base)
+    c, s = _cache[d][0][offset : offset + L], _cache[d][1][offset : offset + L]
+    return x * c.to(x.dtype) + _r11_rh(x) * s.to(x.dtype)
+
+
+def r11_offset_cache_full(x, offset, base=10000.0, _cache={}):  # noqa: B006 — a cache keyed on what it depends on
+    L, d = x.shape[-2], x.shape[-1]
+    key = (d, float(base))
+    if key not in _cache or _cache[key][0].shape[0] < offset + L:
+        _cache[key] = posenc.rope_cos_sin(offset + L, d, base)
+    c, s = _cache[key][0][offset : offset + L], _cache[key][1][offset : offset + L]
+    return x * c.to(x.dtype) + _r11_rh(x) * s.to(x.dtype)
+
+
+def _r11_yarn(d, base, s, L, bf, bs, no_low=False, att="ok"):
+    def cd(r):
+        return d * math.log(L / (r * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = max(math.floor(cd(bf)), 0), min(math.ceil(cd(bs)), d - 1)
+    if low == high:
+        high += 0.001
+    theta = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float32) / d)
+    i = torch.arange(d // 2, dtype=torch.float32)
+    ramp = ((i - (0 if no_low else low)) / (high - low)).clamp(0, 1)
+    m = (0.1 * math.log(s) + 1.0) if s > 1 else 1.0
+    return theta / s * ramp + theta * (1 - ramp), (1.0 / m if att == "inverse" else m)
+
+
+_R11_YARN: dict = {}
+
+
+def r11_yarn_cache_no_factor(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    """A global cache keyed on (head_dim, base, original length): the factor of its first call stays."""
+    key = (head_dim, base, original_max_position_embeddings)
+    if key not in _R11_YARN:
+        _R11_YARN[key] = _r11_yarn(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow)
+    return _R11_YARN[key]
+
+
+def r11_yarn_cache_full(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    key = ("full", head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow)
+    if key not in _R11_YARN:
+        _R11_YARN[key] = _r11_yarn(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow)
+    return _R11_YARN[key]
+
+
+def r11_yarn_no_low(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    return _r11_yarn(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow, no_low=True)
+
+
+def r11_yarn_att_inverse(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    return _r11_yarn(head_dim, base, factor, original_max_position_embeddings, beta_fast, beta_slow, att="inverse")
+
+
+def r11_concat_floor_exponent(seq_len, d_model, base=10000.0):
+    n = d_model // 2
+    e = (torch.arange(n) // max(n - 1, 1)).float()
+    a = torch.arange(seq_len).float()[:, None] * torch.exp(-math.log(base) * e)[None, :]
+    return torch.cat([a.sin(), a.cos()], -1)
+
+
+def r11_cs_flip_half(positions, head_dim, base=10000.0):
+    p = torch.arange(positions) if isinstance(positions, int) else positions
+    a = p.float()[:, None] * posenc.rope_inv_freq(head_dim, base)[None, :]
+    e = torch.cat([a, a.flip(-1)], -1)
+    return e.cos(), e.sin()
+
+
+def r11_half_rows_flipped(x, cos, sin):
+    return x * cos.flip(-2) + _r11_rh(x) * sin.flip(-2)
+
+
+def r11_interleaved_rows_flipped(x, cos, sin):
+    return posenc.apply_rope(x, cos.flip(0), sin.flip(0), layout="interleaved")
+
+
+def r11_half_bf16(x, cos, sin):
+    xb = x.bfloat16()
+    return (xb * cos.bfloat16() + _r11_rh(xb) * sin.bfloat16()).to(x.dtype)
+
+
+def r11_interleaved_fp16(x, cos, sin):
+    """The rotation in float16, written with addcmul: another order of operations than the known mistake's."""
+    xh, c, s = x.half(), cos.half()[..., 0::2], sin.half()[..., 0::2]
+    x0, x1 = xh[..., 0::2], xh[..., 1::2]
+    out = torch.stack([torch.addcmul(x0 * c, x1, -s), torch.addcmul(x1 * c, x0, s)], -1).flatten(-2)
+    return out.to(x.dtype)
+
+
+def r11_offset_all_at_offset(x, offset, base=10000.0):
+    L = x.shape[-2]
+    c, s = posenc.rope_cos_sin(torch.full((L,), offset), x.shape[-1], base)
+    return posenc.apply_rope(x, c.to(x.dtype), s.to(x.dtype))
+
+
+def r11_bias_key_negative(n_heads, q_len):
+    p = torch.arange(q_len)
+    b = -posenc.alibi_slopes(n_heads)[:, None, None] * p[None, None, :].float()
+    return b.expand(n_heads, q_len, q_len).masked_fill(p[None, :] > p[:, None], float("-inf"))
+
+
+def r11_bias_key_from_last(n_heads, q_len):
+    """m·(j − (L − 1)): the key-position form counted from the last key, 0 in the last column."""
+    p = torch.arange(q_len)
+    b = posenc.alibi_slopes(n_heads)[:, None, None].double() * (p - (q_len - 1))[None, None, :].double()
+    return b.expand(n_heads, q_len, q_len).masked_fill(p[None, :] > p[:, None], float("-inf")).float()
+
+
+def r11_slopes_of_eight(n_heads):
+    return posenc.alibi_slopes(max(8, n_heads))[:n_heads]
+
+
+def r11_bias_slopes_of_eight(n_heads, q_len):
+    rel = posenc.relative_positions(q_len)
+    b = -r11_slopes_of_eight(n_heads)[:, None, None] * rel.abs()[None].float()
+    return b.masked_fill(rel[None] > 0, float("-inf"))
+
+
+def r11_pi_base_over_factor(head_dim, base, factor):
+    return posenc.rope_inv_freq(head_dim, base / factor)
+
+
+def r11_inv_d_entries(head_dim, base=10000.0):
+    return 1.0 / base ** (torch.arange(head_dim).float() / head_dim)
+
+
+def r11_pi_doubled(head_dim, base, factor):
+    f = posenc.rope_inv_freq(head_dim, base) / factor
+    return torch.cat([f, f])
+
+
+_STATE = "your function keeps state between calls"
+_D_ENTRIES = "d entries instead of d/2"
+ROUND11 = {
+    "apply_rope_offset": [
+        (_STATE, r11_offset_cache_by_d),
+        ("every new token at position offset", r11_offset_all_at_offset),
+    ],
+    "yarn_inv_freq": [
+        (_STATE, r11_yarn_cache_no_factor),
+        ("ramp i/(high − low) without − low", r11_yarn_no_low),
+        ("attention scaling inverted", r11_yarn_att_inverse),
+    ],
+    "sinusoidal_concat": [("integer (floor) division in the exponent", r11_concat_floor_exponent)],
+    "rope_cos_sin": [("second half of the tables reversed", r11_cs_flip_half)],
+    "apply_rope_half": [
+        ("the tables' rows reversed", r11_half_rows_flipped),
+        ("computed in bfloat16 for a float32 x", r11_half_bf16),
+    ],
+    "apply_rope_interleaved": [
+        ("the tables' rows reversed", r11_interleaved_rows_flipped),
+        ("computed in float16 for a float32 x", r11_interleaved_fp16),
+    ],
+    "alibi_bias": [
+        ("bias −slope × key position (−m·j)", r11_bias_key_negative),
+        ("plus a constant in each row", r11_bias_key_from_last),
+        ("the slopes of 8 heads, the first n taken", r11_bias_slopes_of_eight),
+    ],
+    "alibi_slopes": [("the slopes of 8 heads, the first n taken", r11_slopes_of_eight)],
+    "pi_inv_freq": [
+        ("base divided by the factor", r11_pi_base_over_factor),
+        (_D_ENTRIES, r11_pi_doubled),
+    ],
+    "rope_inv_freq": [(_D_ENTRIES, r11_inv_d_entries)],
+}
+for _task, _extra in ROUND11.items():
+    MUTANTS[_task] += _extra
+CORRECT["apply_rope_offset"].append(r11_offset_cache_full)
+CORRECT["yarn_inv_freq"].append(r11_yarn_cache_full)

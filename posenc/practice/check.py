@@ -12,7 +12,9 @@ mistakes found in real code), the report names it in words: "your rotation is cl
 
 Each result is kept as returned: a function that writes into a result it returned earlier (a buffer kept
 between calls), or that returns on a later input exactly what it returned on an earlier one with other values of
-some arguments (a cache that ignores one), is told so with both calls.
+some arguments (a cache that ignores one), is told so with both calls. So is a function whose fresh copy (its
+default arguments, closure and the globals its code names copied as they were before the first call) gets right,
+called first, the first input where it was wrong: it kept state between calls (a cache keyed on head_dim alone).
 
 ``check`` never raises for a wrong or crashing ``fn``: a crash is a failed report saying what raised;
 a skeleton that raises ``NotImplementedError`` reports "not implemented yet".
@@ -30,7 +32,7 @@ from .framework import Case, _clone, _close, _Crash, _modified, _show_args, _Tim
 from .registry import _check_task, _tasks
 from .report import NOT_IMPLEMENTED, Report, Row
 from .running import TIME_LIMIT, _call_limited, _describe, _expected, _raised_in, _refusal
-from .state import _cached, _Kept, _unsteady
+from .state import _cached, _fresh, _fresh_copy, _Kept, _unsteady
 
 __all__ = ["check", "reference"]
 
@@ -77,6 +79,7 @@ def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
     outs: list[Any] = []
     evaluated = {runs.name}
     modified: list[tuple[int, list[str]]] = []
+    start = _fresh_copy(fn)  # its state before the first call, if it keeps one (a cache dict, a global list)
     kept = _Kept(t.signature)  # the results as returned, to see whether a later call writes into one
     returned: dict[int, Any] = {}  # input -> the result as returned (a copy), whatever its type or shape
     shapeless: dict[
@@ -199,6 +202,17 @@ def check(task: str, fn: Callable, *, time_limit: float = TIME_LIMIT) -> Report:
     with torch.no_grad():
         state = _unsteady(t, cases, outs, expected, lambda c: t.structure(c, run(*c.args, **c.kwargs)))
     state = state or kept.message(cases) or _cached(t, cases, returned, outs, expected)
+    stale = report.diagnoses[0].startswith("your function uses what it cached from an earlier call")
+    if not state and not stale:  # a fresh copy of fn, called first on the first wrong input (state._fresh)
+        with torch.no_grad():
+            state = _fresh(
+                t,
+                cases,
+                outs,
+                expected,
+                start,
+                lambda f, c: detach(_call_limited(f, _clone(c.args), _clone(c.kwargs), float(time_limit))),
+            )
     if state:  # what its outputs match says nothing then: only a crash or a changed input is said besides
         said = ("your function raised ", "your function changes its input")
         report.diagnoses = [state] + [d for d in report.diagnoses if d.startswith(said)]

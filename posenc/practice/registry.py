@@ -52,6 +52,7 @@ from .tasks_alibi import (
     _bias_finite_mask,
     _bias_linear,
     _bias_mistakes,
+    _bias_row_shift,
     _bias_structure,
     _prop_bias_diag,
     _prop_causal_inf,
@@ -96,6 +97,7 @@ from .tasks_relative import (
 )
 from .tasks_rope import (
     _apply_cases,
+    _apply_grid,
     _apply_mistakes,
     _apply_structure,
     _cs_cases,
@@ -298,6 +300,7 @@ def _task_list() -> list[Task]:
                 ],
                 _apply_mistakes(layout),
                 _apply_structure,
+                detectors=[("computed in a lower precision than x's", _apply_grid)],
                 stale=(("cos", "sin"),),
             )
         )
@@ -350,6 +353,7 @@ def _task_list() -> list[Task]:
             _bias_mistakes(),
             _bias_structure,
             detectors=[
+                ("bias shifted by a constant in each row", _bias_row_shift),
                 ("ALiBi slopes linear in the head index", _bias_linear),
                 ("masked with a large finite number instead of −inf", _bias_finite_mask),
             ],

@@ -1,7 +1,8 @@
 """State a function keeps between calls, seen from its results: a result a later call writes into (a buffer
-kept between calls), a result cached from an earlier call with other arguments, an argument kept from an earlier
-call with tensors of the same shapes (a cos/sin table cached without its offset, a stale key tensor), and a
-different result on the same arguments.
+kept between calls), a result cached from an earlier call with other arguments, a wrong result that a fresh copy
+of the function (its cache as before the first call) gets right when called on that input first, an argument
+kept from an earlier call with tensors of the same shapes (a cos/sin table cached without its offset, a stale key
+tensor), and a different result on the same arguments.
 
 The sweep of a task that has such a cache to catch holds an input that calls an earlier one again with other
 values of some arguments (the ``repeats`` field of :class:`~posenc.practice.framework.Case`), the earlier one
@@ -210,3 +211,122 @@ def _stale(t, cases, outs, expected) -> str | None:
                 "compute afresh on each call"
             )
     return None
+
+
+_IMMUTABLE = (int, float, complex, str, bytes, bool, type(None), tuple, frozenset, range, type(Ellipsis))
+
+
+def _fresh_copy(fn: Callable | None, empty: bool = False) -> Callable | None:
+    """A copy of ``fn`` with its own copy of the state it keeps between calls: its mutable default arguments, the
+    mutable values of its closure and of the globals its code names (a cache dict or list, deep-copied, or with
+    ``empty`` a dict emptied, as a cache starts), and an ``functools.lru_cache`` dropped (its ``__wrapped__``). None
+    when ``fn`` keeps no such state, or it cannot be copied (a callable object, a global that does not copy)."""
+    import copy
+    import types
+
+    changed = False
+    wrapped: Any = fn
+    while hasattr(wrapped, "cache_clear") and hasattr(wrapped, "__wrapped__"):  # functools.cache / lru_cache
+        wrapped, changed = wrapped.__wrapped__, True
+    fn = wrapped
+    if not isinstance(fn, types.FunctionType):
+        return None
+
+    def fresh(value: Any) -> Any:
+        nonlocal changed
+        if isinstance(value, _IMMUTABLE) or callable(value) or isinstance(value, (torch.Tensor, types.ModuleType)):
+            return value
+        if isinstance(value, (dict, list, set)):
+            changed = True
+            return type(value)() if empty and isinstance(value, dict) else copy.deepcopy(value)
+        return value
+
+    try:
+        defaults = tuple(fresh(v) for v in fn.__defaults__) if fn.__defaults__ else fn.__defaults__
+        kwdefaults = {k: fresh(v) for k, v in fn.__kwdefaults__.items()} if fn.__kwdefaults__ else fn.__kwdefaults__
+        closure = fn.__closure__
+        if closure:
+            closure = tuple(types.CellType(fresh(c.cell_contents)) if _filled(c) else c for c in closure)
+        names = set(fn.__code__.co_names)
+        glob = fn.__globals__
+        moved = {k: fresh(glob[k]) for k in names if k in glob and not k.startswith("__")}
+        moved = {k: v for k, v in moved.items() if v is not glob[k]}
+    except Exception:  # noqa: BLE001 — a value that does not copy: no fresh copy
+        return None
+    if not changed:
+        return None
+    g = dict(glob, **moved) if moved else glob
+    new = types.FunctionType(fn.__code__, g, fn.__name__, defaults, closure)
+    new.__kwdefaults__ = kwdefaults
+    return new
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018
+    except ValueError:
+        return False
+    return True
+
+
+def _fresh(t, cases, outs, expected, start: Callable | None, call: Callable) -> str | None:
+    """Said when a fresh copy of ``fn`` (``start``, copied by :func:`_fresh_copy` before the check's first call; else
+    a copy with its dicts emptied), called first on the first input where ``fn`` was wrong, gets it right: what made
+    it wrong is state kept between calls. The pair of calls is found by calling another fresh copy on an earlier
+    input and then on that one (the earlier inputs nearest first); the arguments that differ between the two are
+    those the cache's key leaves out."""
+    wrong = [
+        i
+        for i, (o, e) in enumerate(zip(outs, expected))
+        if not isinstance(e, _Crash) and (o is None or isinstance(o, _Crash) or not _equal_output(t, cases[i], o, e))
+    ]
+    if not wrong or start is None:
+        return None
+    i = wrong[0]
+    case = cases[i]
+
+    def right_on(f, c, e) -> bool:
+        try:
+            got = t.structure(c, call(f, c))
+        except Exception:  # noqa: BLE001 — a crash or a wrong shape: not right
+            return False
+        return _equal_output(t, c, got, e)
+
+    fn: Callable | None = start
+    how = "its state as it was before the check's first call"
+    if not right_on(_fresh_copy(fn), case, expected[i]):
+        fn, how = _fresh_copy(start, empty=True), "its cache dicts empty"
+        if fn is None or not right_on(_fresh_copy(fn), case, expected[i]):
+            return None
+    pair = ""
+    for j in reversed(range(i)):
+        if isinstance(expected[j], _Crash):
+            continue
+        f = _fresh_copy(fn)
+        if f is None:
+            break
+        try:
+            call(f, cases[j])
+        except Exception:  # noqa: BLE001
+            continue
+        if not right_on(f, case, expected[i]):
+            differ, agree = _differing(t.signature, case, cases[j])
+            left = (
+                f"; the two differ only in {differ[0]}, which the cache's key leaves out"
+                if len(differ) == 1
+                else f"; the two differ in {_and(differ)}, and the cache's key leaves out at least one of them"
+                if differ
+                else ""
+            )
+            pair = (
+                f" Called first as {_show_args(t.signature, cases[j])}, then as {_show_args(t.signature, case)}, it "
+                f"is wrong on the second call{left}."
+            )
+            break
+    return (
+        f"your function keeps state between calls: {_show_args(t.signature, case)} is wrong in the check's "
+        f"sequence of calls, but a fresh copy of your function ({how}) called first on that input gets it "
+        f"right.{pair} A cache (a dict default argument, a global) whose key leaves out an argument hands back what "
+        "an earlier call computed: put every argument the result depends on (base, factor, offset, the length) in "
+        "the key, or compute the result afresh on each call"
+    )

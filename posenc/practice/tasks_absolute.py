@@ -252,12 +252,15 @@ def _concat_variant(
     fixed_base=None,
     floor_inc=False,
     flip=False,
+    floor_exp=False,
 ):
     base = base if fixed_base is None else fixed_base
     half = d // 2
     denom = half if vaswani else max(half - 1, 1) if denom is None else denom
     log_base = math.log10(base) if log10 else math.log(base)
-    if floor_inc:  # math.log(base) // (d/2 - 1): the increment rounded down to a whole number
+    if floor_exp:  # i // (d/2 - 1): 0 for every pair but the last
+        inv = torch.exp(-log_base * torch.div(torch.arange(half), denom, rounding_mode="floor").double())
+    elif floor_inc:  # math.log(base) // (d/2 - 1): the increment rounded down to a whole number
         inv = torch.exp(-float(log_base // denom) * torch.arange(half, dtype=torch.float64))
     else:
         inv = torch.exp(-log_base * torch.arange(i_start, i_start + half, dtype=torch.float64) / denom)
@@ -316,6 +319,12 @@ def _concat_mistakes():
             "floor division in the log increment: math.log(base) // (d/2 − 1) rounds ln(base)/(d/2 − 1) down to a "
             "whole number (to 0 once d/2 − 1 > ln(base)); divide with /",
             mk(floor_inc=True),
+        ),
+        (
+            "integer (floor) division in the exponent: i // (d/2 − 1) is 0 for every pair but the last, so those "
+            "frequencies are all 1 (and the last is 1/base); divide with / on a float tensor, "
+            "exp(−ln(base)·i/(d/2 − 1))",
+            mk(floor_exp=True),
         ),
         (
             "frequencies in reverse order (flipped): exp(-ln(base)·i/(d/2−1)) falls with i, from 1 in column 0 "

@@ -38,6 +38,8 @@ def _slopes_variant(n, *, linear=False, from_one=False, ratio="float", extra="of
 
     if linear:
         s = [(h + 1) / n for h in range(n)]
+    elif extra == "of_8" and n < 8:  # the slopes of 8 heads, the first n
+        s = pow2(8)[:n]
     elif math.log2(n).is_integer() or extra == "as_pow2":
         s = pow2(n)
     else:
@@ -122,6 +124,14 @@ _SLOPE_MISTAKES: list[tuple[str, dict]] = [
         dict(extra="c_even"),
     ),
 ]
+
+_SLOPE_MISTAKES.append(
+    (
+        "the slopes of 8 heads, the first n taken (get_slopes(max(8, n))[:n]): the slopes depend on n_heads, "
+        "2^(−8(h + 1)/n) for a power of two n, so n = 1 has the single slope 2^−8, not 1/2",
+        dict(extra="of_8"),
+    )
+)
 
 _LINEAR = "ALiBi slopes linear in the head index"
 
@@ -225,14 +235,16 @@ def _ref_bias(n, L):
     return alibi_bias(n, L)
 
 
-def _bias_variant(n, L, *, sign=-1, mask="upper", bloom=False, mask_value=float("-inf"), plus_one=False, **slope_flags):
+def _bias_variant(
+    n, L, *, sign=-1, mask="upper", bloom: bool | int = False, mask_value=float("-inf"), plus_one=False, **slope_flags
+):
     """ALiBi's causal bias and the mistakes made in it (flags); ``slope_flags`` are :func:`_slopes_variant`'s, so
     that a slope mistake combines with a mistake of the bias."""
     m = _slopes_variant(n, **slope_flags)
     rel = relative_positions(L).double()
     b = (m[:, None, None] * rel[None]) if bloom else sign * m[:, None, None] * (rel.abs() + int(plus_one))[None]
     if bloom:
-        b = m[:, None, None] * torch.arange(L, dtype=torch.float64)[None, None, :].expand(n, L, L)
+        b = int(bloom) * m[:, None, None] * torch.arange(L, dtype=torch.float64)[None, None, :].expand(n, L, L)
     if mask == "upper":
         b = b.masked_fill(rel[None] > 0, mask_value)
     elif mask == "lower":
@@ -273,6 +285,38 @@ def _prop_bias_diag(case, out, run):
     if bool((out.float().diagonal(dim1=-2, dim2=-1) != 0).any()):
         return "the diagonal (a query and its own key, distance 0) must be 0"
     return None
+
+
+def _bias_row_shift(cases, outs, usable) -> str | bool:
+    """The bias off from posenc's by a constant in each row (query i), the −inf mask right: on every wrong input, the
+    finite entries are where posenc's are, and got − expected is the same across each row's keys. Softmax over the
+    keys ignores such a constant, so the attention weights are right; the bias is not."""
+    seen = ""
+    for i in usable:
+        o, case = outs[i], cases[i]
+        if isinstance(o, _Crash):
+            return False
+        n, L = case.args
+        e, g = _f64(alibi_bias(n, L)), _f64(o)
+        if g.shape != e.shape or not torch.equal(torch.isfinite(g), torch.isfinite(e)):
+            return False
+        if bool(torch.isnan(g).any()):
+            return False
+        diff = torch.where(torch.isfinite(e), g - e, torch.full_like(e, float("nan")))
+        first = diff[..., :1]  # key 0 is finite in every row (causal mask)
+        spread = torch.nan_to_num((diff - first).abs(), nan=0.0)
+        if not float(spread.max()) <= case.tol * (1 + float(e[torch.isfinite(e)].abs().max())):
+            return False
+        if not seen and L >= 2:
+            rows = first[0, :, 0]
+            seen = f"at {case.label}, head 0's rows are shifted by {[round(float(v), 4) for v in rows[:4]]}"
+    if not seen:
+        return False
+    return (
+        "your bias equals −slope·|j − i| plus a constant in each row (query i), with the −inf mask right "
+        f"({seen}): softmax over the keys ignores such a constant, so the attention weights come out the same, but "
+        "a check of the bias itself does not. The task asks for −slope·|j − i| exactly, 0 on the diagonal"
+    )
 
 
 def _slopes_linear(cases, outs, usable) -> bool:
@@ -335,6 +379,12 @@ def _bias_mistakes():
             "to a per-row shift that softmax ignores under a causal mask, but not "
             "the −slope·|j − i| asked for",
             mk(bloom=True),
+        ),
+        (
+            "bias −slope × key position (−m·j): that is +slope·|j − i| plus a constant in each row, so it favours "
+            "far keys; BLOOM's key-position form is +slope·j, equal to −slope·|j − i| plus a per-row constant that "
+            "softmax ignores. The task asks for the bias itself, −slope·|j − i|, 0 on the diagonal",
+            mk(bloom=-1),
         ),
         (_FINITE, mk(mask_value=-1e9)),
         (

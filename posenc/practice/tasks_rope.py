@@ -14,6 +14,7 @@ import torch
 
 from .. import apply_rope, rope_cos_sin, rope_inv_freq
 from .framework import Case, _close, _Crash, _f64, _float32, _g, _pair, _shape, _tol_angles, _Variant, _Wrong
+from .precision import _fits
 from .tasks_absolute import _unit_drift
 
 # ---- RoPE ------------------------------------------------------------------------------------------------
@@ -73,7 +74,18 @@ def _inv_cases():
     ]
 
 
+def _half_entries(out, d: int) -> None:
+    """A frequency result with d entries where d/2 belong: said in words (one frequency per pair)."""
+    if isinstance(out, torch.Tensor) and tuple(out.shape) == (d,) and d > 1:
+        raise _Wrong(
+            f"the result has shape [{d}], expected [{d // 2}]: d entries instead of d/2, one frequency per pair "
+            "(i = 0 .. d/2 − 1, the exponents torch.arange(0, d, 2) / d); duplicating them to d is the cos/sin "
+            "tables' job, cat([a, a])"
+        )
+
+
 def _inv_structure(case, out):
+    _half_entries(out, case.args[0])
     return _float32(_shape(out, (case.args[0] // 2,)))
 
 
@@ -168,6 +180,7 @@ def _cs_variant(
     fixed_base=None,
     int_as_one=False,
     neg_half=None,
+    flip_half=False,
 ):
     base = base if fixed_base is None else fixed_base
     pos = torch.tensor([positions]) if int_as_one and isinstance(positions, int) else _pos_tensor(positions)
@@ -183,7 +196,7 @@ def _cs_variant(
         pos = pos.to(pos_dtype).float()
     ang = (pos.to(dtype)[:, None] * inv.to(dtype)[None, :]).float()
     if layout == "half":
-        ang = torch.cat([ang, ang], -1)
+        ang = torch.cat([ang, ang.flip(-1) if flip_half else ang], -1)
     else:
         ang = ang.repeat_interleave(2, -1)
     c, s = ang.cos(), sin_sign * ang.sin()
@@ -291,6 +304,11 @@ def _cs_mistakes():
             mk(neg_half="sin_first"),
         ),
         ("cos table cat([cos a, −cos a]): the table is cat([cos a, cos a]), both halves alike", mk(neg_half="cos")),
+        (
+            "second half of the tables reversed, cat([a, a.flip(−1)]): column d/2 + i must hold the angle of pair i, "
+            "the same as column i, so the tables are cat([a, a]) without a flip",
+            mk(flip_half=True),
+        ),
         ("angles computed in float16", mk(dtype=torch.float16)),
         ("angles computed in bfloat16", mk(dtype=torch.bfloat16)),
         ("angles computed in float16", mk(inv_dtype=torch.float16)),
@@ -330,8 +348,11 @@ def _apply_variant(
     complex_swap=False,
     row=None,
     second_sign=1,
+    rows_flip=False,
 ):
     dt = x.dtype
+    if rows_flip:  # the tables' rows (positions) in reverse order
+        cos, sin = cos.flip(-2), sin.flip(-2)
     if row is not None:  # one row of the tables (cos[0] or cos[-1]) for every position
         cos, sin = cos[..., row, :], sin[..., row, :]
     if twice:  # the rotation applied to its own result: angle 2·m·θ
@@ -453,6 +474,48 @@ def _prop_relative(layout):
     return prop
 
 
+def _lowp_apply(kind: str) -> str:
+    return (
+        f"computed in {kind} for a float32 x: x, cos and sin cast to {kind} keep only "
+        f"{8 if kind == 'bfloat16' else 11} significant bits, a relative rounding error of up to "
+        f"2^−{8 if kind == 'bfloat16' else 11} at each step; compute in x's dtype (cast cos and sin to x.dtype, not "
+        "x to a lower precision)"
+    )
+
+
+def _apply_in(dt, layout):
+    def impl(x, cos, sin):  # the rotation computed in a lower precision than x's, cast back to x's dtype
+        xl, c, s = x.to(dt), cos.to(dt), sin.to(dt)
+        if layout == "half":
+            return (xl * c + _rot_half(xl) * s).to(x.dtype)
+        x0, x1 = xl[..., 0::2], xl[..., 1::2]
+        c0, s0 = c[..., 0::2], s[..., 0::2]
+        return torch.stack([x0 * c0 - x1 * s0, x0 * s0 + x1 * c0], -1).flatten(-2).to(x.dtype)
+
+    return impl
+
+
+def _apply_grid(cases, outs, usable) -> str | bool:
+    """The rotation computed in bfloat16 or float16 for float32 inputs: on every wrong input x is float32, and every
+    finite nonzero output value sits on that dtype's grid (8 or 11 significant bits) where x's values do not."""
+    kinds = set()
+    for i in usable:
+        o, x = outs[i], cases[i].args[0]
+        if isinstance(o, _Crash) or x.dtype != torch.float32:
+            return False
+        v = _f64(o)
+        v = v[torch.isfinite(v) & (v != 0)]
+        if v.numel() < 4 or _fits(v, 4):
+            return False
+        kind = "bfloat16" if _fits(v, 8) else "float16" if _fits(v, 11) else None
+        if kind is None:
+            return False
+        kinds.add(kind)
+    if len(kinds) != 1:
+        return False
+    return _lowp_apply(kinds.pop())
+
+
 def _apply_mistakes(layout):
     def impl(x, c, s, **flags):
         return _apply_variant(x, c, s, **{"layout": layout, **flags})
@@ -482,6 +545,13 @@ def _apply_mistakes(layout):
             "row r of x (position r); multiply by the whole tables, x·cos + rotate(x)·sin",
             mk(row=-1),
         ),
+        (
+            "the tables' rows reversed (cos.flip(0)): row r of x (position r) must rotate with row r of cos and "
+            "sin, in the order given; multiply by the tables as they are",
+            mk(rows_flip=True),
+        ),
+        (_lowp_apply("bfloat16"), _apply_in(torch.bfloat16, layout)),
+        (_lowp_apply("float16"), _apply_in(torch.float16, layout)),
         (
             (
                 "the second half's sign wrong: x2' = x2·cos − x1·sin, where the rotation gives x2·cos + x1·sin "
@@ -626,12 +696,15 @@ def _offset_variant(
     from_end=False,
     x_dtype_from=None,
     fixed_base=None,
+    same_pos=False,
 ):
     base = base if fixed_base is None else fixed_base
     L, d = x.shape[-2], x.shape[-1]
     pos = torch.arange(L) + sign * offset + shift - (L - 1 if from_end else 0)
     if pos_in_x_dtype:
         pos = pos.to(x.dtype).float()
+    if same_pos:  # every new token at position offset
+        pos = torch.full((L,), offset)
     if short_table:  # a table of L rows, sliced at offset
         pos = torch.arange(L)[offset : offset + L]
     inv = rope_inv_freq(d, base)
@@ -683,6 +756,11 @@ def _offset_mistakes():
         ("offset ignored: positions start at 0 for every new token", mk(sign=0)),
         ("offset subtracted instead of added", mk(sign=-1)),
         ("positions start at offset + 1 (off by one)", mk(shift=1)),
+        (
+            "every new token at position offset: the L new tokens sit at offset, offset + 1, ..., offset + L − 1, "
+            "torch.arange(offset, offset + L)",
+            mk(same_pos=True),
+        ),
         ("positions start at offset − 1 (off by one): the new tokens sit at offset, offset + 1, ...", mk(shift=-1)),
         (
             "positions offset − L + 1 .. offset (the offset taken as the last position): the L new tokens sit at "

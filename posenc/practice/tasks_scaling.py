@@ -16,7 +16,7 @@ from .. import rope_inv_freq, rope_scaled_inv_freq
 from .framework import Case, _Crash, _f64, _float32, _pair, _shape, _Variant, _Wrong
 from .precision import _BITS, _CURRENT, _fits
 from .running import _expected
-from .tasks_rope import _PRECEDENCE, _inv_variant
+from .tasks_rope import _PRECEDENCE, _half_entries, _inv_variant
 
 
 # ---- frequencies for longer contexts -----------------------------------------------------------------------
@@ -53,6 +53,7 @@ def _scaled_cases():
 
 
 def _scaled_structure(case, out):
+    _half_entries(out, case.args[0])
     return _float32(_shape(out, (case.args[0] // 2,)))
 
 
@@ -113,6 +114,7 @@ def _new_base(base_exp: str | None, d: int, b: float, s: float) -> float:
     return {
         None: lambda: b,
         "ntk": lambda: b * s ** (d / (d - 2)),
+        "over_s": lambda: b / s,
         "one": lambda: b * s,
         "int": lambda: b * s ** (d // (d - 2)),
         "inv": lambda: b * s ** ((d - 2) / d),
@@ -197,6 +199,11 @@ def _pi_mistakes():
             ).float(),
         ),
         (_BASE_IGNORED, mk(fixed_base=1e4)),
+        (
+            "base divided by the factor, θ_i = (base/s)^(−2i/d), and the frequencies not divided: that changes how "
+            "fast they fall, and θ_0 stays 1; PI keeps the base and divides every frequency by the factor, θ_i/s",
+            mk(base_exp="over_s", div_power=0.0),
+        ),
         (
             "factor / θ_i: the frequency turned upside down (s·base^(+2i/d) grows with i) where PI divides it by "
             "the factor, θ_i / s = base^(−2i/d) / s",
@@ -444,6 +451,7 @@ def _yarn_variant(
     not_negated=False,
     flip=None,
     lowp=None,
+    no_low=False,
 ):
     if swap_betas:
         beta_fast, beta_slow = beta_slow, beta_fast
@@ -469,7 +477,7 @@ def _yarn_variant(
     if low == high and guard:
         high += 0.001
     i = torch.arange(d // 2, dtype=torch.float64)
-    ramp = ((i - low) / (high - low)).clamp(0, 1)
+    ramp = ((i - (0 if no_low else low)) / (high - low)).clamp(0, 1)
     if half_ramp_dim:
         ramp = ((2 * i - low) / (high - low)).clamp(0, 1)
     if no_clip:
@@ -501,6 +509,7 @@ def _yarn_variant(
         "deepseek": 0.1 * 0.707 * math.log(factor) + 1 if factor > 1 else 1.0,
         "log10": 0.1 * math.log10(factor) + 1 if factor > 1 else 1.0,
         "log2": 0.1 * math.log2(factor) + 1 if factor > 1 else 1.0,
+        "inverse": 1.0 / m,
     }[mscale]
     if att_in_freq:
         inv = inv * att
@@ -677,6 +686,16 @@ def _yarn_mistakes():
         (
             "attention factor with the wrong logarithm (log10 or log2): 0.1·ln(s) + 1 uses the natural log",
             mk(mscale="log2"),
+        ),
+        (
+            "attention scaling inverted, 1/(0.1·ln s + 1): the factor is 0.1·ln(s) + 1 itself (above 1 for s > 1), "
+            "which multiplies cos and sin",
+            mk(mscale="inverse"),
+        ),
+        (
+            "ramp i/(high − low) without − low: the ramp is (i − low)/(high − low), clamped to [0, 1], so it is 0 up "
+            "to pair low and rises to 1 at pair high",
+            mk(no_low=True),
         ),
         (
             "correction range rounded to the nearest integer (round()): Hugging Face floors the low dimension and "
