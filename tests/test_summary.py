@@ -325,7 +325,7 @@ def _text_break_row():
     L, last = str(text["config"]["train_length"]), str(text["config"]["eval_lengths"][-1])
     # Shakespeare's test of degrading sharply, chapter 8's: a rise of more than 0.8 nats from L to 4L, in every seed
     rule = quote(C8, "rises by more than 0.8 nats from $L$ to $4L$")
-    for m in ("sinusoidal", "rope"):
+    for m in ("sinusoidal", "rope", "rope+pi"):
         assert all(r["loss"][str(4 * int(L))] - r["loss"][L] > 0.8 for r in text["metrics"][m].values())
     for m in ("alibi", "kerple"):
         assert all(run["loss"][last] < run["loss"][L] for run in text["metrics"][m].values())
@@ -508,7 +508,7 @@ def _xpos_overflow_row():
 
 
 def _octave_row():
-    # "octave by octave it holds only for d >= 128; at d = 32, 64 and 96 some octaves reverse":
+    # "octave by octave it holds only at d = 128 and 256; at d = 32, 64 and 96 some octaves reverse":
     # chapter 10's printed counts of the neighbouring-base comparisons the larger base wins, per head size
     line = said("10_rope_today", r"octave by octave, in ((?:\d+ of \d+ comparisons at d = \d+(?:, )?)+)")[0]
     counts = {
@@ -522,7 +522,7 @@ def _octave_row():
         *quote("10_rope_today", "from 16 to 16 383", "ten bases from $10^4$ to $10^7$"),
         str(sizes[0]),
         str(sizes[-1]),
-        str(min(holds)),
+        *(str(d) for d in holds),
         *(str(d) for d in reverse),
     ]
 
@@ -574,7 +574,7 @@ RULES: dict[str, tuple] = {
     "| partial rotary {cite}`black2022gptneox": (lambda: [], "2"),
     "| larger base {cite}`roziere2023codellama": (lambda: [], "10 4 2"),
     "| LongRoPE {cite}`ding2024longrope": (lambda: [], "1"),
-    "| proportional RoPE | keeps the fastest": (lambda: [], "2"),
+    "| proportional RoPE | keeps the fastest": (lambda: [], "2 4"),  # Gemma 4's global layers
     "| iRoPE (Llama 4) {cite}`meta2025llama4`": (lambda: [], "4"),
     "| xPos {cite}`sun2022xpos`": (lambda: [], "1"),
     # how each method behaves: chapter 8's saved passkey run (means over seeds) and chapter 11
@@ -650,12 +650,12 @@ RULES: dict[str, tuple] = {
         lambda: [*said(C2, r"inflation\[-1\] > (\d+)"), *quote(C2, "random 64-token sentences")],
         "1 _ _",
     ),
-    "| Binary steps between neighbours": (
+    "| In an 8-bit code of 256 positions, binary steps": (
         lambda: [
             *said(C2, r"binary: steps from (1)\.00 to 2\.83"),
             *said(C2, r"step_binary\.max\(\)\.item\(\), math\.sqrt\((8)\)"),
         ],
-        "_ _",
+        "8 256 _ _",  # chapter 2's table: L, n = 256, 8
     ),
     "| Float32 angles err by a few": (
         # the sweep of 1,533 widths and bases: "Its float32 error at position 10^5 is a few 10^-3"
@@ -771,7 +771,7 @@ RULES: dict[str, tuple] = {
         lambda: quote(C8, "below PI's from step 25 on", "At step 400 both are", "less than 0.01 apart"),
         "8 _ _ _",
     ),
-    "| Shakespeare: sinusoidal and plain RoPE": (_text_break_row, "_ _ _"),
+    "| Shakespeare: sinusoidal, plain RoPE and PI": (_text_break_row, "_ _ _"),
     "| Shakespeare: at $L$, ALiBi's loss": (_text_gap_row, "_ _"),
     "| Shakespeare, in 1024-character windows: none": (
         lambda: said(C8, r"In (\d+)-character windows, no encoding tested here gains from the characters beyond"),
@@ -790,12 +790,18 @@ RULES: dict[str, tuple] = {
         "5 32 _ _ _ _ _",
     ),
     "| RoPE's extra memory is exactly": (lambda: [], "1"),
-    "| In a training step T5's trainable bias": (lambda: said(C9, r"assert (1\.5) < extra\[n\] < (2)"), "5 _ _"),
+    "| In a training step T5's trainable bias": (
+        lambda: [
+            *said(C9, r"T5 holds (1\.6), 1\.8 and (1\.9) more"),
+            *said(C9, r"At \$L = (512)\$, 1024 and (2048), T5 holds"),
+        ],
+        "5 _ _ _ _",
+    ),
     # chapter 10
     "| At one trained length, a larger base": (lambda: [], "3"),
     "| RoFormer's bound, averaged over the octaves": (
         _octave_row,
-        "_ _ _ _ _ _ _ _ _ _ _ _",
+        "_ _ _ _ _ _ _ _ _ _ _ _ _",
     ),
     '| `rope_scaled_inv_freq(rope_type="longrope")`': (
         lambda: said(C10, r"sqrt\((1) \+ ln (32) / ln (4096)\)"),
