@@ -117,3 +117,25 @@ def test_yarn_attention_factor_above_one():
 def test_d_entries_said_for_d_two():
     said = check("rope_inv_freq", pm.r11_inv_d_entries).diagnoses[0]
     assert "shape [2], expected [1]" in said and "d entries instead of d/2" in said
+
+
+_OPTIONS = {"clockwise": True}  # a dict of options, read on every call, never written: not state
+
+
+def _offset_reading_options(x, offset, base=10000.0):
+    d, length = x.shape[-1], x.shape[-2]
+    pos = torch.arange(offset, offset + length, dtype=torch.float32)
+    inv = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float32) / d)
+    angle = torch.cat([pos[:, None] * inv, pos[:, None] * inv], -1)
+    if _OPTIONS.get("clockwise"):
+        angle = -angle
+    rot = torch.cat([-x[..., d // 2 :], x[..., : d // 2]], -1)
+    return (x.float() * angle.cos() + rot.float() * angle.sin()).to(x.dtype)
+
+
+def test_a_dict_of_options_is_not_state_kept_between_calls():
+    """learner12: a function that reads its settings from a dict was told it "keeps state between calls" (a copy with
+    its dicts emptied turned the mistake off). State is claimed only with a pair of calls that shows it."""
+    r = check("apply_rope_offset", _offset_reading_options)
+    assert not r.passed
+    assert "keeps state" not in r.diagnoses[0] and "clockwise" in r.diagnoses[0], r.diagnoses

@@ -274,7 +274,8 @@ def _fresh(t, cases, outs, expected, start: Callable | None, call: Callable) -> 
     a copy with its dicts emptied), called first on the first input where ``fn`` was wrong, gets it right: what made
     it wrong is state kept between calls. The pair of calls is found by calling another fresh copy on an earlier
     input and then on that one (the earlier inputs nearest first); the arguments that differ between the two are
-    those the cache's key leaves out."""
+    those the cache's key leaves out. Without such a pair nothing is said: a copy that is right only because its
+    dicts were emptied (a dict of options read with ``**opts``) shows no state."""
     wrong = [
         i
         for i, (o, e) in enumerate(zip(outs, expected))
@@ -323,6 +324,10 @@ def _fresh(t, cases, outs, expected, start: Callable | None, call: Callable) -> 
                 f"is wrong on the second call{left}."
             )
             break
+    if not pair:
+        # no earlier call makes a fresh copy wrong: what the copy changed (an emptied dict of options, say) turned the
+        # mistake off, which is no evidence of state kept between calls
+        return None
     return (
         f"your function keeps state between calls: {_show_args(t.signature, case)} is wrong in the check's "
         f"sequence of calls, but a fresh copy of your function ({how}) called first on that input gets it "
