@@ -448,8 +448,7 @@ def _fixed_as_dynamic_row():
     )
     # at L, PI's factor 8 raises the loss over all positions (chapter 8's claim, as its row words it)
     quote(C8, "raises the loss there from 0.74 to about 4 nats")
-    at_l = summarize(load_results("extrapolation", check=False), "loss_at_L")
-    return [f"{at_l['rope'][64][0]:.2f}", f"{at_l['rope+pi fixed'][64][0]:.0f}"]
+    return _loss_at_L_plain_and_pi_fixed()
 
 
 def _sliding_window_row():
@@ -467,7 +466,12 @@ def _fixed_factor_row():
     fixed, rope = per_seed("rope+yarn fixed", "loss_beyond", 128), per_seed("rope", "loss_beyond", 128)
     assert all(f > r for f, r in zip(fixed, rope))
     quote(C8, "raises the loss there from 0.74 to about 4 nats", "does worse than no scaling at all")
-    at_L = summarize(load_results("extrapolation", check=False), "loss_at_L")  # over all positions of L tokens
+    return _loss_at_L_plain_and_pi_fixed()
+
+
+def _loss_at_L_plain_and_pi_fixed():
+    """Plain RoPE's and fixed PI ×8's loss over all positions of L tokens, as the rows print them."""
+    at_L = summarize(load_results("extrapolation", check=False), "loss_at_L")
     return [f"{at_L['rope'][64][0]:.2f}", f"{at_L['rope+pi fixed'][64][0]:.0f}"]
 
 
