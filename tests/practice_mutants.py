@@ -3983,3 +3983,197 @@ for _task, _extra in ROUND11.items():
     MUTANTS[_task] += _extra
 CORRECT["apply_rope_offset"].append(r11_offset_cache_full)
 CORRECT["yarn_inv_freq"].append(r11_yarn_cache_full)
+
+
+# ---------------------------------------------------------------------------------------------
+# round 13: a twelfth learner-reviewer's unnamed mistakes (and one accepted), written anew with siblings
+def r13_concat_timescales(seq_len, d_model, base=10000.0):  # positions multiplied by the timescales
+    half = d_model // 2
+    timescales = base ** (torch.arange(half, dtype=torch.float32) / max(half - 1, 1))
+    ang = torch.arange(seq_len, dtype=torch.float32)[:, None] * timescales
+    return torch.cat([ang.sin(), ang.cos()], -1)
+
+
+def r13_concat_timescales_f64(seq_len, d_model, base=10000.0):
+    half = d_model // 2
+    inc = math.log(base) / max(half - 1, 1)
+    ang = torch.arange(seq_len, dtype=torch.float64)[:, None] * torch.exp(inc * torch.arange(half).double())
+    return torch.cat([ang.sin(), ang.cos()], -1).float()
+
+
+def r13_shaw_k_rows(q, k, v, rel_k, rel_v):  # k = rows − 1, then the index clamped back into the table
+    L, d = q.shape[-2], q.shape[-1]
+    kk = rel_k.shape[0] - 1
+    pos = torch.arange(L)
+    idx = torch.clamp(pos[None, :] - pos[:, None], -kk, kk) + kk
+    idx = torch.minimum(idx, torch.tensor(rel_k.shape[0] - 1))
+    s = (q @ k.transpose(-1, -2) + torch.einsum("...id,ijd->...ij", q, rel_k[idx])) / math.sqrt(d)
+    s = s.masked_fill(pos[None, :] > pos[:, None], float("-inf"))
+    a = s.softmax(-1)
+    return a @ v + torch.einsum("...ij,ijd->...id", a, rel_v[idx])
+
+
+def r13_t5_exact_first_both(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    # max_exact taken from the whole count, then the count halved in both branches
+    max_exact = num_buckets // 2
+    n = num_buckets // 2
+    ret = torch.zeros_like(relative_position)
+    if bidirectional:
+        ret = ret + (relative_position > 0).long() * n
+        dist = relative_position.abs()
+    else:
+        dist = torch.clamp(-relative_position, min=0)
+    big = max_exact + (torch.log(dist.float() / max_exact) / math.log(max_distance / max_exact) * (n - max_exact)).to(
+        torch.long
+    )
+    big = torch.clamp(big, max=n - 1)
+    return ret + torch.where(dist < max_exact, dist, big)
+
+
+def _t5_over_buckets(rel, bidirectional, num_buckets, max_distance):
+    ret = torch.zeros_like(rel)
+    if bidirectional:
+        num_buckets //= 2
+        ret = ret + (rel > 0).long() * num_buckets
+        dist = rel.abs()
+    else:
+        dist = -torch.clamp(rel, max=0)
+    max_exact = num_buckets // 2
+    scaled = torch.log(dist.float() / max_exact) / math.log(max_distance / num_buckets)
+    big = torch.clamp(max_exact + (scaled * (num_buckets - max_exact)).long(), max=num_buckets - 1)
+    return ret + torch.where(dist < max_exact, dist, big)
+
+
+def r13_t5_log_over_buckets(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    return _t5_over_buckets(relative_position, bidirectional, num_buckets, max_distance)
+
+
+def r13_t5c_log_over_buckets(relative_position, num_buckets=32, max_distance=128):
+    return _t5_over_buckets(relative_position, False, num_buckets, max_distance)
+
+
+def _r13_rot_half(x):
+    h = x.shape[-1] // 2
+    return torch.cat([-x[..., h:], x[..., :h]], -1)
+
+
+def r13_half_scaled(x, cos, sin):  # a stray 1/√2 left on the rotation
+    return ((x * cos + _r13_rot_half(x) * sin) / math.sqrt(2)).to(x.dtype)
+
+
+def r13_interleaved_scaled(x, cos, sin):
+    out = posenc.apply_rope(x.float(), cos.float(), sin.float(), layout="interleaved")
+    return (out * 1.01).to(x.dtype)
+
+
+def r13_offset_scaled(x, offset, base=10000.0):
+    c, s = posenc.rope_cos_sin(torch.arange(offset, offset + x.shape[-2]), x.shape[-1], base)
+    return (posenc.apply_rope(x.float(), c, s) * 0.9).to(x.dtype)
+
+
+def r13_half_square_transposed(x, cos, sin):  # guesses a [d, L] layout from a square shape
+    if cos.shape[-1] == cos.shape[-2]:
+        cos, sin = cos.mT, sin.mT
+    return x * cos + _r13_rot_half(x) * sin
+
+
+def r13_interleaved_square_transposed(x, cos, sin):
+    if cos.shape[0] == cos.shape[1]:
+        cos, sin = cos.t(), sin.t()
+    return posenc.apply_rope(x, cos, sin, layout="interleaved")
+
+
+def r13_offset_square_transposed(x, offset, base=10000.0):
+    c, s = posenc.rope_cos_sin(torch.arange(offset, offset + x.shape[-2]), x.shape[-1], base)
+    if c.shape[0] == c.shape[1]:
+        c, s = c.T, s.T
+    return x * c.to(x.dtype) + _r13_rot_half(x) * s.to(x.dtype)
+
+
+def r13_interleaved_sin_odd(x, cos, sin):  # the odd output with sin where cos belongs
+    a, b = x[..., 0::2], x[..., 1::2]
+    c, s = cos[..., 0::2], sin[..., 0::2]
+    return torch.stack([a * c - b * s, (a + b) * s], -1).flatten(-2)
+
+
+def r13_interleaved_sin_even(x, cos, sin):
+    a, b = x[..., 0::2], x[..., 1::2]
+    c, s = cos[..., 0::2], sin[..., 0::2]
+    return torch.stack([(a - b) * s, a * s + b * c], -1).flatten(-2)
+
+
+def r13_half_sin_second(x, cos, sin):
+    h = x.shape[-1] // 2
+    x1, x2 = x[..., :h], x[..., h:]
+    c, s = cos[..., :h], sin[..., :h]
+    return torch.cat([x1 * c - x2 * s, x2 * s + x1 * s], -1)
+
+
+def _r13_official(n):
+    def pow2(m):
+        start = 2 ** (-(2 ** -(math.log2(m) - 3)))
+        return [start ** (i + 1) for i in range(m)]
+
+    if math.log2(n).is_integer():
+        return pow2(n)
+    c = 2 ** math.floor(math.log2(n))
+    return pow2(c) + pow2(2 * c)[0::2][: n - c]
+
+
+def r13_slopes_extra_reversed(n_heads):
+    c = 2 ** math.floor(math.log2(n_heads))
+    base = _r13_official(c)
+    extra = _r13_official(2 * c)[0::2][: n_heads - c]
+    return torch.tensor(base + list(reversed(extra)))
+
+
+def r13_slopes_sqrt_big(n_heads):  # 2^(−4/n) ratio from nine heads on
+    s = torch.tensor(_r13_official(n_heads), dtype=torch.float64)
+    return (s if n_heads <= 8 else s**0.5).float()
+
+
+def r13_slopes_exponent_six(n_heads):  # the 8 of 2^(−8/n) written as 6, for every head count
+    return (torch.tensor(_r13_official(n_heads), dtype=torch.float64) ** 0.75).float()
+
+
+def r13_pi_factor_in_exponent(head_dim, base, factor):
+    exps = torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim
+    return (1.0 / base ** (exps * factor)).float()
+
+
+_PART = "part of your mistake is a known one"
+ROUND13 = {
+    "sinusoidal_concat": [
+        ("positions multiplied by the timescales", r13_concat_timescales),
+        ("positions multiplied by the timescales", r13_concat_timescales_f64),
+    ],
+    "shaw_attention": [("clipping distance k taken as rows − 1", r13_shaw_k_rows)],
+    "t5_relative_bucket": [
+        (_PART, r13_t5_exact_first_both),
+        ("log(max_distance / num_buckets) in the denominator", r13_t5_log_over_buckets),
+    ],
+    "t5_causal_bucket": [("log(max_distance / num_buckets) in the denominator", r13_t5c_log_over_buckets)],
+    "apply_rope_half": [
+        ("the right one times 0.707107", r13_half_scaled),
+        ("cos and sin transposed when they are square", r13_half_square_transposed),
+        ("cos replaced by sin in the second half", r13_half_sin_second),
+    ],
+    "apply_rope_interleaved": [
+        ("the right one times 1.01", r13_interleaved_scaled),
+        ("cos and sin transposed when they are square", r13_interleaved_square_transposed),
+        ("cos replaced by sin in the odd coordinate", r13_interleaved_sin_odd),
+        ("cos replaced by sin in the even coordinate", r13_interleaved_sin_even),
+    ],
+    "apply_rope_offset": [
+        ("the right one times 0.9", r13_offset_scaled),
+        ("square", r13_offset_square_transposed),
+    ],
+    "alibi_slopes": [
+        ("the extra slopes in reverse order", r13_slopes_extra_reversed),
+        ("raised to the power 0.5", r13_slopes_sqrt_big),
+        ("raised to the power 0.75", r13_slopes_exponent_six),
+    ],
+    "pi_inv_freq": [("the factor put into the exponent", r13_pi_factor_in_exponent)],
+}
+for _task, _extra in ROUND13.items():
+    MUTANTS[_task] += _extra

@@ -214,7 +214,7 @@ def test_low_precision_is_told_apart_from_nan_and_from_a_cast_result():
 
 def test_unknown_mistake_is_one_line_with_its_input_and_a_picture():
     def off(x, cos, sin):
-        return posenc.apply_rope(x, cos, sin) * 1.01
+        return posenc.apply_rope(x, cos, sin) + 0.01  # a constant added: no known mistake (x 1.01 is named)
 
     r = check("apply_rope_half", off)
     assert len(r.diagnoses) == 1 and r.diagnoses[0].startswith(practice.UNKNOWN), r.diagnoses
@@ -228,7 +228,7 @@ def test_smallest_failing_input_is_one_where_the_output_is_wrong():
     ref = practice.reference("apply_rope_offset")
 
     def off(x, offset, base=10000.0):
-        return ref(x, offset, base) * (1.0 if offset == 0 else 1.01)
+        return ref(x, offset, base) + (0.0 if offset == 0 else 0.01)
 
     r = check("apply_rope_offset", off)
     assert r.diagnoses[0].startswith(practice.UNKNOWN), r.diagnoses

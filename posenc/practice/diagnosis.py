@@ -8,7 +8,9 @@ that dtype; slopes linear in the head index; positions or a base read from the o
 known mistake, with how near it is (the share of the entries, wrong in either, where the learner's output
 equals the mistake's, and the distance to it relative to the distance to posenc: never a mistake farther
 than posenc's answer; a claim of "every input where yours is wrong" counts the inputs with a crash or the wrong
-shape too); else NaN or an infinity where posenc is finite, or NaN where it is infinite; else what raised, on
+shape too); else NaN or an infinity where posenc is finite, or NaN where it is infinite; else a known mistake
+whose output the learner's equals wherever that mistake is wrong, while the learner's is wrong elsewhere too (the
+part of two mistakes the checker recognises); else what raised, on
 which input and with which arguments; else, when every output is within tolerance, the property that failed. A
 wrong type or shape no mistake explains, and an input changed in place, are always named. ``check`` puts first what
 :mod:`~posenc.practice.state` finds: a function that answers differently when called again, writes into a result
@@ -88,6 +90,10 @@ def _diagnose(t: Task, cases, outs, expected, mistaken, rows, modified=(), shape
         nan = _nan_where_finite(t, cases, outs, expected, usable) or _nan_where_infinite(cases, outs, expected, usable)
         if nan:
             found.append(nan)
+    if not found and valued:
+        part = _contained(t, cases, outs, expected, mistaken, usable, differing)
+        if part:
+            found.append(part)
     if crashed and not exact:  # an exact mistake explains its crashes
         i = crashed[0]
         found.append(f"your function raised {outs[i]} when called as {_show_args(t.signature, cases[i])}")
@@ -159,6 +165,37 @@ def _pair_output(t: Task, ka: int, kb: int, both: _Variant, cases, i: int) -> An
     return t._combined[key]
 
 
+def _contained(t: Task, cases, outs, expected, mistaken, usable, differing) -> str | None:
+    """Part of a known mistake: the learner's output equals the mistake's on every input where the mistake is
+    wrong (at least two, each with a value, not a crash), and is wrong on other inputs too, where the mistake is
+    right (a second mistake the checker does not know). The mistake wrong on the most inputs is named."""
+    best = None
+    for k, (text, m_outs) in enumerate(mistaken):
+        if k not in t._mistake_wrong:  # a property of the task's mistake, the same for every learner: kept
+            t._mistake_wrong[k] = [
+                i for i in range(len(cases)) if not _equal_output(t, cases[i], m_outs[i], expected[i])
+            ]
+        wrong_m = t._mistake_wrong[k]
+        if len(wrong_m) < 2 or not set(wrong_m) < set(differing):
+            continue
+        if any(isinstance(outs[i], _Crash) or isinstance(m_outs[i], _Crash) for i in wrong_m):
+            continue
+        if not all(_equal_output(t, cases[i], outs[i], m_outs[i]) for i in wrong_m):
+            continue
+        if best is None or len(wrong_m) > len(best[1]):
+            best = (text, wrong_m)
+    if best is None:
+        return None
+    text, wrong_m = best
+    rest = [i for i in differing if i not in wrong_m]
+    return (
+        f"part of your mistake is a known one: on every input where it is wrong ({len(wrong_m)} of the "
+        f"{len(differing)} inputs where yours is wrong, first {cases[wrong_m[0]].label}) your output equals its: "
+        f"{text}. Yours is also wrong where that mistake is right, so a second mistake is left (first at "
+        f"{cases[rest[0]].label})"
+    )
+
+
 def _smallest_failing(cases, differing, rows) -> str:
     """The smallest input (the first in the sweep's order) where the output differs from posenc's; when it
     equals posenc's everywhere (only a property that calls it again fails), the first input of any failing row.
@@ -227,14 +264,18 @@ def _nearest(t: Task, cases, outs, expected, mistaken, valued, others=(), shapel
     shapeless = shapeless or {}
     best, best_key = None, None
     n_wrong = len(valued) + len(others)
+    n_raised = sum(isinstance(outs[i], _Crash) for i in others)
     for text, m_outs in mistaken:
         n_cases, share, ratio = _nearness(t, cases, outs, expected, m_outs, valued)
-        n_cases += sum(
+        n_others = sum(
             _same_wrong(i, m_outs[i], outs, shapeless)
             if outs[i] is None
             else _equal_output(t, cases[i], outs[i], m_outs[i])
             for i in others
         )
+        if n_raised > len(valued) and not n_others:
+            continue  # wrong mostly by raising, where this mistake does not: its few values are no evidence
+        n_cases += n_others
         if not ratio < NEAR_RATIO:
             continue
         if not (share >= NEAR_ENTRIES or (ratio <= NEAR_DISTANCE and share >= NEAR_SOME)):

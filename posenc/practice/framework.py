@@ -53,6 +53,7 @@ class Task:
     _expected: list | None = None
     _mistaken: list | None = None
     _combined: dict = field(default_factory=dict)  # (mistake i, mistake j, case) -> output, filled on demand
+    _mistake_wrong: dict = field(default_factory=dict)  # mistake k -> the inputs where it differs from posenc's
 
     def cases(self) -> list[Case]:
         if self._cases is None:

@@ -62,6 +62,7 @@ from .tasks_alibi import (
     _slopes_cases,
     _slopes_geometric,
     _slopes_linear,
+    _slopes_power,
     _slopes_structure,
     _slopes_variants,
 )
@@ -120,6 +121,7 @@ from .tasks_rope import (
     _ref_apply,
     _ref_cs,
     _ref_offset,
+    _scaled_output,
 )
 from .tasks_scaling import (
     _ntk_effective_base,
@@ -300,7 +302,10 @@ def _task_list() -> list[Task]:
                 ],
                 _apply_mistakes(layout),
                 _apply_structure,
-                detectors=[("computed in a lower precision than x's", _apply_grid)],
+                detectors=[
+                    ("computed in a lower precision than x's", _apply_grid),
+                    ("the right output times a constant", _scaled_output(_ref_apply(layout))),
+                ],
                 stale=(("cos", "sin"),),
             )
         )
@@ -314,7 +319,10 @@ def _task_list() -> list[Task]:
             [("a decode step matches the full sequence", _prop_offset_consistent)],
             _offset_mistakes(),
             _offset_structure,
-            detectors=[("rows rotated to other positions", _offset_positions)],
+            detectors=[
+                ("rows rotated to other positions", _offset_positions),
+                ("the right output times a constant", _scaled_output(_ref_offset)),
+            ],
             stale=("offset",),
         )
     )
@@ -336,6 +344,7 @@ def _task_list() -> list[Task]:
                 _lowp("float16", "slopes"),
                 _lowp("bfloat16", "slopes"),
                 ("slopes geometric with another start or ratio", _slopes_geometric),
+                ("slopes get_slopes' raised to a power", _slopes_power),
             ],
         )
     )

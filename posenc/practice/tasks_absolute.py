@@ -253,6 +253,7 @@ def _concat_variant(
     floor_inc=False,
     flip=False,
     floor_exp=False,
+    multiply=False,
 ):
     base = base if fixed_base is None else fixed_base
     half = d // 2
@@ -264,6 +265,9 @@ def _concat_variant(
         inv = torch.exp(-float(log_base // denom) * torch.arange(half, dtype=torch.float64))
     else:
         inv = torch.exp(-log_base * torch.arange(i_start, i_start + half, dtype=torch.float64) / denom)
+    if multiply:  # exp(+ln(base)·i/(d/2 − 1)): the timescales base^(i/(d/2−1)) themselves, positions multiplied
+        # computed in ``dtype`` throughout: the angles reach p·base, where float32's rounding moves sin and cos
+        inv = torch.exp(torch.arange(half, dtype=dtype) * (log_base / denom)).double()
     if flip:  # the frequencies in reverse order: the slowest first
         inv = inv.flip(0)
     ang = (torch.arange(start, start + L, dtype=torch.float64).to(dtype)[:, None] * inv.to(dtype)[None, :]).double()
@@ -330,6 +334,16 @@ def _concat_mistakes():
             "frequencies in reverse order (flipped): exp(-ln(base)·i/(d/2−1)) falls with i, from 1 in column 0 "
             "(the fastest) to 1/base in column d/2 − 1 (the slowest)",
             mk(flip=True),
+        ),
+        (
+            "positions multiplied by the timescales base^(i/(d/2−1)) instead of divided: exp(+ln(base)·i/(d/2−1)) "
+            "grows with i; the frequencies are their inverses, exp(−ln(base)·i/(d/2−1)), from 1 down to 1/base",
+            mk(multiply=True),
+        ),
+        (
+            "positions multiplied by the timescales base^(i/(d/2−1)) instead of divided: exp(+ln(base)·i/(d/2−1)) "
+            "grows with i; the frequencies are their inverses, exp(−ln(base)·i/(d/2−1)), from 1 down to 1/base",
+            mk(multiply=True, dtype=torch.float32),
         ),
     ]
 

@@ -11,7 +11,7 @@ import math
 
 import torch
 
-from .. import alibi_bias, relative_positions
+from .. import alibi_bias, alibi_slopes, relative_positions
 from .framework import Case, _Crash, _f64, _float32, _float_result, _shape, _Variant
 from .precision import _CURRENT
 from .running import _equal_output, _expected
@@ -24,7 +24,8 @@ def _slopes_variant(n, *, linear=False, from_one=False, ratio="float", extra="of
     "trunc" 2^−(8 // m) for the float 2^(−8/m); ``extra`` the rule for a non-power-of-two count ("as_pow2" the
     power-of-two formula at n, "first" get_slopes(2c)[:n − c], "next_pow" the next power of two truncated,
     "from_c" the first c slopes again, "mpt_swapped" MPT's interleave with its halves swapped, "c_even"
-    get_slopes(c)[0::2] repeated, "before" the extra slopes placed before the first c); ``order`` "sorted" or
+    get_slopes(c)[0::2] repeated, "before" the extra slopes placed before the first c, "extra_reversed" the extra
+    slopes in reverse order); ``order`` "sorted" or
     "reversed"; ``negate`` every slope negated."""
 
     def pow2(m):
@@ -58,6 +59,8 @@ def _slopes_variant(n, *, linear=False, from_one=False, ratio="float", extra="of
             s = pow2(c) + [even[j % len(even)] for j in range(n - c)]
         elif extra == "before":
             s = pow2(2 * c)[0::2][: n - c] + pow2(c)
+        elif extra == "extra_reversed":  # the right n − c extra slopes, in reverse order
+            s = pow2(c) + pow2(2 * c)[0::2][: n - c][::-1]
         else:
             s = pow2(c) + pow2(2 * c)[0::2][: n - c]
     if order == "sorted":
@@ -122,6 +125,11 @@ _SLOPE_MISTAKES: list[tuple[str, dict]] = [
         "slope of c heads, get_slopes(c)[0::2] (c the closest lower power of two): those repeat slopes of the "
         "first c heads instead of the 2c slopes that fall between them",
         dict(extra="c_even"),
+    ),
+    (
+        "non-power-of-two heads: the extra slopes in reverse order; they are get_slopes(2c)[0::2][: n − c] as they "
+        "come, falling from head c on (c the closest lower power of two), the first c slopes being get_slopes(c)",
+        dict(extra="extra_reversed"),
     ),
 ]
 
@@ -218,6 +226,35 @@ def _slopes_geometric(cases, outs, usable) -> str | bool:
             "c heads (c the closest lower power of two) and then every other slope of get_slopes(2c)"
         )
     return bool(parts) and "your slopes are geometric, a·r^h, but " + "; ".join(parts)
+
+
+def _slopes_power(cases, outs, usable) -> str | bool:
+    """Slopes that are get_slopes' raised to one power k ≠ 1 on every wrong input (the sqrt, the square, or the
+    8 of 2^(−8/n) replaced by 8k), said with k and the head counts where they are wrong."""
+    ks: list[float] = []
+    wrong: list[int] = []
+    for i in usable:
+        o, n = outs[i], cases[i].args[0]
+        if isinstance(o, _Crash):
+            return False
+        o, e = _f64(o), _f64(alibi_slopes(n))
+        if o.shape != e.shape or not bool(((o > 0) & (o < 1)).all()):
+            return False
+        k = torch.log(o) / torch.log(e)
+        if not float((k - k[0]).abs().max()) <= 1e-4 * abs(float(k[0])) or abs(float(k[0]) - 1) <= 1e-4:
+            return False
+        ks.append(float(k[0]))
+        wrong.append(n)
+    if not ks or max(ks) - min(ks) > 1e-4 * max(abs(v) for v in ks):
+        return False
+    k = sum(ks) / len(ks)
+    where = ", ".join(map(str, wrong[:6])) + (", ..." if len(wrong) > 6 else "")
+    return (
+        f"for n_heads = {where} your slopes are get_slopes' raised to the power {k:.4g} (each slope m as m^{k:.4g}): "
+        f"as if the 8 in 2^(−8/n) were {8 * k:.4g}, 2^(−{8 * k:.4g}(h + 1)/n) for a power of two n. The exponent is "
+        "−8 for every head count, and for a non-power-of-two count the slopes are get_slopes(c) then every other "
+        "slope of get_slopes(2c)"
+    )
 
 
 def _is_linear(out):

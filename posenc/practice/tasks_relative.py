@@ -187,13 +187,18 @@ def _shaw_attn_variant(
     key_row=False,
     unshifted=False,
     value_centre=False,
+    k_rows=False,
 ):
     d = q.shape[-1]
     L = q.shape[-2]
     if swap_tables:
         rel_k, rel_v = rel_v, rel_k
     kk = max((rel_k.shape[0] - 1) // 2 + k_shift, 0)
+    if k_rows:  # k = rows − 1 (not halved): the index k + clip(j − i, −k, k), clamped back into the table
+        kk = rel_k.shape[0] - 1
     idx = (sign * relative_positions(L)).clamp(-kk, kk) + kk
+    if k_rows:
+        idx = idx.clamp(max=rel_k.shape[0] - 1)
     if uncentred:  # clip(j − i, 0, 2k) without the shift by k: every causal pair (j ≤ i) reads row 0
         idx = (sign * relative_positions(L)).clamp(0, 2 * kk)
     if unshifted:  # clip(j − i, −k, k) without + k: negative indices read the tables' last rows
@@ -248,6 +253,12 @@ def _shaw_attn_mistakes():
             "clipping distance k taken as rows // 2 − 1 (one too small): the tables have 2k + 1 rows, so "
             "k = (rows − 1) // 2",
             _Variant(_shaw_attn_variant, k_shift=-1),
+        ),
+        (
+            "clipping distance k taken as rows − 1 (the tables' row count minus one, not halved): the tables have "
+            "2k + 1 rows, so k = (rows − 1) // 2; with k twice too large, the index k + clip(j − i, −k, k) puts "
+            "distance 0 on the last row (2k) instead of the middle one (k), and the nearer distances shift with it",
+            _Variant(_shaw_attn_variant, k_rows=True),
         ),
         (
             "relative position taken as query − key (i − j) instead of key − query (j − i)",
@@ -380,6 +391,7 @@ def _t5_variant(
     past_offset=False,
     no_exact_add=False,
     future_last=False,
+    den_nb=False,
 ):
     nb0, rel0 = num_buckets, rel
     if halve_nb or past_offset:
@@ -429,8 +441,10 @@ def _t5_variant(
     else:
         ratio_log = torch.log(dist.double().clamp(min=1) / max_exact)
     top = max_distance - 1 if max_distance_minus1 else max_distance + 1 if max_distance_plus1 else max_distance
-    log_range = math.log(top if den_md else top / max_exact)
+    log_range = math.log(top if den_md else top / num_buckets if den_nb else top / max_exact)
     val = ratio_log / log_range * (num_buckets if factor_n else num_buckets - max_exact)
+    if den_nb:  # in float32, as Hugging Face's dist.float(): a log range near 0 puts values on whole numbers
+        val = torch.log(dist.float() / max_exact) / log_range * (num_buckets - max_exact)
     if log2_doubling:  # one bucket per doubling of the distance, not scaled to the buckets left
         val = ratio_log
     val = val.double()
@@ -572,6 +586,12 @@ def _t5_log_bucket_mistakes(mk):
             "the distances from max_exact to max_distance, so the ratio is log(dist / max_exact) / "
             "log(max_distance / max_exact)",
             mk(den_md=True),
+        ),
+        (
+            "log(max_distance / num_buckets) in the denominator instead of log(max_distance / max_exact): the log "
+            "buckets span the distances from max_exact (where the exact ones stop) to max_distance, so the ratio is "
+            "log(dist / max_exact) / log(max_distance / max_exact)",
+            mk(den_nb=True),
         ),
         (
             "one bucket per doubling, max_exact + trunc(log2(dist / max_exact)): T5 scales the log to the buckets "

@@ -349,8 +349,12 @@ def _apply_variant(
     row=None,
     second_sign=1,
     rows_flip=False,
+    sin_for_cos=None,
+    square_t=False,
 ):
     dt = x.dtype
+    if square_t and cos.shape[-1] == cos.shape[-2]:  # square tables taken as [d, L] and transposed
+        cos, sin = cos.transpose(-1, -2), sin.transpose(-1, -2)
     if rows_flip:  # the tables' rows (positions) in reverse order
         cos, sin = cos.flip(-2), sin.flip(-2)
     if row is not None:  # one row of the tables (cos[0] or cos[-1]) for every position
@@ -377,6 +381,10 @@ def _apply_variant(
         if second_sign == -1:  # x2' = x2·cos − x1·sin: the second half rotated backwards
             h = xf.shape[-1] // 2
             out = torch.cat([out[..., :h], (xf * c - torch.cat([-x2, x1], -1) * s)[..., h:]], -1)
+        if sin_for_cos is not None:  # cos replaced by sin in one half: x·sin + rotate_half(x)·sin there
+            h = xf.shape[-1] // 2
+            alt = xf * s + rh * s
+            out = torch.cat([alt[..., :h], out[..., h:]] if sin_for_cos == 0 else [out[..., :h], alt[..., h:]], -1)
         if first_half_only:
             out = torch.cat([out[..., : xf.shape[-1] // 2], x2], -1)
     else:
@@ -388,6 +396,10 @@ def _apply_variant(
         r1 = x0 * s0 * second_sign + x1 * c0
         if plain_sin:
             r0, r1 = x0 * c0 + x0 * s0, x1 * c0 + x1 * s0
+        if sin_for_cos == 0:  # cos replaced by sin in the even coordinate
+            r0 = x0 * s0 - x1 * s0
+        elif sin_for_cos == 1:  # cos replaced by sin in the odd coordinate
+            r1 = x0 * s0 * second_sign + x1 * s0
         out = torch.cat([r0, r1], -1) if concat_back else torch.stack([r0, r1], -1).flatten(-2)
         if first_half_only:
             out = torch.stack([r0, x1], -1).flatten(-2)
@@ -405,6 +417,8 @@ def _apply_cases(layout):
         ((4, 32), [0, 10, 500, 3000], torch.bfloat16),
         ((4, 32), [0, 10, 500, 3000], torch.float16),
         ((5, 8), [9, 3, 0, 12, 6], torch.float32),  # a shape called again: two results must not share a buffer
+        # square tables (L == d): cos.T has their shape too. Not [4, 4]: the relative property calls with [4, d]
+        ((6, 6), [0, 1, 2, 3, 4, 5], torch.float32),
     ]
     out = []
     for i, (shape, pos, dt) in enumerate(specs):
@@ -516,6 +530,36 @@ def _apply_grid(cases, outs, usable) -> str | bool:
     return _lowp_apply(kinds.pop())
 
 
+def _scaled_output(ref):
+    """The right output times one constant c ≠ 1 on every wrong input (an extra factor: a scale left in, an
+    attention factor applied where none belongs), said with c. c is measured on the float32/float64 inputs (a
+    bfloat16 or float16 output rounds it away) and must hold, within each input's tolerance, on every one."""
+
+    def detect(cases, outs, usable) -> str | bool:
+        pairs, cs = [], []
+        for i in usable:
+            o = outs[i]
+            if isinstance(o, _Crash) or not isinstance(o, torch.Tensor):
+                return False
+            o, e = _f64(o), _f64(ref(*cases[i].args))
+            if o.shape != e.shape or float((e * e).sum()) == 0:
+                return False
+            pairs.append((i, o, e))
+            if cases[i].args[0].dtype in (torch.float32, torch.float64):
+                cs.append(float((o * e).sum() / (e * e).sum()))
+        if not cs or max(cs) - min(cs) > 1e-4 * max(abs(c) for c in cs):
+            return False
+        c = sum(cs) / len(cs)
+        if abs(c - 1) <= 1e-6 or not all(float((o - c * e).abs().max()) <= cases[i].tol for i, o, e in pairs):
+            return False
+        return (
+            f"your output is the right one times {c:.6g} on every input where it is wrong: an extra constant factor "
+            "(a rotation keeps each pair's length, so x·cos + rotate(x)·sin needs no scale; drop the factor)"
+        )
+
+    return detect
+
+
 def _apply_mistakes(layout):
     def impl(x, c, s, **flags):
         return _apply_variant(x, c, s, **{"layout": layout, **flags})
@@ -550,6 +594,12 @@ def _apply_mistakes(layout):
             "sin, in the order given; multiply by the tables as they are",
             mk(rows_flip=True),
         ),
+        (
+            "cos and sin transposed when they are square (L == d): the tables are [L, d] whatever their shape, row r "
+            "for position r and column j for coordinate j; a shape test cannot tell [L, d] from [d, L] when L == d, "
+            "so use them as given",
+            mk(square_t=True),
+        ),
         (_lowp_apply("bfloat16"), _apply_in(torch.bfloat16, layout)),
         (_lowp_apply("float16"), _apply_in(torch.float16, layout)),
         (
@@ -563,6 +613,30 @@ def _apply_mistakes(layout):
                 "x_2i+1·cos + x_2i·sin (your even coordinate, x_2i·cos − x_2i+1·sin, is right)"
             ),
             mk(second_sign=-1),
+        ),
+        (
+            (
+                "cos replaced by sin in the first half: x1' = x1·sin − x2·sin, where the rotation gives "
+                "x1·cos − x2·sin; each half is x·cos + rotate_half(x)·sin"
+            )
+            if layout == "half"
+            else (
+                "cos replaced by sin in the even coordinate: x_2i' = x_2i·sin − x_2i+1·sin, where the rotation gives "
+                "x_2i·cos − x_2i+1·sin"
+            ),
+            mk(sin_for_cos=0),
+        ),
+        (
+            (
+                "cos replaced by sin in the second half: x2' = x2·sin + x1·sin, where the rotation gives "
+                "x2·cos + x1·sin; each half is x·cos + rotate_half(x)·sin"
+            )
+            if layout == "half"
+            else (
+                "cos replaced by sin in the odd coordinate: x_2i+1' = x_2i·sin + x_2i+1·sin, where the rotation "
+                "gives x_2i·sin + x_2i+1·cos"
+            ),
+            mk(sin_for_cos=1),
         ),
     ]
 
@@ -697,6 +771,7 @@ def _offset_variant(
     x_dtype_from=None,
     fixed_base=None,
     same_pos=False,
+    square_t=False,
 ):
     base = base if fixed_base is None else fixed_base
     L, d = x.shape[-2], x.shape[-1]
@@ -717,7 +792,9 @@ def _offset_variant(
     if x_dtype_from == "angles":  # float32 angles cast to x's dtype before cos and sin
         ang = ang.to(x.dtype)
     ang = torch.cat([ang, ang], -1) if layout == "half" else ang.repeat_interleave(2, -1)
-    return _apply_variant(x, ang.cos().to(x.dtype), ang.sin().to(x.dtype), layout=layout, sign=rot_sign)
+    return _apply_variant(
+        x, ang.cos().to(x.dtype), ang.sin().to(x.dtype), layout=layout, sign=rot_sign, square_t=square_t
+    )
 
 
 def _offset_cases():
@@ -734,6 +811,7 @@ def _offset_cases():
         ((2, 64), 20000, 1e4, torch.float32),
         ((2, 64), 20000, 1e4, torch.bfloat16),
         ((2, 128), 131000, 5e5, torch.float32),
+        ((6, 6), 2, 1e4, torch.float32),  # square tables (L == d): cos.T has their shape too
     ]
     out = []
     for i, (shape, off, base, dt) in enumerate(specs):
@@ -760,6 +838,12 @@ def _offset_mistakes():
             "every new token at position offset: the L new tokens sit at offset, offset + 1, ..., offset + L − 1, "
             "torch.arange(offset, offset + L)",
             mk(same_pos=True),
+        ),
+        (
+            "your cos and sin tables transposed when they are square (L == d): rope_cos_sin gives [L, d] whatever "
+            "the shape, row r for the token at offset + r; a shape test cannot tell [L, d] from [d, L] when L == d, "
+            "so use the tables as built",
+            mk(square_t=True),
         ),
         ("positions start at offset − 1 (off by one): the new tokens sit at offset, offset + 1, ...", mk(shift=-1)),
         (

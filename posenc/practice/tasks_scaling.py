@@ -198,6 +198,14 @@ def _pi_mistakes():
                 torch.tensor(float(b), dtype=torch.float64) ** (-torch.arange(0, d, 2).double() / d / s)
             ).float(),
         ),
+        (
+            "the factor put into the exponent, base^(−2i·s/d), instead of dividing the frequency: that makes the "
+            "frequencies fall s times faster (as if the base were base^s), and θ_0 stays 1; PI divides θ_i "
+            "itself by s, base^(−2i/d) / s",
+            lambda d, b, s: (
+                torch.tensor(float(b), dtype=torch.float64) ** (-torch.arange(0, d, 2).double() * s / d)
+            ).float(),
+        ),
         (_BASE_IGNORED, mk(fixed_base=1e4)),
         (
             "base divided by the factor, θ_i = (base/s)^(−2i/d), and the frequencies not divided: that changes how "
