@@ -85,3 +85,12 @@ def test_bloom_padding_count_gives_the_same_weights_as_raw_key_indices():
     torch.testing.assert_close(
         weights(counted)[rows.expand(3, heads, length)], weights(raw)[rows.expand(3, heads, length)]
     )
+
+
+@pytest.mark.parametrize("n_heads", range(1, 65))
+def test_mpt_builder_gives_the_official_slopes(n_heads):
+    """Chapter 6 transcribes the slope lines of transformers' `build_mpt_alibi_tensor`; here the real
+    function: with two positions its first column is minus one slope per head, in the official order."""
+    mpt = pytest.importorskip("transformers.models.mpt.modeling_mpt")
+    first_column = mpt.build_mpt_alibi_tensor(n_heads, 2)[:, 0, 0].neg()
+    torch.testing.assert_close(first_column, posenc.alibi_slopes(n_heads), rtol=1e-6, atol=0)
