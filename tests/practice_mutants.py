@@ -4177,3 +4177,205 @@ ROUND13 = {
 }
 for _task, _extra in ROUND13.items():
     MUTANTS[_task] += _extra
+
+
+# ---------------------------------------------------------------------------------------------
+# round 14: mistakes of learner 13's run without a name, written anew with siblings
+def r14_yarn_cdim_log2_bottom(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    d, L0 = head_dim, original_max_position_embeddings
+
+    def cdim(turns):  # natural log on top, log2 below
+        return d * math.log(L0 / (2 * math.pi * turns)) / (2 * math.log2(base))
+
+    lo, hi = max(math.floor(cdim(beta_fast)), 0), min(math.ceil(cdim(beta_slow)), d - 1)
+    hi = hi + 0.001 if lo == hi else hi
+    theta = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
+    keep = 1 - ((torch.arange(d // 2, dtype=torch.float64) - lo) / (hi - lo)).clamp(0, 1)
+    return (theta / factor * (1 - keep) + theta * keep).float(), 0.1 * math.log(factor) + 1 if factor > 1 else 1.0
+
+
+def r14_yarn_l0_fixed(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    from posenc.practice import reference
+
+    return reference("yarn_inv_freq")(head_dim, base, factor, 4096, beta_fast, beta_slow)
+
+
+def r14_yarn_beta_fast_fixed(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    from posenc.practice import reference
+
+    return reference("yarn_inv_freq")(head_dim, base, factor, original_max_position_embeddings, 32.0, beta_slow)
+
+
+def r14_t5_buckets_fixed(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    return posenc.t5_relative_bucket(relative_position, bidirectional=bidirectional)  # the defaults, always
+
+
+def r14_t5c_log_dist(relative_position, num_buckets=32, max_distance=128):  # log(dist), no / max_exact
+    dist = (-relative_position).clamp(min=0)
+    exact = num_buckets // 2
+    far = exact + (torch.log(dist.float().clamp(min=1)) / math.log(max_distance / exact) * (num_buckets - exact))
+    return torch.where(dist < exact, dist, far.long().clamp(max=num_buckets - 1))
+
+
+def r14_t5_linear(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    n, rel = num_buckets, relative_position
+    upper = torch.zeros_like(rel)
+    if bidirectional:
+        n //= 2
+        upper = (rel > 0).long() * n
+        dist = rel.abs()
+    else:
+        dist = (-rel).clamp(min=0)
+    exact = n // 2
+    lin = exact + ((dist - exact).float() * (n - exact) / (max_distance - exact)).long()
+    return upper + torch.where(dist < exact, dist, lin.clamp(max=n - 1))
+
+
+def r14_shaw_scaled_by_rows(q, k, v, rel_k, rel_v):
+    L = q.shape[-2]
+    kk = (rel_k.shape[0] - 1) // 2
+    idx = posenc.shaw_relative_index(L, kk)
+    logits = (q @ k.mT + torch.einsum("...id,ijd->...ij", q, rel_k[idx])) / rel_k.shape[0]
+    a = logits.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf")).softmax(-1)
+    return a @ v + torch.einsum("...ij,ijd->...id", a, rel_v[idx])
+
+
+def r14_shaw_value_late(q, k, v, rel_k, rel_v):  # the value rows read one later than the key rows
+    L, d = q.shape[-2:]
+    kk = (rel_k.shape[0] - 1) // 2
+    idx = posenc.shaw_relative_index(L, kk)
+    logits = (q @ k.mT + torch.einsum("...id,ijd->...ij", q, rel_k[idx])) / math.sqrt(d)
+    a = logits.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf")).softmax(-1)
+    return a @ v + torch.einsum("...ij,ijd->...id", a, rel_v[(idx + 1).clamp(max=2 * kk)])
+
+
+def r14_half_rotate_rows(x, cos, sin):  # rotate_half written with dim=-2: it swaps the tokens, not the halves
+    top, bottom = x.chunk(2, dim=-2)
+    return x * cos + torch.cat((-bottom, top), dim=-2) * sin
+
+
+def r14_cs_divided(positions, head_dim, base=10000.0):
+    p = torch.arange(positions) if isinstance(positions, int) else positions
+    inv = 1.0 / base ** (torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
+    ang = (p.double()[:, None] / inv).float()
+    ang = torch.cat([ang, ang], -1)
+    return ang.cos(), ang.sin()
+
+
+def _r14_offset_tables(pos, d, base, inv_dtype=None):
+    inv = posenc.rope_inv_freq(d, base)
+    if inv_dtype is not None:
+        inv = inv.to(inv_dtype).float()
+    ang = pos.float()[:, None] * inv
+    ang = torch.cat([ang, ang], -1)
+    return ang.cos(), ang.sin()
+
+
+def r14_offset_reversed(x, offset, base=10000.0):
+    c, s = _r14_offset_tables(torch.arange(offset + x.shape[-2] - 1, offset - 1, -1), x.shape[-1], base)
+    return x * c.to(x.dtype) + _r13_rot_half(x) * s.to(x.dtype)
+
+
+def r14_offset_inv_bf16(x, offset, base=10000.0):
+    c, s = _r14_offset_tables(torch.arange(offset, offset + x.shape[-2]), x.shape[-1], base, torch.bfloat16)
+    return x * c.to(x.dtype) + _r13_rot_half(x) * s.to(x.dtype)
+
+
+class R14OffsetCounter:
+    """Counts its calls and, from the second on, puts the tokens one position later: state kept in an object."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, x, offset, base=10000.0):
+        c, s = _r14_offset_tables(torch.arange(offset, offset + x.shape[-2]) + min(self.calls, 1), x.shape[-1], base)
+        self.calls += 1
+        return x * c.to(x.dtype) + _r13_rot_half(x) * s.to(x.dtype)
+
+
+class R14OffsetTracker:
+    """A decoder that tracks its own position and adds it to the offset (state in an object's method)."""
+
+    def __init__(self):
+        self.pos = 0
+
+    def rope(self, x, offset, base=10000.0):
+        c, s = _r14_offset_tables(torch.arange(offset, offset + x.shape[-2]) + self.pos, x.shape[-1], base)
+        self.pos = 2
+        return x * c.to(x.dtype) + _r13_rot_half(x) * s.to(x.dtype)
+
+
+def r14_slopes_of_2n(n_heads):
+    c = 2 ** math.floor(math.log2(n_heads))
+    if c == n_heads:
+        return torch.tensor(_r13_official(n_heads))
+    ratio = 2.0 ** (-8.0 / (2 * n_heads))
+    extra = [ratio ** (i + 1) for i in range(0, 2 * n_heads, 2)][: n_heads - c]
+    return torch.tensor(_r13_official(c) + extra)
+
+
+def _r14_attend(q, k, v, cos, sin, bias, attention_scaling, fill=float("-inf"), invert=False, scale_always=False):
+    if cos is not None:
+        c, s = cos * attention_scaling, sin * attention_scaling
+        q, k = q * c + _r13_rot_half(q) * s, k * c + _r13_rot_half(k) * s
+    elif scale_always:
+        q, k = q * attention_scaling, k * attention_scaling
+    logits = q @ k.mT / math.sqrt(q.shape[-1])
+    if bias is not None:
+        logits = logits + bias
+    L = q.shape[-2]
+    future = torch.ones(L, L, dtype=torch.bool).triu(1)
+    out = logits.masked_fill(~future if invert else future, fill).softmax(-1) @ v
+    return torch.nan_to_num(out) if invert else out
+
+
+def r14_att_mask_minus_5(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return _r14_attend(q, k, v, cos, sin, bias, attention_scaling, fill=-5.0)
+
+
+def r14_att_mask_zero(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return _r14_attend(q, k, v, cos, sin, bias, attention_scaling, fill=0.0)
+
+
+def r14_att_mask_inverted(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return _r14_attend(q, k, v, cos, sin, bias, attention_scaling, invert=True)
+
+
+def r14_att_scaled_without_cos(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return _r14_attend(q, k, v, cos, sin, bias, attention_scaling, scale_always=True)
+
+
+_R14_STATE = "keeps state between calls"
+ROUND14 = {
+    "yarn_inv_freq": [
+        ("correction dimension with the wrong logarithm (log2) in its denominator", r14_yarn_cdim_log2_bottom),
+        ("original_max_position_embeddings ignored", r14_yarn_l0_fixed),
+        ("beta_fast ignored", r14_yarn_beta_fast_fixed),
+    ],
+    "t5_relative_bucket": [
+        ("num_buckets and max_distance ignored", r14_t5_buckets_fixed),
+        ("linear buckets past max_exact", r14_t5_linear),
+    ],
+    "t5_causal_bucket": [("log(dist) instead of log(dist / max_exact)", r14_t5c_log_dist)],
+    "shaw_attention": [
+        ("divided by 2k + 1, rel_k's row count", r14_shaw_scaled_by_rows),
+        ("+ 1 (one row late)", r14_shaw_value_late),
+    ],
+    "rope_cos_sin": [("angle p / θ_i instead of p · θ_i", r14_cs_divided)],
+    "apply_rope_half": [("rotate_half along the positions axis", r14_half_rotate_rows)],
+    "apply_rope_offset": [
+        ("positions in reverse order", r14_offset_reversed),
+        ("frequencies computed in bfloat16", r14_offset_inv_bf16),
+        (_R14_STATE, R14OffsetCounter()),
+        (_R14_STATE, R14OffsetTracker().rope),
+    ],
+    "alibi_slopes": [("get_slopes(2n)", r14_slopes_of_2n)],
+    "attention": [
+        ("finite value (-5)", r14_att_mask_minus_5),
+        ("finite value (0)", r14_att_mask_zero),
+        ("boolean mask read the other way", r14_att_mask_inverted),
+        ("attention_scaling applied without cos", r14_att_scaled_without_cos),
+    ],
+}
+for _task, _extra in ROUND14.items():
+    MUTANTS[_task] += _extra

@@ -4,7 +4,8 @@ In this order: the known mistake whose output the learner's equals on every inpu
 at once (flags of one variant function, each right wherever the learner is right) whose output the learner's
 equals on every input; else an argument kept from an earlier call (see :mod:`~posenc.practice.state`); else a
 detector's diagnosis (angles or frequencies in low precision, on evidence of
-that dtype; slopes linear in the head index; positions or a base read from the output; ...); else the nearest
+that dtype; slopes linear in the head index; positions or a base read from the output; ...); else a numeric
+argument ignored (posenc's answer with it set to its default or another value of the sweep); else the nearest
 known mistake, with how near it is (the share of the entries, wrong in either, where the learner's output
 equals the mistake's, and the distance to it relative to the distance to posenc: never a mistake farther
 than posenc's answer; a claim of "every input where yours is wrong" counts the inputs with a crash or the wrong
@@ -25,9 +26,9 @@ from typing import Any
 
 import torch
 
-from .framework import Task, _Crash, _f64, _show_args, _Variant
+from .framework import Task, _arg_names, _Crash, _f64, _show_args, _Variant
 from .precision import _CURRENT
-from .running import _equal_output, _output
+from .running import _call, _equal_output, _output
 from .state import _stale
 
 UNKNOWN = "not one of the mistakes the checker knows"
@@ -40,6 +41,10 @@ NEAR_RATIO = 0.7
 NEAR_ENTRIES = 0.5
 NEAR_DISTANCE = 0.35
 NEAR_SOME = 0.1
+#: A guess only "closer" (ratio above ``NEAR_DISTANCE``) that matches the learner's output exactly on no input
+#: (or on too few of the entries) is weak: named only when at least this share of the entries match, else the
+#: diagnosis says less rather than point at a line that may not be the wrong one.
+NEAR_WEAK_ENTRIES = 0.75
 
 
 def _diagnose(t: Task, cases, outs, expected, mistaken, rows, modified=(), shapeless=None) -> list[str]:
@@ -82,6 +87,10 @@ def _diagnose(t: Task, cases, outs, expected, mistaken, rows, modified=(), shape
                 if said:  # a detector may say more than its text: the quantities it measured
                     found.append(said if isinstance(said, str) else text)
                     break
+        if not found and valued and len(valued) == len(differing):
+            ignored = _ignored(t, cases, outs, valued)
+            if ignored:
+                found.append(ignored)
         if not found and valued:
             near = _nearest(t, cases, outs, expected, mistaken, valued, others, shapeless)
             if near:
@@ -155,6 +164,80 @@ def _combination(t: Task, cases, outs, expected, mistaken, usable, valued) -> st
                 near_b = _nearness(t, cases, outs, expected, mistaken[kb][1], valued)[2]
                 first, second = (text_a, text_b) if near_a <= near_b else (text_b, text_a)
                 return f"two mistakes together: {first}; and {second}"
+    return None
+
+
+def _defaults(signature: str) -> dict[str, Any]:
+    """The numeric defaults of a task's signature text: ``"fn(x, base=10000.0)"`` -> ``{"base": 10000.0}``."""
+    inside = signature[signature.index("(") + 1 : signature.index(")")]
+    out: dict[str, Any] = {}
+    for p in inside.split(","):
+        if "=" in p:
+            name, value = (x.strip() for x in p.split("=", 1))
+            try:
+                out[name] = int(value) if value.lstrip("-").isdigit() else float(value)
+            except ValueError:
+                continue
+    return out
+
+
+def _ignored(t: Task, cases, outs, valued) -> str | None:
+    """A numeric argument ignored (a value hard-coded in its place): on every input where the output is wrong it
+    is posenc's answer with that argument (or every numeric argument at once) set to one constant, its default
+    or a value the sweep passes elsewhere, and at least one such input passes another value."""
+    names = _arg_names(t.signature)
+    defaults = _defaults(t.signature)
+
+    def value(case, name):
+        k = names.index(name)
+        if k < len(case.args):
+            return case.args[k]
+        return case.kwargs.get(name, defaults.get(name))
+
+    def numeric(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    nums = [n for n in names if all(numeric(value(c, n)) for c in cases if not c.expect_error)]
+    if not nums:
+        return None
+    groups = [(n,) for n in nums] + ([tuple(nums)] if len(nums) > 1 else [])
+    for group in groups:
+        candidates = []
+        for n in group:
+            seen = [defaults[n]] if n in defaults else []
+            seen += [value(c, n) for c in cases if not c.expect_error]
+            candidates.append(list(dict.fromkeys(seen)))
+        combos = [tuple(c[0] for c in candidates)] if len(group) > 1 else [(v,) for v in candidates[0]]
+        for fixed in combos:
+            if all(value(cases[i], n) == v for i in valued for n, v in zip(group, fixed)):
+                continue  # the constant is what every wrong input passes: it explains nothing
+            ok = True
+            for i in valued:
+                c = cases[i]
+                args, kwargs = list(c.args), dict(c.kwargs)
+                for n, v in zip(group, fixed):
+                    k = names.index(n)
+                    if k < len(args):
+                        args[k] = v
+                    else:
+                        kwargs[n] = v
+                moved = type(c)(c.label, tuple(args), kwargs, c.tol)
+                try:
+                    answer = t.structure(moved, _call(t.reference, moved))
+                except Exception:  # noqa: BLE001
+                    ok = False
+                    break
+                if not _equal_output(t, c, outs[i], answer):
+                    ok = False
+                    break
+            if ok:
+                said = ", ".join(f"{n} = {v!r}" for n, v in zip(group, fixed))
+                which = " and ".join(group)
+                return (
+                    f"{which} ignored: on every input where yours is wrong it equals the right answer for {said}, "
+                    f"whatever {which} the call passes (first on {cases[valued[0]].label}). Use the argument"
+                    f"{'s' if len(group) > 1 else ''} passed in, not a value written into the code"
+                )
     return None
 
 
@@ -280,6 +363,8 @@ def _nearest(t: Task, cases, outs, expected, mistaken, valued, others=(), shapel
             continue
         if not (share >= NEAR_ENTRIES or (ratio <= NEAR_DISTANCE and share >= NEAR_SOME)):
             continue
+        if ratio > NEAR_DISTANCE and share < NEAR_WEAK_ENTRIES:
+            continue  # a weak guess: only closer, with a third or more of the wrong entries unexplained
         key = (n_cases, share, -ratio)
         if best_key is None or key > best_key:
             best, best_key = (text, n_cases, share, ratio), key

@@ -70,6 +70,7 @@ from .tasks_attention import (
     _attention_cases,
     _attention_mistakes,
     _attention_structure,
+    _finite_mask,
     _prop_attention_causal,
     _ref_attention,
 )
@@ -85,6 +86,7 @@ from .tasks_relative import (
     _shaw_attn_structure,
     _shaw_cases,
     _shaw_mistakes,
+    _shaw_scale,
     _shaw_shift_clip,
     _shaw_structure,
     _t5_cases,
@@ -226,6 +228,7 @@ def _task_list() -> list[Task]:
             [("causal: no query sees a later key", _prop_shaw_causal)],
             _shaw_attn_mistakes(),
             _shaw_attn_structure,
+            detectors=[("wrong score scale", _shaw_scale)],
         )
     )
     t.append(
@@ -433,6 +436,7 @@ def _task_list() -> list[Task]:
             _attention_mistakes(),
             _attention_structure,
             stale=("k", "v", "q"),
+            detectors=[("causal mask filled with a finite value instead of −inf", _finite_mask)],
         )
     )
     return t

@@ -229,6 +229,16 @@ def _fresh_copy(fn: Callable | None, empty: bool = False) -> Callable | None:
     while hasattr(wrapped, "cache_clear") and hasattr(wrapped, "__wrapped__"):  # functools.cache / lru_cache
         wrapped, changed = wrapped.__wrapped__, True
     fn = wrapped
+    if isinstance(fn, types.MethodType) or (
+        not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType, type, torch.nn.Module))
+        and getattr(fn, "__dict__", None)
+    ):  # a callable object (or its bound method) keeping attributes (self.seen, self.cache): a deep copy of it
+        try:
+            if isinstance(fn, types.MethodType):
+                return types.MethodType(fn.__func__, copy.deepcopy(fn.__self__))
+            return copy.deepcopy(fn)
+        except Exception:  # noqa: BLE001 — an object that does not copy: no fresh copy
+            return None
     if not isinstance(fn, types.FunctionType):
         return None
 
@@ -293,6 +303,9 @@ def _fresh(t, cases, outs, expected, start: Callable | None, call: Callable) -> 
             return False
         return _equal_output(t, c, got, e)
 
+    import types
+
+    obj = not isinstance(start, types.FunctionType)  # a callable object or its bound method, deep-copied
     fn: Callable | None = start
     how = "its state as it was before the check's first call"
     if not right_on(_fresh_copy(fn), case, expected[i]):
@@ -313,11 +326,15 @@ def _fresh(t, cases, outs, expected, start: Callable | None, call: Callable) -> 
         if not right_on(f, case, expected[i]):
             differ, agree = _differing(t.signature, case, cases[j])
             left = (
-                f"; the two differ only in {differ[0]}, which the cache's key leaves out"
-                if len(differ) == 1
-                else f"; the two differ in {_and(differ)}, and the cache's key leaves out at least one of them"
-                if differ
-                else ""
+                ""
+                if obj
+                else (
+                    f"; the two differ only in {differ[0]}, which the cache's key leaves out"
+                    if len(differ) == 1
+                    else f"; the two differ in {_and(differ)}, and the cache's key leaves out at least one of them"
+                    if differ
+                    else ""
+                )
             )
             pair = (
                 f" Called first as {_show_args(t.signature, cases[j])}, then as {_show_args(t.signature, case)}, it "
@@ -328,6 +345,13 @@ def _fresh(t, cases, outs, expected, start: Callable | None, call: Callable) -> 
         # no earlier call makes a fresh copy wrong: what the copy changed (an emptied dict of options, say) turned the
         # mistake off, which is no evidence of state kept between calls
         return None
+    if obj:
+        return (
+            f"your function keeps state between calls: {_show_args(t.signature, case)} is wrong in the check's "
+            f"sequence of calls, but a fresh copy of your object ({how}) called first on that input gets it "
+            f"right.{pair} An attribute it updates on each call (a counter, self.seen += ..., a cached table) "
+            "changes what later calls return: compute the result from the arguments alone"
+        )
     return (
         f"your function keeps state between calls: {_show_args(t.signature, case)} is wrong in the check's "
         f"sequence of calls, but a fresh copy of your function ({how}) called first on that input gets it "

@@ -59,6 +59,8 @@ def _slopes_variant(n, *, linear=False, from_one=False, ratio="float", extra="of
             s = pow2(c) + [even[j % len(even)] for j in range(n - c)]
         elif extra == "before":
             s = pow2(2 * c)[0::2][: n - c] + pow2(c)
+        elif extra == "of_2n":  # every other slope of 2n heads instead of 2c
+            s = pow2(c) + pow2(2 * n)[0::2][: n - c]
         elif extra == "extra_reversed":  # the right n − c extra slopes, in reverse order
             s = pow2(c) + pow2(2 * c)[0::2][: n - c][::-1]
         else:
@@ -99,7 +101,11 @@ _SLOPE_MISTAKES: list[tuple[str, dict]] = [
         "slopes start at 1 (r^0) instead of r = 2^(-8/n): get_slopes returns start · ratio^i, with start = ratio",
         dict(from_one=True),
     ),
-    ("heads in reverse order: head 0 has the largest slope", dict(order="reversed")),
+    (
+        "heads in reverse order: your head 0 has the smallest slope and the last head the largest; head 0 "
+        "should have the largest (get_slopes falls with the head index)",
+        dict(order="reversed"),
+    ),
     (
         "integer division in the ratio's exponent: -8 // n rounds down (to -1 from 8 heads on, so every ratio "
         "is 1/2); the ratio is 2^(-8/n), a float division",
@@ -130,6 +136,11 @@ _SLOPE_MISTAKES: list[tuple[str, dict]] = [
         "non-power-of-two heads: the extra slopes in reverse order; they are get_slopes(2c)[0::2][: n − c] as they "
         "come, falling from head c on (c the closest lower power of two), the first c slopes being get_slopes(c)",
         dict(extra="extra_reversed"),
+    ),
+    (
+        "non-power-of-two heads: the extra slopes come from 2c heads, get_slopes(2c)[0::2][: n − c] (c the closest "
+        "lower power of two); yours take them from 2n heads, get_slopes(2n)",
+        dict(extra="of_2n"),
     ),
 ]
 

@@ -50,8 +50,13 @@ def _attention_variant(
     softmax_dtype=None,
     interleaved_pairs=False,
     bias_mul=False,
+    mask_fill=float("-inf"),
+    mask_inverted=None,
+    scale_without_cos=False,
 ):
     d, L = q.shape[-1], q.shape[-2]
+    if scale_without_cos and cos is None:  # q and k multiplied by the factor though there is no cos to scale
+        q, k = q * attention_scaling, k * attention_scaling
     if drop_bias or (bias_only_without_rope and cos is not None):
         bias = None
     out_scale = attention_scaling if (scale_out and cos is not None) else 1.0
@@ -92,7 +97,11 @@ def _attention_variant(
         logits = logits * attention_scaling
     if not no_mask and not (mask_without_bias_only and bias is not None):
         hidden = relative_positions(L) < 0 if mask_past else relative_positions(L) > (-1 if diag_mask else mask_shift)
-        logits = logits.masked_fill(hidden, float("-inf"))
+        if mask_inverted == "always" or (mask_inverted == "without_bias" and bias is None):
+            hidden = ~hidden  # a boolean mask read the other way (SDPA's True means attend)
+        logits = logits.masked_fill(hidden, mask_fill)
+    if mask_inverted is not None:  # a row with every key hidden: NaN from softmax, or 0 after nan_to_num
+        return torch.nan_to_num(torch.softmax(logits, softmax_dim) @ v).float()
     if softmax_dtype is not None:
         return (torch.softmax(logits.to(softmax_dtype), softmax_dim).double() @ v * out_scale).float()
     return (torch.softmax(logits, softmax_dim) @ v * out_scale).float()
@@ -134,7 +143,8 @@ def _attention_cases():
             kw["bias"], desc = alibi_bias(h, L, causal=False), "ALiBi bias (no mask)"
         elif kind == "t5":
             kw["bias"] = torch.randn(h, 32, generator=g)[:, t5_relative_bucket(relative_positions(L))]
-            desc = "a T5 bias"
+            kw["attention_scaling"] = 1.5  # without cos it must have no effect
+            desc = "a T5 bias, attention_scaling=1.5 (no cos: no effect)"
         out.append(Case(f"q, k, v [{b}, {h}, {L}, {d}], {desc}", (q, k, v), kw, tol=2e-5))
     return out
 
@@ -156,6 +166,32 @@ def _prop_attention_causal(case, out, run):
     return None
 
 
+def _finite_mask(cases, outs, usable) -> str | bool:
+    """A detector: on every wrong input the output is the attention with the causal mask filled with one finite
+    value (0, −1, ..., −1000) instead of −inf, so later keys keep some weight."""
+    from .framework import _Crash
+    from .precision import _CURRENT
+    from .running import _equal_output
+
+    t = _CURRENT[0]
+    for value in (0.0, -1.0, -2.0, -5.0, -10.0, -20.0, -50.0, -100.0, -1000.0):
+        ok = True
+        for i in usable:
+            c, o = cases[i], outs[i]
+            if isinstance(o, _Crash):
+                return False
+            if not _equal_output(t, c, o, _attention_variant(*c.args, **c.kwargs, mask_fill=value)):
+                ok = False
+                break
+        if ok:
+            return (
+                f"the causal mask fills the hidden logits with a finite value ({value:g}) instead of −inf: "
+                f"softmax gives exp({value:g} − max) > 0, so the keys after the query still get weight. Fill "
+                "with float('-inf') (masked_fill(mask, float('-inf')))"
+            )
+    return False
+
+
 def _attention_mistakes():
     def mk(**kw):
         return _Variant(_attention_variant, **kw)
@@ -166,9 +202,23 @@ def _attention_mistakes():
             mk(logits_scale="once"),
         ),
         ("attention factor ignored: multiply cos and sin by attention_scaling", mk(logits_scale="none")),
+        (
+            "attention_scaling applied without cos: it multiplies cos and sin, so with no RoPE tables (cos is None) "
+            "it has no effect; yours scales q and k (the logits) anyway",
+            mk(scale_without_cos=True),
+        ),
         ("RoPE applied to the values too: only queries and keys are rotated", mk(rope_v=True)),
         ("RoPE applied to the queries only: rotate the keys too", mk(rope_q_only=True)),
         ("no causal mask: queries see later keys", mk(no_mask=True)),
+        *(
+            (
+                "boolean mask read the other way: scaled_dot_product_attention's boolean attn_mask marks the keys "
+                "to attend (True = keep), so triu(1) lets each query see only the keys after it; pass "
+                f"~mask (tril: True on and below the diagonal) or a float mask with −inf where j > i{where}",
+                mk(mask_inverted=how),
+            )
+            for how, where in (("always", ""), ("without_bias", " (your inputs without a bias)"))
+        ),
         (
             "mask on the wrong side: keys before the query (j < i) hidden instead of the keys after it (j > i); "
             "fill the logits with −inf where j > i (torch.triu(..., diagonal=1))",

@@ -188,6 +188,8 @@ def _shaw_attn_variant(
     unshifted=False,
     value_centre=False,
     k_rows=False,
+    scale_of=None,
+    value_shift=None,
 ):
     d = q.shape[-1]
     L = q.shape[-2]
@@ -204,6 +206,9 @@ def _shaw_attn_variant(
     if unshifted:  # clip(j − i, −k, k) without + k: negative indices read the tables' last rows
         idx = (sign * relative_positions(L)).clamp(-kk, kk)
     idx_v = relative_positions(L).abs().clamp(max=kk) + kk if value_abs else idx
+    if value_shift is not None:  # the value side's index moved by a whole number of rows, clamped into the table
+        by = {"-k": -kk, "+k": kk}.get(value_shift, value_shift)
+        idx_v = (idx + by).clamp(0, rel_k.shape[0] - 1)
     q64, k64, v64 = q.double(), k.double(), v.double()
     rk, rv = rel_k.double()[idx], (rel_k if value_from_k else rel_v).double()[idx_v]
     content = q64 @ k64.transpose(-1, -2)
@@ -211,6 +216,8 @@ def _shaw_attn_variant(
         "...jd,ijd->...ij" if key_side else "...id,ijd->...ij", k64 if key_side or key_row else q64, rk
     )
     scale = L**0.5 if scale_by_len else d**scale_power
+    if scale_of is not None:  # the logits divided by another quantity of the input
+        scale = _SHAW_SCALES[scale_of][1](d, L, rel_k.shape[0], q.shape[-3] if q.dim() > 2 else 1)
     s = (content + relpart) / scale if scale_rel else content / scale + relpart
     mask = relative_positions(L) > (-1 if diag else 0)
     if mask_past:  # the mask on the wrong side: keys before the query (j < i) hidden
@@ -226,6 +233,38 @@ def _shaw_attn_variant(
     elif value:
         out = out + torch.einsum("...ij,ijd->...id", a, rv)
     return out.float()
+
+
+#: Quantities a learner may divide the logits by instead of √d: (words, f(d, L, rows of rel_k, heads)).
+_SHAW_SCALES = {
+    "sqrt_rows": ("√(2k + 1), the square root of rel_k's row count", lambda d, L, r, h: r**0.5),
+    "rows": ("2k + 1, rel_k's row count", lambda d, L, r, h: float(r)),
+    "sqrt_k": ("√k", lambda d, L, r, h: ((r - 1) // 2) ** 0.5),
+    "sqrt_h": ("√h, the square root of the head count", lambda d, L, r, h: h**0.5),
+    "one": ("nothing (no scaling)", lambda d, L, r, h: 1.0),
+    "sqrt_2d": ("√(2d)", lambda d, L, r, h: (2 * d) ** 0.5),
+}
+
+
+def _shaw_scale(cases, outs, usable) -> str | bool:
+    """A detector: on every wrong input the output is Shaw's attention with the logits divided by another
+    quantity of the input than √d (the table's row count, its square root, the head count, ...)."""
+    from .framework import _Crash
+    from .precision import _CURRENT
+    from .running import _equal_output
+
+    t = _CURRENT[0]
+    for key, (words, _) in _SHAW_SCALES.items():
+        if all(
+            not isinstance(outs[i], _Crash)
+            and _equal_output(t, cases[i], outs[i], _shaw_attn_variant(*cases[i].args, scale_of=key))
+            for i in usable
+        ):
+            return (
+                f"wrong score scale: your logits (q·k + q·R^K) are divided by {words} instead of √d, d the "
+                "query's last dimension (the scaled dot product's own scale)"
+            )
+    return False
 
 
 def _shaw_attn_cases():
@@ -337,6 +376,20 @@ def _shaw_attn_mistakes():
             "einsum('...ij,ijd->...id', a, rel_v[idx])",
             _Variant(_shaw_attn_variant, value_centre=True),
         ),
+        *(
+            (
+                f"the value side reads rel_v at row {what}, clamped into the table, instead of the key side's row "
+                "k + clip(j − i, −k, k): both terms use the same index, so R^V_ij is rel_v[k + clip(j − i, −k, k)] "
+                "(in the efficient form, scatter the weights into those same slots)",
+                _Variant(_shaw_attn_variant, value_shift=by),
+            )
+            for by, what in (
+                ("-k", "clip(j − i, −k, k) (without + k)"),
+                ("+k", "2k + clip(j − i, −k, k) (k added twice)"),
+                (-1, "k + clip(j − i, −k, k) − 1 (one row early)"),
+                (1, "k + clip(j − i, −k, k) + 1 (one row late)"),
+            )
+        ),
     ]
 
 
@@ -392,6 +445,8 @@ def _t5_variant(
     no_exact_add=False,
     future_last=False,
     den_nb=False,
+    no_div_me=False,
+    linear=False,
 ):
     nb0, rel0 = num_buckets, rel
     if halve_nb or past_offset:
@@ -445,6 +500,10 @@ def _t5_variant(
     val = ratio_log / log_range * (num_buckets if factor_n else num_buckets - max_exact)
     if den_nb:  # in float32, as Hugging Face's dist.float(): a log range near 0 puts values on whole numbers
         val = torch.log(dist.float() / max_exact) / log_range * (num_buckets - max_exact)
+    if no_div_me:  # log(dist) for log(dist / max_exact), in float32 as dist.float()
+        val = torch.log(dist.float().clamp(min=1)) / log_range * (num_buckets - max_exact)
+    if linear:  # linear, not log, spacing between max_exact and max_distance, in float32
+        val = (dist - max_exact).float() / (top - max_exact) * (num_buckets - max_exact)
     if log2_doubling:  # one bucket per doubling of the distance, not scaled to the buckets left
         val = ratio_log
     val = val.double()
@@ -550,6 +609,18 @@ def _t5_log_bucket_mistakes(mk):
             mk(log1p=True),
         ),
         ("log buckets rounded up (ceil) instead of truncated (.long())", mk(rounding="ceil")),
+        (
+            "log(dist) instead of log(dist / max_exact) in the log buckets: the large buckets are max_exact + "
+            "log(dist / max_exact) / log(max_distance / max_exact) · (num_buckets − max_exact), so the first "
+            "large bucket (dist = max_exact) is max_exact itself",
+            mk(no_div_me=True),
+        ),
+        (
+            "linear buckets past max_exact instead of log-spaced ones: (dist − max_exact)/(max_distance − "
+            "max_exact) · (num_buckets − max_exact) spaces them evenly; T5 uses log(dist / max_exact) / "
+            "log(max_distance / max_exact), so far distances share wider buckets",
+            mk(linear=True),
+        ),
         (
             "log buckets scaled by num_buckets instead of (num_buckets − max_exact): the log-spaced buckets are "
             "the num_buckets − max_exact left after the exact ones, so max_exact + log(dist / max_exact) / "

@@ -181,6 +181,7 @@ def _cs_variant(
     int_as_one=False,
     neg_half=None,
     flip_half=False,
+    divide=False,
 ):
     base = base if fixed_base is None else fixed_base
     pos = torch.tensor([positions]) if int_as_one and isinstance(positions, int) else _pos_tensor(positions)
@@ -195,6 +196,8 @@ def _cs_variant(
     if pos_dtype is not None:
         pos = pos.to(pos_dtype).float()
     ang = (pos.to(dtype)[:, None] * inv.to(dtype)[None, :]).float()
+    if divide:  # p / θ_i: the positions divided by the frequencies (multiplied by the wavelengths / 2π)
+        ang = (pos.to(dtype)[:, None] / inv.to(dtype)[None, :]).float()
     if layout == "half":
         ang = torch.cat([ang, ang.flip(-1) if flip_half else ang], -1)
     else:
@@ -279,6 +282,11 @@ def _cs_mistakes():
         ("frequencies use base^(-i/d) instead of base^(-2i/d)", mk(exp_scale=1.0)),
         ("exponent 4i/d: arange(0, d, 2) already holds 2i, and it was doubled again", mk(exp_scale=4.0)),
         ("positions start at 1", mk(start=1)),
+        (
+            "angle p / θ_i instead of p · θ_i: inv_freq θ_i = base^(−2i/d) is already the inverse of a wavelength "
+            "(over 2π), so the angle is the position times it",
+            mk(divide=True),
+        ),
         ("positions tensor ignored: arange(len(positions)) used", mk(ignore_positions=True)),
         ("cos and sin swapped", mk(swap=True)),
         ("sin negated: the tables rotate clockwise (R_{-m})", mk(sin_sign=-1)),
@@ -351,6 +359,7 @@ def _apply_variant(
     rows_flip=False,
     sin_for_cos=None,
     square_t=False,
+    rot_axis=-1,
 ):
     dt = x.dtype
     if square_t and cos.shape[-1] == cos.shape[-2]:  # square tables taken as [d, L] and transposed
@@ -375,6 +384,9 @@ def _apply_variant(
             rh = torch.cat([-x1, x2], -1)
         if flip_partner:  # partner taken with a flip: coordinate i paired with d − 1 − i
             rh = torch.cat([-x2.flip(-1), x1.flip(-1)], -1)
+        if rot_axis != -1:  # rotate_half's chunk and cat along another axis (the positions, dim −2)
+            y1, y2 = xf.chunk(2, rot_axis)
+            rh = torch.cat([-y2, y1], rot_axis)
         if plain_sin:
             rh = xf
         out = xf * c + rh * s
@@ -639,6 +651,15 @@ def _apply_mistakes(layout):
             mk(sin_for_cos=1),
         ),
     ]
+    if layout == "half":
+        common.append(
+            (
+                "rotate_half along the positions axis: x.chunk(2, -2) and torch.cat(..., -2) split and swap the rows "
+                "(tokens); rotate_half pairs coordinates i and i + d/2 of each token, so chunk and cat along the "
+                "last axis (dim=-1)",
+                mk(rot_axis=-2),
+            )
+        )
 
     def gptj_every_two(x, c, s):  # GPT-J: x * cos + rotate_every_two(x) * sin, fed the half-layout tables
         xf = x.double()
@@ -772,10 +793,14 @@ def _offset_variant(
     fixed_base=None,
     same_pos=False,
     square_t=False,
+    pos_flip=False,
+    inv_round=None,
 ):
     base = base if fixed_base is None else fixed_base
     L, d = x.shape[-2], x.shape[-1]
     pos = torch.arange(L) + sign * offset + shift - (L - 1 if from_end else 0)
+    if pos_flip:  # the right positions in reverse order: offset + L − 1 first
+        pos = pos.flip(0)
     if pos_in_x_dtype:
         pos = pos.to(x.dtype).float()
     if same_pos:  # every new token at position offset
@@ -783,6 +808,8 @@ def _offset_variant(
     if short_table:  # a table of L rows, sliced at offset
         pos = torch.arange(L)[offset : offset + L]
     inv = rope_inv_freq(d, base)
+    if inv_round is not None:  # the frequencies rounded to a low precision, whatever x's dtype
+        inv = inv.to(inv_round).float()
     if x_dtype_from == "inv":  # the frequencies rounded to x's dtype, the product in float32
         inv = inv.to(x.dtype).float()
     if x_dtype_from == "all":  # positions, frequencies and angles in x's dtype
@@ -867,6 +894,20 @@ def _offset_mistakes():
         ),
         ("angles computed in float16", mk(ang_dtype=torch.float16)),
         ("angles computed in bfloat16", mk(ang_dtype=torch.bfloat16)),
+        (
+            "positions in reverse order: row r of x is the token at offset + r, so its angle is (offset + r)·θ_i; "
+            "yours gives row 0 the last position offset + L − 1",
+            mk(pos_flip=True),
+        ),
+        *(
+            (
+                f"frequencies computed in {name}: inv_freq rounded to {name}'s grid moves each θ_i by up to "
+                f"{bits} of itself, and the angle (offset + r)·θ_i carries that error; compute inv_freq and the "
+                "angles in float32",
+                mk(inv_round=dt),
+            )
+            for name, dt, bits in (("float16", torch.float16, "2^−11"), ("bfloat16", torch.bfloat16, "2^−8"))
+        ),
         (
             "positions, frequencies and angles computed in x's dtype: bfloat16 and float16 cannot hold large "
             "positions or their angles; compute them in float32 and cast only cos and sin to x's dtype",

@@ -460,6 +460,7 @@ def _yarn_variant(
     flip=None,
     lowp=None,
     no_low=False,
+    cdim_log=None,
 ):
     if swap_betas:
         beta_fast, beta_slow = beta_slow, beta_fast
@@ -469,7 +470,10 @@ def _yarn_variant(
     def cdim(r):
         dd = d / 2 if half_d_cdim else d
         turn = 1 if no_two_pi else math.pi if pi_only else 2 * math.pi
-        return (dd * math.log(L0 / (r * turn))) / ((1 if no_two else 2) * math.log(base))
+        top = bottom = math.log
+        if cdim_log is not None:  # (which side, the wrong logarithm): log10 or log2 on one side only
+            top, bottom = (cdim_log[1], math.log) if cdim_log[0] == "num" else (math.log, cdim_log[1])
+        return (dd * top(L0 / (r * turn))) / ((1 if no_two else 2) * bottom(base))
 
     low, high = cdim(beta_fast), cdim(beta_slow)
     if rounding == "round":  # Python's round(): to the nearest integer (ties to even)
@@ -719,6 +723,16 @@ def _yarn_mistakes():
             "π instead of 2π in the correction dimension: d·ln(L_orig/(2π·β))/(2·ln base), β turns of 2π radians "
             "each (a wavelength is 2π/θ)",
             mk(pi_only=True),
+        ),
+        *(
+            (
+                f"correction dimension with the wrong logarithm ({name}) in its {where}: find_correction_dim is "
+                "d·ln(L_orig/(2π·β))/(2·ln base), natural logs in the numerator and the denominator (one base on "
+                "both sides cancels out; a mix does not)",
+                mk(cdim_log=(side, log)),
+            )
+            for side, where in (("num", "numerator"), ("den", "denominator"))
+            for name, log in (("log10", math.log10), ("log2", math.log2))
         ),
         (_YARN_LOWP.format(kind="float16"), mk(lowp=torch.float16)),
         (_YARN_LOWP.format(kind="bfloat16"), mk(lowp=torch.bfloat16)),
