@@ -24,11 +24,8 @@ import practice_mutants as pm  # noqa: E402
 
 import posenc  # noqa: E402
 from posenc.practice import check  # noqa: E402
-from posenc.practice.registry import _task_list  # noqa: E402
 
-
-def _cases(name):
-    return next(t for t in _task_list() if t.name == name).cases()
+_cases = pm.task_cases
 
 
 def test_rope_sweeps_have_square_tables():
