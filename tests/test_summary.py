@@ -625,7 +625,10 @@ RULES: dict[str, tuple] = {
     # what chapters 7 and 10 add to RoPE
     "| method | what it changes": (lambda: [], "7 10"),
     "| partial rotary | rotates part": (lambda: [], "20 2 3 4.5"),
-    "| larger base | at a fixed": (lambda: [], "3 3"),
+    "| larger base | keeps a matching": (
+        lambda: quote(C10, "averages about a quarter with Llama 3's or Code Llama's base"),
+        "3 3",
+    ),
     "| Llama 3.1's rule | keeps": (lambda: quote(C10, "Llama 4's chunk is 8192 tokens"), "3.1 3.1 _ _"),
     "| PI or YaRN, fixed factor, trained |": (_trained_fixed_factor_row, "3 4 27 8 2 3 40 32"),
     "| sliding window |": (_sliding_window_row, "7 0.1"),  # Mistral 7B v0.1, as chapter 10 names it
@@ -841,7 +844,9 @@ RULES: dict[str, tuple] = {
     "| MLA's cache per token is as large as that of grouped-query": (_mla_gqa_row, "_ _"),
     "| `xpos_scale` equals a transcription of torchscale's": (
         lambda: said(
-            C10, r"to between (0\.25) and (0\.4) from (2048) to (4096) tokens back, for every \$d\$ from (32) to (1024)"
+            C10,
+            r"to between (0\.25) and (0\.4) from (2048) to (4096) tokens back, "
+            r"for every \$d\$ from (32) to (1024) that is a power",
         ),
         "_2 _3 _4 512 _0 _1 32 _5",
     ),
