@@ -627,7 +627,7 @@ RULES: dict[str, tuple] = {
     "| partial rotary | rotates part": (lambda: [], "20 2 3 4.5"),
     "| larger base | keeps a matching": (
         lambda: quote(C10, "averages about a quarter with Llama 3's or Code Llama's base"),
-        "3 3",
+        "_ 3",
     ),
     "| Llama 3.1's rule | keeps": (lambda: quote(C10, "Llama 4's chunk is 8192 tokens"), "3.1 3.1 _ _"),
     "| PI or YaRN, fixed factor, trained |": (_trained_fixed_factor_row, "3 4 27 8 2 3 40 32"),
