@@ -4381,6 +4381,156 @@ for _task, _extra in ROUND14.items():
     MUTANTS[_task] += _extra
 
 
+def r15_att_mask_minus_50(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return _r14_attend(q, k, v, cos, sin, bias, attention_scaling, fill=-50.0)
+
+
+def r15_att_mask_added_minus_64(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    if cos is not None:
+        c, s = cos * attention_scaling, sin * attention_scaling
+        q, k = q * c + _r13_rot_half(q) * s, k * c + _r13_rot_half(k) * s
+    L = q.shape[-2]
+    logits = q @ k.mT / math.sqrt(q.shape[-1]) + torch.full((L, L), -64.0).triu(1)  # an additive mask
+    if bias is not None:
+        logits = logits + bias
+    return logits.softmax(-1) @ v
+
+
+def r15_offset_exponent_from_rows(x, offset, base=10000.0):
+    L, d = x.shape[-2], x.shape[-1]
+    inv = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / L)  # d read from the rows axis
+    ang = torch.arange(offset, offset + L, dtype=torch.float64)[:, None] * inv
+    ang = torch.cat([ang, ang], -1)
+    return x * ang.cos().to(x.dtype) + _r13_rot_half(x) * ang.sin().to(x.dtype)
+
+
+def r15_sin_from_three(seq_len, d_model, base=10000.0):
+    pos = torch.arange(3, seq_len + 3, dtype=torch.float64)[:, None]  # positions from 3
+    ang = pos * base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    return torch.stack([ang.sin(), ang.cos()], -1).flatten(1).float()
+
+
+def r15_concat_reversed(seq_len, d_model, base=10000.0):
+    h = d_model // 2
+    inv = torch.exp(-math.log(base) * torch.arange(h, dtype=torch.float64) / max(h - 1, 1))
+    ang = torch.arange(seq_len - 1, -1, -1, dtype=torch.float64)[:, None] * inv  # the last position first
+    return torch.cat([ang.sin(), ang.cos()], -1).float()
+
+
+def r15_yarn_betas_fixed(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    from posenc.practice import reference
+
+    return reference("yarn_inv_freq")(head_dim, base, factor, original_max_position_embeddings)  # betas dropped
+
+
+def r15_ntk_from_one(head_dim, base, factor):
+    b = base * factor ** (head_dim / (head_dim - 2))
+    i = torch.arange(1, head_dim // 2 + 1, dtype=torch.float64)  # pairs counted from 1
+    return torch.exp(-2 * i / head_dim * math.log(b)).float()
+
+
+def r15_pi_from_one(head_dim, base, factor):
+    i = torch.arange(1, head_dim // 2 + 1, dtype=torch.float64)
+    return (base ** (-2 * i / head_dim) / factor).float()
+
+
+def r15_sin_no_cos(seq_len, d_model, base=10000.0):
+    out = torch.zeros(seq_len, d_model)
+    ang = torch.arange(seq_len).float()[:, None] * torch.exp(
+        torch.arange(0, d_model, 2).float() * (-math.log(base) / d_model)
+    )
+    out[:, 0::2] = torch.sin(ang)
+    out[:, 1::2] = torch.sin(ang)  # sin where cos belongs
+    return out
+
+
+def r15_shaw_mask_zero(q, k, v, rel_k, rel_v):
+    L, d = q.shape[-2], q.shape[-1]
+    kk = (rel_k.shape[0] - 1) // 2
+    i = torch.arange(L)
+    idx = (i[None, :] - i[:, None]).clamp(-kk, kk) + kk
+    logits = (q @ k.mT + (q.unsqueeze(-2) * rel_k[idx]).sum(-1)) / math.sqrt(d)
+    w = torch.where(i[None, :] > i[:, None], torch.zeros(()), logits).softmax(-1)  # 0 where -inf belongs
+    return w @ v + (w.unsqueeze(-1) * rel_v[idx]).sum(-2)
+
+
+def r15_yarn_ramp_plus_one(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    def dim(turns):
+        return head_dim * math.log(original_max_position_embeddings / (turns * 2 * math.pi)) / (2 * math.log(base))
+
+    low = max(math.floor(dim(beta_fast)), 0)
+    high = min(math.ceil(dim(beta_slow)), head_dim - 1)
+    if low == high:
+        high += 0.001
+    i = torch.arange(head_dim // 2, dtype=torch.float64)
+    ramp = ((i - low) / (high - low + 1)).clamp(0, 1)  # one pair too many in the denominator
+    theta = base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
+    inv = theta / factor * ramp + theta * (1 - ramp)
+    return inv.float(), 0.1 * math.log(factor) + 1.0
+
+
+def r15_att_q_scaled_always(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    if cos is None:
+        q = q * attention_scaling  # the factor applied even without RoPE tables
+    return _r14_attend(q, k, v, cos, sin, bias, attention_scaling)
+
+
+ROUND15 = {
+    "shaw_attention": [("masked logits set to 0 instead of −inf", r15_shaw_mask_zero)],
+    "ntk_inv_freq": [("frequency index starts at 1", r15_ntk_from_one)],
+    "pi_inv_freq": [("frequency index starts at 1", r15_pi_from_one)],
+    "yarn_inv_freq": [
+        ("beta_fast and beta_slow ignored", r15_yarn_betas_fixed),
+        ("ramp divided by high − low + 1", r15_yarn_ramp_plus_one),
+    ],
+    "sinusoidal_encoding": [
+        ("shifted by 3: row r holds position r + 3", r15_sin_from_three),
+        ("sine in every column", r15_sin_no_cos),
+    ],
+    "sinusoidal_concat": [("in reverse order: row r holds position L − 1 − r", r15_concat_reversed)],
+    "attention": [
+        (
+            "masked logits filled with a finite value (-50) whose weight does not underflow (filled in)",
+            r15_att_mask_minus_50,
+        ),
+        ("finite value (-64) whose weight does not underflow (added to the logits)", r15_att_mask_added_minus_64),
+        ("yours scales q (the logits) anyway", r15_att_q_scaled_always),
+    ],
+    "apply_rope_offset": [("exponent taken from the wrong axis", r15_offset_exponent_from_rows)],
+}
+for _task, _extra in ROUND15.items():
+    MUTANTS[_task] += _extra
+
+
+def _r15_hand_softmax(q, k, v, cos, sin, bias, attention_scaling, subtract_max):
+    if cos is not None:
+        c, s = cos * attention_scaling, sin * attention_scaling
+        q, k = q * c + _r13_rot_half(q) * s, k * c + _r13_rot_half(k) * s
+    L = q.shape[-2]
+    logits = q @ k.mT / math.sqrt(q.shape[-1])
+    if bias is not None:
+        logits = logits + bias
+    logits = logits.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf"))
+    if subtract_max:
+        logits = logits - logits.amax(-1, keepdim=True)
+    e = logits.exp()
+    return e / e.sum(-1, keepdim=True) @ v
+
+
+def r15_att_naive_softmax(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    """exp(x) / sum exp(x) with no row maximum subtracted: 0/0 where every visible logit is far below 0."""
+    return _r15_hand_softmax(q, k, v, cos, sin, bias, attention_scaling, subtract_max=False)
+
+
+def att_hand_softmax_stable(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    """A correct hand-written softmax: the row maximum subtracted before exp."""
+    return _r15_hand_softmax(q, k, v, cos, sin, bias, attention_scaling, subtract_max=True)
+
+
+MUTANTS["attention"].append(("without subtracting each row's largest logit", r15_att_naive_softmax))
+CORRECT["attention"].append(att_hand_softmax_stable)
+
+
 def task_cases(name):
     """The inputs of one task's sweep, as the checker builds them."""
     from posenc.practice.registry import _task_list

@@ -183,8 +183,9 @@ def _defaults(signature: str) -> dict[str, Any]:
 
 def _ignored(t: Task, cases, outs, valued) -> str | None:
     """A numeric argument ignored (a value hard-coded in its place): on every input where the output is wrong it
-    is posenc's answer with that argument (or every numeric argument at once) set to one constant, its default
-    or a value the sweep passes elsewhere, and at least one such input passes another value."""
+    is posenc's answer with that argument (or two of them, or every numeric argument at once) set to one
+    constant, its default or a value the sweep passes elsewhere, and at least one such input passes another
+    value."""
     names = _arg_names(t.signature)
     defaults = _defaults(t.signature)
 
@@ -200,7 +201,8 @@ def _ignored(t: Task, cases, outs, valued) -> str | None:
     nums = [n for n in names if all(numeric(value(c, n)) for c in cases if not c.expect_error)]
     if not nums:
         return None
-    groups = [(n,) for n in nums] + ([tuple(nums)] if len(nums) > 1 else [])
+    pairs = [(a, b) for k, a in enumerate(nums) for b in nums[k + 1 :]] if len(nums) > 2 else []
+    groups = [(n,) for n in nums] + pairs + ([tuple(nums)] if len(nums) > 1 else [])
     for group in groups:
         candidates = []
         for n in group:

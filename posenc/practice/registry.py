@@ -42,6 +42,7 @@ from .tasks_absolute import (
     _ref_learned,
     _ref_sin,
     _ref_sin_concat,
+    _rows_at_positions,
     _rows_drift,
     _sin_cases,
     _sin_mistakes,
@@ -172,6 +173,7 @@ def _task_list() -> list[Task]:
                 _lowp("float16", fixed_base=10000.0),
                 _lowp("bfloat16", fixed_base=10000.0),
                 ("angles from another base", _other_base),
+                ("rows at other positions", _rows_at_positions),
                 ("values drift from posenc's as the position grows", _rows_drift),
             ],
         )
@@ -189,6 +191,7 @@ def _task_list() -> list[Task]:
             detectors=[
                 _lowp("float16"),
                 _lowp("bfloat16"),
+                ("rows at other positions", _rows_at_positions),
                 ("values drift from posenc's as the position grows", _rows_drift),
             ],
         )

@@ -40,6 +40,7 @@ def _sin_variant(
     no_denom=False,
     flip=False,
     stack0=False,
+    sin_only=False,
 ):
     base = base if fixed_base is None else fixed_base
     i = torch.arange(d_model // 2, dtype=torch.float64)
@@ -54,6 +55,8 @@ def _sin_variant(
         c = torch.cos(pos[:, None] * base ** (-(2 * i + 1) / denom)[None, :])
     if swap:
         s, c = c, s
+    if sin_only:  # the sine written into both columns of each pair
+        c = s
     if layout == "concat":
         return torch.cat([s, c], dim=-1).float()
     if stack0:  # stacked on a new first axis [2, L, d/2], then reshaped: rows of sin, then rows of cos
@@ -144,6 +147,10 @@ def _sin_mistakes():
             mk(layout="concat"),
         ),
         ("sin and cos swapped: cos in the even columns, sin in the odd ones", mk(swap=True)),
+        (
+            "sine in every column: the odd columns 2i+1 hold cos(p·θ_i), yours repeat the sine of the even column",
+            mk(sin_only=True),
+        ),
         ("positions multiplied by base^(+2i/d) (wavelengths) instead of divided", mk(multiply=True)),
         ("base ignored: 10000 hard-coded", mk(fixed_base=10000.0)),
         ("exponent 2i/(d−2) (a linspace to 1) instead of 2i/d", mk(denom_minus=2)),
@@ -450,3 +457,42 @@ def _raise_past(t, p, shift):
     if p.numel() and (int(p.min()) < 0 or int(p.max()) >= t.shape[0]):
         raise IndexError("past")
     return t[(p + shift).clamp(max=t.shape[0] - 1)]
+
+
+def _rows_at_positions(cases, outs, usable) -> str | bool:
+    """A sinusoidal table whose rows are right rows at the wrong positions, on every wrong input: each output
+    row equals posenc's row of some position 0 .. L + 7, but not row r at r. Said with the positions: shifted
+    by k (fairseq's tables start at padding_idx + 1 = 2), reversed, or the list."""
+    t = _CURRENT[0]
+    found = None
+    for i in usable:
+        o, case = outs[i], cases[i]
+        if isinstance(o, _Crash):
+            return False
+        L, d = case.args[:2]
+        if not 3 <= L <= 256:  # too few rows to tell, or too many to compare with every position
+            continue
+        table = _f64(t.reference(L + 8, d, *case.args[2:]))
+        close = (_f64(o)[:, None, :] - table[None, :, :]).abs().amax(-1) <= case.tol  # [row, position]
+        if not bool(close.any(1).all()):
+            return False
+        pos = close.double().argmax(1)
+        if bool((pos == torch.arange(L)).all()):
+            return False
+        found = found or (pos, case.label, L)
+    if found is None:
+        return False
+    pos, where, L = found
+    if bool((pos == torch.arange(L) + pos[0]).all()):
+        k = int(pos[0])
+        how = f"shifted by {k}: row r holds position r + {k}" + (
+            " (fairseq's tables start at padding_idx + 1 = 2)" if k == 2 else ""
+        )
+    elif bool((pos == torch.arange(L - 1, -1, -1)).all()):
+        how = "in reverse order: row r holds position L − 1 − r (a flip)"
+    else:
+        how = f"rows at positions {[int(p) for p in pos[:8]]}{' ...' if L > 8 else ''}"
+    return (
+        f"your rows are right rows at the wrong positions, {how} (first at {where}): row r must hold "
+        "position r, with positions torch.arange(seq_len) from 0"
+    )

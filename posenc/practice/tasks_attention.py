@@ -53,10 +53,12 @@ def _attention_variant(
     mask_fill=float("-inf"),
     mask_inverted=None,
     scale_without_cos=False,
+    mask_add=False,
+    naive_softmax=False,
 ):
     d, L = q.shape[-1], q.shape[-2]
     if scale_without_cos and cos is None:  # q and k multiplied by the factor though there is no cos to scale
-        q, k = q * attention_scaling, k * attention_scaling
+        q, k = q * attention_scaling, k * (1.0 if scale_without_cos == "q" else attention_scaling)
     if drop_bias or (bias_only_without_rope and cos is not None):
         bias = None
     out_scale = attention_scaling if (scale_out and cos is not None) else 1.0
@@ -99,9 +101,12 @@ def _attention_variant(
         hidden = relative_positions(L) < 0 if mask_past else relative_positions(L) > (-1 if diag_mask else mask_shift)
         if mask_inverted == "always" or (mask_inverted == "without_bias" and bias is None):
             hidden = ~hidden  # a boolean mask read the other way (SDPA's True means attend)
-        logits = logits.masked_fill(hidden, mask_fill)
+        logits = logits + hidden * mask_fill if mask_add else logits.masked_fill(hidden, mask_fill)
     if mask_inverted is not None:  # a row with every key hidden: NaN from softmax, or 0 after nan_to_num
         return torch.nan_to_num(torch.softmax(logits, softmax_dim) @ v).float()
+    if naive_softmax:  # exp(x) / sum exp(x) in float32, no row maximum subtracted: exp(-200) underflows to 0
+        e = logits.float().exp()
+        return (e / e.sum(softmax_dim, keepdim=True)).double().matmul(v).float()
     if softmax_dtype is not None:
         return (torch.softmax(logits.to(softmax_dtype), softmax_dim).double() @ v * out_scale).float()
     return (torch.softmax(logits, softmax_dim) @ v * out_scale).float()
@@ -146,7 +151,24 @@ def _attention_cases():
             kw["attention_scaling"] = 1.5  # without cos it must have no effect
             desc = "a T5 bias, attention_scaling=1.5 (no cos: no effect)"
         out.append(Case(f"q, k, v [{b}, {h}, {L}, {d}], {desc}", (q, k, v), kw, tol=2e-5))
+    # A finite mask value passes only if the hidden keys' weight underflows to 0 in float32. Here each query's
+    # visible keys sit far below 0 (a bias of −LEVELS[i]) and its later keys at 0, so a fill of −100 (or a mask
+    # added to the logits) leaves the later keys e^(fill + level) of the weight: far from 0 unless the fill is
+    # far below the visible logits. The tolerance allows for float32 logits near −200 (spacing 1.5e-5).
+    L = len(FINITE_MASK_LEVELS)
+    q, k, v = (torch.randn(1, 1, L, 4, generator=g) for _ in range(3))
+    level = torch.tensor(FINITE_MASK_LEVELS)[:, None].expand(L, L)
+    bias = torch.where(relative_positions(L) > 0, torch.zeros(()), -level)[None]
+    desc = f"a bias far below 0 on the visible keys (−{FINITE_MASK_LEVELS[0]:g} … 0), 0 on the later keys"
+    out.append(Case(f"q, k, v [1, 1, {L}, 4], {desc}", (q, k, v), {"bias": bias}, tol=1e-3))
     return out
+
+
+#: The bias levels of the visible keys of each query in the finite-mask input (see ``_attention_cases``).
+FINITE_MASK_LEVELS = (200.0, 160.0, 130.0, 105.0, 85.0, 68.0, 54.0, 42.0, 32.0, 22.0, 12.0, 0.0)
+#: The finite mask values ``_finite_mask`` tries.
+FINITE_MASK_VALUES = (0, -1, -2, -3, -4, -5, -6, -8, -10, -12, -15, -16, -20, -25, -30, -32, -40, -50, -60, -64)
+FINITE_MASK_VALUES += (-70, -80, -90, -100, -120, -128, -150, -200)
 
 
 def _attention_structure(case, out):
@@ -167,28 +189,36 @@ def _prop_attention_causal(case, out, run):
 
 
 def _finite_mask(cases, outs, usable) -> str | bool:
-    """A detector: on every wrong input the output is the attention with the causal mask filled with one finite
-    value (0, −1, ..., −1000) instead of −inf, so later keys keep some weight."""
+    """A detector: on every wrong input the output is the attention with the causal mask's hidden logits set to
+    one finite value (0, −1, ..., −200, by masked_fill or added to the logits) instead of −inf, so later keys
+    keep some weight: e^(value − the largest visible logit) does not underflow to 0 in float32."""
     from .framework import _Crash
     from .precision import _CURRENT
     from .running import _equal_output
 
     t = _CURRENT[0]
-    for value in (0.0, -1.0, -2.0, -5.0, -10.0, -20.0, -50.0, -100.0, -1000.0):
-        ok = True
-        for i in usable:
-            c, o = cases[i], outs[i]
-            if isinstance(o, _Crash):
-                return False
-            if not _equal_output(t, c, o, _attention_variant(*c.args, **c.kwargs, mask_fill=value)):
-                ok = False
-                break
-        if ok:
-            return (
-                f"the causal mask fills the hidden logits with a finite value ({value:g}) instead of −inf: "
-                f"softmax gives exp({value:g} − max) > 0, so the keys after the query still get weight. Fill "
-                "with float('-inf') (masked_fill(mask, float('-inf')))"
-            )
+    if any(isinstance(outs[i], _Crash) for i in usable):
+        return False
+    order = sorted(usable, reverse=True)  # the finite-mask input (the last) first: it tells the values apart
+    for value in FINITE_MASK_VALUES:
+        for add in (False, True):
+            if all(
+                _equal_output(
+                    t,
+                    cases[i],
+                    outs[i],
+                    _attention_variant(*cases[i].args, **cases[i].kwargs, mask_fill=value, mask_add=add),
+                )
+                for i in order
+            ):
+                how = "added to the logits" if add else "filled in"
+                return (
+                    f"masked logits filled with a finite value ({value:g}) whose weight does not underflow ({how}): "
+                    f"softmax gives each later key exp({value:g} − the largest visible logit), which is not 0 in "
+                    "float32 when the visible logits are low (a large negative bias), so the keys after the query "
+                    "still get weight. Use float('-inf') (masked_fill(mask, float('-inf'))), or a value such as "
+                    "torch.finfo(torch.float32).min"
+                )
     return False
 
 
@@ -206,6 +236,11 @@ def _attention_mistakes():
             "attention_scaling applied without cos: it multiplies cos and sin, so with no RoPE tables (cos is None) "
             "it has no effect; yours scales q and k (the logits) anyway",
             mk(scale_without_cos=True),
+        ),
+        (
+            "attention_scaling applied without cos: it multiplies cos and sin, so with no RoPE tables (cos is None) "
+            "it has no effect; yours scales q (the logits) anyway",
+            mk(scale_without_cos="q"),
         ),
         ("RoPE applied to the values too: only queries and keys are rotated", mk(rope_v=True)),
         ("RoPE applied to the queries only: rotate the keys too", mk(rope_q_only=True)),
@@ -284,6 +319,12 @@ def _attention_mistakes():
             mk(scale_cos_only=True),
         ),
         ("softmax computed in float16: compute it in float32 (or float64)", mk(softmax_dtype=torch.float16)),
+        (
+            "softmax written as exp(x) / sum exp(x) without subtracting each row's largest logit first: in float32 "
+            "exp underflows to 0 below about −87 (and overflows above about 88), so a row of logits far below 0 "
+            "gives 0/0 = NaN; subtract the row maximum before exp, as torch.softmax does",
+            mk(naive_softmax=True),
+        ),
         (
             "interleaved rotation (pairs 2i, 2i+1, angle i from cos[..., i]) with these half-layout tables: rotate "
             "with rotate_half, which pairs coordinate i with i + d/2",

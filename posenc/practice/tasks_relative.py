@@ -190,6 +190,7 @@ def _shaw_attn_variant(
     k_rows=False,
     scale_of=None,
     value_shift=None,
+    mask_fill=float("-inf"),
 ):
     d = q.shape[-1]
     L = q.shape[-2]
@@ -223,7 +224,7 @@ def _shaw_attn_variant(
     if mask_past:  # the mask on the wrong side: keys before the query (j < i) hidden
         mask = relative_positions(L) < 0
     if causal and not mask_after:
-        s = s.masked_fill(mask, float("-inf"))
+        s = s.masked_fill(mask, mask_fill)
     a = torch.softmax(s, softmax_dim)
     if mask_after:
         a = a.masked_fill(mask, 0.0)
@@ -288,6 +289,11 @@ def _shaw_attn_structure(case, out):
 
 def _shaw_attn_mistakes():
     return [
+        (
+            "masked logits set to 0 instead of −inf: softmax gives the keys after the query exp(0 − max) > 0, so "
+            "they still get weight; fill with float('-inf') (masked_fill(mask, float('-inf')))",
+            _Variant(_shaw_attn_variant, mask_fill=0.0),
+        ),
         (
             "clipping distance k taken as rows // 2 − 1 (one too small): the tables have 2k + 1 rows, so "
             "k = (rows − 1) // 2",

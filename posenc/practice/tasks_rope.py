@@ -795,6 +795,7 @@ def _offset_variant(
     square_t=False,
     pos_flip=False,
     inv_round=None,
+    exp_axis=-1,
 ):
     base = base if fixed_base is None else fixed_base
     L, d = x.shape[-2], x.shape[-1]
@@ -808,6 +809,8 @@ def _offset_variant(
     if short_table:  # a table of L rows, sliced at offset
         pos = torch.arange(L)[offset : offset + L]
     inv = rope_inv_freq(d, base)
+    if exp_axis != -1:  # the exponent's head_dim read from another axis of x: base^(−2i/x.shape[axis])
+        inv = 1.0 / base ** (torch.arange(0, d, 2).float() / x.shape[exp_axis])
     if inv_round is not None:  # the frequencies rounded to a low precision, whatever x's dtype
         inv = inv.to(inv_round).float()
     if x_dtype_from == "inv":  # the frequencies rounded to x's dtype, the product in float32
@@ -898,6 +901,11 @@ def _offset_mistakes():
             "positions in reverse order: row r of x is the token at offset + r, so its angle is (offset + r)·θ_i; "
             "yours gives row 0 the last position offset + L − 1",
             mk(pos_flip=True),
+        ),
+        (
+            "head_dim in the frequencies' exponent taken from the wrong axis: θ_i = base^(−2i/d) with d the head "
+            "dimension, x.shape[-1]; yours divides 2i by x.shape[-2], the number of positions",
+            mk(exp_axis=-2),
         ),
         *(
             (

@@ -91,6 +91,7 @@ def _scaled_variant(
     flip=False,
     precedence=False,
     denom_minus=0,
+    start=0,
 ):
     """RoPE frequencies with a changed base and divided by a power of the factor: PI is ``div_power=1``,
     NTK-aware is ``base_exp="ntk"`` (base·s^(d/(d−2))); the other values are the mistakes' bases."""
@@ -104,6 +105,7 @@ def _scaled_variant(
         flip=flip,
         precedence=precedence,
         denom_minus=denom_minus,
+        start=start,
     )
     return (_f64(inv) / s**div_power).float()
 
@@ -224,6 +226,7 @@ def _pi_mistakes():
         ),
         (_EXP_D2 + "; PI then divides each frequency by the factor", mk(denom_minus=2)),
         (_REVERSED + "; PI divides each by the factor", mk(flip=True)),
+        ("frequency index starts at 1: base^(-2(i+1)/d), then divided by the factor; θ_0 must be 1/s", mk(start=1)),
         (_PRECEDENCE, mk(precedence=True)),
     ]
 
@@ -292,6 +295,7 @@ def _ntk_mistakes():
             mk(denom_minus=2),
         ),
         (_REVERSED + ", with NTK-aware's base", mk(flip=True)),
+        ("frequency index starts at 1: base^(-2(i+1)/d), with NTK-aware's base; θ_0 must be 1", mk(start=1)),
         (_PRECEDENCE, mk(precedence=True)),
     ]
 
@@ -461,6 +465,7 @@ def _yarn_variant(
     lowp=None,
     no_low=False,
     cdim_log=None,
+    ramp_plus=0,
 ):
     if swap_betas:
         beta_fast, beta_slow = beta_slow, beta_fast
@@ -489,7 +494,7 @@ def _yarn_variant(
     if low == high and guard:
         high += 0.001
     i = torch.arange(d // 2, dtype=torch.float64)
-    ramp = ((i - (0 if no_low else low)) / (high - low)).clamp(0, 1)
+    ramp = ((i - (0 if no_low else low)) / (high - low + ramp_plus)).clamp(0, 1)
     if half_ramp_dim:
         ramp = ((2 * i - low) / (high - low)).clamp(0, 1)
     if no_clip:
@@ -650,6 +655,11 @@ def _yarn_mistakes():
             mk(no_two=True),
         ),
         ("ramp indexed by the dimension 2i instead of the pair index i", mk(half_ramp_dim=True)),
+        (
+            "ramp divided by high − low + 1 (the number of pairs from low to high) instead of high − low: the ramp "
+            "(i − low)/(high − low) reaches 1 at i = high",
+            mk(ramp_plus=1),
+        ),
         (
             "attention scaling 0.1·0.707·ln s + 1: 0.707 is DeepSeek's mscale (its config sets mscale = mscale_all_dim "
             "= 0.707, and Hugging Face divides the two factors); plain YaRN returns 0.1·ln s + 1",
