@@ -258,11 +258,12 @@ def _slopes_power(cases, outs, usable) -> str | bool:
         wrong.append(n)
     if not ks or max(ks) - min(ks) > 1e-4 * max(abs(v) for v in ks):
         return False
-    k = sum(ks) / len(ks)
+    power = sum(ks) / len(ks)
     where = ", ".join(map(str, wrong[:6])) + (", ..." if len(wrong) > 6 else "")
     return (
-        f"for n_heads = {where} your slopes are get_slopes' raised to the power {k:.4g} (each slope m as m^{k:.4g}): "
-        f"as if the 8 in 2^(−8/n) were {8 * k:.4g}, 2^(−{8 * k:.4g}(h + 1)/n) for a power of two n. The exponent is "
+        f"for n_heads = {where} your slopes are get_slopes' raised to the power {power:.4g} "
+        f"(each slope m as m^{power:.4g}): as if the 8 in 2^(−8/n) were {8 * power:.4g}, "
+        f"2^(−{8 * power:.4g}(h + 1)/n) for a power of two n. The exponent is "
         "−8 for every head count, and for a non-power-of-two count the slopes are get_slopes(c) then every other "
         "slope of get_slopes(2c)"
     )

@@ -167,8 +167,8 @@ def _attention_cases():
 #: The bias levels of the visible keys of each query in the finite-mask input (see ``_attention_cases``).
 FINITE_MASK_LEVELS = (200.0, 160.0, 130.0, 105.0, 85.0, 68.0, 54.0, 42.0, 32.0, 22.0, 12.0, 0.0)
 #: The finite mask values ``_finite_mask`` tries.
-FINITE_MASK_VALUES = (0, -1, -2, -3, -4, -5, -6, -8, -10, -12, -15, -16, -20, -25, -30, -32, -40, -50, -60, -64)
-FINITE_MASK_VALUES += (-70, -80, -90, -100, -120, -128, -150, -200)
+FINITE_MASK_VALUES: tuple[int, ...] = (0, -1, -2, -3, -4, -5, -6, -8, -10, -12, -15, -16, -20, -25, -30, -32, -40, -50)
+FINITE_MASK_VALUES += (-60, -64, -70, -80, -90, -100, -120, -128, -150, -200)
 
 
 def _attention_structure(case, out):
