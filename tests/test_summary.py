@@ -203,7 +203,7 @@ def _ntk_smallest_lead():
     """YaRN's smallest passkey lead over dynamic NTK at 4L, over the seeds, in points, as chapter 8 words it."""
     yarn, ntk = per_seed("rope+yarn", "passkey", 256), per_seed("rope+dynamic", "passkey", 256)
     lead = f"{100 * min(y - d for y, d in zip(yarn, ntk)):.0f}"
-    quote(C8, f"at $4L$ one seed's lead is only {lead} points, within the probe noise")
+    quote(C8, f"at $4L$ one seed's lead is only {lead} points, 4 of the same 128 probes")
     return lead
 
 
