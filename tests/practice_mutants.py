@@ -4314,7 +4314,9 @@ def r14_slopes_of_2n(n_heads):
     return torch.tensor(_r13_official(c) + extra)
 
 
-def _r14_attend(q, k, v, cos, sin, bias, attention_scaling, fill=float("-inf"), invert=False, scale_always=False):
+def _r14_attend(
+    q, k, v, cos, sin, bias, attention_scaling, fill=float("-inf"), invert=False, scale_always=False, softmax=None
+):
     if cos is not None:
         c, s = cos * attention_scaling, sin * attention_scaling
         q, k = q * c + _r13_rot_half(q) * s, k * c + _r13_rot_half(k) * s
@@ -4325,7 +4327,8 @@ def _r14_attend(q, k, v, cos, sin, bias, attention_scaling, fill=float("-inf"), 
         logits = logits + bias
     L = q.shape[-2]
     future = torch.ones(L, L, dtype=torch.bool).triu(1)
-    out = logits.masked_fill(~future if invert else future, fill).softmax(-1) @ v
+    logits = logits.masked_fill(~future if invert else future, fill)
+    out = (softmax(logits) if softmax else logits.softmax(-1)) @ v
     return torch.nan_to_num(out) if invert else out
 
 
@@ -4502,29 +4505,22 @@ for _task, _extra in ROUND15.items():
     MUTANTS[_task] += _extra
 
 
-def _r15_hand_softmax(q, k, v, cos, sin, bias, attention_scaling, subtract_max):
-    if cos is not None:
-        c, s = cos * attention_scaling, sin * attention_scaling
-        q, k = q * c + _r13_rot_half(q) * s, k * c + _r13_rot_half(k) * s
-    L = q.shape[-2]
-    logits = q @ k.mT / math.sqrt(q.shape[-1])
-    if bias is not None:
-        logits = logits + bias
-    logits = logits.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf"))
-    if subtract_max:
-        logits = logits - logits.amax(-1, keepdim=True)
-    e = logits.exp()
-    return e / e.sum(-1, keepdim=True) @ v
+def _hand_softmax(subtract_max):
+    def softmax(logits):  # exp(x) / sum exp(x), written out as a learner would
+        e = (logits - logits.amax(-1, keepdim=True) if subtract_max else logits).exp()
+        return e / e.sum(-1, keepdim=True)
+
+    return softmax
 
 
 def r15_att_naive_softmax(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
     """exp(x) / sum exp(x) with no row maximum subtracted: 0/0 where every visible logit is far below 0."""
-    return _r15_hand_softmax(q, k, v, cos, sin, bias, attention_scaling, subtract_max=False)
+    return _r14_attend(q, k, v, cos, sin, bias, attention_scaling, softmax=_hand_softmax(False))
 
 
 def att_hand_softmax_stable(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
     """A correct hand-written softmax: the row maximum subtracted before exp."""
-    return _r15_hand_softmax(q, k, v, cos, sin, bias, attention_scaling, subtract_max=True)
+    return _r14_attend(q, k, v, cos, sin, bias, attention_scaling, softmax=_hand_softmax(True))
 
 
 MUTANTS["attention"].append(("without subtracting each row's largest logit", r15_att_naive_softmax))
