@@ -785,7 +785,7 @@ RULES: dict[str, tuple] = {
     "| Fine-tuned at $8L$: PI and YaRN": (
         lambda: quote(
             C8,
-            "Plain RoPE finds 12–30 % of keys at step 0, against 10 % chance",
+            "Plain RoPE finds 12.5–30 % of keys at step 0, against 10 % chance",
             "From step 200 on it is within two points of PI",
         ),
         "8 _2 _0 _1 _3 _4",
