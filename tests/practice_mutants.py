@@ -4527,6 +4527,150 @@ MUTANTS["attention"].append(("without subtracting each row's largest logit", r15
 CORRECT["attention"].append(att_hand_softmax_stable)
 
 
+def _r16_shaw(q, k, v, rel_k, rel_v, *, index=None, dtype=None, value_weights="masked"):
+    """Shaw's causal attention with one slip: another relative index, a lower dtype, or the value term weighted
+    by the unmasked softmax."""
+    L, d = q.shape[-2], q.shape[-1]
+    kk = (rel_k.shape[0] - 1) // 2
+    i = torch.arange(L)
+    idx = (i[None, :] - i[:, None]).clamp(-kk, kk) + kk if index is None else index(i[None, :] - i[:, None], kk)
+    if dtype is not None:
+        q, k, v, rel_k, rel_v = (t.to(dtype) for t in (q, k, v, rel_k, rel_v))
+    logits = (q @ k.mT + (q.unsqueeze(-2) * rel_k[idx]).sum(-1)) / math.sqrt(d)
+    w = logits.masked_fill(i[None, :] > i[:, None], float("-inf")).softmax(-1)
+    wv = logits.softmax(-1) if value_weights == "unmasked" else w
+    return (w @ v + (wv.unsqueeze(-1) * rel_v[idx]).sum(-2)).float()
+
+
+def r16_shaw_bf16(q, k, v, rel_k, rel_v):
+    return _r16_shaw(q, k, v, rel_k, rel_v, dtype=torch.bfloat16)
+
+
+def r16_shaw_wrap(q, k, v, rel_k, rel_v):
+    return _r16_shaw(q, k, v, rel_k, rel_v, index=lambda rel, kk: torch.remainder(rel + kk, 2 * kk + 1))
+
+
+def r16_shaw_value_unmasked(q, k, v, rel_k, rel_v):
+    return _r16_shaw(q, k, v, rel_k, rel_v, value_weights="unmasked")
+
+
+def _r16_t5(rel, bidirectional, num_buckets, max_distance):
+    buckets = torch.zeros_like(rel)
+    if bidirectional:
+        num_buckets //= 2
+        buckets = buckets + (rel > 0).long() * num_buckets
+        dist = rel.abs()
+    else:
+        dist = -torch.clamp(rel, max=0)
+    max_exact = num_buckets // 2
+    span = math.log(max_distance // max_exact)  # floor division inside the log
+    large = max_exact + (torch.log(dist.float() / max_exact) / span * (num_buckets - max_exact)).long()
+    return buckets + torch.where(dist < max_exact, dist, large.clamp(max=num_buckets - 1))
+
+
+def r16_t5_floor_span(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    return _r16_t5(relative_position, bidirectional, num_buckets, max_distance)
+
+
+def r16_t5_causal_floor_span(relative_position, num_buckets=32, max_distance=128):
+    return _r16_t5(relative_position, False, num_buckets, max_distance)
+
+
+def r16_half_partial(x, cos, sin):
+    r = max(x.shape[-1] - 2, 2)  # all but the last pair rotated, with the first r/2 angles
+    c, s = torch.cat([cos[..., : r // 2]] * 2, -1), torch.cat([sin[..., : r // 2]] * 2, -1)
+    xr = x[..., :r]
+    return torch.cat([xr * c + _r13_rot_half(xr) * s, x[..., r:]], -1)
+
+
+def r16_half_roll_back(x, cos, sin):
+    h = x.shape[-1] // 2
+    sign = torch.cat([-torch.ones(h), torch.ones(h)]).to(x.dtype)
+    return x * cos + torch.roll(x, -1, -1) * sign * sin
+
+
+def r16_half_atan2_halved(x, cos, sin):
+    a = torch.atan2(sin.float(), cos.float()) / 2  # the angle halved
+    return x * a.cos().to(x.dtype) + _r13_rot_half(x) * a.sin().to(x.dtype)
+
+
+def r16_inter_roll_back(x, cos, sin):
+    sign = torch.tensor([1.0, -1.0] * (x.shape[-1] // 2)).to(x.dtype)
+    return x * cos + torch.roll(x, -1, -1) * sign * sin
+
+
+def r16_inter_even_no_sin(x, cos, sin):
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    c, s = cos[..., 0::2], sin[..., 0::2]
+    return torch.stack([x0 * c, x1 * c + x0 * s], -1).flatten(-2)
+
+
+def r16_alibi_slopes_by_query(n_heads, q_len):
+    from posenc import alibi_slopes
+
+    m = alibi_slopes(q_len)[:, None]  # one slope per query row (q_len read where n_heads belongs)
+    i = torch.arange(q_len)
+    b = -m * (i[:, None] - i[None, :]).abs().float()
+    return b.masked_fill(i[None, :] > i[:, None], float("-inf")).expand(n_heads, q_len, q_len).clone()
+
+
+def r16_yarn_pos_bf16(head_dim, base, factor, original_max_position_embeddings, beta_fast=32.0, beta_slow=1.0):
+    def dim(turns):
+        return head_dim * math.log(original_max_position_embeddings / (turns * 2 * math.pi)) / (2 * math.log(base))
+
+    low = max(math.floor(dim(beta_fast)), 0)
+    high = min(math.ceil(dim(beta_slow)), head_dim - 1)
+    if low == high:
+        high += 0.001
+    ramp = ((torch.arange(head_dim // 2).float() - low) / (high - low)).clamp(0, 1)
+    pos_freqs = (base ** (torch.arange(0, head_dim, 2).float() / head_dim)).to(torch.bfloat16).float()
+    theta = 1.0 / pos_freqs
+    return theta / factor * ramp + theta * (1 - ramp), 0.1 * math.log(factor) + 1.0
+
+
+def r16_concat_d_freqs(seq_len, d_model, base=10000.0):
+    inv = base ** (-torch.arange(d_model, dtype=torch.float64) / max(d_model - 1, 1))  # d frequencies
+    ang = torch.arange(seq_len, dtype=torch.float64)[:, None] * inv
+    return torch.cat([ang.sin(), ang.cos()], -1)[:, :d_model].float()
+
+
+def r16_inv_reversed_bf16(head_dim, base=10000.0):
+    inv = base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
+    return inv.to(torch.bfloat16).float().flip(0)
+
+
+def r16_att_bf16(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    low = [None if t is None else t.to(torch.bfloat16) for t in (q, k, v, cos, sin, bias)]
+    return _r14_attend(*low, attention_scaling).float()  # autocast's habit: the whole attention in bfloat16
+
+
+ROUND16 = {
+    "attention": [("computed in bfloat16 for float32 inputs", r16_att_bf16)],
+    "shaw_attention": [
+        ("computed in bfloat16 for float32 inputs", r16_shaw_bf16),
+        ("relative index taken modulo the tables' row count", r16_shaw_wrap),
+        ("weighted by the softmax of the unmasked logits", r16_shaw_value_unmasked),
+    ],
+    "t5_relative_bucket": [("integer division max_distance // max_exact inside the log", r16_t5_floor_span)],
+    "t5_causal_bucket": [("integer division max_distance // max_exact inside the log", r16_t5_causal_floor_span)],
+    "apply_rope_half": [
+        ("coordinates rotated (on x", r16_half_partial),
+        ("torch.roll(x, −1, -1) times the signs [−1]·(d/2) + [1]·(d/2)", r16_half_roll_back),
+        ("rotated by half the angle", r16_half_atan2_halved),
+    ],
+    "apply_rope_interleaved": [
+        ("torch.roll(x, −1, -1) times the signs [1, −1]·(d/2)", r16_inter_roll_back),
+        ("the even coordinate of each pair without its sin term", r16_inter_even_no_sin),
+    ],
+    "alibi_bias": [("the slope changes from one query row to the next", r16_alibi_slopes_by_query)],
+    "yarn_inv_freq": [("pos_freqs = base^(2i/d) computed in bfloat16", r16_yarn_pos_bf16)],
+    "sinusoidal_concat": [("d frequencies instead of d/2", r16_concat_d_freqs)],
+    "rope_inv_freq": [("(flipped: θ_i must fall with i", r16_inv_reversed_bf16)],
+}
+for _task, _extra in ROUND16.items():
+    MUTANTS[_task] += _extra
+
+
 def task_cases(name):
     """The inputs of one task's sweep, as the checker builds them."""
     from posenc.practice.registry import _task_list

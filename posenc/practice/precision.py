@@ -29,15 +29,18 @@ def _theta(task: str, d: int, base: float) -> torch.Tensor:
     return base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
 
 
-def _lowp(kind: str, what: str = "angles", *, fixed_base: float | None = None):
+def _lowp(kind: str, what: str = "angles", *, fixed_base: float | None = None, flipped: bool = False):
     """A detector: the result is off from posenc by a relative error of float16 (2^-11 per rounding) or
     bfloat16 (2^-8) rounding, the kind of error low-precision angles or frequencies leave. With ``fixed_base``
     (angle tasks only), off by that much from the angles at that base whatever ``base`` was passed: two mistakes
-    at once, the base ignored and the angles in low precision."""
+    at once, the base ignored and the angles in low precision. With ``flipped`` (frequency tasks), the result
+    read in reverse order is: two mistakes at once, the frequencies flipped and computed in low precision."""
     limit = {"float16": (2e-5, 1.6e-3), "bfloat16": (1.6e-3, 5e-2)}[kind]
 
     def detect(cases, outs, usable):
         t = _CURRENT[0]
+        if flipped:
+            outs = [o.flip(-1) if isinstance(o, torch.Tensor) else o for o in outs]
         expected, _ = _expected(t)
         worst, nan_where_finite, n_ok = 0.0, False, 0
         for i in usable:
@@ -88,6 +91,12 @@ def _lowp(kind: str, what: str = "angles", *, fixed_base: float | None = None):
     if fixed_base is not None:
         return (
             f"two mistakes together: base ignored ({fixed_base:g} hard-coded) and {what} computed in {kind}",
+            detect,
+        )
+    if flipped:
+        return (
+            f"two mistakes together: the {what} in reverse order (flipped: θ_i must fall with i, from the largest at "
+            f"i = 0) and computed in {kind}",
             detect,
         )
     return (f"{what} computed in {kind}", detect)
@@ -221,6 +230,68 @@ def _grid(task: str, outs) -> str | None:
     if _fits(allv, 11) and bool((allv.abs() >= 2.0**-24).all() & (allv.abs() <= 65504).all()):
         return "float16"
     return None
+
+
+def _lowp_words(kind: str, inputs: str, x: str = "float32 inputs") -> str:
+    """The first part of a diagnosis of a computation in ``kind`` (bfloat16 or float16): which inputs were cast
+    down, and the significant bits and relative rounding error that leaves."""
+    bits = 8 if kind == "bfloat16" else 11
+    return (
+        f"computed in {kind} for {x}: {inputs} cast to {kind} keep {bits} significant bits, a relative rounding "
+        f"error of up to 2^−{bits} at each step"
+    )
+
+
+def _lowp_output(say, bound: float | None = None):
+    """A detector of a whole computation done in bfloat16 or float16 for float32 inputs: on every wrong input the
+    first argument is float32 and every finite nonzero output value sits on that dtype's grid (8 or 11 significant
+    bits, and not all simple numbers that sit on every grid), the same dtype on every one; said as ``say(kind)``.
+
+    With ``bound``, the output must also stay within bound · 2^−bits · (1 + max |posenc|) of posenc's: the rounding
+    error of that dtype carried through the computation, so that a wrong formula computed in bfloat16 is not called
+    a precision slip only. For attention each step (the inputs, the logits, the weights, the weighted sums) rounds
+    to a relative 2^−bits and the softmax turns an absolute logit error into a relative weight error: a few times
+    2^−bits of the output's scale (about 1.3 · 2^−8 on the shaw_attention inputs), so a bound of 16 leaves room for
+    other orders of operations, while a wrong formula moves the output by a share of its own size."""
+
+    def detect(cases, outs, usable) -> str | bool:
+        kinds = set()
+        for i in usable:
+            o, x = outs[i], cases[i].args[0]
+            if isinstance(o, _Crash) or not isinstance(x, torch.Tensor) or x.dtype != torch.float32:
+                return False
+            full = _f64(o)
+            v = full[torch.isfinite(full) & (full != 0)]
+            if v.numel() < 4 or _fits(v, 4):
+                return False
+            kind, bits = ("bfloat16", 8) if _fits(v, 8) else ("float16", 11) if _fits(v, 11) else (None, 0)
+            if kind is None:
+                return False
+            if bound is not None:
+                e = _f64(_expected(_CURRENT[0])[0][i])
+                if e.shape != full.shape or not float((full - e).abs().max()) <= bound * 2.0**-bits * (
+                    1 + float(e.abs().max())
+                ):
+                    return False
+            kinds.add(kind)
+        if len(kinds) != 1:
+            return False
+        return say(kinds.pop())
+
+    return detect
+
+
+def _lowp_computed(inputs: str):
+    """``_lowp_output`` for a whole computation (attention) on float32 inputs, said with the ``inputs`` cast down
+    and a bound of 16 (see there)."""
+    return _lowp_output(
+        lambda kind: (
+            _lowp_words(kind, inputs)
+            + f", and every value of your output sits on {kind}'s grid; compute in the inputs' dtype (no "
+            f".to(torch.{kind}), no autocast)"
+        ),
+        bound=16,
+    )
 
 
 def _fits(v: torch.Tensor, bits: int) -> bool:

@@ -54,6 +54,7 @@ from .tasks_alibi import (
     _bias_linear,
     _bias_mistakes,
     _bias_row_shift,
+    _bias_row_slopes,
     _bias_structure,
     _prop_bias_diag,
     _prop_causal_inf,
@@ -69,6 +70,7 @@ from .tasks_alibi import (
 )
 from .tasks_attention import (
     _attention_cases,
+    _attention_lowp,
     _attention_mistakes,
     _attention_structure,
     _finite_mask,
@@ -86,6 +88,7 @@ from .tasks_relative import (
     _shaw_attn_mistakes,
     _shaw_attn_structure,
     _shaw_cases,
+    _shaw_lowp,
     _shaw_mistakes,
     _shaw_scale,
     _shaw_shift_clip,
@@ -114,6 +117,7 @@ from .tasks_rope import (
     _offset_mistakes,
     _offset_positions,
     _offset_structure,
+    _partial_rotary,
     _prop_first_one,
     _prop_geometric,
     _prop_halves,
@@ -124,6 +128,7 @@ from .tasks_rope import (
     _ref_apply,
     _ref_cs,
     _ref_offset,
+    _rolled_partner,
     _scaled_output,
 )
 from .tasks_scaling import (
@@ -231,7 +236,7 @@ def _task_list() -> list[Task]:
             [("causal: no query sees a later key", _prop_shaw_causal)],
             _shaw_attn_mistakes(),
             _shaw_attn_structure,
-            detectors=[("wrong score scale", _shaw_scale)],
+            detectors=[("wrong score scale", _shaw_scale), ("computed in a lower precision", _shaw_lowp)],
         )
     )
     t.append(
@@ -271,7 +276,12 @@ def _task_list() -> list[Task]:
             _inv_mistakes(),
             _inv_structure,
             _rel_compare,
-            detectors=[_lowp("float16", "frequencies"), _lowp("bfloat16", "frequencies")],
+            detectors=[
+                _lowp("float16", "frequencies"),
+                _lowp("bfloat16", "frequencies"),
+                _lowp("float16", "frequencies", flipped=True),
+                _lowp("bfloat16", "frequencies", flipped=True),
+            ],
         )
     )
     t.append(
@@ -311,6 +321,8 @@ def _task_list() -> list[Task]:
                 detectors=[
                     ("computed in a lower precision than x's", _apply_grid),
                     ("the right output times a constant", _scaled_output(_ref_apply(layout))),
+                    ("the rotated partner built with torch.roll", _rolled_partner(layout)),
+                    ("only a leading part of the head rotated", _partial_rotary(layout)),
                 ],
                 stale=(("cos", "sin"),),
             )
@@ -369,6 +381,7 @@ def _task_list() -> list[Task]:
             _bias_structure,
             detectors=[
                 ("bias shifted by a constant in each row", _bias_row_shift),
+                ("slope indexed by the query row", _bias_row_slopes),
                 ("ALiBi slopes linear in the head index", _bias_linear),
                 ("masked with a large finite number instead of −inf", _bias_finite_mask),
             ],
@@ -439,7 +452,10 @@ def _task_list() -> list[Task]:
             _attention_mistakes(),
             _attention_structure,
             stale=("k", "v", "q"),
-            detectors=[("causal mask filled with a finite value instead of −inf", _finite_mask)],
+            detectors=[
+                ("causal mask filled with a finite value instead of −inf", _finite_mask),
+                ("computed in a lower precision", _attention_lowp),
+            ],
         )
     )
     return t

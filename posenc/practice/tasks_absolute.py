@@ -261,9 +261,10 @@ def _concat_variant(
     flip=False,
     floor_exp=False,
     multiply=False,
+    all_d=False,
 ):
     base = base if fixed_base is None else fixed_base
-    half = d // 2
+    half = d if all_d else d // 2  # all_d: d frequencies over d − 1 steps, the sines kept by [:, :d]
     denom = half if vaswani else max(half - 1, 1) if denom is None else denom
     log_base = math.log10(base) if log10 else math.log(base)
     if floor_exp:  # i // (d/2 - 1): 0 for every pair but the last
@@ -283,7 +284,7 @@ def _concat_variant(
         s, c = c, s
     if layout == "interleaved":
         return torch.stack([s, c], -1).reshape(L, d).float()
-    out = torch.cat([s, c], -1).float()
+    out = torch.cat([s, c], -1)[:, :d].float()
     if pad:
         out[0] = 0
     return out
@@ -300,6 +301,12 @@ def _concat_mistakes():
             mk(layout="interleaved"),
         ),
         ("positions start at 1", mk(start=1)),
+        (
+            "d frequencies instead of d/2 (exp(−ln(base)·i/(d − 1)), i up to d − 1), so [sin | cos] has 2d columns "
+            "and [:, :d] keeps only the sines: the concat layout has d/2 frequencies exp(−ln(base)·i/(d/2 − 1)), "
+            "their sines in the first half and their cosines in the second",
+            mk(all_d=True),
+        ),
         (
             "frequency index starts at 1: exp(-ln(base)·(i+1)/(d/2−1)); i runs 0, 1, ..., d/2 − 1, so the first "
             "frequency is 1",

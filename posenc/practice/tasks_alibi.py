@@ -336,19 +336,31 @@ def _prop_bias_diag(case, out, run):
     return None
 
 
+def _masked_like_posenc(cases, outs, usable) -> list | None:
+    """(case, posenc's bias, the output), both float64, for every wrong input, when each output has posenc's shape
+    and its finite entries (the −inf mask) where posenc's are; None otherwise (a crash too)."""
+    pairs = []
+    for i in usable:
+        o = outs[i]
+        if isinstance(o, _Crash):
+            return None
+        e, g = _f64(alibi_bias(*cases[i].args)), _f64(o)
+        if g.shape != e.shape or not torch.equal(torch.isfinite(g), torch.isfinite(e)):
+            return None
+        pairs.append((cases[i], e, g))
+    return pairs
+
+
 def _bias_row_shift(cases, outs, usable) -> str | bool:
     """The bias off from posenc's by a constant in each row (query i), the −inf mask right: on every wrong input, the
     finite entries are where posenc's are, and got − expected is the same across each row's keys. Softmax over the
     keys ignores such a constant, so the attention weights are right; the bias is not."""
+    pairs = _masked_like_posenc(cases, outs, usable)
+    if pairs is None:
+        return False
     seen = ""
-    for i in usable:
-        o, case = outs[i], cases[i]
-        if isinstance(o, _Crash):
-            return False
-        n, L = case.args
-        e, g = _f64(alibi_bias(n, L)), _f64(o)
-        if g.shape != e.shape or not torch.equal(torch.isfinite(g), torch.isfinite(e)):
-            return False
+    for case, e, g in pairs:
+        L = case.args[1]
         if bool(torch.isnan(g).any()):
             return False
         diff = torch.where(torch.isfinite(e), g - e, torch.full_like(e, float("nan")))
@@ -365,6 +377,42 @@ def _bias_row_shift(cases, outs, usable) -> str | bool:
         "your bias equals −slope·|j − i| plus a constant in each row (query i), with the −inf mask right "
         f"({seen}): softmax over the keys ignores such a constant, so the attention weights come out the same, but "
         "a check of the bias itself does not. The task asks for −slope·|j − i| exactly, 0 on the diagonal"
+    )
+
+
+def _bias_row_slopes(cases, outs, usable) -> str | bool:
+    """The slope indexed by the query row: on every wrong input the −inf mask is right and each row i of each head
+    is −s_hi·|j − i| over its keys j ≤ i, a line through 0 on the diagonal, but s_hi changes from row to row of a
+    head somewhere (m[i] for the query's row, m_h/(1 + i), ...). ALiBi's slope belongs to the head alone."""
+    pairs = _masked_like_posenc(cases, outs, usable)
+    if pairs is None:
+        return False
+    seen = ""
+    for case, e, g in pairs:
+        L = case.args[1]
+        if float(g.diagonal(dim1=-2, dim2=-1).abs().max()) > case.tol:
+            return False
+        if L < 2:
+            continue
+        dist = (-relative_positions(L)).clamp(min=0).double()  # i − j for keys j ≤ i, 0 after the query
+        slopes = -g[:, 1:, 0] / dist[1:, 0]  # row i's slope, read at key 0 (distance i)
+        line = -slopes[:, :, None] * dist[None, 1:, :]
+        fin = torch.isfinite(e[:, 1:])
+        if not float((line - g[:, 1:])[fin].abs().max()) <= case.tol * (1 + float(e[torch.isfinite(e)].abs().max())):
+            return False
+        spread = (slopes - slopes[:, :1]).abs().amax(-1)  # per head: how far its rows' slopes are apart
+        if not seen and float(spread.max()) > case.tol:
+            h = int(spread.argmax())
+            seen = (
+                f"at {case.label}, head {h}'s rows 1, 2, ... have slopes "
+                f"{[round(float(v), 4) for v in slopes[h, :4]]} where posenc's is {float(-e[h, 1, 0]):.4g} in every row"
+            )
+    if not seen:
+        return False
+    return (
+        "the slope changes from one query row to the next: each row of your bias is −s·|j − i|, with the −inf mask "
+        f"right, but with a slope s that depends on the query i ({seen}); ALiBi's slope m_h belongs to the head "
+        "alone, the same in every row, so index the slopes by the head axis only (m[:, None, None] · |j − i|)"
     )
 
 

@@ -8,6 +8,7 @@ import torch
 
 from .. import alibi_bias, relative_positions, rope_cos_sin, rope_inv_freq, t5_relative_bucket
 from .framework import Case, _close, _float_result, _g, _shape, _Variant
+from .precision import _lowp_computed
 from .tasks_rope import _rot_half
 from .tasks_scaling import _yarn_ref
 
@@ -351,3 +352,8 @@ def _attention_mistakes():
             mk(mask_shift=1),
         ),
     ]
+
+
+#: The whole attention computed in bfloat16 or float16 for float32 inputs: every output value on that dtype's grid,
+#: within 16 · 2^−bits of posenc's output scale (see ``_lowp_output``).
+_attention_lowp = _lowp_computed("q, k, v (and cos, sin, bias when given)")

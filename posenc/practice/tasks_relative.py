@@ -13,7 +13,7 @@ import torch
 
 from .. import relative_positions, shaw_attention, t5_relative_bucket
 from .framework import Case, _close, _Crash, _float_result, _g, _shape, _Variant, _Wrong
-from .precision import _CURRENT
+from .precision import _CURRENT, _lowp_computed
 from .running import _expected
 
 
@@ -191,6 +191,8 @@ def _shaw_attn_variant(
     scale_of=None,
     value_shift=None,
     mask_fill=float("-inf"),
+    wrap=False,
+    value_unmasked=False,
 ):
     d = q.shape[-1]
     L = q.shape[-2]
@@ -206,6 +208,8 @@ def _shaw_attn_variant(
         idx = (sign * relative_positions(L)).clamp(0, 2 * kk)
     if unshifted:  # clip(j − i, −k, k) without + k: negative indices read the tables' last rows
         idx = (sign * relative_positions(L)).clamp(-kk, kk)
+    if wrap:  # k + (j − i) taken modulo the row count instead of clipped: far distances wrap to the other side
+        idx = (sign * relative_positions(L) + kk) % rel_k.shape[0]
     idx_v = relative_positions(L).abs().clamp(max=kk) + kk if value_abs else idx
     if value_shift is not None:  # the value side's index moved by a whole number of rows, clamped into the table
         by = {"-k": -kk, "+k": kk}.get(value_shift, value_shift)
@@ -223,6 +227,7 @@ def _shaw_attn_variant(
     mask = relative_positions(L) > (-1 if diag else 0)
     if mask_past:  # the mask on the wrong side: keys before the query (j < i) hidden
         mask = relative_positions(L) < 0
+    unmasked = torch.softmax(s, softmax_dim)
     if causal and not mask_after:
         s = s.masked_fill(mask, mask_fill)
     a = torch.softmax(s, softmax_dim)
@@ -232,7 +237,7 @@ def _shaw_attn_variant(
     if value and value_centre:  # rel_v[k], the row of distance 0, added to every query unweighted
         out = out + rel_v.double()[kk]
     elif value:
-        out = out + torch.einsum("...ij,ijd->...id", a, rv)
+        out = out + torch.einsum("...ij,ijd->...id", unmasked if value_unmasked else a, rv)
     return out.float()
 
 
@@ -266,6 +271,11 @@ def _shaw_scale(cases, outs, usable) -> str | bool:
                 "query's last dimension (the scaled dot product's own scale)"
             )
     return False
+
+
+#: Shaw's attention computed in bfloat16 or float16 for float32 inputs (autocast, or the inputs cast down): every
+#: output value on that dtype's grid, within 16 · 2^−bits of posenc's output scale (see ``_lowp_output``).
+_shaw_lowp = _lowp_computed("q, k, v and the tables")
 
 
 def _shaw_attn_cases():
@@ -310,6 +320,17 @@ def _shaw_attn_mistakes():
             _Variant(_shaw_attn_variant, sign=-1),
         ),
         ("the value-side term Σ_j a_ij R^V_ij is missing", _Variant(_shaw_attn_variant, value=False)),
+        (
+            "the value-side term weighted by the softmax of the unmasked logits: Σ_j a_ij R^V_ij must use the same "
+            "masked weights a as the content term a @ v, so later keys' rows of rel_v add nothing",
+            _Variant(_shaw_attn_variant, value_unmasked=True),
+        ),
+        (
+            "relative index taken modulo the tables' row count ((j − i + k) % (2k + 1)) instead of clipped: a "
+            "distance beyond k wraps round to a row of the other side; Shaw's index is clip(j − i, −k, k) + k, as "
+            "in shaw_relative_index",
+            _Variant(_shaw_attn_variant, wrap=True),
+        ),
         (
             "the relative logits q·R^K are not divided by √d with the content logits",
             _Variant(_shaw_attn_variant, scale_rel=False),
@@ -453,6 +474,7 @@ def _t5_variant(
     den_nb=False,
     no_div_me=False,
     linear=False,
+    int_log_range=False,
 ):
     nb0, rel0 = num_buckets, rel
     if halve_nb or past_offset:
@@ -508,6 +530,8 @@ def _t5_variant(
         val = torch.log(dist.float() / max_exact) / log_range * (num_buckets - max_exact)
     if no_div_me:  # log(dist) for log(dist / max_exact), in float32 as dist.float()
         val = torch.log(dist.float().clamp(min=1)) / log_range * (num_buckets - max_exact)
+    if int_log_range:  # log(max_distance // max_exact), in float32 as dist.float(): a range of 0 divides by 0
+        val = torch.log(dist.float() / max_exact) / math.log(top // max_exact) * (num_buckets - max_exact)
     if linear:  # linear, not log, spacing between max_exact and max_distance, in float32
         val = (dist - max_exact).float() / (top - max_exact) * (num_buckets - max_exact)
     if log2_doubling:  # one bucket per doubling of the distance, not scaled to the buckets left
@@ -609,6 +633,12 @@ def _t5_log_bucket_mistakes(mk):
         (
             "integer division dist // max_exact before the log: the log needs the float ratio dist / max_exact",
             mk(int_div=True),
+        ),
+        (
+            "integer division max_distance // max_exact inside the log range: the large buckets divide by "
+            "log(max_distance / max_exact), the float ratio (with //, a max_distance below 2·max_exact gives "
+            "log(1) = 0, and other ratios round down)",
+            mk(int_log_range=True),
         ),
         (
             "log(dist + 1) (log1p) instead of log(dist): the log buckets use log(dist / max_exact)",

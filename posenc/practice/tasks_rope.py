@@ -14,7 +14,7 @@ import torch
 
 from .. import apply_rope, rope_cos_sin, rope_inv_freq
 from .framework import Case, _close, _Crash, _f64, _float32, _g, _pair, _shape, _tol_angles, _Variant, _Wrong
-from .precision import _fits
+from .precision import _lowp_output, _lowp_words
 from .tasks_absolute import _unit_drift
 
 # ---- RoPE ------------------------------------------------------------------------------------------------
@@ -360,6 +360,8 @@ def _apply_variant(
     sin_for_cos=None,
     square_t=False,
     rot_axis=-1,
+    half_angle=False,
+    no_sin=None,
 ):
     dt = x.dtype
     if square_t and cos.shape[-1] == cos.shape[-2]:  # square tables taken as [d, L] and transposed
@@ -376,6 +378,8 @@ def _apply_variant(
         s = c
     if swap:
         c, s = s, c
+    if half_angle:  # the half-angle forms: cos(a/2) and sin(a/2), up to sign, from cos a
+        c, s = ((1 + c) / 2).sqrt(), torch.sign(s) * ((1 - c).clamp(min=0) / 2).sqrt()
     s = sign * s
     if layout == "half":
         x1, x2 = xf.chunk(2, -1)
@@ -399,6 +403,10 @@ def _apply_variant(
             out = torch.cat([alt[..., :h], out[..., h:]] if sin_for_cos == 0 else [out[..., :h], alt[..., h:]], -1)
         if first_half_only:
             out = torch.cat([out[..., : xf.shape[-1] // 2], x2], -1)
+        if no_sin is not None:  # one half of each pair without its sin term: x·cos there
+            h = xf.shape[-1] // 2
+            bare = xf * c
+            out = torch.cat([bare[..., :h], out[..., h:]] if no_sin == 0 else [out[..., :h], bare[..., h:]], -1)
     else:
         x0, x1 = xf[..., 0::2], xf[..., 1::2]
         if complex_swap:  # torch.complex(x[..., 1::2], x[..., 0::2]): the odd coordinate taken as the real part
@@ -412,6 +420,10 @@ def _apply_variant(
             r0 = x0 * s0 - x1 * s0
         elif sin_for_cos == 1:  # cos replaced by sin in the odd coordinate
             r1 = x0 * s0 * second_sign + x1 * s0
+        if no_sin == 0:  # the even coordinate without its sin term
+            r0 = x0 * c0
+        elif no_sin == 1:  # the odd coordinate without its sin term
+            r1 = x1 * c0
         out = torch.cat([r0, r1], -1) if concat_back else torch.stack([r0, r1], -1).flatten(-2)
         if first_half_only:
             out = torch.stack([r0, x1], -1).flatten(-2)
@@ -502,10 +514,8 @@ def _prop_relative(layout):
 
 def _lowp_apply(kind: str) -> str:
     return (
-        f"computed in {kind} for a float32 x: x, cos and sin cast to {kind} keep only "
-        f"{8 if kind == 'bfloat16' else 11} significant bits, a relative rounding error of up to "
-        f"2^−{8 if kind == 'bfloat16' else 11} at each step; compute in x's dtype (cast cos and sin to x.dtype, not "
-        "x to a lower precision)"
+        _lowp_words(kind, "x, cos and sin", "a float32 x")
+        + "; compute in x's dtype (cast cos and sin to x.dtype, not x to a lower precision)"
     )
 
 
@@ -521,25 +531,110 @@ def _apply_in(dt, layout):
     return impl
 
 
-def _apply_grid(cases, outs, usable) -> str | bool:
-    """The rotation computed in bfloat16 or float16 for float32 inputs: on every wrong input x is float32, and every
-    finite nonzero output value sits on that dtype's grid (8 or 11 significant bits) where x's values do not."""
-    kinds = set()
-    for i in usable:
-        o, x = outs[i], cases[i].args[0]
-        if isinstance(o, _Crash) or x.dtype != torch.float32:
-            return False
-        v = _f64(o)
-        v = v[torch.isfinite(v) & (v != 0)]
-        if v.numel() < 4 or _fits(v, 4):
-            return False
-        kind = "bfloat16" if _fits(v, 8) else "float16" if _fits(v, 11) else None
-        if kind is None:
-            return False
-        kinds.add(kind)
-    if len(kinds) != 1:
+#: The rotation computed in bfloat16 or float16 for float32 inputs: on every wrong input x is float32, and every
+#: finite nonzero output value sits on that dtype's grid (8 or 11 significant bits) where x's values do not.
+_apply_grid = _lowp_output(_lowp_apply)
+
+
+#: Sign vectors a learner multiplies a rolled x by: (words, f(d) -> the signs).
+_ROLL_SIGNS = {
+    "half": ("[−1]·(d/2) + [1]·(d/2)", lambda d: torch.cat([-torch.ones(d // 2), torch.ones(d - d // 2)])),
+    "half+": ("[1]·(d/2) + [−1]·(d/2)", lambda d: torch.cat([torch.ones(d // 2), -torch.ones(d - d // 2)])),
+    "alt": ("[−1, 1]·(d/2)", lambda d: torch.tensor([-1.0, 1.0] * (d // 2))),
+    "alt+": ("[1, −1]·(d/2)", lambda d: torch.tensor([1.0, -1.0] * (d // 2))),
+}
+
+
+def _rolled(x, c, s, *, shift, signs):
+    """x·cos + torch.roll(x, shift, −1)·signs(d)·sin (a roll by d // 2 when ``shift`` is None), in float64."""
+    d = x.shape[-1]
+    rolled = torch.roll(x.double(), d // 2 if shift is None else shift, -1) * signs(d).double()
+    return (x.double() * c.double() + rolled * s.double()).to(x.dtype)
+
+
+def _rolled_partner(layout):
+    """A detector: on every wrong input the output is x·cos + torch.roll(x, s, −1)·signs·sin, the rotated partner
+    built with a roll by s ∈ {1, −1, d/2} and a sign vector of halves or alternating signs (said with s and the
+    signs). In the half layout a roll by d/2 with signs [−1]·(d/2) + [1]·(d/2) is rotate_half itself: posenc's
+    answer, so never a wrong input."""
+    partner = (
+        "rotate_half's partner of coordinate i is −x[i + d/2] in the first half and x[i − d/2] in the second: "
+        "torch.roll(x, d // 2, -1) with signs [−1]·(d/2) + [1]·(d/2), or cat([−x2, x1])"
+        if layout == "half"
+        else "the partner of coordinate 2i is −x[2i+1] and that of 2i+1 is x[2i]: a roll moves every coordinate the "
+        "same way, so no roll swaps neighbours; use torch.stack((−x[..., 1::2], x[..., 0::2]), −1).flatten(−2)"
+    )
+
+    def detect(cases, outs, usable) -> str | bool:
+        from .precision import _CURRENT
+        from .running import _equal_output
+
+        t = _CURRENT[0]
+        for shift, shift_words in ((1, "1"), (-1, "−1"), (None, "d // 2")):
+            for words, signs in _ROLL_SIGNS.values():
+                if all(
+                    _equal_output(t, cases[i], outs[i], _rolled(*cases[i].args, shift=shift, signs=signs))
+                    for i in usable
+                ):
+                    return (
+                        f"the rotated partner built with torch.roll(x, {shift_words}, -1) times the signs {words}: "
+                        f"{partner}"
+                    )
         return False
-    return _lowp_apply(kinds.pop())
+
+    return detect
+
+
+def _partial_rotary(layout):
+    """A detector: on every wrong input only a leading block of r < d coordinates is rotated (GPT-NeoX's
+    rotary_pct, GPT-J's rotary_dim) and the rest passed through unchanged; the block rotated with the first r/2
+    angles of the tables (cos[..., :r/2] twice in the half layout, cos[..., :r] in both). Said with r and d of the
+    first wrong input."""
+
+    def rotate(x, c, s, r, half_twice):
+        xr = x[..., :r].double()
+        if layout == "half":
+            cr, sr = (
+                (torch.cat([c[..., : r // 2]] * 2, -1), torch.cat([s[..., : r // 2]] * 2, -1))
+                if half_twice
+                else (c[..., :r], s[..., :r])
+            )
+            rot = _apply_variant(xr, cr, sr, layout="half")
+        else:
+            rot = _apply_variant(xr, c[..., :r], s[..., :r], layout="interleaved")
+        return torch.cat([rot.to(x.dtype), x[..., r:]], -1)
+
+    def detect(cases, outs, usable) -> str | bool:
+        from .precision import _CURRENT
+        from .running import _equal_output
+
+        t = _CURRENT[0]
+        found = []
+        for i in usable:
+            x, c, s = cases[i].args
+            d = x.shape[-1]
+            r = next(
+                (
+                    r
+                    for r in range(0, d, 2)
+                    for twice in ((True, False) if layout == "half" else (False,))
+                    if _equal_output(t, cases[i], outs[i], rotate(x, c, s, r, twice))
+                ),
+                None,
+            )
+            if r is None:
+                return False
+            found.append((r, d, cases[i].label))
+        r, d, label = found[0]
+        if not any(r > 0 for r, _, _ in found):
+            return False
+        return (
+            f"only the first {r} of the {d} coordinates rotated (on {label}), the rest passed through: a partial "
+            "rotary (GPT-NeoX's rotary_pct, GPT-J's rotary_dim) that this task does not use; rotate all d "
+            "coordinates, x·cos + rotate(x)·sin over the whole last axis"
+        )
+
+    return detect
 
 
 def _scaled_output(ref):
@@ -649,6 +744,29 @@ def _apply_mistakes(layout):
                 "gives x_2i·sin + x_2i+1·cos"
             ),
             mk(sin_for_cos=1),
+        ),
+        *(
+            (
+                (
+                    f"the {which} half without its sin term: each half is x·cos + rotate_half(x)·sin, "
+                    f"and yours is only x·cos in the {which} half"
+                )
+                if layout == "half"
+                else (
+                    f"the {which} coordinate of each pair without its sin term: the rotation gives "
+                    f"{formula}, and yours is only x·cos there"
+                ),
+                mk(no_sin=n),
+            )
+            for n, which, formula in (
+                (0, "first" if layout == "half" else "even", "x_2i' = x_2i·cos − x_2i+1·sin"),
+                (1, "second" if layout == "half" else "odd", "x_2i+1' = x_2i+1·cos + x_2i·sin"),
+            )
+        ),
+        (
+            "rotated by half the angle: √((1 + cos)/2) and ±√((1 − cos)/2) are cos(a/2) and sin(a/2) (half-angle "
+            "forms, up to sign); cos and sin already hold the angle m·θ_i, so multiply by them as given",
+            mk(half_angle=True),
         ),
     ]
     if layout == "half":

@@ -466,6 +466,7 @@ def _yarn_variant(
     no_low=False,
     cdim_log=None,
     ramp_plus=0,
+    pos_lowp=None,
 ):
     if swap_betas:
         beta_fast, beta_slow = beta_slow, beta_fast
@@ -506,6 +507,8 @@ def _yarn_variant(
     pos_freq = base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
     if not_negated:  # θ_i = base^(+2i/d): the exponent's sign lost
         pos_freq = 1.0 / pos_freq
+    if pos_lowp is not None:  # pos_freqs = base^(2i/d) rounded to float16 or bfloat16 (inf past float16's range)
+        pos_freq = pos_freq.float().to(pos_lowp).double()
     if flip == "theta":  # θ in reverse order, then blended
         pos_freq = pos_freq.flip(0)
     extra = 1.0 / pos_freq
@@ -746,6 +749,16 @@ def _yarn_mistakes():
         ),
         (_YARN_LOWP.format(kind="float16"), mk(lowp=torch.float16)),
         (_YARN_LOWP.format(kind="bfloat16"), mk(lowp=torch.bfloat16)),
+        *(
+            (
+                f"pos_freqs = base^(2i/d) computed in {kind} before the blend: each θ_i = 1/pos_freqs is off by "
+                f"{kind}'s rounding (relative 2^−{bits})"
+                + (", and past 65504 pos_freqs overflows to inf, so θ_i becomes 0" if kind == "float16" else "")
+                + "; compute pos_freqs in float32 (a float tensor from torch.arange, not .half())",
+                mk(pos_lowp=dt),
+            )
+            for kind, bits, dt in (("float16", 11, torch.float16), ("bfloat16", 8, torch.bfloat16))
+        ),
         (_NOT_NEGATED + " in θ, so θ and θ/factor both grow with i", mk(not_negated=True)),
         (_REVERSED + " (θ flipped before the ramp blends θ and θ/factor)", mk(flip="theta")),
         (_REVERSED + " (the blended frequencies flipped)", mk(flip="out")),
