@@ -68,9 +68,13 @@ def _imports(module: str) -> list[tuple[str, list[str], int]]:
 MODULES = _modules()
 
 
-def test_every_module_imports_on_its_own():
+def test_every_module_imports_on_its_own(tmp_path):
+    # Each fresh copy runs posenc's modules again; their bytecode is cached under tmp_path, so that where
+    # PYTHONDONTWRITEBYTECODE is set (or the checkout is read-only) the 90 copies do not compile every module
+    # again each time (24 s of the 27). The modules still run, in the same order: a cycle fails as before.
     code = (
         "import sys, importlib, torch, numpy\n"
+        f"sys.pycache_prefix, sys.dont_write_bytecode = {str(tmp_path)!r}, False\n"
         f"failed = []\nfor name in {MODULES!r}:\n"
         "    for m in [m for m in sys.modules if m == 'posenc' or m.startswith('posenc.')]:\n"
         "        del sys.modules[m]\n"

@@ -767,13 +767,14 @@ def test_each_page_stays_within_the_frame_budget():
     with a 1.5x margin; the book build prints the exact sizes."""
     import posenc.explorers as explorers
 
+    pages = _page_explorers()  # the chapters read once (they hold their figures: megabytes of JSON)
     estimate = {}
-    for name in {n for names in _page_explorers().values() for n in names}:
+    for name in {n for names in pages.values() for n in names}:
         cls = getattr(explorers, name)
         explorer = cls(scale=HTML_SCALE)
         one = len(explorer.render_frame())
         explorer.close()
         estimate[name] = one * math.prod(len(p.frames) for p in cls.frame_params()) * 4 / 3  # base64
-    for page, names in _page_explorers().items():
+    for page, names in pages.items():
         total = 1.5 * sum(estimate[n] for n in names)
         assert total <= PAGE_BUDGET, (page, {n: round(estimate[n]) for n in names})
