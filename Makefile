@@ -33,7 +33,11 @@ WORKERS ?= 2
 threads_for = $(shell n=$$(( $(CORES) / $(1) )); echo $$(( n > 0 ? n : 1 )))
 with_threads = OMP_NUM_THREADS=$(call threads_for,$(1)) MKL_NUM_THREADS=$(call threads_for,$(1))
 
-NBVAL := -m pytest --nbval notebooks/ --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg \
+# Every notebook, the slowest first (each trains or measures for minutes): with --dist loadfile a worker
+# takes a whole notebook, so starting the long ones first keeps the two workers busy to the end.
+NBVAL_SLOW := $(addprefix notebooks/,11_learned_position.ipynb 09_performance.ipynb 08_extrapolation.ipynb 07_beyond.ipynb 03_relative.ipynb)
+NBVAL_FILES := $(NBVAL_SLOW) $(filter-out $(NBVAL_SLOW),$(sort $(wildcard notebooks/*.ipynb)))
+NBVAL := -m pytest --nbval $(NBVAL_FILES) --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg \
   -n $(WORKERS) --dist loadfile -q -p no:cacheprovider
 # Other CPU kernels, so that summation orders change: torch's generic (non-AVX) kernels and MKL's
 # conservative code path. An assert that holds only for one machine's rounding fails here.
@@ -129,7 +133,7 @@ lint: setup
 	$(BIN)/mypy
 
 unit: setup
-	$(UNIT_KERNELS) $(call with_threads,$(WORKERS)) $(PY) -m pytest tests -m "not browser" -n $(WORKERS) -q
+	$(UNIT_KERNELS) $(call with_threads,$(WORKERS)) $(PY) -m pytest tests -m "not browser" -n $(WORKERS) --dist worksteal -q
 
 nbval: setup
 	$(call with_threads,$(WORKERS)) $(PY) $(NBVAL)
