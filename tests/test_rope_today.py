@@ -834,33 +834,37 @@ def test_chapter_table_shows_the_package_data():
         assert f'"cite:{cfg["source"]}"' in row[7]
 
 
-def test_chapter_statements_on_llama4_norm_and_mistral_temperature():
-    """Chapter 10's sentences on Llama 4's q/k norm and Mistral's `llama_4_scaling_beta`, against transformers."""
+def test_chapter_statement_on_mistral_llama_4_scaling_beta():
+    """Chapter 10's sentence (details "how attention spreads, and where the temperature comes from") on
+    Ministral 3's and Mistral 4's `llama_4_scaling_beta`: 0.1 in `rope_parameters`, the queries of every
+    layer times 1 + 0.1 ln(floor(p / L) + 1), on top of YaRN, L their original_max_position_embeddings."""
     import inspect
 
     from transformers import Ministral3Config, Mistral4Config
-    from transformers.models.llama4 import modeling_llama4
     from transformers.models.ministral3 import modeling_ministral3
+    from transformers.models.mistral4 import modeling_mistral4
 
-    # Llama4TextL2Norm is an RMS norm: a normalised vector has length sqrt(d), not 1
-    x = torch.randn(3, 128, dtype=torch.float64)
-    y = modeling_llama4.Llama4TextL2Norm(eps=0.0)(x)
-    # (the norm runs in float32: tolerance at its noise floor)
-    assert torch.allclose(y.norm(dim=-1), torch.full((3,), 128**0.5, dtype=torch.float64), rtol=1e-6)
-    assert "the 128E model does not use qk_norm" in inspect.getsource(modeling_llama4.Llama4TextAttention)
-    # llama_4_scaling_beta: 0.1 in both default configs, Ministral 3 on top of YaRN factor 16 from 16384
     r3, r4 = Ministral3Config().rope_parameters, Mistral4Config().rope_parameters
     assert r3["llama_4_scaling_beta"] == r4["llama_4_scaling_beta"] == 0.1
-    assert (r3["rope_type"], r3["factor"], r3["original_max_position_embeddings"]) == ("yarn", 16.0, 16384)
+    assert r3["rope_type"] == r4["rope_type"] == "yarn"  # on top of YaRN
+    assert (r3["factor"], r3["original_max_position_embeddings"]) == (16.0, 16384)
     p = torch.tensor([[0, 16383, 16384, 5 * 16384]])
-    got = modeling_ministral3.get_llama_4_attn_scale(p, 0.1, 16384).flatten()
-    want = 1 + 0.1 * torch.log(1 + torch.floor(p.flatten() / 16384))  # the chapter's formula
-    assert torch.allclose(got, want) and got[1] == 1 and got[2] > 1
-    assert "get_llama_4_attn_scale" in inspect.getsource(modeling_ministral3.Ministral3Attention.forward)
+    for module in (modeling_ministral3, modeling_mistral4):
+        got = module.get_llama_4_attn_scale(p, 0.1, 16384).flatten()
+        want = 1 + 0.1 * torch.log(1 + torch.floor(p.flatten() / 16384))  # the chapter's formula
+        assert torch.allclose(got, want) and got[1] == 1 and got[2] > 1
+    for attention in (modeling_ministral3.Ministral3Attention, modeling_mistral4.Mistral4Attention):
+        lines = inspect.getsource(attention.forward).splitlines()  # every layer: at the forward's top level
+        top = next(line for line in lines if "cos, sin = position_embeddings" in line)
+        scaled = next(line for line in lines if "query_states * get_llama_4_attn_scale(" in line)
+        assert len(scaled) - len(scaled.lstrip()) == len(top) - len(top.lstrip())
+        assert '"original_max_position_embeddings"' in "\n".join(lines)
 
 
-def test_chapter_statements_on_packing_and_float32_angles():
-    """Chapter 10's block on packed documents and float32 angles, against transformers."""
+def test_transformers_packed_positions_and_float32_angles():
+    """What transformers does behind chapter 4's details on packed documents (positions restart at 0 with
+    each document, `DataCollatorWithFlattening`) and behind chapters 2 and 4's advice to compute angles in
+    float32: Llama's rotary embedding keeps its angles in float32 under bfloat16 autocast."""
     transformers = _hf()
     from transformers.masking_utils import find_packed_sequence_indices
     from transformers.models.llama import modeling_llama

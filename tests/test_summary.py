@@ -520,26 +520,6 @@ def _xpos_overflow_row():
     return [printed]
 
 
-def _octave_row():
-    # "octave by octave it holds only at d = 128 and 256; at d = 32, 64 and 96 some octaves reverse":
-    # chapter 10's printed counts of the neighbouring-base comparisons the larger base wins, per head size
-    line = said("10_rope_today", r"octave by octave, in ((?:\d+ of \d+ comparisons at d = \d+(?:, )?)+)")[0]
-    counts = {
-        int(d): (int(won), int(of)) for won, of, d in re.findall(r"(\d+) of (\d+) comparisons at d = (\d+)", line)
-    }
-    sizes = sorted(counts)
-    holds = [d for d in sizes if counts[d][0] == counts[d][1]]
-    reverse = [d for d in sizes if counts[d][0] < counts[d][1]]
-    assert holds and reverse and max(reverse) < min(holds), counts  # "only for d >= the smallest that holds"
-    return [
-        *quote("10_rope_today", "from 16 to 16 383", "ten bases from $10^4$ to $10^7$"),
-        str(sizes[0]),
-        str(sizes[-1]),
-        *(str(d) for d in holds),
-        *(str(d) for d in reverse),
-    ]
-
-
 def _longest_period_row():
     # "about 3.5 % short at 512; at 16 only about a third of 10000 · 2π": the longest wavelength 2π·b^((d-2)/d)
     third = 10_000 ** ((16 - 2) / 16) / 10_000
@@ -822,10 +802,6 @@ RULES: dict[str, tuple] = {
     ),
     # chapter 10
     "| At one trained length, a larger base": (lambda: [], "3"),
-    "| An octave of distance runs from a start": (
-        _octave_row,
-        "_ _ _ _ _ _ _ _ _ _ _ _ _",
-    ),
     '| `rope_scaled_inv_freq(rope_type="longrope")`': (
         lambda: said(C10, r"sqrt\((1) \+ ln (32) / ln (4096)\)"),
         "3 _ _ _ 32",

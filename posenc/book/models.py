@@ -408,7 +408,8 @@ MODEL_ROPE_CONFIGS: dict[str, dict] = {
 }
 
 #: The scalings of :func:`scaled_wavelengths` by name, on one common setting so they can be compared:
-#: base 10000, trained length 4096, extension factor 8 (32768 tokens). ``"longrope"`` is Phi-3's
+#: base 10000, trained length 4096, extension factor 8 (32768 tokens; ``"ntk"``, dynamic NTK, reaches
+#: it with ``factor`` 1 read at 32768 tokens). ``"longrope"`` is Phi-3's
 #: published lists (head_dim 96, trained length 4096, factor 32); ``"raised_base"`` is Code Llama's
 #: base 1e6. Each is a row in the form of :data:`MODEL_ROPE_CONFIGS` (the keys it needs), so that
 #: models and examples take one path: :meth:`~posenc.scaling.RopeScaling.from_hf` of ``rope_scaling``.
@@ -418,12 +419,14 @@ _SCALING_EXAMPLE_CONFIGS: dict[str, dict] = {
     "none": dict(_EXAMPLE, max_position_embeddings=4096, rope_scaling=None),
     "pi": dict(_EXAMPLE, rope_scaling={"rope_type": "linear", "factor": _EXAMPLE_SCALING["factor"]}),
     # dynamic NTK reads the trained length from max_position_embeddings (transformers'
-    # _compute_dynamic_ntk_parameters) and the current length at run time: evaluated at 32 768 tokens
+    # _compute_dynamic_ntk_parameters) and the current length at run time: evaluated at 32 768 tokens.
+    # Its factor is 1, not 8: its scale is factor * length / trained - (factor - 1), so factor 1 gives
+    # 32768 / 4096 = 8 and stretches the slowest pair x8 at 32 768 tokens like the others (factor 8: x57)
     "ntk": dict(
         _EXAMPLE,
         max_position_embeddings=4096,
         target_length=32768,
-        rope_scaling={"rope_type": "dynamic", "factor": _EXAMPLE_SCALING["factor"]},
+        rope_scaling={"rope_type": "dynamic", "factor": 1.0},
     ),
     "yarn": dict(_EXAMPLE, rope_scaling={"rope_type": "yarn", **_EXAMPLE_SCALING}),
     "longrope": MODEL_ROPE_CONFIGS["phi-3-128k"],
@@ -463,7 +466,8 @@ def scaled_wavelengths(model_or_scaling: str, *, head_dim: int | None = None, se
     Args:
         model_or_scaling (str): a key of :data:`MODEL_ROPE_CONFIGS` (that model's published setting;
             "before" is its unscaled frequencies, for Code Llama Llama 2's base 10000) or one of
-            ``SCALING_EXAMPLES`` (a common setting: base 10000, trained length 4096, factor 8).
+            ``SCALING_EXAMPLES`` (a common setting: base 10000, trained length 4096, factor 8; dynamic
+            NTK's ``"ntk"``: factor 1 read at 32768 tokens, also x8 on the slowest pair).
         head_dim (int, optional): even rotated width, >= 4; default the model's rotated width (the
             examples: 128; ``"longrope"``: 96, the only width its published lists fit).
         seq_len (int, optional): the current length, for the scalings that depend on it (dynamic NTK;
