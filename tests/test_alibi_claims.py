@@ -1,6 +1,7 @@
 """Claims chapter 6 and ``posenc/encodings/alibi.py`` make about other code: BLOOM's ALiBi tensor and
 PyTorch's choice of attention kernel for an ALiBi mask."""
 
+import math
 import warnings
 
 import pytest
@@ -33,6 +34,12 @@ def test_key_position_form_needs_the_causal_mask():
     assert not torch.allclose(torch.softmax(scores + unmasked, -1), torch.softmax(scores + symmetric, -1))
 
 
+# Undocumented kernel behaviour, observed in PyTorch 2.13: checked on that version only.
+pytorch_2_13 = pytest.mark.skipif(
+    not torch.__version__.startswith("2.13."), reason="observed behaviour of PyTorch 2.13's CPU kernels, not documented"
+)
+
+
 def _runs_fused(mask: torch.Tensor, q: torch.Tensor) -> bool:
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
@@ -45,6 +52,7 @@ def _runs_fused(mask: torch.Tensor, q: torch.Tensor) -> bool:
     return True
 
 
+@pytorch_2_13
 @pytest.mark.parametrize("heads,length", [(4, 64), (3, 33)])
 def test_cpu_fused_kernel_takes_a_4d_mask_not_a_3d_one(heads, length):
     """Chapter 6: PyTorch's CPU flash-attention kernel accepts 2-D and 4-D masks only
@@ -87,10 +95,50 @@ def test_bloom_padding_count_gives_the_same_weights_as_raw_key_indices():
     )
 
 
+@pytest.mark.parametrize("alibi_bias_max", [4, 8, 12])
 @pytest.mark.parametrize("n_heads", range(1, 65))
-def test_mpt_builder_gives_the_official_slopes(n_heads):
+def test_mpt_builder_gives_the_official_slopes(n_heads, alibi_bias_max):
     """Chapter 6 transcribes the slope lines of transformers' `build_mpt_alibi_tensor`; here the real
-    function: with two positions its first column is minus one slope per head, in the official order."""
+    function: with two positions its first column is minus one slope per head, in the official order.
+    ``alibi_bias_max`` replaces the 8 of the official rule, so each slope 2^(-8x) becomes 2^(-alibi_bias_max x)
+    and the smallest is 2^-alibi_bias_max."""
     mpt = pytest.importorskip("transformers.models.mpt.modeling_mpt")
-    first_column = mpt.build_mpt_alibi_tensor(n_heads, 2)[:, 0, 0].neg()
-    torch.testing.assert_close(first_column, posenc.alibi_slopes(n_heads), rtol=1e-6, atol=0)
+    first_column = mpt.build_mpt_alibi_tensor(n_heads, 2, alibi_bias_max=alibi_bias_max)[:, 0, 0].neg()
+    expected = posenc.alibi_slopes(n_heads).double() ** (alibi_bias_max / 8)
+    torch.testing.assert_close(first_column.double(), expected, rtol=1e-6, atol=0)
+    assert math.isclose(first_column.min().item(), 2.0**-alibi_bias_max, rel_tol=1e-6)
+
+
+@pytorch_2_13
+def test_cpu_fused_kernel_takes_a_mask_with_is_causal_aligned_top_left():
+    """Chapter 6, "How we know: a mask with is_causal=True". The documentation says SDPA raises when both
+    ``attn_mask`` and ``is_causal`` are set. The math path does, and so does a 3-D mask (it falls back to the
+    math path). PyTorch 2.13's fused CPU kernel instead takes the key form's row with ``is_causal=True``:
+    square, it matches the reference; its causal bound counts from key 0 (top left), so one decoding query
+    sees only key 0. Against float64 at L = 256 the row's error was at most 3.5e-6 (seeds 0-9, three CPU
+    kernel sets); it grows with L, past 1e-5 at 1024 tokens, so 1e-5 leaves a margin of about 3 at 256 only."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 4, 256, 64, generator=g) for _ in range(3))
+    stored = AlibiMethod(4).logit_bias(q, k, causal=True)  # [1, h, L, L], the distance form
+    key_row = posenc.alibi_bias_bloom(4, 256)[:, -1:][None]  # the key form's last row, m_h j: [1, h, 1, L]
+    exact = torch.softmax(q.double() @ k.double().transpose(-1, -2) / 8 + stored.double(), -1) @ v.double()
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):  # the fused kernel only; it raises if it refuses
+        with_row = F.scaled_dot_product_attention(q, k, v, attn_mask=key_row, is_causal=True)
+        decode = F.scaled_dot_product_attention(q[:, :, -1:], k, v, attn_mask=key_row, is_causal=True)
+    assert torch.allclose(with_row.double(), exact, rtol=0, atol=1e-5)
+    assert torch.allclose(decode, v[:, :, :1])  # top left: the decoding query sees key 0 only
+
+    def raises(**mask):
+        try:
+            F.scaled_dot_product_attention(q, k, v, **mask)
+        except RuntimeError:  # "Explicit attn_mask should not be set when is_causal=True"
+            return True
+        return False
+
+    with sdpa_kernel(SDPBackend.MATH):
+        assert raises(attn_mask=key_row, is_causal=True)  # the math path raises on the pair
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch explains the fused kernel's refusal in warnings
+        assert raises(attn_mask=key_row[0], is_causal=True)  # a 3-D row falls back to the math path
