@@ -1010,3 +1010,35 @@ def test_chapter_models_name_no_distance_decay_in_transformers():
         assert not named(name, "modeling") and not named(name, "configuration"), name
     for name in ("bloom", "falcon", "mpt"):  # the scan finds a distance bias where there is one
         assert "alibi" in named(name, "modeling"), name
+
+
+def test_chapter_statements_on_qwen3vl_frames_and_llama4_qk_norm():
+    """Chapter 10: Qwen3-VL gives each video frame a grid of one time step and a timestamp in the text
+    (`get_rope_index`, the processor); Scout's RoPE layers norm q and k after the rotation, with no
+    weight, and the scores still depend on n - m only."""
+    import inspect
+
+    _hf()
+    from transformers import Llama4TextConfig
+    from transformers.models.llama4 import modeling_llama4
+    from transformers.models.qwen3_vl import modeling_qwen3_vl, processing_qwen3_vl
+
+    rope_index = inspect.getsource(modeling_qwen3_vl.Qwen3VLModel.get_rope_index)
+    assert "video_grid_thw[:, 0] = 1" in rope_index and "repeat_interleave(video_grid_thw" in rope_index
+    assert "seconds>" in inspect.getsource(processing_qwen3_vl)
+    forward = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
+    assert forward.index("apply_rotary_emb(") < forward.index("self.qk_norm(query_states)")
+    init = inspect.getsource(modeling_llama4.Llama4TextAttention.__init__)
+    assert "use_qk_norm and self.use_rope" in init and Llama4TextConfig().use_qk_norm
+    norm = modeling_llama4.Llama4TextL2Norm()
+    assert not list(norm.parameters())  # no weight
+    g = torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, 64, generator=g, dtype=torch.float64)
+    cos, sin = posenc.rope_cos_sin(40, 64, dtype=torch.float64)
+
+    def score(m, n):
+        return norm(posenc.apply_rope(q, cos[m], sin[m])) @ norm(posenc.apply_rope(k, cos[n], sin[n]))
+
+    # n - m = 7 both times; the norm computes in float32 (x.float()), so float32 rounding, ~1e-7 relative
+    assert torch.allclose(score(3, 10), score(30, 37), rtol=1e-6, atol=0)
+    assert not torch.allclose(score(3, 10), score(3, 20))

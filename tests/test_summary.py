@@ -824,7 +824,7 @@ RULES: dict[str, tuple] = {
             r"to between (0\.25) and (0\.4) from (2048) to (4096) tokens back, "
             r"for every \$d\$ from (32) to (1024) that is a power",
         ),
-        "_2 _3 _4 512 _0 _1 32 _5",
+        "_2 _3 _4 512 1024 _0 _1 32 _5",
     ),
     "| xPos's key scale overflows": (_xpos_overflow_row, "32 _"),
     # chapter 11
