@@ -150,8 +150,11 @@ def test_bfloat16_content_scores_the_key_form_moves_weights_ten_times_more_in_ev
     weight by about 0.005, the distance form by about as much, the key form by about 0.1 and over ten times the
     distance form's, in each of seeds 0-7 (measured 0.0047-0.0064, 0.0046-0.0065, 0.080-0.113; 14-24 times)."""
     distance = posenc.alibi_bias(8, 256)
-    biases = {"none": torch.zeros(8, 256, 256).masked_fill(distance.isinf(), float("-inf")),
-              "distance": distance, "key": posenc.alibi_bias_bloom(8, 256)}
+    biases = {
+        "none": torch.zeros(8, 256, 256).masked_fill(distance.isinf(), float("-inf")),
+        "distance": distance,
+        "key": posenc.alibi_bias_bloom(8, 256),
+    }
     for seed in range(8):
         content = 2 * torch.randn(8, 256, 256, generator=torch.Generator().manual_seed(seed))
         error = {}
