@@ -1693,7 +1693,7 @@ MUTANTS = {
         ("high clipped to d/2 − 1 instead of d − 1", yarn_high_half),
     ],
     "attention": [
-        ("attention factor applied to the logits once instead of to cos and sin", attn_once),
+        ("the logits scaled by attention_scaling once instead of by its square", attn_once),
         ("attention factor ignored", attn_ignored),
         ("RoPE applied to the values too", attn_rope_v),
         ("RoPE applied to the queries only", attn_q_only),
@@ -4676,3 +4676,218 @@ def task_cases(name):
     from posenc.practice.registry import _task_list
 
     return next(t for t in _task_list() if t.name == name).cases()
+
+
+# ---- round 17: the holes and near misses learner 16 found -------------------------------------------------------
+def _r17_lookup(table, positions, checked):
+    """table[positions] with the range check made on the positions ``checked(positions)`` picks (None: none)."""
+    seen = checked(positions)
+    if seen is not None and seen.numel() and bool(((seen < 0) | (seen >= table.shape[0])).any()):
+        raise IndexError("position outside the table")
+    return table[positions]
+
+
+def r17_lookup_first(table, positions):
+    return _r17_lookup(table, positions, lambda p: p.flatten()[:1])
+
+
+def r17_lookup_last(table, positions):
+    return _r17_lookup(table, positions, lambda p: p.flatten()[-1:])
+
+
+def r17_lookup_not_0d(table, positions):
+    return _r17_lookup(table, positions, lambda p: None if p.ndim == 0 else p)
+
+
+def r17_lookup_1d_only(table, positions):
+    return _r17_lookup(table, positions, lambda p: p if p.ndim == 1 else None)
+
+
+def r17_lookup_not_2d(table, positions):
+    return _r17_lookup(table, positions, lambda p: None if p.ndim >= 2 else p)
+
+
+def r17_att_no_scale_with_bias(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return _r14_attend(q, k, v, cos, sin, bias, 1.0 if bias is not None else attention_scaling)
+
+
+def r17_att_bias_on_batch(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    if bias is not None and bias.shape[0] == q.shape[0]:
+        bias = bias.unsqueeze(1)  # [h, 1, L, L]: head i's bias lands on batch entry i
+    return _r14_attend(q, k, v, cos, sin, bias, attention_scaling)
+
+
+def r17_att_sqrt_tables(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    return _r14_attend(q, k, v, cos, sin, bias, math.sqrt(attention_scaling))
+
+
+def _r17_t5(rel, bidirectional, num_buckets, max_distance, *, exact=None, cap=None, shift=0):
+    n = num_buckets
+    buckets = torch.zeros_like(rel)
+    if bidirectional:
+        n //= 2
+        buckets = buckets + (rel > 0).long() * n
+        dist = rel.abs()
+    else:
+        dist = (-rel - shift).clamp(min=0)
+    max_exact = exact(n) if exact else n // 2
+    large = (
+        max_exact
+        + (
+            torch.log(dist.double().clamp(min=1) / max_exact) / math.log(max_distance / max_exact) * (n - max_exact)
+        ).long()
+    )
+    return buckets + torch.where(dist < max_exact, dist, large.clamp(max=(cap or n) - 1))
+
+
+def r17_t5_exact_all(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    return _r17_t5(relative_position, bidirectional, num_buckets, max_distance, exact=lambda n: n)
+
+
+def r17_t5_cap_unhalved(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
+    return _r17_t5(relative_position, bidirectional, num_buckets, max_distance, cap=num_buckets)
+
+
+def r17_t5_causal_one_short(relative_position, num_buckets=32, max_distance=128):
+    return _r17_t5(relative_position, False, num_buckets, max_distance, shift=1)
+
+
+def _r17_shaw(q, k, v, rel_k, rel_v, *, clip=0, fill=float("-inf")):
+    L, d = q.shape[-2], q.shape[-1]
+    kk = (rel_k.shape[0] - 1) // 2
+    i = torch.arange(L)
+    idx = (i[None, :] - i[:, None]).clamp(-(kk - clip), kk - clip) + kk
+    logits = (q @ k.mT + torch.einsum("...id,ijd->...ij", q, rel_k[idx])) / math.sqrt(d)
+    w = logits.masked_fill(i[None, :] > i[:, None], fill).softmax(-1)
+    return w @ v + torch.einsum("...ij,ijd->...id", w, rel_v[idx])
+
+
+def r17_shaw_clip_short(q, k, v, rel_k, rel_v):
+    return _r17_shaw(q, k, v, rel_k, rel_v, clip=1)
+
+
+def r17_shaw_fill_minus_40(q, k, v, rel_k, rel_v):
+    return _r17_shaw(q, k, v, rel_k, rel_v, fill=-40.0)
+
+
+def r17_slopes_inverted(n_heads):
+    from posenc import alibi_slopes
+
+    return 1.0 / alibi_slopes(n_heads)
+
+
+def r17_slopes_power_below(n_heads):
+    from posenc import alibi_slopes
+
+    def pow2(m):
+        return [2.0 ** (-8.0 * (h + 1) / m) for h in range(m)]
+
+    if n_heads == 1:
+        return alibi_slopes(1)
+    c = 2 ** math.floor(math.log2(n_heads - 1))  # strictly below n: a power of two n gets c = n / 2
+    return torch.tensor(pow2(c) + pow2(2 * c)[0::2][: n_heads - c], dtype=torch.float32)
+
+
+def r17_sin_cos_from_sin(seq_len, d_model, base=10000.0):
+    ang = torch.arange(seq_len).float()[:, None] * base ** (-torch.arange(0, d_model, 2).float() / d_model)
+    s = torch.sin(ang)
+    return torch.stack([s, torch.sqrt((1 - s**2).clamp(min=0))], -1).flatten(-2)
+
+
+def r17_half_partner_reversed(x, cos, sin):
+    h = x.shape[-1] // 2
+    return x * cos + torch.cat([-x[..., h:].flip(-1), x[..., :h]], -1) * sin  # the second half reversed
+
+
+def r17_att_twice_with_bias(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    if cos is None:
+        return _r14_attend(q, k, v, cos, sin, bias, attention_scaling)
+    c, s = cos * attention_scaling, sin * attention_scaling
+    q, k = q * c + _r13_rot_half(q) * s, k * c + _r13_rot_half(k) * s
+    logits = (q @ k.mT / math.sqrt(q.shape[-1]) + (0 if bias is None else bias)) * attention_scaling**2
+    L = q.shape[-2]
+    return logits.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf")).softmax(-1) @ v
+
+
+def r17_att_once_with_bias(q, k, v, cos=None, sin=None, bias=None, attention_scaling=1.0):
+    logits = q @ k.mT
+    if cos is not None:
+        q2, k2 = q * cos + _r13_rot_half(q) * sin, k * cos + _r13_rot_half(k) * sin
+        logits = q2 @ k2.mT
+    logits = logits / math.sqrt(q.shape[-1]) + (0 if bias is None else bias)
+    if cos is not None:
+        logits = logits * attention_scaling  # the bias scaled with the logits, once
+    L = q.shape[-2]
+    return logits.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), float("-inf")).softmax(-1) @ v
+
+
+def r17_offset_positions_half(x, offset, base=10000.0):
+    from posenc import rope_inv_freq
+
+    L, d = x.shape[-2], x.shape[-1]
+    pos = torch.arange(offset, offset + L).half().double()  # past 65504 the position is inf
+    ang = pos[:, None] * rope_inv_freq(d, base).double()[None, :]
+    ang = torch.cat([ang, ang], -1)
+    return (x * ang.cos().to(x.dtype) + _r13_rot_half(x) * ang.sin().to(x.dtype)).to(x.dtype)
+
+
+def r17_concat_linear_timescales(seq_len, d_model, base=10000.0):
+    ts = torch.linspace(1.0, base, d_model // 2, dtype=torch.float64)
+    ang = torch.arange(seq_len, dtype=torch.float64)[:, None] / ts
+    return torch.cat([ang.sin(), ang.cos()], -1).float()
+
+
+def r17_concat_exponent_doubled(seq_len, d_model, base=10000.0):
+    n = d_model // 2
+    inv = torch.exp(-2 * torch.arange(n, dtype=torch.float64) * math.log(base) / max(n - 1, 1))
+    ang = torch.arange(seq_len, dtype=torch.float64)[:, None] * inv
+    return torch.cat([ang.sin(), ang.cos()], -1).float()
+
+
+def r17_inter_cos_reversed(x, cos, sin):
+    c, s = cos.flip(-2)[..., 0::2], sin[..., 0::2]  # cos's rows (positions) reversed, sin's as given
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    return torch.stack([x0 * c - x1 * s, x0 * s + x1 * c], -1).flatten(-2)
+
+
+ROUND17 = {
+    "learned_lookup": [
+        ("the range check looks only at the first position", r17_lookup_first),
+        ("the range check looks only at the last position", r17_lookup_last),
+        ("the range check is skipped for a 0-d positions tensor", r17_lookup_not_0d),
+        ("the range check is made only for 1-D positions", r17_lookup_1d_only),
+        ("the range check is skipped for positions of two or more dimensions", r17_lookup_not_2d),
+    ],
+    "attention": [
+        ("attention_scaling ignored when a bias is given too", r17_att_no_scale_with_bias),
+        ("bias broadcast with its heads on the batch axis", r17_att_bias_on_batch),
+        ("the logits scaled by attention_scaling once instead of by its square", r17_att_sqrt_tables),
+        ("the logits scaled by attention_scaling once instead of by its square", r17_att_once_with_bias),
+        ("attention_scaling applied twice: cos and sin multiplied by it, and the logits", r17_att_twice_with_bias),
+    ],
+    "apply_rope_interleaved": [("cos's rows reversed (cos.flip(0)) while sin's are not", r17_inter_cos_reversed)],
+    "apply_rope_offset": [("a position or angle held in float16 beyond it is inf", r17_offset_positions_half)],
+    "sinusoidal_concat": [
+        ("timescales 1/θ_i are evenly spaced (linear", r17_concat_linear_timescales),
+        ("posenc's ratio to the power 2 per frequency", r17_concat_exponent_doubled),
+    ],
+    "t5_relative_bucket": [
+        ("max_exact = num_buckets (of the halved count", r17_t5_exact_all),
+        ("clamped to num_buckets − 1 of the full count", r17_t5_cap_unhalved),
+    ],
+    "t5_causal_bucket": [("distance one too small: max(−Δ − 1, 0)", r17_t5_causal_one_short)],
+    "shaw_attention": [
+        ("distances clipped to [−(k − 1), k − 1] (off by one) before the shift", r17_shaw_clip_short),
+        ("filled with a finite value (-40) whose weight does not underflow", r17_shaw_fill_minus_40),
+    ],
+    "alibi_slopes": [
+        ("slopes inverted (1/m", r17_slopes_inverted),
+        ("a power-of-two head count handled as if it were not one", r17_slopes_power_below),
+    ],
+    "sinusoidal_encoding": [("cos computed as √(1 − sin²)", r17_sin_cos_from_sin)],
+    "apply_rope_half": [
+        ("the rotated partner of each coordinate is another signed coordinate", r17_half_partner_reversed)
+    ],
+}
+for _task, _extra in ROUND17.items():
+    MUTANTS[_task] += _extra

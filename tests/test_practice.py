@@ -101,7 +101,7 @@ def test_named_diagnoses_of_the_issue():
         ("alibi_slopes", slopes_any_n, "non-power-of-two heads: the extra slopes come from 2c heads"),
         ("t5_relative_bucket", t5_q_minus_k, "T5 relative position taken as query − key"),
         ("yarn_inv_freq", yarn_reversed, "YaRN ramp reversed"),
-        ("attention", attn_once, "attention factor applied to the logits once instead of to cos and sin"),
+        ("attention", attn_once, "the logits scaled by attention_scaling once instead of by its square"),
     ]
     for task, fn, words in cases:
         assert words in check(task, fn).diagnoses[0]

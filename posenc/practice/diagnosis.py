@@ -421,12 +421,23 @@ def _nan_where_finite(t: Task, cases, outs, expected, usable) -> str | None:
         return None
     label, name, at, mine, _ = found
     what = "NaN" if bool(torch.isnan(mine).any()) else "an infinity"
-    return (
-        f"your output contains {what}: {name}{at} at {label}, where posenc's is finite "
-        "(look for a division by zero, 0/0, 0·∞ — a mask built as ones.triu(1) * -inf holds "
-        "0·(−inf) = NaN below the diagonal: use masked_fill or torch.full(..., -inf).triu(1) — or a "
-        "value past float16's range)"
-    )
+    if t.name in MASKED_TASKS:
+        hint = (
+            "(look for a division by zero, 0/0, 0·∞ — a mask built as ones.triu(1) * -inf holds "
+            "0·(−inf) = NaN below the diagonal: use masked_fill or torch.full(..., -inf).triu(1) — or a "
+            "value past float16's range)"
+        )
+    else:  # no mask in this task: no advice about one
+        hint = (
+            "(look for a division by zero, 0/0, 0·∞, a log of 0 or of a negative number, or a value past "
+            "float16's range, 65504: a position or angle held in float16 beyond it is inf, and cos or sin of inf "
+            "is NaN)"
+        )
+    return f"your output contains {what}: {name}{at} at {label}, where posenc's is finite {hint}"
+
+
+#: The tasks with a causal mask (a −inf fill), where a NaN may come from a mask built as 0/1 · (−inf).
+MASKED_TASKS = frozenset({"attention", "shaw_attention", "alibi_bias"})
 
 
 def _nan_where_infinite(cases, outs, expected, usable) -> str | None:

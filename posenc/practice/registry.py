@@ -39,6 +39,7 @@ from .tasks_absolute import (
     _prop_row0,
     _prop_row0_concat,
     _prop_unit_pairs_interleaved,
+    _read_frequencies,
     _ref_learned,
     _ref_sin,
     _ref_sin_concat,
@@ -74,6 +75,7 @@ from .tasks_attention import (
     _attention_mistakes,
     _attention_structure,
     _finite_mask,
+    _finite_mask_of,
     _prop_attention_causal,
     _ref_attention,
 )
@@ -87,6 +89,7 @@ from .tasks_relative import (
     _shaw_attn_cases,
     _shaw_attn_mistakes,
     _shaw_attn_structure,
+    _shaw_attn_variant,
     _shaw_cases,
     _shaw_lowp,
     _shaw_mistakes,
@@ -130,6 +133,7 @@ from .tasks_rope import (
     _ref_offset,
     _rolled_partner,
     _scaled_output,
+    _signed_partner,
 )
 from .tasks_scaling import (
     _ntk_effective_base,
@@ -180,6 +184,7 @@ def _task_list() -> list[Task]:
                 ("angles from another base", _other_base),
                 ("rows at other positions", _rows_at_positions),
                 ("values drift from posenc's as the position grows", _rows_drift),
+                ("other frequencies", _read_frequencies),
             ],
         )
     )
@@ -198,6 +203,7 @@ def _task_list() -> list[Task]:
                 _lowp("bfloat16"),
                 ("rows at other positions", _rows_at_positions),
                 ("values drift from posenc's as the position grows", _rows_drift),
+                ("other frequencies", _read_frequencies),
             ],
         )
     )
@@ -236,7 +242,14 @@ def _task_list() -> list[Task]:
             [("causal: no query sees a later key", _prop_shaw_causal)],
             _shaw_attn_mistakes(),
             _shaw_attn_structure,
-            detectors=[("wrong score scale", _shaw_scale), ("computed in a lower precision", _shaw_lowp)],
+            detectors=[
+                ("wrong score scale", _shaw_scale),
+                (
+                    "causal mask filled with a finite value instead of −inf",
+                    _finite_mask_of(_shaw_attn_variant, (False,)),
+                ),
+                ("computed in a lower precision", _shaw_lowp),
+            ],
         )
     )
     t.append(
@@ -323,6 +336,7 @@ def _task_list() -> list[Task]:
                     ("the right output times a constant", _scaled_output(_ref_apply(layout))),
                     ("the rotated partner built with torch.roll", _rolled_partner(layout)),
                     ("only a leading part of the head rotated", _partial_rotary(layout)),
+                    ("the rotated partner another signed coordinate", _signed_partner(layout)),
                 ],
                 stale=(("cos", "sin"),),
             )

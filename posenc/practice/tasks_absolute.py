@@ -41,6 +41,7 @@ def _sin_variant(
     flip=False,
     stack0=False,
     sin_only=False,
+    abs_cos=False,
 ):
     base = base if fixed_base is None else fixed_base
     i = torch.arange(d_model // 2, dtype=torch.float64)
@@ -57,6 +58,9 @@ def _sin_variant(
         s, c = c, s
     if sin_only:  # the sine written into both columns of each pair
         c = s
+    if abs_cos:  # cos as √(1 − sin²) = |cos|, in float32 as a learner computes it: the sign of cos is lost
+        s32 = torch.sin(pos.float()[:, None] * freq.float()[None, :])
+        s, c = s32.double(), (1 - s32 * s32).clamp(min=0).sqrt().double()
     if layout == "concat":
         return torch.cat([s, c], dim=-1).float()
     if stack0:  # stacked on a new first axis [2, L, d/2], then reshaped: rows of sin, then rows of cos
@@ -150,6 +154,11 @@ def _sin_mistakes():
         (
             "sine in every column: the odd columns 2i+1 hold cos(p·θ_i), yours repeat the sine of the even column",
             mk(sin_only=True),
+        ),
+        (
+            "cos computed as √(1 − sin²): that is |cos|, so the sign is lost wherever the angle lies between π/2 "
+            "and 3π/2 (mod 2π); take torch.cos of the angle itself",
+            mk(abs_cos=True),
         ),
         ("positions multiplied by base^(+2i/d) (wavelengths) instead of divided", mk(multiply=True)),
         ("base ignored: 10000 hard-coded", mk(fixed_base=10000.0)),
@@ -397,6 +406,21 @@ def _learned_cases():
         Case("table [8, 4], positions [7, 8] (8 is past the table)", (table, torch.tensor([7, 8])), expect_error=True),
         Case("table [8, 4], positions [12]", (table, torch.tensor([12])), expect_error=True),
         Case("table [8, 4], positions [-1]", (table, torch.tensor([-1])), expect_error=True),
+        # a negative position at every place of the input, 0-d and 2-D included: a check of positions[0] only,
+        # of the last position only, or of 1-D positions only lets -1 read the last row
+        Case("table [8, 4], positions [-1, 2, 5] (-1 first)", (table, torch.tensor([-1, 2, 5])), expect_error=True),
+        Case(
+            "table [8, 4], positions [2, -1, 5] (-1 in the middle)",
+            (table, torch.tensor([2, -1, 5])),
+            expect_error=True,
+        ),
+        Case("table [8, 4], positions [2, 5, -1] (-1 last)", (table, torch.tensor([2, 5, -1])), expect_error=True),
+        Case("table [8, 4], positions -1 (a 0-d tensor)", (table, torch.tensor(-1)), expect_error=True),
+        Case(
+            "table [8, 4], positions [[1, 2], [-1, 5]] (2-D, with -1)",
+            (table, torch.tensor([[1, 2], [-1, 5]])),
+            expect_error=True,
+        ),
         Case(
             "a second table [8, 4], positions [3, 0, 7]",
             (second, torch.tensor([3, 0, 7])),
@@ -450,7 +474,41 @@ def _learned_mistakes():
         _raise_past(t, p, 0)
         return t[: p.numel()].reshape(*p.shape, t.shape[1])
 
+    def checked(which):  # the range check on some positions only: the others index freely (-1 is the last row)
+        def f(t, p):
+            seen = {"first": p.reshape(-1)[:1], "last": p.reshape(-1)[-1:]}.get(which, p)
+            skipped = {"0-d": p.dim() == 0, "2-D": p.dim() > 1, "1-D": p.dim() != 1}.get(which, False)
+            if not skipped:
+                _raise_past(t, seen, 0)
+            return t[p]
+
+        return f
+
+    every = "check every position, whatever positions' shape: positions.min() < 0 or positions.max() >= max_len"
     return [
+        *(
+            (
+                f"the range check looks only at the {which} position ({how}): a negative position elsewhere reads "
+                f"from the end of the table (-1 is the last row); {every}",
+                checked(which),
+            )
+            for which, how in (("first", "positions[0]"), ("last", "positions[-1]"))
+        ),
+        (
+            "the range check is skipped for a 0-d positions tensor (one position): tensor(-1) reads the last row; "
+            + every,
+            checked("0-d"),
+        ),
+        (
+            "the range check is skipped for positions of two or more dimensions: in a 2-D positions tensor a "
+            "negative position reads from the end of the table (-1 is the last row); " + every,
+            checked("2-D"),
+        ),
+        (
+            "the range check is made only for 1-D positions: in a 0-d or 2-D positions tensor a negative position "
+            "reads from the end of the table (-1 is the last row); " + every,
+            checked("1-D"),
+        ),
         ("positions past the table clamped to the last row instead of refused", clamp),
         ("positions past the table wrap around (p mod max_len) instead of refused", wrap),
         ("negative positions accepted (Python indexing reads from the end)", negative),
@@ -466,17 +524,20 @@ def _raise_past(t, p, shift):
     return t[(p + shift).clamp(max=t.shape[0] - 1)]
 
 
+def _tables_of(cases, outs, usable) -> list:
+    """(output, input, seq_len, d_model) of each wrong input of a sinusoidal task; none if one of them raised."""
+    if any(isinstance(outs[i], _Crash) for i in usable):
+        return []
+    return [(outs[i], cases[i], *cases[i].args[:2]) for i in usable]
+
+
 def _rows_at_positions(cases, outs, usable) -> str | bool:
     """A sinusoidal table whose rows are right rows at the wrong positions, on every wrong input: each output
     row equals posenc's row of some position 0 .. L + 7, but not row r at r. Said with the positions: shifted
     by k (fairseq's tables start at padding_idx + 1 = 2), reversed, or the list."""
     t = _CURRENT[0]
     found = None
-    for i in usable:
-        o, case = outs[i], cases[i]
-        if isinstance(o, _Crash):
-            return False
-        L, d = case.args[:2]
+    for o, case, L, d in _tables_of(cases, outs, usable):
         if not 3 <= L <= 256:  # too few rows to tell, or too many to compare with every position
             continue
         table = _f64(t.reference(L + 8, d, *case.args[2:]))
@@ -502,4 +563,58 @@ def _rows_at_positions(cases, outs, usable) -> str | bool:
     return (
         f"your rows are right rows at the wrong positions, {how} (first at {where}): row r must hold "
         "position r, with positions torch.arange(seq_len) from 0"
+    )
+
+
+def _read_frequencies(cases, outs, usable) -> str | bool:
+    """A sinusoidal table that is sin and cos of p·θ_i for frequencies θ other than posenc's, on every wrong input:
+    θ read from the row at position 1 (each angle below π), then checked on every row. Said with the frequencies
+    of the smallest such input and how they are spaced: geometric with posenc's ratio raised to a whole power (an
+    exponent k times too large), timescales 1/θ_i evenly spaced (linear instead of geometric), or the list."""
+    from .precision import _angles_of
+
+    t = _CURRENT[0]
+    found = None
+    for o, case, L, d in _tables_of(cases, outs, usable):
+        if L < 2 or d < 4:
+            continue
+        angles = _angles_of(t.name, o)
+        if angles is None:
+            return False
+        theta = angles[1]
+        if not bool((theta > 0).all()):
+            return False
+        a = torch.arange(L, dtype=torch.float64)[:, None] * theta[None, :]
+        s, c = a.sin(), a.cos()
+        want = torch.cat([s, c], -1) if t.name == "sinusoidal_concat" else torch.stack([s, c], -1).reshape(L, d)
+        if _close(o, want, case.tol + 8 * float(a.abs().max()) * 2.0**-24):  # True: not within the tolerance
+            return False
+        ref_angles = _angles_of(t.name, t.reference(2, d, *case.args[2:]))
+        if ref_angles is None:
+            return False
+        ref = ref_angles[1]
+        if bool(((theta - ref).abs() <= 1e-6 * (1 + ref)).all()):
+            return False
+        if found is None or d < found[0]:
+            found = (d, theta, ref, case.label)
+    if found is None:
+        return False
+    d, theta, ref, where = found
+    ratio, ref_ratio = theta[1:] / theta[:-1], float(ref[1] / ref[0])
+    power = math.log(float(ratio.mean())) / math.log(ref_ratio)
+    scales = 1 / theta
+    if bool(((ratio / ratio.mean() - 1).abs() < 1e-3).all()) and abs(power - round(power)) < 0.02 and round(power) > 1:
+        how = (
+            f"they fall geometrically with posenc's ratio to the power {round(power)} per frequency: the exponent "
+            f"is {round(power)} times too large"
+        )
+    elif bool(((scales.diff() / scales.diff().mean() - 1).abs() < 1e-2).all()):
+        how = "their timescales 1/θ_i are evenly spaced (linear, torch.linspace) instead of geometric"
+    else:
+        how = "they are not posenc's geometric sequence"
+    show = ", ".join(f"{float(v):.4g}" for v in theta[:6]) + (", ..." if len(theta) > 6 else "")
+    right = ", ".join(f"{float(v):.4g}" for v in ref[:6]) + (", ..." if len(ref) > 6 else "")
+    return (
+        f"your frequencies are not posenc's: read from the row at position 1 of {where}, θ = [{show}] where "
+        f"posenc's are [{right}]; {how} (posenc's fall geometrically, from 1 down to 1/base)"
     )

@@ -18,7 +18,9 @@ from .running import _equal_output, _expected
 
 
 # ---- ALiBi -------------------------------------------------------------------------------------------------
-def _slopes_variant(n, *, linear=False, from_one=False, ratio="float", extra="official", order=None, negate=False):
+def _slopes_variant(
+    n, *, linear=False, from_one=False, ratio="float", extra="official", order=None, negate=False, invert=False
+):
     """get_slopes and the mistakes made in it, as flags that combine (:class:`_Variant`): ``linear`` (h + 1)/n;
     ``from_one`` start · ratio^i written as ratio^i (slopes start at 1); ``ratio`` "floor" 2^(−8 // m) or
     "trunc" 2^−(8 // m) for the float 2^(−8/m); ``extra`` the rule for a non-power-of-two count ("as_pow2" the
@@ -26,7 +28,8 @@ def _slopes_variant(n, *, linear=False, from_one=False, ratio="float", extra="of
     "from_c" the first c slopes again, "mpt_swapped" MPT's interleave with its halves swapped, "c_even"
     get_slopes(c)[0::2] repeated, "before" the extra slopes placed before the first c, "extra_reversed" the extra
     slopes in reverse order); ``order`` "sorted" or
-    "reversed"; ``negate`` every slope negated."""
+    "reversed"; ``negate`` every slope negated; ``invert`` every slope inverted (1/m); ``extra`` "below" also
+    takes a power-of-two count n as c = n / 2 plus n / 2 extra slopes."""
 
     def pow2(m):
         if ratio == "floor":
@@ -41,6 +44,8 @@ def _slopes_variant(n, *, linear=False, from_one=False, ratio="float", extra="of
         s = [(h + 1) / n for h in range(n)]
     elif extra == "of_8" and n < 8:  # the slopes of 8 heads, the first n
         s = pow2(8)[:n]
+    elif extra == "below" and n > 1 and math.log2(n).is_integer():  # c = n / 2, strictly below n
+        s = pow2(n // 2) + pow2(n)[0::2][: n // 2]
     elif math.log2(n).is_integer() or extra == "as_pow2":
         s = pow2(n)
     else:
@@ -71,6 +76,8 @@ def _slopes_variant(n, *, linear=False, from_one=False, ratio="float", extra="of
         s = s[::-1]
     if negate:
         s = [-v for v in s]
+    if invert:
+        s = [1 / v for v in s]
     return torch.tensor(s, dtype=torch.float64)
 
 
@@ -151,6 +158,20 @@ _SLOPE_MISTAKES.append(
         dict(extra="of_8"),
     )
 )
+
+_SLOPE_MISTAKES += [
+    (
+        "slopes inverted (1/m, a positive exponent 2^(+8(h + 1)/n)): the slopes are 2^(−8(h + 1)/n), below 1 and "
+        "falling with the head index",
+        dict(invert=True),
+    ),
+    (
+        "a power-of-two head count handled as if it were not one: c, the closest power of two at or below n, is "
+        "n itself when n is a power of two (then the slopes are get_slopes(n)); yours take c = n / 2 and add "
+        "n / 2 extra slopes (a bit_length or log2(n − 1) off by one)",
+        dict(extra="below"),
+    ),
+]
 
 _LINEAR = "ALiBi slopes linear in the head index"
 

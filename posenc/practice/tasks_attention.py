@@ -56,8 +56,14 @@ def _attention_variant(
     scale_without_cos=False,
     mask_add=False,
     naive_softmax=False,
+    scale_without_bias_only=False,
+    bias_batch_axis=False,
 ):
     d, L = q.shape[-1], q.shape[-2]
+    if scale_without_bias_only and bias is not None:  # attention_scaling dropped whenever a bias is given
+        attention_scaling = 1.0
+    if bias_batch_axis and bias is not None and bias.dim() == 3 and bias.shape[0] == q.shape[0]:
+        bias = bias[:, None]  # [h, 1, L, L]: head i's bias given to batch entry i (broadcasts only when b == h)
     if scale_without_cos and cos is None:  # q and k multiplied by the factor though there is no cos to scale
         q, k = q * attention_scaling, k * (1.0 if scale_without_cos == "q" else attention_scaling)
     if drop_bias or (bias_only_without_rope and cos is not None):
@@ -68,7 +74,7 @@ def _attention_variant(
     q, k, v = q.double(), k.double(), v.double()
     if cos is not None:
         c, s = cos.double(), sin.double()
-        if logits_scale == "cos_sin":
+        if logits_scale in ("cos_sin", "twice"):
             c, s = c * attention_scaling, s * (1.0 if scale_cos_only else attention_scaling)
         elif logits_scale == "cos_sin_squared":
             c, s = c * attention_scaling**2, s * attention_scaling**2
@@ -89,6 +95,8 @@ def _attention_variant(
         scale_by
     ]
     logits = q @ k.transpose(-1, -2)
+    if cos is not None and logits_scale == "once":  # q·k scaled once (before the bias is added)
+        logits = logits * attention_scaling
     if bias is not None and bias_mul:  # logits · exp(bias): the bias multiplies instead of adding
         logits = logits / denom * bias.double().exp()
     elif bias is not None:
@@ -96,8 +104,8 @@ def _attention_variant(
         logits = (logits + bias_sign * b) / denom if bias_before_scale else logits / denom + bias_sign * b
     else:
         logits = logits / denom
-    if cos is not None and logits_scale == "once":
-        logits = logits * attention_scaling
+    if cos is not None and logits_scale in ("once_after_bias", "twice"):  # the logits scaled, the bias with them
+        logits = logits * attention_scaling ** (2 if logits_scale == "twice" else 1)
     if not no_mask and not (mask_without_bias_only and bias is not None):
         hidden = relative_positions(L) < 0 if mask_past else relative_positions(L) > (-1 if diag_mask else mask_shift)
         if mask_inverted == "always" or (mask_inverted == "without_bias" and bias is None):
@@ -128,14 +136,22 @@ def _attention_cases():
         (1, 2, 7, 16, "yarn"),
         (2, 4, 9, 16, "rope"),
         (1, 2, 6, 8, "rope+alibi"),
+        (2, 2, 5, 8, "yarn+t5"),
     ]:
-        q, k, v = (torch.randn(b, h, L, d, generator=g) for _ in range(3))
+        gen = _g(501) if kind == "yarn+t5" else g  # its own draws: the other inputs stay as they were
+        q, k, v = (torch.randn(b, h, L, d, generator=gen) for _ in range(3))
         kw: dict = {}
         desc = "no position encoding"
         if kind == "rope+alibi":  # both at once: rotate q and k, then add the bias to the scaled logits
             c, s = rope_cos_sin(L, d, inv_freq=rope_inv_freq(d))
             kw.update(cos=c, sin=s, bias=alibi_bias(h, L, causal=False))
             desc = "RoPE cos/sin and an ALiBi bias together"
+        elif kind == "yarn+t5":  # attention_scaling with a bias, and batch = heads > 1 (a bias on the wrong axis)
+            inv, att = _yarn_ref(d, 1e4, 8.0, 4)
+            c, s = rope_cos_sin(L, d, inv_freq=inv)
+            bias = torch.randn(h, 32, generator=gen)[:, t5_relative_bucket(relative_positions(L))]
+            kw.update(cos=c, sin=s, bias=bias, attention_scaling=att)
+            desc = f"YaRN cos/sin (factor 8), attention_scaling={att:.3f}, and a T5 bias"
         elif kind in ("rope", "yarn"):
             if kind == "yarn":
                 inv, att = _yarn_ref(d, 1e4, 8.0, 4)
@@ -189,38 +205,55 @@ def _prop_attention_causal(case, out, run):
     return None
 
 
-def _finite_mask(cases, outs, usable) -> str | bool:
-    """A detector: on every wrong input the output is the attention with the causal mask's hidden logits set to
+def _finite_mask_of(variant, forms=(False, True)):
+    """A detector for ``variant`` (a causal attention with ``mask_fill`` and, if ``True`` is in ``forms``,
+    ``mask_add``): on every wrong input the output is the attention with the causal mask's hidden logits set to
     one finite value (0, −1, ..., −200, by masked_fill or added to the logits) instead of −inf, so later keys
     keep some weight: e^(value − the largest visible logit) does not underflow to 0 in float32."""
-    from .framework import _Crash
-    from .precision import _CURRENT
-    from .running import _equal_output
 
-    t = _CURRENT[0]
-    if any(isinstance(outs[i], _Crash) for i in usable):
+    def detect(cases, outs, usable) -> str | bool:
+        from .framework import _Crash
+        from .precision import _CURRENT
+        from .running import _equal_output
+
+        t = _CURRENT[0]
+        if any(isinstance(outs[i], _Crash) for i in usable):
+            return False
+        order = sorted(usable, reverse=True)  # the finite-mask input (the last) first: it tells the values apart
+        for value in FINITE_MASK_VALUES:
+            for add in forms:
+                extra = {"mask_add": True} if add else {}
+                if all(
+                    _equal_output(
+                        t, cases[i], outs[i], variant(*cases[i].args, **cases[i].kwargs, mask_fill=value, **extra)
+                    )
+                    for i in order
+                ):
+                    return _finite_mask_words(value, add)
         return False
-    order = sorted(usable, reverse=True)  # the finite-mask input (the last) first: it tells the values apart
-    for value in FINITE_MASK_VALUES:
-        for add in (False, True):
-            if all(
-                _equal_output(
-                    t,
-                    cases[i],
-                    outs[i],
-                    _attention_variant(*cases[i].args, **cases[i].kwargs, mask_fill=value, mask_add=add),
-                )
-                for i in order
-            ):
-                how = "added to the logits" if add else "filled in"
-                return (
-                    f"masked logits filled with a finite value ({value:g}) whose weight does not underflow ({how}): "
-                    f"softmax gives each later key exp({value:g} − the largest visible logit), which is not 0 in "
-                    "float32 when the visible logits are low (a large negative bias), so the keys after the query "
-                    "still get weight. Use float('-inf') (masked_fill(mask, float('-inf'))), or a value such as "
-                    "torch.finfo(torch.float32).min"
-                )
-    return False
+
+    return detect
+
+
+def _finite_mask_words(value, add) -> str:
+    how = "added to the logits" if add else "filled in"
+    return (
+        f"masked logits filled with a finite value ({value:g}) whose weight does not underflow ({how}): "
+        f"softmax gives each later key exp({value:g} − the largest visible logit), which is not 0 in "
+        "float32 when the visible logits are low (a large negative bias), so the keys after the query "
+        "still get weight. Use float('-inf') (masked_fill(mask, float('-inf'))), or a value such as "
+        "torch.finfo(torch.float32).min"
+    )
+
+
+_finite_mask = _finite_mask_of(_attention_variant)
+
+
+_ONCE = (
+    "the logits scaled by attention_scaling once instead of by its square: the factor applied to the logits (q·k, "
+    "or q·k plus the bias) once, to q's cos and sin only, or √attention_scaling on both cos and sin gives q·k one "
+    "factor; multiply cos and sin each by attention_scaling itself, for q and for k, so q·k gets its square"
+)
 
 
 def _attention_mistakes():
@@ -229,8 +262,23 @@ def _attention_mistakes():
 
     return [
         (
-            "attention factor applied to the logits once instead of to cos and sin (the logits need its square)",
+            _ONCE,
             mk(logits_scale="once"),
+        ),
+        (
+            _ONCE,
+            mk(logits_scale="once_after_bias"),
+        ),
+        (
+            "attention_scaling ignored when a bias is given too: with cos, sin and a bias together, still multiply "
+            "cos and sin by attention_scaling, then add the bias to the scaled logits",
+            mk(scale_without_bias_only=True),
+        ),
+        (
+            "bias broadcast with its heads on the batch axis (bias[:, None] is [h, 1, L, L]): batch entry i gets "
+            "head i's bias for every head, which broadcasts only when batch = heads; the bias [h, L, L] lines up "
+            "with the logits [b, h, L, L] as it is (or as bias[None])",
+            mk(bias_batch_axis=True),
         ),
         ("attention factor ignored: multiply cos and sin by attention_scaling", mk(logits_scale="none")),
         (
@@ -309,6 +357,11 @@ def _attention_mistakes():
             "cos and sin multiplied by attention_scaling squared: multiply each by attention_scaling itself; the "
             "logits then get its square",
             mk(logits_scale="cos_sin_squared"),
+        ),
+        (
+            "attention_scaling applied twice: cos and sin multiplied by it, and the logits (the bias with them) by "
+            "its square as well; multiplying cos and sin is all it takes, the logits q·k then get its square",
+            mk(logits_scale="twice"),
         ),
         (
             "logits divided by √(h·d) (the model width) instead of √d (the head dimension)",

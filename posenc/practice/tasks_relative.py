@@ -193,6 +193,7 @@ def _shaw_attn_variant(
     mask_fill=float("-inf"),
     wrap=False,
     value_unmasked=False,
+    clip_minus1=False,
 ):
     d = q.shape[-1]
     L = q.shape[-2]
@@ -204,6 +205,8 @@ def _shaw_attn_variant(
     idx = (sign * relative_positions(L)).clamp(-kk, kk) + kk
     if k_rows:
         idx = idx.clamp(max=rel_k.shape[0] - 1)
+    if clip_minus1:  # clip(j − i, −(k − 1), k − 1) + k: the first and last rows of the tables never read
+        idx = (sign * relative_positions(L)).clamp(-kk + 1, kk - 1) + kk
     if uncentred:  # clip(j − i, 0, 2k) without the shift by k: every causal pair (j ≤ i) reads row 0
         idx = (sign * relative_positions(L)).clamp(0, 2 * kk)
     if unshifted:  # clip(j − i, −k, k) without + k: negative indices read the tables' last rows
@@ -290,6 +293,20 @@ def _shaw_attn_cases():
         again = [c.label for c in out if c.label == label]  # the shapes called again with other tensors
         label = label.replace("q, k, v", "other q, k, v") if again else label
         out.append(Case(label, (q, k, v, rk, rv), tol=2e-5, repeats=again[0] if again else ""))
+    # As in the attention task, a finite mask value passes only if the later keys' weight underflows to 0 in
+    # float32 even when the visible logits lie far below 0: query i is level_i / 200 · u and each row of rel_k for
+    # a distance j − i ≤ 0 is −100 · u (u = [1, 1, 1, 1]), so the visible logits are q·R^K / √4 = −level_i; the
+    # keys are 0 and the rows for j − i > 0 are 0, so the later keys' logits are 0. The tolerance allows for
+    # float32 logits near −200.
+    from .tasks_attention import FINITE_MASK_LEVELS
+
+    L, g = len(FINITE_MASK_LEVELS), _g(120)
+    u = torch.ones(4)
+    q = torch.tensor(FINITE_MASK_LEVELS)[:, None] / 200 * u
+    rk = torch.cat([-100 * u.expand(L, 4), torch.zeros(L - 1, 4)])  # rows k + (j − i) for j − i = −(L−1) .. L−1
+    v, rv = torch.randn(L, 4, generator=g), torch.randn(2 * L - 1, 4, generator=g)
+    label = f"q [{L}, 4] and rel_k (k = {L - 1}) giving logits far below 0 on the visible keys (−200 … 0), 0 later"
+    out.append(Case(label, (q, torch.zeros(L, 4), v, rk, rv), tol=1e-3))
     return out
 
 
@@ -308,6 +325,11 @@ def _shaw_attn_mistakes():
             "clipping distance k taken as rows // 2 − 1 (one too small): the tables have 2k + 1 rows, so "
             "k = (rows − 1) // 2",
             _Variant(_shaw_attn_variant, k_shift=-1),
+        ),
+        (
+            "distances clipped to [−(k − 1), k − 1] (off by one) before the shift by k: clip j − i to [−k, k], so "
+            "the index k + clip(j − i, −k, k) reaches the tables' first and last rows",
+            _Variant(_shaw_attn_variant, clip_minus1=True),
         ),
         (
             "clipping distance k taken as rows − 1 (the tables' row count minus one, not halved): the tables have "
@@ -475,6 +497,9 @@ def _t5_variant(
     no_div_me=False,
     linear=False,
     int_log_range=False,
+    exact_n=False,
+    cap_full=False,
+    dist_minus1=False,
 ):
     nb0, rel0 = num_buckets, rel
     if halve_nb or past_offset:
@@ -499,6 +524,8 @@ def _t5_variant(
             dist = -rel
         if past_offset:  # the encoder's upper-half offset given to the keys before the query
             buckets = buckets + (rel < 0).long() * num_buckets
+    if dist_minus1:  # −Δ − 1 clamped at 0: the key just before the query shares bucket 0 with its own key
+        dist = (dist - 1).clamp(min=0)
     if dist_md1:  # the distance capped at max_distance − 1 instead of the bucket at num_buckets − 1
         dist = dist.clamp(max=max_distance - 1)
     max_exact = num_buckets if exact_full else num_buckets // 2
@@ -510,6 +537,8 @@ def _t5_variant(
         max_exact = max(num_buckets // 4, 1)
     if exact_minus1:
         max_exact = max(num_buckets // 2 - 1, 1)
+    if exact_n:  # every bucket exact: max_exact = num_buckets (the halved count when bidirectional)
+        max_exact = num_buckets
     small = dist < max_exact
     if int_div:
         ratio_log = torch.log((dist // max_exact).double().clamp(min=1))
@@ -541,7 +570,7 @@ def _t5_variant(
         torch.ceil(val) if rounding == "ceil" else torch.round(val) if rounding else val
     ).long()
     if not no_clamp:
-        large = large.clamp(max=num_buckets if cap_n else num_buckets - 1)
+        large = large.clamp(max=nb0 - 1 if cap_full else num_buckets if cap_n else num_buckets - 1)
     out = buckets + torch.where(small, dist, large)
     if future_last:  # keys after the query sent to the last bucket instead of 0
         out = out.masked_fill(rel0 > 0, nb0 - 1)
@@ -752,9 +781,21 @@ def _t5_mistakes(causal_only=False):
             "the upper half starts at the halved count",
             mk(upper_unhalved=True),
         ),
+        (
+            "large distances clamped to num_buckets − 1 of the full count: in the bidirectional case halve "
+            "num_buckets first, then cap the bucket at num_buckets − 1 of the halved count (the offset num_buckets "
+            "// 2 of the keys after the query comes on top)",
+            mk(cap_full=True),
+        ),
         ("large distances not clamped to num_buckets − 1", mk(no_clamp=True)),
         ("log buckets rounded instead of truncated (.long())", mk(rounding=True)),
         ("max_exact is not num_buckets // 2 (half the buckets exact)", mk(exact_full=True)),
+        (
+            "max_exact = num_buckets (of the halved count, in the bidirectional case) instead of num_buckets // 2: "
+            "half the buckets are exact (distances 0 .. max_exact − 1) and the other half log-spaced; with "
+            "max_exact = num_buckets no bucket is left for the log-spaced distances",
+            mk(exact_n=True),
+        ),
         (
             "max_exact = num_buckets // 2 taken before num_buckets was halved for the two directions: every bucket of "
             "a direction is exact and none is left for the log-spaced distances; halve first, then max_exact = "
@@ -808,9 +849,20 @@ def _t5_causal_mistakes():
         ("T5 relative position taken as query − key (i − j) instead of key − query (j − i)", mk(neg=True)),
         ("causal buckets use |Δ|: later keys get buckets too instead of −min(Δ, 0)", mk(causal_abs=True)),
         (_NO_ZERO_CLAMP, mk(no_zero_clamp=True)),
+        (
+            "distance one too small: max(−Δ − 1, 0) instead of max(−Δ, 0) = −min(Δ, 0), so the key just before the "
+            "query shares bucket 0 with the query's own key and every later bucket starts one key late",
+            mk(dist_minus1=True),
+        ),
         ("large distances not clamped to num_buckets − 1", mk(no_clamp=True)),
         ("log buckets rounded instead of truncated (.long())", mk(rounding=True)),
         ("max_exact is not num_buckets // 2 (half the buckets exact)", mk(exact_full=True)),
+        (
+            "max_exact = num_buckets (of the halved count, in the bidirectional case) instead of num_buckets // 2: "
+            "half the buckets are exact (distances 0 .. max_exact − 1) and the other half log-spaced; with "
+            "max_exact = num_buckets no bucket is left for the log-spaced distances",
+            mk(exact_n=True),
+        ),
         (
             "bidirectional buckets (the encoder's) used in the decoder",
             lambda rel, num_buckets=32, max_distance=128: _t5_variant(rel, True, num_buckets, max_distance),

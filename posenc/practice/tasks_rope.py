@@ -366,8 +366,9 @@ def _apply_variant(
     dt = x.dtype
     if square_t and cos.shape[-1] == cos.shape[-2]:  # square tables taken as [d, L] and transposed
         cos, sin = cos.transpose(-1, -2), sin.transpose(-1, -2)
-    if rows_flip:  # the tables' rows (positions) in reverse order
-        cos, sin = cos.flip(-2), sin.flip(-2)
+    if rows_flip:  # the tables' rows (positions) in reverse order: both, or "cos" or "sin" only
+        cos = cos if rows_flip == "sin" else cos.flip(-2)
+        sin = sin if rows_flip == "cos" else sin.flip(-2)
     if row is not None:  # one row of the tables (cos[0] or cos[-1]) for every position
         cos, sin = cos[..., row, :], sin[..., row, :]
     if twice:  # the rotation applied to its own result: angle 2·m·θ
@@ -585,6 +586,65 @@ def _rolled_partner(layout):
     return detect
 
 
+def _signed_partner(layout):
+    """A detector: on every wrong input the output is x·cos + P(x)·sin, P(x) a coordinate of x with a sign for each
+    output coordinate (a signed permutation other than rotate_half's or rotate_every_two's), read from the output
+    coordinate by coordinate: the partner of coordinate i is the one ±x[j] with rest[..., i] = ±x[..., j]·sin[..., i]
+    (rest = output − x·cos) on every row, where the sin column is not all 0. Read on the float32 inputs (in bfloat16
+    or float16 several partners fit within the tolerance). Said with the partners read on the smallest wrong
+    input."""
+
+    def right(d):
+        h = d // 2
+        if layout == "half":
+            return [(-1, i + h) if i < h else (1, i - h) for i in range(d)]
+        return [(-1, i + 1) if i % 2 == 0 else (1, i - 1) for i in range(d)]
+
+    def words(m):
+        return "[" + ", ".join(f"{'−' if sign < 0 else ''}x{j}" for sign, j in m) + "]"
+
+    def detect(cases, outs, usable) -> str | bool:
+        from .framework import _Crash
+
+        found = None
+        for i in usable:
+            if isinstance(outs[i], _Crash):
+                return False
+            x, c, s = (a.double() for a in cases[i].args[:3])
+            d = x.shape[-1]
+            if d < 2 or x.numel() > 1 << 14 or cases[i].args[0].dtype not in (torch.float32, torch.float64):
+                continue  # too large to compare every pair of columns, or too coarse to tell the partners apart
+            rest = (_f64(outs[i]) - x * c).reshape(-1, d)
+            xs, ss = x.reshape(-1, d), torch.broadcast_to(s, x.shape).reshape(-1, d)
+            tol = cases[i].tol
+            mapping: list[tuple[int, int] | None] = []
+            for col in range(d):
+                cand = [
+                    (sign, j)
+                    for j in range(d)
+                    for sign in (-1, 1)
+                    if bool(((rest[:, col] - sign * xs[:, j] * ss[:, col]).abs() <= tol).all())
+                ]
+                if len(cand) == 2 * d:  # a sin column of 0 (position 0 only): any partner fits
+                    mapping.append(None)
+                elif len(cand) == 1:
+                    mapping.append(cand[0])
+                else:
+                    return False
+            if None not in mapping and mapping != right(d) and (found is None or d < found[0]):
+                found = (d, mapping, cases[i].label)
+        if found is None:
+            return False
+        d, mapping, where = found
+        fix = "rotate_half: cat([−x2, x1])" if layout == "half" else "rotate_every_two: pairs (2i, 2i+1)"
+        return (
+            f"the rotated partner of each coordinate is another signed coordinate of x: yours is {words(mapping)} "
+            f"on {where}, where {fix} gives {words(right(d))} (output = x·cos + partner·sin)"
+        )
+
+    return detect
+
+
 def _partial_rotary(layout):
     """A detector: on every wrong input only a leading block of r < d coordinates is rotated (GPT-NeoX's
     rotary_pct, GPT-J's rotary_dim) and the rest passed through unchanged; the block rotated with the first r/2
@@ -700,6 +760,14 @@ def _apply_mistakes(layout):
             "the tables' rows reversed (cos.flip(0)): row r of x (position r) must rotate with row r of cos and "
             "sin, in the order given; multiply by the tables as they are",
             mk(rows_flip=True),
+        ),
+        *(
+            (
+                f"{one}'s rows reversed ({one}.flip(0)) while {other}'s are not: row r of x (position r) must rotate "
+                f"with row r of cos and of sin, in the order given; use both tables as they are",
+                mk(rows_flip=one),
+            )
+            for one, other in (("sin", "cos"), ("cos", "sin"))
         ),
         (
             "cos and sin transposed when they are square (L == d): the tables are [L, d] whatever their shape, row r "
