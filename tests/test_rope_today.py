@@ -1013,9 +1013,10 @@ def test_chapter_models_name_no_distance_decay_in_transformers():
 
 
 def test_chapter_statements_on_qwen3vl_frames_and_llama4_qk_norm():
-    """Chapter 10: Qwen3-VL gives each video frame a grid of one time step and a timestamp in the text
-    (`get_rope_index`, the processor); Scout's RoPE layers norm q and k after the rotation, with no
-    weight, and the scores still depend on n - m only."""
+    """Chapter 10: Qwen3-VL gives each temporal patch of a video a grid of one time step and a timestamp
+    in the text (`get_rope_index`, the processor); Qwen2.5-VL's time ids step by `tokens_per_second`
+    per second of video; Scout's RoPE layers norm q and k after the rotation, with no weight, and the
+    scores still depend on n - m only; Llama 4's `no_rope_layers` holds 1 for the layers that use RoPE."""
     import inspect
 
     _hf()
@@ -1026,6 +1027,11 @@ def test_chapter_statements_on_qwen3vl_frames_and_llama4_qk_norm():
     rope_index = inspect.getsource(modeling_qwen3_vl.Qwen3VLModel.get_rope_index)
     assert "video_grid_thw[:, 0] = 1" in rope_index and "repeat_interleave(video_grid_thw" in rope_index
     assert "seconds>" in inspect.getsource(processing_qwen3_vl)
+    from transformers.models.qwen2_5_vl import modeling_qwen2_5_vl
+
+    qwen25 = inspect.getsource(modeling_qwen2_5_vl.Qwen2_5_VLModel.get_rope_index)
+    assert "time_interval = tokens_per_second * next(second_per_grid_ts)" in qwen25  # ids per second of video
+    assert Llama4TextConfig(num_hidden_layers=8).no_rope_layers == [1, 1, 1, 0, 1, 1, 1, 0]  # 1 = uses RoPE
     forward = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     assert forward.index("apply_rotary_emb(") < forward.index("self.qk_norm(query_states)")
     init = inspect.getsource(modeling_llama4.Llama4TextAttention.__init__)
