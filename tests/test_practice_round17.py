@@ -174,3 +174,22 @@ def test_a_signed_partner_is_read_from_the_output():
 
 def test_rotate_half_itself_is_no_signed_partner_mistake():
     assert check("apply_rope_half", lambda x, cos, sin: apply_rope(x, cos, sin)).passed
+
+
+def test_t5_statement_last_bucket_below_max_distance():
+    """Practice 1's T5 statement: by the formula alone the last bucket of one side already holds the distances
+    just below max_distance (91 to 127 with the defaults); the cap n − 1 changes only max_distance and beyond."""
+    import json
+    from pathlib import Path
+
+    import posenc
+
+    cells = json.loads(
+        (Path(__file__).resolve().parents[1] / "notebooks" / "practice_1_absolute_relative.ipynb").read_text()
+    )
+    text = "".join("".join(c["source"]) for c in cells["cells"] if c["cell_type"] == "markdown")
+    assert "distances just below it (91 to 127 with the defaults)" in text
+    buckets = posenc.t5_relative_bucket(-torch.arange(0, 200))  # keys before the query, the defaults
+    last = int(buckets.max())
+    assert [d for d in range(200) if int(buckets[d]) == last][0] == 91
+    assert all(int(buckets[d]) == last for d in range(91, 200))
