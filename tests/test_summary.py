@@ -892,7 +892,7 @@ def prose_expected() -> list[str]:
     paper = [f"{run['sensitivity']['yarn b32'][b]:.0f}" for b in ("beta_fast", "beta_slow")]
     (floor,) = said(C8, r"the best possible loss there is about (\d\.\d\d) nats")
     (above,) = said(C8, r"that costs it about (\d\.\d\d) nats")
-    quote(C8, f"because no pair of this small model turns {paper[0]} times within $L$", "32/1 gives the lower loss")
+    quote(C8, f"because $L$ is short: no pair turns {paper[0]} times within it", "32/1 gives the lower loss")
     groups = [
         ["5"],  # the chapter list: T5
         ["0", "5", "5", "0", "2"],  # the notation: r = i - j >= 0; T5, T5's encoder; pairs from 0; b^(-2l/d)
