@@ -403,7 +403,13 @@ def test_rendering_ahead_waits_for_the_reader_and_an_input_cancels_it():
         assert first.cancelled() and ui._prefetch is not first and not ui._prefetch.cancelled()
         assert explorer.canvas.counts["overlay"] > rendered  # the change itself drew the moved axis
         rendered = explorer.canvas.counts["overlay"]
-        await asyncio.sleep(PREFETCH_DELAY_S + 0.5)
+        # the steps take what the machine gives them (a fixed 0.5 s was too short on a loaded 2-core
+        # machine): wait until they are done, and fail if they never stop
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + PREFETCH_DELAY_S + 120
+        await asyncio.sleep(PREFETCH_DELAY_S)
+        while ui._prefetch is not None and loop.time() < deadline:
+            await asyncio.sleep(0.05)
         assert ui._prefetch is None  # every step done
         assert explorer.canvas.counts["overlay"] > rendered  # the lengths one step away: their y axes
         rendered = explorer.canvas.counts["overlay"]
