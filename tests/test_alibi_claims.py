@@ -191,3 +191,51 @@ def test_flex_attention_with_a_kv_cache_needs_the_offset_in_score_mod_and_mask_m
 
     assert torch.allclose(flex(n_keys - n_new), reference, rtol=0, atol=1e-5)
     assert not torch.allclose(flex(0), reference, rtol=0, atol=1e-2)
+
+
+def _exact_distance_weights(n, L):
+    offset = posenc.relative_positions(L).double()  # key - query
+    return torch.softmax(
+        (posenc.alibi_slopes(n).double()[:, None, None] * offset).masked_fill(offset > 0, float("-inf")), -1
+    )
+
+
+def test_float32_key_form_is_orders_of_magnitude_finer_and_its_last_row_error_over_1k_to_128k():
+    """Chapter 6, "More cases" (bfloat16 section): in float32 both forms are exact for 8 heads at 1024 tokens, and
+    the key form moves a weight by under 2e-5 with 12, 16 or 32 heads. Over the last row of 12, 16 and 32 heads at
+    211 lengths from 1k to 128k tokens, 30 per octave, the float32 key form's error stays under 1e-4 up to 8k tokens,
+    peaks at 1.5e-3 beyond (measured 1.47e-3) and from one length to the next can halve."""
+    reference = _exact_distance_weights(8, 1024)
+    for build in (posenc.alibi_bias, posenc.alibi_bias_bloom):
+        assert (torch.softmax(build(8, 1024).double(), -1) - reference).abs().max() < 1e-12
+    for n in (12, 16, 32):
+        f32 = torch.softmax(posenc.alibi_bias_bloom(n, 1024).double(), -1)
+        assert (f32 - _exact_distance_weights(n, 1024)).abs().max() < 2e-5, n
+    sweep = sorted({round(1024 * 2 ** (k / 30)) for k in range(7 * 30 + 1)})  # 1k to 128k, 30 per octave
+    f32_error = {}
+    for n in (12, 16, 32):
+        for L in sweep:
+            j = torch.arange(L)
+            exact_row = torch.softmax(posenc.alibi_slopes(n).double()[:, None] * (j - (L - 1)).double(), -1)
+            f32_row = torch.softmax((posenc.alibi_slopes(n)[:, None] * j.float()).double(), -1)  # bias in float32
+            f32_error[n, L] = (f32_row - exact_row).abs().max().item()
+    assert max(e for (n, L), e in f32_error.items() if L <= 8192) < 1e-4
+    assert 1.4e-3 < max(f32_error.values()) < 1.5e-3
+    assert any(f32_error[n, a] > 2 * f32_error[n, b] for n in (12, 16, 32) for a, b in zip(sweep, sweep[1:]))
+
+
+def test_bfloat16_decoding_row_and_float16_spacing_and_overflow():
+    """Chapter 6, "More cases": up to eight heads the slopes are powers of two; a decoding query's row, 12 heads at
+    1024 tokens, moves a weight by about 0.2 in bfloat16 in the key form and under 0.001 in the distance form;
+    float16's largest number 65504 is passed about 93,000 tokens along the steepest of twelve heads' key-form row,
+    and the softmax turns NaN."""
+    assert all(math.log2(s).is_integer() for n in range(1, 9) for s in posenc.alibi_slopes(n).tolist())
+    row_exact = torch.softmax(posenc.alibi_bias(12, 1024)[:, -1].double(), -1)
+    row_error = {
+        form: (torch.softmax(build(12, 1024)[:, -1].bfloat16().double(), -1) - row_exact).abs().max().item()
+        for form, build in (("key", posenc.alibi_bias_bloom), ("distance", posenc.alibi_bias))
+    }
+    assert 0.15 < row_error["key"] < 0.3 and row_error["distance"] < 1e-3, row_error
+    steep_row = posenc.alibi_slopes(12).max() * torch.arange(100_000.0)  # key form, steepest of 12 heads
+    overflow = int(torch.isinf(steep_row.half()).nonzero()[0])  # first key past float16's 65504
+    assert 92_000 < overflow < 94_000 and torch.softmax(steep_row.half().float(), -1).isnan().all()
