@@ -683,7 +683,17 @@ def _try_invalid(page, root, j, bad: str) -> dict:
         shown = True
     except Exception:
         shown = False
-    page.wait_for_timeout(150)  # let the box settle
+    try:  # the box settles: back to its last good value, or marked invalid (each a message from the kernel)
+        page.wait_for_function(
+            "([r, j, good]) => { const P = window.__posenc; const c = P.cells(r)[j]; const b = P.parts(c).box;"
+            " return b.value === good || b.getAttribute('aria-invalid') === 'true'"
+            " || /invalid|error/.test(c.className + ' ' + b.className); }",
+            arg=[root, j, good],
+            timeout=5_000,
+        )
+    except Exception:  # noqa: BLE001 - what the box shows then is reported below
+        pass
+    page.wait_for_timeout(150)
     after = page.evaluate(
         """([r, j]) => { const P = window.__posenc; const c = P.cells(r)[j]; const p = P.parts(c);
            return { value: p.box.value, message: p.message ? p.message.textContent.trim() : P.messages(r),

@@ -270,10 +270,10 @@ class _LiveUI:
         )
 
     def _fail(self, name: str, message: str) -> None:
+        self._sync_values()  # the box returns to the last good value, before the message shows
         self.controls[name][
             "message"
         ].value = f"<span style='color:#b00020;font-size:12px;white-space:nowrap'>&#9888; {html.escape(message)}</span>"
-        self._sync_values()  # the box returns to the last good value
 
     # -- keeping the controls in step -------------------------------------------------------------
     def _sync_values(self) -> None:
