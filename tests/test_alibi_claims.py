@@ -111,7 +111,7 @@ def test_mpt_builder_gives_the_official_slopes(n_heads, alibi_bias_max):
 
 @pytorch_2_13
 def test_cpu_fused_kernel_takes_a_mask_with_is_causal_aligned_top_left():
-    """Chapter 6, "How we know: a mask with is_causal=True". The documentation says SDPA raises when both
+    """Chapter 6, "Why a mask never goes with is_causal=True". The documentation says SDPA raises when both
     ``attn_mask`` and ``is_causal`` are set. The math path does, and so does a 3-D mask (it falls back to the
     math path). PyTorch 2.13's fused CPU kernel instead takes the key form's row with ``is_causal=True``:
     square, it matches the reference; its causal bound counts from key 0 (top left), so one decoding query
@@ -145,7 +145,7 @@ def test_cpu_fused_kernel_takes_a_mask_with_is_causal_aligned_top_left():
 
 
 def test_bfloat16_content_scores_the_key_form_moves_weights_ten_times_more_in_every_seed():
-    """Chapter 6, "How we know: in bfloat16 the key form moves the weights". Scores of std 2, 8 heads, 256 tokens,
+    """Chapter 6, "How we know: the sweep, and more cases" (bfloat16 section). Scores of std 2, 8 heads, 256 tokens,
     the sum of scores and bias stored in bfloat16: rounding the scores alone (a causal mask, no ALiBi) moves a
     weight by about 0.005, the distance form by about as much, the key form by about 0.1, over ten times the
     distance form's and the scores-alone error, in each of seeds 0-7 (measured 0.0047-0.0064, 0.0046-0.0065,
@@ -168,8 +168,8 @@ def test_bfloat16_content_scores_the_key_form_moves_weights_ten_times_more_in_ev
 
 
 def test_flex_attention_with_a_kv_cache_needs_the_offset_in_score_mod_and_mask_mod():
-    """Chapter 6, section on kernels: with a KV cache, q_idx counts the new queries from 0, so both the score_mod
-    and the mask_mod need q_idx + L_k - L_q; without the offset the result differs."""
+    """Chapter 6, section "Masks with a KV cache": q_idx counts the new queries from 0, so both the score_mod and
+    the mask_mod need q_idx + L_k - L_q; without the offset the result differs."""
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
     g = torch.Generator().manual_seed(0)
