@@ -765,13 +765,15 @@ RULES: dict[str, tuple] = {
     "| Fine-tuned at $8L$: PI and YaRN": (
         lambda: quote(
             C8,
-            "Plain RoPE finds 12.5–30 % of keys at step 0, against 10 % chance",
+            "RoPE-FT finds 12.5–30 % of keys at step 0, against 10 % chance",
             "From step 200 on it is within two points of PI",
         ),
         "8 _2 _0 _1 _3 _4",
     ),
     "| Fine-tuned at $8L$: plain RoPE's loss": (
-        lambda: quote(C8, "below PI's from step 25 on", "At step 400 both are", "less than 0.01 apart"),
+        lambda: quote(
+            C8, "Its loss beyond $L$ is below PI", "from step 25 on", "At step 400 both are", "less than 0.01 apart"
+        ),
         "8 _ _ _",
     ),
     "| Shakespeare: sinusoidal, plain RoPE and PI": (_text_break_row, "_ _ _"),
@@ -868,7 +870,7 @@ RULES: dict[str, tuple] = {
     ),
     "| PI adapts within a few hundred steps": (
         lambda: [
-            *quote(C8, "is level with PI by step 200"),
+            *quote(C8, "by step 200, not behind for thousands of steps"),
             *quote(C8, "fine-tuning is long: 40 % of the pre-training tokens"),
         ],
         "0 _ _",
