@@ -605,7 +605,7 @@ RULES: dict[str, tuple] = {
     # what chapters 7 and 10 add to RoPE
     "| method | what it changes": (lambda: [], "7 10"),
     "| partial rotary | rotates part": (lambda: [], "20 2 3 4.5"),
-    "| larger base | keeps a matching": (
+    "| larger base | keeps the score of a key equal": (
         lambda: quote(C10, "averages about a quarter with Llama 3's or Code Llama's base"),
         "_ 3",
     ),
