@@ -98,8 +98,8 @@ def test_bloom_padding_count_gives_the_same_weights_as_raw_key_indices():
 @pytest.mark.parametrize("alibi_bias_max", [4, 8, 12])
 @pytest.mark.parametrize("n_heads", range(1, 65))
 def test_mpt_builder_gives_the_official_slopes(n_heads, alibi_bias_max):
-    """Chapter 6 transcribes the slope lines of transformers' `build_mpt_alibi_tensor`; here the real
-    function: with two positions its first column is minus one slope per head, in the official order.
+    """Chapter 6's box "Where sources differ: attention-gym's and MPT's slopes": transformers'
+    `build_mpt_alibi_tensor`, with two positions, has as first column minus one slope per head, in the official order.
     ``alibi_bias_max`` replaces the 8 of the official rule, so each slope 2^(-8x) becomes 2^(-alibi_bias_max x)
     and the smallest is 2^-alibi_bias_max."""
     mpt = pytest.importorskip("transformers.models.mpt.modeling_mpt")
@@ -107,6 +107,25 @@ def test_mpt_builder_gives_the_official_slopes(n_heads, alibi_bias_max):
     expected = posenc.alibi_slopes(n_heads).double() ** (alibi_bias_max / 8)
     torch.testing.assert_close(first_column.double(), expected, rtol=1e-6, atol=0)
     assert math.isclose(first_column.min().item(), 2.0**-alibi_bias_max, rel_tol=1e-6)
+
+
+def test_hf_mpt_model_leaves_alibi_bias_max_at_8():
+    """Chapter 6's box on MPT's slopes: Hugging Face's ``MptModel`` calls ``build_mpt_alibi_tensor`` without the
+    config's ``alibi_bias_max``, so its slopes are those of the 8 whatever the config says."""
+    mpt = pytest.importorskip("transformers.models.mpt.modeling_mpt")
+    from transformers import MptConfig
+
+    config = MptConfig(
+        d_model=16, n_heads=4, n_layers=1, max_seq_len=8, vocab_size=32, attn_config={"alibi_bias_max": 4}
+    )
+    assert config.attn_config.alibi_bias_max == 4
+    model = mpt.MptModel(config).eval()
+    built, original = [], model.build_mpt_alibi_tensor
+    model.build_mpt_alibi_tensor = lambda *args, **kwargs: built.append(original(*args, **kwargs)) or built[-1]
+    with torch.no_grad():
+        model(torch.zeros(1, 4, dtype=torch.long))
+    assert torch.equal(built[0], mpt.build_mpt_alibi_tensor(4, 8))  # the 8, not the config's 4
+    assert not torch.equal(built[0], mpt.build_mpt_alibi_tensor(4, 8, alibi_bias_max=4))
 
 
 @pytorch_2_13
@@ -202,6 +221,25 @@ def _exact_distance_weights(n, L):
     )
 
 
+def _float32_key_form_last_row_error(n: int, L: int) -> float:
+    """The largest change of a weight of the last query's row (n heads, L keys) when the key form's bias
+    ``m_h * j`` is taken in float32, against the exact distance form ``-m_h * (L - 1 - j)`` in float64.
+
+    Head by head, only the last ``ceil(45 / m_h)`` keys (all of them up to that length) are summed: each
+    key before them has an exact weight below ``e^-45`` of the last key's, and all of them together less
+    than ``e^-45 / (1 - e^-m_h) < 8e-18`` of the row (``m_h >= 2^-8``). Leaving them out changes every
+    weight by less than that (float64 rounds the sum by more), the float32 rounding of a bias (at most
+    ``m_h * L * 2^-24 < 0.01``) does not change the bound, and the errors compared are 1e-6 and more. A
+    steep head's row is then a few dozen keys at any length, the shallowest head's 11,520."""
+    worst = 0.0
+    for slope in posenc.alibi_slopes(n).split(1):  # [1] float32 each, as the key form multiplies
+        j = torch.arange(L - min(L, math.ceil(45 / slope.item())), L)
+        exact = torch.softmax(slope.double() * (j - (L - 1)).double(), -1)
+        f32 = torch.softmax((slope * j.float()).double(), -1)  # the bias in float32
+        worst = max(worst, (f32 - exact).abs().max().item())
+    return worst
+
+
 def test_float32_key_form_is_orders_of_magnitude_finer_and_its_last_row_error_over_1k_to_128k():
     """Chapter 6, "More cases" (bfloat16 section): in float32 both forms are exact for 8 heads at 1024 tokens, and
     the key form moves a weight by under 2e-5 with 12, 16 or 32 heads. Over the last row of 12, 16 and 32 heads at
@@ -214,13 +252,7 @@ def test_float32_key_form_is_orders_of_magnitude_finer_and_its_last_row_error_ov
         f32 = torch.softmax(posenc.alibi_bias_bloom(n, 1024).double(), -1)
         assert (f32 - _exact_distance_weights(n, 1024)).abs().max() < 2e-5, n
     sweep = sorted({round(1024 * 2 ** (k / 30)) for k in range(7 * 30 + 1)})  # 1k to 128k, 30 per octave
-    f32_error = {}
-    for n in (12, 16, 32):
-        for L in sweep:
-            j = torch.arange(L)
-            exact_row = torch.softmax(posenc.alibi_slopes(n).double()[:, None] * (j - (L - 1)).double(), -1)
-            f32_row = torch.softmax((posenc.alibi_slopes(n)[:, None] * j.float()).double(), -1)  # bias in float32
-            f32_error[n, L] = (f32_row - exact_row).abs().max().item()
+    f32_error = {(n, L): _float32_key_form_last_row_error(n, L) for n in (12, 16, 32) for L in sweep}
     assert max(e for (n, L), e in f32_error.items() if L <= 8192) < 1e-4
     assert 1.4e-3 < max(f32_error.values()) < 1.5e-3
     assert any(f32_error[n, a] > 2 * f32_error[n, b] for n in (12, 16, 32) for a, b in zip(sweep, sweep[1:]))
@@ -228,9 +260,9 @@ def test_float32_key_form_is_orders_of_magnitude_finer_and_its_last_row_error_ov
 
 def test_bfloat16_decoding_row_and_float16_spacing_and_overflow():
     """Chapter 6, "More cases": up to eight heads the slopes are powers of two; a decoding query's row, 12 heads at
-    1024 tokens, moves a weight by about 0.2 in bfloat16 in the key form and under 0.001 in the distance form;
-    float16's largest number 65504 is passed about 93,000 tokens along the steepest of twelve heads' key-form row,
-    and the softmax turns NaN."""
+    1024 tokens, moves a weight by about 0.2 in bfloat16 in the key form and under 0.001 in the distance form.
+    Beyond the chapter: float16's largest number 65504 is passed about 93,000 tokens along the steepest of twelve
+    heads' key-form row, and the softmax turns NaN."""
     assert all(math.log2(s).is_integer() for n in range(1, 9) for s in posenc.alibi_slopes(n).tolist())
     row_exact = torch.softmax(posenc.alibi_bias(12, 1024)[:, -1].double(), -1)
     row_error = {
