@@ -3,7 +3,7 @@
 #   make book-zh    the Chinese edition (中文版) into _build/zh/html, strictly; make notebooks-zh: its notebooks
 #   make i18n-update  extract the English text and merge it into locales/zh_CN (changed messages come back fuzzy)
 #   make lab        open a scratch copy of the chapters in JupyterLab (_build/lab; the checkout stays clean)
-#   make test       everything CI runs: ruff and mypy, unit tests (AVX2 kernels), notebooks under nbval (generic kernels), strict book build, browser tests
+#   make test       everything CI runs, in lanes side by side: ruff and mypy, unit tests (AVX2 kernels), notebooks under nbval (generic kernels), strict book build, browser tests
 #   make browser-lab  the chapters' explorers live in JupyterLab (a scratch copy), in headless Chromium
 #   make nbval      every notebook under nbval with this machine's own kernels (for authors; not a stage of make test)
 #   make nbval-foreign   nbval under other CPU kernels, as on macOS/Windows (no /proc, no `resource`): make test's notebook stage
@@ -164,9 +164,42 @@ browser: setup system-chromium
 browser-lab: setup system-chromium
 	$(PY) -m pytest tests -m jupyterlab -q -p no:cacheprovider
 
-TEST_STAGES := lint unit nbval-foreign colab-env git-install book-strict book-zh browser browser-lab
-test: system-npm system-chromium $(TEST_STAGES)
+# make test runs its stages in three lanes side by side (make -j), each lane's stages in order, so that
+# the stages that wait (pip installing a venv, single-threaded book builds, Chromium waiting on pages,
+# JupyterLab's kernels) fill the cores that the two-worker stages leave idle:
+#   cpu:  unit, nbval-foreign                    (after setup)
+#   book: lint, book-strict, book-zh, browser    (after setup; browser reads both builds, and book-zh
+#         reuses book-strict's explorer frames)
+#   env:  git-install, colab-env                 (their own venvs: they start while setup runs),
+#         then browser-lab                       (after setup)
+# Every stage is the same target as when it runs alone. A lane stops at its first failing stage and
+# make test fails. Each lane's output comes as one block when it ends (--output-sync), with a line per
+# stage giving its wall and CPU time. The stages that keep both cores busy for minutes (TEST_NICE) run
+# at a lower priority, so that the ones that wait on something, above all a JupyterLab kernel that must
+# redraw an explorer within test_jupyterlab.py's timeout, get the CPU when they want it.
+# TEST_JOBS=1 runs the lanes one after another.
+TEST_LANE_cpu := unit nbval-foreign
+TEST_LANE_book := lint book-strict book-zh browser
+TEST_LANE_env-venvs := git-install colab-env
+TEST_LANE_env := browser-lab
+TEST_LANES := cpu book env-venvs env
+TEST_STAGES := $(foreach lane,$(TEST_LANES),$(TEST_LANE_$(lane)))
+TEST_JOBS ?= 3
+TEST_NICE := unit nbval-foreign colab-env
+.PHONY: test-lanes $(addprefix test-lane-,$(TEST_LANES))
+test: system-npm system-chromium
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-lanes
 	@echo "make test: all stages passed"
+test-lanes: test-lane-cpu test-lane-book test-lane-env
+test-lane-cpu: setup
+test-lane-book: setup vendor
+test-lane-env: test-lane-env-venvs setup
+$(addprefix test-lane-,$(TEST_LANES)): test-lane-%:
+	@for stage in $(TEST_LANE_$*); do \
+	  TIMEFORMAT="ci: stage $$stage took %0R s (CPU %0U s user, %0S s sys; lane $*)"; \
+	  case " $(TEST_NICE) " in *" $$stage "*) nice="nice -n 10";; *) nice="";; esac; \
+	  time $$nice $(MAKE) --no-print-directory $$stage || exit 1; \
+	done
 
 # Then normalise them (kernelspec, no timestamps or widget ids: scripts/clean_notebooks.py), so a
 # re-run changes only outputs that really changed.
@@ -183,7 +216,7 @@ bench: setup
 	$(PY) benchmarks/bench_attention.py --out posenc/results
 	$(PY) benchmarks/bench_decode.py --out posenc/results
 
-# the stages of `make test`, in order (.ci/run times each)
+# the stages of `make test`, lane by lane (make test times each)
 print-test-stages:
 	@echo $(TEST_STAGES)
 
