@@ -62,6 +62,7 @@ def _lists_in(path: Path) -> dict[str, list[str]]:
     ``(lambda ..., exc, text)`` tuple (a comprehension, a starred list) contributes its whole text.
     """
     text = path.read_text(encoding="utf-8")
+    segment = _segments(text)
     found: dict[str, list[str]] = {}
     for node in ast.parse(text).body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
@@ -77,8 +78,23 @@ def _lists_in(path: Path) -> dict[str, list[str]]:
         for element in elements:
             if isinstance(element, ast.Tuple) and element.elts and isinstance(element.elts[0], ast.Lambda):
                 element = element.elts[0]
-            sources.append(ast.get_source_segment(text, element))
+            sources.append(segment(element))
     return found
+
+
+def _segments(text: str):
+    """``ast.get_source_segment(text, node)`` as a function of ``node``, with the file split into lines
+    once: the stdlib splits the whole file again for every node (2.8 s of CPU per pytest process over
+    the ~700 cases). Offsets are in UTF-8 bytes, as the parser gives them."""
+    data = text.encode("utf-8")
+    assert b"\r" not in data  # line starts below are after "\n" only, as the parser counts them here
+    starts = [0, *(m.end() for m in re.finditer(b"\n", data))]
+
+    def segment(node: ast.expr) -> str:
+        begin = starts[node.lineno - 1] + node.col_offset
+        return data[begin : starts[node.end_lineno - 1] + node.end_col_offset].decode("utf-8")
+
+    return segment
 
 
 def _collect() -> tuple[dict[str, list[str]], list[tuple[str, object, object, str]]]:

@@ -155,11 +155,12 @@ def test_fire_fits_alibi(n_heads):
     # below the threshold FIRE depends on i - j only, so fitting the distances 0..63 seen from the
     # last query of a 64-token window fits the whole causal grid. The claim is that FIRE can fit ALiBi;
     # one Adam run from one start may stall (measured here: 5 to 11 % of the largest |bias| from some
-    # starts, and which starts depends on the CPU kernels), so the best of three starts must fit
+    # starts, and which starts depends on the CPU kernels), so one of three starts must fit: the starts
+    # are tried in turn until one does (the first one usually; the best of three was the same claim)
     length = 64
     pos = torch.arange(length)
     target = alibi_bias(n_heads, 1, length)[:, 0]  # [h, 64]: -slope * distance, distances 63 .. 0
-    fits = []
+    errors = []
     for seed in range(3):
         torch.manual_seed(seed)
         f = FireBias(n_heads, L_thr_init=length)
@@ -169,9 +170,10 @@ def test_fire_fits_alibi(n_heads):
             return f.bias_at(pos[-1:], pos)[:, 0], target
 
         err, scale = fit(f, target_fn, steps=600)
-        fits.append((err, seed, f))
-    err, _, f = min(fits, key=lambda t: t[0])
-    assert err < 0.02 * scale, [round(e / scale, 4) for e, _, _ in fits]  # within 2 % of the largest |bias|
+        errors.append(round(err / scale, 4))
+        if err < 0.02 * scale:
+            break
+    assert err < 0.02 * scale, errors  # within 2 % of the largest |bias|
     full = f.bias(length).detach()  # and so the whole grid matches
     torch.testing.assert_close(full, alibi_bias(n_heads, length), atol=0.02 * scale, rtol=0)
 
