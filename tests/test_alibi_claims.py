@@ -124,6 +124,7 @@ def test_hf_mpt_model_leaves_alibi_bias_max_at_8():
     model.build_mpt_alibi_tensor = lambda *args, **kwargs: built.append(original(*args, **kwargs)) or built[-1]
     with torch.no_grad():
         model(torch.zeros(1, 4, dtype=torch.long))
+    # the same function on the same arguments: equal bit for bit on any CPU
     assert torch.equal(built[0], mpt.build_mpt_alibi_tensor(4, 8))  # the 8, not the config's 4
     assert not torch.equal(built[0], mpt.build_mpt_alibi_tensor(4, 8, alibi_bias_max=4))
 
