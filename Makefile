@@ -7,8 +7,9 @@
 #   make browser-lab  the chapters' explorers live in JupyterLab (a scratch copy), in headless Chromium
 #   make nbval      every notebook under nbval with this machine's own kernels (for authors; not a stage of make test)
 #   make nbval-foreign   nbval under other CPU kernels, as on macOS/Windows (no /proc, no `resource`): make test's notebook stage
-#   make colab-env  the Colab-like stage: ipywidgets 7.7, matplotlib 3.10, posenc[widgets], no book tooling
-#   make git-install  install posenc[widgets] from a git clone of this checkout, as the Colab set-up cell does
+#   make colab-env  the Colab stage: ipywidgets 7.7, matplotlib 3.10, then posenc[widgets] from a git clone
+#                   of this checkout as the Colab set-up cell installs it; no book tooling
+#   make git-install  the set-up cell's install with the newest versions pip resolves (not in make test)
 #   make lock       refresh requirements.lock (exact, hashed versions that `make setup` installs)
 #   make notebooks  re-execute every notebook in place to refresh its stored outputs
 #   make bench      run the benchmark scripts (print ratios, save the shipped posenc/results/bench_*.json)
@@ -133,7 +134,7 @@ lint: setup
 	$(BIN)/mypy
 
 unit: setup
-	$(UNIT_KERNELS) $(call with_threads,$(WORKERS)) $(PY) -m pytest tests -m "not browser" -n $(WORKERS) --dist worksteal -q
+	$(UNIT_KERNELS) $(call with_threads,$(WORKERS)) $(PY) -m pytest tests -m "not browser" -n $(WORKERS) --dist worksteal -q -p no:nbval
 
 nbval: setup
 	$(call with_threads,$(WORKERS)) $(PY) $(NBVAL)
@@ -147,11 +148,13 @@ nbval-foreign: setup
 	$(FOREIGN) $(OTHER_KERNELS) $(call with_threads,$(WORKERS)) $(PY) $(NBVAL)
 nbval-kernels: nbval-foreign
 
-# The Colab-like environment (_build/colab-venv): the lowest versions the `widgets` extra allows.
+# The Colab stage (_build/colab-venv): Colab's versions (the lowest the `widgets` extra allows), then the
+# set-up cell's install from a git clone of this checkout (scripts/colab_env.sh).
 colab-env:
 	WORKERS=$(WORKERS) $(call with_threads,$(WORKERS)) bash scripts/colab_env.sh _build/colab-venv
 
-# What the chapters' Colab set-up cell does, from a git clone of this checkout (_build/git-install).
+# The set-up cell's install with the newest versions pip resolves, from a git clone of this checkout
+# (_build/git-install). Not a stage of make test: colab-env checks the same install path with Colab's versions.
 git-install:
 	$(call with_threads,1) bash scripts/check_git_install.sh _build/git-install
 
@@ -170,7 +173,7 @@ browser-lab: setup system-chromium
 #   cpu:  unit, nbval-foreign                    (after setup)
 #   book: lint, book-strict, book-zh, browser    (after setup; browser reads both builds, and book-zh
 #         reuses book-strict's explorer frames)
-#   env:  git-install, colab-env                 (their own venvs: they start while setup runs),
+#   env:  colab-env                              (its own venv: it starts while setup runs),
 #         then browser-lab                       (after setup)
 # Every stage is the same target as when it runs alone. A lane stops at its first failing stage and
 # make test fails. Each lane's output comes as one block when it ends (--output-sync), with a line per
@@ -180,7 +183,7 @@ browser-lab: setup system-chromium
 # TEST_JOBS=1 runs the lanes one after another.
 TEST_LANE_cpu := unit nbval-foreign
 TEST_LANE_book := lint book-strict book-zh browser
-TEST_LANE_env-venvs := git-install colab-env
+TEST_LANE_env-venvs := colab-env
 TEST_LANE_env := browser-lab
 TEST_LANES := cpu book env-venvs env
 TEST_STAGES := $(foreach lane,$(TEST_LANES),$(TEST_LANE_$(lane)))

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# The Colab-like stage of `make test`: the lowest versions the `widgets` extra declares, in a venv of
-# their own (default _build/colab-venv), with no book tooling (no Jupyter Book, no JupyterLab, no
-# nbval): torch 2.13.0 CPU preinstalled as on Colab (scripts/preinstalled_torch.sh: never a CUDA build), then
-# ipywidgets 7.7.x and matplotlib 3.10.x, and posenc (from this checkout, not editable) with its
-# `widgets` extra, plus pytest. It then runs the package tests that apply there: the explorers'
-# kernel side (tests/test_widgets.py: every explorer built, redrawn over its declared values and
-# the ends of every control's range, its live widget driven; the tests that need ipywidgets 8
-# mechanisms skip with their reason) and the package face (tests/test_package.py).
-# Installs come from pip's cache after the first run.
+# The Colab stage of `make test`: what a reader gets on Colab, in a venv of its own (default
+# _build/colab-venv) with no book tooling (no Jupyter Book, no JupyterLab, no nbval). First what Colab
+# ships before any cell runs: torch 2.13.0 CPU (scripts/preinstalled_torch.sh: never a CUDA build),
+# ipywidgets 7.7.x, matplotlib 3.10.x and the classic notebook 6.5 (the lowest versions the `widgets`
+# extra allows), plus pytest. Then what the chapters' set-up cell runs there:
+#   pip install "posenc[widgets] @ git+file://<a clone of this checkout>"  (scripts/clone_worktree.sh)
+# which must keep Colab's versions (checked). From a scratch folder: the installed package
+# (scripts/check_installed.py: not the checkout, every module, package data and saved result, one
+# explorer built), then the package tests that apply there: the explorers' kernel side
+# (tests/test_widgets.py: every explorer built, redrawn over its declared values and the ends of every
+# control's range, its live widget driven; the tests that need ipywidgets 8 mechanisms skip with their
+# reason) and the package face (tests/test_package.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${1:-_build/colab-venv}
@@ -30,11 +33,18 @@ fi
 pip="$VENV/bin/python -m pip"
 # torch preinstalled, as on Colab: the venv that holds only torch, shared with `make git-install`
 bash scripts/preinstalled_torch.sh "$VENV" _build/torch-venv
-# posenc from a fresh build of the checkout (not editable), so the test sees what a reader installs
-$pip install $quiet --upgrade --force-reinstall --no-deps . 2>&1 | filter
-$pip install $quiet "ipywidgets==${IPYWIDGETS}" "matplotlib==${MATPLOTLIB}" "notebook==${NOTEBOOK}" ".[widgets]" "pytest>=8" "pytest-xdist>=3.5" 2>&1 | filter
+# a current pip, as Colab has (the pip that venv bundles with Python 3.11.7, 23.2, rejects a
+# git+file:/// URL in a requirement: its packaging wants a host)
+$pip install $quiet --upgrade "pip>=24" 2>&1 | filter
+$pip install $quiet "ipywidgets==${IPYWIDGETS}" "matplotlib==${MATPLOTLIB}" "notebook==${NOTEBOOK}" "pytest>=8" "pytest-xdist>=3.5" 2>&1 | filter
+# the set-up cell's install, from a clone of the working tree (a kept venv: the previous posenc removed first)
+bash scripts/clone_worktree.sh "$(dirname "$VENV")/colab-repo"
+REPO=$(cd "$(dirname "$VENV")/colab-repo" && pwd)
+$pip uninstall $quiet --yes posenc 2>&1 | { grep -v "not installed" || true; }
+$pip install $quiet "posenc[widgets] @ git+file://$REPO" 2>&1 | filter
 echo "$stamp" > "$VENV/.stamp"
-"$VENV/bin/python" - <<'PY'
+# Colab's versions kept by the set-up cell's install (from a scratch folder: the installed posenc)
+(cd "$VENV" && bin/python - <<'PY'
 import importlib.util, ipywidgets, matplotlib, torch, posenc
 print(f"colab-like env: torch {torch.__version__}, matplotlib {matplotlib.__version__}, "
       f"ipywidgets {ipywidgets.__version__}, posenc {posenc.__version__}")
@@ -44,7 +54,10 @@ assert "+cpu" in torch.__version__ or not torch.cuda.is_available()
 book_tools = [m for m in ("jupyter_book", "jupyterlab", "nbval", "seaborn") if importlib.util.find_spec(m)]
 assert not book_tools, f"book tooling in the Colab-like env: {book_tools}"
 PY
+)
 # run from a scratch folder so that `import posenc` is the installed package, not the checkout
 cd "$VENV"
+bin/python -m pip check --disable-pip-version-check
+MPLCONFIGDIR="$PWD/mplconfig" bin/python "$OLDPWD/scripts/check_installed.py" "$OLDPWD"
 exec env MPLCONFIGDIR="$PWD/mplconfig" bin/python -m pytest -q -p no:cacheprovider -n "${WORKERS:-2}" --rootdir "$OLDPWD" \
   -c "$OLDPWD/pyproject.toml" "$OLDPWD/tests/test_widgets.py" "$OLDPWD/tests/test_package.py"

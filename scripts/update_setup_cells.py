@@ -10,7 +10,7 @@ it is written) when, and only when, it runs on Colab; anywhere else it does noth
 its tag ``remove-cell`` (hidden in the HTML book), has no outputs and is written as
 scripts/clean_notebooks.py writes notebooks. tests/test_notebook_setup.py checks every notebook
 against :func:`setup_source`, and `make test` installs ``posenc[widgets] @ git+file://<a clone>``
-the same way (scripts/check_git_install.sh).
+the same way, in the Colab stage (scripts/colab_env.sh).
 """
 
 from __future__ import annotations
