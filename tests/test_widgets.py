@@ -163,7 +163,6 @@ def _matplotlib_draw(explorer) -> np.ndarray:
     full = np.asarray(explorer.fig.canvas.buffer_rgba())[..., :3].astype(int)
     for a in animated:
         a.set_animated(True)
-    explorer.canvas._base = None  # the canvas buffer now holds matplotlib's drawing
     return full
 
 

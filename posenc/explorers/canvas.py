@@ -9,8 +9,9 @@ bench_explorers.py``, where a full draw of a heatmap explorer takes 50 ms.
 
 :class:`LayeredCanvas` draws instead
 
-1. a **background** (figure, axes patches, colour-bar gradients, labels that never change) once per
-   layout, with everything else marked animated;
+1. a **background** (figure, axes patches, colour-bar gradients, labels that never change, lines
+   such as a zero line) once per layout, and again when the view limits of an axes holding such a
+   line change; everything else is marked animated;
 2. the **data** (the plot kind's artists) on top, every time: a heatmap's image is painted by numpy
    (nearest-neighbour, as ``interpolation="nearest"`` draws it), other artists by matplotlib;
 3. **overlays**, each rendered once per state on a transparent canvas and alpha-composited: every
@@ -203,13 +204,22 @@ class LayeredCanvas:
         return renderer
 
     def _apply_aspects(self) -> tuple:
-        """Fix each axes' drawn box as ``Figure.draw`` would (equal aspect shrinks it); return the boxes."""
+        """Fix each axes' drawn box as ``Figure.draw`` would (equal aspect shrinks it); return what
+        the background's pixels depend on: the boxes, the figure's size and, for each axes that
+        holds a background artist in data coordinates (a zero line, a reference curve), its view
+        limits (when the limits follow the data, that artist moves on the canvas)."""
         renderer = self._renderer()
-        boxes = []
+        boxes: list[tuple] = []
         for ax in self.fig.axes:
             locator = ax.get_axes_locator()
             ax.apply_aspect(locator(ax, renderer) if locator else None)
             boxes.append(tuple(np.round(ax.get_position(original=False).bounds, 6)))
+            if any(
+                not a.get_animated() and a.get_visible()
+                for group in (ax.lines, ax.collections, ax.patches, ax.images, ax.texts)
+                for a in group
+            ):
+                boxes.append((*ax.get_xlim(), *ax.get_ylim()))
         return tuple(boxes) + (self.fig.bbox.bounds,)
 
     def _draw_background(self, geometry) -> None:
