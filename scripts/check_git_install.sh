@@ -19,7 +19,7 @@ rm -rf "$DIR/venv" && "$PY" -m venv "$DIR/venv"
 bash "$ROOT/scripts/preinstalled_torch.sh" "$DIR/venv" "$ROOT/_build/torch-venv"
 # a current pip, as Colab has (the pip that venv bundles with Python 3.11.7, 23.2, rejects a
 # git+file:/// URL in a requirement: its packaging wants a host)
-"$DIR/venv/bin/python" -m pip install $quiet --upgrade "pip>=24" 2>&1 | filter
-"$DIR/venv/bin/python" -m pip install $quiet "posenc[widgets] @ git+file://$DIR/repo" 2>&1 | filter
+"$DIR/venv/bin/python" -m pip install $quiet --no-compile --upgrade "pip>=24" 2>&1 | filter
+"$DIR/venv/bin/python" -m pip install $quiet --no-compile "posenc[widgets] @ git+file://$DIR/repo" 2>&1 | filter
 mkdir -p "$DIR/scratch" && cd "$DIR/scratch"
 MPLCONFIGDIR="$DIR/mplconfig" "$DIR/venv/bin/python" "$ROOT/scripts/check_installed.py" "$ROOT"

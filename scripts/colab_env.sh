@@ -19,6 +19,9 @@ IPYWIDGETS=${COLAB_IPYWIDGETS:-7.7.*}
 MATPLOTLIB=${COLAB_MATPLOTLIB:-3.10.*}
 NOTEBOOK=${COLAB_NOTEBOOK:-6.5.*}  # Colab's classic notebook (ipywidgets 7 pulls a notebook; 7.x would bring JupyterLab)
 quiet="--quiet --disable-pip-version-check"
+# --no-compile on every install: Python compiles a module when it is first imported; compiling every
+# installed file up front (most are never imported) was half of an install's CPU time (18 -> 10 CPU-s
+# for the Colab versions' packages on the 2-core test machine)
 filter() { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
 # a fresh venv whenever this script changed (what an upgrade leaves behind, e.g. JupyterLab from a
@@ -35,13 +38,13 @@ pip="$VENV/bin/python -m pip"
 bash scripts/preinstalled_torch.sh "$VENV" _build/torch-venv
 # a current pip, as Colab has (the pip that venv bundles with Python 3.11.7, 23.2, rejects a
 # git+file:/// URL in a requirement: its packaging wants a host)
-$pip install $quiet --upgrade "pip>=24" 2>&1 | filter
-$pip install $quiet "ipywidgets==${IPYWIDGETS}" "matplotlib==${MATPLOTLIB}" "notebook==${NOTEBOOK}" "pytest>=8" "pytest-xdist>=3.5" 2>&1 | filter
+$pip install $quiet --no-compile --upgrade "pip>=24" 2>&1 | filter
+$pip install $quiet --no-compile "ipywidgets==${IPYWIDGETS}" "matplotlib==${MATPLOTLIB}" "notebook==${NOTEBOOK}" "pytest>=8" "pytest-xdist>=3.5" 2>&1 | filter
 # the set-up cell's install, from a clone of the working tree (a kept venv: the previous posenc removed first)
 bash scripts/clone_worktree.sh "$(dirname "$VENV")/colab-repo"
 REPO=$(cd "$(dirname "$VENV")/colab-repo" && pwd)
 $pip uninstall $quiet --yes posenc 2>&1 | { grep -v "not installed" || true; }
-$pip install $quiet "posenc[widgets] @ git+file://$REPO" 2>&1 | filter
+$pip install $quiet --no-compile "posenc[widgets] @ git+file://$REPO" 2>&1 | filter
 echo "$stamp" > "$VENV/.stamp"
 # Colab's versions kept by the set-up cell's install (from a scratch folder: the installed posenc)
 (cd "$VENV" && bin/python - <<'PY'

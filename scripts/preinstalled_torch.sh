@@ -16,9 +16,9 @@ filter() { grep -v "is ignored: it is neither a file nor a directory" || true; }
 have_torch() { "$1" -c "import importlib.metadata as m; assert m.version('torch').startswith('${TORCH_VERSION}')" 2>/dev/null; }
 if ! have_torch "$TORCH_VENV/bin/python"; then
   rm -rf "$TORCH_VENV" && "$PY" -m venv "$TORCH_VENV"
-  "$TORCH_VENV/bin/python" -m pip install $quiet "torch==${TORCH_VERSION}+cpu" 2>&1 | filter
+  "$TORCH_VENV/bin/python" -m pip install $quiet --no-compile "torch==${TORCH_VERSION}+cpu" 2>&1 | filter
   have_torch "$TORCH_VENV/bin/python" \
-    || "$TORCH_VENV/bin/python" -m pip install $quiet --index-url "$TORCH_CPU_INDEX" "torch==${TORCH_VERSION}" 2>&1 | filter
+    || "$TORCH_VENV/bin/python" -m pip install $quiet --no-compile --index-url "$TORCH_CPU_INDEX" "torch==${TORCH_VERSION}" 2>&1 | filter
 fi
 torch_site=$("$TORCH_VENV/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 site=$("$TARGET/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")

@@ -110,6 +110,7 @@ class LayeredCanvas:
             artist.set_animated(self.layered)
         self._base: np.ndarray | None = None
         self._geometry = None
+        self._limits: tuple = ()
         self._overlays: list = []
         self._layers: dict[int, OrderedDict] = {}
         self._composite: np.ndarray | None = None
@@ -204,32 +205,40 @@ class LayeredCanvas:
         return renderer
 
     def _apply_aspects(self) -> tuple:
-        """Fix each axes' drawn box as ``Figure.draw`` would (equal aspect shrinks it); return what
-        the background's pixels depend on: the boxes, the figure's size and, for each axes that
-        holds a background artist in data coordinates (a zero line, a reference curve), its view
-        limits (when the limits follow the data, that artist moves on the canvas)."""
+        """Fix each axes' drawn box as ``Figure.draw`` would (equal aspect shrinks it); return the boxes."""
         renderer = self._renderer()
-        boxes: list[tuple] = []
+        boxes = []
         for ax in self.fig.axes:
             locator = ax.get_axes_locator()
             ax.apply_aspect(locator(ax, renderer) if locator else None)
             boxes.append(tuple(np.round(ax.get_position(original=False).bounds, 6)))
+        return tuple(boxes) + (self.fig.bbox.bounds,)
+
+    def _background_limits(self) -> tuple:
+        """The view limits of each axes that holds a background artist in data coordinates (a zero
+        line, a reference curve): when they change (a y range that follows the data), that artist
+        moves on the canvas, so the background is drawn again (the overlays' caches stay valid)."""
+        return tuple(
+            (*ax.get_xlim(), *ax.get_ylim())
+            for ax in self.fig.axes
             if any(
                 not a.get_animated() and a.get_visible()
                 for group in (ax.lines, ax.collections, ax.patches, ax.images, ax.texts)
                 for a in group
-            ):
-                boxes.append((*ax.get_xlim(), *ax.get_ylim()))
-        return tuple(boxes) + (self.fig.bbox.bounds,)
+            )
+        )
 
-    def _draw_background(self, geometry) -> None:
-        self._overlays = self._overlay_artists()
+    def _draw_background(self, geometry, *, keep_overlays: bool = False) -> None:
+        if not keep_overlays:
+            self._overlays = self._overlay_artists()
         for artist in self._overlays:
             artist.set_animated(True)
         self.fig.canvas.draw()  # everything not animated
         self._base = np.asarray(self.fig.canvas.buffer_rgba()).copy()
         self._geometry = geometry
-        self._layers = {id(a): OrderedDict() for a in self._overlays}
+        self._limits = self._background_limits()
+        if not keep_overlays:
+            self._layers = {id(a): OrderedDict() for a in self._overlays}
         self._composite_key = None
         self.counts["background"] += 1
 
@@ -290,6 +299,8 @@ class LayeredCanvas:
             geometry = self._apply_aspects()
             if self._base is None or geometry != self._geometry:
                 self._draw_background(geometry)
+            elif self._background_limits() != self._limits:  # same boxes: the overlays' caches stay
+                self._draw_background(geometry, keep_overlays=True)
             buf = np.asarray(self.fig.canvas.buffer_rgba())
             layers, cut = [], []
             for artist in self._overlays:
