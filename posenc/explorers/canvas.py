@@ -188,10 +188,14 @@ class LayeredCanvas:
     def _key(artist) -> tuple:
         """What an overlay's pixels depend on, besides the layout."""
         from matplotlib.axis import Axis
+        from matplotlib.spines import Spine
         from matplotlib.text import Text
 
         if isinstance(artist, Axis):
             return (tuple(float(v) for v in artist.get_view_interval()), artist.get_scale())
+        if isinstance(artist, Spine):  # its ends are placed through the view limits (matplotlib 3.10
+            # snaps them a pixel differently for other limits)
+            return (*artist.axes.get_xlim(), *artist.axes.get_ylim())
         if isinstance(artist, Text):
             return (artist.get_text(), artist.get_fontsize(), tuple(np.round(artist.get_position(), 3)))
         return ()
