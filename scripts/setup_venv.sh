@@ -2,9 +2,9 @@
 # Create the virtual environment (default .venv) and install the project into it.
 #
 # With LOCK=1 (what `make setup` passes by default) and requirements.lock present: the exact,
-# hashed versions of the lock (`pip install --require-hashes --no-deps`; torch 2.13.0+cpu from a
-# local CPU wheel that pip's find-links hold, else PyTorch's CPU index), then posenc itself,
-# editable, without dependencies. This is the set-up that reproduces the stored outputs. If the lock
+# hashed versions of the lock (`pip install --require-hashes --no-deps`, done by uv when $UV names one:
+# scripts/uv_install.sh; torch 2.13.0+cpu from a local CPU wheel that pip's find-links hold, else
+# PyTorch's CPU index), then posenc itself, editable, without dependencies. This is the set-up that reproduces the stored outputs. If the lock
 # cannot be installed here (another platform or Python: the lock is for Linux x86-64, CPython
 # 3.11), it says so and installs the ranges of requirements.txt instead, as LOCK=0 does:
 # torch goes first, as a CPU build where one can be had, so that requirements.txt's plain
@@ -29,13 +29,21 @@ quiet="--quiet --disable-pip-version-check"
 # for the Colab versions' packages on the 2-core test machine)
 
 filter() { grep -v "is ignored: it is neither a file nor a directory" || true; }
+# pip install ARGUMENTS, done by uv where make's `$(UV)` target got one (scripts/uv_install.sh: the same
+# indexes, 4x less CPU for the lock), else, or if uv fails, by pip
+install() {
+  local rc=0
+  bash scripts/uv_install.sh "$VENV" "$@" || rc=$?
+  [ "$rc" = 0 ] && return 0
+  [ "$rc" = 3 ] || echo "setup: uv failed (exit $rc); pip installs instead" >&2
+  $pip install $quiet --no-compile "$@" 2>&1 | filter
+}
 locked=0
 if [ "${LOCK:-0}" = 1 ] && [ -f requirements.lock ]; then
-  if $pip install $quiet --no-compile --require-hashes --no-deps -r requirements.lock 2>&1 | filter \
-      && "$VENV/bin/python" -c "import torch" 2>/dev/null; then
+  if install --require-hashes --no-deps -r requirements.lock && "$VENV/bin/python" -c "import torch" 2>/dev/null; then
     locked=1
-  elif $pip install $quiet --no-compile --require-hashes --no-deps --extra-index-url "$TORCH_CPU_INDEX" -r requirements.lock \
-      2>&1 | filter && "$VENV/bin/python" -c "import torch" 2>/dev/null; then
+  elif install --require-hashes --no-deps --extra-index-url "$TORCH_CPU_INDEX" -r requirements.lock \
+      && "$VENV/bin/python" -c "import torch" 2>/dev/null; then
     locked=1
   else
     echo "setup: requirements.lock does not install here (it is for Linux x86-64, CPython 3.11);" \
@@ -43,7 +51,7 @@ if [ "${LOCK:-0}" = 1 ] && [ -f requirements.lock ]; then
   fi
 fi
 if [ "$locked" = 1 ]; then
-  $pip install $quiet --no-compile --no-deps -e . 2>&1 | filter
+  install --no-deps -e .
   $pip check --disable-pip-version-check
 fi
 if [ "$locked" = 0 ] && ! "$VENV/bin/python" -c "import torch" 2>/dev/null; then
