@@ -40,7 +40,7 @@ bash scripts/preinstalled_torch.sh "$VENV" _build/torch-venv
 # git+file:/// URL in a requirement: its packaging wants a host)
 # What Colab ships is installed by uv where make passes one (scripts/uv_install.sh), else by pip; the
 # set-up cell's install below is pip's, as on Colab.
-preinstall() { bash scripts/uv_install.sh "$VENV" "$@" || $pip install $quiet --no-compile "$@" 2>&1 | filter; }
+preinstall() { bash scripts/uv_install.sh "$VENV" "$@"; }
 preinstall --upgrade "pip>=24"
 preinstall "ipywidgets==${IPYWIDGETS}" "matplotlib==${MATPLOTLIB}" "notebook==${NOTEBOOK}" "pytest>=8" "pytest-xdist>=3.5"
 # the set-up cell's install, from a clone of the working tree (a kept venv: the previous posenc removed first)

@@ -16,9 +16,8 @@ filter() { grep -v "is ignored: it is neither a file nor a directory" || true; }
 have_torch() { "$1" -c "import importlib.metadata as m; assert m.version('torch').startswith('${TORCH_VERSION}')" 2>/dev/null; }
 if ! have_torch "$TORCH_VENV/bin/python"; then
   rm -rf "$TORCH_VENV" && "$PY" -m venv "$TORCH_VENV"
-  # by uv where make passes one (scripts/uv_install.sh), else by pip
-  bash "$(dirname "$0")/uv_install.sh" "$TORCH_VENV" "torch==${TORCH_VERSION}+cpu" \
-    || "$TORCH_VENV/bin/python" -m pip install $quiet --no-compile "torch==${TORCH_VERSION}+cpu" 2>&1 | filter
+  # by uv where make passes one, else by pip (scripts/uv_install.sh); the CPU index below if neither found it
+  bash "$(dirname "$0")/uv_install.sh" "$TORCH_VENV" "torch==${TORCH_VERSION}+cpu" || true
   have_torch "$TORCH_VENV/bin/python" \
     || "$TORCH_VENV/bin/python" -m pip install $quiet --no-compile --index-url "$TORCH_CPU_INDEX" "torch==${TORCH_VERSION}" 2>&1 | filter
 fi

@@ -29,15 +29,8 @@ quiet="--quiet --disable-pip-version-check"
 # for the Colab versions' packages on the 2-core test machine)
 
 filter() { grep -v "is ignored: it is neither a file nor a directory" || true; }
-# pip install ARGUMENTS, done by uv where make's `$(UV)` target got one (scripts/uv_install.sh: the same
-# indexes, 4x less CPU for the lock), else, or if uv fails, by pip
-install() {
-  local rc=0
-  bash scripts/uv_install.sh "$VENV" "$@" || rc=$?
-  [ "$rc" = 0 ] && return 0
-  [ "$rc" = 3 ] || echo "setup: uv failed (exit $rc); pip installs instead" >&2
-  $pip install $quiet --no-compile "$@" 2>&1 | filter
-}
+# pip install ARGUMENTS, by uv where make's `$(UV)` target got one, else by pip (scripts/uv_install.sh)
+install() { bash scripts/uv_install.sh "$VENV" "$@"; }
 locked=0
 if [ "${LOCK:-0}" = 1 ] && [ -f requirements.lock ]; then
   if install --require-hashes --no-deps -r requirements.lock && "$VENV/bin/python" -c "import torch" 2>/dev/null; then
