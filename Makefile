@@ -25,13 +25,12 @@ export PYTHONHASHSEED := 0
 # points at font files that are gone, and every figure then logs findfont warnings
 export MPLCONFIGDIR := $(abspath $(VENV))/mplconfig
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
-# glibc's malloc gives freed blocks above 128 KiB back to the system at once, so code that allocates
-# large tensors in a loop (the notebooks' sweeps and training, many tests) takes every page fault
-# again each time: a third of the notebook pass's CPU time was the kernel's. These keep freed memory
-# in the process for reuse (glibc only; other C libraries ignore them). Measured on the 2-core AMD
-# machine: chapters 3 and 5 under nbval 106 -> 80 CPU-s (system time 36 -> 3 s).
-export MALLOC_MMAP_THRESHOLD_ := 4294967296
-export MALLOC_TRIM_THRESHOLD_ := 17179869184
+# glibc's malloc hands the top of its heap back to the system when a large block is freed and asks for
+# it again at the next one, so code that allocates large tensors in a loop (the notebooks' sweeps and
+# training, many tests) takes every page fault again each time. A 1 GiB pad keeps that memory for reuse
+# (glibc only; other C libraries ignore it). Measured on the 2-core AMD machine, chapter 3 under nbval:
+# 70 s wall, 50 + 20 CPU-s (user + system) without it; 43 s, 41 + 2 CPU-s with it.
+export MALLOC_TOP_PAD_ := 1073741824
 
 # Threads: the one place they are set. Each of WORKERS parallel processes (pytest workers, notebook
 # kernels) gets cores / WORKERS threads for OpenMP, MKL and torch's intra-op pool (torch takes its
