@@ -21,6 +21,12 @@ STAMP := $(VENV)/.posenc-installed
 VENDOR := _vendor/vendor/.stamp
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 export PYTHONHASHSEED := 0
+# Python's bytecode cache on: an environment with PYTHONDONTWRITEBYTECODE set (this test machine's is)
+# makes every process compile again each module it imports, torch's included, since the installs skip
+# compiling (--no-compile, and uv's default). Empty here, Python writes each imported module's .pyc once
+# (__pycache__ is ignored by git) and every later process reads it: `import posenc` 4.4 -> 2.1 CPU-s on
+# the 2-core AMD machine, in each of make test's hundreds of Python processes.
+export PYTHONDONTWRITEBYTECODE :=
 # matplotlib's font cache per virtualenv: a cache shared with another checkout's venv (since deleted)
 # points at font files that are gone, and every figure then logs findfont warnings
 export MPLCONFIGDIR := $(abspath $(VENV))/mplconfig
