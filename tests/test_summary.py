@@ -260,7 +260,7 @@ def _fire_fit_row():
     rows = fits["fits"]
     easy = [r for r in rows if r["target"] in ("ALiBi", "KERPLE (log)")]
     t5 = [r for r in rows if r["target"] == "T5 buckets"]
-    assert max(r["error"] for r in easy) < 0.01 and min(r["error"] for r in t5) > 0.5
+    assert max(r["error"] for r in easy) < 0.02 and min(r["error"] for r in t5) > 0.5
     return [str(len(fits["config"]["starts"]))]
 
 
@@ -833,7 +833,7 @@ RULES: dict[str, tuple] = {
     "| KERPLE's log and power biases": (lambda: quote(C11, "on 100 random point sets", "A power of 3"), "_ _"),
     "| KERPLE's power kernel with $r_2 = 1$": (lambda: [], "2 1 1"),
     "| FIRE's MLP input lies in": (lambda: quote(C11, r"With $L_{\text{thr}} = 16$, up to 4096 tokens"), "0 1 _1 _0"),
-    "| Fitted by the L-BFGS optimiser from each of": (_fire_fit_row, "_ 1 5"),
+    "| Fitted by the L-BFGS optimiser from each of": (_fire_fit_row, "_ 2 5"),
     "| Two hidden units at each of T5's": (_t5_edges_row, "5 _ 64 10 9"),
     "| CoPE's positions are the token distances": (lambda: [], "1 0"),
     "| Chapter 8's task: KERPLE and ALiBi": (_kerple_alibi_row, "8 _ _ _ 496 8 _"),
