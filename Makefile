@@ -189,19 +189,14 @@ browser: setup system-chromium
 browser-lab: setup system-chromium
 	$(PY) -m pytest tests -m jupyterlab -q -p no:cacheprovider
 
-# make test runs its stages in four lanes side by side (make -j), each lane's stages in order, so that
+# make test runs its stages in three lanes side by side (make -j), each lane's stages in order, so that
 # the stages that wait (pip installing a venv, single-threaded book builds, Chromium waiting on pages,
-# JupyterLab's kernels, the unit tests' subprocesses and time limits) fill the cores that the others
-# leave idle:
-#   unit: unit                                   (after setup)
-#   nb:   nbval-foreign                          (after setup)
+# JupyterLab's kernels) fill the cores that the two-worker stages leave idle:
+#   cpu:  unit, nbval-foreign                    (after setup)
 #   book: lint, book-strict, book-zh, browser    (after setup; browser reads both builds, and book-zh
 #         reuses book-strict's explorer frames)
 #   env:  colab-env                              (its own venv: it starts while setup runs),
 #         then browser-lab                       (after setup)
-# With unit and nbval-foreign in one lane (three lanes), a run on the 2-core AMD machine kept the cores
-# busy only 1.4 of 2 on average while unit ran (unit 834 s, 532 CPU-s; the run 1091 s): its waits left
-# a core idle that the notebooks now use.
 # Every stage is the same target as when it runs alone. A lane stops at its first failing stage and
 # make test fails. Each lane's output comes as one block when it ends (--output-sync), with a line per
 # stage giving its wall and CPU time. The stages that keep both cores busy for minutes (TEST_NICE) run
@@ -210,22 +205,20 @@ browser-lab: setup system-chromium
 # The lanes side by side already keep both cores busy, so every process gets one thread (CORES=1): a
 # two-thread book build beside two test workers would make its threads wait on each other.
 # TEST_JOBS=1 runs the lanes one after another, each stage with its usual threads.
-TEST_LANE_unit := unit
-TEST_LANE_nb := nbval-foreign
+TEST_LANE_cpu := unit nbval-foreign
 TEST_LANE_book := lint book-strict book-zh browser
 TEST_LANE_env-venvs := colab-env
 TEST_LANE_env := browser-lab
-TEST_LANES := unit nb book env-venvs env
+TEST_LANES := cpu book env-venvs env
 TEST_STAGES := $(foreach lane,$(TEST_LANES),$(TEST_LANE_$(lane)))
-TEST_JOBS ?= 4
+TEST_JOBS ?= 3
 TEST_NICE := unit nbval-foreign colab-env
 .PHONY: test-lanes $(addprefix test-lane-,$(TEST_LANES))
 test: system-npm system-chromium
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-lanes $(if $(filter 1,$(TEST_JOBS)),,CORES=1)
 	@echo "make test: all stages passed"
-test-lanes: test-lane-unit test-lane-nb test-lane-book test-lane-env
-test-lane-unit: setup
-test-lane-nb: setup
+test-lanes: test-lane-cpu test-lane-book test-lane-env
+test-lane-cpu: setup
 test-lane-book: setup vendor
 test-lane-env: test-lane-env-venvs setup
 test-lane-env-venvs: $(UV)
