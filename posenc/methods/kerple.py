@@ -1,16 +1,20 @@
 """KERPLE: kernelized relative positional embedding (Chi, Fan, Ramadge, Rudnicky, NeurIPS 2022).
 
-ALiBi fixes the shape of the distance penalty by hand. KERPLE learns it, inside a family that is
-guaranteed to be valid: every head adds a *conditionally positive definite* (CPD) kernel of the
-distance to its logits,
+ALiBi fixes the shape of the distance penalty by hand. KERPLE learns it, inside a family its paper
+calls valid: every head adds a *conditionally positive definite* (CPD) kernel of the distance to its
+logits,
 
 - logarithmic: ``b(i, j) = -r1 * log(1 + r2 * |i - j|)``
 - power:       ``b(i, j) = -r1 * |i - j| ** r2``,  ``0 < r2 <= 2``
 
 with learnable ``r1, r2 > 0`` per head. A CPD kernel ``k`` satisfies ``c^T K c >= 0`` for every
-weight vector ``c`` with ``sum(c) = 0``; such a kernel plus a large enough constant is positive
-definite, and the constant cancels in the softmax (adding one number to a whole row of logits
-changes nothing), so the biased logits are an inner product in some feature space. The bias *is*
+weight vector ``c`` with ``sum(c) = 0``. A *strictly* CPD kernel (``c^T K c > 0`` unless ``c = 0``)
+plus a large enough constant is positive definite on a given finite set of positions (the constant
+grows with the set), and the constant cancels in the softmax (adding one number to a whole row of
+logits changes nothing), so the biased logits are an inner product in some feature space. The log
+kernel and the power kernel with ``r2 < 2`` are strictly CPD; at ``r2 = 2`` the power kernel is CPD
+but not strictly, and no constant makes it positive semidefinite on three adjacent positions
+(chapter 11 checks both). The bias *is*
 the CPD kernel (sign included): ``-|x - y| ** p`` is CPD for ``0 < p <= 2`` and
 ``-log(1 + r2 |x - y|)`` is CPD (paper, Sec. 3 and Prop. 1). ALiBi is the power variant with
 ``r2 = 1`` and ``r1`` the head's ALiBi slope, both fixed.
