@@ -480,3 +480,31 @@ def test_exported_names_bad_input():
         posenc.FireBias(4, c_init=-0.1)
     with pytest.raises(ValueError, match="npos_max must be >= 2"):
         posenc.CoPE(16, npos_max=0)
+
+
+@pytest.mark.parametrize("heads_seed", [0, 1])
+def test_fire_squared_error_ratio_is_one_for_the_best_constant_and_below_for_a_fit(heads_seed):
+    # chapter 11's saved FIRE fits record this ratio: the fit's mean squared error over that of each
+    # head's mean. A FIRE whose MLP outputs exactly the heads' means (zero first layer) scores 1; an
+    # L-BFGS fit to a smooth target, which every start fits to a fraction of a percent, scores far below
+    from posenc.experiments.fire_fit import WINDOW, fire_curve, fit_lbfgs, fit_targets, squared_error_ratio
+
+    target = torch.randn(4, WINDOW, generator=torch.Generator().manual_seed(heads_seed))
+    flat = FireBias(4, L_thr_init=float(WINDOW))
+    with torch.no_grad():
+        flat.mlp[0].weight.zero_()
+        flat.mlp[0].bias.zero_()
+        flat.mlp[2].bias.copy_(target.mean(-1))
+    assert torch.equal(fire_curve(flat).detach(), target.mean(-1, keepdim=True).expand(4, WINDOW))
+    assert abs(squared_error_ratio(flat, target) - 1) < 1e-5  # float32 means of 256 terms
+    kerple = fit_targets(0)["KERPLE (log)"]
+    assert squared_error_ratio(fit_lbfgs(kerple, seed=heads_seed, max_iter=100), kerple) < 0.01
+
+
+def test_fit_lbfgs_raises_when_the_fit_diverges():
+    from posenc.experiments.fire_fit import WINDOW, fit_lbfgs
+
+    target = torch.zeros(4, WINDOW)
+    target[0, 3] = float("nan")  # a loss that is never finite
+    with pytest.raises(RuntimeError, match="diverged"):
+        fit_lbfgs(target, seed=0, max_iter=5)
