@@ -186,7 +186,9 @@ def _pi_row():
 def _yarn_row():
     quote(C8, "loss fine at $2L$ only")  # chapter 8's verdict, in its words
     assert abs(float(loss("rope+yarn", 128)) - float(loss("trigram", 128))) < 0.02  # near the trigram's at 2L
-    return [loss("rope+yarn", 512), _over_99("rope+yarn")]
+    paper = load_results("extrapolation", check=False)["config"]["sensitivity"]["yarn b32"]
+    assert (paper["beta_fast"], paper["beta_slow"]) == (32, 1)  # "the paper's betas 32/1"
+    return [loss("rope+yarn", 512), _over_99("rope+yarn"), loss("rope+yarn b32", 512)]
 
 
 def _ntk_row():
@@ -264,6 +266,7 @@ def _fire_fit_row():
     (missed,) = said("11_learned_position", r"T5 is missed by more than (\d+) % in all 72 fits")
     assert min(r["error"] for r in t5) > int(missed) / 100  # "more than 81 %", from every start, table and width
     quote("11_learned_position", "Pairs of units at the bucket edges hit every step")  # "the next row's placed units"
+    assert {64, 128} <= {r["hidden"] for r in t5}  # "at 64 and 128 hidden units", the construction's 64 among them
     return [str(len(fits["config"]["starts"])), missed]
 
 
@@ -604,7 +607,7 @@ RULES: dict[str, tuple] = {
     "| T5 bias | ": (_t5_behaviour_row, "5 _ 100 5"),
     "breaks, and misses most passkeys |": (lambda: [loss("rope", 512), key("rope", 512)], "_ _"),
     "keeps its loss | BLOOM": (_alibi_behaviour_row, "_ _"),
-    "| NoPE | ": (_nope_behaviour_row, "_ 100 4 3"),
+    "| NoPE | ": (_nope_behaviour_row, "_ 100 4 3 7"),
     "| KERPLE | ": (lambda: [loss("kerple", 512), key("kerple", 512)], "_ _"),
     "| FIRE | ": (_fire_behaviour_row, "_ 100"),
     "| CoPE | ": (_cope_behaviour_row, "_ 100"),
@@ -618,9 +621,9 @@ RULES: dict[str, tuple] = {
     # RoPE, stretched
     "| RoPE with | loss beyond $L$ at $8L$ | passkeys found at $8L$ |": (lambda: [], "8 8"),
     "| dynamic PI |": (_pi_row, "_ _"),
-    "| dynamic YaRN |": (_yarn_row, "_ _ 2"),
+    "| dynamic YaRN |": (_yarn_row, "_ _ 2 32 1 2 1 _ 8"),
     "| dynamic NTK |": (_ntk_row, "_ _ 4 8 1"),  # Qwen-1's config: use_dynamic_ntk at inference
-    "| PI or YaRN, fixed factor 8 |": (_fixed_as_dynamic_row, "8 8 8 8 _ _ 2.5 3 32768 4"),
+    "| PI or YaRN, fixed factor 8 |": (_fixed_as_dynamic_row, "8 8 8 8 _ _ 2.5 3"),
     "| fine-tuning RoPE, PI or YaRN at": (_finetuned_row, "8 _0 _1 _2 _3"),
     # what chapters 7 and 10 add to RoPE
     "| method | what it changes": (lambda: [], "7 10"),
@@ -640,7 +643,7 @@ RULES: dict[str, tuple] = {
     ),
     "| LongRoPE | a searched": (lambda: [], "3"),  # Phi-3
     "| M-RoPE | positions in time": (lambda: [], "2 2.5"),
-    "| interleaved M-RoPE |": (lambda: [], "3 3.5"),
+    "| interleaved M-RoPE |": (lambda: [], "3"),
     "| proportional RoPE | keeps the fast end": (lambda: [], "4"),
     "| iRoPE | RoPE in chunked": (lambda: [], "4"),
     "| MLA decoupled RoPE | a small": (lambda: [], "2 3"),
@@ -853,7 +856,7 @@ RULES: dict[str, tuple] = {
     "| KERPLE's log and power biases": (lambda: quote(C11, "on 100 random point sets", "A power of 3"), "_ _"),
     "| KERPLE's power kernel with $r_2 = 1$": (lambda: [], "2 1 1"),
     "| FIRE's MLP input lies in": (lambda: quote(C11, r"With $L_{\text{thr}} = 16$, up to 4096 tokens"), "0 1 _1 _0"),
-    "| Fitted by the L-BFGS optimiser from each of": (_fire_fit_row, "_ 2 5 _"),
+    "| Fitted by the L-BFGS optimiser from each of": (_fire_fit_row, "_ 2 5 _ 64 128"),
     "| Two hidden units at each of T5's": (_t5_edges_row, "5 _ 64 10 9"),
     "| CoPE's positions are the token distances": (lambda: [], "1 0"),
     "| Chapter 8's task: KERPLE and ALiBi": (_kerple_alibi_row, "8 _ _ _ 496 8 _"),
@@ -921,7 +924,8 @@ def prose_expected() -> list[str]:
         ["7", "10"],  # the used-by columns: configs that chapters 7 and 10 quote
         ["5"],  # the chapter list: T5
         ["0", "5", "5", "0", "2"],  # the notation: r = i - j >= 0; T5, T5's encoder; pairs from 0; b^(-2l/d)
-        [f"{s}", str(model["n_layers"]), str(model["d_model"]), str(run["steps"]), f"{L}", f"{s}", f"{longest}"],
+        [f"{s}", str(model["n_layers"]), str(model["d_model"]), str(model["n_heads"]),
+         str(model["d_model"] // model["n_heads"]), str(run["steps"]), f"{L}", f"{s}", f"{longest}"],
         # chapter 8's models: 2 layers of width 64, 1000 steps, trained at L = 64 and tested up to 8L = 512
         [f"{s}"],  # two bars judge the loss at 8L
         [f"{vocab}", f"{vocab}", f"{math.log(vocab):.1f}"],  # breaks: worse than uniform over 28 tokens, ln 28
