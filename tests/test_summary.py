@@ -924,8 +924,17 @@ def prose_expected() -> list[str]:
         ["7", "10"],  # the used-by columns: configs that chapters 7 and 10 quote
         ["5"],  # the chapter list: T5
         ["0", "5", "5", "0", "2"],  # the notation: r = i - j >= 0; T5, T5's encoder; pairs from 0; b^(-2l/d)
-        [f"{s}", str(model["n_layers"]), str(model["d_model"]), str(model["n_heads"]),
-         str(model["d_model"] // model["n_heads"]), str(run["steps"]), f"{L}", f"{s}", f"{longest}"],
+        [
+            f"{s}",
+            str(model["n_layers"]),
+            str(model["d_model"]),
+            str(model["n_heads"]),
+            str(model["d_model"] // model["n_heads"]),
+            str(run["steps"]),
+            f"{L}",
+            f"{s}",
+            f"{longest}",
+        ],
         # chapter 8's models: 2 layers of width 64, 1000 steps, trained at L = 64 and tested up to 8L = 512
         [f"{s}"],  # two bars judge the loss at 8L
         [f"{vocab}", f"{vocab}", f"{math.log(vocab):.1f}"],  # breaks: worse than uniform over 28 tokens, ln 28
