@@ -47,7 +47,9 @@ class T5Method(CachedBias):
         self.n_heads = self.t5.n_heads
 
     def reset_parameters(self) -> None:
-        """As the constructor: the embedding's own initialisation, then T5's ``normal(0, 0.02)``."""
+        """As the constructor: the embedding's own initialisation, then ``normal(0, 0.02)`` for the bucket
+        table, a small scale (transformers' T5 draws it with std ``d_model ** -0.5``, ``_init_weights`` in
+        ``modeling_t5.py``)."""
         super().reset_parameters()  # the bias cache and the embedding's reset_parameters
         nn.init.normal_(self.t5.bias.weight, std=0.02)
 
