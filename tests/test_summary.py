@@ -610,7 +610,7 @@ RULES: dict[str, tuple] = {
     "| T5 bias | ": (_t5_behaviour_row, "5 _ 100 5"),
     "breaks, and misses most passkeys |": (lambda: [loss("rope", 512), key("rope", 512)], "_ _"),
     "keeps its loss | BLOOM": (_alibi_behaviour_row, "_ _"),
-    "| NoPE | ": (_nope_behaviour_row, "_ 100 4 3 7"),
+    "| NoPE | ": (_nope_behaviour_row, "_ 100 4 3 7 8"),
     "| KERPLE | ": (lambda: [loss("kerple", 512), key("kerple", 512)], "_ _"),
     "| FIRE | ": (_fire_behaviour_row, "_ 100"),
     "| CoPE | ": (_cope_behaviour_row, "_ 100"),
@@ -632,8 +632,13 @@ RULES: dict[str, tuple] = {
     "| method | what it changes": (lambda: [], "7 10"),
     "| partial rotary | rotates part": (lambda: [], "20 2 3 4.5"),
     "| larger base | keeps the score of a key equal": (
-        lambda: quote(C10, "averages about a quarter with Llama 3's or Code Llama's base"),
-        "_ 3",
+        lambda: quote(
+            C10,
+            "averages about a quarter with Llama 3's or Code Llama's base",
+            "Take a 128-dimensional head and two bases ten or more times apart",
+            "can fail for a 64-dimensional head",
+        ),
+        "_1 _2 _0 3",
     ),
     "| Llama 3.1's rule | keeps": (lambda: quote(C10, "Llama 4's chunk is 8192 tokens"), "3.1 3.1 _ _"),
     "| PI or YaRN, fixed factor, trained |": (_trained_fixed_factor_row, "3 4 27 8 2 3 40 32"),
@@ -1010,8 +1015,8 @@ def test_prose_holds_only_its_listed_numbers():
     assert all(
         b < y for b, y in zip(per_seed("rope+yarn b32", "loss_beyond", 512), per_seed("rope+yarn", "loss_beyond", 512))
     )
-    # "NoPE and T5 end near that line": their mean loss at 8L within 0.15 nats of ln 16
-    assert all(abs(float(loss(name, 512)) - math.log(corpus.vocab_size)) < 0.15 for name in ("none", "t5"))
+    # "NoPE ends near that line": its loss at 8L within 0.1 nats of ln 16 in every seed
+    assert all(abs(v - math.log(corpus.vocab_size)) < 0.1 for v in per_seed("none", "loss_beyond", 512))
     found, expected = prose_numbers(), prose_expected()
     assert found == expected, f"prose outside the tables, in order:\n  on the page: {found}\n  listed:      {expected}"
 
