@@ -825,7 +825,7 @@ RULES: dict[str, tuple] = {
         ],
         "5 32 _ _ _ _ _",
     ),
-    "| RoPE's extra memory is exactly": (lambda: [], "1"),
+    "| At inference, RoPE's extra memory is exactly": (lambda: [], "1"),
     "| In a training step T5's trainable bias": (
         lambda: [
             *said(C9, r"T5 holds (1\.6), 1\.8 and (1\.9) more"),
