@@ -192,6 +192,10 @@ def _yarn_row():
 
 
 def _ntk_row():
+    # "loss fine at 2L, as dynamic YaRN's": within chapter 8's bar of the trigram at 2L, in every seed
+    trigram = per_seed("trigram", "loss_beyond", 128)
+    for run in ("rope+dynamic", "rope+yarn"):
+        assert all(a < t + FINE for a, t in zip(per_seed(run, "loss_beyond", 128), trigram)), run
     # dynamic NTK trails dynamic YaRN at 4L and 8L on both measures, in every seed
     for n in (256, 512):
         for metric, better in (("loss_beyond", lambda y, d: y < d), ("passkey", lambda y, d: y > d)):
@@ -610,7 +614,7 @@ RULES: dict[str, tuple] = {
     "| T5 bias | ": (_t5_behaviour_row, "5 _ 100 5"),
     "breaks, and misses most passkeys |": (lambda: [loss("rope", 512), key("rope", 512)], "_ _"),
     "keeps its loss | BLOOM": (_alibi_behaviour_row, "_ _"),
-    "| NoPE | ": (_nope_behaviour_row, "_ 100 4 3 7 8"),
+    "| NoPE | ": (_nope_behaviour_row, "_ 100 4 3 7 4.0 8"),
     "| KERPLE | ": (lambda: [loss("kerple", 512), key("kerple", 512)], "_ _"),
     "| FIRE | ": (_fire_behaviour_row, "_ 100"),
     "| CoPE | ": (_cope_behaviour_row, "_ 100"),
@@ -625,7 +629,7 @@ RULES: dict[str, tuple] = {
     "| RoPE with | loss beyond $L$ at $8L$ | passkeys found at $8L$ |": (lambda: [], "8 8"),
     "| dynamic PI |": (_pi_row, "_ _"),
     "| dynamic YaRN |": (_yarn_row, "_ _ 2 32 1 2 1 _ 8"),
-    "| dynamic NTK |": (_ntk_row, "_ _ 4 8"),
+    "| dynamic NTK |": (_ntk_row, "_ _ 2 4 8"),
     "| PI or YaRN, fixed factor 8 |": (_fixed_as_dynamic_row, "8 8 8 8 _ _ 2.5 7"),
     "| fine-tuning RoPE, PI or YaRN at": (_finetuned_row, "8 _0 _1 _2 _3"),
     # what chapters 7 and 10 add to RoPE
@@ -875,7 +879,7 @@ RULES: dict[str, tuple] = {
     ),
     "| KERPLE's loss beyond $L$ is below RoPE's": (_kerple_gap_row, "2 4 8 3 8 3"),
     "| On Shakespeare FIRE's loss rises": (_text_seeds_row, "_ _"),
-    "| Counting the $k$-th sentence back": (_counting_row, "_ 1 2 3 _ _ _ 2 3"),
+    "| Counting the $k$-th sentence back": (_counting_row, "_ 1 2 3 _ _ _ 2 3 12.5"),  # chance: 1 of 8 labels
     # corrections
     "| Binary codes satisfy the linear-relation": (
         lambda: [
@@ -945,7 +949,8 @@ def prose_expected() -> list[str]:
         # chapter 8's models: 2 layers of width 64, 1000 steps, trained at L = 64 and tested up to 8L = 512
         [f"{s}"],  # two bars judge the loss at 8L
         [f"{vocab}", f"{vocab}", f"{math.log(vocab):.1f}"],  # breaks: worse than uniform over 28 tokens, ln 28
-        [f"{s}", f"{s}"],  # only ALiBi, KERPLE and RoPE fine-tuned at 8L keep their loss all the way to 8L
+        numbers(" ".join(quote(C8, "| retrieval is *kept* | 95 % of passkeys found or more, on average |"))),
+        [f"{s}", f"{s}", f"{s}"],  # zero-shot only ALiBi and KERPLE keep their loss to 8L; RoPE fine-tuned at 8L
         ["5", f"{s}"],  # the caption of the encodings' table: T5, every passkey at 8L
         [f"{s}", "7"],  # RoPE, stretched: at 8L only fine-tuning keeps the loss; chapter 7's scalings
         ["2", f"{s}"],  # the collapsed block's summary: 2L against 8L
@@ -1105,8 +1110,8 @@ def test_only_alibi_kerple_and_fine_tuned_rope_keep_their_loss():
     exactly for ALiBi, KERPLE and the three fine-tuned RoPE arms, among every run of the saved passkey sweep.
     No run sits near the bar: every other run is more than 0.15 nats above the trigram in every seed."""
     page = re.sub(r"\s+", " ", SUMMARY.read_text(encoding="utf-8"))
-    only = "Only ALiBi, KERPLE and RoPE fine-tuned at $8L$, with or without a scaling,"
-    assert f"{only} keep their loss all the way to $8L$." in page
+    only = "With no further training, only ALiBi and KERPLE keep their loss all the way to $8L$. RoPE fine-tuned"
+    assert f"{only} at $8L$, with or without a scaling, keeps it too, but it is then tested at the length it" in page
     runs = [m for m, by_n in passkey_run()["loss_beyond"].items() if m != "trigram" and (by_n or {}).get(512)]
     keep = {m for m in runs if _keeps_its_loss(m)}
     assert keep == {"alibi", "kerple", "rope ft", "rope+pi ft", "rope+yarn ft"}, keep
