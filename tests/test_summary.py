@@ -958,7 +958,13 @@ def prose_expected() -> list[str]:
         [f"{filler}", f"{filler}", f"{math.log(filler):.2f}"],  # guessing among the 16 filler symbols, ln 16
         ["5", "2", f"{s}"],  # T5's loss rises from 2L to 8L
         ["8", "496"],  # ALiBi's retrieval: every passkey 8 back, fewer 496 back, in every seed
-        [f"{s}", *betas, paper[0], "0"],  # chapter 8 uses 2/1: no pair turns 32 times within L; the clamp keeps pair 0
+        [
+            f"{s}",
+            *betas,
+            *paper,
+            paper[0],
+            "0",
+        ],  # chapter 8 uses 2/1: no pair turns 32 times within L; the clamp keeps pair 0
         [*paper, loss("rope+yarn b32", longest), loss("rope+yarn", longest), f"{s}"],  # 32/1: 1.40 against 1.78
         [
             "7",
@@ -967,7 +973,17 @@ def prose_expected() -> list[str]:
             f"{s}",
             str(run["finetune"]["steps"]),
         ],  # chapters 7 and 10; chapter 8 tests one row, at 8L, 400 steps
-        ["1", "2", "3", "4", "6", "3", "8"],  # the checklist: chapter 1; chapters 2, 3, 4 and 6; column 3; chapter 8
+        [
+            "1",
+            "6",
+            "1",
+            "2",
+            "3",
+            "4",
+            "6",
+            "3",
+            "8",
+        ],  # the checklist: chapters 1 to 6; chapter 1; chapters 2, 3, 4, 6; column 3; 8
         ["2", "1", "5", "2", "2", "3"],  # Shaw's band of 2K - 1 keys; T5, O(d^2 n log n), d^2 FFTs; Phi-3
         [str(c) for c in range(1, 12)],  # one collapsed block of claims per chapter
         ["3", "6", "9", "9", "9"],  # chapters 3, 6 and 9 print the timings; chapter 9's counts; a GPU's kernels
