@@ -931,6 +931,7 @@ def prose_expected() -> list[str]:
     (above,) = said(C8, r"that costs it about (\d\.\d\d) nats")
     quote(C8, f"because $L$ is short: no pair turns {paper[0]} times within it", "32/1 gives the lower loss")
     quote(C8, "The code's clamp keeps pair 0 whole after all")
+    quote(C11, "A bias that falls steeply with distance suits that", "It cannot rank methods for language modelling")
     model = run["model"]
     groups = [
         ["5"],  # the chapter list: T5
@@ -951,6 +952,7 @@ def prose_expected() -> list[str]:
         [f"{vocab}", f"{vocab}", f"{math.log(vocab):.1f}"],  # breaks: worse than uniform over 28 tokens, ln 28
         numbers(" ".join(quote(C8, "| retrieval is *kept* | 95 % of passkeys found or more, on average |"))),
         [f"{s}", f"{s}", f"{s}"],  # zero-shot only ALiBi and KERPLE keep their loss to 8L; RoPE fine-tuned at 8L
+        ["11"],  # chapter 11's caveat on the synthetic filler
         ["5", f"{s}"],  # the caption of the encodings' table: T5, every passkey at 8L
         [f"{s}", "7"],  # RoPE, stretched: at 8L only fine-tuning keeps the loss; chapter 7's scalings
         ["2", f"{s}"],  # the collapsed block's summary: 2L against 8L
