@@ -527,6 +527,12 @@ def _far_lobes_row():
 
 def _pi_retrieval_row():
     assert min(v for run in per_seed_all("rope+pi", "passkey") for v in run.values()) >= 0.98
+    pi, rope = per_seed("rope+pi", "loss_beyond", 128), per_seed("rope", "loss_beyond", 128)
+    assert all(a > b for a, b in zip(pi, rope))  # "worse than plain RoPE's at 2L"
+    gaps = [a - b for a, b in zip(per_seed("rope+pi", "loss_beyond", 512), per_seed("rope", "loss_beyond", 512))]
+    assert (
+        min(gaps) < 0 < max(gaps) and abs(sum(gaps) / len(gaps)) < 0.1
+    )  # "as bad by 8L, the seeds disagree on the sign"
     return quote("08_extrapolation", "at least 98 % of passkeys at every length in every seed")
 
 
