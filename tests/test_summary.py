@@ -940,7 +940,7 @@ def prose_expected() -> list[str]:
     quote(C11, "A bias that falls steeply with distance suits that", "It cannot rank methods for language modelling")
     model = run["model"]
     groups = [
-        ["5"],  # the chapter list: T5
+        ["5", "8"],  # the chapter list: T5; chapter 8's test, in chapter 11's line
         ["0", "5", "5", "0", "2"],  # the notation: r = i - j >= 0; T5, T5's encoder; pairs from 0; b^(-2l/d)
         [
             f"{s}",
