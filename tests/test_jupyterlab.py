@@ -529,6 +529,8 @@ def _json_diff(a, b, path="") -> list[str]:
 LATENCIES: dict[str, list[float]] = {}  # "chapter: n. ExplorerName" -> end-to-end ms per input
 TITLE_ONLY: dict[str, int] = {}  # inputs whose image was the same bytes (timed to the title line)
 RETRIED: list[str] = []  # inputs that did not redraw within REDRAW_TIMEOUT_MS and were made again
+SLOW: list[str] = []  # inputs whose redraw came only in the SLOW_REDRAW_MS after the first timeout
+SLOW_REDRAW_MS = 20_000
 PHASES: dict[str, dict[str, float]] = {}  # chapter -> seconds spent opening, saving, running, exploring
 SAMPLES = 2  # inputs per slider, per box, per dropdown
 
@@ -549,6 +551,13 @@ def measure(page, root, act) -> dict:
         page.evaluate("(root) => window.__posenc.arm(root)", root)
         act()
         if page.evaluate("(ms) => window.__posenc.wait(ms)", REDRAW_TIMEOUT_MS) is not None:
+            break
+        # a saturated machine (make test's lanes side by side keep both cores busy) can delay the
+        # kernel's reply past the timeout: wait for the same input's redraw once more before sending it
+        # again (stop 57's and stop 58's CI runs: a slider's redraw missed 10 s, twice); reported, not
+        # asserted, as a timing is
+        if page.evaluate("(ms) => window.__posenc.wait(ms)", SLOW_REDRAW_MS) is not None:
+            SLOW.append(page.evaluate("(r) => (r.querySelector('.posenc-title') || {}).textContent || '?'", root))
             break
         page.evaluate("() => window.__posenc.disarm()")
         # one input in ~1000 was lost on a loaded 2-core machine (the explorer's first input after
@@ -596,7 +605,7 @@ def move_cell(page, root, j, samples: int = SAMPLES) -> list[dict]:
             # the handle is focused as part of the input (ElementHandle.press): JupyterLab can move
             # the focus to the notebook while measure() waits for the page to settle after Run All,
             # and an arrow key sent to the notebook moves nothing (stop 53's CI: twice, 10 s each)
-            out.append(measure(page, root, lambda key=key: handle.press(key)))
+            out.append(measure(page, root, lambda key=key: _press_within_range(page, root, j, handle, key)))
             if info["box"]:
                 seen.append(cell_info(page, root, j)["value"])
     if info["box"]:
@@ -634,6 +643,17 @@ def move_cell(page, root, j, samples: int = SAMPLES) -> list[dict]:
                 continue
             out.append(measure(page, root, lambda b=b: b.click()))
     return out
+
+
+def _press_within_range(page, root, j, handle, key) -> None:
+    """Press ``key`` on a slider's handle, turned around at the end of its range: a second try of an
+    input whose first press did move the slider (its redraw came late) must not press against the end."""
+    now = cell_info(page, root, j)
+    if key == "ArrowRight" and now["now"] >= now["max"]:
+        key = "ArrowLeft"
+    elif key == "ArrowLeft" and now["now"] <= now["min"]:
+        key = "ArrowRight"
+    handle.press(key)
 
 
 def focus_select(box) -> None:
@@ -919,6 +939,9 @@ def test_report_latency(capsys):
         )
         if RETRIED:
             print(f"Inputs made twice (no redraw within {REDRAW_TIMEOUT_MS / 1000:.0f} s at first): {len(RETRIED)}")
+        if SLOW:
+            late = f"{REDRAW_TIMEOUT_MS / 1000:.0f}-{(REDRAW_TIMEOUT_MS + SLOW_REDRAW_MS) / 1000:.0f} s"
+            print(f"Redraws that came {late} after the input: {len(SLOW)} {SLOW[:3]}")
     assert all(x > 0 for x in every), "a latency that is not positive: the clock or the events are wrong"
     assert len(RETRIED) <= 2, f"{len(RETRIED)} inputs needed a second try: the explorers are not reliably live"
 
