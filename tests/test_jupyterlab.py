@@ -598,10 +598,7 @@ def move_cell(page, root, j, samples: int = SAMPLES) -> list[dict]:
     if info["slider"]:
         handle = part(page, root, j, "handle")
         key = "ArrowRight" if info["now"] < info["max"] else "ArrowLeft"
-        for _ in range(samples):
-            now = cell_info(page, root, j)
-            if (key == "ArrowRight" and now["now"] >= now["max"]) or (key == "ArrowLeft" and now["now"] <= now["min"]):
-                key = "ArrowLeft" if key == "ArrowRight" else "ArrowRight"
+        for _ in range(samples):  # _press_within_range turns the key around at the end of the range
             # the handle is focused as part of the input (ElementHandle.press): JupyterLab can move
             # the focus to the notebook while measure() waits for the page to settle after Run All,
             # and an arrow key sent to the notebook moves nothing (stop 53's CI: twice, 10 s each)

@@ -495,6 +495,7 @@ def test_fire_squared_error_ratio_is_one_for_the_best_constant_and_below_for_a_f
         flat.mlp[0].weight.zero_()
         flat.mlp[0].bias.zero_()
         flat.mlp[2].bias.copy_(target.mean(-1))
+    # exact by construction: a zero first layer makes every hidden unit exactly 0, so the output is the bias
     assert torch.equal(fire_curve(flat).detach(), target.mean(-1, keepdim=True).expand(4, WINDOW))
     assert abs(squared_error_ratio(flat, target) - 1) < 1e-5  # float32 means of 256 terms
     kerple = fit_targets(0)["KERPLE (log)"]

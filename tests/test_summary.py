@@ -527,12 +527,9 @@ def _far_lobes_row():
 
 def _pi_retrieval_row():
     assert min(v for run in per_seed_all("rope+pi", "passkey") for v in run.values()) >= 0.98
-    pi, rope = per_seed("rope+pi", "loss_beyond", 128), per_seed("rope", "loss_beyond", 128)
-    assert all(a > b for a, b in zip(pi, rope))  # "worse than plain RoPE's at 2L"
+    # "the seeds disagree on the sign" at 8L; worse at 2L and as bad at 8L: _pi_row, the dynamic PI row's rule
     gaps = [a - b for a, b in zip(per_seed("rope+pi", "loss_beyond", 512), per_seed("rope", "loss_beyond", 512))]
-    assert (
-        min(gaps) < 0 < max(gaps) and abs(sum(gaps) / len(gaps)) < 0.1
-    )  # "as bad by 8L, the seeds disagree on the sign"
+    assert min(gaps) < 0 < max(gaps)
     return quote("08_extrapolation", "at least 98 % of passkeys at every length in every seed")
 
 
@@ -1044,8 +1041,7 @@ def test_prose_holds_only_its_listed_numbers():
     assert all(
         b < y for b, y in zip(per_seed("rope+yarn b32", "loss_beyond", 512), per_seed("rope+yarn", "loss_beyond", 512))
     )
-    # "NoPE ends near that line": its loss at 8L within 0.1 nats of ln 16 in every seed
-    assert all(abs(v - math.log(corpus.vocab_size)) < 0.1 for v in per_seed("none", "loss_beyond", 512))
+    _near_uniform("none")  # "NoPE ends near that line"
     found, expected = prose_numbers(), prose_expected()
     assert found == expected, f"prose outside the tables, in order:\n  on the page: {found}\n  listed:      {expected}"
 
