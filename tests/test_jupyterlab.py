@@ -604,6 +604,7 @@ def move_cell(page, root, j, samples: int = SAMPLES) -> list[dict]:
             # and an arrow key sent to the notebook moves nothing (stop 53's CI: twice, 10 s each)
             out.append(measure(page, root, lambda key=key: _press_within_range(page, root, j, handle, key)))
             if info["box"]:
+                settle(page)  # the box's new value is a message from the kernel after the figure's
                 seen.append(cell_info(page, root, j)["value"])
     if info["box"]:
         box = part(page, root, j, "box")
@@ -617,7 +618,7 @@ def move_cell(page, root, j, samples: int = SAMPLES) -> list[dict]:
             bigger = v + step if info["boxMax"] is None or v + step <= info["boxMax"] else v - step
             targets = [_number_text(bigger), _number_text(v)]
         for text in targets[: 1 if info["slider"] else samples]:  # beside a slider, one typed value suffices
-            box.fill(text)
+            fill_exactly(page, box, text)
             out.append(measure(page, root, lambda: box.press("Enter")))
     if info["select"]:
         select = part(page, root, j, "select")
@@ -640,6 +641,23 @@ def move_cell(page, root, j, samples: int = SAMPLES) -> list[dict]:
                 continue
             out.append(measure(page, root, lambda b=b: b.click()))
     return out
+
+
+def settle(page) -> None:
+    """Wait until the page is settled (``P.settle``: the kernel idle, two frames drawn)."""
+    page.evaluate("([ms, phase]) => window.__posenc.settle(ms, phase)", [REDRAW_TIMEOUT_MS, 0])
+
+
+def fill_exactly(page, box, text: str) -> None:
+    """Type ``text`` into a box from a settled page, and check that the box holds exactly ``text``:
+    a value the kernel sends while Playwright's fill selects and types (a late echo of the previous
+    input) can land inside the typed text (stop 58's CI: "202" typed over "200" read "202200")."""
+    for _ in range(3):
+        settle(page)
+        box.fill(text)
+        if box.input_value() == text:
+            return
+    raise AssertionError(f"the box does not hold the typed {text!r}: it shows {box.input_value()!r}, three times")
 
 
 def _press_within_range(page, root, j, handle, key) -> None:
@@ -682,6 +700,7 @@ def _bad_values(info: dict, k: int) -> list[str]:
 
 def _try_invalid(page, root, j, bad: str) -> dict:
     """Type ``bad`` into cell ``j``'s box and press Enter: what the reader then sees."""
+    settle(page)  # no earlier input's message still on its way to the box
     box = part(page, root, j, "box")
     good = box.input_value()
     top = page.evaluate("(r) => window.__posenc.image(r).getBoundingClientRect().top", root)
@@ -867,7 +886,7 @@ def _explore(p, root, name: str, shot: Path) -> list[str]:
                 problems.append(f"{name}: the figure changed after the invalid value {bad!r} in '{label}'")
             if not _same_number(r["value"], r["good"]):  # marked: put the good value back
                 box = part(p, root, j, "box")
-                box.fill(r["good"])
+                fill_exactly(p, box, r["good"])
                 box.press("Enter")
                 p.wait_for_timeout(300)
     return problems
