@@ -1,6 +1,6 @@
 """The summary page cannot go stale: every number on it is checked against its source.
 
-Each table row of ``book/summary.md`` is matched, by a phrase it contains, to a rule below. A rule
+Each table row of ``book/summary.md`` and ``book/claims.md`` is matched, by a phrase it contains, to a rule below. A rule
 recomputes the row's measured numbers from the same saved runs (``posenc/results/*.json``) or library
 computations its chapter uses, or reads them from the chapter itself (its text, code and stored outputs:
 :func:`quote` and :func:`said`), and formats them as the row prints them. Its template gives the row's
@@ -26,7 +26,13 @@ import posenc
 from posenc.experiments import PasskeyCorpus, load_results, summarize
 
 ROOT = Path(__file__).resolve().parents[1]
-SUMMARY = ROOT / "book" / "summary.md"
+#: The summary and its reference half, in the book's order: one page for every rule below.
+PAGES = (ROOT / "book" / "summary.md", ROOT / "book" / "claims.md")
+
+
+def source() -> str:
+    """The summary's pages, one after the other."""
+    return "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
 
 
 def numbers(text: str) -> list[str]:
@@ -56,7 +62,7 @@ def fill(template: str, computed: list[str]) -> list[str]:
 def table_rows() -> list[str]:
     return [
         line.strip()
-        for line in SUMMARY.read_text(encoding="utf-8").splitlines()
+        for line in source().splitlines()
         if line.startswith("|") and not re.fullmatch(r"\|[-| :]+\|", line.strip())
     ]
 
@@ -935,9 +941,11 @@ def prose_expected() -> list[str]:
     quote(C8, f"because $L$ is short: no pair turns {paper[0]} times within it", "32/1 gives the lower loss")
     quote(C8, "The code's clamp keeps pair 0 whole after all")
     quote(C11, "A bias that falls steeply with distance suits that", "It cannot rank methods for language modelling")
+    quote(C9, "does about $3d$ operations per vector", "The matrix form does $2d^2$")  # the chapter list's item 9
+    quote(C11, "It cannot tell whether the passkey's markers", "so a trained model can land below it, as KERPLE does")
     model = run["model"]
     groups = [
-        ["5", "8"],  # the chapter list: T5; chapter 8's test, in chapter 11's line
+        ["5", "5", "3", "2", "2", "8"],  # the big picture: T5; the chapter list: T5, 3d and 2d^2 (chapter 9), 8
         ["0", "5", "5", "0", "2"],  # the notation: r = i - j >= 0; T5, T5's encoder; pairs from 0; b^(-2l/d)
         [
             f"{s}",
@@ -957,7 +965,8 @@ def prose_expected() -> list[str]:
         [f"{s}", f"{s}", f"{s}"],  # zero-shot only ALiBi and KERPLE keep their loss to 8L; RoPE fine-tuned at 8L
         ["11"],  # chapter 11's caveat on the synthetic filler
         ["5", f"{s}"],  # the caption of the encodings' table: T5, every passkey at 8L
-        [f"{s}", "7"],  # RoPE, stretched: at 8L only fine-tuning keeps the loss; chapter 7's scalings
+        [f"{s}", "7", f"{s}", f"{s}"],  # RoPE, stretched: at 8L only fine-tuning keeps the loss; chapter 7's
+        # scalings; at 8L a fixed factor 8 is the dynamic one
         ["2", f"{s}"],  # the collapsed block's summary: 2L against 8L
         [floor, above],  # the floor of the loss and the trigram above it (chapter 8)
         [f"{filler}", f"{filler}", f"{math.log(filler):.2f}"],  # guessing among the 16 filler symbols, ln 16
@@ -996,8 +1005,13 @@ def prose_expected() -> list[str]:
     return [n for group in groups for n in group]
 
 
+def page_text() -> str:
+    """The summary page, its whitespace made single spaces."""
+    return re.sub(r"\s+", " ", source())
+
+
 def prose_numbers() -> list[str]:
-    text = SUMMARY.read_text(encoding="utf-8")
+    text = source()
     lines = [line for line in text.splitlines() if not line.startswith("|")]
     prose = "\n".join(lines)
     prose = re.sub(r"\]\([^)]*\)", "]", prose)  # link targets
@@ -1081,11 +1095,20 @@ BEHAVIOUR_HEADERS = (
 )
 
 
+def test_nope_is_the_worst_encoding_at_L_in_every_seed():
+    """"NoPE is also the worst of these encodings at $L$ itself, in every seed": the encodings' table, trained
+    with no scaling, at the training length."""
+    assert "NoPE is also the worst of these encodings at $L$ itself, in every seed." in page_text()
+    others = ["sinusoidal", "learned", "t5", "rope", "alibi", "kerple", "fire", "cope"]
+    best_nope = min(per_seed_all("none", "loss_at_L"))
+    assert all(best_nope > max(per_seed_all(m, "loss_at_L")) for m in others)
+
+
 def test_breaks_means_worse_than_uniform_guessing_in_every_seed():
     """A behaviour row says "breaks" exactly when its loss beyond L at 8L is above ln 28 in every seed; every
     other measured row is below it in every seed, so no row sits on the line."""
     uniform = math.log(int(said(C8, r"guessing uniformly among the (\d+) tokens")[0]))
-    lines = [line.strip() for line in SUMMARY.read_text(encoding="utf-8").splitlines()]
+    lines = [line.strip() for line in source().splitlines()]
     checked = set()
     for header in BEHAVIOUR_HEADERS:
         start = lines.index(header) + 2  # the header and its rule line
@@ -1120,7 +1143,7 @@ def _keeps_its_loss(run):
 def test_keeps_its_loss_is_chapter_8s_fine():
     """The page defines *keeps its loss* with chapter 8's bar for a *fine* loss, in chapter 8's words."""
     quote(C8, "the loss is *fine* |", "within a tenth of a nat of the trigram's mean, or below it")
-    page = re.sub(r"\s+", " ", SUMMARY.read_text(encoding="utf-8"))
+    page = re.sub(r"\s+", " ", source())
     fine = "It is *fine*, and the model *keeps its loss*, within a tenth of a nat of the trigram's mean, or below it,"
     assert f"{fine} in every seed." in page
 
@@ -1129,7 +1152,7 @@ def test_only_alibi_kerple_and_fine_tuned_rope_keep_their_loss():
     """The takeaway of the behaviour section: at 8L, a run keeps its loss (chapter 8's fine, in every seed)
     exactly for ALiBi, KERPLE and the three fine-tuned RoPE arms, among every run of the saved passkey sweep.
     No run sits near the bar: every other run is more than 0.15 nats above the trigram in every seed."""
-    page = re.sub(r"\s+", " ", SUMMARY.read_text(encoding="utf-8"))
+    page = re.sub(r"\s+", " ", source())
     only = "With no further training, only ALiBi and KERPLE keep their loss all the way to $8L$. RoPE fine-tuned"
     assert f"{only} at $8L$, with or without a scaling, keeps it too, but it is then tested at the length it" in page
     runs = [m for m, by_n in passkey_run()["loss_beyond"].items() if m != "trigram" and (by_n or {}).get(512)]
@@ -1142,7 +1165,7 @@ def test_only_alibi_kerple_and_fine_tuned_rope_keep_their_loss():
 
 def test_behaviour_rows_say_keeps_exactly_when_fine():
     """A behaviour row says it keeps its loss (or the loss) exactly when each of its runs does."""
-    lines = [line.strip() for line in SUMMARY.read_text(encoding="utf-8").splitlines()]
+    lines = [line.strip() for line in source().splitlines()]
     said_keeps = set()
     for header in BEHAVIOUR_HEADERS:
         start = lines.index(header) + 2
