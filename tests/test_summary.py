@@ -865,7 +865,8 @@ RULES: dict[str, tuple] = {
     "| Absorbing $W_{UK}$ into the query": (_absorbed_row, "_"),
     "| MLA's cache per token is as large as that of grouped-query": (_mla_gqa_row, "_ _"),
     "| `xpos_scale` equals a transcription of torchscale's": (
-        lambda: said(
+        lambda: quote(C10, "above RoPE's at $d = 512$ and 1024")[:0]  # "raises it slightly at d = 512 and 1024"
+        + said(
             C10,
             r"to between (0\.25) and (0\.4) from (2048) to (4096) tokens back, "
             r"for every \$d\$ from (32) to (1024) that is a power",
