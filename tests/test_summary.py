@@ -366,9 +366,11 @@ def _text_gap_row():
 
 def _breaks_row():
     """The grade *breaks*: worse than uniform guessing over the saved run's vocabulary, ln of its size."""
-    vocab = PasskeyCorpus(**load_results("extrapolation", check=False)["config"]["corpus"]).n_tokens
+    corpus = PasskeyCorpus(**load_results("extrapolation", check=False)["config"]["corpus"])
+    vocab, filler, digits = corpus.n_tokens, corpus.vocab_size, corpus.n_digits
+    assert vocab == filler + digits + 2  # "16 filler symbols, 10 digits, KEY and QUERY"
     quote(C8, f"worse than guessing uniformly among the {vocab} tokens")
-    return [f"{vocab}", f"{vocab}", f"{math.log(vocab):.1f}"]
+    return [f"{vocab}", f"{filler}", f"{digits}", f"{vocab}", f"{math.log(vocab):.1f}"]
 
 
 def _alibi_nope_t5_row():
@@ -609,7 +611,7 @@ C6, C7, C8, C9, C10, C11 = (
 
 RULES: dict[str, tuple] = {
     # chapter 8's four grades, as the behaviour section repeats them
-    "| the loss *breaks* |": (_breaks_row, "_ _ _"),
+    "| the loss *breaks* |": (_breaks_row, "_ _ _ _ _"),
     "| the loss is *fine*: the model *keeps its loss* |": (
         lambda: said(C8, r"or below it, at the same length: below (\d\.\d\d) nats at \$8L\$"),
         "_ 8",
