@@ -973,6 +973,7 @@ def prose_expected() -> list[str]:
     quote(C7, "The slow pairs now meet angles they never saw")  # "Chapter 7 gives the stretches' reason"
     quote(C8, "this run does not test why")  # "Chapter 8's run does not test why plain RoPE breaks"
     quote(C1, "one encoding for each position, the same in every sequence")  # the checklist's *unique*
+    quote(C1, "values stay bounded and defined for every $p$")  # the checklist's column 3
     quote(C8, "gains from the characters beyond")  # the Shakespeare windows, as the claims page's row says
     quote(C11, "It cannot tell whether the passkey's markers", "so a trained model can land below it, as KERPLE does")
     model = run["model"]
@@ -1029,8 +1030,10 @@ def prose_expected() -> list[str]:
             "6",
             "1",
             "3",
+            "1",
             "8",
-        ],  # the checklist: chapters 1 to 6; chapter 1; chapters 2, 3, 4, 6; chapter 1's unique; column 3; 8
+        ],  # the checklist: chapters 1 to 6; chapter 1; chapters 2, 3, 4, 6; chapter 1's unique; column 3 and
+        # chapter 1's bound; 8
         ["2", "1", "5", "2", "2", "3"],  # Shaw's band of 2K - 1 keys; T5, O(d^2 n log n), d^2 FFTs; Phi-3
         [str(c) for c in range(1, 12)],  # one collapsed block of claims per chapter
         ["3", "6", "9", "9", "9"],  # chapters 3, 6 and 9 print the timings; chapter 9's counts; a GPU's kernels
