@@ -547,7 +547,7 @@ def measure(page, root, act) -> dict:
     image is the same bytes). Raises AssertionError if neither changes."""
     for attempt in (1, 2):
         phase = next(_INPUTS) * 0.6180339887 % 1 * FRAME_MS  # evenly spread over a frame, deterministic
-        page.evaluate("([ms, phase]) => window.__posenc.settle(ms, phase)", [REDRAW_TIMEOUT_MS, phase])
+        settle(page, phase)
         page.evaluate("(root) => window.__posenc.arm(root)", root)
         act()
         if page.evaluate("(ms) => window.__posenc.wait(ms)", REDRAW_TIMEOUT_MS) is not None:
@@ -643,9 +643,9 @@ def move_cell(page, root, j, samples: int = SAMPLES) -> list[dict]:
     return out
 
 
-def settle(page) -> None:
-    """Wait until the page is settled (``P.settle``: the kernel idle, two frames drawn)."""
-    page.evaluate("([ms, phase]) => window.__posenc.settle(ms, phase)", [REDRAW_TIMEOUT_MS, 0])
+def settle(page, phase: float = 0.0) -> None:
+    """Wait until the page is settled (``P.settle``: the kernel idle, two frames drawn, then ``phase`` ms)."""
+    page.evaluate("([ms, phase]) => window.__posenc.settle(ms, phase)", [REDRAW_TIMEOUT_MS, phase])
 
 
 def fill_exactly(page, box, text: str) -> None:

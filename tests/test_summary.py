@@ -498,6 +498,15 @@ def _fixed_as_dynamic_row():
     return [*_loss_at_L_plain_and_pi_fixed(), f"{at_L['rope+yarn fixed'][64][0]:.2f}"]  # "YaRN ×8 to 0.87"
 
 
+def _xpos_row():
+    quote(C10, "above RoPE's at $d = 512$ and 1024")  # "raises it slightly at d = 512 and 1024"
+    return said(
+        C10,
+        r"to between (0\.25) and (0\.4) from (2048) to (4096) tokens back, "
+        r"for every \$d\$ from (32) to (1024) that is a power",
+    )
+
+
 def _trained_fixed_factor_row():
     # the models trained with a fixed factor, as chapter 10 names them
     quote(
@@ -888,14 +897,7 @@ RULES: dict[str, tuple] = {
     "| Absorbing $W_{UK}$ into the query": (_absorbed_row, "_"),
     "| MLA's cache per token is as large as that of grouped-query": (_mla_gqa_row, "_ _"),
     "| `xpos_scale` equals a transcription of torchscale's": (
-        lambda: (
-            quote(C10, "above RoPE's at $d = 512$ and 1024")[:0]  # "raises it slightly at d = 512 and 1024"
-            + said(
-                C10,
-                r"to between (0\.25) and (0\.4) from (2048) to (4096) tokens back, "
-                r"for every \$d\$ from (32) to (1024) that is a power",
-            )
-        ),
+        _xpos_row,
         "_2 _3 _4 512 1024 _0 _1 32 _5",
     ),
     "| xPos's key scale overflows": (_xpos_overflow_row, "32 _"),
@@ -1042,7 +1044,7 @@ def prose_expected() -> list[str]:
 
 
 def page_text() -> str:
-    """The summary page, its whitespace made single spaces."""
+    """The summary's pages, every run of whitespace one space."""
     return re.sub(r"\s+", " ", source())
 
 
@@ -1140,29 +1142,39 @@ def test_nope_is_the_worst_encoding_at_L_in_every_seed():
     assert all(best_nope > max(per_seed_all(m, "loss_at_L")) for m in others)
 
 
-def test_breaks_means_worse_than_uniform_guessing_in_every_seed():
-    """A behaviour row says "breaks" exactly when its loss beyond L at 8L is above ln 28 in every seed; every
-    other measured row is below it in every seed, so no row sits on the line."""
-    uniform = math.log(int(said(C8, r"guessing uniformly among the (\d+) tokens")[0]))
+def _behaviour_rows():
+    """(method, cells) of the two behaviour tables' rows."""
     lines = [line.strip() for line in source().splitlines()]
-    checked = set()
     for header in BEHAVIOUR_HEADERS:
-        start = lines.index(header) + 2  # the header and its rule line
+        start = lines.index(header) + 2
         end = next(i for i in range(start, len(lines)) if not lines[i].startswith("|"))
         for row in lines[start:end]:
             cells = [c.strip() for c in row.strip("|").split("|")]
-            method, verdict = cells[0], cells[3]
-            if method not in BEHAVIOUR_RUNS:
-                # no loss, or the dynamic rows' numbers (the fixed factor's rule asserts they are the same)
-                assert cells[1] in ("—", "not measured", "same as dynamic at $8L$"), f"row {method!r}: a loss, no run"
-                continue
-            checked.add(method)
-            for run in BEHAVIOUR_RUNS[method]:
-                seeds = per_seed(run, "loss_beyond", 512)
-                if "breaks" in verdict:
-                    assert min(seeds) > uniform, (method, run, seeds)
-                else:
-                    assert max(seeds) < uniform, (method, run, seeds)
+            yield cells[0], cells
+
+
+def _uniform() -> float:
+    """Chapter 8's bar for *breaks*: ln of the vocabulary's size, uniform guessing."""
+    return math.log(int(said(C8, r"guessing uniformly among the (\d+) tokens")[0]))
+
+
+def test_breaks_means_worse_than_uniform_guessing_in_every_seed():
+    """A behaviour row says "breaks" exactly when its loss beyond L at 8L is above ln 28 in every seed; every
+    other measured row is below it in every seed, so no row sits on the line."""
+    uniform = _uniform()
+    checked = set()
+    for method, cells in _behaviour_rows():
+        if method not in BEHAVIOUR_RUNS:
+            # no loss, or the dynamic rows' numbers (the fixed factor's rule asserts they are the same)
+            assert cells[1] in ("—", "not measured", "same as dynamic at $8L$"), f"row {method!r}: a loss, no run"
+            continue
+        checked.add(method)
+        for run in BEHAVIOUR_RUNS[method]:
+            seeds = per_seed(run, "loss_beyond", 512)
+            if "breaks" in cells[3]:
+                assert min(seeds) > uniform, (method, run, seeds)
+            else:
+                assert max(seeds) < uniform, (method, run, seeds)
     assert checked == set(BEHAVIOUR_RUNS), set(BEHAVIOUR_RUNS) - checked
 
 
@@ -1179,7 +1191,7 @@ def _keeps_its_loss(run):
 def test_keeps_its_loss_is_chapter_8s_fine():
     """The page defines *keeps its loss* with chapter 8's bar for a *fine* loss, in chapter 8's words."""
     quote(C8, "the loss is *fine* |", "within a tenth of a nat of the trigram's mean, or below it")
-    page = re.sub(r"\s+", " ", source())
+    page = page_text()
     fine = (
         "| the loss is *fine*: the model *keeps its loss* | within a tenth of a nat of the trigram's loss, or below it,"
     )
@@ -1190,7 +1202,7 @@ def test_only_alibi_kerple_and_fine_tuned_rope_keep_their_loss():
     """The takeaway of the behaviour section: at 8L, a run keeps its loss (chapter 8's fine, in every seed)
     exactly for ALiBi, KERPLE and the three fine-tuned RoPE arms, among every run of the saved passkey sweep.
     No run sits near the bar: every other run is more than 0.15 nats above the trigram in every seed."""
-    page = re.sub(r"\s+", " ", source())
+    page = page_text()
     only = "With no further training, only ALiBi and KERPLE keep their loss all the way to $8L$. RoPE fine-tuned"
     assert f"{only} at $8L$, with or without a scaling, keeps it too, but it is then tested at the length it" in page
     runs = [m for m, by_n in passkey_run()["loss_beyond"].items() if m != "trigram" and (by_n or {}).get(512)]
@@ -1201,21 +1213,10 @@ def test_only_alibi_kerple_and_fine_tuned_rope_keep_their_loss():
         assert all(a > t + 0.15 for a, t in zip(per_seed(m, "loss_beyond", 512), trigram)), m
 
 
-def _behaviour_rows():
-    """(method, cells) of the two behaviour tables' rows."""
-    lines = [line.strip() for line in source().splitlines()]
-    for header in BEHAVIOUR_HEADERS:
-        start = lines.index(header) + 2
-        end = next(i for i in range(start, len(lines)) if not lines[i].startswith("|"))
-        for row in lines[start:end]:
-            cells = [c.strip() for c in row.strip("|").split("|")]
-            yield cells[0], cells
-
-
 def test_behaviour_rows_grade_kept_and_raised_as_chapter_8_does():
     """A row's passkey cell says *kept* exactly when each of its runs finds 95 % or more on the mean over seeds
     at 8L; its verdict says *raised* exactly when each run's loss at 8L is neither fine nor broken, in every seed."""
-    uniform = math.log(int(said(C8, r"guessing uniformly among the (\d+) tokens")[0]))
+    uniform = _uniform()
     trigram = per_seed("trigram", "loss_beyond", 512)
     graded = 0
     for method, cells in _behaviour_rows():
@@ -1232,16 +1233,11 @@ def test_behaviour_rows_grade_kept_and_raised_as_chapter_8_does():
 
 def test_behaviour_rows_say_keeps_exactly_when_fine():
     """A behaviour row says it keeps its loss (or the loss) exactly when each of its runs does."""
-    lines = [line.strip() for line in source().splitlines()]
     said_keeps = set()
-    for header in BEHAVIOUR_HEADERS:
-        start = lines.index(header) + 2
-        end = next(i for i in range(start, len(lines)) if not lines[i].startswith("|"))
-        for row in lines[start:end]:
-            cells = [c.strip() for c in row.strip("|").split("|")]
-            if cells[0] not in BEHAVIOUR_RUNS or cells[0] == "trigram baseline":  # the bar's own reference
-                continue
-            keeps = re.search(r"keeps (its|the) loss", cells[3]) is not None
-            assert keeps == all(_keeps_its_loss(run) for run in BEHAVIOUR_RUNS[cells[0]]), cells[0]
-            said_keeps |= {cells[0]} if keeps else set()
+    for method, cells in _behaviour_rows():
+        if method not in BEHAVIOUR_RUNS or method == "trigram baseline":  # the bar's own reference
+            continue
+        keeps = re.search(r"keeps (its|the) loss", cells[3]) is not None
+        assert keeps == all(_keeps_its_loss(run) for run in BEHAVIOUR_RUNS[method]), method
+        said_keeps |= {method} if keeps else set()
     assert said_keeps == {"ALiBi", "KERPLE", "fine-tuning RoPE, PI or YaRN at $8L$ for 400 steps"}, said_keeps
