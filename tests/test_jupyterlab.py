@@ -129,14 +129,14 @@ PROBE_JS = r"""
   // (decoded), or else the live widget's title line. A change whose image is the same bytes (a base
   // that the plotted ratio does not depend on) sends no image: a title change counts as the change
   // only if no new image follows within TITLE_GRACE_MS (the title may be applied first).
-  const TITLE_GRACE_MS = 400;
+  const TITLE_GRACE_MS = 400, DECODE_MS = 2000;
   const titleOf = root => { const t = root.querySelector('.posenc-title'); return t ? textOf(t) : null; };
   const holdsImage = n => n.nodeType === 1 && (n.tagName === 'IMG' || n.querySelector('img') !== null);
   const mayShowImage = r => r.type === 'childList' ? [...r.addedNodes, ...r.removedNodes].some(holdsImage)
     : r.type === 'attributes' && holdsImage(r.target);
   P.arm = root => {
     const before = image(root); const src = before && before.src; const title = titleOf(root);
-    P.t0 = null; P.tSwap = null; P.done = null; P.armed = true;
+    P.t0 = null; P.tSwap = null; P.done = null; P.armed = true; P.before = { src, title };
     P.finished = new Promise(resolve => { P.finish = done => { P.done = done; P.armed = false; resolve(done); }; });
     let titleAt = null, titleFrame = null, timer = null;
     const check = records => {
@@ -147,8 +147,10 @@ PROBE_JS = r"""
       if (img && !(img === before && img.src === src)) {
         if (timer) clearTimeout(timer);
         P.tSwap = performance.now(); P.observer.disconnect();
-        img.decode().catch(() => null).then(() => requestAnimationFrame(() => {
-          P.finish({ t1: performance.now(), swap: P.tSwap, natural: img.naturalWidth, what: 'image' }); }));
+        // decoding is bounded: a decode that never settles must not hide a redraw that came
+        Promise.race([img.decode().catch(() => null), new Promise(r => setTimeout(r, DECODE_MS))])
+          .then(() => requestAnimationFrame(() => {
+            P.finish({ t1: performance.now(), swap: P.tSwap, natural: img.naturalWidth, what: 'image' }); }));
       } else if (titleAt === null && titleOf(root) !== title) {
         titleAt = performance.now();
         requestAnimationFrame(() => { titleFrame = performance.now(); });
@@ -178,6 +180,14 @@ PROBE_JS = r"""
     await new Promise(r => setTimeout(r, phase));
   };
   P.disarm = () => { if (P.observer) P.observer.disconnect(); P.armed = false; };
+  // what an input that saw no redraw left behind: whether the figure differs from the armed one all
+  // the same (a change the observer missed), the input's timestamps, the kernel and its connection
+  P.state = root => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    const s = w && w.sessionContext && w.sessionContext.session; const k = s ? s.kernel : null;
+    const img = image(root); const b = P.before || {};
+    return { changed: !!b.src && (!img || img.src !== b.src) || titleOf(root) !== b.title,
+             connected: root.isConnected, input: P.t0 !== null, swapped: P.tSwap !== null,
+             kernel: k ? `${k.status}/${k.connectionStatus}` : 'none' }; };
 })()
 """
 
@@ -489,6 +499,9 @@ def test_chapter_in_jupyterlab(lab, lab_page, nb):
         page.close_notebook()
     problems += [f"request left the machine: {u}" for u in page.outside[n_outside:][:5]]
     problems += [f"JavaScript error: {e[:200]}" for e in page.js_errors[n_errors:][:5]]
+    if any("did not change" in x for x in problems):  # what the server and its kernels logged, to diagnose it
+        tail = Path(lab["log"]).read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
+        problems.append("server log, last lines:\n  " + "\n  ".join(tail))
     assert problems == [], "\n".join(problems)
 
 
@@ -545,6 +558,7 @@ def measure(page, root, act) -> dict:
     ``act()`` (one input) and time it: ``{"ms": input -> new figure on screen, "swap_ms":
     input -> the visible figure changed, "what": "image" or "title"}`` (the title only when the new
     image is the same bytes). Raises AssertionError if neither changes."""
+    states: list[dict] = []
     for attempt in (1, 2):
         phase = next(_INPUTS) * 0.6180339887 % 1 * FRAME_MS  # evenly spread over a frame, deterministic
         settle(page, phase)
@@ -560,12 +574,19 @@ def measure(page, root, act) -> dict:
             SLOW.append(page.evaluate("(r) => (r.querySelector('.posenc-title') || {}).textContent || '?'", root))
             break
         page.evaluate("() => window.__posenc.disarm()")
+        state = page.evaluate("(r) => window.__posenc.state(r)", root)
+        if state["changed"] and state["input"]:  # the figure did change: a redraw the observer missed
+            SLOW.append(f"seen after the wait: {state}")
+            late = float(REDRAW_TIMEOUT_MS + SLOW_REDRAW_MS)  # a bound, not a timing: reported as slow
+            return {"ms": late, "swap_ms": late, "what": "late"}
+        states.append(state)
         # one input in ~1000 was lost on a loaded 2-core machine (the explorer's first input after
         # Run All, stop 44's CI): the same input once more, reported by test_report_latency; an
         # explorer that does not redraw fails both times
         if attempt == 2:
             raise AssertionError(
-                f"the figure (image or title) did not change within {REDRAW_TIMEOUT_MS / 1000:.0f} s, twice"
+                f"the figure (image or title) did not change within {REDRAW_TIMEOUT_MS / 1000:.0f} s, twice "
+                f"(after each try: {states})"
             )
         RETRIED.append(page.evaluate("(r) => (r.querySelector('.posenc-title') || {}).textContent || '?'", root))
     t0, done = page.evaluate("() => [window.__posenc.t0, window.__posenc.done]")
@@ -844,7 +865,7 @@ def _explore(p, root, name: str, shot: Path) -> list[str]:
             problems.append(f"{name}: the '{label}' slider does not show its value")
         try:
             moved = move_cell(p, root, j)
-            samples += [m["ms"] for m in moved]
+            samples += [m["ms"] for m in moved if m["what"] != "late"]  # a late one is a bound, not a timing
             TITLE_ONLY[name] = TITLE_ONLY.get(name, 0) + sum(m["what"] == "title" for m in moved)
         except AssertionError as exc:
             problems.append(f"{name}: moving '{label}': {exc}")
