@@ -973,16 +973,22 @@ def prose_expected() -> list[str]:
     quote(C9, "Kernels that compute the bias inside store none")
     quote(C9, "does not fit a cache of rotated keys")  # the dynamic rows and a key/value cache
     quote(C7, "The slow pairs now meet angles they never saw")  # "Chapter 7 gives the stretches' reason"
-    quote(C8, "this run does not test why")  # "Chapter 8's run does not test why plain RoPE breaks"
+    quote(C8, "this run does not test why")  # "Chapter 8's run tests neither reason"
+    quote(C7, "PI slows every pair, including the fast ones that tell neighbouring tokens apart")  # dynamic PI
+    quote(C4, "and more than two scores from position 1000 on")  # the porting pitfalls: bfloat16 angles
+    quote(C1, "Jamba's attention in `modeling_jamba.py` applies no rotary embedding")  # not every model uses RoPE
+    quote(C2, "Whisper's encoder adds exactly this table to the audio frames")  # and the [sin | cos] layout
     quote(C1, "one encoding for each position, the same in every sequence")  # the checklist's *unique*
     quote(C1, "values stay bounded and defined for every $p$")  # the checklist's column 3
     quote(C8, "gains from the characters beyond")  # the Shakespeare windows, as the claims page's row says
     quote(C11, "It cannot tell whether the passkey's markers", "so a trained model can land below it, as KERPLE does")
     model = run["model"]
     groups = [
-        ["5", "10", "5", "3", "2", "2", "8"],  # the big picture: T5; what to remember: chapter 10; the chapter
-        # list: T5, 3d and 2d^2 (chapter 9), 8
-        ["0", "5", "5", "0", "2"],  # the notation: r = i - j >= 0; T5, T5's encoder; pairs from 0; b^(-2l/d)
+        ["5", "5", "11", "10", "4", "16", "1000"],  # the big picture: T5; what to remember: T5's buckets,
+        # chapter 11's guess, chapter 10, chapter 4's pitfalls: bfloat16 angles from position 1000 on
+        ["5", "3", "2", "2", "8"],  # the chapter list: T5, 3d and 2d^2 (chapter 9), 8
+        ["0", "5", "1", "2", "5", "5", "0", "2"],  # the notation: r = i - j >= 0; chapters 5, 1 and 2; T5, T5's
+        # encoder; pairs from 0; b^(-2l/d)
         [
             f"{s}",
             str(model["n_layers"]),
@@ -999,9 +1005,9 @@ def prose_expected() -> list[str]:
         [f"{s}", f"{s}", f"{s}"],  # zero-shot only ALiBi and KERPLE keep their loss to 8L; RoPE fine-tuned at 8L
         ["11", "8"],  # chapter 11's caveat on the synthetic filler; chapter 8's Shakespeare windows
         ["5", f"{s}"],  # the caption of the encodings' table: T5, every passkey at 8L
-        [f"{s}", "7", f"{s}", f"{s}", "7", "8", "9"],  # RoPE, stretched: at 8L only fine-tuning keeps the loss;
-        # chapter 7's scalings; at 8L a fixed factor 8 is the dynamic one; chapter 7's reason; chapter 8's run;
-        # chapter 9's cache
+        [f"{s}", "7", f"{s}", f"{s}", "7", "7", "8", "9"],  # RoPE, stretched: at 8L only fine-tuning keeps the
+        # loss; chapter 7's scalings; at 8L a fixed factor 8 is the dynamic one; chapter 7's reasons, for the slow
+        # pairs and for PI's fast ones; chapter 8's run; chapter 9's cache
         ["2", f"{s}"],  # the collapsed block's summary: 2L against 8L
         [floor, above],  # the floor of the loss and the trigram above it (chapter 8)
         [f"{filler}", f"{filler}", f"{math.log(filler):.2f}"],  # guessing among the 16 filler symbols, ln 16
@@ -1034,8 +1040,9 @@ def prose_expected() -> list[str]:
             "3",
             "1",
             "8",
+            "8",
         ],  # the checklist: chapters 1 to 6; chapter 1; chapters 2, 3, 4, 6; chapter 1's unique; column 3 and
-        # chapter 1's bound; 8
+        # chapter 1's bound; 8; what its marks mean: chapter 8
         ["2", "1", "5", "2", "2", "3"],  # Shaw's band of 2K - 1 keys; T5, O(d^2 n log n), d^2 FFTs; Phi-3
         [str(c) for c in range(1, 12)],  # one collapsed block of claims per chapter
         ["3", "6", "9", "9", "9"],  # chapters 3, 6 and 9 print the timings; chapter 9's counts; a GPU's kernels
