@@ -640,7 +640,10 @@ RULES: dict[str, tuple] = {
         "_0 _1 _2 1 1 2 _3 _4 _5 _6 _7",  # r_1, r_2 > 0; the log form; the power form and its bound
     ),
     "| FIRE {cite}`li2024fire`": (lambda: [str(posenc.FireBias(4).mlp[0].out_features)], "1 _"),
-    "| scaled RoPE {cite}`chen2023pi": (lambda: [], "3.1"),
+    "| scaled RoPE {cite}`chen2023pi": (  # Llama 3.1; YaRN's attention factor, as chapter 7 gives it
+        lambda: quote(C7, r"YaRN also multiplies cos and sin by an attention factor, $0.1\ln s + 1$"),
+        "3.1 _ _",
+    ),
     "| partial rotary {cite}`black2022gptneox": (lambda: [], "2"),
     "| larger base {cite}`roziere2023codellama": (lambda: [], "10 4 2"),
     "| LongRoPE {cite}`ding2024longrope": (lambda: [], "1"),
@@ -652,6 +655,10 @@ RULES: dict[str, tuple] = {
     "| trigram baseline |": (_trigram_row, "_ _ _"),
     "breaks, yet finds most passkeys |": (_sinusoidal_row, "_ _"),  # sinusoidal
     "| learned absolute | — | — |": (lambda: [], "2"),  # GPT-2
+    "| Shaw et al. | not measured |": (  # Wav2Vec2-BERT's clip, as chapter 3 gives it
+        lambda: quote(C3, "clips the distance asymmetrically: 64 keys to the left and 8 to the right"),
+        "2 2 _ _",
+    ),
     "| T5 bias | ": (_t5_behaviour_row, "5 _ 100 5"),
     "breaks, and misses most passkeys |": (lambda: [loss("rope", 512), key("rope", 512)], "_ _"),
     "keeps its loss | BLOOM": (_alibi_behaviour_row, "_ _"),
@@ -987,8 +994,8 @@ def prose_expected() -> list[str]:
         ["5", "5", "11", "10", "4", "16", "1000"],  # the big picture: T5; what to remember: T5's buckets,
         # chapter 11's guess, chapter 10, chapter 4's pitfalls: bfloat16 angles from position 1000 on
         ["5", "3", "2", "2", "8"],  # the chapter list: T5, 3d and 2d^2 (chapter 9), 8
-        ["0", "5", "1", "2", "5", "5", "0", "2"],  # the notation: r = i - j >= 0; chapters 5, 1 and 2; T5, T5's
-        # encoder; pairs from 0; b^(-2l/d)
+        ["0", "5", "4", "5", "5", "5", "0", "2"],  # the notation: r = i - j >= 0; chapter 5; chapters 4 and 5;
+        # T5, T5's encoder; pairs from 0; b^(-2l/d)
         [
             f"{s}",
             str(model["n_layers"]),
@@ -1036,13 +1043,15 @@ def prose_expected() -> list[str]:
             "3",
             "4",
             "6",
+            "8",
+            "3",
             "1",
             "3",
             "1",
             "8",
             "8",
-        ],  # the checklist: chapters 1 to 6; chapter 1; chapters 2, 3, 4, 6; chapter 1's unique; column 3 and
-        # chapter 1's bound; 8; what its marks mean: chapter 8
+        ],  # the checklist: chapters 1 to 6; chapter 1; chapters 2, 3, 4, 6, with chapter 8's results in column 3;
+        # chapter 1's unique; column 3 and chapter 1's bound; 8; what its marks mean: chapter 8
         ["2", "1", "5", "2", "2", "3"],  # Shaw's band of 2K - 1 keys; T5, O(d^2 n log n), d^2 FFTs; Phi-3
         [str(c) for c in range(1, 12)],  # one collapsed block of claims per chapter
         ["3", "6", "9", "9", "9"],  # chapters 3, 6 and 9 print the timings; chapter 9's counts; a GPU's kernels
