@@ -690,7 +690,7 @@ RULES: dict[str, tuple] = {
             "Take a 128-dimensional head and two bases ten or more times apart",
             "can fail for a 64-dimensional head",
         ),
-        "_1 _2 _0 3",
+        "5 _1 _2 _0 3",  # chapter 5's bound; the score of a key equal to its query (chapter 10)
     ),
     "| Llama 3.1's rule | keeps": (lambda: quote(C10, "Llama 4's chunk is 8192 tokens"), "3.1 3.1 _ _"),
     "| PI or YaRN, fixed factor, trained |": (_trained_fixed_factor_row, "3 4 27 8 2 3 40 32"),
@@ -994,7 +994,7 @@ def prose_expected() -> list[str]:
         ["5", "5", "11", "10", "4", "16", "1000"],  # the big picture: T5; what to remember: T5's buckets,
         # chapter 11's guess, chapter 10, chapter 4's pitfalls: bfloat16 angles from position 1000 on
         ["5", "3", "2", "2", "8"],  # the chapter list: T5, 3d and 2d^2 (chapter 9), 8
-        ["0", "5", "4", "5", "5", "5", "0", "2"],  # the notation: r = i - j >= 0; chapter 5; chapters 4 and 5;
+        ["0", "5", "11", "4", "5", "5", "5", "0", "2"],  # the notation: r = i - j >= 0; chapters 5 and 11; 4 and 5;
         # T5, T5's encoder; pairs from 0; b^(-2l/d)
         [
             f"{s}",
