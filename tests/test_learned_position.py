@@ -279,6 +279,29 @@ def test_cope_positions_are_token_distances_when_every_gate_is_one(q_len, k_len)
     assert torch.equal(both, ((query_pos - key_pos).abs() + 1).to(torch.float32).expand_as(both))
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known defect: CoPE._positions keeps its running sum in the input's dtype; the fix (a float32 "
+    "sum) changes code that chapter 8's saved runs hash, so it lands with a re-run of the experiment",
+)
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("length", [256, 2048])
+def test_cope_positions_in_bfloat16_keep_a_near_keys_count(length, seed):
+    """bf16 q and k should give the positions of the same values in float64 to one bf16 unit of the
+    position (2**-8 of it) plus 0.25: the gates' own bf16 rounding adds up over the keys (measured
+    with a float32 running sum: at most 0.08 at 2048 keys). A running sum kept in bf16 is rounded to
+    a multiple of 8 past 1024 keys, and the difference of two such sums is off by 0.5 to 7.6 for a
+    near key (measured at 256 and 2048 keys, three seeds)."""
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(1, 2, length, 16, generator=g).bfloat16()
+    k = torch.randn(1, 2, length, 16, generator=g).bfloat16()
+    c = CoPE(16, npos_max=length + 1)
+    pos = c.positions(q, k)
+    assert pos.dtype == torch.bfloat16
+    exact = c.positions(q.double(), k.double())
+    assert bool(((pos.double() - exact).abs() <= 2**-8 * exact + 0.25).all())
+
+
 def test_cope_interpolates_the_embeddings_linearly():
     # e[n] = n * u makes q.e(p) = p * (q.u) exact for fractional p: the interpolation is linear
     torch.manual_seed(0)
