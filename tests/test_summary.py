@@ -683,14 +683,16 @@ RULES: dict[str, tuple] = {
     "| method | what it changes": (lambda: [], "7 10"),
     "| partial rotary | rotates part": (lambda: [], "20 2 3 4.5"),
     "| larger base | turns every pair but the first": (
-        lambda: quote(C5, "| a much larger base keeps the bound higher | ~ on average over each doubling of the distance")
-        + quote(C5, "up to about $10^5$ |")
-        + quote(C5, "for rotated widths from 64 to 256;")
-        + quote(
-            C10,
-            "averages about a quarter with Llama 3's or Code Llama's base",
-            "Take a 128-dimensional head and two bases ten or more times apart",
-            "can fail for a 64-dimensional head",
+        lambda: (
+            quote(C5, "| a much larger base keeps the bound higher | ~ on average over each doubling")
+            + quote(C5, "up to about $10^5$ |")
+            + quote(C5, "for rotated widths from 64 to 256;")
+            + quote(
+                C10,
+                "averages about a quarter with Llama 3's or Code Llama's base",
+                "Take a 128-dimensional head and two bases ten or more times apart",
+                "can fail for a 64-dimensional head",
+            )
         ),
         "_0 _1 _2 _3 5 _5 _6 10 _4 3",  # chapter 5's bound, to about 10^5 back, widths 64 to 256; the score of a
         # key equal to its query (chapter 10), for d = 128 and 64; Llama 3, Qwen3
