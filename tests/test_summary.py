@@ -687,6 +687,7 @@ RULES: dict[str, tuple] = {
             quote(C5, "| a much larger base keeps the bound higher | ~ on average over each doubling")
             + quote(C5, "up to about $10^5$ |")
             + quote(C5, "for rotated widths from 64 to 256;")
+            + quote(C5, r"The bases $10^4$, $5\cdot10^5$ and $10^6$ keep their order in every doubling")
             + quote(
                 C10,
                 "averages about a quarter with Llama 3's or Code Llama's base",
@@ -694,8 +695,9 @@ RULES: dict[str, tuple] = {
                 "can fail for a 64-dimensional head",
             )
         ),
-        "_0 _1 _2 _3 5 _5 _6 10 _4 3",  # chapter 5's bound, to about 10^5 back, widths 64 to 256; the score of a
-        # key equal to its query (chapter 10), for d = 128 and 64; Llama 3, Qwen3
+        "_0 _1 _2 _3 5 _4 _5 _6 _7 _8 _9 _10 _12 _13 10 10 _11 3",  # chapter 5's bound, to about 10^5 back,
+        # widths 64 to 256, its three bases; the score of a key equal to its query (chapter 10), for d = 128 and 64;
+        # chapter 10's bases; Llama 3, Qwen3
     ),
     "| Llama 3.1's rule | keeps": (lambda: quote(C10, "Llama 4's chunk is 8192 tokens"), "3.1 3.1 _ _"),
     "| PI or YaRN, fixed factor, trained |": (_trained_fixed_factor_row, "3 4 27 8 2 3 40"),
@@ -989,6 +991,8 @@ def prose_expected() -> list[str]:
     quote(C7, "PI slows every pair, including the fast ones that tell neighbouring tokens apart")  # dynamic PI
     quote(C4, "Hence the rule: form the angle in float64, and round only the table to the model's dtype")
     quote(C5, "a matching key's expected score")  # the decay bullet: d = 128, base 10^4 are chapter 5's setting
+    quote(C8, "A kept passkey shows only that the encoding does not block one lookup far back")
+    quote(C8, "so a model can find it by content alone")
     quote(C2, "Whisper's encoder adds exactly this table to the audio frames")  # and the [sin | cos] layout
     quote(C1, "one encoding for each position, the same in every sequence")  # the checklist's *unique*
     quote(C1, "values stay bounded and defined for every $p$")  # the checklist's column 3
@@ -996,9 +1000,9 @@ def prose_expected() -> list[str]:
     quote(C11, "It cannot tell whether the passkey's markers", "so a trained model can land below it, as KERPLE does")
     model = run["model"]
     groups = [
-        ["5", "4", "128", "10", "4", "5", "1", "7", "8", "8", "5", "8", "11", "9", "10", "10", "64", "32", "4"],
-        # the big picture: T5; what to remember: chapter 4; d = 128, base 10^4, chapter 5; 1 and 7, 8, 8; T5's
-        # buckets; chapters 8 and 11, 9, 10, 10; float64 or float32 (chapter 4)
+        ["5", "4", "128", "10", "4", "5", "1", "7", "8", "8", "8", "5", "8", "11", "9", "10", "10", "64", "32", "4"],
+        # the big picture: T5; what to remember: chapter 4; d = 128, base 10^4, chapter 5; 1 and 7, 8, 8, 8; T5's
+        # buckets; chapters 8 and 11, 9, 10, 10; float64 angles, float32's error (chapter 4)
         ["5", "10", "4", "3", "2", "2", "8"],  # the chapter list: base 10^4 (chapter 5), 3d and 2d^2 (chapter 9), 8
         ["0", "5", "11", "4", "5", "5", "5", "0", "2"],  # the notation: r = i - j >= 0; chapters 5 and 11; 4 and 5;
         # T5, T5's encoder; pairs from 0; b^(-2l/d)
