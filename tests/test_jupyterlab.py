@@ -598,7 +598,8 @@ def measure(page, root, act) -> dict:
                 f"{(REDRAW_TIMEOUT_MS + SLOW_REDRAW_MS + LATE_MS) / 1000:.0f} s, twice "
                 f"(after each try: {states})"
             )
-        RETRIED.append(page.evaluate("(r) => (r.querySelector('.posenc-title') || {}).textContent || '?'", root))
+        title = page.evaluate("(r) => (r.querySelector('.posenc-title') || {}).textContent || '?'", root)
+        RETRIED.append(f"{title[:60]}: {state}")  # what the first try left: printed by test_report_latency
     t0, done = page.evaluate("() => [window.__posenc.t0, window.__posenc.done]")
     if t0 is None:
         raise AssertionError("no input event was seen before the image changed")
@@ -986,6 +987,7 @@ def test_report_latency(capsys):
         )
         if RETRIED:
             print(f"Inputs made twice (no redraw within {REDRAW_TIMEOUT_MS / 1000:.0f} s at first): {len(RETRIED)}")
+            print("\n".join(f"  {r}" for r in RETRIED[:5]))
         if SLOW:
             late = f"{REDRAW_TIMEOUT_MS / 1000:.0f}-{(REDRAW_TIMEOUT_MS + SLOW_REDRAW_MS) / 1000:.0f} s"
             print(f"Redraws that came {late} after the input: {len(SLOW)} {SLOW[:3]}")
