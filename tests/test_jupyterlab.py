@@ -574,7 +574,7 @@ def measure(page, root, act, fallback=None) -> dict:
         # again (stop 57's and stop 58's CI runs: a slider's redraw missed 10 s, twice); reported, not
         # asserted, as a timing is
         if page.evaluate("(ms) => window.__posenc.wait(ms)", SLOW_REDRAW_MS) is not None:
-            SLOW.append(page.evaluate("(r) => (r.querySelector('.posenc-title') || {}).textContent || '?'", root))
+            SLOW.append(_title(page, root))
             break
         page.evaluate("() => window.__posenc.disarm()")
         # a stalled machine (stop 57's CI: two explorers' inputs in one run) can hold a redraw longer
@@ -610,12 +610,16 @@ def measure(page, root, act, fallback=None) -> dict:
                 f"{(REDRAW_TIMEOUT_MS + SLOW_REDRAW_MS + LATE_MS) / 1000:.0f} s, twice "
                 f"(after each try: {states})"
             )
-        title = page.evaluate("(r) => (r.querySelector('.posenc-title') || {}).textContent || '?'", root)
-        RETRIED.append(f"{title[:60]}: {state}")  # what the first try left: printed by test_report_latency
+        RETRIED.append(f"{_title(page, root)[:60]}: {state}")  # what the first try left: printed by test_report_latency
     t0, done = page.evaluate("() => [window.__posenc.t0, window.__posenc.done]")
     if t0 is None:
         raise AssertionError("no input event was seen before the image changed")
     return {"ms": done["t1"] - t0, "swap_ms": done["swap"] - t0, "what": done["what"]}
+
+
+def _title(page, root) -> str:
+    """The live figure's title line (what RETRIED and SLOW name an input by)."""
+    return page.evaluate("(r) => (r.querySelector('.posenc-title') || {}).textContent || '?'", root)
 
 
 def part(page, root, j, name):

@@ -684,10 +684,13 @@ RULES: dict[str, tuple] = {
     "| partial rotary | rotates part": (lambda: [], "20 2 3 4.5"),
     "| larger base | turns every pair but the first": (
         lambda: (
-            quote(C5, "| a much larger base keeps the bound higher | ~ on average over each doubling")
-            + quote(C5, "up to about $10^5$ |")
-            + quote(C5, "for rotated widths from 64 to 256;")
-            + quote(C5, r"The bases $10^4$, $5\cdot10^5$ and $10^6$ keep their order in every doubling")
+            quote(
+                C5,
+                "| a much larger base keeps the bound higher | ~ on average over each doubling",
+                "up to about $10^5$ |",
+                "for rotated widths from 64 to 256;",
+                r"The bases $10^4$, $5\cdot10^5$ and $10^6$ keep their order in every doubling",
+            )
             + quote(
                 C10,
                 "averages about a quarter with Llama 3's or Code Llama's base",
