@@ -968,9 +968,9 @@ RULES: dict[str, tuple] = {
     ),
 }
 
-#: Rows with numbers that no rule checks, with the reason. Empty: every row with numbers has a rule.
+#: Rows with numbers that no rule checks, with the reason.
 UNCHECKED: dict[str, str] = {
-    "| loss *raised* |": "the verdict grid: its one number is T5's name (test_verdict_grid_grades_each_run_as_chapter_8_does)",
+    "| loss *raised* |": "the verdict grid's row: its one number is T5's name (test_verdict_grid_grades_...)",
 }
 
 
@@ -1227,7 +1227,9 @@ def test_keeps_its_loss_is_chapter_8s_fine():
     """The page defines *keeps its loss* with chapter 8's bar for a *fine* loss, in chapter 8's words."""
     quote(C8, "the loss is *fine* |", "within a tenth of a nat of the trigram's mean, or below it")
     page = page_text()
-    fine = "| the loss is *fine*: the model *keeps its loss* | within a tenth of a nat of the trigram's mean, or below it,"
+    fine = (
+        "| the loss is *fine*: the model *keeps its loss* | within a tenth of a nat of the trigram's mean, or below it,"
+    )
     assert f"{fine} at the same length: below" in page
 
 
@@ -1334,7 +1336,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
 
 
 def test_verdict_names_the_runs_fine_at_2l_that_rise_later():
-    """"The loss of FIRE, CoPE, dynamic YaRN and dynamic NTK is still *fine* at $2L$ and rises later": exactly
+    """ "The loss of FIRE, CoPE, dynamic YaRN and dynamic NTK is still *fine* at $2L$ and rises later": exactly
     the runs fine at 2L and not at 8L, beside ALiBi and KERPLE, fine at both."""
     m = re.search(r"The loss of ([\w ,\n]+?)\s+is still \*fine\* at \$2L\$\s+and rises", source())
     assert m, "the verdict no longer names the runs fine at 2L that rise later"
