@@ -1007,9 +1007,32 @@ def prose_expected() -> list[str]:
     quote(C11, "It cannot tell whether the passkey's markers", "so a trained model can land below it, as KERPLE does")
     model = run["model"]
     groups = [
-        ["5", "4", "128", "10", "4", "5", "1", "7", "8", "8", "8", "5", "8", "11", "9", "10", "10", "64", "32", "4"],
-        # the big picture: T5; what to remember: chapter 4; d = 128, base 10^4, chapter 5; 1 and 7, 8, 8, 8; T5's
-        # buckets; chapters 8 and 11, 9, 10, 10; float64 angles, float32's error (chapter 4)
+        [
+            "5",
+            "7",
+            "4",
+            "128",
+            "10",
+            "4",
+            "5",
+            "1",
+            "7",
+            "8",
+            "8",
+            "8",
+            "5",
+            "8",
+            "11",
+            "9",
+            "10",
+            "10",
+            "64",
+            "32",
+            "4",
+        ],
+        # the big picture: T5; the words used below: chapter 7's stretches; what to remember: chapter 4;
+        # d = 128, base 10^4, chapter 5; 1 and 7, 8, 8, 8; T5's buckets; chapters 8 and 11, 9, 10, 10;
+        # float64 angles, float32's error (chapter 4)
         ["5", "10", "4", "3", "2", "2", "8"],  # the chapter list: base 10^4 (chapter 5), 3d and 2d^2 (chapter 9), 8
         ["0", "5", "11", "4", "5", "5", "5", "0", "2"],  # the notation: r = i - j >= 0; chapters 5 and 11; 4 and 5;
         # T5, T5's encoder; pairs from 0; b^(-2l/d)
@@ -1025,15 +1048,16 @@ def prose_expected() -> list[str]:
             str(run["steps"]),
         ],
         # chapter 8's models: trained at L = 64, tested up to 8L = 512; 2 layers of width 64, 1000 steps
+        ["2", f"{s}", "95"],  # the loss grades at 2L and 8L hold in every seed; passkeys on the mean, 95 %
         [f"{s}"],  # the verdict at 8L
         [f"{s}", f"{s}", "2"],  # zero-shot only ALiBi and KERPLE keep their loss to 8L; RoPE fine-tuned at 8L;
         # fine at 2L and rising later
         ["11", "8"],  # chapter 11's caveat on the synthetic filler; chapter 8's Shakespeare windows
         [f"{s}"],  # the collapsed block of numbers at 8L
         ["5", f"{s}"],  # the caption of the encodings' table: T5, every passkey at 8L
-        [f"{s}", "7", f"{s}", f"{s}", "7", "7", "8", "9"],  # RoPE, stretched: at 8L only fine-tuning keeps the
-        # loss; chapter 7's scalings; at 8L a fixed factor 8 is the dynamic one; chapter 7's reasons, for the slow
-        # pairs and for PI's fast ones; chapter 8's run; chapter 9's cache
+        [f"{s}", "7", f"{s}", f"{s}", f"{s}", "7", "7", "8", "9"],  # RoPE, stretched: at 8L only fine-tuning
+        # keeps the loss; chapter 7's scalings; at 8L a fixed factor 8 equals the dynamic one, n/L = 8; chapter 7's
+        # reasons, for the slow pairs and for PI's fast ones; chapter 8's run; chapter 9's cache
         ["2", f"{s}"],  # the collapsed block's summary: 2L against 8L
         [floor, above],  # the floor of the loss and the trigram above it (chapter 8)
         [f"{filler}", f"{filler}", f"{math.log(filler):.2f}"],  # guessing among the 16 filler symbols, ln 16
@@ -1330,6 +1354,13 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     longest = max(load_results("extrapolation", check=False)["config"]["eval_lengths"])
     for name, run in VERDICT_RUNS.items():
         assert placed[name] == (_graded(run, longest), _kept(run, longest)), (name, placed[name])
+    # "Passkeys are graded on the mean only: a seed can fall on the other side of 95 %"
+    quote_page = "Passkeys are graded on the mean only: a seed can fall on the other side of 95 %."
+    assert quote_page in " ".join(source().split())
+    assert any(
+        any((found >= 0.95) != _kept(run, longest) for found in per_seed(run, "passkey", longest))
+        for run in VERDICT_RUNS.values()
+    )
     sweep = set(load_results("extrapolation", check=False)["metrics"])
     zero_shot = {m for m in sweep if m not in ("trigram", "learned") and " " not in m}  # not the variants or ft
     assert zero_shot == set(VERDICT_RUNS.values()), zero_shot ^ set(VERDICT_RUNS.values())
