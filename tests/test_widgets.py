@@ -579,6 +579,43 @@ def test_widget_refuses_a_value_beyond_the_slider_range():
     assert "whole number" in position["message"].value
 
 
+def test_inputs_from_another_thread_are_applied_on_the_widgets_own_loop():
+    """JupyterLab sends widget messages to a kernel subshell, another thread, and ipykernel 7 hands one
+    widget's messages to either thread: each input must still be applied, once, in order, on the loop that
+    built the widget, none dropped while that loop syncs the controls for another (stop 61's CI)."""
+    pytest.importorskip("ipywidgets")
+    import asyncio
+    import threading
+
+    async def main():
+        e = RopeScoreExplorer()
+        e.widget()
+        ui, home = e._ui, threading.get_ident()
+        applied = []
+        real_set = ui.set
+        ui.set = lambda name, value: applied.append((threading.get_ident(), name, value)) or real_set(name, value)
+        slider, box = ui.controls["seed"]["slider"], ui.controls["seed"]["input"]
+
+        def reader():  # a subshell's thread: a slider message, then one for the box
+            slider.set_state({"value": 3})
+            box.set_state({"value": "5"})
+
+        other = threading.Thread(target=reader)
+        ui.syncing = True  # the home loop is busy syncing the controls for an earlier input
+        other.start()
+        other.join()
+        assert applied == [] and e.values["seed"] == 0  # passed on, not applied on the other thread
+        ui.syncing = False
+        await asyncio.sleep(0.05)  # the home loop runs the inputs it was passed
+        assert applied == [(home, "seed", 3), (home, "seed", 5)]
+        assert e.values["seed"] == 5 and slider.value == 5 and box.value == "5"
+        slider.set_state({"value": 7})  # on the home thread itself: applied at once
+        assert e.values["seed"] == 7 and applied[-1] == (home, "seed", 7)
+        e.close()
+
+    asyncio.run(main())
+
+
 def test_dependent_slider_ranges_follow_their_setting():
     pytest.importorskip("ipywidgets")
     e = RopeRotationExplorer(head_dim=64, pair=20)

@@ -7,6 +7,14 @@ renders ahead the overlays of the settings one control step away (:meth:`Explore
 <posenc.explorers.Explorer.prefetch>`, :data:`PREFETCH_DELAY_S` after the last change), so that
 the next step redraws no axis.
 
+Every input is applied on the thread and event loop that built the widget (the kernel's main
+thread). JupyterLab (4.6, by its default ``commsOverSubshells`` setting) sends widget messages to a
+kernel subshell, another thread; with ipykernel 7.4 one explorer's observers ran on the main thread
+and on the subshell's, in turn (measured in ``make browser-lab``). An input handled on a second
+thread beside the first races it: it is dropped while the other thread syncs the controls, or two
+redraws share one figure. So a control's observer on another thread only passes the input to the
+widget's own loop (``call_soon_threadsafe``).
+
 ipywidgets is imported when a live widget is built, never on import of this module.
 """
 
@@ -17,6 +25,7 @@ import base64
 import functools
 import html
 import math
+import threading
 from typing import TYPE_CHECKING, Any
 
 from .controls import grid_layout
@@ -44,6 +53,12 @@ class _LiveUI:
         self.explorer = explorer
         explorer._ui = self  # Explorer.close closes it
         self.syncing = False
+        # the thread and loop that apply every input (None without a running loop: a script)
+        self._thread = threading.get_ident()
+        try:
+            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None
         self.controls: dict[str, dict] = {}
         cells = [self._cell(p) for p in explorer.params]
         width, height = explorer.css_size
@@ -153,6 +168,10 @@ class _LiveUI:
 
     # -- events ---------------------------------------------------------------------------------
     def _on_change(self, p: Param, kind: str, new: Any) -> None:
+        if self._loop is not None and threading.get_ident() != self._thread:
+            # a widget message handled on another thread (a kernel subshell): apply it on ours
+            self._loop.call_soon_threadsafe(self._on_change, p, kind, new)
+            return
         if self.syncing:
             return
         self._last = p.name
