@@ -994,6 +994,9 @@ def prose_expected() -> list[str]:
     quote(C7, "PI slows every pair, including the fast ones that tell neighbouring tokens apart")  # dynamic PI
     quote(C4, "Hence the rule: form the angle in float64, and round only the table to the model's dtype")
     quote(C4, "float32 on Apple's MPS, which")  # the porting bullet's exception
+    quote(C4, "Angles formed in bfloat16 or float16 ruin the scores within ten thousand positions")
+    quote(C4, "Float32 angles, as Hugging Face forms them", "In a bfloat16 model it stays small up to position 100 000")
+    _trained_fixed_factor_row()  # Gemma 3 and DeepSeek-V3 are trained with a fixed stretch
     quote(C5, "a matching key's expected score")  # the decay bullet: d = 128, base 10^4 are chapter 5's setting
     quote(C8, "A kept passkey shows only that the encoding does not block one lookup far back")
     quote(C8, "so a model can find it by content alone")
@@ -1006,12 +1009,13 @@ def prose_expected() -> list[str]:
     groups = [
         [
             *["5", "8", "95", "7", "4", "128", "10", "4", "5", "1", "7", "8", "8", "8", "5", "8"],
-            *["5", "8", "11", "9", "10", "10", "64", "32", "64", "32", "4"],
+            *["5", "8", "11", "9", "10", "10", "4", "16", "16", "32", "16", "100000", "64", "32", "64", "4"],
         ],
         # the big picture: T5; the words used below: chapter 8's grades, 95 %, chapter 7's stretches; what to
         # remember: chapter 4;
         # d = 128, base 10^4, chapter 5; 1 and 7, 8, 8, 8, T5 at 8L; T5's buckets; chapters 8 and 11, 9, 10, 10;
-        # float64 angles (float32 on MPS, no float64), float32's error (chapter 4)
+        # porting (chapter 4); never bfloat16 or float16 angles; float32's error, small in bfloat16 up to 100 000;
+        # float64 angles (float32 on MPS, no float64), chapter 4
         ["5", "10", "4", "3", "2", "2", "8"],  # the chapter list: base 10^4 (chapter 5), 3d and 2d^2 (chapter 9), 8
         ["0", "5", "11", "4", "5", "5", "5", "0", "2"],  # the notation: r = i - j >= 0; chapters 5 and 11; 4 and 5;
         # T5, T5's encoder; pairs from 0; b^(-2l/d)
@@ -1029,8 +1033,9 @@ def prose_expected() -> list[str]:
         # chapter 8's models: trained at L = 64, tested up to 8L = 512; 2 layers of width 64, 1000 steps
         ["2", f"{s}", "95"],  # the loss grades at 2L and 8L hold in every seed; passkeys on the mean, 95 %
         [f"{s}"],  # the verdict at 8L
-        [f"{s}", f"{s}", "2"],  # zero-shot only ALiBi and KERPLE keep their loss to 8L; RoPE fine-tuned at 8L;
-        # fine at 2L and rising later
+        [f"{s}", f"{s}", "2", "3", "3", "10"],  # zero-shot only ALiBi and KERPLE keep their loss to 8L; RoPE
+        # fine-tuned at 8L; fine at 2L and rising later; Gemma 3 and DeepSeek-V3 trained with a fixed stretch
+        # (chapter 10, _trained_fixed_factor_row)
         ["11", "8"],  # chapter 11's caveat on the synthetic filler; chapter 8's Shakespeare windows
         [f"{s}"],  # the collapsed block of numbers at 8L
         ["5", f"{s}"],  # the caption of the encodings' table: T5, every passkey at 8L
