@@ -595,9 +595,11 @@ def measure(page, root, act, fallback=None) -> dict:
         # Run All, stop 44's CI): the same input once more, reported by test_report_latency; an
         # explorer that does not redraw fails both times
         if attempt == 2 and fallback is not None:
-            # stop 60's CI: a slider's input seen twice, the kernel idle, no redraw in 60 s each (one
-            # widget's messages held, as far as the states show); the same control's box is another
-            # widget: if the explorer redraws from it, it is live, and the held input is reported
+            # stop 60's CI: a slider's input seen twice, the kernel idle, no redraw in 60 s each. The
+            # cause, found in stop 61 by the probe below: the input reached the kernel on a subshell's
+            # thread and was dropped while the main thread synced the controls (fixed in
+            # posenc/explorers/live.py). The same control's box is another widget: if the explorer
+            # redraws from it, it is live, and the held input is reported
             settle(page)
             page.evaluate("(root) => window.__posenc.arm(root)", root)
             fallback()
@@ -608,10 +610,10 @@ def measure(page, root, act, fallback=None) -> dict:
         if attempt == 2:
             # stop 60's submitted CI: a slider held twice and then its box as well (the kernel idle and
             # connected). Ask the kernel itself, over the page's own connection, what it holds (a
-            # shell round trip, then code whose printout comes back on IOPub); a message stuck
-            # between the browser and the kernel, in either direction, moves on with that traffic
-            # (ipython/ipykernel#1554 describes one such wedge). Then one more input: an explorer
-            # that redraws from it is live, and what the probe found is reported with the retry.
+            # shell round trip, then code whose printout comes back on IOPub: each explorer's values
+            # beside its controls', which showed stop 61 a slider at 2 and its explorer at 0). Then
+            # one more input: an explorer that redraws from it is live, and what the probe found is
+            # reported with the retry.
             probe = _probe_kernel(page)
             settle(page)
             page.evaluate("(root) => window.__posenc.arm(root)", root)
