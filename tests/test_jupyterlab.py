@@ -559,9 +559,9 @@ def measure(page, root, act, fallback=None) -> dict:
     ``act()`` (one input) and time it: ``{"ms": input -> new figure on screen, "swap_ms":
     input -> the visible figure changed, "what": "image" or "title"}`` (the title only when the new
     image is the same bytes; "late", with a lower bound for the times, when the figure changed only
-    after the waits). Raises AssertionError if neither changes, after a second try, after a third
-    through ``fallback`` (the same control's other part, another widget) when one is given, and after
-    one more (``fallback``, else ``act``) made after a round trip to the kernel (:func:`_probe_kernel`)."""
+    after the waits). Raises AssertionError if neither changes, after a second try, and after a third
+    made after a round trip to the kernel (:func:`_probe_kernel`): through ``fallback`` (the same
+    control's other part, another widget) when one is given, else through ``act``."""
     states: list[dict] = []
     for attempt in (1, 2):
         phase = next(_INPUTS) * 0.6180339887 % 1 * FRAME_MS  # evenly spread over a frame, deterministic
@@ -594,26 +594,14 @@ def measure(page, root, act, fallback=None) -> dict:
         # one input in ~1000 was lost on a loaded 2-core machine (the explorer's first input after
         # Run All, stop 44's CI): the same input once more, reported by test_report_latency; an
         # explorer that does not redraw fails both times
-        if attempt == 2 and fallback is not None:
-            # stop 60's CI: a slider's input seen twice, the kernel idle, no redraw in 60 s each. The
-            # cause, found in stop 61 by the probe below: the input reached the kernel on a subshell's
-            # thread and was dropped while the main thread synced the controls (fixed in
-            # posenc/explorers/live.py). The same control's box is another widget: if the explorer
-            # redraws from it, it is live, and the held input is reported
-            settle(page)
-            page.evaluate("(root) => window.__posenc.arm(root)", root)
-            fallback()
-            if page.evaluate("(ms) => window.__posenc.wait(ms)", REDRAW_TIMEOUT_MS + SLOW_REDRAW_MS) is not None:
-                RETRIED[-1] += "; held twice, then redrawn from the control's box"
-                break
-            page.evaluate("() => window.__posenc.disarm()")
         if attempt == 2:
-            # stop 60's submitted CI: a slider held twice and then its box as well (the kernel idle and
-            # connected). Ask the kernel itself, over the page's own connection, what it holds (a
-            # shell round trip, then code whose printout comes back on IOPub: each explorer's values
-            # beside its controls', which showed stop 61 a slider at 2 and its explorer at 0). Then
-            # one more input: an explorer that redraws from it is live, and what the probe found is
-            # reported with the retry.
+            # stop 60's CI: an input held twice, the kernel idle and connected. Ask the kernel itself,
+            # over the page's own connection, what it holds (a shell round trip, then code whose
+            # printout comes back on IOPub: each explorer's values beside its controls', which showed
+            # stop 61 a slider at 2 and its explorer at 0: an input dropped between two kernel threads,
+            # fixed in posenc/explorers/live.py). Then one more input, through the control's other part
+            # (``fallback``, another widget) where it has one: an explorer that redraws from it is live,
+            # and what the probe found is reported with the retry.
             probe = _probe_kernel(page)
             settle(page)
             page.evaluate("(root) => window.__posenc.arm(root)", root)

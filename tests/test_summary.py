@@ -1267,7 +1267,7 @@ def test_behaviour_rows_grade_kept_and_raised_as_chapter_8_does():
         if method not in BEHAVIOUR_RUNS or method == "trigram baseline":
             continue
         runs = BEHAVIOUR_RUNS[method]
-        kept = all(sum(per_seed(r, "passkey", 512)) / len(trigram) >= 0.95 for r in runs)
+        kept = all(_kept(r, 512) for r in runs)
         raised = all(t + FINE <= a < uniform for r in runs for a, t in zip(per_seed(r, "loss_beyond", 512), trigram))
         assert ("*kept*" in cells[2]) == kept, (method, cells[2])
         assert ("*raised*" in cells[3]) == raised, (method, cells[3])
@@ -1303,18 +1303,18 @@ VERDICT_RUNS = {
 }
 
 
-def _loss_grade(values: list[float], trigram: list[float]) -> str:
+def _loss_grade(loss: float, trigram: float) -> str:
     """Chapter 8's word for a loss beyond L against the trigram's at the same length (one seed or the mean)."""
-    if values[0] < trigram[0] + FINE:
+    if loss < trigram + FINE:
         return "fine"
-    return "breaks" if values[0] > _uniform() else "raised"
+    return "breaks" if loss > _uniform() else "raised"
 
 
 def _graded(run: str, n: int) -> str:
     """The run's loss grade at length n on the mean over seeds, which every seed shares (asserted)."""
     seeds, trigram = per_seed(run, "loss_beyond", n), per_seed("trigram", "loss_beyond", n)
-    mean = _loss_grade([sum(seeds) / len(seeds)], [sum(trigram) / len(trigram)])
-    each = {_loss_grade([a], [t]) for a, t in zip(seeds, trigram)}
+    mean = _loss_grade(sum(seeds) / len(seeds), sum(trigram) / len(trigram))
+    each = {_loss_grade(a, t) for a, t in zip(seeds, trigram)}
     assert each == {mean}, f"{run} at {n}: the seeds grade {each}, the mean {mean}"
     return mean
 
