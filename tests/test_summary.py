@@ -277,9 +277,7 @@ def _fire_fit_row():
     (missed,) = said("11_learned_position", r"T5 is missed by more than (\d+) % in all 72 fits")
     assert min(r["error"] for r in t5) > int(missed) / 100  # "more than 81 %", from every start, table and width
     # "the next row's placed units"
-    quote(
-        "11_learned_position", "62 ReLU units placed by hand at its bucket edges, about twice FIRE's 32, hit every step"
-    )
+    quote("11_learned_position", "two hidden units at each of the 31 bucket edges, 62 of a 64-unit MLP")
     assert {64, 128} <= {r["hidden"] for r in t5}  # "at 64 and 128 hidden units", the construction's 64 among them
     midway = said("11_learned_position", r"extremes: (\d+) %, (\d+) % and (\d+) % on the three tables")
     lo, hi = min(midway, key=int), max(midway, key=int)
