@@ -979,6 +979,13 @@ UNCHECKED: dict[str, str] = {
 }
 
 
+def _shakespeare_keeps() -> None:
+    """What to remember: on Shakespeare, from L to 4L, plain RoPE's and the sinusoidal encoding's losses rise far
+    more than any other model's but dynamic PI's, and ALiBi and KERPLE keep theirs, as chapter 8's takeaway says."""
+    quote(C8, "ALiBi and KERPLE keep the loss on both texts")
+    quote(C8, "On Shakespeare their loss and dynamic PI's rise far more from $L$ to $4L$ than")
+
+
 def _chapter_10_table_uses_rope() -> None:
     """The big picture: every released model in chapter 10's table of configs, Llama, Mistral, Qwen, Gemma,
     DeepSeek and gpt-oss among them, uses RoPE in all its layers or in some of them."""
@@ -1021,6 +1028,7 @@ def prose_expected() -> list[str]:
     quote(C4, "Float32 angles, as Hugging Face forms them", "In a bfloat16 model it stays small up to position 100 000")
     _trained_fixed_factor_row()  # Gemma 3 and DeepSeek-V3 are trained with a fixed stretch
     _chapter_10_table_uses_rope()  # every released model in chapter 10's table uses RoPE
+    _shakespeare_keeps()  # the break/keep takeaway holds on Shakespeare too
     quote(C5, "a matching key's expected score")  # the decay bullet: d = 128, base 10^4 are chapter 5's setting
     quote(C8, "A kept passkey shows only that the encoding does not block one lookup far back")
     quote(C8, "so a model can find it by content alone")
@@ -1031,19 +1039,13 @@ def prose_expected() -> list[str]:
     quote(C11, "It cannot tell whether the passkey's markers", "so a trained model can land below it, as KERPLE does")
     model = run["model"]
     groups = [
-        [
-            *["5", "0", "1", "10", "5", "8", str(run["model"]["n_layers"]), f"{L}", f"{longest}", "8"],
-            *["7", "4", "128", "10", "4", "5", "1", "7", "8"],
-            *[f"{s}", f"{corpus.n_tokens}", "8", "95"],
-            *[f"{s}", f"{s}", "8", "5", f"{s}"],
-            *["8", "9"],
-        ],
+        ["5", "0", "1", "10", "5", "8", str(run["model"]["n_layers"]), f"{L}", f"{longest}", "8", "7"],
         # the big picture: T5, CoPE's gates between 0 and 1, chapter 10's table (_chapter_10_table_uses_rope), T5; the
-        # words used below: chapter 8's filler, its grades, chapter 7's stretches; what to remember: chapter 4;
-        # d = 128, base 10^4, chapter 5; 1 and 7, NoPE's loss at L in chapter 8 (test_nope_is_the_worst_...);
-        # tested at 8L, worse than guessing among all 28 tokens, chapter 8; PI and YaRN at 8L, fine-tuned at 8L,
-        # chapter 8; T5 at 8L, chapter 8; chapter 9
+        # words used below: chapter 8's setup and filler, chapter 7's stretches
         ["5", "3", "2", "2", "8"],  # the chapter list: T5; 3d and 2d^2 (chapter 9); 8
+        ["4", "5", "1", "7", "8", "4", "8", "5", f"{s}", "8", "9"],  # what to remember: chapters 4, 5, 1, 7; chapter
+        # 8's synthetic text (and Shakespeare: _shakespeare_keeps); the stretches, chapter 8; T5 at 8L, chapter 8;
+        # chapter 9
         ["4", "64", "32", "32", "100000", "16", "10000", "16", "32", "16", "16", "100", "16"],  # porting RoPE
         # (chapter 4): float64 or float32 angles; float32's error, small up to 100 000 in bfloat16 and 10 000 in
         # float16; never bfloat16 or float16: bfloat16's error at position 100
@@ -1059,10 +1061,12 @@ def prose_expected() -> list[str]:
             str(model["n_heads"]),
             str(model["d_model"] // model["n_heads"]),
             str(run["steps"]),
+            "8",
         ],
-        # chapter 8's models: trained at L = 64, tested up to 8L = 512; 2 layers of width 64, 1000 steps
+        # chapter 8's models: trained at L = 64, tested up to 8L = 512; 2 layers of width 64, 1000 steps; chapter 8
+        # grades each measure
         [f"{s}", f"{s}", f"{s}", "5", loss("fire", longest), loss("none", longest)],
-        ["8", key_at("alibi", 496), "496", key_at("kerple", 496), "8"],  # a fine loss beside fading retrieval:
+        ["8", key_at("alibi", 496), "496", key_at("kerple", 496), "95"],  # a fine loss beside fading retrieval:
         # ALiBi's every passkey 8 back, 76 % 496 back, KERPLE's 97 % (the table below); the Shakespeare windows
         # the verdict at 8L: zero-shot only ALiBi and KERPLE keep their loss to 8L, RoPE fine-tuned at 8L; T5;
         # raised spans FIRE and NoPE; keeping the loss is not reading far back: ALiBi's 76 % 496 back (the table
@@ -1074,7 +1078,7 @@ def prose_expected() -> list[str]:
         ["2", "95", "95", "496"],  # more on the grid: the loss grades of the grid and at 2L hold in every seed;
         # passkeys on the mean, 95 %; ALiBi's and KERPLE's seeds overlap around 95 %, KERPLE ahead 496 back
         ["7", "11", "11"],  # why, suggested and not tested: chapter 7's slow pairs, chapter 11's steep penalties
-        ["8"],  # chapter 8's Shakespeare windows
+        ["8", "8"],  # NoPE's cost at L in chapter 8's toy run; chapter 8's Shakespeare windows
         [f"{s}", f"{s}", loss("none", longest), f"{math.log(filler):.2f}", f"{filler}"],
         [f"{math.log(corpus.n_tokens):.1f}", *_text_gap_row(), "8"],  # more on the grid: at 8L a fixed factor 8
         # gives the dynamic runs' numbers; NoPE near ln 16, below ln 28 = 3.3; ALiBi's cost
