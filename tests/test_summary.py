@@ -644,13 +644,17 @@ RULES: dict[str, tuple] = {
     ),
     # the verdict grid's header: its length only (test_verdict_grid_grades_each_run_as_chapter_8_does reads its cells)
     "| at $8L$, no further training |": (lambda: [], "8"),
+    "| loss *fine* |": (
+        lambda: [key("alibi", max(load_results("extrapolation", check=False)["config"]["eval_lengths"]))],
+        "_",
+    ),
     # what each method is: definitions, checked against the library where it holds them
     "| sinusoidal {cite}`vaswani2017attention`": (lambda: [], "2"),
     "| Shaw et al. {cite}`shaw2018relative`": (lambda: [], "2 2 1"),
     "| T5 bias {cite}`raffel2020t5`": (lambda: [], "5"),
     "| KERPLE {cite}`chi2022kerple`": (
         # the bound 0 < r_2 <= 2 is the power form's alone, as chapter 11 writes it
-        lambda: quote(C11, "with $r_1, r_2 > 0$ per head", r"-r_1\,|i - j|^{r_2},\; 0 < r_2 \le 2"),
+        lambda: quote(C11, "with $r_1, r_2 > 0$ per head", r"-r_1\,d^{\,r_2},\; 0 < r_2 \le 2"),
         "_0 _1 _2 1 1 2 _3 _4 _5 _6 _7",  # r_1, r_2 > 0; the log form; the power form and its bound
     ),
     "| FIRE {cite}`li2024fire`": (lambda: [str(posenc.FireBias(4).mlp[0].out_features)], "1 _"),
@@ -1069,10 +1073,11 @@ def prose_expected() -> list[str]:
         ["5", "8", "3", "2", "2", "8"],  # the chapter list: T5; chapter 8's passkeys; 3d and 2d^2 (chapter 9); 8
         ["8", str(run["model"]["n_layers"]), f"{L}", f"{longest}", "8", "7"],  # words used below: chapter 8's
         # setup and filler, chapter 7's stretches
-        ["4", "5", "1", "7", "8", "8", "4", f"{s}", "8", "5", f"{s}", "8", "9"],  # what to remember: chapters 4, 5,
-        # 1, 7; chapter 8's synthetic text and its Shakespeare from L to 4L (_shakespeare_keeps); the stretches at 8L,
-        # chapter 8; T5 at 8L, chapter 8; chapter 9
-        ["4", "64", "32", "32", "100000", "16", "10000", "16", "32", "16", "16", "100", "16"],  # porting RoPE
+        ["4", "5", "1", "7", "8", "8", "4", f"{s}", f"{s}", str(run["finetune"]["steps"]), "8", "5", f"{s}", "8", "9"],
+        # what to remember: chapters 4, 5, 1, 7; chapter 8's synthetic text and its Shakespeare from L to 4L
+        # (_shakespeare_keeps); the stretches at 8L, fine-tuned at 8L for 400 steps, chapter 8; T5 at 8L, chapter 8;
+        # chapter 9
+        ["4", "64", "32", "32", "100000", "16", "10000", "16", "16", "16", "100", "16"],  # porting RoPE
         # (chapter 4): float64 or float32 angles; float32's error, small up to 100 000 in bfloat16 and 10 000 in
         # float16; never bfloat16 or float16: bfloat16's error at position 100
         ["0", "5", "11", "4", "5", "5", "5", "0", "2"],  # the notation: r = i - j >= 0; chapters 5 and 11; 4 and 5;
@@ -1392,7 +1397,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     for row in lines[start : start + 3]:
         grade, kept, not_kept = (c.strip() for c in row.strip("|").split("|"))
         for names, is_kept in ((kept, True), (not_kept, False)):
-            for name in names.split(":")[0].split(", "):
+            for name in re.sub(r" \(.*?\)", "", names.split(":")[0]).split(", "):
                 placed[name] = (re.fullmatch(r"loss \*(\w+)\*", grade).group(1), is_kept)
     assert set(placed) == set(VERDICT_RUNS), set(placed) ^ set(VERDICT_RUNS)
     assert "At $8L$, PI and YaRN with a fixed factor 8 give the same numbers as their dynamic runs." in page_text()
