@@ -654,7 +654,7 @@ RULES: dict[str, tuple] = {
     "| T5 bias {cite}`raffel2020t5`": (lambda: [], "5"),
     "| KERPLE {cite}`chi2022kerple`": (
         # the bound 0 < r_2 <= 2 is the power form's alone, as chapter 11 writes it
-        lambda: quote(C11, "with $r_1, r_2 > 0$ per head", r"-r_1\,d^{\,r_2},\; 0 < r_2 \le 2"),
+        lambda: quote(C11, "with $r_1, r_2 > 0$ per head", r"-r_1\,\Delta^{r_2},\; 0 < r_2 \le 2"),
         "_0 _1 _2 1 1 2 _3 _4 _5 _6 _7",  # r_1, r_2 > 0; the log form; the power form and its bound
     ),
     "| FIRE {cite}`li2024fire`": (lambda: [str(posenc.FireBias(4).mlp[0].out_features)], "1 _"),
