@@ -1307,7 +1307,7 @@ def test_keeps_its_loss_is_chapter_8s_fine():
 
 
 def test_only_alibi_kerple_and_fine_tuned_rope_keep_their_loss():
-    """The takeaway of the behaviour section: at 8L, a run keeps its loss (chapter 8's fine, in every seed)
+    """The chapter list's item 8 (chapter 8's answer): at 8L, a run keeps its loss (chapter 8's fine, in every seed)
     exactly for ALiBi, KERPLE and the three fine-tuned RoPE arms, among every run of the saved passkey sweep.
     No run sits near the bar: every other run is more than 0.15 nats above the trigram in every seed."""
     page = page_text()
