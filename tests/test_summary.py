@@ -709,18 +709,19 @@ RULES: dict[str, tuple] = {
             quote(
                 C5,
                 "| a much larger base keeps the bound higher | ~ on average over each doubling",
+                "For the rotated widths 64, 96, 128, 192 and 256, the larger of the bases",
                 "up to about $10^5$ |",
-                "for rotated widths from 64 to 256;",
             )
             + quote(
                 C10,
                 "averages about a quarter with Llama 3's or Code Llama's base",
-                "Take a 128-dimensional head and two bases ten or more times apart",
+                "Take a 128-dimensional head and two bases ten or more times apart, on a grid of twenty per decade"
+                " from $10^4$ to $10^8$",
             )
         ),
-        # the bases 5e5 and 1e6 against 1e4; chapter 5's bound, to about 10^5 back, widths 64 to 256; the score of a
-        "5 10 5 10 6 10 4 _0 _1 _2 _3 5 _5 10 _4 3",
-        # key equal to its query (chapter 10), for d = 128; Llama 3, Qwen3
+        # the widths chapter 5 tests; the bases 5e5 and 1e6 against 1e4; chapter 5's bound, to about 10^5 back; the
+        "_0 _1 _2 _3 _4 5 10 5 10 6 10 4 _5 _6 5 _8 _9 _10 _11 _12 10 _7 3",
+        # score of a key equal to its query (chapter 10), for d = 128, bases 10^4 to 10^8; Llama 3, Qwen3
     ),
     "| Llama 3.1's rule | keeps": (lambda: quote(C10, "Llama 4's chunk is 8192 tokens"), "3.1 3.1 _ _"),
     "| PI or YaRN, fixed factor, trained |": (_trained_fixed_factor_row, "3 4 27 8 2 3 40"),
@@ -942,7 +943,7 @@ RULES: dict[str, tuple] = {
     "| KERPLE's log and power biases": (lambda: quote(C11, "on 100 random point sets", "A power of 3"), "_ _"),
     "| KERPLE's power kernel with $r_2 = 1$": (lambda: [], "2 1 1"),
     "| FIRE's MLP input lies in": (
-        lambda: quote(C11, "By construction no causal pair's $u$ exceeds 1", "by construction, up to 4096 tokens"),
+        lambda: quote(C11, "This holds by construction", "guards the bound of 1 up to 4096 tokens"),
         "0 _ _ 16",
     ),
     "| Fitted by the L-BFGS optimiser from each of": (_fire_fit_row, "_ 2 5 _ _ _ 64 128"),
@@ -1099,7 +1100,7 @@ def prose_expected() -> list[str]:
     vocab, filler_n, digits, _, ln_vocab = _breaks_row()
     groups = [
         ["5", "10", "5"],  # the big picture: T5, chapter 10's table (_chapter_10_table_uses_rope), T5
-        ["5", "128", "10", "4", "3", "2", "2", "8"],  # the chapter list: T5; chapter 5's width 128 and base 10^4;
+        ["5", "10", "4", "3", "2", "2", "8"],  # the chapter list: T5; chapter 5's base 10^4;
         # 3d and 2d^2 (chapter 9); 8
         ["8", f"{L}", f"{s}", f"{longest}", vocab, ln_vocab, "95"],  # chapter 8's setup: trained at L = 64, tested
         # up to 8L = 512; breaks above ln 28 = 3.3 (_breaks_row); kept at 95 %
@@ -1108,8 +1109,8 @@ def prose_expected() -> list[str]:
         # overlapping there (_kerple_alibi_straddle), KERPLE more in every seed; ALiBi 76 % 496 back, KERPLE 97 %
         # (_far_keys_row)
         ["11"],  # chapter 11: the run does not tell learning from the log shape
-        [loss("fire", longest), loss("none", longest), f"{filler}", ln_vocab],  # raised spans FIRE and NoPE, near
-        # ln 16, below ln 28
+        [loss("fire", longest), loss("none", longest), f"{filler}", f"{math.log(filler):.2f}", ln_vocab, vocab],
+        # raised spans FIRE and NoPE, about ln 16, below ln 28 (_near_uniform)
         ["3", "3", "10", "11", "8"],  # the cautions: Gemma 3 and DeepSeek-V3 trained with a fixed stretch (chapter
         # 10, _trained_fixed_factor_row); chapter 11's caveat on the synthetic filler; chapter 8's list of what it
         # leaves out
