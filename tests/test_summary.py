@@ -1079,6 +1079,7 @@ def prose_expected() -> list[str]:
     quote(C9, "A bias that depends on both $i$ and $j$, passed to SDPA as a mask")  # item 9 and the takeaway
     quote(C5, "For a random zero-mean isotropic query")  # "for random isotropic vectors"
     quote(C5, "at $d = 128$, it is in the median about 200 to 2 000 times")  # item 5: the bound at width 128
+    quote(C5, "random Gaussian vectors and $d = 128$")  # item 5: chapter 5's width
     quote(C5, "are isotropic: zero mean")  # ... for random isotropic queries and keys
     quote(C4, "Float32 angles, as Hugging Face forms them", "In a bfloat16 model it stays small up to position 100 000")
     _trained_fixed_factor_row()  # Gemma 3 and DeepSeek-V3 are trained with a fixed stretch
@@ -1101,11 +1102,14 @@ def prose_expected() -> list[str]:
     vocab, filler_n, digits, _, ln_vocab = _breaks_row()
     groups = [
         ["10", "5"],  # the big picture: chapter 10's table (_chapter_10_table_uses_rope), T5
-        ["5", "10", "4", "3", "2", "2", "8"],  # the chapter list: T5; chapter 5's base 10^4;
+        ["5", "10", "4", "128", "3", "2", "2", "8"],  # the chapter list: T5; chapter 5's base 10^4 and d = 128;
         # 3d and 2d^2 (chapter 9); 8
         ["8", f"{L}", f"{s}", f"{longest}"],  # chapter 8's setup: trained at L = 64, tested up to 8L = 512
         ["8", "8"],  # in short, at 8L: only ALiBi and KERPLE keep the loss (test_verdict_grid_grades_each_run_...);
         # fine-tuning at 8L keeps both (_finetuned_row)
+        ["3", "3", "10", "11", "8"],  # the cautions: Gemma 3 and DeepSeek-V3 trained with a fixed stretch (chapter
+        # 10, _trained_fixed_factor_row); chapter 11's caveat on the synthetic filler; chapter 8's list of what it
+        # leaves out
         [vocab, ln_vocab, "95"],  # the grades: breaks above ln 28 = 3.3 (_breaks_row); kept at 95 %
         ["95", "496", key_at("alibi", 496), key_at("kerple", 496)],  # under the grid: the 95 % line, seeds
         # overlapping there (_kerple_alibi_straddle), KERPLE more in every seed; ALiBi 76 % 496 back, KERPLE 97 %
@@ -1113,9 +1117,6 @@ def prose_expected() -> list[str]:
         ["11"],  # chapter 11: the run does not tell learning from the log shape
         [loss("fire", longest), loss("none", longest), f"{filler}", f"{math.log(filler):.2f}", ln_vocab, vocab],
         # raised spans FIRE and NoPE, about ln 16, below ln 28 (_near_uniform)
-        ["3", "3", "10", "11", "8"],  # the cautions: Gemma 3 and DeepSeek-V3 trained with a fixed stretch (chapter
-        # 10, _trained_fixed_factor_row); chapter 11's caveat on the synthetic filler; chapter 8's list of what it
-        # leaves out
         ["8"],  # more on the grid: chapter 8 measures
         ["5"],  # more on the grid: the grid's names, T5
         [
