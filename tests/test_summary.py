@@ -701,7 +701,11 @@ RULES: dict[str, tuple] = {
     "| dynamic NTK |": (_ntk_row, "_ _ 2 8 4 8"),
     "| PI or YaRN, fixed factor 8 |": (_fixed_as_dynamic_row, "8 8 8 8 _ _ 8 _ 2.5 7"),
     "| fine-tuning RoPE, PI or YaRN at": (_finetuned_row, "8 _0 _1 _2 _3"),
-    "| a term in the scores |": (lambda: [], "5 5"),  # the big picture's table: T5, named twice
+    "| a term in the scores |": (lambda: [], "5 5"),
+    "| RoPE | ✓ | ✓ inside the score": (
+        lambda: quote(C4, "the weights of the values no longer sum to 1"),
+        "_",
+    ),  # the big picture's table: T5, named twice
     # what chapters 7 and 10 add to RoPE
     "| method | what it changes": (lambda: [], "7 10"),
     "| partial rotary | rotates part": (lambda: [], "20 2 3 4.5"),
@@ -804,8 +808,8 @@ RULES: dict[str, tuple] = {
     # chapter 5
     "| Summation by parts (Abel's transformation)": (lambda: quote(C5, r"levels off near $0.42\sqrt d$"), "0 _"),
     "| For random $q$, $k$ at $d = 128$ the full bound": (
-        lambda: quote(C5, "at $d = 128$, it is in the median about 200 to 2 000 times"),
-        "_ _ _ 0",
+        lambda: quote(C5, "in the median about 200 to 2 000 times the size of the score itself"),
+        "128 _ _ 0",
     ),
     "| A matching key's expected score": (
         lambda: quote(C5, "windows of 500 positions up to $r = 5000$: from about 47 to about 2"),
@@ -1078,8 +1082,9 @@ def prose_expected() -> list[str]:
     quote(C4, "Float32 angles keep that error within a factor 1.5 up to position 100 000 in a bfloat16 model")
     quote(C9, "A bias that depends on both $i$ and $j$, passed to SDPA as a mask")  # item 9 and the takeaway
     quote(C5, "For a random zero-mean isotropic query")  # "for random isotropic vectors"
-    quote(C5, "at $d = 128$, it is in the median about 200 to 2 000 times")  # item 5: the bound at width 128
+    quote(C5, "in the median about 200 to 2 000 times the size of the score itself")  # item 5: the bound at width 128
     quote(C5, "random Gaussian vectors and $d = 128$")  # item 5: chapter 5's width
+    quote(C5, "So the score has mean 0")  # item 5: an unrelated key's score
     quote(C5, "are isotropic: zero mean")  # ... for random isotropic queries and keys
     quote(C4, "Float32 angles, as Hugging Face forms them", "In a bfloat16 model it stays small up to position 100 000")
     _trained_fixed_factor_row()  # Gemma 3 and DeepSeek-V3 are trained with a fixed stretch
@@ -1102,7 +1107,8 @@ def prose_expected() -> list[str]:
     vocab, filler_n, digits, _, ln_vocab = _breaks_row()
     groups = [
         ["10", "5"],  # the big picture: chapter 10's table (_chapter_10_table_uses_rope), T5
-        ["5", "10", "4", "128", "3", "2", "2", "8"],  # the chapter list: T5; chapter 5's base 10^4 and d = 128;
+        ["5", "0", "10", "4", "128", "3", "2", "2", "8"],  # the chapter list: T5; chapter 5's mean 0, base 10^4 and
+        # d = 128;
         # 3d and 2d^2 (chapter 9); 8
         ["8", f"{L}", f"{s}", f"{longest}"],  # chapter 8's setup: trained at L = 64, tested up to 8L = 512
         ["8", "8"],  # in short, at 8L: only ALiBi and KERPLE keep the loss (test_verdict_grid_grades_each_run_...);
