@@ -117,13 +117,18 @@ def pct_floor(x):  # "at least x %": never round up
 
 
 @functools.cache
-def chapter(notebook: str) -> str:
-    """A chapter's markdown, code and stored text outputs, with every run of whitespace one space."""
+def notebook_cells(notebook: str) -> list[dict]:
+    """A chapter's cells, as stored."""
     import json
 
-    cells = json.loads((ROOT / "notebooks" / f"{notebook}.ipynb").read_text(encoding="utf-8"))["cells"]
+    return json.loads((ROOT / "notebooks" / f"{notebook}.ipynb").read_text(encoding="utf-8"))["cells"]
+
+
+@functools.cache
+def chapter(notebook: str) -> str:
+    """A chapter's markdown, code and stored text outputs, with every run of whitespace one space."""
     parts = []
-    for cell in cells:
+    for cell in notebook_cells(notebook):
         parts.append("".join(cell["source"]))
         for out in cell.get("outputs", []):
             parts.append("".join(out.get("text", "")))
@@ -701,11 +706,8 @@ RULES: dict[str, tuple] = {
     "| dynamic NTK |": (_ntk_row, "_ _ 2 8 4 8"),
     "| PI or YaRN, fixed factor 8 |": (_fixed_as_dynamic_row, "8 8 8 8 _ _ 8 _ 2.5 7"),
     "| fine-tuning RoPE, PI or YaRN at": (_finetuned_row, "8 _0 _1 _2 _3"),
-    "| a term in the scores |": (lambda: [], "5 5"),
-    "| RoPE | ✓ | ✓ inside the score": (
-        lambda: quote(C4, "the weights of the values no longer sum to 1"),
-        "_",
-    ),  # the big picture's table: T5, named twice
+    "| a term in the scores |": (lambda: [], "5 5"),  # the big picture's table: T5, named twice
+    "| RoPE | ✓ | ✓ inside the score": (lambda: quote(C4, "the weights of the values no longer sum to 1"), "_"),
     # what chapters 7 and 10 add to RoPE
     "| method | what it changes": (lambda: [], "7 10"),
     "| partial rotary | rotates part": (lambda: [], "20 2 3 4.5"),
@@ -1027,16 +1029,6 @@ def _alibi_cost_at_L() -> None:
     assert all(0.08 < g < 0.15 for g in gaps), gaps
 
 
-def _kerple_alibi_straddle() -> None:
-    """Under the grid: ALiBi and KERPLE fall on either side of 95 % only on the mean; their seeds overlap there
-    (some ALiBi seed finds 95 % or more, some KERPLE seed fewer)."""
-    run = load_results("extrapolation", check=False)
-    longest = str(max(run["config"]["eval_lengths"]))
-    seeds = {m: [r["passkey"][longest] for r in run["metrics"][m].values()] for m in ("alibi", "kerple")}
-    assert sum(seeds["alibi"]) / len(seeds["alibi"]) < 0.95 <= sum(seeds["kerple"]) / len(seeds["kerple"])
-    assert max(seeds["alibi"]) >= 0.95 > min(seeds["kerple"]), seeds
-
-
 def _chapter_10_table_uses_rope() -> None:
     """The big picture: every released model in chapter 10's table of configs, Llama, Mistral, Qwen, Gemma,
     DeepSeek and gpt-oss among them, uses RoPE in all its layers or in some of them."""
@@ -1093,7 +1085,6 @@ def prose_expected() -> list[str]:
     _alibi_cost_at_L()  # in the block under the grid
     quote(C11, "The run does not tell whether learning or the log shape does it")  # under the grid
     quote(C8, "<summary>Not tested here</summary>")  # the cautions: chapter 8 lists what its run does not test
-    _kerple_alibi_straddle()  # under the grid
     quote(C5, "a matching key's expected score")  # the decay bullet: d = 128, base 10^4 are chapter 5's setting
     quote(C8, "A kept passkey shows only that the encoding does not block one lookup far back")
     quote(C8, "so a model can find it by content alone")
@@ -1108,8 +1099,7 @@ def prose_expected() -> list[str]:
     groups = [
         ["10", "5"],  # the big picture: chapter 10's table (_chapter_10_table_uses_rope), T5
         ["5", "0", "10", "4", "128", "3", "2", "2", "8"],  # the chapter list: T5; chapter 5's mean 0, base 10^4 and
-        # d = 128;
-        # 3d and 2d^2 (chapter 9); 8
+        # d = 128; 3d and 2d^2 (chapter 9); 8
         ["8", f"{L}", f"{s}", f"{longest}"],  # chapter 8's setup: trained at L = 64, tested up to 8L = 512
         ["8", "8"],  # in short, at 8L: only ALiBi and KERPLE keep the loss (test_verdict_grid_grades_each_run_...);
         # fine-tuning at 8L keeps both (_finetuned_row)
@@ -1118,8 +1108,8 @@ def prose_expected() -> list[str]:
         # leaves out
         [vocab, ln_vocab, "95"],  # the grades: breaks above ln 28 = 3.3 (_breaks_row); kept at 95 %
         ["95", "496", key_at("alibi", 496), key_at("kerple", 496)],  # under the grid: the 95 % line, seeds
-        # overlapping there (_kerple_alibi_straddle), KERPLE more in every seed; ALiBi 76 % 496 back, KERPLE 97 %
-        # (_far_keys_row)
+        # overlapping there, KERPLE more in every seed (test_verdict_grid_grades_each_run_as_chapter_8_does);
+        # ALiBi 76 % 496 back, KERPLE 97 % (_far_keys_row)
         ["11"],  # chapter 11: the run does not tell learning from the log shape
         [loss("fire", longest), loss("none", longest), f"{filler}", f"{math.log(filler):.2f}", ln_vocab, vocab],
         # raised spans FIRE and NoPE, about ln 16, below ln 28 (_near_uniform)
@@ -1471,22 +1461,32 @@ def test_verdict_names_the_runs_fine_at_2l_that_rise_later():
     assert {n for n, r in VERDICT_RUNS.items() if _graded(r, longest) == "fine"} == {"ALiBi", "KERPLE"}
 
 
+def _table_cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def checklist() -> dict[str, dict[str, str]]:
+    """The summary's checklist table: method -> {column header: cell}."""
+    lines = [line.strip() for line in source().splitlines()]
+    header = next(i for i, line in enumerate(lines) if line.startswith("| method | 1 unique"))
+    columns = _table_cells(lines[header])
+    rows = {}
+    for line in lines[header + 2 :]:
+        if not line.startswith("|"):
+            break
+        cells = _table_cells(line)
+        rows[cells[0]] = dict(zip(columns, cells, strict=True))
+    return rows
+
+
 def test_checklist_loss_column_is_chapter_8s_grade():
     """The checklist's *loss at 8L* column gives each encoding chapter 8 trained the grade of its run at 8L
     (every seed grading as the mean), and says "not run" for the others."""
-    lines = [line.strip() for line in source().splitlines()]
-    header = next(i for i, line in enumerate(lines) if line.startswith("| method | 1 unique"))
-    columns = [c.strip() for c in lines[header].strip("|").split("|")]
-    at = columns.index("loss at $8L$")
     runs = {name: VERDICT_RUNS[name] for name in ("sinusoidal", "T5", "RoPE", "ALiBi")}  # the rows chapter 8 ran
     longest = max(load_results("extrapolation", check=False)["config"]["eval_lengths"])
-    seen = set()
-    for row in lines[header + 2 :]:
-        if not row.startswith("|"):
-            break
-        cells = [c.strip() for c in row.strip("|").split("|")]
-        name, cell = cells[0], cells[at]
-        seen.add(name)
+    rows = checklist()
+    for name, row in rows.items():
+        cell = row["loss at $8L$"]
         if name in runs:
             assert re.match(r"\*(\w+)\*", cell).group(1) == _graded(runs[name], longest), (name, cell)
         elif name == "learned":  # trained at L, run at no longer length: its table has no rows past L
@@ -1494,8 +1494,8 @@ def test_checklist_loss_column_is_chapter_8s_grade():
             assert per_seed_all("learned", "loss_at_L") and not any(passkey_run()["loss_beyond"]["learned"].values())
         else:
             assert cell == "not run", (name, cell)
-    assert set(runs) <= seen, set(runs) - seen
-    assert "far passkeys fade" in lines[next(i for i in range(header, len(lines)) if lines[i].startswith("| ALiBi"))]
+    assert set(runs) <= set(rows), set(runs) - set(rows)
+    assert "far passkeys fade" in " ".join(rows["ALiBi"].values())
     assert not _kept("alibi", longest)  # ALiBi's "far passkeys fade": not kept at 8L
 
 
@@ -1522,17 +1522,10 @@ CHECKLIST_PROPERTIES = {
 }
 
 
-def _table_cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
 @functools.cache
 def chapter_property_table(notebook: str) -> dict[tuple[str, str], str]:
     """A chapter's property table ("| property | method ... |"): (method, property) -> the cell."""
-    import json
-
-    cells = json.loads((ROOT / "notebooks" / f"{notebook}.ipynb").read_text(encoding="utf-8"))["cells"]
-    for cell in cells:
+    for cell in notebook_cells(notebook):
         lines = "".join(cell["source"]).splitlines()
         starts = [i for i, line in enumerate(lines) if line.startswith("| property |")]
         if cell["cell_type"] == "markdown" and starts:
@@ -1556,16 +1549,9 @@ def test_checklist_marks_are_the_chapters_marks():
     """Each mark of the summary's checklist is the mark its chapter gives (chapters 2, 3, 4 and 6). Column 3
     splits the chapters' *generalises*: *defined beyond L* fails exactly where the chapter's mark fails, and
     a dot stands where the chapter has no row."""
-    lines = [line.strip() for line in source().splitlines()]
-    header = next(i for i, line in enumerate(lines) if line.startswith("| method | 1 unique"))
-    columns = _table_cells(lines[header])
-    assert set(CHECKLIST_PROPERTIES) <= set(columns), set(CHECKLIST_PROPERTIES) - set(columns)
-    rows = {}
-    for line in lines[header + 2 :]:
-        if not line.startswith("|"):
-            break
-        cells = _table_cells(line)
-        rows[cells[0]] = dict(zip(columns, cells, strict=True))
+    rows = checklist()
+    columns = set(next(iter(rows.values())))
+    assert set(CHECKLIST_PROPERTIES) <= columns, set(CHECKLIST_PROPERTIES) - columns
     assert set(rows) == set(CHECKLIST_METHODS), set(rows) ^ set(CHECKLIST_METHODS)
     compared = 0
     for name, (notebook, method) in CHECKLIST_METHODS.items():
