@@ -197,10 +197,21 @@ def _outside_code(text: str) -> str:
     return CODE.sub(" ", MATH.sub(" ", URL.sub("](", text)))
 
 
+def _stray_asterisks(text: str) -> int:
+    """Asterisks that Markdown prints as text, outside math and code: emphasis that does not render, as
+    when a closing ``*`` follows full-width punctuation and precedes a Chinese character."""
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark").render(CODE.sub("x", MATH.sub("x", text)))  # a span reads as one word
+    return re.sub(r"<code>.*?</code>", "", html, flags=re.S).count("*")
+
+
 def message_problems(msgid: str, msgstr: str) -> list[str]:
     """What a translation loses of its message: a math span, an inline code span, a link target or a
-    number that does not reappear unchanged."""
+    number that does not reappear unchanged, or emphasis that no longer renders."""
     problems = []
+    if _stray_asterisks(msgstr) > _stray_asterisks(msgid):
+        problems.append("emphasis not rendered: put a space outside a '*' that touches full-width punctuation")
     for kind, pattern in (("math", MATH), ("code", CODE)):
         for span in pattern.findall(msgid):
             if msgstr.count(span) < msgid.count(span):

@@ -43,6 +43,13 @@ def test_a_lost_span_is_found(broken, kind):
     assert len(problems) == 1 and problems[0].startswith(kind), problems
 
 
+def test_emphasis_that_does_not_render_is_found():
+    english = "The loss is *fine* here."
+    assert i18n.message_problems(english, "损失在这里是 *良好* 的。") == []
+    problems = i18n.message_problems(english, "损失在这里是*良好（fine）*的。")  # `*` after `）`, before `的`
+    assert len(problems) == 1 and problems[0].startswith("emphasis"), problems
+
+
 def test_a_number_inside_math_or_code_is_not_counted_twice():
     assert i18n.message_problems("Use $d = 64$ and `base=10000`.", "用 $d = 64$ 和 `base=10000`。") == []
 

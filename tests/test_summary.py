@@ -524,6 +524,17 @@ def _fixed_as_dynamic_row():
     return [*_loss_at_L_plain_and_pi_fixed(), f"{at_L['rope+yarn fixed'][64][0]:.2f}"]  # "YaRN ×8 to 0.87"
 
 
+def _larger_base_row():
+    """The larger-base row says what chapters 5 and 10 compare, and gives no number of its own."""
+    quote(
+        C5,
+        "| a much larger base keeps the bound higher | ~ on average over each doubling",
+        "For the rotated widths 64, 96, 128, 192 and 256, the larger of the bases",
+    )
+    quote(C10, "Take a 128-dimensional head and two bases ten or more times apart")
+    return []
+
+
 def _xpos_row():
     quote(C10, "above RoPE's at $d = 512$ and 1024")  # "raises it slightly at d = 512 and 1024"
     return said(
@@ -645,11 +656,6 @@ C6, C7, C8, C9, C10, C11 = (
 )
 
 RULES: dict[str, tuple] = {
-    # chapter 8's four grades, as the behaviour section repeats them
-    "| the passkeys are *kept* |": (
-        lambda: quote(C8, "| retrieval is *kept* | 95 % of passkeys found or more, on average |"),
-        "_",
-    ),
     # the verdict grid's header: its length only (test_verdict_grid_grades_each_run_as_chapter_8_does reads its cells)
     "| at $8L$, no further training |": (lambda: [], "8"),
     "| loss *fine* |": (
@@ -670,12 +676,6 @@ RULES: dict[str, tuple] = {
         lambda: quote(C7, r"YaRN also multiplies cos and sin by an attention factor, $0.1\ln s + 1$"),
         "3.1 _ _",
     ),
-    "| partial rotary {cite}`black2022gptneox": (lambda: [], "2"),
-    "| larger base {cite}`roziere2023codellama": (lambda: [], "10 4 2"),
-    "| LongRoPE {cite}`ding2024longrope": (lambda: [], "1"),
-    "| proportional RoPE | keeps the fastest": (lambda: [], "2 4"),  # Gemma 4's global layers
-    "| iRoPE (Llama 4) {cite}`meta2025llama4`": (lambda: [], "4"),
-    "| xPos {cite}`sun2022xpos`": (lambda: [], "1"),
     # how each method behaves: chapter 8's saved passkey run (means over seeds) and chapter 11
     "| encoding | loss beyond $L$ at $8L$ | passkeys found at $8L$ |": (lambda: [], "8 8"),
     "| trigram baseline |": (_trigram_row, "_ _ _"),
@@ -709,27 +709,11 @@ RULES: dict[str, tuple] = {
     "| a term in the scores |": (lambda: [], "5 5"),  # the big picture's table: T5, named twice
     "| RoPE | ✓ | ✓ inside the score": (lambda: quote(C4, "the weights of the values no longer sum to 1"), "_"),
     # what chapters 7 and 10 add to RoPE
-    "| method | what it changes": (lambda: [], "7 10"),
-    "| partial rotary | rotates part": (lambda: [], "20 2 3 4.5"),
-    "| larger base | turns every pair but the first": (
-        lambda: (
-            quote(
-                C5,
-                "| a much larger base keeps the bound higher | ~ on average over each doubling",
-                "For the rotated widths 64, 96, 128, 192 and 256, the larger of the bases",
-                "up to about $10^5$ |",
-            )
-            + quote(
-                C10,
-                "averages about a quarter with Llama 3's or Code Llama's base",
-                "Take a 128-dimensional head and two bases ten or more times apart, on a grid of twenty per decade"
-                " from $10^4$ to $10^8$",
-            )
-        ),
-        # the widths chapter 5 tests; the bases 5e5 and 1e6 against 1e4; chapter 5's bound, to about 10^5 back; the
-        "_0 _1 _2 _3 _4 5 10 5 10 6 10 4 _5 _6 5 _8 _9 _10 _11 _12 10 _7 3",
-        # score of a key equal to its query (chapter 10), for d = 128, bases 10^4 to 10^8; Llama 3, Qwen3
-    ),
+    "| method | what it is and changes": (lambda: [], "7 10"),
+    "| partial rotary {cite}`black2022gptneox": (lambda: [], "2 20 2 3 4.5"),  # b^(-2l/d_rot); the models
+    "| larger base {cite}`roziere2023codellama": (_larger_base_row, "10 4 3 3 2 5 128 10 3 3"),  # 10^4, NTK's
+    # exponent; chapter 5; chapter 10's d = 128 and bases ten times apart; Llama 3
+    # and Qwen3-VL
     "| Llama 3.1's rule | keeps": (lambda: quote(C10, "Llama 4's chunk is 8192 tokens"), "3.1 3.1 _ _"),
     "| PI or YaRN, fixed factor, trained |": (_trained_fixed_factor_row, "3 4 27 8 2 3 40"),
     "| sliding window |": (_sliding_window_row, "7 0.1"),  # Mistral 7B v0.1, as chapter 10 names it
@@ -739,15 +723,15 @@ RULES: dict[str, tuple] = {
         ),
         "_ _ _ _ _ _ _",
     ),
-    "| LongRoPE | a searched": (lambda: [], "3"),  # Phi-3
-    "| M-RoPE | positions in time": (lambda: [], "2 2.5"),
+    "| LongRoPE {cite}`ding2024longrope": (lambda: [], "1 3"),  # Phi-3
+    "| M-RoPE {cite}`wang2024qwen2vl`": (lambda: [], "2 2.5"),
     "| interleaved M-RoPE |": (lambda: [], "3"),
-    "| proportional RoPE | keeps the fast end": (lambda: [], "4"),
-    "| iRoPE | RoPE in chunked": (lambda: [], "4"),
-    "| MLA decoupled RoPE | a small": (lambda: [], "2 3"),
-    "| xPos | each pair's share": (lambda: [f"{round(float(_xpos_limit()), -3):.0f}"], "32 _"),
+    "| proportional RoPE | keeps the fastest": (lambda: [], "2 4"),  # Gemma 4's global layers
+    "| iRoPE {cite}`meta2025llama4`": (lambda: [], "4"),
+    "| MLA decoupled RoPE {cite}`deepseek2024v2`": (lambda: [], "2 3"),
+    "| xPos {cite}`sun2022xpos`": (lambda: [f"{round(float(_xpos_limit()), -3):.0f}"], "1 32 _"),
     # the property checklist
-    "| method | 1 unique": (lambda: [], "1 2 3 8 4 5"),  # 8L: test_checklist_loss_column_is_chapter_8s_grade
+    "| method | 1 unique": (lambda: [], "1 2 3 4 5 8"),  # 8L: test_checklist_loss_column_is_chapter_8s_grade
     "| $p/(n-1)$ |": (lambda: [], "1"),  # chapters 1 and 2 write p/(L-1), L the input's length
     "| Shaw | ~ far distances": (lambda: [], ""),  # no number: the details block names chapter 3
     "| binary | ✓ up to": (lambda: [], "2 2"),
@@ -1016,7 +1000,27 @@ def _shakespeare_keeps() -> None:
         for m in ("alibi", "kerple", "rope", "sinusoidal", "rope+pi")
     }
     assert all(abs(d) < 0.05 for m in ("alibi", "kerple") for d in rise[m])  # "which barely change"
-    assert min(d for m in ("rope", "sinusoidal", "rope+pi") for d in rise[m]) > 0.5  # "more than half a nat"
+    assert min(d for m in ("rope", "sinusoidal", "rope+pi") for d in rise[m]) > 0.8  # "more than 0.8 nats"
+
+
+def _context_cut_row() -> list[str]:
+    """The Shakespeare windows: 16L long, and exactly the eight encodings the page names were cut."""
+    text = load_results("extrapolation-text", check=False)
+    cut = {m for m, seeds in text["metrics"].items() if "context_cut" in next(iter(seeds.values()))}
+    assert cut == {"none", "sinusoidal", "t5", "rope", "alibi", "kerple", "fire", "cope"}, cut
+    assert "For none of the eight encodings it tests this way, NoPE, sinusoidal, T5, RoPE, ALiBi, KERPLE, FIRE" in (
+        page_text()
+    )
+    windows = text["config"]["context_cut"]["length"] // text["config"]["train_length"]
+    return [str(windows), "5"]  # 16L; T5 among the eight
+
+
+def _yarn_turns_row(run) -> list[str]:
+    """YaRN's block: the toy heads' pairs turn about 10, 3.2, 1.0, 0.32 times within L."""
+    d_head = run["model"]["d_model"] // run["model"]["n_heads"]
+    L = run["train_length"]
+    turns = (L * posenc.rope_inv_freq(d_head, run["yarn"].get("base", 10_000.0)).double() / (2 * math.pi)).tolist()
+    return [str(d_head), f"{turns[0]:.0f}", f"{turns[1]:.1f}", f"{turns[2]:.1f}", f"{turns[3]:.2f}", str(L)]
 
 
 def _alibi_cost_at_L() -> None:
@@ -1053,11 +1057,18 @@ def prose_expected() -> list[str]:
     (floor,) = said(C8, r"the best possible loss there is about (\d\.\d\d) nats")
     (above,) = said(C8, r"that costs it about (\d\.\d\d) nats")
     quote(C8, f"because $L$ is short: no pair turns {paper[0]} times within it", "32/1 gives the lower loss")
-    quote(C8, "The code's clamp keeps pair 0 whole after all")
+    quote(C8, "The code's clamp keeps pair 0 whole after all", "Pair 0 is kept by the clamp at 0, with or")
+    assert "the code clamps the ramp's lower end at pair 0, which keeps pair 0 whole" in page_text()
     quote(C11, "A bias that falls steeply with distance suits that", "It cannot rank methods for language modelling")
     quote(C11, "A steep penalty can hide far keys, as ALiBi's does")  # "A steep penalty can also hide far passkeys"
     quote(C9, "does about $3d$ operations per vector", "The matrix form does $2d^2$")  # the chapter list's item 9
     quote(C9, "Kernels that compute the bias inside store none")
+    quote(C6, "FlashAttention-3 has none")  # item 9 names FlashAttention-2
+    quote(
+        C9,
+        "`flash-attn`'s `flash_attn_func` takes `alibi_slopes`",
+        "FlexAttention (`torch.nn.attention.flex_attention`) takes `score_mod`",
+    )
     quote(C9, "does not fit a cache of rotated keys")  # the dynamic rows and a key/value cache
     quote(C7, "The slow pairs now meet angles they never saw")  # "Chapter 7 gives the stretches' reason"
     quote(C8, "this run does not test why")  # "Chapter 8's run tests neither reason"
@@ -1098,23 +1109,20 @@ def prose_expected() -> list[str]:
     vocab, filler_n, digits, _, ln_vocab = _breaks_row()
     groups = [
         ["10", "5"],  # the big picture: chapter 10's table (_chapter_10_table_uses_rope), T5
-        ["5", "0", "10", "4", "128", "3", "2", "2", "8"],  # the chapter list: T5; chapter 5's mean 0, base 10^4 and
-        # d = 128; 3d and 2d^2 (chapter 9); 8
+        ["5", "0", "3", "2", "2", "2", "8"],  # the chapter list: T5; chapter 5's mean 0; 3d and 2d^2 (chapter 9),
+        # FlashAttention-2; chapter 8
         ["8", f"{L}", f"{s}", f"{longest}"],  # chapter 8's setup: trained at L = 64, tested up to 8L = 512
+        [vocab, ln_vocab, "95"],  # the grades: breaks above ln 28 = 3.3 (_breaks_row); kept at 95 %
         ["8", "8"],  # in short, at 8L: only ALiBi and KERPLE keep the loss (test_verdict_grid_grades_each_run_...);
         # fine-tuning at 8L keeps both (_finetuned_row)
+        [key("alibi", longest), key("kerple", longest), "496", key_at("alibi", 496), key_at("kerple", 496)]
+        + [loss("fire", longest), loss("none", longest), f"{filler}"],
+        # under the grid: the means, seeds overlapping (test_verdict_grid_grades_each_run_as_chapter_8_does);
+        # ALiBi 76 % 496 back, KERPLE 97 % (_far_keys_row); raised spans FIRE's and NoPE's losses
         ["3", "3", "10", "11", "8"],  # the cautions: Gemma 3 and DeepSeek-V3 trained with a fixed stretch (chapter
         # 10, _trained_fixed_factor_row); chapter 11's caveat on the synthetic filler; chapter 8's list of what it
         # leaves out
-        [vocab, ln_vocab, "95"],  # the grades: breaks above ln 28 = 3.3 (_breaks_row); kept at 95 %
-        ["95", "496", key_at("alibi", 496), key_at("kerple", 496)],  # under the grid: the 95 % line, seeds
-        # overlapping there, KERPLE more in every seed (test_verdict_grid_grades_each_run_as_chapter_8_does);
-        # ALiBi 76 % 496 back, KERPLE 97 % (_far_keys_row)
-        ["11"],  # chapter 11: the run does not tell learning from the log shape
-        [loss("fire", longest), loss("none", longest), f"{filler}", f"{math.log(filler):.2f}", ln_vocab, vocab],
-        # raised spans FIRE and NoPE, about ln 16, below ln 28 (_near_uniform)
         ["8"],  # more on the grid: chapter 8 measures
-        ["5"],  # more on the grid: the grid's names, T5
         [
             str(model["n_layers"]),
             str(model["d_model"]),
@@ -1125,10 +1133,15 @@ def prose_expected() -> list[str]:
         ["2"],  # fine at 2L and rising later
         [f"{s}", fine_bar, vocab, ln_vocab, vocab, filler_n, digits],  # the grades in numbers at 8L: fine below
         # about 0.82; breaks above ln 28 = 3.3, among 28 tokens (16 filler symbols, 10 digits)
-        ["2", "95"],  # the loss grades of the grid and at 2L hold in every seed; passkeys on the mean, 95 %
+        ["2", "95", "11"],  # the loss grades of the grid and at 2L hold in every seed; passkeys on the mean, 95 %,
+        # seeds overlapping, KERPLE more in every seed; chapter 11: the run does not tell learning from the log shape
+        [loss("none", longest), f"{filler}", f"{math.log(filler):.2f}", ln_vocab, vocab],  # NoPE about ln 16,
+        # below ln 28 (_near_uniform)
         ["7", "11", "11"],  # why, suggested and not tested: chapter 7's slow pairs, chapter 11's steep penalties
-        ["8", "4"],  # Shakespeare, chapter 8's second text, from L to 4L (_shakespeare_keeps)
-        ["8"],  # chapter 8's Shakespeare windows
+        ["8", "4", "4", "0.8"],  # Shakespeare, chapter 8's second text, the split at 4L, from L to 4L, by more than
+        # 0.8 nats
+        # (_shakespeare_keeps)
+        ["8", *_context_cut_row(), f"{s}"],  # chapter 8's Shakespeare windows of 16L, the eight encodings cut (T5)
         [*_text_gap_row(), "8"],  # ALiBi's cost at L on Shakespeare (_alibi_cost_at_L, the claims page's rule)
         ["8"],  # NoPE's cost at L in chapter 8's toy run
         [f"{s}"],  # the collapsed block of numbers at 8L
@@ -1140,26 +1153,29 @@ def prose_expected() -> list[str]:
         [floor, above],  # the floor of the loss and the trigram above it (chapter 8)
         ["5", "2", f"{s}"],  # T5's loss rises from 2L to 8L
         ["8", "496"],  # ALiBi's retrieval: every passkey 8 back, fewer 496 back, in every seed
+        _yarn_turns_row(run),  # heads of 16: the pairs' turns within L = 64
         [
             f"{s}",
             *betas,
             *paper,
+            "0",
             paper[0],
             "0",
-        ],  # chapter 8 uses 2/1: no pair turns 32 times within L; the clamp keeps pair 0
+            "0",
+        ],  # chapter 8 uses 2/1; 32/1 keeps pair 0: no pair turns 32 times within L, the clamp at pair 0 keeps pair 0
         [*paper, loss("rope+yarn b32", longest), loss("rope+yarn", longest), f"{s}"],  # 32/1: 1.40 against 1.78
-        ["4", "64", "32", "32", "16", "100000", "10000", "16", "16", "16", "100", "16"],  # porting RoPE (chapter
+        ["4", "64", "32", "32", "16", "1.5", "100000", "16", "10000", "16", "16", "100", "16"],  # porting RoPE (chapter
         # 4): float64 angles; float32's error, the largest in a float32 model, within 1.5 times a bfloat16 model's
         # own up to 100 000 (10 000 in float16); never bfloat16 or float16: bfloat16's error at position 100
         ["11", "5", "5", "0", "2"],  # the notation: distance as in chapter 11; T5, T5's encoder; pairs from 0;
         # b^(-2l/d)
         ["7", "10", "8", f"{s}", str(run["finetune"]["steps"])],  # chapters 7 and 10; chapter 8 tests one row, at
         # 8L, 400 steps
-        [
-            *["1", "1", "6", "2", "3", "4", "6", "3", "3", "1"],
-            *[f"{s}", "8", f"{s}", "8", "1"],
-        ],  # the checklist: chapter 1's properties; chapters 1 to 6; chapters 2, 3, 4, 6; their property 3; column
-        # 3 and chapter 1's bound; the loss at 8L: chapter 8's grade at 8L, chapter 8; chapter 1's unique
+        ["1", "2", "3", "4", "6", "3", "8", f"{s}", *["2", "3", "4", "6", "3", "3", "8", f"{s}"]]
+        + ["3", "1", "1", "2", "1", "1", "8", "1"],
+        # the checklist: chapter 1's properties; the title's chapters 2, 3, 4 and 6; the legend's column 3 and chapter
+        # 8's loss at 8L; the notes: chapters 2, 3, 4 and 6, property 3, column 3, chapter 8's toy run at 8L; column 3
+        # as chapter 1 asks it, p/(n-1); chapter 2's p/(L-1) as p/(n-1); the last column's chapter 8; chapter 1's unique
         ["2", "1", "5", "2", "2", "1", "3"],  # Shaw's band of 2K - 1 keys; T5, O(d^2 n log n), d^2 FFTs; RoPE's weights
         # no longer sum to 1 (chapter 4, the checklist row's rule); Phi-3
         [str(c) for c in range(1, 12)],  # one collapsed block of claims per chapter
@@ -1220,6 +1236,10 @@ def test_prose_holds_only_its_listed_numbers():
     )
     _near_uniform("none")  # "NoPE ends near that line"
     assert len(load_results("extrapolation-text", check=False)["config"]["seeds"]) == 3  # "Shakespeare (three seeds)"
+    s = max(load_results("extrapolation", check=False)["config"]["eval_lengths"])
+    page = page_text()  # the sentences under the grid give each number its method's name
+    assert f"On the mean ALiBi finds {key('alibi', s)} % of the passkeys and KERPLE {key('kerple', s)} %" in page
+    assert f"496 tokens back, ALiBi finds {key_at('alibi', 496)} % and KERPLE {key_at('kerple', 496)} %" in page
     found, expected = prose_numbers(), prose_expected()
     assert found == expected, f"prose outside the tables, in order:\n  on the page: {found}\n  listed:      {expected}"
 
@@ -1318,10 +1338,8 @@ def test_keeps_its_loss_is_chapter_8s_fine():
     """The page defines a *fine* loss with chapter 8's bar, in chapter 8's words."""
     quote(C8, "the loss is *fine* |", "within a tenth of a nat of the trigram's mean, or below it")
     page = page_text()
-    assert (
-        "| the loss is *fine* | about the trigram's: within a tenth of a nat of its mean, or below it, at the same "
-        "length |" in page
-    )
+    assert "It is *fine* within a tenth of a nat of the trigram's" in page
+    assert "A *fine* loss may also lie below the trigram's." in page
 
 
 def test_only_alibi_kerple_and_fine_tuned_rope_keep_their_loss():
@@ -1331,10 +1349,7 @@ def test_only_alibi_kerple_and_fine_tuned_rope_keep_their_loss():
     page = page_text()
     only = "With no further training, ALiBi's and KERPLE's penalties keep the loss near a trigram model's"
     assert only in page  # the chapter list's item 8
-    assert (
-        "Fine-tuning RoPE, PI and YaRN at the new length keeps both the loss and the passkeys, though each is then"
-        " tested at the length" in page
-    )
+    assert "Fine-tuning RoPE, PI or YaRN at the new length keeps both, tested at that length." in page
     runs = [m for m, by_n in passkey_run()["loss_beyond"].items() if m != "trigram" and (by_n or {}).get(512)]
     keep = {m for m in runs if _keeps_its_loss(m)}
     assert keep == {"alibi", "kerple", "rope ft", "rope+pi ft", "rope+yarn ft"}, keep
@@ -1480,13 +1495,13 @@ def checklist() -> dict[str, dict[str, str]]:
 
 
 def test_checklist_loss_column_is_chapter_8s_grade():
-    """The checklist's *loss at 8L* column gives each encoding chapter 8 trained the grade of its run at 8L
-    (every seed grading as the mean), and says "not run" for the others."""
+    """The checklist's last column, *toy run: loss at 8L*, gives each encoding chapter 8 trained the grade of its run
+    at 8L (every seed grading as the mean), and says "not run" for the others."""
     runs = {name: VERDICT_RUNS[name] for name in ("sinusoidal", "T5", "RoPE", "ALiBi")}  # the rows chapter 8 ran
     longest = max(load_results("extrapolation", check=False)["config"]["eval_lengths"])
     rows = checklist()
     for name, row in rows.items():
-        cell = row["loss at $8L$"]
+        cell = row["toy run: loss at $8L$"]
         if name in runs:
             assert re.match(r"\*(\w+)\*", cell).group(1) == _graded(runs[name], longest), (name, cell)
         elif name == "learned":  # trained at L, run at no longer length: its table has no rows past L
@@ -1541,6 +1556,11 @@ def chapter_property_table(notebook: str) -> dict[tuple[str, str], str]:
     raise AssertionError(f"{notebook} has no property table")
 
 
+#: Rows whose code is defined and bounded past L, so column 3 passes, though the chapter's *generalises*
+#: fails: p/(n-1)'s code for a position moves with the input's length.
+DEFINED_BUT_NOT_GENERALISING = {"$p/(n-1)$"}
+
+
 def marks(cell: str) -> list[str]:
     return re.findall(r"[✓✗~·]", cell)
 
@@ -1564,8 +1584,23 @@ def test_checklist_marks_are_the_chapters_marks():
             theirs = marks(table[method, prop])
             assert ours and theirs, (name, column)
             if column.startswith("3 "):  # the defined half of *generalises*
-                assert (ours[0] == "✗") == (theirs[0] == "✗"), (name, ours, theirs)
+                if name in DEFINED_BUT_NOT_GENERALISING:  # defined and bounded; the chapter's ✗ is for the rest
+                    assert ours[0] == "✓" and theirs[0] == "✗", (name, ours, theirs)
+                else:
+                    assert (ours[0] == "✗") == (theirs[0] == "✗"), (name, ours, theirs)
             else:
                 assert ours == theirs, (name, column, rows[name][column], table[method, prop])
             compared += 1
     assert compared >= 50, compared
+
+
+def test_intro_examples_are_their_sources_numbers():
+    """The intro's examples of where a number comes from quote their sources, so they cannot go stale either."""
+    intro = re.sub(r"\s+", " ", (ROOT / "book" / "intro.md").read_text(encoding="utf-8"))
+    (gap,) = said(C1, r"causal mask, no PE: \|dog_1 - dog_4\| = (\d\.\d+)")
+    assert f"chapter 1's gap of {gap} between the outputs of the two dogs under a causal mask" in intro
+    seeds = load_results("extrapolation-quick-seeds", check=False)["config"]["seeds"]
+    assert len(seeds) == 12 and "in each of twelve saved seeds" in intro
+    quote(C8, "in each of twelve saved seeds")
+    fixed = load_results("extrapolation", check=False)["config"]["sensitivity"]
+    assert fixed["pi fixed"]["factor"] == fixed["yarn fixed"]["factor"] == 8 and "fixed at a factor of 8" in intro
