@@ -531,7 +531,7 @@ def _larger_base_row():
         "| a much larger base keeps the bound higher | ~ on average over each doubling",
         "For the rotated widths 64, 96, 128, 192 and 256, the larger of the bases",
     )
-    quote(C10, "Take a 128-dimensional head and two bases ten or more times apart")
+    quote(C10, "Take a 128-dimensional head and two bases ten or more times apart", "at every $a$ up to 32 768")
     return []
 
 
@@ -711,7 +711,7 @@ RULES: dict[str, tuple] = {
     # what chapters 7 and 10 add to RoPE
     "| method | what it is and changes": (lambda: [], "7 10"),
     "| partial rotary {cite}`black2022gptneox": (lambda: [], "2 20 2 3 4.5"),  # b^(-2l/d_rot); the models
-    "| larger base {cite}`roziere2023codellama": (_larger_base_row, "10 4 3 3 2 5 128 10 3 3"),  # 10^4, NTK's
+    "| larger base {cite}`roziere2023codellama": (_larger_base_row, "10 4 3 3 2 5 128 10 10 4 32000 3 3"),  # 10^4, NTK's
     # exponent; chapter 5; chapter 10's d = 128 and bases ten times apart; Llama 3
     # and Qwen3-VL
     "| Llama 3.1's rule | keeps": (lambda: quote(C10, "Llama 4's chunk is 8192 tokens"), "3.1 3.1 _ _"),
@@ -1113,10 +1113,11 @@ def prose_expected() -> list[str]:
         # FlashAttention-2; chapter 8
         ["8", f"{L}", f"{s}", f"{longest}"],  # chapter 8's setup: trained at L = 64, tested up to 8L = 512
         [vocab, ln_vocab, "95"],  # the grades: breaks above ln 28 = 3.3 (_breaks_row); kept at 95 %
+        [f"{s}", "8"],  # at 8L a stretch fixed at 8 equals the dynamic one (_fixed_as_dynamic_row)
         ["8", "8"],  # in short, at 8L: only ALiBi and KERPLE keep the loss (test_verdict_grid_grades_each_run_...);
         # fine-tuning at 8L keeps both (_finetuned_row)
         [key("alibi", longest), key("kerple", longest), "496", key_at("alibi", 496), key_at("kerple", 496)]
-        + [loss("fire", longest), loss("none", longest), f"{filler}"],
+        + [loss("fire", longest), loss("none", longest)],
         # under the grid: the means, seeds overlapping (test_verdict_grid_grades_each_run_as_chapter_8_does);
         # ALiBi 76 % 496 back, KERPLE 97 % (_far_keys_row); raised spans FIRE's and NoPE's losses
         ["3", "3", "10", "11", "8"],  # the cautions: Gemma 3 and DeepSeek-V3 trained with a fixed stretch (chapter
@@ -1501,7 +1502,7 @@ def test_checklist_loss_column_is_chapter_8s_grade():
     longest = max(load_results("extrapolation", check=False)["config"]["eval_lengths"])
     rows = checklist()
     for name, row in rows.items():
-        cell = row["toy run: loss at $8L$"]
+        cell = row["toy run: loss beyond $L$ at $8L$"]
         if name in runs:
             assert re.match(r"\*(\w+)\*", cell).group(1) == _graded(runs[name], longest), (name, cell)
         elif name == "learned":  # trained at L, run at no longer length: its table has no rows past L
