@@ -711,9 +711,9 @@ RULES: dict[str, tuple] = {
     # what chapters 7 and 10 add to RoPE
     "| method | what it is and changes": (lambda: [], "7 10"),
     "| partial rotary {cite}`black2022gptneox": (lambda: [], "2 20 2 3 4.5"),  # b^(-2l/d_rot); the models
-    "| larger base {cite}`roziere2023codellama": (_larger_base_row, "10 4 3 3 2 5 128 10 10 4 32000 3 3"),  # 10^4, NTK's
-    # exponent; chapter 5; chapter 10's d = 128 and bases ten times apart; Llama 3
-    # and Qwen3-VL
+    # 10^4; Llama 3, Qwen3-VL; NTK's exponent; chapter 5; chapter 10's d = 128, bases from 10^4 up to about 32 000
+    # back; Llama 3 and Qwen3-VL
+    "| larger base {cite}`roziere2023codellama": (_larger_base_row, "10 4 3 3 2 5 128 10 10 4 32000 3 3"),
     "| Llama 3.1's rule | keeps": (lambda: quote(C10, "Llama 4's chunk is 8192 tokens"), "3.1 3.1 _ _"),
     "| PI or YaRN, fixed factor, trained |": (_trained_fixed_factor_row, "3 4 27 8 2 3 40"),
     "| sliding window |": (_sliding_window_row, "7 0.1"),  # Mistral 7B v0.1, as chapter 10 names it
