@@ -140,10 +140,12 @@ i18n-update: setup
 
 # Readers run the chapters in a scratch copy (_build/lab/, git-ignored), so the checkout stays clean
 # and `git pull` never conflicts; copies already there (with the reader's changes) are kept.
+# (`cp -n` would do this, but GNU coreutils 9.2 to 9.4 make it fail when a copy is already there.)
 # Authors editing the tracked notebooks use `make lab-checkout`, then `make notebooks`.
 LAB_DIR := _build/lab
 lab: setup
-	mkdir -p $(LAB_DIR) && cp -n $(NOTEBOOKS) $(LAB_DIR)/
+	mkdir -p $(LAB_DIR)
+	for nb in $(NOTEBOOKS); do [ -e "$(LAB_DIR)/$$(basename $$nb)" ] || cp "$$nb" $(LAB_DIR)/; done
 	$(BIN)/jupyter lab $(LAB_DIR) --config=lab/jupyter_server_config.py $(if $(filter 0,$(shell id -u)),--allow-root)
 
 lab-checkout: setup
