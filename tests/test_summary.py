@@ -1016,10 +1016,10 @@ def _context_cut_row() -> list[str]:
     assert "For none of the eight encodings it tests this way, NoPE, sinusoidal, T5, RoPE, ALiBi, KERPLE, FIRE" in (
         page_text()
     )
-    worse = {
-        m for m in cut for r in text["metrics"][m].values() if r["context_cut"]["full"] > r["context_cut"]["cut"] + 0.1
-    }
-    assert worse == cut - {"alibi", "kerple"}, worse  # "for six of them the whole window made the loss worse"
+    gaps = {m: [r["context_cut"]["full"] - r["context_cut"]["cut"] for r in text["metrics"][m].values()] for m in cut}
+    assert all(g > 0 for m in cut for g in gaps[m])  # "for all eight it gave a higher loss"
+    assert all(g > 0.1 for m in cut - {"alibi", "kerple"} for g in gaps[m])  # "six of them lose a lot"
+    assert all(g < 0.02 for m in ("alibi", "kerple") for g in gaps[m])  # "a hundredth of a nat or less"
     windows = text["config"]["context_cut"]["length"] // text["config"]["train_length"]
     return [str(windows), "5"]  # 16L; T5 among the eight
 
@@ -1067,7 +1067,7 @@ def prose_expected() -> list[str]:
     (above,) = said(C8, r"that costs it about (\d\.\d\d) nats")
     quote(C8, f"because $L$ is short: no pair turns {paper[0]} times within it", "32/1 gives the lower loss")
     quote(C8, "The code's clamp keeps pair 0 whole after all", "Pair 0 is kept by the clamp at 0, with or")
-    assert "the code clamps the ramp's lower end at pair 0, which keeps pair 0 whole" in page_text()
+    assert "because the code, posenc's as Hugging Face's, clamps the ramp at pair 0" in page_text()
     quote(C11, "A bias that falls steeply with distance suits that", "It cannot rank methods for language modelling")
     quote(C11, "A steep penalty can hide far keys, as ALiBi's does")  # "A steep penalty can also hide far passkeys"
     quote(C9, "does about $3d$ operations per vector", "The matrix form does $2d^2$")  # the chapter list's item 9
@@ -1118,7 +1118,18 @@ def prose_expected() -> list[str]:
     vocab, filler_n, digits, _, ln_vocab = _breaks_row()
     groups = [
         ["10", "5"],  # the big picture: chapter 10's table (_chapter_10_table_uses_rope), T5
-        ["5", "0", "10", "4", "3", "2", "2", "2", "8"],  # the chapter list: T5; chapter 5's mean 0, base 10^4; 3d
+        [
+            "5",
+            "0",
+            "10",
+            "4",
+            "128",
+            "3",
+            "2",
+            "2",
+            "2",
+            "8",
+        ],  # the chapter list: T5; chapter 5's mean 0, base 10^4, d; 3d
         # and 2d^2 (chapter 9),
         # FlashAttention-2; chapter 8
         ["8", f"{L}", f"{s}", f"{longest}"],  # chapter 8's setup: trained at L = 64, tested up to 8L = 512
@@ -1170,10 +1181,9 @@ def prose_expected() -> list[str]:
             *betas,
             *paper,
             "0",
+            "0",
             paper[0],
-            "0",
-            "0",
-        ],  # chapter 8 uses 2/1; 32/1 keeps pair 0: no pair turns 32 times within L, the clamp at pair 0 keeps pair 0
+        ],  # chapter 8 uses 2/1; 32/1 keeps pair 0 because the code clamps at pair 0; no pair turns 32 times within L
         [*paper, loss("rope+yarn b32", longest), loss("rope+yarn", longest), f"{s}"],  # 32/1: 1.40 against 1.78
         [
             "4",
@@ -1628,5 +1638,3 @@ def test_intro_examples_are_their_sources_numbers():
     seeds = load_results("extrapolation-quick-seeds", check=False)["config"]["seeds"]
     assert len(seeds) == 12 and "in each of twelve saved seeds" in intro
     quote(C8, "in each of twelve saved seeds")
-    fixed = load_results("extrapolation", check=False)["config"]["sensitivity"]
-    assert fixed["pi fixed"]["factor"] == fixed["yarn fixed"]["factor"] == 8 and "fixed at a factor of 8" in intro
