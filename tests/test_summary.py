@@ -530,6 +530,7 @@ def _larger_base_row():
         C5,
         "| a much larger base keeps the bound higher | ~ on average over each doubling",
         "For the rotated widths 64, 96, 128, 192 and 256, the larger of the bases",
+        "up to about $10^5$ |",
     )
     quote(
         C10,
@@ -718,7 +719,10 @@ RULES: dict[str, tuple] = {
     "| partial rotary {cite}`black2022gptneox": (lambda: [], "2 20 2 3 4.5"),  # b^(-2l/d_rot); the models
     # 10^4; Llama 3, Qwen3-VL; NTK's exponent; chapter 5; chapter 10's d = 128, bases from 10^4 up to about 32 000
     # back; Llama 3 and Qwen3-VL
-    "| larger base {cite}`roziere2023codellama": (_larger_base_row, "10 4 3 3 2 5 128 10 10 4 10 8 32000 3 3"),
+    "| larger base {cite}`roziere2023codellama": (
+        _larger_base_row,
+        "10 4 3 3 2 5 64 256 10 5 128 10 10 4 10 8 32000 3 3",
+    ),
     "| Llama 3.1's rule | keeps": (lambda: quote(C10, "Llama 4's chunk is 8192 tokens"), "3.1 3.1 _ _"),
     "| PI or YaRN, fixed factor, trained |": (_trained_fixed_factor_row, "3 4 27 8 2 3 40"),
     "| sliding window |": (_sliding_window_row, "7 0.1"),  # Mistral 7B v0.1, as chapter 10 names it
@@ -1090,6 +1094,7 @@ def prose_expected() -> list[str]:
     quote(C5, "With the usual base $10^4$, $E$ turns negative")  # ... "at the usual base 10^4"
     quote(C5, "Far away, $E(r)$ swings fast around zero")  # "farther out the average swings around zero"
     quote(C4, "In a float32 model float32 angles are the largest error at every depth")  # the porting note
+    quote(C4, "A checkpoint trained with float32 angles met those rounded")  # the porting note's caveat
     quote(C5, "We compare the bases $10^4$, $5\\cdot10^5$ and $10^6$")  # the larger-base row: the bases compared
     quote(C4, "Float32 angles keep that error within a factor 1.5 up to position 100 000 in a bfloat16 model")
     quote(C9, "A bias that depends on both $i$ and $j$, passed to SDPA as a mask")  # item 9 and the takeaway
@@ -1204,6 +1209,7 @@ def prose_expected() -> list[str]:
             "16",
             "100",
             "16",
+            "32",
         ],  # porting RoPE (chapter 4): each packed document starts at 0; float64 angles; float32's error, the largest
         # in a float32 model, within 1.5 times a bfloat16 model's own up to 100 000 (10 000 in float16); never bfloat16
         # or float16: bfloat16's error at position 100
