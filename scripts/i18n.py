@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import json
 import re
 import sys
@@ -197,12 +198,17 @@ def _outside_code(text: str) -> str:
     return CODE.sub(" ", MATH.sub(" ", URL.sub("](", text)))
 
 
+@functools.cache
+def _commonmark():
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
 def _stray_asterisks(text: str) -> int:
     """Asterisks that Markdown prints as text, outside math and code: emphasis that does not render, as
     when a closing ``*`` follows full-width punctuation and precedes a Chinese character."""
-    from markdown_it import MarkdownIt
-
-    html = MarkdownIt("commonmark").render(CODE.sub("x", MATH.sub("x", text)))  # a span reads as one word
+    html = _commonmark().render(CODE.sub("x", MATH.sub("x", text)))  # a span reads as one word
     return re.sub(r"<code>.*?</code>", "", html, flags=re.S).count("*")
 
 

@@ -717,8 +717,8 @@ RULES: dict[str, tuple] = {
     # what chapters 7 and 10 add to RoPE
     "| method | what it is and changes": (lambda: [], "7 10"),
     "| partial rotary {cite}`black2022gptneox": (lambda: [], "2 20 2 3 4.5"),  # b^(-2l/d_rot); the models
-    # 10^4; Llama 3, Qwen3-VL; NTK's exponent; chapter 5; chapter 10's d = 128, bases from 10^4 up to about 32 000
-    # back; Llama 3 and Qwen3-VL
+    # 10^4; Llama 3, Qwen3-VL; NTK's exponent; chapter 5's widths 64 to 256 and 10^5; chapter 10's d = 128, bases
+    # 10^4 to 10^8, up to about 32 000 back; Llama 3 and Qwen3-VL
     "| larger base {cite}`roziere2023codellama": (
         _larger_base_row,
         "10 4 3 3 2 5 64 256 10 5 128 10 10 4 10 8 32000 3 3",
@@ -1023,7 +1023,7 @@ def _context_cut_row() -> list[str]:
     gaps = {m: [r["context_cut"]["full"] - r["context_cut"]["cut"] for r in text["metrics"][m].values()] for m in cut}
     assert all(g > 0 for m in cut for g in gaps[m])  # "for all eight it gave a higher loss"
     assert all(g > 0.1 for m in cut - {"alibi", "kerple"} for g in gaps[m])  # "six of them lose a lot"
-    assert all(g < 0.02 for m in ("alibi", "kerple") for g in gaps[m])  # "a hundredth of a nat or less"
+    assert all(g < 0.02 for m in ("alibi", "kerple") for g in gaps[m])  # "about a hundredth of a nat or less"
     windows = text["config"]["context_cut"]["length"] // text["config"]["train_length"]
     return [str(windows), "5"]  # 16L; T5 among the eight
 
@@ -1032,7 +1032,7 @@ def _yarn_turns_row(run) -> list[str]:
     """YaRN's block: the toy heads' pairs turn about 10, 3.2, 1.0, 0.32 times within L."""
     d_head = run["model"]["d_model"] // run["model"]["n_heads"]
     L = run["train_length"]
-    turns = (L * posenc.rope_inv_freq(d_head, run["yarn"].get("base", 10_000.0)).double() / (2 * math.pi)).tolist()
+    turns = (L * posenc.rope_inv_freq(d_head).double() / (2 * math.pi)).tolist()  # the run's base, 10^4
     return [str(d_head), f"{turns[0]:.0f}", f"{turns[1]:.1f}", f"{turns[2]:.1f}", f"{turns[3]:.2f}", str(L)]
 
 
@@ -1123,29 +1123,15 @@ def prose_expected() -> list[str]:
     vocab, filler_n, digits, _, ln_vocab = _breaks_row()
     groups = [
         ["10", "5"],  # the big picture: chapter 10's table (_chapter_10_table_uses_rope), T5
-        [
-            "5",
-            "0",
-            "10",
-            "4",
-            "128",
-            "3",
-            "2",
-            "2",
-            "2",
-            "8",
-        ],  # the chapter list: T5; chapter 5's mean 0, base 10^4, d; 3d
-        # and 2d^2 (chapter 9),
-        # FlashAttention-2; chapter 8
+        # the chapter list: T5; chapter 5's mean 0, base 10^4 and d = 128; 3d and 2d^2 (chapter 9); FlashAttention-2;
+        # chapter 8
+        ["5", "0", "10", "4", "128", "3", "2", "2", "2", "8"],
         ["8", f"{L}", f"{s}", f"{longest}"],  # chapter 8's setup: trained at L = 64, tested up to 8L = 512
         [vocab, ln_vocab, "95"],  # the grades: breaks above ln 28 = 3.3 (_breaks_row); kept at 95 %
         [f"{s}", "8"],  # at 8L a stretch fixed at 8 equals the dynamic one (_fixed_as_dynamic_row)
-        [
-            "8",
-            "8",
-            "8",
-        ],  # in short, at 8L: only ALiBi and KERPLE keep the loss (test_verdict_grid_grades_each_run_...);
+        # in short, at 8L: only ALiBi and KERPLE keep the loss (test_verdict_grid_grades_each_run_as_chapter_8_does);
         # fine-tuning at 8L keeps both (_finetuned_row), 8L then being the trained length
+        ["8", "8", "8"],
         [key("alibi", longest), key("kerple", longest), "496", key_at("alibi", 496), key_at("kerple", 496)]
         + [loss("fire", longest), loss("none", longest)],
         # under the grid: the means, seeds overlapping (test_verdict_grid_grades_each_run_as_chapter_8_does);
@@ -1169,9 +1155,8 @@ def prose_expected() -> list[str]:
         [loss("none", longest), f"{filler}", f"{math.log(filler):.2f}", ln_vocab, vocab],  # NoPE about ln 16,
         # below ln 28 (_near_uniform)
         ["7", "11", "11"],  # why, suggested and not tested: chapter 7's slow pairs, chapter 11's steep penalties
-        ["8", "4", "4", "0.8"],  # Shakespeare, chapter 8's second text, the split at 4L, from L to 4L, by more than
-        # 0.8 nats
-        # (_shakespeare_keeps)
+        # Shakespeare, chapter 8's second text: the split at 4L, from L to 4L, by over 0.8 nats (_shakespeare_keeps)
+        ["8", "4", "4", "0.8"],
         ["8", *_context_cut_row(), f"{s}"],  # chapter 8's Shakespeare windows of 16L, the eight encodings cut (T5)
         [*_text_gap_row(), "8"],  # ALiBi's cost at L on Shakespeare (_alibi_cost_at_L, the claims page's rule)
         ["8"],  # NoPE's cost at L in chapter 8's toy run
@@ -1194,25 +1179,10 @@ def prose_expected() -> list[str]:
             paper[0],
         ],  # chapter 8 uses 2/1; 32/1 keeps pair 0 because the code clamps at pair 0; no pair turns 32 times within L
         [*paper, loss("rope+yarn b32", longest), loss("rope+yarn", longest), f"{s}"],  # 32/1: 1.40 against 1.78
-        [
-            "4",
-            "0",
-            "64",
-            "32",
-            "32",
-            "16",
-            "1.5",
-            "100000",
-            "16",
-            "10000",
-            "16",
-            "16",
-            "100",
-            "16",
-            "32",
-        ],  # porting RoPE (chapter 4): each packed document starts at 0; float64 angles; float32's error, the largest
-        # in a float32 model, within 1.5 times a bfloat16 model's own up to 100 000 (10 000 in float16); never bfloat16
-        # or float16: bfloat16's error at position 100
+        # porting RoPE (chapter 4): each packed document starts at 0; float64 angles; float32's error, the largest in a
+        # float32 model, within 1.5 times a bfloat16 model's own up to 100 000 (10 000 in float16); never bfloat16 or
+        # float16: bfloat16's error at position 100; checkpoints trained with float32 angles
+        ["4", "0", "64", "32", "32", "16", "1.5", "100000", "16", "10000", "16", "16", "100", "16", "32"],
         ["11", "5", "5", "0", "2"],  # the notation: distance as in chapter 11; T5, T5's encoder; pairs from 0;
         # b^(-2l/d)
         ["7", "10", "8", f"{s}", str(run["finetune"]["steps"])],  # chapters 7 and 10; chapter 8 tests one row, at
