@@ -717,11 +717,11 @@ RULES: dict[str, tuple] = {
     # what chapters 7 and 10 add to RoPE
     "| method | what it is and changes": (lambda: [], "7 10"),
     "| partial rotary {cite}`black2022gptneox": (lambda: [], "2 20 2 3 4.5"),  # b^(-2l/d_rot); the models
-    # 10^4; Llama 3, Qwen3-VL; NTK's exponent; chapter 5's widths 64 to 256 and 10^5; chapter 10's d = 128, bases
+    # 10^4; Llama 3; NTK's exponent; chapter 5's widths 64 to 256 and 10^5; chapter 10's d = 128, bases
     # 10^4 to 10^8, up to about 32 000 back; Llama 3 and Qwen3-VL
     "| larger base {cite}`roziere2023codellama": (
         _larger_base_row,
-        "10 4 3 3 2 5 64 256 10 5 128 10 10 4 10 8 32000 3 3",
+        "10 4 3 2 5 64 256 10 5 128 10 10 4 10 8 32000 3 3",
     ),
     "| Llama 3.1's rule | keeps": (lambda: quote(C10, "Llama 4's chunk is 8192 tokens"), "3.1 3.1 _ _"),
     "| PI or YaRN, fixed factor, trained |": (_trained_fixed_factor_row, "3 4 27 8 2 3 40"),
@@ -1022,7 +1022,7 @@ def _context_cut_row() -> list[str]:
     )
     gaps = {m: [r["context_cut"]["full"] - r["context_cut"]["cut"] for r in text["metrics"][m].values()] for m in cut}
     assert all(g > 0 for m in cut for g in gaps[m])  # "for all eight it gave a higher loss"
-    assert all(g > 0.1 for m in cut - {"alibi", "kerple"} for g in gaps[m])  # "six of them lose a lot"
+    assert all(g > 0.1 for m in cut - {"alibi", "kerple"} for g in gaps[m])  # "six of them lose more"
     assert all(g < 0.02 for m in ("alibi", "kerple") for g in gaps[m])  # "about a hundredth of a nat or less"
     windows = text["config"]["context_cut"]["length"] // text["config"]["train_length"]
     return [str(windows), "5"]  # 16L; T5 among the eight
