@@ -72,6 +72,12 @@ def table_rows() -> list[str]:
 
 
 @functools.cache
+def text_run() -> dict:
+    """Chapter 8's saved run on Shakespeare."""
+    return load_results("extrapolation-text", check=False)
+
+
+@functools.cache
 def passkey_run():
     full = load_results("extrapolation", check=False)
     return {metric: summarize(full, metric) for metric in ("loss_beyond", "passkey", "passkey_by_distance")}
@@ -338,7 +344,7 @@ def _kerple_gap_row():
 
 
 def _text_seeds_row():
-    text = load_results("extrapolation-text", check=False)
+    text = text_run()
     L = str(text["config"]["train_length"])
     last = str(text["config"]["eval_lengths"][-1])
     for seed in text["config"]["seeds"]:
@@ -348,7 +354,7 @@ def _text_seeds_row():
 
 
 def _text_break_row():
-    text = load_results("extrapolation-text", check=False)
+    text = text_run()
     L, last = str(text["config"]["train_length"]), str(text["config"]["eval_lengths"][-1])
     # Shakespeare's test of degrading sharply, chapter 8's: a rise of more than 0.8 nats from L to 4L, in every seed
     rule = quote(C8, "rises by more than 0.8 nats from $L$ to $4L$")
@@ -361,7 +367,7 @@ def _text_break_row():
 
 def _text_gaps():
     """ALiBi's loss at L minus RoPE's on Shakespeare, per seed."""
-    text = load_results("extrapolation-text", check=False)
+    text = text_run()
     L = str(text["config"]["train_length"])
     return [
         a["loss"][L] - r["loss"][L] for a, r in zip(text["metrics"]["alibi"].values(), text["metrics"]["rope"].values())
@@ -1002,7 +1008,7 @@ def _shakespeare_keeps() -> None:
     quote(C8, "ALiBi and KERPLE keep the loss on both texts")
     quote(C8, "On Shakespeare their loss and dynamic PI's rise far more from $L$ to $4L$ than")
     quote(C8, "none of the eight encodings tested")  # the Shakespeare windows, in the block
-    text = load_results("extrapolation-text", check=False)
+    text = text_run()
     L, four = str(text["config"]["train_length"]), str(4 * text["config"]["train_length"])
     rise = {
         m: [r["loss"][four] - r["loss"][L] for r in text["metrics"][m].values()]
@@ -1014,7 +1020,7 @@ def _shakespeare_keeps() -> None:
 
 def _context_cut_row() -> list[str]:
     """The Shakespeare windows: 16L long, and exactly the eight encodings the page names were cut."""
-    text = load_results("extrapolation-text", check=False)
+    text = text_run()
     cut = {m for m, seeds in text["metrics"].items() if "context_cut" in next(iter(seeds.values()))}
     assert cut == {"none", "sinusoidal", "t5", "rope", "alibi", "kerple", "fire", "cope"}, cut
     assert "For none of the eight encodings it tests this way, NoPE, sinusoidal, T5, RoPE, ALiBi, KERPLE, FIRE" in (
@@ -1251,7 +1257,7 @@ def test_prose_holds_only_its_listed_numbers():
         b < y for b, y in zip(per_seed("rope+yarn b32", "loss_beyond", 512), per_seed("rope+yarn", "loss_beyond", 512))
     )
     _near_uniform("none")  # "NoPE ends near that line"
-    assert len(load_results("extrapolation-text", check=False)["config"]["seeds"]) == 3  # "Shakespeare (three seeds)"
+    assert len(text_run()["config"]["seeds"]) == 3  # "Shakespeare (three seeds)"
     s = max(load_results("extrapolation", check=False)["config"]["eval_lengths"])
     page = page_text()  # the sentences under the grid give each number its method's name
     assert f"On the mean ALiBi finds {key('alibi', s)} % of the passkeys and KERPLE {key('kerple', s)} %" in page
