@@ -98,6 +98,9 @@ VARIANTS: dict[str, str] = {
 MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
 CODE = re.compile(r"`[^`\n]+`")
 URL = re.compile(r"\]\(([^)\s]+)")
+#: A cross-reference role with its own link text, {doc}`text <target>`: the text is prose and is
+#: translated; the role and the target must reappear unchanged.
+ROLE_LINK = re.compile(r"\{(doc|ref)\}`([^`<\n]*?)\s*<([^>`\n]+)>`")
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 
 
@@ -218,9 +221,14 @@ def message_problems(msgid: str, msgstr: str) -> list[str]:
     problems = []
     if _stray_asterisks(msgstr) > _stray_asterisks(msgid):
         problems.append("emphasis not rendered: put a space outside a '*' that touches full-width punctuation")
+    translated = {(kind, target) for kind, _, target in ROLE_LINK.findall(msgstr)}
+    for kind, _, target in ROLE_LINK.findall(msgid):
+        if (kind, target) not in translated:
+            problems.append(f"link target {target!r} of {{{kind}}} not kept")
+    plain_id, plain_str = ROLE_LINK.sub(" ", msgid), ROLE_LINK.sub(" ", msgstr)
     for kind, pattern in (("math", MATH), ("code", CODE)):
-        for span in pattern.findall(msgid):
-            if msgstr.count(span) < msgid.count(span):
+        for span in pattern.findall(plain_id):
+            if plain_str.count(span) < plain_id.count(span):
                 problems.append(f"{kind} {span!r} not kept")
     for url in URL.findall(msgid):
         if f"]({url}" not in msgstr:

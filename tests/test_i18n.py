@@ -50,6 +50,15 @@ def test_emphasis_that_does_not_render_is_found():
     assert len(problems) == 1 and problems[0].startswith("emphasis"), problems
 
 
+def test_a_cross_reference_keeps_its_target_and_translates_its_text():
+    english = "{doc}`The summary <summary>` puts every method side by side."
+    assert i18n.message_problems(english, "{doc}`总结 <summary>` 把每种方法并排列出。") == []
+    problems = i18n.message_problems(english, "{doc}`总结 <glossary>` 把每种方法并排列出。")
+    assert len(problems) == 1 and problems[0].startswith("link target"), problems
+    problems = i18n.message_problems(english, "总结把每种方法并排列出。")
+    assert len(problems) == 1 and problems[0].startswith("link target"), problems
+
+
 def test_a_number_inside_math_or_code_is_not_counted_twice():
     assert i18n.message_problems("Use $d = 64$ and `base=10000`.", "用 $d = 64$ 和 `base=10000`。") == []
 
