@@ -212,7 +212,9 @@ MODEL_ROPE_CONFIGS: dict[str, dict] = {
             "no_rope_layer_interval": 4,
             "attention_chunk_size": 8192,
             "layer_types": "chunked_attention (RoPE, local) in 3 of 4 layers, full_attention (NoPE) in the 4th",
-            "attn_temperature_tuning": True,
+            # published as the integer 4; modeling_llama4.py only tests it for truth (transformers 5.24's
+            # Llama4TextConfig types it bool, default True, and its strict check refuses 4)
+            "attn_temperature_tuning": 4,
             "floor_scale": 8192,
             "attn_scale": 0.1,
             "use_qk_norm": True,
@@ -264,7 +266,9 @@ MODEL_ROPE_CONFIGS: dict[str, dict] = {
         max_position_embeddings=262144,
         rope_scaling={"rope_type": "mrope", "mrope_section": [24, 20, 20], "mrope_interleaved": True},
         extra={},
-        trained_length=None,
+        # Qwen3-VL Technical Report (arXiv 2511.21631), abstract: "We extend pretraining to a context length of
+        # 256K tokens"
+        trained_length=262144,
         source="qwen2025qwen3vl",
     ),
     "phi-3-128k": dict(
