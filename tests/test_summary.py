@@ -1802,7 +1802,7 @@ def prose_expected() -> list[str]:
         # widths 64 to 256, up to about 10^5; chapter 10's d = 128, stretches a to 2a up to 32 768, bases 10^4 to 10^8
         # (_larger_base_row quotes both chapters)
         [*_larger_base_row(), "5", "10", "4", "5", "10", "5", "10", "6", "2", "2", "1", "64", "256", "10", "5"]
-        + ["128", "10", "2", "32768", "10", "4", "10", "8", *_larger_base_fails()],
+        + ["5", "128", "10", "2", "32768", "10", "4", "10", "8", *_larger_base_fails()],  # 5: chapter 5's appendix
         ["1", "2", "3", "4", "6", "1", "1", "5", "2", "3", "4", "5"] + ["2", "3", "4", "6", "3", "3", "8", f"{s}", "8"],
         # the checklist: chapter 1's properties; the title's chapters 2, 3, 4 and 6; the legend: chapter 1, one line
         # for each of the columns 1 to 5 (column 1 names T5); the notes: chapters 2, 3, 4 and 6, property 3, column 3,
