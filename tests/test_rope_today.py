@@ -1048,3 +1048,100 @@ def test_chapter_statements_on_qwen3vl_frames_and_llama4_qk_norm():
     # n - m = 7 both times; the norm computes in float32 (x.float()), so float32 rounding, ~1e-7 relative
     assert torch.allclose(score(3, 10), score(30, 37), rtol=1e-6, atol=0)
     assert not torch.allclose(score(3, 10), score(3, 20))
+
+
+# --------------------------------------------------------------------------- raising the base: where the order fails
+# Chapter 10's "Raising the base" box: the larger base keeps the score of a key equal to its query higher on average
+# over each stretch of distances [a, 2a), in a 128-dimensional head, for bases ten or more times apart. The notebook
+# checks that grid and one failure (10^4 above 2·10^4 from a = 13 812); these tests check the other cases the chapter
+# names, with the notebook's closed form.
+
+_BASE_GRID = sorted({10 ** (4 + k / 20) for k in range(81)} | {1e4, 1e5, 5e5, 1e6, 5e6})  # twenty per decade, the five
+
+
+def _stretch_means(base, d=128, a_max=32768):
+    """q = k, every pair of unit length: the mean score per pair over [a, 2a), for every a = 1 .. a_max at once."""
+    a = torch.arange(1, a_max + 1, dtype=torch.float64)[:, None]
+    th = posenc.rope_inv_freq(d, base).double()
+    sums = (torch.sin((2 * a - 0.5) * th) - torch.sin((a - 0.5) * th)) / (2 * torch.sin(th / 2))  # sum of cos(n θ)
+    return (sums / a).mean(-1)
+
+
+def _smaller_leads(smaller, larger, **kw):
+    """The smaller base's lead per pair over the larger one: its first a (1-based), the lead there, its largest."""
+    lead = _stretch_means(smaller, **kw) - _stretch_means(larger, **kw)
+    first = int((lead > 0).nonzero()[0])
+    return first + 1, float(lead[first]), float(lead.max())
+
+
+def test_larger_base_closed_form_matches_the_sum():
+    """The closed form these tests use equals the plain mean of cos(Δθ_i) over [a, 2a)."""
+    th = posenc.rope_inv_freq(128, 1e6).double()
+    plain = float(torch.cos(torch.arange(360, 720, dtype=torch.float64)[:, None] * th).mean())
+    assert abs(float(_stretch_means(1e6, a_max=360)[359]) - plain) < 1e-12
+
+
+def test_larger_base_five_common_bases_keep_the_order():
+    """ "The five common bases, 10^4 < 10^5 < 5·10^5 < 10^6 < 5·10^6, keep this order too, though some are closer
+    than ten times." """
+    five = (1e4, 1e5, 5e5, 1e6, 5e6)
+    curves = [_stretch_means(b) for b in five]
+    for (x, y), lo, hi in zip(zip(five, five[1:]), curves, curves[1:]):
+        assert bool((hi > lo).all()), (x, y)  # the larger higher at every a = 1 .. 32 768
+
+
+def test_larger_base_curves_cross_point_by_point():
+    """ "Point by point the curves cross: even 10^4, fifty times smaller, scores above 5·10^5 at a few distances in
+    the figure." """
+    distances = torch.arange(1, 16384, dtype=torch.float64)[:, None]  # the figure's distances
+
+    def score(base):
+        return torch.cos(distances * posenc.rope_inv_freq(128, base).double()).mean(-1)
+
+    crossed = int((score(1e4) > score(5e5)).sum())
+    assert 0 < crossed < 50, crossed  # a few distances (15)
+
+
+def test_larger_base_fails_below_1e4():
+    """ "a base below 10^4: 10^3 above 10^4, first near a = 3200 | 0.05" (largest lead per pair up to a = 32 768)."""
+    first, at_first, most = _smaller_leads(1e3, 1e4)
+    assert first == 3217
+    assert 5e-7 < at_first < 2e-4 and 0.05 < most < 0.06
+
+
+def test_larger_base_fails_in_a_64_dimensional_head():
+    """ "a 64-dimensional head: 10^4 above 10^5, first near a = 28 900 | 0.01" """
+    first, at_first, most = _smaller_leads(1e4, 1e5, d=64)
+    assert first == 28880
+    assert 5e-7 < at_first < 2e-4 and 0.011 < most < 0.013
+
+
+def test_larger_base_fails_farther_back():
+    """ "farther back: 10^4 above 10^5, first at a = 33 300, past the range checked above | 0.006" (a up to 40 000)."""
+    assert bool((_stretch_means(1e5) > _stretch_means(1e4)).all())  # none up to 32 768, in a 128-dimensional head
+    first, at_first, most = _smaller_leads(1e4, 1e5, a_max=40000)
+    assert first == 33300
+    assert 5e-7 < at_first < 2e-4 and 0.0055 < most < 0.0065
+
+
+def test_larger_base_leads_start_tiny():
+    """ "Each lead starts tiny and grows farther on": at its first a, each smaller base leads by 1e-6 to 2e-4 per pair,
+    and later by more, in the four cases (the three above and 10^4 against 2·10^4)."""
+    for smaller, larger, kw in ((1e3, 1e4, {}), (1e4, 2e4, {}), (1e4, 1e5, {"d": 64}), (1e4, 1e5, {"a_max": 40000})):
+        _, at_first, most = _smaller_leads(smaller, larger, **kw)
+        assert 5e-7 < at_first < 2e-4 and most > 20 * at_first, (smaller, larger, kw)
+
+
+def test_larger_base_other_head_sizes_break_the_order():
+    """ "Other head sizes break the order on the sweep's own grid. The pairs that fail over some stretch number 77 of
+    1974 at d = 32 and 3 at d = 64; at d = 96 and at d = 160 one fails, 10^4 against 10^5." """
+    far_apart = [(x, y) for x in _BASE_GRID for y in _BASE_GRID if y >= 10 * x * (1 - 1e-12)]
+    assert len(far_apart) == 1974
+    curves_128 = {b: _stretch_means(b) for b in _BASE_GRID}
+    assert all(bool((curves_128[y] > curves_128[x]).all()) for x, y in far_apart)  # d = 128: none fails
+    failing = {}
+    for dim in (32, 64, 96, 160):
+        curves = {b: _stretch_means(b, dim) for b in _BASE_GRID}
+        failing[dim] = [(x, y) for x, y in far_apart if not bool((curves[y] > curves[x]).all())]
+    assert {dim: len(v) for dim, v in failing.items()} == {32: 77, 64: 3, 96: 1, 160: 1}
+    assert failing[96] == failing[160] == [(1e4, 1e5)]

@@ -6,7 +6,8 @@ products of query and key pairs) is bounded by ``(max_i |h_{i+1} - h_i|) * sum_j
 Figure 2: it falls on average as the relative distance ``r`` grows, with ripples, and (checked up to
 ``r = 10**5`` for ``d = 128``) stays low without falling monotonically. A much larger base keeps it
 higher on average over each octave ``2**j <= r < 2**(j+1)`` with ``r < 2**17`` (``10**4``,
-``5 * 10**5`` and ``10**6`` for head sizes 64 to 256). Not beyond: over ``2**17 <= r < 2**18``, base
+``5 * 10**5`` and ``10**6`` for the head sizes 64, 96, 128, 192 and 256 checked; some widths in
+between, such as 82 and 98, break it). Not beyond: over ``2**17 <= r < 2**18``, base
 ``5 * 10**5`` averages below ``10**4`` for head sizes 64 and 128. Smaller heads and nearby bases cross
 in some octaves, and the curves cross at single distances (chapter 5 of the book). It bounds the
 score of a fixed query and key; it says nothing about the score itself, whose expectation for
