@@ -4,7 +4,15 @@ import pytest
 import torch
 from conftest import assert_close_ulps
 
-from posenc import alibi_bias, alibi_bias_bloom, alibi_slopes, relative_positions, rope_decay_bound
+import posenc
+from posenc import (
+    alibi_bias,
+    alibi_bias_bloom,
+    alibi_slopes,
+    relative_positions,
+    rope_decay_bound,
+    rope_matching_stretch_means,
+)
 
 
 def official_get_slopes(n):
@@ -118,3 +126,15 @@ def test_small_head_fails_in_single_octaves():
     assert (means[5e5] <= means[1e4]).nonzero().flatten().tolist() == [15]  # r in [32 768, 65 535]
     assert (means[1e6] <= means[5e5]).nonzero().flatten().tolist() == [10]  # r in [1024, 2047]
     assert (means[1e6] > means[1e4]).all()
+
+
+@pytest.mark.parametrize("head_dim", [2, 8, 64, 128])
+@pytest.mark.parametrize("base", [100.0, 1e4, 5e5])
+def test_matching_stretch_means_closed_form_is_the_plain_mean(head_dim, base):
+    """Entry a - 1 is the mean of cos(r theta_k) over r = a .. 2a - 1 and the d/2 pairs, at every a checked."""
+    got = rope_matching_stretch_means(head_dim, base, 400)
+    theta = posenc.rope_inv_freq(head_dim, base).double()
+    for a in (1, 2, 7, 100, 399, 400):
+        plain = torch.cos(torch.arange(a, 2 * a, dtype=torch.float64)[:, None] * theta).mean()
+        assert abs(float(got[a - 1]) - float(plain)) < 1e-12, (a, float(got[a - 1]), float(plain))
+    assert got.shape == (400,) and got.dtype == torch.float64 and bool((got.abs() <= 1 + 1e-12).all())

@@ -1061,10 +1061,7 @@ _BASE_GRID = sorted({10 ** (4 + k / 20) for k in range(81)} | {1e4, 1e5, 5e5, 1e
 
 def _stretch_means(base, d=128, a_max=32768):
     """q = k, every pair of unit length: the mean score per pair over [a, 2a), for every a = 1 .. a_max at once."""
-    a = torch.arange(1, a_max + 1, dtype=torch.float64)[:, None]
-    th = posenc.rope_inv_freq(d, base).double()
-    sums = (torch.sin((2 * a - 0.5) * th) - torch.sin((a - 0.5) * th)) / (2 * torch.sin(th / 2))  # sum of cos(n θ)
-    return (sums / a).mean(-1)
+    return posenc.rope_matching_stretch_means(d, base, a_max)
 
 
 def _smaller_leads(smaller, larger, **kw):

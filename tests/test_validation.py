@@ -97,6 +97,10 @@ BAD_CALLS = [
     (lambda: posenc.rope_decay_bound(7, [1, 2]), ValueError, "head_dim"),
     (lambda: posenc.rope_decay_bound(8, [[1, 2]]), ValueError, "distances"),
     (lambda: posenc.rope_decay_bound(8, [1, 2], base=-3), ValueError, "base"),
+    (lambda: posenc.rope_matching_stretch_means(7), ValueError, "head_dim"),
+    (lambda: posenc.rope_matching_stretch_means(8, base=0.5), ValueError, "base"),
+    (lambda: posenc.rope_matching_stretch_means(8, max_start=0), ValueError, "max_start"),
+    (lambda: posenc.rope_matching_stretch_means(8, max_start=2.5), TypeError, "max_start"),
     (lambda: posenc.MultiHeadAttention(10, 3), ValueError, "n_heads"),
     (lambda: posenc.MultiHeadAttention(8, 2, "rotary"), ValueError, "position"),
     (lambda: posenc.MultiHeadAttention(6, 2, "rope"), ValueError, "head dimension"),
@@ -225,6 +229,7 @@ BAD_CALLS += [
     (lambda: posenc.kernel_attention(*[torch.zeros(1, 10**5, 4)] * 3), ValueError, "q of shape"),
     (lambda: posenc.linear_attention(*[torch.zeros(1, 10**5, 256)] * 3, causal=True), ValueError, "k of shape"),
     (lambda: posenc.rope_decay_bound(HUGE, torch.zeros(10**4)), ValueError, "distances"),
+    (lambda: posenc.rope_matching_stretch_means(HUGE, max_start=10**6), ValueError, "max_start"),
     (lambda: posenc.book.min_pairwise_distance(torch.zeros(10**6, 1)), ValueError, "pe of shape"),
     (lambda: posenc.book.toy_embeddings(["a"], HUGE**2), ValueError, "d_model"),
     # errors that used to come from deep inside, or name an inner parameter
