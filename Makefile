@@ -194,9 +194,10 @@ browser-lab: setup system-chromium
 # make test runs its stages in three lanes side by side (make -j), each lane's stages in order, so that
 # the stages that wait (pip installing a venv, single-threaded book builds, Chromium waiting on pages,
 # JupyterLab's kernels) fill the cores that the two-worker stages leave idle:
-#   cpu:  unit, nbval-foreign                    (after setup)
-#   book: lint, book-strict, book-zh, browser    (after setup; browser reads both builds, and book-zh
-#         reuses book-strict's explorer frames)
+#   cpu:  unit                                   (after setup)
+#   book: lint, book-strict, book-zh, browser,   (after setup; browser reads both builds, and book-zh
+#         then nbval-foreign                     reuses book-strict's explorer frames; the notebooks
+#                                                run beside the unit tests, instead of after them)
 #   env:  colab-env                              (its own venv: it starts while setup runs),
 #         then browser-lab                       (after setup)
 # Every stage is the same target as when it runs alone. A lane stops at its first failing stage and
@@ -207,8 +208,8 @@ browser-lab: setup system-chromium
 # The lanes side by side already keep both cores busy, so every process gets one thread (CORES=1): a
 # two-thread book build beside two test workers would make its threads wait on each other.
 # TEST_JOBS=1 runs the lanes one after another, each stage with its usual threads.
-TEST_LANE_cpu := unit nbval-foreign
-TEST_LANE_book := lint book-strict book-zh browser
+TEST_LANE_cpu := unit
+TEST_LANE_book := lint book-strict book-zh browser nbval-foreign
 TEST_LANE_env-venvs := colab-env
 TEST_LANE_env := browser-lab
 TEST_LANES := cpu book env-venvs env
