@@ -138,3 +138,25 @@ def test_matching_stretch_means_closed_form_is_the_plain_mean(head_dim, base):
         plain = torch.cos(torch.arange(a, 2 * a, dtype=torch.float64)[:, None] * theta).mean()
         assert abs(float(got[a - 1]) - float(plain)) < 1e-12, (a, float(got[a - 1]), float(plain))
     assert got.shape == (400,) and got.dtype == torch.float64 and bool((got.abs() <= 1 + 1e-12).all())
+
+
+@pytest.mark.parametrize("head_dim, base", [(64, 1e4), (128, 1e4), (128, 5e5)])
+def test_matching_trend_follows_the_sum_over_stretches(head_dim, base):
+    """E(r) = 2 sum cos(r theta_k), averaged over stretches where r grows by half from 20 to b/2, stays within
+    3 % of d of the trend d (1 - (ln r + gamma) / ln b); at d = 128 its mean over [0.5 b, 0.62 b), around the
+    trend's zero b e^-gamma, is within 1 % of d of zero."""
+    theta = posenc.rope_inv_freq(head_dim, base, dtype=torch.float64)
+    r = torch.arange(1, int(0.62 * base) + 1, dtype=torch.float64)
+    E = torch.cat([2 * torch.cos(chunk[:, None] * theta).sum(1) for chunk in r.split(20_000)])
+    trend = posenc.rope_matching_trend(r, head_dim, base)
+    assert trend.dtype == torch.float64 and trend.shape == r.shape
+    cuts = [20]
+    while cuts[-1] * 1.5 < base / 2:
+        cuts.append(int(cuts[-1] * 1.5))
+    cuts.append(int(base / 2))
+    gaps = [
+        abs(E[a - 1 : c - 1].mean() - trend[a - 1 : c - 1].mean()).item() / head_dim for a, c in zip(cuts, cuts[1:])
+    ]
+    assert max(gaps) < 0.03, max(gaps)
+    if head_dim == 128:
+        assert abs(E[int(0.5 * base) - 1 : int(0.62 * base) - 1].mean().item()) / head_dim < 0.01

@@ -13,7 +13,7 @@ from .absolute import (
     sinusoidal_shift_matrix,
 )
 from .alibi import alibi_bias, alibi_bias_bloom, alibi_slopes
-from .decay import rope_decay_bound, rope_matching_stretch_means
+from .decay import rope_decay_bound, rope_matching_stretch_means, rope_matching_trend
 from .frequencies import DEFAULT_BASE
 from .relative import (
     ShawRelativePosition,
@@ -73,6 +73,7 @@ __all__ = [
     "unpermute_qk_weight_to_interleaved",
     "rope_decay_bound",
     "rope_matching_stretch_means",
+    "rope_matching_trend",
     "alibi_slopes",
     "alibi_bias",
     "alibi_bias_bloom",

@@ -19,6 +19,7 @@ References:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import torch
@@ -27,7 +28,7 @@ from .._core.freq import DEFAULT_BASE, frequency_ladder
 from .._core.validate import check_even, check_float, check_int, check_size
 from .rope import rope_inv_freq
 
-__all__ = ["rope_decay_bound", "rope_matching_stretch_means"]
+__all__ = ["rope_decay_bound", "rope_matching_stretch_means", "rope_matching_trend"]
 
 
 def rope_decay_bound(
@@ -92,3 +93,35 @@ def rope_matching_stretch_means(head_dim: int, base: float = DEFAULT_BASE, max_s
     a = torch.arange(1, max_start + 1, dtype=torch.float64)[:, None]  # [max_start, 1]
     sums = (torch.sin((2 * a - 0.5) * theta) - torch.sin((a - 0.5) * theta)) / (2 * torch.sin(theta / 2))
     return (sums / a).mean(dim=-1)  # [max_start]
+
+
+#: Euler's constant, from the cosine integral's expansion Ci(x) = gamma + ln x + O(x**2).
+EULER_GAMMA = 0.5772156649015329
+
+
+def rope_matching_trend(distance: torch.Tensor, head_dim: int, base: float = DEFAULT_BASE) -> torch.Tensor:
+    """The trend of a matching key's score, ``E(r) = 2 sum_k cos(r theta_k)``: ``d (1 - (ln r + gamma) / ln b)``.
+
+    With ``theta_k = b**(-2k/d)`` the sum over pairs is close to ``(d/2) (Ci(r) - Ci(r/b)) / ln b``
+    (a Riemann sum over ``t = 2k/d``); for ``1 << r << b``, ``Ci(r)`` is near 0 and ``Ci(r/b)`` near
+    ``gamma + ln(r/b)``. So ``E`` falls with the logarithm of the distance, more slowly for a larger base,
+    and reaches zero near ``b e**-gamma``, about ``0.56 b``. It is a trend, not a value at each ``r``:
+    chapter 5 checks means over stretches of ``r`` from about 20 to ``b/2`` (within 3 % of ``d`` for
+    ``d`` 64 and 128, ``b`` ``10**4`` and ``5 * 10**5``); single distances ripple around it.
+
+    Args:
+        distance (torch.Tensor): distances ``r``, each at least 1, any shape.
+        head_dim (int): even head dimension ``d``.
+        base (float): wavelength base ``b``.
+
+    Returns:
+        torch.Tensor: float64, the shape of ``distance``.
+    """
+    head_dim = check_even("head_dim", head_dim)
+    base = check_float("base", base, gt=1.0)
+    if not isinstance(distance, torch.Tensor):
+        raise TypeError(f"distance must be a torch.Tensor, got {type(distance).__name__}")
+    r = distance.to(torch.float64)
+    if r.numel() and float(r.min()) < 1:
+        raise ValueError(f"distance must be at least 1, got a smallest distance of {float(r.min())}")
+    return head_dim * (1 - (torch.log(r) + EULER_GAMMA) / math.log(base))
