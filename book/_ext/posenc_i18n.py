@@ -22,6 +22,11 @@ A link between the editions
     side by side: ``_build/html`` and ``_build/zh/html``). Chinese pages also say what stays in
     English: figures, explorers, code and the Practice checker's messages, and the pages the
     edition does not translate (:data:`UNTRANSLATED`).
+
+A faster Chinese search index
+    Sphinx 7.4's ``SearchChinese`` keeps every Latin word it has met in a list and looks each word up in
+    it before stemming, so the index takes time quadratic in the book's words: about 30 of the Chinese
+    build's 90 CPU-seconds. :class:`_SearchChinese` keeps them in a set: the same lookups, the same index.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from os import path
 
 from docutils import nodes
 from sphinx.locale import init as init_locale
+from sphinx.search import zh as sphinx_zh
 from sphinx.util import logging
 from sphinx.util.i18n import docname_to_domain
 from sphinx.util.nodes import extract_messages
@@ -167,7 +173,29 @@ def _edition_link(app, pagename, templatename, context, doctree) -> None:
     context["body"] = banner + context["body"]
 
 
+class _SearchChinese(sphinx_zh.SearchChinese):
+    """Sphinx's Chinese search language with the Latin words met so far in a set (a list upstream).
+
+    Shared by the instances, as upstream's class-level list is."""
+
+    latin_terms: set[str] = set()  # type: ignore[assignment]
+
+    def split(self, input: str) -> list[str]:
+        chinese = list(sphinx_zh.jieba.cut_for_search(input)) if sphinx_zh.JIEBA else []
+        latin1 = [term.strip() for term in self.latin1_letters.findall(input)]
+        self.latin_terms.update(latin1)
+        return chinese + latin1
+
+    def stem(self, word: str) -> str:
+        lower = word.lower()
+        stemmed = self.stemmer.stemWord(lower)
+        if word in self.latin_terms and len(word) >= 3 and len(stemmed) < 3:
+            return lower  # too short once stemmed: kept whole, as upstream
+        return stemmed
+
+
 def setup(app):
+    app.add_search_language(_SearchChinese)
     app.connect("doctree-read", _summaries_as_messages)
     app.connect("doctree-read", _translate)
     app.connect("html-page-context", _edition_link)
