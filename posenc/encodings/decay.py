@@ -105,7 +105,9 @@ def rope_matching_trend(distance: torch.Tensor, head_dim: int, base: float = DEF
     With ``theta_k = b**(-2k/d)`` the sum over pairs is close to ``(d/2) (Ci(r) - Ci(r/b)) / ln b``
     (a Riemann sum over ``t = 2k/d``); for ``1 << r << b``, ``Ci(r)`` is near 0 and ``Ci(r/b)`` near
     ``gamma + ln(r/b)``. So ``E`` falls with the logarithm of the distance, more slowly for a larger base,
-    and reaches zero near ``b e**-gamma``, about ``0.56 b``. It is a trend, not a value at each ``r``:
+    and this trend reaches zero at ``b e**-gamma``, about ``0.56 b``; the ``Ci`` form does at about ``0.62 b``. Near
+    there ``E`` ripples around zero, so chapter 5 gives the zero, for ``d = 128``, as between about ``0.5 b``
+    and ``0.62 b``. It is a trend, not a value at each ``r``:
     chapter 5 checks means over stretches of ``r`` from about 20 to ``b/2`` (within 3 % of ``d`` for
     ``d`` 64 and 128, ``b`` ``10**4`` and ``5 * 10**5``); single distances ripple around it.
 
