@@ -191,3 +191,24 @@ def test_a_summarys_own_tags_stay_tags_and_other_brackets_stay_text():
     }
     text = i18n.translate_summaries(cell, table.__getitem__)
     assert "<summary>fairseq 的 <code>get_embedding</code> 与之接近 &amp; a&lt;b</summary>" in text, text
+
+
+def test_the_chinese_search_language_indexes_as_sphinxs_own():
+    """book/_ext/posenc_i18n.py's _SearchChinese keeps the Latin words met so far in a set, not Sphinx 7.4's list:
+    the same terms and the same stems, word by word, as SearchChinese on the same texts in the same order."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    from posenc_i18n import _SearchChinese, sphinx_zh
+
+    SearchChinese = sphinx_zh.SearchChinese  # Sphinx's own, which the book's subclasses
+
+    texts = [
+        "旋转位置编码 RoPE rotates the queries and keys; ALiBi adds a bias.",
+        "The KV cache holds keys: kv, ids, pos, a, is, as, the, RoPE again, 底数 base 10000.",
+        "running runs ran cached caching cache dynamic NTK YaRN llama3 mscale_all_dim",
+    ]
+    ours, theirs = _SearchChinese({}), SearchChinese({})
+    for text in texts:
+        words = theirs.split(text)
+        assert ours.split(text) == words
+        assert [ours.stem(w) for w in words] == [theirs.stem(w) for w in words]
+        assert [ours.word_filter(ours.stem(w)) for w in words] == [theirs.word_filter(theirs.stem(w)) for w in words]
