@@ -18,12 +18,14 @@ author-year links to entries of the bibliography page.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
 import re
 import statistics
 import threading
+import time
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -48,6 +50,64 @@ PAGES = (
 
 # Raw TeX left on a page means MathJax did not typeset it.
 RAW_TEX = r"/\\(frac|mathrm|sqrt|begin\{|top\b|theta|mathbb)|\$\$/"
+
+
+def track(pending: dict) -> dict:
+    """Handlers (event -> callables) that keep ``pending`` the page's requests still open (request -> URL)."""
+    return {
+        "request": [lambda r: pending.__setitem__(r, r.url)],
+        "requestfinished": [lambda r: pending.pop(r, None)],
+        "requestfailed": [lambda r: pending.pop(r, None)],
+    }
+
+
+@contextlib.contextmanager
+def listening(page, route, handlers: dict):
+    """While the block runs, route ``page``'s requests through ``route`` and add ``handlers`` (event ->
+    callables); then take them off and leave for about:blank, so that the shared tab (conftest's
+    ``tab``) comes clean to the next test and nothing of this page reaches its listeners."""
+    page.route("**/*", route)
+    for event, fns in handlers.items():
+        for fn in fns:
+            page.on(event, fn)
+    try:
+        yield
+    finally:
+        for event, fns in handlers.items():
+            for fn in fns:
+                page.remove_listener(event, fn)
+        page.unroute("**/*", route)
+        page.goto("about:blank")
+
+
+def settle(page, pending: dict, timeout_s: float = 180.0, quiet_s: float = 0.5) -> None:
+    """Wait for what a page fetches after "load": MathJax's typesetting (it fetches its fonts lazily),
+    the fonts in use, then ``quiet_s`` with no request of ``pending`` open. Not Playwright's
+    "networkidle", which its documentation discourages: here it once waited its full 180 s on the
+    glossary page with no request open (stop 72) and, in a CI run of stop 71, on chapter 9's. A busy
+    machine is slow, not broken (stop 54's CI: the 1.4 MB API page took over 90 s), hence the bound."""
+    for attempt in range(3):  # a page that redirects (the book's index.html) loads its target first
+        try:
+            page.evaluate(
+                "async () => { if (window.MathJax && window.MathJax.startup) await window.MathJax.startup.promise;"
+                " await document.fonts.ready; }"
+            )
+            break
+        except Exception as exc:
+            if "context was destroyed" not in str(exc) or attempt == 2:
+                raise
+            page.wait_for_load_state("load", timeout=timeout_s * 1000)
+    deadline, quiet_since = time.monotonic() + timeout_s, None
+    while True:
+        now = time.monotonic()
+        if pending:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = now
+        elif now - quiet_since >= quiet_s:
+            return
+        assert now < deadline, f"requests still open after {timeout_s:.0f} s: {list(pending.values())[:5]}"
+        page.wait_for_timeout(50)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -77,9 +137,9 @@ def test_there_are_pages():
 
 
 @pytest.mark.parametrize("page_path", PAGES)
-def test_page_renders_cleanly(server, browser, page_path):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    outside, js_errors, failed = [], [], []
+def test_page_renders_cleanly(server, tab, page_path):
+    page = tab
+    outside, js_errors, failed, pending = [], [], [], {}
 
     def route(r):
         host = urlparse(r.request.url).hostname
@@ -89,58 +149,56 @@ def test_page_renders_cleanly(server, browser, page_path):
             outside.append(r.request.url)
             r.abort()
 
-    page.route("**/*", route)
-    page.on("pageerror", lambda e: js_errors.append(str(e)))
-    page.on("requestfailed", lambda r: failed.append(r.url) if "127.0.0.1" in r.url else None)
-    page.goto(f"{server}/{page_path}", wait_until="load")
-    # a busy machine: slow, not broken (stop 54's CI, every lane plus other work: the 1.4 MB API page took
-    # over 90 s to go quiet)
-    page.wait_for_load_state("networkidle", timeout=180_000)
-    has_mathjax = page.evaluate("() => !!(window.MathJax && window.MathJax.startup)")
-    if has_mathjax:
-        page.evaluate("() => window.MathJax.startup.promise")
-    report = page.evaluate(
-        """(rawTex) => {
-        const re = new RegExp(rawTex.slice(1, -1));
-        const main = document.querySelector('main') || document.body;
-        const untypeset = [...main.querySelectorAll('.math')].filter(e => !e.querySelector('mjx-container'));
-        // text outside code, after typesetting: raw TeX here means MathJax failed
-        const clone = main.cloneNode(true);
-        clone.querySelectorAll('pre, code, mjx-container, script, style, .highlight').forEach(e => e.remove());
-        const text = clone.innerText || '';
-        const m = text.match(re);
-        const imgs = [...document.images];
-        return {
-          untypeset: untypeset.length,
-          rawTex: m ? text.slice(Math.max(0, m.index - 40), m.index + 40) : null,
-          typeset: main.querySelectorAll('mjx-container').length,
-          brokenImages: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
-          images: imgs.length,
-          errors: main.querySelectorAll('.output.error, .output.traceback, .output.stderr, .traceback').length,
-          // the Practice part's hints and solutions: raw HTML <details>, closed, their code not on screen
-          details: main.querySelectorAll('details').length,
-          detailsOpen: [...main.querySelectorAll('details')].filter(d => d.open).length,
-          solutionsShown: [...main.querySelectorAll('details pre')].filter(p => p.checkVisibility()).length,
-          // a chapter's evidence: collapsed blocks whose content is off screen until opened
-          collapsedShown: [...main.querySelectorAll('details')].filter(d => !d.open)
-            .flatMap(d => [...d.children].filter(c => c.tagName !== 'SUMMARY' && c.checkVisibility())).length,
-          traceback: /Traceback \\(most recent call last\\)/.test(main.innerText),
-          // widgets outside a kernel-less explorer would be snapshots of live widgets: dead controls
-          widgets: [...document.querySelectorAll('.jupyter-widgets, .widget-slider, input[type=range], '
-            + 'script[type="application/vnd.jupyter.widget-view+json"]')]
-            .filter(e => !e.closest('.posenc-html-explorer, .posenc-frames')).length,
-        };
-    }""",
-        RAW_TEX,
-    )
-    if SAVE_SHOTS:  # a record for people, not a check: the long API page takes tens of seconds
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(
-            path=str(SHOTS / (page_path.replace("/", "__").removesuffix(".html") + ".png")),
-            full_page=True,
-            timeout=180_000,
+    handlers = track(pending)
+    handlers["pageerror"] = [lambda e: js_errors.append(str(e))]
+    handlers["requestfailed"].append(lambda r: failed.append(r.url) if "127.0.0.1" in r.url else None)
+    with listening(page, route, handlers):
+        page.goto(f"{server}/{page_path}", wait_until="load")
+        settle(page, pending)
+        has_mathjax = page.evaluate("() => !!(window.MathJax && window.MathJax.startup)")
+        if has_mathjax:
+            page.evaluate("() => window.MathJax.startup.promise")
+        report = page.evaluate(
+            """(rawTex) => {
+            const re = new RegExp(rawTex.slice(1, -1));
+            const main = document.querySelector('main') || document.body;
+            const untypeset = [...main.querySelectorAll('.math')].filter(e => !e.querySelector('mjx-container'));
+            // text outside code, after typesetting: raw TeX here means MathJax failed
+            const clone = main.cloneNode(true);
+            clone.querySelectorAll('pre, code, mjx-container, script, style, .highlight').forEach(e => e.remove());
+            const text = clone.innerText || '';
+            const m = text.match(re);
+            const imgs = [...document.images];
+            return {
+              untypeset: untypeset.length,
+              rawTex: m ? text.slice(Math.max(0, m.index - 40), m.index + 40) : null,
+              typeset: main.querySelectorAll('mjx-container').length,
+              brokenImages: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
+              images: imgs.length,
+              errors: main.querySelectorAll('.output.error, .output.traceback, .output.stderr, .traceback').length,
+              // the Practice part's hints and solutions: raw HTML <details>, closed, their code not on screen
+              details: main.querySelectorAll('details').length,
+              detailsOpen: [...main.querySelectorAll('details')].filter(d => d.open).length,
+              solutionsShown: [...main.querySelectorAll('details pre')].filter(p => p.checkVisibility()).length,
+              // a chapter's evidence: collapsed blocks whose content is off screen until opened
+              collapsedShown: [...main.querySelectorAll('details')].filter(d => !d.open)
+                .flatMap(d => [...d.children].filter(c => c.tagName !== 'SUMMARY' && c.checkVisibility())).length,
+              traceback: /Traceback \\(most recent call last\\)/.test(main.innerText),
+              // widgets outside a kernel-less explorer would be snapshots of live widgets: dead controls
+              widgets: [...document.querySelectorAll('.jupyter-widgets, .widget-slider, input[type=range], '
+                + 'script[type="application/vnd.jupyter.widget-view+json"]')]
+                .filter(e => !e.closest('.posenc-html-explorer, .posenc-frames')).length,
+            };
+        }""",
+            RAW_TEX,
         )
-    page.close()
+        if SAVE_SHOTS:  # a record for people, not a check: the long API page takes tens of seconds
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(
+                path=str(SHOTS / (page_path.replace("/", "__").removesuffix(".html") + ".png")),
+                full_page=True,
+                timeout=180_000,
+            )
 
     assert outside == [], f"requests left the machine: {outside[:5]}"
     assert failed == [], f"local requests failed: {failed[:5]}"
@@ -171,12 +229,12 @@ EXPLORER_PAGES = [
 HTML_LATENCIES: dict[str, list[dict]] = {}
 
 
-def _guarded_page(browser, **context):
-    """A page that refuses (and records) every request not to the local server, and records
-    JavaScript errors, console errors and failed local requests."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, **context)
-    page = ctx.new_page()
-    log = {"outside": [], "errors": [], "failed": [], "requests": []}
+@contextlib.contextmanager
+def guarded(page):
+    """While the block runs, ``page`` refuses (and records) every request not to the local server, and
+    records JavaScript errors, console errors, failed local requests and the requests still open;
+    yields that log."""
+    log: dict = {"outside": [], "errors": [], "failed": [], "requests": [], "pending": {}}
 
     def route(r):
         url = r.request.url
@@ -187,27 +245,26 @@ def _guarded_page(browser, **context):
             log["outside"].append(url)
             r.abort()
 
-    page.route("**/*", route)
-    page.on("pageerror", lambda e: log["errors"].append(str(e)))
-    page.on("console", lambda m: log["errors"].append(m.text) if m.type == "error" else None)
-    # a request cancelled because the page was left or closed (net::ERR_ABORTED: MathJax fetches its
-    # fonts lazily, so one may still be in flight) is not a failure of the book
-    page.on(
-        "requestfailed",
+    handlers = track(log["pending"])
+    handlers["pageerror"] = [lambda e: log["errors"].append(str(e))]
+    handlers["console"] = [lambda m: log["errors"].append(m.text) if m.type == "error" else None]
+    # a request cancelled because the page was left (net::ERR_ABORTED: MathJax fetches its fonts
+    # lazily, so one may still be in flight) is not a failure of the book
+    handlers["requestfailed"].append(
         lambda r: (
             log["failed"].append(f"{r.url} ({r.failure})")
             if "127.0.0.1" in r.url and r.failure != "net::ERR_ABORTED"
             else None
-        ),
+        )
     )
-    return ctx, page, log
+    with listening(page, route, handlers):
+        yield log
 
 
 @pytest.mark.parametrize("page_path,expected", EXPLORER_PAGES, ids=[p for p, _ in EXPLORER_PAGES])
-def test_html_explorers_move_without_a_kernel(server, browser, page_path, expected):
-    ctx, page, log = _guarded_page(browser)
-    problems: list[str] = []
-    try:
+def test_html_explorers_move_without_a_kernel(server, tab, page_path, expected):
+    page, problems = tab, []
+    with guarded(page) as log:
         page.goto(f"{server}/{page_path}", wait_until="load")
         page.evaluate(PROBE_JS)
         try:  # the widget manager renders the embedded state after load
@@ -250,8 +307,6 @@ def test_html_explorers_move_without_a_kernel(server, browser, page_path, expect
                 f"{page_path}: {i + 1}. {name}",
                 SHOTS / f"{page_path.replace('/', '__').removesuffix('.html')}__{i + 1}_{name}",
             )
-    finally:
-        ctx.close()
     problems += [f"request left the machine: {u}" for u in log["outside"][:5]]
     problems += [f"a request to a CDN: {u}" for u in log["requests"] if re.search(r"cdn|unpkg|jsdelivr", u)][:3]
     problems += [f"local request failed: {u}" for u in log["failed"][:5]]
@@ -300,9 +355,9 @@ def _shown_value(page, root, j) -> str:
 
 
 @pytest.mark.parametrize("page_path,expected", EXPLORER_PAGES, ids=[p for p, _ in EXPLORER_PAGES])
-def test_html_explorers_fall_back_without_javascript(server, browser, page_path, expected):
-    ctx, page, log = _guarded_page(browser, java_script_enabled=False)
-    try:
+def test_html_explorers_fall_back_without_javascript(server, tab_without_js, page_path, expected):
+    page = tab_without_js
+    with guarded(page) as log:
         page.goto(f"{server}/{page_path}", wait_until="load")
         fallbacks = page.evaluate("""() => [...document.querySelectorAll('.posenc-html-explorer')].map(e => {
             const cell = e.closest('.cell');
@@ -320,8 +375,6 @@ def test_html_explorers_fall_back_without_javascript(server, browser, page_path,
             page.screenshot(
                 path=str(SHOTS / (page_path.replace("/", "__").removesuffix(".html") + "__nojs.png")), full_page=True
             )
-    finally:
-        ctx.close()
     assert len(fallbacks) == len(expected), f"{len(fallbacks)} explorers in the page, {len(expected)} expected"
     for name, f in zip(expected, fallbacks):
         assert f["companion"] > 0, f"{name}: without JavaScript no static companion figure follows the explorer"

@@ -19,7 +19,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from test_browser import PROBE_JS, SHOTS, _explore_html, _explorer_cells, _guarded_page, serve
+from test_browser import PROBE_JS, SHOTS, _explore_html, _explorer_cells, guarded, serve, settle
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"
@@ -120,13 +120,13 @@ def test_a_translated_page_reads_in_chinese_and_links_to_english(page_path):
 
 
 @pytest.mark.parametrize("page_path", IN_BROWSER)
-def test_a_translated_page_in_the_browser(server, browser, page_path):
-    ctx, page, log = _guarded_page(browser)
-    try:
+def test_a_translated_page_in_the_browser(server, tab, page_path):
+    page = tab
+    with guarded(page) as log:
         page.goto(f"{server}/zh/html/{page_path}", wait_until="load")
         # fonts and styles that MathJax and the theme fetch after "load": leaving the page before they
         # arrive aborts them, which the log would count as failed requests
-        page.wait_for_load_state("networkidle", timeout=90_000)  # a busy machine: slow, not broken
+        settle(page, log["pending"])
         report = page.evaluate("""() => ({
             lang: document.documentElement.lang,
             title: document.title,
@@ -141,8 +141,6 @@ def test_a_translated_page_in_the_browser(server, browser, page_path):
         page.goto(report["link"], wait_until="domcontentloaded")
         back = page.evaluate("() => (document.querySelector('a.posenc-edition-link') || {}).href || null")
         assert document_lang(page) == "en" and back and back.endswith(f"/zh/html/{page_path}"), back
-    finally:
-        ctx.close()
     assert log["errors"] == [] and log["failed"] == [] and log["outside"] == [], log
 
 
@@ -150,15 +148,14 @@ def document_lang(page) -> str:
     return page.evaluate("() => document.documentElement.lang")
 
 
-def test_an_explorer_moves_in_the_chinese_book(server, browser):
+def test_an_explorer_moves_in_the_chinese_book(server, tab):
     """The first chapter with an explorer, in the Chinese build: its kernel-less explorers render
     from the embedded state and each control shows a new image, as in the English book."""
     nb = CHAPTERS[0]
     expected = _explorer_cells(nb)
     page_path = f"notebooks/{nb.stem}.html"
-    ctx, page, log = _guarded_page(browser)
-    problems: list[str] = []
-    try:
+    page, problems = tab, []
+    with guarded(page) as log:
         page.goto(f"{server}/zh/html/{page_path}", wait_until="load")
         page.evaluate(PROBE_JS)
         page.wait_for_function(
@@ -172,7 +169,5 @@ def test_an_explorer_moves_in_the_chinese_book(server, browser):
         root = page.evaluate_handle("([rs, i]) => rs[i]", [roots, 0]).as_element()
         root.scroll_into_view_if_needed()
         problems += _explore_html(page, root, f"zh {page_path}: {expected[0]}", SHOTS / f"zh__{nb.stem}__1")
-    finally:
-        ctx.close()
     assert problems == [], "\n".join(problems)
     assert log["errors"] == [] and log["outside"] == [], log
