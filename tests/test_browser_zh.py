@@ -155,7 +155,7 @@ def test_an_explorer_moves_in_the_chinese_book(server, tab):
     expected = _explorer_cells(nb)
     page_path = f"notebooks/{nb.stem}.html"
     page, problems = tab, []
-    with guarded(page) as log:
+    with guarded(page, math=False) as log:
         page.goto(f"{server}/zh/html/{page_path}", wait_until="load")
         page.evaluate(PROBE_JS)
         page.wait_for_function(
