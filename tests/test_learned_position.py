@@ -794,10 +794,10 @@ def test_t5_far_buckets_stay_near_zero_and_rank_a_far_key_above_the_key_63_back(
     assert max(abs(v[far]) for v in t5.values()) < 0.1
 
 
-def test_fire_later_query_penalises_every_distance_less():
+def test_fire_later_query_gives_every_distance_a_higher_bias():
     """ "Seen from the last query, the farthest key's bias is the same at 64 and 512 tokens. ... From the last
-    of 512 tokens the penalty is weaker at every distance from 1 to 63, by more than 0.2 logits, in every head
-    of every seed. At distances 8 and 63 it is weaker by at least 0.97." """
+    of 512 tokens the bias is higher at every distance from 1 to 63 in every head, by more than 0.2 logits. At
+    distances 8 and 63 it is higher by at least 0.97." """
     config, *_ = saved_run()
     L = config["train_length"]
     short, long = learned_heads("fire", L), learned_heads("fire", config["eval_lengths"][-1])
