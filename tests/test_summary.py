@@ -549,13 +549,12 @@ def _grid_fine_row():
     # the grid's ALiBi: "far passkeys fade": not kept at 8L, every near key found and fewer far back in every seed
     assert not _kept("alibi", max(load_results("extrapolation", check=False)["config"]["eval_lengths"]))
     _alibi_behaviour_row()
-    # "ALiBi 0.73 / 91 %, within the seeds' spread": the two seed ranges overlap (_grid_seed_spans, whose numbers
-    # "Reading the grid" prints)
-    _grid_seed_spans()
-    assert any(
-        r.startswith("| loss *fine*") and "%, within the seeds' spread; far passkeys fade |" in r for r in table_rows()
-    )
-    return [*_grid_cell("kerple"), *_grid_cell("alibi")]
+    # "ALiBi 0.73 / 91 %, seeds 84 to 98 %": ALiBi's lowest and highest seed, which overlap KERPLE's
+    # (_grid_seed_spans, whose numbers "Reading the grid" prints)
+    spans = _grid_seed_spans()
+    cell = f"%, seeds {spans[2]} to {spans[3]} %; far passkeys fade |"
+    assert any(r.startswith("| loss *fine*") and cell in r for r in table_rows()), cell
+    return [*_grid_cell("kerple"), *_grid_cell("alibi"), spans[2], spans[3]]
 
 
 def _grid_seed_spans() -> list[str]:
@@ -1014,7 +1013,7 @@ RULES: dict[str, tuple] = {
     # the verdict grid: each name followed by its mean loss beyond L at 8L, in the row's order
     # (test_verdict_grid_grades_each_run_as_chapter_8_does also reads each name's number); ALiBi's share is in the
     # table of numbers: "| ALiBi |"
-    "| loss *fine*, under 0.82 |": (lambda: [_raised_bounds()[0], *_grid_fine_row()], "_ _ _ _ _"),
+    "| loss *fine*, under 0.82 |": (lambda: [_raised_bounds()[0], *_grid_fine_row()], "_ _ _ _ _ _ _"),
     # the raised row, from the bar for fine to ln 28 (_raised_bounds); each name's loss and share of passkeys
     # (_grid_cell)
     # the raised row, from the bar for fine to ln 28 (_raised_bounds); each name's loss and share of passkeys
@@ -1530,7 +1529,8 @@ def _nope_at_L_in_grid() -> str:
     longest = max(load_results("extrapolation", check=False)["config"]["eval_lengths"])
     assert values["NoPE"] > passkey_run()["loss_beyond"]["trigram"][longest][0] + FINE
     sentence = (
-        f"NoPE fits worst already at the training length: on inputs of $L$ tokens its loss is {at_L('none')}, the"
+        "NoPE fits worst already at the training length: on inputs of $L$ tokens, where no position lies past $L$, its"
+        f" loss is {at_L('none')}, the"
         " highest in the grid, so part of its *raised* grade is not about length."
     )
     assert sentence in page_text(), sentence
@@ -1954,8 +1954,9 @@ def prose_expected() -> list[str]:
     assert (
         page_text().index("The grid below grades chapter 8's models at eight times their training length, with no")
         < page_text().index("The grid's stretched RoPE is *dynamic*: each input longer than $L$ is stretched")
-        < grid_start
+        < page_text().index("Rows grade the loss and columns the passkeys.")
         < page_text().index(caveat)
+        < grid_start
         < page_text().index("Gemma 3 and DeepSeek-V3 train with a fixed stretch in a long-context stage")
     )
     _seed_overlaps()
@@ -2003,6 +2004,9 @@ def prose_expected() -> list[str]:
     assert "its numbers, fine-tuned runs included," in page_text()  # the pointer: the claims page's fine-tuned row
     # YaRN's betas: 32/1 Hugging Face's default, the paper's values for the Llama family; 2/1 chapter 8's choice
     quote(C8, "Hugging Face's default, 32/1", "2/1 is our choice")
+    # "Dynamic YaRN uses chapter 8's settings, not the paper's": the saved run's beta_fast is not the paper's 32
+    assert float(load_results("extrapolation", check=False)["config"]["yarn"]["beta_fast"]) != 32
+    assert "Dynamic YaRN uses chapter 8's settings, not the paper's." in page_text()
     quote(C7, r"reports $\beta_{\text{slow}} = 1$, $\beta_{\text{fast}} = 32$ as good values for the Llama family")
     quote(C7, r"Chapter 8 trains at $L = 64$ with head dimension 16, lowers $\beta_{\text{fast}}$ to 2")
     # "YaRN's frequencies follow the rule the glossary calls NTK-by-parts"
@@ -2030,17 +2034,20 @@ def prose_expected() -> list[str]:
         ["8", str(branching), floor, trigram3, fine_bar, vocab, ln_vocab, vocab]
         # raised: chance, a uniform guess among the 16 filler symbols, ln 16 (_chance_in_raised)
         + [filler_n, filler_n, ln_filler, "95", kerple3, trigram3]
-        + [str(below), str(len(kerple_seeds))],
+        + [str(below), str(len(kerple_seeds))]
+        # the trigram sits above ln 2, the floor (the corpus's branching)
+        + [str(branching)],
         # the chapter list: T5; chapter 5's mean 0, base 10^4 and d = 128; 3d and 2d^2 (chapter 9); FlashAttention-2;
         # chapter 8
         ["5", "0", "10", "4", "128", "3", "2", "2", "2", "8"],
         # chapter 8's setup: trained at L = 64, tested up to 8L = 512; the grid grades inputs of 8L tokens
         ["8", f"{run['model']['d_model'] // run['model']['n_heads']}", f"{L}", f"{s}", f"{longest}"]
+        # "Dynamic YaRN uses chapter 8's settings, not the paper's": beta_fast 2, not 32 (asserted below)
+        + ["8"]
         # passkeys: 128 per seed
         + ["128"]
-        # reading the grid: the trigram sits above ln 2, the floor (the corpus's branching); the seeds' passkey
-        # ranges of KERPLE and ALiBi (_grid_seed_spans)
-        + [str(branching), *_grid_seed_spans()]
+        # reading the grid: the seeds' passkey ranges of KERPLE and ALiBi (_grid_seed_spans)
+        + [*_grid_seed_spans()]
         # at 8L the dynamic stretch is s = 8, so the dynamic rows equal the fixed factor 8
         # (_fixed_as_dynamic_row checks the saved runs seed by seed); runs fine-tuned at 8L are not in the grid
         + [f"{s}", f"{s}", f"{s}", f"{run['finetune']['length'] // L}"]
@@ -2048,12 +2055,12 @@ def prose_expected() -> list[str]:
         + [_nope_at_L_in_grid()]
         # the settings: dynamic YaRN and dynamic NTK use chapter 8's (_yarn_defaults_caution)
         + _yarn_defaults_caution()
+        # the caution: Gemma 3 and DeepSeek-V3 trained with a fixed stretch (chapter 10,
+        # _trained_fixed_factor_row), chapter 8's fine-tuned PI and YaRN
+        + ["3", "3", "10", "8"]
         # KERPLE's lead over ALiBi 496 tokens back, in every seed, and the two means (_far_keys_row)
         # the second test: 64 passkeys per seed at each of nine fixed distances (_second_test)
         + [_second_test(), "496", *reversed(_far_keys_row())],
-        # the caution: Gemma 3 and DeepSeek-V3 trained with a fixed stretch (chapter 10,
-        # _trained_fixed_factor_row), chapter 8's fine-tuned PI and YaRN
-        ["3", "3", "10", "8"],
         ["8"],  # the pointer to the claims page: chapter 8's second text
         ["11", "5", "5", "0", "2", "4"],  # the notation: distance as in chapter 11; T5, T5's encoder; pairs from 0;
         # b^(-2l/d); the layouts: chapter 4
@@ -2501,8 +2508,8 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
             # each name carries its loss and its share of passkeys, "KERPLE 0.72 / 98 %"; between them only the
             # separators and the two sub-labels: "*about chance*" (_chance_in_raised) and ALiBi's note (_grid_fine_row)
             entry = r"([A-Za-z][\w ]*?) (\d+\.\d\d) / (\d+(?:\.\d)?) %"
-            rest = re.sub(entry, "#", names)
-            labels = ("#", "#, #", "#, #, #; *about chance*: #, #", "#, within the seeds' spread; far passkeys fade")
+            rest = re.sub(r"\d+", "N", re.sub(entry, "#", names))
+            labels = ("#", "#, #", "#, #, #; *about chance*: #, #", "#, seeds N to N %; far passkeys fade")
             assert rest in labels, names
             for name, value, share in re.findall(entry, names):
                 placed[name] = (level, is_kept)
@@ -2571,8 +2578,8 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     assert load_results("extrapolation", check=False)["config"]["eval_batch"] == 128
     assert "and the share of 128 passkeys per seed found, means over five seeds" in page_text()
     page = page_text()
-    # next to the grid: right under it, before its cautions
-    caution = page.index("Gemma 3 and DeepSeek-V3 train with a fixed stretch in a long-context stage")
+    # next to the grid: right under it, before the pointer to the claims page
+    caution = page.index("The grid's setup, grades and seeds, its numbers, fine-tuned runs included")
     assert page.index("| loss *breaks*, above 3.33 |") < page.index(beside) < caution, beside
     pairing = "KERPLE finds more passkeys than ALiBi in every seed, comparing the two models of the same seed index"
     assert pairing in page
