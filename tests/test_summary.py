@@ -1661,7 +1661,8 @@ def _item_8_passkeys() -> None:
     _context_cut_row()
     quote(C8, "this test cannot yet tell a model that ignores far context from a text that offers none")
     assert (
-        "On this filler the two tokens before nearly fix the next, so *predict well* means *not thrown off by the"
+        "On this filler the two tokens before tell nearly all that can be known about the next, so *predict well*"
+        " means *not thrown off by the"
         " length*. On Shakespeare, none of the eight encodings tested gains from the characters beyond $L$. That test"
         " cannot tell a model that ignores far text from a text that offers none."
     ) in page_text()
