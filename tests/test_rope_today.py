@@ -835,7 +835,7 @@ def test_chapter_table_shows_the_package_data():
 
 
 def test_chapter_statement_on_mistral_llama_4_scaling_beta():
-    """Chapter 10's sentence (details "how attention spreads, and where the temperature comes from") on
+    """Chapter 10's sentence (the appendix's version notes, row "Ministral 3, Mistral 4") on
     Ministral 3's and Mistral 4's `llama_4_scaling_beta`: 0.1 in `rope_parameters`, the queries of every
     layer times 1 + 0.1 ln(floor(p / L) + 1), on top of YaRN, L their original_max_position_embeddings."""
     import inspect
@@ -1013,10 +1013,11 @@ def test_chapter_models_name_no_distance_decay_in_transformers():
 
 
 def test_chapter_statements_on_qwen3vl_frames_and_llama4_qk_norm():
-    """Chapter 10: Qwen3-VL gives each temporal patch of a video a grid of one time step and a timestamp
-    in the text (`get_rope_index`, the processor); Qwen2.5-VL's time ids step by `tokens_per_second`
-    per second of video; Scout's RoPE layers norm q and k after the rotation, with no weight, and the
-    scores still depend on n - m only; Llama 4's `no_rope_layers` holds 1 for the layers that use RoPE."""
+    """transformers facts behind chapter 10's M-RoPE and Llama 4 sections: Qwen3-VL gives each temporal patch of a
+    video a grid of one time step and a timestamp in the text (`get_rope_index`, the processor); Qwen2.5-VL's time
+    ids step by `tokens_per_second` per second of video; Scout's RoPE layers norm q and k after the rotation, with no
+    weight, and the scores still depend on n - m only; Llama 4's `no_rope_layers` holds 1 for the layers that use
+    RoPE."""
     import inspect
 
     _hf()
@@ -1032,6 +1033,23 @@ def test_chapter_statements_on_qwen3vl_frames_and_llama4_qk_norm():
     qwen25 = inspect.getsource(modeling_qwen2_5_vl.Qwen2_5_VLModel.get_rope_index)
     assert "time_interval = tokens_per_second * next(second_per_grid_ts)" in qwen25  # ids per second of video
     assert Llama4TextConfig(num_hidden_layers=8).no_rope_layers == [1, 1, 1, 0, 1, 1, 1, 0]  # 1 = uses RoPE
+    # "Transformers builds it from `no_rope_layer_interval`, 4 by default, when the config's `no_rope_layers` is empty"
+    assert Llama4TextConfig(num_hidden_layers=8, no_rope_layers=[]).no_rope_layers == [1, 1, 1, 0] * 2
+    assert (
+        Llama4TextConfig(num_hidden_layers=6, no_rope_layers=[], no_rope_layer_interval=3).no_rope_layers
+        == [1, 1, 0] * 2
+    )
+    # the appendix: "Qwen3 and Gemma 3 instead normalise queries and keys with a learned weight before RoPE"
+    from transformers.models.gemma3 import modeling_gemma3
+    from transformers.models.qwen3 import modeling_qwen3
+
+    for attention, rms in (
+        (modeling_qwen3.Qwen3Attention, modeling_qwen3.Qwen3RMSNorm),
+        (modeling_gemma3.Gemma3Attention, modeling_gemma3.Gemma3RMSNorm),
+    ):
+        fwd = inspect.getsource(attention.forward)
+        assert fwd.index("self.q_norm(") < fwd.index("apply_rotary_pos_emb(") and "self.k_norm(" in fwd, attention
+        assert [name for name, _ in rms(8).named_parameters()] == ["weight"], rms  # a learned weight
     forward = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     assert forward.index("apply_rotary_emb(") < forward.index("self.qk_norm(query_states)")
     init = inspect.getsource(modeling_llama4.Llama4TextAttention.__init__)
@@ -1130,8 +1148,8 @@ def test_larger_base_leads_start_tiny():
 
 
 def test_larger_base_other_head_sizes_break_the_order():
-    """ "Other head sizes break the order on the sweep's own grid. The pairs that fail over some stretch number 77 of
-    1974 at d = 32 and 3 at d = 64; at d = 96 and at d = 160 one fails, 10^4 against 10^5." """
+    """Other head sizes break the order on the sweep's own grid, up to a = 32 768: the pairs that fail over some
+    stretch number 77 of 1974 at d = 32 and 3 at d = 64; at d = 96 and at d = 160 one fails, 10^4 against 10^5."""
     far_apart = [(x, y) for x in _BASE_GRID for y in _BASE_GRID if y >= 10 * x * (1 - 1e-12)]
     assert len(far_apart) == 1974
     curves_128 = {b: _stretch_means(b) for b in _BASE_GRID}
@@ -1142,3 +1160,40 @@ def test_larger_base_other_head_sizes_break_the_order():
         failing[dim] = [(x, y) for x, y in far_apart if not bool((curves[y] > curves[x]).all())]
     assert {dim: len(v) for dim, v in failing.items()} == {32: 77, 64: 3, 96: 1, 160: 1}
     assert failing[96] == failing[160] == [(1e4, 1e5)]
+
+
+def test_llama4_config_types_the_temperature_flag_as_a_boolean():
+    """Chapter 10's appendix: transformers' `Llama4TextConfig` types `attn_temperature_tuning` as a boolean, and its
+    strict check refuses 4, the value the chapter says Meta's published config stores there."""
+    config = pytest.importorskip("transformers").Llama4TextConfig
+    assert config(attn_temperature_tuning=True).attn_temperature_tuning is True
+    with pytest.raises(Exception, match="bool"):
+        config(attn_temperature_tuning=4)
+
+
+def test_larger_base_fails_near_a_third_of_the_larger_base():
+    """Chapter 10's appendix, "Where it fails": "For bases ten times apart, the order fails once a passes about 0.3
+    times the larger base. 10^4 rises above 10^5 first near a = 29 000 to 35 500 in every head width from 64 to 256
+    that is a multiple of 16, near 33 300 at d = 128; 10^5 rises above 10^6 near 321 500." (the first a where the
+    smaller base's stretch mean is higher; other even widths reach down to 25 580, at d = 68)"""
+    firsts = {d: _smaller_leads(1e4, 1e5, d=d, a_max=40000)[0] for d in range(64, 257, 16)}
+    expected = [28880, 32016, 31918, 34309, 33300, 31979, 32418, 31754, 35002, 34972, 34623, 35468, 35361]
+    assert firsts == dict(zip(range(64, 257, 16), expected)), firsts  # d = 64, 80, ..., 256
+    assert all(28_500 <= a <= 35_500 and 0.28 < a / 1e5 < 0.36 for a in firsts.values()), firsts
+
+    def first_lead(smaller, larger, stop, chunk=50_000):  # the closed form in chunks of a, to keep the memory small
+        th = posenc.rope_inv_freq(128, larger).double(), posenc.rope_inv_freq(128, smaller).double()
+        for start in range(1, stop, chunk):
+            a = torch.arange(start, min(start + chunk, stop), dtype=torch.float64)[:, None]
+            mean = [
+                ((torch.sin((2 * a - 0.5) * t) - torch.sin((a - 0.5) * t)) / (2 * torch.sin(t / 2)) / a).mean(-1)
+                for t in th
+            ]
+            ahead = (mean[1] - mean[0]) > 0
+            if ahead.any():
+                return start + int(ahead.nonzero()[0])
+        return None
+
+    assert first_lead(1e4, 1e5, 40_000) == 33300  # the chunked form agrees with rope_matching_stretch_means
+    first = first_lead(1e5, 1e6, 330_000)
+    assert first == 321516 and 0.3 < first / 1e6 < 0.35, first
