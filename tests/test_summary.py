@@ -362,7 +362,7 @@ def _fire_fit_row():
     # "the next row's placed units"
     quote("11_learned_position", "two hidden units at each of the 31 bucket edges, 62 of a 64-unit MLP")
     assert {64, 128} <= {r["hidden"] for r in t5}  # "at 64 and 128 hidden units", the construction's 64 among them
-    midway = said("11_learned_position", r"extremes: (\d+) %, (\d+) % and (\d+) % on the three tables")
+    midway = said("11_learned_position", r"best constant for it: (\d+) %, (\d+) %\s+and (\d+) % on the three tables")
     lo, hi = min(midway, key=int), max(midway, key=int)
     assert all(r["squared_error_ratio"] < 1 for r in t5)  # "every fit beats it on the squared error"
     return [str(len(fits["config"]["starts"])), missed, lo, hi]
@@ -2001,8 +2001,8 @@ def _decay_item() -> None:
     page = page_text()
     assert (
         "RoPE's scores do not, in general, shrink with the distance: the falling curve often cited is part of an upper"
-        " bound, not the score. Averaged over random queries, the score of a key equal to its query falls only as a"
-        " trend, with ripples, to about zero near half the base, then swings around zero."
+        " bound, not the score. Averaged over random queries, in a head of 128, the score of a key equal to its query"
+        " falls only as a trend, with ripples, to about zero near half the base, then swings around zero."
     ) in page
     # the chapter list's item 1: "Without a mask or a position encoding, attention cannot tell one order of its tokens
     # from another" (chapter 1's "shuffling the input only shuffles the output", quoted by prose_expected)
@@ -2505,9 +2505,10 @@ def prose_expected() -> list[str]:
     _notation()  # the formula block's notation: i and j positions only, no pair index
     _yarn_defaults_caution()  # the settings the block leaves to the claims page
     groups = [
-        # the summary's chapter list: T5 (item 3); item 8's fine-tuning, 40 % as many tokens as pre-training
-        # (_finetune_cost, via _item_8_passkeys)
-        ["5", _finetune_cost()[1]],
+        # the summary's chapter list: T5 (item 3); item 5's head of 128, chapter 5's width ("random Gaussian vectors
+        # and d = 128", quoted above, and _decay_item's computation); item 8's fine-tuning, 40 % as many tokens as
+        # pre-training (_finetune_cost, via _item_8_passkeys)
+        ["5", "128", _finetune_cost()[1]],
         # the grid's heading, chapter 8; its setup: L = 64, tested on 512; the key: raised reaches about ln 16, the 16
         # filler symbols; passkeys 496 back (the saved run's farthest distance); the block "How to read the grid":
         # breaks above ln 28 (_breaks_row), the 28 tokens; why: chapter 11; the seeds' groups, T5 among them
