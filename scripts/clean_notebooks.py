@@ -11,6 +11,9 @@
   (per-cell execution timestamps, the notebook-level widget state with its random model ids), and
   the widget-view outputs' random model ids: a saved explorer cell keeps its text output (a
   one-line "run this cell" hint), which is what a reader sees before running it anyway;
+- collapses the code of every cell tagged `hide-input` in JupyterLab too (`jupyter.source_hidden`, the
+  metadata JupyterLab itself writes when a reader collapses a cell): the HTML book hides that code by
+  its tag, and a notebook reader then sees the same main line, with the code a click away;
 - merges consecutive stream outputs (stdout, stderr) as JupyterLab does: how a kernel's prints
   are split into messages depends on timing;
 - writes the file exactly as JupyterLab's server does (nbformat: keys sorted, indent 1,
@@ -45,6 +48,8 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             cell.metadata.pop(key, None)
         if cell.cell_type != "code":
             continue
+        if "hide-input" in cell.metadata.get("tags", []):
+            cell.metadata["jupyter"] = {**cell.metadata.get("jupyter", {}), "source_hidden": True}
         kept = []
         for out in cell.outputs:
             if out.get("output_type") in ("display_data", "execute_result") and WIDGET_VIEW in out.get("data", {}):

@@ -379,7 +379,9 @@ def test_normaliser_is_idempotent_and_strips_volatile_parts():
         nbformat.v4.new_output("stream", name="stdout", text="2\n"),
         nbformat.v4.new_output("stream", name="stderr", text="warning\n"),
     ]
-    nb.cells = [cell, printed]
+    hidden = nbformat.v4.new_code_cell("y = 2")
+    hidden.metadata["tags"] = ["hide-input"]
+    nb.cells = [cell, printed, hidden]
     once = clean.clean_text(nbformat.writes(nb))
     assert clean.clean_text(once) == once and once.endswith("}\n")
     back = json.loads(once)
@@ -391,6 +393,8 @@ def test_normaliser_is_idempotent_and_strips_volatile_parts():
         ("stdout", ["1\n", "2\n"]),
         ("stderr", ["warning\n"]),
     ], "consecutive prints merged as JupyterLab does"
+    # a cell the HTML book shows without its code is collapsed in JupyterLab too
+    assert back["cells"][2]["metadata"] == {"jupyter": {"source_hidden": True}, "tags": ["hide-input"]}
 
 
 def test_running_a_chapter_in_place_changes_no_byte(tmp_path):
