@@ -3398,7 +3398,8 @@ def test_no_display_math_inside_an_indented_block():
 def test_glossary_worked_examples():
     """Reading model code's worked examples, computed with posenc: Llama 3.1's turns and bands (head width 128, base
     500 000, factor 8, bounds 1 and 4, L = 8192) and dynamic NTK's factor at 2L with factor 8."""
-    glossary = " ".join((ROOT / "book" / "reading_code.md").read_text(encoding="utf-8").split())
+    raw = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
+    page = " ".join(raw.split())
     d, base, L = 128, 500_000.0, 8192
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
     # "pair 0 turns about 1 300 times in L. Pair 28 turns about 4.2 times, pair 35 just under once, and pair 63
@@ -3406,46 +3407,43 @@ def test_glossary_worked_examples():
     turns = (L * theta / (2 * math.pi)).tolist()
     assert round(turns[0], -2) == 1300 and f"{turns[28]:.1f}" == "4.2" and f"{turns[63]:.3f}" == "0.003", turns
     assert 0.99 < turns[35] < 1 < turns[34], turns  # "just under once", and the last pair at or above one turn
-    assert "pair 0 turns about 1 300 times in $L$." in glossary
-    assert "Pair 28 turns about 4.2 times, pair 35 just under once, and pair 63 about 0.003 times." in glossary
-    scaled, _ = posenc.rope_scaled_inv_freq(
-        d, base, rope_type="llama3", factor=8.0, original_max_position_embeddings=L,
-        low_freq_factor=1.0, high_freq_factor=4.0,
-    )  # fmt: skip
-    ratio = theta / scaled.double()
-    kept = torch.isclose(ratio, torch.ones_like(ratio), rtol=1e-6, atol=0).nonzero().flatten().tolist()
-    divided = torch.isclose(ratio, torch.full_like(ratio, 8.0), rtol=1e-6, atol=0).nonzero().flatten().tolist()
-    ramped = [i for i in range(d // 2) if i not in kept + divided]
-    bands = (kept[0], kept[-1], ramped[0], ramped[-1], divided[0], divided[-1])
-    assert kept == list(range(bands[1] + 1)) and divided == list(range(bands[4], d // 2)), (kept, divided)
-    quoted = "pairs {} to {} are kept, {} to {} ramped and {} to {} divided by 8.".format(*bands)
-    assert quoted in glossary, quoted
+    assert "pair 0 turns about 1 300 times in $L$." in page
+    assert "Pair 28 turns about 4.2 times, pair 35 just under once, and pair 63 about 0.003 times." in page
+
+    def bands(**rule):
+        """The pairs a rule keeps, ramps and divides by the factor 8: contiguous bands, in that order."""
+        scaled, _ = posenc.rope_scaled_inv_freq(d, base, factor=8.0, original_max_position_embeddings=L, **rule)
+        ratio = theta / scaled.double()
+        kept = torch.isclose(ratio, torch.ones_like(ratio), rtol=1e-6, atol=0).nonzero().flatten().tolist()
+        divided = torch.isclose(ratio, torch.full_like(ratio, 8.0), rtol=1e-6, atol=0).nonzero().flatten().tolist()
+        ramped = [i for i in range(d // 2) if i not in kept + divided]
+        assert kept == list(range(kept[-1] + 1)) and divided == list(range(divided[0], d // 2)), (kept, divided)
+        return kept, ramped, divided
+
+    kept, ramped, divided = bands(rope_type="llama3", low_freq_factor=1.0, high_freq_factor=4.0)
+    quoted = f"pairs {kept[0]} to {kept[-1]} are kept, {ramped[0]} to {ramped[-1]} ramped and {divided[0]} to"
+    quoted += f" {divided[-1]} divided by 8."
+    assert quoted in page, quoted
     # "With the defaults and s = 8, transformers' `yarn` keeps Llama 3.1's pairs 0 to 18 and ramps 19 to 34"
     # (YaRN's default bounds 32 and 1; the divided band, 35 to 63, is the same as llama3's)
-    scaled, _ = posenc.rope_scaled_inv_freq(d, base, rope_type="yarn", factor=8.0, original_max_position_embeddings=L)
-    ratio = theta / scaled.double()
-    kept = torch.isclose(ratio, torch.ones_like(ratio), rtol=1e-6, atol=0).nonzero().flatten().tolist()
-    divided = torch.isclose(ratio, torch.full_like(ratio, 8.0), rtol=1e-6, atol=0).nonzero().flatten().tolist()
-    ramped = [i for i in range(d // 2) if i not in kept + divided]
-    assert kept == list(range(kept[-1] + 1)) and divided == list(range(divided[0], d // 2)), (kept, divided)
+    kept, ramped, _ = bands(rope_type="yarn")
     quoted = "With the defaults and $s = 8$, transformers' `yarn` keeps Llama 3.1's pairs {} to {} and ramps {} to {}."
     quoted = quoted.format(kept[0], kept[-1], ramped[0], ramped[-1])
-    assert quoted in glossary, quoted
+    assert quoted in page, quoted
     # "with s = 8, an input of 2L tokens gives it 9, not 2": the slowest pair's frequency falls by exactly that factor
     dyn, _ = posenc.rope_scaled_inv_freq(
         d, base, rope_type="dynamic", factor=8.0, original_max_position_embeddings=L, seq_len=2 * L
     )
     factor = float(theta[-1] / dyn.double()[-1])
     assert abs(factor - 9) < 1e-4 * 9, factor  # float32 frequencies: a few ulps of 9
-    assert "with $s = 8$, an input of $2L$ tokens gives it 9, not 2." in glossary
+    assert "with $s = 8$, an input of $2L$ tokens gives it 9, not 2." in page
     # "Temperature rules": YaRN's m(8), the logits' factor m(8)^2 and the temperature, from posenc's attention factor
     _, m8 = posenc.rope_scaled_inv_freq(d, base, rope_type="yarn", factor=8.0, original_max_position_embeddings=L)
     for quoted in (f"$m(8) \\approx {m8:.2f}$", f"$m(8)^2 \\approx {m8**2:.2f}$", f"$t \\approx {1 / m8**2:.2f}$"):
-        assert quoted in glossary, quoted
+        assert quoted in page, quoted
     # the worked configuration: its JSON block is Llama 3.1 8B's fields as posenc/book/models.py copies them
-    page = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
-    block = json.loads("{" + re.search(r"```json\n(.*?)\n```", page, re.S).group(1) + "}")
+    block = json.loads("{" + re.search(r"```json\n(.*?)\n```", raw, re.S).group(1) + "}")
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     assert block["rope_theta"] == llama["rope_theta"] and block["rope_scaling"] == llama["rope_scaling"], block
     assert block["max_position_embeddings"] == llama["max_position_embeddings"] == 16 * L  # "16 times $L$"
-    assert "| `max_position_embeddings` | 131 072 | the longest input the model declares, 16 times $L$ |" in page
+    assert "| `max_position_embeddings` | 131 072 | the longest input the model declares, 16 times $L$ |" in raw
