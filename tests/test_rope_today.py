@@ -1012,6 +1012,46 @@ def test_chapter_models_name_no_distance_decay_in_transformers():
         assert "alibi" in named(name, "modeling"), name
 
 
+def test_chapter_static_scalings_stretch_by_at_most_the_factor():
+    """Chapter 10's *How each scaling reshapes the wavelengths*: "the three below stretch each by at most the config's
+    `factor` $s$": PI, YaRN and the llama3 rule on the demo head, factor 8, stretch every wavelength by 1 to 8."""
+    for name in ("pi", "yarn", "llama3"):
+        w = book.scaled_wavelengths(name)
+        stretch = w["wavelength_after"].double() / w["wavelength_before"].double()
+        assert float(stretch.min()) > 1 - 1e-6 and float(stretch.max()) < 8 * (1 + 1e-6), name
+
+
+def test_chapter_statements_on_vision_encoders_and_old_type_names():
+    """Chapter 10's M-RoPE block: the image encoders of Qwen2-VL to Qwen3-VL and Gemma 4 take the `axial` type in their
+    `vision_config`, and Llama 4's builds the same in code; half of each head's pairs turn with the patch's row, half
+    with its column. The field table: Phi-3's early configs call LongRoPE "su", which transformers reads as
+    "longrope"."""
+    import inspect
+
+    transformers = _hf()
+    from transformers.models.gemma4.configuration_gemma4 import Gemma4VisionConfig
+    from transformers.models.llama4 import modeling_llama4
+    from transformers.models.qwen2_5_vl.configuration_qwen2_5_vl import Qwen2_5_VLVisionConfig
+    from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLVisionConfig
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLVisionRotaryEmbedding
+    from transformers.models.qwen3_vl.configuration_qwen3_vl import Qwen3VLVisionConfig
+
+    for config in (Qwen2VLVisionConfig, Qwen2_5_VLVisionConfig, Qwen3VLVisionConfig, Gemma4VisionConfig):
+        assert config().rope_parameters["rope_type"] == "axial", config.__name__
+    # axial: a quarter of the head's width in frequencies per axis, so half of the pairs for rows and half for columns
+    vision = Qwen2VLVisionConfig(embed_dim=64, num_heads=2)
+    assert Qwen2VLVisionRotaryEmbedding(vision).inv_freq.numel() == 64 // 2 // 4
+    llama4 = inspect.getsource(modeling_llama4.Llama4VisionRotaryEmbedding._compute_freqs_ci)
+    assert "frequencies_x = img_idx % idx" in llama4 and "frequencies_y = img_idx // idx" in llama4
+    assert "torch.cat([freqs_x, freqs_y], dim=-1)" in llama4
+    phi3 = book.MODEL_ROPE_CONFIGS["phi-3-128k"]["rope_scaling"]
+    old = {"type": "su", **{k: phi3[k] for k in ("short_factor", "long_factor", "original_max_position_embeddings")}}
+    cfg = transformers.Phi3Config(
+        hidden_size=384, num_attention_heads=4, max_position_embeddings=131072, rope_scaling=old
+    )
+    assert cfg.rope_parameters["rope_type"] == "longrope"
+
+
 def test_chapter_statements_on_qwen3vl_frames_and_llama4_qk_norm():
     """transformers facts behind chapter 10's M-RoPE and Llama 4 sections: Qwen3-VL gives each temporal patch of a
     video a grid of one time step and a timestamp in the text (`get_rope_index`, the processor); Qwen2.5-VL's time
@@ -1033,7 +1073,8 @@ def test_chapter_statements_on_qwen3vl_frames_and_llama4_qk_norm():
     qwen25 = inspect.getsource(modeling_qwen2_5_vl.Qwen2_5_VLModel.get_rope_index)
     assert "time_interval = tokens_per_second * next(second_per_grid_ts)" in qwen25  # ids per second of video
     assert Llama4TextConfig(num_hidden_layers=8).no_rope_layers == [1, 1, 1, 0, 1, 1, 1, 0]  # 1 = uses RoPE
-    # "Transformers builds it from `no_rope_layer_interval`, 4 by default, when the config's `no_rope_layers` is empty"
+    # the appendix field table: "transformers builds `no_rope_layers` from it when that list is unset, by default
+    # every 4th"
     assert Llama4TextConfig(num_hidden_layers=8, no_rope_layers=[]).no_rope_layers == [1, 1, 1, 0] * 2
     assert (
         Llama4TextConfig(num_hidden_layers=6, no_rope_layers=[], no_rope_layer_interval=3).no_rope_layers
