@@ -938,3 +938,24 @@ def test_alibi_appears_in_transformers_only_in_bloom_falcon_and_mpt():
         p.parent.name for p in models.glob("*/modeling_*.py") if "alibi" in p.read_text(encoding="utf-8").lower()
     }
     assert with_alibi == {"bloom", "falcon", "mpt"}
+
+
+def test_transformers_t5_draws_its_bias_table_with_std_d_model_to_the_minus_half():
+    """Chapter 11's appendix: "`_init_weights` in transformers' `modeling_t5.py` draws it with std
+    $d_{\\text{model}}^{-1/2}$", read from the installed source; skipped where transformers is not installed."""
+    transformers = pytest.importorskip("transformers")
+    source = (pathlib.Path(transformers.__file__).parent / "models" / "t5" / "modeling_t5.py").read_text(
+        encoding="utf-8"
+    )
+    assert "relative_attention_bias.weight, mean=0.0, std=factor * ((d_model) ** -0.5)" in source
+
+
+def test_jamba_and_nemotron_h_apply_no_rotary_embedding_in_attention():
+    """Chapter 11's first box: "Hybrids such as Jamba and Nemotron-H use none in attention": their modeling files
+    define `apply_rotary_pos_emb` but never call it; skipped where transformers is not installed."""
+    transformers = pytest.importorskip("transformers")
+    models = pathlib.Path(transformers.__file__).parent / "models"
+    for name in ("jamba", "nemotron_h"):
+        source = (models / name / f"modeling_{name}.py").read_text(encoding="utf-8")
+        assert "def apply_rotary_pos_emb(" in source
+        assert "apply_rotary_pos_emb(query" not in source and "rotary_emb(" not in source

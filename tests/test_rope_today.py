@@ -1238,3 +1238,20 @@ def test_larger_base_fails_near_a_third_of_the_larger_base():
     assert first_lead(1e4, 1e5, 40_000) == 33300  # the chunked form agrees with rope_matching_stretch_means
     first = first_lead(1e5, 1e6, 330_000)
     assert first == 321516 and 0.3 < first / 1e6 < 0.35, first
+
+
+def test_chapter_statement_on_mrope_decoding_offset():
+    """Chapter 10's M-RoPE section: "Because the ids fall behind the index, transformers stores each sequence's gap,
+    `rope_deltas`, and adds it to the index of every token generated later." In Qwen2-VL, Qwen2.5-VL and Qwen3-VL,
+    `compute_3d_position_ids` keeps the deltas of `get_rope_index` and, with a cache, adds them to the plain index."""
+    import importlib
+    import inspect
+
+    _hf()
+    for name, model in (("qwen2_vl", "Qwen2VLModel"), ("qwen2_5_vl", "Qwen2_5_VLModel"), ("qwen3_vl", "Qwen3VLModel")):
+        module = importlib.import_module(f"transformers.models.{name}.modeling_{name}")
+        source = inspect.getsource(getattr(module, model).compute_3d_position_ids)
+        assert "self.rope_deltas = rope_deltas" in source, name
+        assert "position_ids = position_ids + delta" in source, name
+    ids = posenc.mrope_position_ids([4, (1, 3, 4), 3])  # the chapter's example: index 16 gets 8
+    assert int(ids[0, 16]) == 8 and int(ids.max()) + 1 - ids.shape[1] < 0  # the ids fall behind: a negative gap

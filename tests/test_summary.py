@@ -549,7 +549,7 @@ def _overview_examples():
         "T5's bias": ("T5", "| T5 bias | 0.", ["T5"]),
         "ALiBi, attention with linear biases": ("BLOOM, MPT", "| ALiBi | 0.", ["BLOOM", "MPT"]),
         "RoPE, rotary position embedding": ("Llama, Qwen, Mistral", "| RoPE | 0.", ["LLaMA", "Qwen", "Mistral"]),
-        "larger base": ("Code Llama, Llama 3", "| larger base {cite}", ["Code Llama", "Llama 3"]),
+        "larger base": ("Code Llama", "| larger base {cite}", ["Code Llama"]),
         # "global layers": chapter 10's "In Gemma 3 4B to 27B the global layers use transformers' `linear` type"
         # (_trained_fixed_factor_row); its local layers keep base 10^4 unscaled
         "PI, position interpolation": (
@@ -568,6 +568,12 @@ def _overview_examples():
             ["Llama 4's global layers", "SmolLM3, every fourth layer"],
         ),
     }
+    # "The models named below all train with their fix at the longer length": each one's trained length (posenc's
+    # copies of the papers' numbers) exceeds the length its fix starts from
+    for name in ("code-llama-7b", "gemma-3-27b", "deepseek-v3", "llama-3.1-8b"):
+        config = MODEL_ROPE_CONFIGS[name]
+        assert config["trained_length"] > config["trained_length_before"], name
+    assert "The models named below all train with their fix at the longer length." in page_text()
     for method, (cell, row, named) in examples.items():
         assert overview[method] == cell, (method, overview[method])
         assert all(name in users(row) for name in named), (method, users(row))
@@ -1047,11 +1053,13 @@ def _query_temperature_row() -> list[str]:
 
 
 def _summary_larger_base_row() -> list[str]:
-    """The summary's row of the larger base: "a base far above 10^4, chosen before pre-training or raised for
-    long-context training: every pair but the fastest turns more slowly", with Code Llama and Llama 3 (chapter 10's
-    bases, 10^6 raised from 10^4 and 5·10^5); the claims page's row of the larger base (_larger_base_row)."""
-    quote(C10, "Code Llama raised the base from $10^4$ to $10^6$", "Llama 3 uses\n$5 \\cdot 10^5$")
-    slow, fast = posenc.rope_inv_freq(128, base=5e5).double(), posenc.rope_inv_freq(128, base=1e4).double()
+    """The summary's row of the larger base: "a base far above 10^4, raised for training at a longer length: every pair
+    but the fastest turns more slowly", with Code Llama (chapter 10: 10^6 raised from 10^4, and trained at 16 384
+    tokens, four times Llama 2's); the claims page's row of the larger base (_larger_base_row)."""
+    quote(C10, "Code Llama raised the base from $10^4$ to $10^6$")
+    code_llama = MODEL_ROPE_CONFIGS["code-llama-7b"]
+    assert code_llama["rope_theta"] == 1e6 and code_llama["trained_length"] > code_llama["trained_length_before"]
+    slow, fast = posenc.rope_inv_freq(128, base=1e6).double(), posenc.rope_inv_freq(128, base=1e4).double()
     assert slow[0] == fast[0] == 1 and (slow[1:] < fast[1:]).all()  # every pair but the fastest turns more slowly
     return _larger_base_row()
 
@@ -1306,7 +1314,7 @@ RULES: dict[str, tuple] = {
     "| learned absolute | a trained vector for each position": (_overview_examples, "2"),
     # the larger base: "a base far above 10^4, chosen before pre-training or raised for long-context training: every
     # pair but the fastest turns more slowly" (_summary_larger_base_row); Llama 3
-    "| larger base | a base far above": (_summary_larger_base_row, "10 4 3"),
+    "| larger base | a base far above": (_summary_larger_base_row, "10 4"),
     "| PI, position interpolation |": (lambda: _trained_fixed_factor_row() and [], "3 4 27"),
     "| NTK-aware scaling, YaRN, Llama 3.1's rule |": (lambda: _trained_fixed_factor_row() and [], "3.1 3 3.1"),
     "| NoPE, no position encoding |": (_nope_layers_row, "1 4 3"),  # chapter 1; Llama 4, SmolLM3
@@ -2406,7 +2414,8 @@ def prose_expected() -> list[str]:
         "With a causal mask and a distinct first token, a model can count: a head that attends equally to the tokens"
         " it sees gives the first one a weight of one over their number."
     ) in page_text()
-    # item 2: "An integer code is erased by a LayerNorm, or drowns the word under an RMSNorm; a binary code jumps, since
+    # item 2: "An integer code written into every coordinate is erased by a LayerNorm, or drowns the word under an
+    # RMSNorm; a binary code jumps, since
     # neighbours can differ in every bit; a learned table stops at its trained length. Sinusoids turn a shift into a
     # rotation of the encoding"
     quote(
@@ -2419,8 +2428,8 @@ def prose_expected() -> list[str]:
         "show that a shift is a rotation of that encoding",
     )
     assert (
-        "An integer code is erased by a LayerNorm, or drowns the word under an RMSNorm; a binary code jumps, since"
-        " neighbours can differ in every bit; a learned table stops at its trained length."
+        "An integer code written into every coordinate is erased by a LayerNorm, or drowns the word under an RMSNorm;"
+        " a binary code jumps, since neighbours can differ in every bit; a learned table stops at its trained length."
     ) in page_text()
     quote(C8, "gains from the characters beyond")  # the Shakespeare windows, as the claims page's row says
     quote(C11, "It cannot tell whether the passkey's markers", "so a trained model can land below it, as KERPLE does")
@@ -2642,7 +2651,9 @@ def prose_expected() -> list[str]:
         + [_ntk_factor()[0]]
         # the block's last sentence: fixed factors agree with the dynamic ones at 8L (_fixed_as_dynamic_row), and at L
         # raise PI's loss from plain RoPE's 0.74 to about 4 nats, and YaRN's to 0.87
-        + [str(s), str(s), plain_at_L, pi_at_L, yarn_at_L],
+        + [str(s), str(s), plain_at_L, pi_at_L, yarn_at_L]
+        # the NoPE note: Llama 4 and SmolLM3 drop RoPE from one layer in four (the method table's NoPE row)
+        + ["4", "3"],
         # the claims page's opening: chapter 1's five properties
         ["1"],
         # the grid's details: its heading names chapter 8
@@ -3410,15 +3421,20 @@ def test_intro_worked_numbers_are_computed():
     assert "gives position $p$ a vector of sines and cosines of $p$. Its first coordinate is $\\sin p$" in intro
     near, far = float(pe[5, 0] * pe[3, 0]), float(pe[12, 0] * pe[10, 0])
     assert f"| added encoding with these vectors, $\\sin m \\sin n$ | ${near:.2f}$ | ${far:.2f}$ |" in intro
-    # the added encoding's vectors, and the collapsed block's weights that give them: rows (x + PE) W, with W the
-    # d_model x d matrix with a 1 in its top-left corner and tokens whose first coordinate is zero
+    # the added encoding's vectors, and the collapsed block's weights that give them: columns W (x + PE), with W the
+    # d x d_model matrix with a 1 in its top-left corner and tokens whose first coordinate is zero
     assert "take a query and a key that hold only this coordinate: $q_m = (\\sin m, 0, 0, 0)$ and" in intro
-    assert "Take $W_Q = W_K$ to be the $d_{\\text{model}} \\times d$ matrix with a 1 in its top-left corner" in intro
-    w = torch.zeros(16, 4, dtype=torch.float64)
+    assert "Take $W_Q = W_K$ to be the $d \\times d_{\\text{model}}$ matrix with a 1 in its top-left corner" in intro
+    w = torch.zeros(4, 16, dtype=torch.float64)
     w[0, 0] = 1.0
     tokens = torch.randn(13, 16, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
     tokens[:, 0] = 0.0
-    q = (tokens + pe) @ w
+    q = (w @ (tokens + pe).T).T
+    # "Chapter 2 shows that the dot product of two whole encodings does depend on the offset alone": PE(5).PE(3)
+    # equals PE(12).PE(10) to float64 rounding, while the first coordinates' product does not
+    whole = pe @ pe.T
+    assert abs(float(whole[5, 3] - whole[12, 10])) < 1e-5 and abs(near - far) > 0.1
+    assert "two whole encodings, $\\mathrm{PE}(m) \\cdot \\mathrm{PE}(n)$, does depend on the offset alone" in intro
     assert torch.allclose(q[:, 0], torch.sin(positions), atol=1e-6) and not q[:, 1:].any()
     theta = posenc.rope_inv_freq(4, base=10_000.0).double()
     assert torch.allclose(theta, torch.tensor([1.0, 0.01], dtype=torch.float64))
@@ -3471,6 +3487,9 @@ def test_intro_opening_names_what_its_table_leaves_out():
     tau = llama4_attention_temperature(torch.arange(0, 40_000))
     steps = tau.diff()
     assert float(tau[0]) == 1.0 and bool((steps >= 0).all()) and 1 <= int((steps > 0).sum()) < 10  # in steps
+    # "the factor is 1 for the first 8 191 positions": positions 0 to 8190
+    assert bool((tau[:8191] == 1).all()) and float(tau[8191]) > 1
+    assert "the factor is 1 for the first 8 191 positions." in intro
 
 
 def test_intro_takeaways_are_the_chapters_findings():
@@ -3531,11 +3550,28 @@ def test_intro_takeaways_are_the_chapters_findings():
     assert "ALiBi's loss stays within 0.02 nats of the trigram's, but ALiBi misses some passkeys in every seed" in intro
     pairs = zip(per_seed("alibi", "loss_beyond", longest), per_seed("trigram", "loss_beyond", longest))
     assert all(abs(a - t) < 0.02 for a, t in pairs)  # "within 0.02 nats", seed by seed
-    # "KERPLE ... shows that a low loss and good retrieval can go together": a fine loss, and 89 to 100 % in its row
-    assert "KERPLE, a learned distance penalty of chapter 11, shows that a low loss and good retrieval can go" in intro
+    # "KERPLE ... keeps the loss as low as ALiBi's, and its passkey shares overlap ALiBi's": both fine, and the seeds'
+    # ranges, 89 to 100 % and 84 to 98 %, overlap
+    assert (
+        "KERPLE, a learned distance penalty of chapter 11, keeps the loss as low as ALiBi's, and its passkey" in intro
+    )
     assert _graded("kerple", longest) == "fine"
     kerple = per_seed("kerple", "passkey", longest)
     assert (round(100 * min(kerple)), round(100 * max(kerple))) == (89, 100), kerple
+    assert min(kerple) < max(per_seed("alibi", "passkey", longest)) < max(kerple)
+    # "No model can go below about 0.69 nats there: after any two filler symbols, two next ones are equally likely"
+    corpus = load_results("extrapolation", check=False)["config"]["corpus"]
+    assert corpus["branching"] == 2 and f"{math.log(2):.2f}" == "0.69"
+    assert "No model can go below about 0.69 nats there: after any two filler symbols, two next ones" in intro
+    # "YaRN got there fastest: after 25 fine-tuning steps its loss was below 0.8 nats in every seed, while plain
+    # RoPE's and PI's were still above 1.2"
+    metrics = load_results("extrapolation", check=False)["metrics"]
+
+    def at_25(arm):
+        return [seed["finetune_curve"]["25"]["loss_beyond"] for seed in metrics[arm].values()]
+
+    assert max(at_25("rope+yarn ft")) < 0.8 < 1.2 < min(at_25("rope ft") + at_25("rope+pi ft"))
+    assert "YaRN got there fastest: after 25 fine-tuning steps its loss was below 0.8 nats in every seed" in intro
     assert _graded("alibi", longest) == "fine"
     found = per_seed("alibi", "passkey", longest)
     assert (round(100 * min(found)), round(100 * max(found))) == (84, 98), found
@@ -3578,7 +3614,7 @@ def test_intro_takeaways_are_the_chapters_findings():
         low, high = format(scale * min(values), fmt), format(scale * max(values), fmt)
         return f"{low}{unit}" if low == high else f"{low} to {high}{unit}"
 
-    assert "| at 512 tokens, lowest to highest seed | passkeys found | filler loss (nats) |" in intro
+    assert "| at 512 tokens, range over five seeds | passkeys found | filler loss (nats) |" in intro
     table = {
         "NoPE": ["none"],
         "T5's learned bias": ["t5"],
@@ -3715,6 +3751,9 @@ def test_glossary_worked_examples():
     glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
     assert "in Llama 3.1, pairs 0 to 34 are fast, but `llama3` keeps only pairs 0 to 28 and ramps 29 to 34." in glossary
     assert ramped == list(range(29, 35)), ramped
+    # the glossary's worked case at the top of "Longer inputs": Llama 3.1's llama3 bands, as above
+    assert "| `llama3` | keeps pairs 0 to 28, *ramps* 29 to 34, divides 35 to 63 by 8 |" in glossary
+    assert divided == list(range(35, 64)), divided
     # "With the defaults and s = 8, transformers' `yarn` keeps Llama 3.1's pairs 0 to 18 and ramps 19 to 34"
     # (YaRN's default bounds 32 and 1; the divided band, 35 to 63, is the same as llama3's)
     kept, ramped, _ = bands(rope_type="yarn")
@@ -3728,6 +3767,11 @@ def test_glossary_worked_examples():
     factor = float(theta[-1] / dyn.double()[-1])
     assert abs(factor - 9) < 1e-4 * 9, factor  # float32 frequencies: a few ulps of 9
     assert "with $s = 8$, an input of $2L$ tokens gives it 9, not 2." in page
+    # the glossary's worked case: dynamic NTK divides the slowest pair by 9 at 2L, while the stretch max(2L/L, 1) is 2
+    worked = (
+        "| *dynamic NTK* | divides the slowest pair's frequency by 9, its *effective scale*, while the *stretch* is 2 |"
+    )
+    assert worked in glossary, worked
     # "Temperature rules": YaRN's m(8), the logits' factor m(8)^2 and the temperature, from posenc's attention factor
     _, m8 = posenc.rope_scaled_inv_freq(d, base, rope_type="yarn", factor=8.0, original_max_position_embeddings=L)
     for quoted in (f"$m(8) \\approx {m8:.2f}$", f"$m(8)^2 \\approx {m8**2:.2f}$", f"$t \\approx {1 / m8**2:.2f}$"):
@@ -3752,6 +3796,18 @@ def test_glossary_worked_examples():
     assert err[p < 2048].max() < 2 * math.pi
     assert all(err[(p >= 2**k) & (p < 2 ** (k + 1))].max() > 2 * math.pi for k in range(11, 16))
     assert "so from position 2 048 on, one bfloat16 rounding can move its angle by more than a turn." in page
+    # "bfloat16 frequencies": `model.to(torch.bfloat16)` rounds inv_freq, and transformers forms p * theta_i from it in
+    # float32. "Pair 0's theta_0 = 1 is exact in bfloat16. Llama 3.1's pair 1, theta_1 ~ 0.81, is off by about 0.2 %,
+    # so its angle is off by a full turn from about position 3 500." (llama3 keeps pair 1: divisor 1)
+    rounded = theta.to(torch.bfloat16).double()
+    assert rounded[0] == theta[0] == 1 and abs(divisor[1] - 1) < 1e-6, divisor[1]
+    assert theta.float().to(torch.bfloat16)[1] == theta.to(torch.bfloat16)[1]  # float32 inv_freq rounds the same
+    slip = float(abs(rounded[1] - theta[1]))  # the angle error per position, in radians
+    assert f"{float(theta[1]):.2f}" == "0.81" and f"{slip / float(theta[1]):.1%}" == "0.2%", slip
+    first_turn = math.ceil(2 * math.pi / slip)  # 3 513
+    assert round(first_turn, -2) == 3500, first_turn
+    quoted = "Llama 3.1's pair 1, $\\theta_1 \\approx 0.81$, is off by about 0.2 %, so its angle is off by a full turn"
+    assert quoted + " from about position 3 500." in page, quoted
 
 
 @pytest.mark.parametrize("heads", [2, 4, 8, 16, 32, 64, 12, 20, 112])
