@@ -2096,9 +2096,9 @@ def _decay_item() -> None:
     page = page_text()
     assert (
         "RoPE does not, in general, make far keys score lower. The falling curve in the RoFormer paper is one factor of"
-        " an upper bound on the score, not the score. Over random queries, a key equal to its query does score less on"
-        " average as it moves away, with ripples, down to about zero near a distance of 5 000; farther out it swings"
-        " around zero. This holds for a head of 128 dimensions with base $10^4$."
+        " an upper bound on the score, not the score. Over random queries, the expected score of a key equal to its"
+        " query falls as a trend, with ripples, to about zero near a distance of 5 000; farther out it swings around"
+        " zero. This holds for a head of 128 dimensions with base $10^4$."
     ) in page
     # the chapter list's item 1: "Without a mask or a position encoding, attention cannot tell one order of its tokens
     # from another" (chapter 1's "shuffling the input only shuffles the output", quoted by prose_expected)
