@@ -3798,16 +3798,17 @@ def test_glossary_worked_examples():
     assert "so from position 2 048 on, one bfloat16 rounding can move its angle by more than a turn." in page
     # "bfloat16 frequencies": `model.to(torch.bfloat16)` rounds inv_freq, and transformers forms p * theta_i from it in
     # float32. "Pair 0's theta_0 = 1 is exact in bfloat16. Llama 3.1's pair 1, theta_1 ~ 0.81, is off by about 0.2 %,
-    # so its angle is off by a full turn from about position 3 500." (llama3 keeps pair 1: divisor 1)
+    # so its angle drifts: it is half a turn off, as wrong as an angle can be, by about position 1 760." (llama3 keeps
+    # pair 1: divisor 1)
     rounded = theta.to(torch.bfloat16).double()
     assert rounded[0] == theta[0] == 1 and abs(divisor[1] - 1) < 1e-6, divisor[1]
     assert theta.float().to(torch.bfloat16)[1] == theta.to(torch.bfloat16)[1]  # float32 inv_freq rounds the same
     slip = float(abs(rounded[1] - theta[1]))  # the angle error per position, in radians
     assert f"{float(theta[1]):.2f}" == "0.81" and f"{slip / float(theta[1]):.1%}" == "0.2%", slip
-    first_turn = math.ceil(2 * math.pi / slip)  # 3 513
-    assert round(first_turn, -2) == 3500, first_turn
-    quoted = "Llama 3.1's pair 1, $\\theta_1 \\approx 0.81$, is off by about 0.2 %, so its angle is off by a full turn"
-    assert quoted + " from about position 3 500." in page, quoted
+    half_turn = math.ceil(math.pi / slip)  # 1 757: the first position whose angle error reaches pi
+    assert round(half_turn, -1) == 1760, half_turn
+    quoted = "Llama 3.1's pair 1, $\\theta_1 \\approx 0.81$, is off by about 0.2 %, so its angle drifts: it is half a"
+    assert quoted + " turn off, as wrong as an angle can be, by about position 1 760." in page, quoted
 
 
 @pytest.mark.parametrize("heads", [2, 4, 8, 16, 32, 64, 12, 20, 112])
