@@ -959,3 +959,18 @@ def test_jamba_and_nemotron_h_apply_no_rotary_embedding_in_attention():
         source = (models / name / f"modeling_{name}.py").read_text(encoding="utf-8")
         assert "def apply_rotary_pos_emb(" in source
         assert "apply_rotary_pos_emb(query" not in source and "rotary_emb(" not in source
+
+
+def test_chapter_11_config_guards():
+    """Chapter 11's fixed settings, which its cells quote rather than measure: "two hidden units at each of the 31
+    bucket edges, 62 of a 64-unit MLP" (the placed units), "fitted at FIRE's 32" (FireBias's default width), and
+    T5's std "$d_{\\text{model}}^{-1/2}$, 0.125 here" (chapter 8's model). The appendix's float32 bound on the placed
+    units: 72 roundings (a 64-term sum, plus input and weights) of at most 2^-24 sum|w| each, whose sum typically
+    grows as sqrt(72), not 72 (Higham and Mary 2019); the notebook asserts the measured error against it."""
+    from posenc.experiments import experiment_config
+    from posenc.experiments.fire_fit import fit_t5_by_construction, fit_targets
+
+    fire, n_edges, exact, _ = fit_t5_by_construction(fit_targets(t5_table=0)["T5 buckets"])
+    assert 2 * n_edges == 62 and fire.mlp[0].out_features == 64 and exact < 1e-9
+    assert FireBias(1).mlp[0].out_features == 32
+    assert experiment_config()["model"]["d_model"] ** -0.5 == 0.125

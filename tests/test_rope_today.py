@@ -1241,7 +1241,7 @@ def test_larger_base_fails_near_a_third_of_the_larger_base():
 
 
 def test_chapter_statement_on_mrope_decoding_offset():
-    """Chapter 10's M-RoPE section: "Because the ids fall behind the index, transformers stores each sequence's gap,
+    """Chapter 10's M-RoPE details: "Because the ids fall behind the index, transformers stores each sequence's gap,
     `rope_deltas`, and adds it to the index of every token generated later." In Qwen2-VL, Qwen2.5-VL and Qwen3-VL,
     `compute_3d_position_ids` keeps the deltas of `get_rope_index` and, with a cache, adds them to the plain index."""
     import importlib
