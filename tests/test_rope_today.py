@@ -895,6 +895,25 @@ def test_transformers_packed_positions_and_float32_angles():
     assert float((in_bf16 - exact).abs().max()) > 0.5  # angles in bfloat16 would be far off
 
 
+def test_generate_numbers_left_padded_rows_from_their_first_real_token():
+    """Chapter 10, section *What is a position*: in a left-padded batch, `generate` in transformers 5.24 counts
+    positions from each row's first real token, using the attention mask."""
+    import inspect
+
+    _hf()
+    from transformers.generation.utils import GenerationMixin
+
+    mask = torch.tensor([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]])
+    ids = torch.ones_like(mask)
+    got = GenerationMixin._prepare_position_ids_for_generation(None, ids, {"attention_mask": mask})
+    assert got.tolist() == [[0, 0, 0, 1, 2], [0, 1, 2, 3, 4]]  # the padded row's first real token gets 0
+    source = inspect.getsource(GenerationMixin.generate)  # generate builds them when none are given
+    assert "self._prepare_position_ids_for_generation(inputs_tensor, model_kwargs)" in source
+    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
+    text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"]))
+    assert "counts positions from each row's first real token, using the attention mask" in text
+
+
 def test_chapter_short_table_agrees_with_the_full_one():
     """Chapter 10's six-row table of answers: its numbers follow from MODEL_ROPE_CONFIGS."""
     cfg = book.MODEL_ROPE_CONFIGS
