@@ -603,19 +603,20 @@ def _overview_examples():
         # NTK-aware scaling: "Qwen-7B, dynamically, at test time": Qwen-7B's and Qwen-14B's QWenConfig (Qwen/Qwen-7B,
         # configuration_qwen.py) defaults to use_dynamic_ntk=True, and its modeling_qwen.py raises the base only when
         # `not self.training` and the input exceeds seq_length; the claims page's row names it too.
-        # "Code Llama's larger base is this rule, applied before training": chapter 7's Code Llama base (below)
         "NTK-aware scaling": (
-            "Qwen-7B, dynamically, *at test time*; Code Llama's larger base is this rule, applied before training",
+            "Qwen-7B, dynamically, *at test time*",
             "| NTK-aware and dynamic NTK scaling",
-            ["Qwen-7B", "Code Llama"],
+            ["Qwen-7B"],
         ),
-        # DeepSeek-V3 trained with YaRN; Qwen2.5's cards add YaRN at inference (_trained_fixed_factor_row); Llama 3.1
-        # uses its own rule (below)
-        "YaRN, Llama 3.1's rule": (
-            "DeepSeek-V3 with YaRN; Llama 3.1; Qwen2.5 adds YaRN *at test time*",
+        # DeepSeek-V3 trained with YaRN; Qwen2.5's cards add YaRN at inference (_trained_fixed_factor_row)
+        "YaRN": (
+            "DeepSeek-V3; Qwen2.5 adds it *at test time*",
             "| PI or YaRN, fixed factor |",
             ["DeepSeek-V2 and V3, trained with YaRN", "Qwen2.5's model cards advise adding YaRN at inference"],
         ),
+        # Llama 3.1 uses its own rule: "YaRN's three bands with other bounds, and no factor on the scores"
+        # (_other_fixes_block checks the bounds and the factor)
+        "Llama 3.1's rule": ("Llama 3.1", "| Llama 3.1's rule |", ["Llama 3.1"]),
         "NoPE, no position encoding": (
             "some layers of Llama 4 and SmolLM3",
             "| NoPE layers {cite}",
@@ -629,15 +630,15 @@ def _overview_examples():
     for name in ("code-llama-7b", "gemma-3-27b", "deepseek-v3", "llama-3.1-8b"):
         config = MODEL_ROPE_CONFIGS[name]
         assert config["trained_length"] > config["trained_length_before"], name
-    assert "The models below train with their fix at the longer length, unless marked *at test time*." in page_text()
+    assert "The models named train with their fix at the longer length, unless marked *at test time*." in page_text()
     assert sum(cell.count("*at test time*") for cell in overview.values()) == 2, overview
-    # the NTK row's "Code Llama's larger base is this rule, applied before training": chapter 7's NTK-aware s for it,
-    # and the claims page's chapter-7 claim
+    # the claims page's chapter-7 claim that a raised base is NTK-aware scaling by some s: Code Llama's, by about 93
     quote(C7, "that base is NTK-aware scaling by about $93$", "for Code Llama $s = 100^{126/128} \\approx 93$")
     assert "Code Llama's base $10^6$ is NTK-aware scaling of $10^4$ by $s \\approx 93$" in page_text()
     quote(C10, "Local layers keep base $10^4$, global layers take base $10^6$")  # Gemma 3's larger base too
-    # "Four fixes slow the pairs down ... A larger base is chosen before training at the longer length. PI, NTK-aware
-    # scaling and YaRN can also adapt a trained model": the table's four rows after its header; chapter 8 applies
+    # "The fixes below slow the pairs down", and the block's "A larger base is chosen before training at the longer
+    # length. PI, NTK-aware scaling and YaRN can also adapt a trained model": the table's five rows after its header;
+    # chapter 8 applies
     # those three to its trained RoPE models with no further training (_dynamic_gloss), chapter 8's fine-tuned runs
     # with it (_finetuned_row)
     fixes = [r for r in top if r.startswith("| ") and not r.startswith("| method") and "what it does to RoPE" not in r]
@@ -645,10 +646,10 @@ def _overview_examples():
         r
         for r in fixes
         if _table_cells(r)[0] in ("larger base", "PI, position interpolation")
-        or _table_cells(r)[0].startswith(("NTK-aware", "YaRN"))
+        or _table_cells(r)[0].startswith(("NTK-aware", "YaRN", "Llama 3.1's rule"))
     ]
-    assert len(fixes) == 4, fixes
-    assert "Four fixes slow the pairs down;" in page_text()
+    assert len(fixes) == 5, fixes
+    assert "The fixes below slow the pairs down;" in page_text()
     assert "A larger base is chosen before training at the longer length." in page_text()
     assert "PI, NTK-aware scaling and YaRN can also adapt a trained model." in page_text()
     _other_fixes_block()
@@ -1398,7 +1399,8 @@ RULES: dict[str, tuple] = {
     # pair but the fastest turns more slowly" (_summary_larger_base_row); Llama 3
     "| larger base | a base far above": (_summary_larger_base_row, "10 4"),
     "| PI, position interpolation |": (lambda: _trained_fixed_factor_row() and [], "3 4 27"),
-    "| YaRN, Llama 3.1's rule |": (lambda: _trained_fixed_factor_row() and [], "3.1 3 3.1 2.5"),
+    "| YaRN | keep the fast pairs": (lambda: _trained_fixed_factor_row() and [], "3 2.5"),
+    "| Llama 3.1's rule | YaRN's three bands": (lambda: [], "3.1 3.1"),
     # NTK-aware scaling: Qwen-7B (_overview_examples)
     "| NTK-aware scaling | raise the base with": (lambda: _overview_examples(), "7"),
     "| NoPE, no position encoding |": (_nope_layers_row, "1 4 3"),  # chapter 1; Llama 4, SmolLM3
@@ -2193,8 +2195,7 @@ def _decay_item() -> None:
         "In a head of 128 dimensions with base $10^4$, RoPE does not, in general, make far keys score lower. The"
         " falling curve in the RoFormer paper is one factor of an upper bound on the score, not the score. Even a key"
         " vector equal to its query, averaged over random queries, first scores below zero at a distance of 1 707."
-        " Its mean over each doubling of the distance, from $r$ to $2r$, does fall steadily, to about zero near 5 000,"
-        " half the base."
+        " Its mean over each doubling of the distance, from $r$ to $2r$, falls steadily up to about half the base."
     ) in page
     # the chapter list's item 1: "Without a mask or a position encoding, attention cannot tell one order of its tokens
     # from another" (chapter 1's "shuffling the input only shuffles the output", quoted by prose_expected)
@@ -2469,7 +2470,7 @@ def prose_expected() -> list[str]:
     quote(C4, "Angles formed in bfloat16 or float16 ruin the scores within ten thousand positions")
     quote(C4, "bfloat16 angles give between a fifth of a score and one score at position 100")
     quote(C5, "falls only as a trend over the first few thousand positions")  # the decay takeaway
-    quote(C5, "With the usual base $10^4$, $E$ turns negative")  # ... "at the usual base 10^4"
+    quote(C5, "With the base $10^4$ of LLaMA 2, $E$ turns negative")  # ... "at the usual base 10^4"
     quote(C5, "Far away, $E(r)$ swings fast around zero")  # "farther out the average swings around zero"
     quote(C4, "In a float32 model float32 angles are the largest error at every position measured")  # the porting note
     # ... "at every position measured, though at position 100 only about 10^-5 of a score": chapter 4's scale and the
@@ -2586,14 +2587,17 @@ def prose_expected() -> list[str]:
         "Dividing by $\\psi$ of the query's position",
         "the distance, through a log or a power",
     )
-    quote(C3, "Every farther distance shares that last bucket")
+    # T5's buckets past L: chapter 8's words, with L the saved run's training length
+    (untrained,) = said(C8, r"T5's buckets for distances of (\d+) and more were never trained here")
+    assert int(untrained) > L, untrained
     slopes = posenc.alibi_slopes(4).double()
     d = torch.arange(4 * 64, dtype=torch.float64)
     assert bool((torch.diff(-slopes[:, None] * d, dim=1) < 0).all())  # ALiBi: lower at every step, past L too
     assert (
         "**Why ALiBi and KERPLE?** Their penalty keeps growing with the distance past $L$, by the same rule as in"
-        " training. FIRE divides the distance by a term that grows with the query's position, and T5's bias stops"
-        " changing at its last bucket. The filler's next token depends almost only on the two before. Chapter 11"
+        " training. FIRE divides a log of the distance by a log of the query's position, and T5's buckets for"
+        f" distances of {untrained} and more were never trained at $L = {L}$. The filler's next token depends almost"
+        " only on the two before. Chapter 11"
         " suggests that this is why ALiBi and KERPLE keep the loss, but does not test it."
     ) in page_text()
     # the grid's setup, above its key: "Tiny two-layer models train on inputs of L = 64 tokens and are tested on 512.
@@ -2636,8 +2640,8 @@ def prose_expected() -> list[str]:
     assert (
         f"- *Passkeys*: the share found, with the passkey at random distances up to {farthest_random} tokens before"
         " `QUERY`, and with every passkey 496 back. That far `KEY` sits inside the first $L$ positions, where every"
-        " model trained, so this test need not be harder. A blind guess finds one in ten. A passkey is the input's"
-        " only digit"
+        " model trained, so this column is not the harder test. A blind guess finds one in ten. A passkey is the"
+        " input's only digit"
     ) in page_text()
     # "- *Dynamic rows*: with their other tested setting, dynamic YaRN gets 1.40 and dynamic NTK 1.87, so their ranks
     # are not firm": the saved run's other arms (_yarn_b32, _ntk_factor: betas 32/1, `factor` 2); 1.40 lies below
@@ -2646,8 +2650,8 @@ def prose_expected() -> list[str]:
     assert float(b32) < max(per_seed("cope", "loss_beyond", longest)), b32
     assert float(f2) < min(per_seed("t5", "loss_beyond", longest)), f2
     assert (
-        f"- *Dynamic rows*: with their other tested setting, dynamic YaRN gets {b32} and dynamic NTK {f2}, so their"
-        " ranks are not firm."
+        "- *Dynamic rows*: each rests on one setting. With YaRN's default betas 32/1 in place of 2/1, dynamic YaRN gets"
+        f" {b32}. With `factor` 2 in place of 1, dynamic NTK gets {f2}. So their ranks are not firm."
     ) in page_text()
     # under the grid: "A passkey is the input's only digit, so a model can find it by content alone, even when its loss
     # breaks, as dynamic PI's does" (chapter 8's words, quoted above)
@@ -2762,7 +2766,7 @@ def prose_expected() -> list[str]:
         # near a distance of 5 000, half the base (_decay_item)
         # the block under the fixes table: Llama 3.1's 4 turns, YaRN's 32, Phi-3 (_other_fixes_block); T5 in item 3;
         # item 5's first negative expected score, 1 707 (_decay_item), then its mean over r to 2r, near zero at 5 000
-        [*_other_fixes_block(), "5", "128", "10", "4", first_negative, "2", "5000"],
+        [*_other_fixes_block(), "5", "128", "10", "4", first_negative, "2"],
         # the grid's heading, chapter 8; its setup: L = 64, tested on 512; the key: the floor ln 2 (the corpus's two
         # next symbols, chapter 8's 0.69), the trigram's loss at 8L, breaks above ln 28 (_breaks_row), the 28 tokens;
         # passkeys 496 back (the saved run's farthest distance); the block "How to read the grid": the 28 tokens, 16
@@ -2772,12 +2776,24 @@ def prose_expected() -> list[str]:
         # dynamic NTK's `factor` 1; `factor` 2, its slowest pair slowed by 15 at 8L, not 8 (_slowest_stretch), and
         # its loss (_ntk_factor)
         ["8", str(L), str(longest), trigram, vocab, ln_vocab, vocab, str(longest - 2), "496"]
-        # the key's dynamic rows: their other settings' losses (_yarn_b32, _ntk_factor)
-        + [_yarn_b32()[0], _ntk_factor()[0]]
+        # the key's dynamic rows: Hugging Face's betas 32/1 in place of ours, 2/1, and that loss (_yarn_b32); `factor` 2
+        # in place of 1, and that loss (_ntk_factor)
+        + [*paper, *betas, _yarn_b32()[0]]
+        + [f"{run['sensitivity']['dynamic f2']['factor']:.0f}", f"{run['dynamic_factor']:.0f}", _ntk_factor()[0]]
         # the block: the 28 tokens, the floor ln 2 (moved from the key), chapter 11, T5, the far key's position 14
         # (_key_496_position), chapter 8, 99.8 % and 640 probes; the settings: Hugging Face's 32/1, no pair turning
         # 32 times (_dynamic_gloss), ours 2/1, dynamic YaRN's loss with 32/1 (_yarn_b32), NTK's factors 1 and 2
-        + [vocab, filler_n, digits, str(branching), floor, "5", "11", "5", "496", _key_496_position(), "0", "8", "99.8"]
+        + [
+            vocab,
+            filler_n,
+            digits,
+            str(branching),
+            floor,
+            "5",
+            *said(C8, r"T5's buckets for distances of (\d+) and"),
+            str(L),
+        ]
+        + ["11", "5", "496", _key_496_position(), "0", "8", "99.8"]
         + [str(probes), *paper, paper[0], *betas]
         + [*paper, _yarn_b32()[0], f"{run['dynamic_factor']:.0f}", f"{run['sensitivity']['dynamic f2']['factor']:.0f}"]
         + [_slowest_stretch(run, run["sensitivity"]["dynamic f2"]["factor"]), str(s), _slowest_stretch(run)]
@@ -3550,7 +3566,12 @@ def test_intro_worked_numbers_are_computed():
     pe16 = posenc.sinusoidal_encoding(13, 16).double()
     positions = torch.arange(13, dtype=torch.float64)
     assert torch.allclose(pe16[:, 0], torch.sin(positions), atol=1e-6)
-    assert "gives position $p$ a vector of sines and cosines of $p$. Its first coordinate is $\\sin p$" in intro
+    assert "gives position $p$ a vector of sines and cosines of $p$. With $d = 4$ it is" in intro
+    pe = posenc.sinusoidal_encoding(13, 4).double()  # "(sin p, cos p, sin 0.01p, cos 0.01p)": interleaved, 1 and 0.01
+    p = torch.arange(13, dtype=torch.float64)
+    expected = torch.stack([p.sin(), p.cos(), (0.01 * p).sin(), (0.01 * p).cos()], dim=1)
+    assert torch.allclose(pe, expected, atol=1e-6), pe
+    assert "$(\\sin p, \\cos p, \\sin 0.01p, \\cos 0.01p)$" in intro
     # the check with numbers: one token x = (1, 0, 0, 0) at every position, query and key weights the identity, d = 4;
     # the added encoding's score (x + PE(m)) . (x + PE(n)) and its four terms
     assert "Take the same token at every position, with vector $x = (1, 0, 0, 0)$ in a head with $d = 4$" in intro
@@ -3743,7 +3764,7 @@ def test_intro_takeaways_are_the_chapters_findings():
     # Further training fixed it, even without slowing", and the collapsed block's "With no further training, PI and
     # YaRN find nearly every passkey, and every setting of every rule finds more than plain RoPE does in any seed"
     assert "slowing helped them find a passkey far back, but their next-token prediction there stayed poor" in intro
-    assert "A short fine-tuning on the longer inputs fixed it, even without slowing." in intro
+    assert "Fine-tuning on longer inputs that held the same task fixed it, even without slowing." in intro
     assert (
         "With no further training, PI and YaRN find nearly every passkey. In this run, every setting of every" in intro
     )
@@ -3777,7 +3798,7 @@ def test_intro_takeaways_are_the_chapters_findings():
     # "every setting of every RoPE scaling that chapter 8 tries keeps a loss above 1.2 nats, against the trigram's 0.72"
     assert min(min(per_seed(m, "loss_beyond", longest)) for m in zero_shot) > 1.2
     assert {round(x, 2) for x in per_seed("trigram", "loss_beyond", longest)} == {0.72}
-    assert "Yet every setting of every RoPE scaling that chapter 8 tries keeps a loss above 1.2 nats" in intro
+    assert "Yet with no further training, every setting of every RoPE scaling that chapter 8 tries keeps" in intro
     assert "above 1.2 nats, against the trigram's 0.72" in intro
 
     # the table: each cell the lowest to the highest seed, passkeys in whole percent and the loss to 0.1 nats
@@ -3968,12 +3989,16 @@ def test_glossary_worked_examples():
     assert block["rope_theta"] == llama["rope_theta"] and block["rope_scaling"] == llama["rope_scaling"], block
     assert block["max_position_embeddings"] == llama["max_position_embeddings"] == 16 * L  # "16 times $L$"
     assert "| `max_position_embeddings` | 131 072 | the longest input the model declares, 16 times $L$ |" in raw
-    # the fine print: "Meta chose 8 by grid search and trained Llama 3.1 on inputs up to the declared 16 times L":
+    # the fine print: "Meta's code marks its constants, 8 among them, as values obtained from grid search. Meta
+    # trained Llama 3.1 on inputs up to the declared 16 times L":
     # chapter 7 quotes Meta's apply_scaling ("values obtained from grid search"); the trained length models.py copies
     # from the Llama 3 report equals the declared length
     quote(C7, "values obtained from grid search")
     assert llama["trained_length"] == llama["max_position_embeddings"] and llama["trained_length_before"] == L, llama
-    assert "Meta chose 8 by grid search and trained Llama 3.1 on inputs up to the declared 16 times $L$" in page
+    assert (
+        "Meta's code marks its constants, 8 among them, as values obtained from grid search. Meta trained Llama 3.1"
+        " on inputs up to the declared 16 times $L$" in page
+    )
     # "Pair 0 has theta_0 = 1, so from position 2 048 on, one bfloat16 rounding can move its angle by more than a
     # turn": pair 0's angle is the position; bfloat16's rounding error stays below 2 pi under 2048 and exceeds it
     # somewhere in every binade from 2048 to 65 535
@@ -4033,12 +4058,11 @@ def test_reading_code_page_numbers():
     assert [i for i in range(d // 2) if turns[i] > 32] == list(range(19)), turns[17:21]
     assert "pairs 0 to 18 are the pairs that turn more than 32 times in $L$" in page
     # "Between 8L and 16L a divided pair meets angles the first training never showed, but the longer training did",
-    # and the factor row's "the longer training reached 16L, past sL": the stored config's s L against the trained
-    # length that posenc/book/models.py copies from the Llama 3 report
+    # the stored config's s L against the trained length that posenc/book/models.py copies from the Llama 3 report
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     rope = llama["rope_scaling"]
     assert rope["factor"] * rope["original_max_position_embeddings"] < llama["trained_length"] == 16 * L, llama
-    assert "slow pairs' frequencies; the longer training reached $16L$, past $sL$ |" in raw
+    assert "Between $8L$ and $16L$ a divided pair meets angles the first training never showed" in page
     # "Llama 4 Scout-Instruct's config uses it with factor 16 and both bounds set to 1"
     scout = MODEL_ROPE_CONFIGS["llama-4-scout"]
     assert "Instruct" in scout["model"], scout["model"]
@@ -4161,6 +4185,112 @@ def test_reading_code_layout_permutation():
     assert torch.allclose(scores(interleaved, wq, wk), scores(half, pq, pk), rtol=0, atol=1e-12)
     raw = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
     assert "reorders its rows of $W_q$ and $W_k$: the even rows first, then the odd ones." in " ".join(raw.split())
+
+
+def test_reading_code_porting_snippet_and_nestings():
+    """Reading model code's porting snippet, run on the installed transformers: it reads the base and the rule of a
+    flat configuration (Llama), a multimodal one (Qwen2.5-VL) and a nested one per layer kind (Gemma 3, whose keys are
+    its layer_types labels); the loading pitfalls' other nestings (DeepSeek-V4, Zaya, Beam, CohereCompass) and Phi-3's
+    yarn read as longrope, which fails without LongRoPE's two lists. Skipped without transformers."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    import transformers
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    raw = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
+    page = " ".join(raw.split())
+    code = next(c for c in re.findall(r"```python\n(.*?)```", raw, re.S) if "get_text_config()" in c)
+    cases = [
+        (transformers.LlamaConfig(rope_theta=500000.0), None, 500000.0, "default"),
+        (transformers.Qwen2_5_VLConfig(), None, 1000000.0, "default"),
+        (transformers.Gemma3Config(), "full_attention", 1000000.0, "default"),
+        (transformers.Gemma3Config(), "sliding_attention", 10000.0, "default"),
+    ]
+    for config, layer_type, base, kind in cases:
+        names = {"config": config, "layer_type": layer_type}
+        exec(code, names)
+        assert (names["base"], names["kind"], names["scaled"]) == (base, kind, False), (type(config), names["base"])
+    text = transformers.Gemma3Config().get_text_config()
+    assert set(text.rope_parameters) == set(text.layer_types) == {"full_attention", "sliding_attention"}
+    assert "Their keys are mostly the kinds that `layer_types` lists: read the dict for the layer at hand." in page
+
+    def rope(name):
+        return CONFIG_MAPPING[name]().get_text_config().rope_parameters
+
+    assert set(rope("deepseek_v4")) == {"main", "compress"} and set(rope("zaya")) == {"hybrid", "hybrid_sliding"}
+    assert rope("beam")["full_attention"] is None and rope("cohere_compass") == {}
+    assert "DeepSeek-V4's are `main` and `compress`, and Zaya's `hybrid` and `hybrid_sliding`." in page
+    with pytest.raises(KeyError, match="long_factor"):
+        transformers.Phi3Config(
+            rope_scaling={"type": "yarn", "factor": 4.0},
+            original_max_position_embeddings=4096,
+            max_position_embeddings=16384,
+        )
+    assert "a Phi-3 file with a YaRN dict fails to load unless it carries LongRoPE's two factor lists" in page
+
+
+def test_reading_code_live_values_and_positions():
+    """Reading model code: the live-values snippet, run on a tiny Llama with llama3 scaling, prints the rule, the
+    attention factor 1 and float32 frequencies, then bfloat16 ones after model.to(torch.bfloat16); left-padding
+    without position_ids changes a float32 row's last logits only by rounding (passing them gives the same logits);
+    and an M-RoPE text model copies one row of position ids into all three. Skipped without transformers."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    import transformers
+
+    raw = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
+    page = " ".join(raw.split())
+    code = next(c for c in re.findall(r"```python\n(.*?)```", raw, re.S) if "rotary_emb" in c)
+    scaling = {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "original_max_position_embeddings": 8192,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+    }
+    small = {"hidden_size": 64, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2}
+    config = transformers.LlamaConfig(
+        **small,
+        num_key_value_heads=2,
+        vocab_size=50,
+        max_position_embeddings=131072,
+        rope_theta=500000.0,
+        rope_scaling=scaling,
+    )
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(config).eval()
+    for dtype in (torch.float32, torch.bfloat16):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(code, {"model": model.to(dtype)})
+        lines = out.getvalue().splitlines()
+        assert lines[0] == "llama3 1.0" and lines[1].startswith(str(dtype)), lines
+    assert "# torch.bfloat16 after model.to(torch.bfloat16)" in raw
+    # "For plain RoPE and fixed rules such as llama3, the shift changes the scores only by rounding": a float32 row
+    # with 4 pads, against the same row unpadded; passing position_ids numbered from the first real token gives the
+    # unpadded row's positions, so the same logits up to summation order
+    model = model.float()
+    ids = torch.randint(3, 50, (1, 6))
+    padded = torch.cat([torch.zeros(1, 4, dtype=torch.long), ids], 1)
+    mask = (padded != 0).long()  # the ids start at 3
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    with torch.no_grad():
+        alone = model(ids).logits[0, -1]
+        shifted = model(padded, attention_mask=mask).logits[0, -1]
+        passed = model(padded, attention_mask=mask, position_ids=positions).logits[0, -1]
+    scale = float(alone.abs().max())
+    assert float((shifted - alone).abs().max()) < 1e-5 * scale and float((passed - alone).abs().max()) < 1e-5 * scale
+    assert "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding." in page
+    # the M-RoPE row: "passed one row of text positions, the model copies it into all three"
+    seen = []
+    mrope = {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [4, 6, 6]}  # 16 pairs in a head of 32
+    qwen = transformers.Qwen2VLTextConfig(
+        **small, num_key_value_heads=2, vocab_size=50, bos_token_id=0, eos_token_id=1, rope_parameters=mrope
+    )
+    text_model = transformers.Qwen2VLTextModel(qwen).eval()
+    text_model.rotary_emb.register_forward_hook(lambda module, args, output: seen.append(args[1]))
+    with torch.no_grad():
+        text_model(input_ids=ids, position_ids=torch.arange(6)[None] + 7)
+    assert seen[0].shape == (3, 1, 6) and all(torch.equal(row, torch.arange(6)[None] + 7) for row in seen[0])
+    assert "passed one row of text positions, the model copies it into all three" in page
 
 
 @pytest.mark.parametrize("heads", [2, 4, 8, 16, 32, 64, 12, 20, 112])
