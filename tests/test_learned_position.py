@@ -8,6 +8,7 @@ gate is 1).
 import functools
 import math
 import pathlib
+import re
 
 import pytest
 import torch
@@ -938,6 +939,16 @@ def test_alibi_appears_in_transformers_only_in_bloom_falcon_and_mpt():
         p.parent.name for p in models.glob("*/modeling_*.py") if "alibi" in p.read_text(encoding="utf-8").lower()
     }
     assert with_alibi == {"bloom", "falcon", "mpt"}
+
+
+def test_transformers_builds_in_none_of_kerple_fire_and_cope():
+    """Chapter 11's opening: "None of the three is built into Hugging Face's transformers", on the installed
+    transformers (5.24 when this was written); skipped where it is not installed. FIRE and CoPE are matched
+    case-sensitively: kosmos2's docstrings mention "a fire"."""
+    transformers = pytest.importorskip("transformers")
+    models = pathlib.Path(transformers.__file__).parent / "models"
+    pattern = re.compile(r"(?i:kerple|contextual position|functional interpolation)|\bFIRE\b|\bCoPE\b")
+    assert not {p.parent.name for p in models.glob("*/*.py") if pattern.search(p.read_text(encoding="utf-8"))}
 
 
 def test_transformers_t5_draws_its_bias_table_with_std_d_model_to_the_minus_half():

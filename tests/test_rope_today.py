@@ -970,6 +970,17 @@ def test_chapter_sliding_window_cache_keeps_text_positions():
         assert "DynamicSlidingWindowLayer" in kinds, kinds
 
 
+def test_chapter_transformers_has_no_streamingllm_cache():
+    """Chapter 10: transformers 5 removed `SinkCache`, its StreamingLLM cache (PR 41107); no cache class of
+    cache_utils names sinks, so no cache in transformers re-rotates keys by their slot."""
+    transformers = _hf()
+    from transformers import cache_utils
+
+    assert int(transformers.__version__.split(".")[0]) >= 5
+    assert not hasattr(transformers, "SinkCache") and not hasattr(cache_utils, "SinkCache")
+    assert not [name for name in dir(cache_utils) if "sink" in name.lower()]
+
+
 def test_chapter_hybrids_whose_attention_has_no_rope():
     """Chapter 10: Jamba's and Kimi Linear's attention layers rotate nothing; no rotary module exists."""
     import inspect
