@@ -1285,3 +1285,20 @@ def test_chapter_statement_on_mrope_decoding_offset():
         assert "position_ids = position_ids + delta" in source, name
     ids = posenc.mrope_position_ids([4, (1, 3, 4), 3])  # the chapter's example: index 16 gets 8
     assert int(ids[0, 16]) == 8 and int(ids.max()) + 1 - ids.shape[1] < 0  # the ids fall behind: a negative gap
+
+
+def test_chapter_statement_on_rope_parameters():
+    """Chapter 10, *Reading a modern config*: "Transformers 5 reads these fields into `config.rope_parameters`, one dict
+    per layer type where types differ." Llama 3.1's `rope_theta` and `rope_scaling` land in one dict; Gemma 3's and
+    Gemma 4's defaults give one dict per layer type."""
+    transformers = _hf()
+    scaling = dict(book.MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"])
+    llama = transformers.LlamaConfig(max_position_embeddings=131072, rope_theta=5e5, rope_scaling=scaling)
+    assert llama.rope_parameters == {**scaling, "rope_theta": 5e5}
+    from transformers.models.gemma4.configuration_gemma4 import Gemma4TextConfig
+
+    for config in (transformers.Gemma3TextConfig(), Gemma4TextConfig()):
+        assert set(config.rope_parameters) == {"sliding_attention", "full_attention"}, config.rope_parameters
+    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
+    text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"]))
+    assert "Transformers 5 reads these fields into `config.rope_parameters`, one dict per layer type" in text
