@@ -934,6 +934,18 @@ def test_chapter_short_table_agrees_with_the_full_one():
     assert "a base 100 times Llama 2's" in text and "factor 8" in text and "a quarter of each head" in text
 
 
+def test_deepseek_v3_widths_match_transformers_config():
+    """posenc.book.models' DeepSeek-V3 MLA widths (chapter 5's "64 of its 192", chapter 10's table) against
+    transformers' DeepseekV3Config, whose defaults are DeepSeek-V3's."""
+    transformers = _hf()
+    hf = transformers.DeepseekV3Config()
+    v3 = book.MODEL_ROPE_CONFIGS["deepseek-v3"]
+    extra = v3["extra"]
+    for field in ("qk_rope_head_dim", "qk_nope_head_dim", "kv_lora_rank", "v_head_dim", "num_attention_heads"):
+        assert extra[field] == getattr(hf, field), field
+    assert (v3["rotary_dim"], v3["head_dim"]) == (hf.qk_rope_head_dim, hf.qk_rope_head_dim + hf.qk_nope_head_dim)
+
+
 def test_chapter_sliding_window_cache_keeps_text_positions():
     """Chapter 10: transformers' rolling cache for sliding-window layers keeps the keys as rotated by
     their place in the text and never re-rotates them; decoding through it equals the full forward."""
@@ -1302,3 +1314,19 @@ def test_chapter_statement_on_rope_parameters():
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"]))
     assert "Transformers 5 reads these fields into `config.rope_parameters`, one dict per layer type" in text
+
+
+def test_chapter_version_note_on_deepseek_v4_rope_parameters():
+    """Chapter 10's version notes: "DeepSeek-V4 | `rope_parameters` has one dict per branch, `main` and `compress`, not
+    per layer type; the compressed branch takes a second base, `compress_rope_theta` 160 000; both turn 64 of 512
+    dimensions" (transformers 5.24's defaults)."""
+    transformers = _hf()
+    config = transformers.DeepseekV4Config()
+    params = config.rope_parameters
+    assert set(params) == {"main", "compress"} and not set(params) & set(config.layer_types)
+    assert params["main"]["rope_theta"] == config.rope_theta == 10_000.0
+    assert params["compress"]["rope_theta"] == config.compress_rope_theta == 160_000.0
+    assert config.head_dim == 512 and all(int(512 * p["partial_rotary_factor"]) == 64 for p in params.values())
+    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
+    text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"]))
+    assert "the compressed branch takes a second base, `compress_rope_theta` 160 000; both turn 64 of 512" in text
