@@ -1130,7 +1130,7 @@ def _larger_base_row():
         "makes the mean reach fall later, toward the same level",
         "At $d = 128$, the larger of the bases",
         "Up to $r = 2^{17}$, the larger base is higher on average in every doubling at the rotated widths\n64, 96,"
-        " 128, 192 and 256. The second cell sweeps every even width from 24 to 132. Below 64, every width but\n50"
+        " 128, 192 and 256. The second cell sweeps every even width from 24 to 132. Below 64, every swept width but\n50"
         " breaks the order.",
         "From 64 to 132 only the widths 82 and 98 break it",  # the claims note's "some in between such as 82 and 98"
         "at the level the order can reverse",  # the claims page: "once the bound has reached its random-walk level"
@@ -4169,10 +4169,10 @@ def test_intro_takeaways_are_the_chapters_findings():
     assert _graded("alibi", longest) == "fine"
     found = per_seed("alibi", "passkey", longest)
     assert (round(100 * min(found)), round(100 * max(found))) == (84, 98), found
-    # takeaway 5: "slowing helped them find a passkey far back, but their next-token prediction there stayed poor.
+    # takeaway 5: "PI and YaRN let the models find the passkeys, but their next-token prediction there stayed poor.
     # Further training fixed it, even without slowing", and the collapsed block's "With no further training, PI and
     # YaRN find nearly every passkey, and every setting of every rule finds more than plain RoPE does in any seed"
-    assert "In chapter 8, slowing let the models find the passkeys in the longer inputs, but their next-token" in intro
+    assert "In chapter 8, PI and YaRN let the models find the passkeys in the longer inputs, but their" in intro
     assert "prediction there stayed poor" in intro
     # "Position interpolation (PI) slows every pair; YaRN slows mainly the slow ones": chapter 8's table of the rules
     assert "Position interpolation (PI) slows every pair; YaRN slows mainly the slow ones" in intro
