@@ -3548,10 +3548,10 @@ def _claims_results() -> list[str]:
     assert (
         "Sinusoidal, RoPE, ALiBi and NoPE learn nothing, and neither do PI, NTK-aware scaling and YaRN."
     ) in page_text()
-    # "No method fully has all five. RoPE only partly generalises past L. ALiBi only partly extends to more axes and
-    # keeps far passkeys only partly": the checklist's two tables, five mark columns each, ✓ for fully and ~ for
-    # partly; ALiBi's column 3 "✓ ...; ~ far passkeys fade" and column 1 "✓ causal; ~ bidirectional" (one bias per
-    # distance |j - i|, the formula's)
+    # "No method fully has all five. RoPE and the sinusoidal encoding are defined past L, but ... ALiBi only
+    # partly extends to more axes and keeps far passkeys only partly": the checklist's two tables, five mark
+    # columns each, ✓ for fully and ~ for partly; ALiBi's column 3 "✓ ...; ~ far passkeys fade" and column 1
+    # "✓ causal; ~ bidirectional" (one bias per distance |j - i|, the formula's)
     rows = table("| method | 1 unique |") + table("| relative method | 1 unique distance |")
     marks = {row[0]: [cell[0] for cell in row[1:]] for row in rows}
     assert all(len(m) == 5 and m != ["✓"] * 5 for m in marks.values()), marks
@@ -3559,9 +3559,15 @@ def _claims_results() -> list[str]:
     assert next(row for row in rows if row[0] == "ALiBi")[1] == "✓ causal; ~ bidirectional"
     assert (
         "Each method is rated on five properties: a unique code per position, a linear relation between shifted codes,"
-        " generalising past $L$, a deterministic rule and more axes. No method fully has all five. RoPE only partly"
-        " generalises past $L$. ALiBi only partly extends to more axes and keeps far passkeys only partly."
+        " generalising past $L$, a deterministic rule and more axes. No method fully has all five. RoPE and the"
+        " sinusoidal encoding are defined past $L$, but in the grid a model trained with either breaks there. ALiBi"
+        " only partly extends to more axes and keeps far passkeys only partly."
     ) in page_text()
+    # "in the grid a model trained with either breaks there", as the two cells of column 3 say: chapter 8's grade
+    longest = max(load_results("extrapolation", check=False)["config"]["eval_lengths"])
+    assert _graded("rope", longest) == _graded("sinusoidal", longest) == "breaks"
+    assert "in chapter 8 a trained model's loss breaks past $L$" in next(r for r in rows if r[0] == "sinusoidal")[3]
+    assert "in the grid, plain RoPE's loss breaks there" in next(r for r in rows if r[0] == "RoPE")[3]
     alibi = next(row for row in rows if row[0] == "ALiBi")
     assert alibi[3].endswith("~ far passkeys fade"), alibi
     assert "subtracts its slope times $\\lvert j - i\\rvert$ from its logits" in page_text()  # ahead and behind alike
