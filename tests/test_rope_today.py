@@ -1330,3 +1330,15 @@ def test_chapter_version_note_on_deepseek_v4_rope_parameters():
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"]))
     assert "the compressed branch takes a second base, `compress_rope_theta` 160 000; both turn 64 of 512" in text
+
+
+def test_llama4_base_checkpoint_has_the_instruct_scaling():
+    """Chapter 10's Llama 4 block: "The base checkpoint's config has the same scaling" as Scout-Instruct's (llama3,
+    factor 16, both bounds 1): the base checkpoint's config.json as AMD-AGI/Primus PR #165 quotes it, and Meta's
+    llama-models llama4/args.py defaults for Scout."""
+    cfg = book.MODEL_ROPE_CONFIGS["llama-4-scout"]
+    assert cfg["extra"]["base_checkpoint_rope_scaling"] == cfg["rope_scaling"]
+    assert (cfg["rope_scaling"]["factor"], cfg["rope_scaling"]["high_freq_factor"]) == (16.0, 1.0)
+    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
+    text = " ".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert "/Llama-4-Scout-17B-16E) has the same scaling." in text
