@@ -2998,17 +2998,16 @@ def prose_expected() -> list[str]:
     # and no other row of the grid does so in every seed (KERPLE's mean falls a point, but not in every seed)
     assert (
         "**Passkeys.** ALiBi, dynamic NTK and RoPE find fewer passkeys 496 back than at random distances, in every"
-        " seed; for RoPE, in one seed by less than the sampling noise."
+        " seed, though in some seeds by less than the sampling noise."
     ) in page_text()
-    # "for RoPE, in one seed by less than the sampling noise": the smallest gap is below one binomial standard error of
-    # the 496-back share (its probes: the seed's 496-back share times the probe count is a whole number of keys)
+    # "though in some seeds by less than the sampling noise": RoPE's smallest gap is below one binomial standard error
+    # of the 496-back share (its probes: the seed's 496-back share times the probe count is a whole number of keys)
     far, near = per_seed("rope", "passkey_by_distance", 496), per_seed("rope", "passkey", longest)
     gaps = [b - a for a, b in zip(far, near, strict=True)]
     i = min(range(len(gaps)), key=gaps.__getitem__)
     probes = 64
     assert abs(far[i] * probes - round(far[i] * probes)) < 1e-9, far[i]
     assert 0 < gaps[i] < math.sqrt(far[i] * (1 - far[i]) / probes), (gaps[i], far[i])
-    assert sorted(gaps)[1] > math.sqrt(far[i] * (1 - far[i]) / probes) or len(gaps) < 2, gaps  # only one seed
     fewer = {
         arm
         for arm in VERDICT_RUNS.values()
@@ -5177,6 +5176,25 @@ def test_reading_code_live_values_and_positions():
         lines = out.getvalue().splitlines()
         assert lines[0] == "llama3 1.0" and lines[1].startswith(str(dtype)), lines
     assert "# torch.bfloat16 after model.to(torch.bfloat16)" in raw
+    # "Gemma 3's keeps one set per layer kind: its rope_type is a dict, and the kind prefixes each name, as in
+    # full_attention_inv_freq and full_attention_attention_scaling": a tiny Gemma 3 with both layer kinds
+    from transformers.models.gemma3.modeling_gemma3 import Gemma3RotaryEmbedding
+
+    gemma = transformers.Gemma3TextConfig(
+        **{**small, "num_hidden_layers": 2},
+        num_key_value_heads=1,
+        head_dim=32,
+        vocab_size=50,
+        layer_types=["sliding_attention", "full_attention"],
+    )
+    rotary = Gemma3RotaryEmbedding(gemma)
+    assert isinstance(rotary.rope_type, dict) and set(rotary.rope_type) == {"sliding_attention", "full_attention"}
+    assert not hasattr(rotary, "inv_freq") and not hasattr(rotary, "attention_scaling")
+    assert rotary.full_attention_inv_freq.dtype == torch.float32 and hasattr(rotary, "full_attention_attention_scaling")
+    assert (
+        "Gemma 3's keeps one set per layer kind: its `rope_type` is a dict, and the kind prefixes each name, as in"
+        " `full_attention_inv_freq` and `full_attention_attention_scaling`."
+    ) in page
     assert "`llama3` leaves it at 1." in page  # the attention factor printed as 1.0 above
     # "For plain RoPE and fixed rules such as llama3, the shift changes the scores only by rounding": a float32 row
     # with 4 pads, against the same row unpadded; passing position_ids numbered from the first real token gives the
