@@ -1,5 +1,7 @@
+import getpass
 import os
 import shutil
+import tempfile
 
 import matplotlib
 import pytest
@@ -7,6 +9,21 @@ import torch
 
 matplotlib.use("Agg")
 os.environ.setdefault("PYTHONHASHSEED", "0")
+
+
+def _inductor_cache_dir() -> str:
+    """One inductor cache per kernel set: a kernel that inductor compiled and cached under ATEN_CPU_CAPABILITY=avx2
+    (make unit) aborts when a later run with the machine's own AVX-512 kernels loads it from the shared default
+    cache (measured with torch 2.13 on an AVX-512 AMD machine; a fresh cache passes)."""
+    try:
+        user = getpass.getuser()
+    except Exception:  # no user name (some containers): the cache is still per kernel set
+        user = "user"
+    kernels = os.environ.get("ATEN_CPU_CAPABILITY", "native")
+    return os.path.join(tempfile.gettempdir(), f"torchinductor_{user}_posenc_{kernels}")
+
+
+os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", _inductor_cache_dir())
 
 
 def pytest_report_header(config):
