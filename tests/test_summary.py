@@ -5333,6 +5333,8 @@ def test_reading_code_batch_shares_dynamic_frequencies():
         model(short)
         model(batch, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0))
     unscaled, shared = seen
+    # below L transformers restores the stored original_inv_freq buffer itself, so these equalities hold exactly by
+    # construction (the same tensor's values, no recomputation)
     assert torch.equal(unscaled, model.model.rotary_emb.original_inv_freq)  # the short row alone: below L
     assert shared[-1] < unscaled[-1] * (1 - 1e-3)  # beside the 12-token row: scaled for all rows
     assert "In a batch, `dynamic` and `longrope` read the highest position of all rows, so the longest row sets" in page
