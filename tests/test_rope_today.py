@@ -1333,12 +1333,109 @@ def test_chapter_version_note_on_deepseek_v4_rope_parameters():
 
 
 def test_llama4_base_checkpoint_has_the_instruct_scaling():
-    """Chapter 10's Llama 4 block: "The base checkpoint's config has the same scaling" as Scout-Instruct's (llama3,
-    factor 16, both bounds 1): the base checkpoint's config.json as AMD-AGI/Primus PR #165 quotes it, and Meta's
-    llama-models llama4/args.py defaults for Scout."""
+    """Chapter 10's Llama 4 block: the base checkpoint's config, "as AMD-AGI/Primus PR #165 quotes it in August 2025,
+    has the same scaling" as Scout-Instruct's (llama3, factor 16, both bounds 1), and Meta's llama-models
+    llama4/args.py fills in factor 16 and high_freq_factor 1 for scaled RoPE. A third-party test copying unsloth's
+    mirror has factor 8 and high_freq_factor 4, so the chapter names the copy it checked and says that the config
+    first released may have differed."""
     cfg = book.MODEL_ROPE_CONFIGS["llama-4-scout"]
     assert cfg["extra"]["base_checkpoint_rope_scaling"] == cfg["rope_scaling"]
     assert (cfg["rope_scaling"]["factor"], cfg["rope_scaling"]["high_freq_factor"]) == (16.0, 1.0)
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     text = " ".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
-    assert "/Llama-4-Scout-17B-16E) has the same scaling." in text
+    assert "/Llama-4-Scout-17B-16E), as AMD-AGI/Primus PR #165 quotes it in August 2025, has the same scaling." in text
+    assert "so the config first released may have differed." in text
+
+
+def test_chapter_version_note_on_one_llama_checkpoint_in_two_layouts():
+    """Chapter 10's version notes: for Llama 1 to 3, Meta's code turns interleaved pairs; transformers' conversion
+    script permutes the rows of W_q and W_k within each head (`permute` in convert_llama_weights_to_hf.py,
+    `w.view(n_heads, dim1 // n_heads // 2, 2, dim2).transpose(1, 2).reshape(dim1, dim2)`), so that rotate_half, the
+    half layout, gives the same scores. posenc's permute_qk_weight_for_half is that formula; unpermuted, the half
+    layout gives other scores."""
+    f64 = torch.float64
+    n_heads, n_kv_heads, head_dim, d_model, n = 4, 2, 16, 32, 12
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(n, d_model, generator=g, dtype=f64)
+    wq = torch.randn(n_heads * head_dim, d_model, generator=g, dtype=f64)
+    wk = torch.randn(n_kv_heads * head_dim, d_model, generator=g, dtype=f64)
+
+    def hf_permute(w, heads):  # the conversion script's permute, with dim1 = w's rows and dim2 = its columns
+        dim1, dim2 = w.shape
+        return w.view(heads, dim1 // heads // 2, 2, dim2).transpose(1, 2).reshape(dim1, dim2)
+
+    for w, heads in ((wq, n_heads), (wk, n_kv_heads)):
+        assert torch.equal(posenc.permute_qk_weight_for_half(w, heads), hf_permute(w, heads))
+
+    def scores(w_q, w_k, layout):
+        cos, sin = posenc.rope_cos_sin(n, head_dim, layout=layout, dtype=f64)
+        q = posenc.apply_rope((x @ w_q.T).view(n, n_heads, head_dim).transpose(0, 1), cos, sin, layout=layout)
+        k = posenc.apply_rope((x @ w_k.T).view(n, n_kv_heads, head_dim).transpose(0, 1), cos, sin, layout=layout)
+        return q @ k.repeat_interleave(n_heads // n_kv_heads, dim=0).mT  # [heads, n, n]
+
+    meta = scores(wq, wk, "interleaved")
+    converted = scores(hf_permute(wq, n_heads), hf_permute(wk, n_kv_heads), "half")
+    assert torch.allclose(converted, meta, rtol=0, atol=1e-9)
+    assert not torch.allclose(scores(wq, wk, "half"), meta, atol=1e-3)  # the permutation forgotten
+    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
+    text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"))
+    assert (
+        "| Llama 1 to 3, from Meta's weights | one checkpoint in two layouts: Meta's code turns interleaved pairs;"
+        " transformers' conversion permutes the rows of $W_q$ and $W_k$ within each head, so that `rotate_half`, the"
+        " half layout, gives the same scores"
+    ) in text
+
+
+def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary():
+    """Chapter 10, *Raising the base*: "Code Llama and Llama 3 pair a larger base with a longer $L$, yet at its own $L$
+    each leaves more pairs without a full turn than Llama 2." At an input x L a pair past L (wavelength over L - 1)
+    meets new angles only outside the arc (L - 1) theta it covered in training: "at most a full turn less that arc",
+    2 pi - (L - 1) theta, a bound that cell 65's rounder 2 pi (1 - L / lambda) misses by up to one step theta.
+    At the cell's L = 8192, "up to $8L$, pairs with wavelengths near $xL$ meet the most new angles, and the
+    slowest pair at base $10^6$ almost none": swept over x from 1.05 to 8 in steps of 0.05, with the exact arcs of
+    positions 0 .. floor(x L) - 1. *Gemma 4*: "partial rotary with the same base on as many dimensions would build a
+    new ladder, down to millions of tokens per turn", while `proportional`'s slowest turning pair needs under two
+    hundred; with base 1e4 partial rotary would not reach a million, so "the same base" is needed."""
+    f64, two_pi = torch.float64, 2 * math.pi
+    rows = {
+        name: book.MODEL_ROPE_CONFIGS[key]
+        for name, key in (("Llama 2", "llama-2-7b"), ("Llama 3", "llama-3-8b"), ("Code Llama", "code-llama-7b"))
+    }
+
+    def past_l(base, length):
+        return int((two_pi / posenc.rope_inv_freq(128, base).double() > length - 1).sum())
+
+    own = {name: past_l(r["rope_theta"], r["trained_length"]) for name, r in rows.items()}
+    for name in ("Llama 3", "Code Llama"):
+        assert rows[name]["rope_theta"] > rows["Llama 2"]["rope_theta"], name
+        assert rows[name]["trained_length"] > rows["Llama 2"]["trained_length"], name
+        assert own[name] > own["Llama 2"], own
+    L = 8192
+    for base in (1e4, 5e5, 1e6):
+        theta = posenc.rope_inv_freq(128, base).double()
+        lam, past = two_pi / theta, two_pi / theta > L - 1
+        trained_arc = (L - 1) * theta
+        for k in range(105, 801, 5):
+            x = k / 100
+            reach = torch.minimum((math.floor(x * L) - 1) * theta, torch.tensor(two_pi, dtype=f64))
+            new = torch.where(past, (reach - trained_arc).clamp(min=0), torch.zeros_like(theta))
+            assert bool((new[past] <= two_pi - trained_arc[past] + 1e-12).all()), (base, x)  # a full turn less the arc
+            assert float((new - two_pi * (1 - L / lam))[past].max()) <= float(theta[past].max()) + 1e-12
+            assert 0.5 < float(lam[new.argmax()]) / (x * L) < 2, (base, x)  # near x L: the most
+            if base == 1e6:
+                assert float(new[-1]) < 0.1, x  # the slowest: almost none
+    d_global, base_global = 512, 1e6
+    prop = posenc.rope_scaled_inv_freq(d_global, base_global, rope_type="proportional", partial_rotary_factor=0.25)[0]
+    turning = int((prop != 0).sum())
+    assert two_pi / float(prop[turning - 1]) < 200  # under two hundred tokens
+    assert 2e6 < two_pi / float(posenc.rope_inv_freq(2 * turning, base_global)[-1]) < 1e7  # millions, same base
+    assert two_pi / float(posenc.rope_inv_freq(2 * turning, 1e4)[-1]) < 1e6  # not with base 1e4
+    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
+    text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"))
+    for sentence in (
+        "Code Llama and Llama 3 pair a larger base with a longer $L$, yet at its own $L$ each leaves more pairs",
+        "Only angles outside the arc it covered in training are new, at most a full turn less that arc.",
+        "At the cell's one $L$ and up to $8L$, pairs with wavelengths near $xL$ meet the most new angles, and the",
+        "partial rotary with the same base on as many dimensions would build a new ladder, down to millions of tokens",
+    ):
+        assert sentence in text, sentence
