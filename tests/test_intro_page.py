@@ -260,11 +260,14 @@ def test_fine_tuning_brought_yarn_close_soon_and_plain_rope_level_later():
 
 
 def test_plain_rope_and_pi_did_worse_than_a_uniform_guess():
-    """Takeaway: "With PI and plain RoPE, they did worse even than a uniform guess among all the tokens." Block: "At 512
+    """Takeaway: "In chapter 8's main run, with PI and plain RoPE they did worse even than a uniform guess among all the
+    tokens." Block: "At 512
     tokens, plain RoPE and PI do worse than a uniform guess in every seed. That guess costs $\\ln 28$, about 3.33
     nats, since there are 28 tokens: 16 filler symbols, 10 digits, `KEY` and `QUERY`"."""
     text = page()
-    assert "With PI and plain RoPE, they did worse even than a uniform guess among all the tokens." in text
+    assert (
+        "In chapter 8's main run, with PI and plain RoPE they did worse even than a uniform guess among all the" in text
+    )
     config = metrics()["config"]
     corpus = PasskeyCorpus(**config["corpus"])
     c = config["corpus"]
@@ -290,9 +293,9 @@ def test_plain_rope_and_pi_did_worse_than_a_uniform_guess():
 
 def test_yarns_loss_against_plain_rope_pi_and_alibi_seed_by_seed():
     """Block: "PI's loss lies inside plain RoPE's range. With chapter 8's ramp, YaRN's is 1.55 to 1.97 nats. Plain
-    RoPE, PI and YaRN run the same five trained models, and on each, YaRN's loss is between a third and a half of the
-    other two's. It is two to three times ALiBi's of the same seed." In this run only: the project's quick 12-seed run
-    (300 steps) does not show the same ratios, and the page does not claim it does."""
+    RoPE, PI and YaRN run the same five trained models, and on each, the loss of chapter 8's YaRN is between a third
+    and a half of the other two's. It is two to three times ALiBi's of the same seed." In this run only: the
+    project's quick 12-seed run (300 steps) does not show the same ratios, and the page does not claim it does."""
     text = page()
     rope, pi, yarn, alibi = (seeds(arm, "loss_beyond") for arm in ("rope", "rope+pi", "rope+yarn", "alibi"))
     assert "PI's loss lies inside plain RoPE's range." in text
@@ -300,8 +303,8 @@ def test_yarns_loss_against_plain_rope_pi_and_alibi_seed_by_seed():
     sentence = f"With chapter 8's ramp, YaRN's is {min(yarn):.2f} to {max(yarn):.2f} nats."
     assert sentence in text, sentence
     assert (
-        "Plain RoPE, PI and YaRN run the same five trained models, and on each, YaRN's loss is between a third and a"
-        " half of the other two's. It is two to three times ALiBi's of the same seed." in text
+        "Plain RoPE, PI and YaRN run the same five trained models, and on each, the loss of chapter 8's YaRN is between"
+        " a third and a half of the other two's. It is two to three times ALiBi's of the same seed." in text
     )
     # the same models: every zero-shot scaling re-evaluates the model trained as "rope", on the same seeded text
     import posenc.experiments.passkey as passkey

@@ -4495,8 +4495,11 @@ def test_intro_opening_names_what_its_table_leaves_out():
     # "In chapter 11's CoPE, a key's position is not its index but a count of the tokens from it to the query that the
     # content selects"
     assert "In chapter 11's CoPE, a key's position is not its index but a count of the tokens from it to the" in intro
-    # "Each token adds a gate between 0 and 1, set by the content, so the count can be fractional"
-    assert "Each token adds a gate between 0 and 1, set by the content, so the count can be fractional" in intro
+    # "Each token adds a gate between 0 and 1, set by the query and the token's content, so the count can be fractional"
+    assert (
+        "Each token adds a gate between 0 and 1, set by the query and the token's content, so the count can be"
+        " fractional" in intro
+    )
     quote(C11, "a gate is a number between 0 and 1, computed from the content")
     quote(C11, "CoPE lets the content decide what a position counts", "CoPE counts what its gates select")
     # "In Hugging Face's Llama 4, the RoPE layers attend only within chunks of 8 192 tokens, and the layers without
@@ -4660,10 +4663,10 @@ def test_intro_takeaways_are_the_chapters_findings():
     # YaRN find nearly every passkey, and every setting of every rule finds more than plain RoPE does in any seed"
     assert "In chapter 8, PI and YaRN let the models find the passkeys in the longer inputs. Yet the" in intro
     assert (
-        "Yet the models predicted the filler worse than the baseline. With PI and plain RoPE, they did worse even"
-        " than a uniform guess among all the tokens. Fine-tuning at that length soon brought YaRN close to the"
-        " baseline, while plain RoPE and PI took longer. By the end of a long fine-tuning, plain RoPE, with no"
-        " slowing, nearly matched YaRN." in intro
+        "Yet the models predicted the filler worse than the baseline. In chapter 8's main run, with PI and plain RoPE"
+        " they did worse even than a uniform guess among all the tokens. Fine-tuning at that length soon brought YaRN"
+        " close to the baseline, while plain RoPE and PI took longer. By the end of a long fine-tuning, plain RoPE,"
+        " with no slowing, nearly matched YaRN." in intro
     )
     trigram_worst = max(per_seed("trigram", "loss_beyond", longest))
     for arm in ("rope+pi", "rope+yarn"):  # every seed of dynamic PI and YaRN above the trigram's worst seed
