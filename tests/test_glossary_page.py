@@ -4,12 +4,14 @@
 bands, the betas row and the rows that repeat chapters 5 and 10 (``test_glossary_worked_examples``,
 ``test_glossary_rows_follow_the_chapters``). The tests below derive the page's other numbers and formulas from
 ``posenc``, the saved run ``posenc/results/extrapolation.json`` and the installed transformers, and read each one
-from the page: change a number, an exponent or an inequality on the page and its test fails. A formula is read
-from the page's LaTeX and evaluated (:func:`evaluate`), so a changed exponent changes the computed values.
+from the page: change a number, an exponent, an inequality, a sign or a direction word in one of the rows and
+sentences these tests name, and its test fails. Rows no test names are not covered. A formula is read from the page's
+LaTeX and evaluated (:func:`evaluate`), so a changed exponent changes the computed values.
 
-Three values have no offline source but ``posenc/book/models.py``'s hand copies of the published configs: Llama 3's
-base, Llama 3.1's two bounds and Gemma 3's factor. Their tests compare the page with those copies (a prose sync: a
-wrong copy passes) and derive what the page says the values do.
+Some values have no offline source but ``posenc/book/models.py``'s hand copies of the published configs: Llama 3's
+base, Llama 3.1's two bounds and two lengths, and Gemma 3's factor. Their tests compare the page with those copies (a
+prose sync: a wrong copy passes) and derive what the page says the values do. CoPE's paper form has no offline source
+either: its test reads chapter 11's account of the paper and the reference code, which posenc follows.
 """
 
 from __future__ import annotations
@@ -86,6 +88,30 @@ def evaluate(tex: str, **names: float):
             out.append("*")  # an implicit product: 2i, (L - 1)theta, 2pi
         out.append("**" if token == "^" else token)
     return eval(" ".join(out), {"__builtins__": {}}, {"pi": math.pi, **names})  # noqa: S307 (checked tokens)
+
+
+def hf_inv_freq(d: int, **rope_parameters) -> torch.Tensor:
+    """transformers' own frequencies for a head of width ``d``: the installed version's init function of
+    ``rope_parameters["rope_type"]``, on a small Llama config."""
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    cfg = transformers.LlamaConfig(
+        hidden_size=2 * d, num_attention_heads=2, head_dim=d, rope_parameters=rope_parameters
+    )
+    return ROPE_INIT_FUNCTIONS[rope_parameters["rope_type"]](cfg, "cpu")[0]
+
+
+def hf_llama3(d: int, base: float, factor: float, high: float, low: float, trained: int) -> torch.Tensor:
+    """transformers' own `llama3` frequencies (:func:`hf_inv_freq`)."""
+    return hf_inv_freq(
+        d,
+        rope_type="llama3",
+        rope_theta=base,
+        factor=factor,
+        high_freq_factor=high,
+        low_freq_factor=low,
+        original_max_position_embeddings=trained,
+    )
 
 
 def test_evaluate_reads_the_pages_forms():
@@ -256,7 +282,6 @@ def test_llama3_bounds_are_turns_in_l():
     against posenc/book/models.py's copy of Llama 3.1's config (a prose sync), and what they mean, from transformers'
     `llama3`: a pair turning more than `high_freq_factor` times in L is kept, one turning fewer than `low_freq_factor`
     times is divided by the factor."""
-    from transformers.modeling_rope_utils import _compute_llama3_parameters
 
     (high, low) = re.findall(r"in turns in \$L\$, (\d+) and (\d+) in Llama 3\.1", row("Llama 3.1 scaling (`llama3`)"))[
         0
@@ -265,20 +290,7 @@ def test_llama3_bounds_are_turns_in_l():
     copied = MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]
     assert (copied["high_freq_factor"], copied["low_freq_factor"]) == (high, low), copied
     for d, b, L in ((128, 500_000.0, 8192), (64, 10_000.0, 4096), (128, 10_000.0, 2048)):
-        cfg = transformers.LlamaConfig(
-            hidden_size=2 * d,
-            num_attention_heads=2,
-            head_dim=d,
-            rope_parameters={
-                "rope_type": "llama3",
-                "rope_theta": b,
-                "factor": 8.0,
-                "high_freq_factor": high,
-                "low_freq_factor": low,
-                "original_max_position_embeddings": L,
-            },
-        )
-        scaled, _ = _compute_llama3_parameters(cfg, "cpu")
+        scaled = hf_llama3(d, b, 8.0, high, low, L)
         theta = b ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
         turns = L * theta / (2 * math.pi)
         divisor = theta / scaled.double()
@@ -401,15 +413,17 @@ def test_a_larger_logit_factor_never_flattens_attention():
 
 
 def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
-    """The primer: "An input of $2L$ tokens has a *stretch* of two: halving the slowest pair's frequency makes it turn
-    about as far as in training. A rule's *effective scale* is what it actually divides that pair by, for example $s$
-    for position interpolation at any length". The worked example (Llama 3.1's head, L = 8192, "Each rule gets
-    $s = 8$"): "So over the whole input the slowest pair turns less than it did over $L$ in training. PI also divides
-    the fast pairs by $s$, while `llama3` leaves its fastest pairs unchanged"."""
+    """The primer: "The *stretch* comes from the input: at $2L$ it is two, and halving the slowest pair's frequency
+    makes that pair turn about as far as in training. A rule's *effective scale* is what it actually divides that pair
+    by" (its table: :func:`test_primers_table_of_the_three_numbers`). The worked example (Llama 3.1's head, L = 8192,
+    "Each rule gets $s = 8$"): "So over the whole input the slowest pair turns less than it did over $L$ in training.
+    PI also divides the fast pairs by $s$, while `llama3` leaves its fastest pairs unchanged"."""
     text = page()
-    (stretch,) = re.findall(r"An input of \$2L\$ tokens has a \*stretch\* of (\w+): halving the slowest pair", text)
+    (stretch,) = re.findall(
+        r"The \*stretch\* comes from the input: at \$2L\$ it is (\w+), and halving the slowest", text
+    )
     assert {"two": 2}[stretch] == max(2 * 8192 / 8192, 1)  # the stretch row's max(l/L, 1) at l = 2L
-    assert "for example $s$ for position interpolation at any length." in text
+    assert "makes that pair turn about as far as in training. A rule's *effective scale* is what it actually" in text
     assert "Each rule gets $s = 8$ and an input of $2L$ tokens:" in text
     quoted = (
         "So over the whole input the slowest pair turns less than it did over $L$ in training. PI also divides the fast"
@@ -420,7 +434,7 @@ def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
     # halving the slowest pair's frequency: over 2L positions it turns as far as over L, within one position's angle
     assert abs((2 * L - 1) * theta[-1] / 2 - (L - 1) * theta[-1]) <= theta[-1]
-    for n in (L // 2, L, 2 * L, 16 * L):  # PI's effective scale is s at any length
+    for n in (L // 2, L, 2 * L, 16 * L):  # "fixed rules by $s = 8$ at any length": PI's, at four lengths
         pi, _ = posenc.rope_scaled_inv_freq(
             d, base, rope_type="linear", factor=s, original_max_position_embeddings=L, seq_len=n
         )
@@ -459,8 +473,10 @@ def test_chapter_8_words_from_the_saved_run():
     words = {16: "sixteen"}
     assert f"a random second-order Markov chain over {words[corpus.vocab_size]} symbols" in row("filler | 填充文本")
     beyond = [n for n in config["eval_lengths"] if n > L]
+    assert sorted(beyond + [L]) == sorted(config["eval_lengths"])  # every length tested: L and the longer ones
     losses = [seed["loss_beyond"][str(n)] for seed in trigram.values() for n in beyond]
-    assert len(losses) == len(trigram) * len(beyond) == 15 and {f"{v:.2f}" for v in losses} == {"0.72"}, losses
+    losses += [seed["loss_at_L"] for seed in trigram.values()]
+    assert len(losses) == len(trigram) * (len(beyond) + 1) == 20 and {f"{v:.2f}" for v in losses} == {"0.72"}, losses
     assert "with a loss of about 0.72 nats at every length tested" in row("trigram baseline")
     vocab = corpus.n_tokens
     assert vocab == corpus.vocab_size + corpus.n_digits + 2
@@ -537,3 +553,546 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
         for name, words in users.items():  # each chapter uses the word so, and the row links it
             assert words in chapter(name), name
             assert f"<../notebooks/{name}>`" in row(glossary_row), name
+
+
+# ---- the primer's three numbers and the worked example's L -------------------------------------------------------
+
+
+def test_primers_table_of_the_three_numbers():
+    """The primer's table, "At $2L$, with $s = 8$ and the worked example's head": each rule's extension factor, stretch
+    and effective scale. The effective scale is measured, the slowest pair's frequency over the rule's, from posenc's
+    rules and from transformers' own, each given the trained length as its L (for `dynamic`,
+    `max_position_embeddings`)."""
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    assert "by. At $2L$, with $s = 8$ and the worked example's head:" in page()
+    assert "Each rule gets $s = 8$ and an input of $2L$ tokens:" in page()
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    lines = raw[raw.index("| number | PI | `llama3` | dynamic NTK |") :].splitlines()
+    assert lines[1] == "|---|---|---|---|", lines[1]
+    table = {}
+    for line in lines[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        table[cells[0]] = [float(cell) for cell in cells[1:]]
+    assert list(table) == [
+        "extension factor $s$, from the configuration",
+        "stretch $\\ell/L$, from the input",
+        "effective scale, what the slowest pair is divided by",
+    ], list(table)
+    factors, stretches, scales = table.values()
+    d, base, L, s, n = 128, 500_000.0, 8192, 8.0, 2 * 8192  # the worked example's head, s and input
+    assert factors == [s] * 3 and stretches == [max(n / L, 1)] * 3, (factors, stretches)
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    bounds = {"low_freq_factor": 1.0, "high_freq_factor": 4.0}  # Llama 3.1's, as in the worked example
+    rules = {"linear": {}, "llama3": bounds, "dynamic": {}}
+    for (kind, extra), printed in zip(rules.items(), scales):
+        ours, _ = posenc.rope_scaled_inv_freq(
+            d, base, rope_type=kind, factor=s, original_max_position_embeddings=L, seq_len=n, **extra
+        )
+        params = {"rope_type": kind, "rope_theta": base, "factor": s, **extra}
+        if kind == "llama3":
+            params["original_max_position_embeddings"] = L
+        cfg = transformers.LlamaConfig(
+            hidden_size=2 * d, num_attention_heads=2, head_dim=d, max_position_embeddings=L, rope_parameters=params
+        )
+        hf, _ = ROPE_INIT_FUNCTIONS[kind](cfg, "cpu", **({"seq_len": n} if kind == "dynamic" else {}))
+        for freqs in (ours, hf):
+            measured = float(theta[-1] / freqs.double()[-1])
+            assert abs(measured - printed) < 1e-4 * printed, (kind, measured, printed)  # float32 frequencies
+
+
+def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger_one():
+    """The worked example: "Every rule here that reads $L$ reads 8192, the `original_max_position_embeddings` of Llama
+    3.1's config" and "With that config, transformers' `dynamic` reads a larger $L$: `max_position_embeddings`, sixteen
+    times as large. So it would not scale this input at all." The two fields from posenc/book/models.py's copy of Llama
+    3.1's config (a prose sync); the field each of transformers' rules reads, from its source; and transformers'
+    `dynamic` run at 2L on each field."""
+    from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters, _compute_llama3_parameters
+
+    text = page()
+    (read,) = re.findall(
+        r"Every rule here that reads \$L\$ reads (\d+), the `original_max_position_embeddings` of Llama 3\.1's"
+        r" config\.",
+        text,
+    )
+    (times,) = re.findall(
+        r"With that config, transformers' `dynamic` reads a larger \$L\$: `max_position_embeddings`, (\w+) times as"
+        r" large\. So it would not scale this input at all\.",
+        text,
+    )
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    L = llama["rope_scaling"]["original_max_position_embeddings"]
+    assert int(read) == L and llama["max_position_embeddings"] == {"sixteen": 16}[times] * L, llama
+    llama3 = re.sub(r"\s+", " ", inspect.getsource(_compute_llama3_parameters))
+    assert 'old_context_len = rope_parameters_dict["original_max_position_embeddings"]' in llama3
+    dynamic = inspect.getsource(_compute_dynamic_ntk_parameters).split('"""')[-1]  # the code after the docstring
+    assert "config.max_position_embeddings" in dynamic and "original_max_position_embeddings" not in dynamic
+    d, base = llama["head_dim"], llama["rope_theta"]
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    for stored, scales in ((L, True), (llama["max_position_embeddings"], False)):
+        cfg = transformers.LlamaConfig(
+            hidden_size=2 * d,
+            num_attention_heads=2,
+            head_dim=d,
+            max_position_embeddings=stored,
+            rope_parameters={"rope_type": "dynamic", "rope_theta": base, "factor": llama["rope_scaling"]["factor"]},
+        )
+        hf, _ = _compute_dynamic_ntk_parameters(cfg, "cpu", seq_len=2 * L)
+        assert torch.allclose(hf.double(), theta, rtol=1e-6, atol=0) != scales, stored  # float32 frequencies
+
+
+# ---- core terms: the offset's sign, unique, the base's field, fast pairs' turns, fixed and effective scale ------
+
+
+def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
+    """The page: "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$; negative
+    for an earlier key": posenc's grid of offsets, and RoPE's score, which depends on the positions through this
+    offset and not through its negative."""
+    ((formula, sign),) = re.findall(
+        r"key position minus query position, \$([^$]+)\$, for a query at position \$m\$ and a key at \$n\$;"
+        r" (negative|positive) for an earlier key",
+        row("offset"),
+    )
+    grid = posenc.relative_positions(6)  # [query, key]: key_pos - query_pos
+    for m in range(6):
+        for n in range(6):
+            assert grid[m, n] == evaluate(formula, n=n, m=m), (m, n)
+            if n < m:
+                assert (evaluate(formula, n=n, m=m) < 0) == (sign == "negative"), (m, n)
+    d, g = 8, torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, d, generator=g, dtype=torch.float64)
+
+    def score(m: int, n: int) -> float:
+        return float(
+            (posenc.rope_matrix(m, d, dtype=torch.float64) @ q) @ (posenc.rope_matrix(n, d, dtype=torch.float64) @ k)
+        )
+
+    for m, n in ((15, 12), (12, 15), (17, 10)):
+        offset = int(evaluate(formula, n=n, m=m))
+        assert abs(score(m, n) - score(20, 20 + offset)) < 1e-9, (m, n)
+        assert abs(score(m, n) - score(20, 20 - offset)) > 1e-6, (m, n)
+
+
+def test_unique_for_a_relative_encoding_asks_about_offsets():
+    """The page: "for a relative encoding, it asks whether distinct offsets get distinct labels", chapter 3's "distinct
+    distances" in its signed sense, key minus query: Shaw's labels tell the offsets r and -r apart, which one unsigned
+    distance would merge."""
+    (word,) = re.findall(
+        r"for a relative encoding, it asks whether distinct (\w+) get distinct labels", row("unique (encoding)")
+    )
+    c3 = chapter("03_relative")
+    assert "**Unique** asks whether distinct distances get distinct labels." in c3
+    assert "The distance is always the key's position minus the query's, $j - i$" in c3  # signed: the page's offset
+    k = 3
+    labels, offsets = posenc.shaw_relative_index(8, k), posenc.relative_positions(8)
+    for r in range(1, k + 1):
+        assert set(labels[offsets == r].tolist()).isdisjoint(labels[offsets == -r].tolist()), r
+    assert word == "offsets" and "never negative" in row("distance | 距离")
+
+
+def test_base_row_names_rope_parameters():
+    """The page: "Transformers 5 keeps it inside `rope_parameters`, where a model can set one per layer type": a
+    config built with `rope_theta` keeps it in `rope_parameters` and has no `rope_theta` of its own; Gemma 3's has one
+    dict per layer type, each with its own base."""
+    assert "`rope_theta` in a config: 10 000 in RoFormer, 500 000 in Llama 3. Transformers 5 keeps it inside" in row(
+        "base"
+    )
+    assert "inside `rope_parameters`, where a model can set one per layer type |" in row("base")
+    cfg = transformers.LlamaConfig(rope_theta=12_345.0)
+    assert cfg.rope_parameters["rope_theta"] == 12_345.0 and not hasattr(cfg, "rope_theta")
+    assert "rope_theta" not in cfg.to_dict() and cfg.to_dict()["rope_parameters"]["rope_theta"] == 12_345.0
+    gemma = transformers.Gemma3TextConfig()
+    assert set(gemma.rope_parameters) == set(gemma.layer_types), gemma.rope_parameters
+    assert len({p["rope_theta"] for p in gemma.rope_parameters.values()}) == 2, gemma.rope_parameters
+
+
+def test_llama3_and_yarn_count_turns_over_one_position_more():
+    """The fast-pair row: "`llama3` and YaRN instead count a pair's *turns* as $L\\theta_i/(2\\pi)$, one position
+    further than $L - 1$": transformers' `llama3` keeps a pair when this count exceeds `high_freq_factor`, and its
+    `yarn` ramp starts and ends at the pairs whose count is `beta_fast` and `beta_slow`. A short L (16) makes L and
+    L - 1 differ enough to tell apart."""
+
+    text = row("fast pair")
+    (count,) = re.findall(
+        r"`llama3` and YaRN instead count a pair's \*turns\* as \$([^$]+)\$, one position further than \$L - 1\$", text
+    )
+    (inequality,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", text)
+    lhs = inequality.split("\\ge")[0]  # (L - 1) theta_i: the angle over training's offsets
+    d, b, L, s = 16, 100.0, 16, 4.0
+    theta = b ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    turns = [evaluate(count, L=L, theta=float(t)) for t in theta]
+    for t, n in zip(theta, turns):  # one position further: the count is the angle at offset L, in turns
+        assert abs(n - evaluate(lhs, L=L + 1, theta=float(t)) / (2 * math.pi)) < 1e-12
+    for j in range(1, d // 2 - 1):  # llama3: a bound between pair j's count over L and over L - 1 positions
+        over_l_minus_1 = (L - 1) * float(theta[j]) / (2 * math.pi)
+        high = (turns[j] + over_l_minus_1) / 2
+        scaled = hf_llama3(d, b, s, high, high / 8, L)
+        kept = torch.isclose(scaled.double(), theta, rtol=1e-6, atol=0)
+        assert kept.tolist() == [n > high for n in turns], (j, high)
+    a, z = 2, 6  # yarn without truncation: the ramp runs from pair a, kept, to pair z, divided by s
+    scaled = hf_inv_freq(
+        d,
+        rope_type="yarn",
+        rope_theta=b,
+        factor=s,
+        original_max_position_embeddings=L,
+        beta_fast=turns[a],
+        beta_slow=turns[z],
+        truncate=False,
+    )
+    share = (theta - scaled.double()) / (theta - theta / s)  # 0: kept, 1: divided by s
+    expected = ((torch.arange(d // 2, dtype=torch.float64) - a) / (z - a)).clamp(0, 1)
+    assert torch.allclose(share, expected, atol=1e-4, rtol=0), (share, expected)  # float32 frequencies
+
+
+def test_fixed_and_effective_scale_rows_name_the_chapters_words():
+    """The rows "fixed (scaling)": "chapters 7 and 10 call it "static"", and "effective scale": "chapter 7 calls
+    dynamic NTK's the "effective factor"", against the chapters' own words."""
+    (first, second) = re.findall(r'chapters (\d+) and (\d+) call it "static" \|', row("fixed (scaling) | 固定"))[0]
+    assert 'chapter 7 calls dynamic NTK\'s the "effective factor" |' in row("effective scale | 有效缩放比例")
+    static = {
+        "07_beyond": "The `linear`, `yarn` and `llama3` rope_types are static.",
+        "10_rope_today": "PI, YaRN and the `llama3` rule are *static*",
+    }
+    assert [int(first), int(second)] == [int(name[:2]) for name in static]
+    for name, words in static.items():
+        assert words in chapter(name), name
+    assert "Dynamic NTK's effective factor is not the configuration's `factor` $s$." in chapter("07_beyond")
+
+
+# ---- encodings: the half layout's partner, CoPE's gate ---------------------------------------------------------
+
+
+def test_half_layouts_partner_in_transformers():
+    """The page: "RoPE pairs coordinate $i$ with $i + d/2$, as transformers' Llama code does with `rotate_half`, or with
+    $i + d_{\\text{rot}}/2$ under *partial rotary*": the coordinate that a one-hot query's rotation reaches, in
+    transformers' Llama code (the whole head) and GPT-NeoX code (half the head rotated)."""
+    from transformers.models.gpt_neox.modeling_gpt_neox import (
+        GPTNeoXRotaryEmbedding,
+        apply_rotary_pos_emb as neox_rotate,
+    )
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb as llama_rotate
+
+    ((whole, partial),) = re.findall(
+        r"RoPE pairs coordinate \$i\$ with \$([^$]+)\$, as transformers' Llama code does with `rotate_half`, or with"
+        r" \$([^$]+)\$ under \*partial rotary\*;",
+        row("half layout"),
+    )
+    d = 16
+    params = {"rope_type": "default", "rope_theta": 10_000.0}
+    llama = LlamaRotaryEmbedding(
+        transformers.LlamaConfig(hidden_size=2 * d, num_attention_heads=2, head_dim=d, rope_parameters=params)
+    )
+    neox = GPTNeoXRotaryEmbedding(
+        transformers.GPTNeoXConfig(
+            hidden_size=2 * d, num_attention_heads=2, rope_parameters={**params, "partial_rotary_factor": 0.5}
+        )
+    )
+    for rope, rotate, expr in ((llama, llama_rotate, whole), (neox, neox_rotate, partial)):
+        cos, sin = rope(torch.zeros(1, 1, 2 * d), torch.tensor([[1]]))  # position 1: every pair's angle in (0, 1]
+        rotated = cos.shape[-1]
+        assert rotated == (d if rope is llama else d // 2), rotated
+        for i in range(rotated // 2):
+            x = torch.zeros(1, 1, 1, d)
+            x[..., i] = 1.0
+            out, _ = rotate(x, x, cos, sin)
+            reached = (out.flatten().abs() > 1e-6).nonzero().flatten().tolist()
+            partner = int(evaluate(expr, i=i, d=d, drot=rotated))
+            assert reached == [i, partner], (rotated, i, reached, partner)
+            if rope is neox:
+                assert partner != i + d // 2  # the partial head's partner is not i + d/2
+
+
+def test_copes_gate_in_the_paper_and_in_the_reference_code():
+    """The page: "in CoPE, $\\sigma(q\\cdot k)$ in the paper's equations and $\\sigma(q\\cdot k/\\sqrt d)$ in its
+    reference code".
+    The reference code, facebookresearch/RAM `projects/cope/src/cope/context_position.py`, computes
+    `gates = torch.sigmoid(gate_logits / math.sqrt(self.cfg.head_dim))`; posenc.CoPE follows it (its module docstring
+    says so) and chapter 11 says the paper's equations omit the square root. So posenc's gates must be the page's
+    reference-code form and not its paper form."""
+    from posenc.methods import cope
+
+    ((paper, code),) = re.findall(
+        r"in CoPE, \$\\sigma\((.+?)\)\$ in the paper's equations and \$\\sigma\((.+?)\)\$ in its reference code",
+        row("gate"),
+    )
+    assert "Follows the reference implementation (facebookresearch/RAM" in cope.__doc__
+    assert "computed as ``sigmoid(q . k / sqrt(d))``" in re.sub(r"\s+", " ", cope.__doc__)
+    assert (
+        "Both $\\sqrt{d_h}$, in the gate and in the position logit, are the reference code's default; the paper's"
+        " equations omit them." in chapter("11_learned_position")
+    )
+
+    def gate(form: str, qk: torch.Tensor, d: int) -> torch.Tensor:
+        return torch.sigmoid(evaluate(form.replace("q\\cdot k", " qk ").replace("\\sqrt d", "(d^(1/2))"), qk=qk, d=d))
+
+    d, g = 16, torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, 1, 5, d, generator=g) * 2
+    gates = posenc.CoPE(d, npos_max=8)._gates(q, k)
+    qk = q @ k.transpose(-1, -2)
+    assert torch.allclose(gates, gate(code, qk, d), atol=1e-6, rtol=0)
+    assert not torch.allclose(gates, gate(paper, qk, d), atol=1e-2, rtol=0)
+
+
+# ---- maths rows: rotation matrix, complex form, CPD; the notation block's ALiBi slope ---------------------------
+
+
+def test_rotation_complex_form_and_cpd_rows():
+    """The rows "an orthogonal matrix with determinant 1", "turning it by an angle $\\phi$ multiplies it by
+    $e^{\\mathrm{i}\\phi}$" and "whenever the weights $\\alpha_u$ sum to zero": posenc's rotation matrices, a pair
+    turned by posenc against the complex product, and ALiBi's bias $-|x - y|$, which is CPD, on random weights."""
+    (det,) = re.findall(r"an orthogonal matrix with determinant (-?\d+) \|", row("rotation matrix"))
+    for d in (2, 8, 64):
+        for p in (1, 5, 40):
+            R = posenc.rope_matrix(p, d, dtype=torch.float64)
+            assert torch.allclose(R @ R.T, torch.eye(d, dtype=torch.float64), atol=1e-12, rtol=0), (d, p)
+            assert abs(float(torch.linalg.det(R)) - int(det)) < 1e-9, (d, p)
+    (power,) = re.findall(
+        r"turning it by an angle \$\\phi\$ multiplies it by \$e\^\{(.+?)\}\$", row("complex form (of RoPE)")
+    )
+    sign = {"\\mathrm{i}\\phi": 1, "-\\mathrm{i}\\phi": -1}[power]
+    x = torch.tensor([0.3, -1.2], dtype=torch.float64)
+    for p in (1, 2, 7):  # a head of width 2: its one pair turns by p theta_0 = p radians
+        turned = posenc.rope_matrix(p, 2, dtype=torch.float64) @ x
+        product = complex(x[0], x[1]) * complex(math.cos(sign * p), math.sin(sign * p))
+        assert abs(complex(*turned.tolist()) - product) < 1e-12, p
+    (total,) = re.findall(
+        r"whenever the weights \$\\alpha_u\$ sum to (\w+) \|", row("conditionally positive definite (CPD) kernel")
+    )
+    assert "for every weight vector $c$ whose entries sum to 0" in chapter("11_learned_position")
+    total = {"zero": 0.0, "one": 1.0}[total]
+    x = torch.arange(6, dtype=torch.float64)
+    bias = -(x[:, None] - x[None, :]).abs()
+    g = torch.Generator().manual_seed(0)
+    for _ in range(500):
+        alpha = torch.randn(6, generator=g, dtype=torch.float64)
+        alpha = alpha - alpha.mean() + total / 6
+        assert float(alpha @ bias @ alpha) >= -1e-12, alpha
+
+
+def test_notation_block_alibi_slope_chapters():
+    """The notation block: "$m$ ... the ALiBi slope in chapters 3 and 6", against the chapters' own words."""
+    (first, second) = re.findall(
+        r"\| \$m\$ \| a query's position;[^|]*\| the ALiBi slope in chapters (\d+) and (\d+);", page()
+    )[0]
+    slope = {"03_relative": "with a slope $m$ per head", "06_alibi": "with a fixed slope $m_h$ for each head"}
+    assert [int(first), int(second)] == [int(name[:2]) for name in slope]
+    for name, words in slope.items():
+        assert words in chapter(name), name
+
+
+# ---- temperature and query scales ------------------------------------------------------------------------------
+
+
+def test_temperature_divides_the_logits_and_below_one_sharpens():
+    """The row "a number $t$ that divides the logits: below 1 it sharpens attention, above 1 it flattens it" and the
+    table's "$1/t$": transformers' `TemperatureLogitsWarper` divides by $t$, and the entropy of the softmax falls below
+    $t = 1$ and rises above it, on random logits."""
+    from transformers.generation.logits_process import TemperatureLogitsWarper
+
+    ((below, above),) = re.findall(
+        r"a number \$t\$ that divides the logits: below 1 it (\w+) attention, above 1 it (\w+) it",
+        row("temperature (attention temperature)"),
+    )
+    (per_logit,) = re.findall(r"\| \*temperature\* \$t\$ \| \$([^$]+)\$ \|", page())
+    assert "scores / self.temperature" in inspect.getsource(TemperatureLogitsWarper.__call__)
+    change = {"sharpens": -1.0, "flattens": 1.0}  # the sign of the entropy's change
+
+    def entropy(z: torch.Tensor, t: float) -> float:
+        logits = TemperatureLogitsWarper(t)(None, z.clone())
+        assert torch.allclose(logits, z * evaluate(per_logit, t=t), rtol=1e-12, atol=0)
+        logp = torch.log_softmax(logits, dim=-1)
+        return float(-(logp.exp() * logp).sum())
+
+    g = torch.Generator().manual_seed(0)
+    for _ in range(100):
+        z = torch.randn(1, int(torch.randint(2, 100, (1,), generator=g)), generator=g, dtype=torch.float64) * 3
+        plain = entropy(z, 1.0)
+        for t, word in ((0.5, below), (0.9, below), (1.1, above), (2.0, above)):
+            assert math.copysign(1.0, entropy(z, t) - plain) == change[word], (t, word)
+
+
+def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated_head():
+    """The table's "*attention factor*, on cos and sin ... | its square, where RoPE turns the whole head" and the row's
+    "in a head RoPE turns in full, above 1 it sharpens attention": transformers multiplies cos and sin by the factor
+    (`attention_scaling`); in a Llama head the logits grow by its square, in a GPT-NeoX head with half its pairs
+    rotated they do not."""
+    from transformers.models.gpt_neox.modeling_gpt_neox import (
+        GPTNeoXRotaryEmbedding,
+        apply_rotary_pos_emb as neox_rotate,
+    )
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb as llama_rotate
+
+    (cell,) = re.findall(r"\| \*attention factor\*, on cos and sin; \$m\(s\)\$ in YaRN \| ([^|]+) \|", page())
+    power = {"its square, where RoPE turns the whole head": 2, "itself": 1}[cell.strip()]
+    assert "in a head RoPE turns in full, above 1 it sharpens attention" in row("attention factor")
+    for cls in (LlamaRotaryEmbedding, GPTNeoXRotaryEmbedding):
+        assert "cos = emb.cos() * self.attention_scaling" in inspect.getsource(cls.forward), cls
+    d, n = 16, 6
+    yarn = {"rope_type": "yarn", "rope_theta": 10_000.0, "factor": 8.0, "original_max_position_embeddings": 64}
+    llama = LlamaRotaryEmbedding(
+        transformers.LlamaConfig(hidden_size=2 * d, num_attention_heads=2, head_dim=d, rope_parameters=yarn)
+    )
+    neox = GPTNeoXRotaryEmbedding(
+        transformers.GPTNeoXConfig(
+            hidden_size=2 * d, num_attention_heads=2, rope_parameters={**yarn, "partial_rotary_factor": 0.5}
+        )
+    )
+    g = torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, 1, 1, n, d, generator=g, dtype=torch.float64)
+    for rope, rotate in ((llama, llama_rotate), (neox, neox_rotate)):
+        factor = rope.attention_scaling
+        assert factor > 1, factor
+        cos, sin = (t.double() for t in rope(torch.zeros(1, n, 2 * d), torch.arange(n)[None]))
+        qs, ks = rotate(q, k, cos, sin)
+        q1, k1 = rotate(q, k, cos / factor, sin / factor)  # the same rotation without the factor
+        logits, plain = qs @ ks.transpose(-1, -2), q1 @ k1.transpose(-1, -2)
+        if rope is llama:
+            assert torch.allclose(logits, plain * factor**power, rtol=1e-9, atol=0)
+            p, p1 = torch.softmax(logits, -1), torch.softmax(plain, -1)
+            assert ((p * p.log()).sum(-1) > (p1 * p1.log()).sum(-1)).all()  # lower entropy: sharper
+        else:
+            assert not torch.allclose(logits, plain * factor**2, rtol=1e-3, atol=0)
+
+
+def test_irope_three_rope_layers_in_four_and_a_global_nope_layer():
+    """The page: "three layers in four use RoPE with chunked attention, the fourth is a global NoPE layer":
+    transformers' Llama4TextConfig defaults, read as Llama4TextAttention reads them."""
+    from transformers.models.llama4 import modeling_llama4
+
+    ((uses, out_of, last),) = re.findall(
+        r"(\w+) layers in (\w+) use RoPE with chunked attention, the (\w+) is a global NoPE layer", row("iRoPE")
+    )
+    words = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "first": 1, "second": 2, "third": 3, "fourth": 4}
+    assert "self.use_rope = config.no_rope_layers[layer_idx]" in inspect.getsource(
+        modeling_llama4.Llama4TextAttention.__init__
+    )
+    cfg = transformers.Llama4TextConfig(num_hidden_layers=48)
+    rope = [bool(flag) for flag in cfg.no_rope_layers]  # Llama4TextAttention.use_rope, layer by layer
+    assert sum(rope) * words[out_of] == words[uses] * len(rope), rope
+    assert [i for i, r in enumerate(rope) if not r] == list(range(words[last] - 1, 48, words[out_of])), rope
+    assert cfg.layer_types == ["chunked_attention" if r else "full_attention" for r in rope], cfg.layer_types
+
+
+def test_query_scales_layer_scope():
+    """The tau row: "a factor of 1 or more on the queries of Llama 4's NoPE layers" and "Ministral 3 and Mistral 4 put a
+    factor of the same kind, set by `llama_4_scaling_beta`, on the queries of every layer". Run in tiny transformers
+    models: switching Llama 4's temperature tuning off changes the output of its NoPE layers alone; Ministral 3 and
+    Mistral 4 call their scale once per layer, with `llama_4_scaling_beta`."""
+    from transformers.models.llama4 import modeling_llama4 as llama4
+    from transformers.models.ministral3 import modeling_ministral3 as ministral3
+    from transformers.models.mistral4 import modeling_mistral4 as mistral4
+
+    text = row("Llama 4's query scale $\\tau$ (temperature tuning)")
+    assert "a factor of 1 or more on the queries of Llama 4's NoPE layers, growing in steps with the position" in text
+    assert (
+        "Ministral 3 and Mistral 4 put a factor of the same kind, set by `llama_4_scaling_beta`, on the queries of"
+        " every layer |" in text
+    )
+    torch.manual_seed(0)
+    cfg = transformers.Llama4TextConfig(
+        vocab_size=32,
+        hidden_size=32,
+        intermediate_size=64,
+        intermediate_size_mlp=64,
+        num_hidden_layers=8,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        head_dim=16,
+        floor_scale=2,  # the scale steps up every 2 positions, so 12 tokens see it above 1
+        attention_chunk_size=4,
+    )
+    cfg._attn_implementation = "eager"
+    n = 12
+    x = torch.randn(1, n, 32)
+    freqs = llama4.Llama4TextRotaryEmbedding(cfg)(x, torch.arange(n)[None])
+    changed = []
+    for layer in range(cfg.num_hidden_layers):
+        attention = llama4.Llama4TextAttention(cfg, layer).eval()
+        with torch.no_grad():
+            tuned = attention(x, freqs, None)[0]
+            attention.attn_temperature_tuning = False
+            changed.append(not torch.allclose(tuned, attention(x, freqs, None)[0]))
+    assert changed == [not flag for flag in cfg.no_rope_layers], changed  # the NoPE layers, and only they
+    small = dict(vocab_size=32, hidden_size=32, intermediate_size=64, num_hidden_layers=3, num_attention_heads=2)
+    models = (
+        (ministral3, transformers.Ministral3Config(**small, num_key_value_heads=1, head_dim=16), "Ministral3Model"),
+        (
+            mistral4,
+            transformers.Mistral4Config(
+                **small,
+                num_key_value_heads=2,
+                moe_intermediate_size=16,
+                n_routed_experts=4,
+                num_experts_per_tok=2,
+                kv_lora_rank=16,
+                q_lora_rank=16,
+                qk_rope_head_dim=8,
+                qk_nope_head_dim=8,
+                v_head_dim=8,
+                pad_token_id=0,
+            ),
+            "Mistral4Model",
+        ),
+    )
+    for module, config, model_name in models:
+        assert config.rope_parameters["llama_4_scaling_beta"] > 0, config.rope_parameters
+        assert "query_states = query_states * get_llama_4_attn_scale(" in inspect.getsource(module)
+        calls, original = [], module.get_llama_4_attn_scale
+
+        def counted(*args, original=original, calls=calls, **kwargs):
+            calls.append(args[1])  # beta
+            return original(*args, **kwargs)
+
+        module.get_llama_4_attn_scale = counted
+        try:
+            with torch.no_grad():
+                getattr(transformers, model_name)(config).eval()(input_ids=torch.arange(1, 10)[None])
+        finally:
+            module.get_llama_4_attn_scale = original
+        assert calls == [config.rope_parameters["llama_4_scaling_beta"]] * config.num_hidden_layers, (model_name, calls)
+
+
+@pytest.mark.parametrize("head_dim", [16, 64, 128])
+@pytest.mark.parametrize("base", [1e4, 5e5])
+def test_a_fixed_rule_divides_the_slowest_pair_by_s_when_it_turns_less_than_once(head_dim, base):
+    """The row "effective scale": for a fixed rule "$s$ for PI and NTK-aware; for `llama3` and YaRN when that pair
+    turns less than once within $L$" (transformers' defaults: `llama3` thresholds 1 and 4, YaRN betas 32 and 1), and
+    the row "stretch": the effective scale "of dynamic YaRN when that pair turns less than once within $L$".
+    Swept over head widths, bases, trained lengths and factors. At a trained length where the slowest pair turns
+    more than once (16-wide heads, base 10^4, L = 65 536: 3.3 turns), `llama3` and YaRN divide it by less than s,
+    so the condition is needed."""
+    assert "($s$ for PI and NTK-aware; for `llama3` and YaRN when that pair turns less than once within $L$)" in row(
+        "effective scale | 有效缩放比例"
+    )
+    # the row "stretch": dynamic YaRN is YaRN with the factor set to the stretch, so the same condition holds
+    assert (
+        "the effective scale of dynamic PI, and of dynamic YaRN when that pair turns less than once within $L$ |"
+        in (row("stretch | 拉伸"))
+    )
+    plain = posenc.rope_inv_freq(head_dim, base).double()
+    turning = 0
+    for trained in (64, 4096, 65536):
+        turns = trained * plain[-1].item() / (2 * math.pi)
+        for s in (2.0, 8.0, 32.0):
+            common = dict(factor=s, original_max_position_embeddings=trained)
+            rules = {
+                "linear": dict(factor=s),
+                "ntk-aware": None,  # the base times s^(d/(d-2))
+                "llama3": dict(common, low_freq_factor=1.0, high_freq_factor=4.0),
+                "yarn": dict(common, beta_fast=32.0, beta_slow=1.0),
+            }
+            for rope_type, options in rules.items():
+                if options is None:
+                    scaled = posenc.rope_inv_freq(head_dim, base * s ** (head_dim / (head_dim - 2))).double()
+                else:
+                    scaled = posenc.rope_scaled_inv_freq(head_dim, base, rope_type=rope_type, **options)[0].double()
+                ratio = (plain[-1] / scaled[-1]).item()
+                if rope_type in ("linear", "ntk-aware") or turns < 1:
+                    assert math.isclose(ratio, s, rel_tol=1e-5), (rope_type, trained, s, ratio)  # float32 frequencies
+                else:
+                    assert 1 <= ratio < s * (1 - 1e-3), (rope_type, trained, s, ratio)
+                    turning += 1
+    assert turning > 0 or (head_dim, base) != (16, 1e4)

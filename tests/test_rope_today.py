@@ -1387,15 +1387,19 @@ def test_chapter_version_note_on_one_llama_checkpoint_in_two_layouts():
 
 
 def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary():
-    """Chapter 10, *Raising the base*: "Code Llama and Llama 3 pair a larger base with a longer $L$, yet at its own $L$
-    each leaves more pairs without a full turn than Llama 2." At an input x L a pair past L (wavelength over L - 1)
-    meets new angles only outside the arc (L - 1) theta it covered in training: "at most a full turn less that arc",
-    2 pi - (L - 1) theta, a bound that cell 65's rounder 2 pi (1 - L / lambda) misses by up to one step theta.
-    At the cell's L = 8192, "up to $8L$, pairs with wavelengths near $xL$ meet the most new angles, and the
-    slowest pair at base $10^6$ almost none": swept over x from 1.05 to 8 in steps of 0.05, with the exact arcs of
-    positions 0 .. floor(x L) - 1. *Gemma 4*: "partial rotary with the same base on as many dimensions would build a
-    new ladder, down to millions of tokens per turn", while `proportional`'s slowest turning pair needs under two
-    hundred; with base 1e4 partial rotary would not reach a million, so "the same base" is needed."""
+    """Chapter 10, *Raising the base*: a pair past L "never finishes a turn in training. In the figure, at one $L$, a
+    larger base leaves more such pairs": 14, 29 and 30 of 64 at L = 8192 for bases 1e4, 5e5 and 1e6. Its appendix:
+    "Code Llama and Llama 3 pair a larger base with a longer $L$, yet each, at its own $L$, leaves more pairs past $L$
+    than Llama 2", and the section's 14 for base 1e4 "is not Llama 2's 18, counted at Llama 2's $L = 4096$". At an
+    input x L a pair past L (wavelength over L - 1) meets "new angles: at most a full turn less the arc it covered in
+    training", the arc (L - 1) theta: 2 pi - (L - 1) theta, a bound that the appendix's rounder 2 pi (1 - L / lambda)
+    misses by up to one
+    step theta. At the figure's L = 8192, "up to $8L$, pairs with wavelengths near $xL$ meet the most new angles, and
+    the slowest pair at base $10^6$ almost none": swept over x from 1.05 to 8 in steps of 0.05, with the exact arcs
+    of positions 0 .. floor(x L) - 1. *Gemma 4*: "The turning pairs keep the fast end of the whole ladder. Partial
+    rotary with the same base would spread a new ladder over as many dimensions, down to millions of tokens per turn",
+    while `proportional`'s slowest turning pair needs under two hundred; with base 1e4 partial rotary would not reach
+    a million, so "the same base" is needed."""
     f64, two_pi = torch.float64, 2 * math.pi
     rows = {
         name: book.MODEL_ROPE_CONFIGS[key]
@@ -1406,6 +1410,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         return int((two_pi / posenc.rope_inv_freq(128, base).double() > length - 1).sum())
 
     own = {name: past_l(r["rope_theta"], r["trained_length"]) for name, r in rows.items()}
+    one_l = [past_l(base, 8192) for base in (1e4, 5e5, 1e6)]  # the figure's bases at its one L
+    assert one_l == [14, 29, 30] and one_l == sorted(set(one_l))  # a larger base, more pairs: strictly
+    assert own["Llama 2"] == 18 and rows["Llama 2"]["trained_length"] == 4096  # not the figure's 14 at 8192
     for name in ("Llama 3", "Code Llama"):
         assert rows[name]["rope_theta"] > rows["Llama 2"]["rope_theta"], name
         assert rows[name]["trained_length"] > rows["Llama 2"]["trained_length"], name
@@ -1427,15 +1434,45 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     d_global, base_global = 512, 1e6
     prop = posenc.rope_scaled_inv_freq(d_global, base_global, rope_type="proportional", partial_rotary_factor=0.25)[0]
     turning = int((prop != 0).sum())
+    full = posenc.rope_inv_freq(d_global, base_global)
+    assert torch.allclose(prop[:turning], full[:turning], rtol=1e-6)  # the fast end of the whole ladder
     assert two_pi / float(prop[turning - 1]) < 200  # under two hundred tokens
     assert 2e6 < two_pi / float(posenc.rope_inv_freq(2 * turning, base_global)[-1]) < 1e7  # millions, same base
     assert two_pi / float(posenc.rope_inv_freq(2 * turning, 1e4)[-1]) < 1e6  # not with base 1e4
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"))
     for sentence in (
-        "Code Llama and Llama 3 pair a larger base with a longer $L$, yet at its own $L$ each leaves more pairs",
-        "Only angles outside the arc it covered in training are new, at most a full turn less that arc.",
-        "At the cell's one $L$ and up to $8L$, pairs with wavelengths near $xL$ meet the most new angles, and the",
-        "partial rotary with the same base on as many dimensions would build a new ladder, down to millions of tokens",
+        "A pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn in training. In the figure, at one"
+        " $L$, a larger base leaves more such pairs.",
+        "Code Llama and Llama 3 pair a larger base with a longer $L$, yet each, at its own $L$, leaves more pairs",
+        "so its 14 for base $10^4$ is not Llama 2's 18, counted at Llama 2's $L = 4096$.",
+        "such a pair turns about $x$ times as far, meeting new angles: at most a full turn less the arc it covered",
+        "At the figure's $L$ and up to $8L$, pairs with wavelengths near $xL$ meet the most new angles, and the",
+        "The turning pairs keep the fast end of the whole ladder. Partial rotary with the same base would spread a",
+    ):
+        assert sentence in text, sentence
+
+
+def test_chapter_mla_sizes_and_scaling_explorer_models():
+    """Chapter 10, *DeepSeek's MLA*, "with DeepSeek-V2's sizes": the latent is "512 numbers", the rotary key "64 numbers
+    shared by all 128 heads" (the copied config; the DeepSeek-V2 paper's d_c, d_h^R and n_h). *How each scaling
+    reshapes the wavelengths*: "the explorer below draws any model in the appendix's table": every row of
+    MODEL_ROPE_CONFIGS is one of its choices, and each draws."""
+    from posenc.explorers import ModelScalingExplorer
+
+    ds = book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]
+    assert (ds["kv_lora_rank"], ds["qk_rope_head_dim"], ds["num_attention_heads"]) == (512, 64, 128)
+    choices = ModelScalingExplorer.param("scaling").options
+    assert set(book.MODEL_ROPE_CONFIGS) <= set(choices)
+    for name in book.MODEL_ROPE_CONFIGS:
+        data = ModelScalingExplorer.compute(scaling=name)
+        assert len(data["ys"]) == 2 and len(data["ys"][0]) == len(data["x"]) > 0, name
+    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
+    text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"))
+    for sentence in (
+        "Four steps, with DeepSeek-V2's sizes, lead to its separate rotary key:",
+        "per token, 512 numbers;",
+        "64 numbers shared by all 128 heads.",
+        "In Jupyter or Colab, the explorer below draws any model in the appendix's table.",
     ):
         assert sentence in text, sentence
