@@ -233,13 +233,15 @@ def curve(arm: str, step: int, metric: str = "loss_beyond") -> list[float]:
 
 def test_the_chapter_8_takeaway_is_the_runs_finding():
     """Takeaway: "On inputs eight times longer than in training, chapter 8's small models with ALiBi still predicted
-    the next token well, but missed some facts hidden in the text. With RoPE's turns slowed by chapter 7's rules, PI
-    or YaRN, the models found nearly every fact, but predicted the next token poorly until fine-tuned at that
-    length. The same fine-tuning fixed plain RoPE too." Read at 512 tokens, the saved run's longest, seed by seed."""
+    the next token almost as well as a model that reads only the last two tokens, but missed some facts hidden in the
+    text. With RoPE's turns slowed by chapter 7's rules, PI or YaRN, the models found nearly every fact, but predicted
+    the next token poorly until fine-tuned at that length. The same fine-tuning fixed plain RoPE too." Read at 512
+    tokens, the saved run's longest, seed by seed."""
     text = page()
     assert (
         "On inputs eight times longer than in training, chapter 8's small models with ALiBi still predicted the next"
-        " token well, but missed some facts hidden in the text." in text
+        " token almost as well as a model that reads only the last two tokens, but missed some facts hidden in the"
+        " text." in text
     )
     assert (
         "With RoPE's turns slowed by chapter 7's rules, PI or YaRN, the models found nearly every fact, but predicted"
@@ -248,9 +250,9 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     config = metrics()["config"]
     assert max(config["eval_lengths"]) == 512 == 8 * config["train_length"]  # "eight times longer"
     trigram = seeds("trigram", "loss_beyond")
-    # ALiBi "still predicted the next token well": within 0.02 nats of the trigram, which is within 0.04 of the floor
-    # ln 2 (the next test); "missed some facts": below 100 % of the passkeys in every seed
-    assert all(abs(a - t) < 0.02 for a, t in zip(seeds("alibi", "loss_beyond"), trigram, strict=True))
+    # ALiBi "still predicted the next token almost as well as a model that reads only the last two tokens": at most
+    # 0.02 nats above the trigram, seed by seed, and not below it; "missed some facts": below 100 % of the passkeys
+    assert all(t <= a < t + 0.02 for a, t in zip(seeds("alibi", "loss_beyond"), trigram, strict=True))
     assert max(seeds("alibi", "passkey")) < 1
     # PI and YaRN: "found nearly every fact", at least 99 % in every seed and not all in one; "poorly": every seed over
     # half a nat above the trigram's worst, with no further training

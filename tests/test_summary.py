@@ -4752,8 +4752,8 @@ def test_intro_takeaways_are_the_chapters_findings():
     assert longest == 8 * config["train_length"]
     assert "On inputs eight times longer than in training, chapter 8's small models with ALiBi still predicted" in intro
     assert (
-        "chapter 8's small models with ALiBi still predicted the next token well, but missed some facts hidden in the"
-        " text." in intro
+        "chapter 8's small models with ALiBi still predicted the next token almost as well as a model that reads only"
+        " the last two tokens, but missed some facts hidden in the text." in intro
     )
     assert "A passkey is a hidden fact: a digit in a synthetic filler text, where it is the only digit" in intro
     # "found nearly every passkey": at least 98 % at every length and distance, and all 128 at 512 tokens in every
@@ -4808,7 +4808,7 @@ def test_intro_takeaways_are_the_chapters_findings():
     # in every seed; missing at most a sixth of the 128 passkeys at 8L (21 in its worst seed); NoPE, in each seed,
     # over three times ALiBi's worst
     # "about as well as a simple baseline": within 0.02 nats of the trigram, seed by seed (asserted below)
-    assert "with ALiBi still predicted the next token well, but missed some facts hidden in the text." in intro
+    assert "only the last two tokens, but missed some facts hidden in the text." in intro
     assert "but ALiBi misses some passkeys in every seed, up to about one in six" in intro
     alibi_missed = 1 - min(per_seed("alibi", "passkey", longest))
     assert 0.15 < alibi_missed <= 1 / 6, alibi_missed
