@@ -49,7 +49,7 @@ with_threads = OMP_NUM_THREADS=$(call threads_for,$(1)) MKL_NUM_THREADS=$(call t
 # Every notebook, the slowest first: with --dist loadfile a worker takes a whole notebook, so starting the
 # long ones first keeps the two workers busy to the end. The order is the notebooks' nbval time under the
 # generic kernels (2-core Intel Xeon, 2026-12-03, summed over cells): chapter 5 (its appendix sweeps head
-# widths), 8 (a quick training run), 3, 11 (a training run), 7, 4, 10, 9; the rest take under a minute.
+# widths), 8 (a quick training run), 3, 11 (a training run), 7, 4, 10, 9; then the rest, each shorter.
 NBVAL_SLOW := $(addprefix notebooks/,05_decay.ipynb 08_extrapolation.ipynb 03_relative.ipynb 11_learned_position.ipynb \
   07_beyond.ipynb 04_rope.ipynb 10_rope_today.ipynb 09_performance.ipynb)
 NBVAL_FILES := $(NBVAL_SLOW) $(filter-out $(NBVAL_SLOW),$(sort $(wildcard notebooks/*.ipynb)))
