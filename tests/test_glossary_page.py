@@ -27,6 +27,7 @@ import torch
 
 import posenc
 from posenc.book.models import MODEL_ROPE_CONFIGS
+from posenc.book.properties import attention_entropy
 from posenc.experiments import PasskeyCorpus, load_results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,15 +91,18 @@ def evaluate(tex: str, **names: float):
     return eval(" ".join(out), {"__builtins__": {}}, {"pi": math.pi, **names})  # noqa: S307 (checked tokens)
 
 
-def hf_inv_freq(d: int, **rope_parameters) -> torch.Tensor:
+def hf_inv_freq(d: int, max_position_embeddings: int | None = None, seq_len: int | None = None, **rope_parameters):
     """transformers' own frequencies for a head of width ``d``: the installed version's init function of
-    ``rope_parameters["rope_type"]``, on a small Llama config."""
+    ``rope_parameters["rope_type"]``, on a small Llama config (``max_position_embeddings`` and, for `dynamic`, the
+    input's ``seq_len`` where given)."""
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
+    sizes = {} if max_position_embeddings is None else {"max_position_embeddings": max_position_embeddings}
     cfg = transformers.LlamaConfig(
-        hidden_size=2 * d, num_attention_heads=2, head_dim=d, rope_parameters=rope_parameters
+        hidden_size=2 * d, num_attention_heads=2, head_dim=d, rope_parameters=rope_parameters, **sizes
     )
-    return ROPE_INIT_FUNCTIONS[rope_parameters["rope_type"]](cfg, "cpu")[0]
+    extra = {} if seq_len is None else {"seq_len": seq_len}
+    return ROPE_INIT_FUNCTIONS[rope_parameters["rope_type"]](cfg, "cpu", **extra)[0]
 
 
 def hf_llama3(d: int, base: float, factor: float, high: float, low: float, trained: int) -> torch.Tensor:
@@ -563,7 +567,6 @@ def test_primers_table_of_the_three_numbers():
     and effective scale. The effective scale is measured, the slowest pair's frequency over the rule's, from posenc's
     rules and from transformers' own, each given the trained length as its L (for `dynamic`,
     `max_position_embeddings`)."""
-    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     assert "by. At $2L$, with $s = 8$ and the worked example's head:" in page()
     assert "Each rule gets $s = 8$ and an input of $2L$ tokens:" in page()
@@ -594,10 +597,7 @@ def test_primers_table_of_the_three_numbers():
         params = {"rope_type": kind, "rope_theta": base, "factor": s, **extra}
         if kind == "llama3":
             params["original_max_position_embeddings"] = L
-        cfg = transformers.LlamaConfig(
-            hidden_size=2 * d, num_attention_heads=2, head_dim=d, max_position_embeddings=L, rope_parameters=params
-        )
-        hf, _ = ROPE_INIT_FUNCTIONS[kind](cfg, "cpu", **({"seq_len": n} if kind == "dynamic" else {}))
+        hf = hf_inv_freq(d, max_position_embeddings=L, seq_len=n if kind == "dynamic" else None, **params)
         for freqs in (ours, hf):
             measured = float(theta[-1] / freqs.double()[-1])
             assert abs(measured - printed) < 1e-4 * printed, (kind, measured, printed)  # float32 frequencies
@@ -632,14 +632,10 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     d, base = llama["head_dim"], llama["rope_theta"]
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     for stored, scales in ((L, True), (llama["max_position_embeddings"], False)):
-        cfg = transformers.LlamaConfig(
-            hidden_size=2 * d,
-            num_attention_heads=2,
-            head_dim=d,
-            max_position_embeddings=stored,
-            rope_parameters={"rope_type": "dynamic", "rope_theta": base, "factor": llama["rope_scaling"]["factor"]},
+        factor = llama["rope_scaling"]["factor"]
+        hf = hf_inv_freq(
+            d, max_position_embeddings=stored, seq_len=2 * L, rope_type="dynamic", rope_theta=base, factor=factor
         )
-        hf, _ = _compute_dynamic_ntk_parameters(cfg, "cpu", seq_len=2 * L)
         assert torch.allclose(hf.double(), theta, rtol=1e-6, atol=0) != scales, stored  # float32 frequencies
 
 
@@ -903,8 +899,7 @@ def test_temperature_divides_the_logits_and_below_one_sharpens():
     def entropy(z: torch.Tensor, t: float) -> float:
         logits = TemperatureLogitsWarper(t)(None, z.clone())
         assert torch.allclose(logits, z * evaluate(per_logit, t=t), rtol=1e-12, atol=0)
-        logp = torch.log_softmax(logits, dim=-1)
-        return float(-(logp.exp() * logp).sum())
+        return float(attention_entropy(logits).sum())
 
     g = torch.Generator().manual_seed(0)
     for _ in range(100):
