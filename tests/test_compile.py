@@ -33,8 +33,13 @@ TOL = {"atol": 1e-5, "rtol": 1e-5}
 
 @pytest.fixture(autouse=True)
 def _fresh_dynamo():
+    """A fresh dynamo per test, tracing without the fake-tensor dispatch cache: a cache of operator outputs
+    during tracing that is rebuilt with every trace here (new shape environments), and whose entries cost
+    about as much to build as the dispatch they save (about 30 % of this file's CPU time, torch 2.13). It
+    changes no graph, guard or graph break: the cache only memoises fake-tensor metadata."""
     torch._dynamo.reset()
-    yield
+    with torch._dynamo.config.patch(fake_tensor_cache_enabled=False):
+        yield
     torch._dynamo.reset()
 
 
@@ -66,6 +71,9 @@ def _over_lengths(eager, compiled, make_input, counter, tol=TOL, graphs=2):
 
 #: the methods whose position parameters or own attention take gradients (and RoPE), trained compiled
 TRAINED = ["learned", "shaw", "t5", "rope", "cope"]
+#: inference through inductor's generated C++ kernels with a symbolic length (a bias spread over the grid
+#: by the compiled path's index, ``posenc._core.grid.toeplitz``, and a rotation); the rest through eager
+INDUCTOR = ["alibi", "rope"]
 
 
 @pytest.mark.parametrize(
@@ -74,17 +82,20 @@ TRAINED = ["learned", "shaw", "t5", "rope", "cope"]
     ids=[f"{n}-inference" for n in METHODS] + [f"{n}-training" for n in TRAINED],
 )
 def test_attention_compiles_whole_at_several_lengths(name, train):
-    """Inference traced by dynamo (eager backend), for every method; training (gradients on, the bias
-    caches bypassed) also through AOTAutograd's joint forward/backward graph (aot_eager), for the
+    """Inference traced by dynamo, for every method, run by the eager backend or (INDUCTOR) by the
+    default one, which generates and compiles kernels with a symbolic length; training (gradients on,
+    the bias caches bypassed) also through AOTAutograd's joint forward/backward graph (aot_eager), for the
     methods whose gradients take a path of their own: a learned table, Shaw's attention, a bias kept
     between calls in inference (T5's; KERPLE's and FIRE's take the same path), CoPE's content-dependent
     bias, and RoPE; the gradients flow."""
     torch.manual_seed(0)
     attn = posenc.MultiHeadAttention(32, 4, name, max_len=32).train(train)
-    counter = Counting("aot_eager" if train else "eager")
+    inductor = not train and name in INDUCTOR
+    counter = Counting("aot_eager" if train else "inductor" if inductor else "eager")
     compiled = torch.compile(attn, fullgraph=True, backend=counter)
+    tol = {"atol": 1e-4, "rtol": 1e-4} if inductor else TOL
     with torch.set_grad_enabled(train):
-        _over_lengths(attn, compiled, lambda n: (torch.randn(2, n, 32),), counter)
+        _over_lengths(attn, compiled, lambda n: (torch.randn(2, n, 32),), counter, tol=tol)
         if train:
             compiled(torch.randn(2, 24, 32)).sum().backward()
             assert attn.qkv.weight.grad is not None and bool(attn.qkv.weight.grad.abs().sum() > 0)
@@ -145,18 +156,6 @@ def test_tiny_lm_compiles_whole_at_several_lengths(name):
     compiled = torch.compile(model, fullgraph=True, backend=counter)
     with torch.no_grad():
         _over_lengths(model, compiled, lambda n: (torch.randint(0, 16, (2, n)),), counter)
-
-
-@pytest.mark.parametrize("name", ["alibi", "rope"])
-def test_attention_compiles_with_inductor_at_several_lengths(name):
-    """The default backend generates and compiles C++ kernels with a symbolic length, here for the
-    bias spread over the grid by the compiled path's index (``posenc._core.grid.toeplitz``)."""
-    torch.manual_seed(0)
-    attn = posenc.MultiHeadAttention(32, 4, name, max_len=32).eval()
-    counter = Counting("inductor")
-    compiled = torch.compile(attn, fullgraph=True, backend=counter)
-    with torch.no_grad():
-        _over_lengths(attn, compiled, lambda n: (torch.randn(2, n, 32),), counter, tol={"atol": 1e-4, "rtol": 1e-4})
 
 
 def test_rotary_embedding_decodes_with_inductor():

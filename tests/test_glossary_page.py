@@ -9,9 +9,10 @@ sentences these tests name, and its test fails. Rows no test names are not cover
 LaTeX and evaluated (:func:`evaluate`), so a changed exponent changes the computed values.
 
 Some values have no offline source but ``posenc/book/models.py``'s hand copies of the published configs: Llama 3's
-base, Llama 3.1's two bounds and two lengths, and Gemma 3's factor. Their tests compare the page with those copies (a
-prose sync: a wrong copy passes) and derive what the page says the values do. CoPE's paper form has no offline source
-either: its test reads chapter 11's account of the paper and the reference code, which posenc follows.
+base, Llama 3.1's two bounds and two lengths, and Gemma 3's factor (its 4B and 12B configs were read by hand, in
+transformers' conversion script and a copy of the 12B config: linear, factor 8). Their tests compare the page with
+those copies (a prose sync: a wrong copy passes) and derive what the page says the values do. CoPE's paper form has
+no offline source either: its test reads chapter 11's account of the paper and the reference code, which posenc follows.
 """
 
 from __future__ import annotations
@@ -71,24 +72,26 @@ def exponent(text: str, before: str) -> str:
 
 
 def evaluate(tex: str, **names: float):
-    """The value of a small LaTeX expression (implicit products, ``\\,``, ``\\theta_i``, ``\\pi``, ``\\ge``, and
-    ``d_{\\text{model}}`` and ``d_{\\text{rot}}`` read as the names ``dmodel`` and ``drot``) for the given names: a name
-    the caller does not give fails."""
+    """The value of a small LaTeX expression (implicit products, ``\\,``, ``\\theta_i``, ``\\lambda_i``, ``\\ell``,
+    ``\\pi``, ``\\max``, ``\\ge``, and ``d_{\\text{model}}`` and ``d_{\\text{rot}}`` read as the names ``dmodel`` and
+    ``drot``) for the given names: a name the caller does not give fails."""
     text = tex.replace("\\,", " ").replace("\\theta_i", " theta ").replace("\\pi", " pi ")
+    text = text.replace("\\lambda_i", " lam ").replace("\\ell", " ell ").replace("\\max", " max ")
     text = text.replace("\\ge", " >= ").replace("\\le", " <= ").replace("\u2212", "-")
     text = re.sub(r"d_\{\\text\{(model|rot)\}\}", r" d\1 ", text).replace("{", "(").replace("}", ")")
     tokens = re.findall(r"\d+(?:\.\d+)?|[A-Za-z]+|>=|<=|[-+*/()^]|\S", text)
-    allowed = set(names) | {"pi"}
+    allowed = set(names) | {"pi", "max"}
     out = []
     for token in tokens:
         operand = re.fullmatch(r"\d+(?:\.\d+)?|[A-Za-z]+", token) is not None
         if operand and not token[0].isdigit():
             assert token in allowed, f"{token!r} in {tex!r}"
-        assert operand or token in {">=", "<=", "-", "+", "*", "/", "(", ")", "^"}, f"{token!r} in {tex!r}"
-        if out and (operand or token == "(") and (re.fullmatch(r"[\w.]+", out[-1]) or out[-1] == ")"):
+        assert operand or token in {">=", "<=", "-", "+", "*", "/", "(", ")", "^", ","}, f"{token!r} in {tex!r}"
+        after_value = out and (re.fullmatch(r"[\w.]+", out[-1]) or out[-1] == ")") and out[-1] != "max"
+        if (operand or token == "(") and after_value:
             out.append("*")  # an implicit product: 2i, (L - 1)theta, 2pi
         out.append("**" if token == "^" else token)
-    return eval(" ".join(out), {"__builtins__": {}}, {"pi": math.pi, **names})  # noqa: S307 (checked tokens)
+    return eval(" ".join(out), {"__builtins__": {}}, {"pi": math.pi, "max": max, **names})  # noqa: S307 (checked tokens)
 
 
 def hf_inv_freq(d: int, max_position_embeddings: int | None = None, seq_len: int | None = None, **rope_parameters):
@@ -127,6 +130,8 @@ def test_evaluate_reads_the_pages_forms():
         evaluate("-2i/d_{\\text{rot}}", i=1, d=8)  # a width the caller does not name
     assert evaluate("(L - 1)\\,\\theta_i \\ge 2\\pi", L=8, theta=1.0) is True
     assert evaluate("(L - 1)\\,\\theta_i \\ge 2\\pi", L=7, theta=1.0) is False
+    assert evaluate("\\max(\\ell/L, 1)", ell=3, L=4) == 1 and evaluate("2\\max(\\ell/L, 1)", ell=8, L=4) == 4
+    assert evaluate("L/\\lambda_i", L=8, lam=2) == 4
 
 
 # ---- frequencies: theta_i's exponent in the RoPE, sinusoidal, partial rotary and p-RoPE rows ------------------
@@ -417,16 +422,13 @@ def test_a_larger_logit_factor_never_flattens_attention():
 
 
 def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
-    """The primer: "The *stretch* comes from the input: at $2L$ it is two, and halving the slowest pair's frequency
+    """The primer: "The *stretch* comes from the input: at $2L$ it is two. Halving the slowest pair's frequency then
     makes that pair turn about as far as in training. A rule's *effective scale* is what it actually divides that pair
     by" (its table: :func:`test_primers_table_of_the_three_numbers`). The worked example (Llama 3.1's head, L = 8192,
     "Each rule gets $s = 8$"): "So over the whole input the slowest pair turns less than it did over $L$ in training.
     PI also divides the fast pairs by $s$, while `llama3` leaves its fastest pairs unchanged"."""
     text = page()
-    (stretch,) = re.findall(
-        r"The \*stretch\* comes from the input: at \$2L\$ it is (\w+), and halving the slowest", text
-    )
-    assert {"two": 2}[stretch] == max(2 * 8192 / 8192, 1)  # the stretch row's max(l/L, 1) at l = 2L
+    (stretch,) = re.findall(r"The \*stretch\* comes from the input: at \$2L\$ it is (\w+)\. Halving the slowest", text)
     assert "makes that pair turn about as far as in training. A rule's *effective scale* is what it actually" in text
     assert "Each rule gets $s = 8$ and an input of $2L$ tokens:" in text
     quoted = (
@@ -436,8 +438,13 @@ def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
     assert quoted in text
     d, base, L, s = 128, 500_000.0, 8192, 8.0
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
-    # halving the slowest pair's frequency: over 2L positions it turns as far as over L, within one position's angle
-    assert abs((2 * L - 1) * theta[-1] / 2 - (L - 1) * theta[-1]) <= theta[-1]
+    # dividing the slowest pair's frequency by the page's stretch at 2L (posenc's PI with that factor): over 2L
+    # positions it turns as far as over L in training, within one position's angle; a stretch of three would leave it
+    # a third of a turn short
+    by_stretch, _ = posenc.rope_scaled_inv_freq(
+        d, base, rope_type="linear", factor=float({"two": 2}[stretch]), original_max_position_embeddings=L
+    )
+    assert abs((2 * L - 1) * float(by_stretch.double()[-1]) - (L - 1) * float(theta[-1])) <= float(theta[-1])
     for n in (L // 2, L, 2 * L, 16 * L):  # "fixed rules by $s = 8$ at any length": PI's, at four lengths
         pi, _ = posenc.rope_scaled_inv_freq(
             d, base, rope_type="linear", factor=s, original_max_position_embeddings=L, seq_len=n
@@ -563,12 +570,15 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
 
 
 def test_primers_table_of_the_three_numbers():
-    """The primer's table, "At $2L$, with $s = 8$ and the worked example's head": each rule's extension factor, stretch
-    and effective scale. The effective scale is measured, the slowest pair's frequency over the rule's, from posenc's
+    """The primer's table, "For the worked example's head, with $L = 8192$, $s = 8$ and an input of $2L$": each rule's
+    extension factor, stretch and effective scale. The sentence's L, s and input are read from the page. The effective
+    scale is measured, the slowest pair's frequency over the rule's, from posenc's
     rules and from transformers' own, each given the trained length as its L (for `dynamic`,
     `max_position_embeddings`)."""
 
-    assert "by. At $2L$, with $s = 8$ and the worked example's head:" in page()
+    ((trained, factor, times),) = re.findall(
+        r"For the worked example's head, with \$L = (\d+)\$, \$s = (\d+)\$ and an input of \$(\d*)L\$:", page()
+    )
     assert "Each rule gets $s = 8$ and an input of $2L$ tokens:" in page()
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     lines = raw[raw.index("| number | PI | `llama3` | dynamic NTK |") :].splitlines()
@@ -585,7 +595,9 @@ def test_primers_table_of_the_three_numbers():
         "effective scale, what the slowest pair is divided by",
     ], list(table)
     factors, stretches, scales = table.values()
-    d, base, L, s, n = 128, 500_000.0, 8192, 8.0, 2 * 8192  # the worked example's head, s and input
+    d, base = 128, 500_000.0  # the worked example's head
+    L, s, n = int(trained), float(factor), int(times or 1) * int(trained)
+    assert (L, s, n) == (8192, 8.0, 2 * 8192)  # the worked example's: "reads 8192", "$s = 8$", "$2L$ tokens"
     assert factors == [s] * 3 and stretches == [max(n / L, 1)] * 3, (factors, stretches)
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     bounds = {"low_freq_factor": 1.0, "high_freq_factor": 4.0}  # Llama 3.1's, as in the worked example
@@ -705,22 +717,52 @@ def test_base_row_names_rope_parameters():
 
 
 def test_llama3_and_yarn_count_turns_over_one_position_more():
-    """The fast-pair row: "`llama3` and YaRN instead count a pair's *turns* as $L\\theta_i/(2\\pi)$, one position
-    further than $L - 1$": transformers' `llama3` keeps a pair when this count exceeds `high_freq_factor`, and its
-    `yarn` ramp starts and ends at the pairs whose count is `beta_fast` and `beta_slow`. A short L (16) makes L and
+    """The turn row: "Pair $i$'s *turns in $L$* are $L/\\lambda_i$: the count that `llama3` and YaRN compare with their
+    bounds", and its collapsed note: "A pair's turns in $L$, $L\\theta_i/(2\\pi)$, measure its angle at offset $L$, one
+    position further than training's longest offset, $L - 1$. So a pair can turn once in $L$ and still fall just short
+    of a fast pair. In Llama 3.1's head the two counts sort the pairs alike: pairs 0 to 34 turn at least once in $L$,
+    and they are the fast pairs." transformers' `llama3` keeps a pair when this count exceeds `high_freq_factor`, and
+    its `yarn` ramp starts and ends at the pairs whose count is `beta_fast` and `beta_slow`. A short L (16) makes L and
     L - 1 differ enough to tell apart."""
 
-    text = row("fast pair")
-    (count,) = re.findall(
-        r"`llama3` and YaRN instead count a pair's \*turns\* as \$([^$]+)\$, one position further than \$L - 1\$", text
+    (in_l,) = re.findall(
+        r"Pair \$i\$'s \*turns in \$L\$\* are \$([^$]+)\$: the count that `llama3` and YaRN compare with their"
+        r" bounds \|",
+        row("turn"),
     )
-    (inequality,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", text)
+    (count,) = re.findall(
+        r"A pair's turns in \$L\$, \$([^$]+)\$, measure its angle at offset \$L\$, one position further than training's"
+        r" longest offset, \$L - 1\$\. So a pair can turn once in \$L\$ and still fall just short of a fast pair\.",
+        page(),
+    )
+    (inequality,) = re.findall(
+        r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", row("fast pair")
+    )
     lhs = inequality.split("\\ge")[0]  # (L - 1) theta_i: the angle over training's offsets
     d, b, L, s = 16, 100.0, 16, 4.0
     theta = b ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
     turns = [evaluate(count, L=L, theta=float(t)) for t in theta]
     for t, n in zip(theta, turns):  # one position further: the count is the angle at offset L, in turns
         assert abs(n - evaluate(lhs, L=L + 1, theta=float(t)) / (2 * math.pi)) < 1e-12
+        assert abs(n - evaluate(in_l, L=L, lam=2 * math.pi / float(t))) < 1e-12  # the row's L over the wavelength
+    # "a pair can turn once in L and still fall just short of a fast pair": pair 2 of this head at L = 20
+    short = [
+        i
+        for i, t in enumerate(theta)
+        if evaluate(count, L=20, theta=float(t)) >= 1 > evaluate(lhs, L=20, theta=float(t)) / (2 * math.pi)
+    ]
+    assert short == [2], short
+    # Llama 3.1's head: the pairs turning at least once in L are the fast pairs, and they are pairs 0 to 34
+    ((first, last),) = re.findall(
+        r"In Llama 3\.1's head the two counts sort the pairs alike: pairs (\d+) to (\d+) turn at least once in \$L\$,"
+        r" and"
+        r" they are the fast pairs\.",
+        page(),
+    )
+    llama = 500_000.0 ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128)
+    once = [i for i, t in enumerate(llama) if evaluate(count, L=8192, theta=float(t)) >= 1]
+    fast = [i for i, t in enumerate(llama) if evaluate(inequality, L=8192, theta=float(t))]
+    assert once == fast == list(range(int(first), int(last) + 1)), (once, fast)
     for j in range(1, d // 2 - 1):  # llama3: a bound between pair j's count over L and over L - 1 positions
         over_l_minus_1 = (L - 1) * float(theta[j]) / (2 * math.pi)
         high = (turns[j] + over_l_minus_1) / 2
@@ -920,7 +962,7 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
     )
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb as llama_rotate
 
-    (cell,) = re.findall(r"\| \*attention factor\*, on cos and sin; \$m\(s\)\$ in YaRN \| ([^|]+) \|", page())
+    (cell,) = re.findall(r"\| \*attention factor\*, on cos and sin; in YaRN \$m\(s\) = [^$]+\$ \| ([^|]+) \|", page())
     power = {"its square, where RoPE turns the whole head": 2, "itself": 1}[cell.strip()]
     assert "in a head RoPE turns in full, above 1 it sharpens attention" in row("attention factor")
     for cls in (LlamaRotaryEmbedding, GPTNeoXRotaryEmbedding):
@@ -1052,42 +1094,303 @@ def test_query_scales_layer_scope():
 
 @pytest.mark.parametrize("head_dim", [16, 64, 128])
 @pytest.mark.parametrize("base", [1e4, 5e5])
-def test_a_fixed_rule_divides_the_slowest_pair_by_s_when_it_turns_less_than_once(head_dim, base):
-    """The row "effective scale": for a fixed rule "$s$ for PI and NTK-aware; for `llama3` and YaRN when that pair
-    turns less than once within $L$" (transformers' defaults: `llama3` thresholds 1 and 4, YaRN betas 32 and 1), and
-    the row "stretch": the effective scale "of dynamic YaRN when that pair turns less than once within $L$".
-    Swept over head widths, bases, trained lengths and factors. At a trained length where the slowest pair turns
-    more than once (16-wide heads, base 10^4, L = 65 536: 3.3 turns), `llama3` and YaRN divide it by less than s,
-    so the condition is needed."""
-    assert "($s$ for PI and NTK-aware; for `llama3` and YaRN when that pair turns less than once within $L$)" in row(
-        "effective scale | 有效缩放比例"
+def test_a_fixed_rule_divides_the_slowest_pair_by_s_when_it_turns_fewer_times_than_the_lower_bound(head_dim, base):
+    """The row "effective scale": for a fixed rule "$s$ for PI and NTK-aware; for `llama3` and YaRN when that pair turns
+    fewer times in $L$ than their lower bound, `low_freq_factor` or `beta_slow`: less than once for Llama 3.1's bound
+    and YaRN's default, both 1", and the row "stretch": the effective scale "of dynamic YaRN when that pair turns fewer
+    times
+    in $L$ than `beta_slow`". Swept over head widths, bases, trained lengths, factors and lower bounds (0.5, 1, 2): the
+    slowest pair is divided by s exactly when it turns fewer times than the lower bound. With a bound of 0.5, a pair
+    that turns less than once but more than half a time is ramped, so "less than once" alone is not enough."""
+    text = row("effective scale | 有效缩放比例")
+    assert (
+        "($s$ for PI and NTK-aware; for `llama3` and YaRN when that pair turns fewer times in $L$ than their lower"
+        " bound,"
+        " `low_freq_factor` or `beta_slow`: less than once for Llama 3.1's bound and YaRN's default, both 1)" in text
     )
     # the row "stretch": dynamic YaRN is YaRN with the factor set to the stretch, so the same condition holds
     assert (
-        "the effective scale of dynamic PI, and of dynamic YaRN when that pair turns less than once within $L$ |"
-        in (row("stretch | 拉伸"))
+        "the effective scale of dynamic PI, and of dynamic YaRN when that pair turns fewer times in $L$ than"
+        " `beta_slow` |" in (row("stretch | 拉伸"))
     )
+    from transformers.modeling_rope_utils import _compute_yarn_parameters
+
+    assert 'get("beta_slow") or 1' in inspect.getsource(_compute_yarn_parameters)  # YaRN's default lower bound
+    assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["low_freq_factor"] == 1  # Llama 3.1's (a prose sync)
     plain = posenc.rope_inv_freq(head_dim, base).double()
-    turning = 0
-    for trained in (64, 4096, 65536):
+    between = 0
+    for trained in (64, 4096, 32768, 65536, 2_000_000):
         turns = trained * plain[-1].item() / (2 * math.pi)
         for s in (2.0, 8.0, 32.0):
-            common = dict(factor=s, original_max_position_embeddings=trained)
-            rules = {
-                "linear": dict(factor=s),
-                "ntk-aware": None,  # the base times s^(d/(d-2))
-                "llama3": dict(common, low_freq_factor=1.0, high_freq_factor=4.0),
-                "yarn": dict(common, beta_fast=32.0, beta_slow=1.0),
-            }
-            for rope_type, options in rules.items():
-                if options is None:
-                    scaled = posenc.rope_inv_freq(head_dim, base * s ** (head_dim / (head_dim - 2))).double()
-                else:
-                    scaled = posenc.rope_scaled_inv_freq(head_dim, base, rope_type=rope_type, **options)[0].double()
-                ratio = (plain[-1] / scaled[-1]).item()
-                if rope_type in ("linear", "ntk-aware") or turns < 1:
-                    assert math.isclose(ratio, s, rel_tol=1e-5), (rope_type, trained, s, ratio)  # float32 frequencies
-                else:
-                    assert 1 <= ratio < s * (1 - 1e-3), (rope_type, trained, s, ratio)
-                    turning += 1
-    assert turning > 0 or (head_dim, base) != (16, 1e4)
+            for lower in (0.5, 1.0, 2.0):
+                common = dict(factor=s, original_max_position_embeddings=trained)
+                rules = {
+                    "linear": dict(factor=s),
+                    "ntk-aware": None,  # the base times s^(d/(d-2))
+                    "llama3": dict(common, low_freq_factor=lower, high_freq_factor=4.0),
+                    "yarn": dict(common, beta_fast=32.0, beta_slow=lower),
+                }
+                for rope_type, options in rules.items():
+                    if options is None:
+                        scaled = posenc.rope_inv_freq(head_dim, base * s ** (head_dim / (head_dim - 2))).double()
+                    else:
+                        scaled = posenc.rope_scaled_inv_freq(head_dim, base, rope_type=rope_type, **options)[0].double()
+                    ratio = (plain[-1] / scaled[-1]).item()
+                    if rope_type in ("linear", "ntk-aware") or turns < lower:
+                        assert math.isclose(ratio, s, rel_tol=1e-5), (rope_type, trained, s, lower, ratio)  # float32
+                    else:
+                        assert 1 <= ratio < s * (1 - 1e-3), (rope_type, trained, s, lower, ratio)
+                        between += lower < 1 and turns < 1  # less than once, yet not divided by s
+    assert between > 0 or (head_dim, base) != (64, 1e4), between
+
+
+# ---- round 80: rotation pairs, dynamic NTK's formula and field, the stretch, truncate, the cache, and other rows --
+
+
+def test_rotation_pair_count_in_a_whole_and_a_partial_head():
+    """The row "two coordinates that RoPE turns together by one angle: a head has $d/2$ of them, or $d_{\\text{rot}}/2$
+    under *partial rotary*": the number of frequencies transformers gives a Llama head (whole) and a GPT-NeoX head
+    (partial rotary), one per pair."""
+    from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    ((whole, partial),) = re.findall(
+        r"a head has \$([^$]+)\$ of them, or \$([^$]+)\$ under \*partial rotary\* \|", row("rotation pair")
+    )
+    for d in (16, 64, 128):
+        llama = transformers.LlamaConfig(
+            hidden_size=2 * d,
+            num_attention_heads=2,
+            head_dim=d,
+            rope_parameters={"rope_type": "default", "rope_theta": 1e4},
+        )
+        full, _ = LlamaRotaryEmbedding.compute_default_rope_parameters(llama)
+        assert full.numel() == evaluate(whole, d=d), d
+        for share in (0.25, 0.5):
+            neox = transformers.GPTNeoXConfig(
+                hidden_size=2 * d,
+                num_attention_heads=2,
+                rope_parameters={"rope_type": "default", "rope_theta": 1e4, "partial_rotary_factor": share},
+            )
+            rotated, _ = GPTNeoXRotaryEmbedding.compute_default_rope_parameters(neox)
+            assert rotated.numel() == evaluate(partial, drot=int(d * share)) != evaluate(whole, d=d), (d, share)
+
+
+def test_dynamic_ntk_formula_and_the_field_transformers_reads():
+    """The row "dynamic NTK": "effective scale is 1 up to $L$, then $1 + s(\\ell/L - 1)$" and "Transformers' `dynamic`
+    takes this $L$ from `max_position_embeddings`": the page's formula evaluated against transformers' `dynamic` run
+    with that field set to L, over lengths below and past L and two factors."""
+    text = row("dynamic NTK (`dynamic`)")
+    ((below, formula),) = re.findall(r"effective scale is (\d+) up to \$L\$, then \$([^$]+)\$ \(emozilla 2023\)", text)
+    assert (
+        "Transformers' `dynamic` takes this $L$ from `max_position_embeddings`, which a scaled model's configuration"
+        " may"
+        " set above its trained length; see" in text
+    )
+    from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
+
+    code = inspect.getsource(_compute_dynamic_ntk_parameters).split('"""')[-1]
+    assert "config.max_position_embeddings" in code and "original_max_position_embeddings" not in code
+    d, base, L = 64, 10_000.0, 1024
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    for s in (2.0, 8.0):
+        for ell in (L // 2, L, 3 * L // 2, 2 * L, 5 * L):
+            hf = hf_inv_freq(
+                d, max_position_embeddings=L, seq_len=ell, rope_type="dynamic", rope_theta=base, factor=s
+            ).double()
+            measured = float(theta[-1] / hf[-1])
+            expected = float(below) if ell <= L else evaluate(formula, s=s, ell=ell, L=L)
+            assert abs(measured - expected) < 1e-4 * expected, (s, ell, measured, expected)  # float32 frequencies
+
+
+def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
+    """The row "stretch": "$\\max(\\ell/L, 1)$", and the worked configuration block's "Chapter 8's dynamic NTK sets
+    `factor` to 1, so its effective scale is the *stretch*": transformers' `dynamic` with factor 1 divides the slowest
+    pair by the page's formula, below and past L."""
+    (formula,) = re.findall(r"the input's length over the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
+    d, base, L = 64, 10_000.0, 1024
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    for ell in (L // 4, L, 3 * L // 2, 2 * L, 8 * L):
+        hf = hf_inv_freq(d, max_position_embeddings=L, seq_len=ell, rope_type="dynamic", rope_theta=base, factor=1.0)
+        measured = float(theta[-1] / hf.double()[-1])
+        expected = evaluate(formula, ell=ell, L=L)
+        assert abs(measured - expected) < 1e-4 * expected, (ell, measured, expected)
+
+
+def test_betas_row_truncate_moves_the_ramps_ends_outward():
+    """The betas row: "Transformers' `truncate`, true by default, moves the ramp's two ends outward to whole pairs;
+    gpt-oss sets it to false": transformers' source (its default, and floor and ceil), its `yarn` run both ways, whose
+    ramp with truncation starts no later and ends no earlier, at whole pairs, and GptOssConfig's default."""
+    from transformers.modeling_rope_utils import _compute_yarn_parameters
+
+    text = row("betas")
+    assert (
+        "Transformers' `truncate`, true by default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it"
+        " to"
+        " false |" in text
+    )
+    source = inspect.getsource(_compute_yarn_parameters)
+    assert 'rope_parameters.get("truncate", True)' in source
+    assert "low = math.floor(low)" in source and "high = math.ceil(high)" in source
+    assert transformers.GptOssConfig().rope_parameters["truncate"] is False
+    d, b, L, s = 64, 10_000.0, 4096, 8.0
+    theta = posenc.rope_inv_freq(d, b, dtype=torch.float64)
+
+    def share(**extra):  # 0 where a pair is kept, 1 where it is divided by s
+        yarn = hf_inv_freq(
+            d, rope_type="yarn", rope_theta=b, factor=s, original_max_position_embeddings=L, **extra
+        ).double()
+        return (theta - yarn) / (theta - theta / s)
+
+    default, truncated, loose = share(), share(truncate=True), share(truncate=False)
+    assert torch.equal(default, truncated)  # true by default
+    ramp = lambda x: ((x > 1e-4) & (x < 1 - 1e-4)).nonzero().flatten().tolist()  # noqa: E731
+    first, last = ramp(truncated)[0], ramp(truncated)[-1]
+    assert first <= ramp(loose)[0] and last >= ramp(loose)[-1], (ramp(truncated), ramp(loose))  # outward
+    assert ramp(truncated) != ramp(loose) or not torch.allclose(truncated, loose, atol=1e-4)
+
+    # whole pairs: the ramp's line, share = (i - low)/(high - low), meets 0 and 1 at whole pair indices with truncation
+    def ends(x):
+        a = ramp(x)[0]
+        step = float(x[a + 1] - x[a])
+        return a - float(x[a]) / step, a + (1 - float(x[a])) / step
+
+    assert all(abs(e - round(e)) < 1e-3 for e in ends(truncated)), ends(truncated)
+    assert not all(abs(e - round(e)) < 1e-3 for e in ends(loose)), ends(loose)
+
+
+def test_dynamic_rows_cache_keeps_the_old_frequencies():
+    """The row "dynamic (scaling)": "With a cache of rotated keys, the usual kind, keys cached before the scale changed
+    keep their old frequencies, while new tokens get the new ones (chapter 7)": a tiny transformers Llama with `dynamic`
+    RoPE fills its cache below L, then grows past L. The cached keys equal those of the short pass, not those a fresh
+    pass over the whole input computes; the new keys equal the fresh pass's."""
+    from transformers.models.llama import modeling_llama
+
+    assert "With a cache of rotated keys, the usual kind, keys cached before the scale changed keep their old" in row(
+        "dynamic (scaling) | 动态"
+    )
+    assert "Cached keys were rotated with the old base, and a new query with the new one." in chapter("07_beyond")
+    forward = inspect.getsource(modeling_llama.LlamaAttention.forward)
+    assert forward.index("apply_rotary_pos_emb(") < forward.index("cache.update(")  # rotated, then cached
+    torch.manual_seed(0)
+    L = 8
+    cfg = transformers.LlamaConfig(
+        vocab_size=32,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=L,
+        rope_parameters={"rope_type": "dynamic", "rope_theta": 100.0, "factor": 4.0},
+    )
+    ids = torch.randint(0, 32, (1, 3 * L))
+    with torch.no_grad():
+        stepped = transformers.LlamaModel(cfg).eval()
+        fresh = transformers.LlamaModel(cfg).eval()
+        fresh.load_state_dict(stepped.state_dict())
+        cache = stepped(input_ids=ids[:, :L], use_cache=True).past_key_values
+        old = cache.layers[0].keys.clone()
+        cache = stepped(input_ids=ids[:, L:], cache=cache, use_cache=True).past_key_values
+        whole = fresh(input_ids=ids, use_cache=True).past_key_values.layers[0].keys
+    keys = cache.layers[0].keys
+    assert torch.equal(keys[:, :, :L], old)  # the cached keys keep their first rotation
+    assert not torch.allclose(keys[:, :, :L], whole[:, :, :L], atol=1e-4)  # a fresh pass rotates them otherwise
+    assert torch.allclose(keys[:, :, L:], whole[:, :, L:], atol=1e-5)  # the new keys: the new frequencies
+
+
+def test_mean_reach_bound_counts_d_over_2_partial_sums():
+    """The row "mean reach": "the mean size of the partial sums $S_1, \\dots, S_{d/2}$ ... RoFormer's bound on the score
+    is a content factor times $d/2$ times the mean reach": that product is RoFormer's bound, max |h_{i+1} - h_i| times
+    the sum of |S_j| over the d/2 partial sums (posenc's mean reach), and it bounds the score."""
+    text = row("mean reach")
+    ((last, times),) = re.findall(
+        r"partial sums \$S_1, \\dots, S_\{([^}]+)\}\$ of RoPE's rotating arrows at one distance: RoFormer's bound on"
+        r" the"
+        r" score is a content factor times \$([^$]+)\$ times the mean reach",
+        text,
+    )
+    g = torch.Generator().manual_seed(0)
+    for d in (16, 64, 128):
+        theta = posenc.rope_inv_freq(d, 10_000.0, dtype=torch.float64)
+        assert evaluate(last, d=d) == theta.numel() == evaluate(times, d=d)  # one partial sum per pair
+        r = torch.tensor([1.0, 7.0, 50.0, 400.0, 3000.0], dtype=torch.float64)
+        reach = posenc.rope_decay_bound(d, r)
+        terms = torch.polar(torch.ones(len(r), d // 2, dtype=torch.float64), r[:, None] * theta)
+        sums = terms.cumsum(-1).abs().sum(-1)  # sum of |S_j| over j = 1 .. d/2
+        assert torch.allclose(evaluate(times, d=d) * reach, sums, rtol=1e-12, atol=0), d
+        for _ in range(20):
+            h = torch.randn(d // 2, dtype=torch.complex128, generator=g)  # the pairs' query-key products
+            score = (h * terms).sum(-1).abs()
+            content = (torch.cat([h, h.new_zeros(1)]).diff()).abs().max()  # h_{d/2} = 0, as RoFormer's Abel step
+            assert (score <= content * evaluate(times, d=d) * reach + 1e-9).all(), d
+
+
+def test_fire_progressive_interpolation_range():
+    """The row "progressive interpolation": "So each key up to the query gets a value in $[0, 1]$": posenc's FIRE input
+    for every key up to each query, below and past the threshold, lies in the page's interval and reaches both ends
+    (the query's own key at 0, the first key of a query past the threshold at 1, up to FIRE's eps)."""
+    ((low, high),) = re.findall(
+        r"So each key up to the query gets a value in \$\[(\d+), (\d+)\]\$", row("progressive interpolation")
+    )
+    fire = posenc.FireBias(2, L_thr_init=16.0) if hasattr(posenc, "FireBias") else None
+    if fire is None:
+        from posenc.methods.fire import FireBias
+
+        fire = FireBias(2, L_thr_init=16.0)
+    positions = torch.arange(64, dtype=torch.float32)
+    with torch.no_grad():
+        u = fire.normalized_distance(positions, positions)  # [query, key]
+    seen = u[torch.tril(torch.ones(64, 64, dtype=torch.bool))]  # keys up to the query
+    assert float(seen.min()) >= float(low) and float(seen.max()) <= float(high), (seen.min(), seen.max())
+    assert float(u.diagonal().abs().max()) == float(low) == 0.0  # the query's own key
+    assert abs(float(u[63, 0]) - float(high)) < 1e-5  # the first key, for a query past the threshold
+
+
+def test_perplexity_is_e_to_the_loss_in_nats():
+    """The row "perplexity": "$e^{\\text{loss}}$, with the loss in nats per token": the page's base raised to torch's
+    cross-entropy, which uses the natural logarithm, is the inverse of the geometric mean of the true tokens'
+    probabilities."""
+    (base,) = re.findall(
+        r"\| perplexity \| 困惑度 \| \$(\w+)\^\{\\text\{loss\}\}\$, with the loss in nats per token;", page()
+    )
+    value = {"e": math.e, "2": 2.0, "10": 10.0}[base]
+    g = torch.Generator().manual_seed(0)
+    logits = torch.randn(50, 7, generator=g, dtype=torch.float64)
+    target = torch.randint(0, 7, (50,), generator=g)
+    loss = float(torch.nn.functional.cross_entropy(logits, target))
+    p = torch.softmax(logits, -1)[torch.arange(50), target]
+    assert abs(value**loss - float(p.log().mean().neg().exp())) < 1e-9
+
+
+def test_scales_tables_worked_row_yarns_factor_at_8():
+    """The table's row "for example, YaRN's attention factor at $s = 8$, $m(8) \\approx 1.21$ | $m(8)^2 \\approx 1.46$,
+    as
+    a temperature $t \\approx 0.69$ would": transformers' `yarn` attention factor at s = 8, its square, and the
+    temperature that multiplies the logits by as much."""
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    ((s, m, square, t),) = re.findall(
+        r"\| for example, YaRN's attention factor at \$s = (\d+)\$, \$m\(\d+\) \\approx ([\d.]+)\$ \| \$m\(\d+\)\^2"
+        r" \\approx ([\d.]+)\$, as a temperature \$t \\approx ([\d.]+)\$ would \|",
+        page(),
+    )
+    cfg = transformers.LlamaConfig(
+        hidden_size=256,
+        num_attention_heads=2,
+        head_dim=128,
+        rope_parameters={
+            "rope_type": "yarn",
+            "rope_theta": 500_000.0,
+            "factor": float(s),
+            "original_max_position_embeddings": 8192,
+        },
+    )
+    factor = ROPE_INIT_FUNCTIONS["yarn"](cfg, "cpu")[1]
+    # the row above it: "in YaRN $m(s) = 0.1 \\ln s + 1$", read from the page and evaluated at this s and at 2 and 40
+    ((a, b),) = re.findall(r"in YaRN \$m\(s\) = ([\d.]+) \\ln s \+ ([\d.]+)\$ \|", page())
+    assert abs(float(a) * math.log(float(s)) + float(b) - factor) < 1e-6, factor
+    for other in (2.0, 40.0):
+        cfg.rope_parameters["factor"] = other
+        assert abs(float(a) * math.log(other) + float(b) - ROPE_INIT_FUNCTIONS["yarn"](cfg, "cpu")[1]) < 1e-6, other
+    assert f"{factor:.2f}" == m and f"{factor**2:.2f}" == square and f"{1 / factor**2:.2f}" == t, factor

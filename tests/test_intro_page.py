@@ -7,8 +7,10 @@ sizes, bases, layouts and positions, and read the signs the page states from the
 ``n - m`` for ``m - n`` in the page and they fail. The numbers of chapter 8 that the page's takeaways and their
 collapsed block add are read from the saved run ``posenc/results/extrapolation.json``: the trigram near the floor,
 plain RoPE and PI below a uniform guess, YaRN's loss against theirs and ALiBi's, the fine-tuned arms' passkeys and
-losses, and the table's cells, each printed where no seed sits on a rounding boundary. YaRN's logit factor and
-Cohere 2's RoPE-only sliding-window layers are read from the installed transformers. The list of pages the Chinese
+losses, and the table's cells, each printed where no seed sits on a rounding boundary. YaRN's logit factor,
+Cohere 2's RoPE-only sliding-window layers, SmolLM3's layers without RoPE and the rotary attention of Llama, Qwen and
+Mistral are read from the installed transformers. The slow pairs' angles, the position-position term under other
+weights and RoFormer's bound are computed. The list of pages the Chinese
 edition translates is read from its catalogs. The page's other numbers are checked by the ``test_intro_*`` tests of
 ``tests/test_summary.py``.
 """
@@ -68,6 +70,9 @@ def test_rope_matrix_products_match_the_pages_identities():
     """ "The transpose of a turn undoes it, $R_m^\\top = R_{-m}$ ... So $R_m^\\top R_n = R_{n-m}$", and the display
     $q_m^\\top R_m^\\top R_n\\, k_n = q_m^\\top R_{n-m}\\, k_n$: each subscript as the page writes it."""
     text = page()
+    # the section's opening: "RoPE's rotations make a score depend on the two tokens' positions only through their
+    # offset", which the identities below give for any q and k
+    assert "RoPE's rotations make a score depend on the two tokens' positions only through their offset" in text
     (inverse,) = re.findall(r"The transpose of a turn undoes it, \$R_m\^\\top = R_\{([^}]*)\}\$", text)
     (product,) = re.findall(r"So \$R_m\^\\top R_n = R_\{([^}]*)\}\$", text)
     (display,) = re.findall(r"q_m\^\\top R_m\^\\top R_n\\, k_n = q_m\^\\top R_\{([^}]*)\}\\, k_n", text)
@@ -141,9 +146,40 @@ def test_the_pages_offsets_have_the_right_sign():
     assert "so the score is $\\cos m \\cos n + \\sin m \\sin n = \\cos(n - m)$" in text
 
 
+def test_other_weights_keep_the_positions_in_the_last_term_too():
+    """ "With most weights other than the identity, the last term too depends on where the tokens stand (chapter 2)":
+    the added encoding's position-position term PE(m)^T W_Q^T W_K PE(n) at d = 4, for (5, 3) and (12, 10), both at
+    offset -2. Equal for the identity and for a scale-and-turn of each pair, chapter 2's exceptions; unequal for
+    every one of 1000 random Gaussian weight pairs. Also for random weights at chapter 2's width 16."""
+    text = page()
+    assert (
+        "With most weights other than the identity, the last term too depends on where the tokens stand (chapter 2)."
+        in text
+    )
+    assert "For a random $W$ the stripes are gone." in chapter("02_absolute")
+
+    def term(w_q, w_k, pe, m, n):
+        return float((w_q @ pe[m]) @ (w_k @ pe[n]))
+
+    for d in (4, 16):
+        pe = posenc.sinusoidal_encoding(13, d).double()
+        eye = torch.eye(d, dtype=torch.float64)
+        assert math.isclose(term(eye, eye, pe, 5, 3), term(eye, eye, pe, 12, 10), abs_tol=1e-6)  # the identity
+        turn = torch.zeros(d, d, dtype=torch.float64)  # 2 I + 3 J on each (sin, cos) pair: a scale-and-turn
+        for i in range(0, d, 2):
+            turn[i : i + 2, i : i + 2] = torch.tensor([[2.0, 3.0], [-3.0, 2.0]], dtype=torch.float64)
+        assert math.isclose(term(turn, eye, pe, 5, 3), term(turn, eye, pe, 12, 10), abs_tol=1e-5)
+        g = torch.Generator().manual_seed(d)
+        gaps = []
+        for _ in range(1000):
+            w_q, w_k = torch.randn(2, d, d, generator=g, dtype=torch.float64)
+            gaps.append(abs(term(w_q, w_k, pe, 5, 3) - term(w_q, w_k, pe, 12, 10)))
+        assert min(gaps) > 1e-4, (d, min(gaps))  # posenc's table is float32: its rounding is near 1e-7
+
+
 def test_a_query_and_key_that_differ_show_the_offsets_sign():
     """ "In this check the query and key are equal, and $\\cos$ is even, so the score cannot show the offset's sign.
-    Let them differ: the query's pair 0 is $(1, 0)$ and the key's is $(0, 1)$ ... Then RoPE's score is
+    Let them differ: in pair 0, coordinates 0 and 2, the query is $(1, 0)$ and the key $(0, 1)$ ... Then RoPE's score is
     $-\\sin(n - m)$. A query at 5 and a key at 3 score $\\sin 2$; swap the two positions, and they score
     $-\\sin 2$", and the block's vectors in each layout and its "about 0.91 at offset $-2$". The sign is the book's
     convention, n - m: with m - n the page's formula would give the opposite score."""
@@ -151,8 +187,19 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     assert (
         "In this check the query and key are equal, and $\\cos$ is even, so the score cannot show the offset's" in text
     )
-    assert "the offset's sign. Let them differ: the query's pair 0 is $(1, 0)$" in text
-    assert "the query's pair 0 is $(1, 0)$ and the key's is $(0, 1)$, with every other coordinate 0." in text
+    assert (
+        "the offset's sign. Let them differ: in pair 0, coordinates 0 and 2, the query is $(1, 0)$ and the key"
+        " $(0, 1)$; every other coordinate is 0." in text
+    )
+    # "In the book's code, pair $i$ holds coordinates $i$ and $i + d/2$": at d = 4, pair 0 is coordinates 0 and 2
+    assert "In the book's code, pair $i$ holds coordinates $i$ and $i + d/2$." in text
+    for fn in (posenc.rope_cos_sin, posenc.apply_rope):
+        assert inspect.signature(fn).parameters["layout"].default == "half", fn
+    for d in SIZES:
+        turn = R(1, d, 10_000.0, "half")
+        for i in range(d // 2):
+            moved = {int(j) for j in turn[:, i].nonzero().flatten()} | {int(j) for j in turn[i].nonzero().flatten()}
+            assert moved == {i, i + d // 2}, (d, i, moved)  # coordinate i turns with i + d/2 and no other
     (formula,) = re.findall(r"Then RoPE's score is \$-\\sin\(([^)]*)\)\$\.", text)
     assert formula.replace(" ", "") == "n-m", formula
     quoted = re.findall(
@@ -161,7 +208,9 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
         text,
     )
     (m0, n0, before, after) = (int(x) for x in quoted[0])
-    assert "So RoPE tells a key 2 positions before its query from a key 2 positions after." in text
+    assert (
+        "So, without a causal mask, RoPE tells a key 2 positions before its query from a key 2 positions after." in text
+    )
     assert m0 - n0 == before == after == 2
     assert (
         "In the half layout the two vectors are $(1, 0, 0, 0)$ and $(0, 0, 1, 0)$; in the interleaved one, the" in text
@@ -188,7 +237,6 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
         turned_k = posenc.apply_rope(torch.stack([k, k]), cos, sin, layout=layout)
         assert math.isclose(float(turned_q[0] @ turned_k[1]), math.sin(before), abs_tol=TOL)  # query at 5, key at 3
         assert math.isclose(float(turned_q[1] @ turned_k[0]), -math.sin(after), abs_tol=TOL)  # swapped
-    assert math.sin(2) > 0.9  # "about 0.91": the two scores are far apart, not a rounding difference
 
 
 def test_rotation_matrix_and_frequencies_as_the_page_writes_them():
@@ -232,56 +280,126 @@ def curve(arm: str, step: int, metric: str = "loss_beyond") -> list[float]:
 
 
 def test_the_chapter_8_takeaway_is_the_runs_finding():
-    """Takeaway: "On inputs eight times longer than in training, chapter 8's small models with ALiBi still predicted
-    the next token almost as well as a model that reads only the last two tokens, but missed some facts hidden in the
-    text. With RoPE's turns slowed by chapter 7's rules, PI or YaRN, the models found nearly every fact, but predicted
-    the next token poorly until fine-tuned at that length. The same fine-tuning fixed plain RoPE too." Read at 512
-    tokens, the saved run's longest, seed by seed."""
+    """Takeaway: "Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. It hides
+    *passkeys* there: a digit stated once, then asked for later. With plain RoPE, the models predicted the next token
+    worse than a uniform guess and found few passkeys. With ALiBi, they predicted almost as well as a model reading
+    only the last two tokens, close to the best possible here, but missed some passkeys. With PI or YaRN, they found
+    nearly every passkey. Their predictions stayed poor until fine-tuned at that length: PI's as poor as plain RoPE's,
+    YaRN's less so. The same fine-tuning fixed plain RoPE too." Read at 512 tokens,
+    the saved run's longest, seed by seed."""
     text = page()
-    assert (
-        "On inputs eight times longer than in training, chapter 8's small models with ALiBi still predicted the next"
-        " token almost as well as a model that reads only the last two tokens, but missed some facts hidden in the"
-        " text." in text
+    bullet = (
+        "Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. It hides"
+        " *passkeys* there: a digit stated once, then asked for later. With plain RoPE, the models predicted the next"
+        " token worse than a uniform guess and found few passkeys. With ALiBi, they predicted almost as well as a"
+        " model reading only the last two tokens, close to the best possible here, but missed some passkeys. With PI"
+        " or YaRN, they found nearly every passkey. Their predictions stayed poor until fine-tuned at that length: PI's"
+        " as poor as plain RoPE's, YaRN's less so. The same fine-tuning fixed plain RoPE too."
     )
-    assert (
-        "With RoPE's turns slowed by chapter 7's rules, PI or YaRN, the models found nearly every fact, but predicted"
-        " the next token poorly until fine-tuned at that length." in text
-    )
+    assert bullet in text
     config = metrics()["config"]
     assert max(config["eval_lengths"]) == 512 == 8 * config["train_length"]  # "eight times longer"
+    corpus = PasskeyCorpus(**config["corpus"])
+    from posenc.experiments import SyntheticCorpus
+
+    assert isinstance(corpus.filler_corpus, SyntheticCorpus)  # "synthetic text"
+    # "a digit stated once, then asked for later": in each probe the input holds one KEY, its one digit, and a
+    # later QUERY; the target after QUERY is that digit
+    assert config["corpus"]["passkey_len"] == 1
+    probe = corpus.sample_probe(16, 512, generator=torch.Generator().manual_seed(0))
+    inputs, targets = probe.tokens[:, :-1], probe.tokens[:, 1:]
+    digits = (inputs >= corpus.vocab_size) & (inputs < corpus.key_token)
+    for row in range(16):
+        (key,) = (inputs[row] == corpus.key_token).nonzero().flatten().tolist()
+        (query,) = (inputs[row] == corpus.query_token).nonzero().flatten().tolist()
+        assert digits[row].nonzero().flatten().tolist() == [key + 1] and key < query, row  # the digit, once
+        assert probe.answer[row].nonzero().flatten().tolist() == [query]  # asked for after QUERY
+        assert targets[row, query] == inputs[row, key + 1], row
     trigram = seeds("trigram", "loss_beyond")
-    # ALiBi "still predicted the next token almost as well as a model that reads only the last two tokens": at most
-    # 0.02 nats above the trigram, seed by seed, and not below it; "missed some facts": below 100 % of the passkeys
+    # plain RoPE: "worse than a uniform guess", ln 28 (the uniform guess's loss, measured in
+    # test_plain_rope_and_pi_did_worse_than_a_uniform_guess), in every seed; "found few passkeys": at most 26 %
+    assert min(seeds("rope", "loss_beyond")) > math.log(corpus.n_tokens)
+    assert max(seeds("rope", "passkey")) < 0.27
+    # ALiBi "predicted almost as well as a model reading only the last two tokens": at most 0.02 nats above the
+    # trigram, seed by seed, and not below it; "missed some passkeys": below 100 % in every seed
     assert all(t <= a < t + 0.02 for a, t in zip(seeds("alibi", "loss_beyond"), trigram, strict=True))
     assert max(seeds("alibi", "passkey")) < 1
-    # PI and YaRN: "found nearly every fact", at least 99 % in every seed and not all in one; "poorly": every seed over
-    # half a nat above the trigram's worst, with no further training
+    # PI and YaRN: "found nearly every passkey", at least 99 % in every seed and not all in one; "poorly": every seed
+    # over half a nat above the trigram's worst, with no further training
     for arm in ("rope+pi", "rope+yarn"):
         found = seeds(arm, "passkey")
         assert min(found) >= 0.99 and min(found) < 1, (arm, found)
         assert min(seeds(arm, "loss_beyond")) > max(trigram) + 0.5, arm
+    # "PI's as poor as plain RoPE's": inside plain RoPE's range; "YaRN's less so": below plain RoPE's, seed by seed
+    rope_loss = seeds("rope", "loss_beyond")
+    assert (
+        min(rope_loss) <= min(seeds("rope+pi", "loss_beyond")) <= max(seeds("rope+pi", "loss_beyond")) <= max(rope_loss)
+    )
+    assert all(y < r for y, r in zip(seeds("rope+yarn", "loss_beyond"), rope_loss, strict=True))
+    # "close to the best possible here": the trigram within 0.04 nats of the filler's floor ln 2, which no model beats
+    # (the bound of test_the_baseline_is_a_trigram_and_nope_finds_nearly_every_passkey, read again here)
+    assert all(0 < t - math.log(config["corpus"]["branching"]) < 0.04 for t in trigram), trigram
     # "until fine-tuned at that length": 400 steps at 512 tokens bring both below the trigram, seed by seed
     assert config["finetune"]["length"] == 512
     for arm in ("rope+pi ft", "rope+yarn ft"):
         assert all(f < t for f, t in zip(seeds(arm, "loss_beyond"), trigram, strict=True)), arm
     # "The same fine-tuning fixed plain RoPE too": plain RoPE's fine-tuned arm, the same 400 steps, below the trigram
     # in every seed, where without it every seed is over half a nat above the trigram's worst
-    assert "fine-tuned at that length. The same fine-tuning fixed plain RoPE too." in text
     assert config["finetune"]["steps"] == 400
     assert all(f < t for f, t in zip(seeds("rope ft", "loss_beyond"), trigram, strict=True))
     assert min(seeds("rope", "loss_beyond")) > max(trigram) + 0.5
-    # "RoPE's turns slowed": both rules divide each pair's frequency by at least 1, and PI every pair's by s = 8
-    theta = posenc.rope_inv_freq(64, 10_000.0).double()
-    for rule, params in (("linear", {}), ("yarn", config["yarn"])):
-        slowed, _ = posenc.rope_scaled_inv_freq(
-            64, 10_000.0, rope_type=rule, factor=8.0, original_max_position_embeddings=64, **params
-        )
-        ratio = theta / slowed.double()
-        assert bool((ratio >= 1 - 1e-6).all()) and float(ratio.max()) > 7.99, rule
-        if rule == "linear":
-            assert torch.allclose(ratio, torch.full_like(ratio, 8.0), rtol=1e-6), ratio  # PI: every pair by s
-        else:
-            assert math.isclose(float(ratio[0]), 1.0, rel_tol=1e-6), ratio  # YaRN: the fastest pair alone
+
+
+def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
+    """Takeaway: "RoPE's *slow* pairs, those that turn less than once within the training length $L$, see only part
+    of their circle in training. On longer inputs they reach angles never seen in training (chapter 7). Chapter 7's
+    rules, such as position interpolation (PI) and YaRN, slow RoPE's turns to pull those angles back." For chapter
+    8's models (L = 64, eight pairs, base 10 000, inputs of 8L) and for Llama-sized heads (d = 128, bases 10 000 and
+    500 000, L = 2048 and 8192, s = 4 and 8): the largest angle a slow pair meets at sL, against its largest in
+    training, with no scaling, with PI and with YaRN (chapter 8's betas 2/1 and the default 32/1)."""
+    text = page()
+    assert (
+        "RoPE's *slow* pairs, those that turn less than once within the training length $L$, see only part of their"
+        " circle in training. On longer inputs they reach angles never seen in training (chapter 7). Chapter 7's"
+        " rules, such as position interpolation (PI) and YaRN, slow RoPE's turns to pull those angles back." in text
+    )
+    c7 = chapter("07_beyond")
+    assert "The slow pairs now meet angles they never saw." in c7
+    assert "Context-extension methods change the frequencies to pull those angles back." in c7
+    config = metrics()["config"]
+    from posenc.experiments import TinyLM
+
+    corpus = PasskeyCorpus(**config["corpus"])
+    model = TinyLM(corpus.n_tokens, "rope", max_len=config["train_length"], **config["model"])
+    tiny = model.blocks[0].attn.method.rotary.inv_freq.double()  # chapter 8's frequencies: eight pairs
+    assert len(tiny) == 8 and torch.allclose(tiny, posenc.rope_inv_freq(16, 10_000.0).double())
+    cases = [(16, 10_000.0, config["train_length"], 8.0, config["yarn"])]
+    cases += [
+        (128, base, L, s, {"beta_fast": 32.0, "beta_slow": 1.0})
+        for base in (10_000.0, 500_000.0)
+        for L in (2048, 8192)
+        for s in (4.0, 8.0)
+    ]
+    for d, base, L, s, betas in cases:
+        theta = posenc.rope_inv_freq(d, base).double()
+        slow = (L - 1) * theta < 2 * math.pi  # less than a full turn over the offsets 0 .. L - 1 of training
+        assert torch.equal(slow, L * theta < 2 * math.pi), (d, base, L)  # the same pairs as "within L" positions
+        assert 0 < int(slow.sum()) < d // 2, (d, base, L)  # some pairs are slow, not all
+        edge = (L - 1) * theta[slow]  # the largest angle training shows a slow pair
+        longest = s * L - 1
+        assert bool((longest * theta[slow] > 1.5 * edge).all())  # beyond it: angles never seen
+        for rule, params in (("linear", {}), ("yarn", betas)):
+            slowed, _ = posenc.rope_scaled_inv_freq(
+                d, base, rope_type=rule, factor=s, original_max_position_embeddings=L, **params
+            )
+            slowed = slowed.double()
+            assert bool((slowed <= theta * (1 + 1e-6)).all()), (rule, d)  # "slow RoPE's turns": no pair faster
+            reach = longest * slowed[slow] / edge
+            assert float(reach.max()) < 1.02, (rule, d, base, L, s, reach)  # back to the edge of the trained arc
+            if rule == "linear":
+                assert torch.allclose(theta / slowed, torch.full_like(theta, s), rtol=1e-6)  # PI: every pair by s
+            else:
+                assert math.isclose(float(theta[0] / slowed[0]), 1.0, rel_tol=1e-6)  # YaRN keeps the fastest pair
 
 
 def test_the_baseline_is_a_trigram_and_nope_finds_nearly_every_passkey():
@@ -298,11 +416,11 @@ def test_the_baseline_is_a_trigram_and_nope_finds_nearly_every_passkey():
     corpus = PasskeyCorpus(**config["corpus"])
     assert isinstance(corpus.filler_corpus, SyntheticCorpus)  # "a synthetic filler"
     # near the floor: after two filler symbols, `branching` next ones are equally likely, so no model goes below
-    # ln(branching) (test_summary samples the filler to check that); the trigram is within 0.04 nats of it in every
-    # seed, against 0.69 for the floor itself
+    # ln(branching) (test_summary samples the filler to check that); the trigram is between 0.02 and 0.04 nats
+    # above it ("about 0.03") in every seed, against 0.69 for the floor itself
     floor = math.log(config["corpus"]["branching"])
     assert config["corpus"]["branching"] == 2
-    assert all(0 < loss - floor < 0.04 for loss in seeds("trigram", "loss_beyond")), seeds("trigram", "loss_beyond")
+    assert all(0.02 < loss - floor < 0.04 for loss in seeds("trigram", "loss_beyond")), seeds("trigram", "loss_beyond")
     trigram = TrigramBaseline(corpus, length=16, sequences=256)
     tokens = corpus.sample(4, 16, generator=torch.Generator().manual_seed(0))
     changed = tokens.clone()
@@ -370,13 +488,16 @@ def test_fine_tuning_brought_yarn_close_soon_and_plain_rope_level_later():
 
 
 def test_pi_ended_slightly_behind_plain_rope_after_fine_tuning():
-    """Block: "Here the order was reversed: after 400 steps PI was slightly behind plain RoPE, by under 0.01 nats in
-    every seed", after the PI paper's opposite order. Seed by seed, on the same pre-trained models, in the curve's
-    last checkpoint and in the final test at 512 tokens; the gap is above 0.001 nats in each, so not a rounding of
-    the saved digits."""
+    """Block: "In this run's small models, PI instead ended slightly behind plain RoPE after 400 steps, by under
+    0.01 nats in every seed", after the PI paper's opposite order. Seed by seed, on the same pre-trained models, in
+    the curve's last checkpoint and in the final test at 512 tokens; the gap is above 0.001 nats in each, so not a
+    rounding of the saved digits."""
     text = page()
     paper = "The PI paper compared the two in models of 7 to 33 billion parameters."
-    here = "Here the order was reversed: after 400 steps PI was slightly behind plain RoPE, by under 0.01 nats in every"
+    here = (
+        "In this run's small models, PI instead ended slightly behind plain RoPE after 400 steps, by under 0.01 nats"
+        " in every"
+    )
     assert paper in text and here + " seed." in text and text.index(paper) < text.index(here)
     runs = metrics()["metrics"]
     assert list(runs["rope ft"]) == list(runs["rope+pi ft"]) == list(runs["rope"])  # the same seeds, paired
@@ -720,3 +841,156 @@ def test_roadmap_names_what_the_chapters_cover(notebook, phrase):
     assert roadmap in text
     assert "DeepSeek's MLA rotates only a small extra part of each query and key." in text
     assert phrase in chapter(notebook)
+
+
+def test_chapter_8s_networks_are_small_and_no_large_model_is_tested():
+    """Block: "The networks have 2 layers and about 100 000 parameters; with RoPE, each head has 8 rotary pairs. No
+    large model is tested, and chapter 8 notes that its order of YaRN and dynamic NTK need not carry over to heads like
+    Llama 3 8B's." Every method of the saved run, built as the run builds it."""
+    text = page()
+    assert (
+        "The networks have 2 layers and about 100 000 parameters; with RoPE, each head has 8 rotary pairs. No large"
+        " model is tested, and chapter 8 notes that its order of YaRN and dynamic NTK need not carry over to heads like"
+        " Llama 3 8B's." in text
+    )
+    c8 = chapter("08_extrapolation")
+    assert "These are 2-layer models of about 100 000 parameters" in c8
+    assert (
+        "with Llama 3 8B's head size, base and trained length, 16 of 64 pairs are on the ramp at betas 32/1, so the"
+        in c8
+    )
+    assert "so the order of YaRN and dynamic NTK here need not carry over." in c8
+    from posenc.experiments import TinyLM
+
+    config = metrics()["config"]
+    corpus = PasskeyCorpus(**config["corpus"])
+    (layers, params, pairs) = re.findall(
+        r"The networks have (\d+) layers and about ([\d ]+) parameters; with RoPE, each head has (\d+) rotary pairs",
+        text,
+    )[0]
+    params = int(params.replace(" ", ""))
+    for method in config["methods"]:  # the only models the run trains; the fine-tuned arms continue the RoPE ones
+        model = TinyLM(corpus.n_tokens, method, max_len=config["train_length"], **config["model"])
+        assert len(model.blocks) == int(layers), method
+        count = sum(p.numel() for p in model.parameters())
+        assert abs(count / params - 1) < 0.1, (method, count)  # "about": within 10 %
+        if method == "rope":
+            assert len(model.blocks[0].attn.method.rotary.inv_freq) == int(pairs)
+    assert config["model"]["d_model"] // config["model"]["n_heads"] == 2 * int(pairs)
+
+
+def test_the_tables_rounding_is_as_the_block_says():
+    """Block, under the table: "Shares are rounded to whole percents, halves up: the trigram's best seed finds 16 of
+    128 passkeys, 12.5 %. NoPE's and ALiBi's losses keep three decimals, since at two their lowest seed would lie within
+    0.0001 of a rounding boundary." The cells themselves are checked by test_summary's intro takeaway test and by
+    test_the_tables_losses_are_printed_away_from_a_rounding_boundary above."""
+    text = page()
+    (found, of, share) = re.findall(
+        r"Shares are rounded to whole percents, halves up: the trigram's best seed finds (\d+) of (\d+) passkeys,"
+        r" ([\d.]+) %\.",
+        text,
+    )[0]
+    assert (
+        "NoPE's and ALiBi's losses keep three decimals, since at two their lowest seed would lie within 0.0001 of a"
+        " rounding boundary." in text
+    )
+    config = metrics()["config"]
+    best = max(seeds("trigram", "passkey"))
+    assert round(best * config["eval_batch"]) == int(found) and config["eval_batch"] == int(of)
+    assert best == float(share) / 100 == 0.125  # exactly a half at whole percents
+    assert "| trigram model, which can only guess the passkey | 7 to 13 % | 0.72 |" in text  # 12.5 rounded up
+    assert f"{100 * best:.0f}" == "12"  # Python's own rounding, half to even, would print 12
+    for arm in ("none", "alibi"):
+        low = min(seeds(arm, "loss_beyond"))
+        assert abs(low * 100 - math.floor(low * 100) - 0.5) / 100 < 1e-4, (arm, low)
+
+
+def test_the_two_default_layouts_need_the_same_layout_to_compare():
+    """Notation block: "The book's code uses the half layout by default ... Its matrix form `rope_matrix` uses
+    interleaved by default ... To compare the two, pass the same `layout=` to both": with the defaults, a vector
+    turned by `rope_matrix` and by `apply_rope` differ; with the same layout they agree."""
+    text = page()
+    assert "To compare the two, pass the same `layout=` to both." in text
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(1, 8, generator=g, dtype=torch.float64)
+    p = torch.tensor([5])
+    cos, sin = posenc.rope_cos_sin(p, 8, dtype=torch.float64)  # the default layout: half
+    by_code = posenc.apply_rope(x, cos, sin)[0]
+    by_matrix = posenc.rope_matrix(5, 8, dtype=torch.float64) @ x[0]  # the default layout: interleaved
+    assert not close(by_code, by_matrix)  # the defaults differ
+    for layout in LAYOUTS:
+        cos, sin = posenc.rope_cos_sin(p, 8, layout=layout, dtype=torch.float64)
+        turned = posenc.apply_rope(x, cos, sin, layout=layout)[0]
+        assert close(turned, posenc.rope_matrix(5, 8, layout=layout, dtype=torch.float64) @ x[0]), layout
+
+
+def test_smollm3_leaves_every_fourth_layer_without_rope():
+    """Block: "SmolLM3 and Llama 4 leave every fourth layer without RoPE": the installed transformers' SmolLM3 config
+    and attention (Llama 4's is checked by test_summary)."""
+    import transformers
+    from transformers.models.smollm3 import modeling_smollm3
+
+    assert "SmolLM3 and Llama 4 leave every fourth layer without RoPE." in page()
+    config = transformers.SmolLM3Config()
+    assert config.no_rope_layer_interval == 4
+    assert config.no_rope_layers == [int((i + 1) % 4 != 0) for i in range(config.num_hidden_layers)]
+    source = inspect.getsource(modeling_smollm3.SmolLM3Attention)
+    assert "self.use_rope = config.no_rope_layers[layer_idx]" in source
+    rotate = "query_states, key_states = apply_rotary_pos_emb(query_states, key_states, cos, sin)"
+    assert f"if self.use_rope:\n            cos, sin = position_embeddings\n            {rotate}" in source
+    assert source.count("apply_rotary_pos_emb(query_states") == 1  # only there
+
+
+def test_the_roformer_curve_is_a_factor_of_an_upper_bound():
+    """Takeaway: "The RoFormer paper says RoPE's scores decay with distance, and plots a falling curve. That curve comes
+    from an upper bound on the scores. The scores themselves need not shrink": chapter 5's mean reach, the curve,
+    times d/2 and the content factor bounds every score; it falls from r = 0; a random key's score does not fall with
+    it. d = 128, base 10 000, 200 random query-key pairs, the half layout."""
+    text = page()
+    assert "The RoFormer paper says RoPE's scores decay with distance, and plots a falling curve." in text
+    assert "That curve comes from an upper bound on the scores." in text
+    d = 128
+    g = torch.Generator().manual_seed(5)
+    q, k = torch.randn(2, 200, d, generator=g, dtype=torch.float64)
+    h = torch.complex(q[:, : d // 2], q[:, d // 2 :]).conj() * torch.complex(k[:, : d // 2], k[:, d // 2 :])
+    jumps = torch.cat((h, h.new_zeros(200, 1)), 1).diff().abs().max(1).values  # the content factor
+    r = torch.tensor([0, 1, 5, 20, 100, 500, 2000])
+    curve = posenc.rope_decay_bound(d, r).double()  # the mean reach: the curve RoFormer plots
+    assert float(curve[-1]) < float(curve[0]) / 2  # it falls
+    sizes = []
+    for j, dist in enumerate(r.tolist()):
+        turn = posenc.rope_matrix(dist, d, layout="half", dtype=torch.float64)
+        score = (q * (k @ turn.T)).sum(1)  # q^T R_r k, the score at offset r
+        theta = posenc.rope_inv_freq(d).double()
+        arrows = torch.polar(torch.ones_like(theta), dist * theta)
+        assert torch.allclose(score, (h * arrows).sum(1).real, atol=1e-9)  # chapter 5's sum of rotating arrows
+        assert bool((score.abs() <= jumps * d / 2 * curve[j] * (1 + 1e-9)).all()), dist
+        sizes.append(float(score.abs().mean()))
+    assert sizes[-1] > 0.5 * sizes[0]  # random keys: the scores' size does not fall with the curve
+
+
+def test_rope_replaced_the_classic_encodings_in_llama_qwen_and_mistral():
+    """Opening: "It shows how RoPE replaced them in open large language models such as Llama, Qwen and Mistral": in the
+    installed transformers, their attention rotates queries and keys, and their models hold no table of position
+    vectors, as GPT-2's and BERT's do."""
+    import torch.nn as nn
+    import transformers
+
+    assert "replaced them in open large language models such as Llama, Qwen and Mistral" in page()
+    from transformers.models.llama import modeling_llama
+    from transformers.models.mistral import modeling_mistral
+    from transformers.models.qwen3 import modeling_qwen3
+
+    small = {"vocab_size": 32, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1}
+    small |= {"num_attention_heads": 2, "num_key_value_heads": 2, "max_position_embeddings": 64}
+    for module, name in ((modeling_llama, "Llama"), (modeling_qwen3, "Qwen3"), (modeling_mistral, "Mistral")):
+        assert "apply_rotary_pos_emb(" in inspect.getsource(getattr(module, f"{name}Attention").forward), name
+        model = getattr(module, f"{name}Model")(getattr(transformers, f"{name}Config")(**small))
+        tables = [m for m in model.modules() if isinstance(m, nn.Embedding)]
+        assert len(tables) == 1 and tables[0].num_embeddings == 32, name  # the token table only
+    gpt2 = transformers.GPT2Model(transformers.GPT2Config(n_embd=32, n_layer=1, n_head=2, n_positions=64))
+    assert gpt2.wpe.num_embeddings == 64  # a learned vector per position
+    bert = transformers.BertModel(
+        transformers.BertConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64)
+    )
+    assert bert.embeddings.position_embeddings.num_embeddings == 512

@@ -100,10 +100,10 @@ def smallest_psd_constant(kernel):
 
 @pytest.mark.parametrize("kind", ["log", "power"])
 def test_kerple_constant_that_leaves_no_negative_eigenvalue_grows_with_the_span(kind):
-    """Chapter 11's KERPLE section: for the log shape and powers below 2, "a large enough constant, growing with the
-    positions' span, gives the table that form", dot products of one feature vector per position. The box's reason:
-    the two end positions' 2 x 2 block of B + lambda has the eigenvalues 2 lambda + b and -b, so
-    lambda >= |b(span)| / 2."""
+    """Chapter 11's KERPLE section: "For the log shape and powers below 2, a large enough $\\lambda$ does this on any
+    given set of distinct positions", dot products of one feature vector per position, and "The constant grows with
+    the span": the two end positions' 2 x 2 table of B + lambda has the eigenvalues 2 lambda + b and -b, so
+    lambda >= |b(span)| / 2, "half the penalty at distance $d$"."""
     m = random_kerple(kind, h=4)  # powers up to 1.95
     for head in range(4):
         found = []
@@ -140,6 +140,50 @@ def test_kerple_power_at_r2_2_no_constant_makes_it_psd_on_any_distinct_positions
     for lam in (1.0, 1e2, 1e4, 1e6):
         v = torch.linalg.pinv(rows) @ torch.tensor([0.0, 1 / lam, 1.0], dtype=torch.float64)
         assert abs(v @ (K + lam) @ v + 1 / lam) < 1e-3 / lam
+
+
+@pytest.mark.parametrize(
+    "kind, r1, r2",
+    [("log", 1.0, 1.0), ("log", 4.0, 0.02), ("power", 0.5, 0.5), ("power", 1.3, 1.5), ("power", 1.0, 1.9)],
+)
+def test_kerple_strictly_cpd_as_a_mixture_of_strictly_pd_kernels(kind, r1, r2):
+    """Chapter 11's KERPLE box, "Why strictly": with sum(c) = 0, c^T B c = r1 int_0^inf e^-s / s sum c_a c_b
+    e^(-s r2 |x_a - x_b|) ds for the log shape, and for a power r2 = 2 alpha the weight alpha / Gamma(1 - alpha)
+    s^(-1 - alpha) on e^(-s (x_a - x_b)^2); each inner sum is positive for c != 0 (the kernel matrix on distinct
+    points has a positive smallest eigenvalue). Quadrature in mpmath, which torch installs through sympy."""
+    mp = pytest.importorskip("mpmath")
+    g = torch.Generator().manual_seed(0)
+    x = torch.randperm(60, generator=g)[:6].to(torch.float64)  # distinct positions
+    c = torch.randn(6, generator=g, dtype=torch.float64)
+    c = c - c.mean()  # sum(c) = 0
+    B = KerpleBias(1, kind=kind, r1=r1, r2=r2).bias_by_distance(x[:, None] - x[None, :]).detach()[0]
+    r1, r2 = (v.item() for v in KerpleBias(1, kind=kind, r1=r1, r2=r2).coefficients())  # as float32 stores them
+    d = (x[:, None] - x[None, :]).abs().tolist()
+    cc = (c[:, None] * c[None, :]).tolist()
+    pairs = [(cc[a][b], d[a][b]) for a in range(6) for b in range(6)]
+    if kind == "log":  # 1 - e^(-s r2 d) weighted by e^-s / s; the constant terms cancel as sum(c) = 0
+
+        def integrand(s):
+            return -mp.exp(-s) / s * sum(w * -mp.expm1(-s * r2 * t) for w, t in pairs)
+
+        mixture = r1 * mp.quad(integrand, [0, 1e-6, 1e-4, 1e-2, 1, 100, mp.inf])
+    else:  # over v = log s, from s = 1e-12 to 100; below and above, the integrand's limits, integrated exactly
+        alpha = r2 / 2
+
+        def integrand(v):  # s^(-1 - alpha) ds = s^(-alpha) dv
+            return -mp.exp(-alpha * v) * sum(w * -mp.expm1(-mp.exp(v) * t * t) for w, t in pairs)
+
+        low, high = mp.mpf(1e-12), mp.mpf(100)  # t >= 1 between distinct integers: e^(-100 t^2) is negligible
+        near = -sum(w * t * t for w, t in pairs) * low ** (1 - alpha) / (1 - alpha)  # 1 - e^(-s t^2) ~ s t^2
+        far = sum(w for w, t in pairs if t == 0) * high ** (-alpha) / alpha  # the sum tends to -sum(c^2)
+        body = mp.quad(integrand, mp.linspace(mp.log(low), mp.log(high), 12))
+        mixture = r1 * alpha / mp.gamma(1 - alpha) * (near + body + far)
+    direct = (c @ B @ c).item()
+    assert direct > 0 and abs(float(mixture) - direct) < 1e-6 * direct, (float(mixture), direct)
+    for s in (1e-3, 0.1, 1.0, 10.0):  # the mixed kernels are strictly positive definite on distinct points
+        t = (x[:, None] - x[None, :]).abs()
+        kernel = torch.exp(-s * r2 * t) if kind == "log" else torch.exp(-s * t**2)
+        assert torch.linalg.eigvalsh(kernel).min() > 0
 
 
 @pytest.mark.parametrize("n_heads", [1, 3, 8, 12, 16])
@@ -909,7 +953,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
 
 def test_fire_key_8_back_from_query_511_looks_like_a_key_3_to_4_back_from_query_63():
     """The key 8 back, in the appendix's box: "At FIRE's starting values, the key 8 back has $u = 0.30$ from query 63
-    but 0.15 from query 511, the $u$ of a key 3 to 4 back from query 63", and in the section: "in each head, the key 8
+    but 0.15 from query 511, the $u$ of a key 3 to 4 back from query 63", and in the section: "In each head, the key 8
     back gets a bias between those of the keys 3 and 4 back from the last of 64"."""
     with torch.random.fork_rng():  # the global RNG stream is left as it was
         fire = FireBias(4, L_thr_init=16.0)  # chapter 8's starting values: |c| = 0.1, a threshold of 16
@@ -1006,8 +1050,8 @@ def counting_runs():
 
 def test_cope_beats_rope_at_k_2_and_3_in_every_saved_counting_seed():
     """The counting box: "CoPE answers at least 0.72 of the questions for every $k$ at both lengths, and RoPE at most
-    0.57 for the second and third sentence back" (the saved ten-seed run). The section: "A guess that ignores order,
-    the input's most frequent label, gets just under a third on 8 sentences and about a quarter on 16": its expected
+    0.57 for the second and third sentence back" (the saved ten-seed run). The section: "a guess that ignores order,
+    the input's most frequent label: just under a third on 8 sentences and about a quarter on 16": its expected
     accuracy on the run's own evaluation questions (ties broken at random), for each k; RoPE stays above it in every
     seed, by as little as 0.04 (k = 3, 16 sentences)."""
     from posenc.experiments.counting import COUNTING_CONFIG, N_LABELS, counting_batch

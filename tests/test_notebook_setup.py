@@ -1,6 +1,7 @@
 """Every chapter notebook starts with the same Colab set-up cell, pointing at the repository URL
 that `_config.yml` holds (the only place it is written down), and the cell is a no-op elsewhere."""
 
+import functools
 import json
 import subprocess
 import sys
@@ -15,9 +16,15 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 REPO_URL = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
 
 
+@functools.cache
+def notebook(path: Path) -> dict:
+    """The notebook as stored, read once per process: the tests below read each chapter (megabytes of JSON,
+    most of it figures) several times and change none of it."""
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 def first_code_cell(path: Path) -> dict:
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    return next(c for c in nb["cells"] if c["cell_type"] == "code")
+    return next(c for c in notebook(path)["cells"] if c["cell_type"] == "code")
 
 
 def test_notebooks_exist():
@@ -31,7 +38,7 @@ def test_setup_cell_installs_from_the_configured_repository(path):
     sys.path.insert(0, str(ROOT / "scripts"))
     from update_setup_cells import setup_source
 
-    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb = notebook(path)
     cell = first_code_cell(path)
     assert nb["cells"][0] is not None and nb["cells"][0]["cell_type"] == "code", "the set-up cell comes first"
     src = "".join(cell["source"])
@@ -71,7 +78,7 @@ def test_setup_cell_is_a_no_op_off_colab_and_installs_on_colab(path, monkeypatch
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_is_committed_with_outputs_and_widget_cells_tagged(path):
-    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb = notebook(path)
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     assert sum(c.get("execution_count") is not None for c in code) >= len(code) - 1
     for c in code:
@@ -91,7 +98,7 @@ PREAMBLE = ("torch.manual_seed(", "set_grad_enabled(", "plt.rcParams")
 
 
 def code_cells(path: Path) -> list[dict]:
-    nb = json.loads(path.read_text(encoding="utf-8"))
+    nb = notebook(path)
     return [c for c in nb["cells"] if c["cell_type"] == "code"]
 
 
@@ -254,8 +261,7 @@ def _cite_links():
     finally:
         sys.path.pop(0)
     for path in NOTEBOOKS:
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        for cell in nb["cells"]:
+        for cell in notebook(path)["cells"]:
             if cell["cell_type"] == "markdown":
                 for m in CITE_LINK.finditer("".join(cell["source"])):
                     yield path, m
@@ -285,8 +291,7 @@ def _expected_name(fields: dict) -> str | None:
 
 def test_markdown_cites_with_links_not_roles():
     for path in NOTEBOOKS:
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        md = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+        md = "".join("".join(c["source"]) for c in notebook(path)["cells"] if c["cell_type"] == "markdown")
         assert "{cite" not in md, f"{path.name}: a {{cite}} role shows raw in JupyterLab and Colab"
         assert md.count('"cite:') == len([1 for p, _ in _cite_links() if p == path]), (
             f"{path.name}: a citation link the book's extension would not convert"

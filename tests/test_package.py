@@ -107,13 +107,12 @@ def test_docstring_lists_every_module():
     assert listed == set(MODULES)
 
 
-def test_importing_posenc_does_not_import_plotting_or_widgets():
-    code = (
-        "import sys, posenc, posenc.experiments, posenc.measure; "
-        "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'seaborn') if m in sys.modules))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+def test_importing_posenc_does_not_import_plotting_or_widgets(fresh_imports):
+    """In a fresh interpreter (the one of ``fresh_imports``), importing the library, the experiments and
+    the measurements loads none of matplotlib, ipywidgets and seaborn."""
+    failed = "the fresh interpreter failed before it imported posenc:\n" + fresh_imports["stderr"]
+    assert "plotting" in fresh_imports, failed
+    assert fresh_imports["plotting"] == [], f"importing {LIBRARY_ONLY} loaded {fresh_imports['plotting']}"
 
 
 def _third_party_imports(path: Path) -> set[str]:
@@ -295,22 +294,29 @@ def test_no_posenc_module_imports_a_unix_only_module_or_reads_proc():
     assert "machine()" not in notebooks and "/proc" not in notebooks
 
 
-def test_every_module_a_chapter_imports_loads_without_resource_or_proc():
-    """Dynamically: in a fresh interpreter where ``resource`` cannot be imported and /proc cannot be
-    read (scripts/foreign_platform, as on macOS and Windows), every module the chapters import
-    imports, and while they import no Unix-only module is imported and no /proc path is opened
-    (an audit hook records both)."""
+#: what the fresh interpreter of ``fresh_imports`` imports first: the library, the experiments and the
+#: measurements (all three among the modules the chapters import)
+LIBRARY_ONLY = ("posenc", "posenc.experiments", "posenc.measure")
+
+
+@pytest.fixture(scope="module")
+def fresh_imports():
+    """One fresh interpreter for the two import tests (each start of one costs about 3.5 CPU-s), where
+    ``resource`` cannot be imported and /proc cannot be read (scripts/foreign_platform, as on macOS and
+    Windows), and an audit hook records, from its start, every Unix-only module imported and every /proc
+    path opened. It imports LIBRARY_ONLY and records which plotting and widget modules are loaded then;
+    then every module the chapters import (LIBRARY_ONLY among them), in order. Returns ``plotting`` (once
+    LIBRARY_ONLY is imported), ``seen`` (once every module is), ``absent`` (the chapters' packages not
+    installed here: then only LIBRARY_ONLY is imported), ``returncode`` and ``stderr``."""
     import importlib.util
 
     modules = sorted(_chapter_imports())
-    assert "posenc.measure" in modules and "posenc.book" in modules
+    assert set(LIBRARY_ONLY) <= set(modules) and "posenc.book" in modules
     absent = sorted(
         {m.split(".")[0] for m in modules}
         - {"posenc"}
         - {m.split(".")[0] for m in modules if importlib.util.find_spec(m.split(".")[0])}
     )
-    if absent:  # e.g. the Colab-like stage, which has no book tooling
-        pytest.skip(f"the chapters' packages are not all installed here: {absent}")
     code = (
         "import sys\n"
         "seen = []\n"
@@ -323,9 +329,13 @@ def test_every_module_a_chapter_imports_loads_without_resource_or_proc():
         "        seen.append(('import', args[0]))\n"
         "sys.addaudithook(hook)\n"
         "import importlib\n"
-        f"for name in {modules!r}:\n"
+        f"for name in {LIBRARY_ONLY!r}:\n"
         "    importlib.import_module(name)\n"
-        "print(seen)\n"
+        "plotting = sorted(m for m in ('matplotlib', 'ipywidgets', 'seaborn') if m in sys.modules)\n"
+        "print('plotting', plotting, flush=True)\n"
+        f"for name in {[] if absent else modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        "print('seen', seen)\n"
     )
     env = {
         **os.environ,
@@ -335,8 +345,23 @@ def test_every_module_a_chapter_imports_loads_without_resource_or_proc():
         "MPLBACKEND": "Agg",
     }
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
-    assert out.returncode == 0, out.stderr[-3000:]
-    seen = [s for s in eval(out.stdout.strip().splitlines()[-1])]
+    result = {"absent": absent, "returncode": out.returncode, "stderr": out.stderr[-3000:]}
+    for line in out.stdout.splitlines():
+        tag, _, value = line.partition(" ")
+        if tag in ("plotting", "seen"):
+            result[tag] = eval(value)
+    return result
+
+
+def test_every_module_a_chapter_imports_loads_without_resource_or_proc(fresh_imports):
+    """Dynamically: in a fresh interpreter where ``resource`` cannot be imported and /proc cannot be
+    read (scripts/foreign_platform, as on macOS and Windows), every module the chapters import
+    imports, and while they import no Unix-only module is imported and no /proc path is opened
+    (an audit hook records both; the interpreter of ``fresh_imports``)."""
+    if fresh_imports["absent"]:  # e.g. the Colab-like stage, which has no book tooling
+        pytest.skip(f"the chapters' packages are not all installed here: {fresh_imports['absent']}")
+    assert fresh_imports["returncode"] == 0, fresh_imports["stderr"]
+    seen = fresh_imports["seen"]
     posenc_side = [s for s in seen if s[0] == "open"] + [s for s in seen if s[0] == "import" and s[1] == "resource"]
     assert not posenc_side, posenc_side
 

@@ -321,8 +321,8 @@ def test_llama4_temperature_matches_hf_attention(floor_scale, attn_scale):
         ours = _nope_attention_reference(att, x, temp)
         torch.testing.assert_close(ours, hf, **F32)
         cache = DynamicCache(config=cfg)  # decoding: positions continue after the cached tokens
-        att(x[:, :17], None, None, past_key_values=cache)
-        hf_step, _ = att(x[:, 17:], None, None, past_key_values=cache)
+        att(x[:, :17], None, None, cache=cache)
+        hf_step, _ = att(x[:, 17:], None, None, cache=cache)
     temp = posenc.llama4_attention_temperature(torch.arange(17, 30), floor_scale=floor_scale, attn_scale=attn_scale)
     q = att.q_proj(x[:, 17:]).view(1, 13, 4, 16) * temp[None, :, None, None]
     k = att.k_proj(x).view(1, 30, 2, 16).repeat_interleave(2, dim=2)
@@ -1390,16 +1390,17 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     """Chapter 10, *Raising the base*: a pair past L "never finishes a turn in training. In the figure, at one $L$, a
     larger base leaves more such pairs": 14, 29 and 30 of 64 at L = 8192 for bases 1e4, 5e5 and 1e6. Its appendix:
     "Code Llama and Llama 3 pair a larger base with a longer $L$, yet each, at its own $L$, leaves more pairs past $L$
-    than Llama 2", and the section's 14 for base 1e4 "is not Llama 2's 18, counted at Llama 2's $L = 4096$". At an
-    input x L a pair past L (wavelength over L - 1) meets "new angles: at most a full turn less the arc it covered in
-    training", the arc (L - 1) theta: 2 pi - (L - 1) theta, a bound that the appendix's rounder 2 pi (1 - L / lambda)
-    misses by up to one
-    step theta. At the figure's L = 8192, "up to $8L$, pairs with wavelengths near $xL$ meet the most new angles, and
-    the slowest pair at base $10^6$ almost none": swept over x from 1.05 to 8 in steps of 0.05, with the exact arcs
-    of positions 0 .. floor(x L) - 1. *Gemma 4*: "The turning pairs keep the fast end of the whole ladder. Partial
-    rotary with the same base would spread a new ladder over as many dimensions, down to millions of tokens per turn",
-    while `proportional`'s slowest turning pair needs under two hundred; with base 1e4 partial rotary would not reach
-    a million, so "the same base" is needed."""
+    than Llama 2", and the section's 14 for base 1e4 "is not Llama 2's 18, counted at Llama 2's $L = 4096$". On an
+    input x L a pair past L (wavelength over L - 1) turns so that "part of its turn lies in angles training never showed
+    it": every such pair
+    meets some, at most a full turn less its trained arc (L - 1) theta, a bound that the appendix's rounder
+    2 pi (1 - L / lambda) misses by up to one step theta. At the figure's L = 8192 the appendix's "pairs with
+    $\\lambda_i$ near $xL$ meet the most", and "at base $10^6$ the slowest pair meets under a tenth of a radian" (in all
+    of 8L it turns under 0.1 rad): swept over x from 1.05 to 8 in steps of 0.05,
+    with the exact arcs of positions 0 .. floor(x L) - 1. *Gemma 4*: "The turning pairs keep the fast end of the
+    whole head's ladder. Partial rotary with the same base would turn as many dimensions, but as a new ladder of
+    their own, down to millions of tokens per turn", while `proportional`'s slowest turning pair needs under two
+    hundred; with base 1e4 partial rotary would not reach a million, so "the same base" is needed."""
     f64, two_pi = torch.float64, 2 * math.pi
     rows = {
         name: book.MODEL_ROPE_CONFIGS[key]
@@ -1426,11 +1427,14 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
             x = k / 100
             reach = torch.minimum((math.floor(x * L) - 1) * theta, torch.tensor(two_pi, dtype=f64))
             new = torch.where(past, (reach - trained_arc).clamp(min=0), torch.zeros_like(theta))
+            assert bool((new[past] > 0).all()), (base, x)  # every pair past L meets angles training never showed it
             assert bool((new[past] <= two_pi - trained_arc[past] + 1e-12).all()), (base, x)  # a full turn less the arc
             assert float((new - two_pi * (1 - L / lam))[past].max()) <= float(theta[past].max()) + 1e-12
             assert 0.5 < float(lam[new.argmax()]) / (x * L) < 2, (base, x)  # near x L: the most
             if base == 1e6:
                 assert float(new[-1]) < 0.1, x  # the slowest: almost none
+        if base == 1e6:
+            assert float((8 * L - 1) * theta[-1]) < 0.1  # "turns so little": under 0.1 rad in all of 8L
     d_global, base_global = 512, 1e6
     prop = posenc.rope_scaled_inv_freq(d_global, base_global, rope_type="proportional", partial_rotary_factor=0.25)[0]
     turning = int((prop != 0).sum())
@@ -1446,9 +1450,11 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         " $L$, a larger base leaves more such pairs.",
         "Code Llama and Llama 3 pair a larger base with a longer $L$, yet each, at its own $L$, leaves more pairs",
         "so its 14 for base $10^4$ is not Llama 2's 18, counted at Llama 2's $L = 4096$.",
-        "such a pair turns about $x$ times as far, meeting new angles: at most a full turn less the arc it covered",
-        "At the figure's $L$ and up to $8L$, pairs with wavelengths near $xL$ meet the most new angles, and the",
-        "The turning pairs keep the fast end of the whole ladder. Partial rotary with the same base would spread a",
+        "such a pair turns about $x$ times as far, so part of its turn lies in angles training never showed it.",
+        "at base $10^6$ the slowest pair meets under a tenth of a radian",
+        "so the pairs with $\\lambda_i$ near $xL$ meet the most",
+        "The turning pairs keep the fast end of the whole head's ladder. Partial rotary with the same base would turn",
+        "as many dimensions, but as a new ladder of their own, down to millions of tokens per turn.",
     ):
         assert sentence in text, sentence
 
@@ -1474,5 +1480,32 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "per token, 512 numbers;",
         "64 numbers shared by all 128 heads.",
         "In Jupyter or Colab, the explorer below draws any model in the appendix's table.",
+    ):
+        assert sentence in text, sentence
+
+
+def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
+    """Chapter 10, *How each scaling reshapes the wavelengths*: "YaRN and the `llama3` rule keep every pair that turns
+    more than a set number of times within $L$: YaRN's config field `beta_fast`, 32 here, or the `llama3` rule's
+    `high_freq_factor`, 4 here": on the demo head (L = 4096) the kept pairs are exactly those with L / lambda above
+    32 and 4. The appendix's "Llama 4 Scout sets 16" against Llama 3.1's 8, both `llama3`. *DeepSeek's MLA* and
+    *Llama 4*: the new sentences on the cost of rotating the latent (the DeepSeek-V2 paper, section 2.1.3) and on
+    Meta's decoding path (llama-models `models/llama4/model.py`: the masks are built only when seqlen > 1)."""
+    for name, turns in (("yarn", 32), ("llama3", 4)):
+        w = book.scaled_wavelengths(name)
+        before, after = w["wavelength_before"].double(), w["wavelength_after"].double()
+        kept = (after - before).abs() <= 1e-6 * before
+        assert torch.equal(kept, w["trained_length"] / before > turns), name
+    scout, llama31 = (book.MODEL_ROPE_CONFIGS[k]["rope_scaling"] for k in ("llama-4-scout", "llama-3.1-8b"))
+    assert (scout["rope_type"], scout["factor"], llama31["rope_type"], llama31["factor"]) == ("llama3", 16, "llama3", 8)
+    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
+    text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"))
+    for sentence in (
+        "YaRN's config field `beta_fast`, 32 here, or the `llama3` rule's `high_freq_factor`, 4 here.",
+        "Each decoding step would then rebuild every head's key for all past tokens, or the cache would hold",
+        "So in transformers no RoPE distance reaches a chunk's length, however long the input.",
+        "Meta's reference code differs when decoding one token at a time: that token attends past its chunk,",
+        "only when more than one token is fed at once. So a token decoded alone attends to every cached key",
+        "Llama 4 Scout sets 16.",
     ):
         assert sentence in text, sentence
