@@ -422,14 +422,24 @@ def test_a_larger_logit_factor_never_flattens_attention():
 
 
 def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
-    """The primer: "The *stretch* comes from the input: at $2L$ it is two. Halving the slowest pair's frequency then
-    makes that pair turn about as far as in training. A rule's *effective scale* is what it actually divides that pair
-    by" (its table: :func:`test_primers_table_of_the_three_numbers`). The worked example (Llama 3.1's head, L = 8192,
+    """The primer: "An input of $2L$ has a stretch of two", "The slowest pair is the last one, which turns least per
+    position", "Dividing the slowest pair's frequency by the stretch makes it turn over the input about as far as it
+    turned over $L$ in training" and "A *fixed* rule has the same effective scale at every input length, and a
+    *dynamic* rule sets it from $\\ell$. Here PI and `llama3` are fixed" (its table:
+    :func:`test_primers_table_of_the_three_numbers`). The worked example (Llama 3.1's head, L = 8192,
     "Each rule gets $s = 8$"): "So over the whole input the slowest pair turns less than it did over $L$ in training.
     PI also divides the fast pairs by $s$, while `llama3` leaves its fastest pairs unchanged"."""
     text = page()
-    (stretch,) = re.findall(r"The \*stretch\* comes from the input: at \$2L\$ it is (\w+)\. Halving the slowest", text)
-    assert "makes that pair turn about as far as in training. A rule's *effective scale* is what it actually" in text
+    (stretch,) = re.findall(r"An input of \$2L\$ has a stretch of (\w+)\.", text)
+    assert "The slowest pair is the last one, which turns least per position." in text
+    assert (
+        "Dividing the slowest pair's frequency by the stretch makes it turn over the input about as far as it turned"
+        " over $L$ in training." in text
+    )
+    assert (
+        "A *fixed* rule has the same effective scale at every input length, and a *dynamic* rule sets it from $\\ell$."
+        " Here PI and `llama3` are fixed." in text
+    )
     assert "Each rule gets $s = 8$ and an input of $2L$ tokens:" in text
     quoted = (
         "So over the whole input the slowest pair turns less than it did over $L$ in training. PI also divides the fast"
@@ -438,6 +448,8 @@ def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
     assert quoted in text
     d, base, L, s = 128, 500_000.0, 8192, 8.0
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    slowest = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    assert (slowest[1:] < slowest[:-1]).all()  # "the last one, which turns least per position": posenc's frequencies
     # dividing the slowest pair's frequency by the page's stretch at 2L (posenc's PI with that factor): over 2L
     # positions it turns as far as over L in training, within one position's angle; a stretch of three would leave it
     # a third of a turn short
@@ -445,11 +457,23 @@ def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
         d, base, rope_type="linear", factor=float({"two": 2}[stretch]), original_max_position_embeddings=L
     )
     assert abs((2 * L - 1) * float(by_stretch.double()[-1]) - (L - 1) * float(theta[-1])) <= float(theta[-1])
-    for n in (L // 2, L, 2 * L, 16 * L):  # "fixed rules by $s = 8$ at any length": PI's, at four lengths
-        pi, _ = posenc.rope_scaled_inv_freq(
-            d, base, rope_type="linear", factor=s, original_max_position_embeddings=L, seq_len=n
-        )
-        assert abs(float(theta[-1] / pi.double()[-1]) - s) < 1e-6 * s, n
+    bounds = dict(low_freq_factor=1.0, high_freq_factor=4.0)  # Llama 3.1's
+    by_length = {"linear": [], "llama3": [], "dynamic": []}
+    for n in (L // 2, L, 2 * L, 16 * L):  # "fixed rules by $s = 8$ at any length": PI's and llama3's, at four lengths
+        for kind in by_length:
+            scaled, _ = posenc.rope_scaled_inv_freq(
+                d,
+                base,
+                rope_type=kind,
+                factor=s,
+                original_max_position_embeddings=L,
+                seq_len=n,
+                **(bounds if kind == "llama3" else {}),
+            )
+            by_length[kind].append(float(theta[-1] / scaled.double()[-1]))
+    for kind in ("linear", "llama3"):  # fixed: s at every length
+        assert all(abs(by - s) < 1e-6 * s for by in by_length[kind]), (kind, by_length[kind])
+    assert len({round(by, 3) for by in by_length["dynamic"]}) > 1, by_length["dynamic"]  # dynamic: set from the length
     rules = {
         "pi": dict(rope_type="linear"),
         "llama3": dict(rope_type="llama3", low_freq_factor=1.0, high_freq_factor=4.0),
@@ -570,14 +594,17 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
 
 
 def test_primers_table_of_the_three_numbers():
-    """The primer's table, "For the worked example's head, with $L = 8192$, $s = 8$ and an input of $2L$": each rule's
+    """The primer's table, "The table shows the three numbers for the worked example below: $L = 8192$, $s = 8$ and
+    an input of $2L$": each rule's
     extension factor, stretch and effective scale. The sentence's L, s and input are read from the page. The effective
     scale is measured, the slowest pair's frequency over the rule's, from posenc's
     rules and from transformers' own, each given the trained length as its L (for `dynamic`,
     `max_position_embeddings`)."""
 
     ((trained, factor, times),) = re.findall(
-        r"For the worked example's head, with \$L = (\d+)\$, \$s = (\d+)\$ and an input of \$(\d*)L\$:", page()
+        r"The table shows the three numbers for the worked example below: \$L = (\d+)\$, \$s = (\d+)\$ and an input"
+        r" of \$(\d*)L\$\.",
+        page(),
     )
     assert "Each rule gets $s = 8$ and an input of $2L$ tokens:" in page()
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -617,8 +644,9 @@ def test_primers_table_of_the_three_numbers():
 
 def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger_one():
     """The worked example: "Every rule here that reads $L$ reads 8192, the `original_max_position_embeddings` of Llama
-    3.1's config" and "With that config, transformers' `dynamic` reads a larger $L$: `max_position_embeddings`, sixteen
-    times as large. So it would not scale this input at all." The two fields from posenc/book/models.py's copy of Llama
+    3.1's config" and, in the collapsed block below it, "With Llama 3.1's config, transformers' `dynamic` reads a
+    larger $L$: `max_position_embeddings`, sixteen times as large. So it would not scale the worked example's input at
+    all." The two fields from posenc/book/models.py's copy of Llama
     3.1's config (a prose sync); the field each of transformers' rules reads, from its source; and transformers'
     `dynamic` run at 2L on each field."""
     from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters, _compute_llama3_parameters
@@ -630,8 +658,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
         text,
     )
     (times,) = re.findall(
-        r"With that config, transformers' `dynamic` reads a larger \$L\$: `max_position_embeddings`, (\w+) times as"
-        r" large\. So it would not scale this input at all\.",
+        r"With Llama 3\.1's config, transformers' `dynamic` reads a larger \$L\$: `max_position_embeddings`, (\w+)"
+        r" times as large\. So it would not scale the worked example's input at all\.",
         text,
     )
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
@@ -718,12 +746,12 @@ def test_base_row_names_rope_parameters():
 
 def test_llama3_and_yarn_count_turns_over_one_position_more():
     """The turn row: "Pair $i$'s *turns in $L$* are $L/\\lambda_i$: the count that `llama3` and YaRN compare with their
-    bounds", and its collapsed note: "A pair's turns in $L$, $L\\theta_i/(2\\pi)$, measure its angle at offset $L$, one
-    position further than training's longest offset, $L - 1$. So a pair can turn once in $L$ and still fall just short
-    of a fast pair. In Llama 3.1's head the two counts sort the pairs alike: pairs 0 to 34 turn at least once in $L$,
-    and they are the fast pairs." transformers' `llama3` keeps a pair when this count exceeds `high_freq_factor`, and
-    its `yarn` ramp starts and ends at the pairs whose count is `beta_fast` and `beta_slow`. A short L (16) makes L and
-    L - 1 differ enough to tell apart."""
+    bounds"; the fast pair row: "The *turns in $L$* go one position further, so a pair at the edge can turn once in
+    $L$ and still not be fast"; and their collapsed note: "A pair's turns in $L$, $L\\theta_i/(2\\pi)$, measure its
+    angle at offset $L$, one position further than training's longest offset, $L - 1$. In Llama 3.1's head the two
+    counts sort the pairs alike: pairs 0 to 34 turn at least once in $L$, and they are the fast pairs." transformers'
+    `llama3` keeps a pair when this count exceeds `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs
+    whose count is `beta_fast` and `beta_slow`. A short L (16) makes L and L - 1 differ enough to tell apart."""
 
     (in_l,) = re.findall(
         r"Pair \$i\$'s \*turns in \$L\$\* are \$([^$]+)\$: the count that `llama3` and YaRN compare with their"
@@ -732,7 +760,7 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     )
     (count,) = re.findall(
         r"A pair's turns in \$L\$, \$([^$]+)\$, measure its angle at offset \$L\$, one position further than training's"
-        r" longest offset, \$L - 1\$\. So a pair can turn once in \$L\$ and still fall just short of a fast pair\.",
+        r" longest offset, \$L - 1\$\.",
         page(),
     )
     (inequality,) = re.findall(
@@ -745,7 +773,11 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     for t, n in zip(theta, turns):  # one position further: the count is the angle at offset L, in turns
         assert abs(n - evaluate(lhs, L=L + 1, theta=float(t)) / (2 * math.pi)) < 1e-12
         assert abs(n - evaluate(in_l, L=L, lam=2 * math.pi / float(t))) < 1e-12  # the row's L over the wavelength
-    # "a pair can turn once in L and still fall just short of a fast pair": pair 2 of this head at L = 20
+    # "a pair at the edge can turn once in L and still not be fast": pair 2 of this head at L = 20
+    assert (
+        "The *turns in $L$* go one position further, so a pair at the edge can turn once in $L$ and still not be fast |"
+        in row("fast pair")
+    )
     short = [
         i
         for i, t in enumerate(theta)
@@ -1095,24 +1127,23 @@ def test_query_scales_layer_scope():
 @pytest.mark.parametrize("head_dim", [16, 64, 128])
 @pytest.mark.parametrize("base", [1e4, 5e5])
 def test_a_fixed_rule_divides_the_slowest_pair_by_s_when_it_turns_fewer_times_than_the_lower_bound(head_dim, base):
-    """The row "effective scale": for a fixed rule "$s$ for PI and NTK-aware; for `llama3` and YaRN when that pair turns
-    fewer times in $L$ than their lower bound, `low_freq_factor` or `beta_slow`: less than once for Llama 3.1's bound
-    and YaRN's default, both 1", and the row "stretch": the effective scale "of dynamic YaRN when that pair turns fewer
-    times
-    in $L$ than `beta_slow`". Swept over head widths, bases, trained lengths, factors and lower bounds (0.5, 1, 2): the
+    """The collapsed block "When a rule's effective scale is $s$ or the stretch": "PI and NTK-aware scaling divide the
+    slowest pair by $s$ at every length. `llama3` and YaRN do so only when that pair turns fewer times in $L$ than their
+    lower bound, `low_freq_factor` or `beta_slow`. Llama 3.1's bound and YaRN's default are both 1, so there the slowest
+    pair must turn less than once in $L$. Dynamic YaRN's effective scale is the stretch under the same condition on
+    `beta_slow`." Swept over head widths, bases, trained lengths, factors and lower bounds (0.5, 1, 2): the
     slowest pair is divided by s exactly when it turns fewer times than the lower bound. With a bound of 0.5, a pair
     that turns less than once but more than half a time is ramped, so "less than once" alone is not enough."""
-    text = row("effective scale | 有效缩放比例")
+    text = page()
     assert (
-        "($s$ for PI and NTK-aware; for `llama3` and YaRN when that pair turns fewer times in $L$ than their lower"
-        " bound,"
-        " `low_freq_factor` or `beta_slow`: less than once for Llama 3.1's bound and YaRN's default, both 1)" in text
+        "<details><summary>When a rule's effective scale is $s$ or the stretch</summary> PI and NTK-aware scaling"
+        " divide the slowest pair by $s$ at every length. `llama3` and YaRN do so only when that pair turns fewer times"
+        " in $L$ than their lower bound, `low_freq_factor` or `beta_slow`. Llama 3.1's bound and YaRN's default are"
+        " both 1, so there the slowest pair must turn less than once in $L$." in text
     )
-    # the row "stretch": dynamic YaRN is YaRN with the factor set to the stretch, so the same condition holds
-    assert (
-        "the effective scale of dynamic PI, and of dynamic YaRN when that pair turns fewer times in $L$ than"
-        " `beta_slow` |" in (row("stretch | 拉伸"))
-    )
+    # dynamic YaRN is YaRN with the factor set to the stretch, so the same condition holds
+    assert "Dynamic YaRN's effective scale is the stretch under the same condition on `beta_slow`." in text
+    assert "the effective scale of dynamic PI |" in row("stretch | 拉伸")
     from transformers.modeling_rope_utils import _compute_yarn_parameters
 
     assert 'get("beta_slow") or 1' in inspect.getsource(_compute_yarn_parameters)  # YaRN's default lower bound

@@ -76,6 +76,14 @@ def test_rope_matrix_products_match_the_pages_identities():
     (inverse,) = re.findall(r"The transpose of a turn undoes it, \$R_m\^\\top = R_\{([^}]*)\}\$", text)
     (product,) = re.findall(r"So \$R_m\^\\top R_n = R_\{([^}]*)\}\$", text)
     (display,) = re.findall(r"q_m\^\\top R_m\^\\top R_n\\, k_n = q_m\^\\top R_\{([^}]*)\}\\, k_n", text)
+    # the section's second sentence states the result before its setup: "A query $q_m$ at position $m$ and a key
+    # $k_n$ at $n$ score $q_m^\\top R_{n-m}\\, k_n$: between them stands one rotation, by their offset."
+    (opening,) = re.findall(
+        r"A query \$q_m\$ at position \$m\$ and a key \$k_n\$ at \$n\$ score \$q_m\^\\top R_\{([^}]*)\}\\, k_n\$:"
+        r" between them stands one rotation, by their offset\.",
+        text,
+    )
+    assert subscript(opening, 7, 3) == 3 - 7  # the offset, key minus query
     for d in SIZES:
         for b in BASES:
             for layout in LAYOUTS:
@@ -84,6 +92,7 @@ def test_rope_matrix_products_match_the_pages_identities():
                     assert close(Rm.T, R(subscript(inverse, m, n), d, b, layout)), (d, b, layout, m)
                     assert close(Rm.T @ Rn, R(subscript(product, m, n), d, b, layout)), (d, b, layout, m, n)
                     assert close(Rm.T @ Rn, R(subscript(display, m, n), d, b, layout)), (d, b, layout, m, n)
+                    assert close(Rm.T @ Rn, R(subscript(opening, m, n), d, b, layout)), (d, b, layout, m, n)
                     if m != n:  # the sign matters: pair 0 turns by 1 radian a position, so R_{m-n} != R_{n-m}
                         assert not close(Rm.T @ Rn, R(m - n, d, b, layout)), (d, b, layout, m, n)
 
@@ -147,15 +156,17 @@ def test_the_pages_offsets_have_the_right_sign():
 
 
 def test_other_weights_keep_the_positions_in_the_last_term_too():
-    """ "With most weights other than the identity, the last term too depends on where the tokens stand (chapter 2)":
-    the added encoding's position-position term PE(m)^T W_Q^T W_K PE(n) at d = 4, for (5, 3) and (12, 10), both at
-    offset -2. Equal for the identity and for a scale-and-turn of each pair, chapter 2's exceptions; unequal for
+    """Block: "Special weights, such as the identity here, make its position–position term a function of the offset.
+    With most other weights, it also depends on where the tokens stand", in the paragraph that names chapter 2's
+    section: the added encoding's position-position term PE(m)^T W_Q^T W_K PE(n) at d = 4, for (5, 3) and (12, 10), both
+    at offset -2. Equal for the identity and for a scale-and-turn of each pair, chapter 2's exceptions; unequal for
     every one of 1000 random Gaussian weight pairs. Also for random weights at chapter 2's width 16."""
     text = page()
     assert (
-        "With most weights other than the identity, the last term too depends on where the tokens stand (chapter 2)."
-        in text
+        "make its position–position term a function of the offset. With most other weights, it also depends on where"
+        " the tokens stand." in text
     )
+    assert "The section *Inside attention, stripes survive only special projections* of [chapter 2]" in text
     assert "For a random $W$ the stripes are gone." in chapter("02_absolute")
 
     def term(w_q, w_k, pe, m, n):
@@ -179,7 +190,7 @@ def test_other_weights_keep_the_positions_in_the_last_term_too():
 
 def test_a_query_and_key_that_differ_show_the_offsets_sign():
     """ "In this check the query and key are equal, and $\\cos$ is even, so the score cannot show the offset's sign.
-    Let them differ: in pair 0, coordinates 0 and 2, the query is $(1, 0)$ and the key $(0, 1)$ ... Then RoPE's score is
+    Let them differ: in pair 0, the query is $(1, 0)$ and the key $(0, 1)$ ... Then RoPE's score is
     $-\\sin(n - m)$. A query at 5 and a key at 3 score $\\sin 2$; swap the two positions, and they score
     $-\\sin 2$", and the block's vectors in each layout and its "about 0.91 at offset $-2$". The sign is the book's
     convention, n - m: with m - n the page's formula would give the opposite score."""
@@ -188,11 +199,12 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
         "In this check the query and key are equal, and $\\cos$ is even, so the score cannot show the offset's" in text
     )
     assert (
-        "the offset's sign. Let them differ: in pair 0, coordinates 0 and 2, the query is $(1, 0)$ and the key"
-        " $(0, 1)$; every other coordinate is 0." in text
+        "the offset's sign. Let them differ: in pair 0, the query is $(1, 0)$ and the key $(0, 1)$; every other"
+        " coordinate is 0." in text
     )
-    # "In the book's code, pair $i$ holds coordinates $i$ and $i + d/2$": at d = 4, pair 0 is coordinates 0 and 2
-    assert "In the book's code, pair $i$ holds coordinates $i$ and $i + d/2$." in text
+    # block: "The book's code, like Hugging Face's, pairs coordinates $i$ and $i + d/2$": at d = 4, pair 0 is
+    # coordinates 0 and 2, as the block's vectors in the half layout below
+    assert "The book's code, like Hugging Face's, pairs coordinates $i$ and $i + d/2$; RoFormer pairs $2i$ and" in text
     for fn in (posenc.rope_cos_sin, posenc.apply_rope):
         assert inspect.signature(fn).parameters["layout"].default == "half", fn
     for d in SIZES:
@@ -281,20 +293,22 @@ def curve(arm: str, step: int, metric: str = "loss_beyond") -> list[float]:
 
 def test_the_chapter_8_takeaway_is_the_runs_finding():
     """Takeaway: "Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. It hides
-    *passkeys* there: a digit stated once, then asked for later. With plain RoPE, the models predicted the next token
-    worse than a uniform guess and found few passkeys. With ALiBi, they predicted almost as well as a model reading
-    only the last two tokens, close to the best possible here, but missed some passkeys. With PI or YaRN, they found
-    nearly every passkey. Their predictions stayed poor until fine-tuned at that length: PI's as poor as plain RoPE's,
-    YaRN's less so. The same fine-tuning fixed plain RoPE too." Read at 512 tokens,
+    *passkeys* there: a digit stated once, then asked for later.", then three sub-bullets: "With plain RoPE, the models
+    predicted the next token worse than a uniform guess and found few passkeys." "With ALiBi, they predicted almost as
+    well as a model reading only the last two tokens, close to the best possible here, but missed some passkeys."
+    "With PI or YaRN, they found nearly every passkey. Their predictions stayed poor until fine-tuned at that length:
+    PI's as poor as plain RoPE's, YaRN's less so. In this run the same fine-tuning fixed plain RoPE too, unlike in the
+    PI paper's large models." Read at 512 tokens,
     the saved run's longest, seed by seed."""
     text = page()
     bullet = (
         "Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. It hides"
-        " *passkeys* there: a digit stated once, then asked for later. With plain RoPE, the models predicted the next"
-        " token worse than a uniform guess and found few passkeys. With ALiBi, they predicted almost as well as a"
-        " model reading only the last two tokens, close to the best possible here, but missed some passkeys. With PI"
-        " or YaRN, they found nearly every passkey. Their predictions stayed poor until fine-tuned at that length: PI's"
-        " as poor as plain RoPE's, YaRN's less so. The same fine-tuning fixed plain RoPE too."
+        " *passkeys* there: a digit stated once, then asked for later. - With plain RoPE, the models predicted the"
+        " next token worse than a uniform guess and found few passkeys. - With ALiBi, they predicted almost as well as"
+        " a model reading only the last two tokens, close to the best possible here, but missed some passkeys. - With"
+        " PI or YaRN, they found nearly every passkey. Their predictions stayed poor until fine-tuned at that length:"
+        " PI's as poor as plain RoPE's, YaRN's less so. In this run the same fine-tuning fixed plain RoPE too, unlike"
+        " in the PI paper's large models."
     )
     assert bullet in text
     config = metrics()["config"]
@@ -343,8 +357,9 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     assert config["finetune"]["length"] == 512
     for arm in ("rope+pi ft", "rope+yarn ft"):
         assert all(f < t for f, t in zip(seeds(arm, "loss_beyond"), trigram, strict=True)), arm
-    # "The same fine-tuning fixed plain RoPE too": plain RoPE's fine-tuned arm, the same 400 steps, below the trigram
-    # in every seed, where without it every seed is over half a nat above the trigram's worst
+    # "In this run the same fine-tuning fixed plain RoPE too" (the PI paper's contrary finding: the block, and
+    # test_pi_ended_slightly_behind_plain_rope_after_fine_tuning): plain RoPE's fine-tuned arm, the same 400 steps,
+    # below the trigram in every seed, where without it every seed is over half a nat above the trigram's worst
     assert config["finetune"]["steps"] == 400
     assert all(f < t for f, t in zip(seeds("rope ft", "loss_beyond"), trigram, strict=True))
     assert min(seeds("rope", "loss_beyond")) > max(trigram) + 0.5
@@ -678,6 +693,44 @@ def test_yarns_logit_factor_as_transformers_applies_it():
     assert "attention_factor" not in config["sensitivity"]["yarn fixed"]  # chapter 8's YaRN rows keep the factor
 
 
+def test_a_configs_yarn_is_static_with_deepseek_v3s_factor():
+    """Block: "In transformers, a config's `yarn` is static instead: its `factor` is fixed, whatever the input's length.
+    DeepSeek-V3's config sets it to 40 (chapter 10)." The installed transformers recomputes the frequencies with the
+    input's length only for rope types named dynamic (and for longrope); its YaRN frequencies and attention factor do
+    not move with the length, and a Llama rotary embedding with `yarn` keeps its frequencies after a long input. The
+    40 is the config that chapter 10's table copies."""
+    import transformers
+    import transformers.modeling_rope_utils as rope_utils
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    from posenc.book.models import MODEL_ROPE_CONFIGS
+
+    text = page()
+    assert (
+        "In transformers, a config's `yarn` is static instead: its `factor` is fixed, whatever the input's length."
+        " DeepSeek-V3's config sets it to 40 (chapter 10)." in text
+    )
+    update = inspect.getsource(rope_utils.dynamic_rope_update)
+    assert 'if "dynamic" in rope_type:' in update and 'elif rope_type == "longrope":' in update
+    hf = transformers.LlamaConfig(
+        hidden_size=64,
+        num_attention_heads=4,
+        num_hidden_layers=1,
+        max_position_embeddings=512,
+        rope_parameters={"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 64, "rope_theta": 1e4},
+    )
+    short, long = (rope_utils._compute_yarn_parameters(hf, seq_len=n) for n in (64, 100_000))
+    assert torch.equal(short[0], long[0]) and short[1] == long[1]  # the same frequencies and factor at any length
+    rotary = LlamaRotaryEmbedding(hf)
+    before = rotary.inv_freq.clone()
+    rotary(torch.zeros(1, 4000, 16), torch.arange(4000)[None])  # an input far past 8 x 64
+    assert rotary.rope_type == "yarn" and torch.equal(rotary.inv_freq, before)
+    scaling = MODEL_ROPE_CONFIGS["deepseek-v3"]["rope_scaling"]
+    assert (scaling["rope_type"], scaling["factor"]) == ("yarn", 40.0)
+    assert "| DeepSeek-V3 | MLA with decoupled RoPE key (64 of 192 q/k dims) + YaRN |" in chapter("10_rope_today")
+    assert "| `yarn`, factor 40 |" in chapter("10_rope_today")
+
+
 def test_cohere2_leaves_every_fourth_layer_without_rope():
     """Block: "SmolLM3 and Llama 4 leave every fourth layer without RoPE. Cohere 2 did so before Llama 4, with RoPE in
     its sliding-window layers (chapter 10)": the installed transformers' Cohere 2 config and attention. The order of
@@ -734,11 +787,11 @@ def test_cohere2_leaves_every_fourth_layer_without_rope():
 
 def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     """The table of where position enters comes after the section that defines $q_m$, $R_m$ and $\\mathrm{PE}(p)$, and
-    its bias is $B_h(m, n)$, a letter apart from the base $b$; "Compare the two scores within each row, not across the
-    rows: the rows add up different terms. RoPE's score is one product, $q_m^\\top R_{n-m}\\, k_n$, with no separate
-    $x \\cdot x$ or word–position terms" under the worked scores."""
+    its bias is $B_h(m, n)$, a letter apart from the base $b$; the block under the worked scores: "Compare the two
+    scores within each row of the table, not across the rows: the rows add up different terms. RoPE's score is one
+    product, $q_m^\\top R_{n-m}\\, k_n$, with no separate $x \\cdot x$ or word–position terms"."""
     text = page()
-    query = "The query at $m$ is $q_m = W_Q x_m$, from the layer's input $x_m$ and the query weights $W_Q$"
+    query = "The query is $q_m = W_Q x_m$, from the layer's input $x_m$ and the query weights $W_Q$"
     section = "So at position $m$, the rotation $R_m$ turns pair $i$ by the angle $m\\theta_i$."
     base = "where the base $b$ is 10 000 unless stated."
     added = "*Added encoding.* The *sinusoidal encoding* of chapter 2 gives position $p$ a vector of sines and"
@@ -751,9 +804,11 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     assert "| $B_h(m, n)$ | a bias that head $h$ adds to the score of a query at $m$ and a key at $n$ |" in text
     assert "b_h" not in text  # the bias's old letter, lower-case like the base's
     assert "An added encoding gives position $p$ a vector $\\mathrm{PE}(p)$, as in the example above." in text
-    assert "An added encoding enters once, with the input: its row's formula is the first layer's score." in text
     # the first layer's formula: the added row's score at the first layer, x_m the embedding plus PE(m)
-    assert "in the first layer, $x_m$ is the token's embedding" in text
+    assert (
+        "An added encoding enters once, with the input: its row's formula is the first layer's score, where $x_m$ is"
+        " the token's embedding." in text
+    )
     # "RoPE's score is one product, q_m^T R_{n-m} k_n": the rotated score is that single bilinear form, for any q, k
     g = torch.Generator().manual_seed(1)
     for layout in LAYOUTS:
@@ -764,11 +819,14 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
                 assert math.isclose(score, float(q @ R(n - m, d, 10_000.0, layout) @ k), abs_tol=TOL)
     scores = "| score | positions 5 and 3 | positions 12 and 10 |"
     after = (
-        "| added encoding | $0.77$ | $0.50$ | Compare the two scores within each row, not across the rows: the rows"
-        " add up different terms. RoPE's score is one product, $q_m^\\top R_{n-m}\\, k_n$, with no separate"
-        " $x \\cdot x$ or word–position terms. RoPE gives $\\cos 2$ both times."
+        "| added encoding | $0.77$ | $0.50$ | Compare the two scores within each row, not across the rows: the rows add"
+        " up different terms. RoPE gives $\\cos 2$ both times."
     )
-    assert scores in text and after in text
+    block = (
+        "<summary>How the example is built, and other weights</summary> RoPE's score is one product,"
+        " $q_m^\\top R_{n-m}\\, k_n$, with no separate $x \\cdot x$ or word–position terms."
+    )
+    assert scores in text and after in text and block in text
 
 
 def test_the_opening_dogs_get_the_same_output():
@@ -899,7 +957,8 @@ def test_the_tables_rounding_is_as_the_block_says():
     assert round(best * config["eval_batch"]) == int(found) and config["eval_batch"] == int(of)
     assert best == float(share) / 100 == 0.125  # exactly a half at whole percents
     assert "| trigram model, which can only guess the passkey | 7 to 13 % | 0.72 |" in text  # 12.5 rounded up
-    assert f"{100 * best:.0f}" == "12"  # Python's own rounding, half to even, would print 12
+    (top,) = re.findall(r"\| trigram model, which can only guess the passkey \| \d+ to (\d+) % \|", text)
+    assert int(top) == math.floor(100 * best + 0.5)  # the cell's upper bound: the best seed rounded half up
     for arm in ("none", "alibi"):
         low = min(seeds(arm, "loss_beyond"))
         assert abs(low * 100 - math.floor(low * 100) - 0.5) / 100 < 1e-4, (arm, low)

@@ -953,8 +953,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
 
 def test_fire_key_8_back_from_query_511_looks_like_a_key_3_to_4_back_from_query_63():
     """The key 8 back, in the appendix's box: "At FIRE's starting values, the key 8 back has $u = 0.30$ from query 63
-    but 0.15 from query 511, the $u$ of a key 3 to 4 back from query 63", and in the section: "In each head, the key 8
-    back gets a bias between those of the keys 3 and 4 back from the last of 64"."""
+    but 0.15 from query 511, the $u$ of a key 3 to 4 back from query 63", and in the section: "In every head, the key 8
+    back gets a bias between those of the keys 3 and 4 back from the last of 64" (the notebook asserts it too)."""
     with torch.random.fork_rng():  # the global RNG stream is left as it was
         fire = FireBias(4, L_thr_init=16.0)  # chapter 8's starting values: |c| = 0.1, a threshold of 16
     u = lambda query, d: fire.normalized_distance(torch.tensor([query]), torch.tensor([query - d]))[0, 0].item()  # noqa: E731

@@ -1160,6 +1160,12 @@ def test_chapter_statements_on_qwen3vl_frames_and_llama4_qk_norm():
 _BASE_GRID = sorted({10 ** (4 + k / 20) for k in range(81)} | {1e4, 1e5, 5e5, 1e6, 5e6})  # twenty per decade, the five
 
 
+def _chapter_markdown() -> str:
+    """Chapter 10's markdown cells as one string, runs of white space made one space (sentences wrap across lines)."""
+    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
+    return re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"))
+
+
 def _stretch_means(base, d=128, a_max=32768):
     """q = k, every pair of unit length: the mean score per pair over [a, 2a), for every a = 1 .. a_max at once."""
     return posenc.rope_matching_stretch_means(d, base, a_max)
@@ -1377,8 +1383,7 @@ def test_chapter_version_note_on_one_llama_checkpoint_in_two_layouts():
     converted = scores(hf_permute(wq, n_heads), hf_permute(wk, n_kv_heads), "half")
     assert torch.allclose(converted, meta, rtol=0, atol=1e-9)
     assert not torch.allclose(scores(wq, wk, "half"), meta, atol=1e-3)  # the permutation forgotten
-    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
-    text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"))
+    text = _chapter_markdown()
     assert (
         "| Llama 1 to 3, from Meta's weights | one checkpoint in two layouts: Meta's code turns interleaved pairs;"
         " transformers' conversion permutes the rows of $W_q$ and $W_k$ within each head, so that `rotate_half`, the"
@@ -1397,10 +1402,10 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     2 pi (1 - L / lambda) misses by up to one step theta. At the figure's L = 8192 the appendix's "pairs with
     $\\lambda_i$ near $xL$ meet the most", and "at base $10^6$ the slowest pair meets under a tenth of a radian" (in all
     of 8L it turns under 0.1 rad): swept over x from 1.05 to 8 in steps of 0.05,
-    with the exact arcs of positions 0 .. floor(x L) - 1. *Gemma 4*: "The turning pairs keep the fast end of the
-    whole head's ladder. Partial rotary with the same base would turn as many dimensions, but as a new ladder of
-    their own, down to millions of tokens per turn", while `proportional`'s slowest turning pair needs under two
-    hundred; with base 1e4 partial rotary would not reach a million, so "the same base" is needed."""
+    with the exact arcs of positions 0 .. floor(x L) - 1. *Gemma 4*: the global layers "turn only the fastest quarter
+    of the head's ladder" (its fast end). "Partial rotary with the same base would turn as many dimensions, but as a
+    new ladder of their own, down to millions of tokens per turn", while `proportional`'s slowest turning pair needs
+    under two hundred; with base 1e4 partial rotary would not reach a million, so "the same base" is needed."""
     f64, two_pi = torch.float64, 2 * math.pi
     rows = {
         name: book.MODEL_ROPE_CONFIGS[key]
@@ -1443,8 +1448,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert two_pi / float(prop[turning - 1]) < 200  # under two hundred tokens
     assert 2e6 < two_pi / float(posenc.rope_inv_freq(2 * turning, base_global)[-1]) < 1e7  # millions, same base
     assert two_pi / float(posenc.rope_inv_freq(2 * turning, 1e4)[-1]) < 1e6  # not with base 1e4
-    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
-    text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"))
+    text = _chapter_markdown()
     for sentence in (
         "A pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn in training. In the figure, at one"
         " $L$, a larger base leaves more such pairs.",
@@ -1453,17 +1457,19 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "such a pair turns about $x$ times as far, so part of its turn lies in angles training never showed it.",
         "at base $10^6$ the slowest pair meets under a tenth of a radian",
         "so the pairs with $\\lambda_i$ near $xL$ meet the most",
-        "The turning pairs keep the fast end of the whole head's ladder. Partial rotary with the same base would turn",
+        "they turn only the fastest quarter of the head's ladder, a RoPE type called `proportional`.",
+        "Like partial rotary's pass-through part, they add a score no distance changes. Partial rotary with the same",
         "as many dimensions, but as a new ladder of their own, down to millions of tokens per turn.",
     ):
         assert sentence in text, sentence
 
 
 def test_chapter_mla_sizes_and_scaling_explorer_models():
-    """Chapter 10, *DeepSeek's MLA*, "with DeepSeek-V2's sizes": the latent is "512 numbers", the rotary key "64 numbers
-    shared by all 128 heads" (the copied config; the DeepSeek-V2 paper's d_c, d_h^R and n_h). *How each scaling
-    reshapes the wavelengths*: "the explorer below draws any model in the appendix's table": every row of
-    MODEL_ROPE_CONFIGS is one of its choices, and each draws."""
+    """Chapter 10, *DeepSeek's MLA*: the latent is "512 numbers in DeepSeek-V2", the rotary key "64 numbers shared by
+    all 128 heads" (the copied config; the DeepSeek-V2 paper's d_c, d_h^R and n_h). *How each scaling reshapes the
+    wavelengths*: "The explorer below runs in Jupyter or Colab, not in the web book; it draws any model in the
+    appendix's table": every row of MODEL_ROPE_CONFIGS is one of its choices, and each draws; its cell is tagged
+    remove-output, so the web book shows its code and no output."""
     from posenc.explorers import ModelScalingExplorer
 
     ds = book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]
@@ -1473,22 +1479,27 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     for name in book.MODEL_ROPE_CONFIGS:
         data = ModelScalingExplorer.compute(scaling=name)
         assert len(data["ys"]) == 2 and len(data["ys"][0]) == len(data["x"]) > 0, name
-    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
-    text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"))
+    text = _chapter_markdown()
     for sentence in (
-        "Four steps, with DeepSeek-V2's sizes, lead to its separate rotary key:",
-        "per token, 512 numbers;",
+        "MLA caches one short vector per token, its *latent* $c_n$: 512 numbers in DeepSeek-V2.",
         "64 numbers shared by all 128 heads.",
-        "In Jupyter or Colab, the explorer below draws any model in the appendix's table.",
+        "The explorer below runs in Jupyter or Colab, not in the web book; it draws any model in the appendix's table.",
     ):
         assert sentence in text, sentence
+    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
+    explorer = [
+        c for c in nb["cells"] if c["cell_type"] == "code" and "ModelScalingExplorer().widget()" in "".join(c["source"])
+    ]
+    assert len(explorer) == 1 and "remove-output" in explorer[0]["metadata"]["tags"]  # the web book: code, no output
 
 
 def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
-    """Chapter 10, *How each scaling reshapes the wavelengths*: "YaRN and the `llama3` rule keep every pair that turns
-    more than a set number of times within $L$: YaRN's config field `beta_fast`, 32 here, or the `llama3` rule's
-    `high_freq_factor`, 4 here": on the demo head (L = 4096) the kept pairs are exactly those with L / lambda above
-    32 and 4. The appendix's "Llama 4 Scout sets 16" against Llama 3.1's 8, both `llama3`. *DeepSeek's MLA* and
+    """Chapter 10, *How each scaling reshapes the wavelengths*: "A fast pair turns more than a set number of times
+    within $L$ ... YaRN's config field `beta_fast` sets that number, 32 here; the `llama3` rule's `high_freq_factor`
+    sets 4 here": on the demo head (L = 4096) the kept pairs are exactly those with L / lambda above 32 and 4. "So
+    YaRN's stretch starts near the wavelength $L/32$, the `llama3` rule's near $L/4$": the first stretched pair's
+    wavelength lies above L/32 (L/4) by less than one step of the ladder. The appendix's "Llama 4 Scout sets 16"
+    against Llama 3.1's 8, both `llama3`. *DeepSeek's MLA* and
     *Llama 4*: the new sentences on the cost of rotating the latent (the DeepSeek-V2 paper, section 2.1.3) and on
     Meta's decoding path (llama-models `models/llama4/model.py`: the masks are built only when seqlen > 1)."""
     for name, turns in (("yarn", 32), ("llama3", 4)):
@@ -1496,16 +1507,58 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         before, after = w["wavelength_before"].double(), w["wavelength_after"].double()
         kept = (after - before).abs() <= 1e-6 * before
         assert torch.equal(kept, w["trained_length"] / before > turns), name
+        first = float(before[~kept][0])  # the first stretched pair's wavelength, before the stretch
+        step = float(before[1] / before[0])  # one step of the ladder, base ** (2/d)
+        assert w["trained_length"] / turns < first < w["trained_length"] / turns * step, name
     scout, llama31 = (book.MODEL_ROPE_CONFIGS[k]["rope_scaling"] for k in ("llama-4-scout", "llama-3.1-8b"))
     assert (scout["rope_type"], scout["factor"], llama31["rope_type"], llama31["factor"]) == ("llama3", 16, "llama3", 8)
-    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
-    text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"))
+    text = _chapter_markdown()
     for sentence in (
-        "YaRN's config field `beta_fast`, 32 here, or the `llama3` rule's `high_freq_factor`, 4 here.",
+        "YaRN's config field `beta_fast` sets that number, 32 here; the `llama3` rule's `high_freq_factor` sets 4",
+        "So YaRN's stretch starts near the wavelength $L/32$, the `llama3` rule's near $L/4$: the dashed lines below.",
         "Each decoding step would then rebuild every head's key for all past tokens, or the cache would hold",
         "So in transformers no RoPE distance reaches a chunk's length, however long the input.",
         "Meta's reference code differs when decoding one token at a time: that token attends past its chunk,",
         "only when more than one token is fed at once. So a token decoded alone attends to every cached key",
         "Llama 4 Scout sets 16.",
+    ):
+        assert sentence in text, sentence
+
+
+def test_chapter_llama3_fields_and_qwen3_yarn():
+    """Chapter 10, *Reading a modern config*: Llama 3.1's `llama3` scaling "keeps the pairs with wavelengths under
+    $L/4 = 2048$, set by `high_freq_factor`. It slows eightfold those above $L = 8192$, set by `low_freq_factor`":
+    with the opening's fields, the kept and the eightfold-slowed pairs are exactly those under L / high_freq_factor
+    and above L / low_freq_factor. The appendix on Qwen3's model cards: `factor` 4 from 32 768, "YaRN then divides the
+    slowest pairs' frequencies by 4 and keeps the fast pairs", with YaRN's default beta_fast 32 and beta_slow 1 (the
+    cards set neither), for a 128-dimensional head at bases from 1e4 to 1e7."""
+    L, d = 8192, 128
+    plain = posenc.rope_inv_freq(d, 5e5).double()
+    scaled = posenc.rope_scaled_inv_freq(
+        d,
+        5e5,
+        rope_type="llama3",
+        factor=8.0,
+        low_freq_factor=1.0,
+        high_freq_factor=4.0,
+        original_max_position_embeddings=L,
+    )[0].double()
+    lam = 2 * math.pi / plain
+    assert torch.allclose(scaled[lam < L / 4], plain[lam < L / 4], rtol=1e-6)  # under L / high_freq_factor: kept
+    assert torch.allclose(scaled[lam > L / 1], plain[lam > L / 1] / 8, rtol=1e-6)  # above L / low_freq_factor: / 8
+    assert int((lam < L / 4).sum()) > 0 and int((lam > L).sum()) > 0
+    for base in (1e4, 1e5, 1e6, 1e7):
+        plain = posenc.rope_inv_freq(d, base).double()
+        yarn = posenc.rope_scaled_inv_freq(
+            d, base, rope_type="yarn", factor=4.0, original_max_position_embeddings=32768
+        )[0].double()
+        assert math.isclose(float(yarn[-1]), float(plain[-1]) / 4, rel_tol=1e-6), base  # the slowest: / 4
+        assert torch.allclose(yarn[:8], plain[:8], rtol=1e-6), base  # the fast pairs: kept
+    text = _chapter_markdown()
+    for sentence in (
+        "keeps the pairs with wavelengths under $L/4 = 2048$, set by `high_freq_factor`.",
+        "It slows eightfold those above $L = 8192$, set by `low_freq_factor`.",
+        "For Qwen3 the cards give `factor` 4 from `original_max_position_embeddings` 32 768, for inputs up to 131 072",
+        "YaRN then divides the slowest pairs' frequencies by 4 and keeps the fast pairs",
     ):
         assert sentence in text, sentence
