@@ -5595,21 +5595,19 @@ def test_reading_code_transformers_factors():
     assert 'scaled |= kind == "proportional" and rope.get("factor", 1.0) != 1' in raw
 
 
-def _rotate_in_layout(layout: str, v: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """v [..., hd] rotated by RoPE (cos and sin [..., hd/2]) with its pairs laid out as `layout` says: "interleaved",
-    rows 2i and 2i + 1, or "half", rows i and i + hd/2."""
-    if layout == "interleaved":
-        a, b = v[..., 0::2], v[..., 1::2]
-        return torch.stack([a * cos - b * sin, a * sin + b * cos], -1).flatten(-2)
-    a, b = v[..., : v.shape[-1] // 2], v[..., v.shape[-1] // 2 :]
-    return torch.cat([a * cos - b * sin, a * sin + b * cos], -1)
+def _rotate_in_layout(layout: str, v: torch.Tensor) -> torch.Tensor:
+    """v [n, heads, hd] (n positions) rotated by posenc's RoPE, base 10^4, with its pairs laid out as `layout` says:
+    "interleaved", rows 2i and 2i + 1, or "half", rows i and i + hd/2; returned as [heads, n, hd]."""
+    n, _, hd = v.shape
+    cos, sin = posenc.rope_cos_sin(torch.arange(n), hd, layout=layout, dtype=torch.float64)
+    return posenc.apply_rope(v.transpose(0, 1), cos, sin, layout=layout)
 
 
-def _layout_scores(layout: str, w_q, w_k, x, cos, sin, heads: int) -> torch.Tensor:
+def _layout_scores(layout: str, w_q, w_k, x, heads: int) -> torch.Tensor:
     """Scores [heads, n, n] of the queries and keys that w_q and w_k project from x [n, width], each head rotated in
-    `layout` (:func:`_rotate_in_layout`; cos and sin [n, 1, hd/2])."""
-    q, k = (_rotate_in_layout(layout, (x @ w.T).view(x.shape[0], heads, -1), cos, sin) for w in (w_q, w_k))
-    return torch.einsum("nhd,mhd->hnm", q, k)
+    `layout` (:func:`_rotate_in_layout`)."""
+    q, k = (_rotate_in_layout(layout, (x @ w.T).view(x.shape[0], heads, -1)) for w in (w_q, w_k))
+    return torch.einsum("hnd,hmd->hnm", q, k)
 
 
 def test_reading_code_layout_permutation():
@@ -5627,13 +5625,10 @@ def test_reading_code_layout_permutation():
     pq, pk = (PermuteForRope()._permute_for_rope(w, SimpleNamespace(num_attention_heads=heads)) for w in (wq, wk))
     order = torch.cat([torch.arange(0, hd, 2), torch.arange(1, hd, 2)])  # "the even rows first, then the odd ones"
     assert torch.equal(pq, wq.view(heads, hd, width)[:, order].reshape(heads * hd, width))  # a copy, exact
-    angle = torch.arange(n, dtype=torch.float64)[:, None, None] * 10000.0 ** (-torch.arange(0, hd, 2) / hd)
-    cos, sin = angle.cos(), angle.sin()  # (n, 1, hd/2)
-
     x = torch.randn(n, width, generator=gen, dtype=torch.float64)
 
     def scores(layout, w_q, w_k):
-        return _layout_scores(layout, w_q, w_k, x, cos, sin, heads)
+        return _layout_scores(layout, w_q, w_k, x, heads)
 
     # the same products summed in another order: float64 rounding, far below 1e-12 of scores of order 10
     assert torch.allclose(scores("interleaved", wq, wk), scores("half", pq, pk), rtol=0, atol=1e-12)
@@ -5651,9 +5646,9 @@ def test_reading_code_layout_permutation():
     def normed_scores(layout, q_params, k_params):
         def project(w, b, g):
             v = (x @ w.T + b).view(n, heads, hd)
-            return _rotate_in_layout(layout, v * v.pow(2).mean(-1, keepdim=True).rsqrt() * g, cos, sin)
+            return _rotate_in_layout(layout, v * v.pow(2).mean(-1, keepdim=True).rsqrt() * g)
 
-        return torch.einsum("nhd,mhd->hnm", project(*q_params), project(*k_params))
+        return torch.einsum("hnd,hmd->hnm", project(*q_params), project(*k_params))
 
     reference = normed_scores("interleaved", (wq, bq, gq), (wk, bk, gk))
     converted = normed_scores("half", (pq, pbq, gq[order]), (pk, pbk, gk[order]))
@@ -6111,11 +6106,9 @@ def test_item_4_two_pair_layouts_mixed_up_give_wrong_scores_silently():
     g = torch.Generator().manual_seed(0)
     wq, wk = (torch.randn(heads * hd, width, generator=g, dtype=torch.float64) for _ in range(2))
     x = torch.randn(n, width, generator=g, dtype=torch.float64)
-    angle = torch.arange(n, dtype=torch.float64)[:, None, None] * posenc.rope_inv_freq(hd).double()
-    cos, sin = angle.cos(), angle.sin()  # (n, 1, hd/2)
 
     def scores(layout, w_q, w_k):
-        return _layout_scores(layout, w_q, w_k, x, cos, sin, heads)
+        return _layout_scores(layout, w_q, w_k, x, heads)
 
     trained = scores("interleaved", wq, wk)
     pq, pk = (posenc.permute_qk_weight_for_half(w, heads) for w in (wq, wk))
