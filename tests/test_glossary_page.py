@@ -357,7 +357,8 @@ def test_qwen3_vl_gives_its_slowest_pairs_to_time():
 
 
 def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scale():
-    """The page: "DeepSeek-V2's and V3's configurations make it 1 and sharpen through the softmax scale instead": with
+    """The block "Other models' query and logit scales": "DeepSeek-V2's and V3's configurations make the *attention
+    factor* 1 and sharpen through the softmax scale instead": with
     their `mscale` equal to `mscale_all_dim` (posenc/book/models.py's copies), transformers' YaRN puts 1 on cos and sin
     and the DeepSeek attention multiplies the softmax scale by more than 1. DeepSeek-V4's port sets the attention factor
     to 1 and keeps the plain softmax scale, so the page must not say "DeepSeek's" unqualified."""
@@ -365,8 +366,9 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
     from transformers.models.deepseek_v3 import modeling_deepseek_v3 as ds3
     from transformers.models.deepseek_v4 import configuration_deepseek_v4 as v4_config, modeling_deepseek_v4 as v4
 
-    assert "DeepSeek-V2's and V3's configurations make it 1 and sharpen through the softmax scale instead" in row(
-        "attention factor"
+    assert (
+        "<details><summary>Other models' query and logit scales</summary> - DeepSeek-V2's and V3's configurations make"
+        " the *attention factor* 1 and sharpen through the softmax scale instead" in page()
     )
     assert "DeepSeek's configurations" not in page()
     for name in ("deepseek-v2", "deepseek-v3"):
@@ -422,30 +424,29 @@ def test_a_larger_logit_factor_never_flattens_attention():
 
 
 def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
-    """The primer: "An input of $2L$ has a stretch of two", "The slowest pair is the last one, which turns least per
-    position", "Dividing the slowest pair's frequency by the stretch makes it turn over the input about as far as it
-    turned over $L$ in training" and "A *fixed* rule has the same effective scale at every input length, and a
-    *dynamic* rule sets it from $\\ell$. Here PI and `llama3` are fixed" (its table:
+    """The primer: "An input of $2L$ has a stretch of two", "The slowest pair, the last, turns least per position",
+    "With its frequency divided by the stretch, the slowest pair turns over the input about as far as over $L$ in
+    training" and "A *fixed* rule has the same effective scale at every input length, and a *dynamic* rule sets it
+    from $\\ell$" (the worked example's table, whose PI and `llama3` rows say "8 at any length":
     :func:`test_primers_table_of_the_three_numbers`). The worked example (Llama 3.1's head, L = 8192,
-    "Each rule gets $s = 8$"): "So over the whole input the slowest pair turns less than it did over $L$ in training.
-    PI also divides the fast pairs by $s$, while `llama3` leaves its fastest pairs unchanged"."""
+    "Each rule gets $s = 8$"): "So over the whole input the slowest pair turns less than it did over $L$ in training";
+    and its table's cells "divides every pair's frequency by 8" (PI, so its fast pairs too) and "keeps pairs 0 to 28"
+    (`llama3`, its fastest pairs, all fast)."""
     text = page()
     (stretch,) = re.findall(r"An input of \$2L\$ has a stretch of (\w+)\.", text)
-    assert "The slowest pair is the last one, which turns least per position." in text
+    assert "The slowest pair, the last, turns least per position." in text
     assert (
-        "Dividing the slowest pair's frequency by the stretch makes it turn over the input about as far as it turned"
-        " over $L$ in training." in text
+        "With its frequency divided by the stretch, the slowest pair turns over the input about as far as over $L$ in"
+        " training." in text
     )
     assert (
         "A *fixed* rule has the same effective scale at every input length, and a *dynamic* rule sets it from $\\ell$."
-        " Here PI and `llama3` are fixed." in text
+        in text
     )
-    assert "Each rule gets $s = 8$ and an input of $2L$ tokens:" in text
-    quoted = (
-        "So over the whole input the slowest pair turns less than it did over $L$ in training. PI also divides the fast"
-        " pairs by $s$, while `llama3` leaves its fastest pairs unchanged."
-    )
-    assert quoted in text
+    assert "Each rule gets $s = 8$ and an input of $2L$ tokens, with $L = 8192$, Llama 3.1's trained length:" in text
+    assert "So over the whole input the slowest pair turns less than it did over $L$ in training." in text
+    assert "| *position interpolation* | divides every pair's frequency by 8 |" in text
+    ((kept_first, kept_last),) = re.findall(r"\| `llama3` \| keeps pairs (\d+) to (\d+), \*ramps\*", text)
     d, base, L, s = 128, 500_000.0, 8192, 8.0
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
     slowest = posenc.rope_inv_freq(d, base, dtype=torch.float64)
@@ -491,6 +492,7 @@ def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
             kept = torch.isclose(divisor, torch.ones_like(divisor), rtol=1e-6)
             n_kept = int(kept.sum())
             assert n_kept > 0 and kept[:n_kept].all() and fast[:n_kept].all(), n_kept  # the fastest pairs, all fast
+            assert (int(kept_first), int(kept_last)) == (0, n_kept - 1), (kept_first, kept_last, n_kept)
 
 
 # ---- chapter 8's words -----------------------------------------------------------------------------------------
@@ -559,9 +561,9 @@ def test_matrix_forms_count():
 
 
 def test_distance_and_offset_rows_name_the_chapters_that_use_them():
-    """The distance row's warning, "Careful: chapters 3, 5 and 10 use the word for the signed *offset*, key minus
-    query, which is negative for an earlier key", and the chapters listed for the offset and the unsigned distance,
-    read from the chapters' own words."""
+    """The distance row's warning, "Chapters 3, 5 and 10 use the word for the signed *offset* instead", and the
+    chapters listed for the offset and the unsigned distance, read from the chapters' own words: the distance row links
+    only the chapters whose distance is unsigned."""
     signed = {
         "03_relative": "The distance is always the key's position minus the query's, $j - i$",
         "05_decay": "**Distance** $r = n - m$: the key's position minus the query's.",
@@ -570,12 +572,11 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     for name, words in signed.items():
         assert words in chapter(name), name
     (first, second, third) = re.findall(
-        r"Careful: chapters (\d+), (\d+) and (\d+) use the word for the signed \*offset\*, key minus query, which is"
-        r" negative for an earlier key \|",
-        row("distance | 距离"),
+        r"Chapters (\d+), (\d+) and (\d+) use the word for the signed \*offset\* instead \|", row("distance | 距离")
     )[0]
     assert [int(first), int(second), int(third)] == sorted(int(name[:2]) for name in signed), (first, second, third)
     unsigned = {
+        "06_alibi": "The book calls it the key form and $-m_h|i - j|$ the distance form.",
         "08_extrapolation": "A *distance* counts the tokens from `QUERY` back",
         "11_learned_position": "its *distance* is $|j - i|$",
     }
@@ -588,74 +589,88 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
         for name, words in users.items():  # each chapter uses the word so, and the row links it
             assert words in chapter(name), name
             assert f"<../notebooks/{name}>`" in row(glossary_row), name
+    linked = re.findall(r"<\.\./notebooks/(\w+)>`", row("distance | 距离"))
+    assert sorted(linked) == sorted(unsigned) and not set(linked) & set(signed), linked
 
 
 # ---- the primer's three numbers and the worked example's L -------------------------------------------------------
 
 
-def test_primers_table_of_the_three_numbers():
-    """The primer's table, "The table shows the three numbers for the worked example below: $L = 8192$, $s = 8$ and
-    an input of $2L$": each rule's
-    extension factor, stretch and effective scale. The sentence's L, s and input are read from the page. The effective
-    scale is measured, the slowest pair's frequency over the rule's, from posenc's
-    rules and from transformers' own, each given the trained length as its L (for `dynamic`,
-    `max_position_embeddings`)."""
+def test_worked_examples_effective_scale_column():
+    """The worked example: "Each rule gets $s = 8$ and an input of $2L$ tokens, with $L = 8192$, Llama 3.1's trained
+    length", and its table's column "effective scale": "8 at any length" for PI and `llama3`, "9 at this length" for
+    dynamic NTK. The sentence's s, input and L are read from the page, L against posenc/book/models.py's copy of Llama
+    3.1's config (a prose sync). Each effective scale is measured, the slowest pair's frequency over the rule's, from
+    posenc's rules and from transformers' own, each given the trained length as its L (for `dynamic`,
+    `max_position_embeddings`); "at any length" is checked at four lengths, and "at this length" by a different scale
+    at another length."""
 
-    ((trained, factor, times),) = re.findall(
-        r"The table shows the three numbers for the worked example below: \$L = (\d+)\$, \$s = (\d+)\$ and an input"
-        r" of \$(\d*)L\$\.",
+    ((factor, times, trained),) = re.findall(
+        r"Each rule gets \$s = (\d+)\$ and an input of \$(\d*)L\$ tokens, with \$L = (\d+)\$, Llama 3\.1's trained"
+        r" length:",
         page(),
     )
-    assert "Each rule gets $s = 8$ and an input of $2L$ tokens:" in page()
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    assert int(trained) == llama["rope_scaling"]["original_max_position_embeddings"] == llama["trained_length_before"]
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    lines = raw[raw.index("| number | PI | `llama3` | dynamic NTK |") :].splitlines()
-    assert lines[1] == "|---|---|---|---|", lines[1]
+    lines = raw[raw.index("| rule | what it does to the frequencies | effective scale |") :].splitlines()
+    assert lines[1] == "|---|---|---|", lines[1]
     table = {}
     for line in lines[2:]:
         if not line.startswith("|"):
             break
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        table[cells[0]] = [float(cell) for cell in cells[1:]]
-    assert list(table) == [
-        "extension factor $s$, from the configuration",
-        "stretch $\\ell/L$, from the input",
-        "effective scale, what the slowest pair is divided by",
-    ], list(table)
-    factors, stretches, scales = table.values()
+        ((value, when),) = re.findall(r"^(\d+) at (any|this) length$", cells[-1])
+        table[cells[0]] = (float(value), when)
+    assert list(table) == ["*position interpolation*", "`llama3`", "*dynamic NTK*"], list(table)
     d, base = 128, 500_000.0  # the worked example's head
     L, s, n = int(trained), float(factor), int(times or 1) * int(trained)
-    assert (L, s, n) == (8192, 8.0, 2 * 8192)  # the worked example's: "reads 8192", "$s = 8$", "$2L$ tokens"
-    assert factors == [s] * 3 and stretches == [max(n / L, 1)] * 3, (factors, stretches)
+    assert (L, s, n) == (8192, 8.0, 2 * 8192)
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     bounds = {"low_freq_factor": 1.0, "high_freq_factor": 4.0}  # Llama 3.1's, as in the worked example
     rules = {"linear": {}, "llama3": bounds, "dynamic": {}}
-    for (kind, extra), printed in zip(rules.items(), scales):
-        ours, _ = posenc.rope_scaled_inv_freq(
-            d, base, rope_type=kind, factor=s, original_max_position_embeddings=L, seq_len=n, **extra
-        )
-        params = {"rope_type": kind, "rope_theta": base, "factor": s, **extra}
-        if kind == "llama3":
-            params["original_max_position_embeddings"] = L
-        hf = hf_inv_freq(d, max_position_embeddings=L, seq_len=n if kind == "dynamic" else None, **params)
-        for freqs in (ours, hf):
-            measured = float(theta[-1] / freqs.double()[-1])
-            assert abs(measured - printed) < 1e-4 * printed, (kind, measured, printed)  # float32 frequencies
+    for (kind, extra), (printed, when) in zip(rules.items(), table.values()):
+
+        def scale(length, kind=kind, extra=extra):
+            ours, _ = posenc.rope_scaled_inv_freq(
+                d, base, rope_type=kind, factor=s, original_max_position_embeddings=L, seq_len=length, **extra
+            )
+            params = {"rope_type": kind, "rope_theta": base, "factor": s, **extra}
+            if kind == "llama3":
+                params["original_max_position_embeddings"] = L
+            hf = hf_inv_freq(d, max_position_embeddings=L, seq_len=length if kind == "dynamic" else None, **params)
+            both = [float(theta[-1] / freqs.double()[-1]) for freqs in (ours, hf)]
+            assert abs(both[0] - both[1]) < 1e-4 * both[0], (kind, length, both)  # float32 frequencies
+            return both[0]
+
+        assert abs(scale(n) - printed) < 1e-4 * printed, (kind, scale(n), printed)
+        others = [scale(length) for length in (L // 2, 4 * L, 16 * L)]
+        if when == "any":
+            assert all(abs(other - printed) < 1e-4 * printed for other in others), (kind, others)
+        else:
+            assert all(abs(other - printed) > 0.1 for other in others), (kind, others)
 
 
 def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger_one():
-    """The worked example: "Every rule here that reads $L$ reads 8192, the `original_max_position_embeddings` of Llama
-    3.1's config" and, in the collapsed block below it, "With Llama 3.1's config, transformers' `dynamic` reads a
-    larger $L$: `max_position_embeddings`, sixteen times as large. So it would not scale the worked example's input at
-    all." The two fields from posenc/book/models.py's copy of Llama
-    3.1's config (a prose sync); the field each of transformers' rules reads, from its source; and transformers'
-    `dynamic` run at 2L on each field."""
+    """The worked example gives every rule "$L = 8192$, Llama 3.1's trained length" (its field
+    `original_max_position_embeddings`), and its last sentences, on the main line: "With Llama 3.1's config,
+    transformers' `dynamic` reads a larger $L$: `max_position_embeddings`, sixteen times as large. So it would not
+    scale the worked example's input at all." The collapsed block below them: "Transformers' `dynamic` takes its $L$
+    from `max_position_embeddings`, which a scaled model's configuration may set above its trained length." The two
+    fields from posenc/book/models.py's copy of Llama 3.1's config
+    (a prose sync); the field each of transformers' rules reads, from its source; and transformers' `dynamic` run at
+    2L on each field."""
     from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters, _compute_llama3_parameters
 
     text = page()
-    (read,) = re.findall(
-        r"Every rule here that reads \$L\$ reads (\d+), the `original_max_position_embeddings` of Llama 3\.1's"
-        r" config\.",
-        text,
+    (read,) = re.findall(r"tokens, with \$L = (\d+)\$, Llama 3\.1's trained length:", text)
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    example = raw[raw.index("### A worked example") :]
+    visible = re.sub(r"\s+", " ", example[: example.index("<details>")])  # the main line, before the block
+    assert "dynamic` reads a larger $L$: `max_position_embeddings`, sixteen times as large. So it would" in visible
+    assert (
+        "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`, which a scaled model's configuration may"
+        " set above its trained length." in text
     )
     (times,) = re.findall(
         r"With Llama 3\.1's config, transformers' `dynamic` reads a larger \$L\$: `max_position_embeddings`, (\w+)"
@@ -746,10 +761,10 @@ def test_base_row_names_rope_parameters():
 
 def test_llama3_and_yarn_count_turns_over_one_position_more():
     """The turn row: "Pair $i$'s *turns in $L$* are $L/\\lambda_i$: the count that `llama3` and YaRN compare with their
-    bounds"; the fast pair row: "The *turns in $L$* go one position further, so a pair at the edge can turn once in
-    $L$ and still not be fast"; and their collapsed note: "A pair's turns in $L$, $L\\theta_i/(2\\pi)$, measure its
-    angle at offset $L$, one position further than training's longest offset, $L - 1$. In Llama 3.1's head the two
-    counts sort the pairs alike: pairs 0 to 34 turn at least once in $L$, and they are the fast pairs." transformers'
+    bounds"; and the fast pair row's collapsed note: "A pair's turns in $L$, $L\\theta_i/(2\\pi)$, measure its
+    angle at offset $L$, one position further than training's longest offset, $L - 1$. So a pair at the edge can turn
+    once in $L$ and still not be fast. In Llama 3.1's head the two counts sort the pairs alike: pairs 0 to 34 turn at
+    least once in $L$, and they are the fast pairs." transformers'
     `llama3` keeps a pair when this count exceeds `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs
     whose count is `beta_fast` and `beta_slow`. A short L (16) makes L and L - 1 differ enough to tell apart."""
 
@@ -775,8 +790,8 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
         assert abs(n - evaluate(in_l, L=L, lam=2 * math.pi / float(t))) < 1e-12  # the row's L over the wavelength
     # "a pair at the edge can turn once in L and still not be fast": pair 2 of this head at L = 20
     assert (
-        "The *turns in $L$* go one position further, so a pair at the edge can turn once in $L$ and still not be fast |"
-        in row("fast pair")
+        "one position further than training's longest offset, $L - 1$. So a pair at the edge can turn once in $L$ and"
+        " still not be fast. In Llama 3.1's head" in page()
     )
     short = [
         i
@@ -1057,8 +1072,8 @@ def test_query_scales_layer_scope():
     text = row("Llama 4's query scale $\\tau$ (temperature tuning)")
     assert "a factor of 1 or more on the queries of Llama 4's NoPE layers, growing in steps with the position" in text
     assert (
-        "Ministral 3 and Mistral 4 put a factor of the same kind, set by `llama_4_scaling_beta`, on the queries of"
-        " every layer |" in text
+        "Ministral 3 and Mistral 4 put a factor of the same kind as Llama 4's *query scale*, set by"
+        " `llama_4_scaling_beta`, on the queries of every layer." in page()
     )
     torch.manual_seed(0)
     cfg = transformers.Llama4TextConfig(
@@ -1208,16 +1223,14 @@ def test_rotation_pair_count_in_a_whole_and_a_partial_head():
 
 
 def test_dynamic_ntk_formula_and_the_field_transformers_reads():
-    """The row "dynamic NTK": "effective scale is 1 up to $L$, then $1 + s(\\ell/L - 1)$" and "Transformers' `dynamic`
-    takes this $L$ from `max_position_embeddings`": the page's formula evaluated against transformers' `dynamic` run
+    """The row "dynamic NTK": "effective scale is 1 up to $L$, then $1 + s(\\ell/L - 1)$", and the worked example's
+    block:
+    "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`": the page's formula evaluated against
+    transformers' `dynamic` run
     with that field set to L, over lengths below and past L and two factors."""
     text = row("dynamic NTK (`dynamic`)")
     ((below, formula),) = re.findall(r"effective scale is (\d+) up to \$L\$, then \$([^$]+)\$ \(emozilla 2023\)", text)
-    assert (
-        "Transformers' `dynamic` takes this $L$ from `max_position_embeddings`, which a scaled model's configuration"
-        " may"
-        " set above its trained length; see" in text
-    )
+    assert "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`, which a scaled model's" in page()
     from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
 
     code = inspect.getsource(_compute_dynamic_ntk_parameters).split('"""')[-1]
@@ -1249,17 +1262,19 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
 
 
 def test_betas_row_truncate_moves_the_ramps_ends_outward():
-    """The betas row: "Transformers' `truncate`, true by default, moves the ramp's two ends outward to whole pairs;
+    """The block "YaRN's ramp in transformers' code": "Transformers' `truncate`, true by default, moves the ramp's two
+    ends outward to whole pairs;
     gpt-oss sets it to false": transformers' source (its default, and floor and ceil), its `yarn` run both ways, whose
     ramp with truncation starts no later and ends no earlier, at whole pairs, and GptOssConfig's default."""
     from transformers.modeling_rope_utils import _compute_yarn_parameters
 
-    text = row("betas")
-    assert (
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    block = re.sub(r"\s+", " ", raw[raw.index("<details><summary>YaRN's ramp in transformers' code</summary>") :])
+    assert block.index(
         "Transformers' `truncate`, true by default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it"
-        " to"
-        " false |" in text
-    )
+        " to false."
+    ) < block.index("</details>")
+    assert "; 32 and 1 by default, 2 and 1 in chapter 8 |" in row("betas")  # the row keeps its definition
     source = inspect.getsource(_compute_yarn_parameters)
     assert 'rope_parameters.get("truncate", True)' in source
     assert "low = math.floor(low)" in source and "high = math.ceil(high)" in source
@@ -1425,3 +1440,272 @@ def test_scales_tables_worked_row_yarns_factor_at_8():
         cfg.rope_parameters["factor"] = other
         assert abs(float(a) * math.log(other) + float(b) - ROPE_INIT_FUNCTIONS["yarn"](cfg, "cpu")[1]) < 1e-6, other
     assert f"{factor:.2f}" == m and f"{factor**2:.2f}" == square and f"{1 / factor**2:.2f}" == t, factor
+
+
+# ---- round 82: the checkpoint conversion between layouts, `position_ids`, the letters section's names ------------
+
+
+def test_converting_an_interleaved_checkpoint_to_the_half_layout_keeps_the_scores():
+    """The interleaved layout row: "Converting a checkpoint to the *half layout* keeps its scores by reordering each
+    head's rows of $W_q$ and $W_k$, even rows first, and any bias or norm weight applied before the rotation":
+    transformers' loader reorders rows so (`PermuteForRope`, even rows first within each head, for weights and biases),
+    and a two-head attention with biases and a per-dimension QK-norm weight, rotated with posenc in each layout, gives
+    the same scores after that reordering and different ones without it."""
+    from transformers.core_model_loading import PermuteForRope
+
+    assert (
+        "Converting a checkpoint to the *half layout* keeps its scores by reordering each head's rows of $W_q$ and"
+        " $W_k$, even rows first, and any bias or norm weight applied before the rotation |"
+        in row("interleaved layout")
+    )
+    heads, d, width, n = 2, 8, 12, 6
+    even_first = torch.cat([torch.arange(0, d, 2), torch.arange(1, d, 2)])  # within one head
+    order = torch.cat([h * d + even_first for h in range(heads)])
+    config = type("Config", (), {"num_attention_heads": heads})()
+    probe = torch.arange(heads * d * 3, dtype=torch.float64).reshape(heads * d, 3)
+    assert torch.equal(PermuteForRope()._permute_for_rope(probe, config), probe[order])  # transformers' loader
+    assert torch.equal(PermuteForRope()._permute_for_rope(probe[:, 0], config), probe[order, 0])  # and biases
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(n, width, generator=g, dtype=torch.float64)
+    wq, wk = torch.randn(2, heads * d, width, generator=g, dtype=torch.float64)
+    bq, bk = torch.randn(2, heads * d, generator=g, dtype=torch.float64)
+    norm = torch.rand(d, generator=g, dtype=torch.float64) + 0.5  # a QK-norm weight, per head dimension
+
+    def scores(wq, bq, wk, bk, norm, layout):
+        cos, sin = posenc.rope_cos_sin(n, d, 100.0, layout=layout, dtype=torch.float64)
+        out = []
+        for w, b in ((wq, bq), (wk, bk)):
+            v = (x @ w.T + b).reshape(n, heads, d).transpose(0, 1)  # [heads, n, d]
+            v = v / v.pow(2).mean(-1, keepdim=True).sqrt() * norm  # RMS norm, then its weight, before the rotation
+            out.append(posenc.apply_rope(v, cos, sin, layout=layout))
+        return out[0] @ out[1].transpose(-1, -2)
+
+    meta = scores(wq, bq, wk, bk, norm, "interleaved")
+    converted = scores(wq[order], bq[order], wk[order], bk[order], norm[even_first], "half")
+    assert torch.allclose(meta, converted, atol=1e-10, rtol=0)
+    assert not torch.allclose(meta, scores(wq, bq, wk, bk, norm, "half"), atol=1e-3)  # not reordered: other scores
+    assert not torch.allclose(meta, scores(wq[order], bq[order], wk[order], bk[order], norm, "half"), atol=1e-3)
+
+
+def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
+    """The sequence packing row defines `position_ids` where the page first uses it: "the positions a transformers
+    model is given", as Reading model code's row does ("the argument that gives a transformers model each token's
+    position"); a Llama model given a packed row's `position_ids` rotates each document from 0, so a document's
+    keys do not depend on what was packed before it."""
+    assert "numbered from 0 in `position_ids`, the positions a transformers model is given, and kept apart" in row(
+        "sequence packing"
+    )
+    code = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
+    assert "| `position_ids` | the argument that gives a transformers model each token's position," in code
+    torch.manual_seed(0)
+    cfg = transformers.LlamaConfig(
+        vocab_size=32,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+    )
+    model = transformers.LlamaModel(cfg).eval()
+    first, second = torch.randint(0, 32, (1, 5)), torch.randint(0, 32, (1, 4))
+    packed = torch.cat([first, second], 1)
+    ids = torch.tensor([[0, 1, 2, 3, 4, 0, 1, 2, 3]])
+    with torch.no_grad():
+        keys = model(input_ids=packed, position_ids=ids, use_cache=True).past_key_values.layers[0].keys
+        alone = model(input_ids=second, use_cache=True).past_key_values.layers[0].keys
+    assert torch.allclose(keys[:, :, 5:], alone, atol=1e-5)  # the second document's keys, rotated from 0
+
+
+def test_letters_sections_visible_sentence_names_rows_of_its_table():
+    """The letters section's visible sentence, "Letters such as $m$ and $s$, and words such as *distance*, change
+    meaning between chapters": each name has a row in the section's collapsed table."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    section = raw[raw.index("(glossary-letters)=\n## ") :]
+    visible = section[: section.index("<details>")]
+    assert "Letters such as $m$ and $s$, and words such as *distance*, change meaning between chapters." in visible
+    for name in ("$m$", "$s$", "distance"):
+        assert f"\n| {name} |" in section, name
+
+
+# ---- round 83: the fast pair's visible count, the ramp's two shapes, new rows, citations and the letters block ----
+
+
+def test_fast_pair_row_compares_the_two_counts_in_llama_31s_head():
+    """The fast pair row: "The *turns in $L$* count one offset more; in Llama 3.1's head both pick pairs 0 to 34": the
+    pairs turning at least once at offset L, L theta_i >= 2 pi, and the fast pairs, (L - 1) theta_i >= 2 pi, for
+    Llama 3.1's head (width 128, base 500 000, L = 8192)."""
+    ((first, last),) = re.findall(
+        r"The \*turns in \$L\$\* count one offset more; in Llama 3\.1's head both pick pairs (\d+) to (\d+) \|",
+        row("fast pair"),
+    )
+    theta = posenc.rope_inv_freq(128, 500_000.0, dtype=torch.float64)
+    L = MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["original_max_position_embeddings"]
+    once = (L * theta >= 2 * math.pi).nonzero().flatten().tolist()
+    fast = ((L - 1) * theta >= 2 * math.pi).nonzero().flatten().tolist()
+    assert once == fast == list(range(int(first), int(last) + 1)), (once, fast)
+
+
+def test_ramp_row_llama3_linear_in_turns_yarn_linear_in_the_pair_index():
+    """The ramp row: "`llama3` ramps the blend linearly in turns in $L$, YaRN linearly in the pair index": in
+    transformers, the share of the kept frequency in each ramped pair's blend is (turns - low)/(high - low) for
+    `llama3`, which is not linear in the index, and falls by the same step from pair to pair for `yarn`, which is not
+    linear in turns. Llama 3.1's head and bounds; YaRN's defaults."""
+    assert (
+        "which get a blend of the two frequencies. `llama3` ramps the blend linearly in turns in $L$, YaRN linearly in"
+        " the pair index |" in row("ramp")
+    )
+    d, b, L, s = 128, 500_000.0, 8192, 8.0
+    theta = posenc.rope_inv_freq(d, b, dtype=torch.float64)
+    turns = L * theta / (2 * math.pi)
+
+    def kept_share(freqs):  # 1 where a pair is kept, 0 where it is divided by s
+        return (freqs.double() / theta - 1 / s) / (1 - 1 / s)
+
+    llama3 = kept_share(hf_llama3(d, b, s, 4.0, 1.0, L))
+    ramped = ((llama3 > 1e-6) & (llama3 < 1 - 1e-6)).nonzero().flatten()
+    assert ramped.tolist() == list(range(29, 35)), ramped
+    assert torch.allclose(llama3[ramped], (turns[ramped] - 1) / 3, atol=1e-5, rtol=0)  # linear in turns
+    assert llama3[ramped].diff().diff().abs().max() > 1e-2  # not linear in the index
+    yarn = kept_share(hf_inv_freq(d, rope_type="yarn", rope_theta=b, factor=s, original_max_position_embeddings=L))
+    ramped = ((yarn > 1e-6) & (yarn < 1 - 1e-6)).nonzero().flatten()
+    steps = yarn[ramped].diff()
+    assert len(ramped) > 5 and torch.allclose(steps, steps[:1].expand_as(steps), atol=1e-5, rtol=0)  # linear in index
+    assert not torch.allclose(yarn[ramped], (turns[ramped] - 1) / (32 - 1), atol=1e-2)  # not linear in turns
+
+
+def test_dual_chunk_attention_row_field_transformers_never_reads():
+    """The DCA row: "Qwen2.5's 1M-token models ask for it with `dual_chunk_attention_config`, which transformers never
+    reads", as chapter 10 says ("Transformers 5.24 never reads that field"): no file of the installed transformers
+    names the field."""
+    text = row("Dual Chunk Attention (DCA)")
+    assert "ask for it with `dual_chunk_attention_config`, which transformers never reads |" in text
+    assert "(An et al. 2024)" in text
+    ch10 = chapter("10_rope_today")
+    assert "`dual_chunk_attention_config` asks for Dual Chunk Attention" in ch10
+    assert "which remaps positions chunk by chunk so that no distance leaves the trained range" in ch10
+    assert "Transformers 5.24 never reads that field" in ch10
+    package = Path(transformers.__file__).parent
+    hits = [p for p in package.rglob("*.py") if "dual_chunk" in p.read_text(encoding="utf-8", errors="ignore")]
+    assert not hits, hits[:3]
+
+
+def test_smollm3_drops_rope_from_every_fourth_layer():
+    """The iRoPE row: "SmolLM3 also drops RoPE from every fourth layer": transformers' SmolLM3Config default, read as
+    its attention reads it (1: RoPE, 0: none)."""
+    from transformers.models.smollm3 import modeling_smollm3
+
+    assert "SmolLM3 also drops RoPE from every fourth layer |" in row("iRoPE")
+    assert "self.use_rope = config.no_rope_layers[layer_idx]" in inspect.getsource(
+        modeling_smollm3.SmolLM3Attention.__init__
+    )
+    cfg = transformers.SmolLM3Config(num_hidden_layers=36)
+    assert [i for i, r in enumerate(cfg.no_rope_layers) if not r] == list(range(3, 36, 4)), cfg.no_rope_layers
+
+
+def test_gemma_2_soft_capping_bounds_the_logits():
+    """The block "Other models' query and logit scales": "Gemma 2 also bounds its logits, which no multiplier does:
+    each logit $x$ becomes $c \\tanh(x/c)$, with $c$ set by `attn_logit_softcapping`, 50 by default in transformers":
+    the default, and Gemma 2's eager attention run on logits with and without the cap."""
+    from transformers.models.gemma2 import modeling_gemma2
+
+    (cap,) = re.findall(
+        r"each logit \$x\$ becomes \$c \\tanh\(x/c\)\$, with \$c\$ set by `attn_logit_softcapping`, (\d+) by default in"
+        r" transformers\.",
+        page(),
+    )
+    assert transformers.Gemma2Config().attn_logit_softcapping == float(cap)
+    module = type("M", (), {"training": False, "num_key_value_groups": 1})()
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 1, 5, 4, generator=g, dtype=torch.float64) * 20 for _ in range(3))
+    for c in (float(cap), 3.0):
+        _, weights = modeling_gemma2.eager_attention_forward(module, q, k, v, None, scaling=1.0, softcap=c)
+        logits = q @ k.transpose(-1, -2)
+        assert torch.allclose(weights, torch.softmax(c * torch.tanh(logits / c), -1), atol=1e-12)
+        assert logits.abs().max() > c and (c * torch.tanh(logits / c)).abs().max() <= c  # bounded, as no multiplier is
+
+
+def test_kv_cache_and_qk_norm_rows_name_the_right_models():
+    """The KV cache row: "with RoPE, the keys are usually stored after rotation, though StreamingLLM stores them
+    before", as chapter 10 says ("StreamingLLM caches keys unrotated"), and transformers' Llama rotates, then caches.
+    The QK-norm row: "as in Qwen3 and OLMo 2": their transformers attention modules have query and key norms, and
+    Qwen2's has none."""
+    from transformers.models.llama import modeling_llama
+    from transformers.models.olmo2 import modeling_olmo2
+    from transformers.models.qwen2 import modeling_qwen2
+    from transformers.models.qwen3 import modeling_qwen3
+
+    assert "the keys are usually stored after rotation, though StreamingLLM stores them before |" in row(
+        "key/value cache (KV cache)"
+    )
+    assert "StreamingLLM caches keys unrotated and rotates them by their current slot." in chapter("10_rope_today")
+    forward = inspect.getsource(modeling_llama.LlamaAttention.forward)
+    assert forward.index("apply_rotary_pos_emb(") < forward.index("cache.update(")
+    assert "a normalisation of the queries and keys, as in Qwen3 and OLMo 2 |" in row("QK-norm")
+    for module in (modeling_qwen3.Qwen3Attention, modeling_olmo2.Olmo2Attention):
+        init = inspect.getsource(module.__init__)
+        assert "self.q_norm" in init and "self.k_norm" in init, module
+    assert "q_norm" not in inspect.getsource(modeling_qwen2.Qwen2Attention.__init__)
+
+
+def test_citations_name_an_entry_of_the_bibliography():
+    """Every "Author et al. YEAR", "Author and Author YEAR" or "Author YEAR" citation in the page's parentheses names
+    an entry of references.bib whose first author has that surname and whose year is that year."""
+    bib = (ROOT / "references.bib").read_text(encoding="utf-8")
+    entries = []
+    for entry in re.split(r"\n@", bib):
+        author = re.search(r"author\s*=\s*\{\{?([^,}]+)", entry)
+        year = re.search(r"year\s*=\s*\{(\d{4})\}", entry)
+        if author and year:
+            entries.append((author.group(1).strip().lower(), year.group(1)))
+    cited = re.findall(r"([A-Z][\w-]+)(?: et al\.| and [A-Z][\w-]+)? (20\d\d)\b", page())
+    cited = [(name, year) for name, year in cited if name not in {"Gemma", "Llama", "Qwen"}]
+    assert len(cited) > 20, cited
+    # GQA's paper (Ainslie et al. 2023, arXiv 2305.13245) has no entry in references.bib yet
+    outside = {("Ainslie", "2023")}
+    missing = [
+        (n, y)
+        for n, y in cited
+        if (n, y) not in outside and not any(a.startswith(n.lower()) and yy == y for a, yy in entries)
+    ]
+    assert not missing, missing
+
+
+def test_letters_block_chapter_lists():
+    """The letters block: $i$ is "a query's position, with $j$ the key's, in chapters 1, 3, 6, 8 and 11; the imaginary
+    unit $\\mathrm{i}$ in chapters 4 and 5"; $\\theta_i$ is "$\\omega_i$ in chapter 2". Each list is the set of chapters
+    whose markdown writes $j - i$, $\\mathrm{i}$ or its own $\\omega_i$ (chapter 4 only names chapter 2's)."""
+    import glob
+
+    ((query, imaginary),) = re.findall(
+        r"\| \$i\$ \| the index of a pair, from 0 \| a query's position, with \$j\$ the key's, in chapters ([\d,"
+        r" and]+);"
+        r" the imaginary unit \$\\mathrm\{i\}\$ in chapters ([\d, and]+) \|",
+        page(),
+    )
+    (omega,) = re.findall(r"\| \$\\theta_i\$ \| pair \$i\$'s frequency \| \$\\omega_i\$ in chapter (\d+) \|", page())
+
+    def numbers(text):
+        return {int(n) for n in re.findall(r"\d+", text)}
+
+    uses = {"query": set(), "imaginary": set(), "omega": set()}
+    for path in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))):
+        n = int(Path(path).name[:2])
+        md = chapter(Path(path).stem)
+        if re.search(r"j ?- ?i\b", md):
+            uses["query"].add(n)
+        if "\\mathrm{i}" in md:
+            uses["imaginary"].add(n)
+        own = re.sub(r"[Cc]hapter 2 writes( it)? \$\\omega_i\$", "", md)
+        if "\\omega_i" in own:
+            uses["omega"].add(n)
+    assert uses == {"query": numbers(query), "imaginary": numbers(imaginary), "omega": numbers(omega)}, uses
+
+
+def test_temperature_section_opens_with_its_multiplier_table():
+    """The section "Temperature and query scales" defines the logit factor and temperature, then shows the table of
+    multipliers before the term rows; the logit factor's link says it leads to Reading model code."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
+    assert section.index("A logit factor multiplies every logit") < section.index("| number | each logit multiplied")
+    assert section.index("| number | each logit multiplied") < section.index("| English | 中文 | meaning | chapter |")
+    assert "| {ref}`Reading model code: Temperature rules <glossary-temperature>` |" in row("logit factor")

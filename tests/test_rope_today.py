@@ -1320,6 +1320,8 @@ def test_chapter_statement_on_rope_parameters():
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"]))
     assert "Transformers 5 reads these fields into `config.rope_parameters`, one dict per layer type" in text
+    assert "`rope_theta` answers the second question and `rope_scaling` the third" in text  # the opening's two fields
+    assert "no field in this config answers the other four." in text  # the opening's Llama 3.1 excerpt only
 
 
 def test_chapter_version_note_on_deepseek_v4_rope_parameters():
@@ -1383,7 +1385,17 @@ def test_chapter_version_note_on_one_llama_checkpoint_in_two_layouts():
     converted = scores(hf_permute(wq, n_heads), hf_permute(wk, n_kv_heads), "half")
     assert torch.allclose(converted, meta, rtol=0, atol=1e-9)
     assert not torch.allclose(scores(wq, wk, "half"), meta, atol=1e-3)  # the permutation forgotten
+    # *Reading a modern config*: "The layout does not change how fast a pair turns": the same frequencies, placed
+    # differently, in both layouts' tables
+    half, inter = (posenc.rope_cos_sin(n, head_dim, layout=layout, dtype=f64)[0] for layout in ("half", "interleaved"))
+    assert torch.equal(half[:, : head_dim // 2], inter[:, 0::2])
+    assert torch.equal(half[:, head_dim // 2 :], inter[:, 1::2])
     text = _chapter_markdown()
+    assert "The layout does not change how fast a pair turns." in text
+    assert (
+        "transformers' conversion permutes the rows of $W_q$ and $W_k$ within each head, so that `rotate_half`, the"
+        " half layout, gives the same scores"
+    ) in text
     assert (
         "| Llama 1 to 3, from Meta's weights | one checkpoint in two layouts: Meta's code turns interleaved pairs;"
         " transformers' conversion permutes the rows of $W_q$ and $W_k$ within each head, so that `rotate_half`, the"
@@ -1448,7 +1460,25 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert two_pi / float(prop[turning - 1]) < 200  # under two hundred tokens
     assert 2e6 < two_pi / float(posenc.rope_inv_freq(2 * turning, base_global)[-1]) < 1e7  # millions, same base
     assert two_pi / float(posenc.rope_inv_freq(2 * turning, 1e4)[-1]) < 1e6  # not with base 1e4
+    # the left panel's thick lines, a = 1 .. 8192: "Across the panel, the larger of two bases has the higher
+    # thick line"; the takeaway's "up to tens of thousands of tokens back": every a up to 32 768, distances to 65 535
+    means = [posenc.rope_matching_stretch_means(128, base, 32768).double() for base in (1e4, 5e5, 1e6)]
+    assert bool((means[1] > means[0]).all()) and bool((means[2] > means[1]).all())
     text = _chapter_markdown()
+    assert (
+        "Across the panel, the larger of two bases has the higher thick line, though the lines of $5 \\cdot 10^5$"
+        " and $10^6$ differ by under a twentieth." in text
+    )
+    assert (
+        float((means[2][:8192] - means[1][:8192]).max()) < 0.05
+    )  # "differ by under a twentieth" across the panel, a = 1 .. 8192
+    thin = [
+        torch.cos(torch.arange(1, 16384, dtype=torch.float64)[:, None] * posenc.rope_inv_freq(128, b).double()).mean(-1)
+        for b in (5e5, 1e6)
+    ]
+    assert bool((thin[1] < thin[0]).any())  # "The thin curves wiggle and cross": at single distances 5e5 is above 1e6
+    assert "The thin curves wiggle and cross. So each thick line is its thin curve's mean over the distances" in text
+    assert "keeps a matching key's score higher on average up to tens of thousands of tokens back." in text
     for sentence in (
         "A pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn in training. In the figure, at one"
         " $L$, a larger base leaves more such pairs.",
@@ -1467,8 +1497,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
 def test_chapter_mla_sizes_and_scaling_explorer_models():
     """Chapter 10, *DeepSeek's MLA*: the latent is "512 numbers in DeepSeek-V2", the rotary key "64 numbers shared by
     all 128 heads" (the copied config; the DeepSeek-V2 paper's d_c, d_h^R and n_h). *How each scaling reshapes the
-    wavelengths*: "The explorer below runs in Jupyter or Colab, not in the web book; it draws any model in the
-    appendix's table": every row of MODEL_ROPE_CONFIGS is one of its choices, and each draws; its cell is tagged
+    wavelengths*: "The explorer below draws any model in the appendix's table; it runs in Jupyter or Colab": every row
+    of MODEL_ROPE_CONFIGS is one of its choices, and each draws; its cell is tagged
     remove-output, so the web book shows its code and no output."""
     from posenc.explorers import ModelScalingExplorer
 
@@ -1483,9 +1513,22 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     for sentence in (
         "MLA caches one short vector per token, its *latent* $c_n$: 512 numbers in DeepSeek-V2.",
         "64 numbers shared by all 128 heads.",
-        "The explorer below runs in Jupyter or Colab, not in the web book; it draws any model in the appendix's table.",
+        "The explorer below draws any model in the appendix's table; it runs in Jupyter or Colab.",
+        "The cache then holds 576 numbers per token and layer.",
+        "The paper's comparison, multi-head attention with as many heads of width 128, caches about 57 times more",
+        "With V2's own heads, keys 192 wide and values 128, multi-head attention would cache 40 960 numbers, about"
+        " 71 times more.",
     ):
         assert sentence in text, sentence
+    mla = ds["kv_lora_rank"] + ds["qk_rope_head_dim"]  # 576; multi-head attention: a key and a value of 128 per head
+    assert mla == 576 and round(2 * ds["num_attention_heads"] * 128 / mla) == 57
+    own = ds["num_attention_heads"] * (
+        ds["qk_nope_head_dim"] + ds["qk_rope_head_dim"] + ds["v_head_dim"]
+    )  # V2's own heads
+    assert own == 40960 and round(own / mla) == 71
+    gemma3 = book.MODEL_ROPE_CONFIGS["gemma-3-27b"]  # "1024 tokens, a thirty-second of the length it first trained on"
+    assert gemma3["extra"]["sliding_window"] * 32 == gemma3["trained_length_before"] == 32768
+    assert "Gemma 3 27B's local window is 1024 tokens, a thirty-second of the length it first trained on." in text
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     explorer = [
         c for c in nb["cells"] if c["cell_type"] == "code" and "ModelScalingExplorer().widget()" in "".join(c["source"])
@@ -1516,9 +1559,8 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
     for sentence in (
         "YaRN's config field `beta_fast` sets that number, 32 here; the `llama3` rule's `high_freq_factor` sets 4",
         "So YaRN's stretch starts near the wavelength $L/32$, the `llama3` rule's near $L/4$: the dashed lines below.",
-        "Each decoding step would then rebuild every head's key for all past tokens, or the cache would hold",
+        "each decoding step would rebuild every head's key for all past tokens, or the cache would hold",
         "So in transformers no RoPE distance reaches a chunk's length, however long the input.",
-        "Meta's reference code differs when decoding one token at a time: that token attends past its chunk,",
         "only when more than one token is fed at once. So a token decoded alone attends to every cached key",
         "Llama 4 Scout sets 16.",
     ):
