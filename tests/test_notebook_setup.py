@@ -92,6 +92,19 @@ def test_notebook_is_committed_with_outputs_and_widget_cells_tagged(path):
         assert not any(o.get("output_type") == "error" for o in c.get("outputs", []))
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_each_explorer_cell_is_followed_by_its_static_figure(path):
+    """An explorer's cell is followed at once by a code cell with a stored figure: the web book shows that figure
+    when JavaScript is off, and tests/test_browser.py looks for it right after the explorer (a cheap check here, so a
+    reordering fails in the unit stage, not only in the browser stage)."""
+    cells = notebook(path)["cells"]
+    for i, c in enumerate(cells):
+        if c["cell_type"] == "code" and "".join(c["source"]).rstrip().endswith(".widget()"):
+            after = cells[i + 1] if i + 1 < len(cells) else {"cell_type": None}
+            images = [o for o in after.get("outputs", []) if "image/png" in o.get("data", {})]
+            assert after["cell_type"] == "code" and images, f"{path.name}: cell {i + 1} has no figure right after it"
+
+
 # ---- one set-up: `book_setup()` replaces the preamble each chapter used to copy ----------------
 
 PREAMBLE = ("torch.manual_seed(", "set_grad_enabled(", "plt.rcParams")

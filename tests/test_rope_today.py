@@ -1497,9 +1497,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
 def test_chapter_mla_sizes_and_scaling_explorer_models():
     """Chapter 10, *DeepSeek's MLA*: the latent is "512 numbers in DeepSeek-V2", the rotary key "64 numbers shared by
     all 128 heads" (the copied config; the DeepSeek-V2 paper's d_c, d_h^R and n_h). *How each scaling reshapes the
-    wavelengths*: "The explorer below draws any model in the appendix's table; it runs in Jupyter or Colab": every row
-    of MODEL_ROPE_CONFIGS is one of its choices, and each draws; its cell is tagged
-    remove-output, so the web book shows its code and no output."""
+    wavelengths*: "The explorer below draws any model in the appendix's table; the figure after it draws the demo
+    head": every row of MODEL_ROPE_CONFIGS is one of its choices, and each draws; its cell is tagged remove-output (the
+    web book puts its kernel-less explorer there) and the next cell is the demo head's figure."""
     from posenc.explorers import ModelScalingExplorer
 
     ds = book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]
@@ -1513,7 +1513,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     for sentence in (
         "MLA caches one short vector per token, its *latent* $c_n$: 512 numbers in DeepSeek-V2.",
         "64 numbers shared by all 128 heads.",
-        "The explorer below draws any model in the appendix's table; it runs in Jupyter or Colab.",
+        "The explorer below draws any model in the appendix's table; the figure after it draws the demo head.",
         "The cache then holds 576 numbers per token and layer.",
         "The paper's comparison, multi-head attention with as many heads of width 128, caches about 57 times more",
         "With V2's own heads, keys 192 wide and values 128, multi-head attention would cache 40 960 numbers, about"
@@ -1533,7 +1533,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     explorer = [
         c for c in nb["cells"] if c["cell_type"] == "code" and "ModelScalingExplorer().widget()" in "".join(c["source"])
     ]
-    assert len(explorer) == 1 and "remove-output" in explorer[0]["metadata"]["tags"]  # the web book: code, no output
+    assert len(explorer) == 1 and "remove-output" in explorer[0]["metadata"]["tags"]  # the web book: its own explorer
+    after = nb["cells"][nb["cells"].index(explorer[0]) + 1]
+    assert "scaled_wavelengths" in "".join(after["source"])  # the figure after it: the demo head's wavelengths
 
 
 def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
