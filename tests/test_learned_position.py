@@ -1056,11 +1056,11 @@ def counting_runs():
 
 
 def test_cope_beats_rope_at_k_2_and_3_in_every_saved_counting_seed():
-    """The counting box: "CoPE answers at least 0.72 of the questions for every $k$ at both lengths, and RoPE at most
-    0.57 for the second and third sentence back" (the saved ten-seed run). Its bullet "A guess that ignores order":
-    the input's most frequent label, "just under a third of the time on 8 sentences, and about a quarter on 16": its
-    expected accuracy on the run's own evaluation questions (ties broken at random), for each k; RoPE stays above it
-    in every seed, by as little as 0.04 (k = 3, 16 sentences)."""
+    """The counting box: "in these ten seeds, CoPE answers at least 0.72 of the questions for every $k$ at both
+    lengths, and RoPE at most 0.57 for the second and third sentence back" (the saved ten-seed run). Its bullet "A
+    guess that ignores order": the input's most frequent label, "just under a third of the time on 8 sentences, and
+    about a quarter on 16": its expected accuracy on the run's own evaluation questions (ties broken at random), for
+    each k; RoPE stays above it in every seed, by as little as 0.04 (k = 3, 16 sentences)."""
     from posenc.experiments.counting import COUNTING_CONFIG, N_LABELS, counting_batch
 
     sweep, runs = counting_runs()

@@ -3662,12 +3662,12 @@ def prose_expected() -> list[str]:
     # Qwen-7B's rule slows it by 15": `factor` 1 at 8L (_slowest_stretch) against _qwen_alpha there, which the f2 arm
     # matches (stretch, above)
     # the key under the grid: "† Run under milder settings than the fixes table's models. With DeepSeek-V3's YaRN
-    # settings and Qwen-7B's slowdown, both losses are lower, as the block shows": DeepSeek-V3's betas are the b32
+    # bands and Qwen-7B's slowdown, both losses are lower, as the block shows": DeepSeek-V3's betas are the b32
     # arm's (above),
     # the f2 arm slows the slowest pair as Qwen-7B's rule does at 8L (stretch, above), and both arms' losses lie below
     # the grid's rows (above); the block "Their settings" gives the bands, the slowdowns and the losses (_dynamic_gloss)
     settings = (
-        "† Run under milder settings than the fixes table's models. With DeepSeek-V3's YaRN settings and Qwen-7B's"
+        "† Run under milder settings than the fixes table's models. With DeepSeek-V3's YaRN bands and Qwen-7B's"
         " slowdown, both losses are lower, as the block shows."
     )
     assert settings in page_text(), settings
