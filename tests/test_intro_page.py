@@ -1082,18 +1082,19 @@ def test_the_roformer_curve_is_a_factor_of_an_upper_bound():
         " farther away, up to about half the base, but only as a trend." in text
     )
     assert "**Up to about half the base, $E(r)$ falls as a trend, with ripples.**" in chapter("05_decay")
+
+    def doubling_trend(width, base, top):  # E(r)'s mean over each doubling [2^j, 2^(j+1)), j = 0 .. top: d times
+        means = posenc.rope_matching_stretch_means(width, base, 2**top)  # posenc's mean of cos per pair over [a, 2a)
+        return [width * float(means[2**j - 1]) for j in range(top + 1)]
+
     for width, base in itertools.product((64, 128, 256), (10_000.0, 500_000.0)):
-        theta = posenc.rope_inv_freq(width, base).double()
         top = int(math.log2(base / 2))  # the last doubling that ends below half the base
-        r = torch.arange(1, 2 ** (top + 1), dtype=torch.float64)
-        expected = 2 * torch.cos(r[:, None] * theta).sum(1)
-        trend = [float(expected[(r >= 2**j) & (r < 2 ** (j + 1))].mean()) for j in range(top + 1)]
+        trend = doubling_trend(width, base, top)
         assert all(b < a for a, b in zip(trend, trend[1:])), (width, base, trend)
+        theta = posenc.rope_inv_freq(width, base).double()
+        expected = 2 * torch.cos(torch.arange(1.0, 2 ** (top + 1), dtype=torch.float64)[:, None] * theta).sum(1)
         assert bool((expected.diff() > 0).any()), (width, base)  # not falling at every step: only as a trend
-    theta = posenc.rope_inv_freq(16, 10_000.0).double()  # chapter 8's 16-dimensional heads: the trend breaks
-    r = torch.arange(1, 2**13, dtype=torch.float64)
-    small = 2 * torch.cos(r[:, None] * theta).sum(1)
-    small_trend = [float(small[(r >= 2**j) & (r < 2 ** (j + 1))].mean()) for j in range(13)]
+    small_trend = doubling_trend(16, 10_000.0, 12)  # chapter 8's 16-dimensional heads: the trend breaks
     assert any(b > a for a, b in zip(small_trend, small_trend[1:])), small_trend
     g2 = torch.Generator().manual_seed(6)
     q = torch.randn(4000, d, generator=g2, dtype=torch.float64)
