@@ -429,7 +429,9 @@ def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
     training" and "A *fixed* rule has the same effective scale at every input length, and a *dynamic* rule sets it
     from $\\ell$" (the worked example's table, whose PI and `llama3` rows say "8 at any length":
     :func:`test_primers_table_of_the_three_numbers`). The worked example (Llama 3.1's head, L = 8192,
-    "Each rule gets $s = 8$"): "So over the whole input the slowest pair turns less than it did over $L$ in training";
+    "Each rule gets $s = 8$"): "So over the whole input the slowest pair stays inside the arc it met in training: no
+    angle is new to it" (its largest angle over the input, at offset 2L - 1, is below training's at L - 1, and that arc
+    is less than a turn);
     and its table's cells "divides every pair's frequency by 8" (PI, so its fast pairs too) and "keeps pairs 0 to 28"
     (`llama3`, its fastest pairs, all fast)."""
     text = page()
@@ -444,7 +446,10 @@ def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
         in text
     )
     assert "Each rule gets $s = 8$ and an input of $2L$ tokens, with $L = 8192$, Llama 3.1's trained length:" in text
-    assert "So over the whole input the slowest pair turns less than it did over $L$ in training." in text
+    assert (
+        "So over the whole input the slowest pair stays inside the arc it met in training: no angle is new to it."
+        in text
+    )
     assert "| *position interpolation* | divides every pair's frequency by 8 |" in text
     ((kept_first, kept_last),) = re.findall(r"\| `llama3` \| keeps pairs (\d+) to (\d+), \*ramps\*", text)
     d, base, L, s = 128, 500_000.0, 8192, 8.0
@@ -481,6 +486,7 @@ def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
         "dynamic": dict(rope_type="dynamic", seq_len=2 * L),
     }
     fast = (L - 1) * theta >= 2 * math.pi
+    assert not fast[-1]  # the slowest pair is slow: training showed it an arc, not its whole circle
     for name, rule in rules.items():
         scaled, _ = posenc.rope_scaled_inv_freq(d, base, factor=s, original_max_position_embeddings=L, **rule)
         scaled = scaled.double()
@@ -577,6 +583,7 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     assert [int(first), int(second), int(third)] == sorted(int(name[:2]) for name in signed), (first, second, third)
     unsigned = {
         "06_alibi": "The book calls it the key form and $-m_h|i - j|$ the distance form.",
+        "07_beyond": "Call $|\\text{key} - \\text{query}|$ the distance.",
         "08_extrapolation": "A *distance* counts the tokens from `QUERY` back",
         "11_learned_position": "its *distance* is $|j - i|$",
     }
@@ -653,11 +660,12 @@ def test_worked_examples_effective_scale_column():
 
 def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger_one():
     """The worked example gives every rule "$L = 8192$, Llama 3.1's trained length" (its field
-    `original_max_position_embeddings`), and its last sentences, on the main line: "With Llama 3.1's config,
-    transformers' `dynamic` reads a larger $L$: `max_position_embeddings`, sixteen times as large. So it would not
-    scale the worked example's input at all." The collapsed block below them: "Transformers' `dynamic` takes its $L$
-    from `max_position_embeddings`, which a scaled model's configuration may set above its trained length." The two
-    fields from posenc/book/models.py's copy of Llama 3.1's config
+    `original_max_position_embeddings`). The collapsed block below it: "Transformers' `dynamic` takes its $L$ from
+    `max_position_embeddings`, which a scaled model's configuration may set above its trained length. The table gives
+    each rule $L = 8192$. With Llama 3.1's config, transformers' `dynamic` reads a larger $L$:
+    `max_position_embeddings`, sixteen times as large. So it would not scale the worked example's input at all." The
+    caveat is in the block, with the field it names, and not on the main line, where it would undercut the table.
+    The two fields from posenc/book/models.py's copy of Llama 3.1's config
     (a prose sync); the field each of transformers' rules reads, from its source; and transformers' `dynamic` run at
     2L on each field."""
     from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters, _compute_llama3_parameters
@@ -667,10 +675,13 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     example = raw[raw.index("### A worked example") :]
     visible = re.sub(r"\s+", " ", example[: example.index("<details>")])  # the main line, before the block
-    assert "dynamic` reads a larger $L$: `max_position_embeddings`, sixteen times as large. So it would" in visible
+    block = re.sub(r"\s+", " ", example[example.index("<details>") : example.index("</details>")])
+    assert "reads a larger $L$" not in visible and "max_position_embeddings" not in visible
     assert (
         "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`, which a scaled model's configuration may"
-        " set above its trained length." in text
+        " set above its trained length. The table gives each rule $L = 8192$. With Llama 3.1's config, transformers'"
+        " `dynamic` reads a larger $L$: `max_position_embeddings`, sixteen times as large. So it would not scale the"
+        " worked example's input at all." in block
     )
     (times,) = re.findall(
         r"With Llama 3\.1's config, transformers' `dynamic` reads a larger \$L\$: `max_position_embeddings`, (\w+)"
@@ -999,10 +1010,11 @@ def test_temperature_divides_the_logits_and_below_one_sharpens():
 
 
 def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated_head():
-    """The table's "*attention factor*, on cos and sin ... | its square, where RoPE turns the whole head" and the row's
-    "in a head RoPE turns in full, above 1 it sharpens attention": transformers multiplies cos and sin by the factor
-    (`attention_scaling`); in a Llama head the logits grow by its square, in a GPT-NeoX head with half its pairs
-    rotated they do not."""
+    """The table's "*attention factor*, on cos and sin ... | its square, where RoPE turns the whole head; in a *partial
+    rotary* head, only the rotated part's term |" and the row's "in a head RoPE turns in full, above 1 it sharpens
+    attention": transformers multiplies cos and sin by the factor (`attention_scaling`); in a Llama head the logits
+    grow by its square; in a GPT-NeoX head with half its pairs rotated, the rotated part's term grows by its square
+    and the pass-through part's term not at all, so the whole logit does not."""
     from transformers.models.gpt_neox.modeling_gpt_neox import (
         GPTNeoXRotaryEmbedding,
         apply_rotary_pos_emb as neox_rotate,
@@ -1010,7 +1022,10 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb as llama_rotate
 
     (cell,) = re.findall(r"\| \*attention factor\*, on cos and sin; in YaRN \$m\(s\) = [^$]+\$ \| ([^|]+) \|", page())
-    power = {"its square, where RoPE turns the whole head": 2, "itself": 1}[cell.strip()]
+    power = {
+        "its square, where RoPE turns the whole head; in a *partial rotary* head, only the rotated part's term": 2,
+        "itself": 1,
+    }[cell.strip()]
     assert "in a head RoPE turns in full, above 1 it sharpens attention" in row("attention factor")
     for cls in (LlamaRotaryEmbedding, GPTNeoXRotaryEmbedding):
         assert "cos = emb.cos() * self.attention_scaling" in inspect.getsource(cls.forward), cls
@@ -1038,6 +1053,9 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
             p, p1 = torch.softmax(logits, -1), torch.softmax(plain, -1)
             assert ((p * p.log()).sum(-1) > (p1 * p1.log()).sum(-1)).all()  # lower entropy: sharper
         else:
+            r = cos.shape[-1]  # the rotated width; the rest passes through
+            passed = q[..., r:] @ k[..., r:].transpose(-1, -2)
+            assert torch.allclose(logits - passed, (plain - passed) * factor**power, rtol=1e-9, atol=1e-12)
             assert not torch.allclose(logits, plain * factor**2, rtol=1e-3, atol=0)
 
 
@@ -1248,10 +1266,14 @@ def test_dynamic_ntk_formula_and_the_field_transformers_reads():
 
 
 def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
-    """The row "stretch": "$\\max(\\ell/L, 1)$", and the worked configuration block's "Chapter 8's dynamic NTK sets
-    `factor` to 1, so its effective scale is the *stretch*": transformers' `dynamic` with factor 1 divides the slowest
-    pair by the page's formula, below and past L."""
+    """The row "stretch": "$\\max(\\ell/L, 1)$", the primer's same formula, and the worked configuration block's
+    "Chapter 8's dynamic NTK sets `factor` to 1, so its effective scale is the *stretch*": transformers' `dynamic` with
+    factor 1 divides the slowest pair by the page's formula, below and past L."""
     (formula,) = re.findall(r"the input's length over the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
+    (primer,) = re.findall(
+        r"- The \*stretch\* is \$([^$]+)\$: the input's length over \$L\$, but never below 1\.", page()
+    )
+    assert primer == formula, (primer, formula)  # the primer and the row define one number
     d, base, L = 64, 10_000.0, 1024
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     for ell in (L // 4, L, 3 * L // 2, 2 * L, 8 * L):
@@ -1531,11 +1553,14 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
 
 
 def test_fast_pair_row_compares_the_two_counts_in_llama_31s_head():
-    """The fast pair row: "The *turns in $L$* count one offset more; in Llama 3.1's head both pick pairs 0 to 34": the
-    pairs turning at least once at offset L, L theta_i >= 2 pi, and the fast pairs, (L - 1) theta_i >= 2 pi, for
-    Llama 3.1's head (width 128, base 500 000, L = 8192)."""
+    """The fast pair row: "`llama3` and YaRN count instead its *turns in $L$*: its angle at offset $L$, one past
+    training's last offset, in turns. In Llama 3.1's head both counts pick pairs 0 to 34": the pairs turning at least
+    once at offset L, L theta_i >= 2 pi, and the fast pairs, (L - 1) theta_i >= 2 pi, for Llama 3.1's head (width 128,
+    base 500 000, L = 8192). That `llama3` and YaRN compare this count with their bounds, and that it is the angle at
+    offset L, is :func:`test_llama3_and_yarn_count_turns_over_one_position_more`'s."""
     ((first, last),) = re.findall(
-        r"The \*turns in \$L\$\* count one offset more; in Llama 3\.1's head both pick pairs (\d+) to (\d+) \|",
+        r"`llama3` and YaRN count instead its \*turns in \$L\$\*: its angle at offset \$L\$, one past training's last"
+        r" offset, in turns\. In Llama 3\.1's head both counts pick pairs (\d+) to (\d+) \|",
         row("fast pair"),
     )
     theta = posenc.rope_inv_freq(128, 500_000.0, dtype=torch.float64)
@@ -1709,3 +1734,291 @@ def test_temperature_section_opens_with_its_multiplier_table():
     assert section.index("A logit factor multiplies every logit") < section.index("| number | each logit multiplied")
     assert section.index("| number | each logit multiplied") < section.index("| English | 中文 | meaning | chapter |")
     assert "| {ref}`Reading model code: Temperature rules <glossary-temperature>` |" in row("logit factor")
+
+
+# ---- round 85: rows that no test named (the round-84 read flipped each word and every test still passed) ---------
+
+
+def test_alibi_row_subtracts_a_slope_per_head_times_the_distance():
+    """The ALiBi row: "each head subtracts its own slope times the distance from the logits": posenc's ALiBi bias, the
+    official slopes, is minus each head's slope times |key - query|, and the heads' slopes differ."""
+    (verb,) = re.findall(
+        r"each head (subtracts|adds) its own slope times the distance from the logits",
+        row("attention with linear biases (ALiBi)"),
+    )
+    sign = {"subtracts": -1.0, "adds": 1.0}[verb]
+    heads, n = 8, 7
+    slopes = posenc.alibi_slopes(heads).double()
+    assert (slopes > 0).all() and len(set(slopes.tolist())) == heads, slopes  # its own, positive, slope
+    bias = posenc.alibi_bias(heads, n, causal=False).double()
+    distance = (torch.arange(n)[None, :] - torch.arange(n)[:, None]).abs().double()  # [query, key]
+    assert torch.allclose(bias, sign * slopes[:, None, None] * distance, atol=1e-6, rtol=0)
+
+
+def test_t5_buckets_are_wider_far_from_the_query():
+    """The bucket row: "a range of offsets sharing one learned bias per head, wider far from the query": T5's buckets
+    (posenc's, which match transformers' T5Attention), for the keys before a causal query, from offset 0 back to T5's
+    max_distance: each of the nearer 16 buckets holds one offset, each farther one more than one, and the
+    farthest more than twice as many as the first of them. (Rounding makes neighbouring far buckets differ by one offset
+    either way, so the sizes are not sorted.) The last bucket, which also takes every farther offset, is left out."""
+    from transformers.models.t5.modeling_t5 import T5Attention
+
+    (word,) = re.findall(r"sharing one learned bias per head, (wider|narrower) far from the query", row("bucket"))
+    back = -torch.arange(0, 128)  # offsets of earlier keys: key minus query
+    ours = posenc.t5_relative_bucket(back, bidirectional=False)
+    assert torch.equal(ours, T5Attention._relative_position_bucket(back, bidirectional=False))
+    last = int(ours.max())
+    sizes = [int((ours == b).sum()) for b in range(last)]  # in order of distance from the query
+    exact = 32 // 2  # a causal T5 query: half of its 32 buckets hold one offset each
+    near, far = sizes[:exact], sizes[exact:]
+    assert set(near) == {1} and min(far) > 1 and far[-1] > 2 * far[0], sizes
+    assert word == "wider"  # narrower would say the opposite of these sizes
+
+
+def test_an_isotropic_unrelated_keys_score_has_one_distribution_at_every_distance():
+    """The row "matching key, unrelated key": "a matching key equals its query, $k = q$; an unrelated key is drawn
+    independently of it. An *isotropic* unrelated key's score has the same distribution at every distance", as chapter
+    5 says. Seeded Gaussian queries and keys, d = 16, base 10 000: the score q . R(r) k has mean about 0 and spread
+    about sqrt(d) at distances 0 to 3000, and its quartiles agree across distances, while a matching key's mean score
+    falls from d at distance 0."""
+    text = row("matching key, unrelated key")
+    assert "a matching key equals its query, $k = q$; an unrelated key is drawn independently of it." in text
+    assert "An *isotropic* unrelated key's score has the same distribution at every distance |" in text
+    assert "So its score has the same distribution **at every distance**" in chapter("05_decay")
+    d, n = 16, 40_000
+    g = torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, n, d, generator=g, dtype=torch.float64)
+    quartiles, matching = [], []
+    for r in (0, 1, 7, 50, 400, 3000):
+        R = posenc.rope_matrix(r, d, dtype=torch.float64)
+        score = (q * (k @ R.T)).sum(-1)
+        assert abs(float(score.mean())) < 0.1 and abs(float(score.std()) / math.sqrt(d) - 1) < 0.02, r
+        quartiles.append(torch.quantile(score, torch.tensor([0.25, 0.5, 0.75], dtype=torch.float64)))
+        matching.append(float((q * (q @ R.T)).sum(-1).mean()))
+    spread = torch.stack(quartiles)
+    assert float((spread - spread[0]).abs().max()) < 0.1, spread
+    assert abs(matching[0] - d) < 0.2 and min(matching[1:]) < 0.8 * d, matching
+
+
+def test_mla_caches_one_rotated_key_that_all_heads_share():
+    """The MLA row: "it caches one compressed vector per token and one small rotated key shared by all heads", as
+    chapter 10 says: in transformers' DeepSeek-V3 attention the joint projection `kv_a_proj_with_mqa` has width
+    `kv_lora_rank + qk_rope_head_dim`, whatever the number of heads, and every head's key gets the same rotary part."""
+    from transformers.models.deepseek_v3 import modeling_deepseek_v3 as ds3
+
+    assert "it caches one compressed vector per token and one small rotated key shared by all heads |" in row(
+        "multi-head latent attention (MLA)"
+    )
+    assert "one small rotary key $k^R_n$ per token, 64 numbers shared by all 128 heads" in chapter("10_rope_today")
+    for heads in (2, 4):
+        cfg = transformers.DeepseekV3Config(
+            hidden_size=32,
+            num_attention_heads=heads,
+            num_key_value_heads=heads,
+            kv_lora_rank=8,
+            q_lora_rank=None,
+            qk_rope_head_dim=4,
+            qk_nope_head_dim=6,
+            v_head_dim=6,
+        )
+        attention = ds3.DeepseekV3Attention(cfg, 0)
+        assert attention.kv_a_proj_with_mqa.out_features == cfg.kv_lora_rank + cfg.qk_rope_head_dim, heads
+        g = torch.Generator().manual_seed(heads)
+        kv_nope = torch.randn(1, 1, 5, cfg.kv_lora_rank, generator=g)
+        k_rot = torch.randn(1, 1, 5, cfg.qk_rope_head_dim, generator=g)
+        with torch.no_grad():
+            keys, _ = attention.expand_kv(kv_nope, k_rot)
+        assert keys.shape[1] == heads
+        for h in range(heads):  # the same rotary key in every head
+            assert torch.equal(keys[0, h, :, cfg.qk_nope_head_dim :], k_rot[0, 0]), h
+
+
+def test_gqa_row_query_heads_share_a_key_value_head():
+    """The GQA row: "several query heads share one key/value head (Ainslie et al. 2023); in multi-query attention (MQA)
+    all heads share one": in transformers' Llama attention, `num_key_value_heads` sets the key projection's width, and
+    `repeat_kv` hands key/value head h // (heads / kv heads) to query head h."""
+    from transformers.models.llama import modeling_llama
+
+    text = row("grouped-query attention (GQA)")
+    assert (
+        "several query heads share one key/value head (Ainslie et al. 2023); in multi-query attention (MQA) all" in text
+    )
+    assert "all heads share one |" in text
+    d, heads = 8, 4
+    for kv_heads in (2, 1):  # GQA, then MQA
+        cfg = transformers.LlamaConfig(
+            hidden_size=heads * d, num_attention_heads=heads, num_key_value_heads=kv_heads, head_dim=d
+        )
+        attention = modeling_llama.LlamaAttention(cfg, 0)
+        assert attention.k_proj.out_features == attention.v_proj.out_features == kv_heads * d
+        assert attention.q_proj.out_features == heads * d
+        x = torch.randn(1, kv_heads, 3, d)
+        shared = modeling_llama.repeat_kv(x, heads // kv_heads)
+        for h in range(heads):
+            assert torch.equal(shared[0, h], x[0, h // (heads // kv_heads)]), (kv_heads, h)
+
+
+def test_linear_relation_for_a_relative_encoding_shifts_query_and_key_together():
+    """The row "linear relation": "for a relative encoding, it is read in the logit: shifting the query and the key
+    together must leave the logit's position term unchanged", chapter 3's words. ALiBi's and T5's position terms
+    stay the same when both positions move by k, and change when the query alone moves."""
+    (what,) = re.findall(
+        r"for a relative encoding, it is read in the logit: shifting (the query and the key together|the query alone)"
+        r" must leave the logit's position term unchanged",
+        row("linear relation"),
+    )
+    assert (
+        "**Linear relation** is read in the logit: shifting the query and the key together must leave the logit's"
+        " position term unchanged." in chapter("03_relative")
+    )
+    n, k = 40, 5
+    alibi = posenc.alibi_bias(2, n, causal=False)[0]
+    offsets = torch.arange(n)[None, :] - torch.arange(n)[:, None]
+    t5 = posenc.t5_relative_bucket(offsets, bidirectional=True)
+    for term in (alibi, t5):
+        for i, j in ((3, 10), (20, 4), (8, 8)):
+            moved = term[i + k, j + k] if what == "the query and the key together" else term[i + k, j]
+            assert term[i, j] == moved, (i, j)
+        assert term[3 + k, 10] != term[3, 10]  # the query alone: another position term
+
+
+def test_longrope_in_transformers_scales_the_first_positions_too():
+    """The LongRoPE row: "Its paper also leaves a searched number of first positions unscaled, which transformers
+    omits": transformers' `longrope`, in a Llama rotary embedding past `original_max_position_embeddings`, turns
+    position 1 by the long factors' frequencies, not by the unscaled ones."""
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    assert "Its paper also leaves a searched number of first positions unscaled, which transformers omits |" in row(
+        "LongRoPE"
+    )
+    d, base, L = 16, 100.0, 16
+    long = [2.0 + i for i in range(d // 2)]
+    cfg = transformers.LlamaConfig(
+        hidden_size=2 * d,
+        num_attention_heads=2,
+        head_dim=d,
+        max_position_embeddings=4 * L,
+        rope_parameters={
+            "rope_type": "longrope",
+            "rope_theta": base,
+            "factor": 4.0,
+            "original_max_position_embeddings": L,
+            "short_factor": [1.0] * (d // 2),
+            "long_factor": long,
+        },
+    )
+    rope = LlamaRotaryEmbedding(cfg)
+    cos, _ = rope(torch.zeros(1, 3 * L, 2 * d), torch.arange(3 * L)[None])  # an input past L: the long factors
+    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    first = cos[0, 1, : d // 2].double() / rope.attention_scaling
+    assert torch.allclose(first, torch.cos(theta / torch.tensor(long, dtype=torch.float64)), atol=1e-6)
+    assert not torch.allclose(first, torch.cos(theta), atol=1e-3)  # position 1 is scaled, not left alone
+
+
+def test_transformer_xl_adds_learned_per_head_vectors():
+    """The Transformer-XL row: "whose logit adds terms for a sinusoidal encoding of the distance and for learned
+    per-head vectors", chapter 3's "two learned vectors per head": XLNet, which reuses Transformer-XL's terms, keeps
+    them in transformers as `r_w_bias` and `r_r_bias`, one row per head."""
+    from transformers.models.xlnet import modeling_xlnet
+
+    assert "whose logit adds terms for a sinusoidal encoding of the distance and for learned per-head vectors |" in row(
+        "Transformer-XL"
+    )
+    c3 = chapter("03_relative")
+    assert "Two pair the query with the key's content and with a sinusoidal encoding of their distance." in c3
+    assert "The other two are global: two learned vectors per head take the query's place." in c3
+    cfg = transformers.XLNetConfig(d_model=24, n_head=3, d_inner=32, n_layer=1, vocab_size=10)
+    attention = modeling_xlnet.XLNetRelativeAttention(cfg)
+    for name in ("r_w_bias", "r_r_bias"):
+        assert tuple(getattr(attention, name).shape) == (cfg.n_head, cfg.d_head), name
+
+
+def test_xpos_puts_a_decay_on_each_pair():
+    """The xPos row: "RoPE with a decay on each pair that grows with the distance": posenc's xPos scales give a query
+    at m and a key at n <= m a product below 1 on every pair once n < m, falling as the key moves back."""
+    (kind,) = re.findall(r"RoPE with a (decay|gain) on each pair that grows with the distance", row("xPos"))
+    d, m = 16, 3000
+    q_scale, k_scale = posenc.xpos_scale(torch.arange(m + 1), d)
+    product = (q_scale[m] * k_scale[: m + 1]).double()  # [key position, coordinate]
+    assert torch.allclose(product[m], torch.ones(d, dtype=torch.float64), atol=1e-6)  # the query's own position
+    earlier = product[:m]
+    assert (earlier < 1).all() if kind == "decay" else (earlier > 1).all(), earlier.min()
+    assert (product[1:] >= product[:-1] - 1e-12).all()  # farther back (smaller n): smaller, on every coordinate
+
+
+def test_letters_block_fire_and_chapter_7s_two_meanings_of_s():
+    """The letters block: $d$ is "the distance $\\lvert j - i\\rvert$ in chapter 11's FIRE", and $s$ has "both meanings
+    in chapter 7's section "Static or length-dependent"": chapter 11 writes $d = |j - i|$ in its FIRE rule; chapter
+    7's section sets $s$ from the current length as the stretch and names the configuration's `factor` $s$."""
+    (fire,) = re.findall(r"the distance \$\\lvert j - i\\rvert\$ in chapter (\d+)'s FIRE \|", page())
+    (both,) = re.findall(r"both meanings in chapter (\d+)'s section \"Static or length-dependent\"", page())
+    names = {"11": "11_learned_position", "7": "07_beyond"}
+    assert "With $d = |j - i|$ the distance, the rule is" in chapter(names[fire])
+    raw = "\n".join(
+        "".join(c["source"])
+        for c in json.loads((ROOT / "notebooks" / f"{names[both]}.ipynb").read_text(encoding="utf-8"))["cells"]
+        if c["cell_type"] == "markdown"
+    )
+    start = raw.index("## Static or length-dependent")
+    section = re.sub(r"\s+", " ", raw[start : raw.index("\n## ", start + 5)])
+    assert "sets $s$ from the current length $\\ell$, as $\\max(\\ell/L, 1)$" in section  # the stretch
+    assert "the configuration's `factor` $s$" in section  # the extension factor
+
+
+def test_irope_row_cohere_did_so_before_llama_4_with_sliding_windows():
+    """The iRoPE row: "Cohere's Command R7B and Command A did so before Llama 4, with sliding-window attention in place
+    of chunks", as chapter 1 says: transformers' Cohere2 config makes three sliding-window layers, then one
+    full-attention layer, repeated; its attention applies RoPE in the sliding-window layers only, so a full layer's
+    output does not change with the rotation it is given."""
+    from transformers.models.cohere2 import modeling_cohere2
+
+    assert (
+        "Cohere's Command R7B and Command A did so before Llama 4, with sliding-window attention in place of chunks."
+        in row("iRoPE")
+    )
+    assert "Cohere's Command R7B and Command A did the same before Llama 4" in chapter("01_why_position")
+    cfg = transformers.Cohere2Config(
+        vocab_size=32,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=8,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+    )
+    cfg._attn_implementation = "eager"
+    assert cfg.layer_types == (["sliding_attention"] * 3 + ["full_attention"]) * 2, cfg.layer_types
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(1, 5, 32, generator=g)
+    d = cfg.hidden_size // cfg.num_attention_heads
+    angles = torch.randn(1, 5, d, generator=g)
+    for layer in (0, 3):
+        attention = modeling_cohere2.Cohere2Attention(cfg, layer).eval()
+        with torch.no_grad():
+            plain = attention(x, (torch.ones(1, 5, d), torch.zeros(1, 5, d)), None)[0]
+            turned = attention(x, (angles.cos(), angles.sin()), None)[0]
+        uses_rope = not torch.allclose(plain, turned, atol=1e-6)
+        assert uses_rope == (cfg.layer_types[layer] == "sliding_attention"), layer
+
+
+def test_qwen_logn_query_scale_matches_the_claims_page():
+    """The block "Other models' query and logit scales": "Qwen-7B's `use_logn_attn`, outside training, multiplies the
+    query at position $p \\ge L$, counting from 0, by $\\log_L(p + 1)$, with $L$ its configuration's `seq_length`".
+    Qwen-7B's code is not installed: the rule is transcribed from its modeling_qwen.py (QWenAttention: `logn_list =
+    [math.log(i, self.seq_length) if i > self.seq_length else 1 for i in range(1, 32768)]`, applied to the queries
+    only when the key length exceeds `seq_length` and `not self.training`), as tests/test_summary.py does for the claims
+    page, whose words the page repeats."""
+    assert (
+        "- Qwen-7B's `use_logn_attn`, outside training, multiplies the query at position $p \\ge L$, counting from 0,"
+        " by $\\log_L(p + 1)$, with $L$ its configuration's `seq_length`." in page()
+    )
+    claims = re.sub(r"\s+", " ", (ROOT / "book" / "claims.md").read_text(encoding="utf-8"))
+    assert (
+        "`use_logn_attn` also multiplies the query at position $p \\ge L$, counting from 0, by $\\log_L(p + 1)$."
+        in (claims)
+    )
+    L = 64
+    logn_list = [math.log(i, L) if i > L else 1 for i in range(1, 8 * L)]  # index p: the query at position p
+    assert all(logn_list[p] == 1 for p in range(L))
+    assert all(
+        abs(logn_list[p] - math.log(p + 1) / math.log(L)) < 1e-12 and logn_list[p] > 1 for p in range(L, 8 * L - 1)
+    )

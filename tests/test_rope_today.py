@@ -1320,6 +1320,10 @@ def test_chapter_statement_on_rope_parameters():
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"]))
     assert "Transformers 5 reads these fields into `config.rope_parameters`, one dict per layer type" in text
+    assert (  # the main line, *Reading a modern config*
+        "Transformers 5 reads `rope_theta` and `rope_scaling` into `config.rope_parameters`, one dict per layer type"
+        " where types differ." in text
+    )
     assert "`rope_theta` answers the second question and `rope_scaling` the third" in text  # the opening's two fields
     assert "no field in this config answers the other four." in text  # the opening's Llama 3.1 excerpt only
 
@@ -1460,24 +1464,29 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert two_pi / float(prop[turning - 1]) < 200  # under two hundred tokens
     assert 2e6 < two_pi / float(posenc.rope_inv_freq(2 * turning, base_global)[-1]) < 1e7  # millions, same base
     assert two_pi / float(posenc.rope_inv_freq(2 * turning, 1e4)[-1]) < 1e6  # not with base 1e4
-    # the left panel's thick lines, a = 1 .. 8192: "Across the panel, the larger of two bases has the higher
+    # the left panel's thick lines, a = 1 .. 8192: "Across the panel, the larger base has the higher
     # thick line"; the takeaway's "up to tens of thousands of tokens back": every a up to 32 768, distances to 65 535
     means = [posenc.rope_matching_stretch_means(128, base, 32768).double() for base in (1e4, 5e5, 1e6)]
     assert bool((means[1] > means[0]).all()) and bool((means[2] > means[1]).all())
     text = _chapter_markdown()
     assert (
-        "Across the panel, the larger of two bases has the higher thick line, though the lines of $5 \\cdot 10^5$"
-        " and $10^6$ differ by under a twentieth." in text
+        "Across the panel, the larger base has the higher thick line; those of $5 \\cdot 10^5$ and $10^6$ differ by"
+        " under a twentieth of the score at distance zero." in text
     )
     assert (
         float((means[2][:8192] - means[1][:8192]).max()) < 0.05
-    )  # "differ by under a twentieth" across the panel, a = 1 .. 8192
+    )  # "under a twentieth of the score at distance zero" (1 per pair) across the panel, a = 1 .. 8192
     thin = [
         torch.cos(torch.arange(1, 16384, dtype=torch.float64)[:, None] * posenc.rope_inv_freq(128, b).double()).mean(-1)
         for b in (5e5, 1e6)
     ]
     assert bool((thin[1] < thin[0]).any())  # "The thin curves wiggle and cross": at single distances 5e5 is above 1e6
-    assert "The thin curves wiggle and cross. So each thick line is its thin curve's mean over the distances" in text
+    for sentence in (
+        "The thin curves wiggle and cross, so each thick line averages its thin curve over a stretch of distances.",
+        "each stretch of distances from $a$ to $2a - 1$. These are the figure's thick lines, each mean drawn at"
+        " $2a - 1$",
+    ):
+        assert sentence in text, sentence
     assert "keeps a matching key's score higher on average up to tens of thousands of tokens back." in text
     for sentence in (
         "A pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn in training. In the figure, at one"
@@ -1555,12 +1564,27 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         first = float(before[~kept][0])  # the first stretched pair's wavelength, before the stretch
         step = float(before[1] / before[0])  # one step of the ladder, base ** (2/d)
         assert w["trained_length"] / turns < first < w["trained_length"] / turns * step, name
+    # "At the slow end, `beta_slow` and `low_freq_factor` set a second number, 1 here: a pair turning fewer times
+    # within $L$ gets the full factor": on the demo head, the pairs stretched by the full factor are exactly those
+    # that turn less than once within L, in both rules
+    from posenc.book.models import _SCALING_EXAMPLE_CONFIGS
+
+    slow_end = {"yarn": "beta_slow", "llama3": "low_freq_factor"}
+    for name, field in slow_end.items():
+        w = book.scaled_wavelengths(name)
+        typed = posenc.RopeScaling.from_hf(_SCALING_EXAMPLE_CONFIGS[name]["rope_scaling"])
+        assert getattr(typed, field) == 1 and typed.factor == 8, name
+        before, after = w["wavelength_before"].double(), w["wavelength_after"].double()
+        full = (after / before - 8).abs() <= 1e-5 * 8
+        assert torch.equal(full, w["trained_length"] / before < 1) and full.any(), name
     scout, llama31 = (book.MODEL_ROPE_CONFIGS[k]["rope_scaling"] for k in ("llama-4-scout", "llama-3.1-8b"))
     assert (scout["rope_type"], scout["factor"], llama31["rope_type"], llama31["factor"]) == ("llama3", 16, "llama3", 8)
     text = _chapter_markdown()
     for sentence in (
         "YaRN's config field `beta_fast` sets that number, 32 here; the `llama3` rule's `high_freq_factor` sets 4",
         "So YaRN's stretch starts near the wavelength $L/32$, the `llama3` rule's near $L/4$: the dashed lines below.",
+        "At the slow end, `beta_slow` and `low_freq_factor` set a second number, 1 here: a pair turning fewer times"
+        " within $L$ gets the full factor.",
         "each decoding step would rebuild every head's key for all past tokens, or the cache would hold",
         "So in transformers no RoPE distance reaches a chunk's length, however long the input.",
         "only when more than one token is fed at once. So a token decoded alone attends to every cached key",
@@ -1604,5 +1628,53 @@ def test_chapter_llama3_fields_and_qwen3_yarn():
         "It slows eightfold those above $L = 8192$, set by `low_freq_factor`.",
         "For Qwen3 the cards give `factor` 4 from `original_max_position_embeddings` 32 768, for inputs up to 131 072",
         "YaRN then divides the slowest pairs' frequencies by 4 and keeps the fast pairs",
+    ):
+        assert sentence in text, sentence
+
+
+def test_chapter_llama4_design_and_temperature_formula():
+    """Chapter 10, *Llama 4*: "interleaves two kinds of layer, a design Meta calls *iRoPE*"; "In transformers, these
+    layers attend only within fixed chunks, whose length the config sets"; "transformers multiplies the query at
+    zero-based index $p$ by" tau(p) = 1 + 0.1 ln(floor((p + 1) / 8192) + 1), with Scout's floor_scale 8192 and
+    attn_scale 0.1 (transformers' Llama4TextAttention, against posenc's function that
+    test_llama4_temperature_matches_hf_attention checks). Meta's decoding path is a version note: its row in the
+    version notes table."""
+    scout = book.MODEL_ROPE_CONFIGS["llama-4-scout"]["extra"]
+    assert (scout["floor_scale"], scout["attn_scale"]) == (8192, 0.1)
+    p = torch.tensor([0, 8190, 8191, 100_000, 10_000_000])
+    got = posenc.llama4_attention_temperature(p, floor_scale=8192, attn_scale=0.1).double()
+    torch.testing.assert_close(got, 1 + 0.1 * torch.log(torch.floor((p.double() + 1) / 8192) + 1), rtol=1e-6, atol=0)
+    text = _chapter_markdown()
+    for sentence in (
+        "interleaves two kinds of layer, a design Meta calls *iRoPE*.",
+        "In transformers, these layers attend only within fixed chunks, whose length the config sets;",
+        "transformers multiplies the query at zero-based index $p$ by $$ \\tau(p) = 1 + 0.1 \\,\\ln\\!"
+        "\\Big(\\big\\lfloor \\tfrac{p + 1}{8192} \\big\\rfloor + 1\\Big). $$",
+        "| Llama 4, Meta's code | the chunk mask is built only when more than one token is fed at once, so a token"
+        " decoded alone attends to every cached key, past its chunk |",
+    ):
+        assert sentence in text, sentence
+
+
+def test_chapter_xpos_keeps_a_matching_keys_mean_score():
+    """Chapter 10, *xPos*: "For a key equal to its query, whose RoPE score already falls on average, xPos mostly damps
+    the fast pairs' swings; the mean score far back stays close to RoPE's." Its appendix: "Its mean, with signs, differs
+    from RoPE's by under 0.012 per pair at every such $d$, while its spread over those distances shrinks": every pair of
+    unit length, 2048 to 4096 tokens back, d = 32 .. 1024 (powers of two), xPos's weights from posenc's xpos_scale."""
+    back = torch.arange(2048, 4097)
+    for d in (32, 64, 128, 256, 512, 1024):
+        theta = posenc.rope_inv_freq(d).double()
+        sq, _ = posenc.xpos_scale(back, d)  # a query |Δ| tokens after the key ...
+        _, sk = posenc.xpos_scale(torch.tensor([0]), d)  # ... at 0: the score's weight zeta_i ** (|Δ| / 512)
+        weight = sq[:, : d // 2].double() * sk[0, : d // 2].double()
+        cos = torch.cos(back[:, None].double() * theta)
+        rope, xpos = cos.mean(-1), (cos * weight).mean(-1)
+        assert abs(float(xpos.mean() - rope.mean())) < 0.012, d  # the mean stays close
+        assert float(xpos.std()) < float(rope.std()) / 1.5, d  # the swings shrink
+        assert float(weight[:, 0].max()) < 0.01, d  # the fastest pair has faded far back
+    text = _chapter_markdown()
+    for sentence in (
+        "xPos mostly damps the fast pairs' swings; the mean score far back stays close to RoPE's.",
+        "Its mean, with signs, differs from RoPE's by under 0.012 per pair at every such $d$",
     ):
         assert sentence in text, sentence
