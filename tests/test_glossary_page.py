@@ -445,7 +445,7 @@ def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
         "A *fixed* rule has the same effective scale at every input length, and a *dynamic* rule sets it from $\\ell$."
         in text
     )
-    assert "Each rule gets $s = 8$ and an input of $2L$ tokens, with $L = 8192$, Llama 3.1's trained length:" in text
+    assert "Each rule gets $s = 8$ and an input of $2L$ tokens, with $L = 8192$, Llama 3.1's trained length." in text
     assert (
         "So over the whole input the slowest pair stays inside the arc it met in training: no angle is new to it."
         in text
@@ -614,7 +614,7 @@ def test_worked_examples_effective_scale_column():
 
     ((factor, times, trained),) = re.findall(
         r"Each rule gets \$s = (\d+)\$ and an input of \$(\d*)L\$ tokens, with \$L = (\d+)\$, Llama 3\.1's trained"
-        r" length:",
+        r" length\.",
         page(),
     )
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
@@ -671,12 +671,18 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters, _compute_llama3_parameters
 
     text = page()
-    (read,) = re.findall(r"tokens, with \$L = (\d+)\$, Llama 3\.1's trained length:", text)
+    (read,) = re.findall(r"tokens, with \$L = (\d+)\$, Llama 3\.1's trained length\.", text)
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     example = raw[raw.index("### A worked example") :]
     visible = re.sub(r"\s+", " ", example[: example.index("<details>")])  # the main line, before the block
     block = re.sub(r"\s+", " ", example[example.index("<details>") : example.index("</details>")])
-    assert "reads a larger $L$" not in visible and "max_position_embeddings" not in visible
+    assert "reads a larger $L$" not in visible  # Llama 3.1's shipped field stays in the block
+    # the main line, above the table: "Transformers' `dynamic` matches the table's *dynamic NTK* row only when
+    # `max_position_embeddings` holds this $L$" (the sweep of that field is at the end of this test)
+    assert (
+        "Llama 3.1's trained length. Transformers' `dynamic` matches the table's *dynamic NTK* row only when"
+        " `max_position_embeddings` holds this $L$:" in visible
+    )
     assert (
         "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`, which a scaled model's configuration may"
         " set above its trained length. The table gives each rule $L = 8192$. With Llama 3.1's config, transformers'"
@@ -703,6 +709,16 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
             d, max_position_embeddings=stored, seq_len=2 * L, rope_type="dynamic", rope_theta=base, factor=factor
         )
         assert torch.allclose(hf.double(), theta, rtol=1e-6, atol=0) != scales, stored  # float32 frequencies
+    # "only when `max_position_embeddings` holds this $L$": the table's dynamic NTK row, pair i divided by
+    # 9^(2i/126) at 2L, comes back for that field at L and for no other value tried, below or above 2L
+    factor = llama["rope_scaling"]["factor"]
+    table = 9.0 ** (2 * torch.arange(d // 2, dtype=torch.float64) / (d - 2))
+    for stored in (L // 2, 3 * L // 4, L, 5 * L // 4, 3 * L // 2, 2 * L, 4 * L, 16 * L):
+        hf = hf_inv_freq(
+            d, max_position_embeddings=stored, seq_len=2 * L, rope_type="dynamic", rope_theta=base, factor=factor
+        )
+        matches = torch.allclose(theta / hf.double(), table, rtol=1e-5, atol=0)  # float32 frequencies
+        assert matches == (stored == L), stored
 
 
 # ---- core terms: the offset's sign, unique, the base's field, fast pairs' turns, fixed and effective scale ------
@@ -1552,22 +1568,228 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
 # ---- round 83: the fast pair's visible count, the ramp's two shapes, new rows, citations and the letters block ----
 
 
-def test_fast_pair_row_compares_the_two_counts_in_llama_31s_head():
-    """The fast pair row: "`llama3` and YaRN count instead its *turns in $L$*: its angle at offset $L$, one past
-    training's last offset, in turns. In Llama 3.1's head both counts pick pairs 0 to 34": the pairs turning at least
-    once at offset L, L theta_i >= 2 pi, and the fast pairs, (L - 1) theta_i >= 2 pi, for Llama 3.1's head (width 128,
-    base 500 000, L = 8192). That `llama3` and YaRN compare this count with their bounds, and that it is the angle at
-    offset L, is :func:`test_llama3_and_yarn_count_turns_over_one_position_more`'s."""
-    ((first, last),) = re.findall(
-        r"`llama3` and YaRN count instead its \*turns in \$L\$\*: its angle at offset \$L\$, one past training's last"
-        r" offset, in turns\. In Llama 3\.1's head both counts pick pairs (\d+) to (\d+) \|",
-        row("fast pair"),
+def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_block():
+    """The fast pair row holds one definition, "$(L - 1)\\,\\theta_i \\ge 2\\pi$, so training showed it its whole
+    circle", and ends there. The collapsed block "Turns in L and the fast pairs' offsets", right after the "Longer
+    inputs" table whose rows now hold trained length, turn, fast pair and slow pair, opens: "`llama3` and YaRN count a
+    pair's *turns in $L$* instead of asking whether it is fast." That those two rules read the count, and the block's
+    Llama 3.1 pairs, are :func:`test_llama3_and_yarn_count_turns_over_one_position_more`'s; here: transformers'
+    `llama3` and `yarn`, given a pair just under the fast-pair test but at one turn in L, sort it by the count."""
+    assert row("fast pair").endswith(
+        "so training showed it its whole circle | {doc}`4 <../notebooks/04_rope>`, {doc}`7 <../notebooks/07_beyond>` |"
     )
-    theta = posenc.rope_inv_freq(128, 500_000.0, dtype=torch.float64)
-    L = MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["original_max_position_embeddings"]
-    once = (L * theta >= 2 * math.pi).nonzero().flatten().tolist()
-    fast = ((L - 1) * theta >= 2 * math.pi).nonzero().flatten().tolist()
-    assert once == fast == list(range(int(first), int(last) + 1)), (once, fast)
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    longer = raw[raw.index("## Longer inputs") : raw.index("### A worked example")]
+    table = longer[longer.index("| English |") : longer.index("<details>")]
+    for term in ("trained length | 训练长度", "turn | 圈", "fast pair | 快速对", "slow pair | 慢速对"):
+        assert f"\n| {term} |" in table, term
+    block = re.sub(r"\s+", " ", longer[longer.index("<details><summary>Turns in L and the fast pairs' offsets") :])
+    assert block.index(
+        "</summary> `llama3` and YaRN count a pair's *turns in $L$* instead of asking whether it is fast. A pair's"
+        " turns in $L$,"
+    ) < block.index("</details>")
+    # a head where pair 2 turns once in L = 20 but not over offsets 0 to 19: a bound of 1 turn treats it as "at least
+    # once", which the fast-pair test does not
+    d, b, L, s = 16, 100.0, 20, 4.0
+    theta = b ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    assert L * theta[2] >= 2 * math.pi > (L - 1) * theta[2]
+    turns2 = float(L * theta[2] / (2 * math.pi))
+    llama3 = hf_llama3(d, b, s, turns2 * (1 - 1e-9), turns2 / 8, L)
+    assert torch.isclose(llama3.double()[2], theta[2], rtol=1e-6)  # kept: its count passes the bound
+
+
+# ---- round 86: the worked example's ramped fast pairs, the extension factor, dynamic YaRN, and four more rows ------
+
+
+def test_worked_example_every_pair_llama3_ramps_is_fast():
+    """The main line under the worked example's table: "A fast pair need not be *kept*: here every pair that `llama3`
+    ramps is fast." In Llama 3.1's head (width 128, base 500 000, L = 8192, s = 8, bounds 4 and 1), transformers'
+    `llama3` ramps some pairs, none of them kept, and each passes the fast pair row's test."""
+    text = page()
+    assert (
+        "no angle is new to it. A fast pair need not be *kept*: here every pair that `llama3` ramps is fast. <details>"
+        in text
+    )
+    d, base, L, s = 128, 500_000.0, 8192, 8.0
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    divisor = theta / hf_llama3(d, base, s, 4.0, 1.0, L).double()
+    ramped = [i for i in range(d // 2) if 1 + 1e-5 < float(divisor[i]) < s * (1 - 1e-5)]
+    fast = [i for i in range(d // 2) if (L - 1) * float(theta[i]) >= 2 * math.pi]
+    assert ramped and set(ramped) <= set(fast), (ramped, fast)
+
+
+def test_extension_factor_row_pi_divides_by_s_and_the_others_by_at_most_s():
+    """The row "extension factor": "PI divides every frequency by $s$, and NTK-aware scaling, `llama3` and YaRN divide
+    each by at most $s$". Swept over head widths, bases, trained lengths and factors: PI's divisor is s for every pair;
+    NTK-aware's base b s^(d/(d-2)), transformers' `llama3` (bounds 4 and 1) and `yarn` (its default betas) give every
+    pair a divisor from 1 to s, and s itself for some setting (so "at most" is not "less than")."""
+    assert (
+        "the configuration's `factor`, $s$: PI divides every frequency by $s$, and NTK-aware scaling, `llama3` and YaRN"
+        " divide each by at most $s$;" in row("extension factor")
+    )
+    reached = set()
+    for d in (16, 64, 128):
+        for b in (1e4, 5e5):
+            theta = posenc.rope_inv_freq(d, b, dtype=torch.float64)
+            for L in (64, 4096, 65536):
+                for s in (2.0, 8.0, 32.0):
+                    pi = hf_inv_freq(d, rope_type="linear", rope_theta=b, factor=s).double()
+                    assert torch.allclose(theta / pi, torch.full_like(theta, s), rtol=1e-5), (d, b, L, s)
+                    others = {
+                        "ntk-aware": posenc.rope_inv_freq(d, b * s ** (d / (d - 2)), dtype=torch.float64),
+                        "llama3": hf_llama3(d, b, s, 4.0, 1.0, L).double(),
+                        "yarn": hf_inv_freq(
+                            d, rope_type="yarn", rope_theta=b, factor=s, original_max_position_embeddings=L
+                        ).double(),
+                    }
+                    for name, freqs in others.items():
+                        ratio = theta / freqs
+                        assert bool(((ratio >= 1 - 1e-5) & (ratio <= s * (1 + 1e-5))).all()), (name, d, b, L, s)
+                        if torch.isclose(ratio.max(), torch.tensor(s, dtype=ratio.dtype), rtol=1e-5):
+                            reached.add(name)
+    assert reached == {"ntk-aware", "llama3", "yarn"}, reached
+
+
+def test_dynamic_yarn_is_yarn_with_the_stretch_as_its_factor():
+    """The row "dynamic YaRN": "YaRN with the current input's *stretch* as its `factor`": chapter 8's run gives YaRN,
+    for an input of n tokens, the factor max(n / L, 1) (posenc's passkey experiment, and chapter 7's name for it).
+    Its effective scale is then the stretch only under the block's condition: with d = 128, b = 10^4 and L = 65 536
+    the slowest pair turns about 1.2 times in L, and YaRN with factor 2 divides it by less than 2."""
+    assert "| YaRN with the current input's *stretch* as its `factor` |" in row("dynamic YaRN")
+    from posenc.experiments import passkey
+
+    assert "YaRN with factor ``max(n / L, 1)`` for an input of ``n`` tokens" in re.sub(
+        r"\s+", " ", inspect.getsource(passkey.run_extrapolation)
+    )
+    assert "chapter 8 calls it dynamic YaRN" in chapter("07_beyond")
+    d, b, L = 128, 1e4, 65536
+    theta = posenc.rope_inv_freq(d, b, dtype=torch.float64)
+    assert 1 < L * float(theta[-1]) / (2 * math.pi) < 1.3
+    yarn = hf_inv_freq(d, rope_type="yarn", rope_theta=b, factor=2.0, original_max_position_embeddings=L).double()
+    assert 1.8 < float(theta[-1] / yarn[-1]) < 1.9  # below the stretch 2: why the row names the factor, not the scale
+
+
+def test_mrope_gives_time_height_and_width_each_a_run_of_pairs():
+    """The M-RoPE row: "RoPE with three position axes, time, height and width, each given a run of pairs (Qwen2-VL)":
+    transformers' Qwen2-VL rotary embedding, given a different position on each axis, turns each pair by one axis's
+    position; the axes own contiguous runs of pairs in the order time, height, width (its `mrope_section`)."""
+    assert "RoPE with three position axes, time, height and width, each given a run of pairs (Qwen2-VL) |" in row(
+        "M-RoPE (multimodal RoPE)"
+    )
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLRotaryEmbedding
+
+    d, section = 32, [4, 6, 6]
+    cfg = transformers.Qwen2VLTextConfig(
+        hidden_size=2 * d,
+        num_attention_heads=2,
+        rope_parameters={"rope_type": "default", "rope_theta": 100.0, "mrope_section": section},
+    )
+    rope = Qwen2VLRotaryEmbedding(cfg)
+    assert rope.inv_freq.numel() == d // 2 == sum(section)
+    positions = torch.tensor([[[3]], [[5]], [[7]]])  # time, height, width of one token
+    cos, sin = rope(torch.zeros(1, 1, d), positions)
+    angle = torch.atan2(sin[0, 0, : d // 2], cos[0, 0, : d // 2]).double()
+    axes = []
+    for i, t in enumerate(rope.inv_freq.double()):
+        match = [
+            a
+            for a, p in enumerate((3, 5, 7))
+            if math.isclose(math.remainder(p * t - angle[i], 2 * math.pi), 0, abs_tol=1e-4)
+        ]
+        assert len(match) == 1, (i, match)
+        axes += match
+    assert axes == [0] * section[0] + [1] * section[1] + [2] * section[2], axes
+
+
+def test_learned_sink_is_one_logit_per_head_with_no_value():
+    """The learned sink row: "one extra learned logit with no value, per head as in gpt-oss, so a head can attend to
+    nothing": gpt-oss's `sinks` has one entry per attention head, and its eager attention appends it as one more logit,
+    then drops its weight, so the weights on the keys sum to less than 1, and a large sink drives them, and the
+    output, towards zero."""
+    assert "one extra learned logit with no value, per head as in gpt-oss, so a head can attend to nothing |" in row(
+        "learned sink"
+    )
+    from transformers.models.gpt_oss import modeling_gpt_oss
+
+    cfg = transformers.GptOssConfig(
+        hidden_size=32,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=8,
+        num_hidden_layers=1,
+        num_local_experts=2,
+        intermediate_size=16,
+    )
+    attention = modeling_gpt_oss.GptOssAttention(cfg, layer_idx=0)
+    assert attention.sinks.shape == (cfg.num_attention_heads,)
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(1, n, 5, 8) for n in (4, 2, 2))
+    for sink, most in ((0.0, 1 - 1e-3), (30.0, 1e-9)):
+        with torch.no_grad():
+            attention.sinks.fill_(sink)
+        out, weights = modeling_gpt_oss.eager_attention_forward(attention, q, k, v, None, 8**-0.5)
+        assert weights.shape[-1] == 5 and bool((weights.sum(-1) < most).all()), sink  # no column for the sink
+        if sink > 0:
+            assert out.abs().max() < 1e-6  # attends to nothing
+
+
+def test_shaw_adds_learned_vectors_per_clipped_offset_to_the_key_and_the_value():
+    """The Shaw row: "learned vectors per clipped offset, added to the key and the value": posenc's Shaw attention
+    equals plain attention with key k_j + R^K[clip(j - i)] and value v_j + R^V[clip(j - i)], the tables indexed by the
+    offset clipped to [-k, k]; offsets beyond k share the last vector."""
+    assert "| learned vectors per clipped offset, added to the key and the value (Shaw et al. 2018) |" in row(
+        "Shaw's relative position vectors"
+    )
+    torch.manual_seed(0)
+    n, d, clip = 7, 4, 2
+    q, k, v = (torch.randn(n, d, dtype=torch.float64) for _ in range(3))
+    rel_k, rel_v = (torch.randn(2 * clip + 1, d, dtype=torch.float64) for _ in range(2))
+    out = posenc.shaw_attention(q, k, v, rel_k, rel_v, causal=False)
+    offset = torch.arange(n)[None, :] - torch.arange(n)[:, None]  # key - query
+    label = offset.clamp(-clip, clip) + clip
+    keys, values = k[None] + rel_k[label], v[None] + rel_v[label]  # [query, key, d]
+    weights = torch.softmax((q[:, None, :] * keys).sum(-1) / d**0.5, dim=-1)
+    assert torch.allclose(out, (weights[..., None] * values).sum(1), atol=1e-12)
+    moved = posenc.shaw_attention(q, k, v, rel_k, rel_v.flip(0), causal=False)
+    assert not torch.allclose(out, moved)  # the value's vectors count, and depend on the offset
+
+
+def _longrope_llama_config(d, base, L, short, long):
+    """A small Llama config with transformers' `longrope`: head width d, `factor` 4, trained length L."""
+    return transformers.LlamaConfig(
+        hidden_size=2 * d,
+        num_attention_heads=2,
+        head_dim=d,
+        max_position_embeddings=4 * L,
+        rope_parameters={
+            "rope_type": "longrope",
+            "rope_theta": base,
+            "factor": 4.0,
+            "original_max_position_embeddings": L,
+            "short_factor": short,
+            "long_factor": long,
+        },
+    )
+
+
+def test_longrope_uses_one_list_for_short_inputs_and_one_for_long():
+    """The LongRoPE row: "one list for short inputs and one for long; it reads the input's length only to choose the
+    list": transformers' `longrope` divides the frequencies by `short_factor` for an input up to
+    `original_max_position_embeddings` and by `long_factor` past it, and two inputs past it get the same list."""
+    assert (
+        "RoPE with a searched factor for each pair (Ding et al. 2024), one list for short inputs and one for long;"
+        in (row("LongRoPE"))
+    )
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    d, base, L = 16, 100.0, 16
+    short = [1.0 + 0.1 * i for i in range(d // 2)]
+    long = [2.0 + i for i in range(d // 2)]
+    cfg = _longrope_llama_config(d, base, L, short, long)
+    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    for seq_len, chosen in ((L // 2, short), (L, short), (2 * L, long), (4 * L, long)):
+        freqs, _ = ROPE_INIT_FUNCTIONS["longrope"](cfg, "cpu", seq_len=seq_len)
+        assert torch.allclose(freqs.double(), theta / torch.tensor(chosen, dtype=torch.float64), rtol=1e-5), seq_len
 
 
 def test_ramp_row_llama3_linear_in_turns_yarn_linear_in_the_pair_index():
@@ -1685,13 +1907,7 @@ def test_citations_name_an_entry_of_the_bibliography():
     cited = re.findall(r"([A-Z][\w-]+)(?: et al\.| and [A-Z][\w-]+)? (20\d\d)\b", page())
     cited = [(name, year) for name, year in cited if name not in {"Gemma", "Llama", "Qwen"}]
     assert len(cited) > 20, cited
-    # GQA's paper (Ainslie et al. 2023, arXiv 2305.13245) has no entry in references.bib yet
-    outside = {("Ainslie", "2023")}
-    missing = [
-        (n, y)
-        for n, y in cited
-        if (n, y) not in outside and not any(a.startswith(n.lower()) and yy == y for a, yy in entries)
-    ]
+    missing = [(n, y) for n, y in cited if not any(a.startswith(n.lower()) and yy == y for a, yy in entries)]
     assert not missing, missing
 
 
@@ -1893,20 +2109,7 @@ def test_longrope_in_transformers_scales_the_first_positions_too():
     )
     d, base, L = 16, 100.0, 16
     long = [2.0 + i for i in range(d // 2)]
-    cfg = transformers.LlamaConfig(
-        hidden_size=2 * d,
-        num_attention_heads=2,
-        head_dim=d,
-        max_position_embeddings=4 * L,
-        rope_parameters={
-            "rope_type": "longrope",
-            "rope_theta": base,
-            "factor": 4.0,
-            "original_max_position_embeddings": L,
-            "short_factor": [1.0] * (d // 2),
-            "long_factor": long,
-        },
-    )
+    cfg = _longrope_llama_config(d, base, L, [1.0] * (d // 2), long)
     rope = LlamaRotaryEmbedding(cfg)
     cos, _ = rope(torch.zeros(1, 3 * L, 2 * d), torch.arange(3 * L)[None])  # an input past L: the long factors
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)

@@ -309,7 +309,16 @@ def test_rotation_matrix_and_frequencies_as_the_page_writes_them():
     assert e0[1] > 0  # (1, 0) turns towards (0, 1): counter-clockwise
     assert "RoPE turns each pair counter-clockwise." in text
     assert inspect.signature(posenc.rope_matrix).parameters["layout"].default == "interleaved"
-    assert "Its matrix form `rope_matrix` uses interleaved by default, as RoFormer does." in text
+    # the notation names the two layouts and points to the block that gives the defaults (read in
+    # test_a_query_and_key_that_differ_show_the_offsets_sign), which follows the RoPE section's check
+    pointer = (
+        "It has two layouts: *half* pairs coordinates $i$ and $i + d/2$, *interleaved* pairs $2i$ and $2i + 1$. The"
+        " block on the two layouts, after the RoPE section's check, says which the book's functions use."
+    )
+    check = "Both cases score $\\cos 2$. <details><summary>The two layouts,"
+    assert pointer in text and text.index(pointer) < text.index("## Why RoPE's score sees only the offset") < (
+        text.index(check)
+    )
 
 
 # chapter 8's run: the takeaways' baseline, and what fine-tuning at 512 tokens did
@@ -329,12 +338,13 @@ def curve(arm: str, step: int, metric: str = "loss_beyond") -> list[float]:
 
 def test_the_chapter_8_takeaway_is_the_runs_finding():
     """Takeaway: "Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. It hides
-    *passkeys* there: a digit stated once, then asked for later. In its main run:", then three sub-bullets: "With plain
-    RoPE, the models predicted the next token far worse than a model reading only the last two tokens, and found few
-    passkeys." "With ALiBi, they predicted almost as
-    well as a model reading only the last two tokens, close to the best possible here, but missed some passkeys."
-    "With PI or YaRN, they found nearly every passkey. Their predictions stayed poor until fine-tuned at that length:
-    PI's as poor as plain RoPE's, YaRN's less so. The same fine-tuning fixed plain RoPE too, unlike in the PI paper."
+    *passkeys* there: a digit stated once, then asked for later. ... In its main run, with no further training:", then
+    three sub-bullets: "With plain RoPE, the models predicted the next token far worse than a model reading only the
+    last two tokens, and found few passkeys." "With ALiBi, they predicted almost as well as a model reading only the
+    last two tokens, close to the best possible here, but missed some passkeys." "With PI or YaRN, they found nearly
+    every passkey. Their predictions stayed poor until fine-tuned at that length: PI's as poor as plain RoPE's, YaRN's
+    less so." Then the next bullet: "Fine-tuning at the longer length fixed plain RoPE too, without any of chapter 7's
+    rules. In the PI paper's far larger models, fine-tuning plain RoPE still trailed PI after ten times as many steps."
     Read at 512 tokens, the main run's longest, seed by seed. "Worse than a uniform guess" is the block's, of this run
     only (test_plain_rope_and_pi_did_worse_than_a_uniform_guess)."""
     text = page()
@@ -342,12 +352,13 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         "Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. It hides"
         " *passkeys* there: a digit stated once, then asked for later. A model reading only the last two tokens"
         " predicts the next token of this text nearly as well as any model can, but can only guess the passkeys."
-        " In its main run: - With plain RoPE, the models predicted the next token far worse than that two-token model,"
-        " and found few passkeys. - With ALiBi, they predicted almost as well as"
-        " a model reading only the last two tokens, close to the best possible here, but missed some passkeys. - With"
-        " PI or YaRN, they found nearly every passkey. Their predictions stayed poor until fine-tuned at that length:"
-        " PI's as poor as plain RoPE's, YaRN's less so. The same fine-tuning fixed plain RoPE too. In the PI paper's"
-        " far larger models, fine-tuning without slowing still trailed PI after ten times as many steps."
+        " In its main run, with no further training: - With plain RoPE, the models predicted the next token far worse"
+        " than a model reading only the last two tokens, and found few passkeys. - With ALiBi, they predicted almost as"
+        " well as a model reading only the last two tokens, close to the best possible here, but missed some passkeys."
+        " - With PI or YaRN, they found nearly every passkey. Their predictions stayed poor until fine-tuned at that"
+        " length: PI's as poor as plain RoPE's, YaRN's less so. - Fine-tuning at the longer length fixed plain RoPE"
+        " too, without any of chapter 7's rules. In the PI paper's far larger models, fine-tuning plain RoPE still"
+        " trailed PI after ten times as many steps."
     )
     assert bullet in text
     # "nearly as well as any model can": the trigram's loss within 0.04 nats of the floor ln 2 in every seed (below);
@@ -359,7 +370,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         r"after ([\d ]+) steps it was still worse at \d+ tokens than PI after (\d+) steps", text
     )[0]
     assert int(direct.replace(" ", "")) == 10 * int(pi_steps)
-    assert "PI's as poor as plain RoPE's" in text and "In its main run:" in text  # scoped: the quick run differs
+    assert "PI's as poor as plain RoPE's" in text and "In its main run, with no further training:" in text  # scoped
+    assert "two-token model" not in text  # one name for the baseline on the main line
     config = metrics()["config"]
     assert max(config["eval_lengths"]) == 512 == 8 * config["train_length"]  # "eight times longer"
     quick = load_results("extrapolation-quick-seeds", check=False)["config"]
@@ -408,12 +420,17 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     assert config["finetune"]["length"] == 512
     for arm in ("rope+pi ft", "rope+yarn ft"):
         assert all(f < t for f, t in zip(seeds(arm, "loss_beyond"), trigram, strict=True)), arm
-    # "The same fine-tuning fixed plain RoPE too" (the PI paper's contrary finding: the block, and
-    # test_pi_ended_slightly_behind_plain_rope_after_fine_tuning): plain RoPE's fine-tuned arm, the same 400 steps,
-    # below the trigram in every seed, where without it every seed is over half a nat above the trigram's worst
+    # "Fine-tuning at the longer length fixed plain RoPE too, without any of chapter 7's rules" (the PI paper's
+    # contrary finding: the block, and test_pi_ended_slightly_behind_plain_rope_after_fine_tuning): plain RoPE's
+    # fine-tuned arm, the same 400 steps at 512 tokens, below the trigram in every seed, where without it every seed
+    # is over half a nat above the trigram's worst; it then finds every passkey in every seed; it has no scaling
     assert config["finetune"]["steps"] == 400
     assert all(f < t for f, t in zip(seeds("rope ft", "loss_beyond"), trigram, strict=True))
     assert min(seeds("rope", "loss_beyond")) > max(trigram) + 0.5
+    assert min(seeds("rope ft", "passkey")) == 1.0
+    from posenc.experiments import finetune
+
+    assert 'if arm != "rope":' in inspect.getsource(finetune.finetune_arms) and "rope" in config["finetune"]["methods"]
 
 
 def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
@@ -884,16 +901,15 @@ def test_a_configs_yarn_is_static_with_deepseek_v3s_factor():
 
 
 def test_cohere2_leaves_every_fourth_layer_without_rope():
-    """Block: "SmolLM3 and Llama 4 leave every fourth layer without RoPE. Cohere 2 did so before Llama 4, with RoPE in
-    its sliding-window layers (chapter 10)": the installed transformers' Cohere 2 config and attention. The order of
-    the two rests on release dates, Cohere 2 (Command R7B) on 2024-12-13 and Llama 4 on 2025-04-05, as
-    transformers' model pages give them, and on chapter 10's sentence; neither is in the installed package."""
+    """Block: "SmolLM3 and Llama 4 leave every fourth layer without RoPE. Cohere 2 does so too, with RoPE only in its
+    sliding-window layers (chapter 10)": the installed transformers' Cohere 2 config and attention. The page states
+    no release order, which the installed package cannot check."""
     import transformers
     from transformers.models.cohere2 import modeling_cohere2
 
     text = page()
     assert "SmolLM3 and Llama 4 leave every fourth layer without RoPE." in text
-    assert "Cohere 2 did so before Llama 4, with RoPE in its sliding-window layers (chapter 10)." in text
+    assert "Cohere 2 does so too, with RoPE only in its sliding-window layers (chapter 10)." in text
     assert "Cohere 2's models used Llama 4's layer pattern before it, with a sliding window in place of chunks" in (
         chapter("10_rope_today")
     )
@@ -989,10 +1005,17 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
             for m, n in PAIRS:
                 score = float((R(m, d, 10_000.0, layout) @ q) @ (R(n, d, 10_000.0, layout) @ k))
                 assert math.isclose(score, float(q @ R(n - m, d, 10_000.0, layout) @ k), abs_tol=TOL)
-    scores = "| score | query 5, key 3 | query 12, key 10 |"
+    # the table's last column says whether a row's two scores are the same, so the rows need not be compared
+    scores = "| score | query 5, key 3 | query 12, key 10 | the same? |"
+    x = torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64)
+    pe = posenc.sinusoidal_encoding(13, 4).double()
+    added = [float((x + pe[m]) @ (x + pe[n])) for m, n in ((5, 3), (12, 10))]
+    rope = [float((R(m, 4, 10_000.0, "half") @ x) @ (R(n, 4, 10_000.0, "half") @ x)) for m, n in ((5, 3), (12, 10))]
+    assert math.isclose(rope[0], rope[1], abs_tol=TOL) and abs(added[0] - added[1]) > 0.1
+    assert f"| RoPE | ${rope[0]:.2f}$ | ${rope[1]:.2f}$ | yes |" in text
     after = (
-        "| added encoding | $0.77$ | $0.50$ | Compare the two scores within each row, not across the rows: the rows add"
-        " up different terms. RoPE gives $\\cos 2$ both times."
+        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | no | Read each row on its own: the two rows add up"
+        " different terms. RoPE gives $\\cos 2$ both times."
     )
     block = (
         "<summary>Why the last term stays the same, and other weights</summary> By the identity"
@@ -1016,6 +1039,17 @@ def test_the_opening_dogs_get_the_same_output():
         "cannot be told apart (chapter 1). A decoder's causal mask lets each token see itself and the tokens before it."
         " That alone gives the two dogs different outputs." in text
     )
+    # "But the mask gives position only indirectly: a layer has to work it out. So most models also use a *position
+    # encoding*, which supplies position directly": chapter 1's words, and its counting construction (the block's
+    # "Chapter 1 shows how a layer can count positions from it")
+    assert (
+        "That alone gives the two dogs different outputs. But the mask gives position only indirectly: a layer has to"
+        " work it out. So most models also use a *position encoding*, which supplies position directly." in text
+    )
+    assert "Chapter 1 shows how a layer can count positions from it." in text
+    c1 = chapter("01_why_position")
+    assert "The mask gives a position only indirectly: a layer has to work it out." in c1
+    assert "How can a causal model find a position? It can count." in c1
     assert (
         "Take *the dog chased another dog*. Attention then gives the two dogs the same output, so the chaser and the"
         " chased cannot be told apart (chapter 1)." in text
@@ -1148,11 +1182,12 @@ def test_the_tables_rounding_is_as_the_block_says():
 
 
 def test_the_two_default_layouts_need_the_same_layout_to_compare():
-    """Notation block: "The book's code uses the half layout by default ... Its matrix form `rope_matrix` uses
-    interleaved by default ... To compare the two, pass the same `layout=` to both": with the defaults, a vector
-    turned by `rope_matrix` and by `apply_rope` differ; with the same layout they agree."""
+    """Block on the two layouts: "The matrix form `rope_matrix` follows RoFormer by default, so pass the same `layout=`
+    to compare it with `apply_rope`": with the defaults, a vector turned by `rope_matrix` and by `apply_rope` differ;
+    with the same layout they agree. The page states the two defaults once, there."""
     text = page()
-    assert "To compare the two, pass the same `layout=` to both." in text
+    assert "so pass the same `layout=` to compare it with `apply_rope`." in text
+    assert text.count("`layout=`") == 1 and text.count("uses interleaved by default") == 0
     g = torch.Generator().manual_seed(3)
     x = torch.randn(1, 8, generator=g, dtype=torch.float64)
     p = torch.tensor([5])
@@ -1216,11 +1251,17 @@ def test_the_roformer_curve_is_a_factor_of_an_upper_bound():
     # [2^j, 2^(j+1)) fall at every doubling up to 8191, while E(r) itself rises somewhere in that range (ripples).
     # Chapter 5 states the wider sweep (widths 32 to 512, up to about half the base); the same check runs below for
     # widths 64 and 256 and base 500 000 too, and a 16-dimensional head breaks the trend, so the sentence names 128
-    assert (
+    matching = (
         "In chapter 5's heads of 128 dimensions, a key equal to its query does score lower farther away, averaged over"
         " random queries. The fall has ripples, and from a few thousand positions on, the score swings around zero."
-        in text
     )
+    bullet = (
+        "- The RoFormer paper says RoPE's scores decay with distance, and plots a falling curve. That curve comes from"
+        " an upper bound on the scores. The scores themselves need not shrink as a key gets farther from its query"
+        " (chapter 5). - RoPE's *slow* pairs"
+    )
+    block = "<summary>The numbers and methods behind the takeaways from later chapters</summary>"
+    assert bullet in text and text.index(block) < text.index(matching)  # the details, in the block
     c5 = chapter("05_decay")
     assert "**Up to about half the base, $E(r)$ falls as a trend, with ripples.**" in c5
     assert "Heads have $d = 128$ dimensions and the base is $b = 10^4$, unless said otherwise." in c5
@@ -1303,18 +1344,22 @@ def test_llama_4_scales_queries_only_in_its_layers_without_rope():
 def test_the_notation_points_to_reading_model_code_for_partial_rotary_and_qk_norm():
     """Notation block: "Some models turn only part of each head, and most RoPE rules then space the frequencies over
     that part's width, not $d$. Some normalize each head's query and key before turning them, some after. Reading model
-    code covers both, and caches that keep keys already turned." Each is in reading_code.md."""
+    code covers both, caches that keep keys already turned, and why RoPE's frequencies should stay in float32 when the
+    weights are cast to bfloat16." Each is in reading_code.md."""
     text = page()
     assert (
         "Some models turn only part of each head, and most RoPE rules then space the frequencies over that part's"
         " width, not $d$. Some normalize each head's query and key before turning them, some after."
-        " {doc}`Reading model code <reading_code>` covers both, and caches that keep keys already turned." in text
+        " {doc}`Reading model code <reading_code>` covers both, caches that keep keys already turned, and why RoPE's"
+        " frequencies should stay in float32 when the weights are cast to bfloat16." in text
     )
     reading = re.sub(r"\s+", " ", (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8"))
     assert "rotates only that share of the head, and most rules space the frequencies over it." in reading
     assert "Qwen3 and Gemma 3 normalise each head's query and key, apply a learned weight, then rotate." in reading
     assert "Llama 4 Scout normalises after the rotation" in reading
     assert "Hugging Face's caches keep RoPE's keys rotated" in reading
+    assert "`model.to(torch.bfloat16)` rounds RoPE's frequencies, `inv_freq`, along with the weights;" in reading
+    assert "`from_pretrained(..., dtype=torch.bfloat16)` keeps them in float32. Prefer the latter." in reading
     # the default rule spaces the frequencies over the rotated part: GPT-NeoX's head of 32 with half rotated gets the
     # eight frequencies of a head of 16, not every other one of 32's
     import transformers
@@ -1336,3 +1381,66 @@ def test_the_added_encodings_d_is_the_models_width():
     attn = posenc.MultiHeadAttention(4, 1, position="none", causal=False)
     assert (attn.d_model, attn.head_dim) == (4, 4)
     assert posenc.sinusoidal_encoding(13, 4).shape == (13, 4)
+
+
+def test_rope_vectors_can_still_carry_position_in_a_decoder():
+    """Takeaway: "RoPE turns each query and key by its position, so that a score sees the two positions only through
+    their offset, for given query and key vectors. In a decoder, those vectors can still carry position, since a layer
+    can work it out from the causal mask (chapter 7)." Chapter 7's construction with RoPE in place: a distinct first
+    token and a head whose query weights are zero. Every RoPE score is then 0, the causal mask makes the attention
+    uniform over the visible tokens, and position i's output carries 1/(i + 1), different at every position, which
+    the next layer's queries and keys then hold."""
+    text = page()
+    assert (
+        "so that a score sees the two positions only through their offset, for given query and key vectors. In a"
+        " decoder, those vectors can still carry position, since a layer can work it out from the causal mask"
+        " (chapter 7)." in text
+    )
+    c7 = chapter("07_beyond")
+    assert "This section shows that a causal decoder can find positions with no encoding." in c7
+    assert "Give the sequence a distinct first token, BOS, and let attention be uniform." in c7
+    d, n = 8, 64
+    g = torch.Generator().manual_seed(7)
+    x = torch.randn(n, d, generator=g, dtype=torch.float64)
+    x[0] = 0
+    x[0, 0] = 1.0  # BOS: the only token with a first coordinate, so the value of coordinate 0 marks it
+    x[1:, 0] = 0
+    w_q = torch.zeros(d, d, dtype=torch.float64)
+    w_k = torch.randn(d, d, generator=g, dtype=torch.float64)
+    cos, sin = posenc.rope_cos_sin(torch.arange(n), d, dtype=torch.float64)
+    q, k = posenc.apply_rope(x @ w_q.T, cos, sin), posenc.apply_rope(x @ w_k.T, cos, sin)
+    scores = (q @ k.T).masked_fill(~posenc.causal_mask(n), float("-inf"))
+    out = torch.softmax(scores, -1) @ x  # values: the input itself
+    carried = out[:, 0]
+    assert torch.allclose(carried, 1 / torch.arange(1, n + 1, dtype=torch.float64), atol=1e-12)
+    assert bool((carried.diff() < 0).all())  # a different value at every position
+
+
+def test_the_names_yarn_and_ntk_are_expanded():
+    """Takeaway: "YaRN is short for "yet another RoPE extension method"" (Peng et al. 2024, arXiv 2309.00071, abstract:
+    "We present YaRN (Yet another RoPE extensioN method)"; quoted, not computed). Block: "The NTK in dynamic NTK is
+    short for neural tangent kernel. It names the argument behind the rule, which computes nothing with the kernel
+    (chapter 7)", as chapter 7's "Why NTK" says."""
+    text = page()
+    assert (
+        'YaRN, slow RoPE\'s turns to pull those angles back. YaRN is short for "yet another RoPE extension method".'
+        in text
+    )
+    assert "arxiv.org/abs/2309.00071" in chapter("07_beyond")  # the YaRN paper the name comes from
+    assert (
+        "The NTK in dynamic NTK is short for neural tangent kernel. It names the argument behind the rule, which"
+        " computes nothing with the kernel (chapter 7)." in text
+    )
+    c7 = chapter("07_beyond")
+    assert "The neural tangent kernel (NTK) of" in c7
+    assert "The method computes nothing with the kernel; the name refers to this argument." in c7
+
+
+def test_the_roadmap_asks_whether_alibi_uses_the_longer_context():
+    """Roadmap: chapter 6 asks "why can a fixed linear penalty run on inputs longer than in training, and does the model
+    use the longer context?", chapter 6's own question after the paper's appendix B.2."""
+    assert (
+        "why can a fixed linear penalty run on inputs longer than in training, and does the model use the longer"
+        " context?" in page()
+    )
+    assert "Longer inputs are handled, not necessarily used." in chapter("06_alibi")

@@ -1464,14 +1464,16 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert two_pi / float(prop[turning - 1]) < 200  # under two hundred tokens
     assert 2e6 < two_pi / float(posenc.rope_inv_freq(2 * turning, base_global)[-1]) < 1e7  # millions, same base
     assert two_pi / float(posenc.rope_inv_freq(2 * turning, 1e4)[-1]) < 1e6  # not with base 1e4
-    # the left panel's thick lines, a = 1 .. 8192: "Across the panel, the larger base has the higher
-    # thick line"; the takeaway's "up to tens of thousands of tokens back": every a up to 32 768, distances to 65 535
+    # the left panel's thick lines, a = 1 .. 8192: "The larger base has the higher thick line: it keeps the score
+    # higher far back"; the takeaway's "up to tens of thousands of tokens back": every a up to 32 768, distances
+    # to 65 535
     means = [posenc.rope_matching_stretch_means(128, base, 32768).double() for base in (1e4, 5e5, 1e6)]
     assert bool((means[1] > means[0]).all()) and bool((means[2] > means[1]).all())
     text = _chapter_markdown()
+    assert "The larger base has the higher thick line: it keeps the score higher far back." in text
     assert (
-        "Across the panel, the larger base has the higher thick line; those of $5 \\cdot 10^5$ and $10^6$ differ by"
-        " under a twentieth of the score at distance zero." in text
+        "The thick lines of $5 \\cdot 10^5$ and $10^6$ differ by under a twentieth of the score at distance zero."
+        in text
     )
     assert (
         float((means[2][:8192] - means[1][:8192]).max()) < 0.05
@@ -1482,12 +1484,22 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     ]
     assert bool((thin[1] < thin[0]).any())  # "The thin curves wiggle and cross": at single distances 5e5 is above 1e6
     for sentence in (
-        "The thin curves wiggle and cross, so each thick line averages its thin curve over a stretch of distances.",
+        "They wiggle and cross, so each thick line averages its thin curve over one doubling of distance, from $a$ to"
+        " $2a-1$.",
         "each stretch of distances from $a$ to $2a - 1$. These are the figure's thick lines, each mean drawn at"
         " $2a - 1$",
     ):
         assert sentence in text, sentence
-    assert "keeps a matching key's score higher on average up to tens of thousands of tokens back." in text
+    # the takeaway's "Here the score is averaged over distances and random queries": the unit-pair curve is, up to
+    # a constant, the mean over random (isotropic) queries with k = q, since every pair's expected squared length is
+    # the same (2 for standard normal entries); so the means above order the bases as the query-averaged score does
+    w = torch.randn(20_000, 128, generator=torch.Generator().manual_seed(0), dtype=torch.float64) ** 2
+    per_pair = (w[:, :64] + w[:, 64:]).mean(0)
+    assert float((per_pair / 2 - 1).abs().max()) < 0.05
+    assert (
+        "keeps a matching key's score higher up to tens of thousands of tokens back. Here the score is averaged over"
+        " distances and random queries." in text
+    )
     for sentence in (
         "A pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn in training. In the figure, at one"
         " $L$, a larger base leaves more such pairs.",
@@ -1506,9 +1518,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
 def test_chapter_mla_sizes_and_scaling_explorer_models():
     """Chapter 10, *DeepSeek's MLA*: the latent is "512 numbers in DeepSeek-V2", the rotary key "64 numbers shared by
     all 128 heads" (the copied config; the DeepSeek-V2 paper's d_c, d_h^R and n_h). *How each scaling reshapes the
-    wavelengths*: "The explorer below draws any model in the appendix's table; the figure after it draws the demo
-    head": every row of MODEL_ROPE_CONFIGS is one of its choices, and each draws; its cell is tagged remove-output (the
-    web book puts its kernel-less explorer there) and the next cell is the demo head's figure."""
+    wavelengths*: "The explorer below draws any model in the appendix's table": every row of MODEL_ROPE_CONFIGS is
+    one of its choices, and each draws; its cell is tagged remove-output (the web book puts its kernel-less explorer
+    there) and the next cell is the demo head's figure."""
     from posenc.explorers import ModelScalingExplorer
 
     ds = book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]
@@ -1522,9 +1534,12 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     for sentence in (
         "MLA caches one short vector per token, its *latent* $c_n$: 512 numbers in DeepSeek-V2.",
         "64 numbers shared by all 128 heads.",
-        "The explorer below draws any model in the appendix's table; the figure after it draws the demo head.",
+        "The explorer below draws any model in the appendix's table.",
         "The cache then holds 576 numbers per token and layer.",
-        "The paper's comparison, multi-head attention with as many heads of width 128, caches about 57 times more",
+        "Multi-head attention over the same heads, with keys and values 128 wide, would cache about 57 times more",
+        "The section's count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention $2 n_h"
+        " d_h$ numbers per token and layer, here with $n_h = d_h = 128$.",
+        "| $W_{UK}^\\top q^C_m$ | that query, folded | 512, like $c_n$ |",
         "With V2's own heads, keys 192 wide and values 128, multi-head attention would cache 40 960 numbers, about"
         " 71 times more.",
     ):
@@ -1548,14 +1563,14 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
 
 
 def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
-    """Chapter 10, *How each scaling reshapes the wavelengths*: "A fast pair turns more than a set number of times
-    within $L$ ... YaRN's config field `beta_fast` sets that number, 32 here; the `llama3` rule's `high_freq_factor`
-    sets 4 here": on the demo head (L = 4096) the kept pairs are exactly those with L / lambda above 32 and 4. "So
-    YaRN's stretch starts near the wavelength $L/32$, the `llama3` rule's near $L/4$": the first stretched pair's
-    wavelength lies above L/32 (L/4) by less than one step of the ladder. The appendix's "Llama 4 Scout sets 16"
-    against Llama 3.1's 8, both `llama3`. *DeepSeek's MLA* and
-    *Llama 4*: the new sentences on the cost of rotating the latent (the DeepSeek-V2 paper, section 2.1.3) and on
-    Meta's decoding path (llama-models `models/llama4/model.py`: the masks are built only when seqlen > 1)."""
+    """Chapter 10, *How each scaling reshapes the wavelengths*: "A pair is kept if it turns more than a set number of
+    times within $L$ ... YaRN's config field `beta_fast` sets that number, 32 here; the `llama3` rule's
+    `high_freq_factor` sets 4 here": on the demo head (L = 4096) the kept pairs are exactly those with L / lambda
+    above 32 and 4. "So YaRN's stretch starts near the wavelength $L/32$, the `llama3` rule's near $L/4$":
+    the first stretched pair's wavelength lies above L/32 (L/4) by less than one step of the ladder. The appendix's
+    "Llama 4 Scout sets 16" against Llama 3.1's 8, both `llama3`. *DeepSeek's MLA* and *Llama 4*: the new
+    sentences on the cost of rotating the latent (the DeepSeek-V2 paper, section 2.1.3) and on Meta's
+    decoding path (llama-models `models/llama4/model.py`: the masks are built only when seqlen > 1)."""
     for name, turns in (("yarn", 32), ("llama3", 4)):
         w = book.scaled_wavelengths(name)
         before, after = w["wavelength_before"].double(), w["wavelength_after"].double()
@@ -1676,5 +1691,83 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     for sentence in (
         "xPos mostly damps the fast pairs' swings; the mean score far back stays close to RoPE's.",
         "Its mean, with signs, differs from RoPE's by under 0.012 per pair at every such $d$",
+    ):
+        assert sentence in text, sentence
+
+
+def test_chapter_static_scalings_llama31_panel_and_larger_bases():
+    """Chapter 10, *How each scaling reshapes the wavelengths*: "In transformers they are static: short inputs get the
+    same slowed pairs" (PI, YaRN and the llama3 rule: LlamaRotaryEmbedding's cos at a short input equals its cos
+    there after a long input, and both are slowed against the plain base; `dynamic`, by contrast, does change past
+    L). "They divide by $s$ the slowest pairs, which would meet untrained angles": the fully divided pairs turn less
+    than once within L. The figure's last panel, "the opening's config": Llama 3.1 8B's row, kept under L/4 = 2048 and
+    divided by 8 above L = 8192. *Raising the base*: "Code Llama and Llama 3 chose larger bases for longer inputs:
+    $10^6$ and $5 \\cdot 10^5$, against Llama 2's $10^4$" (the copied rows: a consistency check) and "At base $10^6$,
+    even on an input eight times $L$, the slowest pair meets under a tenth of a radian of them" (d = 128, L = 8192)."""
+    transformers = _hf()
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    L, d = 4096, 128
+    fields = {
+        "linear": {"factor": 8.0},
+        "yarn": {"factor": 8.0, "original_max_position_embeddings": L},
+        "llama3": {
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": L,
+        },
+        "dynamic": {"factor": 8.0},
+    }
+    short, long = torch.arange(64)[None], torch.arange(4 * L)[None]
+    x = torch.zeros(1, 1, d)
+    plain = transformers.LlamaConfig(hidden_size=d, num_attention_heads=1, max_position_embeddings=L)
+    plain_cos, _ = LlamaRotaryEmbedding(plain)(x, short)
+    for rope_type, extra in fields.items():
+        cfg = transformers.LlamaConfig(
+            hidden_size=d,
+            num_attention_heads=1,
+            max_position_embeddings=L,
+            rope_parameters={"rope_type": rope_type, "rope_theta": 10000.0, **extra},
+        )
+        rotary = LlamaRotaryEmbedding(cfg)
+        before, _ = rotary(x, short)
+        after_long = rotary(x, long)[0][:, :64]
+        again, _ = rotary(x, short)
+        if rope_type == "dynamic":
+            assert not torch.allclose(after_long, before), rope_type  # dynamic reads the length: past L it changes
+            continue
+        assert torch.equal(before, again) and torch.equal(after_long, before), rope_type  # static: one set of angles
+        assert not torch.allclose(before / rotary.attention_scaling, plain_cos, atol=1e-4), rope_type  # slowed
+    for name in ("yarn", "llama3"):
+        w = book.scaled_wavelengths(name)
+        lam, after = w["wavelength_before"].double(), w["wavelength_after"].double()
+        full = (after / lam - 8).abs() <= 1e-5 * 8
+        assert bool((lam[full] > w["trained_length"]).all()) and int(full[-1]), name  # the slowest, past L
+    llama31 = book.scaled_wavelengths("llama-3.1-8b")
+    lam, after = llama31["wavelength_before"].double(), llama31["wavelength_after"].double()
+    assert (llama31["trained_length"], llama31["base"], llama31["head_dim"]) == (8192, 5e5, 128)
+    assert torch.allclose(after[lam < 2048], lam[lam < 2048]) and torch.allclose(after[lam > 8192], 8 * lam[lam > 8192])
+    rows = book.MODEL_ROPE_CONFIGS
+    assert (
+        rows["code-llama-7b"]["rope_theta"],
+        rows["llama-3-8b"]["rope_theta"],
+        rows["llama-2-7b"]["rope_theta"],
+    ) == (
+        1e6,
+        5e5,
+        1e4,
+    )  # consistency check of the copied rows
+    theta = posenc.rope_inv_freq(128, 1e6).double()
+    assert float((8 * 8192 - 1) * theta[-1] - (8192 - 1) * theta[-1]) < 0.1  # new angles of the slowest pair at 8L
+    text = _chapter_markdown()
+    for sentence in (
+        "In transformers they are static: short inputs get the same slowed pairs.",
+        "They divide by $s$ the slowest pairs, which would meet untrained angles, and blend the pairs between.",
+        "its last panel is the opening's config.",
+        "Code Llama and Llama 3 chose larger bases for longer inputs: $10^6$ and $5 \\cdot 10^5$, against Llama 2's"
+        " $10^4$.",
+        "At base $10^6$, even on an input eight times $L$, the slowest pair meets under a tenth of a radian of them.",
+        "| 3. Are the frequencies rescaled to reach longer inputs? | no |",
     ):
         assert sentence in text, sentence
