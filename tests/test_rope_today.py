@@ -1702,8 +1702,9 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
     L). "They divide by $s$ the slowest pairs, which would meet untrained angles": the fully divided pairs turn less
     than once within L. The figure's last panel, "the opening's config": Llama 3.1 8B's row, kept under L/4 = 2048 and
     divided by 8 above L = 8192. *Raising the base*: "Code Llama and Llama 3 chose larger bases for longer inputs:
-    $10^6$ and $5 \\cdot 10^5$, against Llama 2's $10^4$" (the copied rows: a consistency check) and "At base $10^6$,
-    even on an input eight times $L$, the slowest pair meets under a tenth of a radian of them" (d = 128, L = 8192)."""
+    $10^6$ and $5 \\cdot 10^5$, against Llama 2's $10^4$" (the copied rows: a consistency check) and "At base $10^6$
+    and the figure's $L = 8192$, even on an input eight times $L$, the slowest pair meets under a tenth of a
+    radian of them" (d = 128)."""
     transformers = _hf()
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
@@ -1767,7 +1768,8 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         "its last panel is the opening's config.",
         "Code Llama and Llama 3 chose larger bases for longer inputs: $10^6$ and $5 \\cdot 10^5$, against Llama 2's"
         " $10^4$.",
-        "At base $10^6$, even on an input eight times $L$, the slowest pair meets under a tenth of a radian of them.",
+        "At base $10^6$ and the figure's $L = 8192$, even on an input eight times $L$, the slowest pair meets under a"
+        " tenth of a radian of them.",
         "| 3. Are the frequencies rescaled to reach longer inputs? | no |",
     ):
         assert sentence in text, sentence
