@@ -974,6 +974,10 @@ def test_rotation_complex_form_and_cpd_rows():
         r"whenever the weights \$\\alpha_u\$ sum to (\w+) \|", row("conditionally positive definite (CPD) kernel")
     )
     assert "for every weight vector $c$ whose entries sum to 0" in chapter("11_learned_position")
+    # the row's inequality, as the check below computes it: the double sum is at least 0 (up to float64 rounding)
+    assert "a bias $B$ with $\\sum_{u,v} \\alpha_u \\alpha_v B(x_u, x_v) \\ge 0$ whenever" in row(
+        "conditionally positive definite (CPD) kernel"
+    )
     total = {"zero": 0.0, "one": 1.0}[total]
     x = torch.arange(6, dtype=torch.float64)
     bias = -(x[:, None] - x[None, :]).abs()
@@ -982,6 +986,33 @@ def test_rotation_complex_form_and_cpd_rows():
         alpha = torch.randn(6, generator=g, dtype=torch.float64)
         alpha = alpha - alpha.mean() + total / 6
         assert float(alpha @ bias @ alpha) >= -1e-12, alpha
+
+
+def test_rope_row_offset_and_turn_row_full_rotation():
+    """The RoPE row: "turns coordinate pair $i$ of a query at $m$ by $m\\theta_i$ and of a key at $n$ by $n\\theta_i$,
+    so their score depends on position only through $n - m$": posenc's apply_rope scores a query and a key the same
+    when both move by the same amount, and differently when only the key moves. The turn row, "one full rotation,
+    $2\\pi$": turning every pair by $2\\pi$ gives back the vector."""
+    assert (
+        "turns coordinate pair $i$ of a query at $m$ by $m\\theta_i$ and of a key at $n$ by $n\\theta_i$, so their"
+        " score depends on position only through $n - m$" in row("rotary position embedding (RoPE)")
+    )
+    assert "| turn | 圈 | one full rotation, $2\\pi$." in row("turn")
+    d = 16
+    g = torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, d, generator=g, dtype=torch.float64)
+
+    def score(m: int, n: int) -> float:
+        cos_m, sin_m = posenc.rope_cos_sin(torch.tensor([m]), d, dtype=torch.float64)
+        cos_n, sin_n = posenc.rope_cos_sin(torch.tensor([n]), d, dtype=torch.float64)
+        return float(posenc.apply_rope(q[None], cos_m, sin_m) @ posenc.apply_rope(k[None], cos_n, sin_n).T)
+
+    for m, n in ((5, 3), (3, 5), (0, 40), (100, 7)):
+        for shift in (1, 17, 900):
+            assert abs(score(m + shift, n + shift) - score(m, n)) < 1e-9, (m, n, shift)
+        assert abs(score(m, n + 1) - score(m, n)) > 1e-6, (m, n)
+    full = torch.full((1, d), 2 * math.pi, dtype=torch.float64)
+    assert torch.allclose(posenc.apply_rope(q[None], full.cos(), full.sin()), q[None], atol=1e-12, rtol=0)
 
 
 def test_notation_block_alibi_slope_chapters():
@@ -1907,8 +1938,12 @@ def test_citations_name_an_entry_of_the_bibliography():
     cited = re.findall(r"([A-Z][\w-]+)(?: et al\.| and [A-Z][\w-]+)? (20\d\d)\b", page())
     cited = [(name, year) for name, year in cited if name not in {"Gemma", "Llama", "Qwen"}]
     assert len(cited) > 20, cited
-    missing = [(n, y) for n, y in cited if not any(a.startswith(n.lower()) and yy == y for a, yy in entries)]
+    # the first author's surname exactly (bib authors are "Surname, Given"): "Su" must not match "Sun", nor a
+    # lower-case handle slip past the pattern
+    missing = [(n, y) for n, y in cited if (n.lower(), y) not in set(entries)]
     assert not missing, missing
+    handles = re.findall(r"\(([a-z][\w-]*) (20\d\d)\)", page())
+    assert all((h.lower(), y) in set(entries) for h, y in handles), handles
 
 
 def test_letters_block_chapter_lists():
