@@ -1738,7 +1738,10 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         if rope_type == "dynamic":
             assert not torch.allclose(after_long, before), rope_type  # dynamic reads the length: past L it changes
             continue
-        assert torch.equal(before, again) and torch.equal(after_long, before), rope_type  # static: one set of angles
+        # static: one set of angles. The same short input twice is the same op on the same shapes (exact); the long
+        # input's first 64 rows come from other shapes, whose vectorised cos may differ in the last float32 bit
+        assert torch.equal(before, again), rope_type
+        assert torch.allclose(after_long, before, rtol=0, atol=4 * torch.finfo(torch.float32).eps), rope_type
         assert not torch.allclose(before / rotary.attention_scaling, plain_cos, atol=1e-4), rope_type  # slowed
     for name in ("yarn", "llama3"):
         w = book.scaled_wavelengths(name)
