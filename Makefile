@@ -198,11 +198,13 @@ browser-lab: setup system-chromium
 # the stages that wait (pip installing a venv, single-threaded book builds, Chromium waiting on pages,
 # JupyterLab's kernels) fill the cores that the two-worker stages leave idle:
 #   cpu:  unit                                   (after setup)
-#   book: lint, book-strict, book-zh, browser    (after setup; browser reads both builds, and book-zh
-#         reuses book-strict's explorer frames)
+#   book: browser-lab, lint, book-strict,        (after setup; JupyterLab's timed redraws come first,
+#         book-zh, browser                       beside the niced unit tests and the Colab venv's
+#                                                installs; browser reads both builds, and book-zh
+#                                                reuses book-strict's explorer frames)
 #   env:  colab-env                              (its own venv: it starts while setup runs),
-#         then browser-lab, then nbval-foreign   (after setup; nbval-foreign starts once JupyterLab's
-#         timed redraws are done, beside the unit tests, instead of after them)
+#         then nbval-foreign                     (after setup; beside the unit tests, instead of after them)
+# Each lane then takes about the unit stage's time or less, instead of one lane of three long stages.
 # Every stage is the same target as when it runs alone. A lane stops at its first failing stage and
 # make test fails. Each lane's output comes as one block when it ends (--output-sync), with a line per
 # stage giving its wall and CPU time. The stages that keep both cores busy for minutes (TEST_NICE) run
@@ -212,9 +214,9 @@ browser-lab: setup system-chromium
 # two-thread book build beside two test workers would make its threads wait on each other.
 # TEST_JOBS=1 runs the lanes one after another, each stage with its usual threads.
 TEST_LANE_cpu := unit
-TEST_LANE_book := lint book-strict book-zh browser
+TEST_LANE_book := browser-lab lint book-strict book-zh browser
 TEST_LANE_env-venvs := colab-env
-TEST_LANE_env := browser-lab nbval-foreign
+TEST_LANE_env := nbval-foreign
 TEST_LANES := cpu book env-venvs env
 TEST_STAGES := $(foreach lane,$(TEST_LANES),$(TEST_LANE_$(lane)))
 TEST_JOBS ?= 3

@@ -94,6 +94,30 @@ def evaluate(tex: str, **names: float):
     return eval(" ".join(out), {"__builtins__": {}}, {"pi": math.pi, "max": max, **names})  # noqa: S307 (checked tokens)
 
 
+def llama31_head() -> tuple[int, float, int, float]:
+    """Llama 3.1's head width, base, trained length and `factor`, from posenc/book/models.py's copy of its config (a
+    prose sync: the only offline source), each also read from the page's words that restate it: the worked example's
+    "width $d = 128$" and "base half a million", its "$L = 8192$", the block's "Llama 3.1 has $L = 8192$ and sets
+    `factor` 8 for a context 16 times $L$"."""
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    scaling = llama["rope_scaling"]
+    d, base = llama["head_dim"], llama["rope_theta"]
+    L, s = scaling["original_max_position_embeddings"], scaling["factor"]
+    text = page()
+    ((width, pairs, words),) = re.findall(
+        r"Take a head like Llama 3\.1's: width \$d = (\d+)\$, so (\d+) pairs, and base ([a-z ]+)\. Each rule", text
+    )
+    assert int(width) == d and int(pairs) == d // 2, (width, pairs)
+    assert {"half a million": 500_000.0, "a million": 1_000_000.0}[words] == base, words
+    (example,) = re.findall(r"an input of \$2L\$ tokens, with \$L = (\d+)\$, Llama 3\.1's trained length\.", text)
+    ((block, factor, times),) = re.findall(
+        r"Llama 3\.1 has \$L = (\d+)\$ and sets `factor` (\d+) for a context (\d+) times \$L\$", text
+    )
+    assert int(example) == int(block) == L == llama["trained_length_before"], (example, block)
+    assert float(factor) == s and int(times) * L == llama["trained_length"], (factor, times)
+    return d, base, L, s
+
+
 def hf_inv_freq(d: int, max_position_embeddings: int | None = None, seq_len: int | None = None, **rope_parameters):
     """transformers' own frequencies for a head of width ``d``: the installed version's init function of
     ``rope_parameters["rope_type"]``, on a small Llama config (``max_position_embeddings`` and, for `dynamic`, the
@@ -452,7 +476,7 @@ def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
     )
     assert "| *position interpolation* | divides every pair's frequency by 8 |" in text
     ((kept_first, kept_last),) = re.findall(r"\| `llama3` \| keeps pairs (\d+) to (\d+), \*ramps\*", text)
-    d, base, L, s = 128, 500_000.0, 8192, 8.0
+    d, base, L, s = llama31_head()
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
     slowest = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     assert (slowest[1:] < slowest[:-1]).all()  # "the last one, which turns least per position": posenc's frequencies
@@ -508,7 +532,8 @@ def test_chapter_8_words_from_the_saved_run():
     """The filler's "sixteen symbols", the trigram's "about 0.72 nats at every length tested", *breaks*'s "$\\ln 28
     \\approx 3.33$" and its 28 tokens, the nat's "$\\ln 2 \\approx 0.69$" and fine-tuning's "$8L$": from the saved run's
     configuration and metrics. *fine*'s "a tenth of a nat" and *kept*'s "95 %" are chapter 8's definitions, so they are
-    compared with chapter 8's table of words."""
+    compared with chapter 8's table of words: the row is named after chapter 8's phrase "retrieval is *kept*", so the
+    page's other "kept" rows mean a pair."""
     run = load_results("extrapolation", check=False)
     config, trigram = run["config"], run["metrics"]["trigram"]
     corpus = PasskeyCorpus(**config["corpus"])
@@ -534,11 +559,19 @@ def test_chapter_8_words_from_the_saved_run():
     assert f"trained further on inputs of ${multiple}L$ tokens before the long tests" in row("fine-tuned")
     c8 = re.sub(r"\s+", " ", chapter("08_extrapolation"))
     (kept,) = re.findall(r"\| retrieval is \*kept\* \| (\d+) % of passkeys found or more, on average \|", c8)
-    assert f"| kept (passkeys) | 保住 | {kept} % or more of the passkeys found, on average over the seeds;" in page()
     assert (
-        f"| kept | a pair whose frequency a scaling leaves unchanged | in chapter 8's experiment, {kept} % or more"
-        in page()
+        f"| retrieval kept | 保住 | chapter 8's grade for {kept} % or more of the passkeys found, on average over the"
+        " seeds |" in page()
     )
+    assert (
+        f'| kept | a pair whose frequency a scaling leaves unchanged | in chapter 8\'s experiment, "retrieval is kept":'
+        f" {kept} % or more" in page()
+    )
+    # one word a sense: the pair row alone is "kept", with its own Chinese word, and it names no second sense
+    assert row("kept (pair)").startswith(
+        "| kept (pair) | 保留 | a pair whose frequency a RoPE scaling leaves unchanged |"
+    )
+    assert "passkey" not in row("kept (pair)") and "pair sense" not in page()
     assert "| the loss is *fine* | within a tenth of a nat of the trigram's mean, or below it, at the same length" in c8
     assert "a loss within a tenth of a nat of the *trigram baseline*'s mean, or below it, at the same length" in row(
         "fine (loss)"
@@ -630,9 +663,10 @@ def test_worked_examples_effective_scale_column():
         ((value, when),) = re.findall(r"^(\d+) at (any|this) length$", cells[-1])
         table[cells[0]] = (float(value), when)
     assert list(table) == ["*position interpolation*", "`llama3`", "*dynamic NTK*"], list(table)
-    d, base = 128, 500_000.0  # the worked example's head
-    L, s, n = int(trained), float(factor), int(times or 1) * int(trained)
-    assert (L, s, n) == (8192, 8.0, 2 * 8192)
+    d, base, L, s = llama31_head()  # the worked example's head, from the registry
+    assert (L, s) == (int(trained), float(factor)), (trained, factor)
+    n = int(times or 1) * L
+    assert n == 2 * L
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     bounds = {"low_freq_factor": 1.0, "high_freq_factor": 4.0}  # Llama 3.1's, as in the worked example
     rules = {"linear": {}, "llama3": bounds, "dynamic": {}}
@@ -676,13 +710,9 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     example = raw[raw.index("### A worked example") :]
     visible = re.sub(r"\s+", " ", example[: example.index("<details>")])  # the main line, before the block
     block = re.sub(r"\s+", " ", example[example.index("<details>") : example.index("</details>")])
-    assert "reads a larger $L$" not in visible  # Llama 3.1's shipped field stays in the block
-    # the main line, above the table: "Transformers' `dynamic` matches the table's *dynamic NTK* row only when
-    # `max_position_embeddings` holds this $L$" (the sweep of that field is at the end of this test)
-    assert (
-        "Llama 3.1's trained length. Transformers' `dynamic` matches the table's *dynamic NTK* row only when"
-        " `max_position_embeddings` holds this $L$:" in visible
-    )
+    # transformers' field is a library's detail: the block says it, the main line names no field
+    assert "max_position_embeddings" not in visible and "reads a larger $L$" not in visible
+    assert "Llama 3.1's trained length. | rule |" in visible
     assert (
         "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`, which a scaled model's configuration may"
         " set above its trained length. The table gives each rule $L = 8192$. With Llama 3.1's config, transformers'"
@@ -709,8 +739,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
             d, max_position_embeddings=stored, seq_len=2 * L, rope_type="dynamic", rope_theta=base, factor=factor
         )
         assert torch.allclose(hf.double(), theta, rtol=1e-6, atol=0) != scales, stored  # float32 frequencies
-    # "only when `max_position_embeddings` holds this $L$": the table's dynamic NTK row, pair i divided by
-    # 9^(2i/126) at 2L, comes back for that field at L and for no other value tried, below or above 2L
+    # "takes its $L$ from `max_position_embeddings`": the table's dynamic NTK row, pair i divided by 9^(2i/126) at 2L,
+    # comes back for that field at L and for no other value tried, below or above 2L
     factor = llama["rope_scaling"]["factor"]
     table = 9.0 ** (2 * torch.arange(d // 2, dtype=torch.float64) / (d - 2))
     for stored in (L // 2, 3 * L // 4, L, 5 * L // 4, 3 * L // 2, 2 * L, 4 * L, 16 * L):
@@ -833,9 +863,10 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
         r" they are the fast pairs\.",
         page(),
     )
-    llama = 500_000.0 ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128)
-    once = [i for i, t in enumerate(llama) if evaluate(count, L=8192, theta=float(t)) >= 1]
-    fast = [i for i, t in enumerate(llama) if evaluate(inequality, L=8192, theta=float(t))]
+    width, base, trained, _ = llama31_head()
+    llama = base ** (-torch.arange(0, width, 2, dtype=torch.float64) / width)
+    once = [i for i, t in enumerate(llama) if evaluate(count, L=trained, theta=float(t)) >= 1]
+    fast = [i for i, t in enumerate(llama) if evaluate(inequality, L=trained, theta=float(t))]
     assert once == fast == list(range(int(first), int(last) + 1)), (once, fast)
     for j in range(1, d // 2 - 1):  # llama3: a bound between pair j's count over L and over L - 1 positions
         over_l_minus_1 = (L - 1) * float(theta[j]) / (2 * math.pi)
@@ -1057,22 +1088,30 @@ def test_temperature_divides_the_logits_and_below_one_sharpens():
 
 
 def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated_head():
-    """The table's "*attention factor*, on cos and sin ... | its square, where RoPE turns the whole head; in a *partial
-    rotary* head, only the rotated part's term |" and the row's "in a head RoPE turns in full, above 1 it sharpens
-    attention": transformers multiplies cos and sin by the factor (`attention_scaling`); in a Llama head the logits
-    grow by its square; in a GPT-NeoX head with half its pairs rotated, the rotated part's term grows by its square
-    and the pass-through part's term not at all, so the whole logit does not."""
+    """The table's "*attention factor*, on cos and sin, YaRN's $m(s)$: this $m$ is not a position | its square, in a
+    head that RoPE turns in full |", the row's "in a head RoPE turns in full, above 1 it sharpens attention" and the
+    block's "In a *partial rotary* head, only the rotated coordinates' share of $q \\cdot k$ is multiplied by $m(s)^2$;
+    the rest is unchanged, so no single number scales the logit": transformers multiplies cos and sin by the factor
+    (`attention_scaling`); in a Llama head the logits grow by its square; in a GPT-NeoX head with half its pairs
+    rotated, the rotated part's term grows by its square and the pass-through part's term not at all, so the whole logit
+    does not."""
     from transformers.models.gpt_neox.modeling_gpt_neox import (
         GPTNeoXRotaryEmbedding,
         apply_rotary_pos_emb as neox_rotate,
     )
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb as llama_rotate
 
-    (cell,) = re.findall(r"\| \*attention factor\*, on cos and sin; in YaRN \$m\(s\) = [^$]+\$ \| ([^|]+) \|", page())
-    power = {
-        "its square, where RoPE turns the whole head; in a *partial rotary* head, only the rotated part's term": 2,
-        "itself": 1,
-    }[cell.strip()]
+    (cell,) = re.findall(
+        r"\| \*attention factor\*, on cos and sin, YaRN's \$m\(s\)\$: this \$m\$ is not a position \| ([^|]+) \|",
+        page(),
+    )
+    power = {"its square, in a head that RoPE turns in full": 2, "itself, in a head that RoPE turns in full": 1}[
+        cell.strip()
+    ]
+    assert (
+        "In a *partial rotary* head, only the rotated coordinates' share of $q \\cdot k$ is multiplied by $m(s)^2$; the"
+        " rest is unchanged, so no single number scales the logit." in page()
+    )
     assert "in a head RoPE turns in full, above 1 it sharpens attention" in row("attention factor")
     for cls in (LlamaRotaryEmbedding, GPTNeoXRotaryEmbedding):
         assert "cos = emb.cos() * self.attention_scaling" in inspect.getsource(cls.forward), cls
@@ -1479,15 +1518,15 @@ def test_perplexity_is_e_to_the_loss_in_nats():
 
 
 def test_scales_tables_worked_row_yarns_factor_at_8():
-    """The table's row "for example, YaRN's attention factor at $s = 8$, $m(8) \\approx 1.21$ | $m(8)^2 \\approx 1.46$,
-    as
-    a temperature $t \\approx 0.69$ would": transformers' `yarn` attention factor at s = 8, its square, and the
-    temperature that multiplies the logits by as much."""
+    """The block "YaRN's attention factor, and partial rotary heads": "In YaRN, $m(s) = 0.1 \\ln s + 1$. At $s = 8$,
+    $m(8) \\approx 1.21$, so each logit is multiplied by $m(8)^2 \\approx 1.46$, as a temperature $t \\approx 0.69$
+    would": transformers' `yarn` attention factor at s = 8, its square, and the temperature that multiplies the logits
+    by as much."""
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     ((s, m, square, t),) = re.findall(
-        r"\| for example, YaRN's attention factor at \$s = (\d+)\$, \$m\(\d+\) \\approx ([\d.]+)\$ \| \$m\(\d+\)\^2"
-        r" \\approx ([\d.]+)\$, as a temperature \$t \\approx ([\d.]+)\$ would \|",
+        r"At \$s = (\d+)\$, \$m\(\d+\) \\approx ([\d.]+)\$, so each logit is multiplied by \$m\(\d+\)\^2"
+        r" \\approx ([\d.]+)\$, as a temperature \$t \\approx ([\d.]+)\$ would\.",
         page(),
     )
     cfg = transformers.LlamaConfig(
@@ -1502,8 +1541,9 @@ def test_scales_tables_worked_row_yarns_factor_at_8():
         },
     )
     factor = ROPE_INIT_FUNCTIONS["yarn"](cfg, "cpu")[1]
-    # the row above it: "in YaRN $m(s) = 0.1 \\ln s + 1$", read from the page and evaluated at this s and at 2 and 40
-    ((a, b),) = re.findall(r"in YaRN \$m\(s\) = ([\d.]+) \\ln s \+ ([\d.]+)\$ \|", page())
+    # the sentence before it: "In YaRN, $m(s) = 0.1 \\ln s + 1$.", read from the page and evaluated at this s and at 2
+    # and 40
+    ((a, b),) = re.findall(r"In YaRN, \$m\(s\) = ([\d.]+) \\ln s \+ ([\d.]+)\$\.", page())
     assert abs(float(a) * math.log(float(s)) + float(b) - factor) < 1e-6, factor
     for other in (2.0, 40.0):
         cfg.rope_parameters["factor"] = other
@@ -1633,15 +1673,21 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
 
 
 def test_worked_example_every_pair_llama3_ramps_is_fast():
-    """The main line under the worked example's table: "A fast pair need not be *kept*: here every pair that `llama3`
-    ramps is fast." In Llama 3.1's head (width 128, base 500 000, L = 8192, s = 8, bounds 4 and 1), transformers'
-    `llama3` ramps some pairs, none of them kept, and each passes the fast pair row's test."""
+    """The block under the worked example: "A fast pair need not be *kept*: in Llama 3.1, pairs 0 to 34 are fast, but
+    `llama3` keeps only pairs 0 to 28 and ramps 29 to 34." (test_summary derives the pair numbers); said once, in the
+    block, not again on the main line. In Llama 3.1's head (its width, base, L, factor and bounds from
+    posenc/book/models.py's copy of its config), transformers' `llama3` ramps some pairs, none of them kept, and each
+    passes the fast pair row's test."""
     text = page()
+    assert text.count("A fast pair need not be *kept*") == 1
     assert (
-        "no angle is new to it. A fast pair need not be *kept*: here every pair that `llama3` ramps is fast. <details>"
-        in text
+        "A fast pair need not be *kept*: in Llama 3.1, pairs 0 to 34 are fast, but `llama3` keeps only pairs 0 to 28"
+        " and ramps 29 to 34. </details>" in text
     )
-    d, base, L, s = 128, 500_000.0, 8192, 8.0
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    d, base, scaling = llama["head_dim"], llama["rope_theta"], llama["rope_scaling"]
+    L, s = scaling["original_max_position_embeddings"], scaling["factor"]
+    assert (scaling["high_freq_factor"], scaling["low_freq_factor"]) == (4.0, 1.0)
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     divisor = theta / hf_llama3(d, base, s, 4.0, 1.0, L).double()
     ramped = [i for i in range(d // 2) if 1 + 1e-5 < float(divisor[i]) < s * (1 - 1e-5)]
@@ -1655,9 +1701,16 @@ def test_extension_factor_row_pi_divides_by_s_and_the_others_by_at_most_s():
     NTK-aware's base b s^(d/(d-2)), transformers' `llama3` (bounds 4 and 1) and `yarn` (its default betas) give every
     pair a divisor from 1 to s, and s itself for some setting (so "at most" is not "less than")."""
     assert (
-        "the configuration's `factor`, $s$: PI divides every frequency by $s$, and NTK-aware scaling, `llama3` and YaRN"
-        " divide each by at most $s$;" in row("extension factor")
+        "| $s$, the `factor` in a configuration's `rope_scaling`, which transformers 5 reads into `rope_parameters`: PI"
+        " divides every frequency by $s$, and NTK-aware scaling, `llama3` and YaRN divide each by at most $s$;"
+        in row("extension factor")
     )
+    read = transformers.LlamaConfig(rope_scaling={"rope_type": "linear", "factor": 4.0})
+    assert read.rope_parameters["factor"] == 4.0  # transformers 5 reads `rope_scaling` into `rope_parameters`
+    # "`rope_scaling`": the entry that holds `factor` in Llama 3.1's config (posenc/book/models.py's copy, and chapter
+    # 7's words)
+    assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["factor"] == 8.0
+    assert "The Llama 3.1 configurations carry the same rule in their `rope_scaling` entry" in chapter("07_beyond")
     reached = set()
     for d in (16, 64, 128):
         for b in (1e4, 5e5):
@@ -1832,7 +1885,7 @@ def test_ramp_row_llama3_linear_in_turns_yarn_linear_in_the_pair_index():
         "which get a blend of the two frequencies. `llama3` ramps the blend linearly in turns in $L$, YaRN linearly in"
         " the pair index |" in row("ramp")
     )
-    d, b, L, s = 128, 500_000.0, 8192, 8.0
+    d, b, L, s = llama31_head()
     theta = posenc.rope_inv_freq(d, b, dtype=torch.float64)
     turns = L * theta / (2 * math.pi)
 
@@ -2259,4 +2312,183 @@ def test_qwen_logn_query_scale_matches_the_claims_page():
     assert all(logn_list[p] == 1 for p in range(L))
     assert all(
         abs(logn_list[p] - math.log(p + 1) / math.log(L)) < 1e-12 and logn_list[p] > 1 for p in range(L, 8 * L - 1)
+    )
+
+
+# ---- round 87: citations by bib key, four uncovered words, the new rows, the primer's opening ---------------------
+
+#: each citing row's bib keys: a row must cite exactly these entries' first authors and years, so a right author with
+#: the year of another of their papers (ALiBi as "Press et al. 2021", Shortformer's year) fails
+CITED_KEYS = {
+    "NoPE": {"haviv2022nope", "kazemnejad2023nope"},
+    "rotary position embedding (RoPE)": {"su2021roformer"},
+    "attention with linear biases (ALiBi)": {"press2022alibi"},
+    "contextual position encoding (CoPE)": {"golovneva2024cope"},
+    "DeBERTa": {"he2021deberta"},
+    "FIRE": {"li2024fire"},
+    "Forgetting Transformer": {"lin2025forgetting"},
+    "KERPLE": {"chi2022kerple"},
+    "p-RoPE, proportional RoPE": {"barbero2025round"},
+    "progressive interpolation": {"li2024fire"},
+    "Shaw's relative position vectors": {"shaw2018relative"},
+    "stick-breaking attention": {"tan2025stickbreaking"},
+    "Transformer-XL": {"dai2019transformerxl"},
+    "xPos": {"sun2022xpos"},
+    "position interpolation (PI)": {"chen2023pi"},
+    "NTK-aware scaling": {"bloc97ntk2023", "jacot2018ntk"},
+    "adjusted base frequency (ABF)": {"xiong2023effective"},
+    "NTK-by-parts": {"peng2024yarn"},
+    "YaRN": {"peng2024yarn"},
+    "dynamic NTK (`dynamic`)": {"emozilla2023dynamic"},
+    "LongRoPE": {"ding2024longrope"},
+    "Dual Chunk Attention (DCA)": {"an2024dca"},
+    "Self-Extend": {"jin2024selfextend"},
+    "passkey retrieval": {"mohtashami2023landmark"},
+    "sliding-window evaluation": {"press2022alibi"},
+    "early token curse": {"press2021shortformer"},
+    "Scalable-Softmax": {"nakanishi2025scalable"},
+    "attention sink": {"xiao2023streamingllm"},
+    "FlashAttention": {"dao2022flashattention"},
+    "FlexAttention": {"dong2024flexattention"},
+    "grouped-query attention (GQA)": {"ainslie2023gqa"},
+    "linear attention": {"katharopoulos2020linear"},
+}
+
+
+def test_each_rows_citations_are_its_own_bib_entries():
+    """Every row that cites "Author et al. YEAR", "Author and Author YEAR" or a handle such as "(bloc97 2023)" cites
+    exactly the first authors and years of the bib entries :data:`CITED_KEYS` gives it, and every citing row is listed
+    there. A "cite:KEY" in a link's title must be one of them. So "(Press et al. 2021)" in the ALiBi row, "(Chi et al.
+    2023)" in KERPLE's or "(Sun et al. 2023)" in xPos's fails, though each names a real entry."""
+    bib = (ROOT / "references.bib").read_text(encoding="utf-8")
+    entries = {}
+    for entry in re.split(r"\n@", bib):
+        key = re.match(r"@?\w+\{([^,\s]+),", entry.strip())
+        author = re.search(r"author\s*=\s*\{\{?([^,}]+)", entry)
+        year = re.search(r"year\s*=\s*\{(\d{4})\}", entry)
+        if key and author and year:
+            entries[key.group(1)] = (author.group(1).strip().lower(), year.group(1))
+    citing = {}
+    for line in (ROOT / "book" / "glossary.md").read_text(encoding="utf-8").splitlines():
+        if not line.startswith("| "):
+            continue
+        cited = re.findall(r"([A-Z][\w-]+)(?: et al\.| and [A-Z][\w-]+)? (20\d\d)\b", line)
+        cited += re.findall(r"\(([a-z][\w-]*) (20\d\d)\)", line)
+        cited = {(name.lower(), year) for name, year in cited if name not in {"Gemma", "Llama", "Qwen"}}
+        if cited:
+            term = line.split(" | ")[0][2:]
+            citing[term] = cited
+            keys = CITED_KEYS.get(term, set())
+            assert cited == {entries[k] for k in keys}, (term, cited, keys)
+            for key in re.findall(r'"cite:([\w-]+)"', line):
+                assert key in keys, (term, key)
+    assert set(citing) == set(CITED_KEYS), set(citing) ^ set(CITED_KEYS)
+
+
+def test_four_words_no_test_read():
+    """Four words the round-86 read flipped with no test failing. The letters block's "a key's position in chapter 9"
+    (the one chapter whose markdown writes "key $m$"); the trigram row's "from the two before" (the baseline's table
+    is indexed by two previous tokens); DCA's "Qwen2.5's 1M-token models" (chapter 10's words, with the config field);
+    axial 2-D RoPE's "half the pairs turn with the row, half with the column" (posenc.rope_cos_sin_2d)."""
+    import glob
+
+    (key_chapter,) = re.findall(r"the ALiBi slope in chapters 3 and 6; a key's position in chapter (\d+) \|", page())
+    writers = [
+        int(Path(p).name[:2])
+        for p in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb")))
+        if "key $m$" in chapter(Path(p).stem)
+    ]
+    assert writers == [int(key_chapter)], writers
+    (before,) = re.findall(r"it predicts each token from the (\w+) before,", row("trigram baseline"))
+    run = load_results("extrapolation", check=False)
+    corpus = PasskeyCorpus(**run["config"]["corpus"])
+    from posenc.experiments.evaluation import TrigramBaseline
+
+    trigram = TrigramBaseline(corpus, length=8, sequences=1)
+    assert trigram.log_probs.dim() - 1 == {"one": 1, "two": 2, "three": 3}[before], trigram.log_probs.shape
+    (model,) = re.findall(
+        r"([\w.]+)'s 1M-token models ask for it with `dual_chunk_attention_config`", row("Dual Chunk Attention (DCA)")
+    )
+    c10 = chapter("10_rope_today")
+    assert (
+        f"{model}'s 1M-token models answer the question a third way. Their configs' `dual_chunk_attention_config`"
+        in c10
+    )
+    ((rows_share, cols_share),) = re.findall(
+        r"RoPE for image patches: (\w+) the pairs turn with the row, (\w+) with the column", row("axial 2-D RoPE")
+    )
+    d, rows, cols = 16, 3, 5
+    cos, _ = posenc.rope_cos_sin_2d(rows, cols, d, dtype=torch.float64)
+    grid = cos[:, : d // 2].reshape(rows, cols, d // 2)  # half layout: pair i's cos in column i
+    with_row = [i for i in range(d // 2) if grid[0, 0, i] != grid[1, 0, i]]
+    with_col = [i for i in range(d // 2) if grid[0, 0, i] != grid[0, 1, i]]
+    assert not set(with_row) & set(with_col) and len(with_row) + len(with_col) == d // 2
+    share = {"half": 0.5, "a third": 1 / 3}
+    assert (share[rows_share], share[cols_share]) == (len(with_row) / (d // 2), len(with_col) / (d // 2))
+
+
+def test_round_87_rows_and_the_primers_opening():
+    """The rows the round-86 read missed, each against the chapter it names: Self-Extend (chapter 8, "Attention that
+    never meets a distance longer than in training ... Self-Extend"); the Forgetting Transformer (chapter 11: log gates
+    summed between key and query, each from one token, "an ALiBi whose slope the content sets"); stick-breaking
+    attention (chapter 11 names it; the share rule is the paper's); Gated DeltaNet (chapter 10: Qwen3-Next's "one layer
+    in four is full attention ..., the others Gated DeltaNet, a linear attention; only the full-attention layers get
+    RoPE"). The "unique" row's "different vectors for different positions". The primer's opening, "a *slow pair*, one
+    that turns less than once in training, meets angles that training never showed it", is the slow pair row's
+    definition; "each rule below" is not claimed, since DCA and Self-Extend remap positions instead."""
+    c8, c10, c11 = chapter("08_extrapolation"), chapter("10_rope_today"), chapter("11_learned_position")
+    assert "Attention that never meets a distance longer than in training" in c8 and "Self-Extend" in c8
+    assert "it groups far positions so that attention never meets a distance longer than in training" in row(
+        "Self-Extend"
+    )
+    assert "{doc}`8 <../notebooks/08_extrapolation>`" in row("Self-Extend")
+    assert "also sums log gates between key and query, but each of its gates depends on one token" in c11
+    assert (
+        "the Forgetting Transformer's bias (last block of the appendix), an ALiBi whose slope the content sets" in c11
+    )
+    assert "an ALiBi whose slope the content sets" in row("Forgetting Transformer")
+    assert "stick-breaking attention" in c11
+    assert (
+        "one layer in four is full attention (`full_attention_interval` 4), the others Gated DeltaNet, a linear"
+        " attention; only the full-attention layers get RoPE" in c10
+    )
+    assert "Qwen3-Next uses it in three layers of four and gives RoPE only to the others" in row("Gated DeltaNet")
+    assert "Qwen3-Next's Gated DeltaNet layers apply such gates too, with a delta-rule update" in c11
+    # the Forgetting Transformer's bias: the sum of log gates of the tokens after the key up to the query, a
+    # difference of two running sums; with equal gates it is ALiBi's line, slope -log f
+    g = torch.Generator().manual_seed(0)
+    log_f = torch.nn.functional.logsigmoid(torch.randn(7, generator=g, dtype=torch.float64))
+    run = torch.cumsum(log_f, 0)
+    bias = run[:, None] - run[None, :]  # [query, key]
+    for i in range(7):
+        for j in range(i + 1):
+            assert abs(float(bias[i, j]) - float(log_f[j + 1 : i + 1].sum())) < 1e-12
+    equal = torch.full((7,), math.log(0.9), dtype=torch.float64).cumsum(0)
+    line = equal[:, None] - equal[None, :]
+    offsets = torch.arange(7)[:, None] - torch.arange(7)[None, :]
+    assert torch.allclose(line, math.log(0.9) * offsets.double(), atol=1e-12)
+    # stick-breaking: nearest key first, each takes the share beta of what nearer keys left; the weights sum to at
+    # most 1
+    beta = torch.sigmoid(torch.randn(6, generator=g, dtype=torch.float64))  # keys 0..5, key 5 nearest the query
+    left, weights = 1.0, torch.zeros(6, dtype=torch.float64)
+    for j in reversed(range(6)):
+        weights[j] = beta[j] * left
+        left = left * (1 - beta[j])
+    assert float(weights.sum()) <= 1 and abs(float(weights.sum()) + left - 1) < 1e-12
+    assert (
+        "nearest key first, the query gives each key the share $\\sigma(q \\cdot k/\\sqrt d)$ of the weight that the"
+        " nearer keys left" in row("stick-breaking attention")
+    )
+    assert (
+        "one vector for each position, the same in every sequence, and different vectors for different positions;"
+        in (row("unique (encoding)"))
+    )
+    text = page()
+    assert (
+        "Beyond the *trained length* $L$, a *slow pair*, one that turns less than once in training, meets angles that"
+        " training never showed it. The RoPE scalings below slow such pairs by dividing their frequencies." in text
+    )
+    assert (
+        "a pair that turns less than once over those offsets, so training showed it only an arc, and beyond $L$ it"
+        " meets new angles" in row("slow pair")
     )

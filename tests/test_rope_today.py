@@ -1054,13 +1054,16 @@ def test_chapter_models_name_no_distance_decay_in_transformers():
         assert "alibi" in named(name, "modeling"), name
 
 
-def test_chapter_static_scalings_stretch_by_at_most_the_factor():
-    """Chapter 10's *How each scaling reshapes the wavelengths*: "the three below stretch each by at most the config's
-    `factor` $s$": PI, YaRN and the llama3 rule on the demo head, factor 8, stretch every wavelength by 1 to 8."""
+def test_chapter_static_scalings_lengthen_by_at_most_the_factor():
+    """Chapter 10's *How each scaling reshapes the wavelengths*: "Three of chapter 7's scalings lengthen each wavelength
+    by at most the config's `factor` $s$": PI, YaRN and the llama3 rule on the demo head, factor 8, multiply every
+    wavelength by 1 to 8."""
     for name in ("pi", "yarn", "llama3"):
         w = book.scaled_wavelengths(name)
         stretch = w["wavelength_after"].double() / w["wavelength_before"].double()
         assert float(stretch.min()) > 1 - 1e-6 and float(stretch.max()) < 8 * (1 + 1e-6), name
+    text = _chapter_markdown()
+    assert "Three of chapter 7's scalings lengthen each wavelength by at most the config's `factor` $s$." in text
 
 
 def test_chapter_statements_on_vision_encoders_and_old_type_names():
@@ -1344,19 +1347,20 @@ def test_chapter_version_note_on_deepseek_v4_rope_parameters():
     assert "the compressed branch takes a second base, `compress_rope_theta` 160 000; both turn 64 of 512" in text
 
 
-def test_llama4_base_checkpoint_has_the_instruct_scaling():
-    """Chapter 10's Llama 4 block: the base checkpoint's config, "as AMD-AGI/Primus PR #165 quotes it in August 2025,
-    has the same scaling" as Scout-Instruct's (llama3, factor 16, both bounds 1), and Meta's llama-models
-    llama4/args.py fills in factor 16 and high_freq_factor 1 for scaled RoPE. A third-party test copying unsloth's
-    mirror has factor 8 and high_freq_factor 4, so the chapter names the copy it checked and says that the config
-    first released may have differed."""
+def test_llama4_meta_defaults_have_the_instruct_scaling():
+    """Chapter 10's Llama 4 block: Scout-Instruct's config keeps the `llama3` type with factor 16 and both bounds 1,
+    and "Meta's `llama-models` defaults scaled RoPE to factor 16 and `high_freq_factor` 1, values its code comment says
+    only Scout needs (`models/llama4/args.py`)". The block cites no second-hand copy of the base checkpoint's config
+    (a pull request's quote, a third-party mirror), which the book could not check."""
     cfg = book.MODEL_ROPE_CONFIGS["llama-4-scout"]
-    assert cfg["extra"]["base_checkpoint_rope_scaling"] == cfg["rope_scaling"]
     assert (cfg["rope_scaling"]["factor"], cfg["rope_scaling"]["high_freq_factor"]) == (16.0, 1.0)
-    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
-    text = " ".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
-    assert "/Llama-4-Scout-17B-16E), as AMD-AGI/Primus PR #165 quotes it in August 2025, has the same scaling." in text
-    assert "so the config first released may have differed." in text
+    assert cfg["rope_scaling"]["low_freq_factor"] == 1.0
+    text = _chapter_markdown()
+    assert (
+        "Meta's `llama-models` defaults scaled RoPE to factor 16 and `high_freq_factor` 1, values its code comment says"
+        " only Scout needs (`models/llama4/args.py`)." in text
+    )
+    assert "Primus" not in text and "unsloth" not in text
 
 
 def test_chapter_version_note_on_one_llama_checkpoint_in_two_layouts():
@@ -1486,8 +1490,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     for sentence in (
         "They wiggle and cross, so each thick line averages its thin curve over one doubling of distance, from $a$ to"
         " $2a-1$.",
-        "each stretch of distances from $a$ to $2a - 1$. These are the figure's thick lines, each mean drawn at"
-        " $2a - 1$",
+        "each span of distances from $a$ to $2a - 1$. These are the figure's thick lines, each mean drawn at $2a - 1$",
+        "It is also the mean over random queries, scaled to one at distance zero.",
+        "In the shaded band, the two larger bases keep about a quarter of their score at distance zero;",
     ):
         assert sentence in text, sentence
     # the takeaway's "Here the score is averaged over distances and random queries": the unit-pair curve is, up to
@@ -1518,9 +1523,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
 def test_chapter_mla_sizes_and_scaling_explorer_models():
     """Chapter 10, *DeepSeek's MLA*: the latent is "512 numbers in DeepSeek-V2", the rotary key "64 numbers shared by
     all 128 heads" (the copied config; the DeepSeek-V2 paper's d_c, d_h^R and n_h). *How each scaling reshapes the
-    wavelengths*: "The explorer below draws any model in the appendix's table": every row of MODEL_ROPE_CONFIGS is
-    one of its choices, and each draws; its cell is tagged remove-output (the web book puts its kernel-less explorer
-    there) and the next cell is the demo head's figure."""
+    wavelengths*: "Before that figure, an explorer draws any model in the appendix's table": every row of
+    MODEL_ROPE_CONFIGS is one of its choices, and each draws; its cell is tagged remove-output (the web book puts its
+    kernel-less explorer there) and the next cell is the demo head's figure."""
     from posenc.explorers import ModelScalingExplorer
 
     ds = book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]
@@ -1534,7 +1539,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     for sentence in (
         "MLA caches one short vector per token, its *latent* $c_n$: 512 numbers in DeepSeek-V2.",
         "64 numbers shared by all 128 heads.",
-        "The explorer below draws any model in the appendix's table.",
+        "Before that figure, an explorer draws any model in the appendix's table.",
         "The cache then holds 576 numbers per token and layer.",
         "Multi-head attention over the same heads, with keys and values 128 wide, would cache about 57 times more",
         "The section's count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention $2 n_h"
@@ -1566,7 +1571,7 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
     """Chapter 10, *How each scaling reshapes the wavelengths*: "A pair is kept if it turns more than a set number of
     times within $L$ ... YaRN's config field `beta_fast` sets that number, 32 here; the `llama3` rule's
     `high_freq_factor` sets 4 here": on the demo head (L = 4096) the kept pairs are exactly those with L / lambda
-    above 32 and 4. "So YaRN's stretch starts near the wavelength $L/32$, the `llama3` rule's near $L/4$":
+    above 32 and 4. "So YaRN starts to slow pairs near the wavelength $L/32$, the `llama3` rule near $L/4$":
     the first stretched pair's wavelength lies above L/32 (L/4) by less than one step of the ladder. The appendix's
     "Llama 4 Scout sets 16" against Llama 3.1's 8, both `llama3`. *DeepSeek's MLA* and *Llama 4*: the new
     sentences on the cost of rotating the latent (the DeepSeek-V2 paper, section 2.1.3) and on Meta's
@@ -1597,7 +1602,8 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
     text = _chapter_markdown()
     for sentence in (
         "YaRN's config field `beta_fast` sets that number, 32 here; the `llama3` rule's `high_freq_factor` sets 4",
-        "So YaRN's stretch starts near the wavelength $L/32$, the `llama3` rule's near $L/4$: the dashed lines below.",
+        "So YaRN starts to slow pairs near the wavelength $L/32$, the `llama3` rule near $L/4$: the dashed lines"
+        " below.",
         "At the slow end, `beta_slow` and `low_freq_factor` set a second number, 1 here: a pair turning fewer times"
         " within $L$ gets the full factor.",
         "each decoding step would rebuild every head's key for all past tokens, or the cache would hold",
@@ -1672,10 +1678,13 @@ def test_chapter_llama4_design_and_temperature_formula():
 
 
 def test_chapter_xpos_keeps_a_matching_keys_mean_score():
-    """Chapter 10, *xPos*: "For a key equal to its query, whose RoPE score already falls on average, xPos mostly damps
-    the fast pairs' swings; the mean score far back stays close to RoPE's." Its appendix: "Its mean, with signs, differs
-    from RoPE's by under 0.012 per pair at every such $d$, while its spread over those distances shrinks": every pair of
-    unit length, 2048 to 4096 tokens back, d = 32 .. 1024 (powers of two), xPos's weights from posenc's xpos_scale."""
+    """Chapter 10, *xPos*: "For a key equal to its query, with every pair of length one, xPos mostly damps the fast
+    pairs' swings. Two to four thousand tokens back, at the figure's $d = 64$, this cuts its mean size to about two
+    thirds of RoPE's. Its *signed mean*, where ups and downs cancel, stays close to RoPE's." (0.65 at d = 64.) Its
+    appendix: "Its mean, with
+    signs, differs from RoPE's by under 0.012 per pair at every such $d$, while its spread over those distances
+    shrinks": every pair of unit length, 2048 to 4096 tokens back, d = 32 .. 1024 (powers of two), xPos's weights
+    from posenc's xpos_scale."""
     back = torch.arange(2048, 4097)
     for d in (32, 64, 128, 256, 512, 1024):
         theta = posenc.rope_inv_freq(d).double()
@@ -1687,9 +1696,14 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         assert abs(float(xpos.mean() - rope.mean())) < 0.012, d  # the mean stays close
         assert float(xpos.std()) < float(rope.std()) / 1.5, d  # the swings shrink
         assert float(weight[:, 0].max()) < 0.01, d  # the fastest pair has faded far back
+        if d == 64:  # the figure's head: the mean size (|score|) far back, xPos over RoPE, about two thirds
+            assert abs(float((cos * weight).sum(-1).abs().mean() / cos.sum(-1).abs().mean()) - 0.65) < 0.01
     text = _chapter_markdown()
     for sentence in (
-        "xPos mostly damps the fast pairs' swings; the mean score far back stays close to RoPE's.",
+        "For a key equal to its query, with every pair of length one, xPos mostly damps the fast pairs' swings.",
+        "Two to four thousand tokens back, at the figure's $d = 64$, this cuts its mean size to about two thirds of"
+        " RoPE's.",
+        "Its *signed mean*, where ups and downs cancel, stays close to RoPE's.",
         "Its mean, with signs, differs from RoPE's by under 0.012 per pair at every such $d$",
     ):
         assert sentence in text, sentence
@@ -1776,3 +1790,51 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         "| 3. Are the frequencies rescaled to reach longer inputs? | no |",
     ):
         assert sentence in text, sentence
+
+
+def test_chapter_padding_free_positions_restart_per_sequence():
+    """Chapter 10, *What is a position*, block: "Padding-free training in transformers 5.24 does the same:
+    `DataCollatorWithFlattening` joins a batch into one row and restarts `position_ids` at 0 with each sequence. Its
+    FlashAttention path then finds each sequence's bounds from those restarts": the collator's output, and
+    transformers' own helpers that turn those position ids into FlashAttention's cumulative sequence lengths."""
+    transformers = _hf()
+    from transformers import modeling_flash_attention_utils as fa
+
+    batch = transformers.DataCollatorWithFlattening()([{"input_ids": [5, 6, 7]}, {"input_ids": [8, 9]}])
+    assert batch["input_ids"].tolist() == [[5, 6, 7, 8, 9]]  # one row
+    assert batch["position_ids"].tolist() == [[0, 1, 2, 0, 1]]  # restarted at 0 with each sequence
+    assert fa._is_packed_sequence(batch["position_ids"], batch_size=1)
+    (cu_q, cu_k), _ = fa.prepare_fa_kwargs_from_position_ids(batch["position_ids"])
+    assert cu_q.tolist() == cu_k.tolist() == [0, 3, 5]  # the bounds, read from the restarts
+    text = _chapter_markdown()
+    for sentence in (
+        "`DataCollatorWithFlattening` joins a batch into one row and restarts `position_ids` at 0 with each sequence.",
+        "Its FlashAttention path then finds each sequence's bounds from those restarts.",
+    ):
+        assert sentence in text, sentence
+
+
+def test_chapter_copied_mla_and_llama4_fields_match_transformers_defaults():
+    """Chapter 10's appendix, *What checks this table*: "The same test file compares DeepSeek-V3's MLA sizes and Llama
+    4's chunk and temperature fields with the defaults of transformers 5.24's config classes, a second copy of those
+    configs." The notebook's consistency asserts on MLA's 576 numbers and Scout's 8192-token chunk and step read the
+    copied rows; here the same fields meet transformers' own DeepseekV3Config and Llama4TextConfig defaults."""
+    transformers = _hf()
+    v3 = book.MODEL_ROPE_CONFIGS["deepseek-v3"]["extra"]
+    theirs = transformers.DeepseekV3Config()
+    for field in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "num_attention_heads"):
+        assert v3[field] == getattr(theirs, field), field
+    assert v3["num_hidden_layers"] == theirs.num_hidden_layers == 61  # exercise 3's 61 layers
+    scout = book.MODEL_ROPE_CONFIGS["llama-4-scout"]["extra"]
+    llama4 = transformers.Llama4TextConfig()
+    for field in ("attention_chunk_size", "floor_scale", "attn_scale"):
+        assert scout[field] == getattr(llama4, field), field
+    assert "a second copy of those configs." in _chapter_markdown()
+
+
+def test_chapter_uses_stretch_only_as_the_glossarys_noun():
+    """The glossary's *stretch* is the input's length over L; chapter 10 never needs that noun, so its prose says what a
+    scaling does to a pair with "slow", "lengthen" or "rescale" and never writes "stretch" (the Chinese edition
+    translates the glossary's noun 拉伸 everywhere)."""
+    text = _chapter_markdown()
+    assert not re.findall(r"\bstretch\w*", text, flags=re.I), re.findall(r".{40}\bstretch\w*.{20}", text, flags=re.I)
