@@ -338,39 +338,55 @@ def curve(arm: str, step: int, metric: str = "loss_beyond") -> list[float]:
 
 def test_the_chapter_8_takeaway_is_the_runs_finding():
     """Takeaways: "Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. It hides
-    *passkeys* there: a digit stated once, then asked for later. A *trigram model*, which reads only the last two
-    tokens, predicts the next token of this text nearly as well as any model can. But it can only guess the
-    passkeys." Then "In chapter 8's main run, with no further training:" and three sub-bullets: "With plain RoPE, the
-    models predicted the next token far worse than the trigram model, and found few passkeys." "With ALiBi, they
-    predicted almost as well as the trigram model, close to the best possible here, but missed some passkeys." "With
-    PI or YaRN, they found nearly every passkey. Their predictions stayed poor until fine-tuned at that length: PI's
-    as poor as plain RoPE's, YaRN's less so. PI also slows the fast pairs, and these models need them to predict the
-    next token." Then "In these small models, a long fine-tuning at the longer length fixed plain RoPE too, without
-    any of chapter 7's rules. In the PI paper's far larger models, fine-tuning plain RoPE still trailed PI after ten
-    times as many steps." and "ALiBi's lead without further training does not rank it above RoPE in large models:
-    chapter 8's models are tiny, their text synthetic."
+    *passkeys* there: a digit stated once, then asked for later. With no further training, plain RoPE found few
+    passkeys and predicted the next token poorly." "With PI or YaRN, the same models found nearly every passkey but
+    still predicted the next token poorly. PI also slows the fast pairs, and these models need them to predict the next
+    token." "In these small models, a long fine-tuning at the longer length fixed plain RoPE too, without any of chapter
+    7's rules. In the PI paper's far larger models, fine-tuning plain RoPE still trailed PI after ten times as many
+    steps." "With ALiBi and no further training, the models predicted the next token almost as well as possible here,
+    but missed some passkeys. These better predictions do not rank ALiBi above RoPE in large models: chapter 8's models
+    are tiny, their text synthetic." The block "The numbers behind the takeaways" reads the same run arm by arm against
+    the trigram model: "In chapter 8's main run, with no further training, the models with plain RoPE predicted the next
+    token far worse than the trigram model, and found few passkeys. With ALiBi, they predicted almost as well as the
+    trigram model, close to the best possible here, but missed some passkeys. With PI or YaRN, they found nearly every
+    passkey. Their predictions stayed poor until fine-tuned at that length: PI's as poor as plain RoPE's, YaRN's less
+    so."
     Read at 512 tokens, the main run's longest, seed by seed. "Worse than a uniform guess" is the block's, of this run
     only (test_plain_rope_and_pi_did_worse_than_a_uniform_guess)."""
     text = page()
     bullet = (
-        "Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. It hides"
-        " *passkeys* there: a digit stated once, then asked for later. A *trigram model*, which reads only the last"
-        " two tokens, predicts the next token of this text nearly as well as any model can. But it can only guess the"
-        " passkeys. - In chapter 8's main run, with no further training: - With plain RoPE, the models predicted the"
-        " next token far worse than the trigram model, and found few passkeys. - With ALiBi, they predicted almost as"
-        " well as the trigram model, close to the best possible here, but missed some passkeys. - With PI or YaRN, they"
-        " found nearly every passkey. Their predictions stayed poor until fine-tuned at that length: PI's as poor as"
-        " plain RoPE's, YaRN's less so. PI also slows the fast pairs, and these models need them to predict the next"
-        " token. - In these small models, a long fine-tuning at the longer length fixed plain RoPE too, without any of"
-        " chapter 7's rules. In the PI paper's far larger models, fine-tuning plain RoPE still trailed PI after ten"
-        " times as many steps. - ALiBi's lead without further training does not rank it above RoPE in large models:"
-        " chapter 8's models are tiny, their text synthetic."
+        "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. It hides"
+        " *passkeys* there: a digit stated once, then asked for later. With no further training, plain RoPE found few"
+        " passkeys and predicted the next token poorly. - With PI or YaRN, the same models found nearly every passkey"
+        " but still predicted the next token poorly. PI also slows the fast pairs, and these models need them to"
+        " predict the next token. - In these small models, a long fine-tuning at the longer length fixed plain RoPE"
+        " too, without any of chapter 7's rules. In the PI paper's far larger models, fine-tuning plain RoPE still"
+        " trailed PI after ten times as many steps. - With ALiBi and no further training, the models predicted the"
+        " next token almost as well as possible here, but missed some passkeys. These better predictions do not rank"
+        " ALiBi above RoPE in large models: chapter 8's models are tiny, their text synthetic."
     )
     assert bullet in text
-    # one name for the baseline on the main line: the trigram model, named and defined once, then "the trigram model"
-    main = text[text.index("## What you will take away") : text.index("<summary>The numbers and methods behind")]
-    assert main.count("*trigram model*") == 1 and main.count("the trigram model") == 2
-    assert "reading only the last two tokens" not in main
+    arms = (
+        "In chapter 8's main run, with no further training, the models with plain RoPE predicted the next token far"
+        " worse than the trigram model, and found few passkeys. With ALiBi, they predicted almost as well as the"
+        " trigram model, close to the best possible here, but missed some passkeys. With PI or YaRN, they found nearly"
+        " every passkey. Their predictions stayed poor until fine-tuned at that length: PI's as poor as plain RoPE's,"
+        " YaRN's less so."
+    )
+    # the main line names no baseline and no loss: the trigram model and the arm-by-arm reading are in the block
+    main = text[text.index("## What you will take away") : text.index("<summary>The methods behind the takeaways")]
+    assert "trigram" not in main and " loss" not in main
+    numbers = text[text.index("<summary>The numbers behind the takeaways") :]
+    numbers = numbers[: numbers.index("</details>")]
+    assert arms in numbers
+    assert numbers.index("A trigram model, which predicts from the last two tokens alone") < numbers.index(arms)
+    # "the same models": PI and YaRN run on the models trained with plain RoPE, seed by seed (the block's "Plain RoPE,
+    # PI and YaRN run the same five trained models", test_yarns_loss_against_plain_rope_pi_and_alibi_seed_by_seed)
+    runs = metrics()["metrics"]
+    assert list(runs["rope"]) == list(runs["rope+pi"]) == list(runs["rope+yarn"])
+    # ALiBi "almost as well as possible here": within 0.05 nats of the floor ln 2 that no model beats, in every seed
+    assert all(0 < a - math.log(2) < 0.05 for a in seeds("alibi", "loss_beyond")), seeds("alibi", "loss_beyond")
+
     # "nearly as well as any model can": the trigram's loss within 0.04 nats of the floor ln 2 in every seed (below);
     # "can only guess the passkeys": at most 13 % of them, against a blind guess's 10 %, and a trigram cannot see the
     # digit, which stands more than two tokens before its question
@@ -380,7 +396,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         r"after ([\d ]+) steps it was still worse at \d+ tokens than PI after (\d+) steps", text
     )[0]
     assert int(direct.replace(" ", "")) == 10 * int(pi_steps)
-    assert "PI's as poor as plain RoPE's" in text and "In chapter 8's main run, with no further training:" in text
+    assert "PI's as poor as plain RoPE's" in text and "In chapter 8's main run, with no further training, the" in text
     assert "two-token model" not in text  # one name for the baseline on the main line
     config = metrics()["config"]
     assert max(config["eval_lengths"]) == 512 == 8 * config["train_length"]  # "eight times longer"
@@ -449,9 +465,9 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     assert "PI divides every pair, the fast ones that predict the next token included, so it costs first" in chapter(
         "08_extrapolation"
     )
-    # "ALiBi's lead without further training does not rank it above RoPE in large models: chapter 8's models are tiny,
-    # their text synthetic": ALiBi's loss is below plain RoPE's, PI's and YaRN's in every seed with no further training
-    # (its "lead"); the models are 2-layer ones of about 100 000 parameters
+    # "These better predictions do not rank ALiBi above RoPE in large models: chapter 8's models are tiny, their text
+    # synthetic": ALiBi's loss is below plain RoPE's, PI's and YaRN's in every seed with no further training
+    # ("better predictions"); the models are 2-layer ones of about 100 000 parameters
     # (test_chapter_8s_networks_are_small_and_no_large_model_is_tested) on the synthetic corpus above; the summary
     # says the same of the grid
     for arm in ("rope", "rope+pi", "rope+yarn"):
@@ -497,18 +513,23 @@ def test_pis_cost_shows_at_the_training_length():
 
 
 def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
-    """Takeaway: "RoPE's *slow* pairs turn less than once within the training length $L$. On longer inputs they reach
-    angles never seen in training (chapter 7). Chapter 7's rules, such as position interpolation (PI) and YaRN, slow
+    """Takeaway: "RoPE's *slow* pairs turn less than once within the training length $L$; the other pairs, the *fast*
+    ones, turn at least once. On longer inputs the slow pairs reach angles never seen in training (chapter 7).
+    Chapter 7's rules, such as position interpolation (PI) and YaRN, slow
     RoPE's turns to pull those angles back." For chapter 8's models (L = 64, eight pairs, base 10 000, inputs of 8L)
     and for Llama-sized heads (d = 128, bases 10 000 and 500 000, L = 2048 and 8192, s = 4 and 8): the largest angle a
     slow pair meets at sL, against its largest in training, with no scaling, with PI and with YaRN (chapter 8's betas
     2/1 and the default 32/1)."""
     text = page()
     assert (
-        "RoPE's *slow* pairs turn less than once within the training length $L$. On longer inputs they reach angles"
-        " never seen in training (chapter 7). Chapter 7's rules, such as position interpolation (PI) and YaRN, slow"
+        "RoPE's *slow* pairs turn less than once within the training length $L$; the other pairs, the *fast* ones,"
+        " turn at least once. On longer inputs the slow pairs reach angles never seen in training (chapter 7)."
+        " Chapter 7's rules, such as position interpolation (PI) and YaRN, slow"
         " RoPE's turns to pull those angles back." in text
     )
+    # the fast pairs as the glossary defines them: at least one turn over the offsets of training
+    glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
+    assert "| fast pair | " in glossary and "a pair that turns at least once over the offsets of training" in glossary
     c7 = chapter("07_beyond")
     assert "The slow pairs now meet angles they never saw." in c7
     assert "Context-extension methods change the frequencies to pull those angles back." in c7
@@ -1343,7 +1364,7 @@ def test_the_roformer_curve_is_a_factor_of_an_upper_bound():
         " an upper bound on the scores. The scores themselves need not shrink as a key gets farther from its query"
         " (chapter 5). - RoPE's *slow* pairs"
     )
-    block = "<summary>The numbers and methods behind the takeaways from later chapters</summary>"
+    block = "<summary>The numbers behind the takeaways from later chapters</summary>"
     assert bullet in text and text.index(block) < text.index(matching)  # the details, in the block
     c5 = chapter("05_decay")
     assert "**Up to about half the base, $E(r)$ falls as a trend, with ripples.**" in c5
@@ -1464,17 +1485,31 @@ def test_the_notation_points_to_reading_model_code_for_partial_rotary_and_qk_nor
 
 def test_the_added_encodings_d_is_the_models_width():
     """Block: "An added encoding has the model's width, not the head's; here both are 4, since the example has one
-    head": an attention of width 4 with one head has heads of width 4, and the sinusoidal encoding added to its input
-    has 4 coordinates."""
+    head", and the scores block: "In that row, $\\mathrm{PE}(m)$ has the model's width, and $d_{\\text{head}}$ is
+    the head's width, the $d$ of the other rows". In a model whose widths differ (chapter 8's TinyLM, width 16, four
+    heads of 4), the sinusoidal encoding added to the input has the model's 16 coordinates, not the head's 4; in the
+    page's example, one head of width 4, both are 4."""
+    text = page()
     assert (
         "An added encoding has the model's width, not the head's; here both are 4, since the example has one head"
-        in page()
+        in text
     )
-    # the notation table says the same, so the table and the section agree
-    assert "always even when rotations are involved; for an added encoding, the model's width |" in page()
-    attn = posenc.MultiHeadAttention(4, 1, position="none", causal=False)
-    assert (attn.d_model, attn.head_dim) == (4, 4)
-    assert posenc.sinusoidal_encoding(13, 4).shape == (13, 4)
+    assert "| the model's width |" not in text  # the notation row below says it after the head dimension
+    assert "always even when rotations are involved; for an added encoding, the model's width |" in text
+    assert "\\cdot W_K(x_n + \\mathrm{PE}(n))/\\sqrt{d_{\\text{head}}}$, in the first layer |" in text
+    assert (
+        "In that row, $\\mathrm{PE}(m)$ has the model's width, and $d_{\\text{head}}$ is the head's width, the $d$"
+        " of the other rows." in text
+    )
+    from posenc.experiments import TinyLM
+
+    model = TinyLM(10, "sinusoidal", d_model=16, n_heads=4, max_len=32)
+    head = model.blocks[0].attn.head_dim
+    assert head == 4 != model.d_model  # the two widths differ here
+    added = model.input_encoding.encode_input(torch.zeros(1, 5, 16), torch.arange(5)[None])
+    assert added.shape[-1] == 16 and torch.allclose(added[0], posenc.sinusoidal_encoding(5, 16))  # the model's width
+    one = posenc.MultiHeadAttention(4, 1, position="none", causal=False)
+    assert (one.d_model, one.head_dim) == (4, 4) and posenc.sinusoidal_encoding(13, 4).shape == (13, 4)
 
 
 def test_rope_vectors_can_still_carry_position_in_a_decoder():
@@ -1542,3 +1577,61 @@ def test_the_roadmap_asks_whether_alibi_uses_the_longer_context():
         " context?" in page()
     )
     assert "Longer inputs are handled, not necessarily used." in chapter("06_alibi")
+
+
+def test_the_layouts_block_names_other_interleaved_code_and_the_permutation():
+    """Layouts block: "Other code pairs neighbours too: GPT-J's through `rotate_every_two`, and transformers' Llama 4
+    through complex numbers. Converting a checkpoint between the layouts permutes the rows of $W_Q$ and $W_K$;
+    Reading model code says how." Checked in the installed transformers and against Reading model code."""
+    text = page()
+    assert (
+        "Other code pairs neighbours too: GPT-J's through `rotate_every_two`, and transformers' Llama 4 through complex"
+        " numbers. Converting a checkpoint between the layouts permutes the rows of $W_Q$ and $W_K$;" in text
+    )
+    from transformers.models.gptj import modeling_gptj
+    from transformers.models.llama4 import modeling_llama4
+
+    x = torch.arange(8.0)[None, None, None]
+    assert modeling_gptj.rotate_every_two(x).flatten().tolist() == [-1, 0, -3, 2, -5, 4, -7, 6]  # neighbours
+    assert "view_as_complex" in inspect.getsource(modeling_llama4.apply_rotary_emb)
+    reading = re.sub(r"\s+", " ", (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8"))
+    assert "Llama 4 and DeepSeek-V2 through complex numbers, GPT-J through `rotate_every_two`" in reading
+    assert (
+        "Converting a checkpoint between the layouts permutes, within each head, the rows of $W_q$ and $W_k$" in reading
+    )
+
+
+def test_alibi_models_named_in_the_block_are_chapter_6s():
+    """Block: "Several open models use ALiBi, BLOOM and MPT among them (chapter 6); Llama, Qwen and Mistral use
+    RoPE"."""
+    assert (
+        "Several open models use ALiBi, BLOOM and MPT among them (chapter 6); Llama, Qwen and Mistral use RoPE."
+        in page()
+    )
+    assert "Several open models use ALiBi: BLOOM, MPT," in chapter("06_alibi")
+    import transformers
+
+    for name in ("LlamaConfig", "Qwen2Config", "MistralConfig"):  # RoPE models: each config has a rope base
+        config = getattr(transformers, name)()
+        assert "rope_theta" in str(config.to_dict()), name
+
+
+def test_the_colab_sentence_holds_while_the_repository_is_a_placeholder():
+    """About block: "On Colab, each notebook's first cell installs `posenc` from the book's repository. Until that
+    repository is public, the book shows no Colab button." While `_config.yml`'s repository URL is the placeholder,
+    the book's extension turns the launch buttons off; once the URL changes, this test fails and the sentence must
+    change with it."""
+    text = page()
+    assert "Until that repository is public, the book shows no Colab button." in text
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("posenc_book", ROOT / "book" / "_ext" / "posenc_book.py")
+    ext = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ext)
+    url = config["repository"]["url"]
+    assert url.rstrip("/") == ext.PLACEHOLDER_REPOSITORY and not ext.repository_buttons_on(url)
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):  # "each notebook's first cell installs posenc"
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        first = "".join(next(c for c in cells if c["cell_type"] == "code")["source"])
+        assert "google.colab" in first and "pip" in first and url in first, notebook.name

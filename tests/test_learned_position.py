@@ -100,9 +100,9 @@ def smallest_psd_constant(kernel):
 
 @pytest.mark.parametrize("kind", ["log", "power"])
 def test_kerple_constant_that_leaves_no_negative_eigenvalue_grows_with_the_span(kind):
-    """Chapter 11's KERPLE section: "For the log shape and powers below 2, a large enough $\\lambda$ does this on any
-    given set of distinct positions", dot products of one feature vector per position, and "The constant grows with
-    the span": the two end positions' 2 x 2 table of B + lambda has the eigenvalues 2 lambda + b and -b, so
+    """Chapter 11's KERPLE section: "For the log shape and powers below 2, a constant added to every bias, large enough
+    for the input's length, turns the biases into dot products of position vectors", and its box's "The constant grows
+    with the span": the two end positions' 2 x 2 table of B + lambda has the eigenvalues 2 lambda + b and -b, so
     lambda >= |b(span)| / 2, "half the penalty at distance $d$"."""
     m = random_kerple(kind, h=4)  # powers up to 1.95
     for head in range(4):

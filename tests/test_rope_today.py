@@ -1323,10 +1323,6 @@ def test_chapter_statement_on_rope_parameters():
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"]))
     assert "Transformers 5 reads these fields into `config.rope_parameters`, one dict per layer type" in text
-    assert (  # the main line, *Reading a modern config*
-        "Transformers 5 reads `rope_theta` and `rope_scaling` into `config.rope_parameters`, one dict per layer type"
-        " where types differ." in text
-    )
     assert "`rope_theta` answers the second question and `rope_scaling` the third" in text  # the opening's two fields
     assert "no field in this config answers the other four." in text  # the opening's Llama 3.1 excerpt only
 
@@ -1513,6 +1509,11 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "such a pair turns about $x$ times as far, so part of its turn lies in angles training never showed it.",
         "at base $10^6$ the slowest pair meets under a tenth of a radian",
         "so the pairs with $\\lambda_i$ near $xL$ meet the most",
+        "The pairs with $\\lambda_i$ near $xL$ meet the most such angles.",  # the main line's verdict, then Liu et al.
+        "More pairs past $L$ need not hurt: [Liu et al. 2023](https://arxiv.org/abs/2310.05209"
+        ' "cite:liu2023scaling") find that fine-tuning with a larger base, at the training length, can improve'
+        " extrapolation.",
+        "It also leaves more pairs with no full turn within $L$, which need not hurt.",
         "they turn only the fastest quarter of the head's ladder, a RoPE type called `proportional`.",
         "Like partial rotary's pass-through part, they add a score no distance changes. Partial rotary with the same",
         "as many dimensions, but as a new ladder of their own, down to millions of tokens per turn.",
@@ -1540,6 +1541,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "MLA caches one short vector per token, its *latent* $c_n$: 512 numbers in DeepSeek-V2.",
         "64 numbers shared by all 128 heads.",
         "Before that figure, an explorer draws any model in the appendix's table.",
+        "In the web book it runs in the page; in JupyterLab or Colab, run its cell first.",
         "The cache then holds 576 numbers per token and layer.",
         "Multi-head attention over the same heads, with keys and values 128 wide, would cache about 57 times more",
         "The section's count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention $2 n_h"
@@ -1678,12 +1680,13 @@ def test_chapter_llama4_design_and_temperature_formula():
 
 
 def test_chapter_xpos_keeps_a_matching_keys_mean_score():
-    """Chapter 10, *xPos*: "For a key equal to its query, with every pair of length one, xPos mostly damps the fast
-    pairs' swings. Two to four thousand tokens back, at the figure's $d = 64$, this cuts its mean size to about two
-    thirds of RoPE's. Its *signed mean*, where ups and downs cancel, stays close to RoPE's." (0.65 at d = 64.) Its
-    appendix: "Its mean, with
-    signs, differs from RoPE's by under 0.012 per pair at every such $d$, while its spread over those distances
-    shrinks": every pair of unit length, 2048 to 4096 tokens back, d = 32 .. 1024 (powers of two), xPos's weights
+    """Chapter 10, *xPos*, its appendix block on a key equal to its query: "xPos mostly damps the fast pairs' swings in
+    this score", its mean |score| "about two thirds at the figure's $d = 64$" (0.65); "xPos's score stays positive at
+    every such $d$, so its mean $|$score$|$ is its *signed mean*"; "Its mean, with signs, differs from RoPE's by under
+    0.012 per pair at every such $d$, while its spread over those distances shrinks"; "at $d = 64$, 0.058 per pair,
+    against RoPE's signed mean of 0.046". The main line gives the figure's own number for random queries and keys,
+    "about a third of RoPE's" (the notebook asserts 0.25-0.4 and prints 0.31). Every pair of unit length, 2048 to
+    4096 tokens back, d = 32 .. 1024 (powers of two), xPos's weights
     from posenc's xpos_scale."""
     back = torch.arange(2048, 4097)
     for d in (32, 64, 128, 256, 512, 1024):
@@ -1696,22 +1699,28 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         assert abs(float(xpos.mean() - rope.mean())) < 0.012, d  # the mean stays close
         assert float(xpos.std()) < float(rope.std()) / 1.5, d  # the swings shrink
         assert float(weight[:, 0].max()) < 0.01, d  # the fastest pair has faded far back
+        assert float(xpos.min()) > 0, d  # xPos's score stays positive far back: its mean |score| is its signed mean
         if d == 64:  # the figure's head: the mean size (|score|) far back, xPos over RoPE, about two thirds
             assert abs(float((cos * weight).sum(-1).abs().mean() / cos.sum(-1).abs().mean()) - 0.65) < 0.01
+            assert round(float(rope.mean()), 3) == 0.046 and round(float(xpos.mean()), 3) == 0.058
     text = _chapter_markdown()
     for sentence in (
-        "For a key equal to its query, with every pair of length one, xPos mostly damps the fast pairs' swings.",
-        "Two to four thousand tokens back, at the figure's $d = 64$, this cuts its mean size to about two thirds of"
-        " RoPE's.",
-        "Its *signed mean*, where ups and downs cancel, stays close to RoPE's.",
+        "xPos mostly damps the fast pairs' swings in this score.",
+        "about two thirds at the figure's $d = 64$",
+        "Over these distances xPos's score stays positive at every such $d$, so its mean $|$score$|$ is its *signed"
+        " mean*, where ups and downs cancel.",
         "Its mean, with signs, differs from RoPE's by under 0.012 per pair at every such $d$",
+        "at $d = 64$, 0.058 per pair, against RoPE's signed mean of 0.046.",
+        "Two to four thousand tokens back, at the figure's $d = 64$, xPos's is about a third of RoPE's.",
+        "xPos cuts the mean size of the score of random queries and keys to about a third of RoPE's.",
     ):
         assert sentence in text, sentence
 
 
 def test_chapter_static_scalings_llama31_panel_and_larger_bases():
-    """Chapter 10, *How each scaling reshapes the wavelengths*: "In transformers they are static: short inputs get the
-    same slowed pairs" (PI, YaRN and the llama3 rule: LlamaRotaryEmbedding's cos at a short input equals its cos
+    """Chapter 10, *How each scaling reshapes the wavelengths*, block: "PI, YaRN and the `llama3` rule are *static*:
+    they slow the pairs on every input, so even a short input gets slowed frequencies" (PI, YaRN and the llama3 rule:
+    LlamaRotaryEmbedding's cos at a short input equals its cos
     there after a long input, and both are slowed against the plain base; `dynamic`, by contrast, does change past
     L). "They divide by $s$ the slowest pairs, which would meet untrained angles": the fully divided pairs turn less
     than once within L. The figure's last panel, "the opening's config": Llama 3.1 8B's row, kept under L/4 = 2048 and
@@ -1780,7 +1789,10 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
     assert float((8 * 8192 - 1) * theta[-1] - (8192 - 1) * theta[-1]) < 0.1  # new angles of the slowest pair at 8L
     text = _chapter_markdown()
     for sentence in (
-        "In transformers they are static: short inputs get the same slowed pairs.",
+        "PI, YaRN and the `llama3` rule are *static*: they slow the pairs on every input, so even a short input gets"
+        " slowed frequencies.",
+        "A blended pair's frequency lies between its own and its own divided by $s$.",
+        "A pair that turns $N$ times within $L$ has wavelength $L/N$.",
         "They divide by $s$ the slowest pairs, which would meet untrained angles, and blend the pairs between.",
         "its last panel is the opening's config.",
         "Code Llama and Llama 3 chose larger bases for longer inputs: $10^6$ and $5 \\cdot 10^5$, against Llama 2's"
@@ -1838,3 +1850,21 @@ def test_chapter_uses_stretch_only_as_the_glossarys_noun():
     translates the glossary's noun 拉伸 everywhere)."""
     text = _chapter_markdown()
     assert not re.findall(r"\bstretch\w*", text, flags=re.I), re.findall(r".{40}\bstretch\w*.{20}", text, flags=re.I)
+
+
+def test_chapter_appendix_outputs_collapse_with_their_text():
+    """Chapter 10's appendix: every code cell there with an output is collapsed, code and output, in the web book
+    (tags hide-input or remove-input, and hide-output: one "show cell" toggle) and in JupyterLab
+    (`jupyter.source_hidden` and `outputs_hidden`), since the text that explains each output sits in a closed
+    `<details>` block. The main line above the appendix has no hidden output: its figures are the chapter's teaching."""
+    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
+    start = next(i for i, c in enumerate(nb["cells"]) if "".join(c["source"]).startswith("## Appendix: how we know"))
+    for i, cell in enumerate(nb["cells"], 1):
+        if cell["cell_type"] != "code" or not cell["outputs"]:
+            continue
+        tags = cell["metadata"].get("tags", [])
+        if i <= start:
+            assert "hide-output" not in tags, i
+            continue
+        assert "hide-output" in tags and ("hide-input" in tags or "remove-input" in tags), (i, tags)
+        assert cell["metadata"].get("jupyter") == {"source_hidden": True, "outputs_hidden": True}, i

@@ -847,10 +847,12 @@ def _factor_not_length_ratio() -> tuple[list[str], list[str]]:
     block = (
         "The extension factor need not be the ratio of lengths. Llama 3.1's config sets it to"
         f" {llama_f} for inputs {llama_r} times longer, and Gemma 3's to {gemma_f} for inputs {gemma_r} times longer."
-        " Both models were then trained at the longer length."
+        " Both models were trained at the longer length, and their released configs hold these factors."
     )
     assert block in page_text(), block
-    # "Both models were then trained at the longer length": each one's trained length, the longer one (above)
+    # "Both models were trained at the longer length, and their released configs hold these factors": each one's
+    # trained length, the longer one, and posenc's copy of its config holds that factor (above). The sentence does not
+    # say the factor was used while training at that length: for Llama 3.1 the paper does not state it
     assert all(
         MODEL_ROPE_CONFIGS[n]["trained_length"] > MODEL_ROPE_CONFIGS[n]["trained_length_before"]
         for n in ("gemma-3-27b", "llama-3.1-8b")
@@ -1022,7 +1024,7 @@ def _overview_examples():
         "The models named were trained at the longer length, and their configs set the fix, unless marked *at test"
         " time*: added only when the model runs."
     ) in page_text()
-    # "Qwen-7B's rule picks s from each input's length; the other configs fix it": Qwen-7B's slowdown, the most it
+    # "Qwen-7B's rule picks s from the input's length; the other configs fix it": Qwen-7B's slowdown, the most it
     # slows a pair, is its alpha, which grows with the input's length (_qwen_dynamic_ntk); the other named configs
     # each hold one `factor` (above). "A fixed s also slows pairs on short inputs. Chapter 8 added a factor of 8 at
     # test time to small RoPE models trained without one. On inputs of length L their loss rose from 0.74 to 0.87
@@ -1047,11 +1049,11 @@ def _overview_examples():
         assert seeds[arm].keys() == seeds["rope"].keys()
         assert all(seeds[arm][k]["loss_at_L"] > seeds["rope"][k]["loss_at_L"] for k in seeds["rope"]), arm
     assert (
-        "Qwen-7B's rule picks $s$ from each input's length; the other configs fix it. A fixed $s$ also slows pairs on"
+        "Qwen-7B's rule picks $s$ from the input's length; the other configs fix it. A fixed $s$ also slows pairs on"
         f" short inputs. Chapter 8 added a factor of {sensitivity['pi fixed']['factor']:.0f} at test time to small RoPE"
         f" models trained without one. On inputs of length $L$ their loss rose from {printed[0]} to about {printed[1]}"
         f" with PI. A milder YaRN, which keeps every pair turning more than twice within $L$, raised it to"
-        f" {printed[2]}."
+        f" {printed[2]}. Chapter 8 measured none of the models named."
     ) in page_text()
     # "A milder YaRN, which keeps every pair turning more than twice within L": the "yarn fixed" arm takes the run's
     # own betas, 2/1 (experiment_scaling merges config["yarn"] under the arm's overrides, which set only the factor),
@@ -1066,6 +1068,9 @@ def _overview_examples():
     fixed_rope, _ = experiment_scaling(run8, "yarn", run8["train_length"], factor=8.0)
     assert (fixed_rope.beta_fast, fixed_rope.beta_slow, fixed_rope.factor) == (2, 1, 8), fixed_rope
     head8 = run8["model"]["d_model"] // run8["model"]["n_heads"]
+    # "Chapter 8 measured none of the models named": its runs train and test only its own tiny models, whose heads
+    # rotate fewer dimensions than every named model with a config copy in posenc (Qwen-7B and Qwen2.5 have none)
+    assert all(MODEL_ROPE_CONFIGS[name]["rotary_dim"] > head8 for name in fixes), head8
     theta8 = posenc.rope_inv_freq(head8).double()
     turns8 = run8["train_length"] * theta8 / (2 * math.pi)
     got8 = fixed_rope.inv_freq(head8)[0].double()
@@ -2759,17 +2764,22 @@ def _item_8_passkeys() -> None:
     _fire_behaviour_row()
     _cope_behaviour_row()
     assert float(loss("kerple", longest)) <= float(loss("alibi", longest))
-    # "but misses some far passkeys": chapter 11's takeaway; KERPLE's share 496 back below 1, pooled over its seeds.
-    # "as NoPE does in the grid": NoPE's two passkey columns, every probe in every seed (chapter 11's warning that
-    # a full score there is no strength of FIRE or CoPE)
+    # "and finds more far passkeys than ALiBi, though not all": in every seed KERPLE finds more than ALiBi, both at
+    # random distances up to 8L and 496 back; "though not all": chapter 11's takeaway, KERPLE's share 496 back below
+    # 1, pooled over its seeds. "like NoPE, ... in the grid": NoPE's two passkey columns, every probe in every seed
+    # (chapter 11's warning that a full score there is no strength of FIRE or CoPE)
+    for column in (("passkey", longest), ("passkey_by_distance", "496")):
+        pairs_ = list(zip(per_seed("kerple", *column), per_seed("alibi", *column)))
+        assert all(k > a for k, a in pairs_), (column, pairs_)
     quote(C11, "KERPLE keeps a low loss but misses some far passkeys")
     quote(C11, "no strength of FIRE or CoPE")
     assert statistics.fmean(per_seed("kerple", "passkey_by_distance", "496")) < 1
     for column in (per_seed("none", "passkey", longest), per_seed("none", "passkey_by_distance", "496")):
         assert all(v == 1.0 for v in column), column
     assert (
-        "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed line, but misses some far passkeys."
-        " FIRE and CoPE find every passkey, as NoPE does in the grid, but their loss rises with the length."
+        "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed line and finds more far passkeys than"
+        " ALiBi, though not all. FIRE and CoPE, like NoPE, find every passkey in the grid, but their loss rises with"
+        " the length."
     ) in page_text()
 
 
@@ -3050,14 +3060,38 @@ def _decay_item() -> list[str]:
         "for a key equal to its query, its median ratio to the score over random queries stays above 70 up to"
         " $r = 10^4$",
     )
-    quote(C5, "assert all(73 < low < 78 and 350 < at < 800 for low, at in least.values())")
+    # "over seventy times ... at every distance up to ten thousand", computed here rather than read from chapter 5's
+    # assert: 1000 random queries (seed 0) with their matching keys k = q, d = 128, base 10^4; at every r from 0 to
+    # 10 000, the median over the queries of RoFormer's bound (content factor times the sum of |S_j|, posenc's
+    # rope_decay_bound) over |score|; its least value is about 75
+    f64 = torch.float64
+    theta_5 = posenc.rope_inv_freq(128, 1e4, dtype=f64)
+    q_5 = torch.randn(1000, 128, generator=torch.Generator().manual_seed(0), dtype=f64)
+    h_5 = q_5[:, :64] ** 2 + q_5[:, 64:] ** 2  # h_i = |q_[i]|^2: posenc pairs coordinates i and i + d/2
+    content_5 = torch.cat((h_5, h_5.new_zeros(1000, 1)), 1).diff(dim=1).abs().max(1).values  # max |h_(i+1) - h_i|
+    r_5 = torch.arange(0, 10_001, dtype=f64)
+    medians = []
+    for chunk in r_5.split(2000):
+        sum_s = posenc.rope_decay_bound(128, chunk) * 64  # d/2 times the mean reach
+        score_5 = h_5 @ torch.cos(chunk[:, None] * theta_5).T  # s(r) for k = q
+        medians.append((content_5[:, None] * sum_s / score_5.abs()).median(0).values)
+    least_5 = torch.cat(medians)
+    assert 70 < float(least_5.min()) < 80, float(least_5.min())  # "over seventy", and not far over
+    # the score formula is posenc's rotation: apply_rope's q . k with k = q moved r positions, at the least ratio's r
+    r_least = int(least_5.argmin())
+    cos_5, sin_5 = posenc.rope_cos_sin(torch.tensor([0, r_least]), 128, 1e4, dtype=f64)
+    rotated = [posenc.apply_rope(q_5[:5], cos_5[i].expand(5, 128), sin_5[i].expand(5, 128)) for i in (0, 1)]
+    torch.testing.assert_close(
+        (rotated[0] * rotated[1]).sum(1), h_5[:5] @ torch.cos(r_least * theta_5), rtol=1e-5, atol=0.0
+    )
     quote(C5, "Heads have $d = 128$ dimensions and the base is $b = 10^4$, unless said otherwise")
     item = (
         "Chapter 5 draws random queries and keys for a head of 128 dimensions and base $10^4$. A key unrelated to its"
-        " query scores alike at every distance. A key equal to its query scores highest, on average, at distance"
+        " query scores zero on average, with the same spread at every distance. A key equal to its query scores"
+        " highest, on average, at distance"
         f" {largest}. Farther away that average falls in ripples, and far out it swings around zero. The RoPE paper's"
-        " decay is that of an upper bound on the score: it falls, then levels off. That bound is loose: at each"
-        " distance up to ten thousand, for the median random query, it is over seventy times a matching key's score."
+        " decay is that of an upper bound on the score: it falls, then levels off. That bound is loose. For the median"
+        " random query, it is over seventy times a matching key's score at every distance up to ten thousand."
     )
     assert item in page, item
     # "falls in ripples, and far out it swings around zero": the doubling averages fall up to the doubling that holds
@@ -3071,8 +3105,8 @@ def _decay_item() -> list[str]:
     held = int(math.log2(int(first)))
     assert trend[held] > 0.1 * e0, float(trend[held])
     block = (
-        "<details><summary>What the average is over</summary> The unrelated key scores zero on"
-        " average, with the same spread at every distance. The expected score is over random queries with no"
+        "<details><summary>What the average is over</summary>"
+        " The expected score is over random queries with no"
         " preferred direction; the unrelated key has none either. Averaged also over each doubling of the distance,"
         " from one power of two up to the next, the matching key's"
         f" score falls at every doubling until it reaches about zero in the doubling from {spaced(2**half)} to"
@@ -3508,7 +3542,19 @@ def prose_expected() -> list[str]:
     assert (
         "An integer code written into every coordinate is erased by a LayerNorm, or drowns the word under an RMSNorm."
         " A binary code can flip every bit between neighbours, and a learned table stops at its trained length."
+        " Vision models such as ViT can interpolate between a learned table's rows to fit larger images."
     ) in page_text()
+    # "Vision models such as ViT can interpolate between a learned table's rows to fit larger images": the installed
+    # transformers' ViT embeddings resample the learned patch-position table to the new grid of patches
+    import inspect as _inspect
+
+    from transformers.models.vit import modeling_vit
+
+    vit_source = _inspect.getsource(modeling_vit.ViTEmbeddings.interpolate_pos_encoding)
+    assert "self.position_embeddings" in vit_source and "nn.functional.interpolate(" in vit_source
+    tiny_vit = modeling_vit.ViTConfig(hidden_size=8, image_size=32, patch_size=8)
+    assert "higher resolution" in vit_source  # its docstring: for images larger than in training
+    assert isinstance(modeling_vit.ViTEmbeddings(tiny_vit).position_embeddings, torch.nn.Parameter)  # learned
     quote(C8, "gains from the characters beyond")  # the Shakespeare windows, as the claims page's row says
     quote(C11, "It cannot tell whether the passkey's markers", "so a trained model can land below it, as KERPLE does")
     model = run["model"]
@@ -3702,9 +3748,10 @@ def prose_expected() -> list[str]:
         f"- *Passkeys*: the share found at random distances up to {farthest_random} tokens before `QUERY`, and the"
         " share found 496 back. A blind guess finds one in ten."
     ) in page_text()
-    # under the grid: "Plain RoPE finds every passkey at L, but at 8L it misses most even eight back, an offset seen in
-    # training": every probe found at L in every seed (random distances up to L - 2); at 8L, fewer than half found 8
-    # back in every seed (9 to 39 %), and 8 < L, an offset the training inputs hold
+    # under the grid: "Plain RoPE finds every passkey at L. At 8L it misses most even eight back, an offset seen in
+    # training; chapter 8 does not test why" (chapter 8 gives no cause for it): every probe found at L in every seed
+    # (random distances up to L - 2); at 8L, fewer than half found 8 back in every seed (9 to 39 %), and 8 < L, an
+    # offset the training inputs hold
     assert all(v == 1.0 for v in per_seed("rope", "passkey", L)), per_seed("rope", "passkey", L)
     eight_back = [
         m["passkey_by_distance"]["8"] for m in load_results("extrapolation", check=False)["metrics"]["rope"].values()
@@ -3712,7 +3759,8 @@ def prose_expected() -> list[str]:
     assert len(eight_back) == 5 and max(eight_back) < 0.5, eight_back
     assert 8 in run["distances"] and 8 < L
     assert (
-        "Plain RoPE finds every passkey at $L$, but at $8L$ it misses most even eight back, an offset seen in training."
+        "Plain RoPE finds every passkey at $L$. At $8L$ it misses most even eight back, an offset seen in training;"
+        " chapter 8 does not test why."
     ) in page_text()
     # "... even when the loss breaks": dynamic PI's loss breaks and it finds 99.8 % (below; chapter 8's words, quoted
     # in prose_expected: "so a model can find it by content alone")
@@ -3886,16 +3934,17 @@ def prose_expected() -> list[str]:
     # exceed the grid's beta_fast, 2 (kept, above), against the fixes table's 32 (_yarn_fix_row); "by 8 at 8L, where
     # Qwen-7B's rule slows it by 15": `factor` 1 at 8L (_slowest_stretch) against _qwen_alpha there, which the f2 arm
     # matches (stretch, above)
-    # the key under the grid: "† These two rows slow some pairs less than YaRN with DeepSeek-V3's thresholds and
-    # Qwen-7B's choice of base would. With those, their losses fall to 1.40 and 1.87": DeepSeek-V3's betas, its
+    # the key above the grid: "† The † rows use milder settings than the fixes table. Dynamic YaRN keeps pairs that
+    # turn more than twice within L, not 32 times. Dynamic NTK slows the slowest pair less than Qwen-7B's rule. With
+    # the table's 32 and Qwen-7B's slowdown, their losses fall to 1.40 and 1.87": DeepSeek-V3's betas, its
     # thresholds in
     # turns, are the b32 arm's (above), and the grid's 2/1 slow pairs 1 and 2 less and no pair more (_milder_yarn,
     # below); the grid's NTK slows its slowest pair by 8 at 8L, Qwen-7B's rule by 15 (below), and no pair more
     # (below: each pair's slowdown grows with s);
     # the f2 arm slows the slowest pair as Qwen-7B's rule does at 8L (stretch, above), and both arms' losses lie below
     # the grid's rows (above); the block "Their settings" gives the bands, the slowdowns and the losses (_dynamic_gloss)
-    # "slow some pairs less ... than Qwen-7B's choice of base would": NTK-aware frequencies for the grid's heads at
-    # 8L, base
+    # "Dynamic NTK slows the slowest pair less than Qwen-7B's rule" (by n/L, below Qwen-7B's step: above), and no
+    # other pair more: NTK-aware frequencies for the grid's heads at 8L, base
     # 10^4 s^(d/(d-2)) with s = 8 (the grid's) against s = 15 (Qwen-7B's there): no pair slowed more, all but pair 0
     # less
     ntk_theta = posenc.rope_inv_freq(head).double()
@@ -3904,9 +3953,10 @@ def prose_expected() -> list[str]:
     }
     assert bool((by[8.0][1:] < by[15.0][1:]).all()) and abs(float(by[8.0][0] - by[15.0][0])) < 1e-9, by
     settings = (
-        "† The two rows marked † slow some pairs less than YaRN with DeepSeek-V3's thresholds and Qwen-7B's choice of"
-        " base"
-        f" would. With those, their losses fall to {b32} and {f2}."
+        "† The † rows use milder settings than the fixes table. Dynamic YaRN keeps pairs that turn more than twice"
+        f" within $L$, not {b32_arm['beta_fast']:.0f} times. Dynamic NTK slows the slowest pair less than Qwen-7B's"
+        f" rule. With the table's {b32_arm['beta_fast']:.0f} and Qwen-7B's slowdown, their losses fall to {b32} and"
+        f" {f2}."
     )
     assert settings in page_text(), settings
     # the marker stands on exactly the two rows it describes, and on the key
@@ -3914,11 +3964,7 @@ def prose_expected() -> list[str]:
     marked = [_table_cells(r)[0] for r in source_lines if r.startswith("|") and "†" in r]
     assert marked == ["dynamic YaRN †", "dynamic NTK †"], marked
     key_lines = [r for r in source_lines if "†" in r and not r.startswith("|")]
-    key = (
-        "† The two rows marked † slow some pairs less than YaRN with DeepSeek-V3's thresholds and Qwen-7B's choice of"
-        " base"
-        " would."
-    )
+    key = "† The † rows use milder settings than the fixes table."
     assert len(key_lines) == 1 and key_lines[0].startswith(key), key_lines
     # the block: "Qwen-7B's rule also multiplies each query past L by log_L of its position, which this arm does not"
     # (Qwen's logn: _qwen_dynamic_ntk); the `factor` 2 arm sets only the factor, and posenc applies no query scaling
@@ -4079,8 +4125,18 @@ def prose_expected() -> list[str]:
         # the lines under the fixes table: Qwen-7B's rule; a fixed factor of 8 in chapter 8's models (the saved run's
         # fixed factor, asserted in _overview_examples); the block: Llama 3.1's factor 8 for inputs 16 times longer,
         # Gemma 3's 8 for 4 times (_factor_not_length_ratio)
-        # ... and the fixed factor's cost at L: plain RoPE's loss, YaRN x8's and PI x8's (_fixed_as_dynamic_row)
-        [*_turns_example(), "7", "8", f"{run['sensitivity']['pi fixed']['factor']:.0f}", plain_at_L, pi_at_L, yarn_at_L]
+        # ... and the fixed factor's cost at L: plain RoPE's loss, YaRN x8's and PI x8's (_fixed_as_dynamic_row);
+        # "Chapter 8 measured none of the models named" (asserted in _overview_examples)
+        [
+            *_turns_example(),
+            "7",
+            "8",
+            f"{run['sensitivity']['pi fixed']['factor']:.0f}",
+            plain_at_L,
+            pi_at_L,
+            yarn_at_L,
+            "8",
+        ]
         + [*_other_fixes_block(), *_qwen_dynamic_ntk()[0], *_factor_not_length_ratio(), *_gemma3_layer_bases()]
         + _yarn_code_block()
         + ["5", "16", *decay, *_alibi_item()]  # T5; item 4's bfloat16; item 5 (_decay_item)
@@ -4103,10 +4159,13 @@ def prose_expected() -> list[str]:
             vocab,
             str(longest - 2),
             "496",  # "and the share found 496 back"
-            # the key above the grid: "† The two rows marked † slow some pairs less than YaRN with DeepSeek-V3's
-            # thresholds and Qwen-7B's choice of base would. With those, their losses fall to 1.40 and 1.87"
-            # (_dynamic_gloss, _yarn_b32, _ntk_factor)
-            "3",
+            # the key above the grid: "† The † rows use milder settings than the fixes table. Dynamic YaRN keeps pairs
+            # that turn more than twice within L, not 32 times. Dynamic NTK slows the slowest pair less than Qwen-7B's
+            # rule. With the table's 32 and Qwen-7B's slowdown, their losses fall to 1.40 and 1.87" (_dynamic_gloss,
+            # _yarn_fix_row, _yarn_b32, _ntk_factor)
+            *_yarn_fix_row(),
+            "7",
+            *_yarn_fix_row(),
             "7",
             _yarn_b32()[0],
             _ntk_factor()[0],
@@ -4115,7 +4174,9 @@ def prose_expected() -> list[str]:
             "5",
             filler_n,
             ln_filler,
-            # "Plain RoPE finds every passkey at L, but at 8L it misses most even eight back" (asserted with the key)
+            # "Plain RoPE finds every passkey at L. At 8L it misses most even eight back, an offset seen in training;
+            # chapter 8 does not test why" (asserted with the key)
+            "8",
             "8",
             "5",  # the seeds' groups under the grid, T5 among them (_seed_overlaps)
             # the block behind the limits: the grid's heads against Llama 2's and Llama 3's (_grid_heads_block)
@@ -4769,7 +4830,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         "- *Grades*: *fine* is within",
         "- *Passkeys*: the share found",
         "The three *dynamic* rows rescale",
-        "† The two rows marked † slow",
+        "† The † rows use milder settings",
         GRID_HEADER,
         "T5 and NoPE predict the filler past $L$",
         "Plain RoPE finds every passkey at $L$",
@@ -5421,7 +5482,7 @@ def test_intro_takeaways_are_the_chapters_findings():
         == 40 * config["steps"] * config["batch"] * config["train_length"]
     )
     assert "This fine-tuning is long: 400 steps of 4 inputs of 512 tokens, 40 % of the pre-training tokens" in intro
-    assert "fine-tuning without slowing lagged far behind PI: after 10 000 steps it was still worse at 8192" in intro
+    assert "fine-tuning without slowing lagged behind PI: after 10 000 steps it was still worse at 8192" in intro
     quote(C8, "Chen et al. fine-tune models of 7 to 65 billion parameters")
     # "The PI paper compared the two in models of 7 to 33 billion parameters": Chen et al. 2023 (arXiv 2306.15595),
     # Tables 1 and 2 have direct fine-tuning (FT) rows at 8192 for 7B, 13B and 33B only (65B: PI only); PG19 perplexity
