@@ -232,6 +232,10 @@ def test_partial_rotary_and_p_rope_frequencies():
         expected = torch.tensor([b ** evaluate(full, i=i, d=d) for i in range(turning)], dtype=torch.float64)
         assert torch.allclose(prop[:turning].double(), expected, rtol=1e-6, atol=0), share
         assert prop.numel() == d // 2 and (prop[turning:] == 0).all(), share  # the other pairs: frequency zero
+        # "only the fastest share of the pairs turn": every turning pair's frequency is above every other pair's
+        (which,) = re.findall(r"only the (\w+) share of the pairs turn", prope)
+        full_width = torch.tensor([b ** evaluate(full, i=i, d=d) for i in range(d // 2)], dtype=torch.float64)
+        assert which == "fastest" and full_width[:turning].min() > full_width[turning:].max(), (which, share)
 
 
 # ---- the base row, NTK-aware scaling and the fast pairs ----------------------------------------------------------
@@ -827,7 +831,8 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
 
     (in_l,) = re.findall(
         r"Pair \$i\$'s \*turns in \$L\$\* are \$([^$]+)\$: the count that `llama3` and YaRN compare with their"
-        r" bounds \|",
+        r" bounds\. It looks one position further than the \*fast pair\* test, at offset \$L\$ rather than \$L - 1\$;"
+        r" in Llama 3\.1's head the two sort the pairs alike \|",
         row("turn"),
     )
     (count,) = re.findall(
@@ -1650,7 +1655,7 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
         "so training showed it its whole circle | {doc}`4 <../notebooks/04_rope>`, {doc}`7 <../notebooks/07_beyond>` |"
     )
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    longer = raw[raw.index("## Longer inputs") : raw.index("### A worked example")]
+    longer = raw[raw.index("### Terms for longer inputs") : raw.index("### Temperature and query scales")]
     table = longer[longer.index("| English |") : longer.index("<details>")]
     for term in ("trained length | 训练长度", "turn | 圈", "fast pair | 快速对", "slow pair | 慢速对"):
         assert f"\n| {term} |" in table, term
@@ -1757,8 +1762,9 @@ def test_mrope_gives_time_height_and_width_each_a_run_of_pairs():
     """The M-RoPE row: "RoPE with three position axes, time, height and width, each given a run of pairs (Qwen2-VL)":
     transformers' Qwen2-VL rotary embedding, given a different position on each axis, turns each pair by one axis's
     position; the axes own contiguous runs of pairs in the order time, height, width (its `mrope_section`)."""
-    assert "RoPE with three position axes, time, height and width, each given a run of pairs (Qwen2-VL) |" in row(
-        "M-RoPE (multimodal RoPE)"
+    assert (
+        "RoPE with three position axes, time, height and width, each given a run of pairs, as in Qwen2-VL (Wang et al."
+        in row("M-RoPE (multimodal RoPE)")
     )
     from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLRotaryEmbedding
 
@@ -1882,9 +1888,14 @@ def test_ramp_row_llama3_linear_in_turns_yarn_linear_in_the_pair_index():
     `llama3`, which is not linear in the index, and falls by the same step from pair to pair for `yarn`, which is not
     linear in turns. Llama 3.1's head and bounds; YaRN's defaults."""
     assert (
-        "which get a blend of the two frequencies. `llama3` ramps the blend linearly in turns in $L$, YaRN linearly in"
-        " the pair index |" in row("ramp")
+        "which get a blend of the two frequencies. YaRN's paper makes the blend linear in turns, as `llama3` does. In"
+        " transformers, which follows YaRN's released code, `llama3` ramps the blend linearly in turns in $L$, YaRN"
+        " linearly in the pair index |" in row("ramp")
     )
+    # the paper's blend, as chapter 7 quotes it: gamma(r), linear in the turns r; the book follows the released code
+    c7 = chapter("07_beyond")
+    assert "The paper writes the blend as a function of the turns, $\\gamma(r) = (r - \\beta_{\\text{slow}})" in c7
+    assert "This book follows the code, which the released YaRN checkpoints run with." in c7
     d, b, L, s = llama31_head()
     theta = posenc.rope_inv_freq(d, b, dtype=torch.float64)
     turns = L * theta / (2 * math.pi)
@@ -1971,8 +1982,10 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     assert "StreamingLLM caches keys unrotated and rotates them by their current slot." in chapter("10_rope_today")
     forward = inspect.getsource(modeling_llama.LlamaAttention.forward)
     assert forward.index("apply_rotary_pos_emb(") < forward.index("cache.update(")
-    assert "a normalisation of the queries and keys, as in Qwen3 and OLMo 2 |" in row("QK-norm")
-    for module in (modeling_qwen3.Qwen3Attention, modeling_olmo2.Olmo2Attention):
+    assert "a normalisation of the queries and keys, as in Qwen3, OLMo 2 and Gemma 3 |" in row("QK-norm")
+    from transformers.models.gemma3 import modeling_gemma3
+
+    for module in (modeling_qwen3.Qwen3Attention, modeling_olmo2.Olmo2Attention, modeling_gemma3.Gemma3Attention):
         init = inspect.getsource(module.__init__)
         assert "self.q_norm" in init and "self.k_norm" in init, module
     assert "q_norm" not in inspect.getsource(modeling_qwen2.Qwen2Attention.__init__)
@@ -2110,8 +2123,9 @@ def test_mla_caches_one_rotated_key_that_all_heads_share():
     `kv_lora_rank + qk_rope_head_dim`, whatever the number of heads, and every head's key gets the same rotary part."""
     from transformers.models.deepseek_v3 import modeling_deepseek_v3 as ds3
 
-    assert "it caches one compressed vector per token and one small rotated key shared by all heads |" in row(
-        "multi-head latent attention (MLA)"
+    assert (
+        "it caches one compressed vector per token and one small rotated key shared by all heads (DeepSeek-AI"
+        in row("multi-head latent attention (MLA)")
     )
     assert "one small rotary key $k^R_n$ per token, 64 numbers shared by all 128 heads" in chapter("10_rope_today")
     for heads in (2, 4):
@@ -2352,6 +2366,8 @@ CITED_KEYS = {
     "FlexAttention": {"dong2024flexattention"},
     "grouped-query attention (GQA)": {"ainslie2023gqa"},
     "linear attention": {"katharopoulos2020linear"},
+    "M-RoPE (multimodal RoPE)": {"wang2024qwen2vl"},
+    "multi-head latent attention (MLA)": {"deepseek2024v2"},
 }
 
 
@@ -2492,3 +2508,93 @@ def test_round_87_rows_and_the_primers_opening():
         "a pair that turns less than once over those offsets, so training showed it only an arc, and beyond $L$ it"
         " meets new angles" in row("slow pair")
     )
+
+
+# ---- round 88: words the round-87 read found unguarded, the base of the decay row, $n$, Gemma's scales ------------
+
+
+def test_round_88_words_the_read_found_unguarded():
+    """Words no test read before: the Forgetting Transformer's "after the key, up to the query"; progressive
+    interpolation's "the same log of the query's position"; Scalable-Softmax's "log of the number of tokens attended";
+    linear attention's "grows linearly with the length"; local and global layers' "a window of recent tokens in Gemma 3
+    or the query's own chunk in Llama 4"; the long-term decay row's "128-wide heads of base 10 000"; the letters
+    block's $n$; and the Gemma bullets of "Other models' query and logit scales"."""
+    c3, c5, c8, c11 = (chapter(n) for n in ("03_relative", "05_decay", "08_extrapolation", "11_learned_position"))
+    # FoX: D_ij = sum of log f_l for l from j + 1 to i (Lin et al. 2025), the key's own gate left out: a difference of
+    # two running sums, as chapter 11 says; "from the key" would add the key's own gate
+    (where,) = re.findall(
+        r"the sum of the log gates of the tokens (\w+) the key, up to the query", row("Forgetting Transformer")
+    )
+    assert where == "after", where
+    assert "Its bias is then a difference of two running sums, one per token" in c11
+    g = torch.Generator().manual_seed(1)
+    log_f = torch.nn.functional.logsigmoid(torch.randn(6, generator=g, dtype=torch.float64))
+    run = torch.cumsum(log_f, 0)
+    i, j = 5, 2
+    assert abs(float(run[i] - run[j]) - float(log_f[j + 1 : i + 1].sum())) < 1e-12
+    assert abs(float(run[i] - run[j]) - float(log_f[j : i + 1].sum())) > 1e-6
+    # FIRE: divided by psi of the query's position, chapter 11's words (its [0, 1] range: the FIRE range test)
+    assert "divided by the same log of the query's position or," in row("progressive interpolation")
+    assert "Dividing by $\\psi$ of the query's position is what FIRE's paper calls *progressive interpolation*." in c11
+    # Scalable-Softmax: the log of the number of tokens attended, as chapters 5 and 8 say
+    assert "a learned multiple of the log of the number of tokens attended" in row("Scalable-Softmax")
+    assert "Scalable-Softmax scales the logits by   the logarithm of the number of tokens attended".replace(
+        "   ", " "
+    ) in (" ".join(c8.split()))
+    assert "Scalable-Softmax with the logarithm of the number of keys" in c5
+    # linear attention: cost linear in the length (chapter 3: L d^2 against softmax's L^2 d; chapter 4's words)
+    assert "so its cost grows linearly with the length" in row("linear attention")
+    assert "Softmax attention's work grows like $L^2 d$, linear attention's like $L d^2$" in c3
+    assert "its cost grows linearly with the length" in chapter("04_rope")
+    # local and global layers: Gemma 3's local layers use a sliding window, Llama 4's chunks (transformers' configs)
+    assert "a window of recent tokens in Gemma 3 or the query's own chunk in Llama 4" in row("local and global layers")
+    gemma3, llama4 = transformers.Gemma3TextConfig(), transformers.Llama4TextConfig()
+    assert gemma3.sliding_window and getattr(gemma3, "attention_chunk_size", None) is None
+    assert llama4.attention_chunk_size
+    # long-term decay: chapter 5's heads, 128 wide with base 10^4 unless said otherwise
+    ((width, base),) = re.findall(
+        r"in its (\d+)-wide heads of base ([\d ]+), a \*matching key\*", row("long-term decay")
+    )
+    assert "Heads have $d = 128$ dimensions and the base is $b = 10^4$, unless said otherwise." in c5
+    assert (int(width), int(base.replace(" ", ""))) == (128, 10_000)
+    # $n$: this page's key position (the offset row), the input length in chapter 8
+    assert "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$" in row("offset")
+    assert "| $n$ | a key's position | an input's length in chapter 8 |" in page()
+    assert "Five words name how a model meets a longer input of $n$ tokens." in c8
+    # Gemma 3: no soft-cap by default, query and key norms; Gemma 2 and 3 scale q.k by query_pre_attn_scalar^(-1/2)
+    from transformers.models.gemma2 import modeling_gemma2
+    from transformers.models.gemma3 import modeling_gemma3
+
+    text = page()
+    assert "Gemma 3 has no soft-cap by default and normalises its queries and keys, a *QK-norm*." in text
+    assert gemma3.attn_logit_softcapping is None
+    assert "self.q_norm" in inspect.getsource(modeling_gemma3.Gemma3Attention.__init__)
+    (default,) = re.findall(
+        r"Gemma 2 and 3 scale \$q \\cdot k\$ by one over the square root of `query_pre_attn_scalar`, not of \$d\$;"
+        r" transformers' default is (\d+)\.",
+        text,
+    )
+    for config, module in ((transformers.Gemma2Config(), modeling_gemma2), (gemma3, modeling_gemma3)):
+        assert config.query_pre_attn_scalar == int(default)
+        assert "self.scaling = config.query_pre_attn_scalar**-0.5" in inspect.getsource(module)
+
+
+def test_worked_example_says_the_cost_of_dividing_by_more_than_the_stretch():
+    """The worked example, now right under the primer: "Dividing by more than the stretch has a cost: *position
+    interpolation* also slows the fast pairs, which turn fully in training. In chapter 8, a `factor` fixed at 8 raises
+    the loss at $L$ in models not trained with it." Chapter 8's section "A fixed factor costs on short inputs" says so;
+    that PI divides Llama 3.1's fast pairs by s is :func:`test_over_dividing_the_slowest_pair_and_pis_fast_pairs`'s.
+    The example comes before the terms' table, and its last block before the heading "Terms for longer inputs"."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    text = page()
+    (fixed,) = re.findall(
+        r"In chapter 8, a `factor` fixed at (\d+) raises the loss at \$L\$ in models not trained with it\.", text
+    )
+    assert (
+        "Dividing by more than the stretch has a cost: *position interpolation* also slows the fast pairs, which turn"
+        " fully in training." in text
+    )
+    c8 = " ".join(chapter("08_extrapolation").split())
+    assert f"In models not trained with it, a `factor` fixed at {fixed} raises the loss at $L$" in c8
+    assert raw.index("## Longer inputs") < raw.index("### A worked example") < raw.index("### Terms for longer inputs")
+    assert raw.index("Where a configuration keeps the trained length") < raw.index("### Terms for longer inputs")

@@ -1621,7 +1621,7 @@ def test_chapter_llama3_fields_and_qwen3_yarn():
     $L/4 = 2048$, set by `high_freq_factor`. It slows eightfold those above $L = 8192$, set by `low_freq_factor`":
     with the opening's fields, the kept and the eightfold-slowed pairs are exactly those under L / high_freq_factor
     and above L / low_freq_factor. The appendix on Qwen3's model cards: `factor` 4 from 32 768, "YaRN then divides the
-    slowest pairs' frequencies by 4 and keeps the fast pairs", with YaRN's default beta_fast 32 and beta_slow 1 (the
+    slowest pairs' frequencies by 4 and keeps the fastest pairs", with YaRN's default beta_fast 32 and beta_slow 1 (the
     cards set neither), for a 128-dimensional head at bases from 1e4 to 1e7."""
     L, d = 8192, 128
     plain = posenc.rope_inv_freq(d, 5e5).double()
@@ -1650,7 +1650,7 @@ def test_chapter_llama3_fields_and_qwen3_yarn():
         "keeps the pairs with wavelengths under $L/4 = 2048$, set by `high_freq_factor`.",
         "It slows eightfold those above $L = 8192$, set by `low_freq_factor`.",
         "For Qwen3 the cards give `factor` 4 from `original_max_position_embeddings` 32 768, for inputs up to 131 072",
-        "YaRN then divides the slowest pairs' frequencies by 4 and keeps the fast pairs",
+        "YaRN then divides the slowest pairs' frequencies by 4 and keeps the fastest pairs",
     ):
         assert sentence in text, sentence
 

@@ -5432,11 +5432,11 @@ def test_intro_takeaways_are_the_chapters_findings():
     trigram_worst = max(per_seed("trigram", "loss_beyond", longest))
     for arm in ("rope+pi", "rope+yarn"):  # every seed of dynamic PI and YaRN above the trigram's worst seed
         assert min(per_seed(arm, "loss_beyond", longest)) > trigram_worst, arm
-    # "Position interpolation (PI) slows every pair; YaRN leaves the fast-turning pairs alone and slows the
-    # slow-turning ones": chapter 8's table of the rules
+    # "Position interpolation (PI) slows every pair; YaRN leaves the fastest pairs alone and fully slows the slow
+    # ones": chapter 8's table of the rules
     assert (
-        "Position interpolation (PI) slows every pair; YaRN leaves the fast pairs alone and slows the slow ones"
-        in intro
+        "Position interpolation (PI) slows every pair; YaRN leaves the fastest pairs alone and fully slows the slow"
+        " ones, with a ramp between." in intro
     )
     quote(C8, "keeps the pairs that turn more than twice within $L$, divides those that turn less than once by $s$")
     assert "PI's loss lies inside plain RoPE's range. With chapter 8's ramp, YaRN's is 1.55 to 1.97 nats." in intro
@@ -5852,7 +5852,8 @@ def test_glossary_rows_follow_the_chapters():
     quote(C5, "**Matching key**: a key equal to its query, $k = q$.")
     quote(C5, "Heads have $d = 128$ dimensions and the base is $b = 10^4$, unless said otherwise.")
     assert (
-        "RoFormer's claim that RoPE's scores fall with distance. Chapter 5 finds that, in its 128-wide heads, a"
+        "RoFormer's claim that RoPE's scores fall with distance. Chapter 5 finds that, in its 128-wide heads of base"
+        " 10 000, a"
         " *matching key*'s score falls on average over queries and over each doubling of the distance, to about zero"
         " near half the base, but not distance by distance |"
     ) in glossary
