@@ -1141,18 +1141,18 @@ def test_the_opening_dogs_get_the_same_output():
     example does, and not with either."""
     text = page()
     assert "With neither a position encoding nor a causal mask, it is blind to order" in text
-    # "A decoder's causal mask lets each token see itself and the tokens before it. That alone gives the two
+    # "A decoder's causal mask lets each token see itself and the tokens before it. That alone can give the two
     # dogs different outputs": the masked attention below, with no position encoding
     assert (
         "cannot be told apart (chapter 1). A decoder's causal mask lets each token see itself and the tokens before it."
-        " That alone gives the two dogs different outputs." in text
+        " That alone can give the two dogs different outputs." in text
     )
     # "But the mask gives position only indirectly: a layer has to work it out. So most models also use a *position
     # encoding*, which supplies position directly": chapter 1's words, and its counting construction (the block's
     # "Chapters 1 and 7 show how a layer can count positions from it")
     assert (
-        "That alone gives the two dogs different outputs. But the mask gives position only indirectly: a layer has to"
-        " work it out. So most models also use a *position encoding*, which supplies position directly." in text
+        "That alone can give the two dogs different outputs. But the mask gives position only indirectly: a layer has"
+        " to work it out. So most models also use a *position encoding*, which supplies position directly." in text
     )
     assert "Chapters 1 and 7 show how a layer can count positions from it." in text
     c1 = chapter("01_why_position")

@@ -848,12 +848,13 @@ def test_raised_losses_stay_below_uniform_guessing_and_nope_ends_near_ln_16():
         for a, t in zip(loss_8L(m), trigram)
     )
     assert abs(sum(loss_8L("none")) / len(seeds) - math.log(corpus.vocab_size)) < 0.05
-    # the section's "At $8L$ that model's loss is within a tenth of a nat of $\ln 16$ ... in every seed"
+    # the section's "At $8L$, the loss of the model without position encoding is within a tenth of a nat of $\ln 16$
+    # ... in every seed"
     assert all(abs(a - math.log(corpus.vocab_size)) < 0.1 for a in loss_8L("none"))
     notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     text = " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
-    assert "loss is within a tenth of a nat of $\\ln 16 \\approx 2.77$ nats" in text
+    assert "without position encoding is within a tenth of a nat of $\\ln 16 \\approx 2.77$ nats" in text
 
 
 def test_the_trigram_sits_003_nats_above_ln_2_and_kerple_lands_below_it_in_most_seeds():

@@ -2767,12 +2767,12 @@ def _item_8_passkeys() -> None:
     # "and finds more far passkeys than ALiBi, though not all": in every seed KERPLE finds more than ALiBi, both at
     # random distances up to 8L and 496 back; "though not all": chapter 11's takeaway, KERPLE's share 496 back below
     # 1, pooled over its seeds. "like NoPE, ... in the grid": NoPE's two passkey columns, every probe in every seed
-    # (chapter 11's warning that a full score there is no strength of FIRE or CoPE)
+    # (chapter 11's warning that a full score there needs no position information)
     for column in (("passkey", longest), ("passkey_by_distance", "496")):
         pairs_ = list(zip(per_seed("kerple", *column), per_seed("alibi", *column)))
         assert all(k > a for k, a in pairs_), (column, pairs_)
     quote(C11, "KERPLE keeps a low loss but misses some far passkeys")
-    quote(C11, "no strength of FIRE or CoPE")
+    quote(C11, "A full score needs no position information")
     assert statistics.fmean(per_seed("kerple", "passkey_by_distance", "496")) < 1
     for column in (per_seed("none", "passkey", longest), per_seed("none", "passkey_by_distance", "496")):
         assert all(v == 1.0 for v in column), column
