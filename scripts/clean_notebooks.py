@@ -14,6 +14,8 @@
 - collapses the code of every cell tagged `hide-input` in JupyterLab too (`jupyter.source_hidden`, the
   metadata JupyterLab itself writes when a reader collapses a cell): the HTML book hides that code by
   its tag, and a notebook reader then sees the same main line, with the code a click away;
+- collapses the output of every cell tagged `hide-output` the same way (`jupyter.outputs_hidden`, and
+  the older `collapsed` flag, both of which JupyterLab writes when a reader collapses an output);
 - merges consecutive stream outputs (stdout, stderr) as JupyterLab does: how a kernel's prints
   are split into messages depends on timing;
 - writes the file exactly as JupyterLab's server does (nbformat: keys sorted, indent 1,
@@ -50,6 +52,9 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             continue
         if "hide-input" in cell.metadata.get("tags", []):
             cell.metadata["jupyter"] = {**cell.metadata.get("jupyter", {}), "source_hidden": True}
+        if "hide-output" in cell.metadata.get("tags", []):
+            cell.metadata["jupyter"] = {**cell.metadata.get("jupyter", {}), "outputs_hidden": True}
+            cell.metadata["collapsed"] = True
         kept = []
         for out in cell.outputs:
             if out.get("output_type") in ("display_data", "execute_result") and WIDGET_VIEW in out.get("data", {}):

@@ -399,7 +399,9 @@ def test_normaliser_is_idempotent_and_strips_volatile_parts():
     ]
     hidden = nbformat.v4.new_code_cell("y = 2")
     hidden.metadata["tags"] = ["hide-input"]
-    nb.cells = [cell, printed, hidden]
+    folded = nbformat.v4.new_code_cell("z = 3")
+    folded.metadata["tags"] = ["hide-input", "hide-output"]
+    nb.cells = [cell, printed, hidden, folded]
     once = clean.clean_text(nbformat.writes(nb))
     assert clean.clean_text(once) == once and once.endswith("}\n")
     back = json.loads(once)
@@ -413,6 +415,13 @@ def test_normaliser_is_idempotent_and_strips_volatile_parts():
     ], "consecutive prints merged as JupyterLab does"
     # a cell the HTML book shows without its code is collapsed in JupyterLab too
     assert back["cells"][2]["metadata"] == {"jupyter": {"source_hidden": True}, "tags": ["hide-input"]}
+    # a cell whose output the HTML book folds too: its output collapsed in JupyterLab, with the metadata JupyterLab
+    # writes on saving (outputs_hidden and the older collapsed flag), so opening and saving changes no byte
+    assert back["cells"][3]["metadata"] == {
+        "collapsed": True,
+        "jupyter": {"outputs_hidden": True, "source_hidden": True},
+        "tags": ["hide-input", "hide-output"],
+    }
 
 
 def test_running_a_chapter_in_place_changes_no_byte(tmp_path):
