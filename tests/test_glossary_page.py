@@ -2329,7 +2329,7 @@ def test_qwen_logn_query_scale_matches_the_claims_page():
     )
 
 
-# ---- round 87: citations by bib key, four uncovered words, the new rows, the primer's opening ---------------------
+# ---- citations by bib key, four row wordings, rows of later designs, the primer's opening ----------------------
 
 #: each citing row's bib keys: a row must cite exactly these entries' first authors and years, so a right author with
 #: the year of another of their papers (ALiBi as "Press et al. 2021", Shortformer's year) fails
@@ -2401,8 +2401,8 @@ def test_each_rows_citations_are_its_own_bib_entries():
     assert set(citing) == set(CITED_KEYS), set(citing) ^ set(CITED_KEYS)
 
 
-def test_four_words_no_test_read():
-    """Four words the round-86 read flipped with no test failing. The letters block's "a key's position in chapter 9"
+def test_letters_trigram_dca_and_axial_rows_match_their_sources():
+    """Four row wordings, each against its source. The letters block's "a key's position in chapter 9"
     (the one chapter whose markdown writes "key $m$"); the trigram row's "from the two before" (the baseline's table
     is indexed by two previous tokens); DCA's "Qwen2.5's 1M-token models" (chapter 10's words, with the config field);
     axial 2-D RoPE's "half the pairs turn with the row, half with the column" (posenc.rope_cos_sin_2d)."""
@@ -2443,8 +2443,8 @@ def test_four_words_no_test_read():
     assert (share[rows_share], share[cols_share]) == (len(with_row) / (d // 2), len(with_col) / (d // 2))
 
 
-def test_round_87_rows_and_the_primers_opening():
-    """The rows the round-86 read missed, each against the chapter it names: Self-Extend (chapter 8, "Attention that
+def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
+    """Rows for designs the chapters name, each against its chapter: Self-Extend (chapter 8, "Attention that
     never meets a distance longer than in training ... Self-Extend"); the Forgetting Transformer (chapter 11: log gates
     summed between key and query, each from one token, "an ALiBi whose slope the content sets"); stick-breaking
     attention (chapter 11 names it; the share rule is the paper's); Gated DeltaNet (chapter 10: Qwen3-Next's "one layer
@@ -2510,11 +2510,11 @@ def test_round_87_rows_and_the_primers_opening():
     )
 
 
-# ---- round 88: words the round-87 read found unguarded, the base of the decay row, $n$, Gemma's scales ------------
+# ---- row wordings against their sources, the base of the decay row, $n$, Gemma's scales --------------------------
 
 
-def test_round_88_words_the_read_found_unguarded():
-    """Words no test read before: the Forgetting Transformer's "after the key, up to the query"; progressive
+def test_row_wordings_match_their_chapters_and_sources():
+    """Row wordings, each against its source: the Forgetting Transformer's "after the key, up to the query"; progressive
     interpolation's "the same log of the query's position"; Scalable-Softmax's "log of the number of tokens attended";
     linear attention's "grows linearly with the length"; local and global layers' "a window of recent tokens in Gemma 3
     or the query's own chunk in Llama 4"; the long-term decay row's "128-wide heads of base 10 000"; the letters

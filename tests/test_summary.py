@@ -6561,7 +6561,7 @@ def test_item_2_sinusoids_rotate_yet_attention_sees_both_positions():
 
 
 def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
-    """Sentences no other test pinned, each checked by a computation (round-86 read, item 6): item 3's "Shaw's learned
+    """Sentences no other test pinned, each checked by a computation: item 3's "Shaw's learned
     vectors and T5's learned biases put the offset between two tokens into attention"; item 7's "PI, NTK-aware scaling
     and YaRN lengthen the wavelengths of RoPE's slow pairs, pulling the angles of long distances back toward those
     seen in training"; item 9's "A bias stored as a mask costs memory that grows with the square of the length";
