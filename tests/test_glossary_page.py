@@ -29,7 +29,7 @@ import torch
 import posenc
 from posenc.book.models import MODEL_ROPE_CONFIGS
 from posenc.book.properties import attention_entropy
-from posenc.experiments import PasskeyCorpus, load_results
+from posenc.experiments import PasskeyCorpus, experiment_scaling, load_results
 
 ROOT = Path(__file__).resolve().parents[1]
 transformers = pytest.importorskip("transformers")
@@ -46,6 +46,35 @@ def row(term: str) -> str:
     found = [line for line in lines if line.startswith(f"| {term} |")]
     assert len(found) == 1, (term, len(found))
     return re.sub(r"\s+", " ", found[0])
+
+
+def cells(term: str) -> list[str]:
+    """The cells of :func:`row`'s row for ``term``, stripped."""
+    return [
+        cell.strip()
+        for cell in re.split(r"(?<!\\)\|", re.sub(r"`[^`]*`", lambda m: m[0].replace("|", " "), row(term)))[1:-1]
+    ]
+
+
+def _block_row(start: str, first_cell: str) -> str:
+    """The row whose first cell is ``first_cell`` in the collapsed block that begins at ``start``; it must be there
+    exactly once. Whitespace as in :func:`page`."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    block = raw[raw.index(start) :]
+    block = block[: block.index("</details>")]
+    found = [line for line in block.splitlines() if line.startswith(f"| {first_cell} |")]
+    assert len(found) == 1, (first_cell, len(found))
+    return re.sub(r"\s+", " ", found[0])
+
+
+def note(term: str) -> str:
+    """The row of the collapsed block "Where papers and code differ" whose first cell is ``*term*``."""
+    return _block_row("## Where papers and code differ", f"*{term}*")
+
+
+def letters(term: str) -> str:
+    """The row of the collapsed notation block whose first cell is ``term``."""
+    return _block_row("<details><summary>Notation that differs between chapters", term)
 
 
 def chapter(name: str) -> str:
@@ -822,17 +851,16 @@ def test_base_row_names_rope_parameters():
 
 def test_llama3_and_yarn_count_turns_over_one_position_more():
     """The turn row: "Pair $i$'s *turns in $L$* are $L/\\lambda_i$: the count that `llama3` and YaRN compare with their
-    bounds"; and the fast pair row's collapsed note: "A pair's turns in $L$, $L\\theta_i/(2\\pi)$, measure its
-    angle at offset $L$, one position further than training's longest offset, $L - 1$. So a pair at the edge can turn
-    once in $L$ and still not be fast. In Llama 3.1's head the two counts sort the pairs alike: pairs 0 to 34 turn at
-    least once in $L$, and they are the fast pairs." transformers'
-    `llama3` keeps a pair when this count exceeds `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs
-    whose count is `beta_fast` and `beta_slow`. A short L (16) makes L and L - 1 differ enough to tell apart."""
+    bounds", where the row ends; and the collapsed block "Turns in L and the fast pairs' offsets": "A pair's turns in
+    $L$, $L\\theta_i/(2\\pi)$, measure its angle at offset $L$, one position further than training's longest offset, $L
+    - 1$. So a pair at the edge can turn once in $L$ and still not be fast. In Llama 3.1's head the two counts sort the
+    pairs alike: pairs 0 to 34 turn at least once in $L$, and they are the fast pairs." transformers' `llama3` keeps a
+    pair when this count exceeds `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs whose count is
+    `beta_fast` and `beta_slow`. A short L (16) makes L and L - 1 differ enough to tell apart."""
 
     (in_l,) = re.findall(
         r"Pair \$i\$'s \*turns in \$L\$\* are \$([^$]+)\$: the count that `llama3` and YaRN compare with their"
-        r" bounds\. It looks one position further than the \*fast pair\* test, at offset \$L\$ rather than \$L - 1\$;"
-        r" in Llama 3\.1's head the two sort the pairs alike \|",
+        r" bounds \|",
         row("turn"),
     )
     (count,) = re.findall(
@@ -896,10 +924,13 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
 
 
 def test_fixed_and_effective_scale_rows_name_the_chapters_words():
-    """The rows "fixed (scaling)": "chapters 7 and 10 call it "static"", and "effective scale": "chapter 7 calls
-    dynamic NTK's the "effective factor"", against the chapters' own words."""
+    """The row "fixed (scaling)": "chapters 7 and 10 call it "static"", and the notation block's row "effective scale":
+    ""effective factor" in chapter 7", against the chapters' own words."""
     (first, second) = re.findall(r'chapters (\d+) and (\d+) call it "static" \|', row("fixed (scaling) | 固定"))[0]
-    assert 'chapter 7 calls dynamic NTK\'s the "effective factor" |' in row("effective scale | 有效缩放比例")
+    assert (
+        '| effective scale | what a rule divides its slowest pair\'s frequency by | "effective factor" in chapter 7 |'
+        == (letters("effective scale"))
+    )
     static = {
         "07_beyond": "The `linear`, `yarn` and `llama3` rope_types are static.",
         "10_rope_today": "PI, YaRN and the `llama3` rule are *static*",
@@ -954,8 +985,9 @@ def test_half_layouts_partner_in_transformers():
 
 
 def test_copes_gate_in_the_paper_and_in_the_reference_code():
-    """The page: "in CoPE, $\\sigma(q\\cdot k)$ in the paper's equations and $\\sigma(q\\cdot k/\\sqrt d)$ in its
-    reference code".
+    """The block "Where papers and code differ": "in CoPE, $\\sigma(q\\cdot k)$ in the paper's equations and
+    $\\sigma(q\\cdot k/\\sqrt d)$ in its reference code, which posenc follows"; the gate row's main line says only
+    what both forms share, "in CoPE, a sigmoid of the query–key score".
     The reference code, facebookresearch/RAM `projects/cope/src/cope/context_position.py`, computes
     `gates = torch.sigmoid(gate_logits / math.sqrt(self.cfg.head_dim))`; posenc.CoPE follows it (its module docstring
     says so) and chapter 11 says the paper's equations omit the square root. So posenc's gates must be the page's
@@ -963,8 +995,13 @@ def test_copes_gate_in_the_paper_and_in_the_reference_code():
     from posenc.methods import cope
 
     ((paper, code),) = re.findall(
-        r"in CoPE, \$\\sigma\((.+?)\)\$ in the paper's equations and \$\\sigma\((.+?)\)\$ in its reference code",
-        row("gate"),
+        r"in CoPE, \$\\sigma\((.+?)\)\$ in the paper's equations and \$\\sigma\((.+?)\)\$ in its reference code,"
+        r" which posenc follows \|",
+        note("gate"),
+    )
+    assert row("gate").startswith(
+        "| gate | 门控 | a value in $(0, 1)$ saying how much a token counts; in CoPE, a sigmoid of the query–key"
+        " score |"
     )
     assert "Follows the reference implementation (facebookresearch/RAM" in cope.__doc__
     assert "computed as ``sigmoid(q . k / sqrt(d))``" in re.sub(r"\s+", " ", cope.__doc__)
@@ -1066,16 +1103,16 @@ def test_notation_block_alibi_slope_chapters():
 
 
 def test_temperature_divides_the_logits_and_below_one_sharpens():
-    """The row "a number $t$ that divides the logits: below 1 it sharpens attention, above 1 it flattens it" and the
-    table's "$1/t$": transformers' `TemperatureLogitsWarper` divides by $t$, and the entropy of the softmax falls below
-    $t = 1$ and rises above it, on random logits."""
+    """The row "a number $t$ that divides the logits: below 1 it sharpens attention, above 1 it flattens it" and its
+    cell "each logit multiplied by", "$1/t$": transformers' `TemperatureLogitsWarper` divides by $t$, and the entropy of
+    the softmax falls below $t = 1$ and rises above it, on random logits."""
     from transformers.generation.logits_process import TemperatureLogitsWarper
 
     ((below, above),) = re.findall(
         r"a number \$t\$ that divides the logits: below 1 it (\w+) attention, above 1 it (\w+) it",
         row("temperature (attention temperature)"),
     )
-    (per_logit,) = re.findall(r"\| \*temperature\* \$t\$ \| \$([^$]+)\$ \|", page())
+    (per_logit,) = re.findall(r"^\$([^$]+)\$$", cells("temperature (attention temperature)")[3])
     assert "scores / self.temperature" in inspect.getsource(TemperatureLogitsWarper.__call__)
     change = {"sharpens": -1.0, "flattens": 1.0}  # the sign of the entropy's change
 
@@ -1093,8 +1130,8 @@ def test_temperature_divides_the_logits_and_below_one_sharpens():
 
 
 def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated_head():
-    """The table's "*attention factor*, on cos and sin, YaRN's $m(s)$: this $m$ is not a position | its square, in a
-    head that RoPE turns in full |", the row's "in a head RoPE turns in full, above 1 it sharpens attention" and the
+    """The attention factor row's cell "each logit multiplied by", "its square, in a head that RoPE turns in full", its
+    meaning's "in a head RoPE turns in full, above 1 it sharpens attention" and the
     block's "In a *partial rotary* head, only the rotated coordinates' share of $q \\cdot k$ is multiplied by $m(s)^2$;
     the rest is unchanged, so no single number scales the logit": transformers multiplies cos and sin by the factor
     (`attention_scaling`); in a Llama head the logits grow by its square; in a GPT-NeoX head with half its pairs
@@ -1106,10 +1143,7 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
     )
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb as llama_rotate
 
-    (cell,) = re.findall(
-        r"\| \*attention factor\*, on cos and sin, YaRN's \$m\(s\)\$: this \$m\$ is not a position \| ([^|]+) \|",
-        page(),
-    )
+    cell = cells("attention factor")[3]
     power = {"its square, in a head that RoPE turns in full": 2, "itself, in a head that RoPE turns in full": 1}[
         cell.strip()
     ]
@@ -1560,18 +1594,22 @@ def test_scales_tables_worked_row_yarns_factor_at_8():
 
 
 def test_converting_an_interleaved_checkpoint_to_the_half_layout_keeps_the_scores():
-    """The interleaved layout row: "Converting a checkpoint to the *half layout* keeps its scores by reordering each
-    head's rows of $W_q$ and $W_k$, even rows first, and any bias or norm weight applied before the rotation":
-    transformers' loader reorders rows so (`PermuteForRope`, even rows first within each head, for weights and biases),
-    and a two-head attention with biases and a per-dimension QK-norm weight, rotated with posenc in each layout, gives
-    the same scores after that reordering and different ones without it."""
+    """The block "Where papers and code differ", its interleaved layout row: "Converting a checkpoint to the *half
+    layout* keeps its scores by reordering each head's rows of $W_q$ and $W_k$, even rows first, and any bias or norm
+    weight applied before the rotation": transformers' loader reorders rows so (`PermuteForRope`, even rows first within
+    each head, for weights and biases), and a two-head attention with biases and a per-dimension QK-norm weight, rotated
+    with posenc in each layout, gives the same scores after that reordering and different ones without it."""
     from transformers.core_model_loading import PermuteForRope
 
     assert (
         "Converting a checkpoint to the *half layout* keeps its scores by reordering each head's rows of $W_q$ and"
         " $W_k$, even rows first, and any bias or norm weight applied before the rotation |"
-        in row("interleaved layout")
+        in note("interleaved layout")
     )
+    assert "| *interleaved layout* | Meta's Llama code uses it, transformers' Llama code the *half layout*." in (
+        note("interleaved layout")
+    )
+    assert "`rotate_half`" in row("half layout")  # transformers' Llama code: test_half_layouts_partner_in_transformers
     heads, d, width, n = 2, 8, 12, 6
     even_first = torch.cat([torch.arange(0, d, 2), torch.arange(1, d, 2)])  # within one head
     order = torch.cat([h * d + even_first for h in range(heads)])
@@ -1707,7 +1745,7 @@ def test_extension_factor_row_pi_divides_by_s_and_the_others_by_at_most_s():
     pair a divisor from 1 to s, and s itself for some setting (so "at most" is not "less than")."""
     assert (
         "| $s$, the `factor` in a configuration's `rope_scaling`, which transformers 5 reads into `rope_parameters`: PI"
-        " divides every frequency by $s$, and NTK-aware scaling, `llama3` and YaRN divide each by at most $s$;"
+        " divides every frequency by $s$, and NTK-aware scaling, `llama3` and YaRN divide each by at most $s$ |"
         in row("extension factor")
     )
     read = transformers.LlamaConfig(rope_scaling={"rope_type": "linear", "factor": 4.0})
@@ -1883,14 +1921,22 @@ def test_longrope_uses_one_list_for_short_inputs_and_one_for_long():
 
 
 def test_ramp_row_llama3_linear_in_turns_yarn_linear_in_the_pair_index():
-    """The ramp row: "`llama3` ramps the blend linearly in turns in $L$, YaRN linearly in the pair index": in
+    """The ramp row ends at its definition, "which get a blend of the two frequencies"; the block "Where papers and code
+    differ" holds the rest: "YaRN's paper makes the blend linear in a pair's turns in $L$, as `llama3` does. YaRN's
+    released code, which transformers follows, makes it linear in the pair index, and so in the log of the turns. In
+    transformers, `llama3` ramps the blend linearly in turns in $L$, YaRN linearly in the pair index": in
     transformers, the share of the kept frequency in each ramped pair's blend is (turns - low)/(high - low) for
     `llama3`, which is not linear in the index, and falls by the same step from pair to pair for `yarn`, which is not
-    linear in turns. Llama 3.1's head and bounds; YaRN's defaults."""
+    linear in turns but is linear in their log. Llama 3.1's head and bounds; YaRN's defaults."""
+    assert row("ramp").startswith(
+        "| ramp | 斜坡 | in YaRN and `llama3`, the pairs between those kept and those divided by $s$, which get a"
+        " blend of the two frequencies |"
+    )
     assert (
-        "which get a blend of the two frequencies. YaRN's paper makes the blend linear in turns, as `llama3` does. In"
-        " transformers, which follows YaRN's released code, `llama3` ramps the blend linearly in turns in $L$, YaRN"
-        " linearly in the pair index |" in row("ramp")
+        "| *ramp* | YaRN's paper makes the blend linear in a pair's turns in $L$, as `llama3` does. YaRN's released"
+        " code, which transformers follows, makes it linear in the pair index, and so in the log of the turns. In"
+        " transformers, `llama3` ramps the blend linearly in turns in $L$, YaRN linearly in the pair index |"
+        == note("ramp")
     )
     # the paper's blend, as chapter 7 quotes it: gamma(r), linear in the turns r; the book follows the released code
     c7 = chapter("07_beyond")
@@ -1913,15 +1959,25 @@ def test_ramp_row_llama3_linear_in_turns_yarn_linear_in_the_pair_index():
     steps = yarn[ramped].diff()
     assert len(ramped) > 5 and torch.allclose(steps, steps[:1].expand_as(steps), atol=1e-5, rtol=0)  # linear in index
     assert not torch.allclose(yarn[ramped], (turns[ramped] - 1) / (32 - 1), atol=1e-2)  # not linear in turns
+    # "and so in the log of the turns": over the ramped pairs the share is an affine function of log(turns)
+    logs = turns[ramped].log()
+    design = torch.stack([logs, torch.ones_like(logs)], 1)
+    fit = torch.linalg.lstsq(design, yarn[ramped].unsqueeze(1)).solution
+    assert torch.allclose(design @ fit, yarn[ramped].unsqueeze(1), atol=1e-5, rtol=0)
+    # the paper's form, linear in turns, as chapter 7 quotes it (its gamma(r)); transformers' yarn follows the code
+    assert "The authors' released code, Hugging Face's `_compute_yarn_parameters` and `posenc` ramp linearly" in (
+        " ".join(c7.split())
+    )
 
 
 def test_dual_chunk_attention_row_field_transformers_never_reads():
-    """The DCA row: "Qwen2.5's 1M-token models ask for it with `dual_chunk_attention_config`, which transformers never
-    reads", as chapter 10 says ("Transformers 5.24 never reads that field"): no file of the installed transformers
-    names the field."""
-    text = row("Dual Chunk Attention (DCA)")
-    assert "ask for it with `dual_chunk_attention_config`, which transformers never reads |" in text
-    assert "(An et al. 2024)" in text
+    """The block "Where papers and code differ", its DCA row: "Qwen2.5's 1M-token models ask for it with
+    `dual_chunk_attention_config`, which transformers never reads", as chapter 10 says ("Transformers 5.24 never reads
+    that field"): no file of the installed transformers names the field."""
+    assert "ask for it with `dual_chunk_attention_config`, which transformers never reads |" in note(
+        "Dual Chunk Attention (DCA)"
+    )
+    assert "(An et al. 2024) |" in row("Dual Chunk Attention (DCA)")  # the main row ends at its definition
     ch10 = chapter("10_rope_today")
     assert "`dual_chunk_attention_config` asks for Dual Chunk Attention" in ch10
     assert "which remaps positions chunk by chunk so that no distance leaves the trained range" in ch10
@@ -2019,7 +2075,8 @@ def test_letters_block_chapter_lists():
     import glob
 
     ((query, imaginary),) = re.findall(
-        r"\| \$i\$ \| the index of a pair, from 0 \| a query's position, with \$j\$ the key's, in chapters ([\d,"
+        r"\| \$i\$ \| the index of a pair, from 0; upright, \$\\mathrm\{i\}\$, the imaginary unit in the"
+        r" \*complex form\* row \| a query's position, with \$j\$ the key's, in chapters ([\d,"
         r" and]+);"
         r" the imaginary unit \$\\mathrm\{i\}\$ in chapters ([\d, and]+) \|",
         page(),
@@ -2041,16 +2098,70 @@ def test_letters_block_chapter_lists():
         if "\\omega_i" in own:
             uses["omega"].add(n)
     assert uses == {"query": numbers(query), "imaginary": numbers(imaginary), "omega": numbers(omega)}, uses
+    # "upright, $\\mathrm{i}$, the imaginary unit in the *complex form* row": that row writes it so, and defines it
+    assert "$x_0 + \\mathrm{i} x_1$, $\\mathrm{i}$ the imaginary unit;" in row("complex form (of RoPE)")
+
+
+def test_letters_block_k_and_tau_and_trained_length():
+    """The notation block's $k$: "a key vector, as in $q \\cdot k$; a shift of positions in the *linear relation* row,
+    as in chapters 1 and 2 | the clipping distance of Shaw's vectors in chapter 3": the linear relation row writes the
+    shift $k$, chapters 1 and 2 name the shift $k$, chapter 3 makes $k$ alone the clipping distance. Its $\\tau$ row: "a
+    "query temperature" on the claims page. Careful: chapter 10 calls it a temperature, but as a *logit factor* it
+    sharpens attention once above 1" (that a logit factor above 1 sharpens is
+    :func:`test_a_larger_logit_factor_never_flattens_attention`'s); its trained length row: chapter 10's "trained"
+    column is the longest input of any stage."""
+    ((shift_in, chapters, clip),) = re.findall(
+        r"\| \$k\$ \| a key vector, as in \$q \\cdot k\$; a shift of positions in the \*(\w+ \w+)\* row, as in chapters"
+        r" ([\d and]+) \| the clipping distance of Shaw's vectors in chapter (\d+) \|",
+        page(),
+    )
+    assert shift_in == "linear relation" and "depends only on the shift $k$" in row("linear relation")
+    shift = {"01_why_position": "one linear map for each shift $k$", "02_absolute": "depends only on the shift $k$"}
+    assert sorted(int(n) for n in re.findall(r"\d+", chapters)) == [int(name[:2]) for name in shift]
+    for name, words in shift.items():
+        assert words in chapter(name), name
+    assert int(clip) == 3 and "Here $k$ alone is the clipping distance, a small integer." in chapter("03_relative")
+    assert letters("$\\tau$").endswith(
+        '| a "query temperature" on the claims page. Careful: chapter 10 calls it a temperature, but as a'
+        " *logit factor* it sharpens attention once above 1 |"
+    )
+    assert "| query temperature by position |" in (ROOT / "book" / "claims.md").read_text(encoding="utf-8")
+    assert "Llama 4's query temperature" in chapter("10_rope_today")
+    assert 'the "trained" column of chapter 10\'s model table is the longest input of any training stage' in letters(
+        "trained length"
+    )
+    assert '"Trained" is the longest sequence trained on in any stage' in chapter("10_rope_today")
 
 
 def test_temperature_section_opens_with_its_multiplier_table():
-    """The section "Temperature and query scales" defines the logit factor and temperature, then shows the table of
-    multipliers before the term rows; the logit factor's link says it leads to Reading model code."""
+    """The section "Temperature and query scales" defines the logit factor and temperature, then gives one table whose
+    fourth column, "each logit multiplied by", says what each number multiplies the logits by: each term is defined
+    once. The logit factor's link says it leads to Reading model code; the query scale's cell is $\\tau$, as
+    transformers' Llama 4 multiplies the queries, and so q . k, by it."""
+    from transformers.models.llama4 import modeling_llama4
+
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
-    assert section.index("A logit factor multiplies every logit") < section.index("| number | each logit multiplied")
-    assert section.index("| number | each logit multiplied") < section.index("| English | 中文 | meaning | chapter |")
+    header = "| English | 中文 | meaning | each logit multiplied by | chapter |"
+    assert section.index("A logit factor multiplies every logit") < section.index(header)
+    assert "The fourth column gives what each number multiplies the logits by." in page()
+    table = section[section.index(header) : section.index("<details>")]
+    assert table.count("| English |") == 1 and section.count("| English |") == 1  # one table, each term once
+    terms = [line.split(" | ")[0][2:] for line in table.strip().splitlines()[2:]]
+    assert terms == [
+        "temperature (attention temperature)",
+        "logit factor",
+        "attention factor",
+        "Llama 4's query scale $\\tau$ (temperature tuning)",
+        "Scalable-Softmax",
+        "attention entropy",
+    ], terms
+    assert cells("logit factor")[3] == "the factor itself"
+    assert cells("Llama 4's query scale $\\tau$ (temperature tuning)")[3] == "$\\tau$"
+    assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
+    assert cells("Scalable-Softmax")[3] == "a learned multiple of the log of the number of tokens attended"
     assert "| {ref}`Reading model code: Temperature rules <glossary-temperature>` |" in row("logit factor")
+    assert "Careful" not in row("Llama 4's query scale $\\tau$ (temperature tuning)")
 
 
 # ---- round 85: rows that no test named (the round-84 read flipped each word and every test still passed) ---------
@@ -2201,13 +2312,16 @@ def test_linear_relation_for_a_relative_encoding_shifts_query_and_key_together()
 
 
 def test_longrope_in_transformers_scales_the_first_positions_too():
-    """The LongRoPE row: "Its paper also leaves a searched number of first positions unscaled, which transformers
-    omits": transformers' `longrope`, in a Llama rotary embedding past `original_max_position_embeddings`, turns
-    position 1 by the long factors' frequencies, not by the unscaled ones."""
+    """The block "Where papers and code differ", its LongRoPE row: "its paper also leaves a searched number of first
+    positions unscaled, which transformers omits": transformers' `longrope`, in a Llama rotary embedding past
+    `original_max_position_embeddings`, turns position 1 by the long factors' frequencies, not by the unscaled ones."""
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
-    assert "Its paper also leaves a searched number of first positions unscaled, which transformers omits |" in row(
-        "LongRoPE"
+    assert "| *LongRoPE* | its paper also leaves a searched number of first positions unscaled, which transformers" in (
+        note("LongRoPE")
+    )
+    assert note("LongRoPE").endswith(" omits |") and row("LongRoPE").endswith(
+        "so it is *dynamic* | {doc}`7 <../notebooks/07_beyond>`, {doc}`10 <../notebooks/10_rope_today>` |"
     )
     d, base, L = 16, 100.0, 16
     long = [2.0 + i for i in range(d // 2)]
@@ -2270,18 +2384,26 @@ def test_letters_block_fire_and_chapter_7s_two_meanings_of_s():
     assert "the configuration's `factor` $s$" in section  # the extension factor
 
 
-def test_irope_row_cohere_did_so_before_llama_4_with_sliding_windows():
-    """The iRoPE row: "Cohere's Command R7B and Command A did so before Llama 4, with sliding-window attention in place
-    of chunks", as chapter 1 says: transformers' Cohere2 config makes three sliding-window layers, then one
-    full-attention layer, repeated; its attention applies RoPE in the sliding-window layers only, so a full layer's
-    output does not change with the rotation it is given."""
+def test_rnope_swa_row_cohere_did_so_before_llama_4_with_sliding_windows():
+    """The RNoPE-SWA row: "RoPE only in the sliding-window layers and none in the global ones (Yang et al. 2025), as in
+    Cohere's Command R7B and Command A. Llama 4's *iRoPE* came later, with chunks in place of windows", as chapters 1
+    and 10 say (chapter 10 names the design after Yang et al.): transformers' Cohere2 config makes three sliding-window
+    layers, then one full-attention layer, repeated; its attention applies RoPE in the sliding-window layers only, so a
+    full layer's output does not change with the rotation it is given."""
     from transformers.models.cohere2 import modeling_cohere2
 
     assert (
-        "Cohere's Command R7B and Command A did so before Llama 4, with sliding-window attention in place of chunks."
-        in row("iRoPE")
+        "| RNoPE-SWA | | RoPE only in the sliding-window layers and none in the global ones (Yang et al. 2025), as in"
+        " Cohere's Command R7B and Command A. Llama 4's *iRoPE* came later, with chunks in place of windows |"
+        in row("RNoPE-SWA")
     )
+    assert "Cohere" not in row("iRoPE")  # said once, in the RNoPE-SWA row
     assert "Cohere's Command R7B and Command A did the same before Llama 4" in chapter("01_why_position")
+    c10 = chapter("10_rope_today")
+    assert (
+        "RoPE only in the sliding-window layers; the global layers have none, the design [Yang et al. 2025]" in c10
+        and '"cite:yang2025ropetonope") call RNoPE-SWA' in c10
+    )
     cfg = transformers.Cohere2Config(
         vocab_size=32,
         hidden_size=32,
@@ -2338,11 +2460,13 @@ CITED_KEYS = {
     "rotary position embedding (RoPE)": {"su2021roformer"},
     "attention with linear biases (ALiBi)": {"press2022alibi"},
     "contextual position encoding (CoPE)": {"golovneva2024cope"},
+    "DAPE": {"zheng2024dape"},
     "DeBERTa": {"he2021deberta"},
     "FIRE": {"li2024fire"},
     "Forgetting Transformer": {"lin2025forgetting"},
     "KERPLE": {"chi2022kerple"},
     "p-RoPE, proportional RoPE": {"barbero2025round"},
+    "PaTH attention": {"yang2025path"},
     "progressive interpolation": {"li2024fire"},
     "Shaw's relative position vectors": {"shaw2018relative"},
     "stick-breaking attention": {"tan2025stickbreaking"},
@@ -2357,6 +2481,8 @@ CITED_KEYS = {
     "LongRoPE": {"ding2024longrope"},
     "Dual Chunk Attention (DCA)": {"an2024dca"},
     "Self-Extend": {"jin2024selfextend"},
+    "PoSE": {"zhu2024pose"},
+    "RNoPE-SWA": {"yang2025ropetonope"},
     "passkey retrieval": {"mohtashami2023landmark"},
     "sliding-window evaluation": {"press2022alibi"},
     "early token curse": {"press2021shortformer"},
@@ -2423,7 +2549,7 @@ def test_letters_trigram_dca_and_axial_rows_match_their_sources():
     trigram = TrigramBaseline(corpus, length=8, sequences=1)
     assert trigram.log_probs.dim() - 1 == {"one": 1, "two": 2, "three": 3}[before], trigram.log_probs.shape
     (model,) = re.findall(
-        r"([\w.]+)'s 1M-token models ask for it with `dual_chunk_attention_config`", row("Dual Chunk Attention (DCA)")
+        r"([\w.]+)'s 1M-token models ask for it with `dual_chunk_attention_config`", note("Dual Chunk Attention (DCA)")
     )
     c10 = chapter("10_rope_today")
     assert (
@@ -2444,8 +2570,8 @@ def test_letters_trigram_dca_and_axial_rows_match_their_sources():
 
 
 def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
-    """Rows for designs the chapters name, each against its chapter: Self-Extend (chapter 8, "Attention that
-    never meets a distance longer than in training ... Self-Extend"); the Forgetting Transformer (chapter 11: log gates
+    """Rows for designs the chapters name, each against its chapter: Self-Extend (chapter 8 names it, with its citation,
+    among the kinds of attention it does not test); the Forgetting Transformer (chapter 11: log gates
     summed between key and query, each from one token, "an ALiBi whose slope the content sets"); stick-breaking
     attention (chapter 11 names it; the share rule is the paper's); Gated DeltaNet (chapter 10: Qwen3-Next's "one layer
     in four is full attention ..., the others Gated DeltaNet, a linear attention; only the full-attention layers get
@@ -2453,7 +2579,7 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     that turns less than once in training, meets angles that training never showed it", is the slow pair row's
     definition; "each rule below" is not claimed, since DCA and Self-Extend remap positions instead."""
     c8, c10, c11 = chapter("08_extrapolation"), chapter("10_rope_today"), chapter("11_learned_position")
-    assert "Attention that never meets a distance longer than in training" in c8 and "Self-Extend" in c8
+    assert 'Self-Extend ([Jin et al. 2024](https://arxiv.org/abs/2401.01325 "cite:jin2024selfextend"))' in c8
     assert "it groups far positions so that attention never meets a distance longer than in training" in row(
         "Self-Extend"
     )
@@ -2579,22 +2705,166 @@ def test_row_wordings_match_their_chapters_and_sources():
         assert "self.scaling = config.query_pre_attn_scalar**-0.5" in inspect.getsource(module)
 
 
-def test_worked_example_says_the_cost_of_dividing_by_more_than_the_stretch():
-    """The worked example, now right under the primer: "Dividing by more than the stretch has a cost: *position
-    interpolation* also slows the fast pairs, which turn fully in training. In chapter 8, a `factor` fixed at 8 raises
-    the loss at $L$ in models not trained with it." Chapter 8's section "A fixed factor costs on short inputs" says so;
-    that PI divides Llama 3.1's fast pairs by s is :func:`test_over_dividing_the_slowest_pair_and_pis_fast_pairs`'s.
-    The example comes before the terms' table, and its last block before the heading "Terms for longer inputs"."""
+def test_worked_example_says_what_a_fixed_factor_costs_on_short_inputs():
+    """The worked example, right under the primer: "in chapter 8, a `factor` fixed at 8 raises the loss at $L$ in models
+    not trained with it", chapter 8's section "A fixed factor costs on short inputs" in its own words (the saved run's
+    numbers: :func:`test_worked_example_names_two_costs_of_slowing_pairs`). The example comes before the terms' table,
+    and its last block before the heading "Terms for longer inputs"."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     text = page()
     (fixed,) = re.findall(
-        r"In chapter 8, a `factor` fixed at (\d+) raises the loss at \$L\$ in models not trained with it\.", text
+        r"in chapter 8, a `factor` fixed at (\d+) raises the loss at \$L\$ in models not trained with it\.", text
     )
-    assert (
-        "Dividing by more than the stretch has a cost: *position interpolation* also slows the fast pairs, which turn"
-        " fully in training." in text
-    )
+    assert "Dividing by more than the stretch has a cost" not in text  # the one cost this page once gave both causes
     c8 = " ".join(chapter("08_extrapolation").split())
     assert f"In models not trained with it, a `factor` fixed at {fixed} raises the loss at $L$" in c8
     assert raw.index("## Longer inputs") < raw.index("### A worked example") < raw.index("### Terms for longer inputs")
     assert raw.index("Where a configuration keeps the trained length") < raw.index("### Terms for longer inputs")
+
+
+# ---- round 90: rows for later designs, Qwen2.5-VL's time axis, the tables' order, the worked example's two costs ----
+
+
+def test_rows_for_path_dape_and_pose_follow_their_chapters():
+    """Rows for designs the chapters name: PaTH attention (chapter 11: "replaces RoPE's fixed rotations by a product of
+    transforms, one per token between key and query, each computed from its token", one of "two other data-dependent
+    schemes"); DAPE (chapter 11: "feeds the attention scores and a bias such as KERPLE's through an MLP"); PoSE (chapter
+    8: "skips position indices ahead so that a short window meets the distances of a longer one"). Each row links its
+    chapter; the citations are test_each_rows_citations_are_its_own_bib_entries's."""
+    c8, c11 = chapter("08_extrapolation"), chapter("11_learned_position")
+    assert (
+        "PaTH attention, in the last block of the appendix, replaces RoPE's fixed rotations by a product of transforms,"
+        " one per token between key and query, each computed from its token." in c11
+    )
+    assert "So do the authors of two other data-dependent schemes, stick-breaking attention" in c11
+    assert (
+        "| PaTH attention | | a data-dependent encoding (Yang et al. 2025): RoPE's fixed rotations replaced by a"
+        " product of transforms, one for each token between key and query, each computed from its token |"
+        in row("PaTH attention")
+    )
+    assert "feeds the attention scores and a bias such as KERPLE's through an MLP." in c11
+    assert (
+        "data-adaptive position encoding (Zheng et al. 2024): an MLP computes a bias from the attention scores and a"
+        " position bias such as KERPLE's |" in row("DAPE")
+    )
+    assert "which skips position indices ahead so that a short window meets the distances of a longer one." in c8
+    assert (
+        "a way to fine-tune for inputs longer than $L$ on windows of $L$ tokens: it skips position indices ahead within"
+        " each window, so that the window meets the distances of a longer input (Zhu et al. 2024) |" in row("PoSE")
+    )
+    for term, name in (
+        ("PaTH attention", "11_learned_position"),
+        ("DAPE", "11_learned_position"),
+        ("PoSE", "08_extrapolation"),
+    ):
+        assert f"<../notebooks/{name}>`" in row(term), term
+
+
+def test_mrope_row_qwen2_5_vl_moves_time_a_fixed_number_of_positions_per_second():
+    """The M-RoPE row: "For video, Qwen2.5-VL advances the time axis by a fixed number of positions per second of
+    video", as chapter 10 says ("steps the time ids by `tokens_per_second` per second of video"): transformers'
+    Qwen2.5-VL `get_rope_index`, given one video at three frame spacings, steps each token's time id by
+    `tokens_per_second` times the seconds between frames, so the same number of positions per second every time."""
+    from transformers.models.qwen2_5_vl import modeling_qwen2_5_vl
+
+    assert (
+        "as in Qwen2-VL (Wang et al. 2024). For video, Qwen2.5-VL advances the time axis by a fixed number of positions"
+        " per second of video |" in row("M-RoPE (multimodal RoPE)")
+    )
+    assert "For video, Qwen2.5-VL steps the time ids by `tokens_per_second` per second of video" in chapter(
+        "10_rope_today"
+    )
+    cfg = transformers.Qwen2_5_VLConfig()
+    model = modeling_qwen2_5_vl.Qwen2_5_VLModel
+    holder = type("Holder", (), {"config": cfg, "get_vision_position_ids": model.get_vision_position_ids})()
+    frames, height, width = 3, 4, 4
+    merge = cfg.vision_config.spatial_merge_size
+    video = frames * (height // merge) * (width // merge)
+    ids = torch.zeros(1, video + 4, dtype=torch.long)
+    kinds = torch.tensor([[0, 0] + [2] * video + [0, 0]])  # text, video, text
+    per_second = set()
+    for seconds in (0.5, 1.0, 2.0):  # seconds between two frames of the grid
+        positions, _ = model.get_rope_index(
+            holder,
+            ids,
+            kinds,
+            video_grid_thw=torch.tensor([[frames, height, width]]),
+            second_per_grid_ts=torch.tensor([seconds]),
+        )
+        times = sorted(set(positions[0, 0, 2 : 2 + video].tolist()))
+        steps = {b - a for a, b in zip(times, times[1:])}
+        assert len(times) == frames and len(steps) == 1, (seconds, times)
+        per_second.add(steps.pop() / seconds)
+    assert per_second == {float(cfg.vision_config.tokens_per_second)}, per_second
+
+
+def test_alphabetical_tables_and_the_forgetting_transformers_place():
+    """The Encodings, Maths and Attention tables list their terms in alphabetical order, ignoring case and the
+    characters other than letters, digits, spaces and hyphens, as the Forgetting Transformer row, between FIRE and
+    gate, now does."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+
+    def terms(heading: str) -> list[str]:
+        section = raw[raw.index(heading) :]
+        table = section[section.index("| English |") :]
+        lines = table[: table.index("\n\n")].splitlines()[2:]
+        return [line.split(" | ")[0][2:] for line in lines]
+
+    def key(term: str) -> str:
+        return re.sub(r"[^0-9a-z -]", "", term.lower())
+
+    for heading in ("## Encodings", "## Maths and precision", "## Attention, kernels and models"):
+        found = terms(heading)
+        assert len(found) > 8 and found == sorted(found, key=key), (heading, found)
+    encodings = terms("## Encodings")
+    assert encodings.index("FIRE") + 1 == encodings.index("Forgetting Transformer") == encodings.index("gate") - 1
+
+
+def test_worked_example_names_two_costs_of_slowing_pairs():
+    """The worked example: "Slowing pairs has costs, and chapter 8 measures two. A fixed factor also slows the pairs of
+    short inputs: in chapter 8, a `factor` fixed at 8 raises the loss at $L$ in models not trained with it. *Dynamic PI*
+    divides by exactly the stretch, yet at $2L$ its loss beyond $L$ is above plain RoPE's. It slows the fast pairs
+    too; chapter 7 gives bloc97's argument that this hurts." From chapter 8's saved run: its dynamic PI divides every
+    pair by the stretch, 2 at 2L, including its fast pair 0; at L the fixed factor 8 raises the loss in every seed,
+    and at 2L dynamic PI's loss beyond L is above plain RoPE's in every seed and on average. Chapter 7's words for
+    bloc97's argument. The primer's "They differ in which other pairs they slow, and when": in the worked example,
+    the three rules slow different sets of Llama 3.1's pairs at 2L (when is the effective scale column's test)."""
+    text = page()
+    assert (
+        "Slowing pairs has costs, and chapter 8 measures two. A fixed factor also slows the pairs of short inputs: in"
+        " chapter 8, a `factor` fixed at 8 raises the loss at $L$ in models not trained with it. *Dynamic PI* divides"
+        " by exactly the stretch, yet at $2L$ its loss beyond $L$ is above plain RoPE's. It slows the fast pairs too;"
+        " chapter 7 gives bloc97's argument that this hurts." in text
+    )
+    run = load_results("extrapolation", check=False)
+    config, metrics = run["config"], run["metrics"]
+    L = config["train_length"]
+    d = config["model"]["d_model"] // config["model"]["n_heads"]  # chapter 8's head width, 16: eight pairs
+    theta = posenc.rope_inv_freq(d).double()
+    rule, seq_len = experiment_scaling(config, "pi", 2 * L)  # dynamic PI at 2L
+    divided = theta / rule.inv_freq(d, seq_len=seq_len)[0].double()
+    assert torch.allclose(divided, torch.full_like(divided, 2.0), rtol=1e-6), divided  # every pair, by the stretch
+    assert (L - 1) * float(theta[0]) >= 2 * math.pi  # pair 0 is fast: dynamic PI slows a fast pair too
+    seeds = sorted(metrics["rope"])
+    plain = [metrics["rope"][s]["loss_beyond"][str(2 * L)] for s in seeds]
+    pi = [metrics["rope+pi"][s]["loss_beyond"][str(2 * L)] for s in seeds]
+    assert len(seeds) == 5 and all(p > r for p, r in zip(pi, plain)) and sum(pi) > sum(plain), (pi, plain)
+    assert config["sensitivity"]["pi fixed"] == {"scaling": "pi", "factor": 8.0}  # PI with `factor` fixed at 8
+    fixed = [metrics["rope+pi fixed"][s]["loss_at_L"] for s in seeds]
+    unscaled = [metrics["rope"][s]["loss_at_L"] for s in seeds]
+    assert all(f > u for f, u in zip(fixed, unscaled)), (fixed, unscaled)
+    c7 = chapter("07_beyond")
+    assert "bloc97's argument" in c7 and "PI slows down the fast pairs too" in c7
+    assert (
+        "The RoPE scalings below slow such pairs by dividing their frequencies. They differ in which other pairs they"
+        in text
+    )
+    d, base, L, s = llama31_head()
+    plain_theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    slowed = {}
+    for kind, extra in (("linear", {}), ("llama3", {"low_freq_factor": 1.0, "high_freq_factor": 4.0}), ("dynamic", {})):
+        freqs, _ = posenc.rope_scaled_inv_freq(
+            d, base, rope_type=kind, factor=s, original_max_position_embeddings=L, seq_len=2 * L, **extra
+        )
+        slowed[kind] = tuple(i for i in range(d // 2) if float(plain_theta[i] / freqs.double()[i]) > 1 + 1e-5)
+    assert len(set(slowed.values())) == 3, slowed

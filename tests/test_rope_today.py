@@ -426,6 +426,8 @@ def test_mla_cache_equals_gqa_with_2_25_groups_as_deepseek_v2_reports():
     assert mla / gqa_per_group == 2.25
     mha = posenc.kv_cache_bytes_per_token("mha", n_layers=60, n_kv_heads=128, head_dim=128)
     assert mha / mla == pytest.approx(2 * 128 * 128 / 576)
+    # the paper's formulas in bytes at 2 bytes a number: (d_c + d_h^R) l for MLA, 2 n_h d_h l for multi-head attention
+    assert (mla, mha) == ((512 + 64) * 60 * 2, 2 * 128 * 128 * 60 * 2)
 
 
 def test_absorbing_the_key_projection_is_exact_without_rope_and_wrong_with_it():
@@ -1498,18 +1500,31 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     per_pair = (w[:, :64] + w[:, 64:]).mean(0)
     assert float((per_pair / 2 - 1).abs().max()) < 0.05
     assert (
-        "keeps a matching key's score higher up to tens of thousands of tokens back. Here the score is averaged over"
-        " distances and random queries." in text
+        "Of any two of the chapter's three bases, the larger keeps a matching key's average score higher, up to tens"
+        " of thousands of tokens back. The average is over distances and random queries, in a 128-dimensional head."
+        in text
     )
+    # the takeaway's "At the same $L$, from a thousand to a million tokens, it also leaves more pairs with no full
+    # turn": of any two of the three bases, at every L from 1000 to 1 000 000, the larger leaves strictly more pairs
+    # with wavelength over L - 1 (it fails below L = 311 and past about 2.56 million, where the counts meet)
+    lengths = torch.arange(1000, 1_000_001, dtype=torch.float64)
+    counts = []
+    for base in (1e4, 5e5, 1e6):
+        lam = (two_pi / posenc.rope_inv_freq(128, base).double()).contiguous()  # increasing with i
+        counts.append(64 - torch.searchsorted(lam, lengths - 1, right=True))
+    assert bool((counts[0] < counts[1]).all()) and bool((counts[1] < counts[2]).all())
+    assert "At the same $L$, from a thousand to a million tokens, it also leaves more pairs with no full turn." in text
     for sentence in (
         "A pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn in training. In the figure, at one"
         " $L$, a larger base leaves more such pairs.",
         "Code Llama and Llama 3 pair a larger base with a longer $L$, yet each, at its own $L$, leaves more pairs",
         "so its 14 for base $10^4$ is not Llama 2's 18, counted at Llama 2's $L = 4096$.",
-        "such a pair turns about $x$ times as far, so part of its turn lies in angles training never showed it.",
+        "a pair past $L$ turns about $x$ times as far, so part of its turn lies in angles training never showed it.",
+        "On a longer input, such a pair turns into angles training never showed it.",  # the main line's short form
         "at base $10^6$ the slowest pair meets under a tenth of a radian",
         "so the pairs with $\\lambda_i$ near $xL$ meet the most",
-        "The pairs with $\\lambda_i$ near $xL$ meet the most such angles.",  # the main line's verdict, then Liu et al.
+        "A larger base has two effects, one per panel below. A matching key far back keeps more of its score on"
+        " average, and more pairs never finish a turn in training.",  # the section's verdict: thick lines, counts
         "More pairs past $L$ need not hurt: [Liu et al. 2023](https://arxiv.org/abs/2310.05209"
         ' "cite:liu2023scaling") find that fine-tuning with a larger base, at the training length, can improve'
         " extrapolation.",
@@ -1524,9 +1539,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
 def test_chapter_mla_sizes_and_scaling_explorer_models():
     """Chapter 10, *DeepSeek's MLA*: the latent is "512 numbers in DeepSeek-V2", the rotary key "64 numbers shared by
     all 128 heads" (the copied config; the DeepSeek-V2 paper's d_c, d_h^R and n_h). *How each scaling reshapes the
-    wavelengths*: "Before that figure, an explorer draws any model in the appendix's table": every row of
+    wavelengths*: after the figures, "The explorer below draws the same view for other models' configs": every row of
     MODEL_ROPE_CONFIGS is one of its choices, and each draws; its cell is tagged remove-output (the web book puts its
-    kernel-less explorer there) and the next cell is the demo head's figure."""
+    kernel-less explorer there) and the code cell before it draws the demo head's figure."""
     from posenc.explorers import ModelScalingExplorer
 
     ds = book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]
@@ -1540,7 +1555,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     for sentence in (
         "MLA caches one short vector per token, its *latent* $c_n$: 512 numbers in DeepSeek-V2.",
         "64 numbers shared by all 128 heads.",
-        "Before that figure, an explorer draws any model in the appendix's table.",
+        "The explorer below draws the same view for other models' configs.",
         "In the web book it runs in the page; in JupyterLab or Colab, run its cell first.",
         "The cache then holds 576 numbers per token and layer.",
         "Multi-head attention over the same heads, with keys and values 128 wide, would cache about 57 times more",
@@ -1565,19 +1580,20 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         c for c in nb["cells"] if c["cell_type"] == "code" and "ModelScalingExplorer().widget()" in "".join(c["source"])
     ]
     assert len(explorer) == 1 and "remove-output" in explorer[0]["metadata"]["tags"]  # the web book: its own explorer
-    after = nb["cells"][nb["cells"].index(explorer[0]) + 1]
-    assert "scaled_wavelengths" in "".join(after["source"])  # the figure after it: the demo head's wavelengths
+    before = [c for c in nb["cells"][: nb["cells"].index(explorer[0])] if c["cell_type"] == "code"][-1]
+    assert "scaled_wavelengths" in "".join(before["source"])  # the figures before it: the demo head's wavelengths
 
 
 def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
     """Chapter 10, *How each scaling reshapes the wavelengths*: "A pair is kept if it turns more than a set number of
-    times within $L$ ... YaRN's config field `beta_fast` sets that number, 32 here; the `llama3` rule's
-    `high_freq_factor` sets 4 here": on the demo head (L = 4096) the kept pairs are exactly those with L / lambda
-    above 32 and 4. "So YaRN starts to slow pairs near the wavelength $L/32$, the `llama3` rule near $L/4$":
-    the first stretched pair's wavelength lies above L/32 (L/4) by less than one step of the ladder. The appendix's
-    "Llama 4 Scout sets 16" against Llama 3.1's 8, both `llama3`. *DeepSeek's MLA* and *Llama 4*: the new
-    sentences on the cost of rotating the latent (the DeepSeek-V2 paper, section 2.1.3) and on Meta's
-    decoding path (llama-models `models/llama4/model.py`: the masks are built only when seqlen > 1)."""
+    times within $L$. YaRN's `beta_fast` sets that number, 32 here, and the `llama3` rule's `high_freq_factor` sets 4":
+    on the demo head (L = 4096) the kept pairs are exactly those with L / lambda above 32 and 4. "So YaRN starts to slow
+    pairs near the wavelength $L/32$, the `llama3` rule near $L/4$": the first stretched pair's wavelength lies above
+    L/32 (L/4) by less than one step of the ladder. The appendix's "Llama 4 Scout sets 16" against Llama 3.1's 8, both
+    `llama3`. *DeepSeek's MLA* and *Llama 4*: the sentences on the cost of rotating the latent (the DeepSeek-V2 paper,
+    section 2.1.3) and on Meta's decoding path (llama-models `models/llama4/model.py`: the masks are built only when
+    seqlen > 1), in the main line ("Meta's own code skips the chunk mask when it decodes one token at a time") and in
+    the appendix. The slow end's sentence sits in the appendix's *Where the ramps start*."""
     for name, turns in (("yarn", 32), ("llama3", 4)):
         w = book.scaled_wavelengths(name)
         before, after = w["wavelength_before"].double(), w["wavelength_after"].double()
@@ -1603,13 +1619,16 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
     assert (scout["rope_type"], scout["factor"], llama31["rope_type"], llama31["factor"]) == ("llama3", 16, "llama3", 8)
     text = _chapter_markdown()
     for sentence in (
-        "YaRN's config field `beta_fast` sets that number, 32 here; the `llama3` rule's `high_freq_factor` sets 4",
+        "A pair is kept if it turns more than a set number of times within $L$. YaRN's `beta_fast` sets that number,"
+        " 32 here, and the `llama3` rule's `high_freq_factor` sets 4.",
+        "A pair that turns $N$ times within $L$ has wavelength $L/N$.",
         "So YaRN starts to slow pairs near the wavelength $L/32$, the `llama3` rule near $L/4$: the dashed lines"
         " below.",
         "At the slow end, `beta_slow` and `low_freq_factor` set a second number, 1 here: a pair turning fewer times"
         " within $L$ gets the full factor.",
         "each decoding step would rebuild every head's key for all past tokens, or the cache would hold",
-        "So in transformers no RoPE distance reaches a chunk's length, however long the input.",
+        "So no RoPE distance there reaches a chunk's length, however long the input.",
+        "Meta's own code skips the chunk mask when it decodes one token at a time, so that token sees past its chunk.",
         "only when more than one token is fed at once. So a token decoded alone attends to every cached key",
         "Llama 4 Scout sets 16.",
     ):
@@ -1679,6 +1698,49 @@ def test_chapter_llama4_design_and_temperature_formula():
         assert sentence in text, sentence
 
 
+def test_chapter_nope_toy_over_ten_blocks_of_seeds():
+    """Chapter 10, *Llama 4*: "If its logits stay the same size on longer inputs, its attention spreads over more keys"
+    (and the appendix's "The NoPE layers' softmax attention still spreads over more keys as inputs grow, when their
+    logits stay the same size"): the toy's logits q.k / sqrt(d) of random keys, whose size does not change with n,
+    give a higher entropy at 16 384 keys than at 64 in every one of 1000 draws. The appendix's toy: "These are seeds
+    0 to 99; over ten blocks of 100 seeds, 0 to 999, the two ends range over about 1.5 to 1.6 and 2.5 to 3.0": the
+    5 % and 95 % points of the plain e^H over the tuned one at 16 384 keys, block by block, with the notebook's draws
+    (torch's CPU generator, query then keys, float64) and its tau at floor_scale 64. The median stays 2.0 to within
+    0.1 in every block."""
+    from posenc.book.properties import attention_entropy
+
+    d_small, n_max = 32, 2**14
+    tau = float(posenc.llama4_attention_temperature(torch.tensor([n_max - 1]), floor_scale=64))
+    ratios, spreads = [], []
+    for seed in range(1000):
+        g = torch.Generator().manual_seed(seed)
+        q = torch.randn(d_small, generator=g, dtype=torch.float64)
+        keys = torch.randn(n_max, d_small, generator=g, dtype=torch.float64)
+        logits = keys @ q / math.sqrt(d_small)
+        plain = float(attention_entropy(logits))
+        spreads.append(plain > float(attention_entropy(logits[:64])))
+        ratios.append(math.exp(plain - float(attention_entropy(tau * logits))))
+    assert all(spreads)  # attention spreads over more keys, in every draw
+    blocks = torch.tensor(ratios, dtype=torch.float64).view(10, 100)
+    points = torch.quantile(blocks, torch.tensor([0.05, 0.95], dtype=torch.float64), dim=1)  # [2, 10]
+    lo, hi = points[0], points[1]
+    assert abs(float(lo.min()) - 1.5) < 0.05 and abs(float(lo.max()) - 1.6) < 0.05, lo  # 1.52 to 1.62
+    assert abs(float(hi.min()) - 2.5) < 0.05 and abs(float(hi.max()) - 3.0) < 0.05, hi  # 2.47 to 2.95
+    assert abs(float(lo[0]) - 1.6) < 0.1 and abs(float(hi[0]) - 2.8) < 0.1  # seeds 0 to 99: the notebook's block
+    medians = blocks.sort(dim=1).values[:, 49:51].mean(1)
+    assert bool(((medians - 2.0).abs() < 0.1).all()), medians
+    text = _chapter_markdown()
+    for sentence in (
+        "If its logits stay the same size on longer inputs, its attention spreads over more keys.",
+        "The NoPE layers' softmax attention still spreads over more keys as inputs grow, when their logits stay the"
+        " same size,",
+        "These are seeds 0 to 99; over ten blocks of 100 seeds, 0 to 999, the two ends range over about 1.5 to 1.6 and"
+        " 2.5 to 3.0.",
+        "the median over the 100 draws is 2.0 to within 0.1",
+    ):
+        assert sentence in text, sentence
+
+
 def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     """Chapter 10, *xPos*, its appendix block on a key equal to its query: "xPos mostly damps the fast pairs' swings in
     this score", its mean |score| "about two thirds at the figure's $d = 64$" (0.65); "xPos's score stays positive at
@@ -1687,7 +1749,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     against RoPE's signed mean of 0.046". The main line gives the figure's own number for random queries and keys,
     "about a third of RoPE's" (the notebook asserts 0.25-0.4 and prints 0.31). Every pair of unit length, 2048 to
     4096 tokens back, d = 32 .. 1024 (powers of two), xPos's weights
-    from posenc's xpos_scale."""
+    from posenc's xpos_scale. The main line: "For a key equal to its query, xPos's mean score there stays close to
+    RoPE's, while its swings shrink", and its Remember line, "a matching key's stays near RoPE's on average and swings
+    less" (a random key's shrinking score: the notebook's 0.25-0.4)."""
     back = torch.arange(2048, 4097)
     for d in (32, 64, 128, 256, 512, 1024):
         theta = posenc.rope_inv_freq(d).double()
@@ -1712,7 +1776,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "Its mean, with signs, differs from RoPE's by under 0.012 per pair at every such $d$",
         "at $d = 64$, 0.058 per pair, against RoPE's signed mean of 0.046.",
         "Two to four thousand tokens back, at the figure's $d = 64$, xPos's is about a third of RoPE's.",
-        "xPos cuts the mean size of the score of random queries and keys to about a third of RoPE's.",
+        "For a key equal to its query, xPos's mean score there stays close to RoPE's, while its swings shrink.",
+        "A random key's score shrinks far back; a matching key's stays near RoPE's on average and swings less.",
     ):
         assert sentence in text, sentence
 
@@ -1723,11 +1788,11 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
     LlamaRotaryEmbedding's cos at a short input equals its cos
     there after a long input, and both are slowed against the plain base; `dynamic`, by contrast, does change past
     L). "They divide by $s$ the slowest pairs, which would meet untrained angles": the fully divided pairs turn less
-    than once within L. The figure's last panel, "the opening's config": Llama 3.1 8B's row, kept under L/4 = 2048 and
+    than once within L. The second figure, "the opening's config": Llama 3.1 8B's row, kept under L/4 = 2048 and
     divided by 8 above L = 8192. *Raising the base*: "Code Llama and Llama 3 chose larger bases for longer inputs:
-    $10^6$ and $5 \\cdot 10^5$, against Llama 2's $10^4$" (the copied rows: a consistency check) and "At base $10^6$
-    and the figure's $L = 8192$, even on an input eight times $L$, the slowest pair meets under a tenth of a
-    radian of them" (d = 128)."""
+    $10^6$ and $5 \\cdot 10^5$, against Llama 2's $10^4$" (the copied rows: a consistency check) and, in its
+    appendix, "at base $10^6$ the slowest pair meets under a tenth of a radian, as the next cell checks at $L = 8192$
+    for inputs $2L$, $4L$ and $8L$" (d = 128)."""
     transformers = _hf()
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
@@ -1794,11 +1859,11 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         "A blended pair's frequency lies between its own and its own divided by $s$.",
         "A pair that turns $N$ times within $L$ has wavelength $L/N$.",
         "They divide by $s$ the slowest pairs, which would meet untrained angles, and blend the pairs between.",
-        "its last panel is the opening's config.",
+        "the second draws the opening's config.",
         "Code Llama and Llama 3 chose larger bases for longer inputs: $10^6$ and $5 \\cdot 10^5$, against Llama 2's"
         " $10^4$.",
-        "At base $10^6$ and the figure's $L = 8192$, even on an input eight times $L$, the slowest pair meets under a"
-        " tenth of a radian of them.",
+        "at base $10^6$ the slowest pair meets under a tenth of a radian, as the next cell checks at $L = 8192$ for"
+        " inputs $2L$, $4L$ and $8L$.",
         "| 3. Are the frequencies rescaled to reach longer inputs? | no |",
     ):
         assert sentence in text, sentence
