@@ -237,11 +237,11 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
                 before_, after_ = (float(x @ R(s, d, 10_000.0, layout) @ x) for s in (-r, r))
                 assert math.isclose(before_, after_, abs_tol=TOL), (d, r, layout)
     assert "Let the query be $(1, 0)$ and the key $(0, 1)$ in pair 0, with every other coordinate 0." in text
-    # block: "The book's code, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$": at d = 4, pair 0 is
-    # coordinates 0 and 2, as the block's vectors in the half layout below
+    # block: "The book's `apply_rope`, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$": at d = 4,
+    # pair 0 is coordinates 0 and 2, as the block's vectors in the half layout below
     assert (
-        "The book's code, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$; RoFormer pairs $2i$ and"
-        in text
+        "The book's `apply_rope`, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$; "
+        "RoFormer pairs $2i$ and" in text
     )
     for fn in (posenc.rope_cos_sin, posenc.apply_rope):
         assert inspect.signature(fn).parameters["layout"].default == "half", fn

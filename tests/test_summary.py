@@ -1073,7 +1073,7 @@ def _overview_examples():
         "The models named were trained at the longer length, and their configs set the fix, unless marked *at test"
         " time*: added only when the model runs."
     ) in page_text()
-    # "Qwen-7B's rule picks s from the input's length. Every other config that sets s fixes it for every input, short
+    # "Qwen-7B's rule picks s from the input's length. Every other config named here fixes s for every input, short
     # ones too": Qwen-7B's slowdown, the most it slows a pair, is its alpha, which grows with the input's length
     # (_qwen_dynamic_ntk); the other named configs that set a `factor` (Code Llama's sets none) hold one, with a
     # rope_type that transformers computes once, for every input: its forward pass recomputes the frequencies only for
@@ -1110,7 +1110,7 @@ def _overview_examples():
         assert seeds[arm].keys() == seeds["rope"].keys()
         assert all(seeds[arm][k]["loss_at_L"] > seeds["rope"][k]["loss_at_L"] for k in seeds["rope"]), arm
     assert (
-        "Qwen-7B's rule picks $s$ from the input's length. Every other config that sets $s$ fixes it for every input,"
+        "Qwen-7B's rule picks $s$ from the input's length. Every other config named here fixes $s$ for every input,"
         " short ones too. Chapter 8 added a fixed factor at test time to small RoPE models trained without one, as"
         " Qwen2.5's cards advise for YaRN. That raised their loss even on inputs of the training length. Chapter 8"
         " measured none of the models named."
@@ -5301,11 +5301,11 @@ def test_intro_worked_numbers_are_computed():
     # RoPE in the check with numbers: d = 4, q = k = x = (1, 0, 0, 0), the rotated score for (5, 3) and (12, 10), both
     # layouts ("In this example, RoPE's score is the same in both layouts")
     assert "The query and key are $q_m = k_n = x$, which lies in pair 0. Since" in intro
-    # "The book's code, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$; RoFormer pairs $2i$ and
-    # $2i + 1$"
+    # "The book's `apply_rope`, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$; RoFormer pairs
+    # $2i$ and $2i + 1$"
     assert (
-        "The book's code, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$; RoFormer pairs $2i$ and"
-        in intro
+        "The book's `apply_rope`, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$; "
+        "RoFormer pairs $2i$ and" in intro
     )
     from transformers.models.llama import modeling_llama
 
