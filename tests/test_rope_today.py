@@ -1539,9 +1539,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
 def test_chapter_mla_sizes_and_scaling_explorer_models():
     """Chapter 10, *DeepSeek's MLA*: the latent is "512 numbers in DeepSeek-V2", the rotary key "64 numbers shared by
     all 128 heads" (the copied config; the DeepSeek-V2 paper's d_c, d_h^R and n_h). *How each scaling reshapes the
-    wavelengths*: after the figures, "The explorer below draws the same view for other models' configs": every row of
-    MODEL_ROPE_CONFIGS is one of its choices, and each draws; its cell is tagged remove-output (the web book puts its
-    kernel-less explorer there) and the code cell before it draws the demo head's figure."""
+    wavelengths*: "Before those figures, an explorer draws the same view for any model in the appendix's table": every
+    row of MODEL_ROPE_CONFIGS is one of its choices, and each draws; its cell is tagged remove-output (the web book puts
+    its kernel-less explorer there) and the code cell right after it draws the demo head's figures."""
     from posenc.explorers import ModelScalingExplorer
 
     ds = book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]
@@ -1555,7 +1555,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     for sentence in (
         "MLA caches one short vector per token, its *latent* $c_n$: 512 numbers in DeepSeek-V2.",
         "64 numbers shared by all 128 heads.",
-        "The explorer below draws the same view for other models' configs.",
+        "Before those figures, an explorer draws the same view for any model in the appendix's table.",
         "In the web book it runs in the page; in JupyterLab or Colab, run its cell first.",
         "The cache then holds 576 numbers per token and layer.",
         "Multi-head attention over the same heads, with keys and values 128 wide, would cache about 57 times more",
@@ -1580,8 +1580,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         c for c in nb["cells"] if c["cell_type"] == "code" and "ModelScalingExplorer().widget()" in "".join(c["source"])
     ]
     assert len(explorer) == 1 and "remove-output" in explorer[0]["metadata"]["tags"]  # the web book: its own explorer
-    before = [c for c in nb["cells"][: nb["cells"].index(explorer[0])] if c["cell_type"] == "code"][-1]
-    assert "scaled_wavelengths" in "".join(before["source"])  # the figures before it: the demo head's wavelengths
+    after = nb["cells"][nb["cells"].index(explorer[0]) + 1]
+    assert after["cell_type"] == "code" and "scaled_wavelengths" in "".join(after["source"])  # the figures after it
 
 
 def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
