@@ -2723,7 +2723,7 @@ def test_worked_example_says_what_a_fixed_factor_costs_on_short_inputs():
     assert raw.index("Where a configuration keeps the trained length") < raw.index("### Terms for longer inputs")
 
 
-# ---- round 90: rows for later designs, Qwen2.5-VL's time axis, the tables' order, the worked example's two costs ----
+# ---- rows for later designs, Qwen2.5-VL's time axis, the tables' order, the worked example's two costs ----
 
 
 def test_rows_for_path_dape_and_pose_follow_their_chapters():
