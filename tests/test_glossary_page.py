@@ -67,6 +67,16 @@ def _block_row(start: str, first_cell: str) -> str:
     return re.sub(r"\s+", " ", found[0])
 
 
+def block(summary: str) -> str:
+    """The text of the collapsed block whose summary is ``summary``, whitespace as in :func:`page`; it must be there
+    exactly once."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    opening = f"<details><summary>{summary}</summary>"
+    assert raw.count(opening) == 1, summary
+    text = raw[raw.index(opening) + len(opening) :]
+    return re.sub(r"\s+", " ", text[: text.index("</details>")]).strip()
+
+
 def note(term: str) -> str:
     """The row of the collapsed block "Where papers and code differ" whose first cell is ``*term*``."""
     return _block_row("## Where papers and code differ", f"*{term}*")
@@ -235,11 +245,12 @@ def test_partial_rotary_and_p_rope_frequencies():
     partial, prope = row("partial rotary"), row("p-RoPE, proportional RoPE")
     own = exponent(partial, "frequencies of its own, $b^")
     full = exponent(prope, "at the full-width frequencies $b^")
-    assert (
-        "*p-RoPE* keeps the full-width frequencies instead, and transformers' `proportional` type reads p-RoPE's"
-        in (partial)
+    assert "*p-RoPE* keeps the full-width frequencies instead |" in partial
+    assert "their share set by `partial_rotary_factor`" in partial
+    assert block("Partial rotary and p-RoPE in transformers") == (
+        "Transformers' `proportional` type, its form of *p-RoPE*, reads p-RoPE's share from `partial_rotary_factor`,"
+        " the same field that sets a *partial rotary* head's share."
     )
-    assert "share from the same field |" in partial and "their share set by `partial_rotary_factor`" in partial
     d, b = 128, 1e6
     for share in (0.25, 0.5):
         params = {"rope_theta": b, "partial_rotary_factor": share}
@@ -481,7 +492,7 @@ def test_a_larger_logit_factor_never_flattens_attention():
 
 
 def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
-    """The primer: "An input of $2L$ has a stretch of two", "The slowest pair, the last, turns least per position",
+    """The primer: "An input of $2L$ has a stretch of two", the effective scale's "the last pair's, which turns least",
     "With its frequency divided by the stretch, the slowest pair turns over the input about as far as over $L$ in
     training" and "A *fixed* rule has the same effective scale at every input length, and a *dynamic* rule sets it
     from $\\ell$" (the worked example's table, whose PI and `llama3` rows say "8 at any length":
@@ -493,7 +504,10 @@ def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
     (`llama3`, its fastest pairs, all fast)."""
     text = page()
     (stretch,) = re.findall(r"An input of \$2L\$ has a stretch of (\w+)\.", text)
-    assert "The slowest pair, the last, turns least per position." in text
+    assert (
+        "- The *effective scale* is what the rule divides the slowest pair's frequency by: the last pair's, which turns"
+        " least." in text
+    )
     assert (
         "With its frequency divided by the stretch, the slowest pair turns over the input about as far as over $L$ in"
         " training." in text
@@ -633,7 +647,7 @@ def test_matrix_forms_count():
 
 
 def test_distance_and_offset_rows_name_the_chapters_that_use_them():
-    """The distance row's warning, "Chapters 3, 5 and 10 use the word for the signed *offset* instead", and the
+    """The distance row's warning, "In chapters 3, 5 and 10 the word means the signed *offset* instead", and the
     chapters listed for the offset and the unsigned distance, read from the chapters' own words: the distance row links
     only the chapters whose distance is unsigned."""
     signed = {
@@ -644,7 +658,7 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     for name, words in signed.items():
         assert words in chapter(name), name
     (first, second, third) = re.findall(
-        r"Chapters (\d+), (\d+) and (\d+) use the word for the signed \*offset\* instead \|", row("distance | 距离")
+        r"In chapters (\d+), (\d+) and (\d+) the word means the signed \*offset\* instead \|", row("distance | 距离")
     )[0]
     assert [int(first), int(second), int(third)] == sorted(int(name[:2]) for name in signed), (first, second, third)
     unsigned = {
@@ -817,12 +831,13 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
 
 
 def test_unique_for_a_relative_encoding_asks_about_offsets():
-    """The page: "for a relative encoding, it asks whether distinct offsets get distinct labels", chapter 3's "distinct
+    """The block "Unique and linear relation for a relative encoding": "*Unique* then asks whether distinct offsets get
+    distinct labels", chapter 3's "distinct
     distances" in its signed sense, key minus query: Shaw's labels tell the offsets r and -r apart, which one unsigned
     distance would merge."""
-    (word,) = re.findall(
-        r"for a relative encoding, it asks whether distinct (\w+) get distinct labels", row("unique (encoding)")
-    )
+    relative = block("Unique and linear relation for a relative encoding")
+    assert relative.startswith("Chapter 3 reads chapter 1's two properties for a relative encoding.")
+    (word,) = re.findall(r"\*Unique\* then asks whether distinct (\w+) get distinct labels\.", relative)
     c3 = chapter("03_relative")
     assert "**Unique** asks whether distinct distances get distinct labels." in c3
     assert "The distance is always the key's position minus the query's, $j - i$" in c3  # signed: the page's offset
@@ -859,7 +874,7 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     `beta_fast` and `beta_slow`. A short L (16) makes L and L - 1 differ enough to tell apart."""
 
     (in_l,) = re.findall(
-        r"Pair \$i\$'s \*turns in \$L\$\* are \$([^$]+)\$: the count that `llama3` and YaRN compare with their"
+        r"Pair \$i\$'s turns in \$L\$ are \$([^$]+)\$: the count that `llama3` and YaRN compare with their"
         r" bounds \|",
         row("turn"),
     )
@@ -1130,8 +1145,8 @@ def test_temperature_divides_the_logits_and_below_one_sharpens():
 
 
 def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated_head():
-    """The attention factor row's cell "each logit multiplied by", "its square, in a head that RoPE turns in full", its
-    meaning's "in a head RoPE turns in full, above 1 it sharpens attention" and the
+    """The attention factor row's cell "each logit multiplied by", "its square, in a fully rotated head", its
+    meaning's "in a fully rotated head, above 1 it sharpens attention" and the
     block's "In a *partial rotary* head, only the rotated coordinates' share of $q \\cdot k$ is multiplied by $m(s)^2$;
     the rest is unchanged, so no single number scales the logit": transformers multiplies cos and sin by the factor
     (`attention_scaling`); in a Llama head the logits grow by its square; in a GPT-NeoX head with half its pairs
@@ -1144,14 +1159,12 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb as llama_rotate
 
     cell = cells("attention factor")[3]
-    power = {"its square, in a head that RoPE turns in full": 2, "itself, in a head that RoPE turns in full": 1}[
-        cell.strip()
-    ]
+    power = {"its square, in a fully rotated head": 2, "itself, in a fully rotated head": 1}[cell.strip()]
     assert (
         "In a *partial rotary* head, only the rotated coordinates' share of $q \\cdot k$ is multiplied by $m(s)^2$; the"
         " rest is unchanged, so no single number scales the logit." in page()
     )
-    assert "in a head RoPE turns in full, above 1 it sharpens attention" in row("attention factor")
+    assert "in a fully rotated head, above 1 it sharpens attention" in row("attention factor")
     for cls in (LlamaRotaryEmbedding, GPTNeoXRotaryEmbedding):
         assert "cos = emb.cos() * self.attention_scaling" in inspect.getsource(cls.forward), cls
     d, n = 16, 6
@@ -1396,7 +1409,7 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
     factor 1 divides the slowest pair by the page's formula, below and past L."""
     (formula,) = re.findall(r"the input's length over the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
     (primer,) = re.findall(
-        r"- The \*stretch\* is \$([^$]+)\$: the input's length over \$L\$, but never below 1\.", page()
+        r"- The \*stretch\* is \$([^$]+)\$: an input's length \$\\ell\$ over \$L\$, but never below 1\.", page()
     )
     assert primer == formula, (primer, formula)  # the primer and the row define one number
     d, base, L = 64, 10_000.0, 1024
@@ -1453,15 +1466,21 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
 
 
 def test_dynamic_rows_cache_keeps_the_old_frequencies():
-    """The row "dynamic (scaling)": "With a cache of rotated keys, the usual kind, keys cached before the scale changed
-    keep their old frequencies, while new tokens get the new ones (chapter 7)": a tiny transformers Llama with `dynamic`
+    """The block "Dynamic rules and the key cache": "With a cache of rotated keys, the usual kind, keys cached before a
+    dynamic rule's scale changed keep their old frequencies, while new tokens get the new ones, as chapter 7 shows"; the
+    row "dynamic (scaling)" keeps its definition alone. A tiny transformers Llama with `dynamic`
     RoPE fills its cache below L, then grows past L. The cached keys equal those of the short pass, not those a fresh
     pass over the whole input computes; the new keys equal the fresh pass's."""
     from transformers.models.llama import modeling_llama
 
-    assert "With a cache of rotated keys, the usual kind, keys cached before the scale changed keep their old" in row(
+    assert block("Dynamic rules and the key cache") == (
+        "With a cache of rotated keys, the usual kind, keys cached before a dynamic rule's scale changed keep their old"
+        " frequencies, while new tokens get the new ones, as chapter 7 shows."
+    )
+    assert "a scaling whose *effective scale* is set from each input's length; see {ref}" in row(
         "dynamic (scaling) | 动态"
     )
+    assert "cache" not in row("dynamic (scaling) | 动态")
     assert "Cached keys were rotated with the old base, and a new query with the new one." in chapter("07_beyond")
     forward = inspect.getsource(modeling_llama.LlamaAttention.forward)
     assert forward.index("apply_rotary_pos_emb(") < forward.index("cache.update(")  # rotated, then cached
@@ -1699,7 +1718,7 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
         assert f"\n| {term} |" in table, term
     block = re.sub(r"\s+", " ", longer[longer.index("<details><summary>Turns in L and the fast pairs' offsets") :])
     assert block.index(
-        "</summary> `llama3` and YaRN count a pair's *turns in $L$* instead of asking whether it is fast. A pair's"
+        "</summary> `llama3` and YaRN count a pair's turns in $L$ instead of asking whether it is fast. A pair's"
         " turns in $L$,"
     ) < block.index("</details>")
     # a head where pair 2 turns once in L = 20 but not over offsets 0 to 19: a bound of 1 turn treats it as "at least
@@ -1922,9 +1941,9 @@ def test_longrope_uses_one_list_for_short_inputs_and_one_for_long():
 
 def test_ramp_row_llama3_linear_in_turns_yarn_linear_in_the_pair_index():
     """The ramp row ends at its definition, "which get a blend of the two frequencies"; the block "Where papers and code
-    differ" holds the rest: "YaRN's paper makes the blend linear in a pair's turns in $L$, as `llama3` does. YaRN's
-    released code, which transformers follows, makes it linear in the pair index, and so in the log of the turns. In
-    transformers, `llama3` ramps the blend linearly in turns in $L$, YaRN linearly in the pair index": in
+    differ" holds the rest: "YaRN's paper makes the blend linear in a pair's turns in $L$; its released code makes it
+    linear in the pair index, and so in the log of the turns. In transformers, `llama3` ramps the blend linearly in
+    turns in $L$, YaRN linearly in the pair index": in
     transformers, the share of the kept frequency in each ramped pair's blend is (turns - low)/(high - low) for
     `llama3`, which is not linear in the index, and falls by the same step from pair to pair for `yarn`, which is not
     linear in turns but is linear in their log. Llama 3.1's head and bounds; YaRN's defaults."""
@@ -1933,10 +1952,9 @@ def test_ramp_row_llama3_linear_in_turns_yarn_linear_in_the_pair_index():
         " blend of the two frequencies |"
     )
     assert (
-        "| *ramp* | YaRN's paper makes the blend linear in a pair's turns in $L$, as `llama3` does. YaRN's released"
-        " code, which transformers follows, makes it linear in the pair index, and so in the log of the turns. In"
-        " transformers, `llama3` ramps the blend linearly in turns in $L$, YaRN linearly in the pair index |"
-        == note("ramp")
+        "| *ramp* | YaRN's paper makes the blend linear in a pair's turns in $L$; its released code makes it linear in"
+        " the pair index, and so in the log of the turns. In transformers, `llama3` ramps the blend linearly in turns"
+        " in $L$, YaRN linearly in the pair index |" == note("ramp")
     )
     # the paper's blend, as chapter 7 quotes it: gamma(r), linear in the turns r; the book follows the released code
     c7 = chapter("07_beyond")
@@ -2025,8 +2043,9 @@ def test_gemma_2_soft_capping_bounds_the_logits():
 def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     """The KV cache row: "with RoPE, the keys are usually stored after rotation, though StreamingLLM stores them
     before", as chapter 10 says ("StreamingLLM caches keys unrotated"), and transformers' Llama rotates, then caches.
-    The QK-norm row: "as in Qwen3 and OLMo 2": their transformers attention modules have query and key norms, and
-    Qwen2's has none."""
+    The QK-norm row: "a normalisation of the queries and keys before RoPE rotates them, as in Qwen3, OLMo 2 and Gemma
+    3": their transformers attention modules have query and key norms, each applied before the rotation in the
+    forward pass, and Qwen2's has none."""
     from transformers.models.llama import modeling_llama
     from transformers.models.olmo2 import modeling_olmo2
     from transformers.models.qwen2 import modeling_qwen2
@@ -2038,12 +2057,17 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     assert "StreamingLLM caches keys unrotated and rotates them by their current slot." in chapter("10_rope_today")
     forward = inspect.getsource(modeling_llama.LlamaAttention.forward)
     assert forward.index("apply_rotary_pos_emb(") < forward.index("cache.update(")
-    assert "a normalisation of the queries and keys, as in Qwen3, OLMo 2 and Gemma 3 |" in row("QK-norm")
+    assert "a normalisation of the queries and keys before RoPE rotates them, as in Qwen3, OLMo 2 and Gemma 3 |" in (
+        row("QK-norm")
+    )
     from transformers.models.gemma3 import modeling_gemma3
 
     for module in (modeling_qwen3.Qwen3Attention, modeling_olmo2.Olmo2Attention, modeling_gemma3.Gemma3Attention):
         init = inspect.getsource(module.__init__)
         assert "self.q_norm" in init and "self.k_norm" in init, module
+        forward = inspect.getsource(module.forward)
+        rotated = forward.index("apply_rotary_pos_emb(")
+        assert forward.index("self.q_norm(") < rotated and forward.index("self.k_norm(") < rotated, module
     assert "q_norm" not in inspect.getsource(modeling_qwen2.Qwen2Attention.__init__)
 
 
@@ -2288,13 +2312,18 @@ def test_gqa_row_query_heads_share_a_key_value_head():
 
 
 def test_linear_relation_for_a_relative_encoding_shifts_query_and_key_together():
-    """The row "linear relation": "for a relative encoding, it is read in the logit: shifting the query and the key
-    together must leave the logit's position term unchanged", chapter 3's words. ALiBi's and T5's position terms
+    """The block "Unique and linear relation for a relative encoding": "*Linear relation* is read in the logit:
+    shifting the query and the key together must leave the logit's position term unchanged", chapter 3's words; the
+    row "linear relation" keeps chapter 1's definition alone. ALiBi's and T5's position terms
     stay the same when both positions move by k, and change when the query alone moves."""
     (what,) = re.findall(
-        r"for a relative encoding, it is read in the logit: shifting (the query and the key together|the query alone)"
-        r" must leave the logit's position term unchanged",
-        row("linear relation"),
+        r"\*Linear relation\* is read in the logit: shifting (the query and the key together|the query alone)"
+        r" must leave the logit's position term unchanged\.",
+        block("Unique and linear relation for a relative encoding"),
+    )
+    assert row("linear relation").endswith(
+        "turns $\\mathrm{PE}(p)$ into $\\mathrm{PE}(p + k)$ for every $p$ | {doc}`1 <../notebooks/01_why_position>`,"
+        " {doc}`2 <../notebooks/02_absolute>`, {doc}`3 <../notebooks/03_relative>` |"
     )
     assert (
         "**Linear relation** is read in the logit: shifting the query and the key together must leave the logit's"
@@ -2623,7 +2652,7 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
         " nearer keys left" in row("stick-breaking attention")
     )
     assert (
-        "one vector for each position, the same in every sequence, and different vectors for different positions;"
+        "one vector for each position, the same in every sequence, and different vectors for different positions |"
         in (row("unique (encoding)"))
     )
     text = page()
@@ -2707,14 +2736,17 @@ def test_row_wordings_match_their_chapters_and_sources():
 
 
 def test_worked_example_says_what_a_fixed_factor_costs_on_short_inputs():
-    """The worked example, right under the primer: "in chapter 8, a `factor` fixed at 8 raises the loss at $L$ in models
-    not trained with it", chapter 8's section "A fixed factor costs on short inputs" in its own words (the saved run's
+    """The worked example, right under the primer: "Slowing pairs has costs, and chapter 8 measures two. A fixed factor
+    also slows the pairs of short inputs: a `factor` fixed at 8 raises the loss at $L$ in models not trained with it",
+    chapter 8's section "A fixed factor costs on short inputs" in its own words (the saved run's
     numbers: :func:`test_worked_example_names_two_costs_of_slowing_pairs`). The example comes before the terms' table,
     and its last block before the heading "Terms for longer inputs"."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     text = page()
     (fixed,) = re.findall(
-        r"in chapter 8, a `factor` fixed at (\d+) raises the loss at \$L\$ in models not trained with it\.", text
+        r"Slowing pairs has costs, and chapter 8 measures two\. A fixed factor also slows the pairs of short inputs: a"
+        r" `factor` fixed at (\d+) raises the loss at \$L\$ in models not trained with it\.",
+        text,
     )
     assert "Dividing by more than the stretch has a cost" not in text  # the one cost this page once gave both causes
     c8 = " ".join(chapter("08_extrapolation").split())
@@ -2823,19 +2855,20 @@ def test_alphabetical_tables_and_the_forgetting_transformers_place():
 
 def test_worked_example_names_two_costs_of_slowing_pairs():
     """The worked example: "Slowing pairs has costs, and chapter 8 measures two. A fixed factor also slows the pairs of
-    short inputs: in chapter 8, a `factor` fixed at 8 raises the loss at $L$ in models not trained with it. *Dynamic PI*
-    divides by exactly the stretch, yet at $2L$ its loss beyond $L$ is above plain RoPE's. It slows the fast pairs
-    too; chapter 7 gives bloc97's argument that this hurts." From chapter 8's saved run: its dynamic PI divides every
-    pair by the stretch, 2 at 2L, including its fast pair 0; at L the fixed factor 8 raises the loss in every seed,
-    and at 2L dynamic PI's loss beyond L is above plain RoPE's in every seed and on average. Chapter 7's words for
-    bloc97's argument. The primer's "They differ in which other pairs they slow, and when": in the worked example,
-    the three rules slow different sets of Llama 3.1's pairs at 2L (when is the effective scale column's test)."""
+    short inputs: a `factor` fixed at 8 raises the loss at $L$ in models not trained with it. *Dynamic PI* divides
+    every pair by just the stretch, yet at $2L$ its loss beyond $L$ is above plain RoPE's. Chapter 8's runs do not
+    isolate why; chapter 7 gives bloc97's argument that slowing fast pairs hurts." From chapter 8's saved run: its
+    dynamic PI divides every pair by the stretch, 2 at 2L, including its fast pair 0; at L the fixed factor 8 raises
+    the loss in every seed, and at 2L dynamic PI's loss beyond L is above plain RoPE's in every seed and on average.
+    Chapter 7's words for bloc97's argument, and chapter 8's own "These runs do not isolate the cause". The primer's
+    "They differ in which other pairs they slow, and when": in the worked example, the three rules slow different sets
+    of Llama 3.1's pairs at 2L (when is the effective scale column's test)."""
     text = page()
     assert (
-        "Slowing pairs has costs, and chapter 8 measures two. A fixed factor also slows the pairs of short inputs: in"
-        " chapter 8, a `factor` fixed at 8 raises the loss at $L$ in models not trained with it. *Dynamic PI* divides"
-        " by exactly the stretch, yet at $2L$ its loss beyond $L$ is above plain RoPE's. It slows the fast pairs too;"
-        " chapter 7 gives bloc97's argument that this hurts, but chapter 8's runs do not isolate the cause." in text
+        "Slowing pairs has costs, and chapter 8 measures two. A fixed factor also slows the pairs of short inputs: a"
+        " `factor` fixed at 8 raises the loss at $L$ in models not trained with it. *Dynamic PI* divides every pair by"
+        " just the stretch, yet at $2L$ its loss beyond $L$ is above plain RoPE's. Chapter 8's runs do not isolate why;"
+        " chapter 7 gives bloc97's argument that slowing fast pairs hurts." in text
     )
     run = load_results("extrapolation", check=False)
     config, metrics = run["config"], run["metrics"]
@@ -2856,6 +2889,7 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     assert all(f > u for f, u in zip(fixed, unscaled)), (fixed, unscaled)
     c7 = chapter("07_beyond")
     assert "bloc97's argument" in c7 and "PI slows down the fast pairs too" in c7
+    assert "These runs do not isolate the cause" in chapter("08_extrapolation")
     assert (
         "The RoPE scalings below slow such pairs by dividing their frequencies. They differ in which other pairs they"
         in text
@@ -2869,3 +2903,112 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
         )
         slowed[kind] = tuple(i for i in range(d // 2) if float(plain_theta[i] / freqs.double()[i]) > 1 + 1e-5)
     assert len(set(slowed.values())) == 3, slowed
+
+
+# ---- the primer's dynamic NTK and kept and ramped pairs, chapter 10's query temperature, the italics promise ----
+
+
+def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_worked_example():
+    """The primer, before the worked example's table uses them: "*Dynamic NTK* sets it to $1 + s(\\ell/L - 1)$ past
+    $L$." and "A rule *keeps* a pair whose frequency it leaves unchanged. `llama3` and YaRN *ramp* the pairs between
+    those kept and those divided by $s$, blending the two frequencies." The primer's formula is the dynamic NTK row's
+    (:func:`test_dynamic_ntk_formula_and_the_field_transformers_reads` runs it against transformers) and gives the
+    worked example's 9 at 2L with s = 8, what transformers' `dynamic` divides the slowest pair by. In transformers'
+    `llama3` (Llama 3.1's head and bounds) and `yarn` (its default betas), over three factors, each pair's frequency
+    is its own (kept), its own over s (divided) or a blend w theta + (1 - w) theta/s with 0 < w < 1, and the blended
+    pairs lie between the kept and the divided ones."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    before = re.sub(r"\s+", " ", raw[: raw.index("### A worked example")])
+    (primer,) = re.findall(r"\*Dynamic NTK\* sets it to \$([^$]+)\$ past \$L\$\.", before)
+    ((_, formula),) = re.findall(
+        r"effective scale is (\d+) up to \$L\$, then \$([^$]+)\$ \(emozilla 2023\)", row("dynamic NTK (`dynamic`)")
+    )
+    assert primer == formula, (primer, formula)
+    assert (
+        "A rule *keeps* a pair whose frequency it leaves unchanged. `llama3` and YaRN *ramp* the pairs between those"
+        " kept and those divided by $s$, blending the two frequencies." in before
+    )
+    assert "| a pair whose frequency a RoPE scaling leaves unchanged |" in row("kept (pair)")
+    assert (
+        "| in YaRN and `llama3`, the pairs between those kept and those divided by $s$, which get a blend of the two"
+        " frequencies |" in row("ramp")
+    )
+    d, base, L, s = llama31_head()
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    assert abs(evaluate(primer, s=s, ell=2 * L, L=L) - 9) < 1e-12  # the table's "9 at this length"
+    dyn = hf_inv_freq(d, max_position_embeddings=L, seq_len=2 * L, rope_type="dynamic", rope_theta=base, factor=s)
+    assert abs(float(theta[-1] / dyn.double()[-1]) - 9) < 1e-4 * 9  # float32 frequencies
+    for factor in (4.0, 8.0, 32.0):
+        rules = {
+            "llama3": hf_llama3(d, base, factor, 4.0, 1.0, L),
+            "yarn": hf_inv_freq(
+                d, rope_type="yarn", rope_theta=base, factor=factor, original_max_position_embeddings=L
+            ),
+        }
+        for name, freqs in rules.items():
+            w = (freqs.double() - theta / factor) / (theta - theta / factor)  # 1: kept, 0: divided by s
+            assert bool(((w > -1e-5) & (w < 1 + 1e-5)).all()), (name, factor)  # a blend of the two, or one of them
+            kept = (w > 1 - 1e-5).nonzero().flatten().tolist()
+            divided = (w < 1e-5).nonzero().flatten().tolist()
+            ramped = [i for i in range(d // 2) if i not in kept + divided]
+            assert kept and ramped and divided, (name, factor)
+            assert max(kept) < min(ramped) and max(ramped) < min(divided), (name, factor, ramped)
+
+
+def test_chapter_10s_query_temperature_multiplies_the_logits():
+    """The main line of "Temperature and query scales", before its table: "Chapter 10 calls Llama 4's $\\tau$ a query
+    temperature, but $\\tau$ multiplies the logits: above 1, it sharpens attention." Chapter 10's words; transformers'
+    Llama 4 multiplies the queries by its scales, so each logit by tau; and a tau above 1 lowers the entropy of the
+    softmax of random logits, that is, sharpens attention, while a tau below 1 would raise it."""
+    from transformers.models.llama4 import modeling_llama4
+
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
+    main = re.sub(r"\s+", " ", section[: section.index("| English |")])
+    (direction,) = re.findall(
+        r"Chapter 10 calls Llama 4's \$\\tau\$ a query temperature, but \$\\tau\$ multiplies the logits: above 1, it"
+        r" (sharpens|flattens) attention\.",
+        main,
+    )
+    assert "Llama 4's query temperature" in chapter("10_rope_today")
+    assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
+    g = torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, 50, 16, generator=g, dtype=torch.float64)
+
+    def entropy(tau: float) -> torch.Tensor:
+        logits = (tau * q) @ k.T  # the queries scaled: every logit multiplied by tau
+        assert torch.allclose(logits, tau * (q @ k.T), rtol=1e-12, atol=1e-12)
+        return attention_entropy(logits)
+
+    for tau in (1.1, 1.5, 3.0):
+        sharper = bool((entropy(tau) < entropy(1.0)).all())
+        assert sharper == (direction == "sharpens"), tau
+        assert bool((entropy(1 / tau) > entropy(1.0)).all()), tau
+
+
+def test_every_italic_term_has_its_own_row():
+    """The page's promise, "A term in italics has its own row": every italic phrase (not bold) names a row of one of the
+    term tables, whose first cell, or a part of it between commas and parentheses, is the phrase, or holds it as whole
+    words. A plural or a verb form is read as its row's term (keeps: kept, ramps: ramp, gates: gate). So an italic
+    "*turns in $L$*" or "*CPD kernel*", which have no row, fails."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    assert "A term in italics has its own row." in page()
+    terms = []
+    for table in re.findall(r"^\| English \|.*?(?=\n\n|\Z)", raw, flags=re.S | re.M):
+        terms += [line.split(" | ")[0][2:].lower() for line in table.splitlines()[2:]]
+    assert len(terms) > 120, len(terms)
+    forms = {"keeps": "kept", "ramps": "ramp", "gates": "gate", "attention sinks": "attention sink"}
+    italic = set(re.findall(r"(?<![*\w])\*([^*\n]+?)\*(?![*\w])", raw))
+    assert len(italic) > 30, italic
+
+    def has_row(phrase: str) -> bool:
+        phrase = forms.get(phrase.lower(), phrase.lower())
+        for term in terms:
+            parts = {part.strip() for part in re.split(r"[(),]", term)}
+            if phrase == term or phrase in parts or re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", term):
+                return True
+        return False
+
+    missing = sorted(phrase for phrase in italic if not has_row(phrase))
+    assert not missing, missing
+    assert not has_row("turns in $L$") and not has_row("CPD kernel")  # italic once, with no row

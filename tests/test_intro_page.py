@@ -10,7 +10,9 @@ plain RoPE and PI below a uniform guess, YaRN's loss against theirs and ALiBi's,
 losses, and the table's cells, each printed where no seed sits on a rounding boundary. YaRN's logit factor,
 Cohere 2's RoPE-only sliding-window layers, SmolLM3's layers without RoPE and the rotary attention of Llama, Qwen and
 Mistral are read from the installed transformers. The slow pairs' angles, the position-position term under other
-weights and RoFormer's bound are computed. The list of pages the Chinese
+weights and RoFormer's bound are computed. The check's figure, ``book/figures/intro_same_offset.svg``, is drawn by
+``same_offset_svg`` below (``python tests/test_intro_page.py`` rewrites it) and its arrows are read back against the
+rotations. The list of pages the Chinese
 edition translates is read from its catalogs. The page's other numbers are checked by the ``test_intro_*`` tests of
 ``tests/test_summary.py``.
 """
@@ -68,13 +70,13 @@ def close(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 
 def test_rope_matrix_products_match_the_pages_identities():
-    """ "The transpose of a turn undoes it, $R_m^\\top = R_{-m}$ ... So $R_m^\\top R_n = R_{n-m}$", and the display
+    """ "The transpose of a rotation undoes it, $R_m^\\top = R_{-m}$ ... So $R_m^\\top R_n = R_{n-m}$", and the display
     $q_m^\\top R_m^\\top R_n\\, k_n = q_m^\\top R_{n-m}\\, k_n$: each subscript as the page writes it."""
     text = page()
     # the section's opening: "RoPE's rotations make a score depend on the two tokens' positions only through their
     # offset", which the identities below give for any q and k
     assert "RoPE's rotations make a score depend on the two tokens' positions only through their offset" in text
-    (inverse,) = re.findall(r"The transpose of a turn undoes it, \$R_m\^\\top = R_\{([^}]*)\}\$", text)
+    (inverse,) = re.findall(r"The transpose of a rotation undoes it, \$R_m\^\\top = R_\{([^}]*)\}\$", text)
     (product,) = re.findall(r"So \$R_m\^\\top R_n = R_\{([^}]*)\}\$", text)
     (display,) = re.findall(r"q_m\^\\top R_m\^\\top R_n\\, k_n = q_m\^\\top R_\{([^}]*)\}\\, k_n", text)
     # the section states no formula before its symbols: the offset is defined before the plain claim, and the first
@@ -82,7 +84,7 @@ def test_rope_matrix_products_match_the_pages_identities():
     offset = "The *offset* of a key at $n$ from a query at $m$ is $n - m$, key minus query"
     claim = "RoPE's rotations make a score depend on the two tokens' positions only through their offset"
     query = "The query is $q_m = W_Q x_m$"
-    turn = "So at position $m$, the rotation $R_m$ turns pair $i$ by the angle $m\\theta_i$."
+    turn = "So at position $m$, RoPE's matrix $R_m$ rotates pair $i$ by the angle $m\\theta_i$."
     order = [text.index(s) for s in ("## Why RoPE's score sees only the offset", offset, claim, query, turn)]
     assert order == sorted(order), order
     assert text.index(turn) < text.index("R_{n-m}"), "a result before its symbols"
@@ -100,9 +102,9 @@ def test_rope_matrix_products_match_the_pages_identities():
 
 def test_apply_rope_scores_see_only_the_offset():
     """The score of RoPE's rotated rows, as the code forms it, is q^T R_{n-m} k, the same for (5, 3) and (12, 10);
-    and "the code ... store[s] them as rows, where a vector $x$ turns as $x R_m^\\top$"."""
+    and "the code ... store[s] them as rows, where a vector $x$ is rotated as $x R_m^\\top$"."""
     text = page()
-    assert "The code and several chapters store them as rows, where a vector $x$ turns as $x R_m^\\top$" in text
+    assert "The code and several chapters store them as rows, where a vector $x$ is rotated as $x R_m^\\top$" in text
     g = torch.Generator().manual_seed(0)
     for d in SIZES:
         for b in BASES:
@@ -327,19 +329,42 @@ def test_rotation_matrix_and_frequencies_as_the_page_writes_them():
                 assert close(Rm[2 * j : 2 * j + 2, 2 * j : 2 * j + 2], want), (d, b, j)
     assert text.count("$\\theta_i = b^{-2i/d}$") == 2  # the section and the notation table
     e0 = R(1, 4, 10_000.0, "interleaved") @ torch.tensor([1.0, 0, 0, 0], dtype=torch.float64)
-    assert e0[1] > 0  # (1, 0) turns towards (0, 1): counter-clockwise
-    assert "RoPE turns each pair counter-clockwise." in text
+    assert e0[1] > 0  # (1, 0) rotates towards (0, 1): counter-clockwise
+    assert "RoPE rotates each pair counter-clockwise." in text
     assert inspect.signature(posenc.rope_matrix).parameters["layout"].default == "interleaved"
     # the notation names the two layouts and points to the block that gives the defaults (read in
     # test_a_query_and_key_that_differ_show_the_offsets_sign), which follows the RoPE section's check
     pointer = (
         "It has two layouts: *half* pairs coordinates $i$ and $i + d/2$, *interleaved* pairs $2i$ and $2i + 1$. The"
-        " block on the two layouts, after the RoPE section's check, says which the book's functions use."
+        " block on the two layouts, in the section *A check with numbers*, says which the book's functions use."
     )
     check = "one two positions after. <details><summary>The two layouts,"
-    assert pointer in text and text.index(pointer) < text.index("## Why RoPE's score sees only the offset") < (
-        text.index(check)
-    )
+    assert pointer in text and text.index(pointer) < text.index("## A check with numbers") < text.index(check)
+    assert text.index(check) < text.index("## What you will take away")  # the block is in that section
+
+
+def test_a_turn_is_one_full_circle():
+    """ "A *turn* is one full circle, $2\\pi$ radians", defined on the main line before the page's first "turns once"
+    and before the takeaways' slow and fast pairs ("turn less than once within the training length"); the notation's
+    "pair $i$ turns once in $2\\pi/\\theta_i$ positions". Elsewhere the page says *rotate* for an angle: no "turns
+    pair", "turns it" or "turns by" is left. Pair 0 of the page's example, theta_0 = 1, is back where it started after
+    2 pi positions and not before; pair 1 after 200 pi."""
+    text = page()
+    main = re.sub(r"<details>.*?</details>", " ", text)
+    definition = "A *turn* is one full circle, $2\\pi$ radians."
+    assert definition in main
+    assert main.index(definition) < main.index("turns once in about 6.3 positions") < main.index("turn less than once")
+    assert "- A *turn* is one full circle, $2\\pi$ radians: pair $i$ turns once in $2\\pi/\\theta_i$ positions." in text
+    for phrase in ("turns pair", "turns it", "turns by", "turns each", "turn a ", "a turn undoes", "two turns in"):
+        assert phrase not in text, phrase
+    assert "$\\lambda_i = 2\\pi/\\theta_i$, the wavelength of pair $i$" in text  # the same count, named
+    # pair 0 of (1, 0, 0, 0) at d = 4, theta_0 = 1, as the code rotates it: below the axis at 6, above it at 7, so its
+    # first full circle ends between them, at 2 pi, about 6.3
+    x = torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64)
+    for layout, other in (("half", 2), ("interleaved", 1)):
+        below, above = (float((R(p, 4, 10_000.0, layout) @ x)[other]) for p in (6, 7))
+        assert below < 0 < above, layout
+    assert 6 < 2 * math.pi < 7
 
 
 # chapter 8's run: the takeaways' baseline, and what fine-tuning at 512 tokens did
@@ -360,25 +385,29 @@ def curve(arm: str, step: int, metric: str = "loss_beyond") -> list[float]:
 def test_the_chapter_8_takeaway_is_the_runs_finding():
     """Takeaway: "Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. It hides
     *passkeys* there: a digit stated once, then asked for later. With no further training, plain RoPE found few
-    passkeys and predicted the next token poorly. PI and YaRN restored the passkeys but not the predictions. In these
-    small models, a long fine-tuning at the longer length restored both, even without the rules." The block "The
-    numbers behind the takeaways" holds the rest: "PI also slows the fast pairs, and these models need them to predict
-    the next token", the PI paper's contrary finding, and "ALiBi's better predictions here do not rank it above RoPE in
-    large models: chapter 8's models are tiny, their text synthetic". It reads the same run arm by arm against
-    the trigram model: "In chapter 8's main run, with no further training, the models with plain RoPE predicted the next
-    token far worse than the trigram model, and found few passkeys. With ALiBi, they predicted almost as well as the
-    trigram model, close to the best possible here, but missed some passkeys. With PI or YaRN, they found nearly every
-    passkey. Their predictions stayed poor until fine-tuned at that length: PI's as poor as plain RoPE's, YaRN's less
-    so."
+    passkeys and predicted the next token poorly. PI and YaRN restored the passkeys but not the predictions. The
+    passkey is the input's only digit, so content alone can find it. PI slows every pair, the fastest too. With every
+    pair slowed eightfold, these models predict poorly even at the training length. In these small models, a long
+    fine-tuning at the longer length restored both, even without the rules." The block "The numbers behind the
+    takeaways" gives the evidence: "PI also slows the fast pairs, and these models need them to predict the next
+    token" (test_pis_cost_shows_at_the_training_length checks the eightfold slowing at the training length). The
+    next block holds the PI paper's contrary finding and "ALiBi's better predictions here do not rank it above RoPE in
+    large models: chapter 8's models are tiny, their text synthetic". The first block reads the same run arm by arm
+    against the trigram model: "In chapter 8's main run, with no further training, the models with plain RoPE
+    predicted the next token far worse than the trigram model, and found few passkeys. With ALiBi, they predicted
+    almost as well as the trigram model, close to the best possible here, but missed some passkeys. With PI or YaRN,
+    they found nearly every passkey. Their predictions stayed poor until fine-tuned at that length: PI's as poor as
+    plain RoPE's, YaRN's less so."
     Read at 512 tokens, the main run's longest, seed by seed. "Worse than a uniform guess" is the block's, of this run
     only (test_plain_rope_and_pi_did_worse_than_a_uniform_guess)."""
     text = page()
     bullet = (
         "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. It hides"
         " *passkeys* there: a digit stated once, then asked for later. With no further training, plain RoPE found few"
-        " passkeys and predicted the next token poorly. PI and YaRN restored the passkeys but not the predictions. In"
-        " these small models, a long fine-tuning at the longer length restored both, even without the rules."
-        " <details>"
+        " passkeys and predicted the next token poorly. PI and YaRN restored the passkeys but not the predictions. The"
+        " passkey is the input's only digit, so content alone can find it. PI slows every pair, the fastest too. With"
+        " every pair slowed eightfold, these models predict poorly even at the training length. In these small models,"
+        " a long fine-tuning at the longer length restored both, even without the rules. <details>"
     )
     assert bullet in text  # the takeaways' last bullet
     # the takeaways: two from this page and three from later chapters, the style guide's 3 to 5 in all
@@ -424,8 +453,9 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     from posenc.experiments import SyntheticCorpus
 
     assert isinstance(corpus.filler_corpus, SyntheticCorpus)  # "synthetic text"
-    # "a digit stated once, then asked for later": in each probe the input holds one KEY, its one digit, and a
-    # later QUERY; the target after QUERY is that digit
+    # "a digit stated once, then asked for later", and "The passkey is the input's only digit, so content alone can
+    # find it": in each probe the input holds one KEY, its one digit and no other, and a later QUERY; the target after
+    # QUERY is that digit
     assert config["corpus"]["passkey_len"] == 1
     probe = corpus.sample_probe(16, 512, generator=torch.Generator().manual_seed(0))
     inputs, targets = probe.tokens[:, :-1], probe.tokens[:, 1:]
@@ -497,6 +527,15 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         "PI also slows the fast pairs, and these models need them to predict the next token. PI's cost shows even where"
         " no pair meets a new angle." in numbers
     )
+    # the first block ends with the grid's own page; the rest of the run is the next block's
+    link = "The section {ref}`claims-grid` of the {doc}`claims` page grades chapter 8's other encodings too, such as"
+    assert link + " T5's bias and KERPLE." in numbers
+    claims = (ROOT / "book" / "claims.md").read_text(encoding="utf-8")
+    grid = claims[claims.index("(claims-grid)=\n## Chapter 8's grid in detail") : claims.index("(claims-formulas)=")]
+    assert "T5" in grid and "KERPLE" in grid
+    assert {"t5", "kerple"} <= set(metrics()["metrics"])  # encodings of the same saved run
+    more = text[text.index("<summary>More from chapter 8's run:") :]
+    more = more[: more.index("</details>")]
     # block: "ALiBi's better predictions here do not rank it above RoPE in large models: chapter 8's models are tiny,
     # their text synthetic": ALiBi's loss is below plain RoPE's, PI's and YaRN's in every seed with no further training
     # ("better predictions"); the models are 2-layer ones of about 100 000 parameters
@@ -504,7 +543,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # says the same of the grid
     assert (
         "Llama, Qwen and Mistral use RoPE. ALiBi's better predictions here do not rank it above RoPE in large models:"
-        " chapter 8's models are tiny, their text synthetic." in numbers
+        " chapter 8's models are tiny, their text synthetic." in more
     )
     for arm in ("rope", "rope+pi", "rope+yarn"):
         assert max(seeds("alibi", "loss_beyond")) < min(seeds(arm, "loss_beyond")), arm
@@ -517,7 +556,9 @@ def test_pis_cost_shows_at_the_training_length():
     fixed at 8 raises the loss from about 0.74 to about 4 nats in every seed. YaRN with $s$ fixed at 8, which keeps its
     two fastest pairs whole, raises it by under 0.2 nats." Seed by seed, on the same trained models; "no pair meets a
     new angle": with any factor s >= 1, PI and YaRN only slow pairs, so at 64 tokens every angle lies inside the
-    trained arc."""
+    trained arc. The takeaway's short form: "PI slows every pair, the fastest too. With every pair slowed eightfold,
+    these models predict poorly even at the training length": PI divides every pair's frequency by 8, pair 0's too,
+    and at 64 tokens its loss is over five times plain RoPE's, and above a uniform guess's ln 28, in every seed."""
     text = page()
     assert (
         "PI's cost shows even where no pair meets a new angle. At 64 tokens, the training length, PI with $s$ fixed at"
@@ -534,6 +575,14 @@ def test_pis_cost_shows_at_the_training_length():
     assert round(sum(plain) / len(plain), 2) == 0.74 and all(abs(x - 0.74) < 0.01 for x in plain), plain  # "about"
     assert all(3.8 < x < 4.2 for x in pi8), pi8  # "about 4", in every seed
     assert all(0 < y - x < 0.2 for x, y in zip(plain, yarn8, strict=True)), (plain, yarn8)
+    main = re.sub(r"<details>.*?</details>", " ", text)
+    assert (
+        "PI slows every pair, the fastest too. With every pair slowed eightfold, these models predict poorly even at"
+        " the training length." in main
+    )
+    assert config["sensitivity"]["pi fixed"] == {"scaling": "pi", "factor": 8.0}  # "eightfold"
+    n_tokens = PasskeyCorpus(**config["corpus"]).n_tokens
+    assert all(p > 5 * x and p > math.log(n_tokens) for x, p in zip(plain, pi8, strict=True)), (plain, pi8)  # "poorly"
     d = 16  # chapter 8's heads: eight pairs
     theta = posenc.rope_inv_freq(d, 10_000.0).double()
     for rule, params in (("linear", {}), ("yarn", config["yarn"])):
@@ -627,6 +676,12 @@ def test_the_baseline_is_a_trigram_and_nope_finds_nearly_every_passkey():
     # above it ("about 0.03") in every seed, against 0.69 for the floor itself
     floor = math.log(config["corpus"]["branching"])
     assert config["corpus"]["branching"] == 2
+    # the second block opens with it: "The trigram model comes close to the best loss possible on the filler that
+    # chapter 8 measures. No model can go below about 0.69 nats there"
+    assert (
+        "The trigram model comes close to the best loss possible on the filler that chapter 8 measures. No model can"
+        " go below about 0.69 nats there" in text
+    )
     assert all(0.02 < loss - floor < 0.04 for loss in seeds("trigram", "loss_beyond")), seeds("trigram", "loss_beyond")
     trigram = TrigramBaseline(corpus, length=16, sequences=256)
     tokens = corpus.sample(4, 16, generator=torch.Generator().manual_seed(0))
@@ -1006,7 +1061,15 @@ def test_a_configs_yarn_is_static_with_deepseek_v3s_factor():
     DeepSeek-V3's config sets it to 40 (chapter 10)." The installed transformers recomputes the frequencies with the
     input's length only for rope types named dynamic (and for longrope); its YaRN frequencies and attention factor do
     not move with the length, and a Llama rotary embedding with `yarn` keeps its frequencies after a long input. The
-    40 is the config that chapter 10's table copies."""
+    40 is checked against two copies of DeepSeek-V3's config: chapter 10's (``posenc.book.models``, copied by hand) and
+    the ``rope_scaling`` of the published config.json, quoted below from
+    https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json (quoted, not downloaded: the tests run
+    offline). If either copy is wrong, the test fails.
+
+    Then: "There transformers multiplies the softmax scale by the square of YaRN's attention factor, instead of putting
+    the factor on cos and sin. So it scales the whole score of a head, all 192 query–key dimensions of DeepSeek's MLA,
+    not only the part from its 64 rotary ones." Read from the installed DeepSeek-V3 attention, and run on a small one:
+    its attention weights equal the softmax of the full 192-dimensional product times the squared factor."""
     import transformers
     import transformers.modeling_rope_utils as rope_utils
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
@@ -1035,24 +1098,79 @@ def test_a_configs_yarn_is_static_with_deepseek_v3s_factor():
     assert rotary.rope_type == "yarn" and torch.equal(rotary.inv_freq, before)
     scaling = MODEL_ROPE_CONFIGS["deepseek-v3"]["rope_scaling"]
     assert (scaling["rope_type"], scaling["factor"]) == ("yarn", 40.0)
+    published = {  # DeepSeek-V3's config.json, "rope_scaling" (its "type" is transformers' "rope_type")
+        "beta_fast": 32,
+        "beta_slow": 1,
+        "factor": 40,
+        "mscale": 1.0,
+        "mscale_all_dim": 1.0,
+        "original_max_position_embeddings": 4096,
+        "type": "yarn",
+    }
+    assert {k: v for k, v in scaling.items() if k != "rope_type"} == {
+        k: float(v) if k != "original_max_position_embeddings" else v for k, v in published.items() if k != "type"
+    }
+    assert scaling["rope_type"] == published["type"]
     # "There transformers puts YaRN's attention factor in the softmax scale, squared, instead of on cos and sin":
     # DeepSeek-V3's equal mscale fields make the cos/sin factor 1, and its attention multiplies the softmax scale
     # by the factor squared
     from transformers.models.deepseek_v3 import modeling_deepseek_v3
 
     assert (
-        "There transformers puts YaRN's attention factor in the softmax scale, squared, instead of on cos and sin."
-        in text
+        "There transformers multiplies the softmax scale by the square of YaRN's attention factor, instead of putting"
+        " the factor on cos and sin. So it scales the whole score of a head, all 192 query–key dimensions of"
+        " DeepSeek's MLA, not only the part from its 64 rotary ones." in text
     )
     v3 = transformers.DeepseekV3Config(rope_parameters={"rope_theta": 10_000.0, **scaling})
     _, on_cos_sin = rope_utils._compute_yarn_parameters(v3)
     assert on_cos_sin == 1.0
-    assert "self.scaling = yarn_apply_mscale(config.rope_parameters, self.qk_head_dim ** (-0.5))" in inspect.getsource(
-        modeling_deepseek_v3.DeepseekV3Attention.__init__
-    )
+    init = inspect.getsource(modeling_deepseek_v3.DeepseekV3Attention.__init__)
+    assert "self.scaling = yarn_apply_mscale(config.rope_parameters, self.qk_head_dim ** (-0.5))" in init
+    assert "self.qk_head_dim = config.qk_nope_head_dim + config.qk_rope_head_dim" in init
+    extra = MODEL_ROPE_CONFIGS["deepseek-v3"]["extra"]
+    assert (extra["qk_nope_head_dim"], extra["qk_rope_head_dim"]) == (128, 64)  # 192 query-key dimensions, 64 rotary
     m40 = 0.1 * math.log(40) + 1
     d_qk = 192
     assert math.isclose(modeling_deepseek_v3.yarn_apply_mscale(v3.rope_parameters, d_qk**-0.5), m40**2 * d_qk**-0.5)
+    # run it: a small DeepSeek-V3 attention with DeepSeek-V3's rope_scaling. Its weights are the softmax of the whole
+    # product q . k, content and rotary parts together, times the factor squared and 1/sqrt(d_qk); a factor on cos
+    # and sin would have scaled only the rotary part's product
+    small = transformers.DeepseekV3Config(
+        hidden_size=64,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        q_lora_rank=None,
+        kv_lora_rank=16,
+        qk_nope_head_dim=8,
+        qk_rope_head_dim=4,
+        v_head_dim=8,
+        num_hidden_layers=1,
+        rope_interleave=False,
+        attn_implementation="eager",
+        rope_parameters={"rope_theta": 10_000.0, **scaling},
+    )
+    torch.manual_seed(0)
+    attention = modeling_deepseek_v3.DeepseekV3Attention(small, 0).double().eval()
+    rotary = modeling_deepseek_v3.DeepseekV3RotaryEmbedding(small).double()
+    hidden = torch.randn(1, 5, 64, dtype=torch.float64)
+    cos, sin = rotary(hidden, torch.arange(5)[None])
+    captured = {}
+    original = modeling_deepseek_v3.eager_attention_forward  # the eager interface, looked up at each call
+
+    def spy(module, query, key, value, attention_mask, scaling, **kwargs):
+        captured["q"], captured["k"], captured["scaling"] = query, key, scaling
+        return original(module, query, key, value, attention_mask, scaling=scaling, **kwargs)
+
+    modeling_deepseek_v3.eager_attention_forward = spy
+    try:
+        _, weights = attention(hidden, position_embeddings=(cos, sin), attention_mask=None)
+    finally:
+        modeling_deepseek_v3.eager_attention_forward = original
+    d_small = 8 + 4
+    assert captured["q"].shape[-1] == captured["k"].shape[-1] == d_small  # content and rotary parts together
+    assert math.isclose(captured["scaling"], m40**2 * d_small**-0.5, rel_tol=1e-12)
+    whole = captured["q"] @ captured["k"].transpose(-1, -2) * m40**2 * d_small**-0.5
+    assert torch.allclose(weights, torch.softmax(whole, -1), atol=1e-12)
     assert "| DeepSeek-V3 | MLA with decoupled RoPE key (64 of 192 q/k dims) + YaRN |" in chapter("10_rope_today")
     assert "| `yarn`, factor 40 |" in chapter("10_rope_today")
 
@@ -1122,13 +1240,13 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
         "| where position enters | how | example | |---|---|---| | the input, once | each position's vector is added to"
         " its token's vector | the sinusoidal encoding; learned vectors, as in GPT-2 and BERT | | each score, in every"
         " layer | a bias set by the two positions is added to the score | T5's learned bias; ALiBi | | the queries and"
-        " keys, in every layer | each is turned by angles set by its position | RoPE | | nowhere | only a decoder's"
+        " keys, in every layer | each is rotated by angles set by its position | RoPE | | nowhere | only a decoder's"
         " causal mask gives order | NoPE, short for no position encoding |"
     )
     frame = "The next two sections compare the third row, RoPE, with the first."
     rope = "## Why RoPE's score sees only the offset"
     query = "The query is $q_m = W_Q x_m$, from the layer's input $x_m$ and the query weights $W_Q$"
-    section = "So at position $m$, the rotation $R_m$ turns pair $i$ by the angle $m\\theta_i$."
+    section = "So at position $m$, RoPE's matrix $R_m$ rotates pair $i$ by the angle $m\\theta_i$."
     base = "where the base $b$ is 10 000 unless stated."
     added = "*Added encoding.* The *sinusoidal encoding* of chapter 2 gives position $p$ a vector of sines and"
     formulas = "<summary>The four choices as scores</summary>"
@@ -1180,7 +1298,8 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     assert "and their score has four terms: $$ (x + \\mathrm{PE}(m)) \\cdot (x + \\mathrm{PE}(n))" in main
     assert f"Both cases score $\\cos 2$, about ${rope[0]:.2f}$." in main  # the RoPE row's value, named on the main line
     block = (
-        "<summary>Why the last term stays the same, and other weights</summary> By the identity"
+        "<summary>Why the last term stays the same, and other weights</summary> Each word–position term is the product"
+        " of the token's vector with one position's. By the identity"
         " $\\cos a \\cos b + \\sin a \\sin b = \\cos(b - a)$, the last term is"
         " $\\cos(n - m) + \\cos(0.01(n - m))$: with these weights, a function of the offset alone. It is $\\cos 2 +"
         " \\cos 0.02$, about 0.58, in both cases. RoPE's score is one product, $q_m^\\top R_{n-m}\\, k_n$, with no"
@@ -1509,19 +1628,25 @@ def test_llama_4_scales_queries_only_in_its_layers_without_rope():
     assert config.attn_temperature_tuning and config.floor_scale == 8192  # on by default; steps every 8 192 positions
 
 
-def test_the_notation_points_to_reading_model_code_for_partial_rotary_and_qk_norm():
-    """Notation block: "Some models turn only part of each head, and most RoPE rules then space the frequencies over
-    that part's width, not $d$. Some normalize each head's query and key before turning them, some after. Reading model
-    code covers both, caches that keep keys already turned, and why RoPE's frequencies should stay in float32 when the
-    weights are cast to bfloat16. It also covers positions at run time: `position_ids`, left padding and packed
-    documents." Each is in reading_code.md."""
+def test_the_code_block_points_to_reading_model_code_for_partial_rotary_and_qk_norm():
+    """Block "RoPE in model code", after the two layouts' block, not in the notation block, which holds symbols and
+    conventions only: "Some models rotate only part of each head, and most RoPE rules then space the frequencies over
+    that part's width, not $d$. Some normalize each head's query and key before rotating them, some after. Reading
+    model code covers both, caches that keep keys already rotated, and why RoPE's frequencies should stay in float32
+    when the weights are cast to bfloat16. It also covers positions at run time: `position_ids`, left padding and
+    packed documents." Each is in reading_code.md."""
     text = page()
-    assert (
-        "Some models turn only part of each head, and most RoPE rules then space the frequencies over that part's"
-        " width, not $d$. Some normalize each head's query and key before turning them, some after."
-        " {doc}`Reading model code <reading_code>` covers both, caches that keep keys already turned, and why RoPE's"
-        " frequencies should stay in float32 when the weights are cast to bfloat16." in text
+    code = (
+        "Some models rotate only part of each head, and most RoPE rules then space the frequencies over that part's"
+        " width, not $d$. Some normalize each head's query and key before rotating them, some after."
+        " {doc}`Reading model code <reading_code>` covers both, caches that keep keys already rotated, and why RoPE's"
+        " frequencies should stay in float32 when the weights are cast to bfloat16."
     )
+    assert code in text
+    summary = "<summary>RoPE in model code: part of each head, normalization, caches and precision</summary>"
+    notation = text[text.index("<summary>Notation and conventions") : text.index("## Where position enters")]
+    assert "bfloat16" not in notation and "MLA" not in notation and "position_ids" not in notation
+    assert text.index("<summary>The two layouts,") < text.index(summary) < text.index(code)
     reading = re.sub(r"\s+", " ", (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8"))
     assert "rotates only that share of the head, and most rules space the frequencies over it." in reading
     assert "Qwen3 and Gemma 3 normalise each head's query and key, apply a learned weight, then rotate." in reading
@@ -1691,12 +1816,17 @@ def test_alibi_models_named_in_the_block_are_chapter_6s():
 
 
 def test_the_colab_sentence_holds_while_the_repository_is_a_placeholder():
-    """About block: "On Colab, each notebook's first cell installs `posenc` from the book's repository. Until that
-    repository is public, the book shows no Colab button." While `_config.yml`'s repository URL is the placeholder,
-    the book's extension turns the launch buttons off; once the URL changes, this test fails and the sentence must
-    change with it."""
+    """About block: "Once the book's repository is public, each notebook's first cell will install `posenc` from it on
+    Colab, and the book will show a Colab button. Until then, run the notebooks locally." While `_config.yml`'s
+    repository URL is the placeholder, the book's extension turns the launch buttons off; once the URL changes, this
+    test fails and the sentence must change with it. The first cells already name that URL."""
     text = page()
-    assert "Until that repository is public, the book shows no Colab button." in text
+    assert (
+        "Every notebook runs on a CPU. Once the book's repository is public, each notebook's first cell will install"
+        " `posenc` from it on Colab, and the book will show a Colab button. Until then, run the notebooks locally."
+        in text
+    )
+    assert "On Colab, each notebook's first cell installs" not in text  # no present tense while it cannot
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     import importlib.util
 
@@ -1709,3 +1839,202 @@ def test_the_colab_sentence_holds_while_the_repository_is_a_placeholder():
         cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
         first = "".join(next(c for c in cells if c["cell_type"] == "code")["source"])
         assert "google.colab" in first and "pip" in first and url in first, notebook.name
+
+
+# the check with numbers and its figure
+
+FIGURE = ROOT / "book" / "figures" / "intro_same_offset.svg"
+TITLE = "Same offset, same angle between them, same score"
+CASES = ((5, 3), (12, 10))  # (query m, key n), both at offset -2
+SIZE, RADIUS, CENTRES = (720, 345), 100.0, ((205.0, 185.0), (515.0, 185.0))
+
+
+def same_offset_svg() -> str:
+    """The intro's figure, as book/figures/intro_same_offset.svg holds it: pair 0 of the rotated query and key,
+    x = (1, 0, 0, 0) and theta_0 = 1, at (5, 3) and (12, 10). Rewrite the file with
+    ``python tests/test_intro_page.py``."""
+
+    def point(cx, cy, angle, r=RADIUS):
+        return cx + r * math.cos(angle), cy - r * math.sin(angle)  # y grows downwards in SVG
+
+    def label(cx, cy, angle, text, r, colour, ident):
+        x, y = point(cx, cy, angle, r)
+        anchor = "start" if math.cos(angle) > 0.35 else "end" if math.cos(angle) < -0.35 else "middle"
+        y += 5 - 6 * math.sin(angle)  # above the tip when it points up, below when down
+        return f'<text id="{ident}" x="{x:.2f}" y="{y:.2f}" text-anchor="{anchor}" fill="{colour}">{text}</text>'
+
+    width, height = SIZE
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}"'
+        ' font-family="DejaVu Sans, Arial, sans-serif" font-size="14">',
+        f"<title>{TITLE}</title>",
+        "<defs>",
+        '<marker id="head-query" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8"'
+        ' orient="auto"><path d="M 0 0 L 10 5 L 0 10 z" fill="#1f5fa8"/></marker>',
+        '<marker id="head-key" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8"'
+        ' orient="auto"><path d="M 0 0 L 10 5 L 0 10 z" fill="#c2410c"/></marker>',
+        "</defs>",
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<text x="{width / 2:.0f}" y="28" text-anchor="middle" font-size="18" font-weight="bold">{TITLE}</text>',
+        f'<text x="{width / 2:.0f}" y="50" text-anchor="middle" fill="#555">pair 0 of the rotated query and key,'
+        " x = (1, 0, 0, 0), θ₀ = 1 radian per position</text>",
+    ]
+    for (m, n), (cx, cy) in zip(CASES, CENTRES, strict=True):
+        out.append(f'<g id="panel-{m}-{n}">')
+        out.append(
+            f'<circle id="circle-{m}-{n}" cx="{cx:.2f}" cy="{cy:.2f}" r="{RADIUS:.2f}" fill="none" stroke="#bbb"/>'
+        )
+        out.append(
+            f'<line x1="{cx - RADIUS - 8:.2f}" y1="{cy:.2f}" x2="{cx + RADIUS + 8:.2f}" y2="{cy:.2f}" stroke="#ddd"/>'
+        )
+        out.append(
+            f'<line x1="{cx:.2f}" y1="{cy - RADIUS - 8:.2f}" x2="{cx:.2f}" y2="{cy + RADIUS + 8:.2f}" stroke="#ddd"/>'
+        )
+        # the angle from the query to the key: n - m = -2 radians, clockwise
+        arc = 38.0
+        x0, y0 = point(cx, cy, m, arc)
+        x1, y1 = point(cx, cy, n, arc)
+        large = int(abs(n - m) % (2 * math.pi) > math.pi)
+        sweep = int(n < m)  # clockwise on the page
+        out.append(
+            f'<path id="arc-{m}-{n}" d="M {x0:.2f} {y0:.2f} A {arc:.2f} {arc:.2f} 0 {large} {sweep} {x1:.2f} {y1:.2f}"'
+            ' fill="none" stroke="#444" stroke-width="1.5"/>'
+        )
+        mid = (m + n) / 2
+        xm, ym = point(cx, cy, mid, arc + 20)
+        out.append(f'<text x="{xm:.2f}" y="{ym + 5:.2f}" text-anchor="middle" fill="#444">{abs(n - m)} rad</text>')
+        for who, p, colour in (("query", m, "#1f5fa8"), ("key", n, "#c2410c")):
+            x, y = point(cx, cy, p)
+            out.append(
+                f'<line id="{who}-{p}" x1="{cx:.2f}" y1="{cy:.2f}" x2="{x:.2f}" y2="{y:.2f}" stroke="{colour}"'
+                f' stroke-width="2.5" marker-end="url(#head-{who})"/>'
+            )
+            out.append(label(cx, cy, p, f"{who} at {p}", RADIUS + 12, colour, f"label-{who}-{p}"))
+        score = math.cos(n - m)
+        out.append(
+            f'<text id="score-{m}-{n}" x="{cx:.2f}" y="{cy + RADIUS + 50:.2f}" text-anchor="middle">score'
+            f" cos {abs(n - m)} ≈ {score:.2f}</text>".replace("≈ -", "≈ −")
+        )
+        out.append("</g>")
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def svg_elements(svg: str) -> dict:
+    """The figure's elements that carry an id, by id."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(svg)
+    return {e.get("id"): e for e in root.iter() if e.get("id")}
+
+
+def test_the_check_is_one_section_with_its_verdict_first():
+    """The section "A check with numbers" holds the whole check: its verdict first, "In this check, RoPE scores two
+    pairs of positions at one offset the same; an added encoding does not", the set-up, RoPE's half, the figure, the
+    added encoding's half, the table and its reading, then "Because $\\cos$ is even, this example cannot show the
+    offset's sign", after the table. Computed: RoPE's two scores agree, the added encoding's differ."""
+    text = page()
+    main = re.sub(r"<details>.*?</details>", " ", text)
+    steps = (
+        "## A check with numbers",
+        "In this check, RoPE scores two pairs of positions at one offset the same; an added encoding does not.",
+        "Take the same token at every position, with vector $x = (1, 0, 0, 0)$",
+        "*RoPE.* The query and key are $q_m = k_n = x$",
+        '<img src="figures/intro_same_offset.svg"',
+        "*Added encoding.* The *sinusoidal encoding* of chapter 2",
+        "| score | query 5, key 3 | query 12, key 10 | the same? |",
+        "Compare the two cases within a row; the rows use different formulas.",
+        "Because $\\cos$ is even, this example cannot show the offset's sign.",
+        "## What you will take away",
+    )
+    order = [main.index(s) for s in steps]
+    assert order == sorted(order), order
+    assert "## An added encoding" not in text and "**A check with numbers.**" not in text
+    x = torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64)
+    pe = posenc.sinusoidal_encoding(13, 4).double()
+    for layout in LAYOUTS:
+        rope = [float((R(m, 4, 10_000.0, layout) @ x) @ (R(n, 4, 10_000.0, layout) @ x)) for m, n in ((5, 3), (12, 10))]
+        assert math.isclose(rope[0], rope[1], abs_tol=TOL), layout
+    added = [float((x + pe[m]) @ (x + pe[n])) for m, n in ((5, 3), (12, 10))]
+    assert abs(added[0] - added[1]) > 0.1, added
+
+
+def test_the_figure_draws_the_checks_rotated_query_and_key():
+    """The figure, "Same offset, same angle between them, same score": in each panel, pair 0's plane, the query's
+    arrow at the angle m theta_0 = m and the key's at n, on one circle, with the angle from the query to the key
+    n - m = -2 radians, clockwise, and the score cos 2 printed as the page's table prints it. Read from the SVG file
+    the page shows, against the rotation `posenc` computes, in both layouts; and the file is what `same_offset_svg`
+    draws, to a hundredth of a pixel."""
+    text = page()
+    assert '<img src="figures/intro_same_offset.svg" width="720" alt="Two unit circles, pair 0\'s plane.' in text
+    svg = FIGURE.read_text(encoding="utf-8")
+    elements = svg_elements(svg)
+    assert f"<title>{TITLE}</title>" in svg and f">{TITLE}</text>" in svg
+    x = torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64)
+    for m, n in CASES:
+        assert n - m == -2  # the page's offset
+        circle = elements[f"circle-{m}-{n}"]
+        cx, cy, r = (float(circle.get(a)) for a in ("cx", "cy", "r"))
+        tips = {}
+        for who, p in (("query", m), ("key", n)):
+            line = elements[f"{who}-{p}"]
+            x1, y1, x2, y2 = (float(line.get(a)) for a in ("x1", "y1", "x2", "y2"))
+            assert math.isclose(x1, cx, abs_tol=0.01) and math.isclose(y1, cy, abs_tol=0.01), who  # from the centre
+            u, v = (x2 - x1) / r, (y1 - y2) / r  # the page's axes: v up
+            for layout, other in (("half", 2), ("interleaved", 1)):  # pair 0 of R_p x, as the code rotates it
+                turned = R(p, 4, 10_000.0, layout) @ x
+                assert math.isclose(u, float(turned[0]), abs_tol=1e-3), (who, p, layout)
+                assert math.isclose(v, float(turned[other]), abs_tol=1e-3), (who, p, layout)
+            tips[who] = (u, v)
+            assert elements[f"label-{who}-{p}"].text == f"{who} at {p}"
+        (qu, qv), (ku, kv) = tips["query"], tips["key"]
+        turn = math.atan2(qu * kv - qv * ku, qu * ku + qv * kv)  # from the query to the key, counter-clockwise
+        assert math.isclose(turn, n - m, abs_tol=1e-3), (m, n, turn)  # -2: two radians clockwise
+        score = qu * ku + qv * kv
+        assert math.isclose(score, math.cos(2), abs_tol=1e-3)
+        printed = elements[f"score-{m}-{n}"].text.replace("\u2212", "-")
+        assert printed == f"score cos 2 ≈ {math.cos(2):.2f}" and f"| RoPE | ${math.cos(2):.2f}$ |" in text, printed
+        arc = elements[f"arc-{m}-{n}"].get("d").split()
+        assert arc[0] == "M" and arc[3] == "A" and arc[7:9] == ["0", "1"]  # the short way, clockwise on the page
+    drawn = svg_elements(same_offset_svg())
+    assert set(drawn) == set(elements)
+
+    def same(a: str, b: str) -> bool:  # numbers to a hundredth of a pixel, words exactly
+        words_a, words_b = a.split(), b.split()
+        if len(words_a) != len(words_b):
+            return False
+        for wa, wb in zip(words_a, words_b, strict=True):
+            try:
+                if not math.isclose(float(wa), float(wb), abs_tol=0.011):
+                    return False
+            except ValueError:
+                if wa != wb:
+                    return False
+        return True
+
+    for ident, element in drawn.items():
+        assert element.attrib.keys() == elements[ident].attrib.keys(), ident
+        for name, value in element.attrib.items():
+            assert same(value, elements[ident].get(name)), (ident, name)
+        assert same(element.text or "", elements[ident].text or ""), ident
+
+
+def test_the_notation_names_llama_3s_base():
+    """Notation: the base is "10 000 unless stated, far larger in many recent models, such as Llama 3's 500 000, the
+    config's `rope_theta` (chapter 10)": chapter 10's table and the book's copy of the config, and the name of the
+    field in the installed transformers."""
+    import transformers
+
+    from posenc.book.models import MODEL_ROPE_CONFIGS
+
+    text = page()
+    assert (
+        "far larger in many recent models, such as Llama 3's 500 000, the config's `rope_theta` (chapter 10) |" in text
+    )
+    assert "| Llama 3 8B | RoPE, base 500000 from pre-training | 128 / 128 | 500 000 |" in chapter("10_rope_today")
+    assert MODEL_ROPE_CONFIGS["llama-3-8b"]["rope_theta"] == 500_000.0
+    assert "rope_theta" in transformers.LlamaConfig().rope_parameters
+
+
+if __name__ == "__main__":
+    FIGURE.write_text(same_offset_svg(), encoding="utf-8")

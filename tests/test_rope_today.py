@@ -1257,18 +1257,29 @@ def test_larger_base_other_head_sizes_break_the_order():
 
 
 def test_llama4_config_types_the_temperature_flag_as_a_boolean():
-    """Chapter 10's appendix: transformers' `Llama4TextConfig` types `attn_temperature_tuning` as a boolean, and its
-    strict check refuses 4, the value the chapter says Meta's published config stores there."""
-    config = pytest.importorskip("transformers").Llama4TextConfig
+    """Chapter 10's appendix: "Transformers 5.24's config class types the flag as a boolean, so it refuses to load a
+    config that holds 4", the value the chapter says Meta's published config stores there: built directly, or loaded
+    from a dict as `from_pretrained` does, the text config alone or inside Llama 4's full config."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.Llama4TextConfig
     assert config(attn_temperature_tuning=True).attn_temperature_tuning is True
     with pytest.raises(Exception, match="bool"):
         config(attn_temperature_tuning=4)
+    with pytest.raises(Exception, match="bool"):
+        config.from_dict({"attn_temperature_tuning": 4})
+    with pytest.raises(Exception, match="bool"):
+        transformers.Llama4Config.from_dict({"text_config": {"attn_temperature_tuning": 4}})
+    assert transformers.Llama4Config.from_dict({"text_config": {"attn_temperature_tuning": True}}) is not None
+    assert (
+        "Transformers 5.24's config class types the flag as a boolean, so it refuses to load a config that holds 4;"
+        in _chapter_markdown()
+    )
 
 
 def test_larger_base_fails_near_a_third_of_the_larger_base():
-    """Chapter 10's appendix, "Where it fails": "For bases ten times apart, the order fails once a passes about 0.3
-    times the larger base. 10^4 rises above 10^5 first near a = 29 000 to 35 500 in every head width from 64 to 256
-    that is a multiple of 16, near 33 300 at d = 128; 10^5 rises above 10^6 near 321 500." (the first a where the
+    """Chapter 10's appendix, "Where it fails": "At d = 128, for bases ten times apart, the order fails once a passes
+    about a third of the larger base. 10^4 rises above 10^5 first near a = 29 000 to 35 500 in every head width from 64
+    to 256 that is a multiple of 16, near 33 300 at d = 128; 10^5 rises above 10^6 near 321 500." (the first a where the
     smaller base's stretch mean is higher; other even widths reach down to 25 580, at d = 68)"""
     firsts = {d: _smaller_leads(1e4, 1e5, d=d, a_max=40000)[0] for d in range(64, 257, 16)}
     expected = [28880, 32016, 31918, 34309, 33300, 31979, 32418, 31754, 35002, 34972, 34623, 35468, 35361]
@@ -1291,6 +1302,8 @@ def test_larger_base_fails_near_a_third_of_the_larger_base():
     assert first_lead(1e4, 1e5, 40_000) == 33300  # the chunked form agrees with rope_matching_stretch_means
     first = first_lead(1e5, 1e6, 330_000)
     assert first == 321516 and 0.3 < first / 1e6 < 0.35, first
+    assert abs(firsts[128] / 1e5 - 1 / 3) < 0.02 and abs(first / 1e6 - 1 / 3) < 0.02  # d = 128: about a third
+    assert "the order fails once $a$ passes about a third of the larger base." in _chapter_markdown()
 
 
 def test_chapter_statement_on_mrope_decoding_offset():
@@ -1327,6 +1340,7 @@ def test_chapter_statement_on_rope_parameters():
     assert "Transformers 5 reads these fields into `config.rope_parameters`, one dict per layer type" in text
     assert "`rope_theta` answers the second question and `rope_scaling` the third" in text  # the opening's two fields
     assert "no field in this config answers the other four." in text  # the opening's Llama 3.1 excerpt only
+    assert "Transformers 5 reads both into one dict, `config.rope_parameters`." in text  # the opening: Llama 3.1's two
 
 
 def test_chapter_version_note_on_deepseek_v4_rope_parameters():
@@ -1473,6 +1487,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert bool((means[1] > means[0]).all()) and bool((means[2] > means[1]).all())
     text = _chapter_markdown()
     assert "The larger base has the higher thick line: it keeps the score higher far back." in text
+    assert "far back, the larger base scores higher on average" in _figure_titles()  # the first part's one panel
     assert (
         "The thick lines of $5 \\cdot 10^5$ and $10^6$ differ by under a twentieth of the score at distance zero."
         in text
@@ -1486,8 +1501,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     ]
     assert bool((thin[1] < thin[0]).any())  # "The thin curves wiggle and cross": at single distances 5e5 is above 1e6
     for sentence in (
-        "They wiggle and cross, so each thick line averages its thin curve over one doubling of distance, from $a$ to"
-        " $2a-1$.",
+        "The thin curves below wiggle and cross; each thick line averages its curve over one doubling of distance.",
         "each span of distances from $a$ to $2a - 1$. These are the figure's thick lines, each mean drawn at $2a - 1$",
         "It is also the mean over random queries, scaled to one at distance zero.",
         "In the shaded band, the two larger bases keep about a quarter of their score at distance zero;",
@@ -1515,23 +1529,67 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert bool((counts[0] < counts[1]).all()) and bool((counts[1] < counts[2]).all())
     assert "At the same $L$, from a thousand to a million tokens, it also leaves more pairs with no full turn." in text
     for sentence in (
-        "A pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn in training. In the figure, at one"
-        " $L$, a larger base leaves more such pairs.",
+        "A pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn in training. In the figure below,"
+        " at one $L$, a larger base leaves more such pairs.",
         "Code Llama and Llama 3 pair a larger base with a longer $L$, yet each, at its own $L$, leaves more pairs",
         "so its 14 for base $10^4$ is not Llama 2's 18, counted at Llama 2's $L = 4096$.",
         "a pair past $L$ turns about $x$ times as far, so part of its turn lies in angles training never showed it.",
         "On a longer input, such a pair turns into angles training never showed it.",  # the main line's short form
         "at base $10^6$ the slowest pair meets under a tenth of a radian",
         "so the pairs with $\\lambda_i$ near $xL$ meet the most",
-        "A larger base has two effects, one per panel below. A matching key far back keeps more of its score on"
+        "A larger base has two effects, one per part below. A matching key far back keeps more of its score on"
         " average, and more pairs never finish a turn in training.",  # the section's verdict: thick lines, counts
         "More pairs past $L$ need not hurt: [Liu et al. 2023](https://arxiv.org/abs/2310.05209"
         ' "cite:liu2023scaling") find that fine-tuning with a larger base, at the training length, can improve'
         " extrapolation.",
         "It also leaves more pairs with no full turn within $L$, which need not hurt.",
-        "they turn only the fastest quarter of the head's ladder, a RoPE type called `proportional`.",
-        "Like partial rotary's pass-through part, they add a score no distance changes. Partial rotary with the same",
         "as many dimensions, but as a new ladder of their own, down to millions of tokens per turn.",
+    ):
+        assert sentence in text, sentence
+
+
+def _figure_titles() -> str:
+    """The titles and labels in chapter 10's figure code, as one string (the code cells' sources)."""
+    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
+    return "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+
+
+def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
+    """Chapter 10, *Gemma 4: only the fast pairs turn* (main line): "Gemma 4's global layers answer the first question
+    a third way, in transformers' default config. Their `proportional` RoPE type turns only the fastest pairs, at the
+    full head's frequencies $b^{-2i/d}$; `partial_rotary_factor` sets their share, a quarter. The other pairs never
+    turn, so they add a score no distance changes." Checked with transformers 5.24's own default config and its own
+    `proportional` initialisation (posenc's copy is compared in tests/test_scaling.py and the notebook's Gemma 4 cell);
+    the head width is the global layers' `global_head_dim`."""
+    pytest.importorskip("transformers", minversion="5.24")
+    rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
+    from transformers import Gemma4Config
+
+    text_config = Gemma4Config().get_text_config()
+    full = text_config.rope_parameters["full_attention"]
+    assert full["rope_type"] == "proportional" and full["partial_rotary_factor"] == 0.25, full
+    assert text_config.rope_parameters["sliding_attention"]["rope_type"] == "default"  # only the global layers
+    inv_freq, _ = rope_utils.ROPE_INIT_FUNCTIONS["proportional"](text_config, "cpu", layer_type="full_attention")
+    inv_freq = inv_freq.double()
+    pairs = inv_freq.numel()
+    d = 2 * pairs
+    turning = int((inv_freq != 0).sum())
+    assert turning == pairs // 4 and bool((inv_freq[:turning] != 0).all())  # the fastest quarter turns, the rest never
+    ladder = full["rope_theta"] ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # the full head's b^(-2i/d)
+    torch.testing.assert_close(inv_freq[:turning], ladder[:turning], rtol=1e-6, atol=0)
+    cos, sin = posenc.rope_cos_sin(torch.tensor([0, 777]), d, inv_freq=inv_freq.float(), dtype=torch.float64)
+    q, k = torch.randn(2, d, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    still = torch.cat((torch.arange(turning, pairs), torch.arange(pairs + turning, d)))  # half layout
+    q_at, k_at = posenc.apply_rope(q, cos, sin), posenc.apply_rope(k, cos, sin)
+    assert torch.equal(q_at[:, still], q[still].expand(2, -1))  # never turned: their score has no position
+    assert abs(float(q_at[1, still] @ k_at[0, still] - q[still] @ k[still])) < 1e-12
+    text = _chapter_markdown()
+    for sentence in (
+        "Gemma 4's global layers answer the first question a third way, in transformers' default config.",
+        "Their `proportional` RoPE type turns only the fastest pairs, at the full head's frequencies $b^{-2i/d}$;"
+        " `partial_rotary_factor` sets their share, a quarter.",
+        "The other pairs never turn, so they add a score no distance changes.",
+        "Partial rotary, MLA and Gemma 4's `proportional` type turn only part of each head;",
     ):
         assert sentence in text, sentence
 
@@ -1558,7 +1616,10 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "Before those figures, an explorer draws the same view for any model in the appendix's table.",
         "In the web book it runs in the page; in JupyterLab or Colab, run its cell first.",
         "The cache then holds 576 numbers per token and layer.",
-        "Multi-head attention over the same heads, with keys and values 128 wide, would cache about 57 times more",
+        "A multi-head model with the same heads and 128-wide keys and values, the paper's comparison, would cache about"
+        " 57 times more.",
+        "When decoding, MLA can skip forming that key and fold $W_{UK}$ into the head's query $q^C_m$, C for"
+        " compressed:",
         "The section's count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention $2 n_h"
         " d_h$ numbers per token and layer, here with $n_h = d_h = 128$.",
         "| $W_{UK}^\\top q^C_m$ | that query, folded | 512, like $c_n$ |",
@@ -1677,7 +1738,8 @@ def test_chapter_llama3_fields_and_qwen3_yarn():
 def test_chapter_llama4_design_and_temperature_formula():
     """Chapter 10, *Llama 4*: "interleaves two kinds of layer, a design Meta calls *iRoPE*"; "In transformers, these
     layers attend only within fixed chunks, whose length the config sets"; "transformers multiplies the query at
-    zero-based index $p$ by" tau(p) = 1 + 0.1 ln(floor((p + 1) / 8192) + 1), with Scout's floor_scale 8192 and
+    zero-based index $p$ by" tau(p) = 1 + 0.1 ln(floor((p + 1) / 8192) + 1) ("transformers' code multiplies"), with
+    Scout's floor_scale 8192 and
     attn_scale 0.1 (transformers' Llama4TextAttention, against posenc's function that
     test_llama4_temperature_matches_hf_attention checks). Meta's decoding path is a version note: its row in the
     version notes table."""
@@ -1690,7 +1752,8 @@ def test_chapter_llama4_design_and_temperature_formula():
     for sentence in (
         "interleaves two kinds of layer, a design Meta calls *iRoPE*.",
         "In transformers, these layers attend only within fixed chunks, whose length the config sets;",
-        "transformers multiplies the query at zero-based index $p$ by $$ \\tau(p) = 1 + 0.1 \\,\\ln\\!"
+        "Llama 4 adds a query scale for these layers: transformers' code multiplies the query at zero-based index $p$"
+        " by $$ \\tau(p) = 1 + 0.1 \\,\\ln\\!"
         "\\Big(\\big\\lfloor \\tfrac{p + 1}{8192} \\big\\rfloor + 1\\Big). $$",
         "| Llama 4, Meta's code | the chunk mask is built only when more than one token is fed at once, so a token"
         " decoded alone attends to every cached key, past its chunk |",
@@ -1750,8 +1813,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     "about a third of RoPE's" (the notebook asserts 0.25-0.4 and prints 0.31). Every pair of unit length, 2048 to
     4096 tokens back, d = 32 .. 1024 (powers of two), xPos's weights
     from posenc's xpos_scale. The main line: "For a key equal to its query, xPos's mean score there stays close to
-    RoPE's, while its swings shrink", and its Remember line, "a matching key's stays near RoPE's on average and swings
-    less" (a random key's shrinking score: the notebook's 0.25-0.4)."""
+    RoPE's, while its swings shrink" (now: "The right panel shows a key equal to its query: with xPos its score swings
+    less, and its average there stays close to RoPE's"), and its Remember line (a random key's shrinking size: the
+    notebook's 0.25-0.4). The right panel draws d = 64; the notebook asserts its dashed averages and spreads."""
     back = torch.arange(2048, 4097)
     for d in (32, 64, 128, 256, 512, 1024):
         theta = posenc.rope_inv_freq(d).double()
@@ -1776,8 +1840,11 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "Its mean, with signs, differs from RoPE's by under 0.012 per pair at every such $d$",
         "at $d = 64$, 0.058 per pair, against RoPE's signed mean of 0.046.",
         "Two to four thousand tokens back, at the figure's $d = 64$, xPos's is about a third of RoPE's.",
-        "For a key equal to its query, xPos's mean score there stays close to RoPE's, while its swings shrink.",
-        "A random key's score shrinks far back; a matching key's stays near RoPE's on average and swings less.",
+        "The left panel shows the score's mean size for random queries and keys: RoPE's stays level, xPos's falls.",
+        "The right panel shows a key equal to its query: with xPos its score swings less, and its average there stays"
+        " close to RoPE's.",
+        "A random key's score shrinks in size far back; a matching key's swings less, and its average stays near"
+        " RoPE's.",
     ):
         assert sentence in text, sentence
 
@@ -1865,8 +1932,16 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         "at base $10^6$ the slowest pair meets under a tenth of a radian, as the next cell checks at $L = 8192$ for"
         " inputs $2L$, $4L$ and $8L$.",
         "| 3. Are the frequencies rescaled to reach longer inputs? | no |",
+        "The next section's scalings slow every such pair by their full factor.",
     ):
         assert sentence in text, sentence
+    # *Raising the base*'s last sentence: in the next section's figures (the demo head's PI, YaRN and `llama3`, and
+    # Llama 3.1's config), every pair past L, wavelength over L - 1, is slowed by the full factor 8
+    for name in ("pi", "yarn", "llama3", "llama-3.1-8b"):
+        w = book.scaled_wavelengths(name)
+        lam, after = w["wavelength_before"].double(), w["wavelength_after"].double()
+        past = lam > w["trained_length"] - 1
+        assert past.any() and torch.allclose(after[past], 8 * lam[past], rtol=1e-5), name
 
 
 def test_chapter_padding_free_positions_restart_per_sequence():
