@@ -144,8 +144,9 @@ def _translate(app, doctree) -> None:
 
         new = translate_summaries(raw.astext(), translate)
         raw.children = [nodes.Text(new)]
+    translations = set(known.values())  # an image's alt text is translated in place, without a "translated" mark
     for node, message in extract_messages(doctree):
-        if node.get("translated") or message in known or not re.search(r"[A-Za-z]", message):
+        if node.get("translated") or message in known or message in translations or not re.search(r"[A-Za-z]", message):
             continue
         missing.append(message)
     for message in missing:
