@@ -77,6 +77,18 @@ def block(summary: str) -> str:
     return re.sub(r"\s+", " ", text[: text.index("</details>")]).strip()
 
 
+def models_block(heading: str) -> str:
+    """The collapsed block "In models and code" of the section that opens at ``heading``: it must sit in that section,
+    before the next heading, exactly once. Whitespace as in :func:`page`."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    section = raw[raw.index(f"\n{heading}\n") + len(heading) + 2 :]
+    section = section[: section.index("\n#")] if "\n#" in section else section
+    opening = "<details><summary>In models and code</summary>"
+    assert section.count(opening) == 1, heading
+    text = section[section.index(opening) + len(opening) :]
+    return re.sub(r"\s+", " ", text[: text.index("</details>")]).strip()
+
+
 def note(term: str) -> str:
     """The row of the collapsed block "Where papers and code differ" whose first cell is ``*term*``."""
     return _block_row("## Where papers and code differ", f"*{term}*")
@@ -238,7 +250,9 @@ def test_sinusoidal_rows_formula_is_posencs_table():
 def test_partial_rotary_and_p_rope_frequencies():
     """Partial rotary "$b^{-2i/d_{\\text{rot}}}$" against p-RoPE's full-width "$b^{-2i/d}$", in transformers: GPT-NeoX's
     default rule spaces the frequencies over the rotated part; `proportional` reads p-RoPE's share from the same field,
-    `partial_rotary_factor`, keeps the full-width frequencies and sets the other pairs' to zero."""
+    `partial_rotary_factor`, keeps the full-width frequencies and sets the other pairs' to zero. The Encodings block "In
+    models and code" says where the share is set, and that Gemma 4's global layers use `proportional` (transformers'
+    Gemma4TextConfig default)."""
     from transformers.modeling_rope_utils import _compute_proportional_rope_parameters
     from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
 
@@ -246,11 +260,14 @@ def test_partial_rotary_and_p_rope_frequencies():
     own = exponent(partial, "frequencies of its own, $b^")
     full = exponent(prope, "at the full-width frequencies $b^")
     assert "*p-RoPE* keeps the full-width frequencies instead |" in partial
-    assert "their share set by `partial_rotary_factor`" in partial
-    assert block("Partial rotary and p-RoPE in transformers") == (
-        "Transformers' `proportional` type, its form of *p-RoPE*, reads p-RoPE's share from `partial_rotary_factor`,"
-        " the same field that sets a *partial rotary* head's share."
+    assert "`partial_rotary_factor`" not in partial  # the row holds the definition, the block the field
+    assert (
+        "- A config sets a *partial rotary* head's share with `partial_rotary_factor`. Transformers' `proportional`"
+        " type, its form of *p-RoPE*, reads p-RoPE's share from the same field. Gemma 4's global layers use it: see"
+        " {ref}`Reading model code <glossary-fields>`." in models_block("## Encodings")
     )
+    gemma4 = transformers.Gemma4TextConfig().rope_parameters["full_attention"]
+    assert gemma4["rope_type"] == "proportional" and 0 < gemma4["partial_rotary_factor"] < 1, gemma4
     d, b = 128, 1e6
     for share in (0.25, 0.5):
         params = {"rope_theta": b, "partial_rotary_factor": share}
@@ -282,11 +299,14 @@ def test_partial_rotary_and_p_rope_frequencies():
 
 
 def test_base_row_roformer_and_llama_3():
-    """The page: "`rope_theta` in a config: 10 000 in RoFormer, 500 000 in Llama 3". RoFormer's from transformers'
-    RoFormer table; Llama 3's from posenc/book/models.py's copy of its config (a prose sync) and chapter 7's words."""
+    """The Core block "In models and code": "The base is 10 000 in RoFormer and 500 000 in Llama 3". RoFormer's from
+    transformers' RoFormer table; Llama 3's from posenc/book/models.py's copy of its config (a prose sync) and chapter
+    7's words."""
     from transformers.models.roformer.modeling_roformer import RoFormerSinusoidalPositionalEmbedding
 
-    (roformer, llama) = re.findall(r"`rope_theta` in a config: ([\d ]+) in RoFormer, ([\d ]+) in Llama 3\.", page())[0]
+    (roformer, llama) = re.findall(
+        r"The base is ([\d ]+) in RoFormer and ([\d ]+) in Llama 3\.", models_block("## Core terms")
+    )[0]
     roformer, llama = float(roformer.replace(" ", "")), float(llama.replace(" ", ""))
     n, dim = 40, 16
     table = RoFormerSinusoidalPositionalEmbedding(n, dim).create_weight().double()
@@ -647,9 +667,10 @@ def test_matrix_forms_count():
 
 
 def test_distance_and_offset_rows_name_the_chapters_that_use_them():
-    """The distance row's warning, "In chapters 3, 5 and 10 the word means the signed *offset* instead", and the
-    chapters listed for the offset and the unsigned distance, read from the chapters' own words: the distance row links
-    only the chapters whose distance is unsigned."""
+    """The notation block's distance row, "the signed $j - i$ in chapter 3, $r = n - m$ in chapter 5 and $\\Delta = n -
+    m$ in chapter 10, this page's *offset*", and the chapters listed for the offset and the unsigned distance, read from
+    the chapters' own words: the distance row links only the chapters whose distance is unsigned, and holds no
+    warning about the others (the notation block does)."""
     signed = {
         "03_relative": "The distance is always the key's position minus the query's, $j - i$",
         "05_decay": "**Distance** $r = n - m$: the key's position minus the query's.",
@@ -658,8 +679,13 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     for name, words in signed.items():
         assert words in chapter(name), name
     (first, second, third) = re.findall(
-        r"In chapters (\d+), (\d+) and (\d+) the word means the signed \*offset\* instead \|", row("distance | 距离")
+        r"the signed \$j - i\$ in chapter (\d+), \$r = n - m\$ in chapter (\d+) and \$\\Delta = n - m\$ in chapter"
+        r" (\d+), this page's \*offset\* \|",
+        letters("distance"),
     )[0]
+    assert row("distance | 距离").startswith(
+        "| distance | 距离 | how far a key lies from its query, $\\lvert n - m\\rvert$, never negative |"
+    )
     assert [int(first), int(second), int(third)] == sorted(int(name[:2]) for name in signed), (first, second, third)
     unsigned = {
         "06_alibi": "The book calls it the key form and $-m_h|i - j|$ the distance form.",
@@ -755,8 +781,9 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     (read,) = re.findall(r"tokens, with \$L = (\d+)\$, Llama 3\.1's trained length\.", text)
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     example = raw[raw.index("### A worked example") :]
-    visible = re.sub(r"\s+", " ", example[: example.index("<details>")])  # the main line, before the block
-    block = re.sub(r"\s+", " ", example[example.index("<details>") : example.index("</details>")])
+    visible = re.sub(r"\s+", " ", example[: example.index("<details>")])  # the main line, before the blocks
+    start = example.index("<details><summary>Where a configuration keeps the trained length")
+    block = re.sub(r"\s+", " ", example[start : example.index("</details>", start)])
     # transformers' field is a library's detail: the block says it, the main line names no field
     assert "max_position_embeddings" not in visible and "reads a larger $L$" not in visible
     assert "Llama 3.1's trained length. | rule |" in visible
@@ -849,13 +876,33 @@ def test_unique_for_a_relative_encoding_asks_about_offsets():
 
 
 def test_base_row_names_rope_parameters():
-    """The page: "Transformers 5 keeps it inside `rope_parameters`, where a model can set one per layer type": a
+    """The base row: "a config's `rope_theta` is $b$, not a frequency $\\theta_i$": a config's `rope_theta` B gives the
+    frequencies B^(-2i/d), of which none is B (so writing "is $\\theta_0$" or any other frequency fails). The Core
+    block: "Transformers 5 keeps `rope_theta` inside `rope_parameters`, where a model can set one per layer type": a
     config built with `rope_theta` keeps it in `rope_parameters` and has no `rope_theta` of its own; Gemma 3's has one
-    dict per layer type, each with its own base."""
-    assert "`rope_theta` in a config: 10 000 in RoFormer, 500 000 in Llama 3. Transformers 5 keeps it inside" in row(
-        "base"
+    dict per layer type, each with its own base. "Transformers' code calls RoPE's frequencies `inv_freq`": the Llama
+    rotary module's buffer holds them."""
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    (is_what,) = re.findall(r"a config's `rope_theta` is \$(\w+)\$, not a frequency \$\\theta_i\$ \|", row("base"))
+    assert row("base").startswith("| base | 底数 | the $b$ in RoPE's frequencies;")
+    for b, d in ((12_345.0, 16), (500_000.0, 128)):
+        cfg = transformers.LlamaConfig(
+            hidden_size=2 * d,
+            num_attention_heads=2,
+            head_dim=d,
+            rope_parameters={"rope_type": "default", "rope_theta": b},
+        )
+        freqs = LlamaRotaryEmbedding(cfg).inv_freq.double()
+        power = exponent(row("frequency"), "RoPE sets $\\theta_i = b^")
+        expected = torch.tensor([b ** evaluate(power, i=i, d=d) for i in range(d // 2)], dtype=torch.float64)
+        assert is_what == "b" and torch.allclose(freqs, expected, rtol=1e-6, atol=0), (b, d)  # `inv_freq`: theta_i
+        assert not torch.isclose(freqs, torch.tensor(b, dtype=torch.float64), rtol=1e-3).any()  # rope_theta: no theta_i
+    core = models_block("## Core terms")
+    assert "- Transformers' code calls RoPE's frequencies `inv_freq`." in core
+    assert (
+        "Transformers 5 keeps `rope_theta` inside `rope_parameters`, where a model can set one per layer type." in core
     )
-    assert "inside `rope_parameters`, where a model can set one per layer type |" in row("base")
     cfg = transformers.LlamaConfig(rope_theta=12_345.0)
     assert cfg.rope_parameters["rope_theta"] == 12_345.0 and not hasattr(cfg, "rope_theta")
     assert "rope_theta" not in cfg.to_dict() and cfg.to_dict()["rope_parameters"]["rope_theta"] == 12_345.0
@@ -960,9 +1007,10 @@ def test_fixed_and_effective_scale_rows_name_the_chapters_words():
 
 
 def test_half_layouts_partner_in_transformers():
-    """The page: "RoPE pairs coordinate $i$ with $i + d/2$, as transformers' Llama code does with `rotate_half`, or with
-    $i + d_{\\text{rot}}/2$ under *partial rotary*": the coordinate that a one-hot query's rotation reaches, in
-    transformers' Llama code (the whole head) and GPT-NeoX code (half the head rotated)."""
+    """The row: "RoPE pairs coordinate $i$ with $i + d/2$, or with $i + d_{\\text{rot}}/2$ under *partial rotary*", and
+    the Encodings block: "Transformers' Llama code uses the *half layout*, with `rotate_half`": the coordinate that a
+    one-hot query's rotation reaches, in transformers' Llama code (the whole head) and GPT-NeoX code (half the head
+    rotated)."""
     from transformers.models.gpt_neox.modeling_gpt_neox import (
         GPTNeoXRotaryEmbedding,
         apply_rotary_pos_emb as neox_rotate,
@@ -970,10 +1018,11 @@ def test_half_layouts_partner_in_transformers():
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb as llama_rotate
 
     ((whole, partial),) = re.findall(
-        r"RoPE pairs coordinate \$i\$ with \$([^$]+)\$, as transformers' Llama code does with `rotate_half`, or with"
-        r" \$([^$]+)\$ under \*partial rotary\*;",
+        r"RoPE pairs coordinate \$i\$ with \$([^$]+)\$, or with \$([^$]+)\$ under \*partial rotary\*; also called"
+        r" GPT-NeoX style \|",
         row("half layout"),
     )
+    assert "- Transformers' Llama code uses the *half layout*, with `rotate_half`;" in models_block("## Encodings")
     d = 16
     params = {"rope_type": "default", "rope_theta": 10_000.0}
     llama = LlamaRotaryEmbedding(
@@ -1104,10 +1153,24 @@ def test_rope_row_offset_and_turn_row_full_rotation():
 
 
 def test_notation_block_alibi_slope_chapters():
-    """The notation block: "$m$ ... the ALiBi slope in chapters 3 and 6", against the chapters' own words."""
+    """The notation block: "$m$ | a query's position | YaRN's *attention factor* $m(s)$ in chapter 10, Reading model
+    code and the claims page; the ALiBi slope in chapters 3 and 6", against the chapters' and pages' own words. On this
+    page $m$ is a position only: no $m($ outside the notation block."""
     (first, second) = re.findall(
-        r"\| \$m\$ \| a query's position;[^|]*\| the ALiBi slope in chapters (\d+) and (\d+);", page()
+        r"\| \$m\$ \| a query's position \| [^|]*; the ALiBi slope in chapters (\d+) and (\d+);", page()
     )[0]
+    assert letters("$m$").startswith(
+        "| $m$ | a query's position | YaRN's *attention factor* $m(s)$ in chapter 10, Reading model code and the claims"
+        " page;"
+    )
+    c10 = chapter("10_rope_today")
+    for text in (
+        c10,
+        *((ROOT / "book" / f"{name}.md").read_text(encoding="utf-8") for name in ("reading_code", "claims")),
+    ):
+        assert "$m(s)" in text and "0.1" in text
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    assert raw.count("m(s)") == 1 and "m(s)" in letters("$m$")
     slope = {"03_relative": "with a slope $m$ per head", "06_alibi": "with a fixed slope $m_h$ for each head"}
     assert [int(first), int(second)] == [int(name[:2]) for name in slope]
     for name, words in slope.items():
@@ -1145,13 +1208,14 @@ def test_temperature_divides_the_logits_and_below_one_sharpens():
 
 
 def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated_head():
-    """The attention factor row's cell "each logit multiplied by", "its square, in a fully rotated head", its
-    meaning's "in a fully rotated head, above 1 it sharpens attention" and the
-    block's "In a *partial rotary* head, only the rotated coordinates' share of $q \\cdot k$ is multiplied by $m(s)^2$;
-    the rest is unchanged, so no single number scales the logit": transformers multiplies cos and sin by the factor
-    (`attention_scaling`); in a Llama head the logits grow by its square; in a GPT-NeoX head with half its pairs
-    rotated, the rotated part's term grows by its square and the pass-through part's term not at all, so the whole logit
-    does not."""
+    """The attention factor row's cell "each logit multiplied by", "its square, in a fully rotated head", its meaning's
+    "in a fully rotated head, above 1 it sharpens attention" and the block's "In a *partial rotary* head, only the
+    rotated coordinates' share of $q \\cdot k$ is multiplied by the square; the rest is unchanged, so no single number
+    scales the logit" and "A configuration calls the factor `attention_factor`. Transformers' rotary modules hold it as
+    `attention_scaling` and multiply cos and sin by it": a `yarn` config's `attention_factor`, when set, is the module's
+    `attention_scaling`; transformers multiplies cos and sin by it; in a Llama head the logits grow by its square; in a
+    GPT-NeoX head with half its pairs rotated, the rotated part's term grows by its square and the pass-through part's
+    term not at all, so the whole logit does not."""
     from transformers.models.gpt_neox.modeling_gpt_neox import (
         GPTNeoXRotaryEmbedding,
         apply_rotary_pos_emb as neox_rotate,
@@ -1161,13 +1225,24 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
     cell = cells("attention factor")[3]
     power = {"its square, in a fully rotated head": 2, "itself, in a fully rotated head": 1}[cell.strip()]
     assert (
-        "In a *partial rotary* head, only the rotated coordinates' share of $q \\cdot k$ is multiplied by $m(s)^2$; the"
-        " rest is unchanged, so no single number scales the logit." in page()
+        "In a *partial rotary* head, only the rotated coordinates' share of $q \\cdot k$ is multiplied by the square;"
+        " the rest is unchanged, so no single number scales the logit." in page()
     )
+    assert (
+        "A configuration calls the factor `attention_factor`. Transformers' rotary modules hold it as"
+        " `attention_scaling` and multiply cos and sin by it." in page()
+    )
+    assert "`attention_factor`" not in row("attention factor")  # the row holds the definition, the block the names
     assert "in a fully rotated head, above 1 it sharpens attention" in row("attention factor")
     for cls in (LlamaRotaryEmbedding, GPTNeoXRotaryEmbedding):
         assert "cos = emb.cos() * self.attention_scaling" in inspect.getsource(cls.forward), cls
     d, n = 16, 6
+    named = {"rope_type": "yarn", "rope_theta": 1e4, "factor": 8.0, "original_max_position_embeddings": 64}
+    named["attention_factor"] = 1.37  # the config's field becomes the module's `attention_scaling`
+    rope = LlamaRotaryEmbedding(
+        transformers.LlamaConfig(hidden_size=2 * d, num_attention_heads=2, head_dim=d, rope_parameters=named)
+    )
+    assert abs(rope.attention_scaling - 1.37) < 1e-12, rope.attention_scaling
     yarn = {"rope_type": "yarn", "rope_theta": 10_000.0, "factor": 8.0, "original_max_position_embeddings": 64}
     llama = LlamaRotaryEmbedding(
         transformers.LlamaConfig(hidden_size=2 * d, num_attention_heads=2, head_dim=d, rope_parameters=yarn)
@@ -1314,7 +1389,7 @@ def test_a_fixed_rule_divides_the_slowest_pair_by_s_when_it_turns_fewer_times_th
     )
     # dynamic YaRN is YaRN with the factor set to the stretch, so the same condition holds
     assert "Dynamic YaRN's effective scale is the stretch under the same condition on `beta_slow`." in text
-    assert "the effective scale of dynamic PI |" in row("stretch | 拉伸")
+    assert "| PI whose effective scale is the current input's *stretch* |" in row("dynamic PI")
     from transformers.modeling_rope_utils import _compute_yarn_parameters
 
     assert 'get("beta_slow") or 1' in inspect.getsource(_compute_yarn_parameters)  # YaRN's default lower bound
@@ -1422,20 +1497,29 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
 
 
 def test_betas_row_truncate_moves_the_ramps_ends_outward():
-    """The block "YaRN's ramp in transformers' code": "Transformers' `truncate`, true by default, moves the ramp's two
-    ends outward to whole pairs;
-    gpt-oss sets it to false": transformers' source (its default, and floor and ceil), its `yarn` run both ways, whose
-    ramp with truncation starts no later and ends no earlier, at whole pairs, and GptOssConfig's default."""
+    """The block "In models and code" of "Terms for longer inputs": "Transformers' `truncate`, true by default, moves
+    the ramp's two ends outward to whole pairs; gpt-oss sets it to false": transformers' source (its default, and floor
+    and ceil), its `yarn` run both ways, whose ramp with truncation starts no later and ends no earlier, at whole pairs,
+    and GptOssConfig's default. The same block: "YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8":
+    transformers' defaults and the saved run's configuration; the betas row keeps its definition alone."""
     from transformers.modeling_rope_utils import _compute_yarn_parameters
 
-    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    block = re.sub(r"\s+", " ", raw[raw.index("<details><summary>YaRN's ramp in transformers' code</summary>") :])
-    assert block.index(
-        "Transformers' `truncate`, true by default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it"
-        " to false."
-    ) < block.index("</details>")
-    assert "; 32 and 1 by default, 2 and 1 in chapter 8 |" in row("betas")  # the row keeps its definition
+    block = models_block("### Terms for longer inputs")
+    assert (
+        "- Transformers' `truncate`, true by default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it"
+        " to false." in block
+    )
+    ((fast, slow, ours_fast, ours_slow),) = re.findall(
+        r"- YaRN's \*betas\* are (\d+) and (\d+) by default, (\d+) and (\d+) in chapter 8\.", block
+    )
+    assert row("betas").endswith(
+        "those that turn fewer than `beta_slow` times divided by $s$ | {doc}`7 <../notebooks/07_beyond>`,"
+        " {doc}`8 <../notebooks/08_extrapolation>` |"
+    )
     source = inspect.getsource(_compute_yarn_parameters)
+    assert f'get("beta_fast") or {fast}' in source and f'get("beta_slow") or {slow}' in source
+    ours = load_results("extrapolation", check=False)["config"]["yarn"]
+    assert (float(ours["beta_fast"]), float(ours["beta_slow"])) == (float(ours_fast), float(ours_slow)), ours
     assert 'rope_parameters.get("truncate", True)' in source
     assert "low = math.floor(low)" in source and "high = math.ceil(high)" in source
     assert transformers.GptOssConfig().rope_parameters["truncate"] is False
@@ -1576,15 +1660,15 @@ def test_perplexity_is_e_to_the_loss_in_nats():
 
 
 def test_scales_tables_worked_row_yarns_factor_at_8():
-    """The block "YaRN's attention factor, and partial rotary heads": "In YaRN, $m(s) = 0.1 \\ln s + 1$. At $s = 8$,
-    $m(8) \\approx 1.21$, so each logit is multiplied by $m(8)^2 \\approx 1.46$, as a temperature $t \\approx 0.69$
-    would": transformers' `yarn` attention factor at s = 8, its square, and the temperature that multiplies the logits
-    by as much."""
+    """The block "YaRN's attention factor, its names in code, and partial rotary heads": "In YaRN, the attention factor
+    is $0.1 \\ln s + 1$. At $s = 8$ it is about 1.21, so each logit is multiplied by its square, about 1.46, as a
+    temperature $t \\approx 0.69$ would": transformers' `yarn` attention factor at s = 8, its square, and the
+    temperature that multiplies the logits by as much."""
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     ((s, m, square, t),) = re.findall(
-        r"At \$s = (\d+)\$, \$m\(\d+\) \\approx ([\d.]+)\$, so each logit is multiplied by \$m\(\d+\)\^2"
-        r" \\approx ([\d.]+)\$, as a temperature \$t \\approx ([\d.]+)\$ would\.",
+        r"At \$s = (\d+)\$ it is about ([\d.]+), so each logit is multiplied by its square, about ([\d.]+), as a"
+        r" temperature \$t \\approx ([\d.]+)\$ would\.",
         page(),
     )
     cfg = transformers.LlamaConfig(
@@ -1599,9 +1683,9 @@ def test_scales_tables_worked_row_yarns_factor_at_8():
         },
     )
     factor = ROPE_INIT_FUNCTIONS["yarn"](cfg, "cpu")[1]
-    # the sentence before it: "In YaRN, $m(s) = 0.1 \\ln s + 1$.", read from the page and evaluated at this s and at 2
-    # and 40
-    ((a, b),) = re.findall(r"In YaRN, \$m\(s\) = ([\d.]+) \\ln s \+ ([\d.]+)\$\.", page())
+    # the sentence before it: "In YaRN, the attention factor is $0.1 \\ln s + 1$.", read from the page and evaluated at
+    # this s and at 2 and 40
+    ((a, b),) = re.findall(r"In YaRN, the attention factor is \$([\d.]+) \\ln s \+ ([\d.]+)\$\.", page())
     assert abs(float(a) * math.log(float(s)) + float(b) - factor) < 1e-6, factor
     for other in (2.0, 40.0):
         cfg.rope_parameters["factor"] = other
@@ -1628,7 +1712,7 @@ def test_converting_an_interleaved_checkpoint_to_the_half_layout_keeps_the_score
     assert "| *interleaved layout* | Meta's Llama code uses it, transformers' Llama code the *half layout*." in (
         note("interleaved layout")
     )
-    assert "`rotate_half`" in row("half layout")  # transformers' Llama code: test_half_layouts_partner_in_transformers
+    assert "`rotate_half`" in models_block("## Encodings")  # test_half_layouts_partner_in_transformers
     heads, d, width, n = 2, 8, 12, 6
     even_first = torch.cat([torch.arange(0, d, 2), torch.arange(1, d, 2)])  # within one head
     order = torch.cat([h * d + even_first for h in range(heads)])
@@ -1758,14 +1842,19 @@ def test_worked_example_every_pair_llama3_ramps_is_fast():
 
 
 def test_extension_factor_row_pi_divides_by_s_and_the_others_by_at_most_s():
-    """The row "extension factor": "PI divides every frequency by $s$, and NTK-aware scaling, `llama3` and YaRN divide
-    each by at most $s$". Swept over head widths, bases, trained lengths and factors: PI's divisor is s for every pair;
+    """The row "extension factor": "$s$, a configuration's `factor`: PI divides every frequency by $s$, and NTK-aware
+    scaling, `llama3` and YaRN divide each by at most $s$", and the Longer-inputs block: "The *extension factor* sits
+    in a configuration's `rope_scaling`, which transformers 5 reads into `rope_parameters`". Swept over head widths,
+    bases, trained lengths and factors: PI's divisor is s for every pair;
     NTK-aware's base b s^(d/(d-2)), transformers' `llama3` (bounds 4 and 1) and `yarn` (its default betas) give every
     pair a divisor from 1 to s, and s itself for some setting (so "at most" is not "less than")."""
     assert (
-        "| $s$, the `factor` in a configuration's `rope_scaling`, which transformers 5 reads into `rope_parameters`: PI"
-        " divides every frequency by $s$, and NTK-aware scaling, `llama3` and YaRN divide each by at most $s$ |"
-        in row("extension factor")
+        "| $s$, a configuration's `factor`: PI divides every frequency by $s$, and NTK-aware scaling, `llama3` and YaRN"
+        " divide each by at most $s$ |" in row("extension factor")
+    )
+    assert (
+        "- The *extension factor* sits in a configuration's `rope_scaling`, which transformers 5 reads into"
+        " `rope_parameters`." in models_block("### Terms for longer inputs")
     )
     read = transformers.LlamaConfig(rope_scaling={"rope_type": "linear", "factor": 4.0})
     assert read.rope_parameters["factor"] == 4.0  # transformers 5 reads `rope_scaling` into `rope_parameters`
@@ -2006,11 +2095,14 @@ def test_dual_chunk_attention_row_field_transformers_never_reads():
 
 
 def test_smollm3_drops_rope_from_every_fourth_layer():
-    """The iRoPE row: "SmolLM3 also drops RoPE from every fourth layer": transformers' SmolLM3Config default, read as
-    its attention reads it (1: RoPE, 0: none)."""
+    """The Attention block "In models and code": "SmolLM3, like Llama 4's *iRoPE*, drops RoPE from every fourth layer":
+    transformers' SmolLM3Config default, read as its attention reads it (1: RoPE, 0: none)."""
     from transformers.models.smollm3 import modeling_smollm3
 
-    assert "SmolLM3 also drops RoPE from every fourth layer |" in row("iRoPE")
+    assert "- SmolLM3, like Llama 4's *iRoPE*, drops RoPE from every fourth layer." in models_block(
+        "## Attention, kernels and models"
+    )
+    assert "SmolLM3" not in row("iRoPE")
     assert "self.use_rope = config.no_rope_layers[layer_idx]" in inspect.getsource(
         modeling_smollm3.SmolLM3Attention.__init__
     )
@@ -2041,25 +2133,34 @@ def test_gemma_2_soft_capping_bounds_the_logits():
 
 
 def test_kv_cache_and_qk_norm_rows_name_the_right_models():
-    """The KV cache row: "with RoPE, the keys are usually stored after rotation, though StreamingLLM stores them
-    before", as chapter 10 says ("StreamingLLM caches keys unrotated"), and transformers' Llama rotates, then caches.
-    The QK-norm row: "a normalisation of the queries and keys before RoPE rotates them, as in Qwen3, OLMo 2 and Gemma
-    3": their transformers attention modules have query and key norms, each applied before the rotation in the
-    forward pass, and Qwen2's has none."""
+    """The Core block: "With RoPE, a KV cache usually stores the keys after rotation; StreamingLLM stores them before",
+    as chapter 10 says ("StreamingLLM caches keys unrotated"), and transformers' Llama rotates, then caches. The QK-norm
+    row: "a normalisation of the queries and keys before RoPE rotates them", and the Attention block: "Qwen3, OLMo 2
+    and Gemma 3 use a *QK-norm*": their transformers attention modules have query and key norms, each applied before the
+    rotation in the forward pass, and Qwen2's has none. The same block's rolling cache: "StreamingLLM rotates a key by
+    its current cache slot. Chapter 10's rolling cache spares the *attention sinks*", chapter 10's words."""
     from transformers.models.llama import modeling_llama
     from transformers.models.olmo2 import modeling_olmo2
     from transformers.models.qwen2 import modeling_qwen2
     from transformers.models.qwen3 import modeling_qwen3
 
-    assert "the keys are usually stored after rotation, though StreamingLLM stores them before |" in row(
-        "key/value cache (KV cache)"
+    assert "- With RoPE, a KV cache usually stores the keys after rotation; StreamingLLM stores them before." in (
+        models_block("## Core terms")
     )
+    assert "StreamingLLM" not in row("key/value cache (KV cache)")
     assert "StreamingLLM caches keys unrotated and rotates them by their current slot." in chapter("10_rope_today")
     forward = inspect.getsource(modeling_llama.LlamaAttention.forward)
     assert forward.index("apply_rotary_pos_emb(") < forward.index("cache.update(")
-    assert "a normalisation of the queries and keys before RoPE rotates them, as in Qwen3, OLMo 2 and Gemma 3 |" in (
-        row("QK-norm")
+    attention_block = models_block("## Attention, kernels and models")
+    assert "| a normalisation of the queries and keys before RoPE rotates them |" in row("QK-norm")
+    assert "- Qwen3, OLMo 2 and Gemma 3 use a *QK-norm*." in attention_block
+    assert (
+        "- In a *rolling KV cache*, StreamingLLM rotates a key by its current cache slot. Chapter 10's rolling cache"
+        " spares the *attention sinks*." in attention_block
     )
+    c10 = chapter("10_rope_today")
+    assert "StreamingLLM rotates each cached key by its current cache slot." in c10
+    assert "It keeps a window of recent tokens and the first few, its *sinks*, which models attend to heavily." in c10
     from transformers.models.gemma3 import modeling_gemma3
 
     for module in (modeling_qwen3.Qwen3Attention, modeling_olmo2.Olmo2Attention, modeling_gemma3.Gemma3Attention):
@@ -2229,13 +2330,16 @@ def test_t5_buckets_are_wider_far_from_the_query():
 
 def test_an_isotropic_unrelated_keys_score_has_one_distribution_at_every_distance():
     """The row "matching key, unrelated key": "a matching key equals its query, $k = q$; an unrelated key is drawn
-    independently of it. An *isotropic* unrelated key's score has the same distribution at every distance", as chapter
-    5 says. Seeded Gaussian queries and keys, d = 16, base 10 000: the score q . R(r) k has mean about 0 and spread
+    independently of it", and the block "What chapter 5 finds about the decay": "An *isotropic* unrelated key's score
+    has the same distribution at every distance", as chapter 5 says. Seeded Gaussian queries and keys, d = 16, base
+    10 000: the score q . R(r) k has mean about 0 and spread
     about sqrt(d) at distances 0 to 3000, and its quartiles agree across distances, while a matching key's mean score
     falls from d at distance 0."""
     text = row("matching key, unrelated key")
-    assert "a matching key equals its query, $k = q$; an unrelated key is drawn independently of it." in text
-    assert "An *isotropic* unrelated key's score has the same distribution at every distance |" in text
+    assert "a matching key equals its query, $k = q$; an unrelated key is drawn independently of it |" in text
+    assert "- An *isotropic* unrelated key's score has the same distribution at every distance." in block(
+        "What chapter 5 finds about the decay"
+    )
     assert "So its score has the same distribution **at every distance**" in chapter("05_decay")
     d, n = 16, 40_000
     g = torch.Generator().manual_seed(0)
@@ -2414,19 +2518,22 @@ def test_letters_block_fire_and_chapter_7s_two_meanings_of_s():
 
 
 def test_rnope_swa_row_cohere_did_so_before_llama_4_with_sliding_windows():
-    """The RNoPE-SWA row: "RoPE only in the sliding-window layers and none in the global ones (Yang et al. 2025), as in
-    Cohere's Command R7B and Command A. Llama 4's *iRoPE* came later, with chunks in place of windows", as chapters 1
-    and 10 say (chapter 10 names the design after Yang et al.): transformers' Cohere2 config makes three sliding-window
-    layers, then one full-attention layer, repeated; its attention applies RoPE in the sliding-window layers only, so a
-    full layer's output does not change with the rotation it is given."""
+    """The RNoPE-SWA row: "RoPE only in the sliding-window layers and none in the global ones (Yang et al. 2025)", and
+    the Attention block: "Cohere's Command R7B and Command A use *RNoPE-SWA*. Llama 4's *iRoPE* came later, with chunks
+    in place of windows", as chapters 1 and 10 say (chapter 10 names the design after Yang et al.): transformers'
+    Cohere2 config makes three sliding-window layers, then one full-attention layer, repeated; its attention applies
+    RoPE in the sliding-window layers only, so a full layer's output does not change with the rotation it is given."""
     from transformers.models.cohere2 import modeling_cohere2
 
     assert (
-        "| RNoPE-SWA | | RoPE only in the sliding-window layers and none in the global ones (Yang et al. 2025), as in"
-        " Cohere's Command R7B and Command A. Llama 4's *iRoPE* came later, with chunks in place of windows |"
+        "| RNoPE-SWA | | RoPE only in the sliding-window layers and none in the global ones (Yang et al. 2025) |"
         in row("RNoPE-SWA")
     )
-    assert "Cohere" not in row("iRoPE")  # said once, in the RNoPE-SWA row
+    assert (
+        "- Cohere's Command R7B and Command A use *RNoPE-SWA*. Llama 4's *iRoPE* came later, with chunks in place of"
+        " windows." in models_block("## Attention, kernels and models")
+    )
+    assert "Cohere" not in row("iRoPE") + row("RNoPE-SWA")  # said once, in the block
     assert "Cohere's Command R7B and Command A did the same before Llama 4" in chapter("01_why_position")
     c10 = chapter("10_rope_today")
     assert (
@@ -2624,7 +2731,12 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
         "one layer in four is full attention (`full_attention_interval` 4), the others Gated DeltaNet, a linear"
         " attention; only the full-attention layers get RoPE" in c10
     )
-    assert "Qwen3-Next uses it in three layers of four and gives RoPE only to the others" in row("Gated DeltaNet")
+    assert "- Qwen3-Next uses *Gated DeltaNet* in three layers of four and gives RoPE only to the others." in (
+        models_block("## Attention, kernels and models")
+    )
+    assert row("Gated DeltaNet").startswith(
+        "| Gated DeltaNet | | a *linear attention* layer with a gate per token and a delta-rule update |"
+    )
     assert "Qwen3-Next's Gated DeltaNet layers apply such gates too, with a delta-rule update" in c11
     # the Forgetting Transformer's bias: the sum of log gates of the tokens after the key up to the query, a
     # difference of two running sums; with equal gates it is ALiBi's line, slope -log f
@@ -2673,8 +2785,9 @@ def test_row_wordings_match_their_chapters_and_sources():
     """Row wordings, each against its source: the Forgetting Transformer's "after the key, up to the query"; progressive
     interpolation's "the same log of the query's position"; Scalable-Softmax's "log of the number of tokens attended";
     linear attention's "grows linearly with the length"; local and global layers' "a window of recent tokens in Gemma 3
-    or the query's own chunk in Llama 4"; the long-term decay row's "128-wide heads of base 10 000"; the letters
-    block's $n$; and the Gemma bullets of "Other models' query and logit scales"."""
+    or the query's own chunk in Llama 4" (now the Attention block's); chapter 5's "128-wide heads of base 10 000" (the
+    block "What chapter 5 finds about the decay"); the letters block's $n$; and the Gemma bullets of "Other models'
+    query and logit scales"."""
     c3, c5, c8, c11 = (chapter(n) for n in ("03_relative", "05_decay", "08_extrapolation", "11_learned_position"))
     # FoX: D_ij = sum of log f_l for l from j + 1 to i (Lin et al. 2025), the key's own gate left out: a difference of
     # two running sums, as chapter 11 says; "from the key" would add the key's own gate
@@ -2703,13 +2816,21 @@ def test_row_wordings_match_their_chapters_and_sources():
     assert "Softmax attention's work grows like $L^2 d$, linear attention's like $L d^2$" in c3
     assert "its cost grows linearly with the length" in chapter("04_rope")
     # local and global layers: Gemma 3's local layers use a sliding window, Llama 4's chunks (transformers' configs)
-    assert "a window of recent tokens in Gemma 3 or the query's own chunk in Llama 4" in row("local and global layers")
+    assert "a local layer attends only to nearby keys, a window or a chunk, and a global layer" in row(
+        "local and global layers"
+    )
+    assert "- A local layer attends to a window of recent tokens in Gemma 3, to the query's own chunk in Llama 4." in (
+        models_block("## Attention, kernels and models")
+    )
     gemma3, llama4 = transformers.Gemma3TextConfig(), transformers.Llama4TextConfig()
     assert gemma3.sliding_window and getattr(gemma3, "attention_chunk_size", None) is None
     assert llama4.attention_chunk_size
     # long-term decay: chapter 5's heads, 128 wide with base 10^4 unless said otherwise
+    assert "| RoFormer's claim that RoPE's scores fall with distance, which chapter 5 tests |" in row("long-term decay")
     ((width, base),) = re.findall(
-        r"in its (\d+)-wide heads of base ([\d ]+), a \*matching key\*", row("long-term decay")
+        r"- In chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\*'s score falls on average over queries"
+        r" and over each doubling of the distance, to about zero near half the base, but not distance by distance\.",
+        block("What chapter 5 finds about the decay"),
     )
     assert "Heads have $d = 128$ dimensions and the base is $b = 10^4$, unless said otherwise." in c5
     assert (int(width), int(base.replace(" ", ""))) == (128, 10_000)
@@ -2794,15 +2915,18 @@ def test_rows_for_path_dape_and_pose_follow_their_chapters():
 
 
 def test_mrope_row_qwen2_5_vl_moves_time_a_fixed_number_of_positions_per_second():
-    """The M-RoPE row: "For video, Qwen2.5-VL advances the time axis by a fixed number of positions per second of
-    video", as chapter 10 says ("steps the time ids by `tokens_per_second` per second of video"): transformers'
-    Qwen2.5-VL `get_rope_index`, given one video at three frame spacings, steps each token's time id by
+    """The Encodings block: "For video, Qwen2.5-VL advances *M-RoPE*'s time axis by a fixed number of positions per
+    second of video", as chapter 10 says ("steps the time ids by `tokens_per_second` per second of video"):
+    transformers' Qwen2.5-VL `get_rope_index`, given one video at three frame spacings, steps each token's time id by
     `tokens_per_second` times the seconds between frames, so the same number of positions per second every time."""
     from transformers.models.qwen2_5_vl import modeling_qwen2_5_vl
 
+    assert row("M-RoPE (multimodal RoPE)").endswith(
+        "as in Qwen2-VL (Wang et al. 2024) | {doc}`10 <../notebooks/10_rope_today>` |"
+    )
     assert (
-        "as in Qwen2-VL (Wang et al. 2024). For video, Qwen2.5-VL advances the time axis by a fixed number of positions"
-        " per second of video |" in row("M-RoPE (multimodal RoPE)")
+        "- For video, Qwen2.5-VL advances *M-RoPE*'s time axis by a fixed number of positions per second of video."
+        in models_block("## Encodings")
     )
     assert "For video, Qwen2.5-VL steps the time ids by `tokens_per_second` per second of video" in chapter(
         "10_rope_today"
@@ -2909,17 +3033,17 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
 
 
 def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_worked_example():
-    """The primer, before the worked example's table uses them: "*Dynamic NTK* sets it to $1 + s(\\ell/L - 1)$ past
-    $L$." and "A rule *keeps* a pair whose frequency it leaves unchanged. `llama3` and YaRN *ramp* the pairs between
-    those kept and those divided by $s$, blending the two frequencies." The primer's formula is the dynamic NTK row's
-    (:func:`test_dynamic_ntk_formula_and_the_field_transformers_reads` runs it against transformers) and gives the
-    worked example's 9 at 2L with s = 8, what transformers' `dynamic` divides the slowest pair by. In transformers'
-    `llama3` (Llama 3.1's head and bounds) and `yarn` (its default betas), over three factors, each pair's frequency
-    is its own (kept), its own over s (divided) or a blend w theta + (1 - w) theta/s with 0 < w < 1, and the blended
-    pairs lie between the kept and the divided ones."""
+    """The primer's block, before the worked example's table uses them: "*Dynamic NTK* sets its effective scale to $1 +
+    s(\\ell/L - 1)$ past $L$." and "A rule *keeps* a pair whose frequency it leaves unchanged. `llama3` and YaRN *ramp*
+    the pairs between those kept and those divided by $s$, blending the two frequencies." The primer's formula is the
+    dynamic NTK row's (:func:`test_dynamic_ntk_formula_and_the_field_transformers_reads` runs it against transformers)
+    and gives the worked example's 9 at 2L with s = 8, what transformers' `dynamic` divides the slowest pair by. In
+    transformers' `llama3` (Llama 3.1's head and bounds) and `yarn` (its default betas), over three factors, each pair's
+    frequency is its own (kept), its own over s (divided) or a blend w theta + (1 - w) theta/s with 0 < w < 1, and the
+    blended pairs lie between the kept and the divided ones."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     before = re.sub(r"\s+", " ", raw[: raw.index("### A worked example")])
-    (primer,) = re.findall(r"\*Dynamic NTK\* sets it to \$([^$]+)\$ past \$L\$\.", before)
+    (primer,) = re.findall(r"\*Dynamic NTK\* sets its effective scale to \$([^$]+)\$ past \$L\$\.", before)
     ((_, formula),) = re.findall(
         r"effective scale is (\d+) up to \$L\$, then \$([^$]+)\$ \(emozilla 2023\)", row("dynamic NTK (`dynamic`)")
     )
@@ -2956,19 +3080,21 @@ def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_
 
 
 def test_chapter_10s_query_temperature_multiplies_the_logits():
-    """The main line of "Temperature and query scales", before its table: "Chapter 10 calls Llama 4's $\\tau$ a query
-    temperature, but $\\tau$ multiplies the logits: above 1, it sharpens attention." Chapter 10's words; transformers'
-    Llama 4 multiplies the queries by its scales, so each logit by tau; and a tau above 1 lowers the entropy of the
-    softmax of random logits, that is, sharpens attention, while a tau below 1 would raise it."""
+    """The notation block's $\\tau$ row: "Careful: chapter 10 calls it a temperature, but as a *logit factor* it
+    sharpens attention once above 1". The correction of chapter 10 stays in that collapsed block: the main line of
+    "Temperature and query scales", before its table, names no chapter. Chapter 10's words; transformers' Llama 4
+    multiplies the queries by its scales, so each logit by tau; and a tau above 1 lowers the entropy of the softmax of
+    random logits, that is, sharpens attention, while a tau below 1 would raise it."""
     from transformers.models.llama4 import modeling_llama4
 
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     main = re.sub(r"\s+", " ", section[: section.index("| English |")])
+    assert "Chapter 10" not in main and "\\tau" not in main, main
     (direction,) = re.findall(
-        r"Chapter 10 calls Llama 4's \$\\tau\$ a query temperature, but \$\\tau\$ multiplies the logits: above 1, it"
-        r" (sharpens|flattens) attention\.",
-        main,
+        r"Careful: chapter 10 calls it a temperature, but as a \*logit factor\* it (sharpens|flattens) attention once"
+        r" above 1 \|",
+        letters("$\\tau$"),
     )
     assert "Llama 4's query temperature" in chapter("10_rope_today")
     assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
@@ -3012,3 +3138,145 @@ def test_every_italic_term_has_its_own_row():
     missing = sorted(phrase for phrase in italic if not has_row(phrase))
     assert not missing, missing
     assert not has_row("turns in $L$") and not has_row("CPD kernel")  # italic once, with no row
+
+
+# ---- round 92: the worked example's dynamic NTK cell, chapter 8's costs block, the opening and the index ----------
+
+
+def test_worked_examples_dynamic_ntk_cell_and_its_formula_in_the_block():
+    """The worked example's table: dynamic NTK "keeps pair 0, divides the slowest by 9 and each pair between by less".
+    The primer's block: "At $2L$ with $s = 8$, that is $9 = 1 + 8(2 - 1)$, while the stretch is 2. It then divides pair
+    $i$'s frequency by $9^{2i/(d-2)}$: by 1 for pair 0 and by 9 for the slowest." In Llama 3.1's head (posenc's copy of
+    its config), transformers' `dynamic` at 2L, with `max_position_embeddings` set to L: the page's exponent, read and
+    evaluated, gives every pair's divisor; the block's 9 is the primer's formula at 2L."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    assert (
+        "| *dynamic NTK* | keeps pair 0, divides the slowest by 9 and each pair between by less | 9 at this length |"
+        in (raw)
+    )
+    text = block("Why the stretch, dynamic NTK's scale, and kept and ramped pairs")
+    ((s, scale, one, factor, stretch, word),) = re.findall(
+        r"At \$2L\$ with \$s = (\d+)\$, that is \$(\d+) = (\d+) \+ (\d+)\(2 - 1\)\$, while the stretch is (\d+)\."
+        r" It then divides pair \$i\$'s frequency by \$9\^\{[^$]+\}\$: by 1 for pair 0 and by 9 for the (\w+)\.",
+        text,
+    )
+    power = exponent(text, "frequency by $9^")
+    (formula,) = re.findall(r"\*Dynamic NTK\* sets its effective scale to \$([^$]+)\$ past \$L\$\.", text)
+    d, base, L, s_llama = llama31_head()
+    assert float(s) == float(factor) == s_llama and int(one) == 1 and word == "slowest"
+    assert abs(evaluate(formula, s=s_llama, ell=2 * L, L=L) - int(scale)) < 1e-12 and int(stretch) == 2
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    hf = hf_inv_freq(d, max_position_embeddings=L, seq_len=2 * L, rope_type="dynamic", rope_theta=base, factor=s_llama)
+    divisor = theta / hf.double()
+    page_says = torch.tensor([int(scale) ** evaluate(power, i=i, d=d) for i in range(d // 2)], dtype=torch.float64)
+    assert torch.allclose(divisor, page_says, rtol=1e-5, atol=0)  # float32 frequencies
+    assert abs(float(divisor[0]) - 1) < 1e-6 and abs(float(divisor[-1]) - 9) < 1e-4 * 9  # "keeps pair 0", "by 9"
+    assert bool(((divisor[1:-1] > 1 + 1e-6) & (divisor[1:-1] < 9 * (1 - 1e-6))).all())  # "each pair between by less"
+
+
+def test_chapter_8s_costs_block_names_its_models_and_defines_the_loss_beyond_l():
+    """The worked example's block "Slowing pairs has costs: what chapter 8 measured": "Chapter 8's models have 2 layers
+    and about 100 000 parameters, and train at $L = 64$ on synthetic filler text. Their loss beyond $L$ is the mean loss
+    on the filler tokens at positions $L$ and later." The saved run's configuration, a model built as the run builds
+    it (about 100 000 parameters: within a tenth), chapter 8's own words, and posenc's evaluation, which scores only
+    the filler targets of the last n - L positions. The costs themselves are
+    :func:`test_worked_example_names_two_costs_of_slowing_pairs`'s; the main line no longer states them."""
+    from posenc.experiments import TinyLM, evaluation, passkey
+
+    text = block("Slowing pairs has costs: what chapter 8 measured")
+    ((layers, params, trained),) = re.findall(
+        r"^Chapter 8's models have (\d+) layers and about ([\d ]+) parameters, and train at \$L = (\d+)\$ on synthetic"
+        r" filler text\. Their loss beyond \$L\$ is the mean loss on the filler tokens at positions \$L\$ and later\.",
+        text,
+    )
+    config = load_results("extrapolation", check=False)["config"]
+    assert int(layers) == config["model"]["n_layers"] and int(trained) == config["train_length"], config["model"]
+    corpus = PasskeyCorpus(**config["corpus"])
+    model = TinyLM(corpus.n_tokens, "rope", max_len=config["train_length"], **config["model"])
+    count = sum(p.numel() for p in model.parameters())
+    assert abs(count - int(params.replace(" ", ""))) < 0.1 * int(params.replace(" ", "")), count
+    assert "These are 2-layer models of about 100 000 parameters" in chapter("08_extrapolation")
+    job = re.sub(r"\s+", " ", inspect.getsource(passkey._evaluate_all))
+    assert "last=n - L" in job  # the positions past the trained length, n - L of them
+    scorer = re.sub(r"\s+", " ", inspect.getsource(evaluation.evaluate_lm))
+    assert "only the filler targets count" in scorer and "scored[:, : length - last] = False" in scorer
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    example = raw[raw.index("### A worked example") : raw.index("### Terms for longer inputs")]
+    visible = re.sub(r"<details>.*?</details>", " ", example, flags=re.S)
+    assert "Slowing pairs has costs" not in visible and "loss beyond" not in visible  # collapsed, not on the main line
+
+
+def test_opening_names_each_section_and_the_index_lists_every_row_once():
+    """The opening: "Its sections hold core terms, other encodings, maths, longer inputs with temperature, attention and
+    models, and chapter 8's grading words", each a {ref} to a label that opens the section it names. The collapsed
+    index "All terms, A to Z": every row of every term table once, under its first letter, in alphabetical order, linked
+    to the label of the section whose table holds it, and nothing else."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
+    links = re.findall(r"\{ref\}`([^<`]+) <(glossary-[\w-]+)>`", opening)
+    headings = {
+        "glossary-core": "## Core terms",
+        "glossary-encodings": "## Encodings",
+        "glossary-maths": "## Maths and precision",
+        "glossary-longer": "## Longer inputs",
+        "glossary-scales": "### Temperature and query scales",
+        "glossary-attention": "## Attention, kernels and models",
+        "glossary-chapter-8": "## Words of chapter 8's experiment",
+    }
+    assert [label for _, label in links] == list(headings), links
+    for label, heading in headings.items():
+        assert raw.count(f"({label})=\n") == 1 and f"({label})=\n{heading}\n" in raw, label
+    # the index: each table's rows, with the label above the table
+    expected, label = {}, None
+    lines = raw.splitlines()
+    for n, line in enumerate(lines):
+        found = re.fullmatch(r"\((glossary-[\w-]+)\)=", line)
+        if found:
+            label = found[1]
+        if line.startswith("| English |"):
+            for entry in lines[n + 2 :]:
+                if not entry.startswith("| "):
+                    break
+                term = entry.split(" | ")[0][2:]
+                assert term not in expected, term
+                expected[term.replace("`", "").replace("$\\tau$", "τ")] = label
+    assert len(expected) > 120, len(expected)
+    index = block("All terms, A to Z")
+    groups = re.findall(r"\*\*([A-Z])\*\*: (.*?)\.(?= \*\*[A-Z]\*\*|$)", index)
+    assert "".join(letter for letter, _ in groups) == "".join(sorted({letter for letter, _ in groups})), groups
+    listed = {}
+    order = []
+    for letter, refs in groups:
+        for text, target in re.findall(r"\{ref\}`([^<`]+) <(glossary-[\w-]+)>`", refs):
+            assert text not in listed, text
+            listed[text] = target
+            order.append(text)
+            assert re.sub(r"[^0-9a-z]", "", text.lower())[0] == letter.lower(), (letter, text)
+    assert listed == expected, set(listed.items()) ^ set(expected.items())
+
+    def key(term: str) -> str:
+        return re.sub(r"[^0-9a-z -]", "", term.lower())
+
+    assert order == sorted(order, key=key), order
+
+
+def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
+    """The block "In models and code" of "Terms for longer inputs": "A scaled model's configuration usually stores $L$
+    as `original_max_position_embeddings`": every scaled config in posenc/book/models.py (a prose sync) that records its
+    length before the longest stage and stores the field stores that length there, and Gemma 3's `linear` one does not
+    store it (the worked example's block: "A `linear` or `dynamic` configuration need not store $L$"). The notation
+    block's CoPE row names the page's CoPE, and the row in Encodings defines it as contextual position encoding. The
+    2026 Clipped RoPE paper (Li et al., arXiv 2602.05258) has no offline source: that part is a prose claim."""
+    text = models_block("### Terms for longer inputs")
+    assert "A scaled model's configuration usually stores $L$ as `original_max_position_embeddings`." in text
+    stored = 0
+    for name, config in MODEL_ROPE_CONFIGS.items():
+        scaling, before = config.get("rope_scaling") or {}, config.get("trained_length_before")
+        if before and "original_max_position_embeddings" in scaling:
+            assert scaling["original_max_position_embeddings"] == before, name
+            stored += 1
+    assert stored >= 3, stored
+    assert "original_max_position_embeddings" not in MODEL_ROPE_CONFIGS["gemma-3-27b"]["rope_scaling"]
+    assert "A `linear` or `dynamic` configuration need not store $L$ as `original_max_position_embeddings`." in page()
+    assert letters("CoPE").startswith("| CoPE | contextual position encoding | in papers from 2026, also Clipped RoPE,")
+    assert row("contextual position encoding (CoPE)").startswith("| contextual position encoding (CoPE) | 上下文位置 |")

@@ -963,9 +963,9 @@ def test_t5_far_buckets_stay_near_zero_and_rank_a_far_key_above_the_key_63_back(
 def test_fire_later_query_gives_every_distance_a_higher_bias():
     """The appendix's box: "Seen from the last query, the farthest key's bias is the same at 64 and 512 tokens. ...
     From the last of 512 tokens the bias is higher at every distance from 1 to 63 in every head, by more than 0.2
-    logits. At distances 8 and 63 it is higher by at least 0.97." The section: "In every trained head, the bias falls
-    as $u$ grows along a query's keys. So from the last of 512 tokens, each key 1 to 63 back gets a higher bias than
-    from the last of 64, in every head." """
+    logits. At distances 8 and 63 it is higher by at least 0.97." The section: "From the last of 512 tokens, each key
+    1 to 63 back gets a higher bias than from the last of 64, in every head" and "in every trained head the bias
+    falls as $u$ grows" (along a query's keys, $u$ grows with the distance)."""
     config, *_ = saved_run()
     L = config["train_length"]
     short, long = learned_heads("fire", L), learned_heads("fire", config["eval_lengths"][-1])
@@ -977,9 +977,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
 
 
 def test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_filler_needs():
-    """The section: "The gain is uneven: the query's own token gains nothing, as its $u$ is 0 at both lengths, and the
-    key one back gains least. So each key 2 to 63 back gains weight against the two tokens the filler needs, the
-    query's own and the one before." The appendix's box: "The query's own token keeps its bias" and "Each
+    """The section: "The query's own token gains nothing: its $u$ is 0 at both lengths." The limits box: "From a later
+    query, FIRE lifts each key 2 to 63 back more than the two tokens the filler needs, the query's own and the one
+    before." The appendix's box: "The query's own token keeps its bias" and "Each
     key 2 to 63 back gains at least 0.26 more than the key one back" (the gain: the bias from the last of 512 tokens
     minus that from the last of 64, at the same distance)."""
     config, *_ = saved_run()
@@ -997,8 +997,8 @@ def test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_fil
 def test_fire_key_8_back_from_query_511_looks_like_a_key_3_to_4_back_from_query_63():
     """The key 8 back, in the appendix's box: "At FIRE's starting values, the key 8 back has $u = 0.30$ from query 63
     but 0.15 from query 511, the $u$ of a key 3 to 4 back from query 63", and the box's "from the last of 512 tokens
-    the key 8 back gets a bias between those of the keys 3 and 4 back from the last of 64, in every head" (the section
-    says it of the figure's head; the notebook asserts it too)."""
+    the key 8 back gets a bias between those of the keys 3 and 4 back from the last of 64, in every head" (the
+    section's figure annotates it for its head; the notebook asserts it too)."""
     with torch.random.fork_rng():  # the global RNG stream is left as it was
         fire = FireBias(4, L_thr_init=16.0)  # chapter 8's starting values: |c| = 0.1, a threshold of 16
     u = lambda query, d: fire.normalized_distance(torch.tensor([query]), torch.tensor([query - d]))[0, 0].item()  # noqa: E731
