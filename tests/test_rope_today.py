@@ -914,6 +914,21 @@ def test_generate_numbers_left_padded_rows_from_their_first_real_token():
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"]))
     assert "counts positions from each row's first real token, using the attention mask" in text
+    # the main line: "Even for plain text, a position can differ from the token's index, as in left-padded
+    # `generate` and in packed batches": the padded row above (index 2 gets 0), and packed rows
+    # (test_chapter_padding_free_positions_restart_per_sequence: index 3 gets 0)
+    assert got[0, 2] == 0
+    assert (
+        "Even for plain text, a position can differ from the token's index, as in left-padded `generate` and in packed"
+        " batches." in text
+    )
+    # the opening: "Pair $i$ of a $d$-dimensional head, from $i = 0$ to $d/2 - 1$, turns by $\\theta_i = b^{-2i/d}$":
+    # d/2 frequencies, pair 0 the fastest at one radian per token
+    for d in (16, 64, 128):
+        inv = posenc.rope_inv_freq(d, 5e5).double()
+        assert inv.numel() == d // 2 and float(inv[0]) == 1.0
+        assert torch.allclose(inv, 5e5 ** (-2 * torch.arange(d // 2, dtype=torch.float64) / d), rtol=1e-6)
+    assert "Pair $i$ of a $d$-dimensional head, from $i = 0$ to $d/2 - 1$, turns by $\\theta_i = b^{-2i/d}$" in text
 
 
 def test_chapter_short_table_agrees_with_the_full_one():
@@ -1412,6 +1427,30 @@ def test_chapter_version_note_on_one_llama_checkpoint_in_two_layouts():
     assert torch.equal(half[:, head_dim // 2 :], inter[:, 1::2])
     text = _chapter_markdown()
     assert "The layout does not change how fast a pair turns." in text
+    # *Reading a modern config*: "Weights read with the wrong layout give other scores": Meta's weights read in the
+    # half layout, above (`scores(wq, wk, "half")` against `meta`). "In most models the code, not the config, fixes
+    # one more answer: the *layout*": of transformers 5.24's model folders whose modeling code applies RoPE, few have a
+    # config that names the layout (DeepSeek-V3's and Mistral 4's `rope_interleave`, and a few like them)
+    transformers = _hf()
+    models = Path(transformers.__file__).parent / "models"
+    rope_models = [
+        m
+        for m in models.iterdir()
+        if any("apply_rotary_pos_emb" in f.read_text(encoding="utf-8") for f in m.glob("modeling_*.py"))
+    ]
+    named = [
+        m
+        for m in rope_models
+        if any("rope_interleave" in f.read_text(encoding="utf-8") for f in m.glob("configuration_*.py"))
+    ]
+    assert len(rope_models) > 100 and len(named) < len(rope_models) / 10, (len(named), len(rope_models))
+    assert (models / "deepseek_v3") in named and (models / "llama") not in named
+    for sentence in (
+        "In most models the code, not the config, fixes one more answer: the *layout*, which two dimensions form each"
+        " pair.",
+        "Weights read with the wrong layout give other scores.",
+    ):
+        assert sentence in text, sentence
     assert (
         "transformers' conversion permutes the rows of $W_q$ and $W_k$ within each head, so that `rotate_half`, the"
         " half layout, gives the same scores"
@@ -1447,10 +1486,21 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     def past_l(base, length):
         return int((two_pi / posenc.rope_inv_freq(128, base).double() > length - 1).sum())
 
+    def past_l_at(d, base, length):
+        return int((two_pi / posenc.rope_inv_freq(d, base).double() > length - 1).sum())
+
     own = {name: past_l(r["rope_theta"], r["trained_length"]) for name, r in rows.items()}
     one_l = [past_l(base, 8192) for base in (1e4, 5e5, 1e6)]  # the figure's bases at its one L
     assert one_l == [14, 29, 30] and one_l == sorted(set(one_l))  # a larger base, more pairs: strictly
     assert own["Llama 2"] == 18 and rows["Llama 2"]["trained_length"] == 4096  # not the figure's 14 at 8192
+    # "A longer $L$ only partly offsets a larger base: Code Llama's, four times Llama 2's, still leaves nine more
+    # pairs": the copied rows' lengths and the counts at each model's own L
+    assert rows["Code Llama"]["trained_length"] == 4 * rows["Llama 2"]["trained_length"]
+    assert own["Code Llama"] - own["Llama 2"] == 9
+    assert (
+        "A longer $L$ only partly offsets a larger base: Code Llama's, four times Llama 2's, still leaves nine more"
+        " pairs." in _chapter_markdown()
+    )
     for name in ("Llama 3", "Code Llama"):
         assert rows[name]["rope_theta"] > rows["Llama 2"]["rope_theta"], name
         assert rows[name]["trained_length"] > rows["Llama 2"]["trained_length"], name
@@ -1500,8 +1550,18 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         for b in (5e5, 1e6)
     ]
     assert bool((thin[1] < thin[0]).any())  # "The thin curves wiggle and cross": at single distances 5e5 is above 1e6
+    # "Each thick line is the mean of its thin curve from a distance $a$ up to $2a$, drawn at the far end": the
+    # figure's thick lines are rope_matching_stretch_means over [a, 2a), drawn at 2a - 1, the span's last distance
+    for base in (1e4, 5e5, 1e6):
+        thick = posenc.rope_matching_stretch_means(128, base, 8192).double()
+        theta = posenc.rope_inv_freq(128, base).double()
+        for a in (1, 7, 300, 8192):
+            direct = torch.cos(torch.arange(a, 2 * a, dtype=torch.float64)[:, None] * theta).mean()
+            assert abs(float(thick[a - 1] - direct)) < 1e-9, (base, a)
+    assert "ax.semilogx(2 * a - 1, posenc.rope_matching_stretch_means(128, b, 8192)" in _figure_titles()
     for sentence in (
-        "The thin curves below wiggle and cross; each thick line averages its curve over one doubling of distance.",
+        "The thin curves below draw it at each distance; they wiggle and cross.",
+        "Each thick line is the mean of its thin curve from a distance $a$ up to $2a$, drawn at the far end.",
         "each span of distances from $a$ to $2a - 1$. These are the figure's thick lines, each mean drawn at $2a - 1$",
         "It is also the mean over random queries, scaled to one at distance zero.",
         "In the shaded band, the two larger bases keep about a quarter of their score at distance zero;",
@@ -1513,21 +1573,35 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     w = torch.randn(20_000, 128, generator=torch.Generator().manual_seed(0), dtype=torch.float64) ** 2
     per_pair = (w[:, :64] + w[:, 64:]).mean(0)
     assert float((per_pair / 2 - 1).abs().max()) < 0.05
+    # takeaway 2: "In the first figure of *Raising the base*, the larger base keeps a matching key's average score
+    # higher far back": the figure's thick lines, a = 1 .. 8192 (means[...][:8192]), ordered as the bases at every a
+    assert bool((means[1][:8192] > means[0][:8192]).all()) and bool((means[2][:8192] > means[1][:8192]).all())
     assert (
-        "Of any two of the chapter's three bases, the larger keeps a matching key's average score higher, up to tens"
-        " of thousands of tokens back. The average is over distances and random queries, in a 128-dimensional head."
-        in text
+        "In the first figure of *Raising the base*, the larger base keeps a matching key's average score higher far"
+        " back." in text
     )
-    # the takeaway's "At the same $L$, from a thousand to a million tokens, it also leaves more pairs with no full
-    # turn": of any two of the three bases, at every L from 1000 to 1 000 000, the larger leaves strictly more pairs
-    # with wavelength over L - 1 (it fails below L = 311 and past about 2.56 million, where the counts meet)
+    assert "So the takeaways' average is over distances and random queries." in text
+    # the appendix's "In a 128-dimensional head the three bases' counts are strictly ordered at every $L$ from a
+    # thousand to a million tokens": of any two of the three bases, at every L from 1000 to 1 000 000, the larger
+    # leaves strictly more pairs with wavelength over L - 1 (it fails below L = 311 and past about 2.56 million)
     lengths = torch.arange(1000, 1_000_001, dtype=torch.float64)
     counts = []
     for base in (1e4, 5e5, 1e6):
         lam = (two_pi / posenc.rope_inv_freq(128, base).double()).contiguous()  # increasing with i
         counts.append(64 - torch.searchsorted(lam, lengths - 1, right=True))
     assert bool((counts[0] < counts[1]).all()) and bool((counts[1] < counts[2]).all())
-    assert "At the same $L$, from a thousand to a million tokens, it also leaves more pairs with no full turn." in text
+    assert "the three bases' counts are strictly ordered at every $L$ from a thousand to a million tokens;" in text
+    # "at $d = 64$ and $L = 4096$, $5 \cdot 10^5$ and $10^6$ both leave 16 of 32 pairs": so "more" needs d = 128
+    assert [past_l_at(64, base, 4096) for base in (5e5, 1e6)] == [16, 16]
+    assert "at $d = 64$ and $L = 4096$, $5 \\cdot 10^5$ and $10^6$ both leave 16 of 32 pairs." in text
+    # takeaway 2's "At the same training length, a larger base also leaves at least as many pairs without a full
+    # turn": every wavelength but pair 0's grows with the base, so the count never falls, at any width and length
+    grid = [10 ** (4 + k / 8) for k in range(33)]  # 1e4 .. 1e8
+    for d in (32, 48, 64, 80, 96, 128, 256):
+        for length in (512, 1119, 4096, 8192, 32768, 131072):
+            ladder = [past_l_at(d, base, length) for base in grid]
+            assert ladder == sorted(ladder), (d, length)
+    assert "At the same training length, a larger base also leaves at least as many pairs without a full turn." in text
     for sentence in (
         "A pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn in training. In the figure below,"
         " at one $L$, a larger base leaves more such pairs.",
@@ -1590,8 +1664,17 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         " `partial_rotary_factor` sets their share, a quarter.",
         "The other pairs never turn, so they add a score no distance changes.",
         "Partial rotary, MLA and Gemma 4's `proportional` type turn only part of each head;",
+        "Partial rotary with the same share and base would build a slower ladder of frequencies of its own.",
+        "Below, Gemma 4's slowest turning pair turns once in about 190 tokens; partial rotary's, once in about five"
+        " million.",
+        "**Remember:** Gemma 4's `proportional` type turns only the fastest pairs, at the whole head's frequencies.",
     ):
         assert sentence in text, sentence
+    # "about 190 tokens" and "about five million": transformers' own frequencies, and partial rotary's ladder on as
+    # many dimensions with the same base, b^(-2i/d_rot)
+    assert 180 < 2 * math.pi / float(inv_freq[turning - 1]) < 200
+    partial = full["rope_theta"] ** (-torch.arange(0, 2 * turning, 2, dtype=torch.float64) / (2 * turning))
+    assert 4.5e6 < 2 * math.pi / float(partial[-1]) < 5.5e6
 
 
 def test_chapter_mla_sizes_and_scaling_explorer_models():
@@ -1629,6 +1712,19 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         assert sentence in text, sentence
     mla = ds["kv_lora_rank"] + ds["qk_rope_head_dim"]  # 576; multi-head attention: a key and a value of 128 per head
     assert mla == 576 and round(2 * ds["num_attention_heads"] * 128 / mla) == 57
+    assert ds["qk_nope_head_dim"] == 128  # the table's q^C_m, 128 numbers
+    # "Grouped-query attention, GQA, whose query heads share 8 key and value heads, caches about 3.6 times more than
+    # MLA": posenc's counts for DeepSeek-V2's layers, against the paper's 2 n_g d_h for GQA
+    layers = ds["num_hidden_layers"]
+    gqa_8 = posenc.kv_cache_bytes_per_token("gqa", n_layers=layers, n_kv_heads=8, head_dim=128)
+    mla_bytes = posenc.kv_cache_bytes_per_token(
+        "mla", n_layers=layers, kv_lora_rank=ds["kv_lora_rank"], qk_rope_head_dim=ds["qk_rope_head_dim"]
+    )
+    assert gqa_8 == 2 * 8 * 128 * layers * 2 and abs(gqa_8 / mla_bytes - 3.6) < 0.05
+    assert (
+        "Grouped-query attention, GQA, whose query heads share 8 key and value heads, caches about 3.6 times more"
+        " than MLA." in text
+    )
     own = ds["num_attention_heads"] * (
         ds["qk_nope_head_dim"] + ds["qk_rope_head_dim"] + ds["v_head_dim"]
     )  # V2's own heads
@@ -1653,8 +1749,11 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
     L/32 (L/4) by less than one step of the ladder. The appendix's "Llama 4 Scout sets 16" against Llama 3.1's 8, both
     `llama3`. *DeepSeek's MLA* and *Llama 4*: the sentences on the cost of rotating the latent (the DeepSeek-V2 paper,
     section 2.1.3) and on Meta's decoding path (llama-models `models/llama4/model.py`: the masks are built only when
-    seqlen > 1), in the main line ("Meta's own code skips the chunk mask when it decodes one token at a time") and in
-    the appendix. The slow end's sentence sits in the appendix's *Where the ramps start*."""
+    seqlen > 1), in a collapsed "Where sources differ" block beside the main line ("Meta's own code skips the chunk
+    mask when it decodes one token at a time") and in the appendix; the main line's "So no RoPE distance there reaches a
+    chunk's length" is transformers'. *MLA in code*: transformers 5.24's DeepseekV3Attention updates the cache with the
+    latent and the rotary key, then forms every head's keys with kv_b_proj. The slow end's sentence sits in the
+    appendix's *Where the ramps start*."""
     for name, turns in (("yarn", 32), ("llama3", 4)):
         w = book.scaled_wavelengths(name)
         before, after = w["wavelength_before"].double(), w["wavelength_after"].double()
@@ -1684,7 +1783,7 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         " 32 here, and the `llama3` rule's `high_freq_factor` sets 4.",
         "A pair that turns $N$ times within $L$ has wavelength $L/N$.",
         "So YaRN starts to slow pairs near the wavelength $L/32$, the `llama3` rule near $L/4$: the dashed lines"
-        " below.",
+        " in those figures.",
         "At the slow end, `beta_slow` and `low_freq_factor` set a second number, 1 here: a pair turning fewer times"
         " within $L$ gets the full factor.",
         "each decoding step would rebuild every head's key for all past tokens, or the cache would hold",
@@ -1692,6 +1791,28 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         "Meta's own code skips the chunk mask when it decodes one token at a time, so that token sees past its chunk.",
         "only when more than one token is fed at once. So a token decoded alone attends to every cached key",
         "Llama 4 Scout sets 16.",
+        "<summary>Where sources differ: Meta's own code when decoding</summary>",
+    ):
+        assert sentence in text, sentence
+    # the main line's claim stays within transformers: Meta's decoding path sits in a collapsed block
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    assert "So no RoPE distance there reaches a chunk's length, however long the input." in main_line
+    assert "Meta's own code skips the chunk mask" not in main_line
+    # *MLA in code*: transformers caches the latent and the rotary key, then forms every head's keys from them
+    transformers = _hf()
+    import inspect
+
+    from transformers.models.deepseek_v3 import modeling_deepseek_v3
+
+    forward = inspect.getsource(modeling_deepseek_v3.DeepseekV3Attention.forward)
+    expand = inspect.getsource(modeling_deepseek_v3.DeepseekV3Attention.expand_kv)
+    assert forward.index("cache.update(kv_nope, k_rot") < forward.index("self.expand_kv(kv_nope, k_rot)")
+    assert "self.kv_b_proj(kv_nope)" in expand  # every head's key and value, rebuilt from the cached latent
+    assert transformers.DeepseekV3Config().num_attention_heads == 128
+    for sentence in (
+        "Transformers 5.24 caches $c_n$ and $k^R_n$ but forms every head's keys at each step.",
+        "So it keeps the small cache but not the saving in compute: it rebuilds the keys that DeepSeek's code folds"
+        " away.",
     ):
         assert sentence in text, sentence
 
@@ -1738,7 +1859,9 @@ def test_chapter_llama3_fields_and_qwen3_yarn():
 def test_chapter_llama4_design_and_temperature_formula():
     """Chapter 10, *Llama 4*: "interleaves two kinds of layer, a design Meta calls *iRoPE*"; "In transformers, these
     layers attend only within fixed chunks, whose length the config sets"; "transformers multiplies the query at
-    zero-based index $p$ by" tau(p) = 1 + 0.1 ln(floor((p + 1) / 8192) + 1) ("transformers' code multiplies"), with
+    zero-based index $p$ by" tau(p) = 1 + 0.1 ln(floor((p + 1) / 8192) + 1) (now "Llama 4 adds a *query temperature*
+    $\tau$ for these layers: it multiplies the queries, so above 1 it sharpens attention. At zero-based index $p$,
+    transformers' code uses" the formula), with
     Scout's floor_scale 8192 and
     attn_scale 0.1 (transformers' Llama4TextAttention, against posenc's function that
     test_llama4_temperature_matches_hf_attention checks). Meta's decoding path is a version note: its row in the
@@ -1748,12 +1871,21 @@ def test_chapter_llama4_design_and_temperature_formula():
     p = torch.tensor([0, 8190, 8191, 100_000, 10_000_000])
     got = posenc.llama4_attention_temperature(p, floor_scale=8192, attn_scale=0.1).double()
     torch.testing.assert_close(got, 1 + 0.1 * torch.log(torch.floor((p.double() + 1) / 8192) + 1), rtol=1e-6, atol=0)
+    # "it multiplies the queries, so above 1 it sharpens attention": the logits q.k scale with tau, and the softmax's
+    # entropy falls as they grow, for every tau above 1 here and every draw of unequal logits
+    from posenc.book.properties import attention_entropy
+
+    for seed in range(20):
+        logits = torch.randn(500, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+        entropies = [float(attention_entropy(t * logits)) for t in (1.0, 1.001, 1.07, 1.28, 2.0)]
+        assert entropies == sorted(entropies, reverse=True) and len(set(entropies)) == 5, seed
     text = _chapter_markdown()
     for sentence in (
         "interleaves two kinds of layer, a design Meta calls *iRoPE*.",
         "In transformers, these layers attend only within fixed chunks, whose length the config sets;",
-        "Llama 4 adds a query scale for these layers: transformers' code multiplies the query at zero-based index $p$"
-        " by $$ \\tau(p) = 1 + 0.1 \\,\\ln\\!"
+        "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries, so above 1 it sharpens"
+        " attention.",
+        "At zero-based index $p$, transformers' code uses $$ \\tau(p) = 1 + 0.1 \\,\\ln\\!"
         "\\Big(\\big\\lfloor \\tfrac{p + 1}{8192} \\big\\rfloor + 1\\Big). $$",
         "| Llama 4, Meta's code | the chunk mask is built only when more than one token is fed at once, so a token"
         " decoded alone attends to every cached key, past its chunk |",
