@@ -2135,9 +2135,10 @@ def test_gemma_2_soft_capping_bounds_the_logits():
 def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     """The Core block: "With RoPE, a KV cache usually stores the keys after rotation; StreamingLLM stores them before",
     as chapter 10 says ("StreamingLLM caches keys unrotated"), and transformers' Llama rotates, then caches. The QK-norm
-    row: "a normalisation of the queries and keys before RoPE rotates them", and the Attention block: "Qwen3, OLMo 2
-    and Gemma 3 use a *QK-norm*": their transformers attention modules have query and key norms, each applied before the
-    rotation in the forward pass, and Qwen2's has none. The same block's rolling cache: "StreamingLLM rotates a key by
+    row: "a normalisation of the queries and keys, in most models before RoPE rotates them", and the Attention block:
+    "Qwen3, OLMo 2 and Gemma 3 use a *QK-norm* before the rotation; Llama 4 Scout's RoPE layers normalise after it":
+    their transformers attention modules have query and key norms, each applied before the rotation in the forward
+    pass, Llama 4's after it, and Qwen2's has none. The same block's rolling cache: "StreamingLLM rotates a key by
     its current cache slot. Chapter 10's rolling cache spares the *attention sinks*", chapter 10's words."""
     from transformers.models.llama import modeling_llama
     from transformers.models.olmo2 import modeling_olmo2
@@ -2152,8 +2153,11 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     forward = inspect.getsource(modeling_llama.LlamaAttention.forward)
     assert forward.index("apply_rotary_pos_emb(") < forward.index("cache.update(")
     attention_block = models_block("## Attention, kernels and models")
-    assert "| a normalisation of the queries and keys before RoPE rotates them |" in row("QK-norm")
-    assert "- Qwen3, OLMo 2 and Gemma 3 use a *QK-norm*." in attention_block
+    assert "| a normalisation of the queries and keys, in most models before RoPE rotates them |" in row("QK-norm")
+    assert (
+        "- Qwen3, OLMo 2 and Gemma 3 use a *QK-norm* before the rotation; Llama 4 Scout's RoPE layers normalise after"
+        " it." in attention_block
+    )
     assert (
         "- In a *rolling KV cache*, StreamingLLM rotates a key by its current cache slot. Chapter 10's rolling cache"
         " spares the *attention sinks*." in attention_block
@@ -2170,6 +2174,10 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
         rotated = forward.index("apply_rotary_pos_emb(")
         assert forward.index("self.q_norm(") < rotated and forward.index("self.k_norm(") < rotated, module
     assert "q_norm" not in inspect.getsource(modeling_qwen2.Qwen2Attention.__init__)
+    from transformers.models.llama4 import modeling_llama4
+
+    forward = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
+    assert "self.qk_norm" in forward and forward.index("apply_rotary_emb(") < forward.index("self.qk_norm("), forward
 
 
 def test_citations_name_an_entry_of_the_bibliography():
