@@ -13,6 +13,11 @@ base, Llama 3.1's two bounds and two lengths, and Gemma 3's factor (its 4B and 1
 transformers' conversion script and a copy of the 12B config: linear, factor 8). Their tests compare the page with
 those copies (a prose sync: a wrong copy passes) and derive what the page says the values do. CoPE's paper form has
 no offline source either: its test reads chapter 11's account of the paper and the reference code, which posenc follows.
+
+Many asserts only check that a sentence or row keeps its wording, such as ``"... before RoPE rotates them |" in
+row("QK-norm")``. Such an assert catches an edit, not an error: it would pass if the fact were false. The claim is
+checked only where the same test also derives it from code, a run or a chapter, as the QK-norm test does by reading
+every installed model file. So the number of tests here is not a measure of coverage.
 """
 
 from __future__ import annotations
@@ -512,18 +517,17 @@ def test_a_larger_logit_factor_never_flattens_attention():
 
 
 def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
-    """The primer: "An input of $2L$ has a stretch of two", the effective scale's "the last pair's, which turns least",
-    "With its frequency divided by the stretch, the slowest pair turns over the input about as far as over $L$ in
-    training" and "A *fixed* rule has the same effective scale at every input length, and a *dynamic* rule sets it
+    """The worked example's "more than the stretch, 2", the primer's effective scale "the last pair's, which turns
+    least", "With its frequency divided by the stretch, the slowest pair turns over the input about as far as over $L$
+    in training" and "A *fixed* rule has the same effective scale at every input length, and a *dynamic* rule sets it
     from $\\ell$" (the worked example's table, whose PI and `llama3` rows say "8 at any length":
-    :func:`test_primers_table_of_the_three_numbers`). The worked example (Llama 3.1's head, L = 8192,
-    "Each rule gets $s = 8$"): "So over the whole input the slowest pair stays inside the arc it met in training: no
-    angle is new to it" (its largest angle over the input, at offset 2L - 1, is below training's at L - 1, and that arc
-    is less than a turn);
-    and its table's cells "divides every pair's frequency by 8" (PI, so its fast pairs too) and "keeps pairs 0 to 28"
-    (`llama3`, its fastest pairs, all fast)."""
+    :func:`test_primers_table_of_the_three_numbers`). The worked example (Llama 3.1's head, L = 8192, "Each rule gets $s
+    = 8$"): "So over the whole input the slowest pair stays inside the arc it met in training: no angle is new to it"
+    (its largest angle over the input, at offset 2L - 1, is below training's at L - 1, and that arc is less than a
+    turn); and its table's cells "divides every pair's frequency by 8" (PI, so its fast pairs too) and "keeps pairs 0 to
+    28" (`llama3`, its fastest pairs, all fast)."""
     text = page()
-    (stretch,) = re.findall(r"An input of \$2L\$ has a stretch of (\w+)\.", text)
+    (stretch,) = re.findall(r"Each rule divides the slowest pair by more than the stretch, (\d+): fixed rules", text)
     assert (
         "- The *effective scale* is what the rule divides the slowest pair's frequency by: the last pair's, which turns"
         " least." in text
@@ -551,7 +555,7 @@ def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
     # positions it turns as far as over L in training, within one position's angle; a stretch of three would leave it
     # a third of a turn short
     by_stretch, _ = posenc.rope_scaled_inv_freq(
-        d, base, rope_type="linear", factor=float({"two": 2}[stretch]), original_max_position_embeddings=L
+        d, base, rope_type="linear", factor=float(stretch), original_max_position_embeddings=L
     )
     assert abs((2 * L - 1) * float(by_stretch.double()[-1]) - (L - 1) * float(theta[-1])) <= float(theta[-1])
     bounds = dict(low_freq_factor=1.0, high_freq_factor=4.0)  # Llama 3.1's
@@ -913,16 +917,17 @@ def test_base_row_names_rope_parameters():
 
 def test_llama3_and_yarn_count_turns_over_one_position_more():
     """The turn row: "Pair $i$'s *turns in $L$* are $L/\\lambda_i$: the count that `llama3` and YaRN compare with their
-    bounds", where the row ends; and the collapsed block "Turns in L and the fast pairs' offsets": "A pair's turns in
-    $L$, $L\\theta_i/(2\\pi)$, measure its angle at offset $L$, one position further than training's longest offset, $L
-    - 1$. So a pair at the edge can turn once in $L$ and still not be fast. In Llama 3.1's head the two counts sort the
-    pairs alike: pairs 0 to 34 turn at least once in $L$, and they are the fast pairs." transformers' `llama3` keeps a
-    pair when this count exceeds `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs whose count is
-    `beta_fast` and `beta_slow`. A short L (16) makes L and L - 1 differ enough to tell apart."""
+    bounds. A *fast pair* turns at least once by offset $L - 1$, one offset sooner"; and the collapsed block "Turns in L
+    and the fast pairs' offsets": "A pair's turns in $L$, $L\\theta_i/(2\\pi)$, measure its angle at offset $L$, one
+    position further than training's longest offset, $L - 1$. So a pair at the edge can turn once in $L$ and still not
+    be fast. In Llama 3.1's head the two counts sort the pairs alike: pairs 0 to 34 turn at least once in $L$, and they
+    are the fast pairs." transformers' `llama3` keeps a pair when this count exceeds `high_freq_factor`, and its `yarn`
+    ramp starts and ends at the pairs whose count is `beta_fast` and `beta_slow`. A short L (16) makes L and L - 1
+    differ enough to tell apart."""
 
-    (in_l,) = re.findall(
+    ((in_l, sooner),) = re.findall(
         r"Pair \$i\$'s turns in \$L\$ are \$([^$]+)\$: the count that `llama3` and YaRN compare with their"
-        r" bounds \|",
+        r" bounds\. A \*fast pair\* turns at least once by offset \$([^$]+)\$, one offset sooner \|",
         row("turn"),
     )
     (count,) = re.findall(
@@ -940,6 +945,10 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     for t, n in zip(theta, turns):  # one position further: the count is the angle at offset L, in turns
         assert abs(n - evaluate(lhs, L=L + 1, theta=float(t)) / (2 * math.pi)) < 1e-12
         assert abs(n - evaluate(in_l, L=L, lam=2 * math.pi / float(t))) < 1e-12  # the row's L over the wavelength
+        # the turn row's "A fast pair turns at least once by offset $L - 1$, one offset sooner": the fast pair row's
+        # test is at least one turn by the offset the turn row names, one less than L
+        assert evaluate(sooner, L=L) == L - 1
+        assert evaluate(inequality, L=L, theta=float(t)) == (evaluate(sooner, L=L) * float(t) >= 2 * math.pi)
     # "a pair at the edge can turn once in L and still not be fast": pair 2 of this head at L = 20
     assert (
         "one position further than training's longest offset, $L - 1$. So a pair at the edge can turn once in $L$ and"
@@ -1480,8 +1489,15 @@ def test_dynamic_ntk_formula_and_the_field_transformers_reads():
 
 def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
     """The row "stretch": "$\\max(\\ell/L, 1)$", the primer's same formula, and the worked configuration block's
-    "Chapter 8's dynamic NTK sets `factor` to 1, so its effective scale is the *stretch*": transformers' `dynamic` with
-    factor 1 divides the slowest pair by the page's formula, below and past L."""
+    "Chapter 8's dynamic NTK sets `factor` to 1, so its effective scale is the *stretch*", and the worked example's
+    visible "Chapter 8 runs dynamic NTK with `factor` 1 instead, which divides the slowest pair by just the stretch":
+    the saved run's factor; transformers' `dynamic` and posenc's, with factor 1, divide the slowest pair by the page's
+    formula, below and past L, and at the worked example's 2L by 2, not its 9."""
+    assert (
+        "no angle is new to it. Chapter 8 runs dynamic NTK with `factor` 1 instead, which divides the slowest pair by"
+        " just the stretch." in page()
+    )
+    assert load_results("extrapolation", check=False)["config"]["dynamic_factor"] == 1
     (formula,) = re.findall(r"the input's length over the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
     (primer,) = re.findall(
         r"- The \*stretch\* is \$([^$]+)\$: an input's length \$\\ell\$ over \$L\$, but never below 1\.", page()
@@ -1494,6 +1510,17 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
         measured = float(theta[-1] / hf.double()[-1])
         expected = evaluate(formula, ell=ell, L=L)
         assert abs(measured - expected) < 1e-4 * expected, (ell, measured, expected)
+        ours, _ = posenc.rope_scaled_inv_freq(
+            d, base, rope_type="dynamic", factor=1.0, original_max_position_embeddings=L, seq_len=ell
+        )
+        assert abs(float(theta[-1] / ours.double()[-1]) - expected) < 1e-4 * expected, ell  # chapter 8's code path
+    d, base, L, s = llama31_head()  # the worked example's head: factor 1 gives the stretch 2 where factor 8 gives 9
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    for factor, by in ((1.0, 2.0), (s, 9.0)):
+        ours, _ = posenc.rope_scaled_inv_freq(
+            d, base, rope_type="dynamic", factor=factor, original_max_position_embeddings=L, seq_len=2 * L
+        )
+        assert abs(float(theta[-1] / ours.double()[-1]) - by) < 1e-4 * by, (factor, by)
 
 
 def test_betas_row_truncate_moves_the_ramps_ends_outward():
@@ -1596,15 +1623,18 @@ def test_dynamic_rows_cache_keeps_the_old_frequencies():
 
 
 def test_mean_reach_bound_counts_d_over_2_partial_sums():
-    """The row "mean reach": "the mean size of the partial sums $S_1, \\dots, S_{d/2}$ ... RoFormer's bound on the score
-    is a content factor times $d/2$ times the mean reach": that product is RoFormer's bound, max |h_{i+1} - h_i| times
-    the sum of |S_j| over the d/2 partial sums (posenc's mean reach), and it bounds the score."""
-    text = row("mean reach")
-    ((last, times),) = re.findall(
-        r"partial sums \$S_1, \\dots, S_\{([^}]+)\}\$ of RoPE's rotating arrows at one distance: RoFormer's bound on"
-        r" the"
-        r" score is a content factor times \$([^$]+)\$ times the mean reach",
-        text,
+    """The row "mean reach": "the mean size of the partial sums $S_1, \\dots, S_{d/2}$ of RoPE's rotating arrows at one
+    distance", and the block under the Maths table: "RoFormer's bound on the score is a content factor times $d/2$ times
+    the *mean reach*": that product is RoFormer's bound, max |h_{i+1} - h_i| times the sum of |S_j| over the d/2
+    partial sums (posenc's mean reach), and it bounds the score."""
+    (last,) = re.findall(
+        r"partial sums \$S_1, \\dots, S_\{([^}]+)\}\$ of RoPE's rotating arrows at one distance; RoFormer's decay"
+        r" curve plots it \|",
+        row("mean reach"),
+    )
+    (times,) = re.findall(
+        r"^- RoFormer's bound on the score is a content factor times \$([^$]+)\$ times the \*mean reach\*\.",
+        block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     g = torch.Generator().manual_seed(0)
     for d in (16, 64, 128):
@@ -1623,11 +1653,20 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
 
 
 def test_fire_progressive_interpolation_range():
-    """The row "progressive interpolation": "So each key up to the query gets a value in $[0, 1]$": posenc's FIRE input
-    for every key up to each query, below and past the threshold, lies in the page's interval and reaches both ends
-    (the query's own key at 0, the first key of a query past the threshold at 1, up to FIRE's eps)."""
+    """The row "progressive interpolation": "a log of the distance over the same log of the query's position, floored at
+    a learned threshold, so a key up to the query gets a value in $[0, 1]$": posenc's FIRE input for every key up to
+    each query, below and past the threshold, lies in the page's interval and reaches both ends (the query's own key at
+    0, the first key of a query past the threshold at 1, up to FIRE's eps); and it is psi of the distance over psi of
+    the larger of the query's position and the threshold, the block's "by the log of the learned threshold for a query
+    before it, and by the log of the query's position for a later one"."""
     ((low, high),) = re.findall(
-        r"So each key up to the query gets a value in \$\[(\d+), (\d+)\]\$", row("progressive interpolation")
+        r"a log of the distance over the same log of the query's position, floored at a learned threshold, so a key up"
+        r" to the query gets a value in \$\[(\d+), (\d+)\]\$",
+        row("progressive interpolation"),
+    )
+    assert (
+        "- *Progressive interpolation* divides by the log of the learned threshold for a query before it, and by the"
+        " log of the query's position for a later one." in block("The Forgetting Transformer's sum and FIRE's floor")
     )
     fire = posenc.FireBias(2, L_thr_init=16.0) if hasattr(posenc, "FireBias") else None
     if fire is None:
@@ -1641,6 +1680,20 @@ def test_fire_progressive_interpolation_range():
     assert float(seen.min()) >= float(low) and float(seen.max()) <= float(high), (seen.min(), seen.max())
     assert float(u.diagonal().abs().max()) == float(low) == 0.0  # the query's own key
     assert abs(float(u[63, 0]) - float(high)) < 1e-5  # the first key, for a query past the threshold
+    # the floor: a query before the threshold (16) divides by the log of the threshold, a later one by the log of its
+    # own position; psi(x) = log(1 + c x), the same log for the distance and the divisor
+    c, threshold = float(fire.c.detach().abs()), float(fire.threshold.detach())
+    assert threshold == 16.0
+
+    def psi(x: float) -> float:
+        return math.log1p(c * x)
+
+    for query in (3, 10, 40, 63):
+        for key in (0, query // 2, query - 1):
+            own = float(u[query, key])
+            assert abs(own - psi(query - key) / psi(max(query, threshold))) < 1e-5, (query, key)
+            if query < threshold:  # the floor matters: the query's own log would give a larger value
+                assert psi(query - key) / psi(query) > own + 1e-3, (query, key)
 
 
 def test_perplexity_is_e_to_the_loss_in_nats():
@@ -2112,8 +2165,9 @@ def test_smollm3_drops_rope_from_every_fourth_layer():
 
 def test_gemma_2_soft_capping_bounds_the_logits():
     """The block "Other models' query and logit scales": "Gemma 2 also bounds its logits, which no multiplier does:
-    each logit $x$ becomes $c \\tanh(x/c)$, with $c$ set by `attn_logit_softcapping`, 50 by default in transformers":
-    the default, and Gemma 2's eager attention run on logits with and without the cap."""
+    each logit $x$ becomes $c \\tanh(x/c)$, with $c$ set by `attn_logit_softcapping`, 50 by default in transformers",
+    and the row "logit soft-capping", the same formula, "which keeps it between $-c$ and $c$": the default, and Gemma
+    2's eager attention run on logits with and without the cap, whose capped logits stay within the bounds."""
     from transformers.models.gemma2 import modeling_gemma2
 
     (cap,) = re.findall(
@@ -2122,6 +2176,14 @@ def test_gemma_2_soft_capping_bounds_the_logits():
         page(),
     )
     assert transformers.Gemma2Config().attn_logit_softcapping == float(cap)
+    # the row "logit soft-capping": "replacing each logit $x$ by $c \\tanh(x/c)$, which keeps it between $-c$ and $c$,
+    # as Gemma 2 does", the block's formula, which the run below checks
+    ((formula, low, high),) = re.findall(
+        r"^\| logit soft-capping \| logit 软上限 \| replacing each logit \$x\$ by \$(c \\tanh\(x/c\))\$, which keeps it"
+        r" between \$(-c)\$ and \$(c)\$, as Gemma 2 does \|",
+        row("logit soft-capping"),
+    )
+    assert f"each logit $x$ becomes ${formula}$" in page() and (low, high) == ("-c", "c")
     module = type("M", (), {"training": False, "num_key_value_groups": 1})()
     g = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(1, 1, 5, 4, generator=g, dtype=torch.float64) * 20 for _ in range(3))
@@ -2138,7 +2200,9 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     row: "a normalisation of the queries and keys, in most models before RoPE rotates them", and the Attention block:
     "Qwen3, OLMo 2 and Gemma 3 use a *QK-norm* before the rotation; Llama 4 Scout's RoPE layers normalise after it":
     their transformers attention modules have query and key norms, each applied before the rotation in the forward
-    pass, Llama 4's after it, and Qwen2's has none. The same block's rolling cache: "StreamingLLM rotates a key by
+    pass, Llama 4's after it, and Qwen2's has none; "most": over every model file of the installed transformers
+    whose forward pass both normalises the queries and rotates them, the norm comes first in more than three times as
+    many models as it comes after. The same block's rolling cache: "StreamingLLM rotates a key by
     its current cache slot. Chapter 10's rolling cache spares the *attention sinks*", chapter 10's words."""
     from transformers.models.llama import modeling_llama
     from transformers.models.olmo2 import modeling_olmo2
@@ -2178,6 +2242,19 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
 
     forward = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     assert "self.qk_norm" in forward and forward.index("apply_rotary_emb(") < forward.index("self.qk_norm("), forward
+    # "in most models before RoPE rotates them": every forward pass of the installed transformers' model files that
+    # both normalises queries and rotates them, sorted by which comes first
+    order = {"before": set(), "after": set()}
+    for path in sorted((Path(transformers.__file__).parent / "models").glob("*/modeling_*.py")):
+        source = path.read_text(encoding="utf-8")
+        for method in re.finditer(r"\n    def forward\(.*?(?=\n    def |\nclass |\Z)", source, flags=re.S):
+            body = method.group(0)
+            rotate = re.search(r"apply_rotary|rotary_emb\(", body)
+            norm = re.search(r"self\.(?:q_norm|query_norm|qk_norm|q_layernorm)\(", body)
+            if rotate and norm:
+                order["before" if norm.start() < rotate.start() else "after"].add(path.parent.name)
+    assert {"qwen3", "olmo2", "gemma3"} <= order["before"] and "llama4" in order["after"], order
+    assert len(order["before"]) > 3 * len(order["after"]) and len(order["before"]) >= 20, order  # most, by far
 
 
 def test_citations_name_an_entry_of_the_bibliography():
@@ -2270,14 +2347,34 @@ def test_temperature_section_opens_with_its_multiplier_table():
     """The section "Temperature and query scales" defines the logit factor and temperature, then gives one table whose
     fourth column, "each logit multiplied by", says what each number multiplies the logits by: each term is defined
     once. The logit factor's link says it leads to Reading model code; the query scale's cell is $\\tau$, as
-    transformers' Llama 4 multiplies the queries, and so q . k, by it."""
+    transformers' Llama 4 multiplies the queries, and so q . k, by it. The visible "Llama 4's code and some texts call a
+    growing logit factor a temperature, though as it grows it sharpens attention": transformers' Llama 4 names the
+    switch `attn_temperature_tuning` and multiplies each query, so each of its logits, by a factor of 1 or more that
+    grows with the position (its own formula, at the default settings); a factor above 1 sharpening is
+    :func:`test_a_larger_logit_factor_never_flattens_attention`'s."""
     from transformers.models.llama4 import modeling_llama4
 
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | each logit multiplied by | chapter |"
     assert section.index("A logit factor multiplies every logit") < section.index(header)
-    assert "The fourth column gives what each number multiplies the logits by." in page()
+    (direction,) = re.findall(
+        r"its inverse\. Llama 4's code and some texts call a growing logit factor a temperature, though as it grows it"
+        r" (sharpens|flattens) attention\. \| English \|",
+        page(),
+    )
+    g = torch.Generator().manual_seed(1)
+    z = torch.randn(200, 30, generator=g, dtype=torch.float64) * 2
+    entropies = torch.stack([attention_entropy(beta * z) for beta in (1.0, 1.1, 1.5, 2.0, 4.0)])
+    assert bool((entropies.diff(dim=0) <= 1e-12).all()) == (direction == "sharpens")  # growing: entropy never rises
+    attention = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
+    formula = "torch.log1p(torch.floor((positions.float() + 1.0) / self.floor_scale)) * self.attn_scale + 1.0"
+    assert "if self.attn_temperature_tuning and not self.use_rope:" in attention and formula in attention
+    config = transformers.Llama4TextConfig()
+    assert config.attn_temperature_tuning and config.attn_scale > 0 and config.floor_scale > 0
+    positions = torch.arange(0, 40 * config.floor_scale, 97, dtype=torch.float64)
+    scales = torch.log1p(torch.floor((positions + 1.0) / config.floor_scale)) * config.attn_scale + 1.0
+    assert (scales >= 1).all() and (scales.diff() >= 0).all() and scales[-1] > scales[0], scales  # grows, never below 1
     table = section[section.index(header) : section.index("<details>")]
     assert table.count("| English |") == 1 and section.count("| English |") == 1  # one table, each term once
     terms = [line.split(" | ")[0][2:] for line in table.strip().splitlines()[2:]]
@@ -2338,15 +2435,14 @@ def test_t5_buckets_are_wider_far_from_the_query():
 
 def test_an_isotropic_unrelated_keys_score_has_one_distribution_at_every_distance():
     """The row "matching key, unrelated key": "a matching key equals its query, $k = q$; an unrelated key is drawn
-    independently of it", and the block "What chapter 5 finds about the decay": "An *isotropic* unrelated key's score
-    has the same distribution at every distance", as chapter 5 says. Seeded Gaussian queries and keys, d = 16, base
-    10 000: the score q . R(r) k has mean about 0 and spread
-    about sqrt(d) at distances 0 to 3000, and its quartiles agree across distances, while a matching key's mean score
-    falls from d at distance 0."""
+    independently of it", and the block "RoFormer's bound, and what chapter 5 finds about the decay": "An *isotropic*
+    unrelated key's score has the same distribution at every distance", as chapter 5 says. Seeded Gaussian queries and
+    keys, d = 16, base 10 000: the score q . R(r) k has mean about 0 and spread about sqrt(d) at distances 0 to 3000,
+    and its quartiles agree across distances, while a matching key's mean score falls from d at distance 0."""
     text = row("matching key, unrelated key")
     assert "a matching key equals its query, $k = q$; an unrelated key is drawn independently of it |" in text
     assert "- An *isotropic* unrelated key's score has the same distribution at every distance." in block(
-        "What chapter 5 finds about the decay"
+        "RoFormer's bound, and what chapter 5 finds about the decay"
     )
     assert "So its score has the same distribution **at every distance**" in chapter("05_decay")
     d, n = 16, 40_000
@@ -2725,8 +2821,12 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     c8, c10, c11 = chapter("08_extrapolation"), chapter("10_rope_today"), chapter("11_learned_position")
     assert 'Self-Extend ([Jin et al. 2024](https://arxiv.org/abs/2401.01325 "cite:jin2024selfextend"))' in c8
     assert (
-        "it groups far positions so that attention meets no distance longer than in training, up to a length its"
-        " group size sets" in row("Self-Extend")
+        "| a way to read inputs longer than $L$ with no further training, by grouping far positions (Jin et al. 2024) |"
+        in row("Self-Extend")
+    )
+    assert (
+        "- *Self-Extend* groups far positions so that attention meets no distance longer than in training, up to a"
+        " length its group size sets." in block("More on NTK-by-parts, Self-Extend, PoSE and passkey retrieval")
     )
     assert "{doc}`8 <../notebooks/08_extrapolation>`" in row("Self-Extend")
     assert "also sums log gates between key and query, but each of its gates depends on one token" in c11
@@ -2790,17 +2890,22 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
 
 
 def test_row_wordings_match_their_chapters_and_sources():
-    """Row wordings, each against its source: the Forgetting Transformer's "after the key, up to the query"; progressive
-    interpolation's "the same log of the query's position"; Scalable-Softmax's "log of the number of tokens attended";
-    linear attention's "grows linearly with the length"; local and global layers' "a window of recent tokens in Gemma 3
-    or the query's own chunk in Llama 4" (now the Attention block's); chapter 5's "128-wide heads of base 10 000" (the
-    block "What chapter 5 finds about the decay"); the letters block's $n$; and the Gemma bullets of "Other models'
-    query and logit scales"."""
+    """Row wordings, each against its source: the Forgetting Transformer's "after the key, up to and including the
+    query"; progressive interpolation's "the same log of the query's position"; Scalable-Softmax's "log of the number of
+    tokens attended"; linear attention's "grows linearly with the length"; local and global layers' "a window of recent
+    tokens in Gemma 3 or the query's own chunk in Llama 4" (now the Attention block's); chapter 5's "128-wide heads of
+    base 10 000" (the block "RoFormer's bound, and what chapter 5 finds about the decay"); the letters block's $n$; and
+    the Gemma bullets of "Other models' query and logit scales"."""
     c3, c5, c8, c11 = (chapter(n) for n in ("03_relative", "05_decay", "08_extrapolation", "11_learned_position"))
     # FoX: D_ij = sum of log f_l for l from j + 1 to i (Lin et al. 2025), the key's own gate left out: a difference of
     # two running sums, as chapter 11 says; "from the key" would add the key's own gate
+    assert "with a forget gate per token, whose log gates, summed between key and query, act as an ALiBi" in row(
+        "Forgetting Transformer"
+    )
     (where,) = re.findall(
-        r"the sum of the log gates of the tokens (\w+) the key, up to the query", row("Forgetting Transformer")
+        r"^- The \*Forgetting Transformer\* adds to a logit the log gates of the tokens (\w+) the key, up to and"
+        r" including the query; the key's own gate is left out\.",
+        block("The Forgetting Transformer's sum and FIRE's floor"),
     )
     assert where == "after", where
     assert "Its bias is then a difference of two running sums, one per token" in c11
@@ -2811,7 +2916,9 @@ def test_row_wordings_match_their_chapters_and_sources():
     assert abs(float(run[i] - run[j]) - float(log_f[j + 1 : i + 1].sum())) < 1e-12
     assert abs(float(run[i] - run[j]) - float(log_f[j : i + 1].sum())) > 1e-6
     # FIRE: divided by psi of the query's position, chapter 11's words (its [0, 1] range: the FIRE range test)
-    assert "divided by the same log of the query's position or," in row("progressive interpolation")
+    assert "over the same log of the query's position, floored at a learned threshold," in row(
+        "progressive interpolation"
+    )
     assert "Dividing by $\\psi$ of the query's position is what FIRE's paper calls *progressive interpolation*." in c11
     # Scalable-Softmax: the log of the number of tokens attended, as chapters 5 and 8 say
     assert "a learned multiple of the log of the number of tokens attended" in row("Scalable-Softmax")
@@ -2838,7 +2945,7 @@ def test_row_wordings_match_their_chapters_and_sources():
     ((width, base),) = re.findall(
         r"- In chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\*'s score falls on average over queries"
         r" and over each doubling of the distance, to about zero near half the base, but not distance by distance\.",
-        block("What chapter 5 finds about the decay"),
+        block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     assert "Heads have $d = 128$ dimensions and the base is $b = 10^4$, unless said otherwise." in c5
     assert (int(width), int(base.replace(" ", ""))) == (128, 10_000)
@@ -2889,16 +2996,17 @@ def test_worked_example_says_what_a_fixed_factor_costs_on_short_inputs():
 
 def test_rows_for_path_dape_and_pose_follow_their_chapters():
     """Rows for designs the chapters name: PaTH attention (chapter 11: "replaces RoPE's fixed rotations by a product of
-    transforms, one per token between key and query, each computed from its token", one of "two other data-dependent
-    schemes"); DAPE (chapter 11: "feeds the attention scores and a bias such as KERPLE's through an MLP"); PoSE (chapter
-    8: "skips position indices ahead so that a short window meets the distances of a longer one"). Each row links its
-    chapter; the citations are test_each_rows_citations_are_its_own_bib_entries's."""
+    transforms, one per token between key and query, each computed from its token", "a data-dependent scheme whose
+    transforms depend on one token each"); DAPE (chapter 11: "feeds the attention scores and a bias such as KERPLE's
+    through an MLP"); PoSE (chapter 8: "skips position indices ahead so that a short window meets the distances of a
+    longer one"; the row says the skip, the block under the table what it is for). Each row links its chapter; the
+    citations are test_each_rows_citations_are_its_own_bib_entries's."""
     c8, c11 = chapter("08_extrapolation"), chapter("11_learned_position")
     assert (
         "PaTH attention, in the last block of the appendix, replaces RoPE's fixed rotations by a product of transforms,"
         " one per token between key and query, each computed from its token." in c11
     )
-    assert "So do the authors of two other data-dependent schemes, stick-breaking attention" in c11
+    assert "So do the authors of PaTH attention" in c11 and "a data-dependent scheme whose transforms depend on" in c11
     assert (
         "| PaTH attention | | a data-dependent encoding (Yang et al. 2025): RoPE's fixed rotations replaced by a"
         " product of transforms, one for each token between key and query, each computed from its token |"
@@ -2911,8 +3019,12 @@ def test_rows_for_path_dape_and_pose_follow_their_chapters():
     )
     assert "which skips position indices ahead so that a short window meets the distances of a longer one." in c8
     assert (
-        "a way to fine-tune for inputs longer than $L$ on windows of $L$ tokens: it skips position indices ahead within"
-        " each window, so that the window meets the distances of a longer input (Zhu et al. 2024) |" in row("PoSE")
+        "| a way to fine-tune for inputs longer than $L$ on windows of $L$ tokens whose position indices skip ahead"
+        " (Zhu et al. 2024) |" in row("PoSE")
+    )
+    assert (
+        "- *PoSE* skips position indices ahead within each window, so that the window meets the distances of a longer"
+        " input." in block("More on NTK-by-parts, Self-Extend, PoSE and passkey retrieval")
     )
     for term, name in (
         ("PaTH attention", "11_learned_position"),
@@ -3215,13 +3327,26 @@ def test_chapter_8s_costs_block_names_its_models_and_defines_the_loss_beyond_l()
 
 
 def test_opening_names_each_section_and_the_index_lists_every_row_once():
-    """The opening: "Its sections hold core terms, other encodings, maths, longer inputs with temperature, attention and
-    models, and chapter 8's grading words", each a {ref} to a label that opens the section it names. The collapsed
-    index "All terms, A to Z": every row of every term table once, under its first letter, in alphabetical order, linked
-    to the label of the section whose table holds it, and nothing else."""
+    """The opening: "To find a term, open the index just below", and the index is the next thing on the page. "The
+    tables of core terms, longer inputs, temperature and chapter 8's grading words follow the order of teaching. Those
+    of other encodings, maths and attention and models are alphabetical": each a {ref} to a label that opens the
+    section it names, every section once; each "alphabetical" table is sorted, and each table in teaching order is
+    not, so the two sentences cannot swap a section. "Reading model code covers the names in configurations and code,
+    such as `position_ids`": that page has a row for it. The collapsed index "Index: all terms, A to Z": every row of
+    every term table once, under its first letter, in alphabetical order, linked to the label of the section whose
+    table holds it, and nothing else."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
-    links = re.findall(r"\{ref\}`([^<`]+) <(glossary-[\w-]+)>`", opening)
+    assert (
+        "covers the names in configurations and code, such as `position_ids`. To find a term, open the index just"
+        " below." in opening
+    )
+    assert raw[raw.index("<details>") :].startswith("<details><summary>Index: all terms, A to Z</summary>")
+    code = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
+    assert "\n| `position_ids` | the argument that gives a transformers model each token's position," in code
+    ((teaching, alphabetical),) = re.findall(
+        r"The tables of (.*?) follow the order of teaching\. Those of (.*?) are alphabetical\.", opening
+    )
     headings = {
         "glossary-core": "## Core terms",
         "glossary-encodings": "## Encodings",
@@ -3231,9 +3356,23 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
         "glossary-attention": "## Attention, kernels and models",
         "glossary-chapter-8": "## Words of chapter 8's experiment",
     }
-    assert [label for _, label in links] == list(headings), links
+    orders = {
+        order: [label for _, label in re.findall(r"\{ref\}`([^<`]+) <(glossary-[\w-]+)>`", text)]
+        for order, text in (("teaching", teaching), ("alphabetical", alphabetical))
+    }
+    assert sorted(orders["teaching"] + orders["alphabetical"]) == sorted(headings), orders
     for label, heading in headings.items():
         assert raw.count(f"({label})=\n") == 1 and f"({label})=\n{heading}\n" in raw, label
+
+    def key(term: str) -> str:
+        return re.sub(r"[^0-9a-z -]", "", term.lower())
+
+    for order, labels in orders.items():
+        for label in labels:
+            section = raw[raw.index(f"({label})=\n") :]
+            table = section[section.index("| English |") :]
+            terms = [line.split(" | ")[0][2:] for line in table[: table.index("\n\n")].splitlines()[2:]]
+            assert len(terms) > 5 and (terms == sorted(terms, key=key)) == (order == "alphabetical"), (label, terms)
     # the index: each table's rows, with the label above the table
     expected, label = {}, None
     lines = raw.splitlines()
@@ -3249,7 +3388,7 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
                 assert term not in expected, term
                 expected[term.replace("`", "").replace("$\\tau$", "τ")] = label
     assert len(expected) > 120, len(expected)
-    index = block("All terms, A to Z")
+    index = block("Index: all terms, A to Z")
     groups = re.findall(r"\*\*([A-Z])\*\*: (.*?)\.(?= \*\*[A-Z]\*\*|$)", index)
     assert "".join(letter for letter, _ in groups) == "".join(sorted({letter for letter, _ in groups})), groups
     listed = {}
@@ -3261,10 +3400,6 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
             order.append(text)
             assert re.sub(r"[^0-9a-z]", "", text.lower())[0] == letter.lower(), (letter, text)
     assert listed == expected, set(listed.items()) ^ set(expected.items())
-
-    def key(term: str) -> str:
-        return re.sub(r"[^0-9a-z -]", "", term.lower())
-
     assert order == sorted(order, key=key), order
 
 
@@ -3288,3 +3423,80 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
     assert "A `linear` or `dynamic` configuration need not store $L$ as `original_max_position_embeddings`." in page()
     assert letters("CoPE").startswith("| CoPE | contextual position encoding | in papers from 2026, also Clipped RoPE,")
     assert row("contextual position encoding (CoPE)").startswith("| contextual position encoding (CoPE) | 上下文位置 |")
+
+
+# ---- round 93: the other "temperature", the longer-input rows' block, NTK-aware's fully rotated head --------------
+
+
+def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
+    """The notation block's row "temperature": "a number that divides the logits", and elsewhere "in chapter 8, a
+    growing factor that multiplies them, as in Scalable-Softmax and Llama 4; in chapter 10, Llama 4's *query scale*
+    $\\tau$": chapter 8's and chapter 10's own words, and the page's temperature row, which divides."""
+    assert (
+        "| temperature | a number that divides the logits | in chapter 8, a growing factor that multiplies them, as in"
+        " Scalable-Softmax and Llama 4; in chapter 10, Llama 4's *query scale* $\\tau$ |" in letters("temperature")
+    )
+    assert "| a number $t$ that divides the logits:" in row("temperature (attention temperature)")
+    c8, c10 = chapter("08_extrapolation"), chapter("10_rope_today")
+    assert "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by" in c8
+    assert "`transformers`' Llama 4 scales the queries of its NoPE layers (`attn_temperature_tuning`)" in c8
+    assert "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries" in c10
+
+
+def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
+    """The block "More on NTK-by-parts, Self-Extend, PoSE and passkey retrieval" (Self-Extend's and PoSE's bullets are
+    :func:`test_rows_of_later_designs_match_their_chapters_and_the_primers_opening`'s and
+    :func:`test_rows_for_path_dape_and_pose_follow_their_chapters`'s). NTK-by-parts's row, "keeps the pairs that turn
+    many times in $L$, divides by $s$ those that turn less than once, and *ramps* those between", and the bullet "its
+    *ramp* divides the pairs between by less than $s$": transformers' `yarn` on Llama 3.1's head (default betas)
+    keeps the pairs above 32 turns in L, divides those below 1 turn by s and the rest by more than 1, less than s. The
+    passkey bullet, "one of the easiest needle-in-a-haystack tests ... Large models that pass it often fail harder
+    tasks, such as RULER's (Hsieh et al. 2024)": chapter 8's words and citation. Who described NTK-by-parts is a prose
+    claim with no offline source."""
+    text = block("More on NTK-by-parts, Self-Extend, PoSE and passkey retrieval")
+    assert row("NTK-by-parts").startswith(
+        "| NTK-by-parts | | keeps the pairs that turn many times in $L$, divides by $s$ those that turn less than once,"
+        " and *ramps* those between (Peng et al. 2024) |"
+    )
+    assert (
+        "- *NTK-by-parts* is described by Peng et al. 2024, who credit bloc97; its *ramp* divides the pairs between by"
+        " less than $s$." in text
+    )
+    d, base, L, s = llama31_head()
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    turns = L * theta / (2 * math.pi)
+    divisor = (
+        theta / hf_inv_freq(d, rope_type="yarn", rope_theta=base, factor=s, original_max_position_embeddings=L).double()
+    )
+    kept = torch.isclose(divisor, torch.ones_like(divisor), rtol=1e-6)
+    divided = torch.isclose(divisor, torch.full_like(divisor, s), rtol=1e-6)
+    between = ~kept & ~divided
+    assert kept[turns > 32].all() and divided[turns < 1].all() and between.any(), (kept, divided)
+    assert ((divisor[between] > 1) & (divisor[between] < s)).all(), divisor[between]
+    assert (
+        "- *Passkey retrieval* is one of the easiest needle-in-a-haystack tests, which hide a fact in long text and ask"
+        " for it. Large models that pass it often fail harder tasks, such as RULER's (Hsieh et al. 2024)." in text
+    )
+    c8 = chapter("08_extrapolation")
+    assert (
+        "A passkey is one of the easiest tests of long context: large models that pass it often fail harder tasks"
+        ' ([Hsieh et al. 2024](https://arxiv.org/abs/2404.06654 "cite:hsieh2024ruler"))' in c8
+    )
+    assert "which finds that needle tests do not reliably predict downstream tasks" in c8
+
+
+def test_ntk_aware_row_names_a_fully_rotated_head():
+    """The row "NTK-aware scaling": "enlarges RoPE's base to $b\\,s^{d/(d-2)}$ for a fully rotated head of width $d$",
+    the words of the attention factor row ("in a fully rotated head"), not "turns in full", which reads like the page's
+    *turn*. Under *partial rotary* the exponent's $d$ is not the head's width: with $d_{\\text{rot}} = d/2$, the
+    head-width exponent misses the slowest rotated pair's $s$, and the rotated width's exponent hits it."""
+    text = row("NTK-aware scaling")
+    assert "| enlarges RoPE's base to $b\\,s^{d/(d-2)}$ for a fully rotated head of width $d$: the fastest" in text
+    assert "in full" not in text and "fully rotated head" in row("attention factor")
+    power = exponent(text, "enlarges RoPE's base to $b\\,s^")
+    d, b, s = 64, 10_000.0, 8.0
+    rot = d // 2
+    theta = b ** (-torch.arange(0, rot, 2, dtype=torch.float64) / rot)  # partial rotary: its own frequencies
+    for width, hits in ((d, False), (rot, True)):
+        raised = (b * s ** evaluate(power, d=width)) ** (-torch.arange(0, rot, 2, dtype=torch.float64) / rot)
+        assert (abs(float(theta[-1] / raised[-1]) - s) < 1e-9 * s) == hits, width

@@ -1530,13 +1530,13 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert two_pi / float(prop[turning - 1]) < 200  # under two hundred tokens
     assert 2e6 < two_pi / float(posenc.rope_inv_freq(2 * turning, base_global)[-1]) < 1e7  # millions, same base
     assert two_pi / float(posenc.rope_inv_freq(2 * turning, 1e4)[-1]) < 1e6  # not with base 1e4
-    # the left panel's thick lines, a = 1 .. 8192: "The larger base has the higher thick line: it keeps the score
-    # higher far back"; the takeaway's "up to tens of thousands of tokens back": every a up to 32 768, distances
-    # to 65 535
+    # the left panel's thick lines, a = 1 .. 8192: "The larger base has the higher thick line: over these
+    # distances it keeps the score higher"; the takeaway's "up to tens of thousands of tokens back": every a up to
+    # 32 768, distances to 65 535
     means = [posenc.rope_matching_stretch_means(128, base, 32768).double() for base in (1e4, 5e5, 1e6)]
     assert bool((means[1] > means[0]).all()) and bool((means[2] > means[1]).all())
     text = _chapter_markdown()
-    assert "The larger base has the higher thick line: it keeps the score higher far back." in text
+    assert "The larger base has the higher thick line: over these distances it keeps the score higher." in text
     assert "far back, the larger base scores higher on average" in _figure_titles()  # the first part's one panel
     assert (
         "The thick lines of $5 \\cdot 10^5$ and $10^6$ differ by under a twentieth of the score at distance zero."
@@ -1550,7 +1550,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         for b in (5e5, 1e6)
     ]
     assert bool((thin[1] < thin[0]).any())  # "The thin curves wiggle and cross": at single distances 5e5 is above 1e6
-    # "Each thick line is the mean of its thin curve from a distance $a$ up to $2a$, drawn at the far end": the
+    # "Each thick line averages its thin curve over distances $a$ to $2a - 1$, drawn at $2a - 1$": the
     # figure's thick lines are rope_matching_stretch_means over [a, 2a), drawn at 2a - 1, the span's last distance
     for base in (1e4, 5e5, 1e6):
         thick = posenc.rope_matching_stretch_means(128, base, 8192).double()
@@ -1561,7 +1561,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert "ax.semilogx(2 * a - 1, posenc.rope_matching_stretch_means(128, b, 8192)" in _figure_titles()
     for sentence in (
         "The thin curves below draw it at each distance; they wiggle and cross.",
-        "Each thick line is the mean of its thin curve from a distance $a$ up to $2a$, drawn at the far end.",
+        "Each thick line averages its thin curve over distances $a$ to $2a - 1$, drawn at $2a - 1$.",
+        "The larger base has the higher thick line: over these distances it keeps the score higher.",
         "each span of distances from $a$ to $2a - 1$. These are the figure's thick lines, each mean drawn at $2a - 1$",
         "It is also the mean over random queries, scaled to one at distance zero.",
         "In the shaded band, the two larger bases keep about a quarter of their score at distance zero;",
@@ -1611,8 +1612,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "On a longer input, such a pair turns into angles training never showed it.",  # the main line's short form
         "at base $10^6$ the slowest pair meets under a tenth of a radian",
         "so the pairs with $\\lambda_i$ near $xL$ meet the most",
-        "A larger base has two effects, one per part below. A matching key far back keeps more of its score on"
-        " average, and more pairs never finish a turn in training.",  # the section's verdict: thick lines, counts
+        # the section's verdict: thick lines, counts
+        "A larger base has two effects, one per part below. Over the distances drawn below, a matching key far back"
+        " keeps more of its score on average, and more pairs never finish a turn in training.",
         "More pairs past $L$ need not hurt: [Liu et al. 2023](https://arxiv.org/abs/2310.05209"
         ' "cite:liu2023scaling") find that fine-tuning with a larger base, at the training length, can improve'
         " extrapolation.",
@@ -1664,7 +1666,8 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         " `partial_rotary_factor` sets their share, a quarter.",
         "The other pairs never turn, so they add a score no distance changes.",
         "Partial rotary, MLA and Gemma 4's `proportional` type turn only part of each head;",
-        "Partial rotary with the same share and base would build a slower ladder of frequencies of its own.",
+        "Partial rotary with the same share and base would instead spread its own frequencies down to far slower ones.",
+        "This matches p-RoPE, whose authors suspect that the slowest pairs carry content, not position",
         "Below, Gemma 4's slowest turning pair turns once in about 190 tokens; partial rotary's, once in about five"
         " million.",
         "**Remember:** Gemma 4's `proportional` type turns only the fastest pairs, at the whole head's frequencies.",
@@ -1894,7 +1897,8 @@ def test_chapter_llama4_design_and_temperature_formula():
 
 
 def test_chapter_nope_toy_over_ten_blocks_of_seeds():
-    """Chapter 10, *Llama 4*: "If its logits stay the same size on longer inputs, its attention spreads over more keys"
+    """Chapter 10, *Llama 4*: "If a NoPE layer's logits stay the same size on longer inputs, its attention spreads
+    over more keys"
     (and the appendix's "The NoPE layers' softmax attention still spreads over more keys as inputs grow, when their
     logits stay the same size"): the toy's logits q.k / sqrt(d) of random keys, whose size does not change with n,
     give a higher entropy at 16 384 keys than at 64 in every one of 1000 draws. The appendix's toy: "These are seeds
@@ -1926,7 +1930,7 @@ def test_chapter_nope_toy_over_ten_blocks_of_seeds():
     assert bool(((medians - 2.0).abs() < 0.1).all()), medians
     text = _chapter_markdown()
     for sentence in (
-        "If its logits stay the same size on longer inputs, its attention spreads over more keys.",
+        "If a NoPE layer's logits stay the same size on longer inputs, its attention spreads over more keys.",
         "The NoPE layers' softmax attention still spreads over more keys as inputs grow, when their logits stay the"
         " same size,",
         "These are seeds 0 to 99; over ten blocks of 100 seeds, 0 to 999, the two ends range over about 1.5 to 1.6 and"
@@ -2140,3 +2144,55 @@ def test_chapter_appendix_outputs_collapse_with_their_text():
             continue
         assert "hide-output" in tags and ("hide-input" in tags or "remove-input" in tags), (i, tags)
         assert cell["metadata"].get("jupyter") == {"source_hidden": True, "outputs_hidden": True}, i
+
+
+def test_exercise_1_answer_from_transformers_phi():
+    """Chapter 10, exercise 1: Phi-2, head_dim 80 and partial_rotary_factor 0.4, turns 32 dimensions, 16 pairs. The
+    answer comes from transformers' own Phi rotary embedding, not from the book's arithmetic, and must pass the
+    notebook's self-check digest."""
+    transformers = _hf()
+    from transformers.models.phi.modeling_phi import PhiRotaryEmbedding
+
+    from posenc.book import check_answer
+
+    cfg = transformers.PhiConfig(
+        hidden_size=2560,
+        num_attention_heads=32,
+        rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.4},
+    )
+    pairs = int(PhiRotaryEmbedding(cfg).inv_freq.numel())
+    assert check_answer("exercise 1", (2 * pairs, pairs), "7c044dc55564f24a")
+
+
+def test_chapter_config_rows_depart_in_several_questions():
+    """Chapter 10, *Reading a modern config*: "Each row names one way its model departs from the plain answers;
+    several depart in more." Of the six models in that table, at least two depart from the plain answer to more
+    than one of questions 1-5 in their copied rows (Llama 3.1: base and scaling; Qwen2-VL: base and M-RoPE; Llama 4
+    Scout: base, scaling and layers; DeepSeek-V3: part of the head and YaRN)."""
+    rows = {
+        "GPT-NeoX-20B": "gpt-neox-20b",
+        "Code Llama 7B": "code-llama-7b",
+        "Llama 3.1 8B": "llama-3.1-8b",
+        "Qwen2-VL 7B": "qwen2-vl-7b",
+        "Llama 4 Scout": "llama-4-scout",
+        "DeepSeek-V3": "deepseek-v3",
+    }
+    departs = {}
+    for name, key in rows.items():
+        cfg = book.MODEL_ROPE_CONFIGS[key]
+        scaling = cfg["rope_scaling"] or {}
+        departs[name] = sum(
+            (
+                cfg["rotary_dim"] < cfg["head_dim"],
+                cfg["rope_theta"] != 1e4,
+                bool(scaling) and scaling["rope_type"] != "mrope",
+                bool(scaling) and scaling["rope_type"] == "mrope",
+                "no_rope_layer_interval" in cfg["extra"],
+            )
+        )
+    assert min(departs.values()) >= 1, departs
+    assert sum(n > 1 for n in departs.values()) >= 2, departs
+    assert (
+        "Each row names one way its model departs from the plain answers; several depart in more."
+        in _chapter_markdown()
+    )
