@@ -3379,21 +3379,23 @@ def _decay_item() -> list[str]:
     # first few thousand positions, then swings around zero": the doubling averages fall up to the doubling that holds
     # 5 000 while E itself first dips below zero at 1 707, and later doublings take both signs within 5 % of E(0) (all
     # asserted above); "A zero-mean random key unrelated to its query scores zero on average at every distance"
-    # (computed below); "The RoPE paper's decay curve is a loose upper bound on the score": chapter 5's RoFormer bound
+    # (computed below); "The RoPE paper's decay curve is the distance part of a loose upper bound on the score": chapter
+    # 5's words ("RoFormer's decay curve plots the mean reach", quoted below) and its RoFormer bound
     # (quoted above), over seventy times a matching key's score for most queries (computed above, for the block)
     item = (
-        "Averaged over chapter 5's random queries, a key that resembles its query scores less as it moves away. With"
-        " base $10^4$ that average falls in ripples over the first few thousand positions, then swings around zero. A"
-        " zero-mean random key unrelated to its query scores zero on average at every distance. The RoPE paper's decay"
-        " curve is a loose upper bound on the score."
+        "Averaged over chapter 5's random queries, a key that resembles its query scores less farther away, as a trend."
+        " With base $10^4$ that average falls in ripples over the first few thousand positions, then swings around"
+        " zero. A zero-mean random key unrelated to its query scores zero on average at every distance. The RoPE"
+        " paper's decay curve is the distance part of a loose upper bound on the score."
     )
     assert item in page, item
+    quote(C5, "RoFormer's decay curve plots the mean reach")
     quote(C5, "We run two experiments with random Gaussian vectors and $d = 128$")  # chapter 5's random queries
     # the unrelated key: independent isotropic q and k, its mean score at each distance within four standard errors
     # of zero, while a matching key's mean score is far above zero at the same distances
     # a key that resembles its query, k = 0.5 q + n with n an independent standard Gaussian: its mean score at each
     # distance lies within four standard errors of 0.5 E(r), and it falls from distance 0 through 10, 100 and 1000,
-    # each step by more than four standard errors of the difference ("scores less as it moves away")
+    # each step by more than four standard errors of the difference ("scores less farther away, as a trend")
     draw = torch.Generator().manual_seed(11)
     n_draws = 20_000
     q_u, k_u, n_u = (torch.randn(n_draws, 128, dtype=f64, generator=draw) for _ in range(3))
