@@ -712,14 +712,17 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
 
 
 def test_llama_31_and_deepseek_v3_trained_past_their_scalings_start():
-    """Takeaway: "Llama 3.1 and DeepSeek-V3 were trained on longer inputs with such a scaling (chapter 10)": chapter
-    10's table and the book's copies of their configs give each a scaling of chapter 7's kind, `llama3` (YaRN's shape,
+    """Takeaway: "Llama 3.1 and DeepSeek-V3 were trained on longer inputs, and their configs set such a scaling
+    (chapter 10)": chapter 10's table and the book's copies of their configs give each a scaling of chapter 7's kind, `llama3` (YaRN's shape,
     other boundaries) and `yarn`, and a trained length past the length the scaling starts from; chapter 10 says so in
     words, and that a user who only adds `yarn` to a config gets no such training."""
     from posenc.book.models import MODEL_ROPE_CONFIGS
 
     main = re.sub(r"<details>.*?</details>", " ", page())
-    assert "Llama 3.1 and DeepSeek-V3 were trained on longer inputs with such a scaling (chapter 10)." in main
+    assert (
+        "Llama 3.1 and DeepSeek-V3 were trained on longer inputs, and their configs set such a scaling (chapter 10)."
+        in main
+    )
     c10 = chapter("10_rope_today")
     trained = "Llama 3.1, Llama 4 Scout, DeepSeek-V2 and V3 and Gemma 3 trained past the length $L$ their scaling"
     assert trained + " starts from." in c10
@@ -1306,12 +1309,13 @@ def test_the_opening_dogs_get_the_same_output():
     )
     # "but a layer has to work out position from it. So most models also use a *position encoding*, which supplies
     # position directly": chapter 1's words, and its counting construction (the block's "Chapters 1 and 7 show how a
-    # layer can count positions from it")
+    # layer can count positions from it and a distinct first token": chapter 7's BOS, quoted below)
     assert (
         "That can give the two dogs different outputs, but a layer has to work out position from it. So most models"
         " also use a *position encoding*, which supplies position directly." in text
     )
-    assert "Chapters 1 and 7 show how a layer can count positions from it." in text
+    assert "Chapters 1 and 7 show how a layer can count positions from it and a distinct first token." in text
+    assert "Give the sequence a distinct first token, BOS, and let attention be uniform." in chapter("07_beyond")
     c1 = chapter("01_why_position")
     assert "The mask gives a position only indirectly: a layer has to work it out." in c1
     assert "How can a causal model find a position? It can count." in c1
@@ -1736,8 +1740,8 @@ def test_rope_vectors_can_still_carry_position_in_a_decoder():
         " themselves can carry position, which earlier layers can work out from the causal mask." in main
     )
     assert (
-        "Chapters 1 and 7 show how a layer can count positions from it. So in a decoder with RoPE, the query and key"
-        " vectors can themselves carry position." in text
+        "Chapters 1 and 7 show how a layer can count positions from it and a distinct first token. So in a decoder"
+        " with RoPE, the query and key vectors can themselves carry position." in text
     )
     assert "causal mask (chapter 7)" not in text  # the causal-mask fact is never cited to chapter 7 alone
     assert "Suppose the first token is distinct" in chapter("01_why_position")

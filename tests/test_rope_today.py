@@ -1618,7 +1618,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "More pairs past $L$ need not hurt: [Liu et al. 2023](https://arxiv.org/abs/2310.05209"
         ' "cite:liu2023scaling") find that fine-tuning with a larger base, at the training length, can improve'
         " extrapolation.",
-        "It also leaves more pairs with no full turn within $L$, which need not hurt.",
+        "It also leaves at least as many pairs with no full turn within $L$, which need not hurt.",
         "as many dimensions, but as a new ladder of their own, down to millions of tokens per turn.",
     ):
         assert sentence in text, sentence
