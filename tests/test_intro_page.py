@@ -713,9 +713,9 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
 
 def test_llama_31_and_deepseek_v3_trained_past_their_scalings_start():
     """Takeaway: "Llama 3.1 and DeepSeek-V3 were trained on longer inputs, and their configs set such a scaling
-    (chapter 10)": chapter 10's table and the book's copies of their configs give each a scaling of chapter 7's kind, `llama3` (YaRN's shape,
-    other boundaries) and `yarn`, and a trained length past the length the scaling starts from; chapter 10 says so in
-    words, and that a user who only adds `yarn` to a config gets no such training."""
+    (chapter 10)": chapter 10's table and the book's copies of their configs give each a scaling of chapter 7's kind,
+    `llama3` (YaRN's shape, other boundaries) and `yarn`, and a trained length past the length the scaling starts
+    from; chapter 10 says so in words, and that a user who only adds `yarn` to a config gets no such training."""
     from posenc.book.models import MODEL_ROPE_CONFIGS
 
     main = re.sub(r"<details>.*?</details>", " ", page())
