@@ -1917,7 +1917,7 @@ def same_offset_svg() -> str:
         f'<text x="{width / 2:.0f}" y="50" text-anchor="middle" fill="#555">pair 0 of the rotated query and key,'
         " x = (1, 0, 0, 0), θ₀ = 1 radian per position</text>",
         f'<text id="legend" x="{width / 2:.0f}" y="70" text-anchor="middle" fill="#555" font-size="13">faint spiral:'
-        " each arrow's turn from the x-axis, its position in radians; dark arc: the angle between them</text>",
+        " each arrow's rotation from the x-axis, its position in radians; dark arc: the angle between them</text>",
     ]
     for (m, n), (cx, cy) in zip(CASES, CENTRES, strict=True):
         out.append(f'<g id="panel-{m}-{n}">')
@@ -1959,7 +1959,7 @@ def same_offset_svg() -> str:
                 f' stroke-width="2.5" marker-end="url(#head-{who})"/>'
             )
             out.append(label(cx, cy, p, f"{who} at {p}", RADIUS + 12, colour, f"label-{who}-{p}"))
-            out.append(label(cx, cy, p, f"turned {p} rad", RADIUS + 12, colour, f"angle-{who}-{p}", 15.0, "12"))
+            out.append(label(cx, cy, p, f"rotated {p} rad", RADIUS + 12, colour, f"angle-{who}-{p}", 15.0, "12"))
         score = math.cos(n - m)
         out.append(
             f'<text id="score-{m}-{n}" x="{cx:.2f}" y="{cy + RADIUS + 62:.2f}" text-anchor="middle">score'
@@ -2014,13 +2014,13 @@ def test_the_figure_draws_the_checks_rotated_query_and_key():
     arrow at the angle m theta_0 = m and the key's at n, on one circle, with the angle from the query to the key
     n - m = -2 radians, clockwise, and the score cos 2 printed as the page's table prints it. Each arrow's faint
     spiral starts on the positive x-axis and turns counter-clockwise through its position in radians, 5, 3, 12 and
-    10, to end on the arrow, labelled "turned p rad", as the page's alt text says. Read from the SVG file
+    10, to end on the arrow, labelled "rotated p rad", as the page's alt text says. Read from the SVG file
     the page shows, against the rotation `posenc` computes, in both layouts; and the file is what `same_offset_svg`
     draws, to a hundredth of a pixel."""
     text = page()
     assert '<img src="figures/intro_same_offset.svg" width="720" alt="Two unit circles, pair 0\'s plane.' in text
     assert (
-        "A faint spiral shows each arrow turned counter-clockwise from the x-axis by its position in radians: 5, 3, 12"
+        "A faint spiral shows each arrow rotated counter-clockwise from the x-axis by its position in radians: 5, 3, 12"
         " and 10." in text
     )
     svg = FIGURE.read_text(encoding="utf-8")
@@ -2053,7 +2053,7 @@ def test_the_figure_draws_the_checks_rotated_query_and_key():
             assert math.isclose(sum(steps), p, abs_tol=0.01), (who, p, sum(steps))  # p radians: p theta_0
             end = math.atan2(cy - ys[-1], xs[-1] - cx)
             assert math.isclose(end, math.atan2(v, u), abs_tol=0.01), (who, p)  # on the arrow
-            assert elements[f"angle-{who}-{p}"].text == f"turned {p} rad"
+            assert elements[f"angle-{who}-{p}"].text == f"rotated {p} rad"
         (qu, qv), (ku, kv) = tips["query"], tips["key"]
         turn = math.atan2(qu * kv - qv * ku, qu * ku + qv * kv)  # from the query to the key, counter-clockwise
         assert math.isclose(turn, n - m, abs_tol=1e-3), (m, n, turn)  # -2: two radians clockwise

@@ -3373,23 +3373,25 @@ def _decay_item() -> list[str]:
         (rotated[0] * rotated[1]).sum(1), h_5[:5] @ torch.cos(r_least * theta_5), rtol=1e-5, atol=0.0
     )
     quote(C5, "Heads have $d = 128$ dimensions and the base is $b = 10^4$, unless said otherwise")
-    # the item's main line: "Averaged over chapter 5's random queries, a key that resembles its query scores less as it
-    # moves away" (a key k = a q + n, a > 0, n zero-mean and independent of q, scores a E(r) on average: computed below
-    # for a = 0.5, at d = 128 and base 10^4, chapter 5's heads); "With base 10^4 that average falls in ripples over the
-    # first few thousand positions, then swings around zero": the doubling averages fall up to the doubling that holds
-    # 5 000 while E itself first dips below zero at 1 707, and later doublings take both signs within 5 % of E(0) (all
-    # asserted above); "A zero-mean random key unrelated to its query scores zero on average at every distance"
-    # (computed below); "The RoPE paper's decay curve is the distance part of a loose upper bound on the score": chapter
-    # 5's words ("RoFormer's decay curve plots the mean reach", quoted below) and its RoFormer bound
+    # the item's main line: "Averaged over chapter 5's random queries, a key equal to its query scores less farther
+    # away, as a trend" (chapter 5's matching key; a key k = a q + n, a > 0, n zero-mean and independent of q, scores
+    # a E(r) on average: computed below for a = 0.5, at d = 128 and base 10^4, chapter 5's heads); "With base 10^4 that
+    # average falls in ripples over the first few thousand positions, then swings around zero": the doubling averages
+    # fall up to the doubling that holds 5 000 while E itself first dips below zero at 1 707, and later doublings take
+    # both signs within 5 % of E(0) (all asserted above); "A zero-mean random key unrelated to its query scores zero on
+    # average at every distance" (computed below); "The RoPE paper's decay curve is the distance factor of a loose upper
+    # bound on the score": chapter 5's words (its bound, a content factor times d/2 times the mean reach, and
+    # "RoFormer's decay curve plots the mean reach", quoted below) and its RoFormer bound
     # (quoted above), over seventy times a matching key's score for most queries (computed above, for the block)
     item = (
-        "Averaged over chapter 5's random queries, a key that resembles its query scores less farther away, as a trend."
+        "Averaged over chapter 5's random queries, a key equal to its query scores less farther away, as a trend."
         " With base $10^4$ that average falls in ripples over the first few thousand positions, then swings around"
         " zero. A zero-mean random key unrelated to its query scores zero on average at every distance. The RoPE"
-        " paper's decay curve is the distance part of a loose upper bound on the score."
+        " paper's decay curve is the distance factor of a loose upper bound on the score."
     )
     assert item in page, item
     quote(C5, "RoFormer's decay curve plots the mean reach")
+    quote(C5, "RoFormer's bound on a score is a content factor times $d/2$ times the mean reach")
     quote(C5, "We run two experiments with random Gaussian vectors and $d = 128$")  # chapter 5's random queries
     # the unrelated key: independent isotropic q and k, its mean score at each distance within four standard errors
     # of zero, while a matching key's mean score is far above zero at the same distances
