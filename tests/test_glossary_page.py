@@ -22,6 +22,7 @@ every installed model file. So the number of tests here is not a measure of cove
 
 from __future__ import annotations
 
+import glob
 import inspect
 import json
 import math
@@ -38,6 +39,10 @@ from posenc.experiments import PasskeyCorpus, experiment_scaling, load_results
 
 ROOT = Path(__file__).resolve().parents[1]
 transformers = pytest.importorskip("transformers")
+
+
+#: the summary of the collapsed worked example in "Longer inputs"
+WE = "Worked example: a head like Llama 3.1's at $2L$"
 
 
 def page() -> str:
@@ -460,8 +465,8 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
     from transformers.models.deepseek_v4 import configuration_deepseek_v4 as v4_config, modeling_deepseek_v4 as v4
 
     assert (
-        "<details><summary>Other models' query and logit scales</summary> - DeepSeek-V2's and V3's configurations make"
-        " the *attention factor* 1 and sharpen through the softmax scale instead" in page()
+        "- DeepSeek-V2's and V3's configurations make the *attention factor* 1 and sharpen through the softmax scale"
+        " instead" in block("Other models' query and logit scales")
     )
     assert "DeepSeek's configurations" not in page()
     for name in ("deepseek-v2", "deepseek-v3"):
@@ -492,13 +497,27 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_logit_factor_never_flattens_attention():
-    """The page: "A logit factor multiplies every logit, and a larger one makes attention sharper; a temperature is its
-    inverse", and the entropy row's "A logit factor above 1 never raises it": the entropy of softmax(c z) over random
-    logits z never rises as c grows."""
+    """The section's opening: "Each row but the last is a number that ends up multiplying the logits; the fourth column
+    says by how much. A larger factor makes attention sharper. A temperature $t$ divides the logits, so $t = 0.5$
+    doubles every logit": every row of the table but the last (attention entropy) fills the fourth column, the last
+    leaves it empty; the example's factor is one over its $t$. The entropy row's "A logit factor above 1 never raises
+    it": the entropy of softmax(c z) over random logits z never rises as c grows."""
     text = page()
-    assert "A logit factor multiplies every logit, and a larger one makes attention sharper; a temperature is its" in (
-        text
+    ((t, doubles),) = re.findall(
+        r"Each row but the last is a number that ends up multiplying the logits; the fourth column says by how much\. A"
+        r" larger factor makes attention sharper\. A temperature \$t\$ divides the logits, so \$t = ([\d.]+)\$ (\w+)"
+        r" every logit\.",
+        text,
     )
+    assert abs(1 / float(t) - {"doubles": 2.0, "halves": 0.5, "triples": 3.0}[doubles]) < 1e-12, (t, doubles)
+    assert "| a number $t$ that divides the logits:" in row("temperature (attention temperature)")
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    section = raw[raw.index("### Temperature and query scales") :]
+    table = section[section.index("| English |") :]
+    rows = table[: table.index("\n\n")].splitlines()
+    assert rows[0].split(" | ")[3] == "each logit multiplied by", rows[0]  # the fourth column
+    fourth = [re.split(r"(?<!\\)\|", line)[4].strip() for line in rows[2:]]
+    assert all(fourth[:-1]) and fourth[-1] == "" and rows[-1].startswith("| attention entropy |"), fourth
     assert "A logit factor above 1 never raises it" in row("attention entropy")
     assert "| logit factor | logit 因子 | a number that multiplies every logit, $1/t$;" in text
     g = torch.Generator().manual_seed(0)
@@ -517,10 +536,10 @@ def test_a_larger_logit_factor_never_flattens_attention():
 
 
 def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
-    """The worked example's "more than the stretch, 2", the primer's effective scale "the last pair's, which turns
-    least", "With its frequency divided by the stretch, the slowest pair turns over the input about as far as over $L$
-    in training" and "A *fixed* rule has the same effective scale at every input length, and a *dynamic* rule sets it
-    from $\\ell$" (the worked example's table, whose PI and `llama3` rows say "8 at any length":
+    """The worked example's "more than the stretch, 2"; the rows: effective scale, "the number by which a rule divides
+    its slowest pair's frequency for one input"; stretch, "what the slowest pair needs to be divided by to turn about as
+    far as in training"; fixed, "one effective scale for all inputs"; dynamic, "set from each input's length" (the
+    worked example's table, whose PI and `llama3` rows say "8 at any length":
     :func:`test_primers_table_of_the_three_numbers`). The worked example (Llama 3.1's head, L = 8192, "Each rule gets $s
     = 8$"): "So over the whole input the slowest pair stays inside the arc it met in training: no angle is new to it"
     (its largest angle over the input, at offset 2L - 1, is below training's at L - 1, and that arc is less than a
@@ -528,18 +547,12 @@ def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
     28" (`llama3`, its fastest pairs, all fast)."""
     text = page()
     (stretch,) = re.findall(r"Each rule divides the slowest pair by more than the stretch, (\d+): fixed rules", text)
-    assert (
-        "- The *effective scale* is what the rule divides the slowest pair's frequency by: the last pair's, which turns"
-        " least." in text
+    assert "| the number by which a rule divides its slowest pair's frequency for one input:" in row(
+        "effective scale | 有效缩放比例"
     )
-    assert (
-        "With its frequency divided by the stretch, the slowest pair turns over the input about as far as over $L$ in"
-        " training." in text
-    )
-    assert (
-        "A *fixed* rule has the same effective scale at every input length, and a *dynamic* rule sets it from $\\ell$."
-        in text
-    )
+    assert "what the slowest pair needs to be divided by to turn about as far as in training |" in row("stretch | 拉伸")
+    assert "| a scaling with one effective scale for all inputs;" in row("fixed (scaling) | 固定")
+    assert "| a scaling whose *effective scale* is set from each input's length;" in row("dynamic (scaling) | 动态")
     assert "Each rule gets $s = 8$ and an input of $2L$ tokens, with $L = 8192$, Llama 3.1's trained length." in text
     assert (
         "So over the whole input the slowest pair stays inside the arc it met in training: no angle is new to it."
@@ -770,12 +783,12 @@ def test_worked_examples_effective_scale_column():
 
 
 def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger_one():
-    """The worked example gives every rule "$L = 8192$, Llama 3.1's trained length" (its field
-    `original_max_position_embeddings`). The collapsed block below it: "Transformers' `dynamic` takes its $L$ from
-    `max_position_embeddings`, which a scaled model's configuration may set above its trained length. The table gives
-    each rule $L = 8192$. With Llama 3.1's config, transformers' `dynamic` reads a larger $L$:
-    `max_position_embeddings`, sixteen times as large. So it would not scale the worked example's input at all." The
-    caveat is in the block, with the field it names, and not on the main line, where it would undercut the table.
+    """The collapsed worked example gives every rule "$L = 8192$, Llama 3.1's trained length" (its field
+    `original_max_position_embeddings`). The block "Where a configuration keeps the trained length, ...", not the
+    worked example, says: "The worked example gives each rule $L = 8192$. With Llama 3.1's config, transformers'
+    `dynamic` reads a larger $L$: `max_position_embeddings`, sixteen times as large. So it would not scale the worked
+    example's input at all." The main line of "Longer inputs" holds no number of the example; the dynamic NTK row
+    names the field: "Transformers' `dynamic` takes this $L$ from `max_position_embeddings`".
     The two fields from posenc/book/models.py's copy of Llama 3.1's config
     (a prose sync); the field each of transformers' rules reads, from its source; and transformers' `dynamic` run at
     2L on each field."""
@@ -784,18 +797,22 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     text = page()
     (read,) = re.findall(r"tokens, with \$L = (\d+)\$, Llama 3\.1's trained length\.", text)
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    example = raw[raw.index("### A worked example") :]
-    visible = re.sub(r"\s+", " ", example[: example.index("<details>")])  # the main line, before the blocks
-    start = example.index("<details><summary>Where a configuration keeps the trained length")
-    block = re.sub(r"\s+", " ", example[start : example.index("</details>", start)])
-    # transformers' field is a library's detail: the block says it, the main line names no field
-    assert "max_position_embeddings" not in visible and "reads a larger $L$" not in visible
-    assert "Llama 3.1's trained length. | rule |" in visible
-    assert (
-        "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`, which a scaled model's configuration may"
-        " set above its trained length. The table gives each rule $L = 8192$. With Llama 3.1's config, transformers'"
-        " `dynamic` reads a larger $L$: `max_position_embeddings`, sixteen times as large. So it would not scale the"
-        " worked example's input at all." in block
+    section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
+    visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
+    assert not re.search(r"\d", visible.replace("(glossary-longer-terms)=", "")), visible  # no number of the example
+    example = block("Worked example: a head like Llama 3.1's at $2L$")
+    assert example.index("| rule |") < example.index("| 9 at this length | *Dynamic NTK* sets its effective scale")
+    assert "transformers' `dynamic` reads a larger" not in example  # the aside sits in the trained-length block
+    keeps = block("Where a configuration keeps the trained length, transformers' `dynamic`, and real models")
+    (again,) = re.findall(
+        r"The worked example gives each rule \$L = (\d+)\$\. With Llama 3\.1's config, transformers' `dynamic` reads a"
+        r" larger \$L\$: `max_position_embeddings`, sixteen times as large\. So it would not scale the worked"
+        r" example's input at all\.",
+        keeps,
+    )
+    assert again == read, (again, read)
+    assert "(emozilla 2023). Transformers' `dynamic` takes this $L$ from `max_position_embeddings` |" in row(
+        "dynamic NTK (`dynamic`)"
     )
     (times,) = re.findall(
         r"With Llama 3\.1's config, transformers' `dynamic` reads a larger \$L\$: `max_position_embeddings`, (\w+)"
@@ -867,7 +884,11 @@ def test_unique_for_a_relative_encoding_asks_about_offsets():
     distances" in its signed sense, key minus query: Shaw's labels tell the offsets r and -r apart, which one unsigned
     distance would merge."""
     relative = block("Unique and linear relation for a relative encoding")
-    assert relative.startswith("Chapter 3 reads chapter 1's two properties for a relative encoding.")
+    assert relative.startswith(
+        "A relative encoding has no vector $\\mathrm{PE}(p)$ to shift, so chapter 3 reads chapter 1's two properties"
+        " for offsets."
+    )
+    assert "They encode distances, not positions, so there is no $\\mathrm{PE}(p)$ to shift." in chapter("03_relative")
     (word,) = re.findall(r"\*Unique\* then asks whether distinct (\w+) get distinct labels\.", relative)
     c3 = chapter("03_relative")
     assert "**Unique** asks whether distinct distances get distinct labels." in c3
@@ -916,18 +937,17 @@ def test_base_row_names_rope_parameters():
 
 
 def test_llama3_and_yarn_count_turns_over_one_position_more():
-    """The turn row: "Pair $i$'s *turns in $L$* are $L/\\lambda_i$: the count that `llama3` and YaRN compare with their
-    bounds. A *fast pair* turns at least once by offset $L - 1$, one offset sooner"; and the collapsed block "Turns in L
-    and the fast pairs' offsets": "A pair's turns in $L$, $L\\theta_i/(2\\pi)$, measure its angle at offset $L$, one
-    position further than training's longest offset, $L - 1$. So a pair at the edge can turn once in $L$ and still not
-    be fast. In Llama 3.1's head the two counts sort the pairs alike: pairs 0 to 34 turn at least once in $L$, and they
-    are the fast pairs." transformers' `llama3` keeps a pair when this count exceeds `high_freq_factor`, and its `yarn`
-    ramp starts and ends at the pairs whose count is `beta_fast` and `beta_slow`. A short L (16) makes L and L - 1
-    differ enough to tell apart."""
+    """The turn row: "Pair $i$'s turns in $L$ are $L/\\lambda_i$: the count that `llama3` and YaRN compare with their
+    bounds"; the fast pair row's test over offsets "up to $L - 1$"; and the
+    collapsed block "Turns in L and the fast pairs' offsets": "A pair's turns in $L$, $L\\theta_i/(2\\pi)$, measure its
+    angle at offset $L$, one position further than training's longest offset, $L - 1$. So a pair at the edge can turn
+    once in $L$ and still not be fast. In Llama 3.1's head the two counts sort the pairs alike: pairs 0 to 34 turn at
+    least once in $L$, and they are the fast pairs." transformers' `llama3` keeps a pair when this count exceeds
+    `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs whose count is `beta_fast` and `beta_slow`. A
+    short L (16) makes L and L - 1 differ enough to tell apart."""
 
-    ((in_l, sooner),) = re.findall(
-        r"Pair \$i\$'s turns in \$L\$ are \$([^$]+)\$: the count that `llama3` and YaRN compare with their"
-        r" bounds\. A \*fast pair\* turns at least once by offset \$([^$]+)\$, one offset sooner \|",
+    (in_l,) = re.findall(
+        r"Pair \$i\$'s turns in \$L\$ are \$([^$]+)\$: the count that `llama3` and YaRN compare with their bounds \|",
         row("turn"),
     )
     (count,) = re.findall(
@@ -945,10 +965,8 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     for t, n in zip(theta, turns):  # one position further: the count is the angle at offset L, in turns
         assert abs(n - evaluate(lhs, L=L + 1, theta=float(t)) / (2 * math.pi)) < 1e-12
         assert abs(n - evaluate(in_l, L=L, lam=2 * math.pi / float(t))) < 1e-12  # the row's L over the wavelength
-        # the turn row's "A fast pair turns at least once by offset $L - 1$, one offset sooner": the fast pair row's
-        # test is at least one turn by the offset the turn row names, one less than L
-        assert evaluate(sooner, L=L) == L - 1
-        assert evaluate(inequality, L=L, theta=float(t)) == (evaluate(sooner, L=L) * float(t) >= 2 * math.pi)
+        # the fast pair row's test is at least one turn by offset L - 1, one less than the turn row's L
+        assert evaluate(inequality, L=L, theta=float(t)) == ((L - 1) * float(t) >= 2 * math.pi)
     # "a pair at the edge can turn once in L and still not be fast": pair 2 of this head at L = 20
     assert (
         "one position further than training's longest offset, $L - 1$. So a pair at the edge can turn once in $L$ and"
@@ -1488,21 +1506,16 @@ def test_dynamic_ntk_formula_and_the_field_transformers_reads():
 
 
 def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
-    """The row "stretch": "$\\max(\\ell/L, 1)$", the primer's same formula, and the worked configuration block's
-    "Chapter 8's dynamic NTK sets `factor` to 1, so its effective scale is the *stretch*", and the worked example's
-    visible "Chapter 8 runs dynamic NTK with `factor` 1 instead, which divides the slowest pair by just the stretch":
+    """The row "stretch": "$\\max(\\ell/L, 1)$", and the block "When a rule's effective scale is $s$ or the stretch":
+    "Chapter 8's dynamic NTK sets `factor` to 1, so its effective scale is the *stretch*", not on the main line:
     the saved run's factor; transformers' `dynamic` and posenc's, with factor 1, divide the slowest pair by the page's
     formula, below and past L, and at the worked example's 2L by 2, not its 9."""
-    assert (
-        "no angle is new to it. Chapter 8 runs dynamic NTK with `factor` 1 instead, which divides the slowest pair by"
-        " just the stretch." in page()
+    assert "Chapter 8's dynamic NTK sets `factor` to 1, so its effective scale is the *stretch*." in block(
+        "When a rule's effective scale is $s$ or the stretch"
     )
+    assert "Chapter 8 runs dynamic NTK" not in page()  # the main line's aside moved into the block
     assert load_results("extrapolation", check=False)["config"]["dynamic_factor"] == 1
     (formula,) = re.findall(r"the input's length over the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
-    (primer,) = re.findall(
-        r"- The \*stretch\* is \$([^$]+)\$: an input's length \$\\ell\$ over \$L\$, but never below 1\.", page()
-    )
-    assert primer == formula, (primer, formula)  # the primer and the row define one number
     d, base, L = 64, 10_000.0, 1024
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     for ell in (L // 4, L, 3 * L // 2, 2 * L, 8 * L):
@@ -1653,21 +1666,19 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
 
 
 def test_fire_progressive_interpolation_range():
-    """The row "progressive interpolation": "a log of the distance over the same log of the query's position, floored at
-    a learned threshold, so a key up to the query gets a value in $[0, 1]$": posenc's FIRE input for every key up to
-    each query, below and past the threshold, lies in the page's interval and reaches both ends (the query's own key at
-    0, the first key of a query past the threshold at 1, up to FIRE's eps); and it is psi of the distance over psi of
-    the larger of the query's position and the threshold, the block's "by the log of the learned threshold for a query
-    before it, and by the log of the query's position for a later one"."""
+    """The row "progressive interpolation": "a log of the distance over the same log of $\\max(m, L_{\\text{thr}})$, for
+    a query at $m$ and a learned threshold $L_{\\text{thr}}$, so a key up to the query gets a value in $[0, 1]$":
+    posenc's FIRE input for every key up to each query, below and past the threshold, lies in the page's interval and
+    reaches both ends (the query's own key at 0, the first key of a query past the threshold at 1, up to FIRE's eps);
+    and it is psi of the distance over psi of the larger of the query's position and the threshold, chapter 11's
+    formula."""
     ((low, high),) = re.findall(
-        r"a log of the distance over the same log of the query's position, floored at a learned threshold, so a key up"
-        r" to the query gets a value in \$\[(\d+), (\d+)\]\$",
+        r"a log of the distance over the same log of \$\\max\(m, L_\{\\text\{thr\}\}\)\$, for a query at \$m\$ and a"
+        r" learned threshold \$L_\{\\text\{thr\}\}\$, so a key up to the query gets a value in \$\[(\d+), (\d+)\]\$",
         row("progressive interpolation"),
     )
-    assert (
-        "- *Progressive interpolation* divides by the log of the learned threshold for a query before it, and by the"
-        " log of the query's position for a later one." in block("The Forgetting Transformer's sum and FIRE's floor")
-    )
+    assert "u = \\frac{\\psi(d)}{\\psi(\\max(i, L_{\\text{thr}}))}" in chapter("11_learned_position")  # i: the query
+    assert "| $m$ | a query's position |" in letters("$m$")  # the page's letter for the query's position
     fire = posenc.FireBias(2, L_thr_init=16.0) if hasattr(posenc, "FireBias") else None
     if fire is None:
         from posenc.methods.fire import FireBias
@@ -2132,16 +2143,20 @@ def test_ramp_row_llama3_linear_in_turns_yarn_linear_in_the_pair_index():
 
 def test_dual_chunk_attention_row_field_transformers_never_reads():
     """The block "Where papers and code differ", its DCA row: "Qwen2.5's 1M-token models ask for it with
-    `dual_chunk_attention_config`, which transformers never reads", as chapter 10 says ("Transformers 5.24 never reads
-    that field"): no file of the installed transformers names the field."""
-    assert "ask for it with `dual_chunk_attention_config`, which transformers never reads |" in note(
-        "Dual Chunk Attention (DCA)"
+    `dual_chunk_attention_config`, which transformers 5.24 never reads", as chapter 10 says ("Transformers 5.24 never
+    reads that field"): the version is chapter 10's, and, where the installed transformers is that version, none of its
+    files names the field. Another installed version skips the search: it cannot test a claim about 5.24."""
+    (version,) = re.findall(
+        r"ask for it with `dual_chunk_attention_config`, which transformers (\d+\.\d+) never reads \|",
+        note("Dual Chunk Attention (DCA)"),
     )
     assert "(An et al. 2024) |" in row("Dual Chunk Attention (DCA)")  # the main row ends at its definition
     ch10 = chapter("10_rope_today")
     assert "`dual_chunk_attention_config` asks for Dual Chunk Attention" in ch10
     assert "which remaps positions chunk by chunk so that no distance leaves the trained range" in ch10
-    assert "Transformers 5.24 never reads that field" in ch10
+    assert f"Transformers {version} never reads that field" in ch10
+    if not transformers.__version__.startswith(f"{version}."):
+        pytest.skip(f"transformers {transformers.__version__} installed, the page names {version}")
     package = Path(transformers.__file__).parent
     hits = [p for p in package.rglob("*.py") if "dual_chunk" in p.read_text(encoding="utf-8", errors="ignore")]
     assert not hits, hits[:3]
@@ -2281,8 +2296,9 @@ def test_citations_name_an_entry_of_the_bibliography():
 def test_letters_block_chapter_lists():
     """The letters block: $i$ is "a query's position, with $j$ the key's, in chapters 1, 3, 6, 8 and 11; the imaginary
     unit $\\mathrm{i}$ in chapters 4 and 5"; $\\theta_i$ is "$\\omega_i$ in chapter 2". Each list is the set of chapters
-    whose markdown writes $j - i$, $\\mathrm{i}$ or its own $\\omega_i$ (chapter 4 only names chapter 2's)."""
-    import glob
+    whose markdown writes $j - i$, $\\mathrm{i}$ or its own $\\omega_i$ (chapter 4 only names chapter 2's). The visible
+    line under "Core terms", "Here a query sits at $m$ and a key at $n$; chapters 1, 3, 6, 8 and 11 write $i$ and $j$",
+    names the same chapters, and the offset and RoPE rows use $m$ and $n$ so."""
 
     ((query, imaginary),) = re.findall(
         r"\| \$i\$ \| the index of a pair, from 0; upright, \$\\mathrm\{i\}\$, the imaginary unit in the"
@@ -2308,6 +2324,13 @@ def test_letters_block_chapter_lists():
         if "\\omega_i" in own:
             uses["omega"].add(n)
     assert uses == {"query": numbers(query), "imaginary": numbers(imaginary), "omega": numbers(omega)}, uses
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    core = re.sub(r"\s+", " ", raw[raw.index("## Core terms") : raw.index("| English |", raw.index("## Core terms"))])
+    (visible,) = re.findall(
+        r"Here a query sits at \$m\$ and a key at \$n\$; chapters ([\d, and]+) write \$i\$ and \$j\$\.", core
+    )
+    assert numbers(visible) == uses["query"], visible
+    assert "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$" in row("offset")
     # "upright, $\\mathrm{i}$, the imaginary unit in the *complex form* row": that row writes it so, and defines it
     assert "$x_0 + \\mathrm{i} x_1$, $\\mathrm{i}$ the imaginary unit;" in row("complex form (of RoPE)")
 
@@ -2344,11 +2367,11 @@ def test_letters_block_k_and_tau_and_trained_length():
 
 
 def test_temperature_section_opens_with_its_multiplier_table():
-    """The section "Temperature and query scales" defines the logit factor and temperature, then gives one table whose
-    fourth column, "each logit multiplied by", says what each number multiplies the logits by: each term is defined
-    once. The logit factor's link says it leads to Reading model code; the query scale's cell is $\\tau$, as
-    transformers' Llama 4 multiplies the queries, and so q . k, by it. The visible "Llama 4's code and some texts call a
-    growing logit factor a temperature, though as it grows it sharpens attention": transformers' Llama 4 names the
+    """The section "Temperature and query scales" says what its table's fourth column, "each logit multiplied by",
+    gives, then gives the table: each term is defined once. The logit factor's link says it leads to Reading model
+    code; the query scale's cell is $\\tau$, as transformers' Llama 4 multiplies the queries, and so q . k, by it. The
+    first bullet of the block "Other models' query and logit scales", "Llama 4's code and some texts call a growing
+    logit factor a temperature, though as it grows it sharpens attention": transformers' Llama 4 names the
     switch `attn_temperature_tuning` and multiplies each query, so each of its logits, by a factor of 1 or more that
     grows with the position (its own formula, at the default settings); a factor above 1 sharpening is
     :func:`test_a_larger_logit_factor_never_flattens_attention`'s."""
@@ -2357,11 +2380,12 @@ def test_temperature_section_opens_with_its_multiplier_table():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | each logit multiplied by | chapter |"
-    assert section.index("A logit factor multiplies every logit") < section.index(header)
+    assert section.index("the fourth column says by how much") < section.index(header)
+    assert "Llama 4" not in section[: section.index(header)]  # the naming aside sits in the block
     (direction,) = re.findall(
-        r"its inverse\. Llama 4's code and some texts call a growing logit factor a temperature, though as it grows it"
-        r" (sharpens|flattens) attention\. \| English \|",
-        page(),
+        r"^- Llama 4's code and some texts call a growing logit factor a temperature, though as it grows it"
+        r" (sharpens|flattens) attention\. - DeepSeek",
+        block("Other models' query and logit scales"),
     )
     g = torch.Generator().manual_seed(1)
     z = torch.randn(200, 30, generator=g, dtype=torch.float64) * 2
@@ -2384,6 +2408,7 @@ def test_temperature_section_opens_with_its_multiplier_table():
         "attention factor",
         "Llama 4's query scale $\\tau$ (temperature tuning)",
         "Scalable-Softmax",
+        "logn attention (`use_logn_attn`)",
         "attention entropy",
     ], terms
     assert cells("logit factor")[3] == "the factor itself"
@@ -2470,7 +2495,7 @@ def test_mla_caches_one_rotated_key_that_all_heads_share():
         "it caches one compressed vector per token and one small rotated key shared by all heads (DeepSeek-AI"
         in row("multi-head latent attention (MLA)")
     )
-    assert "one small rotary key $k^R_n$ per token, 64 numbers shared by all 128 heads" in chapter("10_rope_today")
+    assert "one rotary key $k^R_n$ per token, shared by all heads" in chapter("10_rope_today")
     for heads in (2, 4):
         cfg = transformers.DeepseekV3Config(
             hidden_size=32,
@@ -2495,16 +2520,22 @@ def test_mla_caches_one_rotated_key_that_all_heads_share():
 
 
 def test_gqa_row_query_heads_share_a_key_value_head():
-    """The GQA row: "several query heads share one key/value head (Ainslie et al. 2023); in multi-query attention (MQA)
-    all heads share one": in transformers' Llama attention, `num_key_value_heads` sets the key projection's width, and
-    `repeat_kv` hands key/value head h // (heads / kv heads) to query head h."""
+    """The GQA row: "several query heads share one key/value head (Ainslie et al. 2023); with a single key/value head
+    for all query heads, it is multi-query attention, MQA". MQA has no row of its own, since no chapter names it: the
+    index sends it to GQA's row. In transformers' Llama
+    attention, `num_key_value_heads` sets the key projection's width, and `repeat_kv` hands key/value head
+    h // (heads / kv heads) to query head h."""
     from transformers.models.llama import modeling_llama
 
     text = row("grouped-query attention (GQA)")
     assert (
-        "several query heads share one key/value head (Ainslie et al. 2023); in multi-query attention (MQA) all" in text
+        "| several query heads share one key/value head (Ainslie et al. 2023); with a single key/value head for all"
+        " query heads, it is multi-query attention, MQA |" in text
     )
-    assert "all heads share one |" in text
+    index = block("Index: all terms, A to Z")
+    assert "{ref}`multi-query attention (MQA), see grouped-query attention (GQA) <glossary-attention>`" in index
+    for name in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))):
+        assert not re.search(r"\bMQA\b|multi-query", chapter(Path(name).stem)), name  # no chapter to link
     d, heads = 8, 4
     for kv_heads in (2, 1):  # GQA, then MQA
         cfg = transformers.LlamaConfig(
@@ -2520,15 +2551,24 @@ def test_gqa_row_query_heads_share_a_key_value_head():
 
 
 def test_linear_relation_for_a_relative_encoding_shifts_query_and_key_together():
-    """The block "Unique and linear relation for a relative encoding": "*Linear relation* is read in the logit:
-    shifting the query and the key together must leave the logit's position term unchanged", chapter 3's words; the
+    """The block "Unique and linear relation for a relative encoding": "The *linear relation* becomes shift invariance:
+    shifting the query and the key together must leave the logit's position term unchanged", chapter 3's reading; "The
+    book keeps the name because shift invariance gives what the relation is for: the model learns "$k$ tokens back"
+    once, for every position", chapter 1's reason for the property and chapter 3's table, which keeps the name; the
     row "linear relation" keeps chapter 1's definition alone. ALiBi's and T5's position terms
     stay the same when both positions move by k, and change when the query alone moves."""
+    relative = block("Unique and linear relation for a relative encoding")
     (what,) = re.findall(
-        r"\*Linear relation\* is read in the logit: shifting (the query and the key together|the query alone)"
+        r"The \*linear relation\* becomes shift invariance: shifting (the query and the key together|the query alone)"
         r" must leave the logit's position term unchanged\.",
-        block("Unique and linear relation for a relative encoding"),
+        relative,
     )
+    assert relative.endswith(
+        'The book keeps the name because shift invariance gives what the relation is for: the model learns "$k$ tokens'
+        ' back" once, for every position.'
+    )
+    assert 'the model can learn "$k$ tokens back" once, for every $p$' in chapter("01_why_position")
+    assert "| 2 linear relation | ✓ read in the logit: position enters through $j - i$ only |" in chapter("03_relative")
     assert row("linear relation").endswith(
         "turns $\\mathrm{PE}(p)$ into $\\mathrm{PE}(p + k)$ for every $p$ | {doc}`1 <../notebooks/01_why_position>`,"
         " {doc}`2 <../notebooks/02_absolute>`, {doc}`3 <../notebooks/03_relative>` |"
@@ -2638,6 +2678,8 @@ def test_rnope_swa_row_cohere_did_so_before_llama_4_with_sliding_windows():
         " windows." in models_block("## Attention, kernels and models")
     )
     assert "Cohere" not in row("iRoPE") + row("RNoPE-SWA")  # said once, in the block
+    linked = re.findall(r"<\.\./notebooks/(\w+)>`", row("RNoPE-SWA"))
+    assert linked and all("RNoPE-SWA" in chapter(name) for name in linked), linked  # chapter 1 describes, not names
     assert "Cohere's Command R7B and Command A did the same before Llama 4" in chapter("01_why_position")
     c10 = chapter("10_rope_today")
     assert (
@@ -2668,16 +2710,19 @@ def test_rnope_swa_row_cohere_did_so_before_llama_4_with_sliding_windows():
 
 
 def test_qwen_logn_query_scale_matches_the_claims_page():
-    """The block "Other models' query and logit scales": "Qwen-7B's `use_logn_attn`, outside training, multiplies the
-    query at position $p \\ge L$, counting from 0, by $\\log_L(p + 1)$, with $L$ its configuration's `seq_length`".
+    """The row "logn attention (`use_logn_attn`)": "Qwen-7B's factor on the query at position $p \\ge L$, counting from
+    0, outside training; $L$ is its configuration's `seq_length`", each logit multiplied by "$\\log_L(p + 1)$".
     Qwen-7B's code is not installed: the rule is transcribed from its modeling_qwen.py (QWenAttention: `logn_list =
     [math.log(i, self.seq_length) if i > self.seq_length else 1 for i in range(1, 32768)]`, applied to the queries
     only when the key length exceeds `seq_length` and `not self.training`), as tests/test_summary.py does for the claims
     page, whose words the page repeats."""
-    assert (
-        "- Qwen-7B's `use_logn_attn`, outside training, multiplies the query at position $p \\ge L$, counting from 0,"
-        " by $\\log_L(p + 1)$, with $L$ its configuration's `seq_length`." in page()
+    meaning, factor = cells("logn attention (`use_logn_attn`)")[2:4]
+    assert meaning == (
+        "Qwen-7B's factor on the query at position $p \\ge L$, counting from 0, outside training; $L$ is its"
+        " configuration's `seq_length`"
     )
+    assert factor == "$\\log_L(p + 1)$"
+    assert "use_logn_attn" not in block("Other models' query and logit scales")  # said once, in the row
     claims = re.sub(r"\s+", " ", (ROOT / "book" / "claims.md").read_text(encoding="utf-8"))
     assert (
         "`use_logn_attn` also multiplies the query at position $p \\ge L$, counting from 0, by $\\log_L(p + 1)$."
@@ -2724,6 +2769,7 @@ CITED_KEYS = {
     "PoSE": {"zhu2024pose"},
     "RNoPE-SWA": {"yang2025ropetonope"},
     "passkey retrieval": {"mohtashami2023landmark"},
+    "needle-in-a-haystack test": {"hsieh2024ruler"},
     "sliding-window evaluation": {"press2022alibi"},
     "early token curse": {"press2021shortformer"},
     "Scalable-Softmax": {"nakanishi2025scalable"},
@@ -2878,8 +2924,15 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     text = page()
     assert (
         "Beyond the *trained length* $L$, a *slow pair*, one that turns less than once in training, meets angles that"
-        " training never showed it. The RoPE scalings below slow such pairs by dividing their frequencies." in text
+        " training never showed it. RoPE scalings slow such pairs by dividing their frequencies." in text
     )
+    # the sentence speaks of RoPE scalings, not of the table below it: the table also holds methods that remap
+    # positions, a fine-tuning scheme and tests, none of which divides a frequency
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    primer = re.sub(r"\s+", " ", raw[raw.index("## Longer inputs") : raw.index("<details><summary>Worked example")])
+    others = ("Dual Chunk Attention (DCA)", "Self-Extend", "PoSE", "passkey retrieval", "perplexity")
+    assert all(re.match(rf"\| {re.escape(term)} \|", row(term)) for term in others)
+    assert not re.search(r"scalings? below|rows? below|table below", primer), primer
     assert (
         "a pair that turns less than once over those offsets, so training showed it only an arc, and beyond $L$ it"
         " meets new angles" in row("slow pair")
@@ -2891,11 +2944,11 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
 
 def test_row_wordings_match_their_chapters_and_sources():
     """Row wordings, each against its source: the Forgetting Transformer's "after the key, up to and including the
-    query"; progressive interpolation's "the same log of the query's position"; Scalable-Softmax's "log of the number of
-    tokens attended"; linear attention's "grows linearly with the length"; local and global layers' "a window of recent
-    tokens in Gemma 3 or the query's own chunk in Llama 4" (now the Attention block's); chapter 5's "128-wide heads of
-    base 10 000" (the block "RoFormer's bound, and what chapter 5 finds about the decay"); the letters block's $n$; and
-    the Gemma bullets of "Other models' query and logit scales"."""
+    query"; progressive interpolation's "the same log of $\\max(m, L_{\\text{thr}})$"; Scalable-Softmax's "log of the
+    number of tokens attended"; linear attention's "grows linearly with the length"; local and global layers' "a window
+    of recent tokens in Gemma 3 or the query's own chunk in Llama 4" (now the Attention block's); chapter 5's "128-wide
+    heads of base 10 000" (the block "RoFormer's bound, and what chapter 5 finds about the decay"); the letters block's
+    $n$; and the Gemma bullets of "Other models' query and logit scales"."""
     c3, c5, c8, c11 = (chapter(n) for n in ("03_relative", "05_decay", "08_extrapolation", "11_learned_position"))
     # FoX: D_ij = sum of log f_l for l from j + 1 to i (Lin et al. 2025), the key's own gate left out: a difference of
     # two running sums, as chapter 11 says; "from the key" would add the key's own gate
@@ -2903,9 +2956,9 @@ def test_row_wordings_match_their_chapters_and_sources():
         "Forgetting Transformer"
     )
     (where,) = re.findall(
-        r"^- The \*Forgetting Transformer\* adds to a logit the log gates of the tokens (\w+) the key, up to and"
+        r"^The \*Forgetting Transformer\* adds to a logit the log gates of the tokens (\w+) the key, up to and"
         r" including the query; the key's own gate is left out\.",
-        block("The Forgetting Transformer's sum and FIRE's floor"),
+        block("The Forgetting Transformer's sum"),
     )
     assert where == "after", where
     assert "Its bias is then a difference of two running sums, one per token" in c11
@@ -2916,9 +2969,7 @@ def test_row_wordings_match_their_chapters_and_sources():
     assert abs(float(run[i] - run[j]) - float(log_f[j + 1 : i + 1].sum())) < 1e-12
     assert abs(float(run[i] - run[j]) - float(log_f[j : i + 1].sum())) > 1e-6
     # FIRE: divided by psi of the query's position, chapter 11's words (its [0, 1] range: the FIRE range test)
-    assert "over the same log of the query's position, floored at a learned threshold," in row(
-        "progressive interpolation"
-    )
+    assert "over the same log of $\\max(m, L_{\\text{thr}})$, for a query at $m$" in row("progressive interpolation")
     assert "Dividing by $\\psi$ of the query's position is what FIRE's paper calls *progressive interpolation*." in c11
     # Scalable-Softmax: the log of the number of tokens attended, as chapters 5 and 8 say
     assert "a learned multiple of the log of the number of tokens attended" in row("Scalable-Softmax")
@@ -2975,8 +3026,8 @@ def test_worked_example_says_what_a_fixed_factor_costs_on_short_inputs():
     """The worked example, right under the primer: "Slowing pairs has costs, and chapter 8 measures two. A fixed factor
     also slows the pairs of short inputs: a `factor` fixed at 8 raises the loss at $L$ in models not trained with it",
     chapter 8's section "A fixed factor costs on short inputs" in its own words (the saved run's
-    numbers: :func:`test_worked_example_names_two_costs_of_slowing_pairs`). The example comes before the terms' table,
-    and its last block before the heading "Terms for longer inputs"."""
+    numbers: :func:`test_worked_example_names_two_costs_of_slowing_pairs`). The example's block comes before the
+    costs' block, and both, with the block on configurations, before the heading "Terms for longer inputs"."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     text = page()
     (fixed,) = re.findall(
@@ -2987,7 +3038,7 @@ def test_worked_example_says_what_a_fixed_factor_costs_on_short_inputs():
     assert "Dividing by more than the stretch has a cost" not in text  # the one cost this page once gave both causes
     c8 = " ".join(chapter("08_extrapolation").split())
     assert f"In models not trained with it, a `factor` fixed at {fixed} raises the loss at $L$" in c8
-    assert raw.index("## Longer inputs") < raw.index("### A worked example") < raw.index("### Terms for longer inputs")
+    assert raw.index("## Longer inputs") < raw.index(f"<summary>{WE}</summary>") < raw.index("Slowing pairs has costs")
     assert raw.index("Where a configuration keeps the trained length") < raw.index("### Terms for longer inputs")
 
 
@@ -3135,8 +3186,8 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     assert "bloc97's argument" in c7 and "PI slows down the fast pairs too" in c7
     assert "These runs do not isolate the cause" in chapter("08_extrapolation")
     assert (
-        "The RoPE scalings below slow such pairs by dividing their frequencies. They differ in which other pairs they"
-        in text
+        "RoPE scalings slow such pairs by dividing their frequencies. They differ in which other pairs they slow, and"
+        " when." in text
     )
     d, base, L, s = llama31_head()
     plain_theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
@@ -3153,25 +3204,19 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
 
 
 def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_worked_example():
-    """The primer's block, before the worked example's table uses them: "*Dynamic NTK* sets its effective scale to $1 +
-    s(\\ell/L - 1)$ past $L$." and "A rule *keeps* a pair whose frequency it leaves unchanged. `llama3` and YaRN *ramp*
-    the pairs between those kept and those divided by $s$, blending the two frequencies." The primer's formula is the
+    """The worked example's block: "*Dynamic NTK* sets its effective scale to $1 + s(\\ell/L - 1)$ past $L$." The rows
+    "kept (pair)" and "ramp" define the table's *kept* and *ramps*. The block's formula is the
     dynamic NTK row's (:func:`test_dynamic_ntk_formula_and_the_field_transformers_reads` runs it against transformers)
     and gives the worked example's 9 at 2L with s = 8, what transformers' `dynamic` divides the slowest pair by. In
     transformers' `llama3` (Llama 3.1's head and bounds) and `yarn` (its default betas), over three factors, each pair's
     frequency is its own (kept), its own over s (divided) or a blend w theta + (1 - w) theta/s with 0 < w < 1, and the
     blended pairs lie between the kept and the divided ones."""
-    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    before = re.sub(r"\s+", " ", raw[: raw.index("### A worked example")])
+    before = block(WE)
     (primer,) = re.findall(r"\*Dynamic NTK\* sets its effective scale to \$([^$]+)\$ past \$L\$\.", before)
     ((_, formula),) = re.findall(
         r"effective scale is (\d+) up to \$L\$, then \$([^$]+)\$ \(emozilla 2023\)", row("dynamic NTK (`dynamic`)")
     )
     assert primer == formula, (primer, formula)
-    assert (
-        "A rule *keeps* a pair whose frequency it leaves unchanged. `llama3` and YaRN *ramp* the pairs between those"
-        " kept and those divided by $s$, blending the two frequencies." in before
-    )
     assert "| a pair whose frequency a RoPE scaling leaves unchanged |" in row("kept (pair)")
     assert (
         "| in YaRN and `llama3`, the pairs between those kept and those divided by $s$, which get a blend of the two"
@@ -3202,7 +3247,8 @@ def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_
 def test_chapter_10s_query_temperature_multiplies_the_logits():
     """The notation block's $\\tau$ row: "Careful: chapter 10 calls it a temperature, but as a *logit factor* it
     sharpens attention once above 1". The correction of chapter 10 stays in that collapsed block: the main line of
-    "Temperature and query scales", before its table, names no chapter. Chapter 10's words; transformers' Llama 4
+    "Temperature and query scales", before its table, names chapters only in its sentence on their wording, and
+    neither tau nor "Careful". Chapter 10's words; transformers' Llama 4
     multiplies the queries by its scales, so each logit by tau; and a tau above 1 lowers the entropy of the softmax of
     random logits, that is, sharpens attention, while a tau below 1 would raise it."""
     from transformers.models.llama4 import modeling_llama4
@@ -3210,7 +3256,8 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     main = re.sub(r"\s+", " ", section[: section.index("| English |")])
-    assert "Chapter 10" not in main and "\\tau" not in main, main
+    assert "Chapter 10" not in main and "\\tau" not in main and "Careful" not in main, main
+    assert re.findall(r"[Cc]hapters? \d+(?:(?:, | and )\d+)*", main) == ["Chapters 8 and 10"], main
     (direction,) = re.findall(
         r"Careful: chapter 10 calls it a temperature, but as a \*logit factor\* it (sharpens|flattens) attention once"
         r" above 1 \|",
@@ -3265,7 +3312,7 @@ def test_every_italic_term_has_its_own_row():
 
 def test_worked_examples_dynamic_ntk_cell_and_its_formula_in_the_block():
     """The worked example's table: dynamic NTK "keeps pair 0, divides the slowest by 9 and each pair between by less".
-    The primer's block: "At $2L$ with $s = 8$, that is $9 = 1 + 8(2 - 1)$, while the stretch is 2. It then divides pair
+    The same block: "At $2L$ with $s = 8$, that is $9 = 1 + 8(2 - 1)$, while the stretch is 2. It then divides pair
     $i$'s frequency by $9^{2i/(d-2)}$: by 1 for pair 0 and by 9 for the slowest." In Llama 3.1's head (posenc's copy of
     its config), transformers' `dynamic` at 2L, with `max_position_embeddings` set to L: the page's exponent, read and
     evaluated, gives every pair's divisor; the block's 9 is the primer's formula at 2L."""
@@ -3274,7 +3321,7 @@ def test_worked_examples_dynamic_ntk_cell_and_its_formula_in_the_block():
         "| *dynamic NTK* | keeps pair 0, divides the slowest by 9 and each pair between by less | 9 at this length |"
         in (raw)
     )
-    text = block("Why the stretch, dynamic NTK's scale, and kept and ramped pairs")
+    text = block(WE)
     ((s, scale, one, factor, stretch, word),) = re.findall(
         r"At \$2L\$ with \$s = (\d+)\$, that is \$(\d+) = (\d+) \+ (\d+)\(2 - 1\)\$, while the stretch is (\d+)\."
         r" It then divides pair \$i\$'s frequency by \$9\^\{[^$]+\}\$: by 1 for pair 0 and by 9 for the (\w+)\.",
@@ -3321,7 +3368,7 @@ def test_chapter_8s_costs_block_names_its_models_and_defines_the_loss_beyond_l()
     scorer = re.sub(r"\s+", " ", inspect.getsource(evaluation.evaluate_lm))
     assert "only the filler targets count" in scorer and "scored[:, : length - last] = False" in scorer
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    example = raw[raw.index("### A worked example") : raw.index("### Terms for longer inputs")]
+    example = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"<details>.*?</details>", " ", example, flags=re.S)
     assert "Slowing pairs has costs" not in visible and "loss beyond" not in visible  # collapsed, not on the main line
 
@@ -3334,7 +3381,9 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     not, so the two sentences cannot swap a section. "Reading model code covers the names in configurations and code,
     such as `position_ids`": that page has a row for it. The collapsed index "Index: all terms, A to Z": every row of
     every term table once, under its first letter, in alphabetical order, linked to the label of the section whose
-    table holds it, and nothing else."""
+    table holds it. Besides the rows, an entry "WORD, see TERM" leads from a chapter's word with no row of its own to
+    the row TERM, linked to TERM's label; each such WORD is a chapter's own word (chapter 7's "effective factor", the
+    "static" of chapters 7 and 10, chapter 10's "query temperature") or a name no chapter uses (MQA)."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
     assert (
@@ -3393,14 +3442,29 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     assert "".join(letter for letter, _ in groups) == "".join(sorted({letter for letter, _ in groups})), groups
     listed = {}
     order = []
+    aliases = {}
     for letter, refs in groups:
         for text, target in re.findall(r"\{ref\}`([^<`]+) <(glossary-[\w-]+)>`", refs):
-            assert text not in listed, text
-            listed[text] = target
+            assert text not in listed and text not in aliases, text
+            if ", see " in text:
+                word, term = text.split(", see ")
+                assert word not in expected and expected[term] == target, (word, term, target)
+                aliases[word] = term
+            else:
+                listed[text] = target
             order.append(text)
             assert re.sub(r"[^0-9a-z]", "", text.lower())[0] == letter.lower(), (letter, text)
     assert listed == expected, set(listed.items()) ^ set(expected.items())
     assert order == sorted(order, key=key), order
+    assert aliases == {
+        "effective factor": "effective scale",
+        "multi-query attention (MQA)": "grouped-query attention (GQA)",
+        "query temperature": "Llama 4's query scale τ (temperature tuning)",
+        "static": "fixed (scaling)",
+    }, aliases
+    assert "Dynamic NTK's effective factor is not the configuration's `factor` $s$." in chapter("07_beyond")
+    assert "rope_types are static" in chapter("07_beyond") and "rule are *static*" in chapter("10_rope_today")
+    assert "Llama 4 adds a *query temperature* $\\tau$" in chapter("10_rope_today")
 
 
 def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
@@ -3428,6 +3492,35 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
 # ---- round 93: the other "temperature", the longer-input rows' block, NTK-aware's fully rotated head --------------
 
 
+def test_temperature_sections_opening_names_the_chapters_that_multiply():
+    """The visible opening of "Temperature and query scales": "Chapters 8 and 10 also call a growing multiplier of the
+    logits a temperature; here it is a logit factor". Each chapter named says "temperature" for such a multiplier, in
+    its own words; the tau row says chapter 10's name, "query temperature", and the effective scale row chapter 7's
+    "effective factor". That the multipliers grow and sharpen is
+    :func:`test_temperature_section_opens_with_its_multiplier_table`'s and
+    :func:`test_chapter_10s_query_temperature_multiplies_the_logits`'s."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    section = raw[
+        raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
+    ]
+    ((first, second),) = re.findall(
+        r"Chapters (\d+) and (\d+) also call a growing multiplier of the logits a temperature; here it is a logit"
+        r" factor\.",
+        re.sub(r"\s+", " ", section),
+    )
+    words = {
+        8: "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by",
+        10: "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries",
+    }
+    names = {8: "08_extrapolation", 10: "10_rope_today"}
+    assert sorted(words) == [int(first), int(second)], (first, second)
+    for n, said in words.items():
+        assert said in chapter(names[n]), n
+    assert '; chapter 10 calls it a "query temperature" |' in row("Llama 4's query scale $\\tau$ (temperature tuning)")
+    assert '; chapter 7 calls it the "effective factor" |' in row("effective scale | 有效缩放比例")
+    assert "Dynamic NTK's effective factor is not the configuration's `factor` $s$." in chapter("07_beyond")
+
+
 def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     """The notation block's row "temperature": "a number that divides the logits", and elsewhere "in chapter 8, a
     growing factor that multiplies them, as in Scalable-Softmax and Llama 4; in chapter 10, Llama 4's *query scale*
@@ -3450,8 +3543,9 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
     many times in $L$, divides by $s$ those that turn less than once, and *ramps* those between", and the bullet "its
     *ramp* divides the pairs between by less than $s$": transformers' `yarn` on Llama 3.1's head (default betas)
     keeps the pairs above 32 turns in L, divides those below 1 turn by s and the rest by more than 1, less than s. The
-    passkey bullet, "one of the easiest needle-in-a-haystack tests ... Large models that pass it often fail harder
-    tasks, such as RULER's (Hsieh et al. 2024)": chapter 8's words and citation. Who described NTK-by-parts is a prose
+    passkey bullet, "Large models that pass *passkey retrieval* often fail harder *needle-in-a-haystack* tests, such as
+    RULER's", and the needle row, "*passkey retrieval* is one of the easiest, and RULER's tasks are harder (Hsieh et
+    al. 2024)": chapter 8's words and citation. Who described NTK-by-parts is a prose
     claim with no offline source."""
     text = block("More on NTK-by-parts, Self-Extend, PoSE and passkey retrieval")
     assert row("NTK-by-parts").startswith(
@@ -3474,8 +3568,12 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
     assert kept[turns > 32].all() and divided[turns < 1].all() and between.any(), (kept, divided)
     assert ((divisor[between] > 1) & (divisor[between] < s)).all(), divisor[between]
     assert (
-        "- *Passkey retrieval* is one of the easiest needle-in-a-haystack tests, which hide a fact in long text and ask"
-        " for it. Large models that pass it often fail harder tasks, such as RULER's (Hsieh et al. 2024)." in text
+        "- Large models that pass *passkey retrieval* often fail harder *needle-in-a-haystack* tests, such as RULER's."
+        in text
+    )
+    assert row("needle-in-a-haystack test").startswith(
+        "| needle-in-a-haystack test | 大海捞针测试 | a test that hides a fact in long text and asks for it; *passkey"
+        " retrieval* is one of the easiest, and RULER's tasks are harder (Hsieh et al. 2024) |"
     )
     c8 = chapter("08_extrapolation")
     assert (
@@ -3483,6 +3581,7 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
         ' ([Hsieh et al. 2024](https://arxiv.org/abs/2404.06654 "cite:hsieh2024ruler"))' in c8
     )
     assert "which finds that needle tests do not reliably predict downstream tasks" in c8
+    assert "{doc}`8 <../notebooks/08_extrapolation>` |" in row("needle-in-a-haystack test")
 
 
 def test_ntk_aware_row_names_a_fully_rotated_head():
@@ -3500,3 +3599,31 @@ def test_ntk_aware_row_names_a_fully_rotated_head():
     for width, hits in ((d, False), (rot, True)):
         raised = (b * s ** evaluate(power, d=width)) ** (-torch.arange(0, rot, 2, dtype=torch.float64) / rot)
         assert (abs(float(theta[-1] / raised[-1]) - s) < 1e-9 * s) == hits, width
+
+
+# ---- round 96: context parallelism -----------------------------------------------------------------------------
+
+
+def test_context_parallelism_needs_global_positions():
+    """The row "context parallelism": "each chunk's position term, ALiBi's bias or RoPE's angles, needs its tokens'
+    global positions", chapter 6's "each chunk's bias needs its global positions". A sequence of 12 tokens split into
+    chunks of 4: with each chunk numbered from 0, a query in the last chunk gets another RoPE score and another ALiBi
+    bias for a key in the first than the whole sequence gives it."""
+    assert "each chunk's position term, ALiBi's bias or RoPE's angles, needs its tokens' global positions |" in row(
+        "context parallelism"
+    )
+    assert "Context parallelism splits the sequence instead, and each chunk's bias needs its global positions." in (
+        chapter("06_alibi")
+    )
+    d, g = 8, torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, d, generator=g, dtype=torch.float64)
+
+    def score(m: int, n: int) -> float:
+        return float(
+            (posenc.rope_matrix(m, d, dtype=torch.float64) @ q) @ (posenc.rope_matrix(n, d, dtype=torch.float64) @ k)
+        )
+
+    query, key, chunk = 10, 1, 4  # the query in chunk 2, the key in chunk 0
+    alibi = posenc.alibi_bias(1, 12)[0]  # [query, key] over the whole sequence
+    assert abs(score(query, key) - score(query % chunk, key % chunk)) > 1e-6  # local positions: another angle
+    assert alibi[query, key] != alibi[query % chunk, key % chunk]  # local positions: another bias

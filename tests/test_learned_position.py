@@ -841,9 +841,8 @@ def test_raised_losses_stay_below_uniform_guessing_and_nope_ends_near_ln_16():
     """The verdict "loss raised" for FIRE, CoPE (the section's table), T5 and NoPE (the appendix's numbers) in every
     seed, and the section's box: "It *breaks* when it is worse than guessing uniformly among the 28 tokens, above
     $\\ln 28 \\approx 3.33$ nats, and is *raised* in between. No model in the table breaks." NoPE's loss ends near
-    that of guessing uniformly among the filler's 16 symbols, ln 16 = 2.77 nats: the section's "Its filler loss,
-    though, is about that of a uniform guess among the 16 filler symbols", and its box's "within a tenth of a nat of
-    $\\ln 16 \\approx 2.77$ nats ... in every seed"."""
+    that of guessing uniformly among the filler's 16 symbols, ln 16 = 2.77 nats: the section box's "within a tenth of
+    a nat of $\\ln 16 \\approx 2.77$ nats, that of a uniform guess among the 16 filler symbols, in every seed"."""
     _, _, seeds, corpus = saved_run()
     trigram = loss_8L("trigram")
     assert corpus.n_tokens == 28 and f"{math.log(corpus.n_tokens):.2f}" == "3.33"
@@ -860,7 +859,7 @@ def test_raised_losses_stay_below_uniform_guessing_and_nope_ends_near_ln_16():
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     text = " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
     assert "without position encoding is within a tenth of a nat of $\\ln 16 \\approx 2.77$ nats" in text
-    assert "Its filler loss, though, is about that of a uniform guess among the 16 filler symbols." in text
+    assert "that of a uniform guess among the 16 filler symbols, in every seed" in text
     assert "No model in the table breaks." in text
 
 
@@ -963,7 +962,7 @@ def test_t5_far_buckets_stay_near_zero_and_rank_a_far_key_above_the_key_63_back(
 def test_fire_later_query_gives_every_distance_a_higher_bias():
     """The appendix's box: "Seen from the last query, the farthest key's bias is the same at 64 and 512 tokens. ...
     From the last of 512 tokens the bias is higher at every distance from 1 to 63 in every head, by more than 0.2
-    logits. At distances 8 and 63 it is higher by at least 0.97." The section: "From the last of 512 tokens, each key
+    logits. At distances 8 and 63 it is higher by at least 0.97." The section: "from the last of 512 tokens, each key
     1 to 63 back gets a higher bias than from the last of 64, in every head" and "in every trained head the bias
     falls as $u$ grows" (along a query's keys, $u$ grows with the distance)."""
     config, *_ = saved_run()
@@ -977,11 +976,12 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
 
 
 def test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_filler_needs():
-    """The section: "The query's own token gains nothing: its $u$ is 0 at both lengths. Yet the filler needs only that
-    token and the one before. A later query lifts each key 2 to 63 back more than these two, moving weight away from
-    them." The appendix's box: "The query's own token keeps its bias" and "Each
-    key 2 to 63 back gains at least 0.26 more than the key one back" (the gain: the bias from the last of 512 tokens
-    minus that from the last of 64, at the same distance)."""
+    """The section: "The query's own token keeps its bias, as its $u$ stays 0. So, at equal content scores, a later
+    query gives each key 1 to 63 back more weight relative to its own token" (with the gains above 0.2 of the test
+    above). The appendix's box: "The query's own token keeps its bias", "Each key 2 to 63 back gains at least 0.26
+    more than the key one back" (the gain: the bias from the last of 512 tokens minus that from the last of 64, at
+    the same distance) and its untested guess, "a later query lifts every key 2 to 63 back more than these two,
+    moving weight away from them"."""
     config, *_ = saved_run()
     L = config["train_length"]
     short, long = learned_heads("fire", L), learned_heads("fire", config["eval_lengths"][-1])
@@ -992,7 +992,8 @@ def test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_fil
     assert all(abs(g[0]) <= 2e-4 for g in gains.values())
     assert all(min(g[2:]) > max(g[:2]) for g in gains.values())
     assert min(min(g[2:]) - g[1] for g in gains.values()) > 0.26
-    # "moving weight away from them": for the same content scores on the keys 0 to 63 back (zero, and a random draw),
+    # "more weight relative to its own token" (every gain g[1:] > 0.2, above) and the guess's "moving weight away
+    # from them": for the same content scores on the keys 0 to 63 back (zero, and a random draw),
     # the two tokens' share of the weight falls in every head (by 0.2 % or more of it; the rounding moves it ~1e-4)
     g = torch.Generator().manual_seed(0)
     for key, s in short.items():
@@ -1101,10 +1102,12 @@ def counting_runs():
 
 def test_cope_beats_rope_at_k_2_and_3_in_every_saved_counting_seed():
     """The counting box: "in these ten seeds, CoPE answers at least 0.72 of the questions for every $k$ at both
-    lengths, and RoPE at most 0.57 for the second and third sentence back" (the saved ten-seed run). Its bullet "A
-    guess that ignores order": the input's most frequent label, "just under a third of the time on 8 sentences, and
-    about a quarter on 16": its expected accuracy on the run's own evaluation questions (ties broken at random), for
-    each k; RoPE stays above it in every seed, by as little as 0.04 (k = 3, 16 sentences)."""
+    lengths, and RoPE at most 0.57 for the second and third sentence back" (the saved ten-seed run); the section's
+    "at $k = 2$ and 3, CoPE's worst seed beats RoPE's best, at both lengths". Its bullet "A guess that ignores
+    order": "RoPE still beats the input's most frequent label ... for every $k$ at both lengths in every seed", right
+    "just under a third of the time on 8 sentences, and about a quarter on 16": its expected accuracy on the run's
+    own evaluation questions (ties broken at random), for each k; RoPE stays above it by as little as 0.04 (k = 3,
+    16 sentences)."""
     from posenc.experiments.counting import COUNTING_CONFIG, N_LABELS, counting_batch
 
     sweep, runs = counting_runs()

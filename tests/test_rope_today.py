@@ -1355,7 +1355,6 @@ def test_chapter_statement_on_rope_parameters():
     assert "Transformers 5 reads these fields into `config.rope_parameters`, one dict per layer type" in text
     assert "`rope_theta` answers the second question and `rope_scaling` the third" in text  # the opening's two fields
     assert "no field in this config answers the other four." in text  # the opening's Llama 3.1 excerpt only
-    assert "Transformers 5 reads both into one dict, `config.rope_parameters`." in text  # the opening: Llama 3.1's two
 
 
 def test_chapter_version_note_on_deepseek_v4_rope_parameters():
@@ -1550,8 +1549,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         for b in (5e5, 1e6)
     ]
     assert bool((thin[1] < thin[0]).any())  # "The thin curves wiggle and cross": at single distances 5e5 is above 1e6
-    # "Each thick line averages its thin curve over distances $a$ to $2a - 1$, drawn at $2a - 1$": the
-    # figure's thick lines are rope_matching_stretch_means over [a, 2a), drawn at 2a - 1, the span's last distance
+    # "Each thick line smooths its thin curve, averaging over a window that widens with distance" and the appendix's
+    # "each span of distances from $a$ to $2a - 1$. These are the figure's thick lines, each mean drawn at $2a - 1$":
+    # the figure's thick lines are rope_matching_stretch_means over [a, 2a), a window of a distances, drawn at 2a - 1
     for base in (1e4, 5e5, 1e6):
         thick = posenc.rope_matching_stretch_means(128, base, 8192).double()
         theta = posenc.rope_inv_freq(128, base).double()
@@ -1561,11 +1561,12 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert "ax.semilogx(2 * a - 1, posenc.rope_matching_stretch_means(128, b, 8192)" in _figure_titles()
     for sentence in (
         "The thin curves below draw it at each distance; they wiggle and cross.",
-        "Each thick line averages its thin curve over distances $a$ to $2a - 1$, drawn at $2a - 1$.",
+        "Each thick line smooths its thin curve, averaging over a window that widens with distance.",
         "The larger base has the higher thick line: over these distances it keeps the score higher.",
         "each span of distances from $a$ to $2a - 1$. These are the figure's thick lines, each mean drawn at $2a - 1$",
         "It is also the mean over random queries, scaled to one at distance zero.",
-        "In the shaded band, the two larger bases keep about a quarter of their score at distance zero;",
+        "Eight to sixteen thousand tokens back, the two larger bases keep about a quarter of the score they have at"
+        " distance zero;",
     ):
         assert sentence in text, sentence
     # the takeaway's "Here the score is averaged over distances and random queries": the unit-pair curve is, up to
@@ -1574,13 +1575,19 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     w = torch.randn(20_000, 128, generator=torch.Generator().manual_seed(0), dtype=torch.float64) ** 2
     per_pair = (w[:, :64] + w[:, 64:]).mean(0)
     assert float((per_pair / 2 - 1).abs().max()) < 0.05
-    # takeaway 2: "In the first figure of *Raising the base*, the larger base keeps a matching key's average score
-    # higher far back": the figure's thick lines, a = 1 .. 8192 (means[...][:8192]), ordered as the bases at every a
-    assert bool((means[1][:8192] > means[0][:8192]).all()) and bool((means[2][:8192] > means[1][:8192]).all())
+    # takeaway 3: "In a 128-dimensional head, Llama 3's and Code Llama's larger bases keep a matching key's average
+    # score above Llama 2's, up to tens of thousands of tokens back": every span [a, 2a), a up to 32 768 (distances
+    # to 65 535), 5e5 and 1e6 above 1e4; the average is over distances and, by the check below, random queries
+    assert bool((means[1] > means[0]).all()) and bool((means[2] > means[0]).all()) and len(means[0]) == 32768
     assert (
-        "In the first figure of *Raising the base*, the larger base keeps a matching key's average score higher far"
-        " back." in text
+        "In a 128-dimensional head, Llama 3's and Code Llama's larger bases keep a matching key's average score above"
+        " Llama 2's, up to tens of thousands of tokens back." in text
     )
+    assert {book.MODEL_ROPE_CONFIGS[k]["rope_theta"] for k in ("llama-2-7b", "llama-3-8b", "code-llama-7b")} == {
+        1e4,
+        5e5,
+        1e6,
+    }
     assert "So the takeaways' average is over distances and random queries." in text
     # the appendix's "In a 128-dimensional head the three bases' counts are strictly ordered at every $L$ from a
     # thousand to a million tokens": of any two of the three bases, at every L from 1000 to 1 000 000, the larger
@@ -1595,17 +1602,17 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # "at $d = 64$ and $L = 4096$, $5 \cdot 10^5$ and $10^6$ both leave 16 of 32 pairs": so "more" needs d = 128
     assert [past_l_at(64, base, 4096) for base in (5e5, 1e6)] == [16, 16]
     assert "at $d = 64$ and $L = 4096$, $5 \\cdot 10^5$ and $10^6$ both leave 16 of 32 pairs." in text
-    # takeaway 2's "At the same training length, a larger base also leaves at least as many pairs without a full
+    # takeaway 3's "At one training length, a larger base also leaves at least as many pairs without a full
     # turn": every wavelength but pair 0's grows with the base, so the count never falls, at any width and length
     grid = [10 ** (4 + k / 8) for k in range(33)]  # 1e4 .. 1e8
     for d in (32, 48, 64, 80, 96, 128, 256):
         for length in (512, 1119, 4096, 8192, 32768, 131072):
             ladder = [past_l_at(d, base, length) for base in grid]
             assert ladder == sorted(ladder), (d, length)
-    assert "At the same training length, a larger base also leaves at least as many pairs without a full turn." in text
+    assert "At one training length, a larger base also leaves at least as many pairs without a full turn." in text
     for sentence in (
-        "A pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn in training. In the figure below,"
-        " at one $L$, a larger base leaves more such pairs.",
+        "A pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn in training. At one $L$, a larger"
+        " base leaves at least as many such pairs; below, at $L = 8192$, 14, 29 and 30 of 64.",
         "Code Llama and Llama 3 pair a larger base with a longer $L$, yet each, at its own $L$, leaves more pairs",
         "so its 14 for base $10^4$ is not Llama 2's 18, counted at Llama 2's $L = 4096$.",
         "a pair past $L$ turns about $x$ times as far, so part of its turn lies in angles training never showed it.",
@@ -1613,12 +1620,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "at base $10^6$ the slowest pair meets under a tenth of a radian",
         "so the pairs with $\\lambda_i$ near $xL$ meet the most",
         # the section's verdict: thick lines, counts
-        "A larger base has two effects, one per part below. Over the distances drawn below, a matching key far back"
-        " keeps more of its score on average, and more pairs never finish a turn in training.",
-        "More pairs past $L$ need not hurt: [Liu et al. 2023](https://arxiv.org/abs/2310.05209"
-        ' "cite:liu2023scaling") find that fine-tuning with a larger base, at the training length, can improve'
-        " extrapolation.",
-        "It also leaves at least as many pairs with no full turn within $L$, which need not hurt.",
+        "That has two effects, one per part below.",
+        "They find that fine-tuning with a larger base, at the training length, can improve extrapolation, and that a"
+        " smaller base can help too;",
         "as many dimensions, but as a new ladder of their own, down to millions of tokens per turn.",
     ):
         assert sentence in text, sentence
@@ -1661,16 +1665,16 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     assert abs(float(q_at[1, still] @ k_at[0, still] - q[still] @ k[still])) < 1e-12
     text = _chapter_markdown()
     for sentence in (
-        "Gemma 4's global layers answer the first question a third way, in transformers' default config.",
-        "Their `proportional` RoPE type turns only the fastest pairs, at the full head's frequencies $b^{-2i/d}$;"
-        " `partial_rotary_factor` sets their share, a quarter.",
+        "Gemma 4's global layers answer the first question a third way: only their fastest pairs turn, at the whole"
+        " head's frequencies $b^{-2i/d}$.",
+        "The config's `rope_type` `proportional` sets this, and `partial_rotary_factor` sets the share, a quarter.",
         "The other pairs never turn, so they add a score no distance changes.",
         "Partial rotary, MLA and Gemma 4's `proportional` type turn only part of each head;",
-        "Partial rotary with the same share and base would instead spread its own frequencies down to far slower ones.",
-        "This matches p-RoPE, whose authors suspect that the slowest pairs carry content, not position",
-        "Below, Gemma 4's slowest turning pair turns once in about 190 tokens; partial rotary's, once in about five"
-        " million.",
-        "**Remember:** Gemma 4's `proportional` type turns only the fastest pairs, at the whole head's frequencies.",
+        "Partial rotary with the same share and base would instead spread its own frequencies down to far slower"
+        " ones, once in about five million.",
+        "This matches the formula of p-RoPE, which zeroes the lowest frequencies",
+        "Below, the slowest turning pair turns once in about 190 tokens.",
+        "show the same for its global layers: `proportional`, a share of 0.25, base $10^6$ and `global_head_dim` 512.",
     ):
         assert sentence in text, sentence
     # "about 190 tokens" and "about five million": transformers' own frequencies, and partial rotary's ladder on as
@@ -1683,7 +1687,7 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
 def test_chapter_mla_sizes_and_scaling_explorer_models():
     """Chapter 10, *DeepSeek's MLA*: the latent is "512 numbers in DeepSeek-V2", the rotary key "64 numbers shared by
     all 128 heads" (the copied config; the DeepSeek-V2 paper's d_c, d_h^R and n_h). *How each scaling reshapes the
-    wavelengths*: "Before those figures, an explorer draws the same view for any model in the appendix's table": every
+    wavelengths*: "An explorer draws the view below for any model in the appendix's table": every
     row of MODEL_ROPE_CONFIGS is one of its choices, and each draws; its cell is tagged remove-output (the web book puts
     its kernel-less explorer there) and the code cell right after it draws the demo head's figures."""
     from posenc.explorers import ModelScalingExplorer
@@ -1697,11 +1701,13 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         assert len(data["ys"]) == 2 and len(data["ys"][0]) == len(data["x"]) > 0, name
     text = _chapter_markdown()
     for sentence in (
-        "MLA caches one short vector per token, its *latent* $c_n$: 512 numbers in DeepSeek-V2.",
-        "64 numbers shared by all 128 heads.",
-        "Before those figures, an explorer draws the same view for any model in the appendix's table.",
+        "MLA caches one short vector per token, its *latent* $c_n$, and each head makes its key from it with a matrix"
+        " $W_{UK}$.",
+        "| $c_n$ | the latent of token $n$, cached | 512 |",
+        "| $k^R_n$ | the rotary key of token $n$, shared by all heads and cached | 64 |",
+        "An explorer draws the view below for any model in the appendix's table.",
         "In the web book it runs in the page; in JupyterLab or Colab, run its cell first.",
-        "The cache then holds 576 numbers per token and layer.",
+        "In DeepSeek-V2 the latent and the rotary key together hold 576 numbers per token and layer.",
         "A multi-head model with the same heads and 128-wide keys and values, the paper's comparison, would cache about"
         " 57 times more.",
         "When decoding, MLA can skip forming that key and fold $W_{UK}$ into the head's query $q^C_m$, C for"
@@ -1713,7 +1719,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         " 71 times more.",
     ):
         assert sentence in text, sentence
-    mla = ds["kv_lora_rank"] + ds["qk_rope_head_dim"]  # 576; multi-head attention: a key and a value of 128 per head
+    mla = ds["kv_lora_rank"] + ds["qk_rope_head_dim"]  # the latent and the rotary key together: 576; multi-head
+    # attention: a key and a value of 128 per head
     assert mla == 576 and round(2 * ds["num_attention_heads"] * 128 / mla) == 57
     assert ds["qk_nope_head_dim"] == 128  # the table's q^C_m, 128 numbers
     # "Grouped-query attention, GQA, whose query heads share 8 key and value heads, caches about 3.6 times more than
@@ -1735,13 +1742,16 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     gemma3 = book.MODEL_ROPE_CONFIGS["gemma-3-27b"]  # "1024 tokens, a thirty-second of the length it first trained on"
     assert gemma3["extra"]["sliding_window"] * 32 == gemma3["trained_length_before"] == 32768
     assert "Gemma 3 27B's local window is 1024 tokens, a thirty-second of the length it first trained on." in text
+    assert "The local window, 1024 tokens, is far shorter than the 32 768 tokens of pre-training" in text
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     explorer = [
         c for c in nb["cells"] if c["cell_type"] == "code" and "ModelScalingExplorer().widget()" in "".join(c["source"])
     ]
     assert len(explorer) == 1 and "remove-output" in explorer[0]["metadata"]["tags"]  # the web book: its own explorer
-    after = nb["cells"][nb["cells"].index(explorer[0]) + 1]
-    assert after["cell_type"] == "code" and "scaled_wavelengths" in "".join(after["source"])  # the figures after it
+    at = nb["cells"].index(explorer[0])
+    after = nb["cells"][at + 1]  # its static figures, which the web book shows without JavaScript, come right after
+    assert after["cell_type"] == "code" and "scaled_wavelengths" in "".join(after["source"])
+    assert "An explorer draws the view below" in "".join(nb["cells"][at - 1]["source"])
 
 
 def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
@@ -1885,7 +1895,7 @@ def test_chapter_llama4_design_and_temperature_formula():
     text = _chapter_markdown()
     for sentence in (
         "interleaves two kinds of layer, a design Meta calls *iRoPE*.",
-        "In transformers, these layers attend only within fixed chunks, whose length the config sets;",
+        "Llama 4 leaves every fourth layer without RoPE; in transformers, its other layers attend only within chunks",
         "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries, so above 1 it sharpens"
         " attention.",
         "At zero-based index $p$, transformers' code uses $$ \\tau(p) = 1 + 0.1 \\,\\ln\\!"
@@ -1977,10 +1987,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "at $d = 64$, 0.058 per pair, against RoPE's signed mean of 0.046.",
         "Two to four thousand tokens back, at the figure's $d = 64$, xPos's is about a third of RoPE's.",
         "The left panel shows the score's mean size for random queries and keys: RoPE's stays level, xPos's falls.",
-        "The right panel shows a key equal to its query: with xPos its score swings less, and its average there stays"
-        " close to RoPE's.",
-        "A random key's score shrinks in size far back; a matching key's swings less, and its average stays near"
-        " RoPE's.",
+        "The right panel shows the signed score of a key equal to its query: xPos trims its swings, and its average"
+        " there stays close to RoPE's.",
     ):
         assert sentence in text, sentence
 
@@ -2195,4 +2203,188 @@ def test_chapter_config_rows_depart_in_several_questions():
     assert (
         "Each row names one way its model departs from the plain answers; several depart in more."
         in _chapter_markdown()
+    )
+
+
+def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
+    """Chapter 10, *How each scaling reshapes the wavelengths* (main line): "YaRN keeps each pair that turns more than
+    `beta_fast` times within $L$, a wavelength under $L$/`beta_fast`; the `llama3` rule keeps those under
+    $L$/`high_freq_factor`." Swept over head widths, bases, lengths, the two fields and YaRN's `truncate`: the pairs
+    whose frequency is unchanged are exactly those. "Dashed lines mark those wavelengths, with `beta_fast` $= 32$ and
+    `high_freq_factor` $= 4$": the demo's typed fields and the figure code's L/32 and L/4."""
+    from posenc.book.models import _SCALING_EXAMPLE_CONFIGS
+
+    two_pi = 2 * math.pi
+    for d in (64, 128):
+        for base in (1e4, 1.5e5, 5e5):
+            plain = posenc.rope_inv_freq(d, base).double()
+            lam = two_pi / plain
+            for length in (4096, 8192, 32768):
+                for beta_fast in (16.0, 32.0):
+                    for truncate in (True, False):
+                        yarn = posenc.rope_scaled_inv_freq(
+                            d,
+                            base,
+                            rope_type="yarn",
+                            factor=8.0,
+                            beta_fast=beta_fast,
+                            beta_slow=1.0,
+                            truncate=truncate,
+                            original_max_position_embeddings=length,
+                        )[0].double()
+                        kept = (yarn - plain).abs() <= 1e-6 * plain
+                        assert torch.equal(kept, length / lam > beta_fast), (d, base, length, beta_fast, truncate)
+                for high in (2.0, 4.0):
+                    llama3 = posenc.rope_scaled_inv_freq(
+                        d,
+                        base,
+                        rope_type="llama3",
+                        factor=8.0,
+                        low_freq_factor=1.0,
+                        high_freq_factor=high,
+                        original_max_position_embeddings=length,
+                    )[0].double()
+                    kept = (llama3 - plain).abs() <= 1e-6 * plain
+                    assert torch.equal(kept, lam < length / high), (d, base, length, high)
+    demo = {k: posenc.RopeScaling.from_hf(_SCALING_EXAMPLE_CONFIGS[k]["rope_scaling"]) for k in ("yarn", "llama3")}
+    assert demo["yarn"].beta_fast == 32 and demo["llama3"].high_freq_factor == 4
+    assert '("yarn", "YaRN", 32), ("llama3", "the llama3 rule", 4)' in _figure_titles()  # the dashed lines: L/32, L/4
+    text = _chapter_markdown()
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    for sentence in (
+        "YaRN keeps each pair that turns more than `beta_fast` times within $L$, a wavelength under $L$/`beta_fast`;"
+        " the `llama3` rule keeps those under $L$/`high_freq_factor`.",
+        "Dashed lines mark those wavelengths, with `beta_fast` $= 32$ and `high_freq_factor` $= 4$.",
+    ):
+        assert sentence in main_line, sentence
+
+
+def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
+    """Chapter 10, main line: "YaRN and LongRoPE also multiply each score's rotated part by a fixed factor, about 1.8 in
+    gpt-oss, as the appendix shows", in takeaway 4 without the number. Transformers' own `yarn` initialisation, on
+    gpt-oss's fields, puts 1.347 on cos and sin, so the rotated
+    part of a logit grows by its square, about 1.81, while an unrotated part does not; DeepSeek-V3's equal `mscale`
+    fields put 1 on cos and sin and 1.87 on the softmax scale, which multiplies the rotated part too. LongRoPE, with
+    Phi-3's lists, puts one factor on cos and sin at every input length: fixed, not a function of the position or of
+    the input's length; "slows each pair by its own searched factor": Phi-3's long list differs from pair to pair and
+    never speeds a pair up. PI and the `llama3` rule put none."""
+    transformers = _hf()
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    oss = book.MODEL_ROPE_CONFIGS["gpt-oss-20b"]
+    cfg = transformers.LlamaConfig(
+        hidden_size=oss["head_dim"],
+        num_attention_heads=1,
+        max_position_embeddings=oss["max_position_embeddings"],
+        rope_parameters={"rope_theta": oss["rope_theta"], **oss["rope_scaling"]},
+    )
+    _, on_cos_sin = ROPE_INIT_FUNCTIONS["yarn"](cfg, "cpu")
+    assert abs(on_cos_sin - 1.347) < 0.0005 and abs(on_cos_sin**2 - 1.8) < 0.05  # "about 1.8"
+    f64 = torch.float64
+    g = torch.Generator().manual_seed(0)
+    q, k = (torch.randn(96, generator=g, dtype=f64) for _ in range(2))  # 64 rotated + 32 passed-through dimensions
+    cos, sin = posenc.rope_cos_sin(torch.tensor([3, 900]), 64, dtype=f64)
+    parts = []
+    for factor in (1.0, on_cos_sin):
+        qa = posenc.apply_rope(q, factor * cos, factor * sin)[0]
+        ka = posenc.apply_rope(k, factor * cos, factor * sin)[1]
+        parts.append((float(qa[:64] @ ka[:64]), float(qa[64:] @ ka[64:])))
+    assert math.isclose(parts[1][0], on_cos_sin**2 * parts[0][0], rel_tol=1e-9)  # the rotated part: times the square
+    assert math.isclose(parts[1][1], parts[0][1], rel_tol=1e-12)  # the rest: unchanged
+    v3 = book.MODEL_ROPE_CONFIGS["deepseek-v3"]["rope_scaling"]
+    ds_cos_sin = posenc.rope_scaled_inv_freq(
+        64, 10000.0, **{k: v for k, v in v3.items() if k != "rope_type"}, rope_type="yarn"
+    )[1]
+    assert math.isclose(ds_cos_sin, 1.0, rel_tol=1e-12)
+    assert abs(posenc.yarn_mscale(v3["factor"], v3["mscale_all_dim"]) ** 2 - 1.87) < 0.005  # on the softmax scale
+    phi3 = book.MODEL_ROPE_CONFIGS["phi-3-128k"]
+    lists = {k: phi3["rope_scaling"][k] for k in ("short_factor", "long_factor")}
+    L = phi3["rope_scaling"]["original_max_position_embeddings"]
+    s = phi3["max_position_embeddings"] / L
+    longrope = {
+        n: posenc.rope_scaled_inv_freq(
+            96, rope_type="longrope", factor=s, original_max_position_embeddings=L, seq_len=n, **lists
+        )[1]
+        for n in (16, L, L + 1, 8 * L)
+    }
+    assert len(set(longrope.values())) == 1 and next(iter(longrope.values())) > 1.1, longrope  # one factor, any length
+    long_list = torch.tensor(lists["long_factor"], dtype=f64)
+    assert bool((long_list >= 1).all()) and len(set(lists["long_factor"])) > len(lists["long_factor"]) // 2
+    for kind, extra in (("linear", {}), ("llama3", {"low_freq_factor": 1.0, "high_freq_factor": 4.0})):
+        assert (
+            posenc.rope_scaled_inv_freq(
+                128, rope_type=kind, factor=8.0, original_max_position_embeddings=4096, **extra
+            )[1]
+            == 1.0
+        )
+    text = _chapter_markdown()
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    for sentence in (
+        "YaRN and LongRoPE also multiply each score's rotated part by a fixed factor, about 1.8 in gpt-oss, as the"
+        " appendix shows.",
+        "YaRN and LongRoPE also multiply each score's rotated part by a fixed factor.",  # takeaway 4
+        "LongRoPE slows each pair by its own searched factor.",
+    ):
+        assert sentence in main_line, sentence
+    assert "<summary>YaRN's attention factor: on cos and sin, or on the softmax scale</summary>" in text
+
+
+def test_chapter_saved_configs_hold_rope_parameters():
+    """Chapter 10, *Reading a modern config* (main line): "Transformers 5 saves these fields in `rope_parameters`, one
+    dict per layer type where types differ." A Llama config built from the opening's `rope_theta` and `rope_scaling`
+    saves them as one `rope_parameters` dict, with neither old field; Gemma 3's defaults save one dict per layer
+    type."""
+    transformers = _hf()
+    import tempfile
+
+    scaling = dict(book.MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"])
+    with tempfile.TemporaryDirectory() as folder:
+        transformers.LlamaConfig(max_position_embeddings=131072, rope_theta=5e5, rope_scaling=scaling).save_pretrained(
+            folder
+        )
+        saved = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+        assert "rope_theta" not in saved and "rope_scaling" not in saved, sorted(saved)
+        assert saved["rope_parameters"] == {**scaling, "rope_theta": 5e5}
+        transformers.Gemma3TextConfig().save_pretrained(folder)
+        saved = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+        assert set(saved["rope_parameters"]) == {"sliding_attention", "full_attention"}, saved["rope_parameters"]
+    main_line = re.sub(r"<details\b.*?</details>", " ", _chapter_markdown(), flags=re.S)
+    assert (
+        "Transformers 5 saves these fields in `rope_parameters`, one dict per layer type where types differ."
+        in main_line
+    )
+
+
+def test_chapter_table_counts_in_the_prose_match_the_rows():
+    """Chapter 10's full table: "Of the seventeen rows, 3 turn part of each head: ... 3 use M-RoPE and 2 drop RoPE from
+    some layers; 10 change the base and 7 add a scaling." The numbers are read from the sentence and counted in
+    MODEL_ROPE_CONFIGS, so a change to either side fails here."""
+    text = _chapter_markdown()
+    m = re.search(
+        r"Of the (\w+) rows, (\d+) turn part of each head:.*? (\d+) use M-RoPE and (\d+) drop RoPE from some layers;"
+        r" (\d+) change the base and (\d+) add a scaling\.",
+        text,
+    )
+    assert m, "the table's count sentence"
+    words = {"seventeen": 17, "eighteen": 18, "sixteen": 16}
+    rows = list(book.MODEL_ROPE_CONFIGS.values())
+    scaling = [r["rope_scaling"].get("rope_type") if r["rope_scaling"] else None for r in rows]
+    counted = (
+        len(rows),
+        sum(r["rotary_dim"] < r["head_dim"] for r in rows),
+        sum(t == "mrope" for t in scaling),
+        sum("no_rope_layer_interval" in r["extra"] for r in rows),
+        sum(r["rope_theta"] != 1e4 for r in rows),
+        sum(t is not None and t != "mrope" for t in scaling),
+    )
+    said = (words[m.group(1)], *(int(g) for g in m.groups()[1:]))
+    assert said == counted, (said, counted)
+
+
+def test_chapter_xpos_names_attention_resolution_as_a_measure():
+    """Chapter 10, *xPos* (main line): attention resolution is the paper's measure (Sun et al. 2022, section 3.1), which
+    xPos's zeta_i are chosen to maximise; the sentence names the measure, not the curve it scores."""
+    assert (
+        "Its authors chose $\\zeta_i$ to maximise *attention resolution*, their measure that rewards a matching key's"
+        " expected score for falling steadily with distance." in _chapter_markdown()
     )
