@@ -496,20 +496,22 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 # ---- temperature -----------------------------------------------------------------------------------------------
 
 
-def test_a_larger_logit_factor_never_flattens_attention():
+def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening: "Each row but the last is a number that ends up multiplying the logits; the fourth column
-    says by how much. A larger factor makes attention sharper. A temperature $t$ divides the logits, so $t = 0.5$
+    says by how much. A larger multiplier makes attention sharper. A temperature $t$ divides the logits, so $t = 0.5$
     doubles every logit": every row of the table but the last (attention entropy) fills the fourth column, the last
-    leaves it empty; the example's factor is one over its $t$. The entropy row's "A logit factor above 1 never raises
-    it": the entropy of softmax(c z) over random logits z never rises as c grows."""
+    leaves it empty; the example's multiplier is one over its $t$. The entropy row's "Multiplying the logits by more
+    than 1 never raises it": the entropy of softmax(c z) over random logits z never rises as c grows. The page has no
+    row "logit factor", a name no chapter uses; the temperature row links Reading model code's temperature rules."""
     text = page()
-    ((t, doubles),) = re.findall(
+    ((word, direction, t, doubles),) = re.findall(
         r"Each row but the last is a number that ends up multiplying the logits; the fourth column says by how much\. A"
-        r" larger factor makes attention sharper\. A temperature \$t\$ divides the logits, so \$t = ([\d.]+)\$ (\w+)"
-        r" every logit\.",
+        r" larger (multiplier|factor) makes attention (sharper|flatter)\. A temperature \$t\$ divides the logits, so"
+        r" \$t = ([\d.]+)\$ (\w+) every logit\.",
         text,
     )
     assert abs(1 / float(t) - {"doubles": 2.0, "halves": 0.5, "triples": 3.0}[doubles]) < 1e-12, (t, doubles)
+    assert (word, direction) == ("multiplier", "sharper"), (word, direction)  # the entropy check below: sharper
     assert "| a number $t$ that divides the logits:" in row("temperature (attention temperature)")
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") :]
@@ -518,8 +520,13 @@ def test_a_larger_logit_factor_never_flattens_attention():
     assert rows[0].split(" | ")[3] == "each logit multiplied by", rows[0]  # the fourth column
     fourth = [re.split(r"(?<!\\)\|", line)[4].strip() for line in rows[2:]]
     assert all(fourth[:-1]) and fourth[-1] == "" and rows[-1].startswith("| attention entropy |"), fourth
-    assert "A logit factor above 1 never raises it" in row("attention entropy")
-    assert "| logit factor | logit 因子 | a number that multiplies every logit, $1/t$;" in text
+    assert "Multiplying the logits by more than 1 never raises it |" in row("attention entropy")
+    assert "| logit factor |" not in text and "logit factor" not in text
+    for name in ("07_beyond", "08_extrapolation", "10_rope_today"):
+        assert "logit factor" not in chapter(name), name
+    assert row("temperature (attention temperature)").endswith(
+        ", {ref}`Reading model code: Temperature rules <glossary-temperature>` |"
+    )
     g = torch.Generator().manual_seed(0)
     factors = torch.linspace(0.05, 20, 200, dtype=torch.float64)
     for _ in range(200):
@@ -551,8 +558,10 @@ def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
         "effective scale | 有效缩放比例"
     )
     assert "what the slowest pair needs to be divided by to turn about as far as in training |" in row("stretch | 拉伸")
-    assert "| a scaling with one effective scale for all inputs;" in row("fixed (scaling) | 固定")
-    assert "| a scaling whose *effective scale* is set from each input's length;" in row("dynamic (scaling) | 动态")
+    assert row("fixed (scaling) | 固定").startswith(
+        "| fixed (scaling) | 固定 | a scaling that divides the frequencies by the same numbers for every input |"
+    )
+    assert "| a scaling whose divisors are set from each input's length;" in row("dynamic (scaling) | 动态")
     assert "Each rule gets $s = 8$ and an input of $2L$ tokens, with $L = 8192$, Llama 3.1's trained length." in text
     assert (
         "So over the whole input the slowest pair stays inside the arc it met in training: no angle is new to it."
@@ -686,8 +695,8 @@ def test_matrix_forms_count():
 def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     """The notation block's distance row, "the signed $j - i$ in chapter 3, $r = n - m$ in chapter 5 and $\\Delta = n -
     m$ in chapter 10, this page's *offset*", and the chapters listed for the offset and the unsigned distance, read from
-    the chapters' own words: the distance row links only the chapters whose distance is unsigned, and holds no
-    warning about the others (the notation block does)."""
+    the chapters' own words: the distance row links only the chapters whose distance is unsigned, and names the
+    others in its own words: "chapters 3, 5 and 10 also call the signed *offset* a distance"."""
     signed = {
         "03_relative": "The distance is always the key's position minus the query's, $j - i$",
         "05_decay": "**Distance** $r = n - m$: the key's position minus the query's.",
@@ -700,9 +709,12 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
         r" (\d+), this page's \*offset\* \|",
         letters("distance"),
     )[0]
-    assert row("distance | 距离").startswith(
-        "| distance | 距离 | how far a key lies from its query, $\\lvert n - m\\rvert$, never negative |"
+    (listed,) = re.findall(
+        r"\| how far a key lies from its query, \$\\lvert n - m\\rvert\$, never negative; chapters ([\d, and]+) also"
+        r" call the signed \*offset\* a distance \|",
+        row("distance | 距离"),
     )
+    assert sorted(int(n) for n in re.findall(r"\d+", listed)) == sorted(int(name[:2]) for name in signed), listed
     assert [int(first), int(second), int(third)] == sorted(int(name[:2]) for name in signed), (first, second, third)
     unsigned = {
         "06_alibi": "The book calls it the key form and $-m_h|i - j|$ the distance form.",
@@ -787,8 +799,9 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     `original_max_position_embeddings`). The block "Where a configuration keeps the trained length, ...", not the
     worked example, says: "The worked example gives each rule $L = 8192$. With Llama 3.1's config, transformers'
     `dynamic` reads a larger $L$: `max_position_embeddings`, sixteen times as large. So it would not scale the worked
-    example's input at all." The main line of "Longer inputs" holds no number of the example; the dynamic NTK row
-    names the field: "Transformers' `dynamic` takes this $L$ from `max_position_embeddings`".
+    example's input at all." The main line of "Longer inputs" gives the example's divisors of the slowest pair (see
+    :func:`test_longer_inputs_main_line_gives_the_slowest_pairs_divisors`) but not its $L$; the dynamic NTK row
+    leaves the field to that block.
     The two fields from posenc/book/models.py's copy of Llama 3.1's config
     (a prose sync); the field each of transformers' rules reads, from its source; and transformers' `dynamic` run at
     2L on each field."""
@@ -799,7 +812,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    assert not re.search(r"\d", visible.replace("(glossary-longer-terms)=", "")), visible  # no number of the example
+    assert "8192" not in visible and "max_position_embeddings" not in visible, visible  # the block's aside
     example = block("Worked example: a head like Llama 3.1's at $2L$")
     assert example.index("| rule |") < example.index("| 9 at this length | *Dynamic NTK* sets its effective scale")
     assert "transformers' `dynamic` reads a larger" not in example  # the aside sits in the trained-length block
@@ -811,9 +824,9 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
         keeps,
     )
     assert again == read, (again, read)
-    assert "(emozilla 2023). Transformers' `dynamic` takes this $L$ from `max_position_embeddings` |" in row(
-        "dynamic NTK (`dynamic`)"
-    )
+    assert "(emozilla 2023) | {doc}`7 <../notebooks/07_beyond>`" in row("dynamic NTK (`dynamic`)")
+    assert "max_position_embeddings" not in row("dynamic NTK (`dynamic`)")  # the aside is the block's
+    assert "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`" in keeps
     (times,) = re.findall(
         r"With Llama 3\.1's config, transformers' `dynamic` reads a larger \$L\$: `max_position_embeddings`, (\w+)"
         r" times as large\. So it would not scale the worked example's input at all\.",
@@ -937,8 +950,9 @@ def test_base_row_names_rope_parameters():
 
 
 def test_llama3_and_yarn_count_turns_over_one_position_more():
-    """The turn row: "Pair $i$'s turns in $L$ are $L/\\lambda_i$: the count that `llama3` and YaRN compare with their
-    bounds"; the fast pair row's test over offsets "up to $L - 1$"; and the
+    """The turn row: "Pair $i$'s turns in $L$ are $L/\\lambda_i$"; the rows that use the count, `llama3`'s "bounds ...
+    in turns in $L$" and the betas' "in turns in $L$", sit below it; the fast pair row's test over offsets "up to
+    $L - 1$"; and the
     collapsed block "Turns in L and the fast pairs' offsets": "A pair's turns in $L$, $L\\theta_i/(2\\pi)$, measure its
     angle at offset $L$, one position further than training's longest offset, $L - 1$. So a pair at the edge can turn
     once in $L$ and still not be fast. In Llama 3.1's head the two counts sort the pairs alike: pairs 0 to 34 turn at
@@ -946,10 +960,8 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs whose count is `beta_fast` and `beta_slow`. A
     short L (16) makes L and L - 1 differ enough to tell apart."""
 
-    (in_l,) = re.findall(
-        r"Pair \$i\$'s turns in \$L\$ are \$([^$]+)\$: the count that `llama3` and YaRN compare with their bounds \|",
-        row("turn"),
-    )
+    (in_l,) = re.findall(r"Pair \$i\$'s turns in \$L\$ are \$([^$]+)\$ \|", row("turn"))
+    assert "in turns in $L$" in row("Llama 3.1 scaling (`llama3`)") and "in turns in $L$" in row("betas")
     (count,) = re.findall(
         r"A pair's turns in \$L\$, \$([^$]+)\$, measure its angle at offset \$L\$, one position further than training's"
         r" longest offset, \$L - 1\$\.",
@@ -1013,9 +1025,12 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
 
 
 def test_fixed_and_effective_scale_rows_name_the_chapters_words():
-    """The row "fixed (scaling)": "chapters 7 and 10 call it "static"", and the notation block's row "effective scale":
-    ""effective factor" in chapter 7", against the chapters' own words."""
-    (first, second) = re.findall(r'chapters (\d+) and (\d+) call it "static" \|', row("fixed (scaling) | 固定"))[0]
+    """The notation block's rows "fixed (scaling)": ""static" in chapters 7 and 10", and "effective scale":
+    ""effective factor" in chapter 7", against the chapters' own words. The visible rows leave these names to it."""
+    (first, second) = re.findall(r'\| "static" in chapters (\d+) and (\d+) \|', letters("fixed (scaling)"))[0]
+    assert "static" not in row("fixed (scaling) | 固定") and "effective factor" not in row(
+        "effective scale | 有效缩放比例"
+    )
     assert (
         '| effective scale | what a rule divides its slowest pair\'s frequency by | "effective factor" in chapter 7 |'
         == (letters("effective scale"))
@@ -1601,9 +1616,7 @@ def test_dynamic_rows_cache_keeps_the_old_frequencies():
         "With a cache of rotated keys, the usual kind, keys cached before a dynamic rule's scale changed keep their old"
         " frequencies, while new tokens get the new ones, as chapter 7 shows."
     )
-    assert "a scaling whose *effective scale* is set from each input's length; see {ref}" in row(
-        "dynamic (scaling) | 动态"
-    )
+    assert "a scaling whose divisors are set from each input's length; see {ref}" in row("dynamic (scaling) | 动态")
     assert "cache" not in row("dynamic (scaling) | 动态")
     assert "Cached keys were rotated with the old base, and a new query with the new one." in chapter("07_beyond")
     forward = inspect.getsource(modeling_llama.LlamaAttention.forward)
@@ -1646,7 +1659,7 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
         row("mean reach"),
     )
     (times,) = re.findall(
-        r"^- RoFormer's bound on the score is a content factor times \$([^$]+)\$ times the \*mean reach\*\.",
+        r"^- RoFormer's bound on the score is the \*content factor\* times \$([^$]+)\$ times the \*mean reach\*\.",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     g = torch.Generator().manual_seed(0)
@@ -2101,8 +2114,8 @@ def test_ramp_row_llama3_linear_in_turns_yarn_linear_in_the_pair_index():
     `llama3`, which is not linear in the index, and falls by the same step from pair to pair for `yarn`, which is not
     linear in turns but is linear in their log. Llama 3.1's head and bounds; YaRN's defaults."""
     assert row("ramp").startswith(
-        "| ramp | 斜坡 | in YaRN and `llama3`, the pairs between those kept and those divided by $s$, which get a"
-        " blend of the two frequencies |"
+        "| ramp | 斜坡 | in *NTK-by-parts*, YaRN and `llama3`, the pairs between those kept and those divided by"
+        " $s$, which get a blend of the two frequencies |"
     )
     assert (
         "| *ramp* | YaRN's paper makes the blend linear in a pair's turns in $L$; its released code makes it linear in"
@@ -2297,8 +2310,8 @@ def test_letters_block_chapter_lists():
     """The letters block: $i$ is "a query's position, with $j$ the key's, in chapters 1, 3, 6, 8 and 11; the imaginary
     unit $\\mathrm{i}$ in chapters 4 and 5"; $\\theta_i$ is "$\\omega_i$ in chapter 2". Each list is the set of chapters
     whose markdown writes $j - i$, $\\mathrm{i}$ or its own $\\omega_i$ (chapter 4 only names chapter 2's). The visible
-    line under "Core terms", "Here a query sits at $m$ and a key at $n$; chapters 1, 3, 6, 8 and 11 write $i$ and $j$",
-    names the same chapters, and the offset and RoPE rows use $m$ and $n$ so."""
+    line under "Core terms", "Here a query sits at $m$ and a key at $n$, where five chapters write $i$ and $j$; $i$ here
+    numbers pairs", counts the same chapters, and the offset and RoPE rows use $m$ and $n$ so."""
 
     ((query, imaginary),) = re.findall(
         r"\| \$i\$ \| the index of a pair, from 0; upright, \$\\mathrm\{i\}\$, the imaginary unit in the"
@@ -2327,9 +2340,11 @@ def test_letters_block_chapter_lists():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     core = re.sub(r"\s+", " ", raw[raw.index("## Core terms") : raw.index("| English |", raw.index("## Core terms"))])
     (visible,) = re.findall(
-        r"Here a query sits at \$m\$ and a key at \$n\$; chapters ([\d, and]+) write \$i\$ and \$j\$\.", core
+        r"Here a query sits at \$m\$ and a key at \$n\$, where (\w+) chapters write \$i\$ and \$j\$; \$i\$ here numbers"
+        r" pairs\.",
+        core,
     )
-    assert numbers(visible) == uses["query"], visible
+    assert {"four": 4, "five": 5, "six": 6}[visible] == len(uses["query"]), (visible, uses["query"])
     assert "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$" in row("offset")
     # "upright, $\\mathrm{i}$, the imaginary unit in the *complex form* row": that row writes it so, and defines it
     assert "$x_0 + \\mathrm{i} x_1$, $\\mathrm{i}$ the imaginary unit;" in row("complex form (of RoPE)")
@@ -2339,9 +2354,9 @@ def test_letters_block_k_and_tau_and_trained_length():
     """The notation block's $k$: "a key vector, as in $q \\cdot k$; a shift of positions in the *linear relation* row,
     as in chapters 1 and 2 | the clipping distance of Shaw's vectors in chapter 3": the linear relation row writes the
     shift $k$, chapters 1 and 2 name the shift $k$, chapter 3 makes $k$ alone the clipping distance. Its $\\tau$ row: "a
-    "query temperature" on the claims page. Careful: chapter 10 calls it a temperature, but as a *logit factor* it
-    sharpens attention once above 1" (that a logit factor above 1 sharpens is
-    :func:`test_a_larger_logit_factor_never_flattens_attention`'s); its trained length row: chapter 10's "trained"
+    "query temperature" in chapter 10 and on the claims page. Careful: it multiplies the logits, so it sharpens
+    attention once above 1" (that a multiplier above 1 sharpens is
+    :func:`test_a_larger_multiplier_never_flattens_attention`'s); its trained length row: chapter 10's "trained"
     column is the longest input of any stage."""
     ((shift_in, chapters, clip),) = re.findall(
         r"\| \$k\$ \| a key vector, as in \$q \\cdot k\$; a shift of positions in the \*(\w+ \w+)\* row, as in chapters"
@@ -2355,8 +2370,8 @@ def test_letters_block_k_and_tau_and_trained_length():
         assert words in chapter(name), name
     assert int(clip) == 3 and "Here $k$ alone is the clipping distance, a small integer." in chapter("03_relative")
     assert letters("$\\tau$").endswith(
-        '| a "query temperature" on the claims page. Careful: chapter 10 calls it a temperature, but as a'
-        " *logit factor* it sharpens attention once above 1 |"
+        '| a "query temperature" in chapter 10 and on the claims page. Careful: it multiplies the logits, so it'
+        " sharpens attention once above 1 |"
     )
     assert "| query temperature by position |" in (ROOT / "book" / "claims.md").read_text(encoding="utf-8")
     assert "Llama 4's query temperature" in chapter("10_rope_today")
@@ -2368,13 +2383,13 @@ def test_letters_block_k_and_tau_and_trained_length():
 
 def test_temperature_section_opens_with_its_multiplier_table():
     """The section "Temperature and query scales" says what its table's fourth column, "each logit multiplied by",
-    gives, then gives the table: each term is defined once. The logit factor's link says it leads to Reading model
+    gives, then gives the table: each term is defined once. The temperature row's link says it leads to Reading model
     code; the query scale's cell is $\\tau$, as transformers' Llama 4 multiplies the queries, and so q . k, by it. The
     first bullet of the block "Other models' query and logit scales", "Llama 4's code and some texts call a growing
-    logit factor a temperature, though as it grows it sharpens attention": transformers' Llama 4 names the
+    multiplier of the logits a temperature, though as it grows it sharpens attention": transformers' Llama 4 names the
     switch `attn_temperature_tuning` and multiplies each query, so each of its logits, by a factor of 1 or more that
     grows with the position (its own formula, at the default settings); a factor above 1 sharpening is
-    :func:`test_a_larger_logit_factor_never_flattens_attention`'s."""
+    :func:`test_a_larger_multiplier_never_flattens_attention`'s."""
     from transformers.models.llama4 import modeling_llama4
 
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -2383,7 +2398,7 @@ def test_temperature_section_opens_with_its_multiplier_table():
     assert section.index("the fourth column says by how much") < section.index(header)
     assert "Llama 4" not in section[: section.index(header)]  # the naming aside sits in the block
     (direction,) = re.findall(
-        r"^- Llama 4's code and some texts call a growing logit factor a temperature, though as it grows it"
+        r"^- Llama 4's code and some texts call a growing multiplier of the logits a temperature, though as it grows it"
         r" (sharpens|flattens) attention\. - DeepSeek",
         block("Other models' query and logit scales"),
     )
@@ -2404,18 +2419,19 @@ def test_temperature_section_opens_with_its_multiplier_table():
     terms = [line.split(" | ")[0][2:] for line in table.strip().splitlines()[2:]]
     assert terms == [
         "temperature (attention temperature)",
-        "logit factor",
         "attention factor",
         "Llama 4's query scale $\\tau$ (temperature tuning)",
         "Scalable-Softmax",
         "logn attention (`use_logn_attn`)",
         "attention entropy",
     ], terms
-    assert cells("logit factor")[3] == "the factor itself"
+    assert cells("temperature (attention temperature)")[3] == "$1/t$"
     assert cells("Llama 4's query scale $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
     assert cells("Scalable-Softmax")[3] == "a learned multiple of the log of the number of tokens attended"
-    assert "| {ref}`Reading model code: Temperature rules <glossary-temperature>` |" in row("logit factor")
+    assert ", {ref}`Reading model code: Temperature rules <glossary-temperature>` |" in row(
+        "temperature (attention temperature)"
+    )
     assert "Careful" not in row("Llama 4's query scale $\\tau$ (temperature tuning)")
 
 
@@ -2772,6 +2788,8 @@ CITED_KEYS = {
     "needle-in-a-haystack test": {"hsieh2024ruler"},
     "sliding-window evaluation": {"press2022alibi"},
     "early token curse": {"press2021shortformer"},
+    "critical dimension": {"liu2023scaling"},
+    "lower bound on the base": {"men2024base"},
     "Scalable-Softmax": {"nakanishi2025scalable"},
     "attention sink": {"xiao2023streamingllm"},
     "FlashAttention": {"dao2022flashattention"},
@@ -3219,7 +3237,8 @@ def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_
     assert primer == formula, (primer, formula)
     assert "| a pair whose frequency a RoPE scaling leaves unchanged |" in row("kept (pair)")
     assert (
-        "| in YaRN and `llama3`, the pairs between those kept and those divided by $s$, which get a blend of the two"
+        "| in *NTK-by-parts*, YaRN and `llama3`, the pairs between those kept and those divided by $s$, which get a"
+        " blend of the two"
         " frequencies |" in row("ramp")
     )
     d, base, L, s = llama31_head()
@@ -3245,8 +3264,8 @@ def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_
 
 
 def test_chapter_10s_query_temperature_multiplies_the_logits():
-    """The notation block's $\\tau$ row: "Careful: chapter 10 calls it a temperature, but as a *logit factor* it
-    sharpens attention once above 1". The correction of chapter 10 stays in that collapsed block: the main line of
+    """The notation block's $\\tau$ row: "Careful: it multiplies the logits, so it sharpens attention once above 1".
+    The correction of chapter 10 stays in that collapsed block: the main line of
     "Temperature and query scales", before its table, names chapters only in its sentence on their wording, and
     neither tau nor "Careful". Chapter 10's words; transformers' Llama 4
     multiplies the queries by its scales, so each logit by tau; and a tau above 1 lowers the entropy of the softmax of
@@ -3259,8 +3278,7 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     assert "Chapter 10" not in main and "\\tau" not in main and "Careful" not in main, main
     assert re.findall(r"[Cc]hapters? \d+(?:(?:, | and )\d+)*", main) == ["Chapters 8 and 10"], main
     (direction,) = re.findall(
-        r"Careful: chapter 10 calls it a temperature, but as a \*logit factor\* it (sharpens|flattens) attention once"
-        r" above 1 \|",
+        r"Careful: it multiplies the logits, so it (sharpens|flattens) attention once above 1 \|",
         letters("$\\tau$"),
     )
     assert "Llama 4's query temperature" in chapter("10_rope_today")
@@ -3493,9 +3511,9 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
 
 
 def test_temperature_sections_opening_names_the_chapters_that_multiply():
-    """The visible opening of "Temperature and query scales": "Chapters 8 and 10 also call a growing multiplier of the
-    logits a temperature; here it is a logit factor". Each chapter named says "temperature" for such a multiplier, in
-    its own words; the tau row says chapter 10's name, "query temperature", and the effective scale row chapter 7's
+    """The visible opening of "Temperature and query scales": "Chapters 8 and 10 also call a multiplier that grows with
+    the position a temperature". Each chapter named says "temperature" for such a multiplier, in its own words; the
+    notation block's tau row says chapter 10's name, "query temperature", and its effective scale row chapter 7's
     "effective factor". That the multipliers grow and sharpen is
     :func:`test_temperature_section_opens_with_its_multiplier_table`'s and
     :func:`test_chapter_10s_query_temperature_multiplies_the_logits`'s."""
@@ -3504,8 +3522,7 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
     ((first, second),) = re.findall(
-        r"Chapters (\d+) and (\d+) also call a growing multiplier of the logits a temperature; here it is a logit"
-        r" factor\.",
+        r"Chapters (\d+) and (\d+) also call a multiplier that grows with the position a temperature\.",
         re.sub(r"\s+", " ", section),
     )
     words = {
@@ -3516,8 +3533,9 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     assert sorted(words) == [int(first), int(second)], (first, second)
     for n, said in words.items():
         assert said in chapter(names[n]), n
-    assert '; chapter 10 calls it a "query temperature" |' in row("Llama 4's query scale $\\tau$ (temperature tuning)")
-    assert '; chapter 7 calls it the "effective factor" |' in row("effective scale | 有效缩放比例")
+    assert '| a "query temperature" in chapter 10 and on the claims page.' in letters("$\\tau$")
+    assert "temperature" not in row("Llama 4's query scale $\\tau$ (temperature tuning)").split(" | ")[2]
+    assert '| "effective factor" in chapter 7 |' in letters("effective scale")
     assert "Dynamic NTK's effective factor is not the configuration's `factor` $s$." in chapter("07_beyond")
 
 
@@ -3627,3 +3645,119 @@ def test_context_parallelism_needs_global_positions():
     alibi = posenc.alibi_bias(1, 12)[0]  # [query, key] over the whole sequence
     assert abs(score(query, key) - score(query % chunk, key % chunk)) > 1e-6  # local positions: another angle
     assert alibi[query, key] != alibi[query % chunk, key % chunk]  # local positions: another bias
+
+
+# ---- round 98: the worked example's divisors on the main line, critical dimension, content factor, base bound ---
+
+
+def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
+    """The main line of "Longer inputs": "At twice $L$, a head like Llama 3.1's needs its slowest pair's frequency
+    halved to turn about as far as in training. Given a factor of 8, its rule `llama3` divides it by 8, and *dynamic
+    NTK*, set by the length, by 9." The stretch row's formula at 2L gives the halving, and the halved slowest pair's
+    angle at offset 2L - 1 is within a thousandth of training's at L - 1; transformers' `llama3` at Llama 3.1's head and
+    bounds, and its `dynamic` with L stored as `max_position_embeddings`, divide the slowest pair by the two numbers."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
+    visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
+    ((times, halved, factor, fixed, dynamic),) = re.findall(
+        r"At (\w+) \$L\$, a head like Llama 3\.1's needs its slowest pair's frequency (\w+) to turn about as far as in"
+        r" training\. Given a factor of (\d+), its rule `llama3` divides it by (\d+), and \*dynamic NTK\*, set by the"
+        r" length, by (\d+)\.",
+        visible,
+    )
+    d, base, L, s = llama31_head()
+    ell = {"twice": 2, "three times": 3}[times] * L
+    (stretch,) = re.findall(r"the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
+    assert evaluate(stretch, ell=ell, L=L) == {"halved": 2, "thirded": 3}[halved]
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    slowest = float(theta[-1])
+    assert abs((ell - 1) * slowest / evaluate(stretch, ell=ell, L=L) / ((L - 1) * slowest) - 1) < 1e-3  # about as far
+    assert float(factor) == s
+    llama3 = hf_llama3(d, base, s, 4.0, 1.0, L).double()
+    assert abs(slowest / float(llama3[-1]) - int(fixed)) < 1e-4 * int(fixed)  # float32 frequencies
+    dyn = hf_inv_freq(d, max_position_embeddings=L, seq_len=ell, rope_type="dynamic", rope_theta=base, factor=s)
+    assert abs(slowest / float(dyn.double()[-1]) - int(dynamic)) < 1e-4 * int(dynamic)
+
+
+def test_critical_dimension_row_is_twice_the_fast_pairs():
+    """The row "critical dimension": "the number of a head's dimensions whose pairs turn at least once in the trained
+    length: Liu et al. 2023's name for the boundary between fast and slow pairs", chapter 5's and chapter 10's words,
+    and chapter 5's "92 for $d = 128$, $b = 10^4$ and 4096 tokens", recomputed; at those settings and in Llama 3.1's
+    head, twice the number of fast pairs (the fast pair row's inequality) is the same count."""
+    assert row("critical dimension").startswith(
+        "| critical dimension | 临界维度 | the number of a head's dimensions whose pairs turn at least once in the"
+        " trained length: Liu et al. 2023's name for the boundary between fast and slow pairs |"
+    )
+    c5, c10 = chapter("05_decay"), chapter("10_rope_today")
+    ((dims, d, exp, L),) = re.findall(
+        r"call the dimensions whose pairs finish a full turn within the training length the \*critical dimension\*:"
+        r" (\d+) for \$d = (\d+)\$, \$b = 10\^(\d)\$ and (\d+) tokens\.",
+        c5,
+    )
+    assert "call the boundary of these pairs the *critical dimension*" in c10
+    (inequality,) = re.findall(
+        r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", row("fast pair")
+    )
+    for width, base, trained, expected in ((int(d), 10.0 ** int(exp), int(L), int(dims)), (*llama31_head()[:3], 70)):
+        theta = posenc.rope_inv_freq(width, base, dtype=torch.float64)
+        once = int((trained * theta >= 2 * math.pi).sum())  # a full turn within the trained length
+        fast = sum(evaluate(inequality, L=trained, theta=float(t)) for t in theta)
+        assert 2 * once == 2 * fast == expected, (width, base, once, fast)
+
+
+def test_content_factor_row_is_chapter_5s_largest_jump():
+    """The row "content factor": "in RoFormer's decay bound, the largest jump $\\lvert h_{i+1} - h_i\\rvert$ between the
+    weights of neighbouring pairs, with $h_i$ pair $i$'s query–key product in *complex form* and $h_{d/2} = 0$":
+    chapter 5's definition and its $h_i$; the bound itself is
+    :func:`test_mean_reach_bound_counts_d_over_2_partial_sums`'s, which also evaluates it."""
+    assert (
+        "| in RoFormer's decay bound, the largest jump $\\lvert h_{i+1} - h_i\\rvert$ between the weights of"
+        " neighbouring pairs, with $h_i$ pair $i$'s query–key product in *complex form* and $h_{d/2} = 0$ |"
+        in row("content factor")
+    )
+    c5 = chapter("05_decay")
+    assert "the **content factor**, $C(q, k) = \\max_i |h_{i+1} - h_i|$ with $h_{d/2} = 0$." in c5
+    assert "h_i = \\overline{q_{[i]}}\\,k_{[i]}" in c5
+
+
+def test_lower_bound_on_the_base_row_follows_chapter_5():
+    """The row "lower bound on the base": "a minimum RoPE base for a context length, from Men et al. 2024's requirement
+    that a *matching key*'s expected score stay at or above zero over the whole context": chapters 5's and 10's words,
+    and chapter 5's smallest base for 8192 tokens, recomputed: a matching key's expected score, 2 sum_i cos(r theta_i)
+    for a standard Gaussian query, stays at or above zero for every r < 8192 at that base, not at base 10^4."""
+    assert (
+        "| a minimum RoPE base for a context length, from Men et al. 2024's requirement that a *matching key*'s"
+        " expected score stay at or above zero over the whole context |" in row("lower bound on the base")
+    )
+    c5, c10 = chapter("05_decay"), chapter("10_rope_today")
+    assert "require $E(r) \\ge 0$ over the whole context, and derive from that a lower bound on the base." in c5
+    assert "derive from that a lower bound on the base for a given context length" in c10
+    ((length, thousands, units),) = re.findall(
+        r"the smallest that keeps \$E\(r\) \\ge 0\$ for every \$r < (\d+)\$ is \$(\d+)\\,(\d+)\$", c5
+    )
+    smallest = thousands + units
+    r = torch.arange(int(length), dtype=torch.float64)
+    g = torch.Generator().manual_seed(0)
+    for base, keeps in ((float(smallest), True), (1e4, False)):
+        theta = posenc.rope_inv_freq(128, base, dtype=torch.float64)
+        expected = 2 * torch.cos(r[:, None] * theta).sum(1)
+        assert bool((expected >= 0).all()) == keeps, base
+    q = torch.randn(20_000, 128, generator=g, dtype=torch.float64)  # the expectation, sampled at one distance
+    theta = posenc.rope_inv_freq(128, 1e4, dtype=torch.float64)
+    score = (q * (posenc.rope_matrix(300, 128, dtype=torch.float64) @ q.T).T).sum(1)
+    assert abs(float(score.mean()) - float(2 * torch.cos(300 * theta).sum())) < 0.5
+
+
+def test_letters_blocks_stretch_row_quotes_chapter_8s_fixed_factor():
+    """The notation block's row "stretch": "in chapter 8, also a fixed factor: "one stretch for every input", with ×8
+    for one fixed at 8": chapter 8's table of words, and the page's stretch row, which depends on the input."""
+    ((quoted, mark, value),) = re.findall(
+        r"\| stretch \| \$\\max\(\\ell/L, 1\)\$, set by each input \| in chapter 8, also a fixed factor:"
+        r' "([^"]+)", with ×(\d+) for one fixed at (\d+) \|',
+        letters("stretch"),
+    )
+    assert mark == value
+    assert f"| fixed | {quoted}, short ones included; *×{mark}* marks it fixed at {value} |" in chapter(
+        "08_extrapolation"
+    )
+    assert "$\\max(\\ell/L, 1)$" in row("stretch | 拉伸")

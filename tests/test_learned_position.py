@@ -724,6 +724,13 @@ def worst_fixed(name):
     return [min(full["metrics"][name][s]["passkey_by_distance"].values()) for s in seeds]
 
 
+def chapter_markdown():
+    """Chapter 11's markdown cells, every run of whitespace one space."""
+    notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
+
+
 def test_kerple_and_alibi_stay_within_003_nats_of_the_trigram():
     """ "Both stay within 0.03 nats of the trigram's 0.72 at $2L$, $4L$ and $8L$ in every seed." """
     config, _, seeds, _ = saved_run()
@@ -800,7 +807,8 @@ def test_kerple_keeps_the_passkeys_on_average_and_alibi_does_not():
 def test_fire_and_cope_find_every_passkey_nope_in_4_of_5_seeds_kerple_and_alibi_in_fewer():
     """ "Like T5, they find every passkey, at random and at each fixed distance. NoPE does in 4 of 5 seeds: it misses
     1 of 64 probes 384 tokens back, in one seed. KERPLE and ALiBi do in fewer seeds" (the appendix's box), and the
-    takeaways' FIRE and CoPE entries "its position term hides no far passkey" (every seed, every distance)."""
+    takeaways' FIRE and CoPE entries "loss raised; finds every passkey" (every seed, every distance)."""
+    assert "| loss raised; finds every passkey | loss raised; finds every passkey |" in chapter_markdown()
     config, full, seeds, _ = saved_run()
     n = config["eval_lengths"][-1]
     every_both = {
@@ -855,9 +863,7 @@ def test_raised_losses_stay_below_uniform_guessing_and_nope_ends_near_ln_16():
     assert all(a < math.log(corpus.n_tokens) for m in table for a in loss_8L(m))
     assert abs(sum(loss_8L("none")) / len(seeds) - math.log(corpus.vocab_size)) < 0.05
     assert all(abs(a - math.log(corpus.vocab_size)) < 0.1 for a in loss_8L("none"))
-    notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
-    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-    text = " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
+    text = chapter_markdown()
     assert "without position encoding is within a tenth of a nat of $\\ln 16 \\approx 2.77$ nats" in text
     assert "that of a uniform guess among the 16 filler symbols, in every seed" in text
     assert "No model in the table breaks." in text
@@ -976,12 +982,16 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
 
 
 def test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_filler_needs():
-    """The section: "The query's own token keeps its bias, as its $u$ stays 0. So, at equal content scores, a later
+    """The FIRE section: "The query's own token keeps its bias, as its $u$ stays 0. So, at equal content scores, a later
     query gives each key 1 to 63 back more weight relative to its own token" (with the gains above 0.2 of the test
-    above). The appendix's box: "The query's own token keeps its bias", "Each key 2 to 63 back gains at least 0.26
-    more than the key one back" (the gain: the bias from the last of 512 tokens minus that from the last of 64, at
-    the same distance) and its untested guess, "a later query lifts every key 2 to 63 back more than these two,
-    moving weight away from them"."""
+    above). The experiment section's untested guess, "a later FIRE query raises the bias of the keys 2 to 63 back more
+    than that of its own token and the one before". The appendix's box: "The query's own token keeps its bias",
+    "Each key 2 to 63 back gains at least 0.26 more than the key one back" (the gain: the bias from the last of 512
+    tokens minus that from the last of 64, at the same distance) and its untested guess, "a later query lifts every
+    key 2 to 63 back more than these two, moving weight away from them"."""
+    assert "a later FIRE query raises the bias of the keys 2 to 63 back more than that of its own token" in (
+        chapter_markdown()
+    )
     config, *_ = saved_run()
     L = config["train_length"]
     short, long = learned_heads("fire", L), learned_heads("fire", config["eval_lengths"][-1])
@@ -1188,3 +1198,40 @@ def test_chapter_11_config_guards():
     assert 2 * n_edges == 62 and fire.mlp[0].out_features == 64 and exact < 1e-9
     assert FireBias(1).mlp[0].out_features == 32
     assert experiment_config()["model"]["d_model"] ** -0.5 == 0.125
+
+
+def test_alibi_needs_exactly_half_its_slope_times_the_span():
+    """Exercise 2's answer: the constant "must exceed slope × span / 2. For ALiBi that bound is also enough, on any
+    set of positions, so it is exact." The smallest constant that leaves -m|x_a - x_b| + lambda free of negative
+    eigenvalues is m * span / 2, on adjacent and on random positions: 2 and 4 on the exercise's two and three
+    positions one step apart, slope 4."""
+    assert "For ALiBi that bound is also enough, on any set of positions, so it is exact." in chapter_markdown()
+    g = torch.Generator().manual_seed(0)
+    sets = [torch.arange(n, dtype=torch.float64) for n in (2, 3, 5, 17, 60)]
+    sets += [
+        torch.randperm(500, generator=g)[: int(n)].to(torch.float64) * 0.37
+        for n in torch.randint(2, 40, (30,), generator=g)
+    ]
+    for n_set, x in enumerate(sets):
+        slope = 4.0 if n_set < 2 else (4.0, 0.5, 1 / 256)[n_set % 3]
+        kernel = -slope * (x[:, None] - x[None, :]).abs()
+        half = slope * (x.max() - x.min()).item() / 2
+        assert abs(smallest_psd_constant(kernel) / half - 1) < 1e-6, (n_set, len(x))
+        assert n_set >= 2 or half == (2.0, 4.0)[n_set]  # the exercise's answer
+        # just below the bound a negative eigenvalue remains, just above it none
+        assert torch.linalg.eigvalsh(kernel + 0.99 * half).min() < 0 < torch.linalg.eigvalsh(kernel + 1.01 * half).min()
+
+
+def test_narrowed_wordings():
+    """The wordings a truth audit found overstated, and their narrower forms. CoPE on the counting task "counts mostly
+    labels, one per sentence": the notebook asserts, on its live seed, a mean gate above 0.5 on
+    labels and below it on fillers and padding, and that each step of k gains more from its label than from its
+    sentence's fillers. KERPLE's and FIRE's bias "can be written as a FlexAttention `score_mod`": the notebook's
+    last-but-one cell checks each against SDPA with the stored bias, eagerly on the CPU; no compiled or GPU kernel
+    is checked, so the chapter claims no fused speed."""
+    text = chapter_markdown()
+    assert "On a small task, CoPE counts sentences." not in text
+    assert "On a small task, CoPE counts mostly labels, one per sentence." in text
+    assert "FlexAttention can compute it score by score" not in text
+    assert "so each can be written as a FlexAttention `score_mod`, a function of one score and its indices." in text
+    assert "its position term hides no far passkey" not in text

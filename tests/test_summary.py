@@ -683,7 +683,8 @@ def _nope_behaviour_row():
 
 def _yarn_fix_row() -> list[str]:
     """The fixes table's YaRN row: "keep the pairs that turn more than 32 times within L, slow by s those that turn
-    less than once, and ramp those between. Also multiply the scores by a factor that grows with s": chapter 7's
+    less than once, and slow those between partway, the slower ones more. Also multiply the scores by a factor that
+    grows with s": chapter 7's
     bands (YaRN's
     defaults, Hugging Face's betas 32/1 in the saved run's sensitivity arm); DeepSeek-V3 and Qwen2.5
     (_trained_fixed_factor_row)."""
@@ -698,7 +699,8 @@ def _yarn_fix_row() -> list[str]:
     assert (paper["beta_fast"], paper["beta_slow"]) == (32, 1), paper
     assert (
         "| YaRN | keep the pairs that turn more than 32 times within $L$, slow by $s$ those that turn less than once,"
-        " and ramp those between. Also multiply the scores by a factor that grows with $s$ |"
+        " and slow those between partway, the slower ones more. Also multiply the scores by a factor that grows with"
+        " $s$ |"
     ) in page_text()
     return [f"{paper['beta_fast']:.0f}"]
 
@@ -939,7 +941,7 @@ def _ntk_fix_row() -> None:
             assert bool((slowed[1:-1] > 1).all() and (slowed[1:-1] < s).all()), (d, s)
     row = (
         "| NTK-aware scaling, named after the neural tangent kernel | raise the base with $s$: the fastest pair keeps"
-        " its speed, the slowest is slowed by $s$ | — | Qwen-7B, dynamic |"
+        " its speed, the slowest is slowed by $s$. Qwen-7B's variant is dynamic | — | Qwen-7B |"
     )
     assert row in source().splitlines(), row
     # "named after the neural tangent kernel": chapter 7's block on the name, and the glossary's row
@@ -988,8 +990,8 @@ def _factor_not_length_ratio() -> tuple[list[str], list[str]]:
     row = re.search(r"^\| extension factor \|.*\|$", glossary, flags=re.M)  # the glossary's term for `factor`
     assert row and "`factor`" in row.group(0), row
     assert (
-        "Each fix below slows some pairs. All but the larger base slow the slowest pair by a factor $s$, the"
-        " *extension factor*, and no pair by more. A *dynamic* fix picks $s$ from each input's length." in (page_text())
+        "Each fix below slows some pairs; all but the larger base slow the slowest pair by a factor $s$, the"
+        " *extension factor*, and none more. A *dynamic* fix picks $s$ from each input's length." in (page_text())
     )
     # the summary writes the config's factor s and the input's ratio n/L apart, never one for the other
     summary = (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
@@ -1135,9 +1137,9 @@ def _overview_examples():
         for r in top
         if r.startswith("|") and not re.fullmatch(r"\|[-| :]+\|", r.strip())
     }
-    # the fixes table's last two columns, "trained past L" and "added at test time": a row's models are both, with the
-    # dash of an empty cell left out
-    assert "| fix | what it does to RoPE | trained past $L$ | added at test time |" in top
+    # the fixes table's last two columns, "models trained with it" and "models that add it at test time": a row's
+    # models are both, with the dash of an empty cell left out
+    assert "| fix | what it does to RoPE | models trained with it | models that add it at test time |" in top
     fix_names = ("larger base", "PI, position interpolation", "NTK-aware", "YaRN", "Llama 3.1's rule")
     fix_columns = {
         _table_cells(r)[0]: _table_cells(r)[2:]
@@ -1182,7 +1184,7 @@ def _overview_examples():
         # configuration_qwen.py) defaults to use_dynamic_ntk=True, and its modeling_qwen.py raises the base only when
         # `not self.training` and the input exceeds seq_length; the claims formula row lists no learned parameters.
         "NTK-aware scaling, named after the neural tangent kernel": (
-            "Qwen-7B, dynamic",
+            "Qwen-7B",
             "| NTK-aware and dynamic NTK scaling",
             [],
         ),
@@ -1233,9 +1235,8 @@ def _overview_examples():
     # fix starts from, and a config that sets it); the column "added at test time": Qwen-7B (dynamic) and Qwen2.5;
     # Llama 3, whose base comes from pre-training with no stage before, is in neither
     fix_models = {m.strip() for name, cell in overview.items() if name.startswith(fix_names) for m in cell.split(",")}
-    fix_models -= {"dynamic"}  # the NTK-aware row's qualifier of Qwen-7B, not a model
     assert trained_past == {"Code Llama", "Gemma 3 4B to 27B", "DeepSeek-V3", "Llama 3.1"} and len(fixes) == 4
-    assert at_test_time == {"Qwen-7B, dynamic", "Qwen2.5"}, at_test_time
+    assert at_test_time == {"Qwen-7B", "Qwen2.5"}, at_test_time
     assert fix_models == trained_past | {"Qwen-7B", "Qwen2.5"} and "Llama 3" not in fix_models, fix_models
     # the block: "Code Llama raised its base for training at a longer length" (its config, above: a base above the one
     # it was pre-trained with, and a trained length above the one before)
@@ -1358,8 +1359,8 @@ def _overview_examples():
     assert all("$s$" in cell for name, cell in by_s.items() if name.startswith(("PI", "NTK-aware", "YaRN"))), by_s
     assert by_s["Llama 3.1's rule"].startswith("like YaRN"), by_s["Llama 3.1's rule"]
     assert (
-        "Each fix below slows some pairs. All but the larger base slow the slowest pair by a factor $s$, the"
-        " *extension factor*, and no pair by more. A *dynamic* fix picks $s$ from each input's length." in (page_text())
+        "Each fix below slows some pairs; all but the larger base slow the slowest pair by a factor $s$, the"
+        " *extension factor*, and none more. A *dynamic* fix picks $s$ from each input's length." in (page_text())
     )
     # ... each rule with s, at widths, bases and lengths whose slowest pair turns less than once within L (a slow pair,
     # as the page defines it): the slowest pair slowed by s, and no pair by more. PI, YaRN (betas 32/1, the YaRN row's)
@@ -1460,8 +1461,10 @@ def _overview_examples():
     )
     assert "| slow pair | 慢速对 | a pair that turns less than once over those offsets" in glossary_pairs
     assert (
-        "RoPE's *slow* pairs turn less than once within $L$, so past $L$ they meet new angles." in page_text()
-    )  # the main line; the fast pairs in the block on turns
+        "RoPE's *slow* pairs turn less than once over the training offsets, up to $L - 1$, so past $L$ they meet new"
+        " angles." in page_text()
+    )  # the main line, in the glossary's terms: (L - 1) theta below one turn; the fast pairs in the block on turns
+    assert "turn less than once within $L$, so past $L$" not in page_text()  # L / wavelength is not the page's test
     assert (
         "RoPE's *fast* pairs turn at least once over the offsets seen in training, so training shows them angles all"
         " around the circle. </details>"
@@ -2365,7 +2368,8 @@ RULES: dict[str, tuple] = {
     # Llama 3.1's ramp from 1 to 4 turns, against YaRN's 32 (_other_fixes_block checks the row's words and numbers)
     "| Llama 3.1's rule | like YaRN": (lambda: _other_fixes_block() and ["4"], "3.1 _ 3.1"),
     # NTK-aware scaling: Qwen-7B (_overview_examples)
-    "| NTK-aware scaling, named after the neural tangent kernel |": (lambda: _overview_examples(), "7"),
+    # Qwen-7B twice: "Qwen-7B's variant is dynamic" and the column of models that add it at test time
+    "| NTK-aware scaling, named after the neural tangent kernel |": (lambda: _overview_examples(), "7 7"),
     "| NoPE, no position encoding |": (_nope_layers_row, "1 4 3"),  # chapter 1; Llama 4, SmolLM3
     # what chapters 7 and 10 add to RoPE
     "| method | what it is and changes": (lambda: [], "7 10"),
@@ -2704,7 +2708,8 @@ def _shakespeare_keeps() -> None:
 
 
 def _shakespeare_main_line() -> list[str]:
-    """The grid section's "Yet on Shakespeare's plays chapter 8 sees the same contrast. From L to 4L, the loss of plain
+    """The grid section's "Yet on Shakespeare's plays, in three seeds, RoPE's loss rises from L to 4L, while ALiBi's and
+    KERPLE's do not", and the block's "From L to 4L, the loss of plain
     RoPE, dynamic PI and the sinusoidal encoding rises by over 0.8 nats, while ALiBi's and KERPLE's barely change":
     each seed of the three rises by more than 0.8 nats and each of ALiBi's and KERPLE's changes by less than 0.05
     (_shakespeare_keeps), on chapter 8's Shakespeare, the tiny-Shakespeare plays; and the block's "There the loss
@@ -2716,8 +2721,26 @@ def _shakespeare_main_line() -> list[str]:
     quote(C8, "So a model that copes with positions past $L$ gets a *lower* loss")
     text = text_run()
     assert str(4 * text["config"]["train_length"]) in next(iter(text["metrics"]["rope"].values()))["loss"]
-    sentence = "Yet on Shakespeare's plays, from $L$ to $4L$, chapter 8 sees the same contrast."
+    sentence = (
+        "Yet on Shakespeare's plays, in three seeds, RoPE's loss rises from $L$ to $4L$, while ALiBi's and KERPLE's do"
+        " not."
+    )
     assert sentence in page_text(), sentence
+    # "in three seeds": the text run's seeds; "RoPE's loss rises ... ALiBi's and KERPLE's do not": plain RoPE's loss at
+    # 4L above its loss at L in every seed (by more than 0.8: _shakespeare_keeps), ALiBi's and KERPLE's at 4L at or
+    # below theirs at L in every seed
+    assert len(text["config"]["seeds"]) == 3
+    L_text, four_text = str(text["config"]["train_length"]), str(4 * text["config"]["train_length"])
+    for arm, rises in (("rope", True), ("alibi", False), ("kerple", False)):
+        changes = [r["loss"][four_text] - r["loss"][L_text] for r in text["metrics"][arm].values()]
+        assert all((d > 0) == rises for d in changes), (arm, changes)
+    # the block's "ALiBi's loss there is not the lowest: at 4L, KERPLE's and FIRE's are lower in every seed": seed by
+    # seed, the same seed index (the runs list their seeds in the same order)
+    assert "ALiBi's loss there is not the lowest: at $4L$, KERPLE's and FIRE's are lower in every seed." in page_text()
+    alibi_4l = {k: r["loss"][four_text] for k, r in text["metrics"]["alibi"].items()}
+    for arm in ("kerple", "fire"):
+        assert text["metrics"][arm].keys() == alibi_4l.keys(), arm
+        assert all(r["loss"][four_text] < alibi_4l[k] for k, r in text["metrics"][arm].items()), arm
     assert (
         "**Shakespeare.** From $L$ to $4L$, the loss of plain RoPE, dynamic PI and the sinusoidal encoding rises by"
         " over 0.8 nats, while ALiBi's and KERPLE's barely change. There the loss covers every character of held-out"
@@ -3457,7 +3480,7 @@ def _decay_item() -> list[str]:
     # reach, whose curve RoFormer plots (quoted below)
     item = (
         "Averaged over chapter 5's random queries, a key equal to its query scores less farther away, but only as a"
-        " trend. The RoPE paper's decay curve is not a score: it is one factor of a loose upper bound on the score."
+        " trend. The RoPE paper's falling curve is not this score, only one factor of a loose upper bound on it."
     )
     assert item in page, item
     quote(C5, "RoFormer's decay curve plots the mean reach")
@@ -3485,8 +3508,17 @@ def _decay_item() -> list[str]:
     for (m_near, se_near), (m_far, se_far) in itertools.pairwise(means[:4]):
         assert m_near - m_far > 4 * math.hypot(se_near, se_far), means
     assert 1000 < int(first) < zero < 10_000  # "over the first few thousand positions"
+    # the block's lead, the idea before the numbers: "a matching key's average score falls in ripples, then swings
+    # around zero" (the doubling averages and the first dip below zero, asserted above and below); "The RoPE paper
+    # bounds a score's size by a content factor times a factor of the distance alone, and its curve plots that second
+    # factor": chapter 5's bound, |s(r)| <= C(q, k) times d/2 times the mean reach, and the curve of the mean reach
+    # (quoted above); the falling curve of the main line: chapter 5's "it falls, then levels off"
+    quote(C5, "It is one factor of an upper bound on the score; it falls, then levels off")
     opening = (
-        "<details><summary>What the average is over</summary> Chapter 5 draws random queries and keys for a head of"
+        "<details><summary>What the average is over</summary> In short: a matching key's average score falls in"
+        " ripples, then swings around zero. The RoPE paper bounds a score's size by a content factor times a factor"
+        " of the distance alone, and its curve plots that second factor. Chapter 5 draws random queries and keys for a"
+        " head of"
         " 128 dimensions and base $10^4$. A key unrelated to its query scores zero on average, with the same spread at"
         f" every distance. A key equal to its query scores highest, on average, at distance {largest}."
     )
@@ -4572,11 +4604,12 @@ def prose_expected() -> list[str]:
         # (_alibi_item); item 10's block "Also in current code": gpt-oss's factor 32, chapter 10 (_current_code_block)
         ["5", "16", *decay, *_alibi_item()]
         + _current_code_block()
-        # the section "RoPE past the training length": the worked example of turns within L (_turns_example); the
+        # the section "RoPE past the training length": the slow pairs' offsets up to L - 1; the worked example of turns
+        # within L (_turns_example); the
         # opening of the block under the fixes table: Qwen-7B's config flag and Qwen2.5's user edit, Qwen2.5's cards;
         # the main line under the fixes table, a fixed factor in chapter 8's models (asserted in _overview_examples);
         # Llama 3, whose larger base is from pre-training; the pointer to chapter 8's fixed factor
-        + [*_turns_example(), "8", "7", "2.5", "3", "2.5", "8"]
+        + ["1", *_turns_example(), "8", "7", "2.5", "3", "2.5", "8"]
         # the block "Other fixes": Llama 3.1's ramp, Scout's step by 16, Phi-3, Gemma 4 (_other_fixes_block); the
         # config's `factor` against s (_config_factor_note); Llama 3.1's factor 8 for inputs 16 times longer, Gemma
         # 3's 8 for 4 times (_factor_not_length_ratio), Gemma 3's bases by layer (_gemma3_layer_bases); Qwen-7B's rule
@@ -4591,14 +4624,15 @@ def prose_expected() -> list[str]:
         # the grid's heading, chapter 8; its lesson, then its setup: L = 64, tested on 512; the grades: breaks above
         # ln 28 (_breaks_row), the 28 tokens; under the grid, Shakespeare (_shakespeare_main_line); the block on the
         # grid's heads (_grid_heads_block)
-        ["8", str(L), str(longest), ln_vocab, vocab, *_shakespeare_main_line(), *_grid_heads_block()]
+        ["8", str(L), str(longest), ln_vocab, vocab, "7", *_shakespeare_main_line(), *_grid_heads_block()]
         # the block "Grades, seeds and passkeys": the trigram's loss at 8L (the block's Loss, asserted with the key);
         # the 28 tokens, 16 filler symbols and 10 digits, the floor ln 2; the seed groups, T5 among them
         # (_seed_overlaps); why: T5's buckets past L, chapter 11; the shorter run (_rope_raised_in_shorter_run)
         + [trigram, vocab, filler_n, digits, vocab, ln_vocab, str(branching), floor, "5", "5"]
         + [*said(C8, r"T5's buckets for distances of (\d+) and"), str(L), "11", *_rope_raised_in_shorter_run()]
-        # Shakespeare, from L to 4L, over 0.8 nats (_shakespeare_main_line, _shakespeare_keeps)
-        + ["4", "0.8"]
+        # Shakespeare, from L to 4L, over 0.8 nats (_shakespeare_main_line, _shakespeare_keeps); ALiBi not the lowest
+        # at 4L
+        + ["4", "0.8", "4"]
         # the passkeys: the grid's column, random distances up to 510 back (asserted with the key); the probes at
         # random distances over the five seeds, 640, 128 a seed, and the 320 496 back; the rounding rule's 100 % and
         # over 99 %; the rows that find fewer 496 back; the far key's position 14 (_key_496_position); the shares that
@@ -4630,8 +4664,8 @@ def prose_expected() -> list[str]:
         # (_fixed_as_dynamic_row), and at L raises PI's loss from plain RoPE's 0.74 to about 4 nats, and YaRN's to
         # 0.87, in every seed (_overview_examples)
         + ["8", str(s), str(s), plain_at_L, pi_at_L, *betas, yarn_at_L]
-        # the takeaways: chapter 8, at 8L (test_takeaways_restate_checked_claims)
-        + ["8", "8"],
+        # the takeaways: chapter 8, at 8L; chapter 10 (test_takeaways_restate_checked_claims)
+        + ["8", "8", "10"],
         # the grid's details: its heading names chapter 8; its result at 8L, the passkeys kept at 95 %
         # (_claims_results)
         ["8"],
@@ -5192,7 +5226,10 @@ def _seed_column(run: str, n: int) -> str:
 #: The verdict grid's header: one row per run, sorted by the loss; the trained encodings first, then, under
 #: :data:`GRID_SEPARATOR`, the runs that rescale plain RoPE's models at test time.
 GRID_HEADER = "| at $8L$, no further training; means of five seeds | loss past $L$ | passkeys found |"
-GRID_SEPARATOR = "| *dynamic: RoPE's models, slowest pair slowed by $n/L$ at test time* | | |"
+GRID_SEPARATOR = (
+    "| *dynamic: RoPE's models at test time, slowest pair slowed by $n/L$ for an input of $n$ tokens; YaRN and NTK"
+    " milder than the fixes table's YaRN and Qwen-7B* | | |"
+)
 
 
 def test_verdict_grid_grades_each_run_as_chapter_8_does():
@@ -5218,6 +5255,22 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         rule, _ = experiment_scaling(run_config, scaling, max(run_config["eval_lengths"]))
         assert abs(float(theta[-1] / rule.inv_freq(head)[0].double()[-1]) - ratio) < 1e-6, scaling
     assert int(_slowest_stretch(run_config)) == ratio == 8
+    # the sub-header's "for an input of n tokens; YaRN and NTK milder than the fixes table's YaRN and Qwen-7B", and the
+    # sentence under the grid, "Slowing pairs as much as the fixes table's YaRN and Qwen-7B do lowers both losses, but
+    # they stay *raised*": at 8L the grid's YaRN (betas 2/1) slows no pair more than the YaRN row's betas 32/1 and
+    # pairs 1 and 2 less (_milder_yarn); the grid's NTK slows the slowest pair by 8, Qwen-7B's rule by 15, which the
+    # saved run's `factor` 2 arm matches, with the same raised base for every pair; with those two arms (the saved
+    # run's "yarn b32" and "dynamic f2") the mean loss past L at 8L is lower and still *raised*
+    _milder_yarn(run_config)
+    longest_n, train_n = max(run_config["eval_lengths"]), run_config["train_length"]
+    f2 = run_config["sensitivity"]["dynamic f2"]["factor"]
+    assert int(_slowest_stretch(run_config, f2)) == _qwen_alpha(longest_n, train_n) == 15 > ratio
+    for grid_arm, table_arm in (("rope+yarn", "rope+yarn b32"), ("rope+dynamic", "rope+dynamic f2")):
+        assert float(loss(table_arm, longest_n)) < float(loss(grid_arm, longest_n)), table_arm
+        assert _graded(table_arm, longest_n) == _graded(grid_arm, longest_n) == "raised", table_arm
+    assert (
+        "Slowing pairs as much as the fixes table's YaRN and Qwen-7B do lowers both losses, but they stay *raised*."
+    ) in page_text()
     trained_rows, rescaled_rows = body[:cut], body[cut + 1 :]
     rows = trained_rows + rescaled_rows
     longest = max(load_results("extrapolation", check=False)["config"]["eval_lengths"])
@@ -5256,9 +5309,10 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         "Tiny two-layer models train",
         "A loss is *fine* within a tenth of a nat",
         GRID_HEADER,
+        "Slowing pairs as much as the fixes table's YaRN and Qwen-7B do lowers both losses",
         "The passkey is the input's only digit",
         "With tiny models, synthetic filler and one training setup",
-        "Yet on Shakespeare's plays, from $L$ to $4L$, chapter 8 sees the same contrast",
+        "Yet on Shakespeare's plays, in three seeds, RoPE's loss rises from $L$ to $4L$",
         "<summary>Grades, seeds and passkeys</summary>",
         "The {ref}`claims page <claims-grid>` gives the setup",
         "Plain RoPE finds every passkey at $L$",
@@ -5675,7 +5729,7 @@ def test_intro_opening_names_what_its_table_leaves_out():
     assert "SmolLM3 and Llama 4 leave every fourth layer without RoPE." in intro
     quote(C10, "SmolLM3 drops RoPE from every fourth layer")
     # the roadmap's chapter 10: "raise the base or set one per layer type"
-    assert "Some turn only part of each head, raise the base or set one per layer type," in intro
+    assert "Some rotate only part of each head, raise the base or set one per layer type," in intro
     quote(C10, "A config can also give each type of layer its own base")
     assert "Most of the book's encodings put position in one of three places" in intro
     assert "Chapter 3's method of Shaw et al. adds learned vectors to the keys and the values, one per clipped" in intro
@@ -6032,7 +6086,10 @@ def test_glossary_rows_follow_the_chapters():
     )
     # tau: chapter 10 calls the multiplier a temperature
     quote(C10, "Llama 4's query temperature", "which acts as one over a temperature")
-    tau = "Careful: chapter 10 calls it a temperature, but as a *logit factor* it sharpens attention once above 1 |"
+    tau = (
+        'a "query temperature" in chapter 10 and on the claims page. Careful: it multiplies the logits, so it sharpens'
+        " attention once above 1 |"
+    )
     assert tau in glossary
     # p-RoPE: Gemma 4's global layers use transformers' proportional type
     quote(C10, "Gemma 4's global layers use the `proportional` RoPE type")
@@ -6044,7 +6101,8 @@ def test_glossary_rows_follow_the_chapters():
 
 def test_reading_code_page_numbers():
     """Reading model code: the ramp formula's divisors, YaRN's 32-turn bound, Scout-Instruct's llama3
-    settings, the longer training past 8L, NTK's base, DeepSeek's two logit factors' product, and bfloat16's spacing."""
+    settings, the longer training past 8L, NTK's base, DeepSeek's two logit multipliers' product, and bfloat16's
+    spacing."""
     raw = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
     page = " ".join(raw.split())
     d, base, L, s = 128, 500_000.0, 8192, 8.0
@@ -6601,8 +6659,8 @@ def test_nope_note_reads_transformers_llama4_and_smollm3():
     found = re.search(
         r"The grid's NoPE model has no encoding in any layer, unlike Llama 4 and SmolLM3, which drop RoPE from one"
         r" layer in (\w+)\. Llama 4 also multiplies the queries of those layers by a factor that is 1 for the first"
-        r" (\d) (\d{3}) positions\. Then it grows in steps with the log of the number of whole (\d) (\d{3})-token"
-        r" spans\.",
+        r" (\d) (\d{3}) positions\. Then it grows in steps with the log of one plus the number of whole"
+        r" (\d) (\d{3})-token spans\.",
         page,
     )
     assert found, "the NoPE note's two sentences"
@@ -6810,29 +6868,66 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
 
 
 def test_takeaways_restate_checked_claims():
-    """The page's last section, "Takeaways": three bullets, each a claim the page checks elsewhere. "RoPE's score
-    depends only on the offset": item 4's check (test_item_4_rope_is_relative_and_learns_nothing). "Past L, RoPE's slow
-    pairs meet new angles; fixes slow them": a slow pair turns less than once within L, so its angle at position L lies
-    past every angle of positions 0 to L - 1 (the grid's heads, five such pairs), and every fix of the fixes table
-    slows the slowest pair (_overview_examples). "In chapter 8, only ALiBi and KERPLE keep the loss fine at 8L": the
-    grid's *fine* rows."""
+    """The page's last section, "Takeaways": four bullets, each a claim the page checks elsewhere or here.
+    "RoPE's score depends on the positions only through the offset": item 4's check (shift invariance,
+    test_item_4_rope_is_relative_and_learns_nothing); the score also depends on the query and key, so "depends only on
+    the offset" would be false (a check below). "Past L, RoPE's slow pairs meet new angles; fixes slow them": a slow
+    pair, the glossary's, turns less than once over the offsets of training, up to L - 1, so past L it meets angles
+    outside the arc those offsets cover (the grid's heads, five such pairs), and every fix of the fixes table slows
+    the slowest pair (_overview_examples). "In chapter 8, with no further training, only ALiBi and KERPLE keep the loss
+    fine at 8L": the grid's *fine* rows; the fine-tuned RoPE, PI and YaRN runs are *fine* at 8L too, so the bullet
+    needs its condition. "Chapter 10's models all use RoPE; most raise its base or slow its pairs for long inputs":
+    chapter 10's seventeen configs, each with a rotated part; more than half with a base above 10^4 or a scaling
+    that slows pairs for long inputs."""
     summary = (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
     tail = summary[summary.index("## Takeaways") :]
     assert tail.count("## ") == 1  # the page's last section
     bullets = [line[2:] for line in tail.splitlines() if line.startswith("- ")]
     assert bullets == [
-        "RoPE's score depends only on the offset.",
+        "RoPE's score depends on the positions only through the offset.",
         "Past $L$, RoPE's slow pairs meet new angles; fixes slow them.",
-        "In chapter 8, only ALiBi and KERPLE keep the loss fine at $8L$.",
+        "In chapter 8, with no further training, only ALiBi and KERPLE keep the loss fine at $8L$.",
+        "Chapter 10's models all use RoPE; most raise its base or slow its pairs for long inputs.",
     ], bullets
+    # bullet 1: shift invariance (item 4's test); and at one offset the score changes with the query's content, so the
+    # positions, not the score, are what depend only on the offset
     test_item_4_rope_is_relative_and_learns_nothing()
+    d = 16
+    g = torch.Generator().manual_seed(1)
+    q1, q2, k = (torch.randn(d, generator=g, dtype=torch.float64) for _ in range(3))
+    c, s = posenc.rope_cos_sin(torch.tensor([5, 9]), d, dtype=torch.float64)
+    scores = [float(posenc.apply_rope(q, c[1], s[1]) @ posenc.apply_rope(k, c[0], s[0])) for q in (q1, q2)]
+    assert abs(scores[0] - scores[1]) > 1e-3, scores
+    assert "depends only on the offset" not in page_text()
+    # bullet 2, with the glossary's slow pair: (L - 1) theta below one turn
     config = load_results("extrapolation", check=False)["config"]
     L, longest = config["train_length"], max(config["eval_lengths"])
     head = config["model"]["d_model"] // config["model"]["n_heads"]
     theta = posenc.rope_inv_freq(head).double()
-    slow = L * theta < 2 * math.pi
+    slow = (L - 1) * theta < 2 * math.pi
     assert int(slow.sum()) == 5, slow
-    assert bool(((L * theta[slow]) % (2 * math.pi) > (L - 1) * theta[slow]).all())
+    offsets = torch.arange(L + 1, longest + 1, dtype=torch.float64)
+    angles = (offsets[:, None] * theta[slow]) % (2 * math.pi)
+    assert bool((angles > (L - 1) * theta[slow]).any(0).all())  # each slow pair meets an angle training never showed
+    glossary = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    assert "| slow pair | 慢速对 | a pair that turns less than once over those offsets" in glossary
+    # bullet 3: the grid's fine rows; the fine-tuned runs are fine as well, hence "with no further training"
     assert longest == 8 * L
     fine = {name for name, r in VERDICT_RUNS.items() if _graded(r, longest) == "fine"}
     assert fine == {"ALiBi", "KERPLE"}, fine
+    fine_tuned = ("rope ft", "rope+pi ft", "rope+yarn ft")
+    if any(_graded(r, longest) == "fine" for r in fine_tuned):
+        assert "with no further training" in bullets[2], bullets[2]
+    # bullet 4: chapter 10's table of seventeen configs; each rotates some dimensions; most have a base above 10^4 or
+    # a scaling that slows pairs for long inputs (PI's `linear`, `yarn`, `llama3`, `dynamic`, `longrope`)
+    quote(C10, "The numbers are copied from each model's published config or paper into `MODEL_ROPE_CONFIGS`")
+    quote(C10, "Of the seventeen rows")
+    _chapter_10_table_uses_rope()
+    assert len(MODEL_ROPE_CONFIGS) == 17, len(MODEL_ROPE_CONFIGS)
+    slowing = ("linear", "yarn", "llama3", "dynamic", "longrope")
+    raised_or_scaled = [
+        name
+        for name, cfg in MODEL_ROPE_CONFIGS.items()
+        if cfg["rope_theta"] > 1e4 or (cfg["rope_scaling"] or {}).get("rope_type") in slowing
+    ]
+    assert 2 * len(raised_or_scaled) > len(MODEL_ROPE_CONFIGS), raised_or_scaled
