@@ -330,7 +330,7 @@ def test_base_row_roformer_and_llama_3():
 
 def test_ntk_aware_base_keeps_the_fastest_pair_and_divides_the_slowest_by_s():
     """The page: "enlarges RoPE's base to $b\\,s^{d/(d-2)}$ ...: the fastest pair is kept, the slowest divided by $s$",
-    and transformers' `dynamic`, whose base at an effective scale S is b S^(d/(d-2)), gives the same frequencies."""
+    and transformers' `dynamic`, whose base at an effective factor S is b S^(d/(d-2)), gives the same frequencies."""
     from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
 
     text = row("NTK-aware scaling")
@@ -344,7 +344,7 @@ def test_ntk_aware_base_keeps_the_fastest_pair_and_divides_the_slowest_by_s():
                 raised = (b * s ** evaluate(power, d=d)) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
                 ratio = theta / raised
                 assert ratio[0] == 1 and abs(ratio[-1] - s) < 1e-9 * s, (d, b, s, float(ratio[-1]))
-                # transformers' dynamic with factor 1 at s L tokens: effective scale 1 * s L / L - 0 = s
+                # transformers' dynamic with factor 1 at s L tokens: effective factor 1 * s L / L - 0 = s
                 cfg = transformers.LlamaConfig(
                     hidden_size=2 * d,
                     num_attention_heads=2,
@@ -497,17 +497,18 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "Each row but the last is a number that ends up multiplying the logits; the fourth column
-    says by how much. A larger multiplier makes attention sharper. A temperature $t$ divides the logits, so $t = 0.5$
-    doubles every logit": every row of the table but the last (attention entropy) fills the fourth column, the last
-    leaves it empty; the example's multiplier is one over its $t$. The entropy row's "Multiplying the logits by more
-    than 1 never raises it": the entropy of softmax(c z) over random logits z never rises as c grows. The page has no
-    row "logit factor", a name no chapter uses; the temperature row links Reading model code's temperature rules."""
+    """The section's opening: "A temperature $t$ divides the logits, so $t = 0.5$ doubles every logit. [...] So the
+    fourth column uses one convention: what each logit is multiplied by. A larger multiplier makes attention sharper":
+    the fourth column's heading is that convention; every row of the table but the last (attention entropy) fills it,
+    the last leaves it empty; the example's multiplier is one over its $t$. The entropy row's "Multiplying the logits by
+    more than 1 never raises it": the entropy of softmax(c z) over random logits z never rises as c grows. The page has
+    no row "logit factor", a name no chapter uses; the temperature row links Reading model code's temperature rules."""
     text = page()
-    ((word, direction, t, doubles),) = re.findall(
-        r"Each row but the last is a number that ends up multiplying the logits; the fourth column says by how much\. A"
-        r" larger (multiplier|factor) makes attention (sharper|flatter)\. A temperature \$t\$ divides the logits, so"
-        r" \$t = ([\d.]+)\$ (\w+) every logit\.",
+    ((t, doubles, convention, word, direction),) = re.findall(
+        r"A temperature \$t\$ divides the logits, so \$t = ([\d.]+)\$ (\w+) every logit\. Chapters 8 and 10 also"
+        r" call a multiplier that grows with the position a temperature, as in Llama 4's \*query temperature\*\. So"
+        r" the fourth column uses one convention: what (each logit is multiplied by)\. A larger (multiplier|factor)"
+        r" makes attention (sharper|flatter)\.",
         text,
     )
     assert abs(1 / float(t) - {"doubles": 2.0, "halves": 0.5, "triples": 3.0}[doubles]) < 1e-12, (t, doubles)
@@ -517,7 +518,7 @@ def test_a_larger_multiplier_never_flattens_attention():
     section = raw[raw.index("### Temperature and query scales") :]
     table = section[section.index("| English |") :]
     rows = table[: table.index("\n\n")].splitlines()
-    assert rows[0].split(" | ")[3] == "each logit multiplied by", rows[0]  # the fourth column
+    assert rows[0].split(" | ")[3] == "each logit multiplied by" == convention.replace(" is ", " "), rows[0]
     fourth = [re.split(r"(?<!\\)\|", line)[4].strip() for line in rows[2:]]
     assert all(fourth[:-1]) and fourth[-1] == "" and rows[-1].startswith("| attention entropy |"), fourth
     assert "Multiplying the logits by more than 1 never raises it |" in row("attention entropy")
@@ -543,9 +544,9 @@ def test_a_larger_multiplier_never_flattens_attention():
 
 
 def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
-    """The worked example's "more than the stretch, 2"; the rows: effective scale, "the number by which a rule divides
+    """The worked example's "more than the stretch, 2"; the rows: effective factor, "the number by which a rule divides
     its slowest pair's frequency for one input"; stretch, "what the slowest pair needs to be divided by to turn about as
-    far as in training"; fixed, "one effective scale for all inputs"; dynamic, "set from each input's length" (the
+    far as in training"; fixed, "one effective factor for all inputs"; dynamic, "set from each input's length" (the
     worked example's table, whose PI and `llama3` rows say "8 at any length":
     :func:`test_primers_table_of_the_three_numbers`). The worked example (Llama 3.1's head, L = 8192, "Each rule gets $s
     = 8$"): "So over the whole input the slowest pair stays inside the arc it met in training: no angle is new to it"
@@ -555,11 +556,12 @@ def test_over_dividing_the_slowest_pair_and_pis_fast_pairs():
     text = page()
     (stretch,) = re.findall(r"Each rule divides the slowest pair by more than the stretch, (\d+): fixed rules", text)
     assert "| the number by which a rule divides its slowest pair's frequency for one input:" in row(
-        "effective scale | 有效缩放比例"
+        "effective factor | 有效因子"
     )
     assert "what the slowest pair needs to be divided by to turn about as far as in training |" in row("stretch | 拉伸")
-    assert row("fixed (scaling) | 固定").startswith(
-        "| fixed (scaling) | 固定 | a scaling that divides the frequencies by the same numbers for every input |"
+    assert row("static or fixed (scaling) | 静态或固定").startswith(
+        "| static or fixed (scaling) | 静态或固定 | a scaling that divides the frequencies by the same numbers for"
+        " every input |"
     )
     assert "| a scaling whose divisors are set from each input's length;" in row("dynamic (scaling) | 动态")
     assert "Each rule gets $s = 8$ and an input of $2L$ tokens, with $L = 8192$, Llama 3.1's trained length." in text
@@ -695,8 +697,9 @@ def test_matrix_forms_count():
 def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     """The notation block's distance row, "the signed $j - i$ in chapter 3, $r = n - m$ in chapter 5 and $\\Delta = n -
     m$ in chapter 10, this page's *offset*", and the chapters listed for the offset and the unsigned distance, read from
-    the chapters' own words: the distance row links only the chapters whose distance is unsigned, and names the
-    others in its own words: "chapters 3, 5 and 10 also call the signed *offset* a distance"."""
+    the chapters' own words: the distance row links only the chapters whose distance is unsigned and keeps to one
+    idea, "how far a key lies from its query, $\\lvert n - m\\rvert$, never negative"; the signed use is the notation
+    block's alone."""
     signed = {
         "03_relative": "The distance is always the key's position minus the query's, $j - i$",
         "05_decay": "**Distance** $r = n - m$: the key's position minus the query's.",
@@ -709,12 +712,7 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
         r" (\d+), this page's \*offset\* \|",
         letters("distance"),
     )[0]
-    (listed,) = re.findall(
-        r"\| how far a key lies from its query, \$\\lvert n - m\\rvert\$, never negative; chapters ([\d, and]+) also"
-        r" call the signed \*offset\* a distance \|",
-        row("distance | 距离"),
-    )
-    assert sorted(int(n) for n in re.findall(r"\d+", listed)) == sorted(int(name[:2]) for name in signed), listed
+    assert "| how far a key lies from its query, $\\lvert n - m\\rvert$, never negative |" in row("distance | 距离")
     assert [int(first), int(second), int(third)] == sorted(int(name[:2]) for name in signed), (first, second, third)
     unsigned = {
         "06_alibi": "The book calls it the key form and $-m_h|i - j|$ the distance form.",
@@ -740,9 +738,9 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
 
 def test_worked_examples_effective_scale_column():
     """The worked example: "Each rule gets $s = 8$ and an input of $2L$ tokens, with $L = 8192$, Llama 3.1's trained
-    length", and its table's column "effective scale": "8 at any length" for PI and `llama3`, "9 at this length" for
+    length", and its table's column "effective factor": "8 at any length" for PI and `llama3`, "9 at this length" for
     dynamic NTK. The sentence's s, input and L are read from the page, L against posenc/book/models.py's copy of Llama
-    3.1's config (a prose sync). Each effective scale is measured, the slowest pair's frequency over the rule's, from
+    3.1's config (a prose sync). Each effective factor is measured, the slowest pair's frequency over the rule's, from
     posenc's rules and from transformers' own, each given the trained length as its L (for `dynamic`,
     `max_position_embeddings`); "at any length" is checked at four lengths, and "at this length" by a different scale
     at another length."""
@@ -755,7 +753,7 @@ def test_worked_examples_effective_scale_column():
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     assert int(trained) == llama["rope_scaling"]["original_max_position_embeddings"] == llama["trained_length_before"]
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    lines = raw[raw.index("| rule | what it does to the frequencies | effective scale |") :].splitlines()
+    lines = raw[raw.index("| rule | what it does to the frequencies | its effective factor |") :].splitlines()
     assert lines[1] == "|---|---|---|", lines[1]
     table = {}
     for line in lines[2:]:
@@ -814,7 +812,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
     assert "8192" not in visible and "max_position_embeddings" not in visible, visible  # the block's aside
     example = block("Worked example: a head like Llama 3.1's at $2L$")
-    assert example.index("| rule |") < example.index("| 9 at this length | *Dynamic NTK* sets its effective scale")
+    assert example.index("| rule |") < example.index("| 9 at this length | *Dynamic NTK* sets its effective factor")
     assert "transformers' `dynamic` reads a larger" not in example  # the aside sits in the trained-length block
     keeps = block("Where a configuration keeps the trained length, transformers' `dynamic`, and real models")
     (again,) = re.findall(
@@ -824,8 +822,10 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
         keeps,
     )
     assert again == read, (again, read)
-    assert "(emozilla 2023) | {doc}`7 <../notebooks/07_beyond>`" in row("dynamic NTK (`dynamic`)")
-    assert "max_position_embeddings" not in row("dynamic NTK (`dynamic`)")  # the aside is the block's
+    assert (
+        "(emozilla 2023). Transformers' `dynamic` takes $L$ from `max_position_embeddings` |"
+        " {doc}`7 <../notebooks/07_beyond>`" in row("dynamic NTK (`dynamic`)")
+    )  # the row's one line; the block says what that does to Llama 3.1's config
     assert "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`" in keeps
     (times,) = re.findall(
         r"With Llama 3\.1's config, transformers' `dynamic` reads a larger \$L\$: `max_position_embeddings`, (\w+)"
@@ -859,7 +859,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
         assert matches == (stored == L), stored
 
 
-# ---- core terms: the offset's sign, unique, the base's field, fast pairs' turns, fixed and effective scale ------
+# ---- core terms: the offset's sign, unique, the base's field, fast pairs' turns, fixed and effective factor ------
 
 
 def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
@@ -1025,23 +1025,21 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
 
 
 def test_fixed_and_effective_scale_rows_name_the_chapters_words():
-    """The notation block's rows "fixed (scaling)": ""static" in chapters 7 and 10", and "effective scale":
-    ""effective factor" in chapter 7", against the chapters' own words. The visible rows leave these names to it."""
-    (first, second) = re.findall(r'\| "static" in chapters (\d+) and (\d+) \|', letters("fixed (scaling)"))[0]
-    assert "static" not in row("fixed (scaling) | 固定") and "effective factor" not in row(
-        "effective scale | 有效缩放比例"
-    )
-    assert (
-        '| effective scale | what a rule divides its slowest pair\'s frequency by | "effective factor" in chapter 7 |'
-        == (letters("effective scale"))
-    )
+    """The headwords are the chapters' words: "static or fixed (scaling)", chapter 7's and chapter 10's "static" and
+    chapter 8's defined "fixed", and "effective factor", chapter 7's; so the notation block no longer lists them, and
+    the page never says "effective scale"."""
+    assert row("static or fixed (scaling) | 静态或固定") and row("effective factor | 有效因子")
+    for word in ("fixed (scaling)", "effective factor", "effective scale"):
+        with pytest.raises(AssertionError):
+            letters(word)
+    assert "effective scale" not in page()
     static = {
         "07_beyond": "The `linear`, `yarn` and `llama3` rope_types are static.",
         "10_rope_today": "PI, YaRN and the `llama3` rule are *static*",
     }
-    assert [int(first), int(second)] == [int(name[:2]) for name in static]
     for name, words in static.items():
         assert words in chapter(name), name
+    assert "| fixed | one stretch for every input, short ones included;" in chapter("08_extrapolation")
     assert "Dynamic NTK's effective factor is not the configuration's `factor` $s$." in chapter("07_beyond")
 
 
@@ -1342,10 +1340,10 @@ def test_query_scales_layer_scope():
     from transformers.models.ministral3 import modeling_ministral3 as ministral3
     from transformers.models.mistral4 import modeling_mistral4 as mistral4
 
-    text = row("Llama 4's query scale $\\tau$ (temperature tuning)")
+    text = row("Llama 4's query temperature $\\tau$ (temperature tuning)")
     assert "a factor of 1 or more on the queries of Llama 4's NoPE layers, growing in steps with the position" in text
     assert (
-        "Ministral 3 and Mistral 4 put a factor of the same kind as Llama 4's *query scale*, set by"
+        "Ministral 3 and Mistral 4 put a factor of the same kind as Llama 4's *query temperature*, set by"
         " `llama_4_scaling_beta`, on the queries of every layer." in page()
     )
     torch.manual_seed(0)
@@ -1415,23 +1413,23 @@ def test_query_scales_layer_scope():
 @pytest.mark.parametrize("head_dim", [16, 64, 128])
 @pytest.mark.parametrize("base", [1e4, 5e5])
 def test_a_fixed_rule_divides_the_slowest_pair_by_s_when_it_turns_fewer_times_than_the_lower_bound(head_dim, base):
-    """The collapsed block "When a rule's effective scale is $s$ or the stretch": "PI and NTK-aware scaling divide the
+    """The collapsed block "When a rule's effective factor is $s$ or the stretch": "PI and NTK-aware scaling divide the
     slowest pair by $s$ at every length. `llama3` and YaRN do so only when that pair turns fewer times in $L$ than their
     lower bound, `low_freq_factor` or `beta_slow`. Llama 3.1's bound and YaRN's default are both 1, so there the slowest
-    pair must turn less than once in $L$. Dynamic YaRN's effective scale is the stretch under the same condition on
+    pair must turn less than once in $L$. Dynamic YaRN's effective factor is the stretch under the same condition on
     `beta_slow`." Swept over head widths, bases, trained lengths, factors and lower bounds (0.5, 1, 2): the
     slowest pair is divided by s exactly when it turns fewer times than the lower bound. With a bound of 0.5, a pair
     that turns less than once but more than half a time is ramped, so "less than once" alone is not enough."""
     text = page()
     assert (
-        "<details><summary>When a rule's effective scale is $s$ or the stretch</summary> PI and NTK-aware scaling"
+        "<details><summary>When a rule's effective factor is $s$ or the stretch</summary> PI and NTK-aware scaling"
         " divide the slowest pair by $s$ at every length. `llama3` and YaRN do so only when that pair turns fewer times"
         " in $L$ than their lower bound, `low_freq_factor` or `beta_slow`. Llama 3.1's bound and YaRN's default are"
         " both 1, so there the slowest pair must turn less than once in $L$." in text
     )
     # dynamic YaRN is YaRN with the factor set to the stretch, so the same condition holds
-    assert "Dynamic YaRN's effective scale is the stretch under the same condition on `beta_slow`." in text
-    assert "| PI whose effective scale is the current input's *stretch* |" in row("dynamic PI")
+    assert "Dynamic YaRN's effective factor is the stretch under the same condition on `beta_slow`." in text
+    assert "| PI whose effective factor is the current input's *stretch* |" in row("dynamic PI")
     from transformers.modeling_rope_utils import _compute_yarn_parameters
 
     assert 'get("beta_slow") or 1' in inspect.getsource(_compute_yarn_parameters)  # YaRN's default lower bound
@@ -1496,13 +1494,13 @@ def test_rotation_pair_count_in_a_whole_and_a_partial_head():
 
 
 def test_dynamic_ntk_formula_and_the_field_transformers_reads():
-    """The row "dynamic NTK": "effective scale is 1 up to $L$, then $1 + s(\\ell/L - 1)$", and the worked example's
+    """The row "dynamic NTK": "effective factor is 1 up to $L$, then $1 + s(\\ell/L - 1)$", and the worked example's
     block:
     "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`": the page's formula evaluated against
     transformers' `dynamic` run
     with that field set to L, over lengths below and past L and two factors."""
     text = row("dynamic NTK (`dynamic`)")
-    ((below, formula),) = re.findall(r"effective scale is (\d+) up to \$L\$, then \$([^$]+)\$ \(emozilla 2023\)", text)
+    ((below, formula),) = re.findall(r"effective factor is (\d+) up to \$L\$, then \$([^$]+)\$ \(emozilla 2023\)", text)
     assert "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`, which a scaled model's" in page()
     from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
 
@@ -1521,12 +1519,12 @@ def test_dynamic_ntk_formula_and_the_field_transformers_reads():
 
 
 def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
-    """The row "stretch": "$\\max(\\ell/L, 1)$", and the block "When a rule's effective scale is $s$ or the stretch":
-    "Chapter 8's dynamic NTK sets `factor` to 1, so its effective scale is the *stretch*", not on the main line:
+    """The row "stretch": "$\\max(\\ell/L, 1)$", and the block "When a rule's effective factor is $s$ or the stretch":
+    "Chapter 8's dynamic NTK sets `factor` to 1, so its effective factor is the *stretch*", not on the main line:
     the saved run's factor; transformers' `dynamic` and posenc's, with factor 1, divide the slowest pair by the page's
     formula, below and past L, and at the worked example's 2L by 2, not its 9."""
-    assert "Chapter 8's dynamic NTK sets `factor` to 1, so its effective scale is the *stretch*." in block(
-        "When a rule's effective scale is $s$ or the stretch"
+    assert "Chapter 8's dynamic NTK sets `factor` to 1, so its effective factor is the *stretch*." in block(
+        "When a rule's effective factor is $s$ or the stretch"
     )
     assert "Chapter 8 runs dynamic NTK" not in page()  # the main line's aside moved into the block
     assert load_results("extrapolation", check=False)["config"]["dynamic_factor"] == 1
@@ -1965,7 +1963,7 @@ def test_extension_factor_row_pi_divides_by_s_and_the_others_by_at_most_s():
 def test_dynamic_yarn_is_yarn_with_the_stretch_as_its_factor():
     """The row "dynamic YaRN": "YaRN with the current input's *stretch* as its `factor`": chapter 8's run gives YaRN,
     for an input of n tokens, the factor max(n / L, 1) (posenc's passkey experiment, and chapter 7's name for it).
-    Its effective scale is then the stretch only under the block's condition: with d = 128, b = 10^4 and L = 65 536
+    Its effective factor is then the stretch only under the block's condition: with d = 128, b = 10^4 and L = 65 536
     the slowest pair turns about 1.2 times in L, and YaRN with factor 2 divides it by less than 2."""
     assert "| YaRN with the current input's *stretch* as its `factor` |" in row("dynamic YaRN")
     from posenc.experiments import passkey
@@ -2086,12 +2084,16 @@ def _longrope_llama_config(d, base, L, short, long):
 
 
 def test_longrope_uses_one_list_for_short_inputs_and_one_for_long():
-    """The LongRoPE row: "one list for short inputs and one for long; it reads the input's length only to choose the
-    list": transformers' `longrope` divides the frequencies by `short_factor` for an input up to
+    """The LongRoPE row: "one list for short inputs, one for long", and the block "In models and code": "*LongRoPE*
+    reads the input's length only to choose its list, so it is *dynamic*": transformers' `longrope` divides the
+    frequencies by `short_factor` for an input up to
     `original_max_position_embeddings` and by `long_factor` past it, and two inputs past it get the same list."""
     assert (
-        "RoPE with a searched factor for each pair (Ding et al. 2024), one list for short inputs and one for long;"
+        "| RoPE with a searched factor for each pair (Ding et al. 2024): one list for short inputs, one for long |"
         in (row("LongRoPE"))
+    )
+    assert "- *LongRoPE* reads the input's length only to choose its list, so it is *dynamic*. -" in models_block(
+        "### Terms for longer inputs"
     )
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
@@ -2310,8 +2312,9 @@ def test_letters_block_chapter_lists():
     """The letters block: $i$ is "a query's position, with $j$ the key's, in chapters 1, 3, 6, 8 and 11; the imaginary
     unit $\\mathrm{i}$ in chapters 4 and 5"; $\\theta_i$ is "$\\omega_i$ in chapter 2". Each list is the set of chapters
     whose markdown writes $j - i$, $\\mathrm{i}$ or its own $\\omega_i$ (chapter 4 only names chapter 2's). The visible
-    line under "Core terms", "Here a query sits at $m$ and a key at $n$, where five chapters write $i$ and $j$; $i$ here
-    numbers pairs", counts the same chapters, and the offset and RoPE rows use $m$ and $n$ so."""
+    lines under "Core terms", "A query sits at $m$ and a key at $n$; their offset is key minus query, $n - m$. Five
+    chapters write $i$ and $j$ instead; here $i$ numbers pairs", count the same chapters, and the offset and RoPE rows
+    use $m$ and $n$ so, with the same sign."""
 
     ((query, imaginary),) = re.findall(
         r"\| \$i\$ \| the index of a pair, from 0; upright, \$\\mathrm\{i\}\$, the imaginary unit in the"
@@ -2339,12 +2342,13 @@ def test_letters_block_chapter_lists():
     assert uses == {"query": numbers(query), "imaginary": numbers(imaginary), "omega": numbers(omega)}, uses
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     core = re.sub(r"\s+", " ", raw[raw.index("## Core terms") : raw.index("| English |", raw.index("## Core terms"))])
-    (visible,) = re.findall(
-        r"Here a query sits at \$m\$ and a key at \$n\$, where (\w+) chapters write \$i\$ and \$j\$; \$i\$ here numbers"
-        r" pairs\.",
+    ((offset, visible),) = re.findall(
+        r"A query sits at \$m\$ and a key at \$n\$; their offset is key minus query, \$([^$]+)\$\. (\w+) chapters"
+        r" write \$i\$ and \$j\$ instead; here \$i\$ numbers pairs\.",
         core,
     )
-    assert {"four": 4, "five": 5, "six": 6}[visible] == len(uses["query"]), (visible, uses["query"])
+    assert {"Four": 4, "Five": 5, "Six": 6}[visible] == len(uses["query"]), (visible, uses["query"])
+    assert offset == "n - m" and f"key position minus query position, ${offset}$" in row("offset")
     assert "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$" in row("offset")
     # "upright, $\\mathrm{i}$, the imaginary unit in the *complex form* row": that row writes it so, and defines it
     assert "$x_0 + \\mathrm{i} x_1$, $\\mathrm{i}$ the imaginary unit;" in row("complex form (of RoPE)")
@@ -2357,7 +2361,8 @@ def test_letters_block_k_and_tau_and_trained_length():
     "query temperature" in chapter 10 and on the claims page. Careful: it multiplies the logits, so it sharpens
     attention once above 1" (that a multiplier above 1 sharpens is
     :func:`test_a_larger_multiplier_never_flattens_attention`'s); its trained length row: chapter 10's "trained"
-    column is the longest input of any stage."""
+    column is the longest input of any stage. The notation block has no $\\tau$ row: the page's headword is chapter
+    10's and the claims page's "query temperature"."""
     ((shift_in, chapters, clip),) = re.findall(
         r"\| \$k\$ \| a key vector, as in \$q \\cdot k\$; a shift of positions in the \*(\w+ \w+)\* row, as in chapters"
         r" ([\d and]+) \| the clipping distance of Shaw's vectors in chapter (\d+) \|",
@@ -2369,10 +2374,9 @@ def test_letters_block_k_and_tau_and_trained_length():
     for name, words in shift.items():
         assert words in chapter(name), name
     assert int(clip) == 3 and "Here $k$ alone is the clipping distance, a small integer." in chapter("03_relative")
-    assert letters("$\\tau$").endswith(
-        '| a "query temperature" in chapter 10 and on the claims page. Careful: it multiplies the logits, so it'
-        " sharpens attention once above 1 |"
-    )
+    with pytest.raises(AssertionError):
+        letters("$\\tau$")
+    assert row("Llama 4's query temperature $\\tau$ (temperature tuning)")
     assert "| query temperature by position |" in (ROOT / "book" / "claims.md").read_text(encoding="utf-8")
     assert "Llama 4's query temperature" in chapter("10_rope_today")
     assert 'the "trained" column of chapter 10\'s model table is the longest input of any training stage' in letters(
@@ -2395,8 +2399,9 @@ def test_temperature_section_opens_with_its_multiplier_table():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | each logit multiplied by | chapter |"
-    assert section.index("the fourth column says by how much") < section.index(header)
-    assert "Llama 4" not in section[: section.index(header)]  # the naming aside sits in the block
+    assert section.index("So the fourth column uses one convention") < section.index(header)
+    opening = section[: section.index(header)]
+    assert "Llama 4's *query temperature*" in opening and "Llama 4's code" not in opening  # the code aside: the block
     (direction,) = re.findall(
         r"^- Llama 4's code and some texts call a growing multiplier of the logits a temperature, though as it grows it"
         r" (sharpens|flattens) attention\. - DeepSeek",
@@ -2420,19 +2425,19 @@ def test_temperature_section_opens_with_its_multiplier_table():
     assert terms == [
         "temperature (attention temperature)",
         "attention factor",
-        "Llama 4's query scale $\\tau$ (temperature tuning)",
+        "Llama 4's query temperature $\\tau$ (temperature tuning)",
         "Scalable-Softmax",
         "logn attention (`use_logn_attn`)",
         "attention entropy",
     ], terms
     assert cells("temperature (attention temperature)")[3] == "$1/t$"
-    assert cells("Llama 4's query scale $\\tau$ (temperature tuning)")[3] == "$\\tau$"
+    assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
     assert cells("Scalable-Softmax")[3] == "a learned multiple of the log of the number of tokens attended"
     assert ", {ref}`Reading model code: Temperature rules <glossary-temperature>` |" in row(
         "temperature (attention temperature)"
     )
-    assert "Careful" not in row("Llama 4's query scale $\\tau$ (temperature tuning)")
+    assert "Careful" not in row("Llama 4's query temperature $\\tau$ (temperature tuning)")
 
 
 # ---- round 85: rows that no test named (the round-84 read flipped each word and every test still passed) ---------
@@ -2614,7 +2619,7 @@ def test_longrope_in_transformers_scales_the_first_positions_too():
         note("LongRoPE")
     )
     assert note("LongRoPE").endswith(" omits |") and row("LongRoPE").endswith(
-        "so it is *dynamic* | {doc}`7 <../notebooks/07_beyond>`, {doc}`10 <../notebooks/10_rope_today>` |"
+        "one for long | {doc}`7 <../notebooks/07_beyond>`, {doc}`10 <../notebooks/10_rope_today>` |"
     )
     d, base, L = 16, 100.0, 16
     long = [2.0 + i for i in range(d // 2)]
@@ -3175,7 +3180,7 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     the loss in every seed, and at 2L dynamic PI's loss beyond L is above plain RoPE's in every seed and on average.
     Chapter 7's words for bloc97's argument, and chapter 8's own "These runs do not isolate the cause". The primer's
     "They differ in which other pairs they slow, and when": in the worked example, the three rules slow different sets
-    of Llama 3.1's pairs at 2L (when is the effective scale column's test)."""
+    of Llama 3.1's pairs at 2L (when is the effective factor column's test)."""
     text = page()
     assert (
         "Slowing pairs has costs, and chapter 8 measures two. A fixed factor also slows the pairs of short inputs: a"
@@ -3222,7 +3227,7 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
 
 
 def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_worked_example():
-    """The worked example's block: "*Dynamic NTK* sets its effective scale to $1 + s(\\ell/L - 1)$ past $L$." The rows
+    """The worked example's block: "*Dynamic NTK* sets its effective factor to $1 + s(\\ell/L - 1)$ past $L$." The rows
     "kept (pair)" and "ramp" define the table's *kept* and *ramps*. The block's formula is the
     dynamic NTK row's (:func:`test_dynamic_ntk_formula_and_the_field_transformers_reads` runs it against transformers)
     and gives the worked example's 9 at 2L with s = 8, what transformers' `dynamic` divides the slowest pair by. In
@@ -3230,9 +3235,9 @@ def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_
     frequency is its own (kept), its own over s (divided) or a blend w theta + (1 - w) theta/s with 0 < w < 1, and the
     blended pairs lie between the kept and the divided ones."""
     before = block(WE)
-    (primer,) = re.findall(r"\*Dynamic NTK\* sets its effective scale to \$([^$]+)\$ past \$L\$\.", before)
+    (primer,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", before)
     ((_, formula),) = re.findall(
-        r"effective scale is (\d+) up to \$L\$, then \$([^$]+)\$ \(emozilla 2023\)", row("dynamic NTK (`dynamic`)")
+        r"effective factor is (\d+) up to \$L\$, then \$([^$]+)\$ \(emozilla 2023\)", row("dynamic NTK (`dynamic`)")
     )
     assert primer == formula, (primer, formula)
     assert "| a pair whose frequency a RoPE scaling leaves unchanged |" in row("kept (pair)")
@@ -3264,10 +3269,10 @@ def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_
 
 
 def test_chapter_10s_query_temperature_multiplies_the_logits():
-    """The notation block's $\\tau$ row: "Careful: it multiplies the logits, so it sharpens attention once above 1".
-    The correction of chapter 10 stays in that collapsed block: the main line of
-    "Temperature and query scales", before its table, names chapters only in its sentence on their wording, and
-    neither tau nor "Careful". Chapter 10's words; transformers' Llama 4
+    """The row "Llama 4's query temperature $\\tau$", whose fourth column, "each logit multiplied by", is $\\tau$, and
+    the opening's "A larger multiplier makes attention sharper": though called a temperature, it multiplies. The main
+    line of "Temperature and query scales", before its table, names chapters only in its sentence on their wording, and
+    neither the letter tau nor "Careful". Chapter 10's words; transformers' Llama 4
     multiplies the queries by its scales, so each logit by tau; and a tau above 1 lowers the entropy of the softmax of
     random logits, that is, sharpens attention, while a tau below 1 would raise it."""
     from transformers.models.llama4 import modeling_llama4
@@ -3277,10 +3282,9 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     main = re.sub(r"\s+", " ", section[: section.index("| English |")])
     assert "Chapter 10" not in main and "\\tau" not in main and "Careful" not in main, main
     assert re.findall(r"[Cc]hapters? \d+(?:(?:, | and )\d+)*", main) == ["Chapters 8 and 10"], main
-    (direction,) = re.findall(
-        r"Careful: it multiplies the logits, so it (sharpens|flattens) attention once above 1 \|",
-        letters("$\\tau$"),
-    )
+    (direction,) = re.findall(r"A larger multiplier makes attention (sharper|flatter)\.", main)
+    direction = {"sharper": "sharpens", "flatter": "flattens"}[direction]
+    assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "Llama 4's query temperature" in chapter("10_rope_today")
     assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
     g = torch.Generator().manual_seed(0)
@@ -3346,7 +3350,7 @@ def test_worked_examples_dynamic_ntk_cell_and_its_formula_in_the_block():
         text,
     )
     power = exponent(text, "frequency by $9^")
-    (formula,) = re.findall(r"\*Dynamic NTK\* sets its effective scale to \$([^$]+)\$ past \$L\$\.", text)
+    (formula,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", text)
     d, base, L, s_llama = llama31_head()
     assert float(s) == float(factor) == s_llama and int(one) == 1 and word == "slowest"
     assert abs(evaluate(formula, s=s_llama, ell=2 * L, L=L) - int(scale)) < 1e-12 and int(stretch) == 2
@@ -3399,9 +3403,11 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     not, so the two sentences cannot swap a section. "Reading model code covers the names in configurations and code,
     such as `position_ids`": that page has a row for it. The collapsed index "Index: all terms, A to Z": every row of
     every term table once, under its first letter, in alphabetical order, linked to the label of the section whose
-    table holds it. Besides the rows, an entry "WORD, see TERM" leads from a chapter's word with no row of its own to
-    the row TERM, linked to TERM's label; each such WORD is a chapter's own word (chapter 7's "effective factor", the
-    "static" of chapters 7 and 10, chapter 10's "query temperature") or a name no chapter uses (MQA)."""
+    table holds it; a headword's code name, which a {ref} cannot format, is said in words: "dynamic NTK (rope type
+    dynamic)", "logn attention (field use_logn_attn)", each rope type one of transformers'. Besides the rows, an entry
+    "WORD, see TERM" leads from a chapter's word with no row of its own to
+    the row TERM, linked to TERM's label; each such WORD is a chapter's own word (chapter 8's "fixed", chapter 10's
+    "query temperature") or a name no chapter uses (MQA)."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
     assert (
@@ -3441,6 +3447,10 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
             terms = [line.split(" | ")[0][2:] for line in table[: table.index("\n\n")].splitlines()[2:]]
             assert len(terms) > 5 and (terms == sorted(terms, key=key)) == (order == "alphabetical"), (label, terms)
     # the index: each table's rows, with the label above the table
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    kinds = {"dynamic": "rope type", "llama3": "rope type", "use_logn_attn": "field"}
+    assert all(name in ROPE_INIT_FUNCTIONS for name, kind in kinds.items() if kind == "rope type")
     expected, label = {}, None
     lines = raw.splitlines()
     for n, line in enumerate(lines):
@@ -3453,7 +3463,8 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
                     break
                 term = entry.split(" | ")[0][2:]
                 assert term not in expected, term
-                expected[term.replace("`", "").replace("$\\tau$", "τ")] = label
+                said = re.sub(r"\(`(\w+)`\)", lambda m: f"({kinds[m[1]]} {m[1]})", term)
+                expected[said.replace("`", "").replace("$\\tau$", "τ")] = label
     assert len(expected) > 120, len(expected)
     index = block("Index: all terms, A to Z")
     groups = re.findall(r"\*\*([A-Z])\*\*: (.*?)\.(?= \*\*[A-Z]\*\*|$)", index)
@@ -3475,11 +3486,11 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     assert listed == expected, set(listed.items()) ^ set(expected.items())
     assert order == sorted(order, key=key), order
     assert aliases == {
-        "effective factor": "effective scale",
+        "fixed": "static or fixed (scaling)",
         "multi-query attention (MQA)": "grouped-query attention (GQA)",
-        "query temperature": "Llama 4's query scale τ (temperature tuning)",
-        "static": "fixed (scaling)",
+        "query temperature": "Llama 4's query temperature τ (temperature tuning)",
     }, aliases
+    assert "{ref}`dynamic NTK (rope type dynamic) <glossary-longer-terms>`" in index
     assert "Dynamic NTK's effective factor is not the configuration's `factor` $s$." in chapter("07_beyond")
     assert "rope_types are static" in chapter("07_beyond") and "rule are *static*" in chapter("10_rope_today")
     assert "Llama 4 adds a *query temperature* $\\tau$" in chapter("10_rope_today")
@@ -3512,17 +3523,17 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
 
 def test_temperature_sections_opening_names_the_chapters_that_multiply():
     """The visible opening of "Temperature and query scales": "Chapters 8 and 10 also call a multiplier that grows with
-    the position a temperature". Each chapter named says "temperature" for such a multiplier, in its own words; the
-    notation block's tau row says chapter 10's name, "query temperature", and its effective scale row chapter 7's
-    "effective factor". That the multipliers grow and sharpen is
-    :func:`test_temperature_section_opens_with_its_multiplier_table`'s and
+    the position a temperature". Each chapter named says "temperature" for such a multiplier, in its own words;
+    the page's headwords are chapter 10's "query temperature" and chapter 7's "effective factor". That the multipliers
+    grow and sharpen is :func:`test_temperature_section_opens_with_its_multiplier_table`'s and
     :func:`test_chapter_10s_query_temperature_multiplies_the_logits`'s."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
     ((first, second),) = re.findall(
-        r"Chapters (\d+) and (\d+) also call a multiplier that grows with the position a temperature\.",
+        r"Chapters (\d+) and (\d+) also call a multiplier that grows with the position a temperature, as in Llama 4's"
+        r" \*query temperature\*\.",
         re.sub(r"\s+", " ", section),
     )
     words = {
@@ -3533,19 +3544,20 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     assert sorted(words) == [int(first), int(second)], (first, second)
     for n, said in words.items():
         assert said in chapter(names[n]), n
-    assert '| a "query temperature" in chapter 10 and on the claims page.' in letters("$\\tau$")
-    assert "temperature" not in row("Llama 4's query scale $\\tau$ (temperature tuning)").split(" | ")[2]
-    assert '| "effective factor" in chapter 7 |' in letters("effective scale")
+    assert "| query temperature by position |" in (ROOT / "book" / "claims.md").read_text(encoding="utf-8")
+    assert "temperature" not in row("Llama 4's query temperature $\\tau$ (temperature tuning)").split(" | ")[2]
+    assert row("effective factor | 有效因子")
     assert "Dynamic NTK's effective factor is not the configuration's `factor` $s$." in chapter("07_beyond")
 
 
 def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     """The notation block's row "temperature": "a number that divides the logits", and elsewhere "in chapter 8, a
-    growing factor that multiplies them, as in Scalable-Softmax and Llama 4; in chapter 10, Llama 4's *query scale*
-    $\\tau$": chapter 8's and chapter 10's own words, and the page's temperature row, which divides."""
+    growing factor that multiplies them, as in Scalable-Softmax and Llama 4; in chapter 10 and here, Llama 4's *query
+    temperature* $\\tau$": chapter 8's and chapter 10's own words, and the page's temperature row, which divides."""
     assert (
         "| temperature | a number that divides the logits | in chapter 8, a growing factor that multiplies them, as in"
-        " Scalable-Softmax and Llama 4; in chapter 10, Llama 4's *query scale* $\\tau$ |" in letters("temperature")
+        " Scalable-Softmax and Llama 4; in chapter 10 and here, Llama 4's *query temperature* $\\tau$ |"
+        in letters("temperature")
     )
     assert "| a number $t$ that divides the logits:" in row("temperature (attention temperature)")
     c8, c10 = chapter("08_extrapolation"), chapter("10_rope_today")
@@ -3652,31 +3664,49 @@ def test_context_parallelism_needs_global_positions():
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     """The main line of "Longer inputs": "At twice $L$, a head like Llama 3.1's needs its slowest pair's frequency
-    halved to turn about as far as in training. Given a factor of 8, its rule `llama3` divides it by 8, and *dynamic
-    NTK*, set by the length, by 9." The stretch row's formula at 2L gives the halving, and the halved slowest pair's
-    angle at offset 2L - 1 is within a thousandth of training's at L - 1; transformers' `llama3` at Llama 3.1's head and
-    bounds, and its `dynamic` with L stored as `max_position_embeddings`, divide the slowest pair by the two numbers."""
+    divided by the *stretch*, 2. Given a factor of 8, its rule `llama3` divides it by 8 and *dynamic NTK* by 9, so that
+    pair meets no new angle. The price: both also slow most other pairs more than they need, and chapter 8 measures
+    what slowing costs." The stretch row's formula at 2L gives the 2, and the slowest pair divided by it turns at
+    offset 2L - 1 within a thousandth of training's L - 1. Transformers' `llama3` at Llama 3.1's head and bounds, and
+    its `dynamic` with L stored as `max_position_embeddings`, divide the slowest pair by the two numbers, so its
+    largest angle stays within training's. Each pair needs no division if fast (the fast pair row's inequality) and
+    (2L - 1)/(L - 1) if slow; each rule divides more than half of the other 63 pairs by more than that (llama3: the
+    ramped and the divided, 29 to 62; dynamic NTK: 1 to 62). The costs block says chapter 8 measures two."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((times, halved, factor, fixed, dynamic),) = re.findall(
-        r"At (\w+) \$L\$, a head like Llama 3\.1's needs its slowest pair's frequency (\w+) to turn about as far as in"
-        r" training\. Given a factor of (\d+), its rule `llama3` divides it by (\d+), and \*dynamic NTK\*, set by the"
-        r" length, by (\d+)\.",
+    ((times, needed, factor, fixed, dynamic, most),) = re.findall(
+        r"At (\w+) \$L\$, a head like Llama 3\.1's needs its slowest pair's frequency divided by the \*stretch\*,"
+        r" (\d+)\. Given a factor of (\d+), its rule `llama3` divides it by (\d+) and \*dynamic NTK\* by (\d+), so"
+        r" that pair meets no new angle\. The price: both also slow (most|some|all) other pairs more than they need,"
+        r" and chapter 8 measures what slowing costs\.",
         visible,
     )
     d, base, L, s = llama31_head()
     ell = {"twice": 2, "three times": 3}[times] * L
     (stretch,) = re.findall(r"the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
-    assert evaluate(stretch, ell=ell, L=L) == {"halved": 2, "thirded": 3}[halved]
+    assert evaluate(stretch, ell=ell, L=L) == int(needed)
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     slowest = float(theta[-1])
     assert abs((ell - 1) * slowest / evaluate(stretch, ell=ell, L=L) / ((L - 1) * slowest) - 1) < 1e-3  # about as far
     assert float(factor) == s
     llama3 = hf_llama3(d, base, s, 4.0, 1.0, L).double()
-    assert abs(slowest / float(llama3[-1]) - int(fixed)) < 1e-4 * int(fixed)  # float32 frequencies
     dyn = hf_inv_freq(d, max_position_embeddings=L, seq_len=ell, rope_type="dynamic", rope_theta=base, factor=s)
-    assert abs(slowest / float(dyn.double()[-1]) - int(dynamic)) < 1e-4 * int(dynamic)
+    (inequality,) = re.findall(
+        r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", row("fast pair")
+    )
+    fast = torch.tensor([bool(evaluate(inequality, L=L, theta=float(th))) for th in theta])
+    need = torch.where(fast, 1.0, (ell - 1) / (L - 1)).double()
+    for by, scaled in ((int(fixed), llama3), (int(dynamic), dyn.double())):
+        divisor = theta / scaled
+        assert abs(float(divisor[-1]) - by) < 1e-4 * by  # float32 frequencies
+        assert (ell - 1) * float(scaled[-1]) <= (L - 1) * slowest  # no angle past training's largest
+        over = int((divisor[:-1] > need[:-1] * (1 + 1e-3)).sum())
+        share = over / (d // 2 - 1)
+        assert {"most": share > 0.5, "some": 0 < share <= 0.5, "all": share == 1}[most], (by, over)
+    assert "Slowing pairs has costs, and chapter 8 measures two." in block(
+        "Slowing pairs has costs: what chapter 8 measured"
+    )
 
 
 def test_critical_dimension_row_is_twice_the_fast_pairs():
@@ -3761,3 +3791,44 @@ def test_letters_blocks_stretch_row_quotes_chapter_8s_fixed_factor():
         "08_extrapolation"
     )
     assert "$\\max(\\ell/L, 1)$" in row("stretch | 拉伸")
+
+
+# ---- round 99: ALiBi's slopes, the fine-tuned runs' names ---------------------------------------------------------
+
+
+def test_alibi_row_gives_the_slopes_for_a_power_of_two_heads():
+    """The ALiBi row: "With $n$ heads, $n$ a power of two, head $h$'s slope is $2^{-8(h+1)/n}$, counting from 0": the
+    page's exponent, evaluated, is posenc's official slopes for 1 to 64 heads, and chapter 6 builds the same; for 12
+    heads, not a power of two, it is not, so the qualifier is needed."""
+    text = row("attention with linear biases (ALiBi)")
+    assert "With $n$ heads, $n$ a power of two, head $h$'s slope is $2^{-8(h+1)/n}$, counting from 0 |" in text
+    power = exponent(text, "slope is $2^")
+    assert "the slopes are $m_h = 2^{-8(h+1)/n}$ for $h = 0, \\dots, n-1$" in chapter("06_alibi")
+
+    def slopes(n: int) -> torch.Tensor:
+        return torch.tensor([2.0 ** evaluate(power, h=h, n=n) for h in range(n)], dtype=torch.float64)
+
+    for n in (1, 2, 4, 8, 16, 32, 64):
+        assert torch.allclose(slopes(n), posenc.alibi_slopes(n).double(), rtol=1e-6, atol=0), n
+    assert not torch.allclose(slopes(12), posenc.alibi_slopes(12).double(), rtol=1e-3, atol=0)
+
+
+def test_fine_tuned_row_and_the_runs_names():
+    """The row "fine-tuned": "such runs' names end in -FT", and the block "The fine-tuned runs": "RoPE-FT is plain RoPE
+    fine-tuned, the PI paper's "direct fine-tuning". PI×8-FT and YaRN×8-FT have `factor` fixed at 8": chapter 8's
+    names for the saved run's three fine-tuned methods, its words on RoPE-FT, and the saved fixed factor."""
+    assert row("fine-tuned").endswith(
+        "before the long tests; such runs' names end in -FT | {doc}`8 <../notebooks/08_extrapolation>` |"
+    )
+    text = block("The fine-tuned runs")
+    assert text == (
+        'RoPE-FT is plain RoPE fine-tuned, the PI paper\'s "direct fine-tuning". PI×8-FT and YaRN×8-FT have `factor`'
+        " fixed at 8."
+    )
+    config = load_results("extrapolation", check=False)["config"]
+    assert config["finetune"]["methods"] == ["rope", "pi", "yarn"]
+    nb = json.loads((ROOT / "notebooks" / "08_extrapolation.ipynb").read_text(encoding="utf-8"))
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    assert '"rope ft": "RoPE-FT", "rope+pi ft": "PI×8-FT", "rope+yarn ft": "YaRN×8-FT"' in code
+    assert "*RoPE-FT* is plain RoPE, which the PI paper calls *direct fine-tuning*." in chapter("08_extrapolation")
+    assert "*PI×8-FT* and *YaRN×8-FT* have `factor` fixed at 8" in chapter("08_extrapolation")

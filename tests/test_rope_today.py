@@ -914,17 +914,24 @@ def test_generate_numbers_left_padded_rows_from_their_first_real_token():
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"]))
     assert "counts positions from each row's first real token, using the attention mask" in text
-    # the main line: "Even for plain text, a position can differ from the token's index: in left-padded `generate`,
-    # in packed batches, and in a rolling cache numbering keys by slot": the padded row above (index 2 gets 0),
-    # packed rows (test_chapter_padding_free_positions_restart_per_sequence: index 3 gets 0), and StreamingLLM's
-    # cache, whose kept keys take their cache slot, not their index in the text
+    # the main line: "Even for plain text, a position can differ from the token's index: in left-padded `generate`
+    # and in packed batches": the padded row above (index 2 gets 0) and packed rows
+    # (test_chapter_padding_free_positions_restart_per_sequence: index 3 gets 0). The block's "a third case:
+    # StreamingLLM numbers cached keys by their slot in the cache": its kept keys take their cache slot, not their
+    # index in the text. The rolling cache is explained only in the appendix, so the main line does not name it.
     assert got[0, 2] == 0
     kept, slot = posenc.streaming_cache_positions(20, n_sink=2, window=6)
     assert slot.tolist() == list(range(8)) and kept.tolist() != slot.tolist()
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     assert (
-        "Even for plain text, a position can differ from the token's index: in left-padded `generate`, in packed"
-        " batches, and in a rolling cache numbering keys by slot." in text
+        "Even for plain text, a position can differ from the token's index: in left-padded `generate` and in packed"
+        " batches." in main_line
     )
+    assert (
+        "The appendix's *Rolling caches and sinks* part shows a third case: StreamingLLM numbers cached keys by their"
+        " slot in the cache." in text
+    )
+    assert "rolling cache numbering keys by slot" not in text and "### Rolling caches and sinks" in text
     # the opening: "Pair $i$ of a $d$-dimensional head, from $i = 0$ to $d/2 - 1$, turns by $\\theta_i = b^{-2i/d}$":
     # d/2 frequencies, pair 0 the fastest at one radian per token
     for d in (16, 64, 128):
@@ -1552,9 +1559,13 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         for b in (5e5, 1e6)
     ]
     assert bool((thin[1] < thin[0]).any())  # "The thin curves wiggle and cross": at single distances 5e5 is above 1e6
-    # "Each thick line smooths its thin curve: at $2a - 1$ it draws the mean over distances $a$ to $2a - 1$" and the
+    # "Each thick line averages its thin curve over the far half of the distances up to its point" and the
     # appendix's "each span of distances from $a$ to $2a - 1$. These are the figure's thick lines, each mean drawn at
-    # $2a - 1$": the figure's thick lines are rope_matching_stretch_means over [a, 2a), drawn at 2a - 1
+    # $2a - 1$": the figure's thick lines are rope_matching_stretch_means over [a, 2a), drawn at 2a - 1; of the
+    # distances 1 .. 2a - 1 up to that point, a .. 2a - 1 are the far half (a of 2a - 1, the middle one included)
+    for a in (1, 2, 7, 300, 8192):
+        upto = list(range(1, 2 * a))
+        assert list(range(a, 2 * a)) == upto[len(upto) // 2 :], a
     for base in (1e4, 5e5, 1e6):
         thick = posenc.rope_matching_stretch_means(128, base, 8192).double()
         theta = posenc.rope_inv_freq(128, base).double()
@@ -1564,7 +1575,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert "ax.semilogx(2 * a - 1, posenc.rope_matching_stretch_means(128, b, 8192)" in _figure_titles()
     for sentence in (
         "The thin curves below draw it at each distance; they wiggle and cross.",
-        "Each thick line smooths its thin curve: at $2a - 1$ it draws the mean over distances $a$ to $2a - 1$.",
+        "Each thick line averages its thin curve over the far half of the distances up to its point.",
         "The larger base has the higher thick line: over these distances it keeps the score higher.",
         "each span of distances from $a$ to $2a - 1$. These are the figure's thick lines, each mean drawn at $2a - 1$",
         "It is also the mean over random queries, scaled to one at distance zero.",
@@ -1650,9 +1661,13 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     the head width is the global layers' `global_head_dim`."""
     pytest.importorskip("transformers", minversion="5.24")
     rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
-    from transformers import Gemma4Config
+    from transformers import Gemma4Config, Gemma4TextConfig
 
     text_config = Gemma4Config().get_text_config()
+    # the Gemma 4 block: "`Gemma4TextConfig().rope_parameters` gives these defaults, one dict per layer type"
+    assert Gemma4TextConfig().rope_parameters == text_config.rope_parameters
+    assert set(text_config.rope_parameters) == {"sliding_attention", "full_attention"}
+    assert text_config.rope_parameters["full_attention"]["rope_theta"] == 1e6
     full = text_config.rope_parameters["full_attention"]
     assert full["rope_type"] == "proportional" and full["partial_rotary_factor"] == 0.25, full
     assert text_config.rope_parameters["sliding_attention"]["rope_type"] == "default"  # only the global layers
@@ -1676,6 +1691,11 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         " head's frequencies $b^{-2i/d}$.",
         "The config's `rope_type` `proportional` sets this, and `partial_rotary_factor` sets the share, a quarter.",
         "The other pairs never turn, so they add a score no distance changes.",
+        # why (main line), and its source in the collapsed Gemma 4 block: the p-RoPE paper's suspicion, cited there
+        "The rule matches p-RoPE, whose authors suspect the slowest pairs carry content, not position.",
+        "Its authors found that Gemma 7B favours its slowest pairs, which they suspect carry content.",
+        '(https://arxiv.org/abs/2410.06205 "cite:barbero2025round")',
+        "In transformers 5.24, `Gemma4TextConfig().rope_parameters` gives these defaults, one dict per layer type.",
         "Partial rotary, MLA and Gemma 4's `proportional` type turn only part of each head;",
         "Partial rotary with the same share and base would instead spread its own frequencies down to far slower"
         " ones, once in about five million.",
@@ -1708,8 +1728,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         assert len(data["ys"]) == 2 and len(data["ys"][0]) == len(data["x"]) > 0, name
     text = _chapter_markdown()
     for sentence in (
-        "MLA caches one short vector per token, its *latent* $c_n$, and each head makes its key from it with a matrix"
-        " $W_{UK}$.",
+        "MLA's *KV cache*, its store of past tokens, stays small: per token it holds mainly one short vector, its"
+        " *latent* $c_n$.",
+        "Each head makes its key from it with a matrix $W_{UK}$.",
         "| $c_n$ | the latent of token $n$, cached | 512 |",
         "| $k^R_n$ | the rotary key of token $n$, shared by all heads and cached | 64 |",
         "An explorer draws the view below for any model in the appendix's table.",
@@ -1717,15 +1738,19 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "In DeepSeek-V2 the latent and the rotary key together hold 576 numbers per token and layer.",
         "A multi-head model with the same heads and 128-wide keys and values, the paper's comparison, would cache about"
         " 57 times more.",
-        "When decoding, MLA can skip forming that key and fold $W_{UK}$ into the head's query $q^C_m$, C for"
-        " compressed:",
+        "When decoding, MLA can fold $W_{UK}$ into each head's query $q^C_m$ and never form the heads' keys:",
+        "(q^C_m)^\\top W_{UK}\\, c_n = (W_{UK}^\\top q^C_m)^\\top c_n .",
+        "RoPE on those keys would leave a rotation between the query and $W_{UK}$ that changes with distance, so no"
+        " single matrix folds in:",
+        "(R_m q^C_m)^\\top R_n W_{UK}\\, c_n = (q^C_m)^\\top R_{n-m} W_{UK}\\, c_n .",
+        "So MLA's *decoupled RoPE* adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token, shared by"
+        " all heads.",
+        "The score adds their rotated term to the folded one, which has no position in it:",
+        "$q^C_m$ is the head's query for the latent's term, C for compressed; $q^R_m$ is its rotary query.",
         "The section's count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention $2 n_h"
         " d_h$ numbers per token and layer, here with $n_h = d_h = 128$.",
         "| $W_{UK}^\\top q^C_m$ | that query, folded | 512, like $c_n$ |",
-        "So its *KV cache*, its store of past tokens, stays small, and it need not rebuild keys.",
         "\\text{score}_{mn} = (q^C_m)^\\top W_{UK}\\, c_n + (q^R_m)^\\top R_{n-m}\\, k^R_n .",
-        "Since $(q^C_m)^\\top W_{UK} c_n = (W_{UK}^\\top q^C_m)^\\top c_n$, decoding can fold $W_{UK}$ into the"
-        " query and never form the heads' keys.",
         "With V2's own heads, keys 192 wide and values 128, multi-head attention would cache 40 960 numbers, about"
         " 71 times more.",
     ):
@@ -1738,6 +1763,20 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         torch.randn(ds["kv_lora_rank"], generator=g, dtype=torch.float64),
     )
     assert math.isclose(float(q_c @ (w_uk @ c_n)), float((w_uk.T @ q_c) @ c_n), rel_tol=1e-9)
+    # "RoPE on those keys would leave a rotation between the query and $W_{UK}$ that changes with distance":
+    # (R_m q)^T R_n W c = q^T R_{n-m} W c, and the folded query R_{n-m}^T q differs from one distance to the next
+    f64 = torch.float64
+    d_c = ds["qk_nope_head_dim"]
+    cos, sin = posenc.rope_cos_sin(torch.tensor([5, 905, 900, 0, 1]), d_c, dtype=f64)
+    key = w_uk @ c_n
+    q_at_m = posenc.apply_rope(q_c, cos[2], sin[2])  # the query at m = 900, the key at n = 905
+    k_at_n = posenc.apply_rope(key, cos[1], sin[1])
+    k_at_delta = posenc.apply_rope(key, cos[0], sin[0])  # R_{n-m} W c, n - m = 5
+    assert math.isclose(float(q_at_m @ k_at_n), float(q_c @ k_at_delta), rel_tol=1e-9)
+    folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
+    assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    assert "(R_m q^C_m)^\\top R_n W_{UK}" in main_line and "need not rebuild keys" not in text
     mla = ds["kv_lora_rank"] + ds["qk_rope_head_dim"]  # the latent and the rotary key together: 576; multi-head
     # attention: a key and a value of 128 per head
     assert mla == 576 and round(2 * ds["num_attention_heads"] * 128 / mla) == 57
@@ -1821,6 +1860,7 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         "each decoding step would rebuild every head's key for all past tokens, or the cache would hold",
         "Llama 4 Scout's chunks hold 8192 tokens, so no RoPE distance reaches a chunk's length.",
         "The left panel draws chunks of four.",
+        "A chunk's first token sees only itself; only the NoPE layers reach across chunks.",
         "Meta's own code skips the chunk mask when it decodes one token at a time, so that token sees past its chunk.",
         "only when more than one token is fed at once. So a token decoded alone attends to every cached key",
         "Llama 4 Scout sets 16.",
@@ -1838,6 +1878,17 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         seen = posenc.chunked_causal_mask(n, c).nonzero()
         assert int((seen[:, 0] - seen[:, 1]).max()) == c - 1, (n, c)
     assert "chunked_causal_mask(16, 4)" in _figure_titles()  # "The left panel draws chunks of four."
+    # "A chunk's first token sees only itself; only the NoPE layers reach across chunks": in the chunk mask a chunk's
+    # first query sees one key, itself, and no query sees a key of an earlier chunk; the NoPE layers' causal mask does
+    for n, c in ((16, 4), (40, 8), (8192 * 2, 8192)):
+        mask = posenc.chunked_causal_mask(n, c)
+        for start in range(0, n, c):
+            assert mask[start].nonzero().flatten().tolist() == [start], (n, c, start)
+        chunk = torch.arange(n) // c
+        seen = mask.nonzero()
+        assert bool((chunk[seen[:, 0]] == chunk[seen[:, 1]]).all()), (n, c)
+        assert bool(posenc.causal_mask(n)[c, 0]), (n, c)
+    assert [i for i, u in enumerate(posenc.llama4_rope_layers(48)) if not u] == list(range(3, 48, 4))  # the NoPE layers
     # *MLA in code*: transformers caches the latent and the rotary key, then forms every head's keys from them
     transformers = _hf()
     import inspect
@@ -2004,6 +2055,11 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         if d == 64:  # the figure's head: the mean size (|score|) far back, xPos over RoPE, about two thirds
             assert abs(float((cos * weight).sum(-1).abs().mean() / cos.sum(-1).abs().mean()) - 0.65) < 0.01
             assert round(float(rope.mean()), 3) == 0.046 and round(float(xpos.mean()), 3) == 0.058
+    # the right panel: one legend entry per dashed average, with its value (0.05 and 0.06), not one black entry
+    code = _figure_titles()
+    assert 'label=f"{name}\'s average there: {mean_there:.2f}"' in code
+    assert '((matching_rope, "C0", "RoPE"), (matching_xpos, "C1", "xPos"))' in code
+    assert "dashed: each one's average there" not in code
     text = _chapter_markdown()
     for sentence in (
         "xPos mostly damps the fast pairs' swings in this score.",
@@ -2253,11 +2309,12 @@ def test_chapter_config_rows_depart_in_several_questions():
 
 
 def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
-    """Chapter 10, *How each scaling reshapes the wavelengths* (main line): "YaRN keeps wavelengths under
-    $L$/`beta_fast`, the `llama3` rule those under $L$/`high_freq_factor`." Swept over head widths, bases, lengths, the
-    two fields and YaRN's `truncate`: the pairs whose frequency is unchanged are exactly those. "Dashed lines mark the
-    kept pairs' limits, with `beta_fast` $= 32$ and `high_freq_factor` $= 4$": the demo's typed fields and the figure
-    code's L/32 and L/4."""
+    """Chapter 10, *How each scaling reshapes the wavelengths* (main line): "YaRN keeps the pairs that turn more than
+    `beta_fast` times within $L$, the `llama3` rule more than `high_freq_factor` times." Swept over head widths, bases,
+    lengths, the two fields and YaRN's `truncate`: the pairs whose frequency is unchanged are exactly those with
+    L / lambda above the field. "Dashed lines mark the kept pairs' limits, with `beta_fast` $= 32$ and
+    `high_freq_factor` $= 4$": the demo's typed fields and the figure code's L/32 and L/4. "a Llama 2-like demo head":
+    the demo's width, base and L are the Llama 2 7B row's."""
     from posenc.book.models import _SCALING_EXAMPLE_CONFIGS
 
     two_pi = 2 * math.pi
@@ -2298,16 +2355,26 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     text = _chapter_markdown()
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     for sentence in (
-        "YaRN keeps wavelengths under $L$/`beta_fast`, the `llama3` rule those under $L$/`high_freq_factor`.",
+        "YaRN keeps the pairs that turn more than `beta_fast` times within $L$, the `llama3` rule more than"
+        " `high_freq_factor` times.",
         "Dashed lines mark the kept pairs' limits, with `beta_fast` $= 32$ and `high_freq_factor` $= 4$.",
+        "The first figure below draws a Llama 2-like demo head with $L = 4096$",
     ):
         assert sentence in main_line, sentence
+    llama2 = book.MODEL_ROPE_CONFIGS["llama-2-7b"]
+    for name in ("pi", "yarn", "llama3"):
+        demo_cfg = _SCALING_EXAMPLE_CONFIGS[name]
+        assert demo_cfg["rotary_dim"] == llama2["head_dim"] == llama2["rotary_dim"], name
+        assert demo_cfg["rope_theta"] == llama2["rope_theta"], name
+        assert demo_cfg["trained_length_before"] == llama2["trained_length"], name
 
 
 def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
-    """Chapter 10, main line: "YaRN and LongRoPE also multiply each score's rotated part by a fixed factor, their
-    *attention factor*", in takeaway 4 without the name; the appendix's gpt-oss block gives the number, "every query-key
-    logit grows by about 1.81". Transformers' own `yarn` initialisation, on gpt-oss's fields, puts 1.347 on cos and sin,
+    """Chapter 10, main line: "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*, and so each
+    score's rotated part by its square", in takeaway 4 without the name; the appendix's gpt-oss block gives the number,
+    "every query-key logit grows by about 1.81". Transformers' rotary embeddings (Llama's for `yarn`, Phi-3's for
+    `longrope`) multiply cos and sin by `attention_scaling`, the init function's second value. Transformers' own
+    `yarn` initialisation, on gpt-oss's fields, puts 1.347 on cos and sin,
     so the rotated part of a logit grows by its square, about 1.81, while an unrotated part does not; DeepSeek-V3's
     equal `mscale` fields put 1 on cos and sin and 1.87 on the softmax scale, which multiplies the rotated part too.
     LongRoPE, with Phi-3's lists, puts one factor on cos and sin at every input length: fixed, not a function of the
@@ -2353,6 +2420,21 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
         for n in (16, L, L + 1, 8 * L)
     }
     assert len(set(longrope.values())) == 1 and next(iter(longrope.values())) > 1.1, longrope  # one factor, any length
+    # on cos and sin, so the rotated part by its square: LongRoPE's factor as for YaRN's above
+    lr = next(iter(longrope.values()))
+    lr_parts = [
+        float(posenc.apply_rope(q, f * cos, f * sin)[0][:64] @ posenc.apply_rope(k, f * cos, f * sin)[1][:64])
+        for f in (1.0, lr)
+    ]
+    assert math.isclose(lr_parts[1], lr**2 * lr_parts[0], rel_tol=1e-9) and not math.isclose(lr**2, lr, rel_tol=0.05)
+    import inspect
+
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+    from transformers.models.phi3.modeling_phi3 import Phi3RotaryEmbedding
+
+    for rotary in (LlamaRotaryEmbedding, Phi3RotaryEmbedding):
+        code = inspect.getsource(rotary.forward)
+        assert "cos = emb.cos() * self.attention_scaling" in code and "sin = emb.sin() * self.attention_scaling" in code
     long_list = torch.tensor(lists["long_factor"], dtype=f64)
     assert bool((long_list >= 1).all()) and len(set(lists["long_factor"])) > len(lists["long_factor"]) // 2
     for kind, extra in (("linear", {}), ("llama3", {"low_freq_factor": 1.0, "high_freq_factor": 4.0})):
@@ -2365,14 +2447,17 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     text = _chapter_markdown()
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     for sentence in (
-        "YaRN and LongRoPE also multiply each score's rotated part by a fixed factor, their *attention factor*.",
-        "YaRN and LongRoPE also multiply each score's rotated part by a fixed factor.",  # takeaway 4
+        "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*, and so each score's rotated part by"
+        " its square.",
+        "YaRN and LongRoPE also multiply cos and sin by a fixed factor, and so each score's rotated part by its"
+        " square.",  # takeaway 4
         "LongRoPE slows each pair by its own searched factor.",
     ):
         assert sentence in main_line, sentence
     assert "<summary>YaRN's attention factor: on cos and sin, or on the softmax scale</summary>" in text
     assert "gpt-oss rotates whole heads, so every query–key logit grows by about 1.81;" in text
     assert "about 1.8 in gpt-oss" not in main_line  # a model the main line does not show: its number stays collapsed
+    assert "multiply each score's rotated part by a fixed factor" not in text  # not the factor itself: its square
 
 
 def test_chapter_saved_configs_hold_rope_parameters():
