@@ -385,14 +385,19 @@ def test_fast_pair_condition_is_a_full_turn_over_trainings_offsets():
 
 
 def test_llama3_bounds_are_turns_in_l():
-    """The page: "bounds `high_freq_factor` and `low_freq_factor` in turns in $L$, 4 and 1 in Llama 3.1": the values
+    """The row: "bounds `high_freq_factor` and `low_freq_factor` in turns in $L$", and the block "In models and code":
+    "Llama 3.1 sets `llama3`'s bounds `high_freq_factor` and `low_freq_factor` to 4 and 1": the values
     against posenc/book/models.py's copy of Llama 3.1's config (a prose sync), and what they mean, from transformers'
     `llama3`: a pair turning more than `high_freq_factor` times in L is kept, one turning fewer than `low_freq_factor`
     times is divided by the factor."""
 
-    (high, low) = re.findall(r"in turns in \$L\$, (\d+) and (\d+) in Llama 3\.1", row("Llama 3.1 scaling (`llama3`)"))[
-        0
-    ]
+    assert "bounds `high_freq_factor` and `low_freq_factor` in turns in $L$, and no attention factor |" in row(
+        "Llama 3.1 scaling (`llama3`)"
+    )
+    ((high, low),) = re.findall(
+        r"- Llama 3\.1 sets `llama3`'s bounds `high_freq_factor` and `low_freq_factor` to (\d+) and (\d+)\.",
+        models_block("### Terms for longer inputs"),
+    )
     high, low = float(high), float(low)
     copied = MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]
     assert (copied["high_freq_factor"], copied["low_freq_factor"]) == (high, low), copied
@@ -822,10 +827,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
         keeps,
     )
     assert again == read, (again, read)
-    assert (
-        "(emozilla 2023). Transformers' `dynamic` takes $L$ from `max_position_embeddings` |"
-        " {doc}`7 <../notebooks/07_beyond>`" in row("dynamic NTK (`dynamic`)")
-    )  # the row's one line; the block says what that does to Llama 3.1's config
+    assert "(emozilla 2023) | {doc}`7 <../notebooks/07_beyond>`" in row("dynamic NTK (`dynamic`)")
+    assert "max_position_embeddings" not in row("dynamic NTK (`dynamic`)")  # said once, in the block
     assert "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`" in keeps
     (times,) = re.findall(
         r"With Llama 3\.1's config, transformers' `dynamic` reads a larger \$L\$: `max_position_embeddings`, (\w+)"
@@ -2732,14 +2735,14 @@ def test_rnope_swa_row_cohere_did_so_before_llama_4_with_sliding_windows():
 
 def test_qwen_logn_query_scale_matches_the_claims_page():
     """The row "logn attention (`use_logn_attn`)": "Qwen-7B's factor on the query at position $p \\ge L$, counting from
-    0, outside training; $L$ is its configuration's `seq_length`", each logit multiplied by "$\\log_L(p + 1)$".
+    0, at inference only; $L$ is its configuration's `seq_length`", each logit multiplied by "$\\log_L(p + 1)$".
     Qwen-7B's code is not installed: the rule is transcribed from its modeling_qwen.py (QWenAttention: `logn_list =
     [math.log(i, self.seq_length) if i > self.seq_length else 1 for i in range(1, 32768)]`, applied to the queries
     only when the key length exceeds `seq_length` and `not self.training`), as tests/test_summary.py does for the claims
     page, whose words the page repeats."""
     meaning, factor = cells("logn attention (`use_logn_attn`)")[2:4]
     assert meaning == (
-        "Qwen-7B's factor on the query at position $p \\ge L$, counting from 0, outside training; $L$ is its"
+        "Qwen-7B's factor on the query at position $p \\ge L$, counting from 0, at inference only; $L$ is its"
         " configuration's `seq_length`"
     )
     assert factor == "$\\log_L(p + 1)$"
@@ -2763,6 +2766,7 @@ def test_qwen_logn_query_scale_matches_the_claims_page():
 #: the year of another of their papers (ALiBi as "Press et al. 2021", Shortformer's year) fails
 CITED_KEYS = {
     "NoPE": {"haviv2022nope", "kazemnejad2023nope"},
+    "axial 2-D RoPE": {"heo2024ropevit"},
     "rotary position embedding (RoPE)": {"su2021roformer"},
     "attention with linear biases (ALiBi)": {"press2022alibi"},
     "contextual position encoding (CoPE)": {"golovneva2024cope"},
@@ -3515,7 +3519,15 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
     assert "original_max_position_embeddings" not in MODEL_ROPE_CONFIGS["gemma-3-27b"]["rope_scaling"]
     assert "A `linear` or `dynamic` configuration need not store $L$ as `original_max_position_embeddings`." in page()
     assert letters("CoPE").startswith("| CoPE | contextual position encoding | in papers from 2026, also Clipped RoPE,")
-    assert row("contextual position encoding (CoPE)").startswith("| contextual position encoding (CoPE) | 上下文位置 |")
+    assert row("contextual position encoding (CoPE)").startswith(
+        "| contextual position encoding (CoPE) | 上下文位置编码 |"
+    )  # like 相对位置编码 for RPE; the summary's zh catalog and this page's zh index use the same term
+    catalogs = ROOT / "locales" / "zh_CN" / "LC_MESSAGES" / "book"
+    assert "上下文位置编码（contextual position encoding）" in (catalogs / "summary.po").read_text(encoding="utf-8")
+    assert "{ref}`上下文位置编码（CoPE） <glossary-encodings>`" in (catalogs / "glossary.po").read_text(
+        encoding="utf-8"
+    )
+    assert row("relative position encoding (RPE)").startswith("| relative position encoding (RPE) | 相对位置编码 |")
 
 
 # ---- round 93: the other "temperature", the longer-input rows' block, NTK-aware's fully rotated head --------------
@@ -3663,47 +3675,60 @@ def test_context_parallelism_needs_global_positions():
 
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
-    """The main line of "Longer inputs": "At twice $L$, a head like Llama 3.1's needs its slowest pair's frequency
-    divided by the *stretch*, 2. Given a factor of 8, its rule `llama3` divides it by 8 and *dynamic NTK* by 9, so that
-    pair meets no new angle. The price: both also slow most other pairs more than they need, and chapter 8 measures
-    what slowing costs." The stretch row's formula at 2L gives the 2, and the slowest pair divided by it turns at
-    offset 2L - 1 within a thousandth of training's L - 1. Transformers' `llama3` at Llama 3.1's head and bounds, and
-    its `dynamic` with L stored as `max_position_embeddings`, divide the slowest pair by the two numbers, so its
-    largest angle stays within training's. Each pair needs no division if fast (the fast pair row's inequality) and
-    (2L - 1)/(L - 1) if slow; each rule divides more than half of the other 63 pairs by more than that (llama3: the
-    ramped and the divided, 29 to 62; dynamic NTK: 1 to 62). The costs block says chapter 8 measures two."""
+    """The main line of "Longer inputs": "At twice $L$, a slow pair needs its frequency divided by about 2, the
+    *stretch*, or more. A rule's *effective factor*, what it divides the slowest pair by, need not equal the stretch or
+    its `factor`. With Llama 3.1's head and `factor`, both `llama3` and *dynamic NTK* then divide it by
+    more than 2. That pair meets no new angle, but most other pairs are slowed more than they need. Chapter 8 measures
+    what slowing costs." The stretch row's formula at 2L gives the 2. Every slow pair of Llama 3.1's head (the slow
+    pair row's words, the fast pair row's inequality) needs a divisor of (2L - 1)/(L - 1) to stay within its training
+    arc: within a thousandth of the stretch and not below it, so "about 2, or more". Transformers' `llama3` at Llama
+    3.1's head and bounds, and its `dynamic` with L stored as `max_position_embeddings`, divide the slowest pair by
+    more than that, so its largest angle stays within training's; `dynamic`'s divisor equals neither the stretch nor
+    the factor, so an effective factor need not. Each pair needs no division if fast and (2L - 1)/(L - 1) if slow;
+    each rule divides more than half of the other 63 pairs by more than that (llama3: the ramped and the divided, 29
+    to 62; dynamic NTK: 1 to 62). The costs block says chapter 8 measures two."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((times, needed, factor, fixed, dynamic, most),) = re.findall(
-        r"At (\w+) \$L\$, a head like Llama 3\.1's needs its slowest pair's frequency divided by the \*stretch\*,"
-        r" (\d+)\. Given a factor of (\d+), its rule `llama3` divides it by (\d+) and \*dynamic NTK\* by (\d+), so"
-        r" that pair meets no new angle\. The price: both also slow (most|some|all) other pairs more than they need,"
-        r" and chapter 8 measures what slowing costs\.",
+    ((times, needed, more, most),) = re.findall(
+        r"At (\w+) \$L\$, a slow pair needs its frequency divided by about (\d+), the \*stretch\*, or more\. A rule's"
+        r" \*effective factor\*, what it divides the slowest pair by, need not equal the stretch or its `factor`\."
+        r" With Llama 3\.1's head and `factor`, both `llama3` and \*dynamic NTK\* then divide it by more than"
+        r" (\d+)\. That pair meets no new angle, but (most|some|all) other pairs are slowed more than they need\."
+        r" Chapter 8 measures what slowing costs\.",
         visible,
     )
+    assert "the stretch or its `factor`." in visible and "the *stretch*, or more" in visible
     d, base, L, s = llama31_head()
     ell = {"twice": 2, "three times": 3}[times] * L
     (stretch,) = re.findall(r"the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
-    assert evaluate(stretch, ell=ell, L=L) == int(needed)
+    assert evaluate(stretch, ell=ell, L=L) == int(needed) == int(more)
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     slowest = float(theta[-1])
-    assert abs((ell - 1) * slowest / evaluate(stretch, ell=ell, L=L) / ((L - 1) * slowest) - 1) < 1e-3  # about as far
-    assert float(factor) == s
-    llama3 = hf_llama3(d, base, s, 4.0, 1.0, L).double()
-    dyn = hf_inv_freq(d, max_position_embeddings=L, seq_len=ell, rope_type="dynamic", rope_theta=base, factor=s)
     (inequality,) = re.findall(
         r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", row("fast pair")
     )
     fast = torch.tensor([bool(evaluate(inequality, L=L, theta=float(th))) for th in theta])
+    assert "a pair that turns less than once over those offsets" in row("slow pair")
+    assert (~fast).any()
+    for th in theta[~fast]:  # each slow pair: the least divisor that keeps its angles within training's arc
+        least = (ell - 1) * float(th) / ((L - 1) * float(th))
+        assert int(needed) <= least < int(needed) * (1 + 1e-3)  # "about 2, or more"
+    assert float(s) == float(MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["factor"])
+    llama3 = hf_llama3(d, base, s, 4.0, 1.0, L).double()
+    dyn = hf_inv_freq(d, max_position_embeddings=L, seq_len=ell, rope_type="dynamic", rope_theta=base, factor=s)
     need = torch.where(fast, 1.0, (ell - 1) / (L - 1)).double()
-    for by, scaled in ((int(fixed), llama3), (int(dynamic), dyn.double())):
+    effective = []
+    for scaled in (llama3, dyn.double()):
         divisor = theta / scaled
-        assert abs(float(divisor[-1]) - by) < 1e-4 * by  # float32 frequencies
+        effective.append(float(divisor[-1]))
+        assert float(divisor[-1]) > int(more) * (ell - 1) / (L - 1)  # more than 2, and more than the slowest needs
         assert (ell - 1) * float(scaled[-1]) <= (L - 1) * slowest  # no angle past training's largest
         over = int((divisor[:-1] > need[:-1] * (1 + 1e-3)).sum())
         share = over / (d // 2 - 1)
-        assert {"most": share > 0.5, "some": 0 < share <= 0.5, "all": share == 1}[most], (by, over)
+        assert {"most": share > 0.5, "some": 0 < share <= 0.5, "all": share == 1}[most], over
+    # "need not equal the stretch or its `factor`": dynamic NTK's differs from both here (9, against 2 and 8)
+    assert abs(effective[1] - int(needed)) > 1 and abs(effective[1] - s) > 0.5, effective
     assert "Slowing pairs has costs, and chapter 8 measures two." in block(
         "Slowing pairs has costs: what chapter 8 measured"
     )
@@ -3797,16 +3822,19 @@ def test_letters_blocks_stretch_row_quotes_chapter_8s_fixed_factor():
 
 
 def test_alibi_row_gives_the_slopes_for_a_power_of_two_heads():
-    """The ALiBi row: "With $n$ heads, $n$ a power of two, head $h$'s slope is $2^{-8(h+1)/n}$, counting from 0": the
+    """The ALiBi row: "With $H$ heads, $H$ a power of two, head $h$'s slope is $2^{-8(h+1)/H}$, counting from 0": the
     page's exponent, evaluated, is posenc's official slopes for 1 to 64 heads, and chapter 6 builds the same; for 12
     heads, not a power of two, it is not, so the qualifier is needed."""
     text = row("attention with linear biases (ALiBi)")
-    assert "With $n$ heads, $n$ a power of two, head $h$'s slope is $2^{-8(h+1)/n}$, counting from 0 |" in text
+    assert "With $H$ heads, $H$ a power of two, head $h$'s slope is $2^{-8(h+1)/H}$, counting from 0 |" in text
+    assert "$n$" not in text  # this page's $n$ is a key's position
+    assert letters("$h$").startswith("| $h$ | in the *ALiBi* row, a head's index, from 0, with $H$ heads | $h_i$,")
+    assert "$h_i$ pair $i$'s query–key product" in row("content factor")
     power = exponent(text, "slope is $2^")
     assert "the slopes are $m_h = 2^{-8(h+1)/n}$ for $h = 0, \\dots, n-1$" in chapter("06_alibi")
 
     def slopes(n: int) -> torch.Tensor:
-        return torch.tensor([2.0 ** evaluate(power, h=h, n=n) for h in range(n)], dtype=torch.float64)
+        return torch.tensor([2.0 ** evaluate(power, h=h, H=n) for h in range(n)], dtype=torch.float64)
 
     for n in (1, 2, 4, 8, 16, 32, 64):
         assert torch.allclose(slopes(n), posenc.alibi_slopes(n).double(), rtol=1e-6, atol=0), n
@@ -3832,3 +3860,128 @@ def test_fine_tuned_row_and_the_runs_names():
     assert '"rope ft": "RoPE-FT", "rope+pi ft": "PI×8-FT", "rope+yarn ft": "YaRN×8-FT"' in code
     assert "*RoPE-FT* is plain RoPE, which the PI paper calls *direct fine-tuning*." in chapter("08_extrapolation")
     assert "*PI×8-FT* and *YaRN×8-FT* have `factor` fixed at 8" in chapter("08_extrapolation")
+
+
+# ---- round 100: the element-wise count, the decay's doublings, hybrid models, models named in the blocks -----------
+
+
+def test_element_wise_form_does_about_3d_operations():
+    """The row "matrix form (of RoPE)": "against about $3d$ for the element-wise form, which multiplies by cos and sin
+    coordinate by coordinate": the multiplications and additions of posenc's element-wise form (transformers' `x * cos
+    + rotate_half(x) * sin`), counted op by op on one vector for three widths, are the page's coefficient times d; the
+    only other arithmetic, rotate_half's d/2 sign flips, keeps the total within a fifth of it."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    (coefficient,) = re.findall(r"against about \$(\d+)d\$ for the element-wise form", row("matrix form (of RoPE)"))
+    counts: dict[str, int] = {}
+
+    class Count(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            name = func.overloadpacket.__name__
+            if name in {"mul", "add", "sub", "neg"}:
+                counts[name] = counts.get(name, 0) + out.numel()
+            return out
+
+    for d in (8, 64, 128):
+        cos, sin = posenc.rope_cos_sin(1, d)
+        x = torch.randn(1, d)
+        counts.clear()
+        with Count():
+            posenc.apply_rope_rotate_half(x, cos, sin)
+        arithmetic = counts.get("mul", 0) + counts.get("add", 0) + counts.get("sub", 0)
+        assert arithmetic == int(coefficient) * d, (d, counts)
+        assert sum(counts.values()) <= 1.2 * int(coefficient) * d, (d, counts)
+
+
+def test_decay_block_reaches_about_zero_near_half_the_base():
+    """The block on RoFormer's bound: "In chapter 5's 128-wide heads of base 10 000, a *matching key*'s score falls on
+    average over queries and over each doubling of the distance, to about zero near half the base, but not distance by
+    distance": the expected score E(r) = 2 sum_i cos(r theta_i) of a matching key (the lower bound row's test samples
+    it), averaged over each doubling 2^j <= r < 2^(j+1), falls at every doubling up to the one that holds b/2, where it
+    is within 1 % of E(0), while the doubling before is still above 5 %; E itself rises somewhere before b/2."""
+    ((width, base, share),) = re.findall(
+        r"In chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\*'s score falls on average over queries"
+        r" and over each doubling of the distance, to about zero near (half|a tenth of|twice) the base, but not"
+        r" distance by distance\.",
+        block("RoFormer's bound, and what chapter 5 finds about the decay"),
+    )
+    d, b = int(width), float(base.replace(" ", ""))
+    near = b * {"half": 0.5, "a tenth of": 0.1, "twice": 2.0}[share]
+    theta = posenc.rope_inv_freq(d, b, dtype=torch.float64)
+    r = torch.arange(1, 2**15, dtype=torch.float64)
+    E = 2 * torch.cos(r[:, None] * theta).sum(1)
+    j = torch.log2(r).floor().long()
+    trend = torch.zeros(15, dtype=torch.float64).index_add_(0, j, E) / torch.bincount(j)
+    e0 = 2 * len(theta)  # E(0) = d
+    holds = int(math.log2(near))  # the doubling that holds b/2: 4096 <= r < 8192
+    assert (trend[1 : holds + 1] < trend[:holds]).all()  # falls at every doubling up to it
+    assert abs(trend[holds]) < 0.01 * e0 < 0.05 * e0 < trend[holds - 1], trend[holds - 1 : holds + 1]
+    before = E[: int(near)]
+    assert (before[1:] > before[:-1]).any()  # "not distance by distance"
+
+
+def test_hybrid_row_follows_chapter_1():
+    """The row "hybrid model": "a recurrence reads the tokens in order, so its attention layers can do without a
+    position encoding": chapter 1's "Hybrid models can leave the encoding out of every attention layer. Their recurrent
+    layers read the tokens in order, so they carry the order."; the models block's Qwen3-Next keeps RoPE, hence can."""
+    assert row("hybrid model").startswith(
+        "| hybrid model | 混合模型 | a model that mixes softmax attention with recurrent or linear-attention layers; a"
+        " recurrence reads the tokens in order, so its attention layers can do without a position encoding |"
+    )
+    c1 = chapter("01_why_position")
+    assert "Hybrid models can leave the encoding out of every attention layer." in c1
+    assert "Their recurrent layers read the tokens in order, so they carry the order." in c1
+    assert "gives RoPE only to the others" in models_block("## Attention, kernels and models")
+
+
+def test_llama_31_bullet_says_why_factor_8_serves_16_l():
+    """The trained-length block: "Llama 3.1 has $L = 8192$ and sets `factor` 8 for a context 16 times $L$, the length
+    its last training stage reached. So `factor` need not be 16: inputs that long were themselves trained on." The
+    16 is the ratio of posenc/book/models.py's copy of Llama 3.1's `max_position_embeddings` to its L (a prose sync),
+    and the factor is below it."""
+    keeps = block("Where a configuration keeps the trained length, transformers' `dynamic`, and real models")
+    ((L, factor, times, needless),) = re.findall(
+        r"Llama 3\.1 has \$L = (\d+)\$ and sets `factor` (\d+) for a context (\d+) times \$L\$, the length its last"
+        r" training stage reached\. So `factor` need not be (\d+): inputs that long were themselves trained on\.",
+        keeps,
+    )
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    assert llama["rope_scaling"]["factor"] == float(factor) < int(needless) == int(times)
+    assert llama["max_position_embeddings"] == int(times) * int(L)
+    assert llama["rope_scaling"]["original_max_position_embeddings"] == int(L)
+
+
+def test_models_named_for_alibi_axial_rope_and_sliding_windows():
+    """The models blocks: "BLOOM and MPT use *ALiBi*. Pixtral's vision encoder uses *axial 2-D RoPE*, rope type
+    `axial` in transformers." and "Mistral 7B's first release uses *sliding-window attention* over 4096 tokens,
+    transformers' default." Each against the installed transformers: BLOOM builds an ALiBi tensor, MPT's config turns
+    ALiBi on by default, Pixtral's vision config asks for `axial` and its rotary module pairs half the frequencies with
+    each grid axis, and Mistral's config defaults to a 4096-token window. The axial row's "Heo et al. 2024 also study
+    learned mixed frequencies": chapter 7's words."""
+    encodings = models_block("## Encodings")
+    assert "- BLOOM and MPT use *ALiBi*. Pixtral's vision encoder uses *axial 2-D RoPE*, rope type `axial` in" in (
+        encodings
+    )
+    from transformers.models.bloom import modeling_bloom
+    from transformers.models.pixtral import modeling_pixtral
+
+    assert hasattr(modeling_bloom, "build_alibi_tensor")
+    assert transformers.MptConfig().attn_config.alibi is True
+    config = transformers.PixtralVisionConfig()
+    assert config.rope_parameters["rope_type"] == "axial"
+    inv_freq, _ = modeling_pixtral.PixtralVisionRotaryEmbedding.compute_axial_rope_parameters(config)
+    assert "torch.cat([inv_freq[0::2], inv_freq[1::2]])" in inspect.getsource(
+        modeling_pixtral.PixtralVisionRotaryEmbedding.compute_axial_rope_parameters
+    )  # half the pairs' frequencies for one axis, half for the other
+    assert "half the pairs turn with the row, half with the column. Heo et al. 2024 also study learned mixed" in row(
+        "axial 2-D RoPE"
+    )
+    assert "and study it for vision Transformers, next to a variant with learned mixed frequencies." in chapter(
+        "07_beyond"
+    )
+    (window,) = re.findall(
+        r"- Mistral 7B's first release uses \*sliding-window attention\* over (\d+) tokens, transformers' default\.",
+        models_block("## Attention, kernels and models"),
+    )
+    assert transformers.MistralConfig().sliding_window == int(window)

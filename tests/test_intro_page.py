@@ -419,23 +419,27 @@ def curve(arm: str, step: int, metric: str = "loss_beyond") -> list[float]:
 
 def test_the_chapter_8_takeaway_is_the_runs_finding():
     """Takeaway: "Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. Used only
-    at test time, PI and YaRN let its RoPE models find nearly every *passkey*: the input's only digit, asked for later,
-    so content alone can find it. Yet with PI they predicted the next token poorly, no better than with no rule; with
-    YaRN, far better. *Fine-tuning*, a few hundred more steps at the longer length, fixed this with or without a rule.
-    Without one, they soon predicted at least as well as with PI, unlike in the PI paper's far larger models." Then
+    at test time and set for each input's length, PI and YaRN let its RoPE models find nearly every *passkey*: the
+    input's only digit, asked for later. Yet with PI they predicted the next token poorly, no better than with no rule;
+    with YaRN, far better. *Fine-tuning*, a few hundred more steps at the longer length, fixed this with or without a
+    rule. With no rule, the models soon predicted at least as well as with PI; the PI paper, with far larger models and
+    text without passkeys, found otherwise." The methods block: "A passkey is easy to find: it is the input's only
+    digit, so content alone can find it. Chapter 8's models with no position encoding find nearly every one." Then
     one line points to the claims page's grid,
     which holds chapter 8's numbers for every encoding (checked there by tests/test_summary.py). Read at 512 tokens,
     the main run's longest, seed by seed; the PI paper's finding as chapter 8 quotes it."""
     text = page()
     bullet = (
         "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. Used only at"
-        " test time, PI and YaRN let its RoPE models find nearly every *passkey*: the input's only digit, asked for"
-        " later, so content alone can find it. Yet with PI they predicted the next token poorly, no better than with"
+        " test time and set for each input's length, PI and YaRN let its RoPE models find nearly every *passkey*: the"
+        " input's only digit, asked for later. Yet with PI they predicted the next token poorly, no better than with"
         " no rule; with YaRN, far better. *Fine-tuning*, a few hundred more steps at the longer length, fixed this"
-        " with or without a rule. Without one, they soon predicted at least as well as with PI, unlike in the PI"
-        " paper's far larger models. <details>"
+        " with or without a rule. With no rule, the models soon predicted at least as well as with PI; the PI paper,"
+        " with far larger models and text without passkeys, found otherwise. <details>"
     )
     assert bullet in text  # the takeaways' last bullet
+    # the main line names both of chapter 8's differences from the PI paper, not model size alone
+    assert "unlike in the PI paper's far larger models" not in text
     # the takeaways: two from this page and three from later chapters (teaching.md: 3 to 5), each at most five
     # sentences of at most 30 words
     takeaways = text[text.index("## What you will take away") : text.index("<summary>The methods behind")]
@@ -467,6 +471,12 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # from the input's length,
     # 512 / 64, so they are set for inputs eight times longer; they re-evaluate the models trained with plain RoPE
     assert config["dynamic_factor"] == 1.0
+    # "set for each input's length": the factor of each test-time row is the input's length over L, s = n / L
+    from posenc.experiments.config import experiment_scaling
+
+    for rule in ("pi", "yarn"):
+        for n in (length for length in config["eval_lengths"] if length > config["train_length"]):
+            assert experiment_scaling(config, rule, n)[0].factor == n / config["train_length"], (rule, n)
     runs = metrics()["metrics"]
     assert list(runs["rope"]) == list(runs["rope+pi"]) == list(runs["rope+yarn"])
     corpus = PasskeyCorpus(**config["corpus"])
@@ -485,8 +495,14 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         assert digits[row].nonzero().flatten().tolist() == [key + 1] and key < query, row  # the digit, once
         assert probe.answer[row].nonzero().flatten().tolist() == [query]  # asked for after QUERY
         assert targets[row, query] == inputs[row, key + 1], row
-    # "so content alone can find it": chapter 8 says so, and the models with no position encoding at all (NoPE) find
-    # at least 99 % of the passkeys at 8L in every seed
+    # the methods block: "A passkey is easy to find: it is the input's only digit, so content alone can find it.
+    # Chapter 8's models with no position encoding find nearly every one": chapter 8 says so, and the models with no
+    # position encoding at all (NoPE) find at least 99 % of the passkeys at 8L in every seed
+    methods = text[text.index("<summary>The methods behind the takeaways") :]
+    assert (
+        "A passkey is easy to find: it is the input's only digit, so content alone can find it. Chapter 8's models"
+        " with no position encoding find nearly every one." in methods[: methods.index("</details>")]
+    )
     assert "The key's digit is the only digit in a probe, so a model can find it by content alone." in chapter(
         "08_extrapolation"
     )
@@ -509,8 +525,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     assert sum(pi) / len(pi) >= sum(plain) / len(plain), (pi, plain)
     assert min(pi + plain) > max(trigram) + 3 and sum(yarn) / len(yarn) < min(pi + plain) - 2, (pi, plain, yarn)
     assert max(yarn) < min(pi), (yarn, pi)
-    # "Without one, they soon predicted at least as well as with PI": fine-tuned plain RoPE's loss beyond L is at most
-    # fine-tuned PI's, seed by seed, at every saved checkpoint from step 25 on, within the first tenth of the 400
+    # "With no rule, the models soon predicted at least as well as with PI": fine-tuned plain RoPE's loss beyond L is at
+    # most fine-tuned PI's, seed by seed, at every saved checkpoint from step 25 on, within the first tenth of the 400
     # steps; chapter 8 says the same
     steps = sorted(int(s) for s in next(iter(runs["rope ft"].values()))["finetune_curve"])
     assert list(runs["rope ft"]) == list(runs["rope+pi ft"])  # the same seeds, in the same order
@@ -539,13 +555,15 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     from posenc.experiments import finetune
 
     assert 'if arm != "rope":' in inspect.getsource(finetune.finetune_arms) and "rope" in ft["methods"]
-    # "unlike in the PI paper's far larger models", where fine-tuning with PI adapted far faster: chapter 8 quotes it
+    # "the PI paper, with far larger models and text without passkeys, found otherwise": there fine-tuning with PI
+    # adapted far faster, chapter 8 quotes it; the PI paper's text held no passkey task, chapter 8's does
     # (direct fine-tuning is fine-tuning with no rule: "*RoPE-FT* is plain RoPE, which the PI paper calls *direct
     # fine-tuning*"), and the claims page's corrections say so. "far larger": 7 to 65 billion parameters against
     # chapter 8's about 100 000, over 10 000 times as many
     c8 = chapter("08_extrapolation")
     assert "*RoPE-FT* is plain RoPE, which the PI paper calls *direct fine-tuning*." in c8
     assert "The PI paper's text held no such task, and there direct fine-tuning lagged far longer." in c8
+    assert "Fine-tuned at $8L$ on text that asks passkey questions" in c8
     assert (
         "In perplexity, their direct fine-tuning after 10 000 steps is still worse at 8192 tokens than PI after 1000"
         " steps." in c8
@@ -630,19 +648,23 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
 
 def test_llama_31_and_deepseek_v3_trained_past_their_scalings_start():
     """Takeaway: "Llama 3.1 and DeepSeek-V3 were trained on 8K and 4K tokens, then on up to 128K. Their configs set such
-    a rule from the shorter length (chapter 10)": chapter 10's table and the book's copies of their configs give each
-    a scaling of chapter 7's kind, `llama3` (YaRN's shape, other boundaries) and `yarn`, that starts from the first
-    training length, 8K and 4K tokens (K = 1024), and a later trained length of 128K; chapter 10 says so in words, and
+    a rule from the shorter length: Llama 3.1's `llama3` and DeepSeek-V3's YaRN (chapter 10)": chapter 10's table and
+    the book's copies of their configs give each a scaling of chapter 7's kind, `llama3` (YaRN's shape, other
+    boundaries) and `yarn`, that starts from the first training length, 8K and 4K tokens (K = 1024), and a later trained
+    length of 128K; chapter 10 says so in words, and
     that a user who only adds `yarn` to a config gets no such training."""
     from posenc.book.models import MODEL_ROPE_CONFIGS
 
     main = re.sub(r"<details>.*?</details>", " ", page())
     sentence = (
         "Llama 3.1 and DeepSeek-V3 were trained on (\\d+)K and (\\d+)K tokens, then on up to (\\d+)K. Their configs set"
-        " such a rule from the shorter length \\(chapter 10\\)."
+        " such a rule from the shorter length: Llama 3.1's `(\\w+)` and DeepSeek-V3's (\\w+) \\(chapter 10\\)."
     )
-    (first_llama, first_deepseek, longest_k) = (int(v) for v in re.findall(sentence, main)[0])
+    (first_llama, first_deepseek, longest_k, llama_rule, deepseek_rule) = re.findall(sentence, main)[0]
+    (first_llama, first_deepseek, longest_k) = (int(v) for v in (first_llama, first_deepseek, longest_k))
     stated = {"llama-3.1-8b": (first_llama, longest_k), "deepseek-v3": (first_deepseek, longest_k)}
+    # the rules the page names are the configs' rope types: `llama3` as written, YaRN as `yarn`
+    named = {"llama-3.1-8b": llama_rule, "deepseek-v3": deepseek_rule.lower()}
     c10 = chapter("10_rope_today")
     trained = "Llama 3.1, Llama 4 Scout, DeepSeek-V2 and V3 and Gemma 3 trained past the length $L$ their scaling"
     assert trained + " starts from." in c10
@@ -651,7 +673,7 @@ def test_llama_31_and_deepseek_v3_trained_past_their_scalings_start():
     for key, rule, name in (("llama-3.1-8b", "llama3", "Llama 3.1 8B"), ("deepseek-v3", "yarn", "DeepSeek-V3")):
         config = MODEL_ROPE_CONFIGS[key]
         scaling = config["rope_scaling"]
-        assert scaling["rope_type"] == rule and scaling["factor"] > 1, key
+        assert scaling["rope_type"] == rule == named[key] and scaling["factor"] > 1, key
         start = scaling["original_max_position_embeddings"]
         assert config["trained_length"] > start == config["trained_length_before"], key  # longer inputs, in training
         # the page's numbers: the rule starts from the first training length, and training went on to 128K
@@ -684,7 +706,8 @@ def test_llama_31_and_deepseek_v3_trained_past_their_scalings_start():
 
 
 def test_yarns_logit_factor_as_transformers_applies_it():
-    """Block: "YaRN also multiplies the rotated queries and keys by $0.1\\ln s + 1$, so the logits grow by its square":
+    """Block: "YaRN also multiplies the rotated queries and keys by $0.1\\ln s + 1$, so the logits are multiplied by its
+    square":
     transformers 5.24's default attention factor for YaRN, applied to cos and sin, and posenc's, for chapter 8's
     ``s = 8`` and ramp."""
     import transformers
@@ -692,8 +715,8 @@ def test_yarns_logit_factor_as_transformers_applies_it():
 
     text = page()
     assert (
-        "YaRN also multiplies the rotated queries and keys by $0.1\\ln s + 1$, so the logits grow by its square."
-        in text
+        "YaRN also multiplies the rotated queries and keys by $0.1\\ln s + 1$, so the logits are multiplied by its"
+        " square." in text
     )
     assert transformers.__version__.startswith(
         "5.24"
@@ -916,9 +939,9 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     names what each of the next two sections does, by the rows' names, not their places in a table the main line
     shows without scores: "The next section derives RoPE's score; the one after compares it with an added
     encoding's." The worked scores' table compares each row with itself: its last column,
-    "change when both move by 7", is $0$ for RoPE and $-0.26$ for the added encoding, both formulas on the main line,
-    and the block's "RoPE gives $\\cos 2$ both times. RoPE's score is one product, $q_m^\\top R_{n-m}\\, k_n$, with no
-    separate $x \\cdot x$ or word–position terms"."""
+    "change when both move by 7, before rounding", is $0$ for RoPE and $-0.26$ for the added encoding, both formulas on
+    the main line, and the block's "RoPE gives $\\cos 2$ both times. RoPE's score is one product,
+    $q_m^\\top R_{n-m}\\, k_n$, with no separate $x \\cdot x$ or word–position terms"."""
     text = page()
     heading = "## Where position enters"
     words = (
@@ -985,11 +1008,13 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
                 assert math.isclose(score, float(q @ R(n - m, d, 10_000.0, layout) @ k), abs_tol=TOL)
     # the table's last column is each row's own change when both positions move by 7, so no row is read against the
     # other: 12 - 5 = 10 - 3 = 7
-    scores = "| score | query 5, key 3 | query 12, key 10 | change when both move by 7 |"
+    scores = "| score | query 5, key 3 | query 12, key 10 | change when both move by 7, before rounding |"
     (m0, n0, m1, n1, by) = (
         int(v)
         for v in re.findall(
-            r"\| score \| query (\d+), key (\d+) \| query (\d+), key (\d+) \| change when both move by (\d+) \|", text
+            r"\| score \| query (\d+), key (\d+) \| query (\d+), key (\d+) \| change when both move by (\d+), before"
+            r" rounding \|",
+            text,
         )[0]
     )
     assert m1 - m0 == n1 - n0 == by, (m0, n0, m1, n1, by)
@@ -1002,8 +1027,8 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     change = added[1] - added[0]  # 0.5031 - 0.7658 = -0.2627: over 0.002 from the rounding boundary -0.265
     assert abs(change - round(change, 2)) < 0.003 and f"{change:.2f}" == "-0.26", change
     after = (
-        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | ${change:.2f}$ | Here the last term depends only on"
-        " the offset."
+        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | ${change:.2f}$ | Here the last term is about 0.58 in"
+        " both cases: it depends only on the offset."
     )
     # the change is the word-position terms' own: sin 12 + sin 10 - (sin 5 + sin 3), the last term being the same
     assert math.isclose(change, math.sin(12) + math.sin(10) - math.sin(5) - math.sin(3), abs_tol=1e-6)
@@ -1031,36 +1056,43 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
 def test_the_opening_dogs_get_the_same_output():
     """ "Word order carries meaning, but plain self-attention, with no causal mask, compares tokens by their content
     alone. Shuffle the tokens and its outputs are shuffled the same way. Take *the dog chased another dog*. Attention
-    then gives the two dogs the same output, so the chaser and the chased cannot be told apart (chapter 1). So most
-    models use a *position encoding*, which supplies position directly": with neither a position encoding nor a causal
-    mask, as chapter 1's example does, and not with either. The block "Beyond the table": "A decoder's causal mask lets
-    each token see itself and the tokens before it. It gives order because two copies of a word at different places
-    see different tokens, so their outputs can differ. Chapters 1 and 7 show how a layer can count positions from it
-    and a distinct first token." """
+    then gives the two dogs the same output, so the chaser and the chased cannot be told apart (chapter 1). A decoder's
+    causal mask gives position only indirectly: a layer has to work it out. So most models use a *position encoding*,
+    which supplies position directly": with neither a position encoding nor a causal mask, as chapter 1's example does,
+    and not with either. The block "Beyond the table": "A decoder's causal mask lets each token see itself and the
+    tokens before it. So two copies of a word at different places see different tokens, and their outputs can differ.
+    One causal layer still ignores the order of the tokens it sees; a second layer can see it (chapter 1). Chapters 1
+    and 7 show how a layer can count positions from it and a distinct first token." Chapter 1's swap of the first two
+    words, computed: after one causal layer positions 2 to 4 keep their outputs, after two layers none does."""
     text = page()
     assert (
         "Word order carries meaning, but plain self-attention, with no causal mask, compares tokens by their content"
         " alone. Shuffle the tokens and its outputs are shuffled the same way." in text
     )
+    indirect = "A decoder's causal mask gives position only indirectly: a layer has to work it out."
     assert (
-        "cannot be told apart (chapter 1). So most models use a *position encoding*, which supplies position directly."
-        in text
+        "cannot be told apart (chapter 1). " + indirect + " So most models use a *position encoding*, which supplies"
+        " position directly." in re.sub(r"<details>.*?</details>", " ", text)  # on the main line, before the "So"
     )
-    # the block: "A decoder's causal mask lets each token see itself and the tokens before it. It gives order because
-    # two copies of a word at different places see different tokens, so their outputs can differ": the masked
-    # attention below, with no position encoding; a layer has to work position out, as chapter 1 says, and chapters 1
-    # and 7 count (chapter 7's BOS, quoted below)
+    # the block: "A decoder's causal mask lets each token see itself and the tokens before it. So two copies of a word
+    # at different places see different tokens, and their outputs can differ": the masked attention below, with no
+    # position encoding; a layer has to work position out, as chapter 1 says, and chapters 1 and 7 count (chapter
+    # 7's BOS, quoted below). "One causal layer still ignores the order of the tokens it sees; a second layer can see
+    # it (chapter 1)": chapter 1's table, computed below
     block = text[text.index("<summary>Beyond the table") :]
     block = block[: block.index("</details>")]
     assert (
-        "A decoder's causal mask lets each token see itself and the tokens before it. It gives order because two"
-        " copies of a word at different places see different tokens, so their outputs can differ." in block
+        "A decoder's causal mask lets each token see itself and the tokens before it. So two copies of a word at"
+        " different places see different tokens, and their outputs can differ. One causal layer still ignores the"
+        " order of the tokens it sees; a second layer can see it (chapter 1)." in block
     )
+    assert "It gives order because" not in text  # one masked layer alone does not see order
     assert "Chapters 1 and 7 show how a layer can count positions from it and a distinct first token." in text
     assert "Give the sequence a distinct first token, BOS, and let attention be uniform." in chapter("07_beyond")
     c1 = chapter("01_why_position")
     assert "The mask gives a position only indirectly: a layer has to work it out." in c1
     assert "How can a causal model find a position? It can count." in c1
+    assert "One causal layer still ignores the order of the earlier tokens; a second one sees it." in c1
     assert (
         "Take *the dog chased another dog*. Attention then gives the two dogs the same output, so the chaser and the"
         " chased cannot be told apart (chapter 1)." in text
@@ -1085,6 +1117,12 @@ def test_the_opening_dogs_get_the_same_output():
         assert (out_pe[1] - out_pe[4]).norm() > 1e-2, seed  # a position encoding tells them apart
         out_mask = masked(x)[0]
         assert (out_mask[1] - out_mask[4]).norm() > 1e-2, seed  # and so does a causal mask
+        # swap the first two words: after one causal layer positions 2 to 4 are unchanged, after two none is
+        swapped = x[:, [1, 0, 2, 3, 4]]
+        one = (masked(x)[0] - masked(swapped)[0]).norm(dim=1)
+        two = (masked(masked(x))[0] - masked(masked(swapped))[0]).norm(dim=1)
+        assert bool((one[2:] < 1e-12).all()) and bool((one[:2] > 1e-2).all()), (seed, one)
+        assert bool((two > 1e-3).all()), (seed, two)
 
 
 def test_the_chinese_edition_translates_the_pages_it_lists():
@@ -1262,13 +1300,13 @@ def test_rope_replaced_the_classic_encodings_in_llama_qwen_and_mistral():
     and keys." Then "It shows how RoPE replaced them in open large language models such as Llama, Qwen and Mistral":
     in the installed transformers, their attention rotates queries and keys, and their models hold no table of
     position vectors, as GPT-2's and BERT's do. The opening states only the book's plan; the comparison stands after
-    the map of where position enters, whose rows it names: "Like ALiBi's bias, RoPE makes a score depend on how far
-    apart two tokens are, but it adds no bias and learns no vector per position." ALiBi's bias is a function of the
-    distance |n - m| that changes with it; RoPE's score of fixed vectors changes with the offset, its sign included
-    (-r and r score differently); the three models' only position state is the frequency vector, the same size at
-    any maximum length, with no parameter. The scores block: "RoPE passes attention no bias, so it runs in attention
-    kernels that take none, such as PyTorch's flash kernel on GPUs (chapter 9)": chapter 9's RoPE layer passes no
-    mask but the causal flag to attention, and PyTorch's CUDA flash backend takes no mask at all. So that it implies
+    the map of where position enters, whose rows it names: "Like ALiBi's bias, RoPE makes a score depend on a key's
+    offset from its query, but it adds no bias and learns no vector per position." ALiBi's bias is a function of the
+    offset, through the distance |n - m|, that changes with it; RoPE's score of fixed vectors changes with the offset,
+    its sign included (-r and r score differently); the three models' only position state is the frequency vector, the
+    same size at any maximum length, with no parameter. The scores block: "RoPE passes attention no bias, so it runs in
+    attention kernels that take none, such as PyTorch's flash kernel on GPUs (chapter 9)": chapter 9's RoPE layer passes
+    no mask but the causal flag to attention, and PyTorch's CUDA flash backend takes no mask at all. So that it implies
     no kernel gap for ALiBi, the next sentence: "Some fused kernels take ALiBi's bias too: flash-attn's takes its
     slopes, one number per head", as chapter 9 quotes flash-attn's docstring."""
     import torch.nn as nn
@@ -1286,7 +1324,7 @@ def test_rope_replaced_the_classic_encodings_in_llama_qwen_and_mistral():
     assert opening.rstrip().endswith("and how today's models rescale RoPE for inputs longer than in training.")
     main = re.sub(r"<details>.*?</details>", " ", text)
     compare = (
-        "Like ALiBi's bias, RoPE makes a score depend on how far apart two tokens are, but it adds no bias and learns"
+        "Like ALiBi's bias, RoPE makes a score depend on a key's offset from its query, but it adds no bias and learns"
         " no vector per position. The next section derives RoPE's score"
     )
     assert compare in main and main.index("| nowhere | only a decoder's causal mask") < main.index(compare)
@@ -1309,6 +1347,7 @@ def test_rope_replaced_the_classic_encodings_in_llama_qwen_and_mistral():
     q, k = torch.randn(2, 64, generator=g, dtype=torch.float64)
     scores = [float(q @ R(r, 64, 10_000.0, "half") @ k) for r in range(-6, 7)]
     assert len({round(s, 9) for s in scores}) == len(scores)  # RoPE's score changes with the offset
+    assert "how far apart two tokens are" not in text  # the offset, its sign included, not only the distance
     assert "The score becomes $q^\\top R_{n-m} k$" in chapter("04_rope")
     c9 = chapter("09_performance")
     assert "| no mask, only `is_causal=True` | `none` and RoPE;" in c9 and "RoPE's extra memory grows like $L$." in c9
@@ -1442,13 +1481,13 @@ def test_the_added_encodings_d_is_the_models_width():
 
 
 def test_rope_vectors_can_still_carry_position_in_a_decoder():
-    """Main line: "For given query and key vectors, RoPE's rotations make a score depend on the positions only
-    through their offset, as chapter 4 derives in full." Then, after the derivation, one sentence: "This holds in
-    every layer, for the vectors that layer is given; in later layers, those vectors may already carry position."
-    The block under it: "In a RoPE model's first layer, $q_m$ and $k_n$ come from the tokens alone. In later layers
-    they can carry position themselves. A decoder's causal mask can give it: chapters 1 and 7 show how a layer can
-    count positions from the mask and a distinct first token." ... "The rotation itself still sees only the offset;
-    what it rotates may already depend on position." (RoPE's own share, with no mask, is the next test's.) Block on
+    """Main line: "For given query and key vectors, RoPE's rotations make a score depend on the positions only through
+    their offset, as chapter 4 derives in full." The derivation ends on "the same query and key vectors at offset $-2$
+    score the same anywhere in the input"; the block under it: "In a RoPE model's first layer, $q_m$ and $k_n$ come from
+    the tokens alone. In later layers they can carry position themselves. A decoder's causal mask can give it: chapters
+    1 and 7 show how a layer can count positions from the mask and a distinct first token." ... "The rotation itself
+    still sees only the offset; what it rotates may already depend on position." (RoPE's own share, with no mask, is the
+    next test's.) Block on
     the causal mask: "Chapters 1 and 7 show how a layer can count
     positions from it and a distinct first token. So in a decoder with RoPE, the query and key vectors can themselves
     carry position." The takeaway keeps "... only through their offset, for given query and key vectors". Chapters 1
@@ -1466,14 +1505,14 @@ def test_rope_vectors_can_still_carry_position_in_a_decoder():
         " offset, as chapter 4 derives in full." in main
     )
     assert (
-        "score the same anywhere in the input. This holds in every layer, for the vectors that layer is given; in later"
-        " layers, those vectors may already carry position. <details><summary>Later layers: query and key vectors that"
+        "score the same anywhere in the input. <details><summary>Later layers: query and key vectors that"
         " already carry position</summary> In a RoPE model's first layer, $q_m$ and $k_n$ come from the tokens alone."
         " In later layers they can carry position themselves. A decoder's causal mask can give it: chapters 1 and 7"
         " show how a layer can count positions from the mask and a distinct first token." in text
     )
     assert "The rotation itself still sees only the offset; what it rotates may already depend on position." in text
     assert "In a RoPE model's first layer" not in main  # the details stand collapsed
+    assert "may already carry position" not in main  # the caveat is the block's, explained there
     # "the first layer ... from the tokens alone": Llama's decoder stack starts from the token embeddings, and its
     # only embedding table is the token table (test_rope_replaced_the_classic_encodings_in_llama_qwen_and_mistral)
     from transformers.models.llama import modeling_llama
@@ -1654,9 +1693,9 @@ def test_the_check_is_one_section_with_its_verdict_first():
         "*RoPE.* The query and key are $q_m = k_n = x$",
         '<img src="figures/intro_same_offset.svg"',
         "*Added encoding.* The *sinusoidal encoding* of chapter 2",
-        "| score | query 5, key 3 | query 12, key 10 | change when both move by 7 |",
-        "Here the last term depends only on the offset. The word–position terms, $\\sin m + \\sin n$, do not, and"
-        " they make the whole change.",
+        "| score | query 5, key 3 | query 12, key 10 | change when both move by 7, before rounding |",
+        "Here the last term is about 0.58 in both cases: it depends only on the offset. The word–position terms,"
+        " $\\sin m + \\sin n$, do not, and they make the whole change.",
         "Because $\\cos$ is even, this example cannot show the offset's sign.",
         "## What you will take away",
     )
@@ -1780,17 +1819,18 @@ def test_the_notation_names_llama_3s_base():
 
 
 def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
-    """The check's reading of its table, on the main line: "Here the last term depends only on the offset. The
-    word–position terms, $\\sin m + \\sin n$, do not, and they make the whole change." Its numbers are in the block
-    under it: "It is $\\cos 2 + \\cos 0.02$, about 0.58, in both cases, so the word–position terms alone make the
-    change of $-0.26$." Computed with posenc's sinusoidal encoding at d = 4: PE(m) . PE(n) at every pair of positions
-    up to 40, equal at equal offsets; sin m + sin n, unequal at (5, 3) and (12, 10); the added encoding's two scores;
-    the table's last cell prints the same change."""
+    """The check's reading of its table, on the main line: "Here the last term is about 0.58 in both cases: it depends
+    only on the offset. The word–position terms, $\\sin m + \\sin n$, do not, and they make the whole change." Its
+    derivation is in the block under it: "It is $\\cos 2 + \\cos 0.02$, about 0.58, in both cases, so the word–position
+    terms alone make the change of $-0.26$." Computed with posenc's sinusoidal encoding at d = 4: PE(m) . PE(n) at
+    every pair of positions up to 40, equal at equal offsets; sin m + sin n, unequal at (5, 3) and (12, 10); the added
+    encoding's two scores; the table's last cell prints the same change, and its header says it is taken "before
+    rounding", since the rounded cells, 0.50 - 0.77, give -0.27."""
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
     sentence = (
-        "Here the last term depends only on the offset. The word–position terms, $\\sin m + \\sin n$, do not, and"
-        " they make the whole change."
+        "Here the last term is about 0.58 in both cases: it depends only on the offset. The word–position terms,"
+        " $\\sin m + \\sin n$, do not, and they make the whole change."
     )
     assert sentence in main
     assert main.index("| added encoding |") < main.index(sentence) < main.index("Because $\\cos$ is even")
@@ -1815,3 +1855,7 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     assert math.isclose(change, cross[1] - cross[0], abs_tol=1e-6), (change, cross)
     assert f"{change:.2f}" == "-0.26" and f"{cross[1] - cross[0]:.2f}" == "-0.26"
     assert f"| added encoding | ${score[0]:.2f}$ | ${score[1]:.2f}$ | ${change:.2f}$ |" in text  # the table's cell
+    # "before rounding": the rounded cells' difference is not the printed change, so the header must say which it is
+    rounded = round(round(score[1], 2) - round(score[0], 2), 2)
+    assert f"{rounded:.2f}" != f"{change:.2f}", (rounded, change)
+    assert "| change when both move by 7, before rounding |" in main

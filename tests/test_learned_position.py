@@ -968,12 +968,16 @@ def test_t5_far_buckets_stay_near_zero_and_rank_a_far_key_above_the_key_63_back(
 def test_fire_later_query_gives_every_distance_a_higher_bias():
     """The appendix's box: "Seen from the last query, the farthest key's bias is the same at 64 and 512 tokens. ...
     From the last of 512 tokens the bias is higher at every distance from 1 to 63 in every head, by more than 0.2
-    logits. At distances 8 and 63 it is higher by at least 0.97." The section: "from the last of 512 tokens, each key
-    1 to 63 back gets a higher bias than from the last of 64, in every head" and "in every trained head the bias
-    falls as $u$ grows" (along a query's keys, $u$ grows with the distance)."""
+    logits. At distances 8 and 63 it is higher by at least 0.97." The section: "In all 40, the last of 512 tokens
+    gives each key 1 to 63 back a higher bias than the last of 64" and "In all 40 heads the bias falls as $u$ grows"
+    (along a query's keys, $u$ grows with the distance)."""
+    assert "In all 40, the last of 512 tokens gives each key 1 to 63 back a higher bias than the last of 64." in (
+        chapter_markdown()
+    )
     config, *_ = saved_run()
     L = config["train_length"]
     short, long = learned_heads("fire", L), learned_heads("fire", config["eval_lengths"][-1])
+    assert len(short) == len(long) == 40
     assert all(abs(s[L - 1] - long[key][-1]) <= 2e-4 for key, s in short.items())
     assert min(long[key][d] - s[d] for key, s in short.items() for d in range(1, L)) > 0.2
     assert min(min(long[key][8] - s[8], long[key][L - 1] - s[L - 1]) for key, s in short.items()) >= 0.97
@@ -984,12 +988,16 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
 def test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_filler_needs():
     """The FIRE section: "The query's own token keeps its bias, as its $u$ stays 0. So, at equal content scores, a later
     query gives each key 1 to 63 back more weight relative to its own token" (with the gains above 0.2 of the test
-    above), and its untested guess: "Chapter 8's filler needs mainly the query's own token and the one before, and a
-    later query raises the bias of the keys 2 to 63 back more than theirs." The appendix's box: "The query's own token
+    above), "The key one back gains less bias than each key 2 to 63 back", and its untested guess: "Yet chapter 8's
+    filler needs mainly these two tokens, the query's own and the one before. Moving weight away from them may be why
+    FIRE's loss rises on long inputs". The appendix's box: "The query's own token
     keeps its bias", "Each key 2 to 63 back gains at least 0.26 more than the key one back" (the gain: the bias from
     the last of 512 tokens minus that from the last of 64, at the same distance) and its untested guess, "a later
     query lifts every key 2 to 63 back more than these two, moving weight away from them"."""
-    assert "and a later query raises the bias of the keys 2 to 63 back more than theirs." in chapter_markdown()
+    text = chapter_markdown()
+    assert "and a later query raises the bias of the keys 2 to 63 back more than theirs." not in text
+    assert "The key one back gains less bias than each key 2 to 63 back." in text
+    assert "Moving weight away from them may be why FIRE's loss rises on long inputs, an untested guess." in text
     config, *_ = saved_run()
     L = config["train_length"]
     short, long = learned_heads("fire", L), learned_heads("fire", config["eval_lengths"][-1])
@@ -1231,7 +1239,10 @@ def test_narrowed_wordings():
     text = chapter_markdown()
     assert "On a small task, CoPE counts sentences." not in text
     assert "On a small task, CoPE counts mostly labels" not in text
-    assert "On a small task, the CoPE model trained below counts mostly labels, one per sentence." in text
+    assert "On a small task, the CoPE model trained below counts mostly labels" not in text
+    # the task is defined before its result
+    task = text.index("Each *sentence* of this small task is one of eight label tokens")
+    assert task < text.index("The CoPE model trained below counts mostly labels, one per sentence.")
     assert "FlexAttention can compute it score by score" not in text
     assert "so each can be written as a FlexAttention `score_mod`, a function of one score and its indices." in text
     assert "its position term hides no far passkey" not in text
@@ -1239,14 +1250,20 @@ def test_narrowed_wordings():
 
 def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range():
     """The FIRE section's check: "From query 511, the key one back gets $u = 0.024$. In a 64-token input only the
-    query's own token gets less: 0. So $u$ stays in the trained range, but at these values the MLP must fill a gap,
-    from 0 to 0.048, where no key of a 64-token input falls." At the starting values (|c| = 0.1, threshold 16), over
-    every causal pair of a 64-token input, the smallest u above 0 is 0.048 (query 63, key one back), and u = 0 only
-    on the query's own token. The old wording, a u "that training on 64 tokens never fitted", read as a u outside
-    the trained range."""
+    query's own token gets less: 0. So at these starting values the MLP must interpolate in a gap, from 0 to 0.048,
+    where no key of a 64-token input falls. Chapter 8's run keeps no learned $|c|$ or $L_{\text{thr}}$." At the
+    starting values (|c| = 0.1, threshold 16), over every causal pair of a 64-token input, the smallest u above 0 is
+    0.048 (query 63, key one back), and u = 0 only on the query's own token. Older wordings read as a u outside the
+    trained range ("never fitted") or as a gap in the trained models ("stays in the trained range, but")."""
     text = chapter_markdown()
     assert "a $u$ that training on 64 tokens never fitted" not in text
-    assert "where no key of a 64-token input falls." in text
+    assert "So $u$ stays in the trained range, but" not in text
+    assert "the MLP must interpolate in a gap, from 0 to 0.048, where no key of a 64-token input falls." in text
+    assert "Chapter 8's run keeps no learned $|c|$ or $L_{\\text{thr}}$." in text
+    _, full, seeds, _ = saved_run()  # what the run keeps of each FIRE model: no |c|, no threshold
+    for seed in seeds:
+        kept = set(full["metrics"]["fire"][seed])
+        assert "learned_bias" in kept and not any(re.search(r"thr|threshold|\bc\b|abs_c", k) for k in kept), kept
     with torch.random.fork_rng():  # the global RNG stream is left as it was
         fire = FireBias(4, L_thr_init=16.0)
     pos = torch.arange(64)
@@ -1271,3 +1288,73 @@ def test_fire_cell_asserts_the_smaller_u_it_prints():
         fire = FireBias(4, L_thr_init=16.0)
     u = lambda query, d: fire.normalized_distance(torch.tensor([query]), torch.tensor([query - d]))[0, 0].item()  # noqa: E731
     assert all(u(511, d) < u(63, d) for d in range(1, 64))
+
+
+def test_fire_higher_biases_from_the_later_query_put_the_threshold_below_511():
+    """The FIRE section: "In all 40, the last of 512 tokens gives each key 1 to 63 back a higher bias than the last of
+    64. So their learned thresholds ended below 511: only there do the two queries' divisors differ." With a threshold
+    at 511 or above, the last of 512 tokens and the last of 64 divide by the same psi(L_thr), so every key gets the same
+    u and the same bias; below 511, every key 1 to 63 back gets a smaller u from the later query. The 40 heads' higher
+    biases are checked by test_fire_later_query_gives_every_distance_a_higher_bias."""
+    text = chapter_markdown()
+    assert "So, if their learned thresholds end below 511" not in text
+    assert "So their learned thresholds ended below 511: only there do the two queries' divisors differ." in text
+    for threshold, c_value in ((511.0, 0.1), (600.0, 0.1), (4096.0, 2.0), (510.0, 0.1), (64.0, 2.0), (16.0, 0.01)):
+        with torch.random.fork_rng():  # the global RNG stream is left as it was
+            fire = FireBias(2, c_init=c_value, L_thr_init=threshold)
+        late, early = (fire.normalized_distance(torch.tensor([q]), q - torch.arange(64))[0].detach() for q in (511, 63))
+        biases = [fire.bias(n)[:, -1, n - 64 :].detach() for n in (512, 64)]  # the last query's keys 63 to 0 back
+        if threshold >= 511:
+            assert torch.equal(late, early) and torch.equal(*biases)
+        else:
+            assert (late[1:] < early[1:]).all() and late[0] == early[0] == 0
+
+
+def test_alibi_bound_is_a_brownian_covariance():
+    """Exercise 2's answer: "Shift the positions into $[0, s]$, with $s$ the span. For a Brownian motion $W$,
+    $s/2 - |x - y|$ is twice the covariance of $W_x - W_s/2$ and $W_y - W_s/2$, so at the bound the matrix is a
+    covariance matrix, with no negative eigenvalue." Cov(W_x, W_y) = min(x, y) is the overlap of the intervals [0, x]
+    and [0, y]; on integer positions, W_x - W_s/2 is the indicator of [0, x) minus one half on [0, s), and each
+    covariance is a dot product of two such vectors: exact in float64."""
+    assert "is twice the covariance of $W_x - W_s/2$ and $W_y - W_s/2$" in chapter_markdown()
+    g = torch.Generator().manual_seed(1)
+    for n in (2, 3, 7, 25):
+        x = torch.randperm(200, generator=g)[:n].to(torch.float64)
+        x = x - x.min()  # shifted into [0, s]
+        s = int(x.max())
+        grid = torch.arange(s, dtype=torch.float64)
+        z = (grid[None, :] < x[:, None]).to(torch.float64) - 0.5  # W_x - W_s / 2, one row per position
+        covariance = z @ z.T
+        assert torch.equal(2 * covariance, s / 2 - (x[:, None] - x[None, :]).abs())
+        for slope in (4.0, 0.5):  # the matrix at the bound, slope x span / 2: slope x 2 x covariance
+            at_bound = -slope * (x[:, None] - x[None, :]).abs() + slope * s / 2
+            assert torch.equal(at_bound, slope * 2 * covariance)
+            assert torch.linalg.eigvalsh(at_bound).min() > -1e-9 * slope * s
+
+
+def test_passkey_figure_labels_every_tested_distance():
+    """The passkey figure of the section on chapter 8's experiment labels each of the nine tested distances, so the
+    box's miss "384 tokens back" can be read off it."""
+    from posenc.experiments import experiment_config
+
+    notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
+    cells = {c.get("id"): "".join(c["source"]) for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]}
+    assert "ax.set_xticks(distances, [str(x) for x in distances], fontsize=8)" in cells["c32"]
+    assert 'distances = config["distances"]' in cells["c32"]
+    assert experiment_config()["distances"] == [8, 24, 40, 56, 96, 160, 256, 384, 496]
+
+
+def test_trained_counts_sentence_rests_on_the_live_asserts():
+    """The counting section: "On this input each trained count sits above the ideal one: the question's own gate is
+    partly open, and fillers add a little." The live cells assert each part: the trained counts above the ideal ones
+    on the decoded input, the question's own gate above 0.25 in each head, and each step of k gaining more from its
+    label than from its sentence's fillers."""
+    text = chapter_markdown()
+    assert "The counting block of the appendix says why" not in text
+    assert "the question's own gate is partly open, and fillers add a little." in text
+    assert "so a count need not equal $k$ to mark the $k$-th label back." in text
+    notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
+    cells = {c.get("id"): "".join(c["source"]) for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]}
+    assert "assert (trained > torch.tensor([c for _, c in ideal])).all()" in cells["cope-trained-gates"]
+    assert 'assert (steps["labels"] > steps["fillers"]).all()' in cells["cope-trained-gates"]
+    assert "assert (own_gate > 0.25).all()" in cells["r11c-drift"]

@@ -1559,13 +1559,16 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         for b in (5e5, 1e6)
     ]
     assert bool((thin[1] < thin[0]).any())  # "The thin curves wiggle and cross": at single distances 5e5 is above 1e6
-    # "Each thick line averages its thin curve over the far half of the distances up to its point" and the
+    # "Each thick line smooths its thin curve: at distance $x$ it draws the mean from about $x/2$ to $x$" and the
     # appendix's "each span of distances from $a$ to $2a - 1$. These are the figure's thick lines, each mean drawn at
     # $2a - 1$": the figure's thick lines are rope_matching_stretch_means over [a, 2a), drawn at 2a - 1; of the
-    # distances 1 .. 2a - 1 up to that point, a .. 2a - 1 are the far half (a of 2a - 1, the middle one included)
+    # distances 1 .. 2a - 1 up to that point, a .. 2a - 1 are the far half; at x = 2a - 1 the span starts at
+    # a = (x + 1) / 2, "about x/2"
     for a in (1, 2, 7, 300, 8192):
         upto = list(range(1, 2 * a))
         assert list(range(a, 2 * a)) == upto[len(upto) // 2 :], a
+        x = 2 * a - 1
+        assert a - x / 2 == 0.5
     for base in (1e4, 5e5, 1e6):
         thick = posenc.rope_matching_stretch_means(128, base, 8192).double()
         theta = posenc.rope_inv_freq(128, base).double()
@@ -1575,14 +1578,16 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert "ax.semilogx(2 * a - 1, posenc.rope_matching_stretch_means(128, b, 8192)" in _figure_titles()
     for sentence in (
         "The thin curves below draw it at each distance; they wiggle and cross.",
-        "Each thick line averages its thin curve over the far half of the distances up to its point.",
+        "Each thick line smooths its thin curve: at distance $x$ it draws the mean from about $x/2$ to $x$.",
         "The larger base has the higher thick line: over these distances it keeps the score higher.",
         "each span of distances from $a$ to $2a - 1$. These are the figure's thick lines, each mean drawn at $2a - 1$",
         "It is also the mean over random queries, scaled to one at distance zero.",
-        "With $d = 128$, eight to sixteen thousand tokens back, the two larger bases keep about a quarter of the score"
-        " they have at distance zero;",
+        "With $d = 128$, eight to sixteen thousand tokens back, the two larger bases keep about a quarter of it on"
+        " average; $10^4$ keeps about zero.",
     ):
         assert sentence in text, sentence
+    # the score per pair is defined before its numbers are given
+    assert text.index("the *score per pair*") < text.index("eight to sixteen thousand tokens back")
     # "With $d = 128$, ... about a quarter ...; $10^4$ keeps about zero": the figure's head, unit pairs, the mean
     # over distances 8192-16383 (0.23 and 0.27 for 5e5 and 1e6, -0.05 for 1e4)
     band = torch.arange(8192, 16384, dtype=torch.float64)[:, None]
@@ -1697,13 +1702,16 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         '(https://arxiv.org/abs/2410.06205 "cite:barbero2025round")',
         "In transformers 5.24, `Gemma4TextConfig().rope_parameters` gives these defaults, one dict per layer type.",
         "Partial rotary, MLA and Gemma 4's `proportional` type turn only part of each head;",
-        "Partial rotary with the same share and base would instead spread its own frequencies down to far slower"
-        " ones, once in about five million.",
+        "whose slowest wavelength is about five million tokens; the section's cell prints both",
         "This matches the formula of p-RoPE, which zeroes the lowest frequencies",
         "Below, the slowest turning pair turns once in about 190 tokens.",
         "show the same for its global layers: `proportional`, a share of 0.25, base $10^6$ and `global_head_dim` 512.",
     ):
         assert sentence in text, sentence
+    # the main line names its source, and leaves the comparison with partial rotary to the block and the figure
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    assert "In transformers' defaults, Gemma 4's global layers answer the first question a third way:" in main_line
+    assert "Partial rotary with the same share and base" not in text and "five million" not in main_line
     # "about 190 tokens" and "about five million": transformers' own frequencies, and partial rotary's ladder on as
     # many dimensions with the same base, b^(-2i/d_rot)
     assert 180 < 2 * math.pi / float(inv_freq[turning - 1]) < 200
@@ -1736,12 +1744,14 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "An explorer draws the view below for any model in the appendix's table.",
         "In the web book it runs in the page; in JupyterLab or Colab, run its cell first.",
         "In DeepSeek-V2 the latent and the rotary key together hold 576 numbers per token and layer.",
-        "A multi-head model with the same heads and 128-wide keys and values, the paper's comparison, would cache about"
-        " 57 times more.",
-        "When decoding, MLA can fold $W_{UK}$ into each head's query $q^C_m$ and never form the heads' keys:",
-        "(q^C_m)^\\top W_{UK}\\, c_n = (W_{UK}^\\top q^C_m)^\\top c_n .",
+        "A multi-head model with the same heads and 128-wide keys and values would cache about 57 times more.",
+        "When decoding, MLA can fold $W_{UK}$ into each head's query $q^C_m$ and then never forms the heads' keys for"
+        " past tokens.",
+        "Folding $W_{UK}$ into the query gives the same score: $$ (q^C_m)^\\top W_{UK}\\, c_n ="
+        " (W_{UK}^\\top q^C_m)^\\top c_n . $$",
         "RoPE on those keys would leave a rotation between the query and $W_{UK}$ that changes with distance, so no"
-        " single matrix folds in:",
+        " single matrix folds in.",
+        "With RoPE on the heads' keys, a rotation that changes with distance stands between the query and $W_{UK}$:",
         "(R_m q^C_m)^\\top R_n W_{UK}\\, c_n = (q^C_m)^\\top R_{n-m} W_{UK}\\, c_n .",
         "So MLA's *decoupled RoPE* adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token, shared by"
         " all heads.",
@@ -1776,7 +1786,10 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert "(R_m q^C_m)^\\top R_n W_{UK}" in main_line and "need not rebuild keys" not in text
+    # the main line keeps one equation, the score; the fold's two sit in the section's one collapsed block
+    assert "\\text{score}_{mn}" in main_line and "need not rebuild keys" not in text
+    assert "(R_m q^C_m)^\\top R_n W_{UK}" not in main_line and "(W_{UK}^\\top q^C_m)^\\top c_n" not in main_line
+    assert "the paper's comparison" not in text and text.count("<summary>The fold's") == 1
     mla = ds["kv_lora_rank"] + ds["qk_rope_head_dim"]  # the latent and the rotary key together: 576; multi-head
     # attention: a key and a value of 128 per head
     assert mla == 576 and round(2 * ds["num_attention_heads"] * 128 / mla) == 57
@@ -1861,6 +1874,7 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         "Llama 4 Scout's chunks hold 8192 tokens, so no RoPE distance reaches a chunk's length.",
         "The left panel draws chunks of four.",
         "A chunk's first token sees only itself; only the NoPE layers reach across chunks.",
+        "So in transformers, Llama 4 reaches far keys with no RoPE distance past a chunk.",
         "Meta's own code skips the chunk mask when it decodes one token at a time, so that token sees past its chunk.",
         "only when more than one token is fed at once. So a token decoded alone attends to every cached key",
         "Llama 4 Scout sets 16.",
@@ -1974,8 +1988,8 @@ def test_chapter_llama4_design_and_temperature_formula():
     for sentence in (
         "interleaves two kinds of layer, a design Meta calls *iRoPE*.",
         "Llama 4 leaves every fourth layer without RoPE; in transformers, its other layers attend only within chunks",
-        "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries, so above 1 it sharpens"
-        " attention.",
+        "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries, unlike a usual"
+        " temperature, so above one it sharpens attention.",
         "At zero-based index $p$, transformers' code uses $$ \\tau(p) = 1 + 0.1 \\,\\ln\\!"
         "\\Big(\\big\\lfloor \\tfrac{p + 1}{8192} \\big\\rfloor + 1\\Big). $$",
         "| Llama 4, Meta's code | the chunk mask is built only when more than one token is fed at once, so a token"
@@ -2160,8 +2174,13 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         " inputs $2L$, $4L$ and $8L$.",
         "| 3. Are the frequencies rescaled to reach longer inputs? | no |",
         "In the next section's figures, PI, YaRN and the `llama3` rule slow every such pair by the full factor.",
+        "So the larger base's higher far scores come with more such pairs; Code Llama and Llama 3 also train at a"
+        " longer $L$.",
     ):
         assert sentence in text, sentence
+    # "also train at a longer $L$": than Llama 2, the smaller base of the section's opening (the copied rows)
+    assert rows["code-llama-7b"]["trained_length"] > rows["llama-2-7b"]["trained_length"]
+    assert rows["llama-3-8b"]["trained_length"] > rows["llama-2-7b"]["trained_length"]
     # the old sentence, "The next section's scalings slow every such pair by their full factor", was overstated: that
     # section also names LongRoPE, and Phi-3's long list slows the pairs past L by 60-65, about twice its s = 32
     # (its short list by 2.2-3.05); YaRN with beta_slow under 1 leaves some of them on its ramp
@@ -2369,6 +2388,35 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
         assert demo_cfg["trained_length_before"] == llama2["trained_length"], name
 
 
+def test_chapter_opening_defines_l_as_where_a_scaling_starts():
+    """Chapter 10's opening: "`original_max_position_embeddings` holds $L$, the length a scaling starts from, here the
+    training length before the scaling." The opening's config is Llama 3.1 8B's: its field equals Llama 3 8B's
+    training length, the pre-training that Llama 3.1 extends. The old wording, "holds the model's initial training
+    length", read as true of every config; Gemma 3's scaled config has no such field (its L is the report's
+    pre-training length), and transformers' dynamic NTK takes its L from `max_position_embeddings`."""
+    rows = book.MODEL_ROPE_CONFIGS
+    assert (
+        rows["llama-3.1-8b"]["rope_scaling"]["original_max_position_embeddings"] == rows["llama-3-8b"]["trained_length"]
+    )
+    assert rows["llama-3.1-8b"]["trained_length"] > rows["llama-3-8b"]["trained_length"]  # the scaling came later
+    assert (
+        rows["gemma-3-27b"]["rope_scaling"]
+        and "original_max_position_embeddings" not in rows["gemma-3-27b"]["rope_scaling"]
+    )
+    import inspect
+
+    rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
+    dynamic = inspect.getsource(rope_utils._compute_dynamic_ntk_parameters)
+    assert "max_position_embeddings" in dynamic
+    text = _chapter_markdown()
+    assert (
+        "`original_max_position_embeddings` holds $L$, the length a scaling starts from, here the training length"
+        " before the scaling." in text
+    )
+    assert "holds the model's initial training length" not in text
+    assert "dynamic NTK reads it from `max_position_embeddings`" in text  # the symbols block
+
+
 def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     """Chapter 10, main line: "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*, and so each
     score's rotated part by its square", in takeaway 4 without the name; the appendix's gpt-oss block gives the number,
@@ -2448,9 +2496,8 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     for sentence in (
         "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*, and so each score's rotated part by"
-        " its square.",
-        "YaRN and LongRoPE also multiply cos and sin by a fixed factor, and so each score's rotated part by its"
-        " square.",  # takeaway 4
+        " its square; the table's DeepSeek models scale the whole logit instead.",
+        "YaRN and LongRoPE also multiply each logit, or its rotated part, by a fixed factor.",  # takeaway 4
         "LongRoPE slows each pair by its own searched factor.",
     ):
         assert sentence in main_line, sentence
@@ -2458,6 +2505,26 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     assert "gpt-oss rotates whole heads, so every query–key logit grows by about 1.81;" in text
     assert "about 1.8 in gpt-oss" not in main_line  # a model the main line does not show: its number stays collapsed
     assert "multiply each score's rotated part by a fixed factor" not in text  # not the factor itself: its square
+    # the old takeaway, "YaRN and LongRoPE also multiply cos and sin by a fixed factor, and so each score's rotated
+    # part by its square", overstated: in both DeepSeek rows transformers' own `yarn` initialisation puts exactly 1
+    # on cos and sin (equal `mscale` fields), and the factor goes on the softmax scale, onto the whole logit
+    assert "also multiply cos and sin by a fixed factor, and so" not in text
+    from transformers import DeepseekV3Config
+
+    deepseek = [k for k in book.MODEL_ROPE_CONFIGS if k.startswith("deepseek")]
+    assert sorted(deepseek) == ["deepseek-v2", "deepseek-v3"]
+    for key in deepseek:
+        row = book.MODEL_ROPE_CONFIGS[key]
+        scaling = row["rope_scaling"]
+        assert scaling["rope_type"] == "yarn" and scaling["mscale"] == scaling["mscale_all_dim"] > 0, key
+        ds_cfg = DeepseekV3Config(
+            qk_rope_head_dim=64,
+            max_position_embeddings=row["max_position_embeddings"],
+            rope_parameters={"rope_theta": row["rope_theta"], **scaling},
+        )
+        assert ROPE_INIT_FUNCTIONS["yarn"](ds_cfg, "cpu")[1] == 1.0, key  # nothing on cos and sin
+        softmax = posenc.yarn_mscale(scaling["factor"], scaling["mscale_all_dim"]) ** 2
+        assert softmax > 1.5, key  # the whole logit: 1.59 in V2, 1.87 in V3 (test_model_softmax_factor_...)
 
 
 def test_chapter_saved_configs_hold_rope_parameters():
