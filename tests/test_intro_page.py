@@ -1061,7 +1061,7 @@ def test_the_opening_dogs_get_the_same_output():
     which supplies position directly": with neither a position encoding nor a causal mask, as chapter 1's example does,
     and not with either. The block "Beyond the table": "A decoder's causal mask lets each token see itself and the
     tokens before it. So two copies of a word at different places see different tokens, and their outputs can differ.
-    One causal layer still ignores the order of the tokens it sees; a second layer can see it (chapter 1). Chapters 1
+    One causal layer still ignores the order of the earlier tokens; a second layer can see it (chapter 1). Chapters 1
     and 7 show how a layer can count positions from it and a distinct first token." Chapter 1's swap of the first two
     words, computed: after one causal layer positions 2 to 4 keep their outputs, after two layers none does."""
     text = page()
@@ -1077,16 +1077,17 @@ def test_the_opening_dogs_get_the_same_output():
     # the block: "A decoder's causal mask lets each token see itself and the tokens before it. So two copies of a word
     # at different places see different tokens, and their outputs can differ": the masked attention below, with no
     # position encoding; a layer has to work position out, as chapter 1 says, and chapters 1 and 7 count (chapter
-    # 7's BOS, quoted below). "One causal layer still ignores the order of the tokens it sees; a second layer can see
+    # 7's BOS, quoted below). "One causal layer still ignores the order of the earlier tokens; a second layer can see
     # it (chapter 1)": chapter 1's table, computed below
     block = text[text.index("<summary>Beyond the table") :]
     block = block[: block.index("</details>")]
     assert (
         "A decoder's causal mask lets each token see itself and the tokens before it. So two copies of a word at"
         " different places see different tokens, and their outputs can differ. One causal layer still ignores the"
-        " order of the tokens it sees; a second layer can see it (chapter 1)." in block
+        " order of the earlier tokens; a second layer can see it (chapter 1)." in block
     )
     assert "It gives order because" not in text  # one masked layer alone does not see order
+    assert "order of the tokens it sees" not in " ".join(text.split())  # it sees its own place: only the earlier ones
     assert "Chapters 1 and 7 show how a layer can count positions from it and a distinct first token." in text
     assert "Give the sequence a distinct first token, BOS, and let attention be uniform." in chapter("07_beyond")
     c1 = chapter("01_why_position")
