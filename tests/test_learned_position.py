@@ -1312,11 +1312,11 @@ def test_fire_higher_biases_from_the_later_query_put_the_threshold_below_511():
 
 def test_alibi_bound_is_a_brownian_covariance():
     """Exercise 2's answer: "Shift the positions into $[0, s]$, with $s$ the span. For a Brownian motion $W$,
-    $s/2 - |x - y|$ is twice the covariance of $W_x - W_s/2$ and $W_y - W_s/2$, so at the bound the matrix is a
-    covariance matrix, with no negative eigenvalue." Cov(W_x, W_y) = min(x, y) is the overlap of the intervals [0, x]
-    and [0, y]; on integer positions, W_x - W_s/2 is the indicator of [0, x) minus one half on [0, s), and each
-    covariance is a dot product of two such vectors: exact in float64."""
-    assert "is twice the covariance of $W_x - W_s/2$ and $W_y - W_s/2$" in chapter_markdown()
+    $s/2 - |x - y|$ is twice the covariance of" W_x minus half of W_s and W_y minus half of W_s, "so at the bound the
+    matrix is a covariance matrix, with no negative eigenvalue." Cov(W_x, W_y) = min(x, y) is the overlap of the
+    intervals [0, x] and [0, y]; on integer positions, W_x minus half of W_s is the indicator of [0, x) minus one half
+    on [0, s), and each covariance is a dot product of two such vectors: exact in float64."""
+    assert "is twice the covariance of $W_x - \\tfrac12 W_s$ and $W_y - \\tfrac12 W_s$" in chapter_markdown()
     g = torch.Generator().manual_seed(1)
     for n in (2, 3, 7, 25):
         x = torch.randperm(200, generator=g)[:n].to(torch.float64)
