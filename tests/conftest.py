@@ -1,7 +1,10 @@
 import getpass
+import json
 import os
+import re
 import shutil
 import tempfile
+from pathlib import Path
 
 import matplotlib
 import pytest
@@ -43,6 +46,13 @@ def pytest_configure(config):
 def _seed():
     torch.manual_seed(0)
     yield
+
+
+def chapter_markdown(name: str) -> str:
+    """A chapter's markdown cells as one string, every run of whitespace one space (sentences wrap across lines)."""
+    notebook = Path(__file__).resolve().parents[1] / "notebooks" / f"{name}.ipynb"
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return re.sub(r"\s+", " ", "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown"))
 
 
 def f64(x):

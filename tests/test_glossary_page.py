@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import chapter_markdown as chapter
 
 import posenc
 from posenc.book.models import MODEL_ROPE_CONFIGS
@@ -107,12 +108,6 @@ def note(term: str) -> str:
 def letters(term: str) -> str:
     """The row of the collapsed notation block whose first cell is ``term``."""
     return _block_row("<details><summary>Notation that differs between chapters", term)
-
-
-def chapter(name: str) -> str:
-    """A chapter's markdown cells, every run of whitespace one space."""
-    cells = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
-    return re.sub(r"\s+", " ", "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown"))
 
 
 def braced(text: str, start: int) -> str:

@@ -23,7 +23,6 @@ edition translates is read from its catalogs, and the strict Chinese build's gua
 from __future__ import annotations
 
 import inspect
-import json
 import math
 import re
 import sys
@@ -31,6 +30,7 @@ from pathlib import Path
 
 import torch
 import yaml
+from conftest import chapter_markdown as chapter
 
 import posenc
 from posenc.experiments import PasskeyCorpus, load_results
@@ -51,12 +51,6 @@ def page() -> str:
     """The intro, every run of whitespace one space, the Unicode minus as a hyphen."""
     text = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
     return re.sub(r"\s+", " ", text).replace("\u2212", "-")
-
-
-def chapter(name: str) -> str:
-    """A chapter's markdown cells, every run of whitespace one space."""
-    cells = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
-    return re.sub(r"\s+", " ", "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown"))
 
 
 def subscript(expr: str, m: int, n: int) -> int:

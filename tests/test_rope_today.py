@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-from conftest import assert_close_ulps
+from conftest import assert_close_ulps, chapter_markdown
 
 import posenc
 import posenc.today  # noqa: F401  (posenc.<name> below: the names of posenc.today; book.<name>: the model table)
@@ -1089,7 +1089,7 @@ def test_chapter_static_scalings_lengthen_by_at_most_the_factor():
         w = book.scaled_wavelengths(name)
         stretch = w["wavelength_after"].double() / w["wavelength_before"].double()
         assert float(stretch.min()) > 1 - 1e-6 and float(stretch.max()) < 8 * (1 + 1e-6), name
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     assert "Three of chapter 7's scalings lengthen each wavelength by at most the config's `factor` $s$." in text
 
 
@@ -1188,12 +1188,6 @@ def test_chapter_statements_on_qwen3vl_frames_and_llama4_qk_norm():
 # names, with the notebook's closed form.
 
 _BASE_GRID = sorted({10 ** (4 + k / 20) for k in range(81)} | {1e4, 1e5, 5e5, 1e6, 5e6})  # twenty per decade, the five
-
-
-def _chapter_markdown() -> str:
-    """Chapter 10's markdown cells as one string, runs of white space made one space (sentences wrap across lines)."""
-    nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
-    return re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"))
 
 
 def _stretch_means(base, d=128, a_max=32768):
@@ -1297,7 +1291,7 @@ def test_llama4_config_types_the_temperature_flag_as_a_boolean():
     assert transformers.Llama4Config.from_dict({"text_config": {"attn_temperature_tuning": True}}) is not None
     assert (
         "Transformers 5.24's config class types the flag as a boolean, so it refuses to load a config that holds 4;"
-        in _chapter_markdown()
+        in chapter_markdown("10_rope_today")
     )
 
 
@@ -1328,7 +1322,7 @@ def test_larger_base_fails_near_a_third_of_the_larger_base():
     first = first_lead(1e5, 1e6, 330_000)
     assert first == 321516 and 0.3 < first / 1e6 < 0.35, first
     assert abs(firsts[128] / 1e5 - 1 / 3) < 0.02 and abs(first / 1e6 - 1 / 3) < 0.02  # d = 128: about a third
-    assert "the order fails once $a$ passes about a third of the larger base." in _chapter_markdown()
+    assert "the order fails once $a$ passes about a third of the larger base." in chapter_markdown("10_rope_today")
 
 
 def test_chapter_statement_on_mrope_decoding_offset():
@@ -1391,7 +1385,7 @@ def test_llama4_meta_defaults_have_the_instruct_scaling():
     cfg = book.MODEL_ROPE_CONFIGS["llama-4-scout"]
     assert (cfg["rope_scaling"]["factor"], cfg["rope_scaling"]["high_freq_factor"]) == (16.0, 1.0)
     assert cfg["rope_scaling"]["low_freq_factor"] == 1.0
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     assert (
         "Meta's `llama-models` defaults scaled RoPE to factor 16 and `high_freq_factor` 1, values its code comment says"
         " only Scout needs (`models/llama4/args.py`)." in text
@@ -1434,7 +1428,7 @@ def test_chapter_version_note_on_one_llama_checkpoint_in_two_layouts():
     half, inter = (posenc.rope_cos_sin(n, head_dim, layout=layout, dtype=f64)[0] for layout in ("half", "interleaved"))
     assert torch.equal(half[:, : head_dim // 2], inter[:, 0::2])
     assert torch.equal(half[:, head_dim // 2 :], inter[:, 1::2])
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     assert "The layout does not change how fast a pair turns." in text
     # *Reading a modern config*: "Weights read with the wrong layout give other scores": Meta's weights read in the
     # half layout, above (`scores(wq, wk, "half")` against `meta`). "In most models the code, not the config, fixes
@@ -1508,7 +1502,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert own["Code Llama"] - own["Llama 2"] == 9
     assert (
         "A longer $L$ only partly offsets a larger base: Code Llama's, four times Llama 2's, still leaves nine more"
-        " pairs." in _chapter_markdown()
+        " pairs." in chapter_markdown("10_rope_today")
     )
     for name in ("Llama 3", "Code Llama"):
         assert rows[name]["rope_theta"] > rows["Llama 2"]["rope_theta"], name
@@ -1544,7 +1538,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # 32 768, distances to 65 535
     means = [posenc.rope_matching_stretch_means(128, base, 32768).double() for base in (1e4, 5e5, 1e6)]
     assert bool((means[1] > means[0]).all()) and bool((means[2] > means[1]).all())
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     assert "The larger base has the higher thick line: over these distances it keeps the score higher." in text
     assert "far back, the larger base scores higher on average" in _figure_titles()  # the first part's one panel
     assert (
@@ -1690,7 +1684,7 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     q_at, k_at = posenc.apply_rope(q, cos, sin), posenc.apply_rope(k, cos, sin)
     assert torch.equal(q_at[:, still], q[still].expand(2, -1))  # never turned: their score has no position
     assert abs(float(q_at[1, still] @ k_at[0, still] - q[still] @ k[still])) < 1e-12
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     for sentence in (
         "Gemma 4's global layers answer the first question a third way: only their fastest pairs turn, at the whole"
         " head's frequencies $b^{-2i/d}$.",
@@ -1734,7 +1728,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     for name in book.MODEL_ROPE_CONFIGS:
         data = ModelScalingExplorer.compute(scaling=name)
         assert len(data["ys"]) == 2 and len(data["ys"][0]) == len(data["x"]) > 0, name
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     for sentence in (
         "MLA's *KV cache*, its store of past tokens, stays small: per token it holds mainly one short vector, its"
         " *latent* $c_n$.",
@@ -1861,7 +1855,7 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         assert torch.equal(full, w["trained_length"] / before < 1) and full.any(), name
     scout, llama31 = (book.MODEL_ROPE_CONFIGS[k]["rope_scaling"] for k in ("llama-4-scout", "llama-3.1-8b"))
     assert (scout["rope_type"], scout["factor"], llama31["rope_type"], llama31["factor"]) == ("llama3", 16, "llama3", 8)
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     for sentence in (
         "A pair is kept if it turns more than a set number of times within $L$. YaRN's `beta_fast` sets that number,"
         " 32 here, and the `llama3` rule's `high_freq_factor` sets 4.",
@@ -1951,7 +1945,7 @@ def test_chapter_llama3_fields_and_qwen3_yarn():
         )[0].double()
         assert math.isclose(float(yarn[-1]), float(plain[-1]) / 4, rel_tol=1e-6), base  # the slowest: / 4
         assert torch.allclose(yarn[:8], plain[:8], rtol=1e-6), base  # the fast pairs: kept
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     for sentence in (
         "keeps the pairs with wavelengths under $L/4 = 2048$, set by `high_freq_factor`.",
         "It slows eightfold those above $L = 8192$, set by `low_freq_factor`.",
@@ -1984,7 +1978,7 @@ def test_chapter_llama4_design_and_temperature_formula():
         logits = torch.randn(500, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
         entropies = [float(attention_entropy(t * logits)) for t in (1.0, 1.001, 1.07, 1.28, 2.0)]
         assert entropies == sorted(entropies, reverse=True) and len(set(entropies)) == 5, seed
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     for sentence in (
         "interleaves two kinds of layer, a design Meta calls *iRoPE*.",
         "Llama 4 leaves every fourth layer without RoPE; in transformers, its other layers attend only within chunks",
@@ -2030,7 +2024,7 @@ def test_chapter_nope_toy_over_ten_blocks_of_seeds():
     assert abs(float(lo[0]) - 1.6) < 0.1 and abs(float(hi[0]) - 2.8) < 0.1  # seeds 0 to 99: the notebook's block
     medians = blocks.sort(dim=1).values[:, 49:51].mean(1)
     assert bool(((medians - 2.0).abs() < 0.1).all()), medians
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     for sentence in (
         "If a NoPE layer's logits stay the same size on longer inputs, its attention spreads over more keys.",
         "The NoPE layers' softmax attention still spreads over more keys as inputs grow, when their logits stay the"
@@ -2074,7 +2068,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert 'label=f"{name}\'s average there: {mean_there:.2f}"' in code
     assert '((matching_rope, "C0", "RoPE"), (matching_xpos, "C1", "xPos"))' in code
     assert "dashed: each one's average there" not in code
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     for sentence in (
         "xPos mostly damps the fast pairs' swings in this score.",
         "about two thirds at the figure's $d = 64$",
@@ -2160,7 +2154,7 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
     )  # consistency check of the copied rows
     theta = posenc.rope_inv_freq(128, 1e6).double()
     assert float((8 * 8192 - 1) * theta[-1] - (8192 - 1) * theta[-1]) < 0.1  # new angles of the slowest pair at 8L
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     for sentence in (
         "PI, YaRN and the `llama3` rule are *static*: they slow the pairs on every input, so even a short input gets"
         " slowed frequencies.",
@@ -2223,7 +2217,7 @@ def test_chapter_padding_free_positions_restart_per_sequence():
     assert fa._is_packed_sequence(batch["position_ids"], batch_size=1)
     (cu_q, cu_k), _ = fa.prepare_fa_kwargs_from_position_ids(batch["position_ids"])
     assert cu_q.tolist() == cu_k.tolist() == [0, 3, 5]  # the bounds, read from the restarts
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     for sentence in (
         "`DataCollatorWithFlattening` joins a batch into one row and restarts `position_ids` at 0 with each sequence.",
         "Its FlashAttention path then finds each sequence's bounds from those restarts.",
@@ -2246,14 +2240,14 @@ def test_chapter_copied_mla_and_llama4_fields_match_transformers_defaults():
     llama4 = transformers.Llama4TextConfig()
     for field in ("attention_chunk_size", "floor_scale", "attn_scale"):
         assert scout[field] == getattr(llama4, field), field
-    assert "a second copy of those configs." in _chapter_markdown()
+    assert "a second copy of those configs." in chapter_markdown("10_rope_today")
 
 
 def test_chapter_uses_stretch_only_as_the_glossarys_noun():
     """The glossary's *stretch* is the input's length over L; chapter 10 never needs that noun, so its prose says what a
     scaling does to a pair with "slow", "lengthen" or "rescale" and never writes "stretch" (the Chinese edition
     translates the glossary's noun 拉伸 everywhere)."""
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     assert not re.findall(r"\bstretch\w*", text, flags=re.I), re.findall(r".{40}\bstretch\w*.{20}", text, flags=re.I)
 
 
@@ -2323,7 +2317,7 @@ def test_chapter_config_rows_depart_in_several_questions():
     assert sum(n > 1 for n in departs.values()) >= 2, departs
     assert (
         "Each row names one way its model departs from the plain answers; several depart in more."
-        in _chapter_markdown()
+        in chapter_markdown("10_rope_today")
     )
 
 
@@ -2371,7 +2365,7 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     demo = {k: posenc.RopeScaling.from_hf(_SCALING_EXAMPLE_CONFIGS[k]["rope_scaling"]) for k in ("yarn", "llama3")}
     assert demo["yarn"].beta_fast == 32 and demo["llama3"].high_freq_factor == 4
     assert '("yarn", "YaRN", 32), ("llama3", "the llama3 rule", 4)' in _figure_titles()  # the dashed lines: L/32, L/4
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     for sentence in (
         "YaRN keeps the pairs that turn more than `beta_fast` times within $L$, the `llama3` rule more than"
@@ -2408,7 +2402,7 @@ def test_chapter_opening_defines_l_as_where_a_scaling_starts():
     rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
     dynamic = inspect.getsource(rope_utils._compute_dynamic_ntk_parameters)
     assert "max_position_embeddings" in dynamic
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     assert (
         "`original_max_position_embeddings` holds $L$, the length a scaling starts from, here the training length"
         " before the scaling." in text
@@ -2492,7 +2486,7 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
             )[1]
             == 1.0
         )
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     for sentence in (
         "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*, and so each score's rotated part by"
@@ -2546,7 +2540,7 @@ def test_chapter_saved_configs_hold_rope_parameters():
         transformers.Gemma3TextConfig().save_pretrained(folder)
         saved = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
         assert set(saved["rope_parameters"]) == {"sliding_attention", "full_attention"}, saved["rope_parameters"]
-    main_line = re.sub(r"<details\b.*?</details>", " ", _chapter_markdown(), flags=re.S)
+    main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
     assert (
         "Transformers 5 saves these fields in `rope_parameters`, one dict per layer type where types differ."
         in main_line
@@ -2557,7 +2551,7 @@ def test_chapter_table_counts_in_the_prose_match_the_rows():
     """Chapter 10's full table: "Of the seventeen rows, 3 turn part of each head: ... 3 use M-RoPE and 2 drop RoPE from
     some layers; 10 change the base and 7 add a scaling." The numbers are read from the sentence and counted in
     MODEL_ROPE_CONFIGS, so a change to either side fails here."""
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     m = re.search(
         r"Of the (\w+) rows, (\d+) turn part of each head:.*? (\d+) use M-RoPE and (\d+) drop RoPE from some layers;"
         r" (\d+) change the base and (\d+) add a scaling\.",
@@ -2584,14 +2578,14 @@ def test_chapter_xpos_names_attention_resolution_as_a_measure():
     xPos's zeta_i are chosen to maximise; the sentence names the measure, not the curve it scores."""
     assert (
         "Its authors chose $\\zeta_i$ to maximise *attention resolution*, their measure that rewards a matching key's"
-        " expected score for falling steadily with distance." in _chapter_markdown()
+        " expected score for falling steadily with distance." in chapter_markdown("10_rope_today")
     )
 
 
 def test_chapter_appendix_covers_the_topics_the_main_line_names():
     """Chapter 10's appendix opening (main line): "It also covers LongRoPE, dynamic NTK, YaRN's attention factor,
     StreamingLLM's rolling cache and gpt-oss's position-free sink." Each has its part or block in the appendix."""
-    text = _chapter_markdown()
+    text = chapter_markdown("10_rope_today")
     assert (
         "It also covers LongRoPE, dynamic NTK, YaRN's attention factor, StreamingLLM's rolling cache and gpt-oss's"
         " position-free sink." in text
