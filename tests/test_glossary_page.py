@@ -456,9 +456,12 @@ def test_qwen3_vl_gives_its_slowest_pairs_to_time():
 
 def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scale():
     """The block "Other models' query and logit scales": "DeepSeek-V2's and V3's configurations make the *attention
-    factor* 1 and sharpen through the softmax scale instead": with
-    their `mscale` equal to `mscale_all_dim` (posenc/book/models.py's copies), transformers' YaRN puts 1 on cos and sin
-    and the DeepSeek attention multiplies the softmax scale by more than 1. DeepSeek-V4's port sets the attention factor
+    factor* 1 and sharpen through the softmax scale instead. Each of their fields `mscale` and `mscale_all_dim` sets a
+    factor $0.1\\,\\mu \\ln s + 1$ [...]. Cos and sin are multiplied by the first factor over the second, 1 since the
+    fields are equal, and the softmax scale by the second's square": with their `mscale` equal to `mscale_all_dim`
+    (posenc/book/models.py's copies), transformers' YaRN puts 1 on cos and sin and the DeepSeek attention multiplies
+    the softmax scale by the square of `mscale_all_dim`'s factor, more than 1; with unequal fields, transformers'
+    YaRN puts the ratio of the two factors on cos and sin. DeepSeek-V4's port sets the attention factor
     to 1 and keeps the plain softmax scale, so the page must not say "DeepSeek's" unqualified."""
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
     from transformers.models.deepseek_v3 import modeling_deepseek_v3 as ds3
@@ -469,8 +472,17 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
         " instead" in block("Other models' query and logit scales")
     )
     assert "DeepSeek's configurations" not in page()
-    for name in ("deepseek-v2", "deepseek-v3"):
-        p = MODEL_ROPE_CONFIGS[name]["rope_scaling"]
+    assert (
+        "Each of their fields `mscale` and `mscale_all_dim` sets a factor $0.1\\,\\mu \\ln s + 1$, with $\\mu$ the"
+        " field's value. Cos and sin are multiplied by the first factor over the second, 1 since the fields are"
+        " equal, and the softmax scale by the second's square: see" in block("Other models' query and logit scales")
+    )
+
+    def m(s: float, mu: float) -> float:
+        """The page's factor $0.1\\,\\mu \\ln s + 1$."""
+        return 0.1 * mu * math.log(s) + 1
+
+    def hf_factor(s: float, mscale: float, mscale_all_dim: float, original: int = 4096) -> float:
         cfg = transformers.LlamaConfig(
             hidden_size=256,
             num_attention_heads=4,
@@ -478,13 +490,28 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
             rope_parameters={
                 "rope_type": "yarn",
                 "rope_theta": 10_000.0,
-                "factor": p["factor"],
-                "original_max_position_embeddings": p["original_max_position_embeddings"],
-                "mscale": p["mscale"],
-                "mscale_all_dim": p["mscale_all_dim"],
+                "factor": s,
+                "original_max_position_embeddings": original,
+                "mscale": mscale,
+                "mscale_all_dim": mscale_all_dim,
             },
         )
-        assert ROPE_INIT_FUNCTIONS["yarn"](cfg, "cpu")[1] == 1.0, name
+        return ROPE_INIT_FUNCTIONS["yarn"](cfg, "cpu")[1]
+
+    for s, mu1, mu2 in ((40.0, 1.0, 0.5), (40.0, 0.707, 1.0), (16.0, 0.3, 0.9)):  # unequal fields: the ratio
+        assert abs(hf_factor(s, mu1, mu2) - m(s, mu1) / m(s, mu2)) < 1e-12, (s, mu1, mu2)
+    for attention in (ds3.DeepseekV3Attention.__init__,):  # the softmax scale goes through yarn_apply_mscale
+        assert "self.scaling = yarn_apply_mscale(config.rope_parameters, self.qk_head_dim ** (-0.5))" in (
+            inspect.getsource(attention)
+        )
+    for name in ("deepseek-v2", "deepseek-v3"):
+        p = MODEL_ROPE_CONFIGS[name]["rope_scaling"]
+        assert p["mscale"] == p["mscale_all_dim"], name  # "since the fields are equal"
+        assert abs(hf_factor(p["factor"], p["mscale"], p["mscale_all_dim"]) - 1) < 1e-12, name
+        scaled = ds3.yarn_apply_mscale(dict(p), 1.0)
+        assert abs(scaled - m(p["factor"], p["mscale_all_dim"]) ** 2) < 1e-12, name  # "the second's square"
+        original = p["original_max_position_embeddings"]
+        assert hf_factor(p["factor"], p["mscale"], p["mscale_all_dim"], original) == 1.0, name  # equal fields: m/m
         rope = {"rope_type": "yarn", "factor": p["factor"], "mscale_all_dim": p["mscale_all_dim"]}
         assert ds3.yarn_apply_mscale(rope, 1.0) > 1, name  # the softmax scale grows: sharper attention
     assert 'compress.setdefault("attention_factor", 1.0)' in inspect.getsource(v4_config.DeepseekV4Config)
@@ -497,30 +524,35 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "A temperature $t$ divides the logits, so $t = 0.5$ doubles every logit. [...] So the
-    fourth column uses one convention: what each logit is multiplied by. A larger multiplier makes attention sharper":
-    the fourth column's heading is that convention; every row of the table but the last (attention entropy) fills it,
-    the last leaves it empty; the example's multiplier is one over its $t$. The entropy row's "Multiplying the logits by
-    more than 1 never raises it": the entropy of softmax(c z) over random logits z never rises as c grows. The page has
-    no row "logit factor", a name no chapter uses; the temperature row links Reading model code's temperature rules."""
+    """The section's opening: "The fourth column gives each logit's multiplier: a larger one makes attention sharper.
+    In this table only the *temperature* $t$ divides, so $t = 0.5$ doubles every logit. The others multiply, even those
+    chapters 8 and 10 call a temperature, such as Llama 4's *query temperature*": the fourth column's heading is that
+    convention; every row of the table but the last (attention entropy) fills it, the last leaves it empty; the
+    example's multiplier is one over its $t$; "only": the temperature's cell is the one reciprocal, every other filled
+    cell a multiplier, not one over something. The entropy
+    row's "Multiplying the logits by more than 1 never raises it": the entropy of softmax(c z) over random logits z
+    never rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links
+    Reading model code's temperature rules."""
     text = page()
-    ((t, doubles, convention, word, direction),) = re.findall(
-        r"A temperature \$t\$ divides the logits, so \$t = ([\d.]+)\$ (\w+) every logit\. Chapters 8 and 10 also"
-        r" call a multiplier that grows with the position a temperature, as in Llama 4's \*query temperature\*\. So"
-        r" the fourth column uses one convention: what (each logit is multiplied by)\. A larger (multiplier|factor)"
-        r" makes attention (sharper|flatter)\.",
+    ((convention, word, direction, t, doubles),) = re.findall(
+        r"The fourth column gives (each logit's multiplier): a larger (one|factor) makes attention (sharper|flatter)\."
+        r" In this table only the \*temperature\* \$t\$ divides, so \$t = ([\d.]+)\$ (\w+) every logit\. The others"
+        r" multiply, even those chapters 8 and 10 call a temperature, such as Llama 4's \*query temperature\*\.",
         text,
     )
     assert abs(1 / float(t) - {"doubles": 2.0, "halves": 0.5, "triples": 3.0}[doubles]) < 1e-12, (t, doubles)
-    assert (word, direction) == ("multiplier", "sharper"), (word, direction)  # the entropy check below: sharper
+    assert (word, direction) == ("one", "sharper"), (word, direction)  # the entropy check below: sharper
     assert "| a number $t$ that divides the logits:" in row("temperature (attention temperature)")
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") :]
     table = section[section.index("| English |") :]
     rows = table[: table.index("\n\n")].splitlines()
-    assert rows[0].split(" | ")[3] == "each logit multiplied by" == convention.replace(" is ", " "), rows[0]
+    assert rows[0].split(" | ")[3] == "each logit multiplied by" and convention == "each logit's multiplier", rows[0]
     fourth = [re.split(r"(?<!\\)\|", line)[4].strip() for line in rows[2:]]
     assert all(fourth[:-1]) and fourth[-1] == "" and rows[-1].startswith("| attention entropy |"), fourth
+    # "only the temperature divides": its cell is the one reciprocal; no other cell divides
+    dividing = [line.split(" | ")[0][2:] for line, cell in zip(rows[2:], fourth) if "1/" in cell or "over" in cell]
+    assert dividing == ["temperature (attention temperature)"] and fourth[0] == "$1/t$", dividing
     assert "Multiplying the logits by more than 1 never raises it |" in row("attention entropy")
     assert "| logit factor |" not in text and "logit factor" not in text
     for name in ("07_beyond", "08_extrapolation", "10_rope_today"):
@@ -794,12 +826,12 @@ def test_worked_examples_effective_scale_column():
 
 def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger_one():
     """The collapsed worked example gives every rule "$L = 8192$, Llama 3.1's trained length" (its field
-    `original_max_position_embeddings`). The block "Where a configuration keeps the trained length, ...", not the
-    worked example, says: "The worked example gives each rule $L = 8192$. With Llama 3.1's config, transformers'
-    `dynamic` reads a larger $L$: `max_position_embeddings`, sixteen times as large. So it would not scale the worked
-    example's input at all." The main line of "Longer inputs" gives the example's divisors of the slowest pair (see
-    :func:`test_longer_inputs_main_line_gives_the_slowest_pairs_divisors`) but not its $L$; the dynamic NTK row
-    leaves the field to that block.
+    `original_max_position_embeddings`). The worked example, right after dynamic NTK's 9, says: "That is dynamic NTK
+    given $L = 8192$. With Llama 3.1's config, transformers' `dynamic` reads a larger $L$: `max_position_embeddings`,
+    sixteen times as large. So it would not scale the worked example's input at all." The block "Where a configuration
+    keeps the trained length, ..." gives the field transformers reads, once. The main line of "Longer inputs" gives
+    no Llama 3.1 number and no $L$ (:func:`test_longer_inputs_main_line_gives_the_slowest_pairs_divisors`); the
+    dynamic NTK row leaves the field to that block.
     The two fields from posenc/book/models.py's copy of Llama 3.1's config
     (a prose sync); the field each of transformers' rules reads, from its source; and transformers' `dynamic` run at
     2L on each field."""
@@ -813,13 +845,13 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert "8192" not in visible and "max_position_embeddings" not in visible, visible  # the block's aside
     example = block("Worked example: a head like Llama 3.1's at $2L$")
     assert example.index("| rule |") < example.index("| 9 at this length | *Dynamic NTK* sets its effective factor")
-    assert "transformers' `dynamic` reads a larger" not in example  # the aside sits in the trained-length block
     keeps = block("Where a configuration keeps the trained length, transformers' `dynamic`, and real models")
+    assert "transformers' `dynamic` reads a larger" not in keeps  # the aside sits in the worked example, by the 9
     (again,) = re.findall(
-        r"The worked example gives each rule \$L = (\d+)\$\. With Llama 3\.1's config, transformers' `dynamic` reads a"
-        r" larger \$L\$: `max_position_embeddings`, sixteen times as large\. So it would not scale the worked"
-        r" example's input at all\.",
-        keeps,
+        r"and by 9 for the slowest\. That is dynamic NTK given \$L = (\d+)\$\. With Llama 3\.1's config,"
+        r" transformers' `dynamic` reads a larger \$L\$: `max_position_embeddings`, sixteen times as large\. So it"
+        r" would not scale the worked example's input at all\.",
+        example,
     )
     assert again == read, (again, read)
     assert "(emozilla 2023) | {doc}`7 <../notebooks/07_beyond>`" in row("dynamic NTK (`dynamic`)")
@@ -1084,6 +1116,49 @@ def test_half_layouts_partner_in_transformers():
             assert reached == [i, partner], (rotated, i, reached, partner)
             if rope is neox:
                 assert partner != i + d // 2  # the partial head's partner is not i + d/2
+
+
+def test_transformers_models_with_the_interleaved_layout():
+    """The interleaved layout row: "as Meta's Llama code and some transformers models do", and the Encodings block:
+    "Other transformers models use the *interleaved layout*: GLM's, ERNIE 4.5's, Helium's and Cohere's `rotate_half`
+    pair neighbours, and DeepSeek-V3 and Mistral 4 do when `rope_interleave` is true, their default": a one-hot
+    coordinate 2i reaches 2i + 1 under each named `rotate_half` (i + d/2 under Llama's), and DeepSeek-V3's and
+    Mistral 4's configurations default `rope_interleave` to true and then call their interleaved rotation, which turns
+    input coordinates 2i and 2i + 1 together, as one pair (it returns the pair at i and i + d/2)."""
+    import importlib
+
+    assert "| RoPE pairs neighbours, $2i$ and $2i + 1$, as Meta's Llama code and some transformers models do;" in row(
+        "interleaved layout"
+    )
+    assert (
+        "- Other transformers models use the *interleaved layout*: GLM's, ERNIE 4.5's, Helium's and Cohere's"
+        " `rotate_half` pair neighbours, and DeepSeek-V3 and Mistral 4 do when `rope_interleave` is true, their"
+        " default. A checkpoint ported between layouts must reorder its rows: see {doc}`Reading model code"
+        " <reading_code>`." in models_block("## Encodings")
+    )
+    d = 8
+
+    def reached(rotate, i):
+        x = torch.zeros(d)
+        x[i] = 1.0
+        return (rotate(x).abs() > 1e-9).nonzero().flatten().tolist()
+
+    for name in ("glm", "ernie4_5", "helium", "cohere", "llama"):
+        rotate = importlib.import_module(f"transformers.models.{name}.modeling_{name}").rotate_half
+        for i in range(0, d, 2):
+            assert reached(rotate, i) == ([i + 1] if name != "llama" else [(i + d // 2) % d]), (name, i)
+    for name, config in (("deepseek_v3", "DeepseekV3Config"), ("mistral4", "Mistral4Config")):
+        assert getattr(transformers, config)().rope_interleave is True, name
+        module = importlib.import_module(f"transformers.models.{name}.modeling_{name}")
+        assert "if self.config.rope_interleave:" in inspect.getsource(module)
+        cos, sin = torch.full((1, d), math.cos(0.3)), torch.full((1, d), math.sin(0.3))  # one angle for every pair
+        for i in range(d // 2):
+            for j in (2 * i, 2 * i + 1):  # neighbours: both turn into the same pair, returned at i and i + d/2
+                x = torch.zeros(1, 1, 1, d)
+                x[..., j] = 1.0
+                out, _ = module.apply_rotary_pos_emb_interleave(x, x, cos, sin)
+                got = (out.flatten().abs() > 1e-6).nonzero().flatten().tolist()
+                assert got == [i, i + d // 2], (name, j, out)
 
 
 def test_copes_gate_in_the_paper_and_in_the_reference_code():
@@ -1645,14 +1720,18 @@ def test_dynamic_rows_cache_keeps_the_old_frequencies():
 
 
 def test_mean_reach_bound_counts_d_over_2_partial_sums():
-    """The row "mean reach": "the mean size of the partial sums $S_1, \\dots, S_{d/2}$ of RoPE's rotating arrows at one
-    distance", and the block under the Maths table: "RoFormer's bound on the score is a content factor times $d/2$ times
+    """The row "mean reach": "at an offset $r$, the mean of $\\lvert S_1\\rvert, \\dots, \\lvert S_{d/2}\\rvert$, where
+    $S_j = \\sum_{i<j} e^{\\mathrm{i} r\\theta_i}$ adds the first $j$ pairs' unit arrows" (chapter 5's $S_j$), and the
+    block under the Maths table: "RoFormer's bound on the score is a content factor times $d/2$ times
     the *mean reach*": that product is RoFormer's bound, max |h_{i+1} - h_i| times the sum of |S_j| over the d/2
     partial sums (posenc's mean reach), and it bounds the score."""
-    (last,) = re.findall(
-        r"partial sums \$S_1, \\dots, S_\{([^}]+)\}\$ of RoPE's rotating arrows at one distance; RoFormer's decay"
-        r" curve plots it \|",
+    ((last, partial),) = re.findall(
+        r"\| at an offset \$r\$, the mean of \$\\lvert S_1\\rvert, \\dots, \\lvert S_\{([^}]+)\}\\rvert\$, where"
+        r" \$(S_j = [^$]+)\$ adds the first \$j\$ pairs' unit arrows; RoFormer's decay curve plots it \|",
         row("mean reach"),
+    )
+    assert partial == "S_j = \\sum_{i<j} e^{\\mathrm{i} r\\theta_i}" and f"partial sums ${partial}$" in chapter(
+        "05_decay"
     )
     (times,) = re.findall(
         r"^- RoFormer's bound on the score is the \*content factor\* times \$([^$]+)\$ times the \*mean reach\*\.",
@@ -1675,45 +1754,46 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
 
 
 def test_fire_progressive_interpolation_range():
-    """The row "progressive interpolation": "a log of the distance over the same log of $\\max(m, L_{\\text{thr}})$, for
-    a query at $m$ and a learned threshold $L_{\\text{thr}}$, so a key up to the query gets a value in $[0, 1]$":
-    posenc's FIRE input for every key up to each query, below and past the threshold, lies in the page's interval and
-    reaches both ends (the query's own key at 0, the first key of a query past the threshold at 1, up to FIRE's eps);
-    and it is psi of the distance over psi of the larger of the query's position and the threshold, chapter 11's
-    formula."""
-    ((low, high),) = re.findall(
-        r"a log of the distance over the same log of \$\\max\(m, L_\{\\text\{thr\}\}\)\$, for a query at \$m\$ and a"
-        r" learned threshold \$L_\{\\text\{thr\}\}\$, so a key up to the query gets a value in \$\[(\d+), (\d+)\]\$",
+    """The row "progressive interpolation": "FIRE's input: $\\psi(\\lvert n - m\\rvert)/\\psi(\\max(m,
+    L_{\\text{thr}}))$, where $\\psi(x) = \\log(\\lvert c\\rvert x + 1)$ and $c$ and the threshold $L_{\\text{thr}}$ are
+    learned; a key up to the query gets a value in $[0, 1]$": posenc's FIRE input, for either sign of c, is the page's
+    psi of the distance over the page's psi of the larger of the query's position and the threshold, for every key up
+    to each query, below and past the threshold; it lies in the page's interval and reaches both ends (the query's own
+    key at 0, the first key of a query past the threshold at 1, up to FIRE's eps). Chapter 11's formula and the
+    module's psi; the page's $m$ and $n$ are the query's and the key's positions."""
+    ((absolute, plus, low, high),) = re.findall(
+        r"FIRE's input: \$\\psi\(\\lvert n - m\\rvert\)/\\psi\(\\max\(m, L_\{\\text\{thr\}\}\)\)\$, where"
+        r" \$\\psi\(x\) = \\log\((\\lvert c\\rvert|c) x \+ (\d+)\)\$ and \$c\$ and the threshold"
+        r" \$L_\{\\text\{thr\}\}\$ are learned; a key up to the query gets a value in \$\[(\d+), (\d+)\]\$",
         row("progressive interpolation"),
     )
     assert "u = \\frac{\\psi(d)}{\\psi(\\max(i, L_{\\text{thr}}))}" in chapter("11_learned_position")  # i: the query
-    assert "| $m$ | a query's position |" in letters("$m$")  # the page's letter for the query's position
-    fire = posenc.FireBias(2, L_thr_init=16.0) if hasattr(posenc, "FireBias") else None
-    if fire is None:
-        from posenc.methods.fire import FireBias
+    assert "| $m$ | a query's position |" in letters("$m$") and "| $n$ | a key's position |" in letters("$n$")
+    from posenc.methods import fire as fire_module
+    from posenc.methods.fire import FireBias
 
-        fire = FireBias(2, L_thr_init=16.0)
+    assert "psi(x) = log(abs(c) x + 1)" in fire_module.__doc__
     positions = torch.arange(64, dtype=torch.float32)
-    with torch.no_grad():
-        u = fire.normalized_distance(positions, positions)  # [query, key]
-    seen = u[torch.tril(torch.ones(64, 64, dtype=torch.bool))]  # keys up to the query
-    assert float(seen.min()) >= float(low) and float(seen.max()) <= float(high), (seen.min(), seen.max())
-    assert float(u.diagonal().abs().max()) == float(low) == 0.0  # the query's own key
-    assert abs(float(u[63, 0]) - float(high)) < 1e-5  # the first key, for a query past the threshold
-    # the floor: a query before the threshold (16) divides by the log of the threshold, a later one by the log of its
-    # own position; psi(x) = log(1 + c x), the same log for the distance and the divisor
-    c, threshold = float(fire.c.detach().abs()), float(fire.threshold.detach())
-    assert threshold == 16.0
+    for sign in (1.0, -1.0):
+        fire = FireBias(2, L_thr_init=16.0)
+        with torch.no_grad():
+            fire.c.mul_(sign)
+            u = fire.normalized_distance(positions, positions)  # [query, key]
+        c, threshold = float(fire.c.detach()), float(fire.threshold.detach())
+        assert threshold == 16.0 and (c < 0) == (sign < 0)
 
-    def psi(x: float) -> float:
-        return math.log1p(c * x)
+        def psi(x: float, c=c) -> float:  # the page's psi
+            return math.log((abs(c) if absolute == "\\lvert c\\rvert" else c) * x + int(plus))
 
-    for query in (3, 10, 40, 63):
-        for key in (0, query // 2, query - 1):
-            own = float(u[query, key])
-            assert abs(own - psi(query - key) / psi(max(query, threshold))) < 1e-5, (query, key)
-            if query < threshold:  # the floor matters: the query's own log would give a larger value
-                assert psi(query - key) / psi(query) > own + 1e-3, (query, key)
+        seen = u[torch.tril(torch.ones(64, 64, dtype=torch.bool))]  # keys up to the query
+        assert float(seen.min()) >= float(low) and float(seen.max()) <= float(high), (seen.min(), seen.max())
+        assert float(u.diagonal().abs().max()) == float(low) == 0.0  # the query's own key
+        assert abs(float(u[63, 0]) - float(high)) < 1e-5  # the first key, for a query past the threshold
+        for m in (3, 10, 40, 63):  # the query's position; below the threshold (16) the divisor is psi of it
+            for n in (0, m // 2, m - 1):
+                assert abs(float(u[m, n]) - psi(abs(n - m)) / psi(max(m, threshold))) < 1e-5, (sign, m, n)
+                if m < threshold:  # the floor matters: the query's own position would give a larger value
+                    assert psi(abs(n - m)) / psi(m) > float(u[m, n]) + 1e-3, (m, n)
 
 
 def test_perplexity_is_e_to_the_loss_in_nats():
@@ -1816,13 +1896,19 @@ def test_converting_an_interleaved_checkpoint_to_the_half_layout_keeps_the_score
 
 
 def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
-    """The sequence packing row defines `position_ids` where the page first uses it: "the positions a transformers
-    model is given", as Reading model code's row does ("the argument that gives a transformers model each token's
+    """The sequence packing row: "several documents in one training row; each may be numbered from 0 in
+    `position_ids`, ... or kept apart by a mask": neither is part of packing itself (a row with neither is plain
+    concatenation), and transformers' own packing collator numbers each document from 0. The row defines
+    `position_ids` where the page first uses it: "the positions a transformers model is given", as Reading model code's
+    row does ("the argument that gives a transformers model each token's
     position"); a Llama model given a packed row's `position_ids` rotates each document from 0, so a document's
     keys do not depend on what was packed before it."""
-    assert "numbered from 0 in `position_ids`, the positions a transformers model is given, and kept apart" in row(
-        "sequence packing"
+    assert (
+        "| several documents in one training row; each may be numbered from 0 in `position_ids`, the positions a"
+        " transformers model is given, or kept apart by a mask |" in row("sequence packing")
     )
+    collated = transformers.DataCollatorWithFlattening()([{"input_ids": [5, 6, 7]}, {"input_ids": [8, 9]}])
+    assert collated["position_ids"].tolist() == [[0, 1, 2, 0, 1]], collated["position_ids"]
     code = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
     assert "| `position_ids` | the argument that gives a transformers model each token's position," in code
     torch.manual_seed(0)
@@ -1927,10 +2013,14 @@ def test_extension_factor_row_pi_divides_by_s_and_the_others_by_at_most_s():
     )
     assert (
         "- The *extension factor* sits in a configuration's `rope_scaling`, which transformers 5 reads into"
-        " `rope_parameters`." in models_block("### Terms for longer inputs")
+        " `rope_parameters`, beside the rule's name, `rope_type`: see {ref}`Reading model code <glossary-fields>`."
+        in models_block("### Terms for longer inputs")
     )
     read = transformers.LlamaConfig(rope_scaling={"rope_type": "linear", "factor": 4.0})
     assert read.rope_parameters["factor"] == 4.0  # transformers 5 reads `rope_scaling` into `rope_parameters`
+    assert read.rope_parameters["rope_type"] == "linear"  # beside the rule's name
+    fields = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8").split("(glossary-fields)=\n")[1]
+    assert "\n| `rope_type` | the scaling rule," in fields.split("\n(")[0]  # the link's section has the field
     # "`rope_scaling`": the entry that holds `factor` in Llama 3.1's config (posenc/book/models.py's copy, and chapter
     # 7's words)
     assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["factor"] == 8.0
@@ -2306,13 +2396,22 @@ def test_citations_name_an_entry_of_the_bibliography():
     assert all((h.lower(), y) in set(entries) for h, y in handles), handles
 
 
+def core_table_terms() -> list[str]:
+    """The first cells of the table under "Core terms", in order."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    table = raw[raw.index("| English |", raw.index("## Core terms")) :]
+    return [line.split(" | ")[0][2:] for line in table[: table.index("\n\n")].splitlines()[2:]]
+
+
 def test_letters_block_chapter_lists():
     """The letters block: $i$ is "a query's position, with $j$ the key's, in chapters 1, 3, 6, 8 and 11; the imaginary
     unit $\\mathrm{i}$ in chapters 4 and 5"; $\\theta_i$ is "$\\omega_i$ in chapter 2". Each list is the set of chapters
     whose markdown writes $j - i$, $\\mathrm{i}$ or its own $\\omega_i$ (chapter 4 only names chapter 2's). The visible
-    lines under "Core terms", "A query sits at $m$ and a key at $n$; their offset is key minus query, $n - m$. Five
-    chapters write $i$ and $j$ instead; here $i$ numbers pairs", count the same chapters, and the offset and RoPE rows
-    use $m$ and $n$ so, with the same sign."""
+    lines under "Core terms": "The *offset* $n - m$ is negative for an earlier key; the *distance* $\\lvert n -
+    m\\rvert$ never is. Chapters 3, 5 and 10 also call the offset a
+    distance: see Letters and words with more than one meaning": the offset and distance rows, now the table's first
+    two, say the same; the chapters named are those whose own words make a distance signed, key minus query, and the
+    letters block's distance row names the same ones; the link leads to that section."""
 
     ((query, imaginary),) = re.findall(
         r"\| \$i\$ \| the index of a pair, from 0; upright, \$\\mathrm\{i\}\$, the imaginary unit in the"
@@ -2340,13 +2439,30 @@ def test_letters_block_chapter_lists():
     assert uses == {"query": numbers(query), "imaginary": numbers(imaginary), "omega": numbers(omega)}, uses
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     core = re.sub(r"\s+", " ", raw[raw.index("## Core terms") : raw.index("| English |", raw.index("## Core terms"))])
-    ((offset, visible),) = re.findall(
-        r"A query sits at \$m\$ and a key at \$n\$; their offset is key minus query, \$([^$]+)\$\. (\w+) chapters"
-        r" write \$i\$ and \$j\$ instead; here \$i\$ numbers pairs\.",
+    ((offset, distance, signed),) = re.findall(
+        r"The \*offset\* \$([^$]+)\$ is negative for an earlier key; the \*distance\* \$([^$]+)\$ never is\. Chapters"
+        r" ([\d, and]+) also call the offset a distance: see"
+        r" \{ref\}`Letters and words with more than one meaning <glossary-letters>`\.",
         core,
     )
-    assert {"Four": 4, "Five": 5, "Six": 6}[visible] == len(uses["query"]), (visible, uses["query"])
+    assert "(glossary-letters)=\n## Letters and words with more than one meaning\n" in raw
     assert offset == "n - m" and f"key position minus query position, ${offset}$" in row("offset")
+    assert "; negative for an earlier key |" in row("offset")
+    assert (
+        distance == f"\\lvert {offset}\\rvert"
+        and f"| how far a key lies from its query, ${distance}$, never negative |" in (row("distance | 距离"))
+    )
+    first_rows = core_table_terms()[:2]
+    assert first_rows == ["offset", "distance"], first_rows
+    signed_words = {  # each chapter's signed distance, key minus query
+        3: ("03_relative", "The distance is always the key's position minus the query's, $j - i$"),
+        5: ("05_decay", "**Distance** $r = n - m$: the key's position minus the query's."),
+        10: ("10_rope_today", "the distance $\\Delta = n - m$, key minus query: negative for a key before the query"),
+    }
+    assert numbers(signed) == set(signed_words), signed
+    for name, words in signed_words.values():
+        assert words in chapter(name), name
+    assert numbers(letters("distance").split(" | ")[2]) == set(signed_words), letters("distance")
     assert "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$" in row("offset")
     # "upright, $\\mathrm{i}$, the imaginary unit in the *complex form* row": that row writes it so, and defines it
     assert "$x_0 + \\mathrm{i} x_1$, $\\mathrm{i}$ the imaginary unit;" in row("complex form (of RoPE)")
@@ -2397,7 +2513,7 @@ def test_temperature_section_opens_with_its_multiplier_table():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | each logit multiplied by | chapter |"
-    assert section.index("So the fourth column uses one convention") < section.index(header)
+    assert section.index("The fourth column gives each logit's multiplier:") < section.index(header)
     opening = section[: section.index(header)]
     assert "Llama 4's *query temperature*" in opening and "Llama 4's code" not in opening  # the code aside: the block
     (direction,) = re.findall(
@@ -2991,7 +3107,7 @@ def test_row_wordings_match_their_chapters_and_sources():
     assert abs(float(run[i] - run[j]) - float(log_f[j + 1 : i + 1].sum())) < 1e-12
     assert abs(float(run[i] - run[j]) - float(log_f[j : i + 1].sum())) > 1e-6
     # FIRE: divided by psi of the query's position, chapter 11's words (its [0, 1] range: the FIRE range test)
-    assert "over the same log of $\\max(m, L_{\\text{thr}})$, for a query at $m$" in row("progressive interpolation")
+    assert "/\\psi(\\max(m, L_{\\text{thr}}))$" in row("progressive interpolation")
     assert "Dividing by $\\psi$ of the query's position is what FIRE's paper calls *progressive interpolation*." in c11
     # Scalable-Softmax: the log of the number of tokens attended, as chapters 5 and 8 say
     assert "a learned multiple of the log of the number of tokens attended" in row("Scalable-Softmax")
@@ -3207,9 +3323,13 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     c7 = chapter("07_beyond")
     assert "bloc97's argument" in c7 and "PI slows down the fast pairs too" in c7
     assert "These runs do not isolate the cause" in chapter("08_extrapolation")
+    # the lead names two rules: "*Position interpolation*, PI, divides every pair's frequency by the configuration's
+    # `factor` $s$. *Dynamic NTK* keeps the fastest pair and, for an input of $\\ell > L$ tokens, divides the
+    # slowest by"
     assert (
-        "RoPE scalings slow such pairs by dividing their frequencies. They differ in which other pairs they slow, and"
-        " when." in text
+        "RoPE scalings slow such pairs by dividing their frequencies. *Position interpolation*, PI, divides every"
+        " pair's frequency by the configuration's `factor` $s$. *Dynamic NTK* keeps the fastest pair and, for an input"
+        " of $\\ell > L$ tokens, divides the slowest by" in text
     )
     d, base, L, s = llama31_head()
     plain_theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
@@ -3280,8 +3400,8 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     main = re.sub(r"\s+", " ", section[: section.index("| English |")])
     assert "Chapter 10" not in main and "\\tau" not in main and "Careful" not in main, main
-    assert re.findall(r"[Cc]hapters? \d+(?:(?:, | and )\d+)*", main) == ["Chapters 8 and 10"], main
-    (direction,) = re.findall(r"A larger multiplier makes attention (sharper|flatter)\.", main)
+    assert re.findall(r"[Cc]hapters? \d+(?:(?:, | and )\d+)*", main) == ["chapters 8 and 10"], main
+    (direction,) = re.findall(r"a larger one makes attention (sharper|flatter)\.", main)
     direction = {"sharper": "sharpens", "flatter": "flattens"}[direction]
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "Llama 4's query temperature" in chapter("10_rope_today")
@@ -3395,11 +3515,10 @@ def test_chapter_8s_costs_block_names_its_models_and_defines_the_loss_beyond_l()
 
 
 def test_opening_names_each_section_and_the_index_lists_every_row_once():
-    """The opening: "To find a term, open the index just below", and the index is the next thing on the page. "The
-    tables of core terms, longer inputs, temperature and chapter 8's grading words follow the order of teaching. Those
-    of other encodings, maths and attention and models are alphabetical": each a {ref} to a label that opens the
-    section it names, every section once; each "alphabetical" table is sorted, and each table in teaching order is
-    not, so the two sentences cannot swap a section. "Reading model code covers the names in configurations and code,
+    """The opening: "To find a term, open the index just below", and the index is the next thing on the page. "Term
+    tables marked A to Z are alphabetical; the others follow the order of teaching": exactly the three sections whose
+    lead starts "A to Z:" (encodings, maths, attention) have a sorted table, and each other term table is not
+    sorted. "Reading model code covers the names in configurations and code,
     such as `position_ids`": that page has a row for it. The collapsed index "Index: all terms, A to Z": every row of
     every term table once, under its first letter, in alphabetical order, linked to the label of the section whose
     table holds it; a headword's code name, which a {ref} cannot format, is said in words: "dynamic NTK (rope type
@@ -3416,9 +3535,12 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     assert raw[raw.index("<details>") :].startswith("<details><summary>Index: all terms, A to Z</summary>")
     code = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
     assert "\n| `position_ids` | the argument that gives a transformers model each token's position," in code
-    ((teaching, alphabetical),) = re.findall(
-        r"The tables of (.*?) follow the order of teaching\. Those of (.*?) are alphabetical\.", opening
-    )
+    assert "Term tables marked A to Z are alphabetical; the others follow the order of teaching." in opening
+    alphabetical_leads = {  # each alphabetical section's lead, right under its heading
+        "glossary-encodings": "A to Z: other encodings, and variants of RoPE.",
+        "glossary-maths": "A to Z: RoPE's algebra, its decay bound, and rounding.",
+        "glossary-attention": "A to Z: attention variants, kernels and model designs.",
+    }
     headings = {
         "glossary-core": "## Core terms",
         "glossary-encodings": "## Encodings",
@@ -3428,13 +3550,16 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
         "glossary-attention": "## Attention, kernels and models",
         "glossary-chapter-8": "## Words of chapter 8's experiment",
     }
-    orders = {
-        order: [label for _, label in re.findall(r"\{ref\}`([^<`]+) <(glossary-[\w-]+)>`", text)]
-        for order, text in (("teaching", teaching), ("alphabetical", alphabetical))
-    }
-    assert sorted(orders["teaching"] + orders["alphabetical"]) == sorted(headings), orders
     for label, heading in headings.items():
         assert raw.count(f"({label})=\n") == 1 and f"({label})=\n{heading}\n" in raw, label
+        lead = raw[raw.index(f"({label})=\n{heading}\n") + len(f"({label})=\n{heading}\n") :].lstrip("\n")
+        lead = lead[: lead.index("\n\n")]
+        assert (lead == alphabetical_leads.get(label)) == (label in alphabetical_leads), (label, lead)
+        assert ("A to Z" in lead) == (label in alphabetical_leads), label  # "marked A to Z": only those
+    orders = {
+        "teaching": [label for label in headings if label not in alphabetical_leads],
+        "alphabetical": list(alphabetical_leads),
+    }
 
     def key(term: str) -> str:
         return re.sub(r"[^0-9a-z -]", "", term.lower())
@@ -3471,9 +3596,20 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     listed = {}
     order = []
     aliases = {}
+    code = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
+    fields = code.split("(glossary-fields)=\n")[1].split("\n(")[0]  # Reading model code's section of fields
+    elsewhere = {}
     for letter, refs in groups:
         for text, target in re.findall(r"\{ref\}`([^<`]+) <(glossary-[\w-]+)>`", refs):
             assert text not in listed and text not in aliases, text
+            if target == "glossary-fields":  # "WORDS, in Reading model code": each word a field with a row there
+                words, where = text.split(", in ")
+                assert where == "Reading model code", text
+                for field in words.split(" and "):
+                    assert f"\n| `{field.replace(' ', '_')}` | " in fields, field
+                elsewhere[words] = target
+                order.append(text)
+                continue
             if ", see " in text:
                 word, term = text.split(", see ")
                 assert word not in expected and expected[term] == target, (word, term, target)
@@ -3483,6 +3619,7 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
             order.append(text)
             assert re.sub(r"[^0-9a-z]", "", text.lower())[0] == letter.lower(), (letter, text)
     assert listed == expected, set(listed.items()) ^ set(expected.items())
+    assert elsewhere == {"rope type and rope parameters": "glossary-fields"}, elsewhere
     assert order == sorted(order, key=key), order
     assert aliases == {
         "fixed": "static or fixed (scaling)",
@@ -3529,8 +3666,8 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
 
 
 def test_temperature_sections_opening_names_the_chapters_that_multiply():
-    """The visible opening of "Temperature and query scales": "Chapters 8 and 10 also call a multiplier that grows with
-    the position a temperature". Each chapter named says "temperature" for such a multiplier, in its own words;
+    """The visible opening of "Temperature and query scales": "The others multiply, even those chapters 8 and 10 call a
+    temperature". Each chapter named says "temperature" for such a multiplier, in its own words;
     the page's headwords are chapter 10's "query temperature" and chapter 7's "effective factor". That the multipliers
     grow and sharpen is :func:`test_temperature_section_opens_with_its_multiplier_table`'s and
     :func:`test_chapter_10s_query_temperature_multiplies_the_logits`'s."""
@@ -3539,7 +3676,7 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
     ((first, second),) = re.findall(
-        r"Chapters (\d+) and (\d+) also call a multiplier that grows with the position a temperature, as in Llama 4's"
+        r"The others multiply, even those chapters (\d+) and (\d+) call a temperature, such as Llama 4's"
         r" \*query temperature\*\.",
         re.sub(r"\s+", " ", section),
     )
@@ -3558,14 +3695,17 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
 
 
 def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
-    """The notation block's row "temperature": "a number that divides the logits", and elsewhere "in chapter 8, a
-    growing factor that multiplies them, as in Scalable-Softmax and Llama 4; in chapter 10 and here, Llama 4's *query
-    temperature* $\\tau$": chapter 8's and chapter 10's own words, and the page's temperature row, which divides."""
+    """The notation block's row "temperature": "a number that divides the logits; the row of Llama 4's query
+    temperature keeps chapter 10's name for a multiplier", and elsewhere "in chapter 8, a growing factor that multiplies
+    them, as in Scalable-Softmax and Llama 4; in chapter 10, Llama 4's *query temperature* $\\tau$": chapter 8's and
+    chapter 10's own words, the page's temperature row, which divides, and the page's row named after chapter 10's
+    query temperature, whose multiplier column is $\\tau$ itself."""
     assert (
-        "| temperature | a number that divides the logits | in chapter 8, a growing factor that multiplies them, as in"
-        " Scalable-Softmax and Llama 4; in chapter 10 and here, Llama 4's *query temperature* $\\tau$ |"
-        in letters("temperature")
+        "| temperature | a number that divides the logits; the row of Llama 4's query temperature keeps chapter 10's"
+        " name for a multiplier | in chapter 8, a growing factor that multiplies them, as in Scalable-Softmax and"
+        " Llama 4; in chapter 10, Llama 4's *query temperature* $\\tau$ |" in letters("temperature")
     )
+    assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"  # it multiplies
     assert "| a number $t$ that divides the logits:" in row("temperature (attention temperature)")
     c8, c10 = chapter("08_extrapolation"), chapter("10_rope_today")
     assert "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by" in c8
@@ -3586,13 +3726,45 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
     claim with no offline source."""
     text = block("More on NTK-by-parts, Self-Extend, PoSE and passkey retrieval")
     assert row("NTK-by-parts").startswith(
-        "| NTK-by-parts | | keeps the pairs that turn many times in $L$, divides by $s$ those that turn less than once,"
-        " and *ramps* those between (Peng et al. 2024) |"
+        "| NTK-by-parts | | keeps the pairs whose turns in $L$ exceed an upper bound, divides by $s$ those below a"
+        " lower bound, and *ramps* those between (Peng et al. 2024) |"
     )
     assert (
         "- *NTK-by-parts* is described by Peng et al. 2024, who credit bloc97; its *ramp* divides the pairs between by"
-        " less than $s$." in text
+        " less than $s$. Its two bounds are YaRN's *betas*, `beta_fast` and `beta_slow`, and `llama3`'s"
+        " `high_freq_factor` and `low_freq_factor`." in text
     )
+    # the bounds are parameters: for transformers' `yarn` and `llama3`, with several (upper, lower) settings, on two
+    # heads, a pair above the upper bound (in turns in L) is kept, one below the lower is divided by s, and only those
+    # between are neither; the old "less than once" held for a lower bound of 1 only
+    for d, base, L in ((128, 500_000.0, 8192), (128, 10_000.0, 4096)):
+        theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+        turns = L * theta / (2 * math.pi)
+        for upper, lower in ((32.0, 1.0), (4.0, 1.0), (16.0, 2.0), (8.0, 3.0)):
+            for name in ("yarn", "llama3"):
+                if name == "yarn":
+                    freqs = hf_inv_freq(
+                        d,
+                        rope_type="yarn",
+                        rope_theta=base,
+                        factor=8.0,
+                        original_max_position_embeddings=L,
+                        beta_fast=upper,
+                        beta_slow=lower,
+                    )
+                else:
+                    freqs = hf_llama3(d, base, 8.0, upper, lower, L)
+                ratio = theta / freqs.double()
+                kept = torch.isclose(ratio, torch.ones_like(ratio), rtol=1e-5)
+                divided = torch.isclose(ratio, torch.full_like(ratio, 8.0), rtol=1e-5)
+                assert kept[turns > upper].all() and divided[turns < lower].all(), (name, upper, lower)
+                assert (kept | divided)[(turns > upper) | (turns < lower)].all()
+                if lower > 1:
+                    assert divided[(turns >= 1) & (turns < lower)].any(), (name, upper, lower)  # not "less than once"
+    from transformers.modeling_rope_utils import RopeParameters
+
+    fields = RopeParameters.__annotations__
+    assert {"beta_fast", "beta_slow", "high_freq_factor", "low_freq_factor"} <= set(fields), fields
     d, base, L, s = llama31_head()
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     turns = L * theta / (2 * math.pi)
@@ -3670,73 +3842,124 @@ def test_context_parallelism_needs_global_positions():
 
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
-    """The main line of "Longer inputs": "At twice $L$, a slow pair needs its frequency divided by about 2, the
-    *stretch*, or more. A rule's *effective factor*, what it divides the slowest pair by, need not equal the stretch or
-    its `factor`. With Llama 3.1's head and `factor`, both `llama3` and *dynamic NTK* then divide it by
-    more than 2. That pair meets no new angle, but most other pairs are slowed more than they need. Chapter 8 measures
-    what slowing costs." The stretch row's formula at 2L gives the 2. Every slow pair of Llama 3.1's head (the slow
-    pair row's words, the fast pair row's inequality) needs a divisor of (2L - 1)/(L - 1) to stay within its training
-    arc: within a thousandth of the stretch and not below it, so "about 2, or more". Transformers' `llama3` at Llama
-    3.1's head and bounds, and its `dynamic` with L stored as `max_position_embeddings`, divide the slowest pair by
-    more than that, so its largest angle stays within training's; `dynamic`'s divisor equals neither the stretch nor
-    the factor, so an effective factor need not. Each pair needs no division if fast and (2L - 1)/(L - 1) if slow;
-    each rule divides more than half of the other 63 pairs by more than that (llama3: the ramped and the divided, 29
-    to 62; dynamic NTK: 1 to 62). The costs block says chapter 8 measures two."""
+    """The main line of "Longer inputs": "*Position interpolation*, PI, divides every pair's frequency by the
+    configuration's `factor` $s$. *Dynamic NTK* keeps the fastest pair and, for an input of $\\ell > L$ tokens,
+    divides the slowest by $1 + s(\\ell/L - 1)$": transformers' `linear` divides every pair by `factor`, `dynamic`
+    divides pair 0 by 1 at lengths from L/2 to 64L, and its slowest pair by the page's formula at lengths from 1.25L to
+    64L (so the table's 9 is that formula at 2L, not a number the learner must take on trust); the formula is the
+    dynamic NTK row's. "Three numbers describe a scaling", a table whose last column is "at $2L$,
+    with `factor` 8": the *extension factor* $s$, "the configuration's `factor`", 8; the *stretch*, "the input: its
+    length over $L$, at least 1", 2; the *effective factor*, "what a rule divides the slowest pair by", set by "the
+    rule, and the input if the rule is *dynamic*", "8 under PI, 9 under dynamic NTK". Then: "A
+    slow pair needs its frequency divided by about the stretch, a *fast pair* not at all. Both rules divide the slowest
+    pair by more, so it meets no new angle, but they slow most other pairs more than they need."
+
+    The stretch row's formula at the column's length gives the 2, and 1 for a shorter input. The two effective factors
+    are transformers' `linear` and `dynamic` (with $L$ as `max_position_embeddings`) on two heads, Llama 3.1's and a
+    128-wide head of base 10 000: the main line names no head, so the numbers must not depend on one. PI's is the same
+    at other lengths, dynamic NTK's is not. Every slow pair (the slow pair row's words, the fast pair row's
+    inequality) needs a divisor of (2L - 1)/(L - 1) to stay within its training arc: within a thousandth of the
+    stretch and not below it. Each rule divides the slowest pair by more, so its largest angle stays within training's,
+    and divides more than half of the other pairs by more than they need (no division if fast, (2L - 1)/(L - 1) if
+    slow). The costs block says chapter 8 measures two."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((times, needed, more, most),) = re.findall(
-        r"At (\w+) \$L\$, a slow pair needs its frequency divided by about (\d+), the \*stretch\*, or more\. A rule's"
-        r" \*effective factor\*, what it divides the slowest pair by, need not equal the stretch or its `factor`\."
-        r" With Llama 3\.1's head and `factor`, both `llama3` and \*dynamic NTK\* then divide it by more than"
-        r" (\d+)\. That pair meets no new angle, but (most|some|all) other pairs are slowed more than they need\."
-        r" Chapter 8 measures what slowing costs\.",
+    ((every, fastest, formula, times, header_factor),) = re.findall(
+        r"\*Position interpolation\*, PI, divides (every) pair's frequency by the configuration's `factor` \$s\$\."
+        r" \*Dynamic NTK\* keeps the (fastest) pair and, for an input of \$\\ell > L\$ tokens, divides the slowest by"
+        r" \$([^$]+)\$\. Three numbers describe a scaling: \| number \|"
+        r" set by \| at \$(\d*)L\$, with `factor` (\d+) \| \|---\|---\|---\| ",
         visible,
     )
-    assert "the stretch or its `factor`." in visible and "the *stretch*, or more" in visible
-    d, base, L, s = llama31_head()
-    ell = {"twice": 2, "three times": 3}[times] * L
+    (s_value,) = re.findall(r"\| \*extension factor\* \$s\$ \| the configuration's `factor` \| (\d+) \|", visible)
+    (stretch_value,) = re.findall(
+        r"\| \*stretch\* \| the input: its length over \$L\$, at least 1 \| (\d+) \|", visible
+    )
+    ((pi_value, dyn_value),) = re.findall(
+        r"\| \*effective factor\*, what a rule divides the slowest pair by \| the rule, and the input if the rule is"
+        r" \*dynamic\* \| (\d+) under PI, (\d+) under dynamic NTK \|",
+        visible,
+    )
+    (most,) = re.findall(
+        r"\| A slow pair needs its frequency divided by about the stretch, a \*fast pair\* not at all\. Both rules"
+        r" divide the slowest pair by more, so it meets no new angle, but they slow (most|some|all) other pairs more"
+        r" than they need\.",
+        visible,
+    )
+    assert "8192" not in visible and "Llama" not in visible, visible  # no head is named: the numbers hold for any
+    assert f"then ${formula}$ (emozilla 2023)" in row("dynamic NTK (`dynamic`)")  # the row's formula
+    assert abs(evaluate(formula, s=float(header_factor), ell=int(times or 1), L=1) - int(dyn_value)) < 1e-12
+    s = float(header_factor)
+    assert int(s_value) == int(header_factor)
     (stretch,) = re.findall(r"the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
-    assert evaluate(stretch, ell=ell, L=L) == int(needed) == int(more)
-    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
-    slowest = float(theta[-1])
     (inequality,) = re.findall(
         r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", row("fast pair")
     )
-    fast = torch.tensor([bool(evaluate(inequality, L=L, theta=float(th))) for th in theta])
     assert "a pair that turns less than once over those offsets" in row("slow pair")
-    assert (~fast).any()
-    for th in theta[~fast]:  # each slow pair: the least divisor that keeps its angles within training's arc
-        least = (ell - 1) * float(th) / ((L - 1) * float(th))
-        assert int(needed) <= least < int(needed) * (1 + 1e-3)  # "about 2, or more"
-    assert float(s) == float(MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["factor"])
-    llama3 = hf_llama3(d, base, s, 4.0, 1.0, L).double()
-    dyn = hf_inv_freq(d, max_position_embeddings=L, seq_len=ell, rope_type="dynamic", rope_theta=base, factor=s)
-    need = torch.where(fast, 1.0, (ell - 1) / (L - 1)).double()
-    effective = []
-    for scaled in (llama3, dyn.double()):
-        divisor = theta / scaled
-        effective.append(float(divisor[-1]))
-        assert float(divisor[-1]) > int(more) * (ell - 1) / (L - 1)  # more than 2, and more than the slowest needs
-        assert (ell - 1) * float(scaled[-1]) <= (L - 1) * slowest  # no angle past training's largest
-        over = int((divisor[:-1] > need[:-1] * (1 + 1e-3)).sum())
-        share = over / (d // 2 - 1)
-        assert {"most": share > 0.5, "some": 0 < share <= 0.5, "all": share == 1}[most], over
-    # "need not equal the stretch or its `factor`": dynamic NTK's differs from both here (9, against 2 and 8)
-    assert abs(effective[1] - int(needed)) > 1 and abs(effective[1] - s) > 0.5, effective
+    llama_d, llama_base, llama_L, _ = llama31_head()
+    for d, base, L in ((llama_d, llama_base, llama_L), (128, 10_000.0, 4096)):
+        ell = int(times or 1) * L
+        assert evaluate(stretch, ell=ell, L=L) == int(stretch_value) and evaluate(stretch, ell=L // 2, L=L) == 1
+        theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+        slowest = float(theta[-1])
+        fast = torch.tensor([bool(evaluate(inequality, L=L, theta=float(th))) for th in theta])
+        assert (~fast).any() and fast.any()
+        for th in theta[~fast]:  # each slow pair: the least divisor that keeps its angles within training's arc
+            least = (ell - 1) * float(th) / ((L - 1) * float(th))
+            assert int(stretch_value) <= least < int(stretch_value) * (1 + 1e-3)  # "about the stretch"
+        need = torch.where(fast, 1.0, (ell - 1) / (L - 1)).double()
+        rules = {}
+        for kind, printed in (("linear", pi_value), ("dynamic", dyn_value)):
+
+            def freqs(length, kind=kind, L=L, d=d, base=base):
+                return hf_inv_freq(
+                    d,
+                    max_position_embeddings=L,
+                    seq_len=length if kind == "dynamic" else None,
+                    rope_type=kind,
+                    rope_theta=base,
+                    factor=s,
+                ).double()
+
+            scaled = freqs(ell)
+            divisor = theta / scaled
+            # the lead: PI divides every pair by `factor`; dynamic NTK never divides the fastest pair, at any length
+            if kind == "linear":
+                assert (every, torch.allclose(divisor, torch.full_like(divisor, s), rtol=1e-6)) == ("every", True)
+            else:
+                for n in (L // 2, L, 3 * L // 2, ell, 4 * L, 64 * L):
+                    assert fastest == "fastest" and abs(float(theta[0] / freqs(n)[0]) - 1) < 1e-6, n
+                for n in (5 * L // 4, 3 * L // 2, ell, 3 * L, 4 * L, 64 * L):  # the slowest pair: the page's formula
+                    expected = evaluate(formula, s=s, ell=n, L=L)
+                    assert abs(float(theta[-1] / freqs(n)[-1]) - expected) < 1e-4 * expected, (n, expected)
+            assert abs(float(divisor[-1]) - int(printed)) < 1e-4 * int(printed), (kind, d, base, divisor[-1])
+            other_lengths = [float(theta[-1] / freqs(n)[-1]) for n in (3 * L // 2, 4 * L)]
+            assert all((abs(o - float(divisor[-1])) < 1e-4 * o) == (kind == "linear") for o in other_lengths), kind
+            assert float(divisor[-1]) > int(stretch_value) * (ell - 1) / (L - 1)  # "by more", more than it needs
+            assert (ell - 1) * float(scaled[-1]) <= (L - 1) * slowest  # "it meets no new angle"
+            over = int((divisor[:-1] > need[:-1] * (1 + 1e-3)).sum())
+            share = over / (d // 2 - 1)
+            assert {"most": share > 0.5, "some": 0 < share <= 0.5, "all": share == 1}[most], (kind, over)
+            rules[kind] = float(divisor[-1])
+        # the table's point: an effective factor need not equal the stretch or `factor` (dynamic NTK: 9, not 2 or 8)
+        assert abs(rules["dynamic"] - int(stretch_value)) > 1 and abs(rules["dynamic"] - s) > 0.5, rules
     assert "Slowing pairs has costs, and chapter 8 measures two." in block(
         "Slowing pairs has costs: what chapter 8 measured"
     )
 
 
 def test_critical_dimension_row_is_twice_the_fast_pairs():
-    """The row "critical dimension": "the number of a head's dimensions whose pairs turn at least once in the trained
-    length: Liu et al. 2023's name for the boundary between fast and slow pairs", chapter 5's and chapter 10's words,
-    and chapter 5's "92 for $d = 128$, $b = 10^4$ and 4096 tokens", recomputed; at those settings and in Llama 3.1's
-    head, twice the number of fast pairs (the fast pair row's inequality) is the same count."""
+    """The row "critical dimension": "in Liu et al. 2023, the number of a head's dimensions whose pairs turn at least
+    once in $L$ positions: twice the fast pairs' count, unless a pair turns once in $L$ but not in $L - 1$", chapter
+    5's and chapter 10's words, and chapter 5's "92 for $d = 128$, $b = 10^4$ and 4096 tokens", recomputed; at those
+    settings and in Llama 3.1's head, twice the number of fast pairs (the fast pair row's inequality) is the same count.
+    "unless": over a sweep of trained lengths the two counts differ exactly when some pair turns once in $L$ but not
+    in $L - 1$ positions, and such lengths exist."""
     assert row("critical dimension").startswith(
-        "| critical dimension | 临界维度 | the number of a head's dimensions whose pairs turn at least once in the"
-        " trained length: Liu et al. 2023's name for the boundary between fast and slow pairs |"
+        "| critical dimension | 临界维度 | in Liu et al. 2023, the number of a head's dimensions whose pairs turn at"
+        " least once in $L$ positions: twice the fast pairs' count, unless a pair turns once in $L$ but not in"
+        " $L - 1$ |"
     )
     c5, c10 = chapter("05_decay"), chapter("10_rope_today")
     ((dims, d, exp, L),) = re.findall(
@@ -3753,6 +3976,16 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
         once = int((trained * theta >= 2 * math.pi).sum())  # a full turn within the trained length
         fast = sum(evaluate(inequality, L=trained, theta=float(t)) for t in theta)
         assert 2 * once == 2 * fast == expected, (width, base, once, fast)
+    theta = posenc.rope_inv_freq(128, 10_000.0, dtype=torch.float64)
+    edge_lengths = {math.ceil(2 * math.pi / float(t)) for t in theta[:40]}  # L at which a pair just completes a turn
+    differ = 0
+    for trained in sorted(edge_lengths | set(range(3, 5000, 7))):
+        once = int((trained * theta >= 2 * math.pi).sum())
+        fast = sum(bool(evaluate(inequality, L=trained, theta=float(t))) for t in theta)
+        edge = bool(((trained * theta >= 2 * math.pi) & ((trained - 1) * theta < 2 * math.pi)).any())
+        assert (once != fast) == edge, trained
+        differ += edge
+    assert differ > 0
 
 
 def test_content_factor_row_is_chapter_5s_largest_jump():
@@ -3761,13 +3994,47 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     chapter 5's definition and its $h_i$; the bound itself is
     :func:`test_mean_reach_bound_counts_d_over_2_partial_sums`'s, which also evaluates it."""
     assert (
-        "| in RoFormer's decay bound, the largest jump $\\lvert h_{i+1} - h_i\\rvert$ between the weights of"
-        " neighbouring pairs, with $h_i$ pair $i$'s query–key product in *complex form* and $h_{d/2} = 0$ |"
+        "| in RoFormer's decay bound, the largest change $\\lvert h_{i+1} - h_i\\rvert$ from one pair to the next. Here"
+        " $h_i$ is pair $i$'s query–key product in *complex form*: the query's pair, conjugated, times the key's |"
         in row("content factor")
     )
     c5 = chapter("05_decay")
     assert "the **content factor**, $C(q, k) = \\max_i |h_{i+1} - h_i|$ with $h_{d/2} = 0$." in c5
     assert "h_i = \\overline{q_{[i]}}\\,k_{[i]}" in c5
+    # "the query's pair, conjugated, times the key's", in complex form x_0 + i x_1 of each half-layout pair: the
+    # real parts sum to q . k, and rotating the query by m theta and the key by n theta multiplies h_i by
+    # e^{i (n - m) theta_i}, the arrow of the mean reach's S_j at the offset r = n - m
+    g = torch.Generator().manual_seed(3)
+    d = 16
+    q, k = torch.randn(2, d, generator=g, dtype=torch.float64)
+    half = d // 2
+    qc, kc = torch.complex(q[:half], q[half:]), torch.complex(k[:half], k[half:])
+    h = qc.conj() * kc
+    assert abs(float(h.real.sum()) - float(q @ k)) < 1e-12
+    theta = posenc.rope_inv_freq(d, 10_000.0, dtype=torch.float64)
+    for m, n in ((3, 10), (40, 7)):
+        cos, sin = posenc.rope_cos_sin(torch.tensor([m, n]), d, 10_000.0, dtype=torch.float64)
+        rotated_q = posenc.apply_rope(q[None], cos[:1].double(), sin[:1].double())[0]
+        rotated = float(rotated_q @ posenc.apply_rope(k[None], cos[1:].double(), sin[1:].double())[0])
+        arrows = torch.polar(torch.ones(half, dtype=torch.float64), (n - m) * theta)
+        assert abs(rotated - float((h * arrows).real.sum())) < 1e-6, (m, n)  # posenc's float32 frequencies
+        assert abs(rotated - float((qc * kc * arrows).real.sum())) > 1e-2  # without the conjugate: another number
+    # the RoFormer block: "The content factor also counts a last change, from $h_{d/2-1}$ to $h_{d/2} = 0$. RoFormer
+    # appends that zero so that *summation by parts* leaves no term over": chapter 5's words; with the zero the
+    # regrouped sum equals the score's sum, without it a term h_{d/2-1} S_{d/2} is left over
+    assert (
+        "- The content factor also counts a last change, from $h_{d/2-1}$ to $h_{d/2} = 0$. RoFormer appends that zero"
+        " so that *summation by parts* leaves no term over."
+        in block("RoFormer's bound, and what chapter 5 finds about the decay")
+    )
+    assert "With $h_{d/2} = 0$ appended, as RoFormer does, the sum regroups with nothing left over" in c5
+    arrows = torch.polar(torch.ones(half, dtype=torch.float64), 37.0 * theta)
+    partial = arrows.cumsum(0)  # S_1 .. S_{d/2}
+    padded = torch.cat([h, h.new_zeros(1)])
+    regrouped = -(partial * padded.diff()).sum()
+    assert abs(complex(regrouped - (h * arrows).sum())) < 1e-9
+    unpadded = -(partial[:-1] * h.diff()).sum()
+    assert abs(complex(unpadded - (h * arrows).sum())) > 1e-3
 
 
 def test_lower_bound_on_the_base_row_follows_chapter_5():
@@ -3817,16 +4084,38 @@ def test_letters_blocks_stretch_row_quotes_chapter_8s_fixed_factor():
 
 
 def test_alibi_row_gives_the_slopes_for_a_power_of_two_heads():
-    """The ALiBi row: "With $H$ heads, $H$ a power of two, head $h$'s slope is $2^{-8(h+1)/H}$, counting from 0": the
-    page's exponent, evaluated, is posenc's official slopes for 1 to 64 heads, and chapter 6 builds the same; for 12
-    heads, not a power of two, it is not, so the qualifier is needed."""
-    text = row("attention with linear biases (ALiBi)")
-    assert "With $H$ heads, $H$ a power of two, head $h$'s slope is $2^{-8(h+1)/H}$, counting from 0 |" in text
-    assert "$n$" not in text  # this page's $n$ is a key's position
-    assert letters("$h$").startswith("| $h$ | in the *ALiBi* row, a head's index, from 0, with $H$ heads | $h_i$,")
-    assert "$h_i$ pair $i$'s query–key product" in row("content factor")
+    """The core block "In models and code": "In *ALiBi* with $H$ heads, $H$ a power of two, head $h$'s slope is
+    $2^{-8(h+1)/H}$, counting from 0. Other head counts take the slopes of the closest lower power of two, then every
+    other slope of twice as many heads, as many as are missing. BLOOM's 112 heads get 64 slopes, then 48." The page's
+    exponent, evaluated, is posenc's official slopes for 1 to 64 heads, and chapter 6 builds the same; for 12 heads it
+    is not, so the qualifier is needed. The rule for other head counts, built from the page's exponent, is posenc's and
+    transformers' BLOOM slopes for every head count up to 130; the BLOOM split is 112's, the head count chapter 6 reads
+    from BLOOM's config. The ALiBi row keeps one idea, the slope times the distance."""
+    from transformers.models.bloom.modeling_bloom import _get_alibi_slopes
+
+    assert row("attention with linear biases (ALiBi)").endswith(
+        "| each head subtracts its own slope times the distance from the logits (Press et al. 2022) |"
+        " {doc}`6 <../notebooks/06_alibi>` |"
+    )
+    text = models_block("## Core terms")
+    ((first, then),) = re.findall(
+        r"- In \*ALiBi\* with \$H\$ heads, \$H\$ a power of two, head \$h\$'s slope is \$2\^\{-8\(h\+1\)/H\}\$,"
+        r" counting from 0\. Other head counts take the slopes of the closest lower power of two, then every other"
+        r" slope of twice as many heads, as many as are missing\. BLOOM's 112 heads get (\d+) slopes, then (\d+)\.",
+        text,
+    )
+    bullet = text[text.index("- In *ALiBi*") :]
+    assert "$n$" not in bullet[: bullet.index("BLOOM")]  # this page's $n$ is a key's position
+    assert letters("$h$").startswith("| $h$ | in ALiBi's slopes, a head's index, from 0, with $H$ heads | $h_i$,")
+    assert "Here $h_i$ is pair $i$'s query–key product" in row("content factor")
     power = exponent(text, "slope is $2^")
-    assert "the slopes are $m_h = 2^{-8(h+1)/n}$ for $h = 0, \\dots, n-1$" in chapter("06_alibi")
+    c6 = chapter("06_alibi")
+    assert "the slopes are $m_h = 2^{-8(h+1)/n}$ for $h = 0, \\dots, n-1$" in c6
+    assert (
+        "Other head counts start with the slopes of the closest lower power of two, then add every other slope of twice"
+        " as many heads, as many as are missing." in c6
+    )
+    assert "BLOOM has 112 attention heads per layer" in c6
 
     def slopes(n: int) -> torch.Tensor:
         return torch.tensor([2.0 ** evaluate(power, h=h, H=n) for h in range(n)], dtype=torch.float64)
@@ -3834,6 +4123,17 @@ def test_alibi_row_gives_the_slopes_for_a_power_of_two_heads():
     for n in (1, 2, 4, 8, 16, 32, 64):
         assert torch.allclose(slopes(n), posenc.alibi_slopes(n).double(), rtol=1e-6, atol=0), n
     assert not torch.allclose(slopes(12), posenc.alibi_slopes(12).double(), rtol=1e-3, atol=0)
+
+    def other(n: int) -> torch.Tensor:
+        """The page's rule: the closest lower power of two's slopes, then every other slope of twice as many heads."""
+        low = 2 ** int(math.log2(n))
+        return torch.cat([slopes(low), slopes(2 * low)[0::2][: n - low]])
+
+    for n in range(1, 131):
+        for theirs in (posenc.alibi_slopes(n).double(), _get_alibi_slopes(n, "cpu").double()):
+            assert torch.allclose(other(n), theirs, rtol=1e-6, atol=0), n
+    low = 2 ** int(math.log2(112))
+    assert (int(first), int(then)) == (low, 112 - low) == (64, 48), (first, then)
 
 
 def test_fine_tuned_row_and_the_runs_names():
@@ -3980,3 +4280,49 @@ def test_models_named_for_alibi_axial_rope_and_sliding_windows():
         models_block("## Attention, kernels and models"),
     )
     assert transformers.MistralConfig().sliding_window == int(window)
+
+
+# ---- round 103: the letters legend under the opening ------------------------------------------------------------
+
+
+def test_opening_legend_gives_each_letter_the_pages_meaning():
+    """The line under the opening: "Letters: query position $m$, key position $n$, head width $d$, pair $i$ from 0, its
+    frequency $\\theta_i$, base $b$, trained length $L$, input length $\\ell$, extension factor $s$." Each letter's
+    meaning is the page's own: the notation block's "this page" column for $m$, $n$, $d$, $i$, $\\theta_i$ and $s$, and
+    the rows that define $b$, $L$ and $\\ell$. It sits before the index and the first section, so a row's letters are
+    defined before any row uses them."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
+    (legend,) = re.findall(r"Letters: (.*?\.) *$", opening)
+    pairs = re.findall(r"([a-z][a-z ]*?(?: from 0)?) \$([^$]+)\$", legend)
+    said = {letter: words.strip() for words, letter in pairs}
+    assert legend.endswith("extension factor $s$.") and len(pairs) == 9, pairs
+    this_page = {  # the notation block's "this page" cell, which the legend must agree with
+        "m": ("$m$", "a query's position"),
+        "n": ("$n$", "a key's position"),
+        "d": ("$d$", "the width of one head"),
+        "i": ("$i$", "the index of a pair, from 0"),
+        "\\theta_i": ("$\\theta_i$", "pair $i$'s frequency"),
+        "s": ("$s$", "the *extension factor* `factor`"),
+    }
+    words = {
+        "m": "query position",
+        "n": "key position",
+        "d": "head width",
+        "i": "pair",
+        "\\theta_i": "its frequency",
+        "s": "extension factor",
+    }
+    for letter, (first, cell) in this_page.items():
+        assert letters(first).split(" | ")[1].startswith(cell), (letter, letters(first))
+        assert said[letter].endswith(words[letter]) or said[letter].startswith(words[letter]), (letter, said)
+    assert said["i"] == "pair" and "pair $i$ from 0" in legend  # "from 0", as the frequency row counts
+    assert "counting pairs from 0" in row("frequency")
+    assert said["b"] == "base" and "RoPE sets $\\theta_i = b^{-2i/d}$, with $b$ its *base*" in row("frequency")
+    assert said["L"] == "trained length" and "| $L$, the input length a model was trained at" in row(
+        "trained length | 训练长度"
+    )
+    assert said["\\ell"] == "input length" and "the input's length over the trained length, $\\max(\\ell/L, 1)$" in row(
+        "stretch | 拉伸"
+    )
+    assert raw.index("Letters: query position") < raw.index("<details><summary>Index") < raw.index("## Core terms")

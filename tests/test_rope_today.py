@@ -1539,8 +1539,45 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     means = [posenc.rope_matching_stretch_means(128, base, 32768).double() for base in (1e4, 5e5, 1e6)]
     assert bool((means[1] > means[0]).all()) and bool((means[2] > means[1]).all())
     text = chapter_markdown("10_rope_today")
-    assert "The larger base has the higher thick line: over these distances it keeps the score higher." in text
-    assert "far back, the larger base scores higher on average" in _figure_titles()  # the first part's one panel
+    # the section's first sentence, narrowed to the three bases and the checked span: the span means above, every
+    # a up to 32 768 (distances to 65 535), and in expectation over queries (the score per pair of a matching key)
+    topic = (
+        "Llama 3's and Code Llama's bases keep a matching key's average score above Llama 2's, up to tens of thousands"
+        " of tokens back."
+    )
+    assert topic in text and "Far back, a larger base keeps more of a matching key's score." not in text
+    bases = {k: book.MODEL_ROPE_CONFIGS[k]["rope_theta"] for k in ("llama-2-7b", "llama-3-8b", "code-llama-7b")}
+    assert bases == {"llama-2-7b": 1e4, "llama-3-8b": 5e5, "code-llama-7b": 1e6}  # the three bases compared above
+    assert "far back, the larger base keeps more of the score" in _figure_titles()  # the section's one panel
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    assert main_line.index(topic) < main_line.index("the *score per pair*")
+    # the figure marks the printed means where they lie, at the band's right edge (2a - 1 = 16 383), not across it
+    plot = "".join(next(c for c in nb_cells() if c.get("id") == "c14c-plot")["source"])
+    assert 'label="8192-16383 back")' in plot and "the means printed above: each line at 16383" in plot
+    assert "8192-16383 back: the means printed above" not in plot
+    # "Why: a slow pair has turned little even that far back, so its cosine stays near one. A larger base has more
+    # such pairs.": over the section's band, 8K to 16K tokens back, the pairs whose cosine stays above 0.9 at every
+    # distance are 0, 12 and 15 of 64 for 1e4, 5e5 and 1e6, and they carry most of the larger bases' mean
+    band_far = torch.arange(8192, 16384, dtype=torch.float64)[:, None]
+    near_one, share = [], []
+    for b in (1e4, 5e5, 1e6):
+        cosines = torch.cos(band_far * posenc.rope_inv_freq(128, b).double())
+        stays = (cosines > 0.9).all(0)
+        near_one.append(int(stays.sum()))
+        share.append(float(cosines.mean(0)[stays].sum() / cosines.mean(0).sum()))
+        assert bool((posenc.rope_inv_freq(128, b).double()[stays] < 0.46 / 16383).all())  # slow: under half a radian
+    assert near_one[0] < near_one[1] < near_one[2] and near_one[0] == 0, near_one
+    assert share[1] > 0.7 and share[2] > 0.7, share
+    for sentence in (
+        "Why: a slow pair has turned little even that far back, so its cosine stays near one.",
+        "A larger base has more such pairs.",
+    ):
+        assert sentence in main_line, sentence
+    # the main figure draws only the smoothed lines; the thin per-distance curves are in the collapsed block's figure
+    thin_cell = next(c for c in nb_cells() if c.get("id") == "c14c-thin")
+    assert {"hide-input", "hide-output"} <= set(thin_cell["metadata"]["tags"])
+    main_plot = "".join(next(c for c in nb_cells() if c.get("id") == "c14c-plot")["source"])
+    assert "lw=0.4" not in main_plot and "lw=0.4" in "".join(thin_cell["source"])
     assert (
         "The thick lines of $5 \\cdot 10^5$ and $10^6$ differ by under a twentieth of the score at distance zero."
         in text
@@ -1552,10 +1589,10 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         torch.cos(torch.arange(1, 16384, dtype=torch.float64)[:, None] * posenc.rope_inv_freq(128, b).double()).mean(-1)
         for b in (5e5, 1e6)
     ]
-    assert bool((thin[1] < thin[0]).any())  # "The thin curves wiggle and cross": at single distances 5e5 is above 1e6
-    # "Each thick line smooths its thin curve: at distance $x$ it draws the mean from about $x/2$ to $x$" and the
-    # appendix's "each span of distances from $a$ to $2a - 1$. These are the figure's thick lines, each mean drawn at
-    # $2a - 1$": the figure's thick lines are rope_matching_stretch_means over [a, 2a), drawn at 2a - 1; of the
+    assert bool((thin[1] < thin[0]).any())  # "which wiggles and crosses": at single distances 5e5 is above 1e6
+    # "The figure smooths each curve: at distance $x$ it draws the mean score from about $x/2$ to $x$." and the
+    # appendix's "each span of distances from $a$ to $2a - 1$. These are the figure's lines, each mean drawn at
+    # $2a - 1$": the figure's lines are rope_matching_stretch_means over [a, 2a), drawn at 2a - 1; of the
     # distances 1 .. 2a - 1 up to that point, a .. 2a - 1 are the far half; at x = 2a - 1 the span starts at
     # a = (x + 1) / 2, "about x/2"
     for a in (1, 2, 7, 300, 8192):
@@ -1571,10 +1608,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
             assert abs(float(thick[a - 1] - direct)) < 1e-9, (base, a)
     assert "ax.semilogx(2 * a - 1, posenc.rope_matching_stretch_means(128, b, 8192)" in _figure_titles()
     for sentence in (
-        "The thin curves below draw it at each distance; they wiggle and cross.",
-        "Each thick line smooths its thin curve: at distance $x$ it draws the mean from about $x/2$ to $x$.",
-        "The larger base has the higher thick line: over these distances it keeps the score higher.",
-        "each span of distances from $a$ to $2a - 1$. These are the figure's thick lines, each mean drawn at $2a - 1$",
+        "The figure smooths each curve: at distance $x$ it draws the mean score from about $x/2$ to $x$.",
+        "each span of distances from $a$ to $2a - 1$. These are the figure's lines, each mean drawn at $2a - 1$; the"
+        " cell after the checks draws them over the score at each distance, which wiggles and crosses;",
         "It is also the mean over random queries, scaled to one at distance zero.",
         "With $d = 128$, eight to sixteen thousand tokens back, the two larger bases keep about a quarter of it on"
         " average; $10^4$ keeps about zero.",
@@ -1629,10 +1665,12 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
             assert ladder == sorted(ladder), (d, length)
     assert "At one training length, a larger base also leaves at least as many pairs without a full turn." in text
     for sentence in (
-        "A pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn in training. At one $L$, a larger"
-        " base leaves at least as many such pairs; below, at $L = 8192$, 14, 29 and 30 of 64.",
+        "With $L$ the training length, a pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn in"
+        " training.",
+        "A larger base lengthens every wavelength but the first, so at one $L$ it leaves at least as many such pairs.",
+        "At one $L = 8192$ the three bases leave 14, 29 and 30 pairs, as the next cell checks;",
         "Code Llama and Llama 3 pair a larger base with a longer $L$, yet each, at its own $L$, leaves more pairs",
-        "so its 14 for base $10^4$ is not Llama 2's 18, counted at Llama 2's $L = 4096$.",
+        "so base $10^4$ there leaves 14, not Llama 2's 18, counted at Llama 2's $L = 4096$.",
         "a pair past $L$ turns about $x$ times as far, so part of its turn lies in angles training never showed it.",
         "On a longer input, such a pair turns into angles training never showed it.",  # the main line's short form
         "at base $10^6$ the slowest pair meets under a tenth of a radian",
@@ -1643,6 +1681,11 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "as many dimensions, but as a new ladder of their own, down to millions of tokens per turn.",
     ):
         assert sentence in text, sentence
+
+
+def nb_cells() -> list:
+    """Chapter 10's cells, as stored."""
+    return json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))["cells"]
 
 
 def _figure_titles() -> str:
@@ -1691,21 +1734,34 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         "The config's `rope_type` `proportional` sets this, and `partial_rotary_factor` sets the share, a quarter.",
         "The other pairs never turn, so they add a score no distance changes.",
         # why (main line), and its source in the collapsed Gemma 4 block: the p-RoPE paper's suspicion, cited there
-        "The rule matches p-RoPE, whose authors suspect the slowest pairs carry content, not position.",
+        "The same rule was proposed as *p-RoPE*; its authors suspect the slowest pairs carry content, not position.",
+        "The book read those copies, not Google's file; the section's claims rest on them and on transformers'"
+        " defaults.",
         "Its authors found that Gemma 7B favours its slowest pairs, which they suspect carry content.",
         '(https://arxiv.org/abs/2410.06205 "cite:barbero2025round")',
         "In transformers 5.24, `Gemma4TextConfig().rope_parameters` gives these defaults, one dict per layer type.",
         "Partial rotary, MLA and Gemma 4's `proportional` type turn only part of each head;",
-        "whose slowest wavelength is about five million tokens; the section's cell prints both",
+        "whose slowest wavelength is about five million tokens; the next cell prints and checks both.",
         "This matches the formula of p-RoPE, which zeroes the lowest frequencies",
-        "Below, the slowest turning pair turns once in about 190 tokens.",
+        "Below, the slowest turning pair needs about 190 tokens for one full turn, its *wavelength* $\\lambda_i ="
+        " 2\\pi/\\theta_i$.",
         "show the same for its global layers: `proportional`, a share of 0.25, base $10^6$ and `global_head_dim` 512.",
     ):
         assert sentence in text, sentence
     # the main line names its source, and leaves the comparison with partial rotary to the block and the figure
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert "In transformers' defaults, Gemma 4's global layers answer the first question a third way:" in main_line
+    # the main line states the claim; its provenance (copies of the released config, transformers' defaults) is in the
+    # block, which the next sentence's check and the appendix's check cell read
+    assert main_line.count("Gemma 4's global layers answer the first question a third way:") == 1
+    # the term is defined before its first use in the main line (Gemma 3's local and global layers come later)
+    definition = "A *global* layer attends to the whole input."
+    assert main_line.index(definition) < main_line.index("global layer")
+    assert main_line.index(definition) < main_line.index("Gemma 4's global layers answer")
+    assert "In transformers' defaults, Gemma 4" not in text and "The rule matches p-RoPE" not in text
     assert "Partial rotary with the same share and base" not in text and "five million" not in main_line
+    # the main figure draws one idea: partial rotary's ladder is printed in the block's check cell, not drawn
+    assert "partial rotary, same base, as many dims" not in _figure_titles()
+    assert "only the fast quarter of the pairs turns" in _figure_titles()
     # "about 190 tokens" and "about five million": transformers' own frequencies, and partial rotary's ladder on as
     # many dimensions with the same base, b^(-2i/d_rot)
     assert 180 < 2 * math.pi / float(inv_freq[turning - 1]) < 200
@@ -1737,20 +1793,20 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "| $k^R_n$ | the rotary key of token $n$, shared by all heads and cached | 64 |",
         "An explorer draws the view below for any model in the appendix's table.",
         "In the web book it runs in the page; in JupyterLab or Colab, run its cell first.",
-        "In DeepSeek-V2 the latent and the rotary key together hold 576 numbers per token and layer.",
-        "A multi-head model with the same heads and 128-wide keys and values would cache about 57 times more.",
-        "When decoding, MLA can fold $W_{UK}$ into each head's query $q^C_m$ and then never forms the heads' keys for"
-        " past tokens.",
-        "Folding $W_{UK}$ into the query gives the same score: $$ (q^C_m)^\\top W_{UK}\\, c_n ="
-        " (W_{UK}^\\top q^C_m)^\\top c_n . $$",
-        "RoPE on those keys would leave a rotation between the query and $W_{UK}$ that changes with distance, so no"
-        " single matrix folds in.",
-        "With RoPE on the heads' keys, a rotation that changes with distance stands between the query and $W_{UK}$:",
+        "Per token and layer, MLA caches $512 + 64 = 576$ numbers in DeepSeek-V2 and V3.",
+        "A standard multi-head model with 128 heads of 128 would cache about 57 times more than DeepSeek-V2's MLA.",
+        "When decoding, MLA can fold $W_{UK}$ into each head's query $q^C_m$ instead, so it never forms the heads' keys"
+        " for past tokens: $$ (q^C_m)^\\top W_{UK}\\, c_n = (W_{UK}^\\top q^C_m)^\\top c_n . $$",
+        "RoPE on those keys would break the fold, since a rotation by the distance would sit between the query and"
+        " $W_{UK}$:",
+        "Each distance would need its own folded matrix.",
+        "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
         "(R_m q^C_m)^\\top R_n W_{UK}\\, c_n = (q^C_m)^\\top R_{n-m} W_{UK}\\, c_n .",
         "So MLA's *decoupled RoPE* adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token, shared by"
         " all heads.",
-        "The score adds their rotated term to the folded one, which has no position in it:",
-        "$q^C_m$ is the head's query for the latent's term, C for compressed; $q^R_m$ is its rotary query.",
+        "The score adds their rotated term to the *content term*, which has no position in it:",
+        "$q^C_m$ is the head's query for the content term, C for compressed in the paper's notation; $q^R_m$ is its"
+        " rotary query.",
         "The section's count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention $2 n_h"
         " d_h$ numbers per token and layer, here with $n_h = d_h = 128$.",
         "| $W_{UK}^\\top q^C_m$ | that query, folded | 512, like $c_n$ |",
@@ -1767,7 +1823,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         torch.randn(ds["kv_lora_rank"], generator=g, dtype=torch.float64),
     )
     assert math.isclose(float(q_c @ (w_uk @ c_n)), float((w_uk.T @ q_c) @ c_n), rel_tol=1e-9)
-    # "RoPE on those keys would leave a rotation between the query and $W_{UK}$ that changes with distance":
+    # "RoPE on those keys would break the fold, since a rotation by the distance would sit between the query and
+    # $W_{UK}$":
     # (R_m q)^T R_n W c = q^T R_{n-m} W c, and the folded query R_{n-m}^T q differs from one distance to the next
     f64 = torch.float64
     d_c = ds["qk_nope_head_dim"]
@@ -1780,9 +1837,25 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    # the main line keeps one equation, the score; the fold's two sit in the section's one collapsed block
+    # the main line shows the fold, the equation that breaks it and the score, each once in the chapter; the
+    # position-free term has one name there, the content term (not "the folded one")
     assert "\\text{score}_{mn}" in main_line and "need not rebuild keys" not in text
-    assert "(R_m q^C_m)^\\top R_n W_{UK}" not in main_line and "(W_{UK}^\\top q^C_m)^\\top c_n" not in main_line
+    assert "(R_m q^C_m)^\\top R_n W_{UK}" in main_line
+    assert main_line.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1 == text.count("(W_{UK}^\\top q^C_m)^\\top c_n")
+    assert main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n") < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
+    assert "the folded one" not in text and "the wrong score" not in main_line
+    assert "same heads would cache" not in text  # "the same heads" was ambiguous: V2's own keys are 192 wide
+    assert main_line.count("(R_m q^C_m)^\\top R_n W_{UK}") == 1 == text.count("(R_m q^C_m)^\\top R_n W_{UK}")
+    # the main line says it in words; one draw's numbers are the block's "score -0.5 instead of 2.8": the appendix's
+    # toy cell prints them (its check cell asserts 2.8 and -0.5 for this draw); query 8, key 3. The sign is one
+    # draw's, so no digit of the toy and no "below zero" stays in the main line
+    assert "appendix's toy head" not in main_line and "below zero" not in main_line
+    toy = next(c for c in nb_cells() if c.get("id") == "c36")
+    printed = "".join("".join(o.get("text", "")) for o in toy["outputs"])
+    found = re.search(
+        r"query 8, key 3: RoPE score (-?[0-9.]+); with the distance-1 matrix folded in (-?[0-9.]+)", printed
+    )
+    assert found and float(found.group(1)) == 2.8 and float(found.group(2)) < 0, printed
     assert "the paper's comparison" not in text and text.count("<summary>The fold's") == 1
     mla = ds["kv_lora_rank"] + ds["qk_rope_head_dim"]  # the latent and the rotary key together: 576; multi-head
     # attention: a key and a value of 128 per head
@@ -1866,9 +1939,10 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         " within $L$ gets the full factor.",
         "each decoding step would rebuild every head's key for all past tokens, or the cache would hold",
         "Llama 4 Scout's chunks hold 8192 tokens, so no RoPE distance reaches a chunk's length.",
-        "The left panel draws chunks of four.",
-        "A chunk's first token sees only itself; only the NoPE layers reach across chunks.",
-        "So in transformers, Llama 4 reaches far keys with no RoPE distance past a chunk.",
+        "The left panel draws chunks of four: a chunk's first token sees only itself.",
+        "So in transformers, however long the input, the RoPE layers meet no untrained angles; only the NoPE layers"
+        " reach far keys.",
+        "say how Llama 4 keeps its RoPE layers to short distances, and why DeepSeek's MLA splits off a rotary key.",
         "Meta's own code skips the chunk mask when it decodes one token at a time, so that token sees past its chunk.",
         "only when more than one token is fed at once. So a token decoded alone attends to every cached key",
         "Llama 4 Scout sets 16.",
@@ -1886,7 +1960,11 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         seen = posenc.chunked_causal_mask(n, c).nonzero()
         assert int((seen[:, 0] - seen[:, 1]).max()) == c - 1, (n, c)
     assert "chunked_causal_mask(16, 4)" in _figure_titles()  # "The left panel draws chunks of four."
-    # "A chunk's first token sees only itself; only the NoPE layers reach across chunks": in the chunk mask a chunk's
+    # "no untrained angles": Scout's chunk is shorter than its trained length, so every RoPE distance it meets,
+    # under a chunk, was within its training length
+    scout_row = book.MODEL_ROPE_CONFIGS["llama-4-scout"]
+    assert scout_row["extra"]["attention_chunk_size"] < scout_row["trained_length"]
+    # "a chunk's first token sees only itself"; "only the NoPE layers reach far keys": in the chunk mask a chunk's
     # first query sees one key, itself, and no query sees a key of an earlier chunk; the NoPE layers' causal mask does
     for n, c in ((16, 4), (40, 8), (8192 * 2, 8192)):
         mask = posenc.chunked_causal_mask(n, c)
@@ -1956,7 +2034,7 @@ def test_chapter_llama3_fields_and_qwen3_yarn():
 
 
 def test_chapter_llama4_design_and_temperature_formula():
-    """Chapter 10, *Llama 4*: "interleaves two kinds of layer, a design Meta calls *iRoPE*"; "In transformers, these
+    """Chapter 10, *Llama 4*: "Meta calls this mix of layers *iRoPE*"; "In transformers, these
     layers attend only within fixed chunks, whose length the config sets"; "transformers multiplies the query at
     zero-based index $p$ by" tau(p) = 1 + 0.1 ln(floor((p + 1) / 8192) + 1) (now "Llama 4 adds a *query temperature*
     $\tau$ for these layers: it multiplies the queries, so above 1 it sharpens attention. At zero-based index $p$,
@@ -1980,7 +2058,7 @@ def test_chapter_llama4_design_and_temperature_formula():
         assert entropies == sorted(entropies, reverse=True) and len(set(entropies)) == 5, seed
     text = chapter_markdown("10_rope_today")
     for sentence in (
-        "interleaves two kinds of layer, a design Meta calls *iRoPE*.",
+        "Meta calls this mix of layers *iRoPE*.",
         "Llama 4 leaves every fourth layer without RoPE; in transformers, its other layers attend only within chunks",
         "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries, unlike a usual"
         " temperature, so above one it sharpens attention.",
@@ -2063,6 +2141,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         if d == 64:  # the figure's head: the mean size (|score|) far back, xPos over RoPE, about two thirds
             assert abs(float((cos * weight).sum(-1).abs().mean() / cos.sum(-1).abs().mean()) - 0.65) < 0.01
             assert round(float(rope.mean()), 3) == 0.046 and round(float(xpos.mean()), 3) == 0.058
+            assert 0 < float(xpos.mean() - rope.mean()) < 0.02  # "slightly above RoPE's", in the right panel
     # the right panel: one legend entry per dashed average, with its value (0.05 and 0.06), not one black entry
     code = _figure_titles()
     assert 'label=f"{name}\'s average there: {mean_there:.2f}"' in code
@@ -2076,12 +2155,48 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         " mean*, where ups and downs cancel.",
         "Its mean, with signs, differs from RoPE's by under 0.012 per pair at every such $d$",
         "at $d = 64$, 0.058 per pair, against RoPE's signed mean of 0.046.",
-        "Two to four thousand tokens back, at the figure's $d = 64$, xPos's is about a third of RoPE's.",
-        "The left panel shows the score's mean size for random queries and keys: RoPE's stays level, xPos's falls.",
-        "The right panel shows the signed score of a key equal to its query: xPos trims its swings, and its average"
-        " there stays close to RoPE's.",
+        "The figure compares xPos with RoPE at $d = 64$.",
+        "Left: two to four thousand tokens back, xPos cuts the scores of unrelated keys to about a third.",
+        "Right: there, for a key equal to its query, it trims the swings but leaves the average no lower.",
+        "Nearer in, xPos does lower this average: at $d = 64$, over every span of distances from $a$ to $2a - 1$ with"
+        " $a$ below about 1500, by up to about a seventh.",
+        "At $d = 32$ it is a hair lower even from 2048 to 4096 tokens back.",
+        "Far back, the fast pairs' terms only swing around zero, so fading them changes the average little.",
+        "no RoPE model in this chapter's table uses it, and the book knows no stated reason why.",
     ):
         assert sentence in text, sentence
+    assert "stays close to RoPE's" not in text and "stays near RoPE's" not in code
+    assert "xPos's average is slightly above RoPE's" not in text  # now the block's numbers: 0.058 against 0.046
+    assert "its average 2048-4096 back is not lower than RoPE's" in code  # the right panel's title
+    assert "does not lower a matching key's average" not in text  # unscoped: false nearer in and at d = 32
+    # "Right: there, for a key equal to its query, it trims the swings but leaves the average no lower": "there" is
+    # the figure's d = 64 and band (above: 0.058 > 0.046). The block's exceptions: nearer in, over every span of
+    # distances [a, 2a) with a below about 1500, xPos's mean is lower, by up to about a seventh (0.85 of RoPE's at
+    # worst, a = 1304); at a = 1496 it is not; and at d = 32 the band's mean is a hair lower (0.0458 < 0.0462)
+    theta64 = posenc.rope_inv_freq(64).double()
+    zeta64 = (torch.arange(0, 64, 2, dtype=torch.float64) / 64 + 0.4) / 1.4
+    dist = torch.arange(0, 4097, dtype=torch.float64)[:, None]
+    per_rope = torch.cos(dist * theta64).mean(-1)
+    per_xpos = (torch.cos(dist * theta64) * zeta64 ** (dist / 512)).mean(-1)
+    sp, sx = (torch.cat((torch.zeros(1, dtype=torch.float64), v.cumsum(0))) for v in (per_rope, per_xpos))
+    a = torch.arange(1, 2049)
+    ratio = ((sx[2 * a] - sx[a]) / (sp[2 * a] - sp[a])).double()
+    assert bool((ratio[:1495] < 1).all()) and float(ratio[1495]) >= 1  # lower for every a up to 1495, not at 1496
+    assert float(ratio[-1]) > 1  # the figure's band, a = 2048: not lower
+    assert 1 / 8 < 1 - float(ratio.min()) < 1 / 6.5  # "by up to about a seventh": 0.151
+    theta32 = posenc.rope_inv_freq(32).double()
+    zeta32 = (torch.arange(0, 32, 2, dtype=torch.float64) / 32 + 0.4) / 1.4
+    band = torch.arange(2048, 4097, dtype=torch.float64)[:, None]
+    rope32 = float(torch.cos(band * theta32).mean())
+    xpos32 = float((torch.cos(band * theta32) * zeta32 ** (band / 512)).mean())
+    assert 0 < rope32 - xpos32 < 0.001  # "a hair lower"
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    assert "Nearer in, xPos does lower this average" not in main_line  # the exceptions are the block's
+    # "Far back, the fast pairs' terms only swing around zero": at d = 64, 2048-4096 back, each of the fast half's
+    # pairs averages within 0.07 of zero per pair, while its terms swing between -1 and 1
+    back64 = torch.arange(2048, 4097)[:, None].double()
+    fast = torch.cos(back64 * posenc.rope_inv_freq(64).double()[:16])
+    assert float(fast.mean(0).abs().max()) < 0.07 and float(fast.min()) < -0.99 and float(fast.max()) > 0.99
 
 
 def test_chapter_static_scalings_llama31_panel_and_larger_bases():
@@ -2160,7 +2275,10 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         " slowed frequencies.",
         "A blended pair's frequency lies between its own and its own divided by $s$.",
         "A pair that turns $N$ times within $L$ has wavelength $L/N$.",
-        "They divide by $s$ the slowest pairs, which would meet untrained angles, and blend the pairs between.",
+        "YaRN and the `llama3` rule keep the fastest pairs, which tell nearby tokens apart, and divide the slowest by"
+        " $s$.",
+        "Between the kept and the slowed pairs, YaRN and the `llama3` rule *blend*: they divide by a factor between one"
+        " and $s$ that grows toward the slower pairs.",
         "the second draws the opening's config.",
         "Code Llama and Llama 3 chose larger bases for longer inputs: $10^6$ and $5 \\cdot 10^5$, against Llama 2's"
         " $10^4$.",
@@ -2168,10 +2286,42 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         " inputs $2L$, $4L$ and $8L$.",
         "| 3. Are the frequencies rescaled to reach longer inputs? | no |",
         "In the next section's figures, PI, YaRN and the `llama3` rule slow every such pair by the full factor.",
-        "So the larger base's higher far scores come with more such pairs; Code Llama and Llama 3 also train at a"
-        " longer $L$.",
+        "So their higher far scores come with more pairs that meet untrained angles.",
     ):
         assert sentence in text, sentence
+    # "Llama 3 and Code Llama also train at a longer $L$, yet leave more than Llama 2: 29 and 27 of 64 pairs, against
+    # 18.": the counts read from the main line's sentence, against each copied row's base and trained length
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    said = re.search(
+        r"Llama 3 and Code Llama also train at a longer \$L\$, yet leave more than Llama 2: (\d+) and (\d+) of 64"
+        r" pairs, against (\d+)\.",
+        main_line,
+    )
+    assert said, "the own-L sentence"
+    own_l = {}
+    for key in ("llama-3-8b", "code-llama-7b", "llama-2-7b"):
+        lam = 2 * math.pi / posenc.rope_inv_freq(128, rows[key]["rope_theta"]).double()
+        own_l[key] = int((lam > rows[key]["trained_length"] - 1).sum())
+    assert tuple(int(g) for g in said.groups()) == tuple(own_l.values()) == (29, 27, 18)
+    # the cell right below the sentence prints the same three counts, each at its model's own L (a reader saw 14, 29
+    # and 30 at one L there, against 29, 27 and 18 in the sentence); its literals are the copied rows'
+    cell = next(c for c in nb_cells() if c.get("id") == "c14c-pastL")
+    printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+    shown = dict(re.findall(r"(Llama 2|Llama 3|Code Llama), base [^:]+: (\d+) of 64 pairs past L", printed))
+    assert shown == {"Llama 2": "18", "Llama 3": "29", "Code Llama": "27"}, printed
+    for key, name in (("llama-2-7b", "Llama 2"), ("llama-3-8b", "Llama 3"), ("code-llama-7b", "Code Llama")):
+        row = rows[key]
+        assert f"{name}, base {row['rope_theta']:.0e}, L = {row['trained_length']}:".replace("e+0", "e") in printed
+    assert "pairs past L = 8192" not in printed
+    # the figure's title no longer says "the larger the base, the more pairs above L" (5e5 and 6e5 leave the same
+    # count at L = 8192): it says what holds for every pair but the first, a longer wavelength with a larger base
+    code = _figure_titles()
+    assert "the more pairs above L" not in code and "a larger base lengthens every wavelength but the first" in code
+    for d in (64, 128):
+        lams = [2 * math.pi / posenc.rope_inv_freq(d, b).double() for b in (1e4, 5e5, 6e5, 1e6)]
+        for small, large in zip(lams, lams[1:]):
+            assert torch.equal(small[0], large[0]) and bool((large[1:] > small[1:]).all()), d
+    assert "below, at $L = 8192$, 14, 29 and 30" not in text  # the one-L counts stay in the figure and the block
     # "also train at a longer $L$": than Llama 2, the smaller base of the section's opening (the copied rows)
     assert rows["code-llama-7b"]["trained_length"] > rows["llama-2-7b"]["trained_length"]
     assert rows["llama-3-8b"]["trained_length"] > rows["llama-2-7b"]["trained_length"]
@@ -2367,13 +2517,32 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     assert '("yarn", "YaRN", 32), ("llama3", "the llama3 rule", 4)' in _figure_titles()  # the dashed lines: L/32, L/4
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    assert "The first draws a Llama 2-like demo head with $L = 4096$" in main_line
+    # the rules in config fields sit in the appendix's block "Where the ramps start"; the block right after the
+    # figures repeated the main line and is gone
+    assert "<summary>Which pairs count as fast: the config fields</summary>" not in text
     for sentence in (
-        "YaRN keeps the pairs that turn more than `beta_fast` times within $L$, the `llama3` rule more than"
-        " `high_freq_factor` times.",
-        "Dashed lines mark the kept pairs' limits, with `beta_fast` $= 32$ and `high_freq_factor` $= 4$.",
-        "The first figure below draws a Llama 2-like demo head with $L = 4096$",
+        "YaRN's `beta_fast` sets that number, 32 here, and the `llama3` rule's `high_freq_factor` sets 4.",
+        "So YaRN starts to slow pairs near the wavelength $L/32$, the `llama3` rule near $L/4$: the dashed lines in"
+        " those figures.",
     ):
-        assert sentence in main_line, sentence
+        assert sentence in text and sentence not in main_line, sentence
+    # the main line says where "fast" ends, with the figures' numbers (the sweep above: kept iff L / lambda > field)
+    assert (
+        "Dashed lines mark where *fast* ends: YaRN keeps pairs that turn over 32 times within $L$, the `llama3` rule"
+        " over 4 times." in main_line
+    )
+    assert main_line.index("Dashed lines mark where *fast* ends") < main_line.index("Between the kept and the slowed")
+    # "they divide by a factor between one and $s$ that grows toward the slower pairs": on the demo head (yarn,
+    # llama3) and the opening's config, each pair's slowdown lies in [1, s], never falls from one pair to the
+    # next slower one, and takes values strictly between 1 and s for the blended pairs
+    for name in ("yarn", "llama3", "llama-3.1-8b"):
+        waves = book.scaled_wavelengths(name)
+        ratio = (waves["wavelength_after"] / waves["wavelength_before"]).double()
+        factor = float(ratio.max())
+        assert abs(factor - 8) < 1e-5 and float(ratio.min()) > 1 - 1e-6, name
+        assert bool((ratio.diff() > -1e-6).all()), name
+        assert bool(((ratio > 1 + 1e-4) & (ratio < factor - 1e-4)).any()), name  # some pairs blended
     llama2 = book.MODEL_ROPE_CONFIGS["llama-2-7b"]
     for name in ("pi", "yarn", "llama3"):
         demo_cfg = _SCALING_EXAMPLE_CONFIGS[name]
@@ -2412,8 +2581,9 @@ def test_chapter_opening_defines_l_as_where_a_scaling_starts():
 
 
 def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
-    """Chapter 10, main line: "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*, and so each
-    score's rotated part by its square", in takeaway 4 without the name; the appendix's gpt-oss block gives the number,
+    """Chapter 10, main line: "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*, so each
+    score's rotated part grows by its square. DeepSeek-V2 and V3 scale the whole logit instead.", in takeaway 4
+    without the name; the appendix's gpt-oss block gives the number,
     "every query-key logit grows by about 1.81". Transformers' rotary embeddings (Llama's for `yarn`, Phi-3's for
     `longrope`) multiply cos and sin by `attention_scaling`, the init function's second value. Transformers' own
     `yarn` initialisation, on gpt-oss's fields, puts 1.347 on cos and sin,
@@ -2488,13 +2658,18 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
         )
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    raw = "\n".join("".join(c["source"]) for c in nb_cells() if c["cell_type"] == "markdown")
     for sentence in (
-        "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*, and so each score's rotated part by"
-        " its square; the table's DeepSeek models scale the whole logit instead.",
+        "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*, so each score's rotated part grows"
+        " by its square.",
+        "DeepSeek-V2 and V3 scale the whole logit instead.",  # the two DeepSeek rows, checked below
+        # three ideas after the scaling figures, a paragraph each, with no reference to a table not yet shown
+        "\n\nLongRoPE slows each pair by its own searched factor.\n\n",
         "YaRN and LongRoPE also multiply each logit, or its rotated part, by a fixed factor.",  # takeaway 4
         "LongRoPE slows each pair by its own searched factor.",
     ):
-        assert sentence in main_line, sentence
+        assert sentence in (main_line if not sentence.startswith("\n") else raw), sentence
+    assert "the table's DeepSeek models" not in text
     assert "<summary>YaRN's attention factor: on cos and sin, or on the softmax scale</summary>" in text
     assert "gpt-oss rotates whole heads, so every query–key logit grows by about 1.81;" in text
     assert "about 1.8 in gpt-oss" not in main_line  # a model the main line does not show: its number stays collapsed
@@ -2574,12 +2749,15 @@ def test_chapter_table_counts_in_the_prose_match_the_rows():
 
 
 def test_chapter_xpos_names_attention_resolution_as_a_measure():
-    """Chapter 10, *xPos* (main line): attention resolution is the paper's measure (Sun et al. 2022, section 3.1), which
-    xPos's zeta_i are chosen to maximise; the sentence names the measure, not the curve it scores."""
+    """Chapter 10, *xPos*, its collapsed block: attention resolution is the paper's measure (Sun et al. 2022, section
+    3.1), which xPos's zeta_i are chosen to maximise; the sentence names the measure, not the curve it scores. The main
+    line, which never uses the measure, does not name it."""
+    text = chapter_markdown("10_rope_today")
     assert (
         "Its authors chose $\\zeta_i$ to maximise *attention resolution*, their measure that rewards a matching key's"
-        " expected score for falling steadily with distance." in chapter_markdown("10_rope_today")
+        " expected score for falling steadily with distance." in text
     )
+    assert "attention resolution" not in re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
 
 
 def test_chapter_appendix_covers_the_topics_the_main_line_names():
@@ -2610,3 +2788,156 @@ def test_chapter_gemma4_figure_labels_a_tick_between_millions_and_never():
     assert 'ax.set_yticks([1e0, 1e2, 1e4, 1e6, 1e8, y_never], ["1", "100", "10⁴", "10⁶", "10⁸", "∞"])' in code
     slowest = 2 * math.pi / float(posenc.rope_inv_freq(128, 1e6).double()[-1])  # partial rotary, 128 dims, base 1e6
     assert 1e6 < slowest < 1e8
+
+
+def test_chapter_config_check_snippet_gives_the_opening_frequencies(tmp_path):
+    """Chapter 10, *Reading a modern config* (main line): "To see the frequencies the code uses, build its rotary
+    module:", then a snippet, then "For the opening's config, it keeps the fastest pairs and slows the slowest
+    eightfold." The snippet is run as printed, on a folder holding the opening's config.json (its position fields as
+    printed, with Llama 3.1 8B's head sizes): its `inv_freq` keeps the fast pairs' theta_i, divides the slowest by 8
+    (the pairs past L, 29 of 64), and its attention factor is 1."""
+    transformers = _hf()
+    text = chapter_markdown("10_rope_today")
+    for sentence in (
+        "To see the frequencies the code uses, build its rotary module:",
+        "For the opening's config, it keeps the fastest pairs and slows the slowest eightfold.",
+    ):
+        assert sentence in text, sentence
+    cells = nb_cells()
+    opening = "".join(cells[1]["source"])
+    fields = json.loads("{" + re.search(r"```json\n(.*?)```", opening, re.S).group(1).rstrip().rstrip(",") + "}")
+    config_cell = next(
+        "".join(c["source"]) for c in cells if "".join(c["source"]).startswith("## Reading a modern config")
+    )
+    snippet = re.search(r"```python\n(.*?)```", config_cell, re.S).group(1)
+    row = book.MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    heads = 32
+    fields.update(model_type="llama", num_attention_heads=heads, hidden_size=heads * row["head_dim"])
+    (tmp_path / "config.json").write_text(json.dumps(fields), encoding="utf-8")
+    scope = {"model_dir": str(tmp_path)}
+    exec(snippet, scope)  # noqa: S102 - the chapter's own snippet, as printed
+    inv_freq, attention_factor = scope["inv_freq"].double(), scope["attention_factor"]
+    assert isinstance(scope["config"], transformers.LlamaConfig) and attention_factor == 1.0
+    plain = posenc.rope_inv_freq(row["head_dim"], fields["rope_theta"]).double()
+    slowdown = plain / inv_freq
+    factor = fields["rope_scaling"]["factor"]
+    assert factor == 8.0 and inv_freq.numel() == 64
+    kept, full = (slowdown - 1).abs() < 1e-6, (slowdown - factor).abs() < 1e-5
+    assert bool(kept[0]) and bool(full[-1]) and int(kept.sum()) == 29 and int(full.sum()) == 29
+    assert bool(kept[: int(kept.sum())].all()) and bool(full[-int(full.sum()) :].all())  # the fastest, the slowest
+    lam = 2 * math.pi / plain
+    assert torch.equal(full, lam > fields["rope_scaling"]["original_max_position_embeddings"])  # the pairs past L
+    torch.testing.assert_close(
+        inv_freq,
+        book.scaled_wavelengths("llama-3.1-8b")["wavelength_after"].double().reciprocal() * 2 * math.pi,
+        rtol=1e-6,
+        atol=0,
+    )
+
+
+def test_chapter_table_rows_agree_with_transformers_config_defaults():
+    """Chapter 10's full table, block *What checks this table*: the notebook's checks of the copied rows are "checks of
+    consistency, not of the published files". A second copy checks part of them: where a transformers 5.24 config
+    class's defaults are a released model's, the row's base, head width, rotated share and declared maximum agree
+    with them (gpt-oss-20b's whole YaRN block; Gemma 3's two bases; Llama 4 Scout's and Qwen2-VL's bases). A
+    miscopied base in any of these eight rows fails here."""
+    transformers = _hf()
+    rows = book.MODEL_ROPE_CONFIGS
+
+    def base(cfg, layer_type=None):
+        params = cfg.rope_parameters
+        return (params[layer_type] if layer_type else params)["rope_theta"]
+
+    oss = transformers.GptOssConfig()
+    row = rows["gpt-oss-20b"]
+    assert base(oss) == row["rope_theta"] and oss.max_position_embeddings == row["max_position_embeddings"]
+    assert oss.head_dim == row["head_dim"] == row["rotary_dim"]
+    for field, value in row["rope_scaling"].items():
+        assert oss.rope_parameters[field] == value, field
+    gemma3 = transformers.Gemma3TextConfig()
+    row = rows["gemma-3-27b"]
+    assert base(gemma3, "full_attention") == row["rope_theta"] == 1e6 and base(gemma3, "sliding_attention") == 1e4
+    assert gemma3.max_position_embeddings == row["max_position_embeddings"]
+    assert base(transformers.Llama4TextConfig()) == rows["llama-4-scout"]["rope_theta"]
+    qwen2vl = transformers.Qwen2VLTextConfig()
+    assert base(qwen2vl) == rows["qwen2-vl-7b"]["rope_theta"]
+    assert qwen2vl.max_position_embeddings == rows["qwen2-vl-7b"]["max_position_embeddings"]
+    gemma = transformers.GemmaConfig()
+    row = rows["gemma-7b"]
+    assert (base(gemma), gemma.head_dim, gemma.max_position_embeddings) == (
+        row["rope_theta"],
+        row["head_dim"],
+        row["max_position_embeddings"],
+    )
+    neox = transformers.GPTNeoXConfig()
+    row = rows["gpt-neox-20b"]
+    assert base(neox) == row["rope_theta"] and neox.max_position_embeddings == row["max_position_embeddings"]
+    assert neox.rope_parameters["partial_rotary_factor"] * row["head_dim"] == row["rotary_dim"]
+    assert base(transformers.MistralConfig()) == rows["mistral-7b"]["rope_theta"]
+    assert base(transformers.DeepseekV3Config()) == rows["deepseek-v3"]["rope_theta"]
+    assert (
+        "It also compares eight rows' bases, and gpt-oss's whole scaling, with those defaults, where they are a"
+        " released model's; the trained lengths, copied from papers, have no second copy."
+        in chapter_markdown("10_rope_today")
+    )
+
+
+def test_chapter_config_snippet_names_the_per_layer_type_frequencies():
+    """Chapter 10, *Reading a modern config*, the snippet's comment: "one list per layer type, as in Gemma 3:
+    rotary.full_attention_inv_freq, rotary.sliding_attention_inv_freq". In transformers 5.24 Gemma 3's rotary module
+    has no `inv_freq`, only those two lists, and their bases are the config's two."""
+    transformers = _hf()
+    from transformers.models.gemma3.modeling_gemma3 import Gemma3RotaryEmbedding
+
+    config_cell = next(
+        "".join(c["source"]) for c in nb_cells() if "".join(c["source"]).startswith("## Reading a modern config")
+    )
+    assert (
+        "# one list per layer type, as in Gemma 3: rotary.full_attention_inv_freq, rotary.sliding_attention_inv_freq"
+        in config_cell
+    )
+    config = transformers.Gemma3TextConfig()
+    rotary = Gemma3RotaryEmbedding(config)
+    assert not hasattr(rotary, "inv_freq")
+    dim = config.head_dim
+    for layer_type, b in (("full_attention", 1e6), ("sliding_attention", 1e4)):
+        got = getattr(rotary, f"{layer_type}_inv_freq").double()
+        assert torch.allclose(got, posenc.rope_inv_freq(dim, b).double(), rtol=1e-6), layer_type
+
+
+def test_chapter_takeaways_keep_the_openings_two_model_promises():
+    """Chapter 10's opening promises the reader will "say how Llama 4 keeps its RoPE layers to short distances, and why
+    DeepSeek's MLA splits off a rotary key"; takeaways 2 and 5 now say both. Takeaway 2: "MLA rotates only a small
+    separate query and key, so it can still fold $W_{UK}$ into the query": with the rotary part separate, the folded
+    query gives the unfolded score at every distance; with RoPE on the content keys, the folded matrix would change with
+    the distance. Takeaway 5: "in transformers, its RoPE layers attend only within chunks, so no RoPE distance reaches a
+    chunk's length": Scout's chunk of 8192 tokens, and the chunk mask's longest distance, one less."""
+    text = chapter_markdown("10_rope_today")
+    takeaways = text[text.index("## Takeaways") : text.index("## Exercises")]
+    assert (
+        "say how Llama 4 keeps its RoPE layers to short distances, and why DeepSeek's MLA splits off a rotary key."
+        in text
+    )
+    assert "MLA rotates only a small separate query and key, so it can still fold $W_{UK}$ into the query." in takeaways
+    assert (
+        "Llama 4 Scout leaves every fourth layer without RoPE; in transformers, its RoPE layers attend only within"
+        " chunks, so no RoPE distance reaches a chunk's length." in takeaways
+    )
+    f64 = torch.float64
+    g = torch.Generator().manual_seed(2)
+    d_c, d_h, d_r, n = 32, 16, 8, 12
+    w_uk = torch.randn(d_h, d_c, generator=g, dtype=f64)
+    q_c, c = torch.randn(n, d_h, generator=g, dtype=f64), torch.randn(n, d_c, generator=g, dtype=f64)
+    q_r, k_r = torch.randn(n, d_r, generator=g, dtype=f64), torch.randn(n, d_r, generator=g, dtype=f64)
+    cos_r, sin_r = posenc.rope_cos_sin(n, d_r, dtype=f64)
+    rotary = posenc.apply_rope(q_r, cos_r, sin_r) @ posenc.apply_rope(k_r, cos_r, sin_r).T
+    unfolded = q_c @ (c @ w_uk.T).T + rotary  # every head's content key formed
+    folded = (q_c @ w_uk) @ c.T + rotary  # W_UK folded into the query, one matrix for all distances
+    assert torch.allclose(folded, unfolded, rtol=1e-12, atol=1e-12)
+    mats = [posenc.rope_matrix(-gap, d_h, layout="half", dtype=f64) @ w_uk for gap in (1, 2)]  # RoPE on content keys
+    assert not torch.allclose(mats[0], mats[1], rtol=1e-3)
+    scout = book.MODEL_ROPE_CONFIGS["llama-4-scout"]["extra"]
+    chunk = scout["attention_chunk_size"]
+    seen = posenc.chunked_causal_mask(2 * chunk, chunk).nonzero()
+    assert chunk == 8192 and int((seen[:, 0] - seen[:, 1]).max()) == chunk - 1
+    assert sum(1 for use in posenc.today.llama4_rope_layers(48) if not use) == 12  # every fourth of Scout's 48 layers

@@ -67,11 +67,14 @@ def fill(template: str, computed: list[str]) -> list[str]:
 
 
 def table_rows() -> list[str]:
-    """Every table row of the pages but the verdict grid's body: its rows start with a method's name, as rows of the
-    claims page's tables do, and test_verdict_grid_grades_each_run_as_chapter_8_does checks every number in them."""
+    """Every table row of the pages but the bodies of the verdict grid and of its table of stretched RoPE: their rows
+    start with a method's name, as rows of the claims page's tables do, and
+    test_verdict_grid_grades_each_run_as_chapter_8_does checks every number in them."""
     lines = source().splitlines()
-    grid = lines.index(GRID_HEADER) + 2
-    body = set(range(grid, next(i for i in range(grid, len(lines)) if not lines[i].startswith("|"))))
+    body = set()
+    for header in (GRID_HEADER, STRETCHED_HEADER):
+        grid = lines.index(header) + 2
+        body |= set(range(grid, next(i for i in range(grid, len(lines)) if not lines[i].startswith("|"))))
     return [
         line.strip()
         for i, line in enumerate(lines)
@@ -477,7 +480,7 @@ def _current_code_block() -> list[str]:
     assert "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`" in reading
     packed = "| packed documents, as torchtune's and Hugging Face's packing write them | each document from 0 |"
     assert packed in reading, packed
-    # "Qwen3-VL deals the pairs to the three axes in turn": chapter 10's interleaved M-RoPE, and posenc's axes for
+    # "Qwen3-VL deals them to the three axes in turn": chapter 10's interleaved M-RoPE, and posenc's axes for
     # Qwen3-VL's copied section [24, 20, 20]: time, height, width, time, ... (the main line's M-RoPE: item 10's test)
     quote(C10, "deals its pairs out in turn instead")
     from posenc.today import mrope_axes
@@ -485,7 +488,8 @@ def _current_code_block() -> list[str]:
     vl3 = MODEL_ROPE_CONFIGS["qwen3-vl-8b"]["rope_scaling"]
     assert mrope_axes(128, vl3["mrope_section"], interleaved=True)[:6].tolist() == [0, 1, 2, 0, 1, 2], vl3
     block = (
-        "<details><summary>Also in current code</summary> Qwen3-VL deals the pairs to the three axes in turn."
+        "<details><summary>Also in current code</summary> Vision-language models such as Qwen2-VL split the pairs"
+        " between a token's time, height and width; Qwen3-VL deals them to the three axes in turn."
         " DeepSeek's MLA rotates only small extra parts: a key that all heads share and a query"
         " part per head. DeepSeek-V3 puts"
         " YaRN's score factor on the softmax scale, not on cos and sin. gpt-oss uses YaRN with"
@@ -767,7 +771,10 @@ def _other_fixes_block() -> list[str]:
         "Phi-3's long-context models use it",
         "One list of factors serves inputs up to the original length $L$, another longer inputs",
     )
-    row = "| Llama 3.1's rule | like YaRN, but keep slower pairs too, and leave the scores alone | Llama 3.1 | — |"
+    row = (
+        "| Llama 3.1's rule | like YaRN, but keep slower pairs too, and leave the scores alone | Llama 3.1's config;"
+        " training use not stated | — |"
+    )
     # "keep slower pairs too": Llama 3.1's bar for keeping a pair, 4 turns within L, is below YaRN's 32 (the paper's
     # betas, the YaRN row's), so on Llama 3.1's own config it keeps every pair YaRN keeps and more (29 against 19)
     yarn_betas = load_results("extrapolation", check=False)["config"]["sensitivity"]["yarn b32"]
@@ -828,17 +835,42 @@ def _other_fixes_block() -> list[str]:
     assert turning == len(g4) // 4 and not g4[turning:].any(), g4
     full = posenc.rope_inv_freq(512, base=gemma4["rope_theta"]).double()
     torch.testing.assert_close(g4[:turning], full[:turning], rtol=1e-6, atol=0)
+    # the block "How the rows differ" ends its second paragraph with the ramps; the block "Other tools" opens with
+    # LongRoPE and Gemma 4
+    scout_length = f"{scout_params['original_max_position_embeddings']:,}".replace(",", " ")  # the book's 8 192
     block = (
         "Between the kept and the fully slowed pairs, YaRN's code ramps linearly in the pair index, and Llama 3.1"
         " linearly in the number of turns. Llama 4 Scout's config makes that ramp a step: it keeps every pair that"
-        f" turns more than once within $L$ and slows the others by {scout_params['factor']:.0f}. LongRoPE slows each"
+        f" turns more than once within its original length of {scout_length} and slows the others by"
+        f" {scout_params['factor']:.0f}. That length is also its chunk size, so its RoPE"
+        " layers never meet a longer distance."
+    )
+    # "within its original length of 8 192": the config's original_max_position_embeddings, against which the turns
+    # are counted above (Scout has no pre-scaling training length, so the page no longer says L). "That length is also
+    # its chunk size, so its RoPE layers never meet a longer distance": posenc's copy and transformers' default config
+    # chunk at that length, and exactly the RoPE layers are chunked (no_rope_layers 1 means RoPE is used); inside a
+    # chunk of c tokens no offset reaches c
+    from transformers import Llama4TextConfig
+
+    l4_default = Llama4TextConfig()
+    chunk = scout["extra"]["attention_chunk_size"]
+    assert chunk == l4_default.attention_chunk_size == scout_params["original_max_position_embeddings"], chunk
+    uses_rope = [bool(flag) for flag in l4_default.no_rope_layers]
+    assert [kind == "chunked_attention" for kind in l4_default.layer_types] == uses_rope and any(uses_rope)
+    positions = torch.cat([torch.arange(0, 3 * chunk, 61), torch.tensor([chunk - 1, chunk, 2 * chunk - 1])])
+    same_chunk = (positions[:, None] // chunk) == (positions[None, :] // chunk)
+    assert int((positions[:, None] - positions[None, :]).abs()[same_chunk].max()) == chunk - 1
+    assert "turns more than once within $L$ and slows the others" not in page_text()
+    tools = (
+        "<details><summary>Other tools</summary> LongRoPE slows each"
         " pair by its own searched factor, with one list for short inputs and one for long;"
         " Phi-3's long-context models use it, as {doc}`chapter 10 <../notebooks/10_rope_today>` shows. Gemma 4's"
         " global layers, in transformers' defaults, use `proportional` RoPE: only the fastest quarter of the pairs"
         " turns, and the rest never do."
     )
     assert block in page_text(), block
-    return numbers(block)
+    assert tools in page_text(), tools
+    return numbers(block), numbers(tools)
 
 
 def _rope_type_names() -> list[str]:
@@ -979,9 +1011,12 @@ def _ntk_fix_row() -> None:
             assert bool((slowed[1:-1] > 1).all() and (slowed[1:-1] < s).all()), (d, s)
     row = (
         "| NTK-aware scaling, named after the neural tangent kernel | raise the base with $s$: the fastest pair keeps"
-        " its speed, the slowest is slowed by $s$. Qwen-7B's variant is dynamic | — | Qwen-7B |"
+        " its speed, the slowest is slowed by $s$ | — | Qwen-7B |"
     )
     assert row in source().splitlines(), row
+    # the row names one idea; that Qwen-7B's variant is dynamic stands in the block "How the rows differ"
+    assert "Qwen-7B's variant is dynamic" not in source()
+    assert "In the table, only Qwen-7B's rule, a dynamic variant of NTK-aware scaling, picks $s$" in page_text()
     # "named after the neural tangent kernel": chapter 7's block on the name, and the glossary's row
     quote(C7, '**Why "NTK".** The neural tangent kernel (NTK) of')
     glossary = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -1028,8 +1063,8 @@ def _factor_not_length_ratio() -> tuple[list[str], list[str]]:
     row = re.search(r"^\| extension factor \|.*\|$", glossary, flags=re.M)  # the glossary's term for `factor`
     assert row and "`factor`" in row.group(0), row
     assert (
-        "All but the larger base slow the slowest pair by a factor $s$, the"
-        " *extension factor*, and none more. A *dynamic* fix picks $s$ from each input's length." in (page_text())
+        "Each fix below slows the slow pairs. All but the larger base slow the slowest pair by a factor $s$, the"
+        " *extension factor*, and no pair more." in (page_text())
     )
     # the summary writes the config's factor s and the input's ratio n/L apart, never one for the other
     summary = (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
@@ -1099,10 +1134,16 @@ def _other_tools_block() -> list[str]:
         " Qwen2.5's 1M-token models, remaps positions so that no distance leaves the trained range. Query scales by"
         " position, such as Qwen-7B's log factor and Llama 4's $\\tau$, multiply the queries by a factor that grows"
         " with the position past a set point. The {ref}`claims page <claims-variants>` lists these and other tools."
-        f" Transformers {major} reads a config's `rope_scaling` and its base into one dict, `rope_parameters`."
+        " </details>"
     )
     assert paragraph in page_text(), paragraph
-    return numbers(paragraph)
+    # the block "Config names" ends with transformers 5's dict
+    names_end = (
+        f"Transformers {major} reads a config's `rope_scaling` and its base into one dict, `rope_parameters`."
+        " </details> <details><summary>Other tools</summary>"
+    )
+    assert names_end in page_text(), names_end
+    return numbers(paragraph), numbers(names_end)
 
 
 def _turns_example() -> list[str]:
@@ -1120,7 +1161,7 @@ def _turns_example() -> list[str]:
         "A model's *training length* $L$ is the input length it was trained at before any RoPE scaling." in page_text()
     )
     assert (
-        "<details><summary>Wavelengths, turns and fast pairs</summary> Each RoPE pair's angle repeats every so many"
+        "<details><summary>Wavelengths and turns</summary> Each RoPE pair's angle repeats every so many"
         " positions, its *wavelength*. A pair's *turns within* $L$ are" in page_text()
     )
     glossary = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -1175,9 +1216,9 @@ def _overview_examples():
         for r in top
         if r.startswith("|") and not re.fullmatch(r"\|[-| :]+\|", r.strip())
     }
-    # the fixes table's last two columns, "models trained with it" and "models that add it at test time": a row's
+    # the fixes table's last two columns, "used in training by" and "added after training by": a row's
     # models are both, with the dash of an empty cell left out
-    assert "| fix | what it does to RoPE | models trained with it | models that add it at test time |" in top
+    assert "| fix | what it does to RoPE | used in training by | added after training by |" in top
     fix_names = ("larger base", "PI, position interpolation", "NTK-aware", "YaRN", "Llama 3.1's rule")
     fix_columns = {
         _table_cells(r)[0]: _table_cells(r)[2:]
@@ -1185,6 +1226,12 @@ def _overview_examples():
         if r.startswith("|") and _table_cells(r)[0].startswith(fix_names)
     }
     assert len(fix_columns) == 5 and all(len(c) == 2 for c in fix_columns.values()), fix_columns
+    # Llama 3.1's row: its released config sets the rule, but no source read (the Llama 3 paper, Meta's reference
+    # code, whose constants are commented as found by grid search) says its long-context training used it; so its
+    # cell names the config and says the training use is not stated, and the plain "Llama 3.1" must stay gone
+    unstated = "'s config; training use not stated"
+    assert fix_columns["Llama 3.1's rule"][0] == "Llama 3.1" + unstated, fix_columns["Llama 3.1's rule"]
+    fix_columns = {name: [c.removesuffix(unstated) for c in cells] for name, cells in fix_columns.items()}
     for name, cells in fix_columns.items():
         overview[name] = ", ".join(c for c in cells if c != "—")
     trained_past = {c[0] for c in fix_columns.values() if c[0] != "—"}
@@ -1397,8 +1444,8 @@ def _overview_examples():
     assert all("$s$" in cell for name, cell in by_s.items() if name.startswith(("PI", "NTK-aware", "YaRN"))), by_s
     assert by_s["Llama 3.1's rule"].startswith("like YaRN"), by_s["Llama 3.1's rule"]
     assert (
-        "All but the larger base slow the slowest pair by a factor $s$, the"
-        " *extension factor*, and none more. A *dynamic* fix picks $s$ from each input's length." in (page_text())
+        "Each fix below slows the slow pairs. All but the larger base slow the slowest pair by a factor $s$, the"
+        " *extension factor*, and no pair more." in (page_text())
     )
     # ... each rule with s, at widths, bases and lengths whose slowest pair turns less than once within L (a slow pair,
     # as the page defines it): the slowest pair slowed by s, and no pair by more. PI, YaRN (betas 32/1, the YaRN row's)
@@ -1498,19 +1545,38 @@ def _overview_examples():
         glossary_pairs
     )
     assert "| slow pair | 慢速对 | a pair that turns less than once over those offsets" in glossary_pairs
-    # the section's lead, "Past the training length, RoPE's slow pairs meet new angles; each fix below slows them":
-    # the slow pairs' new angles (bullet 2's check in test_takeaways_restate_checked_claims), and every fix of the
-    # table slows every slow pair (below: PI, YaRN, Llama 3.1's rule, NTK-aware scaling and a larger base, at the
-    # grid's, Llama 2's and Llama 3's heads)
-    assert (
-        "Past the training length, RoPE's slow pairs meet new angles; each fix below slows them. A model's *training"
-        " length* $L$ is the input length it was trained at before any RoPE scaling. Its *slow* pairs turn less than"
-        " once over the training offsets, up to $L - 1$." in page_text()
-    )  # the main line, in the glossary's terms: (L - 1) theta below one turn; the fast pairs in the block on turns
+    # the section's lead: the training length; the fast and slow pairs in the glossary's terms, (L - 1) theta at
+    # least one turn or below it; the slow pairs' new angles (bullet 3's check in test_takeaways_restate_checked_claims)
+    # and the fast pairs' every angle: over offsets 0 to L - 1 a fast pair's angle, modulo one turn, comes within a
+    # turn/L of every angle; "Chapter 8's heads have 3 fast pairs and 5 slow ones" (the saved run's head, below).
+    # Then "Each fix below slows the slow pairs": every fix of the table slows every slow pair (below: PI, YaRN,
+    # Llama 3.1's rule, NTK-aware scaling and a larger base, at the grid's, Llama 2's and Llama 3's heads)
+    lead = (
+        "A model's *training length* $L$ is the input length it was trained at before any RoPE scaling. RoPE's *fast*"
+        " pairs turn at least once over the training offsets, up to $L - 1$, so training shows them angles all around"
+        " the circle. Its"
+        " *slow* pairs turn less than once, so past $L$ they meet angles training never showed. Chapter 8's heads"
+        " have 3 fast pairs and 5 slow ones."
+    )
+    assert lead in page_text(), lead
+    run_cfg = load_results("extrapolation", check=False)["config"]
+    head_dim, L_run = run_cfg["model"]["d_model"] // run_cfg["model"]["n_heads"], run_cfg["train_length"]
+    theta_run = posenc.rope_inv_freq(head_dim).double()
+    fast_run = (L_run - 1) * theta_run >= 2 * math.pi
+    assert (int(fast_run.sum()), int((~fast_run).sum())) == (3, 5), fast_run
+    offsets_run = torch.arange(L_run, dtype=torch.float64)
+    circle = torch.linspace(0, 2 * math.pi, 720, dtype=torch.float64)
+    for th in theta_run[fast_run]:  # every angle of the circle lies within a step th of an angle training showed
+        seen = (offsets_run * th) % (2 * math.pi)
+        gap = ((circle[:, None] - seen[None, :]) % (2 * math.pi)).min(1).values
+        assert float(gap.max()) <= float(th) + 1e-9, float(th)
+    assert "Past the training length, RoPE's slow pairs meet new angles" not in page_text()  # the old lead
     assert "turn less than once within $L$, so past $L$" not in page_text()  # L / wavelength is not the page's test
     assert (
-        "RoPE's *fast* pairs turn at least once over the offsets seen in training, so training shows them angles all"
-        " around the circle. YaRN keeps the pairs that turn more than 32 times within $L$ itself,"
+        "<details><summary>Wavelengths and turns</summary> Each RoPE pair's angle repeats every so many positions, its"
+        " *wavelength*. A pair's *turns within* $L$ are $L$ divided by its wavelength: a wavelength of a thousand gives"
+        " four turns within an $L$ of four thousand. YaRN keeps the pairs that turn more than 32 times within $L$"
+        " itself,"
     ) in page_text()
     for d, base, L in ((16, 1e4, 64), (128, 1e4, 4096), (128, 5e5, 8192)):
         plain = posenc.rope_inv_freq(d, base=base).double()
@@ -1538,11 +1604,46 @@ def _overview_examples():
         wavelength = 2 * math.pi / theta
         assert not bool(((wavelength > L - 1) & (wavelength <= L)).any()), (d, base, L)
         assert torch.equal((L - 1) * theta < 2 * math.pi, L * theta < 2 * math.pi), (d, base, L)
+    # "Counting turns over the offsets up to L - 1, as the paragraph above does, changes which pairs are slow only for
+    # a pair whose wavelength lies between L - 1 and L": the verdict slow, below one turn, by (L - 1) theta or by
+    # L theta; the counts themselves always differ, so the old "The two counts differ only for ..." is gone. At a
+    # made-up wavelength inside (L - 1, L] the two verdicts differ, and at the band's ends they agree
+    for L_b in (64, 4096, 8192):
+        for wavelength_b, differ in ((L_b - 0.5, True), (L_b - 1.0, False), (L_b + 0.5, False), (L_b / 3, False)):
+            th_b = 2 * math.pi / wavelength_b
+            assert (((L_b - 1) * th_b < 2 * math.pi) != (L_b * th_b < 2 * math.pi)) == differ, (L_b, wavelength_b)
     assert (
         "and slows by $s$ those that turn less than once. Llama 3.1's rule keeps those that turn more than 4 times."
-        " The two counts differ only for a pair whose wavelength lies between $L - 1$ and $L$; the grid's, Llama 2's"
-        " and Llama 3's heads have none."
+        " Counting turns over the offsets up to $L - 1$, as the paragraph above does, changes which pairs are slow"
+        " only for a pair whose wavelength lies between $L - 1$ and $L$. The grid's, Llama 2's and Llama 3's heads"
+        " have none."
     ) in page_text()
+    assert "The two counts differ only for" not in page_text()
+    # the section's lead names the other answer, bounding the distance: "Gemma 3, gpt-oss and Llama 4 also bound the
+    # distance: some of their layers attend only within a local window or chunk". The installed transformers'
+    # configs: Gemma 3's and gpt-oss's layer types mix sliding-window and full attention; Llama 4's RoPE layers attend
+    # within chunks of 8 192 tokens, and its others are global (no_rope_layers marks them); "also": each scales RoPE
+    # as well (Gemma 3's PI and gpt-oss's YaRN: _trained_fixed_factor_row and item 10's block; Llama 4's llama3 rule)
+    from transformers import Gemma3TextConfig, GptOssConfig, Llama4TextConfig
+
+    for cfg in (Gemma3TextConfig(), GptOssConfig()):
+        assert {"sliding_attention", "full_attention"} <= set(cfg.layer_types), type(cfg).__name__
+        assert 0 < cfg.sliding_window <= 4096, (type(cfg).__name__, cfg.sliding_window)
+    l4 = Llama4TextConfig()
+    assert l4.attention_chunk_size == 8192 and 0 in l4.no_rope_layers and 1 in l4.no_rope_layers
+    # the sentence now stands under the fixes table, apart from the frequency fixes and the definition of s:
+    # "Another fix bounds the distance instead: in Gemma 3, gpt-oss and Llama 4, some layers attend only within a local
+    # window or chunk"
+    summary_md = (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
+    window = (
+        "Another fix bounds the distance instead: in Gemma 3, gpt-oss and Llama 4, some layers attend only within a"
+        " local window or chunk."
+    )
+    assert window in page_text() and "also bound the distance" not in page_text()
+    assert summary_md.index("| Llama 3.1's rule |") < summary_md.index("Another fix bounds the distance instead")
+    assert summary_md.index("Another fix bounds the distance instead") < summary_md.index(
+        "<summary>How the rows differ"
+    )
     # the NoPE row: "the causal mask carries the order, as chapter 1 below explains" (item 1, _decay_item)
     quote(C1, "How can a causal model find a position? It can count.")
     # the RoPE row's "at its own speed from fast to slow": chapter 7's fast and slow pairs
@@ -1784,10 +1885,10 @@ def _grid_cells(run: str, n: int = 512) -> list[str]:
 
 
 def _passkeys_paragraph() -> str:
-    """The block's paragraph "**Passkeys.**", whitespace runs as one space."""
+    """The block "Passkeys", from its paragraph "**Passkeys.**" to the block's end, whitespace runs as one space."""
     page = page_text()
-    start = page.index("**Passkeys.**")
-    return page[start : page.index("**NoPE.**", start)]
+    start = page.index("<summary>Passkeys</summary> **Passkeys.**") + len("<summary>Passkeys</summary> ")
+    return page[start : page.index("</details>", start)]
 
 
 def _t5_behaviour_row():
@@ -2344,7 +2445,14 @@ C6, C7, C8, C9, C10, C11 = (
 RULES: dict[str, tuple] = {
     # the verdict grid's header: its length, means of five seeds (the saved run's, asserted in
     # test_verdict_grid_grades_each_run_as_chapter_8_does, which reads its rows and checks every number in them)
-    "| at $8L$, no further training; means of five seeds |": (lambda: [], "8"),
+    "| at $8L$, no further training; means of five seeds |": (  # chapter 8's bar for *fine*, and ln 28 for *breaks*
+        lambda: [
+            *said(C8, r"or below it, at the same length: below about (\d\.\d\d) nats at \$8L\$"),
+            _breaks_row()[4],
+        ],
+        "8 _ _",
+    ),
+    "| RoPE stretched at test time, at $8L$ |": (lambda: [], "8"),
     # what each method is: definitions, checked against the library where it holds them
     "| sinusoidal {cite}`vaswani2017attention`": (_sinusoidal_formula_row, "_ _ _"),
     "| RoPE {cite}`su2021roformer`": (_rope_formula_row, "_ _ _ 2"),  # 1, b^(-2/d), b^(-4/d), ..., b^(-(d-2)/d)
@@ -2442,8 +2550,8 @@ RULES: dict[str, tuple] = {
     # Llama 3.1's ramp from 1 to 4 turns, against YaRN's 32 (_other_fixes_block checks the row's words and numbers)
     "| Llama 3.1's rule | like YaRN": (lambda: _other_fixes_block() and [], "3.1 3.1"),
     # NTK-aware scaling: Qwen-7B (_overview_examples)
-    # Qwen-7B twice: "Qwen-7B's variant is dynamic" and the column of models that add it at test time
-    "| NTK-aware scaling, named after the neural tangent kernel |": (lambda: _overview_examples(), "7 7"),
+    # Qwen-7B once, in the column of models that add it after training (its dynamic variant: the block under the table)
+    "| NTK-aware scaling, named after the neural tangent kernel |": (lambda: _overview_examples(), "7"),
     "| NoPE, no position encoding |": (_nope_layers_row, "1 4 3"),  # chapter 1; Llama 4, SmolLM3
     # what chapters 7 and 10 add to RoPE
     "| method | what it is and changes": (lambda: [], "7 10"),
@@ -2797,10 +2905,14 @@ def _shakespeare_main_line() -> list[str]:
     assert str(4 * text["config"]["train_length"]) in next(iter(text["metrics"]["rope"].values()))["loss"]
     sentence = (
         "On Shakespeare's plays, in three seeds, RoPE's loss rises from $L$ to $4L$; ALiBi's and KERPLE's do not."
-        " KERPLE's stays below ALiBi's in every seed."
+        " <details><summary>Shakespeare</summary>"
     )
     assert sentence in page_text(), sentence
-    # "KERPLE's stays below ALiBi's in every seed": at every window length the run tests, from L to 16L, each seed's
+    assert "KERPLE's are lower in every seed. KERPLE's stays below ALiBi's at every length tested, in every seed." in (
+        page_text().replace("KERPLE's and FIRE's", "KERPLE's")
+    )
+    # the block's "KERPLE's stays below ALiBi's at every length tested, in every seed": at every window length the
+    # run tests, from L to 16L, each seed's
     # KERPLE loss lies below the same seed's ALiBi loss; with "Yet" and no such sentence the main line read as ALiBi
     # doing well on real text
     assert "Yet on Shakespeare's plays" not in page_text()
@@ -2825,9 +2937,10 @@ def _shakespeare_main_line() -> list[str]:
         assert text["metrics"][arm].keys() == alibi_4l.keys(), arm
         assert all(r["loss"][four_text] < alibi_4l[k] for k, r in text["metrics"][arm].items()), arm
     assert (
-        "**Shakespeare.** From $L$ to $4L$, the loss of plain RoPE, dynamic PI and the sinusoidal encoding rises by"
-        " over 0.8 nats, while ALiBi's and KERPLE's barely change. There the loss covers every character of held-out"
-        " windows, those inside $L$ included, so a model that copes past $L$ scores lower in longer windows."
+        "<summary>Shakespeare</summary> From $L$ to $4L$, the loss of plain RoPE, dynamic PI and the sinusoidal"
+        " encoding rises by over 0.8 nats, while ALiBi's and KERPLE's barely change. There the loss covers every"
+        " character of held-out windows, those inside $L$ included, so a model that copes past $L$ scores lower in"
+        " longer windows."
     ) in page_text()
     return numbers(sentence)
 
@@ -2989,7 +3102,7 @@ def _seed_overlaps() -> None:
     # highest seed of any row in the lower one below the lowest seed of any row in the higher one
     for low, high in zip(groups, groups[1:]):
         assert max(v for name in low for v in seeds[name]) < min(v for name in high for v in seeds[name]), (low, high)
-    # the summary's block "Grades, seeds and passkeys": the groups, FIRE alone among them in the order of the means,
+    # the summary's block "Grades and seeds": the groups, FIRE alone among them in the order of the means,
     # and the rule between them (asserted above)
     listed = []
     for g in groups:
@@ -3186,17 +3299,16 @@ def _item_8_passkeys() -> None:
     # (test_only_alibi_kerple_and_fine_tuned_rope_keep_their_loss); "Fine-tuning plain RoPE at the new length repairs
     # it, but that length is then a trained one": RoPE fine-tuned at 8L is *fine* (below), trained on inputs of 8L
     assert config["finetune"]["length"] == longest and "rope" in config["finetune"]["methods"]
+    # "... do too, but it is then a trained length": the fine-tuned runs train at 8L, the length they are tested at
+    # (above); the caveat is on the main line, and the old block that held it is gone
     item = (
         "Small models are tested on inputs eight times longer than in training, with no further training. Only ALiBi"
-        " and KERPLE keep the loss near the best possible. Fine-tuned at that length, RoPE, PI and YaRN do too."
-        " <details><summary>After fine-tuning</summary> That length is then a trained one, as it is for the fixes"
-        " table's models trained with a fix."
+        " and KERPLE keep the loss near the best possible. Fine-tuned at that length, RoPE, PI and YaRN do too, but it"
+        " is then a trained length. 9. [Costs]"
     )
     assert item in page_text(), item
-    # the fine-tuning result is on the main line, not only in the block (the old wording kept it collapsed)
-    assert "<details><summary>After fine-tuning</summary> Fine-tuned at" not in page_text()
-    # "the fixes table's models trained with a fix": its column of that name
-    assert "| fix | what it does to RoPE | models trained with it | models that add it at test time |" in page_text()
+    assert "<summary>After fine-tuning</summary>" not in page_text()
+    assert all(_graded(r, longest) == "fine" for r in FINE_TUNED) and config["finetune"]["length"] == longest
     # the grid's order, FIRE next after them: of the other runs, FIRE's worst seed lies below every other run's
     # best seed
     others = [r for name, r in VERDICT_RUNS.items() if r not in ("alibi", "kerple", "fire")]
@@ -3225,8 +3337,8 @@ def _item_8_passkeys() -> None:
     assert float(loss("kerple", longest)) <= float(loss("alibi", longest))
     # "and finds more far passkeys than ALiBi, though not all": in every seed KERPLE finds more than ALiBi, both at
     # random distances up to 8L and 496 back; "though not all": chapter 11's takeaway, KERPLE's share 496 back below
-    # 1, pooled over its seeds. "FIRE and CoPE find every passkey on inputs eight times longer, at every distance
-    # tested": every probe at random distances and at each of the nine fixed distances, in every seed, at 8L
+    # 1, pooled over its seeds. "FIRE and CoPE find every passkey on inputs eight times longer": every probe at
+    # random distances and at each of the nine fixed distances, in every seed, at 8L
     # (_fire_behaviour_row, _cope_behaviour_row via _all_passkeys)
     for column in (("passkey", longest), ("passkey_by_distance", "496")):
         pairs_ = list(zip(per_seed("kerple", *column), per_seed("alibi", *column)))
@@ -3240,8 +3352,8 @@ def _item_8_passkeys() -> None:
         )
     assert (
         "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed line and finds more far passkeys than"
-        " ALiBi, though not all. FIRE and CoPE find every passkey on inputs eight times longer, at every distance"
-        " tested, but their loss rises with the length."
+        " ALiBi, though not all. FIRE and CoPE find every passkey on inputs eight times longer, but their loss rises"
+        " with the length."
     ) in page_text()
 
 
@@ -3276,7 +3388,7 @@ def _fine_bar_at_2l_and_8l(fine_bar: str) -> None:
         assert f"{passkey_run()['loss_beyond']['trigram'][n][0] + 0.1:.2f}" == fine_bar, n
     page = page_text()
     assert "The bar for *fine* is the same at $2L$ as at $8L$, the trigram's plus a tenth of a nat." in page
-    assert f"A loss is *fine* below about {fine_bar} nats, a natural-log unit: at most a tenth of a nat above a" in page
+    assert f"A loss is *fine* below about {fine_bar} nats, at most a tenth of a nat above it." in page
 
 
 def _alibi_cost_at_L() -> None:
@@ -3537,6 +3649,7 @@ def _decay_item() -> list[str]:
         sum_s = posenc.rope_decay_bound(128, chunk) * 64  # d/2 times the mean reach
         score_5 = h_5 @ torch.cos(chunk[:, None] * theta_5).T  # s(r) for k = q
         ratio_5 = content_5[:, None] * sum_s / score_5.abs()
+        assert bool((content_5[:, None] * sum_s >= score_5.abs() - 1e-9).all())  # "bounds a score's size"
         medians.append(ratio_5.median(0).values)
         over_70.append((ratio_5 > 70).double().mean(0))  # the share of the queries whose bound is over 70 times
     least_5 = torch.cat(medians)
@@ -3571,14 +3684,41 @@ def _decay_item() -> list[str]:
     # average is within 1 % of E(0); past it they take both signs (asserted above). So without the range the
     # sentence would claim a fall at every distance, which the later doublings contradict: the old wording, "but
     # only as a trend", with no range, must be gone
-    assert zero == 5000 and (trend[1 : half + 1] < trend[:half]).all() and past.min() < 0 < past.max()
+    # the item now: "Over chapter 5's random queries with base 10^4, a key equal to its query scores less on average
+    # the farther away it is. It falls in ripples, for a few thousand positions. The RoPE paper's falling curve is not
+    # this score but part of a loose bound on it." One window, the doubling, as in its block: the doubling averages
+    # fall at every doubling up to the one from 4 096 to 8 192, where they reach about zero, so the fall lasts a few
+    # thousand positions (its end between 2 000 and 10 000); "in ripples": E itself first dips below zero at 1 707,
+    # inside the fall (above); later doublings take both signs
+    assert 2000 <= 2**half < 2 ** (half + 1) <= 10_000 and int(first) < 2**half
+    assert (trend[1 : half + 1] < trend[:half]).all() and past.min() < 0 < past.max()
+    # the item now: "Give chapter 5's random queries, at base 10^4, keys equal to themselves. Averaged over queries and
+    # over each doubling of the distance, such a key's score falls farther away, up to about half the base; single
+    # distances ripple": the doubling averages fall at every doubling up to the one that holds b/2 (half, above), and
+    # not after it (past takes both signs, above); "single distances ripple": E itself, the average over queries at
+    # one distance, is not monotone: chapter 5's E(300) is below E(1030). So the old wording, "scores less on average
+    # the farther away it is", read as a claim about E(r) at each distance, is false, and must stay gone
+    quote(C5, "$E(1030) \\approx 41$ is above $E(300) \\approx 39$")
+    assert float(E[300 - 1]) < float(E[1030 - 1]) < float(E[0]), (float(E[299]), float(E[1029]))  # E[k] is E(k + 1)
+    assert int((E[: 2**half - 1].diff() > 0).sum()) > 100  # rises at many single distances before the trend's end
+    # the item now: "Take a random query and a key equal to it, at base 10^4. Averaged over queries and over each
+    # doubling of the distance, the key's score falls up to about half the base. At single distances, the average over
+    # queries ripples": the same claims, checked above (the doubling trend, and E rising at over 100 single distances).
+    # "The RoPE paper's falling curve is not this score: times a factor set by the query and key, it loosely bounds a
+    # score's size": chapter 5's bound, the content factor times d/2 times the mean reach (quoted below), is at least
+    # |score| for every query and every distance up to 10 000 (checked with the block's 1000 queries, below), and
+    # over seventy times it in the median ("loosely")
     item = (
-        f"Averaged over chapter 5's random queries, with base $10^{math.log10(base):.0f}$, a key equal to its query"
-        f" scores less farther away, as a trend, up to about {spaced(zero)} positions. The RoPE paper's falling curve"
-        " is not this score, only one factor of a loose upper bound on it."
+        f"Take a random query and a key equal to it, at base $10^{math.log10(base):.0f}$. Averaged over queries and"
+        " over each doubling of the distance, the key's score falls until the distance reaches about half the base. At"
+        " single distances,"
+        " the average over queries ripples. The RoPE paper's falling curve is not this score: times a factor set by"
+        " the query and key, it loosely bounds a score's size."
     )
     assert item in page, item
-    assert "scores less farther away, but only as a trend." not in page
+    assert "keys equal to themselves" not in page and "but part of a loose bound on it" not in page
+    assert "scores less on average the farther away it is" not in page and "for a few thousand positions." not in page
+    assert "scores less farther away, but only as a trend." not in page and "up to about 5 000 positions" not in page
     # "with base 10^4": the range is this base's. With Llama 3's base, 5 * 10^5, E is still far above zero over the
     # doubling that holds 5 000 (its running mean over 501 distances first reaches zero near 69 000), so the
     # sentence without its base, the old wording, would carry 5 000 to today's bases
@@ -3656,12 +3796,16 @@ def _decay_item() -> list[str]:
     assert block in page, block
     # the chapter list's item 1: "Without a mask or a position encoding, attention cannot tell one order of its tokens
     # from another" (chapter 1's "shuffling the input only shuffles the output", quoted by prose_expected)
-    assert "Without a mask or a position encoding, attention cannot tell one order of its tokens from another." in page
+    # the sentence "Without a mask or a position encoding, attention cannot tell one order of its tokens from another"
+    # repeated the page's opening ("sees its tokens as a bag"); item 1 now opens with the count
+    assert "attention cannot tell one order of its tokens from another" not in page
+    assert (
+        "1. [Why position matters](../notebooks/01_why_position.ipynb). With a causal mask and a distinct first"
+        " token, a model can count."
+    ) in page
     return [
-        "5",
         "10",
         f"{math.log10(base):.0f}",
-        str(zero),
         "5",
         "128",
         "10",
@@ -4140,18 +4284,33 @@ def prose_expected() -> list[str]:
     assert beyond["kerple"][longest][0] < beyond["trigram"][longest][0], (beyond["kerple"], beyond["trigram"])
     summary_only = re.sub(r"\s+", " ", (ROOT / "book" / "summary.md").read_text(encoding="utf-8"))
     assert "close to the best possible" not in summary_only
+    # the key, on the main line, in words: "*Fine* means a loss about as low as a *trigram model*'s, which predicts
+    # each token from the two before it. *Breaks* means worse than a uniform guess among all tokens; *raised* is
+    # between": every *fine* loss lies within a tenth of a nat of the trigram's, on either side, since the bar is the
+    # trigram's plus 0.1 and the floor ln 2 is less than 0.1 below the trigram's (so "about as low as" holds for the
+    # lowest possible loss too); *breaks* is ln 28, the uniform guess among all the tokens. The numbers stand in the
+    # grid's header and the block
+    assert abs(float(fine_bar) - float(trigram) - FINE) < 0.006 and float(trigram) - math.log(branching) < FINE
+    assert float(ln_vocab) == round(math.log(int(vocab)), 2)
     key = (
-        f"A loss is *fine* below about {fine_bar} nats, a natural-log unit: at most a tenth of a nat above a *trigram"
-        f" model*'s {trigram}. That model predicts each token from the two before it, blind to whether the markers have"
-        f" come. A loss *breaks* above {ln_vocab} nats, worse than a uniform guess among all {vocab} tokens, and is"
-        " *raised* between. A blind guess finds one passkey in ten."
+        "*Fine* means a loss about as low as a *trigram model*'s, which predicts each token from the two before it."
+        " *Breaks* means worse than a uniform guess among all tokens; *raised* is between. A blind guess finds one"
+        " passkey in ten."
     )
-    # the block's loss: "The loss past L is the mean cross-entropy on the filler past position L, in nats. It is
-    # scored on training-like text, and passkey tests end with `QUERY`. The trigram model gets 0.72" (the scored
-    # tokens, the texts and the trigram: asserted here; nat and trigram are defined on the main line, in the key)
+    assert GRID_HEADER == (
+        f"| at $8L$, no further training; means of five seeds | loss past $L$: *fine* below {fine_bar}, *breaks* above"
+        f" {ln_vocab} | passkeys found |"
+    ), GRID_HEADER
+    assert "a natural-log unit: at most a tenth of a nat above" not in page_text()  # the old key: moved to the block
+    # the block's loss: "The loss past L is the mean cross-entropy on the filler past position L, in nats, the
+    # natural-log unit. It is scored on training-like text, and passkey tests end with `QUERY`. The trigram model gets
+    # 0.72; it cannot see whether the markers have come. A loss is *fine* below about 0.82 nats, at most a tenth of a
+    # nat above it" (the scored tokens, the texts and the trigram: asserted here; the bar: _fine_bar_at_2l_and_8l)
     loss_block = (
-        "**Loss.** The loss past $L$ is the mean cross-entropy on the filler past position $L$, in nats. It is scored"
-        f" on training-like text, and passkey tests end with `QUERY`. The trigram model gets {trigram}."
+        "**Loss.** The loss past $L$ is the mean cross-entropy on the filler past position $L$, in nats, the"
+        " natural-log unit. It is scored on training-like text, and passkey tests end with `QUERY`. The trigram model"
+        f" gets {trigram}; it cannot see whether the markers have come. A loss is *fine* below about {fine_bar} nats,"
+        " at most a tenth of a nat above it."
     )
     assert loss_block in page_text(), loss_block
     # the NoPE block: "NoPE's loss past L is near 2.77 nats, a uniform guess among the 16 filler symbols" (ln 16,
@@ -4190,7 +4349,8 @@ def prose_expected() -> list[str]:
     # the grid's block "How to read the grid": the 28 tokens (_breaks_row), and every seed graded as the mean
     grades = (
         f"**Grades.** The {vocab} tokens are {filler_n} filler symbols, {digits} digits, `KEY` and `QUERY`, so a"
-        f" uniform guess costs $\\ln {vocab} \\approx {ln_vocab}$ nats. After any two filler symbols two next ones"
+        f" uniform guess costs $\\ln {vocab} \\approx {ln_vocab}$ nats; a loss *breaks* above that. After any two"
+        " filler symbols two next ones"
         f" are equally likely, so no model can go below $\\ln {branching} \\approx"
         f" {floor}$ nats, the cost of that two-way choice; the trigram model comes close. The loss scores a filler"
         " token only when the two tokens before it are filler too. Every seed's loss gets the same grade as the mean."
@@ -4534,13 +4694,16 @@ def prose_expected() -> list[str]:
         s_: ntk_theta / posenc.rope_inv_freq(head, base=1e4 * s_ ** (head / (head - 2))).double() for s_ in (8.0, 15.0)
     }
     assert bool((by[8.0][1:] < by[15.0][1:]).all()) and abs(float(by[8.0][0] - by[15.0][0])) < 1e-9, by
-    # the settings block's lead: "Dynamic YaRN and dynamic NTK slow some pairs less than the fixes table's YaRN and
-    # Qwen-7B's rule do, and no pair more. With settings closer to those, both losses fall": no pair more (the loop
-    # over the lengths past L, below)
+    # the settings block's lead: "At the same input length, dynamic YaRN and dynamic NTK slow some pairs less than
+    # YaRN with the fixes table's betas and Qwen-7B's rule would, and no pair more. With settings closer to those,
+    # both losses fall but stay *raised*": some pairs less and no pair more at each length past L (the loop below:
+    # the same factor n/L for both YaRNs; NTK's n/L against Qwen-7B's step at that length); the fixes table's YaRN
+    # models use config factors of their own, so the lead compares at one input length, not with those models;
+    # the losses: test_verdict_grid_grades_each_run_as_chapter_8_does
     settings = (
-        "<details><summary>The dynamic rows' settings</summary> Dynamic YaRN and dynamic NTK slow some pairs less than"
-        " the fixes table's YaRN and Qwen-7B's rule do, and no pair more. With settings closer to those, both losses"
-        " fall."
+        "<details><summary>The dynamic rows' settings</summary> At the same input length, dynamic YaRN and dynamic NTK"
+        " slow some pairs less than YaRN with the fixes table's betas and Qwen-7B's rule would, and no pair more. With"
+        " settings closer to those, both losses fall but stay *raised*."
     )
     assert settings in page_text(), settings
     # the block's "With 32/1 its loss falls to 1.40, and its seeds' losses overlap CoPE's": the betas-32/1 arm's mean
@@ -4732,7 +4895,7 @@ def prose_expected() -> list[str]:
         # the first dip below zero at 1 707 (_decay_item); item 6's 8 heads, and its block's slopes and reach
         # (_alibi_item); item 10's Qwen2-VL (test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block); its block
         # "Also in current code": Qwen3-VL, gpt-oss's factor 32, chapter 10 (_current_code_block)
-        ["5", "16", *decay, *_alibi_item(), "2"]
+        ["5", "16", *decay, *_alibi_item()]
         + _current_code_block()
         # the section "RoPE past the training length": the slow pairs' offsets up to L - 1; the worked example of turns
         # within L (_turns_example); the two counts of turns: Llama 3.1's rule, L - 1, Llama 2 and 3
@@ -4740,40 +4903,36 @@ def prose_expected() -> list[str]:
         # the opening of the block under the fixes table: a fixed factor in chapter 8's models, with the pointer to its
         # block (asserted in _overview_examples); Qwen-7B's config flag and Qwen2.5's user edit; Llama 3, whose larger
         # base is from pre-training; Qwen2.5's cards
-        + ["1", *_turns_example(), _yarn_fix_row()[0], "3.1", "4", "1", "2", "3", "8", "7", "2.5", "3", "2.5"]
+        # the wavelength block's two verdicts, over offsets up to L - 1 and within L; then the lead's Gemma 3 and
+        # Llama 4, which bound the distance (the wavelength block's test)
+        + ["1", "8", "3", "5", *_turns_example(), _yarn_fix_row()[0], "3.1", "4", "1", "1", "2", "3", "3", "4"]
+        + ["8", "7", "2.5", "3", "2.5", *_other_fixes_block()[0], "7", *_qwen_dynamic_ntk()[0], *_yarn_code_block()]
         # the block "Other fixes": Llama 3.1's ramp, Scout's step by 16, Phi-3, Gemma 4 (_other_fixes_block); the
         # config's `factor` against s (_config_factor_note); Llama 3.1's factor 8 for inputs 16 times longer, Gemma
         # 3's 8 for 4 times (_factor_not_length_ratio), Gemma 3's bases by layer (_gemma3_layer_bases); Qwen-7B's rule
         # against the other configs (_overview_examples) and its steps and query scale (_qwen_dynamic_ntk); YaRN's
         # rounding (_yarn_code_block); the other kinds of tool, Qwen2.5's 1M-token models, Qwen-7B, Llama 4 and
         # transformers 5 (_other_tools_block)
-        + [*_other_fixes_block(), *_rope_type_names(), *_config_factor_note(), *_factor_not_length_ratio()]
-        + _gemma3_layer_bases()
-        + ["7", *_qwen_dynamic_ntk()[0]]
-        + _yarn_code_block()
-        + _other_tools_block(),
+        # the block "Config names", then the block "Other tools"
+        + [*_rope_type_names(), *_config_factor_note(), *_factor_not_length_ratio()]
+        + [*_gemma3_layer_bases(), *_other_tools_block()[1]]
+        + [*_other_fixes_block()[1], *_other_tools_block()[0]],
         # the grid's heading, chapter 8; its lesson, then its setup: L = 64, tested on 512; the grades: fine below
         # chapter 8's bar, a tenth above the trigram's loss at 8L (asserted with the key), breaks above ln 28
         # (_breaks_row), the 28 tokens; under the grid, Qwen-7B and the two lowered losses (test_verdict_grid_...);
-        # Shakespeare (_shakespeare_main_line); the block on the grid's heads (_grid_heads_block)
-        ["8", str(L), str(longest), fine_bar, trigram, ln_vocab, vocab, "7"]
-        + [*_shakespeare_main_line(), *_grid_heads_block()]
-        # the block "Grades, seeds and passkeys": the trigram's loss at 8L (the block's Loss, asserted with the key);
+        # Shakespeare (_shakespeare_main_line); the block on the grid's heads (_grid_heads_block); chapter 7's dynamic
+        # fixes, and under their table chapter 8, which does not test why NTK misses more passkeys
+        ["8", str(L), str(longest), "7", "8"]
+        + _shakespeare_main_line()
+        # the block "Shakespeare": from L to 4L, over 0.8 nats (_shakespeare_main_line, _shakespeare_keeps); ALiBi not
+        # the lowest at 4L
+        + ["4", "0.8", "4"]
+        + _grid_heads_block()
+        # the block "Grades and seeds": the trigram's loss at 8L (the block's Loss, asserted with the key);
         # the 28 tokens, 16 filler symbols and 10 digits, the floor ln 2; the seed groups, T5 among them
         # (_seed_overlaps); why: T5's buckets past L, chapter 11; the shorter run (_rope_raised_in_shorter_run)
-        + [trigram, vocab, filler_n, digits, vocab, ln_vocab, str(branching), floor, "5", "5"]
+        + [trigram, fine_bar, vocab, filler_n, digits, vocab, ln_vocab, str(branching), floor, "5", "5"]
         + [*said(C8, r"T5's buckets for distances of (\d+) and"), str(L), "11", *_rope_raised_in_shorter_run()]
-        # Shakespeare, from L to 4L, over 0.8 nats (_shakespeare_main_line, _shakespeare_keeps); ALiBi not the lowest
-        # at 4L
-        + ["4", "0.8", "4"]
-        # the passkeys: the grid's column, random distances up to 510 back (asserted with the key); the probes at
-        # random distances over the five seeds, 640, 128 a seed, and the 320 496 back; the rounding rule's 100 % and
-        # over 99 %; the rows that find fewer 496 back; the far key's position 14 (_key_496_position); the shares that
-        # print over 99 %, one missed of 640 probes; the seeds rule at 99 % (all asserted in this test); plain RoPE at
-        # 8L, chapter 8 (asserted with the key)
-        + [str(longest - 2), str(run["eval_batch"] * len(run["seeds"])), str(run["eval_batch"]), "496"]
-        + [str(run["distance_batch"] * len(run["seeds"])), "100", "99"]
-        + ["496", "496", _key_496_position(), "0", "8", "99", str(probes), "99", "8", "8"]
         # the NoPE paragraph: "NoPE's loss past L is near 2.77 nats, a uniform guess among the 16 filler symbols"
         # (ln 16, asserted near NoPE's mean and every seed above), "Dynamic NTK's mean past L is about 0.2 nats below
         # that guess, but its seeds overlap T5's" (asserted with the key); Llama 4 and SmolLM3 drop RoPE from one
@@ -4782,6 +4941,14 @@ def prose_expected() -> list[str]:
         # Llama 4's factor: 1 for the first 8 191 positions, then steps per whole span of 8 192 tokens
         # (test_nope_note_reads_transformers_llama4_and_smollm3)
         + ["1", "8191", "8192"]
+        # the block "Passkeys": the grid's column, random distances up to 510 back (asserted with the key); the probes
+        # at random distances over the five seeds, 640, 128 a seed, and the 320 496 back; the rounding rule's 100 % and
+        # over 99 %; the rows that find fewer 496 back; the far key's position 14 (_key_496_position); the shares that
+        # print over 99 %, one missed of 640 probes; the seeds rule at 99 % (all asserted in this test); plain RoPE at
+        # 8L, chapter 8 (asserted with the key)
+        + [str(longest - 2), str(run["eval_batch"] * len(run["seeds"])), str(run["eval_batch"]), "496"]
+        + [str(run["distance_batch"] * len(run["seeds"])), "100", "99"]
+        + ["496", "496", _key_496_position(), "0", "8", "99", str(probes), "99", "8", "8"]
         # the block "The dynamic rows' settings": its lead, Qwen-7B (test_verdict_grid_grades_each_run_as_...);
         # the dynamic rows: chapter 7's cache (_dynamic_gloss); YaRN's betas: DeepSeek-V3, Hugging Face's 32/1, the
         # heads' 16 dimensions, 8 pairs from pair 0, no pair turning 32 times, the clamp at pair 0, the grid's 2/1; at
@@ -4796,7 +4963,7 @@ def prose_expected() -> list[str]:
         # the fixed factors: chapter 8 adds a factor fixed at 8 at test time; it agrees with the dynamic one at 8L
         # (_fixed_as_dynamic_row), and at L raises PI's loss from plain RoPE's 0.74 to about 4 nats, and YaRN's to
         # 0.87, in every seed (_overview_examples)
-        + ["8", str(s), str(s), plain_at_L, pi_at_L, *betas, yarn_at_L]
+        + ["8", str(s), str(s), plain_at_L, pi_at_L, *betas, yarn_at_L, "1.46"]  # YaRN's score factor at s = 8
         # the takeaways: chapter 8, at 8L (test_takeaways_restate_checked_claims)
         + ["8", "8"],
         # the grid's details: its heading names chapter 8; its result at 8L, the passkeys kept at 95 %
@@ -5167,7 +5334,7 @@ def test_keeps_its_loss_is_chapter_8s_fine():
     quote(C8, "the loss is *fine* |", "within a tenth of a nat of the trigram's mean, or below it")
     page = page_text()
     (bar,) = said(C8, r"or below it, at the same length: below about (\d\.\d\d) nats at \$8L\$")
-    assert f"A loss is *fine* below about {bar} nats, a natural-log unit: at most a tenth of a nat above a" in page
+    assert f"A loss is *fine* below about {bar} nats, at most a tenth of a nat above it." in page
     assert "A *fine* loss may also lie below the trigram's." in page
 
 
@@ -5176,8 +5343,11 @@ def test_only_alibi_kerple_and_fine_tuned_rope_keep_their_loss():
     exactly for ALiBi, KERPLE and the three fine-tuned RoPE arms, among every run of the saved passkey sweep.
     No run sits near the bar: every other run is more than 0.15 nats above the trigram in every seed."""
     page = page_text()
-    # the grid's lesson (the chapter list's item 8 points to the grid: _item_8_passkeys)
-    assert "**Only ALiBi and KERPLE keep the loss fine, in every seed." in page
+    # the grid's lesson (the chapter list's item 8 points to the grid: _item_8_passkeys), with its condition: the
+    # fine-tuned RoPE, PI and YaRN runs are *fine* at 8L too (below), so without "With no further training" the
+    # lead would be false for a reader coming from item 8
+    assert "**With no further training, only ALiBi and KERPLE keep the loss fine, in every seed." in page
+    assert "**Only ALiBi and KERPLE keep the loss fine" not in page
     config = load_results("extrapolation", check=False)["config"]
     L, longest = config["train_length"], max(config["eval_lengths"])
     assert longest == 8 * L  # chapter 8's run, eight times the training length
@@ -5357,12 +5527,13 @@ def _seed_column(run: str, n: int) -> str:
     return "every" if hits == len(per_seed(run, "passkey", n)) else "no" if hits == 0 else "some"
 
 
-#: The verdict grid's header: one row per run, sorted by the loss; the trained encodings first, then, under
-#: :data:`GRID_SEPARATOR`, the runs that rescale plain RoPE's models at test time.
-GRID_HEADER = "| at $8L$, no further training; means of five seeds | loss past $L$ | passkeys found |"
-GRID_SEPARATOR = (
-    "| *dynamic: RoPE's models at test time, slowest pair slowed by $n/L$ for an input of $n$ tokens* | | |"
+#: The verdict grid's header: one row per trained encoding, sorted by the loss. The runs that rescale plain RoPE's
+#: models at test time have their own table under :data:`STRETCHED_HEADER`, also sorted by the loss.
+GRID_HEADER = (
+    "| at $8L$, no further training; means of five seeds | loss past $L$: *fine* below 0.82, *breaks* above 3.33 |"
+    " passkeys found |"
 )
+STRETCHED_HEADER = "| RoPE stretched at test time, at $8L$ | loss past $L$ | passkeys found |"
 
 
 def test_verdict_grid_grades_each_run_as_chapter_8_does():
@@ -5373,9 +5544,9 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     (T5) and these. No run is left out, and the text around the grid says what it shows."""
     lines = [line.strip() for line in source().splitlines()]
     start = lines.index(GRID_HEADER) + 2
-    body = lines[start : lines.index("", start)]
-    assert body.count(GRID_SEPARATOR) == 1, body
-    cut = body.index(GRID_SEPARATOR)
+    trained_rows = lines[start : lines.index("", start)]
+    start = lines.index(STRETCHED_HEADER) + 2
+    rescaled_rows = lines[start : lines.index("", start)]
     # the sub-header's "dynamic: RoPE's models, slowest pair slowed by n/L at test time": at 8L, dynamic PI and YaRN
     # slow the run's slowest pair by 8 (posenc's scaling as chapter 8 builds it), dynamic NTK too (_slowest_stretch)
     from posenc.experiments.config import experiment_scaling
@@ -5388,8 +5559,9 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         rule, _ = experiment_scaling(run_config, scaling, max(run_config["eval_lengths"]))
         assert abs(float(theta[-1] / rule.inv_freq(head)[0].double()[-1]) - ratio) < 1e-6, scaling
     assert int(_slowest_stretch(run_config)) == ratio == 8
-    # the sentence under the grid, "Slowing pairs as much as the fixes table's YaRN and Qwen-7B lowers dynamic YaRN's
-    # loss to 1.40 and dynamic NTK's to 1.87; both stay *raised*": at 8L the grid's YaRN (betas 2/1) slows no pair more
+    # the settings block's "At the same input length, dynamic YaRN and dynamic NTK slow some pairs less than YaRN
+    # with the fixes table's betas and Qwen-7B's rule would, and no pair more", and its lower losses: at 8L the grid's
+    # YaRN (betas 2/1) slows no pair more
     # than the YaRN row's betas 32/1 and pairs 1 and 2 less (_milder_yarn); the grid's NTK slows the slowest pair by 8,
     # Qwen-7B's rule by 15, which the saved run's `factor` 2 arm matches, with the same raised base for every pair (its
     # query scaling is not matched: the sentence says pairs only); with those two arms (the saved run's "yarn b32" and
@@ -5402,20 +5574,59 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     for grid_arm, table_arm in (("rope+yarn", "rope+yarn b32"), ("rope+dynamic", "rope+dynamic f2")):
         assert float(loss(table_arm, longest_n)) < float(loss(grid_arm, longest_n)), table_arm
         assert _graded(table_arm, longest_n) == _graded(grid_arm, longest_n) == "raised", table_arm
-    # "With settings nearer the fixes table's YaRN and Qwen-7B's rule, dynamic YaRN's and NTK's losses fall but stay
-    # *raised*": the two arms above; their losses, 1.40 and 1.87, are printed in the block "The dynamic rows'
-    # settings" (_dynamic_gloss), as is the match with Qwen-7B's rule at 8L only, which the old main-line sentence,
-    # "Slowing pairs as much as ...", left to that block
-    lowered = (
-        "With settings nearer the fixes table's YaRN and Qwen-7B's rule, dynamic YaRN's and NTK's losses fall but stay"
-        " *raised*."
-    )
+    # the settings block's "With settings closer to those, both losses fall but stay *raised*": the two arms above;
+    # their losses, 1.40 and 1.87, are printed in that block (_dynamic_gloss), as is the match with Qwen-7B's rule at
+    # 8L only
+    lowered = "With settings closer to those, both losses fall but stay *raised*."
     assert lowered in page_text(), lowered
+    assert "With settings nearer the fixes table's YaRN" not in page_text()  # the main line's old sentence: moved
+    # the lesson of the stretched table: "Chapter 7's dynamic fixes stretch RoPE's models at test time. YaRN and NTK
+    # lower RoPE's loss, but not to *fine*; PI, which slows every pair, leaves it broken": dynamic YaRN's and NTK's
+    # losses below plain RoPE's in every seed and graded *raised* (every seed as the mean: _graded); dynamic PI slows
+    # every pair of the run's head by n/L at 8L and *breaks*, as plain RoPE does
+    # "..., without fine-tuning, though PI was proposed with it": the dynamic rows rescale each seed's plain RoPE
+    # model before the fine-tuned arms train (passkey._run_job), and chapter 7's table gives PI's short fine-tuning;
+    # the old lead left PI's fine-tuning out, and read as "PI fails" from a use its authors did not propose
+    # "Chapter 7's *dynamic* fixes pick s from each input's length": each dynamic arm slows the slowest pair by n/L
+    # for an input of n tokens (_dynamic_gloss); the definition stands here, where the page first uses the word
+    stretched_lesson = (
+        "Chapter 7's *dynamic* fixes pick $s$ from each input's length. Here they stretch RoPE's trained models"
+        " without fine-tuning, though PI was proposed with it. YaRN and NTK lower RoPE's loss, but not to *fine*; PI,"
+        " which slows every pair, leaves it broken."
+    )
+    assert stretched_lesson in page_text(), stretched_lesson
+    assert "A *dynamic* fix picks $s$" not in page_text()
+    # under the stretched table: "Dynamic NTK misses more passkeys than dynamic PI, whose loss breaks; chapter 8 does
+    # not test why": in every seed NTK's share is below PI's (each seed's most against the other's least) while its
+    # loss is lower and PI's breaks; chapter 8 records the order of YaRN and NTK only, and none of its prose on NTK's
+    # passkeys gives a reason (no "because", "since" or "why" in a sentence on them)
+    ntk_found, pi_found = per_seed("rope+dynamic", "passkey", longest_n), per_seed("rope+pi", "passkey", longest_n)
+    assert max(ntk_found) < min(pi_found), (ntk_found, pi_found)
+    assert max(per_seed("rope+dynamic", "loss_beyond", longest_n)) < min(per_seed("rope+pi", "loss_beyond", longest_n))
+    assert _graded("rope+pi", longest_n) == "breaks"
+    quote(C8, "At $8L$ every YaRN setting retrieves more passkeys than every dynamic NTK setting, in every seed.")
+    c8_prose = " ".join("".join(c["source"]) for c in notebook_cells(C8) if c["cell_type"] == "markdown")
+    on_ntk_keys = [s for s in re.split(r"(?<=[.;])\s+", c8_prose) if "NTK" in s and re.search(r"passkey|keys", s)]
+    assert on_ntk_keys and not any(re.search(r"\b(because|since|why)\b", s) for s in on_ntk_keys), on_ntk_keys
+    quote(C7, "| short fine-tuning, up to 1000 steps |")
+    import inspect as _insp
+
+    from posenc.experiments import passkey as _pk
+
+    job = _insp.getsource(_pk._run_job)
+    assert job.index('out[f"rope+{scaling}"] = _evaluate_all(model') < job.index("finetune_corpus(config)"), "order"
+    assert "Chapter 7's dynamic fixes stretch RoPE's trained models at test time. YaRN" not in page_text()
+    plain_seeds = per_seed("rope", "loss_beyond", longest_n)
+    for arm in ("rope+yarn", "rope+dynamic"):
+        assert max(per_seed(arm, "loss_beyond", longest_n)) < min(plain_seeds), arm
+        assert _graded(arm, longest_n) == "raised", arm
+    pi_rule, _ = experiment_scaling(run_config, "pi", longest_n)
+    assert torch.allclose(theta / pi_rule.inv_freq(head)[0].double(), torch.full_like(theta, float(ratio)))
+    assert _graded("rope+pi", longest_n) == _graded("rope", longest_n) == "breaks"
     assert "Slowing pairs as much as" not in page_text()
     assert f"With 32/1 its loss falls to {loss('rope+yarn b32', longest_n)}," in page_text()
     assert f"Its loss then falls to {loss('rope+dynamic f2', longest_n)}:" in page_text()
     assert "lowers both losses" not in page_text() and "milder than" not in page_text()
-    trained_rows, rescaled_rows = body[:cut], body[cut + 1 :]
     rows = trained_rows + rescaled_rows
     longest = max(load_results("extrapolation", check=False)["config"]["eval_lengths"])
     # under the sub-header: exactly the runs that rescale plain RoPE's trained models at test time (their names in the
@@ -5443,22 +5654,27 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     assert "The models have 2 layers of width 64, with 4 heads of 16 dimensions." in page_text()
     page = page_text()
     lesson = (
-        "**Only ALiBi and KERPLE keep the loss fine, in every seed. Most other methods still find the passkey but"
-        " predict worse, and in this run plain RoPE fails at both.**"
+        "**With no further training, only ALiBi and KERPLE keep the loss fine, in every seed. Most other methods still"
+        " find the passkey but predict worse, and in this run plain RoPE fails at both.**"
     )
+    assert all(_graded(r, longest) == "fine" for r in FINE_TUNED)  # hence "With no further training"
     # the section's main line: the result first, then the setup, the grades, the grid and the caveat; the blocks after
     order = [
         "## Chapter 8's grid",
         lesson,
         "Tiny two-layer models train",
-        "A loss is *fine* below about",
+        "*Fine* means a loss about as low as",
         GRID_HEADER,
-        "With settings nearer the fixes table's YaRN and Qwen-7B's rule",
         "The passkey is the input's only digit",
+        "Chapter 7's *dynamic* fixes pick $s$ from each input's length. Here they stretch RoPE's trained models",
+        STRETCHED_HEADER,
+        "Dynamic NTK misses more passkeys than dynamic PI, whose loss breaks; chapter 8 does not test why.",
         "With tiny models, synthetic filler and one training setup",
         "On Shakespeare's plays, in three seeds, RoPE's loss rises from $L$ to $4L$",
-        "<summary>Grades, seeds and passkeys</summary>",
+        "<summary>Shakespeare</summary>",
+        "<summary>Grades and seeds</summary>",
         "The {ref}`claims page <claims-grid>` gives the setup",
+        "<summary>Passkeys</summary>",
         "Plain RoPE finds every passkey at $L$",
         "<summary>The dynamic rows' settings</summary>",
     ]
@@ -5499,7 +5715,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     assert SmolLM3Config(num_hidden_layers=8).no_rope_layers == [1, 1, 1, 0] * 2
     assert "Transformers' SmolLM3 config, by default, also leaves RoPE out of every fourth layer." in page
     # the caveat and the pointer to the claims page come before the lesson (the order above); the block after the rows
-    assert page.index(rows[-1]) < page.index("<summary>Grades, seeds and passkeys</summary>")
+    assert page.index(rows[-1]) < page.index("<summary>Grades and seeds</summary>")
     pairing = "KERPLE finds more passkeys than ALiBi in every seed, comparing the two models of the same seed index"
     assert pairing in page
     # "... of the same seed index, which train on the same text in the same order and are tested on the same inputs":
@@ -7008,7 +7224,7 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
     assert len(axes) == vl["rotary_dim"] // 2 and sorted(set(axes.tolist())) == [0, 1, 2], axes
     ids = mrope_position_ids([2, (1, 2, 3), 1])  # text, a 1 x 2 x 3 image, text
     assert bool((ids[:, :2] == ids[0, :2]).all()) and len({tuple(r) for r in ids[:, 2:8].tolist()}) == 3, ids
-    assert "Vision-language models such as Qwen2-VL split the pairs between a token's time, height and width." in page
+    assert "Vision-language models such as Qwen2-VL split the pairs between a token's time, height and width;" in page
     # the block "Fixed factors": the fixed arms' loss at L against plain RoPE's, in every seed; YaRN's betas, the run's
     plain_at_L, pi_at_L, yarn_at_L = _fixed_as_dynamic_row()
     run = load_results("extrapolation", check=False)
@@ -7021,6 +7237,36 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
     assert (
         f"it raises PI's loss from plain RoPE's {plain_at_L} to about {pi_at_L} nats, and YaRN's, with the grid's betas"
         f" {betas}, to {yarn_at_L}, in every seed."
+    ) in page
+    # "PI changes only the angles. YaRN also multiplies every score by about 1.46, so the run cannot tell which of its
+    # two changes raised its loss": the fixed arms' rules as chapter 8 builds them at length L: PI's attention factor
+    # is 1, YaRN's multiplies cos and sin by 0.1 ln 8 + 1, so every query-key product of the rotated head (all of it:
+    # the run rotates every pair) by its square; the run's arms with attention factor 1 are dynamic only, so no
+    # fixed arm separates the two causes
+    from posenc.experiments.config import experiment_scaling
+
+    config = run["config"]
+    head = config["model"]["d_model"] // config["model"]["n_heads"]
+    L_run = config["train_length"]
+    pi_fixed, _ = experiment_scaling(config, "pi", L_run, factor=8.0)
+    yarn_fixed, _ = experiment_scaling(config, "yarn", L_run, factor=8.0)
+    assert pi_fixed.inv_freq(head)[1] == 1.0
+    yarn_mult = yarn_fixed.inv_freq(head)[1]
+    assert abs(yarn_mult - (0.1 * math.log(8) + 1)) < 1e-9 and yarn_mult > 1
+    c, s_ = posenc.rope_cos_sin(torch.arange(L_run), head, dtype=torch.float64)
+    g = torch.Generator().manual_seed(5)
+    q, k = torch.randn(2, head, generator=g, dtype=torch.float64)
+    plain = posenc.apply_rope(q, c[9], s_[9]) @ posenc.apply_rope(k, c[3], s_[3])
+    scaled = posenc.apply_rope(q, yarn_mult * c[9], yarn_mult * s_[9]) @ posenc.apply_rope(
+        k, yarn_mult * c[3], yarn_mult * s_[3]
+    )
+    assert abs(float(scaled / plain) - yarn_mult**2) < 1e-9
+    assert f"{yarn_mult**2:.2f}" == "1.46"
+    unscaled_arms = [a for a, v in config["sensitivity"].items() if v.get("attention_factor") == 1.0]
+    assert unscaled_arms and not any("factor" in config["sensitivity"][a] for a in unscaled_arms), unscaled_arms
+    assert (
+        "PI changes only the angles. YaRN also multiplies every score by about 1.46, so the run cannot tell which of"
+        " its two changes raised its loss."
     ) in page
 
 
@@ -7043,13 +7289,71 @@ def test_takeaways_restate_checked_claims():
     assert tail.count("## ") == 1  # the page's last section
     bullets = [line[2:] for line in tail.splitlines() if line.startswith("- ")]
     assert bullets == [
-        "Attention alone is blind to order; a causal mask and a distinct first token let a model count.",
+        "Attention without a mask or position encoding is blind to order; a causal mask and a distinct first token let"
+        " a model count.",
         "RoPE's score depends on the positions only through the offset.",
-        "Past $L$, RoPE's slow pairs meet new angles; fixes slow them.",
+        "ALiBi's penalty keeps growing with the distance. Averaged over random queries, a matching key's RoPE score"
+        " falls as a trend, up to about half the base.",
+        "Past $L$, RoPE's slow pairs meet new angles; fixes slow them. Today's large models also rotate only part of"
+        " each head, or drop RoPE from some layers.",
         "In chapter 8, with no further training, only ALiBi and KERPLE keep the loss fine at $8L$. Fine-tuned there,"
         " RoPE, PI and YaRN do too.",
     ], bullets
+    assert 3 <= len(bullets) <= 5  # the teaching guide's 3-5 takeaways
+    # "Averaged over random queries": the trend is E(r)'s, the expected score over isotropic queries (chapter 5's
+    # "a matching key's expected score", quoted in _decay_item); for one query it often fails (below: the doubling
+    # averages of single queries rise somewhere for over a quarter of them), so the bullet without its qualifier, the
+    # old wording, overstated it
+    assert "distance; a matching key's RoPE score falls only as a trend" not in summary
+    # "ALiBi's penalty keeps growing with the distance": each head's bias, minus its slope times the distance, lower at
+    # every step, past L too (item 6's check); "a matching key's RoPE score falls only on average": the average over
+    # random queries falls at every doubling of the distance up to 4 096 (item 5's check, _decay_item), while for
+    # single random queries, k = q, the same doubling averages rise somewhere before 4 096 for more than a quarter of
+    # them (about 40 % of 200 here), at chapter 5's width and base
+    slopes = posenc.alibi_slopes(8).double()
+    dist = torch.arange(4096, dtype=torch.float64)
+    assert bool((torch.diff(-slopes[:, None] * dist, dim=1) < 0).all())
+    _decay_item()
+    g0 = torch.Generator().manual_seed(7)
+    q0 = torch.randn(200, 128, generator=g0, dtype=torch.float64)
+    theta0 = posenc.rope_inv_freq(128).double()
+    r0 = torch.arange(1, 4096, dtype=torch.float64)
+    own = (q0[:, :64] ** 2 + q0[:, 64:] ** 2) @ torch.cos(r0[None, :] * theta0[:, None])  # q_r . q_0, half layout
+    c0, s0 = posenc.rope_cos_sin(torch.tensor([0, 77]), 128, dtype=torch.float64)
+    check = (posenc.apply_rope(q0, c0[1], s0[1], broadcast=True) * q0).sum(1)  # posenc's RoPE at distance 77
+    torch.testing.assert_close(check, own[:, 76])
+    j0 = torch.log2(r0).floor().long()
+    per_query = torch.zeros(200, 12, dtype=torch.float64).index_add_(1, j0, own) / torch.bincount(j0)
+    mean_trend = per_query.mean(0)
+    assert bool((mean_trend.diff() < 0).all())  # the average over these queries falls at every doubling
+    rises = (per_query.diff(dim=1) > 0).any(1).double().mean()
+    assert float(rises) > 0.25, float(rises)
+    # "falls only as a trend, up to about half the base" (chapter 5's "up to about half the base", quoted in
+    # _decay_item): at chapter 5's base 10^4 and at the larger bases it compares, 5 * 10^5 and 10^6, the average over
+    # queries, E(r), averaged over each doubling, falls at every doubling up to the one that holds b/2; at 10^4 it
+    # stops falling within two doublings after it (at the larger bases it falls a little further). The old wording,
+    # "falls only on average", named no range: the doubling averages take both signs far out (_decay_item)
+    for base_t, stop in ((1e4, True), (5e5, False), (1e6, False)):
+        theta_t = posenc.rope_inv_freq(128, base=base_t).double()
+        r_t = torch.arange(1, 2**20, dtype=torch.float64)
+        e_t = torch.cat([2 * torch.cos(chunk[:, None] * theta_t).sum(1) for chunk in r_t.split(20_000)])
+        j_t = torch.log2(r_t).floor().long()
+        trend_t = torch.zeros(20, dtype=torch.float64).index_add_(0, j_t, e_t) / torch.bincount(j_t)
+        half_t = int(math.log2(base_t / 2))
+        assert bool((trend_t[1 : half_t + 1] < trend_t[:half_t]).all()), base_t
+        assert not stop or not bool((trend_t[half_t + 1 : half_t + 3] < trend_t[half_t : half_t + 2]).all()), base_t
+    assert "falls only on average" not in summary
+    # "Today's large models slow RoPE's pairs, rotate only part of each head, or drop RoPE from some layers": item 10's
+    # checks (a larger base, Llama 3.1's scaling: test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block), a
+    # copied config with partial rotation, and SmolLM3's and Llama 4's layers without RoPE
+    assert any(c["rotary_dim"] < c["head_dim"] for c in MODEL_ROPE_CONFIGS.values())
+    assert any(c["rope_theta"] > 1e4 for c in MODEL_ROPE_CONFIGS.values() if "rope_theta" in c)
+    from transformers import Llama4TextConfig, SmolLM3Config
+
+    assert 0 in SmolLM3Config(num_hidden_layers=8).no_rope_layers
+    assert 0 in Llama4TextConfig().no_rope_layers
     assert "Chapter 10's models all use RoPE" not in summary
+    assert "Attention alone is blind to order" not in summary  # causal attention is attention, and not blind
     # bullet 1: chapter 1's words, and both halves computed: one attention layer with no mask and no encoding maps a
     # shuffled input to the same outputs, shuffled; with a causal mask and equal scores, position i gives the first
     # token the weight 1/(i + 1), a different weight at every position
@@ -7099,7 +7403,7 @@ def test_takeaways_restate_checked_claims():
     assert fine == {"ALiBi", "KERPLE"}, fine
     fine_tuned = ("rope ft", "rope+pi ft", "rope+yarn ft")
     if any(_graded(r, longest) == "fine" for r in fine_tuned):
-        assert "with no further training" in bullets[3], bullets[3]
+        assert "with no further training" in bullets[4], bullets[4]
     # "Fine-tuned there, RoPE, PI and YaRN do too": each fine-tuned run is *fine* at 8L (its mean, and every seed's
     # grade is the mean's: _graded), trained at 8L
     assert all(_graded(r, longest) == "fine" for r in fine_tuned), fine_tuned
