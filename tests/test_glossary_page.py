@@ -524,32 +524,29 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "The fourth column gives each logit's multiplier: a larger one makes attention sharper.
-    In this table only the *temperature* $t$ divides, so $t = 0.5$ doubles every logit. The others multiply, even those
-    chapters 8 and 10 call a temperature, such as Llama 4's *query temperature*": the fourth column's heading is that
-    convention; every row of the table but the last (attention entropy) fills it, the last leaves it empty; the
-    example's multiplier is one over its $t$; "only": the temperature's cell is the one reciprocal, every other filled
-    cell a multiplier, not one over something. The entropy
+    """The section's opening: "A multiplier above 1 sharpens attention. Only the *temperature* $t$ divides the logits;
+    Llama 4's *query temperature* multiplies them": the fourth column's heading, "multiplier of each logit", is that
+    convention; every row of the table fills it with a formula; "only": the temperature's cell is the one reciprocal,
+    every other cell a multiplier, not one over something. The entropy row, now in the Maths table: its
     row's "Multiplying the logits by more than 1 never raises it": the entropy of softmax(c z) over random logits z
     never rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links
     Reading model code's temperature rules."""
     text = page()
-    ((convention, word, direction, t, doubles),) = re.findall(
-        r"The fourth column gives (each logit's multiplier): a larger (one|factor) makes attention (sharper|flatter)\."
-        r" In this table only the \*temperature\* \$t\$ divides, so \$t = ([\d.]+)\$ (\w+) every logit\. The others"
-        r" multiply, even those chapters 8 and 10 call a temperature, such as Llama 4's \*query temperature\*\.",
+    ((above, direction, only),) = re.findall(
+        r"A multiplier (above|below) 1 (sharpens|flattens) attention\. (Only|Also) the \*temperature\* \$t\$ divides"
+        r" the logits; Llama 4's \*query temperature\* multiplies them\.",
         text,
     )
-    assert abs(1 / float(t) - {"doubles": 2.0, "halves": 0.5, "triples": 3.0}[doubles]) < 1e-12, (t, doubles)
-    assert (word, direction) == ("one", "sharper"), (word, direction)  # the entropy check below: sharper
+    assert (above, direction, only) == ("above", "sharpens", "Only"), (above, direction)  # the entropy check below
     assert "| a number $t$ that divides the logits:" in row("temperature (attention temperature)")
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") :]
     table = section[section.index("| English |") :]
     rows = table[: table.index("\n\n")].splitlines()
-    assert rows[0].split(" | ")[3] == "each logit multiplied by" and convention == "each logit's multiplier", rows[0]
+    assert rows[0].split(" | ")[3] == "multiplier of each logit", rows[0]
     fourth = [re.split(r"(?<!\\)\|", line)[4].strip() for line in rows[2:]]
-    assert all(fourth[:-1]) and fourth[-1] == "" and rows[-1].startswith("| attention entropy |"), fourth
+    assert all(cell.startswith("$") for cell in fourth), fourth  # every cell a formula
+    assert not any(line.startswith("| attention entropy |") for line in rows)  # a measurement, in the Maths table
     # "only the temperature divides": its cell is the one reciprocal; no other cell divides
     dividing = [line.split(" | ")[0][2:] for line, cell in zip(rows[2:], fourth) if "1/" in cell or "over" in cell]
     assert dividing == ["temperature (attention temperature)"] and fourth[0] == "$1/t$", dividing
@@ -1336,7 +1333,8 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb as llama_rotate
 
     cell = cells("attention factor")[3]
-    power = {"its square, in a fully rotated head": 2, "itself, in a fully rotated head": 1}[cell.strip()]
+    assert "| the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin;" in row("attention factor")
+    power = {"$a^2$ in a fully rotated head": 2, "$a$ in a fully rotated head": 1}[cell.strip()]
     assert (
         "In a *partial rotary* head, only the rotated coordinates' share of $q \\cdot k$ is multiplied by the square;"
         " the rest is unchanged, so no single number scales the logit." in page()
@@ -1720,21 +1718,27 @@ def test_dynamic_rows_cache_keeps_the_old_frequencies():
 
 
 def test_mean_reach_bound_counts_d_over_2_partial_sums():
-    """The row "mean reach": "at an offset $r$, the mean of $\\lvert S_1\\rvert, \\dots, \\lvert S_{d/2}\\rvert$, where
-    $S_j = \\sum_{i<j} e^{\\mathrm{i} r\\theta_i}$ adds the first $j$ pairs' unit arrows" (chapter 5's $S_j$), and the
-    block under the Maths table: "RoFormer's bound on the score is a content factor times $d/2$ times
+    """The row "mean reach": "at one offset, how far a chain of unit arrows, one per pair at that pair's angle, reaches
+    on average"; the block under the Maths table gives its formula: "The *mean reach* at an offset $r$ is the mean of
+    $\\lvert S_1\\rvert, \\dots, \\lvert S_{d/2}\\rvert$, where $S_j = \\sum_{i<j} e^{\\mathrm{i} r\\theta_i}$ adds the
+    first $j$ pairs' unit arrows" (chapter 5's $S_j$): a chain of d/2 unit arrows, its prefixes' lengths averaged. And
+    the same block: "RoFormer's bound on the score is a content factor times $d/2$ times
     the *mean reach*": that product is RoFormer's bound, max |h_{i+1} - h_i| times the sum of |S_j| over the d/2
     partial sums (posenc's mean reach), and it bounds the score."""
+    assert (
+        "| at one offset, how far a chain of unit arrows, one per pair at that pair's angle, reaches on average;"
+        " RoFormer's decay curve plots it |" in row("mean reach")
+    )
     ((last, partial),) = re.findall(
-        r"\| at an offset \$r\$, the mean of \$\\lvert S_1\\rvert, \\dots, \\lvert S_\{([^}]+)\}\\rvert\$, where"
-        r" \$(S_j = [^$]+)\$ adds the first \$j\$ pairs' unit arrows; RoFormer's decay curve plots it \|",
-        row("mean reach"),
+        r"- The \*mean reach\* at an offset \$r\$ is the mean of \$\\lvert S_1\\rvert, \\dots,"
+        r" \\lvert S_\{([^}]+)\}\\rvert\$, where \$(S_j = [^$]+)\$ adds the first \$j\$ pairs' unit arrows\.",
+        block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     assert partial == "S_j = \\sum_{i<j} e^{\\mathrm{i} r\\theta_i}" and f"partial sums ${partial}$" in chapter(
         "05_decay"
     )
     (times,) = re.findall(
-        r"^- RoFormer's bound on the score is the \*content factor\* times \$([^$]+)\$ times the \*mean reach\*\.",
+        r"- RoFormer's bound on the score is the \*content factor\* times \$([^$]+)\$ times the \*mean reach\*\.",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     g = torch.Generator().manual_seed(0)
@@ -1754,19 +1758,27 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
 
 
 def test_fire_progressive_interpolation_range():
-    """The row "progressive interpolation": "FIRE's input: $\\psi(\\lvert n - m\\rvert)/\\psi(\\max(m,
-    L_{\\text{thr}}))$, where $\\psi(x) = \\log(\\lvert c\\rvert x + 1)$ and $c$ and the threshold $L_{\\text{thr}}$ are
-    learned; a key up to the query gets a value in $[0, 1]$": posenc's FIRE input, for either sign of c, is the page's
-    psi of the distance over the page's psi of the larger of the query's position and the threshold, for every key up
-    to each query, below and past the threshold; it lies in the page's interval and reaches both ends (the query's own
-    key at 0, the first key of a query past the threshold at 1, up to FIRE's eps). Chapter 11's formula and the
-    module's psi; the page's $m$ and $n$ are the query's and the key's positions."""
-    ((absolute, plus, low, high),) = re.findall(
-        r"FIRE's input: \$\\psi\(\\lvert n - m\\rvert\)/\\psi\(\\max\(m, L_\{\\text\{thr\}\}\)\)\$, where"
-        r" \$\\psi\(x\) = \\log\((\\lvert c\\rvert|c) x \+ (\d+)\)\$ and \$c\$ and the threshold"
-        r" \$L_\{\\text\{thr\}\}\$ are learned; a key up to the query gets a value in \$\[(\d+), (\d+)\]\$",
+    """The row "progressive interpolation": "FIRE's input: a key's distance, rescaled by a learned log so that every
+    key up to the query gets a value in $[0, 1]$"; the block "FIRE's progressive interpolation": "FIRE's input is
+    $\\psi(\\lvert n - m\\rvert)/\\psi(\\max(m, L_{\\text{thr}}))$, where $\\psi(x) = \\log(\\lvert c\\rvert x + 1)$
+    and $c$ and the threshold $L_{\\text{thr}}$ are learned; a key up to the query gets a value in $[0, 1]$":
+    posenc's FIRE input, for either sign of c, is the page's psi of the distance over the page's psi of the larger
+    of the query's position and the threshold, for every key up to each query, below and past the threshold; it lies
+    in the page's interval and reaches both ends (the query's own key at 0, the first key of a query past the
+    threshold at 1, up to FIRE's eps). Chapter 11's formula and the module's psi; the page's $m$ and $n$ are the
+    query's and the key's positions."""
+    ((row_low, row_high),) = re.findall(
+        r"\| FIRE's input: a key's distance, rescaled by a learned log so that every key up to the query gets a value"
+        r" in \$\[(\d+), (\d+)\]\$ \(Li et al\. 2024\) \|",
         row("progressive interpolation"),
     )
+    ((absolute, plus, low, high),) = re.findall(
+        r"FIRE's input is \$\\psi\(\\lvert n - m\\rvert\)/\\psi\(\\max\(m, L_\{\\text\{thr\}\}\)\)\$, where"
+        r" \$\\psi\(x\) = \\log\((\\lvert c\\rvert|c) x \+ (\d+)\)\$ and \$c\$ and the threshold"
+        r" \$L_\{\\text\{thr\}\}\$ are learned; a key up to the query gets a value in \$\[(\d+), (\d+)\]\$",
+        block("FIRE's progressive interpolation"),
+    )
+    assert (row_low, row_high) == (low, high), (row_low, row_high)
     assert "u = \\frac{\\psi(d)}{\\psi(\\max(i, L_{\\text{thr}}))}" in chapter("11_learned_position")  # i: the query
     assert "| $m$ | a query's position |" in letters("$m$") and "| $n$ | a key's position |" in letters("$n$")
     from posenc.methods import fire as fire_module
@@ -2512,10 +2524,10 @@ def test_temperature_section_opens_with_its_multiplier_table():
 
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
-    header = "| English | 中文 | meaning | each logit multiplied by | chapter |"
-    assert section.index("The fourth column gives each logit's multiplier:") < section.index(header)
+    header = "| English | 中文 | meaning | multiplier of each logit | chapter |"
+    assert section.index("A multiplier above 1 sharpens attention.") < section.index(header)
     opening = section[: section.index(header)]
-    assert "Llama 4's *query temperature*" in opening and "Llama 4's code" not in opening  # the code aside: the block
+    assert "Llama 4's *query\ntemperature*" in opening and "Llama 4's code" not in opening  # the code aside: the block
     (direction,) = re.findall(
         r"^- Llama 4's code and some texts call a growing multiplier of the logits a temperature, though as it grows it"
         r" (sharpens|flattens) attention\. - DeepSeek",
@@ -2542,12 +2554,13 @@ def test_temperature_section_opens_with_its_multiplier_table():
         "Llama 4's query temperature $\\tau$ (temperature tuning)",
         "Scalable-Softmax",
         "logn attention (`use_logn_attn`)",
-        "attention entropy",
     ], terms
     assert cells("temperature (attention temperature)")[3] == "$1/t$"
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
-    assert cells("Scalable-Softmax")[3] == "a learned multiple of the log of the number of tokens attended"
+    assert cells("Scalable-Softmax")[3] == "$c \\ln N$, with $c$ learned and $N$ the number of tokens attended"
+    # Scalable-Softmax multiplies each logit by s log n, s learned and n the number of tokens (Nakanishi 2025), the
+    # natural log as chapter 8's "log of the number of tokens attended"
     assert ", {ref}`Reading model code: Temperature rules <glossary-temperature>` |" in row(
         "temperature (attention temperature)"
     )
@@ -2912,6 +2925,7 @@ CITED_KEYS = {
     "lower bound on the base": {"men2024base"},
     "Scalable-Softmax": {"nakanishi2025scalable"},
     "attention sink": {"xiao2023streamingllm"},
+    "StreamingLLM": {"xiao2023streamingllm"},
     "FlashAttention": {"dao2022flashattention"},
     "FlexAttention": {"dong2024flexattention"},
     "grouped-query attention (GQA)": {"ainslie2023gqa"},
@@ -3107,10 +3121,10 @@ def test_row_wordings_match_their_chapters_and_sources():
     assert abs(float(run[i] - run[j]) - float(log_f[j + 1 : i + 1].sum())) < 1e-12
     assert abs(float(run[i] - run[j]) - float(log_f[j : i + 1].sum())) > 1e-6
     # FIRE: divided by psi of the query's position, chapter 11's words (its [0, 1] range: the FIRE range test)
-    assert "/\\psi(\\max(m, L_{\\text{thr}}))$" in row("progressive interpolation")
+    assert "/\\psi(\\max(m, L_{\\text{thr}}))$" in block("FIRE's progressive interpolation")
     assert "Dividing by $\\psi$ of the query's position is what FIRE's paper calls *progressive interpolation*." in c11
     # Scalable-Softmax: the log of the number of tokens attended, as chapters 5 and 8 say
-    assert "a learned multiple of the log of the number of tokens attended" in row("Scalable-Softmax")
+    assert "| $c \\ln N$, with $c$ learned and $N$ the number of tokens attended |" in row("Scalable-Softmax")
     assert "Scalable-Softmax scales the logits by   the logarithm of the number of tokens attended".replace(
         "   ", " "
     ) in (" ".join(c8.split()))
@@ -3138,9 +3152,14 @@ def test_row_wordings_match_their_chapters_and_sources():
     )
     assert "Heads have $d = 128$ dimensions and the base is $b = 10^4$, unless said otherwise." in c5
     assert (int(width), int(base.replace(" ", ""))) == (128, 10_000)
-    # $n$: this page's key position (the offset row), the input length in chapter 8
+    # $n$: this page's key position (the offset row), the input length in chapter 8, the number of heads in chapter
+    # 6's ALiBi slopes (this page writes H there: the Core block's ALiBi bullet)
     assert "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$" in row("offset")
-    assert "| $n$ | a key's position | an input's length in chapter 8 |" in page()
+    assert (
+        "| $n$ | a key's position | an input's length in chapter 8; the number of heads in chapter 6's ALiBi slopes |"
+        in page()
+    )
+    assert "For $n$ heads, with $n$ a power of two, the slopes are $m_h = 2^{-8(h+1)/n}$" in chapter("06_alibi")
     assert "Five words name how a model meets a longer input of $n$ tokens." in c8
     # Gemma 3: no soft-cap by default, query and key norms; Gemma 2 and 3 scale q.k by query_pre_attn_scalar^(-1/2)
     from transformers.models.gemma2 import modeling_gemma2
@@ -3324,12 +3343,11 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     assert "bloc97's argument" in c7 and "PI slows down the fast pairs too" in c7
     assert "These runs do not isolate the cause" in chapter("08_extrapolation")
     # the lead names two rules: "*Position interpolation*, PI, divides every pair's frequency by the configuration's
-    # `factor` $s$. *Dynamic NTK* keeps the fastest pair and, for an input of $\\ell > L$ tokens, divides the
-    # slowest by"
+    # `factor` $s$. *Dynamic NTK* keeps the fastest pair and divides the slowest by more, the longer the input"
     assert (
-        "RoPE scalings slow such pairs by dividing their frequencies. *Position interpolation*, PI, divides every"
-        " pair's frequency by the configuration's `factor` $s$. *Dynamic NTK* keeps the fastest pair and, for an input"
-        " of $\\ell > L$ tokens, divides the slowest by" in text
+        "says by how much a rule divides the slowest pair. *Position interpolation*, PI, divides every"
+        " pair's frequency by the configuration's `factor` $s$. *Dynamic NTK* keeps the fastest pair and divides the"
+        " slowest by more, the longer the input." in text
     )
     d, base, L, s = llama31_head()
     plain_theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
@@ -3400,9 +3418,9 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     main = re.sub(r"\s+", " ", section[: section.index("| English |")])
     assert "Chapter 10" not in main and "\\tau" not in main and "Careful" not in main, main
-    assert re.findall(r"[Cc]hapters? \d+(?:(?:, | and )\d+)*", main) == ["chapters 8 and 10"], main
-    (direction,) = re.findall(r"a larger one makes attention (sharper|flatter)\.", main)
-    direction = {"sharper": "sharpens", "flatter": "flattens"}[direction]
+    assert not re.findall(r"[Cc]hapters? \d+", main), main
+    (direction,) = re.findall(r"A multiplier above 1 (sharpens|flattens) attention\.", main)
+    assert "Llama 4's *query temperature* multiplies them." in main, main
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "Llama 4's query temperature" in chapter("10_rope_today")
     assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
@@ -3494,12 +3512,20 @@ def test_chapter_8s_costs_block_names_its_models_and_defines_the_loss_beyond_l()
     text = block("Slowing pairs has costs: what chapter 8 measured")
     ((layers, params, trained),) = re.findall(
         r"^Chapter 8's models have (\d+) layers and about ([\d ]+) parameters, and train at \$L = (\d+)\$ on synthetic"
-        r" filler text\. Their loss beyond \$L\$ is the mean loss on the filler tokens at positions \$L\$ and later\.",
+        r" filler text with at most one passkey episode per window\. Their loss beyond \$L\$ is the mean loss on the"
+        r" filler tokens at positions \$L\$ and later\.",
         text,
     )
     config = load_results("extrapolation", check=False)["config"]
     assert int(layers) == config["model"]["n_layers"] and int(trained) == config["train_length"], config["model"]
     corpus = PasskeyCorpus(**config["corpus"])
+    # "with at most one passkey episode per window": training reads sample_text, whose windows hold KEY once or never
+    from posenc.experiments import training
+
+    assert "corpus.sample_text(batch, length, generator=g)" in inspect.getsource(training)
+    windows = corpus.sample_text(400, config["train_length"], generator=torch.Generator().manual_seed(0)).tokens
+    keys = (windows == corpus.key_token).sum(-1)
+    assert int(keys.max()) == 1 and int(keys.min()) == 0, keys.unique()
     model = TinyLM(corpus.n_tokens, "rope", max_len=config["train_length"], **config["model"])
     count = sum(p.numel() for p in model.parameters())
     assert abs(count - int(params.replace(" ", ""))) < 0.1 * int(params.replace(" ", "")), count
@@ -3569,7 +3595,7 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
             section = raw[raw.index(f"({label})=\n") :]
             table = section[section.index("| English |") :]
             terms = [line.split(" | ")[0][2:] for line in table[: table.index("\n\n")].splitlines()[2:]]
-            assert len(terms) > 5 and (terms == sorted(terms, key=key)) == (order == "alphabetical"), (label, terms)
+            assert len(terms) >= 5 and (terms == sorted(terms, key=key)) == (order == "alphabetical"), (label, terms)
     # the index: each table's rows, with the label above the table
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
@@ -3666,20 +3692,21 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
 
 
 def test_temperature_sections_opening_names_the_chapters_that_multiply():
-    """The visible opening of "Temperature and query scales": "The others multiply, even those chapters 8 and 10 call a
-    temperature". Each chapter named says "temperature" for such a multiplier, in its own words;
-    the page's headwords are chapter 10's "query temperature" and chapter 7's "effective factor". That the multipliers
-    grow and sharpen is :func:`test_temperature_section_opens_with_its_multiplier_table`'s and
+    """The visible opening of "Temperature and query scales": "Llama 4's *query temperature* multiplies them", the
+    name chapter 10 gives a multiplier. Chapters 8 and 10 say "temperature" for such a multiplier, in their own words
+    (the letters block's temperature row names them); the page's headwords are chapter 10's "query temperature" and
+    chapter 7's "effective factor". That the multipliers grow and sharpen is
+    :func:`test_temperature_section_opens_with_its_multiplier_table`'s and
     :func:`test_chapter_10s_query_temperature_multiplies_the_logits`'s."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
-    ((first, second),) = re.findall(
-        r"The others multiply, even those chapters (\d+) and (\d+) call a temperature, such as Llama 4's"
-        r" \*query temperature\*\.",
-        re.sub(r"\s+", " ", section),
+    assert "Only the *temperature* $t$ divides the logits; Llama 4's *query temperature* multiplies them." in re.sub(
+        r"\s+", " ", section
     )
+    first, second = 8, 10
+    assert "in chapter 8, a growing factor that multiplies them" in letters("temperature")
     words = {
         8: "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by",
         10: "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries",
@@ -3842,17 +3869,18 @@ def test_context_parallelism_needs_global_positions():
 
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
-    """The main line of "Longer inputs": "*Position interpolation*, PI, divides every pair's frequency by the
-    configuration's `factor` $s$. *Dynamic NTK* keeps the fastest pair and, for an input of $\\ell > L$ tokens,
-    divides the slowest by $1 + s(\\ell/L - 1)$": transformers' `linear` divides every pair by `factor`, `dynamic`
-    divides pair 0 by 1 at lengths from L/2 to 64L, and its slowest pair by the page's formula at lengths from 1.25L to
-    64L (so the table's 9 is that formula at 2L, not a number the learner must take on trust); the formula is the
-    dynamic NTK row's. "Three numbers describe a scaling", a table whose last column is "at $2L$,
-    with `factor` 8": the *extension factor* $s$, "the configuration's `factor`", 8; the *stretch*, "the input: its
-    length over $L$, at least 1", 2; the *effective factor*, "what a rule divides the slowest pair by", set by "the
-    rule, and the input if the rule is *dynamic*", "8 under PI, 9 under dynamic NTK". Then: "A
-    slow pair needs its frequency divided by about the stretch, a *fast pair* not at all. Both rules divide the slowest
-    pair by more, so it meets no new angle, but they slow most other pairs more than they need."
+    """The main line of "Longer inputs": "One number, the *effective factor*, says by how much a rule divides the
+    slowest pair. *Position interpolation*, PI, divides every pair's frequency by the configuration's `factor` $s$.
+    *Dynamic NTK* keeps the fastest pair and divides the slowest by more, the longer the input": transformers'
+    `linear` divides every pair by `factor`, `dynamic` divides pair 0 by 1 at lengths from L/2 to 64L, and its slowest
+    pair by more at each longer length from 1.25L to 64L, by the worked example's formula (so the table's 9 is that
+    formula at 2L, not a number the learner must take on trust); the formula is the dynamic NTK row's. A table whose
+    last column is "at $2L$, with `factor` 8": "*extension factor* $s$, the configuration's `factor`", 8; "*stretch*,
+    the input's length over $L$, at least 1", 2; "*effective factor*", "8 under PI, 9 under dynamic NTK". Then: "A
+    slow pair needs its frequency divided by about the stretch, a *fast pair* not at all. At $2L$ both rules divide the
+    slowest pair by more, so it meets no new angle, but they slow most other pairs more than they need." "At $2L$":
+    past $sL$ PI's slowest pair does meet new angles (at 16L with s = 8), so the sentence holds only as narrowed;
+    dynamic NTK's does not, at any length checked.
 
     The stretch row's formula at the column's length gives the 2, and 1 for a shorter input. The two effective factors
     are transformers' `linear` and `dynamic` (with $L$ as `max_position_embeddings`) on two heads, Llama 3.1's and a
@@ -3865,28 +3893,28 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((every, fastest, formula, times, header_factor),) = re.findall(
-        r"\*Position interpolation\*, PI, divides (every) pair's frequency by the configuration's `factor` \$s\$\."
-        r" \*Dynamic NTK\* keeps the (fastest) pair and, for an input of \$\\ell > L\$ tokens, divides the slowest by"
-        r" \$([^$]+)\$\. Three numbers describe a scaling: \| number \|"
-        r" set by \| at \$(\d*)L\$, with `factor` (\d+) \| \|---\|---\|---\| ",
+    ((slowest, every, fastest, more, times, header_factor),) = re.findall(
+        r"One number, the \*effective factor\*, says by how much a rule divides the (slowest) pair\."
+        r" \*Position interpolation\*, PI, divides (every) pair's frequency by the configuration's `factor` \$s\$\."
+        r" \*Dynamic NTK\* keeps the (fastest) pair and divides the slowest by (more|less), the longer the input\."
+        r" \| number \| at \$(\d*)L\$, with `factor` (\d+) \| \|---\|---\| ",
         visible,
     )
-    (s_value,) = re.findall(r"\| \*extension factor\* \$s\$ \| the configuration's `factor` \| (\d+) \|", visible)
-    (stretch_value,) = re.findall(
-        r"\| \*stretch\* \| the input: its length over \$L\$, at least 1 \| (\d+) \|", visible
-    )
+    assert (slowest, more) == ("slowest", "more"), (slowest, more)
+    (formula,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", block(WE))
+    (s_value,) = re.findall(r"\| \*extension factor\* \$s\$, the configuration's `factor` \| (\d+) \|", visible)
+    (stretch_value,) = re.findall(r"\| \*stretch\*, the input's length over \$L\$, at least 1 \| (\d+) \|", visible)
     ((pi_value, dyn_value),) = re.findall(
-        r"\| \*effective factor\*, what a rule divides the slowest pair by \| the rule, and the input if the rule is"
-        r" \*dynamic\* \| (\d+) under PI, (\d+) under dynamic NTK \|",
+        r"\| \*effective factor\* \| (\d+) under PI, (\d+) under dynamic NTK \|",
         visible,
     )
-    (most,) = re.findall(
-        r"\| A slow pair needs its frequency divided by about the stretch, a \*fast pair\* not at all\. Both rules"
-        r" divide the slowest pair by more, so it meets no new angle, but they slow (most|some|all) other pairs more"
-        r" than they need\.",
+    ((at, most),) = re.findall(
+        r"\| A slow pair needs its frequency divided by about the stretch, a \*fast pair\* not at all\. At \$(\d*)L\$"
+        r" both rules divide the slowest pair by more, so it meets no new angle, but they slow (most|some|all) other"
+        r" pairs more than they need\.",
         visible,
     )
+    assert at == times, (at, times)  # the sentence speaks of the table's length
     assert "8192" not in visible and "Llama" not in visible, visible  # no head is named: the numbers hold for any
     assert f"then ${formula}$ (emozilla 2023)" in row("dynamic NTK (`dynamic`)")  # the row's formula
     assert abs(evaluate(formula, s=float(header_factor), ell=int(times or 1), L=1) - int(dyn_value)) < 1e-12
@@ -3930,14 +3958,20 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
             else:
                 for n in (L // 2, L, 3 * L // 2, ell, 4 * L, 64 * L):
                     assert fastest == "fastest" and abs(float(theta[0] / freqs(n)[0]) - 1) < 1e-6, n
+                divided = []
                 for n in (5 * L // 4, 3 * L // 2, ell, 3 * L, 4 * L, 64 * L):  # the slowest pair: the page's formula
                     expected = evaluate(formula, s=s, ell=n, L=L)
-                    assert abs(float(theta[-1] / freqs(n)[-1]) - expected) < 1e-4 * expected, (n, expected)
+                    divided.append(float(theta[-1] / freqs(n)[-1]))
+                    assert abs(divided[-1] - expected) < 1e-4 * expected, (n, expected)
+                assert all(b > a * (1 + 1e-6) for a, b in zip(divided, divided[1:])), divided  # "by more, the longer"
             assert abs(float(divisor[-1]) - int(printed)) < 1e-4 * int(printed), (kind, d, base, divisor[-1])
             other_lengths = [float(theta[-1] / freqs(n)[-1]) for n in (3 * L // 2, 4 * L)]
             assert all((abs(o - float(divisor[-1])) < 1e-4 * o) == (kind == "linear") for o in other_lengths), kind
             assert float(divisor[-1]) > int(stretch_value) * (ell - 1) / (L - 1)  # "by more", more than it needs
             assert (ell - 1) * float(scaled[-1]) <= (L - 1) * slowest  # "it meets no new angle"
+            # "At 2L": at 16L PI's slowest pair meets angles training never showed it, dynamic NTK's does not
+            far = 16 * L
+            assert ((far - 1) * float(freqs(far)[-1]) > (L - 1) * slowest) == (kind == "linear"), kind
             over = int((divisor[:-1] > need[:-1] * (1 + 1e-3)).sum())
             share = over / (d // 2 - 1)
             assert {"most": share > 0.5, "some": 0 < share <= 0.5, "all": share == 1}[most], (kind, over)
@@ -3951,15 +3985,19 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
 
 def test_critical_dimension_row_is_twice_the_fast_pairs():
     """The row "critical dimension": "in Liu et al. 2023, the number of a head's dimensions whose pairs turn at least
-    once in $L$ positions: twice the fast pairs' count, unless a pair turns once in $L$ but not in $L - 1$", chapter
-    5's and chapter 10's words, and chapter 5's "92 for $d = 128$, $b = 10^4$ and 4096 tokens", recomputed; at those
+    once in $L$ positions", chapter 5's and chapter 10's words; the block "Turns in L and the fast pairs' offsets":
+    "Liu et al.'s *critical dimension* is therefore twice the fast pairs' count, unless a pair turns once in $L$ but
+    not in $L - 1$", and chapter 5's "92 for $d = 128$, $b = 10^4$ and 4096 tokens", recomputed; at those
     settings and in Llama 3.1's head, twice the number of fast pairs (the fast pair row's inequality) is the same count.
     "unless": over a sweep of trained lengths the two counts differ exactly when some pair turns once in $L$ but not
     in $L - 1$ positions, and such lengths exist."""
     assert row("critical dimension").startswith(
         "| critical dimension | 临界维度 | in Liu et al. 2023, the number of a head's dimensions whose pairs turn at"
-        " least once in $L$ positions: twice the fast pairs' count, unless a pair turns once in $L$ but not in"
-        " $L - 1$ |"
+        " least once in $L$ positions |"
+    )
+    assert (
+        "Liu et al.'s *critical dimension* is therefore twice the fast pairs' count, unless a pair turns once in $L$"
+        " but not in $L - 1$." in block("Turns in L and the fast pairs' offsets")
     )
     c5, c10 = chapter("05_decay"), chapter("10_rope_today")
     ((dims, d, exp, L),) = re.findall(
@@ -3989,15 +4027,29 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
 
 
 def test_content_factor_row_is_chapter_5s_largest_jump():
-    """The row "content factor": "in RoFormer's decay bound, the largest jump $\\lvert h_{i+1} - h_i\\rvert$ between the
-    weights of neighbouring pairs, with $h_i$ pair $i$'s query–key product in *complex form* and $h_{d/2} = 0$":
-    chapter 5's definition and its $h_i$; the bound itself is
-    :func:`test_mean_reach_bound_counts_d_over_2_partial_sums`'s, which also evaluates it."""
+    """The row "content factor": "in RoFormer's decay bound, how much the query–key product changes, at most, from one
+    pair to the next", and its formula in the block under the Maths table: "The *content factor* is the largest change
+    $\\lvert h_{i+1} - h_i\\rvert$ from one pair to the next. Here $h_i$ is pair $i$'s query–key product in *complex
+    form*: the query's pair, conjugated, times the key's": chapter 5's definition and its $h_i$; the bound itself is
+    :func:`test_mean_reach_bound_counts_d_over_2_partial_sums`'s, which also evaluates it. The note in "Where papers
+    and code differ": RoFormer's h_i conjugates the key's pair and turns by (m - n) theta_i; each of its h_i is the
+    conjugate of this page's, it gives the same score, and every |h_{i+1} - h_i| is the same."""
     assert (
-        "| in RoFormer's decay bound, the largest change $\\lvert h_{i+1} - h_i\\rvert$ from one pair to the next. Here"
-        " $h_i$ is pair $i$'s query–key product in *complex form*: the query's pair, conjugated, times the key's |"
+        "| in RoFormer's decay bound, how much the query–key product changes, at most, from one pair to the next |"
         in row("content factor")
     )
+    assert (
+        "- The *content factor* is the largest change $\\lvert h_{i+1} - h_i\\rvert$ from one pair to the next. Here"
+        " $h_i$ is pair $i$'s query–key product in *complex form*: the query's pair, conjugated, times the key's."
+        in block("RoFormer's bound, and what chapter 5 finds about the decay")
+    )
+    ((theirs, their_turn, ours, our_turn, same),) = re.findall(
+        r"\| \*content factor\* \| RoFormer conjugates the (\w+)'s pair and turns \$h_i\$ by \$\(([^)]+)\)\\theta_i\$;"
+        r" this book conjugates the (\w+)'s and turns by \$\(([^)]+)\)\\theta_i\$\. That makes each \$h_i\$ its"
+        r" conjugate, so every \$\\lvert h_\{i\+1\} - h_i\\rvert\$, and the bound, stay the (same) \|",
+        note("content factor"),
+    )
+    assert (theirs, their_turn, ours, our_turn) == ("key", "m - n", "query", "n - m"), (theirs, ours)
     c5 = chapter("05_decay")
     assert "the **content factor**, $C(q, k) = \\max_i |h_{i+1} - h_i|$ with $h_{d/2} = 0$." in c5
     assert "h_i = \\overline{q_{[i]}}\\,k_{[i]}" in c5
@@ -4019,6 +4071,12 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
         arrows = torch.polar(torch.ones(half, dtype=torch.float64), (n - m) * theta)
         assert abs(rotated - float((h * arrows).real.sum())) < 1e-6, (m, n)  # posenc's float32 frequencies
         assert abs(rotated - float((qc * kc * arrows).real.sum())) > 1e-2  # without the conjugate: another number
+        # RoFormer's form: the key conjugated, turned by (m - n) theta: the same score, each h_i conjugated
+        h_roformer = qc * kc.conj()
+        assert torch.allclose(h_roformer, h.conj(), atol=1e-12)
+        assert abs(rotated - float((h_roformer * arrows.conj()).real.sum())) < 1e-6, (m, n)
+        jumps = [(torch.cat([x, x.new_zeros(1)]).diff()).abs() for x in (h, h_roformer)]
+        assert torch.allclose(jumps[0], jumps[1], atol=1e-12)  # every |h_{i+1} - h_i|, so the bound, the same
     # the RoFormer block: "The content factor also counts a last change, from $h_{d/2-1}$ to $h_{d/2} = 0$. RoFormer
     # appends that zero so that *summation by parts* leaves no term over": chapter 5's words; with the zero the
     # regrouped sum equals the score's sum, without it a term h_{d/2-1} S_{d/2} is left over
@@ -4107,7 +4165,9 @@ def test_alibi_row_gives_the_slopes_for_a_power_of_two_heads():
     bullet = text[text.index("- In *ALiBi*") :]
     assert "$n$" not in bullet[: bullet.index("BLOOM")]  # this page's $n$ is a key's position
     assert letters("$h$").startswith("| $h$ | in ALiBi's slopes, a head's index, from 0, with $H$ heads | $h_i$,")
-    assert "Here $h_i$ is pair $i$'s query–key product" in row("content factor")
+    assert "Here $h_i$ is pair $i$'s query–key product" in block(
+        "RoFormer's bound, and what chapter 5 finds about the decay"
+    )
     power = exponent(text, "slope is $2^")
     c6 = chapter("06_alibi")
     assert "the slopes are $m_h = 2^{-8(h+1)/n}$ for $h = 0, \\dots, n-1$" in c6
@@ -4326,3 +4386,21 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
         "stretch | 拉伸"
     )
     assert raw.index("Letters: query position") < raw.index("<details><summary>Index") < raw.index("## Core terms")
+
+
+def test_streamingllm_row_says_what_chapter_10_says():
+    """The row "StreamingLLM": "generation with a *rolling KV cache* that also keeps the first tokens as *attention
+    sinks*; it caches keys unrotated and rotates each by its current cache slot (Xiao et al. 2023)", chapter 10's
+    words for both; its italic terms have rows, and the index lists it."""
+    c10 = chapter("10_rope_today")
+    ((kept, cached, slot),) = re.findall(
+        r"\| generation with a \*rolling KV cache\* that also keeps the (first) tokens as \*attention sinks\*; it"
+        r" caches keys (unrotated|rotated) and rotates each by its current (cache slot|text position)"
+        r" \(Xiao et al\. 2023\) \|",
+        row("StreamingLLM"),
+    )
+    assert (cached, slot) == ("unrotated", "cache slot"), (cached, slot)
+    assert "StreamingLLM caches keys unrotated and rotates them by their current slot." in c10
+    assert "StreamingLLM's sinks are kept tokens with positions" in c10
+    assert "an early token that attention uses as a default target" in row("attention sink")
+    assert row("rolling KV cache") and "{ref}`StreamingLLM <glossary-attention>`" in page()

@@ -427,7 +427,8 @@ def test_cope_bfloat16_error_comes_from_the_difference_of_two_long_sums(seed):
     sum; the same keys then stay within 0.02. A far key's count is large, and bfloat16 rounds it in either order:
     keep counts in float32. `posenc.CoPE` sums in the dtype of $q$ and $k$, so give it float32 $q$ and $k$. On the CPU,
     where PyTorch adds a float32 running sum in double precision, every count then stays within 0.001 at 2,048
-    tokens". (A running sum kept in float32 misses that bound: 0.0018 to 0.0020 on these draws.) Measured on seeds 0
+    tokens. A running sum rounded to float32 at every step, as a plain loop over the keys adds it, is off by up to
+    about 0.002 there" (0.0018 to 0.0020 on these draws, checked below at 2,048). Measured on seeds 0
     to 3 (the same under the generic, AVX2 and AVX-512 kernels): posenc's keys 1 to 3 back off by 2.44 to 3.55 at
     1,024 keys, 3.93 to 7.40 at 2,048; the reference order by at most 0.015, and its far keys by about 2 and 4; the
     same bfloat16 q and k cast to float32 give every count within 1.7e-4 at 2,048. The fix of the known defect
@@ -451,6 +452,19 @@ def test_cope_bfloat16_error_comes_from_the_difference_of_two_long_sums(seed):
         assert ((in_float32.double() - exact).abs() * causal).max().item() < 1e-3, (
             length
         )  # "every count ... within 0.001"
+    text = chapter_markdown("11_learned_position")
+    assert (
+        "A running sum rounded to float32 at every step, as a plain loop over the keys adds it, is off by up to"
+        " about 0.002 there." in text
+    )
+    gates = torch.sigmoid(q.float() @ k.float().transpose(-1, -2) / 4).masked_fill(~causal, 0)  # length 2048
+    prefix, run = torch.empty_like(gates), torch.zeros(gates.shape[:-1])
+    for t in range(length):  # each addition rounded to float32: elementwise, the same on every kernel
+        run = run + gates[..., t]
+        prefix[..., t] = run
+    before = torch.cat([torch.zeros(*prefix.shape[:-1], 1), prefix[..., :-1]], -1)  # the sum up to key j - 1
+    looped = prefix.diagonal(dim1=-2, dim2=-1)[..., None] - before  # posenc's difference of two running sums
+    assert 1e-3 < ((looped.double() - exact).abs() * causal).max().item() < 2.5e-3  # "up to about 0.002"
 
 
 def test_cope_interpolates_the_embeddings_linearly():
@@ -1007,14 +1021,15 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
 
 
 def test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_filler_needs():
-    """The section on chapter 8's experiment, after its table shows FIRE's rising loss: "The guess: each symbol of
-    chapter 8's filler depends only on the two before it. So the filler needs
-    mostly two tokens: the query's own and the one before. A later query lifts these two least. The own token keeps
-    its bias, as its $u$ stays 0, and the key one back gains less than any farther key the figure shows" (up to 63
-    back, in all 40 heads). "So, for the same content scores, the two together get a smaller share of the weight",
-    its drawn head's "from about nine tenths to seven tenths" (at equal scores, the keys 0 to 63 back), and "This
-    guess is untested". "The two together": the key one back alone can gain share (it does in the drawn head, 0.15 to
-    0.18). The appendix's box: "The query's own token keeps its bias", "Each key 2 to 63 back gains at least 0.26
+    """The appendix's collapsed block "A guess about FIRE's rising loss" (the main line's table only points to it): "The
+    guess: each symbol of chapter 8's filler depends only on the two before it. So the filler needs mostly two
+    tokens: the query's own and the one before. A later query lifts these two least. The own token keeps its bias,
+    as its $u$ stays 0, and the key one back gains less than any farther key the figure shows" (up to 63 back, in all
+    40 heads). "So, for the same content scores, the two together get a smaller share of the weight", its drawn
+    head's "their share of the keys 0 to 63 back falls from about nine tenths to seven tenths. Query 511 also sees
+    448 farther keys, which only lower that share", and "This guess is untested". "The two together": the key one
+    back alone can gain share (it does in the drawn head, 0.15 to 0.18). The appendix's box: "The query's own token
+    keeps its bias", "Each key 2 to 63 back gains at least 0.26
     more than the key one back" (the gain: the bias from the last of 512 tokens minus that from the last of 64, at
     the same distance) and its untested guess, "a later query lifts every key 2 to 63 back more than these two,
     moving weight away from them". "For the same content scores" holds for any scores: the own token gains 0, the key
@@ -1025,21 +1040,28 @@ def test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_fil
     assert "The key one back gains less bias than each key 2 to 63 back." not in text
     assert "Moving weight away from them may be why" not in text
     assert "query 511 gives these two tokens a smaller share of the weight than query 63" not in text
-    # the guess follows the result it explains: the table's raised FIRE loss and its figures come first
+    # the guess follows the result it explains, collapsed: the section's main line ends with the table and a pointer
     assert "Why might FIRE's loss rise on long inputs?" not in text and "The FIRE section gives one guess" not in text
     assert text.index("| FIRE | 0.95 nats, raised |") < text.index("The guess: each symbol of chapter 8's filler")
+    assert "For FIRE, its learned biases, after the figures, suggest a guess." not in text
+    assert "For FIRE, the appendix draws its learned biases and gives a guess." in text
+    block = text.index("<details><summary>How a later query lifts FIRE's biases, and an untested guess</summary>")
+    assert block < text.index("In every head of chapter 8's FIRE models") < text.index("The guess: each symbol")
+    assert text.index("This guess is untested.") < text.index("</details>", block)
     notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
     order = [c.get("id") for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]]
-    assert order.index("c29") < order.index("c32") < order.index("d4f418f4") < order.index("c36")
-    assert order.index("c36") < order.index("r11m-fire-read") < order.index("c39")
+    assert "r11m-fire-read" not in order and order.index("c29") < order.index("c32") < order.index("r11m08")
+    assert order.index("r11m08") < order.index("c38") < order.index("d4f418f4") < order.index("be599f5e")
+    assert order.index("be599f5e") < order.index("c36") < order.index("r11m12")
     assert (
         "The guess: each symbol of chapter 8's filler depends only on the two before it. So the filler needs mostly"
         " two tokens:"
         " the query's own and the one before. A later query lifts these two least. The own token keeps its bias, as"
         " its $u$ stays 0, and the key one back gains less than any farther key the figure shows. So, for the same"
         " content"
-        " scores, the two together get a smaller share of the weight. In the head drawn above, at equal scores, their"
-        " share of the keys it shows falls from about nine tenths to seven tenths. This guess is untested." in text
+        " scores, the two together get a smaller share of the weight. In the head drawn below, at equal scores, their"
+        " share of the keys 0 to 63 back falls from about nine tenths to seven tenths. Query 511 also sees 448 farther"
+        " keys, which only lower that share. This guess is untested." in text
     )
     config, *_ = saved_run()
     L = config["train_length"]
@@ -1066,6 +1088,11 @@ def test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_fil
     at_equal = [torch.tensor(v[:L], dtype=torch.float64).softmax(0) for v in (short[drawn], long[drawn])]
     assert [round(w[:2].sum().item(), 1) for w in at_equal] == [0.9, 0.7]  # "about nine tenths to seven tenths"
     assert at_equal[1][1] > at_equal[0][1]  # the key one back alone gains share: "the two together"
+    _, full, seeds, _ = saved_run()  # "Query 511 also sees 448 farther keys, which only lower that share"
+    every_key = full["metrics"]["fire"][seeds[0]]["learned_bias"]["512"][0][0]  # the drawn head, all 512 keys
+    assert len(every_key) == 512 == L + 448
+    whole = torch.tensor(every_key, dtype=torch.float64).softmax(0)[:2].sum().item()
+    assert whole < at_equal[1][:2].sum().item()
 
 
 def test_fire_key_8_back_from_query_511_looks_like_a_key_3_to_4_back_from_query_63():
@@ -1298,12 +1325,18 @@ def test_narrowed_wordings():
     assert task < text.index("A head that counts only labels can read the answer off its counts.")
     # the decoded table closes the question's own gate, which the first table opens: said before the table
     assert "1 on labels and 0 elsewhere, the question included. So the counts start at" not in text
+    # one rule: the question is not a label, so the ideal head closes its gate, as the first table's last row does
+    assert "Unlike in the table above, the question's own gate is closed" not in text
+    assert "| count if the query's own gate were closed | 2 | 2 | 1 | 0 | 0 |" in text  # the notebook asserts the row
     assert (
-        "Unlike in the table above, the question's own gate is closed, so the counts start at 0. The answer is then"
-        " the only label at count $k$." in text
+        "The question is not a label, so its own gate is closed, as in the table's last row. The counts start at 0,"
+        " and the answer is the only label at count $k$." in text
     )
     assert "FlexAttention can compute it score by score" not in text
-    assert "so each can be written as a FlexAttention `score_mod`, a function of one score and its indices." in text
+    assert (
+        "so each can be written as a FlexAttention `score_mod`, a function of one score and its indices; FIRE's runs"
+        " its MLP for every score." in text
+    )
     assert "its position term hides no far passkey" not in text
 
 
@@ -1318,6 +1351,10 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     more. Older wordings read as a u outside the trained range ("never fitted") or as a gap in the trained models
     ("stays in the trained range, but")."""
     text = chapter_markdown("11_learned_position")
+    assert (
+        "**Check.** Staying inside $[0, 1]$ is not staying among the values a short input produces. At these starting"
+        " values, a later query feeds" in text
+    )
     assert "a $u$ that training on 64 tokens never fitted" not in text
     assert "So $u$ stays in the trained range, but" not in text
     assert "the MLP must interpolate in a gap" not in text
@@ -1449,9 +1486,11 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     assert "like the ideal head's" not in text
     assert "plus a little from fillers" not in text
     assert (
-        "In the CoPE model trained above, the question's gates open mostly on labels. The appendix sets its counts"
-        " beside the ideal ones." in text
-    )
+        "In the CoPE model trained above, the question's gates open mostly on labels. The question's own gate and the"
+        " fillers' gates add to each count, so on average the count at the $k$-th label back is above $k$, the ideal"
+        " head's." in text
+    )  # the live cell's count_at > k, over 200 inputs; the sum of the gates from the label up to the question
+    assert "The appendix sets its counts beside the ideal ones." in text
     assert "a label's gate above 0.8" not in text and "a label's gate above 0.7" in text
     assert "On the decoded input each trained count is above the ideal one" not in text
     assert "Across inputs the counts drift" not in text
@@ -1566,6 +1605,34 @@ def test_fire_fit_figure_cites_only_the_saved_runs_c():
         if r["target"] == "T5 buckets" and r["t5_table"] == 0 and r["hidden"] == 64 and r["start"] == 0
     ]
     assert len(saved) == 1 and saved[0]["abs_c"] < 1e-5
+    notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
+    cells = {c.get("id"): "".join(c["source"]) for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]}
+    # it followed by arithmetic from drawn_c < 1e-5 and could not fail on its own
+    assert "assert (u_drawn - d_fit / 256).abs().max() < 1e-3" not in cells["chk96016888"]
+
+
+def test_placed_units_hit_the_steps_only_below_the_threshold():
+    """The fitting section: "For queries below $L_{\\text{thr}}$, where $u$ depends on the distance only, an MLP of 64
+    units, twice FIRE's, can hit T5's steps." (It said "can hit T5's steps" without the threshold: past it, $u$ moves
+    with the query while a bucket edge stays at a fixed distance.) The placed units hit every step from query 100 as
+    from query 255; from query 1023, past L_thr = 256, the same distances get other u and the steps are missed."""
+    from posenc.experiments.fire_fit import fit_t5_by_construction, fit_targets
+
+    text = chapter_markdown("11_learned_position")
+    assert "An MLP of 64 units, twice FIRE's, can hit T5's steps, but" not in text
+    assert (
+        "For queries below $L_{\\text{thr}}$, where $u$ depends on the distance only, an MLP of 64 units, twice FIRE's,"
+        " can hit T5's steps." in text
+    )
+    target = fit_targets(t5_table=0)["T5 buckets"]  # [4 heads, distances 0 to 255]
+    with torch.random.fork_rng():
+        placed, *_ = fit_t5_by_construction(target)
+    scale = target.abs().max()
+    for query in (100, 200, 255):
+        got = placed.bias_at(torch.tensor([query]), torch.arange(query + 1))[:, 0].flip(-1).detach()
+        assert (got - target[:, : query + 1]).abs().max() / scale < 0.003, query
+    late = placed.bias_at(torch.tensor([1023]), 1023 - torch.arange(256))[:, 0].detach()  # distances 0 to 255
+    assert (late - target).abs().max() / scale > 0.1  # past the threshold the same units miss
 
 
 def test_each_method_adds_a_learned_term_and_copes_need_not_penalise_distance():
@@ -1652,3 +1719,79 @@ def test_nope_row_of_the_table_reads_as_a_uniform_guess():
     assert "| no position encoding | 2.79 nats, raised: near a uniform guess among the 16 filler symbols |" in text
     _, _, _, corpus = saved_run()
     assert corpus.vocab_size == 16 and all(abs(a - math.log(16)) < 0.1 for a in loss_8L("none"))
+
+
+def test_fire_goal_and_teaching_function():
+    """The FIRE section states its goal before the rule: "Its goal: however long the input, $u$ stays between 0 and 1,
+    so the MLP's input range does not grow with the length." Then a teaching function `fire_u(i, d, c, L_thr)` in
+    the main line, with one printed row (the learning objective "build FIRE's normalised distance"). The notebook
+    checks fire_u against FireBias; here the same function, copied from the cell, against FireBias and the range."""
+    text = chapter_markdown("11_learned_position")
+    assert (
+        "Its goal: however long the input, $u$ stays between 0 and 1, so the MLP's input range does not grow with"
+        " the length." in text
+    )
+    notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    order = [c.get("id") for c in cells]
+    assert order.index("c11") < order.index("c11-fire-u") < order.index("c11b") < order.index("c13")
+    cell = next(c for c in cells if c.get("id") == "c11-fire-u")
+    assert "tags" not in cell["metadata"] or not {"hide-input", "remove-input"} & set(cell["metadata"]["tags"])
+    scope = {"math": math}
+    exec("".join(cell["source"]).split("\n\n\nprint")[0], scope)
+    fire_u = scope["fire_u"]
+    with torch.random.fork_rng():
+        fire = FireBias(1, L_thr_init=16.0)
+    for query in (5, 63, 511, 4095):
+        lib = fire.normalized_distance(torch.tensor([query]), query - torch.arange(query + 1))[0].detach()
+        mine = torch.tensor([fire_u(query, d) for d in range(query + 1)])
+        assert (lib - mine).abs().max() < 1e-5 and 0 <= mine.min() and mine.max() <= 1 + 1e-12, query
+    assert [round(fire_u(511, d), 3) for d in (0, 1, 2, 63, 511)] == [0.0, 0.024, 0.046, 0.503, 1.0]
+    printed = "".join(cell["outputs"][0]["text"])  # the cell's stored output
+    assert "[0.0, 0.024, 0.046, 0.503, 1.0]" in printed
+
+
+def test_library_u_at_63_is_a_hair_below_a_third():
+    """Exercise 1's answer: "`FireBias` adds a millionth to the divisor, which puts its $u$ at $i = 63$ a hair below
+    $1/3$". The notebook asserted this on the float64 formula only; it now asserts it on FireBias in float64, where
+    u is computed in float64 and rounded once to float32 (1.5e-8 at most), far less than its gap from 1/3:
+    log 4 / (log 64 + 1e-6) = 1/3 - 8.0e-8."""
+    notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
+    cells = {c.get("id"): "".join(c["source"]) for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]}
+    assert "assert 0 < 1 / 3 - exact_u[63] < 1e-6" not in cells["ex_sol"]
+    assert "assert 5e-8 < 1 / 3 - u63 < 1e-7" in cells["ex_sol"]
+    with torch.random.fork_rng():
+        fire = FireBias(1, c_init=1.0, L_thr_init=8.0).double()
+    u63 = fire.normalized_distance(torch.tensor([63]), torch.tensor([60]))[0, 0].item()
+    assert 5e-8 < 1 / 3 - u63 < 1e-7
+    fire.eps = 0.0  # without the millionth, u is 1/3 up to the one rounding of its float64 value to float32
+    assert abs(fire.normalized_distance(torch.tensor([63]), torch.tensor([60]))[0, 0].item() - 1 / 3) < 3e-8
+
+
+def test_random_distance_is_defined_in_the_main_line_and_cable_is_listed():
+    """The table's column "passkeys found at random distances" is defined under it, in the main line: "A passkey at
+    a *random distance* sits 1 to 510 tokens back, each distance equally likely" (before, only in the collapsed
+    block). And "Which models use these methods" lists CABLE (arXiv 2503.08067), whose abstract calls it "an additive
+    RPE" that "learns token-specific, context-aware biases for each attention head"."""
+    text = chapter_markdown("11_learned_position")
+    main = re.sub(r"<details>.*?</details>", " ", text)
+    assert "A passkey at a *random distance* sits 1 to 510 tokens back, each distance equally likely." in main
+    assert main.index("| no position encoding |") < main.index("A passkey at a *random distance*")
+    assert "CABLE ([Veisi et al. 2025](https://arxiv.org/abs/2503.08067)) is another additive bias" in text
+    *_, corpus = saved_run()
+    assert corpus.distances(512) == (1, 510)  # uniform over these, as sample_probe draws a distance by default
+
+
+def test_a_low_passkey_score_means_the_position_term_gets_in_the_way():
+    """Cell "In chapter 8's experiment": "The passkey is the input's only digit, so content alone can find it, and the
+    model without position encoding nearly always does. A low score thus means the position term gets in the way of
+    a far key." Not "hides far keys": RoPE scores low at 8L too. The check: at 8L the model without position
+    encoding finds at least 99 % in every seed, and RoPE, the same model with one position term added, finds less
+    than half in every seed, so the difference is the term's."""
+    text = chapter_markdown("11_learned_position")
+    assert "A low score thus means the position term gets in the way of a far key." in text
+    assert "hides far keys" not in text
+    config, *_ = saved_run()
+    eight_l = config["eval_lengths"][-1]
+    assert min(per_seed("none", "passkey", eight_l)) >= 0.99
+    assert max(per_seed("rope", "passkey", eight_l)) < 0.5

@@ -1569,10 +1569,13 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert near_one[0] < near_one[1] < near_one[2] and near_one[0] == 0, near_one
     assert share[1] > 0.7 and share[2] > 0.7, share
     for sentence in (
-        "Why: a slow pair has turned little even that far back, so its cosine stays near one.",
-        "A larger base has more such pairs.",
+        "Why: a slow pair turns little even that far back, and a larger base has more slow pairs.",
+        # the section opens with both effects, one part each; the second is checked in the pairs-past-L test
+        "This has two effects: far keys keep more of their score, and more pairs never finish a turn.",
     ):
         assert sentence in main_line, sentence
+    assert main_line.index("This has two effects") < main_line.index("### Far keys keep more of their score")
+    assert main_line.index("### Far keys keep more") < main_line.index("### More pairs never finish a turn")
     # the main figure draws only the smoothed lines; the thin per-distance curves are in the collapsed block's figure
     thin_cell = next(c for c in nb_cells() if c.get("id") == "c14c-thin")
     assert {"hide-input", "hide-output"} <= set(thin_cell["metadata"]["tags"])
@@ -1733,8 +1736,9 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         " head's frequencies $b^{-2i/d}$.",
         "The config's `rope_type` `proportional` sets this, and `partial_rotary_factor` sets the share, a quarter.",
         "The other pairs never turn, so they add a score no distance changes.",
-        # why (main line), and its source in the collapsed Gemma 4 block: the p-RoPE paper's suspicion, cited there
-        "The same rule was proposed as *p-RoPE*; its authors suspect the slowest pairs carry content, not position.",
+        # the contrast with partial rotary (main line), checked below: about 190 against about five million tokens
+        "With partial rotary's $b^{-2i/d_{\\text{rot}}}$ on as many dimensions, it would need about five million.",
+        # p-RoPE and its authors' suspicion: the collapsed Gemma 4 block, cited there
         "The book read those copies, not Google's file; the section's claims rest on them and on transformers'"
         " defaults.",
         "Its authors found that Gemma 7B favours its slowest pairs, which they suspect carry content.",
@@ -1758,7 +1762,9 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     assert main_line.index(definition) < main_line.index("global layer")
     assert main_line.index(definition) < main_line.index("Gemma 4's global layers answer")
     assert "In transformers' defaults, Gemma 4" not in text and "The rule matches p-RoPE" not in text
-    assert "Partial rotary with the same share and base" not in text and "five million" not in main_line
+    assert "Partial rotary with the same share and base" not in text
+    assert main_line.count("five million") == 1 and "p-RoPE" not in main_line  # the contrast, not the history
+    assert main_line.index("about 190 tokens") < main_line.index("about five million")
     # the main figure draws one idea: partial rotary's ladder is printed in the block's check cell, not drawn
     assert "partial rotary, same base, as many dims" not in _figure_titles()
     assert "only the fast quarter of the pairs turns" in _figure_titles()
@@ -1788,18 +1794,18 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     for sentence in (
         "MLA's *KV cache*, its store of past tokens, stays small: per token it holds mainly one short vector, its"
         " *latent* $c_n$.",
-        "Each head makes its key from it with a matrix $W_{UK}$.",
+        "Each head makes its key from it with a matrix $W_{UK}$, an *up-projection to keys*.",
         "| $c_n$ | the latent of token $n$, cached | 512 |",
         "| $k^R_n$ | the rotary key of token $n$, shared by all heads and cached | 64 |",
         "An explorer draws the view below for any model in the appendix's table.",
         "In the web book it runs in the page; in JupyterLab or Colab, run its cell first.",
         "Per token and layer, MLA caches $512 + 64 = 576$ numbers in DeepSeek-V2 and V3.",
-        "A standard multi-head model with 128 heads of 128 would cache about 57 times more than DeepSeek-V2's MLA.",
-        "When decoding, MLA can fold $W_{UK}$ into each head's query $q^C_m$ instead, so it never forms the heads' keys"
+        "Two common designs, with heads 128 wide, cache more:",
+        "When decoding, MLA can instead fold $W_{UK}$ into each head's query $q^C_m$, so it never forms the heads' keys"
         " for past tokens: $$ (q^C_m)^\\top W_{UK}\\, c_n = (W_{UK}^\\top q^C_m)^\\top c_n . $$",
         "RoPE on those keys would break the fold, since a rotation by the distance would sit between the query and"
         " $W_{UK}$:",
-        "Each distance would need its own folded matrix.",
+        "Each distance would need its own folded matrix, so each decoding step would rebuild every past key.",
         "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
         "(R_m q^C_m)^\\top R_n W_{UK}\\, c_n = (q^C_m)^\\top R_{n-m} W_{UK}\\, c_n .",
         "So MLA's *decoupled RoPE* adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token, shared by"
@@ -1869,17 +1875,45 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "mla", n_layers=layers, kv_lora_rank=ds["kv_lora_rank"], qk_rope_head_dim=ds["qk_rope_head_dim"]
     )
     assert gqa_8 == 2 * 8 * 128 * layers * 2 and abs(gqa_8 / mla_bytes - 3.6) < 0.05
-    assert (
-        "Grouped-query attention, GQA, whose query heads share 8 key and value heads, caches about 3.6 times more"
-        " than MLA." in text
-    )
+    # the main line's table puts GQA beside multi-head attention: each row's numbers and ratio, read from the row
+    rows = re.findall(r"\| ([^|]+) \| ([\d ]+) \| (?:about )?([\d.]+)(?: times)? \|", main_line)
+    table = {name.split(",")[0].split(":")[0]: (int(n.replace(" ", "")), float(x)) for name, n, x in rows}
+    mha_n, gqa_n = 2 * ds["num_attention_heads"] * 128, 2 * 8 * 128  # a key and a value of 128 per head
+    assert table["multi-head attention"] == (mha_n, 57.0) and round(mha_n / mla) == 57
+    assert table["grouped-query attention"] == (gqa_n, 3.6) and abs(gqa_n / mla - 3.6) < 0.05
+    assert table["MLA"] == (mla, 1.0)
+    assert gqa_8 // (2 * layers) == gqa_n  # posenc's count, per token and layer at 2 bytes a number
+    assert "| grouped-query attention, GQA: 8 key and value heads, shared by the query heads |" in main_line
+    assert "would cache about 57 times more than DeepSeek-V2's MLA" not in text  # not multi-head attention alone
+    # the hidden cell prints the table's three rows
+    costs_cell = next(c for c in nb_cells() if c.get("id") == "c40")
+    printed_costs = "".join("".join(o.get("text", "")) for o in costs_cell["outputs"])
+    for name, ratio in (("MHA, 128 heads of 128", "56.9"), ("GQA, 8 heads of 128", " 3.6"), ("MLA, 512 + 64", " 1.0")):
+        assert re.search(
+            re.escape(name) + r": +[\d,]+ numbers per token and layer, +" + re.escape(ratio.strip()), printed_costs
+        )
     own = ds["num_attention_heads"] * (
         ds["qk_nope_head_dim"] + ds["qk_rope_head_dim"] + ds["v_head_dim"]
     )  # V2's own heads
     assert own == 40960 and round(own / mla) == 71
-    gemma3 = book.MODEL_ROPE_CONFIGS["gemma-3-27b"]  # "1024 tokens, a thirty-second of the length it first trained on"
+    gemma3 = book.MODEL_ROPE_CONFIGS["gemma-3-27b"]  # the block's "1024 tokens ... 32 768 tokens of pre-training"
     assert gemma3["extra"]["sliding_window"] * 32 == gemma3["trained_length_before"] == 32768
-    assert "Gemma 3 27B's local window is 1024 tokens, a thirty-second of the length it first trained on." in text
+    # the main line's reason is resolution, not untrained angles: "Within Gemma 3 27B's local window of 1024 tokens,
+    # base $10^4$ lets 36 pairs finish a turn, against 24 with base $10^6$. So more of its pairs sweep every angle
+    # within the window." (a pair that finishes a turn sweeps every angle), counted here from the copied row
+    window_said = re.search(
+        r"Within Gemma 3 27B's local window of (\d+) tokens, base \$10\^4\$ lets (\d+) pairs finish a turn, against"
+        r" (\d+) with base \$10\^6\$\. So more of its pairs sweep every angle within the window\.",
+        main_line,
+    )
+    assert window_said, "the Gemma 3 window sentence"
+    window = gemma3["extra"]["sliding_window"]
+    finish = {
+        b: int((2 * math.pi / posenc.rope_inv_freq(128, b).double() <= window - 1).sum())
+        for b in (gemma3["extra"]["rope_local_base_freq"], gemma3["rope_theta"])
+    }
+    assert [int(x) for x in window_said.groups()] == [window, *finish.values()] == [1024, 36, 24]
+    assert "a local layer needs no larger base" not in text  # the old reason did not follow
     assert "The local window, 1024 tokens, is far shorter than the 32 768 tokens of pre-training" in text
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     explorer = [
@@ -1940,8 +1974,8 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         "each decoding step would rebuild every head's key for all past tokens, or the cache would hold",
         "Llama 4 Scout's chunks hold 8192 tokens, so no RoPE distance reaches a chunk's length.",
         "The left panel draws chunks of four: a chunk's first token sees only itself.",
-        "So in transformers, however long the input, the RoPE layers meet no untrained angles; only the NoPE layers"
-        " reach far keys.",
+        "So in transformers, however long the input, the RoPE layers meet only distances seen in training; only the"
+        " NoPE layers reach far keys.",
         "say how Llama 4 keeps its RoPE layers to short distances, and why DeepSeek's MLA splits off a rotary key.",
         "Meta's own code skips the chunk mask when it decodes one token at a time, so that token sees past its chunk.",
         "only when more than one token is fed at once. So a token decoded alone attends to every cached key",
@@ -1960,10 +1994,12 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         seen = posenc.chunked_causal_mask(n, c).nonzero()
         assert int((seen[:, 0] - seen[:, 1]).max()) == c - 1, (n, c)
     assert "chunked_causal_mask(16, 4)" in _figure_titles()  # "The left panel draws chunks of four."
-    # "no untrained angles": Scout's chunk is shorter than its trained length, so every RoPE distance it meets,
-    # under a chunk, was within its training length
+    # "only distances seen in training" (not "no untrained angles": transformers builds the angles m * theta in
+    # float32, so at millions of positions the rounded angles differ from training's): Scout's chunk is shorter than
+    # its trained length, so every RoPE distance it meets, under a chunk, was within its training length
     scout_row = book.MODEL_ROPE_CONFIGS["llama-4-scout"]
     assert scout_row["extra"]["attention_chunk_size"] < scout_row["trained_length"]
+    assert "meet no untrained angles" not in text
     # "a chunk's first token sees only itself"; "only the NoPE layers reach far keys": in the chunk mask a chunk's
     # first query sees one key, itself, and no query sees a key of an earlier chunk; the NoPE layers' causal mask does
     for n, c in ((16, 4), (40, 8), (8192 * 2, 8192)):
@@ -2155,13 +2191,14 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         " mean*, where ups and downs cancel.",
         "Its mean, with signs, differs from RoPE's by under 0.012 per pair at every such $d$",
         "at $d = 64$, 0.058 per pair, against RoPE's signed mean of 0.046.",
-        "The figure compares xPos with RoPE at $d = 64$.",
-        "Left: two to four thousand tokens back, xPos cuts the scores of unrelated keys to about a third.",
-        "Right: there, for a key equal to its query, it trims the swings but leaves the average no lower.",
-        "Nearer in, xPos does lower this average: at $d = 64$, over every span of distances from $a$ to $2a - 1$ with"
-        " $a$ below about 1500, by up to about a seventh.",
+        "In the figure, at $d = 64$ two to four thousand tokens back, xPos damps the score's swings, not a matching"
+        " key's average:",
+        "left, unrelated keys: the mean size of their scores falls to about a third of RoPE's;",
+        "right, a key equal to its query: its score swings less, and its average is no lower.",
+        "Nearer in, xPos does lower this average at $d = 64$: over every span of distances from $a$ to $2a - 1$ with"
+        " $a$ up to about 1500, and over some spans with $a$ up to about 2400, by up to 15 %.",
         "At $d = 32$ it is a hair lower even from 2048 to 4096 tokens back.",
-        "Far back, the fast pairs' terms only swing around zero, so fading them changes the average little.",
+        "There the fast pairs' terms only swing around zero, so fading them barely moves the average.",
         "no RoPE model in this chapter's table uses it, and the book knows no stated reason why.",
     ):
         assert sentence in text, sentence
@@ -2169,21 +2206,29 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "xPos's average is slightly above RoPE's" not in text  # now the block's numbers: 0.058 against 0.046
     assert "its average 2048-4096 back is not lower than RoPE's" in code  # the right panel's title
     assert "does not lower a matching key's average" not in text  # unscoped: false nearer in and at d = 32
-    # "Right: there, for a key equal to its query, it trims the swings but leaves the average no lower": "there" is
-    # the figure's d = 64 and band (above: 0.058 > 0.046). The block's exceptions: nearer in, over every span of
-    # distances [a, 2a) with a below about 1500, xPos's mean is lower, by up to about a seventh (0.85 of RoPE's at
-    # worst, a = 1304); at a = 1496 it is not; and at d = 32 the band's mean is a hair lower (0.0458 < 0.0462)
+    # "right, a key equal to its query: its score swings less, and its average is no lower": the figure's d = 64 and
+    # band (above: 0.058 > 0.046). The block's exceptions: nearer in, over every span of distances [a, 2a) with a up
+    # to about 1500, xPos's mean is lower, by up to 15 % (0.85 of RoPE's at worst, a = 1304); at a = 1496 it is not;
+    # it is lower again over some later spans, the last near a = 2400 (none from 2400 to 4096); and at d = 32 the
+    # band's mean is a hair lower (0.0458 < 0.0462)
     theta64 = posenc.rope_inv_freq(64).double()
     zeta64 = (torch.arange(0, 64, 2, dtype=torch.float64) / 64 + 0.4) / 1.4
-    dist = torch.arange(0, 4097, dtype=torch.float64)[:, None]
+    dist = torch.arange(0, 8193, dtype=torch.float64)[:, None]
     per_rope = torch.cos(dist * theta64).mean(-1)
     per_xpos = (torch.cos(dist * theta64) * zeta64 ** (dist / 512)).mean(-1)
     sp, sx = (torch.cat((torch.zeros(1, dtype=torch.float64), v.cumsum(0))) for v in (per_rope, per_xpos))
-    a = torch.arange(1, 2049)
-    ratio = ((sx[2 * a] - sx[a]) / (sp[2 * a] - sp[a])).double()
-    assert bool((ratio[:1495] < 1).all()) and float(ratio[1495]) >= 1  # lower for every a up to 1495, not at 1496
-    assert float(ratio[-1]) > 1  # the figure's band, a = 2048: not lower
-    assert 1 / 8 < 1 - float(ratio.min()) < 1 / 6.5  # "by up to about a seventh": 0.151
+    a = torch.arange(1, 4097)
+    rope_span, xpos_span = (sp[2 * a] - sp[a]) / a, (sx[2 * a] - sx[a]) / a  # the mean over [a, 2a), every a to 4096
+    lower = xpos_span < rope_span  # compared directly: RoPE's span mean turns negative from a = 3454
+    assert bool(lower[:1495].all()) and not bool(lower[1495])  # lower for every a up to 1495, not at 1496
+    assert not bool(lower[2047])  # the figure's band, a = 2048: not lower
+    lower_after = a[1495:][lower[1495:]]  # "some spans with a up to about 2400": stretches from 1499 to 2359
+    assert len(lower_after) > 0 and int(lower_after.min()) < 1600 and 2300 < int(lower_after.max()) < 2400
+    assert not bool(lower[1495:].all())  # "some", not every one
+    assert bool((rope_span[lower] > 0).all())  # where xPos is lower, RoPE's mean is positive: a relative drop
+    drop = 1 - xpos_span[lower] / rope_span[lower]
+    assert 0.14 < float(drop.max()) < 0.155  # "by up to 15 %": 0.151
+    assert "below about 1500" not in text and "about a seventh" not in text
     theta32 = posenc.rope_inv_freq(32).double()
     zeta32 = (torch.arange(0, 32, 2, dtype=torch.float64) / 32 + 0.4) / 1.4
     band = torch.arange(2048, 4097, dtype=torch.float64)[:, None]
@@ -2285,8 +2330,8 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         "at base $10^6$ the slowest pair meets under a tenth of a radian, as the next cell checks at $L = 8192$ for"
         " inputs $2L$, $4L$ and $8L$.",
         "| 3. Are the frequencies rescaled to reach longer inputs? | no |",
-        "In the next section's figures, PI, YaRN and the `llama3` rule slow every such pair by the full factor.",
-        "So their higher far scores come with more pairs that meet untrained angles.",
+        # the close is conditional on the input's length: a pair past L meets new angles only on a longer input
+        "So on inputs longer than their own $L$, more of their pairs meet untrained angles.",
     ):
         assert sentence in text, sentence
     # "Llama 3 and Code Llama also train at a longer $L$, yet leave more than Llama 2: 29 and 27 of 64 pairs, against
@@ -2718,8 +2763,28 @@ def test_chapter_saved_configs_hold_rope_parameters():
     main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
     assert (
         "Transformers 5 saves these fields in `rope_parameters`, one dict per layer type where types differ."
-        in main_line
+        " For Gemma 3 27B: ```json" in main_line
     )
+    # the main line's example: Gemma 3 27B's fields (the copied row), as transformers 5.24 saves them
+    config_cell = "".join(
+        "".join(c["source"]) for c in nb_cells() if "".join(c["source"]).startswith("## Reading a modern config")
+    )
+    shown = json.loads("{" + re.search(r"```json\n(.*?)```", config_cell, re.S).group(1).rstrip().rstrip(",") + "}")
+    row = book.MODEL_ROPE_CONFIGS["gemma-3-27b"]
+    gemma3 = transformers.Gemma3TextConfig(
+        rope_theta=row["rope_theta"],
+        rope_local_base_freq=row["extra"]["rope_local_base_freq"],
+        rope_scaling=dict(row["rope_scaling"]),
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        gemma3.save_pretrained(folder)
+        saved = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+    assert shown == {"rope_parameters": saved["rope_parameters"]}, saved["rope_parameters"]
+    # takeaway 3: "Gemma 3 sets one base per layer type."
+    takeaways = main_line[main_line.index("## Takeaways") : main_line.index("## Exercises")]
+    assert "Gemma 3 sets one base per layer type." in takeaways
+    bases = {kind: p["rope_theta"] for kind, p in saved["rope_parameters"].items()}
+    assert bases == {"sliding_attention": 1e4, "full_attention": 1e6}
 
 
 def test_chapter_table_counts_in_the_prose_match_the_rows():
