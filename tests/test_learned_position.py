@@ -1778,7 +1778,10 @@ def test_random_distance_is_defined_in_the_main_line_and_cable_is_listed():
     main = re.sub(r"<details>.*?</details>", " ", text)
     assert "A passkey at a *random distance* sits 1 to 510 tokens back, each distance equally likely." in main
     assert main.index("| no position encoding |") < main.index("A passkey at a *random distance*")
-    assert "CABLE ([Veisi et al. 2025](https://arxiv.org/abs/2503.08067)) is another additive bias" in text
+    assert (
+        'CABLE ([Veisi et al. 2025](https://arxiv.org/abs/2503.08067 "cite:veisi2025cable")) is another additive bias'
+        in text
+    )
     *_, corpus = saved_run()
     assert corpus.distances(512) == (1, 510)  # uniform over these, as sample_probe draws a distance by default
 
