@@ -1426,8 +1426,9 @@ def test_fire_higher_biases_from_the_later_query_put_the_threshold_below_511():
             fire = FireBias(2, c_init=c_value, L_thr_init=threshold)
         late, early = (fire.normalized_distance(torch.tensor([q]), q - torch.arange(64))[0].detach() for q in (511, 63))
         biases = [fire.bias(n)[:, -1, n - 64 :].detach() for n in (512, 64)]  # the last query's keys 63 to 0 back
-        if threshold >= 511:  # the same divisor: u is the same op on the same distances; the bias is float32 MLP
-            assert torch.equal(late, early)  # output on grids of two shapes, whose rounding may differ by CPU kernel
+        if threshold >= 511:  # the same divisor
+            assert torch.equal(late, early)  # u: the same op on the same distances, so exact
+            # the bias: float32 MLP output on grids of two shapes, whose rounding may differ by CPU kernel
             torch.testing.assert_close(biases[0], biases[1], rtol=1e-5, atol=1e-6)
         else:
             assert (late[1:] < early[1:]).all() and late[0] == early[0] == 0
@@ -1581,7 +1582,9 @@ def test_fire_u_in_bfloat16_autocast_shares_one_input_across_many_far_keys():
     with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
         hidden = fire.mlp[0](u[:, None])
     assert hidden.dtype == torch.bfloat16
-    assert torch.equal(hidden, fire.mlp[0].to(torch.bfloat16)(u[:, None].to(torch.bfloat16)))  # the input rounded
+    layer = fire.mlp[0]  # the same layer by hand in bfloat16, leaving the module in float32
+    by_hand = F.linear(*(t.to(torch.bfloat16) for t in (u[:, None], layer.weight, layer.bias)))
+    assert torch.equal(hidden, by_hand)  # the input rounded
     rows, runs = hidden.float().unique_consecutive(dim=0, return_counts=True)
     assert len(rows) == 30 and runs.max().item() == 95
     assert u.to(torch.bfloat16).unique().numel() == 30  # the distinct inputs: 8 significant bits
