@@ -524,20 +524,27 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "A multiplier above 1 sharpens attention. Only the *temperature* $t$ divides the logits;
-    Llama 4's *query temperature* multiplies them": the fourth column's heading, "multiplier of each logit", is that
-    convention; every row of the table fills it with a formula; "only": the temperature's cell is the one reciprocal,
-    every other cell a multiplier, not one over something. The entropy row, now in the Maths table: its
+    """The section's opening: "A multiplier above 1 sharpens attention. *Temperature* is used both ways: the
+    *temperature* $t$ divides the logits, but Llama 4's *query temperature* multiplies them": the fourth column's
+    heading, "multiplier of each logit", is that convention; every row of the table fills it with a formula; the
+    temperature's cell is the one reciprocal, every other cell a multiplier, not one over something, and the query
+    temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier in another. The entropy
+    row, now in the Maths table: its
     row's "Multiplying the logits by more than 1 never raises it": the entropy of softmax(c z) over random logits z
     never rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links
     Reading model code's temperature rules."""
     text = page()
-    ((above, direction, only),) = re.findall(
-        r"A multiplier (above|below) 1 (sharpens|flattens) attention\. (Only|Also) the \*temperature\* \$t\$ divides"
-        r" the logits; Llama 4's \*query temperature\* multiplies them\.",
+    ((above, direction, t_verb, tau_verb),) = re.findall(
+        r"A multiplier (above|below) 1 (sharpens|flattens) attention\. \*Temperature\* is used both ways: the"
+        r" \*temperature\* \$t\$ (divides|multiplies) the logits, but Llama 4's \*query temperature\*"
+        r" (multiplies|divides) them\.",
         text,
     )
-    assert (above, direction, only) == ("above", "sharpens", "Only"), (above, direction)  # the entropy check below
+    assert (above, direction) == ("above", "sharpens"), (above, direction)  # the entropy check below
+    # "both ways": the temperature's cell divides, the query temperature's multiplies (checked against the cells)
+    assert cells("temperature (attention temperature)")[3] == "$1/t$" and t_verb == "divides", t_verb
+    assert tau_verb == "multiplies", tau_verb
+    assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "| a number $t$ that divides the logits:" in row("temperature (attention temperature)")
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") :]
@@ -977,7 +984,9 @@ def test_base_row_names_rope_parameters():
 
 
 def test_llama3_and_yarn_count_turns_over_one_position_more():
-    """The turn row: "Pair $i$'s turns in $L$ are $L/\\lambda_i$"; the rows that use the count, `llama3`'s "bounds ...
+    """The turn row: "Pair $i$'s turns in $L$, $L/\\lambda_i$, count one offset past training's last": the angle at
+    offset $L$, one more than the fast pair row's last offset $L - 1$; the rows that use the count, `llama3`'s
+    "bounds ...
     in turns in $L$" and the betas' "in turns in $L$", sit below it; the fast pair row's test over offsets "up to
     $L - 1$"; and the
     collapsed block "Turns in L and the fast pairs' offsets": "A pair's turns in $L$, $L\\theta_i/(2\\pi)$, measure its
@@ -987,7 +996,10 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs whose count is `beta_fast` and `beta_slow`. A
     short L (16) makes L and L - 1 differ enough to tell apart."""
 
-    (in_l,) = re.findall(r"Pair \$i\$'s turns in \$L\$ are \$([^$]+)\$ \|", row("turn"))
+    ((in_l, past),) = re.findall(
+        r"Pair \$i\$'s turns in \$L\$, \$([^$]+)\$, count (one|two) offsets? past training's last \|", row("turn")
+    )
+    step = {"one": 1, "two": 2}[past]  # the row's count is the angle at training's last offset, L - 1, plus this
     assert "in turns in $L$" in row("Llama 3.1 scaling (`llama3`)") and "in turns in $L$" in row("betas")
     (count,) = re.findall(
         r"A pair's turns in \$L\$, \$([^$]+)\$, measure its angle at offset \$L\$, one position further than training's"
@@ -1003,6 +1015,7 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     turns = [evaluate(count, L=L, theta=float(t)) for t in theta]
     for t, n in zip(theta, turns):  # one position further: the count is the angle at offset L, in turns
         assert abs(n - evaluate(lhs, L=L + 1, theta=float(t)) / (2 * math.pi)) < 1e-12
+        assert abs(n - evaluate(lhs, L=L + step, theta=float(t)) / (2 * math.pi)) < 1e-12  # the row's "one offset"
         assert abs(n - evaluate(in_l, L=L, lam=2 * math.pi / float(t))) < 1e-12  # the row's L over the wavelength
         # the fast pair row's test is at least one turn by offset L - 1, one less than the turn row's L
         assert evaluate(inequality, L=L, theta=float(t)) == ((L - 1) * float(t) >= 2 * math.pi)
@@ -1318,8 +1331,10 @@ def test_temperature_divides_the_logits_and_below_one_sharpens():
 
 
 def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated_head():
-    """The attention factor row's cell "each logit multiplied by", "its square, in a fully rotated head", its meaning's
-    "in a fully rotated head, above 1 it sharpens attention" and the block's "In a *partial rotary* head, only the
+    """The attention factor row's cell "each logit multiplied by", "its square, in a fully rotated head", its meaning
+    "the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin", with the section's lead "A multiplier above
+    1 sharpens attention" (so $a > 1$ sharpens a fully rotated head: the entropy check below) and the block's "In a
+    *partial rotary* head, only the
     rotated coordinates' share of $q \\cdot k$ is multiplied by the square; the rest is unchanged, so no single number
     scales the logit" and "A configuration calls the factor `attention_factor`. Transformers' rotary modules hold it as
     `attention_scaling` and multiply cos and sin by it": a `yarn` config's `attention_factor`, when set, is the module's
@@ -1333,7 +1348,7 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb as llama_rotate
 
     cell = cells("attention factor")[3]
-    assert "| the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin;" in row("attention factor")
+    assert "| the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin |" in row("attention factor")
     power = {"$a^2$ in a fully rotated head": 2, "$a$ in a fully rotated head": 1}[cell.strip()]
     assert (
         "In a *partial rotary* head, only the rotated coordinates' share of $q \\cdot k$ is multiplied by the square;"
@@ -1344,7 +1359,7 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
         " `attention_scaling` and multiply cos and sin by it." in page()
     )
     assert "`attention_factor`" not in row("attention factor")  # the row holds the definition, the block the names
-    assert "in a fully rotated head, above 1 it sharpens attention" in row("attention factor")
+    assert "A multiplier above 1 sharpens attention." in page()  # the lead's rule, which the cell's a^2 > 1 obeys
     for cls in (LlamaRotaryEmbedding, GPTNeoXRotaryEmbedding):
         assert "cos = emb.cos() * self.attention_scaling" in inspect.getsource(cls.forward), cls
     d, n = 16, 6
@@ -1825,10 +1840,12 @@ def test_perplexity_is_e_to_the_loss_in_nats():
 
 
 def test_scales_tables_worked_row_yarns_factor_at_8():
-    """The block "YaRN's attention factor, its names in code, and partial rotary heads": "In YaRN, the attention factor
+    """The block "YaRN's and LongRoPE's attention factors, their names in code, and partial rotary heads": "In YaRN, the
+    attention factor
     is $0.1 \\ln s + 1$. At $s = 8$ it is about 1.21, so each logit is multiplied by its square, about 1.46, as a
     temperature $t \\approx 0.69$ would": transformers' `yarn` attention factor at s = 8, its square, and the
-    temperature that multiplies the logits by as much."""
+    temperature that multiplies the logits by as much. The LongRoPE sentence is
+    :func:`test_longrope_attention_factor`'s."""
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     ((s, m, square, t),) = re.findall(
@@ -2013,16 +2030,25 @@ def test_worked_example_every_pair_llama3_ramps_is_fast():
 
 
 def test_extension_factor_row_pi_divides_by_s_and_the_others_by_at_most_s():
-    """The row "extension factor": "$s$, a configuration's `factor`: PI divides every frequency by $s$, and NTK-aware
-    scaling, `llama3` and YaRN divide each by at most $s$", and the Longer-inputs block: "The *extension factor* sits
+    """The row "extension factor": "$s$, a configuration's `factor`: PI divides every frequency by $s$; NTK-aware
+    scaling, `llama3` and YaRN divide no frequency by more, but *dynamic NTK* can", and the Longer-inputs block: "The
+    *extension factor* sits
     in a configuration's `rope_scaling`, which transformers 5 reads into `rope_parameters`". Swept over head widths,
     bases, trained lengths and factors: PI's divisor is s for every pair;
     NTK-aware's base b s^(d/(d-2)), transformers' `llama3` (bounds 4 and 1) and `yarn` (its default betas) give every
-    pair a divisor from 1 to s, and s itself for some setting (so "at most" is not "less than")."""
-    assert (
-        "| $s$, a configuration's `factor`: PI divides every frequency by $s$, and NTK-aware scaling, `llama3` and YaRN"
-        " divide each by at most $s$ |" in row("extension factor")
+    pair a divisor from 1 to s, and s itself for some setting (so "no frequency by more" is not "less"). "but
+    *dynamic NTK* can": transformers' `dynamic` divides the slowest pair by more than s at 2L (9 with s = 8, the worked
+    example's), on two heads."""
+    (dyn_word,) = re.findall(
+        r"\| \$s\$, a configuration's `factor`: PI divides every frequency by \$s\$; NTK-aware scaling, `llama3` and"
+        r" YaRN divide no frequency by more, (but \*dynamic NTK\* can|and nor does \*dynamic NTK\*) \|",
+        row("extension factor"),
     )
+    for d, b, L in ((128, 500_000.0, 8192), (128, 10_000.0, 4096)):
+        theta = posenc.rope_inv_freq(d, b, dtype=torch.float64)
+        dyn = hf_inv_freq(d, max_position_embeddings=L, seq_len=2 * L, rope_type="dynamic", rope_theta=b, factor=8.0)
+        most = float((theta / dyn.double()).max())
+        assert (most > 8.0 * (1 + 1e-3)) == dyn_word.startswith("but"), (d, b, most)  # 9 > s = 8
     assert (
         "- The *extension factor* sits in a configuration's `rope_scaling`, which transformers 5 reads into"
         " `rope_parameters`, beside the rule's name, `rope_type`: see {ref}`Reading model code <glossary-fields>`."
@@ -2325,23 +2351,25 @@ def test_gemma_2_soft_capping_bounds_the_logits():
 
 
 def test_kv_cache_and_qk_norm_rows_name_the_right_models():
-    """The Core block: "With RoPE, a KV cache usually stores the keys after rotation; StreamingLLM stores them before",
-    as chapter 10 says ("StreamingLLM caches keys unrotated"), and transformers' Llama rotates, then caches. The QK-norm
+    """The Core block: "With RoPE, a KV cache usually stores the keys after rotation": transformers' Llama rotates,
+    then caches. StreamingLLM's unrotated keys are said once, in its own row (chapter 10's "StreamingLLM caches keys
+    unrotated"), and neither "In models and code" block repeats it. The QK-norm
     row: "a normalisation of the queries and keys, in most models before RoPE rotates them", and the Attention block:
     "Qwen3, OLMo 2 and Gemma 3 use a *QK-norm* before the rotation; Llama 4 Scout's RoPE layers normalise after it":
     their transformers attention modules have query and key norms, each applied before the rotation in the forward
     pass, Llama 4's after it, and Qwen2's has none; "most": over every model file of the installed transformers
     whose forward pass both normalises the queries and rotates them, the norm comes first in more than three times as
-    many models as it comes after. The same block's rolling cache: "StreamingLLM rotates a key by
-    its current cache slot. Chapter 10's rolling cache spares the *attention sinks*", chapter 10's words."""
+    many models as it comes after. The Attention block's rolling cache: "Chapter 10's *rolling KV cache* spares the
+    *attention sinks*", chapter 10's words."""
     from transformers.models.llama import modeling_llama
     from transformers.models.olmo2 import modeling_olmo2
     from transformers.models.qwen2 import modeling_qwen2
     from transformers.models.qwen3 import modeling_qwen3
 
-    assert "- With RoPE, a KV cache usually stores the keys after rotation; StreamingLLM stores them before." in (
-        models_block("## Core terms")
-    )
+    assert "- With RoPE, a KV cache usually stores the keys after rotation." in models_block("## Core terms")
+    assert "StreamingLLM" not in models_block("## Core terms")
+    assert "StreamingLLM" not in models_block("## Attention, kernels and models")
+    assert page().count("caches keys unrotated") == 1 and "caches keys unrotated" in row("StreamingLLM")
     assert "StreamingLLM" not in row("key/value cache (KV cache)")
     assert "StreamingLLM caches keys unrotated and rotates them by their current slot." in chapter("10_rope_today")
     forward = inspect.getsource(modeling_llama.LlamaAttention.forward)
@@ -2352,10 +2380,7 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
         "- Qwen3, OLMo 2 and Gemma 3 use a *QK-norm* before the rotation; Llama 4 Scout's RoPE layers normalise after"
         " it." in attention_block
     )
-    assert (
-        "- In a *rolling KV cache*, StreamingLLM rotates a key by its current cache slot. Chapter 10's rolling cache"
-        " spares the *attention sinks*." in attention_block
-    )
+    assert "- Chapter 10's *rolling KV cache* spares the *attention sinks*." in attention_block
     c10 = chapter("10_rope_today")
     assert "StreamingLLM rotates each cached key by its current cache slot." in c10
     assert "It keeps a window of recent tokens and the first few, its *sinks*, which models attend to heavily." in c10
@@ -2417,7 +2442,9 @@ def core_table_terms() -> list[str]:
 
 def test_letters_block_chapter_lists():
     """The letters block: $i$ is "a query's position, with $j$ the key's, in chapters 1, 3, 6, 8 and 11; the imaginary
-    unit $\\mathrm{i}$ in chapters 4 and 5"; $\\theta_i$ is "$\\omega_i$ in chapter 2". Each list is the set of chapters
+    unit $\\mathrm{i}$ in chapters 4 and 5"; $\\theta_i$ is "$\\omega_i$ in chapter 2; in the *sinusoidal encoding*
+    row, set by the embedding's width, not the head's": that row's exponent reads $d_{\\text{model}}$, which the row
+    calls the embedding's width, and the frequency row's reads the head's $d$. Each list is the set of chapters
     whose markdown writes $j - i$, $\\mathrm{i}$ or its own $\\omega_i$ (chapter 4 only names chapter 2's). The visible
     lines under "Core terms": "The *offset* $n - m$ is negative for an earlier key; the *distance* $\\lvert n -
     m\\rvert$ never is. Chapters 3, 5 and 10 also call the offset a
@@ -2432,7 +2459,18 @@ def test_letters_block_chapter_lists():
         r" the imaginary unit \$\\mathrm\{i\}\$ in chapters ([\d, and]+) \|",
         page(),
     )
-    (omega,) = re.findall(r"\| \$\\theta_i\$ \| pair \$i\$'s frequency \| \$\\omega_i\$ in chapter (\d+) \|", page())
+    (omega,) = re.findall(
+        r"\| \$\\theta_i\$ \| pair \$i\$'s frequency \| \$\\omega_i\$ in chapter (\d+); in the \*sinusoidal encoding\*"
+        r" row, set by the embedding's width, not the head's \|",
+        page(),
+    )
+    sinusoidal, frequency = row("sinusoidal encoding"), row("frequency | 频率")
+    assert (
+        "$\\theta_i = 10\\,000^{-2i/d_{\\text{model}}}$ and $d_{\\text{model}}$ the embedding's width |" in sinusoidal
+    )
+    assert "RoPE sets $\\theta_i = b^{-2i/d}$" in frequency and "| the width $d$ of one attention head |" in row(
+        "head dimension"
+    )
 
     def numbers(text):
         return {int(n) for n in re.findall(r"\d+", text)}
@@ -2482,8 +2520,9 @@ def test_letters_block_chapter_lists():
 
 def test_letters_block_k_and_tau_and_trained_length():
     """The notation block's $k$: "a key vector, as in $q \\cdot k$; a shift of positions in the *linear relation* row,
-    as in chapters 1 and 2 | the clipping distance of Shaw's vectors in chapter 3": the linear relation row writes the
-    shift $k$, chapters 1 and 2 name the shift $k$, chapter 3 makes $k$ alone the clipping distance. Its $\\tau$ row: "a
+    as in chapters 1 and 2 | the clipping distance of Shaw's vectors in chapter 3": the linear relation row writes "the
+    shift of $k$ positions", chapters 1 and 2 name the shift $k$, chapter 3 makes $k$ alone the clipping distance.
+    Its $\\tau$ row: "a
     "query temperature" in chapter 10 and on the claims page. Careful: it multiplies the logits, so it sharpens
     attention once above 1" (that a multiplier above 1 sharpens is
     :func:`test_a_larger_multiplier_never_flattens_attention`'s); its trained length row: chapter 10's "trained"
@@ -2494,7 +2533,10 @@ def test_letters_block_k_and_tau_and_trained_length():
         r" ([\d and]+) \| the clipping distance of Shaw's vectors in chapter (\d+) \|",
         page(),
     )
-    assert shift_in == "linear relation" and "depends only on the shift $k$" in row("linear relation")
+    assert shift_in == "linear relation" and (
+        "which depends only on the shift of $k$ positions, turns $\\mathrm{PE}(p)$ into $\\mathrm{PE}(p + k)$"
+        in row("linear relation")
+    )
     shift = {"01_why_position": "one linear map for each shift $k$", "02_absolute": "depends only on the shift $k$"}
     assert sorted(int(n) for n in re.findall(r"\d+", chapters)) == [int(name[:2]) for name in shift]
     for name, words in shift.items():
@@ -2515,8 +2557,9 @@ def test_temperature_section_opens_with_its_multiplier_table():
     """The section "Temperature and query scales" says what its table's fourth column, "each logit multiplied by",
     gives, then gives the table: each term is defined once. The temperature row's link says it leads to Reading model
     code; the query scale's cell is $\\tau$, as transformers' Llama 4 multiplies the queries, and so q . k, by it. The
-    first bullet of the block "Other models' query and logit scales", "Llama 4's code and some texts call a growing
-    multiplier of the logits a temperature, though as it grows it sharpens attention": transformers' Llama 4 names the
+    first bullet of the block "Other models' query and logit scales", "Llama 4's code, chapter 8 and some texts call a
+    growing multiplier of the logits a temperature, though as it grows it sharpens attention": chapter 8's growing
+    temperature scales the logits by a log of the number of tokens; transformers' Llama 4 names the
     switch `attn_temperature_tuning` and multiplies each query, so each of its logits, by a factor of 1 or more that
     grows with the position (its own formula, at the default settings); a factor above 1 sharpening is
     :func:`test_a_larger_multiplier_never_flattens_attention`'s."""
@@ -2527,11 +2570,15 @@ def test_temperature_section_opens_with_its_multiplier_table():
     header = "| English | 中文 | meaning | multiplier of each logit | chapter |"
     assert section.index("A multiplier above 1 sharpens attention.") < section.index(header)
     opening = section[: section.index(header)]
-    assert "Llama 4's *query\ntemperature*" in opening and "Llama 4's code" not in opening  # the code aside: the block
+    assert "Llama 4's *query temperature*" in opening and "Llama 4's code" not in opening  # the code aside: the block
     (direction,) = re.findall(
-        r"^- Llama 4's code and some texts call a growing multiplier of the logits a temperature, though as it grows it"
-        r" (sharpens|flattens) attention\. - DeepSeek",
+        r"^- Llama 4's code, chapter 8 and some texts call a growing multiplier of the logits a temperature,"
+        r" though as it grows it (sharpens|flattens) attention\. - DeepSeek",
         block("Other models' query and logit scales"),
+    )
+    # chapter 8's "attention temperature that grows" multiplies: Scalable-Softmax scales the logits by a log
+    assert "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by" in (
+        chapter("08_extrapolation")
     )
     g = torch.Generator().manual_seed(1)
     z = torch.randn(200, 30, generator=g, dtype=torch.float64) * 2
@@ -2890,7 +2937,6 @@ def test_qwen_logn_query_scale_matches_the_claims_page():
 #: the year of another of their papers (ALiBi as "Press et al. 2021", Shortformer's year) fails
 CITED_KEYS = {
     "NoPE": {"haviv2022nope", "kazemnejad2023nope"},
-    "axial 2-D RoPE": {"heo2024ropevit"},
     "rotary position embedding (RoPE)": {"su2021roformer"},
     "attention with linear biases (ALiBi)": {"press2022alibi"},
     "contextual position encoding (CoPE)": {"golovneva2024cope"},
@@ -2907,7 +2953,7 @@ CITED_KEYS = {
     "Transformer-XL": {"dai2019transformerxl"},
     "xPos": {"sun2022xpos"},
     "position interpolation (PI)": {"chen2023pi"},
-    "NTK-aware scaling": {"bloc97ntk2023", "jacot2018ntk"},
+    "NTK-aware scaling": {"bloc97ntk2023"},
     "adjusted base frequency (ABF)": {"xiong2023effective"},
     "NTK-by-parts": {"peng2024yarn"},
     "YaRN": {"peng2024yarn"},
@@ -2918,7 +2964,6 @@ CITED_KEYS = {
     "PoSE": {"zhu2024pose"},
     "RNoPE-SWA": {"yang2025ropetonope"},
     "passkey retrieval": {"mohtashami2023landmark"},
-    "needle-in-a-haystack test": {"hsieh2024ruler"},
     "sliding-window evaluation": {"press2022alibi"},
     "early token curse": {"press2021shortformer"},
     "critical dimension": {"liu2023scaling"},
@@ -3342,12 +3387,13 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     c7 = chapter("07_beyond")
     assert "bloc97's argument" in c7 and "PI slows down the fast pairs too" in c7
     assert "These runs do not isolate the cause" in chapter("08_extrapolation")
-    # the lead names two rules: "*Position interpolation*, PI, divides every pair's frequency by the configuration's
-    # `factor` $s$. *Dynamic NTK* keeps the fastest pair and divides the slowest by more, the longer the input"
+    # the lead names two rules: "*Position interpolation*, PI, divides every pair's frequency by $s$.
+    # *Dynamic NTK* keeps the fastest pair and, past $L$, divides the slowest by $1 + s(\ell/L - 1)$: more, the longer
+    # the input"
     assert (
-        "says by how much a rule divides the slowest pair. *Position interpolation*, PI, divides every"
-        " pair's frequency by the configuration's `factor` $s$. *Dynamic NTK* keeps the fastest pair and divides the"
-        " slowest by more, the longer the input." in text
+        "*Position interpolation*, PI, divides every"
+        " pair's frequency by $s$. *Dynamic NTK* keeps the fastest pair and, past $L$, divides the slowest by"
+        " $1 + s(\\ell/L - 1)$: more, the longer the input." in " ".join(text.split())
     )
     d, base, L, s = llama31_head()
     plain_theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
@@ -3692,8 +3738,9 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
 
 
 def test_temperature_sections_opening_names_the_chapters_that_multiply():
-    """The visible opening of "Temperature and query scales": "Llama 4's *query temperature* multiplies them", the
-    name chapter 10 gives a multiplier. Chapters 8 and 10 say "temperature" for such a multiplier, in their own words
+    """The visible opening of "Temperature and query scales": "*Temperature* is used both ways: the *temperature* $t$
+    divides the logits, but Llama 4's *query temperature* multiplies them", the name chapter 10 gives a multiplier.
+    Chapters 8 and 10 say "temperature" for such a multiplier, in their own words
     (the letters block's temperature row names them); the page's headwords are chapter 10's "query temperature" and
     chapter 7's "effective factor". That the multipliers grow and sharpen is
     :func:`test_temperature_section_opens_with_its_multiplier_table`'s and
@@ -3702,8 +3749,9 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     section = raw[
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
-    assert "Only the *temperature* $t$ divides the logits; Llama 4's *query temperature* multiplies them." in re.sub(
-        r"\s+", " ", section
+    assert (
+        "*Temperature* is used both ways: the *temperature* $t$ divides the logits, but Llama 4's *query temperature*"
+        " multiplies them." in re.sub(r"\s+", " ", section)
     )
     first, second = 8, 10
     assert "in chapter 8, a growing factor that multiplies them" in letters("temperature")
@@ -3748,8 +3796,9 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
     *ramp* divides the pairs between by less than $s$": transformers' `yarn` on Llama 3.1's head (default betas)
     keeps the pairs above 32 turns in L, divides those below 1 turn by s and the rest by more than 1, less than s. The
     passkey bullet, "Large models that pass *passkey retrieval* often fail harder *needle-in-a-haystack* tests, such as
-    RULER's", and the needle row, "*passkey retrieval* is one of the easiest, and RULER's tasks are harder (Hsieh et
-    al. 2024)": chapter 8's words and citation. Who described NTK-by-parts is a prose
+    RULER's (Hsieh et al. 2024)", and the needle row, "*passkey retrieval* is one of the easiest": chapter 8's words
+    and citation. The bullet "*NTK-aware scaling* is named after the neural tangent kernel of Jacot et al. 2018":
+    chapter 7's citation. Who described NTK-by-parts is a prose
     claim with no offline source."""
     text = block("More on NTK-by-parts, Self-Extend, PoSE and passkey retrieval")
     assert row("NTK-by-parts").startswith(
@@ -3804,13 +3853,17 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
     assert kept[turns > 32].all() and divided[turns < 1].all() and between.any(), (kept, divided)
     assert ((divisor[between] > 1) & (divisor[between] < s)).all(), divisor[between]
     assert (
-        "- Large models that pass *passkey retrieval* often fail harder *needle-in-a-haystack* tests, such as RULER's."
-        in text
+        "- Large models that pass *passkey retrieval* often fail harder *needle-in-a-haystack* tests, such as RULER's"
+        " (Hsieh et al. 2024)." in text
     )
     assert row("needle-in-a-haystack test").startswith(
         "| needle-in-a-haystack test | 大海捞针测试 | a test that hides a fact in long text and asks for it; *passkey"
-        " retrieval* is one of the easiest, and RULER's tasks are harder (Hsieh et al. 2024) |"
+        " retrieval* is one of the easiest |"
     )
+    assert "Hsieh" not in row("needle-in-a-haystack test")  # the row cites no one, so credits RULER's authors with none
+    # NTK-aware scaling's name and its source, moved from the row into this block; chapter 7 cites the same paper
+    assert "- *NTK-aware scaling* is named after the neural tangent kernel of Jacot et al. 2018." in text
+    assert '[Jacot et al. 2018](https://arxiv.org/abs/1806.07572 "cite:jacot2018ntk")' in chapter("07_beyond")
     c8 = chapter("08_extrapolation")
     assert (
         "A passkey is one of the easiest tests of long context: large models that pass it often fail harder tasks"
@@ -3869,16 +3922,19 @@ def test_context_parallelism_needs_global_positions():
 
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
-    """The main line of "Longer inputs": "One number, the *effective factor*, says by how much a rule divides the
-    slowest pair. *Position interpolation*, PI, divides every pair's frequency by the configuration's `factor` $s$.
-    *Dynamic NTK* keeps the fastest pair and divides the slowest by more, the longer the input": transformers'
-    `linear` divides every pair by `factor`, `dynamic` divides pair 0 by 1 at lengths from L/2 to 64L, and its slowest
-    pair by more at each longer length from 1.25L to 64L, by the worked example's formula (so the table's 9 is that
-    formula at 2L, not a number the learner must take on trust); the formula is the dynamic NTK row's. A table whose
-    last column is "at $2L$, with `factor` 8": "*extension factor* $s$, the configuration's `factor`", 8; "*stretch*,
-    the input's length over $L$, at least 1", 2; "*effective factor*", "8 under PI, 9 under dynamic NTK". Then: "A
-    slow pair needs its frequency divided by about the stretch, a *fast pair* not at all. At $2L$ both rules divide the
-    slowest pair by more, so it meets no new angle, but they slow most other pairs more than they need." "At $2L$":
+    """The main line of "Longer inputs": "Three numbers describe this:", each defined in a bullet that agrees with its
+    row: "the *extension factor* $s$ is the configuration's `factor`", "the *stretch* is the input's length over $L$,
+    at least 1", "the *effective factor* is what a rule divides the slowest pair's frequency by, for one input". Then
+    the goal before the rules: "To meet no new angle, a slow pair needs its frequency divided by about the stretch, a
+    *fast pair* not at all." Then "*Position interpolation*, PI, divides every pair's frequency by $s$. *Dynamic NTK*
+    keeps the fastest pair and, past $L$, divides the slowest by $1 + s(\\ell/L - 1)$: more, the longer the input":
+    transformers' `linear` divides every pair by `factor`, `dynamic` divides pair 0 by 1 at lengths from L/2 to 64L,
+    and its slowest pair by the main line's formula, the worked example's and the dynamic NTK row's, at each length
+    from 1.25L to 64L, more at each longer one; the table's 9 is that formula at 2L. "past $L$": at L/2 and at L
+    `dynamic` leaves the slowest pair alone, where the formula would give at most 1. A table whose
+    header is "quantity | at $2L$, with `factor` 8": "*extension factor* $s$", 8; "*stretch*", 2; "*effective
+    factor*", "8 under PI, 9 under dynamic NTK". Then: "At $2L$ both rules divide the slowest pair by more than the
+    stretch, so it meets no new angle, but they slow most other pairs more than they need." "At $2L$":
     past $sL$ PI's slowest pair does meet new angles (at 16L with s = 8), so the sentence holds only as narrowed;
     dynamic NTK's does not, at any length checked.
 
@@ -3893,25 +3949,32 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((slowest, every, fastest, more, times, header_factor),) = re.findall(
-        r"One number, the \*effective factor\*, says by how much a rule divides the (slowest) pair\."
-        r" \*Position interpolation\*, PI, divides (every) pair's frequency by the configuration's `factor` \$s\$\."
-        r" \*Dynamic NTK\* keeps the (fastest) pair and divides the slowest by (more|less), the longer the input\."
-        r" \| number \| at \$(\d*)L\$, with `factor` (\d+) \| \|---\|---\| ",
+    ((config_word, at_least, slowest, every, fastest, main_formula, more, times, header_factor),) = re.findall(
+        r"Three numbers describe this: - the \*extension factor\* \$s\$ is the (configuration's `factor`);"
+        r" - the \*stretch\* is the input's length over \$L\$, at (least|most) 1;"
+        r" - the \*effective factor\* is what a rule divides the (slowest) pair's frequency by, for one input\."
+        r" To meet no new angle, a slow pair needs its frequency divided by about the stretch, a \*fast pair\* not at"
+        r" all\. \*Position interpolation\*, PI, divides (every) pair's frequency by \$s\$\."
+        r" \*Dynamic NTK\* keeps the (fastest) pair and, past \$L\$, divides the slowest by \$([^$]+)\$: (more|less),"
+        r" the longer the input\. \| quantity \| at \$(\d*)L\$, with `factor` (\d+) \| \|---\|---\| ",
         visible,
     )
+    # each bullet is its row's definition, in short
+    assert f"| $s$, a {config_word.replace('the ', '')}:" in row("extension factor")
+    assert "| the number by which a rule divides its slowest pair's frequency for one input:" in row("effective factor")
     assert (slowest, more) == ("slowest", "more"), (slowest, more)
     (formula,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", block(WE))
-    (s_value,) = re.findall(r"\| \*extension factor\* \$s\$, the configuration's `factor` \| (\d+) \|", visible)
-    (stretch_value,) = re.findall(r"\| \*stretch\*, the input's length over \$L\$, at least 1 \| (\d+) \|", visible)
+    assert main_formula == formula, (main_formula, formula)  # the main line's formula is the worked example's
+    (s_value,) = re.findall(r"\| \*extension factor\* \$s\$ \| (\d+) \|", visible)
+    (stretch_value,) = re.findall(r"\| \*stretch\* \| (\d+) \|", visible)
     ((pi_value, dyn_value),) = re.findall(
         r"\| \*effective factor\* \| (\d+) under PI, (\d+) under dynamic NTK \|",
         visible,
     )
     ((at, most),) = re.findall(
-        r"\| A slow pair needs its frequency divided by about the stretch, a \*fast pair\* not at all\. At \$(\d*)L\$"
-        r" both rules divide the slowest pair by more, so it meets no new angle, but they slow (most|some|all) other"
-        r" pairs more than they need\.",
+        r"\| At \$(\d*)L\$"
+        r" both rules divide the slowest pair by more than the stretch, so it meets no new angle, but they slow"
+        r" (most|some|all) other pairs more than they need\.",
         visible,
     )
     assert at == times, (at, times)  # the sentence speaks of the table's length
@@ -3929,6 +3992,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     for d, base, L in ((llama_d, llama_base, llama_L), (128, 10_000.0, 4096)):
         ell = int(times or 1) * L
         assert evaluate(stretch, ell=ell, L=L) == int(stretch_value) and evaluate(stretch, ell=L // 2, L=L) == 1
+        assert at_least == "least" and min(evaluate(stretch, ell=n, L=L) for n in (1, L // 2, L, ell)) == 1
         theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
         slowest = float(theta[-1])
         fast = torch.tensor([bool(evaluate(inequality, L=L, theta=float(th))) for th in theta])
@@ -3958,6 +4022,10 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
             else:
                 for n in (L // 2, L, 3 * L // 2, ell, 4 * L, 64 * L):
                     assert fastest == "fastest" and abs(float(theta[0] / freqs(n)[0]) - 1) < 1e-6, n
+                for n in (L // 2, L):  # "past $L$": up to L the slowest pair is left alone; the formula would not be
+                    assert abs(float(theta[-1] / freqs(n)[-1]) - 1) < 1e-6, n
+                    assert evaluate(main_formula, s=s, ell=n, L=L) <= 1 + 1e-12, n
+                assert evaluate(main_formula, s=s, ell=L // 2, L=L) < 1 - 1e-3  # so the qualifier is needed
                 divided = []
                 for n in (5 * L // 4, 3 * L // 2, ell, 3 * L, 4 * L, 64 * L):  # the slowest pair: the page's formula
                     expected = evaluate(formula, s=s, ell=n, L=L)
@@ -3985,15 +4053,18 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
 
 def test_critical_dimension_row_is_twice_the_fast_pairs():
     """The row "critical dimension": "in Liu et al. 2023, the number of a head's dimensions whose pairs turn at least
-    once in $L$ positions", chapter 5's and chapter 10's words; the block "Turns in L and the fast pairs' offsets":
+    once in $L$ positions; Llama 3.1's head has 70, two per *fast pair*", chapter 5's and chapter 10's words: in Llama
+    3.1's head the pairs that turn once in $L$ are exactly the fast pairs (the fast pair row's inequality), and twice
+    their count is the row's number; the block "Turns in L and the fast pairs' offsets":
     "Liu et al.'s *critical dimension* is therefore twice the fast pairs' count, unless a pair turns once in $L$ but
     not in $L - 1$", and chapter 5's "92 for $d = 128$, $b = 10^4$ and 4096 tokens", recomputed; at those
     settings and in Llama 3.1's head, twice the number of fast pairs (the fast pair row's inequality) is the same count.
     "unless": over a sweep of trained lengths the two counts differ exactly when some pair turns once in $L$ but not
     in $L - 1$ positions, and such lengths exist."""
-    assert row("critical dimension").startswith(
-        "| critical dimension | 临界维度 | in Liu et al. 2023, the number of a head's dimensions whose pairs turn at"
-        " least once in $L$ positions |"
+    (llama_dims,) = re.findall(
+        r"^\| critical dimension \| 临界维度 \| in Liu et al\. 2023, the number of a head's dimensions whose pairs"
+        r" turn at least once in \$L\$ positions; Llama 3\.1's head has (\d+), two per \*fast pair\* \|",
+        row("critical dimension"),
     )
     assert (
         "Liu et al.'s *critical dimension* is therefore twice the fast pairs' count, unless a pair turns once in $L$"
@@ -4009,11 +4080,13 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
     (inequality,) = re.findall(
         r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", row("fast pair")
     )
-    for width, base, trained, expected in ((int(d), 10.0 ** int(exp), int(L), int(dims)), (*llama31_head()[:3], 70)):
+    heads = ((int(d), 10.0 ** int(exp), int(L), int(dims)), (*llama31_head()[:3], int(llama_dims)))
+    for width, base, trained, expected in heads:
         theta = posenc.rope_inv_freq(width, base, dtype=torch.float64)
-        once = int((trained * theta >= 2 * math.pi).sum())  # a full turn within the trained length
-        fast = sum(evaluate(inequality, L=trained, theta=float(t)) for t in theta)
-        assert 2 * once == 2 * fast == expected, (width, base, once, fast)
+        once = trained * theta >= 2 * math.pi  # a full turn within the trained length
+        fast = torch.tensor([bool(evaluate(inequality, L=trained, theta=float(t))) for t in theta])
+        assert torch.equal(once, fast), (width, base)  # the same pairs, so "two per fast pair"
+        assert 2 * int(once.sum()) == 2 * int(fast.sum()) == expected, (width, base, once.sum(), fast.sum())
     theta = posenc.rope_inv_freq(128, 10_000.0, dtype=torch.float64)
     edge_lengths = {math.ceil(2 * math.pi / float(t)) for t in theta[:40]}  # L at which a pair just completes a turn
     differ = 0
@@ -4312,8 +4385,8 @@ def test_models_named_for_alibi_axial_rope_and_sliding_windows():
     `axial` in transformers." and "Mistral 7B's first release uses *sliding-window attention* over 4096 tokens,
     transformers' default." Each against the installed transformers: BLOOM builds an ALiBi tensor, MPT's config turns
     ALiBi on by default, Pixtral's vision config asks for `axial` and its rotary module pairs half the frequencies with
-    each grid axis, and Mistral's config defaults to a 4096-token window. The axial row's "Heo et al. 2024 also study
-    learned mixed frequencies": chapter 7's words."""
+    each grid axis, and Mistral's config defaults to a 4096-token window. The block's "Heo et al. 2024 also study a
+    variant with learned mixed frequencies": chapter 7's words; the axial row holds only the definition."""
     encodings = models_block("## Encodings")
     assert "- BLOOM and MPT use *ALiBi*. Pixtral's vision encoder uses *axial 2-D RoPE*, rope type `axial` in" in (
         encodings
@@ -4329,8 +4402,13 @@ def test_models_named_for_alibi_axial_rope_and_sliding_windows():
     assert "torch.cat([inv_freq[0::2], inv_freq[1::2]])" in inspect.getsource(
         modeling_pixtral.PixtralVisionRotaryEmbedding.compute_axial_rope_parameters
     )  # half the pairs' frequencies for one axis, half for the other
-    assert "half the pairs turn with the row, half with the column. Heo et al. 2024 also study learned mixed" in row(
-        "axial 2-D RoPE"
+    assert row("axial 2-D RoPE").startswith(
+        "| axial 2-D RoPE | 轴向二维 RoPE | RoPE for image patches: half the pairs turn with the row, half with the"
+        " column |"
+    )
+    assert (
+        "rope type `axial` in transformers. Heo et al. 2024 also study a variant with learned mixed frequencies."
+        in " ".join(encodings.split())
     )
     assert "and study it for vision Transformers, next to a variant with learned mixed frequencies." in chapter(
         "07_beyond"
@@ -4404,3 +4482,95 @@ def test_streamingllm_row_says_what_chapter_10_says():
     assert "StreamingLLM's sinks are kept tokens with positions" in c10
     assert "an early token that attention uses as a default target" in row("attention sink")
     assert row("rolling KV cache") and "{ref}`StreamingLLM <glossary-attention>`" in page()
+
+
+# ---- round 105: each fact's consequence, and the facts the last read found missing ------------------------------
+
+
+def test_longrope_attention_factor():
+    """The block "YaRN's and LongRoPE's attention factors, ...": "LongRoPE's attention factor, for $s > 1$, is
+    $\\sqrt{1 + \\ln s/\\ln L}$", read from the page and evaluated: transformers' `longrope` attention factor, with no
+    `attention_factor` set, at s = 2, 8 and 32 and L = 4096 and 8192; at s = 1 it is 1, so "for $s > 1$"."""
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    summary = "YaRN's and LongRoPE's attention factors, their names in code, and partial rotary heads"
+    (inside,) = re.findall(r"LongRoPE's attention factor, for \$s > 1\$, is \$\\sqrt\{(.+?)\}\$\.", block(summary))
+
+    def page_value(s: float, L: int) -> float:
+        text = inside.replace("\\ln s", f"({math.log(s)!r})").replace("\\ln L", f"({math.log(L)!r})")
+        return math.sqrt(evaluate(text))
+
+    head = 64
+    for L in (4096, 8192):
+        for s in (1.0, 2.0, 8.0, 32.0):
+            cfg = transformers.LlamaConfig(
+                hidden_size=2 * head,
+                num_attention_heads=2,
+                head_dim=head,
+                max_position_embeddings=int(s * L),
+                rope_parameters={
+                    "rope_type": "longrope",
+                    "rope_theta": 10_000.0,
+                    "factor": s,
+                    "original_max_position_embeddings": L,
+                    "short_factor": [1.0] * (head // 2),
+                    "long_factor": [s] * (head // 2),
+                },
+            )
+            factor = ROPE_INIT_FUNCTIONS["longrope"](cfg, "cpu")[1]
+            if s > 1:
+                assert abs(page_value(s, L) - factor) < 1e-9, (s, L, factor)
+            else:
+                assert factor == 1.0 and abs(page_value(s, L) - 1) < 1e-12  # s = 1: the formula gives 1 too
+    assert "| the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin |" in row("attention factor")
+
+
+def test_mrope_on_text_is_plain_rope():
+    """The Encodings block: "Qwen2-VL's `get_rope_index` gives a text token one index on all three axes, so on text
+    *M-RoPE* is plain RoPE": transformers' Qwen2-VL `get_rope_index`, for inputs of text alone and of text around an
+    image, gives every text token equal time, height and width indices (the image tokens differ), and its rotary
+    embedding, given equal indices on the three axes, gives the cos and sin of plain RoPE with the same base and
+    width."""
+    from types import SimpleNamespace
+
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLModel, Qwen2VLRotaryEmbedding
+
+    assert (
+        "- Qwen2-VL's `get_rope_index` gives a text token one index on all three axes, so on text *M-RoPE* is plain"
+        " RoPE." in models_block("## Encodings")
+    )
+    merge = 2
+    fake = SimpleNamespace(config=SimpleNamespace(vision_config=SimpleNamespace(spatial_merge_size=merge)))
+    fake.get_vision_position_ids = lambda *a, **kw: Qwen2VLModel.get_vision_position_ids(fake, *a, **kw)
+    for types, grids in (([0] * 9, None), ([0] * 3 + [1] * 6 + [0] * 4, [[1, 2 * merge, 3 * merge]])):
+        ids = torch.zeros(1, len(types), dtype=torch.long)
+        kwargs = {"image_grid_thw": torch.tensor(grids)} if grids else {}
+        positions, _ = Qwen2VLModel.get_rope_index(fake, ids, torch.tensor([types]), **kwargs)
+        positions = positions[:, 0]  # (3 axes, tokens)
+        text = torch.tensor(types) == 0
+        assert torch.equal(positions[0, text], positions[1, text]), types
+        assert torch.equal(positions[0, text], positions[2, text]), types
+        if grids:
+            assert not torch.equal(positions[1, ~text], positions[2, ~text])  # image tokens differ across axes
+    d, section, base = 32, [4, 6, 6], 100.0
+    cfg = transformers.Qwen2VLTextConfig(
+        hidden_size=2 * d,
+        num_attention_heads=2,
+        rope_parameters={"rope_type": "default", "rope_theta": base, "mrope_section": section},
+    )
+    rope = Qwen2VLRotaryEmbedding(cfg)
+    pos = torch.arange(40)
+    cos, sin = rope(torch.zeros(1, 40, d), pos.expand(3, 1, 40))
+    ref_cos, ref_sin = posenc.rope_cos_sin(pos, d, base)
+    torch.testing.assert_close(cos[0].double(), ref_cos.double(), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(sin[0].double(), ref_sin.double(), rtol=1e-5, atol=1e-5)
+
+
+def test_logit_rows_chapters_say_logit():
+    """The row "logit (score)" cites chapters 2, 3 and 6: each cited chapter's markdown says "logit", and chapter 1,
+    whose markdown never does, is not cited."""
+    cited = re.findall(r"\{doc\}`\d+ <\.\./notebooks/(\w+)>`", cells("logit (score)")[3])
+    assert [name[:2] for name in cited] == ["02", "03", "06"], cited
+    for name in cited:
+        assert re.search(r"\blogits?\b", chapter(name)), name
+    assert not re.search(r"\blogits?\b", chapter("01_why_position"))

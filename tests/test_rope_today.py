@@ -1593,9 +1593,10 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         for b in (5e5, 1e6)
     ]
     assert bool((thin[1] < thin[0]).any())  # "which wiggles and crosses": at single distances 5e5 is above 1e6
-    # "The figure smooths each curve: at distance $x$ it draws the mean score from about $x/2$ to $x$." and the
-    # appendix's "each span of distances from $a$ to $2a - 1$. These are the figure's lines, each mean drawn at
-    # $2a - 1$": the figure's lines are rope_matching_stretch_means over [a, 2a), drawn at 2a - 1; of the
+    # the appendix's "each span of distances from $a$ to $2a - 1$. These are the figure's lines, each mean drawn at
+    # $2a - 1$, so at distance $x$ a line shows the mean from about $x/2$ to $x$", and the figure's y label (the
+    # smoothing rule left the main line): the figure's lines are rope_matching_stretch_means over [a, 2a), drawn
+    # at 2a - 1; of the
     # distances 1 .. 2a - 1 up to that point, a .. 2a - 1 are the far half; at x = 2a - 1 the span starts at
     # a = (x + 1) / 2, "about x/2"
     for a in (1, 2, 7, 300, 8192):
@@ -1610,10 +1611,12 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
             direct = torch.cos(torch.arange(a, 2 * a, dtype=torch.float64)[:, None] * theta).mean()
             assert abs(float(thick[a - 1] - direct)) < 1e-9, (base, a)
     assert "ax.semilogx(2 * a - 1, posenc.rope_matching_stretch_means(128, b, 8192)" in _figure_titles()
+    assert 'ylabel="score per pair, mean from |Δ|/2 to |Δ|"' in _figure_titles()
+    assert "The figure smooths each curve" not in text
     for sentence in (
-        "The figure smooths each curve: at distance $x$ it draws the mean score from about $x/2$ to $x$.",
-        "each span of distances from $a$ to $2a - 1$. These are the figure's lines, each mean drawn at $2a - 1$; the"
-        " cell after the checks draws them over the score at each distance, which wiggles and crosses;",
+        "each span of distances from $a$ to $2a - 1$. These are the figure's lines, each mean drawn at $2a - 1$, so at"
+        " distance $x$ a line shows the mean from about $x/2$ to $x$; the cell after the checks draws them over the"
+        " score at each distance, which wiggles and crosses;",
         "It is also the mean over random queries, scaled to one at distance zero.",
         "With $d = 128$, eight to sixteen thousand tokens back, the two larger bases keep about a quarter of it on"
         " average; $10^4$ keeps about zero.",
@@ -1668,14 +1671,13 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
             assert ladder == sorted(ladder), (d, length)
     assert "At one training length, a larger base also leaves at least as many pairs without a full turn." in text
     for sentence in (
-        "With $L$ the training length, a pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn in"
-        " training.",
+        "Call $L$ the length a model trained at or, if its config adds a scaling, the length the scaling starts"
+        " from. A pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn within $L$.",
         "A larger base lengthens every wavelength but the first, so at one $L$ it leaves at least as many such pairs.",
         "At one $L = 8192$ the three bases leave 14, 29 and 30 pairs, as the next cell checks;",
         "Code Llama and Llama 3 pair a larger base with a longer $L$, yet each, at its own $L$, leaves more pairs",
         "so base $10^4$ there leaves 14, not Llama 2's 18, counted at Llama 2's $L = 4096$.",
         "a pair past $L$ turns about $x$ times as far, so part of its turn lies in angles training never showed it.",
-        "On a longer input, such a pair turns into angles training never showed it.",  # the main line's short form
         "at base $10^6$ the slowest pair meets under a tenth of a radian",
         "so the pairs with $\\lambda_i$ near $xL$ meet the most",
         # the section's verdict: thick lines, counts
@@ -1800,11 +1802,13 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "An explorer draws the view below for any model in the appendix's table.",
         "In the web book it runs in the page; in JupyterLab or Colab, run its cell first.",
         "Per token and layer, MLA caches $512 + 64 = 576$ numbers in DeepSeek-V2 and V3.",
-        "Two common designs, with heads 128 wide, cache more:",
-        "When decoding, MLA can instead fold $W_{UK}$ into each head's query $q^C_m$, so it never forms the heads' keys"
-        " for past tokens: $$ (q^C_m)^\\top W_{UK}\\, c_n = (W_{UK}^\\top q^C_m)^\\top c_n . $$",
+        "The cache per token and layer, with heads 128 wide:",
+        "When decoding, MLA need never form the heads' keys for past tokens. It folds $W_{UK}$ into each head's query"
+        " $q^C_m$ and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\, c_n = (W_{UK}^\\top q^C_m)^\\top"
+        " c_n . $$",
         "RoPE on those keys would break the fold, since a rotation by the distance would sit between the query and"
-        " $W_{UK}$:",
+        " $W_{UK}$.",
+        "With RoPE on the keys made from the latent, a rotation by the distance sits between the query and $W_{UK}$:",
         "Each distance would need its own folded matrix, so each decoding step would rebuild every past key.",
         "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
         "(R_m q^C_m)^\\top R_n W_{UK}\\, c_n = (q^C_m)^\\top R_{n-m} W_{UK}\\, c_n .",
@@ -1843,15 +1847,17 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    # the main line shows the fold, the equation that breaks it and the score, each once in the chapter; the
-    # position-free term has one name there, the content term (not "the folded one")
+    # the main line shows two equations, the fold and the score, each once in the chapter; the payoff comes before
+    # the fold; the equation that breaks the fold sits in the block; the position-free term has one name there, the
+    # content term (not "the folded one")
     assert "\\text{score}_{mn}" in main_line and "need not rebuild keys" not in text
-    assert "(R_m q^C_m)^\\top R_n W_{UK}" in main_line
+    assert "(R_m q^C_m)^\\top R_n W_{UK}" not in main_line
     assert main_line.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1 == text.count("(W_{UK}^\\top q^C_m)^\\top c_n")
-    assert main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n") < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
+    assert main_line.index("need never form the heads' keys") < main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n")
+    assert text.index("(W_{UK}^\\top q^C_m)^\\top c_n") < text.index("(R_m q^C_m)^\\top R_n W_{UK}")
     assert "the folded one" not in text and "the wrong score" not in main_line
     assert "same heads would cache" not in text  # "the same heads" was ambiguous: V2's own keys are 192 wide
-    assert main_line.count("(R_m q^C_m)^\\top R_n W_{UK}") == 1 == text.count("(R_m q^C_m)^\\top R_n W_{UK}")
+    assert text.count("(R_m q^C_m)^\\top R_n W_{UK}") == 1
     # the main line says it in words; one draw's numbers are the block's "score -0.5 instead of 2.8": the appendix's
     # toy cell prints them (its check cell asserts 2.8 and -0.5 for this draw); query 8, key 3. The sign is one
     # draw's, so no digit of the toy and no "below zero" stays in the main line
@@ -1875,15 +1881,28 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "mla", n_layers=layers, kv_lora_rank=ds["kv_lora_rank"], qk_rope_head_dim=ds["qk_rope_head_dim"]
     )
     assert gqa_8 == 2 * 8 * 128 * layers * 2 and abs(gqa_8 / mla_bytes - 3.6) < 0.05
-    # the main line's table puts GQA beside multi-head attention: each row's numbers and ratio, read from the row
-    rows = re.findall(r"\| ([^|]+) \| ([\d ]+) \| (?:about )?([\d.]+)(?: times)? \|", main_line)
+    # the main line puts GQA beside multi-head attention, as two rounded ratios: "By the paper's formula, multi-head
+    # attention caches about 57 times as much, and grouped-query attention, GQA, with 8 key and value heads about 3.6
+    # times." (the paper's 2 n_h d_h and 2 n_g d_h, n_h = d_h = 128, n_g = 8); the table of exact counts is the block's
+    ratios = re.search(
+        r"By the paper's formula, multi-head attention caches about (\d+) times as much, and grouped-query attention,"
+        r" GQA, with (\d+) key and value heads about ([\d.]+) times\.",
+        main_line,
+    )
+    assert ratios, "the main line's two ratios"
+    assert "In the paper's count" not in text  # the 57 is the book's arithmetic on the paper's formula
+    assert int(ratios.group(1)) == round(2 * ds["num_attention_heads"] * 128 / mla) == 57
+    assert int(ratios.group(2)) == 8 and float(ratios.group(3)) == round(2 * 8 * 128 / mla, 1) == 3.6
+    assert "| multi-head attention, 128 key and value heads |" not in main_line
+    # the block's table: each row's numbers and ratio, read from the row
+    rows = re.findall(r"\| ([^|]+) \| ([\d ]+) \| (?:about )?([\d.]+)(?: times)? \|", text)
     table = {name.split(",")[0].split(":")[0]: (int(n.replace(" ", "")), float(x)) for name, n, x in rows}
     mha_n, gqa_n = 2 * ds["num_attention_heads"] * 128, 2 * 8 * 128  # a key and a value of 128 per head
     assert table["multi-head attention"] == (mha_n, 57.0) and round(mha_n / mla) == 57
     assert table["grouped-query attention"] == (gqa_n, 3.6) and abs(gqa_n / mla - 3.6) < 0.05
     assert table["MLA"] == (mla, 1.0)
     assert gqa_8 // (2 * layers) == gqa_n  # posenc's count, per token and layer at 2 bytes a number
-    assert "| grouped-query attention, GQA: 8 key and value heads, shared by the query heads |" in main_line
+    assert "| grouped-query attention, GQA: 8 key and value heads, shared by the query heads |" in text
     assert "would cache about 57 times more than DeepSeek-V2's MLA" not in text  # not multi-head attention alone
     # the hidden cell prints the table's three rows
     costs_cell = next(c for c in nb_cells() if c.get("id") == "c40")
@@ -1898,12 +1917,15 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert own == 40960 and round(own / mla) == 71
     gemma3 = book.MODEL_ROPE_CONFIGS["gemma-3-27b"]  # the block's "1024 tokens ... 32 768 tokens of pre-training"
     assert gemma3["extra"]["sliding_window"] * 32 == gemma3["trained_length_before"] == 32768
-    # the main line's reason is resolution, not untrained angles: "Within Gemma 3 27B's local window of 1024 tokens,
-    # base $10^4$ lets 36 pairs finish a turn, against 24 with base $10^6$. So more of its pairs sweep every angle
-    # within the window." (a pair that finishes a turn sweeps every angle), counted here from the copied row
+    # the main line, narrowed to what the chapter measures: "Within Gemma 3 27B's local window of 1024 tokens, base
+    # $10^4$ lets 36 pairs finish a turn, against 24 with base $10^6$. So more of the local layers' pairs sweep every
+    # angle within the window, while the global layers' larger base keeps far keys' scores." (a pair that finishes a
+    # turn sweeps every angle), counted here from the copied row. The Gemma 3 report gives the two bases, no reason:
+    # the old "for finer position detail there" read as the design's stated purpose
     window_said = re.search(
         r"Within Gemma 3 27B's local window of (\d+) tokens, base \$10\^4\$ lets (\d+) pairs finish a turn, against"
-        r" (\d+) with base \$10\^6\$\. So more of its pairs sweep every angle within the window\.",
+        r" (\d+) with base \$10\^6\$\. So more of the local layers' pairs sweep every angle within the window, while"
+        r" the global layers' larger base keeps far keys' scores\.",
         main_line,
     )
     assert window_said, "the Gemma 3 window sentence"
@@ -1914,6 +1936,21 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     }
     assert [int(x) for x in window_said.groups()] == [window, *finish.values()] == [1024, 36, 24]
     assert "a local layer needs no larger base" not in text  # the old reason did not follow
+    assert "finer position detail" not in text  # a purpose the report does not state
+    # "more of the local layers' pairs sweep every angle": with the local base every pair but the first turns
+    # faster, and within the window
+    # a key equal to its query falls further from its peak (mean score per pair over distances 1-1023: 0.29 against
+    # 0.52); "the global layers' larger base keeps far keys' scores": the first effect, at the 27B model's d = 128,
+    # 8192-16383 tokens back, with and without the global layers' linear factor 8
+    local_b, global_b = gemma3["extra"]["rope_local_base_freq"], gemma3["rope_theta"]
+    th_local, th_global = (posenc.rope_inv_freq(128, b).double() for b in (local_b, global_b))
+    assert bool((th_local[1:] > th_global[1:]).all())
+    near = torch.arange(1, window, dtype=torch.float64)[:, None]
+    in_window = [float(torch.cos(near * th).mean()) for th in (th_local, th_global)]
+    assert in_window[0] < in_window[1] - 0.2, in_window
+    far_band = torch.arange(8192, 16384, dtype=torch.float64)[:, None]
+    far_kept = [float(torch.cos(far_band * th).mean()) for th in (th_local, th_global, th_global / 8)]
+    assert far_kept[1] > 0.2 and far_kept[2] > 0.2 and abs(far_kept[0]) < 0.1, far_kept
     assert "The local window, 1024 tokens, is far shorter than the 32 768 tokens of pre-training" in text
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     explorer = [
@@ -2178,11 +2215,11 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
             assert abs(float((cos * weight).sum(-1).abs().mean() / cos.sum(-1).abs().mean()) - 0.65) < 0.01
             assert round(float(rope.mean()), 3) == 0.046 and round(float(xpos.mean()), 3) == 0.058
             assert 0 < float(xpos.mean() - rope.mean()) < 0.02  # "slightly above RoPE's", in the right panel
-    # the right panel: one legend entry per dashed average, with its value (0.05 and 0.06), not one black entry
+    # the right panel: the two averages as text, 0.046 and 0.058 (checked above), not two overlapping dashed lines
     code = _figure_titles()
-    assert 'label=f"{name}\'s average there: {mean_there:.2f}"' in code
-    assert '((matching_rope, "C0", "RoPE"), (matching_xpos, "C1", "xPos"))' in code
-    assert "dashed: each one's average there" not in code
+    assert 'averages = [f"{name}: {float(curve[xpos_band].mean()):.3f}"' in code
+    assert '((matching_rope, "RoPE"), (matching_xpos, "xPos"))' in code and '"average 2048-4096 back\\n"' in code
+    assert "mean_there" not in code and "dashed: each one's average there" not in code
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "xPos mostly damps the fast pairs' swings in this score.",
@@ -2191,21 +2228,24 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         " mean*, where ups and downs cancel.",
         "Its mean, with signs, differs from RoPE's by under 0.012 per pair at every such $d$",
         "at $d = 64$, 0.058 per pair, against RoPE's signed mean of 0.046.",
-        "In the figure, at $d = 64$ two to four thousand tokens back, xPos damps the score's swings, not a matching"
-        " key's average:",
+        # the expectation, then its reversal, scoped to the figure's head and band
+        "no RoPE model in this chapter's table uses it. Far back, its decay mostly damps the score's swings.",
+        "In the figure, at $d = 64$ two to four thousand tokens back:",
         "left, unrelated keys: the mean size of their scores falls to about a third of RoPE's;",
         "right, a key equal to its query: its score swings less, and its average is no lower.",
         "Nearer in, xPos does lower this average at $d = 64$: over every span of distances from $a$ to $2a - 1$ with"
         " $a$ up to about 1500, and over some spans with $a$ up to about 2400, by up to 15 %.",
         "At $d = 32$ it is a hair lower even from 2048 to 4096 tokens back.",
         "There the fast pairs' terms only swing around zero, so fading them barely moves the average.",
-        "no RoPE model in this chapter's table uses it, and the book knows no stated reason why.",
     ):
         assert sentence in text, sentence
     assert "stays close to RoPE's" not in text and "stays near RoPE's" not in code
     assert "xPos's average is slightly above RoPE's" not in text  # now the block's numbers: 0.058 against 0.046
     assert "its average 2048-4096 back is not lower than RoPE's" in code  # the right panel's title
     assert "does not lower a matching key's average" not in text  # unscoped: false nearer in and at d = 32
+    # the lesson comes first, before the mechanism; no aside in the book's voice, no set-up to reverse
+    assert text.index("Far back, its decay mostly damps") < text.index("It multiplies pair $i$'s term by")
+    assert "the book knows no stated reason" not in text and "A decay sounds as if" not in text
     # "right, a key equal to its query: its score swings less, and its average is no lower": the figure's d = 64 and
     # band (above: 0.058 > 0.046). The block's exceptions: nearer in, over every span of distances [a, 2a) with a up
     # to about 1500, xPos's mean is lower, by up to 15 % (0.85 of RoPE's at worst, a = 1304); at a = 1496 it is not;
@@ -2316,15 +2356,13 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
     assert float((8 * 8192 - 1) * theta[-1] - (8192 - 1) * theta[-1]) < 0.1  # new angles of the slowest pair at 8L
     text = chapter_markdown("10_rope_today")
     for sentence in (
-        "PI, YaRN and the `llama3` rule are *static*: they slow the pairs on every input, so even a short input gets"
-        " slowed frequencies.",
+        "PI, YaRN and the `llama3` rule are *static*: they slow the same pairs on every input, short ones too.",
         "A blended pair's frequency lies between its own and its own divided by $s$.",
         "A pair that turns $N$ times within $L$ has wavelength $L/N$.",
         "YaRN and the `llama3` rule keep the fastest pairs, which tell nearby tokens apart, and divide the slowest by"
         " $s$.",
         "Between the kept and the slowed pairs, YaRN and the `llama3` rule *blend*: they divide by a factor between one"
         " and $s$ that grows toward the slower pairs.",
-        "the second draws the opening's config.",
         "Code Llama and Llama 3 chose larger bases for longer inputs: $10^6$ and $5 \\cdot 10^5$, against Llama 2's"
         " $10^4$.",
         "at base $10^6$ the slowest pair meets under a tenth of a radian, as the next cell checks at $L = 8192$ for"
@@ -2338,8 +2376,8 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
     # 18.": the counts read from the main line's sentence, against each copied row's base and trained length
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     said = re.search(
-        r"Llama 3 and Code Llama also train at a longer \$L\$, yet leave more than Llama 2: (\d+) and (\d+) of 64"
-        r" pairs, against (\d+)\.",
+        r"Llama 3 and Code Llama also train at a longer \$L\$, yet leave more than Llama 2: (\d+) and (\d+) pairs,"
+        r" against (\d+)\.",
         main_line,
     )
     assert said, "the own-L sentence"
@@ -2562,7 +2600,9 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     assert '("yarn", "YaRN", 32), ("llama3", "the llama3 rule", 4)' in _figure_titles()  # the dashed lines: L/32, L/4
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert "The first draws a Llama 2-like demo head with $L = 4096$" in main_line
+    assert "The first draws a Llama 2-like demo head" not in main_line  # the figures' titles name their heads:
+    assert "One demo head, d = 128, base 1e4, L = 4096, factor 8" in _figure_titles()
+    assert "Another head: Llama 3.1 8B's config" in _figure_titles()
     # the rules in config fields sit in the appendix's block "Where the ramps start"; the block right after the
     # figures repeated the main line and is gone
     assert "<summary>Which pairs count as fast: the config fields</summary>" not in text
@@ -2574,10 +2614,10 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
         assert sentence in text and sentence not in main_line, sentence
     # the main line says where "fast" ends, with the figures' numbers (the sweep above: kept iff L / lambda > field)
     assert (
-        "Dashed lines mark where *fast* ends: YaRN keeps pairs that turn over 32 times within $L$, the `llama3` rule"
-        " over 4 times." in main_line
+        "In the figures below, dashed lines mark where *fast* ends: YaRN keeps pairs that turn over 32 times within"
+        " $L$, the `llama3` rule over 4 times." in main_line
     )
-    assert main_line.index("Dashed lines mark where *fast* ends") < main_line.index("Between the kept and the slowed")
+    assert main_line.index("dashed lines mark where *fast* ends") < main_line.index("Between the kept and the slowed")
     # "they divide by a factor between one and $s$ that grows toward the slower pairs": on the demo head (yarn,
     # llama3) and the opening's config, each pair's slowdown lies in [1, s], never falls from one pair to the
     # next slower one, and takes values strictly between 1 and s for the blended pairs
@@ -2617,10 +2657,17 @@ def test_chapter_opening_defines_l_as_where_a_scaling_starts():
     dynamic = inspect.getsource(rope_utils._compute_dynamic_ntk_parameters)
     assert "max_position_embeddings" in dynamic
     text = chapter_markdown("10_rope_today")
-    assert (
-        "`original_max_position_embeddings` holds $L$, the length a scaling starts from, here the training length"
-        " before the scaling." in text
+    # L is defined once, where it is first used (*Raising the base*), with both its readings; the scaling section
+    # names the field that stores it in the opening's config
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    definition = (
+        "Call $L$ the length a model trained at or, if its config adds a scaling, the length the scaling starts from."
     )
+    assert main_line.count(definition) == 1
+    assert main_line.index("$L") == main_line.index(definition) + len("Call ")  # no use of L before it
+    assert "The opening's config stores $L$ as `original_max_position_embeddings`." in main_line
+    assert main_line.index(definition) < main_line.index("The opening's config stores $L$")
+    assert "the length a scaling starts from, here the training length" not in text
     assert "holds the model's initial training length" not in text
     assert "dynamic NTK reads it from `max_position_embeddings`" in text  # the symbols block
 
@@ -2857,15 +2904,17 @@ def test_chapter_gemma4_figure_labels_a_tick_between_millions_and_never():
 
 def test_chapter_config_check_snippet_gives_the_opening_frequencies(tmp_path):
     """Chapter 10, *Reading a modern config* (main line): "To see the frequencies the code uses, build its rotary
-    module:", then a snippet, then "For the opening's config, it keeps the fastest pairs and slows the slowest
-    eightfold." The snippet is run as printed, on a folder holding the opening's config.json (its position fields as
+    module:", then a snippet. The walk above it reads the opening's config: "Its `llama3` scaling keeps the pairs
+    with wavelengths under $L/4 = 2048$ ... It slows eightfold those above $L = 8192$". The snippet is run as
+    printed, on a folder holding the opening's config.json (its position fields as
     printed, with Llama 3.1 8B's head sizes): its `inv_freq` keeps the fast pairs' theta_i, divides the slowest by 8
     (the pairs past L, 29 of 64), and its attention factor is 1."""
     transformers = _hf()
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "To see the frequencies the code uses, build its rotary module:",
-        "For the opening's config, it keeps the fastest pairs and slows the slowest eightfold.",
+        "Its `llama3` scaling keeps the pairs with wavelengths under $L/4 = 2048$, set by `high_freq_factor`.",
+        "It slows eightfold those above $L = 8192$, set by `low_freq_factor`.",
     ):
         assert sentence in text, sentence
     cells = nb_cells()
@@ -2892,6 +2941,7 @@ def test_chapter_config_check_snippet_gives_the_opening_frequencies(tmp_path):
     assert bool(kept[: int(kept.sum())].all()) and bool(full[-int(full.sum()) :].all())  # the fastest, the slowest
     lam = 2 * math.pi / plain
     assert torch.equal(full, lam > fields["rope_scaling"]["original_max_position_embeddings"])  # the pairs past L
+    assert torch.equal(kept, lam < fields["rope_scaling"]["original_max_position_embeddings"] / 4)  # under L/4
     torch.testing.assert_close(
         inv_freq,
         book.scaled_wavelengths("llama-3.1-8b")["wavelength_after"].double().reciprocal() * 2 * math.pi,
@@ -3006,3 +3056,104 @@ def test_chapter_takeaways_keep_the_openings_two_model_promises():
     seen = posenc.chunked_causal_mask(2 * chunk, chunk).nonzero()
     assert chunk == 8192 and int((seen[:, 0] - seen[:, 1]).max()) == chunk - 1
     assert sum(1 for use in posenc.today.llama4_rope_layers(48) if not use) == 12  # every fourth of Scout's 48 layers
+
+
+def test_chapter_pairs_past_l_have_their_consequence():
+    """Chapter 10, *More pairs never finish a turn* (main line), after the counts: "So on inputs longer than their own
+    $L$, more of their pairs meet untrained angles. But their slowest pairs turn little further: on inputs eight times
+    their $L$, under a fifth of a radian, against over three for Llama 2's. So more such pairs is not simply worse."
+    From the copied rows (base, trained L), d = 128: the slowest pair's new angle on an input 8L is (8 - 1) L theta_63
+    (it turns under once within 8L, so all of it past L is new): 0.141 and 0.142 rad for Llama 3 and Code Llama, 3.31
+    for Llama 2."""
+    text = chapter_markdown("10_rope_today")
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    said = (
+        "So on inputs longer than their own $L$, more of their pairs meet untrained angles. But on inputs eight times"
+        " $L$, their slowest pair turns under a fifth of a radian past $L$, against over three radians for Llama"
+        " 2's. So the larger bases leave more pairs past $L$, yet their slowest barely move."
+    )
+    assert said in main_line
+    assert main_line.index("yet leave more than Llama 2") < main_line.index(said)
+    new_angle = {}
+    for key in ("llama-3-8b", "code-llama-7b", "llama-2-7b"):
+        row = book.MODEL_ROPE_CONFIGS[key]
+        theta = posenc.rope_inv_freq(128, row["rope_theta"]).double()
+        length = row["trained_length"]
+        assert 8 * length * float(theta[-1]) < 2 * math.pi  # the slowest pair: no full turn even within 8L
+        new_angle[key] = 7 * length * float(theta[-1])
+    assert new_angle["llama-3-8b"] < 0.2 and new_angle["code-llama-7b"] < 0.2, new_angle
+    assert new_angle["llama-2-7b"] > 3, new_angle
+    # the section's cell prints these angles and asserts them, so the chapter shows its numbers
+    cell = next(c for c in nb_cells() if "past_L_turn" in "".join(c["source"]) and c["cell_type"] == "code")
+    printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+    shown = dict(re.findall(r"(Llama 2|Llama 3|Code Llama), base .*?slowest turns ([\d.]+) rad past L", printed))
+    assert shown == {
+        "Llama 2": f"{new_angle['llama-2-7b']:.2f}",
+        "Llama 3": f"{new_angle['llama-3-8b']:.2f}",
+        "Code Llama": f"{new_angle['code-llama-7b']:.2f}",
+    }, printed
+    assert "So more such pairs is not simply worse." not in text
+    # the block's source for "not simply worse": Liu et al. find a larger base can improve extrapolation
+    assert "so more pairs past $L$ is not simply worse." in text
+
+
+def test_chapter_partial_rotary_names_its_content_channel():
+    """Chapter 10, *Partial rotary* (main line): "The second has no position in it: a content channel that no distance
+    blurs, so a key that matches the query's content gets it at any distance." The pass-through term q_pass . k_pass
+    is the same for every (m, n), while the rotated term changes; a key equal to its query gets |q_pass|^2 at every
+    distance. The opening puts its three goals right after the six questions, before the config it reads."""
+    text = chapter_markdown("10_rope_today")
+    assert (
+        "The second has no position in it: a content channel that no distance blurs, so a key that matches the"
+        " query's content gets it at any distance." in text
+    )
+    g = torch.Generator().manual_seed(1)
+    d, d_rot, n_pos = 64, 16, 64
+    q, k = (torch.randn(d, generator=g, dtype=torch.float64) for _ in range(2))
+    cos, sin = posenc.rope_cos_sin(n_pos, d_rot, dtype=torch.float64)
+    q_at, k_at = posenc.apply_rope(q, cos, sin), posenc.apply_rope(k, cos, sin)
+    scores = q_at @ k_at.T
+    rotated = q_at[:, :d_rot] @ k_at[:, :d_rot].T
+    torch.testing.assert_close(scores - rotated, torch.full_like(scores, float(q[d_rot:] @ k[d_rot:])))
+    assert float(rotated.max() - rotated.min()) > 1.0
+    matching = q_at @ q_at[0]
+    torch.testing.assert_close(
+        matching - q_at[:, :d_rot] @ q_at[0, :d_rot], torch.full_like(matching, float(q[d_rot:] @ q[d_rot:]))
+    )
+    opening = "".join(nb_cells()[1]["source"])
+    assert opening.index("| 6. Does a decay factor") < opening.index("After this chapter you will be able to:")
+    assert opening.index("After this chapter you will be able to:") < opening.index("```json")
+
+
+def test_chapter_matching_key_running_average_and_static_takeaway():
+    """Chapter 10, *Partial rotary* (main line): "Right, for a key equal to its query, it peaks at distance zero; its
+    running average, in red, stays below that peak." The figure's red line is the mean of the rotated term from about
+    |Δ|/2 to |Δ|; for any query it is below the peak |q_rot|^2 at every |Δ| >= 1 (each term is, since cos < 1 for a
+    pair that has turned), though it may rise again (seed 0: down to about 0.85, back up past 5). Takeaway 4: the
+    static scalings slow pairs "even on short inputs", as the scaling section's main line says. The layout sentence
+    has no block that only points elsewhere."""
+    for seed in range(20):
+        g = torch.Generator().manual_seed(seed)
+        q = torch.randn(64, generator=g, dtype=torch.float64)
+        cos, sin = posenc.rope_cos_sin(256, 16, dtype=torch.float64)
+        q_at = posenc.apply_rope(q, cos, sin)
+        matching = q_at[:, :16] @ q_at[0, :16]
+        running = torch.stack([matching[(x + 1) // 2 : x + 1].mean() for x in range(256)])
+        assert bool((running[1:] < matching[0]).all()), seed
+    text = chapter_markdown("10_rope_today")
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    assert (
+        "Right, for a key equal to its query, it peaks at distance zero; its running average, in red, stays below that"
+        " peak." in main_line
+    )
+    assert "is lower on average farther away" not in text  # the red line climbs back up far out
+    code = _figure_titles()
+    assert "the rotated part falls on average" not in code
+    assert "assert bool((running[1:] < matching[0]).all())" in code  # the figure's own draw, checked where drawn
+    assert "masked in causal attention" not in code  # the left panel draws keys before the query only
+    assert (
+        "YaRN and the `llama3` rule keep the fastest pairs and slow the slowest ones, even on short inputs;"
+        in main_line
+    )
+    assert "PI, YaRN and the `llama3` rule are *static*: they slow the same pairs on every input" in main_line
+    assert "<summary>Where each model and library sets the layout</summary>" not in text
