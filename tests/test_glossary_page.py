@@ -457,12 +457,12 @@ def test_qwen3_vl_gives_its_slowest_pairs_to_time():
 def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scale():
     """The block "Other models' query and logit scales": "DeepSeek-V2's and V3's configurations make the *attention
     factor* 1 and sharpen through the softmax scale instead. Each of their fields `mscale` and `mscale_all_dim` sets a
-    factor $0.1\\,\\mu \\ln s + 1$ [...]. Cos and sin are multiplied by the first factor over the second, 1 since the
-    fields are equal, and the softmax scale by the second's square": with their `mscale` equal to `mscale_all_dim`
-    (posenc/book/models.py's copies), transformers' YaRN puts 1 on cos and sin and the DeepSeek attention multiplies
-    the softmax scale by the square of `mscale_all_dim`'s factor, more than 1; with unequal fields, transformers'
-    YaRN puts the ratio of the two factors on cos and sin. DeepSeek-V4's port sets the attention factor
-    to 1 and keeps the plain softmax scale, so the page must not say "DeepSeek's" unqualified."""
+    factor $0.1\\,\\mu \\ln s + 1$ [...]. Cos and sin are multiplied by the first factor over the second, which is 1
+    since the fields are equal. The softmax scale is multiplied by the second factor's square": with their `mscale`
+    equal to `mscale_all_dim` (posenc/book/models.py's copies), transformers' YaRN puts 1 on cos and sin and the
+    DeepSeek attention multiplies the softmax scale by the square of `mscale_all_dim`'s factor, more than 1; with
+    unequal fields, transformers' YaRN puts the ratio of the two factors on cos and sin. DeepSeek-V4's port sets the
+    attention factor to 1 and keeps the plain softmax scale, so the page must not say "DeepSeek's" unqualified."""
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
     from transformers.models.deepseek_v3 import modeling_deepseek_v3 as ds3
     from transformers.models.deepseek_v4 import configuration_deepseek_v4 as v4_config, modeling_deepseek_v4 as v4
@@ -474,8 +474,9 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
     assert "DeepSeek's configurations" not in page()
     assert (
         "Each of their fields `mscale` and `mscale_all_dim` sets a factor $0.1\\,\\mu \\ln s + 1$, with $\\mu$ the"
-        " field's value. Cos and sin are multiplied by the first factor over the second, 1 since the fields are"
-        " equal, and the softmax scale by the second's square: see" in block("Other models' query and logit scales")
+        " field's value. Cos and sin are multiplied by the first factor over the second, which is 1 since the fields"
+        " are equal. The softmax scale is multiplied by the second factor's square: see"
+        in block("Other models' query and logit scales")
     )
 
     def m(s: float, mu: float) -> float:
@@ -524,8 +525,8 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "A multiplier above 1 sharpens attention. *Temperature* is used both ways: the
-    *temperature* $t$ divides the logits, but Llama 4's *query temperature* multiplies them": the fourth column's
+    """The section's opening: "A multiplier above 1 sharpens attention. The *temperature* $t$ divides the logits, but
+    Llama 4's *query temperature* multiplies them": the fourth column's
     heading, "multiplier of each logit", is that convention; every row of the table fills it with a formula; the
     temperature's cell is the one reciprocal, every other cell a multiplier, not one over something, and the query
     temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier in another. The entropy
@@ -535,13 +536,13 @@ def test_a_larger_multiplier_never_flattens_attention():
     Reading model code's temperature rules."""
     text = page()
     ((above, direction, t_verb, tau_verb),) = re.findall(
-        r"A multiplier (above|below) 1 (sharpens|flattens) attention\. \*Temperature\* is used both ways: the"
+        r"A multiplier (above|below) 1 (sharpens|flattens) attention\. The"
         r" \*temperature\* \$t\$ (divides|multiplies) the logits, but Llama 4's \*query temperature\*"
         r" (multiplies|divides) them\.",
         text,
     )
     assert (above, direction) == ("above", "sharpens"), (above, direction)  # the entropy check below
-    # "both ways": the temperature's cell divides, the query temperature's multiplies (checked against the cells)
+    # one word, two ways: the temperature's cell divides, the query temperature's multiplies (checked against the cells)
     assert cells("temperature (attention temperature)")[3] == "$1/t$" and t_verb == "divides", t_verb
     assert tau_verb == "multiplies", tau_verb
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
@@ -984,8 +985,9 @@ def test_base_row_names_rope_parameters():
 
 
 def test_llama3_and_yarn_count_turns_over_one_position_more():
-    """The turn row: "Pair $i$'s turns in $L$, $L/\\lambda_i$, count one offset past training's last": the angle at
-    offset $L$, one more than the fast pair row's last offset $L - 1$; the rows that use the count, `llama3`'s
+    """The turn row: "Pair $i$'s turns in $L$, $L/\\lambda_i$, are how many full turns it makes over $L$ positions":
+    the angle at offset $L$, in turns, one offset more than the fast pair row's last offset $L - 1$ (that detail is
+    the collapsed block's, below); the rows that use the count, `llama3`'s
     "bounds ...
     in turns in $L$" and the betas' "in turns in $L$", sit below it; the fast pair row's test over offsets "up to
     $L - 1$"; and the
@@ -996,10 +998,12 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs whose count is `beta_fast` and `beta_slow`. A
     short L (16) makes L and L - 1 differ enough to tell apart."""
 
-    ((in_l, past),) = re.findall(
-        r"Pair \$i\$'s turns in \$L\$, \$([^$]+)\$, count (one|two) offsets? past training's last \|", row("turn")
+    ((in_l, over),) = re.findall(
+        r"Pair \$i\$'s turns in \$L\$, \$([^$]+)\$, are how many full turns it makes over \$([^$]+)\$ positions \|",
+        row("turn"),
     )
-    step = {"one": 1, "two": 2}[past]  # the row's count is the angle at training's last offset, L - 1, plus this
+    assert "past training's last" not in row("turn")  # the L versus L - 1 detail: the block "Turns in L ..."
+    step = 1  # over L positions: the angle at training's last offset, L - 1, plus one
     assert "in turns in $L$" in row("Llama 3.1 scaling (`llama3`)") and "in turns in $L$" in row("betas")
     (count,) = re.findall(
         r"A pair's turns in \$L\$, \$([^$]+)\$, measure its angle at offset \$L\$, one position further than training's"
@@ -1015,7 +1019,8 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     turns = [evaluate(count, L=L, theta=float(t)) for t in theta]
     for t, n in zip(theta, turns):  # one position further: the count is the angle at offset L, in turns
         assert abs(n - evaluate(lhs, L=L + 1, theta=float(t)) / (2 * math.pi)) < 1e-12
-        assert abs(n - evaluate(lhs, L=L + step, theta=float(t)) / (2 * math.pi)) < 1e-12  # the row's "one offset"
+        assert abs(n - evaluate(lhs, L=L + step, theta=float(t)) / (2 * math.pi)) < 1e-12
+        assert abs(n - evaluate(over, L=L) * float(t) / (2 * math.pi)) < 1e-12  # full turns over the row's L positions
         assert abs(n - evaluate(in_l, L=L, lam=2 * math.pi / float(t))) < 1e-12  # the row's L over the wavelength
         # the fast pair row's test is at least one turn by offset L - 1, one less than the turn row's L
         assert evaluate(inequality, L=L, theta=float(t)) == ((L - 1) * float(t) >= 2 * math.pi)
@@ -1733,22 +1738,28 @@ def test_dynamic_rows_cache_keeps_the_old_frequencies():
 
 
 def test_mean_reach_bound_counts_d_over_2_partial_sums():
-    """The row "mean reach": "at one offset, how far a chain of unit arrows, one per pair at that pair's angle, reaches
-    on average"; the block under the Maths table gives its formula: "The *mean reach* at an offset $r$ is the mean of
-    $\\lvert S_1\\rvert, \\dots, \\lvert S_{d/2}\\rvert$, where $S_j = \\sum_{i<j} e^{\\mathrm{i} r\\theta_i}$ adds the
-    first $j$ pairs' unit arrows" (chapter 5's $S_j$): a chain of d/2 unit arrows, its prefixes' lengths averaged. And
-    the same block: "RoFormer's bound on the score is a content factor times $d/2$ times
-    the *mean reach*": that product is RoFormer's bound, max |h_{i+1} - h_i| times the sum of |S_j| over the d/2
+    """The row "mean reach": "at one offset, the mean distance reached by the first 1, 2, …, $d/2$ arrows of a chain
+    of unit arrows, one per pair at that pair's angle": a mean over the chain's d/2 prefixes, not over random draws,
+    with the row's last prefix the block's; the block under the Maths table gives its formula: "The *mean reach* at an
+    offset $r$ is the mean of $\\lvert S_1\\rvert, \\dots, \\lvert S_{d/2}\\rvert$, where $S_j = \\sum_{i<j}
+    e^{\\mathrm{i} r\\theta_i}$ adds the first $j$ pairs' unit arrows" (chapter 5's $S_j$): a chain of d/2 unit arrows,
+    its prefixes' lengths averaged. And the same block: "RoFormer's bound on the score is a content factor times $d/2$
+    times the *mean reach*": that product is RoFormer's bound, max |h_{i+1} - h_i| times the sum of |S_j| over the d/2
     partial sums (posenc's mean reach), and it bounds the score."""
-    assert (
-        "| at one offset, how far a chain of unit arrows, one per pair at that pair's angle, reaches on average;"
-        " RoFormer's decay curve plots it |" in row("mean reach")
-    )
+    ((row_last,),) = [
+        re.findall(
+            r"\| at one offset, the mean distance reached by the first 1, 2, …, \$([^$]+)\$ arrows of a chain of unit"
+            r" arrows, one per pair at that pair's angle; RoFormer's decay curve plots it \|",
+            row("mean reach"),
+        )
+    ]
+    assert "on average" not in row("mean reach")  # a mean over prefixes, not an expectation over random vectors
     ((last, partial),) = re.findall(
         r"- The \*mean reach\* at an offset \$r\$ is the mean of \$\\lvert S_1\\rvert, \\dots,"
         r" \\lvert S_\{([^}]+)\}\\rvert\$, where \$(S_j = [^$]+)\$ adds the first \$j\$ pairs' unit arrows\.",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
+    assert row_last == last == "d/2", (row_last, last)  # the row's prefixes are the block's
     assert partial == "S_j = \\sum_{i<j} e^{\\mathrm{i} r\\theta_i}" and f"partial sums ${partial}$" in chapter(
         "05_decay"
     )
@@ -2320,7 +2331,8 @@ def test_smollm3_drops_rope_from_every_fourth_layer():
 
 
 def test_gemma_2_soft_capping_bounds_the_logits():
-    """The block "Other models' query and logit scales": "Gemma 2 also bounds its logits, which no multiplier does:
+    """The Attention section's block "In models and code" (moved there from the length-extension section "Temperature
+    and query scales", where the row pointed): "Gemma 2 bounds its logits, which no multiplier does:
     each logit $x$ becomes $c \\tanh(x/c)$, with $c$ set by `attn_logit_softcapping`, 50 by default in transformers",
     and the row "logit soft-capping", the same formula, "which keeps it between $-c$ and $c$": the default, and Gemma
     2's eager attention run on logits with and without the cap, whose capped logits stay within the bounds."""
@@ -2336,9 +2348,14 @@ def test_gemma_2_soft_capping_bounds_the_logits():
     # as Gemma 2 does", the block's formula, which the run below checks
     ((formula, low, high),) = re.findall(
         r"^\| logit soft-capping \| logit 软上限 \| replacing each logit \$x\$ by \$(c \\tanh\(x/c\))\$, which keeps it"
-        r" between \$(-c)\$ and \$(c)\$, as Gemma 2 does \|",
+        r" between \$(-c)\$ and \$(c)\$, as Gemma 2 does; see this section's block \"In models and code\" \| \|",
         row("logit soft-capping"),
     )
+    attention = models_block("## Attention, kernels and models")  # "this section's block"
+    assert f"- Gemma 2 bounds its logits, which no multiplier does: each logit $x$ becomes ${formula}$" in attention
+    assert "query_pre_attn_scalar" in attention and "<glossary-scales>" not in row("logit soft-capping")
+    scales = block("Other models' query and logit scales")
+    assert "Gemma" not in scales and "soft-cap" not in scales  # no longer in the length-extension section
     assert f"each logit $x$ becomes ${formula}$" in page() and (low, high) == ("-c", "c")
     module = type("M", (), {"training": False, "num_key_value_groups": 1})()
     g = torch.Generator().manual_seed(0)
@@ -2570,6 +2587,7 @@ def test_temperature_section_opens_with_its_multiplier_table():
     header = "| English | 中文 | meaning | multiplier of each logit | chapter |"
     assert section.index("A multiplier above 1 sharpens attention.") < section.index(header)
     opening = section[: section.index(header)]
+    opening = " ".join(opening.split())
     assert "Llama 4's *query temperature*" in opening and "Llama 4's code" not in opening  # the code aside: the block
     (direction,) = re.findall(
         r"^- Llama 4's code, chapter 8 and some texts call a growing multiplier of the logits a temperature,"
@@ -2964,6 +2982,7 @@ CITED_KEYS = {
     "PoSE": {"zhu2024pose"},
     "RNoPE-SWA": {"yang2025ropetonope"},
     "passkey retrieval": {"mohtashami2023landmark"},
+    "needle-in-a-haystack test": {"kamradt2023needle"},
     "sliding-window evaluation": {"press2022alibi"},
     "early token curse": {"press2021shortformer"},
     "critical dimension": {"liu2023scaling"},
@@ -3226,15 +3245,16 @@ def test_row_wordings_match_their_chapters_and_sources():
 
 def test_worked_example_says_what_a_fixed_factor_costs_on_short_inputs():
     """The worked example, right under the primer: "Slowing pairs has costs, and chapter 8 measures two. A fixed factor
-    also slows the pairs of short inputs: a `factor` fixed at 8 raises the loss at $L$ in models not trained with it",
-    chapter 8's section "A fixed factor costs on short inputs" in its own words (the saved run's
-    numbers: :func:`test_worked_example_names_two_costs_of_slowing_pairs`). The example's block comes before the
-    costs' block, and both, with the block on configurations, before the heading "Terms for longer inputs"."""
+    also slows the pairs of short inputs. With `factor` fixed at 8, models not trained with it do worse at $L$",
+    chapter 8's section "A fixed factor costs on short inputs" ("raises the loss at $L$"), graded in this page's words
+    (the saved run's numbers and grades: :func:`test_worked_example_names_two_costs_of_slowing_pairs`). The example's
+    block comes before the costs' block, and both, with the block on configurations, before the heading "Terms for
+    longer inputs"."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     text = page()
     (fixed,) = re.findall(
-        r"Slowing pairs has costs, and chapter 8 measures two\. A fixed factor also slows the pairs of short inputs: a"
-        r" `factor` fixed at (\d+) raises the loss at \$L\$ in models not trained with it\.",
+        r"Slowing pairs has costs, and chapter 8 measures two\. A fixed factor also slows the pairs of short inputs\."
+        r" With `factor` fixed at (\d+), models not trained with it do worse at \$L\$:",
         text,
     )
     assert "Dividing by more than the stretch has a cost" not in text  # the one cost this page once gave both causes
@@ -3352,18 +3372,23 @@ def test_alphabetical_tables_and_the_forgetting_transformers_place():
 
 def test_worked_example_names_two_costs_of_slowing_pairs():
     """The worked example: "Slowing pairs has costs, and chapter 8 measures two. A fixed factor also slows the pairs of
-    short inputs: a `factor` fixed at 8 raises the loss at $L$ in models not trained with it. *Dynamic PI* divides
+    short inputs. With `factor` fixed at 8, models not trained with it do worse at $L$: PI×8's loss there *breaks*,
+    and YaRN×8's is *raised*. *Dynamic PI* divides
     every pair by just the stretch, yet at $2L$ its loss beyond $L$ is above plain RoPE's. Chapter 8's runs do not
     isolate why; chapter 7 gives bloc97's argument that slowing fast pairs hurts." From chapter 8's saved run: its
     dynamic PI divides every pair by the stretch, 2 at 2L, including its fast pair 0; at L the fixed factor 8 raises
-    the loss in every seed, and at 2L dynamic PI's loss beyond L is above plain RoPE's in every seed and on average.
-    Chapter 7's words for bloc97's argument, and chapter 8's own "These runs do not isolate the cause". The primer's
-    "They differ in which other pairs they slow, and when": in the worked example, the three rules slow different sets
-    of Llama 3.1's pairs at 2L (when is the effective factor column's test)."""
+    the loss in every seed, PI×8's above ln 28 (*breaks*, the Words row's threshold) and YaRN×8's above the trigram's
+    mean plus a tenth of a nat but below ln 28 (*raised*: neither *fine* nor *breaks*), in every seed and on the mean
+    over seeds (so "raises", chapter 8's verb, is not this page's grade for PI×8), and at 2L dynamic PI's loss beyond L
+    is above plain RoPE's in every seed and on average. Chapter 7's words for bloc97's argument, and chapter 8's own
+    "These runs do not isolate the cause". The primer's "They differ in which other pairs they slow, and when": in the
+    worked example, the three rules slow different sets of Llama 3.1's pairs at 2L (when is the effective factor
+    column's test)."""
     text = page()
     assert (
-        "Slowing pairs has costs, and chapter 8 measures two. A fixed factor also slows the pairs of short inputs: a"
-        " `factor` fixed at 8 raises the loss at $L$ in models not trained with it. *Dynamic PI* divides every pair by"
+        "Slowing pairs has costs, and chapter 8 measures two. A fixed factor also slows the pairs of short inputs. With"
+        " `factor` fixed at 8, models not trained with it do worse at $L$: PI×8's loss there *breaks*, and YaRN×8's is"
+        " *raised*. *Dynamic PI* divides every pair by"
         " just the stretch, yet at $2L$ its loss beyond $L$ is above plain RoPE's. Chapter 8's runs do not isolate why;"
         " chapter 7 gives bloc97's argument that slowing fast pairs hurts." in text
     )
@@ -3384,17 +3409,32 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     fixed = [metrics["rope+pi fixed"][s]["loss_at_L"] for s in seeds]
     unscaled = [metrics["rope"][s]["loss_at_L"] for s in seeds]
     assert all(f > u for f, u in zip(fixed, unscaled)), (fixed, unscaled)
+    # the grades, as the Words of chapter 8's experiment define them: breaks above ln 28; fine within a tenth of a nat
+    # of the trigram's mean at the same length, or below; raised between
+    assert config["sensitivity"]["yarn fixed"]["factor"] == 8.0
+    yarn_fixed = [metrics["rope+yarn fixed"][s]["loss_at_L"] for s in seeds]
+    trigram = sum(metrics["trigram"][s]["loss_at_L"] for s in metrics["trigram"]) / len(metrics["trigram"])
+    (breaks,) = re.findall(r"uniform guessing among all (\d+) tokens", row("breaks (loss)"))
+    assert "a loss within a tenth of a nat of the *trigram baseline*'s mean" in row("fine (loss)")
+    ceiling, fine = math.log(int(breaks)), trigram + 0.1
+
+    def grade(loss: float) -> str:
+        return "breaks" if loss > ceiling else "fine" if loss <= fine else "raised"
+
+    for losses, said in ((fixed, "breaks"), (yarn_fixed, "raised")):
+        assert {grade(x) for x in losses} == {said} and grade(sum(losses) / len(losses)) == said, (losses, said)
+    assert "PI×8's loss there *breaks*, and YaRN×8's is *raised*." in text
+    assert "raises the loss at $L$" not in text  # chapter 8's verb; here a grade would read it as *raised*
     c7 = chapter("07_beyond")
     assert "bloc97's argument" in c7 and "PI slows down the fast pairs too" in c7
     assert "These runs do not isolate the cause" in chapter("08_extrapolation")
-    # the lead names two rules: "*Position interpolation*, PI, divides every pair's frequency by $s$.
-    # *Dynamic NTK* keeps the fastest pair and, past $L$, divides the slowest by $1 + s(\ell/L - 1)$: more, the longer
-    # the input"
+    # the lead's table names two rules: PI divides every pair by $s$; dynamic NTK leaves pair 0 and, past $L$, divides
+    # the slowest by $1 + s(\ell/L - 1)$ (the values: test_longer_inputs_main_line_gives_the_slowest_pairs_divisors)
     assert (
-        "*Position interpolation*, PI, divides every"
-        " pair's frequency by $s$. *Dynamic NTK* keeps the fastest pair and, past $L$, divides the slowest by"
-        " $1 + s(\\ell/L - 1)$: more, the longer the input." in " ".join(text.split())
+        "| *position interpolation*, PI | the *extension factor* $s$, the configuration's `factor`, for every pair |"
+        in text
     )
+    assert "| *dynamic NTK* | past $L$, 1 for pair 0, rising to $1 + s(\\ell/L - 1)$ for the slowest |" in text
     d, base, L, s = llama31_head()
     plain_theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     slowed = {}
@@ -3738,8 +3778,8 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
 
 
 def test_temperature_sections_opening_names_the_chapters_that_multiply():
-    """The visible opening of "Temperature and query scales": "*Temperature* is used both ways: the *temperature* $t$
-    divides the logits, but Llama 4's *query temperature* multiplies them", the name chapter 10 gives a multiplier.
+    """The visible opening of "Temperature and query scales": "The *temperature* $t$ divides the logits, but Llama 4's
+    *query temperature* multiplies them", the name chapter 10 gives a multiplier.
     Chapters 8 and 10 say "temperature" for such a multiplier, in their own words
     (the letters block's temperature row names them); the page's headwords are chapter 10's "query temperature" and
     chapter 7's "effective factor". That the multipliers grow and sharpen is
@@ -3750,8 +3790,8 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
     assert (
-        "*Temperature* is used both ways: the *temperature* $t$ divides the logits, but Llama 4's *query temperature*"
-        " multiplies them." in re.sub(r"\s+", " ", section)
+        "A multiplier above 1 sharpens attention. The *temperature* $t$ divides the logits, but Llama 4's *query"
+        " temperature* multiplies them." in re.sub(r"\s+", " ", section)
     )
     first, second = 8, 10
     assert "in chapter 8, a growing factor that multiplies them" in letters("temperature")
@@ -3770,16 +3810,18 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
 
 
 def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
-    """The notation block's row "temperature": "a number that divides the logits; the row of Llama 4's query
-    temperature keeps chapter 10's name for a multiplier", and elsewhere "in chapter 8, a growing factor that multiplies
-    them, as in Scalable-Softmax and Llama 4; in chapter 10, Llama 4's *query temperature* $\\tau$": chapter 8's and
-    chapter 10's own words, the page's temperature row, which divides, and the page's row named after chapter 10's
-    query temperature, whose multiplier column is $\\tau$ itself."""
+    """The notation block's row "temperature": this page's column gives one meaning, "a number $t$ that divides the
+    logits"; elsewhere "in chapter 8, a growing factor that multiplies them, as in Scalable-Softmax and Llama 4; in
+    chapter 10, Llama 4's *query temperature* $\\tau$, a multiplier, whose row on this page keeps that name": chapter
+    8's and chapter 10's own words, the page's temperature row, which divides, and the page's row named after chapter
+    10's query temperature, whose multiplier column is $\\tau$ itself."""
     assert (
-        "| temperature | a number that divides the logits; the row of Llama 4's query temperature keeps chapter 10's"
-        " name for a multiplier | in chapter 8, a growing factor that multiplies them, as in Scalable-Softmax and"
-        " Llama 4; in chapter 10, Llama 4's *query temperature* $\\tau$ |" in letters("temperature")
+        "| temperature | a number $t$ that divides the logits | in chapter 8, a growing factor that multiplies them, as"
+        " in Scalable-Softmax and Llama 4; in chapter 10, Llama 4's *query temperature* $\\tau$, a multiplier, whose"
+        " row on this page keeps that name |" in letters("temperature")
     )
+    assert "multipl" not in letters("temperature").split(" | ")[1]  # this page's column: the divisor only
+    assert row("Llama 4's query temperature $\\tau$ (temperature tuning)")  # "whose row on this page"
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"  # it multiplies
     assert "| a number $t$ that divides the logits:" in row("temperature (attention temperature)")
     c8, c10 = chapter("08_extrapolation"), chapter("10_rope_today")
@@ -3857,8 +3899,8 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
         " (Hsieh et al. 2024)." in text
     )
     assert row("needle-in-a-haystack test").startswith(
-        "| needle-in-a-haystack test | 大海捞针测试 | a test that hides a fact in long text and asks for it; *passkey"
-        " retrieval* is one of the easiest |"
+        "| needle-in-a-haystack test | 大海捞针测试 | a test that hides a fact in long text and asks for it (Kamradt"
+        " 2023); *passkey retrieval* is one of the easiest |"
     )
     assert "Hsieh" not in row("needle-in-a-haystack test")  # the row cites no one, so credits RULER's authors with none
     # NTK-aware scaling's name and its source, moved from the row into this block; chapter 7 cites the same paper
@@ -3922,21 +3964,19 @@ def test_context_parallelism_needs_global_positions():
 
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
-    """The main line of "Longer inputs": "Three numbers describe this:", each defined in a bullet that agrees with its
-    row: "the *extension factor* $s$ is the configuration's `factor`", "the *stretch* is the input's length over $L$,
-    at least 1", "the *effective factor* is what a rule divides the slowest pair's frequency by, for one input". Then
-    the goal before the rules: "To meet no new angle, a slow pair needs its frequency divided by about the stretch, a
-    *fast pair* not at all." Then "*Position interpolation*, PI, divides every pair's frequency by $s$. *Dynamic NTK*
-    keeps the fastest pair and, past $L$, divides the slowest by $1 + s(\\ell/L - 1)$: more, the longer the input":
+    """The main line of "Longer inputs", a short story: "The *stretch* is the input's length over $L$, at least 1."
+    The goal before the rules: "To meet no new angle, a slow pair needs its frequency divided by about the stretch, a
+    *fast pair* not at all." "A rule's *effective factor* is what it divides the slowest pair's frequency by, for an
+    input of $\\ell$ tokens", then one table, "rule | divides pair $i$'s frequency by | effective factor at $2L$, with
+    `factor` 8": PI, "the *extension factor* $s$, the configuration's `factor`, for every pair", 8; dynamic NTK,
+    "past $L$, 1 for pair 0, rising to $1 + s(\\ell/L - 1)$ for the slowest", 9:
     transformers' `linear` divides every pair by `factor`, `dynamic` divides pair 0 by 1 at lengths from L/2 to 64L,
     and its slowest pair by the main line's formula, the worked example's and the dynamic NTK row's, at each length
-    from 1.25L to 64L, more at each longer one; the table's 9 is that formula at 2L. "past $L$": at L/2 and at L
-    `dynamic` leaves the slowest pair alone, where the formula would give at most 1. A table whose
-    header is "quantity | at $2L$, with `factor` 8": "*extension factor* $s$", 8; "*stretch*", 2; "*effective
-    factor*", "8 under PI, 9 under dynamic NTK". Then: "At $2L$ both rules divide the slowest pair by more than the
-    stretch, so it meets no new angle, but they slow most other pairs more than they need." "At $2L$":
-    past $sL$ PI's slowest pair does meet new angles (at 16L with s = 8), so the sentence holds only as narrowed;
-    dynamic NTK's does not, at any length checked.
+    from 1.25L to 64L, more at each longer one ("rising"); the table's 9 is that formula at 2L. "past $L$": at L/2 and
+    at L `dynamic` leaves the slowest pair alone, where the formula would give at most 1. Then: "At $2L$ both rules
+    divide the slowest pair by more than the stretch, 2, so it meets no new angle, but they slow most other pairs more
+    than they need." "At $2L$": past $sL$ PI's slowest pair does meet new angles (at 16L with s = 8), so the sentence
+    holds only as narrowed; dynamic NTK's does not, at any length checked.
 
     The stretch row's formula at the column's length gives the 2, and 1 for a shorter input. The two effective factors
     are transformers' `linear` and `dynamic` (with $L$ as `max_position_embeddings`) on two heads, Llama 3.1's and a
@@ -3949,34 +3989,44 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((config_word, at_least, slowest, every, fastest, main_formula, more, times, header_factor),) = re.findall(
-        r"Three numbers describe this: - the \*extension factor\* \$s\$ is the (configuration's `factor`);"
-        r" - the \*stretch\* is the input's length over \$L\$, at (least|most) 1;"
-        r" - the \*effective factor\* is what a rule divides the (slowest) pair's frequency by, for one input\."
-        r" To meet no new angle, a slow pair needs its frequency divided by about the stretch, a \*fast pair\* not at"
-        r" all\. \*Position interpolation\*, PI, divides (every) pair's frequency by \$s\$\."
-        r" \*Dynamic NTK\* keeps the (fastest) pair and, past \$L\$, divides the slowest by \$([^$]+)\$: (more|less),"
-        r" the longer the input\. \| quantity \| at \$(\d*)L\$, with `factor` (\d+) \| \|---\|---\| ",
+    (
+        (
+            at_least,
+            slowest,
+            times,
+            header_factor,
+            config_word,
+            every,
+            pi_value,
+            first_pair,
+            main_formula,
+            dyn_value,
+            at,
+            stretch_value,
+            most,
+        ),
+    ) = re.findall(
+        r"The \*stretch\* is the input's length over \$L\$, at (least|most) 1\. To meet no new angle, a slow pair needs"
+        r" its frequency divided by about the stretch, a \*fast pair\* not at all\. A rule's \*effective factor\* is"
+        r" what it divides the (slowest) pair's frequency by, for an input of \$\\ell\$ tokens:"
+        r" \| rule \| divides pair \$i\$'s frequency by \| effective factor at \$(\d*)L\$, with `factor` (\d+) \|"
+        r" \|---\|---\|---\| \| \*position interpolation\*, PI \| the \*extension factor\* \$s\$, the"
+        r" (configuration's `factor`), for (every) pair \| (\d+) \| \| \*dynamic NTK\* \| past \$L\$, 1 for pair (\d+),"
+        r" rising to \$([^$]+)\$ for the slowest \| (\d+) \| At \$(\d*)L\$ both rules divide the slowest pair by more"
+        r" than the stretch, (\d+), so it meets no new angle, but they slow (most|some|all) other pairs more than they"
+        r" need\.",
         visible,
     )
+    fastest = "fastest" if first_pair == "0" else first_pair  # pair 0 is the fastest
+    more = "more"  # "rising": checked below, more at each longer length
+    s_value = header_factor
+    assert "Three numbers describe this" not in visible  # one table, no list of definitions
     # each bullet is its row's definition, in short
-    assert f"| $s$, a {config_word.replace('the ', '')}:" in row("extension factor")
+    assert f"| $s$, a {config_word}:" in row("extension factor")
     assert "| the number by which a rule divides its slowest pair's frequency for one input:" in row("effective factor")
     assert (slowest, more) == ("slowest", "more"), (slowest, more)
     (formula,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", block(WE))
     assert main_formula == formula, (main_formula, formula)  # the main line's formula is the worked example's
-    (s_value,) = re.findall(r"\| \*extension factor\* \$s\$ \| (\d+) \|", visible)
-    (stretch_value,) = re.findall(r"\| \*stretch\* \| (\d+) \|", visible)
-    ((pi_value, dyn_value),) = re.findall(
-        r"\| \*effective factor\* \| (\d+) under PI, (\d+) under dynamic NTK \|",
-        visible,
-    )
-    ((at, most),) = re.findall(
-        r"\| At \$(\d*)L\$"
-        r" both rules divide the slowest pair by more than the stretch, so it meets no new angle, but they slow"
-        r" (most|some|all) other pairs more than they need\.",
-        visible,
-    )
     assert at == times, (at, times)  # the sentence speaks of the table's length
     assert "8192" not in visible and "Llama" not in visible, visible  # no head is named: the numbers hold for any
     assert f"then ${formula}$ (emozilla 2023)" in row("dynamic NTK (`dynamic`)")  # the row's formula
@@ -4237,7 +4287,12 @@ def test_alibi_row_gives_the_slopes_for_a_power_of_two_heads():
     )
     bullet = text[text.index("- In *ALiBi*") :]
     assert "$n$" not in bullet[: bullet.index("BLOOM")]  # this page's $n$ is a key's position
-    assert letters("$h$").startswith("| $h$ | in ALiBi's slopes, a head's index, from 0, with $H$ heads | $h_i$,")
+    h_here, h_elsewhere = letters("$h$").split(" | ")[1:3]
+    assert h_here == (
+        "in ALiBi's slopes, a head's index, from 0, with $H$ heads; $h_i$, pair $i$'s query–key product, in the"
+        " *content factor* row"
+    )  # both of this page's meanings in "this page"
+    assert "row" not in h_elsewhere and h_elsewhere.startswith("$h_i$, the same product, in chapter 5"), h_elsewhere
     assert "Here $h_i$ is pair $i$'s query–key product" in block(
         "RoFormer's bound, and what chapter 5 finds about the decay"
     )
@@ -4574,3 +4629,27 @@ def test_logit_rows_chapters_say_logit():
     for name in cited:
         assert re.search(r"\blogits?\b", chapter(name)), name
     assert not re.search(r"\blogits?\b", chapter("01_why_position"))
+
+
+def test_qwen3_vl_gives_each_frame_its_own_grid_and_a_text_timestamp():
+    """The Encodings block "In models and code": "Qwen3-VL does not: it gives each frame its own one-frame grid and
+    puts the frame's time in the text, as a timestamp such as `<0.5 seconds>`": transformers' Qwen3-VL
+    `get_rope_index` splits each video's grid into one grid per frame, each with time extent 1, and its processor
+    writes each frame's time as a text timestamp in that format."""
+    from transformers.models.qwen3_vl import modeling_qwen3_vl, processing_qwen3_vl
+
+    ((example,),) = [
+        re.findall(
+            r"- For video, Qwen2\.5-VL advances \*M-RoPE\*'s time axis by a fixed number of positions per second of"
+            r" video\. Qwen3-VL does not: it gives each frame its own one-frame grid and puts the frame's time in the"
+            r" text, as a timestamp such as `(<[\d.]+ seconds>)`\.",
+            models_block("## Encodings"),
+        )
+    ]
+    rope_index = inspect.getsource(modeling_qwen3_vl.Qwen3VLModel.get_rope_index)
+    assert "torch.repeat_interleave(video_grid_thw, video_grid_thw[:, 0], dim=0)" in rope_index
+    assert "video_grid_thw[:, 0] = 1" in rope_index  # one grid per frame, one frame each
+    processor = inspect.getsource(processing_qwen3_vl)
+    assert 'video_placeholder += f"<{curr_time:.1f} seconds>"' in processor
+    curr_time = float(example.strip("<>").split()[0])
+    assert f"<{curr_time:.1f} seconds>" == example

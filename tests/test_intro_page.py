@@ -18,6 +18,12 @@ from chapter 10 and the book's copies of their configs. The list of pages the Ch
 edition translates is read from its catalogs, and the strict Chinese build's guard against a stale catalog from
 ``book/_ext/posenc_i18n.py`` and the Makefile. The page's other numbers are checked by the ``test_intro_*`` tests of
 ``tests/test_summary.py``.
+
+What counts as evidence here: the computed asserts. An assert of the form ``"..." in text`` only pins the page's
+wording to the claim that a computed assert beside it checks; a ``not in text`` guard only keeps an earlier, wrong
+wording out; a quote of a chapter only checks that two pages agree. None of these can fail when a claim is false, so
+none is counted as evidence. The asserts that read transformers' source by string (``inspect.getsource``) also fail on
+an upstream refactor, not only on a wrong claim: they pin the installed transformers 5.24.
 """
 
 from __future__ import annotations
@@ -72,16 +78,18 @@ def test_rope_matrix_products_match_the_pages_identities():
     """ "The transpose of a rotation undoes it, $R_m^\\top = R_{-m}$ ... So $R_m^\\top R_n = R_{n-m}$", and the display
     $q_m^\\top R_m^\\top R_n\\, k_n = q_m^\\top R_{n-m}\\, k_n$: each subscript as the page writes it."""
     text = page()
-    # the section's opening: "RoPE rotates the query by an angle set by its position, and the key by its own. The
-    # score sees only the difference of the two angles, set by the key's offset from the query", which the identities
-    # below give for any q and k (R_m^T R_n = R_{n-m}: the angles enter only as (n - m) theta_i); it speaks of the
-    # angles, since in a decoder q and k can themselves carry position
+    # the section's opening: "RoPE splits ... into $d/2$ pairs. It rotates each pair by an angle set by the token's
+    # position. The score sees only the difference of the two angles, set by the key's offset from the query", which the
+    # identities below give for any q and k (R_m^T R_n = R_{n-m}: the angles enter only as (n - m) theta_i); it speaks
+    # of the angles, since in a decoder q and k can themselves carry position
     # (test_rope_vectors_can_still_carry_position_in_a_decoder)
     assert (
-        "RoPE rotates the query by an angle set by its position, and the key by its own. The score sees only the"
-        " difference of the two angles, set by the key's offset from the query. The *offset* of a key at $n$ from a"
-        " query at $m$ is $n - m$" in text
+        "RoPE splits the $d$ coordinates of a head's query and key into $d/2$ pairs. It rotates each pair by an angle"
+        " set by the token's position. The score sees only the difference of the two angles, set by the key's offset"
+        " from the query. The *offset* of a key at $n$ from a query at $m$ is $n - m$" in text
     )
+    # the pairs come before the angles: no sentence speaks of one angle for the whole query (r106)
+    assert "RoPE rotates the query by an angle set by its position" not in text
     assert "the rotations enter their score only through" not in text  # the abstract opening it replaces
     # a *turn* is the page's unit, one full circle (test_a_turn_is_one_full_circle): no sentence uses it for a
     # rotation by an angle
@@ -241,13 +249,12 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     opposite score."""
     text = page()
     sign = (
-        "Because $\\cos$ is even, this example cannot show the offset's sign. With a query and key that differ, the"
-        " score can tell a key two positions before its query from one two positions after. <details><summary>The two"
-        " layouts, and a query and key that show the offset's sign</summary>"
+        "Because $\\cos$ is even, this example cannot show the offset's sign; the block below gives a query and key"
+        " that can. <details><summary>The two layouts, and a query and key that show the offset's sign</summary>"
     )
     assert sign in text
     main = re.sub(r"<details>.*?</details>", " ", text)
-    assert "this example cannot show the offset's sign" in main and "two positions after." in main  # not collapsed
+    assert "this example cannot show the offset's sign" in main  # not collapsed; the pair that can is the block's
     # "cannot show": the check's query equals its key, so its score at offset r and at -r is the same, any r and size
     for d in SIZES:
         x = torch.zeros(d, dtype=torch.float64)
@@ -372,7 +379,7 @@ def test_rotation_matrix_and_frequencies_as_the_page_writes_them():
         "It has two layouts: *half* pairs coordinates $i$ and $i + d/2$, *interleaved* pairs $2i$ and $2i + 1$. The"
         " block on the two layouts, in the section *A check with numbers*, says which the book's functions use."
     )
-    check = "one two positions after. <details><summary>The two layouts,"
+    check = "a query and key that can. <details><summary>The two layouts,"
     assert pointer in text and text.index(pointer) < text.index("## A check with numbers") < text.index(check)
     assert text.index(check) < text.index("## What you will take away")  # the block is in that section
 
@@ -439,10 +446,11 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     "With no rule, fine-tuned models soon predicted the next token at least as well as with PI. Chapter 8 compares this
     with the PI paper's result for far larger models, and names how its own setting differs. Its fine-tuning text holds
     the passkey task, but the result does not need it: fine-tuned on Shakespeare, which holds no such task, plain RoPE's
-    loss over all characters is below PI's at every step, in every seed. Two differences remain: chapter 8's models are
-    tiny, and its fine-tuning is long. Fine-tuning runs 400 steps of 4 × 512 tokens, pre-training 1000 steps of 32 × 64,
-    so fine-tuning takes 40 % of the pre-training tokens. The runs do not separate these two. Every fine-tuned model
-    also finds at least 98 % of the passkeys." And: "At eight times the training length, test-time PI and YaRN find at
+    loss over all characters is below PI's at every checkpoint, in every seed. Two differences remain: chapter 8's
+    models are tiny, and its fine-tuning is long. Fine-tuning runs 400 steps of 4 × 512 tokens, pre-training 1000 steps
+    of 32 × 64, so fine-tuning takes 40 % of the pre-training tokens. The runs do not separate these two. Every
+    fine-tuned model also finds at least 98 % of the passkeys." And: "At eight times the training length, test-time PI
+    and YaRN find at
     least 99 % of the passkeys in every seed. Plain RoPE finds at most about a quarter of them there. But a passkey is
     easy: as the only digit, it can be found by content alone. Chapter 8's models with no position encoding find nearly
     every one too. ALiBi's models, with no rule, predict as well there as within the training length, but find only 84 %
@@ -461,8 +469,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     )
     bullet = (
         "- In these small models, *fine-tuning* at the longer length beat both test-time rules by far on the next"
-        " token. Llama 3.1 and DeepSeek-V3 ship such a rule, and were also trained on longer inputs (chapter 10)."
-        " <details>"
+        " token. <details>"
     )
     assert zero_shot in text and bullet in text  # the takeaways' last two bullets, one after the other
     # both measures on the main line, for the rules and for ALiBi; fine-tuning's win named with its measure and its
@@ -495,10 +502,12 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         "With no rule, fine-tuned models soon predicted the next token at least as well as with PI. Chapter 8 compares"
         " this with the PI paper's result for far larger models, and names how its own setting differs. Its"
         " fine-tuning text holds the passkey task, but the result does not need it: fine-tuned on Shakespeare, which"
-        " holds no such task, plain RoPE's loss over all characters is below PI's at every step, in every seed. Two"
-        " differences remain: chapter 8's models are tiny, and its fine-tuning is long."
+        " holds no such task, plain RoPE's loss over all characters is below PI's at every checkpoint, in every seed."
+        " Two differences remain: chapter 8's models are tiny, and its fine-tuning is long."
     )
     assert finding in methods_ and "in two ways" not in text and "in three ways" not in text
+    # the run saves 7 checkpoints, not each of its 400 steps (r106): "at every step" overstated the evidence
+    assert "at every step" not in text
     assert "The runs do not separate these two." in methods_
     # the takeaways: one from this page and four from later chapters (teaching.md: 3 to 5), each at most five
     # sentences of at most 30 words
@@ -709,9 +718,10 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     (ours,) = re.findall(r"These are \d+-layer models of about ([\d ]+) parameters", c8)
     assert int(smallest) * 10**9 > 10_000 * int(ours.replace(" ", "")), (smallest, ours)
     # "Its fine-tuning text holds the passkey task, but the result does not need it: fine-tuned on Shakespeare, which
-    # holds no such task, plain RoPE's loss over all characters is below PI's at every step, in every seed": chapter
-    # 8's second run, fine-tuned on the same schedule, with RoPE-FT's loss over all characters of 8L-character windows
-    # below PI×8-FT's at every saved checkpoint in every seed (beyond L alone it is not: at step 10 two seeds are above)
+    # holds no such task, plain RoPE's loss over all characters is below PI's at every checkpoint, in every seed":
+    # chapter 8's second run, fine-tuned on the same schedule, with RoPE-FT's loss over all characters of 8L-character
+    # windows below PI×8-FT's at every saved checkpoint in every seed (beyond L alone it is not: at step 10 two seeds
+    # are above)
     assert "On plain text with no passkey task, as in Chen et al., RoPE-FT has a lower loss than PI×8-FT at every" in c8
     text_run = load_results("extrapolation-text", check=False)
     for key in ("length", "steps", "batch", "checkpoints"):  # the same schedule as the filler's fine-tuning
@@ -732,10 +742,10 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
 
 
 def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
-    """Takeaway: "A *slow* pair turns less than once within the training length, a *fast* pair at least once. In a
-    decoder, no key lies after its query, so training shows a slow pair part of its circle; longer inputs bring new
-    angles. Two of chapter 7's rules, position interpolation (PI) and YaRN, lower a slow pair's frequency so that it
-    turns about as far as in training." The methods block: "Chapter 7's rules slow RoPE's rotations: a slowed pair takes
+    """Takeaway: "A *slow* pair turns less than once in training. In a decoder, longer inputs show it angles that
+    training never did. Two of chapter 7's rules, position interpolation (PI) and YaRN, lower a slow pair's frequency so
+    that it turns about as far as in training." The methods block: "Chapter 7's rules slow RoPE's rotations: a slowed
+    pair takes
     more positions to turn once. The rules differ in which pairs they slow. Position interpolation (PI) slows every
     pair; YaRN leaves the fastest pairs alone and fully slows the slow ones, with a ramp between." For chapter 8's
     models (L = 64, eight pairs, base 10 000, inputs of 8L) and for Llama-sized heads (d = 128, bases 10 000 and 500
@@ -748,11 +758,12 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
     assert (
-        "- A *slow* pair turns less than once within the training length, a *fast* pair at least once. In a decoder,"
-        " no key lies after its query, so training shows a slow pair part of its circle; longer inputs bring new"
-        " angles. Two of chapter 7's rules, position interpolation (PI) and YaRN, lower a slow pair's frequency so"
+        "- A *slow* pair turns less than once in training. In a decoder, longer inputs show it angles that training"
+        " never did. Two of chapter 7's rules, position interpolation (PI) and YaRN, lower a slow pair's frequency so"
         " that it turns about as far as in training." in main
     )
+    # the fast pair, the decoder's reason and the fastest pairs are the block's (round 107: fewer terms on the main)
+    assert "*fast* pair" not in main and "fastest" not in main and "no key lies after its query" not in main
     assert "within the training length, so longer inputs bring" not in text  # the claim without its scope
     assert "pull those angles back" not in text  # a metaphor the page does not explain
     # "no key lies after its query": posenc's causal mask keeps each query's keys at offsets 0 and below
@@ -789,6 +800,13 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
         if (d, base, L) == (128, 10_000.0, 4096):
             assert int(half.sum()) >= 3  # such pairs exist at Llama 2's setting: "in a decoder" is needed
     block = text[text.index("<summary>The methods behind the takeaways") :]
+    # one definition of slow and fast pairs, the glossary's: turns over the offsets of training, 0 to -(L - 1)
+    assert (
+        "A *slow* pair turns less than once over the offsets of training, 0 to $-(L - 1)$; a *fast* pair at least"
+        " once, $(L - 1)\\,\\theta_i \\ge 2\\pi$, as in the glossary. In a decoder, no key lies after its query, so"
+        " training shows a slow pair only part of its circle." in block[: block.index("</details>")]
+    )
+    assert "a *fast* pair at least once within the training length" not in text  # the second definition (r106)
     assert (
         "The slow-pair takeaway says *in a decoder* because without a causal mask the offsets of training run from"
         " $-(L - 1)$ to $L - 1$. A slow pair that turns at least half a turn over $L - 1$ positions then sees its whole"
@@ -852,10 +870,10 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
 
 
 def test_llama_31_and_deepseek_v3_trained_past_their_scalings_start():
-    """Takeaway, in the fine-tuning bullet: "Llama 3.1 and DeepSeek-V3 ship such a rule, and were also trained on longer
-    inputs (chapter 10)": two facts, each checked, and no claim that the longer training used the shipped rule, which
-    the configs do not show ("A config shows the rule a model ships; it does not say which rule its longer training
-    used"). The methods block names the rules and the lengths: "Llama 3.1's config names its rule
+    """The methods block (a main-line sentence until round 107): Llama 3.1 and DeepSeek-V3 ship a YaRN-like rule, and
+    were also trained on longer inputs (chapter 10): two facts, each checked, and no claim that the longer training used
+    the shipped rule, which the configs do not show ("A config shows the rule a model ships; it does not say which rule
+    its longer training used"). The methods block names the rules and the lengths: "Llama 3.1's config names its rule
     `llama3`: the YaRN paper's ramp, but from 1 to 4 turns within $L$ where the paper's runs to 32, and no multiplier
     on the queries and keys. DeepSeek-V3's
     names `yarn`. Llama 3.1 was trained on 8K tokens and DeepSeek-V3 on 4K, then both on up to 128K. Both configs
@@ -871,11 +889,11 @@ def test_llama_31_and_deepseek_v3_trained_past_their_scalings_start():
     main = re.sub(r"<details>.*?</details>", " ", text)
     # the main line: the rule comes with training on longer inputs, in the bullet on fine-tuning, where "a rule" is
     # chapter 7's of the bullet before; the lengths and the config names are the block's
-    combine = "Llama 3.1 and DeepSeek-V3 ship such a rule, and were also trained on longer inputs (chapter 10)."
+    # round 107: a model-specific detail, now only the block's, which names each rule ("such a rule" had no clear
+    # antecedent, r106)
+    assert "ship such a rule" not in text and "Llama 3.1" not in main and "DeepSeek" not in main
     assert "combine a rule with further training" not in text  # would say the training used the rule
     assert "A config shows the rule a model ships; it does not say which rule its longer training used." in text
-    assert combine in main and main.index("- In these small models, *fine-tuning*") < main.index(combine)
-    assert main.index("Two of chapter 7's rules, position interpolation (PI) and YaRN") < main.index(combine)
     methods = text[text.index("<summary>The methods behind the takeaways") :]
     methods = methods[: methods.index("</details>")]
     sentence = (
@@ -1233,8 +1251,10 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     # "and, in a decoder, the causal mask": the next block's "A decoder's causal mask lets each token see itself and the
     # tokens before it ... a second layer can see it (chapter 1)"; the mask is posenc's lower triangle
     assert (
-        "One causal layer still ignores the order of the earlier tokens; a second layer can see it (chapter 1)." in text
+        "With no position encoding, one causal layer still ignores the order of the earlier tokens; a second layer can"
+        " see it (chapter 1)." in text
     )
+    assert "can differ. One causal layer" not in text  # unscoped: with RoPE one causal layer does see the order (r106)
     assert torch.equal(posenc.causal_mask(4), torch.ones(4, 4, dtype=torch.bool).tril())
     # "BLOOM and MPT use it", ALiBi's penalty: the installed transformers builds ALiBi's bias for both
     assert (
@@ -1275,18 +1295,24 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     assert added[1] < added[0], added  # "lowers the added encoding's"
     after = (
         f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | Read each row across. Moving"
-        f" both tokens by {by} leaves RoPE's score as it was, but lowers the added encoding's."
+        f" both tokens by {by} leaves RoPE's score as it was, but lowers the added encoding's. The block below shows"
+        " which terms of the added encoding's score make the change. <details>"
     )
     # the change is the word-position terms' own: sin 12 + sin 10 - (sin 5 + sin 3), the last term being the same
     assert math.isclose(change, math.sin(12) + math.sin(10) - math.sin(5) - math.sin(3), abs_tol=1e-6)
     # "the rows use different formulas": RoPE's, cos(n - m), and the added encoding's four terms, both outside blocks
     main = re.sub(r"<details>.*?</details>", " ", text)
     assert "so the score is $\\cos m \\cos n + \\sin m \\sin n = \\cos(n - m)$" in main
-    assert "and their score has four terms: $$ (x + \\mathrm{PE}(m)) \\cdot (x + \\mathrm{PE}(n))" in main
+    assert "It is added to $x$." in main  # the added row's score, (x + PE(m)) . (x + PE(n)), its terms in the block
     assert f"Both cases score $\\cos 2$, about ${rope[0]:.2f}$." in main  # the RoPE row's value, named on the main line
     block = (
-        "<summary>The terms' numbers, why the last term stays the same, and other weights</summary> With the added"
-        " encoding and these identity weights, the last term stays the same."
+        "<summary>The added encoding's four terms, and other weights</summary> The query is $x + \\mathrm{PE}(m)$,"
+        " the key $x + \\mathrm{PE}(n)$, and their score has four terms: $$ (x + \\mathrm{PE}(m)) \\cdot"
+        " (x + \\mathrm{PE}(n))"
+    )
+    assert (
+        "The middle two are the *word–position* terms. With the added encoding and these identity weights, the last"
+        " term stays the same." in text
     )
     block_rest = (
         "Each word–position term is the product of the token's vector with one position's. By the identity"
@@ -1305,8 +1331,8 @@ def test_the_opening_dogs_get_the_same_output():
     """ "Word order carries meaning, but plain self-attention, with no causal mask, compares tokens by their content
     alone. Shuffle the tokens and its outputs are shuffled the same way. Take *the dog chased another dog*. Attention
     then gives the two dogs the same output, so the chaser and the chased cannot be told apart (chapter 1). A decoder's
-    causal mask gives position only indirectly: each token sees only itself and the tokens before it, so a layer has
-    to count them. So most models use a *position encoding*,
+    causal mask gives position only indirectly: each token sees itself and the tokens before it, so with a distinct
+    first token a layer can count them to find its position. So most models use a *position encoding*,
     which supplies position directly": with neither a position encoding nor a causal mask, as chapter 1's example does,
     and not with either. The block "Beyond the table": "A decoder's causal mask lets each token see itself and the
     tokens before it. So two copies of a word at different places see different tokens, and their outputs can differ.
@@ -1319,9 +1345,12 @@ def test_the_opening_dogs_get_the_same_output():
         " alone. Shuffle the tokens and its outputs are shuffled the same way." in text
     )
     indirect = (
-        "A decoder's causal mask gives position only indirectly: each token sees only itself and the tokens before it,"
-        " so a layer has to count them."
+        "A decoder's causal mask gives position only indirectly: each token sees itself and the tokens before it, so"
+        " with a distinct first token a layer can count them to find its position."
     )
+    assert "so a layer has to count them" not in text  # what it counts, and what for, now said (r105, r106)
+    # counting needs a distinct first token: with identical tokens a causal layer gives every position one output (r107)
+    assert "tokens before it, so a layer can count them" not in " ".join(text.split())
     assert (
         "cannot be told apart (chapter 1). " + indirect + " So most models use a *position encoding*, which supplies"
         " position directly." in re.sub(r"<details>.*?</details>", " ", text)  # on the main line, before the "So"
@@ -1335,8 +1364,8 @@ def test_the_opening_dogs_get_the_same_output():
     block = block[: block.index("</details>")]
     assert (
         "A decoder's causal mask lets each token see itself and the tokens before it. So two copies of a word at"
-        " different places see different tokens, and their outputs can differ. One causal layer still ignores the"
-        " order of the earlier tokens; a second layer can see it (chapter 1)." in block
+        " different places see different tokens, and their outputs can differ. With no position encoding, one causal"
+        " layer still ignores the order of the earlier tokens; a second layer can see it (chapter 1)." in block
     )
     assert "It gives order because" not in text  # one masked layer alone does not see order
     assert "order of the tokens it sees" not in " ".join(text.split())  # it sees its own place: only the earlier ones
@@ -1570,9 +1599,8 @@ def test_rope_replaced_the_classic_encodings_in_llama_qwen_and_mistral():
 
     text = page()
     assert (
-        "Classic absolute encodings add a vector to each token's input. Attention with linear biases (ALiBi) instead"
-        " subtracts from each score a penalty that grows with distance. Rotary position embedding (RoPE), from the"
-        " RoFormer paper, rotates the queries and keys." in text
+        "Classic absolute encodings add a vector to each token's input. Rotary position embedding (RoPE), from the"
+        " RoFormer paper, instead rotates the queries and keys." in text
     )
     assert "replaced them in open large language models such as Llama, Qwen and Mistral" in text
     opening = text[: text.index("## Who this book is for")]
@@ -1751,9 +1779,9 @@ def test_the_added_encodings_d_is_the_models_width():
 
 
 def test_rope_vectors_can_still_carry_position_in_a_decoder():
-    """Main line: "RoPE rotates the query by an angle set by its position, and the key by its own. The score sees only
-    the difference of the two angles, set by the key's offset from the query": a claim about the angles, which holds
-    whatever q and k carry. The derivation ends on
+    """Main line: "RoPE splits ... into $d/2$ pairs. It rotates each pair by an angle set by the token's position. The
+    score sees only the difference of the two angles, set by the key's offset from the query": a claim about the angles,
+    which holds whatever q and k carry. The derivation ends on
     "the same query and key vectors at offset $-2$ score the same anywhere in the input"; the block under it: "In a
     RoPE model's first layer, $q_m$ and $k_n$ come from
     the tokens alone. In later layers they can carry position themselves. A decoder's causal mask can give it: chapters
@@ -1967,7 +1995,7 @@ def test_the_check_is_one_section_with_its_verdict_first():
         "*Added encoding.* The *sinusoidal encoding* of chapter 2",
         "| score | query 5, key 3 | query 12, key 10 | |---|---|---|",
         "Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added encoding's.",
-        "Because $\\cos$ is even, this example cannot show the offset's sign.",
+        "Because $\\cos$ is even, this example cannot show the offset's sign;",
         "## What you will take away",
     )
     order = [main.index(s) for s in steps]
@@ -2092,10 +2120,9 @@ def test_the_notation_names_llama_3s_base():
 def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     """The check's table gives each score at the two pairs of positions, with no change column, and its reading, on
     the main line: "Read each row across. Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added
-    encoding's." Then a paragraph of its own: "Why? With these identity weights, the last term is
-    $\\cos(n - m) + \\cos(0.01(n - m))$: it depends only on the offset. The word–position terms, $\\sin m + \\sin n$,
-    depend on where the tokens stand, so they make the whole change." The identity weights are
-    named in the sentence itself; what most other weights do is the block's
+    encoding's. The block below shows which terms of the added encoding's score make the change." The block: "By the
+    identity ..., the last term is $\\cos(n - m) + \\cos(0.01(n - m))$: with these weights, a function of the offset
+    alone." The identity weights are named in the sentence itself; what most other weights do is the block's
     (test_other_weights_keep_the_positions_in_the_last_term_too). Its
     derivation is in the block under it: "It is $\\cos 2 + \\cos 0.02$, about 0.58, in both cases. So the score's
     change, from 0.766 to 0.503, comes from the word–position terms alone." Computed with posenc's sinusoidal
@@ -2108,15 +2135,16 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     reading = (
         "Read each row across. Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added encoding's."
     )
+    # round 107: the reason is the block's, right under the reading, which says what the block shows; the main line
+    # claims only the table's reading, so it needs no step from the block
     sentence = (
-        "Why? With these identity weights, the last term is $\\cos(n - m) + \\cos(0.01(n - m))$: it depends only on"
-        " the offset. The word–position terms, $\\sin m + \\sin n$, depend on where the tokens stand, so they make"
-        " the whole change."
+        "By the identity $\\cos a \\cos b + \\sin a \\sin b = \\cos(b - a)$, the last term is $\\cos(n - m) +"
+        " \\cos(0.01(n - m))$: with these weights, a function of the offset alone."
     )
-    assert sentence in main and reading in main
-    raw = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
-    assert "lowers the added encoding's.\n\nWhy? With these identity weights" in raw  # two short paragraphs
-    assert main.index("| added encoding |") < main.index(sentence) < main.index("Because $\\cos$ is even")
+    pointer = "The block below shows which terms of the added encoding's score make the change."
+    assert reading in main and pointer in main and sentence in text and sentence not in main
+    assert "Why? With these identity weights" not in text and "word–position" not in main
+    assert text.index(reading) < text.index(pointer) < text.index(sentence) < text.index("Because $\\cos$ is even")
     numbers = "It is $\\cos 2 + \\cos 0.02$, about 0.58, in both cases. So the score's change, from"
     assert numbers in text and numbers not in main  # the numbers are collapsed, right under the sentence
     assert text.index(sentence) < text.index(numbers) < text.index("Because $\\cos$ is even")
@@ -2210,11 +2238,12 @@ def test_llama3_is_the_yarn_papers_ramp_with_no_multiplier():
 
 
 def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
-    """Takeaway: "PI also slows the fastest pairs, which tell neighbouring tokens apart; YaRN leaves them alone."
-    The methods block: "At eight times the training length, PI rotates a key one position away as far as RoPE rotates a
-    key an eighth of a position away, an offset training never had. bloc97 argued that PI, by slowing the fast pairs,
-    loses high frequencies a network cannot easily recover (chapter 7); chapter 8's runs do not isolate the cause.
-    Chapter 8's YaRN keeps the pairs that turn more than twice within $L$, where the YaRN paper keeps those that turn
+    """The methods block: "Position interpolation (PI) slows every pair; YaRN leaves the fastest pairs alone and fully
+    slows the slow ones, with a ramp between. The fastest pairs are those that tell neighbouring tokens apart." Then:
+    "At eight times the training length, PI rotates a key one position away as far as RoPE rotates a key an eighth of a
+    position away, an offset training never had. bloc97 argued that PI, by slowing the fast pairs, loses high
+    frequencies a network cannot easily recover (chapter 7); chapter 8's runs do not isolate the cause. Chapter 8's YaRN
+    keeps the pairs that turn more than twice within $L$, where the YaRN paper keeps those that turn
     more than 32 times: at chapter 8's short $L$, no pair turns 32 times. With the paper's setting, YaRN's loss at
     eight times $L$ is lower still, in every seed." Chapter 8's heads (16 dimensions, base 10 000, L = 64) at
     s = 8, as the run sets it at 512 tokens."""
@@ -2222,16 +2251,17 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
 
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
+    assert "PI also slows" not in main and "fastest" not in main  # the methods block's, since round 107
     assert (
-        "that it turns about as far as in training. PI also slows the fastest pairs, which tell neighbouring tokens"
-        " apart; YaRN leaves them alone." in main
+        "Position interpolation (PI) slows every pair; YaRN leaves the fastest pairs alone and fully slows the slow"
+        " ones, with a ramp between. The fastest pairs are those that tell neighbouring tokens apart." in text
     )
     # "the fastest pairs", not "the fast pairs": a fast pair turns at least once within L, and most of those turn too
     # slowly to tell neighbours apart; in Llama 3.1 8B (d = 128, base 500 000, L = 8192) most fast pairs have
     # wavelengths over 100 positions
     assert "PI also slows the fast pairs" not in text
     llama = posenc.rope_inv_freq(128, 500_000.0).double()
-    llama_fast = 8192 * llama >= 2 * math.pi
+    llama_fast = (8192 - 1) * llama >= 2 * math.pi  # the glossary's fast pairs: (L - 1) theta >= 2 pi
     assert int((llama_fast & (2 * math.pi / llama > 100)).sum()) > int(llama_fast.sum()) / 2
     assert "The fastest pairs" in chapter("08_extrapolation")
     c7, c8 = chapter("07_beyond"), chapter("08_extrapolation")
@@ -2241,7 +2271,7 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
     s = experiment_scaling(config, "pi", 8 * L)[0].factor
     assert s == 8
     theta = posenc.rope_inv_freq(16, 10_000.0).double()
-    fast = L * theta >= 2 * math.pi  # at least one turn within L: the glossary's fast pairs
+    fast = (L - 1) * theta >= 2 * math.pi  # the glossary's fast pairs: a turn over the offsets 0 .. -(L - 1)
     assert 0 < int(fast.sum()) < len(theta)
     pi, _ = posenc.rope_scaled_inv_freq(16, 10_000.0, rope_type="linear", factor=s, original_max_position_embeddings=L)
     yarn, _ = posenc.rope_scaled_inv_freq(

@@ -1053,10 +1053,10 @@ def test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_fil
     assert text.index("| FIRE | 0.95 nats, raised |") < text.index("The guess: each symbol of chapter 8's filler")
     assert "For FIRE, its learned biases, after the figures, suggest a guess." not in text
     assert "For FIRE, the appendix draws its learned biases and gives a guess." not in text
-    pointer = (
-        "FIRE and CoPE find every passkey, but their loss rises. Why is not tested; the appendix guesses for FIRE."
-    )
-    assert pointer in text
+    # the main line says only that the cause is untested; the guess lives in the appendix under its own heading
+    assert "the appendix guesses for FIRE" not in text
+    assert "FIRE and CoPE find every passkey, but their loss rises; why is not tested." in text
+    assert "### A guess about FIRE's rising loss" in text
     # the lead for CoPE stays in the box "What the models learned"
     assert "One lead for CoPE: its counts of 64 or more" not in text
     assert "a possible cause of CoPE's rising loss" in text
@@ -1253,9 +1253,14 @@ def test_alibi_appears_in_transformers_only_in_bloom_falcon_and_mpt():
 
 
 def test_transformers_builds_in_none_of_kerple_fire_and_cope():
-    """Chapter 11's opening: "None of the three is built into Hugging Face's transformers", on the installed
-    transformers (5.24 when this was written); skipped where it is not installed. FIRE and CoPE are matched
-    case-sensitively: kosmos2's docstrings mention "a fire"."""
+    """Chapter 11's opening: "None of them is built into Hugging Face's transformers.", and its models block: "None of
+    the three is built into Hugging Face's transformers", on the installed transformers (5.24 when this was written);
+    skipped where it is not installed. The opening said "We know of no current open-weight model that uses one of
+    them.", which a truth audit found unclear: the KERPLE authors publish pretrained checkpoints. FIRE and CoPE are
+    matched case-sensitively: kosmos2's docstrings mention "a fire"."""
+    text = chapter_markdown("11_learned_position")
+    assert "We know of no current open-weight model that uses one of them." not in text
+    assert "None of them is built into Hugging Face's transformers." in text
     transformers = pytest.importorskip("transformers")
     models = pathlib.Path(transformers.__file__).parent / "models"
     pattern = re.compile(r"(?i:kerple|contextual position|functional interpolation)|\bFIRE\b|\bCoPE\b")
@@ -1342,10 +1347,13 @@ def test_narrowed_wordings():
     assert "1 on labels and 0 elsewhere, the question included. So the counts start at" not in text
     # one rule: the question is not a label, so the ideal head closes its gate, as the first table's last row does
     assert "Unlike in the table above, the question's own gate is closed" not in text
-    assert "| count if the query's own gate were closed | 2 | 2 | 1 | 0 | 0 |" in text  # the notebook asserts the row
+    # the CoPE table carries one idea; its hypothetical own-gate-closed row is gone, and the rule is stated once,
+    # where the counting task first needs it (cell c23 asserts the counts 2, 2, 1, 0, 0 for that case)
+    assert "| count if the query's own gate were closed |" not in text
+    assert "The query's own gate counts too: open, the counts start at 1" not in text
     assert (
-        "The question is not a label, so its own gate is closed, as in the table's last row. The counts start at 0,"
-        " and the answer is the only label at count $k$." in text
+        "The query's own gate counts too, and the question is not a label, so its gate is closed. The counts start at"
+        " 0, and the answer is the only label at count $k$." in text
     )
     assert "FlexAttention can compute it score by score" not in text
     assert "so each can be written as a FlexAttention `score_mod`" not in text  # the appendix says it, with its term
@@ -1354,9 +1362,8 @@ def test_narrowed_wordings():
     # the takeaways use no term the main line has not met: FlexAttention and `score_mod` live in the appendix
     assert "FlexAttention" not in text[text.index("## Takeaways") : text.index("## Exercises")]
     assert (
-        "so an attention routine can compute it score by score instead of storing it; FIRE's runs its MLP for every"
-        " score. A CoPE count sums the gates of many keys, so here it is a stored bias; the appendix sketches a way"
-        " around that." in text
+        "so an attention routine can compute it score by score instead of storing it. A CoPE count sums the gates of"
+        " many keys, so here it is a stored bias; the appendix sketches a way around that." in text
     )
 
 
@@ -1379,10 +1386,22 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     assert "a $u$ that training on 64 tokens never fitted" not in text
     assert "So $u$ stays in the trained range, but" not in text
     assert (
-        "At these starting values: | key, tokens back | 1 | 8 | 63 | |---|---|---|---| | $u$ from query 63 | 0.048 |"
-        " 0.30 | 1.00 | | $u$ from query 511 | 0.024 | 0.15 | 0.50 | From query 511, the key 8 back gets a $u$ between"
-        " those of the keys 3 and 4 back from query 63. The MLP sees only $u$, so it treats that key as nearer." in main
+        "At these starting values, the key 8 back from query 511 gets a $u$ between those of the keys 3 and 4 back from"
+        " query 63, as the figure shows. The MLP sees only $u$, so it treats that key as nearer." in main
     )
+    # the table of keys 1, 8 and 63 back lives in the FIRE box; the main line states its one point once
+    assert "| $u$ from query 63 |" not in main
+    assert (
+        "| key, tokens back | 1 | 8 | 63 | |---|---|---|---| | $u$ from query 63 | 0.048 | 0.30 | 1.00 | | $u$ from"
+        " query 511 | 0.024 | 0.15 | 0.50 |" in text
+    )
+    # the bound u <= 1 comes from d <= max(i, L_thr), said with the rule; the divisor's growth causes the squeeze
+    assert "so no key's $u$ passes 1" not in text
+    assert (
+        "Below $L_{\\text{thr}}$, $u$ depends on the distance only. Past it, the divisor grows with the query's"
+        " position. The price: past $L_{\\text{thr}}$, a later query squeezes each distance into a smaller $u$." in main
+    )
+    assert "A key up to the query is at most $i$ back, so $d \\le \\max(i, L_{\\text{thr}})$." in main
     assert "the keys 1 and 2 back get a smaller $u$ than any key before the query in a 64-token input." in text
     assert (
         "Both lie between two values such an input does produce: 0, on the query's own token, and 0.048, one key back"
@@ -1520,9 +1539,12 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     main = re.sub(r"<details>.*?</details>", " ", text)
     # one fact and its consequence on the main line: "rises with each sentence back" is the live cells' count_at.diff
     # > 0.5 on means over 200 inputs; within any input it holds strictly, every gate being a sigmoid, above 0
+    # "So its count rises with each sentence back" is gone: a count sums gates in [0, 1] from the key to the query,
+    # so it never falls as the key moves back, in any head; it showed nothing about the trained one
+    assert "So its count rises with each sentence back" not in text
     assert (
-        "In the CoPE model trained above, the question's gates open mostly on labels. So its count rises with each"
-        " sentence back; the appendix prints these counts beside the ideal ones." in main
+        "In the CoPE model trained above, the question's gates open mostly on labels; the appendix prints its counts"
+        " beside the ideal ones." in main
     )
     # the trained counts, their reading and the decoded input's table are evidence about one live seed: collapsed
     assert "so the count at the $k$-th label back is on average above $k$" not in main
@@ -1803,19 +1825,23 @@ def test_fire_goal_and_teaching_function():
 
 def test_library_u_at_63_is_a_hair_below_a_third():
     """Exercise 1's answer: "`FireBias` adds a millionth to the divisor, which puts its $u$ at $i = 63$ a hair below
-    $1/3$". The notebook asserted this on the float64 formula only; it now asserts it on FireBias in float64, where
-    u is computed in float64 and rounded once to float32 (1.5e-8 at most), far less than its gap from 1/3:
-    log 4 / (log 64 + 1e-6) = 1/3 - 8.0e-8."""
+    $1/3$". The hair, log 4 / (log 64 + 1e-6) = 1/3 - 8.0e-8, is a property of the formula.
+    ``FireBias.normalized_distance`` computes u in float32 (it casts the positions to float32, and its 0-dimensional
+    parameters do not promote them, even after ``.double()``), where one step near 1/3 is 3e-8. So the hair is checked
+    on the float64 formula with FireBias's own eps, and the module is checked to follow that formula to 1e-6, a bound
+    far above float32 rounding on any CPU."""
     notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
     cells = {c.get("id"): "".join(c["source"]) for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]}
-    assert "assert 0 < 1 / 3 - exact_u[63] < 1e-6" not in cells["ex_sol"]
-    assert "assert 5e-8 < 1 / 3 - u63 < 1e-7" in cells["ex_sol"]
+    assert "assert 5e-8 < 1 / 3 - u63 < 1e-7" not in cells["ex_sol"]  # the float32 value, read to a 1e-8 band
+    assert "assert 5e-8 < 1 / 3 - exact_u[63] < 1e-7" in cells["ex_sol"]
     with torch.random.fork_rng():
-        fire = FireBias(1, c_init=1.0, L_thr_init=8.0).double()
+        fire = FireBias(1, c_init=1.0, L_thr_init=8.0)
+    exact = math.log(4) / (math.log(64) + fire.eps)  # float64, FireBias's eps
+    assert 5e-8 < 1 / 3 - exact < 1e-7
     u63 = fire.normalized_distance(torch.tensor([63]), torch.tensor([60]))[0, 0].item()
-    assert 5e-8 < 1 / 3 - u63 < 1e-7
-    fire.eps = 0.0  # without the millionth, u is 1/3 up to the one rounding of its float64 value to float32
-    assert abs(fire.normalized_distance(torch.tensor([63]), torch.tensor([60]))[0, 0].item() - 1 / 3) < 3e-8
+    assert abs(u63 - exact) < 1e-6
+    fire.eps = 0.0  # without the millionth the formula gives 1/3 exactly; the module follows it to float32 rounding
+    assert abs(fire.normalized_distance(torch.tensor([63]), torch.tensor([60]))[0, 0].item() - 1 / 3) < 1e-6
 
 
 def test_random_distance_is_defined_in_the_box_and_cable_is_listed():
@@ -1864,12 +1890,17 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     assert "hides far keys" not in text and "gets in the way of a far key" not in text
     assert "gets in the way of the lookup" not in text
     assert "A steep penalty can hide far keys, as ALiBi's does" not in text
+    # r106: "So no method in the table keeps both a fine loss and every passkey" set a 100 % bar the book never
+    # defines; by chapter 8's grades (kept: 95 % of passkeys or more on average) KERPLE passes both. The growing
+    # penalty, placed beside the misses, read as their cause: it lives in the box, beside "not tested"
+    assert "So no method in the table keeps both a fine loss and every passkey." not in text
+    assert "Like ALiBi's, its penalty keeps growing past the trained length" not in main
     assert (
-        "Beyond the trained length, KERPLE keeps a low loss but misses some far passkeys. Like ALiBi's, its penalty"
-        " keeps growing past the trained length, beyond any value met in training. FIRE's bias stays within its trained"
-        " range, the goal of its bounded $u$." in main
+        "Beyond the trained length, KERPLE keeps a low loss but misses some far passkeys, and ALiBi misses more. FIRE"
+        " and CoPE find every passkey, but their loss rises; why is not tested. Only KERPLE passes both of chapter 8's"
+        " bars: a fine loss, and 95 % of passkeys or more on average." in main
     )
-    assert main.index("| no position encoding |") < main.index("Like ALiBi's, its penalty keeps growing")
+    assert main.index("| no position encoding |") < main.index("and ALiBi misses more")
     assert (
         "A steep penalty need not hide far keys. Every FIRE head lowers the key 496 back by more than 4 logits relative"
         " to the key one back, more than ALiBi's flattest head's 1.9, yet FIRE finds every passkey. Past the trained"
@@ -1881,7 +1912,9 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
         " *raised*." in main
     )  # the measures, then the grades
     section = main[main.index("## In chapter 8's experiment") : main.index("## What this scale can and cannot say")]
-    assert section.rstrip().endswith("So no method in the table keeps both a fine loss and every passkey.")
+    assert section.rstrip().endswith(
+        "Only KERPLE passes both of chapter 8's bars: a fine loss, and 95 % of passkeys or more on average."
+    )
     config, full, seeds, _ = saved_run()
     eight_l, far = config["eval_lengths"][-1], config["distances"][-1]
     L = config["train_length"]
@@ -1900,10 +1933,14 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
         assert mean(per_seed(name, "passkey", eight_l)) < mean(per_seed("none", "passkey", eight_l)) - 0.01
         assert mean(per_seed(name, "passkey_by_distance", far)) < mean(per_seed("none", "passkey_by_distance", far))
     fine = mean(per_seed("trigram", "loss_beyond", eight_l)) + 0.1
+    both = []  # "Only KERPLE passes both of chapter 8's bars": fine loss, and 95 % or more in both passkey columns
     for name in ("kerple", "alibi", "fire", "cope", "none"):  # the table's rows
         keeps_loss = mean(per_seed(name, "loss_beyond", eight_l)) <= fine
-        every_key = min(mean(per_seed(name, "passkey", eight_l)), mean(per_seed(name, "passkey_by_distance", far))) == 1
-        assert not (keeps_loss and every_key), name
+        kept = min(mean(per_seed(name, "passkey", eight_l)), mean(per_seed(name, "passkey_by_distance", far))) >= 0.95
+        both += [name] if keeps_loss and kept else []
+    assert both == ["kerple"]
+    # "ALiBi misses more": fewer far passkeys found than KERPLE, on the mean the table prints
+    assert mean(per_seed("alibi", "passkey_by_distance", far)) < mean(per_seed("kerple", "passkey_by_distance", far))
     # not "of a far key" either: at 8L plain RoPE misses even keys 8 tokens back in most probes
     assert statistics.mean(per_seed("rope", "passkey_by_distance", 8)) < 0.5
     config, *_ = saved_run()
@@ -1965,3 +2002,49 @@ def test_kerple_layer_sharing_is_in_the_deviations_block_not_the_main_line():
         " `model.position_embedding_type='kerple'`." in text
     )
     assert "No constant at $r_2 = 2$." in text  # the appendix's proof the NeMo sentence points to
+
+
+def test_stick_breaking_gate_carries_the_same_scale_as_the_glossary():
+    """The fused-routine block: "Stick-breaking attention ... has gates of the same kind,
+    $\\sigma(q_i \\cdot k_t / \\sqrt{d_h})$, one per query–key pair." Its authors' reference code
+    (shawntan/stickbreaking-attention) computes the logits as q k^T / sqrt(d) before the log-sigmoid, and the
+    glossary writes the share as sigma(q . k / sqrt d); the block wrote sigma(q_i . k_t), without the scale."""
+    text = chapter_markdown("11_learned_position")
+    assert "gates of the same kind, $\\sigma(q_i \\cdot k_t)$" not in text
+    assert "gates of the same kind, $\\sigma(q_i \\cdot k_t / \\sqrt{d_h})$, one per query–key pair." in text
+    glossary = (pathlib.Path(__file__).parents[1] / "book" / "glossary.md").read_text(encoding="utf-8")
+    row = next(line for line in glossary.splitlines() if line.startswith("| stick-breaking attention |"))
+    assert "\\sigma(q \\cdot k/\\sqrt d)" in row
+
+
+def test_fire_bias_computed_once_and_shared_keeps_its_hidden_layer_once():
+    """The fused-routine block: "A FIRE bias computed once per input and reused by every layer would keep them once;
+    chapter 8's models do not share it." Counted with autograd's saved-tensor hooks: two layers that each build their
+    own bias keep two [T, T, 32] hidden layers; one bias built once and added in both layers keeps one."""
+    text = chapter_markdown("11_learned_position")
+    assert (
+        "A FIRE bias computed once per input and reused by every layer would keep them once; chapter 8's models do"
+        " not share it." in text
+    )
+    with torch.random.fork_rng():  # the global RNG stream is left as it was
+        fire = FireBias(2, L_thr_init=16.0)
+    q = torch.randn(1, 2, 24, 8, generator=torch.Generator().manual_seed(0))
+
+    def kept(shared):
+        shapes = []
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: shapes.append(tuple(t.shape)) or t, lambda t: t):
+            x = q
+            bias = fire.bias(24) if shared else None
+            for _ in range(2):  # two layers
+                b = bias if shared else fire.bias(24)
+                x = F.scaled_dot_product_attention(x, x, x, attn_mask=b)
+        return sum(s == (24, 24, fire.hidden) for s in shapes)
+
+    assert kept(shared=False) == 2 and kept(shared=True) == 1
+    # chapter 8's models: each TinyLM layer builds its own FIRE module
+    from posenc.experiments import TinyLM, experiment_config
+
+    config = experiment_config()
+    model = TinyLM(16, "fire", max_len=config["train_length"], **config["model"])
+    fires = [m for m in model.modules() if isinstance(m, FireBias)]
+    assert len(fires) == config["model"]["n_layers"] >= 2 and len({id(m) for m in fires}) == len(fires)
