@@ -2244,9 +2244,9 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
     position away, an offset training never had. bloc97 argued that PI, by slowing the fast pairs, loses high
     frequencies a network cannot easily recover (chapter 7); chapter 8's runs do not isolate the cause. Chapter 8's YaRN
     keeps the pairs that turn more than twice within $L$, where the YaRN paper keeps those that turn
-    more than 32 times: at chapter 8's short $L$, no pair turns 32 times. With the paper's setting, YaRN's loss at
-    eight times $L$ is lower still, in every seed." Chapter 8's heads (16 dimensions, base 10 000, L = 64) at
-    s = 8, as the run sets it at 512 tokens."""
+    more than 32 times: at chapter 8's short $L$, no pair turns 32 times. With the paper's setting, under which the
+    code still keeps pair 0 whole, YaRN's loss at eight times $L$ is lower still, in every seed." Chapter 8's heads
+    (16 dimensions, base 10 000, L = 64) at s = 8, as the run sets it at 512 tokens."""
     from posenc.experiments.config import experiment_scaling
 
     text = page()
@@ -2309,7 +2309,22 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
     assert "A pair that turns more than 32 times is kept." in c7
     assert float(L * theta.max() / (2 * math.pi)) < 32
     assert config["sensitivity"]["yarn b32"] == {"scaling": "yarn", "beta_fast": 32.0, "beta_slow": 1.0}
-    assert "With the paper's setting, YaRN's loss at eight times $L$ is lower still, in every seed." in text
+    assert (
+        "With the paper's setting, under which the code still keeps pair 0 whole, YaRN's loss at eight times $L$ is"
+        " lower still, in every seed." in text
+    )
+    # "under which the code still keeps pair 0 whole": transformers' and posenc's ramp clamps at pair 0 (chapter 8;
+    # r108: the paper's equation would slow pair 0, which no run tests)
+    assert "The code's clamp keeps pair 0 whole after all" in c8
+    paper = (
+        posenc.scaling.rope_scaling(
+            "yarn", factor=8.0, original_max_position_embeddings=L, beta_fast=32.0, beta_slow=1.0
+        )
+        .inv_freq(16, 10_000.0)[0]
+        .double()
+    )
+    assert abs(float(paper[0] / theta[0]) - 1) < 1e-6  # pair 0 kept whole by the clamp
+    assert abs(float(theta[-1] / paper[-1]) - 8) < 1e-4  # while the slowest pair is slowed by the full factor 8
     assert list(metrics()["metrics"]["rope+yarn b32"]) == list(metrics()["metrics"]["rope+yarn"])  # the same seeds
     b32, b2 = seeds("rope+yarn b32", "loss_beyond"), seeds("rope+yarn", "loss_beyond")
     assert all(a < b for a, b in zip(b32, b2, strict=True)), (b32, b2)

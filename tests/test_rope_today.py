@@ -6,6 +6,7 @@ import dataclasses
 import json
 import math
 import re
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -3038,9 +3039,11 @@ def test_chapter_table_rows_agree_with_transformers_config_defaults():
 
 
 def test_chapter_config_snippet_names_the_per_layer_type_frequencies():
-    """Chapter 10, *Reading a modern config*, the snippet's comment: "one list per layer type, as in Gemma 3:
-    rotary.full_attention_inv_freq, rotary.sliding_attention_inv_freq". In transformers 5.24 Gemma 3's rotary module
-    has no `inv_freq`, only those two lists, and their bases are the config's two."""
+    """Chapter 10, *Reading a modern config*, the snippet's comment: "Gemma 3's Gemma3RotaryEmbedding keeps one list
+    per layer type: rotary.full_attention_inv_freq, rotary.sliding_attention_inv_freq". In transformers 5.24 Gemma 3's
+    rotary module has no `inv_freq`, only those two lists, and their bases are the config's two. The snippet itself
+    runs on a saved Llama config, and takes the text model's part of a multimodal config (Gemma 3's), on which a
+    rotary module built from the whole config fails (r108)."""
     transformers = _hf()
     from transformers.models.gemma3.modeling_gemma3 import Gemma3RotaryEmbedding
 
@@ -3048,9 +3051,22 @@ def test_chapter_config_snippet_names_the_per_layer_type_frequencies():
         "".join(c["source"]) for c in nb_cells() if "".join(c["source"]).startswith("## Reading a modern config")
     )
     assert (
-        "# one list per layer type, as in Gemma 3: rotary.full_attention_inv_freq, rotary.sliding_attention_inv_freq"
-        in config_cell
+        "# Gemma 3's Gemma3RotaryEmbedding keeps one list per layer type: rotary.full_attention_inv_freq,"
+        " rotary.sliding_attention_inv_freq" in config_cell
     )
+    snippet = config_cell.split("```python\n")[1].split("```")[0]
+    with tempfile.TemporaryDirectory() as model_dir:
+        transformers.LlamaConfig(rope_theta=5e5, hidden_size=256, num_attention_heads=2).save_pretrained(model_dir)
+        names: dict = {"model_dir": model_dir}
+        exec(snippet, names)  # the chapter's snippet, as a reader runs it
+        assert torch.allclose(names["inv_freq"].double(), posenc.rope_inv_freq(128, 5e5).double(), rtol=1e-6)
+        assert names["attention_factor"] == 1.0  # default RoPE: transformers sets the literal 1.0
+    with tempfile.TemporaryDirectory() as model_dir:
+        transformers.Gemma3Config().save_pretrained(model_dir)
+        whole = transformers.AutoConfig.from_pretrained(model_dir)
+        with pytest.raises(AttributeError):
+            Gemma3RotaryEmbedding(whole)  # the multimodal config has no text fields at its top
+        Gemma3RotaryEmbedding(whole.get_text_config())  # as the snippet takes it
     config = transformers.Gemma3TextConfig()
     rotary = Gemma3RotaryEmbedding(config)
     assert not hasattr(rotary, "inv_freq")
