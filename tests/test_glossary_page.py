@@ -1738,8 +1738,9 @@ def test_dynamic_rows_cache_keeps_the_old_frequencies():
 
 
 def test_mean_reach_bound_counts_d_over_2_partial_sums():
-    """The row "mean reach": "at one offset, the mean distance reached by the first 1, 2, …, $d/2$ arrows of a chain
-    of unit arrows, one per pair at that pair's angle": a mean over the chain's d/2 prefixes, not over random draws,
+    """The row "mean reach": "at one offset, how far a chain of unit arrows reaches, one arrow per pair at that pair's
+    angle, averaged over chains of the first 1, 2, …, $d/2$ pairs": a mean over the chain's d/2 prefixes, not over
+    random draws,
     with the row's last prefix the block's; the block under the Maths table gives its formula: "The *mean reach* at an
     offset $r$ is the mean of $\\lvert S_1\\rvert, \\dots, \\lvert S_{d/2}\\rvert$, where $S_j = \\sum_{i<j}
     e^{\\mathrm{i} r\\theta_i}$ adds the first $j$ pairs' unit arrows" (chapter 5's $S_j$): a chain of d/2 unit arrows,
@@ -1748,12 +1749,14 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
     partial sums (posenc's mean reach), and it bounds the score."""
     ((row_last,),) = [
         re.findall(
-            r"\| at one offset, the mean distance reached by the first 1, 2, …, \$([^$]+)\$ arrows of a chain of unit"
-            r" arrows, one per pair at that pair's angle; RoFormer's decay curve plots it \|",
+            r"\| at one offset, how far a chain of unit arrows reaches, one arrow per pair at that pair's angle,"
+            r" averaged over chains of the first 1, 2, …, \$([^$]+)\$ pairs; RoFormer's decay curve plots it \|",
             row("mean reach"),
         )
     ]
-    assert "on average" not in row("mean reach")  # a mean over prefixes, not an expectation over random vectors
+    assert "on average" not in row("mean reach") and "distance" not in row(
+        "mean reach"
+    )  # |n - m| on this page  # a mean over prefixes, not an expectation over random vectors
     ((last, partial),) = re.findall(
         r"- The \*mean reach\* at an offset \$r\$ is the mean of \$\\lvert S_1\\rvert, \\dots,"
         r" \\lvert S_\{([^}]+)\}\\rvert\$, where \$(S_j = [^$]+)\$ adds the first \$j\$ pairs' unit arrows\.",
@@ -3434,7 +3437,10 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
         "| *position interpolation*, PI | the *extension factor* $s$, the configuration's `factor`, for every pair |"
         in text
     )
-    assert "| *dynamic NTK* | past $L$, 1 for pair 0, rising to $1 + s(\\ell/L - 1)$ for the slowest |" in text
+    assert (
+        "| *dynamic NTK* | past $L$, 1 for pair 0, the fastest, rising to $1 + s(\\ell/L - 1)$ for the slowest |"
+        in text
+    )
     d, base, L, s = llama31_head()
     plain_theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     slowed = {}
@@ -3969,7 +3975,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     *fast pair* not at all." "A rule's *effective factor* is what it divides the slowest pair's frequency by, for an
     input of $\\ell$ tokens", then one table, "rule | divides pair $i$'s frequency by | effective factor at $2L$, with
     `factor` 8": PI, "the *extension factor* $s$, the configuration's `factor`, for every pair", 8; dynamic NTK,
-    "past $L$, 1 for pair 0, rising to $1 + s(\\ell/L - 1)$ for the slowest", 9:
+    "past $L$, 1 for pair 0, the fastest, rising to $1 + s(\\ell/L - 1)$ for the slowest", 9:
     transformers' `linear` divides every pair by `factor`, `dynamic` divides pair 0 by 1 at lengths from L/2 to 64L,
     and its slowest pair by the main line's formula, the worked example's and the dynamic NTK row's, at each length
     from 1.25L to 64L, more at each longer one ("rising"); the table's 9 is that formula at 2L. "past $L$": at L/2 and
@@ -3999,6 +4005,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
             every,
             pi_value,
             first_pair,
+            fastest,
             main_formula,
             dyn_value,
             at,
@@ -4007,17 +4014,22 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         ),
     ) = re.findall(
         r"The \*stretch\* is the input's length over \$L\$, at (least|most) 1\. To meet no new angle, a slow pair needs"
-        r" its frequency divided by about the stretch, a \*fast pair\* not at all\. A rule's \*effective factor\* is"
+        r" its frequency divided by about the stretch, a \*fast pair\*, one that turns at least once, not at all\."
+        r" A rule's \*effective factor\* is"
         r" what it divides the (slowest) pair's frequency by, for an input of \$\\ell\$ tokens:"
         r" \| rule \| divides pair \$i\$'s frequency by \| effective factor at \$(\d*)L\$, with `factor` (\d+) \|"
         r" \|---\|---\|---\| \| \*position interpolation\*, PI \| the \*extension factor\* \$s\$, the"
         r" (configuration's `factor`), for (every) pair \| (\d+) \| \| \*dynamic NTK\* \| past \$L\$, 1 for pair (\d+),"
+        r" the (fastest|slowest),"
         r" rising to \$([^$]+)\$ for the slowest \| (\d+) \| At \$(\d*)L\$ both rules divide the slowest pair by more"
         r" than the stretch, (\d+), so it meets no new angle, but they slow (most|some|all) other pairs more than they"
         r" need\.",
         visible,
     )
-    fastest = "fastest" if first_pair == "0" else first_pair  # pair 0 is the fastest
+    assert first_pair == "0" and fastest == "fastest", (first_pair, fastest)  # theta_i = b^{-2i/d}: pair 0's is largest
+    assert int(torch.argmax(posenc.rope_inv_freq(128, 5e5, dtype=torch.float64))) == 0
+    # "a *fast pair*, one that turns at least once": the fast pair row's words, over training's offsets
+    assert "| a pair that turns at least once over the offsets of training, up to $L - 1$:" in row("fast pair")
     more = "more"  # "rising": checked below, more at each longer length
     s_value = header_factor
     assert "Three numbers describe this" not in visible  # one table, no list of definitions
@@ -4150,16 +4162,19 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
 
 
 def test_content_factor_row_is_chapter_5s_largest_jump():
-    """The row "content factor": "in RoFormer's decay bound, how much the query–key product changes, at most, from one
-    pair to the next", and its formula in the block under the Maths table: "The *content factor* is the largest change
+    """The row "content factor": "how much the query–key product changes, at most, from one pair to the next. RoFormer
+    bounds $\\lvert q \\cdot k\\rvert$ by this factor times $d/2$ times the *mean reach*": checked below on RoPE's raw
+    score, with posenc's rotation, at many offsets, where the bound is tight to within a factor 40; and its formula in
+    the block under the Maths table: "The *content factor* is the largest change
     $\\lvert h_{i+1} - h_i\\rvert$ from one pair to the next. Here $h_i$ is pair $i$'s query–key product in *complex
     form*: the query's pair, conjugated, times the key's": chapter 5's definition and its $h_i$; the bound itself is
     :func:`test_mean_reach_bound_counts_d_over_2_partial_sums`'s, which also evaluates it. The note in "Where papers
     and code differ": RoFormer's h_i conjugates the key's pair and turns by (m - n) theta_i; each of its h_i is the
     conjugate of this page's, it gives the same score, and every |h_{i+1} - h_i| is the same."""
-    assert (
-        "| in RoFormer's decay bound, how much the query–key product changes, at most, from one pair to the next |"
-        in row("content factor")
+    (row_times,) = re.findall(
+        r"\| how much the query–key product changes, at most, from one pair to the next\. RoFormer bounds"
+        r" \$\\lvert q \\cdot k\\rvert\$ by this factor times \$([^$]+)\$ times the \*mean reach\* \|",
+        row("content factor"),
     )
     assert (
         "- The *content factor* is the largest change $\\lvert h_{i+1} - h_i\\rvert$ from one pair to the next. Here"
@@ -4200,6 +4215,24 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
         assert abs(rotated - float((h_roformer * arrows.conj()).real.sum())) < 1e-6, (m, n)
         jumps = [(torch.cat([x, x.new_zeros(1)]).diff()).abs() for x in (h, h_roformer)]
         assert torch.allclose(jumps[0], jumps[1], atol=1e-12)  # every |h_{i+1} - h_i|, so the bound, the same
+    # the row's bound on RoPE's raw score |q . k|, rotated by posenc: content factor x (row's d/2) x mean reach
+    content = float((torch.cat([h, h.new_zeros(1)]).diff()).abs().max())
+    ratios = []
+    for m, n in ((0, 0), (5, 6), (2, 30), (100, 3), (7, 900), (1000, 4000)):
+        cos, sin = posenc.rope_cos_sin(torch.tensor([m, n]), d, 10_000.0, dtype=torch.float64)
+        score = abs(
+            float(
+                posenc.apply_rope(q[None], cos[:1].double(), sin[:1].double())[0]
+                @ posenc.apply_rope(k[None], cos[1:].double(), sin[1:].double())[0]
+            )
+        )
+        chain = torch.polar(torch.ones(half, dtype=torch.float64), (n - m) * theta).cumsum(0).abs()
+        bound = content * evaluate(row_times, d=d) * float(chain.mean())  # mean of |S_1| .. |S_{d/2}|
+        # RoFormer's Abel bound is content x the sum of |S_j|: the row's factor must turn the mean back into that sum
+        assert abs(bound - content * float(chain.sum())) < 1e-9 * bound, (row_times, m, n)
+        assert score <= bound + 1e-6, (m, n, score, bound)
+        ratios.append(score / bound)
+    assert max(ratios) > 1 / 40, ratios  # a bound of the right size, not a loose constant
     # the RoFormer block: "The content factor also counts a last change, from $h_{d/2-1}$ to $h_{d/2} = 0$. RoFormer
     # appends that zero so that *summation by parts* leaves no term over": chapter 5's words; with the zero the
     # regrouped sum equals the score's sum, without it a term h_{d/2-1} S_{d/2} is left over
@@ -4653,3 +4686,15 @@ def test_qwen3_vl_gives_each_frame_its_own_grid_and_a_text_timestamp():
     assert 'video_placeholder += f"<{curr_time:.1f} seconds>"' in processor
     curr_time = float(example.strip("<>").split()[0])
     assert f"<{curr_time:.1f} seconds>" == example
+
+
+def test_intro_points_citations_to_the_references_page():
+    """The intro: "A citation such as Su et al. 2021 is listed on the {doc}`References <references>` page": the link's
+    target is a page of the book that lists every entry of references.bib, and Su et al. 2021 is one of them (the
+    other citations: :func:`test_citations_name_an_entry_of_the_bibliography`)."""
+    assert "A citation such as Su et al. 2021 is listed on the {doc}`References <references>` page." in page()
+    references = (ROOT / "book" / "references.md").read_text(encoding="utf-8")
+    assert "```{bibliography}\n:all:\n```" in references
+    assert re.search(r"^\s*- file: book/references\s*$", (ROOT / "_toc.yml").read_text(encoding="utf-8"), re.M)
+    bib = (ROOT / "references.bib").read_text(encoding="utf-8")
+    assert re.search(r"author\s*=\s*\{\{?Su,[^@]*year\s*=\s*\{2021\}", bib), "Su et al. 2021"

@@ -147,7 +147,8 @@ def test_apply_rope_scores_see_only_the_offset():
     # the same anywhere in the input": apply_rope's score at offset -2 for queries at 2 to 4000, random q and k
     assert (
         'The positions enter only through the offset $n - m$. This matters for a pattern such as "look two tokens'
-        ' back": the same query and key vectors at offset $-2$ score the same anywhere in the input.' in text
+        ' back": the same query and key vectors at offset $-2$ score the same anywhere in the input, in exact'
+        " arithmetic." in text
     )
     for d in (8, 64, 128):
         q, k = torch.randn(2, d, generator=g, dtype=torch.float64)
@@ -742,8 +743,9 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
 
 
 def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
-    """Takeaway: "A *slow* pair turns less than once in training. In a decoder, longer inputs show it angles that
-    training never did. Two of chapter 7's rules, position interpolation (PI) and YaRN, lower a slow pair's frequency so
+    """Takeaway: "A *slow* pair turns less than once in training. In a decoder, no key follows its query, so training
+    shows a slow pair only part of its circle. There, longer inputs show it angles that training never did. Two of
+    chapter 7's rules, position interpolation (PI) and YaRN, lower a slow pair's frequency so
     that it turns about as far as in training." The methods block: "Chapter 7's rules slow RoPE's rotations: a slowed
     pair takes
     more positions to turn once. The rules differ in which pairs they slow. Position interpolation (PI) slows every
@@ -758,9 +760,10 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
     assert (
-        "- A *slow* pair turns less than once in training. In a decoder, longer inputs show it angles that training"
-        " never did. Two of chapter 7's rules, position interpolation (PI) and YaRN, lower a slow pair's frequency so"
-        " that it turns about as far as in training." in main
+        "- A *slow* pair turns less than once in training. In a decoder, no key follows its query, so training shows a"
+        " slow pair only part of its circle. There, longer inputs show it angles that training never did. Two of"
+        " chapter 7's rules, position interpolation (PI) and YaRN, lower a slow pair's frequency so that it turns about"
+        " as far as in training." in " ".join(main.split())
     )
     # the fast pair, the decoder's reason and the fastest pairs are the block's (round 107: fewer terms on the main)
     assert "*fast* pair" not in main and "fastest" not in main and "no key lies after its query" not in main
@@ -1295,15 +1298,35 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     assert added[1] < added[0], added  # "lowers the added encoding's"
     after = (
         f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | Read each row across. Moving"
-        f" both tokens by {by} leaves RoPE's score as it was, but lowers the added encoding's. The block below shows"
-        " which terms of the added encoding's score make the change. <details>"
+        f" both tokens by {by} leaves RoPE's score as it was, but lowers the added encoding's. Of its terms, only"
+        " $\\sin m + \\sin n$ changes; the block below derives them. <details>"
     )
     # the change is the word-position terms' own: sin 12 + sin 10 - (sin 5 + sin 3), the last term being the same
     assert math.isclose(change, math.sin(12) + math.sin(10) - math.sin(5) - math.sin(3), abs_tol=1e-6)
     # "the rows use different formulas": RoPE's, cos(n - m), and the added encoding's four terms, both outside blocks
     main = re.sub(r"<details>.*?</details>", " ", text)
     assert "so the score is $\\cos m \\cos n + \\sin m \\sin n = \\cos(n - m)$" in main
-    assert "It is added to $x$." in main  # the added row's score, (x + PE(m)) . (x + PE(n)), its terms in the block
+    # round 109 (r108): the rotated vectors and the added row's formula are on the main line: both rows rebuild
+    assert (
+        "Since $\\theta_0 = 1$, rotation turns the query's pair 0 into $(\\cos m, \\sin m)$ and the key's into"
+        " $(\\cos n, \\sin n)$, so the score is" in " ".join(main.split())
+    )
+    for p in range(13):  # R_p x in pair 0, coordinates 0 and d/2 = 2 in the half layout, 0 and 1 in the interleaved
+        half, inter = R(p, 4, 10_000.0, "half") @ x, R(p, 4, 10_000.0, "interleaved") @ x
+        want = torch.tensor([math.cos(p), math.sin(p)], dtype=torch.float64)
+        assert torch.allclose(half[[0, 2]], want, atol=TOL) and torch.allclose(inter[[0, 1]], want, atol=TOL), p
+    assert (
+        "It is added to $x$, so the score is $1 + \\sin m + \\sin n + \\cos(n - m) + \\cos(0.01(n - m))$."
+        in " ".join(main.split())
+    )
+    for m in range(13):  # the formula is posenc's (x + PE(m)) . (x + PE(n)) at every pair up to 12 (posenc is float32)
+        for n in range(13):
+            formula = 1 + math.sin(m) + math.sin(n) + math.cos(n - m) + math.cos(0.01 * (n - m))
+            assert math.isclose(float((x + pe[m]) @ (x + pe[n])), formula, abs_tol=1e-5), (m, n)
+    # "Of its terms, only sin m + sin n changes": 1 and the two cosines are equal at (5, 3) and (12, 10), the sum is not
+    rest = [1 + math.cos(n - m) + math.cos(0.01 * (n - m)) for m, n in ((5, 3), (12, 10))]
+    assert math.isclose(rest[0], rest[1], abs_tol=1e-12)
+    assert abs((math.sin(12) + math.sin(10)) - (math.sin(5) + math.sin(3))) > 0.1
     assert f"Both cases score $\\cos 2$, about ${rope[0]:.2f}$." in main  # the RoPE row's value, named on the main line
     block = (
         "<summary>The added encoding's four terms, and other weights</summary> The query is $x + \\mathrm{PE}(m)$,"
@@ -1344,10 +1367,10 @@ def test_the_opening_dogs_get_the_same_output():
         "Word order carries meaning, but plain self-attention, with no causal mask, compares tokens by their content"
         " alone. Shuffle the tokens and its outputs are shuffled the same way." in text
     )
-    indirect = (
-        "A decoder's causal mask gives position only indirectly: each token sees itself and the tokens before it, so"
-        " with a distinct first token a layer can count them to find its position."
-    )
+    # round 109 (r108): the counting is the block's ("Beyond the table"); the opening keeps chapter 1's own sentence
+    indirect = "A decoder's causal mask gives position only indirectly: a layer has to work it out."
+    main_line = re.sub(r"<details>.*?</details>", " ", text)
+    assert "count them to find its position" not in text and "distinct first token" not in main_line
     assert "so a layer has to count them" not in text  # what it counts, and what for, now said (r105, r106)
     # counting needs a distinct first token: with identical tokens a causal layer gives every position one output (r107)
     assert "tokens before it, so a layer can count them" not in " ".join(text.split())
@@ -1369,7 +1392,8 @@ def test_the_opening_dogs_get_the_same_output():
     )
     assert "It gives order because" not in text  # one masked layer alone does not see order
     assert "order of the tokens it sees" not in " ".join(text.split())  # it sees its own place: only the earlier ones
-    assert "Chapters 1 and 7 show how a layer can count positions from it and a distinct first token." in text
+    assert "Chapters 1 and 7 show how a layer can count positions from the mask and a distinct first token." in text
+    assert "count positions from it and" not in text  # "it" had no clear antecedent (r108)
     assert "Give the sequence a distinct first token, BOS, and let attention be uniform." in chapter("07_beyond")
     c1 = chapter("01_why_position")
     assert "The mask gives a position only indirectly: a layer has to work it out." in c1
@@ -1803,7 +1827,8 @@ def test_rope_vectors_can_still_carry_position_in_a_decoder():
     assert "The score sees only the difference of the two angles, set by the key's offset from the query." in main
     assert "RoPE's rotations make a score depend on the positions only through" not in text  # the score, unqualified
     assert (
-        "score the same anywhere in the input. <details><summary>Later layers: query and key vectors that"
+        "score the same anywhere in the input, in exact arithmetic. <details><summary>Later layers: query and key"
+        " vectors that"
         " already carry position</summary> In a RoPE model's first layer, $q_m$ and $k_n$ come from the tokens alone."
         " In later layers they can carry position themselves. A decoder's causal mask can give it: chapters 1 and 7"
         " show how a layer can count positions from the mask and a distinct first token." in text
@@ -1817,8 +1842,8 @@ def test_rope_vectors_can_still_carry_position_in_a_decoder():
 
     assert "hidden_states = inputs_embeds" in inspect.getsource(modeling_llama.LlamaModel.forward)
     assert (
-        "Chapters 1 and 7 show how a layer can count positions from it and a distinct first token. So in a decoder"
-        " with RoPE, the query and key vectors can themselves carry position." in text
+        "Chapters 1 and 7 show how a layer can count positions from the mask and a distinct first token. So in a"
+        " decoder with RoPE, the query and key vectors can themselves carry position." in text
     )
     assert "causal mask (chapter 7)" not in text  # the causal-mask fact is never cited to chapter 7 alone
     assert "Suppose the first token is distinct" in chapter("01_why_position")
@@ -2141,7 +2166,7 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
         "By the identity $\\cos a \\cos b + \\sin a \\sin b = \\cos(b - a)$, the last term is $\\cos(n - m) +"
         " \\cos(0.01(n - m))$: with these weights, a function of the offset alone."
     )
-    pointer = "The block below shows which terms of the added encoding's score make the change."
+    pointer = "Of its terms, only $\\sin m + \\sin n$ changes; the block below derives them."
     assert reading in main and pointer in main and sentence in text and sentence not in main
     assert "Why? With these identity weights" not in text and "word–position" not in main
     assert text.index(reading) < text.index(pointer) < text.index(sentence) < text.index("Because $\\cos$ is even")

@@ -1009,9 +1009,12 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " gives each a higher bias than query 63 does." in text
     )
     main = re.sub(r"<details>.*?</details>", " ", text)  # the FIRE section's last sentence: a measurement, pointed to
+    # r108: the step from "treats that key as nearer" to "lifts its bias" needs the curves' fall, said on the main
+    # line, from the two queries the appendix measures (queries 63 and 511; "every curve falls": rise < -2e-4 there)
+    assert "measured in the appendix, a later query lifts the bias" not in text
     assert (
-        "In chapter 8's trained FIRE models, measured in the appendix, a later query lifts the bias of every key 1 to"
-        " 63 back." in main
+        "In chapter 8's trained FIRE models, the appendix measures two things from queries 63 and 511. Every head's"
+        " bias falls with distance, and the later query lifts the bias of every key 1 to 63 back." in main
     )
     # not a deduction from the table above it, which shows the starting values, not the learned c and threshold
     assert "In chapter 8's trained models every FIRE bias falls with distance, so" not in text
@@ -1362,9 +1365,11 @@ def test_narrowed_wordings():
     # the takeaways use no term the main line has not met: FlexAttention and `score_mod` live in the appendix
     assert "FlexAttention" not in text[text.index("## Takeaways") : text.index("## Exercises")]
     assert (
-        "so an attention routine can compute it score by score instead of storing it. A CoPE count sums the gates of"
-        " many keys, so here it is a stored bias; the appendix sketches a way around that." in text
+        "so an attention routine can compute it score by score instead of storing it; FIRE then runs its MLP for every"
+        " score. A CoPE count sums the gates of many keys, so here it is a stored bias; the appendix sketches a way"
+        " around that." in text
     )
+    assert "| FIRE | its MLP, 32 hidden units here; past $L_{\\text{thr}}$ each new query runs it again" in text
 
 
 def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range():
@@ -1397,10 +1402,24 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     )
     # the bound u <= 1 comes from d <= max(i, L_thr), said with the rule; the divisor's growth causes the squeeze
     assert "so no key's $u$ passes 1" not in text
+    # r108: "Below $L_{thr}$" read as distances below 16, false: from query 511, keys 1 and 2 back get a u that
+    # depends on the query. The sentence names the query's position
+    assert "Below $L_{\\text{thr}}$, $u$ depends" not in text
     assert (
-        "Below $L_{\\text{thr}}$, $u$ depends on the distance only. Past it, the divisor grows with the query's"
-        " position. The price: past $L_{\\text{thr}}$, a later query squeezes each distance into a smaller $u$." in main
+        "For a query at position $L_{\\text{thr}}$ or before, $u$ depends on the distance only. Past it, the divisor"
+        " grows with the query's position. The price: past $L_{\\text{thr}}$, a later query squeezes each distance"
+        " into a smaller $u$." in main
     )
+    with torch.random.fork_rng():  # the global RNG stream is left as it was
+        fire16 = FireBias(1, L_thr_init=16.0)
+
+    def u_of(i, d):
+        return fire16.normalized_distance(torch.tensor([i]), torch.tensor([i - d]))[0, 0].item()
+
+    for d in (1, 2, 8):  # the same u from every query at position 16 or before; a smaller one from any later query
+        at_16 = u_of(16, d)
+        assert all(abs(u_of(i, d) - at_16) < 1e-6 for i in range(d, 17))
+        assert all(u_of(i, d) < at_16 - 1e-4 for i in (17, 64, 511))
     assert "A key up to the query is at most $i$ back, so $d \\le \\max(i, L_{\\text{thr}})$." in main
     assert "the keys 1 and 2 back get a smaller $u$ than any key before the query in a 64-token input." in text
     assert (
@@ -1543,9 +1562,18 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # so it never falls as the key moves back, in any head; it showed nothing about the trained one
     assert "So its count rises with each sentence back" not in text
     assert (
-        "In the CoPE model trained above, the question's gates open mostly on labels; the appendix prints its counts"
-        " beside the ideal ones." in main
+        "In the CoPE model trained above, the question's mean gate is above one half on labels and below it on fillers"
+        " and padding." in main
     )
+    assert "the question's gates open mostly on labels; the appendix" not in text
+    # the numbers come from the live asserts: the mean gate over 200 inputs, bar one half, then `assert mostly_labels`
+    notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
+    code = {c.get("id"): "".join(c["source"]) for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]}
+    assert (
+        'mostly_labels = mean_gate["labels"] > 0.5 > max(mean_gate["fillers"], mean_gate["padding"])'
+        in code["cope-trained-gates"]
+    )
+    assert "\nassert mostly_labels" in code["r11c-drift"]
     # the trained counts, their reading and the decoded input's table are evidence about one live seed: collapsed
     assert "so the count at the $k$-th label back is on average above $k$" not in main
     assert "so a count need not equal $k$ to mark the $k$-th label back" not in main
@@ -1854,7 +1882,8 @@ def test_random_distance_is_defined_in_the_box_and_cable_is_listed():
     attention head"."""
     text = chapter_markdown("11_learned_position")
     main = re.sub(r"<details>.*?</details>", " ", text)
-    assert "| method | filler loss | passkeys found 496 tokens back |" in main and "random distance" not in main
+    assert "| method | filler loss | passkeys found 496 tokens back |" in main
+    assert "*random distance*" not in main  # defined in the box; the main line names it only with its range
     assert (
         "Chapter 8's table scores passkeys at a *random distance*, 1 to 510 tokens back, each distance equally likely."
         " There, at $8L$, KERPLE finds 98 %, ALiBi 91 %, and FIRE, CoPE and the model without position encoding"
@@ -1898,7 +1927,8 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     assert (
         "Beyond the trained length, KERPLE keeps a low loss but misses some far passkeys, and ALiBi misses more. FIRE"
         " and CoPE find every passkey, but their loss rises; why is not tested. Only KERPLE passes both of chapter 8's"
-        " bars: a fine loss, and 95 % of passkeys or more on average." in main
+        " bars: a fine loss, and 95 % of passkeys or more on average, both 496 back and at random distances up to"
+        " 510." in main
     )
     assert main.index("| no position encoding |") < main.index("and ALiBi misses more")
     assert (
@@ -1913,10 +1943,12 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     )  # the measures, then the grades
     section = main[main.index("## In chapter 8's experiment") : main.index("## What this scale can and cannot say")]
     assert section.rstrip().endswith(
-        "Only KERPLE passes both of chapter 8's bars: a fine loss, and 95 % of passkeys or more on average."
+        "Only KERPLE passes both of chapter 8's bars: a fine loss, and 95 % of passkeys or more on average, both 496"
+        " back and at random distances up to 510."
     )
     config, full, seeds, _ = saved_run()
     eight_l, far = config["eval_lengths"][-1], config["distances"][-1]
+    assert saved_run()[-1].distances(eight_l) == (1, 510)  # "random distances up to 510"
     L = config["train_length"]
     for name in ("kerple", "alibi"):  # "grows past any value met in training": every key 64 to 511 back
         short, long = learned_heads(name, L), learned_heads(name, eight_l)

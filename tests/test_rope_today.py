@@ -1682,7 +1682,16 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         for length in (512, 1119, 4096, 8192, 32768, 131072):
             ladder = [past_l_at(d, base, length) for base in grid]
             assert ladder == sorted(ladder), (d, length)
-    assert "At one training length, a larger base also leaves at least as many pairs without a full turn." in text
+    takeaway = (
+        "At one training length, a larger base also leaves at least as many pairs without a full turn, but its slowest"
+        " pair turns less past that length."
+    )
+    assert takeaway in text
+    # its second half: the slowest pair's frequency, base ** -(d - 2) / d, falls as the base grows, at every width,
+    # so on any one input it turns less past L
+    for d in (32, 48, 64, 80, 96, 128, 256):
+        slowest = [float(posenc.rope_inv_freq(d, base).double()[-1]) for base in grid]
+        assert all(later < earlier for earlier, later in zip(slowest, slowest[1:])), d
     for sentence in (
         "Call $L$ the length a model trained at or, if its config adds a scaling, the length the scaling starts from.",
         "A pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn within $L$.",
@@ -1821,11 +1830,12 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "In the web book it runs in the page; in JupyterLab or Colab, run its cell first.",
         "Per token and layer, MLA caches $512 + 64 = 576$ numbers in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
-        "When decoding, MLA need never form the heads' keys for past tokens. It folds $W_{UK}$ into each head's content"
-        " query $q^C_m$ and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\, c_n = (W_{UK}^\\top"
-        " q^C_m)^\\top c_n . $$",
+        "When decoding, MLA need never form the heads' keys for past tokens. It folds $W_{UK}$ into each head's"
+        " unrotated *content query* $q^C_m$ and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\, c_n ="
+        " (W_{UK}^\\top q^C_m)^\\top c_n . $$",
         "With RoPE on the keys made from the latent, a rotation by the distance sits between the query and $W_{UK}$:",
-        "Each distance would need its own folded matrix, so each decoding step would rebuild every past key.",
+        "Folding works because one matrix serves every latent.",
+        "Here each distance needs its own, so each step would rebuild every past key.",
         "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
         "(R_m q^C_m)^\\top R_n W_{UK}\\, c_n = (q^C_m)^\\top R_{n-m} W_{UK}\\, c_n .",
         "So MLA's *decoupled RoPE* adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token, shared by"
@@ -1868,8 +1878,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # folded one")
     assert "\\text{score}_{mn}" in main_line and "need not rebuild keys" not in text
     assert main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n") < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
-    assert main_line.index("(R_m q^C_m)^\\top R_n W_{UK}") < main_line.index("Each distance would need its own")
-    assert main_line.index("Each distance would need its own") < main_line.index("\\text{score}_{mn}")
+    assert main_line.index("(R_m q^C_m)^\\top R_n W_{UK}") < main_line.index("Here each distance needs its own")
+    assert main_line.index("Here each distance needs its own") < main_line.index("\\text{score}_{mn}")
     assert "RoPE on those keys would break the fold" not in text  # said once, by the equation's own sentence
     assert main_line.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1 == text.count("(W_{UK}^\\top q^C_m)^\\top c_n")
     assert main_line.index("need never form the heads' keys") < main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n")
@@ -2039,7 +2049,8 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         "The left panel draws chunks of four: a chunk's first token sees only itself.",
         "So in transformers, however long the input, the RoPE layers meet only distances seen in training; only the"
         " NoPE layers reach far keys.",
-        "say how Llama 4 keeps its RoPE layers to short distances, and why DeepSeek's MLA splits off a rotary key.",
+        "say how Llama 4 in transformers keeps its RoPE layers to short distances, and why DeepSeek's MLA splits off a"
+        " rotary key.",
         "Meta's own code skips the chunk mask when it decodes one token at a time, so that token sees past its chunk.",
         "only when more than one token is fed at once. So a token decoded alone attends to every cached key",
         "Llama 4 Scout sets 16.",
@@ -2255,14 +2266,15 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "Its mean, with signs, differs from RoPE's by under 0.012 per pair at every such $d$",
         "at $d = 64$, 0.058 per pair, against RoPE's signed mean of 0.046.",
         # the expectation, then its reversal, scoped to the figure's head and band
-        "no RoPE model in this chapter's table uses it. Far back, its decay mostly damps the score's swings.",
+        "no RoPE model in this chapter's table uses it. Its decay fades the fast pairs first; far back, their terms"
+        " only swing around zero.",
         "In the figure, at $d = 64$ two to four thousand tokens back:",
         "left, unrelated keys: the mean size of their scores falls to about a third of RoPE's;",
         "right, a key equal to its query: its score swings less, and its average is no lower.",
         "Nearer in, xPos does lower this average at $d = 64$: over every span of distances from $a$ to $2a - 1$ with"
         " $a$ up to about 1500, and over some spans with $a$ up to about 2400, by up to 15 %.",
         "At $d = 32$ it is a hair lower even from 2048 to 4096 tokens back.",
-        "There the fast pairs' terms only swing around zero, so fading them barely moves the average.",
+        "Fading those pairs barely moves the average.",
     ):
         assert sentence in text, sentence
     assert "stays close to RoPE's" not in text and "stays near RoPE's" not in code
@@ -2270,7 +2282,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "its average 2048-4096 back is not lower than RoPE's" in code  # the right panel's title
     assert "does not lower a matching key's average" not in text  # unscoped: false nearer in and at d = 32
     # the lesson comes first, before the mechanism; no aside in the book's voice, no set-up to reverse
-    assert text.index("Far back, its decay mostly damps") < text.index("It multiplies pair $i$'s term by")
+    assert text.index("Its decay fades the fast pairs first") < text.index("It multiplies pair $i$'s term by")
     assert "the book knows no stated reason" not in text and "A decay sounds as if" not in text
     # "right, a key equal to its query: its score swings less, and its average is no lower": the figure's d = 64 and
     # band (above: 0.058 > 0.046). The block's exceptions: nearer in, over every span of distances [a, 2a) with a up
@@ -2395,7 +2407,7 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         " inputs $2L$, $4L$ and $8L$.",
         "| 3. Are the frequencies rescaled to reach longer inputs? | no |",
         # the close is conditional on the input's length: a pair past L meets new angles only on a longer input
-        "So on inputs longer than their own $L$, more of their pairs meet untrained angles.",
+        "On longer inputs such pairs meet angles training never showed them,",
     ):
         assert sentence in text, sentence
     # "At the same $L$, a larger base also leaves at least as many pairs that never finish a turn within $L$. At their
@@ -3086,8 +3098,8 @@ def test_chapter_takeaways_keep_the_openings_two_model_promises():
     text = chapter_markdown("10_rope_today")
     takeaways = text[text.index("## Takeaways") : text.index("## Exercises")]
     assert (
-        "say how Llama 4 keeps its RoPE layers to short distances, and why DeepSeek's MLA splits off a rotary key."
-        in text
+        "say how Llama 4 in transformers keeps its RoPE layers to short distances, and why DeepSeek's MLA splits off a"
+        " rotary key." in text
     )
     assert "MLA rotates only a small separate query and key, so it can still fold $W_{UK}$ into the query." in takeaways
     assert (
@@ -3132,13 +3144,16 @@ def test_chapter_pairs_past_l_have_their_consequence():
         " the input's length."
     )
     assert consequence in main_line
-    said = (
-        "So on inputs longer than their own $L$, more of their pairs meet untrained angles. But on inputs eight times"
-        " $L$, their slowest pair turns under a fifth of a radian past $L$, against over three radians for Llama"
-        " 2's. So the larger bases leave more pairs past $L$, yet their slowest barely move."
+    # the lesson, on the main line right after the consequence; the block keeps only its one-line summary
+    lesson = (
+        "Yet on inputs $8L$, Llama 3's and Code Llama's slowest pair turns under a fifth of a radian past $L$;"
+        " Llama 2's, over three."
     )
-    assert said in text and said not in main_line  # the block right below the consequence
-    assert text.index(consequence) < text.index("yet leave more than Llama 2") < text.index(said)
+    assert lesson in main_line and main_line.index(consequence) < main_line.index(lesson)
+    said = "So the larger bases leave more pairs past $L$, yet their slowest barely move."
+    assert said in text and said not in main_line  # the block right below the lesson
+    assert text.index(lesson) < text.index("yet leave more than Llama 2") < text.index(said)
+    assert "their slowest pair turns under a fifth of a radian past $L$, against over three radians" not in text
     assert "The appendix's *pairs past L* block gives Liu et al.'s finding" in text
     new_angle = {}
     for key in ("llama-3-8b", "code-llama-7b", "llama-2-7b"):
