@@ -3971,11 +3971,12 @@ def test_context_parallelism_needs_global_positions():
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     """The main line of "Longer inputs", a short story: "The *stretch* is the input's length over $L$, at least 1."
-    The goal before the rules: "To meet no new angle, a slow pair needs its frequency divided by about the stretch, a
-    *fast pair* not at all." "A rule's *effective factor* is what it divides the slowest pair's frequency by, for an
-    input of $\\ell$ tokens", then one table, "rule | divides pair $i$'s frequency by | effective factor at $2L$, with
-    `factor` 8": PI, "the *extension factor* $s$, the configuration's `factor`, for every pair", 8; dynamic NTK,
-    "past $L$, 1 for pair 0, the fastest, rising to $1 + s(\\ell/L - 1)$ for the slowest", 9:
+    The goal before the rules: "To meet no new angle, a slow pair needs its frequency divided by about the stretch. A
+    *fast pair*, one that turns at least once, needs no division." "A rule's *effective factor* is what it divides the
+    slowest pair's frequency by, for an input of $\\ell$ tokens", then one table, "rule | divides pair $i$'s frequency
+    by | effective factor at $2L$, with `factor` 8": PI, "the *extension factor* $s$, the configuration's `factor`, for
+    every pair", 8; dynamic NTK, "past $L$, 1 for pair 0, the fastest, rising to $1 + s(\\ell/L - 1)$ for the slowest",
+    9:
     transformers' `linear` divides every pair by `factor`, `dynamic` divides pair 0 by 1 at lengths from L/2 to 64L,
     and its slowest pair by the main line's formula, the worked example's and the dynamic NTK row's, at each length
     from 1.25L to 64L, more at each longer one ("rising"); the table's 9 is that formula at 2L. "past $L$": at L/2 and
@@ -4014,7 +4015,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         ),
     ) = re.findall(
         r"The \*stretch\* is the input's length over \$L\$, at (least|most) 1\. To meet no new angle, a slow pair needs"
-        r" its frequency divided by about the stretch, a \*fast pair\*, one that turns at least once, not at all\."
+        r" its frequency divided by about the stretch\. A \*fast pair\*, one that turns at least once, needs no"
+        r" division\."
         r" A rule's \*effective factor\* is"
         r" what it divides the (slowest) pair's frequency by, for an input of \$\\ell\$ tokens:"
         r" \| rule \| divides pair \$i\$'s frequency by \| effective factor at \$(\d*)L\$, with `factor` (\d+) \|"

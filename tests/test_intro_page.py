@@ -598,10 +598,10 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # passkeys at 8L in every seed
     methods = text[text.index("<summary>The methods behind the takeaways") :]
     assert (
-        "At eight times the training length, test-time PI and YaRN find at least 99 % of the passkeys in every seed."
-        " Plain RoPE finds at most about a quarter of them there. But a passkey is easy: as the only digit, it can be"
-        " found by content alone. Chapter 8's models with no position encoding find nearly every one too."
-        in methods[: methods.index("</details>")]
+        "At eight times the training length, with keys at random distances, test-time PI and YaRN find at least 99 % of"
+        " the passkeys in every seed. Plain RoPE finds at most about a quarter of them there. But a passkey is easy:"
+        " as the only digit, it can be found by content alone. Chapter 8's models with no position encoding find nearly"
+        " every one too." in methods[: methods.index("</details>")]
     )
     assert "The key's digit is the only digit in a probe, so a model can find it by content alone." in chapter(
         "08_extrapolation"
@@ -679,7 +679,13 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         "Unlike the PI paper's models, these are tiny, and fine-tuning is long: 40 % of the pre-training tokens."
         in (chapter("08_extrapolation"))
     )
-    assert "Every fine-tuned model also finds at least 98 % of the passkeys." in text
+    # "at random distances, chapter 8's main passkey test": the "passkey" metric below; at fixed distances some seeds
+    # find fewer (r109: 89 % at 8 back for fine-tuned YaRN's seed 1), so the sentence names its test
+    assert (
+        "Every fine-tuned model also finds at least 98 % of the passkeys at random distances, chapter 8's main"
+        " passkey test." in text
+    )
+    assert "Every fine-tuned model also finds at least 98 % of the passkeys." not in text
     at_L = [run["loss_at_L"] for run in runs["rope"].values()]
     for arm in ("rope ft", "rope+pi ft", "rope+yarn ft"):
         assert min(seeds(arm, "passkey")) >= 0.98, arm

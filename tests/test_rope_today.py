@@ -3229,9 +3229,11 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     assert (
-        "Right, for a key equal to its query, it peaks at distance zero; its mean over the distances drawn, in red, is"
-        " under half that peak." in main_line
+        "Right, for the query drawn and a key equal to it, it peaks at distance zero; its mean over the distances"
+        " drawn, in red, is under half that peak." in main_line
     )
+    # "for the query drawn": other draws keep more than half (the assert above), so the sentence names its query (r109)
+    assert "Right, for a key equal to its query, it peaks" not in main_line
     assert "The pass-through term stays whole at every distance." in main_line
     assert "running average" not in text  # the old claim held for any query
     assert "is lower on average farther away" not in text  # the red line climbs back up far out

@@ -7600,8 +7600,9 @@ def test_takeaways_restate_checked_claims():
     assert bullets == [
         "Attention without a mask or position encoding is blind to order; a causal mask and a distinct first token let"
         " a model count.",
-        "RoPE's score depends on the positions only through the offset. Averaged over random queries, a matching key's"
-        " score falls in ripples to about zero near distance 5 000, at base $10^4$ in heads of 128 dimensions.",
+        "RoPE's score depends on the positions only through the offset. Averaged over random queries and over each"
+        " doubling of the distance, a matching key's score falls to about zero near distance 5 000, at base $10^4$ in"
+        " heads of 128 dimensions.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
         "Past $L$, RoPE's slow pairs meet new angles; fixes slow them.",
         "In chapter 8, with no further training, only ALiBi and KERPLE keep the loss fine at $8L$. Fine-tuned there,"
@@ -7613,6 +7614,9 @@ def test_takeaways_restate_checked_claims():
     # averages of single queries rise somewhere for over a quarter of them), so the bullet without its qualifier, the
     # old wording, overstated it
     assert "distance; a matching key's RoPE score falls only as a trend" not in summary
+    # "and over each doubling of the distance": the expected score itself still swings around zero near 5 000 (about
+    # -0.15 to +0.21 of its start) and climbs back later; only the doubling averages reach about zero there (r109)
+    assert "a matching key's score falls in ripples to about zero near distance 5 000" not in summary
     # "to about zero near distance 5 000, at base 10^4": _decay_item (called below) finds E's running mean first at
     # zero at 5 202, which rounds to 5 000, and the doubling that holds it within 1 % of E(0). The bullet no longer
     # joins ALiBi and RoPE, nor says "trend" or "half the base" (the reader's finding)
