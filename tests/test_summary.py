@@ -3602,22 +3602,7 @@ def _rope_parameters_note() -> list[str]:
     assert cfg.rope_parameters == {**old, "rope_theta": 5e5}, cfg.rope_parameters
     # "YaRN's and Llama 3.1's L is the field `original_max_position_embeddings`, not `max_position_embeddings`": with
     # `factor` set, the frequencies change with the first and not with the second
-    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
-
-    def inv_freq(rope_type, original, longest):
-        params = {"rope_type": rope_type, "factor": 8.0, "original_max_position_embeddings": original}
-        if rope_type == "llama3":
-            params |= {"low_freq_factor": 1.0, "high_freq_factor": 4.0}
-        config = transformers.LlamaConfig(
-            hidden_size=256, num_attention_heads=2, max_position_embeddings=longest,
-            rope_parameters={**params, "rope_theta": 5e5},
-        )  # fmt: skip
-        return ROPE_INIT_FUNCTIONS[rope_type](config, "cpu")[0]
-
-    for rope_type in ("yarn", "llama3"):
-        base = inv_freq(rope_type, 4096, 32768)
-        assert torch.equal(base, inv_freq(rope_type, 4096, 65536)), rope_type  # same frequencies, exactly
-        assert not torch.allclose(base, inv_freq(rope_type, 8192, 32768)), rope_type
+    assert {r: _field_holding_L(r) for r in ("yarn", "llama3")} == dict.fromkeys(("yarn", "llama3"), "original")
     assert (
         "YaRN's and Llama 3.1's $L$ is the field\n`original_max_position_embeddings`, not `max_position_embeddings`."
     ) in (ROOT / "book" / "claims.md").read_text(encoding="utf-8")
@@ -3646,6 +3631,35 @@ def _bf16_angles_test() -> list[str]:
     )
     assert sentence in page_text(), sentence
     return ["4", n, first, str(int(first) + int(n) - 1), "16", n, n, draws]
+
+
+@functools.cache
+def _field_holding_L(rope_type: str) -> str:
+    """Which config field transformers reads a rule's $L$ from: "original" (`original_max_position_embeddings`) or
+    "max" (`max_position_embeddings`), found by changing one field at a time in a Llama config (head 128, base 5e5,
+    `factor` 8) and seeing which one moves the frequencies; `dynamic` at an input of 65 536 tokens. The static rules'
+    frequencies do not depend on `max_position_embeddings` at all, so for them "same" is exact."""
+    import transformers
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    def inv_freq(original: int, longest: int) -> torch.Tensor:
+        params = {"rope_type": rope_type, "factor": 8.0, "original_max_position_embeddings": original}
+        if rope_type == "llama3":
+            params |= {"low_freq_factor": 1.0, "high_freq_factor": 4.0}
+        config = transformers.LlamaConfig(
+            hidden_size=256, num_attention_heads=2, max_position_embeddings=longest,
+            rope_parameters={**params, "rope_theta": 5e5},
+        )  # fmt: skip
+        extra = {"seq_len": 65_536} if rope_type == "dynamic" else {}
+        return ROPE_INIT_FUNCTIONS[rope_type](config, "cpu", **extra)[0]
+
+    base = inv_freq(4096, 32768)
+    moved = {
+        "original": not torch.allclose(base, inv_freq(8192, 32768), rtol=1e-6),
+        "max": not torch.allclose(base, inv_freq(4096, 65536), rtol=1e-6),
+    }
+    assert sum(moved.values()) == 1, (rope_type, moved)  # exactly one field moves them
+    return next(field for field, did in moved.items() if did)
 
 
 def _transformers_cast() -> list[str]:
@@ -7757,38 +7771,13 @@ def test_the_opening_asks_for_position_only_without_a_mask():
 def test_config_names_say_which_field_holds_the_training_length() -> None:
     """The block "Config names": "YaRN and `llama3` read $L$ from `original_max_position_embeddings`; Hugging
     Face's dynamic NTK reads it from `max_position_embeddings`": change one field at a time in a transformers config
-    and see which one moves each rule's frequencies."""
-    import torch
-    from transformers import LlamaConfig
-    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
-
+    and see which one moves each rule's frequencies (:func:`_field_holding_L`)."""
     assert (
         "YaRN and `llama3` read $L$ from `original_max_position_embeddings`; Hugging Face's dynamic NTK reads it"
         " from `max_position_embeddings`." in page_text()
     )
-    rules = {
-        "yarn": {"factor": 4.0},
-        "llama3": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0},
-        "dynamic": {"factor": 2.0},
+    assert {r: _field_holding_L(r) for r in ("yarn", "llama3", "dynamic")} == {
+        "yarn": "original",
+        "llama3": "original",
+        "dynamic": "max",
     }
-
-    def inv_freq(rope_type: str, max_len: int, original: int) -> torch.Tensor:
-        params = {"rope_type": rope_type, "rope_theta": 10_000.0, "original_max_position_embeddings": original}
-        config = LlamaConfig(
-            hidden_size=128,
-            num_attention_heads=1,
-            max_position_embeddings=max_len,
-            rope_parameters={**params, **rules[rope_type]},
-        )
-        # the dynamic rule at an input of 4 * 8192 tokens; the static rules take no length
-        extra = {"seq_len": 4 * 8192} if rope_type == "dynamic" else {}
-        return ROPE_INIT_FUNCTIONS[rope_type](config, "cpu", **extra)[0]
-
-    for rope_type in rules:
-        base = inv_freq(rope_type, 16_384, 8192)
-        moved_by_max = not torch.allclose(base, inv_freq(rope_type, 32_768, 8192), rtol=1e-6)
-        moved_by_original = not torch.allclose(base, inv_freq(rope_type, 16_384, 4096), rtol=1e-6)
-        if rope_type == "dynamic":
-            assert moved_by_max and not moved_by_original, rope_type
-        else:
-            assert moved_by_original and not moved_by_max, rope_type
