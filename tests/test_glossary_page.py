@@ -1617,7 +1617,7 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
     assert "Chapter 8's dynamic NTK sets `factor` to 1, so its effective factor is the *stretch*." in block(
         "When a rule's effective factor is $s$ or the stretch"
     )
-    assert "Chapter 8 runs dynamic NTK" not in page()  # the main line's aside moved into the block
+    assert "Chapter 8 defines dynamic NTK with `factor` 1, making $F$ the stretch." in page()  # and on the main line
     assert load_results("extrapolation", check=False)["config"]["dynamic_factor"] == 1
     (formula,) = re.findall(r"the input's length over the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
     d, base, L = 64, 10_000.0, 1024
@@ -2961,6 +2961,7 @@ CITED_KEYS = {
     "rotary position embedding (RoPE)": {"su2021roformer"},
     "attention with linear biases (ALiBi)": {"press2022alibi"},
     "contextual position encoding (CoPE)": {"golovneva2024cope"},
+    "CoPE": {"li2026clippedrope"},  # the notation block's row: Clipped RoPE, not FIRE's li2024fire
     "DAPE": {"zheng2024dape"},
     "DeBERTa": {"he2021deberta"},
     "FIRE": {"li2024fire"},
@@ -3352,9 +3353,9 @@ def test_mrope_row_qwen2_5_vl_moves_time_a_fixed_number_of_positions_per_second(
 
 
 def test_alphabetical_tables_and_the_forgetting_transformers_place():
-    """The Encodings, Maths and Attention tables list their terms in alphabetical order, ignoring case and the
-    characters other than letters, digits, spaces and hyphens, as the Forgetting Transformer row, between FIRE and
-    gate, now does."""
+    """The Encodings, Maths, Attention and longer-input terms tables list their terms in alphabetical order, ignoring
+    case and the characters other than letters, digits, spaces and hyphens, as the Forgetting Transformer row, between
+    FIRE and gate, now does."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
 
     def terms(heading: str) -> list[str]:
@@ -3366,7 +3367,12 @@ def test_alphabetical_tables_and_the_forgetting_transformers_place():
     def key(term: str) -> str:
         return re.sub(r"[^0-9a-z -]", "", term.lower())
 
-    for heading in ("## Encodings", "## Maths and precision", "## Attention, kernels and models"):
+    for heading in (
+        "## Encodings",
+        "## Maths and precision",
+        "## Attention, kernels and models",
+        "### Terms for longer inputs",
+    ):
         found = terms(heading)
         assert len(found) > 8 and found == sorted(found, key=key), (heading, found)
     encodings = terms("## Encodings")
@@ -3438,8 +3444,8 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
         in text
     )
     assert (
-        "| *dynamic NTK* | past $L$, 1 for pair 0, the fastest, rising to $1 + s(\\ell/L - 1)$ for the slowest |"
-        in text
+        "| *dynamic NTK* | past $L$, $F^{2i/(d-2)}$ with $F = 1 + s(\\ell/L - 1)$: 1 for pair 0, the fastest,"
+        " $F$ for the slowest |" in text
     )
     d, base, L, s = llama31_head()
     plain_theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
@@ -3634,9 +3640,9 @@ def test_chapter_8s_costs_block_names_its_models_and_defines_the_loss_beyond_l()
 
 def test_opening_names_each_section_and_the_index_lists_every_row_once():
     """The opening: "To find a term, open the index just below", and the index is the next thing on the page. "Term
-    tables marked A to Z are alphabetical; the others follow the order of teaching": exactly the three sections whose
-    lead starts "A to Z:" (encodings, maths, attention) have a sorted table, and each other term table is not
-    sorted. "Reading model code covers the names in configurations and code,
+    tables marked A to Z are alphabetical; the others follow the order of teaching": exactly the four sections whose
+    lead starts "A to Z:" (encodings, maths, attention, terms for longer inputs) have a sorted table, and each
+    other term table is not sorted. "Reading model code covers the names in configurations and code,
     such as `position_ids`": that page has a row for it. The collapsed index "Index: all terms, A to Z": every row of
     every term table once, under its first letter, in alphabetical order, linked to the label of the section whose
     table holds it; a headword's code name, which a {ref} cannot format, is said in words: "dynamic NTK (rope type
@@ -3658,12 +3664,14 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
         "glossary-encodings": "A to Z: other encodings, and variants of RoPE.",
         "glossary-maths": "A to Z: RoPE's algebra, its decay bound, and rounding.",
         "glossary-attention": "A to Z: attention variants, kernels and model designs.",
+        "glossary-longer-terms": "A to Z: context extension, its rules and its tests.",
     }
     headings = {
         "glossary-core": "## Core terms",
         "glossary-encodings": "## Encodings",
         "glossary-maths": "## Maths and precision",
         "glossary-longer": "## Longer inputs",
+        "glossary-longer-terms": "### Terms for longer inputs",
         "glossary-scales": "### Temperature and query scales",
         "glossary-attention": "## Attention, kernels and models",
         "glossary-chapter-8": "## Words of chapter 8's experiment",
@@ -3685,6 +3693,10 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     for order, labels in orders.items():
         for label in labels:
             section = raw[raw.index(f"({label})=\n") :]
+            own = section[: section.find("\n(glossary-", 1)]
+            if "| English |" not in own:  # "Longer inputs" holds rule tables; its terms sit under the next label
+                assert label == "glossary-longer", label
+                continue
             table = section[section.index("| English |") :]
             terms = [line.split(" | ")[0][2:] for line in table[: table.index("\n\n")].splitlines()[2:]]
             assert len(terms) >= 5 and (terms == sorted(terms, key=key)) == (order == "alphabetical"), (label, terms)
@@ -3756,7 +3768,8 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
     length before the longest stage and stores the field stores that length there, and Gemma 3's `linear` one does not
     store it (the worked example's block: "A `linear` or `dynamic` configuration need not store $L$"). The notation
     block's CoPE row names the page's CoPE, and the row in Encodings defines it as contextual position encoding. The
-    2026 Clipped RoPE paper (Li et al., arXiv 2602.05258) has no offline source: that part is a prose claim."""
+    2026 Clipped RoPE paper, cited "Li et al. 2026" (not FIRE's Li et al. 2024), is references.bib's entry for arXiv
+    2602.05258; what it does has no offline source: that part is a prose claim."""
     text = models_block("### Terms for longer inputs")
     assert "A scaled model's configuration usually stores $L$ as `original_max_position_embeddings`." in text
     stored = 0
@@ -3769,6 +3782,10 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
     assert "original_max_position_embeddings" not in MODEL_ROPE_CONFIGS["gemma-3-27b"]["rope_scaling"]
     assert "A `linear` or `dynamic` configuration need not store $L$ as `original_max_position_embeddings`." in page()
     assert letters("CoPE").startswith("| CoPE | contextual position encoding | in papers from 2026, also Clipped RoPE,")
+    assert letters("CoPE").endswith("which softly clips RoPE's low frequencies (Li et al. 2026) |")
+    bib = (ROOT / "references.bib").read_text(encoding="utf-8")
+    (entry,) = [e for e in re.split(r"\n@", bib) if "eprint        = {2602.05258}" in e]
+    assert "Clipped {RoPE}" in entry and "{Li, Haoran and" in entry and "year          = {2026}" in entry
     assert row("contextual position encoding (CoPE)").startswith(
         "| contextual position encoding (CoPE) | 上下文位置编码 |"
     )  # like 相对位置编码 for RPE; the summary's zh catalog and this page's zh index use the same term
@@ -4005,30 +4022,42 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
             config_word,
             every,
             pi_value,
+            power,
+            main_formula,
             first_pair,
             fastest,
-            main_formula,
             dyn_value,
             at,
             stretch_value,
             most,
+            ch8_factor,
         ),
     ) = re.findall(
         r"The \*stretch\* is the input's length over \$L\$, at (least|most) 1\. To meet no new angle, a slow pair needs"
         r" its frequency divided by about the stretch\. A \*fast pair\*, one that turns at least once, needs no"
-        r" division\."
+        r" division\. Turns here count over offsets up to \$L - 1\$: see the block \"Turns in L and the fast pairs'"
+        r" offsets\"\."
         r" A rule's \*effective factor\* is"
         r" what it divides the (slowest) pair's frequency by, for an input of \$\\ell\$ tokens:"
         r" \| rule \| divides pair \$i\$'s frequency by \| effective factor at \$(\d*)L\$, with `factor` (\d+) \|"
         r" \|---\|---\|---\| \| \*position interpolation\*, PI \| the \*extension factor\* \$s\$, the"
-        r" (configuration's `factor`), for (every) pair \| (\d+) \| \| \*dynamic NTK\* \| past \$L\$, 1 for pair (\d+),"
-        r" the (fastest|slowest),"
-        r" rising to \$([^$]+)\$ for the slowest \| (\d+) \| At \$(\d*)L\$ both rules divide the slowest pair by more"
+        r" (configuration's `factor`), for (every) pair \| (\d+) \| \| \*dynamic NTK\* \| past \$L\$,"
+        r" \$F\^\{([^$]+)\}\$ with \$F = ([^$]+)\$: 1 for pair (\d+), the (fastest|slowest), \$F\$ for the slowest"
+        r" \| (\d+) \| At \$(\d*)L\$"
+        r" both rules divide the slowest pair by more"
         r" than the stretch, (\d+), so it meets no new angle, but they slow (most|some|all) other pairs more than they"
-        r" need\.",
+        r" need\. Chapter 8 defines dynamic NTK with `factor` (\d+), making \$F\$ the stretch\.",
         visible,
     )
     assert first_pair == "0" and fastest == "fastest", (first_pair, fastest)  # theta_i = b^{-2i/d}: pair 0's is largest
+    # "1 for pair 0 ... $F$ for the slowest": the row's exponent at i = 0 and at the last pair, i = d/2 - 1
+    assert evaluate(power, i=0, d=128) == 0 and abs(evaluate(power, i=63, d=128) - 1) < 1e-12
+    # "Chapter 8 defines dynamic NTK with `factor` 1, making $F$ the stretch": the saved run's factor and chapter 8's
+    # words; with s = 1 the formula is the stretch row's past L
+    assert load_results("extrapolation", check=False)["config"]["dynamic_factor"] == int(ch8_factor) == 1
+    assert "defines it with `factor` 1" in chapter("08_extrapolation")
+    for ell in (3, 5, 16):
+        assert abs(evaluate(main_formula, s=float(ch8_factor), ell=ell, L=2) - ell / 2) < 1e-12
     assert int(torch.argmax(posenc.rope_inv_freq(128, 5e5, dtype=torch.float64))) == 0
     # "a *fast pair*, one that turns at least once": the fast pair row's words, over training's offsets
     assert "| a pair that turns at least once over the offsets of training, up to $L - 1$:" in row("fast pair")
@@ -4096,6 +4125,12 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
                     divided.append(float(theta[-1] / freqs(n)[-1]))
                     assert abs(divided[-1] - expected) < 1e-4 * expected, (n, expected)
                 assert all(b > a * (1 + 1e-6) for a, b in zip(divided, divided[1:])), divided  # "by more, the longer"
+                for n in (3 * L // 2, ell, 4 * L):  # every pair i: divided by F^{2i/(d-2)}, the row's exponent
+                    big_f = evaluate(main_formula, s=s, ell=n, L=L)
+                    want = torch.tensor(
+                        [big_f ** evaluate(power, i=i, d=d) for i in range(d // 2)], dtype=torch.float64
+                    )
+                    assert torch.allclose(theta / freqs(n), want, rtol=1e-4, atol=0), n
             assert abs(float(divisor[-1]) - int(printed)) < 1e-4 * int(printed), (kind, d, base, divisor[-1])
             other_lengths = [float(theta[-1] / freqs(n)[-1]) for n in (3 * L // 2, 4 * L)]
             assert all((abs(o - float(divisor[-1])) < 1e-4 * o) == (kind == "linear") for o in other_lengths), kind
@@ -4521,7 +4556,7 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     defined before any row uses them."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
-    (legend,) = re.findall(r"Letters: (.*?\.) *$", opening)
+    (legend,) = re.findall(r"Letters: (.*?extension factor \$s\$\.)", opening)
     pairs = re.findall(r"([a-z][a-z ]*?(?: from 0)?) \$([^$]+)\$", legend)
     said = {letter: words.strip() for words, letter in pairs}
     assert legend.endswith("extension factor $s$.") and len(pairs) == 9, pairs
@@ -4554,6 +4589,14 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
         "stretch | 拉伸"
     )
     assert raw.index("Letters: query position") < raw.index("<details><summary>Index") < raw.index("## Core terms")
+    # "Five chapters write $i$ and $j$ for these: see Letters and words ...": the letters block's $i$ row names the
+    # chapters (test_letters_block_chapter_lists checks them against the chapters' markdown), and they are five
+    assert (
+        "extension factor $s$. Five chapters write $i$ and $j$ for these: see {ref}`Letters and words with more than"
+        " one meaning <glossary-letters>`." in opening
+    )
+    (listed,) = re.findall(r"a query's position, with \$j\$ the key's, in chapters ([\d, and]+);", letters("$i$"))
+    assert len(re.findall(r"\d+", listed)) == 5, listed
 
 
 def test_streamingllm_row_says_what_chapter_10_says():

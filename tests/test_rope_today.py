@@ -1835,7 +1835,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         " (W_{UK}^\\top q^C_m)^\\top c_n . $$",
         "With RoPE on the keys made from the latent, a rotation by the distance sits between the query and $W_{UK}$:",
         "Folding works because one matrix serves every latent.",
-        "Here each distance needs its own, so each step would rebuild every past key.",
+        "Here each past token, at its own distance, needs its own matrix: as costly as rebuilding every past key.",
         "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
         "(R_m q^C_m)^\\top R_n W_{UK}\\, c_n = (q^C_m)^\\top R_{n-m} W_{UK}\\, c_n .",
         "So MLA's *decoupled RoPE* adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token, shared by"
@@ -1878,8 +1878,10 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # folded one")
     assert "\\text{score}_{mn}" in main_line and "need not rebuild keys" not in text
     assert main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n") < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
-    assert main_line.index("(R_m q^C_m)^\\top R_n W_{UK}") < main_line.index("Here each distance needs its own")
-    assert main_line.index("Here each distance needs its own") < main_line.index("\\text{score}_{mn}")
+    assert main_line.index("(R_m q^C_m)^\\top R_n W_{UK}") < main_line.index(
+        "Here each past token, at its own distance"
+    )
+    assert main_line.index("Here each past token, at its own distance") < main_line.index("\\text{score}_{mn}")
     assert "RoPE on those keys would break the fold" not in text  # said once, by the equation's own sentence
     assert main_line.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1 == text.count("(W_{UK}^\\top q^C_m)^\\top c_n")
     assert main_line.index("need never form the heads' keys") < main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n")
@@ -2842,7 +2844,7 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
 
 
 def test_chapter_saved_configs_hold_rope_parameters():
-    """Chapter 10, *Reading a modern config* (main line): "Transformers 5 saves these fields in `rope_parameters`, one
+    """Chapter 10, *Reading a modern config* (its block): "Transformers 5 saves these fields in `rope_parameters`, one
     dict per layer type where types differ." A Llama config built from the opening's `rope_theta` and `rope_scaling`
     saves them as one `rope_parameters` dict, with neither old field; Gemma 3's defaults save one dict per layer
     type."""
@@ -2860,11 +2862,14 @@ def test_chapter_saved_configs_hold_rope_parameters():
         transformers.Gemma3TextConfig().save_pretrained(folder)
         saved = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
         assert set(saved["rope_parameters"]) == {"sliding_attention", "full_attention"}, saved["rope_parameters"]
-    main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
-    assert (
+    text = chapter_markdown("10_rope_today")
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    saves = (
         "Transformers 5 saves these fields in `rope_parameters`, one dict per layer type where types differ."
-        " For Gemma 3 27B: ```json" in main_line
+        " For Gemma 3 27B: ```json"
     )
+    assert saves in text and saves not in main_line  # the section's centre is the table; this sits in a block (r109)
+    assert main_line.index("Back to the opening's Llama 3.1 8B config:") < main_line.index("Each row names one way")
     # the main line's example: Gemma 3 27B's fields (the copied row), as transformers 5.24 saves them
     config_cell = "".join(
         "".join(c["source"]) for c in nb_cells() if "".join(c["source"]).startswith("## Reading a modern config")
@@ -2956,7 +2961,7 @@ def test_chapter_gemma4_figure_labels_a_tick_between_millions_and_never():
 
 
 def test_chapter_config_check_snippet_gives_the_opening_frequencies(tmp_path):
-    """Chapter 10, *Reading a modern config* (main line): "To see the frequencies the code uses, build its rotary
+    """Chapter 10, *Reading a modern config* (its block): "To see the frequencies the code uses, build its rotary
     module:", then a snippet. The walk above it reads the opening's config: "Its `llama3` scaling keeps the pairs
     with wavelengths under $L/4 = 2048$ ... It slows eightfold those above $L = 8192$". The snippet is run as
     printed, on a folder holding the opening's config.json (its position fields as
@@ -2966,7 +2971,8 @@ def test_chapter_config_check_snippet_gives_the_opening_frequencies(tmp_path):
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "To see the frequencies the code uses, build its rotary module:",
-        "Its `llama3` scaling keeps the pairs with wavelengths under $L/4 = 2048$, set by `high_freq_factor`.",
+        "Back to the opening's Llama 3.1 8B config: its `llama3` scaling keeps the pairs with wavelengths under"
+        " $L/4 = 2048$, set by `high_freq_factor`.",
         "It slows eightfold those above $L = 8192$, set by `low_freq_factor`.",
     ):
         assert sentence in text, sentence
@@ -3150,6 +3156,12 @@ def test_chapter_pairs_past_l_have_their_consequence():
         " Llama 2's, over three."
     )
     assert lesson in main_line and main_line.index(consequence) < main_line.index(lesson)
+    # the verdict right after the lesson (r109): its two sides are the counts and the angles checked in this file
+    verdict = (
+        "So a larger base trades more pairs without a full turn for a slowest pair that barely moves past $L$; which"
+        " is better, experiments decide."
+    )
+    assert verdict in main_line and main_line.index(lesson) < main_line.index(verdict)
     said = "So the larger bases leave more pairs past $L$, yet their slowest barely move."
     assert said in text and said not in main_line  # the block right below the lesson
     assert text.index(lesson) < text.index("yet leave more than Llama 2") < text.index(said)
@@ -3235,6 +3247,12 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     # "for the query drawn": other draws keep more than half (the assert above), so the sentence names its query (r109)
     assert "Right, for a key equal to its query, it peaks" not in main_line
     assert "The pass-through term stays whole at every distance." in main_line
+    # "A typical query keeps about 0.4.": for an isotropic query, the expected share over |Δ| = 0 .. 255 is the mean
+    # of cos(Δ theta_i) over the distances and the 8 pairs (0.404); the figure's draw keeps 0.23
+    assert "A typical query keeps about 0.4." in main_line
+    theta16 = 10000.0 ** (-torch.arange(0, 16, 2, dtype=torch.float64) / 16)
+    expected = float(torch.cos(torch.arange(256, dtype=torch.float64)[:, None] * theta16).mean())
+    assert abs(expected - 0.4) < 0.01 and abs(sum(shares) / len(shares) - 0.4) < 0.05, (expected, shares)
     assert "running average" not in text  # the old claim held for any query
     assert "is lower on average farther away" not in text  # the red line climbs back up far out
     code = _figure_titles()
@@ -3249,3 +3267,46 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     )
     assert "PI, YaRN and the `llama3` rule are *static*: they slow the same pairs on every input" in main_line
     assert "<summary>Where each model and library sets the layout</summary>" not in text
+
+
+def test_chapter_takeaway_yarn_attention_factor_on_short_inputs():
+    """Chapter 10, takeaway 4: "YaRN's fixed attention factor also scales each score's rotated part." after "... even
+    on short inputs." transformers 5.24's Llama rotary module with a YaRN config (factor 4, L = 4096) multiplies cos
+    and sin by its attention factor, 0.1 ln 4 + 1, at positions 0 .. 15 as at any other: on a short input each score's
+    rotated part, q^T R k, grows by the factor's square. Takeaway 1: "The code, not the config, usually fixes the
+    layout." is the config section's layout sentence, restated."""
+    transformers = _hf()
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    config = transformers.LlamaConfig(
+        hidden_size=256,
+        num_attention_heads=4,
+        max_position_embeddings=16384,
+        rope_parameters={
+            "rope_type": "yarn",
+            "factor": 4.0,
+            "original_max_position_embeddings": 4096,
+            "rope_theta": 1e4,
+        },
+    )
+    rotary = LlamaRotaryEmbedding(config)
+    factor = rotary.attention_scaling
+    assert abs(factor - (0.1 * math.log(4.0) + 1)) < 1e-9 and factor > 1.1
+    positions = torch.arange(16)[None]  # a short input, far under L
+    cos, sin = rotary(torch.zeros(1, 16, 64), positions)
+    angles = positions[0, :, None].double() * rotary.inv_freq.double()
+    torch.testing.assert_close(cos[0, :, :32].double(), factor * torch.cos(angles), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(sin[0, :, :32].double(), factor * torch.sin(angles), rtol=1e-5, atol=1e-6)
+    text = chapter_markdown("10_rope_today")
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    takeaways = main_line[main_line.index("## Takeaways") : main_line.index("## Exercises")]
+    assert "even on short inputs. YaRN's fixed attention factor also scales each score's rotated part." in takeaways
+    assert "The code, not the config, usually fixes the layout." in takeaways
+    # *Far keys keep more of their score*: the thick lines are band means; the thin line, one distance at a time,
+    # strays from its band mean by over 0.1 somewhere (asserted where the figure is drawn)
+    assert (
+        "The figure's thick lines average over a band of distances; at single distances, thin, the score wiggles."
+        in main_line
+    )
+    assert "assert float((single[2 * torch.arange(1, 8193) - 2] - smooth).abs().max()) > 0.1" in _figure_titles()
+    assert "In most models the code, not the config, fixes the *layout*" in main_line
