@@ -43,7 +43,7 @@ transformers = pytest.importorskip("transformers")
 
 
 #: the summary of the collapsed worked example in "Longer inputs"
-WE = "Worked example: a head like Llama 3.1's at $2L$"
+WE = "Worked example: a head like Llama 3.1's at 2L"
 
 
 def page() -> str:
@@ -848,9 +848,9 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
     assert "8192" not in visible and "max_position_embeddings" not in visible, visible  # the block's aside
-    example = block("Worked example: a head like Llama 3.1's at $2L$")
+    example = block("Worked example: a head like Llama 3.1's at 2L")
     assert example.index("| rule |") < example.index("| 9 at this length | *Dynamic NTK* sets its effective factor")
-    keeps = block("Where a configuration keeps the trained length, transformers' `dynamic`, and real models")
+    keeps = block("Where a configuration keeps the trained length, transformers' <code>dynamic</code>, and real models")
     assert "transformers' `dynamic` reads a larger" not in keeps  # the aside sits in the worked example, by the 9
     (again,) = re.findall(
         r"and by 9 for the slowest\. That is dynamic NTK given \$L = (\d+)\$\. With Llama 3\.1's config,"
@@ -1504,7 +1504,7 @@ def test_query_scales_layer_scope():
 @pytest.mark.parametrize("head_dim", [16, 64, 128])
 @pytest.mark.parametrize("base", [1e4, 5e5])
 def test_a_fixed_rule_divides_the_slowest_pair_by_s_when_it_turns_fewer_times_than_the_lower_bound(head_dim, base):
-    """The collapsed block "When a rule's effective factor is $s$ or the stretch": "PI and NTK-aware scaling divide the
+    """The collapsed block "When a rule's effective factor is s or the stretch": "PI and NTK-aware scaling divide the
     slowest pair by $s$ at every length. `llama3` and YaRN do so only when that pair turns fewer times in $L$ than their
     lower bound, `low_freq_factor` or `beta_slow`. Llama 3.1's bound and YaRN's default are both 1, so there the slowest
     pair must turn less than once in $L$. Dynamic YaRN's effective factor is the stretch under the same condition on
@@ -1513,7 +1513,7 @@ def test_a_fixed_rule_divides_the_slowest_pair_by_s_when_it_turns_fewer_times_th
     that turns less than once but more than half a time is ramped, so "less than once" alone is not enough."""
     text = page()
     assert (
-        "<details><summary>When a rule's effective factor is $s$ or the stretch</summary> PI and NTK-aware scaling"
+        "<details><summary>When a rule's effective factor is s or the stretch</summary> PI and NTK-aware scaling"
         " divide the slowest pair by $s$ at every length. `llama3` and YaRN do so only when that pair turns fewer times"
         " in $L$ than their lower bound, `low_freq_factor` or `beta_slow`. Llama 3.1's bound and YaRN's default are"
         " both 1, so there the slowest pair must turn less than once in $L$." in text
@@ -1610,12 +1610,12 @@ def test_dynamic_ntk_formula_and_the_field_transformers_reads():
 
 
 def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
-    """The row "stretch": "$\\max(\\ell/L, 1)$", and the block "When a rule's effective factor is $s$ or the stretch":
+    """The row "stretch": "$\\max(\\ell/L, 1)$", and the block "When a rule's effective factor is s or the stretch":
     "Chapter 8's dynamic NTK sets `factor` to 1, so its effective factor is the *stretch*", not on the main line:
     the saved run's factor; transformers' `dynamic` and posenc's, with factor 1, divide the slowest pair by the page's
     formula, below and past L, and at the worked example's 2L by 2, not its 9."""
     assert "Chapter 8's dynamic NTK sets `factor` to 1, so its effective factor is the *stretch*." in block(
-        "When a rule's effective factor is $s$ or the stretch"
+        "When a rule's effective factor is s or the stretch"
     )
     assert "Chapter 8 defines dynamic NTK with `factor` 1, making $F$ the stretch." in page()  # and on the main line
     assert load_results("extrapolation", check=False)["config"]["dynamic_factor"] == 1
@@ -4493,7 +4493,7 @@ def test_llama_31_bullet_says_why_factor_8_serves_16_l():
     its last training stage reached. So `factor` need not be 16: inputs that long were themselves trained on." The
     16 is the ratio of posenc/book/models.py's copy of Llama 3.1's `max_position_embeddings` to its L (a prose sync),
     and the factor is below it."""
-    keeps = block("Where a configuration keeps the trained length, transformers' `dynamic`, and real models")
+    keeps = block("Where a configuration keeps the trained length, transformers' <code>dynamic</code>, and real models")
     ((L, factor, times, needless),) = re.findall(
         r"Llama 3\.1 has \$L = (\d+)\$ and sets `factor` (\d+) for a context (\d+) times \$L\$, the length its last"
         r" training stage reached\. So `factor` need not be (\d+): inputs that long were themselves trained on\.",

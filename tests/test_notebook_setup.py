@@ -528,3 +528,19 @@ def test_book_tools_refuse_bad_input_naming_the_argument(call, exc, name):
     finally:  # refused before any state was changed; restored anyway
         torch.set_num_threads(threads)
         torch.set_grad_enabled(grad)
+
+
+def test_a_collapsed_blocks_summary_is_plain_html_in_every_document():
+    """A ``<summary>`` is raw HTML: the book, JupyterLab, Colab and GitHub show it as written, so a ``$…$`` or a
+    backtick in it would reach the reader as a dollar sign or a backtick. Code goes in ``<code>``, maths in words."""
+    import re
+
+    docs = sorted((ROOT / "book").glob("*.md")) + NOTEBOOKS
+    found = []
+    for path in docs:
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".ipynb":
+            text = "\n".join("".join(c["source"]) for c in json.loads(text)["cells"])
+        summaries = re.findall(r"<summary>([^<]*(?:<code>[^<]*</code>[^<]*)*)</summary>", text)
+        found += [f"{path.name}: {s}" for s in summaries if "$" in s or "`" in s]
+    assert not found, found

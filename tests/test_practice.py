@@ -568,7 +568,7 @@ def _cells(path):
 
 
 SOLUTION = re.compile(
-    r"<details><summary>Solution: `(?P<name>\w+)`</summary>\n\n```python\n(?P<code>.*?)\n```\n\n</details>", re.S
+    r"<details><summary>Solution: <code>(?P<name>\w+)</code></summary>\n\n```python\n(?P<code>.*?)\n```\n\n</details>", re.S
 )
 
 
@@ -622,9 +622,9 @@ def test_hints_in_steps_collapsed_everywhere(path):
     checked = re.findall(r'^check\("(\w+)", (\w+)\)$', "\n".join("".join(c["source"]) for c in _cells(path)), re.M)
     for _, name in checked:
         block = re.search(
-            rf"<details><summary>Hint 1: a nudge \(`{name}`\)</summary>\n\n.+?\n\n</details>\s*"
-            rf"<details><summary>Hint 2: the idea \(`{name}`\)</summary>\n\n.+?\n\n</details>\s*"
-            rf"<details><summary>Solution: `{name}`</summary>",
+            rf"<details><summary>Hint 1: a nudge \(<code>{name}</code>\)</summary>\n\n.+?\n\n</details>\s*"
+            rf"<details><summary>Hint 2: the idea \(<code>{name}</code>\)</summary>\n\n.+?\n\n</details>\s*"
+            rf"<details><summary>Solution: <code>{name}</code></summary>",
             md,
             re.S,
         )
