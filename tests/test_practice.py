@@ -568,7 +568,9 @@ def _cells(path):
 
 
 SOLUTION = re.compile(
-    r"<details><summary>Solution: <code>(?P<name>\w+)</code></summary>\n\n```python\n(?P<code>.*?)\n```\n\n</details>", re.S
+    r"<details><summary>Solution: <code>(?P<name>\w+)</code></summary>"
+    r"\n\n```python\n(?P<code>.*?)\n```\n\n</details>",
+    re.S,
 )
 
 
