@@ -1,6 +1,8 @@
 """Draw the summary's figure, book/figures/summary_loss_by_length.svg: chapter 8's loss against the test length,
-one line per encoding of the summary's grid table, the means of the five seeds, with a band from the lowest to the
-highest seed, and the trigram model as a dashed reference.
+one line per encoding of the summary's grid table through the means of the five seeds of the loss past L at 128 to
+512 tokens, with a band from the lowest to the highest seed, and the trigram model as a dashed reference drawn on top.
+At 64 = L, a different measure, the loss over the whole input, stands apart as a hollow circle with a bar from the
+lowest to the highest seed, not joined to the line.
 
     python scripts/draw_summary_figure.py     # rewrites the file
 
@@ -28,7 +30,7 @@ METHODS = (
     ("none", "NoPE", "#000000", ""),
     ("rope", "RoPE", "#D55E00", ""),
     ("sinusoidal", "sinusoidal", "#8C6D00", ""),
-    ("trigram", "trigram model", "#777777", "6 4"),
+    ("trigram", "trigram model", "#222222", "5 3"),
 )
 MARKERS = ("circle", "square", "diamond", "triangle", "circle", "square", "diamond", "triangle", "")
 LEVELS = (("fine", 0.82), ("breaks", 3.33))  # the grid's grades: a tenth above the trigram's 0.72, and ln 28
@@ -108,7 +110,7 @@ def loss_by_length_svg() -> str:
     )
     out.append(
         f'<text x="18" y="{(top + bottom) / 2:.2f}" text-anchor="middle" transform="rotate(-90 18'
-        f' {(top + bottom) / 2:.2f})">loss in nats (past L; at 64, the whole input)</text>'
+        f' {(top + bottom) / 2:.2f})">loss in nats (past L; hollow at 64: whole input)</text>'
     )
     for name, level in LEVELS:
         y = y_of(level)
@@ -128,6 +130,8 @@ def loss_by_length_svg() -> str:
         means = [sum(col) / len(col) for col in zip(*seeds)]
         highs = [max(col) for col in zip(*seeds)]
         lows = [min(col) for col in zip(*seeds)]
+        x_at_L, at_L = xs[0], (means[0], lows[0], highs[0])
+        xs, means, highs, lows = xs[1:], means[1:], highs[1:], lows[1:]  # the line: past L only
         band = [(x, y_of(v)) for x, v in zip(xs, highs)] + [(x, y_of(v)) for x, v in reversed(list(zip(xs, lows)))]
         out.append(f'<g id="method-{key}">')
         out.append(
@@ -137,9 +141,18 @@ def loss_by_length_svg() -> str:
         dashing = f' stroke-dasharray="{dash}"' if dash else ""
         out.append(
             f'<polyline id="line-{key}" points="{" ".join(f"{x:.2f},{y_of(v):.2f}" for x, v in zip(xs, means))}"'
-            f' fill="none" stroke="{colour}" stroke-width="2.2"{dashing}/>'
+            f' fill="none" stroke="{colour}" stroke-width="{1.6 if dash else 2.2}"{dashing}/>'
         )
         out.extend(marker(shape, x, y_of(v), colour) for x, v in zip(xs, means) if shape)
+        # at L: the loss over the whole input, a hollow circle on a bar from the lowest to the highest seed
+        out.append(
+            f'<line id="range-L-{key}" x1="{x_at_L:.2f}" y1="{y_of(at_L[1]):.2f}" x2="{x_at_L:.2f}"'
+            f' y2="{y_of(at_L[2]):.2f}" stroke="{colour}" stroke-width="1.2"/>'
+        )
+        out.append(
+            f'<circle id="at-L-{key}" cx="{x_at_L:.2f}" cy="{y_of(at_L[0]):.2f}" r="3.5" fill="white"'
+            f' stroke="{colour}" stroke-width="1.5"/>'
+        )
         out.append("</g>")
     # the legend, in the grid table's order, right of the plot
     for i, ((key, label, colour, dash), shape) in enumerate(zip(METHODS, MARKERS, strict=True)):
@@ -152,6 +165,15 @@ def loss_by_length_svg() -> str:
         if shape:
             out.append(marker(shape, right + 31, y, colour))
         out.append(f'<text id="legend-{key}" x="{right + 54:.2f}" y="{y + 4:.2f}">{label}</text>')
+    y = top + 14 + 24 * len(METHODS)
+    out.append(f'<circle cx="{right + 31:.2f}" cy="{y:.2f}" r="3.5" fill="white" stroke="#444" stroke-width="1.5"/>')
+    out.append(f'<text id="legend-at-L" x="{right + 54:.2f}" y="{y + 4:.2f}">at L, whole input</text>')
+    # a gap between the two measures: a faint vertical line halfway between 64 and 128
+    x_gap = (x_of(lengths[0], lengths) + x_of(lengths[1], lengths)) / 2
+    out.append(
+        f'<line id="gap" x1="{x_gap:.2f}" y1="{top:.2f}" x2="{x_gap:.2f}" y2="{bottom:.2f}" stroke="#bbb"'
+        ' stroke-dasharray="1 3"/>'
+    )
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

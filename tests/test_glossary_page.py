@@ -1617,7 +1617,7 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
     assert "Chapter 8's dynamic NTK sets `factor` to 1, so its effective factor is the *stretch*." in block(
         "When a rule's effective factor is s or the stretch"
     )
-    assert "Chapter 8 defines dynamic NTK with `factor` 1, making $F$ the stretch." in page()  # and on the main line
+    assert "Chapter 8 defines dynamic NTK with `factor` 1, making $F$ the stretch." in block(WE)  # and after it
     assert load_results("extrapolation", check=False)["config"]["dynamic_factor"] == 1
     (formula,) = re.findall(r"the input's length over the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
     d, base, L = 64, 10_000.0, 1024
@@ -1750,7 +1750,8 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
     ((row_last,),) = [
         re.findall(
             r"\| at one offset, how far a chain of unit arrows reaches, one arrow per pair at that pair's angle,"
-            r" averaged over chains of the first 1, 2, …, \$([^$]+)\$ pairs; RoFormer's decay curve plots it \|",
+            r" averaged over the chains \$S_1, \\dots, S_\{d/2\}\$ of the first 1, 2, …, \$([^$]+)\$ pairs;"
+            r" RoFormer's decay curve plots it \|",
             row("mean reach"),
         )
     ]
@@ -2509,12 +2510,13 @@ def test_letters_block_chapter_lists():
     assert uses == {"query": numbers(query), "imaginary": numbers(imaginary), "omega": numbers(omega)}, uses
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     core = re.sub(r"\s+", " ", raw[raw.index("## Core terms") : raw.index("| English |", raw.index("## Core terms"))])
-    ((offset, distance, signed),) = re.findall(
-        r"The \*offset\* \$([^$]+)\$ is negative for an earlier key; the \*distance\* \$([^$]+)\$ never is\. Chapters"
-        r" ([\d, and]+) also call the offset a distance: see"
-        r" \{ref\}`Letters and words with more than one meaning <glossary-letters>`\.",
+    ((offset, distance),) = re.findall(
+        r"The \*offset\* \$([^$]+)\$ is negative for an earlier key; the \*distance\* \$([^$]+)\$ never is\.",
         core,
     )
+    # the chapters that call the offset a distance are named in the Letters block, not on the main line
+    assert "also call the offset a distance" not in core
+    signed = letters("distance").split(" | ")[2]
     assert "(glossary-letters)=\n## Letters and words with more than one meaning\n" in raw
     assert offset == "n - m" and f"key position minus query position, ${offset}$" in row("offset")
     assert "; negative for an earlier key |" in row("offset")
@@ -2878,7 +2880,8 @@ def test_letters_block_fire_and_chapter_7s_two_meanings_of_s():
 
 
 def test_rnope_swa_row_cohere_did_so_before_llama_4_with_sliding_windows():
-    """The RNoPE-SWA row: "RoPE only in the sliding-window layers and none in the global ones (Yang et al. 2025)", and
+    """The RNoPE-SWA row: "RoPE only in the sliding-window layers and none in the global ones (Yang et al. 2025,
+    "Rope to Nope and Back Again")", and
     the Attention block: "Cohere's Command R7B and Command A use *RNoPE-SWA*. Llama 4's *iRoPE* came later, with chunks
     in place of windows", as chapters 1 and 10 say (chapter 10 names the design after Yang et al.): transformers'
     Cohere2 config makes three sliding-window layers, then one full-attention layer, repeated; its attention applies
@@ -2886,8 +2889,8 @@ def test_rnope_swa_row_cohere_did_so_before_llama_4_with_sliding_windows():
     from transformers.models.cohere2 import modeling_cohere2
 
     assert (
-        "| RNoPE-SWA | | RoPE only in the sliding-window layers and none in the global ones (Yang et al. 2025) |"
-        in row("RNoPE-SWA")
+        "| RNoPE-SWA | | RoPE only in the sliding-window layers and none in the global ones (Yang et al. 2025,"
+        ' "Rope to Nope and Back Again") |' in row("RNoPE-SWA")
     )
     assert (
         "- Cohere's Command R7B and Command A use *RNoPE-SWA*. Llama 4's *iRoPE* came later, with chunks in place of"
@@ -3214,7 +3217,8 @@ def test_row_wordings_match_their_chapters_and_sources():
     # long-term decay: chapter 5's heads, 128 wide with base 10^4 unless said otherwise
     assert "| RoFormer's claim that RoPE's scores fall with distance, which chapter 5 tests |" in row("long-term decay")
     ((width, base),) = re.findall(
-        r"- In chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\*'s score falls on average over queries"
+        r"- In chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\*'s score falls on average over random"
+        r" \*isotropic\* queries"
         r" and over each doubling of the distance, to about zero near half the base, but not distance by distance\.",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
@@ -3285,7 +3289,8 @@ def test_rows_for_path_dape_and_pose_follow_their_chapters():
     )
     assert "So do the authors of PaTH attention" in c11 and "a data-dependent scheme whose transforms depend on" in c11
     assert (
-        "| PaTH attention | | a data-dependent encoding (Yang et al. 2025): RoPE's fixed rotations replaced by a"
+        '| PaTH attention | | a data-dependent encoding (Yang et al. 2025, "PaTH Attention"): RoPE\'s fixed rotations'
+        " replaced by a"
         " product of transforms, one for each token between key and query, each computed from its token |"
         in row("PaTH attention")
     )
@@ -3439,14 +3444,8 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     assert "These runs do not isolate the cause" in chapter("08_extrapolation")
     # the lead's table names two rules: PI divides every pair by $s$; dynamic NTK leaves pair 0 and, past $L$, divides
     # the slowest by $1 + s(\ell/L - 1)$ (the values: test_longer_inputs_main_line_gives_the_slowest_pairs_divisors)
-    assert (
-        "| *position interpolation*, PI | the *extension factor* $s$, the configuration's `factor`, for every pair |"
-        in text
-    )
-    assert (
-        "| *dynamic NTK* | past $L$, $F^{2i/(d-2)}$ with $F = 1 + s(\\ell/L - 1)$: 1 for pair 0, the fastest,"
-        " $F$ for the slowest |" in text
-    )
+    assert "| *position interpolation*, PI | $s$, for every pair |" in text
+    assert "| *dynamic NTK* | past $L$, 1 for pair 0, the fastest, rising to $F$ for the slowest |" in text
     d, base, L, s = llama31_head()
     plain_theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     slowed = {}
@@ -3581,10 +3580,12 @@ def test_worked_examples_dynamic_ntk_cell_and_its_formula_in_the_block():
     text = block(WE)
     ((s, scale, one, factor, stretch, word),) = re.findall(
         r"At \$2L\$ with \$s = (\d+)\$, that is \$(\d+) = (\d+) \+ (\d+)\(2 - 1\)\$, while the stretch is (\d+)\."
-        r" It then divides pair \$i\$'s frequency by \$9\^\{[^$]+\}\$: by 1 for pair 0 and by 9 for the (\w+)\.",
+        r" In general it divides pair \$i\$'s frequency by \$F\^\{[^$]+\}\$, with \$F\$ its effective factor; here"
+        r" by \$9\^\{[^$]+\}\$: by 1 for pair 0 and by 9 for the (\w+)\.",
         text,
     )
-    power = exponent(text, "frequency by $9^")
+    power = exponent(text, "here by $9^")
+    assert exponent(text, "frequency by $F^") == power  # the general rule, with F = 9
     (formula,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", text)
     d, base, L, s_llama = llama31_head()
     assert float(s) == float(factor) == s_llama and int(one) == 1 and word == "slowest"
@@ -4015,39 +4016,50 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
     (
         (
-            at_least,
+            config_word,
+            main_stretch,
             slowest,
+            main_formula,
             times,
             header_factor,
-            config_word,
             every,
             pi_value,
-            power,
-            main_formula,
             first_pair,
             fastest,
             dyn_value,
             at,
             stretch_value,
             most,
-            ch8_factor,
         ),
     ) = re.findall(
-        r"The \*stretch\* is the input's length over \$L\$, at (least|most) 1\. To meet no new angle, a slow pair needs"
-        r" its frequency divided by about the stretch\. A \*fast pair\*, one that turns at least once, needs no"
-        r" division\. Turns here count over offsets up to \$L - 1\$: see the block \"Turns in L and the fast pairs'"
-        r" offsets\"\."
-        r" A rule's \*effective factor\* is"
-        r" what it divides the (slowest) pair's frequency by, for an input of \$\\ell\$ tokens:"
-        r" \| rule \| divides pair \$i\$'s frequency by \| effective factor at \$(\d*)L\$, with `factor` (\d+) \|"
-        r" \|---\|---\|---\| \| \*position interpolation\*, PI \| the \*extension factor\* \$s\$, the"
-        r" (configuration's `factor`), for (every) pair \| (\d+) \| \| \*dynamic NTK\* \| past \$L\$,"
-        r" \$F\^\{([^$]+)\}\$ with \$F = ([^$]+)\$: 1 for pair (\d+), the (fastest|slowest), \$F\$ for the slowest"
-        r" \| (\d+) \| At \$(\d*)L\$"
-        r" both rules divide the slowest pair by more"
-        r" than the stretch, (\d+), so it meets no new angle, but they slow (most|some|all) other pairs more than they"
-        r" need\. Chapter 8 defines dynamic NTK with `factor` (\d+), making \$F\$ the stretch\.",
+        r"A \*fast pair\*, one that turns at least once, needs no division\. To meet no new angle, a slow pair"
+        r" needs its frequency divided by about the \*stretch\*\. Four numbers are easy to mix up: \| number \|"
+        r" what it is \| set by \| \|---\|---\|---\| \| \*extension factor\* \$s\$ \|"
+        r" the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
+        r" the input's length over \$L\$, \$([^$]+)\$ for \$\\ell\$ tokens \| the input \| \|"
+        r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
+        r" the rule, and for a dynamic rule also the input \| \| \$F\$ \| dynamic NTK's effective factor,"
+        r" \$([^$]+)\$ past \$L\$ \| \$s\$ and the input \| Chapter 8 writes \$s\$ for the stretch\."
+        r" Two rules show the difference: \| rule \| divides pair \$i\$'s frequency by \|"
+        r" effective factor at \$(\d*)L\$, with `factor` (\d+) \| \|---\|---\|---\| \|"
+        r" \*position interpolation\*, PI \| \$s\$, for (every) pair \| (\d+) \| \|"
+        r" \*dynamic NTK\* \| past \$L\$, 1 for pair (\d+), the (fastest|slowest), rising to \$F\$ for the slowest \|"
+        r" (\d+) \| At \$(\d*)L\$ both rules divide the slowest pair by more than the stretch, (\d+), so it meets"
+        r" no new angle, but they slow (most|some|all) other pairs more than they need\.",
         visible,
+    )
+    assert "Turns here count" not in visible and "Chapter 8 defines" not in visible  # both moved to the block
+    # "Chapter 8 writes $s$ for the stretch": chapter 8's own definition
+    assert "*stretch* $s = \\max(n / L, 1)$" in chapter("08_extrapolation")
+    # the general exponent and chapter 8's factor, moved to the worked example
+    (power,) = re.findall(
+        r"In general it divides pair \$i\$'s frequency by \$F\^\{([^$]+)\}\$, with \$F\$ its effective factor;",
+        re.sub(r"\s+", " ", block(WE)),
+    )
+    (ch8_factor,) = re.findall(
+        r"Chapter 8 defines dynamic NTK with `factor` (\d+), making \$F\$ the stretch\. Fast and slow pairs on this"
+        r" page count turns over offsets up to \$L - 1\$: see the block \"Turns in L and the fast pairs' offsets\"\.",
+        re.sub(r"\s+", " ", block(WE)),
     )
     assert first_pair == "0" and fastest == "fastest", (first_pair, fastest)  # theta_i = b^{-2i/d}: pair 0's is largest
     # "1 for pair 0 ... $F$ for the slowest": the row's exponent at i = 0 and at the last pair, i = d/2 - 1
@@ -4085,7 +4097,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     for d, base, L in ((llama_d, llama_base, llama_L), (128, 10_000.0, 4096)):
         ell = int(times or 1) * L
         assert evaluate(stretch, ell=ell, L=L) == int(stretch_value) and evaluate(stretch, ell=L // 2, L=L) == 1
-        assert at_least == "least" and min(evaluate(stretch, ell=n, L=L) for n in (1, L // 2, L, ell)) == 1
+        assert main_stretch == stretch and min(evaluate(stretch, ell=n, L=L) for n in (1, L // 2, L, ell)) == 1
         theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
         slowest = float(theta[-1])
         fast = torch.tensor([bool(evaluate(inequality, L=L, theta=float(th))) for th in theta])
@@ -4209,7 +4221,8 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     and code differ": RoFormer's h_i conjugates the key's pair and turns by (m - n) theta_i; each of its h_i is the
     conjugate of this page's, it gives the same score, and every |h_{i+1} - h_i| is the same."""
     (row_times,) = re.findall(
-        r"\| how much the query–key product changes, at most, from one pair to the next\. RoFormer bounds"
+        r"\| how much pair \$i\$'s query–key product \$h_i\$ changes, at most, from one pair to the next; \$h_i\$ is"
+        r" the query's pair, conjugated, times the key's, as a complex number\. RoFormer bounds"
         r" \$\\lvert q \\cdot k\\rvert\$ by this factor times \$([^$]+)\$ times the \*mean reach\* \|",
         row("content factor"),
     )
@@ -4454,7 +4467,8 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
     it), averaged over each doubling 2^j <= r < 2^(j+1), falls at every doubling up to the one that holds b/2, where it
     is within 1 % of E(0), while the doubling before is still above 5 %; E itself rises somewhere before b/2."""
     ((width, base, share),) = re.findall(
-        r"In chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\*'s score falls on average over queries"
+        r"In chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\*'s score falls on average over random"
+        r" \*isotropic\* queries"
         r" and over each doubling of the distance, to about zero near (half|a tenth of|twice) the base, but not"
         r" distance by distance\.",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),

@@ -85,10 +85,25 @@ def test_rope_matrix_products_match_the_pages_identities():
     # of the angles, since in a decoder q and k can themselves carry position
     # (test_rope_vectors_can_still_carry_position_in_a_decoder)
     assert (
-        "RoPE splits the $d$ coordinates of a head's query and key into $d/2$ pairs. It rotates each pair by an angle"
+        "RoPE splits the $d$ coordinates of a head's query and key into $d/2$ pairs. Llama-style code pairs coordinate"
+        " $i$ with $i + d/2$; the block on the two layouts gives the other convention. It rotates each pair by an angle"
         " set by the token's position. The score sees only the difference of the two angles, set by the key's offset"
         " from the query. The *offset* of a key at $n$ from a query at $m$ is $n - m$" in text
     )
+    # r110: "Llama-style code pairs coordinate $i$ with $i + d/2$": transformers' Llama rotates with rotate_half, and
+    # posenc's apply_rope (the same default layout) moves a unit vector at i only within coordinates i and i + d/2
+    from transformers.models.llama import modeling_llama
+
+    half_source = inspect.getsource(modeling_llama.rotate_half)
+    assert "x[..., : x.shape[-1] // 2]" in half_source and "x[..., x.shape[-1] // 2 :]" in half_source
+    assert "rotate_half" in inspect.getsource(modeling_llama.apply_rotary_pos_emb)
+    for d in (4, 8, 64):
+        cos, sin = posenc.rope_cos_sin(torch.tensor([1]), d, dtype=torch.float64)
+        for i in range(d // 2):
+            unit = torch.zeros(1, d, dtype=torch.float64)
+            unit[0, i] = 1.0
+            moved = posenc.apply_rope(unit, cos, sin)[0]
+            assert set(moved.nonzero().flatten().tolist()) == {i, i + d // 2}, (d, i, moved)
     # the pairs come before the angles: no sentence speaks of one angle for the whole query (r106)
     assert "RoPE rotates the query by an angle set by its position" not in text
     assert "the rotations enter their score only through" not in text  # the abstract opening it replaces
@@ -398,7 +413,7 @@ def test_a_turn_is_one_full_circle():
     main = re.sub(r"<details>.*?</details>", " ", text)
     definition = "A *turn* is one full circle, $2\\pi$ radians."
     assert definition in main
-    assert main.index(definition) < main.index("turns once in about 6.3 positions") < main.index("turns less than once")
+    assert main.index(definition) < main.index("turns once in about 6.3 positions") < main.index("slow pairs <glossary")
     # where the page first uses it: the check with numbers, after its setup and before its RoPE case
     check = main[main.index("## A check with numbers") : main.index("*RoPE.* The query and key")]
     assert definition in check and "both at offset $-2$. A *turn* is one full circle" in check
@@ -466,23 +481,29 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     text = page()
     zero_shot = (
         "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. Used only at"
-        " test time, PI and YaRN let RoPE models find nearly every *passkey*, a digit the input asks for later. On"
-        " average, YaRN also improved the RoPE models' next-token predictions and PI did not. Even so, the predictions"
-        " stayed far worse than within the training length. - In these small models"
+        " test time, PI and YaRN let RoPE models find nearly every {ref}`passkey <glossary-longer-terms>`. But a"
+        " passkey is the input's only digit, so it can be found by content alone. Chapter 8's models with no position"
+        " encoding find nearly every one too. - At that length, test-time YaRN improved the RoPE models' next-token"
+        " predictions on average, and PI did not. Even so, the predictions stayed far worse than within the training"
+        " length. - In these small models"
     )
     bullet = (
         "- In these small models, *fine-tuning* at the longer length beat both test-time rules by far on the next"
-        " token. - The RoFormer paper"
+        " token. That fine-tuning was long: about 40 % of the pre-training tokens. - The RoFormer paper"
     )
     assert zero_shot in text and bullet in text  # the takeaways' last two bullets, one after the other
     # both measures on the main line, for the rules and for ALiBi; fine-tuning's win named with its measure and its
-    # cost in tokens, not as "short"; the PI paper and chapter 8's three differences are the methods block's
+    # cost in tokens, not as "short" (r110: its 40 % on the main line, checked with the block's below); the PI paper
+    # and chapter 8's differences are the block's; the glossary defines the passkey (r110: "passkey retrieval")
+    glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
+    assert "| passkey retrieval | " in glossary and "| slow pair | " in glossary
+    assert "(glossary-longer-terms)=" in (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     assert "passkey" in zero_shot and "next-token" in zero_shot
     # "the RoPE models' next-token predictions": named, not "their" after a sentence on NoPE models, which no rule
     # scales; the NoPE caveat and the input's only digit are the block's (checked below)
     assert "improved their next-token" not in text and "NoPE models find it too" not in text
     # the fine-tuning bullet is scoped to chapter 8's small models (the bullet before names them), and no longer says
-    # "with or without a rule", which read as advice for any model; the 40 % is the block's
+    # "with or without a rule", which read as advice for any model
     assert "with or without a rule" not in text and "It took 40 %" not in text
     assert text.index("- Chapter 8 trains small models") < text.index("- In these small models, *fine-tuning*")
     # ALiBi's kept loss, which says little on this filler, and its passkeys are the block's, together with the caveat
@@ -501,8 +522,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     main_ = re.sub(r"<details>.*?</details>", " ", text)
     # the PI paper's setting is the block's, named only as chapter 8's comparison
     assert "far larger models" not in main_
-    assert "PI paper" not in main_ and "tiny" not in main_ and "40 %" not in main_
-    methods_ = text[text.index("<summary>The methods behind the takeaways") :]
+    assert "PI paper" not in main_ and "tiny" not in main_ and main_.count("40 %") == 1
+    methods_ = text[text.index("<summary>Chapter 8's runs in detail") :]
     methods_ = methods_[: methods_.index("</details>")]
     finding = (
         "With no rule, fine-tuned models soon predicted the next token at least as well as with PI. Chapter 8 compares"
@@ -516,13 +537,15 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # the run saves 7 checkpoints, not each of its 400 steps (r106): "at every step" overstated the evidence
     assert "at every step" not in text
     assert "The runs do not separate these two." in methods_
-    # the takeaways: one from this page and four from later chapters (teaching.md: 3 to 5), each at most five
-    # sentences of at most 30 words
-    takeaways = text[text.index("## What you will take away") : text.index("<summary>The methods behind")]
-    assert takeaways.count(" - ") == 5, takeaways.count(" - ")
-    for item in takeaways.split(" - ")[1:]:
+    # r110: three takeaways from this page (teaching.md: 3 to 5), and five short findings of later chapters in their
+    # own section, each at most four sentences of at most 30 words
+    takeaways = text[text.index("## What you will take away") : text.index("## What later chapters find")]
+    later = text[text.index("## What later chapters find") : text.index("<summary>How PI, YaRN")]
+    assert takeaways.count(" - ") == 3 and later.count(" - ") == 5, (takeaways.count(" - "), later.count(" - "))
+    assert "From later chapters" not in text and "From this page" not in text
+    for item in (takeaways + later).split(" - ")[1:]:
         sentences = re.split(r"(?<=\.) (?=[A-Z*])", item.replace("<details>", "").strip())
-        assert len(sentences) <= 5 and max(len(s.split()) for s in sentences) <= 30, item
+        assert len(sentences) <= 4 and max(len(s.split()) for s in sentences) <= 30, item
     # "*Fine-tuning*" is defined where the main line first uses it, by what it is: more training at the longer length
     assert main_.lower().index("fine-tuning") == main_.index("*fine-tuning* at the longer length") + 1
     # the main line names no baseline and no loss; chapter 8's numbers are one link away, on the claims page
@@ -577,7 +600,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         "PI divides every pair's frequency by the extension factor $s$, the configuration's `factor`; chapter 8 sets it"
         " to the longer length over the training length." in text
     )
-    assert "The fine-tuned PI and YaRN of the takeaway instead keep the factor fixed at 8." in text
+    assert "Fine-tuned PI and YaRN keep the factor fixed at 8." in text
     assert config["finetune"]["length"] / config["train_length"] == 8
     runs = metrics()["metrics"]
     assert list(runs["rope"]) == list(runs["rope+pi"]) == list(runs["rope+yarn"])
@@ -602,12 +625,17 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # only digit, it can be found by content alone. Chapter 8's models with no position encoding find nearly every one
     # too": chapter 8 says so, and the models with no position encoding at all (NoPE) find at least 99 % of the
     # passkeys at 8L in every seed
-    methods = text[text.index("<summary>The methods behind the takeaways") :]
+    methods = text[text.index("<summary>Chapter 8's runs in detail") :]
     assert (
         "At eight times the training length, with keys at random distances, test-time PI and YaRN find at least 99 % of"
-        " the passkeys in every seed. Plain RoPE finds at most about a quarter of them there. But a passkey is easy:"
-        " as the only digit, it can be found by content alone. Chapter 8's models with no position encoding find nearly"
-        " every one too." in methods[: methods.index("</details>")]
+        " the passkeys in every seed. Plain RoPE finds at most about a quarter of them there."
+        in methods[: methods.index("</details>")]
+    )
+    # r110: the passkey caveat stands on the main line, in the bullet that reports the passkeys
+    main_line = re.sub(r"<details>.*?</details>", " ", text)
+    assert (
+        "But a passkey is the input's only digit, so it can be found by content alone. Chapter 8's models with no"
+        " position encoding find nearly every one too." in main_line
     )
     assert "The key's digit is the only digit in a probe, so a model can find it by content alone." in chapter(
         "08_extrapolation"
@@ -681,6 +709,9 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     assert (p_steps, p_batch, p_len) == (config["steps"], config["batch"], config["train_length"])
     (share,) = re.findall(r"so fine-tuning takes (\d+) % of the pre-training tokens\.", text)
     assert 100 * f_steps * f_batch * f_len == int(share) * p_steps * p_batch * p_len  # 819 200 of 2 048 000
+    # r110: the main line's "That fine-tuning was long: about 40 % of the pre-training tokens", the same share
+    (main_share,) = re.findall(r"That fine-tuning was long: about (\d+) % of the pre-training tokens\.", text)
+    assert abs(100 * f_steps * f_batch * f_len / (p_steps * p_batch * p_len) - int(main_share)) < 1, main_share
     assert (
         "Unlike the PI paper's models, these are tiny, and fine-tuning is long: 40 % of the pre-training tokens."
         in (chapter("08_extrapolation"))
@@ -773,11 +804,15 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
     assert (
-        "- A *slow* pair turns less than once over the training length. In a decoder, no key follows its query, so"
-        " training shows a slow pair only part of its circle. Past the training length, a decoder's slow pairs meet"
-        " angles training never showed. Two of chapter 7's rules, position interpolation (PI) and YaRN, lower a slow"
-        " pair's frequency so that it turns about as far as in training." in " ".join(main.split())
+        "- Past the training length, a decoder's {ref}`slow pairs <glossary-longer-terms>` meet angles training never"
+        " showed. Two of chapter 7's rules, position interpolation (PI) and YaRN, lower a slow pair's frequency so that"
+        " it turns about as far as in training." in " ".join(main.split())
     )
+    # r110: the slow pair is defined in the glossary, which the bullet links to, and in the block below, not in the
+    # bullet
+    glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
+    assert "| slow pair | 慢速对 | a pair that turns less than once over those offsets" in glossary
+    assert "A *slow* pair turns less than once over the training length." not in text
     # the fast pair, the decoder's reason and the fastest pairs are the block's (round 107: fewer terms on the main)
     assert "*fast* pair" not in main and "fastest" not in main and "no key lies after its query" not in main
     assert "within the training length, so longer inputs bring" not in text  # the claim without its scope
@@ -815,7 +850,7 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
         assert bool((seen | ~half).all())  # each such pair is among those counted as seen above
         if (d, base, L) == (128, 10_000.0, 4096):
             assert int(half.sum()) >= 3  # such pairs exist at Llama 2's setting: "in a decoder" is needed
-    block = text[text.index("<summary>The methods behind the takeaways") :]
+    block = text[text.index("<summary>How PI, YaRN and a larger base slow the pairs") :]
     # one definition of slow and fast pairs, the glossary's: turns over the offsets of training, 0 to -(L - 1)
     assert (
         "A *slow* pair turns less than once over the offsets of training, 0 to $-(L - 1)$; a *fast* pair at least"
@@ -910,7 +945,7 @@ def test_llama_31_and_deepseek_v3_trained_past_their_scalings_start():
     assert "ship such a rule" not in text and "Llama 3.1" not in main and "DeepSeek" not in main
     assert "combine a rule with further training" not in text  # would say the training used the rule
     assert "A config shows the rule a model ships; it does not say which rule its longer training used." in text
-    methods = text[text.index("<summary>The methods behind the takeaways") :]
+    methods = text[text.index("<summary>Static and dynamic factors, and what model configs ship") :]
     methods = methods[: methods.index("</details>")]
     sentence = (
         "Llama 3.1 was trained on (\\d+)K tokens and DeepSeek-V3 on (\\d+)K, then both on up to (\\d+)K. Both configs"
@@ -1020,7 +1055,7 @@ def test_yarns_logit_factor_as_transformers_applies_it():
 
 
 def test_the_methods_block_names_the_fine_tuned_arms_fixed_factor():
-    """Block "The methods behind the takeaways": "The fine-tuned PI and YaRN of the takeaway instead keep the factor
+    """Block "Chapter 8's runs in detail": "Fine-tuned PI and YaRN keep the factor
     fixed at 8. Fine-tuned YaRN predicts the next token best at every checkpoint, but it also starts far ahead. With no
     rule, fine-tuned models soon predicted the next token at least as well as with PI. Chapter 8 compares this with
     the PI paper's result for far larger models, and names how its own setting differs."
@@ -1034,12 +1069,12 @@ def test_the_methods_block_names_the_fine_tuned_arms_fixed_factor():
 
     text = page()
     block = (
-        "The fine-tuned PI and YaRN of the takeaway instead keep the factor fixed at 8. Fine-tuned YaRN predicts the"
+        "Fine-tuned PI and YaRN keep the factor fixed at 8. Fine-tuned YaRN predicts the"
         " next token best at every checkpoint, but it also starts far ahead. With no rule, fine-tuned models soon"
         " predicted the next token at least as well as with PI. Chapter 8 compares this with the PI paper's result for"
         " far larger models, and names how its own setting differs."
     )
-    methods = text[text.index("<summary>The methods behind the takeaways") :]
+    methods = text[text.index("<summary>Chapter 8's runs in detail") :]
     assert block in methods[: methods.index("</details>")]
     config = metrics()["config"]
     source = inspect.getsource(finetune.finetune_arms)
@@ -1210,13 +1245,33 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     text = page()
     heading = "## Where position enters"
     words = (
-        "| where position enters | how | example | |---|---|---| | the input, once | each position's vector is added to"
-        " its token's vector | the sinusoidal encoding; learned vectors, as in GPT-2 and BERT | | each score, in every"
-        " layer | a bias set by the two positions is added to the score | T5's learned bias; ALiBi | | the queries and"
-        " keys, in every layer | each is rotated by angles set by its position | RoPE | | nowhere | only a decoder's"
-        " causal mask gives order | NoPE, short for no position encoding |"
+        "| where position enters | how | example | kind | |---|---|---|---| | the input, once | each position's"
+        " vector is added to its token's vector | the sinusoidal encoding; learned vectors, as in GPT-2 and BERT |"
+        " absolute: chapter 2 | | each score, in every layer | a bias set by the two positions is added to the score |"
+        " T5's learned bias; ALiBi | relative: chapters 3 and 6 | | the queries and keys, in every layer | each is"
+        " rotated by angles set by its position | RoPE | rotary: chapter 4 | | nowhere | only a decoder's causal mask"
+        " gives order | NoPE, short for no position encoding | none: chapter 7 |"
     )
-    frame = "<summary>Beyond the table: hybrids, Shaw, CoPE and models that mix the rows</summary>"
+    # r110: the kind column maps the rows onto the roadmap: each chapter's title names the kind, and the chapter
+    # treats the row's examples
+    roadmap = {
+        "absolute: chapter 2": (
+            "[Absolute position encodings](../notebooks/02_absolute.ipynb)",
+            "02_absolute",
+            "sinusoidal",
+        ),
+        "relative: chapters 3 and 6": (
+            "[Relative position encodings](../notebooks/03_relative.ipynb)",
+            "03_relative",
+            "T5",
+        ),
+        "rotary: chapter 4": ("[Rotary position embedding](../notebooks/04_rope.ipynb)", "04_rope", "RoPE"),
+        "none: chapter 7": ("do without an encoding?", "07_beyond", "NoPE"),
+    }
+    for cell, (title, notebook, example) in roadmap.items():
+        assert f"| {cell} |" in text and title in text and example in chapter(notebook), cell
+    assert "ALiBi" in chapter("06_alibi") and "linear biases" in text
+    frame = "<summary>Beyond the table: the causal mask, hybrids, Shaw, CoPE and models that mix the rows</summary>"
     assert "The next section derives RoPE's score" not in text
     assert "third row" not in text and "compares it with the first" not in text  # the visible table has no scores
     rope = "## Why RoPE's score sees only the offset"
@@ -1311,9 +1366,12 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     assert added[1] < added[0], added  # "lowers the added encoding's"
     after = (
         f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | Read each row across. Moving"
-        f" both tokens by {by} leaves RoPE's score as it was, but lowers the added encoding's. The block below"
-        " derives the terms. <details>"
+        f" both tokens by {by} leaves RoPE's score as it was, but lowers the added encoding's. <details>"
     )
+    # r110: "So they change when both tokens shift by 7": the word-position terms, sin m + sin n, change under the
+    # table's shift, while the rest, a function of n - m, does not
+    (shift,) = (int(v) for v in re.findall(r"So they change when both tokens shift by (\d+); the rest", text))
+    assert shift == by and abs((math.sin(m1) + math.sin(n1)) - (math.sin(m0) + math.sin(n0))) > 0.1
     # the change is the word-position terms' own: sin 12 + sin 10 - (sin 5 + sin 3), the last term being the same
     assert math.isclose(change, math.sin(12) + math.sin(10) - math.sin(5) - math.sin(3), abs_tol=1e-6)
     # "the rows use different formulas": RoPE's, cos(n - m), and the added encoding's four terms, both outside blocks
@@ -1329,8 +1387,8 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
         want = torch.tensor([math.cos(p), math.sin(p)], dtype=torch.float64)
         assert torch.allclose(half[[0, 2]], want, atol=TOL) and torch.allclose(inter[[0, 1]], want, atol=TOL), p
     assert (
-        "It is added to $x$, so the score is $1 + \\sin m + \\sin n + \\cos(n - m) + \\cos(0.01(n - m))$."
-        in " ".join(main.split())
+        "It is added to $x$, so the score, derived in the block below, is $1 + \\sin m + \\sin n + \\cos(n - m) +"
+        " \\cos(0.01(n - m))$." in " ".join(main.split())
     )
     for m in range(13):  # the formula is posenc's (x + PE(m)) . (x + PE(n)) at every pair up to 12 (posenc is float32)
         for n in range(13):
@@ -1340,7 +1398,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     # token with one position each. So they move when both tokens move; the rest depends only on the offset $n - m$."
     terms = (
         "Two of its terms, $\\sin m = x \\cdot \\mathrm{PE}(m)$ and $\\sin n = x \\cdot \\mathrm{PE}(n)$, pair the"
-        " token with one position each. So they move when both tokens move; the rest depends only on the offset"
+        " token with one position each. So they change when both tokens shift by 7; the rest depends only on the offset"
         " $n - m$."
     )
     assert terms in main and main.index(terms) < main.index(scores), "the terms before the table"
@@ -1864,9 +1922,11 @@ def test_rope_vectors_can_still_carry_position_in_a_decoder():
         " query–key pairs at one offset, the same angle apart. <details><summary>Later layers: query and key"
         " vectors that"
         " already carry position</summary> In a RoPE model's first layer, $q_m$ and $k_n$ come from the tokens alone."
-        " In later layers they can carry position themselves. A decoder's causal mask can give it: chapters 1 and 7"
-        " show how a layer can count positions from the mask and a distinct first token." in text
+        " In later layers they can carry position themselves. A decoder's causal mask can give it, as the block"
+        " *Beyond the table* says." in text
     )
+    # r110: the causal-mask argument stands once, in the block whose title now names it
+    assert text.count("show how a layer can count positions from the mask and a distinct first token") == 1
     assert "The rotation itself still sees only the offset; what it rotates may already depend on position." in text
     assert "In a RoPE model's first layer" not in main  # the details stand collapsed
     assert "may already carry position" not in main  # the caveat is the block's, explained there
@@ -1958,7 +2018,7 @@ def test_the_names_yarn_and_ntk_are_expanded():
     dynamic NTK is short for neural tangent kernel. It names the argument behind the rule, which computes nothing with
     the kernel (chapter 7)", as chapter 7's "Why NTK" says."""
     text = page()
-    methods = text[text.index("<summary>The methods behind the takeaways") :]
+    methods = text[text.index("<summary>How PI, YaRN and a larger base slow the pairs") :]
     methods = methods[: methods.index("</details>")]
     assert 'The name YaRN is short for "yet another RoPE extension method".' in methods
     assert "arxiv.org/abs/2309.00071" in chapter("07_beyond")  # the YaRN paper the name comes from
@@ -2206,10 +2266,11 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
         "By the identity $\\cos a \\cos b + \\sin a \\sin b = \\cos(b - a)$, the last term is $\\cos(n - m) +"
         " \\cos(0.01(n - m))$: with these weights, a function of the offset alone."
     )
-    pointer = "The block below derives the terms."
+    pointer = "It is added to $x$, so the score, derived in the block below, is"
     assert reading in main and pointer in main and sentence in text and sentence not in main
     assert "Why? With these identity weights" not in text and "word–position" not in main
-    assert text.index(reading) < text.index(pointer) < text.index(sentence) < text.index("Because $\\cos$ is even")
+    assert "The block below derives the terms." not in text  # r110: the pointer stands before the formula
+    assert text.index(pointer) < text.index(reading) < text.index(sentence) < text.index("Because $\\cos$ is even")
     numbers = "It is $\\cos 2 + \\cos 0.02$, about 0.58, in both cases. So the score's change, from"
     assert numbers in text and numbers not in main  # the numbers are collapsed, right under the sentence
     assert text.index(sentence) < text.index(numbers) < text.index("Because $\\cos$ is even")
@@ -2263,7 +2324,7 @@ def test_llama3_is_the_yarn_papers_ramp_with_no_multiplier():
 
     from posenc.book.models import MODEL_ROPE_CONFIGS
 
-    methods = page()[page().index("<summary>The methods behind the takeaways") :]
+    methods = page()[page().index("<summary>Static and dynamic factors, and what model configs ship") :]
     assert (
         "Llama 3.1's config names its rule `llama3`: the YaRN paper's ramp, but from 1 to 4 turns within $L$ where the"
         " paper's runs to 32, and no multiplier on the queries and keys." in methods[: methods.index("</details>")]
@@ -2375,8 +2436,8 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
     assert float(L * theta.max() / (2 * math.pi)) < 32
     assert config["sensitivity"]["yarn b32"] == {"scaling": "yarn", "beta_fast": 32.0, "beta_slow": 1.0}
     assert (
-        "With the paper's setting, under which the code still keeps pair 0 whole, YaRN's loss at eight times $L$ is"
-        " lower still, in every seed." in text
+        "With the YaRN paper's setting of 32 turns, under which the code still keeps pair 0 whole, test-time YaRN's"
+        " loss at eight times $L$ is lower than with chapter 8's, in every seed." in text
     )
     # "under which the code still keeps pair 0 whole": transformers' and posenc's ramp clamps at pair 0 (chapter 8;
     # r108: the paper's equation would slow pair 0, which no run tests)

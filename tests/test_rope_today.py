@@ -1761,7 +1761,7 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         "The config's `rope_type` `proportional` sets this, and `partial_rotary_factor` sets the share, a quarter.",
         "The other pairs never turn, so, as in partial rotary, they add a content channel that no distance changes.",
         # the contrast with partial rotary (main line), checked below: about 190 against about five million tokens
-        "With partial rotary's $b^{-2i/d_{\\text{rot}}}$ on as many dimensions, it would need about five million.",
+        "Partial rotary on as many dimensions would need about five million.",
         # p-RoPE and its authors' suspicion: the collapsed Gemma 4 block, cited there
         "The book read those copies, not Google's file; the section's claims rest on them and on transformers'"
         " defaults.",
@@ -1789,7 +1789,11 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     assert "Partial rotary with the same share and base" not in text
     # a variant of question 1: the main line keeps the fact and the wavelength; the contrast with partial rotary and
     # the p-RoPE source are the block's, which follows the main line's 190 tokens
-    assert "five million" not in main_line and "p-RoPE" not in main_line
+    # r110: the main line gives the why (p-RoPE's suspicion), names `proportional` before its printout, and the
+    # contrast with partial rotary
+    assert "The rule comes from p-RoPE, whose authors suspect that slow pairs carry content;" in main_line
+    assert main_line.index("transformers calls it `proportional`.") < main_line.index("about 190 tokens")
+    assert main_line.index("about 190 tokens") < main_line.index("would need about five million.")
     assert text.count("about five million.") == 1 and text.index("about 190 tokens") < text.index("about five million")
     g4 = text[text.index("## Gemma 4: only the fast pairs turn") : text.index("## Raising the base")]
     assert "<summary>The config fields, and how far this is from partial rotary</summary>" in g4
@@ -1821,13 +1825,12 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         assert len(data["ys"]) == 2 and len(data["ys"][0]) == len(data["x"]) > 0, name
     text = chapter_markdown("10_rope_today")
     for sentence in (
-        "MLA's *KV cache*, its store of past tokens, stays small: per token it holds mainly one short vector, its"
-        " *latent* $c_n$.",
+        "MLA's *KV cache*, its store of past tokens, holds per token mainly one short vector, its *latent* $c_n$.",
         "Each head makes its key from it with a matrix $W_{UK}$, an *up-projection to keys*.",
         "| $c_n$ | the latent of token $n$, cached | 512 |",
         "| $k^R_n$ | the rotary key of token $n$, shared by all heads and cached | 64 |",
         "An explorer draws the view below for any model in the appendix's table.",
-        "In the web book it runs in the page; in JupyterLab or Colab, run its cell first.",
+        "In JupyterLab or Colab, run its cell first.",
         "Per token and layer, MLA caches $512 + 64 = 576$ numbers in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
         "When decoding, MLA need never form the heads' keys for past tokens. It folds $W_{UK}$ into each head's"
@@ -1916,14 +1919,26 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the block puts GQA beside multi-head attention, as two rounded ratios, above its table of exact counts: "By the
     # paper's formula, multi-head attention caches about 57 times as much, and grouped-query attention, GQA, with 8 key
     # and value heads about 3.6 times." (the paper's 2 n_h d_h and 2 n_g d_h, n_h = d_h = 128, n_g = 8); the main
-    # line says only that the cache stays small, so it names no ratio that would need the other beside it
+    # line now gives both ratios too (r110), checked below against the same counts
     ratios = re.search(
         r"By the paper's formula, multi-head attention caches about (\d+) times as much,\s+and grouped-query attention,"
         r" GQA, with (\d+) key and value heads about ([\d.]+) times\.",
         text,
     )
     assert ratios, "the block's two ratios"
-    assert "By the paper's formula" not in main_line and "57 times" not in main_line
+    assert "By the paper's formula" not in main_line
+    # the main line's payoff (r110): "In DeepSeek-V2 that is 576 numbers per token and layer. Multi-head attention,
+    # MHA, with 128 heads of 128 caches about 57 times as many; grouped-query attention, GQA, with 8 key and value
+    # heads, 3.6 times."
+    payoff = re.search(
+        r"In DeepSeek-V2 that is (\d+) numbers per token and layer\. Multi-head attention, MHA, with 128 heads of 128"
+        r" caches about (\d+) times as many;\s+grouped-query attention, GQA, with 8 key and value heads, ([\d.]+)"
+        r" times\.",
+        main_line,
+    )
+    assert payoff, "the main line's cache sentence"
+    assert int(payoff.group(1)) == mla == 576 and int(payoff.group(2)) == round(2 * 128 * 128 / mla) == 57
+    assert float(payoff.group(3)) == round(2 * 8 * 128 / mla, 1) == 3.6
     assert text.index("By the paper's formula") < text.index("| multi-head attention, 128 key and value heads |")
     assert "In the paper's count" not in text  # the 57 is the book's arithmetic on the paper's formula
     assert int(ratios.group(1)) == round(2 * ds["num_attention_heads"] * 128 / mla) == 57
@@ -2276,7 +2291,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "Nearer in, xPos does lower this average at $d = 64$: over every span of distances from $a$ to $2a - 1$ with"
         " $a$ up to about 1500, and over some spans with $a$ up to about 2400, by up to 15 %.",
         "At $d = 32$ it is a hair lower even from 2048 to 4096 tokens back.",
-        "Fading those pairs barely moves the average.",
+        "At $d = 64$, two to four thousand tokens back, fading those pairs barely moves the average.",
     ):
         assert sentence in text, sentence
     assert "stays close to RoPE's" not in text and "stays near RoPE's" not in code
@@ -2423,12 +2438,22 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         for length in (2048, 4096, 8192, 32768):
             counts = [int((2 * math.pi / posenc.rope_inv_freq(d, b).double() > length - 1).sum()) for b in bases]
             assert counts == sorted(counts), (d, length, counts)  # never fewer with a larger base at one L
-    said = re.search(
+    # r110: the main line compares the bases at one L; the own-L counts are the block's (and the cell's printout)
+    same = re.search(
         r"At the same \$L\$, a larger base also leaves at least as many pairs that never finish a turn within \$L\$\."
-        r" At their own \$L\$, Llama 3 and Code Llama leave (\d+) and (\d+) pairs, against (\d+) for Llama 2\.",
+        r" At \$L = 8192\$, bases \$10\^4\$, \$5 \\cdot 10\^5\$ and \$10\^6\$ leave (\d+), (\d+) and (\d+)\.",
         main_line,
     )
+    assert same, "the same-L sentence"
+    at_8192 = [int((2 * math.pi / posenc.rope_inv_freq(128, b).double() > 8192 - 1).sum()) for b in (1e4, 5e5, 1e6)]
+    assert [int(g) for g in same.groups()] == at_8192 == [14, 29, 30]
+    said = re.search(
+        r"Llama 3 and Code Llama also train at a longer \$L\$, yet leave more than Llama 2: at their own \$L\$, (\d+)"
+        r" and (\d+) pairs, against (\d+), as the cell below prints\.",
+        text,
+    )
     assert said, "the own-L sentence"
+    assert "At their own $L$" not in main_line
     own_l = {}
     for key in ("llama-3-8b", "code-llama-7b", "llama-2-7b"):
         lam = 2 * math.pi / posenc.rope_inv_freq(128, rows[key]["rope_theta"]).double()
@@ -3157,10 +3182,8 @@ def test_chapter_pairs_past_l_have_their_consequence():
     )
     assert lesson in main_line and main_line.index(consequence) < main_line.index(lesson)
     # the verdict right after the lesson (r109): its two sides are the counts and the angles checked in this file
-    verdict = (
-        "So a larger base trades more pairs without a full turn for a slowest pair that barely moves past $L$; which"
-        " is better, experiments decide."
-    )
+    # r110: the verdict says what a larger base buys; its price, as many or more pairs past L, is the same-L sentence
+    verdict = "So a larger base buys a slowest pair that barely moves past $L$."
     assert verdict in main_line and main_line.index(lesson) < main_line.index(verdict)
     said = "So the larger bases leave more pairs past $L$, yet their slowest barely move."
     assert said in text and said not in main_line  # the block right below the lesson
@@ -3192,14 +3215,11 @@ def test_chapter_pairs_past_l_have_their_consequence():
 
 def test_chapter_partial_rotary_names_its_content_channel():
     """Chapter 10, *Partial rotary* (main line): "The second has no position in it: a content channel that no distance
-    blurs, so a key that matches the query's content gets it at any distance." The pass-through term q_pass . k_pass
+    blurs." The pass-through term q_pass . k_pass
     is the same for every (m, n), while the rotated term changes; a key equal to its query gets |q_pass|^2 at every
     distance. The opening puts its three goals right after the six questions, before the config it reads."""
     text = chapter_markdown("10_rope_today")
-    assert (
-        "The second has no position in it: a content channel that no distance blurs, so a key that matches the"
-        " query's content gets it at any distance." in text
-    )
+    assert "The second has no position in it: a content channel that no distance blurs." in text
     g = torch.Generator().manual_seed(1)
     d, d_rot, n_pos = 64, 16, 64
     q, k = (torch.randn(d, generator=g, dtype=torch.float64) for _ in range(2))
@@ -3247,12 +3267,21 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     # "for the query drawn": other draws keep more than half (the assert above), so the sentence names its query (r109)
     assert "Right, for a key equal to its query, it peaks" not in main_line
     assert "The pass-through term stays whole at every distance." in main_line
-    # "A typical query keeps about 0.4.": for an isotropic query, the expected share over |Δ| = 0 .. 255 is the mean
-    # of cos(Δ theta_i) over the distances and the 8 pairs (0.404); the figure's draw keeps 0.23
-    assert "A typical query keeps about 0.4." in main_line
+    # "Over random queries and these distances, the mean share kept is about 0.4; over four thousand distances,
+    # under a tenth.": for an isotropic query, the expected share over |Δ| = 0 .. N - 1 is the mean of
+    # cos(Δ theta_i) over the distances and the 8 pairs (0.404 at N = 256, 0.07 at N = 4000); the draw keeps 0.23
+    assert (
+        "Over random queries and these distances, the mean share kept is about 0.4; over four thousand distances,"
+        " under a tenth." in main_line
+    )
+    assert "A typical query keeps about 0.4." not in main_line  # no unit, no window (r110)
     theta16 = 10000.0 ** (-torch.arange(0, 16, 2, dtype=torch.float64) / 16)
     expected = float(torch.cos(torch.arange(256, dtype=torch.float64)[:, None] * theta16).mean())
     assert abs(expected - 0.4) < 0.01 and abs(sum(shares) / len(shares) - 0.4) < 0.05, (expected, shares)
+    expected_4000 = float(torch.cos(torch.arange(4000, dtype=torch.float64)[:, None] * theta16).mean())
+    assert 0 < expected_4000 < 0.1, expected_4000
+    assert "keeps under half of its peak on average" in _figure_titles()  # the title agrees with the text
+    assert "keeps about a quarter of its peak" not in _figure_titles()
     assert "running average" not in text  # the old claim held for any query
     assert "is lower on average farther away" not in text  # the red line climbs back up far out
     code = _figure_titles()
@@ -3305,8 +3334,19 @@ def test_chapter_takeaway_yarn_attention_factor_on_short_inputs():
     # *Far keys keep more of their score*: the thick lines are band means; the thin line, one distance at a time,
     # strays from its band mean by over 0.1 somewhere (asserted where the figure is drawn)
     assert (
-        "The figure's thick lines average over a band of distances; at single distances, thin, the score wiggles."
-        in main_line
+        "The figure's thick lines average it from half of each distance to that distance; at single distances, thin,"
+        " it wiggles." in main_line
     )
+    # "This score is also the mean over random queries, scaled to one.": Gaussian queries,
+    # E[q^T R_Δ q] / E[|q|^2] = (2/d) Σ cos(Δ θ_i); 20 000 draws, d = 128, base 5e5
+    assert "This score is also the mean over random queries, scaled to one." in main_line
+    g = torch.Generator().manual_seed(0)
+    qs = torch.randn(20000, 128, generator=g, dtype=torch.float64)
+    dists = torch.tensor([0, 3, 100, 9000])
+    cos, sin = posenc.rope_cos_sin(9001, 128, base=5e5, dtype=torch.float64)
+    rotated = posenc.apply_rope(qs[:, None, :].expand(-1, 4, -1), cos[dists], sin[dists])  # [draws, 4, 128]
+    sampled = (rotated * qs[:, None, :]).sum(-1).mean(0) / (qs * qs).sum(-1).mean()
+    exact = torch.cos(dists[:, None].double() * posenc.rope_inv_freq(128, 5e5).double()).mean(-1)
+    assert float((sampled - exact).abs().max()) < 0.02, (sampled, exact)
     assert "assert float((single[2 * torch.arange(1, 8193) - 2] - smooth).abs().max()) > 0.1" in _figure_titles()
     assert "In most models the code, not the config, fixes the *layout*" in main_line
