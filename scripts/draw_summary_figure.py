@@ -37,6 +37,7 @@ LEVELS = (("fine", 0.82), ("breaks", 3.33))  # the grid's grades: a tenth above 
 SIZE = (720, 460)
 PLOT = (70.0, 70.0, 540.0, 390.0)  # left, top, right, bottom, in page pixels
 Y_MAX = 5.0
+AT_L_STEP = 5.0  # the horizontal spacing of the hollow circles at L, in pixels
 
 
 def losses() -> tuple[list[int], dict[str, list[list[float]]]]:
@@ -124,13 +125,14 @@ def loss_by_length_svg() -> str:
             f'<text id="label-{name}" x="{x:.2f}" y="{anchor:.2f}" fill="#444" font-size="12">'
             f"{name}: {level:.2f}</text>"
         )
-    for (key, _label, colour, dash), shape in zip(METHODS, MARKERS, strict=True):
+    for i, ((key, _label, colour, dash), shape) in enumerate(zip(METHODS, MARKERS, strict=True)):
         seeds = runs[key]
         xs = [x_of(n, lengths) for n in lengths]
         means = [sum(col) / len(col) for col in zip(*seeds)]
         highs = [max(col) for col in zip(*seeds)]
         lows = [min(col) for col in zip(*seeds)]
-        x_at_L, at_L = xs[0], (means[0], lows[0], highs[0])
+        # at L the circles sit side by side, 5 px apart in the legend's order, so that each colour can be told apart
+        x_at_L, at_L = xs[0] + AT_L_STEP * (i - (len(METHODS) - 1) / 2), (means[0], lows[0], highs[0])
         xs, means, highs, lows = xs[1:], means[1:], highs[1:], lows[1:]  # the line: past L only
         band = [(x, y_of(v)) for x, v in zip(xs, highs)] + [(x, y_of(v)) for x, v in reversed(list(zip(xs, lows)))]
         out.append(f'<g id="method-{key}">')

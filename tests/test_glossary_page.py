@@ -902,10 +902,12 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     for an earlier key": posenc's grid of offsets, and RoPE's score, which depends on the positions through this
     offset and not through its negative."""
     ((formula, sign),) = re.findall(
-        r"key position minus query position, \$([^$]+)\$, for a query at position \$m\$ and a key at \$n\$;"
-        r" (negative|positive) for an earlier key",
+        r"key position minus query position, \$([^$]+)\$, for a query at position \$m\$ and a key at \$n\$,"
+        r" also called the relative position; (negative|positive) for an earlier key",
         row("offset"),
     )
+    # "also called the relative position": chapter 8's own name for the same signed number
+    assert "the book's relative position $j - i$, key minus query" in chapter("08_extrapolation")
     grid = posenc.relative_positions(6)  # [query, key]: key_pos - query_pos
     for m in range(6):
         for n in range(6):
@@ -1749,9 +1751,8 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
     partial sums (posenc's mean reach), and it bounds the score."""
     ((row_last,),) = [
         re.findall(
-            r"\| at one offset, how far a chain of unit arrows reaches, one arrow per pair at that pair's angle,"
-            r" averaged over the chains \$S_1, \\dots, S_\{d/2\}\$ of the first 1, 2, …, \$([^$]+)\$ pairs;"
-            r" RoFormer's decay curve plots it \|",
+            r"\| at one offset, the mean length of the sums of the first 1, 2, …, \$([^$]+)\$ pairs' unit arrows,"
+            r" each at its pair's angle; RoFormer's decay curve plots it \|",
             row("mean reach"),
         )
     ]
@@ -1768,7 +1769,7 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
         "05_decay"
     )
     (times,) = re.findall(
-        r"- RoFormer's bound on the score is the \*content factor\* times \$([^$]+)\$ times the \*mean reach\*\.",
+        r"- RoFormer's bound on the score is the \*content factor\* times \$([^$]+)\$ times the \*mean reach\*\. ",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     g = torch.Generator().manual_seed(0)
@@ -2514,8 +2515,8 @@ def test_letters_block_chapter_lists():
         r"The \*offset\* \$([^$]+)\$ is negative for an earlier key; the \*distance\* \$([^$]+)\$ never is\.",
         core,
     )
-    # the chapters that call the offset a distance are named in the Letters block, not on the main line
-    assert "also call the offset a distance" not in core
+    # the main line names the chapters that use "distance" for the signed offset, as the Letters block does
+    (main_signed,) = re.findall(r"Chapters ([\d, and]+) use \*distance\* for the signed offset\.", core)
     signed = letters("distance").split(" | ")[2]
     assert "(glossary-letters)=\n## Letters and words with more than one meaning\n" in raw
     assert offset == "n - m" and f"key position minus query position, ${offset}$" in row("offset")
@@ -2531,7 +2532,7 @@ def test_letters_block_chapter_lists():
         5: ("05_decay", "**Distance** $r = n - m$: the key's position minus the query's."),
         10: ("10_rope_today", "the distance $\\Delta = n - m$, key minus query: negative for a key before the query"),
     }
-    assert numbers(signed) == set(signed_words), signed
+    assert numbers(signed) == set(signed_words) == numbers(main_signed), (signed, main_signed)
     for name, words in signed_words.values():
         assert words in chapter(name), name
     assert numbers(letters("distance").split(" | ")[2]) == set(signed_words), letters("distance")
@@ -2591,6 +2592,9 @@ def test_temperature_section_opens_with_its_multiplier_table():
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | multiplier of each logit | chapter |"
     assert section.index("A multiplier above 1 sharpens attention.") < section.index(header)
+    # "The table's fourth column gives the number each scale multiplies the logits by.": that column's heading
+    assert "The table's fourth column gives the number each scale multiplies the logits by." in section
+    assert header.split(" | ")[3] == "multiplier of each logit"
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
     assert "Llama 4's *query temperature*" in opening and "Llama 4's code" not in opening  # the code aside: the block
@@ -3445,7 +3449,10 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     # the lead's table names two rules: PI divides every pair by $s$; dynamic NTK leaves pair 0 and, past $L$, divides
     # the slowest by $1 + s(\ell/L - 1)$ (the values: test_longer_inputs_main_line_gives_the_slowest_pairs_divisors)
     assert "| *position interpolation*, PI | $s$, for every pair |" in text
-    assert "| *dynamic NTK* | past $L$, 1 for pair 0, the fastest, rising to $F$ for the slowest |" in text
+    assert (
+        "| *dynamic NTK* | past $L$, 1 for pair 0, the fastest, rising to $1 + s(\\ell/L - 1)$ for the slowest |"
+        in text
+    )
     d, base, L, s = llama31_head()
     plain_theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     slowed = {}
@@ -3841,9 +3848,16 @@ def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     10's query temperature, whose multiplier column is $\\tau$ itself."""
     assert (
         "| temperature | a number $t$ that divides the logits | in chapter 8, a growing factor that multiplies them, as"
-        " in Scalable-Softmax and Llama 4; in chapter 10, Llama 4's *query temperature* $\\tau$, a multiplier, whose"
-        " row on this page keeps that name |" in letters("temperature")
+        ' in Scalable-Softmax and Llama 4, and in the run name "dynamic YaRN, no temperature", YaRN\'s *attention'
+        " factor*; in chapter 10, Llama 4's *query temperature* $\\tau$, a multiplier, whose row on this page keeps"
+        " that name |" in letters("temperature")
     )
+    # chapter 8's run name: its YaRN run with the attention factor turned off (t1: the factor fixed at 1)
+    nb = json.loads((ROOT / "notebooks" / "08_extrapolation.ipynb").read_text(encoding="utf-8"))
+    code = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    assert '"rope+yarn t1": "dynamic YaRN, no temperature"' in code
+    sensitivity = load_results("extrapolation", check=False)["config"]["sensitivity"]
+    assert sensitivity["yarn t1"] == {"scaling": "yarn", "attention_factor": 1.0}, sensitivity["yarn t1"]
     assert "multipl" not in letters("temperature").split(" | ")[1]  # this page's column: the divisor only
     assert row("Llama 4's query temperature $\\tau$ (temperature tuning)")  # "whose row on this page"
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"  # it multiplies
@@ -4019,37 +4033,44 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
             config_word,
             main_stretch,
             slowest,
-            main_formula,
+            at,
+            stretch_value,
+            most,
             times,
             header_factor,
             every,
             pi_value,
             first_pair,
             fastest,
+            main_formula,
             dyn_value,
-            at,
-            stretch_value,
-            most,
         ),
     ) = re.findall(
-        r"A \*fast pair\*, one that turns at least once, needs no division\. To meet no new angle, a slow pair"
-        r" needs its frequency divided by about the \*stretch\*\. Four numbers are easy to mix up: \| number \|"
-        r" what it is \| set by \| \|---\|---\|---\| \| \*extension factor\* \$s\$ \|"
+        r"A \*fast pair\*, one that turns at least once, meets on its own only angles it met in training\. To meet no"
+        r" new angle, a slow pair needs its frequency divided by about the \*stretch\*\. Three numbers are easy to mix"
+        r" up: \| number \| what it is \| set by \| \|---\|---\|---\| \| \*extension factor\* \$s\$ \|"
         r" the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
         r" the input's length over \$L\$, \$([^$]+)\$ for \$\\ell\$ tokens \| the input \| \|"
         r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
-        r" the rule, and for a dynamic rule also the input \| \| \$F\$ \| dynamic NTK's effective factor,"
-        r" \$([^$]+)\$ past \$L\$ \| \$s\$ and the input \| Chapter 8 writes \$s\$ for the stretch\."
-        r" Two rules show the difference: \| rule \| divides pair \$i\$'s frequency by \|"
+        r" the rule, and for a dynamic rule also the input \| This page never writes the stretch as \$s\$; chapter 8"
+        r" does, see \{ref\}`Letters <glossary-letters>`\. At \$(\d*)L\$ both rules below divide the slowest pair by"
+        r" more than the stretch, (\d+), so it meets no new angle\. But they slow (most|some|all) other pairs more"
+        r" than they need: \| rule \| divides pair \$i\$'s frequency by \|"
         r" effective factor at \$(\d*)L\$, with `factor` (\d+) \| \|---\|---\|---\| \|"
         r" \*position interpolation\*, PI \| \$s\$, for (every) pair \| (\d+) \| \|"
-        r" \*dynamic NTK\* \| past \$L\$, 1 for pair (\d+), the (fastest|slowest), rising to \$F\$ for the slowest \|"
-        r" (\d+) \| At \$(\d*)L\$ both rules divide the slowest pair by more than the stretch, (\d+), so it meets"
-        r" no new angle, but they slow (most|some|all) other pairs more than they need\.",
+        r" \*dynamic NTK\* \| past \$L\$, 1 for pair (\d+), the (fastest|slowest), rising to \$([^$]+)\$ for the"
+        r" slowest \| (\d+) \|",
         visible,
     )
+    assert "$F$" not in visible  # F, dynamic NTK's effective factor, only in the worked example
+    # "This page never writes the stretch as $s$": each $s$ on the page is `factor` (or chapter 5's score s(r));
+    # no "$s$" beside the word stretch, no "s = max(...)" and no "s = ell/L"
+    whole = page()
+    for said in ("stretch $s", "$s$ the stretch", "$s$, the stretch", "s = \\max", "s = \\ell"):
+        assert said not in whole, said
+    assert "| the *extension factor* `factor` | the *stretch* in chapter 8," in letters("$s$")
     assert "Turns here count" not in visible and "Chapter 8 defines" not in visible  # both moved to the block
-    # "Chapter 8 writes $s$ for the stretch": chapter 8's own definition
+    # "chapter 8 does": chapter 8's own definition
     assert "*stretch* $s = \\max(n / L, 1)$" in chapter("08_extrapolation")
     # the general exponent and chapter 8's factor, moved to the worked example
     (power,) = re.findall(
@@ -4221,11 +4242,17 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     and code differ": RoFormer's h_i conjugates the key's pair and turns by (m - n) theta_i; each of its h_i is the
     conjugate of this page's, it gives the same score, and every |h_{i+1} - h_i| is the same."""
     (row_times,) = re.findall(
-        r"\| how much pair \$i\$'s query–key product \$h_i\$ changes, at most, from one pair to the next; \$h_i\$ is"
-        r" the query's pair, conjugated, times the key's, as a complex number\. RoFormer bounds"
-        r" \$\\lvert q \\cdot k\\rvert\$ by this factor times \$([^$]+)\$ times the \*mean reach\* \|",
+        r"\| the largest change in the query–key product from one pair to the next; RoFormer bounds the rotated"
+        r" score \$s\(r\)\$ at offset \$r\$ by this factor times \$([^$]+)\$ times the \*mean reach\* \|",
         row("content factor"),
     )
+    # "the rotated score $s(r)$": the block's formula, chapter 5's score, the query-key product after rotation
+    (score,) = re.findall(
+        r"The score it bounds is chapter 5's \$(s\(r\) = [^$]+)\$, the query–key product after rotation\.",
+        block("RoFormer's bound, and what chapter 5 finds about the decay"),
+    )
+    assert score == "s(r) = \\mathrm{Re}\\sum_i h_i e^{\\mathrm{i} r\\theta_i}", score
+    assert "$s(r)$" in chapter("05_decay")
     assert (
         "- The *content factor* is the largest change $\\lvert h_{i+1} - h_i\\rvert$ from one pair to the next. Here"
         " $h_i$ is pair $i$'s query–key product in *complex form*: the query's pair, conjugated, times the key's."
@@ -4757,3 +4784,46 @@ def test_intro_points_citations_to_the_references_page():
     assert re.search(r"^\s*- file: book/references\s*$", (ROOT / "_toc.yml").read_text(encoding="utf-8"), re.M)
     bib = (ROOT / "references.bib").read_text(encoding="utf-8")
     assert re.search(r"author\s*=\s*\{\{?Su,[^@]*year\s*=\s*\{2021\}", bib), "Su et al. 2021"
+
+
+# ---- round 112: the learned table's last row, and the fast pairs' angles taken together -------------------------
+
+
+def test_learned_position_embedding_row_has_no_row_past_its_last():
+    """The row "learned position embedding": "it has no row past its last, so chapter 8's learned model cannot run
+    longer. ViT interpolates its rows for larger images": chapter 8's own words for its 64-row table, posenc's
+    learned table, which has no row past its last, and transformers' ViT, which resizes its position table."""
+    from transformers.models.vit import modeling_vit
+
+    assert (
+        "| a trainable table with one row per position; it has no row past its last, so chapter 8's learned model"
+        " cannot run longer. ViT interpolates its rows for larger images |" in row("learned position embedding")
+    )
+    assert "Learned absolute: a table of 64 rows, so it cannot run longer" in chapter("08_extrapolation")
+    source = inspect.getsource(modeling_vit.ViTEmbeddings.interpolate_pos_encoding)
+    assert "interpolate(" in source and "position_embeddings" in source
+
+
+def test_fast_pairs_angles_together_can_be_new_past_L():
+    """The worked example: "A fast pair meets no new angle on its own, but the fast pairs' angles taken together can
+    be new. In this head, at each offset from $L$ to $L + 99$, every trained offset leaves some fast pair more than
+    half a radian from its angle": in Llama 3.1's head, each fast pair (the fast pair row's inequality) meets at each
+    such offset an angle within a tiny step of a trained one, yet for each offset no trained offset, 0 to L - 1, brings
+    all fast pairs within half a radian at once."""
+    ((last, gap),) = re.findall(
+        r"A fast pair meets no new angle on its own, but the fast pairs' angles taken together can be new\. In this"
+        r" head, at each offset from \$L\$ to \$L \+ (\d+)\$, every trained offset leaves some fast pair more than"
+        r" (half) a radian from its angle\.",
+        block(WE),
+    )
+    d, base, L, _ = llama31_head()
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    fast = theta[(L - 1) * theta >= 2 * math.pi]
+    trained = torch.arange(L, dtype=torch.float64)
+    own_worst, together_best = 0.0, math.inf
+    for r in range(L, L + int(last) + 1):
+        diff = ((r - trained)[:, None] * fast) % (2 * math.pi)
+        diff = torch.minimum(diff, 2 * math.pi - diff)  # [trained offset, fast pair]
+        own_worst = max(own_worst, float(diff.min(0).values.max()))  # each pair alone: its nearest trained angle
+        together_best = min(together_best, float(diff.max(1).values.min()))  # all pairs at one trained offset
+    assert gap == "half" and own_worst < 0.01 and together_best > 0.5, (own_worst, together_best)

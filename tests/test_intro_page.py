@@ -85,13 +85,15 @@ def test_rope_matrix_products_match_the_pages_identities():
     # of the angles, since in a decoder q and k can themselves carry position
     # (test_rope_vectors_can_still_carry_position_in_a_decoder)
     assert (
-        "RoPE splits the $d$ coordinates of a head's query and key into $d/2$ pairs. Llama-style code pairs coordinate"
-        " $i$ with $i + d/2$; the block on the two layouts gives the other convention. It rotates each pair by an angle"
+        "RoPE splits the $d$ coordinates of a head's query and key into $d/2$ pairs. RoPE rotates each pair by an angle"
         " set by the token's position. The score sees only the difference of the two angles, set by the key's offset"
         " from the query. The *offset* of a key at $n$ from a query at $m$ is $n - m$" in text
     )
-    # r110: "Llama-style code pairs coordinate $i$ with $i + d/2$": transformers' Llama rotates with rotate_half, and
+    # r111: the layout is the layouts block's ("The book's `apply_rope`, like Hugging Face's Llama code, pairs
+    # coordinates $i$ and $i + d/2$"), not the derivation's: transformers' Llama rotates with rotate_half, and
     # posenc's apply_rope (the same default layout) moves a unit vector at i only within coordinates i and i + d/2
+    assert "Llama-style code pairs" not in text
+    assert "The book's `apply_rope`, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$" in text
     from transformers.models.llama import modeling_llama
 
     half_source = inspect.getsource(modeling_llama.rotate_half)
@@ -479,13 +481,16 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     seed by seed; the PI paper's finding only as a pointer to chapter 8. Chapter 8's lesson is where the two measures
     disagree, so the main line states both: a bullet that names only the loss, or only the passkeys, fails."""
     text = page()
+    # r111: one story, problem, fix and caveat: plain RoPE's passkeys with the content-alone caveat, then the rules
+    # that slow the slow pairs, their passkeys, and the loss
     zero_shot = (
-        "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. Used only at"
-        " test time, PI and YaRN let RoPE models find nearly every {ref}`passkey <glossary-longer-terms>`. But a"
-        " passkey is the input's only digit, so it can be found by content alone. Chapter 8's models with no position"
-        " encoding find nearly every one too. - At that length, test-time YaRN improved the RoPE models' next-token"
-        " predictions on average, and PI did not. Even so, the predictions stayed far worse than within the training"
-        " length. - In these small models"
+        "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. There, plain"
+        " RoPE models find at most about a quarter of the {ref}`passkeys <glossary-longer-terms>`. Yet a passkey is"
+        " the input's only digit, so it can be found by content alone: models with no position encoding find nearly"
+        " all. Used only at test time, PI and YaRN bring RoPE models to nearly every passkey. - YaRN also improved the"
+        " next-token predictions,"
+        " in every seed; PI left them about where they were. With either rule, the predictions stayed far worse than"
+        " within the training length. - In these small models"
     )
     bullet = (
         "- In these small models, *fine-tuning* at the longer length beat both test-time rules by far on the next"
@@ -514,9 +519,9 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         .split("## How to read it")[0]
     )
     assert "ALiBi needed no rule" not in text and "far better, though" not in text
-    # r109: "YaRN, unlike PI, also improved" read as a rule for every seed (PI is below plain RoPE in 2 of 5), and
-    # "they" could be the models or the predictions; the bullet says "on average" and names the predictions
-    assert "YaRN, unlike PI" not in text and "but they stayed far worse" not in text
+    # r109: "YaRN, unlike PI, also improved" read as a rule for PI too (PI is below plain RoPE in 2 of 5 seeds);
+    # r111: "PI did not" read as "worse": the bullet says PI left them about where they were (checked below)
+    assert "YaRN, unlike PI" not in text and "but they stayed far worse" not in text and "PI did not" not in text
     assert "on the next token" in bullet and "A short *fine-tuning*" not in text
     assert "its models predicted as well there as within it" not in text  # the loss-only ALiBi sentence
     main_ = re.sub(r"<details>.*?</details>", " ", text)
@@ -632,10 +637,10 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         in methods[: methods.index("</details>")]
     )
     # r110: the passkey caveat stands on the main line, in the bullet that reports the passkeys
-    main_line = re.sub(r"<details>.*?</details>", " ", text)
+    main_line = " ".join(re.sub(r"<details>.*?</details>", " ", text).split())
     assert (
-        "But a passkey is the input's only digit, so it can be found by content alone. Chapter 8's models with no"
-        " position encoding find nearly every one too." in main_line
+        "Yet a passkey is the input's only digit, so it can be found by content alone: models with no position"
+        " encoding find nearly all." in main_line
     )
     assert "The key's digit is the only digit in a probe, so a model can find it by content alone." in chapter(
         "08_extrapolation"
@@ -678,6 +683,14 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # more than two nats below them, each seed of YaRN over 1.5 nats below each seed of plain RoPE and below each of PI
     pi, plain, yarn = (seeds(arm, "loss_beyond") for arm in ("rope+pi", "rope", "rope+yarn"))
     assert sum(pi) / len(pi) >= sum(plain) / len(plain), (pi, plain)
+    # r111: "YaRN also improved the next-token predictions, in every seed; PI left them about where they were": seed
+    # by seed (the arms list the same seeds in the same order), YaRN's loss is below plain RoPE's own; PI's mean lies
+    # within 0.1 nats of plain RoPE's, under a quarter of the spread of plain RoPE's seeds, and PI is not below plain
+    # RoPE in every seed
+    assert all(y < r for y, r in zip(yarn, plain, strict=True)), (yarn, plain)
+    gap = abs(sum(pi) / len(pi) - sum(plain) / len(plain))
+    assert gap < 0.1 and gap < (max(plain) - min(plain)) / 4, (pi, plain)
+    assert not all(a < b for a, b in zip(pi, plain, strict=True)), (pi, plain)
     assert min(pi + plain) > max(trigram) + 3 and sum(yarn) / len(yarn) < min(pi + plain) - 2, (pi, plain, yarn)
     assert max(yarn) < min(plain) - 1.5 and max(yarn) < min(pi), (yarn, plain, pi)
     # "In these small models, *fine-tuning* ... beat both test-time rules by far on the next token": every seed of
@@ -786,11 +799,11 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
 
 
 def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
-    """Takeaway: "A *slow* pair turns less than once over the training length. In a decoder, no key follows its query,
-    so training shows a slow pair only part of its circle. Past the training length, a decoder's slow pairs meet angles
-    training never showed. Two of
-    chapter 7's rules, position interpolation (PI) and YaRN, lower a slow pair's frequency so
-    that it turns about as far as in training." The methods block: "Chapter 7's rules slow RoPE's rotations: a slowed
+    """Takeaway: "A *slow pair* turns less than once within the training length $L$. Past $L$, a decoder's slow pairs
+    meet angles training never showed. Two of chapter 7's rules, position interpolation (PI) and YaRN, lower a slow
+    pair's frequency by a factor $s$. With $s$ the input's length over $L$, as chapter 8 sets it, the pair turns about
+    as far as in training."
+    The methods block: "Chapter 7's rules slow RoPE's rotations: a slowed
     pair takes
     more positions to turn once. The rules differ in which pairs they slow. Position interpolation (PI) slows every
     pair; YaRN leaves the fastest pairs alone and fully slows the slow ones, with a ramp between." For chapter 8's
@@ -803,16 +816,15 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     18 slow pairs), so the claim needs "decoder"."""
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
+    # r111: the slow pair is defined on the main line, in one sentence, as well as in the glossary and the block
     assert (
-        "- Past the training length, a decoder's {ref}`slow pairs <glossary-longer-terms>` meet angles training never"
-        " showed. Two of chapter 7's rules, position interpolation (PI) and YaRN, lower a slow pair's frequency so that"
-        " it turns about as far as in training." in " ".join(main.split())
+        "- A *slow pair* turns less than once within the training length $L$. Past $L$, a decoder's {ref}`slow pairs"
+        " <glossary-longer-terms>` meet angles training never showed. Two of chapter 7's rules, position"
+        " interpolation (PI) and YaRN, lower a slow pair's frequency by a factor $s$. With $s$ the input's length over"
+        " $L$, as chapter 8 sets it, the pair turns about as far as in training." in " ".join(main.split())
     )
-    # r110: the slow pair is defined in the glossary, which the bullet links to, and in the block below, not in the
-    # bullet
     glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
     assert "| slow pair | 慢速对 | a pair that turns less than once over those offsets" in glossary
-    assert "A *slow* pair turns less than once over the training length." not in text
     # the fast pair, the decoder's reason and the fastest pairs are the block's (round 107: fewer terms on the main)
     assert "*fast* pair" not in main and "fastest" not in main and "no key lies after its query" not in main
     assert "within the training length, so longer inputs bring" not in text  # the claim without its scope
@@ -1370,7 +1382,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     )
     # r110: "So they change when both tokens shift by 7": the word-position terms, sin m + sin n, change under the
     # table's shift, while the rest, a function of n - m, does not
-    (shift,) = (int(v) for v in re.findall(r"So they change when both tokens shift by (\d+); the rest", text))
+    (shift,) = (int(v) for v in re.findall(r"So they change when both tokens shift by 12 - 5 = (\d+); the rest", text))
     assert shift == by and abs((math.sin(m1) + math.sin(n1)) - (math.sin(m0) + math.sin(n0))) > 0.1
     # the change is the word-position terms' own: sin 12 + sin 10 - (sin 5 + sin 3), the last term being the same
     assert math.isclose(change, math.sin(12) + math.sin(10) - math.sin(5) - math.sin(3), abs_tol=1e-6)
@@ -1379,7 +1391,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     assert "so the score is $\\cos m \\cos n + \\sin m \\sin n = \\cos(n - m)$" in main
     # round 109 (r108): the rotated vectors and the added row's formula are on the main line: both rows rebuild
     assert (
-        "Since $\\theta_0 = 1$, rotation turns the query's pair 0 into $(\\cos m, \\sin m)$ and the key's into"
+        "Since $\\theta_0 = 1$, rotation moves the query's pair 0 into $(\\cos m, \\sin m)$ and the key's into"
         " $(\\cos n, \\sin n)$, so the score is" in " ".join(main.split())
     )
     for p in range(13):  # R_p x in pair 0, coordinates 0 and d/2 = 2 in the half layout, 0 and 1 in the interleaved
@@ -1396,11 +1408,14 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
             assert math.isclose(float((x + pe[m]) @ (x + pe[n])), formula, abs_tol=1e-5), (m, n)
     # r109: "Two of its terms, $\\sin m = x \\cdot \\mathrm{PE}(m)$ and $\\sin n = x \\cdot \\mathrm{PE}(n)$, pair the
     # token with one position each. So they move when both tokens move; the rest depends only on the offset $n - m$."
+    # r111: the terms are named on the main line, and the shift's 7 is derived where it is used
     terms = (
-        "Two of its terms, $\\sin m = x \\cdot \\mathrm{PE}(m)$ and $\\sin n = x \\cdot \\mathrm{PE}(n)$, pair the"
-        " token with one position each. So they change when both tokens shift by 7; the rest depends only on the offset"
-        " $n - m$."
+        "Two of its terms, the *word–position* terms $\\sin m = x \\cdot \\mathrm{PE}(m)$ and $\\sin n = x \\cdot"
+        " \\mathrm{PE}(n)$, tie the token to one position each. So they change when both tokens shift by 12 - 5 = 7;"
+        " the rest depends only on the offset $n - m$."
     )
+    assert 12 - 5 == by == 7
+    main = " ".join(main.split())
     assert terms in main and main.index(terms) < main.index(scores), "the terms before the table"
     wide_ = posenc.sinusoidal_encoding(61, 4).double()
     for p in range(41):  # x . PE(p) = sin p, and it moves with p: no shift of 1 to 20 positions leaves it as it was
@@ -1425,7 +1440,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
         " (x + \\mathrm{PE}(n))"
     )
     assert (
-        "The middle two are the *word–position* terms. With the added encoding and these identity weights, the last"
+        "$$ The middle two are the *word–position* terms. With the added encoding and these identity weights, the last"
         " term stays the same." in text
     )
     block_rest = (
@@ -1919,7 +1934,8 @@ def test_rope_vectors_can_still_carry_position_in_a_decoder():
     assert "RoPE's rotations make a score depend on the positions only through" not in text  # the score, unqualified
     assert (
         "score the same anywhere in the input, in exact arithmetic. The next section's figure draws this: two"
-        " query–key pairs at one offset, the same angle apart. <details><summary>Later layers: query and key"
+        " query–key pairs at one offset, the same angle apart. The values are not rotated; position enters the score"
+        " only. <details><summary>Later layers: query and key"
         " vectors that"
         " already carry position</summary> In a RoPE model's first layer, $q_m$ and $k_n$ come from the tokens alone."
         " In later layers they can carry position themselves. A decoder's causal mask can give it, as the block"
@@ -2186,9 +2202,19 @@ def test_the_figure_draws_the_checks_rotated_query_and_key():
         score = qu * ku + qv * kv
         assert math.isclose(score, math.cos(2), abs_tol=1e-3)
         printed = elements[f"score-{m}-{n}"].text.replace("\u2212", "-")
-        assert printed == f"score cos 2 ≈ {math.cos(2):.2f}" and f"| RoPE | ${math.cos(2):.2f}$ |" in text, printed
+        assert printed == f"RoPE's score cos 2 ≈ {math.cos(2):.2f}", printed
+        assert f"| RoPE | ${math.cos(2):.2f}$ |" in text
+        # r111: under each panel, the added encoding's score at the same positions, as posenc computes it and as the
+        # page's table and alt text print it
+        pe = posenc.sinusoidal_encoding(13, 4).double()
+        added = float((x + pe[m]) @ (x + pe[n]))
+        assert elements[f"added-{m}-{n}"].text == f"added encoding's score ≈ {added:.2f}", (m, n)
+        assert f"${added:.2f}$" in text.split("| added encoding |")[1].split("\n")[0], (m, n)
         arc = elements[f"arc-{m}-{n}"].get("d").split()
         assert arc[0] == "M" and arc[3] == "A" and arc[7:9] == ["0", "1"]  # the short way, clockwise on the page
+    pe = posenc.sinusoidal_encoding(13, 4).double()
+    near, far = (float((x + pe[m]) @ (x + pe[n])) for m, n in CASES)
+    assert f"Under each circle, the added encoding's score at the same positions: {near:.2f}, then {far:.2f}." in text
     drawn = svg_elements(same_offset_svg())
     assert set(drawn) == set(elements)
 
@@ -2268,7 +2294,9 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     )
     pointer = "It is added to $x$, so the score, derived in the block below, is"
     assert reading in main and pointer in main and sentence in text and sentence not in main
-    assert "Why? With these identity weights" not in text and "word–position" not in main
+    # r111: the word–position terms are named on the main line (test_the_letters_and_the_score_table_...); their
+    # numbers stay in the block
+    assert "Why? With these identity weights" not in text and "*word–position* terms" in main
     assert "The block below derives the terms." not in text  # r110: the pointer stands before the formula
     assert text.index(pointer) < text.index(reading) < text.index(sentence) < text.index("Because $\\cos$ is even")
     numbers = "It is $\\cos 2 + \\cos 0.02$, about 0.58, in both cases. So the score's change, from"
@@ -2480,3 +2508,45 @@ def test_each_practice_notebook_follows_the_chapters_it_names():
         for group in re.findall(r"[Cc]hapters? (\d+(?:(?:, | and )\d+)*)", opening):
             named |= {int(v) for v in re.findall(r"\d+", group)}
         assert listed == named, (name, listed, named)
+
+
+def test_rope_rotates_by_absolute_position_but_leaves_the_values_alone():
+    """r111, after the map's table: "RoPE rotates each query and key by its absolute position, yet its score is
+    relative: the next section shows why." After the derivation: "The values are not rotated; position enters the
+    score only." And the check's set-up: "pair 0 turns once in about 6.3 positions and pair 1 in
+    about 628". Checked: R_m q moves with m alone, while the score at one offset stays; posenc's
+    RoPE attention with zero query weights (every score 0) gives the same output as the same weights with no
+    encoding, which would fail if the values were rotated; transformers' Llama rotates only the queries and keys."""
+    from transformers.models.llama import modeling_llama
+
+    text = page()
+    main = re.sub(r"<details>.*?</details>", " ", text)
+    absolute = (
+        "none: chapter 7 | RoPE rotates each query and key by its absolute position, yet its score is relative: the"
+        " next section shows why."
+    )
+    assert absolute in main
+    assert main.index(absolute) < main.index("## Why RoPE's score sees only the offset")
+    g = torch.Generator().manual_seed(3)
+    q, k = torch.randn(2, 8, generator=g, dtype=torch.float64)
+    rotated = [R(m, 8, 10_000.0, "half") @ q for m in (5, 12)]
+    assert not torch.allclose(rotated[0], rotated[1], atol=1e-3)  # the rotated query depends on m itself
+    near, far = ((R(m, 8, 10_000.0, "half") @ q) @ (R(m - 2, 8, 10_000.0, "half") @ k) for m in (5, 12))
+    assert math.isclose(float(near), float(far), abs_tol=TOL)  # the score only on the offset
+    values = "The values are not rotated; position enters the score only."
+    assert values in main and main.index("q_m^\\top R_{n-m}\\, k_n") < main.index(values)
+    torch.manual_seed(0)
+    rope = posenc.MultiHeadAttention(8, 2, position="rope", causal=False)
+    plain = posenc.MultiHeadAttention(8, 2, position="none", causal=False)
+    plain.load_state_dict(rope.state_dict(), strict=False)
+    with torch.no_grad():
+        for layer in (rope, plain):
+            layer.qkv.weight[:8].zero_()  # the queries: every score 0, the attention uniform
+    x = torch.randn(1, 6, 8)
+    assert torch.allclose(rope(x), plain(x), atol=1e-6)  # the values pass unrotated
+    assert "v" not in inspect.signature(modeling_llama.apply_rotary_pos_emb).parameters
+    assert list(inspect.signature(modeling_llama.apply_rotary_pos_emb).parameters)[:2] == ["q", "k"]
+    # the turns of the check's two pairs at d = 4, base 10 000
+    assert "so pair 0 turns once in about 6.3 positions and pair 1 in about 628." in main
+    theta = posenc.rope_inv_freq(4, 10_000.0).double()
+    assert round(2 * math.pi / float(theta[0]), 1) == 6.3 and round(2 * math.pi / float(theta[1])) == 628

@@ -1624,7 +1624,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
             direct = torch.cos(torch.arange(a, 2 * a, dtype=torch.float64)[:, None] * theta).mean()
             assert abs(float(thick[a - 1] - direct)) < 1e-9, (base, a)
     assert "ax.semilogx(2 * a - 1, posenc.rope_matching_stretch_means(128, b, 8192)" in _figure_titles()
-    assert 'ylabel="score per pair, mean from |Δ|/2 to |Δ|"' in _figure_titles()
+    assert 'ylabel="average score per pair"' in _figure_titles()
     assert "The figure smooths each curve" not in text
     for sentence in (
         "each span of distances from $a$ to $2a - 1$. These are the figure's lines, each mean drawn at $2a - 1$, so at"
@@ -1722,7 +1722,8 @@ def _figure_titles() -> str:
 
 
 def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
-    """Chapter 10, *Gemma 4: only the fast pairs turn* (main line): "Gemma 4's global layers answer the first question
+    """Chapter 10, *Gemma 4's global layers: only the fast pairs turn* (main line): "Gemma 4's global layers answer
+    the first question
     a third way, in transformers' default config. Their `proportional` RoPE type turns only the fastest pairs, at the
     full head's frequencies $b^{-2i/d}$; `partial_rotary_factor` sets their share, a quarter. The other pairs never
     turn, so they add a score no distance changes." Checked with transformers 5.24's own default config and its own
@@ -1771,8 +1772,8 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         "Partial rotary, MLA and Gemma 4's `proportional` type turn only part of each head;",
         "whose slowest wavelength is about five million tokens; the next cell prints and checks both.",
         "This matches the formula of p-RoPE, which zeroes the lowest frequencies",
-        "Below, the slowest turning pair needs about 190 tokens for one full turn, its *wavelength* $\\lambda_i ="
-        " 2\\pi/\\theta_i$.",
+        "Below, in transformers 5.24's defaults, the slowest turning pair needs about 190 tokens for one full turn, its"
+        " *wavelength* $\\lambda_i = 2\\pi/\\theta_i$.",
         "show the same for its global layers: `proportional`, a share of 0.25, base $10^6$ and `global_head_dim` 512.",
     ):
         assert sentence in text, sentence
@@ -1783,7 +1784,10 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     assert main_line.count("Gemma 4's global layers answer the first question a third way:") == 1
     # the term is defined before its first use in the main line (Gemma 3's local and global layers come later)
     definition = "A *global* layer attends to the whole input."
-    assert main_line.index(definition) < main_line.index("global layer")
+    heading = "## Gemma 4's global layers: only the fast pairs turn"  # r111: the heading names the layers (its term is
+    # defined in the section's first sentence, right below it)
+    assert main_line.index(heading) + len(heading) < main_line.index(definition)
+    assert main_line.index(definition) < main_line.index("global layer", main_line.index(heading) + len(heading))
     assert main_line.index(definition) < main_line.index("Gemma 4's global layers answer")
     assert "In transformers' defaults, Gemma 4" not in text and "The rule matches p-RoPE" not in text
     assert "Partial rotary with the same share and base" not in text
@@ -1795,7 +1799,7 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     assert main_line.index("transformers calls it `proportional`.") < main_line.index("about 190 tokens")
     assert main_line.index("about 190 tokens") < main_line.index("would need about five million.")
     assert text.count("about five million.") == 1 and text.index("about 190 tokens") < text.index("about five million")
-    g4 = text[text.index("## Gemma 4: only the fast pairs turn") : text.index("## Raising the base")]
+    g4 = text[text.index("## Gemma 4's global layers: only the fast pairs turn") : text.index("## Raising the base")]
     assert "<summary>The config fields, and how far this is from partial rotary</summary>" in g4
     assert g4.index("</details>") > g4.index("about five million")
     # the main figure draws one idea: partial rotary's ladder is printed in the block's check cell, not drawn
@@ -1844,8 +1848,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "So MLA's *decoupled RoPE* adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token, shared by"
         " all heads.",
         "The score adds their rotated term to the *content term*, which has no position in it:",
-        "$q^C_m$ is the head's query for the content term, C for compressed in the paper's notation; $q^R_m$ is its"
-        " rotary query.",
+        "$q^C_m$ is the head's content query, for the content term; $q^R_m$ is its rotary query.",
         "The section's count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention $2 n_h"
         " d_h$ numbers per token and layer, here with $n_h = d_h = 128$.",
         "| $W_{UK}^\\top q^C_m$ | that query, folded | 512, like $c_n$ |",
@@ -1916,33 +1919,23 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "mla", n_layers=layers, kv_lora_rank=ds["kv_lora_rank"], qk_rope_head_dim=ds["qk_rope_head_dim"]
     )
     assert gqa_8 == 2 * 8 * 128 * layers * 2 and abs(gqa_8 / mla_bytes - 3.6) < 0.05
-    # the block puts GQA beside multi-head attention, as two rounded ratios, above its table of exact counts: "By the
-    # paper's formula, multi-head attention caches about 57 times as much, and grouped-query attention, GQA, with 8 key
-    # and value heads about 3.6 times." (the paper's 2 n_h d_h and 2 n_g d_h, n_h = d_h = 128, n_g = 8); the main
-    # line now gives both ratios too (r110), checked below against the same counts
-    ratios = re.search(
-        r"By the paper's formula, multi-head attention caches about (\d+) times as much,\s+and grouped-query attention,"
-        r" GQA, with (\d+) key and value heads about ([\d.]+) times\.",
-        text,
-    )
-    assert ratios, "the block's two ratios"
-    assert "By the paper's formula" not in main_line
-    # the main line's payoff (r110): "In DeepSeek-V2 that is 576 numbers per token and layer. Multi-head attention,
-    # MHA, with 128 heads of 128 caches about 57 times as many; grouped-query attention, GQA, with 8 key and value
-    # heads, 3.6 times."
+    # the ratios are the main line's, checked below against the block's table (the paper's 2 n_h d_h and 2 n_g d_h,
+    # n_h = d_h = 128, n_g = 8)
+    assert "By the paper's formula" not in text  # r111: the block no longer repeats the main line's ratios
+    # the main line's payoff: 576 numbers per token and layer, about 57 times as many for MHA and 3.6 for GQA; since
+    # r111 it comes after decoupled RoPE, as the latent plus the rotary key
     payoff = re.search(
-        r"In DeepSeek-V2 that is (\d+) numbers per token and layer\. Multi-head attention, MHA, with 128 heads of 128"
-        r" caches about (\d+) times as many;\s+grouped-query attention, GQA, with 8 key and value heads, ([\d.]+)"
-        r" times\.",
+        r"So per token and layer, DeepSeek-V2 caches the latent's (\d+) numbers and the rotary key's (\d+): (\d+) in"
+        r" all\.\s+Multi-head attention, MHA, with 128 heads of 128 caches about (\d+) times as many;\s+grouped-query"
+        r" attention, GQA, with 8 key and value heads, ([\d.]+) times\.",
         main_line,
     )
     assert payoff, "the main line's cache sentence"
-    assert int(payoff.group(1)) == mla == 576 and int(payoff.group(2)) == round(2 * 128 * 128 / mla) == 57
-    assert float(payoff.group(3)) == round(2 * 8 * 128 / mla, 1) == 3.6
-    assert text.index("By the paper's formula") < text.index("| multi-head attention, 128 key and value heads |")
+    assert (int(payoff.group(1)), int(payoff.group(2))) == (ds["kv_lora_rank"], ds["qk_rope_head_dim"]) == (512, 64)
+    assert int(payoff.group(3)) == mla == 576 and int(payoff.group(4)) == round(2 * 128 * 128 / mla) == 57
+    assert float(payoff.group(5)) == round(2 * 8 * 128 / mla, 1) == 3.6
+    assert main_line.index("*decoupled RoPE*") < main_line.index("576 in all")
     assert "In the paper's count" not in text  # the 57 is the book's arithmetic on the paper's formula
-    assert int(ratios.group(1)) == round(2 * ds["num_attention_heads"] * 128 / mla) == 57
-    assert int(ratios.group(2)) == 8 and float(ratios.group(3)) == round(2 * 8 * 128 / mla, 1) == 3.6
     assert "| multi-head attention, 128 key and value heads |" not in main_line
     # the block's table: each row's numbers and ratio, read from the row
     rows = re.findall(r"\| ([^|]+) \| ([\d ]+) \| (?:about )?([\d.]+)(?: times)? \|", text)
@@ -2449,7 +2442,7 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
     assert [int(g) for g in same.groups()] == at_8192 == [14, 29, 30]
     said = re.search(
         r"Llama 3 and Code Llama also train at a longer \$L\$, yet leave more than Llama 2: at their own \$L\$, (\d+)"
-        r" and (\d+) pairs, against (\d+), as the cell below prints\.",
+        r" and (\d+) pairs, against (\d+), as the appendix checks\.",
         text,
     )
     assert said, "the own-L sentence"
@@ -2459,16 +2452,16 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         lam = 2 * math.pi / posenc.rope_inv_freq(128, rows[key]["rope_theta"]).double()
         own_l[key] = int((lam > rows[key]["trained_length"] - 1).sum())
     assert tuple(int(g) for g in said.groups()) == tuple(own_l.values()) == (29, 27, 18)
-    # the cell right below the sentence prints the same three counts, each at its model's own L (a reader saw 14, 29
-    # and 30 at one L there, against 29, 27 and 18 in the sentence); its literals are the copied rows'
+    # r111: the visible cell prints the main line's counts at one L = 8192 (14, 29, 30); the own-L counts (18, 29,
+    # 27) are the block's, checked above from the copied rows; its literals are the copied rows'
     cell = next(c for c in nb_cells() if c.get("id") == "c14c-pastL")
     printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
-    shown = dict(re.findall(r"(Llama 2|Llama 3|Code Llama), base [^:]+: (\d+) of 64 pairs past L", printed))
-    assert shown == {"Llama 2": "18", "Llama 3": "29", "Code Llama": "27"}, printed
+    shown = dict(re.findall(r"(Llama 2|Llama 3|Code Llama), base [^:]+: at L = 8192, (\d+) of 64 pairs", printed))
+    assert shown == {"Llama 2": "14", "Llama 3": "29", "Code Llama": "30"}, printed
     for key, name in (("llama-2-7b", "Llama 2"), ("llama-3-8b", "Llama 3"), ("code-llama-7b", "Code Llama")):
         row = rows[key]
         assert f"{name}, base {row['rope_theta']:.0e}, L = {row['trained_length']}:".replace("e+0", "e") in printed
-    assert "pairs past L = 8192" not in printed
+    assert "on an input 8L the slowest turns" in printed and "rad past its own L" in printed
     # the figure's title no longer says "the larger the base, the more pairs above L" (5e5 and 6e5 leave the same
     # count at L = 8192): it says what holds for every pair but the first, a longer wavelength with a larger base
     code = _figure_titles()
@@ -3177,19 +3170,24 @@ def test_chapter_pairs_past_l_have_their_consequence():
     assert consequence in main_line
     # the lesson, on the main line right after the consequence; the block keeps only its one-line summary
     lesson = (
-        "Yet on inputs $8L$, Llama 3's and Code Llama's slowest pair turns under a fifth of a radian past $L$;"
-        " Llama 2's, over three."
+        "Yet on inputs eight times each model's own $L$, Llama 3's and Code Llama's slowest pair turns under a fifth"
+        " of a radian past $L$; Llama 2's, over three."
     )
     assert lesson in main_line and main_line.index(consequence) < main_line.index(lesson)
     # the verdict right after the lesson (r109): its two sides are the counts and the angles checked in this file
     # r110: the verdict says what a larger base buys; its price, as many or more pairs past L, is the same-L sentence
-    verdict = "So a larger base buys a slowest pair that barely moves past $L$."
+    # r111: the verdict weighs both sides ("as many or more": the same-L sweep in this file) and names Liu et al.
+    verdict = "So at one $L$ a larger base leaves as many or more pairs past it, but its slowest barely moves."
     assert verdict in main_line and main_line.index(lesson) < main_line.index(verdict)
+    assert (
+        "Neither is simply worse: Liu et al., in the appendix, find that a larger or a smaller base can improve"
+        " extrapolation." in main_line
+    )
     said = "So the larger bases leave more pairs past $L$, yet their slowest barely move."
     assert said in text and said not in main_line  # the block right below the lesson
     assert text.index(lesson) < text.index("yet leave more than Llama 2") < text.index(said)
     assert "their slowest pair turns under a fifth of a radian past $L$, against over three radians" not in text
-    assert "The appendix's *pairs past L* block gives Liu et al.'s finding" in text
+    assert "The appendix's *pairs past L* block gives Liu et al.'s finding" not in text  # now on the main line
     new_angle = {}
     for key in ("llama-3-8b", "code-llama-7b", "llama-2-7b"):
         row = book.MODEL_ROPE_CONFIGS[key]
@@ -3202,7 +3200,8 @@ def test_chapter_pairs_past_l_have_their_consequence():
     # the section's cell prints these angles and asserts them, so the chapter shows its numbers
     cell = next(c for c in nb_cells() if "past_L_turn" in "".join(c["source"]) and c["cell_type"] == "code")
     printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
-    shown = dict(re.findall(r"(Llama 2|Llama 3|Code Llama), base .*?slowest turns ([\d.]+) rad past L", printed))
+    pattern = r"(Llama 2|Llama 3|Code Llama), base .*?slowest turns ([\d.]+) rad past its own L"
+    shown = dict(re.findall(pattern, printed))
     assert shown == {
         "Llama 2": f"{new_angle['llama-2-7b']:.2f}",
         "Llama 3": f"{new_angle['llama-3-8b']:.2f}",
@@ -3267,13 +3266,12 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     # "for the query drawn": other draws keep more than half (the assert above), so the sentence names its query (r109)
     assert "Right, for a key equal to its query, it peaks" not in main_line
     assert "The pass-through term stays whole at every distance." in main_line
-    # "Over random queries and these distances, the mean share kept is about 0.4; over four thousand distances,
-    # under a tenth.": for an isotropic query, the expected share over |Δ| = 0 .. N - 1 is the mean of
+    # the appendix's "a random query keeps 0.4 of its peak on average" and "Over distances 0 to 3999, a random query
+    # keeps under a tenth on average.": for an isotropic query, the expected share over |Δ| = 0 .. N - 1 is the mean of
     # cos(Δ theta_i) over the distances and the 8 pairs (0.404 at N = 256, 0.07 at N = 4000); the draw keeps 0.23
-    assert (
-        "Over random queries and these distances, the mean share kept is about 0.4; over four thousand distances,"
-        " under a tenth." in main_line
-    )
+    assert "Over distances 0 to 3999, a random query keeps under a tenth on average." in text
+    assert "a random query keeps 0.4 of its peak on average" in text
+    assert "the mean share kept is about 0.4" not in main_line  # r111: one claim on the main line
     assert "A typical query keeps about 0.4." not in main_line  # no unit, no window (r110)
     theta16 = 10000.0 ** (-torch.arange(0, 16, 2, dtype=torch.float64) / 16)
     expected = float(torch.cos(torch.arange(256, dtype=torch.float64)[:, None] * theta16).mean())
@@ -3334,12 +3332,13 @@ def test_chapter_takeaway_yarn_attention_factor_on_short_inputs():
     # *Far keys keep more of their score*: the thick lines are band means; the thin line, one distance at a time,
     # strays from its band mean by over 0.1 somewhere (asserted where the figure is drawn)
     assert (
-        "The figure's thick lines average it from half of each distance to that distance; at single distances, thin,"
-        " it wiggles." in main_line
+        "Each thick line at distance $x$ averages distances from about $x/2$ to $x$; the thin line, at single"
+        " distances, wiggles." in main_line
     )
-    # "This score is also the mean over random queries, scaled to one.": Gaussian queries,
-    # E[q^T R_Δ q] / E[|q|^2] = (2/d) Σ cos(Δ θ_i); 20 000 draws, d = 128, base 5e5
-    assert "This score is also the mean over random queries, scaled to one." in main_line
+    # the appendix's "It is also the mean over random queries, scaled to one at distance zero.": Gaussian queries,
+    # E[q^T R_Δ q] / E[|q|^2] = (2/d) Σ cos(Δ θ_i); 20 000 draws, d = 128, base 5e5 (r111: moved off the main line)
+    assert "It is also the mean over random queries, scaled to one at distance zero." in text
+    assert "This score is also the mean over random queries, scaled to one." not in main_line
     g = torch.Generator().manual_seed(0)
     qs = torch.randn(20000, 128, generator=g, dtype=torch.float64)
     dists = torch.tensor([0, 3, 100, 9000])
