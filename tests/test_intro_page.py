@@ -487,8 +487,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. There, plain"
         " RoPE models find at most about a quarter of the {ref}`passkeys <glossary-longer-terms>`. Yet a passkey is"
         " the input's only digit, so it can be found by content alone: models with no position encoding find nearly"
-        " all. Used only at test time, PI and YaRN bring RoPE models to nearly every passkey. - YaRN also improved the"
-        " next-token predictions,"
+        " all. Used only at test time, PI and YaRN bring RoPE models to nearly every passkey. - At that length,"
+        " YaRN also improved the next-token predictions,"
         " in every seed; PI left them about where they were. With either rule, the predictions stayed far worse than"
         " within the training length. - In these small models"
     )
