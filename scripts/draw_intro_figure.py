@@ -1,6 +1,6 @@
 """Draw the intro's figure, book/figures/intro_same_offset.svg: pair 0 of RoPE's rotated query and key at two
-pairs of positions one offset apart, with the same angle between them and so the same score; under each panel,
-the added encoding's score at the same two positions, which differs.
+pairs of positions one offset apart, with the same angle between them and so the same score. The added encoding's
+scores are the page's table, not drawn here.
 
     python scripts/draw_intro_figure.py     # rewrites the file
 
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIGURE = ROOT / "book" / "figures" / "intro_same_offset.svg"
 TITLE = "Same offset, same angle between them, same score"
 CASES = ((5, 3), (12, 10))  # (query m, key n), both at offset -2
-SIZE, RADIUS, CENTRES = (720, 396), 100.0, ((205.0, 200.0), (515.0, 200.0))
+SIZE, RADIUS, CENTRES = (720, 376), 100.0, ((205.0, 200.0), (515.0, 200.0))
 SPIRAL = {"query": 24.0, "key": 14.0}  # each turn's spiral starts this far from the centre ...
 GROWTH = 4.5  # ... and moves out this many pixels a radian, so a turn past a full circle does not overlap itself
 
@@ -111,12 +111,6 @@ def same_offset_svg() -> str:
         out.append(
             f'<text id="score-{m}-{n}" x="{cx:.2f}" y="{cy + RADIUS + 62:.2f}" text-anchor="middle">RoPE\'s score'
             f" cos {abs(n - m)} ≈ {score:.2f}</text>".replace("≈ -", "≈ −")
-        )
-        # the added encoding at the same positions: (x + PE(m)) . (x + PE(n)) for the sinusoidal PE at d = 4
-        added = 1 + math.sin(m) + math.sin(n) + math.cos(n - m) + math.cos(0.01 * (n - m))
-        out.append(
-            f'<text id="added-{m}-{n}" x="{cx:.2f}" y="{cy + RADIUS + 86:.2f}" text-anchor="middle" fill="#555">'
-            f"added encoding's score ≈ {added:.2f}</text>"
         )
         out.append("</g>")
     out.append("</svg>")

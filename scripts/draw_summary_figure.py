@@ -1,8 +1,7 @@
 """Draw the summary's figure, book/figures/summary_loss_by_length.svg: chapter 8's loss against the test length,
 one line per encoding of the summary's grid table through the means of the five seeds of the loss past L at 128 to
-512 tokens, with a band from the lowest to the highest seed, and the trigram model as a dashed reference drawn on top.
-At 64 = L, a different measure, the loss over the whole input, stands apart as a hollow circle with a bar from the
-lowest to the highest seed, not joined to the line.
+512 tokens, with a band from the lowest to the highest seed, and the trigram model as a dashed reference drawn on top,
+after every band and line. Only the loss past L is drawn: the loss over whole inputs at L is another measure.
 
     python scripts/draw_summary_figure.py     # rewrites the file
 
@@ -37,27 +36,24 @@ LEVELS = (("fine", 0.82), ("breaks", 3.33))  # the grid's grades: a tenth above 
 SIZE = (720, 460)
 PLOT = (70.0, 70.0, 540.0, 390.0)  # left, top, right, bottom, in page pixels
 Y_MAX = 5.0
-AT_L_STEP = 5.0  # the horizontal spacing of the hollow circles at L, in pixels
 
 
 def losses() -> tuple[list[int], dict[str, list[list[float]]]]:
-    """The test lengths and, per method, each seed's loss at each length: at L over the whole input, past L beyond."""
+    """The test lengths past L and, per method, each seed's loss past L at each of them."""
     results = json.loads(RESULTS.read_text(encoding="utf-8"))
     lengths = results["config"]["eval_lengths"]
     L = results["config"]["train_length"]
+    lengths = [n for n in lengths if n > L]
     out = {}
     for key, *_ in METHODS:
-        out[key] = [
-            [run["loss_at_L"] if n == L else run["loss_beyond"][str(n)] for n in lengths]
-            for run in results["metrics"][key].values()
-        ]
+        out[key] = [[run["loss_beyond"][str(n)] for n in lengths] for run in results["metrics"][key].values()]
     return lengths, out
 
 
 def x_of(n: int, lengths: list[int]) -> float:
     left, _, right, _ = PLOT
     lo, hi = math.log2(lengths[0]), math.log2(lengths[-1])
-    return left + 20 + (right - left - 40) * (math.log2(n) - lo) / (hi - lo)
+    return left + 30 + (right - left - 60) * (math.log2(n) - lo) / (hi - lo)
 
 
 def y_of(loss: float) -> float:
@@ -93,7 +89,7 @@ def loss_by_length_svg() -> str:
         f'<text id="title" x="{width / 2:.0f}" y="26" text-anchor="middle" font-size="17" font-weight="bold">'
         f"{TITLE}</text>",
         f'<text x="{width / 2:.0f}" y="48" text-anchor="middle" fill="#555">chapter 8, trained at L = 64 tokens;'
-        " lines: mean of five seeds, bands: lowest to highest seed</text>",
+        " lines: loss past L, mean of five seeds; bands: lowest to highest seed</text>",
         f'<rect x="{left:.2f}" y="{top:.2f}" width="{right - left:.2f}" height="{bottom - top:.2f}" fill="none"'
         ' stroke="#999"/>',
     ]
@@ -107,11 +103,11 @@ def loss_by_length_svg() -> str:
         out.append(f'<text id="tick-{n}" x="{x:.2f}" y="{bottom + 20:.2f}" text-anchor="middle">{n}</text>')
     out.append(
         f'<text x="{(left + right) / 2:.2f}" y="{bottom + 44:.2f}" text-anchor="middle">test length in tokens'
-        " (log scale; 64 = L, 512 = 8L)</text>"
+        " (log scale; L = 64, so 512 = 8L)</text>"
     )
     out.append(
         f'<text x="18" y="{(top + bottom) / 2:.2f}" text-anchor="middle" transform="rotate(-90 18'
-        f' {(top + bottom) / 2:.2f})">loss in nats (past L; hollow at 64: whole input)</text>'
+        f' {(top + bottom) / 2:.2f})">loss past L, in nats</text>'
     )
     for name, level in LEVELS:
         y = y_of(level)
@@ -125,15 +121,13 @@ def loss_by_length_svg() -> str:
             f'<text id="label-{name}" x="{x:.2f}" y="{anchor:.2f}" fill="#444" font-size="12">'
             f"{name}: {level:.2f}</text>"
         )
-    for i, ((key, _label, colour, dash), shape) in enumerate(zip(METHODS, MARKERS, strict=True)):
+    for key, _label, colour, dash in METHODS:  # the trigram model is last: its dashed line lies on top
         seeds = runs[key]
         xs = [x_of(n, lengths) for n in lengths]
         means = [sum(col) / len(col) for col in zip(*seeds)]
         highs = [max(col) for col in zip(*seeds)]
         lows = [min(col) for col in zip(*seeds)]
-        # at L the circles sit side by side, 5 px apart in the legend's order, so that each colour can be told apart
-        x_at_L, at_L = xs[0] + AT_L_STEP * (i - (len(METHODS) - 1) / 2), (means[0], lows[0], highs[0])
-        xs, means, highs, lows = xs[1:], means[1:], highs[1:], lows[1:]  # the line: past L only
+        shape = MARKERS[[k for k, *_ in METHODS].index(key)]
         band = [(x, y_of(v)) for x, v in zip(xs, highs)] + [(x, y_of(v)) for x, v in reversed(list(zip(xs, lows)))]
         out.append(f'<g id="method-{key}">')
         out.append(
@@ -143,18 +137,9 @@ def loss_by_length_svg() -> str:
         dashing = f' stroke-dasharray="{dash}"' if dash else ""
         out.append(
             f'<polyline id="line-{key}" points="{" ".join(f"{x:.2f},{y_of(v):.2f}" for x, v in zip(xs, means))}"'
-            f' fill="none" stroke="{colour}" stroke-width="{1.6 if dash else 2.2}"{dashing}/>'
+            f' fill="none" stroke="{colour}" stroke-width="{2.4 if dash else 2.2}"{dashing}/>'
         )
         out.extend(marker(shape, x, y_of(v), colour) for x, v in zip(xs, means) if shape)
-        # at L: the loss over the whole input, a hollow circle on a bar from the lowest to the highest seed
-        out.append(
-            f'<line id="range-L-{key}" x1="{x_at_L:.2f}" y1="{y_of(at_L[1]):.2f}" x2="{x_at_L:.2f}"'
-            f' y2="{y_of(at_L[2]):.2f}" stroke="{colour}" stroke-width="1.2"/>'
-        )
-        out.append(
-            f'<circle id="at-L-{key}" cx="{x_at_L:.2f}" cy="{y_of(at_L[0]):.2f}" r="3.5" fill="white"'
-            f' stroke="{colour}" stroke-width="1.5"/>'
-        )
         out.append("</g>")
     # the legend, in the grid table's order, right of the plot
     for i, ((key, label, colour, dash), shape) in enumerate(zip(METHODS, MARKERS, strict=True)):
@@ -167,15 +152,6 @@ def loss_by_length_svg() -> str:
         if shape:
             out.append(marker(shape, right + 31, y, colour))
         out.append(f'<text id="legend-{key}" x="{right + 54:.2f}" y="{y + 4:.2f}">{label}</text>')
-    y = top + 14 + 24 * len(METHODS)
-    out.append(f'<circle cx="{right + 31:.2f}" cy="{y:.2f}" r="3.5" fill="white" stroke="#444" stroke-width="1.5"/>')
-    out.append(f'<text id="legend-at-L" x="{right + 54:.2f}" y="{y + 4:.2f}">at L, whole input</text>')
-    # a gap between the two measures: a faint vertical line halfway between 64 and 128
-    x_gap = (x_of(lengths[0], lengths) + x_of(lengths[1], lengths)) / 2
-    out.append(
-        f'<line id="gap" x1="{x_gap:.2f}" y1="{top:.2f}" x2="{x_gap:.2f}" y2="{bottom:.2f}" stroke="#bbb"'
-        ' stroke-dasharray="1 3"/>'
-    )
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

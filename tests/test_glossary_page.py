@@ -555,9 +555,11 @@ def test_a_larger_multiplier_never_flattens_attention():
     fourth = [re.split(r"(?<!\\)\|", line)[4].strip() for line in rows[2:]]
     assert all(cell.startswith("$") for cell in fourth), fourth  # every cell a formula
     assert not any(line.startswith("| attention entropy |") for line in rows)  # a measurement, in the Maths table
-    # "only the temperature divides": its cell is the one reciprocal; no other cell divides
+    # "only the temperature divides": its cell is the one reciprocal of a scale; the softmax scale's $1/\sqrt d$ is
+    # itself the multiplier (transformers' `scaling`, head_dim**-0.5), fixed by the head's width
     dividing = [line.split(" | ")[0][2:] for line, cell in zip(rows[2:], fourth) if "1/" in cell or "over" in cell]
-    assert dividing == ["temperature (attention temperature)"] and fourth[0] == "$1/t$", dividing
+    assert dividing == ["softmax scale", "temperature (attention temperature)"], dividing
+    assert fourth[:2] == ["$1/\\sqrt d$", "$1/t$"], fourth
     assert "Multiplying the logits by more than 1 never raises it |" in row("attention entropy")
     assert "| logit factor |" not in text and "logit factor" not in text
     for name in ("07_beyond", "08_extrapolation", "10_rope_today"):
@@ -1760,7 +1762,7 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
         "mean reach"
     )  # |n - m| on this page  # a mean over prefixes, not an expectation over random vectors
     ((last, partial),) = re.findall(
-        r"- The \*mean reach\* at an offset \$r\$ is the mean of \$\\lvert S_1\\rvert, \\dots,"
+        r"- The \*mean reach\* at an offset \$r = n - m\$ is the mean of \$\\lvert S_1\\rvert, \\dots,"
         r" \\lvert S_\{([^}]+)\}\\rvert\$, where \$(S_j = [^$]+)\$ adds the first \$j\$ pairs' unit arrows\.",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
@@ -2515,8 +2517,8 @@ def test_letters_block_chapter_lists():
         r"The \*offset\* \$([^$]+)\$ is negative for an earlier key; the \*distance\* \$([^$]+)\$ never is\.",
         core,
     )
-    # the main line names the chapters that use "distance" for the signed offset, as the Letters block does
-    (main_signed,) = re.findall(r"Chapters ([\d, and]+) use \*distance\* for the signed offset\.", core)
+    # the chapters that use "distance" for the signed offset are named in the Letters block only, not on the main line
+    assert "use *distance* for the signed offset" not in core, core
     signed = letters("distance").split(" | ")[2]
     assert "(glossary-letters)=\n## Letters and words with more than one meaning\n" in raw
     assert offset == "n - m" and f"key position minus query position, ${offset}$" in row("offset")
@@ -2532,7 +2534,7 @@ def test_letters_block_chapter_lists():
         5: ("05_decay", "**Distance** $r = n - m$: the key's position minus the query's."),
         10: ("10_rope_today", "the distance $\\Delta = n - m$, key minus query: negative for a key before the query"),
     }
-    assert numbers(signed) == set(signed_words) == numbers(main_signed), (signed, main_signed)
+    assert numbers(signed) == set(signed_words), signed
     for name, words in signed_words.values():
         assert words in chapter(name), name
     assert numbers(letters("distance").split(" | ")[2]) == set(signed_words), letters("distance")
@@ -2623,6 +2625,7 @@ def test_temperature_section_opens_with_its_multiplier_table():
     assert table.count("| English |") == 1 and section.count("| English |") == 1  # one table, each term once
     terms = [line.split(" | ")[0][2:] for line in table.strip().splitlines()[2:]]
     assert terms == [
+        "softmax scale",
         "temperature (attention temperature)",
         "attention factor",
         "Llama 4's query temperature $\\tau$ (temperature tuning)",
@@ -3161,7 +3164,8 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     assert all(re.match(rf"\| {re.escape(term)} \|", row(term)) for term in others)
     assert not re.search(r"scalings? below|rows? below|table below", primer), primer
     assert (
-        "a pair that turns less than once over those offsets, so training showed it only an arc, and beyond $L$ it"
+        "a pair that turns less than once over the offsets of training, up to $L - 1$, so training showed it only an"
+        " arc, and beyond $L$ it"
         " meets new angles" in row("slow pair")
     )
 
@@ -3619,7 +3623,7 @@ def test_chapter_8s_costs_block_names_its_models_and_defines_the_loss_beyond_l()
     ((layers, params, trained),) = re.findall(
         r"^Chapter 8's models have (\d+) layers and about ([\d ]+) parameters, and train at \$L = (\d+)\$ on synthetic"
         r" filler text with at most one passkey episode per window\. Their loss beyond \$L\$ is the mean loss on the"
-        r" filler tokens at positions \$L\$ and later\.",
+        r" filler tokens past position \$L\$\.",
         text,
     )
     config = load_results("extrapolation", check=False)["config"]
@@ -4046,7 +4050,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
             dyn_value,
         ),
     ) = re.findall(
-        r"A \*fast pair\*, one that turns at least once, meets on its own only angles it met in training\. To meet no"
+        r"A \*fast pair\*, one that turns at least once, alone meets only angles it met in training\. The fast pairs'"
+        r" angles taken together can still be new\. To meet no"
         r" new angle, a slow pair needs its frequency divided by about the \*stretch\*\. Three numbers are easy to mix"
         r" up: \| number \| what it is \| set by \| \|---\|---\|---\| \| \*extension factor\* \$s\$ \|"
         r" the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
@@ -4113,7 +4118,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     (inequality,) = re.findall(
         r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", row("fast pair")
     )
-    assert "a pair that turns less than once over those offsets" in row("slow pair")
+    assert "a pair that turns less than once over the offsets of training, up to $L - 1$," in row("slow pair")
     llama_d, llama_base, llama_L, _ = llama31_head()
     for d, base, L in ((llama_d, llama_base, llama_L), (128, 10_000.0, 4096)):
         ell = int(times or 1) * L
@@ -4243,7 +4248,7 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     conjugate of this page's, it gives the same score, and every |h_{i+1} - h_i| is the same."""
     (row_times,) = re.findall(
         r"\| the largest change in the query–key product from one pair to the next; RoFormer bounds the rotated"
-        r" score \$s\(r\)\$ at offset \$r\$ by this factor times \$([^$]+)\$ times the \*mean reach\* \|",
+        r" query–key product at offset \$n - m\$ by this factor times \$([^$]+)\$ times the \*mean reach\* \|",
         row("content factor"),
     )
     # "the rotated score $s(r)$": the block's formula, chapter 5's score, the query-key product after rotation
@@ -4633,11 +4638,13 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     # "Five chapters write $i$ and $j$ for these: see Letters and words ...": the letters block's $i$ row names the
     # chapters (test_letters_block_chapter_lists checks them against the chapters' markdown), and they are five
     assert (
-        "extension factor $s$. Five chapters write $i$ and $j$ for these: see {ref}`Letters and words with more than"
-        " one meaning <glossary-letters>`." in opening
+        "extension factor $s$. Chapters 1, 3, 6, 8 and 11 write $i$ and $j$ for the query's and key's positions; there"
+        " $i$ is not a pair index. See {ref}`Letters and words with more than one meaning <glossary-letters>`."
+        in opening
     )
+    (named,) = re.findall(r"extension factor \$s\$\. Chapters ([\d, and]+) write \$i\$ and \$j\$", opening)
     (listed,) = re.findall(r"a query's position, with \$j\$ the key's, in chapters ([\d, and]+);", letters("$i$"))
-    assert len(re.findall(r"\d+", listed)) == 5, listed
+    assert named == listed, (named, listed)  # the same chapters as the Letters block, checked against the chapters
 
 
 def test_streamingllm_row_says_what_chapter_10_says():
@@ -4827,3 +4834,64 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
         own_worst = max(own_worst, float(diff.min(0).values.max()))  # each pair alone: its nearest trained angle
         together_best = min(together_best, float(diff.max(1).values.min()))  # all pairs at one trained offset
     assert gap == "half" and own_worst < 0.01 and together_best > 0.5, (own_worst, together_best)
+
+
+# ---- round 113: the softmax scale row, dynamic NTK's effective factor above `factor` ----------------------------
+
+
+def test_softmax_scale_row_is_transformers_scaling():
+    """The row "softmax scale": "the base multiplier of every logit, $1/\\sqrt d$ for a head of width $d$; transformers
+    stores it as each attention module's `scaling`, and Gemma sets it from `query_pre_attn_scalar` instead of $d$",
+    multiplier $1/\\sqrt d$: Llama's and Gemma 2's attention modules set `self.scaling` so, and a tiny Llama's
+    attention equals softmax(q k^T / sqrt(d)) v with that scaling; the index lists the row."""
+    from transformers.models.gemma2 import modeling_gemma2
+    from transformers.models.llama import modeling_llama
+
+    assert row("softmax scale").startswith(
+        "| softmax scale | softmax 缩放系数 | the base multiplier of every logit, $1/\\sqrt d$ for a head of width $d$;"
+        " transformers stores it as each attention module's `scaling`, and Gemma sets it from `query_pre_attn_scalar`"
+        " instead of $d$ | $1/\\sqrt d$ |"
+    )
+    assert "{ref}`softmax scale <glossary-scales>`" in page()
+    llama = re.findall(r"self\.scaling = (.+)", inspect.getsource(modeling_llama.LlamaAttention.__init__))
+    gemma = re.findall(r"self\.scaling = (.+)", inspect.getsource(modeling_gemma2.Gemma2Attention.__init__))
+    assert llama == ["self.head_dim**-0.5"] and gemma == ["config.query_pre_attn_scalar**-0.5"], (llama, gemma)
+    cfg = transformers.LlamaConfig(
+        hidden_size=64, num_attention_heads=2, num_key_value_heads=2, intermediate_size=8, num_hidden_layers=1
+    )
+    attention = modeling_llama.LlamaAttention(cfg, layer_idx=0)
+    assert abs(attention.scaling - 32**-0.5) < 1e-12, attention.scaling  # d = 64 / 2 heads
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 2, 5, 32, generator=g, dtype=torch.float64) for _ in range(3))
+    out, _ = modeling_llama.eager_attention_forward(attention, q, k, v, None, scaling=attention.scaling)
+    ref = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(32), -1) @ v
+    assert torch.allclose(out.transpose(1, 2), ref, rtol=1e-5, atol=1e-6)  # its softmax runs in float32
+
+
+def test_dynamic_ntk_effective_factor_exceeds_factor_at_2l():
+    """Longer inputs, under the rules' table: "Dynamic NTK's effective factor grows with the input. At $2L$ it is
+    $1 + 8(2 - 1) = 9$, above `factor`.": the table's header `factor` 8 and dynamic NTK's 9; transformers' `dynamic`
+    with factor 8 divides the slowest pair by 9 at 2L (L its max_position_embeddings), by more at 3L, and 9 > 8."""
+    text = page()
+    ((expr, value),) = re.findall(
+        r"Dynamic NTK's effective factor grows with the input\. At \$2L\$ it is \$(1 \+ 8\(2 - 1\)) = (\d+)\$, above"
+        r" `factor`\.",
+        text,
+    )
+    assert int(value) == 1 + 8 * (2 - 1) == 9 > 8
+    assert "| effective factor at $2L$, with `factor` 8 |" in text and "for the slowest | 9 |" in text
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    L, d = 64, 32
+    slowest = []
+    for ell in (2 * L, 3 * L):
+        cfg = transformers.LlamaConfig(
+            hidden_size=2 * d,
+            num_attention_heads=2,
+            max_position_embeddings=L,
+            rope_parameters={"rope_type": "dynamic", "factor": 8.0, "rope_theta": 10_000.0},
+        )
+        plain = posenc.rope_inv_freq(d, 10_000.0, dtype=torch.float64)
+        inv, _ = ROPE_INIT_FUNCTIONS["dynamic"](cfg, "cpu", seq_len=ell)
+        slowest.append(float(plain[-1] / inv.double()[-1]))
+    assert abs(slowest[0] - int(value)) < 1e-4 and slowest[1] > slowest[0], slowest
