@@ -4841,7 +4841,8 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
 
 def test_softmax_scale_row_is_transformers_scaling():
     """The row "softmax scale": "the base multiplier of every logit, $1/\\sqrt d$ for a head of width $d$; transformers
-    stores it as each attention module's `scaling`, and Gemma sets it from `query_pre_attn_scalar` instead of $d$",
+    stores it as each attention module's `scaling`, and Gemma 2 and 3 set it from `query_pre_attn_scalar` instead of
+    $d$",
     multiplier $1/\\sqrt d$: Llama's and Gemma 2's attention modules set `self.scaling` so, and a tiny Llama's
     attention equals softmax(q k^T / sqrt(d)) v with that scaling; the index lists the row."""
     from transformers.models.gemma2 import modeling_gemma2
@@ -4849,12 +4850,16 @@ def test_softmax_scale_row_is_transformers_scaling():
 
     assert row("softmax scale").startswith(
         "| softmax scale | softmax 缩放系数 | the base multiplier of every logit, $1/\\sqrt d$ for a head of width $d$;"
-        " transformers stores it as each attention module's `scaling`, and Gemma sets it from `query_pre_attn_scalar`"
-        " instead of $d$ | $1/\\sqrt d$ |"
+        " transformers stores it as each attention module's `scaling`, and Gemma 2 and 3 set it from"
+        " `query_pre_attn_scalar` instead of $d$ | $1/\\sqrt d$ |"
     )
     assert "{ref}`softmax scale <glossary-scales>`" in page()
     llama = re.findall(r"self\.scaling = (.+)", inspect.getsource(modeling_llama.LlamaAttention.__init__))
     gemma = re.findall(r"self\.scaling = (.+)", inspect.getsource(modeling_gemma2.Gemma2Attention.__init__))
+    from transformers.models.gemma3 import modeling_gemma3
+
+    gemma3 = re.findall(r"self\.scaling = (.+)", inspect.getsource(modeling_gemma3.Gemma3Attention.__init__))
+    assert gemma3 == ["config.query_pre_attn_scalar**-0.5"], gemma3  # "Gemma 2 and 3"
     assert llama == ["self.head_dim**-0.5"] and gemma == ["config.query_pre_attn_scalar**-0.5"], (llama, gemma)
     cfg = transformers.LlamaConfig(
         hidden_size=64, num_attention_heads=2, num_key_value_heads=2, intermediate_size=8, num_hidden_layers=1

@@ -467,7 +467,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     *passkey*, a digit the input asks for later. YaRN, unlike PI, also improved the RoPE models' next-token predictions,
     but they stayed far worse than within the training length." ALiBi, whose kept loss says little on this filler, and
     NoPE, which shows the task needs no position encoding, are the methods block's. The next bullet: "In these small
-    models, *fine-tuning* at the longer length beat both test-time rules by far on the next token." The methods block:
+    models, *fine-tuning* on inputs of the longer length beat both test-time rules by far on the next token." The
+    methods block:
     "With no rule, fine-tuned models soon predicted the next token at least as well as with PI. Chapter 8 compares this
     with the PI paper's result for far larger models, and names how its own setting differs. Its fine-tuning text holds
     the passkey task, but the result does not need it: fine-tuned on Shakespeare, which holds no such task, plain RoPE's
@@ -478,10 +479,10 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     and YaRN find at
     least 99 % of the passkeys in every seed. Plain RoPE finds at most about a quarter of them there. But a passkey is
     easy: as the only digit, it can be found by content alone. Chapter 8's models with no position encoding find nearly
-    every one too. ALiBi's models, with no rule, predict as well there as within the training length, but find only 84 %
-    to 98 % of the passkeys, by seed. Their loss there is within 0.02 nats of a trigram model's, which sees only the two
-    previous tokens. The filler text is built so that those two tokens predict it nearly as well as anything can, so
-    this loss says little about reading far back." Then one line points to the claims page's grid, which holds chapter
+    every one too. ALiBi's models, with no rule, find only 84 % to 98 % of the passkeys, by seed. Their loss there is
+    within 0.02 nats of a trigram model's, which sees only the two previous tokens. The filler text is built so that
+    those two tokens predict it nearly as well as anything can, so this loss says little about reading far back." Then
+    one line points to the claims page's grid, which holds chapter
     8's numbers for every encoding (checked there by tests/test_summary.py). Read at 512 tokens, the main run's longest,
     seed by seed; the PI paper's finding only as a pointer to chapter 8. Chapter 8's lesson is where the two measures
     disagree, so the main line states both: a bullet that names only the loss, or only the passkeys, fails."""
@@ -498,8 +499,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         " With either rule, they stayed far worse than within the training length. In these small models"
     )
     bullet = (
-        "In these small models, *fine-tuning* at the longer length beat both test-time rules by far on the next"
-        " token. - The RoFormer paper"
+        "In these small models, *fine-tuning* on inputs of the longer length beat both test-time rules by far on the"
+        " next token. - The RoFormer paper"
     )
     assert zero_shot in text and bullet in text  # the takeaways' last two bullets, one after the other
     # both measures on the main line, for the rules and for ALiBi; fine-tuning's win named with its measure and its
@@ -557,7 +558,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         sentences = re.split(r"(?<=\.) (?=[A-Z*])", item.replace("<details>", "").strip())
         assert len(sentences) <= 4 and max(len(s.split()) for s in sentences) <= 30, item
     # "*Fine-tuning*" is defined where the main line first uses it, by what it is: more training at the longer length
-    assert main_.lower().index("fine-tuning") == main_.index("*fine-tuning* at the longer length") + 1
+    assert main_.lower().index("fine-tuning") == main_.index("*fine-tuning* on inputs of the longer length") + 1
     # the main line names no baseline and no loss; chapter 8's numbers are one link away, on the claims page
     main = re.sub(r"<details>.*?</details>", " ", text)
     section = main[main.index("## What you will take away") : main.index("## How to read it")]
@@ -572,16 +573,11 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     at_L_ = [run["loss_at_L"] for run in metrics()["metrics"]["rope"].values()]
     yarn_ = seeds("rope+yarn", "loss_beyond")
     assert min(yarn_) > 2 * max(at_L_) and min(yarn_) > max(at_L_) + 0.8, (yarn_, at_L_)
-    # the block's "ALiBi's models, with no rule, predict as well there as within the training length": ALiBi's models,
-    # unscaled, have a loss beyond L at 8L at most their own loss at L, seed by seed, and within a tenth of a nat of
-    # the trigram's, chapter 8's *fine*; the run has no scaled ALiBi arm, and chapter 8 says ALiBi keeps the loss
+    # r113: "predict as well there as within the training length" left the block: it compared the loss past L with
+    # the loss over a whole input of L, which the claims page says not to compare; the trigram comparison stays
+    assert "predict as well there as within the training length" not in text
     assert not any(arm.startswith("alibi") and arm != "alibi" for arm in metrics()["metrics"])
-    alibi_beyond, alibi_at_L = (
-        seeds("alibi", "loss_beyond"),
-        [r["loss_at_L"] for r in metrics()["metrics"]["alibi"].values()],
-    )
-    assert all(b <= a for b, a in zip(alibi_beyond, alibi_at_L, strict=True)), (alibi_beyond, alibi_at_L)
-    assert max(alibi_beyond) < max(seeds("trigram", "loss_beyond")) + 0.1, alibi_beyond
+    alibi_beyond = seeds("alibi", "loss_beyond")
     # the block: "Their loss there is within 0.02 nats of a trigram model's, which sees only the two previous tokens":
     # above the trigram's, by less than 0.02 nats, in every seed (the trigram model scores the same windows)
     assert "Their loss there is within 0.02 nats of a trigram model's, which sees only the two previous tokens." in text
@@ -652,13 +648,10 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     )
     assert min(seeds("none", "passkey")) >= 0.99, seeds("none", "passkey")
     assert "| nowhere | only a decoder's causal mask gives order | NoPE, short for no position encoding |" in text
-    # "ALiBi's models, with no rule, predict as well there as within the training length, but find only 84 % to 98 % of
-    # the passkeys, by seed": the lowest and highest seed, rounded to a percent, and not all in any seed
+    # "ALiBi's models, with no rule, find only 84 % to 98 % of the passkeys, by seed": the lowest and highest seed,
+    # rounded to a percent, and not all in any seed
     alibi_keys = seeds("alibi", "passkey")
-    alibi = (
-        r"ALiBi's models, with no rule, predict as well there as within the training length, but find only (\d+) % to"
-        r" (\d+) % of the passkeys, by seed\."
-    )
+    alibi = r"ALiBi's models, with no rule, find only (\d+) % to (\d+) % of the passkeys, by seed\."
     (low, high) = (int(v) for v in re.findall(alibi, methods)[0])
     assert (round(100 * min(alibi_keys)), round(100 * max(alibi_keys))) == (low, high), alibi_keys
     assert max(alibi_keys) < 1, alibi_keys

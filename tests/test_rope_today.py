@@ -2064,8 +2064,8 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         "each decoding step would rebuild every head's key for all past tokens, or the cache would hold",
         "Llama 4 Scout's chunks hold 8192 tokens, so no RoPE distance reaches a chunk's length.",
         "The left panel draws chunks of four: a chunk's first token sees only itself.",
-        "So in transformers, however long the input, the RoPE layers meet only distances seen in training; only the"
-        " NoPE layers reach far keys.",
+        "So in transformers, however long the input, the RoPE layers meet only distances under 8192; only the NoPE"
+        " layers reach far keys.",
         "say how Llama 4 in transformers keeps its RoPE layers to short distances, and why DeepSeek's MLA splits off a"
         " rotary key.",
         "Meta's own code skips the chunk mask when it decodes one token at a time, so that token sees past its chunk.",
@@ -3296,7 +3296,10 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
         "Right, for the query drawn and a key equal to it, it peaks at distance zero; its mean over distances, in red,"
         " is well below that peak." in main_line
     )  # "well below": the draw keeps 0.23, asserted above
-    assert "So with distance a matching key's rotated term fades on average." in main_line
+    assert "So averaged over distances, a matching key's rotated term is well below its value at distance zero." in (
+        main_line
+    )
+    assert "fades on average" not in main_line  # r113: the figure shows a mean below the peak, not a fall
     # "for the query drawn": other draws keep more than half (the assert above), so the sentence names its query (r109)
     assert "Right, for a key equal to its query, it peaks" not in main_line
     assert "The pass-through term stays whole at every distance." in main_line

@@ -5307,9 +5307,9 @@ def prose_expected() -> list[str]:
         + [str(longest - 2), str(run["eval_batch"] * len(run["seeds"])), str(run["eval_batch"]), "496"]
         + [str(run["distance_batch"] * len(run["seeds"])), "100", "99"]
         + ["496", "496", _key_496_position(), "0", "8", "99", str(probes), "99", "8", "8"]
-        # the takeaways: RoPE's matching key about zero within a few thousand tokens (round 113: no number), at base
-        # 10^4, in heads of 128 dimensions (chapter 5's width); chapter 8, at 8L (test_takeaways_restate_checked_claims)
-        + ["10", "4", "128", "8", "8"],
+        # the takeaways: RoPE's matching key about zero in the doubling from 4 096 to 8 192 tokens, at base 10^4, in
+        # heads of 128 dimensions (chapter 5's width); chapter 8, at 8L (test_takeaways_restate_checked_claims)
+        + ["4096", "8192", "10", "4", "128", "8", "8"],
         # the grid's details: its heading names chapter 8; its result at 8L, the passkeys kept at 95 %
         # (_claims_results)
         ["8"],
@@ -7736,9 +7736,8 @@ def test_takeaways_restate_checked_claims():
         "Attention without a mask or position encoding is blind to order; a causal mask and a distinct first token let"
         " a model count.",
         "RoPE's score depends on the positions only through the offset. Averaged over random queries and over each"
-        " doubling of the distance, a matching key's score falls to about zero within a few thousand tokens, at base"
-        " $10^4$ in"
-        " heads of 128 dimensions.",
+        " doubling of the distance, a matching key's score falls to about zero in the doubling from 4 096 to 8 192"
+        " tokens, at base $10^4$ in heads of 128 dimensions.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
         "Past $L$, RoPE's slow pairs meet new angles; fixes slow them.",
         "In chapter 8, with no further training, only ALiBi and KERPLE keep the loss fine at $8L$. Fine-tuned there,"
@@ -7795,7 +7794,7 @@ def test_takeaways_restate_checked_claims():
         half_t = int(math.log2(base_t / 2))
         assert bool((trend_t[1 : half_t + 1] < trend_t[:half_t]).all()), base_t
         assert not stop or not bool((trend_t[half_t + 1 : half_t + 3] < trend_t[half_t : half_t + 2]).all()), base_t
-        if base_t == 1e4:  # round 113: "to about zero within a few thousand tokens": the doubling from 4 096 to
+        if base_t == 1e4:  # "to about zero in the doubling from 4 096 to 8 192 tokens": the doubling from 4 096 to
             # 8 192, under ten thousand, is within 1 % of E(0) = 128, and the one before it is not (about 6 %)
             assert abs(float(trend_t[12])) < 0.01 * 128 < 0.05 * 128 < float(trend_t[11]), trend_t[10:14]
     assert "falls only on average" not in summary
