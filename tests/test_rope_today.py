@@ -3296,9 +3296,10 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
         "Right, for the query drawn and a key equal to it, it peaks at distance zero; its mean over distances, in red,"
         " is well below that peak." in main_line
     )  # "well below": the draw keeps 0.23, asserted above
-    assert "So averaged over distances, a matching key's rotated term is well below its value at distance zero." in (
-        main_line
-    )
+    assert (
+        "So for this query, averaged over distances, the matching key's rotated term is well below its value at"
+        " distance zero." in main_line
+    )  # "for this query": a quarter of random queries keep more than half (the shares above)
     assert "fades on average" not in main_line  # r113: the figure shows a mean below the peak, not a fall
     # "for the query drawn": other draws keep more than half (the assert above), so the sentence names its query (r109)
     assert "Right, for a key equal to its query, it peaks" not in main_line
