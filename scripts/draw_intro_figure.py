@@ -118,4 +118,4 @@ def same_offset_svg() -> str:
 
 
 if __name__ == "__main__":
-    FIGURE.write_text(same_offset_svg(), encoding="utf-8")
+    FIGURE.write_text(same_offset_svg(), encoding="utf-8", newline="\n")  # the same bytes on Windows

@@ -157,4 +157,4 @@ def loss_by_length_svg() -> str:
 
 
 if __name__ == "__main__":
-    FIGURE.write_text(loss_by_length_svg(), encoding="utf-8")
+    FIGURE.write_text(loss_by_length_svg(), encoding="utf-8", newline="\n")  # the same bytes on Windows

@@ -2006,8 +2006,8 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     assert sorted(r < 0.9 and f < 0.9 for r, f in kerple_seeds) == [False] * (len(seeds) - 1) + [True]
     assert len(seeds) == 5
     # the KERPLE section's opening: "In chapter 8, ALiBi finds 76 % of passkeys 496 tokens back."
-    assert "exponentially. In chapter 8, ALiBi finds 76 % of passkeys 496 tokens back." in main
-    assert f"{100 * fixed['alibi'][far][0]:.0f}" == "76" and far == 496
+    alibi_far = f"{100 * fixed['alibi'][far][0]:.0f}"  # the table's mean, rounded as the table prints it
+    assert f"exponentially. In chapter 8, ALiBi finds {alibi_far} % of passkeys {far} tokens back." in main
     # "To remember: at $8L$, KERPLE keeps a fine loss and most far passkeys; FIRE and CoPE find every passkey, but
     # their loss is raised." (most: over half in each passkey column, on the table's means)
     assert min(random_d["kerple"][eight_l][0], fixed["kerple"][far][0]) > 0.5

@@ -541,6 +541,6 @@ def test_a_collapsed_blocks_summary_is_plain_html_in_every_document():
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".ipynb":
             text = "\n".join("".join(c["source"]) for c in json.loads(text)["cells"])
-        summaries = re.findall(r"<summary>([^<]*(?:<code>[^<]*</code>[^<]*)*)</summary>", text)
+        summaries = re.findall(r"<summary>((?:(?!</summary>).)*)</summary>", text)  # one line each, any tags inside
         found += [f"{path.name}: {s}" for s in summaries if "$" in s or "`" in s]
     assert not found, found
