@@ -72,7 +72,7 @@ def marker(shape: str, x: float, y: float, colour: str) -> str:
     if shape == "triangle":
         corners = f"M {x:.2f} {y - 4.5:.2f} L {x + 4.5:.2f} {y + 3.5:.2f} L {x - 4.5:.2f} {y + 3.5:.2f} z"
         return f'<path d="{corners}" fill="{colour}"/>'
-    return ""
+    raise ValueError(f"shape must be circle, square, diamond or triangle, got {shape!r}")
 
 
 def loss_by_length_svg() -> str:
@@ -121,13 +121,12 @@ def loss_by_length_svg() -> str:
             f'<text id="label-{name}" x="{x:.2f}" y="{anchor:.2f}" fill="#444" font-size="12">'
             f"{name}: {level:.2f}</text>"
         )
-    for key, _label, colour, dash in METHODS:  # the trigram model is last: its dashed line lies on top
+    xs = [x_of(n, lengths) for n in lengths]
+    for (key, _, colour, dash), shape in zip(METHODS, MARKERS, strict=True):  # the trigram last: its line on top
         seeds = runs[key]
-        xs = [x_of(n, lengths) for n in lengths]
         means = [sum(col) / len(col) for col in zip(*seeds)]
         highs = [max(col) for col in zip(*seeds)]
         lows = [min(col) for col in zip(*seeds)]
-        shape = MARKERS[[k for k, *_ in METHODS].index(key)]
         band = [(x, y_of(v)) for x, v in zip(xs, highs)] + [(x, y_of(v)) for x, v in reversed(list(zip(xs, lows)))]
         out.append(f'<g id="method-{key}">')
         out.append(
@@ -139,7 +138,7 @@ def loss_by_length_svg() -> str:
             f'<polyline id="line-{key}" points="{" ".join(f"{x:.2f},{y_of(v):.2f}" for x, v in zip(xs, means))}"'
             f' fill="none" stroke="{colour}" stroke-width="{2.4 if dash else 2.2}"{dashing}/>'
         )
-        out.extend(marker(shape, x, y_of(v), colour) for x, v in zip(xs, means) if shape)
+        out.extend(marker(shape, x, y_of(v), colour) for x, v in zip(xs, means) if shape)  # the trigram: none
         out.append("</g>")
     # the legend, in the grid table's order, right of the plot
     for i, ((key, label, colour, dash), shape) in enumerate(zip(METHODS, MARKERS, strict=True)):
