@@ -48,6 +48,10 @@ def _seed():
     yield
 
 
+#: The glossary's slow-pair row, as tests/test_summary.py and tests/test_intro_page.py quote it
+SLOW_PAIR_ROW = "| slow pair | 慢速对 | a pair that turns less than once over the offsets of training, up to $L - 1$"
+
+
 def chapter_markdown(name: str) -> str:
     """A chapter's markdown cells as one string, every run of whitespace one space (sentences wrap across lines)."""
     notebook = Path(__file__).resolve().parents[1] / "notebooks" / f"{name}.ipynb"

@@ -850,7 +850,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
     assert "8192" not in visible and "max_position_embeddings" not in visible, visible  # the block's aside
-    example = block("Worked example: a head like Llama 3.1's at 2L")
+    example = block(WE)
     assert example.index("| rule |") < example.index("| 9 at this length | *Dynamic NTK* sets its effective factor")
     keeps = block("Where a configuration keeps the trained length, transformers' <code>dynamic</code>, and real models")
     assert "transformers' `dynamic` reads a larger" not in keeps  # the aside sits in the worked example, by the 9

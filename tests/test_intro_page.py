@@ -36,13 +36,12 @@ from pathlib import Path
 
 import torch
 import yaml
-from conftest import chapter_markdown as chapter
+from conftest import SLOW_PAIR_ROW, chapter_markdown as chapter
 
 import posenc
 from posenc.experiments import PasskeyCorpus, load_results
 
 ROOT = Path(__file__).resolve().parents[1]
-SLOW_PAIR_ROW = "| slow pair | 慢速对 | a pair that turns less than once over the offsets of training, up to $L - 1$"
 sys.path.insert(0, str(ROOT / "scripts"))
 from draw_intro_figure import CASES, FIGURE, TITLE, same_offset_svg  # noqa: E402  (the intro's figure)
 

@@ -2824,6 +2824,20 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     for rotary in (LlamaRotaryEmbedding, Phi3RotaryEmbedding):
         code = inspect.getsource(rotary.forward)
         assert "cos = emb.cos() * self.attention_scaling" in code and "sin = emb.sin() * self.attention_scaling" in code
+    # takeaway 4, "… even on short inputs. YaRN's fixed attention factor also scales each score's rotated part.": run on
+    # gpt-oss's fields, Llama's rotary module puts the factor on cos and sin at positions 0 .. 15, far under L, too
+    rotary = LlamaRotaryEmbedding(cfg)
+    assert rotary.attention_scaling == on_cos_sin
+    positions = torch.arange(16)[None]
+    cos16, sin16 = rotary(torch.zeros(1, 16, oss["head_dim"]), positions)
+    angles = positions[0, :, None].double() * rotary.inv_freq.double()
+    half = oss["head_dim"] // 2
+    torch.testing.assert_close(cos16[0, :, :half].double(), on_cos_sin * torch.cos(angles), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(sin16[0, :, :half].double(), on_cos_sin * torch.sin(angles), rtol=1e-5, atol=1e-6)
+    main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
+    takeaways = main_line[main_line.index("## Takeaways") : main_line.index("## Exercises")]
+    assert "even on short inputs. YaRN's fixed attention factor also scales each score's rotated part." in takeaways
+    assert "The code, not the config, usually fixes the layout." in takeaways
     long_list = torch.tensor(lists["long_factor"], dtype=f64)
     assert bool((long_list >= 1).all()) and len(set(lists["long_factor"])) > len(lists["long_factor"]) // 2
     for kind, extra in (("linear", {}), ("llama3", {"low_freq_factor": 1.0, "high_freq_factor": 4.0})):
@@ -3334,39 +3348,11 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert "<summary>Where each model and library sets the layout</summary>" not in text
 
 
-def test_chapter_takeaway_yarn_attention_factor_on_short_inputs():
-    """Chapter 10, takeaway 4: "YaRN's fixed attention factor also scales each score's rotated part." after "... even
-    on short inputs." transformers 5.24's Llama rotary module with a YaRN config (factor 4, L = 4096) multiplies cos
-    and sin by its attention factor, 0.1 ln 4 + 1, at positions 0 .. 15 as at any other: on a short input each score's
-    rotated part, q^T R k, grows by the factor's square. Takeaway 1: "The code, not the config, usually fixes the
-    layout." is the config section's layout sentence, restated."""
-    transformers = _hf()
-    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
-
-    config = transformers.LlamaConfig(
-        hidden_size=256,
-        num_attention_heads=4,
-        max_position_embeddings=16384,
-        rope_parameters={
-            "rope_type": "yarn",
-            "factor": 4.0,
-            "original_max_position_embeddings": 4096,
-            "rope_theta": 1e4,
-        },
-    )
-    rotary = LlamaRotaryEmbedding(config)
-    factor = rotary.attention_scaling
-    assert abs(factor - (0.1 * math.log(4.0) + 1)) < 1e-9 and factor > 1.1
-    positions = torch.arange(16)[None]  # a short input, far under L
-    cos, sin = rotary(torch.zeros(1, 16, 64), positions)
-    angles = positions[0, :, None].double() * rotary.inv_freq.double()
-    torch.testing.assert_close(cos[0, :, :32].double(), factor * torch.cos(angles), rtol=1e-5, atol=1e-6)
-    torch.testing.assert_close(sin[0, :, :32].double(), factor * torch.sin(angles), rtol=1e-5, atol=1e-6)
+def test_chapter_thick_lines_and_the_random_query_mean():
+    """Chapter 10's base figure: its thick lines are band means, its thin line single distances (in the block under the
+    section); the appendix's random-query mean."""
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    takeaways = main_line[main_line.index("## Takeaways") : main_line.index("## Exercises")]
-    assert "even on short inputs. YaRN's fixed attention factor also scales each score's rotated part." in takeaways
-    assert "The code, not the config, usually fixes the layout." in takeaways
     # *Far keys keep more of their score*: the thick lines are band means; the thin line, one distance at a time,
     # strays from its band mean by over 0.1 somewhere (asserted where the figure is drawn)
     thick = (

@@ -28,13 +28,13 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
+from conftest import SLOW_PAIR_ROW
 
 import posenc
 from posenc.book.models import MODEL_ROPE_CONFIGS
 from posenc.experiments import PasskeyCorpus, load_results, summarize
 
 ROOT = Path(__file__).resolve().parents[1]
-SLOW_PAIR_ROW = "| slow pair | 慢速对 | a pair that turns less than once over the offsets of training, up to $L - 1$"
 #: The summary and its reference half, in the book's order: one page for every rule below.
 PAGES = (ROOT / "book" / "summary.md", ROOT / "book" / "claims.md")
 
@@ -7966,41 +7966,27 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
         assert elements[f"label-{name}"].text == f"{name}: {level:.2f}" and f"*{name}*" in page
     fine, breaks = dict(fig.LEVELS)["fine"], dict(fig.LEVELS)["breaks"]
     assert f"*fine* below {fine:.2f}, *breaks* above {breaks:.2f}" in GRID_HEADER
-    means_at_end = {}
+    past = lengths[1:]  # the figure draws the loss past L only
+    assert lengths[0] == L and all(n > L for n in past)
+    mean = {}  # per method, the five seeds' mean at each length past L
     for key, label, *_ in fig.METHODS:
-        seeds = [
-            [run["loss_at_L"] if n == L else run["loss_beyond"][str(n)] for n in lengths]
-            for run in full["metrics"][key].values()
-        ]
+        seeds = [[run["loss_beyond"][str(n)] for n in past] for run in full["metrics"][key].values()]
         assert len(seeds) == 5, key
+        mean[key] = [sum(col) / 5 for col in zip(*seeds)]
         pts = [tuple(map(float, p.split(","))) for p in elements[f"line-{key}"].get("points").split()]
         assert [round(x, 1) for x, _ in pts] == [round(t, 1) for t in ticks[1:]], key  # past L only
-        for (_, y), col in zip(pts, list(zip(*seeds))[1:], strict=True):
+        for (_, y), col in zip(pts, zip(*seeds), strict=True):
             assert math.isclose(loss_of(y), sum(col) / 5, abs_tol=tol), (key, loss_of(y), col)
         band = [tuple(map(float, p.split(","))) for p in elements[f"band-{key}"].get("points").split()]
-        highs, lows = band[: len(lengths) - 1], band[len(lengths) - 1 :][::-1]
-        for (_, yh), (_, yl), col in zip(highs, lows, list(zip(*seeds))[1:], strict=True):
+        highs, lows = band[: len(past)], band[len(past) :][::-1]
+        for (_, yh), (_, yl), col in zip(highs, lows, zip(*seeds), strict=True):
             assert math.isclose(loss_of(yh), max(col), abs_tol=tol) and math.isclose(loss_of(yl), min(col), abs_tol=tol)
         assert elements[f"legend-{key}"].text == label
-        if key != "trigram":
-            means_at_end[key] = sum(s[-1] for s in seeds) / 5
         if key in ("alibi", "kerple"):  # below the fine line at every length, in every seed
             assert max(max(s) for s in seeds) < fine, key
-    assert {k for k, v in means_at_end.items() if v < fine} == {"alibi", "kerple"}, means_at_end
+    assert {k for k, v in mean.items() if k != "trigram" and v[-1] < fine} == {"alibi", "kerple"}, mean
     # the alt text, number by number (prose_numbers leaves the <img> line to this test)
     (alt,) = re.findall(r'<img src="figures/summary_loss_by_length.svg" width="720" alt="([^"]*)">', page)
-    mean = {
-        key: [
-            sum(col) / 5
-            for col in zip(
-                *[
-                    [r["loss_at_L"]] + [r["loss_beyond"][str(n)] for n in lengths[1:]]
-                    for r in full["metrics"][key].values()
-                ]
-            )
-        ]
-        for key, *_ in fig.METHODS
-    }
     assert f"fine at {fine:.2f} and breaks at {breaks:.2f} nats" in alt
     assert "hollow" not in alt
     assert "KERPLE and ALiBi stay flat near 0.72, on the dashed trigram line, below fine." in alt
@@ -8010,9 +7996,9 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
     assert f"FIRE rises to {mean['fire'][-1]:.2f} and CoPE to {mean['cope'][-1]:.2f} at 512." in alt
     assert f"T5 and NoPE climb to about {mean['t5'][-1]:.1f} and {mean['none'][-1]:.1f}." in alt
     assert f"RoPE crosses the breaks line between 256 and 512 and ends at {mean['rope'][-1]:.2f}." in alt
-    assert mean["rope"][2] < breaks < mean["rope"][3]
+    assert mean["rope"][past.index(256)] < breaks < mean["rope"][past.index(512)]
     assert "Sinusoidal is at about 4.6 already at 128 and stays there." in alt
-    assert all(abs(v - 4.6) < 0.06 for v in mean["sinusoidal"][1:]), mean["sinusoidal"]
+    assert all(abs(v - 4.6) < 0.06 for v in mean["sinusoidal"]), mean["sinusoidal"]
     assert numbers(alt) == [
         "128", "256", "512", "0.82", "3.33", "0.72", "0.95", "1.44", "512", "5",
         "2.7", "2.8", "256", "512", "4.22", "4.6", "128",
