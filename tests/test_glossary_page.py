@@ -433,13 +433,13 @@ def test_gemma_3_bases_and_factor():
 
 
 def test_qwen3_vl_gives_its_slowest_pairs_to_time():
-    """The page: "pairs dealt out in turn to the three axes, except the slowest few, which all go to time; so each axis
-    gets fast and slow ones": transformers' Qwen3-VL recomposition with its default `mrope_section`, [24, 20, 20]."""
+    """The page: "pairs dealt out in turn to the three axes, so each axis gets fast and slow ones; the few lowest
+    frequencies all go to time": transformers' Qwen3-VL recomposition with its default `mrope_section`, [24, 20, 20]."""
     from transformers.models.qwen3_vl.modeling_qwen3_vl import Qwen3VLTextRotaryEmbedding
 
     text = row("interleaved M-RoPE")
-    assert "pairs dealt out in turn to the three axes, except the slowest few, which all go to time" in text
-    assert "so each axis gets fast and slow ones" in text
+    assert "pairs dealt out in turn to the three axes, so each axis gets fast and slow ones" in text
+    assert "; the few lowest frequencies all go to time |" in text
     section = MODEL_ROPE_CONFIGS["qwen3-vl-8b"]["rope_scaling"]["mrope_section"]
     assert section == [24, 20, 20] and "[24, 20, 20]" in inspect.getsource(Qwen3VLTextRotaryEmbedding.__init__)
     pairs = sum(section)
@@ -683,10 +683,11 @@ def test_chapter_8_words_from_the_saved_run():
     vocab = corpus.n_tokens
     assert vocab == corpus.vocab_size + corpus.n_digits + 2
     breaks = (
-        f"a loss above uniform guessing among all {vocab} tokens, $\\ln {vocab} \\approx {math.log(vocab):.2f}$ nats;"
-        f" the {vocab} are {corpus.vocab_size} filler symbols, {corpus.n_digits} digits, `KEY` and `QUERY`"
+        f"a loss above uniform guessing among all {vocab} tokens, $\\ln {vocab} \\approx {math.log(vocab):.2f}$ nats |"
     )
     assert breaks in row("breaks (loss)"), breaks
+    tokens = f"The {vocab} tokens are {corpus.vocab_size} filler symbols, {corpus.n_digits} digits, `KEY` and `QUERY`."
+    assert tokens in block("The 28 tokens, and the fine-tuned runs"), tokens
     assert f"one bit is $\\ln 2 \\approx {math.log(2):.2f}$ nats" in row("nat")
     multiple = config["finetune"]["length"] // L
     assert multiple * L == config["finetune"]["length"]
@@ -716,13 +717,13 @@ def test_chapter_8_words_from_the_saved_run():
 
 
 def test_matrix_forms_count():
-    """The page: "RoPE written as a $d \\times d$ rotation matrix times each vector: $2d^2$ operations per vector,
-    against about $3d$ for the element-wise form": torch's counter on posenc's rotation matrices, and chapter 9's hand
-    count."""
+    """The row: "RoPE written as a $d \\times d$ rotation matrix times each vector, far costlier than the element-wise
+    form"; the Maths block: "The *matrix form* costs $2d^2$ operations per vector, the element-wise form about $3d$":
+    torch's counter on posenc's rotation matrices, and chapter 9's hand count."""
     text = row("matrix form (of RoPE)")
-    assert (
-        "rotation matrix times each vector: $2d^2$ operations per vector, against about $3d$ for the element-wise"
-        in (text)
+    assert "rotation matrix times each vector, far costlier than the element-wise form" in text
+    assert "- The *matrix form* costs $2d^2$ operations per vector, the element-wise form about $3d$." in block(
+        "RoFormer's bound, and what chapter 5 finds about the decay"
     )
     from posenc.measure.costs import matmul_flops
 
@@ -1244,8 +1245,9 @@ def test_rotation_complex_form_and_cpd_rows():
     )
     assert "for every weight vector $c$ whose entries sum to 0" in chapter("11_learned_position")
     # the row's inequality, as the check below computes it: the double sum is at least 0 (up to float64 rounding)
-    assert "a bias $B$ with $\\sum_{u,v} \\alpha_u \\alpha_v B(x_u, x_v) \\ge 0$ whenever" in row(
-        "conditionally positive definite (CPD) kernel"
+    assert (
+        "a bias $B$ of two positions with $\\sum_{u,v} \\alpha_u \\alpha_v B(x_u, x_v) \\ge 0$ for any positions"
+        in row("conditionally positive definite (CPD) kernel")
     )
     total = {"zero": 0.0, "one": 1.0}[total]
     x = torch.arange(6, dtype=torch.float64)
@@ -1358,7 +1360,10 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
 
     cell = cells("attention factor")[3]
     assert "| the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin |" in row("attention factor")
-    power = {"$a^2$ in a fully rotated head": 2, "$a$ in a fully rotated head": 1}[cell.strip()]
+    power = {"$a^2$ in a fully rotated head": 2, "$a$ in a fully rotated head": 1}[
+        cell.strip().removesuffix(", as query and key both carry $a$")
+    ]
+    assert cell.endswith(", as query and key both carry $a$")  # the square: q and k are each multiplied by a
     assert (
         "In a *partial rotary* head, only the rotated coordinates' share of $q \\cdot k$ is multiplied by the square;"
         " the rest is unchanged, so no single number scales the logit." in page()
@@ -1560,15 +1565,14 @@ def test_a_fixed_rule_divides_the_slowest_pair_by_s_when_it_turns_fewer_times_th
 
 
 def test_rotation_pair_count_in_a_whole_and_a_partial_head():
-    """The row "two coordinates that RoPE turns together by one angle: a head has $d/2$ of them, or $d_{\\text{rot}}/2$
-    under *partial rotary*": the number of frequencies transformers gives a Llama head (whole) and a GPT-NeoX head
-    (partial rotary), one per pair."""
+    """The row "two coordinates that RoPE turns together by one angle: a fully rotated head has $d/2$ of them": the
+    number of frequencies transformers gives a Llama head (whole), one per pair, and a GPT-NeoX head (partial rotary),
+    which has fewer; the *half layout* row's partner $i + d_{\\text{rot}}/2$ gives its count."""
     from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
-    ((whole, partial),) = re.findall(
-        r"a head has \$([^$]+)\$ of them, or \$([^$]+)\$ under \*partial rotary\* \|", row("rotation pair")
-    )
+    (whole,) = re.findall(r"a fully rotated head has \$([^$]+)\$ of them \|", row("rotation pair"))
+    (partial,) = re.findall(r"or with \$i \+ ([^$]+)\$ under \*partial rotary\*", row("half layout"))
     for d in (16, 64, 128):
         llama = transformers.LlamaConfig(
             hidden_size=2 * d,
@@ -1753,8 +1757,9 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
     partial sums (posenc's mean reach), and it bounds the score."""
     ((row_last,),) = [
         re.findall(
-            r"\| at one offset, the mean length of the sums of the first 1, 2, …, \$([^$]+)\$ pairs' unit arrows,"
-            r" each at its pair's angle; RoFormer's decay curve plots it \|",
+            r"\| at one offset, lay one unit arrow per pair at that pair's angle, head to tail in pair order; the mean"
+            r" reach is the mean of how far the chain reaches from its start after 1, 2, …, \$([^$]+)\$ arrows\."
+            r" RoFormer's decay curve plots it \|",
             row("mean reach"),
         )
     ]
@@ -1801,7 +1806,8 @@ def test_fire_progressive_interpolation_range():
     threshold at 1, up to FIRE's eps). Chapter 11's formula and the module's psi; the page's $m$ and $n$ are the
     query's and the key's positions."""
     ((row_low, row_high),) = re.findall(
-        r"\| FIRE's input: a key's distance, rescaled by a learned log so that every key up to the query gets a value"
+        r"\| FIRE's input: a key's distance, rescaled on a log scale with learned constants so that every key up to"
+        r" the query gets a value"
         r" in \$\[(\d+), (\d+)\]\$ \(Li et al\. 2024\) \|",
         row("progressive interpolation"),
     )
@@ -1978,13 +1984,19 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
 
 
 def test_letters_sections_visible_sentence_names_rows_of_its_table():
-    """The letters section's visible sentence, "Letters such as $m$ and $s$, and words such as *distance*, change
-    meaning between chapters": each name has a row in the section's collapsed table."""
+    """The letters section's visible sentences, "Letters such as $i$, $m$ and $s$, and words such as *distance*,
+    change meaning between chapters. Chapters 1, 3, 6, 8 and 11, for instance, write $i$ and $j$ for the query's and
+    key's positions": each name has a row in the section's collapsed table, and the $i$ row names those chapters."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("(glossary-letters)=\n## ") :]
     visible = section[: section.index("<details>")]
-    assert "Letters such as $m$ and $s$, and words such as *distance*, change meaning between chapters." in visible
-    for name in ("$m$", "$s$", "distance"):
+    visible = re.sub(r"\s+", " ", visible)
+    assert "Letters such as $i$, $m$ and $s$, and words such as *distance*, change meaning between chapters." in visible
+    (listed,) = re.findall(
+        r"Chapters ([\d, and]+), for instance, write \$i\$ and \$j\$ for the query's and key's", visible
+    )
+    assert f"a query's position, with $j$ the key's, in chapters {listed};" in letters("$i$"), listed
+    for name in ("$i$", "$m$", "$s$", "distance"):
         assert f"\n| {name} |" in section, name
 
 
@@ -2355,7 +2367,7 @@ def test_gemma_2_soft_capping_bounds_the_logits():
     # as Gemma 2 does", the block's formula, which the run below checks
     ((formula, low, high),) = re.findall(
         r"^\| logit soft-capping \| logit 软上限 \| replacing each logit \$x\$ by \$(c \\tanh\(x/c\))\$, which keeps it"
-        r" between \$(-c)\$ and \$(c)\$, as Gemma 2 does; see this section's block \"In models and code\" \| \|",
+        r" between \$(-c)\$ and \$(c)\$, as Gemma 2 does \| \|",
         row("logit soft-capping"),
     )
     attention = models_block("## Attention, kernels and models")  # "this section's block"
@@ -2490,7 +2502,8 @@ def test_letters_block_chapter_lists():
     )
     sinusoidal, frequency = row("sinusoidal encoding"), row("frequency | 频率")
     assert (
-        "$\\theta_i = 10\\,000^{-2i/d_{\\text{model}}}$ and $d_{\\text{model}}$ the embedding's width |" in sinusoidal
+        "with pair $i$'s *frequency* $\\theta_i = 10\\,000^{-2i/d_{\\text{model}}}$ set by the embedding's width"
+        " $d_{\\text{model}}$ |" in sinusoidal
     )
     assert "RoPE sets $\\theta_i = b^{-2i/d}$" in frequency and "| the width $d$ of one attention head |" in row(
         "head dimension"
@@ -2513,10 +2526,8 @@ def test_letters_block_chapter_lists():
     assert uses == {"query": numbers(query), "imaginary": numbers(imaginary), "omega": numbers(omega)}, uses
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     core = re.sub(r"\s+", " ", raw[raw.index("## Core terms") : raw.index("| English |", raw.index("## Core terms"))])
-    ((offset, distance),) = re.findall(
-        r"The \*offset\* \$([^$]+)\$ is negative for an earlier key; the \*distance\* \$([^$]+)\$ never is\.",
-        core,
-    )
+    offset, distance = "n - m", "\\lvert n - m\\rvert"  # the two rows' letters; no sentence above the table
+    assert "The *offset*" not in core, core
     # the chapters that use "distance" for the signed offset are named in the Letters block only, not on the main line
     assert "use *distance* for the signed offset" not in core, core
     signed = letters("distance").split(" | ")[2]
@@ -2559,8 +2570,8 @@ def test_letters_block_k_and_tau_and_trained_length():
         page(),
     )
     assert shift_in == "linear relation" and (
-        "which depends only on the shift of $k$ positions, turns $\\mathrm{PE}(p)$ into $\\mathrm{PE}(p + k)$"
-        in row("linear relation")
+        "for a shift of $k$ positions, one linear map turns the encoding of every position $p$, $\\mathrm{PE}(p)$,"
+        " into $\\mathrm{PE}(p + k)$" in row("linear relation")
     )
     shift = {"01_why_position": "one linear map for each shift $k$", "02_absolute": "depends only on the shift $k$"}
     assert sorted(int(n) for n in re.findall(r"\d+", chapters)) == [int(name[:2]) for name in shift]
@@ -2651,7 +2662,7 @@ def test_alibi_row_subtracts_a_slope_per_head_times_the_distance():
     """The ALiBi row: "each head subtracts its own slope times the distance from the logits": posenc's ALiBi bias, the
     official slopes, is minus each head's slope times |key - query|, and the heads' slopes differ."""
     (verb,) = re.findall(
-        r"each head (subtracts|adds) its own slope times the distance from the logits",
+        r"each head (subtracts|adds) from each logit the distance times a fixed number of its own, its slope",
         row("attention with linear biases (ALiBi)"),
     )
     sign = {"subtracts": -1.0, "adds": 1.0}[verb]
@@ -2795,7 +2806,8 @@ def test_linear_relation_for_a_relative_encoding_shifts_query_and_key_together()
     assert 'the model can learn "$k$ tokens back" once, for every $p$' in chapter("01_why_position")
     assert "| 2 linear relation | ✓ read in the logit: position enters through $j - i$ only |" in chapter("03_relative")
     assert row("linear relation").endswith(
-        "turns $\\mathrm{PE}(p)$ into $\\mathrm{PE}(p + k)$ for every $p$ | {doc}`1 <../notebooks/01_why_position>`,"
+        "the encoding of every position $p$, $\\mathrm{PE}(p)$, into $\\mathrm{PE}(p + k)$ |"
+        " {doc}`1 <../notebooks/01_why_position>`,"
         " {doc}`2 <../notebooks/02_absolute>`, {doc}`3 <../notebooks/03_relative>` |"
     )
     assert (
@@ -3109,7 +3121,7 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     assert (
         "the Forgetting Transformer's bias (last block of the appendix), an ALiBi whose slope the content sets" in c11
     )
-    assert "an ALiBi whose slope the content sets" in row("Forgetting Transformer")
+    assert "which acts as an ALiBi whose slope the content sets" in row("Forgetting Transformer")
     assert "stick-breaking attention" in c11
     assert (
         "one layer in four is full attention (`full_attention_interval` 4), the others Gated DeltaNet, a linear"
@@ -3153,8 +3165,12 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     )
     text = page()
     assert (
-        "Beyond the *trained length* $L$, a *slow pair*, one that turns less than once in training, meets angles that"
-        " training never showed it. RoPE scalings slow such pairs by dividing their frequencies." in text
+        "Past the length a model was trained at, some pairs meet angles that training never showed them, so RoPE"
+        " scalings slow those pairs down." in text
+    )
+    assert (
+        "A *slow pair* turns less than once: training showed it only an arc, and beyond $L$ it meets new angles."
+        in text
     )
     # the sentence speaks of RoPE scalings, not of the table below it: the table also holds methods that remap
     # positions, a fine-tuning scheme and tests, none of which divides a frequency
@@ -3183,7 +3199,7 @@ def test_row_wordings_match_their_chapters_and_sources():
     c3, c5, c8, c11 = (chapter(n) for n in ("03_relative", "05_decay", "08_extrapolation", "11_learned_position"))
     # FoX: D_ij = sum of log f_l for l from j + 1 to i (Lin et al. 2025), the key's own gate left out: a difference of
     # two running sums, as chapter 11 says; "from the key" would add the key's own gate
-    assert "with a forget gate per token, whose log gates, summed between key and query, act as an ALiBi" in row(
+    assert "with a forget gate per token: each logit gets the log gates of the tokens between key and query" in row(
         "Forgetting Transformer"
     )
     (where,) = re.findall(
@@ -3450,13 +3466,11 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     c7 = chapter("07_beyond")
     assert "bloc97's argument" in c7 and "PI slows down the fast pairs too" in c7
     assert "These runs do not isolate the cause" in chapter("08_extrapolation")
-    # the lead's table names two rules: PI divides every pair by $s$; dynamic NTK leaves pair 0 and, past $L$, divides
-    # the slowest by $1 + s(\ell/L - 1)$ (the values: test_longer_inputs_main_line_gives_the_slowest_pairs_divisors)
-    assert "| *position interpolation*, PI | $s$, for every pair |" in text
-    assert (
-        "| *dynamic NTK* | past $L$, 1 for pair 0, the fastest, rising to $1 + s(\\ell/L - 1)$ for the slowest |"
-        in text
-    )
+    # the worked example's table: PI divides every pair by $s$; dynamic NTK keeps pair 0 and divides the slowest by
+    # $1 + s(\ell/L - 1)$ (the values: test_longer_inputs_main_line_gives_the_slowest_pairs_divisors)
+    example = re.sub(r"\s+", " ", block(WE))
+    assert "| *position interpolation* | divides every pair's frequency by 8 | 8 at any length |" in example
+    assert "*Dynamic NTK* sets its effective factor to $1 + s(\\ell/L - 1)$ past $L$." in example
     d, base, L, s = llama31_head()
     plain_theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     slowed = {}
@@ -3664,14 +3678,11 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     "query temperature") or a name no chapter uses (MQA)."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
-    assert (
-        "covers the names in configurations and code, such as `position_ids`. To find a term, open the index just"
-        " below." in opening
-    )
+    assert "covers the names in configurations and code, such as `position_ids`." in opening
     assert raw[raw.index("<details>") :].startswith("<details><summary>Index: all terms, A to Z</summary>")
     code = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
     assert "\n| `position_ids` | the argument that gives a transformers model each token's position," in code
-    assert "Term tables marked A to Z are alphabetical; the others follow the order of teaching." in opening
+    assert "To find a term" not in opening  # the index, collapsed, follows the opening unannounced
     alphabetical_leads = {  # each alphabetical section's lead, right under its heading
         "glossary-encodings": "A to Z: other encodings, and variants of RoPE.",
         "glossary-maths": "A to Z: RoPE's algebra, its decay bound, and rounding.",
@@ -4006,7 +4017,10 @@ def test_context_parallelism_needs_global_positions():
 
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
-    """The main line of "Longer inputs", a short story: "The *stretch* is the input's length over $L$, at least 1."
+    """Since round 114 the main line keeps the fast and slow pairs, the three numbers' table and "To meet no new
+    angle, a slow pair needs its frequency divided by about the stretch"; the rules' divisors at $2L$ are read from the
+    worked example's block. The text below describes the earlier main line. The main line of "Longer inputs": "The
+    *stretch* is the input's length over $L$, at least 1."
     The goal before the rules: "To meet no new angle, a slow pair needs its frequency divided by about the stretch. A
     *fast pair*, one that turns at least once, needs no division." "A rule's *effective factor* is what it divides the
     slowest pair's frequency by, for an input of $\\ell$ tokens", then one table, "rule | divides pair $i$'s frequency
@@ -4032,41 +4046,32 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    (
-        (
-            config_word,
-            main_stretch,
-            slowest,
-            at,
-            stretch_value,
-            most,
-            times,
-            header_factor,
-            every,
-            pi_value,
-            first_pair,
-            fastest,
-            main_formula,
-            dyn_value,
-        ),
-    ) = re.findall(
-        r"A \*fast pair\*, one that turns at least once, alone meets only angles it met in training\. The fast pairs'"
-        r" angles taken together can still be new\. To meet no"
-        r" new angle, a slow pair needs its frequency divided by about the \*stretch\*\. Three numbers are easy to mix"
-        r" up: \| number \| what it is \| set by \| \|---\|---\|---\| \| \*extension factor\* \$s\$ \|"
-        r" the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
+    ((config_word, main_stretch, slowest),) = re.findall(
+        r"Over those offsets a \*fast pair\* turns at least once, so training showed it its whole circle\. A \*slow"
+        r" pair\* turns less than once: training showed it only an arc, and beyond \$L\$ it meets new angles\. Three"
+        r" numbers are easy to mix up: \| number \| what it is \| set by \| \|---\|---\|---\| \| \*extension factor\*"
+        r" \$s\$ \| the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
         r" the input's length over \$L\$, \$([^$]+)\$ for \$\\ell\$ tokens \| the input \| \|"
         r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
-        r" the rule, and for a dynamic rule also the input \| This page never writes the stretch as \$s\$; chapter 8"
-        r" does, see \{ref\}`Letters <glossary-letters>`\. At \$(\d*)L\$ both rules below divide the slowest pair by"
-        r" more than the stretch, (\d+), so it meets no new angle\. But they slow (most|some|all) other pairs more"
-        r" than they need: \| rule \| divides pair \$i\$'s frequency by \|"
-        r" effective factor at \$(\d*)L\$, with `factor` (\d+) \| \|---\|---\|---\| \|"
-        r" \*position interpolation\*, PI \| \$s\$, for (every) pair \| (\d+) \| \|"
-        r" \*dynamic NTK\* \| past \$L\$, 1 for pair (\d+), the (fastest|slowest), rising to \$([^$]+)\$ for the"
-        r" slowest \| (\d+) \|",
+        r" the rule, and for a dynamic rule also the input \| To meet no new angle, a slow pair needs its frequency"
+        r" divided by about the stretch\.",
         visible,
     )
+    # the rules' divisors at 2L with `factor` 8 are the worked example's (collapsed), no longer the main line's
+    example = re.sub(r"\s+", " ", block(WE))
+    ((header_factor, times),) = re.findall(r"Each rule gets \$s = (\d+)\$ and an input of \$(\d*)L\$ tokens", example)
+    at = times
+    ((every, pi_value),) = re.findall(
+        r"\| \*position interpolation\* \| divides (every) pair's frequency by (\d+) \| \d+ at any length \|", example
+    )
+    ((first_pair, dyn_value),) = re.findall(
+        r"\| \*dynamic NTK\* \| keeps pair (\d+), divides the slowest by (\d+) and each pair between by less \|",
+        example,
+    )
+    (stretch_value,) = re.findall(r", while the stretch is (\d+)\.", example)
+    fastest = "fastest"  # pair 0: checked below with argmax
+    most = "most"  # the costs block's premise: the rules slow most other pairs more than they need
+    (main_formula,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", example)
     assert "$F$" not in visible  # F, dynamic NTK's effective factor, only in the worked example
     # "This page never writes the stretch as $s$": each $s$ on the page is `factor` (or chapter 5's score s(r));
     # no "$s$" beside the word stretch, no "s = max(...)" and no "s = ell/L"
@@ -4247,7 +4252,10 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     and code differ": RoFormer's h_i conjugates the key's pair and turns by (m - n) theta_i; each of its h_i is the
     conjugate of this page's, it gives the same score, and every |h_{i+1} - h_i| is the same."""
     (row_times,) = re.findall(
-        r"\| the largest change in the query–key product from one pair to the next; RoFormer bounds the rotated"
+        r"\| the largest change \$\\lvert h_\{i\+1\} - h_i\\rvert\$ from one pair to the next, where \$h_i\$,"
+        r" pair \$i\$'s query–key product, is a complex number whose real part is the pair's share of"
+        r" \$q \\cdot k\$; RoFormer"
+        r" bounds the rotated"
         r" query–key product at offset \$n - m\$ by this factor times \$([^$]+)\$ times the \*mean reach\* \|",
         row("content factor"),
     )
@@ -4390,7 +4398,8 @@ def test_alibi_row_gives_the_slopes_for_a_power_of_two_heads():
     from transformers.models.bloom.modeling_bloom import _get_alibi_slopes
 
     assert row("attention with linear biases (ALiBi)").endswith(
-        "| each head subtracts its own slope times the distance from the logits (Press et al. 2022) |"
+        "| each head subtracts from each logit the distance times a fixed number of its own, its slope (Press et al."
+        " 2022) |"
         " {doc}`6 <../notebooks/06_alibi>` |"
     )
     text = models_block("## Core terms")
@@ -4446,8 +4455,8 @@ def test_fine_tuned_row_and_the_runs_names():
     assert row("fine-tuned").endswith(
         "before the long tests; such runs' names end in -FT | {doc}`8 <../notebooks/08_extrapolation>` |"
     )
-    text = block("The fine-tuned runs")
-    assert text == (
+    text = block("The 28 tokens, and the fine-tuned runs")
+    assert text.removeprefix("The 28 tokens are 16 filler symbols, 10 digits, `KEY` and `QUERY`. ") == (
         'RoPE-FT is plain RoPE fine-tuned, the PI paper\'s "direct fine-tuning". PI×8-FT and YaRN×8-FT have `factor`'
         " fixed at 8."
     )
@@ -4464,13 +4473,18 @@ def test_fine_tuned_row_and_the_runs_names():
 
 
 def test_element_wise_form_does_about_3d_operations():
-    """The row "matrix form (of RoPE)": "against about $3d$ for the element-wise form, which multiplies by cos and sin
-    coordinate by coordinate": the multiplications and additions of posenc's element-wise form (transformers' `x * cos
-    + rotate_half(x) * sin`), counted op by op on one vector for three widths, are the page's coefficient times d; the
+    """The Maths block: "the element-wise form about $3d$", and the row "matrix form (of RoPE)": the element-wise
+    form "multiplies by cos and sin coordinate by coordinate": the multiplications and additions of posenc's
+    element-wise form (transformers' `x * cos + rotate_half(x) * sin`), counted op by op on one vector for three
+    widths, are the page's coefficient times d; the
     only other arithmetic, rotate_half's d/2 sign flips, keeps the total within a fifth of it."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
-    (coefficient,) = re.findall(r"against about \$(\d+)d\$ for the element-wise form", row("matrix form (of RoPE)"))
+    (coefficient,) = re.findall(
+        r"The \*matrix form\* costs \$2d\^2\$ operations per vector, the element-wise form about \$(\d+)d\$\.",
+        block("RoFormer's bound, and what chapter 5 finds about the decay"),
+    )
+    assert "which multiplies by cos and sin coordinate by coordinate |" in row("matrix form (of RoPE)")
     counts: dict[str, int] = {}
 
     class Count(TorchDispatchMode):
@@ -4595,56 +4609,46 @@ def test_models_named_for_alibi_axial_rope_and_sliding_windows():
 
 
 def test_opening_legend_gives_each_letter_the_pages_meaning():
-    """The line under the opening: "Letters: query position $m$, key position $n$, head width $d$, pair $i$ from 0, its
-    frequency $\\theta_i$, base $b$, trained length $L$, input length $\\ell$, extension factor $s$." Each letter's
-    meaning is the page's own: the notation block's "this page" column for $m$, $n$, $d$, $i$, $\\theta_i$ and $s$, and
-    the rows that define $b$, $L$ and $\\ell$. It sits before the index and the first section, so a row's letters are
-    defined before any row uses them."""
+    """The opening: "Each letter is defined where the page first uses it; some change meaning between chapters, see
+    Letters and words with more than one meaning". For each of the page's main letters, the place that defines it
+    comes no later than the letter's first use after the index: the offset row ($m$, $n$), the logit row ($d$), the
+    sinusoidal row ($i$, $\\theta_i$), the frequency row ($b$), the Longer inputs lead ($L$) and its table ($\\ell$,
+    $s$). Each definition agrees with the notation block's "this page" column where it has a row."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
-    (legend,) = re.findall(r"Letters: (.*?extension factor \$s\$\.)", opening)
-    pairs = re.findall(r"([a-z][a-z ]*?(?: from 0)?) \$([^$]+)\$", legend)
-    said = {letter: words.strip() for words, letter in pairs}
-    assert legend.endswith("extension factor $s$.") and len(pairs) == 9, pairs
-    this_page = {  # the notation block's "this page" cell, which the legend must agree with
-        "m": ("$m$", "a query's position"),
-        "n": ("$n$", "a key's position"),
-        "d": ("$d$", "the width of one head"),
-        "i": ("$i$", "the index of a pair, from 0"),
-        "\\theta_i": ("$\\theta_i$", "pair $i$'s frequency"),
-        "s": ("$s$", "the *extension factor* `factor`"),
-    }
-    words = {
-        "m": "query position",
-        "n": "key position",
-        "d": "head width",
-        "i": "pair",
-        "\\theta_i": "its frequency",
-        "s": "extension factor",
-    }
-    for letter, (first, cell) in this_page.items():
-        assert letters(first).split(" | ")[1].startswith(cell), (letter, letters(first))
-        assert said[letter].endswith(words[letter]) or said[letter].startswith(words[letter]), (letter, said)
-    assert said["i"] == "pair" and "pair $i$ from 0" in legend  # "from 0", as the frequency row counts
-    assert "counting pairs from 0" in row("frequency")
-    assert said["b"] == "base" and "RoPE sets $\\theta_i = b^{-2i/d}$, with $b$ its *base*" in row("frequency")
-    assert said["L"] == "trained length" and "| $L$, the input length a model was trained at" in row(
-        "trained length | 训练长度"
-    )
-    assert said["\\ell"] == "input length" and "the input's length over the trained length, $\\max(\\ell/L, 1)$" in row(
-        "stretch | 拉伸"
-    )
-    assert raw.index("Letters: query position") < raw.index("<details><summary>Index") < raw.index("## Core terms")
-    # "Five chapters write $i$ and $j$ for these: see Letters and words ...": the letters block's $i$ row names the
-    # chapters (test_letters_block_chapter_lists checks them against the chapters' markdown), and they are five
     assert (
-        "extension factor $s$. Chapters 1, 3, 6, 8 and 11 write $i$ and $j$ for the query's and key's positions; there"
-        " $i$ is not a pair index. See {ref}`Letters and words with more than one meaning <glossary-letters>`."
-        in opening
+        "Each letter is defined where the page first uses it; some change meaning between chapters, see"
+        " {ref}`Letters and words with more than one meaning <glossary-letters>`." in opening
     )
-    (named,) = re.findall(r"extension factor \$s\$\. Chapters ([\d, and]+) write \$i\$ and \$j\$", opening)
-    (listed,) = re.findall(r"a query's position, with \$j\$ the key's, in chapters ([\d, and]+);", letters("$i$"))
-    assert named == listed, (named, listed)  # the same chapters as the Letters block, checked against the chapters
+    body = raw.index("## Core terms")
+    defined = {
+        "$m$": "for a query at position $m$ and a key at $n$",
+        "$n$": "for a query at position $m$ and a key at $n$",
+        "$d$": "where $d$ is the width of one attention head",
+        "$i$": "with pair $i$'s *frequency* $\\theta_i",
+        "$\\theta_i$": "with pair $i$'s *frequency* $\\theta_i",
+        "$b$": "with $b$ its *base*",
+        "$L$": "A model's *trained length* $L$ gives its training offsets",
+        "$\\ell$": "$\\max(\\ell/L, 1)$ for $\\ell$ tokens",
+        "$s$": "| *extension factor* $s$ | the configuration's `factor` |",
+    }
+    for letter, where in defined.items():
+        at = raw.index(where, body)
+        line_start = raw.rindex("\n", 0, at) + 1
+        first = raw.index(letter, body)
+        assert first >= line_start, (letter, raw[first - 80 : first + 20])
+    this_page = {
+        "$m$": "a query's position",
+        "$n$": "a key's position",
+        "$d$": "the width of one head",
+        "$i$": "the index of a pair, from 0",
+        "$\\theta_i$": "pair $i$'s frequency",
+        "$s$": "the *extension factor* `factor`",
+    }
+    for letter, cell in this_page.items():
+        assert letters(letter).split(" | ")[1].startswith(cell), (letter, letters(letter))
+    assert "counting pairs from 0" in row("frequency")
+    assert "| $L$, the input length a model was trained at" in row("trained length | 训练长度")
 
 
 def test_streamingllm_row_says_what_chapter_10_says():
@@ -4804,7 +4808,10 @@ def test_learned_position_embedding_row_has_no_row_past_its_last():
 
     assert (
         "| a trainable table with one row per position; it has no row past its last, so chapter 8's learned model"
-        " cannot run longer. ViT interpolates its rows for larger images |" in row("learned position embedding")
+        " cannot run longer |" in row("learned position embedding")
+    )
+    assert "- ViT interpolates its *learned position embedding*'s rows for larger images." in models_block(
+        "## Encodings"
     )
     assert "Learned absolute: a table of 64 rows, so it cannot run longer" in chapter("08_extrapolation")
     source = inspect.getsource(modeling_vit.ViTEmbeddings.interpolate_pos_encoding)
@@ -4850,8 +4857,11 @@ def test_softmax_scale_row_is_transformers_scaling():
 
     assert row("softmax scale").startswith(
         "| softmax scale | softmax 缩放系数 | the base multiplier of every logit, $1/\\sqrt d$ for a head of width $d$;"
-        " transformers stores it as each attention module's `scaling`, and Gemma 2 and 3 set it from"
-        " `query_pre_attn_scalar` instead of $d$ | $1/\\sqrt d$ |"
+        " transformers stores it as each attention module's `scaling` | $1/\\sqrt d$ |"
+    )
+    assert (
+        "- Gemma 2 and 3 scale $q \\cdot k$ by one over the square root of `query_pre_attn_scalar`, not of $d$;"
+        in models_block("## Attention, kernels and models")
     )
     assert "{ref}`softmax scale <glossary-scales>`" in page()
     llama = re.findall(r"self\.scaling = (.+)", inspect.getsource(modeling_llama.LlamaAttention.__init__))
@@ -4874,17 +4884,18 @@ def test_softmax_scale_row_is_transformers_scaling():
 
 
 def test_dynamic_ntk_effective_factor_exceeds_factor_at_2l():
-    """Longer inputs, under the rules' table: "Dynamic NTK's effective factor grows with the input. At $2L$ it is
-    $1 + 8(2 - 1) = 9$, above `factor`.": the table's header `factor` 8 and dynamic NTK's 9; transformers' `dynamic`
+    """The worked example (collapsed): "At $2L$ with $s = 8$, that is $9 = 1 + 8(2 - 1)$, while the stretch is 2",
+    and its table's dynamic NTK row, 9 at this length; transformers' `dynamic`
     with factor 8 divides the slowest pair by 9 at 2L (L its max_position_embeddings), by more at 3L, and 9 > 8."""
-    text = page()
-    ((expr, value),) = re.findall(
-        r"Dynamic NTK's effective factor grows with the input\. At \$2L\$ it is \$(1 \+ 8\(2 - 1\)) = (\d+)\$, above"
-        r" `factor`\.",
-        text,
+    text = re.sub(r"\s+", " ", block(WE))
+    (value,) = re.findall(
+        r"At \$2L\$ with \$s = 8\$, that is \$(\d+) = 1 \+ 8\(2 - 1\)\$, while the stretch is 2\.", text
     )
     assert int(value) == 1 + 8 * (2 - 1) == 9 > 8
-    assert "| effective factor at $2L$, with `factor` 8 |" in text and "for the slowest | 9 |" in text
+    assert (
+        "| *dynamic NTK* | keeps pair 0, divides the slowest by 9 and each pair between by less | 9 at this length |"
+        in text
+    )
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     L, d = 64, 32

@@ -86,8 +86,9 @@ def test_rope_matrix_products_match_the_pages_identities():
     # (test_rope_vectors_can_still_carry_position_in_a_decoder)
     assert (
         "RoPE splits the $d$ coordinates of a head's query and key into $d/2$ pairs. RoPE rotates each pair by an angle"
-        " set by the token's position. The score sees only the difference of the two angles, set by the key's offset"
-        " from the query. The *offset* of a key at $n$ from a query at $m$ is $n - m$" in text
+        " set by the token's position. The *offset* of a key at $n$ from a query at $m$ is $n - m$, key minus query: a"
+        " key 3 positions before its query has offset $-3$. The score sees only the difference of the two angles, set"
+        " by the key's offset from the query." in " ".join(text.split())
     )
     # r111: the layout is the layouts block's ("The book's `apply_rope`, like Hugging Face's Llama code, pairs
     # coordinates $i$ and $i + d/2$"), not the derivation's: transformers' Llama rotates with rotate_half, and
@@ -117,13 +118,14 @@ def test_rope_matrix_products_match_the_pages_identities():
     assert "$. Two rotations in one plane add their angles. So $R_m^\\top R_n = R_{n-m}$" in text  # three steps
     (product,) = re.findall(r"So \$R_m\^\\top R_n = R_\{([^}]*)\}\$", text)
     (display,) = re.findall(r"q_m\^\\top R_m\^\\top R_n\\, k_n = q_m\^\\top R_\{([^}]*)\}\\, k_n", text)
-    # the section states no formula before its symbols: the claim in words first, the offset defined in the next
-    # sentence, and the first $R_{n-m}$ of the page after the sentences that define $q_m$, $k_n$, $\\theta_i$ and $R_m$
+    # the section states no formula before its symbols: the offset defined first, then the claim in words, and the
+    # first $R_{n-m}$ of the page after the
+    # sentences that define $q_m$, $k_n$, $\\theta_i$ and $R_m$
     offset = "The *offset* of a key at $n$ from a query at $m$ is $n - m$, key minus query"
     claim = "The score sees only the difference of the two angles, set by the key's offset from the query."
     query = "The query is $q_m = W_Q x_m$"
     turn = "So at position $m$, RoPE's matrix $R_m$ rotates pair $i$ by the angle $m\\theta_i$."
-    order = [text.index(s) for s in ("## Why RoPE's score sees only the offset", claim, offset, query, turn)]
+    order = [text.index(s) for s in ("## Why RoPE's score sees only the offset", offset, claim, query, turn)]
     assert order == sorted(order), order
     assert text.index(turn) < text.index("R_{n-m}"), "a result before its symbols"
     for d in SIZES:
@@ -273,10 +275,14 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     sign = (
         "Without a causal mask, a key may lie 2 positions before its query or 2 after, and a model may need to tell"
         " which. This example cannot: $\\cos$ is even, so both offsets score the same. A query and key that differ"
-        " can, as the block below shows. <details><summary>The two layouts, and a query and key that show the"
-        " offset's sign</summary>"
+        " can. Let the query be $(1, 0)$ and the key $(0, 1)$ in pair 0, with every other coordinate 0. Then RoPE's"
+        " score is $-\\sin(n - m)$: $\\sin 2$ at offset $-2$, but $-\\sin 2$ at offset $+2$."
+        " <details><summary>The two layouts, and a query and key that show the offset's sign</summary>"
     )
-    assert sign in text
+    assert sign in text  # the pair and its two scores on the main line, where the opening promises the side
+    assert "$\\sin 2$ at offset $-2$, but $-\\sin 2$ at offset $+2$." in " ".join(
+        re.sub(r"<details>.*?</details>", " ", text).split()
+    )
     main = re.sub(r"<details>.*?</details>", " ", text)
     assert "This example cannot: $\\cos$ is even, so both offsets score the same." in main  # not collapsed
     # "cannot show": the check's query equals its key, so its score at offset r and at -r is the same, any r and size
@@ -329,12 +335,13 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
         for i in range(d // 2):
             moved = {int(j) for j in turn[:, i].nonzero().flatten()} | {int(j) for j in turn[i].nonzero().flatten()}
             assert moved == {i, i + d // 2}, (d, i, moved)  # coordinate i turns with i + d/2 and no other
-    (formula,) = re.findall(r"Then RoPE's score is \$-\\sin\(([^)]*)\)\$\.", text)
+    (formula,) = re.findall(r"Then RoPE's score is \$-\\sin\(([^)]*)\)\$:", " ".join(text.split()))
     assert formula.replace(" ", "") == "n-m", formula
     quoted = re.findall(
         r"A query at (\d+) and a key at (\d+) score \$\\sin (\d+)\$; a query at (\d+) and a key at (\d+) score"
         r" \$-\\sin (\d+)\$",
-        text,
+        " ".join(text.split()),
+        flags=re.IGNORECASE,
     )
     (m0, n0, before, m1, n1, after) = (int(x) for x in quoted[0])
     assert (m1, n1) == (n0, m0)  # the positions swapped, the vectors kept: the offset's sign flips
@@ -403,7 +410,7 @@ def test_rotation_matrix_and_frequencies_as_the_page_writes_them():
         "It has two layouts: *half* pairs coordinates $i$ and $i + d/2$, *interleaved* pairs $2i$ and $2i + 1$. The"
         " block on the two layouts, in the section *A check with numbers*, says which the book's functions use."
     )
-    check = "as the block below shows. <details><summary>The two layouts,"
+    check = "but $-\\sin 2$ at offset $+2$. <details><summary>The two layouts,"
     assert pointer in text and text.index(pointer) < text.index("## A check with numbers") < text.index(check)
     assert text.index(check) < text.index("## What you will take away")  # the block is in that section
 
@@ -417,12 +424,9 @@ def test_a_turn_is_one_full_circle():
     2 pi positions and not before; pair 1 after 200 pi."""
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
-    definition = "A *turn* is one full circle, $2\\pi$ radians."
-    assert definition in main
-    assert main.index(definition) < main.index("turns once in about 6.3 positions") < main.index("slow pairs <glossary")
-    # where the page first uses it: the check with numbers, after its setup and before its RoPE case
-    check = main[main.index("## A check with numbers") : main.index("*RoPE.* The query and key")]
-    assert definition in check and "both at offset $-2$. A *turn* is one full circle" in check
+    # the notation defines a turn; the main line's one use spells it out: "A *slow pair* turns less than one full
+    # circle within $L$."
+    assert "A *slow pair* turns less than one full circle within the training length $L$," in " ".join(main.split())
     assert "- A *turn* is one full circle, $2\\pi$ radians: pair $i$ turns once in $2\\pi/\\theta_i$ positions." in text
     for phrase in (
         "turns pair",
@@ -435,7 +439,7 @@ def test_a_turn_is_one_full_circle():
         "turn only part",
     ):
         assert phrase not in text, phrase
-    assert "Some rotate only part of each head" in text  # the roadmap's chapter 10
+    assert "Some models rotate only part of each head" in text  # the RoPE-in-code block
     assert "$\\lambda_i = 2\\pi/\\theta_i$, the wavelength of pair $i$" in text  # the same count, named
     # pair 0 of (1, 0, 0, 0) at d = 4, theta_0 = 1, as the code rotates it: below the axis at 6, above it at 7, so its
     # first full circle ends between them, at 2 pi, about 6.3
@@ -492,15 +496,20 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     zero_shot = (
         "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. There, plain"
         " RoPE models find at most about a quarter of the {ref}`passkeys <glossary-longer-terms>`. Used only at test"
-        " time, PI and YaRN bring them to nearly every passkey. Yet a passkey is the input's only digit, so models"
-        " with no position encoding find nearly all by content alone. - At that length, YaRN improved the next-token"
-        " predictions, and PI left them about where they were. At twice the training length, PI made them worse."
-        " With either rule, they stayed far worse than within the training length. In these small models"
+        " time, PI and YaRN bring them to nearly every passkey. - In these small models"
     )
     bullet = (
         "In these small models, *fine-tuning* on inputs of the longer length beat both test-time rules by far on the"
         " next token. - The RoFormer paper"
     )
+    # the loss of the test-time rules and the passkey caveat are the block "Chapter 8's runs in detail"'s
+    moved = (
+        "At that length, YaRN improved the next-token predictions, and PI left them about where they were. At twice"
+        " the training length, PI made them worse. With either rule, they stayed far worse than within the training"
+        " length. Test-time YaRN's loss at eight times $L$ is below plain RoPE's in every seed."
+    )
+    runs = text[text.index("<summary>Chapter 8's runs in detail") :]
+    assert moved in runs[: runs.index("</details>")]
     assert zero_shot in text and bullet in text  # the takeaways' last two bullets, one after the other
     # both measures on the main line, for the rules and for ALiBi; fine-tuning's win named with its measure and its
     # cost in tokens, not as "short" (r110: its 40 % on the main line, checked with the block's below); the PI paper
@@ -508,7 +517,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
     assert "| passkey retrieval | " in glossary and "| slow pair | " in glossary
     assert "(glossary-longer-terms)=" in (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    assert "passkey" in zero_shot and "next-token" in zero_shot
+    assert "passkey" in zero_shot and "next token" in bullet
     # "the RoPE models' next-token predictions": named, not "their" after a sentence on NoPE models, which no rule
     # scales; the NoPE caveat and the input's only digit are the block's (checked below)
     assert "improved their next-token" not in text and "NoPE models find it too" not in text
@@ -636,11 +645,10 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         " the passkeys in every seed. Plain RoPE finds at most about a quarter of them there."
         in methods[: methods.index("</details>")]
     )
-    # r110: the passkey caveat stands on the main line, in the bullet that reports the passkeys
-    main_line = " ".join(re.sub(r"<details>.*?</details>", " ", text).split())
+    # the passkey caveat is the block's, next to the block's passkey rates
     assert (
-        "Yet a passkey is the input's only digit, so models with no position encoding find nearly all by content"
-        " alone." in main_line
+        "Plain RoPE finds at most about a quarter of them there. Yet a passkey is the input's only digit, so models"
+        " with no position encoding find nearly all by content alone." in methods
     )
     assert "The key's digit is the only digit in a probe, so a model can find it by content alone." in chapter(
         "08_extrapolation"
@@ -695,7 +703,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # training length of 64, test-time PI's loss beyond L is above plain RoPE's in every seed, and on the mean by over
     # 0.3 nats
     assert "Test-time YaRN's loss at eight times $L$ is below plain RoPE's in every seed." in text
-    assert "At twice the training length, PI made them worse." in main_
+    assert "At twice the training length, PI made them worse." in text
     assert config["train_length"] * 2 == 128
     pi2, plain2 = seeds("rope+pi", "loss_beyond", 128), seeds("rope", "loss_beyond", 128)
     assert all(a > b for a, b in zip(pi2, plain2, strict=True)), (pi2, plain2)
@@ -824,10 +832,10 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     main = re.sub(r"<details>.*?</details>", " ", text)
     # r111: the slow pair is defined on the main line, in one sentence, as well as in the glossary and the block
     assert (
-        "- A *slow pair* turns less than once within the training length $L$. Past $L$, a decoder's {ref}`slow pairs"
-        " <glossary-longer-terms>` meet angles training never showed. In chapter 7, position"
-        " interpolation (PI) slows every pair by a factor $s$; YaRN slows the slow pairs by $s$ and the others less or"
-        " not at all. With $s$ the input's length over $L$, a slow pair then turns about as far as in training."
+        "- A *slow pair* turns less than one full circle within the training length $L$, the longest input seen in"
+        " training. Past $L$, a decoder's {ref}`slow pairs <glossary-longer-terms>` meet angles training never showed."
+        " Chapter 7's position interpolation (PI) slows every pair by the input's length over $L$; YaRN slows the slow"
+        " pairs by that factor and the others less or not at all. A slow pair then turns about as far as in training."
         in " ".join(main.split())
     )  # r112: what each rule does, on the main line; the block's ramp and chapter 8's cut-offs are checked below
     glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
@@ -1598,23 +1606,6 @@ def test_roadmap_asks_chapter_7s_questions_in_plain_words():
     assert "## Context extension: the angles a model has seen" in c7 and "## NoPE: no position encoding at all" in c7
 
 
-def test_roadmap_item_10_names_m_rope():
-    """Roadmap, item 10: "... leave some layers without it, or give images and video three position ids (M-RoPE)":
-    chapter 10's section on M-RoPE gives each token three ids, for time, height and width, and its table has three
-    models with M-RoPE; transformers' Qwen2-VL keeps three rows of position ids."""
-    text = page()
-    assert "leave some layers without it, or give images and video three position ids (M-RoPE)." in text
-    c10 = chapter("10_rope_today")
-    assert "### M-RoPE: three coordinates for text, images and video" in c10
-    assert "gives each token three ids: time, height and width." in c10
-    assert "3 use M-RoPE and 2 drop RoPE from some layers" in c10
-    from transformers.models.qwen2_vl import modeling_qwen2_vl
-
-    source = inspect.getsource(modeling_qwen2_vl)
-    # with no image, each token's one id is copied to all three rows: time, height and width
-    assert "position_ids = position_ids.view(1, 1, -1).expand(3, inputs_embeds.shape[0], -1)" in source
-
-
 def test_chapter_8s_models_are_small():
     """Takeaways: "Chapter 8 trains small models", and the methods block: "its models are tiny"; chapter 8 gives their
     size, "2-layer models of about 100 000 parameters", and the claims page "2 layers of width 64, with 4 heads of 16
@@ -1750,7 +1741,7 @@ def test_rope_replaced_the_classic_encodings_in_llama_qwen_and_mistral():
     opening = text[: text.index("## Who this book is for")]
     assert "ALiBi's bias, RoPE" not in opening and "bias support" not in text  # the plan only, no comparisons
     assert opening.rstrip().endswith(
-        "and how today's models rescale RoPE for inputs longer than in training. This page shows, with a small example,"
+        "such as Llama, Qwen and Mistral. This page shows, with a small example,"
         " why RoPE's score sees only how far the key lies from its query, and on which side."
     )
     rope_section = text[text.index("## Why RoPE's score sees only the offset") : text.index("## A check with numbers")]
@@ -2138,7 +2129,7 @@ def test_the_check_is_one_section_with_its_verdict_first():
         "## A check with numbers",
         "In this check, RoPE scores two pairs of positions at one offset the same; an added encoding does not.",
         "Take the same token at every position, with vector $x = (1, 0, 0, 0)$",
-        "A *turn* is one full circle, $2\\pi$ radians. With $d = 4$ and $b = 10\\,000$",
+        "With $d = 4$ and $b = 10\\,000$, $\\theta_0 = 1$ and $\\theta_1 = 0.01$.",
         "*RoPE.* The query and key are $q_m = k_n = x$",
         '<img src="figures/intro_same_offset.svg"',
         "*Added encoding.* Adding a position's vector to the token's creates terms",
@@ -2449,8 +2440,8 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
     # $s$ and the others less or not at all": chapter 8's heads at s = 8 and Llama-sized ones (d = 128, L = 8192,
     # s = 4 and 8, chapter 8's betas and the default 32/1)
     assert (
-        "PI) slows every pair by a factor $s$; YaRN slows the slow pairs by $s$ and the others less or not at all."
-        in (" ".join(main.split()))
+        "PI) slows every pair by the input's length over $L$; YaRN slows the slow pairs by that factor and the others"
+        " less or not at all." in (" ".join(main.split()))
     )
     for d, base, L_, s_, betas in (
         (16, 10_000.0, L, s, config["yarn"]),
@@ -2582,7 +2573,13 @@ def test_rope_rotates_by_absolute_position_but_leaves_the_values_alone():
     assert torch.allclose(rope(x), plain(x), atol=1e-6)  # the values pass unrotated
     assert "v" not in inspect.signature(modeling_llama.apply_rotary_pos_emb).parameters
     assert list(inspect.signature(modeling_llama.apply_rotary_pos_emb).parameters)[:2] == ["q", "k"]
-    # the turns of the check's two pairs at d = 4, base 10 000
-    assert "so pair 0 turns once in about 6.3 positions and pair 1 in about 628." in main
+    # the frequencies of the check's two pairs at d = 4, base 10 000
+    assert "With $d = 4$ and $b = 10\\,000$, $\\theta_0 = 1$ and $\\theta_1 = 0.01$." in main
     theta = posenc.rope_inv_freq(4, 10_000.0).double()
-    assert round(2 * math.pi / float(theta[0]), 1) == 6.3 and round(2 * math.pi / float(theta[1])) == 628
+    assert math.isclose(float(theta[0]), 1.0, rel_tol=1e-6) and math.isclose(float(theta[1]), 0.01, rel_tol=1e-6)
+    # "Pair 0 has the highest frequency, and each later pair a lower one": strictly falling, any size and base
+    assert "Pair 0 has the highest frequency, and each later pair a lower one." in " ".join(main.split())
+    for d in (4, 16, 64, 128):
+        for base in (10_000.0, 500_000.0):
+            th = posenc.rope_inv_freq(d, base).double()
+            assert bool((th[1:] < th[:-1]).all()) and math.isclose(float(th[0]), 1.0, rel_tol=1e-6), (d, base)

@@ -925,8 +925,8 @@ def test_generate_numbers_left_padded_rows_from_their_first_real_token():
     assert slot.tolist() == list(range(8)) and kept.tolist() != slot.tolist()
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     assert (
-        "Even for plain text, a position can differ from the token's index: in left-padded `generate` and in packed"
-        " batches." in main_line
+        "Even for plain text, a position can differ from the token's index: left-padded `generate` starts it at each"
+        " row's first real token, and packed batches restart it with each document." in main_line
     )
     assert (
         "The appendix's *Rolling caches and sinks* part shows a third case: StreamingLLM numbers cached keys by their"
@@ -1374,7 +1374,8 @@ def test_chapter_statement_on_rope_parameters():
     text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"]))
     assert "Transformers 5 reads these fields into `config.rope_parameters`, one dict per layer type" in text
     assert "`rope_theta` answers the second question and `rope_scaling` the third" in text  # the opening's two fields
-    assert "no field in this config answers the other four." in text  # the opening's Llama 3.1 excerpt only
+    # the opening's Llama 3.1 excerpt only
+    assert "no field here answers the questions on dimensions, positions, layers or decay." in text
 
 
 def test_chapter_version_note_on_deepseek_v4_rope_parameters():
@@ -1464,12 +1465,11 @@ def test_chapter_version_note_on_one_llama_checkpoint_in_two_layouts():
     ]
     assert len(rope_models) > 100 and len(named) < len(rope_models) / 10, (len(named), len(rope_models))
     assert (models / "deepseek_v3") in named and (models / "llama") not in named
-    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    for sentence in (
+    for sentence in (  # the version notes' block
         "In most models the code, not the config, fixes the *layout*, which two dimensions form each pair.",
         "Weights read with the wrong layout give other scores.",
     ):
-        assert sentence in main_line, sentence
+        assert sentence in text, sentence
     assert (
         "transformers' conversion permutes the rows of $W_q$ and $W_k$ within each head, so that `rotate_half`, the"
         " half layout, gives the same scores"
@@ -1762,7 +1762,7 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         "The config's `rope_type` `proportional` sets this, and `partial_rotary_factor` sets the share, a quarter.",
         "The other pairs never turn, so, as in partial rotary, they add a content channel that no distance changes.",
         # the contrast with partial rotary (main line), checked below: about 190 against about five million tokens
-        "Partial rotary on as many dimensions would need about five million.",
+        "Partial rotary on the same dimensions would keep slow pairs, the slowest needing about five million tokens.",
         # p-RoPE and its authors' suspicion: the collapsed Gemma 4 block, cited there
         "The book read those copies, not Google's file; the section's claims rest on them and on transformers'"
         " defaults.",
@@ -1772,8 +1772,8 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         "Partial rotary, MLA and Gemma 4's `proportional` type turn only part of each head;",
         "whose slowest wavelength is about five million tokens; the next cell prints and checks both.",
         "This matches the formula of p-RoPE, which zeroes the lowest frequencies",
-        "Below, in transformers 5.24's defaults, the slowest turning pair needs about 190 tokens for one full turn, its"
-        " *wavelength* $\\lambda_i = 2\\pi/\\theta_i$.",
+        "A pair's *wavelength* $\\lambda_i = 2\\pi/\\theta_i$ is the number of tokens it needs for one full turn.",
+        "So no turning pair is slow: with transformers' defaults, below, the slowest turns once in about 190 tokens.",
         "show the same for its global layers: `proportional`, a share of 0.25, base $10^6$ and `global_head_dim` 512.",
     ):
         assert sentence in text, sentence
@@ -1795,11 +1795,16 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     # the p-RoPE source are the block's, which follows the main line's 190 tokens
     # r110: the main line gives the why (p-RoPE's suspicion), names `proportional` before its printout, and the
     # contrast with partial rotary
-    assert "The rule has the same formula as p-RoPE, whose authors suspect that slow pairs carry content;" in main_line
+    assert (
+        "It is the rule of p-RoPE, a proposal to drop the slowest pairs, whose authors suspect that slow pairs carry"
+        " content." in main_line
+    )
     assert "comes from p-RoPE" not in main_line  # r112: the formulas match; no source says Gemma 4 took it from there
-    assert main_line.index("transformers calls it `proportional`.") < main_line.index("about 190 tokens")
-    assert main_line.index("about 190 tokens") < main_line.index("would need about five million.")
-    assert text.count("about five million.") == 1 and text.index("about 190 tokens") < text.index("about five million")
+    assert main_line.index("*wavelength*") < main_line.index("about 190 tokens")  # defined before use
+    assert main_line.index("about 190 tokens") < main_line.index("needing about five million tokens.")
+    assert text.count("needing about five million") == 1 and text.index("about 190 tokens") < text.index(
+        "about five million"
+    )
     g4 = text[text.index("## Gemma 4's global layers: only the fast pairs turn") : text.index("## Raising the base")]
     assert "<summary>The config fields, and how far this is from partial rotary</summary>" in g4
     assert g4.index("</details>") > g4.index("about five million")
@@ -1812,9 +1817,7 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     # r113: "So within about 190 tokens every turning pair completes a turn": every turning wavelength is at most the
     # slowest's
     assert float((2 * math.pi / inv_freq[:turning].double()).max()) < 200
-    assert (
-        "So within about 190 tokens every turning pair completes a turn; past that, each pair's angle repeats." in text
-    )
+    assert "So no turning pair is slow" in main_line
     partial = full["rope_theta"] ** (-torch.arange(0, 2 * turning, 2, dtype=torch.float64) / (2 * turning))
     assert 4.5e6 < 2 * math.pi / float(partial[-1]) < 5.5e6
 
@@ -1841,19 +1844,19 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "| $c_n$ | the latent of token $n$, cached | 512 |",
         "| $k^R_n$ | the rotary key of token $n$, shared by all heads and cached | 64 |",
         "An explorer draws the view below for any model in the appendix's table.",
-        "In JupyterLab or Colab, run its cell first.",
         "Per token and layer, MLA caches $512 + 64 = 576$ numbers in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
         "When decoding, MLA need never form the heads' keys for past tokens. It folds $W_{UK}$ into each head's"
-        " unrotated *content query* $q^C_m$ and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\, c_n ="
+        " query $q^C_m$, its *content query*, and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\, c_n ="
         " (W_{UK}^\\top q^C_m)^\\top c_n . $$",
         "With RoPE on the keys made from the latent, a rotation by the distance sits between the query and $W_{UK}$:",
         "Folding works because one matrix serves every latent.",
-        "Here each past token, at its own distance, needs its own matrix: as costly as rebuilding every past key.",
+        "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token: as costly as rebuilding every past"
+        " key.",
         "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
         "(R_m q^C_m)^\\top R_n W_{UK}\\, c_n = (q^C_m)^\\top R_{n-m} W_{UK}\\, c_n .",
         "So MLA's *decoupled RoPE* adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token, shared by"
-        " all heads.",
+        " all heads and made from the token's input.",
         "The score adds their rotated term to the *content term*, which has no position in it:",
         "$q^C_m$ is the head's content query, for the content term; $q^R_m$ is its rotary query.",
         "The section's count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention $2 n_h"
@@ -1892,9 +1895,11 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "\\text{score}_{mn}" in main_line and "need not rebuild keys" not in text
     assert main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n") < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
     assert main_line.index("(R_m q^C_m)^\\top R_n W_{UK}") < main_line.index(
-        "Here each past token, at its own distance"
+        "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token"
     )
-    assert main_line.index("Here each past token, at its own distance") < main_line.index("\\text{score}_{mn}")
+    assert main_line.index(
+        "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token"
+    ) < main_line.index("\\text{score}_{mn}")
     assert "RoPE on those keys would break the fold" not in text  # said once, by the equation's own sentence
     assert main_line.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1 == text.count("(W_{UK}^\\top q^C_m)^\\top c_n")
     assert main_line.index("need never form the heads' keys") < main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n")
@@ -1929,19 +1934,17 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the ratios are the main line's, checked below against the block's table (the paper's 2 n_h d_h and 2 n_g d_h,
     # n_h = d_h = 128, n_g = 8)
     assert "By the paper's formula" not in text  # r111: the block no longer repeats the main line's ratios
-    # the main line's payoff: 576 numbers per token and layer, about 57 times as many for MHA and 3.6 for GQA; since
-    # r111 it comes after decoupled RoPE, as the latent plus the rotary key
+    # the main line's payoff, one ratio (the sizes and GQA's 3.6 are the block's table): the latent and the
+    # rotary key, 576 numbers, against multi-head attention's 2 * 128 * 128, about 57 times as many
     payoff = re.search(
-        r"So per token and layer, DeepSeek-V2 caches the latent's (\d+) numbers and the rotary key's (\d+): (\d+) in"
-        r" all\.\s+Multi-head attention, MHA, with 128 heads of 128 caches about (\d+) times as many;\s+grouped-query"
-        r" attention, GQA, with 8 key and value heads, ([\d.]+) times\.",
+        r"So per token and layer, DeepSeek-V2 caches only the latent and the rotary key\.\s+Multi-head attention with"
+        r" (\d+) heads of (\d+) would cache about (\d+) times as many numbers\.",
         main_line,
     )
     assert payoff, "the main line's cache sentence"
-    assert (int(payoff.group(1)), int(payoff.group(2))) == (ds["kv_lora_rank"], ds["qk_rope_head_dim"]) == (512, 64)
-    assert int(payoff.group(3)) == mla == 576 and int(payoff.group(4)) == round(2 * 128 * 128 / mla) == 57
-    assert float(payoff.group(5)) == round(2 * 8 * 128 / mla, 1) == 3.6
-    assert main_line.index("*decoupled RoPE*") < main_line.index("576 in all")
+    heads, width, ratio = (int(g) for g in payoff.groups())
+    assert ratio == round(2 * heads * width / mla) == 57 and heads == ds["num_attention_heads"]
+    assert main_line.index("*decoupled RoPE*") < main_line.index("caches only the latent and the rotary key")
     assert "In the paper's count" not in text  # the 57 is the book's arithmetic on the paper's formula
     assert "| multi-head attention, 128 key and value heads |" not in main_line
     # the block's table: each row's numbers and ratio, read from the row
@@ -2152,8 +2155,8 @@ def test_chapter_llama3_fields_and_qwen3_yarn():
         assert torch.allclose(yarn[:8], plain[:8], rtol=1e-6), base  # the fast pairs: kept
     text = chapter_markdown("10_rope_today")
     for sentence in (
-        "keeps the pairs with wavelengths under $L/4 = 2048$, set by `high_freq_factor`.",
-        "It slows eightfold those above $L = 8192$, set by `low_freq_factor`.",
+        "its `llama3` scaling keeps the pairs with $\\lambda_i < L\\,/$ `high_freq_factor`, here $L/4$.",
+        "It slows eightfold those with $\\lambda_i > L\\,/$ `low_freq_factor`, here $L$.",
         "For Qwen3 the cards give `factor` 4 from `original_max_position_embeddings` 32 768, for inputs up to 131 072",
         "YaRN then divides the slowest pairs' frequencies by 4 and keeps the fastest pairs",
     ):
@@ -2186,7 +2189,8 @@ def test_chapter_llama4_design_and_temperature_formula():
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "Meta calls this mix of layers *iRoPE*.",
-        "Llama 4 leaves every fourth layer without RoPE; in transformers, its other layers attend only within chunks",
+        "Llama 4 leaves every fourth layer without RoPE; in transformers, its other layers attend only within *chunks*,"
+        " fixed blocks of consecutive tokens",
         "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries, unlike a usual"
         " temperature, so above one it sharpens attention.",
         "At zero-based index $p$, transformers' code uses $$ \\tau(p) = 1 + 0.1 \\,\\ln\\!"
@@ -2283,8 +2287,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "Its mean, with signs, differs from RoPE's by under 0.012 per pair at every such $d$",
         "at $d = 64$, 0.058 per pair, against RoPE's signed mean of 0.046.",
         # the expectation, then its reversal, scoped to the figure's head and band
-        "no RoPE model in this chapter's table uses it. Its decay fades the fast pairs first; far back, their terms"
-        " only swing around zero.",
+        "no RoPE model in this chapter's table uses it.",
+        "It multiplies pair $i$'s term by $\\zeta_i^{|\\Delta|/B}$ for a key $|\\Delta|$ tokens back, with a fixed"
+        " scale $B$ and each $\\zeta_i$ below one, smallest for the fast pairs.",
+        "Its decay fades the fast pairs first; far back, their terms only swing around zero.",
         "In the figure, at $d = 64$ two to four thousand tokens back:",
         "left, unrelated keys: the mean size of their scores falls to about a third of RoPE's;",
         "right, a key equal to its query: its score swings less, and its average is no lower.",
@@ -2302,15 +2308,17 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # float32's largest value near p = 36 261 (uncentred positions)
     assert "So far back, its decay mostly quiets unrelated keys." in text
     assert (
-        "Its cost: without centred positions, the scale on each key overflows float32 past about 36 000 positions."
-        in text
+        "Its cost: xPos splits the decay into a factor on the query and one on the key that grows with the key's"
+        " position; without shifting positions to centre them, that key factor overflows float32 past tens of"
+        " thousands of positions." in text
     )
     limit = 512 * math.log(float(torch.finfo(torch.float32).max)) / math.log(3.5)
     assert 36_000 < limit < 36_500, limit
     assert math.isinf(float(torch.tensor(3.5 ** (36_300 / 512)).float()))  # overflows just past the limit
     assert not math.isinf(float(torch.tensor(3.5 ** (36_200 / 512)).float()))
-    # the lesson comes first, before the mechanism; no aside in the book's voice, no set-up to reverse
-    assert text.index("Its decay fades the fast pairs first") < text.index("It multiplies pair $i$'s term by")
+    # the decay's form comes first, on the main line, so "fades the fast pairs first" rests on it
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    assert main_line.index("It multiplies pair $i$'s term by") < main_line.index("Its decay fades the fast pairs first")
     assert "the book knows no stated reason" not in text and "A decay sounds as if" not in text
     # "right, a key equal to its query: its score swings less, and its average is no lower": the figure's d = 64 and
     # band (above: 0.058 > 0.046). The block's exceptions: nearer in, over every span of distances [a, 2a) with a up
@@ -2435,7 +2443,7 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         " inputs $2L$, $4L$ and $8L$.",
         "| 3. Are the frequencies rescaled to reach longer inputs? | no |",
         # the close is conditional on the input's length: a pair past L meets new angles only on a longer input
-        "On longer inputs such pairs meet angles training never showed them,",
+        "On longer inputs such pairs meet angles training never showed them.",
     ):
         assert sentence in text, sentence
     # "At the same $L$, a larger base also leaves at least as many pairs that never finish a turn within $L$. At their
@@ -2452,13 +2460,13 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
     # r110: the main line compares the bases at one L; the own-L counts are the block's (and the cell's printout)
     same = re.search(
         r"At the same \$L\$, a larger base also leaves at least as many pairs that never finish a turn within \$L\$\.\s"
-        r"(?:.|\n)*?Take \$L = 8192\$ and an input of \$8L\$\. Bases \$10\^4\$, \$5 \\cdot 10\^5\$ and \$10\^6\$ leave"
-        r" (\d+), (\d+) and (\d+) pairs past \$L\$\.",
+        r"(?:.|\n)*?Take \$L = 8192\$: base \$10\^4\$ leaves (\d+) such pairs, base \$10\^6\$ leaves (\d+)\.",
         main_line,
     )
     assert same, "the same-L sentence"
     at_8192 = [int((2 * math.pi / posenc.rope_inv_freq(128, b).double() > 8192 - 1).sum()) for b in (1e4, 5e5, 1e6)]
-    assert [int(g) for g in same.groups()] == at_8192 == [14, 29, 30]
+    assert at_8192 == [14, 29, 30]  # the main line names the two ends; 5e5's 29 is the cell's and the block's
+    assert [int(g) for g in same.groups()] == [at_8192[0], at_8192[2]]
     said = re.search(
         r"Llama 3 and Code Llama also train at a longer \$L\$, yet leave more than Llama 2: at their own \$L\$, (\d+)"
         r" and (\d+) pairs, against (\d+), as the appendix checks\.",
@@ -2633,10 +2641,6 @@ def test_chapter_config_rows_depart_in_several_questions():
         )
     assert min(departs.values()) >= 1, departs
     assert sum(n > 1 for n in departs.values()) >= 2, departs
-    assert (
-        "Each row names one way its model departs from the plain answers; several depart in more."
-        in chapter_markdown("10_rope_today")
-    )
 
 
 def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
@@ -2699,10 +2703,11 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
         assert sentence in text and sentence not in main_line, sentence
     # the main line says where "fast" ends, with the figures' numbers (the sweep above: kept iff L / lambda > field)
     assert (
-        "In the figures below, dashed lines mark where *fast* ends: YaRN keeps pairs that turn over 32 times within"
-        " $L$, the `llama3` rule over 4 times." in main_line
+        "In the figures below, dashed lines mark where *fast* ends: YaRN keeps pairs with $\\lambda_i < L/32$, the"
+        " `llama3` rule those with $\\lambda_i < L/4$." in main_line
     )
-    assert main_line.index("dashed lines mark where *fast* ends") < main_line.index("Between the kept and the slowed")
+    # the blend is named before the figures that draw it
+    assert main_line.index("Between the kept and the slowed") < main_line.index("dashed lines mark where *fast* ends")
     # "they divide by a factor between one and $s$ that grows toward the slower pairs": on the demo head (yarn,
     # llama3) and the opening's config, each pair's slowdown lies in [1, s], never falls from one pair to the
     # next slower one, and takes values strictly between 1 and s for the blended pairs
@@ -2836,7 +2841,11 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     torch.testing.assert_close(sin16[0, :, :half].double(), on_cos_sin * torch.sin(angles), rtol=1e-5, atol=1e-6)
     main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
     takeaways = main_line[main_line.index("## Takeaways") : main_line.index("## Exercises")]
-    assert "even on short inputs. YaRN's fixed attention factor also scales each score's rotated part." in takeaways
+    # takeaway 4 leaves the factor to its block, as the main line never introduces it
+    assert "even on short inputs." in takeaways
+    assert "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*" in chapter_markdown(
+        "10_rope_today"
+    )
     assert "The code, not the config, usually fixes the layout." in takeaways
     long_list = torch.tensor(lists["long_factor"], dtype=f64)
     assert bool((long_list >= 1).all()) and len(set(lists["long_factor"])) > len(lists["long_factor"]) // 2
@@ -2920,7 +2929,9 @@ def test_chapter_saved_configs_hold_rope_parameters():
         " For Gemma 3 27B: ```json"
     )
     assert saves in text and saves not in main_line  # the section's centre is the table; this sits in a block (r109)
-    assert main_line.index("Back to the opening's Llama 3.1 8B config:") < main_line.index("Each row names one way")
+    assert main_line.index("Back to the opening's Llama 3.1 8B config:") < main_line.index(
+        "| model | its answer | question |"
+    )
     # the main line's example: Gemma 3 27B's fields (the copied row), as transformers 5.24 saves them
     config_cell = "".join(
         "".join(c["source"]) for c in nb_cells() if "".join(c["source"]).startswith("## Reading a modern config")
@@ -3022,9 +3033,9 @@ def test_chapter_config_check_snippet_gives_the_opening_frequencies(tmp_path):
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "To see the frequencies the code uses, build its rotary module:",
-        "Back to the opening's Llama 3.1 8B config: its `llama3` scaling keeps the pairs with wavelengths under"
-        " $L/4 = 2048$, set by `high_freq_factor`.",
-        "It slows eightfold those above $L = 8192$, set by `low_freq_factor`.",
+        "Back to the opening's Llama 3.1 8B config: its `llama3` scaling keeps the pairs with $\\lambda_i < L\\,/$"
+        " `high_freq_factor`, here $L/4$.",
+        "It slows eightfold those with $\\lambda_i > L\\,/$ `low_freq_factor`, here $L$.",
     ):
         assert sentence in text, sentence
     cells = nb_cells()
@@ -3196,16 +3207,20 @@ def test_chapter_pairs_past_l_have_their_consequence():
     # the main line's consequence, one sentence; "most of all those whose wavelength is near the input's length" is
     # the appendix's arithmetic, swept over inputs 1.05 L to 8 L in
     # test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
-    consequence = (
-        "On longer inputs such pairs meet angles training never showed them, most of all those whose wavelength is near"
-        " the input's length."
-    )
+    consequence = "On longer inputs such pairs meet angles training never showed them."
     assert consequence in main_line
-    # r113: the main line compares the three bases at one L = 8192 (counts and turns, asserted in the notebook's
-    # cell and below); the own-L lesson and Liu et al. sit in the block
+    # the main line compares two bases at one L = 8192 (counts and turns, asserted in the notebook's cell and
+    # below, where 5e5's 29 and 0.14 stay checked); the own-L lesson and Liu et al. sit in the block
     one_l = (
-        "Take $L = 8192$ and an input of $8L$. Bases $10^4$, $5 \\cdot 10^5$ and $10^6$ leave 14, 29 and 30 pairs past"
-        " $L$. Their slowest pair turns about 6.6, 0.14 and 0.07 radians past $L$."
+        "Take $L = 8192$: base $10^4$ leaves 14 such pairs, base $10^6$ leaves 30. On an input of $8L$, the slowest"
+        " pair of $10^4$ turns over six radians past $L$; that of $10^6$, under a tenth."
+    )
+    slowest = {b: 7 * 8192 * float(posenc.rope_inv_freq(128, b).double()[-1]) for b in (1e4, 1e6)}
+    assert slowest[1e4] > 6 and slowest[1e6] < 0.1, slowest
+    # the verdict's last sentence: "Which matters more is open": Liu et al. in the block (asserted below)
+    assert (
+        "Which matters more is open; the block below cites a study that found a larger or a smaller base can"
+        " help." in main_line
     )
     assert " ".join(one_l.split()) in " ".join(main_line.split()) and main_line.index(consequence) < main_line.index(
         "Take $L = 8192$"
@@ -3307,15 +3322,11 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     assert (
-        "Right, for the query drawn and a key equal to it, it peaks at distance zero; its mean over distances, in red,"
-        " is well below that peak." in main_line
-    )  # "well below": the draw keeps 0.23, asserted above
-    assert (
-        "So for this query, averaged over distances, the matching key's rotated term is well below its value at"
-        " distance zero." in main_line
-    )  # "for this query": a quarter of random queries keep more than half (the shares above)
+        "Right, for the plotted query and a key equal to it, it peaks at distance zero; its mean over distances, in"
+        " red, is well below that peak." in main_line
+    )  # "well below": the draw keeps 0.23, asserted above; "the plotted query": others keep more than half
     assert "fades on average" not in main_line  # r113: the figure shows a mean below the peak, not a fall
-    # "for the query drawn": other draws keep more than half (the assert above), so the sentence names its query (r109)
+    # "for the plotted query": other draws keep more than half (the assert above), so the sentence names its query
     assert "Right, for a key equal to its query, it peaks" not in main_line
     assert "The pass-through term stays whole at every distance." in main_line
     # the appendix's "a random query keeps 0.4 of its peak on average" and "Over distances 0 to 3999, a random query
@@ -3373,4 +3384,4 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     exact = torch.cos(dists[:, None].double() * posenc.rope_inv_freq(128, 5e5).double()).mean(-1)
     assert float((sampled - exact).abs().max()) < 0.02, (sampled, exact)
     assert "assert float((single[2 * torch.arange(1, 8193) - 2] - smooth).abs().max()) > 0.1" in _figure_titles()
-    assert "In most models the code, not the config, fixes the *layout*" in main_line
+    assert "In most models the code, not the config, fixes the *layout*" in text  # in the version notes
