@@ -140,6 +140,11 @@ def loss_by_length_svg() -> str:
         )
         out.extend(marker(shape, x, y_of(v), colour) for x, v in zip(xs, means) if shape)  # the trigram: none
         out.append("</g>")
+    # KERPLE's and ALiBi's lines lie under the trigram's: say so where they run, below them
+    out.append(
+        f'<text id="overlap-note" x="{(xs[0] + xs[-1]) / 2:.2f}" y="{y_of(0.72) + 22:.2f}" text-anchor="middle"'
+        ' fill="#222" font-size="12">KERPLE, ALiBi and the trigram model overlap here</text>'
+    )
     # the legend, in the grid table's order, right of the plot
     for i, ((key, label, colour, dash), shape) in enumerate(zip(METHODS, MARKERS, strict=True)):
         y = top + 14 + 24 * i

@@ -738,8 +738,8 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     """The notation block's distance row, "the signed $j - i$ in chapter 3, $r = n - m$ in chapter 5 and $\\Delta = n -
     m$ in chapter 10, this page's *offset*", and the chapters listed for the offset and the unsigned distance, read from
     the chapters' own words: the distance row links only the chapters whose distance is unsigned and keeps to one
-    idea, "how far a key lies from its query, $\\lvert n - m\\rvert$, never negative"; the signed use is the notation
-    block's alone."""
+    idea, "how far a key lies from its query, $\\lvert n - m\\rvert$, never negative", with a pointer to the notation
+    block, which alone gives the signed use."""
     signed = {
         "03_relative": "The distance is always the key's position minus the query's, $j - i$",
         "05_decay": "**Distance** $r = n - m$: the key's position minus the query's.",
@@ -752,7 +752,13 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
         r" (\d+), this page's \*offset\* \|",
         letters("distance"),
     )[0]
-    assert "| how far a key lies from its query, $\\lvert n - m\\rvert$, never negative |" in row("distance | 距离")
+    assert (
+        "| how far a key lies from its query, $\\lvert n - m\\rvert$, never negative; for some chapters' signed use,"
+        " see {ref}`Letters <glossary-letters>` |" in row("distance | 距离")
+    )
+    assert "(glossary-letters)=\n## Letters and words with more than one meaning" in ROOT.joinpath(
+        "book", "glossary.md"
+    ).read_text(encoding="utf-8")
     assert [int(first), int(second), int(third)] == sorted(int(name[:2]) for name in signed), (first, second, third)
     unsigned = {
         "06_alibi": "The book calls it the key form and $-m_h|i - j|$ the distance form.",
@@ -2367,9 +2373,12 @@ def test_gemma_2_soft_capping_bounds_the_logits():
     # as Gemma 2 does", the block's formula, which the run below checks
     ((formula, low, high),) = re.findall(
         r"^\| logit soft-capping \| logit 软上限 \| replacing each logit \$x\$ by \$(c \\tanh\(x/c\))\$, which keeps it"
-        r" between \$(-c)\$ and \$(c)\$, as Gemma 2 does \| \|",
+        r" between \$(-c)\$ and \$(c)\$, as Gemma 2 does \| not in the chapters \|",
         row("logit soft-capping"),
     )
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):  # "not in the chapters"
+        text = notebook.read_text(encoding="utf-8").lower()
+        assert "soft-cap" not in text and "softcap" not in text, notebook.name
     attention = models_block("## Attention, kernels and models")  # "this section's block"
     assert f"- Gemma 2 bounds its logits, which no multiplier does: each logit $x$ becomes ${formula}$" in attention
     assert "query_pre_attn_scalar" in attention and "<glossary-scales>" not in row("logit soft-capping")
@@ -2536,7 +2545,7 @@ def test_letters_block_chapter_lists():
     assert "; negative for an earlier key |" in row("offset")
     assert (
         distance == f"\\lvert {offset}\\rvert"
-        and f"| how far a key lies from its query, ${distance}$, never negative |" in (row("distance | 距离"))
+        and f"| how far a key lies from its query, ${distance}$, never negative;" in (row("distance | 距离"))
     )
     first_rows = core_table_terms()[:2]
     assert first_rows == ["offset", "distance"], first_rows
@@ -4242,8 +4251,9 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
 
 
 def test_content_factor_row_is_chapter_5s_largest_jump():
-    """The row "content factor": "how much the query–key product changes, at most, from one pair to the next. RoFormer
-    bounds $\\lvert q \\cdot k\\rvert$ by this factor times $d/2$ times the *mean reach*": checked below on RoPE's raw
+    """The row "content factor": the largest change from one pair to the next, "one factor of RoFormer's decay bound",
+    and the block's "RoFormer's bound on the score is the *content factor* times $d/2$ times the *mean reach*": checked
+    below on RoPE's raw
     score, with posenc's rotation, at many offsets, where the bound is tight to within a factor 40; and its formula in
     the block under the Maths table: "The *content factor* is the largest change
     $\\lvert h_{i+1} - h_i\\rvert$ from one pair to the next. Here $h_i$ is pair $i$'s query–key product in *complex
@@ -4251,13 +4261,15 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     :func:`test_mean_reach_bound_counts_d_over_2_partial_sums`'s, which also evaluates it. The note in "Where papers
     and code differ": RoFormer's h_i conjugates the key's pair and turns by (m - n) theta_i; each of its h_i is the
     conjugate of this page's, it gives the same score, and every |h_{i+1} - h_i| is the same."""
-    (row_times,) = re.findall(
+    assert re.search(
         r"\| the largest change \$\\lvert h_\{i\+1\} - h_i\\rvert\$ from one pair to the next, where \$h_i\$,"
         r" pair \$i\$'s query–key product, is a complex number whose real part is the pair's share of"
-        r" \$q \\cdot k\$; RoFormer"
-        r" bounds the rotated"
-        r" query–key product at offset \$n - m\$ by this factor times \$([^$]+)\$ times the \*mean reach\* \|",
+        r" \$q \\cdot k\$; one factor of RoFormer's decay bound \|",
         row("content factor"),
+    )
+    (row_times,) = re.findall(
+        r"- RoFormer's bound on the score is the \*content factor\* times \$([^$]+)\$ times the \*mean reach\*\. ",
+        block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     # "the rotated score $s(r)$": the block's formula, chapter 5's score, the query-key product after rotation
     (score,) = re.findall(
@@ -4305,7 +4317,7 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
         assert abs(rotated - float((h_roformer * arrows.conj()).real.sum())) < 1e-6, (m, n)
         jumps = [(torch.cat([x, x.new_zeros(1)]).diff()).abs() for x in (h, h_roformer)]
         assert torch.allclose(jumps[0], jumps[1], atol=1e-12)  # every |h_{i+1} - h_i|, so the bound, the same
-    # the row's bound on RoPE's raw score |q . k|, rotated by posenc: content factor x (row's d/2) x mean reach
+    # the block's bound on RoPE's raw score |q . k|, rotated by posenc: content factor x (row's d/2) x mean reach
     content = float((torch.cat([h, h.new_zeros(1)]).diff()).abs().max())
     ratios = []
     for m, n in ((0, 0), (5, 6), (2, 30), (100, 3), (7, 900), (1000, 4000)):
@@ -4318,7 +4330,7 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
         )
         chain = torch.polar(torch.ones(half, dtype=torch.float64), (n - m) * theta).cumsum(0).abs()
         bound = content * evaluate(row_times, d=d) * float(chain.mean())  # mean of |S_1| .. |S_{d/2}|
-        # RoFormer's Abel bound is content x the sum of |S_j|: the row's factor must turn the mean back into that sum
+        # RoFormer's Abel bound is content x the sum of |S_j|: the block's factor must turn the mean back into that sum
         assert abs(bound - content * float(chain.sum())) < 1e-9 * bound, (row_times, m, n)
         assert score <= bound + 1e-6, (m, n, score, bound)
         ratios.append(score / bound)
@@ -4509,14 +4521,16 @@ def test_element_wise_form_does_about_3d_operations():
 def test_decay_block_reaches_about_zero_near_half_the_base():
     """The block on RoFormer's bound: "In chapter 5's 128-wide heads of base 10 000, a *matching key*'s score falls on
     average over queries and over each doubling of the distance, to about zero near half the base, but not distance by
-    distance": the expected score E(r) = 2 sum_i cos(r theta_i) of a matching key (the lower bound row's test samples
-    it), averaged over each doubling 2^j <= r < 2^(j+1), falls at every doubling up to the one that holds b/2, where it
-    is within 1 % of E(0), while the doubling before is still above 5 %; E itself rises somewhere before b/2."""
+    distance. Over the later doublings, that mean swings around zero": the expected score E(r) = 2 sum_i cos(r theta_i)
+    of a matching key (the lower bound row's test samples it), averaged over each doubling 2^j <= r < 2^(j+1), falls at
+    every doubling up to the one that holds b/2, where it is within 1 % of E(0), while the doubling before is still
+    above 5 %; the later doublings up to 2^17 take both signs and stay within 10 % of E(0); E itself rises somewhere
+    before b/2."""
     ((width, base, share),) = re.findall(
         r"In chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\*'s score falls on average over random"
         r" \*isotropic\* queries"
         r" and over each doubling of the distance, to about zero near (half|a tenth of|twice) the base, but not"
-        r" distance by distance\.",
+        r" distance by distance\. Over the later doublings, that mean swings around zero\.",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     d, b = int(width), float(base.replace(" ", ""))
@@ -4530,6 +4544,11 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
     holds = int(math.log2(near))  # the doubling that holds b/2: 4096 <= r < 8192
     assert (trend[1 : holds + 1] < trend[:holds]).all()  # falls at every doubling up to it
     assert abs(trend[holds]) < 0.01 * e0 < 0.05 * e0 < trend[holds - 1], trend[holds - 1 : holds + 1]
+    far = torch.arange(2 ** (holds + 1), 2**17, dtype=torch.float64)  # "then swings around zero", up to 2^17
+    far_j = torch.log2(far).floor().long() - holds - 1
+    far_e = 2 * torch.cos(far[:, None] * theta).sum(1)
+    later = torch.zeros(int(far_j.max()) + 1, dtype=torch.float64).index_add_(0, far_j, far_e) / torch.bincount(far_j)
+    assert (later < 0).any() and (later > 0).any() and (later.abs() < 0.1 * e0).all(), later
     before = E[: int(near)]
     assert (before[1:] > before[:-1]).any()  # "not distance by distance"
 
@@ -4911,3 +4930,40 @@ def test_dynamic_ntk_effective_factor_exceeds_factor_at_2l():
         inv, _ = ROPE_INIT_FUNCTIONS["dynamic"](cfg, "cpu", seq_len=ell)
         slowest.append(float(plain[-1] / inv.double()[-1]))
     assert abs(slowest[0] - int(value)) < 1e-4 and slowest[1] > slowest[0], slowest
+
+
+def test_hunyuans_dynamic_with_alpha_is_a_fixed_base():
+    """The block "In models and code" of "Terms for longer inputs": "HunYuan's configs say `dynamic` but set `alpha`,
+    which fixes the base at $b\\,\\alpha^{d/(d-2)}$ for every input: a *static* rule. Transformers runs it as
+    `ntk_alpha`": transformers' HunYuan rotary module given such a config, its frequencies against the formula, and
+    unchanged by an input past `max_position_embeddings`, where a plain `dynamic` config's change."""
+    from transformers.models.hunyuan_v1_dense import modeling_hunyuan_v1_dense as hunyuan
+
+    text = models_block("### Terms for longer inputs")
+    (name,) = re.findall(
+        r"- HunYuan's configs say `dynamic` but set `alpha`, which fixes the base at \$b\\,\\alpha\^\{d/\(d-2\)\}\$ for"
+        r" every input: a \*static\* rule\. Transformers runs it as `(\w+)`\.",
+        text,
+    )
+    d, b, alpha, trained = 16, 10_000.0, 4.0, 32
+    small = dict(
+        hidden_size=4 * d, num_attention_heads=4, num_key_value_heads=4, head_dim=d, intermediate_size=32,
+        num_hidden_layers=1, max_position_embeddings=trained,
+    )  # fmt: skip
+    expected = 1.0 / (b * alpha ** (d / (d - 2))) ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
+    long_input = (torch.zeros(1, 8 * trained, d), torch.arange(8 * trained)[None])
+    changed = {}
+    for params in (
+        {"rope_type": "dynamic", "rope_theta": b, "alpha": alpha, "factor": 1.0},
+        {"rope_type": "dynamic", "rope_theta": b, "factor": 2.0},
+    ):
+        rotary = hunyuan.HunYuanDenseV1RotaryEmbedding(
+            transformers.HunYuanDenseV1Config(**small, rope_parameters=params)
+        )
+        before = rotary.inv_freq.clone()
+        rotary(*long_input)
+        changed["alpha" in params] = not torch.equal(before, rotary.inv_freq)
+        if "alpha" in params:
+            assert rotary.rope_type == name, rotary.rope_type
+            assert torch.allclose(before.double(), expected, rtol=1e-5), (before, expected)
+    assert changed == {True: False, False: True}, changed  # alpha: static; plain dynamic: recomputed

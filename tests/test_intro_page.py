@@ -85,8 +85,9 @@ def test_rope_matrix_products_match_the_pages_identities():
     # of the angles, since in a decoder q and k can themselves carry position
     # (test_rope_vectors_can_still_carry_position_in_a_decoder)
     assert (
-        "RoPE splits the $d$ coordinates of a head's query and key into $d/2$ pairs. RoPE rotates each pair by an angle"
-        " set by the token's position. The *offset* of a key at $n$ from a query at $m$ is $n - m$, key minus query: a"
+        "RoPE splits the $d$ coordinates of a head's query and key into $d/2$ pairs. In the book's code, pair $i$ is"
+        " coordinates $i$ and $i + d/2$. RoPE rotates each pair by an angle set by the token's position. The"
+        " *offset* of a key at $n$ from a query at $m$ is $n - m$, key minus query: a"
         " key 3 positions before its query has offset $-3$. The score sees only the difference of the two angles, set"
         " by the key's offset from the query." in " ".join(text.split())
     )
@@ -95,6 +96,7 @@ def test_rope_matrix_products_match_the_pages_identities():
     # posenc's apply_rope (the same default layout) moves a unit vector at i only within coordinates i and i + d/2
     assert "Llama-style code pairs" not in text
     assert "The book's `apply_rope`, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$" in text
+    # the main line's "In the book's code, pair $i$ is coordinates $i$ and $i + d/2$": apply_rope's default, below
     from transformers.models.llama import modeling_llama
 
     half_source = inspect.getsource(modeling_llama.rotate_half)
@@ -275,7 +277,7 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     sign = (
         "Without a causal mask, a key may lie 2 positions before its query or 2 after, and a model may need to tell"
         " which. This example cannot: $\\cos$ is even, so both offsets score the same. A query and key that differ"
-        " can. Let the query be $(1, 0)$ and the key $(0, 1)$ in pair 0, with every other coordinate 0. Then RoPE's"
+        " can. Let the query be $(1, 0, 0, 0)$ and the key $(0, 0, 1, 0)$, both in pair 0. Then RoPE's"
         " score is $-\\sin(n - m)$: $\\sin 2$ at offset $-2$, but $-\\sin 2$ at offset $+2$."
         " <details><summary>The two layouts, and a query and key that show the offset's sign</summary>"
     )
@@ -293,7 +295,7 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
             for layout in LAYOUTS:
                 before_, after_ = (float(x @ R(s, d, 10_000.0, layout) @ x) for s in (-r, r))
                 assert math.isclose(before_, after_, abs_tol=TOL), (d, r, layout)
-    assert "Let the query be $(1, 0)$ and the key $(0, 1)$ in pair 0, with every other coordinate 0." in text
+    assert "Let the query be $(1, 0, 0, 0)$ and the key $(0, 0, 1, 0)$, both in pair 0." in main
     # block: "The book's `apply_rope`, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$": at d = 4,
     # pair 0 is coordinates 0 and 2, as the block's vectors in the half layout below
     assert (
@@ -349,10 +351,10 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
         "So, without a causal mask, RoPE tells a key 2 positions before its query from a key 2 positions after." in text
     )
     assert m0 - n0 == before == after == 2  # the main line's "two positions before ... two positions after"
-    assert (
-        "In the half layout the two vectors are $(1, 0, 0, 0)$ and $(0, 0, 1, 0)$; in the interleaved one, the" in text
-    )
-    assert "key is $(0, 1, 0, 0)$." in text
+    # the main line's vectors are the half layout's (key coordinate 2), the block's key the interleaved one's
+    # (coordinate 1): both checked below, with apply_rope's default layout and with layout="interleaved"
+    assert "For the query and key above, a query at 5" in text
+    assert "In the interleaved layout, the same score needs the key $(0, 1, 0, 0)$." in text
     assert "$(-\\sin n, \\cos n)$. Their product is $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$, about" in text
     assert f"about {math.sin(2):.2f} at offset $-2$" in text
     for layout, other in (("half", 2), ("interleaved", 1)):  # the key's one coordinate: pair 0's second in each layout
@@ -496,11 +498,12 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     zero_shot = (
         "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. There, plain"
         " RoPE models find at most about a quarter of the {ref}`passkeys <glossary-longer-terms>`. Used only at test"
-        " time, PI and YaRN bring them to nearly every passkey. - In these small models"
+        " time, PI and YaRN bring them to nearly every passkey. The passkey is the input's only digit, so models with"
+        " no position encoding also find nearly all of them. - In these small models"
     )
     bullet = (
         "In these small models, *fine-tuning* on inputs of the longer length beat both test-time rules by far on the"
-        " next token. - The RoFormer paper"
+        " next token. With no rule, fine-tuned RoPE soon did at least as well as fine-tuned PI. - The RoFormer paper"
     )
     # the loss of the test-time rules and the passkey caveat are the block "Chapter 8's runs in detail"'s
     moved = (
@@ -560,7 +563,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # own section, each at most four sentences of at most 30 words
     takeaways = text[text.index("## What you will take away") : text.index("## What later chapters find")]
     later = text[text.index("## What later chapters find") : text.index("<summary>How PI, YaRN")]
-    assert takeaways.count(" - ") == 3 and later.count(" - ") == 4, (takeaways.count(" - "), later.count(" - "))
+    assert takeaways.count(" - ") == 3 and later.count(" - ") == 5, (takeaways.count(" - "), later.count(" - "))
     assert "From later chapters" not in text and "From this page" not in text
     for item in (takeaways + later).split(" - ")[1:]:
         sentences = re.split(r"(?<=\.) (?=[A-Z*])", item.replace("<details>", "").strip())
@@ -645,10 +648,12 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         " the passkeys in every seed. Plain RoPE finds at most about a quarter of them there."
         in methods[: methods.index("</details>")]
     )
-    # the passkey caveat is the block's, next to the block's passkey rates
+    # the main line's caveat, right after the rules' passkeys: "The passkey is the input's only digit, so models with
+    # no position encoding also find nearly all of them": one digit per probe (above), and NoPE at 8L below
+    main_keys = " ".join(re.sub(r"<details>.*?</details>", " ", text).split())
     assert (
-        "Plain RoPE finds at most about a quarter of them there. Yet a passkey is the input's only digit, so models"
-        " with no position encoding find nearly all by content alone." in methods
+        "PI and YaRN bring them to nearly every passkey. The passkey is the input's only digit, so models with no"
+        " position encoding also find nearly all of them." in main_keys
     )
     assert "The key's digit is the only digit in a probe, so a model can find it by content alone." in chapter(
         "08_extrapolation"
@@ -713,7 +718,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # two rules (every YaRN seed is below every PI seed, above)
     for arm in ("rope ft", "rope+pi ft", "rope+yarn ft"):
         assert max(seeds(arm, "loss_beyond")) < min(yarn) - 0.5, (arm, yarn)
-    # "With no rule, fine-tuned models soon predicted the next token at least as well as with PI": fine-tuned plain
+    # "With no rule, fine-tuned models soon predicted the next token at least as well as with PI", on the main line
+    # "With no rule, fine-tuned RoPE soon did at least as well as fine-tuned PI": fine-tuned plain
     # RoPE's loss beyond L is at
     # most fine-tuned PI's, seed by seed, at every saved checkpoint from step 25 on, within the first tenth of the 400
     # steps; chapter 8 says the same
@@ -834,9 +840,9 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     assert (
         "- A *slow pair* turns less than one full circle within the training length $L$, the longest input seen in"
         " training. Past $L$, a decoder's {ref}`slow pairs <glossary-longer-terms>` meet angles training never showed."
-        " Chapter 7's position interpolation (PI) slows every pair by the input's length over $L$; YaRN slows the slow"
-        " pairs by that factor and the others less or not at all. A slow pair then turns about as far as in training."
-        in " ".join(main.split())
+        " - To *slow* a pair is to divide its frequency. Chapter 7's position interpolation (PI) slows every pair by"
+        " one factor, the longer length over $L$. YaRN slows the slow pairs by that factor and the others less or not"
+        " at all. A slow pair then turns about as far as in training." in " ".join(main.split())
     )  # r112: what each rule does, on the main line; the block's ramp and chapter 8's cut-offs are checked below
     glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
     assert SLOW_PAIR_ROW in glossary
@@ -1305,7 +1311,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     query = "The query is $q_m = W_Q x_m$, from the layer's input $x_m$ and the query weights $W_Q$"
     section = "So at position $m$, RoPE's matrix $R_m$ rotates pair $i$ by the angle $m\\theta_i$."
     base = "where the base $b$ is 10 000 unless stated."
-    added = "*Added encoding.* Adding a position's vector to the token's creates terms that tie the token to its own"
+    added = "*Added encoding.* The *sinusoidal encoding* of chapter 2 gives position $p$ a vector"
     formulas = "<summary>The four choices as scores</summary>"
     table = "| a rotation of the queries and keys, in every layer | $(R_m q_m) \\cdot (R_n k_n)/\\sqrt d$ | RoPE |"
     bias = "A bias $B_h(m, n)$ is a number that head $h$ adds to the score."
@@ -1397,7 +1403,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     )
     # r110: "So they change when both tokens shift by 7": the word-position terms, sin m + sin n, change under the
     # table's shift, while the rest, a function of n - m, does not
-    (shift,) = (int(v) for v in re.findall(r"change when both tokens shift by 12 - 5 = (\d+); the rest", text))
+    (shift,) = (int(v) for v in re.findall(r"change when both tokens shift by 12 - 5 = (\d+)\. The rest", text))
     assert shift == by and abs((math.sin(m1) + math.sin(n1)) - (math.sin(m0) + math.sin(n0))) > 0.1
     # the change is the word-position terms' own: sin 12 + sin 10 - (sin 5 + sin 3), the last term being the same
     assert math.isclose(change, math.sin(12) + math.sin(10) - math.sin(5) - math.sin(3), abs_tol=1e-6)
@@ -1413,10 +1419,14 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
         half, inter = R(p, 4, 10_000.0, "half") @ x, R(p, 4, 10_000.0, "interleaved") @ x
         want = torch.tensor([math.cos(p), math.sin(p)], dtype=torch.float64)
         assert torch.allclose(half[[0, 2]], want, atol=TOL) and torch.allclose(inter[[0, 1]], want, atol=TOL), p
-    assert (
-        "It is added to $x$, so the score, derived in the block below, is $1 + \\sin m + \\sin n + \\cos(n - m) +"
-        " \\cos(0.01(n - m))$." in " ".join(main.split())
+    four = (
+        "It is added to $x$, so the score has four terms: $$ (x + \\mathrm{PE}(m)) \\cdot (x + \\mathrm{PE}(n)) ="
+        " \\underbrace{x \\cdot x}_{1} + \\underbrace{x \\cdot \\mathrm{PE}(m)}_{\\sin m} + \\underbrace{x \\cdot"
+        " \\mathrm{PE}(n)}_{\\sin n} + \\underbrace{\\mathrm{PE}(m) \\cdot \\mathrm{PE}(n)}_{\\cos(n - m) +"
+        " \\cos(0.01(n - m))}. $$"
     )
+    assert four in " ".join(main.split())  # each label: x . x = 1, x . PE(p) = sin p and PE(m) . PE(n), all below
+    assert float(x @ x) == 1.0
     for m in range(13):  # the formula is posenc's (x + PE(m)) . (x + PE(n)) at every pair up to 12 (posenc is float32)
         for n in range(13):
             formula = 1 + math.sin(m) + math.sin(n) + math.cos(n - m) + math.cos(0.01 * (n - m))
@@ -1426,15 +1436,13 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     # r111: the terms are named on the main line, and the shift's 7 is derived where it is used
     # r112: the idea first, "Adding a position's vector to the token's creates terms that tie the token to its own
     # position, so shifting both tokens changes the score", then the formula and the terms by name
-    idea = (
-        "*Added encoding.* Adding a position's vector to the token's creates terms that tie the token to its own"
-        " position, so shifting both tokens changes the score. The *sinusoidal encoding* of chapter 2"
-    )
-    assert idea in " ".join(main.split())
+    # the formula first, then the idea: "The middle two, the *word–position* terms, tie the token to its own
+    # position: they change when both tokens shift by 12 - 5 = 7. The rest depends only on the offset $n - m$."
     terms = (
-        "Its *word–position* terms, $\\sin m = x \\cdot \\mathrm{PE}(m)$ and $\\sin n = x \\cdot \\mathrm{PE}(n)$,"
-        " change when both tokens shift by 12 - 5 = 7; the rest depends only on the offset $n - m$."
+        "The middle two, the *word–position* terms, tie the token to its own position: they change when both tokens"
+        " shift by 12 - 5 = 7. The rest depends only on the offset $n - m$."
     )
+    assert main.index(four) < main.index(terms)
     assert 12 - 5 == by == 7
     main = " ".join(main.split())
     assert terms in main and main.index(terms) < main.index(scores), "the terms before the table"
@@ -1456,13 +1464,8 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     assert abs((math.sin(12) + math.sin(10)) - (math.sin(5) + math.sin(3))) > 0.1
     assert f"Both cases score $\\cos 2$, about ${rope[0]:.2f}$." in main  # the RoPE row's value, named on the main line
     block = (
-        "<summary>The added encoding's four terms, and other weights</summary> The query is $x + \\mathrm{PE}(m)$,"
-        " the key $x + \\mathrm{PE}(n)$, and their score has four terms: $$ (x + \\mathrm{PE}(m)) \\cdot"
-        " (x + \\mathrm{PE}(n))"
-    )
-    assert (
-        "$$ The middle two are the *word–position* terms. With the added encoding and these identity weights, the last"
-        " term stays the same." in text
+        "<summary>The added encoding's four terms, and other weights</summary> With the added encoding and these"
+        " identity weights, the last term stays the same."
     )
     block_rest = (
         "Each word–position term is the product of the token's vector with one position's. By the identity"
@@ -1495,7 +1498,10 @@ def test_the_opening_dogs_get_the_same_output():
         " alone. Shuffle the tokens and its outputs are shuffled the same way." in text
     )
     # round 109 (r108): the counting is the block's ("Beyond the table"); the opening keeps chapter 1's own sentence
-    indirect = "A decoder's causal mask gives position only indirectly: a layer has to work it out."
+    indirect = (
+        "A decoder's causal mask gives position only indirectly: a layer has to work it out, for instance by counting"
+        " the tokens before it."
+    )
     main_line = re.sub(r"<details>.*?</details>", " ", text)
     assert "count them to find its position" not in text and "distinct first token" not in main_line
     assert "so a layer has to count them" not in text  # what it counts, and what for, now said (r105, r106)
@@ -2132,7 +2138,8 @@ def test_the_check_is_one_section_with_its_verdict_first():
         "With $d = 4$ and $b = 10\\,000$, $\\theta_0 = 1$ and $\\theta_1 = 0.01$.",
         "*RoPE.* The query and key are $q_m = k_n = x$",
         '<img src="figures/intro_same_offset.svg"',
-        "*Added encoding.* Adding a position's vector to the token's creates terms",
+        "*Added encoding.* The *sinusoidal encoding* of chapter 2",
+        "so the score has four terms:",
         "| score | query 5, key 3 | query 12, key 10 | |---|---|---|",
         "Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added encoding's.",
         "Without a causal mask, a key may lie 2 positions before its query or 2 after",
@@ -2291,7 +2298,7 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
         "By the identity $\\cos a \\cos b + \\sin a \\sin b = \\cos(b - a)$, the last term is $\\cos(n - m) +"
         " \\cos(0.01(n - m))$: with these weights, a function of the offset alone."
     )
-    pointer = "It is added to $x$, so the score, derived in the block below, is"
+    pointer = "It is added to $x$, so the score has four terms:"
     assert reading in main and pointer in main and sentence in text and sentence not in main
     # r111: the word–position terms are named on the main line (test_the_letters_and_the_score_table_...); their
     # numbers stay in the block
@@ -2440,8 +2447,8 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
     # $s$ and the others less or not at all": chapter 8's heads at s = 8 and Llama-sized ones (d = 128, L = 8192,
     # s = 4 and 8, chapter 8's betas and the default 32/1)
     assert (
-        "PI) slows every pair by the input's length over $L$; YaRN slows the slow pairs by that factor and the others"
-        " less or not at all." in (" ".join(main.split()))
+        "PI) slows every pair by one factor, the longer length over $L$. YaRN slows the slow pairs by that factor and"
+        " the others less or not at all." in (" ".join(main.split()))
     )
     for d, base, L_, s_, betas in (
         (16, 10_000.0, L, s, config["yarn"]),

@@ -1722,13 +1722,13 @@ def _figure_titles() -> str:
 
 
 def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
-    """Chapter 10, *Gemma 4's global layers: only the fast pairs turn* (main line): "Gemma 4's global layers answer
-    the first question
-    a third way, in transformers' default config. Their `proportional` RoPE type turns only the fastest pairs, at the
-    full head's frequencies $b^{-2i/d}$; `partial_rotary_factor` sets their share, a quarter. The other pairs never
-    turn, so they add a score no distance changes." Checked with transformers 5.24's own default config and its own
-    `proportional` initialisation (posenc's copy is compared in tests/test_scaling.py and the notebook's Gemma 4 cell);
-    the head width is the global layers' `global_head_dim`."""
+    """Chapter 10, *Gemma 4's global layers in transformers: only the fast pairs turn* (main line): "In transformers'
+    config, Gemma 4's global layers answer the first question a third way: only their fastest pairs turn, at the whole
+    head's frequencies $b^{-2i/d}$." Their `proportional` RoPE type turns only the fastest pairs;
+    `partial_rotary_factor` sets their share, a quarter. The other pairs never turn, so they add a score no distance
+    changes. Checked with transformers 5.24's own default config and its own `proportional` initialisation (posenc's
+    copy is compared in tests/test_scaling.py and the notebook's Gemma 4 cell); the head width is the global layers'
+    `global_head_dim`."""
     pytest.importorskip("transformers", minversion="5.24")
     rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
     from transformers import Gemma4Config, Gemma4TextConfig
@@ -1757,8 +1757,8 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     assert abs(float(q_at[1, still] @ k_at[0, still] - q[still] @ k[still])) < 1e-12
     text = chapter_markdown("10_rope_today")
     for sentence in (
-        "Gemma 4's global layers answer the first question a third way: only their fastest pairs turn, at the whole"
-        " head's frequencies $b^{-2i/d}$.",
+        "In transformers' config, Gemma 4's global layers answer the first question a third way: only their fastest"
+        " pairs turn, at the whole head's frequencies $b^{-2i/d}$.",
         "The config's `rope_type` `proportional` sets this, and `partial_rotary_factor` sets the share, a quarter.",
         "The other pairs never turn, so, as in partial rotary, they add a content channel that no distance changes.",
         # the contrast with partial rotary (main line), checked below: about 190 against about five million tokens
@@ -1773,7 +1773,8 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         "whose slowest wavelength is about five million tokens; the next cell prints and checks both.",
         "This matches the formula of p-RoPE, which zeroes the lowest frequencies",
         "A pair's *wavelength* $\\lambda_i = 2\\pi/\\theta_i$ is the number of tokens it needs for one full turn.",
-        "So no turning pair is slow: with transformers' defaults, below, the slowest turns once in about 190 tokens.",
+        "With transformers' defaults, below, the slowest turning pair needs about 190 tokens for a turn.",
+        "So no turning pair is slow.",
         "show the same for its global layers: `proportional`, a share of 0.25, base $10^6$ and `global_head_dim` 512.",
     ):
         assert sentence in text, sentence
@@ -1781,31 +1782,37 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     # the main line states the claim; its provenance (copies of the released config, transformers' defaults) is in the
     # block, which the next sentence's check and the appendix's check cell read
-    assert main_line.count("Gemma 4's global layers answer the first question a third way:") == 1
+    assert (
+        main_line.count("In transformers' config, Gemma 4's global layers answer the first question a third way:") == 1
+    )
     # the term is defined before its first use in the main line (Gemma 3's local and global layers come later)
     definition = "A *global* layer attends to the whole input."
-    heading = "## Gemma 4's global layers: only the fast pairs turn"  # r111: the heading names the layers (its term is
-    # defined in the section's first sentence, right below it)
+    heading = "## Gemma 4's global layers in transformers: only the fast pairs turn"  # names the layers and the source;
+    # the term is defined in the section's first sentence, right below it
     assert main_line.index(heading) + len(heading) < main_line.index(definition)
     assert main_line.index(definition) < main_line.index("global layer", main_line.index(heading) + len(heading))
     assert main_line.index(definition) < main_line.index("Gemma 4's global layers answer")
+    # the wavelength is defined before "slowest" first appears, and "So no turning pair is slow" follows the 190 tokens
+    section = main_line[main_line.index(heading) : main_line.index("## Raising the base")]
+    assert section.index("*wavelength*") < section.index("slowest")
+    assert section.index("about 190 tokens for a turn.") < section.index("So no turning pair is slow.")
     assert "In transformers' defaults, Gemma 4" not in text and "The rule matches p-RoPE" not in text
     assert "Partial rotary with the same share and base" not in text
     # a variant of question 1: the main line keeps the fact and the wavelength; the contrast with partial rotary and
     # the p-RoPE source are the block's, which follows the main line's 190 tokens
-    # r110: the main line gives the why (p-RoPE's suspicion), names `proportional` before its printout, and the
+    # the main line gives the why (p-RoPE's suspicion), names `proportional` before its printout, and the
     # contrast with partial rotary
     assert (
         "It is the rule of p-RoPE, a proposal to drop the slowest pairs, whose authors suspect that slow pairs carry"
         " content." in main_line
     )
-    assert "comes from p-RoPE" not in main_line  # r112: the formulas match; no source says Gemma 4 took it from there
+    assert "comes from p-RoPE" not in main_line  # the formulas match; no source says Gemma 4 took it from there
     assert main_line.index("*wavelength*") < main_line.index("about 190 tokens")  # defined before use
     assert main_line.index("about 190 tokens") < main_line.index("needing about five million tokens.")
     assert text.count("needing about five million") == 1 and text.index("about 190 tokens") < text.index(
         "about five million"
     )
-    g4 = text[text.index("## Gemma 4's global layers: only the fast pairs turn") : text.index("## Raising the base")]
+    g4 = text[text.index(heading) : text.index("## Raising the base")]
     assert "<summary>The config fields, and how far this is from partial rotary</summary>" in g4
     assert g4.index("</details>") > g4.index("about five million")
     # the main figure draws one idea: partial rotary's ladder is printed in the block's check cell, not drawn
@@ -1814,7 +1821,7 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     # "about 190 tokens" and "about five million": transformers' own frequencies, and partial rotary's ladder on as
     # many dimensions with the same base, b^(-2i/d_rot)
     assert 180 < 2 * math.pi / float(inv_freq[turning - 1]) < 200
-    # r113: "So within about 190 tokens every turning pair completes a turn": every turning wavelength is at most the
+    # "So within about 190 tokens every turning pair completes a turn": every turning wavelength is at most the
     # slowest's
     assert float((2 * math.pi / inv_freq[:turning].double()).max()) < 200
     assert "So no turning pair is slow" in main_line
@@ -1933,7 +1940,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert gqa_8 == 2 * 8 * 128 * layers * 2 and abs(gqa_8 / mla_bytes - 3.6) < 0.05
     # the ratios are the main line's, checked below against the block's table (the paper's 2 n_h d_h and 2 n_g d_h,
     # n_h = d_h = 128, n_g = 8)
-    assert "By the paper's formula" not in text  # r111: the block no longer repeats the main line's ratios
+    assert "By the paper's formula" not in text  # the block does not repeat the main line's ratios
     # the main line's payoff, one ratio (the sizes and GQA's 3.6 are the block's table): the latent and the
     # rotary key, 576 numbers, against multi-head attention's 2 * 128 * 128, about 57 times as many
     payoff = re.search(
@@ -2292,7 +2299,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         " scale $B$ and each $\\zeta_i$ below one, smallest for the fast pairs.",
         "Its decay fades the fast pairs first; far back, their terms only swing around zero.",
         "In the figure, at $d = 64$ two to four thousand tokens back:",
-        "left, unrelated keys: the mean size of their scores falls to about a third of RoPE's;",
+        "left, unrelated keys, whose scores average zero: the mean size of their scores falls to about a third of"
+        " RoPE's;",
         "right, a key equal to its query: its score swings less, and its average is no lower.",
         "Nearer in, xPos does lower this average at $d = 64$: over every span of distances from $a$ to $2a - 1$ with"
         " $a$ up to about 1500, and over some spans with $a$ up to about 2400, by up to 15 %.",
@@ -2304,14 +2312,17 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "xPos's average is slightly above RoPE's" not in text  # now the block's numbers: 0.058 against 0.046
     assert "its average 2048-4096 back is not lower than RoPE's" in code  # the right panel's title
     assert "does not lower a matching key's average" not in text  # unscoped: false nearer in and at d = 32
-    # r113: the section's point and cost; the key scale zeta_0 ** (-p / 512), zeta_0 = 0.4 / 1.4, first passes
+    # the section's point and cost; the key scale zeta_0 ** (-p / 512), zeta_0 = 0.4 / 1.4, first passes
     # float32's largest value near p = 36 261 (uncentred positions)
-    assert "So far back, its decay mostly quiets unrelated keys." in text
+    # the lesson is scoped to the figure's head size: at d = 32 a matching key keeps only 0.36 of RoPE's
+    assert "So at this head size, far back, its decay mostly quiets unrelated keys." in text
+    assert "left, unrelated keys, whose scores average zero: the mean size of their scores" in text
     assert (
         "Its cost: xPos splits the decay into a factor on the query and one on the key that grows with the key's"
         " position; without shifting positions to centre them, that key factor overflows float32 past tens of"
         " thousands of positions." in text
     )
+    assert "overflows float32" not in re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)  # the block's cost
     limit = 512 * math.log(float(torch.finfo(torch.float32).max)) / math.log(3.5)
     assert 36_000 < limit < 36_500, limit
     assert math.isinf(float(torch.tensor(3.5 ** (36_300 / 512)).float()))  # overflows just past the limit
@@ -2448,7 +2459,7 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         assert sentence in text, sentence
     # "At the same $L$, a larger base also leaves at least as many pairs that never finish a turn within $L$. At their
     # own $L$, Llama 3 and Code Llama leave 29 and 27 pairs, against 18 for Llama 2.": "at least as many", not "more"
-    # (bases 5e5 and 6e5 tie; r107), swept over head sizes, lengths and bases below; the counts read from the main
+    # (bases 5e5 and 6e5 tie), swept over head sizes, lengths and bases below; the counts read from the main
     # line's sentence, against each copied row's base and trained length
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     assert "A larger base also leaves more pairs that never finish a turn" not in main_line
@@ -2457,7 +2468,7 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         for length in (2048, 4096, 8192, 32768):
             counts = [int((2 * math.pi / posenc.rope_inv_freq(d, b).double() > length - 1).sum()) for b in bases]
             assert counts == sorted(counts), (d, length, counts)  # never fewer with a larger base at one L
-    # r110: the main line compares the bases at one L; the own-L counts are the block's (and the cell's printout)
+    # the main line compares the bases at one L; the own-L counts are the block's (and the cell's printout)
     same = re.search(
         r"At the same \$L\$, a larger base also leaves at least as many pairs that never finish a turn within \$L\$\.\s"
         r"(?:.|\n)*?Take \$L = 8192\$: base \$10\^4\$ leaves (\d+) such pairs, base \$10\^6\$ leaves (\d+)\.",
@@ -2479,17 +2490,26 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         lam = 2 * math.pi / posenc.rope_inv_freq(128, rows[key]["rope_theta"]).double()
         own_l[key] = int((lam > rows[key]["trained_length"] - 1).sum())
     assert tuple(int(g) for g in said.groups()) == tuple(own_l.values()) == (29, 27, 18)
-    # r111: the visible cell prints the main line's counts at one L = 8192 (14, 29, 30); the own-L counts (18, 29,
+    # the visible cell prints the main line's counts at one L = 8192 (14, 29, 30); the own-L counts (18, 29,
     # 27) are the block's, checked above from the copied rows; its literals are the copied rows'
     cell = next(c for c in nb_cells() if c.get("id") == "c14c-pastL")
     printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
     shown = dict(re.findall(r"(Llama 2|Llama 3|Code Llama), base [^:]+: at L = 8192, (\d+) of 64 pairs", printed))
     assert shown == {"Llama 2": "14", "Llama 3": "29", "Code Llama": "30"}, printed
+    turned = dict(
+        re.findall(r"(Llama 2|Llama 3|Code Llama), base [^:]+: .*?slowest turns ([\d.]+) rad past L\n", printed)
+    )
+    want = {b: 7 * 8192 * float(posenc.rope_inv_freq(128, b).double()[-1]) for b in (1e4, 5e5, 1e6)}
+    assert turned == {n: f"{want[b]:.2f}" for n, b in (("Llama 2", 1e4), ("Llama 3", 5e5), ("Code Llama", 1e6))}
+    assert "past its own L" not in printed  # the visible cell shows only the main line's one L = 8192
+    block_cell = next(c for c in nb_cells() if c.get("id") == "c16")  # the appendix's check cell for this block
+    block_printed = "".join("".join(o.get("text", "")) for o in block_cell["outputs"])
     for key, name in (("llama-2-7b", "Llama 2"), ("llama-3-8b", "Llama 3"), ("code-llama-7b", "Code Llama")):
         row = rows[key]
-        assert f"{name}, base {row['rope_theta']:.0e}, L = {row['trained_length']}:".replace("e+0", "e") in printed
-    assert "on an input 8L the slowest turns" in printed and "rad past its own L" in printed
-    # the figure's title no longer says "the larger the base, the more pairs above L" (5e5 and 6e5 leave the same
+        assert (
+            f"{name}, base {row['rope_theta']:.0e}, L = {row['trained_length']}:".replace("e+0", "e") in block_printed
+        )
+    # the figure's title avoids "the larger the base, the more pairs above L" (5e5 and 6e5 leave the same
     # count at L = 8192): it says what holds for every pair but the first, a longer wavelength with a larger base
     code = _figure_titles()
     assert "the more pairs above L" not in code and "a larger base lengthens every wavelength but the first" in code
@@ -2928,7 +2948,7 @@ def test_chapter_saved_configs_hold_rope_parameters():
         "Transformers 5 saves these fields in `rope_parameters`, one dict per layer type where types differ."
         " For Gemma 3 27B: ```json"
     )
-    assert saves in text and saves not in main_line  # the section's centre is the table; this sits in a block (r109)
+    assert saves in text and saves not in main_line  # the section's centre is the table; this sits in a block
     assert main_line.index("Back to the opening's Llama 3.1 8B config:") < main_line.index(
         "| model | its answer | question |"
     )
@@ -3123,7 +3143,7 @@ def test_chapter_config_snippet_names_the_per_layer_type_frequencies():
     per layer type: rotary.full_attention_inv_freq, rotary.sliding_attention_inv_freq". In transformers 5.24 Gemma 3's
     rotary module has no `inv_freq`, only those two lists, and their bases are the config's two. The snippet itself
     runs on a saved Llama config, and takes the text model's part of a multimodal config (Gemma 3's), on which a
-    rotary module built from the whole config fails (r108)."""
+    rotary module built from the whole config fails."""
     transformers = _hf()
     from transformers.models.gemma3.modeling_gemma3 import Gemma3RotaryEmbedding
 
@@ -3217,11 +3237,8 @@ def test_chapter_pairs_past_l_have_their_consequence():
     )
     slowest = {b: 7 * 8192 * float(posenc.rope_inv_freq(128, b).double()[-1]) for b in (1e4, 1e6)}
     assert slowest[1e4] > 6 and slowest[1e6] < 0.1, slowest
-    # the verdict's last sentence: "Which matters more is open": Liu et al. in the block (asserted below)
-    assert (
-        "Which matters more is open; the block below cites a study that found a larger or a smaller base can"
-        " help." in main_line
-    )
+    # the open question and Liu et al. are the block's (asserted below)
+    assert "is open" not in main_line
     assert " ".join(one_l.split()) in " ".join(main_line.split()) and main_line.index(consequence) < main_line.index(
         "Take $L = 8192$"
     )
@@ -3230,9 +3247,11 @@ def test_chapter_pairs_past_l_have_their_consequence():
         assert abs(got - want) < 0.05 * want, (base, got)
     counts = [int((2 * math.pi / posenc.rope_inv_freq(128, b).double() > 8192 - 1).sum()) for b in (1e4, 5e5, 1e6)]
     assert counts == [14, 29, 30]
+    # "more" at this L (14 against 30, above); "its slowest pair", not every pair: the first pair past L turns
+    # far more (the appendix cell checks over five times the slowest's new angle at base 1e6)
     verdict = (
-        "So at one training length, a larger base leaves at least as many pairs without a full turn, but its slowest"
-        " pair turns less past that length."
+        "So at $L = 8192$, the larger base leaves more pairs without a full turn, but its slowest pair barely turns"
+        " past $L$."
     )
     assert verdict in main_line and main_line.index("Take $L = 8192$") < main_line.index(verdict)
     lesson = (
@@ -3260,7 +3279,7 @@ def test_chapter_pairs_past_l_have_their_consequence():
     assert new_angle["llama-3-8b"] < 0.2 and new_angle["code-llama-7b"] < 0.2, new_angle
     assert new_angle["llama-2-7b"] > 3, new_angle
     # the section's cell prints these angles and asserts them, so the chapter shows its numbers
-    cell = next(c for c in nb_cells() if "past_L_turn" in "".join(c["source"]) and c["cell_type"] == "code")
+    cell = next(c for c in nb_cells() if c.get("id") == "c16")  # the appendix's check cell prints the own-L turns
     printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
     pattern = r"(Llama 2|Llama 3|Code Llama), base .*?slowest turns ([\d.]+) rad past its own L"
     shown = dict(re.findall(pattern, printed))
@@ -3325,7 +3344,7 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
         "Right, for the plotted query and a key equal to it, it peaks at distance zero; its mean over distances, in"
         " red, is well below that peak." in main_line
     )  # "well below": the draw keeps 0.23, asserted above; "the plotted query": others keep more than half
-    assert "fades on average" not in main_line  # r113: the figure shows a mean below the peak, not a fall
+    assert "fades on average" not in main_line  # the figure shows a mean below the peak, not a fall
     # "for the plotted query": other draws keep more than half (the assert above), so the sentence names its query
     assert "Right, for a key equal to its query, it peaks" not in main_line
     assert "The pass-through term stays whole at every distance." in main_line
@@ -3334,8 +3353,8 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     # cos(Δ theta_i) over the distances and the 8 pairs (0.404 at N = 256, 0.07 at N = 4000); the draw keeps 0.23
     assert "Over distances 0 to 3999, a random query keeps under a tenth on average." in text
     assert "a random query keeps 0.4 of its peak on average" in text
-    assert "the mean share kept is about 0.4" not in main_line  # r111: one claim on the main line
-    assert "A typical query keeps about 0.4." not in main_line  # no unit, no window (r110)
+    assert "the mean share kept is about 0.4" not in main_line  # one claim on the main line
+    assert "A typical query keeps about 0.4." not in main_line  # no unit, no window
     theta16 = 10000.0 ** (-torch.arange(0, 16, 2, dtype=torch.float64) / 16)
     expected = float(torch.cos(torch.arange(256, dtype=torch.float64)[:, None] * theta16).mean())
     assert abs(expected - 0.4) < 0.01 and abs(sum(shares) / len(shares) - 0.4) < 0.05, (expected, shares)
@@ -3370,9 +3389,9 @@ def test_chapter_thick_lines_and_the_random_query_mean():
         "Each thick line at distance $x$ averages distances from about $x/2$ to $x$; the thin line, at single"
         " distances, wiggles."
     )
-    assert thick in text and thick not in main_line  # r113: in the block under the section
+    assert thick in text and thick not in main_line  # in the block under the section
     # the appendix's "It is also the mean over random queries, scaled to one at distance zero.": Gaussian queries,
-    # E[q^T R_Δ q] / E[|q|^2] = (2/d) Σ cos(Δ θ_i); 20 000 draws, d = 128, base 5e5 (r111: moved off the main line)
+    # E[q^T R_Δ q] / E[|q|^2] = (2/d) Σ cos(Δ θ_i); 20 000 draws, d = 128, base 5e5
     assert "It is also the mean over random queries, scaled to one at distance zero." in text
     assert "This score is also the mean over random queries, scaled to one." not in main_line
     g = torch.Generator().manual_seed(0)

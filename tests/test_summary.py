@@ -1063,6 +1063,16 @@ def _ntk_fix_row() -> None:
     # the row names one idea; that Qwen-7B's variant is dynamic stands in the block "How the rows differ"
     assert "Qwen-7B's variant is dynamic" not in source()
     assert "In the table, only Qwen-7B's rule, a dynamic variant of NTK-aware scaling, picks $s$" in page_text()
+    # under the table: "Qwen-7B's *dynamic* rule picks s from each input's length, in steps, and also scales the
+    # queries past L": its stretch (_qwen_alpha) takes several values over inputs past L, constant between powers of
+    # two, and its logn factor is 1 up to L and above 1 past it (_qwen_dynamic_ntk)
+    assert (
+        "Qwen-7B's *dynamic* rule picks $s$ from each input's length, in steps, and also scales the queries past $L$."
+        in page_text()
+    )
+    steps = [_qwen_alpha(n, 2048) for n in range(2049, 8 * 2048 + 1)]
+    assert len(set(steps)) == 3 and sum(a != b for a, b in zip(steps, steps[1:])) == 2, sorted(set(steps))
+    _qwen_dynamic_ntk()
     # "named after the neural tangent kernel": chapter 7's block on the name, and the glossary's row; round 112: the
     # name left the table's cell for the block "How the rows differ" (the reader's "To reach 4.5", item 3)
     assert "NTK-aware scaling is named after the neural tangent kernel." in page_text()
@@ -3105,7 +3115,8 @@ def _shakespeare_main_line() -> list[str]:
         assert text["metrics"][arm].keys() == alibi_4l.keys(), arm
         assert all(r["loss"][four_text] < alibi_4l[k] for k, r in text["metrics"][arm].items()), arm
     assert (
-        "**Shakespeare.** From $L$ to $4L$, the loss of plain RoPE, dynamic PI and the sinusoidal"
+        "**Shakespeare.** In this run's three seeds, from $L$ to $4L$, the loss of plain RoPE, dynamic PI and the"
+        " sinusoidal"
         " encoding rises by over 0.8 nats, while ALiBi's and KERPLE's barely change. There the loss covers every"
         " character of held-out windows, those inside $L$ included, so a model that copes past $L$ scores lower in"
         " longer windows."
@@ -3961,9 +3972,16 @@ def _decay_item() -> list[str]:
     assert width == 128, width
     item = (
         "The RoPE paper says RoPE makes far keys score less. For random queries, a key unrelated to its query scores"
-        " zero on average, near or far. A key equal to its query scores less farther away only on average, and that"
-        " average ripples. The paper's falling curve is a loose bound, not the score."
+        " zero on average, near or far. A key equal to its query scores highest, on average, at distance 0. That"
+        " average falls, with ripples, to about zero a few thousand tokens away. The paper's falling curve is one"
+        " factor of a loose upper bound, not the score."
     )
+    # "highest, on average, at distance 0": E(0) is E's largest value; "falls, with ripples": the doubling averages
+    # fall up to the one from 4 096 while E rises at over 100 single distances (above); "to about zero a few thousand
+    # tokens away": the doubling from 4 096 to 8 192 is within 1 % of E(0), the one before it is not, and every later
+    # one stays within 5 % (above); "one factor of a loose upper bound": the block "The RoPE paper's bound"
+    assert float(E.max()) <= e0 and abs(float(trend[half])) < 0.01 * e0 < float(trend[half - 1])
+    assert 2000 <= 2**half <= 10_000
     # the claim first, the setup (128 dimensions, base 10^4) in the block "What
     # the average is over", which opens with it (checked below); "scores zero on average, near or far": the block's
     # "scores zero on average, with the same spread at every distance" and chapter 5's words (below)
@@ -4609,13 +4627,15 @@ def prose_expected() -> list[str]:
     # round 112 (the reader's "To reach 4.5", item 2): the key defines the loss past L and keeps one reference point,
     # the trigram; the floor ln 2 and the scored tokens moved to the block "Loss" (loss_block, below), and ln 28's
     # arithmetic stands in the block "Grades". "*Breaks* means worse than a uniform guess, 3.33 nats": ln 28 (above)
+    # the key in words, its numbers (the trigram's loss, the bar a tenth above it, ln of the vocab) in the grid's
+    # header and the blocks "Loss." and "Grades.": "near the loss of a trigram model": within a tenth of a nat of it,
+    # on either side (above)
     key = (
-        "The *loss past $L$* is the mean loss on filler tokens after position $L$, in nats, natural-log units. A"
-        " *trigram model*, which predicts"
-        f" each token from the two before it, scores {trigram}. *Fine* means within a tenth of a nat of it. *Breaks*"
-        f" means worse than a uniform guess over all {vocab} tokens; *raised* is between. A blind guess finds one"
-        " passkey in ten."
+        "The *loss past $L$* is the mean loss on filler tokens after position $L$. *Fine* means near the loss of a"
+        " *trigram model*, which predicts each token from the two before it. *Breaks* means worse than a uniform"
+        " guess over all tokens; *raised* is between. A blind guess finds one passkey in ten."
     )
+    assert f"The trigram model gets {trigram}" in page_text() and f"$\\ln {vocab} \\approx {ln_vocab}$" in page_text()
     assert GRID_HEADER == (
         f"| at $8L$, no further training; means of five seeds | loss past $L$: *fine* below {fine_bar}, *breaks* above"
         f" {ln_vocab} | passkeys found |"
@@ -5236,7 +5256,8 @@ def prose_expected() -> list[str]:
         # "Also in current code": Qwen3-VL, gpt-oss's factor 32, chapter 10 (_current_code_block)
         # round 113: item 7's 2-D RoPE (chapter 7's, quoted in test_chapter_list_items_3_7_9_10_...)
         # item 7's 2-D RoPE is cut
-        ["5", "16", *decay, *_alibi_item()]
+        # item 5's "highest, on average, at distance 0" (E(0) is E's largest: test of item 5)
+        ["5", "16", "0", *decay, *_alibi_item()]
         + _current_code_block()
         # item 11: KERPLE's digits about 500 tokens back, the test's 496 rounded (_item_8_passkeys)
         + ["500"]
@@ -5251,8 +5272,9 @@ def prose_expected() -> list[str]:
         # with it, in _overview_examples)
         # the lead no longer names L - 1 (the block on turns does)
         + ["0", *_turns_example(), _yarn_fix_row()[0], "3.1", "4", "1", "1", "2", "3", "8", "3", "5", "1"]
-        # under the fixes table, the block's fixed factor at 8 (asserted in _overview_examples)
-        + ["8", "7", "2.5", "3", "2.5", *_other_fixes_block()[0], "7", *_qwen_dynamic_ntk()[0]]
+        # under the fixes table, Qwen-7B's dynamic rule (_ntk_fix_row), then the block's fixed factor at 8 (asserted
+        # in _overview_examples)
+        + ["7", "8", "7", "2.5", "3", "2.5", *_other_fixes_block()[0], "7", *_qwen_dynamic_ntk()[0]]
         + _yarn_code_block()
         # the block "Other fixes": Llama 3.1's ramp, Scout's step by 16, Phi-3, Gemma 4 (_other_fixes_block); the
         # config's `factor` against s (_config_factor_note); Llama 3.1's factor 8 for inputs 16 times longer, Gemma
@@ -5278,7 +5300,8 @@ def prose_expected() -> list[str]:
         # round 113: the setup and the key first, then the lead and its 8L; the figure's sentence has no 64 now
         # the key keeps the trigram's loss and the 28 tokens (the bar and ln 28 stand in the grid's header
         # and the block); the figure's sentence moved up, before the lead's 8L; ALiBi's misses are in words
-        ["8", str(L), str(longest), trigram, vocab, str(2 * L), str(longest), str(s)]
+        # the key in words: the trigram's loss and the 28 tokens stand in the grid's header and the blocks
+        ["8", str(L), str(longest), str(2 * L), str(longest), str(s)]
         + ["7"]
         # the key's floor ln 2 = 0.69 and ALiBi's passkeys 496 back (_alibi_far_share);
         # round 110: under the stretched table, the lead and the sentence with the two lowered losses are cut;
@@ -6095,8 +6118,8 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     order = [
         "## Chapter 8's grid",
         "Tiny two-layer models train",
-        "The *loss past $L$* is the mean loss on filler tokens after position $L$, in nats",
-        "*Fine* means within a tenth of a nat of it.",
+        "The *loss past $L$* is the mean loss on filler tokens after position $L$.",
+        "*Fine* means near the loss of a *trigram model*",
         '<img src="figures/summary_loss_by_length.svg"',
         lesson,
         "Fine-tuned at $8L$, RoPE, PI and YaRN here keep the loss fine too.",
@@ -6412,14 +6435,17 @@ def test_intro_worked_numbers_are_computed():
         # posenc builds the encoding in float32: 1e-6 is well above its rounding, well below the 0.01 shown
         assert math.isclose(score[m, n], 1 + cross[m, n] + float(pe[m] @ pe[n]), abs_tol=1e-6)
     assert (
-        "and their score has four terms: $$ (x + \\mathrm{PE}(m)) \\cdot (x + \\mathrm{PE}(n)) = \\underbrace{x"
-        in intro
+        "It is added to $x$, so the score has four terms: $$ (x + \\mathrm{PE}(m)) \\cdot (x + \\mathrm{PE}(n)) ="
+        " \\underbrace{x" in intro
     )
     assert (
         "\\underbrace{x \\cdot x}_{1} + \\underbrace{x \\cdot \\mathrm{PE}(m)}_{\\sin m} + \\underbrace{x \\cdot"
-        " \\mathrm{PE}(n)}_{\\sin n} + \\mathrm{PE}(m) \\cdot \\mathrm{PE}(n). $$ The middle two are the"
-        " *word–position* terms." in intro
+        " \\mathrm{PE}(n)}_{\\sin n} + \\underbrace{\\mathrm{PE}(m) \\cdot \\mathrm{PE}(n)}_{\\cos(n - m) +"
+        " \\cos(0.01(n - m))}. $$ The middle two, the *word–position* terms," in intro
     )
+    for m, n in score:  # the last term's label: sin p sin q + cos p cos q = cos(q - p), at both pairs' frequencies
+        label = math.cos(n - m) + math.cos(0.01 * (n - m))
+        assert math.isclose(float(pe[m] @ pe[n]), label, abs_tol=1e-6)
     # "An added encoding has the model's width, not the head's; here both are 4": one head, identity weights, d = 4
     assert (
         "An added encoding has the model's width, not the head's; here both are 4, since the example has one" in intro
@@ -6449,8 +6475,7 @@ def test_intro_worked_numbers_are_computed():
     )
     assert (
         "*RoPE.* The query and key are $q_m = k_n = x$" in intro
-        and "*Added encoding.* Adding a position's vector to the token's" in intro
-        and "The *sinusoidal encoding* of chapter 2 gives position $p$" in intro
+        and "*Added encoding.* The *sinusoidal encoding* of chapter 2 gives position $p$" in intro
     )
     # "With the added encoding and these identity weights, the last term stays the same. The word-position terms
     # do not": checked above
@@ -6592,7 +6617,9 @@ def test_intro_takeaways_are_the_chapters_findings():
     longest = max(config["eval_lengths"])
     assert longest == 8 * config["train_length"]
     assert "Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer." in intro
-    assert "Chapter 7's position interpolation (PI) slows every pair by the input's length over $L$;" in intro
+    assert (
+        "Chapter 7's position interpolation (PI) slows every pair by one factor, the longer length over $L$." in intro
+    )
     trigram_worst = max(per_seed("trigram", "loss_beyond", longest))
     for arm in ("rope+pi", "rope+yarn"):  # "predicted the next token poorly": every seed above the trigram's worst
         assert min(per_seed(arm, "loss_beyond", longest)) > trigram_worst, arm
@@ -7672,8 +7699,7 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
     assert len(MODEL_ROPE_CONFIGS) > len(changed) > len(MODEL_ROPE_CONFIGS) / 2, changed
     quote(C10, "into `MODEL_ROPE_CONFIGS`")
     assert (
-        "Most models in its table rotate part of each head, turn most pairs more slowly, or slow their slowest-turning"
-        " pairs for long inputs."
+        "Most models in its table use a larger base, rotate only part of each head, or slow some pairs for long inputs."
     ) in page
     # item 10's "Vision-language models such as Qwen2-VL split the pairs between a token's time, height and width":
     # Qwen2-VL's copied config (M-RoPE, `mrope_section` [16, 24, 24]) gives each of a 128-dimensional head's 64 pairs
@@ -7754,8 +7780,8 @@ def test_takeaways_restate_checked_claims():
     assert bullets == [
         "Attention without a mask or position encoding is blind to order; a causal mask and a distinct first token let"
         " a model count.",
-        "RoPE's score depends on the positions only through the offset. For random queries, a key equal to its query"
-        " scores less farther away only on average, and that average ripples.",
+        "RoPE's score depends on the positions only through the offset. For random queries, the average score of a"
+        " key equal to its query falls, with ripples, to about zero a few thousand tokens away.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
         "Past $L$, RoPE's slow pairs meet new angles; fixes slow them.",
         "In chapter 8, with no further training, only ALiBi and KERPLE keep the loss fine at $8L$. Fine-tuned there,"
@@ -7926,6 +7952,14 @@ def test_config_names_say_which_field_holds_the_training_length() -> None:
 # --- the grid's figure (round 110) ---------------------------------------------------------------
 
 
+def elements_note(svg: str) -> str | None:
+    """The text of the figure's note on the lines that overlap."""
+    import xml.etree.ElementTree as ET
+
+    note = next((e for e in ET.fromstring(svg).iter() if e.get("id") == "overlap-note"), None)
+    return None if note is None else note.text
+
+
 def test_the_grid_figure_draws_each_methods_loss_by_length():
     """The figure before the grid, book/figures/summary_loss_by_length.svg: one line per row of the grid's trained
     part plus the dashed trigram model, through the means of the five seeds of the loss past L at 128, 256 and 512
@@ -7971,6 +8005,9 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
     assert not any(i.startswith(("at-L-", "range-L-", "legend-at-L", "gap", f"tick-{L}")) for i in elements)
     assert "hollow" not in svg and "whole input" not in svg and ">loss past L, in nats<" in svg
     assert "lines: loss past L" in svg
+    # the note under the lowest lines: KERPLE's, ALiBi's and the trigram's means lie within 0.05 nats of each other
+    # at every length (checked below), a few pixels apart
+    assert elements_note(svg) == "KERPLE, ALiBi and the trigram model overlap here"
     # the trigram's line is drawn last of the lines, over ALiBi's and KERPLE's
     line_ids = [e.get("id") for e in root.iter() if (e.get("id") or "").startswith("line-")]
     assert line_ids[-1] == "line-trigram", line_ids
