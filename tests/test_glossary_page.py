@@ -525,8 +525,8 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "A multiplier above 1 sharpens attention. The *temperature* $t$ divides the logits, but
-    Llama 4's *query temperature* multiplies them": the fourth column's
+    """The section's opening: "A multiplier above 1 sharpens attention. The *temperature* $t$ divides the logits, so a
+    temperature below 1 sharpens it. Llama 4's *query temperature* multiplies them": the fourth column's
     heading, "multiplier of each logit", is that convention; every row of the table fills it with a formula; the
     temperature's cell is the one reciprocal, every other cell a multiplier, not one over something, and the query
     temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier in another. The entropy
@@ -535,16 +535,23 @@ def test_a_larger_multiplier_never_flattens_attention():
     never rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links
     Reading model code's temperature rules."""
     text = page()
-    ((above, direction, t_verb, tau_verb),) = re.findall(
+    ((above, direction, t_verb, t_side, tau_verb),) = re.findall(
         r"A multiplier (above|below) 1 (sharpens|flattens) attention\. The"
-        r" \*temperature\* \$t\$ (divides|multiplies) the logits, but Llama 4's \*query temperature\*"
-        r" (multiplies|divides) them\.",
+        r" \*temperature\* \$t\$ (divides|multiplies) the logits, so a temperature (below|above) 1 sharpens it\."
+        r" Llama 4's \*query temperature\* (multiplies|divides) them\.",
         text,
     )
     assert (above, direction) == ("above", "sharpens"), (above, direction)  # the entropy check below
     # one word, two ways: the temperature's cell divides, the query temperature's multiplies (checked against the cells)
     assert cells("temperature (attention temperature)")[3] == "$1/t$" and t_verb == "divides", t_verb
     assert tau_verb == "multiplies", tau_verb
+    # "so a temperature below 1 sharpens it": a divisor below 1 is a multiplier above 1, as the row says
+    assert t_side == "below" and "below 1 it sharpens attention, above 1 it flattens it" in row(
+        "temperature (attention temperature)"
+    )
+    for t_value in (0.5, 0.9):
+        logits = torch.randn(200, 16, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+        assert (attention_entropy(logits / t_value) <= attention_entropy(logits) + 1e-12).all(), t_value
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "| a number $t$ that divides the logits:" in row("temperature (attention temperature)")
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -840,10 +847,10 @@ def test_worked_examples_effective_scale_column():
 
 def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger_one():
     """The collapsed worked example gives every rule "$L = 8192$, Llama 3.1's trained length" (its field
-    `original_max_position_embeddings`). The worked example, right after dynamic NTK's 9, says: "That is dynamic NTK
-    given $L = 8192$. With Llama 3.1's config, transformers' `dynamic` reads a larger $L$: `max_position_embeddings`,
-    sixteen times as large. So it would not scale the worked example's input at all." The block "Where a configuration
-    keeps the trained length, ..." gives the field transformers reads, once. The main line of "Longer inputs" gives
+    `original_max_position_embeddings`), and no other $L$. The block "Where a configuration keeps the trained length,
+    ..." gives the field transformers reads, once, and then: "With Llama 3.1's config, transformers' `dynamic` reads a
+    larger $L$: `max_position_embeddings`, sixteen times as large. So it would not scale the worked example's input at
+    all." The main line of "Longer inputs" gives
     no Llama 3.1 number and no $L$ (:func:`test_longer_inputs_main_line_gives_the_slowest_pairs_divisors`); the
     dynamic NTK row leaves the field to that block.
     The two fields from posenc/book/models.py's copy of Llama 3.1's config
@@ -860,21 +867,15 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     example = block(WE)
     assert example.index("| rule |") < example.index("| 9 at this length | *Dynamic NTK* sets its effective factor")
     keeps = block("Where a configuration keeps the trained length, transformers' <code>dynamic</code>, and real models")
-    assert "transformers' `dynamic` reads a larger" not in keeps  # the aside sits in the worked example, by the 9
-    (again,) = re.findall(
-        r"and by 9 for the slowest\. That is dynamic NTK given \$L = (\d+)\$\. With Llama 3\.1's config,"
-        r" transformers' `dynamic` reads a larger \$L\$: `max_position_embeddings`, sixteen times as large\. So it"
-        r" would not scale the worked example's input at all\.",
-        example,
-    )
-    assert again == read, (again, read)
+    assert "max_position_embeddings" not in example and set(re.findall(r"L = (\d+)", example)) == {read}  # one L
     assert "(emozilla 2023) | {doc}`7 <../notebooks/07_beyond>`" in row("dynamic NTK (`dynamic`)")
     assert "max_position_embeddings" not in row("dynamic NTK (`dynamic`)")  # said once, in the block
     assert "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`" in keeps
     (times,) = re.findall(
-        r"With Llama 3\.1's config, transformers' `dynamic` reads a larger \$L\$: `max_position_embeddings`, (\w+)"
-        r" times as large\. So it would not scale the worked example's input at all\.",
-        text,
+        r"Transformers' `dynamic` takes its \$L\$ from `max_position_embeddings`, which a scaled model's configuration"
+        r" may set above its trained length\. With Llama 3\.1's config, transformers' `dynamic` reads a larger \$L\$:"
+        r" `max_position_embeddings`, (\w+) times as large\. So it would not scale the worked example's input at all\.",
+        keeps,
     )
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     L = llama["rope_scaling"]["original_max_position_embeddings"]
@@ -1058,6 +1059,13 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     once = [i for i, t in enumerate(llama) if evaluate(count, L=trained, theta=float(t)) >= 1]
     fast = [i for i, t in enumerate(llama) if evaluate(inequality, L=trained, theta=float(t))]
     assert once == fast == list(range(int(first), int(last) + 1)), (once, fast)
+    # the main line of "Longer inputs": "`llama3` and YaRN count turns in $L$ instead: turns by offset $L$, one
+    # position further" than the fast pair's last offset, L - 1 (the count is the angle at offset L, checked above)
+    ((at_offset,),) = re.findall(
+        r"`llama3` and YaRN count turns in \$L\$ instead: turns by offset \$([^$]+)\$, one position further\.",
+        page(),
+    )
+    assert evaluate(at_offset, L=L) - evaluate("L - 1", L=L) == step == 1, at_offset
     for j in range(1, d // 2 - 1):  # llama3: a bound between pair j's count over L and over L - 1 positions
         over_l_minus_1 = (L - 1) * float(theta[j]) / (2 * math.pi)
         high = (turns[j] + over_l_minus_1) / 2
@@ -1990,18 +1998,26 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
 
 
 def test_letters_sections_visible_sentence_names_rows_of_its_table():
-    """The letters section's visible sentences, "Letters such as $i$, $m$ and $s$, and words such as *distance*,
-    change meaning between chapters. Chapters 1, 3, 6, 8 and 11, for instance, write $i$ and $j$ for the query's and
-    key's positions": each name has a row in the section's collapsed table, and the $i$ row names those chapters."""
+    """The letters section's visible sentences, "Some letters and words, such as *distance*, change meaning between
+    chapters. Here $m$ is a query's position, but chapter 9 writes it for a key's. Here $s$ is `factor`, but chapter
+    8 writes it for the stretch": each name has a row in the section's collapsed table, and the $m$ and $s$ rows name
+    those chapters; chapter 9's markdown writes "key $m$" and chapter 8's "*stretch* $s$"."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("(glossary-letters)=\n## ") :]
     visible = section[: section.index("<details>")]
     visible = re.sub(r"\s+", " ", visible)
-    assert "Letters such as $i$, $m$ and $s$, and words such as *distance*, change meaning between chapters." in visible
-    (listed,) = re.findall(
-        r"Chapters ([\d, and]+), for instance, write \$i\$ and \$j\$ for the query's and key's", visible
+    assert "Some letters and words, such as *distance*, change meaning between chapters." in visible
+    ((m_chapter, s_factor, s_chapter),) = re.findall(
+        r"Here \$m\$ is a query's position, but chapter (\d+) writes it for a key's\. Here \$s\$ is `(\w+)`, but"
+        r" chapter (\d+) writes it for the stretch\.",
+        visible,
     )
-    assert f"a query's position, with $j$ the key's, in chapters {listed};" in letters("$i$"), listed
+    assert letters("$m$").startswith("| $m$ | a query's position |")
+    assert f"a key's position in chapter {m_chapter} |" in letters("$m$")
+    assert f"| $s$ | the *extension factor* `{s_factor}` | the *stretch* in chapter {s_chapter}," in letters("$s$")
+    names = {"09": "09_performance", "08": "08_extrapolation"}
+    assert "key $m$" in chapter(names[f"{int(m_chapter):02d}"])
+    assert "*stretch* $s = \\max(n / L, 1)$" in chapter(names[f"{int(s_chapter):02d}"])
     for name in ("$i$", "$m$", "$s$", "distance"):
         assert f"\n| {name} |" in section, name
 
@@ -2175,13 +2191,12 @@ def test_mrope_gives_time_height_and_width_each_a_run_of_pairs():
 
 
 def test_learned_sink_is_one_logit_per_head_with_no_value():
-    """The learned sink row: "one extra learned logit with no value, per head as in gpt-oss, so a head can attend to
-    nothing": gpt-oss's `sinks` has one entry per attention head, and its eager attention appends it as one more logit,
+    """The learned sink row: "one extra learned logit with no value, per head as in gpt-oss, so a head can put most
+    of its weight on no token": gpt-oss's `sinks` has one entry per attention head, and its eager attention appends
+    it as one more logit,
     then drops its weight, so the weights on the keys sum to less than 1, and a large sink drives them, and the
     output, towards zero."""
-    assert "one extra learned logit with no value, per head as in gpt-oss, so a head can attend to nothing |" in row(
-        "learned sink"
-    )
+    assert "per head as in gpt-oss, so a head can put most of its weight on no token |" in row("learned sink")
     from transformers.models.gpt_oss import modeling_gpt_oss
 
     cfg = transformers.GptOssConfig(
@@ -2203,7 +2218,7 @@ def test_learned_sink_is_one_logit_per_head_with_no_value():
         out, weights = modeling_gpt_oss.eager_attention_forward(attention, q, k, v, None, 8**-0.5)
         assert weights.shape[-1] == 5 and bool((weights.sum(-1) < most).all()), sink  # no column for the sink
         if sink > 0:
-            assert out.abs().max() < 1e-6  # attends to nothing
+            assert out.abs().max() < 1e-6  # most of its weight, here nearly all, on no token
 
 
 def test_shaw_adds_learned_vectors_per_clipped_offset_to_the_key_and_the_value():
@@ -3251,8 +3266,8 @@ def test_row_wordings_match_their_chapters_and_sources():
     assert "| RoFormer's claim that RoPE's scores fall with distance, which chapter 5 tests |" in row("long-term decay")
     ((width, base),) = re.findall(
         r"- In chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\*'s score falls on average over random"
-        r" \*isotropic\* queries"
-        r" and over each doubling of the distance, to about zero near half the base, but not distance by distance\.",
+        r" \*isotropic\* queries and over each doubling of the distance, to about zero near half the base, but not"
+        r" distance by distance\.",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     assert "Heads have $d = 128$ dimensions and the base is $b = 10^4$, unless said otherwise." in c5
@@ -3833,8 +3848,9 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
 
 
 def test_temperature_sections_opening_names_the_chapters_that_multiply():
-    """The visible opening of "Temperature and query scales": "The *temperature* $t$ divides the logits, but Llama 4's
-    *query temperature* multiplies them", the name chapter 10 gives a multiplier.
+    """The visible opening of "Temperature and query scales": "The *temperature* $t$ divides the logits, so a
+    temperature below 1 sharpens it. Llama 4's *query temperature* multiplies them", the name chapter 10 gives a
+    multiplier.
     Chapters 8 and 10 say "temperature" for such a multiplier, in their own words
     (the letters block's temperature row names them); the page's headwords are chapter 10's "query temperature" and
     chapter 7's "effective factor". That the multipliers grow and sharpen is
@@ -3845,8 +3861,8 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
     assert (
-        "A multiplier above 1 sharpens attention. The *temperature* $t$ divides the logits, but Llama 4's *query"
-        " temperature* multiplies them." in re.sub(r"\s+", " ", section)
+        "A multiplier above 1 sharpens attention. The *temperature* $t$ divides the logits, so a temperature below 1"
+        " sharpens it. Llama 4's *query temperature* multiplies them." in re.sub(r"\s+", " ", section)
     )
     first, second = 8, 10
     assert "in chapter 8, a growing factor that multiplies them" in letters("temperature")
@@ -4026,7 +4042,7 @@ def test_context_parallelism_needs_global_positions():
 
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
-    """Since round 114 the main line keeps the fast and slow pairs, the three numbers' table and "To meet no new
+    """The main line keeps the fast and slow pairs, the three numbers' table and "To meet no new
     angle, a slow pair needs its frequency divided by about the stretch"; the rules' divisors at $2L$ are read from the
     worked example's block. The text below describes the earlier main line. The main line of "Longer inputs": "The
     *stretch* is the input's length over $L$, at least 1."
@@ -4057,7 +4073,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
     ((config_word, main_stretch, slowest),) = re.findall(
         r"Over those offsets a \*fast pair\* turns at least once, so training showed it its whole circle\. A \*slow"
-        r" pair\* turns less than once: training showed it only an arc, and beyond \$L\$ it meets new angles\. Three"
+        r" pair\* turns less than once: training showed it only an arc, and beyond \$L\$ it meets new angles\."
+        r" `llama3` and YaRN count turns in \$L\$ instead: turns by offset \$L\$, one position further\. Three"
         r" numbers are easy to mix up: \| number \| what it is \| set by \| \|---\|---\|---\| \| \*extension factor\*"
         r" \$s\$ \| the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
         r" the input's length over \$L\$, \$([^$]+)\$ for \$\\ell\$ tokens \| the input \| \|"
@@ -4066,7 +4083,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" divided by about the stretch\.",
         visible,
     )
-    # the rules' divisors at 2L with `factor` 8 are the worked example's (collapsed), no longer the main line's
+    # the rules' divisors at 2L with `factor` 8 are the worked example's (collapsed)
     example = re.sub(r"\s+", " ", block(WE))
     ((header_factor, times),) = re.findall(r"Each rule gets \$s = (\d+)\$ and an input of \$(\d*)L\$ tokens", example)
     at = times
@@ -4520,17 +4537,20 @@ def test_element_wise_form_does_about_3d_operations():
 
 def test_decay_block_reaches_about_zero_near_half_the_base():
     """The block on RoFormer's bound: "In chapter 5's 128-wide heads of base 10 000, a *matching key*'s score falls on
-    average over queries and over each doubling of the distance, to about zero near half the base, but not distance by
-    distance. Over the later doublings, that mean swings around zero": the expected score E(r) = 2 sum_i cos(r theta_i)
+    average over random *isotropic* queries and over each doubling of the distance, to about zero near half the base,
+    but not distance by distance. The second average is the mean over the distances of one doubling: the doubling from
+    4096 to 8191, which holds half the base, has a mean of about zero. Over the later doublings, that mean swings
+    around zero": the expected score E(r) = 2 sum_i cos(r theta_i)
     of a matching key (the lower bound row's test samples it), averaged over each doubling 2^j <= r < 2^(j+1), falls at
     every doubling up to the one that holds b/2, where it is within 1 % of E(0), while the doubling before is still
     above 5 %; the later doublings up to 2^17 take both signs and stay within 10 % of E(0); E itself rises somewhere
     before b/2."""
-    ((width, base, share),) = re.findall(
+    ((width, base, share, low, high, holds_share),) = re.findall(
         r"In chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\*'s score falls on average over random"
-        r" \*isotropic\* queries"
-        r" and over each doubling of the distance, to about zero near (half|a tenth of|twice) the base, but not"
-        r" distance by distance\. Over the later doublings, that mean swings around zero\.",
+        r" \*isotropic\* queries and over each doubling of the distance, to about zero near (half|a tenth of|twice) the"
+        r" base, but not distance by distance\. The second average is the mean over the distances of one doubling: the"
+        r" doubling from (\d+) to (\d+), which holds (half) the base, has a mean of about zero\. Over the later"
+        r" doublings, that mean swings around zero\.",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     d, b = int(width), float(base.replace(" ", ""))
@@ -4542,6 +4562,7 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
     trend = torch.zeros(15, dtype=torch.float64).index_add_(0, j, E) / torch.bincount(j)
     e0 = 2 * len(theta)  # E(0) = d
     holds = int(math.log2(near))  # the doubling that holds b/2: 4096 <= r < 8192
+    assert holds_share == share and (int(low), int(high)) == (2**holds, 2 ** (holds + 1) - 1) and int(low) <= near
     assert (trend[1 : holds + 1] < trend[:holds]).all()  # falls at every doubling up to it
     assert abs(trend[holds]) < 0.01 * e0 < 0.05 * e0 < trend[holds - 1], trend[holds - 1 : holds + 1]
     far = torch.arange(2 ** (holds + 1), 2**17, dtype=torch.float64)  # "then swings around zero", up to 2^17
@@ -4555,12 +4576,21 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
 
 def test_hybrid_row_follows_chapter_1():
     """The row "hybrid model": "a recurrence reads the tokens in order, so its attention layers can do without a
-    position encoding": chapter 1's "Hybrid models can leave the encoding out of every attention layer. Their recurrent
-    layers read the tokens in order, so they carry the order."; the models block's Qwen3-Next keeps RoPE, hence can."""
+    position encoding, as Kimi Linear's do": chapter 1's "Hybrid models can leave the encoding out of every attention
+    layer. Their recurrent layers read the tokens in order, so they carry the order."; the models block's Qwen3-Next
+    keeps RoPE, hence can; transformers' Kimi Linear rotates nothing in its softmax (MLA) layers."""
     assert row("hybrid model").startswith(
         "| hybrid model | 混合模型 | a model that mixes softmax attention with recurrent or linear-attention layers; a"
-        " recurrence reads the tokens in order, so its attention layers can do without a position encoding |"
+        " recurrence reads the tokens in order, so its attention layers can do without a position encoding, as Kimi"
+        " Linear's do |"
     )
+    # Kimi Linear: its softmax layers, MLA, take no rotation, beside its linear-attention (KDA) layers
+    from transformers.models.kimi_linear import modeling_kimi_linear
+
+    mla = inspect.getsource(modeling_kimi_linear.KimiLinearAttention)
+    assert "rotary" not in mla.lower() and "position_embeddings" not in mla and "cos" not in mla, "Kimi Linear MLA"
+    assert hasattr(modeling_kimi_linear, "KimiLinearDeltaAttention")
+    assert "rotary" not in inspect.getsource(modeling_kimi_linear).lower()
     c1 = chapter("01_why_position")
     assert "Hybrid models can leave the encoding out of every attention layer." in c1
     assert "Their recurrent layers read the tokens in order, so they carry the order." in c1

@@ -1683,12 +1683,20 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
             ladder = [past_l_at(d, base, length) for base in grid]
             assert ladder == sorted(ladder), (d, length)
     takeaway = (
-        "At one training length, a larger base also leaves at least as many pairs without a full turn, but its slowest"
-        " pair turns less past that length."
+        "At one training length, a larger base also leaves at least as many pairs without a full turn; at $L = 8192$"
+        " they meet more new angles in total on an input of $8L$."
     )
     assert takeaway in text
-    # its second half: the slowest pair's frequency, base ** -(d - 2) / d, falls as the base grows, at every width,
-    # so on any one input it turns less past L
+    # its second half, for the takeaway's bases 5e5 and 1e6 against 1e4, d = 128: the block's new angles summed over
+    # the pairs past L = 8192 on an input 8L (63 and 60 rad against 48)
+    total_new = {}
+    for base in (1e4, 5e5, 1e6):
+        lam = two_pi / posenc.rope_inv_freq(128, base).double()
+        new = torch.where(lam <= 8 * 8192, two_pi * (1 - 8192 / lam), two_pi * 7 * 8192 / lam)
+        total_new[base] = float(torch.where(lam > 8192 - 1, new, torch.zeros_like(new)).sum())
+    assert total_new[5e5] > 1.1 * total_new[1e4] and total_new[1e6] > 1.1 * total_new[1e4], total_new
+    # the slowest pair's frequency, base ** -(d - 2) / d, falls as the base grows, at every width (the block's
+    # "The slowest pair alone barely moves")
     for d in (32, 48, 64, 80, 96, 128, 256):
         slowest = [float(posenc.rope_inv_freq(d, base).double()[-1]) for base in grid]
         assert all(later < earlier for earlier, later in zip(slowest, slowest[1:])), d
@@ -1857,7 +1865,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         " query $q^C_m$, its *content query*, and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\, c_n ="
         " (W_{UK}^\\top q^C_m)^\\top c_n . $$",
         "With RoPE on the keys made from the latent, a rotation by the distance sits between the query and $W_{UK}$:",
-        "Folding works because one matrix serves every latent.",
+        "Folding needs one matrix for every past token; RoPE's rotation changes with each one.",
         "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token: as costly as rebuilding every past"
         " key.",
         "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
@@ -2722,12 +2730,12 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     ):
         assert sentence in text and sentence not in main_line, sentence
     # the main line says where "fast" ends, with the figures' numbers (the sweep above: kept iff L / lambda > field)
-    assert (
-        "In the figures below, dashed lines mark where *fast* ends: YaRN keeps pairs with $\\lambda_i < L/32$, the"
-        " `llama3` rule those with $\\lambda_i < L/4$." in main_line
+    assert (  # a pair that turns N times within L has wavelength L / N
+        "Dashed lines mark where *fast* ends: YaRN keeps the pairs that turn over 32 times within $L$,"
+        " $\\lambda_i < L/32$; the `llama3` rule, over 4 times, $\\lambda_i < L/4$." in main_line
     )
     # the blend is named before the figures that draw it
-    assert main_line.index("Between the kept and the slowed") < main_line.index("dashed lines mark where *fast* ends")
+    assert main_line.index("Between the kept and the slowed") < main_line.index("Dashed lines mark where *fast* ends")
     # "they divide by a factor between one and $s$ that grows toward the slower pairs": on the demo head (yarn,
     # llama3) and the opening's config, each pair's slowdown lies in [1, s], never falls from one pair to the
     # next slower one, and takes values strictly between 1 and s for the blended pairs
@@ -2866,7 +2874,7 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     assert "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*" in chapter_markdown(
         "10_rope_today"
     )
-    assert "The code, not the config, usually fixes the layout." in takeaways
+    assert "at $L = 8192$ they meet more new angles in total on an input of $8L$." in takeaways
     long_list = torch.tensor(lists["long_factor"], dtype=f64)
     assert bool((long_list >= 1).all()) and len(set(lists["long_factor"])) > len(lists["long_factor"]) // 2
     for kind, extra in (("linear", {}), ("llama3", {"low_freq_factor": 1.0, "high_freq_factor": 4.0})):
@@ -2944,11 +2952,9 @@ def test_chapter_saved_configs_hold_rope_parameters():
         assert set(saved["rope_parameters"]) == {"sliding_attention", "full_attention"}, saved["rope_parameters"]
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    saves = (
-        "Transformers 5 saves these fields in `rope_parameters`, one dict per layer type where types differ."
-        " For Gemma 3 27B: ```json"
-    )
-    assert saves in text and saves not in main_line  # the section's centre is the table; this sits in a block
+    saves = "Transformers 5 saves these fields in `rope_parameters`, one dict per layer type where types differ."
+    assert saves in main_line  # a fresh config shows this form; its Gemma 3 example sits in the block
+    assert "For Gemma 3 27B, in `rope_parameters`: ```json" in text
     assert main_line.index("Back to the opening's Llama 3.1 8B config:") < main_line.index(
         "| model | its answer | question |"
     )
@@ -3232,11 +3238,19 @@ def test_chapter_pairs_past_l_have_their_consequence():
     # the main line compares two bases at one L = 8192 (counts and turns, asserted in the notebook's cell and
     # below, where 5e5's 29 and 0.14 stay checked); the own-L lesson and Liu et al. sit in the block
     one_l = (
-        "Take $L = 8192$: base $10^4$ leaves 14 such pairs, base $10^6$ leaves 30. On an input of $8L$, the slowest"
-        " pair of $10^4$ turns over six radians past $L$; that of $10^6$, under a tenth."
+        "Take $L = 8192$: base $10^4$ leaves 14 such pairs, base $10^6$ leaves 30. On an input of $8L$, base $10^6$'s"
+        " pairs meet more new angles in total than those of $10^4$, and its worst pair meets as many."
     )
+    new_8l = {}  # the block's new angles: 2 pi (1 - L / lam) up to lam = 8L, 2 pi 7 L / lam beyond; none if lam < L
+    for b in (1e4, 1e6):
+        lam = 2 * math.pi / posenc.rope_inv_freq(128, b).double()
+        new = torch.where(lam <= 8 * 8192, 2 * math.pi * (1 - 8192 / lam), 2 * math.pi * 7 * 8192 / lam)
+        new_8l[b] = torch.where(lam > 8192 - 1, new, torch.zeros_like(new))
+    assert float(new_8l[1e6].sum()) > 1.1 * float(new_8l[1e4].sum())  # 60 against 48 rad
+    assert abs(float(new_8l[1e6].max()) - float(new_8l[1e4].max())) < 0.05  # 5.34 rad each
+    assert int((new_8l[1e6] > 1).sum()) > int((new_8l[1e4] > 1).sum())  # more pairs share them: 16 against 12
     slowest = {b: 7 * 8192 * float(posenc.rope_inv_freq(128, b).double()[-1]) for b in (1e4, 1e6)}
-    assert slowest[1e4] > 6 and slowest[1e6] < 0.1, slowest
+    assert slowest[1e4] > 6 and slowest[1e6] < 0.1, slowest  # the block's slowest pairs
     # the open question and Liu et al. are the block's (asserted below)
     assert "is open" not in main_line
     assert " ".join(one_l.split()) in " ".join(main_line.split()) and main_line.index(consequence) < main_line.index(
@@ -3249,13 +3263,10 @@ def test_chapter_pairs_past_l_have_their_consequence():
     assert counts == [14, 29, 30]
     # "more" at this L (14 against 30, above); "its slowest pair", not every pair: the first pair past L turns
     # far more (the appendix cell checks over five times the slowest's new angle at base 1e6)
-    verdict = (
-        "So at $L = 8192$, the larger base leaves more pairs without a full turn, but its slowest pair barely turns"
-        " past $L$."
-    )
+    verdict = "So at this $L$, the larger base spreads the new angles over more pairs; it does not shrink them."
     assert verdict in main_line and main_line.index("Take $L = 8192$") < main_line.index(verdict)
     lesson = (
-        "Yet on inputs eight times each model's own $L$, Llama 3's and Code Llama's slowest pair turns under a fifth"
+        "On inputs eight times each model's own $L$, Llama 3's and Code Llama's slowest pair turns under a fifth"
         " of a radian past $L$; Llama 2's, over three."
     )
     assert lesson in text and lesson not in main_line
@@ -3264,7 +3275,10 @@ def test_chapter_pairs_past_l_have_their_consequence():
         " base can improve extrapolation."
     )
     assert liu in text and liu not in main_line
-    said = "So the larger bases leave more pairs past $L$, yet their slowest barely move."
+    said = (
+        "The slowest pair alone barely moves: at $L = 8192$ and an input of $8L$, that of $10^4$ turns over six radians"
+        " past $L$; that of $10^6$, under a tenth."
+    )
     assert said in text and said not in main_line
     assert text.index("yet leave more than Llama 2") < text.index(said) < text.index(lesson)
     assert "their slowest pair turns under a fifth of a radian past $L$, against over three radians" not in text

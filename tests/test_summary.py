@@ -892,7 +892,7 @@ def _other_fixes_block() -> list[str]:
         " pair by its own searched factor, with one list for short inputs and one for long;"
         " Phi-3's long-context models use it, as {doc}`chapter 10 <../notebooks/10_rope_today>` shows. Gemma 4's"
         " global layers, in transformers' defaults, use `proportional` RoPE: only the fastest quarter of the pairs"
-        " turns, and the rest never do."
+        " turns, and the rest never do. The config's `partial_rotary_factor` sets that share."
     )
     assert block in page_text(), block
     assert tools in page_text(), tools
@@ -1057,10 +1057,10 @@ def _ntk_fix_row() -> None:
             assert bool((slowed.diff() > 0).all()), (d, s, slowed)
     row = (
         "| NTK-aware scaling | raise the base so that the fastest pair keeps its speed and the slowest is slowed by $s$"
-        " | Qwen-7B, dynamic | no |"
+        " | Qwen-7B | no |"
     )
     assert row in source().splitlines(), row
-    # the row names one idea; that Qwen-7B's variant is dynamic stands in the block "How the rows differ"
+    # the row names one idea; that Qwen-7B's rule is dynamic stands under the table and in "How the rows differ"
     assert "Qwen-7B's variant is dynamic" not in source()
     assert "In the table, only Qwen-7B's rule, a dynamic variant of NTK-aware scaling, picks $s$" in page_text()
     # under the table: "Qwen-7B's *dynamic* rule picks s from each input's length, in steps, and also scales the
@@ -1121,9 +1121,10 @@ def _factor_not_length_ratio() -> tuple[list[str], list[str]]:
     row = re.search(r"^\| extension factor \|.*\|$", glossary, flags=re.M)  # the glossary's term for `factor`
     assert row and "`factor`" in row.group(0), row
     assert (
-        "Each fix below slows the slow pairs, and most slow some fast pairs partway. All but the larger base slow the"
-        " slowest pair by a factor $s$, the *extension factor*. The last column says whether the example model was"
-        " also trained at the longer length, or only stretched to it." in (page_text())
+        "Each fix below slows the slow pairs, and most slow some fast pairs too. A larger base slows the slowest pair"
+        " by an amount the new base sets; the others slow it by a factor $s$, the *extension factor*. The last column"
+        " says whether the example model was also trained at the longer length, or only stretched to it."
+        in (page_text())
     )
     # the summary writes the config's factor s and the input's ratio n/L apart, never one for the other
     summary = (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
@@ -1300,11 +1301,16 @@ def _overview_examples():
             tagged[tag].append(model.removesuffix(", dynamic"))
         return [", ".join(tagged[t]) or "—" for t in ("yes", "no")]
 
-    fix_columns = {
-        _table_cells(r)[0]: _set_added(_table_cells(r)[2], _table_cells(r)[3])
-        for r in top
-        if r.startswith("|") and _table_cells(r)[0].startswith(fix_names) and len(_table_cells(r)) == 4
-    }
+    merged: dict[str, tuple[list[str], list[str]]] = {}
+    for r in top:
+        if r.startswith("|") and _table_cells(r)[0].startswith(fix_names) and len(_table_cells(r)) == 4:
+            models, tags = merged.setdefault(_table_cells(r)[0], ([], []))
+            models.append(_table_cells(r)[2])
+            tags.append(_table_cells(r)[3])
+    # YaRN has two rows, one per example model: DeepSeek-V3 trained with it, Qwen2.5 adds it at test time; the
+    # second row's "as above" stands for the first row's rule
+    assert "| YaRN | as above | Qwen2.5 | no |" in top
+    fix_columns = {name: _set_added("; ".join(m), "; ".join(t)) for name, (m, t) in merged.items()}
     assert len(fix_columns) == 5 and all(len(c) == 2 for c in fix_columns.values()), fix_columns
     # Llama 3.1's row: its released config sets the rule, but no source read (the Llama 3 paper, Meta's reference
     # code, whose constants are commented as found by grid search) says its long-context training used it; the
@@ -1525,6 +1531,7 @@ def _overview_examples():
         if _table_cells(r)[0] in ("larger base", "PI, position interpolation")
         or _table_cells(r)[0].startswith(("NTK-aware", "YaRN", "Llama 3.1's rule"))
     ]
+    fixes = [r for r in fixes if _table_cells(r)[1] != "as above"]  # YaRN's second example model, Qwen2.5
     assert len(fixes) == 5, fixes
     # "Each fix below slows some pairs. The first replaces the base with a larger one. The others slow the slowest pair
     # by a factor s, the *extension factor*, and no pair by more": every row slows some pair (the larger base every
@@ -1541,9 +1548,10 @@ def _overview_examples():
     assert all("$s$" in cell for name, cell in by_s.items() if name.startswith(("PI", "NTK-aware", "YaRN"))), by_s
     assert by_s["Llama 3.1's rule"].startswith("like YaRN"), by_s["Llama 3.1's rule"]
     assert (
-        "Each fix below slows the slow pairs, and most slow some fast pairs partway. All but the larger base slow the"
-        " slowest pair by a factor $s$, the *extension factor*. The last column says whether the example model was"
-        " also trained at the longer length, or only stretched to it." in (page_text())
+        "Each fix below slows the slow pairs, and most slow some fast pairs too. A larger base slows the slowest pair"
+        " by an amount the new base sets; the others slow it by a factor $s$, the *extension factor*. The last column"
+        " says whether the example model was also trained at the longer length, or only stretched to it."
+        in (page_text())
     )
     # ... each rule with s, at widths, bases and lengths whose slowest pair turns less than once within L (a slow pair,
     # as the page defines it): the slowest pair slowed by s, and no pair by more. PI, YaRN (betas 32/1, the YaRN row's)
@@ -1867,9 +1875,11 @@ def _term_in_scores_row():
     # key to the query
     # round 110: one idea per cell (the reader's item 6): "a content-weighted count" is the gates' sum, each gate a
     # number between 0 and 1 from the content (the quotes above); the gating stands in the glossary and chapter 11
+    # "counts the tokens between key and query, each weighted by a learned test of its content": the gates, each
+    # between 0 and 1 from the content, summed from the key to the query (the quotes above)
     assert (
-        "| CoPE, contextual position encoding | a learned term that counts only the tokens between key and query"
-        " that it has learned to count | scores |"
+        "| CoPE, contextual position encoding | a learned term that counts the tokens between key and query, each"
+        " weighted by a learned test of its content | scores |"
     ) in page_text()
     # FIRE's: "a learned network of the log distance over the log of the query's position, or of a learned threshold
     # when that is larger":
@@ -1936,9 +1946,12 @@ def _fire_ratio() -> None:
     # larger": the ratio above, psi(d) / psi(max(i, L_thr)) with psi(x) = log(c x + 1), fixed below the threshold
     # round 113 (the reader's item 5): "maps the distance, rescaled by the query's position or a learned minimum, to a
     # bias": the MLP's one input is that ratio, its output the bias; the divisor is psi of max(i, L_thr), L_thr learned
+    # "maps the distance, compared with the query's position, to a bias": the MLP's one input is the ratio
+    # psi(d) / psi(max(i, L_thr)), a comparison of the distance with the query's position (or the learned threshold
+    # L_thr below it, a detail the claims page gives), and its output is the bias
     row = (
-        "| FIRE, functional interpolation for relative positions | a small learned network maps the distance, rescaled"
-        " by the query's position, or by a learned threshold if that is larger, to a bias | scores |"
+        "| FIRE, functional interpolation for relative positions | a small learned network maps the distance, compared"
+        " with the query's position, to a bias | scores |"
     )
     # the divisor is psi(max(i, L_thr)), the query's position or
     # the learned threshold L_thr, whichever is larger (the loop above)
@@ -2719,7 +2732,8 @@ RULES: dict[str, tuple] = {
     # pair but the fastest turns more slowly" (_summary_larger_base_row); Llama 3 is in the block, not the row
     "| larger base | a base far above": (_summary_larger_base_row, "10 4"),
     "| PI, position interpolation |": (lambda: _trained_fixed_factor_row() and [], "3 4 27"),
-    "| YaRN | keep the fastest pairs": (lambda: _yarn_fix_row() and [], "3 2.5"),
+    "| YaRN | keep the fastest pairs": (lambda: _yarn_fix_row() and [], "3"),  # DeepSeek-V3
+    "| YaRN | as above | Qwen2.5": (lambda: _overview_examples(), "2.5"),
     # Llama 3.1's ramp from 1 to 4 turns, against YaRN's 32 (_other_fixes_block checks the row's words and numbers)
     "| Llama 3.1's rule | like YaRN": (
         lambda: _other_fixes_block() and [_llama31_keep_bar()],
@@ -3542,7 +3556,8 @@ def _item_8_passkeys() -> None:
     assert far == 496 and round(far, -2) == 500
     assert (
         "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed line, and finds a digit hidden about 500"
-        " tokens back more often than ALiBi, though not always. FIRE and CoPE recall every hidden digit on inputs"
+        " tokens back more often than ALiBi in every seed, though it still misses a few. FIRE and CoPE recall every"
+        " hidden digit on inputs"
         " eight times longer, but their loss rises with the length."
     ) in page_text()
 
@@ -4569,7 +4584,7 @@ def prose_expected() -> list[str]:
     (fine_bar,) = said(C8, r"or below it, at the same length: below about (\d\.\d\d) nats at \$8L\$")
     vocab, filler_n, digits, _, ln_vocab = _breaks_row()
     _near_uniform("none")  # the NoPE row: within 0.1 nats of ln 16 at 8L, in every seed
-    # the NoPE block's "NoPE's loss past L is near 2.77 nats, a uniform guess among the 16 filler symbols": ln 16,
+    # the NoPE block's "NoPE's loss past L is about 2.8 nats, close to a uniform guess": ln 16,
     # chapter 8's filler symbols (quoted in test_prose_holds_only_its_listed_numbers); the grid's NoPE mean within
     # 0.05 of it, and every seed within 0.1 (_near_uniform)
     ln_filler = f"{math.log(int(filler_n)):.2f}"
@@ -4653,7 +4668,7 @@ def prose_expected() -> list[str]:
         " at most a tenth of a nat above it."
     )
     assert loss_block in page_text(), loss_block
-    # the NoPE block: "NoPE's loss past L is near 2.77 nats, a uniform guess among the 16 filler symbols" (ln 16,
+    # the NoPE block: "NoPE's loss past L is about 2.8 nats, close to a uniform guess" (ln 16,
     # chapter 8's words quoted in test_prose_holds_only_its_listed_numbers; inside *raised*, between the fine bar and
     # ln 28);
     # "Dynamic NTK's mean past L is about 0.2 nats below that guess, but its seeds overlap T5's"
@@ -4683,9 +4698,14 @@ def prose_expected() -> list[str]:
         if arm not in near_blind | {"rope+dynamic"}
     )
     assert key in page_text(), key
+    # "about 2.8 nats, close to a uniform guess among the 16 filler symbols, ln 16 = 2.77": the grid's NoPE mean
+    # rounds to 2.8, and lies within 0.05 of ln 16 (above)
+    nope_mean = f"{float(loss('none', longest)):.1f}"
+    assert nope_mean == "2.8", nope_mean
     nope = (
-        f"**NoPE.** NoPE's loss past $L$ is near {ln_filler} nats, a uniform guess among the {filler_n} filler symbols."
-        " Its loss at $L$ is already the highest of the trained encodings"
+        f"**NoPE.** NoPE's loss past $L$ is about {nope_mean} nats, close to a uniform guess among the {filler_n}"
+        f" filler symbols, $\\ln {filler_n} \\approx {ln_filler}$. Its loss at $L$ is already the highest of the"
+        " trained encodings"
     )
     assert nope in page_text(), nope
     quote(C11, "which predicts each token from the two before it")  # the trigram, in chapter 11's words
@@ -5301,7 +5321,8 @@ def prose_expected() -> list[str]:
         # the key keeps the trigram's loss and the 28 tokens (the bar and ln 28 stand in the grid's header
         # and the block); the figure's sentence moved up, before the lead's 8L; ALiBi's misses are in words
         # the key in words: the trigram's loss and the 28 tokens stand in the grid's header and the blocks
-        ["8", str(L), str(longest), str(2 * L), str(longest), str(s)]
+        # the setup, then the lead and its 8L, then the figure's sentence, from 128 to 512 tokens
+        ["8", str(L), str(longest), str(s), str(2 * L), str(longest)]
         + ["7"]
         # the key's floor ln 2 = 0.69 and ALiBi's passkeys 496 back (_alibi_far_share);
         # round 110: under the stretched table, the lead and the sentence with the two lowered losses are cut;
@@ -5333,11 +5354,11 @@ def prose_expected() -> list[str]:
         + [str(branching), floor, trigram, fine_bar, vocab, filler_n, digits, vocab, ln_vocab, "5"]
         + [ntk_gap, filler_n, "5", "5"]
         + [*said(C8, r"T5's buckets for distances of (\d+) and"), str(L), "11", *_rope_raised_in_shorter_run()]
-        # the NoPE paragraph: "NoPE's loss past L is near 2.77 nats, a uniform guess among the 16 filler symbols"
+        # the NoPE paragraph: "NoPE's loss past L is about 2.8 nats, close to a uniform guess"
         # (ln 16, asserted near NoPE's mean and every seed above), "Dynamic NTK's mean past L is about 0.2 nats below
         # that guess, but its seeds overlap T5's" (asserted with the key); Llama 4 and SmolLM3 drop RoPE from one
         # layer in four (the method table's NoPE row); Llama 4's query temperature (_query_temperature_row)
-        + [f"{math.log(int(filler_n)):.2f}", filler_n, "4", "3", "4"]
+        + [f"{float(loss('none', longest)):.1f}", filler_n, filler_n, f"{math.log(int(filler_n)):.2f}", "4", "3", "4"]
         # Llama 4's factor: 1 for the first 8 191 positions, then steps per whole span of 8 192 tokens
         # (test_nope_note_reads_transformers_llama4_and_smollm3)
         + ["1", "8191", "8192"]
@@ -5350,8 +5371,9 @@ def prose_expected() -> list[str]:
         + [str(run["distance_batch"] * len(run["seeds"])), "100", "99"]
         + ["496", "496", _key_496_position(), "0", "8", "99", str(probes), "99", "8", "8"]
         # the takeaways: RoPE's matching key about zero in the doubling from 4 096 to 8 192 tokens, at base 10^4, in
-        # heads of 128 dimensions (chapter 5's width); chapter 8, at 8L (test_takeaways_restate_checked_claims)
-        + ["8", "8"],
+        # heads of 128 dimensions (chapter 5's width); chapter 8, no fix added at test time fine; chapter 8, at 8L
+        # (test_takeaways_restate_checked_claims)
+        + ["8", "8", "8"],
         # the grid's details: its heading names chapter 8; its result at 8L, the passkeys kept at 95 %
         # (_claims_results)
         ["8"],
@@ -6004,11 +6026,10 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     # the block "RoPE stretched at test time" (round 107: a variant, off the main line): "Added to the trained RoPE
     # models at test time, YaRN and NTK lower their loss, but not to *fine*; PI leaves it broken"; the same checks
     stretched_lesson = (
-        "Added at test time to the trained RoPE models, with $s$ set by each input's length, dynamic YaRN and dynamic"
-        " NTK-aware scaling lower their loss, but not to *fine*; dynamic PI leaves it broken."
-        " <details><summary>RoPE stretched at test time</summary>"
+        "<details><summary>RoPE stretched at test time</summary>"
         " Chapter 7's *dynamic* fixes pick $s$ from each input's length. Here they stretch RoPE's trained models"
-        " without fine-tuning."
+        " without fine-tuning. Dynamic YaRN and dynamic NTK-aware scaling lower the loss, but not to *fine*; dynamic"
+        " PI leaves it broken."
     )
     assert stretched_lesson in page_text(), stretched_lesson
     # round 111 (the reader's item 4): "PI was proposed with fine-tuning" (chapter 7's table, quoted for the block's
@@ -6047,8 +6068,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     trained = [
         t
         for row in page_text()[: page_text().index("## Chapter 8's grid")].split(" | ")
-        for t in ([row] if row in ("yes", "no", "yes; no") else [])
-        for t in t.split("; ")
+        for t in ([row] if row in ("yes", "no") else [])
     ]
     assert trained.count("yes") > trained.count("no") > 0, trained
     assert lead_link in page_text(), lead_link
@@ -6118,16 +6138,16 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     order = [
         "## Chapter 8's grid",
         "Tiny two-layer models train",
-        "The *loss past $L$* is the mean loss on filler tokens after position $L$.",
-        "*Fine* means near the loss of a *trigram model*",
-        '<img src="figures/summary_loss_by_length.svg"',
         lesson,
         "Fine-tuned at $8L$, RoPE, PI and YaRN here keep the loss fine too.",
+        '<img src="figures/summary_loss_by_length.svg"',
+        "The *loss past $L$* is the mean loss on filler tokens after position $L$.",
+        "*Fine* means near the loss of a *trigram model*",
         GRID_HEADER,
         "Loss and passkeys measure different things. The passkey is the input's only digit",
-        "Added at test time to the trained RoPE models, with $s$ set by each input's length, dynamic YaRN and",
         "<summary>RoPE stretched at test time</summary>",
         "Chapter 7's *dynamic* fixes pick $s$ from each input's length. Here they stretch RoPE's trained models",
+        "Dynamic YaRN and dynamic NTK-aware scaling lower the loss, but not to *fine*; dynamic PI leaves it broken.",
         STRETCHED_HEADER,
         "Dynamic NTK misses more passkeys than dynamic PI, whose loss breaks; chapter 8 does not test why.",
         "With tiny models, synthetic filler and one training setup",
@@ -7783,11 +7803,23 @@ def test_takeaways_restate_checked_claims():
         "RoPE's score depends on the positions only through the offset. For random queries, the average score of a"
         " key equal to its query falls, with ripples, to about zero a few thousand tokens away.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
-        "Past $L$, RoPE's slow pairs meet new angles; fixes slow them.",
+        "Past $L$, RoPE's slow pairs meet new angles; fixes slow them. In chapter 8, no fix added at test time kept"
+        " the loss fine.",
         "In chapter 8, with no further training, only ALiBi and KERPLE keep the loss fine at $8L$. Fine-tuned there,"
         " RoPE, PI and YaRN do too.",
     ], bullets
     assert 3 <= len(bullets) <= 5  # the teaching guide's 3-5 takeaways
+    # "In chapter 8, no fix added at test time kept the loss fine": every RoPE arm stretched at test time, dynamic or
+    # fixed, with any betas or factor the run tried, is above chapter 8's bar for *fine* at 8L in every seed; only the
+    # fine-tuned arms reach it
+    saved = load_results("extrapolation", check=False)
+    (bar,) = said(C8, r"or below it, at the same length: below about (\d\.\d\d) nats at \$8L\$")
+    longest = max(saved["config"]["eval_lengths"])
+    stretched = [a for a in saved["metrics"] if a.startswith("rope+") and not a.endswith(" ft")]
+    assert len(stretched) >= 8, stretched
+    for arm in stretched:
+        assert min(per_seed(arm, "loss_beyond", longest)) > float(bar), arm
+    assert all(max(per_seed(arm, "loss_beyond", longest)) < float(bar) for arm in FINE_TUNED)
     # "Averaged over random queries": the trend is E(r)'s, the expected score over isotropic queries (chapter 5's
     # "a matching key's expected score", quoted in _decay_item); for one query it often fails (below: the doubling
     # averages of single queries rise somewhere for over a quarter of them), so the bullet without its qualifier, the
@@ -7987,9 +8019,9 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
         "The figure follows each method's loss past $L$ from 128 to 512 tokens; its dotted lines mark the grades."
     )
     assert sentence in page and page.index(sentence) < page.index(GRID_HEADER)
-    # the figure stands right after the grades' key, before the bold result
+    # the section's bold result comes first, then the figure, then the grades' key the figure's dotted lines mark
     assert (
-        page.index("A blind guess finds one passkey in ten.") < page.index(sentence) < page.index("**With no further")
+        page.index("**With no further") < page.index(sentence) < page.index("A blind guess finds one passkey in ten.")
     )
     # the same methods as the grid's trained rows, plus the trigram model
     drawn = {label: key for key, label, *_ in fig.METHODS}
