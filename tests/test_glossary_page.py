@@ -4498,7 +4498,7 @@ def test_fine_tuned_row_and_the_runs_names():
     assert "*PI×8-FT* and *YaRN×8-FT* have `factor` fixed at 8" in chapter("08_extrapolation")
 
 
-# ---- round 100: the element-wise count, the decay's doublings, hybrid models, models named in the blocks -----------
+# ---- the element-wise count, the decay's doublings, hybrid models, models named in the blocks -----------
 
 
 def test_element_wise_form_does_about_3d_operations():
@@ -4654,7 +4654,7 @@ def test_models_named_for_alibi_axial_rope_and_sliding_windows():
     assert transformers.MistralConfig().sliding_window == int(window)
 
 
-# ---- round 103: the letters legend under the opening ------------------------------------------------------------
+# ---- the letters legend under the opening ------------------------------------------------------------
 
 
 def test_opening_legend_gives_each_letter_the_pages_meaning():
@@ -4718,7 +4718,7 @@ def test_streamingllm_row_says_what_chapter_10_says():
     assert row("rolling KV cache") and "{ref}`StreamingLLM <glossary-attention>`" in page()
 
 
-# ---- round 105: each fact's consequence, and the facts the last read found missing ------------------------------
+# ---- each fact's consequence, and the facts the last read found missing ------------------------------
 
 
 def test_longrope_attention_factor():
@@ -4846,7 +4846,7 @@ def test_intro_points_citations_to_the_references_page():
     assert re.search(r"author\s*=\s*\{\{?Su,[^@]*year\s*=\s*\{2021\}", bib), "Su et al. 2021"
 
 
-# ---- round 112: the learned table's last row, and the fast pairs' angles taken together -------------------------
+# ---- the learned table's last row, and the fast pairs' angles taken together -------------------------
 
 
 def test_learned_position_embedding_row_has_no_row_past_its_last():
@@ -4892,7 +4892,7 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     assert gap == "half" and own_worst < 0.01 and together_best > 0.5, (own_worst, together_best)
 
 
-# ---- round 113: the softmax scale row, dynamic NTK's effective factor above `factor` ----------------------------
+# ---- the softmax scale row, dynamic NTK's effective factor above `factor` ----------------------------
 
 
 def test_softmax_scale_row_is_transformers_scaling():

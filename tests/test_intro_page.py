@@ -91,7 +91,7 @@ def test_rope_matrix_products_match_the_pages_identities():
         " key 3 positions before its query has offset $-3$. The score sees only the difference of the two angles, set"
         " by the key's offset from the query." in " ".join(text.split())
     )
-    # r111: the layout is the layouts block's ("The book's `apply_rope`, like Hugging Face's Llama code, pairs
+    # the layout is the layouts block's ("The book's `apply_rope`, like Hugging Face's Llama code, pairs
     # coordinates $i$ and $i + d/2$"), not the derivation's: transformers' Llama rotates with rotate_half, and
     # posenc's apply_rope (the same default layout) moves a unit vector at i only within coordinates i and i + d/2
     assert "Llama-style code pairs" not in text
@@ -109,7 +109,7 @@ def test_rope_matrix_products_match_the_pages_identities():
             unit[0, i] = 1.0
             moved = posenc.apply_rope(unit, cos, sin)[0]
             assert set(moved.nonzero().flatten().tolist()) == {i, i + d // 2}, (d, i, moved)
-    # the pairs come before the angles: no sentence speaks of one angle for the whole query (r106)
+    # the pairs come before the angles: no sentence speaks of one angle for the whole query
     assert "RoPE rotates the query by an angle set by its position" not in text
     assert "the rotations enter their score only through" not in text  # the abstract opening it replaces
     # a *turn* is the page's unit, one full circle (test_a_turn_is_one_full_circle): no sentence uses it for a
@@ -272,7 +272,7 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     0.91 at offset $-2$". The sign is the book's convention, n - m: with m - n the page's formula would give the
     opposite score."""
     text = page()
-    # r112: the main line says why the sign matters, then that this example cannot show it and that differing
+    # the main line says why the sign matters, then that this example cannot show it and that differing
     # vectors can; the pair that can is the block's
     sign = (
         "Without a causal mask, a key may lie 2 positions before its query or 2 after, and a model may need to tell"
@@ -499,9 +499,9 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     seed by seed; the PI paper's finding only as a pointer to chapter 8. Chapter 8's lesson is where the two measures
     disagree, so the main line states both: a bullet that names only the loss, or only the passkeys, fails."""
     text = page()
-    # r111: one story, problem, fix and caveat: plain RoPE's passkeys with the content-alone caveat, then the rules
+    # one story, problem, fix and caveat: plain RoPE's passkeys with the content-alone caveat, then the rules
     # that slow the slow pairs, their passkeys, and the loss
-    # r112: three plain bullets, each term glossed where it first appears; the seeds and the 40 % are the block's
+    # three plain bullets, each term glossed where it first appears; the seeds and the 40 % are the block's
     zero_shot = (
         "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. There, plain"
         " RoPE models find at most about a quarter of the {ref}`passkeys <glossary-longer-terms>`. Used only at test"
@@ -521,8 +521,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     assert moved in runs[: runs.index("</details>")]
     assert zero_shot in text and bullet in text  # the takeaways' last two bullets, one after the other
     # both measures on the main line, for the rules and for ALiBi; fine-tuning's win named with its measure and its
-    # cost in tokens, not as "short" (r110: its 40 % on the main line, checked with the block's below); the PI paper
-    # and chapter 8's differences are the block's; the glossary defines the passkey (r110: "passkey retrieval")
+    # cost in tokens, not as "short"; the PI paper
+    # and chapter 8's differences are the block's; the glossary defines the passkey
     glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
     assert "| passkey retrieval | " in glossary and "| slow pair | " in glossary
     assert "(glossary-longer-terms)=" in (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -542,15 +542,15 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         .split("## How to read it")[0]
     )
     assert "ALiBi needed no rule" not in text and "far better, though" not in text
-    # r109: "YaRN, unlike PI, also improved" read as a rule for PI too (PI is below plain RoPE in 2 of 5 seeds);
-    # r111: "PI did not" read as "worse": the bullet says PI left them about where they were (checked below)
+    # "YaRN, unlike PI, also improved" read as a rule for PI too (PI is below plain RoPE in 2 of 5 seeds);
+    # "PI did not" read as "worse": the bullet says PI left them about where they were (checked below)
     assert "YaRN, unlike PI" not in text and "but they stayed far worse" not in text and "PI did not" not in text
     assert "on the next token" in bullet and "A short *fine-tuning*" not in text
     assert "its models predicted as well there as within it" not in text  # the loss-only ALiBi sentence
     main_ = re.sub(r"<details>.*?</details>", " ", text)
     # the PI paper's setting is the block's, named only as chapter 8's comparison
     assert "far larger models" not in main_
-    assert "PI paper" not in main_ and "tiny" not in main_ and main_.count("40 %") == 0  # r112: the block's
+    assert "PI paper" not in main_ and "tiny" not in main_ and main_.count("40 %") == 0  # the block's
     methods_ = text[text.index("<summary>Chapter 8's runs in detail") :]
     methods_ = methods_[: methods_.index("</details>")]
     finding = (
@@ -561,7 +561,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         " Two differences remain: chapter 8's models are tiny, and its fine-tuning is long."
     )
     assert finding in methods_ and "in two ways" not in text and "in three ways" not in text
-    # the run saves 7 checkpoints, not each of its 400 steps (r106): "at every step" overstated the evidence
+    # the run saves 7 checkpoints, not each of its 400 steps: "at every step" overstated the evidence
     assert "at every step" not in text
     assert "The runs do not separate these two." in methods_
     # three takeaways from this page (teaching.md: 3 to 5), and four short findings of later chapters in their own
@@ -591,7 +591,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     for arm_ in ("rope+yarn", "rope+pi"):
         rule_ = seeds(arm_, "loss_beyond")
         assert min(rule_) > 2 * max(at_L_) and min(rule_) > max(at_L_) + 0.8, (arm_, rule_, at_L_)
-    # r113: "predict as well there as within the training length" left the block: it compared the loss past L with
+    # "predict as well there as within the training length" left the block: it compared the loss past L with
     # the loss over a whole input of L, which the claims page says not to compare; the trigram comparison stays
     assert "predict as well there as within the training length" not in text
     assert not any(arm.startswith("alibi") and arm != "alibi" for arm in metrics()["metrics"])
@@ -701,7 +701,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # more than two nats below them, each seed of YaRN over 1.5 nats below each seed of plain RoPE and below each of PI
     pi, plain, yarn = (seeds(arm, "loss_beyond") for arm in ("rope+pi", "rope", "rope+yarn"))
     assert sum(pi) / len(pi) >= sum(plain) / len(plain), (pi, plain)
-    # r111: "YaRN also improved the next-token predictions, in every seed; PI left them about where they were": seed
+    # "YaRN also improved the next-token predictions, in every seed; PI left them about where they were": seed
     # by seed (the arms list the same seeds in the same order), YaRN's loss is below plain RoPE's own; PI's mean lies
     # within 0.1 nats of plain RoPE's, under a quarter of the spread of plain RoPE's seeds, and PI is not below plain
     # RoPE in every seed
@@ -711,7 +711,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     assert not all(a < b for a, b in zip(pi, plain, strict=True)), (pi, plain)
     assert min(pi + plain) > max(trigram) + 3 and sum(yarn) / len(yarn) < min(pi + plain) - 2, (pi, plain, yarn)
     assert max(yarn) < min(plain) - 1.5 and max(yarn) < min(pi), (yarn, plain, pi)
-    # r112, the block: "Test-time YaRN's loss at eight times $L$ is below plain RoPE's in every seed" (checked above,
+    # "Test-time YaRN's loss at eight times $L$ is below plain RoPE's in every seed" (checked above,
     # seed by seed); the main line: "At twice the training length, PI made them worse": at 128 tokens, twice the
     # training length of 64, test-time PI's loss beyond L is above plain RoPE's in every seed, and on the mean by over
     # 0.3 nats
@@ -749,14 +749,14 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     assert (p_steps, p_batch, p_len) == (config["steps"], config["batch"], config["train_length"])
     (share,) = re.findall(r"so fine-tuning takes (\d+) % of the pre-training tokens\.", text)
     assert 100 * f_steps * f_batch * f_len == int(share) * p_steps * p_batch * p_len  # 819 200 of 2 048 000
-    # r112: the share is the block's alone; the main line no longer repeats it
+    # the share is the block's alone; the main line no longer repeats it
     assert "That fine-tuning was long" not in text
     assert (
         "Unlike the PI paper's models, these are tiny, and fine-tuning is long: 40 % of the pre-training tokens."
         in (chapter("08_extrapolation"))
     )
     # "at random distances, chapter 8's main passkey test": the "passkey" metric below; at fixed distances some seeds
-    # find fewer (r109: 89 % at 8 back for fine-tuned YaRN's seed 1), so the sentence names its test
+    # find fewer, so the sentence names its test
     assert (
         "Every fine-tuned model also finds at least 98 % of the passkeys at random distances, chapter 8's main"
         " passkey test." in text
@@ -846,7 +846,7 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     18 slow pairs), so the claim needs "decoder"."""
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
-    # r111: the slow pair is defined on the main line, in one sentence, as well as in the glossary and the block
+    # the slow pair is defined on the main line, in one sentence, as well as in the glossary and the block
     assert (
         "- A *slow pair* turns less than one full circle within the training length $L$, the longest input seen in"
         " training. In a decoder, keys lie only before their query. There, past $L$, the {ref}`slow pairs"
@@ -854,10 +854,10 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
         " frequencies, let a slow pair turn past $L$ about as far as in training. Chapter 7's position interpolation"
         " (PI) slows every pair by one factor, the longer length over $L$. YaRN slows the slow pairs by that factor"
         " and the others less or not at all." in " ".join(main.split())
-    )  # r112: what each rule does, on the main line; the block's ramp and chapter 8's cut-offs are checked below
+    )  # what each rule does, on the main line; the block's ramp and chapter 8's cut-offs are checked below
     glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
     assert SLOW_PAIR_ROW in glossary
-    # the fast pair, the decoder's reason and the fastest pairs are the block's (round 107: fewer terms on the main)
+    # the fast pair, the decoder's reason and the fastest pairs are the block's
     assert "*fast* pair" not in main and "fastest" not in main and "no key lies after its query" not in main
     assert "within the training length, so longer inputs bring" not in text  # the claim without its scope
     assert "pull those angles back" not in text  # a metaphor the page does not explain
@@ -901,7 +901,7 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
         " once, $(L - 1)\\,\\theta_i \\ge 2\\pi$, as in the glossary. In a decoder, no key lies after its query, so"
         " training shows a slow pair only part of its circle." in block[: block.index("</details>")]
     )
-    assert "a *fast* pair at least once within the training length" not in text  # the second definition (r106)
+    assert "a *fast* pair at least once within the training length" not in text  # the second definition
     assert (
         "The slow-pair takeaway says *in a decoder* because without a causal mask the offsets of training run from"
         " $-(L - 1)$ to $L - 1$. A slow pair that turns at least half a turn over $L - 1$ positions then sees its whole"
@@ -984,7 +984,7 @@ def test_llama_31_and_deepseek_v3_trained_past_their_scalings_start():
     main = re.sub(r"<details>.*?</details>", " ", text)
     # the main line: the rule comes with training on longer inputs, in the bullet on fine-tuning, where "a rule" is
     # chapter 7's of the bullet before; the lengths and the config names are the block's
-    # round 107: a model-specific detail, now only the block's, which names each rule ("such a rule" had no clear
+    # a model-specific detail, now only the block's, which names each rule ("such a rule" had no clear
     # antecedent, r106)
     assert "ship such a rule" not in text and "Llama 3.1" not in main and "DeepSeek" not in main
     assert "combine a rule with further training" not in text  # would say the training used the rule
@@ -1296,7 +1296,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
         " rotated by angles set by its position | RoPE | rotary: chapter 4 | | nowhere | only a decoder's causal mask"
         " gives order | NoPE, short for no position encoding | none: chapter 7 |"
     )
-    # r110: the kind column maps the rows onto the roadmap: each chapter's title names the kind, and the chapter
+    # the kind column maps the rows onto the roadmap: each chapter's title names the kind, and the chapter
     # treats the row's examples
     roadmap = {
         "absolute: chapter 2": (
@@ -1369,7 +1369,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
         "With no position encoding, each token's output of one causal layer ignores the order of the tokens before"
         " it; a second layer can see that order (chapter 1)." in text
     )
-    assert "can differ. One causal layer" not in text  # unscoped: with RoPE one causal layer does see the order (r106)
+    assert "can differ. One causal layer" not in text  # unscoped: with RoPE one causal layer does see the order
     assert torch.equal(posenc.causal_mask(4), torch.ones(4, 4, dtype=torch.bool).tril())
     # "BLOOM and MPT use it", ALiBi's penalty: the installed transformers builds ALiBi's bias for both
     assert (
@@ -1413,7 +1413,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
         f" both tokens by {by} leaves RoPE's score as it was, but lowers the added encoding's. The change comes from"
         " the two word–position terms; RoPE's score has no such terms. <details>"
     )
-    # r110: "So they change when both tokens shift by 7": the word-position terms, sin m + sin n, change under the
+    # "So they change when both tokens shift by 7": the word-position terms, sin m + sin n, change under the
     # table's shift, while the rest, a function of n - m, does not
     (shift,) = (int(v) for v in re.findall(r"change when both tokens shift by 12 - 5 = (\d+)\. The rest", text))
     assert shift == by and abs((math.sin(m1) + math.sin(n1)) - (math.sin(m0) + math.sin(n0))) > 0.1
@@ -1422,7 +1422,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     # "the rows use different formulas": RoPE's, cos(n - m), and the added encoding's four terms, both outside blocks
     main = re.sub(r"<details>.*?</details>", " ", text)
     assert "so the score is $\\cos m \\cos n + \\sin m \\sin n = \\cos(n - m)$" in main
-    # round 109 (r108): the rotated vectors and the added row's formula are on the main line: both rows rebuild
+    # the rotated vectors and the added row's formula are on the main line: both rows rebuild
     assert (
         "Since $\\theta_0 = 1$, rotation moves the query's pair 0 into $(\\cos m, \\sin m)$ and the key's into"
         " $(\\cos n, \\sin n)$, so the score is" in " ".join(main.split())
@@ -1443,10 +1443,10 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
         for n in range(13):
             formula = 1 + math.sin(m) + math.sin(n) + math.cos(n - m) + math.cos(0.01 * (n - m))
             assert math.isclose(float((x + pe[m]) @ (x + pe[n])), formula, abs_tol=1e-5), (m, n)
-    # r109: "Two of its terms, $\\sin m = x \\cdot \\mathrm{PE}(m)$ and $\\sin n = x \\cdot \\mathrm{PE}(n)$, pair the
+    # "Two of its terms, $\\sin m = x \\cdot \\mathrm{PE}(m)$ and $\\sin n = x \\cdot \\mathrm{PE}(n)$, pair the
     # token with one position each. So they move when both tokens move; the rest depends only on the offset $n - m$."
-    # r111: the terms are named on the main line, and the shift's 7 is derived where it is used
-    # r112: the idea first, "Adding a position's vector to the token's creates terms that tie the token to its own
+    # the terms are named on the main line, and the shift's 7 is derived where it is used
+    # the idea first, "Adding a position's vector to the token's creates terms that tie the token to its own
     # position, so shifting both tokens changes the score", then the formula and the terms by name
     # the formula first, then the idea: "The middle two, the *word–position* terms, tie the token to its own
     # position: they change when both tokens shift by 12 - 5 = 7. The rest depends only on the offset $n - m$."
@@ -1509,7 +1509,7 @@ def test_the_opening_dogs_get_the_same_output():
         "Word order carries meaning, but plain self-attention, with no causal mask, compares tokens by their content"
         " alone. Shuffle the tokens and its outputs are shuffled the same way." in text
     )
-    # round 109 (r108): the counting is the block's ("Beyond the table"); the opening keeps chapter 1's own sentence
+    # the counting is the block's ("Beyond the table"); the opening keeps chapter 1's own sentence
     indirect = (
         "A decoder's causal mask gives position only indirectly: a layer has to work it out, for instance by counting"
         " the tokens before it."
@@ -1517,7 +1517,7 @@ def test_the_opening_dogs_get_the_same_output():
     main_line = re.sub(r"<details>.*?</details>", " ", text)
     assert "count them to find its position" not in text and "distinct first token" not in main_line
     assert "so a layer has to count them" not in text  # what it counts, and what for, now said (r105, r106)
-    # counting needs a distinct first token: with identical tokens a causal layer gives every position one output (r107)
+    # counting needs a distinct first token: with identical tokens a causal layer gives every position one output
     assert "tokens before it, so a layer can count them" not in " ".join(text.split())
     assert (
         "cannot be told apart (chapter 1). " + indirect + " So most models use a *position encoding*, which supplies"
@@ -1539,7 +1539,7 @@ def test_the_opening_dogs_get_the_same_output():
     assert "It gives order because" not in text  # one masked layer alone does not see order
     assert "order of the tokens it sees" not in " ".join(text.split())  # it sees its own place: only the earlier ones
     assert "Chapters 1 and 7 show how a layer can count positions from the mask and a distinct first token." in text
-    assert "count positions from it and" not in text  # "it" had no clear antecedent (r108)
+    assert "count positions from it and" not in text  # "it" had no clear antecedent
     assert "Give the sequence a distinct first token, BOS, and let attention be uniform." in chapter("07_beyond")
     c1 = chapter("01_why_position")
     assert "The mask gives a position only indirectly: a layer has to work it out." in c1
@@ -1995,7 +1995,7 @@ def test_rope_vectors_can_still_carry_position_in_a_decoder():
         " In later layers they can carry position themselves. A decoder's causal mask can give it, as the block"
         " *Beyond the table* says." in text
     )
-    # r110: the causal-mask argument stands once, in the block whose title now names it
+    # the causal-mask argument stands once, in the block whose title now names it
     assert text.count("show how a layer can count positions from the mask and a distinct first token") == 1
     assert "The rotation itself still sees only the offset; what it rotates may already depend on position." in text
     assert "In a RoPE model's first layer" not in main  # the details stand collapsed
@@ -2214,7 +2214,7 @@ def test_the_figure_draws_the_checks_rotated_query_and_key():
         "A faint spiral shows each arrow rotated counter-clockwise from the x-axis by its position in radians: 5, 3, 12"
         " and 10." in text
     )
-    # r109: the RoPE section points to the figure as its picture: "The next section's figure draws this: two query–key
+    # the RoPE section points to the figure as its picture: "The next section's figure draws this: two query–key
     # pairs at one offset, the same angle apart", before the figure; the loop below reads each panel's offset and angle
     main = re.sub(r"<details>.*?</details>", " ", text)
     pointer = "The next section's figure draws this: two query–key pairs at one offset, the same angle apart."
@@ -2259,7 +2259,7 @@ def test_the_figure_draws_the_checks_rotated_query_and_key():
         printed = elements[f"score-{m}-{n}"].text.replace("\u2212", "-")
         assert printed == f"RoPE's score cos 2 ≈ {math.cos(2):.2f}", printed
         assert f"| RoPE | ${math.cos(2):.2f}$ |" in text
-        # r112: the figure draws RoPE only; the added encoding's scores are the table's (test_the_added_encoding_...)
+        # the figure draws RoPE only; the added encoding's scores are the table's (test_the_added_encoding_...)
         assert f"added-{m}-{n}" not in elements, (m, n)
         arc = elements[f"arc-{m}-{n}"].get("d").split()
         assert arc[0] == "M" and arc[3] == "A" and arc[7:9] == ["0", "1"]  # the short way, clockwise on the page
@@ -2335,7 +2335,7 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     reading = (
         "Read each row across. Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added encoding's."
     )
-    # round 107: the reason is the block's, right under the reading, which says what the block shows; the main line
+    # the reason is the block's, right under the reading, which says what the block shows; the main line
     # claims only the table's reading, so it needs no step from the block
     sentence = (
         "By the identity $\\cos a \\cos b + \\sin a \\sin b = \\cos(b - a)$, the last term is $\\cos(n - m) +"
@@ -2347,10 +2347,10 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     # such terms": the block's computed split (the last term equal at both pairs, below) and its one-product score
     lesson = "The change comes from the two word–position terms; RoPE's score has no such terms."
     assert f"{reading} {lesson}" in " ".join(main.split())
-    # r111: the word–position terms are named on the main line (test_the_letters_and_the_score_table_...); their
+    # the word–position terms are named on the main line (test_the_letters_and_the_score_table_...); their
     # numbers stay in the block
     assert "Why? With these identity weights" not in text and "*word–position* terms" in main
-    assert "The block below derives the terms." not in text  # r110: the pointer stands before the formula
+    assert "The block below derives the terms." not in text  # the pointer stands before the formula
     assert text.index(pointer) < text.index(reading) < text.index(sentence) < text.index("This example cannot: $\\cos$")
     numbers = "It is $\\cos 2 + \\cos 0.02$, about 0.58, in both cases. So the score's change, from"
     assert numbers in text and numbers not in main  # the numbers are collapsed, right under the sentence
@@ -2490,7 +2490,7 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
     kept = yarn > theta * (1 - 1e-6)
     assert int(kept.sum()) == 2 and bool(kept[:2].all())  # pairs 0 and 1: more than twice within L
     assert torch.equal(kept, L * theta / (2 * math.pi) > config["yarn"]["beta_fast"])
-    # r112, the main line: "position interpolation (PI) slows every pair by a factor $s$; YaRN slows the slow pairs by
+    # "position interpolation (PI) slows every pair by a factor $s$; YaRN slows the slow pairs by
     # $s$ and the others less or not at all": chapter 8's heads at s = 8 and Llama-sized ones (d = 128, L = 8192,
     # s = 4 and 8, chapter 8's betas and the default 32/1)
     assert (
@@ -2549,7 +2549,7 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
         " loss at eight times $L$ is lower than with chapter 8's, in every seed." in text
     )
     # "under which the code still keeps pair 0 whole": transformers' and posenc's ramp clamps at pair 0 (chapter 8;
-    # r108: the paper's equation would slow pair 0, which no run tests)
+    # the paper's equation would slow pair 0, which no run tests)
     assert "The code's clamp keeps pair 0 whole after all" in c8
     paper = (
         posenc.scaling.rope_scaling(

@@ -1011,10 +1011,10 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " gives each a higher bias than query 63 does." in text
     )
     main = re.sub(r"<details>.*?</details>", " ", text)  # the FIRE section's last sentence: a measurement, pointed to
-    # r108: the step from "treats that key as nearer" to "lifts its bias" needs the curves' fall, said on the main
+    # the step from "treats that key as nearer" to "lifts its bias" needs the curves' fall, said on the main
     # line, from the two queries the appendix measures (queries 63 and 511; "every curve falls": rise < -2e-4 there)
     assert "measured in the appendix, a later query lifts the bias" not in text
-    # r110: "thus" made a measurement read as a deduction from the starting values: stated as a measurement
+    # "thus" made a measurement read as a deduction from the starting values: stated as a measurement
     assert "thus gets the higher bias of a nearer key" not in text
     assert (
         "The FIRE section's smaller $u$ for a later query shows in trained models. In every head of chapter 8's"
@@ -1413,7 +1413,7 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     )
     # the bound u <= 1 comes from d <= max(i, L_thr), said with the rule; the divisor's growth causes the squeeze
     assert "so no key's $u$ passes 1" not in text
-    # r108: "Below $L_{thr}$" read as distances below 16, false: from query 511, keys 1 and 2 back get a u that
+    # "Below $L_{thr}$" read as distances below 16, false: from query 511, keys 1 and 2 back get a u that
     # depends on the query. The sentence names the query's position
     assert "Below $L_{\\text{thr}}$, $u$ depends" not in text
     assert (
@@ -1576,7 +1576,7 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
         " the $k$-th label back averages above $k$: the question's own gate and the fillers' gates never fully close."
         " That does no harm: CoPE learns its embeddings from these counts, and the labels' counts stay apart, as"
         " the appendix checks." in main
-    )  # r113: offset = count_at > k over 200 inputs; apart = steps_in > 0.7 per head, in the live cells; the box
+    )  # offset = count_at > k over 200 inputs; apart = steps_in > 0.7 per head, in the live cells; the box
     # keeps the numbers
     assert "the question's gates open mostly on labels; the appendix" not in text
     # the numbers come from the live asserts: the mean gate over 200 inputs, bar one half, then `assert mostly_labels`
@@ -1610,7 +1610,7 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # the evidence sits under the counting box, after the cells the box calls the first and the second
     assert order.index("c28") < order.index("c11new1") < order.index("cope-trained-gates") < order.index("r11c-drift")
     assert order.index("r11c-drift") < order.index("c29b-t5") and "r11m-counts-above" not in order
-    # r112: the decoded input's table is on the main line, right after the counting figure: live numbers, printed
+    # the decoded input's table is on the main line, right after the counting figure: live numbers, printed
     # only (the bars are asserted on 200 inputs in the box's cells)
     assert "r11c-counts-table" not in order
     # the verdict on the saved run sits under its figure, before the live table
@@ -1962,7 +1962,7 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     assert "hides far keys" not in text and "gets in the way of a far key" not in text
     assert "gets in the way of the lookup" not in text
     assert "A steep penalty can hide far keys, as ALiBi's does" not in text
-    # r106: "So no method in the table keeps both a fine loss and every passkey" set a 100 % bar the book never
+    # "So no method in the table keeps both a fine loss and every passkey" set a 100 % bar the book never
     # defines; by chapter 8's grades (kept: 95 % of passkeys or more on average) KERPLE passes both. The growing
     # penalty, placed beside the misses, read as their cause: it lives in the box, beside "not tested"
     assert "So no method in the table keeps both a fine loss and every passkey." not in text
@@ -1986,7 +1986,7 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
         " length, ALiBi's and KERPLE's penalty grows past any value met in training, while FIRE's biases at 512 tokens"
         " stay within their range at 64. Whether that explains the misses is not tested." in text
     )
-    # r112: the grades and the bar moved into the scoring box; the main line keeps the measures and the table
+    # the grades and the bar moved into the scoring box; the main line keeps the measures and the table
     assert (
         "A trigram model, which predicts each token from the two before it, reaches 0.72 nats. Passkeys are *kept*"
         " when 95 % or more are found on average; this chapter applies that bar to both columns." in text
@@ -1997,7 +1997,7 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
         "To remember: at $8L$, KERPLE keeps a fine loss and most far passkeys; FIRE and CoPE find every passkey, but"
         " their loss is raised."
     )
-    # r110: chapter 8 grades *kept* at random distances only; this chapter applies the bar to both columns
+    # chapter 8 grades *kept* at random distances only; this chapter applies the bar to both columns
     assert "The loss grades are chapter 8's; chapter 8 applies *kept* to passkeys at random distances only." in text
     assert "chapter 8's bars" not in main
     assert "This chapter extends chapter 8's passkey bar" not in text

@@ -796,7 +796,7 @@ def _other_fixes_block() -> list[str]:
         f"| Llama 3.1's rule | like YaRN, but keep every pair that makes more than {params['high_freq_factor']:.0f}"
         " full turns over $L$ positions, and leave the scores alone | Llama 3.1 | yes |"
     )
-    # round 109: the cell says "full turns over L positions", a count the main line needs, instead of "turns within
+    # the cell says "full turns over L positions", a count the main line needs, instead of "turns within
     # L", which only a collapsed block defined; the two are the same count, L divided by the wavelength (below)
     # "keep every pair that turns more than 4 times within L": Llama 3.1's bar for keeping a pair, 4 turns within L,
     # is below YaRN's 32 (the paper's
@@ -915,7 +915,7 @@ def _rope_type_names() -> list[str]:
         " YaRN and `llama3` for Llama 3.1's rule."
     )
     assert sentence in page_text(), sentence
-    # round 113 (the reader's finding 11): "NTK-aware scaling with a fixed s has no `rope_type`: such a config sets the
+    # "NTK-aware scaling with a fixed s has no `rope_type`: such a config sets the
     # raised base as `rope_theta`": no installed rope type is a static NTK (`dynamic` is the only NTK one), and the
     # default type takes its base from `rope_theta`: a raised base there gives every pair but the fastest less speed
     rope_types = set(rope_utils.ROPE_INIT_FUNCTIONS)
@@ -1074,7 +1074,7 @@ def _ntk_fix_row() -> None:
     assert len(set(steps)) == 3 and sum(a != b for a, b in zip(steps, steps[1:])) == 2, sorted(set(steps))
     _qwen_dynamic_ntk()
     # "named after the neural tangent kernel": chapter 7's block on the name, and the glossary's row; round 112: the
-    # name left the table's cell for the block "How the rows differ" (the reader's "To reach 4.5", item 3)
+    # name left the table's cell for the block "How the rows differ"
     assert "NTK-aware scaling is named after the neural tangent kernel." in page_text()
     quote(C7, '**Why "NTK".** The neural tangent kernel (NTK) of')
     glossary = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -1219,7 +1219,7 @@ def _turns_example() -> list[str]:
     4 096)."""
     # "before any of the fixes below": for the larger base, whose model has no `rope_scaling` (Code Llama), L is the
     # length before the base was raised (its `trained_length_before`), not the longer one; the old "before any RoPE
-    # scaling" left that open (the reader's finding)
+    # scaling" left that open
     assert (
         "A model's *training length* $L$ is the input length it was trained at before any of the fixes below."
         in page_text()
@@ -1287,8 +1287,8 @@ def _overview_examples():
     # above the table defines them. The split below gives the two groups, "—" for an empty one. *set* claims no more
     # than the configs and trained lengths checked below (`fixes`): "used in training by" claimed Llama 3.1's training
     # use, which no source read states (the block "Config names" says so)
-    # round 112: the header defines the two tags; the longer definition opens the block "How the rows differ"
-    # round 113 (the reader's item 3): the tags became a plain column, "trained at the longer length?", yes or no per
+    # the header defines the two tags; the longer definition opens the block "How the rows differ"
+    # the tags became a plain column, "trained at the longer length?", yes or no per
     # example model; Qwen-7B's example says "dynamic" (its rule picks s from the input's length: _qwen_dynamic_ntk)
     assert "| fix | what it does to RoPE | example | trained at the longer length? |" in top
     assert "*Set* marks" not in page_text() and "*set*" not in page_text() and "*added*" not in page_text()
@@ -1582,7 +1582,7 @@ def _overview_examples():
             for name, by in slowed.items():
                 assert abs(float(by[-1]) - s) < 1e-4 * s, (name, d, base, L, s, by)
                 assert bool((by <= s * (1 + 1e-6)).all() and (by >= 1 - 1e-6).all()), (name, d, base, L, s, by)
-            # round 111: "Most also slow some fast pairs partway": a fast pair turns at least once over the offsets
+            # "Most also slow some fast pairs partway": a fast pair turns at least once over the offsets
             # up to L - 1; NTK-aware scaling (a larger base), YaRN and Llama 3.1's rule slow at least one fast pair by
             # more than 1 and less than s; PI, the fifth, every fast pair by s (its row: "even the fastest")
             fast = (L - 1) * theta >= 2 * math.pi
@@ -1677,7 +1677,7 @@ def _overview_examples():
         " less than once, so past $L$ they meet angles training never showed."
     )
     assert lead in page_text(), lead
-    # round 111, the ladder (the reader's item 1): pair 0 at 1 radian per token, each next pair slower by the same
+    # pair 0 at 1 radian per token, each next pair slower by the same
     # factor base^(2/d), at several bases and widths
     for d, base in ((16, 1e4), (128, 1e4), (128, 5e5), (64, 1e6)):
         th = posenc.rope_inv_freq(d, base=base).double()
@@ -1780,12 +1780,12 @@ def _overview_examples():
     # pairs; in its place under the fixes table, the block's two sentences on when each fix is added
     tools_at = summary_md.index("<summary>Other tools</summary>")
     assert tools_at < summary_md.index("The configs of Gemma 3, gpt-oss") < summary_md.index("Two other kinds of")
-    # under the table, the section's second lesson (the reader's omission): "Each model in the first model column was
+    # under the table, the section's second lesson: "Each model in the first model column was
     # trained at the longer length. Chapter 8 agrees: RoPE, PI and YaRN keep the loss near the best possible at 8L
     # only once trained there": the column's four models each trained past the length their fix starts from (`fixes`,
     # in _overview_examples); in chapter 8 every fine-tuned RoPE run is *fine* at 8L in every seed, and every other
     # RoPE run, plain, dynamic or fixed, with any setting of the sweep, is above the *fine* bar in every seed
-    # round 107: the two sentences left the section (the reader's hardest place: "first model column"); the column's
+    # the two sentences left the section; the column's
     # header says the first, and item 8 ("Fine-tuned at that length, RoPE, PI and YaRN do too") and the last takeaway
     # say the second, with the checks below
     assert "Fine-tuned at the longer length, RoPE, PI and YaRN do too." in page_text()
@@ -1873,7 +1873,7 @@ def _term_in_scores_row():
     )
     # CoPE's row, as the quotes of chapter 11 above give it: a gate between 0 and 1 from the content, summed from the
     # key to the query
-    # round 110: one idea per cell (the reader's item 6): "a content-weighted count" is the gates' sum, each gate a
+    # one idea per cell: "a content-weighted count" is the gates' sum, each gate a
     # number between 0 and 1 from the content (the quotes above); the gating stands in the glossary and chapter 11
     # "counts the tokens between key and query, each weighted by a learned test of its content": the gates, each
     # between 0 and 1 from the content, summed from the key to the query (the quotes above)
@@ -1939,12 +1939,12 @@ def _fire_ratio() -> None:
         queries = torch.arange(dist, n)
         before, past = along[queries <= threshold], along[queries > threshold]
         assert torch.allclose(before, before[0]) and (past.diff() < 0).all() and past[0] < before[-1], dist
-    # round 111: one idea (the reader's item 6): "a small learned network of the log distance, scaled by the query's
+    # one idea: "a small learned network of the log distance, scaled by the query's
     # position": a one-input MLP (above) of psi(d) over psi(max(i, L_thr)), a divisor set by the query's position
     # (fixed below the threshold, growing past it: the loop above)
-    # round 112 (the reader's finding 1): "divided by the log of the query's position or of a learned threshold, if
+    # "divided by the log of the query's position or of a learned threshold, if
     # larger": the ratio above, psi(d) / psi(max(i, L_thr)) with psi(x) = log(c x + 1), fixed below the threshold
-    # round 113 (the reader's item 5): "maps the distance, rescaled by the query's position or a learned minimum, to a
+    # "maps the distance, rescaled by the query's position or a learned minimum, to a
     # bias": the MLP's one input is that ratio, its output the bias; the divisor is psi of max(i, L_thr), L_thr learned
     # "maps the distance, compared with the query's position, to a bias": the MLP's one input is the ratio
     # psi(d) / psi(max(i, L_thr)), a comparison of the distance with the query's position (or the learned threshold
@@ -1957,7 +1957,7 @@ def _fire_ratio() -> None:
     # the learned threshold L_thr, whichever is larger (the loop above)
     assert row in page_text(), row
     # the nested cell the reader found hard to parse: it must stay gone
-    # the old cell named neither log nor what was normalised (the reader's finding): it must stay gone
+    # the old cell named neither log nor what was normalised: it must stay gone
 
 
 def _grid_percent(mean: float) -> str:
@@ -3094,7 +3094,7 @@ def _shakespeare_main_line() -> list[str]:
     text = text_run()
     assert str(4 * text["config"]["train_length"]) in next(iter(text["metrics"]["rope"].values()))["loss"]
     # the main line's sentence "On Shakespeare's plays, in three seeds, RoPE's loss rises from L to 4L; ALiBi's and
-    # KERPLE's do not" moved into the block (round 107: a second measure, off the main line), whose title names the
+    # KERPLE's do not" moved into the block, whose title names the
     # run and whose first paragraph says it with its numbers (checked here)
     sentence = (
         "the grid cannot rank methods for language modelling. <details><summary>Grid details, and a run on"
@@ -3500,10 +3500,10 @@ def _item_8_passkeys() -> None:
         " and KERPLE keep the loss near that of a model that predicts each token from the two before it. Fine-tuned at"
         " the longer length, RoPE, PI and YaRN do too. 9. [Costs]"
     )
-    # round 113 (the reader's item 6): "near a trigram baseline" instead of the forward reference to *fine*: the
+    # "near a trigram baseline" instead of the forward reference to *fine*: the
     # grid's *fine*, within a tenth of a nat of the trigram's loss (checked below and with the grid's key)
     assert "*fine*, as the grid below defines it" not in page_text()
-    # round 109: one yardstick for one claim: the item uses the grid's *fine* (below 0.82, asserted with the grid's
+    # one yardstick for one claim: the item uses the grid's *fine* (below 0.82, asserted with the grid's
     # key), not a second bar, "near the best possible"
     assert all(_graded(r, longest) == "fine" for r in ("alibi", "kerple"))
     assert item in page_text(), item
@@ -3549,7 +3549,7 @@ def _item_8_passkeys() -> None:
         assert all(
             set(run) == {str(d) for d in config["distances"]} for run in per_seed_all(arm, "passkey_by_distance")
         )
-    # now without the word "passkey", which the page defines only in the grid's section (the reader's finding): "and
+    # now without the word "passkey", which the page defines only in the grid's section: "and
     # recalls more digits hidden about 500 tokens back than ALiBi, though not all": 496 back, the test's farthest
     # distance, rounds to 500 (checked above for every seed); "FIRE and CoPE recall every hidden digit": every probe
     far = max(config["distances"])
@@ -3775,7 +3775,7 @@ def _alibi_far_share() -> str:
     assert 0.70 < share < 0.80 and _graded("alibi", longest) == "fine", share  # "about three in four"
     for arm in ("fire", "cope", "t5", "none"):
         assert min(per_seed(arm, "passkey_by_distance", far)) == 1.0 and _graded(arm, longest) != "fine", arm
-    # now (the reader's finding: the colon joined a reason to an example): "Loss and passkeys measure different
+    # now: "Loss and passkeys measure different
     # things. ... The filler needs only the two previous tokens, so ALiBi's loss can be *fine* while it finds only
     # about three in four passkeys 496 back": ALiBi *fine* and 70-80 % found there (above); the other direction,
     # "content alone can find it, even when the loss breaks": the sinusoidal rows break and find over four in five
@@ -3980,7 +3980,7 @@ def _decay_item() -> list[str]:
     # mean reach (quoted below), at least |score| for every query and distance up to 10 000, over seventy times it
     # in the median (above)
     assert trend[half + 1] < trend[half] and abs(trend[half + 1]) < 0.05 * e0, (trend[half], trend[half + 1])
-    # round 107: "in heads of 128 dimensions", chapter 5's width (the reader's finding: at widths 16 to 64 the
+    # "in heads of 128 dimensions", chapter 5's width (the reader's finding: at widths 16 to 64 the
     # doubling averages reach zero a doubling earlier), and "Farther away it swings around zero" left for the block
     # "What the average is over", which says it with its numbers
     width = 2 * len(theta)  # the head's dimensions: one frequency a pair
@@ -4001,7 +4001,7 @@ def _decay_item() -> list[str]:
     # the average is over", which opens with it (checked below); "scores zero on average, near or far": the block's
     # "scores zero on average, with the same spread at every distance" and chapter 5's words (below)
     assert f"for a head of {width} dimensions and base $10^{math.log10(base):.0f}$" in page
-    # round 113 (the reader's item 2): the main line is chapter 5's lesson. "part of a loose bound, not the score":
+    # the main line is chapter 5's lesson. "part of a loose bound, not the score":
     # the bound's distance factor, over seventy times the score in the median (above, and the block "The RoPE paper's
     # bound"); "An unrelated key's score does not decay at all": chapter 5's words (quoted in _decay_item) and the
     # draw below; "less farther away only on average": the doubling averages of E fall (above) while single queries'
@@ -4020,8 +4020,8 @@ def _decay_item() -> list[str]:
         a_j, b_j = 2.0**jj, 2.0 ** (jj + 1)
         sums = (torch.sin((b_j - 0.5) * theta) - torch.sin((a_j - 0.5) * theta)) / (2 * torch.sin(theta / 2))
         assert abs(float(2 * sums.sum()) / (b_j - a_j)) < 0.05 * e0, jj
-    # round 111 (the reader's finding 4): the main line names the doubling average the trend above checks
-    # round 110: the unrelated key and the bound left the main line for the blocks (the reader's "To reach 4.5"):
+    # the main line names the doubling average the trend above checks
+    # the unrelated key and the bound left the main line for the blocks:
     # the block "What the average is over" says "A key unrelated to its query scores zero on average" (checked by
     # the draw below), and the block "The RoPE paper's bound" opens with the sentence the item held
     bound_lead = (
@@ -4030,7 +4030,7 @@ def _decay_item() -> list[str]:
     )
     assert bound_lead in page, bound_lead
     assert "A key unrelated to its query scores zero on average" in page
-    # round 109: why a matching key (the reader's finding): "an unrelated key would score zero on average at every
+    # why a matching key: "an unrelated key would score zero on average at every
     # distance": chapter 5's words (quoted above), and here by a draw: independent isotropic q and k, RoPE at this
     # base, at distances 0 to 8 192; the mean score stays within five standard errors of zero at each. "the distance
     # factor": chapter 5's "the distance part of an *upper bound*" (quoted above)
@@ -4084,7 +4084,7 @@ def _decay_item() -> list[str]:
     # factor": chapter 5's bound, |s(r)| <= C(q, k) times d/2 times the mean reach, and the curve of the mean reach
     # (quoted above); the falling curve of the main line: chapter 5's "it falls, then levels off"
     quote(C5, "It is one factor of an upper bound on the score; it falls, then levels off")
-    # the block's old lead, "In short: ...", repeated the main line (the reader's finding); the bound now has its
+    # the block's old lead, "In short: ...", repeated the main line; the bound now has its
     # own block, after the average's
     opening = (
         "<details><summary>What the average is over</summary> Chapter 5 draws random queries and keys for a"
@@ -4131,7 +4131,7 @@ def _decay_item() -> list[str]:
     ) in page
     return [
         # the width and base left the item's main line for its block
-        # round 113: "distance 0" and "4 096" left the item's main line for its block (the reader's item 2)
+        # "distance 0" and "4 096" left the item's main line for its block
         "5",
         "128",
         "10",
@@ -4630,16 +4630,16 @@ def prose_expected() -> list[str]:
     assert abs(float(fine_bar) - float(trigram) - FINE) < 0.006 and float(trigram) - math.log(branching) < FINE
     assert float(ln_vocab) == round(math.log(int(vocab)), 2)
     # "*Fine* means a loss below 0.82, a tenth above a *trigram model*'s 0.72": the header's bar, now named
-    # in the key with how it is built, so the header brings no new number (the reader's finding)
-    # round 110: the key states the grades in words, with the floor moved up from the block "Grades": "The loss
+    # in the key with how it is built, so the header brings no new number
+    # the key states the grades in words, with the floor moved up from the block "Grades": "The loss
     # scores only filler tokens that follow two filler tokens, so no model can go below ln 2 = 0.69 nats. *Fine*
     # means near that floor: at most a tenth of a nat above a *trigram model*". The numbers 0.82 and 3.33 stand in
     # the grid's header only (GRID_HEADER, below); the bar is the trigram's plus a tenth (above), and the trigram
     # lies within 0.05 nats of the floor (the item-8 test), so a *fine* loss is at most 0.15 nats above the floor
     assert float(fine_bar) - float(floor) < 0.15 and float(floor) == round(math.log(branching), 2)
-    # round 111 (the reader's item 2): the key names the bar, the trigram's loss and ln 28, so the header brings no new
+    # the key names the bar, the trigram's loss and ln 28, so the header brings no new
     # number; the bar is the trigram's plus a tenth (above)
-    # round 112 (the reader's "To reach 4.5", item 2): the key defines the loss past L and keeps one reference point,
+    # the key defines the loss past L and keeps one reference point,
     # the trigram; the floor ln 2 and the scored tokens moved to the block "Loss" (loss_block, below), and ln 28's
     # arithmetic stands in the block "Grades". "*Breaks* means worse than a uniform guess, 3.33 nats": ln 28 (above)
     # the key in words, its numbers (the trigram's loss, the bar a tenth above it, ln of the vocab) in the grid's
@@ -4776,7 +4776,7 @@ def prose_expected() -> list[str]:
 
     assert "(text of :meth:`PasskeyCorpus.sample_text`)" in _evaluate_lm.__doc__
     assert "Training-like text" in _Corpus.sample_text.__doc__
-    # "not on the passkey tests" (the reader's finding: "and passkey tests end with QUERY" read as a non sequitur):
+    # "not on the passkey tests":
     # evaluate_lm draws its text from sample_text and never from sample_probe, the passkey tests
     from inspect import getsource as _eval_source
 
@@ -5065,7 +5065,7 @@ def prose_expected() -> list[str]:
     # the same factor n/L for both YaRNs; NTK's n/L against Qwen-7B's step at that length); the fixes table's YaRN
     # models use config factors of their own, so the lead compares at one input length, not with those models;
     # the losses: test_verdict_grid_grades_each_run_as_chapter_8_does
-    # round 110: the lead and the sentence before it are cut (the reader's repetition finding): the betas and the
+    # the lead and the sentence before it are cut: the betas and the
     # `factor` 2 arm, with their losses, stand under "YaRN's betas" and "NTK's factor" (_dynamic_gloss, below); the
     # checks above still back those paragraphs' "which 32/1 slows by 1.4" and "not 8, as Qwen-7B's rule does there".
     # The passkey sentence now follows the stretched table directly
@@ -5123,7 +5123,7 @@ def prose_expected() -> list[str]:
     # (above; the fixes table's YaRN row: _yarn_fix_row, 32 turns, and less than once); "With `factor` 2 it
     # slows the slowest pair by 15 at 8L, not 8, as Qwen-7B's rule does there" (above)
     assert "Hugging Face's default, which DeepSeek-V3 uses, is 32/1." in page_text()
-    # the fixes table gives no betas (the reader's finding): the block no longer says it does
+    # the fixes table gives no betas: the block no longer says it does
     assert "With `factor` 2 it slows the slowest pair by 15 at $8L$, not 8, as Qwen-7B's rule does there" in (
         page_text()
     )
@@ -5274,7 +5274,7 @@ def prose_expected() -> list[str]:
         # the first dip below zero at 1 707 (_decay_item); item 6's 8 heads, and its block's slopes and reach
         # (_alibi_item); item 10's Qwen2-VL (test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block); its block
         # "Also in current code": Qwen3-VL, gpt-oss's factor 32, chapter 10 (_current_code_block)
-        # round 113: item 7's 2-D RoPE (chapter 7's, quoted in test_chapter_list_items_3_7_9_10_...)
+        # item 7's 2-D RoPE (chapter 7's, quoted in test_chapter_list_items_3_7_9_10_...)
         # item 7's 2-D RoPE is cut
         # item 5's "highest, on average, at distance 0" (E(0) is E's largest: test of item 5)
         ["5", "16", "0", *decay, *_alibi_item()]
@@ -5314,10 +5314,10 @@ def prose_expected() -> list[str]:
         # (_breaks_row), the 28 tokens; under the grid, Qwen-7B and the two lowered losses (test_verdict_grid_...);
         # Shakespeare (_shakespeare_main_line); the block on the grid's heads (_grid_heads_block); chapter 7's dynamic
         # fixes, and under their table chapter 8, which does not test why NTK misses more passkeys
-        # round 110: the figure's sentence, "from 64 to 512 tokens" (test_the_grid_figure_draws_each_methods_loss_...)
-        # round 111: the key names the bar, the trigram's loss, the 28 tokens and ln 28; the figure's sentence, "from
+        # the figure's sentence, "from 64 to 512 tokens" (test_the_grid_figure_draws_each_methods_loss_...)
+        # the key names the bar, the trigram's loss, the 28 tokens and ln 28; the figure's sentence, "from
         # 128 to 512 tokens; the hollow points at 64"; the stretched sentence's fine-tuned PI at 8L
-        # round 113: the setup and the key first, then the lead and its 8L; the figure's sentence has no 64 now
+        # the setup and the key first, then the lead and its 8L; the figure's sentence has no 64 now
         # the key keeps the trigram's loss and the 28 tokens (the bar and ln 28 stand in the grid's header
         # and the block); the figure's sentence moved up, before the lead's 8L; ALiBi's misses are in words
         # the key in words: the trigram's loss and the 28 tokens stand in the grid's header and the blocks
@@ -5325,7 +5325,7 @@ def prose_expected() -> list[str]:
         ["8", str(L), str(longest), str(s), str(2 * L), str(longest)]
         + ["7"]
         # the key's floor ln 2 = 0.69 and ALiBi's passkeys 496 back (_alibi_far_share);
-        # round 110: under the stretched table, the lead and the sentence with the two lowered losses are cut;
+        # under the stretched table, the lead and the sentence with the two lowered losses are cut;
         # the dynamic rows: chapter 7's cache (_dynamic_gloss); YaRN's betas: DeepSeek-V3, Hugging Face's 32/1, the
         # heads' 16 dimensions, 8 pairs from pair 0, no pair turning 32 times, the clamp at pair 0, the grid's 2/1; at
         # 8L pair 1 whole with 2/1, slowed by 1.4 with 32/1, pair 2 by 1.8, not 2.4 (_milder_yarn); 32/1's loss
@@ -5349,7 +5349,7 @@ def prose_expected() -> list[str]:
         # the block "Grades and seeds": the trigram's loss at 8L (the block's Loss, asserted with the key);
         # the 28 tokens, 16 filler symbols and 10 digits, the floor ln 2; the seed groups, T5 among them
         # (_seed_overlaps); why: T5's buckets past L, chapter 11; the shorter run (_rope_raised_in_shorter_run)
-        # round 110: the seed groups' "Dynamic NTK's mean past L is about 0.2 nats below a uniform guess among the 16
+        # the seed groups' "Dynamic NTK's mean past L is about 0.2 nats below a uniform guess among the 16
         # filler symbols, but its seeds overlap T5's" (asserted with the key), moved from the NoPE paragraph
         + [str(branching), floor, trigram, fine_bar, vocab, filler_n, digits, vocab, ln_vocab, "5"]
         + [ntk_gap, filler_n, "5", "5"]
@@ -5987,7 +5987,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     # their losses, 1.40 and 1.87, are printed in that block (_dynamic_gloss), as is the match with Qwen-7B's rule at
     # 8L only
     # now on the main line, under the stretched table, so the printed losses do not read as the fixes table's
-    # settings (the reader's unfair-comparison finding): "With settings closer to the fixes table's, YaRN's and NTK's
+    # settings: "With settings closer to the fixes table's, YaRN's and NTK's
     # losses fall further but stay *raised*"; the block's lead says which pairs the grid's settings slow less
     # now: "These rows slow some pairs less than Hugging Face's default YaRN and Qwen-7B's rule. Slowing pairs as
     # those do lowers YaRN's and NTK's losses to 1.40 and 1.87, still *raised*": some pairs less (_milder_yarn:
@@ -6004,14 +6004,14 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     assert 'get("beta_fast") or 32' in yarn_src and 'get("beta_slow") or 1' in yarn_src, "HF's default betas"
     b32_arm = run_config["sensitivity"]["yarn b32"]
     assert (b32_arm["beta_fast"], b32_arm["beta_slow"]) == (32, 1), b32_arm
-    # now one sentence, with no term the main line leaves undefined (the reader's finding: betas, "Qwen-7B's rule"):
+    # now one sentence, with no term the main line leaves undefined:
     # "Slowing some pairs more, as Hugging Face's YaRN defaults and Qwen-7B's NTK rule do, lowers YaRN's and NTK's
     # losses to 1.40 and 1.87, still *raised*": the same checks; Qwen-7B stands in the fixes table's NTK row
     lowered = (
         "Slowing some pairs more, as Hugging Face's YaRN defaults and Qwen-7B's NTK rule do, lowers YaRN's and NTK's"
         f" losses to {loss('rope+yarn b32', longest_n)} and {loss('rope+dynamic f2', longest_n)}, still *raised*."
     )
-    # round 110: the sentence is cut; its two losses stand under "YaRN's betas" and "NTK's factor" (above: "falls to")
+    # the sentence is cut; its two losses stand under "YaRN's betas" and "NTK's factor" (above: "falls to")
     assert lowered not in page_text() and "Slowing some pairs more" not in page_text(), lowered
     # the lesson of the stretched table: "Chapter 7's dynamic fixes stretch RoPE's models at test time. YaRN and NTK
     # lower RoPE's loss, but not to *fine*; PI, which slows every pair, leaves it broken": dynamic YaRN's and NTK's
@@ -6023,7 +6023,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     # "Chapter 7's *dynamic* fixes pick s from each input's length": each dynamic arm slows the slowest pair by n/L
     # for an input of n tokens (_dynamic_gloss); the definition stands here, where the page first uses the word
     # now the main line keeps one sentence, and the stretched table, its lead and the sentence on other settings open
-    # the block "RoPE stretched at test time" (round 107: a variant, off the main line): "Added to the trained RoPE
+    # the block "RoPE stretched at test time": "Added to the trained RoPE
     # models at test time, YaRN and NTK lower their loss, but not to *fine*; PI leaves it broken"; the same checks
     stretched_lesson = (
         "<details><summary>RoPE stretched at test time</summary>"
@@ -6032,7 +6032,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         " PI leaves it broken."
     )
     assert stretched_lesson in page_text(), stretched_lesson
-    # round 111 (the reader's item 4): "PI was proposed with fine-tuning" (chapter 7's table, quoted for the block's
+    # "PI was proposed with fine-tuning" (chapter 7's table, quoted for the block's
     # "Dynamic rows" in _dynamic_gloss); "fine-tuned at 8L, it is *fine*": every seed of the fine-tuned PI arm below
     # the bar, the trigram's loss at 8L plus a tenth
     quote(
@@ -6054,7 +6054,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     assert "Hugging Face ``modeling_rope_utils`` (dynamic NTK)" in (
         ROOT / "posenc" / "experiments" / "passkey.py"
     ).read_text(encoding="utf-8")
-    # round 113 (the reader's item 1): the lead's cause is named as untested, and "*set* models" became the fixes
+    # the lead's cause is named as untested, and "*set* models" became the fixes
     # table's column: "Most example models in the fixes table were trained at the longer length": yes for 4 of 6
     # the lead keeps its last sentence; the untested cause moved to the block "The
     # grid's RoPE and a large model's" (asserted here), the fixes table's column stands above the table
@@ -6134,7 +6134,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     )
     assert all(_graded(r, longest) == "fine" for r in FINE_TUNED)  # hence "With no further training"
     # the section's main line: the result first, then the setup, the grades, the grid and the caveat; the blocks after
-    # round 113 (the reader's item 1): the setup first, then the grades, then the bold lesson
+    # the setup first, then the grades, then the bold lesson
     order = [
         "## Chapter 8's grid",
         "Tiny two-layer models train",
@@ -7683,10 +7683,10 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
         "Fixes for long inputs slow RoPE's rotation, pulling the angles of long distances back toward those seen in"
         " training; the fixes table below names them."
     ) in page
-    # round 113 (the reader's item 6): item 7's other two threads, in chapter 7's words
+    # item 7's other two threads, in chapter 7's words
     assert ("The chapter also shows a causal decoder finding position with no encoding.") in page
     quote(C7, "This section shows that a causal decoder can find positions with no encoding.")
-    # round 109: "tabled below": the three are rows of the fixes table under "RoPE past the training length"
+    # "tabled below": the three are rows of the fixes table under "RoPE past the training length"
     fixes_section = page.split("## RoPE past the training length")[1].split("## Chapter 8's grid")[0]
     for fix in ("| PI, position interpolation |", "| NTK-aware scaling", "| YaRN |"):
         assert fix in fixes_section, fix
@@ -7710,7 +7710,7 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
     assert scaled31[-1] < plain31[-1] and scaled31[0] == plain31[0]
     # "Most models in its table": chapter 10's table (posenc's copied configs) holds models that do none of the three
     # (Llama 2, Mistral 7B, Gemma 7B: full rotation, base 10^4, no scaling), so "Today's large models" overstated
-    # (the reader's finding); more than half do at least one
+    # ; more than half do at least one
     changed = [
         n
         for n, c in MODEL_ROPE_CONFIGS.items()
@@ -7826,11 +7826,11 @@ def test_takeaways_restate_checked_claims():
     # old wording, overstated it
     assert "distance; a matching key's RoPE score falls only as a trend" not in summary
     # "and over each doubling of the distance": the expected score itself still swings around zero near 5 000 (about
-    # -0.15 to +0.21 of its start) and climbs back later; only the doubling averages reach about zero there (r109)
+    # -0.15 to +0.21 of its start) and climbs back later; only the doubling averages reach about zero there
     assert "a matching key's score falls in ripples to about zero near distance 5 000" not in summary
     # "to about zero near distance 5 000, at base 10^4": _decay_item (called below) finds E's running mean first at
     # zero at 5 202, which rounds to 5 000, and the doubling that holds it within 1 % of E(0). The bullet no longer
-    # joins ALiBi and RoPE, nor says "trend" or "half the base" (the reader's finding)
+    # joins ALiBi and RoPE, nor says "trend" or "half the base"
     assert "falls as a trend, to about zero near half the base" not in summary
     assert "ALiBi's penalty keeps growing with the distance. Averaged" not in summary
     # "ALiBi's penalty keeps growing with the distance": each head's bias, minus its slope times the distance, lower at
@@ -7981,7 +7981,7 @@ def test_config_names_say_which_field_holds_the_training_length() -> None:
     }
 
 
-# --- the grid's figure (round 110) ---------------------------------------------------------------
+# --- the grid's figure ---------------------------------------------------------------
 
 
 def elements_note(svg: str) -> str | None:
@@ -8013,7 +8013,7 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
     assert svg == fig.loss_by_length_svg(), "rerun scripts/draw_summary_figure.py"
     page = page_text()
     assert '<img src="figures/summary_loss_by_length.svg" width="720" alt="Line chart of the loss' in page
-    # round 111: the sentence names the two measures; "only ALiBi's and KERPLE's lines stay below the fine line" is
+    # the sentence names the two measures; "only ALiBi's and KERPLE's lines stay below the fine line" is
     # the title's, checked below, and the grid's bold lead's
     sentence = (
         "The figure follows each method's loss past $L$ from 128 to 512 tokens; its dotted lines mark the grades."
