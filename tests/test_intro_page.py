@@ -85,9 +85,9 @@ def test_rope_matrix_products_match_the_pages_identities():
     # of the angles, since in a decoder q and k can themselves carry position
     # (test_rope_vectors_can_still_carry_position_in_a_decoder)
     assert (
-        "RoPE splits the $d$ coordinates of a head's query and key into $d/2$ pairs. In the book's code, pair $i$ is"
-        " coordinates $i$ and $i + d/2$. RoPE rotates each pair by an angle set by the token's position. The"
-        " *offset* of a key at $n$ from a query at $m$ is $n - m$, key minus query: a"
+        "RoPE splits the $d$ coordinates of a head's query and key into $d/2$ pairs. In `apply_rope`, the book's main"
+        " function, pair $i$ is coordinates $i$ and $i + d/2$. RoPE rotates each pair by an angle set by the token's"
+        " position. The *offset* of a key at $n$ from a query at $m$ is $n - m$, key minus query: a"
         " key 3 positions before its query has offset $-3$. The score sees only the difference of the two angles, set"
         " by the key's offset from the query." in " ".join(text.split())
     )
@@ -96,7 +96,8 @@ def test_rope_matrix_products_match_the_pages_identities():
     # posenc's apply_rope (the same default layout) moves a unit vector at i only within coordinates i and i + d/2
     assert "Llama-style code pairs" not in text
     assert "The book's `apply_rope`, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$" in text
-    # the main line's "In the book's code, pair $i$ is coordinates $i$ and $i + d/2$": apply_rope's default, below
+    # the main line's "In `apply_rope`, the book's main function, pair $i$ is coordinates $i$ and $i + d/2$":
+    # apply_rope's default, below
     from transformers.models.llama import modeling_llama
 
     half_source = inspect.getsource(modeling_llama.rotate_half)
@@ -272,14 +273,15 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     0.91 at offset $-2$". The sign is the book's convention, n - m: with m - n the page's formula would give the
     opposite score."""
     text = page()
-    # the main line says why the sign matters, then that this example cannot show it and that differing
-    # vectors can; the pair that can is the block's
+    # the main line says why the sign matters, that this example cannot show it, and gives a pair that can, with
+    # the rotated vectors that make its score
     sign = (
         "Without a causal mask, a key may lie 2 positions before its query or 2 after, and a model may need to tell"
-        " which. This example cannot: $\\cos$ is even, so both offsets score the same. A query and key that differ"
-        " can. Let the query be $(1, 0, 0, 0)$ and the key $(0, 0, 1, 0)$: in the book's layout, both lie in pair 0,"
-        " coordinates 0 and 2. Then RoPE's"
-        " score is $-\\sin(n - m)$: $\\sin 2$ at offset $-2$, but $-\\sin 2$ at offset $+2$."
+        " which. This example cannot: $\\cos$ is even, so both offsets score the same. A query and key that point in"
+        " different directions can. Let the query be $(1, 0, 0, 0)$ and the key $(0, 0, 1, 0)$, both in pair 0."
+        " Rotated, the query's pair 0 is $(\\cos m, \\sin m)$ and the key's is $(-\\sin n, \\cos n)$. Their product"
+        " is $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$: $\\sin 2$ at offset $-2$, but $-\\sin 2$ at offset"
+        " $+2$."
         " <details><summary>The two layouts, and a query and key that show the offset's sign</summary>"
     )
     assert sign in text  # the pair and its two scores on the main line, where the opening promises the side
@@ -296,9 +298,9 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
             for layout in LAYOUTS:
                 before_, after_ = (float(x @ R(s, d, 10_000.0, layout) @ x) for s in (-r, r))
                 assert math.isclose(before_, after_, abs_tol=TOL), (d, r, layout)
-    layout = "the key $(0, 0, 1, 0)$: in the book's layout, both lie in pair 0, coordinates 0 and 2."
-    assert layout in main
-    # "in the book's layout, ... pair 0, coordinates 0 and 2": at d = 4 in the half layout, apply_rope's default, pair
+    layout = "In `apply_rope`'s layout, pair 0 is coordinates 0 and 2."
+    assert layout in main and main.index(layout) < main.index("*RoPE.* The query and key are")
+    # "In `apply_rope`'s layout, pair 0 is coordinates 0 and 2": at d = 4 in the half layout, apply_rope's default, pair
     # 0 is coordinates 0 and 2, and in the interleaved layout it is 0 and 1 (the block's key (0, 1, 0, 0))
     for lay, pair0 in (("half", [0, 2]), ("interleaved", [0, 1])):
         moved_ = (R(1, 4, 10_000.0, lay) - torch.eye(4, dtype=torch.float64))[:, 0].abs() > 1e-9
@@ -344,7 +346,7 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
         for i in range(d // 2):
             moved = {int(j) for j in turn[:, i].nonzero().flatten()} | {int(j) for j in turn[i].nonzero().flatten()}
             assert moved == {i, i + d // 2}, (d, i, moved)  # coordinate i turns with i + d/2 and no other
-    (formula,) = re.findall(r"Then RoPE's score is \$-\\sin\(([^)]*)\)\$:", " ".join(text.split()))
+    (formula,) = re.findall(r"= -\\sin\(([^)]*)\)\$: \$\\sin 2\$ at offset", " ".join(main.split()))
     assert formula.replace(" ", "") == "n-m", formula
     quoted = re.findall(
         r"A query at (\d+) and a key at (\d+) score \$\\sin (\d+)\$; a query at (\d+) and a key at (\d+) score"
@@ -362,8 +364,8 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     # (coordinate 1): both checked below, with apply_rope's default layout and with layout="interleaved"
     assert "For the query and key above, a query at 5" in text
     assert "In the interleaved layout, the same score needs the key $(0, 1, 0, 0)$." in text
-    assert "$(-\\sin n, \\cos n)$. Their product is $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$, about" in text
-    assert f"about {math.sin(2):.2f} at offset $-2$" in text
+    assert "$(-\\sin n, \\cos n)$. Their product is $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$:" in main
+    assert f"The score is about {math.sin(2):.2f} at offset $-2$." in text
     for layout, other in (("half", 2), ("interleaved", 1)):  # the key's one coordinate: pair 0's second in each layout
         q = torch.tensor([1.0, 0, 0, 0], dtype=torch.float64)
         k = torch.zeros(4, dtype=torch.float64)
@@ -433,9 +435,8 @@ def test_a_turn_is_one_full_circle():
     2 pi positions and not before; pair 1 after 200 pi."""
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
-    # the notation defines a turn; the main line's one use spells it out: "A *slow pair* turns less than one full
-    # circle within $L$."
-    assert "A *slow pair* turns less than one full circle within the training length $L$," in " ".join(main.split())
+    # the notation defines a turn; the main line uses none, and says "turn less than once" of the slow pairs
+    assert "which turn less than once over the offsets of training" in " ".join(main.split())
     assert "- A *turn* is one full circle, $2\\pi$ radians: pair $i$ turns once in $2\\pi/\\theta_i$ positions." in text
     for phrase in (
         "turns pair",
@@ -503,13 +504,15 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # that slow the slow pairs, their passkeys, and the loss
     # three plain bullets, each term glossed where it first appears; the seeds and the 40 % are the block's
     zero_shot = (
-        "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. There, plain"
-        " RoPE models find at most about a quarter of the {ref}`passkeys <glossary-longer-terms>`. Used only at test"
-        " time, PI and YaRN bring them to nearly every passkey. In these small models"
+        "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. There, with PI"
+        " or YaRN used only at test time, RoPE models find nearly every {ref}`passkey <glossary-longer-terms>`,"
+        " against at most about a quarter without. But a passkey is the input's only digit, so models with no position"
+        " encoding find nearly all by content alone. - On the next token, these test-time rules left the models far"
+        " worse at that length than within the training length $L$. In these small models"
     )
     bullet = (
         "In these small models, *fine-tuning* on inputs of the longer length beat both test-time rules by far on the"
-        " next token. - The RoFormer paper"
+        " next token. <details>"
     )
     # the loss of the test-time rules and the passkey caveat are the block "Chapter 8's runs in detail"'s
     moved = (
@@ -519,7 +522,12 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     )
     runs = text[text.index("<summary>Chapter 8's runs in detail") :]
     assert moved in runs[: runs.index("</details>")]
-    assert zero_shot in text and bullet in text  # the takeaways' last two bullets, one after the other
+    assert zero_shot in text and bullet in text  # the findings' last two bullets, one after the other
+    # the passkey caveat sits on the main line, right after the passkeys it qualifies
+    main0 = " ".join(re.sub(r"<details>.*?</details>", " ", text).split())
+    assert (
+        "nearly every {ref}`passkey <glossary-longer-terms>`, against at most about a quarter without. But a" in main0
+    )
     # both measures on the main line, for the rules and for ALiBi; fine-tuning's win named with its measure and its
     # cost in tokens, not as "short"; the PI paper
     # and chapter 8's differences are the block's; the glossary defines the passkey
@@ -528,7 +536,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     assert "(glossary-longer-terms)=" in (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     assert "passkey" in zero_shot and "next token" in bullet
     # "the RoPE models' next-token predictions": named, not "their" after a sentence on NoPE models, which no rule
-    # scales; the NoPE caveat and the input's only digit are the block's (checked below)
+    # scales; the NoPE caveat and the input's only digit are checked below with the block's longer version
     assert "improved their next-token" not in text and "NoPE models find it too" not in text
     # the fine-tuning bullet is scoped to chapter 8's small models (the bullet before names them), and no longer says
     # "with or without a rule", which read as advice for any model
@@ -564,15 +572,15 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # the run saves 7 checkpoints, not each of its 400 steps: "at every step" overstated the evidence
     assert "at every step" not in text
     assert "The runs do not separate these two." in methods_
-    # three takeaways from this page (teaching.md: 3 to 5), and four short findings of later chapters in their own
-    # section, each at most four sentences of at most 30 words
+    # three takeaways from this page (teaching.md: 3 to 5), and three short findings of later chapters in their own
+    # section, each at most three sentences of at most 30 words
     takeaways = text[text.index("## What you will take away") : text.index("## What later chapters find")]
     later = text[text.index("## What later chapters find") : text.index("<summary>How PI, YaRN")]
-    assert takeaways.count(" - ") == 3 and later.count(" - ") == 4, (takeaways.count(" - "), later.count(" - "))
+    assert takeaways.count(" - ") == 3 and later.count(" - ") == 3, (takeaways.count(" - "), later.count(" - "))
     assert "From later chapters" not in text and "From this page" not in text
     for item in (takeaways + later).split(" - ")[1:]:
         sentences = re.split(r"(?<=\.) (?=[A-Z*])", item.replace("<details>", "").strip())
-        assert len(sentences) <= 4 and max(len(s.split()) for s in sentences) <= 30, item
+        assert len(sentences) <= 3 and max(len(s.split()) for s in sentences) <= 30, item
     # "*Fine-tuning*" is defined where the main line first uses it, by what it is: more training at the longer length
     assert main_.lower().index("fine-tuning") == main_.index("*fine-tuning* on inputs of the longer length") + 1
     # the main line names no baseline and no loss; chapter 8's numbers are one link away, on the claims page
@@ -846,15 +854,13 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     18 slow pairs), so the claim needs "decoder"."""
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
-    # the slow pair is defined on the main line, in one sentence, as well as in the glossary and the block
+    # the slow pair is defined on the main line, in one clause, as well as in the glossary and the block
     assert (
-        "- A *slow pair* turns less than one full circle within the training length $L$, the longest input seen in"
-        " training. In a decoder, keys lie only before their query. There, past $L$, the {ref}`slow pairs"
-        " <glossary-longer-terms>` meet angles training never showed. - Rules that *slow* the pairs, dividing their"
-        " frequencies, let a slow pair turn past $L$ about as far as in training. Chapter 7's position interpolation"
-        " (PI) slows every pair by one factor, the longer length over $L$. YaRN slows the slow pairs by that factor"
-        " and the others less or not at all." in " ".join(main.split())
-    )  # what each rule does, on the main line; the block's ramp and chapter 8's cut-offs are checked below
+        "- In a decoder, RoPE's {ref}`slow pairs <glossary-longer-terms>`, which turn less than once over the offsets"
+        " of training, meet angles training never showed on longer inputs. Chapter 7's rules, position interpolation"
+        " (PI) and YaRN, slow these pairs so that over the longer input they turn about as far as in training."
+        in " ".join(main.split())
+    )  # one cut-off, the offsets of training, as in the block and the glossary; what each rule does is the block's
     glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
     assert SLOW_PAIR_ROW in glossary
     # the fast pair, the decoder's reason and the fastest pairs are the block's
@@ -1752,9 +1758,9 @@ def test_the_roformer_curve_is_a_factor_of_an_upper_bound():
         sizes.append(float(score.abs().mean()))
     assert sizes[-1] > 0.5 * sizes[0]  # random keys: the scores' size does not fall with the curve
     bullet = (
-        "- The RoFormer paper says RoPE's scores decay with distance, and plots a falling curve. That curve comes from"
-        " an upper bound on the scores. The scores themselves need not shrink as a key gets farther from its query"
-        " (chapter 5). <details>"
+        "<summary>RoPE's long-term decay (chapter 5)</summary> The RoFormer paper says RoPE's scores decay with"
+        " distance, and plots a falling curve. That curve comes from an upper bound on the scores. The scores"
+        " themselves need not shrink as a key gets farther from its query (chapter 5). </details>"
     )
     assert bullet in text
     c5 = chapter("05_decay")
@@ -1790,8 +1796,8 @@ def test_rope_replaced_the_classic_encodings_in_llama_qwen_and_mistral():
     opening = text[: text.index("## Who this book is for")]
     assert "ALiBi's bias, RoPE" not in opening and "bias support" not in text  # the plan only, no comparisons
     assert opening.rstrip().endswith(
-        "such as Llama, Qwen and Mistral. This page shows, with a small example,"
-        " why RoPE's score sees only how far the key lies from its query, and on which side."
+        "such as Llama, Qwen and Mistral. This page shows where an encoding can put position. It derives why RoPE's"
+        " score sees only how far the key lies from its query, and on which side, and checks it with a small example."
     )
     rope_section = text[text.index("## Why RoPE's score sees only the offset") : text.index("## A check with numbers")]
     assert "ALiBi" not in rope_section and "learns no vector per position" not in text
@@ -2494,8 +2500,8 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
     # $s$ and the others less or not at all": chapter 8's heads at s = 8 and Llama-sized ones (d = 128, L = 8192,
     # s = 4 and 8, chapter 8's betas and the default 32/1)
     assert (
-        "PI) slows every pair by one factor, the longer length over $L$. YaRN slows the slow pairs by that factor and"
-        " the others less or not at all." in (" ".join(main.split()))
+        "PI) slows every pair by one factor, the longer length over $L$." in text
+        and "YaRN divides the slow pairs' frequencies by $s$, and the others by less or not at all." in text
     )
     for d, base, L_, s_, betas in (
         (16, 10_000.0, L, s, config["yarn"]),
@@ -2637,3 +2643,33 @@ def test_rope_rotates_by_absolute_position_but_leaves_the_values_alone():
         for base in (10_000.0, 500_000.0):
             th = posenc.rope_inv_freq(d, base).double()
             assert bool((th[1:] < th[:-1]).all()) and math.isclose(float(th[0]), 1.0, rel_tol=1e-6), (d, base)
+
+
+def test_a_slow_pair_the_sinusoidal_layout_and_irope_as_the_page_states_them():
+    """The methods block: "In chapter 8, pair 7 of a 16-wide head turns about 0.003 times over its 63 offsets of
+    training", read from chapter 8's model; the check: "Its sine and cosine sit side by side, so $x$ meets only
+    $\\sin p$", with posenc's sinusoidal encoding at d = 4; the block "Beyond the table": "Meta calls Llama 4's mix
+    *iRoPE*", as chapter 10 says."""
+    text = page()
+    block = text[text.index("<summary>How PI, YaRN and a larger base slow the pairs") :]
+    block = block[: block.index("</details>")]
+    sentence = r"In chapter 8, pair (\d+) of a (\d+)-wide head turns about ([\d.]+) times over its (\d+) offsets"
+    (pair, width, turns, offsets) = re.findall(sentence, block)[0]
+    config = metrics()["config"]
+    from posenc.experiments import TinyLM
+
+    corpus = PasskeyCorpus(**config["corpus"])
+    model = TinyLM(corpus.n_tokens, "rope", max_len=config["train_length"], **config["model"])
+    theta = model.blocks[0].attn.method.rotary.inv_freq.double()
+    assert 2 * len(theta) == int(width) and int(pair) == len(theta) - 1  # the slowest pair of chapter 8's heads
+    assert int(offsets) == config["train_length"] - 1
+    turned = int(offsets) * float(theta[int(pair)]) / (2 * math.pi)
+    assert abs(turned - float(turns)) < 0.0005, turned  # 0.00317
+    main = re.sub(r"<details>.*?</details>", " ", text)
+    assert "Its sine and cosine sit side by side, so $x$ meets only $\\sin p$." in main
+    pe = posenc.sinusoidal_encoding(20, 4).double()
+    x = torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64)
+    positions = torch.arange(20, dtype=torch.float64)
+    assert torch.allclose(pe @ x, torch.sin(positions), atol=1e-6)
+    assert "SmolLM3 and Llama 4 leave every fourth layer without RoPE. Meta calls Llama 4's mix *iRoPE*." in text
+    assert "Meta calls this mix of layers *iRoPE*." in chapter("10_rope_today")

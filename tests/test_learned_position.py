@@ -1900,8 +1900,10 @@ def test_random_distance_is_defined_in_the_box_and_cable_is_listed():
     attention head"."""
     text = chapter_markdown("11_learned_position")
     main = re.sub(r"<details>.*?</details>", " ", text)
-    assert "| method | filler loss | passkeys found 496 tokens back | passkeys found 1 to 510 back |" in main
-    assert "*random distance*" not in main  # defined in the box; the main line names it only with its range
+    # the table sits in the box "The table at 8L, and how the measures are scored"
+    assert "| method | filler loss | passkeys found 496 tokens back | passkeys found 1 to 510 back |" in text
+    # the random distance is defined in the box; the main line names neither it nor the table
+    assert "| method |" not in main and "*random distance*" not in main
     assert (
         "The other, as chapter 8's table, scores passkeys at a *random distance*, 1 to 510 tokens back, each distance"
         " equally likely." in text
@@ -1929,7 +1931,7 @@ def test_random_distance_is_defined_in_the_box_and_cable_is_listed():
             f"| {label} | {loss[name][n][0]:.2f} nats, {grade} | {100 * fixed[name][far][0]:.0f} % |"
             f" {100 * random_d[name][n][0]:.0f} % |"
         )
-        found = re.search(rf"\| {re.escape(label)} \| ([0-9.]+) nats, (\w+) \| ([0-9]+ %) \| ([0-9]+ %) \|", main)
+        found = re.search(rf"\| {re.escape(label)} \| ([0-9.]+) nats, (\w+) \| ([0-9]+ %) \| ([0-9]+ %) \|", text)
         assert found is not None, label
         assert f"| {label} | {found[1]} nats, {found[2]} | {found[3]} | {found[4]} |" == row, (found[0], row)
     assert (
@@ -1967,19 +1969,19 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # penalty, placed beside the misses, read as their cause: it lives in the box, beside "not tested"
     assert "So no method in the table keeps both a fine loss and every passkey." not in text
     assert "Like ALiBi's, its penalty keeps growing past the trained length" not in main
+    # the main line: the setting, the two measures, one result and its consequence; the table and the rest in the box
     assert (
-        "Beyond the trained length, KERPLE keeps a low loss but misses some far passkeys, and ALiBi misses more. FIRE"
-        " and CoPE find every passkey, but their loss rises. Why is not tested; the appendix offers a guess for each."
-        " On the mean of five seeds, only KERPLE keeps a fine loss and finds 95 % or more of passkeys in both"
-        " columns." in main
+        "Five of them carry this chapter's three methods, ALiBi, or no position encoding. Their *filler loss* beyond"
+        " $L$ asks whether a model still uses order. It is *fine* at most 0.1 nats above a trigram model's." in main
     )
-    # the section's first sentence restates that result: "nearly all" is the 95 % bar, "low" the fine grade
     assert (
-        "In chapter 8's experiment Past the trained length, only KERPLE keeps both a low loss and nearly all"
-        " passkeys." in re.sub(r"[#\s]+", " ", main)
+        "Of these five, on the mean of five seeds, only KERPLE keeps a fine loss at $8L$ and finds 95 % or more of"
+        " passkeys. FIRE and CoPE find every passkey, but their loss rises. Why is not tested; the appendix offers a"
+        " guess for each." in main
     )
+    assert "KERPLE keeps a low loss but misses some far passkeys, and ALiBi misses more." in text
     assert "KERPLE's mean hides one weak seed: it finds under 90 % of passkeys in both columns." in text
-    assert main.index("| no position encoding |") < main.index("and ALiBi misses more")
+    assert text.index("| no position encoding |") < text.index("and ALiBi misses more")
     assert (
         "A steep penalty need not hide far keys. Every FIRE head lowers the key 496 back by more than 4 logits relative"
         " to the key one back, more than ALiBi's flattest head's 1.9, yet FIRE finds every passkey. Past the trained"
@@ -1994,8 +1996,8 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     assert "A trigram model" not in main
     section = main[main.index("## In chapter 8's experiment") : main.index("## What this scale can and cannot say")]
     assert section.rstrip().endswith(
-        "To remember: at $8L$, KERPLE keeps a fine loss and most far passkeys; FIRE and CoPE find every passkey, but"
-        " their loss is raised."
+        "To remember: at $8L$, on the mean of five seeds, KERPLE keeps a fine loss and most far passkeys; FIRE and"
+        " CoPE find every passkey, but their loss is raised."
     )
     # chapter 8 grades *kept* at random distances only; this chapter applies the bar to both columns
     assert "The loss grades are chapter 8's; chapter 8 applies *kept* to passkeys at random distances only." in text
@@ -2013,16 +2015,16 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
         for m in ("kerple", "alibi", "fire", "cope", "none")
         if loss[m][eight_l][0] <= fine and min(random_d[m][eight_l][0], fixed[m][far][0]) >= 0.95
     ]
-    assert passing == ["kerple"]  # "On the mean of five seeds, only KERPLE keeps a fine loss and finds 95 % or more"
+    assert passing == ["kerple"]  # "Of these five, on the mean of five seeds, only KERPLE keeps a fine loss at $8L$"
     # "one weak seed: it finds under 90 % of passkeys in both columns": seed by seed, random distances and 496 back
     kerple_seeds = zip(per_seed("kerple", "passkey", eight_l), per_seed("kerple", "passkey_by_distance", far))
     assert sorted(r < 0.9 and f < 0.9 for r, f in kerple_seeds) == [False] * (len(seeds) - 1) + [True]
     assert len(seeds) == 5
     # the table's ALiBi row: 76 % found 496 tokens back
     alibi_far = f"{100 * fixed['alibi'][far][0]:.0f}"  # the table's mean, rounded as the table prints it
-    assert f"| ALiBi | 0.73 nats, fine | {alibi_far} % |" in main and far == 496
-    # "To remember: at $8L$, KERPLE keeps a fine loss and most far passkeys; FIRE and CoPE find every passkey, but
-    # their loss is raised." (most: over half in each passkey column, on the table's means)
+    assert f"| ALiBi | 0.73 nats, fine | {alibi_far} % |" in text and far == 496
+    # "To remember: at $8L$, on the mean of five seeds, KERPLE keeps a fine loss and most far passkeys; FIRE and
+    # CoPE find every passkey, but their loss is raised." (most: over half in each passkey column, on the means)
     assert min(random_d["kerple"][eight_l][0], fixed["kerple"][far][0]) > 0.5
     assert all(
         loss[m][eight_l][0] > fine and random_d[m][eight_l][0] == fixed[m][far][0] == 1 for m in ("fire", "cope")
@@ -2046,7 +2048,7 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
         assert mean(per_seed(name, "passkey", eight_l)) < mean(per_seed("none", "passkey", eight_l)) - 0.01
         assert mean(per_seed(name, "passkey_by_distance", far)) < mean(per_seed("none", "passkey_by_distance", far))
     fine = mean(per_seed("trigram", "loss_beyond", eight_l)) + 0.1
-    both = []  # "only KERPLE keeps a fine loss and finds 95 % or more of passkeys in both columns, on the mean"
+    both = []  # "only KERPLE keeps a fine loss at $8L$ and finds 95 % or more of passkeys", both columns, on the mean
     for name in ("kerple", "alibi", "fire", "cope", "none"):  # the table's rows
         keeps_loss = mean(per_seed(name, "loss_beyond", eight_l)) <= fine
         kept = min(mean(per_seed(name, "passkey", eight_l)), mean(per_seed(name, "passkey_by_distance", far))) >= 0.95
@@ -2203,3 +2205,28 @@ def test_fire_small_c_makes_u_linear_and_c_zero_gives_zero():
         assert f.normalized_distance(q, k)[199, 198] > 5 * linear[199, 198]
         f.c.fill_(0.0)
         assert (f.normalized_distance(q, k) == 0).all()
+
+
+def test_takeaways_cost_bullet_points_to_the_checked_routes():
+    """The Takeaways' cost bullet: "KERPLE's and FIRE's biases depend on $i$ and $j$ alone, so attention can compute
+    each one as it needs it. Past $L_{\\text{thr}}$, FIRE reruns its MLP for each new query. A CoPE count needs every
+    gate from the key to the query. The appendix's last part checks these routes." The routes are the last two code
+    cells: KERPLE and FIRE as a `score_mod` of the score and its indices only, against SDPA with the stored bias, and
+    CoPE's walk over key blocks carrying each query's gate sum; nbval runs their asserts."""
+    text = chapter_markdown("11_learned_position")
+    takeaways = text[text.index("## Takeaways") : text.index("## Exercises")]
+    assert (
+        "Cost: KERPLE's and FIRE's biases depend on $i$ and $j$ alone, so attention can compute each one as it needs"
+        " it. Past $L_{\\text{thr}}$, FIRE reruns its MLP for each new query. A CoPE count needs every gate from the"
+        " key to the query. The appendix's last part checks these routes." in takeaways
+    )
+    assert "| FIRE | its MLP, 32 hidden units here; past $L_{\\text{thr}}$ each new query runs it again" in text
+    notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert [c.get("id") for c in code[-2:]] == ["cost2", "r11c-copeblocks"]
+    flex, walk = ("".join(c["source"]) for c in code[-2:])
+    assert "kerple_mod = lambda score, b, h, q_idx, kv_idx:" in flex
+    assert "def fire_mod(score, b, h, q_idx, kv_idx):" in flex
+    assert "flex_attention(" in flex and "scaled_dot_product_attention(" in flex
+    assert "for start in reversed(range(0, n_tok, block)):" in walk and "carry = carry + gates.sum(" in walk

@@ -915,8 +915,9 @@ def test_generate_numbers_left_padded_rows_from_their_first_real_token():
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"]))
     assert "counts positions from each row's first real token, using the attention mask" in text
-    # the main line: "Even for plain text, a position can differ from the token's index: in left-padded `generate`
-    # and in packed batches": the padded row above (index 2 gets 0) and packed rows
+    # the main line: "Even for plain text, a position can differ from the token's index: left-padded `generate`
+    # starts it at each row's first real token, and some packers restart it": the padded row above (index 2 gets 0)
+    # and packed rows
     # (test_chapter_padding_free_positions_restart_per_sequence: index 3 gets 0). The block's "a third case:
     # StreamingLLM numbers cached keys by their slot in the cache": its kept keys take their cache slot, not their
     # index in the text. The rolling cache is explained only in the appendix, so the main line does not name it.
@@ -926,7 +927,7 @@ def test_generate_numbers_left_padded_rows_from_their_first_real_token():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     assert (
         "Even for plain text, a position can differ from the token's index: left-padded `generate` starts it at each"
-        " row's first real token, and packed batches restart it with each document." in main_line
+        " row's first real token, and some packers restart it with each document." in main_line
     )
     assert (
         "The appendix's *Rolling caches and sinks* part shows a third case: StreamingLLM numbers cached keys by their"
@@ -1861,11 +1862,12 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "An explorer draws the view below for any model in the appendix's table.",
         "Per token and layer, MLA caches $512 + 64 = 576$ numbers in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
-        "When decoding, MLA need never form the heads' keys for past tokens. It folds $W_{UK}$ into each head's"
+        "When decoding, MLA need never form the heads' keys for past tokens. It *folds* $W_{UK}$ into each head's"
         " query $q^C_m$, its *content query*, and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\, c_n ="
         " (W_{UK}^\\top q^C_m)^\\top c_n . $$",
         "With RoPE on the keys made from the latent, a rotation by the distance sits between the query and $W_{UK}$:",
-        "Folding needs one matrix for every past token; RoPE's rotation changes with each one.",
+        "Folding works because one matrix, $W_{UK}$, serves every past token. With RoPE, each past token would need its"
+        " own.",
         "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token: as costly as rebuilding every past"
         " key.",
         "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
@@ -2462,7 +2464,7 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         " inputs $2L$, $4L$ and $8L$.",
         "| 3. Are the frequencies rescaled to reach longer inputs? | no |",
         # the close is conditional on the input's length: a pair past L meets new angles only on a longer input
-        "On longer inputs such pairs meet angles training never showed them.",
+        "On a longer input, each such pair turns into *new angles*, ones it never reached within $L$.",
     ):
         assert sentence in text, sentence
     # "At the same $L$, a larger base also leaves at least as many pairs that never finish a turn within $L$. At their
@@ -2478,8 +2480,9 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
             assert counts == sorted(counts), (d, length, counts)  # never fewer with a larger base at one L
     # the main line compares the bases at one L; the own-L counts are the block's (and the cell's printout)
     same = re.search(
-        r"At the same \$L\$, a larger base also leaves at least as many pairs that never finish a turn within \$L\$\.\s"
-        r"(?:.|\n)*?Take \$L = 8192\$: base \$10\^4\$ leaves (\d+) such pairs, base \$10\^6\$ leaves (\d+)\.",
+        r"At one \$L\$, a larger base leaves at least as many pairs that never finish a turn within"
+        r" \$L\$\.\s(?:.|\n)*?The figure counts these pairs at \$L = 8192\$: (\d+) for base \$10\^4\$, (\d+) for base"
+        r" \$10\^6\$\.",
         main_line,
     )
     assert same, "the same-L sentence"
@@ -2502,14 +2505,9 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
     # 27) are the block's, checked above from the copied rows; its literals are the copied rows'
     cell = next(c for c in nb_cells() if c.get("id") == "c14c-pastL")
     printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
-    shown = dict(re.findall(r"(Llama 2|Llama 3|Code Llama), base [^:]+: at L = 8192, (\d+) of 64 pairs", printed))
-    assert shown == {"Llama 2": "14", "Llama 3": "29", "Code Llama": "30"}, printed
-    turned = dict(
-        re.findall(r"(Llama 2|Llama 3|Code Llama), base [^:]+: .*?slowest turns ([\d.]+) rad past L\n", printed)
-    )
-    want = {b: 7 * 8192 * float(posenc.rope_inv_freq(128, b).double()[-1]) for b in (1e4, 5e5, 1e6)}
-    assert turned == {n: f"{want[b]:.2f}" for n, b in (("Llama 2", 1e4), ("Llama 3", 5e5), ("Code Llama", 1e6))}
-    assert "past its own L" not in printed  # the visible cell shows only the main line's one L = 8192
+    shown = dict(re.findall(r"base (1e4|5e5|1e6): (\d+) of 64 pairs never finish a turn within L = 8192", printed))
+    assert shown == {"1e4": "14", "5e5": "29", "1e6": "30"}, printed  # labelled by base, at the one L = 8192
+    assert "past its own L" not in printed and "Llama" not in printed
     block_cell = next(c for c in nb_cells() if c.get("id") == "c16")  # the appendix's check cell for this block
     block_printed = "".join("".join(o.get("text", "")) for o in block_cell["outputs"])
     for key, name in (("llama-2-7b", "Llama 2"), ("llama-3-8b", "Llama 3"), ("code-llama-7b", "Code Llama")):
@@ -3221,50 +3219,61 @@ def test_chapter_takeaways_keep_the_openings_two_model_promises():
 
 
 def test_chapter_pairs_past_l_have_their_consequence():
-    """Chapter 10, *More pairs never finish a turn*: the main line's consequence, "On longer inputs such pairs meet
-    angles training never showed them, most of all those whose wavelength is near the input's length.", then the block
-    below it: "So on inputs longer than their own $L$, more of their pairs meet untrained angles. But on inputs eight
-    times $L$, their slowest pair turns under a fifth of a radian past $L$, against over three radians for Llama 2's."
-    From the copied rows (base, trained L), d = 128: the slowest pair's new angle on an input 8L is (8 - 1) L theta_63
-    (it turns under once within 8L, so all of it past L is new): 0.141 and 0.142 rad for Llama 3 and Code Llama, 3.31
-    for Llama 2."""
+    """Chapter 10, *More pairs never finish a turn*: the main line's idea, "At one $L$, a larger base
+    leaves at least as many pairs that never finish a turn within $L$.", and its consequence, "So a larger base does
+    not remove new angles: on any longer input, at least as many of its pairs meet them." The block scopes the totals:
+    fewer for base 1e6 than 1e4 on inputs 2L and 4L, more on 8L and 16L. From the copied rows (base, trained L),
+    d = 128: the slowest pair's new angle on an input 8L is (8 - 1) L theta_63 (it turns under once within 8L, so all
+    of it past L is new): 0.141 and 0.142 rad for Llama 3 and Code Llama, 3.31 for Llama 2."""
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    # the main line's consequence, one sentence; "most of all those whose wavelength is near the input's length" is
-    # the appendix's arithmetic, swept over inputs 1.05 L to 8 L in
-    # test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
-    consequence = "On longer inputs such pairs meet angles training never showed them."
-    assert consequence in main_line
-    # the main line compares two bases at one L = 8192 (counts and turns, asserted in the notebook's cell and
-    # below, where 5e5's 29 and 0.14 stay checked); the own-L lesson and Liu et al. sit in the block
-    one_l = (
-        "Take $L = 8192$: base $10^4$ leaves 14 such pairs, base $10^6$ leaves 30. On an input of $8L$, base $10^6$'s"
-        " pairs meet more new angles in total than those of $10^4$, and its worst pair meets as many."
+    idea = "At one $L$, a larger base leaves at least as many pairs that never finish a turn within $L$."
+    define = "On a longer input, each such pair turns into *new angles*, ones it never reached within $L$."
+    counts_said = "The figure counts these pairs at $L = 8192$: 14 for base $10^4$, 30 for base $10^6$."
+    verdict = (
+        "So a larger base does not remove new angles: on any longer input, at least as many of its pairs meet them."
     )
-    new_8l = {}  # the block's new angles: 2 pi (1 - L / lam) up to lam = 8L, 2 pi 7 L / lam beyond; none if lam < L
+    for sentence in (idea, define, counts_said, verdict):
+        assert sentence in main_line, sentence
+    assert main_line.index(idea) < main_line.index(define) < main_line.index(counts_said) < main_line.index(verdict)
+    # the verdict, swept: at one L a larger base leaves at least as many pairs past L, and on any input x L > L every
+    # pair past L meets new angles (reach over the trained arc), for the section's bases and L
+    L = 8192
+    for length in (2048, 4096, 8192, 32768):
+        past = [int((2 * math.pi / posenc.rope_inv_freq(128, b).double() > length - 1).sum()) for b in (1e4, 5e5, 1e6)]
+        assert past == sorted(past), (length, past)
+    for b in (1e4, 5e5, 1e6):
+        theta = posenc.rope_inv_freq(128, b).double()
+        past = 2 * math.pi / theta > L - 1
+        for n in (L + 1, 2 * L, 8 * L, 64 * L):  # an input of n tokens, positions 0 .. n - 1
+            reach = torch.clamp((n - 1) * theta, max=2 * math.pi)
+            assert bool((reach[past] > (L - 1) * theta[past]).all()), (b, n)
+    # the block's totals: fewer on 2L and 4L, more on 8L and 16L; its worst pair as many on 8L
+    totals = {}
     for b in (1e4, 1e6):
         lam = 2 * math.pi / posenc.rope_inv_freq(128, b).double()
-        new = torch.where(lam <= 8 * 8192, 2 * math.pi * (1 - 8192 / lam), 2 * math.pi * 7 * 8192 / lam)
-        new_8l[b] = torch.where(lam > 8192 - 1, new, torch.zeros_like(new))
-    assert float(new_8l[1e6].sum()) > 1.1 * float(new_8l[1e4].sum())  # 60 against 48 rad
-    assert abs(float(new_8l[1e6].max()) - float(new_8l[1e4].max())) < 0.05  # 5.34 rad each
-    assert int((new_8l[1e6] > 1).sum()) > int((new_8l[1e4] > 1).sum())  # more pairs share them: 16 against 12
+        for x in (2, 4, 8, 16):
+            new = torch.where(lam <= x * L, 2 * math.pi * (1 - L / lam), 2 * math.pi * (x - 1) * L / lam)
+            new = torch.where(lam > L - 1, new, torch.zeros_like(new))
+            totals[b, x] = (float(new.sum()), float(new.max()))
+    assert totals[1e6, 2][0] < totals[1e4, 2][0] and totals[1e6, 4][0] < totals[1e4, 4][0], totals  # 20, 40 vs 24, 42
+    assert totals[1e6, 8][0] > 1.1 * totals[1e4, 8][0] and totals[1e6, 16][0] > 1.1 * totals[1e4, 16][0], totals
+    assert abs(totals[1e6, 8][1] - totals[1e4, 8][1]) < 0.05  # 5.34 rad each
+    scoped = (
+        "At $L = 8192$, base $10^6$'s pairs meet fewer new angles in total than those of $10^4$ on inputs of $2L$ and"
+        " $4L$, and more on $8L$ and $16L$."
+    )
+    assert scoped in text and scoped not in main_line
+    assert "On $8L$, its worst pair meets as many as that of $10^4$." in text
     slowest = {b: 7 * 8192 * float(posenc.rope_inv_freq(128, b).double()[-1]) for b in (1e4, 1e6)}
     assert slowest[1e4] > 6 and slowest[1e6] < 0.1, slowest  # the block's slowest pairs
     # the open question and Liu et al. are the block's (asserted below)
     assert "is open" not in main_line
-    assert " ".join(one_l.split()) in " ".join(main_line.split()) and main_line.index(consequence) < main_line.index(
-        "Take $L = 8192$"
-    )
     for base, want in ((1e4, 6.6), (5e5, 0.14), (1e6, 0.07)):
         got = 7 * 8192 * float(posenc.rope_inv_freq(128, base).double()[-1])
         assert abs(got - want) < 0.05 * want, (base, got)
     counts = [int((2 * math.pi / posenc.rope_inv_freq(128, b).double() > 8192 - 1).sum()) for b in (1e4, 5e5, 1e6)]
     assert counts == [14, 29, 30]
-    # "more" at this L (14 against 30, above); "its slowest pair", not every pair: the first pair past L turns
-    # far more (the appendix cell checks over five times the slowest's new angle at base 1e6)
-    verdict = "So at this $L$, the larger base spreads the new angles over more pairs; it does not shrink them."
-    assert verdict in main_line and main_line.index("Take $L = 8192$") < main_line.index(verdict)
     lesson = (
         "On inputs eight times each model's own $L$, Llama 3's and Code Llama's slowest pair turns under a fifth"
         " of a radian past $L$; Llama 2's, over three."

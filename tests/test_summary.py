@@ -794,10 +794,9 @@ def _other_fixes_block() -> list[str]:
     )
     row = (
         f"| Llama 3.1's rule | like YaRN, but keep every pair that makes more than {params['high_freq_factor']:.0f}"
-        " full turns over $L$ positions, and leave the scores alone | Llama 3.1 | yes |"
+        " full turns within $L$, and leave the scores alone | Llama 3.1 | yes |"
     )
-    # the cell says "full turns over L positions", a count the main line needs, instead of "turns within
-    # L", which only a collapsed block defined; the two are the same count, L divided by the wavelength (below)
+    # "full turns within L": the section's count, L divided by the wavelength (below)
     # "keep every pair that turns more than 4 times within L": Llama 3.1's bar for keeping a pair, 4 turns within L,
     # is below YaRN's 32 (the paper's
     # betas, the YaRN row's), so on Llama 3.1's own config it keeps every pair YaRN keeps and more (29 against 19)
@@ -1057,10 +1056,10 @@ def _ntk_fix_row() -> None:
             assert bool((slowed.diff() > 0).all()), (d, s, slowed)
     row = (
         "| NTK-aware scaling | raise the base so that the fastest pair keeps its speed and the slowest is slowed by $s$"
-        " | Qwen-7B | no |"
+        " | Qwen-7B, in a dynamic form | no |"
     )
     assert row in source().splitlines(), row
-    # the row names one idea; that Qwen-7B's rule is dynamic stands under the table and in "How the rows differ"
+    # the row names one idea and flags Qwen-7B's form; its rule stands under the table and in "How the rows differ"
     assert "Qwen-7B's variant is dynamic" not in source()
     assert "In the table, only Qwen-7B's rule, a dynamic variant of NTK-aware scaling, picks $s$" in page_text()
     # under the table: "Qwen-7B's *dynamic* rule picks s from each input's length, in steps, and also scales the
@@ -1121,10 +1120,10 @@ def _factor_not_length_ratio() -> tuple[list[str], list[str]]:
     row = re.search(r"^\| extension factor \|.*\|$", glossary, flags=re.M)  # the glossary's term for `factor`
     assert row and "`factor`" in row.group(0), row
     assert (
-        "Each fix below slows the slow pairs, and most slow some fast pairs too. A larger base slows the slowest pair"
-        " by an amount the new base sets; the others slow it by a factor $s$, the *extension factor*. The last column"
-        " says whether the example model was also trained at the longer length, or only stretched to it."
-        in (page_text())
+        "Each fix below slows the slow pairs, and most slow some fast pairs too. A larger base is set before training"
+        " at the longer length. The others slow the slowest pair by a factor $s$, the *extension factor*, and can also"
+        " stretch a trained model with no further training. The last column says whether the example model was also"
+        " trained at the longer length, or only stretched to it." in (page_text())
     )
     # the summary writes the config's factor s and the input's ratio n/L apart, never one for the other
     summary = (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
@@ -1297,8 +1296,12 @@ def _overview_examples():
     def _set_added(models: str, trained: str) -> list[str]:
         tagged = {"yes": [], "no": []}
         for model, tag in zip(models.split("; "), trained.split("; "), strict=True):
+            # a shared row tags each model by name: "DeepSeek-V3 yes; Qwen2.5 no"
+            if " " in tag:
+                named, tag = tag.rsplit(" ", 1)
+                assert named == model, (models, trained)
             assert tag in tagged and model, (models, trained)
-            tagged[tag].append(model.removesuffix(", dynamic"))
+            tagged[tag].append(model.removesuffix(", in a dynamic form"))
         return [", ".join(tagged[t]) or "—" for t in ("yes", "no")]
 
     merged: dict[str, tuple[list[str], list[str]]] = {}
@@ -1307,9 +1310,8 @@ def _overview_examples():
             models, tags = merged.setdefault(_table_cells(r)[0], ([], []))
             models.append(_table_cells(r)[2])
             tags.append(_table_cells(r)[3])
-    # YaRN has two rows, one per example model: DeepSeek-V3 trained with it, Qwen2.5 adds it at test time; the
-    # second row's "as above" stands for the first row's rule
-    assert "| YaRN | as above | Qwen2.5 | no |" in top
+    # YaRN's one row names two example models: DeepSeek-V3 trained with it, Qwen2.5 adds it at test time
+    assert any(r.endswith("| DeepSeek-V3; Qwen2.5 | DeepSeek-V3 yes; Qwen2.5 no |") for r in top)
     fix_columns = {name: _set_added("; ".join(m), "; ".join(t)) for name, (m, t) in merged.items()}
     assert len(fix_columns) == 5 and all(len(c) == 2 for c in fix_columns.values()), fix_columns
     # Llama 3.1's row: its released config sets the rule, but no source read (the Llama 3 paper, Meta's reference
@@ -1531,7 +1533,7 @@ def _overview_examples():
         if _table_cells(r)[0] in ("larger base", "PI, position interpolation")
         or _table_cells(r)[0].startswith(("NTK-aware", "YaRN", "Llama 3.1's rule"))
     ]
-    fixes = [r for r in fixes if _table_cells(r)[1] != "as above"]  # YaRN's second example model, Qwen2.5
+    fixes = [r for r in fixes if _table_cells(r)[1] != "as above"]
     assert len(fixes) == 5, fixes
     # "Each fix below slows some pairs. The first replaces the base with a larger one. The others slow the slowest pair
     # by a factor s, the *extension factor*, and no pair by more": every row slows some pair (the larger base every
@@ -1548,10 +1550,10 @@ def _overview_examples():
     assert all("$s$" in cell for name, cell in by_s.items() if name.startswith(("PI", "NTK-aware", "YaRN"))), by_s
     assert by_s["Llama 3.1's rule"].startswith("like YaRN"), by_s["Llama 3.1's rule"]
     assert (
-        "Each fix below slows the slow pairs, and most slow some fast pairs too. A larger base slows the slowest pair"
-        " by an amount the new base sets; the others slow it by a factor $s$, the *extension factor*. The last column"
-        " says whether the example model was also trained at the longer length, or only stretched to it."
-        in (page_text())
+        "Each fix below slows the slow pairs, and most slow some fast pairs too. A larger base is set before training"
+        " at the longer length. The others slow the slowest pair by a factor $s$, the *extension factor*, and can also"
+        " stretch a trained model with no further training. The last column says whether the example model was also"
+        " trained at the longer length, or only stretched to it." in (page_text())
     )
     # ... each rule with s, at widths, bases and lengths whose slowest pair turns less than once within L (a slow pair,
     # as the page defines it): the slowest pair slowed by s, and no pair by more. PI, YaRN (betas 32/1, the YaRN row's)
@@ -1669,12 +1671,14 @@ def _overview_examples():
     # Then "Each fix below slows the slow pairs": every fix of the table slows every slow pair (below: PI, YaRN,
     # Llama 3.1's rule, NTK-aware scaling and a larger base, at the grid's, Llama 2's and Llama 3's heads)
     # the pairs' speeds first, then the training length, then fast and slow pairs
+    # the idea first: the slowest pairs never finish a turn in training (the slow pairs: below one turn within L)
     lead = (
-        "Each RoPE pair of coordinates turns at its own speed. Pair 0 turns one radian per token; each next pair is"
-        " slower by one factor, set by the base and the head's size. A model's *training length* $L$ is the input"
-        " length it was trained at before any of the fixes below. RoPE's *fast* pairs make at least one full turn over"
-        " the offsets seen in training, so training shows them angles all around the circle. Its *slow* pairs turn"
-        " less than once, so past $L$ they meet angles training never showed."
+        "RoPE's slowest pairs never finish a turn in training, so longer inputs show them angles training never"
+        " showed. Each pair of coordinates turns at its own speed: pair 0 turns one radian per token, and the base and"
+        " the head's size set how much slower each next pair is. A model's *training length* $L$ is the input length"
+        " it was trained at before any of the fixes below. A pair is *fast* if it makes at least one full turn"
+        " within $L$ positions, and *slow* if not. Every fix slows the slow pairs, pulling long distances back"
+        " toward angles seen in training."
     )
     assert lead in page_text(), lead
     # pair 0 at 1 radian per token, each next pair slower by the same
@@ -1688,6 +1692,8 @@ def _overview_examples():
     theta_run = posenc.rope_inv_freq(head_dim).double()
     fast_run = (L_run - 1) * theta_run >= 2 * math.pi
     assert (int(fast_run.sum()), int((~fast_run).sum())) == (3, 5), fast_run
+    # "at least one full turn within L positions": L theta, the same split here as (L - 1) theta
+    assert torch.equal(fast_run, L_run * theta_run >= 2 * math.pi), theta_run
     # the block "Wavelengths and turns": "Chapter 8's heads have 3 fast pairs and 5 slow ones. The slowest fast pair
     # turns just over once within L - 1, so YaRN still slows it partway": pair 2 turns 1.003 times over the offsets up
     # to L - 1 (under 1 % over one turn), and at 8L YaRN slows it by more than 1 and less than s = 8, with the grid's
@@ -1739,19 +1745,18 @@ def _overview_examples():
         wavelength = 2 * math.pi / theta
         assert not bool(((wavelength > L - 1) & (wavelength <= L)).any()), (d, base, L)
         assert torch.equal((L - 1) * theta < 2 * math.pi, L * theta < 2 * math.pi), (d, base, L)
-    # "Counting turns over the offsets up to L - 1, as the paragraph above does, changes which pairs are slow only for
-    # a pair whose wavelength lies between L - 1 and L": the verdict slow, below one turn, by (L - 1) theta or by
-    # L theta; the counts themselves always differ, so the old "The two counts differ only for ..." is gone. At a
-    # made-up wavelength inside (L - 1, L] the two verdicts differ, and at the band's ends they agree
+    # "The glossary counts turns over the offsets up to L - 1 instead. That changes which pairs are slow only for a
+    # pair whose wavelength lies between L - 1 and L": the verdict slow, below one turn, by (L - 1) theta or by
+    # L theta. At a made-up wavelength inside (L - 1, L] the two verdicts differ, and at the band's ends they agree
     for L_b in (64, 4096, 8192):
         for wavelength_b, differ in ((L_b - 0.5, True), (L_b - 1.0, False), (L_b + 0.5, False), (L_b / 3, False)):
             th_b = 2 * math.pi / wavelength_b
             assert (((L_b - 1) * th_b < 2 * math.pi) != (L_b * th_b < 2 * math.pi)) == differ, (L_b, wavelength_b)
     assert (
         "and slows by $s$ those that turn less than once. Llama 3.1's rule keeps those that turn more than 4 times."
-        " Counting turns over the offsets up to $L - 1$, as the paragraph above does, changes which pairs are slow"
-        " only for a pair whose wavelength lies between $L - 1$ and $L$. The grid's, Llama 2's and Llama 3's heads"
-        " have none."
+        " The glossary counts turns over the offsets up to $L - 1$ instead. That changes which pairs are slow only"
+        " for a pair whose wavelength lies between $L - 1$ and $L$. The grid's, Llama 2's and Llama 3's heads have"
+        " none."
     ) in page_text()
     # the section's lead names the other answer, bounding the distance: "Gemma 3, gpt-oss and Llama 4 also bound the
     # distance: some of their layers attend only within a local window or chunk". The installed transformers'
@@ -1875,11 +1880,11 @@ def _term_in_scores_row():
     # key to the query
     # one idea per cell: "a content-weighted count" is the gates' sum, each gate a
     # number between 0 and 1 from the content (the quotes above); the gating stands in the glossary and chapter 11
-    # "counts the tokens between key and query, each weighted by a learned test of its content": the gates, each
-    # between 0 and 1 from the content, summed from the key to the query (the quotes above)
+    # "counts the tokens between key and query, each weighted by how well it matches the query": the gates, each
+    # between 0 and 1 from the content logit's own q_i . k_j, summed from the key to the query (the quotes above)
     assert (
         "| CoPE, contextual position encoding | a learned term that counts the tokens between key and query, each"
-        " weighted by a learned test of its content | scores |"
+        " weighted by how well it matches the query | scores |"
     ) in page_text()
     # FIRE's: "a learned network of the log distance over the log of the query's position, or of a learned threshold
     # when that is larger":
@@ -1946,12 +1951,12 @@ def _fire_ratio() -> None:
     # larger": the ratio above, psi(d) / psi(max(i, L_thr)) with psi(x) = log(c x + 1), fixed below the threshold
     # "maps the distance, rescaled by the query's position or a learned minimum, to a
     # bias": the MLP's one input is that ratio, its output the bias; the divisor is psi of max(i, L_thr), L_thr learned
-    # "maps the distance, compared with the query's position, to a bias": the MLP's one input is the ratio
+    # "maps the log distance, divided by the log of the query's position, to a bias": the MLP's one input is the ratio
     # psi(d) / psi(max(i, L_thr)), a comparison of the distance with the query's position (or the learned threshold
     # L_thr below it, a detail the claims page gives), and its output is the bias
     row = (
-        "| FIRE, functional interpolation for relative positions | a small learned network maps the distance, compared"
-        " with the query's position, to a bias | scores |"
+        "| FIRE, functional interpolation for relative positions | a small learned network maps the log distance,"
+        " divided by the log of the query's position, to a bias | scores |"
     )
     # the divisor is psi(max(i, L_thr)), the query's position or
     # the learned threshold L_thr, whichever is larger (the loop above)
@@ -2732,8 +2737,8 @@ RULES: dict[str, tuple] = {
     # pair but the fastest turns more slowly" (_summary_larger_base_row); Llama 3 is in the block, not the row
     "| larger base | a base far above": (_summary_larger_base_row, "10 4"),
     "| PI, position interpolation |": (lambda: _trained_fixed_factor_row() and [], "3 4 27"),
-    "| YaRN | keep the fastest pairs": (lambda: _yarn_fix_row() and [], "3"),  # DeepSeek-V3
-    "| YaRN | as above | Qwen2.5": (lambda: _overview_examples(), "2.5"),
+    # DeepSeek-V3 and Qwen2.5, each named again in the last column
+    "| YaRN | keep the fastest pairs": (lambda: _yarn_fix_row() and _overview_examples() and [], "3 2.5 3 2.5"),
     # Llama 3.1's ramp from 1 to 4 turns, against YaRN's 32 (_other_fixes_block checks the row's words and numbers)
     "| Llama 3.1's rule | like YaRN": (
         lambda: _other_fixes_block() and [_llama31_keep_bar()],
@@ -3352,7 +3357,7 @@ def _dynamic_gloss(run) -> None:
     _, slowed = _milder_yarn(run)
     gloss = (
         "**Dynamic rows.** They rescale the plain RoPE models at test time by PI, NTK-aware scaling or YaRN, with no"
-        " fine-tuning, though PI was proposed with it. Each slows"
+        " fine-tuning; PI's paper fine-tunes after stretching. Each slows"
         " the slowest pair by $n/L$, one factor for the whole input of $n$ tokens, scored in one forward pass."
         " Decoding token by token with a cache of rotated keys is not tested: there the cached keys keep"
         " the angles of an earlier, smaller factor, as chapter 7 shows. **YaRN's betas.** YaRN's two *betas* are"
@@ -3987,14 +3992,15 @@ def _decay_item() -> list[str]:
     assert width == 128, width
     item = (
         "The RoPE paper says RoPE makes far keys score less. For random queries, a key unrelated to its query scores"
-        " zero on average, near or far. A key equal to its query scores highest, on average, at distance 0. That"
-        " average falls, with ripples, to about zero a few thousand tokens away. The paper's falling curve is one"
-        " factor of a loose upper bound, not the score."
+        " zero on average, near or far. A key equal to its query scores highest, on average, at distance 0. At the"
+        " usual base $10^4$, that average falls, with ripples, to about zero a few thousand tokens away. The paper's"
+        " falling curve comes from a loose ceiling on the score's size, not from the score."
     )
     # "highest, on average, at distance 0": E(0) is E's largest value; "falls, with ripples": the doubling averages
     # fall up to the one from 4 096 while E rises at over 100 single distances (above); "to about zero a few thousand
-    # tokens away": the doubling from 4 096 to 8 192 is within 1 % of E(0), the one before it is not, and every later
-    # one stays within 5 % (above); "one factor of a loose upper bound": the block "The RoPE paper's bound"
+    # tokens away", at base 10^4: the doubling from 4 096 to 8 192 is within 1 % of E(0), the one before it is not,
+    # and every later one stays within 5 % (above); "a loose ceiling on the score's size": the block "The RoPE
+    # paper's bound"
     assert float(E.max()) <= e0 and abs(float(trend[half])) < 0.01 * e0 < float(trend[half - 1])
     assert 2000 <= 2**half <= 10_000
     # the claim first, the setup (128 dimensions, base 10^4) in the block "What
@@ -5277,7 +5283,7 @@ def prose_expected() -> list[str]:
         # item 7's 2-D RoPE (chapter 7's, quoted in test_chapter_list_items_3_7_9_10_...)
         # item 7's 2-D RoPE is cut
         # item 5's "highest, on average, at distance 0" (E(0) is E's largest: test of item 5)
-        ["5", "16", "0", *decay, *_alibi_item()]
+        ["5", "16", "0", "10", "4", *decay, *_alibi_item()]
         + _current_code_block()
         # item 11: KERPLE's digits about 500 tokens back, the test's 496 rounded (_item_8_passkeys)
         + ["500"]
@@ -5290,11 +5296,11 @@ def prose_expected() -> list[str]:
         # the wavelength block's two verdicts, over offsets up to L - 1 and within L; then chapter 8's heads, 3 fast
         # pairs and 5 slow, and the slowest fast pair's turns over offsets up to L - 1 (moved from the lead; checked
         # with it, in _overview_examples)
-        # the lead no longer names L - 1 (the block on turns does)
-        + ["0", *_turns_example(), _yarn_fix_row()[0], "3.1", "4", "1", "1", "2", "3", "8", "3", "5", "1"]
-        # under the fixes table, Qwen-7B's dynamic rule (_ntk_fix_row), then the block's fixed factor at 8 (asserted
-        # in _overview_examples)
-        + ["7", "8", "7", "2.5", "3", "2.5", *_other_fixes_block()[0], "7", *_qwen_dynamic_ntk()[0]]
+        # the lead's pair 0; the block of fixes: under its table, Qwen-7B's dynamic rule (_ntk_fix_row); then the
+        # block on turns, whose L - 1 is the glossary's count
+        + ["0", "7", *_turns_example(), _yarn_fix_row()[0], "3.1", "4", "1", "1", "2", "3", "8", "3", "5", "1"]
+        # the block's fixed factor at 8 (asserted in _overview_examples)
+        + ["8", "7", "2.5", "3", "2.5", *_other_fixes_block()[0], "7", *_qwen_dynamic_ntk()[0]]
         + _yarn_code_block()
         # the block "Other fixes": Llama 3.1's ramp, Scout's step by 16, Phi-3, Gemma 4 (_other_fixes_block); the
         # config's `factor` against s (_config_factor_note); Llama 3.1's factor 8 for inputs 16 times longer, Gemma
@@ -5370,6 +5376,7 @@ def prose_expected() -> list[str]:
         + [str(longest - 2), str(run["eval_batch"] * len(run["seeds"])), str(run["eval_batch"]), "496"]
         + [str(run["distance_batch"] * len(run["seeds"])), "100", "99"]
         + ["496", "496", _key_496_position(), "0", "8", "99", str(probes), "99", "8", "8"]
+        + ["10", "4"]  # the decay takeaway's base
         # the takeaways: RoPE's matching key about zero in the doubling from 4 096 to 8 192 tokens, at base 10^4, in
         # heads of 128 dimensions (chapter 5's width); chapter 8, no fix added at test time fine; chapter 8, at 8L
         # (test_takeaways_restate_checked_claims)
@@ -6138,11 +6145,11 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     order = [
         "## Chapter 8's grid",
         "Tiny two-layer models train",
+        "The *loss past $L$* is the mean loss on filler tokens after position $L$.",
+        "*Fine* means near the loss of a *trigram model*",
         lesson,
         "Fine-tuned at $8L$, RoPE, PI and YaRN here keep the loss fine too.",
         '<img src="figures/summary_loss_by_length.svg"',
-        "The *loss past $L$* is the mean loss on filler tokens after position $L$.",
-        "*Fine* means near the loss of a *trigram model*",
         GRID_HEADER,
         "Loss and passkeys measure different things. The passkey is the input's only digit",
         "<summary>RoPE stretched at test time</summary>",
@@ -7800,8 +7807,8 @@ def test_takeaways_restate_checked_claims():
     assert bullets == [
         "Attention without a mask or position encoding is blind to order; a causal mask and a distinct first token let"
         " a model count.",
-        "RoPE's score depends on the positions only through the offset. For random queries, the average score of a"
-        " key equal to its query falls, with ripples, to about zero a few thousand tokens away.",
+        "RoPE's score depends on the positions only through the offset. For random queries at base $10^4$, the"
+        " average score of a key equal to its query falls, with ripples, to about zero a few thousand tokens away.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
         "Past $L$, RoPE's slow pairs meet new angles; fixes slow them. In chapter 8, no fix added at test time kept"
         " the loss fine.",
@@ -8019,9 +8026,9 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
         "The figure follows each method's loss past $L$ from 128 to 512 tokens; its dotted lines mark the grades."
     )
     assert sentence in page and page.index(sentence) < page.index(GRID_HEADER)
-    # the section's bold result comes first, then the figure, then the grades' key the figure's dotted lines mark
+    # the grades' key comes first, then the section's bold result, then the figure whose dotted lines mark the grades
     assert (
-        page.index("**With no further") < page.index(sentence) < page.index("A blind guess finds one passkey in ten.")
+        page.index("A blind guess finds one passkey in ten.") < page.index("**With no further") < page.index(sentence)
     )
     # the same methods as the grid's trained rows, plus the trigram model
     drawn = {label: key for key, label, *_ in fig.METHODS}
