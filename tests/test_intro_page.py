@@ -277,15 +277,14 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     # the rotated vectors that make its score
     sign = (
         "Without a causal mask, a key may lie 2 positions before its query or 2 after, and a model may need to tell"
-        " which. This example cannot: $\\cos$ is even, so both offsets score the same. A query and key that point in"
-        " different directions can. Let the query be $(1, 0, 0, 0)$ and the key $(0, 0, 1, 0)$, both in pair 0."
-        " Rotated, the query's pair 0 is $(\\cos m, \\sin m)$ and the key's is $(-\\sin n, \\cos n)$. Their product"
-        " is $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$: $\\sin 2$ at offset $-2$, but $-\\sin 2$ at offset"
-        " $+2$."
+        " which. This example cannot: $\\cos$ is even, so both offsets score the same. A key a quarter-turn from its"
+        " query can. With the query $(1, 0, 0, 0)$ and the key $(0, 0, 1, 0)$, the score is $-\\sin(n - m)$. That is"
+        " $\\sin 2$, about 0.91, at offset $-2$, but $-\\sin 2$ at offset $+2$."
         " <details><summary>The two layouts, and a query and key that show the offset's sign</summary>"
     )
-    assert sign in text  # the pair and its two scores on the main line, where the opening promises the side
-    assert "$\\sin 2$ at offset $-2$, but $-\\sin 2$ at offset $+2$." in " ".join(
+    # the pair and its two scores on the main line, where the opening promises the side
+    assert sign in text
+    assert "at offset $-2$, but $-\\sin 2$ at offset $+2$." in " ".join(
         re.sub(r"<details>.*?</details>", " ", text).split()
     )
     main = re.sub(r"<details>.*?</details>", " ", text)
@@ -346,8 +345,14 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
         for i in range(d // 2):
             moved = {int(j) for j in turn[:, i].nonzero().flatten()} | {int(j) for j in turn[i].nonzero().flatten()}
             assert moved == {i, i + d // 2}, (d, i, moved)  # coordinate i turns with i + d/2 and no other
-    (formula,) = re.findall(r"= -\\sin\(([^)]*)\)\$: \$\\sin 2\$ at offset", " ".join(main.split()))
+    (formula,) = re.findall(r"the score is \$-\\sin\(([^)]*)\)\$\. That is \$\\sin 2\$", " ".join(main.split()))
     assert formula.replace(" ", "") == "n-m", formula
+    assert f"$\\sin 2$, about {math.sin(2):.2f}, at offset $-2$" in main
+    # "a key a quarter-turn from its query": in pair 0's plane the key (coordinates 0 and 2) is the query turned by
+    # a quarter of a circle, counter-clockwise as RoPE turns
+    q0, k0 = torch.tensor([1.0, 0.0], dtype=torch.float64), torch.tensor([0.0, 1.0], dtype=torch.float64)
+    quarter = torch.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=torch.float64)  # the rotation by pi / 2
+    assert close(quarter @ q0, k0)
     quoted = re.findall(
         r"A query at (\d+) and a key at (\d+) score \$\\sin (\d+)\$; a query at (\d+) and a key at (\d+) score"
         r" \$-\\sin (\d+)\$",
@@ -364,7 +369,9 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     # (coordinate 1): both checked below, with apply_rope's default layout and with layout="interleaved"
     assert "For the query and key above, a query at 5" in text
     assert "In the interleaved layout, the same score needs the key $(0, 1, 0, 0)$." in text
-    assert "$(-\\sin n, \\cos n)$. Their product is $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$:" in main
+    assert "$(-\\sin n, \\cos n)$. Their product is $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$." in " ".join(
+        text.split()
+    )
     assert f"The score is about {math.sin(2):.2f} at offset $-2$." in text
     for layout, other in (("half", 2), ("interleaved", 1)):  # the key's one coordinate: pair 0's second in each layout
         q = torch.tensor([1.0, 0, 0, 0], dtype=torch.float64)
@@ -507,8 +514,9 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. There, with PI"
         " or YaRN used only at test time, RoPE models find nearly every {ref}`passkey <glossary-longer-terms>`,"
         " against at most about a quarter without. But a passkey is the input's only digit, so models with no position"
-        " encoding find nearly all by content alone. - On the next token, these test-time rules left the models far"
-        " worse at that length than within the training length $L$. In these small models"
+        " encoding find nearly all by content alone. - So the passkey checks that the rules undo RoPE's failure, not"
+        " reading by position. Slowing the slow pairs was not enough for the next token: these test-time rules left the"
+        " models far worse at that length than within the training length $L$. In these small models"
     )
     bullet = (
         "In these small models, *fine-tuning* on inputs of the longer length beat both test-time rules by far on the"
@@ -629,8 +637,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # the methods block's s: "the extension factor $s$, the configuration's `factor`; chapter 8 sets it to the longer
     # length over the training length": the test-time rows above, and the fine-tuned rows' fixed 8 = 512 / 64
     assert (
-        "PI divides every pair's frequency by the extension factor $s$, the configuration's `factor`; chapter 8 sets it"
-        " to the longer length over the training length." in text
+        "Position interpolation (PI) divides every pair's frequency by the extension factor $s$, the configuration's"
+        " `factor`; chapter 8 sets it to the longer length over the training length." in text
     )
     assert "Fine-tuned PI and YaRN keep the factor fixed at 8." in text
     assert config["finetune"]["length"] / config["train_length"] == 8
@@ -915,8 +923,13 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     )
     assert (
         "Chapter 7's rules slow RoPE's rotations: a slowed pair takes more positions to turn once. The rules differ in"
-        " which pairs they slow. Position interpolation (PI) slows every pair; YaRN leaves the fastest pairs alone and"
-        " fully slows the slow ones, with a ramp between." in text
+        " which pairs they slow. Position interpolation (PI) divides every pair's frequency by the extension"
+        " factor $s$," in text
+    )
+    assert text.count("Position interpolation (PI)") == 1  # PI is defined once on the page
+    assert (
+        "YaRN divides the slow pairs' frequencies by $s$, and the others by less or not at all: it leaves the fastest"
+        " pairs alone, with a ramp between." in text
     )
     # the fast pairs as the glossary defines them: at least one turn over the offsets of training
     glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
@@ -1328,7 +1341,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     query = "The query is $q_m = W_Q x_m$, from the layer's input $x_m$ and the query weights $W_Q$"
     section = "So at position $m$, RoPE's matrix $R_m$ rotates pair $i$ by the angle $m\\theta_i$."
     base = "where the base $b$ is 10 000 unless stated."
-    added = "*Added encoding.* The *sinusoidal encoding* of chapter 2 gives position $p$ a vector"
+    added = "*Added encoding.* Here the score gains terms set by where each token stands. The *sinusoidal encoding*"
     formulas = "<summary>The four choices as scores</summary>"
     table = "| a rotation of the queries and keys, in every layer | $(R_m q_m) \\cdot (R_n k_n)/\\sqrt d$ | RoPE |"
     bias = "A bias $B_h(m, n)$ is a number that head $h$ adds to the score."
@@ -1438,7 +1451,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
         want = torch.tensor([math.cos(p), math.sin(p)], dtype=torch.float64)
         assert torch.allclose(half[[0, 2]], want, atol=TOL) and torch.allclose(inter[[0, 1]], want, atol=TOL), p
     four = (
-        "It is added to $x$, so the score has four terms: $$ (x + \\mathrm{PE}(m)) \\cdot (x + \\mathrm{PE}(n)) ="
+        "The score then has four terms: $$ (x + \\mathrm{PE}(m)) \\cdot (x + \\mathrm{PE}(n)) ="
         " \\underbrace{x \\cdot x}_{1} + \\underbrace{x \\cdot \\mathrm{PE}(m)}_{\\sin m} + \\underbrace{x \\cdot"
         " \\mathrm{PE}(n)}_{\\sin n} + \\underbrace{\\mathrm{PE}(m) \\cdot \\mathrm{PE}(n)}_{\\cos(n - m) +"
         " \\cos(0.01(n - m))}. $$"
@@ -2187,8 +2200,8 @@ def test_the_check_is_one_section_with_its_verdict_first():
         "With $d = 4$ and $b = 10\\,000$, $\\theta_0 = 1$ and $\\theta_1 = 0.01$.",
         "*RoPE.* The query and key are $q_m = k_n = x$",
         '<img src="figures/intro_same_offset.svg"',
-        "*Added encoding.* The *sinusoidal encoding* of chapter 2",
-        "so the score has four terms:",
+        "*Added encoding.* Here the score gains terms set by where each token stands.",
+        "The score then has four terms:",
         "| score | query 5, key 3 | query 12, key 10 | |---|---|---|",
         "Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added encoding's.",
         "Without a causal mask, a key may lie 2 positions before its query or 2 after",
@@ -2347,7 +2360,7 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
         "By the identity $\\cos a \\cos b + \\sin a \\sin b = \\cos(b - a)$, the last term is $\\cos(n - m) +"
         " \\cos(0.01(n - m))$: with these weights, a function of the offset alone."
     )
-    pointer = "It is added to $x$, so the score has four terms:"
+    pointer = "The score then has four terms:"
     assert reading in main and pointer in main and sentence in text and sentence not in main
     # the lesson, right after the reading: "The change comes from the two word–position terms; RoPE's score has no
     # such terms": the block's computed split (the last term equal at both pairs, below) and its one-product score
@@ -2466,8 +2479,8 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
     main = re.sub(r"<details>.*?</details>", " ", text)
     assert "PI also slows" not in main and "fastest" not in main  # the methods block's, since round 107
     assert (
-        "Position interpolation (PI) slows every pair; YaRN leaves the fastest pairs alone and fully slows the slow"
-        " ones, with a ramp between. The fastest pairs are those that tell neighbouring tokens apart." in text
+        "YaRN divides the slow pairs' frequencies by $s$, and the others by less or not at all: it leaves the fastest"
+        " pairs alone, with a ramp between. The fastest pairs are those that tell neighbouring tokens apart." in text
     )
     # "the fastest pairs", not "the fast pairs": a fast pair turns at least once within L, and most of those turn too
     # slowly to tell neighbours apart; in Llama 3.1 8B (d = 128, base 500 000, L = 8192) most fast pairs have
@@ -2500,8 +2513,8 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
     # $s$ and the others less or not at all": chapter 8's heads at s = 8 and Llama-sized ones (d = 128, L = 8192,
     # s = 4 and 8, chapter 8's betas and the default 32/1)
     assert (
-        "PI) slows every pair by one factor, the longer length over $L$." in text
-        and "YaRN divides the slow pairs' frequencies by $s$, and the others by less or not at all." in text
+        "Position interpolation (PI) divides every pair's frequency by the extension factor $s$" in text
+        and "YaRN divides the slow pairs' frequencies by $s$, and the others by less or not at all:" in text
     )
     for d, base, L_, s_, betas in (
         (16, 10_000.0, L, s, config["yarn"]),
@@ -2638,7 +2651,18 @@ def test_rope_rotates_by_absolute_position_but_leaves_the_values_alone():
     theta = posenc.rope_inv_freq(4, 10_000.0).double()
     assert math.isclose(float(theta[0]), 1.0, rel_tol=1e-6) and math.isclose(float(theta[1]), 0.01, rel_tol=1e-6)
     # "Pair 0 has the highest frequency, and each later pair a lower one": strictly falling, any size and base
-    assert "Pair 0 has the highest frequency, and each later pair a lower one." in " ".join(main.split())
+    assert "Pair 0 has the highest frequency, and each later pair a lower one:" in " ".join(main.split())
+    # "with $d = 128$, pair 0 turns once in about 6 positions, the last pair in about 54 000", at the base 10 000
+    assert "with $d = 128$, pair 0 turns once in about 6 positions, the last pair in about 54 000." in page()
+    wave = 2 * math.pi / posenc.rope_inv_freq(128, 10_000.0).double()
+    assert round(float(wave[0])) == 6 and abs(float(wave[-1]) / 54_000 - 1) < 0.01, wave[[0, -1]]
+    # "The score is a sum over the pairs": the rotated score is the sum of each pair's own two-coordinate product
+    assert "The score is a sum over the pairs, and $R_m$ rotates each pair on its own" in page()
+    for d in (4, 16, 64):
+        q, k = torch.randn(2, d, generator=g, dtype=torch.float64)
+        rq, rk = R(5, d, 10_000.0, "half") @ q, R(3, d, 10_000.0, "half") @ k
+        parts = [float(rq[[i, i + d // 2]] @ rk[[i, i + d // 2]]) for i in range(d // 2)]
+        assert math.isclose(sum(parts), float(rq @ rk), abs_tol=TOL), d
     for d in (4, 16, 64, 128):
         for base in (10_000.0, 500_000.0):
             th = posenc.rope_inv_freq(d, base).double()
@@ -2666,10 +2690,30 @@ def test_a_slow_pair_the_sinusoidal_layout_and_irope_as_the_page_states_them():
     turned = int(offsets) * float(theta[int(pair)]) / (2 * math.pi)
     assert abs(turned - float(turns)) < 0.0005, turned  # 0.00317
     main = re.sub(r"<details>.*?</details>", " ", text)
-    assert "Its sine and cosine sit side by side, so $x$ meets only $\\sin p$." in main
+    assert (
+        "Since $x$ is 1 in coordinate 0 only, where $\\mathrm{PE}(p)$ holds $\\sin p$, $x \\cdot \\mathrm{PE}(p) ="
+        " \\sin p$." in " ".join(main.split())
+    )
     pe = posenc.sinusoidal_encoding(20, 4).double()
     x = torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64)
     positions = torch.arange(20, dtype=torch.float64)
+    assert torch.allclose(pe[:, 0].double(), torch.sin(positions), atol=1e-6)  # coordinate 0 holds sin p
     assert torch.allclose(pe @ x, torch.sin(positions), atol=1e-6)
+    # the block: "In an encoder, a slow pair that turns less than half a turn still meets new angles on longer
+    # inputs, as pairs 3 to 7 do in chapter 8's heads": offsets of training -(L - 1) .. L - 1; at 8L, some offset's
+    # angle lies over 0.1 radian (on the circle) from every angle of training, for exactly pairs 3 to 7
+    assert (
+        "In an encoder, a slow pair that turns less than half a turn still meets new angles on longer inputs, as pairs"
+        " 3 to 7 do in chapter 8's heads." in block
+    )
+    L = config["train_length"]
+    half_turn = (L - 1) * theta < math.pi
+    assert half_turn.nonzero().flatten().tolist() == [3, 4, 5, 6, 7]
+    trained = torch.arange(-(L - 1), L, dtype=torch.float64)
+    longer = torch.arange(-(8 * L - 1), 8 * L, dtype=torch.float64)
+    for i in range(len(theta)):
+        a, b = trained * theta[i], longer * theta[i]
+        gap = ((b[:, None] - a[None, :] + math.pi) % (2 * math.pi) - math.pi).abs().min(dim=1).values.max()
+        assert (float(gap) > 0.1) == bool(half_turn[i]), (i, float(gap))
     assert "SmolLM3 and Llama 4 leave every fourth layer without RoPE. Meta calls Llama 4's mix *iRoPE*." in text
     assert "Meta calls this mix of layers *iRoPE*." in chapter("10_rope_today")

@@ -1017,10 +1017,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # "thus" made a measurement read as a deduction from the starting values: stated as a measurement
     assert "thus gets the higher bias of a nearer key" not in text
     assert (
-        "The FIRE section's smaller $u$ for a later query shows in trained models. In every head of chapter 8's"
-        " trained FIRE models, query 511 gives every key 1 to 63 back a higher bias than query 63 does. Each trained"
-        " curve falls with distance, so a later query reads each distance as nearer. The figure below draws one"
-        " head." in main
+        "Chapter 8's FIRE models, trained on $L = 64$ tokens, show this. In every head, query 511 gives every key 1"
+        " to 63 back a higher bias than query 63 does. Each trained curve falls with distance, so a later query reads"
+        " each distance as nearer." in main
     )
     # the trained models' paragraph is chapter 8's experiment's; the guess at the cost is the box's
     # "Each trained curve falls": the fall is checked below, every head, both queries, at integer distances
@@ -1067,8 +1066,9 @@ def test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_fil
     # the main line says only that the cause is untested; the guess lives in the appendix under its own heading
     assert "the appendix guesses for FIRE" not in text
     assert (
-        "FIRE and CoPE find every passkey, but their loss rises. Why is not tested; the appendix offers a guess for"
-        " each." in text
+        "FIRE and CoPE find every passkey, but their loss rises. Why is not tested. One guess for FIRE: at equal"
+        " scores, a later query gives less weight to its own token and the one before, which predict the filler. One"
+        " for CoPE: counts past $P - 1$ are clamped, so far keys may share one position." in text
     )
     assert "### A guess about FIRE's rising loss" in text
     # the lead for CoPE stays in the box "What the models learned"
@@ -1082,16 +1082,16 @@ def test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_fil
     assert "r11m-fire-read" not in order and order.index("c29") < order.index("c32") < order.index("r11m08")
     assert order.index("r11m08") < order.index("c38") < order.index("d4f418f4") < order.index("be599f5e")
     assert order.index("be599f5e") < order.index("c36") < order.index("r11m12")
-    # the drawn trained head sits in chapter 8's section, beside its sentence; the box keeps the share numbers
-    assert order.index("c32") < order.index("r11-fire-trained") < order.index("r11m-ch8-remember") < order.index("c39")
+    # the drawn trained head sits in the FIRE section, beside its sentence; the box keeps the share numbers
+    assert order.index("r11e-fire-read") < order.index("r11e-fire-trained-read") < order.index("r11-fire-trained")
+    assert order.index("r11-fire-trained") < order.index("r11m-fire-remember") < order.index("c29")
     assert (
         "The guess: each symbol of chapter 8's filler depends only on the two before it. So the filler needs mostly"
         " two tokens:"
         " the query's own and the one before. A later query lifts these two least. The own token keeps its bias, as"
         " its $u$ stays 0, and the key one back gains less than any farther key the figure shows. So, for the same"
         " content"
-        " scores, the two together get a smaller share of the weight. In the head drawn in the section on chapter 8's"
-        " experiment, at equal"
+        " scores, the two together get a smaller share of the weight. In the head drawn in the FIRE section, at equal"
         " scores, their"
         " share of the keys 0 to 63 back falls from about nine tenths to seven tenths. Query 511 also sees 448 farther"
         " keys, which only lower that share. This guess is untested." in text
@@ -1572,10 +1572,15 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # so it never falls as the key moves back, in any head; it showed nothing about the trained one
     assert "So its count rises with each sentence back" not in text
     assert (
-        "The table above gives the trained model's counts on the decoded input. Over 200 inputs, the trained count at"
-        " the $k$-th label back averages above $k$: the question's own gate and the fillers' gates never fully close."
-        " That does no harm: CoPE learns its embeddings from these counts, and the labels' counts stay apart, as"
-        " the appendix checks." in main
+        "The table below adds the trained CoPE model's counts on the decoded input, a mean of its two heads. Trained"
+        " counts run above the ideal ones, as the question's and the fillers' gates never fully close." in main
+    )
+    assert (
+        "Over 200 inputs, the count at the $k$-th label back averages above $k$. Each sentence back still adds more"
+        " than 0.7 on average, so the labels' counts stay apart." in main
+    )
+    assert main.index("Trained counts run above the ideal ones") < main.index(
+        "Over 200 inputs, the count at"
     )  # offset = count_at > k over 200 inputs; apart = steps_in > 0.7 per head, in the live cells; the box
     # keeps the numbers
     assert "the question's gates open mostly on labels; the appendix" not in text
@@ -1653,6 +1658,8 @@ def test_nope_finds_nearly_every_passkey_missing_two_probes_in_the_whole_run():
     text = chapter_markdown("11_learned_position")
     assert "content alone can find it, as the model without position encoding does." not in text
     assert "content alone can find it, and the model without position encoding nearly always does." in text
+    # what a miss means, said without a cause: the same token that content alone finds (the checks below)
+    assert "nearly always does. So a missed passkey is one that content alone nearly always finds." in text
     assert (
         "It misses 2 probes in the whole run: 1 of 128 at random distances at $2L$, and 1 of 64 probes 384 tokens back"
         " at $8L$, both in one seed." in text
@@ -1976,8 +1983,7 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     )
     assert (
         "Of these five, on the mean of five seeds, only KERPLE keeps a fine loss at $8L$ and finds 95 % or more of"
-        " passkeys. FIRE and CoPE find every passkey, but their loss rises. Why is not tested; the appendix offers a"
-        " guess for each." in main
+        " passkeys. FIRE and CoPE find every passkey, but their loss rises. Why is not tested." in main
     )
     assert "KERPLE keeps a low loss but misses some far passkeys, and ALiBi misses more." in text
     assert "KERPLE's mean hides one weak seed: it finds under 90 % of passkeys in both columns." in text
@@ -2164,6 +2170,14 @@ def test_fire_bias_computed_once_and_shared_keeps_its_hidden_layer_once():
     model = TinyLM(16, "fire", max_len=config["train_length"], **config["model"])
     fires = [m for m in model.modules() if isinstance(m, FireBias)]
     assert len(fires) == config["model"]["n_layers"] >= 2 and len({id(m) for m in fires}) == len(fires)
+    # the deviations block: "CoPE's embeddings are per layer here, as in its reference code's default" (cope_shared
+    # off in facebookresearch/RAM's context_position.py); each TinyLM layer builds its own CoPE module
+    text = chapter_markdown("11_learned_position")
+    assert "CoPE's embeddings are per layer here, as in its reference code's default." in " ".join(text.split())
+    model = TinyLM(16, "cope", max_len=config["train_length"], **config["model"])
+    copes = [m for m in model.modules() if isinstance(m, CoPE)]
+    assert len(copes) == config["model"]["n_layers"] >= 2 and len({id(m) for m in copes}) == len(copes)
+    assert len({id(p) for m in copes for p in m.parameters()}) == sum(len(list(m.parameters())) for m in copes) > 0
 
 
 def test_takeaway_kerple_finds_more_far_passkeys_than_alibi_in_every_seed():

@@ -1684,18 +1684,24 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
             ladder = [past_l_at(d, base, length) for base in grid]
             assert ladder == sorted(ladder), (d, length)
     takeaway = (
-        "At one training length, a larger base also leaves at least as many pairs without a full turn; at $L = 8192$"
-        " they meet more new angles in total on an input of $8L$."
+        "At one training length, a larger base also leaves at least as many pairs without a full turn; whether they"
+        " hurt on longer inputs is open."
     )
     assert takeaway in text
-    # its second half, for the takeaway's bases 5e5 and 1e6 against 1e4, d = 128: the block's new angles summed over
-    # the pairs past L = 8192 on an input 8L (63 and 60 rad against 48)
+    # why the takeaway leaves the totals out: the block's new angles summed over the pairs past L (d = 128) rank the
+    # bases one way at L = 8192 on an input 8L (5e5 and 1e6: 63 and 60 rad against 48) and the other way at L = 4096
     total_new = {}
     for base in (1e4, 5e5, 1e6):
         lam = two_pi / posenc.rope_inv_freq(128, base).double()
         new = torch.where(lam <= 8 * 8192, two_pi * (1 - 8192 / lam), two_pi * 7 * 8192 / lam)
         total_new[base] = float(torch.where(lam > 8192 - 1, new, torch.zeros_like(new)).sum())
     assert total_new[5e5] > 1.1 * total_new[1e4] and total_new[1e6] > 1.1 * total_new[1e4], total_new
+    total_4096 = {}
+    for base in (1e4, 5e5, 1e6):
+        lam = two_pi / posenc.rope_inv_freq(128, base).double()
+        new = torch.where(lam <= 8 * 4096, two_pi * (1 - 4096 / lam), two_pi * 7 * 4096 / lam)
+        total_4096[base] = float(torch.where(lam > 4096 - 1, new, torch.zeros_like(new)).sum())
+    assert total_4096[1e4] > total_4096[5e5] > total_4096[1e6], total_4096  # 69, 63 and 60 rad
     # the slowest pair's frequency, base ** -(d - 2) / d, falls as the base grows, at every width (the block's
     # "The slowest pair alone barely moves")
     for d in (32, 48, 64, 80, 96, 128, 256):
@@ -1783,7 +1789,9 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         "This matches the formula of p-RoPE, which zeroes the lowest frequencies",
         "A pair's *wavelength* $\\lambda_i = 2\\pi/\\theta_i$ is the number of tokens it needs for one full turn.",
         "With transformers' defaults, below, the slowest turning pair needs about 190 tokens for a turn.",
-        "So no turning pair is slow.",
+        "So every turning pair finishes a turn within a few hundred tokens.",
+        "It is the rule of p-RoPE, whose authors suspect that slow pairs carry content, which rotation blurs far back.",
+        "Frequency 0 keeps it clean.",
         "show the same for its global layers: `proportional`, a share of 0.25, base $10^6$ and `global_head_dim` 512.",
     ):
         assert sentence in text, sentence
@@ -1801,10 +1809,12 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     assert main_line.index(heading) + len(heading) < main_line.index(definition)
     assert main_line.index(definition) < main_line.index("global layer", main_line.index(heading) + len(heading))
     assert main_line.index(definition) < main_line.index("Gemma 4's global layers answer")
-    # the wavelength is defined before "slowest" first appears, and "So no turning pair is slow" follows the 190 tokens
+    # the wavelength is defined before "slowest" first appears, and the few hundred tokens follow the 190 tokens
     section = main_line[main_line.index(heading) : main_line.index("## Raising the base")]
     assert section.index("*wavelength*") < section.index("slowest")
-    assert section.index("about 190 tokens for a turn.") < section.index("So no turning pair is slow.")
+    assert section.index("about 190 tokens for a turn.") < section.index(
+        "So every turning pair finishes a turn within a few hundred"
+    )
     assert "In transformers' defaults, Gemma 4" not in text and "The rule matches p-RoPE" not in text
     assert "Partial rotary with the same share and base" not in text
     # a variant of question 1: the main line keeps the fact and the wavelength; the contrast with partial rotary and
@@ -1812,8 +1822,8 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     # the main line gives the why (p-RoPE's suspicion), names `proportional` before its printout, and the
     # contrast with partial rotary
     assert (
-        "It is the rule of p-RoPE, a proposal to drop the slowest pairs, whose authors suspect that slow pairs carry"
-        " content." in main_line
+        "It is the rule of p-RoPE, whose authors suspect that slow pairs carry content, which rotation blurs far back."
+        in main_line
     )
     assert "comes from p-RoPE" not in main_line  # the formulas match; no source says Gemma 4 took it from there
     assert main_line.index("*wavelength*") < main_line.index("about 190 tokens")  # defined before use
@@ -1833,7 +1843,7 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     # "So within about 190 tokens every turning pair completes a turn": every turning wavelength is at most the
     # slowest's
     assert float((2 * math.pi / inv_freq[:turning].double()).max()) < 200
-    assert "So no turning pair is slow" in main_line
+    assert "So every turning pair finishes a turn within a few hundred tokens." in main_line
     partial = full["rope_theta"] ** (-torch.arange(0, 2 * turning, 2, dtype=torch.float64) / (2 * turning))
     assert 4.5e6 < 2 * math.pi / float(partial[-1]) < 5.5e6
 
@@ -2872,7 +2882,7 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     assert "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*" in chapter_markdown(
         "10_rope_today"
     )
-    assert "at $L = 8192$ they meet more new angles in total on an input of $8L$." in takeaways
+    assert "whether they hurt on longer inputs is open." in takeaways
     long_list = torch.tensor(lists["long_factor"], dtype=f64)
     assert bool((long_list >= 1).all()) and len(set(lists["long_factor"])) > len(lists["long_factor"]) // 2
     for kind, extra in (("linear", {}), ("llama3", {"low_freq_factor": 1.0, "high_freq_factor": 4.0})):
@@ -3267,8 +3277,7 @@ def test_chapter_pairs_past_l_have_their_consequence():
     assert "On $8L$, its worst pair meets as many as that of $10^4$." in text
     slowest = {b: 7 * 8192 * float(posenc.rope_inv_freq(128, b).double()[-1]) for b in (1e4, 1e6)}
     assert slowest[1e4] > 6 and slowest[1e6] < 0.1, slowest  # the block's slowest pairs
-    # the open question and Liu et al. are the block's (asserted below)
-    assert "is open" not in main_line
+    # the section's verdict: the open question, after the counts, with Liu et al.'s finding (cited in the appendix)
     for base, want in ((1e4, 6.6), (5e5, 0.14), (1e6, 0.07)):
         got = 7 * 8192 * float(posenc.rope_inv_freq(128, base).double()[-1])
         assert abs(got - want) < 0.05 * want, (base, got)
@@ -3280,10 +3289,10 @@ def test_chapter_pairs_past_l_have_their_consequence():
     )
     assert lesson in text and lesson not in main_line
     liu = (
-        "Whether more pairs past $L$ is worse is open: Liu et al., in the appendix, find that a larger or a smaller"
-        " base can improve extrapolation."
+        "Whether that hurts is open: Liu et al., in the appendix, find that a larger or a smaller base can improve"
+        " extrapolation."
     )
-    assert liu in text and liu not in main_line
+    assert liu in main_line and main_line.index(verdict) < main_line.index(liu)
     said = (
         "The slowest pair alone barely moves: at $L = 8192$ and an input of $8L$, that of $10^4$ turns over six radians"
         " past $L$; that of $10^6$, under a tenth."
@@ -3427,3 +3436,45 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     assert float((sampled - exact).abs().max()) < 0.02, (sampled, exact)
     assert "assert float((single[2 * torch.arange(1, 8193) - 2] - smooth).abs().max()) > 0.1" in _figure_titles()
     assert "In most models the code, not the config, fixes the *layout*" in text  # in the version notes
+
+
+def test_chapter_mla_rotary_key_takes_its_own_ladder():
+    """Chapter 10, *DeepSeek's MLA* (main line): "As in partial rotary, these turn on their own ladder,
+    $b^{-2i/d_{\\text{rot}}}$ over their width $d_{\\text{rot}}$." Transformers 5.24's DeepSeek-V3 rotary module builds
+    its frequencies over `qk_rope_head_dim`, not over the whole query-key head (nope + rope dims)."""
+    pytest.importorskip("transformers", minversion="5.24")
+    from transformers import DeepseekV3Config
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3RotaryEmbedding
+
+    config = DeepseekV3Config()
+    d_rot = config.qk_rope_head_dim
+    assert d_rot < config.qk_nope_head_dim + d_rot  # a slice of each query-key head
+    inv_freq = DeepseekV3RotaryEmbedding(config).inv_freq.double()
+    own = config.rope_parameters["rope_theta"] ** (-torch.arange(0, d_rot, 2, dtype=torch.float64) / d_rot)
+    assert inv_freq.numel() == d_rot // 2
+    torch.testing.assert_close(inv_freq, own, rtol=1e-6, atol=0)
+    # unlike Gemma 4's `proportional` type, which keeps the fast end of the whole head's ladder: over the whole
+    # query-key head, the same number of pairs would stop far faster than this ladder's slowest pair
+    whole = config.qk_nope_head_dim + d_rot
+    assert float(inv_freq[-1]) < 0.01 * config.rope_parameters["rope_theta"] ** (-(d_rot - 2) / whole)
+    text = chapter_markdown("10_rope_today")
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    sentence = (
+        "As in partial rotary, these turn on their own ladder, $b^{-2i/d_{\\text{rot}}}$ over their width"
+        " $d_{\\text{rot}}$."
+    )
+    assert sentence in main_line
+    assert main_line.index("*decoupled RoPE*") < main_line.index(sentence) < main_line.index("## Gemma 4's global")
+
+
+def test_chapter_base_figure_title_names_its_smoothing():
+    """Chapter 10, *Raising the base*: the figure's title says "a thick line at x: the mean over x/2 to x". The thick
+    line drawn at x = 2a - 1 is the mean of the score per pair over distances a .. 2a - 1."""
+    assert "a thick line at x: the mean over x/2 to x" in _figure_titles()
+    for base in (1e4, 5e5):
+        means = posenc.rope_matching_stretch_means(128, base, 64).double()
+        theta = posenc.rope_inv_freq(128, base).double()
+        for a in (1, 7, 64):
+            span = torch.arange(a, 2 * a, dtype=torch.float64)
+            want = float(torch.cos(span[:, None] * theta).mean())
+            assert abs(float(means[a - 1]) - want) < 1e-5, (base, a)

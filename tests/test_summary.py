@@ -832,6 +832,7 @@ def _other_fixes_block() -> list[str]:
     scout = MODEL_ROPE_CONFIGS["llama-4-scout"]
     scout_params = {k: v for k, v in scout["rope_scaling"].items() if k != "rope_type"}
     assert scout["rope_scaling"]["rope_type"] == "llama3" and scout_params["low_freq_factor"] == 1, scout_params
+    assert scout["model"] == "Llama 4 Scout (17B-16E-Instruct)", scout["model"]  # the Instruct checkpoint's config
     assert scout_params["high_freq_factor"] == 1 and scout_params["factor"] == 16, scout_params
     scout_plain = posenc.rope_inv_freq(scout["rotary_dim"], base=scout["rope_theta"]).double()
     scout_new = posenc.rope_scaled_inv_freq(
@@ -867,7 +868,8 @@ def _other_fixes_block() -> list[str]:
     scout_length = f"{scout_params['original_max_position_embeddings']:,}".replace(",", " ")  # the book's 8 192
     block = (
         "Between the kept and the fully slowed pairs, YaRN's code ramps linearly in the pair index, and Llama 3.1"
-        " linearly in the number of turns. Llama 4 Scout's config makes that ramp a step: it keeps every pair that"
+        " linearly in the number of turns. Llama 4 Scout-Instruct's config makes that ramp a step: it keeps every pair"
+        " that"
         f" turns more than once within its original length of {scout_length} and slows the others by"
         f" {scout_params['factor']:.0f}. That length is also the chunk size of its RoPE layers."
     )
@@ -1673,14 +1675,31 @@ def _overview_examples():
     # the pairs' speeds first, then the training length, then fast and slow pairs
     # the idea first: the slowest pairs never finish a turn in training (the slow pairs: below one turn within L)
     lead = (
-        "RoPE's slowest pairs never finish a turn in training, so longer inputs show them angles training never"
+        "In the models here, RoPE's slowest pairs never finish a turn in training, so longer inputs show them angles"
+        " training never"
         " showed. Each pair of coordinates turns at its own speed: pair 0 turns one radian per token, and the base and"
         " the head's size set how much slower each next pair is. A model's *training length* $L$ is the input length"
         " it was trained at before any of the fixes below. A pair is *fast* if it makes at least one full turn"
-        " within $L$ positions, and *slow* if not. Every fix slows the slow pairs, pulling long distances back"
-        " toward angles seen in training."
+        " within $L$ positions, and *slow* if not. Every fix slows the slow pairs. PI slows every pair by one factor"
+        " $s$; NTK-aware scaling and YaRN keep the fastest pair's speed."
     )
     assert lead in page_text(), lead
+    # "In the models here": each model of chapter 10's table whose length before any fix is known; its slowest pair,
+    # at its own base, turns less than once over that length
+    for name, cfg in MODEL_ROPE_CONFIGS.items():
+        scaling = cfg["rope_scaling"] or {}
+        before = scaling.get("original_max_position_embeddings") or cfg.get("trained_length_before")
+        before = before or cfg.get("trained_length") or cfg["max_position_embeddings"]
+        slowest = float(posenc.rope_inv_freq(cfg["rotary_dim"], base=cfg["rope_theta"])[-1])
+        assert before * slowest < 2 * math.pi, name
+    # "PI slows every pair by one factor s; NTK-aware scaling and YaRN keep the fastest pair's speed"
+    for d, s in ((16, 8.0), (128, 8.0)):
+        plain = posenc.rope_inv_freq(d).double()
+        pi = posenc.rope_scaled_inv_freq(d, rope_type="linear", factor=s)[0].double()
+        torch.testing.assert_close(plain / pi, torch.full_like(plain, s))
+        ntk = posenc.rope_inv_freq(d, base=1e4 * s ** (d / (d - 2))).double()
+        yarn = posenc.rope_scaled_inv_freq(d, rope_type="yarn", factor=s, original_max_position_embeddings=64)[0]
+        assert math.isclose(float(ntk[0]), float(plain[0])) and math.isclose(float(yarn[0]), float(plain[0]))
     # pair 0 at 1 radian per token, each next pair slower by the same
     # factor base^(2/d), at several bases and widths
     for d, base in ((16, 1e4), (128, 1e4), (128, 5e5), (64, 1e6)):
@@ -1956,7 +1975,7 @@ def _fire_ratio() -> None:
     # L_thr below it, a detail the claims page gives), and its output is the bias
     row = (
         "| FIRE, functional interpolation for relative positions | a small learned network maps the log distance,"
-        " divided by the log of the query's position, to a bias | scores |"
+        " divided by the log of the query's position or of a learned threshold if larger, to a bias | scores |"
     )
     # the divisor is psi(max(i, L_thr)), the query's position or
     # the learned threshold L_thr, whichever is larger (the loop above)
@@ -2649,10 +2668,9 @@ RULES: dict[str, tuple] = {
     "| T5 bias {cite}`raffel2020t5`": (_t5_formula_row, "5 5"),  # T5's name, twice
     "| KERPLE {cite}`chi2022kerple`": (
         # the bound 0 < r_2 <= 2 is the power form's alone, as chapter 11 writes it
-        lambda: quote(
-            C11, "with $r_1, r_2 > 0$ per head", r"-r_1\,|j - i|^{r_2} .", r"The power shape takes $0 < r_2 \le 2$."
-        ),
-        "_0 _1 _2 1 1 2 _3 _4 _5 _6 _7",  # r_1, r_2 > 0; the log form; the power form and its bound
+        lambda: quote(C11, "with $r_1 > 0$ and $0 < r_2 \\le 2$ per head", r"-r_1\,|j - i|^{r_2} ."),
+        # the row's r_1, r_2 > 0, its log form, its power form and the bound 0 < r_2 <= 2, from the chapter's numbers
+        "_0 _3 _1 1 1 2 _5 _6 _2 _4 2",
     ),
     "| FIRE {cite}`li2024fire`": (lambda: [str(posenc.FireBias(4).mlp[0].out_features)], "1 _"),
     "| YaRN {cite}`peng2024yarn`": (_yarn_formula_row, "_ _"),  # m(s) = 0.1 ln s + 1
@@ -3991,10 +4009,10 @@ def _decay_item() -> list[str]:
     width = 2 * len(theta)  # the head's dimensions: one frequency a pair
     assert width == 128, width
     item = (
-        "The RoPE paper says RoPE makes far keys score less. For random queries, a key unrelated to its query scores"
-        " zero on average, near or far. A key equal to its query scores highest, on average, at distance 0. At the"
-        " usual base $10^4$, that average falls, with ripples, to about zero a few thousand tokens away. The paper's"
-        " falling curve comes from a loose ceiling on the score's size, not from the score."
+        "The RoPE paper says RoPE makes far keys score less. Chapter 5 finds this only on average, for a key equal"
+        " to its query. For random queries, that average is highest at distance 0. At the usual base $10^4$, it"
+        " falls, with ripples, to about zero a few thousand tokens away. A key unrelated to its query scores zero on"
+        " average, near or far. The paper's falling curve is a loose bound on the score's size, not the score."
     )
     # "highest, on average, at distance 0": E(0) is E's largest value; "falls, with ripples": the doubling averages
     # fall up to the one from 4 096 while E rises at over 100 single distances (above); "to about zero a few thousand
@@ -4095,8 +4113,7 @@ def _decay_item() -> list[str]:
     opening = (
         "<details><summary>What the average is over</summary> Chapter 5 draws random queries and keys for a"
         " head of"
-        " 128 dimensions and base $10^4$. A key unrelated to its query scores zero on average, with the same spread at"
-        f" every distance. A key equal to its query scores highest, on average, at distance {largest}."
+        " 128 dimensions and base $10^4$. An unrelated key's score has the same spread at every distance."
     )
     assert opening in page, opening
     # "falls in ripples, and far out it swings around zero": the doubling averages fall up to the doubling that holds
@@ -4110,7 +4127,7 @@ def _decay_item() -> list[str]:
     held = int(math.log2(int(first)))
     assert trend[held] > 0.1 * e0, float(trend[held])
     block = (
-        f"at distance {largest}."
+        "has the same spread at every distance."
         " The expected score is over random queries with no"
         " preferred direction; the unrelated key has none either. Averaged also over each doubling of the distance,"
         " from one power of two up to the next, the matching key's"
@@ -4142,7 +4159,6 @@ def _decay_item() -> list[str]:
         "128",
         "10",
         "4",
-        str(largest),
         str(2**half),
         str(2 ** (half + 1)),
         first,
@@ -5283,7 +5299,8 @@ def prose_expected() -> list[str]:
         # item 7's 2-D RoPE (chapter 7's, quoted in test_chapter_list_items_3_7_9_10_...)
         # item 7's 2-D RoPE is cut
         # item 5's "highest, on average, at distance 0" (E(0) is E's largest: test of item 5)
-        ["5", "16", "0", "10", "4", *decay, *_alibi_item()]
+        # item 5's "Chapter 5 finds this only on average"
+        ["5", "16", "5", "0", "10", "4", *decay, *_alibi_item()]
         + _current_code_block()
         # item 11: KERPLE's digits about 500 tokens back, the test's 496 rounded (_item_8_passkeys)
         + ["500"]
@@ -5346,7 +5363,7 @@ def prose_expected() -> list[str]:
         # the fixed factors: chapter 8 adds a factor fixed at 8 at test time; it agrees with the dynamic one at 8L
         # (_fixed_as_dynamic_row), and at L raises PI's loss from plain RoPE's 0.74 to about 4 nats, and YaRN's to
         # 0.87, in every seed (_overview_examples)
-        + ["8", str(s), str(s), plain_at_L, pi_at_L, *betas, yarn_at_L, "1.46"]  # YaRN's score factor at s = 8
+        + ["8", str(s), str(s), plain_at_L, pi_at_L, yarn_at_L, *betas, "1.46"]  # YaRN's score factor at s = 8
         + _shakespeare_main_line()
         # the block "Shakespeare": from L to 4L, over 0.8 nats (_shakespeare_main_line, _shakespeare_keeps); ALiBi not
         # the lowest at 4L
@@ -6462,7 +6479,8 @@ def test_intro_worked_numbers_are_computed():
         # posenc builds the encoding in float32: 1e-6 is well above its rounding, well below the 0.01 shown
         assert math.isclose(score[m, n], 1 + cross[m, n] + float(pe[m] @ pe[n]), abs_tol=1e-6)
     assert (
-        "It is added to $x$, so the score has four terms: $$ (x + \\mathrm{PE}(m)) \\cdot (x + \\mathrm{PE}(n)) ="
+        "$x \\cdot \\mathrm{PE}(p) = \\sin p$. The score then has four terms: $$ (x + \\mathrm{PE}(m)) \\cdot"
+        " (x + \\mathrm{PE}(n)) ="
         " \\underbrace{x" in intro
     )
     assert (
@@ -6502,7 +6520,9 @@ def test_intro_worked_numbers_are_computed():
     )
     assert (
         "*RoPE.* The query and key are $q_m = k_n = x$" in intro
-        and "*Added encoding.* The *sinusoidal encoding* of chapter 2 gives position $p$" in intro
+        and "*Added encoding.* Here the score gains terms set by where each token stands. The *sinusoidal encoding* of"
+        " chapter 2 gives position $p$"
+        in intro
     )
     # "With the added encoding and these identity weights, the last term stays the same. The word-position terms
     # do not": checked above
@@ -6644,17 +6664,15 @@ def test_intro_takeaways_are_the_chapters_findings():
     longest = max(config["eval_lengths"])
     assert longest == 8 * config["train_length"]
     assert "Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer." in intro
-    assert (
-        "Chapter 7's position interpolation (PI) slows every pair by one factor, the longer length over $L$." in intro
-    )
+    assert "Position interpolation (PI) divides every pair's frequency by the extension factor $s$," in intro
     trigram_worst = max(per_seed("trigram", "loss_beyond", longest))
     for arm in ("rope+pi", "rope+yarn"):  # "predicted the next token poorly": every seed above the trigram's worst
         assert min(per_seed(arm, "loss_beyond", longest)) > trigram_worst, arm
-    # the methods block: "Position interpolation (PI) slows every pair; YaRN leaves the fastest pairs alone and fully
-    # slows the slow ones": chapter 8's table of the rules
+    # the methods block: PI divides every pair's frequency by s; YaRN the slow pairs' by s, the others by less or not
+    # at all, leaving the fastest alone with a ramp between: chapter 8's table of the rules
     assert (
-        "Position interpolation (PI) slows every pair; YaRN leaves the fastest pairs alone and fully slows the slow"
-        " ones, with a ramp between." in intro
+        "YaRN divides the slow pairs' frequencies by $s$, and the others by less or not at all: it leaves the fastest"
+        " pairs alone, with a ramp between." in intro
     )
     quote(C8, "keeps the pairs that turn more than twice within $L$, divides those that turn less than once by $s$")
     # "Raising the base $b$, as many recent models do, slows every pair but the first, the slow ones by the largest
@@ -6817,8 +6835,8 @@ def test_glossary_worked_examples():
         assert abs(by - 8) < 1e-5 * 8 and by > stretch == 2, by  # float32 frequencies
     assert factor > stretch, factor
     assert (
-        "Each rule divides the slowest pair by more than the stretch, 2: fixed rules by $s = 8$ at any length, dynamic"
-        " NTK here by 9." in glossary
+        "Here the stretch is 2. Each rule divides the slowest pair by more than that: fixed rules by $s = 8$, dynamic"
+        " NTK by 9." in glossary
     )
     # the glossary's dynamic NTK row: "Chapter 8's dynamic NTK sets `factor` to 1, so its effective factor is the
     # *stretch*": the saved run's factor, and 1 + 1 (l/L - 1) = l/L = max(l/L, 1) for l >= L
@@ -6931,10 +6949,11 @@ def test_glossary_rows_follow_the_chapters():
     quote(C5, "Heads have $d = 128$ dimensions and the base is $b = 10^4$, unless said otherwise.")
     assert "| RoFormer's claim that RoPE's scores fall with distance, which chapter 5 tests |" in glossary
     assert (
-        "In chapter 5's 128-wide heads of base 10 000, a *matching key*'s score falls on average over random"
-        " *isotropic* queries and over each doubling of the distance, to about zero near half the base, but not"
-        " distance by distance."
+        "Take chapter 5's 128-wide heads of base 10 000, a *matching key* and random *isotropic* queries. A doubling is"
+        " the distances from $2^j$ to $2^{j+1} - 1$. Averaged over the queries and over each doubling, the key's score"
+        " falls to about zero near half the base."
     ) in glossary
+    assert "- Distance by distance, the score does not fall steadily." in glossary
     # trained length: chapter 10's "trained" column is the longest input of any stage
     quote(C10, '"Trained" is the longest sequence trained on in any stage')
     assert 'Careful: the "trained" column of chapter 10\'s model table is the longest input of any training stage' in (
@@ -7688,8 +7707,12 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
         assert abs(float(scaled - seen)) < float(plain - seen), name
     assert (
         "Fixes for long inputs slow RoPE's rotation, pulling the angles of long distances back toward those seen in"
-        " training; the fixes table below names them."
+        " training. PI slows every pair alike; YaRN leaves the fastest pair alone."
     ) in page
+    # "PI slows every pair alike; YaRN leaves the fastest pair alone": at the grid's head, PI divides every pair by s,
+    # and YaRN keeps pair 0's speed
+    torch.testing.assert_close(theta / rules["PI"].double(), torch.full_like(theta, s))
+    assert math.isclose(float(rules["YaRN"][0]), float(theta[0]))
     # item 7's other two threads, in chapter 7's words
     assert ("The chapter also shows a causal decoder finding position with no encoding.") in page
     quote(C7, "This section shows that a causal decoder can find positions with no encoding.")
@@ -7751,8 +7774,9 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
             run["metrics"][arm][k]["loss_at_L"] > run["metrics"]["rope"][k]["loss_at_L"] for k in run["metrics"]["rope"]
         )
     assert (
-        f"it raises PI's loss from plain RoPE's {plain_at_L} to about {pi_at_L} nats, and YaRN's, with the grid's betas"
-        f" {betas}, to {yarn_at_L}, in every seed."
+        "There the loss over every position of the input, not the loss past $L$, rises from plain RoPE's"
+        f" {plain_at_L} to about {pi_at_L} nats with fixed PI, and to {yarn_at_L} with fixed YaRN at the grid's betas"
+        f" {betas}, in every seed."
     ) in page
     # "PI changes only the angles. YaRN also multiplies every score by about 1.46, so the run cannot tell which of its
     # two changes raised its loss": the fixed arms' rules as chapter 8 builds them at length L: PI's attention factor
