@@ -1573,11 +1573,11 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     assert "So its count rises with each sentence back" not in text
     assert (
         "The table below adds the trained CoPE model's counts on the decoded input, a mean of its two heads. Trained"
-        " counts run above the ideal ones, as the question's and the fillers' gates never fully close." in main
+        " counts run above the ideal ones, as the question's own gate and the fillers' gates add to them." in main
     )
     assert (
-        "Over 200 inputs, the count at the $k$-th label back averages above $k$. Each sentence back still adds more"
-        " than 0.7 on average, so the labels' counts stay apart." in main
+        "Over 200 inputs, the count at the $k$-th label back averages above $k$. Within one input, each sentence back"
+        " still adds more than 0.7 on average, so that input's labels' counts stay apart." in main
     )
     assert main.index("Trained counts run above the ideal ones") < main.index(
         "Over 200 inputs, the count at"

@@ -1703,7 +1703,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         total_4096[base] = float(torch.where(lam > 4096 - 1, new, torch.zeros_like(new)).sum())
     assert total_4096[1e4] > total_4096[5e5] > total_4096[1e6], total_4096  # 69, 63 and 60 rad
     # the slowest pair's frequency, base ** -(d - 2) / d, falls as the base grows, at every width (the block's
-    # "The slowest pair alone barely moves")
+    # "The slowest pair is another matter")
     for d in (32, 48, 64, 80, 96, 128, 256):
         slowest = [float(posenc.rope_inv_freq(d, base).double()[-1]) for base in grid]
         assert all(later < earlier for earlier, later in zip(slowest, slowest[1:])), d
@@ -3294,7 +3294,7 @@ def test_chapter_pairs_past_l_have_their_consequence():
     )
     assert liu in main_line and main_line.index(verdict) < main_line.index(liu)
     said = (
-        "The slowest pair alone barely moves: at $L = 8192$ and an input of $8L$, that of $10^4$ turns over six radians"
+        "The slowest pair is another matter: at $L = 8192$ and an input of $8L$, that of $10^4$ turns over six radians"
         " past $L$; that of $10^6$, under a tenth."
     )
     assert said in text and said not in main_line
