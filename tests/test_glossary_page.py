@@ -525,8 +525,9 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "A multiplier above 1 sharpens attention. The *temperature* $t$ divides the logits, so a
-    temperature below 1 sharpens it. Llama 4's *query temperature* multiplies them": the fourth column's
+    """The section's opening: "Each scale below multiplies the logits by the number in the table's fourth column. A
+    multiplier above 1 sharpens attention. The *temperature* $t$ divides the logits, so a temperature below 1 sharpens
+    it. Llama 4's *query temperature* multiplies them, despite its name": the fourth column's
     heading, "multiplier of each logit", is that convention; every row of the table fills it with a formula; the
     temperature's cell is the one reciprocal, every other cell a multiplier, not one over something, and the query
     temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier in another. The entropy
@@ -536,9 +537,10 @@ def test_a_larger_multiplier_never_flattens_attention():
     Reading model code's temperature rules."""
     text = page()
     ((above, direction, t_verb, t_side, tau_verb),) = re.findall(
-        r"A multiplier (above|below) 1 (sharpens|flattens) attention\. The"
+        r"Each scale below multiplies the logits by the number in the table's fourth column\. A multiplier"
+        r" (above|below) 1 (sharpens|flattens) attention\. The"
         r" \*temperature\* \$t\$ (divides|multiplies) the logits, so a temperature (below|above) 1 sharpens it\."
-        r" Llama 4's \*query temperature\* (multiplies|divides) them\.",
+        r" Llama 4's \*query temperature\* (multiplies|divides) them, despite its name\.",
         text,
     )
     assert (above, direction) == ("above", "sharpens"), (above, direction)  # the entropy check below
@@ -852,11 +854,12 @@ def test_worked_examples_effective_scale_column():
 def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger_one():
     """The collapsed worked example gives every rule "$L = 8192$, Llama 3.1's trained length" (its field
     `original_max_position_embeddings`), and no other $L$. The block "Where a configuration keeps the trained length,
-    ..." gives the field transformers reads, once, and then: "With Llama 3.1's config, transformers' `dynamic` reads a
-    larger $L$: `max_position_embeddings`, sixteen times as large. So it would not scale the worked example's input at
-    all." The main line of "Longer inputs" gives
-    no Llama 3.1 number and no $L$ (:func:`test_longer_inputs_main_line_gives_the_slowest_pairs_divisors`); the
-    dynamic NTK row leaves the field to that block.
+    ..." gives the field transformers reads, "as Llama 3.1's does", and the worked example's dynamic NTK paragraph
+    says: "This is the rule with $L = 8192$. With Llama 3.1's config, transformers' `dynamic` reads a larger $L$:
+    `max_position_embeddings`, sixteen times as large. So it would not scale the worked example's input at all." The
+    main line of "Longer inputs" gives no Llama 3.1 number and no $L$
+    (:func:`test_longer_inputs_main_line_gives_the_slowest_pairs_divisors`); the dynamic NTK row leaves the field to
+    that block.
     The two fields from posenc/book/models.py's copy of Llama 3.1's config
     (a prose sync); the field each of transformers' rules reads, from its source; and transformers' `dynamic` run at
     2L on each field."""
@@ -871,15 +874,19 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     example = block(WE)
     assert example.index("| rule |") < example.index("| 9 at this length | *Dynamic NTK* sets its effective factor")
     keeps = block("Where a configuration keeps the trained length, transformers' <code>dynamic</code>, and real models")
-    assert "max_position_embeddings" not in example and set(re.findall(r"L = (\d+)", example)) == {read}  # one L
+    assert set(re.findall(r"L = (\d+)", example)) == {read}  # one L
     assert "(emozilla 2023) | {doc}`7 <../notebooks/07_beyond>`" in row("dynamic NTK (`dynamic`)")
     assert "max_position_embeddings" not in row("dynamic NTK (`dynamic`)")  # said once, in the block
     assert "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`" in keeps
+    assert (
+        "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`, which a scaled model's configuration"
+        " may set above its trained length, as Llama 3.1's does." in keeps
+    )
     (times,) = re.findall(
-        r"Transformers' `dynamic` takes its \$L\$ from `max_position_embeddings`, which a scaled model's configuration"
-        r" may set above its trained length\. With Llama 3\.1's config, transformers' `dynamic` reads a larger \$L\$:"
-        r" `max_position_embeddings`, (\w+) times as large\. So it would not scale the worked example's input at all\.",
-        keeps,
+        r"by 1 for pair 0 and by 9 for the slowest\. This is the rule with \$L = \d+\$\. With Llama 3\.1's config,"
+        r" transformers' `dynamic` reads a larger \$L\$: `max_position_embeddings`, (\w+) times as large\. So it would"
+        r" not scale the worked example's input at all\.",
+        example,
     )
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     L = llama["rope_scaling"]["original_max_position_embeddings"]
@@ -1997,7 +2004,8 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
 
 
 def test_letters_sections_visible_sentence_names_rows_of_its_table():
-    """The letters section's visible sentences, "Some letters and words change meaning between chapters. Here a
+    """The letters section's visible sentences, "Some letters and words change meaning between chapters; this page
+    keeps one meaning for each. Here a
     *distance* is never negative, but chapters 3, 5 and 10 give it a sign. Here $m$ is a query's position, but chapter
     9 writes it for a key's. Here $s$ is `factor`, but chapter 8 writes it for the stretch. Here a *temperature*
     divides the logits, but chapter 8 uses the word for a growing multiplier": each name has a row in the section's
@@ -2008,8 +2016,9 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     visible = section[: section.index("<details>")]
     visible = re.sub(r"\s+", " ", visible)
     ((d_chapters, m_chapter, s_factor, s_chapter, t_chapter),) = re.findall(
-        r"Some letters and words change meaning between chapters\. Here a \*distance\* is never negative, but chapters"
-        r" ([\d, and]+) give it a sign\. Here \$m\$ is a query's position, but chapter (\d+) writes it for a key's\."
+        r"Some letters and words change meaning between chapters; this page keeps one meaning for each\. Here a"
+        r" \*distance\* is never negative, but chapters ([\d, and]+) give it a sign\. Here \$m\$ is a query's"
+        r" position, but chapter (\d+) writes it for a key's\."
         r" Here \$s\$ is `(\w+)`, but chapter (\d+) writes it for the stretch\. Here a \*temperature\* divides the"
         r" logits, but chapter (\d+) uses the word for a growing multiplier\.",
         visible,
@@ -2639,8 +2648,8 @@ def test_temperature_section_opens_with_its_multiplier_table():
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | multiplier of each logit | chapter |"
     assert section.index("A multiplier above 1 sharpens attention.") < section.index(header)
-    # "The table's fourth column gives the number each scale multiplies the logits by.": that column's heading
-    assert "The table's fourth column gives the number each scale multiplies the logits by." in section
+    # "Each scale below multiplies the logits by the number in the table's fourth column.": that column's heading
+    assert "Each scale below multiplies the logits by the number in the table's fourth column." in section
     assert header.split(" | ")[3] == "multiplier of each logit"
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
@@ -3573,7 +3582,7 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     assert "Chapter 10" not in main and "\\tau" not in main and "Careful" not in main, main
     assert not re.findall(r"[Cc]hapters? \d+", main), main
     (direction,) = re.findall(r"A multiplier above 1 (sharpens|flattens) attention\.", main)
-    assert "Llama 4's *query temperature* multiplies them." in main, main
+    assert "Llama 4's *query temperature* multiplies them, despite its name." in main, main
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "Llama 4's query temperature" in chapter("10_rope_today")
     assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
@@ -3856,7 +3865,8 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
 
 def test_temperature_sections_opening_names_the_chapters_that_multiply():
     """The visible opening of "Temperature and query scales": "The *temperature* $t$ divides the logits, so a
-    temperature below 1 sharpens it. Llama 4's *query temperature* multiplies them", the name chapter 10 gives a
+    temperature below 1 sharpens it. Llama 4's *query temperature* multiplies them, despite its name", the name
+    chapter 10 gives a
     multiplier.
     Chapters 8 and 10 say "temperature" for such a multiplier, in their own words
     (the letters block's temperature row names them); the page's headwords are chapter 10's "query temperature" and
@@ -3869,7 +3879,7 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     ]
     assert (
         "A multiplier above 1 sharpens attention. The *temperature* $t$ divides the logits, so a temperature below 1"
-        " sharpens it. Llama 4's *query temperature* multiplies them." in re.sub(r"\s+", " ", section)
+        " sharpens it. Llama 4's *query temperature* multiplies them, despite its name." in re.sub(r"\s+", " ", section)
     )
     first, second = 8, 10
     assert "in chapter 8, a growing factor that multiplies them" in letters("temperature")
@@ -4049,10 +4059,10 @@ def test_context_parallelism_needs_global_positions():
 
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
-    """The main line keeps the fast and slow pairs, the three numbers' table and "To meet no new
-    angle, a slow pair needs its frequency divided by about the stretch"; the rules' divisors at $2L$ are read from the
-    worked example's block. The text below describes the earlier main line. The main line of "Longer inputs": "The
-    *stretch* is the input's length over $L$, at least 1."
+    """The main line keeps the fast and slow pairs and "To meet none, a slow pair needs its frequency divided by about
+    the *stretch*, the input's length over $L$"; the three numbers' table opens the worked example's block, and the
+    rules' divisors at $2L$ are read from that block. The text below describes the earlier main line. The main line
+    of "Longer inputs": "The *stretch* is the input's length over $L$, at least 1."
     The goal before the rules: "To meet no new angle, a slow pair needs its frequency divided by about the stretch. A
     *fast pair*, one that turns at least once, needs no division." "A rule's *effective factor* is what it divides the
     slowest pair's frequency by, for an input of $\\ell$ tokens", then one table, "rule | divides pair $i$'s frequency
@@ -4078,18 +4088,23 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((config_word, main_stretch, slowest),) = re.findall(
+    assert re.findall(
         r"Over those offsets a \*fast pair\* makes at least one \*turn\*, a full rotation, so training showed it its"
         r" whole circle\. A \*slow pair\* turns less than once: training showed it only an arc, and beyond \$L\$ it"
-        r" meets new angles\. Three numbers are easy to mix up: \| number \| what it is \| set by \|"
+        r" meets new angles\. To meet none, a slow pair needs its frequency divided by about the \*stretch\*, the"
+        r" input's length over \$L\$\. Such slowing has costs; chapter 8 measures two of them\."
+        r" \(glossary-longer-terms\)=",
+        visible,
+    )
+    # the three numbers open the worked example (collapsed)
+    ((config_word, main_stretch, slowest),) = re.findall(
+        r"^Three numbers are easy to mix up: \| number \| what it is \| set by \|"
         r" \|---\|---\|---\| \| \*extension factor\*"
         r" \$s\$ \| the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
         r" the input's length over \$L\$, \$([^$]+)\$ for \$\\ell\$ tokens \| the input \| \|"
         r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
-        r" the rule, and for a dynamic rule also the input \| To meet no new angle, a slow pair needs its frequency"
-        r" divided by about the stretch\. Such slowing has costs; chapter 8 measures two of them\."
-        r" \(glossary-longer-terms\)=",
-        visible,
+        r" the rule, and for a dynamic rule also the input \| A rule divides",
+        block(WE),
     )
     # the rules' divisors at 2L with `factor` 8 are the worked example's (collapsed)
     example = re.sub(r"\s+", " ", block(WE))
@@ -4123,9 +4138,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     )
     (ch8_factor,) = re.findall(
         r"Chapter 8 defines dynamic NTK with `factor` (\d+), making \$F\$ the stretch\. Its slowest pair is then"
-        r" divided by exactly the stretch, so at \$2L\$ it passes training's last angle by (half) its frequency\."
-        r" Fast and slow pairs on this page count turns over offsets up to \$L - 1\$: see the block \"Turns in L and"
-        r" the fast pairs' offsets\"\.",
+        r" divided by exactly the stretch, so at \$2L\$ it passes training's last angle by (half) its frequency\.",
         re.sub(r"\s+", " ", block(WE)),
     )
     ch8_factor, half = ch8_factor

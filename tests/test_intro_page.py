@@ -277,13 +277,15 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     # the rotated vectors that make its score
     sign = (
         "Without a causal mask, a key may lie 2 positions before its query or 2 after, and a model may need to tell"
-        " which. This example cannot: $\\cos$ is even, so both offsets score the same. A key a quarter-turn from its"
-        " query can. With the query $(1, 0, 0, 0)$ and the key $(0, 0, 1, 0)$, the score is $-\\sin(n - m)$. That is"
-        " $\\sin 2$, about 0.91, at offset $-2$, but $-\\sin 2$ at offset $+2$."
+        " which. This example cannot: $\\cos$ is even, so both offsets score the same. A query and key that start a"
+        " quarter-turn apart can, since their score is a sine, which is odd. Take the query $(1, 0, 0, 0)$ and the key"
+        " $(0, 0, 1, 0)$, a quarter-turn from it in pair 0 before rotation. Rotated, the query's pair 0 is"
+        " $(\\cos m, \\sin m)$ and the key's is $(-\\sin n, \\cos n)$. So the score is $\\sin m \\cos n - \\cos m"
+        " \\sin n = -\\sin(n - m)$. That is $\\sin 2$, about 0.91, at offset $-2$, but $-\\sin 2$ at offset $+2$."
         " <details><summary>The two layouts, and a query and key that show the offset's sign</summary>"
     )
     # the pair and its two scores on the main line, where the opening promises the side
-    assert sign in text
+    assert " ".join(sign.split()) in " ".join(text.split())
     assert "at offset $-2$, but $-\\sin 2$ at offset $+2$." in " ".join(
         re.sub(r"<details>.*?</details>", " ", text).split()
     )
@@ -345,14 +347,22 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
         for i in range(d // 2):
             moved = {int(j) for j in turn[:, i].nonzero().flatten()} | {int(j) for j in turn[i].nonzero().flatten()}
             assert moved == {i, i + d // 2}, (d, i, moved)  # coordinate i turns with i + d/2 and no other
-    (formula,) = re.findall(r"the score is \$-\\sin\(([^)]*)\)\$\. That is \$\\sin 2\$", " ".join(main.split()))
+    (formula,) = re.findall(r"\\sin n = -\\sin\(([^)]*)\)\$\. That is \$\\sin 2\$", " ".join(main.split()))
     assert formula.replace(" ", "") == "n-m", formula
     assert f"$\\sin 2$, about {math.sin(2):.2f}, at offset $-2$" in main
-    # "a key a quarter-turn from its query": in pair 0's plane the key (coordinates 0 and 2) is the query turned by
-    # a quarter of a circle, counter-clockwise as RoPE turns
+    # "a quarter-turn from it in pair 0 before rotation": in pair 0's plane the key (coordinates 0 and 2) is the
+    # query turned by a quarter of a circle, counter-clockwise as RoPE turns; rotated by m and n, the product of
+    # (cos m, sin m) and (-sin n, cos n) is -sin(n - m) at every pair of positions (a sine: odd in the offset)
     q0, k0 = torch.tensor([1.0, 0.0], dtype=torch.float64), torch.tensor([0.0, 1.0], dtype=torch.float64)
     quarter = torch.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=torch.float64)  # the rotation by pi / 2
     assert close(quarter @ q0, k0)
+    e0_, e2_ = torch.eye(4, dtype=torch.float64)[[0, 2]]  # the query (1, 0, 0, 0) and the key (0, 0, 1, 0)
+    for m in range(-6, 7):
+        for n in range(-6, 7):
+            rq, rk = R(m, 4, 10_000.0, "half") @ e0_, R(n, 4, 10_000.0, "half") @ e2_
+            assert close(rq[[0, 2]], torch.tensor([math.cos(m), math.sin(m)], dtype=torch.float64))
+            assert close(rk[[0, 2]], torch.tensor([-math.sin(n), math.cos(n)], dtype=torch.float64))
+            assert math.isclose(float(rq @ rk), -math.sin(n - m), abs_tol=TOL), (m, n)
     quoted = re.findall(
         r"A query at (\d+) and a key at (\d+) score \$\\sin (\d+)\$; a query at (\d+) and a key at (\d+) score"
         r" \$-\\sin (\d+)\$",
@@ -369,8 +379,8 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     # (coordinate 1): both checked below, with apply_rope's default layout and with layout="interleaved"
     assert "For the query and key above, a query at 5" in text
     assert "In the interleaved layout, the same score needs the key $(0, 1, 0, 0)$." in text
-    assert "$(-\\sin n, \\cos n)$. Their product is $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$." in " ".join(
-        text.split()
+    assert "$(-\\sin n, \\cos n)$. So the score is $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$." in " ".join(
+        main.split()
     )
     assert f"The score is about {math.sin(2):.2f} at offset $-2$." in text
     for layout, other in (("half", 2), ("interleaved", 1)):  # the key's one coordinate: pair 0's second in each layout
@@ -511,12 +521,13 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # that slow the slow pairs, their passkeys, and the loss
     # three plain bullets, each term glossed where it first appears; the seeds and the 40 % are the block's
     zero_shot = (
-        "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. There, with PI"
-        " or YaRN used only at test time, RoPE models find nearly every {ref}`passkey <glossary-longer-terms>`,"
-        " against at most about a quarter without. But a passkey is the input's only digit, so models with no position"
-        " encoding find nearly all by content alone. - So the passkey checks that the rules undo RoPE's failure, not"
-        " reading by position. Slowing the slow pairs was not enough for the next token: these test-time rules left the"
-        " models far worse at that length than within the training length $L$. In these small models"
+        "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. There, RoPE"
+        " models find at most about a quarter of the {ref}`passkeys <glossary-longer-terms>`. Yet a passkey is the"
+        " input's only digit, so models with no position encoding find nearly all by content alone. - Chapter 7's"
+        " rules, position interpolation (PI) and YaRN, slow the slow pairs so that over the longer input they turn"
+        " about as far as in training. Used only at test time, each rule sets its slowing from the input's length."
+        " With either rule, RoPE models find nearly every passkey, but still predict the next token far worse at that"
+        " length than within the training length $L$. - In these small models"
     )
     bullet = (
         "In these small models, *fine-tuning* on inputs of the longer length beat both test-time rules by far on the"
@@ -534,7 +545,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # the passkey caveat sits on the main line, right after the passkeys it qualifies
     main0 = " ".join(re.sub(r"<details>.*?</details>", " ", text).split())
     assert (
-        "nearly every {ref}`passkey <glossary-longer-terms>`, against at most about a quarter without. But a" in main0
+        "at most about a quarter of the {ref}`passkeys <glossary-longer-terms>`. Yet a passkey is the input's only"
+        " digit, so models with no position encoding find nearly all by content alone." in main0
     )
     # both measures on the main line, for the rules and for ALiBi; fine-tuning's win named with its measure and its
     # cost in tokens, not as "short"; the PI paper
@@ -580,11 +592,11 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # the run saves 7 checkpoints, not each of its 400 steps: "at every step" overstated the evidence
     assert "at every step" not in text
     assert "The runs do not separate these two." in methods_
-    # three takeaways from this page (teaching.md: 3 to 5), and three short findings of later chapters in their own
+    # three takeaways from this page (teaching.md: 3 to 5), and four short findings of later chapters in their own
     # section, each at most three sentences of at most 30 words
     takeaways = text[text.index("## What you will take away") : text.index("## What later chapters find")]
     later = text[text.index("## What later chapters find") : text.index("<summary>How PI, YaRN")]
-    assert takeaways.count(" - ") == 3 and later.count(" - ") == 3, (takeaways.count(" - "), later.count(" - "))
+    assert takeaways.count(" - ") == 3 and later.count(" - ") == 4, (takeaways.count(" - "), later.count(" - "))
     assert "From later chapters" not in text and "From this page" not in text
     for item in (takeaways + later).split(" - ")[1:]:
         sentences = re.split(r"(?<=\.) (?=[A-Z*])", item.replace("<details>", "").strip())
@@ -865,9 +877,12 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     # the slow pair is defined on the main line, in one clause, as well as in the glossary and the block
     assert (
         "- In a decoder, RoPE's {ref}`slow pairs <glossary-longer-terms>`, which turn less than once over the offsets"
-        " of training, meet angles training never showed on longer inputs. Chapter 7's rules, position interpolation"
-        " (PI) and YaRN, slow these pairs so that over the longer input they turn about as far as in training."
+        " of training, meet angles training never showed on longer inputs. - Chapter 8 trains small models"
         in " ".join(main.split())
+    )
+    assert (
+        "- Chapter 7's rules, position interpolation (PI) and YaRN, slow the slow pairs so that over the longer input"
+        " they turn about as far as in training." in " ".join(main.split())
     )  # one cut-off, the offsets of training, as in the block and the glossary; what each rule does is the block's
     glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
     assert SLOW_PAIR_ROW in glossary
@@ -1428,7 +1443,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     change = added[1] - added[0]  # 0.5031 - 0.7658 = -0.2627
     assert added[1] < added[0], added  # "lowers the added encoding's"
     after = (
-        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | Read each row across. Moving"
+        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | Moving"
         f" both tokens by {by} leaves RoPE's score as it was, but lowers the added encoding's. The change comes from"
         " the two word–position terms; RoPE's score has no such terms. <details>"
     )
@@ -1698,7 +1713,8 @@ def test_the_two_default_layouts_need_the_same_layout_to_compare():
 
 def test_gemma_3_sets_the_base_per_layer_type_and_m_rope_splits_the_pairs():
     """Block "Beyond the table": "Gemma 3 keeps RoPE in every layer but sets the base per layer type: 10 000 in its
-    sliding-window layers, 1 000 000 in its global ones. Qwen2-VL's M-RoPE splits each head's pairs among time, height
+    sliding-window layers, 1 000 000 in its global ones. Gemma 3 27B's config also applies PI with a factor of 8 in its
+    global layers. Qwen2-VL's M-RoPE splits each head's pairs among time, height
     and width (chapter 10)." Read from the installed transformers' configs and Qwen2-VL's rotary code; chapter 10
     says the same."""
     import transformers
@@ -1708,9 +1724,17 @@ def test_gemma_3_sets_the_base_per_layer_type_and_m_rope_splits_the_pairs():
     text = page()
     assert (
         "Gemma 3 keeps RoPE in every layer but sets the base per layer type: 10 000 in its sliding-window layers,"
-        " 1 000 000 in its global ones. Qwen2-VL's M-RoPE splits each head's pairs among time, height and width"
-        " (chapter 10)." in text
+        " 1 000 000 in its global ones. Gemma 3 27B's config also applies PI with a factor of 8 in its global layers."
+        " Qwen2-VL's M-RoPE splits each head's pairs among time, height and width (chapter 10)."
+        in " ".join(text.split())
     )
+    # "applies PI with a factor of 8 in its global layers": posenc's copy of Gemma 3 27B's config.json scales the
+    # global base linearly (transformers' `linear`, PI) by 8, and its local layers keep base 10 000
+    from posenc.book.models import MODEL_ROPE_CONFIGS
+
+    gemma = MODEL_ROPE_CONFIGS["gemma-3-27b"]
+    assert gemma["rope_scaling"] == {"rope_type": "linear", "factor": 8.0} and gemma["rope_theta"] == 1_000_000.0
+    assert gemma["extra"]["rope_local_base_freq"] == 10_000.0
     config = transformers.Gemma3TextConfig()
     bases = {kind: params["rope_theta"] for kind, params in config.rope_parameters.items()}
     assert bases == {"sliding_attention": 10_000.0, "full_attention": 1_000_000.0}, bases
@@ -2338,7 +2362,7 @@ def test_the_notation_names_llama_3s_base():
 
 def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     """The check's table gives each score at the two pairs of positions, with no change column, and its reading, on
-    the main line: "Read each row across. Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added
+    the main line: "Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added
     encoding's. The block below shows which terms of the added encoding's score make the change." The block: "By the
     identity ..., the last term is $\\cos(n - m) + \\cos(0.01(n - m))$: with these weights, a function of the offset
     alone." The identity weights are named in the sentence itself; what most other weights do is the block's
@@ -2351,9 +2375,7 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     right one: 0.503 - 0.766 = -0.263, as the scores' own difference."""
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
-    reading = (
-        "Read each row across. Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added encoding's."
-    )
+    reading = "Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added encoding's."
     # the reason is the block's, right under the reading, which says what the block shows; the main line
     # claims only the table's reading, so it needs no step from the block
     sentence = (
@@ -2366,8 +2388,22 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     # such terms": the block's computed split (the last term equal at both pairs, below) and its one-product score
     lesson = "The change comes from the two word–position terms; RoPE's score has no such terms."
     assert f"{reading} {lesson}" in " ".join(main.split())
-    # the word–position terms are named on the main line (test_the_letters_and_the_score_table_...); their
-    # numbers stay in the block
+    # the word–position terms are named on the main line (test_the_letters_and_the_score_table_...); the sums
+    # that give the table's cells: "Summed, the score is $1 - 0.82 + 0.58 \approx 0.77$ for query 5 and key 3, but
+    # $1 - 1.08 + 0.58 \approx 0.50$ for query 12 and key 10", each term and each total to two decimals
+    sums = re.findall(
+        r"\$1 - ([\d.]+) \+ ([\d.]+) \\approx ([\d.]+)\$ for query (\d+) and key (\d+)", " ".join(main.split())
+    )
+    assert len(sums) == 2 and main.index("Summed, the score is") < main.index("| score | query 5, key 3 |"), sums
+    pe_ = posenc.sinusoidal_encoding(13, 4).double()
+    for word_pos, last, total, m_, n_ in sums:
+        m_, n_ = int(m_), int(n_)
+        assert abs(-(math.sin(m_) + math.sin(n_)) - float(word_pos)) < 0.005, (m_, n_)  # sin m + sin n
+        assert abs(float(pe_[m_] @ pe_[n_]) - float(last)) < 0.005, (m_, n_)  # PE(m) . PE(n)
+        score_ = float(
+            (torch.eye(4, dtype=torch.float64)[0] + pe_[m_]) @ (torch.eye(4, dtype=torch.float64)[0] + pe_[n_])
+        )
+        assert abs(score_ - float(total)) < 0.005 and abs(1 - float(word_pos) + float(last) - score_) < 0.01, (m_, n_)
     assert "Why? With these identity weights" not in text and "*word–position* terms" in main
     assert "The block below derives the terms." not in text  # the pointer stands before the formula
     assert text.index(pointer) < text.index(reading) < text.index(sentence) < text.index("This example cannot: $\\cos$")
@@ -2470,8 +2506,10 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
     position away, an offset training never had. bloc97 argued that PI, by slowing the fast pairs, loses high
     frequencies a network cannot easily recover (chapter 7); chapter 8's runs do not isolate the cause. Chapter 8's YaRN
     keeps the pairs that turn more than twice within $L$, where the YaRN paper keeps those that turn
-    more than 32 times: at chapter 8's short $L$, no pair turns 32 times. With the paper's setting, under which the
-    code still keeps pair 0 whole, YaRN's loss at eight times $L$ is lower still, in every seed." Chapter 8's heads
+    more than 32 times: at chapter 8's short $L$, no pair turns 32 times. With the YaRN paper's setting of 32 turns,
+    test-time YaRN's loss at eight times $L$ is lower than with chapter 8's, in every seed. Pair 0 turns only about 10
+    times within $L$, so the paper's rule would slow it, but the code clamps the ramp's start at pair 0, which it keeps
+    whole." Chapter 8's heads
     (16 dimensions, base 10 000, L = 64) at s = 8, as the run sets it at 512 tokens."""
     from posenc.experiments.config import experiment_scaling
 
@@ -2564,11 +2602,18 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
     assert float(L * theta.max() / (2 * math.pi)) < 32
     assert config["sensitivity"]["yarn b32"] == {"scaling": "yarn", "beta_fast": 32.0, "beta_slow": 1.0}
     assert (
-        "With the YaRN paper's setting of 32 turns, under which the code still keeps pair 0 whole, test-time YaRN's"
-        " loss at eight times $L$ is lower than with chapter 8's, in every seed." in text
+        "With the YaRN paper's setting of 32 turns, test-time YaRN's loss at eight times $L$ is lower than with"
+        " chapter 8's, in every seed. Pair 0 turns only about 10 times within $L$, so the paper's rule would slow it,"
+        " but the code clamps the ramp's start at pair 0, which it keeps whole." in " ".join(text.split())
     )
-    # "under which the code still keeps pair 0 whole": transformers' and posenc's ramp clamps at pair 0 (chapter 8;
-    # the paper's equation would slow pair 0, which no run tests)
+    # "Pair 0 turns only about 10 times within $L$": 64 / (2 pi) = 10.2, under the 32 turns the paper keeps whole;
+    # "clamps the ramp's start at pair 0": the ramp's start for 32 turns, as posenc computes it, lies before pair 0
+    # (about -1), so pair 0 would sit on the ramp but for the clamp
+    assert round(float(L * theta[0] / (2 * math.pi))) == 10
+    start = 16 * math.log(L / (32.0 * 2 * math.pi)) / (2 * math.log(10_000.0))
+    assert -1.5 < start < -0.5, start
+    # transformers' and posenc's ramp clamps at pair 0 (chapter 8; the paper's equation would slow pair 0, which no
+    # run tests)
     assert "The code's clamp keeps pair 0 whole after all" in c8
     paper = (
         posenc.scaling.rope_scaling(

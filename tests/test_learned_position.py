@@ -1017,9 +1017,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # "thus" made a measurement read as a deduction from the starting values: stated as a measurement
     assert "thus gets the higher bias of a nearer key" not in text
     assert (
-        "Chapter 8's FIRE models, trained on $L = 64$ tokens, show this. In every head, query 511 gives every key 1"
-        " to 63 back a higher bias than query 63 does. Each trained curve falls with distance, so a later query reads"
-        " each distance as nearer." in main
+        "Chapter 8 trained FIRE models on $L = 64$ tokens. Each trained curve falls with distance, so a smaller $u$"
+        " gives a higher bias. In every head, query 511 gives every key 1 to 63 back a higher bias than query 63 does:"
+        " a later query reads each distance as nearer." in main
     )
     # the trained models' paragraph is chapter 8's experiment's; the guess at the cost is the box's
     # "Each trained curve falls": the fall is checked below, every head, both queries, at integer distances
@@ -1066,10 +1066,13 @@ def test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_fil
     # the main line says only that the cause is untested; the guess lives in the appendix under its own heading
     assert "the appendix guesses for FIRE" not in text
     assert (
-        "FIRE and CoPE find every passkey, but their loss rises. Why is not tested. One guess for FIRE: at equal"
-        " scores, a later query gives less weight to its own token and the one before, which predict the filler. One"
-        " for CoPE: counts past $P - 1$ are clamped, so far keys may share one position." in text
+        "FIRE and CoPE find every passkey, but their loss rises. Why is not tested. The appendix gives a guess for"
+        " each." in text
     )
+    # both guesses sit in collapsed blocks only: FIRE's under its own heading, CoPE's in "What the models learned"
+    main = re.sub(r"<details>.*?</details>", " ", text, flags=re.S)
+    for guess in ("The guess: each symbol of chapter 8's filler", "a possible cause of CoPE's rising loss"):
+        assert guess in text and guess not in main, guess
     assert "### A guess about FIRE's rising loss" in text
     # the lead for CoPE stays in the box "What the models learned"
     assert "One lead for CoPE: its counts of 64 or more" not in text
@@ -1417,8 +1420,8 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # depends on the query. The sentence names the query's position
     assert "Below $L_{\\text{thr}}$, $u$ depends" not in text
     assert (
-        "For a query at position $L_{\\text{thr}}$ or before, $u$ depends on the distance only. The price: past it, a"
-        " later query squeezes each distance into a smaller $u$." in main
+        "For a query at position $L_{\\text{thr}}$ or before, $u$ depends on the distance only. Past it, a later query"
+        " gives the same distance a smaller $u$, so the MLP sees a different input." in main
     )
     with torch.random.fork_rng():  # the global RNG stream is left as it was
         fire16 = FireBias(1, L_thr_init=16.0)
@@ -1468,8 +1471,8 @@ def test_fire_cell_asserts_the_table_and_the_key_8_back_it_draws():
     """The FIRE section's cell asserts its table (keys 1, 8 and 63 back) and that the key 8 back from query 511 lies
     between the keys 3 and 4 back from query 63, which its figure draws as a dotted segment. The band it used to shade
     (the u that no 64-token input produces) is gone from the main line; the FIRE box keeps it, checked in the
-    appendix's cell. Every distance 1 to 63 gets a smaller u from query 511 ("The price: past $L_{\\text{thr}}$, a
-    later query squeezes each distance into a smaller $u$"), checked below from FireBias."""
+    appendix's cell. Every distance 1 to 63 gets a smaller u from query 511 ("Past it, a later query gives the same
+    distance a smaller $u$"), checked below from FireBias."""
     notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
     cells = {c.get("id"): "".join(c["source"]) for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]}
     assert "ax.axhspan(0, band" not in cells["c14"] and "in_band" not in cells["c14"]
@@ -1658,8 +1661,8 @@ def test_nope_finds_nearly_every_passkey_missing_two_probes_in_the_whole_run():
     text = chapter_markdown("11_learned_position")
     assert "content alone can find it, as the model without position encoding does." not in text
     assert "content alone can find it, and the model without position encoding nearly always does." in text
-    # what a miss means, said without a cause: the same token that content alone finds (the checks below)
-    assert "nearly always does. So a missed passkey is one that content alone nearly always finds." in text
+    # what a miss means: the token that content alone finds, so the miss points to the position encoding
+    assert "nearly always does. So a missed passkey points to the position encoding, not the content." in text
     assert (
         "It misses 2 probes in the whole run: 1 of 128 at random distances at $2L$, and 1 of 64 probes 384 tokens back"
         " at $8L$, both in one seed." in text
@@ -1979,7 +1982,8 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # the main line: the setting, the two measures, one result and its consequence; the table and the rest in the box
     assert (
         "Five of them carry this chapter's three methods, ALiBi, or no position encoding. Their *filler loss* beyond"
-        " $L$ asks whether a model still uses order. It is *fine* at most 0.1 nats above a trigram model's." in main
+        " $L$, the loss in predicting the filler there, asks whether a model still uses order. It is *fine* at most"
+        " 0.1 nats above a trigram model's." in main
     )
     assert (
         "Of these five, on the mean of five seeds, only KERPLE keeps a fine loss at $8L$ and finds 95 % or more of"

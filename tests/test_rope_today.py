@@ -230,6 +230,11 @@ def test_interleaved_mrope_axes_follow_the_contract():
     expected = torch.where((j % 3 == 1) & (j < 60), 1, torch.where((j % 3 == 2) & (j < 60), 2, 0))
     assert torch.equal(axes, expected)
     assert [int((axes == a).sum()) for a in range(3)] == [24, 20, 20]
+    # the chapter's "height and width run out first, so the last four go to time"
+    assert torch.equal(axes[-4:], torch.zeros(4, dtype=axes.dtype)) and int((axes[:60] == 0).sum()) == 20
+    assert "height and width run out first, so the last four go to time: $[24, 20, 20]$ pairs per axis." in (
+        chapter_markdown("10_rope_today")
+    )
     for a in range(3):  # every axis has a pair among the 4 fastest and among the 8 slowest
         assert (axes[:4] == a).any() and (axes[-8:] == a).any()
     runs = posenc.mrope_axes(128, [16, 24, 24])
@@ -1632,8 +1637,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         " distance $x$ a line shows the mean from about $x/2$ to $x$; the cell after the checks draws them over the"
         " score at each distance, which wiggles and crosses;",
         "It is also the mean over random queries, scaled to one at distance zero.",
-        "With $d = 128$, eight to sixteen thousand tokens back, the two larger bases keep about a quarter of it on"
-        " average; $10^4$ keeps about zero.",
+        "With $d = 128$, averaged over distances eight to sixteen thousand tokens back, the two larger bases keep"
+        " about a quarter of it; $10^4$ keeps about zero.",
+        "The figure's thick lines are such averages, over bands of distances.",
     ):
         assert sentence in text, sentence
     # the score per pair is defined before its numbers are given
@@ -1777,7 +1783,8 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         "The config's `rope_type` `proportional` sets this, and `partial_rotary_factor` sets the share, a quarter.",
         "The other pairs never turn, so, as in partial rotary, they add a content channel that no distance changes.",
         # the contrast with partial rotary (main line), checked below: about 190 against about five million tokens
-        "Partial rotary on the same dimensions would keep slow pairs, the slowest needing about five million tokens.",
+        "Partial rotary on the same turning dimensions would instead spread them over a new, slower ladder, its"
+        " slowest pair needing about five million tokens.",
         # p-RoPE and its authors' suspicion: the collapsed Gemma 4 block, cited there
         "The book read those copies, not Google's file; the section's claims rest on them and on transformers'"
         " defaults.",
@@ -1790,8 +1797,8 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         "A pair's *wavelength* $\\lambda_i = 2\\pi/\\theta_i$ is the number of tokens it needs for one full turn.",
         "With transformers' defaults, below, the slowest turning pair needs about 190 tokens for a turn.",
         "So every turning pair finishes a turn within a few hundred tokens.",
-        "It is the rule of p-RoPE, whose authors suspect that slow pairs carry content, which rotation blurs far back.",
-        "Frequency 0 keeps it clean.",
+        "Gemma 4's rule matches p-RoPE, a proposal to stop the slowest pairs: its authors suspect they carry content,"
+        " which rotation blurs far back.",
         "show the same for its global layers: `proportional`, a share of 0.25, base $10^6$ and `global_head_dim` 512.",
     ):
         assert sentence in text, sentence
@@ -1822,8 +1829,8 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     # the main line gives the why (p-RoPE's suspicion), names `proportional` before its printout, and the
     # contrast with partial rotary
     assert (
-        "It is the rule of p-RoPE, whose authors suspect that slow pairs carry content, which rotation blurs far back."
-        in main_line
+        "Gemma 4's rule matches p-RoPE, a proposal to stop the slowest pairs: its authors suspect they carry content,"
+        " which rotation blurs far back." in main_line
     )
     assert "comes from p-RoPE" not in main_line  # the formulas match; no source says Gemma 4 took it from there
     assert main_line.index("*wavelength*") < main_line.index("about 190 tokens")  # defined before use
@@ -1866,7 +1873,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "MLA's *KV cache*, its store of past tokens, holds per token mainly one short vector, its *latent* $c_n$.",
-        "Each head makes its key from it with a matrix $W_{UK}$, an *up-projection to keys*.",
+        "Each head makes its key from it with a matrix $W_{UK}$, and its query $q^C_m$ from the token's input.",
+        "Each head's $W_{UK}$ is an *up-projection to keys*.",
         "| $c_n$ | the latent of token $n$, cached | 512 |",
         "| $k^R_n$ | the rotary key of token $n$, shared by all heads and cached | 64 |",
         "An explorer draws the view below for any model in the appendix's table.",
@@ -1920,7 +1928,13 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # chapter; the payoff comes before the fold; the position-free term has one name, the content term (not "the
     # folded one")
     assert "\\text{score}_{mn}" in main_line and "need not rebuild keys" not in text
-    assert main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n") < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
+    # the main line opens with the reason, then the rotation that breaks the fold; the fold itself is the block's
+    reason = (
+        "The reason: RoPE would put a rotation between each query and the matrix that makes the keys. MLA could then"
+        " no longer merge that matrix into the query once, for all past tokens."
+    )
+    assert main_line.index(reason) < main_line.index("*latent*") < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
+    assert "Without RoPE, MLA *folds* $W_{UK}$ into the query once and scores the cached latents directly." in main_line
     assert main_line.index("(R_m q^C_m)^\\top R_n W_{UK}") < main_line.index(
         "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token"
     )
@@ -1928,9 +1942,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token"
     ) < main_line.index("\\text{score}_{mn}")
     assert "RoPE on those keys would break the fold" not in text  # said once, by the equation's own sentence
-    assert main_line.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1 == text.count("(W_{UK}^\\top q^C_m)^\\top c_n")
-    assert main_line.index("need never form the heads' keys") < main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n")
-    assert text.index("(W_{UK}^\\top q^C_m)^\\top c_n") < text.index("(R_m q^C_m)^\\top R_n W_{UK}")
+    assert main_line.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 0 and text.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1
+    assert text.index("need never form the heads' keys") < text.index("(W_{UK}^\\top q^C_m)^\\top c_n")
     assert "the folded one" not in text and "the wrong score" not in main_line
     assert "same heads would cache" not in text  # "the same heads" was ambiguous: V2's own keys are 192 wide
     assert text.count("(R_m q^C_m)^\\top R_n W_{UK}") == 1

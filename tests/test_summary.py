@@ -515,13 +515,35 @@ def _current_code_block() -> list[str]:
         " part per head. DeepSeek-V3 puts"
         " YaRN's score factor on the softmax scale, not on cos and sin. gpt-oss uses YaRN with"
         f" factor {gpt_oss['factor']:.0f}, and gives each head a learned attention sink with no position. Chapter 10"
-        " shows each of these. {doc}`Reading model code <reading_code>` lists pitfalls when porting, such as whether"
+        " shows each of these. Vision encoders such as Pixtral's use 2-D RoPE: half the pairs turn with a patch's"
+        " row, the other half with its column. {doc}`Reading model code <reading_code>` lists pitfalls when porting,"
+        " such as whether"
         " QK-norm comes before or after the rotation, and how a padded batch can switch dynamic frequencies. It also"
         " gives the position ids under padding and packing. Torchtune's `PackedDataset` and transformers'"
         " `DataCollatorWithFlattening` restart them at 0 for each document; joined text passed with no position ids"
         " counts on. </details>"
     )
     assert block in page_text(), block
+    # "Vision encoders such as Pixtral's use 2-D RoPE: half the pairs turn with a patch's row, the other half with
+    # its column": transformers' Pixtral vision rotary embedding, `axial` rope_type. A step down one row moves the
+    # angles of half the head's pairs and a step along one column moves the other half
+    from transformers.models.pixtral.configuration_pixtral import PixtralVisionConfig
+    from transformers.models.pixtral.modeling_pixtral import PixtralVisionRotaryEmbedding
+
+    pix_cfg = PixtralVisionConfig()
+    assert pix_cfg.rope_parameters["rope_type"] == "axial"
+    rotary = PixtralVisionRotaryEmbedding(pix_cfg)
+    x_pix = torch.zeros(1, dtype=torch.float32)
+    cos0, sin0 = rotary(x_pix, torch.tensor([[0, 0]]))
+    turned = {}
+    for axis, step in (("row", [[1, 0]]), ("column", [[0, 1]])):
+        cos1, sin1 = rotary(x_pix, torch.tensor(step))
+        pairs = cos1.shape[-1] // 2  # cos holds each pair's angle twice: the first half has one per pair
+        turned[axis] = {
+            i for i in range(pairs) if abs(float(cos1[0, i] - cos0[0, i])) + abs(float(sin1[0, i] - sin0[0, i])) > 1e-6
+        }
+    assert len(turned["row"]) == len(turned["column"]) == pairs // 2, turned
+    assert turned["row"].isdisjoint(turned["column"]), turned
     return numbers(block)
 
 
@@ -1228,7 +1250,8 @@ def _turns_example() -> list[str]:
     code_llama = MODEL_ROPE_CONFIGS["code-llama-7b"]
     assert code_llama["rope_scaling"] is None and code_llama["trained_length_before"] < code_llama["trained_length"]
     assert (
-        "<details><summary>Wavelengths and turns</summary> Each RoPE pair's angle repeats every so many"
+        "<details><summary>Wavelengths and turns</summary> Each next pair is slower than the one before by one"
+        " factor, set by the base and the head's size. Each RoPE pair's angle repeats every so many"
         " positions, its *wavelength*. A pair's *turns within* $L$ are" in page_text()
     )
     glossary = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -1673,26 +1696,27 @@ def _overview_examples():
     # Then "Each fix below slows the slow pairs": every fix of the table slows every slow pair (below: PI, YaRN,
     # Llama 3.1's rule, NTK-aware scaling and a larger base, at the grid's, Llama 2's and Llama 3's heads)
     # the pairs' speeds first, then the training length, then fast and slow pairs
-    # the idea first: the slowest pairs never finish a turn in training (the slow pairs: below one turn within L)
+    # the terms first (pair, speed, L, fast and slow), then the consequence: the slowest pairs are slow
     lead = (
-        "In the models here, RoPE's slowest pairs never finish a turn in training, so longer inputs show them angles"
-        " training never"
-        " showed. Each pair of coordinates turns at its own speed: pair 0 turns one radian per token, and the base and"
-        " the head's size set how much slower each next pair is. A model's *training length* $L$ is the input length"
-        " it was trained at before any of the fixes below. A pair is *fast* if it makes at least one full turn"
-        " within $L$ positions, and *slow* if not. Every fix slows the slow pairs. PI slows every pair by one factor"
-        " $s$; NTK-aware scaling and YaRN keep the fastest pair's speed."
+        "RoPE turns each pair of coordinates at its own speed, fastest for pair 0 at one radian per token. A model's"
+        " *training length* $L$ is the input length it was trained at before any of the fixes below. A pair is *fast*"
+        " if it makes at least one full turn within $L$ positions, and *slow* if not. In the grid's heads and in"
+        " Llama's, the slowest pairs are slow, so longer inputs show them angles training never showed. Every fix"
+        " below slows the slow pairs; PI slows every pair by one factor $s$."
     )
     assert lead in page_text(), lead
-    # "In the models here": each model of chapter 10's table whose length before any fix is known; its slowest pair,
-    # at its own base, turns less than once over that length
+    # "In the grid's heads and in Llama's, the slowest pairs are slow": the grid's (d 16, base 10^4, L 64), Llama 2's
+    # (128, 10^4, 4 096) and Llama 3's (128, 5 * 10^5, 8 192) slowest pair turns less than once within L; and each
+    # model of chapter 10's table whose length before any fix is known, at its own base, over that length
+    for d, base, L in ((16, 1e4, 64), (128, 1e4, 4096), (128, 5e5, 8192)):
+        assert L * float(posenc.rope_inv_freq(d, base=base).double()[-1]) < 2 * math.pi, (d, base, L)
     for name, cfg in MODEL_ROPE_CONFIGS.items():
         scaling = cfg["rope_scaling"] or {}
         before = scaling.get("original_max_position_embeddings") or cfg.get("trained_length_before")
         before = before or cfg.get("trained_length") or cfg["max_position_embeddings"]
         slowest = float(posenc.rope_inv_freq(cfg["rotary_dim"], base=cfg["rope_theta"])[-1])
         assert before * slowest < 2 * math.pi, name
-    # "PI slows every pair by one factor s; NTK-aware scaling and YaRN keep the fastest pair's speed"
+    # "PI slows every pair by one factor s"; and the fixes table's NTK-aware and YaRN rows keep the fastest pair
     for d, s in ((16, 8.0), (128, 8.0)):
         plain = posenc.rope_inv_freq(d).double()
         pi = posenc.rope_scaled_inv_freq(d, rope_type="linear", factor=s)[0].double()
@@ -1700,8 +1724,8 @@ def _overview_examples():
         ntk = posenc.rope_inv_freq(d, base=1e4 * s ** (d / (d - 2))).double()
         yarn = posenc.rope_scaled_inv_freq(d, rope_type="yarn", factor=s, original_max_position_embeddings=64)[0]
         assert math.isclose(float(ntk[0]), float(plain[0])) and math.isclose(float(yarn[0]), float(plain[0]))
-    # pair 0 at 1 radian per token, each next pair slower by the same
-    # factor base^(2/d), at several bases and widths
+    # "fastest for pair 0 at one radian per token"; the block "Wavelengths and turns": "Each next pair is slower than
+    # the one before by one factor, set by the base and the head's size": base^(2/d), at several bases and widths
     for d, base in ((16, 1e4), (128, 1e4), (128, 5e5), (64, 1e6)):
         th = posenc.rope_inv_freq(d, base=base).double()
         assert abs(float(th[0]) - 1) < 1e-12, th
@@ -1714,17 +1738,17 @@ def _overview_examples():
     # "at least one full turn within L positions": L theta, the same split here as (L - 1) theta
     assert torch.equal(fast_run, L_run * theta_run >= 2 * math.pi), theta_run
     # the block "Wavelengths and turns": "Chapter 8's heads have 3 fast pairs and 5 slow ones. The slowest fast pair
-    # turns just over once within L - 1, so YaRN still slows it partway": pair 2 turns 1.003 times over the offsets up
-    # to L - 1 (under 1 % over one turn), and at 8L YaRN slows it by more than 1 and less than s = 8, with the grid's
+    # turns just over once within L, so YaRN still slows it partway": pair 2 turns 1.019 times within L (under 3 %
+    # over one turn), and at 8L YaRN slows it by more than 1 and less than s = 8, with the grid's
     # betas 2/1 and with the default 32/1 (_milder_yarn: 1.8 and 2.4)
     slowest_fast = int(fast_run.nonzero()[-1])
-    turns_2 = float((L_run - 1) * theta_run[slowest_fast] / (2 * math.pi))
-    assert slowest_fast == 2 and 1 < turns_2 < 1.01, turns_2
+    turns_2 = float(L_run * theta_run[slowest_fast] / (2 * math.pi))
+    assert slowest_fast == 2 and 1 < turns_2 < 1.03, turns_2
     _, by_2 = _milder_yarn(run_cfg)
     assert all(1 < float(v) < 8 for v in by_2[1:]), by_2
     assert (
         "Chapter 8's heads have 3 fast pairs and 5 slow ones. The slowest fast pair turns just over once within"
-        " $L - 1$, so YaRN still slows it partway."
+        " $L$, so YaRN still slows it partway."
     ) in page_text()
     offsets_run = torch.arange(L_run, dtype=torch.float64)
     circle = torch.linspace(0, 2 * math.pi, 720, dtype=torch.float64)
@@ -1733,7 +1757,8 @@ def _overview_examples():
         gap = ((circle[:, None] - seen[None, :]) % (2 * math.pi)).min(1).values
         assert float(gap.max()) <= float(th) + 1e-9, float(th)
     assert (
-        "<details><summary>Wavelengths and turns</summary> Each RoPE pair's angle repeats every so many positions, its"
+        "<details><summary>Wavelengths and turns</summary> Each next pair is slower than the one before by one"
+        " factor, set by the base and the head's size. Each RoPE pair's angle repeats every so many positions, its"
         " *wavelength*. A pair's *turns within* $L$ are $L$ divided by its wavelength: a wavelength of a thousand gives"
         " four turns within an $L$ of four thousand. YaRN leaves unchanged the pairs that turn more than 32 times"
         " within $L$,"
@@ -1764,18 +1789,17 @@ def _overview_examples():
         wavelength = 2 * math.pi / theta
         assert not bool(((wavelength > L - 1) & (wavelength <= L)).any()), (d, base, L)
         assert torch.equal((L - 1) * theta < 2 * math.pi, L * theta < 2 * math.pi), (d, base, L)
-    # "The glossary counts turns over the offsets up to L - 1 instead. That changes which pairs are slow only for a
-    # pair whose wavelength lies between L - 1 and L": the verdict slow, below one turn, by (L - 1) theta or by
-    # L theta. At a made-up wavelength inside (L - 1, L] the two verdicts differ, and at the band's ends they agree
+    # "The glossary counts turns up to offset L - 1; in the grid's, Llama 2's and Llama 3's heads, both counts find
+    # the same slow pairs" (checked above). The two verdicts, slow by (L - 1) theta or by L theta, can differ only for
+    # a wavelength inside (L - 1, L]: at a made-up one there they differ, and at the band's ends they agree
     for L_b in (64, 4096, 8192):
         for wavelength_b, differ in ((L_b - 0.5, True), (L_b - 1.0, False), (L_b + 0.5, False), (L_b / 3, False)):
             th_b = 2 * math.pi / wavelength_b
             assert (((L_b - 1) * th_b < 2 * math.pi) != (L_b * th_b < 2 * math.pi)) == differ, (L_b, wavelength_b)
     assert (
         "and slows by $s$ those that turn less than once. Llama 3.1's rule keeps those that turn more than 4 times."
-        " The glossary counts turns over the offsets up to $L - 1$ instead. That changes which pairs are slow only"
-        " for a pair whose wavelength lies between $L - 1$ and $L$. The grid's, Llama 2's and Llama 3's heads have"
-        " none."
+        " The glossary counts turns up to offset $L - 1$; in the grid's, Llama 2's and Llama 3's heads, both counts"
+        " find the same slow pairs."
     ) in page_text()
     # the section's lead names the other answer, bounding the distance: "Gemma 3, gpt-oss and Llama 4 also bound the
     # distance: some of their layers attend only within a local window or chunk". The installed transformers'
@@ -3572,14 +3596,14 @@ def _item_8_passkeys() -> None:
         assert all(
             set(run) == {str(d) for d in config["distances"]} for run in per_seed_all(arm, "passkey_by_distance")
         )
-    # now without the word "passkey", which the page defines only in the grid's section: "and
-    # recalls more digits hidden about 500 tokens back than ALiBi, though not all": 496 back, the test's farthest
-    # distance, rounds to 500 (checked above for every seed); "FIRE and CoPE recall every hidden digit": every probe
+    # without the word "passkey", which the page defines only in the grid's section: "In every seed, it also finds
+    # more digits hidden far back than ALiBi, though not all": 496 back, the test's farthest distance (checked above
+    # for every seed; under 1 on average); "FIRE and CoPE recall every hidden digit": every probe
     far = max(config["distances"])
     assert far == 496 and round(far, -2) == 500
     assert (
-        "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed line, and finds a digit hidden about 500"
-        " tokens back more often than ALiBi in every seed, though it still misses a few. FIRE and CoPE recall every"
+        "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed line. In every seed, it also finds more"
+        " digits hidden far back than ALiBi, though not all. FIRE and CoPE recall every"
         " hidden digit on inputs"
         " eight times longer, but their loss rises with the length."
     ) in page_text()
@@ -4009,10 +4033,11 @@ def _decay_item() -> list[str]:
     width = 2 * len(theta)  # the head's dimensions: one frequency a pair
     assert width == 128, width
     item = (
-        "The RoPE paper says RoPE makes far keys score less. Chapter 5 finds this only on average, for a key equal"
-        " to its query. For random queries, that average is highest at distance 0. At the usual base $10^4$, it"
-        " falls, with ripples, to about zero a few thousand tokens away. A key unrelated to its query scores zero on"
-        " average, near or far. The paper's falling curve is a loose bound on the score's size, not the score."
+        "The RoPE paper says RoPE makes far keys score less. Chapter 5 finds this on average, not query by query,"
+        " for a key equal to its query. For random queries, that average is highest at distance 0. At the usual base"
+        " $10^4$, it falls, with ripples, to about zero a few thousand tokens away. A key unrelated to its query"
+        " scores zero on average, near or far. The paper's falling curve is the distance part of a loose bound on the"
+        " score's size, not the score."
     )
     # "highest, on average, at distance 0": E(0) is E's largest value; "falls, with ripples": the doubling averages
     # fall up to the one from 4 096 while E rises at over 100 single distances (above); "to about zero a few thousand
@@ -4763,7 +4788,7 @@ def prose_expected() -> list[str]:
     # "Past a learned threshold, which the run did not save, FIRE gives a fixed distance a smaller ratio as the query
     # moves out": chapter 11's words and FireBias (_fire_ratio); the threshold is a learned parameter of FireBias,
     # and the saved run keeps each model's learned biases, not it (chapter 11's "What is not recorded")
-    quote(C11, "The price: past it, a later query squeezes each distance into a smaller $u$.")
+    quote(C11, "Past it, a later query gives the same distance a smaller $u$, so the MLP sees a different input.")
     quote(C11, "The run keeps the learned biases, not FIRE's learned $L_{\\text{thr}}$")
     _fire_ratio()
     assert "L_multiplier" in dict(posenc.FireBias(1).named_parameters())  # L_thr = |L_multiplier L_thr_init|: learned
@@ -5302,20 +5327,17 @@ def prose_expected() -> list[str]:
         # item 5's "Chapter 5 finds this only on average"
         ["5", "16", "5", "0", "10", "4", *decay, *_alibi_item()]
         + _current_code_block()
-        # item 11: KERPLE's digits about 500 tokens back, the test's 496 rounded (_item_8_passkeys)
-        + ["500"]
         # the section "RoPE past the training length": the slow pairs' offsets up to L - 1; the worked example of turns
         # within L (_turns_example); the two counts of turns: Llama 3.1's rule, L - 1, Llama 2 and 3
         # (_overview_examples);
         # the opening of the block under the fixes table: a fixed factor in chapter 8's models, with the pointer to its
         # block (asserted in _overview_examples); Qwen-7B's config flag and Qwen2.5's user edit; Llama 3, whose larger
         # base is from pre-training; Qwen2.5's cards
-        # the wavelength block's two verdicts, over offsets up to L - 1 and within L; then chapter 8's heads, 3 fast
-        # pairs and 5 slow, and the slowest fast pair's turns over offsets up to L - 1 (moved from the lead; checked
-        # with it, in _overview_examples)
+        # the wavelength block's glossary count up to offset L - 1, at Llama 2's and Llama 3's heads; then chapter
+        # 8's heads, 3 fast pairs and 5 slow (checked in _overview_examples)
         # the lead's pair 0; the block of fixes: under its table, Qwen-7B's dynamic rule (_ntk_fix_row); then the
         # block on turns, whose L - 1 is the glossary's count
-        + ["0", "7", *_turns_example(), _yarn_fix_row()[0], "3.1", "4", "1", "1", "2", "3", "8", "3", "5", "1"]
+        + ["0", "7", *_turns_example(), _yarn_fix_row()[0], "3.1", "4", "1", "2", "3", "8", "3", "5"]
         # the block's fixed factor at 8 (asserted in _overview_examples)
         + ["8", "7", "2.5", "3", "2.5", *_other_fixes_block()[0], "7", *_qwen_dynamic_ntk()[0]]
         + _yarn_code_block()
