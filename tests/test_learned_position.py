@@ -1389,10 +1389,10 @@ def test_narrowed_wordings():
 def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range():
     """The FIRE section's table at the starting values (|c| = 0.1, threshold 16): keys 1, 8 and 63 back from queries
     63 and 511, and its consequence: "From query 511, the key 8 back gets a $u$ between those of the keys 3 and 4 back
-    from query 63. The MLP sees only $u$, so it treats that key as nearer." The former "Check." framed the keys one
-    and two back from query 511 as a band that no 64-token input produces; a truth audit found that band lies between
-    two values such an input does produce (0 on the query's own token, 0.048 one key back), so it has no payoff on
-    the main line. The FIRE box keeps it, with that reading: "From query 511, the keys 1 and 2 back get a smaller $u$
+    from query 63. The MLP sees only $u$, so it gives that key the input of a nearer key." The keys one and two back
+    from query 511 lie between two values a 64-token input does produce (0 on the query's own token, 0.048 one key
+    back), so the main line does not use them. The FIRE box keeps them, with that reading: "From query 511, the keys
+    1 and 2 back get a smaller $u$
     than any key before the query in a 64-token input. Both lie between two values such an input does produce: 0, on
     the query's own token, and 0.048, one key back from query 63. So the MLP interpolates there. These are starting
     values: chapter 8's run keeps no learned $|c|$ or $L_{\\text{thr}}$". Over every causal pair of a 64-token input,
@@ -1406,7 +1406,7 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     assert "So $u$ stays in the trained range, but" not in text
     assert (
         "The key 8 back from query 511 gets a $u$ between those of the keys 3 and 4 back from query 63. The MLP sees"
-        " only $u$, so it treats that key as nearer." in main
+        " only $u$, so it gives that key the input of a nearer key." in main
     )
     # the table of keys 1, 8 and 63 back lives in the FIRE box; the main line states its one point once
     assert "| $u$ from query 63 |" not in main

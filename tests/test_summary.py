@@ -6566,7 +6566,7 @@ def test_intro_worked_numbers_are_computed():
     assert torch.allclose(theta, torch.tensor([1.0, 0.01], dtype=torch.float64))
     assert f"$\\theta_1 = {theta[1].item():g}$." in intro
     # RoPE in the check with numbers: d = 4, q = k = x = (1, 0, 0, 0), the rotated score for (5, 3) and (12, 10), both
-    # layouts ("In this example, RoPE's score is the same in both layouts")
+    # layouts ("In the first example, ..., RoPE's score is the same in both layouts")
     assert "The query and key are $q_m = k_n = x$, which lies in pair 0. Since" in intro
     # "The book's `apply_rope`, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$; RoFormer pairs
     # $2i$ and $2i + 1$"
@@ -6582,7 +6582,10 @@ def test_intro_worked_numbers_are_computed():
     half = posenc.rope_matrix(1, 8, layout="half", dtype=torch.float64)
     inter = posenc.rope_matrix(1, 8, layout="interleaved", dtype=torch.float64)
     assert half[0, 4] != 0 and half[0, 1] == 0 and inter[0, 1] != 0 and inter[0, 4] == 0  # the planes they turn
-    assert "In this example, RoPE's score is the same in both layouts, since coordinate 0 lies in pair 0" in intro
+    assert (
+        "In the first example, where the query and key are both $x = (1, 0, 0, 0)$, RoPE's score is the same in both"
+        " layouts, since coordinate 0 lies in pair 0 in each." in intro
+    )
     assert "so the score is $\\cos m \\cos n + \\sin m \\sin n = \\cos(n - m)$" in intro
     e0 = torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64)
     for layout in ("interleaved", "half"):
