@@ -526,8 +526,8 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening: "Each scale below multiplies the logits by the number in the table's fourth column. A
-    multiplier above 1 sharpens attention. The *temperature* $t$ divides the logits, so a temperature below 1 sharpens
-    it. Llama 4's *query temperature* multiplies them, despite its name": the fourth column's
+    multiplier above 1 sharpens attention. This page's *temperature* $t$ divides the logits, so a temperature below 1
+    sharpens it. Llama 4's *query temperature* multiplies them instead": the fourth column's
     heading, "multiplier of each logit", is that convention; every row of the table fills it with a formula; the
     temperature's cell is the one reciprocal, every other cell a multiplier, not one over something, and the query
     temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier in another. The entropy
@@ -538,9 +538,9 @@ def test_a_larger_multiplier_never_flattens_attention():
     text = page()
     ((above, direction, t_verb, t_side, tau_verb),) = re.findall(
         r"Each scale below multiplies the logits by the number in the table's fourth column\. A multiplier"
-        r" (above|below) 1 (sharpens|flattens) attention\. The"
+        r" (above|below) 1 (sharpens|flattens) attention\. This page's"
         r" \*temperature\* \$t\$ (divides|multiplies) the logits, so a temperature (below|above) 1 sharpens it\."
-        r" Llama 4's \*query temperature\* (multiplies|divides) them, despite its name\.",
+        r" Llama 4's \*query temperature\* (multiplies|divides) them instead\.",
         text,
     )
     assert (above, direction) == ("above", "sharpens"), (above, direction)  # the entropy check below
@@ -692,7 +692,13 @@ def test_chapter_8_words_from_the_saved_run():
     losses = [seed["loss_beyond"][str(n)] for seed in trigram.values() for n in beyond]
     losses += [seed["loss_at_L"] for seed in trigram.values()]
     assert len(losses) == len(trigram) * (len(beyond) + 1) == 20 and {f"{v:.2f}" for v in losses} == {"0.72"}, losses
-    assert "with a loss of about 0.72 nats at every length tested" in row("trigram baseline")
+    assert "with a loss of about 0.72 nats at every length tested, near the filler's one bit per token |" in row(
+        "trigram baseline"
+    )
+    # the filler's entropy: a uniform choice among `branching` next tokens, ln 2 nats when it is 2 (the nat row's bit);
+    # every trigram loss lies above it, within a tenth of a nat
+    assert corpus.branching == 2 and "one bit is $\\ln 2 \\approx 0.69$ nats" in row("nat")
+    assert all(0 < v - math.log(corpus.branching) < 0.1 for v in losses), losses
     vocab = corpus.n_tokens
     assert vocab == corpus.vocab_size + corpus.n_digits + 2
     breaks = (
@@ -858,8 +864,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     says: "This is the rule with $L = 8192$. With Llama 3.1's config, transformers' `dynamic` reads a larger $L$:
     `max_position_embeddings`, sixteen times as large. So it would not scale the worked example's input at all." The
     main line of "Longer inputs" gives no Llama 3.1 number and no $L$
-    (:func:`test_longer_inputs_main_line_gives_the_slowest_pairs_divisors`); the dynamic NTK row leaves the field to
-    that block.
+    (:func:`test_longer_inputs_main_line_gives_the_slowest_pairs_divisors`); the dynamic NTK row names the field.
     The two fields from posenc/book/models.py's copy of Llama 3.1's config
     (a prose sync); the field each of transformers' rules reads, from its source; and transformers' `dynamic` run at
     2L on each field."""
@@ -875,8 +880,11 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert example.index("| rule |") < example.index("| 9 at this length | *Dynamic NTK* sets its effective factor")
     keeps = block("Where a configuration keeps the trained length, transformers' <code>dynamic</code>, and real models")
     assert set(re.findall(r"L = (\d+)", example)) == {read}  # one L
-    assert "(emozilla 2023) | {doc}`7 <../notebooks/07_beyond>`" in row("dynamic NTK (`dynamic`)")
-    assert "max_position_embeddings" not in row("dynamic NTK (`dynamic`)")  # said once, in the block
+    # the row names the field transformers' `dynamic` reads as L; the run below shows it is that field, not the
+    # trained length of `original_max_position_embeddings`
+    assert "(emozilla 2023). Transformers' `dynamic` reads this $L$ from `max_position_embeddings` | {doc}`7" in row(
+        "dynamic NTK (`dynamic`)"
+    )
     assert "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`" in keeps
     assert (
         "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`, which a scaled model's configuration"
@@ -2004,23 +2012,23 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
 
 
 def test_letters_sections_visible_sentence_names_rows_of_its_table():
-    """The letters section's visible sentences, "Some letters and words change meaning between chapters; this page
-    keeps one meaning for each. Here a
-    *distance* is never negative, but chapters 3, 5 and 10 give it a sign. Here $m$ is a query's position, but chapter
-    9 writes it for a key's. Here $s$ is `factor`, but chapter 8 writes it for the stretch. Here a *temperature*
-    divides the logits, but chapter 8 uses the word for a growing multiplier": each name has a row in the section's
-    collapsed table, and the distance, $m$, $s$ and temperature rows name those chapters; chapter 9's markdown
-    writes "key $m$" and chapter 8's "*stretch* $s$"."""
+    """The letters section's visible sentence, "Some letters and words change meaning between chapters; this page
+    keeps one meaning for each:", then a table, "letter or word | meaning here | meaning in another chapter", with the
+    rows distance (never negative here, signed in chapters 3, 5 and 10), $m$ (a query's position here, a key's in
+    chapter 9), $s$ (`factor` here, the stretch in chapter 8) and temperature (divides here, a growing multiplier in
+    chapter 8): each name has a row in the section's collapsed table, which names the same chapters; chapter 9's
+    markdown writes "key $m$" and chapter 8's "*stretch* $s$"."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("(glossary-letters)=\n## ") :]
     visible = section[: section.index("<details>")]
     visible = re.sub(r"\s+", " ", visible)
     ((d_chapters, m_chapter, s_factor, s_chapter, t_chapter),) = re.findall(
-        r"Some letters and words change meaning between chapters; this page keeps one meaning for each\. Here a"
-        r" \*distance\* is never negative, but chapters ([\d, and]+) give it a sign\. Here \$m\$ is a query's"
-        r" position, but chapter (\d+) writes it for a key's\."
-        r" Here \$s\$ is `(\w+)`, but chapter (\d+) writes it for the stretch\. Here a \*temperature\* divides the"
-        r" logits, but chapter (\d+) uses the word for a growing multiplier\.",
+        r"Some letters and words change meaning between chapters; this page keeps one meaning for each:"
+        r" \| letter or word \| meaning here \| meaning in another chapter \| \|---\|---\|---\|"
+        r" \| \*distance\* \| \$\\lvert n - m\\rvert\$, never negative \| signed in chapters ([\d, and]+) \|"
+        r" \| \$m\$ \| a query's position \| a key's position in chapter (\d+) \|"
+        r" \| \$s\$ \| the \*extension factor\* `(\w+)` \| the \*stretch\* in chapter (\d+) \|"
+        r" \| \*temperature\* \| a number that divides the logits \| a growing multiplier in chapter (\d+) \| $",
         visible,
     )
     signed = [int(c) for c in re.findall(r"\d+", d_chapters)]
@@ -3582,7 +3590,7 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     assert "Chapter 10" not in main and "\\tau" not in main and "Careful" not in main, main
     assert not re.findall(r"[Cc]hapters? \d+", main), main
     (direction,) = re.findall(r"A multiplier above 1 (sharpens|flattens) attention\.", main)
-    assert "Llama 4's *query temperature* multiplies them, despite its name." in main, main
+    assert "Llama 4's *query temperature* multiplies them instead." in main, main
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "Llama 4's query temperature" in chapter("10_rope_today")
     assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
@@ -3864,8 +3872,8 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
 
 
 def test_temperature_sections_opening_names_the_chapters_that_multiply():
-    """The visible opening of "Temperature and query scales": "The *temperature* $t$ divides the logits, so a
-    temperature below 1 sharpens it. Llama 4's *query temperature* multiplies them, despite its name", the name
+    """The visible opening of "Temperature and query scales": "This page's *temperature* $t$ divides the logits, so a
+    temperature below 1 sharpens it. Llama 4's *query temperature* multiplies them instead", the name
     chapter 10 gives a
     multiplier.
     Chapters 8 and 10 say "temperature" for such a multiplier, in their own words
@@ -3878,8 +3886,8 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
     assert (
-        "A multiplier above 1 sharpens attention. The *temperature* $t$ divides the logits, so a temperature below 1"
-        " sharpens it. Llama 4's *query temperature* multiplies them, despite its name." in re.sub(r"\s+", " ", section)
+        "A multiplier above 1 sharpens attention. This page's *temperature* $t$ divides the logits, so a temperature"
+        " below 1 sharpens it. Llama 4's *query temperature* multiplies them instead." in re.sub(r"\s+", " ", section)
     )
     first, second = 8, 10
     assert "in chapter 8, a growing factor that multiplies them" in letters("temperature")
@@ -4091,21 +4099,24 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert re.findall(
         r"Over those offsets a \*fast pair\* makes at least one \*turn\*, a full rotation, so training showed it its"
         r" whole circle\. A \*slow pair\* turns less than once: training showed it only an arc, and beyond \$L\$ it"
-        r" meets new angles\. To meet none, a slow pair needs its frequency divided by about the \*stretch\*, the"
-        r" input's length over \$L\$\. Such slowing has costs; chapter 8 measures two of them\."
+        r" meets new angles\. To meet none, a slow pair needs its frequency divided by about the \*stretch\*\. Three"
+        r" numbers are easy to mix up: .*? \| So a rule keeps the slowest pair within its trained arc when its"
+        r" effective factor reaches \$\(\\ell - 1\)/\(L - 1\)\$, just above the stretch\. Such slowing has costs;"
+        r" chapter 8 measures two of them\."
         r" \(glossary-longer-terms\)=",
         visible,
     )
-    # the three numbers open the worked example (collapsed)
+    # the three numbers, on the main line before the rows that use them
     ((config_word, main_stretch, slowest),) = re.findall(
-        r"^Three numbers are easy to mix up: \| number \| what it is \| set by \|"
+        r"Three numbers are easy to mix up: \| number \| what it is \| set by \|"
         r" \|---\|---\|---\| \| \*extension factor\*"
         r" \$s\$ \| the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
         r" the input's length over \$L\$, \$([^$]+)\$ for \$\\ell\$ tokens \| the input \| \|"
         r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
-        r" the rule, and for a dynamic rule also the input \| A rule divides",
-        block(WE),
+        r" the rule, and for a dynamic rule also the input \| So a rule",
+        visible,
     )
+    assert visible.index("Three numbers") < visible.index("(glossary-longer-terms)=")
     # the rules' divisors at 2L with `factor` 8 are the worked example's (collapsed)
     example = re.sub(r"\s+", " ", block(WE))
     ((header_factor, times),) = re.findall(r"Each rule gets \$s = (\d+)\$ and an input of \$(\d*)L\$ tokens", example)
@@ -4138,7 +4149,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     )
     (ch8_factor,) = re.findall(
         r"Chapter 8 defines dynamic NTK with `factor` (\d+), making \$F\$ the stretch\. Its slowest pair is then"
-        r" divided by exactly the stretch, so at \$2L\$ it passes training's last angle by (half) its frequency\.",
+        r" divided by exactly the stretch, so at \$2L\$ it passes training's last angle by (half) its unscaled"
+        r" frequency\.",
         re.sub(r"\s+", " ", block(WE)),
     )
     ch8_factor, half = ch8_factor
@@ -4906,13 +4918,13 @@ def test_learned_position_embedding_row_has_no_row_past_its_last():
 
 def test_fast_pairs_angles_together_can_be_new_past_L():
     """The worked example: "A fast pair meets no new angle on its own, but the fast pairs' angles taken together can
-    be new. In this head, at each offset from $L$ to $L + 1999$, every trained offset leaves some fast pair at least a
-    radian from its angle": in Llama 3.1's head, each fast pair (the fast pair row's inequality) meets at each such
-    offset an angle within a tiny step of a trained one, yet for each offset no trained offset, 0 to L - 1, brings all
-    fast pairs within a radian at once."""
+    be new. In this head, at each offset checked, $L$ to $L + 1999$, every trained offset leaves some fast pair at
+    least a radian from its angle": in Llama 3.1's head, each fast pair (the fast pair row's inequality) meets at
+    each such offset an angle within a tiny step of a trained one, yet for each offset no trained offset, 0 to L - 1,
+    brings all fast pairs within a radian at once."""
     ((last, gap),) = re.findall(
         r"A fast pair meets no new angle on its own, but the fast pairs' angles taken together can be new\. In this"
-        r" head, at each offset from \$L\$ to \$L \+ (\d+)\$, every trained offset leaves some fast pair at least"
+        r" head, at each offset checked, \$L\$ to \$L \+ (\d+)\$, every trained offset leaves some fast pair at least"
         r" (a) radian from its angle\. So the model meets",
         block(WE),
     )

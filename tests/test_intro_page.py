@@ -276,13 +276,13 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     # the main line says why the sign matters, that this example cannot show it, and gives a pair that can, with
     # the rotated vectors that make its score
     sign = (
-        "Without a causal mask, a key may lie 2 positions before its query or 2 after, and a model may need to tell"
-        " which. This example cannot: $\\cos$ is even, so both offsets score the same. A query and key that start a"
-        " quarter-turn apart can, since their score is a sine, which is odd. Take the query $(1, 0, 0, 0)$ and the key"
-        " $(0, 0, 1, 0)$, a quarter-turn from it in pair 0 before rotation. Rotated, the query's pair 0 is"
-        " $(\\cos m, \\sin m)$ and the key's is $(-\\sin n, \\cos n)$. So the score is $\\sin m \\cos n - \\cos m"
-        " \\sin n = -\\sin(n - m)$. That is $\\sin 2$, about 0.91, at offset $-2$, but $-\\sin 2$ at offset $+2$."
-        " <details><summary>The two layouts, and a query and key that show the offset's sign</summary>"
+        "Without a causal mask, can RoPE's score tell a key 2 positions before its query from one 2 after? This"
+        " example cannot: $\\cos$ is even, so both offsets score the same. A query and key that point a quarter-turn"
+        " apart can, since their score is a sine, which is odd. As above, pair 0 is coordinates 0 and 2. Take the"
+        " query $(1, 0, 0, 0)$ and the key $(0, 0, 1, 0)$, a quarter-turn from it in pair 0 before rotation. Rotated,"
+        " the query's pair 0 is $(\\cos m, \\sin m)$ and the key's is $(-\\sin n, \\cos n)$. So the score is"
+        " $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$. That is $\\sin 2$, about 0.91, at offset $-2$, but"
+        " $-\\sin 2$ at offset $+2$. <details><summary>The two layouts, for both examples</summary>"
     )
     # the pair and its two scores on the main line, where the opening promises the side
     assert " ".join(sign.split()) in " ".join(text.split())
@@ -363,26 +363,42 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
             assert close(rq[[0, 2]], torch.tensor([math.cos(m), math.sin(m)], dtype=torch.float64))
             assert close(rk[[0, 2]], torch.tensor([-math.sin(n), math.cos(n)], dtype=torch.float64))
             assert math.isclose(float(rq @ rk), -math.sin(n - m), abs_tol=TOL), (m, n)
+    # "That is $\\sin 2$, about 0.91, at offset $-2$, but $-\\sin 2$ at offset $+2$": a query at 5 and a key at 3
+    # (the check's first case), then the two swapped
     quoted = re.findall(
-        r"A query at (\d+) and a key at (\d+) score \$\\sin (\d+)\$; a query at (\d+) and a key at (\d+) score"
-        r" \$-\\sin (\d+)\$",
-        " ".join(text.split()),
-        flags=re.IGNORECASE,
+        r"That is \$\\sin (\d+)\$, about [\d.]+, at offset \$(-\d+)\$, but \$-\\sin (\d+)\$ at offset \$\+(\d+)\$",
+        " ".join(main.split()),
     )
-    (m0, n0, before, m1, n1, after) = (int(x) for x in quoted[0])
-    assert (m1, n1) == (n0, m0)  # the positions swapped, the vectors kept: the offset's sign flips
-    assert (
-        "So, without a causal mask, RoPE tells a key 2 positions before its query from a key 2 positions after." in text
-    )
-    assert m0 - n0 == before == after == 2  # the main line's "two positions before ... two positions after"
+    (before, off_before, after, off_after) = (int(x) for x in quoted[0])
+    m0, n0 = 5, 3
+    assert n0 - m0 == off_before == -off_after and before == after == 2
+    # "As above, pair 0 is coordinates 0 and 2", said again before the sign example's vectors
+    again = "As above, pair 0 is coordinates 0 and 2. Take the query $(1, 0, 0, 0)$"
+    assert again in " ".join(main.split()) and main.index(layout) < main.index("As above, pair 0")
     # the main line's vectors are the half layout's (key coordinate 2), the block's key the interleaved one's
     # (coordinate 1): both checked below, with apply_rope's default layout and with layout="interleaved"
-    assert "For the query and key above, a query at 5" in text
     assert "In the interleaved layout, the same score needs the key $(0, 1, 0, 0)$." in text
+    # the block: "pair 0 is coordinates 0 and 2 in the half layout, both examples' layout, and 0 and 1 in the
+    # interleaved one" (the moved coordinates, above); "The sign example's key $(0, 0, 1, 0)$ is not: in the
+    # interleaved layout coordinate 2 lies in pair 1, so that key scores 0 against the query at every offset"
+    block_ = " ".join(text[text.index("<summary>The two layouts, for both examples") :].split())
+    block_ = block_[: block_.index("</details>")]
+    assert (
+        "So at $d = 4$, pair 0 is coordinates 0 and 2 in the half layout, both examples' layout, and 0 and 1 in the"
+        " interleaved one." in block_
+    )
+    assert (
+        "The sign example's key $(0, 0, 1, 0)$ is not: in the interleaved layout coordinate 2 lies in pair 1, so that"
+        " key scores 0 against the query at every offset." in block_
+    )
+    assert block_.index("In the first example, where the query") < block_.index("The sign example's key")
+    q_, k_ = torch.eye(4, dtype=torch.float64)[[0, 2]]
+    for m, n in PAIRS + ((5, 3), (3, 5)):
+        assert abs(float((R(m, 4, 10_000.0, "interleaved") @ q_) @ (R(n, 4, 10_000.0, "interleaved") @ k_))) < TOL
+        assert abs(float((R(m, 4, 10_000.0, "half") @ q_) @ (R(n, 4, 10_000.0, "half") @ k_))) > 0.1 or m == n
     assert "$(-\\sin n, \\cos n)$. So the score is $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$." in " ".join(
         main.split()
     )
-    assert f"The score is about {math.sin(2):.2f} at offset $-2$." in text
     for layout, other in (("half", 2), ("interleaved", 1)):  # the key's one coordinate: pair 0's second in each layout
         q = torch.tensor([1.0, 0, 0, 0], dtype=torch.float64)
         k = torch.zeros(4, dtype=torch.float64)
@@ -427,10 +443,18 @@ def test_rotation_matrix_and_frequencies_as_the_page_writes_them():
                 a = m * float(theta[j])
                 want = torch.tensor([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]], dtype=torch.float64)
                 assert close(Rm[2 * j : 2 * j + 2, 2 * j : 2 * j + 2], want), (d, b, j)
+                # the layouts block: "The $2 \\times 2$ matrix of the previous section acts on pair $i$'s two
+                # coordinates, wherever a layout puts them": the same block on j and j + d/2 in the half layout
+                both = [j, j + d // 2]
+                assert close(R(m, d, b, "half")[both][:, both], want), (d, b, j)
     assert text.count("$\\theta_i = b^{-2i/d}$") == 2  # the section and the notation table
     e0 = R(1, 4, 10_000.0, "interleaved") @ torch.tensor([1.0, 0, 0, 0], dtype=torch.float64)
     assert e0[1] > 0  # (1, 0) rotates towards (0, 1): counter-clockwise
     assert "RoPE rotates each pair counter-clockwise." in text
+    assert (
+        "The $2 \\times 2$ matrix of the previous section acts on pair $i$'s two coordinates, wherever a layout puts"
+        " them." in text
+    )
     assert inspect.signature(posenc.rope_matrix).parameters["layout"].default == "interleaved"
     # the notation names the two layouts and points to the block that gives the defaults (read in
     # test_a_query_and_key_that_differ_show_the_offsets_sign), which follows the RoPE section's check
@@ -453,7 +477,7 @@ def test_a_turn_is_one_full_circle():
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
     # the notation defines a turn; the main line uses none, and says "turn less than once" of the slow pairs
-    assert "which turn less than once over the offsets of training" in " ".join(main.split())
+    assert "a *slow pair*, one that turns less than once over a training input," in " ".join(main.split())
     assert "- A *turn* is one full circle, $2\\pi$ radians: pair $i$ turns once in $2\\pi/\\theta_i$ positions." in text
     for phrase in (
         "turns pair",
@@ -520,18 +544,25 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # one story, problem, fix and caveat: plain RoPE's passkeys with the content-alone caveat, then the rules
     # that slow the slow pairs, their passkeys, and the loss
     # three plain bullets, each term glossed where it first appears; the seeds and the 40 % are the block's
+    c7link, c8link = "([chapter 7](../notebooks/07_beyond.ipynb))", "([chapter 8](../notebooks/08_extrapolation.ipynb))"
     zero_shot = (
-        "- Chapter 8 trains small models on synthetic text and tests them on inputs eight times longer. There, RoPE"
-        " models find at most about a quarter of the {ref}`passkeys <glossary-longer-terms>`. Yet a passkey is the"
-        " input's only digit, so models with no position encoding find nearly all by content alone. - Chapter 7's"
-        " rules, position interpolation (PI) and YaRN, slow the slow pairs so that over the longer input they turn"
-        " about as far as in training. Used only at test time, each rule sets its slowing from the input's length."
-        " With either rule, RoPE models find nearly every passkey, but still predict the next token far worse at that"
-        " length than within the training length $L$. - In these small models"
+        "- On inputs eight times longer than in training, small RoPE models find at most about a quarter of the"
+        " *passkeys*. A passkey is a digit hidden in filler text and asked for at the end "
+        + c8link
+        + ". - Two rules slow the rotations at test time: *PI* slows every pair, *YaRN* mainly the slow pairs "
+        + c7link
+        + ". With either,"
+        " RoPE models find nearly every passkey, but so do models with no position encoding, since the passkey is"
+        " the input's only digit. Yet with either rule, RoPE models predict the next token far worse than at the"
+        " training length " + c8link + ". - In these small models"
     )
     bullet = (
         "In these small models, *fine-tuning* on inputs of the longer length beat both test-time rules by far on the"
-        " next token. <details>"
+        " next token " + c8link + ". <details>"
+    )
+    # the section opens with its question, in words the page has taught
+    assert (
+        "## What later chapters find Later chapters ask what happens when a model trained on short inputs reads" in text
     )
     # the loss of the test-time rules and the passkey caveat are the block "Chapter 8's runs in detail"'s
     moved = (
@@ -542,11 +573,11 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     runs = text[text.index("<summary>Chapter 8's runs in detail") :]
     assert moved in runs[: runs.index("</details>")]
     assert zero_shot in text and bullet in text  # the findings' last two bullets, one after the other
-    # the passkey caveat sits on the main line, right after the passkeys it qualifies
+    # the passkey caveat sits on the main line, in the sentence of the rules' passkeys it qualifies
     main0 = " ".join(re.sub(r"<details>.*?</details>", " ", text).split())
     assert (
-        "at most about a quarter of the {ref}`passkeys <glossary-longer-terms>`. Yet a passkey is the input's only"
-        " digit, so models with no position encoding find nearly all by content alone." in main0
+        "With either, RoPE models find nearly every passkey, but so do models with no position encoding, since the"
+        " passkey is the input's only digit." in main0
     )
     # both measures on the main line, for the rules and for ALiBi; fine-tuning's win named with its measure and its
     # cost in tokens, not as "short"; the PI paper
@@ -561,7 +592,9 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # the fine-tuning bullet is scoped to chapter 8's small models (the bullet before names them), and no longer says
     # "with or without a rule", which read as advice for any model
     assert "with or without a rule" not in text and "It took 40 %" not in text
-    assert text.index("- Chapter 8 trains small models") < text.index("In these small models, *fine-tuning*")
+    assert text.index("- On inputs eight times longer than in training, small") < text.index(
+        "In these small models, *fine"
+    )
     # ALiBi's kept loss, which says little on this filler, and its passkeys are the block's, together with the caveat
     assert (
         "ALiBi"
@@ -598,7 +631,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     later = text[text.index("## What later chapters find") : text.index("<summary>How PI, YaRN")]
     assert takeaways.count(" - ") == 3 and later.count(" - ") == 4, (takeaways.count(" - "), later.count(" - "))
     assert "From later chapters" not in text and "From this page" not in text
-    for item in (takeaways + later).split(" - ")[1:]:
+    for item in takeaways.split(" - ")[1:] + later.split(" - ")[1:]:
         sentences = re.split(r"(?<=\.) (?=[A-Z*])", item.replace("<details>", "").strip())
         assert len(sentences) <= 3 and max(len(s.split()) for s in sentences) <= 30, item
     # "*Fine-tuning*" is defined where the main line first uses it, by what it is: more training at the longer length
@@ -876,14 +909,28 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     main = re.sub(r"<details>.*?</details>", " ", text)
     # the slow pair is defined on the main line, in one clause, as well as in the glossary and the block
     assert (
-        "- In a decoder, RoPE's {ref}`slow pairs <glossary-longer-terms>`, which turn less than once over the offsets"
-        " of training, meet angles training never showed on longer inputs. - Chapter 8 trains small models"
+        "- In a decoder, a *slow pair*, one that turns less than once over a training input, meets new angles on longer"
+        " inputs ([chapter 7](../notebooks/07_beyond.ipynb)). - On inputs eight times longer" in " ".join(main.split())
+    )
+    # "Two rules slow the rotations at test time: *PI* slows every pair, *YaRN* mainly the slow pairs": checked below
+    # against posenc's rules (PI divides every frequency by s; YaRN the slow pairs' by s, the fastest by 1)
+    assert (
+        "- Two rules slow the rotations at test time: *PI* slows every pair, *YaRN* mainly the slow pairs"
         in " ".join(main.split())
     )
-    assert (
-        "- Chapter 7's rules, position interpolation (PI) and YaRN, slow the slow pairs so that over the longer input"
-        " they turn about as far as in training." in " ".join(main.split())
-    )  # one cut-off, the offsets of training, as in the block and the glossary; what each rule does is the block's
+    pi_ = posenc.scaling.rope_scaling("linear", factor=8.0).inv_freq(16, 10_000.0)[0].double()
+    yarn_ = (
+        posenc.scaling.rope_scaling(
+            "yarn", factor=8.0, original_max_position_embeddings=64, beta_fast=2.0, beta_slow=1.0
+        )
+        .inv_freq(16, 10_000.0)[0]
+        .double()
+    )
+    plain_ = posenc.rope_inv_freq(16, 10_000.0).double()
+    assert torch.allclose(plain_ / pi_, torch.full_like(plain_, 8.0), rtol=1e-5)  # every pair slowed by s
+    slow_ = 63 * plain_ < 2 * math.pi
+    assert torch.allclose((plain_ / yarn_)[slow_], torch.full_like(plain_[slow_], 8.0), rtol=1e-5)
+    assert bool(((plain_ / yarn_)[~slow_] < 8.0 - 1e-3).all()) and abs(float(plain_[0] / yarn_[0]) - 1) < 1e-5
     glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
     assert SLOW_PAIR_ROW in glossary
     # the fast pair, the decoder's reason and the fastest pairs are the block's
@@ -1175,7 +1222,7 @@ def test_the_methods_block_names_the_fine_tuned_arms_fixed_factor():
 
 def test_a_configs_yarn_is_static_with_deepseek_v3s_factor():
     """Block: "In transformers, the rope type `yarn` of a config's `rope_parameters` is static: its `factor` stays
-    fixed, whatever the input's length. The takeaway's PI and YaRN, with no further training, are dynamic instead:
+    fixed, whatever the input's length. The page's test-time PI and YaRN are dynamic instead:
     they set $s$ from the input's length, as the YaRN paper's *Dynamic Scaling* does. DeepSeek-V3's config sets the
     factor to 40 (chapter 10)." The installed transformers recomputes the frequencies with the
     input's length only for rope types named dynamic (and for longrope); its YaRN frequencies and attention factor do
@@ -1194,14 +1241,13 @@ def test_a_configs_yarn_is_static_with_deepseek_v3s_factor():
     text = page()
     static = (
         "In transformers, the rope type `yarn` of a config's `rope_parameters` is static: its `factor` stays fixed,"
-        " whatever the input's length. The takeaway's PI and YaRN, with no further training, are dynamic instead: they"
-        " set $s$ from the input's"
-        " length, as the YaRN paper's *Dynamic Scaling* does. At eight times the training length that factor is 8, so"
-        " the takeaway's numbers are also those of a fixed factor 8. The two differ on shorter inputs: chapter 8's"
-        " section *A fixed factor costs on short inputs*. DeepSeek-V3's config sets the factor to 40 (chapter 10)."
+        " whatever the input's length. The page's test-time PI and YaRN are dynamic instead: they set $s$ from the"
+        " input's length, as the YaRN paper's *Dynamic Scaling* does. At eight times the training length that factor"
+        " is 8, so the findings' numbers are also those of a fixed factor 8. The two differ on shorter inputs: chapter"
+        " 8's section *A fixed factor costs on short inputs*. DeepSeek-V3's config sets the factor to 40 (chapter 10)."
     )
     assert static in text
-    # "The takeaway's PI and YaRN ... set $s$ from the input's length": the run's factor follows
+    # "The page's test-time PI and YaRN ... set $s$ from the input's length": the run's factor follows
     # the input, s = n / L, and chapter 8 names the YaRN paper's Dynamic Scaling
     from posenc.experiments.config import experiment_scaling
 
@@ -1211,7 +1257,7 @@ def test_a_configs_yarn_is_static_with_deepseek_v3s_factor():
             scaling, _ = experiment_scaling(run, rule, n)
             assert scaling.factor == n / run["train_length"], (rule, n, scaling)
     assert "Dynamic Scaling" in chapter("08_extrapolation")
-    # "At eight times the training length that factor is 8, so the takeaway's numbers are also those of a fixed factor
+    # "At eight times the training length that factor is 8, so the findings' numbers are also those of a fixed factor
     # 8. The two differ on shorter inputs": the saved run's dynamic rows and its fixed-factor-8 rows, seed by seed
     assert "### A fixed factor costs on short inputs" in chapter("08_extrapolation")
     full = load_results("extrapolation", check=False)["metrics"]
@@ -1356,7 +1402,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     query = "The query is $q_m = W_Q x_m$, from the layer's input $x_m$ and the query weights $W_Q$"
     section = "So at position $m$, RoPE's matrix $R_m$ rotates pair $i$ by the angle $m\\theta_i$."
     base = "where the base $b$ is 10 000 unless stated."
-    added = "*Added encoding.* Here the score gains terms set by where each token stands. The *sinusoidal encoding*"
+    added = "*Added encoding.* The *sinusoidal encoding* of chapter 2"
     formulas = "<summary>The four choices as scores</summary>"
     table = "| a rotation of the queries and keys, in every layer | $(R_m q_m) \\cdot (R_n k_n)/\\sqrt d$ | RoPE |"
     bias = "A bias $B_h(m, n)$ is a number that head $h$ adds to the score."
@@ -1466,7 +1512,8 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
         want = torch.tensor([math.cos(p), math.sin(p)], dtype=torch.float64)
         assert torch.allclose(half[[0, 2]], want, atol=TOL) and torch.allclose(inter[[0, 1]], want, atol=TOL), p
     four = (
-        "The score then has four terms: $$ (x + \\mathrm{PE}(m)) \\cdot (x + \\mathrm{PE}(n)) ="
+        "The score splits into four terms, and the two that multiply the token by a position carry where each token"
+        " stands: $$ (x + \\mathrm{PE}(m)) \\cdot (x + \\mathrm{PE}(n)) ="
         " \\underbrace{x \\cdot x}_{1} + \\underbrace{x \\cdot \\mathrm{PE}(m)}_{\\sin m} + \\underbrace{x \\cdot"
         " \\mathrm{PE}(n)}_{\\sin n} + \\underbrace{\\mathrm{PE}(m) \\cdot \\mathrm{PE}(n)}_{\\cos(n - m) +"
         " \\cos(0.01(n - m))}. $$"
@@ -1477,16 +1524,13 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
         for n in range(13):
             formula = 1 + math.sin(m) + math.sin(n) + math.cos(n - m) + math.cos(0.01 * (n - m))
             assert math.isclose(float((x + pe[m]) @ (x + pe[n])), formula, abs_tol=1e-5), (m, n)
-    # "Two of its terms, $\\sin m = x \\cdot \\mathrm{PE}(m)$ and $\\sin n = x \\cdot \\mathrm{PE}(n)$, pair the
-    # token with one position each. So they move when both tokens move; the rest depends only on the offset $n - m$."
-    # the terms are named on the main line, and the shift's 7 is derived where it is used
-    # the idea first, "Adding a position's vector to the token's creates terms that tie the token to its own
-    # position, so shifting both tokens changes the score", then the formula and the terms by name
-    # the formula first, then the idea: "The middle two, the *word–position* terms, tie the token to its own
-    # position: they change when both tokens shift by 12 - 5 = 7. The rest depends only on the offset $n - m$."
+    # what the formula shows, in one sentence before it: "the two that multiply the token by a position carry where
+    # each token stands"; then the terms by name: "The middle two, the *word–position* terms, change when both
+    # tokens shift by 12 - 5 = 7. The rest depends only on the offset $n - m$." Both checked below: x . PE(p) moves
+    # with p, and the rest is the same under any common shift
     terms = (
-        "The middle two, the *word–position* terms, tie the token to its own position: they change when both tokens"
-        " shift by 12 - 5 = 7. The rest depends only on the offset $n - m$."
+        "The middle two, the *word–position* terms, change when both tokens shift by 12 - 5 = 7. The rest depends only"
+        " on the offset $n - m$."
     )
     assert main.index(four) < main.index(terms)
     assert 12 - 5 == by == 7
@@ -1531,7 +1575,7 @@ def test_the_opening_dogs_get_the_same_output():
     alone. Shuffle the tokens and its outputs are shuffled the same way. Take *the dog chased another dog*. Attention
     then gives the two dogs the same output, so the chaser and the chased cannot be told apart (chapter 1). A decoder's
     causal mask gives position only indirectly: each token sees itself and the tokens before it, so with a distinct
-    first token a layer can count them to find its position. So most models use a *position encoding*,
+    first token a layer can count them to find its position. Most models use a *position encoding*,
     which supplies position directly": with neither a position encoding nor a causal mask, as chapter 1's example does,
     and not with either. The block "Beyond the table": "A decoder's causal mask lets each token see itself and the
     tokens before it. So two copies of a word at different places see different tokens, and their outputs can differ.
@@ -1554,7 +1598,7 @@ def test_the_opening_dogs_get_the_same_output():
     # counting needs a distinct first token: with identical tokens a causal layer gives every position one output
     assert "tokens before it, so a layer can count them" not in " ".join(text.split())
     assert (
-        "cannot be told apart (chapter 1). " + indirect + " So most models use a *position encoding*, which supplies"
+        "cannot be told apart (chapter 1). " + indirect + " Most models use a *position encoding*, which supplies"
         " position directly." in re.sub(r"<details>.*?</details>", " ", text)  # on the main line, before the "So"
     )
     # the block: "A decoder's causal mask lets each token see itself and the tokens before it. So two copies of a word
@@ -1659,11 +1703,11 @@ def test_roadmap_asks_chapter_7s_questions_in_plain_words():
 
 
 def test_chapter_8s_models_are_small():
-    """Takeaways: "Chapter 8 trains small models", and the methods block: "its models are tiny"; chapter 8 gives their
+    """Findings: "small RoPE models", and the methods block: "its models are tiny"; chapter 8 gives their
     size, "2-layer models of about 100 000 parameters", and the claims page "2 layers of width 64, with 4 heads of 16
     dimensions". Every method of the saved run, built as the run builds it."""
     text = page()
-    assert "- Chapter 8 trains small models on synthetic text" in text
+    assert "- On inputs eight times longer than in training, small RoPE models find" in text
     assert "Two differences remain: chapter 8's models are tiny, and its fine-tuning is long." in text
     claims = re.sub(r"\s+", " ", (ROOT / "book" / "claims.md").read_text(encoding="utf-8"))
     assert "The models have 2 layers of width 64, with 4 heads of 16 dimensions." in claims
@@ -2224,11 +2268,11 @@ def test_the_check_is_one_section_with_its_verdict_first():
         "With $d = 4$ and $b = 10\\,000$, $\\theta_0 = 1$ and $\\theta_1 = 0.01$.",
         "*RoPE.* The query and key are $q_m = k_n = x$",
         '<img src="figures/intro_same_offset.svg"',
-        "*Added encoding.* Here the score gains terms set by where each token stands.",
-        "The score then has four terms:",
+        "*Added encoding.* The *sinusoidal encoding* of chapter 2",
+        "The score splits into four terms,",
         "| score | query 5, key 3 | query 12, key 10 | |---|---|---|",
         "Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added encoding's.",
-        "Without a causal mask, a key may lie 2 positions before its query or 2 after",
+        "Without a causal mask, can RoPE's score tell a key 2 positions before its query from one 2 after?",
         "## What you will take away",
     )
     order = [main.index(s) for s in steps]
@@ -2382,7 +2426,7 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
         "By the identity $\\cos a \\cos b + \\sin a \\sin b = \\cos(b - a)$, the last term is $\\cos(n - m) +"
         " \\cos(0.01(n - m))$: with these weights, a function of the offset alone."
     )
-    pointer = "The score then has four terms:"
+    pointer = "The score splits into four terms,"
     assert reading in main and pointer in main and sentence in text and sentence not in main
     # the lesson, right after the reading: "The change comes from the two word–position terms; RoPE's score has no
     # such terms": the block's computed split (the last term equal at both pairs, below) and its one-product score
@@ -2603,8 +2647,8 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
     assert config["sensitivity"]["yarn b32"] == {"scaling": "yarn", "beta_fast": 32.0, "beta_slow": 1.0}
     assert (
         "With the YaRN paper's setting of 32 turns, test-time YaRN's loss at eight times $L$ is lower than with"
-        " chapter 8's, in every seed. Pair 0 turns only about 10 times within $L$, so the paper's rule would slow it,"
-        " but the code clamps the ramp's start at pair 0, which it keeps whole." in " ".join(text.split())
+        " chapter 8's, in every seed. Pair 0 turns only about 10 times within $L$, so the paper's equation would slow"
+        " it. The code clamps the ramp's start at pair 0, so it keeps pair 0 whole." in " ".join(text.split())
     )
     # "Pair 0 turns only about 10 times within $L$": 64 / (2 pi) = 10.2, under the 32 turns the paper keeps whole;
     # "clamps the ramp's start at pair 0": the ramp's start for 32 turns, as posenc computes it, lies before pair 0

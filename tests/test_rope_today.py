@@ -1572,7 +1572,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert bases == {"llama-2-7b": 1e4, "llama-3-8b": 5e5, "code-llama-7b": 1e6}  # the three bases compared above
     assert "far back, the larger base keeps more of the score" in _figure_titles()  # the section's one panel
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert main_line.index(topic) < main_line.index("the *score per pair*")
+    assert main_line.index(topic) < main_line.index("Its *score per pair*")
     # the figure marks the printed means where they lie, at the band's right edge (2a - 1 = 16 383), not across it
     plot = "".join(next(c for c in nb_cells() if c.get("id") == "c14c-plot")["source"])
     assert 'label="8192-16383 back")' in plot and "the means printed above: each line at 16383" in plot
@@ -1639,11 +1639,11 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "It is also the mean over random queries, scaled to one at distance zero.",
         "With $d = 128$, averaged over distances eight to sixteen thousand tokens back, the two larger bases keep"
         " about a quarter of it; $10^4$ keeps about zero.",
-        "The figure's thick lines are such averages, over bands of distances.",
+        "The figure's thick lines average it over bands: a line at distance $x$ averages distances $x/2$ to $x$.",
     ):
         assert sentence in text, sentence
     # the score per pair is defined before its numbers are given
-    assert text.index("the *score per pair*") < text.index("eight to sixteen thousand tokens back")
+    assert text.index("Its *score per pair*") < text.index("eight to sixteen thousand tokens back")
     # "With $d = 128$, ... about a quarter ...; $10^4$ keeps about zero": the figure's head, unit pairs, the mean
     # over distances 8192-16383 (0.23 and 0.27 for 5e5 and 1e6, -0.05 for 1e4)
     band = torch.arange(8192, 16384, dtype=torch.float64)[:, None]
@@ -1690,8 +1690,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
             ladder = [past_l_at(d, base, length) for base in grid]
             assert ladder == sorted(ladder), (d, length)
     takeaway = (
-        "At one training length, a larger base also leaves at least as many pairs without a full turn; whether they"
-        " hurt on longer inputs is open."
+        "At one training length, a larger base also leaves at least as many pairs without a full turn, though its"
+        " slowest pair turns less past it; whether they hurt on longer inputs is open."
     )
     assert takeaway in text
     # why the takeaway leaves the totals out: the block's new angles summed over the pairs past L (d = 128) rank the
@@ -1791,12 +1791,12 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         "Its authors found that Gemma 7B favours its slowest pairs, which they suspect carry content.",
         '(https://arxiv.org/abs/2410.06205 "cite:barbero2025round")',
         "In transformers 5.24, `Gemma4TextConfig().rope_parameters` gives these defaults, one dict per layer type.",
-        "Partial rotary, MLA and Gemma 4's `proportional` type turn only part of each head;",
+        "Partial rotary, MLA and, in transformers' Gemma 4 config, the `proportional` type turn only part of each"
+        " head;",
         "whose slowest wavelength is about five million tokens; the next cell prints and checks both.",
         "This matches the formula of p-RoPE, which zeroes the lowest frequencies",
         "A pair's *wavelength* $\\lambda_i = 2\\pi/\\theta_i$ is the number of tokens it needs for one full turn.",
         "With transformers' defaults, below, the slowest turning pair needs about 190 tokens for a turn.",
-        "So every turning pair finishes a turn within a few hundred tokens.",
         "Gemma 4's rule matches p-RoPE, a proposal to stop the slowest pairs: its authors suspect they carry content,"
         " which rotation blurs far back.",
         "show the same for its global layers: `proportional`, a share of 0.25, base $10^6$ and `global_head_dim` 512.",
@@ -1816,12 +1816,9 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     assert main_line.index(heading) + len(heading) < main_line.index(definition)
     assert main_line.index(definition) < main_line.index("global layer", main_line.index(heading) + len(heading))
     assert main_line.index(definition) < main_line.index("Gemma 4's global layers answer")
-    # the wavelength is defined before "slowest" first appears, and the few hundred tokens follow the 190 tokens
+    # the wavelength is defined before "slowest" first appears
     section = main_line[main_line.index(heading) : main_line.index("## Raising the base")]
     assert section.index("*wavelength*") < section.index("slowest")
-    assert section.index("about 190 tokens for a turn.") < section.index(
-        "So every turning pair finishes a turn within a few hundred"
-    )
     assert "In transformers' defaults, Gemma 4" not in text and "The rule matches p-RoPE" not in text
     assert "Partial rotary with the same share and base" not in text
     # a variant of question 1: the main line keeps the fact and the wavelength; the contrast with partial rotary and
@@ -1847,10 +1844,8 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     # "about 190 tokens" and "about five million": transformers' own frequencies, and partial rotary's ladder on as
     # many dimensions with the same base, b^(-2i/d_rot)
     assert 180 < 2 * math.pi / float(inv_freq[turning - 1]) < 200
-    # "So within about 190 tokens every turning pair completes a turn": every turning wavelength is at most the
-    # slowest's
+    # "the slowest turning pair needs about 190 tokens": every turning wavelength is at most the slowest's
     assert float((2 * math.pi / inv_freq[:turning].double()).max()) < 200
-    assert "So every turning pair finishes a turn within a few hundred tokens." in main_line
     partial = full["rope_theta"] ** (-torch.arange(0, 2 * turning, 2, dtype=torch.float64) / (2 * turning))
     assert 4.5e6 < 2 * math.pi / float(partial[-1]) < 5.5e6
 
@@ -1883,7 +1878,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "When decoding, MLA need never form the heads' keys for past tokens. It *folds* $W_{UK}$ into each head's"
         " query $q^C_m$, its *content query*, and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\, c_n ="
         " (W_{UK}^\\top q^C_m)^\\top c_n . $$",
-        "With RoPE on the keys made from the latent, a rotation by the distance sits between the query and $W_{UK}$:",
+        "With RoPE, each past key needs its own rotation between the query and $W_{UK}$, so no one matrix can be"
+        " folded in:",
         "Folding works because one matrix, $W_{UK}$, serves every past token. With RoPE, each past token would need its"
         " own.",
         "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token: as costly as rebuilding every past"
@@ -1928,13 +1924,13 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # chapter; the payoff comes before the fold; the position-free term has one name, the content term (not "the
     # folded one")
     assert "\\text{score}_{mn}" in main_line and "need not rebuild keys" not in text
-    # the main line opens with the reason, then the rotation that breaks the fold; the fold itself is the block's
-    reason = (
-        "The reason: RoPE would put a rotation between each query and the matrix that makes the keys. MLA could then"
-        " no longer merge that matrix into the query once, for all past tokens."
+    # the main line gives the idea first (one matrix serves every past key; with RoPE each needs its own), then the
+    # rotation that breaks the fold; the fold's own equation is the block's
+    idea = (
+        "Without RoPE, one matrix $W_{UK}$ serves every past key, so MLA *folds* it into the query once and scores the"
+        " cached latents directly."
     )
-    assert main_line.index(reason) < main_line.index("*latent*") < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
-    assert "Without RoPE, MLA *folds* $W_{UK}$ into the query once and scores the cached latents directly." in main_line
+    assert main_line.index("*latent*") < main_line.index(idea) < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
     assert main_line.index("(R_m q^C_m)^\\top R_n W_{UK}") < main_line.index(
         "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token"
     )
@@ -2107,8 +2103,8 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         "each decoding step would rebuild every head's key for all past tokens, or the cache would hold",
         "Llama 4 Scout's chunks hold 8192 tokens, so no RoPE distance reaches a chunk's length.",
         "The left panel draws chunks of four: a chunk's first token sees only itself.",
-        "So in transformers, however long the input, the RoPE layers meet only distances under 8192; only the NoPE"
-        " layers reach far keys.",
+        "So under transformers' chunked mask, the RoPE layers meet only distances under 8192; only the NoPE layers"
+        " reach far keys.",
         "say how Llama 4 in transformers keeps its RoPE layers to short distances, and why DeepSeek's MLA splits off a"
         " rotary key.",
         "Meta's own code skips the chunk mask when it decodes one token at a time, so that token sees past its chunk.",
@@ -3243,9 +3239,9 @@ def test_chapter_takeaways_keep_the_openings_two_model_promises():
 
 def test_chapter_pairs_past_l_have_their_consequence():
     """Chapter 10, *More pairs never finish a turn*: the main line's idea, "At one $L$, a larger base
-    leaves at least as many pairs that never finish a turn within $L$.", and its consequence, "So a larger base does
-    not remove new angles: on any longer input, at least as many of its pairs meet them." The block scopes the totals:
-    fewer for base 1e6 than 1e4 on inputs 2L and 4L, more on 8L and 16L. From the copied rows (base, trained L),
+    leaves at least as many pairs that never finish a turn within $L$.", and its counter-fact, "Yet the larger base's
+    slowest pair turns far less past $L$" (under a tenth of a radian for 1e6, over six for 1e4). The block scopes the
+    totals: fewer for base 1e6 than 1e4 on inputs 2L and 4L, more on 8L and 16L. From the copied rows (base, trained L),
     d = 128: the slowest pair's new angle on an input 8L is (8 - 1) L theta_63 (it turns under once within 8L, so all
     of it past L is new): 0.141 and 0.142 rad for Llama 3 and Code Llama, 3.31 for Llama 2."""
     text = chapter_markdown("10_rope_today")
@@ -3254,7 +3250,8 @@ def test_chapter_pairs_past_l_have_their_consequence():
     define = "On a longer input, each such pair turns into *new angles*, ones it never reached within $L$."
     counts_said = "The figure counts these pairs at $L = 8192$: 14 for base $10^4$, 30 for base $10^6$."
     verdict = (
-        "So a larger base does not remove new angles: on any longer input, at least as many of its pairs meet them."
+        "Yet the larger base's slowest pair turns far less past $L$: on an input of $8L$, under a tenth of a radian"
+        " for base $10^6$, over six for $10^4$."
     )
     for sentence in (idea, define, counts_said, verdict):
         assert sentence in main_line, sentence
@@ -3310,7 +3307,7 @@ def test_chapter_pairs_past_l_have_their_consequence():
         "The slowest pair is another matter: at $L = 8192$ and an input of $8L$, that of $10^4$ turns over six radians"
         " past $L$; that of $10^6$, under a tenth."
     )
-    assert said in text and said not in main_line
+    assert said in text and said not in main_line  # the block's wording; the main line's verdict says the same
     assert text.index("yet leave more than Llama 2") < text.index(said) < text.index(lesson)
     assert "their slowest pair turns under a fifth of a radian past $L$, against over three radians" not in text
     assert "The appendix's *pairs past L* block gives Liu et al.'s finding" not in text  # now on the main line
@@ -3411,7 +3408,14 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert "is lower on average farther away" not in text  # the red line climbs back up far out
     code = _figure_titles()
     assert "the rotated part falls on average" not in code
-    assert "assert kept < 0.5 * float(matching[0])" in code  # the figure's own draw, checked where drawn
+    assert "keeps {kept / float(matching[0]):.2f} of its peak" in code  # the figure's own draw, printed where drawn
+    # the title's "this query's rotated part keeps under half of its peak on average": the drawn query (seed 0)
+    g = torch.Generator().manual_seed(0)
+    q_drawn = torch.randn(64, generator=g, dtype=torch.float64)
+    cos16, sin16 = posenc.rope_cos_sin(256, 16, dtype=torch.float64)
+    rot = posenc.apply_rope(q_drawn, cos16, sin16)[:, :16]
+    drawn = rot @ rot[0]
+    assert float(drawn.mean()) < 0.5 * float(drawn[0])
     assert "assert bool((running[1:] < matching[0]).all())" not in code  # could not fail
     assert 'ax.set(xlabel="distance |Δ| (tokens back)"' in code  # both panels in |Δ|, as every later figure
     assert "masked in causal attention" not in code  # the left panel draws keys before the query only
