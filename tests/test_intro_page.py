@@ -85,9 +85,8 @@ def test_rope_matrix_products_match_the_pages_identities():
     # of the angles, since in a decoder q and k can themselves carry position
     # (test_rope_vectors_can_still_carry_position_in_a_decoder)
     assert (
-        "RoPE splits the $d$ coordinates of a head's query and key into $d/2$ pairs. In `apply_rope`, the book's main"
-        " function, pair $i$ is coordinates $i$ and $i + d/2$. RoPE rotates each pair by an angle set by the token's"
-        " position. The *offset* of a key at $n$ from a query at $m$ is $n - m$, key minus query: a"
+        "RoPE splits the $d$ coordinates of a head's query and key into $d/2$ pairs. It rotates each pair by an angle"
+        " set by the token's position. The *offset* of a key at $n$ from a query at $m$ is $n - m$, key minus query: a"
         " key 3 positions before its query has offset $-3$. The score sees only the difference of the two angles, set"
         " by the key's offset from the query." in " ".join(text.split())
     )
@@ -96,8 +95,12 @@ def test_rope_matrix_products_match_the_pages_identities():
     # posenc's apply_rope (the same default layout) moves a unit vector at i only within coordinates i and i + d/2
     assert "Llama-style code pairs" not in text
     assert "The book's `apply_rope`, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$" in text
-    # the main line's "In `apply_rope`, the book's main function, pair $i$ is coordinates $i$ and $i + d/2$":
-    # apply_rope's default, below
+    # the check's "In `apply_rope`, the book's main function, pair $i$ is coordinates $i$ and $i + d/2$, so pair 0 is
+    # coordinates 0 and 2": apply_rope's default, below
+    assert (
+        "In `apply_rope`, the book's main function, pair $i$ is coordinates $i$ and $i + d/2$, so pair 0 is"
+        " coordinates 0 and 2." in " ".join(text.split())
+    )
     from transformers.models.llama import modeling_llama
 
     half_source = inspect.getsource(modeling_llama.rotate_half)
@@ -127,7 +130,7 @@ def test_rope_matrix_products_match_the_pages_identities():
     offset = "The *offset* of a key at $n$ from a query at $m$ is $n - m$, key minus query"
     claim = "The score sees only the difference of the two angles, set by the key's offset from the query."
     query = "The query is $q_m = W_Q x_m$"
-    turn = "So at position $m$, RoPE's matrix $R_m$ rotates pair $i$ by the angle $m\\theta_i$."
+    turn = "At position $m$, RoPE's matrix $R_m$ rotates pair $i$ by the angle $m\\theta_i$."
     order = [text.index(s) for s in ("## Why RoPE's score sees only the offset", offset, claim, query, turn)]
     assert order == sorted(order), order
     assert text.index(turn) < text.index("R_{n-m}"), "a result before its symbols"
@@ -276,10 +279,11 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     # the main line says why the sign matters, that this example cannot show it, and gives a pair that can, with
     # the rotated vectors that make its score
     sign = (
-        "Without a causal mask, can RoPE's score tell a key 2 positions before its query from one 2 after? This"
-        " example cannot: $\\cos$ is even, so both offsets score the same. A query and key that point a quarter-turn"
-        " apart can, since their score is a sine, which is odd. As above, pair 0 is coordinates 0 and 2. Take the"
-        " query $(1, 0, 0, 0)$ and the key $(0, 0, 1, 0)$, a quarter-turn from it in pair 0 before rotation. Rotated,"
+        "### Which side the key is on Without a causal mask, can RoPE's score tell a key 2 positions before its query"
+        " from one 2 after? This example cannot: $\\cos$ is even, so both offsets score the same. A query and key that"
+        " point a quarter-turn apart can, since their score is a sine, which is odd. Take the query $(1, 0, 0, 0)$ and"
+        " the key $(0, 0, 1, 0)$. In `apply_rope`'s layout, coordinate 2 is pair 0's second coordinate, so before"
+        " rotation the key is a quarter-turn from the query. Rotated,"
         " the query's pair 0 is $(\\cos m, \\sin m)$ and the key's is $(-\\sin n, \\cos n)$. So the score is"
         " $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$. That is $\\sin 2$, about 0.91, at offset $-2$, but"
         " $-\\sin 2$ at offset $+2$. <details><summary>The two layouts, for both examples</summary>"
@@ -299,9 +303,9 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
             for layout in LAYOUTS:
                 before_, after_ = (float(x @ R(s, d, 10_000.0, layout) @ x) for s in (-r, r))
                 assert math.isclose(before_, after_, abs_tol=TOL), (d, r, layout)
-    layout = "In `apply_rope`'s layout, pair 0 is coordinates 0 and 2."
+    layout = "so pair 0 is coordinates 0 and 2."
     assert layout in main and main.index(layout) < main.index("*RoPE.* The query and key are")
-    # "In `apply_rope`'s layout, pair 0 is coordinates 0 and 2": at d = 4 in the half layout, apply_rope's default, pair
+    # "so pair 0 is coordinates 0 and 2": at d = 4 in the half layout, apply_rope's default, pair
     # 0 is coordinates 0 and 2, and in the interleaved layout it is 0 and 1 (the block's key (0, 1, 0, 0))
     for lay, pair0 in (("half", [0, 2]), ("interleaved", [0, 1])):
         moved_ = (R(1, 4, 10_000.0, lay) - torch.eye(4, dtype=torch.float64))[:, 0].abs() > 1e-9
@@ -350,7 +354,8 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     (formula,) = re.findall(r"\\sin n = -\\sin\(([^)]*)\)\$\. That is \$\\sin 2\$", " ".join(main.split()))
     assert formula.replace(" ", "") == "n-m", formula
     assert f"$\\sin 2$, about {math.sin(2):.2f}, at offset $-2$" in main
-    # "a quarter-turn from it in pair 0 before rotation": in pair 0's plane the key (coordinates 0 and 2) is the
+    # "coordinate 2 is pair 0's second coordinate, so before rotation the key is a quarter-turn from the query": in
+    # pair 0's plane the key (coordinates 0 and 2) is the
     # query turned by a quarter of a circle, counter-clockwise as RoPE turns; rotated by m and n, the product of
     # (cos m, sin m) and (-sin n, cos n) is -sin(n - m) at every pair of positions (a sine: odd in the offset)
     q0, k0 = torch.tensor([1.0, 0.0], dtype=torch.float64), torch.tensor([0.0, 1.0], dtype=torch.float64)
@@ -372,9 +377,9 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     (before, off_before, after, off_after) = (int(x) for x in quoted[0])
     m0, n0 = 5, 3
     assert n0 - m0 == off_before == -off_after and before == after == 2
-    # "As above, pair 0 is coordinates 0 and 2", said again before the sign example's vectors
-    again = "As above, pair 0 is coordinates 0 and 2. Take the query $(1, 0, 0, 0)$"
-    assert again in " ".join(main.split()) and main.index(layout) < main.index("As above, pair 0")
+    # "In `apply_rope`'s layout, coordinate 2 is pair 0's second coordinate", said with the sign example's vectors
+    again = "In `apply_rope`'s layout, coordinate 2 is pair 0's second coordinate"
+    assert again in " ".join(main.split()) and main.index(layout) < " ".join(main.split()).index(again)
     # the main line's vectors are the half layout's (key coordinate 2), the block's key the interleaved one's
     # (coordinate 1): both checked below, with apply_rope's default layout and with layout="interleaved"
     assert "In the interleaved layout, the same score needs the key $(0, 1, 0, 0)$." in text
@@ -526,7 +531,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     "With no rule, fine-tuned models soon predicted the next token at least as well as with PI. Chapter 8 compares this
     with the PI paper's result for far larger models, and names how its own setting differs. Its fine-tuning text holds
     the passkey task, but the result does not need it: fine-tuned on Shakespeare, which holds no such task, plain RoPE's
-    loss over all characters is below PI's at every checkpoint, in every seed. Two differences remain: chapter 8's
+    loss beyond $L$ is below PI's from step 50 on, in all three seeds. Two differences remain: chapter 8's
     models are tiny, and its fine-tuning is long. Fine-tuning runs 400 steps of 4 × 512 tokens, pre-training 1000 steps
     of 32 × 64, so fine-tuning takes 40 % of the pre-training tokens. The runs do not separate these two. Every
     fine-tuned model also finds at least 98 % of the passkeys." And: "At eight times the training length, test-time PI
@@ -552,9 +557,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         + ". - Two rules slow the rotations at test time: *PI* slows every pair, *YaRN* mainly the slow pairs "
         + c7link
         + ". With either,"
-        " RoPE models find nearly every passkey, but so do models with no position encoding, since the passkey is"
-        " the input's only digit. Yet with either rule, RoPE models predict the next token far worse than at the"
-        " training length " + c8link + ". - In these small models"
+        " RoPE models find nearly every passkey. Models with no position encoding find them too, since the passkey is"
+        " the input's only digit " + c8link + ". - In these small models"
     )
     bullet = (
         "In these small models, *fine-tuning* on inputs of the longer length beat both test-time rules by far on the"
@@ -573,12 +577,19 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     runs = text[text.index("<summary>Chapter 8's runs in detail") :]
     assert moved in runs[: runs.index("</details>")]
     assert zero_shot in text and bullet in text  # the findings' last two bullets, one after the other
-    # the passkey caveat sits on the main line, in the sentence of the rules' passkeys it qualifies
+    # the passkey caveat sits on the main line, in its own sentence right after the rules' passkeys it qualifies
     main0 = " ".join(re.sub(r"<details>.*?</details>", " ", text).split())
     assert (
-        "With either, RoPE models find nearly every passkey, but so do models with no position encoding, since the"
-        " passkey is the input's only digit." in main0
+        "With either, RoPE models find nearly every passkey. Models with no position encoding find them too, since"
+        " the passkey is the input's only digit" in main0
     )
+    # the section's answer comes right after its question, scoped to the length where the loss is far worse
+    lesson = (
+        "reads longer ones. In chapter 8's small models, at eight times the training length, rules applied at test"
+        " time let RoPE models find a hidden digit. Their next-token predictions stay far worse than within the"
+        " training length; more training on the longer inputs does far better."
+    )
+    assert lesson in main0
     # both measures on the main line, for the rules and for ALiBi; fine-tuning's win named with its measure and its
     # cost in tokens, not as "short"; the PI paper
     # and chapter 8's differences are the block's; the glossary defines the passkey
@@ -645,9 +656,10 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         " trains."
     )
     assert link in main and main.index(bullet[:60]) < main.index(link) < main.index("## How to read it")
-    # "At eight times $L$, with either rule, they stayed far worse than within the training length": every seed of
-    # test-time YaRN and of PI at 8L has a loss beyond L over twice the highest loss at L of the same RoPE models, and
-    # over 0.8 nats above it
+    # "At eight times $L$, with either rule, they stayed far worse than within the training length", and the
+    # section's answer "at eight times the training length, ... Their next-token predictions stay far worse": every
+    # seed of test-time YaRN and of PI at 8L has a loss beyond L over twice the highest loss at L of the same RoPE
+    # models, and over 0.8 nats above it
     at_L_ = [run["loss_at_L"] for run in metrics()["metrics"]["rope"].values()]
     for arm_ in ("rope+yarn", "rope+pi"):
         rule_ = seeds(arm_, "loss_beyond")
@@ -979,7 +991,7 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     )
     assert "a *fast* pair at least once within the training length" not in text  # the second definition
     assert (
-        "The slow-pair takeaway says *in a decoder* because without a causal mask the offsets of training run from"
+        "The slow-pair finding says *in a decoder* because without a causal mask the offsets of training run from"
         " $-(L - 1)$ to $L - 1$. A slow pair that turns at least half a turn over $L - 1$ positions then sees its whole"
         " circle in training." in block[: block.index("</details>")]
     )
@@ -1222,7 +1234,7 @@ def test_the_methods_block_names_the_fine_tuned_arms_fixed_factor():
 
 def test_a_configs_yarn_is_static_with_deepseek_v3s_factor():
     """Block: "In transformers, the rope type `yarn` of a config's `rope_parameters` is static: its `factor` stays
-    fixed, whatever the input's length. The page's test-time PI and YaRN are dynamic instead:
+    fixed, whatever the input's length. Chapter 8's test-time PI and YaRN are dynamic instead:
     they set $s$ from the input's length, as the YaRN paper's *Dynamic Scaling* does. DeepSeek-V3's config sets the
     factor to 40 (chapter 10)." The installed transformers recomputes the frequencies with the
     input's length only for rope types named dynamic (and for longrope); its YaRN frequencies and attention factor do
@@ -1241,13 +1253,13 @@ def test_a_configs_yarn_is_static_with_deepseek_v3s_factor():
     text = page()
     static = (
         "In transformers, the rope type `yarn` of a config's `rope_parameters` is static: its `factor` stays fixed,"
-        " whatever the input's length. The page's test-time PI and YaRN are dynamic instead: they set $s$ from the"
+        " whatever the input's length. Chapter 8's test-time PI and YaRN are dynamic instead: they set $s$ from the"
         " input's length, as the YaRN paper's *Dynamic Scaling* does. At eight times the training length that factor"
         " is 8, so the findings' numbers are also those of a fixed factor 8. The two differ on shorter inputs: chapter"
         " 8's section *A fixed factor costs on short inputs*. DeepSeek-V3's config sets the factor to 40 (chapter 10)."
     )
     assert static in text
-    # "The page's test-time PI and YaRN ... set $s$ from the input's length": the run's factor follows
+    # "Chapter 8's test-time PI and YaRN ... set $s$ from the input's length": the run's factor follows
     # the input, s = n / L, and chapter 8 names the YaRN paper's Dynamic Scaling
     from posenc.experiments.config import experiment_scaling
 
@@ -1400,7 +1412,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     assert "third row" not in text and "compares it with the first" not in text  # the visible table has no scores
     rope = "## Why RoPE's score sees only the offset"
     query = "The query is $q_m = W_Q x_m$, from the layer's input $x_m$ and the query weights $W_Q$"
-    section = "So at position $m$, RoPE's matrix $R_m$ rotates pair $i$ by the angle $m\\theta_i$."
+    section = "At position $m$, RoPE's matrix $R_m$ rotates pair $i$ by the angle $m\\theta_i$."
     base = "where the base $b$ is 10 000 unless stated."
     added = "*Added encoding.* The *sinusoidal encoding* of chapter 2"
     formulas = "<summary>The four choices as scores</summary>"
@@ -2667,6 +2679,23 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
         .double()
     )
     assert abs(float(paper[0] / theta[0]) - 1) < 1e-6  # pair 0 kept whole by the clamp
+    # "Chapter 8 keeps its own setting, which keeps pairs 0 and 1 whole; the choice does not flatter YaRN": with
+    # betas 2/1, pairs 0 and 1 keep their frequency and pair 2 on is slowed; chapter 8 names it its choice
+    assert (
+        "Chapter 8 keeps its own setting, which keeps pairs 0 and 1 whole; the choice does not flatter YaRN."
+        in " ".join(text.split())
+    )
+    own = (
+        posenc.scaling.rope_scaling(
+            "yarn", factor=8.0, original_max_position_embeddings=L, beta_fast=2.0, beta_slow=1.0
+        )
+        .inv_freq(16, 10_000.0)[0]
+        .double()
+    )
+    ratio = theta / own
+    assert torch.allclose(ratio[:2], torch.ones(2, dtype=torch.float64)) and bool((ratio[2:] > 1 + 1e-3).all()), ratio
+    assert "Dynamic YaRN's row uses betas 2/1, which keep pairs 0 and 1 whole." in c8
+    assert "2/1 is our choice, and it does not flatter YaRN." in c8
     assert abs(float(theta[-1] / paper[-1]) - 8) < 1e-4  # while the slowest pair is slowed by the full factor 8
     assert list(metrics()["metrics"]["rope+yarn b32"]) == list(metrics()["metrics"]["rope+yarn"])  # the same seeds
     b32, b2 = seeds("rope+yarn b32", "loss_beyond"), seeds("rope+yarn", "loss_beyond")
@@ -2740,9 +2769,10 @@ def test_rope_rotates_by_absolute_position_but_leaves_the_values_alone():
     theta = posenc.rope_inv_freq(4, 10_000.0).double()
     assert math.isclose(float(theta[0]), 1.0, rel_tol=1e-6) and math.isclose(float(theta[1]), 0.01, rel_tol=1e-6)
     # "Pair 0 has the highest frequency, and each later pair a lower one": strictly falling, any size and base
-    assert "Pair 0 has the highest frequency, and each later pair a lower one:" in " ".join(main.split())
-    # "with $d = 128$, pair 0 turns once in about 6 positions, the last pair in about 54 000", at the base 10 000
-    assert "with $d = 128$, pair 0 turns once in about 6 positions, the last pair in about 54 000." in page()
+    assert "Pair 0 has the highest frequency, and each later pair a lower one." in " ".join(main.split())
+    # the notation block's "With $d = 128$, pair 0 turns once in about 6 positions, the last pair in about 54 000", at
+    # the base 10 000
+    assert "With $d = 128$, pair 0 turns once in about 6 positions, the last pair in about 54 000." in page()
     wave = 2 * math.pi / posenc.rope_inv_freq(128, 10_000.0).double()
     assert round(float(wave[0])) == 6 and abs(float(wave[-1]) / 54_000 - 1) < 0.01, wave[[0, -1]]
     # "The score is a sum over the pairs": the rotated score is the sum of each pair's own two-coordinate product
@@ -2789,11 +2819,11 @@ def test_a_slow_pair_the_sinusoidal_layout_and_irope_as_the_page_states_them():
     assert torch.allclose(pe[:, 0].double(), torch.sin(positions), atol=1e-6)  # coordinate 0 holds sin p
     assert torch.allclose(pe @ x, torch.sin(positions), atol=1e-6)
     # the block: "In an encoder, a slow pair that turns less than half a turn still meets new angles on longer
-    # inputs, as pairs 3 to 7 do in chapter 8's heads": offsets of training -(L - 1) .. L - 1; at 8L, some offset's
+    # inputs, as pairs 3 to 7 of chapter 8's heads would": offsets of training -(L - 1) .. L - 1; at 8L, some offset's
     # angle lies over 0.1 radian (on the circle) from every angle of training, for exactly pairs 3 to 7
     assert (
         "In an encoder, a slow pair that turns less than half a turn still meets new angles on longer inputs, as pairs"
-        " 3 to 7 do in chapter 8's heads." in block
+        " 3 to 7 of chapter 8's heads would." in block
     )
     L = config["train_length"]
     half_turn = (L - 1) * theta < math.pi

@@ -1318,10 +1318,11 @@ def test_llama4_config_types_the_temperature_flag_as_a_boolean():
 
 
 def test_larger_base_fails_near_a_third_of_the_larger_base():
-    """Chapter 10's appendix, "Where it fails": "At d = 128, for bases ten times apart, the order fails once a passes
-    about a third of the larger base. 10^4 rises above 10^5 first near a = 29 000 to 35 500 in every head width from 64
-    to 256 that is a multiple of 16, near 33 300 at d = 128; 10^5 rises above 10^6 near 321 500." (the first a where the
-    smaller base's stretch mean is higher; other even widths reach down to 25 580, at d = 68)"""
+    """Chapter 10's appendix, "Where it fails": "At d = 128, for 10^4 against 10^5 and 10^5 against 10^6, the order
+    fails once a passes about a third of the larger base. 10^4 rises above 10^5 first near a = 29 000 to 35 500 in
+    every head width from 64 to 256 that is a multiple of 16, near 33 300 at d = 128; 10^5 rises above 10^6 near
+    321 500." (the first a where the smaller base's stretch mean is higher; other even widths reach down to 25 580, at
+    d = 68)"""
     firsts = {d: _smaller_leads(1e4, 1e5, d=d, a_max=40000)[0] for d in range(64, 257, 16)}
     expected = [28880, 32016, 31918, 34309, 33300, 31979, 32418, 31754, 35002, 34972, 34623, 35468, 35361]
     assert firsts == dict(zip(range(64, 257, 16), expected)), firsts  # d = 64, 80, ..., 256
@@ -1344,7 +1345,10 @@ def test_larger_base_fails_near_a_third_of_the_larger_base():
     first = first_lead(1e5, 1e6, 330_000)
     assert first == 321516 and 0.3 < first / 1e6 < 0.35, first
     assert abs(firsts[128] / 1e5 - 1 / 3) < 0.02 and abs(first / 1e6 - 1 / 3) < 0.02  # d = 128: about a third
-    assert "the order fails once $a$ passes about a third of the larger base." in chapter_markdown("10_rope_today")
+    assert (
+        "for $10^4$ against $10^5$ and $10^5$ against $10^6$, the order fails once $a$ passes about a third of the"
+        " larger base." in chapter_markdown("10_rope_today")
+    )
 
 
 def test_chapter_statement_on_mrope_decoding_offset():
@@ -1639,7 +1643,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "It is also the mean over random queries, scaled to one at distance zero.",
         "With $d = 128$, averaged over distances eight to sixteen thousand tokens back, the two larger bases keep"
         " about a quarter of it; $10^4$ keeps about zero.",
-        "The figure's thick lines average it over bands: a line at distance $x$ averages distances $x/2$ to $x$.",
+        "A key's *average score* averages this over a band of distances.",
+        "With unit pairs, it is also the mean over random queries.",
     ):
         assert sentence in text, sentence
     # the score per pair is defined before its numbers are given
@@ -1875,13 +1880,10 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "An explorer draws the view below for any model in the appendix's table.",
         "Per token and layer, MLA caches $512 + 64 = 576$ numbers in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
-        "When decoding, MLA need never form the heads' keys for past tokens. It *folds* $W_{UK}$ into each head's"
-        " query $q^C_m$, its *content query*, and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\, c_n ="
+        "so MLA *folds* it into the query once and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\, c_n ="
         " (W_{UK}^\\top q^C_m)^\\top c_n . $$",
         "With RoPE, each past key needs its own rotation between the query and $W_{UK}$, so no one matrix can be"
         " folded in:",
-        "Folding works because one matrix, $W_{UK}$, serves every past token. With RoPE, each past token would need its"
-        " own.",
         "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token: as costly as rebuilding every past"
         " key.",
         "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
@@ -1925,10 +1927,10 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # folded one")
     assert "\\text{score}_{mn}" in main_line and "need not rebuild keys" not in text
     # the main line gives the idea first (one matrix serves every past key; with RoPE each needs its own), then the
-    # rotation that breaks the fold; the fold's own equation is the block's
+    # fold's equation, then the rotation that breaks it
     idea = (
         "Without RoPE, one matrix $W_{UK}$ serves every past key, so MLA *folds* it into the query once and scores the"
-        " cached latents directly."
+        " cached latents directly:"
     )
     assert main_line.index("*latent*") < main_line.index(idea) < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
     assert main_line.index("(R_m q^C_m)^\\top R_n W_{UK}") < main_line.index(
@@ -1938,8 +1940,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token"
     ) < main_line.index("\\text{score}_{mn}")
     assert "RoPE on those keys would break the fold" not in text  # said once, by the equation's own sentence
-    assert main_line.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 0 and text.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1
-    assert text.index("need never form the heads' keys") < text.index("(W_{UK}^\\top q^C_m)^\\top c_n")
+    assert main_line.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1 and text.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1
+    assert main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n") < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
     assert "the folded one" not in text and "the wrong score" not in main_line
     assert "same heads would cache" not in text  # "the same heads" was ambiguous: V2's own keys are 192 wide
     assert text.count("(R_m q^C_m)^\\top R_n W_{UK}") == 1
@@ -2328,9 +2330,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         " scale $B$ and each $\\zeta_i$ below one, smallest for the fast pairs.",
         "Its decay fades the fast pairs first; far back, their terms only swing around zero.",
         "In the figure, at $d = 64$ two to four thousand tokens back:",
-        "left, unrelated keys, whose scores average zero: the mean size of their scores falls to about a third of"
-        " RoPE's;",
-        "right, a key equal to its query: its score swings less, and its average is no lower.",
+        "left, unrelated keys get quieter: the mean size of their scores falls to about a third of RoPE's;",
+        "right, a key equal to its query keeps its average: no lower than RoPE's, and it swings less.",
+        "The left panel measures mean size, $|\\text{score}|$, since unrelated keys' scores average zero; the right"
+        " panel, the average with signs.",
         "Nearer in, xPos does lower this average at $d = 64$: over every span of distances from $a$ to $2a - 1$ with"
         " $a$ up to about 1500, and over some spans with $a$ up to about 2400, by up to 15 %.",
         "At $d = 32$ it is a hair lower even from 2048 to 4096 tokens back.",
@@ -2345,7 +2348,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # float32's largest value near p = 36 261 (uncentred positions)
     # the lesson is scoped to the figure's head size: at d = 32 a matching key keeps only 0.36 of RoPE's
     assert "So at this head size, far back, its decay mostly quiets unrelated keys." in text
-    assert "left, unrelated keys, whose scores average zero: the mean size of their scores" in text
+    assert "left, unrelated keys get quieter: the mean size of their scores" in text
     assert (
         "Its cost: xPos splits the decay into a factor on the query and one on the key that grows with the key's"
         " position; without shifting positions to centre them, that key factor overflows float32 past tens of"
@@ -3250,8 +3253,8 @@ def test_chapter_pairs_past_l_have_their_consequence():
     define = "On a longer input, each such pair turns into *new angles*, ones it never reached within $L$."
     counts_said = "The figure counts these pairs at $L = 8192$: 14 for base $10^4$, 30 for base $10^6$."
     verdict = (
-        "Yet the larger base's slowest pair turns far less past $L$: on an input of $8L$, under a tenth of a radian"
-        " for base $10^6$, over six for $10^4$."
+        "Yet the larger base's slowest pair meets far fewer new angles: on an input of $8L$, under a tenth of a radian"
+        " for base $10^6$, about 5.3 for $10^4$."
     )
     for sentence in (idea, define, counts_said, verdict):
         assert sentence in main_line, sentence
@@ -3363,7 +3366,7 @@ def test_chapter_partial_rotary_names_its_content_channel():
 def test_chapter_matching_key_running_average_and_static_takeaway():
     """Chapter 10, *Partial rotary* (main line): "Right, for a key equal to its query, it peaks at distance zero; its
     mean over the distances drawn, in red, is under half that peak." The figure's draw (seed 0, d_rot = 16 of 64,
-    |Δ| = 0 .. 255) keeps 0.23 of its peak; the claim is the draw's, and it could fail: some random queries keep
+    |Δ| = 1 .. 255) keeps 0.23 of its peak; the claim is the draw's, and it could fail: some random queries keep
     more than half (the appendix: nine in ten keep about 0.18 to 0.66). The old "running average ... stays below that
     peak" held for every query, so it taught nothing. "The pass-through term stays whole at every distance": |q_pass|^2
     at every |Δ|. Takeaway 4: the static scalings slow pairs "even on short inputs", as the scaling section's main
@@ -3375,7 +3378,7 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
         cos, sin = posenc.rope_cos_sin(256, 16, dtype=torch.float64)
         q_at = posenc.apply_rope(q, cos, sin)
         matching = q_at[:, :16] @ q_at[0, :16]
-        shares.append(float(matching.mean() / matching[0]))
+        shares.append(float(matching[1:].mean() / matching[0]))
         passed = q_at[:, 16:] @ q_at[0, 16:]
         torch.testing.assert_close(passed, torch.full_like(passed, float(q[16:] @ q[16:])))  # stays whole
     assert shares[0] < 0.5 and abs(shares[0] - 0.23) < 0.01  # the figure's draw: under half its peak
@@ -3390,17 +3393,17 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     # "for the plotted query": other draws keep more than half (the assert above), so the sentence names its query
     assert "Right, for a key equal to its query, it peaks" not in main_line
     assert "The pass-through term stays whole at every distance." in main_line
-    # the appendix's "a random query keeps 0.4 of its peak on average" and "Over distances 0 to 3999, a random query
-    # keeps under a tenth on average.": for an isotropic query, the expected share over |Δ| = 0 .. N - 1 is the mean of
-    # cos(Δ theta_i) over the distances and the 8 pairs (0.404 at N = 256, 0.07 at N = 4000); the draw keeps 0.23
-    assert "Over distances 0 to 3999, a random query keeps under a tenth on average." in text
+    # the appendix's "a random query keeps 0.4 of its peak on average" and "Over distances 1 to 3999, the share
+    # averaged over random queries is under a tenth.": for an isotropic query, the expected share over |Δ| = 1 .. N - 1
+    # is the mean of cos(Δ theta_i) over the distances and the 8 pairs (0.40 at N = 256, 0.074 at N = 4000)
+    assert "Over distances 1 to 3999, the share averaged over random queries is under a tenth." in text
     assert "a random query keeps 0.4 of its peak on average" in text
     assert "the mean share kept is about 0.4" not in main_line  # one claim on the main line
     assert "A typical query keeps about 0.4." not in main_line  # no unit, no window
     theta16 = 10000.0 ** (-torch.arange(0, 16, 2, dtype=torch.float64) / 16)
-    expected = float(torch.cos(torch.arange(256, dtype=torch.float64)[:, None] * theta16).mean())
+    expected = float(torch.cos(torch.arange(1, 256, dtype=torch.float64)[:, None] * theta16).mean())
     assert abs(expected - 0.4) < 0.01 and abs(sum(shares) / len(shares) - 0.4) < 0.05, (expected, shares)
-    expected_4000 = float(torch.cos(torch.arange(4000, dtype=torch.float64)[:, None] * theta16).mean())
+    expected_4000 = float(torch.cos(torch.arange(1, 4000, dtype=torch.float64)[:, None] * theta16).mean())
     assert 0 < expected_4000 < 0.1, expected_4000
     assert "keeps under half of its peak on average" in _figure_titles()  # the title agrees with the text
     assert "keeps about a quarter of its peak" not in _figure_titles()
@@ -3415,7 +3418,7 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     cos16, sin16 = posenc.rope_cos_sin(256, 16, dtype=torch.float64)
     rot = posenc.apply_rope(q_drawn, cos16, sin16)[:, :16]
     drawn = rot @ rot[0]
-    assert float(drawn.mean()) < 0.5 * float(drawn[0])
+    assert float(drawn[1:].mean()) < 0.5 * float(drawn[0])
     assert "assert bool((running[1:] < matching[0]).all())" not in code  # could not fail
     assert 'ax.set(xlabel="distance |Δ| (tokens back)"' in code  # both panels in |Δ|, as every later figure
     assert "masked in causal attention" not in code  # the left panel draws keys before the query only

@@ -501,6 +501,11 @@ def _current_code_block() -> list[str]:
     # key, DeepSeek-V3's factor and gpt-oss's YaRN (_trained_fixed_factor_row) and sink
     quote(C10, "So MLA's *decoupled RoPE* adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token")
     quote(C10, "gpt-oss's position-free sink")
+    # the hybrids: chapter 10's words, and the installed Jamba's attention builds its queries and keys with no rotation
+    quote(C10, "In Jamba and Kimi Linear even the attention layers rotate nothing")
+    from transformers.models.jamba import modeling_jamba as _jamba
+
+    assert "rotary" not in inspect.getsource(_jamba.JambaAttention.forward).lower()
     # "Qwen3-VL deals them to the three axes in turn": chapter 10's interleaved M-RoPE, and posenc's axes for
     # Qwen3-VL's copied section [24, 20, 20]: time, height, width, time, ... (the main line's M-RoPE: item 10's test)
     quote(C10, "deals its pairs out in turn instead")
@@ -514,8 +519,10 @@ def _current_code_block() -> list[str]:
         " DeepSeek's MLA rotates only small extra parts: a key that all heads share and a query"
         " part per head. DeepSeek-V3 puts"
         " YaRN's score factor on the softmax scale, not on cos and sin. gpt-oss uses YaRN with"
-        f" factor {gpt_oss['factor']:.0f}, and gives each head a learned attention sink with no position. Chapter 10"
-        " shows each of these. Vision encoders such as Pixtral's use 2-D RoPE: half the pairs turn with a patch's"
+        f" factor {gpt_oss['factor']:.0f}, and gives each head a learned attention sink with no position. In hybrids"
+        " such as Jamba and Kimi Linear, recurrent or linear-attention layers read the order, and even the attention"
+        " layers rotate nothing. Chapter 10 shows each of these. Vision encoders such as Pixtral's use 2-D RoPE: half"
+        " the pairs turn with a patch's"
         " row, the other half with its column. {doc}`Reading model code <reading_code>` lists pitfalls when porting,"
         " such as whether"
         " QK-norm comes before or after the rotation, and how a padded batch can switch dynamic frequencies. It also"
@@ -1707,8 +1714,9 @@ def _overview_examples():
         " input length it was trained at before any of the fixes below. RoPE turns each pair of coordinates at its"
         " own speed. A pair is *fast* if it makes at least one full turn within $L$ positions, and *slow* if not."
         " Past $L$, slow pairs meet angles training never showed. Chapter 8's small models, Llama 2 and Llama 3 all"
-        " have slow pairs. So every fix slows the slow pairs: a larger base, PI, NTK-aware scaling, YaRN and Llama"
-        " 3.1's rule."
+        " have slow pairs. A larger base slows them before the model trains at the longer length. PI, NTK-aware"
+        " scaling, YaRN and Llama 3.1's rule slow a trained model's slow pairs, pulling the angles of long distances"
+        " back toward those seen in training."
     )
     assert lead in page_text(), lead
     # "Chapter 8's small models, Llama 2 and Llama 3 all have slow pairs": the grid's (d 16, base 10^4, L 64), Llama 2's
@@ -1932,8 +1940,8 @@ def _term_in_scores_row():
     # "counts the tokens between key and query, each weighted by how well it matches the query": the gates, each
     # between 0 and 1 from the content logit's own q_i . k_j, summed from the key to the query (the quotes above)
     assert (
-        "| CoPE, contextual position encoding | a learned term per count of the tokens between key and query that"
-        " match the query | scores |"
+        "| CoPE, contextual position encoding | the query dotted with a learned vector for a soft count of the tokens"
+        " from key to query that its gates let through | scores |"
     ) in page_text()
     # FIRE's: "a learned network of the log distance over the log of the query's position, or of a learned threshold
     # when that is larger":
@@ -2005,7 +2013,7 @@ def _fire_ratio() -> None:
     # L_thr below it, a detail the claims page gives), and its output is the bias
     row = (
         "| FIRE, functional interpolation for relative positions | a small learned network maps the distance,"
-        " relative to the query's position, to a bias | scores |"
+        " divided by a term that grows with the query's position past a learned threshold, to a bias | scores |"
     )
     # the divisor is psi(max(i, L_thr)), the query's position or
     # the learned threshold L_thr, whichever is larger (the loop above)
@@ -2697,10 +2705,15 @@ RULES: dict[str, tuple] = {
     "| Shaw et al. {cite}`shaw2018relative`": (lambda: [], "2 2 1"),
     "| T5 bias {cite}`raffel2020t5`": (_t5_formula_row, "5 5"),  # T5's name, twice
     "| KERPLE {cite}`chi2022kerple`": (
-        # the bound 0 < r_2 <= 2 is the power form's alone, as chapter 11 writes it
-        lambda: quote(C11, "with $r_1 > 0$ and $0 < r_2 \\le 2$ per head", r"-r_1\,|j - i|^{r_2} ."),
+        # the bound 0 < r_2 <= 2 is the power form's alone, as chapter 11 writes it; both forms need r_1, r_2 > 0
+        lambda: quote(
+            C11,
+            "two numbers per head, $r_1 > 0$ and $r_2",
+            "The power shape takes $0 < r_2 \\le 2$",
+            r"-r_1\,|j - i|^{r_2} .",
+        ),
         # the row's r_1, r_2 > 0, its log form, its power form and the bound 0 < r_2 <= 2, from the chapter's numbers
-        "_0 _3 _1 1 1 2 _5 _6 _2 _4 2",
+        "_0 _2 _1 1 1 2 _6 _7 _3 _4 _5",
     ),
     "| FIRE {cite}`li2024fire`": (lambda: [str(posenc.FireBias(4).mlp[0].out_features)], "1 _"),
     "| YaRN {cite}`peng2024yarn`": (_yarn_formula_row, "_ _"),  # m(s) = 0.1 ln s + 1
@@ -4039,11 +4052,9 @@ def _decay_item() -> list[str]:
     width = 2 * len(theta)  # the head's dimensions: one frequency a pair
     assert width == 128, width
     item = (
-        "The RoPE paper says RoPE makes far keys score less. Chapter 5 finds that, for a key equal to its query, the"
-        " average score over random queries is highest at distance 0. At the"
-        " usual base $10^4$, it falls, with ripples, to about zero a few thousand tokens away. A single query's score"
-        " need not fall. A key unrelated to its query scores zero on average, near or far. The paper's falling curve"
-        " is the distance part of a loose bound on the score's size, not the score."
+        "The RoPE paper says RoPE makes far keys score less. Averaged over random queries, the score of a key equal"
+        " to its query falls with distance, with ripples. At base $10^4$ it reaches about zero a few thousand tokens"
+        " away. A single query's score need not fall. A key unrelated to its query scores zero on average, near or far."
     )
     # "A single query's score need not fall": single queries' scores rise somewhere for over a quarter of them
     # (test_takeaways_restate_checked_claims); "highest, on average, at distance 0": E(0) is E's largest value; "falls,
@@ -5330,9 +5341,7 @@ def prose_expected() -> list[str]:
         # "Also in current code": Qwen3-VL, gpt-oss's factor 32, chapter 10 (_current_code_block)
         # item 7's 2-D RoPE (chapter 7's, quoted in test_chapter_list_items_3_7_9_10_...)
         # item 7's 2-D RoPE is cut
-        # item 5's "highest, on average, at distance 0" (E(0) is E's largest: test of item 5)
-        # item 5's "Chapter 5 finds this only on average"
-        ["5", "16", "5", "0", "10", "4", *decay, *_alibi_item()]
+        ["5", "16", "10", "4", *decay, *_alibi_item()]
         + _current_code_block()
         # the section "RoPE past the training length": the slow pairs' offsets up to L - 1; the worked example of turns
         # within L (_turns_example); the two counts of turns: Llama 3.1's rule, L - 1, Llama 2 and 3
@@ -5376,6 +5385,8 @@ def prose_expected() -> list[str]:
         # the key in words: the trigram's loss and the 28 tokens stand in the grid's header and the blocks
         # the setup, then the lead and its 8L, then the figure's sentence, from 128 to 512 tokens
         ["8", str(L), str(longest), str(s), str(2 * L), str(longest)]
+        # under the grid's table, Llama 4 and SmolLM3 (test_nope_note_reads_transformers_llama4_and_smollm3)
+        + ["4", "3"]
         + ["7"]
         # the key's floor ln 2 = 0.69 and ALiBi's passkeys 496 back (_alibi_far_share);
         # under the stretched table, the lead and the sentence with the two lowered losses are cut;
@@ -6116,10 +6127,13 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         "worse. Plain RoPE and the sinusoidal encoding break the loss, and RoPE finds only about one passkey in five.**"
         " Fine-tuned at $8L$, RoPE, PI and YaRN here keep the loss fine too."
     )
+    # the main line under the lead: the untested cause, next to the test-time arms that support takeaway 4
     assert (
-        "share of the grid's pairs meets new angles past $L$. The run does not test whether that is why plain RoPE's"
-        " loss breaks."
+        " Fine-tuned at $8L$, RoPE, PI and YaRN here keep the loss fine too. Stretched at test time by PI, NTK-aware"
+        " scaling or YaRN, plain RoPE's loss stays above fine. The run does not test whether RoPE's slow pairs are why"
+        " its loss breaks."
     ) in page_text()
+    assert "share of the grid's pairs meets new angles past $L$." in page_text()
     trained = [
         t
         for row in page_text()[: page_text().index("## Chapter 8's grid")].split(" | ")
@@ -7578,6 +7592,8 @@ def test_nope_note_reads_transformers_llama4_and_smollm3():
         page,
     )
     assert found, "the NoPE note's two sentences"
+    # the main line under the grid's table says the same, checked by the same run config and layers below
+    assert "The grid's NoPE has no encoding in any layer, unlike Llama 4 and SmolLM3." in page
     every = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}[found.group(1)]
     run = load_results("extrapolation", check=False)["config"]
     model = TinyLM(28, "none", **run["model"])
@@ -7876,7 +7892,8 @@ def test_takeaways_restate_checked_claims():
         " RoPE, PI and YaRN do too.",
     ], bullets
     assert 3 <= len(bullets) <= 5  # the teaching guide's 3-5 takeaways
-    # "In chapter 8, no fix added at test time kept the loss fine at $8L$": every RoPE arm stretched at test time,
+    # "In chapter 8, no fix added at test time kept the loss fine at $8L$", and the grid's "Stretched at test time by
+    # PI, NTK-aware scaling or YaRN, plain RoPE's loss stays above fine": every RoPE arm stretched at test time,
     # dynamic or fixed, with any betas or factor the run tried, is above chapter 8's bar for *fine* at 8L in every
     # seed; only the fine-tuned arms reach it
     saved = load_results("extrapolation", check=False)
