@@ -525,9 +525,9 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "Each scale below multiplies the logits by the number in the table's fourth column. A
-    multiplier above 1 sharpens attention. This page's *temperature* $t$ divides the logits, so a temperature below 1
-    sharpens it. Llama 4's *query temperature* multiplies them instead": the fourth column's
+    """The section's opening: "Each scale below multiplies the logits by one number, given in the table's fourth
+    column. A multiplier above 1 sharpens attention. The word clashes: this page's *temperature* $t$ divides the
+    logits, while Llama 4's *query temperature* multiplies them": the fourth column's
     heading, "multiplier of each logit", is that convention; every row of the table fills it with a formula; the
     temperature's cell is the one reciprocal, every other cell a multiplier, not one over something, and the query
     temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier in another. The entropy
@@ -536,21 +536,19 @@ def test_a_larger_multiplier_never_flattens_attention():
     never rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links
     Reading model code's temperature rules."""
     text = page()
-    ((above, direction, t_verb, t_side, tau_verb),) = re.findall(
-        r"Each scale below multiplies the logits by the number in the table's fourth column\. A multiplier"
-        r" (above|below) 1 (sharpens|flattens) attention\. This page's"
-        r" \*temperature\* \$t\$ (divides|multiplies) the logits, so a temperature (below|above) 1 sharpens it\."
-        r" Llama 4's \*query temperature\* (multiplies|divides) them instead\.",
+    ((above, direction, t_verb, tau_verb),) = re.findall(
+        r"Each scale below multiplies the logits by one number, given in the table's fourth column\. A multiplier"
+        r" (above|below) 1 (sharpens|flattens) attention\. The word clashes: this page's"
+        r" \*temperature\* \$t\$ (divides|multiplies) the logits, while Llama 4's \*query temperature\*"
+        r" (multiplies|divides) them\.",
         text,
     )
     assert (above, direction) == ("above", "sharpens"), (above, direction)  # the entropy check below
     # one word, two ways: the temperature's cell divides, the query temperature's multiplies (checked against the cells)
     assert cells("temperature (attention temperature)")[3] == "$1/t$" and t_verb == "divides", t_verb
     assert tau_verb == "multiplies", tau_verb
-    # "so a temperature below 1 sharpens it": a divisor below 1 is a multiplier above 1, as the row says
-    assert t_side == "below" and "below 1 it sharpens attention, above 1 it flattens it" in row(
-        "temperature (attention temperature)"
-    )
+    # the row's "below 1 it sharpens attention": a divisor below 1 is a multiplier above 1
+    assert "below 1 it sharpens attention, above 1 it flattens it" in row("temperature (attention temperature)")
     for t_value in (0.5, 0.9):
         logits = torch.randn(200, 16, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
         assert (attention_entropy(logits / t_value) <= attention_entropy(logits) + 1e-12).all(), t_value
@@ -863,7 +861,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     ..." gives the field transformers reads, "as Llama 3.1's does", and the worked example's dynamic NTK paragraph
     says: "This is the rule with $L = 8192$. With Llama 3.1's config, transformers' `dynamic` reads a larger $L$:
     `max_position_embeddings`, sixteen times as large. So it would not scale the worked example's input at all." The
-    main line of "Longer inputs" gives no Llama 3.1 number and no $L$
+    main line of "Longer inputs" gives the same $L$, "trained at $L = 8192$", and leaves the field to the blocks
     (:func:`test_longer_inputs_main_line_gives_the_slowest_pairs_divisors`); the dynamic NTK row names the field.
     The two fields from posenc/book/models.py's copy of Llama 3.1's config
     (a prose sync); the field each of transformers' rules reads, from its source; and transformers' `dynamic` run at
@@ -875,7 +873,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    assert "8192" not in visible and "max_position_embeddings" not in visible, visible  # the block's aside
+    assert re.findall(r"L = (\d+)", visible) == [read], visible  # the main line's one L is the block's
+    assert "max_position_embeddings" not in visible, visible  # the block's aside
     example = block(WE)
     assert example.index("| rule |") < example.index("| 9 at this length | *Dynamic NTK* sets its effective factor")
     keeps = block("Where a configuration keeps the trained length, transformers' <code>dynamic</code>, and real models")
@@ -2675,8 +2674,8 @@ def test_temperature_section_opens_with_its_multiplier_table():
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | multiplier of each logit | chapter |"
     assert section.index("A multiplier above 1 sharpens attention.") < section.index(header)
-    # "Each scale below multiplies the logits by the number in the table's fourth column.": that column's heading
-    assert "Each scale below multiplies the logits by the number in the table's fourth column." in section
+    # "Each scale below multiplies the logits by one number, given in the table's fourth column.": its heading
+    assert "Each scale below multiplies the logits by one number, given in the table's fourth column." in section
     assert header.split(" | ")[3] == "multiplier of each logit"
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
@@ -2742,6 +2741,35 @@ def test_alibi_row_subtracts_a_slope_per_head_times_the_distance():
     bias = posenc.alibi_bias(heads, n, causal=False).double()
     distance = (torch.arange(n)[None, :] - torch.arange(n)[:, None]).abs().double()  # [query, key]
     assert torch.allclose(bias, sign * slopes[:, None, None] * distance, atol=1e-6, rtol=0)
+
+
+def test_slope_row_is_chapter_6s_m_h_and_a_larger_slope_a_shorter_range():
+    """The row "slope (ALiBi)": "in ALiBi, a head's fixed positive number $m_h$: the head subtracts it times the
+    distance from each logit, so a larger slope gives the head a shorter range". Chapter 6 names the slope $m_h$, fixed
+    per head, and a head's range is where its bias reaches $-\\ln 10$, $\\ln 10 / m_h$: posenc's bias, head by head,
+    reaches it first for the larger slope. The row sits in Core terms right after the ALiBi row, and the index links it
+    there (:func:`test_opening_names_each_section_and_the_index_lists_every_row_once`)."""
+    text = row("slope (ALiBi)")
+    ((letter, verb, shorter),) = re.findall(
+        r"\| in ALiBi, a head's fixed positive number \$(m_h)\$: the head (subtracts|adds) it times the distance from"
+        r" each logit, so a larger slope gives the head a (shorter|longer) range \| \{doc\}`6 <",
+        text,
+    )
+    c6 = chapter("06_alibi")
+    assert f"with a fixed slope ${letter}$ for each head" in c6
+    assert "A head's range, here, is the distance $\\ln 10 / m_h$ at which its bias reaches $-\\ln 10$." in c6
+    assert verb in row("attention with linear biases (ALiBi)")  # the ALiBi row's verb, checked against posenc there
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8").splitlines()
+    at = raw.index(next(line for line in raw if line.startswith("| slope (ALiBi) |")))
+    assert raw[at - 1].startswith("| attention with linear biases (ALiBi) |")
+    heads, n = 8, 2000
+    slopes = posenc.alibi_slopes(heads).double()
+    assert bool((slopes > 0).all())
+    bias = posenc.alibi_bias(heads, n, causal=False).double()[:, 0, :]  # [head, distance]
+    reach = (bias > -math.log(10)).sum(-1).double()  # distances before the bias passes -ln 10
+    order = torch.argsort(slopes)
+    assert bool((reach[order].diff() < 0).all()) == (shorter == "shorter"), (slopes, reach)
+    assert torch.allclose(reach, torch.ceil(math.log(10) / slopes), atol=1.0, rtol=0)
 
 
 def test_t5_buckets_are_wider_far_from_the_query():
@@ -3609,7 +3637,7 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     assert "Chapter 10" not in main and "\\tau" not in main and "Careful" not in main, main
     assert not re.findall(r"[Cc]hapters? \d+", main), main
     (direction,) = re.findall(r"A multiplier above 1 (sharpens|flattens) attention\.", main)
-    assert "Llama 4's *query temperature* multiplies them instead." in main, main
+    assert "while Llama 4's *query temperature* multiplies them." in main, main
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "Llama 4's query temperature" in chapter("10_rope_today")
     assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
@@ -3891,8 +3919,8 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
 
 
 def test_temperature_sections_opening_names_the_chapters_that_multiply():
-    """The visible opening of "Temperature and query scales": "This page's *temperature* $t$ divides the logits, so a
-    temperature below 1 sharpens it. Llama 4's *query temperature* multiplies them instead", the name
+    """The visible opening of "Temperature and query scales": "The word clashes: this page's *temperature* $t$ divides
+    the logits, while Llama 4's *query temperature* multiplies them", the name
     chapter 10 gives a
     multiplier.
     Chapters 8 and 10 say "temperature" for such a multiplier, in their own words
@@ -3905,8 +3933,8 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
     assert (
-        "A multiplier above 1 sharpens attention. This page's *temperature* $t$ divides the logits, so a temperature"
-        " below 1 sharpens it. Llama 4's *query temperature* multiplies them instead." in re.sub(r"\s+", " ", section)
+        "A multiplier above 1 sharpens attention. The word clashes: this page's *temperature* $t$ divides the logits,"
+        " while Llama 4's *query temperature* multiplies them." in re.sub(r"\s+", " ", section)
     )
     first, second = 8, 10
     assert "in chapter 8, a growing factor that multiplies them" in letters("temperature")
@@ -4087,11 +4115,15 @@ def test_context_parallelism_needs_global_positions():
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     """The main line keeps the fast and slow pairs and "To meet none, a slow pair needs its frequency divided by about
-    the *stretch*, the input's length over $L$"; the three numbers' table opens the worked example's block, and the
-    rules' divisors at $2L$ are read from that block. The main line's "At $2L$ the stretch is 2; in the worked example
-    below, three rules divide the slowest pair by 8 or 9, so it meets no new angle" takes its numbers from the block's
-    table, which holds the "(\\ell - 1)/(L - 1)" condition. Further checks: "The *stretch* is the input's length
-    over $L$, at least 1."
+    the *stretch*, the input's length over $L$". Then the worked example's core, before the three numbers' table:
+    "An example: take a head like Llama 3.1's, trained at $L = 8192$, and an input of $2L$ tokens, so its stretch is
+    2. Give each of three rules Llama 3.1's configured `factor`, 8. Each divides the slowest pair's frequency by more
+    than the stretch:", a table of the three rules' divisors (PI 8 and `llama3` 8 "at any length", dynamic NTK "9 at
+    this length, more at longer ones"), "So the slowest pair meets no new angle. The example holds three numbers that
+    are easy to mix up: the `factor` 8 is the *extension factor*, the 2 is the *stretch*, and the 8 or 9 is each
+    rule's *effective factor*." Its L and `factor` are Llama 3.1's config's; its numbers equal the collapsed worked
+    example's (stretch, the three rules' rows, which hold the "(\\ell - 1)/(L - 1)" condition) and are run below in
+    transformers. Further checks: "The *stretch* is the input's length over $L$, at least 1."
     The goal before the rules: "To meet no new angle, a slow pair needs its frequency divided by about the stretch. A
     *fast pair*, one that turns at least once, needs no division." "A rule's *effective factor* is what it divides the
     slowest pair's frequency by, for an input of $\\ell$ tokens", then one table, "rule | divides pair $i$'s frequency
@@ -4117,27 +4149,48 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((main_two, main_rules, main_low, main_high),) = re.findall(
+    ((main_L, main_times, main_two, main_rules, main_factor, main_pi, main_llama3, main_dyn),) = re.findall(
         r"Over those offsets a \*fast pair\* makes at least one \*turn\*, a full rotation, so training showed it its"
         r" whole circle\. A \*slow pair\* turns less than once: training showed it only an arc, and beyond \$L\$ it"
-        r" meets new angles\. To meet none, a slow pair needs its frequency divided by about the \*stretch\*\. Three"
-        r" numbers are easy to mix up: .*? \| At \$2L\$ the stretch is (\d+); in the worked example below, (three)"
-        r" rules divide the slowest pair by (\d+) or (\d+), so it meets no new angle\. Such slowing has costs;"
-        r" chapter 8 measures two of them\."
+        r" meets new angles\. To meet none, a slow pair needs its frequency divided by about the \*stretch\*, the"
+        r" input's length over \$L\$\. An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, and an"
+        r" input of \$(\d)L\$ tokens, so its stretch is (\d+)\. Give each of (three) rules Llama 3\.1's configured"
+        r" `factor`, (\d+)\. Each divides the slowest pair's frequency by more than the stretch: \| rule \| divides"
+        r" the slowest pair's frequency by \| \|---\|---\| \| \*position interpolation\* \| (\d+), the `factor`, at"
+        r" any length \| \| `llama3` \| (\d+), the `factor`, at any length \| \| \*dynamic NTK\* \| (\d+) at this"
+        r" length, more at longer ones \| So the slowest pair meets no new angle\. The example holds three numbers"
+        r" that are easy to mix up: .*? Such slowing has costs; chapter 8 measures two of them\."
         r" \(glossary-longer-terms\)=",
         visible,
     )
+    # the three numbers, named from the example's numbers
+    ((named_s, named_stretch, main_low, main_high),) = re.findall(
+        r"The example holds three numbers that are easy to mix up: the `factor` (\d+) is the \*extension factor\*,"
+        r" the (\d+) is the \*stretch\*, and the (\d+) or (\d+) is each rule's \*effective factor\*\. \| number",
+        visible,
+    )
+    assert (named_s, named_stretch) == (main_factor, main_two), (named_s, named_stretch)
+    assert {main_low, main_high} == {main_pi, main_llama3, main_dyn} and int(main_low) < int(main_high)
+    assert main_pi == main_llama3 == main_factor  # "8, the `factor`"
+    # Llama 3.1's config: its trained length and `factor`; `llama3` with its bounds divides the slowest pair by 8
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]
+    assert int(main_L) == llama["original_max_position_embeddings"] and int(main_factor) == llama["factor"], llama
+    l_d, l_base, l_L, l_s = llama31_head()
+    l_theta = posenc.rope_inv_freq(l_d, l_base, dtype=torch.float64)
+    l3 = hf_llama3(l_d, l_base, l_s, llama["high_freq_factor"], llama["low_freq_factor"], l_L).double()
+    assert abs(float(l_theta[-1] / l3[-1]) - int(main_llama3)) < 1e-4 * int(main_llama3)
     # the three numbers, on the main line before the rows that use them
     ((config_word, main_stretch, slowest),) = re.findall(
-        r"Three numbers are easy to mix up: \| number \| what it is \| set by \|"
+        r"\*effective factor\*\. \| number \| what it is \| set by \|"
         r" \|---\|---\|---\| \| \*extension factor\*"
         r" \$s\$ \| the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
         r" the input's length over \$L\$, \$([^$]+)\$ for \$\\ell\$ tokens \| the input \| \|"
         r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
-        r" the rule, and for a dynamic rule also the input \| At \$2L\$",
+        r" the rule, and for a dynamic rule also the input \| Such slowing",
         visible,
     )
-    assert visible.index("Three numbers") < visible.index("(glossary-longer-terms)=")
+    # the example's core comes before the three numbers' table, which comes before the terms
+    assert visible.index("An example:") < visible.index("| number |") < visible.index("(glossary-longer-terms)=")
     # the rules' divisors at 2L with `factor` 8 are the worked example's (collapsed)
     example = re.sub(r"\s+", " ", block(WE))
     ((header_factor, times),) = re.findall(r"Each rule gets \$s = (\d+)\$ and an input of \$(\d*)L\$ tokens", example)
@@ -4157,6 +4210,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     rule_rows = re.findall(r"\| (\*position interpolation\*|`llama3`|\*dynamic NTK\*) \| ", example)
     assert main_rules == "three" and len(rule_rows) == 3, rule_rows
     assert main_two == stretch_value and {main_low, main_high} == {pi_value, llama3_value, dyn_value}, main_low
+    assert (main_pi, main_llama3, main_dyn) == (pi_value, llama3_value, dyn_value)  # the block's rows, in order
+    assert main_times == times and main_factor == header_factor, (main_times, main_factor)
     assert int(main_low) < int(main_high)
     assert (
         "In general, a rule keeps the slowest pair within its trained arc when its effective factor reaches"
@@ -4218,7 +4273,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     (formula,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", block(WE))
     assert main_formula == formula, (main_formula, formula)  # the main line's formula is the worked example's
     assert at == times, (at, times)  # the sentence speaks of the table's length
-    assert "8192" not in visible and "Llama" not in visible, visible  # no head is named: the numbers hold for any
+    # the example names Llama 3.1's head; the numbers checked below hold for a second head of another base too
     assert f"then ${formula}$ (emozilla 2023)" in row("dynamic NTK (`dynamic`)")  # the row's formula
     assert abs(evaluate(formula, s=float(header_factor), ell=int(times or 1), L=1) - int(dyn_value)) < 1e-12
     s = float(header_factor)
@@ -4953,19 +5008,22 @@ def test_learned_position_embedding_row_has_no_row_past_its_last():
 
 def test_fast_pairs_angles_together_can_be_new_past_L():
     """The worked example: "A fast pair meets no new angle on its own, but the fast pairs' angles taken together can
-    be new. In this head, at each offset checked, $L$ to $L + 1999$, every trained offset leaves some fast pair at
-    least a radian from its angle": in Llama 3.1's head, each fast pair (the fast pair row's inequality) meets at
+    be new. In this head, with unscaled frequencies, at each offset checked, $L$ to $L + 1999$, every trained offset
+    leaves some fast pair at least a radian from its angle": in Llama 3.1's head, unscaled (RoPE's own $b^{-2i/d}$),
+    each fast pair (the fast pair row's inequality) meets at
     each such offset an angle within a tiny step of a trained one, yet for each offset no trained offset, 0 to L - 1,
     brings all fast pairs within a radian at once. "The margin is thin: the smallest such gap is one radian, pair 0's
     frequency": the least gap over the offsets checked is pair 0's frequency, 1, to a billionth."""
-    ((last, gap),) = re.findall(
+    ((unscaled, last, gap),) = re.findall(
         r"A fast pair meets no new angle on its own, but the fast pairs' angles taken together can be new\. In this"
-        r" head, at each offset checked, \$L\$ to \$L \+ (\d+)\$, every trained offset leaves some fast pair at least"
+        r" head, with (unscaled) frequencies, at each offset checked, \$L\$ to \$L \+ (\d+)\$, every trained offset"
+        r" leaves some fast pair at least"
         r" (a) radian from its angle\. The margin is thin: .*? So the model meets",
         block(WE),
     )
     d, base, L, _ = llama31_head()
-    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)  # "unscaled": no rule applied
+    assert unscaled == "unscaled" and abs(float(theta[-1]) - base ** (-(d - 2) / d)) < 1e-15
     fast = theta[(L - 1) * theta >= 2 * math.pi]
     trained = torch.arange(L, dtype=torch.float64)
     own_worst, together_best = 0.0, math.inf

@@ -1695,8 +1695,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
             ladder = [past_l_at(d, base, length) for base in grid]
             assert ladder == sorted(ladder), (d, length)
     takeaway = (
-        "At one training length, a larger base also leaves at least as many pairs without a full turn, though its"
-        " slowest pair turns less past it; whether they hurt on longer inputs is open."
+        "At one training length, a larger base also leaves at least as many pairs without a full turn; whether they"
+        " hurt on longer inputs is open."
     )
     assert takeaway in text
     # why the takeaway leaves the totals out: the block's new angles summed over the pairs past L (d = 128) rank the
@@ -3242,9 +3242,10 @@ def test_chapter_takeaways_keep_the_openings_two_model_promises():
 
 def test_chapter_pairs_past_l_have_their_consequence():
     """Chapter 10, *More pairs never finish a turn*: the main line's idea, "At one $L$, a larger base
-    leaves at least as many pairs that never finish a turn within $L$.", and its counter-fact, "Yet the larger base's
-    slowest pair turns far less past $L$" (under a tenth of a radian for 1e6, over six for 1e4). The block scopes the
-    totals: fewer for base 1e6 than 1e4 on inputs 2L and 4L, more on 8L and 16L. From the copied rows (base, trained L),
+    leaves at least as many pairs that never finish a turn within $L$.", then both sides on an input 8L: base 1e6's
+    slowest pair meets under a tenth of a radian of new angles and 1e4's about 5.3, yet summed over all pairs base 1e6
+    meets more, about 60 radians against 48. The block scopes the totals: fewer for base 1e6 than 1e4 on inputs 2L and
+    4L, more on 8L and 16L. From the copied rows (base, trained L),
     d = 128: the slowest pair's new angle on an input 8L is (8 - 1) L theta_63 (it turns under once within 8L, so all
     of it past L is new): 0.141 and 0.142 rad for Llama 3 and Code Llama, 3.31 for Llama 2."""
     text = chapter_markdown("10_rope_today")
@@ -3253,12 +3254,14 @@ def test_chapter_pairs_past_l_have_their_consequence():
     define = "On a longer input, each such pair turns into *new angles*, ones it never reached within $L$."
     counts_said = "The figure counts these pairs at $L = 8192$: 14 for base $10^4$, 30 for base $10^6$."
     verdict = (
-        "Yet the larger base's slowest pair meets far fewer new angles: on an input of $8L$, under a tenth of a radian"
-        " for base $10^6$, about 5.3 for $10^4$."
+        "On an input of $8L$, base $10^6$'s slowest pair meets under a tenth of a radian of new angles, and $10^4$'s"
+        " about 5.3."
     )
-    for sentence in (idea, define, counts_said, verdict):
+    in_total = "Summed over all pairs, though, base $10^6$ meets more: about 60 radians against 48."
+    for sentence in (idea, define, counts_said, verdict, in_total):
         assert sentence in main_line, sentence
     assert main_line.index(idea) < main_line.index(define) < main_line.index(counts_said) < main_line.index(verdict)
+    assert main_line.index(verdict) < main_line.index(in_total)
     # the verdict, swept: at one L a larger base leaves at least as many pairs past L, and on any input x L > L every
     # pair past L meets new angles (reach over the trained arc), for the section's bases and L
     L = 8192
@@ -3282,6 +3285,7 @@ def test_chapter_pairs_past_l_have_their_consequence():
     assert totals[1e6, 2][0] < totals[1e4, 2][0] and totals[1e6, 4][0] < totals[1e4, 4][0], totals  # 20, 40 vs 24, 42
     assert totals[1e6, 8][0] > 1.1 * totals[1e4, 8][0] and totals[1e6, 16][0] > 1.1 * totals[1e4, 16][0], totals
     assert abs(totals[1e6, 8][1] - totals[1e4, 8][1]) < 0.05  # 5.34 rad each
+    assert abs(totals[1e6, 8][0] - 60) < 1 and abs(totals[1e4, 8][0] - 48) < 1, totals  # "about 60 radians against 48"
     scoped = (
         "At $L = 8192$, base $10^6$'s pairs meet fewer new angles in total than those of $10^4$ on inputs of $2L$ and"
         " $4L$, and more on $8L$ and $16L$."
@@ -3488,7 +3492,7 @@ def test_chapter_mla_rotary_key_takes_its_own_ladder():
 
 
 def test_chapter_base_figure_title_names_its_smoothing():
-    """Chapter 10, *Raising the base*: the figure's title says "a thick line at x: the mean over x/2 to x". The thick
+    """Chapter 10, *Raising the base*: the figure's x label says "a thick line at x: the mean over x/2 to x". The thick
     line drawn at x = 2a - 1 is the mean of the score per pair over distances a .. 2a - 1."""
     assert "a thick line at x: the mean over x/2 to x" in _figure_titles()
     for base in (1e4, 5e5):
@@ -3498,3 +3502,57 @@ def test_chapter_base_figure_title_names_its_smoothing():
             span = torch.arange(a, 2 * a, dtype=torch.float64)
             want = float(torch.cos(span[:, None] * theta).mean())
             assert abs(float(means[a - 1]) - want) < 1e-5, (base, a)
+
+
+def test_chapter_opening_names_layout_and_the_factor():
+    """Chapter 10's opening: "The six leave out the *layout*, which dimensions form a pair: a wrong one gives other
+    scores but raises no error." and "They also leave out a factor some scalings put on a score's rotated part or on all
+    of it: see the appendix." Weights read in the wrong layout run without error and give other scores; the appendix
+    names both places of the factor (cos and sin: the rotated part; DeepSeek's softmax scale: the whole logit)."""
+    text = chapter_markdown("10_rope_today")
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    layout = (
+        "The six leave out the *layout*, which dimensions form a pair: a wrong one gives other scores but raises no"
+        " error."
+    )
+    factor = (
+        "They also leave out a factor some scalings put on a score's rotated part or on all of it: see the appendix."
+    )
+    assert layout in main_line and factor in main_line
+    assert "so each score's rotated part grows by its square." in text
+    assert "| the whole logit, all 192 query–key dimensions, by $m(s)^2$ |" in text
+    gen = torch.Generator().manual_seed(0)
+    q, k = (torch.randn(16, 64, generator=gen, dtype=torch.float64) for _ in range(2))
+    ci, si = (t.double() for t in posenc.rope_cos_sin(16, 64, layout="interleaved"))
+    ch, sh = (t.double() for t in posenc.rope_cos_sin(16, 64))
+
+    def scores(a, b, cos, sin, layout):
+        return posenc.apply_rope(a, cos, sin, layout=layout) @ posenc.apply_rope(b, cos, sin, layout=layout).T
+
+    right = scores(q, k, ci, si, "interleaved")  # interleaved weights, turned as interleaved pairs
+    wrong = scores(q, k, ch, sh, "half")  # the same weights read in the half layout: no error
+    assert right.shape == wrong.shape and float((right - wrong).abs().max()) > 1.0
+    perm = posenc.interleaved_to_half_permutation(64)  # permuted first, the half layout gives the same scores
+    assert torch.allclose(scores(q[:, perm], k[:, perm], ch, sh, "half"), right, atol=1e-9)
+
+
+def test_chapter_qwen35_mrope_section_default():
+    """Chapter 10's M-RoPE block: "Qwen3.5 deals its pairs out the same way, on the quarter of each head that turns."
+    and "When a config sets no `mrope_section`, transformers 5.24's Qwen3.5 code takes $[11, 11, 10]$." The default
+    config's rotary layer holds [11, 11, 10], its 32 pairs are a quarter of a 256-wide head, and its recomposition
+    interleaves the axes like Qwen3-VL's (pair i takes time, height, width in turn)."""
+    text = chapter_markdown("10_rope_today")
+    assert "Qwen3.5 deals its pairs out the same way, on the quarter of each head that turns." in text
+    assert "When a config sets no `mrope_section`, transformers 5.24's Qwen3.5 code takes $[11, 11, 10]$." in text
+    qwen35 = pytest.importorskip("transformers.models.qwen3_5.modeling_qwen3_5")
+    config = qwen35.Qwen3_5TextConfig()
+    assert "mrope_section" not in config.rope_parameters, config.rope_parameters
+    rotary = qwen35.Qwen3_5TextRotaryEmbedding(config)
+    assert rotary.mrope_section == [11, 11, 10]
+    assert config.head_dim == 256 and rotary.inv_freq.numel() == sum(rotary.mrope_section) == 256 // 4 // 2
+    axis_of = (
+        torch.arange(3, dtype=torch.float32)[:, None, None, None].expand(3, 1, 1, 32).clone()
+    )  # [axis, b, L, pair]
+    taken = rotary.recomposition_frequencies(axis_of)[0, 0, :32]
+    assert taken.tolist() == [i % 3 for i in range(32)], taken  # time, height, width in turn
+    assert [int((taken == axis).sum()) for axis in range(3)] == rotary.mrope_section

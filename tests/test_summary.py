@@ -1098,12 +1098,12 @@ def _ntk_fix_row() -> None:
     # the row names one idea and flags Qwen-7B's form; its rule stands under the table and in "How the rows differ"
     assert "Qwen-7B's variant is dynamic" not in source()
     assert "In the table, only Qwen-7B's rule, a dynamic variant of NTK-aware scaling, picks $s$" in page_text()
-    # under the table: "Qwen-7B's *dynamic* rule picks s from each input's length, in steps, and also scales the
+    # under the table: "Its rule picks s from each input's length, in steps, and also scales the
     # queries past L": its stretch (_qwen_alpha) takes several values over inputs past L, constant between powers of
     # two, and its logn factor is 1 up to L and above 1 past it (_qwen_dynamic_ntk)
     assert (
-        "Qwen-7B's *dynamic* rule picks $s$ from each input's length, in steps, and also scales the queries past $L$."
-        in page_text()
+        "Qwen-7B uses a *dynamic* form of NTK-aware scaling. Its rule picks $s$ from each input's length, in steps,"
+        " and also scales the queries past $L$." in page_text()
     )
     steps = [_qwen_alpha(n, 2048) for n in range(2049, 8 * 2048 + 1)]
     assert len(set(steps)) == 3 and sum(a != b for a, b in zip(steps, steps[1:])) == 2, sorted(set(steps))
@@ -1156,10 +1156,8 @@ def _factor_not_length_ratio() -> tuple[list[str], list[str]]:
     row = re.search(r"^\| extension factor \|.*\|$", glossary, flags=re.M)  # the glossary's term for `factor`
     assert row and "`factor`" in row.group(0), row
     assert (
-        "Each fix below slows the slow pairs, and most slow some fast pairs too. A larger base is set before training"
-        " at the longer length. The others slow the slowest pair by a factor $s$, the *extension factor*, and can also"
-        " stretch a trained model with no further training. The last column says whether the example model was also"
-        " trained at the longer length, or only stretched to it." in (page_text())
+        "Most fixes slow some fast pairs too. The factor $s$ is called the *extension factor*. The last column says"
+        " whether the example model was also trained at the longer length, or only stretched to it." in (page_text())
     )
     # the summary writes the config's factor s and the input's ratio n/L apart, never one for the other
     summary = (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
@@ -1374,8 +1372,8 @@ def _overview_examples():
         # "the first vector only", the one dotted with the query: the claims page's "with the key vectors only"
         # (Huang et al. 2018 add S_rel to the logits)
         "Shaw's": (
-            # "without the values' vectors", the second of Shaw's two vectors
-            "Music Transformer, without the values' vectors",
+            # "with only the vector dotted with the query": not the second of Shaw's two, added to the values
+            "Music Transformer, with only the vector dotted with the query",
             "| Shaw et al. | not measured",
             ["Music Transformer, with the key vectors only"],
         ),
@@ -1587,10 +1585,8 @@ def _overview_examples():
     assert all("$s$" in cell for name, cell in by_s.items() if name.startswith(("PI", "NTK-aware", "YaRN"))), by_s
     assert by_s["Llama 3.1's rule"].startswith("like YaRN"), by_s["Llama 3.1's rule"]
     assert (
-        "Each fix below slows the slow pairs, and most slow some fast pairs too. A larger base is set before training"
-        " at the longer length. The others slow the slowest pair by a factor $s$, the *extension factor*, and can also"
-        " stretch a trained model with no further training. The last column says whether the example model was also"
-        " trained at the longer length, or only stretched to it." in (page_text())
+        "Most fixes slow some fast pairs too. The factor $s$ is called the *extension factor*. The last column says"
+        " whether the example model was also trained at the longer length, or only stretched to it." in (page_text())
     )
     # ... each rule with s, at widths, bases and lengths whose slowest pair turns less than once within L (a slow pair,
     # as the page defines it): the slowest pair slowed by s, and no pair by more. PI, YaRN (betas 32/1, the YaRN row's)
@@ -1714,11 +1710,17 @@ def _overview_examples():
         " input length it was trained at before any of the fixes below. RoPE turns each pair of coordinates at its"
         " own speed. A pair is *fast* if it makes at least one full turn within $L$ positions, and *slow* if not."
         " Past $L$, slow pairs meet angles training never showed. Chapter 8's small models, Llama 2 and Llama 3 all"
-        " have slow pairs. A larger base slows them before the model trains at the longer length. PI, NTK-aware"
-        " scaling, YaRN and Llama 3.1's rule slow a trained model's slow pairs, pulling the angles of long distances"
-        " back toward those seen in training."
+        " have slow pairs. Every fix below slows the slow pairs, pulling the angles of long distances back toward"
+        " those seen in training. A *larger base* is set before training at a longer length. The other fixes slow the"
+        " slowest pair by a factor $s$ and can also stretch a trained model with no further training. *PI*, position"
+        " interpolation, slows every pair by $s$. *NTK-aware scaling* raises the base so that the fastest pair keeps"
+        " its speed. *YaRN* keeps the fastest pairs, slows the slow ones by $s$ and those between partway; it also"
+        " scales the scores up. *Llama 3.1's rule* is like YaRN but leaves the scores alone."
     )
     assert lead in page_text(), lead
+    # each fix's clause: the slowest pair slowed by s and no pair by more (_overview_examples), PI's every pair by s
+    # and NTK's and YaRN's fastest pair kept (below); YaRN's score factor above 1 and Llama 3.1's exactly 1
+    # (test_item_7: "it does not multiply the scores")
     # "Chapter 8's small models, Llama 2 and Llama 3 all have slow pairs": the grid's (d 16, base 10^4, L 64), Llama 2's
     # (128, 10^4, 4 096) and Llama 3's (128, 5 * 10^5, 8 192) slowest pair turns less than once within L; and each
     # model of chapter 10's table whose length before any fix is known, at its own base, over that length
@@ -3616,13 +3618,13 @@ def _item_8_passkeys() -> None:
             set(run) == {str(d) for d in config["distances"]} for run in per_seed_all(arm, "passkey_by_distance")
         )
     # without the word "passkey", which the page defines only in the grid's section: "In every seed, it also finds
-    # more digits hidden far back than ALiBi, but it still misses some": 496 back, the test's farthest distance
+    # more digits hidden about 500 tokens back than ALiBi, but it still misses some": 496 back, the test's farthest
     # (checked above for every seed; under 1 on average); "FIRE and CoPE recall every hidden digit": every probe
     far = max(config["distances"])
     assert far == 496 and round(far, -2) == 500
     assert (
         "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed line. In every seed, it also finds more"
-        " digits hidden far back than ALiBi, but it still misses some. FIRE and CoPE recall every"
+        " digits hidden about 500 tokens back than ALiBi, but it still misses some. FIRE and CoPE recall every"
         " hidden digit on inputs"
         " eight times longer, but their loss rises with the length."
     ) in page_text()
@@ -5343,6 +5345,8 @@ def prose_expected() -> list[str]:
         # item 7's 2-D RoPE is cut
         ["5", "16", "10", "4", *decay, *_alibi_item()]
         + _current_code_block()
+        # item 11: "about 500 tokens back", the farthest fixed distance, 496 (asserted with item 11)
+        + ["500"]
         # the section "RoPE past the training length": the slow pairs' offsets up to L - 1; the worked example of turns
         # within L (_turns_example); the two counts of turns: Llama 3.1's rule, L - 1, Llama 2 and 3
         # (_overview_examples);
@@ -5387,6 +5391,8 @@ def prose_expected() -> list[str]:
         ["8", str(L), str(longest), str(s), str(2 * L), str(longest)]
         # under the grid's table, Llama 4 and SmolLM3 (test_nope_note_reads_transformers_llama4_and_smollm3)
         + ["4", "3"]
+        # the block "Where sources differ: NoPE": T5's bias; this grid at 8L (test_nope_sources_differ_block)
+        + ["5", str(s)]
         + ["7"]
         # the key's floor ln 2 = 0.69 and ALiBi's passkeys 496 back (_alibi_far_share);
         # under the stretched table, the lead and the sentence with the two lowered losses are cut;
@@ -6229,9 +6235,11 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         "Plain RoPE finds every passkey at $L$",
         "## Takeaways",
     ]
-    # one block after the grid's main line, so the page's main line reaches its takeaways after one closed block
+    # three closed blocks after the grid's main line, then the takeaways
     grid_tail = page[page.index("With tiny models, synthetic filler and one training") : page.index("## Takeaways")]
-    assert grid_tail.count("<details>") == 1, grid_tail.count("<details>")
+    assert grid_tail.count("<details>") == 3, grid_tail.count("<details>")
+    for title in ("How the grid is graded", "Missing rows and passkeys"):
+        assert f"<details><summary>{title}</summary>" in page, title
     assert [page.index(s) for s in order] == sorted(page.index(s) for s in order), order
     # the lesson: ALiBi and KERPLE alone are *fine* (their penalties: ALiBi's slope times the distance, KERPLE's learned
     # log curve, both growing with it, as the formula block gives them); every other run is *raised* or *breaks*, more
@@ -7826,9 +7834,9 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
             run["metrics"][arm][k]["loss_at_L"] > run["metrics"]["rope"][k]["loss_at_L"] for k in run["metrics"]["rope"]
         )
     assert (
-        "There the loss over every position of the input, not the loss past $L$, rises from plain RoPE's"
-        f" {plain_at_L} to about {pi_at_L} nats with fixed PI, and to {yarn_at_L} with fixed YaRN at the grid's betas"
-        f" {betas}, in every seed."
+        "There the loss is taken over every position of the input, not past $L$, so the grades above do not apply to"
+        f" it. It rises from plain RoPE's {plain_at_L} to about {pi_at_L} nats with fixed PI, and to {yarn_at_L}"
+        f" with fixed YaRN at the grid's betas {betas}, in every seed."
     ) in page
     # "PI changes only the angles. YaRN also multiplies every score by about 1.46, so the run cannot tell which of its
     # two changes raised its loss": the fixed arms' rules as chapter 8 builds them at length L: PI's attention factor
@@ -7887,7 +7895,7 @@ def test_takeaways_restate_checked_claims():
         " average score of a key equal to its query falls, with ripples, to about zero a few thousand tokens away.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
         "Past $L$, RoPE's slow pairs meet new angles; fixes slow them. In chapter 8, no fix added at test time kept"
-        " the loss fine at $8L$.",
+        " the loss fine at $8L$; the run does not test whether the slow pairs are why.",
         "In chapter 8, with no further training, only ALiBi and KERPLE keep the loss fine at $8L$. Fine-tuned there,"
         " RoPE, PI and YaRN do too.",
     ], bullets
@@ -8179,3 +8187,27 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
         "128", "256", "512", "0.82", "3.33", "0.72", "0.95", "1.44", "512", "5",
         "2.7", "2.8", "256", "512", "4.22", "4.6", "128",
     ], numbers(alt)  # fmt: skip
+
+
+def test_nope_sources_differ_block():
+    """The block "Where sources differ: NoPE": the NoPE paper's finding, cited by its key in the book's references, and
+    this grid's, each in its own setting. "on this grid's filler text at 8L NoPE is *raised*": every seed graded so at
+    8L; "behind ALiBi and KERPLE": every seed of each below every seed of NoPE; "with the highest loss at L of the
+    trained encodings": test_nope_is_the_worst_encoding_at_L_in_every_seed, quoted here by its run."""
+    sentence = (
+        "The NoPE paper {cite}`kazemnejad2023nope` found NoPE generalising to longer inputs better than RoPE, ALiBi and"
+        " T5's bias on its small synthetic tasks, such as copying and addition, while on this grid's filler text at"
+        " $8L$ NoPE is *raised*, behind ALiBi and KERPLE, with the highest loss at $L$ of the trained encodings."
+    )
+    page = page_text()
+    assert f"<details><summary>Where sources differ: NoPE</summary> {sentence} </details>" in page, sentence
+    assert "{kazemnejad2023nope," in (ROOT / "references.bib").read_text(encoding="utf-8")
+    run = load_results("extrapolation", check=False)
+    longest = max(run["config"]["eval_lengths"])
+    assert longest == 8 * run["config"]["train_length"]
+    assert _graded("none", longest) == "raised"
+    nope = per_seed("none", "loss_beyond", longest)
+    for arm in ("alibi", "kerple"):
+        assert max(per_seed(arm, "loss_beyond", longest)) < min(nope), arm
+    others = [m for m in run["metrics"] if m not in ("none", "trigram", "rope+pi fixed", "rope+yarn fixed")]
+    assert all(min(per_seed_all("none", "loss_at_L")) > max(per_seed_all(m, "loss_at_L")) for m in others)
