@@ -525,8 +525,9 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "Each scale below multiplies the logits by one number, given in the table's fourth
-    column. A multiplier above 1 sharpens attention. The word clashes: this page's *temperature* $t$ divides the
+    """The section's opening: "Each scale below multiplies the logits by the number in the table's fourth column.
+    For the *attention factor*, that number holds only in a fully rotated head. A multiplier above 1 sharpens
+    attention. The word clashes: this page's *temperature* $t$ divides the
     logits, while Llama 4's *query temperature* multiplies them": the fourth column's
     heading, "multiplier of each logit", is that convention; every row of the table fills it with a formula; the
     temperature's cell is the one reciprocal, every other cell a multiplier, not one over something, and the query
@@ -536,14 +537,29 @@ def test_a_larger_multiplier_never_flattens_attention():
     never rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links
     Reading model code's temperature rules."""
     text = page()
-    ((above, direction, t_verb, tau_verb),) = re.findall(
-        r"Each scale below multiplies the logits by one number, given in the table's fourth column\. A multiplier"
-        r" (above|below) 1 (sharpens|flattens) attention\. The word clashes: this page's"
+    ((only_in, above, direction, t_verb, tau_verb),) = re.findall(
+        r"Each scale below multiplies the logits by the number in the table's fourth column\. For the \*attention"
+        r" factor\*, that number holds only in a (fully rotated) head\. A multiplier (above|below) 1"
+        r" (sharpens|flattens) attention\. The word clashes: this page's"
         r" \*temperature\* \$t\$ (divides|multiplies) the logits, while Llama 4's \*query temperature\*"
         r" (multiplies|divides) them\.",
         text,
     )
     assert (above, direction) == ("above", "sharpens"), (above, direction)  # the entropy check below
+    # the attention factor's number, a^2, holds in a fully rotated head only: its cell says so, and in a partial
+    # rotary head, the block's case, the logit of a pair of vectors is scaled by a^2 in some pairs and by 1 in others
+    assert cells("attention factor")[3].startswith(f"$a^2$ in a {only_in} head,"), cells("attention factor")
+    assert "no single number scales the" in block(
+        "YaRN's and LongRoPE's attention factors, their names in code, and partial rotary heads"
+    )
+    a, half = 1.2, 8
+    gen = torch.Generator().manual_seed(3)
+    ratios = set()
+    for _ in range(3):
+        q, k = torch.randn(2, 16, generator=gen, dtype=torch.float64)
+        rotated, rest = q[:half] @ k[:half], q[half:] @ k[half:]
+        ratios.add(round(float((a * a * rotated + rest) / (rotated + rest)), 6))
+    assert len(ratios) == 3 and (a * a) not in ratios, ratios  # no single multiplier in a partial rotary head
     # one word, two ways: the temperature's cell divides, the query temperature's multiplies (checked against the cells)
     assert cells("temperature (attention temperature)")[3] == "$1/t$" and t_verb == "divides", t_verb
     assert tau_verb == "multiplies", tau_verb
@@ -875,6 +891,10 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
     assert re.findall(r"L = (\d+)", visible) == [read], visible  # the main line's one L is the block's
     assert "max_position_embeddings" not in visible, visible  # the block's aside
+    # the main-line row: "*dynamic NTK*, with $L$ the trained length", the L of "trained at $L = 8192$"; the run
+    # below: only with that L does transformers' `dynamic` scale this input
+    assert "| *dynamic NTK*, with $L$ the trained length | 9 at this length," in visible
+    assert f"trained at $L = {read}$" in visible
     example = block(WE)
     assert example.index("| rule |") < example.index("| 9 at this length | *Dynamic NTK* sets its effective factor")
     keeps = block("Where a configuration keeps the trained length, transformers' <code>dynamic</code>, and real models")
@@ -1315,10 +1335,12 @@ def test_rope_row_offset_and_turn_row_full_rotation():
 
 def test_notation_block_alibi_slope_chapters():
     """The notation block: "$m$ | a query's position | YaRN's *attention factor* $m(s)$ in chapter 10, Reading model
-    code and the claims page; the ALiBi slope in chapters 3 and 6", against the chapters' and pages' own words. On this
-    page $m$ is a position only: no $m($ outside the notation block."""
+    code and the claims page; the ALiBi slope in chapters 3 and 6 and in this page's *slope* row", against the
+    chapters' and pages' own words. No $m($ outside the notation block."""
     (first, second) = re.findall(
-        r"\| \$m\$ \| a query's position \| [^|]*; the ALiBi slope in chapters (\d+) and (\d+);", page()
+        r"\| \$m\$ \| a query's position \| [^|]*; the ALiBi slope in chapters (\d+) and (\d+) and in this page's"
+        r" \*slope\* row;",
+        page(),
     )[0]
     assert letters("$m$").startswith(
         "| $m$ | a query's position | YaRN's *attention factor* $m(s)$ in chapter 10, Reading model code and the claims"
@@ -2011,26 +2033,49 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
 
 
 def test_letters_sections_visible_sentence_names_rows_of_its_table():
-    """The letters section's visible sentence, "Some letters and words change meaning between chapters; this page
-    keeps one meaning for each:", then a table, "letter or word | meaning here | meaning in another chapter", with the
-    rows distance (never negative here, signed in chapters 3, 5 and 10), $m$ (a query's position here, a key's in
-    chapter 9), $s$ (`factor` here, the stretch in chapter 8) and temperature (divides here, a growing multiplier in
+    """The letters section's visible sentence, "Some letters and words change meaning between chapters, or between
+    rows of this page. The commonest:", then a table, "letter or word | meaning here | meaning in another chapter",
+    with the rows distance (never negative here, signed in chapters 3, 5 and 10), $m$ (a query's position here, and
+    $m_h$, chapter 6's ALiBi slope, in the slope row; a key's in chapter 9), $k$ (a key vector; the linear relation
+    row's shift, chapter 1's letter; Shaw's clipping distance in chapter 3), $c$ (three meanings, each in its row or
+    block: soft-capping's bound, Scalable-Softmax's multiplier, FIRE's constant; Shaw's clipped offset in chapter 3),
+    $s$ (`factor` here, the stretch in chapter 8) and temperature (divides here, a growing multiplier in
     chapter 8): each name has a row in the section's collapsed table, which names the same chapters; chapter 9's
     markdown writes "key $m$" and chapter 8's "*stretch* $s$"."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("(glossary-letters)=\n## ") :]
     visible = section[: section.index("<details>")]
     visible = re.sub(r"\s+", " ", visible)
-    ((d_chapters, m_chapter, s_factor, s_chapter, t_chapter),) = re.findall(
-        r"Some letters and words change meaning between chapters; this page keeps one meaning for each:"
+    ((two, d_chapters, slope, m_chapter, k_chapter, c_chapter, s_factor, s_chapter, t_chapter),) = re.findall(
+        r"Some letters and words change meaning between chapters, or between rows of this page\. The (commonest):"
         r" \| letter or word \| meaning here \| meaning in another chapter \| \|---\|---\|---\|"
         r" \| \*distance\* \| \$\\lvert n - m\\rvert\$, never negative \| signed in chapters ([\d, and]+) \|"
-        r" \| \$m\$ \| a query's position \| a key's position in chapter (\d+) \|"
+        r" \| \$m\$ \| a query's position; \$(m_h)\$, a head's slope, in the \*slope\* row \| a key's position in"
+        r" chapter (\d+) \|"
+        r" \| \$k\$ \| a key vector; in the \*linear relation\* row, a shift of positions \| the clipping distance"
+        r" of Shaw's vectors in chapter (\d+) \|"
+        r" \| \$c\$ \| in its row, the bound of \*logit soft-capping\*, Scalable-Softmax's learned multiplier, or"
+        r" FIRE's learned constant \| Shaw's clipped offset in chapter (\d+) \|"
         r" \| \$s\$ \| the \*extension factor\* `(\w+)` \| the \*stretch\* in chapter (\d+) \|"
         r" \| \*temperature\* \| a number that divides the logits \| a growing multiplier in chapter (\d+) \| $",
         visible,
     )
     signed = [int(c) for c in re.findall(r"\d+", d_chapters)]
+    # letters that change meaning between this page's rows: m (a position; the slope row's m_h, chapter 6's letter)
+    assert two == "commonest" and f"a head's fixed positive number ${slope}$" in row("slope (ALiBi)")
+    assert f"with a fixed slope ${slope}$ for each head" in chapter("06_alibi")
+    assert "the ALiBi slope in chapters 3 and 6 and in this page's *slope* row;" in letters("$m$")
+    # k: the key vector of the logit row, the shift of the linear relation row (chapter 1's letter), Shaw's clip
+    assert "usually $q \\cdot k/\\sqrt d$" in row("logit (score)") and "for a shift of $k$ positions" in row(
+        "linear relation"
+    )
+    assert "$c = \\mathrm{clip}(j - i, k)$" in chapter(f"{int(k_chapter):02d}_relative")
+    assert "the clipping distance of Shaw's vectors in chapter 3" in letters("$k$")
+    # and c, in three places: soft-capping's bound, Scalable-Softmax's learned multiplier, FIRE's learned constant
+    assert "by $c \\tanh(x/c)$, which keeps it between $-c$ and $c$" in row("logit soft-capping")
+    assert "| $c \\ln N$, with $c$ learned and" in row("Scalable-Softmax")
+    assert "and $c$ and the threshold $L_{\\text{thr}}$ are learned" in block("FIRE's progressive interpolation")
+    assert "with $c = \\mathrm{clip}(j - i, k)$" in chapter(f"{int(c_chapter):02d}_relative")
     assert "| $\\lvert n - m\\rvert$, never negative |" in letters("distance")
     for c, form in zip(
         signed, ("the signed $j - i$ in chapter 3", "$r = n - m$ in chapter 5", "$\\Delta = n - m$ in chapter 10")
@@ -2674,8 +2719,8 @@ def test_temperature_section_opens_with_its_multiplier_table():
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | multiplier of each logit | chapter |"
     assert section.index("A multiplier above 1 sharpens attention.") < section.index(header)
-    # "Each scale below multiplies the logits by one number, given in the table's fourth column.": its heading
-    assert "Each scale below multiplies the logits by one number, given in the table's fourth column." in section
+    # "Each scale below multiplies the logits by the number in the table's fourth column.": its heading
+    assert "Each scale below multiplies the logits by the number in the table's fourth column." in section
     assert header.split(" | ")[3] == "multiplier of each logit"
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
@@ -2866,7 +2911,7 @@ def test_gqa_row_query_heads_share_a_key_value_head():
         "| several query heads share one key/value head (Ainslie et al. 2023); with a single key/value head for all"
         " query heads, it is multi-query attention, MQA |" in text
     )
-    index = block("Index: all terms, A to Z")
+    index = block("Index, A to Z")
     assert "{ref}`multi-query attention (MQA), see grouped-query attention (GQA) <glossary-attention>`" in index
     for name in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))):
         assert not re.search(r"\bMQA\b|multi-query", chapter(Path(name).stem)), name  # no chapter to link
@@ -3160,7 +3205,10 @@ def test_letters_trigram_dca_and_axial_rows_match_their_sources():
     axial 2-D RoPE's "half the pairs turn with the row, half with the column" (posenc.rope_cos_sin_2d)."""
     import glob
 
-    (key_chapter,) = re.findall(r"the ALiBi slope in chapters 3 and 6; a key's position in chapter (\d+) \|", page())
+    (key_chapter,) = re.findall(
+        r"the ALiBi slope in chapters 3 and 6 and in this page's \*slope\* row; a key's position in chapter (\d+) \|",
+        page(),
+    )
     writers = [
         int(Path(p).name[:2])
         for p in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb")))
@@ -3297,7 +3345,7 @@ def test_row_wordings_match_their_chapters_and_sources():
     c3, c5, c8, c11 = (chapter(n) for n in ("03_relative", "05_decay", "08_extrapolation", "11_learned_position"))
     # FoX: D_ij = sum of log f_l for l from j + 1 to i (Lin et al. 2025), the key's own gate left out: a difference of
     # two running sums, as chapter 11 says; "from the key" would add the key's own gate
-    assert "with a forget gate per token: each logit gets the log gates of the tokens between key and query" in row(
+    assert "each logit gets the log gates of the tokens after the key, up to and including the query" in row(
         "Forgetting Transformer"
     )
     (where,) = re.findall(
@@ -3764,7 +3812,7 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     tables marked A to Z are alphabetical; the others follow the order of teaching": exactly the four sections whose
     lead starts "A to Z:" (encodings, maths, attention, terms for longer inputs) have a sorted table, and each
     other term table is not sorted. "Reading model code covers the names in configurations and code,
-    such as `position_ids`": that page has a row for it. The collapsed index "Index: all terms, A to Z": every row of
+    such as `position_ids`": that page has a row for it. The collapsed index "Index, A to Z": every row of
     every term table once, under its first letter, in alphabetical order, linked to the label of the section whose
     table holds it; a headword's code name, which a {ref} cannot format, is said in words: "dynamic NTK (rope type
     dynamic)", "logn attention (field use_logn_attn)", each rope type one of transformers'. Besides the rows, an entry
@@ -3774,7 +3822,7 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
     assert "covers the names in configurations and code, such as `position_ids`." in opening
-    assert raw[raw.index("<details>") :].startswith("<details><summary>Index: all terms, A to Z</summary>")
+    assert raw[raw.index("<details>") :].startswith("<details><summary>Index, A to Z</summary>")
     code = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
     assert "\n| `position_ids` | the argument that gives a transformers model each token's position," in code
     assert "To find a term" not in opening  # the index, collapsed, follows the opening unannounced
@@ -3838,7 +3886,7 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
                 said = re.sub(r"\(`(\w+)`\)", lambda m: f"({kinds[m[1]]} {m[1]})", term)
                 expected[said.replace("`", "").replace("$\\tau$", "τ")] = label
     assert len(expected) > 120, len(expected)
-    index = block("Index: all terms, A to Z")
+    index = block("Index, A to Z")
     groups = re.findall(r"\*\*([A-Z])\*\*: (.*?)\.(?= \*\*[A-Z]\*\*|$)", index)
     assert "".join(letter for letter, _ in groups) == "".join(sorted({letter for letter, _ in groups})), groups
     listed = {}
@@ -4118,12 +4166,13 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     the *stretch*, the input's length over $L$". Then the worked example's core, before the three numbers' table:
     "An example: take a head like Llama 3.1's, trained at $L = 8192$, and an input of $2L$ tokens, so its stretch is
     2. Give each of three rules Llama 3.1's configured `factor`, 8. Each divides the slowest pair's frequency by more
-    than the stretch:", a table of the three rules' divisors (PI 8 and `llama3` 8 "at any length", dynamic NTK "9 at
-    this length, more at longer ones"), "So the slowest pair meets no new angle. The example holds three numbers that
-    are easy to mix up: the `factor` 8 is the *extension factor*, the 2 is the *stretch*, and the 8 or 9 is each
-    rule's *effective factor*." Its L and `factor` are Llama 3.1's config's; its numbers equal the collapsed worked
-    example's (stretch, the three rules' rows, which hold the "(\\ell - 1)/(L - 1)" condition) and are run below in
-    transformers. Further checks: "The *stretch* is the input's length over $L$, at least 1."
+    than the stretch:", a table of the three rules' divisors (PI 8 and `llama3` 8 "at any length", "dynamic NTK, with
+    $L$ the trained length", "9 at this length, more at longer ones"), "So the slowest pair meets no new angle. The
+    example holds three numbers that are easy to mix up: the `factor` 8 is the *extension factor*, the 2 is the
+    *stretch*, and the 8 or 9 is each rule's *effective factor*." Its L and `factor` are Llama 3.1's config's; its
+    numbers equal the collapsed worked example's (stretch, the three rules' rows, which hold the
+    "(\\ell - 1)/(L - 1)" condition) and are run below in transformers. Further checks: "The *stretch* is the
+    input's length over $L$, at least 1."
     The goal before the rules: "To meet no new angle, a slow pair needs its frequency divided by about the stretch. A
     *fast pair*, one that turns at least once, needs no division." "A rule's *effective factor* is what it divides the
     slowest pair's frequency by, for an input of $\\ell$ tokens", then one table, "rule | divides pair $i$'s frequency
@@ -4157,7 +4206,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" input of \$(\d)L\$ tokens, so its stretch is (\d+)\. Give each of (three) rules Llama 3\.1's configured"
         r" `factor`, (\d+)\. Each divides the slowest pair's frequency by more than the stretch: \| rule \| divides"
         r" the slowest pair's frequency by \| \|---\|---\| \| \*position interpolation\* \| (\d+), the `factor`, at"
-        r" any length \| \| `llama3` \| (\d+), the `factor`, at any length \| \| \*dynamic NTK\* \| (\d+) at this"
+        r" any length \| \| `llama3` \| (\d+), the `factor`, at any length \| \| \*dynamic NTK\*, with \$L\$ the"
+        r" trained length \| (\d+) at this"
         r" length, more at longer ones \| So the slowest pair meets no new angle\. The example holds three numbers"
         r" that are easy to mix up: .*? Such slowing has costs; chapter 8 measures two of them\."
         r" \(glossary-longer-terms\)=",

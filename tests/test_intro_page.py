@@ -95,11 +95,11 @@ def test_rope_matrix_products_match_the_pages_identities():
     # posenc's apply_rope (the same default layout) moves a unit vector at i only within coordinates i and i + d/2
     assert "Llama-style code pairs" not in text
     assert "The book's `apply_rope`, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$" in text
-    # the check's "In `apply_rope`, the book's main function, pair $i$ is coordinates $i$ and $i + d/2$, so pair 0 is
-    # coordinates 0 and 2": apply_rope's default, below
+    # the sign example's "In the layout of `apply_rope`, the book's RoPE function, coordinate 2 is pair 0's second
+    # coordinate": apply_rope's default, below
     assert (
-        "In `apply_rope`, the book's main function, pair $i$ is coordinates $i$ and $i + d/2$, so pair 0 is"
-        " coordinates 0 and 2." in " ".join(text.split())
+        "In the layout of `apply_rope`, the book's RoPE function, coordinate 2 is pair 0's second coordinate"
+        in " ".join(text.split())
     )
     from transformers.models.llama import modeling_llama
 
@@ -268,22 +268,20 @@ def test_other_weights_keep_the_positions_in_the_last_term_too():
 
 
 def test_a_query_and_key_that_differ_show_the_offsets_sign():
-    """Main line, after the check: "Because $\\cos$ is even, this example cannot show the offset's sign. With a query
-    and key that differ, the score can tell a key two positions before its query from one two positions after." The
-    block then gives such a pair: "Let the query be $(1, 0)$ and the key $(0, 1)$ in pair 0,
-    with every other coordinate 0. Then RoPE's score is $-\\sin(n - m)$. A query at 5 and a key at 3 score
-    $\\sin 2$; a query at 3 and a key at 5 score $-\\sin 2$", and the block's vectors in each layout and its "about
-    0.91 at offset $-2$". The sign is the book's convention, n - m: with m - n the page's formula would give the
-    opposite score."""
+    """Main line, after the check: "The first example cannot: $\\cos$ is even, so both offsets score the same." Then a
+    query and key a quarter-turn apart, $(1, 0, 0, 0)$ and $(0, 0, 1, 0)$ in the half layout, score $-\\sin(n - m)$:
+    "about 0.91, at offset $-2$, but $-\\sin 2$ at offset $+2$"; the block gives the interleaved layout's key. The
+    sign is the book's convention, n - m: with m - n the page's formula would give the opposite score."""
     text = page()
     # the main line says why the sign matters, that this example cannot show it, and gives a pair that can, with
     # the rotated vectors that make its score
     sign = (
         "### Which side the key is on Without a causal mask, can RoPE's score tell a key 2 positions before its query"
         " from one 2 after? A decoder's mask hides every key after its query, so only a model without one must ask."
-        " This example cannot: $\\cos$ is even, so both offsets score the same. A query and key that"
+        " The first example cannot: $\\cos$ is even, so both offsets score the same. A query and key that"
         " point a quarter-turn apart can, since their score is a sine, which is odd. Take the query $(1, 0, 0, 0)$ and"
-        " the key $(0, 0, 1, 0)$. In `apply_rope`'s layout, coordinate 2 is pair 0's second coordinate, so before"
+        " the key $(0, 0, 1, 0)$. In the layout of `apply_rope`, the book's RoPE function, coordinate 2 is pair 0's"
+        " second coordinate, so before"
         " rotation the key is a quarter-turn from the query. Rotated,"
         " the query's pair 0 is $(\\cos m, \\sin m)$ and the key's is $(-\\sin n, \\cos n)$. So the score is"
         " $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$. That is $\\sin 2$, about 0.91, at offset $-2$, but"
@@ -295,7 +293,10 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
         re.sub(r"<details>.*?</details>", " ", text).split()
     )
     main = re.sub(r"<details>.*?</details>", " ", text)
-    assert "This example cannot: $\\cos$ is even, so both offsets score the same." in main  # not collapsed
+    assert "The first example cannot: $\\cos$ is even, so both offsets score the same." in main  # not collapsed
+    # "The first example": the check's, whose query and key are both x = (1, 0, 0, 0), as the layouts block says
+    assert main.index("The first example cannot") > main.index("*RoPE.* The query and key are $q_m = k_n = x$")
+    assert "In the first example, where the query and key are both $x = (1, 0, 0, 0)$" in text
     # "cannot show": the check's query equals its key, so its score at offset r and at -r is the same, any r and size
     for d in SIZES:
         x = torch.zeros(d, dtype=torch.float64)
@@ -304,9 +305,9 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
             for layout in LAYOUTS:
                 before_, after_ = (float(x @ R(s, d, 10_000.0, layout) @ x) for s in (-r, r))
                 assert math.isclose(before_, after_, abs_tol=TOL), (d, r, layout)
-    layout = "so pair 0 is coordinates 0 and 2."
-    assert layout in main and main.index(layout) < main.index("*RoPE.* The query and key are")
-    # "so pair 0 is coordinates 0 and 2": at d = 4 in the half layout, apply_rope's default, pair
+    layout = "coordinate 2 is pair 0's second coordinate"
+    assert layout in " ".join(main.split())
+    # "coordinate 2 is pair 0's second coordinate": at d = 4 in the half layout, apply_rope's default, pair
     # 0 is coordinates 0 and 2, and in the interleaved layout it is 0 and 1 (the block's key (0, 1, 0, 0))
     for lay, pair0 in (("half", [0, 2]), ("interleaved", [0, 1])):
         moved_ = (R(1, 4, 10_000.0, lay) - torch.eye(4, dtype=torch.float64))[:, 0].abs() > 1e-9
@@ -378,9 +379,12 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     (before, off_before, after, off_after) = (int(x) for x in quoted[0])
     m0, n0 = 5, 3
     assert n0 - m0 == off_before == -off_after and before == after == 2
-    # "In `apply_rope`'s layout, coordinate 2 is pair 0's second coordinate", said with the sign example's vectors
-    again = "In `apply_rope`'s layout, coordinate 2 is pair 0's second coordinate"
-    assert again in " ".join(main.split()) and main.index(layout) < " ".join(main.split()).index(again)
+    # "In the layout of `apply_rope`, ..., coordinate 2 is pair 0's second coordinate", with the sign example's vectors
+    again = "In the layout of `apply_rope`, the book's RoPE function, coordinate 2 is pair 0's second coordinate"
+    flat_ = " ".join(main.split())
+    assert again in flat_ and flat_.index("Take the query $(1, 0, 0, 0)$ and the key $(0, 0, 1, 0)$") < flat_.index(
+        again
+    )
     # the main line's vectors are the half layout's (key coordinate 2), the block's key the interleaved one's
     # (coordinate 1): both checked below, with apply_rope's default layout and with layout="interleaved"
     assert "In the interleaved layout, the same score needs the key $(0, 1, 0, 0)$." in text
@@ -552,12 +556,13 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # three plain bullets, each term glossed where it first appears; the seeds and the 40 % are the block's
     c7link, c8link = "([chapter 7](../notebooks/07_beyond.ipynb))", "([chapter 8](../notebooks/08_extrapolation.ipynb))"
     zero_shot = (
-        "- In a decoder, RoPE's slowest pairs meet angles on longer inputs that training never showed them."
+        "- In a decoder, RoPE's slowest pairs turn less than once over a training input, so longer inputs show them"
+        " angles that training never did."
         " *Test-time rules* slow RoPE's rotations with no more training: position interpolation (*PI*) slows every"
         " pair, *YaRN* mainly the slowest "
         + c7link
         + ". - On inputs eight times longer than in training, small RoPE models find at most about a quarter of the"
-        " *passkeys*, digits hidden in filler text and asked for later. With either rule, they find nearly all."
+        " *passkeys*, digits hidden at random distances and asked for later. With either rule, they find nearly all."
         " Models with no position encoding find them too, since the passkey is the input's only digit "
         + c8link
         + ". - There, with either rule"
@@ -569,7 +574,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     )
     # the section opens with its question, in words the page has taught
     assert (
-        "## What later chapters find Later chapters ask what happens when a model trained on short inputs reads" in text
+        "## Preview: what later chapters find Later chapters ask what happens when a model trained on short inputs"
+        " reads" in text
     )
     # the loss of the test-time rules and the passkey caveat are the block "Chapter 8's runs in detail"'s
     moved = (
@@ -587,7 +593,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         " the input's only digit" in main0
     )
     # the passkey result is stated once on the main line: the lesson names the two measures, not their numbers
-    later0 = main0[main0.index("## What later chapters find") : main0.index("## How to read it")]
+    later0 = main0[main0.index("## Preview: what later chapters find") : main0.index("## How to read it")]
     assert later0.count("nearly all") == 1 and "nearly every" not in later0 and later0.count("quarter") == 1
     # the section's answer comes right after its question, scoped to the length where the loss is far worse
     lesson = (
@@ -605,7 +611,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # "the RoPE models' next-token predictions": named, not "their" after a sentence on NoPE models, which no rule
     # scales; the NoPE caveat and the input's only digit are checked below with the block's longer version
     assert "improved their next-token" not in text and "NoPE models find it too" not in text
-    # the fine-tuning bullet is scoped to chapter 8's small models (the bullet before names them), and no longer says
+    # the fine-tuning bullet is scoped to chapter 8's small models (the bullet before names them), and does not say
     # "with or without a rule", which read as advice for any model
     assert "with or without a rule" not in text and "It took 40 %" not in text
     assert text.index("- On inputs eight times longer than in training, small") < text.index("*Fine-tuning*, more")
@@ -642,8 +648,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     assert "The runs do not separate these two." in methods_
     # three takeaways from this page (teaching.md: 3 to 5), and three short findings of later chapters in their own
     # section, each at most three sentences of at most 30 words
-    takeaways = text[text.index("## What you will take away") : text.index("## What later chapters find")]
-    later = text[text.index("## What later chapters find") : text.index("<summary>How PI, YaRN")]
+    takeaways = text[text.index("## What you will take away") : text.index("## Preview: what later chapters find")]
+    later = text[text.index("## Preview: what later chapters find") : text.index("<summary>How PI, YaRN")]
     assert takeaways.count(" - ") == 3 and later.count(" - ") == 3, (takeaways.count(" - "), later.count(" - "))
     assert "From later chapters" not in text and "From this page" not in text
     for item in takeaways.split(" - ")[1:] + later.split(" - ")[1:]:
@@ -654,7 +660,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # each bullet brings one new term, in italics, defined right after it: the rules, the passkey, fine-tuning
     for term, gloss in (
         ("*Test-time rules*", " slow RoPE's rotations with no more training"),
-        ("*passkeys*", ", digits hidden in filler text"),
+        ("*passkeys*", ", digits hidden at random distances"),
         ("*Fine-tuning*", ", more training on inputs of the longer length"),
     ):
         assert term + gloss in " ".join(main_.split()), term
@@ -833,7 +839,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     assert (p_steps, p_batch, p_len) == (config["steps"], config["batch"], config["train_length"])
     (share,) = re.findall(r"so fine-tuning takes (\d+) % of the pre-training tokens\.", text)
     assert 100 * f_steps * f_batch * f_len == int(share) * p_steps * p_batch * p_len  # 819 200 of 2 048 000
-    # the share is the block's alone; the main line no longer repeats it
+    # the share is the block's alone; the main line does not repeat it
     assert "That fine-tuning was long" not in text
     assert (
         "Unlike the PI paper's models, these are tiny, and fine-tuning is long: 40 % of the pre-training tokens."
@@ -856,7 +862,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
 
     assert 'if arm != "rope":' in inspect.getsource(finetune.finetune_arms) and "rope" in ft["methods"]
     # The PI paper's own result (Chen et al. 2023, arXiv 2306.15595) cannot be recomputed offline, and the book holds
-    # no copy of the paper, so this page no longer states it: the block says only what this test can check, that
+    # no copy of the paper, so this page does not state it: the block says only what this test can check, that
     # "Chapter 8 compares this with the PI paper's result for far larger models, and names how its own setting
     # differs". Chapter 8 holds that comparison: the paper's result as it quotes it, the paper's model sizes, 7 to 65
     # billion parameters against chapter 8's about 100 000 ("far larger", "tiny"), and its own differences
@@ -931,17 +937,19 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     18 slow pairs), so the claim needs "decoder"."""
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
-    # the slow pair is the glossary's and the block's term; the main line says only "the slowest" pairs, and that in a
-    # decoder they meet angles on longer inputs that training never showed them (the sweep below)
+    # the slow pair is the glossary's and the block's term; the main line says what "the slowest" pairs are, pairs
+    # that turn less than once over a training input, and that in a decoder longer inputs show them new angles (the
+    # sweep below)
     assert "*slow pair*" not in main and "A *slow* pair turns less than once over the offsets of training" in text
-    assert "- In a decoder, RoPE's slowest pairs meet angles on longer inputs that training never showed them." in (
-        " ".join(main.split())
+    assert (
+        "- In a decoder, RoPE's slowest pairs turn less than once over a training input, so longer inputs show them"
+        " angles that training never did." in " ".join(main.split())
     )
     # "*Test-time rules* slow RoPE's rotations with no more training: position interpolation (*PI*) slows every pair,
     # *YaRN* mainly the slowest": checked below against posenc's rules (PI divides every frequency by s; YaRN the slow
     # pairs' by s, the fastest by 1)
     assert (
-        "them. *Test-time rules* slow RoPE's rotations with no more training: position interpolation (*PI*) slows"
+        "did. *Test-time rules* slow RoPE's rotations with no more training: position interpolation (*PI*) slows"
         " every pair, *YaRN* mainly the slowest" in " ".join(main.split())
     )
     pi_ = posenc.scaling.rope_scaling("linear", factor=8.0).inv_freq(16, 10_000.0)[0].double()
@@ -955,6 +963,8 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     plain_ = posenc.rope_inv_freq(16, 10_000.0).double()
     assert torch.allclose(plain_ / pi_, torch.full_like(plain_, 8.0), rtol=1e-5)  # every pair slowed by s
     slow_ = 63 * plain_ < 2 * math.pi
+    # "the slowest pairs turn less than once over a training input": chapter 8's pairs 3 to 7, its slowest five
+    assert slow_.nonzero().flatten().tolist() == [3, 4, 5, 6, 7] and not bool(slow_[:3].any())
     assert torch.allclose((plain_ / yarn_)[slow_], torch.full_like(plain_[slow_], 8.0), rtol=1e-5)
     assert bool(((plain_ / yarn_)[~slow_] < 8.0 - 1e-3).all()) and abs(float(plain_[0] / yarn_[0]) - 1) < 1e-5
     glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
@@ -1072,7 +1082,7 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
 
 
 def test_llama_31_and_deepseek_v3_trained_past_their_scalings_start():
-    """The methods block (a main-line sentence until round 107): Llama 3.1 and DeepSeek-V3 ship a YaRN-like rule, and
+    """The methods block: Llama 3.1 and DeepSeek-V3 ship a YaRN-like rule, and
     were also trained on longer inputs (chapter 10): two facts, each checked, and no claim that the longer training used
     the shipped rule, which the configs do not show ("A config shows the rule a model ships; it does not say which rule
     its longer training used"). The methods block names the rules and the lengths: "Llama 3.1's config names its rule
@@ -1092,8 +1102,8 @@ def test_llama_31_and_deepseek_v3_trained_past_their_scalings_start():
     main = re.sub(r"<details>.*?</details>", " ", text)
     # the main line: the rule comes with training on longer inputs, in the bullet on fine-tuning, where "a rule" is
     # chapter 7's of the bullet before; the lengths and the config names are the block's
-    # a model-specific detail, now only the block's, which names each rule ("such a rule" had no clear
-    # antecedent, r106)
+    # a model-specific detail, now only the block's, which names each rule ("such a rule" would have no
+    # clear antecedent)
     assert "ship such a rule" not in text and "Llama 3.1" not in main and "DeepSeek" not in main
     assert "combine a rule with further training" not in text  # would say the training used the rule
     assert "A config shows the rule a model ships; it does not say which rule its longer training used." in text
@@ -1541,7 +1551,8 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     change = added[1] - added[0]  # 0.5031 - 0.7658 = -0.2627
     assert added[1] < added[0], added  # "lowers the added encoding's"
     after = (
-        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | Moving"
+        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | Compare along each row: the added encoding's scores"
+        " include $x \\cdot x = 1$, so the two rows are not on one scale. Moving"
         f" both tokens by {by} leaves RoPE's score as it was, but lowers the added encoding's. The change comes from"
         " the two word–position terms; RoPE's score has no such terms. <details>"
     )
@@ -2485,6 +2496,18 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     # the lesson, right after the reading: "The change comes from the two word–position terms; RoPE's score has no
     # such terms": the block's computed split (the last term equal at both pairs, below) and its one-product score
     lesson = "The change comes from the two word–position terms; RoPE's score has no such terms."
+    # under the table: "Compare along each row: the added encoding's scores include $x \\cdot x = 1$, so the two rows
+    # are not on one scale": each added score is 1 more than its position terms, and the rows' ranges do not overlap
+    scale = (
+        "| $0.50$ | Compare along each row: the added encoding's scores include $x \\cdot x = 1$, so the two rows are"
+        " not on one scale. " + reading
+    )
+    assert scale in " ".join(main.split())
+    e0_, pe4 = torch.eye(4, dtype=torch.float64)[0], posenc.sinusoidal_encoding(13, 4).double()
+    for m_, n_ in ((5, 3), (12, 10)):
+        rest_ = float(e0_ @ pe4[m_] + e0_ @ pe4[n_] + pe4[m_] @ pe4[n_])
+        assert math.isclose(float((e0_ + pe4[m_]) @ (e0_ + pe4[n_])) - rest_, 1.0, abs_tol=1e-9)
+        assert float((e0_ + pe4[m_]) @ (e0_ + pe4[n_])) > math.cos(2) + 0.5  # above RoPE's cos 2 by over half
     assert f"{reading} {lesson}" in " ".join(main.split())
     # the word–position terms are named on the main line (test_the_letters_and_the_score_table_...); the sums
     # that give the table's cells: "Summed, the score is $1 - 0.82 + 0.58 \approx 0.77$ for query 5 and key 3, but
@@ -2513,10 +2536,15 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
         assert abs(math.cos(2) + math.cos(0.02) - float(last)) < 0.005 and int(n_) - int(m_) == -2, (m_, n_)
     assert "Why? With these identity weights" not in text and "*word–position* terms" in main
     assert "The block below derives the terms." not in text  # the pointer stands before the formula
-    assert text.index(pointer) < text.index(reading) < text.index(sentence) < text.index("This example cannot: $\\cos$")
+    assert (
+        text.index(pointer)
+        < text.index(reading)
+        < text.index(sentence)
+        < text.index("The first example cannot: $\\cos$")
+    )
     numbers = "It is $\\cos 2 + \\cos 0.02$, about 0.58, in both cases. So the score's change, from"
     assert numbers in text and numbers not in main  # the numbers are collapsed, right under the sentence
-    assert text.index(sentence) < text.index(numbers) < text.index("This example cannot: $\\cos$")
+    assert text.index(sentence) < text.index(numbers) < text.index("The first example cannot: $\\cos$")
     x = torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64)
     wide = posenc.sinusoidal_encoding(41, 4).double()  # "depends only on the offset": at every pair up to 40
     by_offset: dict[int, list[float]] = {}
@@ -2780,7 +2808,7 @@ def test_each_practice_notebook_follows_the_chapters_it_names():
 
 
 def test_rope_rotates_by_absolute_position_but_leaves_the_values_alone():
-    """r111, after the map's table: "RoPE rotates each query and key by its absolute position, yet its score is
+    """After the map's table: "RoPE rotates each query and key by its absolute position, yet its score is
     relative: the next section shows why." After the derivation: "The values are not rotated; position enters the
     score only." And the check's set-up: "pair 0 turns once in about 6.3 positions and pair 1 in
     about 628". Checked: R_m q moves with m alone, while the score at one offset stays; posenc's
@@ -2822,6 +2850,24 @@ def test_rope_rotates_by_absolute_position_but_leaves_the_values_alone():
     assert math.isclose(float(theta[0]), 1.0, rel_tol=1e-6) and math.isclose(float(theta[1]), 0.01, rel_tol=1e-6)
     # "Pair 0 has the highest frequency, and each later pair a lower one": strictly falling, any size and base
     assert "Pair 0 has the highest frequency, and each later pair a lower one." in " ".join(main.split())
+    # "Many speeds serve two needs: fast pairs tell neighbouring tokens apart, and slow pairs give distant positions
+    # different angles instead of wrapping around": at d = 128, base 10 000, pair 0 turns 1 radian per position, but
+    # wraps, so positions 0 and 44 get nearly its same angle; the last pair gives all of 0 .. 4095 different angles
+    speeds = (
+        "Pair 0 has the highest frequency, and each later pair a lower one. Many speeds serve two needs: fast pairs"
+        " tell neighbouring tokens apart, and slow pairs give distant positions different angles instead of wrapping"
+        " around."
+    )
+    assert speeds in " ".join(main.split())
+    th128 = posenc.rope_inv_freq(128, 10_000.0).double()
+    assert math.isclose(float(th128[0]), 1.0, rel_tol=1e-6)  # neighbours 1 radian apart in pair 0
+
+    def circle_gap(a: float) -> float:
+        return abs((a + math.pi) % (2 * math.pi) - math.pi)
+
+    assert circle_gap(44 * float(th128[0])) < 0.05  # pair 0 wraps: positions 0 and 44 nearly the same angle
+    assert 4095 * float(th128[-1]) < 2 * math.pi  # the last pair turns less than once: no two of 0 .. 4095 alike
+    assert circle_gap(44 * float(th128[-1])) < 0.01 and circle_gap(4095 * float(th128[-1])) > 0.4
     # the notation block's "With $d = 128$, pair 0 turns once in about 6 positions, the last pair in about 54 000", at
     # the base 10 000
     assert "With $d = 128$, pair 0 turns once in about 6 positions, the last pair in about 54 000." in page()

@@ -1319,7 +1319,7 @@ def test_llama4_config_types_the_temperature_flag_as_a_boolean():
 
 def test_larger_base_fails_near_a_third_of_the_larger_base():
     """Chapter 10's appendix, "Where it fails": "At d = 128, for 10^4 against 10^5 and 10^5 against 10^6, the order
-    fails once a passes about a third of the larger base. 10^4 rises above 10^5 first near a = 29 000 to 35 500 in
+    fails once a passes about a third of the larger base. 10^4 rises above 10^5 first near a = 28 900 to 35 500 in
     every head width from 64 to 256 that is a multiple of 16, near 33 300 at d = 128; 10^5 rises above 10^6 near
     321 500." (the first a where the smaller base's stretch mean is higher; other even widths reach down to 25 580, at
     d = 68)"""
@@ -1327,6 +1327,8 @@ def test_larger_base_fails_near_a_third_of_the_larger_base():
     expected = [28880, 32016, 31918, 34309, 33300, 31979, 32418, 31754, 35002, 34972, 34623, 35468, 35361]
     assert firsts == dict(zip(range(64, 257, 16), expected)), firsts  # d = 64, 80, ..., 256
     assert all(28_500 <= a <= 35_500 and 0.28 < a / 1e5 < 0.36 for a in firsts.values()), firsts
+    assert abs(min(firsts.values()) - 28_900) < 50 and abs(max(firsts.values()) - 35_500) < 50  # the stated ends
+    assert "first near $a$ = 28 900 to 35 500 in every head width from 64 to 256" in chapter_markdown("10_rope_today")
 
     def first_lead(smaller, larger, stop, chunk=50_000):  # the closed form in chunks of a, to keep the memory small
         th = posenc.rope_inv_freq(128, larger).double(), posenc.rope_inv_freq(128, smaller).double()
@@ -1643,7 +1645,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "It is also the mean over random queries, scaled to one at distance zero.",
         "With $d = 128$, averaged over distances eight to sixteen thousand tokens back, the two larger bases keep"
         " about a quarter of it; $10^4$ keeps about zero.",
-        "A key's *average score* averages this over a band of distances.",
+        "A key's *average score* averages this over a band of distances: in the figure, each thick line at $x$"
+        " averages from about $x/2$ to $x$.",
         "With unit pairs, it is also the mean over random queries.",
     ):
         assert sentence in text, sentence
@@ -3243,9 +3246,9 @@ def test_chapter_takeaways_keep_the_openings_two_model_promises():
 def test_chapter_pairs_past_l_have_their_consequence():
     """Chapter 10, *More pairs never finish a turn*: the main line's idea, "At one $L$, a larger base
     leaves at least as many pairs that never finish a turn within $L$.", then both sides on an input 8L: base 1e6's
-    slowest pair meets under a tenth of a radian of new angles and 1e4's about 5.3, yet summed over all pairs base 1e6
-    meets more, about 60 radians against 48. The block scopes the totals: fewer for base 1e6 than 1e4 on inputs 2L and
-    4L, more on 8L and 16L. From the copied rows (base, trained L),
+    slowest pair meets under a tenth of a radian of new angles and 1e4's about 5.3, yet summed over all pairs on 8L
+    base 1e6 meets more, about 60 radians against 48. The block scopes the totals: fewer for base 1e6 than 1e4 on
+    inputs 2L and 4L, more on 8L and 16L. The section ends on its lesson. From the copied rows (base, trained L),
     d = 128: the slowest pair's new angle on an input 8L is (8 - 1) L theta_63 (it turns under once within 8L, so all
     of it past L is new): 0.141 and 0.142 rad for Llama 3 and Code Llama, 3.31 for Llama 2."""
     text = chapter_markdown("10_rope_today")
@@ -3257,7 +3260,7 @@ def test_chapter_pairs_past_l_have_their_consequence():
         "On an input of $8L$, base $10^6$'s slowest pair meets under a tenth of a radian of new angles, and $10^4$'s"
         " about 5.3."
     )
-    in_total = "Summed over all pairs, though, base $10^6$ meets more: about 60 radians against 48."
+    in_total = "Summed over all pairs on $8L$, though, base $10^6$ meets more: about 60 radians against 48."
     for sentence in (idea, define, counts_said, verdict, in_total):
         assert sentence in main_line, sentence
     assert main_line.index(idea) < main_line.index(define) < main_line.index(counts_said) < main_line.index(verdict)
@@ -3305,11 +3308,14 @@ def test_chapter_pairs_past_l_have_their_consequence():
         " of a radian past $L$; Llama 2's, over three."
     )
     assert lesson in text and lesson not in main_line
-    liu = (
-        "Whether that hurts is open: Liu et al., in the appendix, find that a larger or a smaller base can improve"
-        " extrapolation."
-    )
-    assert liu in main_line and main_line.index(verdict) < main_line.index(liu)
+    liu = "Liu et al., in the appendix, find that a larger or a smaller base can improve extrapolation."
+    assert liu in main_line and main_line.index(in_total) < main_line.index(liu)
+    # the section ends on its lesson: what is known (the idea, swept above), then what is open
+    kept = "In short: a larger base leaves at least as many pairs to meet new angles; whether that hurts is open."
+    section = main_line[main_line.index("### More pairs never finish a turn") :]
+    section = section[: section.index("### One base per layer type")]
+    assert section.strip().endswith(kept) and main_line.index(liu) < main_line.index(kept)
+    assert "on $8L$" in in_total  # the totals reverse on 2L and 4L (asserted above), so the main line names 8L
     said = (
         "The slowest pair is another matter: at $L = 8192$ and an input of $8L$, that of $10^4$ turns over six radians"
         " past $L$; that of $10^6$, under a tenth."
@@ -3441,11 +3447,17 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     # *Far keys keep more of their score*: the thick lines are band means; the thin line, one distance at a time,
     # strays from its band mean by over 0.1 somewhere (asserted where the figure is drawn)
-    thick = (
-        "Each thick line at distance $x$ averages distances from about $x/2$ to $x$; the thin line, at single"
-        " distances, wiggles."
-    )
-    assert thick in text and thick not in main_line  # in the block under the section
+    thick = "A key's *average score* averages this over a band of distances: in the figure, each thick line at $x$"
+    assert thick in main_line  # the band, said on the main line: the line drawn at x = 2a - 1 averages a .. 2a - 1
+    for base in (1e4, 1e6):
+        means = posenc.rope_matching_stretch_means(128, base, 4096).double()
+        theta = posenc.rope_inv_freq(128, base).double()
+        for x in (1, 99, 8191):
+            a = (x + 1) // 2
+            band = torch.cos(torch.arange(a, x + 1, dtype=torch.float64)[:, None] * theta).mean()
+            assert abs(float(means[a - 1] - band)) < 1e-9, (base, x)
+    thin = "The thin line, at single distances, wiggles."
+    assert thin in text and thin not in main_line  # in the block under the section
     # the appendix's "It is also the mean over random queries, scaled to one at distance zero.": Gaussian queries,
     # E[q^T R_Δ q] / E[|q|^2] = (2/d) Σ cos(Δ θ_i); 20 000 draws, d = 128, base 5e5
     assert "It is also the mean over random queries, scaled to one at distance zero." in text
@@ -3506,19 +3518,22 @@ def test_chapter_base_figure_title_names_its_smoothing():
 
 def test_chapter_opening_names_layout_and_the_factor():
     """Chapter 10's opening: "The six leave out the *layout*, which dimensions form a pair: a wrong one gives other
-    scores but raises no error." and "They also leave out a factor some scalings put on a score's rotated part or on all
-    of it: see the appendix." Weights read in the wrong layout run without error and give other scores; the appendix
-    names both places of the factor (cos and sin: the rotated part; DeepSeek's softmax scale: the whole logit)."""
+    scores but raises no error; see the appendix's *Version notes*." and "They also leave out a factor some scalings
+    put on a score's rotated part or on all of it: see the appendix." Weights read in the wrong layout run without
+    error and give other scores; the appendix names both places of the factor (cos and sin: the rotated part;
+    DeepSeek's softmax scale: the whole logit), and its *Version notes* name the layouts."""
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     layout = (
         "The six leave out the *layout*, which dimensions form a pair: a wrong one gives other scores but raises no"
-        " error."
+        " error; see the appendix's *Version notes*."
     )
     factor = (
         "They also leave out a factor some scalings put on a score's rotated part or on all of it: see the appendix."
     )
     assert layout in main_line and factor in main_line
+    notes = text[text.index("### Version notes") :]  # the cell the opening names holds the layouts
+    assert "interleaved pairs in the first three" in notes and "Llama 4, GPT-J, GLM-4" in notes
     assert "so each score's rotated part grows by its square." in text
     assert "| the whole logit, all 192 query–key dimensions, by $m(s)^2$ |" in text
     gen = torch.Generator().manual_seed(0)
