@@ -894,6 +894,12 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     # the main-line row: "*dynamic NTK*, with $L$ the trained length", the L of "trained at $L = 8192$"; the run
     # below: only with that L does transformers' `dynamic` scale this input
     assert "| *dynamic NTK*, with $L$ the trained length | 9 at this length," in visible
+    # "Transformers' `dynamic`, given Llama 3.1's released config, reads a longer $L$ and would not scale this
+    # input": the run below, with the config's `max_position_embeddings`, which exceeds the trained L
+    assert (
+        "So the slowest pair meets no new angle. Transformers' `dynamic`, given Llama 3.1's released config, reads a"
+        " longer $L$ and would not scale this input." in visible
+    )
     assert f"trained at $L = {read}$" in visible
     example = block(WE)
     assert example.index("| rule |") < example.index("| 9 at this length | *Dynamic NTK* sets its effective factor")
@@ -956,6 +962,18 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     )
     # "also called the relative position": chapter 8's own name for the same signed number
     assert "the book's relative position $j - i$, key minus query" in chapter("08_extrapolation")
+    # "chapters 1, 3, 6, 8 and 11 write $j - i$": the chapters whose markdown writes j - i, the Letters block's
+    # list of chapters with i the query's position
+    (listed,) = re.findall(
+        r"; negative for an earlier key; chapters ([\d, and]+) write \$j - i\$ \| \{doc\}", row("offset")
+    )
+    writes = set()
+    for path in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))):
+        if re.search(r"j ?- ?i\b", chapter(Path(path).stem)):
+            writes.add(int(Path(path).name[:2]))
+    assert {int(n) for n in re.findall(r"\d+", listed)} == writes, (listed, writes)
+    assert f"a query's position, with $j$ the key's, in chapters {listed};" in letters("$i$")
+    assert "depends only on the offset $j - i$" in chapter("01_why_position")
     grid = posenc.relative_positions(6)  # [query, key]: key_pos - query_pos
     for m in range(6):
         for n in range(6):
@@ -2034,20 +2052,21 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
 
 def test_letters_sections_visible_sentence_names_rows_of_its_table():
     """The letters section's visible sentence, "Some letters and words change meaning between chapters, or between
-    rows of this page. The commonest:", then a table, "letter or word | meaning here | meaning in another chapter",
+    rows of this page. The commonest follow; the collapsed table below lists all:", then a
+    table, "letter or word | meaning here | meaning in another chapter",
     with the rows distance (never negative here, signed in chapters 3, 5 and 10), $m$ (a query's position here, and
     $m_h$, chapter 6's ALiBi slope, in the slope row; a key's in chapter 9), $k$ (a key vector; the linear relation
     row's shift, chapter 1's letter; Shaw's clipping distance in chapter 3), $c$ (three meanings, each in its row or
     block: soft-capping's bound, Scalable-Softmax's multiplier, FIRE's constant; Shaw's clipped offset in chapter 3),
-    $s$ (`factor` here, the stretch in chapter 8) and temperature (divides here, a growing multiplier in
-    chapter 8): each name has a row in the section's collapsed table, which names the same chapters; chapter 9's
-    markdown writes "key $m$" and chapter 8's "*stretch* $s$"."""
+    and $s$ (`factor` here, the stretch in chapter 8): each name has a row in the section's collapsed table, which
+    names the same chapters; chapter 9's markdown writes "key $m$" and chapter 8's "*stretch* $s$"."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("(glossary-letters)=\n## ") :]
     visible = section[: section.index("<details>")]
     visible = re.sub(r"\s+", " ", visible)
-    ((two, d_chapters, slope, m_chapter, k_chapter, c_chapter, s_factor, s_chapter, t_chapter),) = re.findall(
-        r"Some letters and words change meaning between chapters, or between rows of this page\. The (commonest):"
+    ((two, d_chapters, slope, m_chapter, k_chapter, c_chapter, s_factor, s_chapter),) = re.findall(
+        r"Some letters and words change meaning between chapters, or between rows of this page\. The (commonest) follow"
+        r"; the collapsed table below lists all:"
         r" \| letter or word \| meaning here \| meaning in another chapter \| \|---\|---\|---\|"
         r" \| \*distance\* \| \$\\lvert n - m\\rvert\$, never negative \| signed in chapters ([\d, and]+) \|"
         r" \| \$m\$ \| a query's position; \$(m_h)\$, a head's slope, in the \*slope\* row \| a key's position in"
@@ -2057,7 +2076,7 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
         r" \| \$c\$ \| in its row, the bound of \*logit soft-capping\*, Scalable-Softmax's learned multiplier, or"
         r" FIRE's learned constant \| Shaw's clipped offset in chapter (\d+) \|"
         r" \| \$s\$ \| the \*extension factor\* `(\w+)` \| the \*stretch\* in chapter (\d+) \|"
-        r" \| \*temperature\* \| a number that divides the logits \| a growing multiplier in chapter (\d+) \| $",
+        r" $",
         visible,
     )
     signed = [int(c) for c in re.findall(r"\d+", d_chapters)]
@@ -2082,7 +2101,7 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     ):
         assert form.endswith(f"chapter {c}") and form in letters("distance"), (c, form)
     assert "| a number $t$ that divides the logits |" in letters("temperature")
-    assert f"in chapter {t_chapter}, a growing factor that multiplies them" in letters("temperature")
+    assert "in chapter 8, a growing factor that multiplies them" in letters("temperature")
     assert letters("$m$").startswith("| $m$ | a query's position |")
     assert f"a key's position in chapter {m_chapter} |" in letters("$m$")
     assert f"| $s$ | the *extension factor* `{s_factor}` | the *stretch* in chapter {s_chapter}," in letters("$s$")
@@ -2091,6 +2110,13 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     assert "*stretch* $s = \\max(n / L, 1)$" in chapter(names[f"{int(s_chapter):02d}"])
     for name in ("$i$", "$m$", "$s$", "distance"):
         assert f"\n| {name} |" in section, name
+    # "the collapsed table below lists all": every visible row's name has a row there
+    collapsed = section[section.index("<details>") : section.index("</details>")]
+    shown = re.findall(r"\n\| ([^|]+?) \|", section[: section.index("<details>")])
+    assert len(shown) == 6 and shown[0] == "letter or word", shown
+    for name in shown[1:]:
+        assert f"\n| {name.strip('*')} |" in collapsed, name
+    assert "Shaw's clipped offset $c = \\mathrm{clip}(j - i, k)$ in chapter 3 |" in letters("$c$")
 
 
 # ---- round 83: the fast pair's visible count, the ramp's two shapes, new rows, citations and the letters block ----
@@ -2491,7 +2517,8 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     their transformers attention modules have query and key norms, each applied before the rotation in the forward
     pass, Llama 4's after it, and Qwen2's has none; "most": over every model file of the installed transformers
     whose forward pass both normalises the queries and rotates them, the norm comes first in more than three times as
-    many models as it comes after. The Attention block's rolling cache: "Chapter 10's *rolling KV cache* spares the
+    many models as it comes after, and the block gives the two counts for the pinned transformers version. The
+    Attention block's rolling cache: "Chapter 10's *rolling KV cache* spares the
     *attention sinks*", chapter 10's words."""
     from transformers.models.llama import modeling_llama
     from transformers.models.olmo2 import modeling_olmo2
@@ -2513,7 +2540,8 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     )
     # "OLMo 2 normalises each whole projection, all heads at once; Qwen3 and Gemma 3 normalise each head."
     assert (
-        " it. OLMo 2 normalises each whole projection, all heads at once; Qwen3 and Gemma 3 normalise each head."
+        " it. In transformers 5.24, 67 model folders apply the norm before the rotation and 3 after it. OLMo 2"
+        " normalises each whole projection, all heads at once; Qwen3 and Gemma 3 normalise each head."
         in attention_block
     )
     assert (
@@ -2560,6 +2588,35 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
                 order["before" if norm.start() < rotate.start() else "after"].add(path.parent.name)
     assert {"qwen3", "olmo2", "gemma3"} <= order["before"] and "llama4" in order["after"], order
     assert len(order["before"]) > 3 * len(order["after"]) and len(order["before"]) >= 20, order  # most, by far
+    # the block's count: "In transformers 5.24, 67 model folders apply the norm before the rotation and 3 after it."
+    ((version, before, after),) = re.findall(
+        r"In transformers ([\d.]+), (\d+) model folders apply the norm before the rotation and (\d+) after it\.",
+        attention_block,
+    )
+    assert transformers.__version__.startswith(version + "."), transformers.__version__
+    assert (len(order["before"]), len(order["after"])) == (int(before), int(after)), order
+    assert not order["before"] & order["after"], order  # each folder counted once
+
+
+def test_interpolation_row_keeps_the_angles_inside_the_trained_range():
+    """The interpolation row: "dividing frequencies so that a longer input's angles stay inside the range training
+    showed; running past it unchanged is *extrapolation*". Chapter 7's words, "interpolate the slow ones" and "Plain
+    extrapolation goes beyond the trained range"; and the computation: for a head like Llama 3.1's at 2L, every
+    angle of position interpolation with Llama 3.1's `factor` 8 lies within the largest trained angle of its pair, while
+    unchanged frequencies put every slow pair's largest angle past its trained one."""
+    assert row("interpolation").startswith(
+        "| interpolation | 内插 | dividing frequencies so that a longer input's angles stay inside the range training"
+        " showed; running past it unchanged is *extrapolation* |"
+    )
+    c7 = chapter("07_beyond")
+    assert "interpolate the slow ones" in c7 and "Plain extrapolation goes beyond the trained range" in c7
+    d, base, L = 128, 500_000.0, 8192
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    trained = (L - 1) * theta
+    slow = trained < 2 * math.pi
+    assert slow.any()
+    assert bool(((2 * L - 1) * theta / 8 <= trained).all())  # interpolated by the `factor` 8: inside, every pair
+    assert bool(((2 * L - 1) * theta > trained)[slow].all())  # unchanged: past it, every slow pair
 
 
 def test_citations_name_an_entry_of_the_bibliography():
@@ -2647,7 +2704,7 @@ def test_letters_block_chapter_lists():
     signed = letters("distance").split(" | ")[2]
     assert "(glossary-letters)=\n## Letters and words with more than one meaning\n" in raw
     assert offset == "n - m" and f"key position minus query position, ${offset}$" in row("offset")
-    assert "; negative for an earlier key |" in row("offset")
+    assert "; negative for an earlier key; chapters " in row("offset")
     assert (
         distance == f"\\lvert {offset}\\rvert"
         and f"| how far a key lies from its query, ${distance}$, never negative;" in (row("distance | 距离"))
@@ -4208,8 +4265,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" the slowest pair's frequency by \| \|---\|---\| \| \*position interpolation\* \| (\d+), the `factor`, at"
         r" any length \| \| `llama3` \| (\d+), the `factor`, at any length \| \| \*dynamic NTK\*, with \$L\$ the"
         r" trained length \| (\d+) at this"
-        r" length, more at longer ones \| So the slowest pair meets no new angle\. The example holds three numbers"
-        r" that are easy to mix up: .*? Such slowing has costs; chapter 8 measures two of them\."
+        r" length, more at longer ones \| So the slowest pair meets no new angle\. Transformers' `dynamic`, given"
+        r" Llama 3\.1's released config, reads a longer \$L\$ and would not scale this input\. The example holds"
+        r" three numbers that are easy to mix up: .*? Such slowing has costs; chapter 8 measures two of them\."
         r" \(glossary-longer-terms\)=",
         visible,
     )

@@ -556,16 +556,13 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # three plain bullets, each term glossed where it first appears; the seeds and the 40 % are the block's
     c7link, c8link = "([chapter 7](../notebooks/07_beyond.ipynb))", "([chapter 8](../notebooks/08_extrapolation.ipynb))"
     zero_shot = (
-        "- In a decoder, RoPE's slowest pairs turn less than once over a training input, so longer inputs show them"
-        " angles that training never did."
-        " *Test-time rules* slow RoPE's rotations with no more training: position interpolation (*PI*) slows every"
-        " pair, *YaRN* mainly the slowest "
-        + c7link
-        + ". - On inputs eight times longer than in training, small RoPE models find at most about a quarter of the"
+        "- In a decoder, at usual settings, RoPE's slowest pairs turn less than once over a training input, so longer"
+        " inputs show them angles that training never did."
+        " *Test-time rules* slow RoPE's rotations with no more training; " + c7link[1:-1] + " gives two."
+        " - On inputs eight times longer than in training, small RoPE models find at most about a quarter of the"
         " *passkeys*, digits hidden at random distances and asked for later. With either rule, they find nearly all."
-        " Models with no position encoding find them too, since the passkey is the input's only digit "
-        + c8link
-        + ". - There, with either rule"
+        " Models with no position encoding find them too: the passkey is the input's only digit, so content alone can"
+        " find it " + c8link + ". - There, with either rule"
     )
     bullet = (
         "There, with either rule, the RoPE models' next-token predictions stay far worse than within the training"
@@ -589,8 +586,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # the passkey caveat sits on the main line, in its own sentence right after the rules' passkeys it qualifies
     main0 = " ".join(re.sub(r"<details>.*?</details>", " ", text).split())
     assert (
-        "With either rule, they find nearly all. Models with no position encoding find them too, since the passkey is"
-        " the input's only digit" in main0
+        "With either rule, they find nearly all. Models with no position encoding find them too: the passkey is"
+        " the input's only digit, so content alone can find it" in main0
     )
     # the passkey result is stated once on the main line: the lesson names the two measures, not their numbers
     later0 = main0[main0.index("## Preview: what later chapters find") : main0.index("## How to read it")]
@@ -942,15 +939,30 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     # sweep below)
     assert "*slow pair*" not in main and "A *slow* pair turns less than once over the offsets of training" in text
     assert (
-        "- In a decoder, RoPE's slowest pairs turn less than once over a training input, so longer inputs show them"
-        " angles that training never did." in " ".join(main.split())
+        "- In a decoder, at usual settings, RoPE's slowest pairs turn less than once over a training input, so longer"
+        " inputs show them angles that training never did." in " ".join(main.split())
     )
-    # "*Test-time rules* slow RoPE's rotations with no more training: position interpolation (*PI*) slows every pair,
-    # *YaRN* mainly the slowest": checked below against posenc's rules (PI divides every frequency by s; YaRN the slow
-    # pairs' by s, the fastest by 1)
+    # "at usual settings": chapter 8's heads (d = 16, L = 64), Llama 2's (d = 128, base 10 000, L = 4096) and
+    # Llama 3's (d = 128, base 500 000, L = 8192) each have a last pair that turns less than once over L - 1 offsets;
+    # but at d = 128, base 10 000, the last pair turns once in about 54 000 positions, so a training input of 64K
+    # tokens has no such pair: the claim needs its scope
+    for d_, base_, L_ in ((16, 10_000.0, 64), (128, 10_000.0, 4096), (128, 500_000.0, 8192)):
+        assert (L_ - 1) * float(posenc.rope_inv_freq(d_, base_).double()[-1]) < 2 * math.pi, (d_, base_, L_)
+    last_ = float(posenc.rope_inv_freq(128, 10_000.0).double()[-1])
+    assert 54_000 < 2 * math.pi / last_ < 55_000 and (65_536 - 1) * last_ > 2 * math.pi
+    # one new term in the bullet, the rules; their names and what each slows are the block's: "Position interpolation
+    # (PI) divides every pair's frequency by the extension factor $s$" and "YaRN divides the slow pairs' frequencies
+    # by $s$, and the others by less or not at all", checked below against posenc's rules
     assert (
-        "did. *Test-time rules* slow RoPE's rotations with no more training: position interpolation (*PI*) slows"
-        " every pair, *YaRN* mainly the slowest" in " ".join(main.split())
+        "did. *Test-time rules* slow RoPE's rotations with no more training; [chapter 7](../notebooks/07_beyond.ipynb)"
+        " gives two." in " ".join(main.split())
+    )
+    assert "*PI*" not in main and "YaRN" not in main
+    assert "Position interpolation (PI) divides every pair's frequency by the extension factor $s$" in " ".join(
+        text.split()
+    )
+    assert "YaRN divides the slow pairs' frequencies by $s$, and the others by less or not at all" in " ".join(
+        text.split()
     )
     pi_ = posenc.scaling.rope_scaling("linear", factor=8.0).inv_freq(16, 10_000.0)[0].double()
     yarn_ = (
@@ -1443,9 +1455,19 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     # per head times the distance
     main_line = " ".join(re.sub(r"<details>.*?</details>", " ", text).split())
     assert (
-        "T5's bias is learned, one number per head and range of offsets; ALiBi's subtracts a fixed slope times the"
-        " distance." in main_line
+        "T5's bias is learned, one number per head and range of offsets; the encoder's layers share one such table,"
+        " the decoder's another. ALiBi's subtracts a fixed slope times the distance." in main_line
     )
+    # "the encoder's layers share one such table, the decoder's another": transformers' T5 gives only block 0 of each
+    # stack a bias table, and a T5 model holds exactly two, one per stack
+    from transformers import T5Config, T5Model
+
+    t5 = T5Model(T5Config(num_layers=3, num_decoder_layers=3, d_model=16, d_kv=4, d_ff=16, num_heads=2))
+    tables = [n for n, _ in t5.named_parameters() if "relative_attention_bias" in n]
+    assert sorted(tables) == [
+        "decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight",
+        "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight",
+    ], tables
     assert "## T5: one learned scalar per bucket and head" in chapter("03_relative")
     assert "Buckets are exact for small distances and grow logarithmically for larger ones." in " ".join(
         chapter("03_relative").split()
@@ -1551,8 +1573,8 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     change = added[1] - added[0]  # 0.5031 - 0.7658 = -0.2627
     assert added[1] < added[0], added  # "lowers the added encoding's"
     after = (
-        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | Compare along each row: the added encoding's scores"
-        " include $x \\cdot x = 1$, so the two rows are not on one scale. Moving"
+        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | Compare the two pairs of positions within"
+        " each row. The added encoding's scores include $x \\cdot x = 1$, so the two rows are not on one scale. Moving"
         f" both tokens by {by} leaves RoPE's score as it was, but lowers the added encoding's. The change comes from"
         " the two word–position terms; RoPE's score has no such terms. <details>"
     )
@@ -2499,8 +2521,8 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     # under the table: "Compare along each row: the added encoding's scores include $x \\cdot x = 1$, so the two rows
     # are not on one scale": each added score is 1 more than its position terms, and the rows' ranges do not overlap
     scale = (
-        "| $0.50$ | Compare along each row: the added encoding's scores include $x \\cdot x = 1$, so the two rows are"
-        " not on one scale. " + reading
+        "| $0.50$ | Compare the two pairs of positions within each row. The added encoding's scores include"
+        " $x \\cdot x = 1$, so the two rows are not on one scale. " + reading
     )
     assert scale in " ".join(main.split())
     e0_, pe4 = torch.eye(4, dtype=torch.float64)[0], posenc.sinusoidal_encoding(13, 4).double()
@@ -2516,6 +2538,13 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
         r"\$1 - ([\d.]+) \+ ([\d.]+) \\approx ([\d.]+)\$ for query (\d+) and key (\d+)", " ".join(main.split())
     )
     assert len(sums) == 2 and main.index("Summed, the score is") < main.index("| score | query 5, key 3 |"), sums
+    # "So in the two sums below, only the middle number changes": right before the sums; their first and last
+    # numbers agree, their middle ones differ
+    look = (
+        "The rest depends only on the offset $n - m$. So in the two sums below, only the middle number changes. Summed,"
+    )
+    assert look in " ".join(main.split())
+    assert sums[0][1] == sums[1][1] and sums[0][0] != sums[1][0], sums
     pe_ = posenc.sinusoidal_encoding(13, 4).double()
     for word_pos, last, total, m_, n_ in sums:
         m_, n_ = int(m_), int(n_)
@@ -2819,9 +2848,9 @@ def test_rope_rotates_by_absolute_position_but_leaves_the_values_alone():
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
     absolute = (
-        "none: chapter 7 | T5's bias is learned, one number per head and range of offsets; ALiBi's subtracts a fixed"
-        " slope times the distance. RoPE rotates each query and key by its absolute position, yet its score is"
-        " relative: the next section shows why."
+        "none: chapter 7 | T5's bias is learned, one number per head and range of offsets; the encoder's layers share"
+        " one such table, the decoder's another. ALiBi's subtracts a fixed slope times the distance. RoPE rotates"
+        " each query and key by its absolute position, yet its score is relative: the next section shows why."
     )
     assert absolute in main
     assert main.index(absolute) < main.index("## Why RoPE's score sees only the offset")

@@ -423,8 +423,8 @@ def near_key_error(pos, exact):
 @pytest.mark.parametrize("seed", range(4))
 def test_cope_bfloat16_error_comes_from_the_difference_of_two_long_sums(seed):
     """Chapter 11's box "Counts in bfloat16": in bfloat16,
-    "even a key 1 to 3 back can get a count off by more than 2 at 1,024 tokens and by more than 3 at 2,048, in each of
-    four draws of random $q$ and $k$, two heads each. The reference code sums from the query back, so a near key's
+    "even a key 1 to 3 back can get a count off by about 2 or more at 1,024 tokens and by more than 3 at 2,048", checked
+    over 24 draws in the test after this one. "The reference code sums from the query back, so a near key's
     count is a short sum; the same keys then stay within 0.02. A far key's count is large, and bfloat16 rounds it in
     either order: keep counts in float32. `posenc.CoPE` sums in the dtype of $q$ and $k$, so give it float32 $q$ and
     $k$. On the CPU, where PyTorch adds a float32 running sum in double precision, every count then stays within
@@ -434,7 +434,7 @@ def test_cope_bfloat16_error_comes_from_the_difference_of_two_long_sums(seed):
     1,024 keys, 3.93 to 7.40 at 2,048; the reference order by at most 0.015, and its far keys by about 2 and 4; the
     same bfloat16 q and k cast to float32 give every count within 1.7e-4 at 2,048. The fix of the known defect
     (above) changes this test and the box."""
-    for length, off in ((1024, 2), (2048, 3)):
+    for length, off in ((1024, 1.8), (2048, 3)):
         g = torch.Generator().manual_seed(seed)
         q = torch.randn(1, 2, length, 16, generator=g).bfloat16()
         k = torch.randn(1, 2, length, 16, generator=g).bfloat16()
@@ -466,6 +466,29 @@ def test_cope_bfloat16_error_comes_from_the_difference_of_two_long_sums(seed):
     before = torch.cat([torch.zeros(*prefix.shape[:-1], 1), prefix[..., :-1]], -1)  # the sum up to key j - 1
     looped = prefix.diagonal(dim1=-2, dim2=-1)[..., None] - before  # posenc's difference of two running sums
     assert 1e-3 < ((looped.double() - exact).abs() * causal).max().item() < 2.5e-3  # "up to about 0.002"
+
+
+def test_cope_bfloat16_near_key_error_over_24_draws():
+    """The box "Counts in bfloat16": "Over 24 draws of random $q$ and $k$, two heads each, that error at 1,024 tokens
+    is above 2 in 23 draws and above 1.8 in all", and "by more than 3 at 2,048". Seeds 0 to 15 and 100 to 107:
+    at 1,024 keys the near-key error runs 1.89 (seed 100) to 3.85, at 2,048 keys 3.93 to 7.67."""
+    text = " ".join(chapter_markdown("11_learned_position").split())
+    assert (
+        "Over 24 draws of random $q$ and $k$, two heads each, that error at 1,024 tokens is above 2 in 23 draws and"
+        " above 1.8 in all." in text
+    )
+    errors = {1024: [], 2048: []}
+    for seed in (*range(16), *range(100, 108)):
+        for length in errors:
+            g = torch.Generator().manual_seed(seed)
+            q = torch.randn(1, 2, length, 16, generator=g).bfloat16()
+            k = torch.randn(1, 2, length, 16, generator=g).bfloat16()
+            c = CoPE(16, npos_max=length + 1)
+            errors[length].append(near_key_error(c.positions(q, k), c.positions(q.double(), k.double())))
+    assert len(errors[1024]) == 24
+    assert min(errors[1024]) > 1.8
+    assert sum(e > 2 for e in errors[1024]) == 23
+    assert min(errors[2048]) > 3
 
 
 def test_cope_interpolates_the_embeddings_linearly():
@@ -951,8 +974,9 @@ def test_kerple_penalty_passes_1_at_distance_1_and_about_8_at_63_in_most_heads()
 def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_head():
     """The appendix's box on chapter 8's claims: "No trained KERPLE head has a gentler far penalty than ALiBi's
     flattest, slope 1/256", and the chapter 8 section's main line: "The KERPLE section's lesson is about the penalty's
-    shape far out, beyond these lengths. Each trained KERPLE head penalises every key 1 to 511 back more than ALiBi's
-    flattest head. Here, what gives KERPLE its extra passkeys is not tested." The comparison sits with the trained
+    shape far out, beyond these lengths. Up to 511 tokens back, every trained KERPLE head penalises keys more than
+    ALiBi's flattest head, so KERPLE's extra passkeys do not come from a gentler penalty; their cause is not tested."
+    The comparison sits with the trained
     models, not in the KERPLE section, whose "a power law keeps more weight than any exponential" holds far enough
     back. Each of the 40 heads' saved biases from the last of 512 tokens, at every distance 1 to 511, lies below
     ALiBi's flattest line in chapter 8's
@@ -963,11 +987,13 @@ def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_
     assert "No trained KERPLE head has a gentler far penalty than ALiBi's flattest, slope 1/256" in text
     main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
     assert (
-        "The KERPLE section's lesson is about the penalty's shape far out, beyond these lengths. Each trained KERPLE"
-        " head penalises every key 1 to 511 back more than ALiBi's flattest head. Here, what gives KERPLE its extra"
-        " passkeys is not tested." in main
+        "The KERPLE section's lesson is about the penalty's shape far out, beyond these lengths. Up to 511 tokens"
+        " back, every trained KERPLE head penalises keys more than ALiBi's flattest head, so KERPLE's extra passkeys"
+        " do not come from a gentler penalty; their cause is not tested." in main
     )
     assert main.index("The KERPLE section's lesson is about") > main.index("## In chapter 8's experiment")
+    # its own paragraph, after the results it explains
+    assert main.index("FIRE and CoPE find every passkey") < main.index("The KERPLE section's lesson is about")
     config, *_ = saved_run()
     n = config["eval_lengths"][-1]
     assert n == max(config["eval_lengths"]) == 512
@@ -1037,11 +1063,11 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " a later query reads each distance as nearer." in main
     )
     # the premise, inferred from the same measured biases (below): a threshold at 511 or above would give queries 63
-    # and 511 the same u for each key, so the same bias; the run stores biases, not the thresholds
-    assert (
-        "So each layer's learned threshold ended below 511: at 511 or above, both queries would give each key the same"
-        " $u$." in " ".join(main.split())
-    )
+    # and 511 the same u for each key, so the same bias; the run stores biases, not the thresholds. It is evidence,
+    # so the appendix states it
+    flat = " ".join(text.split())
+    assert "So each layer's learned threshold ended below 511" not in main
+    assert "show that it ended below 511 in every layer" in flat
     # the trained models' paragraph is chapter 8's experiment's; the guess at the cost is the box's
     # "Each trained curve falls": the fall is checked below, every head, both queries, at integer distances
     # not a deduction from the table above it, which shows the starting values, not the learned c and threshold
@@ -1611,8 +1637,20 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
         " below adds, for the decoded input" in main
     )
     assert "so a count need not equal $k$ to mark the $k$-th label back." in text
-    # the RoPE model's depth, said on the main line after the saved run's result
-    assert "With more layers, a RoPE model might count sentences too; this run tests one layer only." in main
+    # the RoPE model's depth, said on the main line after the saved run's result: without it a learner who skips the
+    # blocks would read the run as "RoPE cannot count"
+    assert (
+        "At $k = 2$ and 3, CoPE's mean leads RoPE's by more than RoPE's leads the guess. The run tests one layer only:"
+        " a deeper RoPE model might count sentences too." in " ".join(main.split())
+    )
+    limits = text[text.index("<summary>Limits of these runs</summary>") :]
+    assert "a one-layer RoPE baseline. With more layers, a RoPE model might count sentences too;" in " ".join(
+        limits.split()
+    )
+    # the table's cell is tagged nbval-ignore-output: one live seed, its numbers vary
+    assert "a mean of its two heads. It comes from one live seed, so its numbers change from seed to seed." in " ".join(
+        main.split()
+    )
     assert "each one attention layer with an MLP" in main
     assert "the question's gates open mostly on labels; the appendix" not in text
     # the numbers come from the live asserts: the mean gate over 200 inputs, bar one half, then `assert mostly_labels`
@@ -2015,9 +2053,9 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # "only KERPLE finds 95 %" is test_kerple_keeps_the_passkeys_on_average_and_alibi_does_not
     assert (
         "At $8L$, on the mean of five seeds, the filler loss of KERPLE and ALiBi beyond $L$ is *fine*: at most 0.1 nats"
-        " above a trigram model's. That model predicts each token from the two before it. Of the two, only KERPLE"
-        " also finds, on the five-seed mean, 95 % or more of the passkeys, single digits hidden in the filler."
-        " The KERPLE section's lesson is about the penalty's shape far out, beyond these lengths." in main
+        " above a trigram model's. Of the two, only KERPLE also finds, on the five-seed mean, 95 % or more of the"
+        " passkeys, single digits hidden in the filler. FIRE and CoPE find every passkey, but their loss rises; why is"
+        " not tested, and the appendix gives a guess for each." in main
     )
     assert "FIRE and CoPE find every passkey, but their loss rises; why is not tested" in main
     assert "Five models carry this chapter's three methods, ALiBi, or no position encoding." in text
@@ -2108,18 +2146,19 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
 
 def test_counting_section_names_the_order_blind_guess_beside_chance():
     """The counting figure's black ticks, on the main line: "its black ticks mark a guess that ignores order, the
-    input's most frequent label. RoPE beats that guess in every seed, but at $k = 2$ and 3 its mean lies nearer to it
-    than to CoPE's." On the saved ten seeds: RoPE above the guess for every k, length and seed; at k = 2 and 3, the
-    mean gap from RoPE down to the guess (0.16 to 0.24) is smaller than the gap up to CoPE's mean (0.39 to 0.49), at
-    both lengths. Per seed it would not hold: at 8 sentences and k = 2, RoPE's best seed is 0.25 above the guess and
-    0.25 below CoPE's worst. The figure draws the guess (the cell asserts the sentence)."""
+    input's most frequent label. RoPE beats that guess in every seed. At $k = 2$ and 3, CoPE's mean leads RoPE's
+    by more than RoPE's leads the guess." On the saved ten seeds: RoPE above the guess for every k, length and
+    seed; at k = 2 and 3, the mean gap from RoPE down to the guess (0.16 to 0.24) is smaller than the gap up to
+    CoPE's mean (0.39 to 0.49), at both lengths. Per seed it would not hold: at 8 sentences and k = 2, RoPE's best
+    seed is 0.25 above the guess and 0.25 below CoPE's worst. The figure draws the guess (the cell asserts the
+    sentence)."""
     from posenc.experiments.counting import COUNTING_CONFIG, N_LABELS, counting_batch
 
     text = chapter_markdown("11_learned_position")
     main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
     assert (
         "its black ticks mark a guess that ignores order, the input's most frequent label. RoPE beats that guess in"
-        " every seed, but at $k = 2$ and 3 its mean lies nearer to it than to CoPE's." in main
+        " every seed. At $k = 2$ and 3, CoPE's mean leads RoPE's by more than RoPE's leads the guess." in main
     )
     sweep, runs = counting_runs()
     for n in (8, 16):

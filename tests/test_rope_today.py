@@ -1647,7 +1647,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         " about a quarter of it; $10^4$ keeps about zero.",
         "A key's *average score* averages this over a band of distances: in the figure, each thick line at $x$"
         " averages from about $x/2$ to $x$.",
-        "With unit pairs, it is also the mean over random queries.",
+        "The appendix checks that this average is also the mean over random queries.",
     ):
         assert sentence in text, sentence
     # the score per pair is defined before its numbers are given
@@ -1791,7 +1791,7 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         "The config's `rope_type` `proportional` sets this, and `partial_rotary_factor` sets the share, a quarter.",
         "The other pairs never turn, so, as in partial rotary, they add a content channel that no distance changes.",
         # the contrast with partial rotary (main line), checked below: about 190 against about five million tokens
-        "Partial rotary on the same turning dimensions would instead spread them over a new, slower ladder, its"
+        "Partial rotary on the same turning dimensions would instead spread them over new, slower frequencies, its"
         " slowest pair needing about five million tokens.",
         # p-RoPE and its authors' suspicion: the collapsed Gemma 4 block, cited there
         "The book read those copies, not Google's file; the section's claims rest on them and on transformers'"
@@ -1876,24 +1876,25 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "MLA's *KV cache*, its store of past tokens, holds per token mainly one short vector, its *latent* $c_n$.",
-        "Each head makes its key from it with a matrix $W_{UK}$, and its query $q^C_m$ from the token's input.",
+        "Each head makes its key from it with a matrix $W_{UK}$, and its *content query* $q^C_m$ from the token's"
+        " input.",
         "Each head's $W_{UK}$ is an *up-projection to keys*.",
         "| $c_n$ | the latent of token $n$, cached | 512 |",
         "| $k^R_n$ | the rotary key of token $n$, shared by all heads and cached | 64 |",
         "An explorer draws the view below for any model in the appendix's table.",
         "Per token and layer, MLA caches $512 + 64 = 576$ numbers in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
-        "so MLA *folds* it into the query once and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\, c_n ="
-        " (W_{UK}^\\top q^C_m)^\\top c_n . $$",
-        "With RoPE, each past key needs its own rotation between the query and $W_{UK}$, so no one matrix can be"
-        " folded in:",
+        "so MLA *folds* it into the query once and scores the cached latents directly.",
+        "Without RoPE, the fold is $$ (q^C_m)^\\top W_{UK}\\, c_n = (W_{UK}^\\top q^C_m)^\\top c_n , $$",
+        "With RoPE, $R_m$ turns the content query $q^C_m$ by its position $m$, and $R_n$ the key by its position $n$:",
         "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token: as costly as rebuilding every past"
         " key.",
         "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
         "(R_m q^C_m)^\\top R_n W_{UK}\\, c_n = (q^C_m)^\\top R_{n-m} W_{UK}\\, c_n .",
         "So MLA's *decoupled RoPE* adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token, shared by"
         " all heads and made from the token's input.",
-        "The score adds their rotated term to the *content term*, which has no position in it:",
+        "The score adds their rotated term to the *content term*, the content query against the latent, which has no"
+        " position in it.",
         "$q^C_m$ is the head's content query, for the content term; $q^R_m$ is its rotary query.",
         "The section's count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention $2 n_h"
         " d_h$ numbers per token and layer, here with $n_h = d_h = 128$.",
@@ -1925,26 +1926,28 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    # the main line shows three equations, the fold, the rotation that breaks it and the score, each once in the
-    # chapter; the payoff comes before the fold; the position-free term has one name, the content term (not "the
-    # folded one")
-    assert "\\text{score}_{mn}" in main_line and "need not rebuild keys" not in text
-    # the main line gives the idea first (one matrix serves every past key; with RoPE each needs its own), then the
-    # fold's equation, then the rotation that breaks it
-    idea = (
+    # the main line shows one equation, the rotation that breaks the fold; the fold's and the score's equations are
+    # the block's, each once in the chapter; the position-free term has one name, the content term
+    mla_main = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Gemma 4's global")]
+    assert mla_main.count("$$") == 2 and "\\text{score}_{mn}" not in main_line and "need not rebuild keys" not in text
+    assert text.count("\\text{score}_{mn}") == 1
+    # the idea in one sentence first, then the fold in words, then the symbols the equation uses, then the equation
+    idea = "The idea: a rotation between query and key stops MLA from folding the key's matrix into the query."
+    fold = (
         "Without RoPE, one matrix $W_{UK}$ serves every past key, so MLA *folds* it into the query once and scores the"
-        " cached latents directly:"
+        " cached latents directly."
     )
-    assert main_line.index("*latent*") < main_line.index(idea) < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
+    symbols = (
+        "With RoPE, $R_m$ turns the content query $q^C_m$ by its position $m$, and $R_n$ the key by its position $n$:"
+    )
+    assert main_line.index("*latent* $c_n$") < main_line.index("*content query* $q^C_m$") < main_line.index(idea)
+    assert main_line.index(idea) < main_line.index(fold) < main_line.index(symbols)
+    assert main_line.index(symbols) < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
     assert main_line.index("(R_m q^C_m)^\\top R_n W_{UK}") < main_line.index(
         "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token"
     )
-    assert main_line.index(
-        "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token"
-    ) < main_line.index("\\text{score}_{mn}")
     assert "RoPE on those keys would break the fold" not in text  # said once, by the equation's own sentence
-    assert main_line.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1 and text.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1
-    assert main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n") < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
+    assert main_line.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 0 and text.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1
     assert "the folded one" not in text and "the wrong score" not in main_line
     assert "same heads would cache" not in text  # "the same heads" was ambiguous: V2's own keys are 192 wide
     assert text.count("(R_m q^C_m)^\\top R_n W_{UK}") == 1
@@ -2489,7 +2492,8 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         " inputs $2L$, $4L$ and $8L$.",
         "| 3. Are the frequencies rescaled to reach longer inputs? | no |",
         # the close is conditional on the input's length: a pair past L meets new angles only on a longer input
-        "On a longer input, each such pair turns into *new angles*, ones it never reached within $L$.",
+        "On a longer input, each such pair meets *new angles*: angles it reaches past $L$ but never reached within"
+        " $L$.",
     ):
         assert sentence in text, sentence
     # "At the same $L$, a larger base also leaves at least as many pairs that never finish a turn within $L$. At their
@@ -2503,12 +2507,11 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         for length in (2048, 4096, 8192, 32768):
             counts = [int((2 * math.pi / posenc.rope_inv_freq(d, b).double() > length - 1).sum()) for b in bases]
             assert counts == sorted(counts), (d, length, counts)  # never fewer with a larger base at one L
-    # the main line compares the bases at one L; the own-L counts are the block's (and the cell's printout)
+    # the main line compares the bases at one L; the counts and the own-L counts are the block's (and the cell's)
+    assert "At one $L$, a larger base leaves at least as many pairs that never finish a turn within $L$." in main_line
     same = re.search(
-        r"At one \$L\$, a larger base leaves at least as many pairs that never finish a turn within"
-        r" \$L\$\.\s(?:.|\n)*?The figure counts these pairs at \$L = 8192\$: (\d+) for base \$10\^4\$, (\d+) for base"
-        r" \$10\^6\$\.",
-        main_line,
+        r"The figure counts these pairs at \$L = 8192\$: (\d+) for base \$10\^4\$, (\d+) for base \$10\^6\$\.",
+        text,
     )
     assert same, "the same-L sentence"
     at_8192 = [int((2 * math.pi / posenc.rope_inv_freq(128, b).double() > 8192 - 1).sum()) for b in (1e4, 5e5, 1e6)]
@@ -3245,26 +3248,36 @@ def test_chapter_takeaways_keep_the_openings_two_model_promises():
 
 def test_chapter_pairs_past_l_have_their_consequence():
     """Chapter 10, *More pairs never finish a turn*: the main line's idea, "At one $L$, a larger base
-    leaves at least as many pairs that never finish a turn within $L$.", then both sides on an input 8L: base 1e6's
-    slowest pair meets under a tenth of a radian of new angles and 1e4's about 5.3, yet summed over all pairs on 8L
-    base 1e6 meets more, about 60 radians against 48. The block scopes the totals: fewer for base 1e6 than 1e4 on
-    inputs 2L and 4L, more on 8L and 16L. The section ends on its lesson. From the copied rows (base, trained L),
+    leaves at least as many pairs that never finish a turn within $L$.", the term *new angles* in plain words, then
+    the one pair of numbers the lesson needs: at L = 8192 on an input 8L, base 1e6's slowest pair meets under a tenth
+    of a radian of new angles and 1e4's about 5.3. The block gives the counts and the totals: summed over all pairs
+    on 8L base 1e6 meets more, about 60 radians against 48; fewer for base 1e6 than 1e4 on inputs 2L and 4L, more on
+    8L and 16L; and the open question. From the copied rows (base, trained L),
     d = 128: the slowest pair's new angle on an input 8L is (8 - 1) L theta_63 (it turns under once within 8L, so all
     of it past L is new): 0.141 and 0.142 rad for Llama 3 and Code Llama, 3.31 for Llama 2."""
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     idea = "At one $L$, a larger base leaves at least as many pairs that never finish a turn within $L$."
-    define = "On a longer input, each such pair turns into *new angles*, ones it never reached within $L$."
+    define = (
+        "On a longer input, each such pair meets *new angles*: angles it reaches past $L$ but never reached within $L$."
+    )
     counts_said = "The figure counts these pairs at $L = 8192$: 14 for base $10^4$, 30 for base $10^6$."
     verdict = (
-        "On an input of $8L$, base $10^6$'s slowest pair meets under a tenth of a radian of new angles, and $10^4$'s"
-        " about 5.3."
+        "Yet at the figure's $L$ and an input of $8L$, base $10^6$'s slowest pair meets under a tenth of a radian of"
+        " them, $10^4$'s about 5.3."
     )
     in_total = "Summed over all pairs on $8L$, though, base $10^6$ meets more: about 60 radians against 48."
-    for sentence in (idea, define, counts_said, verdict, in_total):
+    for sentence in (idea, define, verdict):
         assert sentence in main_line, sentence
-    assert main_line.index(idea) < main_line.index(define) < main_line.index(counts_said) < main_line.index(verdict)
-    assert main_line.index(verdict) < main_line.index(in_total)
+    for sentence in (counts_said, in_total):
+        assert sentence in text and sentence not in main_line, sentence
+    assert main_line.index(idea) < main_line.index(define) < main_line.index(verdict)
+    # the main line is the question, then its three sentences, defined before counted
+    section_main = main_line[main_line.index("### More pairs never finish a turn") :]
+    section_main = section_main[: section_main.index("### One base per layer type")]
+    assert section_main.strip().endswith(verdict)
+    assert section_main.index("*new angles*") < section_main.index("radian")
+    assert "against one L = 8192" in _figure_titles()  # the figure's L, which the verdict names
     # the verdict, swept: at one L a larger base leaves at least as many pairs past L, and on any input x L > L every
     # pair past L meets new angles (reach over the trained arc), for the section's bases and L
     L = 8192
@@ -3308,13 +3321,19 @@ def test_chapter_pairs_past_l_have_their_consequence():
         " of a radian past $L$; Llama 2's, over three."
     )
     assert lesson in text and lesson not in main_line
-    liu = "Liu et al., in the appendix, find that a larger or a smaller base can improve extrapolation."
-    assert liu in main_line and main_line.index(in_total) < main_line.index(liu)
-    # the section ends on its lesson: what is known (the idea, swept above), then what is open
-    kept = "In short: a larger base leaves at least as many pairs to meet new angles; whether that hurts is open."
-    section = main_line[main_line.index("### More pairs never finish a turn") :]
-    section = section[: section.index("### One base per layer type")]
-    assert section.strip().endswith(kept) and main_line.index(liu) < main_line.index(kept)
+    liu = (
+        "Whether more such pairs hurt is open: Liu et al., in the appendix, find that a larger or a smaller base can"
+        " improve extrapolation."
+    )
+    assert liu in text and liu not in main_line and text.index(in_total) < text.index(liu)
+    # the main line's slowest pair, measured as the block defines new angles: the reach within 8L past the trained
+    # arc, 0.071 and 5.34 rad; and "Yet" holds only with the figure's L and 8L: at L = 65 536 base 1e4's slowest
+    # pair finishes a turn within L (wavelength 54 410), so it meets none and base 1e6's meets more
+    for base, low, high in ((1e6, 0.0, 0.1), (1e4, 5.25, 5.35)):
+        theta = float(posenc.rope_inv_freq(128, base).double()[-1])
+        got = min((8 * 8192 - 1) * theta, 2 * math.pi) - (8192 - 1) * theta
+        assert low < got < high, (base, got)
+    assert 2 * math.pi / float(posenc.rope_inv_freq(128, 1e4).double()[-1]) < 65536 - 1
     assert "on $8L$" in in_total  # the totals reverse on 2L and 4L (asserted above), so the main line names 8L
     said = (
         "The slowest pair is another matter: at $L = 8192$ and an input of $8L$, that of $10^4$ turns over six radians"
@@ -3496,11 +3515,13 @@ def test_chapter_mla_rotary_key_takes_its_own_ladder():
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     sentence = (
-        "As in partial rotary, these turn on their own ladder, $b^{-2i/d_{\\text{rot}}}$ over their width"
-        " $d_{\\text{rot}}$."
+        "As in partial rotary, these turn on their own *ladder*, a head's frequencies from fast to slow:"
+        " $b^{-2i/d_{\\text{rot}}}$ over their width $d_{\\text{rot}}$."
     )
     assert sentence in main_line
     assert main_line.index("*decoupled RoPE*") < main_line.index(sentence) < main_line.index("## Gemma 4's global")
+    # the term is defined at its first use on the main line
+    assert main_line.index("ladder") == main_line.index(sentence) + sentence.index("ladder")
 
 
 def test_chapter_base_figure_title_names_its_smoothing():
@@ -3571,3 +3592,27 @@ def test_chapter_qwen35_mrope_section_default():
     taken = rotary.recomposition_frequencies(axis_of)[0, 0, :32]
     assert taken.tolist() == [i % 3 for i in range(32)], taken  # time, height, width in turn
     assert [int((taken == axis).sum()) for axis in range(3)] == rotary.mrope_section
+
+
+def test_chapter_qwen3_5_rope_in_one_layer_of_four():
+    """Chapter 10, *Other models that leave layers without RoPE*: "In transformers 5.24's Qwen3.5 config, too, one
+    layer in four is softmax attention with RoPE; the rest are such a recurrence": the others are linear attention,
+    whose layers take no rotary embedding."""
+    pytest.importorskip("transformers", minversion="5.24")
+    import inspect
+
+    from transformers import Qwen3_5TextConfig
+    from transformers.models.qwen3_5 import modeling_qwen3_5
+
+    types = Qwen3_5TextConfig().layer_types
+    assert len(types) % 4 == 0 and types.count("full_attention") * 4 == len(types)
+    assert all((t == "full_attention") == (i % 4 == 3) for i, t in enumerate(types))
+    assert set(types) == {"full_attention", "linear_attention"}
+    # the rotation is applied in the softmax attention only, not in the linear-attention (Gated DeltaNet) layer
+    assert "apply_rotary_pos_emb(" in inspect.getsource(modeling_qwen3_5.Qwen3_5Attention.forward)
+    assert "apply_rotary_pos_emb" not in inspect.getsource(modeling_qwen3_5.Qwen3_5GatedDeltaNet)
+    sentence = (
+        "In transformers 5.24's Qwen3.5 config, too, one layer in four is softmax attention with RoPE; the rest are"
+        " such a recurrence."
+    )
+    assert sentence in chapter_markdown("10_rope_today")

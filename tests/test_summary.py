@@ -3621,17 +3621,16 @@ def _item_8_passkeys() -> None:
         assert all(
             set(run) == {str(d) for d in config["distances"]} for run in per_seed_all(arm, "passkey_by_distance")
         )
-    # without the word "passkey", which the page defines only in the grid's section: "In every seed, it also finds
-    # more digits hidden about 500 tokens back than ALiBi; in some seeds it misses a few": 496 back, the test's
-    # farthest (checked above for every seed; some seeds under 1, some at 1); "FIRE and CoPE recall every hidden
-    # digit": every probe
+    # the item defines the passkey before it uses it: "In every seed, KERPLE finds more passkeys about 500 tokens back
+    # than ALiBi; in some seeds it misses a few": 496 back, the test's farthest (checked above for every seed; some
+    # seeds under 1, some at 1); "FIRE and CoPE recall every passkey": every probe
     far = max(config["distances"])
     assert far == 496 and round(far, -2) == 500
     assert (
-        "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed line. In every seed, it also finds more"
-        " digits hidden about 500 tokens back than ALiBi; in some seeds it misses a few. FIRE and CoPE recall every"
-        " hidden digit on inputs"
-        " eight times longer, but their loss rises with the length."
+        "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed line. The tests also hide a digit, the"
+        " *passkey*, for the model to recall later. In every seed, KERPLE finds more passkeys about 500 tokens back"
+        " than ALiBi; in some seeds it misses a few. FIRE and CoPE recall every passkey on inputs eight times longer,"
+        " but their loss rises with the length."
     ) in page_text()
 
 
@@ -4059,11 +4058,11 @@ def _decay_item() -> list[str]:
     width = 2 * len(theta)  # the head's dimensions: one frequency a pair
     assert width == 128, width
     item = (
-        "The RoPE paper says RoPE makes far keys score less. Its falling curve comes from a loose bound on the score's"
+        "Does RoPE's score fall with distance? On average, yes: over random queries, a key equal to its query scores"
+        " less the farther it is, with ripples. At base $10^4$ it reaches about zero a few thousand tokens away."
+        " A single query's score need not fall. A key unrelated to its query scores zero on average, near or far."
+        " The RoPE paper also says far keys score less. Its falling curve comes from a loose bound on the score's"
         " size; it is not the score."
-        " Averaged over random queries, the score of a key equal"
-        " to its query falls with distance, with ripples. At base $10^4$ it reaches about zero a few thousand tokens"
-        " away. A single query's score need not fall. A key unrelated to its query scores zero on average, near or far."
     )
     # "Its falling curve comes from a loose bound on the score's size; it is not the score": the bound's distance
     # factor is at least |score| and over seventy times it in the median (above; the block "The RoPE paper's bound"
@@ -4744,9 +4743,9 @@ def prose_expected() -> list[str]:
     # nat above it" (the scored tokens, the texts and the trigram: asserted here; the bar: _fine_bar_at_2l_and_8l)
     loss_block = (
         "**Loss.** The loss past $L$ is the mean cross-entropy on the filler past position $L$, in nats, the"
-        " natural-log unit. It scores only filler tokens that follow two filler tokens, so no model can go below"
-        f" $\\ln {branching} \\approx {floor}$ nats. It is scored on training-like text, not on the passkey tests."
-        " The trigram model"
+        " natural-log unit. It scores only filler tokens that follow two filler tokens, so on average no model can go"
+        f" below $\\ln {branching} \\approx {floor}$ nats. It is scored on training-like text, not on the passkey"
+        " tests. The trigram model"
         f" gets {trigram}; it cannot see whether the markers have come. A loss is *fine* below about {fine_bar} nats,"
         " at most a tenth of a nat above it."
     )
@@ -4799,7 +4798,8 @@ def prose_expected() -> list[str]:
         " gets the same grade as the mean."
     )
     # the key's "The loss scores only filler tokens that follow two filler tokens": data.py's scored targets
-    # (asserted above); "no model can go below ln 2": the filler's two equally likely next symbols (above)
+    # (asserted above); "on average no model can go below ln 2": the expected loss, by the filler's two
+    # equally likely next symbols (above)
     assert FINE == 0.1 and grades in page_text(), grades
     # "Every seed's loss gets the same grade as the mean": _graded asserts it for each row of the grid
     assert all(_graded(r, longest) for r in VERDICT_RUNS.values())
@@ -6154,8 +6154,8 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     # "That trains them at the test length": the fine-tuning length is 8L, the length they are graded at (above)
     assert (
         " Fine-tuned at $8L$, RoPE, PI and YaRN here keep the loss fine too. That trains them at the test length, so"
-        " it is not extrapolation. Stretched at test time by PI, NTK-aware"
-        " scaling or YaRN, plain RoPE's loss stays above fine. The run does not test whether RoPE's slow pairs are why"
+        " it is not extrapolation. Plain RoPE's trained models, rescaled at test time by PI, NTK-aware"
+        " scaling or YaRN, keep a loss above fine. The run does not test whether RoPE's slow pairs are why"
         " its loss breaks."
     ) in page_text()
     assert "share of the grid's pairs meets new angles past $L$." in page_text()
@@ -7920,10 +7920,10 @@ def test_takeaways_restate_checked_claims():
         " $8L$ itself, RoPE, PI and YaRN do too.",
     ], bullets
     assert 3 <= len(bullets) <= 5  # the teaching guide's 3-5 takeaways
-    # "In chapter 8, no fix added at test time kept the loss fine at $8L$", and the grid's "Stretched at test time by
-    # PI, NTK-aware scaling or YaRN, plain RoPE's loss stays above fine": every RoPE arm stretched at test time,
-    # dynamic or fixed, with any betas or factor the run tried, is above chapter 8's bar for *fine* at 8L in every
-    # seed; only the fine-tuned arms reach it
+    # "In chapter 8, no fix added at test time kept the loss fine at $8L$", and the grid's "Plain RoPE's trained
+    # models, rescaled at test time by PI, NTK-aware scaling or YaRN, keep a loss above fine": every RoPE arm
+    # stretched at test time, dynamic or fixed, with any betas or factor the run tried, is above chapter 8's bar for
+    # *fine* at 8L in every seed; only the fine-tuned arms reach it
     saved = load_results("extrapolation", check=False)
     (bar,) = said(C8, r"or below it, at the same length: below about (\d\.\d\d) nats at \$8L\$")
     longest = max(saved["config"]["eval_lengths"])
