@@ -2605,7 +2605,7 @@ def test_interpolation_row_keeps_the_angles_inside_the_trained_range():
     angle of position interpolation with Llama 3.1's `factor` 8 lies within the largest trained angle of its pair, while
     unchanged frequencies put every slow pair's largest angle past its trained one."""
     assert row("interpolation").startswith(
-        "| interpolation | 内插 | dividing frequencies so that a longer input's angles stay inside the range training"
+        "| interpolation | 插值 | dividing frequencies so that a longer input's angles stay inside the range training"
         " showed; running past it unchanged is *extrapolation* |"
     )
     c7 = chapter("07_beyond")
