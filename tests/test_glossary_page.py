@@ -5120,13 +5120,15 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     leaves some fast pair at least a radian from its angle": in Llama 3.1's head, unscaled (RoPE's own $b^{-2i/d}$),
     each fast pair (the fast pair row's inequality) meets at
     each such offset an angle within a tiny step of a trained one, yet for each offset no trained offset, 0 to L - 1,
-    brings all fast pairs within a radian at once. "The margin is thin: the smallest such gap is one radian, pair 0's
-    frequency": the least gap over the offsets checked is pair 0's frequency, 1, to a billionth."""
+    brings all fast pairs within a radian at once. "The smallest such gap is one radian, pair 0's step from one offset
+    to the next": the least gap over the offsets checked is pair 0's frequency, 1, to a billionth; "as close to a
+    trained one as neighbouring offsets are to each other": two neighbouring offsets' largest gap over the fast pairs
+    is that same step, pair 0's."""
     ((unscaled, last, gap),) = re.findall(
         r"A fast pair meets no new angle on its own, but the fast pairs' angles taken together can be new\. In this"
         r" head, with (unscaled) frequencies, at each offset checked, \$L\$ to \$L \+ (\d+)\$, every trained offset"
         r" leaves some fast pair at least"
-        r" (a) radian from its angle\. The margin is thin: .*? So the model meets",
+        r" (a) radian from its angle\. The smallest such gap is one radian, .*? So each offset past",
         block(WE),
     )
     d, base, L, _ = llama31_head()
@@ -5140,14 +5142,17 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
         diff = torch.minimum(diff, 2 * math.pi - diff)  # [trained offset, fast pair]
         own_worst = max(own_worst, float(diff.min(0).values.max()))  # each pair alone: its nearest trained angle
         together_best = min(together_best, float(diff.max(1).values.min()))  # all pairs at one trained offset
-    assert "So the model meets a joint pattern of angles that no trained offset gave it." in re.sub(
-        r"\s+", " ", block(WE)
+    assert (
+        "So each offset past $L$ gives the fast pairs a joint pattern that no trained offset gave, but it is as close"
+        " to a trained one as neighbouring offsets are to each other." in re.sub(r"\s+", " ", block(WE))
     )
     assert gap == "a" and own_worst < 0.05 and together_best >= 1 - 1e-9, (own_worst, together_best)
-    assert "The margin is thin: the smallest such gap is one radian, pair 0's frequency." in re.sub(
+    assert "The smallest such gap is one radian, pair 0's step from one offset to the next." in re.sub(
         r"\s+", " ", block(WE)
     )
     assert abs(float(theta[0]) - 1) < 1e-12 and abs(together_best - float(theta[0])) < 1e-9, together_best
+    neighbours = (fast % (2 * math.pi)).clamp(max=math.pi)  # offsets r and r + 1: each pair's gap is its own step
+    assert abs(float(neighbours.max()) - float(theta[0])) < 1e-12
 
 
 # ---- the softmax scale row, dynamic NTK's effective factor above `factor` ----------------------------

@@ -554,11 +554,12 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # one story, problem, fix and caveat: plain RoPE's passkeys with the content-alone caveat, then the rules
     # that slow the slow pairs, their passkeys, and the loss
     # three plain bullets, each term glossed where it first appears; the seeds and the 40 % are the block's
-    c7link, c8link = "([chapter 7](../notebooks/07_beyond.ipynb))", "([chapter 8](../notebooks/08_extrapolation.ipynb))"
+    c8link = "([chapter 8](../notebooks/08_extrapolation.ipynb))"
     zero_shot = (
         "- In a decoder, at usual settings, RoPE's slowest pairs turn less than once over a training input, so longer"
         " inputs show them angles that training never did."
-        " *Test-time rules* slow RoPE's rotations with no more training; " + c7link[1:-1] + " gives two."
+        " *Test-time rules* slow RoPE's rotations with no more training. [Chapter 7](../notebooks/07_beyond.ipynb)"
+        " gives several; chapter 8 tests two: PI slows every pair, YaRN mainly the slowest."
         " - On inputs eight times longer than in training, small RoPE models find at most about a quarter of the"
         " *passkeys*, digits hidden at random distances and asked for later. With either rule, they find nearly all."
         " Models with no position encoding find them too: the passkey is the input's only digit, so content alone can"
@@ -950,14 +951,14 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
         assert (L_ - 1) * float(posenc.rope_inv_freq(d_, base_).double()[-1]) < 2 * math.pi, (d_, base_, L_)
     last_ = float(posenc.rope_inv_freq(128, 10_000.0).double()[-1])
     assert 54_000 < 2 * math.pi / last_ < 55_000 and (65_536 - 1) * last_ > 2 * math.pi
-    # one new term in the bullet, the rules; their names and what each slows are the block's: "Position interpolation
-    # (PI) divides every pair's frequency by the extension factor $s$" and "YaRN divides the slow pairs' frequencies
-    # by $s$, and the others by less or not at all", checked below against posenc's rules
+    # the rules: chapter 7 gives several (PI, NTK-aware scaling, dynamic NTK, YaRN, llama3), chapter 8's grid tests
+    # two at test time; what each slows, in the block's words too: "Position interpolation (PI) divides every pair's
+    # frequency by the extension factor $s$" and "YaRN divides the slow pairs' frequencies by $s$, and the others by
+    # less or not at all", checked below against posenc's rules
     assert (
-        "did. *Test-time rules* slow RoPE's rotations with no more training; [chapter 7](../notebooks/07_beyond.ipynb)"
-        " gives two." in " ".join(main.split())
+        "did. *Test-time rules* slow RoPE's rotations with no more training. [Chapter 7](../notebooks/07_beyond.ipynb)"
+        " gives several; chapter 8 tests two: PI slows every pair, YaRN mainly the slowest." in " ".join(main.split())
     )
-    assert "*PI*" not in main and "YaRN" not in main
     assert "Position interpolation (PI) divides every pair's frequency by the extension factor $s$" in " ".join(
         text.split()
     )

@@ -3477,6 +3477,15 @@ def test_chapter_thick_lines_and_the_random_query_mean():
             assert abs(float(means[a - 1] - band)) < 1e-9, (base, x)
     thin = "The thin line, at single distances, wiggles."
     assert thin in text and thin not in main_line  # in the block under the section
+    # the block's "At about a third of single distances, base 5e5 scores above 1e6": over distances 1 to 16 383, 32 767
+    # and 65 535 (0.34, 0.33, 0.33)
+    assert "At about a third of single distances, base $5 \\cdot 10^5$ scores above $10^6$." in text
+    for n in (16384, 32768, 65536):
+        r = torch.arange(1, n, dtype=torch.float64)[:, None]
+        above = torch.cos(r * posenc.rope_inv_freq(128, 5e5).double()).mean(1) > torch.cos(
+            r * posenc.rope_inv_freq(128, 1e6).double()
+        ).mean(1)
+        assert 0.28 < float(above.double().mean()) < 0.39, n
     # the appendix's "It is also the mean over random queries, scaled to one at distance zero.": Gaussian queries,
     # E[q^T R_Δ q] / E[|q|^2] = (2/d) Σ cos(Δ θ_i); 20 000 draws, d = 128, base 5e5
     assert "It is also the mean over random queries, scaled to one at distance zero." in text

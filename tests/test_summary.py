@@ -7789,12 +7789,13 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
         assert abs(float(scaled - seen)) < float(plain - seen), name
     assert (
         "Fixes for long inputs slow RoPE's rotation, pulling the angles of long distances back toward those seen in"
-        " training. PI slows every pair alike; YaRN leaves the fastest pair alone."
+        " training. PI slows every pair alike; YaRN leaves the fastest pairs alone."
     ) in page
-    # "PI slows every pair alike; YaRN leaves the fastest pair alone": at the grid's head, PI divides every pair by s,
-    # and YaRN keeps pair 0's speed
+    # "PI slows every pair alike; YaRN leaves the fastest pairs alone": at the grid's head, PI divides every pair by s,
+    # and YaRN keeps the speed of pairs 0 and 1, and slows the slowest
     torch.testing.assert_close(theta / rules["PI"].double(), torch.full_like(theta, s))
-    assert math.isclose(float(rules["YaRN"][0]), float(theta[0]))
+    assert all(math.isclose(float(rules["YaRN"][i]), float(theta[i])) for i in (0, 1))
+    assert float(rules["YaRN"][-1]) < float(theta[-1])
     # "tabled below": the three are rows of the fixes table under "RoPE past the training length"
     fixes_section = page.split("## RoPE past the training length")[1].split("## Chapter 8's grid")[0]
     for fix in ("| PI, position interpolation |", "| NTK-aware scaling", "| YaRN |"):
