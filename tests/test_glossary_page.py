@@ -525,9 +525,9 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "Each scale below multiplies the logits by the number in the table's fourth column.
-    For the *attention factor*, that number holds only in a fully rotated head. A multiplier above 1 sharpens
-    attention. The word clashes: this page's *temperature* $t$ divides the
+    """The section's opening: "Each scale below multiplies the logits by one number, in the table's fourth column:
+    above 1, it sharpens attention. That number holds for the *attention factor* only in a fully rotated head. The
+    word clashes: this page's *temperature* $t$ divides the
     logits, while Llama 4's *query temperature* multiplies them": the fourth column's
     heading, "multiplier of each logit", is that convention; every row of the table fills it with a formula; the
     temperature's cell is the one reciprocal, every other cell a multiplier, not one over something, and the query
@@ -537,10 +537,10 @@ def test_a_larger_multiplier_never_flattens_attention():
     never rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links
     Reading model code's temperature rules."""
     text = page()
-    ((only_in, above, direction, t_verb, tau_verb),) = re.findall(
-        r"Each scale below multiplies the logits by the number in the table's fourth column\. For the \*attention"
-        r" factor\*, that number holds only in a (fully rotated) head\. A multiplier (above|below) 1"
-        r" (sharpens|flattens) attention\. The word clashes: this page's"
+    ((above, direction, only_in, t_verb, tau_verb),) = re.findall(
+        r"Each scale below multiplies the logits by one number, in the table's fourth column: (above|below) 1, it"
+        r" (sharpens|flattens) attention\. That number holds for the \*attention factor\* only in a (fully rotated)"
+        r" head\. The word clashes: this page's"
         r" \*temperature\* \$t\$ (divides|multiplies) the logits, while Llama 4's \*query temperature\*"
         r" (multiplies|divides) them\.",
         text,
@@ -894,12 +894,10 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     # the main-line row: "*dynamic NTK*, with $L$ the trained length", the L of "trained at $L = 8192$"; the run
     # below: only with that L does transformers' `dynamic` scale this input
     assert "| *dynamic NTK*, with $L$ the trained length | 9 at this length," in visible
-    # "Transformers' `dynamic`, given Llama 3.1's released config, reads a longer $L$ and would not scale this
-    # input": the run below, with the config's `max_position_embeddings`, which exceeds the trained L
-    assert (
-        "So the slowest pair meets no new angle. Transformers' `dynamic`, given Llama 3.1's released config, reads a"
-        " longer $L$ and would not scale this input." in visible
-    )
+    # the main line ends the example with its point; the block's "transformers' `dynamic` reads a larger $L$" is the
+    # run below, with the config's `max_position_embeddings`, which exceeds the trained L
+    assert "So the slowest pair meets no new angle. Such slowing has costs" in visible
+    assert "Transformers' `dynamic`" not in visible, visible
     assert f"trained at $L = {read}$" in visible
     example = block(WE)
     assert example.index("| rule |") < example.index("| 9 at this length | *Dynamic NTK* sets its effective factor")
@@ -1410,8 +1408,8 @@ def test_temperature_divides_the_logits_and_below_one_sharpens():
 
 def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated_head():
     """The attention factor row's cell "each logit multiplied by", "its square, in a fully rotated head", its meaning
-    "the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin", with the section's lead "A multiplier above
-    1 sharpens attention" (so $a > 1$ sharpens a fully rotated head: the entropy check below) and the block's "In a
+    "the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin", with the section's lead "above 1, it
+    sharpens attention" (so $a > 1$ sharpens a fully rotated head: the entropy check below) and the block's "In a
     *partial rotary* head, only the
     rotated coordinates' share of $q \\cdot k$ is multiplied by the square; the rest is unchanged, so no single number
     scales the logit" and "A configuration calls the factor `attention_factor`. Transformers' rotary modules hold it as
@@ -1440,7 +1438,7 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
         " `attention_scaling` and multiply cos and sin by it." in page()
     )
     assert "`attention_factor`" not in row("attention factor")  # the row holds the definition, the block the names
-    assert "A multiplier above 1 sharpens attention." in page()  # the lead's rule, which the cell's a^2 > 1 obeys
+    assert "in the table's fourth column: above 1, it sharpens attention." in page()  # the lead's rule: a^2 > 1
     for cls in (LlamaRotaryEmbedding, GPTNeoXRotaryEmbedding):
         assert "cos = emb.cos() * self.attention_scaling" in inspect.getsource(cls.forward), cls
     d, n = 16, 6
@@ -2775,9 +2773,9 @@ def test_temperature_section_opens_with_its_multiplier_table():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | multiplier of each logit | chapter |"
-    assert section.index("A multiplier above 1 sharpens attention.") < section.index(header)
-    # "Each scale below multiplies the logits by the number in the table's fourth column.": its heading
-    assert "Each scale below multiplies the logits by the number in the table's fourth column." in section
+    assert section.index("above 1, it sharpens attention.") < section.index(header)
+    # "Each scale below multiplies the logits by one number, in the table's fourth column": its heading
+    assert "Each scale below multiplies the logits by one number, in the table's fourth column:" in section
     assert header.split(" | ")[3] == "multiplier of each logit"
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
@@ -3729,7 +3727,7 @@ def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_
 
 def test_chapter_10s_query_temperature_multiplies_the_logits():
     """The row "Llama 4's query temperature $\\tau$", whose fourth column, "each logit multiplied by", is $\\tau$, and
-    the opening's "A larger multiplier makes attention sharper": though called a temperature, it multiplies. The main
+    the opening's "above 1, it sharpens attention": though called a temperature, it multiplies. The main
     line of "Temperature and query scales", before its table, names chapters only in its sentence on their wording, and
     neither the letter tau nor "Careful". Chapter 10's words; transformers' Llama 4
     multiplies the queries by its scales, so each logit by tau; and a tau above 1 lowers the entropy of the softmax of
@@ -3741,7 +3739,7 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     main = re.sub(r"\s+", " ", section[: section.index("| English |")])
     assert "Chapter 10" not in main and "\\tau" not in main and "Careful" not in main, main
     assert not re.findall(r"[Cc]hapters? \d+", main), main
-    (direction,) = re.findall(r"A multiplier above 1 (sharpens|flattens) attention\.", main)
+    (direction,) = re.findall(r"in the table's fourth column: above 1, it (sharpens|flattens) attention\.", main)
     assert "while Llama 4's *query temperature* multiplies them." in main, main
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "Llama 4's query temperature" in chapter("10_rope_today")
@@ -4038,7 +4036,7 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
     assert (
-        "A multiplier above 1 sharpens attention. The word clashes: this page's *temperature* $t$ divides the logits,"
+        "only in a fully rotated head. The word clashes: this page's *temperature* $t$ divides the logits,"
         " while Llama 4's *query temperature* multiplies them." in re.sub(r"\s+", " ", section)
     )
     first, second = 8, 10
@@ -4220,13 +4218,13 @@ def test_context_parallelism_needs_global_positions():
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     """The main line keeps the fast and slow pairs and "To meet none, a slow pair needs its frequency divided by about
-    the *stretch*, the input's length over $L$". Then the worked example's core, before the three numbers' table:
-    "An example: take a head like Llama 3.1's, trained at $L = 8192$, and an input of $2L$ tokens, so its stretch is
-    2. Give each of three rules Llama 3.1's configured `factor`, 8. Each divides the slowest pair's frequency by more
-    than the stretch:", a table of the three rules' divisors (PI 8 and `llama3` 8 "at any length", "dynamic NTK, with
-    $L$ the trained length", "9 at this length, more at longer ones"), "So the slowest pair meets no new angle. The
-    example holds three numbers that are easy to mix up: the `factor` 8 is the *extension factor*, the 2 is the
-    *stretch*, and the 8 or 9 is each rule's *effective factor*." Its L and `factor` are Llama 3.1's config's; its
+    the *stretch*, the input's length over $L$". Then "Three numbers are easy to mix up:" and their table (extension
+    factor, stretch, effective factor), before the worked example's core that uses them: "An example: take a head
+    like Llama 3.1's, trained at $L = 8192$, and an input of $2L$ tokens, so its stretch is 2. Give each of three
+    rules Llama 3.1's configured `factor`, 8, as its extension factor. Each rule's effective factor exceeds the
+    stretch:", a table of the three rules' divisors (PI 8 and `llama3` 8 "at any length", "dynamic NTK, with $L$ the
+    trained length", "9 at this length, more at longer ones"), "So the slowest pair meets no new angle." Each divisor
+    is above the stretch. Its L and `factor` are Llama 3.1's config's; its
     numbers equal the collapsed worked example's (stretch, the three rules' rows, which hold the
     "(\\ell - 1)/(L - 1)" condition) and are run below in transformers. Further checks: "The *stretch* is the
     input's length over $L$, at least 1."
@@ -4255,30 +4253,33 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
+    ((config_word, main_stretch, slowest),) = re.findall(
+        r"\*stretch\*, the input's length over \$L\$\. Three numbers are easy to mix up: \| number \| what it is \|"
+        r" set by \| \|---\|---\|---\| \| \*extension factor\*"
+        r" \$s\$ \| the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
+        r" the input's length over \$L\$, \$([^$]+)\$ for \$\\ell\$ tokens \| the input \| \|"
+        r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
+        r" the rule, and for a dynamic rule also the input \| An example:",
+        visible,
+    )
     ((main_L, main_times, main_two, main_rules, main_factor, main_pi, main_llama3, main_dyn),) = re.findall(
         r"Over those offsets a \*fast pair\* makes at least one \*turn\*, a full rotation, so training showed it its"
         r" whole circle\. A \*slow pair\* turns less than once: training showed it only an arc, and beyond \$L\$ it"
         r" meets new angles\. To meet none, a slow pair needs its frequency divided by about the \*stretch\*, the"
-        r" input's length over \$L\$\. An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, and an"
-        r" input of \$(\d)L\$ tokens, so its stretch is (\d+)\. Give each of (three) rules Llama 3\.1's configured"
-        r" `factor`, (\d+)\. Each divides the slowest pair's frequency by more than the stretch: \| rule \| divides"
+        r" input's length over \$L\$\. Three numbers are easy to mix up: .*? An example: take a head like Llama"
+        r" 3\.1's, trained at \$L = (\d+)\$, and an input of \$(\d)L\$ tokens, so its stretch is (\d+)\. Give each"
+        r" of (three) rules Llama 3\.1's configured `factor`, (\d+), as its extension factor\. Each rule's effective"
+        r" factor exceeds the stretch: \| rule \| divides"
         r" the slowest pair's frequency by \| \|---\|---\| \| \*position interpolation\* \| (\d+), the `factor`, at"
         r" any length \| \| `llama3` \| (\d+), the `factor`, at any length \| \| \*dynamic NTK\*, with \$L\$ the"
         r" trained length \| (\d+) at this"
-        r" length, more at longer ones \| So the slowest pair meets no new angle\. Transformers' `dynamic`, given"
-        r" Llama 3\.1's released config, reads a longer \$L\$ and would not scale this input\. The example holds"
-        r" three numbers that are easy to mix up: .*? Such slowing has costs; chapter 8 measures two of them\."
-        r" \(glossary-longer-terms\)=",
+        r" length, more at longer ones \| So the slowest pair meets no new angle\. Such slowing has costs; chapter 8"
+        r" measures two of them\. \(glossary-longer-terms\)=",
         visible,
     )
-    # the three numbers, named from the example's numbers
-    ((named_s, named_stretch, main_low, main_high),) = re.findall(
-        r"The example holds three numbers that are easy to mix up: the `factor` (\d+) is the \*extension factor\*,"
-        r" the (\d+) is the \*stretch\*, and the (\d+) or (\d+) is each rule's \*effective factor\*\. \| number",
-        visible,
-    )
-    assert (named_s, named_stretch) == (main_factor, main_two), (named_s, named_stretch)
-    assert {main_low, main_high} == {main_pi, main_llama3, main_dyn} and int(main_low) < int(main_high)
+    # "Each rule's effective factor exceeds the stretch": every divisor in the table is above the stretch
+    main_low, main_high = sorted({main_pi, main_llama3, main_dyn}, key=int)
+    assert all(int(value) > int(main_two) for value in (main_pi, main_llama3, main_dyn)), main_two
     assert main_pi == main_llama3 == main_factor  # "8, the `factor`"
     # Llama 3.1's config: its trained length and `factor`; `llama3` with its bounds divides the slowest pair by 8
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]
@@ -4287,18 +4288,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     l_theta = posenc.rope_inv_freq(l_d, l_base, dtype=torch.float64)
     l3 = hf_llama3(l_d, l_base, l_s, llama["high_freq_factor"], llama["low_freq_factor"], l_L).double()
     assert abs(float(l_theta[-1] / l3[-1]) - int(main_llama3)) < 1e-4 * int(main_llama3)
-    # the three numbers, on the main line before the rows that use them
-    ((config_word, main_stretch, slowest),) = re.findall(
-        r"\*effective factor\*\. \| number \| what it is \| set by \|"
-        r" \|---\|---\|---\| \| \*extension factor\*"
-        r" \$s\$ \| the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
-        r" the input's length over \$L\$, \$([^$]+)\$ for \$\\ell\$ tokens \| the input \| \|"
-        r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
-        r" the rule, and for a dynamic rule also the input \| Such slowing",
-        visible,
-    )
-    # the example's core comes before the three numbers' table, which comes before the terms
-    assert visible.index("An example:") < visible.index("| number |") < visible.index("(glossary-longer-terms)=")
+    # the three numbers' table comes before the example that uses them, which comes before the terms
+    assert visible.index("| number |") < visible.index("An example:") < visible.index("(glossary-longer-terms)=")
     # the rules' divisors at 2L with `factor` 8 are the worked example's (collapsed)
     example = re.sub(r"\s+", " ", block(WE))
     ((header_factor, times),) = re.findall(r"Each rule gets \$s = (\d+)\$ and an input of \$(\d*)L\$ tokens", example)

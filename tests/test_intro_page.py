@@ -95,12 +95,9 @@ def test_rope_matrix_products_match_the_pages_identities():
     # posenc's apply_rope (the same default layout) moves a unit vector at i only within coordinates i and i + d/2
     assert "Llama-style code pairs" not in text
     assert "The book's `apply_rope`, like Hugging Face's Llama code, pairs coordinates $i$ and $i + d/2$" in text
-    # the sign example's "In the layout of `apply_rope`, the book's RoPE function, coordinate 2 is pair 0's second
-    # coordinate": apply_rope's default, below
-    assert (
-        "In the layout of `apply_rope`, the book's RoPE function, coordinate 2 is pair 0's second coordinate"
-        in " ".join(text.split())
-    )
+    # the sign example's "This example uses the book's half layout, where pair 0 is coordinates 0 and 2":
+    # apply_rope's default, below (d = 4, unit vector 0 moves only within coordinates 0 and 2)
+    assert "This example uses the book's half layout, where pair 0 is coordinates 0 and 2." in text
     from transformers.models.llama import modeling_llama
 
     half_source = inspect.getsource(modeling_llama.rotate_half)
@@ -278,10 +275,11 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     sign = (
         "### Which side the key is on Without a causal mask, can RoPE's score tell a key 2 positions before its query"
         " from one 2 after? A decoder's mask hides every key after its query, so only a model without one must ask."
-        " The first example cannot: $\\cos$ is even, so both offsets score the same. A query and key that"
-        " point a quarter-turn apart can, since their score is a sine, which is odd. Take the query $(1, 0, 0, 0)$ and"
-        " the key $(0, 0, 1, 0)$. In the layout of `apply_rope`, the book's RoPE function, coordinate 2 is pair 0's"
-        " second coordinate, so before"
+        " The first example cannot: $\\cos$ is even, so both offsets score the same. A *turn* is one full circle. A"
+        " query and key that"
+        " point a quarter-turn apart can, since their score is a sine, which is odd. This example uses the book's half"
+        " layout, where pair 0 is coordinates 0 and 2. Take the query $(1, 0, 0, 0)$ and"
+        " the key $(0, 0, 1, 0)$. So before"
         " rotation the key is a quarter-turn from the query. Rotated,"
         " the query's pair 0 is $(\\cos m, \\sin m)$ and the key's is $(-\\sin n, \\cos n)$. So the score is"
         " $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$. That is $\\sin 2$, about 0.91, at offset $-2$, but"
@@ -305,10 +303,10 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
             for layout in LAYOUTS:
                 before_, after_ = (float(x @ R(s, d, 10_000.0, layout) @ x) for s in (-r, r))
                 assert math.isclose(before_, after_, abs_tol=TOL), (d, r, layout)
-    layout = "coordinate 2 is pair 0's second coordinate"
+    layout = "the book's half layout, where pair 0 is coordinates 0 and 2."
     assert layout in " ".join(main.split())
-    # "coordinate 2 is pair 0's second coordinate": at d = 4 in the half layout, apply_rope's default, pair
-    # 0 is coordinates 0 and 2, and in the interleaved layout it is 0 and 1 (the block's key (0, 1, 0, 0))
+    # "the book's half layout, where pair 0 is coordinates 0 and 2": at d = 4 in the half layout, apply_rope's
+    # default, pair 0 is coordinates 0 and 2; in the interleaved layout it is 0 and 1 (the block's key (0, 1, 0, 0))
     for lay, pair0 in (("half", [0, 2]), ("interleaved", [0, 1])):
         moved_ = (R(1, 4, 10_000.0, lay) - torch.eye(4, dtype=torch.float64))[:, 0].abs() > 1e-9
         assert moved_.nonzero().flatten().tolist() == pair0, lay  # coordinate 0 turns with its partner alone
@@ -379,11 +377,11 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     (before, off_before, after, off_after) = (int(x) for x in quoted[0])
     m0, n0 = 5, 3
     assert n0 - m0 == off_before == -off_after and before == after == 2
-    # "In the layout of `apply_rope`, ..., coordinate 2 is pair 0's second coordinate", with the sign example's vectors
-    again = "In the layout of `apply_rope`, the book's RoPE function, coordinate 2 is pair 0's second coordinate"
+    # the layout is named on the main line before the sign example's vectors, which only it makes a quarter-turn apart
+    again = "This example uses the book's half layout, where pair 0 is coordinates 0 and 2."
     flat_ = " ".join(main.split())
-    assert again in flat_ and flat_.index("Take the query $(1, 0, 0, 0)$ and the key $(0, 0, 1, 0)$") < flat_.index(
-        again
+    assert again in flat_ and flat_.index(again) < flat_.index(
+        "Take the query $(1, 0, 0, 0)$ and the key $(0, 0, 1, 0)$"
     )
     # the main line's vectors are the half layout's (key coordinate 2), the block's key the interleaved one's
     # (coordinate 1): both checked below, with apply_rope's default layout and with layout="interleaved"
@@ -485,6 +483,13 @@ def test_a_turn_is_one_full_circle():
     pair", "turns it" or "turns by" is left. Pair 0 of the page's example, theta_0 = 1, is back where it started after
     2 pi positions and not before; pair 1 after 200 pi."""
     text = page()
+    # the main line defines a turn where it first uses the word, before the Preview's "turn less than once"
+    main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
+    define = "A *turn* is one full circle."
+    assert define in main
+    first = min(m.start() for m in re.finditer(r"turn", main, flags=re.I) if not main.startswith(define, m.start() - 3))
+    assert main.index(define) < first, main[first - 80 : first + 40]
+    assert main.index(define) < main.index("RoPE's slowest pairs turn less than once over a training input")
     # the notation defines a turn; the block on PI and YaRN says "turns less than once" of the slow pairs
     assert "A *slow* pair turns less than once over the offsets of training" in " ".join(text.split())
     assert "- A *turn* is one full circle, $2\\pi$ radians: pair $i$ turns once in $2\\pi/\\theta_i$ positions." in text

@@ -1282,8 +1282,8 @@ def counting_runs():
 def test_cope_beats_rope_at_k_2_and_3_in_every_saved_counting_seed():
     """The counting box: "in these ten seeds, CoPE answers at least 0.72 of the questions for every $k$ at both
     lengths, and RoPE at most 0.57 for the second and third sentence back" (the saved ten-seed run); the section's
-    "at $k = 2$ and 3, CoPE's worst seed beats RoPE's best, at both lengths". Its bullet "A guess that ignores
-    order": "RoPE still beats the input's most frequent label ... for every $k$ at both lengths in every seed", right
+    "at $k = 2$ and 3, CoPE's worst seed beats RoPE's best at both lengths". Its bullet "A guess that ignores
+    order": "RoPE still beats that guess for every $k$ at both lengths in every seed", right
     "just under a third of the time on 8 sentences, and about a quarter on 16": its expected accuracy on the run's
     own evaluation questions (ties broken at random), for each k; RoPE stays above it by as little as 0.04 (k = 3,
     16 sentences)."""
@@ -1642,8 +1642,8 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # the RoPE model's depth, said on the main line after the saved run's result: without it a learner who skips the
     # blocks would read the run as "RoPE cannot count"
     assert (
-        "At $k = 2$ and 3, CoPE's mean leads RoPE's by more than RoPE's leads the guess. The run tests one layer only:"
-        " a deeper RoPE model might count sentences too." in " ".join(main.split())
+        "In a saved run of ten seeds, at $k = 2$ and 3, CoPE's worst seed beats RoPE's best at both lengths. The run"
+        " tests one layer only: a deeper RoPE model might count sentences too." in " ".join(main.split())
     )
     limits = text[text.index("<summary>Limits of these runs</summary>") :]
     assert "a one-layer RoPE baseline. With more layers, a RoPE model might count sentences too;" in " ".join(
@@ -2147,20 +2147,23 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
 
 
 def test_counting_section_names_the_order_blind_guess_beside_chance():
-    """The counting figure's black ticks, on the main line: "its black ticks mark a guess that ignores order, the
-    input's most frequent label. RoPE beats that guess in every seed. At $k = 2$ and 3, CoPE's mean leads RoPE's
-    by more than RoPE's leads the guess." On the saved ten seeds: RoPE above the guess for every k, length and
-    seed; at k = 2 and 3, the mean gap from RoPE down to the guess (0.16 to 0.24) is smaller than the gap up to
-    CoPE's mean (0.39 to 0.49), at both lengths. Per seed it would not hold: at 8 sentences and k = 2, RoPE's best
-    seed is 0.25 above the guess and 0.25 below CoPE's worst. The figure draws the guess (the cell asserts the
-    sentence)."""
+    """The counting box's bullet on the figure's black ticks: "The counting figure's black ticks mark a guess that
+    ignores order: the input's most frequent label. RoPE still beats that guess for every $k$ at both lengths in
+    every seed. ... At $k = 2$ and 3, CoPE's mean leads RoPE's by more than RoPE's leads the guess." On the saved
+    ten seeds: RoPE above the guess for every k, length and seed; at k = 2 and 3, the mean gap from RoPE down to the
+    guess (0.16 to 0.24) is smaller than the gap up to CoPE's mean (0.39 to 0.49), at both lengths. Per seed it
+    would not hold: at 8 sentences and k = 2, RoPE's best seed is 0.25 above the guess and 0.25 below CoPE's worst.
+    The figure draws the guess (the cell asserts the sentence)."""
     from posenc.experiments.counting import COUNTING_CONFIG, N_LABELS, counting_batch
 
-    text = chapter_markdown("11_learned_position")
-    main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
+    text = " ".join(chapter_markdown("11_learned_position").split())
     assert (
-        "its black ticks mark a guess that ignores order, the input's most frequent label. RoPE beats that guess in"
-        " every seed. At $k = 2$ and 3, CoPE's mean leads RoPE's by more than RoPE's leads the guess." in main
+        "The counting figure's black ticks mark a guess that ignores order: the input's most frequent label. RoPE"
+        " still beats that guess for every $k$ at both lengths in every seed." in text
+    )
+    assert (
+        "and about a quarter on 16. At $k = 2$ and 3, CoPE's mean leads RoPE's by more than RoPE's leads the guess."
+        in text
     )
     sweep, runs = counting_runs()
     for n in (8, 16):

@@ -1861,7 +1861,8 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
 def test_chapter_mla_sizes_and_scaling_explorer_models():
     """Chapter 10, *DeepSeek's MLA*: the latent is "512 numbers in DeepSeek-V2", the rotary key "64 numbers shared by
     all 128 heads" (the copied config; the DeepSeek-V2 paper's d_c, d_h^R and n_h). *How each scaling reshapes the
-    wavelengths*: "An explorer draws the view below for any model in the appendix's table": every
+    wavelengths*: "An explorer, live only with a running kernel, draws this view for any model in the appendix's
+    table; the figures below are static.": every
     row of MODEL_ROPE_CONFIGS is one of its choices, and each draws; its cell is tagged remove-output (the web book puts
     its kernel-less explorer there) and the code cell right after it draws the demo head's figures."""
     from posenc.explorers import ModelScalingExplorer
@@ -1881,7 +1882,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "Each head's $W_{UK}$ is an *up-projection to keys*.",
         "| $c_n$ | the latent of token $n$, cached | 512 |",
         "| $k^R_n$ | the rotary key of token $n$, shared by all heads and cached | 64 |",
-        "An explorer draws the view below for any model in the appendix's table.",
+        "An explorer, live only with a running kernel, draws this view for any model in the appendix's table; the"
+        " figures below are static.",
         "Per token and layer, MLA caches $512 + 64 = 576$ numbers in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
         "so MLA *folds* it into the query once and scores the cached latents directly.",
@@ -1893,8 +1895,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "(R_m q^C_m)^\\top R_n W_{UK}\\, c_n = (q^C_m)^\\top R_{n-m} W_{UK}\\, c_n .",
         "So MLA's *decoupled RoPE* adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token, shared by"
         " all heads and made from the token's input.",
-        "The score adds their rotated term to the *content term*, the content query against the latent, which has no"
-        " position in it.",
+        "The score adds their rotated term to the *content term*, the content query against the latent.",
+        "The content term has no rotation, so $W_{UK}$ folds into the query again; only the small rotary key carries"
+        " position.",
         "$q^C_m$ is the head's content query, for the content term; $q^R_m$ is its rotary query.",
         "The section's count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention $2 n_h"
         " d_h$ numbers per token and layer, here with $n_h = d_h = 128$.",
@@ -1923,6 +1926,24 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     k_at_n = posenc.apply_rope(key, cos[1], sin[1])
     k_at_delta = posenc.apply_rope(key, cos[0], sin[0])  # R_{n-m} W c, n - m = 5
     assert math.isclose(float(q_at_m @ k_at_n), float(q_c @ k_at_delta), rel_tol=1e-9)
+    # "The content term has no rotation, so $W_{UK}$ folds into the query again; only the small rotary key carries
+    # position.": the decoupled score, unfolded, equals the folded query against the latent plus the rotary term; one
+    # folded query serves every position, and only the rotary term changes with the distance
+    d_r = ds["qk_rope_head_dim"]
+    q_r, k_r = (torch.randn(d_r, generator=g, dtype=f64) for _ in range(2))
+    folded_q = w_uk.T @ q_c  # formed once, with no position in it
+    rotary_terms = []
+    for m, n in ((900, 905), (0, 5), (900, 900), (3, 700)):
+        cs, sn = posenc.rope_cos_sin(torch.tensor([m, n]), d_r, dtype=f64)
+        rotary = float(posenc.apply_rope(q_r, cs[0], sn[0]) @ posenc.apply_rope(k_r, cs[1], sn[1]))
+        unfolded = float(q_c @ (w_uk @ c_n)) + rotary
+        assert math.isclose(unfolded, float(folded_q @ c_n) + rotary, rel_tol=1e-9, abs_tol=1e-9)
+        rotary_terms.append(rotary)
+    assert math.isclose(rotary_terms[0], rotary_terms[1], rel_tol=1e-9)  # the same distance, 5: the same term
+    assert abs(rotary_terms[0] - rotary_terms[2]) > 1e-3 and abs(rotary_terms[0] - rotary_terms[3]) > 1e-3
+    assert d_r < ds["qk_nope_head_dim"] < ds["kv_lora_rank"]  # "small": 64 against the content query's 128
+    mla_main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    assert re.search(r"the content query against the latent\.\s+The content term has no rotation", mla_main_line)
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
@@ -2060,7 +2081,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     at = nb["cells"].index(explorer[0])
     after = nb["cells"][at + 1]  # its static figures, which the web book shows without JavaScript, come right after
     assert after["cell_type"] == "code" and "scaled_wavelengths" in "".join(after["source"])
-    assert "An explorer draws the view below" in "".join(nb["cells"][at - 1]["source"])
+    assert "live only with a running kernel" in "".join(nb["cells"][at - 1]["source"])
+    assert "the figures below are static" in "".join(nb["cells"][at - 1]["source"])
 
 
 def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
@@ -3249,10 +3271,10 @@ def test_chapter_takeaways_keep_the_openings_two_model_promises():
 def test_chapter_pairs_past_l_have_their_consequence():
     """Chapter 10, *More pairs never finish a turn*: the main line's idea, "At one $L$, a larger base
     leaves at least as many pairs that never finish a turn within $L$.", the term *new angles* in plain words, then
-    the one pair of numbers the lesson needs: at L = 8192 on an input 8L, base 1e6's slowest pair meets under a tenth
-    of a radian of new angles and 1e4's about 5.3. The block gives the counts and the totals: summed over all pairs
-    on 8L base 1e6 meets more, about 60 radians against 48; fewer for base 1e6 than 1e4 on inputs 2L and 4L, more on
-    8L and 16L; and the open question. From the copied rows (base, trained L),
+    the answer: at L = 8192 on an input 8L, base 1e6's slowest pair meets far fewer new angles than 1e4's (0.07
+    against 5.3 rad), yet all its pairs meet more, about 60 radians against 48; so a larger base leaves more new
+    angles there, and whether that hurts is open. The block gives the counts and the totals: fewer for base 1e6 than
+    1e4 on inputs 2L and 4L, more on 8L and 16L; and Liu et al. From the copied rows (base, trained L),
     d = 128: the slowest pair's new angle on an input 8L is (8 - 1) L theta_63 (it turns under once within 8L, so all
     of it past L is new): 0.141 and 0.142 rad for Llama 3 and Code Llama, 3.31 for Llama 2."""
     text = chapter_markdown("10_rope_today")
@@ -3263,19 +3285,20 @@ def test_chapter_pairs_past_l_have_their_consequence():
     )
     counts_said = "The figure counts these pairs at $L = 8192$: 14 for base $10^4$, 30 for base $10^6$."
     verdict = (
-        "Yet at the figure's $L$ and an input of $8L$, base $10^6$'s slowest pair meets under a tenth of a radian of"
-        " them, $10^4$'s about 5.3."
+        "On $8L$ at the figure's $L$, base $10^6$'s slowest pair meets far fewer new angles than $10^4$'s, yet all its"
+        " pairs meet more: about 60 radians against 48."
     )
+    answer = "So a larger base leaves more new angles there; whether that hurts is open."
     in_total = "Summed over all pairs on $8L$, though, base $10^6$ meets more: about 60 radians against 48."
-    for sentence in (idea, define, verdict):
+    for sentence in (idea, define, verdict, answer):
         assert sentence in main_line, sentence
-    for sentence in (counts_said, in_total):
-        assert sentence in text and sentence not in main_line, sentence
-    assert main_line.index(idea) < main_line.index(define) < main_line.index(verdict)
-    # the main line is the question, then its three sentences, defined before counted
+    assert in_total in text and in_total not in main_line
+    assert counts_said in text and counts_said not in main_line
+    assert main_line.index(idea) < main_line.index(define) < main_line.index(verdict) < main_line.index(answer)
+    # the main line is the question, its idea, the term, then the answer, ending on the plain answer sentence
     section_main = main_line[main_line.index("### More pairs never finish a turn") :]
     section_main = section_main[: section_main.index("### One base per layer type")]
-    assert section_main.strip().endswith(verdict)
+    assert section_main.strip().endswith(answer)
     assert section_main.index("*new angles*") < section_main.index("radian")
     assert "against one L = 8192" in _figure_titles()  # the figure's L, which the verdict names
     # the verdict, swept: at one L a larger base leaves at least as many pairs past L, and on any input x L > L every
@@ -3327,14 +3350,17 @@ def test_chapter_pairs_past_l_have_their_consequence():
     )
     assert liu in text and liu not in main_line and text.index(in_total) < text.index(liu)
     # the main line's slowest pair, measured as the block defines new angles: the reach within 8L past the trained
-    # arc, 0.071 and 5.34 rad; and "Yet" holds only with the figure's L and 8L: at L = 65 536 base 1e4's slowest
-    # pair finishes a turn within L (wavelength 54 410), so it meets none and base 1e6's meets more
+    # arc, 0.071 and 5.34 rad, "far fewer"; this holds only with the figure's L and 8L: at L = 65 536 base 1e4's
+    # slowest pair finishes a turn within L (wavelength 54 410), so it meets none and base 1e6's meets more
+    slow_new = {}
     for base, low, high in ((1e6, 0.0, 0.1), (1e4, 5.25, 5.35)):
         theta = float(posenc.rope_inv_freq(128, base).double()[-1])
-        got = min((8 * 8192 - 1) * theta, 2 * math.pi) - (8192 - 1) * theta
-        assert low < got < high, (base, got)
+        slow_new[base] = min((8 * 8192 - 1) * theta, 2 * math.pi) - (8192 - 1) * theta
+        assert low < slow_new[base] < high, (base, slow_new[base])
+    assert slow_new[1e6] < slow_new[1e4] / 50  # "far fewer"
+    assert totals[1e6, 8][0] > totals[1e4, 8][0]  # the answer: on 8L the larger base leaves more new angles in total
     assert 2 * math.pi / float(posenc.rope_inv_freq(128, 1e4).double()[-1]) < 65536 - 1
-    assert "on $8L$" in in_total  # the totals reverse on 2L and 4L (asserted above), so the main line names 8L
+    assert "On $8L$" in verdict and "there" in answer  # the totals reverse on 2L and 4L (above): the answer names 8L
     said = (
         "The slowest pair is another matter: at $L = 8192$ and an input of $8L$, that of $10^4$ turns over six radians"
         " past $L$; that of $10^6$, under a tenth."
