@@ -5159,8 +5159,9 @@ def test_softmax_scale_row_is_transformers_scaling():
     from transformers.models.llama import modeling_llama
 
     assert row("softmax scale").startswith(
-        "| softmax scale | softmax 缩放系数 | the base multiplier of every logit, $1/\\sqrt d$ for a head of width $d$;"
-        " transformers stores it as each attention module's `scaling` | $1/\\sqrt d$ |"
+        "| softmax scale | softmax 缩放系数 | the base multiplier of every logit, $1/\\sqrt d$ for a head of width"
+        " $d$ in Llama's code (Gemma and DeepSeek use other values); transformers stores it as each attention"
+        " module's `scaling` | $1/\\sqrt d$ |"
     )
     assert (
         "- Gemma 2 and 3 scale $q \\cdot k$ by one over the square root of `query_pre_attn_scalar`, not of $d$;"

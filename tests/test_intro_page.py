@@ -564,9 +564,10 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         "- In a decoder, at usual settings, RoPE's slowest pairs turn less than once over a training input, so longer"
         " inputs show them angles that training never did."
         " *Test-time rules* slow RoPE's rotations with no more training. [Chapter 7](../notebooks/07_beyond.ipynb)"
-        " gives several; chapter 8 tests two: PI slows every pair, YaRN mainly the slowest."
+        " gives several; chapter 8 tests three, among them PI, slowing every pair, and YaRN, slowing mainly the"
+        " slowest."
         " - On inputs eight times longer than in training, small RoPE models find at most about a quarter of the"
-        " *passkeys*, digits hidden at random distances and asked for later. With either rule, they find nearly all."
+        " *passkeys*, digits hidden at random distances and asked for later. With PI or YaRN, they find nearly all."
         " Models with no position encoding find them too: the passkey is the input's only digit, so content alone can"
         " find it " + c8link + ". - There, with either rule"
     )
@@ -592,7 +593,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # the passkey caveat sits on the main line, in its own sentence right after the rules' passkeys it qualifies
     main0 = " ".join(re.sub(r"<details>.*?</details>", " ", text).split())
     assert (
-        "With either rule, they find nearly all. Models with no position encoding find them too: the passkey is"
+        "With PI or YaRN, they find nearly all. Models with no position encoding find them too: the passkey is"
         " the input's only digit, so content alone can find it" in main0
     )
     # the passkey result is stated once on the main line: the lesson names the two measures, not their numbers
@@ -962,8 +963,12 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     # less or not at all", checked below against posenc's rules
     assert (
         "did. *Test-time rules* slow RoPE's rotations with no more training. [Chapter 7](../notebooks/07_beyond.ipynb)"
-        " gives several; chapter 8 tests two: PI slows every pair, YaRN mainly the slowest." in " ".join(main.split())
+        " gives several; chapter 8 tests three, among them PI, slowing every pair, and YaRN, slowing mainly the"
+        " slowest." in " ".join(main.split())
     )
+    # "chapter 8 tests three": its saved run holds three rules applied at test time to the plain RoPE models,
+    # dynamic PI, dynamic NTK and YaRN
+    assert {"rope+pi", "rope+dynamic", "rope+yarn"} <= set(metrics()["metrics"])
     assert "Position interpolation (PI) divides every pair's frequency by the extension factor $s$" in " ".join(
         text.split()
     )

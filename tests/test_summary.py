@@ -4074,8 +4074,9 @@ def _decay_item() -> list[str]:
     width = 2 * len(theta)  # the head's dimensions: one frequency a pair
     assert width == 128, width
     item = (
-        "Does RoPE's score fall with distance? On average, yes: over random queries, a key equal to its query scores"
-        " less the farther it is, with ripples. At base $10^4$ it reaches about zero a few thousand tokens away."
+        "Does RoPE's score fall with distance? On average, yes: over random queries, a key equal to its query tends to"
+        " score less the farther it is: averaged over each doubling of the distance, it falls, though single distances"
+        " ripple. At base $10^4$ it reaches about zero a few thousand tokens away."
         " A single query's score need not fall. A key unrelated to its query scores zero on average, near or far."
         " The RoPE paper also says far keys score less. Its falling curve comes from a loose bound on the score's"
         " size; it is not the score."
