@@ -4486,6 +4486,10 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
         theta = posenc.rope_inv_freq(width, base, dtype=torch.float64)
         once = trained * theta >= 2 * math.pi  # a full turn within the trained length
         fast = torch.tensor([bool(evaluate(inequality, L=trained, theta=float(t))) for t in theta])
+        # the masks compare turn counts with 1; none lies within 1e-6 of it at L - 1 or L, so a last-bit difference in
+        # theta between CPU kernels cannot move a pair across the threshold
+        for n in (trained - 1, trained):
+            assert float((n * theta / (2 * math.pi) - 1).abs().min()) > 1e-6, (width, base, n)
         assert torch.equal(once, fast), (width, base)  # the same pairs: "which are also its fast pairs"
         assert 2 * int(once.sum()) == 2 * int(fast.sum()) == expected, (width, base, once.sum(), fast.sum())
     # Llama 3.1's head: the pairs that turn once in L are exactly "its pairs 0 to 34"

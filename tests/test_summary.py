@@ -1765,6 +1765,10 @@ def _overview_examples():
     fast_run = (L_run - 1) * theta_run >= 2 * math.pi
     assert (int(fast_run.sum()), int((~fast_run).sum())) == (3, 5), fast_run
     # "at least one full turn within L positions": L theta, the same split here as (L - 1) theta
+    # both masks compare turn counts with 1; none lies within 1e-3 of it (pair 2: 1.003 turns over L - 1), so a
+    # last-bit difference in theta between CPU kernels cannot move a pair across the threshold
+    for n in (L_run - 1, L_run):
+        assert float((n * theta_run / (2 * math.pi) - 1).abs().min()) > 1e-3, n
     assert torch.equal(fast_run, L_run * theta_run >= 2 * math.pi), theta_run
     # the block "Wavelengths and turns": "Chapter 8's heads have 3 fast pairs and 5 slow ones. The slowest fast pair
     # turns just over once within L, so YaRN still slows it partway": pair 2 turns 1.019 times within L (under 3 %
