@@ -549,7 +549,9 @@ def test_cope_causal_mask_and_decoding_rows(q_len, k_len):
     q, k, v = random_qkv(L=k_len, T=k_len)
     full = c.logit_bias(q, k, causal=True)  # [b, h, T, T]
     part = c.logit_bias(q[:, :, k_len - q_len :], k, causal=True)  # the last q_len queries, a KV cache
-    torch.testing.assert_close(part, full[:, :, k_len - q_len :], rtol=0, atol=1e-6)
+    # float32, computed on a different query shape: the generic kernels differ here by 1.4e-6 on logits of about 0.3
+    # (a few ulps of the running sums), so the bound is 1e-5, far below the logits' spread
+    torch.testing.assert_close(part, full[:, :, k_len - q_len :], rtol=1e-5, atol=1e-5)
     future = torch.ones(k_len, k_len).triu(1).bool()
     assert torch.equal(torch.isinf(full), future.expand_as(full))
     weights = torch.softmax(q @ k.transpose(-1, -2) / 4 + full, -1).detach()
