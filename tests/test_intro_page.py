@@ -265,15 +265,17 @@ def test_other_weights_keep_the_positions_in_the_last_term_too():
 
 
 def test_a_query_and_key_that_differ_show_the_offsets_sign():
-    """Main line, after the check: "The first example cannot: $\\cos$ is even, so both offsets score the same." Then a
-    query and key a quarter-turn apart, $(1, 0, 0, 0)$ and $(0, 0, 1, 0)$ in the half layout, score $-\\sin(n - m)$:
+    """The block "Does RoPE's score know which side the key is on?", after the check's table: "The first example
+    cannot: $\\cos$ is even, so both offsets score the same." Then a query and key a quarter-turn apart,
+    $(1, 0, 0, 0)$ and $(0, 0, 1, 0)$ in the half layout, score $-\\sin(n - m)$:
     "about 0.91, at offset $-2$, but $-\\sin 2$ at offset $+2$"; the block gives the interleaved layout's key. The
     sign is the book's convention, n - m: with m - n the page's formula would give the opposite score."""
     text = page()
-    # the main line says why the sign matters, that this example cannot show it, and gives a pair that can, with
-    # the rotated vectors that make its score
+    # the block says why the sign matters, that this example cannot show it, and gives a pair that can, with
+    # the rotated vectors that make its score; the side is not a goal of the page, so the whole of it is collapsed
     sign = (
-        "### Which side the key is on Without a causal mask, can RoPE's score tell a key 2 positions before its query"
+        "<details><summary>Does RoPE's score know which side the key is on?</summary> Without a causal mask, can"
+        " RoPE's score tell a key 2 positions before its query"
         " from one 2 after? A decoder's mask hides every key after its query, so only a model without one must ask."
         " The first example cannot: $\\cos$ is even, so both offsets score the same. A *turn* is one full circle. A"
         " query and key that"
@@ -283,17 +285,17 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
         " rotation the key is a quarter-turn from the query. Rotated,"
         " the query's pair 0 is $(\\cos m, \\sin m)$ and the key's is $(-\\sin n, \\cos n)$. So the score is"
         " $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$. That is $\\sin 2$, about 0.91, at offset $-2$, but"
-        " $-\\sin 2$ at offset $+2$. <details><summary>The two layouts, for both examples</summary>"
+        " $-\\sin 2$ at offset $+2$. </details> <details><summary>The two layouts, for both examples</summary>"
     )
-    # the pair and its two scores on the main line, where the opening promises the side
+    # the pair and its two scores in one block, and none of it on the main line, whose opening no longer promises
+    # the side
     assert " ".join(sign.split()) in " ".join(text.split())
-    assert "at offset $-2$, but $-\\sin 2$ at offset $+2$." in " ".join(
-        re.sub(r"<details>.*?</details>", " ", text).split()
-    )
     main = re.sub(r"<details>.*?</details>", " ", text)
-    assert "The first example cannot: $\\cos$ is even, so both offsets score the same." in main  # not collapsed
+    for moved in ("at offset $+2$", "which side", "Which side", "quarter-turn", "The first example cannot"):
+        assert moved not in main, moved
+    assert "and on which side" not in text
     # "The first example": the check's, whose query and key are both x = (1, 0, 0, 0), as the layouts block says
-    assert main.index("The first example cannot") > main.index("*RoPE.* The query and key are $q_m = k_n = x$")
+    assert text.index("The first example cannot") > text.index("*RoPE.* The query and key are $q_m = k_n = x$")
     assert "In the first example, where the query and key are both $x = (1, 0, 0, 0)$" in text
     # "cannot show": the check's query equals its key, so its score at offset r and at -r is the same, any r and size
     for d in SIZES:
@@ -304,7 +306,7 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
                 before_, after_ = (float(x @ R(s, d, 10_000.0, layout) @ x) for s in (-r, r))
                 assert math.isclose(before_, after_, abs_tol=TOL), (d, r, layout)
     layout = "the book's half layout, where pair 0 is coordinates 0 and 2."
-    assert layout in " ".join(main.split())
+    assert layout in " ".join(text.split())
     # "the book's half layout, where pair 0 is coordinates 0 and 2": at d = 4 in the half layout, apply_rope's
     # default, pair 0 is coordinates 0 and 2; in the interleaved layout it is 0 and 1 (the block's key (0, 1, 0, 0))
     for lay, pair0 in (("half", [0, 2]), ("interleaved", [0, 1])):
@@ -351,9 +353,11 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
         for i in range(d // 2):
             moved = {int(j) for j in turn[:, i].nonzero().flatten()} | {int(j) for j in turn[i].nonzero().flatten()}
             assert moved == {i, i + d // 2}, (d, i, moved)  # coordinate i turns with i + d/2 and no other
-    (formula,) = re.findall(r"\\sin n = -\\sin\(([^)]*)\)\$\. That is \$\\sin 2\$", " ".join(main.split()))
+    side = text[text.index("<summary>Does RoPE's score know which side the key is on?") :]
+    side = " ".join(side[: side.index("</details>")].split())  # the block of the sign example
+    (formula,) = re.findall(r"\\sin n = -\\sin\(([^)]*)\)\$\. That is \$\\sin 2\$", side)
     assert formula.replace(" ", "") == "n-m", formula
-    assert f"$\\sin 2$, about {math.sin(2):.2f}, at offset $-2$" in main
+    assert f"$\\sin 2$, about {math.sin(2):.2f}, at offset $-2$" in side
     # "coordinate 2 is pair 0's second coordinate, so before rotation the key is a quarter-turn from the query": in
     # pair 0's plane the key (coordinates 0 and 2) is the
     # query turned by a quarter of a circle, counter-clockwise as RoPE turns; rotated by m and n, the product of
@@ -372,18 +376,18 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     # (the check's first case), then the two swapped
     quoted = re.findall(
         r"That is \$\\sin (\d+)\$, about [\d.]+, at offset \$(-\d+)\$, but \$-\\sin (\d+)\$ at offset \$\+(\d+)\$",
-        " ".join(main.split()),
+        side,
     )
     (before, off_before, after, off_after) = (int(x) for x in quoted[0])
     m0, n0 = 5, 3
     assert n0 - m0 == off_before == -off_after and before == after == 2
-    # the layout is named on the main line before the sign example's vectors, which only it makes a quarter-turn apart
+    # the layout is named in the block before the sign example's vectors, which only it makes a quarter-turn apart
     again = "This example uses the book's half layout, where pair 0 is coordinates 0 and 2."
-    flat_ = " ".join(main.split())
+    flat_ = side
     assert again in flat_ and flat_.index(again) < flat_.index(
         "Take the query $(1, 0, 0, 0)$ and the key $(0, 0, 1, 0)$"
     )
-    # the main line's vectors are the half layout's (key coordinate 2), the block's key the interleaved one's
+    # the sign block's vectors are the half layout's (key coordinate 2), the layouts block's key the interleaved one's
     # (coordinate 1): both checked below, with apply_rope's default layout and with layout="interleaved"
     assert "In the interleaved layout, the same score needs the key $(0, 1, 0, 0)$." in text
     # the block: "pair 0 is coordinates 0 and 2 in the half layout, both examples' layout, and 0 and 1 in the
@@ -404,9 +408,7 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     for m, n in PAIRS + ((5, 3), (3, 5)):
         assert abs(float((R(m, 4, 10_000.0, "interleaved") @ q_) @ (R(n, 4, 10_000.0, "interleaved") @ k_))) < TOL
         assert abs(float((R(m, 4, 10_000.0, "half") @ q_) @ (R(n, 4, 10_000.0, "half") @ k_))) > 0.1 or m == n
-    assert "$(-\\sin n, \\cos n)$. So the score is $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$." in " ".join(
-        main.split()
-    )
+    assert "$(-\\sin n, \\cos n)$. So the score is $\\sin m \\cos n - \\cos m \\sin n = -\\sin(n - m)$." in side
     for layout, other in (("half", 2), ("interleaved", 1)):  # the key's one coordinate: pair 0's second in each layout
         q = torch.tensor([1.0, 0, 0, 0], dtype=torch.float64)
         k = torch.zeros(4, dtype=torch.float64)
@@ -470,28 +472,34 @@ def test_rotation_matrix_and_frequencies_as_the_page_writes_them():
         "It has two layouts: *half* pairs coordinates $i$ and $i + d/2$, *interleaved* pairs $2i$ and $2i + 1$. The"
         " block on the two layouts, in the section *A check with numbers*, says which the book's functions use."
     )
-    check = "but $-\\sin 2$ at offset $+2$. <details><summary>The two layouts,"
+    check = "but $-\\sin 2$ at offset $+2$. </details> <details><summary>The two layouts,"
     assert pointer in text and text.index(pointer) < text.index("## A check with numbers") < text.index(check)
     assert text.index(check) < text.index("## What you will take away")  # the block is in that section
 
 
 def test_a_turn_is_one_full_circle():
-    """ "A *turn* is one full circle, $2\\pi$ radians", defined in the check with numbers, where pair 0's and pair 1's
-    turns are used, on the main line before the page's first "turns once"
-    and before the takeaways' slow and fast pairs ("turns less than once within the training length"); the notation's
-    "pair $i$ turns once in $2\\pi/\\theta_i$ positions". Elsewhere the page says *rotate* for an angle: no "turns
-    pair", "turns it" or "turns by" is left. Pair 0 of the page's example, theta_0 = 1, is back where it started after
-    2 pi positions and not before; pair 1 after 200 pi."""
+    """ "A *turn* is one full circle, $2\\pi$ radians", defined in the notation; the main line never uses the word: its
+    Preview says the slowest pairs "rotate less than a full circle". The block on which side the key is on defines a
+    turn again before its "quarter-turn"; the block on PI and YaRN says "turns less than once" of the slow pairs. The
+    notation's "pair $i$ turns once in $2\\pi/\\theta_i$ positions". Elsewhere the page says *rotate* for an angle: no
+    "turns pair", "turns it" or "turns by" is left. Pair 0 of the page's example, theta_0 = 1, is back where it started
+    after 2 pi positions and not before; pair 1 after 200 pi."""
     text = page()
-    # the main line defines a turn where it first uses the word, before the Preview's "turn less than once"
+    # the main line has no term to define: no "turn" outside the collapsed blocks
     main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
+    assert not re.search(r"turn", main, flags=re.I), re.findall(r".{60}turn.{30}", main, flags=re.I)
+    assert "RoPE's slowest pairs rotate less than a full circle over a training input" in main
+    # the sign block defines a turn before its first quarter-turn
+    side = text[text.index("<summary>Does RoPE's score know which side the key is on?") :]
+    side = side[: side.index("</details>")]
     define = "A *turn* is one full circle."
-    assert define in main
-    first = min(m.start() for m in re.finditer(r"turn", main, flags=re.I) if not main.startswith(define, m.start() - 3))
-    assert main.index(define) < first, main[first - 80 : first + 40]
-    assert main.index(define) < main.index("RoPE's slowest pairs turn less than once over a training input")
+    assert define in side and side.index(define) < side.index("quarter-turn")
+    first = min(m.start() for m in re.finditer(r"turn", side, flags=re.I) if not side.startswith(define, m.start() - 3))
+    assert side.index(define) < first
     # the notation defines a turn; the block on PI and YaRN says "turns less than once" of the slow pairs
-    assert "A *slow* pair turns less than once over the offsets of training" in " ".join(text.split())
+    assert "As in the glossary, a *slow* pair turns less than once over the offsets of training" in " ".join(
+        text.split()
+    )
     assert "- A *turn* is one full circle, $2\\pi$ radians: pair $i$ turns once in $2\\pi/\\theta_i$ positions." in text
     for phrase in (
         "turns pair",
@@ -561,8 +569,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # three plain bullets, each term glossed where it first appears; the seeds and the 40 % are the block's
     c8link = "([chapter 8](../notebooks/08_extrapolation.ipynb))"
     zero_shot = (
-        "- In a decoder, at usual settings, RoPE's slowest pairs turn less than once over a training input, so longer"
-        " inputs show them angles that training never did."
+        "- In a decoder, at usual settings, RoPE's slowest pairs rotate less than a full circle over a training input,"
+        " so longer inputs show them angles that training never did."
         " *Test-time rules* slow RoPE's rotations with no more training. [Chapter 7](../notebooks/07_beyond.ipynb)"
         " gives several; chapter 8 tests three, among them PI, slowing every pair, and YaRN, slowing mainly the"
         " slowest."
@@ -942,12 +950,12 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
     # the slow pair is the glossary's and the block's term; the main line says what "the slowest" pairs are, pairs
-    # that turn less than once over a training input, and that in a decoder longer inputs show them new angles (the
-    # sweep below)
-    assert "*slow pair*" not in main and "A *slow* pair turns less than once over the offsets of training" in text
+    # that rotate less than a full circle over a training input, and that in a decoder longer inputs show them new
+    # angles (the sweep below)
+    assert "*slow pair*" not in main and "a *slow* pair turns less than once over the offsets of training" in text
     assert (
-        "- In a decoder, at usual settings, RoPE's slowest pairs turn less than once over a training input, so longer"
-        " inputs show them angles that training never did." in " ".join(main.split())
+        "- In a decoder, at usual settings, RoPE's slowest pairs rotate less than a full circle over a training input,"
+        " so longer inputs show them angles that training never did." in " ".join(main.split())
     )
     # "at usual settings": chapter 8's heads (d = 16, L = 64), Llama 2's (d = 128, base 10 000, L = 4096) and
     # Llama 3's (d = 128, base 500 000, L = 8192) each have a last pair that turns less than once over L - 1 offsets;
@@ -986,7 +994,8 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     plain_ = posenc.rope_inv_freq(16, 10_000.0).double()
     assert torch.allclose(plain_ / pi_, torch.full_like(plain_, 8.0), rtol=1e-5)  # every pair slowed by s
     slow_ = 63 * plain_ < 2 * math.pi
-    # "the slowest pairs turn less than once over a training input": chapter 8's pairs 3 to 7, its slowest five
+    # "the slowest pairs rotate less than a full circle over a training input": chapter 8's pairs 3 to 7, its
+    # slowest five
     assert slow_.nonzero().flatten().tolist() == [3, 4, 5, 6, 7] and not bool(slow_[:3].any())
     assert torch.allclose((plain_ / yarn_)[slow_], torch.full_like(plain_[slow_], 8.0), rtol=1e-5)
     assert bool(((plain_ / yarn_)[~slow_] < 8.0 - 1e-3).all()) and abs(float(plain_[0] / yarn_[0]) - 1) < 1e-5
@@ -1031,11 +1040,16 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
             assert int(half.sum()) >= 3  # such pairs exist at Llama 2's setting: "in a decoder" is needed
     block = text[text.index("<summary>How PI, YaRN and a larger base slow the pairs") :]
     # one definition of slow and fast pairs, the glossary's: turns over the offsets of training, 0 to -(L - 1)
+    # the training offsets as the glossary counts them, by size 0 to L - 1, and their sign in a decoder, 0 to -(L - 1)
     assert (
-        "A *slow* pair turns less than once over the offsets of training, 0 to $-(L - 1)$; a *fast* pair at least"
-        " once, $(L - 1)\\,\\theta_i \\ge 2\\pi$, as in the glossary. In a decoder, no key lies after its query, so"
-        " training shows a slow pair only part of its circle." in block[: block.index("</details>")]
+        "As in the glossary, a *slow* pair turns less than once over the offsets of training, whose sizes run from 0"
+        " to $L - 1$; a *fast* pair at least once, $(L - 1)\\,\\theta_i \\ge 2\\pi$. In a decoder, no key lies after"
+        " its query, so these offsets are 0 to $-(L - 1)$, and training shows a slow pair only part of its circle."
+        in block[: block.index("</details>")]
     )
+    glossary_ = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
+    assert "A model's *trained length* $L$ gives its training offsets, 0 to $L - 1$." in glossary_
+    assert "0 to $-(L - 1)$, as in the glossary" not in text  # the glossary writes no negative offsets
     assert "a *fast* pair at least once within the training length" not in text  # the second definition
     assert (
         "The slow-pair finding says *in a decoder* because without a causal mask the offsets of training run from"
@@ -1466,9 +1480,17 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     # per head times the distance
     main_line = " ".join(re.sub(r"<details>.*?</details>", " ", text).split())
     assert (
-        "T5's bias is learned, one number per head and range of offsets; the encoder's layers share one such table,"
-        " the decoder's another. ALiBi's subtracts a fixed slope times the distance." in main_line
+        "T5's bias is learned, one number per head and range of relative positions; the encoder's layers share one"
+        " such table, the decoder's another. ALiBi's subtracts a fixed slope times the distance." in main_line
     )
+    # "relative positions" is T5's own name for key minus query, which its buckets group: "offset" is defined only in
+    # the next section, so the map does not use the term
+    from transformers.models.t5 import modeling_t5
+
+    assert "relative_position = memory_position - context_position" in inspect.getsource(
+        modeling_t5.T5Attention.compute_bias
+    )
+    assert "offset" not in main_line[: main_line.index("## Why RoPE's score sees only the offset")].lower()
     # "the encoder's layers share one such table, the decoder's another": transformers' T5 gives only block 0 of each
     # stack a bias table, and a T5 model holds exactly two, one per stack
     from transformers import T5Config, T5Model
@@ -1573,7 +1595,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     (m0, n0, m1, n1) = (
         int(v) for v in re.findall(r"\| score \| query (\d+), key (\d+) \| query (\d+), key (\d+) \|", text)[0]
     )
-    (by,) = (int(v) for v in re.findall(r"Moving both tokens by (\d+) leaves RoPE's score as it was", text))
+    (by,) = (int(v) for v in re.findall(r"moving both tokens by (\d+) leaves RoPE's score as it was", text))
     assert m1 - m0 == n1 - n0 == by, (m0, n0, m1, n1, by)
     x = torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64)
     pe = posenc.sinusoidal_encoding(13, 4).double()
@@ -1584,14 +1606,12 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     change = added[1] - added[0]  # 0.5031 - 0.7658 = -0.2627
     assert added[1] < added[0], added  # "lowers the added encoding's"
     after = (
-        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | Compare the two pairs of positions within"
-        " each row. The added encoding's scores include $x \\cdot x = 1$, so the two rows are not on one scale. Moving"
-        f" both tokens by {by} leaves RoPE's score as it was, but lowers the added encoding's. The change comes from"
-        " the two word–position terms; RoPE's score has no such terms. <details>"
+        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | Read each row on its own: moving both tokens by"
+        f" {by} leaves RoPE's score as it was, but lowers the added encoding's. <details>"
     )
     # "So they change when both tokens shift by 7": the word-position terms, sin m + sin n, change under the
     # table's shift, while the rest, a function of n - m, does not
-    (shift,) = (int(v) for v in re.findall(r"change when both tokens shift by 12 - 5 = (\d+)\. The rest", text))
+    (shift,) = (int(v) for v in re.findall(r"change when both tokens shift by 12 - 5 = (\d+)\. \| score \|", text))
     assert shift == by and abs((math.sin(m1) + math.sin(n1)) - (math.sin(m0) + math.sin(n0))) > 0.1
     # the change is the word-position terms' own: sin 12 + sin 10 - (sin 5 + sin 3), the last term being the same
     assert math.isclose(change, math.sin(12) + math.sin(10) - math.sin(5) - math.sin(3), abs_tol=1e-6)
@@ -1622,16 +1642,15 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
             assert math.isclose(float((x + pe[m]) @ (x + pe[n])), formula, abs_tol=1e-5), (m, n)
     # what the formula shows, in one sentence before it: "the two that multiply the token by a position carry where
     # each token stands"; then the terms by name: "The middle two, the *word–position* terms, change when both
-    # tokens shift by 12 - 5 = 7. The rest depends only on the offset $n - m$." Both checked below: x . PE(p) moves
-    # with p, and the rest is the same under any common shift
-    terms = (
-        "The middle two, the *word–position* terms, change when both tokens shift by 12 - 5 = 7. The rest depends only"
-        " on the offset $n - m$."
-    )
+    # tokens shift by 12 - 5 = 7", right before the table; the block: "The other two terms of the added encoding's
+    # score depend only on the offset $n - m$." Both checked below: x . PE(p) moves with p, and the rest is the same
+    # under any common shift
+    terms = "The middle two, the *word–position* terms, change when both tokens shift by 12 - 5 = 7. " + scores
+    assert "The other two terms of the added encoding's score depend only on the offset $n - m$." in text
     assert main.index(four) < main.index(terms)
     assert 12 - 5 == by == 7
     main = " ".join(main.split())
-    assert terms in main and main.index(terms) < main.index(scores), "the terms before the table"
+    assert terms in main, "the terms right before the table"
     wide_ = posenc.sinusoidal_encoding(61, 4).double()
     for p in range(41):  # x . PE(p) = sin p, and it moves with p: no shift of 1 to 20 positions leaves it as it was
         assert math.isclose(float(x @ wide_[p]), math.sin(p), abs_tol=1e-5), p
@@ -1649,10 +1668,8 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     assert math.isclose(rest[0], rest[1], abs_tol=1e-12)
     assert abs((math.sin(12) + math.sin(10)) - (math.sin(5) + math.sin(3))) > 0.1
     assert f"Both cases score $\\cos 2$, about ${rope[0]:.2f}$." in main  # the RoPE row's value, named on the main line
-    block = (
-        "<summary>The added encoding's four terms, and other weights</summary> With the added encoding and these"
-        " identity weights, the last term stays the same."
-    )
+    block = "With the added encoding and these identity weights, the last term stays the same."
+    assert block in text[text.index("<summary>Where each number comes from, and other weights</summary>") :]
     block_rest = (
         "Each word–position term is the product of the token's vector with one position's. By the identity"
         " $\\cos a \\cos b + \\sin a \\sin b = \\cos(b - a)$, the last term is"
@@ -1976,8 +1993,10 @@ def test_rope_replaced_the_classic_encodings_in_llama_qwen_and_mistral():
     assert "ALiBi's bias, RoPE" not in opening and "bias support" not in text  # the plan only, no comparisons
     assert opening.rstrip().endswith(
         "such as Llama, Qwen and Mistral. This page shows where an encoding can put position. It derives why RoPE's"
-        " score sees only how far the key lies from its query, and on which side, and checks it with a small example."
+        " score sees the two positions only through their difference, and checks it with a small example."
     )
+    # the promise uses no term the page defines later ("offset"), and no longer promises the side, which is a block's
+    assert "offset" not in opening and "how far the key lies" not in opening and "which side" not in opening
     rope_section = text[text.index("## Why RoPE's score sees only the offset") : text.index("## A check with numbers")]
     assert "ALiBi" not in rope_section and "learns no vector per position" not in text
     assert (
@@ -2354,8 +2373,8 @@ def svg_elements(svg: str) -> dict:
 def test_the_check_is_one_section_with_its_verdict_first():
     """The section "A check with numbers" holds the whole check: its verdict first, "In this check, RoPE scores two
     pairs of positions at one offset the same; an added encoding does not", the set-up, RoPE's half, the figure, the
-    added encoding's half, the table and its reading, then "Because $\\cos$ is even, this example cannot show the
-    offset's sign", after the table. The turn of pair 0 and pair 1 at $d = 4$ sits in the set-up, before RoPE's
+    added encoding's half, the table and its reading; then, collapsed, where each number comes from and the block on
+    which side the key is on. The turn of pair 0 and pair 1 at $d = 4$ sits in the set-up, before RoPE's
     half, which uses it. Computed: RoPE's two scores agree, the added encoding's differ."""
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
@@ -2369,12 +2388,18 @@ def test_the_check_is_one_section_with_its_verdict_first():
         "*Added encoding.* The *sinusoidal encoding* of chapter 2",
         "The score splits into four terms,",
         "| score | query 5, key 3 | query 12, key 10 | |---|---|---|",
-        "Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added encoding's.",
+        "Read each row on its own: moving both tokens by 7 leaves RoPE's score as it was, but lowers the added"
+        " encoding's.",
+        "<summary>Where each number comes from, and other weights</summary>",
+        "<summary>Does RoPE's score know which side the key is on?</summary>",
         "Without a causal mask, can RoPE's score tell a key 2 positions before its query from one 2 after?",
         "## What you will take away",
     )
-    order = [main.index(s) for s in steps]
+    order = [text.index(s) for s in steps]
     assert order == sorted(order), order
+    for s in steps[:-4] + steps[-1:]:  # the check's main line, then its two blocks
+        assert s in main, s
+    assert steps[-2] not in main
     assert "## An added encoding" not in text and "**A check with numbers.**" not in text
     x = torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64)
     pe = posenc.sinusoidal_encoding(13, 4).double()
@@ -2504,8 +2529,9 @@ def test_the_notation_names_llama_3s_base():
 
 def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     """The check's table gives each score at the two pairs of positions, with no change column, and its reading, on
-    the main line: "Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added
-    encoding's. The block below shows which terms of the added encoding's score make the change." The block: "By the
+    the main line: "Read each row on its own: moving both tokens by 7 leaves RoPE's score as it was, but lowers the
+    added encoding's." The block "Where each number comes from" gives the sums behind the table's cells, the scale
+    caveat and the reason: "By the
     identity ..., the last term is $\\cos(n - m) + \\cos(0.01(n - m))$: with these weights, a function of the offset
     alone." The identity weights are named in the sentence itself; what most other weights do is the block's
     (test_other_weights_keep_the_positions_in_the_last_term_too). Its
@@ -2517,44 +2543,51 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     right one: 0.503 - 0.766 = -0.263, as the scores' own difference."""
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
-    reading = "Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added encoding's."
-    # the reason is the block's, right under the reading, which says what the block shows; the main line
-    # claims only the table's reading, so it needs no step from the block
+    reading = (
+        "Read each row on its own: moving both tokens by 7 leaves RoPE's score as it was, but lowers the added"
+        " encoding's."
+    )
+    # the reason is the block's, right under the reading; the main line claims only the table's reading, so it
+    # needs no step from the block
+    block = text[text.index("<summary>Where each number comes from, and other weights</summary>") :]
+    block = " ".join(block[: block.index("</details>")].split())
+    assert text.index(reading) < text.index("<summary>Where each number comes from")
     sentence = (
         "By the identity $\\cos a \\cos b + \\sin a \\sin b = \\cos(b - a)$, the last term is $\\cos(n - m) +"
         " \\cos(0.01(n - m))$: with these weights, a function of the offset alone."
     )
     pointer = "The score splits into four terms,"
     assert reading in main and pointer in main and sentence in text and sentence not in main
-    # the lesson, right after the reading: "The change comes from the two word–position terms; RoPE's score has no
-    # such terms": the block's computed split (the last term equal at both pairs, below) and its one-product score
-    lesson = "The change comes from the two word–position terms; RoPE's score has no such terms."
-    # under the table: "Compare along each row: the added encoding's scores include $x \\cdot x = 1$, so the two rows
-    # are not on one scale": each added score is 1 more than its position terms, and the rows' ranges do not overlap
-    scale = (
-        "| $0.50$ | Compare the two pairs of positions within each row. The added encoding's scores include"
-        " $x \\cdot x = 1$, so the two rows are not on one scale. " + reading
+    # the lesson, in the block: "So the score's change, from 0.766 to 0.503, comes from the word–position terms
+    # alone. RoPE gives $\\cos 2$ both times. RoPE's score is one product, $q_m^\\top R_{n-m}\\, k_n$, with no separate
+    # $x \\cdot x$ or word–position terms": the block's computed split (the last term equal at both pairs, below)
+    lesson = (
+        "RoPE's score is one product, $q_m^\\top R_{n-m}\\, k_n$, with no separate $x \\cdot x$ or word–position terms."
     )
-    assert scale in " ".join(main.split())
+    assert lesson in block and "The change comes from the two word–position terms" not in text
+    # the main line tells the reader to read each row on its own, right under the table; the block says why: "The
+    # added encoding's scores include $x \\cdot x = 1$, so the table's two rows are not on one scale": each added
+    # score is 1 more than its position terms, and the rows' ranges do not overlap
+    assert "| $0.50$ | " + reading in " ".join(main.split())
+    scale = "The added encoding's scores include $x \\cdot x = 1$, so the table's two rows are not on one scale."
+    assert scale in block
     e0_, pe4 = torch.eye(4, dtype=torch.float64)[0], posenc.sinusoidal_encoding(13, 4).double()
     for m_, n_ in ((5, 3), (12, 10)):
         rest_ = float(e0_ @ pe4[m_] + e0_ @ pe4[n_] + pe4[m_] @ pe4[n_])
         assert math.isclose(float((e0_ + pe4[m_]) @ (e0_ + pe4[n_])) - rest_, 1.0, abs_tol=1e-9)
         assert float((e0_ + pe4[m_]) @ (e0_ + pe4[n_])) > math.cos(2) + 0.5  # above RoPE's cos 2 by over half
-    assert f"{reading} {lesson}" in " ".join(main.split())
     # the word–position terms are named on the main line (test_the_letters_and_the_score_table_...); the sums
-    # that give the table's cells: "Summed, the score is $1 - 0.82 + 0.58 \approx 0.77$ for query 5 and key 3, but
-    # $1 - 1.08 + 0.58 \approx 0.50$ for query 12 and key 10", each term and each total to two decimals
-    sums = re.findall(
-        r"\$1 - ([\d.]+) \+ ([\d.]+) \\approx ([\d.]+)\$ for query (\d+) and key (\d+)", " ".join(main.split())
-    )
-    assert len(sums) == 2 and main.index("Summed, the score is") < main.index("| score | query 5, key 3 |"), sums
+    # that give the table's cells, in the block: "Summed, the score is $1 - 0.82 + 0.58 \approx 0.77$ for query 5 and
+    # key 3, but $1 - 1.08 + 0.58 \approx 0.50$ for query 12 and key 10", each term and each total to two decimals
+    sums = re.findall(r"\$1 - ([\d.]+) \+ ([\d.]+) \\approx ([\d.]+)\$ for query (\d+) and key (\d+)", block)
+    assert len(sums) == 2 and "Summed, the score is" not in main, sums
     # "So in the two sums below, only the middle number changes": right before the sums; their first and last
     # numbers agree, their middle ones differ
     look = (
-        "The rest depends only on the offset $n - m$. So in the two sums below, only the middle number changes. Summed,"
+        "The other two terms of the added encoding's score depend only on the offset $n - m$. So in the two sums"
+        " below, only the middle number changes. Summed,"
     )
-    assert look in " ".join(main.split())
+    assert block.startswith("<summary>Where each number comes from, and other weights</summary> " + look)
     assert sums[0][1] == sums[1][1] and sums[0][0] != sums[1][0], sums
     pe_ = posenc.sinusoidal_encoding(13, 4).double()
     for word_pos, last, total, m_, n_ in sums:
@@ -2565,12 +2598,11 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
             (torch.eye(4, dtype=torch.float64)[0] + pe_[m_]) @ (torch.eye(4, dtype=torch.float64)[0] + pe_[n_])
         )
         assert abs(score_ - float(total)) < 0.005 and abs(1 - float(word_pos) + float(last) - score_) < 0.01, (m_, n_)
-    # each number of the sums named on the main line: "Here 1 is $x \\cdot x$, the middle number is
+    # each number of the sums named in the block: "Here 1 is $x \\cdot x$, the middle number is
     # $\\sin m + \\sin n$, and 0.58 is $\\cos 2 + \\cos 0.02$" (x . x = 1; the middle numbers are sin m + sin n
     # above; the last term is cos 2 + cos 0.02 at both pairs)
     tie = "Here 1 is $x \\cdot x$, the middle number is $\\sin m + \\sin n$, and 0.58 is $\\cos 2 + \\cos 0.02$."
-    flat = " ".join(main.split())
-    assert tie in flat and flat.index("Summed, the score is") < flat.index(tie) < flat.index("| score | query 5,")
+    assert tie in block and block.index("Summed, the score is") < block.index(tie)
     assert float(torch.eye(4, dtype=torch.float64)[0] @ torch.eye(4, dtype=torch.float64)[0]) == 1.0
     for _, last, _, m_, n_ in sums:
         assert abs(math.cos(2) + math.cos(0.02) - float(last)) < 0.005 and int(n_) - int(m_) == -2, (m_, n_)
@@ -2859,9 +2891,9 @@ def test_rope_rotates_by_absolute_position_but_leaves_the_values_alone():
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
     absolute = (
-        "none: chapter 7 | T5's bias is learned, one number per head and range of offsets; the encoder's layers share"
-        " one such table, the decoder's another. ALiBi's subtracts a fixed slope times the distance. RoPE rotates"
-        " each query and key by its absolute position, yet its score is relative: the next section shows why."
+        "none: chapter 7 | T5's bias is learned, one number per head and range of relative positions; the encoder's"
+        " layers share one such table, the decoder's another. ALiBi's subtracts a fixed slope times the distance. RoPE"
+        " rotates each query and key by its absolute position, yet its score is relative: the next section shows why."
     )
     assert absolute in main
     assert main.index(absolute) < main.index("## Why RoPE's score sees only the offset")

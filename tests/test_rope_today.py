@@ -326,6 +326,17 @@ def test_llama4_temperature_matches_hf_attention(floor_scale, attn_scale):
         temp = posenc.llama4_attention_temperature(torch.arange(30), floor_scale=floor_scale, attn_scale=attn_scale)
         ours = _nope_attention_reference(att, x, temp)
         torch.testing.assert_close(ours, hf, **F32)
+        # the chapter's "The code applies the factor whenever the config turns it on, in training as in inference":
+        # in train mode (attention dropout 0 by default) the layer gives the same scaled queries
+        assert cfg.attention_dropout == 0.0
+        hf_train, _ = att.train()(x, None, None)
+        att.eval()
+        torch.testing.assert_close(ours, hf_train, **F32)
+        off = _llama4_config(floor_scale=floor_scale, attn_scale=attn_scale, attn_temperature_tuning=False)
+        att_off = Llama4TextAttention(off, layer_idx=3).eval()
+        att_off.load_state_dict(att.state_dict())
+        plain, _ = att_off(x, None, None)  # the flag off: no factor
+        torch.testing.assert_close(_nope_attention_reference(att, x, torch.ones(30)), plain, **F32)
         cache = DynamicCache(config=cfg)  # decoding: positions continue after the cached tokens
         att(x[:, :17], None, None, cache=cache)
         hf_step, _ = att(x[:, 17:], None, None, cache=cache)
@@ -1600,7 +1611,18 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         assert sentence in main_line, sentence
     # the two effects are the section's two parts, named by their headings
     assert "This has two effects" not in text
-    assert main_line.index("### Far keys keep more") < main_line.index("### More pairs never finish a turn")
+    # the section keeps one idea, far keys keep more; the pairs past L are an appendix block, with their cells
+    assert "### Far keys keep more" in main_line and "### More pairs never finish a turn" not in text
+    past_summary = (
+        "<summary>More pairs never finish a turn: the new angles each base meets, and whether that hurts</summary>"
+    )
+    assert text.index("## Appendix: how we know") < text.index("### Raising the base") < text.index(past_summary)
+    assert text.index(past_summary) < text.index("<summary>The pairs past L</summary>")
+    moved_ids = [c.get("id") for c in nb_cells()]
+    for cid in ("c14c-pastL", "c14c-pastL-plot"):  # the counts and their figure follow their block, hidden
+        cell = nb_cells()[moved_ids.index(cid)]
+        assert moved_ids.index("c11-pastL") < moved_ids.index(cid) < moved_ids.index("c15"), cid
+        assert {"hide-input", "hide-output"} <= set(cell["metadata"]["tags"]), cid
     # the main figure draws only the smoothed lines; the thin per-distance curves are in the collapsed block's figure
     thin_cell = next(c for c in nb_cells() if c.get("id") == "c14c-thin")
     assert {"hide-input", "hide-output"} <= set(thin_cell["metadata"]["tags"])
@@ -1697,11 +1719,10 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         for length in (512, 1119, 4096, 8192, 32768, 131072):
             ladder = [past_l_at(d, base, length) for base in grid]
             assert ladder == sorted(ladder), (d, length)
-    takeaway = (
-        "At one training length, a larger base also leaves at least as many pairs without a full turn; whether they"
-        " hurt on longer inputs is open."
-    )
-    assert takeaway in text
+    # the block's "At one $L$, a larger base leaves at least as many pairs that never finish a turn within $L$." (the
+    # takeaway no longer names it: the main line does not show it)
+    assert "At one $L$, a larger base leaves at least as many pairs that never finish a turn within $L$." in text
+    assert "At one training length, a larger base also leaves at least as many pairs without a full turn" not in text
     # why the takeaway leaves the totals out: the block's new angles summed over the pairs past L (d = 128) rank the
     # bases one way at L = 8192 on an input 8L (5e5 and 1e6: 63 and 60 rad against 48) and the other way at L = 4096
     total_new = {}
@@ -1790,7 +1811,7 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         " pairs turn, at the whole head's frequencies $b^{-2i/d}$.",
         "The config's `rope_type` `proportional` sets this, and `partial_rotary_factor` sets the share, a quarter.",
         "The other pairs never turn, so, as in partial rotary, they add a content channel that no distance changes.",
-        # the contrast with partial rotary (main line), checked below: about 190 against about five million tokens
+        # the contrast with partial rotary (the block), checked below: about 190 against about five million tokens
         "Partial rotary on the same turning dimensions would instead spread them over new, slower frequencies, its"
         " slowest pair needing about five million tokens.",
         # p-RoPE and its authors' suspicion: the collapsed Gemma 4 block, cited there
@@ -1838,13 +1859,17 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         " which rotation blurs far back." in main_line
     )
     assert "comes from p-RoPE" not in main_line  # the formulas match; no source says Gemma 4 took it from there
-    assert main_line.index("*wavelength*") < main_line.index("about 190 tokens")  # defined before use
-    assert main_line.index("about 190 tokens") < main_line.index("needing about five million tokens.")
+    # the main line keeps the rule and p-RoPE; the slowest pair's 190 tokens and partial rotary's five million are
+    # the section's block, the wavelength defined on the main line before them
+    assert "about 190 tokens" not in main_line and "about five million" not in main_line
+    assert text.index("*wavelength*") < text.index("about 190 tokens")  # defined before use
+    assert text.index("about 190 tokens") < text.index("needing about five million tokens.")
     assert text.count("needing about five million") == 1 and text.index("about 190 tokens") < text.index(
         "about five million"
     )
     g4 = text[text.index(heading) : text.index("## Raising the base")]
-    assert "<summary>The config fields, and how far this is from partial rotary</summary>" in g4
+    summary = "<summary>The config fields, the slowest turning pair, and how far this is from partial rotary</summary>"
+    assert summary in g4 and g4.index(summary) < g4.index("about 190 tokens")
     assert g4.index("</details>") > g4.index("about five million")
     # the main figure draws one idea: partial rotary's ladder is printed in the block's check cell, not drawn
     assert "partial rotary, same base, as many dims" not in _figure_titles()
@@ -2241,6 +2266,13 @@ def test_chapter_llama4_design_and_temperature_formula():
     version notes table."""
     scout = book.MODEL_ROPE_CONFIGS["llama-4-scout"]["extra"]
     assert (scout["floor_scale"], scout["attn_scale"]) == (8192, 0.1)
+    # the block's "tests only the config's flag and whether the layer has RoPE, not whether the model is training"
+    import inspect
+
+    llama4 = pytest.importorskip("transformers.models.llama4.modeling_llama4")
+    forward = inspect.getsource(llama4.Llama4TextAttention.forward)
+    branch = forward[forward.index("attn_scales") - 400 : forward.index("query_states = (query_states * attn_scales)")]
+    assert "if self.attn_temperature_tuning and not self.use_rope:" in branch and "training" not in branch
     p = torch.tensor([0, 8190, 8191, 100_000, 10_000_000])
     got = posenc.llama4_attention_temperature(p, floor_scale=8192, attn_scale=0.1).double()
     torch.testing.assert_close(got, 1 + 0.1 * torch.log(torch.floor((p.double() + 1) / 8192) + 1), rtol=1e-6, atol=0)
@@ -2255,6 +2287,11 @@ def test_chapter_llama4_design_and_temperature_formula():
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "Meta calls this mix of layers *iRoPE*.",
+        "In transformers' `modeling_llama4.py`, the NoPE layers multiply their queries by a factor that grows slowly"
+        " with position.",
+        "The code applies the factor whenever the config turns it on, in training as in inference.",
+        "`Llama4TextAttention.forward` in `modeling_llama4.py` tests only the config's flag and whether the layer has"
+        " RoPE, not whether the model is training.",
         "Llama 4 leaves every fourth layer without RoPE; in transformers, its other layers attend only within *chunks*,"
         " fixed blocks of consecutive tokens",
         "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries, unlike a usual"
@@ -2529,8 +2566,10 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         for length in (2048, 4096, 8192, 32768):
             counts = [int((2 * math.pi / posenc.rope_inv_freq(d, b).double() > length - 1).sum()) for b in bases]
             assert counts == sorted(counts), (d, length, counts)  # never fewer with a larger base at one L
-    # the main line compares the bases at one L; the counts and the own-L counts are the block's (and the cell's)
-    assert "At one $L$, a larger base leaves at least as many pairs that never finish a turn within $L$." in main_line
+    # the appendix block compares the bases at one L; the counts and the own-L counts are its (and the cell's)
+    one_l_sentence = "At one $L$, a larger base leaves at least as many pairs that never finish a turn within $L$."
+    assert one_l_sentence in text and one_l_sentence not in main_line
+    assert text.index("## Appendix: how we know") < text.index(one_l_sentence)
     same = re.search(
         r"The figure counts these pairs at \$L = 8192\$: (\d+) for base \$10\^4\$, (\d+) for base \$10\^6\$\.",
         text,
@@ -2823,8 +2862,8 @@ def test_chapter_opening_defines_l_as_where_a_scaling_starts():
     dynamic = inspect.getsource(rope_utils._compute_dynamic_ntk_parameters)
     assert "max_position_embeddings" in dynamic
     text = chapter_markdown("10_rope_today")
-    # L is defined once, where it is first used (*Raising the base*), with both its readings; the scaling section
-    # names the field that stores it in the opening's config
+    # L is defined once, where it is first used (*How each scaling reshapes the wavelengths*), with both its
+    # readings; the same section names the field that stores it in the opening's config
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     definition = (
         "Call $L$ the length a model trained at or, if its config adds a scaling, the length the scaling starts from."
@@ -2833,6 +2872,7 @@ def test_chapter_opening_defines_l_as_where_a_scaling_starts():
     assert main_line.index("$L") == main_line.index(definition) + len("Call ")  # no use of L before it
     assert "The opening's config stores $L$ as `original_max_position_embeddings`." in main_line
     assert main_line.index(definition) < main_line.index("The opening's config stores $L$")
+    assert main_line.index("## How each scaling reshapes") < main_line.index(definition)
     assert "the length a scaling starts from, here the training length" not in text
     assert "holds the model's initial training length" not in text
     assert "dynamic NTK reads it from `max_position_embeddings`" in text  # the symbols block
@@ -2922,7 +2962,12 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     assert "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*" in chapter_markdown(
         "10_rope_today"
     )
-    assert "whether they hurt on longer inputs is open." in takeaways
+    # takeaway 3 leaves the pairs past L to the appendix block, which keeps its open question
+    assert "whether they hurt on longer inputs is open." not in takeaways
+    assert (
+        "So a larger base leaves more new angles there; whether that hurts is open."
+        in chapter_markdown("10_rope_today").split("## Appendix: how we know")[1]
+    )
     long_list = torch.tensor(lists["long_factor"], dtype=f64)
     assert bool((long_list >= 1).all()) and len(set(lists["long_factor"])) > len(lists["long_factor"]) // 2
     for kind, extra in (("linear", {}), ("llama3", {"low_freq_factor": 1.0, "high_freq_factor": 4.0})):
@@ -3269,7 +3314,7 @@ def test_chapter_takeaways_keep_the_openings_two_model_promises():
 
 
 def test_chapter_pairs_past_l_have_their_consequence():
-    """Chapter 10, *More pairs never finish a turn*: the main line's idea, "At one $L$, a larger base
+    """Chapter 10, *More pairs never finish a turn*, an appendix block: its idea, "At one $L$, a larger base
     leaves at least as many pairs that never finish a turn within $L$.", the term *new angles* in plain words, then
     the answer: at L = 8192 on an input 8L, base 1e6's slowest pair meets far fewer new angles than 1e4's (0.07
     against 5.3 rad), yet all its pairs meet more, about 60 radians against 48; so a larger base leaves more new
@@ -3290,16 +3335,17 @@ def test_chapter_pairs_past_l_have_their_consequence():
     )
     answer = "So a larger base leaves more new angles there; whether that hurts is open."
     in_total = "Summed over all pairs on $8L$, though, base $10^6$ meets more: about 60 radians against 48."
-    for sentence in (idea, define, verdict, answer):
-        assert sentence in main_line, sentence
-    assert in_total in text and in_total not in main_line
-    assert counts_said in text and counts_said not in main_line
-    assert main_line.index(idea) < main_line.index(define) < main_line.index(verdict) < main_line.index(answer)
-    # the main line is the question, its idea, the term, then the answer, ending on the plain answer sentence
-    section_main = main_line[main_line.index("### More pairs never finish a turn") :]
-    section_main = section_main[: section_main.index("### One base per layer type")]
-    assert section_main.strip().endswith(answer)
-    assert section_main.index("*new angles*") < section_main.index("radian")
+    # the subsection is an appendix block (not a goal of the chapter): it opens with the question, its idea, the
+    # term, then the answer, before the details it rests on
+    block = text[text.index("<summary>More pairs never finish a turn:") :]
+    block = block[: block.index("</details>")]
+    assert text.index("## Appendix: how we know") < text.index("<summary>More pairs never finish a turn:")
+    for sentence in (idea, define, verdict, answer, in_total, counts_said):
+        assert sentence in block and sentence not in main_line, sentence
+    assert block.index(idea) < block.index(define) < block.index(verdict) < block.index(answer)
+    assert block.index(answer) < block.index(in_total) and block.index(answer) < block.index(counts_said)
+    assert block.index("*new angles*") < block.index("radian")
+    assert block.index("Does a larger base leave a model fewer angles it never saw in training?") < block.index(idea)
     assert "against one L = 8192" in _figure_titles()  # the figure's L, which the verdict names
     # the verdict, swept: at one L a larger base leaves at least as many pairs past L, and on any input x L > L every
     # pair past L meets new angles (reach over the trained arc), for the section's bases and L
@@ -3345,7 +3391,7 @@ def test_chapter_pairs_past_l_have_their_consequence():
     )
     assert lesson in text and lesson not in main_line
     liu = (
-        "Whether more such pairs hurt is open: Liu et al., in the appendix, find that a larger or a smaller base can"
+        "Whether more such pairs hurt is open: Liu et al., in the block below, find that a larger or a smaller base can"
         " improve extrapolation."
     )
     assert liu in text and liu not in main_line and text.index(in_total) < text.index(liu)
@@ -3529,9 +3575,9 @@ def test_chapter_thick_lines_and_the_random_query_mean():
 
 
 def test_chapter_mla_rotary_key_takes_its_own_ladder():
-    """Chapter 10, *DeepSeek's MLA* (main line): "As in partial rotary, these turn on their own ladder,
-    $b^{-2i/d_{\\text{rot}}}$ over their width $d_{\\text{rot}}$." Transformers 5.24's DeepSeek-V3 rotary module builds
-    its frequencies over `qk_rope_head_dim`, not over the whole query-key head (nope + rope dims)."""
+    """Chapter 10, *DeepSeek's MLA* (its block): "As in partial rotary, the rotary query and key turn on their own
+    ladder, $b^{-2i/d_{\\text{rot}}}$ over their width $d_{\\text{rot}}$." Transformers 5.24's DeepSeek-V3 rotary
+    module builds its frequencies over `qk_rope_head_dim`, not over the whole query-key head (nope + rope dims)."""
     pytest.importorskip("transformers", minversion="5.24")
     from transformers import DeepseekV3Config
     from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3RotaryEmbedding
@@ -3550,13 +3596,15 @@ def test_chapter_mla_rotary_key_takes_its_own_ladder():
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     sentence = (
-        "As in partial rotary, these turn on their own *ladder*, a head's frequencies from fast to slow:"
-        " $b^{-2i/d_{\\text{rot}}}$ over their width $d_{\\text{rot}}$."
+        "As in partial rotary, the rotary query and key turn on their own *ladder*, a head's frequencies from fast to"
+        " slow: $b^{-2i/d_{\\text{rot}}}$ over their width $d_{\\text{rot}}$."
     )
-    assert sentence in main_line
-    assert main_line.index("*decoupled RoPE*") < main_line.index(sentence) < main_line.index("## Gemma 4's global")
-    # the term is defined at its first use on the main line
-    assert main_line.index("ladder") == main_line.index(sentence) + sentence.index("ladder")
+    assert sentence in text and sentence not in main_line
+    # in the section's block, after the main line's *decoupled RoPE* and before Gemma 4
+    assert text.index("*decoupled RoPE*") < text.index(sentence) < text.index("## Gemma 4's global")
+    # the word stays off the main line, and is defined at its first use in the chapter
+    assert "ladder" not in main_line[: main_line.index("## Takeaways")]
+    assert text.index("ladder") == text.index(sentence) + sentence.index("ladder")
 
 
 def test_chapter_base_figure_title_names_its_smoothing():
@@ -3587,7 +3635,10 @@ def test_chapter_opening_names_layout_and_the_factor():
     factor = (
         "They also leave out a factor some scalings put on a score's rotated part or on all of it: see the appendix."
     )
-    assert layout in main_line and factor in main_line
+    assert layout in text and factor in text and layout not in main_line and factor not in main_line
+    opening = text[: text.index("After this chapter you will be able to")]  # in the opening, before the goals
+    summary = "<summary>Two things the six questions leave out</summary>"
+    assert summary in opening and opening.index(summary) < opening.index(layout) < opening.index(factor)
     notes = text[text.index("### Version notes") :]  # the cell the opening names holds the layouts
     assert "interleaved pairs in the first three" in notes and "Llama 4, GPT-J, GLM-4" in notes
     assert "so each score's rotated part grows by its square." in text
