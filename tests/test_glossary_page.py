@@ -897,7 +897,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert f"This is the rule with $L = {read}$." in re.sub(r"\s+", " ", block(WE))
     # the main line ends the example with its point; the block's "transformers' `dynamic` reads a larger $L$" is the
     # run below, with the config's `max_position_embeddings`, which exceeds the trained L
-    assert "So the slowest pair meets no new angle. Such slowing has costs" in visible
+    assert "So the slowest pair meets no new angle. Position interpolation also slows the fastest pair" in visible
+    assert "it needs no division. Such slowing has costs" in visible
     assert "Transformers' `dynamic`" not in visible, visible
     assert f"trained at $L = {read}$" in visible
     example = block(WE)
@@ -4234,7 +4235,10 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     factor, stretch, effective factor), before the worked example's core that uses them: "An example: take a head
     like Llama 3.1's, trained at $L = 8192$, and an input of $2L$ tokens, so its stretch is 2. Give two rules Llama
     3.1's configured `factor`, 8, as their extension factor. Each rule's effective factor exceeds the stretch:", a
-    table of the two rules' divisors (PI 8 and `llama3` 8 "at any length"), "So the slowest pair meets no new angle."
+    table of the two rules' divisors (PI 8 and `llama3` 8 "at any length"), with a second column, the fastest pair's
+    divisor (PI 8, `llama3` 1: "it *keeps* that pair"), run in transformers' `linear` and `llama3`; "So the slowest
+    pair meets no new angle. Position interpolation also slows the fastest pair, though as a fast pair it needs no
+    division." The lead also defines "A pair's turns in $L$" as the turn row does, before the rows that use it.
     Each divisor is above the stretch; dynamic NTK's 9 stays in the collapsed worked example, beside its formula. Its
     L and `factor` are Llama 3.1's config's; its numbers equal the collapsed worked example's (stretch, the first two
     of its three rules' rows, which hold the
@@ -4266,8 +4270,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
     ((config_word, main_stretch, slowest),) = re.findall(
-        r"\*stretch\*, the input's length over \$L\$, so RoPE scalings slow the slow pairs\. Three numbers are easy to"
-        r" mix up: \| number \| what it is \|"
+        r"\*stretch\*, the input's length over \$L\$, so RoPE scalings slow the slow pairs\. A pair's turns in \$L\$"
+        r" are how many full turns it makes over \$L\$ positions; YaRN and `llama3` set their bounds in them\. Three"
+        r" numbers are easy to mix up: \| number \| what it is \|"
         r" set by \| \|---\|---\|---\| \| \*extension factor\*"
         r" \$s\$ \| the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
         r" the input's length over \$L\$, \$([^$]+)\$ for \$\\ell\$ tokens \| the input \| \|"
@@ -4275,19 +4280,37 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" the rule, and for a dynamic rule also the input \| An example:",
         visible,
     )
-    ((main_L, main_times, main_two, main_rules, main_factor, main_pi, main_llama3),) = re.findall(
+    lead = re.findall(
         r"^## Longer inputs A model's \*trained length\* \$L\$ gives its training offsets, 0 to \$L - 1\$\. Over them a"
         r" \*fast pair\* makes at least one \*turn\*, a full rotation; a \*slow pair\* turns less than once, so beyond"
         r" \$L\$ it meets new angles\. To meet none, a slow pair needs its frequency divided by about the \*stretch\*,"
-        r" the input's length over \$L\$, so RoPE scalings slow the slow pairs\. Three numbers are easy to mix up: .*?"
+        r" the input's length over \$L\$, so RoPE scalings slow the slow pairs\. A pair's (turns in \$L\$) are how many"
+        r" full turns it makes over \$(L)\$ positions; YaRN and `llama3` set their bounds in them\. Three numbers are"
+        r" easy to mix up: .*?"
         r" An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, and an input of \$(\d)L\$ tokens, so"
         r" its stretch is (\d+)\. Give (two) rules Llama 3\.1's configured `factor`, (\d+), as their extension"
         r" factor\. Each rule's effective factor exceeds the stretch: \| rule \| divides"
-        r" the slowest pair's frequency by \| \|---\|---\| \| \*position interpolation\* \| (\d+), the `factor`, at"
-        r" any length \| \| `llama3` \| (\d+), the `factor`, at any length \| So the slowest pair meets no new"
-        r" angle\. Such slowing has costs; chapter 8 measures two of them\. \(glossary-longer-terms\)=",
+        r" the slowest pair's frequency by \| divides the fastest pair's frequency by \| \|---\|---\|---\|"
+        r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
+        r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair \| So the slowest pair"
+        r" meets no new angle\. Position interpolation also slows the fastest pair, though as a fast pair it needs no"
+        r" division\. Such slowing has costs; chapter 8 measures two of them\. \(glossary-longer-terms\)=",
         visible.strip(),
     )
+    assert len(lead) == 1, lead
+    (
+        turns_in_l,
+        over,
+        main_L,
+        main_times,
+        main_two,
+        main_rules,
+        main_factor,
+        main_pi,
+        fast_pi,
+        main_llama3,
+        fast_l3,
+    ) = lead[0]
     # "Each rule's effective factor exceeds the stretch": every divisor in the table is above the stretch
     assert all(int(value) > int(main_two) for value in (main_pi, main_llama3)), main_two
     assert "dynamic NTK" not in visible and "9 at" not in visible  # dynamic NTK's 9, with its formula, in the block
@@ -4299,6 +4322,26 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     l_theta = posenc.rope_inv_freq(l_d, l_base, dtype=torch.float64)
     l3 = hf_llama3(l_d, l_base, l_s, llama["high_freq_factor"], llama["low_freq_factor"], l_L).double()
     assert abs(float(l_theta[-1] / l3[-1]) - int(main_llama3)) < 1e-4 * int(main_llama3)
+    # the table's second column, the fastest pair's divisor: transformers' `linear` (PI) divides it by `factor`, and
+    # `llama3` keeps it (divisor exactly 1); the fastest pair (largest frequency, pair 0) is a fast pair, so "as a fast
+    # pair it needs no division" (a full turn over offsets 0 to L - 1, the fast pair row's inequality)
+    fastest_pair = int(torch.argmax(l_theta))
+    assert fastest_pair == 0 and (l_L - 1) * float(l_theta[fastest_pair]) >= 2 * math.pi
+    linear = hf_inv_freq(l_d, rope_type="linear", rope_theta=l_base, factor=l_s).double()
+    assert abs(float(l_theta[fastest_pair] / linear[fastest_pair]) - int(fast_pi)) < 1e-6 * int(fast_pi), linear[0]
+    assert abs(float(l_theta[-1] / linear[-1]) - int(main_pi)) < 1e-6 * int(main_pi)  # and its slowest by 8 too
+    # pair 0's frequency is base**0 = 1 exactly, in float32 and float64: `llama3` leaves it exactly 1
+    assert int(fast_l3) == 1 and float(l3[fastest_pair]) == float(l_theta[fastest_pair]) == 1.0
+    assert int(fast_pi) == int(main_factor) > int(fast_l3)  # the contrast: PI slows the fastest pair, llama3 does not
+    # the lead's "turns in $L$": the turn row's own definition (checked against the angle at offset L in
+    # test_llama3_and_yarn_count_turns_over_one_position_more), given before any row that uses the count
+    defined = f"Pair $i$'s {turns_in_l}, $L/\\lambda_i$, are how many full turns it makes over ${over}$ positions |"
+    assert defined in row("turn")
+    whole_raw = page()
+    assert whole_raw.index("turns in $L$") == whole_raw.index("A pair's turns in $L$ are how many full turns") + 9
+    assert whole_raw.index("turns in $L$") < whole_raw.index("| betas |") < whole_raw.index("| Llama 3.1 scaling (")
+    # YaRN's and llama3's bounds are in turns in L: both rows say so
+    assert "in turns in $L$" in row("betas") and "in turns in $L$" in row("Llama 3.1 scaling (`llama3`)")
     # the three numbers' table comes before the example that uses them, which comes before the terms
     assert visible.index("| number |") < visible.index("An example:") < visible.index("(glossary-longer-terms)=")
     # the rules' divisors at 2L with `factor` 8 are the worked example's (collapsed)
@@ -4325,8 +4368,14 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert int(dyn_value) > int(stretch_value) and int(dyn_value) != int(main_factor), dyn_value
     assert (
         "In general, a rule keeps the slowest pair within its trained arc when its effective factor reaches"
-        " $(\\ell - 1)/(L - 1)$, just above the stretch." in example
+        " $(\\ell - 1)/(L - 1)$, the input's last offset over training's last, just above the stretch." in example
     )
+    # "the input's last offset over training's last": an input of ell tokens ends at offset ell - 1, training at L - 1;
+    # dividing the slowest pair by that ratio puts its last angle exactly on training's last
+    for n_tokens in (2 * l_L, 3 * l_L + 5):
+        last_angle = (n_tokens - 1) * float(l_theta[-1]) / ((n_tokens - 1) / (l_L - 1))
+        assert abs(last_angle - (l_L - 1) * float(l_theta[-1])) < 1e-9
+        assert n_tokens / l_L < (n_tokens - 1) / (l_L - 1) < n_tokens / l_L * 1.001  # just above the stretch
     fastest = "fastest"  # pair 0: checked below with argmax
     most = "most"  # the costs block's premise: the rules slow most other pairs more than they need
     (main_formula,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", example)

@@ -571,9 +571,9 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     zero_shot = (
         "- In a decoder, at usual settings, RoPE's slowest pairs rotate less than a full circle over a training input,"
         " so longer inputs show them angles that training never did."
-        " *Test-time rules* slow RoPE's rotations with no more training. [Chapter 7](../notebooks/07_beyond.ipynb)"
-        " gives several; chapter 8 tests three, among them PI, slowing every pair, and YaRN, slowing mainly the"
-        " slowest."
+        " *Test-time rules* slow RoPE's rotations with no more training, so that long offsets give smaller angles,"
+        " closer to those of training. [Chapter 7](../notebooks/07_beyond.ipynb) gives several; chapter 8 tests three,"
+        " among them PI, slowing every pair, and YaRN, slowing mainly the slowest."
         " - On inputs eight times longer than in training, small RoPE models find at most about a quarter of the"
         " *passkeys*, digits hidden at random distances and asked for later. With PI or YaRN, they find nearly all."
         " Models with no position encoding find them too: the passkey is the input's only digit, so content alone can"
@@ -665,7 +665,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     assert takeaways.count(" - ") == 3 and later.count(" - ") == 3, (takeaways.count(" - "), later.count(" - "))
     assert "From later chapters" not in text and "From this page" not in text
     for item in takeaways.split(" - ")[1:] + later.split(" - ")[1:]:
-        sentences = re.split(r"(?<=\.) (?=[A-Z*])", item.replace("<details>", "").strip())
+        sentences = re.split(r"(?<=\.) (?=[A-Z*]|\[[A-Z])", item.replace("<details>", "").strip())
         assert len(sentences) <= 3 and max(len(s.split()) for s in sentences) <= 30, item
     # "*Fine-tuning*" is defined where the main line first uses it, by what it is: more training at the longer length
     assert main_.lower().index("fine-tuning") == main_.index("*Fine-tuning*, more training on inputs") + 1
@@ -970,10 +970,31 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     # frequency by the extension factor $s$" and "YaRN divides the slow pairs' frequencies by $s$, and the others by
     # less or not at all", checked below against posenc's rules
     assert (
-        "did. *Test-time rules* slow RoPE's rotations with no more training. [Chapter 7](../notebooks/07_beyond.ipynb)"
-        " gives several; chapter 8 tests three, among them PI, slowing every pair, and YaRN, slowing mainly the"
-        " slowest." in " ".join(main.split())
+        "did. *Test-time rules* slow RoPE's rotations with no more training, so that long offsets give smaller angles,"
+        " closer to those of training. [Chapter 7](../notebooks/07_beyond.ipynb) gives several; chapter 8 tests"
+        " three, among them PI, slowing every pair, and YaRN, slowing mainly the slowest." in " ".join(main.split())
     )
+    # "so that long offsets give smaller angles, closer to those of training": each of chapter 8's three rules, as its
+    # run sets them for inputs of 8L = 512, gives every slow pair (pairs 3 to 7) a smaller angle at the longest offset,
+    # 511, than plain RoPE, and one nearer training's largest, 63 theta_i; PI and YaRN bring it within one position's
+    # angle of it (511 / 8 = 63.875 positions' worth), dynamic NTK only the last pair, the others part of the way
+    from posenc.experiments.config import experiment_scaling
+
+    config_ = metrics()["config"]
+    L8_, plain8_ = config_["train_length"], posenc.rope_inv_freq(16, 10_000.0).double()
+    slow8_ = (L8_ - 1) * plain8_ < 2 * math.pi
+    far_ = (8 * L8_ - 1) * plain8_  # plain RoPE's angle at the longest offset
+    for rule_ in ("pi", "dynamic", "yarn"):
+        scaling_, seq_len_ = experiment_scaling(config_, rule_, 8 * L8_)
+        freq_ = scaling_.inv_freq(16, 10_000.0, seq_len=seq_len_)[0].double()
+        got_ = (8 * L8_ - 1) * freq_
+        assert bool((got_[slow8_] < far_[slow8_] * (1 - 1e-6)).all()), rule_  # smaller
+        gap_, gap0_ = got_ - (L8_ - 1) * plain8_, far_ - (L8_ - 1) * plain8_
+        assert bool((gap_[slow8_].abs() < gap0_[slow8_] / 2).all()), (rule_, gap_, gap0_)  # closer, by over half
+        if rule_ != "dynamic":
+            assert bool((gap_[slow8_].abs() <= plain8_[slow8_] * (1 + 1e-5)).all()), (rule_, gap_)
+        else:
+            assert abs(float(gap_[-1])) <= float(plain8_[-1]) * (1 + 1e-5) and float(gap_[3]) > float(plain8_[3])
     # "chapter 8 tests three": its saved run holds three rules applied at test time to the plain RoPE models,
     # dynamic PI, dynamic NTK and YaRN
     assert {"rope+pi", "rope+dynamic", "rope+yarn"} <= set(metrics()["metrics"])
@@ -1595,7 +1616,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     (m0, n0, m1, n1) = (
         int(v) for v in re.findall(r"\| score \| query (\d+), key (\d+) \| query (\d+), key (\d+) \|", text)[0]
     )
-    (by,) = (int(v) for v in re.findall(r"moving both tokens by (\d+) leaves RoPE's score as it was", text))
+    (by,) = (int(v) for v in re.findall(r"Moving both tokens by (\d+) leaves RoPE's score as it was", text))
     assert m1 - m0 == n1 - n0 == by, (m0, n0, m1, n1, by)
     x = torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64)
     pe = posenc.sinusoidal_encoding(13, 4).double()
@@ -1606,8 +1627,9 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     change = added[1] - added[0]  # 0.5031 - 0.7658 = -0.2627
     assert added[1] < added[0], added  # "lowers the added encoding's"
     after = (
-        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | Read each row on its own: moving both tokens by"
-        f" {by} leaves RoPE's score as it was, but lowers the added encoding's. <details>"
+        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | In both cases the last term is the same, so only the"
+        " two word–position terms change; the added score also includes $x \\cdot x = 1$, so compare within a row."
+        f" Moving both tokens by {by} leaves RoPE's score as it was, but lowers the added encoding's. <details>"
     )
     # "So they change when both tokens shift by 7": the word-position terms, sin m + sin n, change under the
     # table's shift, while the rest, a function of n - m, does not
@@ -2388,8 +2410,9 @@ def test_the_check_is_one_section_with_its_verdict_first():
         "*Added encoding.* The *sinusoidal encoding* of chapter 2",
         "The score splits into four terms,",
         "| score | query 5, key 3 | query 12, key 10 | |---|---|---|",
-        "Read each row on its own: moving both tokens by 7 leaves RoPE's score as it was, but lowers the added"
-        " encoding's.",
+        "In both cases the last term is the same, so only the two word–position terms change; the added score also"
+        " includes $x \\cdot x = 1$, so compare within a row.",
+        "Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added encoding's.",
         "<summary>Where each number comes from, and other weights</summary>",
         "<summary>Does RoPE's score know which side the key is on?</summary>",
         "Without a causal mask, can RoPE's score tell a key 2 positions before its query from one 2 after?",
@@ -2498,13 +2521,14 @@ def test_the_figure_draws_the_checks_rotated_query_and_key():
 
 
 def test_the_notation_names_llama_3s_base():
-    """Notation: the base is "10 000 unless stated, far larger in many recent models, such as Llama 3's 500 000:
-    `rope_theta` in its `config.json`, a key of `rope_parameters` in transformers 5 (chapter 10)": chapter 10's table
-    and the book's copy of the config, where `rope_theta` is a field of its own; in the installed transformers a
-    config given `rope_theta` keeps it only in `rope_parameters`, with no attribute of that name, as Reading model
-    code says. The 500 000 is checked against two sources other than the book's copy: the published config.json,
-    quoted (not downloaded: the tests run offline) from https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/
-    config.json, and the installed transformers' defaults for Meta's Llama 3.2 Vision text model and Llama 4, both
+    """Notation: "The base is 10 000 unless stated. Many recent models use a far larger one, such as Llama 3's
+    500 000. Llama 3's `config.json` names it `rope_theta`; transformers 5 keeps it under that key in
+    `rope_parameters` (chapter 10)": chapter 10's table and the book's copy of the config, where `rope_theta` is a
+    field of its own; in the installed transformers a config given `rope_theta` keeps it only in `rope_parameters`,
+    under the key `rope_theta`, with no attribute of that name, as Reading model code says. The 500 000 is checked
+    against two sources other than the book's copy: the published config.json, quoted (not downloaded: the tests
+    run offline) from https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json, and the installed
+    transformers' defaults for Meta's Llama 3.2 Vision text model and Llama 4, both
     500 000. The LlamaConfig below checks only where transformers 5 keeps the value, not the value."""
     import transformers
 
@@ -2512,8 +2536,9 @@ def test_the_notation_names_llama_3s_base():
 
     text = page()
     assert (
-        "far larger in many recent models, such as Llama 3's 500 000: `rope_theta` in its `config.json`, a key of"
-        " `rope_parameters` in transformers 5 (chapter 10) |" in text
+        "for base $b$. The base is 10 000 unless stated. Many recent models use a far larger one, such as Llama 3's"
+        " 500 000. Llama 3's `config.json` names it `rope_theta`; transformers 5 keeps it under that key in"
+        " `rope_parameters` (chapter 10) |" in text
     )
     assert "| Llama 3 8B | RoPE, base 500000 from pre-training | 128 / 128 | 500 000 |" in chapter("10_rope_today")
     published = {"rope_theta": 500000.0, "max_position_embeddings": 8192}  # Meta-Llama-3-8B's config.json
@@ -2529,11 +2554,12 @@ def test_the_notation_names_llama_3s_base():
 
 def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     """The check's table gives each score at the two pairs of positions, with no change column, and its reading, on
-    the main line: "Read each row on its own: moving both tokens by 7 leaves RoPE's score as it was, but lowers the
-    added encoding's." The block "Where each number comes from" gives the sums behind the table's cells, the scale
-    caveat and the reason: "By the
-    identity ..., the last term is $\\cos(n - m) + \\cos(0.01(n - m))$: with these weights, a function of the offset
-    alone." The identity weights are named in the sentence itself; what most other weights do is the block's
+    the main line: "In both cases the last term is the same, so only the two word–position terms change; the added
+    score also includes $x \\cdot x = 1$, so compare within a row. Moving both tokens by 7 leaves RoPE's score as it
+    was, but lowers the added encoding's." The block "Where each number comes from" gives the sums behind the
+    table's cells, the scale caveat and the reason: "By the identity ..., the last term is $\\cos(n - m) +
+    \\cos(0.01(n - m))$: with these weights, a function of the offset alone." The identity weights are named in the
+    sentence itself; what most other weights do is the block's
     (test_other_weights_keep_the_positions_in_the_last_term_too). Its
     derivation is in the block under it: "It is $\\cos 2 + \\cos 0.02$, about 0.58, in both cases. So the score's
     change, from 0.766 to 0.503, comes from the word–position terms alone." Computed with posenc's sinusoidal
@@ -2544,8 +2570,9 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
     reading = (
-        "Read each row on its own: moving both tokens by 7 leaves RoPE's score as it was, but lowers the added"
-        " encoding's."
+        "In both cases the last term is the same, so only the two word–position terms change; the added score also"
+        " includes $x \\cdot x = 1$, so compare within a row. Moving both tokens by 7 leaves RoPE's score as it was,"
+        " but lowers the added encoding's."
     )
     # the reason is the block's, right under the reading; the main line claims only the table's reading, so it
     # needs no step from the block
@@ -2565,9 +2592,10 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
         "RoPE's score is one product, $q_m^\\top R_{n-m}\\, k_n$, with no separate $x \\cdot x$ or word–position terms."
     )
     assert lesson in block and "The change comes from the two word–position terms" not in text
-    # the main line tells the reader to read each row on its own, right under the table; the block says why: "The
-    # added encoding's scores include $x \\cdot x = 1$, so the table's two rows are not on one scale": each added
-    # score is 1 more than its position terms, and the rows' ranges do not overlap
+    # the main line tells the reader to compare within a row, right under the table, and why: the last term is the
+    # same in both cases and the added score includes x . x = 1; the block says it again: "The added encoding's
+    # scores include $x \\cdot x = 1$, so the table's two rows are not on one scale": each added score is 1 more
+    # than its position terms, and the rows' ranges do not overlap; the last term's equality is computed below
     assert "| $0.50$ | " + reading in " ".join(main.split())
     scale = "The added encoding's scores include $x \\cdot x = 1$, so the table's two rows are not on one scale."
     assert scale in block
@@ -2805,6 +2833,24 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
         " turn more than 32 times: at chapter 8's short $L$, no pair turns 32 times." in text
     )
     assert config["yarn"] == {"beta_fast": 2.0, "beta_slow": 1.0}
+    # the two counts of turns, told apart: "Turns *within $L$* are $L\\theta_i/2\\pi$, as the YaRN paper counts
+    # them. Over the $L - 1$ offsets of training, which set the slow and fast pairs above, a pair turns a little less:
+    # at chapter 8's $L = 64$, pair 0 turns 10.2 times within $L$ and 10.0 times over the offsets." The kept pairs
+    # above are those of the first count; the slow and fast pairs, those of the second (test_the_slow_pair_...)
+    counts = re.findall(
+        r"at chapter 8's \$L = (\d+)\$, pair 0 turns ([\d.]+) times within \$L\$ and ([\d.]+) times over the offsets\.",
+        text,
+    )
+    assert (
+        "Turns *within $L$* are $L\\theta_i/2\\pi$, as the YaRN paper counts them. Over the $L - 1$ offsets of"
+        " training, which set the slow and fast pairs above, a pair turns a little less:" in text
+    )
+    assert len(counts) == 1 and int(counts[0][0]) == L == 64, counts
+    assert f"{L * float(theta[0]) / (2 * math.pi):.1f}" == counts[0][1] == "10.2"
+    assert f"{(L - 1) * float(theta[0]) / (2 * math.pi):.1f}" == counts[0][2] == "10.0"
+    assert text.index("a *fast* pair at least once, $(L - 1)\\,\\theta_i \\ge 2\\pi$") < text.index(
+        "Turns *within $L$*"
+    )
     assert "A pair that turns more than 32 times is kept." in c7
     assert float(L * theta.max() / (2 * math.pi)) < 32
     assert config["sensitivity"]["yarn b32"] == {"scaling": "yarn", "beta_fast": 32.0, "beta_slow": 1.0}
@@ -2880,10 +2926,10 @@ def test_each_practice_notebook_follows_the_chapters_it_names():
 
 
 def test_rope_rotates_by_absolute_position_but_leaves_the_values_alone():
-    """After the map's table: "RoPE rotates each query and key by its absolute position, yet its score is
-    relative: the next section shows why." After the derivation: "The values are not rotated; position enters the
-    score only." And the check's set-up: "pair 0 turns once in about 6.3 positions and pair 1 in
-    about 628". Checked: R_m q moves with m alone, while the score at one offset stays; posenc's
+    """Before the map's table, right after the two kinds are defined: "RoPE rotates each query and key by its
+    absolute position, yet its score is relative: the next section shows why." After the derivation: "The values are
+    not rotated; position enters the score only." And the check's set-up: "pair 0 turns once in about 6.3 positions
+    and pair 1 in about 628". Checked: R_m q moves with m alone, while the score at one offset stays; posenc's
     RoPE attention with zero query weights (every score 0) gives the same output as the same weights with no
     encoding, which would fail if the values were rotated; transformers' Llama rotates only the queries and keys."""
     from transformers.models.llama import modeling_llama
@@ -2891,11 +2937,11 @@ def test_rope_rotates_by_absolute_position_but_leaves_the_values_alone():
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
     absolute = (
-        "none: chapter 7 | T5's bias is learned, one number per head and range of relative positions; the encoder's"
-        " layers share one such table, the decoder's another. ALiBi's subtracts a fixed slope times the distance. RoPE"
-        " rotates each query and key by its absolute position, yet its score is relative: the next section shows why."
+        "With a *relative* one, position enters the score only through where the key stands relative to the query."
+        " RoPE rotates each query and key by its absolute position, yet its score is relative: the next section shows"
+        " why. | where position enters | how | example | kind |"
     )
-    assert absolute in main
+    assert absolute in main  # stated before the table's RoPE row, which it explains
     assert main.index(absolute) < main.index("## Why RoPE's score sees only the offset")
     g = torch.Generator().manual_seed(3)
     q, k = torch.randn(2, 8, generator=g, dtype=torch.float64)

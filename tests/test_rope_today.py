@@ -931,8 +931,8 @@ def test_generate_numbers_left_padded_rows_from_their_first_real_token():
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"]))
     assert "counts positions from each row's first real token, using the attention mask" in text
-    # the main line: "Even for plain text, a position can differ from the token's index: left-padded `generate`
-    # starts it at each row's first real token, and some packers restart it": the padded row above (index 2 gets 0)
+    # the block's first sentence: "Even for plain text, a position can differ from the token's index: left-padded
+    # `generate` starts it at each row's first real token, and some packers restart it": the padded row (index 2 gets 0)
     # and packed rows
     # (test_chapter_padding_free_positions_restart_per_sequence: index 3 gets 0). The block's "a third case:
     # StreamingLLM numbers cached keys by their slot in the cache": its kept keys take their cache slot, not their
@@ -941,10 +941,13 @@ def test_generate_numbers_left_padded_rows_from_their_first_real_token():
     kept, slot = posenc.streaming_cache_positions(20, n_sink=2, window=6)
     assert slot.tolist() == list(range(8)) and kept.tolist() != slot.tolist()
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert (
+    padded = (
         "Even for plain text, a position can differ from the token's index: left-padded `generate` starts it at each"
-        " row's first real token, and some packers restart it with each document." in main_line
+        " row's first real token, and some packers restart it with each document."
     )
+    # the sentence opens the section's block, so the main line carries one idea, M-RoPE
+    assert f"<summary>Plain text: ids that are not the place in the row</summary> {padded}" in text
+    assert padded not in main_line and "left-padded" not in main_line
     assert (
         "The appendix's *Rolling caches and sinks* part shows a third case: StreamingLLM numbers cached keys by their"
         " slot in the cache." in text
@@ -2172,6 +2175,10 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     assert "Llama 4 Scout's chunks hold 8192 tokens, so no RoPE distance reaches a chunk's length." in main_line
     assert "Meta's own code skips the chunk mask" not in main_line
+    # one clause says Meta's code differs and names the block that says how; that block's summary is as named
+    pointer = "Meta's own decoding code differs, as the block *Where sources differ* below says."
+    assert pointer in main_line and main_line.index("only the NoPE layers reach far keys.") < main_line.index(pointer)
+    assert text.index(pointer) < text.index("<summary>Where sources differ: Meta's own code when decoding</summary>")
     # "Scout's chunks hold 8192 tokens": the copied row (the notebook's consistency asserts compare it with
     # transformers' Llama4TextConfig); within chunks of c tokens no query sees a key c or more back
     assert book.MODEL_ROPE_CONFIGS["llama-4-scout"]["extra"]["attention_chunk_size"] == 8192
@@ -2396,7 +2403,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "Its decay fades the fast pairs first; far back, their terms only swing around zero.",
         "In the figure, at $d = 64$ two to four thousand tokens back:",
         "left, unrelated keys get quieter: the mean size of their scores falls to about a third of RoPE's;",
-        "right, a key equal to its query keeps its average: no lower than RoPE's, and it swings less.",
+        "right, a key equal to its query keeps its average this far back: no lower than RoPE's, and it swings less;"
+        " nearer in, xPos lowers it, as the appendix's *xPos* part shows.",
         "The left panel measures mean size, $|\\text{score}|$, since unrelated keys' scores average zero; the right"
         " panel, the average with signs.",
         "Nearer in, xPos does lower this average at $d = 64$: over every span of distances from $a$ to $2a - 1$ with"
@@ -2958,7 +2966,8 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
     takeaways = main_line[main_line.index("## Takeaways") : main_line.index("## Exercises")]
     # takeaway 4 leaves the factor to its block, as the main line never introduces it
-    assert "even on short inputs." in takeaways
+    assert "even on short inputs, as the scaling section's first block says." in takeaways
+    assert "attention factor" not in takeaways
     assert "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*" in chapter_markdown(
         "10_rope_today"
     )
@@ -2991,7 +3000,7 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     ):
         assert sentence in (text if not sentence.startswith("\n") else raw), sentence
     # LongRoPE and the attention factor are a collapsed block; the main line, takeaways included, does not rely on it
-    side = "<details><summary>LongRoPE, and the fixed attention factor of YaRN and LongRoPE</summary>"
+    side = "<details><summary>Static scalings, LongRoPE, and the fixed attention factor of YaRN and LongRoPE</summary>"
     assert side in raw and raw.index(side) < raw.index("LongRoPE slows each pair by its own searched factor.")
     scaling_part = main_line[main_line.index("## How each scaling reshapes") : main_line.index("## What is a position")]
     assert "attention factor" not in scaling_part and "LongRoPE" not in scaling_part
@@ -3158,8 +3167,10 @@ def test_chapter_config_check_snippet_gives_the_opening_frequencies(tmp_path):
     ):
         assert sentence in text, sentence
     cells = nb_cells()
-    opening = "".join(cells[1]["source"])
-    fields = json.loads("{" + re.search(r"```json\n(.*?)```", opening, re.S).group(1).rstrip().rstrip(",") + "}")
+    fields_cell = next(
+        "".join(c["source"]) for c in cells if "".join(c["source"]).startswith("## A config's position fields")
+    )
+    fields = json.loads("{" + re.search(r"```json\n(.*?)```", fields_cell, re.S).group(1).rstrip().rstrip(",") + "}")
     config_cell = next(
         "".join(c["source"]) for c in cells if "".join(c["source"]).startswith("## Reading a modern config")
     )
@@ -3443,7 +3454,8 @@ def test_chapter_partial_rotary_names_its_content_channel():
     """Chapter 10, *Partial rotary* (main line): "The second has no position in it: a content channel that no distance
     blurs." The pass-through term q_pass . k_pass
     is the same for every (m, n), while the rotated term changes; a key equal to its query gets |q_pass|^2 at every
-    distance. The opening puts its three goals right after the six questions, before the config it reads."""
+    distance. The opening puts its three goals right after the six questions; the config it reads follows in the next
+    cell, under its own heading."""
     text = chapter_markdown("10_rope_today")
     assert "The second has no position in it: a content channel that no distance blurs." in text
     g = torch.Generator().manual_seed(1)
@@ -3459,9 +3471,15 @@ def test_chapter_partial_rotary_names_its_content_channel():
     torch.testing.assert_close(
         matching - q_at[:, :d_rot] @ q_at[0, :d_rot], torch.full_like(matching, float(q[d_rot:] @ q[d_rot:]))
     )
-    opening = "".join(nb_cells()[1]["source"])
+    cells = nb_cells()
+    opening, fields_cell = ("".join(c["source"]) for c in cells[1:3])
+    assert opening.startswith("# RoPE as today's models use it") and "```json" not in opening
     assert opening.index("| 6. Does a decay factor") < opening.index("After this chapter you will be able to:")
-    assert opening.index("After this chapter you will be able to:") < opening.index("```json")
+    assert opening.index("After this chapter you will be able to:") < opening.index("It assumes RoPE from chapter 4")
+    # the config, its formula and its fields' questions: the next cell, under its own heading
+    assert fields_cell.startswith("## A config's position fields\n\nLlama 3.1 8B's published `config.json`")
+    for part in ("```json", "turns by $\\theta_i = b^{-2i/d}$", "no field here answers the questions on dimensions"):
+        assert part in fields_cell, part
 
 
 def test_chapter_matching_key_running_average_and_static_takeaway():
@@ -3470,8 +3488,8 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     |Δ| = 1 .. 255) keeps 0.23 of its peak; the claim is the draw's, and it could fail: some random queries keep
     more than half (the appendix: nine in ten keep about 0.18 to 0.66). The old "running average ... stays below that
     peak" held for every query, so it taught nothing. "The pass-through term stays whole at every distance": |q_pass|^2
-    at every |Δ|. Takeaway 4: the static scalings slow pairs "even on short inputs", as the scaling section's main
-    line says. The layout sentence has no block that only points elsewhere."""
+    at every |Δ|. Takeaway 4: the static scalings slow pairs "even on short inputs", as the scaling section's first
+    block says, and the takeaway points there. The layout sentence has no block that only points elsewhere."""
     shares = []
     for seed in range(50):
         g = torch.Generator().manual_seed(seed)
@@ -3524,10 +3542,17 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert 'ax.set(xlabel="distance |Δ| (tokens back)"' in code  # both panels in |Δ|, as every later figure
     assert "masked in causal attention" not in code  # the left panel draws keys before the query only
     assert (
-        "YaRN and the `llama3` rule keep the fastest pairs and slow the slowest ones, even on short inputs."
-        in main_line
+        "YaRN and the `llama3` rule keep the fastest pairs and slow the slowest ones, even on short inputs, as the"
+        " scaling section's first block says." in main_line
     )
-    assert "PI, YaRN and the `llama3` rule are *static*: they slow the same pairs on every input" in main_line
+    static = "PI, YaRN and the `llama3` rule are *static*: they slow the same pairs on every input, short ones too."
+    assert static not in main_line  # the figure does not need it: it sits in the section's first block
+    scaling = text[text.index("## How each scaling reshapes") : text.index("## What is a position")]
+    first_block = scaling[scaling.index("<details>") : scaling.index("</details>")]
+    assert "<summary>Static scalings, LongRoPE, and the fixed attention factor of YaRN and LongRoPE</summary>" in (
+        first_block
+    )
+    assert static in first_block
     assert "<summary>Where each model and library sets the layout</summary>" not in text
 
 
@@ -3551,7 +3576,11 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     assert thin in text and thin not in main_line  # in the block under the section
     # the block's "At about a third of single distances, base 5e5 scores above 1e6": over distances 1 to 16 383, 32 767
     # and 65 535 (0.34, 0.33, 0.33)
-    assert "At about a third of single distances, base $5 \\cdot 10^5$ scores above $10^6$." in text
+    assert (
+        "At about a third of the single distances drawn, 1 to 16 383, base $5 \\cdot 10^5$ scores above $10^6$." in text
+    )
+    assert "one = torch.arange(1, 16384, dtype=f64)" in _figure_titles()  # the thin line drawn: distances 1 .. 16 383
+    assert "assert abs(above_share - 0.343) < 0.005" in _figure_titles()  # and the notebook checks the share there
     for n in (16384, 32768, 65536):
         r = torch.arange(1, n, dtype=torch.float64)[:, None]
         above = torch.cos(r * posenc.rope_inv_freq(128, 5e5).double()).mean(1) > torch.cos(
