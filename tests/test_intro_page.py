@@ -1987,8 +1987,8 @@ def test_the_roformer_curve_is_a_factor_of_an_upper_bound():
 
 def test_rope_replaced_the_classic_encodings_in_llama_qwen_and_mistral():
     """Opening: "Classic absolute encodings add a vector to each token's input. Rotary position embedding (RoPE), from
-    the RoFormer paper, instead rotates the queries and keys." Then "It shows how RoPE replaced them in open large language
-    models such as Llama, Qwen and Mistral":
+    the RoFormer paper, instead rotates the queries and keys." Then "It shows how RoPE replaced them in open large
+    language models such as Llama, Qwen and Mistral":
     in the installed transformers, their attention rotates queries and keys, and their models hold no table of
     position vectors, as GPT-2's and BERT's do. The opening states only the book's plan; the comparison stands right
     in the block "The four choices as scores": "ALiBi's is a penalty: each head subtracts its own fixed number times
