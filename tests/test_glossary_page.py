@@ -380,13 +380,13 @@ def test_fast_pair_condition_is_a_full_turn_over_trainings_offsets():
 
 
 def test_llama3_bounds_are_turns_in_l():
-    """The row: "bounds `high_freq_factor` and `low_freq_factor` in turns in $L$", and the block "In models and code":
+    """The row: "bounds `high_freq_factor` and `low_freq_factor` in *turns in $L$*", and the block "In models and code":
     "Llama 3.1 sets `llama3`'s bounds `high_freq_factor` and `low_freq_factor` to 4 and 1": the values
     against posenc/book/models.py's copy of Llama 3.1's config (a prose sync), and what they mean, from transformers'
     `llama3`: a pair turning more than `high_freq_factor` times in L is kept, one turning fewer than `low_freq_factor`
     times is divided by the factor."""
 
-    assert "bounds `high_freq_factor` and `low_freq_factor` in turns in $L$, and no attention factor |" in row(
+    assert "bounds `high_freq_factor` and `low_freq_factor` in *turns in $L$*, and no attention factor |" in row(
         "Llama 3.1 scaling (`llama3`)"
     )
     ((high, low),) = re.findall(
@@ -525,8 +525,9 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "Each scale below multiplies the logits by one number, in the table's fourth column:
-    above 1, it sharpens attention. The word clashes: this page's *temperature* $t$ divides the logits, while Llama
+    """The section's opening: "Each scale below multiplies the logits by one number for each query position, in the
+    table's fourth column: above 1, it sharpens attention. The attention factor does so only in a fully rotated head.
+    The word clashes: this page's *temperature* $t$ divides the logits, while Llama
     4's *query temperature* multiplies them", with the attention factor's caveat, "in a fully rotated head", in its
     row's cell: the fourth column's
     heading, "multiplier of each logit", is that convention; every row of the table fills it with a formula; the
@@ -538,14 +539,25 @@ def test_a_larger_multiplier_never_flattens_attention():
     Reading model code's temperature rules."""
     text = page()
     ((above, direction, t_verb, tau_verb),) = re.findall(
-        r"Each scale below multiplies the logits by one number, in the table's fourth column: (above|below) 1, it"
-        r" (sharpens|flattens) attention\. The word clashes: this page's"
+        r"Each scale below multiplies the logits by one number for each query position, in the table's fourth column:"
+        r" (above|below) 1, it (sharpens|flattens) attention\. The attention factor does so only in a fully rotated"
+        r" head\. The word clashes: this page's"
         r" \*temperature\* \$t\$ (divides|multiplies) the logits, while Llama 4's \*query temperature\*"
         r" (multiplies|divides) them\.",
         text,
     )
     only_in = "fully rotated"
     assert (above, direction) == ("above", "sharpens"), (above, direction)  # the entropy check below
+    # "one number for each query position": each multiplier that is not a constant is set by the query's position,
+    # or by the tokens it attends (the rows' own words), never by the key
+    assert "on the query at position $p \\ge L$" in row("logn attention (`use_logn_attn`)")
+    assert cells("logn attention (`use_logn_attn`)")[3] == "$\\log_L(p + 1)$"
+    assert "on the queries of Llama 4's NoPE layers, growing in steps with the position" in row(
+        "Llama 4's query temperature $\\tau$ (temperature tuning)"
+    )
+    assert cells("Scalable-Softmax")[3] == "$c \\ln N$, with $c$ learned and $N$ the number of tokens attended"
+    for term in ("softmax scale", "temperature (attention temperature)"):  # the constants
+        assert cells(term)[3] in ("$1/\\sqrt d$", "$1/t$"), term
     # the attention factor's number, a^2, holds in a fully rotated head only: its cell says so, and in a partial
     # rotary head, the block's case, the logit of a pair of vectors is scaled by a^2 in some pairs and by 1 in others
     assert cells("attention factor")[3].startswith(f"$a^2$ in a {only_in} head,"), cells("attention factor")
@@ -803,6 +815,9 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
         "01_why_position": "the offset $j - i$",
         "02_absolute": "of the offset $\\Delta = n - m$ alone, key minus query",
         "04_rope": "the offset is $n - m$, key minus query",
+        "06_alibi": "it depends only on $j - i$",
+        "08_extrapolation": "the book's relative position $j - i$, key minus query",
+        "11_learned_position": "The book's offset is key minus query, $j - i$",
     }
     for glossary_row, users in (("distance | 距离", unsigned), ("offset", offset)):
         for name, words in users.items():  # each chapter uses the word so, and the row links it
@@ -972,6 +987,9 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
         if re.search(r"j ?- ?i\b", chapter(Path(path).stem)):
             writes.add(int(Path(path).name[:2]))
     assert {int(n) for n in re.findall(r"\d+", listed)} == writes, (listed, writes)
+    # the row's chapter column links every chapter it says writes j - i (and chapters 2 and 4, which write n - m)
+    linked = {int(n) for n in re.findall(r"\{doc\}`(\d+) <\.\./notebooks/", row("offset"))}
+    assert writes <= linked and linked - writes == {2, 4}, (linked, writes)
     assert f"a query's position, with $j$ the key's, in chapters {listed};" in letters("$i$")
     assert "depends only on the offset $j - i$" in chapter("01_why_position")
     grid = posenc.relative_positions(6)  # [query, key]: key_pos - query_pos
@@ -1053,12 +1071,13 @@ def test_base_row_names_rope_parameters():
 
 
 def test_llama3_and_yarn_count_turns_over_one_position_more():
-    """The turn row: "Pair $i$'s turns in $L$, $L/\\lambda_i$, are how many full turns it makes over $L$ positions":
+    """The row *turns in $L$*: "how many full *turns* pair $i$ makes over $L$ positions, $L/\\lambda_i$; YaRN and
+    `llama3` set their bounds in them":
     the angle at offset $L$, in turns, one offset more than the fast pair row's last offset $L - 1$ (that detail is
     the collapsed block's, below); the rows that use the count, `llama3`'s
     "bounds ...
-    in turns in $L$" and the betas' "in turns in $L$", sit below it; the fast pair row's test over offsets "up to
-    $L - 1$"; and the
+    in *turns in $L$*" and the betas' "in *turns in $L$*", mark it as a row (the page's italics); the fast pair
+    row's test over offsets "up to $L - 1$"; and the
     collapsed block "Turns in L and the fast pairs' offsets": "A pair's turns in $L$, $L\\theta_i/(2\\pi)$, measure its
     angle at offset $L$, one position further than training's longest offset, $L - 1$. So a pair at the edge can turn
     once in $L$ and still not be fast. In Llama 3.1's head the two counts sort the pairs alike: pairs 0 to 34 turn at
@@ -1066,13 +1085,14 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs whose count is `beta_fast` and `beta_slow`. A
     short L (16) makes L and L - 1 differ enough to tell apart."""
 
-    ((in_l, over),) = re.findall(
-        r"Pair \$i\$'s turns in \$L\$, \$([^$]+)\$, are how many full turns it makes over \$([^$]+)\$ positions \|",
-        row("turn"),
+    ((over, in_l),) = re.findall(
+        r"\| how many full \*turns\* pair \$i\$ makes over \$([^$]+)\$ positions, \$([^$]+)\$; YaRN and `llama3` set"
+        r" their bounds in them \|",
+        row("turns in $L$"),
     )
-    assert "past training's last" not in row("turn")  # the L versus L - 1 detail: the block "Turns in L ..."
+    assert "past training's last" not in row("turns in $L$")  # the L versus L - 1 detail: the block "Turns in L ..."
     step = 1  # over L positions: the angle at training's last offset, L - 1, plus one
-    assert "in turns in $L$" in row("Llama 3.1 scaling (`llama3`)") and "in turns in $L$" in row("betas")
+    assert "in *turns in $L$*" in row("Llama 3.1 scaling (`llama3`)") and "in *turns in $L$*" in row("betas")
     (count,) = re.findall(
         r"A pair's turns in \$L\$, \$([^$]+)\$, measure its angle at offset \$L\$, one position further than training's"
         r" longest offset, \$L - 1\$\.",
@@ -1339,7 +1359,7 @@ def test_rope_row_offset_and_turn_row_full_rotation():
         "turns coordinate pair $i$ of a query at $m$ by $m\\theta_i$ and of a key at $n$ by $n\\theta_i$, so their"
         " score depends on position only through $n - m$" in row("rotary position embedding (RoPE)")
     )
-    assert "| turn | 圈 | one full rotation, $2\\pi$." in row("turn")
+    assert "| turn | 圈 | one full rotation, $2\\pi$ |" in row("turn")
     d = 16
     g = torch.Generator().manual_seed(0)
     q, k = torch.randn(2, d, generator=g, dtype=torch.float64)
@@ -2061,7 +2081,8 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     rows of this page. The commonest follow; the collapsed table below lists all:", then a
     table, "letter or word | meaning here | meaning in another chapter",
     with five plain rows: distance (never negative here, signed in chapters 3, 5 and 10), $i$ (a pair's index here, a
-    query's position in chapters 1, 3, 6, 8 and 11), $m$ (a query's position here, a key's in chapter 9), $s$
+    query's position in chapters 1, 3, 6, 8 and 11), $m$ (a query's position here, but $m_h$ ALiBi's slope as in
+    chapter 6, a key's position in chapter 9), $s$
     (`factor` here, the stretch in chapter 8) and temperature (a divisor here, a growing multiplier in chapter 8):
     each name has a row in the section's collapsed table, which names the same chapters; chapter 9's markdown writes
     "key $m$", chapter 8's "*stretch* $s$" and "An attention temperature that grows". The collapsed table's rows for
@@ -2070,13 +2091,14 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     section = raw[raw.index("(glossary-letters)=\n## ") :]
     visible = section[: section.index("<details>")]
     visible = re.sub(r"\s+", " ", visible)
-    ((two, d_chapters, i_chapters, m_chapter, s_factor, s_chapter, t_chapter),) = re.findall(
+    ((two, d_chapters, i_chapters, m_slope, slope_chapter, m_chapter, s_factor, s_chapter, t_chapter),) = re.findall(
         r"Some letters and words change meaning between chapters, or between rows of this page\. The (commonest) follow"
         r"; the collapsed table below lists all:"
         r" \| letter or word \| meaning here \| meaning in another chapter \| \|---\|---\|---\|"
         r" \| \*distance\* \| \$\\lvert n - m\\rvert\$, never negative \| signed in chapters ([\d, and]+) \|"
         r" \| \$i\$ \| a pair's index, from 0 \| a query's position in chapters ([\d, and]+) \|"
-        r" \| \$m\$ \| a query's position \| a key's position in chapter (\d+) \|"
+        r" \| \$m\$ \| a query's position, but \$(m_h)\$ is ALiBi's \*slope\*, as in chapter (\d+) \|"
+        r" a key's position in chapter (\d+) \|"
         r" \| \$s\$ \| the \*extension factor\* `(\w+)` \| the \*stretch\* in chapter (\d+) \|"
         r" \| temperature \| a number \$t\$ that divides the logits \| a growing multiplier of the logits in chapter"
         r" (\d+) \|"
@@ -2091,9 +2113,10 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     assert f"in chapter {t_chapter}, a growing factor that multiplies them" in letters("temperature")
     assert "An attention temperature that grows with the query's position" in chapter("08_extrapolation")
     # the collapsed table's clashes between this page's rows: m's slope, k's shift, c's three constants
-    slope = "m_h"
+    slope = "m_h"  # the visible $m$ row's "but $m_h$ is ALiBi's *slope*, as in chapter 6": the row and the chapter
+    assert m_slope == slope and int(slope_chapter) == 6, (m_slope, slope_chapter)
     assert f"a head's fixed positive number ${slope}$" in row("slope (ALiBi)")
-    assert f"with a fixed slope ${slope}$ for each head" in chapter("06_alibi")
+    assert f"with a fixed slope ${slope}$ for each head" in chapter(f"{int(slope_chapter):02d}_alibi")
     assert "the ALiBi slope in chapters 3 and 6 and in this page's *slope* row;" in letters("$m$")
     k_chapter = c_chapter = 3
     signed = [int(c) for c in re.findall(r"\d+", d_chapters)]
@@ -2789,8 +2812,12 @@ def test_temperature_section_opens_with_its_multiplier_table():
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | multiplier of each logit | chapter |"
     assert section.index("above 1, it sharpens attention.") < section.index(header)
-    # "Each scale below multiplies the logits by one number, in the table's fourth column": its heading
-    assert "Each scale below multiplies the logits by one number, in the table's fourth column:" in section
+    # "Each scale below multiplies the logits by one number for each query position, in the table's fourth column":
+    # its heading
+    assert (
+        "Each scale below multiplies the logits by one number for each query position, in the table's fourth column:"
+        in " ".join(section.split())
+    )
     assert header.split(" | ")[3] == "multiplier of each logit"
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
@@ -3774,7 +3801,7 @@ def test_every_italic_term_has_its_own_row():
     """The page's promise, "A term in italics has its own row": every italic phrase (not bold) names a row of one of the
     term tables, whose first cell, or a part of it between commas and parentheses, is the phrase, or holds it as whole
     words. A plural or a verb form is read as its row's term (keeps: kept, ramps: ramp, gates: gate). So an italic
-    "*turns in $L$*" or "*CPD kernel*", which have no row, fails."""
+    "*CPD kernel*", which has no row, fails; "*turns in $L$*" has one."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     assert "A term in italics has its own row." in page()
     terms = []
@@ -3795,7 +3822,7 @@ def test_every_italic_term_has_its_own_row():
 
     missing = sorted(phrase for phrase in italic if not has_row(phrase))
     assert not missing, missing
-    assert not has_row("turns in $L$") and not has_row("CPD kernel")  # italic once, with no row
+    assert has_row("turns in $L$") and not has_row("CPD kernel")  # a row of its own; no row
 
 
 # ---- round 92: the worked example's dynamic NTK cell, chapter 8's costs block, the opening and the index ----------
@@ -3951,7 +3978,7 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
                 term = entry.split(" | ")[0][2:]
                 assert term not in expected, term
                 said = re.sub(r"\(`(\w+)`\)", lambda m: f"({kinds[m[1]]} {m[1]})", term)
-                expected[said.replace("`", "").replace("$\\tau$", "τ")] = label
+                expected[said.replace("`", "").replace("$\\tau$", "τ").replace("$L$", "L")] = label
     assert len(expected) > 120, len(expected)
     index = block("Index, A to Z")
     groups = re.findall(r"\*\*([A-Z])\*\*: (.*?)\.(?= \*\*[A-Z]\*\*|$)", index)
@@ -4048,10 +4075,13 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
     assert (
-        "sharpens attention. The word clashes: this page's *temperature* $t$ divides the logits,"
-        " while Llama 4's *query temperature* multiplies them." in re.sub(r"\s+", " ", section)
+        "sharpens attention. The attention factor does so only in a fully rotated head. The word clashes: this page's"
+        " *temperature* $t$ divides the logits, while Llama 4's *query temperature* multiplies them."
+        in re.sub(r"\s+", " ", section)
     )
-    assert "attention factor" not in section  # its caveat, "in a fully rotated head", is in its row's cell
+    # the attention factor appears in the opening only in its caveat, which its row's cell repeats
+    assert re.sub(r"\s+", " ", section).count("attention factor") == 1
+    assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     first, second = 8, 10
     assert "in chapter 8, a growing factor that multiplies them" in letters("temperature")
     words = {
@@ -4110,7 +4140,7 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
     claim with no offline source."""
     text = block("More on NTK-by-parts, Self-Extend, PoSE and passkey retrieval")
     assert row("NTK-by-parts").startswith(
-        "| NTK-by-parts | | keeps the pairs whose turns in $L$ exceed an upper bound, divides by $s$ those below a"
+        "| NTK-by-parts | | keeps the pairs whose *turns in $L$* exceed an upper bound, divides by $s$ those below a"
         " lower bound, and *ramps* those between (Peng et al. 2024) |"
     )
     assert (
@@ -4238,7 +4268,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     table of the two rules' divisors (PI 8 and `llama3` 8 "at any length"), with a second column, the fastest pair's
     divisor (PI 8, `llama3` 1: "it *keeps* that pair"), run in transformers' `linear` and `llama3`; "So the slowest
     pair meets no new angle. Position interpolation also slows the fastest pair, though as a fast pair it needs no
-    division." The lead also defines "A pair's turns in $L$" as the turn row does, before the rows that use it.
+    division." The lead leaves "turns in $L$" to its own row, which the rows that use it mark in italics.
     Each divisor is above the stretch; dynamic NTK's 9 stays in the collapsed worked example, beside its formula. Its
     L and `factor` are Llama 3.1's config's; its numbers equal the collapsed worked example's (stretch, the first two
     of its three rules' rows, which hold the
@@ -4270,8 +4300,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
     ((config_word, main_stretch, slowest),) = re.findall(
-        r"\*stretch\*, the input's length over \$L\$, so RoPE scalings slow the slow pairs\. A pair's turns in \$L\$"
-        r" are how many full turns it makes over \$L\$ positions; YaRN and `llama3` set their bounds in them\. Three"
+        r"\*stretch\*, the input's length over \$L\$, so RoPE scalings slow the slow pairs\. Three"
         r" numbers are easy to mix up: \| number \| what it is \|"
         r" set by \| \|---\|---\|---\| \| \*extension factor\*"
         r" \$s\$ \| the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
@@ -4284,8 +4313,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r"^## Longer inputs A model's \*trained length\* \$L\$ gives its training offsets, 0 to \$L - 1\$\. Over them a"
         r" \*fast pair\* makes at least one \*turn\*, a full rotation; a \*slow pair\* turns less than once, so beyond"
         r" \$L\$ it meets new angles\. To meet none, a slow pair needs its frequency divided by about the \*stretch\*,"
-        r" the input's length over \$L\$, so RoPE scalings slow the slow pairs\. A pair's (turns in \$L\$) are how many"
-        r" full turns it makes over \$(L)\$ positions; YaRN and `llama3` set their bounds in them\. Three numbers are"
+        r" the input's length over \$L\$, so RoPE scalings slow the slow pairs\. Three numbers are"
         r" easy to mix up: .*?"
         r" An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, and an input of \$(\d)L\$ tokens, so"
         r" its stretch is (\d+)\. Give (two) rules Llama 3\.1's configured `factor`, (\d+), as their extension"
@@ -4299,8 +4327,6 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     )
     assert len(lead) == 1, lead
     (
-        turns_in_l,
-        over,
         main_L,
         main_times,
         main_two,
@@ -4333,15 +4359,22 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # pair 0's frequency is base**0 = 1 exactly, in float32 and float64: `llama3` leaves it exactly 1
     assert int(fast_l3) == 1 and float(l3[fastest_pair]) == float(l_theta[fastest_pair]) == 1.0
     assert int(fast_pi) == int(main_factor) > int(fast_l3)  # the contrast: PI slows the fastest pair, llama3 does not
-    # the lead's "turns in $L$": the turn row's own definition (checked against the angle at offset L in
-    # test_llama3_and_yarn_count_turns_over_one_position_more), given before any row that uses the count
-    defined = f"Pair $i$'s {turns_in_l}, $L/\\lambda_i$, are how many full turns it makes over ${over}$ positions |"
-    assert defined in row("turn")
-    whole_raw = page()
-    assert whole_raw.index("turns in $L$") == whole_raw.index("A pair's turns in $L$ are how many full turns") + 9
-    assert whole_raw.index("turns in $L$") < whole_raw.index("| betas |") < whole_raw.index("| Llama 3.1 scaling (")
+    # "turns in $L$" is not in the lead: its own row defines it (checked against the angle at offset L in
+    # test_llama3_and_yarn_count_turns_over_one_position_more), and every term-table row that uses the count, before
+    # or after that row, writes it in italics, the page's mark of a term with its own row
+    assert "turns in" not in visible and "A pair's turns in $L$ are" not in page()
+    defined = "| how many full *turns* pair $i$ makes over $L$ positions, $L/\\lambda_i$; YaRN and `llama3` set their"
+    assert defined in row("turns in $L$")
+    terms_tables = re.findall(r"^\| English \|.*?(?=\n\n|\Z)", raw, flags=re.S | re.M)
+    users = [
+        line
+        for table in terms_tables
+        for line in table.splitlines()[2:]
+        if "turns in $L$" in line and not line.startswith("| turns in $L$ |")
+    ]
+    assert len(users) == 3 and all(line.count("turns in $L$") == line.count("*turns in $L$*") for line in users)
     # YaRN's and llama3's bounds are in turns in L: both rows say so
-    assert "in turns in $L$" in row("betas") and "in turns in $L$" in row("Llama 3.1 scaling (`llama3`)")
+    assert "in *turns in $L$*" in row("betas") and "in *turns in $L$*" in row("Llama 3.1 scaling (`llama3`)")
     # the three numbers' table comes before the example that uses them, which comes before the terms
     assert visible.index("| number |") < visible.index("An example:") < visible.index("(glossary-longer-terms)=")
     # the rules' divisors at 2L with `factor` 8 are the worked example's (collapsed)
@@ -5176,9 +5209,12 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     each fast pair (the fast pair row's inequality) meets at
     each such offset an angle within a tiny step of a trained one, yet for each offset no trained offset, 0 to L - 1,
     brings all fast pairs within a radian at once. "The smallest such gap is one radian, pair 0's step from one offset
-    to the next": the least gap over the offsets checked is pair 0's frequency, 1, to a billionth; "as close to a
-    trained one as neighbouring offsets are to each other": two neighbouring offsets' largest gap over the fast pairs
-    is that same step, pair 0's."""
+    to the next": the least gap over the offsets checked is pair 0's frequency, 1, to a billionth. "Only offset $L$ is
+    as close to a trained one as neighbouring offsets are to each other, one radian from $L - 1$. Offset $L + 1$ is
+    two radians off; from $L + 2$ on, the nearest trained offset leaves some fast pair about 2.6 radians off": checked
+    offset by offset over the whole range named, each offset's own best gap (over trained offsets, the largest gap over
+    the fast pairs): at $L$ exactly pair 0's step, reached at $L - 1$, the neighbouring offsets' largest gap; at
+    $L + 1$ two steps; at every later offset 2.6 when rounded to a tenth, so above the neighbour step."""
     ((unscaled, last, gap),) = re.findall(
         r"A fast pair meets no new angle on its own, but the fast pairs' angles taken together can be new\. In this"
         r" head, with (unscaled) frequencies, at each offset checked, \$L\$ to \$L \+ (\d+)\$, every trained offset"
@@ -5192,15 +5228,34 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     fast = theta[(L - 1) * theta >= 2 * math.pi]
     trained = torch.arange(L, dtype=torch.float64)
     own_worst, together_best = 0.0, math.inf
+    best, nearest = {}, {}  # per offset r: the nearest trained offset's largest fast-pair gap, and that offset
     for r in range(L, L + int(last) + 1):
         diff = ((r - trained)[:, None] * fast) % (2 * math.pi)
         diff = torch.minimum(diff, 2 * math.pi - diff)  # [trained offset, fast pair]
         own_worst = max(own_worst, float(diff.min(0).values.max()))  # each pair alone: its nearest trained angle
-        together_best = min(together_best, float(diff.max(1).values.min()))  # all pairs at one trained offset
-    assert (
-        "So each offset past $L$ gives the fast pairs a joint pattern that no trained offset gave, but it is as close"
-        " to a trained one as neighbouring offsets are to each other." in re.sub(r"\s+", " ", block(WE))
+        joint = diff.max(1).values  # all pairs at one trained offset
+        best[r], nearest[r] = float(joint.min()), int(joint.argmin())
+        together_best = min(together_best, best[r])
+    ((only, one_rad, at_from, next_off, next_gap, later, later_gap),) = re.findall(
+        r"So each offset past \$L\$ gives the fast pairs a joint pattern that no trained offset gave\. Only offset"
+        r" \$(L)\$ is as close to a trained one as neighbouring offsets are to each other, (one) radian from"
+        r" \$L - (\d)\$\."
+        r" Offset \$L \+ (\d)\$ is (two) radians off; from \$L \+ (\d)\$ on, the nearest trained offset leaves some"
+        r" fast pair about ([\d.]+) radians off\.",
+        re.sub(r"\s+", " ", block(WE)),
     )
+    step = float(theta[0])  # pair 0's step, the neighbouring offsets' largest gap (asserted below)
+    words = {"one": 1, "two": 2}
+    assert only == "L" and abs(best[L] - words[one_rad] * step) < 1e-9 and nearest[L] == L - int(at_from), best[L]
+    assert int(next_off) == 1 and abs(best[L + 1] - words[next_gap] * step) < 1e-9, best[L + 1]
+    assert best[L + 1] > step + 0.5  # "only offset L": L + 1 is not that close
+    assert int(later) == 2 and int(next_off) + 1 == int(later)  # every offset in the range is covered
+    later_gaps = [best[r] for r in range(L + int(later), L + int(last) + 1)]
+    assert len(later_gaps) == int(last) - 1 and all(round(g, 1) == float(later_gap) for g in later_gaps), (
+        min(later_gaps),
+        max(later_gaps),
+    )
+    assert min(later_gaps) > step + 1.5  # far above the neighbour step, at every later offset
     assert gap == "a" and own_worst < 0.05 and together_best >= 1 - 1e-9, (own_worst, together_best)
     assert "The smallest such gap is one radian, pair 0's step from one offset to the next." in re.sub(
         r"\s+", " ", block(WE)

@@ -1670,8 +1670,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "It is also the mean over random queries, scaled to one at distance zero.",
         "With $d = 128$, averaged over distances eight to sixteen thousand tokens back, the two larger bases keep"
         " about a quarter of it; $10^4$ keeps about zero.",
-        "A key's *average score* averages this over a band of distances: in the figure, each thick line at $x$"
-        " averages from about $x/2$ to $x$.",
+        "In the figure, the thin line is this score at each distance; a thick line at $x$ is its *average score* from"
+        " $x/2$ to $x$.",
         "The appendix checks that this average is also the mean over random queries.",
     ):
         assert sentence in text, sentence
@@ -1915,7 +1915,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "Per token and layer, MLA caches $512 + 64 = 576$ numbers in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
         "so MLA *folds* it into the query once and scores the cached latents directly.",
-        "Without RoPE, the fold is $$ (q^C_m)^\\top W_{UK}\\, c_n = (W_{UK}^\\top q^C_m)^\\top c_n , $$",
+        "Without RoPE, the fold is $$ (q^C_m)^\\top W_{UK}\\, c_n = (W_{UK}^\\top q^C_m)^\\top c_n . $$",
         "With RoPE, $R_m$ turns the content query $q^C_m$ by its position $m$, and $R_n$ the key by its position $n$:",
         "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token: as costly as rebuilding every past"
         " key.",
@@ -1923,7 +1923,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "(R_m q^C_m)^\\top R_n W_{UK}\\, c_n = (q^C_m)^\\top R_{n-m} W_{UK}\\, c_n .",
         "So MLA's *decoupled RoPE* adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token, shared by"
         " all heads and made from the token's input.",
-        "The score adds their rotated term to the *content term*, the content query against the latent.",
+        "The score adds their rotated term to the *content term*, the content query against the latent:",
         "The content term has no rotation, so $W_{UK}$ folds into the query again; only the small rotary key carries"
         " position.",
         "$q^C_m$ is the head's content query, for the content term; $q^R_m$ is its rotary query.",
@@ -1971,14 +1971,18 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert abs(rotary_terms[0] - rotary_terms[2]) > 1e-3 and abs(rotary_terms[0] - rotary_terms[3]) > 1e-3
     assert d_r < ds["qk_nope_head_dim"] < ds["kv_lora_rank"]  # "small": 64 against the content query's 128
     mla_main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert re.search(r"the content query against the latent\.\s+The content term has no rotation", mla_main_line)
+    assert re.search(
+        r"the content query against the latent:\s+\$\$\s+\\text\{score\}_\{mn\} = \(q\^C_m\)\^\\top W_\{UK\}\\, c_n \+"
+        r" \(q\^R_m\)\^\\top R_\{n-m\}\\, k\^R_n \.\s+\$\$\s+The content term has no rotation",
+        mla_main_line,
+    )  # the fix's score, right after the words that state it, then why it folds
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    # the main line shows one equation, the rotation that breaks the fold; the fold's and the score's equations are
-    # the block's, each once in the chapter; the position-free term has one name, the content term
+    # the main line shows two equations, the rotation that breaks the fold and the fix's score; the fold's equation
+    # is the block's; the score's is once in the chapter; the position-free term has one name, the content term
     mla_main = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Gemma 4's global")]
-    assert mla_main.count("$$") == 2 and "\\text{score}_{mn}" not in main_line and "need not rebuild keys" not in text
+    assert mla_main.count("$$") == 4 and "\\text{score}_{mn}" in mla_main and "need not rebuild keys" not in text
     assert text.count("\\text{score}_{mn}") == 1
     # the idea in one sentence first, then the fold in words, then the symbols the equation uses, then the equation
     idea = "The idea: a rotation between query and key stops MLA from folding the key's matrix into the query."
@@ -2070,8 +2074,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the old "for finer position detail there" read as the design's stated purpose
     window_said = re.search(
         r"Within Gemma 3 27B's local window of (\d+) tokens, base \$10\^4\$ lets (\d+) pairs finish a turn, against"
-        r" (\d+) with base \$10\^6\$\.\s+So more of the local layers' pairs sweep every angle within the"
-        r" window,\s+while the global layers' larger base keeps far keys' scores\.",
+        r" (\d+) with base \$10\^6\$ alone and (\d+) with the global layers' `linear` ×8 too\.\s+So more of the"
+        r" local layers' pairs sweep every angle within the window\.",
         text,
     )
     assert window_said, "the Gemma 3 window sentence"
@@ -2083,7 +2087,14 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         b: int((2 * math.pi / posenc.rope_inv_freq(128, b).double() <= window - 1).sum())
         for b in (gemma3["extra"]["rope_local_base_freq"], gemma3["rope_theta"])
     }
-    assert [int(x) for x in window_said.groups()] == [window, *finish.values()] == [1024, 36, 24]
+    # with the global layers' linear ×8 too, every θ_i is divided by 8: 14 pairs finish a turn within 1023 tokens
+    factor = gemma3["rope_scaling"]["factor"]
+    assert gemma3["rope_scaling"]["rope_type"] == "linear" and factor == 8
+    scaled = int((2 * math.pi * factor / posenc.rope_inv_freq(128, gemma3["rope_theta"]).double() <= window - 1).sum())
+    said = [int(x) for x in window_said.groups()]
+    assert said == [window, *finish.values(), scaled] == [1024, 36, 24, 14]
+    assert "24 would with the global base alone and 14 with its `linear` ×8 too, as the next cell prints." in text
+    assert "keeps far keys' scores" not in text  # the vague half is gone
     assert "a local layer needs no larger base" not in text  # the old reason did not follow
     assert "finer position detail" not in text  # a purpose the report does not state
     # "more of the local layers' pairs sweep every angle": with the local base every pair but the first turns
@@ -2401,16 +2412,18 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "It multiplies pair $i$'s term by $\\zeta_i^{|\\Delta|/B}$ for a key $|\\Delta|$ tokens back, with a fixed"
         " scale $B$ and each $\\zeta_i$ below one, smallest for the fast pairs.",
         "Its decay fades the fast pairs first; far back, their terms only swing around zero.",
-        "In the figure, at $d = 64$ two to four thousand tokens back:",
-        "left, unrelated keys get quieter: the mean size of their scores falls to about a third of RoPE's;",
-        "right, a key equal to its query keeps its average this far back: no lower than RoPE's, and it swings less;"
-        " nearer in, xPos lowers it, as the appendix's *xPos* part shows.",
-        "The left panel measures mean size, $|\\text{score}|$, since unrelated keys' scores average zero; the right"
-        " panel, the average with signs.",
+        "In the figure, at $d = 64$ two to four thousand tokens back, unrelated keys get quieter: the mean size of"
+        " their scores falls to about a third of RoPE's.",
+        "A key equal to its query is not quieted there: its average stays at RoPE's or above, as the appendix's *xPos*"
+        " part shows.",
+        "**A key equal to its query.** At $d = 64$, two to four thousand tokens back, it keeps its average: no lower"
+        " than RoPE's, and it swings less; nearer in, xPos lowers it.",
+        "The figure measures mean size, $|\\text{score}|$, since unrelated keys' scores average zero.",
         "Nearer in, xPos does lower this average at $d = 64$: over every span of distances from $a$ to $2a - 1$ with"
         " $a$ up to about 1500, and over some spans with $a$ up to about 2400, by up to 15 %.",
         "At $d = 32$ it is a hair lower even from 2048 to 4096 tokens back.",
-        "At $d = 64$, two to four thousand tokens back, fading those pairs barely moves the average.",
+        "The figure plots its score per pair, with signs, each pair of unit length; fading the fast pairs barely moves"
+        " the average there.",
     ):
         assert sentence in text, sentence
     assert "stays close to RoPE's" not in text and "stays near RoPE's" not in code
@@ -2421,7 +2434,22 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # float32's largest value near p = 36 261 (uncentred positions)
     # the lesson is scoped to the figure's head size: at d = 32 a matching key keeps only 0.36 of RoPE's
     assert "So at this head size, far back, its decay mostly quiets unrelated keys." in text
-    assert "left, unrelated keys get quieter: the mean size of their scores" in text
+    assert "unrelated keys get quieter: the mean size of their scores" in text
+    # the main line keeps one panel, unrelated keys; the matching key's panel, its sentence and "nearer in" are the
+    # appendix's *xPos* part, each once; the section's "its average stays at RoPE's or above" there: 0.058 >= 0.046
+    # (checked above), scoped by "there" to the figure's d = 64 and band
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
+    assert "a key equal to its query keeps its average" not in xpos_main.lower() and "nearer in" not in xpos_main
+    cells = nb_cells()
+    sec = next(i for i, c in enumerate(cells) if "## xPos: a road not taken" in "".join(c["source"]))
+    app = next(i for i, c in enumerate(cells) if "".join(c["source"]).startswith("### xPos"))
+    figs = [
+        i for i, c in enumerate(cells) if c["cell_type"] == "code" and 'matching_xpos, "C1-"' in "".join(c["source"])
+    ]
+    assert len(figs) == 1 and app < figs[0] and "ax2" not in "".join(cells[sec + 1]["source"])
+    assert "its average 2048-4096 back is not lower than RoPE's" in "".join(cells[figs[0]]["source"])
+    assert text.count("nearer in, xPos lowers it") == 1
     assert (
         "Its cost: xPos splits the decay into a factor on the query and one on the key that grows with the key's"
         " position; without shifting positions to centre them, that key factor overflows float32 past tens of"
@@ -2966,7 +2994,7 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
     takeaways = main_line[main_line.index("## Takeaways") : main_line.index("## Exercises")]
     # takeaway 4 leaves the factor to its block, as the main line never introduces it
-    assert "even on short inputs, as the scaling section's first block says." in takeaways
+    assert "All three are static: they slow the same pairs on every input, short ones too." in takeaways
     assert "attention factor" not in takeaways
     assert "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*" in chapter_markdown(
         "10_rope_today"
@@ -3121,12 +3149,13 @@ def test_chapter_xpos_names_attention_resolution_as_a_measure():
 
 
 def test_chapter_appendix_covers_the_topics_the_main_line_names():
-    """Chapter 10's appendix opening (main line): "It also covers LongRoPE, dynamic NTK, YaRN's attention factor,
-    StreamingLLM's rolling cache and gpt-oss's position-free sink." Each has its part or block in the appendix."""
+    """Chapter 10's appendix opening (main line): "`tests/test_scaling.py` also covers LongRoPE, dynamic NTK, YaRN's
+    attention factor, StreamingLLM's rolling cache and gpt-oss's position-free sink." Each has its part or block in
+    the appendix."""
     text = chapter_markdown("10_rope_today")
     assert (
-        "It also covers LongRoPE, dynamic NTK, YaRN's attention factor, StreamingLLM's rolling cache and gpt-oss's"
-        " position-free sink." in text
+        "`tests/test_scaling.py` also covers LongRoPE, dynamic NTK, YaRN's attention factor, StreamingLLM's rolling"
+        " cache and gpt-oss's position-free sink." in text
     )
     appendix = text[text.index("## Appendix: how we know") :]
     for heading in (
@@ -3542,11 +3571,12 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert 'ax.set(xlabel="distance |Δ| (tokens back)"' in code  # both panels in |Δ|, as every later figure
     assert "masked in causal attention" not in code  # the left panel draws keys before the query only
     assert (
-        "YaRN and the `llama3` rule keep the fastest pairs and slow the slowest ones, even on short inputs, as the"
-        " scaling section's first block says." in main_line
+        "PI slows every pair by the same factor; YaRN and the `llama3` rule keep the fastest pairs and slow the"
+        " slowest ones. All three are static: they slow the same pairs on every input, short ones too." in main_line
     )
     static = "PI, YaRN and the `llama3` rule are *static*: they slow the same pairs on every input, short ones too."
     assert static not in main_line  # the figure does not need it: it sits in the section's first block
+    assert "as the scaling section's first block says" not in main_line  # the takeaway stands without the block
     scaling = text[text.index("## How each scaling reshapes") : text.index("## What is a position")]
     first_block = scaling[scaling.index("<details>") : scaling.index("</details>")]
     assert "<summary>Static scalings, LongRoPE, and the fixed attention factor of YaRN and LongRoPE</summary>" in (
@@ -3563,8 +3593,14 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     # *Far keys keep more of their score*: the thick lines are band means; the thin line, one distance at a time,
     # strays from its band mean by over 0.1 somewhere (asserted where the figure is drawn)
-    thick = "A key's *average score* averages this over a band of distances: in the figure, each thick line at $x$"
+    thick = "In the figure, the thin line is this score at each distance; a thick line at $x$ is its *average score*"
     assert thick in main_line  # the band, said on the main line: the line drawn at x = 2a - 1 averages a .. 2a - 1
+    # one definition before the figure, the score per pair; the unrelated key's zero mean sits in the block
+    assert (
+        "Its *score per pair*, $\\frac{2}{d}\\sum_i \\cos(\\Delta\\theta_i)$, is one at distance zero. In the figure"
+        in (main_line)
+    )
+    assert "An unrelated key scores about zero on average." in text and "unrelated key scores about" not in main_line
     for base in (1e4, 1e6):
         means = posenc.rope_matching_stretch_means(128, base, 4096).double()
         theta = posenc.rope_inv_freq(128, base).double()
