@@ -352,10 +352,10 @@ def test_ntk_aware_base_keeps_the_fastest_pair_and_divides_the_slowest_by_s():
 
 
 def test_fast_pair_condition_is_a_full_turn_over_trainings_offsets():
-    """The page: "a pair that turns at least once over the offsets of training, up to $L - 1$: $(L - 1)\\,\\theta_i \\ge
-    2\\pi$": the pairs the page's inequality picks are those whose angle, read back from posenc's cos and sin tables at
-    positions 0 to L - 1, sweeps a full turn. The sweep includes pairs for which L theta_i >= 2 pi > (L - 1) theta_i, so
-    writing L for L - 1 fails too."""
+    """The page: "a pair that turns at least once over the distances of training, up to $L - 1$:
+    $(L - 1)\\,\\theta_i \\ge 2\\pi$": the pairs the page's inequality picks are those whose angle, read back from
+    posenc's cos and sin tables at positions 0 to L - 1, sweeps a full turn. The sweep includes pairs for which L
+    theta_i >= 2 pi > (L - 1) theta_i, so writing L for L - 1 fails too."""
     text = row("fast pair")
     (inequality,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", text)
     boundary = 0
@@ -761,10 +761,34 @@ def test_chapter_8_words_from_the_saved_run():
 # ---- the rows added for chapters 1 to 5 and 9 ---------------------------------------------------------------------
 
 
+def elementwise_op_counts(d: int) -> dict[str, int]:
+    """The element-wise arithmetic of posenc's element-wise RoPE (transformers' `x * cos + rotate_half(x) * sin`) on
+    one vector of width d, counted op by op with torch's dispatch: each mul, add, sub and neg, by its output's size."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    counts: dict[str, int] = {}
+
+    class Count(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            name = func.overloadpacket.__name__
+            if name in {"mul", "add", "sub", "neg"}:
+                counts[name] = counts.get(name, 0) + out.numel()
+            return out
+
+    cos, sin = posenc.rope_cos_sin(1, d)
+    x = torch.randn(1, d)
+    with Count():
+        posenc.apply_rope_rotate_half(x, cos, sin)
+    return counts
+
+
 def test_matrix_forms_count():
     """The row: "RoPE written as a $d \\times d$ rotation matrix times each vector, far costlier than the element-wise
     form"; the Maths block: "The *matrix form* costs $2d^2$ operations per vector, the element-wise form about $3d$":
-    torch's counter on posenc's rotation matrices, and chapter 9's hand count."""
+    torch's FLOP counter on posenc's rotation matrices gives 2d^2; posenc's element-wise apply, counted op by op, does
+    2d multiplies and d adds, 3d in all (rotate_half's d/2 sign flips aside), at least 5 times below 2d^2 at these
+    widths; and chapter 9's hand count agrees."""
     text = row("matrix form (of RoPE)")
     assert "rotation matrix times each vector, far costlier than the element-wise form" in text
     assert "- The *matrix form* costs $2d^2$ operations per vector, the element-wise form about $3d$." in block(
@@ -776,7 +800,10 @@ def test_matrix_forms_count():
         R = torch.stack([posenc.rope_matrix(p, d) for p in range(5)])  # [5, d, d]
         x = torch.randn(5, d, 1)
         assert matmul_flops(lambda R=R, x=x: R @ x) == 5 * 2 * d * d, d
-    assert "The element-wise form does about $3d$ operations per vector." in chapter("09_performance")
+        counts = elementwise_op_counts(d)  # "about $3d$": 2d multiplies (by cos, by sin) and d adds
+        assert (counts.get("mul", 0), counts.get("add", 0) + counts.get("sub", 0)) == (2 * d, d), (d, counts)
+        assert counts.get("neg", 0) <= d // 2 and 2 * d * d >= 5 * 3 * d, (d, counts)  # 2d/3 times costlier, 5 or more
+    assert "The element-wise form does about $3d$ operations per vector." in chapter("09_performance")  # agrees
 
 
 def test_distance_and_offset_rows_name_the_chapters_that_use_them():
@@ -912,7 +939,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert f"This is the rule with $L = {read}$." in re.sub(r"\s+", " ", block(WE))
     # the main line ends the example with its point; the block's "transformers' `dynamic` reads a larger $L$" is the
     # run below, with the config's `max_position_embeddings`, which exceeds the trained L
-    assert "So the slowest pair meets no new angle. Position interpolation also slows the fastest pair" in visible
+    assert "so the slowest pair meets no new angle: | rule |" in visible  # the verdict, before the table
+    assert "| Position interpolation also slows the fastest pair" in visible
     assert "it needs no division. Such slowing has costs" in visible
     assert "Transformers' `dynamic`" not in visible, visible
     assert f"trained at $L = {read}$" in visible
@@ -1078,12 +1106,12 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     "bounds ...
     in *turns in $L$*" and the betas' "in *turns in $L$*", mark it as a row (the page's italics); the fast pair
     row's test over offsets "up to $L - 1$"; and the
-    collapsed block "Turns in L and the fast pairs' offsets": "A pair's turns in $L$, $L\\theta_i/(2\\pi)$, measure its
-    angle at offset $L$, one position further than training's longest offset, $L - 1$. So a pair at the edge can turn
-    once in $L$ and still not be fast. In Llama 3.1's head the two counts sort the pairs alike: pairs 0 to 34 turn at
-    least once in $L$, and they are the fast pairs." transformers' `llama3` keeps a pair when this count exceeds
-    `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs whose count is `beta_fast` and `beta_slow`. A
-    short L (16) makes L and L - 1 differ enough to tell apart."""
+    collapsed block "Turns in L and the fast pairs' distances": "A pair's turns in $L$, $L\\theta_i/(2\\pi)$,
+    measure its angle at distance $L$, one position further than training's longest distance, $L - 1$. So a pair at
+    the edge can turn once in $L$ and still not be fast. In Llama 3.1's head the two counts sort the pairs alike:
+    pairs 0 to 34 turn at least once in $L$, and they are the fast pairs." transformers' `llama3` keeps a pair when
+    this count exceeds `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs whose count is
+    `beta_fast` and `beta_slow`. A short L (16) makes L and L - 1 differ enough to tell apart."""
 
     ((over, in_l),) = re.findall(
         r"\| how many full \*turns\* pair \$i\$ makes over \$([^$]+)\$ positions, \$([^$]+)\$; YaRN and `llama3` set"
@@ -1094,8 +1122,8 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     step = 1  # over L positions: the angle at training's last offset, L - 1, plus one
     assert "in *turns in $L$*" in row("Llama 3.1 scaling (`llama3`)") and "in *turns in $L$*" in row("betas")
     (count,) = re.findall(
-        r"A pair's turns in \$L\$, \$([^$]+)\$, measure its angle at offset \$L\$, one position further than training's"
-        r" longest offset, \$L - 1\$\.",
+        r"A pair's turns in \$L\$, \$([^$]+)\$, measure its angle at distance \$L\$, one position further than"
+        r" training's longest distance, \$L - 1\$\.",
         page(),
     )
     (inequality,) = re.findall(
@@ -1114,7 +1142,7 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
         assert evaluate(inequality, L=L, theta=float(t)) == ((L - 1) * float(t) >= 2 * math.pi)
     # "a pair at the edge can turn once in L and still not be fast": pair 2 of this head at L = 20
     assert (
-        "one position further than training's longest offset, $L - 1$. So a pair at the edge can turn once in $L$ and"
+        "one position further than training's longest distance, $L - 1$. So a pair at the edge can turn once in $L$ and"
         " still not be fast. In Llama 3.1's head" in page()
     )
     short = [
@@ -2160,7 +2188,7 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
 
 def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_block():
     """The fast pair row holds one definition, "$(L - 1)\\,\\theta_i \\ge 2\\pi$, so training showed it its whole
-    circle", and ends there. The collapsed block "Turns in L and the fast pairs' offsets", right after the "Longer
+    circle", and ends there. The collapsed block "Turns in L and the fast pairs' distances", right after the "Longer
     inputs" table whose rows now hold trained length, turn, fast pair and slow pair, opens: "`llama3` and YaRN count a
     pair's *turns in $L$* instead of asking whether it is fast." That those two rules read the count, and the block's
     Llama 3.1 pairs, are :func:`test_llama3_and_yarn_count_turns_over_one_position_more`'s; here: transformers'
@@ -2173,7 +2201,7 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
     table = longer[longer.index("| English |") : longer.index("<details>")]
     for term in ("trained length | 训练长度", "turn | 圈", "fast pair | 快速对", "slow pair | 慢速对"):
         assert f"\n| {term} |" in table, term
-    block = re.sub(r"\s+", " ", longer[longer.index("<details><summary>Turns in L and the fast pairs' offsets") :])
+    block = re.sub(r"\s+", " ", longer[longer.index("<details><summary>Turns in L and the fast pairs' distances") :])
     assert block.index(
         "</summary> `llama3` and YaRN count a pair's turns in $L$ instead of asking whether it is fast. A pair's"
         " turns in $L$,"
@@ -3420,7 +3448,7 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     assert all(re.match(rf"\| {re.escape(term)} \|", row(term)) for term in others)
     assert not re.search(r"scalings? below|rows? below|table below", primer), primer
     assert (
-        "a pair that turns less than once over the offsets of training, up to $L - 1$, so training showed it only an"
+        "a pair that turns less than once over the distances of training, up to $L - 1$, so training showed it only an"
         " arc, and beyond $L$ it"
         " meets new angles" in row("slow pair")
     )
@@ -4264,7 +4292,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     the *stretch*, the input's length over $L$". Then "Three numbers are easy to mix up:" and their table (extension
     factor, stretch, effective factor), before the worked example's core that uses them: "An example: take a head
     like Llama 3.1's, trained at $L = 8192$, and an input of $2L$ tokens, so its stretch is 2. Give two rules Llama
-    3.1's configured `factor`, 8, as their extension factor. Each rule's effective factor exceeds the stretch:", a
+    3.1's configured `factor`, 8, as their extension factor. Each rule's effective factor exceeds the stretch, so the
+    slowest pair meets no new angle:", a
     table of the two rules' divisors (PI 8 and `llama3` 8 "at any length"), with a second column, the fastest pair's
     divisor (PI 8, `llama3` 1: "it *keeps* that pair"), run in transformers' `linear` and `llama3`; "So the slowest
     pair meets no new angle. Position interpolation also slows the fastest pair, though as a fast pair it needs no
@@ -4310,18 +4339,20 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         visible,
     )
     lead = re.findall(
-        r"^## Longer inputs A model's \*trained length\* \$L\$ gives its training offsets, 0 to \$L - 1\$\. Over them a"
-        r" \*fast pair\* makes at least one \*turn\*, a full rotation; a \*slow pair\* turns less than once, so beyond"
+        r"^## Longer inputs A model's \*trained length\* \$L\$ gives its training distances, 0 to \$L - 1\$\. Over"
+        r" them a \*fast pair\* makes at least one \*turn\*, a full rotation; a \*slow pair\* turns less than once,"
+        r" so beyond"
         r" \$L\$ it meets new angles\. To meet none, a slow pair needs its frequency divided by about the \*stretch\*,"
         r" the input's length over \$L\$, so RoPE scalings slow the slow pairs\. Three numbers are"
         r" easy to mix up: .*?"
         r" An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, and an input of \$(\d)L\$ tokens, so"
         r" its stretch is (\d+)\. Give (two) rules Llama 3\.1's configured `factor`, (\d+), as their extension"
-        r" factor\. Each rule's effective factor exceeds the stretch: \| rule \| divides"
+        r" factor\. Each rule's effective factor exceeds the stretch, so the slowest pair meets no new angle:"
+        r" \| rule \| divides"
         r" the slowest pair's frequency by \| divides the fastest pair's frequency by \| \|---\|---\|---\|"
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
-        r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair \| So the slowest pair"
-        r" meets no new angle\. Position interpolation also slows the fastest pair, though as a fast pair it needs no"
+        r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair \|"
+        r" Position interpolation also slows the fastest pair, though as a fast pair it needs no"
         r" division\. Such slowing has costs; chapter 8 measures two of them\. \(glossary-longer-terms\)=",
         visible.strip(),
     )
@@ -4401,9 +4432,10 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert int(dyn_value) > int(stretch_value) and int(dyn_value) != int(main_factor), dyn_value
     assert (
         "In general, a rule keeps the slowest pair within its trained arc when its effective factor reaches"
-        " $(\\ell - 1)/(L - 1)$, the input's last offset over training's last, just above the stretch." in example
+        " $(\\ell - 1)/(L - 1)$, the input's last distance over training's last, just above the stretch." in example
     )
-    # "the input's last offset over training's last": an input of ell tokens ends at offset ell - 1, training at L - 1;
+    # "the input's last distance over training's last": an input of ell tokens ends at distance ell - 1, training at
+    # L - 1;
     # dividing the slowest pair by that ratio puts its last angle exactly on training's last
     for n_tokens in (2 * l_L, 3 * l_L + 5):
         last_angle = (n_tokens - 1) * float(l_theta[-1]) / ((n_tokens - 1) / (l_L - 1))
@@ -4454,7 +4486,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         assert abs(evaluate(main_formula, s=float(ch8_factor), ell=ell, L=2) - ell / 2) < 1e-12
     assert int(torch.argmax(posenc.rope_inv_freq(128, 5e5, dtype=torch.float64))) == 0
     # "a *fast pair*, one that turns at least once": the fast pair row's words, over training's offsets
-    assert "| a pair that turns at least once over the offsets of training, up to $L - 1$:" in row("fast pair")
+    assert "| a pair that turns at least once over the distances of training, up to $L - 1$:" in row("fast pair")
     more = "more"  # "rising": checked below, more at each longer length
     s_value = header_factor
     assert "Three numbers describe this" not in visible  # one table, no list of definitions
@@ -4474,7 +4506,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     (inequality,) = re.findall(
         r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", row("fast pair")
     )
-    assert "a pair that turns less than once over the offsets of training, up to $L - 1$," in row("slow pair")
+    assert "a pair that turns less than once over the distances of training, up to $L - 1$," in row("slow pair")
     llama_d, llama_base, llama_L, _ = llama31_head()
     for d, base, L in ((llama_d, llama_base, llama_L), (128, 10_000.0, 4096)):
         ell = int(times or 1) * L
@@ -4548,7 +4580,7 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
     once in $L$ positions; Llama 3.1's head has 70, from its pairs 0 to 34, which are also its fast pairs", chapter
     5's and chapter 10's words: in Llama
     3.1's head the pairs that turn once in $L$ are exactly the fast pairs (the fast pair row's inequality), and twice
-    their count is the row's number; the block "Turns in L and the fast pairs' offsets":
+    their count is the row's number; the block "Turns in L and the fast pairs' distances":
     "Liu et al.'s *critical dimension* is therefore twice the fast pairs' count, unless a pair turns once in $L$ but
     not in $L - 1$", and chapter 5's "92 for $d = 128$, $b = 10^4$ and 4096 tokens", recomputed; at those
     settings and in Llama 3.1's head, twice the number of fast pairs (the fast pair row's inequality) is the same count.
@@ -4562,7 +4594,7 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
     )
     assert (
         "Liu et al.'s *critical dimension* is therefore twice the fast pairs' count, unless a pair turns once in $L$"
-        " but not in $L - 1$." in block("Turns in L and the fast pairs' offsets")
+        " but not in $L - 1$." in block("Turns in L and the fast pairs' distances")
     )
     c5, c10 = chapter("05_decay"), chapter("10_rope_today")
     ((dims, d, exp, L),) = re.findall(
@@ -4838,29 +4870,14 @@ def test_element_wise_form_does_about_3d_operations():
     element-wise form (transformers' `x * cos + rotate_half(x) * sin`), counted op by op on one vector for three
     widths, are the page's coefficient times d; the
     only other arithmetic, rotate_half's d/2 sign flips, keeps the total within a fifth of it."""
-    from torch.utils._python_dispatch import TorchDispatchMode
 
     (coefficient,) = re.findall(
         r"The \*matrix form\* costs \$2d\^2\$ operations per vector, the element-wise form about \$(\d+)d\$\.",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     assert "which multiplies by cos and sin coordinate by coordinate |" in row("matrix form (of RoPE)")
-    counts: dict[str, int] = {}
-
-    class Count(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            out = func(*args, **(kwargs or {}))
-            name = func.overloadpacket.__name__
-            if name in {"mul", "add", "sub", "neg"}:
-                counts[name] = counts.get(name, 0) + out.numel()
-            return out
-
     for d in (8, 64, 128):
-        cos, sin = posenc.rope_cos_sin(1, d)
-        x = torch.randn(1, d)
-        counts.clear()
-        with Count():
-            posenc.apply_rope_rotate_half(x, cos, sin)
+        counts = elementwise_op_counts(d)
         arithmetic = counts.get("mul", 0) + counts.get("add", 0) + counts.get("sub", 0)
         assert arithmetic == int(coefficient) * d, (d, counts)
         assert sum(counts.values()) <= 1.2 * int(coefficient) * d, (d, counts)
@@ -4870,20 +4887,20 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
     """The block on RoFormer's bound: "Take chapter 5's 128-wide heads of base 10 000, a *matching key* and random
     *isotropic* queries. A doubling is the distances from $2^j$ to $2^{j+1} - 1$. Averaged over the queries and over
     each doubling, the key's score falls to about zero near half the base. The doubling from 4096 to 8191, which holds
-    half the base, has a mean of about zero. Over the later doublings, that mean swings around zero, within 5 % of the
-    score at distance 0" and "Distance by
-    distance, the score does not fall steadily": the expected score E(r) = 2 sum_i cos(r theta_i)
-    of a matching key (the lower bound row's test samples it), averaged over each doubling 2^j <= r < 2^(j+1), falls at
-    every doubling up to the one that holds b/2, where it is within 1 % of E(0), while the doubling before is still
-    above 5 %; the later doublings up to 2^17 take both signs and stay within 5 % of E(0), one beyond 4 %; E itself
-    rises somewhere before b/2."""
+    half the base, has a mean of about zero. Over the later doublings up to $2^{17}$, as chapter 5 checks, that mean
+    swings around zero, within 5 % of the score at distance 0" and "Distance by distance, the score does not fall
+    steadily": the expected score E(r) = 2 sum_i cos(r theta_i) of a matching key (the lower bound row's test
+    samples it), averaged over each doubling 2^j <= r < 2^(j+1), falls at every doubling up to the one that holds
+    b/2, where it is within 1 % of E(0), while the doubling before is still above 5 %; the later doublings up to
+    2^17 take both signs and stay within 5 % of E(0), one beyond 4 %; E itself rises somewhere before b/2."""
     decay = block("RoFormer's bound, and what chapter 5 finds about the decay")
-    ((width, base, share, low, high, holds_share, within),) = re.findall(
+    ((width, base, share, low, high, holds_share, upto, ch, within),) = re.findall(
         r"- Take chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\* and random \*isotropic\* queries\. A"
         r" doubling is the distances from \$2\^j\$ to \$2\^\{j\+1\} - 1\$\. Averaged over the queries and over each"
         r" doubling, the key's score falls to about zero near (half|a tenth of|twice) the base\. The doubling from"
-        r" (\d+) to (\d+), which holds (half) the base, has a mean of about zero\. Over the later doublings, that mean"
-        r" swings around zero, within (\d+) % of the score at distance 0\.",
+        r" (\d+) to (\d+), which holds (half) the base, has a mean of about zero\. Over the later doublings up to"
+        r" \$2\^\{(\d+)\}\$, as chapter (\d) checks, that mean swings around zero, within (\d+) % of the score at"
+        r" distance 0\.",
         decay,
     )
     assert "- Distance by distance, the score does not fall steadily." in decay
@@ -4899,7 +4916,9 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
     assert holds_share == share and (int(low), int(high)) == (2**holds, 2 ** (holds + 1) - 1) and int(low) <= near
     assert (trend[1 : holds + 1] < trend[:holds]).all()  # falls at every doubling up to it
     assert abs(trend[holds]) < 0.01 * e0 < 0.05 * e0 < trend[holds - 1], trend[holds - 1 : holds + 1]
-    far = torch.arange(2 ** (holds + 1), 2**17, dtype=torch.float64)  # "then swings around zero", up to 2^17
+    # "up to $2^{17}$, as chapter 5 checks": chapter 5's doublings end there, and the range computed below is that one
+    assert ch == "5" and f"then within 4 of zero up to $2^{{{upto}}}$." in chapter("05_decay"), (upto, ch)
+    far = torch.arange(2 ** (holds + 1), 2 ** int(upto), dtype=torch.float64)  # "swings around zero", to the bound
     far_j = torch.log2(far).floor().long() - holds - 1
     far_e = 2 * torch.cos(far[:, None] * theta).sum(1)
     later = torch.zeros(int(far_j.max()) + 1, dtype=torch.float64).index_add_(0, far_j, far_e) / torch.bincount(far_j)
@@ -5012,7 +5031,7 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
         "$i$": "with pair $i$'s *frequency* $\\theta_i",
         "$\\theta_i$": "with pair $i$'s *frequency* $\\theta_i",
         "$b$": "with $b$ its *base*",
-        "$L$": "A model's *trained length* $L$ gives its training offsets",
+        "$L$": "A model's *trained length* $L$ gives its training distances",
         "$\\ell$": "$\\max(\\ell/L, 1)$ for $\\ell$ tokens",
         "$s$": "| *extension factor* $s$ | the configuration's `factor` |",
     }
@@ -5216,11 +5235,14 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     the fast pairs): at $L$ exactly pair 0's step, reached at $L - 1$, the neighbouring offsets' largest gap; at
     $L + 1$ two steps; at every later offset 2.6 when rounded to a tenth, so above the neighbour step."""
     ((unscaled, last, gap),) = re.findall(
-        r"A fast pair meets no new angle on its own, but the fast pairs' angles taken together can be new\. In this"
-        r" head, with (unscaled) frequencies, at each offset checked, \$L\$ to \$L \+ (\d+)\$, every trained offset"
+        r"A fast pair meets no new angle on its own, but the fast pairs' angles taken together can be new\. Call a"
+        r" distance \$r\$'s gap \$\\min_\{t < L\} \\max_i \\lvert \(r - t\)\\,\\theta_i\\rvert\$, over the fast"
+        r" pairs \$i\$, each angle wrapped into \$\[-\\pi, \\pi\]\$: how far the nearest trained distance \$t\$ leaves"
+        r" the worst fast pair\. In this"
+        r" head, with (unscaled) frequencies, at each distance checked, \$L\$ to \$L \+ (\d+)\$, every trained distance"
         r" leaves some fast pair at least"
-        r" (a) radian from its angle\. The smallest such gap is one radian, .*? So each offset past",
-        block(WE),
+        r" (a) radian from its angle\. The smallest such gap is one radian, .*? So each distance past",
+        re.sub(r"\s+", " ", block(WE)),
     )
     d, base, L, _ = llama31_head()
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)  # "unscaled": no rule applied
@@ -5237,10 +5259,10 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
         best[r], nearest[r] = float(joint.min()), int(joint.argmin())
         together_best = min(together_best, best[r])
     ((only, one_rad, at_from, next_off, next_gap, later, later_gap),) = re.findall(
-        r"So each offset past \$L\$ gives the fast pairs a joint pattern that no trained offset gave\. Only offset"
-        r" \$(L)\$ is as close to a trained one as neighbouring offsets are to each other, (one) radian from"
+        r"So each distance past \$L\$ gives the fast pairs a joint pattern that no trained distance gave\. Only"
+        r" distance \$(L)\$ is as close to a trained one as neighbouring distances are to each other, (one) radian from"
         r" \$L - (\d)\$\."
-        r" Offset \$L \+ (\d)\$ is (two) radians off; from \$L \+ (\d)\$ on, the nearest trained offset leaves some"
+        r" Distance \$L \+ (\d)\$ is (two) radians off; from \$L \+ (\d)\$ on, the nearest trained distance leaves some"
         r" fast pair about ([\d.]+) radians off\.",
         re.sub(r"\s+", " ", block(WE)),
     )
@@ -5257,7 +5279,7 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     )
     assert min(later_gaps) > step + 1.5  # far above the neighbour step, at every later offset
     assert gap == "a" and own_worst < 0.05 and together_best >= 1 - 1e-9, (own_worst, together_best)
-    assert "The smallest such gap is one radian, pair 0's step from one offset to the next." in re.sub(
+    assert "The smallest such gap is one radian, pair 0's step from one distance to the next." in re.sub(
         r"\s+", " ", block(WE)
     )
     assert abs(float(theta[0]) - 1) < 1e-12 and abs(together_best - float(theta[0])) < 1e-9, together_best

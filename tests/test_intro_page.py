@@ -1069,7 +1069,7 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
         in block[: block.index("</details>")]
     )
     glossary_ = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
-    assert "A model's *trained length* $L$ gives its training offsets, 0 to $L - 1$." in glossary_
+    assert "A model's *trained length* $L$ gives its training distances, 0 to $L - 1$." in glossary_
     assert "0 to $-(L - 1)$, as in the glossary" not in text  # the glossary writes no negative offsets
     assert "a *fast* pair at least once within the training length" not in text  # the second definition
     assert (
@@ -1089,8 +1089,9 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     )
     # the fast pairs as the glossary defines them: at least one turn over the offsets of training
     glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
-    assert "| fast pair | " in glossary and "a pair that turns at least once over the offsets of training" in glossary
-    assert "| slow pair | " in glossary and "a pair that turns less than once over the offsets of training" in glossary
+    assert "| fast pair | " in glossary and "a pair that turns at least once over the distances of training" in glossary
+    assert "| slow pair | " in glossary
+    assert "a pair that turns less than once over the distances of training" in glossary
     c7 = chapter("07_beyond")
     assert "The slow pairs now meet angles they never saw." in c7
     assert "Context-extension methods change the frequencies to pull those angles back." in c7
@@ -1410,7 +1411,7 @@ def test_cohere2_leaves_every_fourth_layer_without_rope():
     text = page()
     assert "SmolLM3 and Llama 4 leave every fourth layer without RoPE." in text
     assert "Cohere 2 does so too, with RoPE only in its sliding-window layers (chapter 10)." in text
-    assert "Cohere 2's models used Llama 4's layer pattern before it, with a sliding window in place of chunks" in (
+    assert "Cohere 2's models use Llama 4's layer pattern, with a sliding window in place of chunks" in (
         chapter("10_rope_today")
     )
     config = transformers.Cohere2Config()

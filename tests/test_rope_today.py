@@ -1669,9 +1669,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         " score at each distance, which wiggles and crosses;",
         "It is also the mean over random queries, scaled to one at distance zero.",
         "With $d = 128$, averaged over distances eight to sixteen thousand tokens back, the two larger bases keep"
-        " about a quarter of it; $10^4$ keeps about zero.",
-        "In the figure, the thin line is this score at each distance; a thick line at $x$ is its *average score* from"
-        " $x/2$ to $x$.",
+        " about a quarter of the score at distance zero; $10^4$ keeps about zero.",
+        "In the figure, a thick line at $x$ is its *average score* from $x/2$ to $x$.",
+        "The thin line, drawn for base $5 \\cdot 10^5$ only, is the score at each single distance.",
         "The appendix checks that this average is also the mean over random queries.",
     ):
         assert sentence in text, sentence
@@ -2412,10 +2412,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "It multiplies pair $i$'s term by $\\zeta_i^{|\\Delta|/B}$ for a key $|\\Delta|$ tokens back, with a fixed"
         " scale $B$ and each $\\zeta_i$ below one, smallest for the fast pairs.",
         "Its decay fades the fast pairs first; far back, their terms only swing around zero.",
-        "In the figure, at $d = 64$ two to four thousand tokens back, unrelated keys get quieter: the mean size of"
-        " their scores falls to about a third of RoPE's.",
-        "A key equal to its query is not quieted there: its average stays at RoPE's or above, as the appendix's *xPos*"
-        " part shows.",
+        "In the figure, at $d = 64$ two to four thousand tokens back, unrelated keys get quieter: their scores average"
+        " zero, so the figure measures their mean size, which falls to about a third of RoPE's.",
+        "A key equal to its query is not quieted there: its average score, with signs, stays at RoPE's or above, as the"
+        " appendix's *xPos* part shows.",
         "**A key equal to its query.** At $d = 64$, two to four thousand tokens back, it keeps its average: no lower"
         " than RoPE's, and it swings less; nearer in, xPos lowers it.",
         "The figure measures mean size, $|\\text{score}|$, since unrelated keys' scores average zero.",
@@ -2434,7 +2434,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # float32's largest value near p = 36 261 (uncentred positions)
     # the lesson is scoped to the figure's head size: at d = 32 a matching key keeps only 0.36 of RoPE's
     assert "So at this head size, far back, its decay mostly quiets unrelated keys." in text
-    assert "unrelated keys get quieter: the mean size of their scores" in text
+    assert "unrelated keys get quieter: their scores average zero, so the figure measures their mean size" in text
     # the main line keeps one panel, unrelated keys; the matching key's panel, its sentence and "nearer in" are the
     # appendix's *xPos* part, each once; the section's "its average stays at RoPE's or above" there: 0.058 >= 0.046
     # (checked above), scoped by "there" to the figure's d = 64 and band
@@ -3593,7 +3593,7 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     # *Far keys keep more of their score*: the thick lines are band means; the thin line, one distance at a time,
     # strays from its band mean by over 0.1 somewhere (asserted where the figure is drawn)
-    thick = "In the figure, the thin line is this score at each distance; a thick line at $x$ is its *average score*"
+    thick = "In the figure, a thick line at $x$ is its *average score* from $x/2$ to $x$."
     assert thick in main_line  # the band, said on the main line: the line drawn at x = 2a - 1 averages a .. 2a - 1
     # one definition before the figure, the score per pair; the unrelated key's zero mean sits in the block
     assert (
@@ -3767,3 +3767,48 @@ def test_chapter_qwen3_5_rope_in_one_layer_of_four():
         " such a recurrence."
     )
     assert sentence in chapter_markdown("10_rope_today")
+
+
+def test_chapter_round129_sentences():
+    """Chapter 10, sentences fixed after the fresh read r128. *MLA*: "it rotates only a small extra query and key" (the
+    decoupled RoPE adds a rotary query per head and a rotary key per token). *Reading a modern config*'s snippet:
+    "transformers 5.24 refuses Llama 4 Scout's published config as is: it stores 4 in the boolean
+    attn_temperature_tuning", run as the snippet loads a config. *Rolling caches*: llama.cpp's context shift
+    re-rotates cached keys in place (read in llama.cpp's src/llama-kv-cache.cpp: `build_graph_shift` calls
+    `build_rope_shift`, which applies `ggml_rope_ext_inplace` to each layer's cached keys by their position shift).
+    *Other models that leave layers without RoPE*: the Command A report cannot date Cohere 2's pattern before Llama 4,
+    so the chapter no longer says "before it"."""
+    transformers = pytest.importorskip("transformers", minversion="5.24")
+    text = chapter_markdown("10_rope_today")
+    code = _figure_titles()
+    assert "answers the first question another way: it rotates only a small extra query and key" in text
+    assert "adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token" in text
+    assert "it rotates only a small extra key" not in text
+    comment = (
+        "# transformers 5.24 refuses Llama 4 Scout's published config as is: it stores 4 in the boolean"
+        " attn_temperature_tuning config = AutoConfig.from_pretrained(model_dir).get_text_config()"
+    )
+    assert comment in text
+    with tempfile.TemporaryDirectory() as model_dir:
+        transformers.Llama4Config().save_pretrained(model_dir)
+        path = Path(model_dir) / "config.json"
+        published = json.loads(path.read_text())
+        transformers.AutoConfig.from_pretrained(model_dir).get_text_config()  # as saved: loads
+        published["text_config"]["attn_temperature_tuning"] = 4  # Scout's published value
+        path.write_text(json.dumps(published))
+        with pytest.raises(Exception, match="bool"):
+            transformers.AutoConfig.from_pretrained(model_dir).get_text_config()  # the snippet's line refuses it
+    assert (
+        "llama.cpp's context shift, which moves the kept tokens to earlier positions, re-rotates their cached keys in"
+        " place this way (`build_rope_shift` in its `src/llama-kv-cache.cpp`)." in text
+    )
+    assert "Cohere 2's models use Llama 4's layer pattern, with a sliding window in place of chunks" in text
+    assert "layer pattern before it" not in text
+    # the base figure draws one thin line, base 5e5's, as the reading rule says
+    assert "drawn for base $5 \\cdot 10^5$ only" in text
+    assert code.count("lw=0.5") == 1 and 'label="base 5e5, at each distance"' in code
+    assert "single = torch.cos(one[:, None] * posenc.rope_inv_freq(128, 5e5).double()).mean(1)" in code
+    # the assert comment points at the sentence it checks, in *How each scaling reshapes the wavelengths*
+    assert "a pair turning fewer times within $L$ gets the full factor" in text
+    assert '# "a pair turning fewer times within L gets the full factor"' in code
+    assert '"every such pair" past L' not in code
