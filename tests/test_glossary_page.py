@@ -527,7 +527,7 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening: "Each scale below multiplies the logits by one number for each query position, in the
     table's fourth column: above 1, it sharpens attention. The attention factor does so only in a fully rotated head.
-    The word clashes: this page's *temperature* $t$ divides the logits, while Llama
+    The word clashes: this page's *temperature* $t$ divides the logits, so its multiplier is $1/t$, while Llama
     4's *query temperature* multiplies them", with the attention factor's caveat, "in a fully rotated head", in its
     row's cell: the fourth column's
     heading, "multiplier of each logit", is that convention; every row of the table fills it with a formula; the
@@ -538,14 +538,16 @@ def test_a_larger_multiplier_never_flattens_attention():
     never rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links
     Reading model code's temperature rules."""
     text = page()
-    ((above, direction, t_verb, tau_verb),) = re.findall(
+    ((above, direction, t_verb, reciprocal, tau_verb),) = re.findall(
         r"Each scale below multiplies the logits by one number for each query position, in the table's fourth column:"
         r" (above|below) 1, it (sharpens|flattens) attention\. The attention factor does so only in a fully rotated"
         r" head\. The word clashes: this page's"
-        r" \*temperature\* \$t\$ (divides|multiplies) the logits, while Llama 4's \*query temperature\*"
-        r" (multiplies|divides) them\.",
+        r" \*temperature\* \$t\$ (divides|multiplies) the logits, so its multiplier is \$([^$]+)\$, while Llama 4's"
+        r" \*query temperature\* (multiplies|divides) them\.",
         text,
     )
+    # "so its multiplier is $1/t$": the temperature row's fourth-column cell, the reciprocal of a divisor
+    assert reciprocal == cells("temperature (attention temperature)")[3][1:-1] == "1/t", reciprocal
     only_in = "fully rotated"
     assert (above, direction) == ("above", "sharpens"), (above, direction)  # the entropy check below
     # "one number for each query position": each multiplier that is not a constant is set by the query's position,
@@ -807,8 +809,9 @@ def test_matrix_forms_count():
 
 
 def test_distance_and_offset_rows_name_the_chapters_that_use_them():
-    """The notation block's distance row, "the signed $j - i$ in chapter 3, $r = n - m$ in chapter 5 and $\\Delta = n -
-    m$ in chapter 10, this page's *offset*", and the chapters listed for the offset and the unsigned distance, read from
+    """The notation block's distance row, "signed in chapters 3, 5 and 10: $j - i$ in chapter 3, $r = n - m$ in chapter
+    5 and $\\Delta = n - m$ in chapter 10, this page's *offset*; unsigned, $\\lvert i - j\\rvert$, in chapters 6 and
+    11", and the chapters listed for the offset and the unsigned distance, read from
     the chapters' own words: the distance row links only the chapters whose distance is unsigned and keeps to one
     idea, "how far a key lies from its query, $\\lvert n - m\\rvert$, never negative", with a pointer to the notation
     block, which alone gives the signed use."""
@@ -819,11 +822,20 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     }
     for name, words in signed.items():
         assert words in chapter(name), name
-    (first, second, third) = re.findall(
-        r"the signed \$j - i\$ in chapter (\d+), \$r = n - m\$ in chapter (\d+) and \$\\Delta = n - m\$ in chapter"
-        r" (\d+), this page's \*offset\* \|",
+    (listed, first, second, third, bars_first, bars_second) = re.findall(
+        r"\| signed in chapters ([\d, and]+): \$j - i\$ in chapter (\d+), \$r = n - m\$ in chapter (\d+) and"
+        r" \$\\Delta = n - m\$ in chapter (\d+), this page's \*offset\*; unsigned, \$\\lvert i - j\\rvert\$, in"
+        r" chapters (\d+) and (\d+) \|",
         letters("distance"),
     )[0]
+    assert [int(n) for n in re.findall(r"\d+", listed)] == [int(first), int(second), int(third)], listed
+    # "unsigned, |i - j|, in chapters 6 and 11": the chapters whose markdown writes it between bars, and no other
+    bars = {
+        int(Path(path).name[:2])
+        for path in glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))
+        if re.search(r"(\||\\lvert) ?i - j ?(\||\\rvert)", chapter(Path(path).stem))
+    }
+    assert bars == {int(bars_first), int(bars_second)} == {6, 11}, bars
     assert (
         "| how far a key lies from its query, $\\lvert n - m\\rvert$, never negative; for some chapters' signed use,"
         " see {ref}`Letters <glossary-letters>` |" in row("distance | 距离")
@@ -1007,18 +1019,37 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     assert "the book's relative position $j - i$, key minus query" in chapter("08_extrapolation")
     # "chapters 1, 3, 6, 8 and 11 write $j - i$": the chapters whose markdown writes j - i, the Letters block's
     # list of chapters with i the query's position
-    (listed,) = re.findall(
-        r"; negative for an earlier key; chapters ([\d, and]+) write \$j - i\$ \| \{doc\}", row("offset")
+    ((listed, quotes, unsigned),) = re.findall(
+        r"; negative for an earlier key; chapters ([\d, and]+) write \$j - i\$; chapter (\d+) also quotes other"
+        r" sources' \$i - j\$, query minus key, and chapters ([\d, and]+) write \$\\lvert i - j\\rvert\$ for the"
+        r" distance \| \{doc\}",
+        row("offset"),
     )
-    writes = set()
+    writes, reversed_ = set(), set()
     for path in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))):
         if re.search(r"j ?- ?i\b", chapter(Path(path).stem)):
             writes.add(int(Path(path).name[:2]))
+        if re.search(r"\bi\s*(?:-|\u2212)\s*j\b", chapter(Path(path).stem)):
+            reversed_.add(int(Path(path).name[:2]))
     assert {int(n) for n in re.findall(r"\d+", listed)} == writes, (listed, writes)
+    # "chapter 3 also quotes other sources' $i - j$, query minus key, and chapters 6 and 11 write $|i - j|$ for the
+    # distance": every chapter whose markdown writes i - j, and each one's use: chapter 3 only as a tutorial's or
+    # Transformer-XL's sign convention, chapters 6 and 11 only between bars or squared, never as a signed offset
+    assert reversed_ == {int(quotes)} | {int(n) for n in re.findall(r"\d+", unsigned)}, (quotes, unsigned, reversed_)
+    assert int(quotes) == 3 and {int(n) for n in re.findall(r"\d+", unsigned)} == {6, 11}
+    c3 = chapter("03_relative")
+    assert len(re.findall(r"i - j", c3)) == 2 and "defines the distance as $i - j$ in its text" in c3
+    assert "Transformer-XL writes the logit, in its own sign convention $i - j$," in c3
+    assert "R_{i-j}" in c3 and "This book uses $j - i$, key minus query" in c3  # Transformer-XL's R, query minus key
+    for name in ("06_alibi", "11_learned_position"):
+        text = chapter(name).replace("\\lvert ", "|").replace("\\rvert", "|")
+        uses = re.findall(r"(.)\s*i\s*-\s*j\s*(.)", text)
+        assert ("|", "|") in uses and set(uses) <= {("|", "|"), ("(", ")")}, (name, uses)
+        assert ("(", ")") not in uses or text.count("(i - j)^2") == uses.count(("(", ")")), name  # only squared
     # the row's chapter column links every chapter it says writes j - i (and chapters 2 and 4, which write n - m)
     linked = {int(n) for n in re.findall(r"\{doc\}`(\d+) <\.\./notebooks/", row("offset"))}
     assert writes <= linked and linked - writes == {2, 4}, (linked, writes)
-    assert f"a query's position, with $j$ the key's, in chapters {listed};" in letters("$i$")
+    assert f"a query's position in chapters {listed}, with $j$ the key's;" in letters("$i$")
     assert "depends only on the offset $j - i$" in chapter("01_why_position")
     grid = posenc.relative_positions(6)  # [query, key]: key_pos - query_pos
     for m in range(6):
@@ -1406,18 +1437,19 @@ def test_rope_row_offset_and_turn_row_full_rotation():
 
 
 def test_notation_block_alibi_slope_chapters():
-    """The notation block: "$m$ | a query's position | YaRN's *attention factor* $m(s)$ in chapter 10, Reading model
-    code and the claims page; the ALiBi slope in chapters 3 and 6 and in this page's *slope* row", against the
-    chapters' and pages' own words. No $m($ outside the notation block."""
-    (first, second) = re.findall(
-        r"\| \$m\$ \| a query's position \| [^|]*; the ALiBi slope in chapters (\d+) and (\d+) and in this page's"
-        r" \*slope\* row;",
+    """The notation block: "$m$ | a query's position, but $m_h$ is ALiBi's *slope*, as in chapter 6 and this page's
+    *slope* row | a key's position in chapter 9; the ALiBi slope in chapter 3; YaRN's *attention factor* $m(s)$ in
+    chapter 10, Reading model code and the claims page", against the chapters' and pages' own words (chapter 6 writes
+    the slope $m_h$, chapter 3 plain $m$). No $m($ outside the notation block."""
+    (second, first) = re.findall(
+        r"\| \$m\$ \| a query's position, but \$m_h\$ is ALiBi's \*slope\*, as in chapter (\d+) and this page's"
+        r" \*slope\* row \| a key's position in chapter \d+; the ALiBi slope in chapter (\d+); ",
         page(),
     )[0]
-    assert letters("$m$").startswith(
-        "| $m$ | a query's position | YaRN's *attention factor* $m(s)$ in chapter 10, Reading model code and the claims"
-        " page;"
+    assert letters("$m$").endswith(
+        "; YaRN's *attention factor* $m(s)$ in chapter 10, Reading model code and the claims page |"
     )
+    assert "$m_h$" in chapter("06_alibi") and "$m_h$" not in chapter("03_relative")
     c10 = chapter("10_rope_today")
     for text in (
         c10,
@@ -1742,12 +1774,37 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
     """The row "stretch": "$\\max(\\ell/L, 1)$", and the block "When a rule's effective factor is s or the stretch":
     "Chapter 8's dynamic NTK sets `factor` to 1, so its effective factor is the *stretch*", not on the main line:
     the saved run's factor; transformers' `dynamic` and posenc's, with factor 1, divide the slowest pair by the page's
-    formula, below and past L, and at the worked example's 2L by 2, not its 9."""
+    formula, below and past L, and at the worked example's 2L by 2, not its 9. Both places also name chapter 8's
+    second dynamic NTK run, "dynamic NTK, factor 2": "Its run "dynamic NTK, factor 2" has the effective factor $1 +
+    2(\\ell/L - 1)$ past $L$, 3 at $2L$" and "Chapter 8's run "dynamic NTK, factor 2" has $F = 1 + 2(\\ell/L - 1)$
+    instead, 3 at $2L$": the saved run's factor 2, chapter 8's label for it, and the code path chapter 8 runs it by."""
     assert "Chapter 8's dynamic NTK sets `factor` to 1, so its effective factor is the *stretch*." in block(
         "When a rule's effective factor is s or the stretch"
     )
     assert "Chapter 8 defines dynamic NTK with `factor` 1, making $F$ the stretch." in block(WE)  # and after it
-    assert load_results("extrapolation", check=False)["config"]["dynamic_factor"] == 1
+    config = load_results("extrapolation", check=False)["config"]
+    assert config["dynamic_factor"] == 1
+    # the factor-2 run, in both places: one formula and one value at 2L, read from each
+    ((f2_block, at_block),) = re.findall(
+        r'Its run "dynamic NTK, factor 2" has the effective factor \$([^$]+)\$ past \$L\$, (\d+) at \$2L\$\.',
+        block("When a rule's effective factor is s or the stretch"),
+    )
+    ((f2_we, at_we),) = re.findall(
+        r'Chapter 8\'s run "dynamic NTK, factor 2" has \$F = ([^$]+)\$ instead, (\d+) at \$2L\$\.', block(WE)
+    )
+    assert f2_block == f2_we and at_block == at_we, (f2_block, f2_we, at_block, at_we)
+    assert config["sensitivity"]["dynamic f2"] == {"scaling": "dynamic", "factor": 2.0}, config["sensitivity"]
+    nb = json.loads((ROOT / "notebooks" / "08_extrapolation.ipynb").read_text(encoding="utf-8"))
+    code = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    assert '"rope+dynamic": "dynamic NTK"' in code and '"rope+dynamic f2": "dynamic NTK, factor 2"' in code
+    L8, d8, b8 = config["train_length"], 16, 10_000.0  # chapter 8's L; the divisor of the slowest pair is d-free
+    theta8 = posenc.rope_inv_freq(d8, b8, dtype=torch.float64)
+    for ell in (L8 + L8 // 2, 2 * L8, 4 * L8, 8 * L8):
+        rule, seq_len = experiment_scaling(config, "dynamic", ell, factor=config["sensitivity"]["dynamic f2"]["factor"])
+        slow = float(theta8[-1] / rule.inv_freq(d8, seq_len=seq_len)[0].double()[-1])
+        assert abs(slow - evaluate(f2_block, ell=ell, L=L8)) < 1e-4 * slow, (ell, slow)
+        assert slow > max(ell / L8, 1), ell  # above the stretch: not chapter 8's factor-1 run
+    assert int(at_block) == evaluate(f2_block, ell=2, L=1) == 3
     (formula,) = re.findall(r"the input's length over the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
     d, base, L = 64, 10_000.0, 1024
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
@@ -1940,7 +1997,8 @@ def test_fire_progressive_interpolation_range():
     )
     assert (row_low, row_high) == (low, high), (row_low, row_high)
     assert "u = \\frac{\\psi(d)}{\\psi(\\max(i, L_{\\text{thr}}))}" in chapter("11_learned_position")  # i: the query
-    assert "| $m$ | a query's position |" in letters("$m$") and "| $n$ | a key's position |" in letters("$n$")
+    assert letters("$m$").startswith("| $m$ | a query's position, but")
+    assert "| $n$ | a key's position |" in letters("$n$")
     from posenc.methods import fire as fire_module
     from posenc.methods.fire import FireBias
 
@@ -2106,7 +2164,8 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
 
 def test_letters_sections_visible_sentence_names_rows_of_its_table():
     """The letters section's visible sentence, "Some letters and words change meaning between chapters, or between
-    rows of this page. The commonest follow; the collapsed table below lists all:", then a
+    rows of this page. The commonest follow; the collapsed table below repeats their words, adds to them and lists
+    the rest:", then a
     table, "letter or word | meaning here | meaning in another chapter",
     with five plain rows: distance (never negative here, signed in chapters 3, 5 and 10), $i$ (a pair's index here, a
     query's position in chapters 1, 3, 6, 8 and 11), $m$ (a query's position here, but $m_h$ ALiBi's slope as in
@@ -2121,9 +2180,9 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     visible = re.sub(r"\s+", " ", visible)
     ((two, d_chapters, i_chapters, m_slope, slope_chapter, m_chapter, s_factor, s_chapter, t_chapter),) = re.findall(
         r"Some letters and words change meaning between chapters, or between rows of this page\. The (commonest) follow"
-        r"; the collapsed table below lists all:"
+        r"; the collapsed table below repeats their words, adds to them and lists the rest:"
         r" \| letter or word \| meaning here \| meaning in another chapter \| \|---\|---\|---\|"
-        r" \| \*distance\* \| \$\\lvert n - m\\rvert\$, never negative \| signed in chapters ([\d, and]+) \|"
+        r" \| distance \| \$\\lvert n - m\\rvert\$, never negative \| signed in chapters ([\d, and]+) \|"
         r" \| \$i\$ \| a pair's index, from 0 \| a query's position in chapters ([\d, and]+) \|"
         r" \| \$m\$ \| a query's position, but \$(m_h)\$ is ALiBi's \*slope\*, as in chapter (\d+) \|"
         r" a key's position in chapter (\d+) \|"
@@ -2135,17 +2194,20 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     )
     assert two == "commonest"
     # i: a pair's index on this page (the frequency row), a query's position in the chapters the block lists
-    assert "counting pairs from 0" in row("frequency") and "| the index of a pair, from 0;" in letters("$i$")
-    assert f"a query's position, with $j$ the key's, in chapters {i_chapters};" in letters("$i$")
+    assert "counting pairs from 0" in row("frequency") and "| a pair's index, from 0;" in letters("$i$")
+    assert f"| a query's position in chapters {i_chapters}, with $j$ the key's;" in letters("$i$")
     # temperature: the block's row, and chapter 8's own words for a growing multiplier
-    assert f"in chapter {t_chapter}, a growing factor that multiplies them" in letters("temperature")
+    assert f"| a growing multiplier of the logits in chapter {t_chapter}, as in" in letters("temperature")
     assert "An attention temperature that grows with the query's position" in chapter("08_extrapolation")
     # the collapsed table's clashes between this page's rows: m's slope, k's shift, c's three constants
     slope = "m_h"  # the visible $m$ row's "but $m_h$ is ALiBi's *slope*, as in chapter 6": the row and the chapter
     assert m_slope == slope and int(slope_chapter) == 6, (m_slope, slope_chapter)
     assert f"a head's fixed positive number ${slope}$" in row("slope (ALiBi)")
     assert f"with a fixed slope ${slope}$ for each head" in chapter(f"{int(slope_chapter):02d}_alibi")
-    assert "the ALiBi slope in chapters 3 and 6 and in this page's *slope* row;" in letters("$m$")
+    assert (
+        "as in chapter 6 and this page's *slope* row | a key's position in chapter 9; the ALiBi slope in chapter 3;"
+        in letters("$m$")
+    )
     k_chapter = c_chapter = 3
     signed = [int(c) for c in re.findall(r"\d+", d_chapters)]
     # k: the key vector of the logit row, the shift of the linear relation row (chapter 1's letter), Shaw's clip
@@ -2161,25 +2223,34 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     assert "with $c = \\mathrm{clip}(j - i, k)$" in chapter(f"{int(c_chapter):02d}_relative")
     assert "| $\\lvert n - m\\rvert$, never negative |" in letters("distance")
     for c, form in zip(
-        signed, ("the signed $j - i$ in chapter 3", "$r = n - m$ in chapter 5", "$\\Delta = n - m$ in chapter 10")
+        signed, (": $j - i$ in chapter 3", "$r = n - m$ in chapter 5", "$\\Delta = n - m$ in chapter 10")
     ):
         assert form.endswith(f"chapter {c}") and form in letters("distance"), (c, form)
     assert "| a number $t$ that divides the logits |" in letters("temperature")
-    assert "in chapter 8, a growing factor that multiplies them" in letters("temperature")
-    assert letters("$m$").startswith("| $m$ | a query's position |")
-    assert f"a key's position in chapter {m_chapter} |" in letters("$m$")
+    assert "| a growing multiplier of the logits in chapter 8, as in" in letters("temperature")
+    assert letters("$m$").startswith("| $m$ | a query's position, but $m_h$ is ALiBi's *slope*, as in chapter 6 and")
+    assert f"| a key's position in chapter {m_chapter};" in letters("$m$")
     assert f"| $s$ | the *extension factor* `{s_factor}` | the *stretch* in chapter {s_chapter}," in letters("$s$")
     names = {"09": "09_performance", "08": "08_extrapolation"}
     assert "key $m$" in chapter(names[f"{int(m_chapter):02d}"])
     assert "*stretch* $s = \\max(n / L, 1)$" in chapter(names[f"{int(s_chapter):02d}"])
     for name in ("$i$", "$m$", "$s$", "distance", "temperature"):
         assert f"\n| {name} |" in section, name
-    # "the collapsed table below lists all": every visible row's name has a row there
+    # "the collapsed table below repeats their words, adds to them and lists the rest": every visible row has a row
+    # there with the same name, and each of its two cells opens with the visible cell's words, unchanged, so the two
+    # tables never say one thing in different words; the collapsed table has more rows than the visible one
     collapsed = section[section.index("<details>") : section.index("</details>")]
-    shown = re.findall(r"\n\| ([^|]+?) \|", section[: section.index("<details>")])
-    assert len(shown) == 6 and shown[0] == "letter or word", shown
-    for name in shown[1:]:
-        assert f"\n| {name.strip('*')} |" in collapsed, name
+    shown = [line for line in section[: section.index("<details>")].splitlines() if line.startswith("| ")]
+    assert len(shown) == 6 and shown[0].startswith("| letter or word |"), shown
+    for line in shown[1:]:
+        name, here, elsewhere = (cell.strip() for cell in line.split(" | ")[:3])
+        name = name[2:]
+        full = [cell.strip() for cell in letters(name).split(" | ")]
+        assert full[0] == f"| {name}" and full[1].startswith(here) and full[2].startswith(elsewhere.rstrip(" |")), (
+            name,
+            full,
+        )
+    assert collapsed.count("\n| ") > 2 * len(shown), collapsed.count("\n| ")
     assert "Shaw's clipped offset $c = \\mathrm{clip}(j - i, k)$ in chapter 3 |" in letters("$c$")
 
 
@@ -2712,7 +2783,7 @@ def core_table_terms() -> list[str]:
 
 
 def test_letters_block_chapter_lists():
-    """The letters block: $i$ is "a query's position, with $j$ the key's, in chapters 1, 3, 6, 8 and 11; the imaginary
+    """The letters block: $i$ is "a query's position in chapters 1, 3, 6, 8 and 11, with $j$ the key's; the imaginary
     unit $\\mathrm{i}$ in chapters 4 and 5"; $\\theta_i$ is "$\\omega_i$ in chapter 2; in the *sinusoidal encoding*
     row, set by the embedding's width, not the head's": that row's exponent reads $d_{\\text{model}}$, which the row
     calls the embedding's width, and the frequency row's reads the head's $d$. Each list is the set of chapters
@@ -2724,9 +2795,9 @@ def test_letters_block_chapter_lists():
     letters block's distance row names the same ones; the link leads to that section."""
 
     ((query, imaginary),) = re.findall(
-        r"\| \$i\$ \| the index of a pair, from 0; upright, \$\\mathrm\{i\}\$, the imaginary unit in the"
-        r" \*complex form\* row \| a query's position, with \$j\$ the key's, in chapters ([\d,"
-        r" and]+);"
+        r"\| \$i\$ \| a pair's index, from 0; upright, \$\\mathrm\{i\}\$, the imaginary unit in the"
+        r" \*complex form\* row \| a query's position in chapters ([\d,"
+        r" and]+), with \$j\$ the key's;"
         r" the imaginary unit \$\\mathrm\{i\}\$ in chapters ([\d, and]+) \|",
         page(),
     )
@@ -2765,7 +2836,7 @@ def test_letters_block_chapter_lists():
     assert "The *offset*" not in core, core
     # the chapters that use "distance" for the signed offset are named in the Letters block only, not on the main line
     assert "use *distance* for the signed offset" not in core, core
-    signed = letters("distance").split(" | ")[2]
+    signed = letters("distance").split(" | ")[2].split("; unsigned")[0]  # the unsigned chapters after it
     assert "(glossary-letters)=\n## Letters and words with more than one meaning\n" in raw
     assert offset == "n - m" and f"key position minus query position, ${offset}$" in row("offset")
     assert "; negative for an earlier key; chapters " in row("offset")
@@ -2783,7 +2854,7 @@ def test_letters_block_chapter_lists():
     assert numbers(signed) == set(signed_words), signed
     for name, words in signed_words.values():
         assert words in chapter(name), name
-    assert numbers(letters("distance").split(" | ")[2]) == set(signed_words), letters("distance")
+    assert numbers(signed.split(":")[0]) == set(signed_words), letters("distance")
     assert "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$" in row("offset")
     # "upright, $\\mathrm{i}$, the imaginary unit in the *complex form* row": that row writes it so, and defines it
     assert "$x_0 + \\mathrm{i} x_1$, $\\mathrm{i}$ the imaginary unit;" in row("complex form (of RoPE)")
@@ -3331,7 +3402,7 @@ def test_letters_trigram_dca_and_axial_rows_match_their_sources():
     import glob
 
     (key_chapter,) = re.findall(
-        r"the ALiBi slope in chapters 3 and 6 and in this page's \*slope\* row; a key's position in chapter (\d+) \|",
+        r"\*slope\* row \| a key's position in chapter (\d+); the ALiBi slope in chapter 3;",
         page(),
     )
     writers = [
@@ -3436,9 +3507,9 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     )
     text = page()
     assert (
-        "a *slow pair* turns less than once, so beyond $L$ it meets new angles. To meet none, a slow pair needs its"
-        " frequency divided by about the *stretch*, the input's length over $L$, so RoPE scalings slow the slow pairs."
-        in text
+        "a *slow pair* turns less than once, so beyond $L$ it meets new angles. Call an input's length over $L$ its"
+        " *stretch*. To meet no new angle, a slow pair needs its frequency divided by about the stretch, so RoPE"
+        " scalings slow the slow pairs." in text
     )
     # the sentence speaks of RoPE scalings, not of the table below it: the table also holds methods that remap
     # positions, a fine-tuning scheme and tests, none of which divides a frequency
@@ -4104,14 +4175,14 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     ]
     assert (
         "sharpens attention. The attention factor does so only in a fully rotated head. The word clashes: this page's"
-        " *temperature* $t$ divides the logits, while Llama 4's *query temperature* multiplies them."
-        in re.sub(r"\s+", " ", section)
+        " *temperature* $t$ divides the logits, so its multiplier is $1/t$, while Llama 4's *query temperature*"
+        " multiplies them." in re.sub(r"\s+", " ", section)
     )
     # the attention factor appears in the opening only in its caveat, which its row's cell repeats
     assert re.sub(r"\s+", " ", section).count("attention factor") == 1
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     first, second = 8, 10
-    assert "in chapter 8, a growing factor that multiplies them" in letters("temperature")
+    assert "| a growing multiplier of the logits in chapter 8, as in" in letters("temperature")
     words = {
         8: "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by",
         10: "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries",
@@ -4128,13 +4199,13 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
 
 def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     """The notation block's row "temperature": this page's column gives one meaning, "a number $t$ that divides the
-    logits"; elsewhere "in chapter 8, a growing factor that multiplies them, as in Scalable-Softmax and Llama 4; in
+    logits"; elsewhere "a growing multiplier of the logits in chapter 8, as in Scalable-Softmax and Llama 4; in
     chapter 10, Llama 4's *query temperature* $\\tau$, a multiplier, whose row on this page keeps that name": chapter
     8's and chapter 10's own words, the page's temperature row, which divides, and the page's row named after chapter
     10's query temperature, whose multiplier column is $\\tau$ itself."""
     assert (
-        "| temperature | a number $t$ that divides the logits | in chapter 8, a growing factor that multiplies them, as"
-        ' in Scalable-Softmax and Llama 4, and in the run name "dynamic YaRN, no temperature", YaRN\'s *attention'
+        "| temperature | a number $t$ that divides the logits | a growing multiplier of the logits in chapter 8, as in"
+        " Scalable-Softmax and Llama 4; in chapter 8's run name \"dynamic YaRN, no temperature\", YaRN's *attention"
         " factor*; in chapter 10, Llama 4's *query temperature* $\\tau$, a multiplier, whose row on this page keeps"
         " that name |" in letters("temperature")
     )
@@ -4288,14 +4359,16 @@ def test_context_parallelism_needs_global_positions():
 
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
-    """The main line keeps the fast and slow pairs and "To meet none, a slow pair needs its frequency divided by about
-    the *stretch*, the input's length over $L$". Then "Three numbers are easy to mix up:" and their table (extension
+    """The main line keeps the fast and slow pairs and "Call an input's length over $L$ its *stretch*. To meet no new
+    angle, a slow pair needs its frequency divided by about the stretch": the stretch defined before its first use.
+    Then "Three numbers are easy to mix up:" and their table (extension
     factor, stretch, effective factor), before the worked example's core that uses them: "An example: take a head
     like Llama 3.1's, trained at $L = 8192$, and an input of $2L$ tokens, so its stretch is 2. Give two rules Llama
     3.1's configured `factor`, 8, as their extension factor. Each rule's effective factor exceeds the stretch, so the
     slowest pair meets no new angle:", a
     table of the two rules' divisors (PI 8 and `llama3` 8 "at any length"), with a second column, the fastest pair's
-    divisor (PI 8, `llama3` 1: "it *keeps* that pair"), run in transformers' `linear` and `llama3`; "So the slowest
+    divisor (PI 8, `llama3` 1: "it *keeps* that pair, leaving its frequency unchanged", *kept* defined where it is first
+    used), run in transformers' `linear` and `llama3`; "So the slowest
     pair meets no new angle. Position interpolation also slows the fastest pair, though as a fast pair it needs no
     division." The lead leaves "turns in $L$" to its own row, which the rows that use it mark in italics.
     Each divisor is above the stretch; dynamic NTK's 9 stays in the collapsed worked example, beside its formula. Its
@@ -4329,7 +4402,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
     ((config_word, main_stretch, slowest),) = re.findall(
-        r"\*stretch\*, the input's length over \$L\$, so RoPE scalings slow the slow pairs\. Three"
+        r"about the stretch, so RoPE scalings slow the slow pairs\. Three"
         r" numbers are easy to mix up: \| number \| what it is \|"
         r" set by \| \|---\|---\|---\| \| \*extension factor\*"
         r" \$s\$ \| the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
@@ -4342,8 +4415,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r"^## Longer inputs A model's \*trained length\* \$L\$ gives its training distances, 0 to \$L - 1\$\. Over"
         r" them a \*fast pair\* makes at least one \*turn\*, a full rotation; a \*slow pair\* turns less than once,"
         r" so beyond"
-        r" \$L\$ it meets new angles\. To meet none, a slow pair needs its frequency divided by about the \*stretch\*,"
-        r" the input's length over \$L\$, so RoPE scalings slow the slow pairs\. Three numbers are"
+        r" \$L\$ it meets new angles\. Call an input's length over \$L\$ its \*stretch\*\. To meet no new angle, a"
+        r" slow pair needs its frequency divided by about the stretch, so RoPE scalings slow the slow pairs\. Three"
+        r" numbers are"
         r" easy to mix up: .*?"
         r" An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, and an input of \$(\d)L\$ tokens, so"
         r" its stretch is (\d+)\. Give (two) rules Llama 3\.1's configured `factor`, (\d+), as their extension"
@@ -4351,7 +4425,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| rule \| divides"
         r" the slowest pair's frequency by \| divides the fastest pair's frequency by \| \|---\|---\|---\|"
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
-        r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair \|"
+        r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
+        r" unchanged \|"
         r" Position interpolation also slows the fastest pair, though as a fast pair it needs no"
         r" division\. Such slowing has costs; chapter 8 measures two of them\. \(glossary-longer-terms\)=",
         visible.strip(),
@@ -5044,7 +5119,7 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
         "$m$": "a query's position",
         "$n$": "a key's position",
         "$d$": "the width of one head",
-        "$i$": "the index of a pair, from 0",
+        "$i$": "a pair's index, from 0",
         "$\\theta_i$": "pair $i$'s frequency",
         "$s$": "the *extension factor* `factor`",
     }

@@ -1491,6 +1491,15 @@ def test_chapter_version_note_on_one_llama_checkpoint_in_two_layouts():
     ]
     assert len(rope_models) > 100 and len(named) < len(rope_models) / 10, (len(named), len(rope_models))
     assert (models / "deepseek_v3") in named and (models / "llama") not in named
+    # the opening's "Most configs do not say which dimensions form a pair, the *layout*; in most models the code fixes
+    # it": most, not all; DeepSeek-V3's and Mistral 4's configs choose it with `rope_interleave`
+    assert transformers.DeepseekV3Config().rope_interleave is True and transformers.Mistral4Config().rope_interleave
+    opening_fields = "".join(nb_cells()[2]["source"])
+    assert (
+        "Most configs do not say which dimensions form a pair, the *layout*; in most models the code fixes it, and a"
+        " wrong one raises no error." in re.sub(r"\s+", " ", opening_fields)
+    )
+    assert "Nor does a config say which dimensions form a pair" not in text
     for sentence in (  # the version notes' block
         "In most models the code, not the config, fixes the *layout*, which two dimensions form each pair.",
         "Weights read with the wrong layout give other scores.",
@@ -1671,7 +1680,6 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "With $d = 128$, averaged over distances eight to sixteen thousand tokens back, the two larger bases keep"
         " about a quarter of the score at distance zero; $10^4$ keeps about zero.",
         "In the figure, a thick line at $x$ is its *average score* from $x/2$ to $x$.",
-        "The thin line, drawn for base $5 \\cdot 10^5$ only, is the score at each single distance.",
         "The appendix checks that this average is also the mean over random queries.",
     ):
         assert sentence in text, sentence
@@ -1914,8 +1922,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         " figures below are static.",
         "Per token and layer, MLA caches $512 + 64 = 576$ numbers in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
-        "so MLA *folds* it into the query once and scores the cached latents directly.",
-        "Without RoPE, the fold is $$ (q^C_m)^\\top W_{UK}\\, c_n = (W_{UK}^\\top q^C_m)^\\top c_n . $$",
+        "so MLA *folds* it into the query once and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\,"
+        " c_n = (W_{UK}^\\top q^C_m)^\\top c_n . $$ With RoPE,",
         "With RoPE, $R_m$ turns the content query $q^C_m$ by its position $m$, and $R_n$ the key by its position $n$:",
         "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token: as costly as rebuilding every past"
         " key.",
@@ -1979,28 +1987,30 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    # the main line shows two equations, the rotation that breaks the fold and the fix's score; the fold's equation
-    # is the block's; the score's is once in the chapter; the position-free term has one name, the content term
+    # the main line shows three equations: the fold, the rotation that breaks it and the fix's score; the fold's
+    # equation comes before the rotation's; the score's is once in the chapter; the position-free term has one name
     mla_main = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Gemma 4's global")]
-    assert mla_main.count("$$") == 4 and "\\text{score}_{mn}" in mla_main and "need not rebuild keys" not in text
+    assert mla_main.count("$$") == 6 and "\\text{score}_{mn}" in mla_main and "need not rebuild keys" not in text
     assert text.count("\\text{score}_{mn}") == 1
     # the idea in one sentence first, then the fold in words, then the symbols the equation uses, then the equation
     idea = "The idea: a rotation between query and key stops MLA from folding the key's matrix into the query."
     fold = (
         "Without RoPE, one matrix $W_{UK}$ serves every past key, so MLA *folds* it into the query once and scores the"
-        " cached latents directly."
+        " cached latents directly:"
     )
     symbols = (
         "With RoPE, $R_m$ turns the content query $q^C_m$ by its position $m$, and $R_n$ the key by its position $n$:"
     )
     assert main_line.index("*latent* $c_n$") < main_line.index("*content query* $q^C_m$") < main_line.index(idea)
-    assert main_line.index(idea) < main_line.index(fold) < main_line.index(symbols)
+    assert main_line.index(idea) < main_line.index(fold) < main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n")
+    assert main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n") < main_line.index(symbols)  # the fold, then the rotation
     assert main_line.index(symbols) < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
     assert main_line.index("(R_m q^C_m)^\\top R_n W_{UK}") < main_line.index(
         "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token"
     )
     assert "RoPE on those keys would break the fold" not in text  # said once, by the equation's own sentence
-    assert main_line.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 0 and text.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1
+    assert main_line.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1 and text.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1
+    assert "Without RoPE, the fold is" not in text  # the block no longer repeats the main line's fold
     assert "the folded one" not in text and "the wrong score" not in main_line
     assert "same heads would cache" not in text  # "the same heads" was ambiguous: V2's own keys are 192 wide
     assert text.count("(R_m q^C_m)^\\top R_n W_{UK}") == 1
@@ -2414,8 +2424,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "Its decay fades the fast pairs first; far back, their terms only swing around zero.",
         "In the figure, at $d = 64$ two to four thousand tokens back, unrelated keys get quieter: their scores average"
         " zero, so the figure measures their mean size, which falls to about a third of RoPE's.",
-        "A key equal to its query is not quieted there: its average score, with signs, stays at RoPE's or above, as the"
-        " appendix's *xPos* part shows.",
+        "At $d = 64$, two to four thousand tokens back, a key equal to its query is not quieted: its average score,"
+        " with signs, stays at RoPE's or above, as the appendix's *xPos* part shows.",
         "**A key equal to its query.** At $d = 64$, two to four thousand tokens back, it keeps its average: no lower"
         " than RoPE's, and it swings less; nearer in, xPos lowers it.",
         "The figure measures mean size, $|\\text{score}|$, since unrelated keys' scores average zero.",
@@ -2441,6 +2451,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
     assert "a key equal to its query keeps its average" not in xpos_main.lower() and "nearer in" not in xpos_main
+    # the main line keeps the drawn measure only, mean size; the matching key's signed mean is the block's
+    assert "a key equal to its query" not in xpos_main.lower() and "with signs" not in xpos_main
     cells = nb_cells()
     sec = next(i for i, c in enumerate(cells) if "## xPos: a road not taken" in "".join(c["source"]))
     app = next(i for i, c in enumerate(cells) if "".join(c["source"]).startswith("### xPos"))
@@ -2854,9 +2866,22 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
         assert sentence in text and sentence not in main_line, sentence
     # the main line says where "fast" ends, with the figures' numbers (the sweep above: kept iff L / lambda > field)
     assert (  # a pair that turns N times within L has wavelength L / N
-        "Dashed lines mark where *fast* ends: YaRN keeps the pairs that turn over 32 times within $L$,"
-        " $\\lambda_i < L/32$; the `llama3` rule, over 4 times, $\\lambda_i < L/4$." in main_line
+        "Dashed lines mark where *fast* ends. With YaRN's usual `beta_fast` of 32, YaRN keeps the pairs that turn over"
+        " 32 times within $L$, $\\lambda_i < L/32$; with Llama 3.1's `high_freq_factor` of 4, the `llama3` rule keeps"
+        " those that turn over 4 times, $\\lambda_i < L/4$." in main_line
     )
+    # the thresholds are config fields at their usual values, not the rules themselves: transformers' `yarn` falls back
+    # to beta_fast 32, and the opening's Llama 3.1 8B row stores high_freq_factor 4 (Llama 4 Scout's stores 1)
+    import inspect
+
+    _hf()
+    from transformers import modeling_rope_utils
+
+    yarn_code = inspect.getsource(modeling_rope_utils._compute_yarn_parameters)
+    assert 'beta_fast = rope_parameters_dict.get("beta_fast") or 32' in yarn_code
+    assert book.MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["high_freq_factor"] == 4.0
+    assert book.MODEL_ROPE_CONFIGS["llama-4-scout"]["rope_scaling"]["high_freq_factor"] == 1.0
+    assert "YaRN keeps the pairs that turn over 32 times within $L$, $\\lambda_i < L/32$; the `llama3` rule" not in text
     # the blend is named before the figures that draw it
     assert main_line.index("Between the kept and the slowed") < main_line.index("Dashed lines mark where *fast* ends")
     # "they divide by a factor between one and $s$ that grows toward the slower pairs": on the demo head (yarn,
@@ -2915,9 +2940,11 @@ def test_chapter_opening_defines_l_as_where_a_scaling_starts():
 
 
 def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
-    """Chapter 10, main line: "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*, so each
-    score's rotated part grows by its square. DeepSeek-V2 and V3 scale the whole logit instead.", in takeaway 4
-    without the name; the appendix's gpt-oss block gives the number,
+    """Chapter 10, scalings section (main line): "YaRN and LongRoPE, another scaling, also multiply cos and sin by an
+    *attention factor*; DeepSeek puts it on the softmax scale instead. A port that forgets it gets other scores and no
+    error." Its block: "The factor is fixed, and it sits on cos and sin, so each score's rotated part grows by its
+    square. DeepSeek-V2 and V3 scale the whole logit instead." Takeaway 4 leaves it out; the appendix's gpt-oss
+    block gives the number,
     "every query-key logit grows by about 1.81". Transformers' rotary embeddings (Llama's for `yarn`, Phi-3's for
     `longrope`) multiply cos and sin by `attention_scaling`, the init function's second value. Transformers' own
     `yarn` initialisation, on gpt-oss's fields, puts 1.347 on cos and sin,
@@ -2996,9 +3023,7 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     # takeaway 4 leaves the factor to its block, as the main line never introduces it
     assert "All three are static: they slow the same pairs on every input, short ones too." in takeaways
     assert "attention factor" not in takeaways
-    assert "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*" in chapter_markdown(
-        "10_rope_today"
-    )
+    assert "YaRN and LongRoPE, another scaling, also multiply cos and sin by an *attention factor*" in main_line
     # takeaway 3 leaves the pairs past L to the appendix block, which keeps its open question
     assert "whether they hurt on longer inputs is open." not in takeaways
     assert (
@@ -3018,8 +3043,7 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     raw = "\n".join("".join(c["source"]) for c in nb_cells() if c["cell_type"] == "markdown")
     for sentence in (
-        "YaRN and LongRoPE also multiply cos and sin by a fixed *attention factor*, so each score's rotated part grows"
-        " by its square.",
+        "The factor is fixed, and it sits on cos and sin, so each score's rotated part grows by its square.",
         "DeepSeek-V2 and V3 scale the whole logit instead.",  # the two DeepSeek rows, checked below
         # side results after the scaling figures, a paragraph each in their block, with no reference to a table not
         # yet shown
@@ -3027,11 +3051,25 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
         "LongRoPE slows each pair by its own searched factor.",
     ):
         assert sentence in (text if not sentence.startswith("\n") else raw), sentence
-    # LongRoPE and the attention factor are a collapsed block; the main line, takeaways included, does not rely on it
+    # the scalings section names the factor in one main-line sentence, with its failure mode; the details (fixed, the
+    # square, LongRoPE's own factors) are a collapsed block right after it
     side = "<details><summary>Static scalings, LongRoPE, and the fixed attention factor of YaRN and LongRoPE</summary>"
     assert side in raw and raw.index(side) < raw.index("LongRoPE slows each pair by its own searched factor.")
     scaling_part = main_line[main_line.index("## How each scaling reshapes") : main_line.index("## What is a position")]
-    assert "attention factor" not in scaling_part and "LongRoPE" not in scaling_part
+    factor_line = (
+        "YaRN and LongRoPE, another scaling, also multiply cos and sin by an *attention factor*; DeepSeek puts it on"
+        " the softmax scale instead. A port that forgets it gets other scores and no error."
+    )
+    assert factor_line in scaling_part and raw.index(factor_line.split(";")[0]) < raw.index(side)
+    # "DeepSeek puts it on the softmax scale": transformers' DeepSeek-V3 attention folds YaRN's mscale into its
+    # softmax scaling (and puts 1 on cos and sin, above); "other scores and no error": without the factor, the
+    # rotated part above differs by the factor's square (1.81 for gpt-oss), and nothing checks it
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention
+
+    assert "self.scaling = yarn_apply_mscale(config.rope_parameters, self.qk_head_dim ** (-0.5))" in inspect.getsource(
+        DeepseekV3Attention.__init__
+    )
+    assert abs(parts[1][0] - parts[0][0]) > 0.5 * abs(parts[0][0])  # forgetting 1.347 on cos and sin: another score
     takeaways = main_line[main_line.index("## Takeaways") : main_line.index("## Exercises")]
     assert "LongRoPE" not in takeaways and "fixed factor" not in takeaways
     assert "the table's DeepSeek models" not in text
@@ -3535,8 +3573,9 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     assert (
         "Right, for the plotted query and a key equal to it, it peaks at distance zero; its mean over distances, in"
-        " red, is well below that peak." in main_line
+        " red, is well below that peak, while random queries keep about 0.4 of it on average." in main_line
     )  # "well below": the draw keeps 0.23, asserted above; "the plotted query": others keep more than half
+    # "random queries keep about 0.4 of it on average": the expected share and the 50 draws' mean, asserted below
     assert "fades on average" not in main_line  # the figure shows a mean below the peak, not a fall
     # "for the plotted query": other draws keep more than half (the assert above), so the sentence names its query
     assert "Right, for a key equal to its query, it peaks" not in main_line
@@ -3608,8 +3647,13 @@ def test_chapter_thick_lines_and_the_random_query_mean():
             a = (x + 1) // 2
             band = torch.cos(torch.arange(a, x + 1, dtype=torch.float64)[:, None] * theta).mean()
             assert abs(float(means[a - 1] - band)) < 1e-9, (base, x)
-    thin = "The thin line, at single distances, wiggles."
+    thin = "At single distances the score wiggles, as the appendix's *Raising the base* part draws."
     assert thin in text and thin not in main_line  # in the block under the section
+    assert "The thin line" not in text  # the section's figure draws no thin line; the appendix's draws one per base
+    main_plot = "".join(next(c for c in nb_cells() if c.get("id") == "c14c-plot")["source"])
+    assert "lw=0.5" not in main_plot and "single" not in main_plot and "lw=2.5" in main_plot  # thick lines only
+    thin_plot = "".join(next(c for c in nb_cells() if c.get("id") == "c14c-thin")["source"])
+    assert "lw=0.4" in thin_plot and "every[:, None] * theta_b" in thin_plot  # the appendix: every base, each distance
     # the block's "At about a third of single distances, base 5e5 scores above 1e6": over distances 1 to 16 383, 32 767
     # and 65 535 (0.34, 0.33, 0.33)
     assert (
@@ -3804,9 +3848,9 @@ def test_chapter_round129_sentences():
     )
     assert "Cohere 2's models use Llama 4's layer pattern, with a sliding window in place of chunks" in text
     assert "layer pattern before it" not in text
-    # the base figure draws one thin line, base 5e5's, as the reading rule says
-    assert "drawn for base $5 \\cdot 10^5$ only" in text
-    assert code.count("lw=0.5") == 1 and 'label="base 5e5, at each distance"' in code
+    # the base figure draws thick lines only, as the reading rule says; the wiggle check stays, in the checks cell
+    assert "drawn for base $5 \\cdot 10^5$ only" not in text
+    assert code.count("lw=0.5") == 0 and 'label="base 5e5, at each distance"' not in code
     assert "single = torch.cos(one[:, None] * posenc.rope_inv_freq(128, 5e5).double()).mean(1)" in code
     # the assert comment points at the sentence it checks, in *How each scaling reshapes the wavelengths*
     assert "a pair turning fewer times within $L$ gets the full factor" in text
