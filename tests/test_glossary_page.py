@@ -2675,7 +2675,8 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     )
     # "OLMo 2 normalises each whole projection, all heads at once; Qwen3 and Gemma 3 normalise each head."
     assert (
-        " it. In transformers 5.24, 67 model folders apply the norm before the rotation and 3 after it. OLMo 2"
+        " it. In transformers 5.24, most model folders that normalise queries do so before the rotation; a few, Llama 4"
+        " and HunYuan among them, do so after it. OLMo 2"
         " normalises each whole projection, all heads at once; Qwen3 and Gemma 3 normalise each head."
         in attention_block
     )
@@ -2718,18 +2719,19 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
         for method in re.finditer(r"\n    def forward\(.*?(?=\n    def |\nclass |\Z)", source, flags=re.S):
             body = method.group(0)
             rotate = re.search(r"apply_rotary|rotary_emb\(", body)
-            norm = re.search(r"self\.(?:q_norm|query_norm|qk_norm|q_layernorm)\(", body)
+            # every query-norm name the installed files use next to a rotation (HunYuan's query_layernorm, IDEFICS's
+            # q_layer_norm); the fresh read r130 found the narrower list missed HunYuan's three folders
+            norm = re.search(r"self\.(?:q_norm|query_norm|qk_norm|q_layernorm|query_layernorm|q_layer_norm)\(", body)
             if rotate and norm:
                 order["before" if norm.start() < rotate.start() else "after"].add(path.parent.name)
     assert {"qwen3", "olmo2", "gemma3"} <= order["before"] and "llama4" in order["after"], order
     assert len(order["before"]) > 3 * len(order["after"]) and len(order["before"]) >= 20, order  # most, by far
-    # the block's count: "In transformers 5.24, 67 model folders apply the norm before the rotation and 3 after it."
-    ((version, before, after),) = re.findall(
-        r"In transformers ([\d.]+), (\d+) model folders apply the norm before the rotation and (\d+) after it\.",
-        attention_block,
-    )
+    # the block's "In transformers 5.24, most model folders that normalise queries do so before the rotation; a few,
+    # Llama 4 and HunYuan among them, do so after it": the version, "most" and "a few" (over three times as many
+    # before), and the two named families after
+    (version,) = re.findall(r"In transformers ([\d.]+), most model folders that normalise queries", attention_block)
     assert transformers.__version__.startswith(version + "."), transformers.__version__
-    assert (len(order["before"]), len(order["after"])) == (int(before), int(after)), order
+    assert {"llama4", "hunyuan_v1_dense"} <= order["after"] and len(order["after"]) <= 10, order
     assert not order["before"] & order["after"], order  # each folder counted once
 
 

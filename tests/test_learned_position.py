@@ -1659,9 +1659,9 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # head's near 1; without this clause the appendix's trained counts, about one above the ideal ones, had no reason
     verdict = (
         "In the CoPE model trained above, the question's gates open mostly on labels, and each sentence back adds on"
-        " average more than one to the count. In this run, its gate on the question itself is about 0.7, and fillers"
-        " add a little, so its counts start near 1, where the ideal head's start at 0. That is fine: a count only needs"
-        " to keep the labels apart. The appendix sets these counts beside the ideal ones."
+        " average more than one to the count. In this run, its gate on the question itself is about 0.7 and the"
+        " fillers' gates add more, so its counts start near 1, where the ideal head's start at 0. That is fine: a count"
+        " only needs to keep the labels apart. The appendix sets these counts beside the ideal ones."
     )
     assert verdict in main
     # the RoPE model's depth, said on the main line after the saved run's result: without it a learner who skips the
@@ -2111,8 +2111,8 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # "over five seeds" (len(seeds) == 5, below); "one of its seeds finds under 90 %": exactly one KERPLE seed is
     # under 90 % in both passkey columns, checked seed by seed below
     verdict_line = (
-        "At $8L$, on average over five seeds, only KERPLE keeps both a fine loss and nearly every passkey; one of its"
-        " seeds finds under 90 %."
+        "At $8L$, on average over five seeds, of the models tested with no further training, only KERPLE keeps both a"
+        " fine loss and nearly every passkey; one of its seeds finds under 90 %."
     )
     assert "At $8L$, on average, only KERPLE" not in flat_main
     terms = (

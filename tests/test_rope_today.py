@@ -3021,7 +3021,9 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
     takeaways = main_line[main_line.index("## Takeaways") : main_line.index("## Exercises")]
     # takeaway 4 leaves the factor to its block, as the main line never introduces it
-    assert "All three are static: they slow the same pairs on every input, short ones too." in takeaways
+    assert "As configs set them, all three are static: they slow the same pairs on every input, short ones too." in (
+        takeaways
+    )  # "as configs set them": the YaRN paper and serving engines also describe dynamic variants
     assert "attention factor" not in takeaways
     assert "YaRN and LongRoPE, another scaling, also multiply cos and sin by an *attention factor*" in main_line
     # takeaway 3 leaves the pairs past L to the appendix block, which keeps its open question
@@ -3573,9 +3575,11 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     assert (
         "Right, for the plotted query and a key equal to it, it peaks at distance zero; its mean over distances, in"
-        " red, is well below that peak, while random queries keep about 0.4 of it on average." in main_line
+        " red, is well below that peak, while random queries keep about 0.4 of it on average over these distances."
+        in main_line
     )  # "well below": the draw keeps 0.23, asserted above; "the plotted query": others keep more than half
-    # "random queries keep about 0.4 of it on average": the expected share and the 50 draws' mean, asserted below
+    # "random queries keep about 0.4 of it on average over these distances": the figure's 1 to 255 (cell 50 gives
+    # 0.074 over 1 to 3999, so the sentence names its distances); the expected share and the 50 draws' mean, below
     assert "fades on average" not in main_line  # the figure shows a mean below the peak, not a fall
     # "for the plotted query": other draws keep more than half (the assert above), so the sentence names its query
     assert "Right, for a key equal to its query, it peaks" not in main_line
@@ -3611,7 +3615,8 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert "masked in causal attention" not in code  # the left panel draws keys before the query only
     assert (
         "PI slows every pair by the same factor; YaRN and the `llama3` rule keep the fastest pairs and slow the"
-        " slowest ones. All three are static: they slow the same pairs on every input, short ones too." in main_line
+        " slowest ones. As configs set them, all three are static: they slow the same pairs on every input, short ones"
+        " too." in main_line
     )
     static = "PI, YaRN and the `llama3` rule are *static*: they slow the same pairs on every input, short ones too."
     assert static not in main_line  # the figure does not need it: it sits in the section's first block
