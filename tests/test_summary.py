@@ -5797,7 +5797,7 @@ def prose_expected() -> list[str]:
         + [str(run["distance_batch"] * len(run["seeds"])), "100", "99"]
         # the seeds rule names its shares: at random distances or 496 back, below 99 %
         + ["496", "496", _key_496_position(), "0", "8", "99", str(probes), "496", "99", "8", "8"]
-        + ["10", "4"]  # the decay takeaway's base
+        + ["128", "10", "4"]  # the decay takeaway's head width and base (the fresh read r131: the width was missing)
         # the takeaways: RoPE's matching key about zero in the doubling from 4 096 to 8 192 tokens, at base 10^4, in
         # heads of 128 dimensions (chapter 5's width); chapter 8, no fix added at test time fine at 8L; chapter 8, at
         # 8L, and trained further at 8L itself (test_takeaways_restate_checked_claims)
@@ -8265,9 +8265,10 @@ def test_takeaways_restate_checked_claims():
     assert bullets == [
         "Attention without a mask or position encoding is blind to order; a causal mask and a distinct first token let"
         " a model count.",
-        "RoPE's score depends on the positions only through the offset. At base $10^4$, average the score of a key"
-        " vector equal to its query vector over random query vectors. This average ripples from one distance to the"
-        " next. Its mean over each doubling of the distance falls to about zero a few thousand tokens away.",
+        "RoPE's score depends on the positions only through the offset. In a head 128 wide at base $10^4$, average the"
+        " score of a key vector equal to its query vector over random query vectors. This average ripples from one"
+        " distance to the next. Its mean over each doubling of the distance falls to about zero a few thousand tokens"
+        " away.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
         "Past $L$, RoPE's slow pairs meet new angles; fixes slow them. In chapter 8, no fix added at test time kept"
         " the loss fine at $8L$; the run does not test whether the slow pairs are why.",
