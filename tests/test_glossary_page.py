@@ -5499,9 +5499,9 @@ def test_bfloat16_angles_row_rounds_to_8_bits_and_breaks_the_offset():
         worst.append(float((positions.to(torch.bfloat16).double() - positions).abs().max()))
     assert worst[0] < worst[1] < worst[2], worst
 
-    def rotate(x, angle):
-        x0, x1 = x[0::2], x[1::2]
-        return torch.stack((x0 * angle.cos() - x1 * angle.sin(), x0 * angle.sin() + x1 * angle.cos()), -1).flatten()
+    def rotate(x, angle):  # posenc's rotation, half layout, with tables built from the given (rounded) angles
+        both = torch.cat((angle, angle))
+        return posenc.apply_rope(x, both.cos(), both.sin())
 
     g = torch.Generator().manual_seed(0)
     q, k = torch.randn(2, d, generator=g, dtype=torch.float64)

@@ -3818,8 +3818,8 @@ def test_chapter_qwen3_5_rope_in_one_layer_of_four():
     assert sentence in chapter_markdown("10_rope_today")
 
 
-def test_chapter_round129_sentences():
-    """Chapter 10, sentences fixed after the fresh read r128. *MLA*: "it rotates only a small extra query and key" (the
+def test_mla_rotary_query_scout_config_refusal_context_shift_and_cohere_order():
+    """Chapter 10's sentences on these topics. *MLA*: "it rotates only a small extra query and key" (the
     decoupled RoPE adds a rotary query per head and a rotary key per token). *Reading a modern config*'s snippet:
     "transformers 5.24 refuses Llama 4 Scout's published config as is: it stores 4 in the boolean
     attn_temperature_tuning", run as the snippet loads a config. *Rolling caches*: llama.cpp's context shift

@@ -2204,9 +2204,7 @@ def _grid_heads_block() -> list[str]:
     head, L = run["model"]["d_model"] // run["model"]["n_heads"], run["train_length"]
     assert not any("base" in k for k in run["model"])  # posenc's default base, 10^4 (as _dynamic_gloss computes)
 
-    def turns(d, base, length):
-        return length * posenc.rope_inv_freq(d, base=base).double() / (2 * math.pi)
-
+    turns = _turns
     grid = turns(head, 1e4, L)
     shown = ["10", "3.2", "1.0", "0.32"]  # about 10, then to two significant figures
     assert [f"{float(v):#.2g}" if i else f"{float(v):.0f}" for i, v in enumerate(grid[:4])] == shown, grid
@@ -2244,16 +2242,21 @@ def _grid_heads_block() -> list[str]:
     return numbers(block)
 
 
+def _turns(d: int, base: float, length: int) -> torch.Tensor:
+    """Each pair's full turns within ``length`` positions, L / wavelength, for a d-wide head at ``base``."""
+    return length * posenc.rope_inv_freq(d, base=base).double() / (2 * math.pi)
+
+
 def _slow_pair_counts() -> tuple[int, int, int, int]:
     """The slow pairs, those that turn less than once within L, of the grid's heads (the saved run's head width and
     L, posenc's default base 10^4) and of Llama 2 7B's (posenc's copy of its config): (slow, pairs, slow, pairs)."""
     run = load_results("extrapolation", check=False)["config"]
     head, L = run["model"]["d_model"] // run["model"]["n_heads"], run["train_length"]
     assert not any("base" in k for k in run["model"])
-    grid = L * posenc.rope_inv_freq(head).double() / (2 * math.pi)
+    grid = _turns(head, 1e4, L)
     c = MODEL_ROPE_CONFIGS["llama-2-7b"]
     assert c["rope_scaling"] is None and c["rotary_dim"] == c["head_dim"], c
-    llama2 = c["trained_length"] * posenc.rope_inv_freq(c["rotary_dim"], base=c["rope_theta"]).double() / (2 * math.pi)
+    llama2 = _turns(c["rotary_dim"], c["rope_theta"], c["trained_length"])
     return int((grid < 1).sum()), len(grid), int((llama2 < 1).sum()), len(llama2)
 
 
@@ -3816,15 +3819,20 @@ def _item_8_passkeys() -> None:
     assert sentence in page_text(), sentence
 
 
+def _far_found() -> tuple[int, list[tuple[int, int]]]:
+    """The saved run's passkeys found 496 back, per seed, as whole counts of its probes: (probes, [(KERPLE, ALiBi)])."""
+    probes = load_results("extrapolation", check=False)["config"]["distance_batch"]
+    kerple, alibi = per_seed("kerple", "passkey_by_distance", "496"), per_seed("alibi", "passkey_by_distance", "496")
+    assert all(abs(v * probes - round(v * probes)) < 1e-9 for v in (*kerple, *alibi))
+    return probes, [(round(k * probes), round(a * probes)) for k, a in zip(kerple, alibi, strict=True)]
+
+
 def _closest_far_seed() -> list[str]:
     """Item 11's "in the closest seed 56 against 51 of 64" (the fresh read r127, item 3): the one seed where KERPLE's
     lead over ALiBi in passkeys found 496 back is smallest, as whole counts of the seed's probes. Chapter 11's "5 to 25
     more of 64 probes 496 tokens back" is the same lead, quoted. In that seed the gap, 5 of 64, is within two binomial
     standard errors of a difference of two shares, so the five seeds together, not one seed, carry "in every seed"."""
-    probes = load_results("extrapolation", check=False)["config"]["distance_batch"]
-    kerple, alibi = per_seed("kerple", "passkey_by_distance", "496"), per_seed("alibi", "passkey_by_distance", "496")
-    assert all(abs(v * probes - round(v * probes)) < 1e-9 for v in (*kerple, *alibi))
-    found = [(round(k * probes), round(a * probes)) for k, a in zip(kerple, alibi, strict=True)]
+    probes, found = _far_found()
     leads = sorted(k - a for k, a in found)
     assert leads[0] > 0 and sum(k - a == leads[0] for k, a in found) == 1, found  # more in every seed; one closest
     quote(C11, f"{leads[0]} to {leads[-1]} more of {probes} probes 496 tokens back")
@@ -3839,11 +3847,10 @@ def _far_seed_misses() -> list[str]:
     (the fresh read r129, finding 1, in place of "In some seeds it misses a few"; r130: it names KERPLE): KERPLE's
     passkeys missed 496 back, as whole counts of each seed's probes. The seed that misses the most is the closest
     seed of _closest_far_seed (seed 2 of the saved run), and no other seed misses more than one."""
-    probes = load_results("extrapolation", check=False)["config"]["distance_batch"]
-    kerple, alibi = per_seed("kerple", "passkey_by_distance", "496"), per_seed("alibi", "passkey_by_distance", "496")
-    missed = [probes - round(k * probes) for k in kerple]
+    probes, found = _far_found()
+    missed = [probes - k for k, _ in found]
     worst = max(range(len(missed)), key=missed.__getitem__)
-    leads = [round((k - a) * probes) for k, a in zip(kerple, alibi, strict=True)]
+    leads = [k - a for k, a in found]
     assert worst == min(range(len(leads)), key=leads.__getitem__), (missed, leads)  # "That seed": the closest
     others = missed[:worst] + missed[worst + 1 :]
     assert max(others) <= 1 < missed[worst], missed  # "the others miss at most one"; "the most"
