@@ -44,6 +44,8 @@ transformers = pytest.importorskip("transformers")
 
 #: the summary of the collapsed worked example in "Longer inputs"
 WE = "Worked example: a head like Llama 3.1's at 2L"
+#: the collapsed block after it, on the fast pairs' joint angles
+GAP = "The same head: the fast pairs' angles taken together, past L"
 
 
 def page() -> str:
@@ -108,6 +110,15 @@ def note(term: str) -> str:
 def letters(term: str) -> str:
     """The row of the collapsed notation block whose first cell is ``term``."""
     return _block_row("<details><summary>Notation that differs between chapters", term)
+
+
+def shown(term: str) -> str:
+    """The row of the visible Letters table (above the collapsed notation block) whose first cell is ``term``."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    section = raw[raw.index("(glossary-letters)=") :]
+    found = [line for line in section[: section.index("<details>")].splitlines() if line.startswith(f"| {term} |")]
+    assert len(found) == 1, (term, len(found))
+    return re.sub(r"\s+", " ", found[0])
 
 
 def braced(text: str, start: int) -> str:
@@ -526,9 +537,10 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening: "Each scale below multiplies the logits by one number for each query position, in the
-    table's fourth column: above 1, it sharpens attention. The attention factor does so only in a fully rotated head.
-    The word clashes: this page's *temperature* $t$ divides the logits, so its multiplier is $1/t$, while Llama
-    4's *query temperature* multiplies them", with the attention factor's caveat, "in a fully rotated head", in its
+    table's fourth column: above 1, it sharpens attention. YaRN's attention factor multiplies every logit by one number
+    only in a head where every pair rotates; with *partial rotary* it scales only the rotated part. The word clashes:
+    this page's *temperature* $t$ divides the logits, so its multiplier is $1/t$, while Llama 4's *query temperature*
+    multiplies them", with the attention factor's caveat, "in a fully rotated head", in its
     row's cell: the fourth column's
     heading, "multiplier of each logit", is that convention; every row of the table fills it with a formula; the
     temperature's cell is the one reciprocal, every other cell a multiplier, not one over something, and the query
@@ -540,8 +552,9 @@ def test_a_larger_multiplier_never_flattens_attention():
     text = page()
     ((above, direction, t_verb, reciprocal, tau_verb),) = re.findall(
         r"Each scale below multiplies the logits by one number for each query position, in the table's fourth column:"
-        r" (above|below) 1, it (sharpens|flattens) attention\. The attention factor does so only in a fully rotated"
-        r" head\. The word clashes: this page's"
+        r" (above|below) 1, it (sharpens|flattens) attention\. YaRN's attention factor multiplies every logit by one"
+        r" number only in a head where every pair rotates; with \*partial rotary\* it scales only the rotated part\."
+        r" The word clashes: this page's"
         r" \*temperature\* \$t\$ (divides|multiplies) the logits, so its multiplier is \$([^$]+)\$, while Llama 4's"
         r" \*query temperature\* (multiplies|divides) them\.",
         text,
@@ -566,6 +579,15 @@ def test_a_larger_multiplier_never_flattens_attention():
     assert "no single number scales the" in block(
         "YaRN's and LongRoPE's attention factors, their names in code, and partial rotary heads"
     )
+    # "with *partial rotary* it scales only the rotated part": transformers' Phi multiplies cos and sin by the factor
+    # and applies them to the rotated slice only; posenc's apply_partial passes the rest through unchanged
+    from transformers.models.phi import modeling_phi
+
+    assert "query_rot, query_pass = (" in inspect.getsource(modeling_phi.PhiAttention.forward)
+    import posenc._core.rope as core_rope
+
+    assert "(cos * attention_scaling)" in inspect.getsource(core_rope.cache_tables)
+    assert "unchanged" in inspect.getsource(core_rope.apply_partial)
     a, half = 1.2, 8
     gen = torch.Generator().manual_seed(3)
     ratios = set()
@@ -822,8 +844,9 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     }
     for name, words in signed.items():
         assert words in chapter(name), name
-    (listed, first, second, third, bars_first, bars_second) = re.findall(
-        r"\| signed in chapters ([\d, and]+): \$j - i\$ in chapter (\d+), \$r = n - m\$ in chapter (\d+) and"
+    ((listed,),) = [re.findall(r"\| signed in chapters ([\d, and]+) \|$", shown("distance"))]
+    (first, second, third, bars_first, bars_second) = re.findall(
+        r"\| the signed forms: \$j - i\$ in chapter (\d+), \$r = n - m\$ in chapter (\d+) and"
         r" \$\\Delta = n - m\$ in chapter (\d+), this page's \*offset\*; unsigned, \$\\lvert i - j\\rvert\$, in"
         r" chapters (\d+) and (\d+) \|",
         letters("distance"),
@@ -953,7 +976,10 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     # run below, with the config's `max_position_embeddings`, which exceeds the trained L
     assert "so the slowest pair meets no new angle: | rule |" in visible  # the verdict, before the table
     assert "| Position interpolation also slows the fastest pair" in visible
-    assert "it needs no division. Such slowing has costs" in visible
+    assert (
+        "it needs no division. Left unscaled, the fast pairs' angles taken together are new just past $L$: every"
+        " trained distance leaves some fast pair at least a radian off. Such slowing has costs" in visible
+    )
     assert "Transformers' `dynamic`" not in visible, visible
     assert f"trained at $L = {read}$" in visible
     example = block(WE)
@@ -1017,14 +1043,21 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     )
     # "also called the relative position": chapter 8's own name for the same signed number
     assert "the book's relative position $j - i$, key minus query" in chapter("08_extrapolation")
-    # "chapters 1, 3, 6, 8 and 11 write $j - i$": the chapters whose markdown writes j - i, the Letters block's
-    # list of chapters with i the query's position
-    ((listed, quotes, unsigned),) = re.findall(
-        r"; negative for an earlier key; chapters ([\d, and]+) write \$j - i\$; chapter (\d+) also quotes other"
-        r" sources' \$i - j\$, query minus key, and chapters ([\d, and]+) write \$\\lvert i - j\\rvert\$ for the"
-        r" distance \| \{doc\}",
-        row("offset"),
+    # the row gives the book's convention only and points to Letters for the chapters' letters: the visible $i$ row
+    # lists the chapters that write j - i (i the query's position), the block's $i$ row the chapter that quotes
+    # i - j, its distance row the chapters that write |i - j|
+    assert row("offset").endswith(
+        "; negative for an earlier key; other chapters' letters are in {ref}`Letters <glossary-letters>` |"
+        + row("offset").split("{ref}`Letters <glossary-letters>` |")[1]
     )
+    assert "write $j - i$" not in row("offset") and "i - j" not in row("offset")
+    ((listed,),) = [re.findall(r"\| a query's position in chapters ([\d, and]+) \|$", shown("$i$"))]
+    ((quotes,),) = [
+        re.findall(r"; chapter (\d+) also quotes other sources' \$i - j\$, query minus key;", letters("$i$"))
+    ]
+    ((unsigned,),) = [
+        re.findall(r"; unsigned, \$\\lvert i - j\\rvert\$, in chapters ([\d, and]+) \|", letters("distance"))
+    ]
     writes, reversed_ = set(), set()
     for path in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))):
         if re.search(r"j ?- ?i\b", chapter(Path(path).stem)):
@@ -1049,7 +1082,7 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     # the row's chapter column links every chapter it says writes j - i (and chapters 2 and 4, which write n - m)
     linked = {int(n) for n in re.findall(r"\{doc\}`(\d+) <\.\./notebooks/", row("offset"))}
     assert writes <= linked and linked - writes == {2, 4}, (linked, writes)
-    assert f"a query's position in chapters {listed}, with $j$ the key's;" in letters("$i$")
+    assert "| with $j$ the key's position where $i$ is the query's;" in letters("$i$")
     assert "depends only on the offset $j - i$" in chapter("01_why_position")
     grid = posenc.relative_positions(6)  # [query, key]: key_pos - query_pos
     for m in range(6):
@@ -1441,11 +1474,15 @@ def test_notation_block_alibi_slope_chapters():
     *slope* row | a key's position in chapter 9; the ALiBi slope in chapter 3; YaRN's *attention factor* $m(s)$ in
     chapter 10, Reading model code and the claims page", against the chapters' and pages' own words (chapter 6 writes
     the slope $m_h$, chapter 3 plain $m$). No $m($ outside the notation block."""
-    (second, first) = re.findall(
-        r"\| \$m\$ \| a query's position, but \$m_h\$ is ALiBi's \*slope\*, as in chapter (\d+) and this page's"
-        r" \*slope\* row \| a key's position in chapter \d+; the ALiBi slope in chapter (\d+); ",
-        page(),
-    )[0]
+    (second,) = re.findall(
+        r"^\| \$m\$ \| a query's position, but \$m_h\$ is ALiBi's \*slope\*, as in chapter (\d+) \|"
+        r" a key's position in chapter \d+ \|$",
+        shown("$m$"),
+    )
+    (first,) = re.findall(
+        r"^\| \$m\$ \| also this page's \*slope\* row, as \$m_h\$ \| the ALiBi slope in chapter (\d+); ",
+        letters("$m$"),
+    )
     assert letters("$m$").endswith(
         "; YaRN's *attention factor* $m(s)$ in chapter 10, Reading model code and the claims page |"
     )
@@ -1997,7 +2034,7 @@ def test_fire_progressive_interpolation_range():
     )
     assert (row_low, row_high) == (low, high), (row_low, row_high)
     assert "u = \\frac{\\psi(d)}{\\psi(\\max(i, L_{\\text{thr}}))}" in chapter("11_learned_position")  # i: the query
-    assert letters("$m$").startswith("| $m$ | a query's position, but")
+    assert shown("$m$").startswith("| $m$ | a query's position, but")
     assert "| $n$ | a key's position |" in letters("$n$")
     from posenc.methods import fire as fire_module
     from posenc.methods.fire import FireBias
@@ -2128,17 +2165,27 @@ def test_converting_an_interleaved_checkpoint_to_the_half_layout_keeps_the_score
 
 
 def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
-    """The sequence packing row: "several documents in one training row; each may be numbered from 0 in
-    `position_ids`, ... or kept apart by a mask": neither is part of packing itself (a row with neither is plain
-    concatenation), and transformers' own packing collator numbers each document from 0. The row defines
+    """The sequence packing row: "Positions restart at 0 for each document in `position_ids`, ...; a document mask
+    keeps the documents apart, as do FlashAttention's varlen bounds, which transformers derives from those restarts.
+    Restarting positions alone does not stop attention across the boundary": transformers' own packing collator
+    numbers each document from 0, its varlen bounds start at each restart, and an eager Llama given only the restarts
+    lets the second document attend to the first, while a document mask does not. The row defines
     `position_ids` where the page first uses it: "the positions a transformers model is given", as Reading model code's
     row does ("the argument that gives a transformers model each token's
     position"); a Llama model given a packed row's `position_ids` rotates each document from 0, so a document's
     keys do not depend on what was packed before it."""
     assert (
-        "| several documents in one training row; each may be numbered from 0 in `position_ids`, the positions a"
-        " transformers model is given, or kept apart by a mask |" in row("sequence packing")
+        "| several documents in one training row. Positions restart at 0 for each document in `position_ids`, the"
+        " positions a transformers model is given; a document mask keeps the documents apart, as do FlashAttention's"
+        " varlen bounds, which transformers derives from those restarts. Restarting positions alone does not stop"
+        " attention across the boundary |" in row("sequence packing")
     )
+    # "FlashAttention's varlen bounds, which transformers derives from those restarts": the cumulative lengths that
+    # transformers hands flash_attn_varlen_func start a document at each restart
+    from transformers.modeling_flash_attention_utils import prepare_fa_kwargs_from_position_ids
+
+    (bounds, _), _ = prepare_fa_kwargs_from_position_ids(torch.tensor([[0, 1, 2, 3, 4, 0, 1, 2, 3]]))
+    assert bounds.tolist() == [0, 5, 9], bounds
     collated = transformers.DataCollatorWithFlattening()([{"input_ids": [5, 6, 7]}, {"input_ids": [8, 9]}])
     assert collated["position_ids"].tolist() == [[0, 1, 2, 0, 1]], collated["position_ids"]
     code = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
@@ -2160,12 +2207,23 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
         keys = model(input_ids=packed, position_ids=ids, use_cache=True).past_key_values.layers[0].keys
         alone = model(input_ids=second, use_cache=True).past_key_values.layers[0].keys
     assert torch.allclose(keys[:, :, 5:], alone, atol=1e-5)  # the second document's keys, rotated from 0
+    # "Restarting positions alone does not stop attention across the boundary": with the restarts but a plain causal
+    # mask (eager attention), the second document's outputs depend on the first; a document mask makes them equal
+    model.config._attn_implementation = "eager"
+    with torch.no_grad():
+        mixed = model(input_ids=packed, position_ids=ids).last_hidden_state[:, 5:]
+        solo = model(input_ids=second).last_hidden_state
+        causal = torch.tril(torch.ones(9, 9, dtype=torch.bool))
+        causal[5:, :5] = False  # the document mask: no query of the second document sees the first
+        bias = torch.zeros(1, 1, 9, 9).masked_fill(~causal, torch.finfo(torch.float32).min)
+        kept = model(input_ids=packed, position_ids=ids, attention_mask=bias).last_hidden_state[:, 5:]
+    assert not torch.allclose(mixed, solo, atol=1e-3), float((mixed - solo).abs().max())
+    assert torch.allclose(kept, solo, atol=1e-5), float((kept - solo).abs().max())
 
 
 def test_letters_sections_visible_sentence_names_rows_of_its_table():
     """The letters section's visible sentence, "Some letters and words change meaning between chapters, or between
-    rows of this page. The commonest follow; the collapsed table below repeats their words, adds to them and lists
-    the rest:", then a
+    rows of this page. The commonest follow; the collapsed table below adds to them and lists the rest:", then a
     table, "letter or word | meaning here | meaning in another chapter",
     with five plain rows: distance (never negative here, signed in chapters 3, 5 and 10), $i$ (a pair's index here, a
     query's position in chapters 1, 3, 6, 8 and 11), $m$ (a query's position here, but $m_h$ ALiBi's slope as in
@@ -2180,7 +2238,7 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     visible = re.sub(r"\s+", " ", visible)
     ((two, d_chapters, i_chapters, m_slope, slope_chapter, m_chapter, s_factor, s_chapter, t_chapter),) = re.findall(
         r"Some letters and words change meaning between chapters, or between rows of this page\. The (commonest) follow"
-        r"; the collapsed table below repeats their words, adds to them and lists the rest:"
+        r"; the collapsed table below adds to them and lists the rest:"
         r" \| letter or word \| meaning here \| meaning in another chapter \| \|---\|---\|---\|"
         r" \| distance \| \$\\lvert n - m\\rvert\$, never negative \| signed in chapters ([\d, and]+) \|"
         r" \| \$i\$ \| a pair's index, from 0 \| a query's position in chapters ([\d, and]+) \|"
@@ -2194,20 +2252,19 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     )
     assert two == "commonest"
     # i: a pair's index on this page (the frequency row), a query's position in the chapters the block lists
-    assert "counting pairs from 0" in row("frequency") and "| a pair's index, from 0;" in letters("$i$")
-    assert f"| a query's position in chapters {i_chapters}, with $j$ the key's;" in letters("$i$")
-    # temperature: the block's row, and chapter 8's own words for a growing multiplier
-    assert f"| a growing multiplier of the logits in chapter {t_chapter}, as in" in letters("temperature")
+    assert "counting pairs from 0" in row("frequency") and "| a pair's index, from 0 |" in shown("$i$")
+    assert "| with $j$ the key's position where $i$ is the query's;" in letters("$i$")
+    assert {int(n) for n in re.findall(r"\d+", i_chapters)} == {1, 3, 6, 8, 11}  # chapter by chapter: below
+    # temperature: the block's row adds to it; chapter 8's own words for a growing multiplier
+    assert int(t_chapter) == 8 and "| chapter 8's multiplier, as in" in letters("temperature")
     assert "An attention temperature that grows with the query's position" in chapter("08_extrapolation")
     # the collapsed table's clashes between this page's rows: m's slope, k's shift, c's three constants
     slope = "m_h"  # the visible $m$ row's "but $m_h$ is ALiBi's *slope*, as in chapter 6": the row and the chapter
     assert m_slope == slope and int(slope_chapter) == 6, (m_slope, slope_chapter)
     assert f"a head's fixed positive number ${slope}$" in row("slope (ALiBi)")
     assert f"with a fixed slope ${slope}$ for each head" in chapter(f"{int(slope_chapter):02d}_alibi")
-    assert (
-        "as in chapter 6 and this page's *slope* row | a key's position in chapter 9; the ALiBi slope in chapter 3;"
-        in letters("$m$")
-    )
+    assert "| also this page's *slope* row, as $m_h$ | the ALiBi slope in chapter 3;" in letters("$m$")
+    assert int(m_chapter) == 9
     k_chapter = c_chapter = 3
     signed = [int(c) for c in re.findall(r"\d+", d_chapters)]
     # k: the key vector of the logit row, the shift of the linear relation row (chapter 1's letter), Shaw's clip
@@ -2221,36 +2278,32 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     assert "| $c \\ln N$, with $c$ learned and" in row("Scalable-Softmax")
     assert "and $c$ and the threshold $L_{\\text{thr}}$ are learned" in block("FIRE's progressive interpolation")
     assert "with $c = \\mathrm{clip}(j - i, k)$" in chapter(f"{int(c_chapter):02d}_relative")
-    assert "| $\\lvert n - m\\rvert$, never negative |" in letters("distance")
+    assert "| $\\lvert n - m\\rvert$, never negative |" in shown("distance")
     for c, form in zip(
         signed, (": $j - i$ in chapter 3", "$r = n - m$ in chapter 5", "$\\Delta = n - m$ in chapter 10")
     ):
         assert form.endswith(f"chapter {c}") and form in letters("distance"), (c, form)
-    assert "| a number $t$ that divides the logits |" in letters("temperature")
-    assert "| a growing multiplier of the logits in chapter 8, as in" in letters("temperature")
-    assert letters("$m$").startswith("| $m$ | a query's position, but $m_h$ is ALiBi's *slope*, as in chapter 6 and")
-    assert f"| a key's position in chapter {m_chapter};" in letters("$m$")
-    assert f"| $s$ | the *extension factor* `{s_factor}` | the *stretch* in chapter {s_chapter}," in letters("$s$")
+    assert int(s_chapter) == 8 and s_factor == "factor"
+    assert "| in chapter 8, the stretch of an input of $n$ tokens;" in letters("$s$")
     names = {"09": "09_performance", "08": "08_extrapolation"}
     assert "key $m$" in chapter(names[f"{int(m_chapter):02d}"])
     assert "*stretch* $s = \\max(n / L, 1)$" in chapter(names[f"{int(s_chapter):02d}"])
     for name in ("$i$", "$m$", "$s$", "distance", "temperature"):
         assert f"\n| {name} |" in section, name
-    # "the collapsed table below repeats their words, adds to them and lists the rest": every visible row has a row
-    # there with the same name, and each of its two cells opens with the visible cell's words, unchanged, so the two
-    # tables never say one thing in different words; the collapsed table has more rows than the visible one
+    # "the collapsed table below adds to them and lists the rest", and the block's "The first five rows add only
+    # what the table above does not say": its first five rows are the visible rows' names, in order, and none of
+    # their cells repeats a visible cell's words; the collapsed table has more rows than the visible one
     collapsed = section[section.index("<details>") : section.index("</details>")]
-    shown = [line for line in section[: section.index("<details>")].splitlines() if line.startswith("| ")]
-    assert len(shown) == 6 and shown[0].startswith("| letter or word |"), shown
-    for line in shown[1:]:
+    visible_rows = [line for line in section[: section.index("<details>")].splitlines() if line.startswith("| ")]
+    assert len(visible_rows) == 6 and visible_rows[0].startswith("| letter or word |"), visible_rows
+    assert "The first five rows add only what the table above does not say." in collapsed
+    block_rows = [line for line in collapsed.splitlines() if line.startswith("| ")][1:]  # after the header
+    for line, added in zip(visible_rows[1:], block_rows[:5], strict=True):
         name, here, elsewhere = (cell.strip() for cell in line.split(" | ")[:3])
-        name = name[2:]
-        full = [cell.strip() for cell in letters(name).split(" | ")]
-        assert full[0] == f"| {name}" and full[1].startswith(here) and full[2].startswith(elsewhere.rstrip(" |")), (
-            name,
-            full,
-        )
-    assert collapsed.count("\n| ") > 2 * len(shown), collapsed.count("\n| ")
+        assert added.startswith(f"{name} | "), (name, added)  # name keeps its leading "| "
+        for cell in (here, elsewhere.rstrip(" |")):
+            assert cell not in added, (name, cell)
+    assert collapsed.count("\n| ") > 2 * len(visible_rows), collapsed.count("\n| ")
     assert "Shaw's clipped offset $c = \\mathrm{clip}(j - i, k)$ in chapter 3 |" in letters("$c$")
 
 
@@ -2315,7 +2368,8 @@ def test_worked_example_every_pair_llama3_ramps_is_fast():
 
 def test_extension_factor_row_pi_divides_by_s_and_the_others_by_at_most_s():
     """The row "extension factor": "$s$, a configuration's `factor`: PI divides every frequency by $s$; NTK-aware
-    scaling, `llama3` and YaRN divide no frequency by more, but *dynamic NTK* can", and the Longer-inputs block: "The
+    scaling, `llama3` and YaRN divide no frequency by more, but *dynamic NTK* can. *LongRoPE* instead sets each pair's
+    divisor from a searched list", and the Longer-inputs block: "The
     *extension factor* sits
     in a configuration's `rope_scaling`, which transformers 5 reads into `rope_parameters`". Swept over head widths,
     bases, trained lengths and factors: PI's divisor is s for every pair;
@@ -2324,10 +2378,27 @@ def test_extension_factor_row_pi_divides_by_s_and_the_others_by_at_most_s():
     *dynamic NTK* can": transformers' `dynamic` divides the slowest pair by more than s at 2L (9 with s = 8, the worked
     example's), on two heads."""
     (dyn_word,) = re.findall(
-        r"\| \$s\$, a configuration's `factor`: PI divides every frequency by \$s\$; NTK-aware scaling, `llama3` and"
-        r" YaRN divide no frequency by more, (but \*dynamic NTK\* can|and nor does \*dynamic NTK\*) \|",
+        r"\| \$s\$, a configuration's `factor`, for the rules with one factor: PI divides every frequency by \$s\$;"
+        r" NTK-aware scaling, `llama3` and YaRN divide no frequency by more, (but \*dynamic NTK\* can|and nor does"
+        r" \*dynamic NTK\*)\. \*LongRoPE\* instead sets each pair's divisor from a searched list \|",
         row("extension factor"),
     )
+    # "*LongRoPE* instead sets each pair's divisor from a searched list": transformers' `longrope` divides pair i by
+    # entry i of `long_factor` (or `short_factor`), whatever those entries are; here a list with entries above `factor`
+    d, b, L = 8, 10_000.0, 64
+    listed = [1.0, 3.0, 20.0, 50.0]
+    got = hf_inv_freq(
+        d,
+        max_position_embeddings=4 * L,
+        rope_type="longrope",
+        rope_theta=b,
+        factor=4.0,
+        original_max_position_embeddings=L,
+        long_factor=listed,
+        short_factor=listed,
+    )
+    divisors = posenc.rope_inv_freq(d, b, dtype=torch.float64) / got.double()
+    assert torch.allclose(divisors, torch.tensor(listed, dtype=torch.float64), rtol=1e-5), divisors
     for d, b, L in ((128, 500_000.0, 8192), (128, 10_000.0, 4096)):
         theta = posenc.rope_inv_freq(d, b, dtype=torch.float64)
         dyn = hf_inv_freq(d, max_position_embeddings=L, seq_len=2 * L, rope_type="dynamic", rope_theta=b, factor=8.0)
@@ -2796,12 +2867,14 @@ def test_letters_block_chapter_lists():
     two, say the same; the chapters named are those whose own words make a distance signed, key minus query, and the
     letters block's distance row names the same ones; the link leads to that section."""
 
-    ((query, imaginary),) = re.findall(
-        r"\| \$i\$ \| a pair's index, from 0; upright, \$\\mathrm\{i\}\$, the imaginary unit in the"
-        r" \*complex form\* row \| a query's position in chapters ([\d,"
-        r" and]+), with \$j\$ the key's;"
-        r" the imaginary unit \$\\mathrm\{i\}\$ in chapters ([\d, and]+) \|",
-        page(),
+    (query,) = re.findall(
+        r"^\| \$i\$ \| a pair's index, from 0 \| a query's position in chapters ([\d, and]+) \|$", shown("$i$")
+    )
+    (imaginary,) = re.findall(
+        r"^\| \$i\$ \| upright, \$\\mathrm\{i\}\$, the imaginary unit in the \*complex form\* row \| with \$j\$ the"
+        r" key's position where \$i\$ is the query's; chapter 3 also quotes other sources' \$i - j\$, query minus key;"
+        r" the imaginary unit \$\\mathrm\{i\}\$ in chapters ([\d, and]+) \|$",
+        letters("$i$"),
     )
     (omega,) = re.findall(
         r"\| \$\\theta_i\$ \| pair \$i\$'s frequency \| \$\\omega_i\$ in chapter (\d+); in the \*sinusoidal encoding\*"
@@ -2838,10 +2911,13 @@ def test_letters_block_chapter_lists():
     assert "The *offset*" not in core, core
     # the chapters that use "distance" for the signed offset are named in the Letters block only, not on the main line
     assert "use *distance* for the signed offset" not in core, core
-    signed = letters("distance").split(" | ")[2].split("; unsigned")[0]  # the unsigned chapters after it
+    signed = shown("distance").split(" | ")[2]  # "signed in chapters 3, 5 and 10"
+    forms = letters("distance").split("; unsigned")[0]  # the block's signed forms, chapter by chapter
     assert "(glossary-letters)=\n## Letters and words with more than one meaning\n" in raw
     assert offset == "n - m" and f"key position minus query position, ${offset}$" in row("offset")
-    assert "; negative for an earlier key; chapters " in row("offset")
+    assert "; negative for an earlier key; other chapters' letters are in {ref}`Letters <glossary-letters>`" in row(
+        "offset"
+    )
     assert (
         distance == f"\\lvert {offset}\\rvert"
         and f"| how far a key lies from its query, ${distance}$, never negative;" in (row("distance | 距离"))
@@ -2856,7 +2932,7 @@ def test_letters_block_chapter_lists():
     assert numbers(signed) == set(signed_words), signed
     for name, words in signed_words.values():
         assert words in chapter(name), name
-    assert numbers(signed.split(":")[0]) == set(signed_words), letters("distance")
+    assert numbers(forms) == set(signed_words), letters("distance")
     assert "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$" in row("offset")
     # "upright, $\\mathrm{i}$, the imaginary unit in the *complex form* row": that row writes it so, and defines it
     assert "$x_0 + \\mathrm{i} x_1$, $\\mathrm{i}$ the imaginary unit;" in row("complex form (of RoPE)")
@@ -3403,10 +3479,8 @@ def test_letters_trigram_dca_and_axial_rows_match_their_sources():
     axial 2-D RoPE's "half the pairs turn with the row, half with the column" (posenc.rope_cos_sin_2d)."""
     import glob
 
-    (key_chapter,) = re.findall(
-        r"\*slope\* row \| a key's position in chapter (\d+); the ALiBi slope in chapter 3;",
-        page(),
-    )
+    (key_chapter,) = re.findall(r"\| a key's position in chapter (\d+) \|$", shown("$m$"))
+    assert "| the ALiBi slope in chapter 3;" in letters("$m$")
     writers = [
         int(Path(p).name[:2])
         for p in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb")))
@@ -4176,7 +4250,8 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
     assert (
-        "sharpens attention. The attention factor does so only in a fully rotated head. The word clashes: this page's"
+        "sharpens attention. YaRN's attention factor multiplies every logit by one number only in a head where every"
+        " pair rotates; with *partial rotary* it scales only the rotated part. The word clashes: this page's"
         " *temperature* $t$ divides the logits, so its multiplier is $1/t$, while Llama 4's *query temperature*"
         " multiplies them." in re.sub(r"\s+", " ", section)
     )
@@ -4184,7 +4259,8 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     assert re.sub(r"\s+", " ", section).count("attention factor") == 1
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     first, second = 8, 10
-    assert "| a growing multiplier of the logits in chapter 8, as in" in letters("temperature")
+    assert shown("temperature").endswith("| a growing multiplier of the logits in chapter 8 |")
+    assert "| chapter 8's multiplier, as in" in letters("temperature")
     words = {
         8: "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by",
         10: "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries",
@@ -4205,8 +4281,11 @@ def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     chapter 10, Llama 4's *query temperature* $\\tau$, a multiplier, whose row on this page keeps that name": chapter
     8's and chapter 10's own words, the page's temperature row, which divides, and the page's row named after chapter
     10's query temperature, whose multiplier column is $\\tau$ itself."""
+    assert shown("temperature") == (
+        "| temperature | a number $t$ that divides the logits | a growing multiplier of the logits in chapter 8 |"
+    )
     assert (
-        "| temperature | a number $t$ that divides the logits | a growing multiplier of the logits in chapter 8, as in"
+        "| temperature | | chapter 8's multiplier, as in"
         " Scalable-Softmax and Llama 4; in chapter 8's run name \"dynamic YaRN, no temperature\", YaRN's *attention"
         " factor*; in chapter 10, Llama 4's *query temperature* $\\tau$, a multiplier, whose row on this page keeps"
         " that name |" in letters("temperature")
@@ -4217,7 +4296,8 @@ def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     assert '"rope+yarn t1": "dynamic YaRN, no temperature"' in code
     sensitivity = load_results("extrapolation", check=False)["config"]["sensitivity"]
     assert sensitivity["yarn t1"] == {"scaling": "yarn", "attention_factor": 1.0}, sensitivity["yarn t1"]
-    assert "multipl" not in letters("temperature").split(" | ")[1]  # this page's column: the divisor only
+    assert "multipl" not in shown("temperature").split(" | ")[1]  # this page's column: the divisor only
+    assert letters("temperature").startswith("| temperature | | ")  # the block adds nothing to it
     assert row("Llama 4's query temperature $\\tau$ (temperature tuning)")  # "whose row on this page"
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"  # it multiplies
     assert "| a number $t$ that divides the logits:" in row("temperature (attention temperature)")
@@ -4430,7 +4510,10 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
         r" Position interpolation also slows the fastest pair, though as a fast pair it needs no"
-        r" division\. Such slowing has costs; chapter 8 measures two of them\. \(glossary-longer-terms\)=",
+        r" division\. Left unscaled, the fast pairs' angles taken together are new just past \$L\$: every trained"
+        r" distance leaves some fast pair at least a radian off\. Such slowing has costs; chapter 8 measures two of"
+        r" them\."
+        r" \(glossary-longer-terms\)=",
         visible.strip(),
     )
     assert len(lead) == 1, lead
@@ -4527,7 +4610,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     whole = page()
     for said in ("stretch $s", "$s$ the stretch", "$s$, the stretch", "s = \\max", "s = \\ell"):
         assert said not in whole, said
-    assert "| the *extension factor* `factor` | the *stretch* in chapter 8," in letters("$s$")
+    assert "| the *extension factor* `factor` | the *stretch* in chapter 8 |" in shown("$s$")
+    assert "| in chapter 8, the stretch of an input of $n$ tokens;" in letters("$s$")
     assert "Turns here count" not in visible and "Chapter 8 defines" not in visible  # both moved to the block
     # "chapter 8 does": chapter 8's own definition
     assert "*stretch* $s = \\max(n / L, 1)$" in chapter("08_extrapolation")
@@ -4568,7 +4652,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     s_value = header_factor
     assert "Three numbers describe this" not in visible  # one table, no list of definitions
     # each bullet is its row's definition, in short
-    assert f"| $s$, a {config_word}:" in row("extension factor")
+    assert f"| $s$, a {config_word}, for the rules with one factor:" in row("extension factor")
     assert "| the number by which a rule divides its slowest pair's frequency for one input:" in row("effective factor")
     assert (slowest, more) == ("slowest", "more"), (slowest, more)
     (formula,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", block(WE))
@@ -5126,7 +5210,8 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
         "$s$": "the *extension factor* `factor`",
     }
     for letter, cell in this_page.items():
-        assert letters(letter).split(" | ")[1].startswith(cell), (letter, letters(letter))
+        where = shown(letter) if letter in ("$m$", "$i$", "$s$") else letters(letter)  # the five in the visible table
+        assert where.split(" | ")[1].startswith(cell), (letter, where)
     assert "counting pairs from 0" in row("frequency")
     assert "| $L$, the input length a model was trained at" in row("trained length | 训练长度")
 
@@ -5319,7 +5404,7 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
         r" head, with (unscaled) frequencies, at each distance checked, \$L\$ to \$L \+ (\d+)\$, every trained distance"
         r" leaves some fast pair at least"
         r" (a) radian from its angle\. The smallest such gap is one radian, .*? So each distance past",
-        re.sub(r"\s+", " ", block(WE)),
+        re.sub(r"\s+", " ", block(GAP)),
     )
     d, base, L, _ = llama31_head()
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)  # "unscaled": no rule applied
@@ -5341,7 +5426,7 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
         r" \$L - (\d)\$\."
         r" Distance \$L \+ (\d)\$ is (two) radians off; from \$L \+ (\d)\$ on, the nearest trained distance leaves some"
         r" fast pair about ([\d.]+) radians off\.",
-        re.sub(r"\s+", " ", block(WE)),
+        re.sub(r"\s+", " ", block(GAP)),
     )
     step = float(theta[0])  # pair 0's step, the neighbouring offsets' largest gap (asserted below)
     words = {"one": 1, "two": 2}
@@ -5357,7 +5442,13 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     assert min(later_gaps) > step + 1.5  # far above the neighbour step, at every later offset
     assert gap == "a" and own_worst < 0.05 and together_best >= 1 - 1e-9, (own_worst, together_best)
     assert "The smallest such gap is one radian, pair 0's step from one distance to the next." in re.sub(
-        r"\s+", " ", block(WE)
+        r"\s+", " ", block(GAP)
+    )
+    # the main line's one sentence of this result: "just past $L$", the distances checked here; "every trained
+    # distance leaves some fast pair at least a radian off", together_best >= 1 rad (asserted next)
+    assert (
+        "Left unscaled, the fast pairs' angles taken together are new just past $L$: every trained distance leaves"
+        " some fast pair at least a radian off." in re.sub(r"\s+", " ", page())
     )
     assert abs(float(theta[0]) - 1) < 1e-12 and abs(together_best - float(theta[0])) < 1e-9, together_best
     neighbours = (fast % (2 * math.pi)).clamp(max=math.pi)  # offsets r and r + 1: each pair's gap is its own step
@@ -5511,3 +5602,37 @@ def test_bfloat16_angles_row_rounds_to_8_bits_and_breaks_the_offset():
         assert (abs(scores[0] - scores[1]) > 1e-2) == differ, (rounded, scores)
         if not differ:
             assert abs(scores[0] - scores[1]) < 1e-9, scores
+
+
+def test_norm_rows_name_their_learned_weight_and_bias():
+    """The rows "LayerNorm": "normalises a vector by subtracting its mean and dividing by its spread, then multiplies
+    each coordinate by a learned weight and adds a learned bias", and "RMSNorm": "normalises a vector by dividing it by
+    its root mean square, then multiplies each coordinate by a learned weight": PyTorch's LayerNorm and transformers'
+    Llama RMSNorm hold one trainable weight per coordinate (and LayerNorm a bias per coordinate, RMSNorm none), and
+    their output is that weight times the normalised vector, plus the bias."""
+    assert row("LayerNorm").startswith(
+        "| LayerNorm | 层归一化 | normalises a vector by subtracting its mean and dividing by its spread, then"
+        " multiplies each coordinate by a learned weight and adds a learned bias |"
+    )
+    assert row("RMSNorm").startswith(
+        "| RMSNorm | 均方根归一化 | normalises a vector by dividing it by its root mean square, then multiplies each"
+        " coordinate by a learned weight |"
+    )
+    from transformers.models.llama.modeling_llama import LlamaRMSNorm
+
+    d = 8
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(3, d, generator=g, dtype=torch.float64)
+    layer, rms = torch.nn.LayerNorm(d, dtype=torch.float64), LlamaRMSNorm(d).double()
+    params = {name: tuple(p.shape) for name, p in layer.named_parameters()}
+    assert params == {"weight": (d,), "bias": (d,)}, params
+    assert {name: tuple(p.shape) for name, p in rms.named_parameters()} == {"weight": (d,)}
+    with torch.no_grad():
+        for module in (layer, rms):
+            for p in module.parameters():
+                p.copy_(torch.randn(d, generator=g, dtype=torch.float64))
+        centred = x - x.mean(-1, keepdim=True)
+        spread = (centred.pow(2).mean(-1, keepdim=True) + layer.eps).sqrt()
+        assert torch.allclose(layer(x), centred / spread * layer.weight + layer.bias, atol=1e-10)
+        root = (x.pow(2).mean(-1, keepdim=True) + rms.variance_epsilon).sqrt()
+        assert torch.allclose(rms(x), x / root * rms.weight, atol=1e-10)

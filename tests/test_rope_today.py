@@ -931,8 +931,8 @@ def test_generate_numbers_left_padded_rows_from_their_first_real_token():
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"]))
     assert "counts positions from each row's first real token, using the attention mask" in text
-    # the block's first sentence: "Even for plain text, a position can differ from the token's index: left-padded
-    # `generate` starts it at each row's first real token, and some packers restart it": the padded row (index 2 gets 0)
+    # the lead "Even in plain text, a position is not always the token's index." and the block's "In a left-padded
+    # batch, `generate` ... counts positions from each row's first real token": the padded row (index 2 gets 0)
     # and packed rows
     # (test_chapter_padding_free_positions_restart_per_sequence: index 3 gets 0). The block's "a third case:
     # StreamingLLM numbers cached keys by their slot in the cache": its kept keys take their cache slot, not their
@@ -941,13 +941,13 @@ def test_generate_numbers_left_padded_rows_from_their_first_real_token():
     kept, slot = posenc.streaming_cache_positions(20, n_sink=2, window=6)
     assert slot.tolist() == list(range(8)) and kept.tolist() != slot.tolist()
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    padded = (
-        "Even for plain text, a position can differ from the token's index: left-padded `generate` starts it at each"
-        " row's first real token, and some packers restart it with each document."
-    )
-    # the sentence opens the section's block, so the main line carries one idea, M-RoPE
-    assert f"<summary>Plain text: ids that are not the place in the row</summary> {padded}" in text
-    assert padded not in main_line and "left-padded" not in main_line
+    # one plain lead on the main line, after the M-RoPE idea; the cases sit in the block right below it
+    lead = "Even in plain text, a position is not always the token's index."
+    summary = "<summary>Plain text: ids that are not the place in the row</summary>"
+    assert main_line.count(lead) == 1 and "left-padded" not in main_line
+    assert f"{lead} <details>{summary} In a left-padded batch, `generate` in transformers 5.24 counts positions" in text
+    section = text[text.index("## What is a position") : text.index("## Which layers use RoPE")]
+    assert section.index("### M-RoPE") < section.index("### Qwen3-VL") < section.index(summary)  # the section's end
     assert (
         "The appendix's *Rolling caches and sinks* part shows a third case: StreamingLLM numbers cached keys by their"
         " slot in the cache." in text
@@ -1679,7 +1679,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "It is also the mean over random queries, scaled to one at distance zero.",
         "With $d = 128$, averaged over distances eight to sixteen thousand tokens back, the two larger bases keep"
         " about a quarter of the score at distance zero; $10^4$ keeps about zero.",
-        "In the figure, a thick line at $x$ is its *average score* from $x/2$ to $x$.",
+        "In the figure, a thick line at distance $x$ is its *average score* over the distances from $x/2$ to $x$,"
+        " which smooths out the score's fast wiggles.",
         "The appendix checks that this average is also the mean over random queries.",
     ):
         assert sentence in text, sentence
@@ -1831,8 +1832,8 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
         "Its authors found that Gemma 7B favours its slowest pairs, which they suspect carry content.",
         '(https://arxiv.org/abs/2410.06205 "cite:barbero2025round")',
         "In transformers 5.24, `Gemma4TextConfig().rope_parameters` gives these defaults, one dict per layer type.",
-        "Partial rotary, MLA and, in transformers' Gemma 4 config, the `proportional` type turn only part of each"
-        " head;",
+        "Partial rotary and, in transformers' Gemma 4 config, the `proportional` type turn only part of each head.",
+        "MLA's rotated part is a separate small query and key, so MLA can still fold $W_{UK}$ into the query.",
         "whose slowest wavelength is about five million tokens; the next cell prints and checks both.",
         "This matches the formula of p-RoPE, which zeroes the lowest frequencies",
         "A pair's *wavelength* $\\lambda_i = 2\\pi/\\theta_i$ is the number of tokens it needs for one full turn.",
@@ -1849,6 +1850,12 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     assert (
         main_line.count("In transformers' config, Gemma 4's global layers answer the first question a third way:") == 1
     )
+    # and says in one plain sentence, right after the claim, that the released checkpoint's file is not read
+    source_note = "This is transformers' default config; the released checkpoint's file is not read here."
+    assert main_line.count(source_note) == 1
+    after = main_line.index("The other pairs never turn")
+    assert main_line.index("a third way:") < main_line.index(source_note) < after
+    assert "The book read those copies, not Google's file" in text  # the block that says which copies were read
     # the term is defined before its first use in the main line (Gemma 3's local and global layers come later)
     definition = "A *global* layer attends to the whole input."
     heading = "## Gemma 4's global layers in transformers: only the fast pairs turn"  # names the layers and the source;
@@ -1920,7 +1927,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "| $k^R_n$ | the rotary key of token $n$, shared by all heads and cached | 64 |",
         "An explorer, live only with a running kernel, draws this view for any model in the appendix's table; the"
         " figures below are static.",
-        "Per token and layer, MLA caches $512 + 64 = 576$ numbers in DeepSeek-V2 and V3.",
+        "MLA's 576 numbers are the latent's 512 and the rotary key's 64, in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
         "so MLA *folds* it into the query once and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\,"
         " c_n = (W_{UK}^\\top q^C_m)^\\top c_n . $$ With RoPE,",
@@ -2044,12 +2051,15 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the main line's payoff, one ratio (the sizes and GQA's 3.6 are the block's table): the latent and the
     # rotary key, 576 numbers, against multi-head attention's 2 * 128 * 128, about 57 times as many
     payoff = re.search(
-        r"So per token and layer, DeepSeek-V2 caches only the latent and the rotary key\.\s+Multi-head attention with"
-        r" (\d+) heads of (\d+) would cache about (\d+) times as many numbers\.",
+        r"So per token and layer, DeepSeek-V2 caches only the latent and the rotary key\.\s+That is (\d+) numbers per"
+        r" token and layer; multi-head attention with (\d+) heads of (\d+) would cache \$2 \\cdot (\d+) \\cdot (\d+) ="
+        r" (\d+)\\,(\d+)\$, about (\d+) times as many\.",
         main_line,
     )
     assert payoff, "the main line's cache sentence"
-    heads, width, ratio = (int(g) for g in payoff.groups())
+    said_mla, heads, width, heads_2, width_2, thousands, units, ratio = (int(g) for g in payoff.groups())
+    assert said_mla == mla == 576 and (heads_2, width_2) == (heads, width)  # the count behind the ratio
+    assert thousands * 1000 + units == 2 * heads * width == 32768
     assert ratio == round(2 * heads * width / mla) == 57 and heads == ds["num_attention_heads"]
     assert main_line.index("*decoupled RoPE*") < main_line.index("caches only the latent and the rotary key")
     assert "In the paper's count" not in text  # the 57 is the book's arithmetic on the paper's formula
@@ -2180,10 +2190,7 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         "At the slow end, `beta_slow` and `low_freq_factor` set a second number, 1 here: a pair turning fewer times"
         " within $L$ gets the full factor.",
         "each decoding step would rebuild every head's key for all past tokens, or the cache would hold",
-        "Llama 4 Scout's chunks hold 8192 tokens, so no RoPE distance reaches a chunk's length.",
         "The left panel draws chunks of four: a chunk's first token sees only itself.",
-        "So under transformers' chunked mask, the RoPE layers meet only distances under 8192; only the NoPE layers"
-        " reach far keys.",
         "say how Llama 4 in transformers keeps its RoPE layers to short distances, and why DeepSeek's MLA splits off a"
         " rotary key.",
         "Meta's own code skips the chunk mask when it decodes one token at a time, so that token sees past its chunk.",
@@ -2194,12 +2201,15 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         assert sentence in text, sentence
     # the main line's claim stays within transformers: Meta's decoding path sits in a collapsed block
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert "Llama 4 Scout's chunks hold 8192 tokens, so no RoPE distance reaches a chunk's length." in main_line
-    assert "Meta's own code skips the chunk mask" not in main_line
-    # one clause says Meta's code differs and names the block that says how; that block's summary is as named
-    pointer = "Meta's own decoding code differs, as the block *Where sources differ* below says."
-    assert pointer in main_line and main_line.index("only the NoPE layers reach far keys.") < main_line.index(pointer)
-    assert text.index(pointer) < text.index("<summary>Where sources differ: Meta's own code when decoding</summary>")
+    scout = (
+        "Llama 4 Scout's chunks hold 8192 tokens, so in transformers its RoPE layers meet only distances under 8192 and"
+        " only the NoPE layers reach far keys."
+    )
+    assert main_line.count(scout) == 1
+    assert "Meta's own" not in main_line  # Meta's decoding path is only in the block *Where sources differ*
+    differ = "<summary>Where sources differ: Meta's own code when decoding</summary>"
+    assert text.index(scout) < text.index(differ)  # the block follows the section's main line
+    assert "so that token sees past its chunk" in text[text.index(differ) : text.index("## xPos")]
     # "Scout's chunks hold 8192 tokens": the copied row (the notebook's consistency asserts compare it with
     # transformers' Llama4TextConfig); within chunks of c tokens no query sees a key c or more back
     assert book.MODEL_ROPE_CONFIGS["llama-4-scout"]["extra"]["attention_chunk_size"] == 8192
@@ -3357,8 +3367,8 @@ def test_chapter_config_snippet_names_the_per_layer_type_frequencies():
 
 def test_chapter_takeaways_keep_the_openings_two_model_promises():
     """Chapter 10's opening promises the reader will "say how Llama 4 keeps its RoPE layers to short distances, and why
-    DeepSeek's MLA splits off a rotary key"; takeaways 2 and 5 now say both. Takeaway 2: "MLA rotates only a small
-    separate query and key, so it can still fold $W_{UK}$ into the query": with the rotary part separate, the folded
+    DeepSeek's MLA splits off a rotary key"; takeaways 2 and 5 say both. Takeaway 2: "MLA's rotated part is a separate
+    small query and key, so MLA can still fold $W_{UK}$ into the query": with the rotary part separate, the folded
     query gives the unfolded score at every distance; with RoPE on the content keys, the folded matrix would change with
     the distance. Takeaway 5: "in transformers, its RoPE layers attend only within chunks, so no RoPE distance reaches a
     chunk's length": Scout's chunk of 8192 tokens, and the chunk mask's longest distance, one less."""
@@ -3368,7 +3378,9 @@ def test_chapter_takeaways_keep_the_openings_two_model_promises():
         "say how Llama 4 in transformers keeps its RoPE layers to short distances, and why DeepSeek's MLA splits off a"
         " rotary key." in text
     )
-    assert "MLA rotates only a small separate query and key, so it can still fold $W_{UK}$ into the query." in takeaways
+    mla_takeaway = "MLA's rotated part is a separate small query and key, so MLA can still fold $W_{UK}$ into the"
+    mla_takeaway += " query."
+    assert mla_takeaway in takeaways
     assert (
         "Llama 4 Scout leaves every fourth layer without RoPE; in transformers, its RoPE layers attend only within"
         " chunks, so no RoPE distance reaches a chunk's length." in takeaways
@@ -3575,11 +3587,11 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     assert (
         "Right, for the plotted query and a key equal to it, it peaks at distance zero; its mean over distances, in"
-        " red, is well below that peak, while random queries keep about 0.4 of it on average over these distances."
-        in main_line
-    )  # "well below": the draw keeps 0.23, asserted above; "the plotted query": others keep more than half
-    # "random queries keep about 0.4 of it on average over these distances": the figure's 1 to 255 (cell 50 gives
-    # 0.074 over 1 to 3999, so the sentence names its distances); the expected share and the 50 draws' mean, below
+        " red, is about a quarter of that peak." in main_line
+    )  # "about a quarter": the draw keeps 0.23 (asserted above, and in the notebook where the figure computes it)
+    assert "assert abs(kept / float(matching[0]) - 0.25) < 0.05" in _figure_titles()
+    section = main_line[main_line.index("The rotated term depends only on") : main_line.index("## DeepSeek's MLA")]
+    assert "0.4" not in section  # the random queries' 0.4 is the appendix block's (checked below)
     assert "fades on average" not in main_line  # the figure shows a mean below the peak, not a fall
     # "for the plotted query": other draws keep more than half (the assert above), so the sentence names its query
     assert "Right, for a key equal to its query, it peaks" not in main_line
@@ -3637,7 +3649,10 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     # *Far keys keep more of their score*: the thick lines are band means; the thin line, one distance at a time,
     # strays from its band mean by over 0.1 somewhere (asserted where the figure is drawn)
-    thick = "In the figure, a thick line at $x$ is its *average score* from $x/2$ to $x$."
+    thick = (
+        "In the figure, a thick line at distance $x$ is its *average score* over the distances from $x/2$ to $x$,"
+        " which smooths out the score's fast wiggles."
+    )
     assert thick in main_line  # the band, said on the main line: the line drawn at x = 2a - 1 averages a .. 2a - 1
     # one definition before the figure, the score per pair; the unrelated key's zero mean sits in the block
     assert (
