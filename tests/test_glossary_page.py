@@ -536,12 +536,12 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "Each scale below multiplies the logits by one number for each query position, in the
-    table's fourth column: above 1, it sharpens attention. YaRN's attention factor multiplies every logit by one number
-    only in a head where every pair rotates; with *partial rotary* it scales only the rotated part. The word clashes:
-    this page's *temperature* $t$ divides the logits, so its multiplier is $1/t$, while Llama 4's *query temperature*
-    multiplies them", with the attention factor's caveat, "in a fully rotated head", in its
-    row's cell: the fourth column's
+    """The section's opening: "In a fully rotated head, each scale below multiplies the logits by one number for each
+    query position, in the table's fourth column: above 1, it sharpens attention. The word clashes: this page's
+    *temperature* $t$ divides the logits, so its multiplier is $1/t$, while Llama 4's *query temperature* multiplies
+    them", with the opening's scope, "in a fully rotated head", also in the attention factor row's cell (the one row
+    whose number needs it: in a partial rotary head, the block's case, no single number scales the logit): the fourth
+    column's
     heading, "multiplier of each logit", is that convention; every row of the table fills it with a formula; the
     temperature's cell is the one reciprocal, every other cell a multiplier, not one over something, and the query
     temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier in another. The entropy
@@ -550,18 +550,15 @@ def test_a_larger_multiplier_never_flattens_attention():
     never rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links
     Reading model code's temperature rules."""
     text = page()
-    ((above, direction, t_verb, reciprocal, tau_verb),) = re.findall(
-        r"Each scale below multiplies the logits by one number for each query position, in the table's fourth column:"
-        r" (above|below) 1, it (sharpens|flattens) attention\. YaRN's attention factor multiplies every logit by one"
-        r" number only in a head where every pair rotates; with \*partial rotary\* it scales only the rotated part\."
-        r" The word clashes: this page's"
+    ((only_in, above, direction, t_verb, reciprocal, tau_verb),) = re.findall(
+        r"In a (fully rotated) head, each scale below multiplies the logits by one number for each query position, in"
+        r" the table's fourth column: (above|below) 1, it (sharpens|flattens) attention\. The word clashes: this page's"
         r" \*temperature\* \$t\$ (divides|multiplies) the logits, so its multiplier is \$([^$]+)\$, while Llama 4's"
         r" \*query temperature\* (multiplies|divides) them\.",
         text,
     )
     # "so its multiplier is $1/t$": the temperature row's fourth-column cell, the reciprocal of a divisor
     assert reciprocal == cells("temperature (attention temperature)")[3][1:-1] == "1/t", reciprocal
-    only_in = "fully rotated"
     assert (above, direction) == ("above", "sharpens"), (above, direction)  # the entropy check below
     # "one number for each query position": each multiplier that is not a constant is set by the query's position,
     # or by the tokens it attends (the rows' own words), never by the key
@@ -573,14 +570,15 @@ def test_a_larger_multiplier_never_flattens_attention():
     assert cells("Scalable-Softmax")[3] == "$c \\ln N$, with $c$ learned and $N$ the number of tokens attended"
     for term in ("softmax scale", "temperature (attention temperature)"):  # the constants
         assert cells(term)[3] in ("$1/\\sqrt d$", "$1/t$"), term
-    # the attention factor's number, a^2, holds in a fully rotated head only: its cell says so, and in a partial
-    # rotary head, the block's case, the logit of a pair of vectors is scaled by a^2 in some pairs and by 1 in others
+    # the attention factor's number, a^2, holds in a fully rotated head only: the opening's scope, which its cell
+    # repeats; in a partial rotary head, the block's case, the logit is scaled by a^2 in some pairs, by 1 in others
     assert cells("attention factor")[3].startswith(f"$a^2$ in a {only_in} head,"), cells("attention factor")
     assert "no single number scales the" in block(
         "YaRN's and LongRoPE's attention factors, their names in code, and partial rotary heads"
     )
-    # "with *partial rotary* it scales only the rotated part": transformers' Phi multiplies cos and sin by the factor
-    # and applies them to the rotated slice only; posenc's apply_partial passes the rest through unchanged
+    # the block's "only the rotated coordinates' share of $q \cdot k$ is multiplied by the square": transformers' Phi
+    # multiplies cos and sin by the factor and applies them to the rotated slice only; posenc's apply_partial passes
+    # the rest through unchanged
     from transformers.models.phi import modeling_phi
 
     assert "query_rot, query_pass = (" in inspect.getsource(modeling_phi.PhiAttention.forward)
@@ -977,8 +975,9 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert "so the slowest pair meets no new angle: | rule |" in visible  # the verdict, before the table
     assert "| Position interpolation also slows the fastest pair" in visible
     assert (
-        "it needs no division. Left unscaled, the fast pairs' angles taken together are new just past $L$: every"
-        " trained distance leaves some fast pair at least a radian off. Such slowing has costs" in visible
+        "it needs no division. In that head, unscaled, the fast pairs' angles taken together are new past $L$: from"
+        " $L + 2$ on, as far as the block checks, every trained distance leaves some fast pair more than two radians"
+        " off. Such slowing has costs" in visible
     )
     assert "Transformers' `dynamic`" not in visible, visible
     assert f"trained at $L = {read}$" in visible
@@ -1961,23 +1960,20 @@ def test_dynamic_rows_cache_keeps_the_old_frequencies():
 
 
 def test_mean_reach_bound_counts_d_over_2_partial_sums():
-    """The row "mean reach": "at one offset, how far a chain of unit arrows reaches, one arrow per pair at that pair's
-    angle, averaged over chains of the first 1, 2, …, $d/2$ pairs": a mean over the chain's d/2 prefixes, not over
-    random draws,
-    with the row's last prefix the block's; the block under the Maths table gives its formula: "The *mean reach* at an
+    """The row "mean reach": "at an offset $r$, the mean size of the partial sums $S_1, \\dots, S_{d/2}$ of the
+    pairs' unit arrows $e^{\\mathrm{i} r\\theta_i}$; RoFormer's decay curve plots it; its formula is in the block
+    below": a mean over the d/2 partial sums, not over random draws, with the row's partial sums, arrows and last
+    index the block's; the block under the Maths table gives its formula: "The *mean reach* at an
     offset $r$ is the mean of $\\lvert S_1\\rvert, \\dots, \\lvert S_{d/2}\\rvert$, where $S_j = \\sum_{i<j}
     e^{\\mathrm{i} r\\theta_i}$ adds the first $j$ pairs' unit arrows" (chapter 5's $S_j$): a chain of d/2 unit arrows,
     its prefixes' lengths averaged. And the same block: "RoFormer's bound on the score is a content factor times $d/2$
     times the *mean reach*": that product is RoFormer's bound, max |h_{i+1} - h_i| times the sum of |S_j| over the d/2
     partial sums (posenc's mean reach), and it bounds the score."""
-    ((row_last,),) = [
-        re.findall(
-            r"\| at one offset, the mean of how far a chain of unit arrows, one per pair at its angle, reaches as it"
-            r" grows pair (by) pair; RoFormer's decay curve plots it \|",
-            row("mean reach"),
-        )
-    ]
-    row_last = "d/2" if row_last == "by" else row_last  # pair by pair: one prefix per pair, d/2 of them
+    ((row_last, arrow),) = re.findall(
+        r"\| at an offset \$r\$, the mean size of the partial sums \$S_1, \\dots, S_\{([^}]+)\}\$ of the pairs' unit"
+        r" arrows \$([^$]+)\$; RoFormer's decay curve plots it; its formula is in the block below \|",
+        row("mean reach"),
+    )
     assert "on average" not in row("mean reach") and "distance" not in row(
         "mean reach"
     )  # |n - m| on this page  # a mean over prefixes, not an expectation over random vectors
@@ -1986,7 +1982,8 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
         r" \\lvert S_\{([^}]+)\}\\rvert\$, where \$(S_j = [^$]+)\$ adds the first \$j\$ pairs' unit arrows\.",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
-    assert row_last == last == "d/2", (row_last, last)  # the row's prefixes are the block's
+    assert row_last == last == "d/2", (row_last, last)  # the row's partial sums are the block's
+    assert partial == f"S_j = \\sum_{{i<j}} {arrow}", (partial, arrow)  # each a sum of the row's arrows
     assert partial == "S_j = \\sum_{i<j} e^{\\mathrm{i} r\\theta_i}" and f"partial sums ${partial}$" in chapter(
         "05_decay"
     )
@@ -2989,11 +2986,11 @@ def test_temperature_section_opens_with_its_multiplier_table():
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | multiplier of each logit | chapter |"
     assert section.index("above 1, it sharpens attention.") < section.index(header)
-    # "Each scale below multiplies the logits by one number for each query position, in the table's fourth column":
+    # "each scale below multiplies the logits by one number for each query position, in the table's fourth column":
     # its heading
     assert (
-        "Each scale below multiplies the logits by one number for each query position, in the table's fourth column:"
-        in " ".join(section.split())
+        "In a fully rotated head, each scale below multiplies the logits by one number for each query position, in the"
+        " table's fourth column:" in " ".join(section.split())
     )
     assert header.split(" | ")[3] == "multiplier of each logit"
     opening = section[: section.index(header)]
@@ -4250,13 +4247,14 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
     assert (
-        "sharpens attention. YaRN's attention factor multiplies every logit by one number only in a head where every"
-        " pair rotates; with *partial rotary* it scales only the rotated part. The word clashes: this page's"
-        " *temperature* $t$ divides the logits, so its multiplier is $1/t$, while Llama 4's *query temperature*"
-        " multiplies them." in re.sub(r"\s+", " ", section)
+        "sharpens attention. The word clashes: this page's *temperature* $t$ divides the logits, so its multiplier is"
+        " $1/t$, while Llama 4's *query temperature* multiplies them." in re.sub(r"\s+", " ", section)
     )
-    # the attention factor appears in the opening only in its caveat, which its row's cell repeats
-    assert re.sub(r"\s+", " ", section).count("attention factor") == 1
+    # the opening carries one caveat, its scope, which the attention factor's cell repeats; the partial rotary case
+    # is its block's
+    opening = re.sub(r"\s+", " ", section)
+    assert "attention factor" not in opening and "partial rotary" not in opening, opening
+    assert opening.count("fully rotated head") == 1 and "In a fully rotated head, each scale below" in opening
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     first, second = 8, 10
     assert shown("temperature").endswith("| a growing multiplier of the logits in chapter 8 |")
@@ -4510,9 +4508,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
         r" Position interpolation also slows the fastest pair, though as a fast pair it needs no"
-        r" division\. Left unscaled, the fast pairs' angles taken together are new just past \$L\$: every trained"
-        r" distance leaves some fast pair at least a radian off\. Such slowing has costs; chapter 8 measures two of"
-        r" them\."
+        r" division\. In that head, unscaled, the fast pairs' angles taken together are new past \$L\$: from"
+        r" \$L \+ 2\$ on, as far as the block checks, every trained distance leaves some fast pair more than two"
+        r" radians off\. Such slowing has costs; chapter 8 measures two of them\."
         r" \(glossary-longer-terms\)=",
         visible.strip(),
     )
@@ -4803,11 +4801,15 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     :func:`test_mean_reach_bound_counts_d_over_2_partial_sums`'s, which also evaluates it. The note in "Where papers
     and code differ": RoFormer's h_i conjugates the key's pair and turns by (m - n) theta_i; each of its h_i is the
     conjugate of this page's, it gives the same score, and every |h_{i+1} - h_i| is the same."""
-    assert re.search(
-        r"\| how much the query–key product changes, at most, from one pair to the next; one factor of RoFormer's"
-        r" decay bound \|",
-        row("content factor"),
-    )
+    # the row's h_i is chapter 5's, which the block spells out: the query's pair, conjugated, times the key's
+    ((row_h,),) = [
+        re.findall(
+            r"\| how much \$(h_i = [^$]+)\$, pair \$i\$'s query–key product in \*complex form\*, changes at most from"
+            r" one pair to the next; one factor of RoFormer's decay bound, in the block below \|",
+            row("content factor"),
+        )
+    ]
+    assert row_h == "h_i = \\overline{q_{[i]}}\\,k_{[i]}" and f"{row_h}, \\qquad r = n - m" in chapter("05_decay")
     (row_times,) = re.findall(
         r"- RoFormer's bound on the score is the \*content factor\* times \$([^$]+)\$ times the \*mean reach\*\. ",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
@@ -5444,12 +5446,25 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     assert "The smallest such gap is one radian, pair 0's step from one distance to the next." in re.sub(
         r"\s+", " ", block(GAP)
     )
-    # the main line's one sentence of this result: "just past $L$", the distances checked here; "every trained
-    # distance leaves some fast pair at least a radian off", together_best >= 1 rad (asserted next)
-    assert (
-        "Left unscaled, the fast pairs' angles taken together are new just past $L$: every trained distance leaves"
-        " some fast pair at least a radian off." in re.sub(r"\s+", " ", page())
+    # the main line's one sentence of this result: "In that head, unscaled, the fast pairs' angles taken together are
+    # new past $L$: from $L + 2$ on, as far as the block checks, every trained distance leaves some fast pair more
+    # than two radians off": that head is the worked example's (the main line's "a head like Llama 3.1's, trained at
+    # $L = 8192$", the block's d = 128 and base half a million, read by llama31_head); "unscaled" the frequencies
+    # used here; "from $L + 2$ on" the block's; "as far as the block checks" the block's range, L to L + 1999, which
+    # this loop covered; "more than two radians" every later gap, each distance's best over all trained distances
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
+    visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
+    ((main_L, head_word, main_from, main_gap),) = re.findall(
+        r"An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, .*? it needs no division\. In (that)"
+        r" head, unscaled, the fast pairs' angles taken together are new past \$L\$: from \$L \+ (\d)\$ on, as far as"
+        r" the block checks, every trained distance leaves some fast pair more than (two) radians off\.",
+        visible,
     )
+    assert (d, base, int(main_L)) == (128, 500_000.0, L) and head_word == "that", (d, base, main_L)
+    assert int(main_from) == int(later) and len(later_gaps) == int(last) + 1 - int(later)  # L + 2 to L + 1999
+    assert all(g > words[main_gap] for g in later_gaps), min(later_gaps)  # "more than two radians", each distance
+    assert best[L + 1] <= words[main_gap] + 1e-9  # and not from L + 1 on: L + 1 is two radians off, not more
     assert abs(float(theta[0]) - 1) < 1e-12 and abs(together_best - float(theta[0])) < 1e-9, together_best
     neighbours = (fast % (2 * math.pi)).clamp(max=math.pi)  # offsets r and r + 1: each pair's gap is its own step
     assert abs(float(neighbours.max()) - float(theta[0])) < 1e-12

@@ -1646,17 +1646,17 @@ def test_passkey_figure_labels_every_tested_distance():
 
 def test_trained_counts_sentence_rests_on_the_live_asserts():
     """The counting section's one sentence on the trained counts: "In the CoPE model trained above, the question's
-    gates open mostly on labels, and each sentence back adds on average more than one to the count. That is fine: a
+    gates open mostly on labels, and each sentence back adds on average about one or more to the count. That is fine: a
     count only needs to keep the labels apart. The appendix sets these counts beside the ideal ones." The model is one
     seed trained live, and another CPU or PyTorch build trains in effect another seed, so the text claims only what
-    holds across seeds. "More than one" is the rounded value the measurement supports: over seeds 0 to 39
+    holds across seeds. "About one or more" is what the measurement supports with room: over seeds 0 to 39
     (single-threaded, one machine) the mean step within an input, over the two heads, was 1.099 (seed 16) at the least
-    and 1.745 at the most, and each head's own 1.03 at the least; the live cell's bar is one, the sentence's number.
+    and 1.745 at the most, and each head's own 1.03 at the least; the live cell's bar is 0.9, a margin of 0.199.
     "More than 0.7", the former sentence, was the bar, not the measurement.
     "So its counts grow by about one per sentence, plus a little from fillers" is gone: the fillers' part ranged from
     below 0.2 to 0.81 per step over seeds 0 to 19, against the label's 0.82 to 0.99. The counting box: "a label's gate
     above 0.7", "Over 200 inputs, the mean count at the $k$-th label back is above $k$, the ideal count", and "Within
-    one input, each sentence back adds more than one on average over the two heads, more than 0.7 in each head, and
+    one input, each sentence back adds about one or more on average over the two heads, more than 0.7 in each head, and
     less than one half in under a tenth of the steps". The other bars asserted in the live cells lie beyond the range
     of seeds 0 to 9 (on the machine that wrote the chapter) by more than that range's width: label gates 0.86 to 0.98
     (bar 0.7), fillers' and padding's mean gates at most 0.25 and 0.06 (bar 0.5), count - k 0.71 or more (bar 0),
@@ -1681,9 +1681,10 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # head's near 1; without this clause the appendix's trained counts, about one above the ideal ones, had no reason
     verdict = (
         "In the CoPE model trained above, the question's gates open mostly on labels, and each sentence back adds on"
-        " average more than one to the count. A count only needs to keep the labels apart, so it may start above 0:"
-        " here the question's own gate and the fillers' gates make the counts start near 1, where the ideal head's"
-        " start at 0. The appendix sets these counts beside the ideal ones."
+        " average about one or more to the count. A count only needs to keep the labels apart, so it may start above"
+        " 0: here the key just before the question counts near 1 on average, from the question's own gate and the"
+        " fillers' gates. Under the ideal head it counts 0 unless it is a label. The appendix sets these counts beside"
+        " the ideal ones."
     )
     assert verdict in main
     # the RoPE model's depth, said on the main line after the saved run's result: without it a learner who skips the
@@ -1720,9 +1721,9 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     assert (
         "Over 200 inputs, the mean count at the $k$-th label back is above $k$, the ideal count: the question's own"
         " gate and the fillers' gates add to it. CoPE learns its embeddings from these counts, so a count need not"
-        " equal $k$ to mark the $k$-th label back. Within one input, each sentence back adds more than one on average"
-        " over the two heads, more than 0.7 in each head, and less than one half in under a tenth of the steps, so the"
-        " labels' counts stay apart." in box
+        " equal $k$ to mark the $k$-th label back. Within one input, each sentence back adds about one or more on"
+        " average over the two heads, more than 0.7 in each head, and less than one half in under a tenth of the"
+        " steps, so the labels' counts stay apart." in box
     )
     assert "so a count need not equal $k$ to mark the $k$-th label back" not in main
     assert "a label's gate above 0.8" not in text and "a label's gate above 0.7" in text
@@ -1730,9 +1731,9 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     assert "Across inputs the counts drift" not in text
     assert (
         "The first three bars lie below the lowest of ten seeds on one machine by more than their spread; one half is"
-        " a loose bar, not a threshold the head needs. The last is the main line's number, with less room: in seeds 0"
-        " to 39 that two-head mean was 1.099 to 1.745, so its margin over the bar of one is 0.099, and each head's own"
-        " was 1.03 or more." in box
+        ' a loose bar, not a threshold the head needs. The last bears the main line\'s "about one or more": in seeds'
+        " 0 to 39 that two-head mean was 1.099 to 1.745, so its margin over the bar of 0.9 is about 0.2, and each"
+        " head's own was 1.03 or more." in box
     )
     # the box names the cells by their place under it: the saved run's verdict and ranges, the decoded input's
     # table, then the live gates and counts
@@ -1771,8 +1772,8 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
         "assert label_gate > 0.7",
         'assert (steps["labels"] > 0.7).all()',
         "assert (count_at > torch.arange(1, K_MAX + 1)).all() and (count_at.diff(dim=-1) > 0.5).all()",
-        # "more than one on average" (over inputs, heads and k), "more than 0.7 in each head", "under a tenth"
-        "assert steps_in.mean().item() > 1.0 and (steps_in.mean((0, 2)) > 0.7).all()"
+        # "about one or more on average", bar 0.9 (inputs, heads and k), "more than 0.7 in each head", "under a tenth"
+        "assert steps_in.mean().item() > 0.9 and (steps_in.mean((0, 2)) > 0.7).all()"
         " and (steps_in < 0.5).float().mean() < 0.1",
         # "its counts start near 1": the key just before the question, over both heads; 0.70 to 1.33 in seeds 0 to 19
         "assert 0.5 < start < 1.5",
@@ -1792,7 +1793,9 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # the text quotes no number for that gate, on the main line or in the box: its seed spread is in the comment only
     assert "0.40" not in box and "0.98" not in box
     # the reason a start near 1 is harmless comes before the contrast with the ideal head, in the same sentence
-    assert flat.index("so it may start above 0: here") < flat.index("where the ideal head's start at 0")
+    assert flat.index("so it may start above 0: here") < flat.index(
+        "Under the ideal head it counts 0 unless it is a label"
+    )
     assert "ranged from 0.40 to 0.98, 0.67 on average" in live and "on its own token " in live
     asserts = re.findall(r"^assert .*$", live, flags=re.M)
     assert len(asserts) == 6, asserts
@@ -2145,21 +2148,30 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
         "A loss is *fine* within 0.1 nats of the trigram's, and passkeys are *kept* when 95 % or more are found on"
         " average."
     )
-    verdict_line = (
-        "At $8L$, over five seeds, of the models tested with no further training, only KERPLE gets a fine loss and"
-        " keeps its passkeys, far ones included."
-    )
+    verdict_line = "At $8L$, on average over five seeds, only KERPLE meets both."
     assert "At $8L$, on average, only KERPLE" not in flat_main
-    assert "nearly every passkey" not in flat_main and "under 90 %" not in flat_main
+    assert "fine loss and nearly every passkey" not in flat_main and "under 90 %" not in flat_main
     answer = (
         terms
         + " "
         + grades
         + " "
         + verdict_line
-        + " ALiBi's loss is fine too; FIRE and CoPE find every passkey, but their loss rises."
+        + " ALiBi's loss is fine too, but it finds fewer far passkeys: about three in four 496 tokens back."
+        + " FIRE and CoPE find every passkey, but their loss rises; the model with no position encoding finds nearly"
+        + " every passkey too."
     )
     assert answer in flat_main
+    # "about three in four 496 tokens back": ALiBi's mean over five seeds, from chapter 8's saved run (0.76)
+    from posenc.experiments import load_results
+
+    saved = load_results("extrapolation", check="report")
+    alibi_far = [saved["metrics"]["alibi"][s]["passkey_by_distance"]["496"] for s in map(str, saved["config"]["seeds"])]
+    assert len(alibi_far) == 5 and abs(sum(alibi_far) / 5 - 0.75) < 0.03
+    # "the model with no position encoding finds nearly every passkey too": its one miss at 8L, 1 of 64 probes 384
+    # back, one seed
+    nope = saved["metrics"]["none"]
+    assert sorted((s, d) for s in nope for d, v in nope[s]["passkey_by_distance"].items() if v < 1) == [("4", "384")]
     question = "Do this chapter's methods still work there?"
     assert flat_main.index(question) < flat_main.index(answer)
     # "Its KERPLE models use the log shape only": every KerpleBias in chapter 8's KERPLE model is the log shape
@@ -2414,7 +2426,8 @@ def test_takeaway_kerple_finds_more_far_passkeys_than_alibi_in_every_seed():
     flat = " ".join(text.split())
     assert (
         "- On chapter 8's task at $8L$, KERPLE kept a fine loss, as ALiBi did, and found more far passkeys. FIRE and"
-        " CoPE found every passkey, but their loss was higher than both, in every seed." in flat
+        " CoPE found every passkey, as the model with no position encoding nearly did, but their loss was higher than"
+        " both, in every seed." in flat
     )
     assert (
         "KERPLE matched ALiBi's loss at $8L$ and, in every seed, found more far passkeys; why is not tested."
