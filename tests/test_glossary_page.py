@@ -108,15 +108,11 @@ def note(term: str) -> str:
 
 
 def letters(term: str) -> str:
-    """The row of the collapsed notation block whose first cell is ``term``."""
-    return _block_row("<details><summary>Notation that differs between chapters", term)
-
-
-def shown(term: str) -> str:
-    """The row of the visible Letters table (above the collapsed notation block) whose first cell is ``term``."""
+    """The row of the Letters section's one table whose first cell is ``term``; it must be there exactly once.
+    Whitespace as in :func:`page`."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    section = raw[raw.index("(glossary-letters)=") :]
-    found = [line for line in section[: section.index("<details>")].splitlines() if line.startswith(f"| {term} |")]
+    section = raw[raw.index("(glossary-letters)=") : raw.index("(glossary-papers)=")]
+    found = [line for line in section.splitlines() if line.startswith(f"| {term} |")]
     assert len(found) == 1, (term, len(found))
     return re.sub(r"\s+", " ", found[0])
 
@@ -536,11 +532,13 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "In a fully rotated head, each scale below multiplies the logits by one number for each
-    query position, in the table's fourth column: above 1, it sharpens attention. The word clashes: this page's
-    *temperature* $t$ divides the logits, so its multiplier is $1/t$, while Llama 4's *query temperature* multiplies
-    them", with the opening's scope, "in a fully rotated head", also in the attention factor row's cell (the one row
-    whose number needs it: in a partial rotary head, the block's case, no single number scales the logit): the fourth
+    """The section's opening: "Each scale below but the *attention factor* multiplies the logits by one number for each
+    query position, in the table's fourth column: above 1, it sharpens attention. The attention factor does that only
+    in a fully rotated head, as its row says. The word clashes: this page's *temperature* $t$ divides the logits, so
+    its multiplier is $1/t$, while Llama 4's *query temperature* multiplies them": the one row left out is the
+    attention factor's, the one row whose fourth cell carries a scope, "in a fully rotated head" (in a partial rotary
+    head, the block's case, no single number scales the logit); every other row's cell is one number for the query's
+    position, with no scope, the query temperature's included, though it acts only in NoPE layers: the fourth
     column's
     heading, "multiplier of each logit", is that convention; every row of the table fills it with a formula; the
     temperature's cell is the one reciprocal, every other cell a multiplier, not one over something, and the query
@@ -550,13 +548,23 @@ def test_a_larger_multiplier_never_flattens_attention():
     never rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links
     Reading model code's temperature rules."""
     text = page()
-    ((only_in, above, direction, t_verb, reciprocal, tau_verb),) = re.findall(
-        r"In a (fully rotated) head, each scale below multiplies the logits by one number for each query position, in"
-        r" the table's fourth column: (above|below) 1, it (sharpens|flattens) attention\. The word clashes: this page's"
+    ((but, above, direction, again, only_in, t_verb, reciprocal, tau_verb),) = re.findall(
+        r"Each scale below but the \*([a-z ]+)\* multiplies the logits by one number for each query position, in"
+        r" the table's fourth column: (above|below) 1, it (sharpens|flattens) attention\. The ([a-z ]+) does that only"
+        r" in a (fully rotated) head, as its row says\. The word clashes: this page's"
         r" \*temperature\* \$t\$ (divides|multiplies) the logits, so its multiplier is \$([^$]+)\$, while Llama 4's"
         r" \*query temperature\* (multiplies|divides) them\.",
         text,
     )
+    # "but the *attention factor*": the one row of the table whose multiplier holds only in some heads, and the
+    # sentence after it names the same row, whose cell says where it holds ("as its row says", checked below)
+    assert but == again.lower() == "attention factor", (but, again)
+    raw_scales = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    raw_scales = raw_scales[raw_scales.index("### Temperature and query scales") :]
+    raw_scales = raw_scales[raw_scales.index("| English |") :]
+    scale_rows = raw_scales[: raw_scales.index("\n\n")].splitlines()[2:]
+    scoped = [line.split(" | ")[0][2:] for line in scale_rows if " head" in re.split(r"(?<!\\)\|", line)[4]]
+    assert scoped == [but], scoped
     # "so its multiplier is $1/t$": the temperature row's fourth-column cell, the reciprocal of a divisor
     assert reciprocal == cells("temperature (attention temperature)")[3][1:-1] == "1/t", reciprocal
     assert (above, direction) == ("above", "sharpens"), (above, direction)  # the entropy check below
@@ -829,12 +837,12 @@ def test_matrix_forms_count():
 
 
 def test_distance_and_offset_rows_name_the_chapters_that_use_them():
-    """The notation block's distance row, "signed in chapters 3, 5 and 10: $j - i$ in chapter 3, $r = n - m$ in chapter
-    5 and $\\Delta = n - m$ in chapter 10, this page's *offset*; unsigned, $\\lvert i - j\\rvert$, in chapters 6 and
-    11", and the chapters listed for the offset and the unsigned distance, read from
+    """The Letters table's distance row, "signed, as this page's *offset*: $j - i$ in chapter 3, $r = n - m$ in chapter
+    5 and $\\Delta = n - m$ in chapter 10; unsigned, $\\lvert i - j\\rvert$, in chapters 6 and 11", and the chapters
+    listed for the offset and the unsigned distance, read from
     the chapters' own words: the distance row links only the chapters whose distance is unsigned and keeps to one
-    idea, "how far a key lies from its query, $\\lvert n - m\\rvert$, never negative", with a pointer to the notation
-    block, which alone gives the signed use."""
+    idea, "how far a key lies from its query, $\\lvert n - m\\rvert$, never negative", with a pointer to the Letters
+    table, which alone gives the signed use."""
     signed = {
         "03_relative": "The distance is always the key's position minus the query's, $j - i$",
         "05_decay": "**Distance** $r = n - m$: the key's position minus the query's.",
@@ -842,14 +850,13 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     }
     for name, words in signed.items():
         assert words in chapter(name), name
-    ((listed,),) = [re.findall(r"\| signed in chapters ([\d, and]+) \|$", shown("distance"))]
+    # one row: this page's meaning, then each chapter's signed form and the unsigned chapters
     (first, second, third, bars_first, bars_second) = re.findall(
-        r"\| the signed forms: \$j - i\$ in chapter (\d+), \$r = n - m\$ in chapter (\d+) and"
-        r" \$\\Delta = n - m\$ in chapter (\d+), this page's \*offset\*; unsigned, \$\\lvert i - j\\rvert\$, in"
-        r" chapters (\d+) and (\d+) \|",
+        r"^\| distance \| \$\\lvert n - m\\rvert\$, never negative \| signed, as this page's \*offset\*: \$j - i\$ in"
+        r" chapter (\d+), \$r = n - m\$ in chapter (\d+) and \$\\Delta = n - m\$ in chapter (\d+); unsigned,"
+        r" \$\\lvert i - j\\rvert\$, in chapters (\d+) and (\d+) \|$",
         letters("distance"),
     )[0]
-    assert [int(n) for n in re.findall(r"\d+", listed)] == [int(first), int(second), int(third)], listed
     # "unsigned, |i - j|, in chapters 6 and 11": the chapters whose markdown writes it between bars, and no other
     bars = {
         int(Path(path).name[:2])
@@ -975,14 +982,16 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert "so the slowest pair meets no new angle: | rule |" in visible  # the verdict, before the table
     assert "| Position interpolation also slows the fastest pair" in visible
     assert (
-        "it needs no division. In that head, unscaled, the fast pairs' angles taken together are new past $L$: from"
-        " $L + 2$ on, as far as the block checks, every trained distance leaves some fast pair more than two radians"
-        " off. Such slowing has costs" in visible
+        "it needs no division. In that head, even the fast pairs, taken together, meet new patterns past $L$, as the"
+        " block below shows. Such slowing has costs" in visible
     )
     assert "Transformers' `dynamic`" not in visible, visible
     assert f"trained at $L = {read}$" in visible
     example = block(WE)
-    assert example.index("| rule |") < example.index("| 9 at this length | *Dynamic NTK* sets its effective factor")
+    assert example.index("| rule |") < example.index(
+        "| 9 at this length | The two-rule table above gives only the ends of these ranges: pair 0, the fastest, and"
+        " pair 63, the slowest. *Dynamic NTK* sets its effective factor"
+    )
     keeps = block("Where a configuration keeps the trained length, transformers' <code>dynamic</code>, and real models")
     assert set(re.findall(r"L = (\d+)", example)) == {read}  # one L
     # the row names the field transformers' `dynamic` reads as L; the run below shows it is that field, not the
@@ -1042,17 +1051,19 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     )
     # "also called the relative position": chapter 8's own name for the same signed number
     assert "the book's relative position $j - i$, key minus query" in chapter("08_extrapolation")
-    # the row gives the book's convention only and points to Letters for the chapters' letters: the visible $i$ row
-    # lists the chapters that write j - i (i the query's position), the block's $i$ row the chapter that quotes
-    # i - j, its distance row the chapters that write |i - j|
+    # the row gives the book's convention only and points to Letters for the chapters' letters: that table's $i$ row
+    # lists the chapters that write j - i (i the query's position, j the key's) and the chapter that quotes i - j,
+    # its distance row the chapters that write |i - j|
     assert row("offset").endswith(
         "; negative for an earlier key; other chapters' letters are in {ref}`Letters <glossary-letters>` |"
         + row("offset").split("{ref}`Letters <glossary-letters>` |")[1]
     )
     assert "write $j - i$" not in row("offset") and "i - j" not in row("offset")
-    ((listed,),) = [re.findall(r"\| a query's position in chapters ([\d, and]+) \|$", shown("$i$"))]
+    ((listed,),) = [
+        re.findall(r"\| a query's position in chapters ([\d, and]+), with \$j\$ the key's;", letters("$i$"))
+    ]
     ((quotes,),) = [
-        re.findall(r"; chapter (\d+) also quotes other sources' \$i - j\$, query minus key;", letters("$i$"))
+        re.findall(r"the key's; chapter (\d+) also quotes other sources' \$i - j\$, query minus key;", letters("$i$"))
     ]
     ((unsigned,),) = [
         re.findall(r"; unsigned, \$\\lvert i - j\\rvert\$, in chapters ([\d, and]+) \|", letters("distance"))
@@ -1081,7 +1092,6 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     # the row's chapter column links every chapter it says writes j - i (and chapters 2 and 4, which write n - m)
     linked = {int(n) for n in re.findall(r"\{doc\}`(\d+) <\.\./notebooks/", row("offset"))}
     assert writes <= linked and linked - writes == {2, 4}, (linked, writes)
-    assert "| with $j$ the key's position where $i$ is the query's;" in letters("$i$")
     assert "depends only on the offset $j - i$" in chapter("01_why_position")
     grid = posenc.relative_positions(6)  # [query, key]: key_pos - query_pos
     for m in range(6):
@@ -1182,6 +1192,18 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
         row("turns in $L$"),
     )
     assert "past training's last" not in row("turns in $L$")  # the L versus L - 1 detail: the block "Turns in L ..."
+    # the chapter column: chapter 8 counts its betas in this unit (its cell 7: "These two thresholds, counted in turns
+    # within $L$, are YaRN's *betas*", and its code's `turns = L * theta / (2 * math.pi)`, the row's $L/\\lambda_i$)
+    linked = re.findall(r"\{doc\}`([^`]+)`", cells("turns in $L$")[3])
+    assert linked == [
+        "8 <../notebooks/08_extrapolation>",
+        "10 <../notebooks/10_rope_today>",
+        "Reading model code <reading_code>",
+    ], linked
+    assert "These two thresholds, counted in turns within $L$, are YaRN's *betas*" in chapter("08_extrapolation")
+    nb8 = json.loads((ROOT / "notebooks" / "08_extrapolation.ipynb").read_text(encoding="utf-8"))
+    code8 = "".join("".join(c["source"]) for c in nb8["cells"] if c["cell_type"] == "code")
+    assert "turns = L * theta / (2 * math.pi)" in code8 and in_l == "L/\\lambda_i", in_l
     step = 1  # over L positions: the angle at training's last offset, L - 1, plus one
     assert "in *turns in $L$*" in row("Llama 3.1 scaling (`llama3`)") and "in *turns in $L$*" in row("betas")
     (count,) = re.findall(
@@ -1252,7 +1274,7 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
 
 def test_fixed_and_effective_scale_rows_name_the_chapters_words():
     """The headwords are the chapters' words: "static or fixed (scaling)", chapter 7's and chapter 10's "static" and
-    chapter 8's defined "fixed", and "effective factor", chapter 7's; so the notation block no longer lists them, and
+    chapter 8's defined "fixed", and "effective factor", chapter 7's; so the Letters table does not list them, and
     the page never says "effective scale"."""
     assert row("static or fixed (scaling) | 静态或固定") and row("effective factor | 有效因子")
     for word in ("fixed (scaling)", "effective factor", "effective scale"):
@@ -1400,7 +1422,7 @@ def test_copes_gate_in_the_paper_and_in_the_reference_code():
     assert not torch.allclose(gates, gate(paper, qk, d), atol=1e-2, rtol=0)
 
 
-# ---- maths rows: rotation matrix, complex form, CPD; the notation block's ALiBi slope ---------------------------
+# ---- maths rows: rotation matrix, complex form, CPD; the Letters table's ALiBi slope  ---------------------------
 
 
 def test_rotation_complex_form_and_cpd_rows():
@@ -1469,19 +1491,16 @@ def test_rope_row_offset_and_turn_row_full_rotation():
 
 
 def test_notation_block_alibi_slope_chapters():
-    """The notation block: "$m$ | a query's position, but $m_h$ is ALiBi's *slope*, as in chapter 6 and this page's
-    *slope* row | a key's position in chapter 9; the ALiBi slope in chapter 3; YaRN's *attention factor* $m(s)$ in
-    chapter 10, Reading model code and the claims page", against the chapters' and pages' own words (chapter 6 writes
-    the slope $m_h$, chapter 3 plain $m$). No $m($ outside the notation block."""
-    (second,) = re.findall(
+    """The Letters table: "$m$ | a query's position, but $m_h$ is ALiBi's *slope*, as in chapter 6 | a key's position
+    in chapter 9; the ALiBi slope in chapter 3; YaRN's *attention factor* $m(s)$ in chapter 10, Reading model code and
+    the claims page", against the chapters' and pages' own words (chapter 6 writes the slope $m_h$, chapter 3 plain
+    $m$). No $m($ outside that row."""
+    ((second, first),) = re.findall(
         r"^\| \$m\$ \| a query's position, but \$m_h\$ is ALiBi's \*slope\*, as in chapter (\d+) \|"
-        r" a key's position in chapter \d+ \|$",
-        shown("$m$"),
-    )
-    (first,) = re.findall(
-        r"^\| \$m\$ \| also this page's \*slope\* row, as \$m_h\$ \| the ALiBi slope in chapter (\d+); ",
+        r" a key's position in chapter \d+; the ALiBi slope in chapter (\d+); ",
         letters("$m$"),
     )
+    assert "a head's fixed positive number $m_h$" in row("slope (ALiBi)")  # "ALiBi's *slope*": this page's row
     assert letters("$m$").endswith(
         "; YaRN's *attention factor* $m(s)$ in chapter 10, Reading model code and the claims page |"
     )
@@ -2031,7 +2050,7 @@ def test_fire_progressive_interpolation_range():
     )
     assert (row_low, row_high) == (low, high), (row_low, row_high)
     assert "u = \\frac{\\psi(d)}{\\psi(\\max(i, L_{\\text{thr}}))}" in chapter("11_learned_position")  # i: the query
-    assert shown("$m$").startswith("| $m$ | a query's position, but")
+    assert letters("$m$").startswith("| $m$ | a query's position, but")
     assert "| $n$ | a key's position |" in letters("$n$")
     from posenc.methods import fire as fire_module
     from posenc.methods.fire import FireBias
@@ -2220,47 +2239,49 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
 
 def test_letters_sections_visible_sentence_names_rows_of_its_table():
     """The letters section's visible sentence, "Some letters and words change meaning between chapters, or between
-    rows of this page. The commonest follow; the collapsed table below adds to them and lists the rest:", then a
-    table, "letter or word | meaning here | meaning in another chapter",
-    with five plain rows: distance (never negative here, signed in chapters 3, 5 and 10), $i$ (a pair's index here, a
-    query's position in chapters 1, 3, 6, 8 and 11), $m$ (a query's position here, but $m_h$ ALiBi's slope as in
-    chapter 6, a key's position in chapter 9), $s$
-    (`factor` here, the stretch in chapter 8) and temperature (a divisor here, a growing multiplier in chapter 8):
-    each name has a row in the section's collapsed table, which names the same chapters; chapter 9's markdown writes
-    "key $m$", chapter 8's "*stretch* $s$" and "An attention temperature that grows". The collapsed table's rows for
-    $m$'s slope, $k$ and $c$, the clashes between this page's rows, are checked here too."""
+    rows of this page:", then one table, "letter or word | meaning here | meaning elsewhere", with no collapsed copy:
+    each row whole, this page's meaning and the other chapters'. Its first five rows: distance (never negative here,
+    signed in chapters 3, 5 and 10), $i$ (a pair's index here, a query's position in chapters 1, 3, 6, 8 and 11),
+    $m$ (a query's position here, but $m_h$ ALiBi's slope as in chapter 6, a key's position in chapter 9), $s$
+    (`factor` here, the stretch in chapter 8) and temperature (a divisor here, a growing multiplier in chapter 8);
+    chapter 9's markdown writes "key $m$", chapter 8's "*stretch* $s$" and "An attention temperature that grows".
+    The rows for $m$'s slope, $k$ and $c$, the clashes between this page's rows, are checked here too."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    section = raw[raw.index("(glossary-letters)=\n## ") :]
-    visible = section[: section.index("<details>")]
-    visible = re.sub(r"\s+", " ", visible)
-    ((two, d_chapters, i_chapters, m_slope, slope_chapter, m_chapter, s_factor, s_chapter, t_chapter),) = re.findall(
-        r"Some letters and words change meaning between chapters, or between rows of this page\. The (commonest) follow"
-        r"; the collapsed table below adds to them and lists the rest:"
-        r" \| letter or word \| meaning here \| meaning in another chapter \| \|---\|---\|---\|"
-        r" \| distance \| \$\\lvert n - m\\rvert\$, never negative \| signed in chapters ([\d, and]+) \|"
-        r" \| \$i\$ \| a pair's index, from 0 \| a query's position in chapters ([\d, and]+) \|"
+    section = raw[raw.index("(glossary-letters)=\n## ") : raw.index("(glossary-papers)=")]
+    assert "<details>" not in section and section.count("| letter or word |") == 1, section[:300]
+    visible = re.sub(r"\s+", " ", section)
+    ((d_chapters, i_chapters, m_slope, slope_chapter, m_chapter, s_factor, s_chapter, t_chapter),) = re.findall(
+        r"Some letters and words change meaning between chapters, or between rows of this page:"
+        r" \| letter or word \| meaning here \| meaning elsewhere \| \|---\|---\|---\|"
+        r" \| distance \| \$\\lvert n - m\\rvert\$, never negative \| signed, as this page's \*offset\*: (.*?);"
+        r" unsigned, [^|]* \|"
+        r" \| \$i\$ \| a pair's index, from 0; [^|]* \| a query's position in chapters ([\d, and]+), with \$j\$ the"
+        r" key's; [^|]* \|"
         r" \| \$m\$ \| a query's position, but \$(m_h)\$ is ALiBi's \*slope\*, as in chapter (\d+) \|"
-        r" a key's position in chapter (\d+) \|"
-        r" \| \$s\$ \| the \*extension factor\* `(\w+)` \| the \*stretch\* in chapter (\d+) \|"
+        r" a key's position in chapter (\d+); [^|]* \|"
+        r" \| \$s\$ \| the \*extension factor\* `(\w+)` \| in chapter (\d+), the \*stretch\* of an input of \$n\$"
+        r" tokens; [^|]* \|"
         r" \| temperature \| a number \$t\$ that divides the logits \| a growing multiplier of the logits in chapter"
-        r" (\d+) \|"
-        r" $",
+        r" (\d+), as in [^|]* \|"
+        r" \| \$c\$ \|",
         visible,
     )
-    assert two == "commonest"
-    # i: a pair's index on this page (the frequency row), a query's position in the chapters the block lists
-    assert "counting pairs from 0" in row("frequency") and "| a pair's index, from 0 |" in shown("$i$")
-    assert "| with $j$ the key's position where $i$ is the query's;" in letters("$i$")
+    rows = [line for line in section.splitlines() if line.startswith("| ")][1:]  # after the header
+    terms = [line.split(" | ")[0][2:] for line in rows]
+    assert len(terms) == len(set(terms)) == 18, terms  # one row for each letter or word, each whole
+    assert all(len(re.split(r"(?<!\\)\|", line)) == 5 for line in rows), rows  # three cells each
+    # i: a pair's index on this page (the frequency row), a query's position in the chapters the row lists
+    assert "counting pairs from 0" in row("frequency") and "| a pair's index, from 0;" in letters("$i$")
     assert {int(n) for n in re.findall(r"\d+", i_chapters)} == {1, 3, 6, 8, 11}  # chapter by chapter: below
-    # temperature: the block's row adds to it; chapter 8's own words for a growing multiplier
-    assert int(t_chapter) == 8 and "| chapter 8's multiplier, as in" in letters("temperature")
+    # temperature: chapter 8's own words for a growing multiplier
+    assert int(t_chapter) == 8
     assert "An attention temperature that grows with the query's position" in chapter("08_extrapolation")
-    # the collapsed table's clashes between this page's rows: m's slope, k's shift, c's three constants
+    # the table's clashes between this page's rows: m's slope, k's shift, c's three constants
     slope = "m_h"  # the visible $m$ row's "but $m_h$ is ALiBi's *slope*, as in chapter 6": the row and the chapter
     assert m_slope == slope and int(slope_chapter) == 6, (m_slope, slope_chapter)
     assert f"a head's fixed positive number ${slope}$" in row("slope (ALiBi)")
     assert f"with a fixed slope ${slope}$ for each head" in chapter(f"{int(slope_chapter):02d}_alibi")
-    assert "| also this page's *slope* row, as $m_h$ | the ALiBi slope in chapter 3;" in letters("$m$")
+    assert "| a key's position in chapter 9; the ALiBi slope in chapter 3;" in letters("$m$")
     assert int(m_chapter) == 9
     k_chapter = c_chapter = 3
     signed = [int(c) for c in re.findall(r"\d+", d_chapters)]
@@ -2275,36 +2296,22 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     assert "| $c \\ln N$, with $c$ learned and" in row("Scalable-Softmax")
     assert "and $c$ and the threshold $L_{\\text{thr}}$ are learned" in block("FIRE's progressive interpolation")
     assert "with $c = \\mathrm{clip}(j - i, k)$" in chapter(f"{int(c_chapter):02d}_relative")
-    assert "| $\\lvert n - m\\rvert$, never negative |" in shown("distance")
+    assert "| $\\lvert n - m\\rvert$, never negative |" in letters("distance")
     for c, form in zip(
-        signed, (": $j - i$ in chapter 3", "$r = n - m$ in chapter 5", "$\\Delta = n - m$ in chapter 10")
+        signed, ("*: $j - i$ in chapter 3", "$r = n - m$ in chapter 5", "$\\Delta = n - m$ in chapter 10"), strict=True
     ):
         assert form.endswith(f"chapter {c}") and form in letters("distance"), (c, form)
     assert int(s_chapter) == 8 and s_factor == "factor"
-    assert "| in chapter 8, the stretch of an input of $n$ tokens;" in letters("$s$")
     names = {"09": "09_performance", "08": "08_extrapolation"}
     assert "key $m$" in chapter(names[f"{int(m_chapter):02d}"])
     assert "*stretch* $s = \\max(n / L, 1)$" in chapter(names[f"{int(s_chapter):02d}"])
     for name in ("$i$", "$m$", "$s$", "distance", "temperature"):
         assert f"\n| {name} |" in section, name
-    # "the collapsed table below adds to them and lists the rest", and the block's "The first five rows add only
-    # what the table above does not say": its first five rows are the visible rows' names, in order, and none of
-    # their cells repeats a visible cell's words; the collapsed table has more rows than the visible one
-    collapsed = section[section.index("<details>") : section.index("</details>")]
-    visible_rows = [line for line in section[: section.index("<details>")].splitlines() if line.startswith("| ")]
-    assert len(visible_rows) == 6 and visible_rows[0].startswith("| letter or word |"), visible_rows
-    assert "The first five rows add only what the table above does not say." in collapsed
-    block_rows = [line for line in collapsed.splitlines() if line.startswith("| ")][1:]  # after the header
-    for line, added in zip(visible_rows[1:], block_rows[:5], strict=True):
-        name, here, elsewhere = (cell.strip() for cell in line.split(" | ")[:3])
-        assert added.startswith(f"{name} | "), (name, added)  # name keeps its leading "| "
-        for cell in (here, elsewhere.rstrip(" |")):
-            assert cell not in added, (name, cell)
-    assert collapsed.count("\n| ") > 2 * len(visible_rows), collapsed.count("\n| ")
+    assert terms[:5] == ["distance", "$i$", "$m$", "$s$", "temperature"], terms  # the commonest first
     assert "Shaw's clipped offset $c = \\mathrm{clip}(j - i, k)$ in chapter 3 |" in letters("$c$")
 
 
-# ---- round 83: the fast pair's visible count, the ramp's two shapes, new rows, citations and the letters block ----
+# ---- round 83: the fast pair's visible count, the ramp's two shapes, new rows, citations and the Letters table ---
 
 
 def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_block():
@@ -2853,30 +2860,28 @@ def core_table_terms() -> list[str]:
 
 
 def test_letters_block_chapter_lists():
-    """The letters block: $i$ is "a query's position in chapters 1, 3, 6, 8 and 11, with $j$ the key's; the imaginary
-    unit $\\mathrm{i}$ in chapters 4 and 5"; $\\theta_i$ is "$\\omega_i$ in chapter 2; in the *sinusoidal encoding*
-    row, set by the embedding's width, not the head's": that row's exponent reads $d_{\\text{model}}$, which the row
-    calls the embedding's width, and the frequency row's reads the head's $d$. Each list is the set of chapters
+    """The Letters table: $i$ is "a query's position in chapters 1, 3, 6, 8 and 11, with $j$ the key's; the imaginary
+    unit $\\mathrm{i}$ in chapters 4 and 5"; $\\theta_i$ is, on this page, "pair $i$'s frequency; in the *sinusoidal
+    encoding* row, set by the embedding's width, not the head's", and "$\\omega_i$ in chapter 2": that row's exponent
+    reads $d_{\\text{model}}$, which the row calls the embedding's width, and the frequency row's reads the head's
+    $d$. Each list is the set of chapters
     whose markdown writes $j - i$, $\\mathrm{i}$ or its own $\\omega_i$ (chapter 4 only names chapter 2's). The visible
     lines under "Core terms": "The *offset* $n - m$ is negative for an earlier key; the *distance* $\\lvert n -
     m\\rvert$ never is. Chapters 3, 5 and 10 also call the offset a
     distance: see Letters and words with more than one meaning": the offset and distance rows, now the table's first
     two, say the same; the chapters named are those whose own words make a distance signed, key minus query, and the
-    letters block's distance row names the same ones; the link leads to that section."""
+    Letters table's distance row names the same ones; the link leads to that section."""
 
-    (query,) = re.findall(
-        r"^\| \$i\$ \| a pair's index, from 0 \| a query's position in chapters ([\d, and]+) \|$", shown("$i$")
-    )
-    (imaginary,) = re.findall(
-        r"^\| \$i\$ \| upright, \$\\mathrm\{i\}\$, the imaginary unit in the \*complex form\* row \| with \$j\$ the"
-        r" key's position where \$i\$ is the query's; chapter 3 also quotes other sources' \$i - j\$, query minus key;"
-        r" the imaginary unit \$\\mathrm\{i\}\$ in chapters ([\d, and]+) \|$",
+    ((query, imaginary),) = re.findall(
+        r"^\| \$i\$ \| a pair's index, from 0; upright, \$\\mathrm\{i\}\$, the imaginary unit in the \*complex form\*"
+        r" row \| a query's position in chapters ([\d, and]+), with \$j\$ the key's; chapter 3 also quotes other"
+        r" sources' \$i - j\$, query minus key; the imaginary unit \$\\mathrm\{i\}\$ in chapters ([\d, and]+) \|$",
         letters("$i$"),
     )
     (omega,) = re.findall(
-        r"\| \$\\theta_i\$ \| pair \$i\$'s frequency \| \$\\omega_i\$ in chapter (\d+); in the \*sinusoidal encoding\*"
-        r" row, set by the embedding's width, not the head's \|",
-        page(),
+        r"^\| \$\\theta_i\$ \| pair \$i\$'s frequency; in the \*sinusoidal encoding\* row, set by the embedding's"
+        r" width, not the head's \| \$\\omega_i\$ in chapter (\d+) \|$",
+        letters("$\\theta_i$"),
     )
     sinusoidal, frequency = row("sinusoidal encoding"), row("frequency | 频率")
     assert (
@@ -2906,10 +2911,11 @@ def test_letters_block_chapter_lists():
     core = re.sub(r"\s+", " ", raw[raw.index("## Core terms") : raw.index("| English |", raw.index("## Core terms"))])
     offset, distance = "n - m", "\\lvert n - m\\rvert"  # the two rows' letters; no sentence above the table
     assert "The *offset*" not in core, core
-    # the chapters that use "distance" for the signed offset are named in the Letters block only, not on the main line
+    # the chapters that use "distance" for the signed offset are named in the Letters table only, not in Core terms
     assert "use *distance* for the signed offset" not in core, core
-    signed = shown("distance").split(" | ")[2]  # "signed in chapters 3, 5 and 10"
-    forms = letters("distance").split("; unsigned")[0]  # the block's signed forms, chapter by chapter
+    signed = letters("distance").split(" | ")[2].split("; unsigned")[0]  # the signed forms, chapter by chapter
+    forms = re.findall(r"\$(?:j - i|r = n - m|\\Delta = n - m)\$ in chapter \d+", signed)
+    assert len(forms) == 3 and signed.startswith("signed, as this page's *offset*: "), signed
     assert "(glossary-letters)=\n## Letters and words with more than one meaning\n" in raw
     assert offset == "n - m" and f"key position minus query position, ${offset}$" in row("offset")
     assert "; negative for an earlier key; other chapters' letters are in {ref}`Letters <glossary-letters>`" in row(
@@ -2929,21 +2935,21 @@ def test_letters_block_chapter_lists():
     assert numbers(signed) == set(signed_words), signed
     for name, words in signed_words.values():
         assert words in chapter(name), name
-    assert numbers(forms) == set(signed_words), letters("distance")
+    assert numbers(" ".join(forms)) == set(signed_words), letters("distance")
     assert "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$" in row("offset")
     # "upright, $\\mathrm{i}$, the imaginary unit in the *complex form* row": that row writes it so, and defines it
     assert "$x_0 + \\mathrm{i} x_1$, $\\mathrm{i}$ the imaginary unit;" in row("complex form (of RoPE)")
 
 
 def test_letters_block_k_and_tau_and_trained_length():
-    """The notation block's $k$: "a key vector, as in $q \\cdot k$; a shift of positions in the *linear relation* row,
+    """The Letters table's $k$: "a key vector, as in $q \\cdot k$; a shift of positions in the *linear relation* row,
     as in chapters 1 and 2 | the clipping distance of Shaw's vectors in chapter 3": the linear relation row writes "the
     shift of $k$ positions", chapters 1 and 2 name the shift $k$, chapter 3 makes $k$ alone the clipping distance.
     Its $\\tau$ row: "a
     "query temperature" in chapter 10 and on the claims page. Careful: it multiplies the logits, so it sharpens
     attention once above 1" (that a multiplier above 1 sharpens is
     :func:`test_a_larger_multiplier_never_flattens_attention`'s); its trained length row: chapter 10's "trained"
-    column is the longest input of any stage. The notation block has no $\\tau$ row: the page's headword is chapter
+    column is the longest input of any stage. The Letters table has no $\\tau$ row: the page's headword is chapter
     10's and the claims page's "query temperature"."""
     ((shift_in, chapters, clip),) = re.findall(
         r"\| \$k\$ \| a key vector, as in \$q \\cdot k\$; a shift of positions in the \*(\w+ \w+)\* row, as in chapters"
@@ -2986,11 +2992,11 @@ def test_temperature_section_opens_with_its_multiplier_table():
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | multiplier of each logit | chapter |"
     assert section.index("above 1, it sharpens attention.") < section.index(header)
-    # "each scale below multiplies the logits by one number for each query position, in the table's fourth column":
-    # its heading
+    # "each scale below but the *attention factor* multiplies the logits by one number for each query position, in
+    # the table's fourth column": its heading
     assert (
-        "In a fully rotated head, each scale below multiplies the logits by one number for each query position, in the"
-        " table's fourth column:" in " ".join(section.split())
+        "Each scale below but the *attention factor* multiplies the logits by one number for each query position, in"
+        " the table's fourth column:" in " ".join(section.split())
     )
     assert header.split(" | ")[3] == "multiplier of each logit"
     opening = section[: section.index(header)]
@@ -3294,7 +3300,7 @@ def test_xpos_puts_a_decay_on_each_pair():
 
 
 def test_letters_block_fire_and_chapter_7s_two_meanings_of_s():
-    """The letters block: $d$ is "the distance $\\lvert j - i\\rvert$ in chapter 11's FIRE", and $s$ has "both meanings
+    """The Letters table: $d$ is "the distance $\\lvert j - i\\rvert$ in chapter 11's FIRE", and $s$ has "both meanings
     in chapter 7's section "Static or length-dependent"": chapter 11 writes $d = |j - i|$ in its FIRE rule; chapter
     7's section sets $s$ from the current length as the stretch and names the configuration's `factor` $s$."""
     (fire,) = re.findall(r"the distance \$\\lvert j - i\\rvert\$ in chapter (\d+)'s FIRE \|", page())
@@ -3397,7 +3403,7 @@ CITED_KEYS = {
     "rotary position embedding (RoPE)": {"su2021roformer"},
     "attention with linear biases (ALiBi)": {"press2022alibi"},
     "contextual position encoding (CoPE)": {"golovneva2024cope"},
-    "CoPE": {"li2026clippedrope"},  # the notation block's row: Clipped RoPE, not FIRE's li2024fire
+    "CoPE": {"li2026clippedrope"},  # the Letters table's row: Clipped RoPE, not FIRE's li2024fire
     "DAPE": {"zheng2024dape"},
     "DeBERTa": {"he2021deberta"},
     "FIRE": {"li2024fire"},
@@ -3470,14 +3476,13 @@ def test_each_rows_citations_are_its_own_bib_entries():
 
 
 def test_letters_trigram_dca_and_axial_rows_match_their_sources():
-    """Four row wordings, each against its source. The letters block's "a key's position in chapter 9"
+    """Four row wordings, each against its source. The Letters table's "a key's position in chapter 9"
     (the one chapter whose markdown writes "key $m$"); the trigram row's "from the two before" (the baseline's table
     is indexed by two previous tokens); DCA's "Qwen2.5's 1M-token models" (chapter 10's words, with the config field);
     axial 2-D RoPE's "half the pairs turn with the row, half with the column" (posenc.rope_cos_sin_2d)."""
     import glob
 
-    (key_chapter,) = re.findall(r"\| a key's position in chapter (\d+) \|$", shown("$m$"))
-    assert "| the ALiBi slope in chapter 3;" in letters("$m$")
+    (key_chapter,) = re.findall(r"\| a key's position in chapter (\d+); the ALiBi slope in chapter 3;", letters("$m$"))
     writers = [
         int(Path(p).name[:2])
         for p in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb")))
@@ -3606,7 +3611,7 @@ def test_row_wordings_match_their_chapters_and_sources():
     query"; progressive interpolation's "the same log of $\\max(m, L_{\\text{thr}})$"; Scalable-Softmax's "log of the
     number of tokens attended"; linear attention's "grows linearly with the length"; local and global layers' "a window
     of recent tokens in Gemma 3 or the query's own chunk in Llama 4" (now the Attention block's); chapter 5's "128-wide
-    heads of base 10 000" (the block "RoFormer's bound, and what chapter 5 finds about the decay"); the letters block's
+    heads of base 10 000" (the block "RoFormer's bound, and what chapter 5 finds about the decay"); the Letters table's
     $n$; and the Gemma bullets of "Other models' query and logit scales"."""
     c3, c5, c8, c11 = (chapter(n) for n in ("03_relative", "05_decay", "08_extrapolation", "11_learned_position"))
     # FoX: D_ij = sum of log f_l for l from j + 1 to i (Lin et al. 2025), the key's own gate left out: a difference of
@@ -4238,7 +4243,7 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     chapter 10 gives a
     multiplier.
     Chapters 8 and 10 say "temperature" for such a multiplier, in their own words
-    (the letters block's temperature row names them); the page's headwords are chapter 10's "query temperature" and
+    (the Letters table's temperature row names them); the page's headwords are chapter 10's "query temperature" and
     chapter 7's "effective factor". That the multipliers grow and sharpen is
     :func:`test_temperature_section_opens_with_its_multiplier_table`'s and
     :func:`test_chapter_10s_query_temperature_multiplies_the_logits`'s."""
@@ -4247,18 +4252,18 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
     assert (
-        "sharpens attention. The word clashes: this page's *temperature* $t$ divides the logits, so its multiplier is"
+        "as its row says. The word clashes: this page's *temperature* $t$ divides the logits, so its multiplier is"
         " $1/t$, while Llama 4's *query temperature* multiplies them." in re.sub(r"\s+", " ", section)
     )
-    # the opening carries one caveat, its scope, which the attention factor's cell repeats; the partial rotary case
-    # is its block's
+    # the opening carries one caveat, the attention factor's scope, which that row's cell gives ("as its row says");
+    # the partial rotary case is its block's
     opening = re.sub(r"\s+", " ", section)
-    assert "attention factor" not in opening and "partial rotary" not in opening, opening
-    assert opening.count("fully rotated head") == 1 and "In a fully rotated head, each scale below" in opening
+    assert "partial rotary" not in opening, opening
+    assert opening.count("attention factor") == 2 and opening.count("fully rotated head") == 1, opening
+    assert "The attention factor does that only in a fully rotated head, as its row says." in opening
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     first, second = 8, 10
-    assert shown("temperature").endswith("| a growing multiplier of the logits in chapter 8 |")
-    assert "| chapter 8's multiplier, as in" in letters("temperature")
+    assert "| a growing multiplier of the logits in chapter 8, as in" in letters("temperature")
     words = {
         8: "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by",
         10: "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries",
@@ -4274,19 +4279,17 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
 
 
 def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
-    """The notation block's row "temperature": this page's column gives one meaning, "a number $t$ that divides the
+    """The Letters table's row "temperature": this page's column gives one meaning, "a number $t$ that divides the
     logits"; elsewhere "a growing multiplier of the logits in chapter 8, as in Scalable-Softmax and Llama 4; in
-    chapter 10, Llama 4's *query temperature* $\\tau$, a multiplier, whose row on this page keeps that name": chapter
-    8's and chapter 10's own words, the page's temperature row, which divides, and the page's row named after chapter
+    chapter 8's run name "dynamic YaRN, no temperature", YaRN's *attention factor*; in chapter 10, Llama 4's *query
+    temperature* $\\tau$, a multiplier, whose row on this page keeps that name": chapter 8's and chapter 10's own
+    words, the page's temperature row, which divides, and the page's row named after chapter
     10's query temperature, whose multiplier column is $\\tau$ itself."""
-    assert shown("temperature") == (
-        "| temperature | a number $t$ that divides the logits | a growing multiplier of the logits in chapter 8 |"
-    )
-    assert (
-        "| temperature | | chapter 8's multiplier, as in"
+    assert letters("temperature") == (
+        "| temperature | a number $t$ that divides the logits | a growing multiplier of the logits in chapter 8, as in"
         " Scalable-Softmax and Llama 4; in chapter 8's run name \"dynamic YaRN, no temperature\", YaRN's *attention"
         " factor*; in chapter 10, Llama 4's *query temperature* $\\tau$, a multiplier, whose row on this page keeps"
-        " that name |" in letters("temperature")
+        " that name |"
     )
     # chapter 8's run name: its YaRN run with the attention factor turned off (t1: the factor fixed at 1)
     nb = json.loads((ROOT / "notebooks" / "08_extrapolation.ipynb").read_text(encoding="utf-8"))
@@ -4294,8 +4297,8 @@ def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     assert '"rope+yarn t1": "dynamic YaRN, no temperature"' in code
     sensitivity = load_results("extrapolation", check=False)["config"]["sensitivity"]
     assert sensitivity["yarn t1"] == {"scaling": "yarn", "attention_factor": 1.0}, sensitivity["yarn t1"]
-    assert "multipl" not in shown("temperature").split(" | ")[1]  # this page's column: the divisor only
-    assert letters("temperature").startswith("| temperature | | ")  # the block adds nothing to it
+    assert "multipl" not in letters("temperature").split(" | ")[1]  # this page's column: the divisor only
+    assert letters("temperature").split(" | ")[1] == "a number $t$ that divides the logits"  # one meaning here
     assert row("Llama 4's query temperature $\\tau$ (temperature tuning)")  # "whose row on this page"
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"  # it multiplies
     assert "| a number $t$ that divides the logits:" in row("temperature (attention temperature)")
@@ -4508,9 +4511,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
         r" Position interpolation also slows the fastest pair, though as a fast pair it needs no"
-        r" division\. In that head, unscaled, the fast pairs' angles taken together are new past \$L\$: from"
-        r" \$L \+ 2\$ on, as far as the block checks, every trained distance leaves some fast pair more than two"
-        r" radians off\. Such slowing has costs; chapter 8 measures two of them\."
+        r" division\. In that head, even the fast pairs, taken together, meet new patterns past \$L\$, as the block"
+        r" below shows\. Such slowing has costs; chapter 8 measures two of them\."
         r" \(glossary-longer-terms\)=",
         visible.strip(),
     )
@@ -4548,6 +4550,25 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # pair 0's frequency is base**0 = 1 exactly, in float32 and float64: `llama3` leaves it exactly 1
     assert int(fast_l3) == 1 and float(l3[fastest_pair]) == float(l_theta[fastest_pair]) == 1.0
     assert int(fast_pi) == int(main_factor) > int(fast_l3)  # the contrast: PI slows the fastest pair, llama3 does not
+    # the worked example's link to this table: "The two-rule table above gives only the ends of these ranges: pair
+    # 0, the fastest, and pair 63, the slowest": its pair numbers are the fastest and slowest of the head, its ranges
+    # (PI: every pair; `llama3`: kept 0 to 28, ramped 29 to 34, divided 35 to 63) start at pair 0 and end at pair 63,
+    # and the divisors they give those two pairs are this table's two columns, run in transformers
+    ((end_fast, end_slow),) = re.findall(
+        r"\| 9 at this length \| The two-rule table above gives only the ends of these ranges: pair (\d+), the fastest,"
+        r" and pair (\d+), the slowest\. \*Dynamic NTK\*",
+        re.sub(r"\s+", " ", block(WE)),
+    )
+    assert (int(end_fast), int(end_slow)) == (fastest_pair, int(torch.argmin(l_theta))) == (0, l_d // 2 - 1)
+    ((kept_0, kept_1, ramp_0, ramp_1, div_0, div_1, div_by),) = re.findall(
+        r"\| `llama3` \| keeps pairs (\d+) to (\d+), \*ramps\* (\d+) to (\d+), divides (\d+) to (\d+) by (\d+) \|",
+        block(WE),
+    )
+    assert int(kept_0) == int(end_fast) and int(div_1) == int(end_slow), (kept_0, div_1)
+    assert int(kept_1) + 1 == int(ramp_0) and int(ramp_1) + 1 == int(div_0)  # the ranges cover every pair
+    ends = (int(end_fast), int(end_slow))
+    assert [round(float(l_theta[i] / l3[i]), 4) for i in ends] == [int(fast_l3), int(main_llama3)] == [1, int(div_by)]
+    assert [round(float(l_theta[i] / linear[i]), 4) for i in ends] == [int(fast_pi), int(main_pi)]
     # "turns in $L$" is not in the lead: its own row defines it (checked against the angle at offset L in
     # test_llama3_and_yarn_count_turns_over_one_position_more), and every term-table row that uses the count, before
     # or after that row, writes it in italics, the page's mark of a term with its own row
@@ -4608,8 +4629,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     whole = page()
     for said in ("stretch $s", "$s$ the stretch", "$s$, the stretch", "s = \\max", "s = \\ell"):
         assert said not in whole, said
-    assert "| the *extension factor* `factor` | the *stretch* in chapter 8 |" in shown("$s$")
-    assert "| in chapter 8, the stretch of an input of $n$ tokens;" in letters("$s$")
+    stretch_8 = "| the *extension factor* `factor` | in chapter 8, the *stretch* of an input of $n$ tokens;"
+    assert stretch_8 in letters("$s$")
     assert "Turns here count" not in visible and "Chapter 8 defines" not in visible  # both moved to the block
     # "chapter 8 does": chapter 8's own definition
     assert "*stretch* $s = \\max(n / L, 1)$" in chapter("08_extrapolation")
@@ -4925,7 +4946,7 @@ def test_lower_bound_on_the_base_row_follows_chapter_5():
 
 
 def test_letters_blocks_stretch_row_quotes_chapter_8s_fixed_factor():
-    """The notation block's row "stretch": "in chapter 8, also a fixed factor: "one stretch for every input", with ×8
+    """The Letters table's row "stretch": "in chapter 8, also a fixed factor: "one stretch for every input", with ×8
     for one fixed at 8": chapter 8's table of words, and the page's stretch row, which depends on the input."""
     ((quoted, mark, value),) = re.findall(
         r"\| stretch \| \$\\max\(\\ell/L, 1\)\$, set by each input \| in chapter 8, also a fixed factor:"
@@ -5179,7 +5200,7 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     Letters and words with more than one meaning". For each of the page's main letters, the place that defines it
     comes no later than the letter's first use after the index: the offset row ($m$, $n$), the logit row ($d$), the
     sinusoidal row ($i$, $\\theta_i$), the frequency row ($b$), the Longer inputs lead ($L$) and its table ($\\ell$,
-    $s$). Each definition agrees with the notation block's "this page" column where it has a row."""
+    $s$). Each definition agrees with the Letters table's "meaning here" column where it has a row."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
     assert (
@@ -5212,8 +5233,7 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
         "$s$": "the *extension factor* `factor`",
     }
     for letter, cell in this_page.items():
-        where = shown(letter) if letter in ("$m$", "$i$", "$s$") else letters(letter)  # the five in the visible table
-        assert where.split(" | ")[1].startswith(cell), (letter, where)
+        assert letters(letter).split(" | ")[1].startswith(cell), (letter, letters(letter))
     assert "counting pairs from 0" in row("frequency")
     assert "| $L$, the input length a model was trained at" in row("trained length | 训练长度")
 
@@ -5446,25 +5466,27 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     assert "The smallest such gap is one radian, pair 0's step from one distance to the next." in re.sub(
         r"\s+", " ", block(GAP)
     )
-    # the main line's one sentence of this result: "In that head, unscaled, the fast pairs' angles taken together are
-    # new past $L$: from $L + 2$ on, as far as the block checks, every trained distance leaves some fast pair more
-    # than two radians off": that head is the worked example's (the main line's "a head like Llama 3.1's, trained at
-    # $L = 8192$", the block's d = 128 and base half a million, read by llama31_head); "unscaled" the frequencies
-    # used here; "from $L + 2$ on" the block's; "as far as the block checks" the block's range, L to L + 1999, which
-    # this loop covered; "more than two radians" every later gap, each distance's best over all trained distances
+    # the main line's one sentence of this result: "In that head, even the fast pairs, taken together, meet new
+    # patterns past $L$, as the block below shows": that head is the worked example's (the main line's "a head like
+    # Llama 3.1's, trained at $L = 8192$", the block's d = 128 and base half a million, read by llama31_head); "the
+    # fast pairs" the fast pair row's, as in this block; "new patterns past $L$" this block's result, which the
+    # sentence leaves to it with its numbers and its range: at every distance this loop checked, L to L + 1999, the
+    # nearest trained distance leaves some fast pair at least a radian off (together_best), so no distance past L
+    # repeats a trained joint pattern; the block's title names the sentence's words
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((main_L, head_word, main_from, main_gap),) = re.findall(
+    ((main_L, head_word, together, past),) = re.findall(
         r"An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, .*? it needs no division\. In (that)"
-        r" head, unscaled, the fast pairs' angles taken together are new past \$L\$: from \$L \+ (\d)\$ on, as far as"
-        r" the block checks, every trained distance leaves some fast pair more than (two) radians off\.",
+        r" head, even the fast pairs, (taken together), meet new patterns (past \$L\$), as the block below shows\.",
         visible,
     )
     assert (d, base, int(main_L)) == (128, 500_000.0, L) and head_word == "that", (d, base, main_L)
-    assert int(main_from) == int(later) and len(later_gaps) == int(last) + 1 - int(later)  # L + 2 to L + 1999
-    assert all(g > words[main_gap] for g in later_gaps), min(later_gaps)  # "more than two radians", each distance
-    assert best[L + 1] <= words[main_gap] + 1e-9  # and not from L + 1 on: L + 1 is two radians off, not more
+    assert f"the fast pairs' angles {together}, {past.replace('$', '')}" in GAP  # "the block below": this one
+    flat = re.sub(r"\s+", " ", section)
+    assert flat.index(f"<details><summary>{GAP}") > flat.index("as the block below shows.")
+    assert sorted(best) == list(range(L, L + int(last) + 1)) and min(best.values()) >= 1 - 1e-9, min(best.values())
+    assert "as far as the block checks" not in visible and "radian" not in visible  # the numbers and scope: the block
     assert abs(float(theta[0]) - 1) < 1e-12 and abs(together_best - float(theta[0])) < 1e-9, together_best
     neighbours = (fast % (2 * math.pi)).clamp(max=math.pi)  # offsets r and r + 1: each pair's gap is its own step
     assert abs(float(neighbours.max()) - float(theta[0])) < 1e-12

@@ -1784,9 +1784,10 @@ def _figure_titles() -> str:
 
 
 def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
-    """Chapter 10, *Gemma 4's global layers in transformers: only the fast pairs turn* (main line): "In transformers'
-    config, Gemma 4's global layers answer the first question a third way: only their fastest pairs turn, at the whole
-    head's frequencies $b^{-2i/d}$." Their `proportional` RoPE type turns only the fastest pairs;
+    """Chapter 10, *Gemma 4's global layers in transformers: only the fast pairs turn* (main line): "transformers'
+    default Gemma 4 config gives the global layers a third answer to the first question: only their fastest pairs
+    turn, at the whole head's frequencies $b^{-2i/d}$." The config is the subject: the released checkpoint's file is
+    not read (the block's source note). Their `proportional` RoPE type turns only the fastest pairs;
     `partial_rotary_factor` sets their share, a quarter. The other pairs never turn, so they add a score no distance
     changes. Checked with transformers 5.24's own default config and its own `proportional` initialisation (posenc's
     copy is compared in tests/test_scaling.py and the notebook's Gemma 4 cell); the head width is the global layers'
@@ -1819,7 +1820,7 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     assert abs(float(q_at[1, still] @ k_at[0, still] - q[still] @ k[still])) < 1e-12
     text = chapter_markdown("10_rope_today")
     for sentence in (
-        "In transformers' default config, Gemma 4's global layers answer the first question a third way: only their"
+        "transformers' default Gemma 4 config gives the global layers a third answer to the first question: only their"
         " fastest pairs turn, at the whole head's frequencies $b^{-2i/d}$.",
         "The config's `rope_type` `proportional` sets this, and `partial_rotary_factor` sets the share, a quarter.",
         "The other pairs never turn, so, as in partial rotary, they add a content channel that no distance changes.",
@@ -1848,11 +1849,9 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     # the main line states the claim; its provenance (copies of the released config, transformers' defaults) is in the
     # block, which the next sentence's check and the appendix's check cell read
     assert (
-        main_line.count(
-            "In transformers' default config, Gemma 4's global layers answer the first question a third way:"
-        )
-        == 1
-    )  # the scope, transformers' default config, stays in the main-line sentence itself
+        main_line.count("transformers' default Gemma 4 config gives the global layers a third answer to the first") == 1
+    )  # the subject is transformers' default config, so the sentence is no claim about the released checkpoint
+    assert "Gemma 4's global layers answer the first question" not in text
     # the source note is the block's, right under the section's main line
     source_note = "The released checkpoint's file is not read here; the appendix's *Gemma 4* part gives the source"
     assert source_note not in main_line and "the released checkpoint's file is not read" not in main_line
@@ -1866,7 +1865,7 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     # the term is defined in the section's first sentence, right below it
     assert main_line.index(heading) + len(heading) < main_line.index(definition)
     assert main_line.index(definition) < main_line.index("global layer", main_line.index(heading) + len(heading))
-    assert main_line.index(definition) < main_line.index("Gemma 4's global layers answer")
+    assert main_line.index(definition) < main_line.index("Gemma 4 config gives the global layers")
     # the wavelength is defined before "slowest" first appears
     section = main_line[main_line.index(heading) : main_line.index("## Raising the base")]
     assert section.index("*wavelength*") < section.index("slowest")
@@ -2081,6 +2080,14 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the hidden cell prints the table's three rows
     costs_cell = next(c for c in nb_cells() if c.get("id") == "c40")
     printed_costs = "".join("".join(o.get("text", "")) for o in costs_cell["outputs"])
+    # the cell calls posenc with the config's fields, so its assert compares posenc's count with the paper's 2 n_h d_h
+    # (d_h = v_head_dim = qk_nope_head_dim = 128; the key's 64 rotary numbers are not part of d_h)
+    costs_code = "".join(costs_cell["source"])
+    assert 'n_h, d_h = ds["num_attention_heads"], ds["v_head_dim"]' in costs_code
+    assert 'kv_cache_bytes_per_token("mha", n_layers=layers, n_kv_heads=n_h, head_dim=d_h)' in costs_code
+    assert "n_kv_heads=128" not in costs_code and "head_dim=128" not in costs_code
+    assert 'per_layer["MHA, 128 heads of 128"] == 2 * n_h * d_h' in costs_code
+    assert ds["v_head_dim"] == ds["qk_nope_head_dim"] == 128
     for name, ratio in (("MHA, 128 heads of 128", "56.9"), ("GQA, 8 heads of 128", " 3.6"), ("MLA, 512 + 64", " 1.0")):
         assert re.search(
             re.escape(name) + r": +[\d,]+ numbers per token and layer, +" + re.escape(ratio.strip()), printed_costs
@@ -2206,10 +2213,17 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
     # the main line's claim stays within transformers: Meta's decoding path sits in a collapsed block
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     scout = (
-        "Llama 4 Scout's chunks hold 8192 tokens, so in transformers its RoPE layers meet only distances under 8192 and"
-        " only the NoPE layers reach far keys."
+        "Llama 4 Scout's chunks hold 8192 tokens, so its chunked RoPE layers meet only distances under 8192 and only"
+        " the NoPE layers reach far keys."
     )
     assert main_line.count(scout) == 1
+    # the scope is said once: "in transformers" opens the section's chunk claim, and "chunked" carries it to Scout;
+    # the NoPE part names "the same library's `modeling_llama4.py`"
+    llama4_main = main_line[main_line.index("### Llama 4: RoPE in three layers") : main_line.index("## xPos")]
+    assert llama4_main.lower().count("in transformers") == 1 and "transformers'" not in llama4_main
+    assert llama4_main.index("in transformers, its other layers attend only within *chunks*") < llama4_main.index(
+        "the same library's `modeling_llama4.py`"
+    )
     assert "Meta's own" not in main_line  # Meta's decoding path is only in the block *Where sources differ*
     differ = "<summary>Where sources differ: Meta's own code when decoding</summary>"
     assert text.index(scout) < text.index(differ)  # the block follows the section's main line
@@ -2329,8 +2343,8 @@ def test_chapter_llama4_design_and_temperature_formula():
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "Meta calls this mix of layers *iRoPE*.",
-        "In transformers' `modeling_llama4.py`, the NoPE layers multiply their queries by a factor that grows slowly"
-        " with position.",
+        "In the same library's `modeling_llama4.py`, the NoPE layers multiply their queries by a factor that grows"
+        " slowly with position.",
         "The code applies the factor whenever the config turns it on, in training as in inference.",
         "`Llama4TextAttention.forward` in `modeling_llama4.py` tests only the config's flag and whether the layer has"
         " RoPE, not whether the model is training.",
@@ -2436,8 +2450,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "It multiplies pair $i$'s term by $\\zeta_i^{|\\Delta|/B}$ for a key $|\\Delta|$ tokens back, with a fixed"
         " scale $B$ and each $\\zeta_i$ below one, smallest for the fast pairs.",
         "Its decay fades the fast pairs first; far back, their terms only swing around zero.",
-        "In the figure, at $d = 64$ two to four thousand tokens back, unrelated keys get quieter: their scores average"
-        " zero, so the figure measures their mean size, which falls to about a third of RoPE's.",
+        "Take $d = 64$ and keys two to four thousand tokens back.",
+        "The figure shows unrelated keys: their scores average zero, so it measures their mean size, which falls to"
+        " about a third of RoPE's.",
         "**A key equal to its query.** At $d = 64$, two to four thousand tokens back, it keeps its average: no lower"
         " than RoPE's, and it swings less; nearer in, xPos lowers it.",
         "The figure measures mean size, $|\\text{score}|$, since unrelated keys' scores average zero.",
@@ -2456,20 +2471,28 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # float32's largest value near p = 36 261 (uncentred positions)
     # the lesson is scoped to the figure's head size: at d = 32 a matching key keeps only 0.36 of RoPE's
     assert "So at this head size, far back, its decay mostly quiets unrelated keys." in text
-    assert "unrelated keys get quieter: their scores average zero, so the figure measures their mean size" in text
+    # one measure per sentence: mean size for unrelated keys, then the signed average for a key equal to its query;
+    # the scope (d = 64, the band) is stated once, before both
+    scope = "Take $d = 64$ and keys two to four thousand tokens back."
+    unrelated = "The figure shows unrelated keys: their scores average zero, so it measures their mean size"
+    assert "unrelated keys get quieter" not in text and text.count(scope) == 1
+    assert text.index(scope) < text.index(unrelated) < text.index("A key equal to its query is not quieted there")
     # the main line keeps one panel, unrelated keys; the matching key's panel, its sentence and "nearer in" are the
     # appendix's *xPos* part, each once; the section's "its average stays at RoPE's or above" there: 0.058 >= 0.046
     # (checked above), scoped by "there" to the figure's d = 64 and band
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
     assert "a key equal to its query keeps its average" not in xpos_main.lower() and "nearer in" not in xpos_main
-    # the figure draws mean size; one main-line sentence, scoped by "There" to the figure's d = 64 and band, says a
-    # key equal to its query is not what xPos quiets (0.058 >= 0.046, checked above); the block does not repeat it
+    # the figure draws mean size; one main-line sentence, scoped by "there" to the figure's d = 64 and band, says a
+    # key equal to its query is not what xPos quiets: its (signed) average, 0.058 >= 0.046, checked above; the block
+    # does not repeat it
     not_quieted = (
-        "There, a key equal to its query is not quieted: its average score, with signs, stays at RoPE's or above, as"
-        " the appendix's *xPos* part shows."
+        "A key equal to its query is not quieted there: its average score stays at RoPE's or above, as the appendix's"
+        " *xPos* part shows."
     )
     assert text.count(not_quieted) == 1 and "which falls to about a third of RoPE's. " + not_quieted in xpos_main
+    assert scope + " " + unrelated in xpos_main  # the scope sentence opens the pair
+    assert "with signs" not in xpos_main  # the main line keeps one measure per sentence
     assert "is not quieted" not in text.replace(not_quieted, "")
     cells = nb_cells()
     sec = next(i for i, c in enumerate(cells) if "## xPos: a road not taken" in "".join(c["source"]))
@@ -3587,8 +3610,9 @@ def test_chapter_partial_rotary_names_its_content_channel():
 
 
 def test_chapter_matching_key_running_average_and_static_takeaway():
-    """Chapter 10, *Partial rotary* (main line): "Right, for the plotted query and a key equal to it, it peaks at
-    distance zero; its mean over distances, in red, is well under that peak." The figure's draw (seed 0, d_rot = 16 of
+    """Chapter 10, *Partial rotary* (main line): "Right, with a key equal to the query, it peaks at distance zero; for
+    this query, its mean over distances, in red, is well under that peak." The peak holds for every query; the mean
+    is scoped to the plotted one. The figure's draw (seed 0, d_rot = 16 of
     64, |Δ| = 1 .. 255) keeps 0.23 of its peak; the claim is the draw's, and it could fail: some random queries keep
     more than half (the appendix: nine in ten keep about 0.18 to 0.66). The old "running average ... stays below that
     peak" held for every query, so it taught nothing. "The pass-through term stays whole at every distance": |q_pass|^2
@@ -3602,6 +3626,7 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
         q_at = posenc.apply_rope(q, cos, sin)
         matching = q_at[:, :16] @ q_at[0, :16]
         shares.append(float(matching[1:].mean() / matching[0]))
+        assert int(matching.argmax()) == 0  # "it peaks at distance zero": for every query, sum |q_i|^2 cos(Δ theta_i)
         passed = q_at[:, 16:] @ q_at[0, 16:]
         torch.testing.assert_close(passed, torch.full_like(passed, float(q[16:] @ q[16:])))  # stays whole
     assert shares[0] < 0.5 and abs(shares[0] - 0.23) < 0.01  # the figure's draw: under half its peak
@@ -3609,7 +3634,7 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     assert (
-        "Right, for the plotted query and a key equal to it, it peaks at distance zero; its mean over distances, in"
+        "Right, with a key equal to the query, it peaks at distance zero; for this query, its mean over distances, in"
         " red, is well under that peak." in main_line
     )  # "well under": the draw keeps 0.23, under half (asserted above, and in the notebook where the figure draws it)
     assert "assert kept / float(matching[0]) < 0.5" in _figure_titles()
@@ -3617,8 +3642,9 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     section = main_line[main_line.index("The rotated term depends only on") : main_line.index("## DeepSeek's MLA")]
     assert "0.4" not in section  # the random queries' 0.4 is the appendix block's (checked below)
     assert "fades on average" not in main_line  # the figure shows a mean below the peak, not a fall
-    # "for the plotted query": other draws keep more than half (the assert above), so the sentence names its query
+    # "for this query": other draws keep more than half (the assert above), so the mean's clause names its query
     assert "Right, for a key equal to its query, it peaks" not in main_line
+    assert main_line.count("its mean over distances") == 1 and "for this query, its mean over distances" in main_line
     assert "The pass-through term stays whole at every distance." in main_line
     # the appendix's "a random query keeps 0.4 of its peak on average" and "Over distances 1 to 3999, the share
     # averaged over random queries is under a tenth.": for an isotropic query, the expected share over |Δ| = 1 .. N - 1
