@@ -982,8 +982,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert "so the slowest pair meets no new angle: | rule |" in visible  # the verdict, before the table
     assert "| Position interpolation also slows the fastest pair" in visible
     assert (
-        "it needs no division. In that head, even the fast pairs, taken together, meet new patterns past $L$, as the"
-        " block below shows. Such slowing has costs" in visible
+        "though a fast pair alone meets no new angle. Taken together, the fast pairs of that head do meet new patterns"
+        " past $L$, as the block below shows. Such slowing has costs" in visible
     )
     assert "Transformers' `dynamic`" not in visible, visible
     assert f"trained at $L = {read}$" in visible
@@ -2181,9 +2181,9 @@ def test_converting_an_interleaved_checkpoint_to_the_half_layout_keeps_the_score
 
 
 def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
-    """The sequence packing row: "Positions restart at 0 for each document in `position_ids`, ...; a document mask
-    keeps the documents apart, as do FlashAttention's varlen bounds, which transformers derives from those restarts.
-    Restarting positions alone does not stop attention across the boundary": transformers' own packing collator
+    """The sequence packing row: "Restarting positions at 0 for each document, in `position_ids`, ..., does not by
+    itself stop attention across the boundary: a document mask keeps the documents apart, as do FlashAttention's
+    varlen bounds, which transformers derives from those restarts": transformers' own packing collator
     numbers each document from 0, its varlen bounds start at each restart, and an eager Llama given only the restarts
     lets the second document attend to the first, while a document mask does not. The row defines
     `position_ids` where the page first uses it: "the positions a transformers model is given", as Reading model code's
@@ -2191,10 +2191,10 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
     position"); a Llama model given a packed row's `position_ids` rotates each document from 0, so a document's
     keys do not depend on what was packed before it."""
     assert (
-        "| several documents in one training row. Positions restart at 0 for each document in `position_ids`, the"
-        " positions a transformers model is given; a document mask keeps the documents apart, as do FlashAttention's"
-        " varlen bounds, which transformers derives from those restarts. Restarting positions alone does not stop"
-        " attention across the boundary |" in row("sequence packing")
+        "| several documents in one training row. Restarting positions at 0 for each document, in `position_ids`, the"
+        " positions a transformers model is given, does not by itself stop attention across the boundary: a document"
+        " mask keeps the documents apart, as do FlashAttention's varlen bounds, which transformers derives from those"
+        " restarts |" in row("sequence packing")
     )
     # "FlashAttention's varlen bounds, which transformers derives from those restarts": the cumulative lengths that
     # transformers hands flash_attn_varlen_func start a document at each restart
@@ -2223,8 +2223,8 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
         keys = model(input_ids=packed, position_ids=ids, use_cache=True).past_key_values.layers[0].keys
         alone = model(input_ids=second, use_cache=True).past_key_values.layers[0].keys
     assert torch.allclose(keys[:, :, 5:], alone, atol=1e-5)  # the second document's keys, rotated from 0
-    # "Restarting positions alone does not stop attention across the boundary": with the restarts but a plain causal
-    # mask (eager attention), the second document's outputs depend on the first; a document mask makes them equal
+    # "Restarting positions ... does not by itself stop attention across the boundary": with the restarts but a plain
+    # causal mask (eager attention), the second document's outputs depend on the first; a document mask makes them equal
     model.config._attn_implementation = "eager"
     with torch.no_grad():
         mixed = model(input_ids=packed, position_ids=ids).last_hidden_state[:, 5:]
@@ -2970,8 +2970,9 @@ def test_letters_block_k_and_tau_and_trained_length():
     assert row("Llama 4's query temperature $\\tau$ (temperature tuning)")
     assert "| query temperature by position |" in (ROOT / "book" / "claims.md").read_text(encoding="utf-8")
     assert "Llama 4's query temperature" in chapter("10_rope_today")
-    assert 'the "trained" column of chapter 10\'s model table is the longest input of any training stage' in letters(
-        "trained length"
+    assert letters("trained length") == (
+        '| trained length | $L$, the length before any RoPE scaling | the "trained" column of chapter 10\'s model table'
+        " is the longest input of any training stage, which can exceed $L$ |"
     )
     assert '"Trained" is the longest sequence trained on in any stage' in chapter("10_rope_today")
 
@@ -3663,15 +3664,16 @@ def test_row_wordings_match_their_chapters_and_sources():
     )
     assert "Heads have $d = 128$ dimensions and the base is $b = 10^4$, unless said otherwise." in c5
     assert (int(width), int(base.replace(" ", ""))) == (128, 10_000)
-    # $n$: this page's key position (the offset row), the input length in chapter 8, the number of heads in chapter
-    # 6's ALiBi slopes (this page writes H there: the Core block's ALiBi bullet)
+    # $n$: this page's key position (the offset row), the input length in chapters 8 and 11, the number of heads in
+    # chapter 6's ALiBi slopes (this page writes H there: the Core block's ALiBi bullet)
     assert "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$" in row("offset")
     assert (
-        "| $n$ | a key's position | an input's length in chapter 8; the number of heads in chapter 6's ALiBi slopes |"
-        in page()
+        "| $n$ | a key's position | an input's length in chapters 8 and 11; the number of heads in chapter 6's ALiBi"
+        " slopes |" in page()
     )
     assert "For $n$ heads, with $n$ a power of two, the slopes are $m_h = 2^{-8(h+1)/n}$" in chapter("06_alibi")
     assert "Five words name how a model meets a longer input of $n$ tokens." in c8
+    assert "Positions count from 0: the last of $n$ tokens sits at $n - 1$." in chapter("11_learned_position")
     # Gemma 3: no soft-cap by default, query and key norms; Gemma 2 and 3 scale q.k by query_pre_attn_scalar^(-1/2)
     from transformers.models.gemma2 import modeling_gemma2
     from transformers.models.gemma3 import modeling_gemma3
@@ -4452,8 +4454,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     table of the two rules' divisors (PI 8 and `llama3` 8 "at any length"), with a second column, the fastest pair's
     divisor (PI 8, `llama3` 1: "it *keeps* that pair, leaving its frequency unchanged", *kept* defined where it is first
     used), run in transformers' `linear` and `llama3`; "So the slowest
-    pair meets no new angle. Position interpolation also slows the fastest pair, though as a fast pair it needs no
-    division." The lead leaves "turns in $L$" to its own row, which the rows that use it mark in italics.
+    pair meets no new angle. Position interpolation also slows the fastest pair, though a fast pair alone meets no
+    new angle." The lead leaves "turns in $L$" to its own row, which the rows that use it mark in italics.
     Each divisor is above the stretch; dynamic NTK's 9 stays in the collapsed worked example, beside its formula. Its
     L and `factor` are Llama 3.1's config's; its numbers equal the collapsed worked example's (stretch, the first two
     of its three rules' rows, which hold the
@@ -4510,9 +4512,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
-        r" Position interpolation also slows the fastest pair, though as a fast pair it needs no"
-        r" division\. In that head, even the fast pairs, taken together, meet new patterns past \$L\$, as the block"
-        r" below shows\. Such slowing has costs; chapter 8 measures two of them\."
+        r" Position interpolation also slows the fastest pair, though a fast pair alone meets no new angle\. Taken"
+        r" together, the fast pairs of that head do meet new patterns past \$L\$, as the block below shows\. Such"
+        r" slowing has costs; chapter 8 measures two of them\."
         r" \(glossary-longer-terms\)=",
         visible.strip(),
     )
@@ -4540,8 +4542,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     l3 = hf_llama3(l_d, l_base, l_s, llama["high_freq_factor"], llama["low_freq_factor"], l_L).double()
     assert abs(float(l_theta[-1] / l3[-1]) - int(main_llama3)) < 1e-4 * int(main_llama3)
     # the table's second column, the fastest pair's divisor: transformers' `linear` (PI) divides it by `factor`, and
-    # `llama3` keeps it (divisor exactly 1); the fastest pair (largest frequency, pair 0) is a fast pair, so "as a fast
-    # pair it needs no division" (a full turn over offsets 0 to L - 1, the fast pair row's inequality)
+    # `llama3` keeps it (divisor exactly 1); the fastest pair (largest frequency, pair 0) is a fast pair, so "a fast
+    # pair alone meets no new angle" (a full turn over offsets 0 to L - 1, the fast pair row's inequality; each fast
+    # pair's own nearest trained angle past L: own_worst in test_fast_pairs_angles_together_can_be_new_past_L)
     fastest_pair = int(torch.argmax(l_theta))
     assert fastest_pair == 0 and (l_L - 1) * float(l_theta[fastest_pair]) >= 2 * math.pi
     linear = hf_inv_freq(l_d, rope_type="linear", rope_theta=l_base, factor=l_s).double()
@@ -5466,23 +5469,25 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     assert "The smallest such gap is one radian, pair 0's step from one distance to the next." in re.sub(
         r"\s+", " ", block(GAP)
     )
-    # the main line's one sentence of this result: "In that head, even the fast pairs, taken together, meet new
-    # patterns past $L$, as the block below shows": that head is the worked example's (the main line's "a head like
-    # Llama 3.1's, trained at $L = 8192$", the block's d = 128 and base half a million, read by llama31_head); "the
-    # fast pairs" the fast pair row's, as in this block; "new patterns past $L$" this block's result, which the
-    # sentence leaves to it with its numbers and its range: at every distance this loop checked, L to L + 1999, the
-    # nearest trained distance leaves some fast pair at least a radian off (together_best), so no distance past L
-    # repeats a trained joint pattern; the block's title names the sentence's words
+    # the main line's two sentences of this result: "though a fast pair alone meets no new angle" (own_worst above: each
+    # fast pair alone, at every distance checked, lies within 0.05 rad of a trained angle) and "Taken together, the fast
+    # pairs of that head do meet new patterns past $L$, as the block below shows": that head is the worked example's
+    # (the main line's "a head like Llama 3.1's, trained at $L = 8192$", the block's d = 128 and base half a million,
+    # read by llama31_head); "the fast pairs" the fast pair row's, as in this block; "new patterns past $L$" this
+    # block's result, which the sentence leaves to it with its numbers and its range: at every distance this loop
+    # checked, L to L + 1999, the nearest trained distance leaves some fast pair at least a radian off (together_best),
+    # so no distance past L repeats a trained joint pattern; the block's title names the sentence's words
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((main_L, head_word, together, past),) = re.findall(
-        r"An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, .*? it needs no division\. In (that)"
-        r" head, even the fast pairs, (taken together), meet new patterns (past \$L\$), as the block below shows\.",
+    ((main_L, together, head_word, past),) = re.findall(
+        r"An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, .*? though a fast pair alone meets no"
+        r" new angle\. (Taken together), the fast pairs of (that) head do meet new patterns (past \$L\$), as the block"
+        r" below shows\.",
         visible,
     )
     assert (d, base, int(main_L)) == (128, 500_000.0, L) and head_word == "that", (d, base, main_L)
-    assert f"the fast pairs' angles {together}, {past.replace('$', '')}" in GAP  # "the block below": this one
+    assert f"the fast pairs' angles {together.lower()}, {past.replace('$', '')}" in GAP  # "the block below": this one
     flat = re.sub(r"\s+", " ", section)
     assert flat.index(f"<details><summary>{GAP}") > flat.index("as the block below shows.")
     assert sorted(best) == list(range(L, L + int(last) + 1)) and min(best.values()) >= 1 - 1e-9, min(best.values())

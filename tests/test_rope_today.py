@@ -1679,7 +1679,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "It is also the mean over random queries, scaled to one at distance zero.",
         "With $d = 128$, averaged over distances eight to sixteen thousand tokens back, the two larger bases keep"
         " about a quarter of the score at distance zero; $10^4$ keeps about zero.",
-        "In the figure, a thick line at distance $x$ is its *average score* over the distances from $x/2$ to $x$,"
+        "In the figure, a line at distance $x$ is its *average score per pair* over the distances from $x/2$ to $x$,"
         " which smooths out the score's fast wiggles.",
         "The appendix checks that this average is also the mean over random queries.",
     ):
@@ -2055,7 +2055,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # rotary key, 576 numbers, against multi-head attention's 2 * 128 * 128, about 57 times as many
     payoff = re.search(
         r"So per token and layer, DeepSeek-V2 caches only the latent and the rotary key\.\s+That is (\d+) numbers per"
-        r" token and layer; multi-head attention with (\d+) heads of (\d+) would cache \$2 \\cdot (\d+) \\cdot (\d+) ="
+        r" token and layer\.\s+In the DeepSeek-V2 paper's comparison, multi-head attention with (\d+) heads of (\d+)"
+        r" would cache \$2 \\cdot (\d+) \\cdot (\d+) ="
         r" (\d+)\\,(\d+)\$, about (\d+) times as many\.",
         main_line,
     )
@@ -2066,6 +2067,10 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert ratio == round(2 * heads * width / mla) == 57 and heads == ds["num_attention_heads"]
     assert main_line.index("*decoupled RoPE*") < main_line.index("caches only the latent and the rotary key")
     assert "In the paper's count" not in text  # the 57 is the book's arithmetic on the paper's formula
+    # "In the DeepSeek-V2 paper's comparison": its 2 n_h d_h with n_h = d_h = 128; V2's own heads (keys 192 wide,
+    # values 128) give 40 960 numbers, about 71 times, in the block
+    v2_own = ds["num_attention_heads"] * (ds["qk_nope_head_dim"] + ds["qk_rope_head_dim"] + ds["v_head_dim"])
+    assert v2_own == 40960 and round(v2_own / mla) == 71 and "40 960 numbers, about 71 times more." in text
     assert "| multi-head attention, 128 key and value heads |" not in main_line
     # the block's table: each row's numbers and ratio, read from the row
     rows = re.findall(r"\| ([^|]+) \| ([\d ]+) \| (?:about )?([\d.]+)(?: times)? \|", text)
@@ -2478,7 +2483,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "unrelated keys get quieter" not in text and text.count(scope) == 1
     assert text.index(scope) < text.index(unrelated) < text.index("A key equal to its query is not quieted there")
     # the main line keeps one panel, unrelated keys; the matching key's panel, its sentence and "nearer in" are the
-    # appendix's *xPos* part, each once; the section's "its average stays at RoPE's or above" there: 0.058 >= 0.046
+    # appendix's *xPos* part, each once; the section's "its average score there is at RoPE's or above": 0.058 >= 0.046
     # (checked above), scoped by "there" to the figure's d = 64 and band
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
@@ -2487,8 +2492,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # key equal to its query is not what xPos quiets: its (signed) average, 0.058 >= 0.046, checked above; the block
     # does not repeat it
     not_quieted = (
-        "A key equal to its query is not quieted there: its average score stays at RoPE's or above, as the appendix's"
-        " *xPos* part shows."
+        "A key equal to its query is not quieted there: its average score there is at RoPE's or above, as the"
+        " appendix's *xPos* part shows."
     )
     assert text.count(not_quieted) == 1 and "which falls to about a third of RoPE's. " + not_quieted in xpos_main
     assert scope + " " + unrelated in xpos_main  # the scope sentence opens the pair
@@ -2982,11 +2987,11 @@ def test_chapter_opening_defines_l_as_where_a_scaling_starts():
 
 def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     """Chapter 10, scalings section (main line): "YaRN also multiplies cos and sin by an *attention factor*: in a fully
-    rotated head it multiplies every logit by its square, which sharpens attention, as chapter 7 shows. DeepSeek puts it
-    on the softmax scale instead. Code that copies the frequencies but not the factor gets other scores and no error."
+    rotated head it multiplies every logit by its square, which sharpens attention, as chapter 7 shows."
     Its block: "LongRoPE slows each pair by its own searched factor; it too multiplies cos and sin by an attention
     factor." and "The factor is fixed, and it sits on cos and sin, so each score's rotated part grows by its
-    square. DeepSeek-V2 and V3 scale the whole logit instead." Takeaway 4 leaves it out; the appendix's gpt-oss
+    square. DeepSeek-V2 and V3 put it on the softmax scale instead, so it scales the whole logit. Code that copies the
+    frequencies but not the factor gets other scores and no error." Takeaway 4 leaves it out; the appendix's gpt-oss
     block gives the number,
     "every query-key logit grows by about 1.81". Transformers' rotary embeddings (Llama's for `yarn`, Phi-3's for
     `longrope`) multiply cos and sin by `attention_scaling`, the init function's second value. Transformers' own
@@ -3091,7 +3096,8 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     raw = "\n".join("".join(c["source"]) for c in nb_cells() if c["cell_type"] == "markdown")
     for sentence in (
         "The factor is fixed, and it sits on cos and sin, so each score's rotated part grows by its square.",
-        "DeepSeek-V2 and V3 scale the whole logit instead.",  # the two DeepSeek rows, checked below
+        "DeepSeek-V2 and V3 put it on the softmax scale instead, so it scales the whole logit.",  # checked below
+        "Code that copies the frequencies but not the factor gets other scores and no error.",  # checked below
         # side results after the scaling figures, a paragraph each in their block, with no reference to a table not
         # yet shown
         "\n\nLongRoPE slows each pair by its own searched factor; it too multiplies cos and sin by an attention"
@@ -3106,10 +3112,17 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     scaling_part = main_line[main_line.index("## How each scaling reshapes") : main_line.index("## What is a position")]
     factor_line = (
         "YaRN also multiplies cos and sin by an *attention factor*: in a fully rotated head it multiplies every logit"
-        " by its square, which sharpens attention, as chapter 7 shows. DeepSeek puts it on the softmax scale instead."
-        " Code that copies the frequencies but not the factor gets other scores and no error."
+        " by its square, which sharpens attention, as chapter 7 shows."
     )
     assert factor_line in scaling_part and raw.index(factor_line.split(":")[0]) < raw.index(side)
+    # the main line keeps what the factor does; DeepSeek's softmax scale and the copied-frequencies failure are the
+    # block's, once each
+    assert "softmax scale" not in scaling_part and "copies the frequencies" not in scaling_part
+    block_tail = (
+        "DeepSeek-V2 and V3 put it on the softmax scale instead, so it scales the whole logit.\nCode that copies the"
+        " frequencies but not the factor gets other scores and no error."
+    )
+    assert raw.count(block_tail) == 1 and raw.index(side) < raw.index(block_tail)
     assert "A port" not in text  # plain words: code that copies the frequencies but not the factor
     # "in a fully rotated head ... by its square" is the rotated part's square above (parts[1][0]) with no unrotated
     # part; "sharpens attention, as chapter 7 shows": chapter 7's YaRN section says so, in the same scope
@@ -3119,7 +3132,7 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     logits = torch.tensor([0.3, -1.2, 2.0, 0.1], dtype=f64)
     entropy = [float(-(p * p.log()).sum()) for p in (torch.softmax(c * logits, 0) for c in (1.0, on_cos_sin**2))]
     assert entropy[1] < entropy[0]  # a logit row times the factor's square (1.81): sharper
-    # "DeepSeek puts it on the softmax scale": transformers' DeepSeek-V3 attention folds YaRN's mscale into its
+    # "DeepSeek-V2 and V3 put it on the softmax scale": transformers' DeepSeek-V3 attention folds YaRN's mscale into its
     # softmax scaling (and puts 1 on cos and sin, above); "other scores and no error": without the factor, the
     # rotated part above differs by the factor's square (1.81 for gpt-oss), and nothing checks it
     from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention
@@ -3703,7 +3716,7 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     # *Far keys keep more of their score*: the thick lines are band means; the thin line, one distance at a time,
     # strays from its band mean by over 0.1 somewhere (asserted where the figure is drawn)
     thick = (
-        "In the figure, a thick line at distance $x$ is its *average score* over the distances from $x/2$ to $x$,"
+        "In the figure, a line at distance $x$ is its *average score per pair* over the distances from $x/2$ to $x$,"
         " which smooths out the score's fast wiggles."
     )
     assert thick in main_line  # the band, said on the main line: the line drawn at x = 2a - 1 averages a .. 2a - 1
@@ -3791,15 +3804,24 @@ def test_chapter_mla_rotary_key_takes_its_own_ladder():
 
 def test_chapter_base_figure_title_names_its_smoothing():
     """Chapter 10, *Raising the base*: the figure's smoothing rule is said once, on the main line: "In the figure, a
-    thick line at distance $x$ is its *average score* over the distances from $x/2$ to $x$, ..."; the x label is short,
-    "distance |Δ| (tokens, log scale)". The thick line drawn at x = 2a - 1 is the mean of the score per pair over
+    line at distance $x$ is its *average score per pair* over the distances from $x/2$ to $x$, ..."; the x label is
+    short, "distance |Δ| (tokens, log scale)". The thick line drawn at x = 2a - 1 is the mean of the score per pair over
     distances a .. 2a - 1."""
     code = _figure_titles()
     assert 'ax.set(xlabel="distance |Δ| (tokens, log scale)", ylabel="average score per pair"' in code
     assert "a thick line at x: the mean over x/2 to x" not in code  # the rule's one place is the main line
     main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
-    rule = "a thick line at distance $x$ is its *average score* over the distances from $x/2$ to $x$"
+    rule = "a line at distance $x$ is its *average score per pair* over the distances from $x/2$ to $x$"
     assert main_line.count(rule) == 1
+    # the figure draws only the band means, all thick (lw=2.5), so the main line does not say "thick"; the text's
+    # term is the y label's words
+    assert "a thick line at distance" not in main_line and 'ylabel="average score per pair"' in code
+    base_fig = next(
+        "".join(c["source"]) for c in nb_cells() if 'model_of = {1e4: "Llama 2"' in "".join(c["source"])
+    )  # the main line's figure: every line it draws has the same width, the band means
+    assert "rope_matching_stretch_means(128, b, 8192)" in base_fig and set(re.findall(r"lw=([\d.]+)", base_fig)) == {
+        "2.5"
+    }
     for base in (1e4, 5e5):
         means = posenc.rope_matching_stretch_means(128, base, 64).double()
         theta = posenc.rope_inv_freq(128, base).double()
