@@ -2481,7 +2481,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     scope = "Take $d = 64$ and keys two to four thousand tokens back."
     unrelated = "The figure shows unrelated keys: their scores average zero, so it measures their mean size"
     assert "unrelated keys get quieter" not in text and text.count(scope) == 1
-    assert text.index(scope) < text.index(unrelated) < text.index("A key equal to its query is not quieted there")
+    assert text.index(scope) < text.index(unrelated) < text.index("A key equal to its query keeps its signed average")
     # the main line keeps one panel, unrelated keys; the matching key's panel, its sentence and "nearer in" are the
     # appendix's *xPos* part, each once; the section's "its average score there is at RoPE's or above": 0.058 >= 0.046
     # (checked above), scoped by "there" to the figure's d = 64 and band
@@ -2492,8 +2492,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # key equal to its query is not what xPos quiets: its (signed) average, 0.058 >= 0.046, checked above; the block
     # does not repeat it
     not_quieted = (
-        "A key equal to its query is not quieted there: its average score there is at RoPE's or above, as the"
-        " appendix's *xPos* part shows."
+        "A key equal to its query keeps its signed average score there, at RoPE's or above, as the appendix's *xPos*"
+        " part shows."
     )
     assert text.count(not_quieted) == 1 and "which falls to about a third of RoPE's. " + not_quieted in xpos_main
     assert scope + " " + unrelated in xpos_main  # the scope sentence opens the pair
