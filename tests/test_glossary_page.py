@@ -814,16 +814,19 @@ def elementwise_op_counts(d: int) -> dict[str, int]:
 
 
 def test_matrix_forms_count():
-    """The row: "RoPE written as a $d \\times d$ rotation matrix times each vector, far costlier than the element-wise
-    form"; the Maths block: "The *matrix form* costs $2d^2$ operations per vector, the element-wise form about $3d$":
-    torch's FLOP counter on posenc's rotation matrices gives 2d^2; posenc's element-wise apply, counted op by op, does
-    2d multiplies and d adds, 3d in all (rotate_half's d/2 sign flips aside), at least 5 times below 2d^2 at these
-    widths; and chapter 9's hand count agrees."""
+    """The row "matrix form (of RoPE)": "RoPE written as a $d \\times d$ rotation matrix times each vector; the
+    element-wise form multiplies by cos and sin coordinate by coordinate. The *matrix form* costs $2d^2$ operations per
+    vector, the element-wise form about $3d$": torch's FLOP counter on posenc's rotation matrices gives 2d^2; posenc's
+    element-wise apply, counted op by op, does 2d multiplies and d adds, 3d in all (rotate_half's d/2 sign flips aside),
+    at least 5 times below 2d^2 at these widths; and chapter 9's hand count agrees. The sentence sits in the row that
+    defines the matrix form, not in the decay block."""
     text = row("matrix form (of RoPE)")
-    assert "rotation matrix times each vector, far costlier than the element-wise form" in text
-    assert "- The *matrix form* costs $2d^2$ operations per vector, the element-wise form about $3d$." in block(
-        "RoFormer's bound, and what chapter 5 finds about the decay"
+    assert (
+        "| RoPE written as a $d \\times d$ rotation matrix times each vector; the element-wise form multiplies by cos"
+        " and sin coordinate by coordinate. The *matrix form* costs $2d^2$ operations per vector, the element-wise form"
+        " about $3d$ |" in text
     )
+    assert "matrix form" not in block("RoFormer's bound, and what chapter 5 finds about the decay")  # in its row only
     from posenc.measure.costs import matmul_flops
 
     for d in (8, 64, 128):
@@ -982,8 +985,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert "so the slowest pair meets no new angle: | rule |" in visible  # the verdict, before the table
     assert "| Position interpolation also slows the fastest pair" in visible
     assert (
-        "though a fast pair alone meets no new angle. Taken together, the fast pairs of that head do meet new patterns"
-        " past $L$, as the block below shows. Such slowing has costs" in visible
+        "though a fast pair alone meets no new angle. Unscaled, the fast pairs of that head taken together do meet new"
+        " patterns past $L$, as the block below shows. Such slowing has costs" in visible
     )
     assert "Transformers' `dynamic`" not in visible, visible
     assert f"trained at $L = {read}$" in visible
@@ -3443,6 +3446,7 @@ CITED_KEYS = {
     "linear attention": {"katharopoulos2020linear"},
     "M-RoPE (multimodal RoPE)": {"wang2024qwen2vl"},
     "multi-head latent attention (MLA)": {"deepseek2024v2"},
+    "Gated DeltaNet": {"yang2025gateddeltanet"},
 }
 
 
@@ -3552,8 +3556,16 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
         models_block("## Attention, kernels and models")
     )
     assert row("Gated DeltaNet").startswith(
-        "| Gated DeltaNet | | a *linear attention* layer with a gate per token and a delta-rule update |"
+        "| Gated DeltaNet | | a *linear attention* layer with a gate per token and a delta-rule update (Yang et al."
+        ' 2025, "Gated Delta Networks") |'
     )
+    # the citation: its bib entry, arXiv 2412.06464, titled as the row says; "Yang et al. 2025" alone would also
+    # name PaTH's and RNoPE-SWA's entries, so the row adds the title as theirs do
+    bib = (ROOT / "references.bib").read_text(encoding="utf-8")
+    (entry,) = re.findall(r"@\w+\{yang2025gateddeltanet,(.*?)\n\}", bib, re.S)
+    assert "title         = {Gated Delta Networks: Improving {Mamba2} with Delta Rule}" in entry
+    assert "author        = {Yang, Songlin and Kautz, Jan and Hatamizadeh, Ali}" in entry
+    assert "eprint        = {2412.06464}" in entry and "year          = {2025}" in entry
     assert "Qwen3-Next's Gated DeltaNet layers apply such gates too, with a delta-rule update" in c11
     # the Forgetting Transformer's bias: the sum of log gates of the tokens after the key up to the query, a
     # difference of two running sums; with equal gates it is ALiBi's line, slope -log f
@@ -4512,8 +4524,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
-        r" Position interpolation also slows the fastest pair, though a fast pair alone meets no new angle\. Taken"
-        r" together, the fast pairs of that head do meet new patterns past \$L\$, as the block below shows\. Such"
+        r" Position interpolation also slows the fastest pair, though a fast pair alone meets no new angle\. Unscaled,"
+        r" the fast pairs of that head taken together do meet new patterns past \$L\$, as the block below shows\. Such"
         r" slowing has costs; chapter 8 measures two of them\."
         r" \(glossary-longer-terms\)=",
         visible.strip(),
@@ -5052,17 +5064,19 @@ def test_fine_tuned_row_and_the_runs_names():
 
 
 def test_element_wise_form_does_about_3d_operations():
-    """The Maths block: "the element-wise form about $3d$", and the row "matrix form (of RoPE)": the element-wise
-    form "multiplies by cos and sin coordinate by coordinate": the multiplications and additions of posenc's
-    element-wise form (transformers' `x * cos + rotate_half(x) * sin`), counted op by op on one vector for three
-    widths, are the page's coefficient times d; the
-    only other arithmetic, rotate_half's d/2 sign flips, keeps the total within a fifth of it."""
+    """The row "matrix form (of RoPE)": "the element-wise form multiplies by cos and sin coordinate by coordinate. The
+    *matrix form* costs $2d^2$ operations per vector, the element-wise form about $3d$": the multiplications and
+    additions of posenc's element-wise form (transformers' `x * cos + rotate_half(x) * sin`), counted op by op on one
+    vector for three widths, are the page's coefficient times d; the only other arithmetic, rotate_half's d/2 sign
+    flips, keeps the total within a fifth of it."""
 
     (coefficient,) = re.findall(
-        r"The \*matrix form\* costs \$2d\^2\$ operations per vector, the element-wise form about \$(\d+)d\$\.",
-        block("RoFormer's bound, and what chapter 5 finds about the decay"),
+        r"The \*matrix form\* costs \$2d\^2\$ operations per vector, the element-wise form about \$(\d+)d\$ \|",
+        row("matrix form (of RoPE)"),
     )
-    assert "which multiplies by cos and sin coordinate by coordinate |" in row("matrix form (of RoPE)")
+    assert "; the element-wise form multiplies by cos and sin coordinate by coordinate. " in row(
+        "matrix form (of RoPE)"
+    )
     for d in (8, 64, 128):
         counts = elementwise_op_counts(d)
         arithmetic = counts.get("mul", 0) + counts.get("add", 0) + counts.get("sub", 0)
@@ -5265,7 +5279,10 @@ def test_streamingllm_row_says_what_chapter_10_says():
 def test_longrope_attention_factor():
     """The block "YaRN's and LongRoPE's attention factors, ...": "LongRoPE's attention factor, for $s > 1$, is
     $\\sqrt{1 + \\ln s/\\ln L}$", read from the page and evaluated: transformers' `longrope` attention factor, with no
-    `attention_factor` set, at s = 2, 8 and 32 and L = 4096 and 8192; at s = 1 it is 1, so "for $s > 1$"."""
+    `attention_factor` set, at s = 2, 8 and 32 and L = 4096 and 8192; at s = 1 it is 1, so "for $s > 1$". "For
+    LongRoPE, transformers 5.24 takes $s$ from `factor` or, when none is set, as `max_position_embeddings` over
+    `original_max_position_embeddings`": the installed version, its source, and its attention factor with and without
+    `factor`."""
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     summary = "YaRN's and LongRoPE's attention factors, their names in code, and partial rotary heads"
@@ -5297,6 +5314,39 @@ def test_longrope_attention_factor():
                 assert abs(page_value(s, L) - factor) < 1e-9, (s, L, factor)
             else:
                 assert factor == 1.0 and abs(page_value(s, L) - 1) < 1e-12  # s = 1: the formula gives 1 too
+    # "For LongRoPE, transformers 5.24 takes $s$ from `factor` or, when none is set, as `max_position_embeddings` over
+    # `original_max_position_embeddings`": the version, the source's two lines, and runs: with `factor` set, a
+    # `max_position_embeddings` of 16 L changes nothing; with none set, s is 16 (and 4 for 4 L)
+    assert (
+        "For LongRoPE, transformers 5.24 takes $s$ from `factor` or, when none is set, as `max_position_embeddings`"
+        " over `original_max_position_embeddings`." in block(summary)
+    )
+    assert transformers.__version__.startswith("5.24."), transformers.__version__
+    from transformers.modeling_rope_utils import _compute_longrope_parameters
+
+    source = re.sub(r"\s+", " ", inspect.getsource(_compute_longrope_parameters))
+    assert 'factor = rope_parameters_dict.get("factor")' in source
+    assert "if factor is None: factor = config.max_position_embeddings / original_max_position_embeddings" in source
+    L = 4096
+    for set_factor, stored, s in ((2.0, 16 * L, 2.0), (None, 16 * L, 16.0), (None, 4 * L, 4.0)):
+        params = {
+            "rope_type": "longrope",
+            "rope_theta": 10_000.0,
+            "original_max_position_embeddings": L,
+            "short_factor": [1.0] * (head // 2),
+            "long_factor": [2.0] * (head // 2),
+        }
+        if set_factor is not None:
+            params["factor"] = set_factor
+        cfg = transformers.LlamaConfig(
+            hidden_size=2 * head,
+            num_attention_heads=2,
+            head_dim=head,
+            max_position_embeddings=stored,
+            rope_parameters=params,
+        )
+        factor = ROPE_INIT_FUNCTIONS["longrope"](cfg, "cpu")[1]
+        assert abs(page_value(s, L) - factor) < 1e-9, (set_factor, stored, factor)
     assert "| the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin |" in row("attention factor")
 
 
@@ -5393,7 +5443,8 @@ def test_intro_points_citations_to_the_references_page():
 def test_learned_position_embedding_row_has_no_row_past_its_last():
     """The row "learned position embedding": "it has no row past its last, so chapter 8's learned model cannot run
     longer. ViT interpolates its rows for larger images": chapter 8's own words for its 64-row table, posenc's
-    learned table, which has no row past its last, and transformers' ViT, which resizes its position table."""
+    learned table, which has no row past its last, and transformers' ViT, which resizes its position table. The row's
+    chapter column links chapter 2, which defines the table, and chapter 8, whose words it quotes."""
     from transformers.models.vit import modeling_vit
 
     assert (
@@ -5404,108 +5455,112 @@ def test_learned_position_embedding_row_has_no_row_past_its_last():
         "## Encodings"
     )
     assert "Learned absolute: a table of 64 rows, so it cannot run longer" in chapter("08_extrapolation")
+    assert row("learned position embedding").endswith(
+        "| {doc}`2 <../notebooks/02_absolute>`, {doc}`8 <../notebooks/08_extrapolation>` |"
+    )
     source = inspect.getsource(modeling_vit.ViTEmbeddings.interpolate_pos_encoding)
     assert "interpolate(" in source and "position_embeddings" in source
 
 
 def test_fast_pairs_angles_together_can_be_new_past_L():
-    """The worked example: "A fast pair meets no new angle on its own, but the fast pairs' angles taken together can
-    be new. In this head, with unscaled frequencies, at each offset checked, $L$ to $L + 1999$, every trained offset
-    leaves some fast pair at least a radian from its angle": in Llama 3.1's head, unscaled (RoPE's own $b^{-2i/d}$),
-    each fast pair (the fast pair row's inequality) meets at
-    each such offset an angle within a tiny step of a trained one, yet for each offset no trained offset, 0 to L - 1,
-    brings all fast pairs within a radian at once. "The smallest such gap is one radian, pair 0's step from one offset
-    to the next": the least gap over the offsets checked is pair 0's frequency, 1, to a billionth. "Only offset $L$ is
-    as close to a trained one as neighbouring offsets are to each other, one radian from $L - 1$. Offset $L + 1$ is
-    two radians off; from $L + 2$ on, the nearest trained offset leaves some fast pair about 2.6 radians off": checked
-    offset by offset over the whole range named, each offset's own best gap (over trained offsets, the largest gap over
-    the fast pairs): at $L$ exactly pair 0's step, reached at $L - 1$, the neighbouring offsets' largest gap; at
-    $L + 1$ two steps; at every later offset 2.6 when rounded to a tenth, so above the neighbour step."""
-    ((unscaled, last, gap),) = re.findall(
-        r"A fast pair meets no new angle on its own, but the fast pairs' angles taken together can be new\. Call a"
-        r" distance \$r\$'s gap \$\\min_\{t < L\} \\max_i \\lvert \(r - t\)\\,\\theta_i\\rvert\$, over the fast"
-        r" pairs \$i\$, each angle wrapped into \$\[-\\pi, \\pi\]\$: how far the nearest trained distance \$t\$ leaves"
-        r" the worst fast pair\. In this"
-        r" head, with (unscaled) frequencies, at each distance checked, \$L\$ to \$L \+ (\d+)\$, every trained distance"
-        r" leaves some fast pair at least"
-        r" (a) radian from its angle\. The smallest such gap is one radian, .*? So each distance past",
-        re.sub(r"\s+", " ", block(GAP)),
+    """The block "The same head: the fast pairs' angles taken together, past L": "A fast pair meets no new angle on its
+    own, but the fast pairs' angles taken together can be new", with the gap defined there. "In this head, with
+    unscaled frequencies, checked at each distance from $L$ to $L + 1999$: from $L + 2$ on, the gap is about 2.6
+    radians, against one radian between neighbouring distances, pair 0's step from one distance to the next": in
+    Llama 3.1's head, unscaled (RoPE's own $b^{-2i/d}$), over the fast pairs (the fast pair row's inequality), each
+    distance's gap (over trained distances, the largest wrapped gap over the fast pairs) is 2.6 when rounded to a tenth
+    at every distance from L + 2 to L + 1999, and two neighbouring distances differ by at most pair 0's step, one
+    radian, in every fast pair. "Only distance $L$ is as close to a trained one as neighbouring distances are to each
+    other, one radian from $L - 1$. Distance $L + 1$ is two radians off": the gap at L is one radian, reached at
+    L - 1; at L + 1, two. "So at every distance checked, every trained distance leaves some fast pair at least a radian
+    from its angle: the smallest such gap is one radian": the least gap over the range is 1, to a billionth, while
+    each fast pair alone lies within 0.05 rad of a trained angle at every distance checked."""
+    flat = re.sub(r"\s+", " ", block(GAP))
+    assert flat.startswith(
+        "A fast pair meets no new angle on its own, but the fast pairs' angles taken together can be new. Call a"
+        " distance $r$'s gap $\\min_{t < L} \\max_i \\lvert (r - t)\\,\\theta_i\\rvert$, over the fast pairs $i$, each"
+        " angle wrapped into $[-\\pi, \\pi]$: how far the nearest trained distance $t$ leaves the worst fast pair."
+    )
+    ((unscaled, first, last, later, later_gap, neighbour, only, one_rad, at_from, next_off, next_gap, gap, least),) = (
+        re.findall(
+            r" In this head, with (unscaled) frequencies, checked at each distance from \$(L)\$ to \$L \+ (\d+)\$:"
+            r" from \$L \+ (\d)\$ on, the gap is about ([\d.]+) radians, against (one) radian between neighbouring"
+            r" distances, pair 0's step from one distance to the next\. Only distance \$(L)\$ is as close to a trained"
+            r" one as neighbouring distances are to each other, (one) radian from \$L - (\d)\$\. Distance \$L \+ (\d)\$"
+            r" is (two) radians off\. So at every distance checked, every trained distance leaves some fast pair at"
+            r" least (a) radian from its angle: the smallest such gap is (one) radian\.$",
+            flat,
+        )
     )
     d, base, L, _ = llama31_head()
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)  # "unscaled": no rule applied
     assert unscaled == "unscaled" and abs(float(theta[-1]) - base ** (-(d - 2) / d)) < 1e-15
     fast = theta[(L - 1) * theta >= 2 * math.pi]
     trained = torch.arange(L, dtype=torch.float64)
-    own_worst, together_best = 0.0, math.inf
-    best, nearest = {}, {}  # per offset r: the nearest trained offset's largest fast-pair gap, and that offset
+    own_worst = 0.0
+    best, nearest = {}, {}  # per distance r: the nearest trained distance's largest fast-pair gap, and that distance
     for r in range(L, L + int(last) + 1):
         diff = ((r - trained)[:, None] * fast) % (2 * math.pi)
-        diff = torch.minimum(diff, 2 * math.pi - diff)  # [trained offset, fast pair]
+        diff = torch.minimum(diff, 2 * math.pi - diff)  # [trained distance, fast pair]
         own_worst = max(own_worst, float(diff.min(0).values.max()))  # each pair alone: its nearest trained angle
-        joint = diff.max(1).values  # all pairs at one trained offset
+        joint = diff.max(1).values  # all pairs at one trained distance
         best[r], nearest[r] = float(joint.min()), int(joint.argmin())
-        together_best = min(together_best, best[r])
-    ((only, one_rad, at_from, next_off, next_gap, later, later_gap),) = re.findall(
-        r"So each distance past \$L\$ gives the fast pairs a joint pattern that no trained distance gave\. Only"
-        r" distance \$(L)\$ is as close to a trained one as neighbouring distances are to each other, (one) radian from"
-        r" \$L - (\d)\$\."
-        r" Distance \$L \+ (\d)\$ is (two) radians off; from \$L \+ (\d)\$ on, the nearest trained distance leaves some"
-        r" fast pair about ([\d.]+) radians off\.",
-        re.sub(r"\s+", " ", block(GAP)),
-    )
-    step = float(theta[0])  # pair 0's step, the neighbouring offsets' largest gap (asserted below)
-    words = {"one": 1, "two": 2}
-    assert only == "L" and abs(best[L] - words[one_rad] * step) < 1e-9 and nearest[L] == L - int(at_from), best[L]
-    assert int(next_off) == 1 and abs(best[L + 1] - words[next_gap] * step) < 1e-9, best[L + 1]
-    assert best[L + 1] > step + 0.5  # "only offset L": L + 1 is not that close
-    assert int(later) == 2 and int(next_off) + 1 == int(later)  # every offset in the range is covered
+    assert first == "L" and sorted(best) == list(range(L, L + int(last) + 1))  # "checked at each distance from L"
+    words = {"one": 1.0, "two": 2.0, "a": 1.0}  # radians
+    # "one radian between neighbouring distances, pair 0's step": distances r and r + 1 differ in pair i by its own
+    # step, wrapped; the largest over the fast pairs is pair 0's, and that step is one radian
+    neighbours = (fast % (2 * math.pi)).clamp(max=math.pi)
+    assert abs(float(neighbours.max()) - words[neighbour]) < 1e-12 and float(neighbours.argmax()) == 0
+    assert abs(float(theta[0]) - float(neighbours.max())) < 1e-12  # pair 0's step
+    # "from L + 2 on, the gap is about 2.6 radians": every later distance checked, rounded to a tenth
+    assert int(later) == 2 and int(next_off) + 1 == int(later)  # L, L + 1, then L + 2 on: the range is covered
     later_gaps = [best[r] for r in range(L + int(later), L + int(last) + 1)]
     assert len(later_gaps) == int(last) - 1 and all(round(g, 1) == float(later_gap) for g in later_gaps), (
         min(later_gaps),
         max(later_gaps),
     )
-    assert min(later_gaps) > step + 1.5  # far above the neighbour step, at every later offset
-    assert gap == "a" and own_worst < 0.05 and together_best >= 1 - 1e-9, (own_worst, together_best)
-    assert "The smallest such gap is one radian, pair 0's step from one distance to the next." in re.sub(
-        r"\s+", " ", block(GAP)
-    )
-    # the main line's two sentences of this result: "though a fast pair alone meets no new angle" (own_worst above: each
-    # fast pair alone, at every distance checked, lies within 0.05 rad of a trained angle) and "Taken together, the fast
-    # pairs of that head do meet new patterns past $L$, as the block below shows": that head is the worked example's
-    # (the main line's "a head like Llama 3.1's, trained at $L = 8192$", the block's d = 128 and base half a million,
-    # read by llama31_head); "the fast pairs" the fast pair row's, as in this block; "new patterns past $L$" this
-    # block's result, which the sentence leaves to it with its numbers and its range: at every distance this loop
-    # checked, L to L + 1999, the nearest trained distance leaves some fast pair at least a radian off (together_best),
-    # so no distance past L repeats a trained joint pattern; the block's title names the sentence's words
+    assert min(later_gaps) > words[neighbour] + 1.5  # "against one radian": far above the neighbour step
+    # "Only distance L is as close ..., one radian from L - 1. Distance L + 1 is two radians off"
+    assert only == "L" and abs(best[L] - words[one_rad]) < 1e-9 and nearest[L] == L - int(at_from), best[L]
+    assert int(next_off) == 1 and abs(best[L + 1] - words[next_gap]) < 1e-9, best[L + 1]
+    assert best[L + 1] > words[neighbour] + 0.5  # "only distance L": L + 1 is not that close
+    # "at least a radian ...: the smallest such gap is one radian"; each fast pair alone meets no new angle
+    assert min(best.values()) >= words[gap] - 1e-9 and abs(min(best.values()) - words[least]) < 1e-9, best[L]
+    assert own_worst < 0.05, own_worst
+    # the main line's two sentences of this result: "Position interpolation also slows the fastest pair, though a fast
+    # pair alone meets no new angle" (own_worst above) and "Unscaled, the fast pairs of that head taken together do
+    # meet new patterns past $L$, as the block below shows": that head is the worked example's (the main line's "a
+    # head like Llama 3.1's, trained at $L = 8192$", the block's d = 128 and base half a million, read by
+    # llama31_head); "Unscaled" the block's "with unscaled frequencies", the frequencies this loop used; "new patterns
+    # past $L$" this block's result, which the sentence leaves to it with its numbers and its range; the block's title
+    # names the sentence's words
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((main_L, together, head_word, past),) = re.findall(
+    ((main_L, plain, head_word, together, past),) = re.findall(
         r"An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, .*? though a fast pair alone meets no"
-        r" new angle\. (Taken together), the fast pairs of (that) head do meet new patterns (past \$L\$), as the block"
-        r" below shows\.",
+        r" new angle\. (Unscaled), the fast pairs of (that) head (taken together) do meet new patterns (past \$L\$), as"
+        r" the block below shows\.",
         visible,
     )
     assert (d, base, int(main_L)) == (128, 500_000.0, L) and head_word == "that", (d, base, main_L)
-    assert f"the fast pairs' angles {together.lower()}, {past.replace('$', '')}" in GAP  # "the block below": this one
-    flat = re.sub(r"\s+", " ", section)
-    assert flat.index(f"<details><summary>{GAP}") > flat.index("as the block below shows.")
-    assert sorted(best) == list(range(L, L + int(last) + 1)) and min(best.values()) >= 1 - 1e-9, min(best.values())
+    assert plain.lower() == unscaled  # the block's frequencies
+    assert f"the fast pairs' angles {together}, {past.replace('$', '')}" in GAP  # "the block below": this one
+    sec = re.sub(r"\s+", " ", section)
+    assert sec.index(f"<details><summary>{GAP}") > sec.index("as the block below shows.")
     assert "as far as the block checks" not in visible and "radian" not in visible  # the numbers and scope: the block
-    assert abs(float(theta[0]) - 1) < 1e-12 and abs(together_best - float(theta[0])) < 1e-9, together_best
-    neighbours = (fast % (2 * math.pi)).clamp(max=math.pi)  # offsets r and r + 1: each pair's gap is its own step
-    assert abs(float(neighbours.max()) - float(theta[0])) < 1e-12
 
 
 # ---- the softmax scale row, dynamic NTK's effective factor above `factor` ----------------------------
 
 
 def test_softmax_scale_row_is_transformers_scaling():
-    """The row "softmax scale": "the base multiplier of every logit, $1/\\sqrt d$ for a head of width $d$; transformers
-    stores it as each attention module's `scaling`, and Gemma 2 and 3 set it from `query_pre_attn_scalar` instead of
-    $d$",
-    multiplier $1/\\sqrt d$: Llama's and Gemma 2's attention modules set `self.scaling` so, and a tiny Llama's
-    attention equals softmax(q k^T / sqrt(d)) v with that scaling; the index lists the row."""
+    """The row "softmax scale": "the base multiplier of every logit, $1/\\sqrt d$ for a head of width $d$ in Llama's
+    code (Gemma and DeepSeek use other values); transformers stores it as each attention module's `scaling`",
+    multiplier $1/\\sqrt d$; and the Attention block's "Gemma 2 and 3 scale $q \\cdot k$ by one over the square root of
+    `query_pre_attn_scalar`, not of $d$": Llama's attention modules set `self.scaling` to head_dim^(-1/2), Gemma 2's and
+    3's to query_pre_attn_scalar^(-1/2), and a tiny Llama's attention equals softmax(q k^T / sqrt(d)) v with that
+    scaling; the index lists the row."""
     from transformers.models.gemma2 import modeling_gemma2
     from transformers.models.llama import modeling_llama
 

@@ -1935,8 +1935,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "so MLA *folds* it into the query once and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\,"
         " c_n = (W_{UK}^\\top q^C_m)^\\top c_n . $$ With RoPE,",
         "With RoPE, $R_m$ turns the content query $q^C_m$ by its position $m$, and $R_n$ the key by its position $n$:",
-        "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token: as costly as rebuilding every past"
-        " key.",
+        "The rotation $R_{n-m}$ between query and key changes with each past key's distance, so the matrix to fold in,"
+        " $R_{n-m} W_{UK}$, would differ for every past key: as costly as rebuilding every past key.",
         "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
         "(R_m q^C_m)^\\top R_n W_{UK}\\, c_n = (q^C_m)^\\top R_{n-m} W_{UK}\\, c_n .",
         "So MLA's *decoupled RoPE* adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token, shared by"
@@ -1996,6 +1996,16 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     )  # the fix's score, right after the words that state it, then why it folds
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
+    # "The rotation $R_{n-m}$ ... changes with each past key's distance, so the matrix to fold in, $R_{n-m} W_{UK}$,
+    # would differ for every past key": at DeepSeek-V2's sizes, R_{n-m} W_UK for 64 past keys, 1 to 64 back, are
+    # pairwise different, and R_m^T R_n depends on n - m only (the same matrix at m = 0 and m = 900)
+    per_key = torch.stack([posenc.rope_matrix(-g, d_c, layout="half", dtype=f64) @ w_uk for g in range(1, 65)])
+    flat = per_key.flatten(1)  # R_{n-m} W_UK for n - m = -1 .. -64
+    gaps_apart = torch.cdist(flat, flat) + torch.eye(64, dtype=f64) * flat.norm(dim=1).max()
+    assert float(gaps_apart.min()) > 1e-3 * float(flat.norm(dim=1).min())
+    r_900 = posenc.rope_matrix(900, d_c, layout="half", dtype=f64)
+    r_895 = posenc.rope_matrix(895, d_c, layout="half", dtype=f64)
+    assert torch.allclose(r_900.T @ r_895, posenc.rope_matrix(-5, d_c, layout="half", dtype=f64), atol=1e-9)
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     # the main line shows three equations: the fold, the rotation that breaks it and the fix's score; the fold's
     # equation comes before the rotation's; the score's is once in the chapter; the position-free term has one name
@@ -2016,7 +2026,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert main_line.index("(W_{UK}^\\top q^C_m)^\\top c_n") < main_line.index(symbols)  # the fold, then the rotation
     assert main_line.index(symbols) < main_line.index("(R_m q^C_m)^\\top R_n W_{UK}")
     assert main_line.index("(R_m q^C_m)^\\top R_n W_{UK}") < main_line.index(
-        "Here the matrix to fold in, $R_{n-m} W_{UK}$, differs for each past token"
+        "The rotation $R_{n-m}$ between query and key changes with each past key's distance"
     )
     assert "RoPE on those keys would break the fold" not in text  # said once, by the equation's own sentence
     assert main_line.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1 and text.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1
@@ -2442,6 +2452,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert 'averages = [f"{name}: {float(curve[xpos_band].mean()):.3f}"' in code
     assert '((matching_rope, "RoPE"), (matching_xpos, "xPos"))' in code and '"average 2048-4096 back\\n"' in code
     assert "mean_there" not in code and "dashed: each one's average there" not in code
+    # the main line's figure shades the band its text averages, 2048 to 4096 back, as the appendix's panel does
+    band = 'ax.axvspan(2048, 4096, color="grey", alpha=0.15, label="2048-4096 back: the band the text averages")'
+    assert band in code and code.index("xpos_abs / level") < code.index(band) < code.index("matching_rope =")
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "xPos mostly damps the fast pairs' swings in this score.",
@@ -2911,11 +2924,24 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     ):
         assert sentence in text and sentence not in main_line, sentence
     # the main line says where "fast" ends, with the figures' numbers (the sweep above: kept iff L / lambda > field)
-    assert (  # a pair that turns N times within L has wavelength L / N
-        "Dashed lines mark where *fast* ends. With YaRN's usual `beta_fast` of 32, YaRN keeps the pairs that turn over"
-        " 32 times within $L$, $\\lambda_i < L/32$; with Llama 3.1's `high_freq_factor` of 4, the `llama3` rule keeps"
-        " those that turn over 4 times, $\\lambda_i < L/4$." in main_line
+    assert (  # a pair that turns N times within L has wavelength L / N, said where the dashed lines are named
+        "Dashed lines mark where *fast* ends: a pair that turns 32 times within $L$ has wavelength $L/32$, one that"
+        " turns 4 times $L/4$. With YaRN's usual `beta_fast` of 32, YaRN keeps the pairs that turn over 32 times,"
+        " $\\lambda_i < L/32$; with Llama 3.1's `high_freq_factor` of 4, the `llama3` rule keeps those that turn over"
+        " 4 times, $\\lambda_i < L/4$." in main_line
     )
+    # "a pair that turns 32 times within $L$ has wavelength $L/32$, one that turns 4 times $L/4$": on the demo head,
+    # the figure's wavelengths are 2 pi / theta_i of posenc's frequencies (d = 128, base 1e4), so each pair's turns
+    # within L, theta_i L / 2 pi, equal L over its wavelength; the pairs nearest L/32 and L/4 turn within a fifth of
+    # 32 and 4 times (the ladder's step, 1e4 ** (2 / 128), is under 1.16)
+    demo_waves = book.scaled_wavelengths("yarn")
+    demo_l, demo_lam = demo_waves["trained_length"], demo_waves["wavelength_before"].double()
+    demo_theta = posenc.rope_inv_freq(128, 1e4).double()
+    assert torch.allclose(2 * math.pi / demo_theta, demo_lam, rtol=1e-5)
+    assert torch.allclose(demo_theta * demo_l / (2 * math.pi), demo_l / demo_lam, rtol=1e-5)
+    for turns in (32, 4):
+        nearest = int((demo_lam - demo_l / turns).abs().argmin())
+        assert abs(float(demo_theta[nearest] * demo_l / (2 * math.pi)) - turns) < 0.2 * turns, turns
     # the thresholds are config fields at their usual values, not the rules themselves: transformers' `yarn` falls back
     # to beta_fast 32, and the opening's Llama 3.1 8B row stores high_freq_factor 4 (Llama 4 Scout's stores 1)
     import inspect

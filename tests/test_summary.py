@@ -1084,10 +1084,11 @@ def _yarn_code_block() -> list[str]:
 
 
 def _ntk_fix_row() -> None:
-    """The fixes table's NTK row, word for word: "raise the base with s: the fastest pair keeps its speed, the slowest
-    is slowed by s": chapter 7's rule, base b s^(d/(d-2)), divides pair i by s^(2i/(d-2)), by 1 for the fastest pair and
-    s for the slowest; posenc's frequencies for the raised base agree for several widths and factors, and every pair
-    between is slowed by more than 1 and less than s (so swapping "fastest" and "slowest" fails here)."""
+    """The fixes table's NTK row, word for word: "raise the base b to b s^(d/(d-2)), for heads d wide: the fastest pair
+    keeps its speed and the slowest is slowed by s": chapter 7's rule, base b s^(d/(d-2)), divides pair i by
+    s^(2i/(d-2)), by 1 for the fastest pair and s for the slowest; posenc's frequencies for the raised base agree for
+    several widths and factors, and every pair between is slowed by more than 1 and less than s (so swapping "fastest"
+    and "slowest" fails here)."""
     quote(
         C7,
         "With the base $b\\,s^{d/(d-2)}$, pair $i$ is divided by $s^{2i/(d-2)}$: by 1 for the fastest pair and by $s$"
@@ -1102,8 +1103,8 @@ def _ntk_fix_row() -> None:
             # "slow each pair more the slower it is": the slowdown grows with the pair index, from fast to slow
             assert bool((slowed.diff() > 0).all()), (d, s, slowed)
     row = (
-        "| NTK-aware scaling | raise the base so that the fastest pair keeps its speed and the slowest is slowed by $s$"
-        " | Qwen-7B, in a dynamic form | no |"
+        "| NTK-aware scaling | raise the base $b$ to $b\\,s^{d/(d-2)}$, for heads $d$ wide: the fastest pair keeps its"
+        " speed and the slowest is slowed by $s$ | Qwen-7B, in a dynamic form | no |"
     )
     assert row in source().splitlines(), row
     # the row names one idea and flags Qwen-7B's form; its rule stands under the table and in "How the rows differ"
@@ -1953,8 +1954,8 @@ MAIN_FIXES_TABLE = [
     " longer length, as Code Llama did |",
     "| *PI*, position interpolation | every pair, all alike | to a trained model, at test time or before further"
     " training |",
-    "| *NTK-aware scaling* | what a larger base does: it raises the base | to a trained model, at test time, with no"
-    " further training |",
+    "| *NTK-aware scaling* | the fastest pair not at all, the slowest by a chosen factor: it raises the base | to a"
+    " trained model, at test time, with no further training |",
     "| *YaRN* | the slow pairs most, the fastest not at all; it also multiplies the scores by a factor above one | to a"
     " trained model, at test time or before further training |",
     "| *Llama 3.1's rule* | the slow pairs most, the fastest not at all; it leaves the scores alone | to a trained"
@@ -1965,10 +1966,11 @@ MAIN_FIXES_TABLE = [
 def _main_fixes_table() -> None:
     """The main line's table of fixes, row by row, at the grid's, Llama 2's and Llama 3's heads with s = 8 and a base
     raised a hundredfold: "every pair but the fastest, the slower the more" (a larger base and NTK-aware scaling: pair
-    0 kept, each later pair slowed by more than the one before); NTK-aware scaling does "what a larger base does: it
-    raises the base" (its frequencies are exactly those of the base times s^(d/(d-2)), a larger base, so it slows
-    the pairs as the larger base's row says; the fresh read r133, finding 4: the row names the larger base, and only
-    the last column tells the two apart); "every pair, all alike"
+    0 kept, each later pair slowed by more than the one before); NTK-aware scaling slows "the fastest pair not at
+    all, the slowest by a chosen factor: it raises the base" (its frequencies are exactly those of the base times
+    s^(d/(d-2)), a larger base, which keeps pair 0 and slows the slowest by exactly s; the fresh read r133, finding 4:
+    the row names the base, and only the last column tells the two apart; the fresh read r135, finding 4: the row
+    says what it does, not only "what a larger base does"); "every pair, all alike"
     (PI: every pair by s); YaRN "the slow pairs most, the fastest not at all" (pair 0 kept, no pair slowed less than a
     faster one, every slow pair by the most, s) and "multiplies the scores by a factor above one" (its attention
     factor above 1, applied to cos and sin of both query and key, so the score by its square); Llama 3.1's rule
@@ -2016,12 +2018,15 @@ def _main_fixes_table() -> None:
             assert bool((ratio.diff() >= -1e-6).all()), (rule, d, ratio)  # a slower pair never slowed less
             assert bool(slow.any()) and torch.allclose(ratio[slow], torch.full_like(ratio[slow], s)), (rule, ratio)
         assert factors["yarn"] > 1 and factors["llama3"] == 1, factors
-        # "what a larger base does: it raises the base": posenc's NTK-aware rule (Hugging Face's dynamic NTK at
+        # "it raises the base": posenc's NTK-aware rule (Hugging Face's dynamic NTK at
         # n = sL) gives exactly the frequencies of a base raised by s^(d/(d-2)), not a reshaped ladder
         ntk, ntk_factor = posenc.rope_scaled_inv_freq(
             d, base, rope_type="dynamic", seq_len=int(s * L), factor=1.0, original_max_position_embeddings=L
         )
         torch.testing.assert_close(theta / ntk.double(), by["NTK-aware"], rtol=1e-5, atol=0)
+        # "the fastest pair not at all, the slowest by a chosen factor" (the fresh read r135, finding 4): pair 0 kept
+        # (above), the slowest pair slowed by exactly s, and no pair by more; the same holds at other factors
+        assert abs(float(by["NTK-aware"][-1]) - s) < 1e-6 * s and float(by["NTK-aware"].max()) <= s * (1 + 1e-9)
         assert ntk_factor == 1.0 and base * s ** (d / (d - 2)) > base
     # the last column's examples: the block's table (_overview_examples) and its "A larger base is chosen before
     # training at the longer length" and "PI, NTK-aware scaling and YaRN can also adapt a trained model"
@@ -2037,7 +2042,7 @@ def _main_fixes_table() -> None:
                for f in ("PI*", "NTK-aware scaling*", "YaRN*"))  # fmt: skip
     larger = [r for r in summary.splitlines() if r.startswith("| larger base | a base far above")]
     assert len(larger) == 1 and larger[0].endswith("| Code Llama | yes |"), larger
-    assert rows[1].startswith("| *larger base*") and rows[3].startswith("| *NTK-aware scaling* | what a larger base")
+    assert rows[1].startswith("| *larger base*") and rows[3].startswith("| *NTK-aware scaling* | the fastest pair not")
     assert "raised before, training" in rows[1] and "at test time" in rows[3]  # the "when" column tells them apart
     quote(C10, "Code Llama raised the base from $10^4$ to $10^6$")  # "raised before ... as Code Llama did"
     ntk = [r for r in summary.splitlines() if r.startswith("| NTK-aware scaling | raise the base")]
@@ -3029,7 +3034,8 @@ RULES: dict[str, tuple] = {
     ),
     # NTK-aware scaling: Qwen-7B (_overview_examples)
     # Qwen-7B once, in the column of models that add it after training (its dynamic variant: the block under the table)
-    "| NTK-aware scaling |": (lambda: _overview_examples(), "7"),
+    # the raised base b s^(d/(d-2)), chapter 7's (quoted and computed in _ntk_fix_row; the fresh read r135, finding 4)
+    "| NTK-aware scaling |": (lambda: _ntk_fix_row() or _overview_examples(), "2 7"),
     "| NoPE, no position encoding |": (_nope_layers_row, "1 4 3"),  # chapter 1; Llama 4, SmolLM3
     # what chapters 7 and 10 add to RoPE
     "| method | what it is and changes": (lambda: [], "7 10"),
@@ -3790,9 +3796,9 @@ def _item_8_passkeys() -> None:
     # ln 2 (below and with the grid's key); "as the grid below defines and shows": the grid's section comes after the
     # item, defines *fine* and grades ALiBi and KERPLE *fine* (below)
     item = (
-        "Small models are tested on inputs eight times longer than in training, with no further training. Their"
-        " inputs can hide a digit, the *passkey*, for the model to recall later. Only ALiBi and KERPLE keep the loss"
-        " *fine*, as the grid below defines and shows. 9. [Costs]"
+        "Small models are tested on inputs eight times longer than in training, with no further training; chapter 8"
+        " also fine-tunes some RoPE models at that length. Their inputs can hide a digit, the *passkey*, for the model"
+        " to recall later. Only ALiBi and KERPLE keep the loss *fine*, as the grid below defines and shows. 9. [Costs]"
     )
     # the passkey's one definition (the fresh read r132, finding 7): chapter 8 hides a digit in its inputs, training
     # text and tests alike, and asks for it at the end
@@ -3807,6 +3813,15 @@ def _item_8_passkeys() -> None:
     assert all(_graded(r, longest) == "fine" for r in ("alibi", "kerple"))
     assert item in page_text(), item
     assert all(_graded(r, longest) == "fine" for r in FINE_TUNED) and config["finetune"]["length"] == longest
+    # "chapter 8 also fine-tunes some RoPE models at that length" (the fresh read r135, finding 5): the saved run's
+    # fine-tuned arms are RoPE's, plain and with PI or YaRN, trained further on inputs of 8L; the other arms are not
+    saved = load_results("extrapolation", check=False)
+    assert sorted(a for a in saved["metrics"] if a.endswith(" ft")) == sorted(FINE_TUNED)
+    assert all(a.startswith("rope") for a in FINE_TUNED) and set(config["finetune"]["methods"]) == {
+        "rope",
+        "pi",
+        "yarn",
+    }
     # the grid's order, FIRE next after them: of the other runs, FIRE's worst seed lies below every other run's
     # best seed
     others = [r for name, r in VERDICT_RUNS.items() if r not in ("alibi", "kerple", "fire")]
@@ -4385,7 +4400,7 @@ def _decay_item() -> list[str]:
     item = (
         f"Take a head {width} wide at base $10^{math.log10(base):.0f}$, and a key vector equal to its query vector."
         " Average that key's score over random query vectors. This average ripples from one distance to the next, but"
-        " its mean over each doubling of the distance falls to about zero a few thousand tokens away. A single query's"
+        " its mean over each doubling of the distance falls to about zero from about 4 000 tokens on. A single query's"
         " score need not fall."
     )
     assert "unrelated" not in page[page.index(item) : page.index("<summary>What the average is over</summary>")]
@@ -4400,6 +4415,11 @@ def _decay_item() -> list[str]:
     # size": the block "The RoPE paper's bound"
     assert float(E.max()) <= e0 and abs(float(trend[half])) < 0.01 * e0 < float(trend[half - 1])
     assert 2000 <= 2**half <= 10_000
+    # "from about 4 000 tokens on" (the fresh read r135, finding 1: "a few thousand" could be read as 2 000, where
+    # the doubling mean is still 6 % of E(0)): the first doubling within 1 % of E(0) starts at 4 096, which rounds
+    # to 4 000, and every later doubling stays within 5 % (above and below)
+    assert 2**half == 4096 and round(2**half, -3) == 4000 and "from about 4 000 tokens on" in item
+    assert abs(float(trend[half - 1])) > 0.05 * e0  # the doubling from 2 048 is not yet "about zero"
     # the claim first, the setup (128 dimensions, base 10^4) in the block "What
     # the average is over", which opens with it (checked below); "scores zero on average, near or far": the block's
     # "scores zero on average, with the same spread at every distance" and chapter 5's words (below)
@@ -4548,7 +4568,9 @@ def _decay_item() -> list[str]:
     ) in page
     return [
         # the width and base left the item's main line for its block
-        # "distance 0" and "4 096" left the item's main line for its block
+        # "distance 0" and "4 096" left the item's main line for its block; "from about 4 000 tokens on" (the fresh
+        # read r135, finding 1): the doubling from 4 096, rounded (asserted above); the takeaway repeats it
+        str(round(2**half, -3)),
         "5",
         "128",
         "10",
@@ -5806,6 +5828,8 @@ def prose_expected() -> list[str]:
         # item 7's 2-D RoPE is cut
         # item 5's head, 128 wide, and its base (the width computed and asserted in _decay_item)
         ["5", "16", "128", "10", "4", *decay, *_alibi_item()]
+        # item 8: "chapter 8 also fine-tunes some RoPE models at that length" (_item_8_passkeys)
+        + ["8"]
         + _current_code_block()
         # item 11 (the passkey's definition moved to item 8, in words): "about 500 tokens back", the farthest fixed
         # distance, 496, each
@@ -5934,7 +5958,8 @@ def prose_expected() -> list[str]:
         + ["496", "496", _key_496_position(), "0", "8", "99", str(probes), "8", "496", "99", "8", "8"]
         # the decay takeaway's head width and base (the fresh read r131: the width was missing), and "within a few
         # percent of its score at distance 0" (the fresh read r132, finding 6: _decay_item)
-        + ["128", "10", "4", "0"]
+        # "from about 4 000 tokens on": the doubling from 4 096, rounded (_decay_item, whose list opens with it)
+        + ["128", "10", "4", decay[0], "0"]
         # the takeaways: RoPE's matching key about zero in the doubling from 4 096 to 8 192 tokens, at base 10^4, in
         # heads of 128 dimensions (chapter 5's width); chapter 8, no fix added at test time fine at 8L; chapter 8, at
         # 8L, and trained further at 8L itself (test_takeaways_restate_checked_claims)
@@ -6739,7 +6764,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     page = page_text()
     lesson = (
         "**With no further training, only ALiBi and KERPLE keep the loss fine, in every seed. Four of the other six"
-        " still find the passkey but predict worse than ALiBi and KERPLE. RoPE and the sinusoidal encoding predict"
+        " still find every passkey but predict worse than ALiBi and KERPLE. RoPE and the sinusoidal encoding predict"
         " worse than a uniform guess; RoPE also misses most passkeys, the sinusoidal encoding about one in six.**"
     )
     assert all(_graded(r, longest) == "fine" for r in FINE_TUNED)  # hence "With no further training"
@@ -6788,9 +6813,9 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     assert _graded("rope", longest) == "breaks" and not _kept("rope", longest)
     # "The other two, plain RoPE and the sinusoidal encoding, predict worse than a uniform guess": the two *breaks*
     # of the grid's table (the dynamic fixes stand in their own block), every seed above ln 28 (_graded); "and miss
-    # passkeys": both means below every passkey; "Four of the other six still find the passkey": the grid's other
-    # six rows, four of them finding every passkey in every seed; "RoPE finds only about one in five": its mean share
-    # rounds to a fifth
+    # passkeys": both means below every passkey; "Four of the other six still find every passkey" (the fresh read
+    # r135, finding 2): the grid's other six rows, four of them finding every passkey in every seed; "RoPE finds only
+    # about one in five": its mean share rounds to a fifth
     grid = {n: r for n, r in VERDICT_RUNS.items() if not n.startswith("dynamic")}
     assert {n for n, r in grid.items() if _graded(r, longest) == "breaks"} == {"RoPE", "sinusoidal"}
     six = {n: r for n, r in grid.items() if n not in ("ALiBi", "KERPLE")}
@@ -8457,8 +8482,8 @@ def test_takeaways_restate_checked_claims():
         "Attention without a mask or position encoding is blind to order; a causal mask and a distinct first token let"
         " a model count.",
         "RoPE's score depends on the positions only through the offset. In a head 128 wide at base $10^4$, a key equal"
-        " to its query, averaged over random queries and over each doubling of the distance, scores about zero from a"
-        " few thousand tokens on: never more than a few percent of its score at distance 0.",
+        " to its query, averaged over random queries and over each doubling of the distance, scores about zero from"
+        " about 4 000 tokens on: never more than a few percent of its score at distance 0.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
         "Past $L$, RoPE's slow pairs meet new angles; fixes slow them. In chapter 8, no fix added at test time kept"
         " the loss fine at $8L$; the run does not test whether the slow pairs are why.",
@@ -8477,11 +8502,12 @@ def test_takeaways_restate_checked_claims():
     for arm in stretched:
         assert min(per_seed(arm, "loss_beyond", longest)) > float(bar), arm
     assert all(max(per_seed(arm, "loss_beyond", longest)) < float(bar) for arm in FINE_TUNED)
-    # bullet 2: "about zero from a few thousand tokens on", the doubling from 4 096 to 8 192 (2 000 <= 4 096
-    # <= 10 000), within 1 % of E(0), the one before it not; "never more than a few percent of its score at distance
-    # 0": that doubling and every later one, up to 2^40, within 5 % of E(0) (both in _decay_item, called below); the
-    # single distances swing by a third of E(0) there, so "over each doubling" is needed. The old "near half the base"
-    # read as a rule that scales with the base, which it does not (the fresh read r133, finding 1)
+    # bullet 2: "about zero from about 4 000 tokens on" (the fresh read r135, finding 1), the doubling from 4 096 to
+    # 8 192 (4 096 rounds to 4 000, asserted in _decay_item), within 1 % of E(0), the one before it not; "never more
+    # than a few percent of its score at distance 0": that doubling and every later one, up to 2^40, within 5 % of E(0)
+    # (both in _decay_item, called below); the single distances swing by a third of E(0) there, so "over each doubling"
+    # is needed. The old "near half the base" read as a rule that scales with the base, which it does not (the fresh
+    # read r133, finding 1)
     assert "half the base on" not in summary
     theta = posenc.rope_inv_freq(128, base=1e4).double()
     far = torch.arange(8192, 2**17, dtype=torch.float64)
