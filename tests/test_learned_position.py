@@ -1710,6 +1710,16 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
         " tests one layer only: a deeper RoPE model might count sentences too." in main
     )
     assert main.index("a deeper RoPE model might count sentences too.") < main.index(verdict)
+    # the setup's advantage for CoPE, said on the main line beside the result: the padding share is the saved run's
+    # (cell 50 asserts 0.40 to 0.42 at both lengths), and the block's "whether that favours CoPE is not tested"
+    padding = (
+        "About 40 % of each input is unmasked left padding, which CoPE's gates can leave out; whether that favours"
+        " CoPE is not tested."
+    )
+    assert main.count(padding) == 1 and main.index("count sentences too.") < main.index(padding)
+    for sentences in (8, 16):  # "about 40 %": the padding share of the task's inputs at both lengths
+        batch = counting_batch(200, sentences, torch.Generator().manual_seed(1))[0]
+        assert abs((batch == PAD).float().mean().item() - 0.4) < 0.03
     limits = text[text.index("<summary>Limits of these runs</summary>") :]
     assert "a one-layer RoPE baseline. With more layers, a RoPE model might count sentences too;" in " ".join(
         limits.split()

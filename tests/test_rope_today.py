@@ -2488,7 +2488,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # the section's point and cost; the key scale zeta_0 ** (-p / 512), zeta_0 = 0.4 / 1.4, first passes
     # float32's largest value near p = 36 261 (uncentred positions)
     # the lesson is scoped to the figure's head size: at d = 32 a matching key keeps only 0.36 of RoPE's
-    assert "So at this head size, far back, its decay mostly quiets unrelated keys." in text
+    # the section's lesson, on the main line after its two measures (moved from the block)
+    lesson = "So at this head size and distance, xPos's decay mostly quiets unrelated keys."
+    assert text.count(lesson) == 1
     # one measure per sentence: mean size for unrelated keys, then the signed average for a key equal to its query;
     # the scope (d = 64, the band) is stated once, before both
     scope = "Take $d = 64$ and keys two to four thousand tokens back."
@@ -2511,6 +2513,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert text.count(not_quieted) == 1 and "which falls to about a third of RoPE's. " + not_quieted in xpos_main
     assert scope + " " + unrelated in xpos_main  # the scope sentence opens the pair
     assert "with signs" not in xpos_main  # the main line keeps one measure per sentence
+    assert not_quieted + " " + lesson in xpos_main  # the lesson follows the matching key's sentence
     assert "is not quieted" not in text.replace(not_quieted, "")
     cells = nb_cells()
     sec = next(i for i, c in enumerate(cells) if "## xPos: a road not taken" in "".join(c["source"]))
