@@ -2798,7 +2798,7 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
             body = method.group(0)
             rotate = re.search(r"apply_rotary|rotary_emb\(", body)
             # every query-norm name the installed files use next to a rotation (HunYuan's query_layernorm, IDEFICS's
-            # q_layer_norm); the fresh read r130 found the narrower list missed HunYuan's three folders
+            # q_layer_norm); a narrower list would miss HunYuan's three folders
             norm = re.search(r"self\.(?:q_norm|query_norm|qk_norm|q_layernorm|query_layernorm|q_layer_norm)\(", body)
             if rotate and norm:
                 order["before" if norm.start() < rotate.start() else "after"].add(path.parent.name)

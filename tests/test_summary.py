@@ -249,7 +249,7 @@ def _yarn_row():
 def _yarn_b32() -> list[str]:
     """The note under the stretched table: "With 32/1 as the code applies them, dynamic YaRN's loss beyond L at 8L is
     1.40, not 1.78": the saved run's betas-32/1 arm against the row's 2/1, means over seeds. The page prints the first
-    as "about 1.4" (the fresh read r131, finding 6: the mean, 1.4048, sits at the edge of 1.40/1.41), so it is given to
+    as "about 1.4" (the mean, 1.4048, sits at the edge of 1.40/1.41), so it is given to
     one decimal and must lie within 0.03 of it, well inside its seeds' spread."""
     paper = load_results("extrapolation", check=False)["config"]["sensitivity"]["yarn b32"]
     assert (paper["beta_fast"], paper["beta_slow"]) == (32, 1)
@@ -537,7 +537,7 @@ def _current_code_block() -> list[str]:
         " counts on. </details>"
     )
     assert block in page_text(), block
-    # "which chapter 7 works through" (the fresh read r129, finding 2): chapter 7 builds 2-D RoPE and names Pixtral's
+    # "which chapter 7 works through": chapter 7 builds 2-D RoPE and names Pixtral's
     # base, in its block "How we know: the bases in Heo et al.'s code, Pixtral and SAM 2"; chapter 10, which the
     # sentence before points to, never names Pixtral
     quote(C7, "posenc.rope_cos_sin_2d", "Heo et al.'s code, Pixtral and SAM 2", "`PixtralVisionRotaryEmbedding` gives")
@@ -1473,7 +1473,7 @@ def _overview_examples():
     # the block: "Code Llama raised its base for training at a longer length" (its config, above: a base above the one
     # it was pre-trained with, and a trained length above the one before)
     # (the block's "A larger base is chosen before training at the longer length, as Code Llama's was" left the page,
-    # the fresh read r131, finding 4: the main table's row says it, "as Code Llama did", checked in MAIN_FIXES_TABLE)
+    # the main table's row says it, "as Code Llama did", checked in MAIN_FIXES_TABLE)
     assert (
         "as Code Llama's was" not in page_text() and "training at the longer length, as Code Llama did |" in page_text()
     )
@@ -1645,7 +1645,7 @@ def _overview_examples():
                     assert bool(partway.any()), (name, d, base, L, s, by)
     _ntk_fix_row()
     # (the block's "A larger base is chosen before training at the longer length, as Code Llama's was" left the page,
-    # the fresh read r131, finding 4: the main table's row says it, "as Code Llama did", checked in MAIN_FIXES_TABLE)
+    # the main table's row says it, "as Code Llama did", checked in MAIN_FIXES_TABLE)
     assert (
         "as Code Llama's was" not in page_text() and "training at the longer length, as Code Llama did |" in page_text()
     )
@@ -1741,8 +1741,8 @@ def _overview_examples():
         " angles of long distances back toward those seen in training."
     )
     assert lead in page_text(), lead
-    # the block's second count of the grid's pairs, "3 fast pairs and 5 slow ones", is cut (the fresh read r128,
-    # finding 4): the lead's "5 slow pairs of 8" says it once; the count is still computed below
+    # the block's second count of the grid's pairs, "3 fast pairs and 5 slow ones", is cut: the lead's "5 slow pairs
+    # of 8" says it once; the count is still computed below
     assert (
         "Chapter 8's small models, Llama 2 and Llama 3 all have slow pairs. In chapter 8's heads, the slowest fast pair"
         " turns just over once within $L$"
@@ -1899,9 +1899,9 @@ def _overview_examples():
     # the two sentences left the section; the column's
     # header says the first, and item 8 ("Trained further at the test length, RoPE, PI and YaRN do too") and the last
     # takeaway say the second, with the checks below; the fine-tuning length is the test length 8L
-    # the fine-tuned arms named apart from the test-time ones (the fresh read r126): "plain RoPE and RoPE with PI or
+    # the fine-tuned arms named apart from the test-time ones: "plain RoPE and RoPE with PI or
     # YaRN", the runs "rope ft", "rope+pi ft" and "rope+yarn ft", each plain RoPE's model fine-tuned with its rule
-    # the second stands once, in the grid's main line (the fresh read r128, finding 4: item 8 and the last takeaway
+    # the second stands once, in the grid's main line (item 8 and the last takeaway
     # no longer repeat it)
     assert "Fine-tuned at $8L$, plain RoPE and RoPE with PI or YaRN keep the loss fine too." in page_text()
     assert "RoPE, PI and YaRN do too" not in page_text() and "or YaRN do too" not in page_text()
@@ -1916,8 +1916,8 @@ def _overview_examples():
     for arm in rope_arms:
         seeds = per_seed(arm, "loss_beyond", at_8l)
         assert max(seeds) < bar if arm in tuned else min(seeds) > bar, (arm, seeds)
-    # the block "How the rows differ" comes after the tables and no longer repeats their columns (the fresh read r131,
-    # finding 4): "Some papers call a larger base ABF" stands in it
+    # the block "How the rows differ" comes after the tables and
+    # does not repeat their columns: "Some papers call a larger base ABF" stands in it
     rows_at = summary_md.index("<summary>How the rows differ")
     assert summary_md.index("| Llama 3.1's rule |") < rows_at
     assert rows_at < summary_md.index("Some papers call a larger base ABF, adjusted base frequency.")
@@ -1968,14 +1968,14 @@ def _main_fixes_table() -> None:
     raised a hundredfold: "every pair but the fastest, the slower the more" (a larger base and NTK-aware scaling: pair
     0 kept, each later pair slowed by more than the one before); NTK-aware scaling slows "the fastest pair not at
     all, the slowest by a chosen factor: it raises the base" (its frequencies are exactly those of the base times
-    s^(d/(d-2)), a larger base, which keeps pair 0 and slows the slowest by exactly s; the fresh read r133, finding 4:
-    the row names the base, and only the last column tells the two apart; the fresh read r135, finding 4: the row
+    s^(d/(d-2)), a larger base, which keeps pair 0 and slows the slowest by exactly s;
+    the row names the base, and only the last column tells the two apart; the row
     says what it does, not only "what a larger base does"); "every pair, all alike"
     (PI: every pair by s); YaRN "the slow pairs most, the fastest not at all" (pair 0 kept, no pair slowed less than a
     faster one, every slow pair by the most, s) and "multiplies the scores by a factor above one" (its attention
     factor above 1, applied to cos and sin of both query and key, so the score by its square); Llama 3.1's rule
     "the slow pairs most, the fastest not at all" (the same checks as YaRN's) and "it leaves the scores alone" (its
-    attention factor exactly 1). The last column (the fresh read r129, finding 3, tells the two base rows apart): the
+    attention factor exactly 1). The last column tells the two base rows apart: the
     larger base is "chosen for, or raised before, training at the longer length, as Code Llama did" (the block's "A
     larger base is chosen before training at the longer length, as Code Llama's was", chapter 10's "Code Llama raised
     the base from $10^4$ to $10^6$", and the block's table: Code Llama trained at the longer length); NTK-aware
@@ -2024,14 +2024,14 @@ def _main_fixes_table() -> None:
             d, base, rope_type="dynamic", seq_len=int(s * L), factor=1.0, original_max_position_embeddings=L
         )
         torch.testing.assert_close(theta / ntk.double(), by["NTK-aware"], rtol=1e-5, atol=0)
-        # "the fastest pair not at all, the slowest by a chosen factor" (the fresh read r135, finding 4): pair 0 kept
+        # "the fastest pair not at all, the slowest by a chosen factor": pair 0 kept
         # (above), the slowest pair slowed by exactly s, and no pair by more; the same holds at other factors
         assert abs(float(by["NTK-aware"][-1]) - s) < 1e-6 * s and float(by["NTK-aware"].max()) <= s * (1 + 1e-9)
         assert ntk_factor == 1.0 and base * s ** (d / (d - 2)) > base
     # the last column's examples: the block's table (_overview_examples) and its "A larger base is chosen before
     # training at the longer length" and "PI, NTK-aware scaling and YaRN can also adapt a trained model"
     # (the block's "A larger base is chosen before training at the longer length, as Code Llama's was" left the page,
-    # the fresh read r131, finding 4: the main table's row says it, "as Code Llama did", checked in MAIN_FIXES_TABLE)
+    # the main table's row says it, "as Code Llama did", checked in MAIN_FIXES_TABLE)
     assert (
         "as Code Llama's was" not in page_text() and "training at the longer length, as Code Llama did |" in page_text()
     )
@@ -2271,7 +2271,7 @@ def _grid_heads_block() -> list[str]:
     )
     assert block in page_text(), block
     # the same counts as the main line of "RoPE past the training length" (_slow_pairs_main_line)
-    # "5 of the 8 turn less than once" is cut here (the fresh read r128, finding 4): the main line's "5 slow pairs of
+    # "5 of the 8 turn less than once" is cut here: the main line's "5 slow pairs of
     # 8" says it once, with the same counts (_slow_pairs_main_line), and "the rest fewer still" (pairs 4 to 7 below
     # pair 3's 0.32) leaves five pairs under one turn
     assert "5 of the 8 turn less than once" not in page_text()
@@ -2298,10 +2298,10 @@ def _slow_pair_counts() -> tuple[int, int, int, int]:
 
 
 def _slow_pairs_main_line() -> list[str]:
-    """The main line of "RoPE past the training length", right under its definition of fast and slow pairs (the
-    fresh read r126 asked for one concrete count there): "Chapter 8's heads, 16 wide at base 10^4 with L = 64, have 5
+    """The main line of "RoPE past the training length", right under its definition of fast and slow pairs, one
+    concrete count: "Chapter 8's heads, 16 wide at base 10^4 with L = 64, have 5
     slow pairs of 8. Llama 2's heads have 18 of 64", computed as the block "The grid's RoPE and a large model's" counts
-    them (_grid_heads_block checks that both agree). The heads' setup (the fresh read r134, finding 2) is the saved
+    them (_grid_heads_block checks that both agree). The heads' setup is the saved
     run's: its head width d_model / n_heads and its L, at posenc's default base, which the run's model config does not
     override and the model's RoPE uses. Returns the sentence's numbers."""
     slow, pairs, slow2, pairs2 = _slow_pair_counts()
@@ -2756,7 +2756,7 @@ def _summary_larger_base_row() -> list[str]:
         page_text()
     )
     # (the block's "A larger base is chosen before training at the longer length, as Code Llama's was" left the page,
-    # the fresh read r131, finding 4: the main table's row says it, "as Code Llama did", checked in MAIN_FIXES_TABLE)
+    # the main table's row says it, "as Code Llama did", checked in MAIN_FIXES_TABLE)
     assert (
         "as Code Llama's was" not in page_text() and "training at the longer length, as Code Llama did |" in page_text()
     )
@@ -3034,7 +3034,7 @@ RULES: dict[str, tuple] = {
     ),
     # NTK-aware scaling: Qwen-7B (_overview_examples)
     # Qwen-7B once, in the column of models that add it after training (its dynamic variant: the block under the table)
-    # the raised base b s^(d/(d-2)), chapter 7's (quoted and computed in _ntk_fix_row; the fresh read r135, finding 4)
+    # the raised base b s^(d/(d-2)), chapter 7's (quoted and computed in _ntk_fix_row)
     "| NTK-aware scaling |": (lambda: _ntk_fix_row() or _overview_examples(), "2 7"),
     "| NoPE, no position encoding |": (_nope_layers_row, "1 4 3"),  # chapter 1; Llama 4, SmolLM3
     # what chapters 7 and 10 add to RoPE
@@ -3790,8 +3790,8 @@ def _item_8_passkeys() -> None:
     assert config["finetune"]["length"] == longest and "rope" in config["finetune"]["methods"]
     # "... do too, but it is then a trained length": the fine-tuned runs train at 8L, the length they are tested at
     # (above); the caveat is on the main line, and the old block that held it is gone
-    # the fresh read r128 (finding 4): the item points to the grid's bold verdict in fewer words. "keep the loss
-    # *fine*" (the fresh read r133, finding 3: "low" was undefined, and FIRE's 0.95 is low in plain words): the grid's
+    # the item points to the grid's bold verdict in fewer words. "keep the loss
+    # *fine*" ("low" was undefined, and FIRE's 0.95 is low in plain words): the grid's
     # *fine*, below 0.82 nats, within a tenth of a nat of the trigram's loss, itself within 0.05 nats of the floor
     # ln 2 (below and with the grid's key); "as the grid below defines and shows": the grid's section comes after the
     # item, defines *fine* and grades ALiBi and KERPLE *fine* (below)
@@ -3800,7 +3800,7 @@ def _item_8_passkeys() -> None:
         " also fine-tunes some RoPE models at that length. Their inputs can hide a digit, the *passkey*, for the model"
         " to recall later. Only ALiBi and KERPLE keep the loss *fine*, as the grid below defines and shows. 9. [Costs]"
     )
-    # the passkey's one definition (the fresh read r132, finding 7): chapter 8 hides a digit in its inputs, training
+    # the passkey's one definition: chapter 8 hides a digit in its inputs, training
     # text and tests alike, and asks for it at the end
     quote(C8, "hides a number in filler text and asks for it at the end")
     assert page_text().index("the *passkey*") == page_text().index(item) + item.index("the *passkey*")
@@ -3813,7 +3813,7 @@ def _item_8_passkeys() -> None:
     assert all(_graded(r, longest) == "fine" for r in ("alibi", "kerple"))
     assert item in page_text(), item
     assert all(_graded(r, longest) == "fine" for r in FINE_TUNED) and config["finetune"]["length"] == longest
-    # "chapter 8 also fine-tunes some RoPE models at that length" (the fresh read r135, finding 5): the saved run's
+    # "chapter 8 also fine-tunes some RoPE models at that length": the saved run's
     # fine-tuned arms are RoPE's, plain and with PI or YaRN, trained further on inputs of 8L; the other arms are not
     saved = load_results("extrapolation", check=False)
     assert sorted(a for a in saved["metrics"] if a.endswith(" ft")) == sorted(FINE_TUNED)
@@ -3875,7 +3875,7 @@ def _item_8_passkeys() -> None:
     closest = _closest_far_seed()
     misses = _far_seed_misses()
     # "ALiBi's fixed linear penalty": its slopes are set, not learned (chapter 6), and the bias is slope times distance
-    # (item 6); the passkey, defined once in item 8 (the fresh read r132, finding 7): chapter 11 reruns chapter 8's
+    # (item 6); the passkey, defined once in item 8: chapter 11 reruns chapter 8's
     # passkey task
     quote(C8, "hides a number in filler text and asks for it at the end")
     quote(C11, "passkeys found 496 tokens back")
@@ -3897,7 +3897,7 @@ def _item_8_passkeys() -> None:
 
 
 def _far_ranges() -> list[str]:
-    """Item 11's "in each of five seeds: 56 to 64 of 64 against 39 to 55" (the fresh read r131, finding 1): the saved
+    """Item 11's "in each of five seeds: 56 to 64 of 64 against 39 to 55": the saved
     run's five seeds, KERPLE's lowest and highest count of passkeys found 496 back, the probes per seed, and ALiBi's
     lowest and highest; in every seed KERPLE's count is above ALiBi's."""
     probes, found = _far_found()
@@ -3916,8 +3916,8 @@ def _far_found() -> tuple[int, list[tuple[int, int]]]:
 
 
 def _closest_far_seed() -> list[str]:
-    """Item 11's block "The closest seed": "KERPLE finds 56 passkeys of 64 and ALiBi 51" (the fresh read r127, item 3;
-    r131 moved it off the main line): the one seed where KERPLE's
+    """Item 11's block "The closest seed": "KERPLE finds 56 passkeys of 64 and ALiBi 51", in a block off the main line:
+    the one seed where KERPLE's
     lead over ALiBi in passkeys found 496 back is smallest, as whole counts of the seed's probes. Chapter 11's "5 to 25
     more of 64 probes 496 tokens back" is the same lead, quoted. In that seed the gap, 5 of 64, is within two binomial
     standard errors of a difference of two shares, so the five seeds together, not one seed, carry "in every seed"."""
@@ -3932,8 +3932,8 @@ def _closest_far_seed() -> list[str]:
 
 
 def _far_seed_misses() -> list[str]:
-    """Item 11's "In that seed KERPLE also misses the most, 8 of 64; in the others it misses at most one"
-    (the fresh read r129, finding 1, in place of "In some seeds it misses a few"; r130: it names KERPLE): KERPLE's
+    """Item 11's "In that seed KERPLE also misses the most, 8 of 64; in the others it misses at most one":
+    KERPLE's
     passkeys missed 496 back, as whole counts of each seed's probes. The seed that misses the most is the closest
     seed of _closest_far_seed (seed 2 of the saved run), and no other seed misses more than one."""
     probes, found = _far_found()
@@ -3978,7 +3978,7 @@ def _fine_bar_at_2l_and_8l(fine_bar: str) -> None:
     page = page_text()
     assert "The bar for *fine* is the same at $2L$ as at $8L$, the trigram's plus a tenth of a nat." in page
     trigram = f"{passkey_run()['loss_beyond']['trigram'][8 * L][0]:.2f}"
-    # the grid's setup states the bar with its source (the fresh read r134, finding 3): the trigram's 0.72 plus 0.1
+    # the grid's setup states the bar with its source: the trigram's 0.72 plus 0.1
     assert f"The loss is *fine* below {fine_bar}, that {trigram} plus {FINE}." in page
     assert f"{float(trigram) + FINE:.2f}" == fine_bar and FINE == 0.1
 
@@ -4220,7 +4220,7 @@ def _decay_item() -> list[str]:
     assert past.min() < 0 < past.max() and past.abs().max() < 0.05 * e0, past
     assert abs(crossing - zero) < 0.1 * zero, crossing  # at 5 202
     # item 5's "that key's score ripples, but its trend, the average over each doubling of the distance, falls to
-    # about zero" (the fresh read r127): the doubling averages are near zero from 4 096 on (above), while single
+    # about zero": the doubling averages are near zero from 4 096 on (above), while single
     # distances keep ripples of over a tenth of E(0) in every doubling from 4 096 to 2^17 (the read measured 0.21 E(0)
     # in 4 096 to 8 192 and 0.27 E(0) in 8 192 to 16 384), so only the trend, not the score, reaches about zero
     ripple = [float(E[j == k].abs().max()) for k in range(half, 18)]
@@ -4380,16 +4380,16 @@ def _decay_item() -> list[str]:
     assert width == 128, width
     # four sentences on the main line; the ripples and the doubling average stand in the block "What the average is
     # over", the RoPE paper's curve in the block "The RoPE paper's bound" (both checked below)
-    # the fresh read r126: the main line says once what the average is over, random query vectors in a head
+    # the main line says once what the average is over, random query vectors in a head
     # {width} wide at base 10^4 (chapter 5's d = 128, asserted above, and the base of the doubling trend), and "a key
     # vector equal to its query vector" (k = q, not the same token); the unrelated key moved into the block "What the
     # average is over" (its opening, below)
-    # the fresh read r128 (finding 1): one idea a sentence. "Average that key's score over random query vectors"
+    # one idea a sentence. "Average that key's score over random query vectors"
     # (E(r)); "This average ripples from one distance to the next" (E rises at over 100 single distances before the
     # trend's end, below); "Its mean over each doubling of the distance falls to about zero a few thousand tokens
     # away" (the doubling means fall at every doubling and are within 1 % of E(0) from 4 096 to 8 192, above)
-    # the fresh read r130 found "its trend is what the RoPE paper's decay claim is about" overstated (the paper's
-    # claim rests on a bound, not on this average), so the item no longer ties the trend to the paper; chapter 5's
+    # the item does not tie the trend to the RoPE paper's decay claim (the paper's claim rests on a bound, not on
+    # this average); chapter 5's
     # own words on the two decays stay quoted: the paper's claim that the inner product "will decay when the relative
     # position increase[s]", and the long-term decay as a bound's and, as a trend, a matching key's expected score
     quote(
@@ -4415,7 +4415,7 @@ def _decay_item() -> list[str]:
     # size": the block "The RoPE paper's bound"
     assert float(E.max()) <= e0 and abs(float(trend[half])) < 0.01 * e0 < float(trend[half - 1])
     assert 2000 <= 2**half <= 10_000
-    # "from about 4 000 tokens on" (the fresh read r135, finding 1: "a few thousand" could be read as 2 000, where
+    # "from about 4 000 tokens on" ("a few thousand" could be read as 2 000, where
     # the doubling mean is still 6 % of E(0)): the first doubling within 1 % of E(0) starts at 4 096, which rounds
     # to 4 000, and every later doubling stays within 5 % (above and below)
     assert 2**half == 4096 and round(2**half, -3) == 4000 and "from about 4 000 tokens on" in item
@@ -4526,8 +4526,8 @@ def _decay_item() -> list[str]:
     # above a tenth of the value at distance 0": trend over 1024 <= r < 2048, about 0.13 of E(0)
     held = int(math.log2(int(first)))
     assert trend[held] > 0.1 * e0, float(trend[held])
-    # "The doubling from 8 192 to 16 384 dips lowest of all, to about −4.5 % of the value at distance 0" (the
-    # fresh read r128, finding 2): the doubling after the one at about zero has the lowest mean of every doubling
+    # "The doubling from 8 192 to 16 384 dips lowest of all, to about −4.5 % of the value at distance 0":
+    # the doubling after the one at about zero has the lowest mean of every doubling
     # computed here, up to 2^18, and of every doubling up to 2^41 in closed form (the same sum as above); it rounds to
     # -4.5 % of E(0), inside the 5 % that the later doublings keep
     dip = f"{-100 * float(trend[half + 1]) / e0:.1f}"
@@ -4674,9 +4674,9 @@ def _shorter_run_rope() -> tuple[int, int, list[float]]:
 
 
 def _grid_caveat() -> list[str]:
-    """The caveat under the grid (the fresh read r127, its items 6 and 7): "With tiny models, synthetic filler and one
+    """The caveat under the grid: "With tiny models, synthetic filler and one
     training recipe, 1 000 steps and five seeds, the grid cannot rank methods for language modelling. A shorter run of
-    300 steps leaves RoPE's loss *raised*, not broken, in 11 of its 12 seeds." (the fresh read r129, finding 4: the
+    300 steps leaves RoPE's loss *raised*, not broken, in 11 of its 12 seeds." (the
     run's steps and seeds named in the sentence) The recipe: one learning rate, batch, warm-up and step
     count for every method in the saved config, its steps and its five seeds; "cannot rank methods for language
     modelling" is chapter 11's "It cannot rank methods for language modelling" (quoted in prose_expected). The shorter
@@ -4698,7 +4698,7 @@ def _grid_caveat() -> list[str]:
     ]
     assert grades.count("raised") == raised and grades.count("breaks") == seeds - raised, grades  # "not broken"
     assert _graded("rope", longest) == "breaks"
-    # the fresh read r132 (finding 5): the shorter run left the main line; the block "Training run" keeps it, with the
+    # the shorter run left the main line; the block "Training run" keeps it, with the
     # count checked here (raised in 11 seeds, the one other breaking) and in _rope_raised_in_shorter_run
     sentence = (
         f"With tiny models, synthetic filler and one training recipe, {config['steps']:,} steps and five seeds, the"
@@ -5130,13 +5130,13 @@ def prose_expected() -> list[str]:
     # the key in words, its numbers (the trigram's loss, the bar a tenth above it, ln of the vocab) in the grid's
     # header and the blocks "Loss." and "Grades.": "near the loss of a trigram model": within a tenth of a nat of it,
     # on either side (above)
-    # the fresh read r128 (finding 3): each grade defined once, in the order the bold verdict needs them (fine, then
+    # each grade defined once, in the order the bold verdict needs them (fine, then
     # breaks), with its bar: "fine below 0.82" (chapter 8's bar, the trigram's plus a tenth: fine_bar, above) and
     # "breaks above 3.33, the loss of a uniform guess over all tokens" (ln 28: ln_vocab, above); the blind guess at
     # the passkey moved up to the passkey's definition (checked with the figure)
-    # the fresh read r132 (finding 2): the loss past L and *fine* stand in the setup before the bold verdict, the
+    # the loss past L and *fine* stand in the setup before the bold verdict, the
     # trigram and *breaks* after it (the order: test_verdict_grid_grades_each_run_as_chapter_8_does)
-    # the fresh read r134 (finding 3): each bar carries its source where it is stated: "fine below 0.82, that 0.72
+    # each bar carries its source where it is stated: "fine below 0.82, that 0.72
     # plus 0.1" (the trigram's mean at 8L plus FINE, asserted above: it rounds to chapter 8's bar) and "breaks above
     # 3.33, the loss of a uniform guess over all 28 tokens, ln 28" (ln_vocab, above); the trigram moved up into the
     # setup, with chapter 11's definition (quoted below), so the key no longer repeats it
@@ -5157,9 +5157,9 @@ def prose_expected() -> list[str]:
     # the fine band's distance to the floor
     assert float(ln_vocab) - float(fine_bar) > 2, (fine_bar, ln_vocab)
     # the trigram's loss stands once, in the setup on the main line (setup_key, above); the block names it without
-    # the number (the fresh read r134, finding 3: the repeat moved out of the block)
+    # the number (the repeat moved out of the block)
     assert f"The trigram model gets {trigram}" not in page_text()
-    # the fresh read r128 (finding 3): the two bars' numbers stand once on the main line, in the key, so the header
+    # the two bars' numbers stand once on the main line, in the key, so the header
     # names only the measure
     assert GRID_HEADER == "| at $8L$, no further training; means of five seeds | loss past $L$ | passkeys found |"
     # the block's loss: "The loss past L is the mean cross-entropy on the filler past position L, in nats, the
@@ -5167,8 +5167,8 @@ def prose_expected() -> list[str]:
     # 0.72; it cannot see whether the markers have come. A loss is *fine* below about 0.82 nats, at most a tenth of a
     # nat above the trigram's 0.72" (the scored tokens, the texts and the trigram: asserted here; the bar:
     # _fine_bar_at_2l_and_8l)
-    # "Fine-tuned at 8L, the RoPE runs get 0.70 to 0.71, so 0.72 is a reference, not a floor" (the fresh read r131,
-    # finding 3): the three fine-tuned arms' means at 8L, lowest and highest, and every seed of each below every seed
+    # "Fine-tuned at 8L, the RoPE runs get 0.70 to 0.71, so 0.72 is a reference, not a floor":
+    # the three fine-tuned arms' means at 8L, lowest and highest, and every seed of each below every seed
     # of the trigram, so a trained model can beat the trigram's loss
     tuned_means = [statistics.fmean(per_seed(arm, "loss_beyond", 512)) for arm in FINE_TUNED]
     tuned = _range(f"{v:.2f}" for v in tuned_means)
@@ -5183,7 +5183,7 @@ def prose_expected() -> list[str]:
         f" {tuned[0]} to {tuned[1]}, so the trigram's loss is a reference, not a floor. **Grades.**"
     )
     # the block's "A loss is *fine* below about 0.82 nats, at most a tenth of a nat above the trigram's 0.72" is cut
-    # (the fresh read r134, finding 3): the setup on the main line states the bar with its source (setup_key, above)
+    #: the setup on the main line states the bar with its source (setup_key, above)
     assert loss_block in page_text(), loss_block
     # the NoPE block: "NoPE's loss past L is about 2.8 nats, close to a uniform guess" (ln 16,
     # chapter 8's words quoted in test_prose_holds_only_its_listed_numbers; inside *raised*, between the fine bar and
@@ -5229,7 +5229,7 @@ def prose_expected() -> list[str]:
     quote(C11, "A *trigram* model predicts each token from the two before it.")  # the trigram, in chapter 11's words
     # the grid's block "How to read the grid": the 28 tokens (_breaks_row), and every seed graded as the mean
     # the block's "so a uniform guess costs ln 28 = 3.33 nats; a loss *breaks* above that. *Raised* is the wide band
-    # between, 0.82 to 3.33 nats" is cut (the fresh read r134, finding 3): the main line's key says it, with ln 28;
+    # between, 0.82 to 3.33 nats" is cut: the main line's key says it, with ln 28;
     # the block keeps what the 28 tokens are, which the key's "all 28 tokens" counts
     assert int(vocab) == int(filler_n) + int(digits) + 2, (vocab, filler_n, digits)
     grades = (
@@ -5287,7 +5287,7 @@ def prose_expected() -> list[str]:
     from posenc.experiments.data import PasskeyCorpus as _Corpus
 
     assert "``QUERY`` and the digits at the very end" in _Corpus.sample_probe.__doc__
-    # the fresh read r132 (findings 2 and 7): the setup before the bold verdict defines the loss past L and *fine*
+    # the setup before the bold verdict defines the loss past L and *fine*
     # and says where the passkey sits; the passkey itself is defined once, in the chapter list's item 8
     assert (
         f"Tiny two-layer models train on inputs of $L = {L}$ tokens and are tested on {longest}. Most tokens are"
@@ -5301,7 +5301,7 @@ def prose_expected() -> list[str]:
         " one time in ten."
     )
     # "which a blind guess finds one time in ten": one digit of ten, chapter 8's chance level (quoted below), moved
-    # from the key to the passkey's definition (the fresh read r128, finding 3)
+    # from the key to the passkey's definition
     assert run["corpus"]["n_digits"] == 10, run["corpus"]
     # "The loss is scored on training-like text": evaluate_lm reads a PasskeyCorpus through sample_text, the text
     # training draws; "passkey tests end with `QUERY`": sample_probe (its docstring, asserted above)
@@ -5392,9 +5392,9 @@ def prose_expected() -> list[str]:
     # in prose_expected: "so a model can find it by content alone")
     assert _graded("rope+pi", longest) == "breaks" and _kept("rope+pi", longest)
     # the block's "Passkeys" paragraph ends with the seeds rule (asserted below)
-    # the fresh read r128 (finding 7): the sentence names the shares it covers, both tables' columns at random
-    # distances and 496 back (the loop below runs over VERDICT_RUNS, the grid's rows and the stretched table's); the
-    # fresh read r132 (finding 1): the shares 496 back are not in the page's tables, so the sentence names where they
+    # the sentence names the shares it covers, both tables' columns at random
+    # distances and 496 back (the loop below runs over VERDICT_RUNS, the grid's rows and the stretched table's);
+    # the shares 496 back are not in the page's tables, so the sentence names where they
     # stand, chapter 8's test by distance (its figure: the share of 64 probes per seed at each distance)
     quote(C8, "each one at one distance, in", "this figure, the share of 64.", "the farthest, 496 tokens back")
     assert (
@@ -5433,7 +5433,7 @@ def prose_expected() -> list[str]:
         for seeds in (per_seed(arm, "passkey", longest), per_seed(arm, "passkey_by_distance", 496)):
             if statistics.fmean(seeds) < 0.99:
                 assert max(seeds) - min(seeds) >= 0.10, (arm, seeds)
-    # the block's one-line verdict, first in it (the fresh read r127, item 5): "Two encodings are missing": learned
+    # the block's one-line verdict, first in it: "Two encodings are missing": learned
     # absolute and Shaw's, not among the grid's rows (the paragraph "Missing rows" after it); "each passkey share below
     # 99 % averages five seeds that differ by ten points or more": the loop above, over five seeds, with such shares
     assert (
@@ -5885,12 +5885,12 @@ def prose_expected() -> list[str]:
         # the key's *raised* band, from the bar to ln 28 (asserted with the key)
         # the setup's NoPE caveat, Llama 4 and SmolLM3 (test_nope_note_reads_transformers_llama4_and_smollm3)
         # the key's *raised* band, from the bar to ln 28, moved to the block "Grades" (below)
-        # the key's two bars, moved from the grid's header (the fresh read r128): fine below chapter 8's bar, breaks
+        # the key's two bars, moved from the grid's header: fine below chapter 8's bar, breaks
         # above ln 28 (both asserted with the key)
-        # the NoPE aside, Llama 4 and SmolLM3, left the main line for the block "NoPE" (the fresh read r132)
-        # then the test-time sentence's "above fine at $8L$" and the grid's base, $10^4$, for every RoPE model (the
-        # fresh read r133, findings 2 and 5; both asserted in test_verdict_grid_grades_each_run_as_chapter_8_does)
-        # the fresh read r134 (finding 3): each bar with its source, "fine below 0.82, that 0.72 plus 0.1" after the
+        # the NoPE aside, Llama 4 and SmolLM3, left the main line for the block "NoPE"
+        # then the test-time sentence's "above fine at $8L$" and the grid's base, $10^4$, for every RoPE model
+        # (both asserted in test_verdict_grid_grades_each_run_as_chapter_8_does)
+        # each bar with its source, "fine below 0.82, that 0.72 plus 0.1" after the
         # trigram's 0.72, and "breaks above 3.33, ... over all 28 tokens, ln 28" (asserted with the key)
         ["8", str(L), str(longest), trigram, fine_bar, trigram, f"{FINE}", ln_vocab, vocab, vocab]
         + [str(s), str(s), "10", "4", str(2 * L), str(longest)]
@@ -5929,8 +5929,7 @@ def prose_expected() -> list[str]:
         # filler symbols, but its seeds overlap T5's" (asserted with the key), moved from the NoPE paragraph
         # the block "Loss": the bar, a tenth above the trigram's, named again (_fine_bar_at_2l_and_8l)
         # and its fine-tuned RoPE runs at 8L, 0.70 to 0.71, below the trigram's 0.72 (asserted with loss_block)
-        # the block's bar and its uniform guess are cut: the main line states both with their sources (the fresh read
-        # r134, finding 3)
+        # the block's bar and its uniform guess are cut: the main line states both with their sources
         + [str(branching), floor, "8", *tuned, vocab, filler_n, digits]
         + ["5"]
         + [ntk_gap, filler_n, "5", "5"]
@@ -5954,10 +5953,10 @@ def prose_expected() -> list[str]:
         + [str(longest - 2), str(run["eval_batch"] * len(run["seeds"])), str(run["eval_batch"]), "496"]
         + [str(run["distance_batch"] * len(run["seeds"])), "100", "99"]
         # the seeds rule names its shares: at random distances or 496 back, below 99 %
-        # and where the shares 496 back stand, chapter 8's distance test (the fresh read r132, finding 1)
+        # and where the shares 496 back stand, chapter 8's distance test
         + ["496", "496", _key_496_position(), "0", "8", "99", str(probes), "8", "496", "99", "8", "8"]
-        # the decay takeaway's head width and base (the fresh read r131: the width was missing), and "within a few
-        # percent of its score at distance 0" (the fresh read r132, finding 6: _decay_item)
+        # the decay takeaway's head width and base (the width was missing), and "within a few
+        # percent of its score at distance 0" (_decay_item)
         # "from about 4 000 tokens on": the doubling from 4 096, rounded (_decay_item, whose list opens with it)
         + ["128", "10", "4", decay[0], "0"]
         # the takeaways: RoPE's matching key about zero in the doubling from 4 096 to 8 192 tokens, at base 10^4, in
@@ -6352,7 +6351,7 @@ def test_only_alibi_kerple_and_fine_tuned_rope_keep_their_loss():
     # the grid's lesson (the chapter list's item 8 points to the grid: _item_8_passkeys), with its condition: the
     # fine-tuned RoPE, PI and YaRN runs are *fine* at 8L too (below), so without "With no further training" the
     # lead would be false for a reader coming from item 8
-    # (*fine*, defined in the setup just above the lead: the fresh read r132, finding 2)
+    # (*fine*, defined in the setup just above the lead)
     assert "**With no further training, only ALiBi and KERPLE keep the loss fine, in every seed." in page
     config = load_results("extrapolation", check=False)["config"]
     L, longest = config["train_length"], max(config["eval_lengths"])
@@ -6652,7 +6651,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     # table's column: "Most example models in the fixes table were trained at the longer length": yes for 4 of 6
     # the lead keeps its last sentence; the untested cause moved to the block "The
     # grid's RoPE and a large model's" (asserted here), the fixes table's column stands above the table
-    # (the fresh read r131, hardest place 2: the bold lead now comes first, so the fine-tuned sentence follows the
+    # (the bold lead now comes first, so the fine-tuned sentence follows the
     # grades it uses)
     lead_link = (
         "guess over all 28 tokens, $\\ln 28$, and is *raised* between. Fine-tuned at $8L$, plain RoPE and RoPE with PI"
@@ -6661,7 +6660,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     # the main line under the lead: the untested cause, next to the test-time arms that support takeaway 4;
     # "That is not extrapolation": the fine-tuning length is 8L, the length they are graded at (above); "Added at
     # test time instead": the stretched arms have no fine-tuning (the grid's "with no further training" before it)
-    # the two arms named apart (the fresh read r126: "PI" and "YaRN" named both): "fine-tuned at 8L" (the arms
+    # the two arms named apart ("PI" and "YaRN" named both): "fine-tuned at 8L" (the arms
     # above, every seed below the bar) against "added at test time instead" (the stretched
     # arms, every seed above the bar: test_takeaways_restate_checked_claims)
     assert (
@@ -6669,9 +6668,9 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         " Added at test time instead, PI, NTK-aware scaling and YaRN leave plain RoPE's loss above fine at $8L$. Every"
         " RoPE model in the grid trains at base $10^4$: the grid does not test training with a larger base. The figure"
     ) in page_text()
-    # "above fine at $8L$" (the fresh read r133, finding 2: at 2L dynamic NTK and dynamic YaRN are fine): every
+    # "above fine at $8L$" (at 2L dynamic NTK and dynamic YaRN are fine): every
     # stretched arm's seeds above the bar at the longest length, 8L (test_takeaways_restate_checked_claims)
-    # "Every RoPE model in the grid trains at base $10^4$" (the fresh read r133, finding 5): the run builds each model
+    # "Every RoPE model in the grid trains at base $10^4$": the run builds each model
     # as TinyLM(n_tokens, method, max_len=L, **config["model"]); the saved config names no base, anywhere, so RoPE
     # takes posenc's default, 10^4; the fine-tuned arms start from that model and change only its scaling
     import inspect as _src
@@ -6687,7 +6686,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     assert rope_methods, "no RoPE method"
     for m in rope_methods:
         torch.testing.assert_close(m.inv_freq.double(), posenc.rope_inv_freq(m.head_dim, base=1e4).double())
-    # the untested cause left the main line (the fresh read r132, finding 4); takeaway 4 and the block "The grid's
+    # the untested cause left the main line; takeaway 4 and the block "The grid's
     # RoPE and a large model's" keep it
     assert "The run does not test whether RoPE's slow pairs are why its loss breaks." not in page_text()
     grid_rope = page_text().split("**The grid's RoPE and a large model's.**")[1].split("</details>")[0]
@@ -6703,7 +6702,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     ]
     assert trained.count("yes") > trained.count("no") > 0, trained
     assert lead_link in page_text(), lead_link
-    # the grades and the fine-tuning stand in two paragraphs (the fresh read r134, finding 3)
+    # the grades and the fine-tuning stand in two paragraphs
     summary_src = (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
     assert "and is *raised* between.\n\nFine-tuned at $8L$, plain RoPE" in summary_src
     # "though PI was proposed with it" now stands in the block's "Dynamic rows" (_dynamic_gloss)
@@ -6769,7 +6768,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     )
     assert all(_graded(r, longest) == "fine" for r in FINE_TUNED)  # hence "With no further training"
     # the section's main line: a short setup that defines the loss past L, *fine* and where the passkey sits, then the
-    # bold lesson (the fresh read r132, finding 2), the rest of the grades, the grid and the caveat; the NoPE aside
+    # bold lesson, the rest of the grades, the grid and the caveat; the NoPE aside
     # stands in the block "How the grid is graded"
     order = [
         "## Chapter 8's grid",
@@ -6813,8 +6812,8 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     assert _graded("rope", longest) == "breaks" and not _kept("rope", longest)
     # "The other two, plain RoPE and the sinusoidal encoding, predict worse than a uniform guess": the two *breaks*
     # of the grid's table (the dynamic fixes stand in their own block), every seed above ln 28 (_graded); "and miss
-    # passkeys": both means below every passkey; "Four of the other six still find every passkey" (the fresh read
-    # r135, finding 2): the grid's other six rows, four of them finding every passkey in every seed; "RoPE finds only
+    # passkeys": both means below every passkey; "Four of the other six still find every passkey":
+    # the grid's other six rows, four of them finding every passkey in every seed; "RoPE finds only
     # about one in five": its mean share rounds to a fifth
     grid = {n: r for n, r in VERDICT_RUNS.items() if not n.startswith("dynamic")}
     assert {n for n, r in grid.items() if _graded(r, longest) == "breaks"} == {"RoPE", "sinusoidal"}
@@ -6827,8 +6826,8 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     best = max(max(per_seed(grid[n], "loss_beyond", longest)) for n in ("ALiBi", "KERPLE"))
     assert all(min(per_seed(six[n], "loss_beyond", longest)) > best for n in found_all), best
     # "RoPE also misses most passkeys": every seed finds under half (0.13 to 0.26 in the saved run); "the sinusoidal
-    # encoding about one in six": its mean share missed, 16.25 %, rounds to a sixth, not a fifth or a seventh (the
-    # fresh read r132, finding 3: its seeds, 0.61 to 0.98, overlap ALiBi's, so it is not grouped with RoPE's misses)
+    # encoding about one in six": its mean share missed, 16.25 %, rounds to a sixth, not a fifth or a seventh
+    # (its seeds, 0.61 to 0.98, overlap ALiBi's, so it is not grouped with RoPE's misses)
     assert max(per_seed("rope", "passkey", longest)) < 0.5
     sin_missed = 1 - statistics.fmean(per_seed(grid["sinusoidal"], "passkey", longest))
     assert round(1 / sin_missed) == 6 and abs(sin_missed - 1 / 6) < 0.01, sin_missed
@@ -8179,7 +8178,7 @@ def test_nope_note_reads_transformers_llama4_and_smollm3():
     assert found, "the NoPE note's two sentences"
     # the grid's setup on the main line: "The grid's NoPE model has no encoding in any layer, unlike Llama 4 and
     # SmolLM3", checked by the run config and the layers below
-    # the fresh read r132 (finding 2): the aside left the main line for the block "NoPE", whose next sentences name
+    # the aside left the main line for the block "NoPE", whose next sentences name
     # Llama 4 and SmolLM3
     assert "**NoPE.** The grid's NoPE model has no encoding in any layer. NoPE's loss past $L$" in page
     assert "The grid's NoPE model has no encoding in any layer, unlike" not in page
@@ -8466,8 +8465,8 @@ def test_takeaways_restate_checked_claims():
     fine at 8L": the grid's *fine* rows; the fine-tuned RoPE, PI and YaRN runs are *fine* at 8L too, so the bullet
     needs its condition, "with no further training". The fine-tuned runs stand in the grid's main line ("Fine-tuned
     at 8L, plain RoPE and RoPE with PI or YaRN keep the loss fine too", checked below), so the bullet no longer
-    repeats them (the fresh read r128, finding 4). Bullet 2, split one idea a sentence (the fresh read r128, finding
-    5): "average the score of a key vector equal to its query vector over random query vectors" (E(r), chapter 5's
+    repeats them. Bullet 2, split one idea a sentence:
+    "average the score of a key vector equal to its query vector over random query vectors" (E(r), chapter 5's
     matching key's expected score); "This average ripples from one distance to the next" (E rises at over 100 single
     distances before the trend's end, _decay_item); "Its mean over each doubling of the distance falls to about zero
     a few thousand tokens away" (the doubling means fall at every doubling up to 4 096 to 8 192, within 1 % of E(0)
@@ -8502,7 +8501,7 @@ def test_takeaways_restate_checked_claims():
     for arm in stretched:
         assert min(per_seed(arm, "loss_beyond", longest)) > float(bar), arm
     assert all(max(per_seed(arm, "loss_beyond", longest)) < float(bar) for arm in FINE_TUNED)
-    # bullet 2: "about zero from about 4 000 tokens on" (the fresh read r135, finding 1), the doubling from 4 096 to
+    # bullet 2: "about zero from about 4 000 tokens on", the doubling from 4 096 to
     # 8 192 (4 096 rounds to 4 000, asserted in _decay_item), within 1 % of E(0), the one before it not; "never more
     # than a few percent of its score at distance 0": that doubling and every later one, up to 2^40, within 5 % of E(0)
     # (both in _decay_item, called below); the single distances swing by a third of E(0) there, so "over each doubling"
@@ -8715,8 +8714,8 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
         " a mean over all filler positions past $L$ and over five seeds; dotted lines mark the grades."
     )
     assert sentence in page and page.index(sentence) < page.index(GRID_HEADER)
-    # the section's setup defines the loss past L, *fine* and where the passkey sits (the fresh read r132, finding 2),
-    # then the bold result (the fresh read r131, hardest place 2), then the rest of the grades' key, then the figure
+    # the section's setup defines the loss past L, *fine* and where the passkey sits,
+    # then the bold result, then the rest of the grades' key, then the figure
     # whose dotted lines mark the grades
     blind = "A blind guess finds the passkey one time in ten."
     order = ["the *loss past $L$* is", "The passkey sits after a `KEY` marker", "**With no further", blind]
@@ -8795,7 +8794,7 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
     assert f"against the test length, {past[0]}, {past[1]} and {past[2]} tokens on a log scale" in alt, past
     assert "a band from the lowest to the highest of five seeds" in alt
     # no other number: each number of the alt text is one of those checked above against the saved run, the figure's
-    # levels or the drawn lengths (in place of a hard-coded list, the fresh read r131, finding 7); "5" is T5's name
+    # levels or the drawn lengths (not a hard-coded list); "5" is T5's name
     checked = [
         *map(str, past), f"{fine:.2f}", f"{breaks:.2f}", "0.72", f"{mean['fire'][-1]:.2f}", f"{mean['cope'][-1]:.2f}",
         str(past[-1]), "5", f"{mean['t5'][-1]:.1f}", f"{mean['none'][-1]:.1f}", str(past[1]), str(past[2]),
@@ -8807,7 +8806,7 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
 def test_nope_sources_differ_block():
     """The block "Where sources differ: NoPE": the NoPE paper's finding, cited by its key in the book's references, and
     this grid's, each in its own setting. "There NoPE is *raised*": every seed graded so at 8L; "partly agrees with
-    those comparisons" (the fresh read r134, finding 1): below RoPE, level with T5 within the seeds, above ALiBi;
+    those comparisons": below RoPE, level with T5 within the seeds, above ALiBi;
     "in every seed its loss is below RoPE's" (seed by seed, and every NoPE seed below every RoPE seed), "its seeds
     overlap T5's" (each row's lowest seed below the other's highest); "every seed of ALiBi, KERPLE, FIRE and CoPE is
     below every seed of NoPE"; "the highest loss at L of the trained encodings":
