@@ -2730,10 +2730,10 @@ def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
 
 def test_going_further_names_flash_attention_2s_one_bias_and_the_absolute_tables_limit():
     """Chapter 11's Going further, on the main line: "FlashAttention-2's kernel, one such routine, takes ALiBi's
-    slopes but no KERPLE, FIRE or CoPE bias." It replaces "One obstacle: FlashAttention-2's kernel computes ALiBi's
-    bias only", which read as the reason transformers lacks the three methods, though transformers ships T5's learned
-    bias through its eager and SDPA paths. flash_attn is not installed here: its `flash_attn_func(q, k, v, dropout_p,
-    softmax_scale, causal, window_size, softcap, alibi_slopes, deterministic, return_attn_probs)` takes no bias
+    slopes but no KERPLE, FIRE or CoPE bias." It states what the kernel takes, not a reason transformers lacks the
+    three methods (transformers ships T5's learned bias through its eager and SDPA paths). flash_attn is not installed
+    here: its `flash_attn_func(q, k, v, dropout_p, softmax_scale, causal, window_size, softcap, alibi_slopes,
+    deterministic, return_attn_probs)` takes no bias
     tensor (flash-attn 2.x), as the appendix's last block says. And "Chapter 2's learned absolute table, as in GPT-2,
     has no row past the length it was trained on": GPT-2 was trained on 1,024 tokens, and transformers' `GPT2Config`
     defaults to `n_positions` 1024, the rows of `wpe`; skipped where transformers is not installed."""
@@ -2764,11 +2764,11 @@ def test_going_further_names_flash_attention_2s_one_bias_and_the_absolute_tables
 def test_cope_counts_are_clamped_at_p_minus_1_on_the_main_line():
     """CoPE's section, on the main line: "Counts above $P - 1$ are clamped to $P - 1$." The reference code's
     `pos.clamp(max=self.npos_max - 1)` (facebookresearch/RAM, projects/cope), and posenc's CoPE: with every gate
-    open, counts 1 to 8 at P = 4 read e[0] to e[2] and then e[3] for every count of 3 or more."""
+    open, counts 1 to 8 at P = 4 read e[1], e[2], then e[3] for every count of 3 or more."""
     text = chapter_markdown("11_learned_position")
     main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
-    cope = main[main.index("## CoPE: count only what matters") :]
-    cope = cope[: cope.index("\n## ") if "\n## " in cope else len(cope)]
+    start = main.index("## CoPE: count only what matters")
+    cope = main[start : re.compile(r"(?<!#)## ").search(main, start + 3).start()]  # up to the next section
     sentence = "Counts above $P - 1$ are clamped to $P - 1$."
     assert sentence in cope and cope.index("one per whole count") < cope.index(sentence)
     assert text.count(sentence) == 1  # moved from the block, not repeated
