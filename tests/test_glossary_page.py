@@ -44,7 +44,10 @@ transformers = pytest.importorskip("transformers")
 
 #: the summary of the collapsed worked example in "Longer inputs"
 WE = "Worked example: a head like Llama 3.1's at 2L"
-#: the collapsed block after it, on the fast pairs' joint angles
+#: the collapsed block right after it, on the worked example's dynamic NTK: its formula, transformers' L, chapter 8's
+#: two factors
+DYN = "The worked example's dynamic NTK: its 9, transformers' L and chapter 8's factor"
+#: the collapsed block after those two, on the fast pairs' joint angles
 GAP = "The same head: the fast pairs' angles taken together, past L"
 
 
@@ -620,6 +623,13 @@ def test_a_larger_multiplier_never_flattens_attention():
     fourth = [re.split(r"(?<!\\)\|", line)[4].strip() for line in rows[2:]]
     assert all(cell.startswith("$") for cell in fourth), fourth  # every cell a formula
     assert not any(line.startswith("| attention entropy |") for line in rows)  # a measurement, in the Maths table
+    # each row's meaning says plainly whether its number multiplies or divides the logits; the temperature's alone
+    # divides, as its fourth cell, the one $1/t$, says
+    said = re.compile(r"multiplier of (?:every logit|the logits)|multiplies (?:the|those layers'|that query's) logits")
+    for line in rows[2:]:
+        term, meaning = line.split(" | ")[0][2:], re.split(r"(?<!\\)\|", line)[3]
+        divides, multiplies = "divides the logits" in meaning, bool(said.search(meaning))
+        assert divides != multiplies and divides == (term == "temperature (attention temperature)"), (term, meaning)
     # "only the temperature divides": its cell is the one reciprocal of a scale; the softmax scale's $1/\sqrt d$ is
     # itself the multiplier (transformers' `scaling`, head_dim**-0.5), fixed by the head's width
     dividing = [line.split(" | ")[0][2:] for line, cell in zip(rows[2:], fourth) if "1/" in cell or "over" in cell]
@@ -959,11 +969,11 @@ def test_worked_examples_effective_scale_column():
 def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger_one():
     """The collapsed worked example gives every rule "$L = 8192$, Llama 3.1's trained length" (its field
     `original_max_position_embeddings`), and no other $L$. The block "Where a configuration keeps the trained length,
-    ..." gives the field transformers reads, "as Llama 3.1's does", and the worked example's dynamic NTK paragraph
-    says: "This is the rule with $L = 8192$. With Llama 3.1's config, transformers' `dynamic` reads a larger $L$:
-    `max_position_embeddings`, sixteen times as large. So it would not scale the worked example's input at all." The
-    main line of "Longer inputs" gives the same $L$, "trained at $L = 8192$", and leaves the field to the blocks
-    (:func:`test_longer_inputs_main_line_gives_the_slowest_pairs_divisors`); the dynamic NTK row names the field.
+    ..." gives the field transformers reads, "as Llama 3.1's does", and the block right after the worked example, on
+    its dynamic NTK, says: "This is the rule with $L = 8192$. With Llama 3.1's config, transformers' `dynamic` reads
+    a larger $L$: `max_position_embeddings`, sixteen times as large. So it would not scale the worked example's input
+    at all." The main line of "Longer inputs" gives the same $L$, "trained at $L = 8192$", and leaves the field to the
+    blocks (:func:`test_longer_inputs_main_line_gives_the_slowest_pairs_divisors`); the dynamic NTK row names the field.
     The two fields from posenc/book/models.py's copy of Llama 3.1's config
     (a prose sync); the field each of transformers' rules reads, from its source; and transformers' `dynamic` run at
     2L on each field."""
@@ -979,7 +989,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     # dynamic NTK, whose L matters (the run below: only with the trained L does transformers' `dynamic` scale this
     # input), is left to the block, where "This is the rule with $L = 8192$" names that L
     assert "dynamic ntk" not in visible.lower(), visible
-    assert f"This is the rule with $L = {read}$." in re.sub(r"\s+", " ", block(WE))
+    assert f"This is the rule with $L = {read}$." in re.sub(r"\s+", " ", block(DYN))
     # the main line ends the example with its point; the block's "transformers' `dynamic` reads a larger $L$" is the
     # run below, with the config's `max_position_embeddings`, which exceeds the trained L
     assert "so the slowest pair meets no new angle: | rule |" in visible  # the verdict, before the table
@@ -993,10 +1003,22 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     example = block(WE)
     assert example.index("| rule |") < example.index(
         "| 9 at this length | The two-rule table above gives only the ends of these ranges: pair 0, the fastest, and"
-        " pair 63, the slowest. *Dynamic NTK* sets its effective factor"
+        " pair 63, the slowest. Here the stretch is 2."
     )
+    # the worked example ends with its point; dynamic NTK's formula, its L in transformers and chapter 8's two
+    # factors sit in the next block, right after it
+    assert "*Dynamic NTK* sets" not in example and "Chapter 8 defines" not in example
+    assert raw.index(f"<summary>{WE}</summary>") < raw.index(f"<summary>{DYN}</summary>")
+    assert (
+        raw[raw.index(f"<summary>{WE}</summary>") :]
+        .split("</details>", 1)[1]
+        .lstrip()
+        .startswith(f"<details><summary>{DYN}</summary>")
+    )
+    dyn_block = block(DYN)
+    assert dyn_block.startswith("*Dynamic NTK* sets its effective factor to $1 + s(\\ell/L - 1)$ past $L$.")
     keeps = block("Where a configuration keeps the trained length, transformers' <code>dynamic</code>, and real models")
-    assert set(re.findall(r"L = (\d+)", example)) == {read}  # one L
+    assert set(re.findall(r"L = (\d+)", example)) == set(re.findall(r"L = (\d+)", dyn_block)) == {read}  # one L
     # the row names the field transformers' `dynamic` reads as L; the run below shows it is that field, not the
     # trained length of `original_max_position_embeddings`
     assert "(emozilla 2023). Transformers' `dynamic` reads this $L$ from `max_position_embeddings` | {doc}`7" in row(
@@ -1011,7 +1033,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
         r"by 1 for pair 0 and by 9 for the slowest\. This is the rule with \$L = \d+\$\. With Llama 3\.1's config,"
         r" transformers' `dynamic` reads a larger \$L\$: `max_position_embeddings`, (\w+) times as large\. So it would"
         r" not scale the worked example's input at all\.",
-        example,
+        dyn_block,
     )
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     L = llama["rope_scaling"]["original_max_position_embeddings"]
@@ -1554,7 +1576,8 @@ def test_temperature_divides_the_logits_and_below_one_sharpens():
 
 def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated_head():
     """The attention factor row's cell "each logit multiplied by", "its square, in a fully rotated head", its meaning
-    "the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin", with the section's lead "above 1, it
+    "the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin; in a fully rotated head, that multiplies
+    the logits", with the section's lead "above 1, it
     sharpens attention" (so $a > 1$ sharpens a fully rotated head: the entropy check below) and the block's "In a
     *partial rotary* head, only the
     rotated coordinates' share of $q \\cdot k$ is multiplied by the square; the rest is unchanged, so no single number
@@ -1570,7 +1593,11 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb as llama_rotate
 
     cell = cells("attention factor")[3]
-    assert "| the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin |" in row("attention factor")
+    # the meaning says the verb, "multiplies the logits", with the cell's scope; the cell says by how much
+    assert (
+        "| the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin; in a fully rotated head, that"
+        " multiplies the logits |" in row("attention factor")
+    )
     power = {"$a^2$ in a fully rotated head": 2, "$a$ in a fully rotated head": 1}[
         cell.strip().removesuffix(", as query and key both carry $a$")
     ]
@@ -1652,7 +1679,10 @@ def test_query_scales_layer_scope():
     from transformers.models.mistral4 import modeling_mistral4 as mistral4
 
     text = row("Llama 4's query temperature $\\tau$ (temperature tuning)")
-    assert "a factor of 1 or more on the queries of Llama 4's NoPE layers, growing in steps with the position" in text
+    assert (
+        "| a factor of 1 or more on the queries of Llama 4's NoPE layers, growing in steps with the position, so it"
+        " multiplies those layers' logits |" in text
+    )
     assert (
         "Ministral 3 and Mistral 4 put a factor of the same kind as Llama 4's *query temperature*, set by"
         " `llama_4_scaling_beta`, on the queries of every layer." in page()
@@ -1839,7 +1869,7 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
     assert "Chapter 8's dynamic NTK sets `factor` to 1, so its effective factor is the *stretch*." in block(
         "When a rule's effective factor is s or the stretch"
     )
-    assert "Chapter 8 defines dynamic NTK with `factor` 1, making $F$ the stretch." in block(WE)  # and after it
+    assert "Chapter 8 defines dynamic NTK with `factor` 1, making $F$ the stretch." in block(DYN)  # and after it
     config = load_results("extrapolation", check=False)["config"]
     assert config["dynamic_factor"] == 1
     # the factor-2 run, in both places: one formula and one value at 2L, read from each
@@ -1848,7 +1878,7 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
         block("When a rule's effective factor is s or the stretch"),
     )
     ((f2_we, at_we),) = re.findall(
-        r'Chapter 8\'s run "dynamic NTK, factor 2" has \$F = ([^$]+)\$ instead, (\d+) at \$2L\$\.', block(WE)
+        r'Chapter 8\'s run "dynamic NTK, factor 2" has \$F = ([^$]+)\$ instead, (\d+) at \$2L\$\.', block(DYN)
     )
     assert f2_block == f2_we and at_block == at_we, (f2_block, f2_we, at_block, at_we)
     assert config["sensitivity"]["dynamic f2"] == {"scaling": "dynamic", "factor": 2.0}, config["sensitivity"]
@@ -1979,6 +2009,75 @@ def test_dynamic_rows_cache_keeps_the_old_frequencies():
     assert torch.equal(keys[:, :, :L], old)  # the cached keys keep their first rotation
     assert not torch.allclose(keys[:, :, :L], whole[:, :, :L], atol=1e-4)  # a fresh pass rotates them otherwise
     assert torch.allclose(keys[:, :, L:], whole[:, :, L:], atol=1e-5)  # the new keys: the new frequencies
+
+
+def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
+    """The block "Where a configuration keeps the trained length, transformers' `dynamic`, and real models": "In
+    transformers 5.24, `dynamic` remembers earlier inputs. Its `dynamic_frequency_update` recomputes the frequencies
+    only for an input longer than `max_seq_len_cached`, then stores that length there, and restores the original ones
+    only for an input shorter than `original_max_seq_len`; both start at `max_position_embeddings`. So right after a
+    long input, a shorter one still longer than `max_position_embeddings` keeps the long input's frequencies, not
+    $1 + s(\\ell/L - 1)$; within one generation the length only grows, so the formula holds there." Against the
+    installed version (another version skips): the function's name, its two tests and the store, read in the source of
+    transformers' `dynamic_rope_update`;
+    Llama's rotary module setting both attributes from `max_position_embeddings`; then that module with `dynamic`,
+    run on inputs of 3L, then 2L (3L's frequencies, not the formula's at 2L), then L/2 (the original ones); and on
+    inputs that only grow, L + 1 to 4L, each giving the formula's frequencies (the dynamic NTK row's, evaluated)."""
+    from transformers.modeling_rope_utils import dynamic_rope_update
+    from transformers.models.llama import modeling_llama
+
+    keeps = block("Where a configuration keeps the trained length, transformers' <code>dynamic</code>, and real models")
+    ((version, function, cached, original, field, formula),) = re.findall(
+        r"In transformers ([\d.]+), `dynamic` remembers earlier inputs\. Its `(\w+)` recomputes the frequencies only"
+        r" for an input longer than `(\w+)`, then stores that length there, and restores the original ones only for an"
+        r" input shorter than `(\w+)`; both start at `(\w+)`\. So right after a long input, a shorter one still longer"
+        r" than `max_position_embeddings` keeps the long input's frequencies, not \$([^$]+)\$; within one generation"
+        r" the length only grows, so the formula holds there\.",
+        keeps,
+    )
+    ((_, row_formula),) = re.findall(
+        r"effective factor is (\d+) up to \$L\$, then \$([^$]+)\$ \(emozilla 2023\)", row("dynamic NTK (`dynamic`)")
+    )
+    assert formula == row_formula, (formula, row_formula)
+    if not transformers.__version__.startswith(f"{version}."):
+        pytest.skip(f"transformers {transformers.__version__} installed, the page names {version}")
+    source = re.sub(r"\s+", " ", inspect.getsource(dynamic_rope_update))
+    assert f"def {function}(self, position_ids, device, layer_type=None):" in source
+    assert "seq_len = torch.max(position_ids) + 1" in source  # an input's length: its last position plus 1
+    assert f"max_seq_len_cached = self.{cached}" in source and "if seq_len > max_seq_len_cached: # growth" in source
+    assert f'setattr(self, f"{{prefix}}{cached}", seq_len)' in source  # "then stores that length there"
+    assert f"if seq_len < self.{original} and max_seq_len_cached > self.{original}: # reset" in source
+    init = inspect.getsource(modeling_llama.LlamaRotaryEmbedding.__init__)
+    assert f"self.{cached} = config.{field}" in init and f"self.{original} = config.{field}" in init
+    L, d, base, s = 16, 32, 10_000.0, 4.0
+    cfg = transformers.LlamaConfig(
+        hidden_size=2 * d,
+        num_attention_heads=2,
+        max_position_embeddings=L,
+        rope_parameters={"rope_type": "dynamic", "rope_theta": base, "factor": s},
+    )
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    power = 2 * torch.arange(d // 2, dtype=torch.float64) / (d - 2)  # pair i divided by F^(2i/(d-2))
+
+    def formulas(ell: int) -> torch.Tensor:
+        return theta / evaluate(formula, s=s, ell=ell, L=L) ** power
+
+    def run(module, ell: int) -> torch.Tensor:
+        module(torch.zeros(1, ell, d), torch.arange(ell)[None])
+        return module.inv_freq.double()
+
+    module = modeling_llama.LlamaRotaryEmbedding(cfg)
+    long = run(module, 3 * L)
+    assert torch.allclose(long, formulas(3 * L), rtol=1e-5, atol=0)  # float32 frequencies
+    assert getattr(module, cached) == 3 * L and getattr(module, original) == L
+    later = run(module, 2 * L)  # shorter, still longer than L: the long input's frequencies
+    assert torch.equal(later, long) and not torch.allclose(later, formulas(2 * L), rtol=1e-3, atol=0)
+    assert torch.allclose(run(module, L), long, rtol=0, atol=0)  # L itself is not shorter than L: kept too
+    assert torch.allclose(run(module, L // 2), theta, rtol=1e-6, atol=0)  # shorter than L: the original ones
+    assert getattr(module, cached) == L
+    growing = modeling_llama.LlamaRotaryEmbedding(cfg)  # one generation: the length only grows
+    for ell in range(L + 1, 4 * L + 1):
+        assert torch.allclose(run(growing, ell), formulas(ell), rtol=1e-5, atol=0), ell
 
 
 def test_mean_reach_bound_counts_d_over_2_partial_sums():
@@ -3373,15 +3472,16 @@ def test_rnope_swa_row_cohere_did_so_before_llama_4_with_sliding_windows():
 
 def test_qwen_logn_query_scale_matches_the_claims_page():
     """The row "logn attention (`use_logn_attn`)": "Qwen-7B's factor on the query at position $p \\ge L$, counting from
-    0, at inference only; $L$ is its configuration's `seq_length`", each logit multiplied by "$\\log_L(p + 1)$".
+    0, at inference only, so it multiplies that query's logits; $L$ is its configuration's `seq_length`", each logit
+    multiplied by "$\\log_L(p + 1)$".
     Qwen-7B's code is not installed: the rule is transcribed from its modeling_qwen.py (QWenAttention: `logn_list =
     [math.log(i, self.seq_length) if i > self.seq_length else 1 for i in range(1, 32768)]`, applied to the queries
     only when the key length exceeds `seq_length` and `not self.training`), as tests/test_summary.py does for the claims
     page, whose words the page repeats."""
     meaning, factor = cells("logn attention (`use_logn_attn`)")[2:4]
     assert meaning == (
-        "Qwen-7B's factor on the query at position $p \\ge L$, counting from 0, at inference only; $L$ is its"
-        " configuration's `seq_length`"
+        "Qwen-7B's factor on the query at position $p \\ge L$, counting from 0, at inference only, so it multiplies"
+        " that query's logits; $L$ is its configuration's `seq_length`"
     )
     assert factor == "$\\log_L(p + 1)$"
     assert "use_logn_attn" not in block("Other models' query and logit scales")  # said once, in the row
@@ -3898,7 +3998,7 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     # $1 + s(\ell/L - 1)$ (the values: test_longer_inputs_main_line_gives_the_slowest_pairs_divisors)
     example = re.sub(r"\s+", " ", block(WE))
     assert "| *position interpolation* | divides every pair's frequency by 8 | 8 at any length |" in example
-    assert "*Dynamic NTK* sets its effective factor to $1 + s(\\ell/L - 1)$ past $L$." in example
+    assert "*Dynamic NTK* sets its effective factor to $1 + s(\\ell/L - 1)$ past $L$." in block(DYN)
     d, base, L, s = llama31_head()
     plain_theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     slowed = {}
@@ -3914,14 +4014,14 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
 
 
 def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_worked_example():
-    """The worked example's block: "*Dynamic NTK* sets its effective factor to $1 + s(\\ell/L - 1)$ past $L$." The rows
-    "kept (pair)" and "ramp" define the table's *kept* and *ramps*. The block's formula is the
+    """The block after the worked example: "*Dynamic NTK* sets its effective factor to $1 + s(\\ell/L - 1)$ past
+    $L$." The rows "kept (pair)" and "ramp" define the table's *kept* and *ramps*. The block's formula is the
     dynamic NTK row's (:func:`test_dynamic_ntk_formula_and_the_field_transformers_reads` runs it against transformers)
     and gives the worked example's 9 at 2L with s = 8, what transformers' `dynamic` divides the slowest pair by. In
     transformers' `llama3` (Llama 3.1's head and bounds) and `yarn` (its default betas), over three factors, each pair's
     frequency is its own (kept), its own over s (divided) or a blend w theta + (1 - w) theta/s with 0 < w < 1, and the
     blended pairs lie between the kept and the divided ones."""
-    before = block(WE)
+    before = block(DYN)
     (primer,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", before)
     ((_, formula),) = re.findall(
         r"effective factor is (\d+) up to \$L\$, then \$([^$]+)\$ \(emozilla 2023\)", row("dynamic NTK (`dynamic`)")
@@ -4021,16 +4121,15 @@ def test_every_italic_term_has_its_own_row():
 
 def test_worked_examples_dynamic_ntk_cell_and_its_formula_in_the_block():
     """The worked example's table: dynamic NTK "keeps pair 0, divides the slowest by 9 and each pair between by less".
-    The same block: "At $2L$ with $s = 8$, that is $9 = 1 + 8(2 - 1)$, while the stretch is 2. It then divides pair
+    The block after it: "At $2L$ with $s = 8$, that is $9 = 1 + 8(2 - 1)$, while the stretch is 2. It then divides pair
     $i$'s frequency by $9^{2i/(d-2)}$: by 1 for pair 0 and by 9 for the slowest." In Llama 3.1's head (posenc's copy of
     its config), transformers' `dynamic` at 2L, with `max_position_embeddings` set to L: the page's exponent, read and
     evaluated, gives every pair's divisor; the block's 9 is the primer's formula at 2L."""
-    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     assert (
         "| *dynamic NTK* | keeps pair 0, divides the slowest by 9 and each pair between by less | 9 at this length |"
-        in (raw)
+        in (block(WE))
     )
-    text = block(WE)
+    text = block(DYN)
     ((s, scale, one, factor, stretch, word),) = re.findall(
         r"At \$2L\$ with \$s = (\d+)\$, that is \$(\d+) = (\d+) \+ (\d+)\(2 - 1\)\$, while the stretch is (\d+)\."
         r" In general it divides pair \$i\$'s frequency by \$F\^\{[^$]+\}\$, with \$F\$ its effective factor; here"
@@ -4103,7 +4202,8 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     dynamic)", "logn attention (field use_logn_attn)", each rope type one of transformers'. Besides the rows, an entry
     "WORD, see TERM" leads from a chapter's word with no row of its own to
     the row TERM, linked to TERM's label; each such WORD is a chapter's own word (chapter 8's "fixed", chapter 10's
-    "query temperature") or a name no chapter uses (MQA)."""
+    "query temperature", the intro's, the summary's and chapter 10's "training length") or a name no chapter uses
+    (MQA)."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
     assert "covers the names in configurations and code, such as `position_ids`." in opening
@@ -4206,7 +4306,15 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
         "fixed": "static or fixed (scaling)",
         "multi-query attention (MQA)": "grouped-query attention (GQA)",
         "query temperature": "Llama 4's query temperature τ (temperature tuning)",
+        "training length": "trained length",
     }, aliases
+    # "training length", a word for L in the intro, the summary or chapter 10, leads to the trained length's row,
+    # which gives it as a synonym (any one of the three pages using the word justifies the entry)
+    assert row("trained length | 训练长度").split(" | ")[2].endswith("; also called the training length")
+    pages = [
+        re.sub(r"\s+", " ", (ROOT / "book" / f"{name}.md").read_text(encoding="utf-8")) for name in ("intro", "summary")
+    ]
+    assert any("training length" in text for text in (chapter("10_rope_today"), *pages))
     assert "{ref}`dynamic NTK (rope type dynamic) <glossary-longer-terms>`" in index
     assert "Dynamic NTK's effective factor is not the configuration's `factor` $s$." in chapter("07_beyond")
     assert "rope_types are static" in chapter("07_beyond") and "rule are *static*" in chapter("10_rope_today")
@@ -4498,6 +4606,11 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
+    # one idea per paragraph: the fast and slow pairs, then the stretch with the three numbers' table
+    paragraphs = [re.sub(r"\s+", " ", p) for p in section.split("\n\n")]
+    assert paragraphs[1].startswith("A model's *trained length*") and paragraphs[1].endswith("it meets new angles.")
+    assert paragraphs[2].startswith("Call an input's length over $L$ its *stretch*.")
+    assert paragraphs[3] == "Three numbers are easy to mix up:" and paragraphs[4].startswith("| number |")
     ((config_word, main_stretch, slowest),) = re.findall(
         r"about the stretch, so RoPE scalings slow the slow pairs\. Three"
         r" numbers are easy to mix up: \| number \| what it is \|"
@@ -4571,7 +4684,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # and the divisors they give those two pairs are this table's two columns, run in transformers
     ((end_fast, end_slow),) = re.findall(
         r"\| 9 at this length \| The two-rule table above gives only the ends of these ranges: pair (\d+), the fastest,"
-        r" and pair (\d+), the slowest\. \*Dynamic NTK\*",
+        r" and pair (\d+), the slowest\. Here the stretch is 2\.",
         re.sub(r"\s+", " ", block(WE)),
     )
     assert (int(end_fast), int(end_slow)) == (fastest_pair, int(torch.argmin(l_theta))) == (0, l_d // 2 - 1)
@@ -4613,7 +4726,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r"\| \*dynamic NTK\* \| keeps pair (\d+), divides the slowest by (\d+) and each pair between by less \|",
         example,
     )
-    (stretch_value,) = re.findall(r", while the stretch is (\d+)\.", example)
+    dyn_block = re.sub(r"\s+", " ", block(DYN))  # the block after the worked example: dynamic NTK's 9
+    (stretch_value,) = re.findall(r", while the stretch is (\d+)\.", dyn_block)
+    assert f"Here the stretch is {stretch_value}. Each rule divides the slowest pair by more than that:" in example
     # the main line's example sentence: the block's stretch, its three rules' divisors of the slowest pair
     (llama3_value,) = re.findall(
         r"\| `llama3` \| keeps pairs 0 to \d+, \*ramps\* \d+ to \d+, divides \d+ to 63 by (\d+) \|", example
@@ -4637,7 +4752,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         assert n_tokens / l_L < (n_tokens - 1) / (l_L - 1) < n_tokens / l_L * 1.001  # just above the stretch
     fastest = "fastest"  # pair 0: checked below with argmax
     most = "most"  # the costs block's premise: the rules slow most other pairs more than they need
-    (main_formula,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", example)
+    (main_formula,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", dyn_block)
     assert "$F$" not in visible  # F, dynamic NTK's effective factor, only in the worked example
     # "This page never writes the stretch as $s$": each $s$ on the page is `factor` (or chapter 5's score s(r));
     # no "$s$" beside the word stretch, no "s = max(...)" and no "s = ell/L"
@@ -4652,13 +4767,13 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # the general exponent and chapter 8's factor, moved to the worked example
     (power,) = re.findall(
         r"In general it divides pair \$i\$'s frequency by \$F\^\{([^$]+)\}\$, with \$F\$ its effective factor;",
-        re.sub(r"\s+", " ", block(WE)),
+        dyn_block,
     )
     (ch8_factor,) = re.findall(
         r"Chapter 8 defines dynamic NTK with `factor` (\d+), making \$F\$ the stretch\. Its slowest pair is then"
         r" divided by exactly the stretch, so at \$2L\$ it passes training's last angle by (half) its unscaled"
         r" frequency\.",
-        re.sub(r"\s+", " ", block(WE)),
+        dyn_block,
     )
     ch8_factor, half = ch8_factor
     # transformers' `dynamic` with `factor` 1 at 2L: the slowest pair divided by 2, the stretch; its last offset,
@@ -4689,7 +4804,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert f"| $s$, a {config_word}, for the rules with one factor:" in row("extension factor")
     assert "| the number by which a rule divides its slowest pair's frequency for one input:" in row("effective factor")
     assert (slowest, more) == ("slowest", "more"), (slowest, more)
-    (formula,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", block(WE))
+    (formula,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", dyn_block)
     assert main_formula == formula, (main_formula, formula)  # the main line's formula is the worked example's
     assert at == times, (at, times)  # the sentence speaks of the table's length
     # the example names Llama 3.1's head; the numbers checked below hold for a second head of another base too
@@ -5347,7 +5462,7 @@ def test_longrope_attention_factor():
         )
         factor = ROPE_INIT_FUNCTIONS["longrope"](cfg, "cpu")[1]
         assert abs(page_value(s, L) - factor) < 1e-9, (set_factor, stored, factor)
-    assert "| the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin |" in row("attention factor")
+    assert "| the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin;" in row("attention factor")
 
 
 def test_mrope_on_text_is_plain_rope():
@@ -5464,9 +5579,10 @@ def test_learned_position_embedding_row_has_no_row_past_its_last():
 
 def test_fast_pairs_angles_together_can_be_new_past_L():
     """The block "The same head: the fast pairs' angles taken together, past L": "A fast pair meets no new angle on its
-    own, but the fast pairs' angles taken together can be new", with the gap defined there. "In this head, with
+    own, but the fast pairs' angles taken together can be new", with the gap defined there. "The yardstick is one
+    radian, pair 0's step per position: no fast pair moves further between neighbouring distances. In this head, with
     unscaled frequencies, checked at each distance from $L$ to $L + 1999$: from $L + 2$ on, the gap is about 2.6
-    radians, against one radian between neighbouring distances, pair 0's step from one distance to the next": in
+    radians": in
     Llama 3.1's head, unscaled (RoPE's own $b^{-2i/d}$), over the fast pairs (the fast pair row's inequality), each
     distance's gap (over trained distances, the largest wrapped gap over the fast pairs) is 2.6 when rounded to a tenth
     at every distance from L + 2 to L + 1999, and two neighbouring distances differ by at most pair 0's step, one
@@ -5481,11 +5597,12 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
         " distance $r$'s gap $\\min_{t < L} \\max_i \\lvert (r - t)\\,\\theta_i\\rvert$, over the fast pairs $i$, each"
         " angle wrapped into $[-\\pi, \\pi]$: how far the nearest trained distance $t$ leaves the worst fast pair."
     )
-    ((unscaled, first, last, later, later_gap, neighbour, only, one_rad, at_from, next_off, next_gap, gap, least),) = (
+    ((neighbour, unscaled, first, last, later, later_gap, only, one_rad, at_from, next_off, next_gap, gap, least),) = (
         re.findall(
-            r" In this head, with (unscaled) frequencies, checked at each distance from \$(L)\$ to \$L \+ (\d+)\$:"
-            r" from \$L \+ (\d)\$ on, the gap is about ([\d.]+) radians, against (one) radian between neighbouring"
-            r" distances, pair 0's step from one distance to the next\. Only distance \$(L)\$ is as close to a trained"
+            r" The yardstick is (one) radian, pair 0's step per position: no fast pair moves further between"
+            r" neighbouring distances\. In this head, with (unscaled) frequencies, checked at each distance from"
+            r" \$(L)\$ to \$L \+ (\d+)\$: from \$L \+ (\d)\$ on, the gap is about ([\d.]+) radians\. Only distance"
+            r" \$(L)\$ is as close to a trained"
             r" one as neighbouring distances are to each other, (one) radian from \$L - (\d)\$\. Distance \$L \+ (\d)\$"
             r" is (two) radians off\. So at every distance checked, every trained distance leaves some fast pair at"
             r" least (a) radian from its angle: the smallest such gap is (one) radian\.$",
@@ -5594,12 +5711,13 @@ def test_softmax_scale_row_is_transformers_scaling():
 
 
 def test_dynamic_ntk_effective_factor_exceeds_factor_at_2l():
-    """The worked example (collapsed): "At $2L$ with $s = 8$, that is $9 = 1 + 8(2 - 1)$, while the stretch is 2",
-    and its table's dynamic NTK row, 9 at this length; transformers' `dynamic`
+    """The block after the worked example: "At $2L$ with $s = 8$, that is $9 = 1 + 8(2 - 1)$, while the stretch is
+    2", and the worked example's table's dynamic NTK row, 9 at this length; transformers' `dynamic`
     with factor 8 divides the slowest pair by 9 at 2L (L its max_position_embeddings), by more at 3L, and 9 > 8."""
     text = re.sub(r"\s+", " ", block(WE))
     (value,) = re.findall(
-        r"At \$2L\$ with \$s = 8\$, that is \$(\d+) = 1 \+ 8\(2 - 1\)\$, while the stretch is 2\.", text
+        r"At \$2L\$ with \$s = 8\$, that is \$(\d+) = 1 \+ 8\(2 - 1\)\$, while the stretch is 2\.",
+        re.sub(r"\s+", " ", block(DYN)),
     )
     assert int(value) == 1 + 8 * (2 - 1) == 9 > 8
     assert (

@@ -931,7 +931,7 @@ def test_generate_numbers_left_padded_rows_from_their_first_real_token():
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     text = re.sub(r"\s+", " ", "".join("".join(c["source"]) for c in nb["cells"]))
     assert "counts positions from each row's first real token, using the attention mask" in text
-    # the lead "Even in plain text, a position is not always the token's index." and the block's "In a left-padded
+    # the block's summary "Even in plain text, a position is not always the token's index" and its "In a left-padded
     # batch, `generate` ... counts positions from each row's first real token": the padded row (index 2 gets 0)
     # and packed rows
     # (test_chapter_padding_free_positions_restart_per_sequence: index 3 gets 0). The block's "a third case:
@@ -941,11 +941,12 @@ def test_generate_numbers_left_padded_rows_from_their_first_real_token():
     kept, slot = posenc.streaming_cache_positions(20, n_sink=2, window=6)
     assert slot.tolist() == list(range(8)) and kept.tolist() != slot.tolist()
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    # one plain lead on the main line, after the M-RoPE idea; the cases sit in the block right below it
-    lead = "Even in plain text, a position is not always the token's index."
-    summary = "<summary>Plain text: ids that are not the place in the row</summary>"
-    assert main_line.count(lead) == 1 and "left-padded" not in main_line
-    assert f"{lead} <details>{summary} In a left-padded batch, `generate` in transformers 5.24 counts positions" in text
+    # the lead is the block's summary, after the M-RoPE idea; no lone main-line sentence without its example
+    lead = "Even in plain text, a position is not always the token's index"
+    summary = f"<summary>{lead}</summary>"
+    assert lead not in main_line and "left-padded" not in main_line and text.count(lead) == 1
+    assert f"<details>{summary} In a left-padded batch, `generate` in transformers 5.24 counts positions" in text
+    assert "</details> <details>" + summary in text  # right after the Qwen block: no main-line text between them
     section = text[text.index("## What is a position") : text.index("## Which layers use RoPE")]
     assert section.index("### M-RoPE") < section.index("### Qwen3-VL") < section.index(summary)  # the section's end
     assert (
@@ -1599,13 +1600,20 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert topic in text and "Far back, a larger base keeps more of a matching key's score." not in text
     bases = {k: book.MODEL_ROPE_CONFIGS[k]["rope_theta"] for k in ("llama-2-7b", "llama-3-8b", "code-llama-7b")}
     assert bases == {"llama-2-7b": 1e4, "llama-3-8b": 5e5, "code-llama-7b": 1e6}  # the three bases compared above
-    assert "far back, the larger base keeps more of the score" in _figure_titles()  # the section's one panel
+    assert "far back, the larger base keeps a larger share of its score" in _figure_titles()  # the section's panel
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert main_line.index(topic) < main_line.index("Its *score per pair*")
-    # the figure marks the printed means where they lie, at the band's right edge (2a - 1 = 16 383), not across it
+    assert main_line.index(topic) < main_line.index("The figure plots the key's score as a share")
+    # the figure marks the printed means where they lie, at the band's right edge (2a - 1 = 16 383), not across it;
+    # its title, y label, dots and print name one measure in the same words: the share of the score at distance 0,
+    # averaged over x/2 to x (x: the x axis, named "distance x")
     plot = "".join(next(c for c in nb_cells() if c.get("id") == "c14c-plot")["source"])
-    assert 'label="8192-16383 back")' in plot and "the means printed above: each line at 16383" in plot
-    assert "8192-16383 back: the means printed above" not in plot
+    assert 'label="8192-16383 back")' in plot
+    assert 'label="each line at x = 16383: its share averaged over 8192-16383, printed above")' in plot
+    assert 'ylabel="share of the score at distance 0,\\naveraged over x/2 to x"' in plot
+    assert 'xlabel="distance x (tokens back, log scale)"' in plot
+    printed = "".join(next(c for c in nb_cells() if c.get("id") == "c14c")["source"])
+    assert "share of the score at distance 0, averaged over 8192-16383 back:" in printed
+    assert "the means printed above" not in plot and "8192-16383 back: the means printed above" not in plot
     # "Why: a slow pair has turned little even that far back, so its cosine stays near one. A larger base has more
     # such pairs.": over the section's band, 8K to 16K tokens back, the pairs whose cosine stays above 0.9 at every
     # distance are 0, 12 and 15 of 64 for 1e4, 5e5 and 1e6, and they carry most of the larger bases' mean
@@ -1670,7 +1678,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
             direct = torch.cos(torch.arange(a, 2 * a, dtype=torch.float64)[:, None] * theta).mean()
             assert abs(float(thick[a - 1] - direct)) < 1e-9, (base, a)
     assert "ax.semilogx(2 * a - 1, posenc.rope_matching_stretch_means(128, b, 8192)" in _figure_titles()
-    assert 'ylabel="average score per pair"' in _figure_titles()
+    assert 'ylabel="average score per pair"' not in _figure_titles()  # the share, as the main line names it
     assert "The figure smooths each curve" not in text
     for sentence in (
         "each span of distances from $a$ to $2a - 1$. These are the figure's lines, each mean drawn at $2a - 1$, so at"
@@ -1679,13 +1687,17 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "It is also the mean over random queries, scaled to one at distance zero.",
         "With $d = 128$, averaged over distances eight to sixteen thousand tokens back, the two larger bases keep"
         " about a quarter of the score at distance zero; $10^4$ keeps about zero.",
-        "In the figure, a line at distance $x$ is its *average score per pair* over the distances from $x/2$ to $x$,"
-        " which smooths out the score's fast wiggles.",
+        "That share wiggles from one distance to the next, so each point at distance $x$ averages it over the"
+        " distances from $x/2$ to $x$.",
         "The appendix checks that this average is also the mean over random queries.",
     ):
         assert sentence in text, sentence
-    # the score per pair is defined before its numbers are given
-    assert text.index("Its *score per pair*") < text.index("eight to sixteen thousand tokens back")
+    # the score per pair is defined, in the block, before its numbers are given
+    defined = (
+        "With pairs of one length, the share is the *score per pair*, $\\frac{2}{d}\\sum_i \\cos(\\Delta\\theta_i)$."
+    )
+    assert defined in text and defined not in main_line
+    assert text.index(defined) < text.index("eight to sixteen thousand tokens back")
     # "With $d = 128$, ... about a quarter ...; $10^4$ keeps about zero": the figure's head, unit pairs, the mean
     # over distances 8192-16383 (0.23 and 0.27 for 5e5 and 1e6, -0.05 for 1e4)
     band = torch.arange(8192, 16384, dtype=torch.float64)[:, None]
@@ -1908,9 +1920,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     """Chapter 10, *DeepSeek's MLA*: the latent is "512 numbers in DeepSeek-V2", the rotary key "64 numbers shared by
     all 128 heads" (the copied config; the DeepSeek-V2 paper's d_c, d_h^R and n_h). *How each scaling reshapes the
     wavelengths*: "An explorer, live only with a running kernel, draws this view for any model in the appendix's
-    table; the figures below are static.": every
-    row of MODEL_ROPE_CONFIGS is one of its choices, and each draws; its cell is tagged remove-output (the web book puts
-    its kernel-less explorer there) and the code cell right after it draws the demo head's figures."""
+    table; the figure after it, static, draws the opening's Llama 3.1 8B config.": every row of MODEL_ROPE_CONFIGS is
+    one of its choices, and each draws; its cell is tagged remove-output (the web book puts its kernel-less explorer
+    there); the code cell right before its note draws the demo head's panels, the one right after it Llama 3.1 8B's."""
     from posenc.explorers import ModelScalingExplorer
 
     ds = book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]
@@ -1929,7 +1941,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "| $c_n$ | the latent of token $n$, cached | 512 |",
         "| $k^R_n$ | the rotary key of token $n$, shared by all heads and cached | 64 |",
         "An explorer, live only with a running kernel, draws this view for any model in the appendix's table; the"
-        " figures below are static.",
+        " figure after it, static, draws the opening's Llama 3.1 8B config.",
         "MLA's 576 numbers are the latent's 512 and the rotary key's 64, in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
         "so MLA *folds* it into the query once and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\,"
@@ -2164,10 +2176,16 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     ]
     assert len(explorer) == 1 and "remove-output" in explorer[0]["metadata"]["tags"]  # the web book: its own explorer
     at = nb["cells"].index(explorer[0])
-    after = nb["cells"][at + 1]  # its static figures, which the web book shows without JavaScript, come right after
-    assert after["cell_type"] == "code" and "scaled_wavelengths" in "".join(after["source"])
+    # the demo head's panels come right after the text that names their dashed lines, before the explorer's note;
+    # its static companion, which the web book shows without JavaScript, is the Llama 3.1 8B figure right after it
+    before, after = nb["cells"][at - 2], nb["cells"][at + 1]
+    assert before["cell_type"] == "code" and 'scaled_wavelengths("pi")' in "".join(before["source"])
+    assert after["cell_type"] == "code" and 'scaled_wavelengths("llama-3.1-8b")' in "".join(after["source"])
     assert "live only with a running kernel" in "".join(nb["cells"][at - 1]["source"])
-    assert "the figures below are static" in "".join(nb["cells"][at - 1]["source"])
+    assert "the figure after it, static, draws the opening's Llama 3.1 8B config" in "".join(
+        nb["cells"][at - 1]["source"]
+    )
+    assert "dashed lines mark where *fast* ends" in "".join(nb["cells"][at - 3]["source"])
 
 
 def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
@@ -2323,6 +2341,21 @@ def test_chapter_llama3_fields_and_qwen3_yarn():
         "YaRN then divides the slowest pairs' frequencies by 4 and keeps the fastest pairs",
     ):
         assert sentence in text, sentence
+    # *Reading a modern config*: "A scaling may be used in training or added by users. Llama 3.1 trained on inputs
+    # longer than the $L$ its `llama3` scaling starts from; Qwen2.5's model cards tell users to add `yarn` for long
+    # inputs." Llama 3.1's row: trained 131 072 past its L, 8192 (the copied row and the Llama 3 paper); Qwen2.5's
+    # cards: the appendix's block, which quotes them (a copy, not a check of the cards)
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    config_part = main_line[main_line.index("## Reading a modern config") : main_line.index("## Takeaways")]
+    origin = (
+        "A scaling may be used in training or added by users. Llama 3.1 trained on inputs longer than the $L$ its"
+        " `llama3` scaling starts from; Qwen2.5's model cards tell users to add `yarn` for long inputs."
+    )
+    assert origin in config_part
+    row = book.MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    assert row["rope_scaling"]["rope_type"] == "llama3"
+    assert row["trained_length"] == 131072 > row["rope_scaling"]["original_max_position_embeddings"] == 8192
+    assert "Qwen2.5's model cards tell users to add it only for long inputs, since it may hurt short texts." in text
 
 
 def test_chapter_llama4_design_and_temperature_formula():
@@ -2469,11 +2502,11 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         " scale $B$ and each $\\zeta_i$ below one, smallest for the fast pairs.",
         "Its decay fades the fast pairs first; far back, their terms only swing around zero.",
         "Take $d = 64$ and keys two to four thousand tokens back.",
-        "The figure shows unrelated keys: their scores average zero, so it measures their mean size, which falls to"
-        " about a third of RoPE's.",
+        "For unrelated keys, whose scores average zero, the figure measures *mean size*: xPos's falls to about a"
+        " third of RoPE's.",
         "**A key equal to its query.** At $d = 64$, two to four thousand tokens back, it keeps its average: no lower"
         " than RoPE's, and it swings less; nearer in, xPos lowers it.",
-        "The figure measures mean size, $|\\text{score}|$, since unrelated keys' scores average zero.",
+        "Mean size is the mean of $|\\text{score}|$ over the figure's 1000 random query/key pairs.",
         "Nearer in, xPos does lower this average at $d = 64$: over every span of distances from $a$ to $2a - 1$ with"
         " $a$ up to about 1500, and over some spans with $a$ up to about 2400, by up to 15 %.",
         "At $d = 32$ it is a hair lower even from 2048 to 4096 tokens back.",
@@ -2482,6 +2515,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     ):
         assert sentence in text, sentence
     assert "stays close to RoPE's" not in text and "stays near RoPE's" not in code
+    # the block's "Mean size is the mean of |score| over the figure's 1000 random query/key pairs": the figure's code
+    assert "qc, kc = (torch.randn(1000, d_xpos // 2, generator=gr, dtype=torch.complex128) for _ in range(2))" in code
+    assert "rope_abs = ((qc * kc.conj()) @ turn.T).real.abs().mean(0)" in code
+    assert 'ylabel="mean size, |score|, / RoPE\'s average"' in code
     assert "xPos's average is slightly above RoPE's" not in text  # now the block's numbers: 0.058 against 0.046
     assert "its average 2048-4096 back is not lower than RoPE's" in code  # the right panel's title
     assert "does not lower a matching key's average" not in text  # unscoped: false nearer in and at d = 32
@@ -2494,9 +2531,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # one measure per sentence: mean size for unrelated keys, then the signed average for a key equal to its query;
     # the scope (d = 64, the band) is stated once, before both
     scope = "Take $d = 64$ and keys two to four thousand tokens back."
-    unrelated = "The figure shows unrelated keys: their scores average zero, so it measures their mean size"
+    unrelated = "For unrelated keys, whose scores average zero, the figure measures *mean size*:"
     assert "unrelated keys get quieter" not in text and text.count(scope) == 1
-    assert text.index(scope) < text.index(unrelated) < text.index("A key equal to its query keeps its signed average")
+    assert text.index(scope) < text.index(unrelated) < text.index("For a key equal to its query, the measure is")
     # the main line keeps one panel, unrelated keys; the matching key's panel, its sentence and "nearer in" are the
     # appendix's *xPos* part, each once; the section's "its average score there is at RoPE's or above": 0.058 >= 0.046
     # (checked above), scoped by "there" to the figure's d = 64 and band
@@ -2507,10 +2544,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # key equal to its query is not what xPos quiets: its (signed) average, 0.058 >= 0.046, checked above; the block
     # does not repeat it
     not_quieted = (
-        "A key equal to its query keeps its signed average score there, at RoPE's or above, as the appendix's *xPos*"
-        " part shows."
+        "For a key equal to its query, the measure is the *average score*: xPos's stays at RoPE's or above there, as"
+        " the appendix's *xPos* part shows."
     )
-    assert text.count(not_quieted) == 1 and "which falls to about a third of RoPE's. " + not_quieted in xpos_main
+    assert text.count(not_quieted) == 1 and "xPos's falls to about a third of RoPE's. " + not_quieted in xpos_main
     assert scope + " " + unrelated in xpos_main  # the scope sentence opens the pair
     assert "with signs" not in xpos_main  # the main line keeps one measure per sentence
     assert not_quieted + " " + lesson in xpos_main  # the lesson follows the matching key's sentence
@@ -2574,6 +2611,50 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     back64 = torch.arange(2048, 4097)[:, None].double()
     fast = torch.cos(back64 * posenc.rope_inv_freq(64).double()[:16])
     assert float(fast.mean(0).abs().max()) < 0.07 and float(fast.min()) < -0.99 and float(fast.max()) > 0.99
+
+
+def test_chapter_scaling_pulls_far_angles_back_for_static_and_dynamic_rules():
+    """Chapter 10, *How each scaling reshapes the wavelengths*: "A *scaling*, set in `rope_scaling`, slows some or all
+    pairs, pulling the angles of far keys back toward those seen in training." True for the static rules and for
+    transformers 5.24's `dynamic`, which changes only on inputs past L: on an input of 4L, every pair's frequency is at
+    most the plain one (so no angle grows), some are lower, and the slowest pair's angle for the farthest key falls
+    back inside the range it reached within L."""
+    transformers = _hf()
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    text = chapter_markdown("10_rope_today")
+    sentence = (
+        "A *scaling*, set in `rope_scaling`, slows some or all pairs, pulling the angles of far keys back toward those"
+        " seen in training."
+    )
+    assert sentence in text and "turn less far on inputs longer than" not in text
+    L, d = 4096, 128
+    plain = posenc.rope_inv_freq(d, 1e4).double()
+    fields = {
+        "linear": {"factor": 8.0},
+        "yarn": {"factor": 8.0, "original_max_position_embeddings": L},
+        "llama3": {
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": L,
+        },
+        "dynamic": {"factor": 8.0},
+    }
+    x, long = torch.zeros(1, 1, d), torch.arange(4 * L)[None]
+    for rope_type, extra in fields.items():
+        cfg = transformers.LlamaConfig(
+            hidden_size=d,
+            num_attention_heads=1,
+            max_position_embeddings=L,
+            rope_parameters={"rope_type": rope_type, "rope_theta": 10000.0, **extra},
+        )
+        rotary = LlamaRotaryEmbedding(cfg)
+        rotary(x, long)  # dynamic updates its frequencies for this length; the static rules keep theirs
+        scaled = rotary.inv_freq.double()
+        assert bool((scaled <= plain * (1 + 1e-6)).all()), rope_type  # no pair turns faster
+        assert bool((scaled < plain * (1 - 1e-3)).any()), rope_type  # some pairs are slowed
+        assert float(scaled[-1]) * (4 * L - 1) < float(plain[-1]) * (L - 1), rope_type  # back inside the trained range
 
 
 def test_chapter_static_scalings_llama31_panel_and_larger_bases():
@@ -2928,7 +3009,8 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
         assert sentence in text and sentence not in main_line, sentence
     # the main line says where "fast" ends, with the figures' numbers (the sweep above: kept iff L / lambda > field)
     assert (  # a pair that turns N times within L has wavelength L / N, said where the dashed lines are named
-        "Dashed lines mark where *fast* ends: a pair that turns 32 times within $L$ has wavelength $L/32$, one that"
+        "In every panel but PI's, dashed lines mark where *fast* ends: a pair that turns 32 times within $L$ has"
+        " wavelength $L/32$, one that"
         " turns 4 times $L/4$. With YaRN's usual `beta_fast` of 32, YaRN keeps the pairs that turn over 32 times,"
         " $\\lambda_i < L/32$; with Llama 3.1's `high_freq_factor` of 4, the `llama3` rule keeps those that turn over"
         " 4 times, $\\lambda_i < L/4$." in main_line
@@ -2958,7 +3040,13 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     assert book.MODEL_ROPE_CONFIGS["llama-4-scout"]["rope_scaling"]["high_freq_factor"] == 1.0
     assert "YaRN keeps the pairs that turn over 32 times within $L$, $\\lambda_i < L/32$; the `llama3` rule" not in text
     # the blend is named before the figures that draw it
-    assert main_line.index("Between the kept and the slowed") < main_line.index("Dashed lines mark where *fast* ends")
+    assert main_line.index("Between the kept and the slowed") < main_line.index("dashed lines mark where *fast* ends")
+    # "In every panel but PI's": the PI panel's start is None, so it draws no dashed line; the YaRN, llama3 and
+    # Llama 3.1 panels each draw one
+    code = _figure_titles()
+    assert '(("pi", "PI, linear", None), ("yarn", "YaRN", 32), ("llama3", "the llama3 rule", 4))' in code
+    assert '    if start:\n        ax.axhline(L_panel / start, color="k", ls="--"' in code
+    assert 'ax.axhline(L31 / 4, color="k", ls="--", lw=1, label=f"L/4 = {L31 // 4}")' in code
     # "they divide by a factor between one and $s$ that grows toward the slower pairs": on the demo head (yarn,
     # llama3) and the opening's config, each pair's slowdown lies in [1, s], never falls from one pair to the
     # next slower one, and takes values strictly between 1 and s for the blended pairs
@@ -3745,15 +3833,25 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     # *Far keys keep more of their score*: the thick lines are band means; the thin line, one distance at a time,
     # strays from its band mean by over 0.1 somewhere (asserted where the figure is drawn)
     thick = (
-        "In the figure, a line at distance $x$ is its *average score per pair* over the distances from $x/2$ to $x$,"
-        " which smooths out the score's fast wiggles."
+        "That share wiggles from one distance to the next, so each point at distance $x$ averages it over the"
+        " distances from $x/2$ to $x$."
     )
     assert thick in main_line  # the band, said on the main line: the line drawn at x = 2a - 1 averages a .. 2a - 1
-    # one definition before the figure, the score per pair; the unrelated key's zero mean sits in the block
-    assert (
-        "Its *score per pair*, $\\frac{2}{d}\\sum_i \\cos(\\Delta\\theta_i)$, is one at distance zero. In the figure"
-        in (main_line)
+    # one measure before the figure, the share of the score at distance zero; with pairs of one length the share is
+    # the score per pair, (2/d) sum cos: checked here for pairs of a random common length r (r ** 2 cancels)
+    measure = (
+        "Take a key equal to its query, with all its pairs the same length. The figure plots the key's score as a share"
+        " of its score at distance zero. " + thick
     )
+    assert measure in main_line and "unit length" not in main_line[main_line.index("## Raising the base") :][:1500]
+    theta_m = posenc.rope_inv_freq(128, 5e5).double()
+    q_m = torch.randn(64, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    q_m = q_m / q_m.abs() * 1.7  # every pair's 2-D slice of one length, 1.7: (1.7, 0) or (-1.7, 0)
+    q_pairs = torch.complex(q_m, torch.zeros_like(q_m))
+    for dist in (0, 5, 9000):
+        score = float((q_pairs * q_pairs.conj() * torch.exp(1j * dist * theta_m)).real.sum())
+        share = score / float((q_pairs * q_pairs.conj()).real.sum())
+        assert abs(share - float(torch.cos(dist * theta_m).mean())) < 1e-12, dist
     assert "An unrelated key scores about zero on average." in text and "unrelated key scores about" not in main_line
     for base in (1e4, 1e6):
         means = posenc.rope_matching_stretch_means(128, base, 4096).double()
@@ -3832,19 +3930,24 @@ def test_chapter_mla_rotary_key_takes_its_own_ladder():
 
 
 def test_chapter_base_figure_title_names_its_smoothing():
-    """Chapter 10, *Raising the base*: the figure's smoothing rule is said once, on the main line: "In the figure, a
-    line at distance $x$ is its *average score per pair* over the distances from $x/2$ to $x$, ..."; the x label is
-    short, "distance |Δ| (tokens, log scale)". The thick line drawn at x = 2a - 1 is the mean of the score per pair over
-    distances a .. 2a - 1."""
+    """Chapter 10, *Raising the base*: the figure's smoothing rule is said once, on the main line: "That share wiggles
+    from one distance to the next, so each point at distance $x$ averages it over the distances from $x/2$ to $x$.";
+    the x label names that x, "distance x (tokens back, log scale)", and the y label says the same measure in the same
+    words, "share of the score at distance 0, averaged over x/2 to x". The thick line drawn at x = 2a - 1 is the mean
+    of the score per pair over distances a .. 2a - 1."""
     code = _figure_titles()
-    assert 'ax.set(xlabel="distance |Δ| (tokens, log scale)", ylabel="average score per pair"' in code
+    assert (
+        'ax.set(xlabel="distance x (tokens back, log scale)", ylabel="share of the score at distance 0,\\naveraged'
+        ' over x/2 to x"' in code
+    )
     assert "a thick line at x: the mean over x/2 to x" not in code  # the rule's one place is the main line
     main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
-    rule = "a line at distance $x$ is its *average score per pair* over the distances from $x/2$ to $x$"
+    rule = "each point at distance $x$ averages it over the distances from $x/2$ to $x$"
     assert main_line.count(rule) == 1
     # the figure draws only the band means, all thick (lw=2.5), so the main line does not say "thick"; the text's
-    # term is the y label's words
-    assert "a thick line at distance" not in main_line and 'ylabel="average score per pair"' in code
+    # term, "share of its score at distance zero", is the y label's and the title's
+    assert "a thick line at distance" not in main_line and "as a share of its score at distance zero" in main_line
+    assert "a larger share of its score" in code
     base_fig = next(
         "".join(c["source"]) for c in nb_cells() if 'model_of = {1e4: "Llama 2"' in "".join(c["source"])
     )  # the main line's figure: every line it draws has the same width, the band means

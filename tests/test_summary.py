@@ -518,24 +518,31 @@ def _current_code_block() -> list[str]:
 
     vl3 = MODEL_ROPE_CONFIGS["qwen3-vl-8b"]["rope_scaling"]
     assert mrope_axes(128, vl3["mrope_section"], interleaved=True)[:6].tolist() == [0, 1, 2, 0, 1, 2], vl3
+    # the block is a list, one topic an item (the fresh read r136, finding 4): M-RoPE, DeepSeek, gpt-oss, the
+    # hybrids, 2-D RoPE, porting pitfalls, position ids. "Chapter 10 only names the hybrids; it works through each
+    # item above": the three items above the hybrids' (quoted above); Pixtral, below, is chapter 7's (asserted below)
     block = (
-        "<details><summary>Also in current code</summary> Vision-language models such as Qwen2-VL split the pairs"
+        "<details><summary>Also in current code</summary> - Vision-language models such as Qwen2-VL split the pairs"
         " between a token's time, height and width; Qwen3-VL deals them to the three axes in turn."
-        " DeepSeek's MLA rotates only small extra parts: a key that all heads share and a query"
+        " - DeepSeek's MLA rotates only small extra parts: a key that all heads share and a query"
         " part per head. DeepSeek-V3 puts"
-        " YaRN's score factor on the softmax scale, not on cos and sin. gpt-oss uses YaRN with"
-        f" factor {gpt_oss['factor']:.0f}, and gives each head a learned attention sink with no position. In hybrids"
+        " YaRN's score factor on the softmax scale, not on cos and sin. - gpt-oss uses YaRN with"
+        f" factor {gpt_oss['factor']:.0f}, and gives each head a learned attention sink with no position. - In hybrids"
         " such as Jamba and Kimi Linear, recurrent or linear-attention layers read the order, and even the attention"
-        " layers rotate nothing. Chapter 10 works through each of these but the hybrids, which it only names. Vision"
+        " layers rotate nothing. Chapter 10 only names the hybrids; it works through each item above. - Vision"
         " encoders such as Pixtral's use 2-D RoPE, which chapter 7 works through: half"
         " the pairs turn with a patch's"
-        " row, the other half with its column. {doc}`Reading model code <reading_code>` lists pitfalls when porting,"
+        " row, the other half with its column. - {doc}`Reading model code <reading_code>` lists pitfalls when porting,"
         " such as whether"
-        " QK-norm comes before or after the rotation, and how a padded batch can switch dynamic frequencies. It also"
-        " gives the position ids under padding and packing. Torchtune's `PackedDataset` and transformers'"
+        " QK-norm comes before or after the rotation, and how a padded batch can switch dynamic frequencies. - That"
+        " page also gives the position ids under padding and packing. Torchtune's `PackedDataset` and transformers'"
         " `DataCollatorWithFlattening` restart them at 0 for each document; joined text passed with no position ids"
         " counts on. </details>"
     )
+    summary_src = (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
+    current = summary_src[summary_src.index("<summary>Also in current code</summary>") :]
+    current = current[: current.index("</details>")]
+    assert current.count("\n    - ") == 7, current  # seven items, each opening its own line
     assert block in page_text(), block
     # "which chapter 7 works through": chapter 7 builds 2-D RoPE and names Pixtral's
     # base, in its block "How we know: the bases in Heo et al.'s code, Pixtral and SAM 2"; chapter 10, which the
@@ -694,6 +701,24 @@ def _breaks_row():
     assert vocab == filler + digits + 2  # "16 filler symbols, 10 digits, KEY and QUERY"
     quote(C8, f"worse than guessing uniformly among the {vocab} tokens")
     return [f"{vocab}", f"{filler}", f"{digits}", f"{vocab}", f"{math.log(vocab):.2f}"]
+
+
+def _grades_table(grade: str) -> list[str]:
+    """The grid's table of grades, above its bold verdict (the fresh read r136, finding 1: each grade defined before
+    the verdict uses it). *fine*: below chapter 8's bar, which is the saved trigram's mean at 8L plus FINE ("at most
+    0.1 above the trigram's 0.72"); *breaks*: above ln of the saved run's vocabulary, a uniform guess over all its
+    tokens; *raised*: the band between. The bar and ln 28 are what _graded grades every row of the grid by."""
+    longest = max(load_results("extrapolation", check=False)["config"]["eval_lengths"])
+    (bar,) = said(C8, r"or below it, at the same length: below about (\d\.\d\d) nats at \$8L\$")
+    trigram = loss("trigram", longest)
+    assert f"{float(trigram) + FINE:.2f}" == bar, (trigram, bar)
+    vocab, *_, ln_vocab = _breaks_row()
+    assert float(bar) < float(ln_vocab)
+    return {
+        "fine": [bar, f"{FINE}", trigram],
+        "raised": [bar, ln_vocab],
+        "breaks": [ln_vocab, vocab, vocab],
+    }[grade]
 
 
 def _alibi_nope_t5_row():
@@ -1266,13 +1291,21 @@ def _turns_example() -> list[str]:
     # "before any fix": for the larger base, whose model has no `rope_scaling` (Code Llama), L is the
     # length before the base was raised (its `trained_length_before`), not the longer one; the old "before any RoPE
     # scaling" left that open
-    assert "A model's *training length* $L$ is the input length it was trained at before any fix." in page_text()
+    # the glossary's name for the same L, "the input length a model was trained at before any RoPE scaling": every
+    # fix below scales RoPE's frequencies, so "before any fix below" agrees with it (the fresh read r136's terms)
+    assert (
+        "A model's *training length* $L$ is the input length it was trained at before any fix below; the glossary"
+        " calls it the {ref}`trained length <glossary-longer-terms>`."
+    ) in page_text()
+    glossary_terms = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    assert "(glossary-longer-terms)=" in glossary_terms
+    # the glossary's row for the trained length, in its words, is checked just below
     code_llama = MODEL_ROPE_CONFIGS["code-llama-7b"]
     assert code_llama["rope_scaling"] is None and code_llama["trained_length_before"] < code_llama["trained_length"]
     assert (
-        "<details><summary>Wavelengths and turns</summary> Each next pair is slower than the one before by one"
-        " factor, set by the base and the head's size. Each RoPE pair's angle repeats every so many"
-        " positions, its *wavelength*. A pair's *turns within* $L$ are" in page_text()
+        "<details><summary>Wavelengths and turns</summary> - **Wavelength.** Each next pair is slower than the one"
+        " before by one factor, set by the base and the head's size. Each RoPE pair's angle repeats every so many"
+        " positions, its *wavelength*. - **Turns.** A pair's *turns within* $L$ are" in page_text()
     )
     glossary = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     trained = re.search(r"^\| trained length \|.*\|$", glossary, flags=re.M)
@@ -1733,7 +1766,8 @@ def _overview_examples():
     # Llama 3 all have slow pairs" stands in the block "Wavelengths and turns"
     lead = (
         "What does RoPE meet on inputs longer than those it was trained on? A model's *training length* $L$ is the"
-        " input length it was trained at before any fix. RoPE turns each pair of coordinates at its"
+        " input length it was trained at before any fix below; the glossary calls it the {ref}`trained length"
+        " <glossary-longer-terms>`. RoPE turns each pair of coordinates at its"
         " own speed. A pair is *fast* if it makes at least one full turn within $L$ positions, and *slow* if not."
         " Chapter 8's heads, 16 wide at base $10^4$ with $L = 64$, have 5 slow pairs of 8. Llama 2's heads have 18 of"
         " 64. Past $L$, slow pairs meet"
@@ -1820,12 +1854,19 @@ def _overview_examples():
         gap = ((circle[:, None] - seen[None, :]) % (2 * math.pi)).min(1).values
         assert float(gap.max()) <= float(th) + 1e-9, float(th)
     assert (
-        "<details><summary>Wavelengths and turns</summary> Each next pair is slower than the one before by one"
-        " factor, set by the base and the head's size. Each RoPE pair's angle repeats every so many positions, its"
-        " *wavelength*. A pair's *turns within* $L$ are $L$ divided by its wavelength: a wavelength of a thousand gives"
-        " four turns within an $L$ of four thousand. YaRN leaves unchanged the pairs that turn more than 32 times"
+        "<details><summary>Wavelengths and turns</summary> - **Wavelength.** Each next pair is slower than the one"
+        " before by one factor, set by the base and the head's size. Each RoPE pair's angle repeats every so many"
+        " positions, its *wavelength*. - **Turns.** A pair's *turns within* $L$ are $L$ divided by its wavelength: a"
+        " wavelength of a thousand gives four turns within an $L$ of four thousand. - **Band edges.** YaRN's *band"
+        " edges* are counts of turns within $L$. YaRN leaves unchanged the pairs that turn more than 32 times"
         " within $L$,"
     ) in page_text()
+    # the block is a list, one idea an item, and the band edges are defined in turns before the block "How the rows
+    # differ" uses them (the fresh read r136, hardest place 2)
+    waves = page_text().split("<summary>Wavelengths and turns</summary>")[1].split("</details>")[0]
+    labels = re.findall(r" - \*\*([^*]+)\*\* ", waves)
+    assert labels == ["Wavelength.", "Turns.", "Band edges.", "Counting.", "Examples."], labels
+    assert page_text().index("YaRN's *band edges* are counts of turns") < page_text().index("rounds the band edges")
     for d, base, L in ((16, 1e4, 64), (128, 1e4, 4096), (128, 5e5, 8192)):
         plain = posenc.rope_inv_freq(d, base=base).double()
         slow = (L - 1) * plain < 2 * math.pi
@@ -1861,8 +1902,8 @@ def _overview_examples():
             assert (((L_b - 1) * th_b < 2 * math.pi) != (L_b * th_b < 2 * math.pi)) == differ, (L_b, wavelength_b)
     assert (
         "and slows by $s$ those that turn less than once. Llama 3.1's rule keeps those that turn more than 4 times."
-        " The glossary counts turns up to offset $L - 1$; in the grid's, Llama 2's and Llama 3's heads, both counts"
-        " find the same slow pairs."
+        " - **Counting.** The glossary counts turns up to offset $L - 1$; in the grid's, Llama 2's and Llama 3's heads,"
+        " both counts find the same slow pairs."
     ) in page_text()
     # the section's lead names the other answer, bounding the distance: "Gemma 3, gpt-oss and Llama 4 also bound the
     # distance: some of their layers attend only within a local window or chunk". The installed transformers'
@@ -2649,7 +2690,7 @@ def _larger_base_fails() -> list[str]:
     # chapter 10's printed leads per pair, "under ten apart": at the first crossing / at most
     at_first, most = said(C10, r"under ten apart (\d\.\de-\d\d) / (0\.\d+);")
     assert float(at_first) < 1e-5 and abs(float(most) - 0.05) < 0.005, (at_first, most)  # tiny, then about 0.05
-    quote(C10, "mean score per pair (at most 1)")
+    quote(C10, "share of the score at distance 0")
     assert "For bases less than ten times apart the order can fail: chapter 10 finds $10^4$ above" in page_text()
     assert (
         "on average over each stretch from $a$ to $2a$, for every $a$ from about 13 800 to 32 768. The lead is tiny at"
@@ -2924,6 +2965,11 @@ RULES: dict[str, tuple] = {
     # (prose_expected, and the key asserted in test_verdict_grid_grades_each_run_as_chapter_8_does)
     "| at $8L$, no further training; means of five seeds |": (lambda: [], "8"),
     "| RoPE stretched at test time, at $8L$ |": (lambda: [], "8"),
+    # the grid's table of grades: "| *fine* | below 0.82 | at most 0.1 above the trigram's 0.72 |", "| *raised* |
+    # 0.82 to 3.33 | ...", "| *breaks* | above 3.33 | worse than a uniform guess over all 28 tokens, $\\ln 28$ |"
+    "| *fine* | below": (lambda: _grades_table("fine"), "_ _ _"),
+    "| *raised* |": (lambda: _grades_table("raised"), "_ _"),
+    "| *breaks* | above": (lambda: _grades_table("breaks"), "_ _ _"),
     # what each method is: definitions, checked against the library where it holds them
     "| sinusoidal {cite}`vaswani2017attention`": (_sinusoidal_formula_row, "_ _ _"),
     "| RoPE {cite}`su2021roformer`": (_rope_formula_row, "_ _ _ 2"),  # 1, b^(-2/d), b^(-4/d), ..., b^(-(d-2)/d)
@@ -3806,7 +3852,7 @@ def _item_8_passkeys() -> None:
     assert page_text().index("the *passkey*") == page_text().index(item) + item.index("the *passkey*")
     assert page_text().index(item) < page_text().index("## Chapter 8's grid")
     # the forward reference to *fine* says where the term is defined: the grid's key, after the item
-    fine_key = "The loss is *fine* below 0.82, that 0.72 plus 0.1."
+    fine_key = "| *fine* | below 0.82 | at most 0.1 above the trigram's 0.72 |"
     assert page_text().index(item) < page_text().index(fine_key), fine_key
     # one yardstick for one claim: the item uses the grid's *fine* (below 0.82, asserted with the grid's
     # key), not a second bar, "near the best possible"
@@ -3978,8 +4024,8 @@ def _fine_bar_at_2l_and_8l(fine_bar: str) -> None:
     page = page_text()
     assert "The bar for *fine* is the same at $2L$ as at $8L$, the trigram's plus a tenth of a nat." in page
     trigram = f"{passkey_run()['loss_beyond']['trigram'][8 * L][0]:.2f}"
-    # the grid's setup states the bar with its source: the trigram's 0.72 plus 0.1
-    assert f"The loss is *fine* below {fine_bar}, that {trigram} plus {FINE}." in page
+    # the grid's table of grades states the bar with its source: at most 0.1 above the trigram's 0.72
+    assert f"| *fine* | below {fine_bar} | at most {FINE} above the trigram's {trigram} |" in page
     assert f"{float(trigram) + FINE:.2f}" == fine_bar and FINE == 0.1
 
 
@@ -4423,7 +4469,16 @@ def _decay_item() -> list[str]:
     # the claim first, the setup (128 dimensions, base 10^4) in the block "What
     # the average is over", which opens with it (checked below); "scores zero on average, near or far": the block's
     # "scores zero on average, with the same spread at every distance" and chapter 5's words (below)
-    assert f"for a head of {width} dimensions and base $10^{math.log10(base):.0f}$" in page
+    assert f"For a head of {width} dimensions and base $10^{math.log10(base):.0f}$" in page
+    # "chapter 5 computes this average in closed form, E(r) = 2 sum_i cos(r theta_i) at distance r, not from random
+    # draws" (the fresh read r136, finding 3): chapter 5's E is that sum, with no draw (its cell, quoted), and the
+    # average of q . R(r) q over Gaussian queries equals it (the draws in this test's block check, above)
+    quote(C5, "E = torch.cat([2 * torch.cos(chunk[:, None] * theta).sum(1) for chunk in r_all.split(20_000)])")
+    closed = (
+        "For a head of 128 dimensions and base $10^4$, chapter 5 computes this average in closed form,"
+        " $E(r) = 2\\sum_i \\cos(r\\theta_i)$ at distance $r$, not from random draws."
+    )
+    assert closed in page, closed
     # the main line is chapter 5's lesson. "part of a loose bound, not the score":
     # the bound's distance factor, over seventy times the score in the median (above, and the block "The RoPE paper's
     # bound"); "An unrelated key's score does not decay at all": chapter 5's words (quoted in _decay_item) and the
@@ -4510,10 +4565,9 @@ def _decay_item() -> list[str]:
     # the block's old lead, "In short: ...", repeated the main line; the bound now has its
     # own block, after the average's
     opening = (
-        "<details><summary>What the average is over</summary> Chapter 5 draws random queries and keys for a"
-        " head of"
-        " 128 dimensions and base $10^4$. A key unrelated to its query scores zero on average, with the same spread"
-        " at every distance."
+        "<details><summary>What the average is over</summary> For a head of 128 dimensions and base $10^4$, chapter 5"
+        " computes this average in closed form, $E(r) = 2\\sum_i \\cos(r\\theta_i)$ at distance $r$, not from random"
+        " draws. A key unrelated to its query scores zero on average, with the same spread at every distance."
     )
     assert opening in page, opening
     # "falls in ripples, and far out it swings around zero": the doubling averages fall up to the doubling that holds
@@ -4552,11 +4606,15 @@ def _decay_item() -> list[str]:
         " distance 0 in size, and takes both signs. </details> <details><summary>The RoPE paper's bound</summary> The"
         " RoPE paper also says far keys score less. Its falling curve is not this score but the distance factor of a"
         " loose bound on its size. The"
-        " paper bounds a score's size by a content factor times a factor of the distance alone, and its curve"
-        " plots that factor divided by $d/2$, which chapter 5 calls the mean reach. The bound falls, then levels off."
-        " At every distance up to ten thousand, it is over"
-        " seventy times the size of a matching key's score for more than half the random queries. </details>"
+        " paper bounds a score's size by a content factor times a factor of the distance alone, $\\sum_j |S_j|$, and"
+        " its curve plots that factor divided by $d/2$, which chapter 5 calls the mean reach. That curve falls, then"
+        " levels off. At every distance up to ten thousand, the full bound, the content factor times $\\sum_j |S_j|$,"
+        " is over seventy times the size of a matching key's score for more than half the random queries. </details>"
     )
+    # the fresh read r136, finding 2: the quantity over seventy times the score is named, the full bound (the content
+    # factor times sum_j |S_j|, as computed above: content factor times d/2 times the mean reach), not the plotted
+    # curve, the mean reach; chapter 5's names for the two factors
+    quote(C5, "The first factor is the content factor $C(q, k)$, and the sum is $d/2$ times the mean reach")
     assert block in page, block
     # the chapter list's item 1: "Without a mask or a position encoding, attention cannot tell one order of its tokens
     # from another" (chapter 1's "shuffling the input only shuffles the output", quoted by prose_expected)
@@ -4571,10 +4629,12 @@ def _decay_item() -> list[str]:
         # "distance 0" and "4 096" left the item's main line for its block; "from about 4 000 tokens on" (the fresh
         # read r135, finding 1): the doubling from 4 096, rounded (asserted above); the takeaway repeats it
         str(round(2**half, -3)),
-        "5",
+        # the block opens with the head and base, then chapter 5's closed form, E(r) = 2 sum_i cos(r theta_i)
         "128",
         "10",
         "4",
+        "5",
+        "2",
         str(2**half),
         str(2 ** (half + 1)),
         first,
@@ -5140,17 +5200,23 @@ def prose_expected() -> list[str]:
     # plus 0.1" (the trigram's mean at 8L plus FINE, asserted above: it rounds to chapter 8's bar) and "breaks above
     # 3.33, the loss of a uniform guess over all 28 tokens, ln 28" (ln_vocab, above); the trigram moved up into the
     # setup, with chapter 11's definition (quoted below), so the key no longer repeats it
+    # the fresh read r136, finding 1: the grades moved into a small table above the bold verdict, so each grade is
+    # defined before the verdict uses it; the trigram and the passkey are each defined in one sentence before it.
+    # The table's numbers: the rules "| *fine* | below", "| *raised* |" and "| *breaks* | above" (_grades_table)
     setup_key = (
         "Most tokens are filler; the *loss past $L$* is the mean loss on filler tokens after position $L$. A *trigram"
-        f" model*, which predicts each token from the two before it, gets {trigram} there. The loss is *fine* below"
-        f" {fine_bar}, that {trigram} plus {FINE}."
+        " model* predicts each token from the two before it. The passkey sits after a `KEY` marker, and a later"
+        " `QUERY` asks for it. The loss past $L$ gets one of three grades: | grade | loss past $L$ | meaning |"
     )
     assert setup_key in page_text(), setup_key
     assert f"{float(trigram) + FINE:.2f}" == fine_bar, (trigram, fine_bar)
     key = (
-        f"The loss *breaks* above {ln_vocab}, the loss of a uniform guess over all {vocab} tokens, $\\ln {vocab}$, and"
-        " is *raised* between."
+        f"| *fine* | below {fine_bar} | at most {FINE} above the trigram's {trigram} | | *raised* | {fine_bar} to"
+        f" {ln_vocab} | between *fine* and *breaks* | | *breaks* | above {ln_vocab} | worse than a uniform guess over"
+        f" all {vocab} tokens, $\\ln {vocab}$ | **With no further training,"
     )
+    # the old sentences that restated the table are cut
+    assert "The loss *breaks* above" not in page_text() and "The loss is *fine* below" not in page_text()
     assert "A *fine* loss is near the loss of a *trigram model*" not in page_text()
     assert fine_bar == "0.82" and ln_vocab == f"{math.log(28):.2f}" == "3.33", (fine_bar, ln_vocab)
     # the block "Grades": "*Raised* is the wide band between, 0.82 to 3.33 nats": over two nats wide, about three times
@@ -5177,7 +5243,8 @@ def prose_expected() -> list[str]:
     assert float(tuned[1]) < float(trigram), (tuned, trigram)
     loss_block = (
         "**Loss.** The loss past $L$ is the mean cross-entropy on the filler past position $L$, in nats, the"
-        " natural-log unit. It scores only filler tokens that follow two filler tokens, so on average no model can go"
+        " natural-log unit. After any two filler symbols, only two next ones can follow, equally likely. The loss"
+        " scores only filler tokens that follow two filler tokens, so on average no model can go"
         f" below $\\ln {branching} \\approx {floor}$ nats. It is scored on training-like text, not on the passkey"
         " tests. The trigram model cannot see whether the markers have come. Fine-tuned at $8L$, the RoPE runs get"
         f" {tuned[0]} to {tuned[1]}, so the trigram's loss is a reference, not a floor. **Grades.**"
@@ -5291,15 +5358,15 @@ def prose_expected() -> list[str]:
     # and says where the passkey sits; the passkey itself is defined once, in the chapter list's item 8
     assert (
         f"Tiny two-layer models train on inputs of $L = {L}$ tokens and are tested on {longest}. Most tokens are"
-        " filler; the *loss past $L$* is the mean loss on filler tokens after position $L$. A *trigram model*, which"
-        " predicts each token from the two before it, gets 0.72 there. The loss is *fine* below 0.82, that 0.72 plus"
-        " 0.1. The passkey sits after a `KEY` marker, and a later `QUERY` asks for it. **"
+        " filler; the *loss past $L$* is the mean loss on filler tokens after position $L$. A *trigram model*"
+        " predicts each token from the two before it. The passkey sits after a `KEY` marker, and a later `QUERY` asks"
+        " for it. The loss past $L$ gets one of three grades:"
     ) in page_text()
     assert page_text().count("the *passkey*") == 1
-    setup = (
-        "After any two filler symbols, only two next ones can follow, equally likely. A blind guess finds the passkey"
-        " one time in ten."
-    )
+    # the filler's two next symbols moved into the block "Loss." (loss_block, above), the blind guess into the block
+    # "Passkeys." (below): neither is needed before the bold verdict (the fresh read r136, finding 1)
+    setup = "After any two filler symbols, only two next ones can follow, equally likely. The loss scores only filler"
+    assert "as over 99 %. A blind guess finds the passkey one time in ten. ALiBi, dynamic NTK" in page_text()
     # "which a blind guess finds one time in ten": one digit of ten, chapter 8's chance level (quoted below), moved
     # from the key to the passkey's definition
     assert run["corpus"]["n_digits"] == 10, run["corpus"]
@@ -5471,7 +5538,8 @@ def prose_expected() -> list[str]:
     # the block's "ALiBi, dynamic NTK and RoPE find fewer passkeys 496 back than at random distances, in every seed":
     # and no other row of the grid does so in every seed (KERPLE's mean falls a point, but not in every seed)
     assert (
-        "as over 99 %. ALiBi, dynamic NTK and RoPE find fewer passkeys 496 back than at random distances, in every"
+        "as over 99 %. A blind guess finds the passkey one time in ten. ALiBi, dynamic NTK and RoPE find fewer"
+        " passkeys 496 back than at random distances, in every"
         " seed, though in some seeds by less than the sampling noise."
     ) in page_text()
     # the block's lead: "Each share counts 640 passkeys at random distances, 128 in each seed; the test 496 back uses
@@ -5892,7 +5960,8 @@ def prose_expected() -> list[str]:
         # (both asserted in test_verdict_grid_grades_each_run_as_chapter_8_does)
         # each bar with its source, "fine below 0.82, that 0.72 plus 0.1" after the
         # trigram's 0.72, and "breaks above 3.33, ... over all 28 tokens, ln 28" (asserted with the key)
-        ["8", str(L), str(longest), trigram, fine_bar, trigram, f"{FINE}", ln_vocab, vocab, vocab]
+        # the grades' numbers moved into the table of grades (_grades_table), above the bold verdict
+        ["8", str(L), str(longest)]
         + [str(s), str(s), "10", "4", str(2 * L), str(longest)]
         # the block "Where sources differ: NoPE": T5's bias; this grid at 8L; T5's seeds, which NoPE's overlap
         # (test_nope_sources_differ_block)
@@ -6336,8 +6405,8 @@ def test_keeps_its_loss_is_chapter_8s_fine():
     (bar,) = said(C8, r"or below it, at the same length: below about (\d\.\d\d) nats at \$8L\$")
     trigram = per_seed("trigram", "loss_beyond", 512)
     mean = f"{sum(trigram) / len(trigram):.2f}"  # the trigram's mean over the seeds at 8L
-    # the grid's setup: "A trigram model ... gets 0.72 there. The loss is *fine* below 0.82, that 0.72 plus 0.1"
-    assert f"gets {mean} there. The loss is *fine* below {bar}, that {mean} plus {FINE}." in page
+    # the grid's table of grades: "| *fine* | below 0.82 | at most 0.1 above the trigram's 0.72 |"
+    assert f"| *fine* | below {bar} | at most {FINE} above the trigram's {mean} |" in page
     assert f"{float(mean) + FINE:.2f}" == bar
     assert "A loss is *fine* below about" not in page  # the block's copy is cut: the setup says it once
     assert "A *fine* loss may also lie below the trigram's." in page
@@ -6654,7 +6723,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     # (the bold lead now comes first, so the fine-tuned sentence follows the
     # grades it uses)
     lead_link = (
-        "guess over all 28 tokens, $\\ln 28$, and is *raised* between. Fine-tuned at $8L$, plain RoPE and RoPE with PI"
+        "the sinusoidal encoding about one in six.** Fine-tuned at $8L$, plain RoPE and RoPE with PI"
         " or YaRN keep the loss fine too."
     )
     # the main line under the lead: the untested cause, next to the test-time arms that support takeaway 4;
@@ -6704,7 +6773,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     assert lead_link in page_text(), lead_link
     # the grades and the fine-tuning stand in two paragraphs
     summary_src = (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
-    assert "and is *raised* between.\n\nFine-tuned at $8L$, plain RoPE" in summary_src
+    assert "about one in six.**\n\nFine-tuned at $8L$, plain RoPE" in summary_src
     # "though PI was proposed with it" now stands in the block's "Dynamic rows" (_dynamic_gloss)
     # the settings block, under the stretched table: "Dynamic NTK misses more passkeys than dynamic PI, whose loss
     # breaks; chapter 8 does not test why": in every seed NTK's share is below PI's (each seed's most against the
@@ -6774,10 +6843,10 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         "## Chapter 8's grid",
         "Tiny two-layer models train",
         "the *loss past $L$* is the mean loss on filler tokens after position $L$. A *trigram model*",
-        "The loss is *fine* below 0.82, that 0.72 plus 0.1.",
         "The passkey sits after a `KEY` marker, and a later `QUERY` asks for it.",
+        "| *fine* | below 0.82 |",
+        "| *breaks* | above 3.33 |",
         lesson,
-        "The loss *breaks* above 3.33",
         "Fine-tuned at $8L$, plain RoPE and RoPE with PI or YaRN keep the loss fine too.",
         '<img src="figures/summary_loss_by_length.svg"',
         GRID_HEADER,
@@ -8718,8 +8787,8 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
     # then the bold result, then the rest of the grades' key, then the figure
     # whose dotted lines mark the grades
     blind = "A blind guess finds the passkey one time in ten."
-    order = ["the *loss past $L$* is", "The passkey sits after a `KEY` marker", "**With no further", blind]
-    order += ["The loss *breaks* above", sentence]
+    order = ["the *loss past $L$* is", "The passkey sits after a `KEY` marker", "| *fine* | below", "**With no further"]
+    order += [sentence, blind]
     assert [page.index(s) for s in order] == sorted(page.index(s) for s in order), order
     # the same methods as the grid's trained rows, plus the trigram model
     drawn = {label: key for key, label, *_ in fig.METHODS}
@@ -8755,7 +8824,8 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
         assert math.isclose(loss_of(float(elements[f"level-{name}"].get("y1"))), level, abs_tol=tol)
         assert elements[f"label-{name}"].text == f"{name}: {level:.2f}" and f"*{name}*" in page
     fine, breaks = dict(fig.LEVELS)["fine"], dict(fig.LEVELS)["breaks"]
-    assert f"The loss is *fine* below {fine:.2f}," in page and f"The loss *breaks* above {breaks:.2f}," in page
+    # the figure's lines are the table of grades' bars (the table above the bold verdict)
+    assert f"| *fine* | below {fine:.2f} |" in page and f"| *breaks* | above {breaks:.2f} |" in page
     past = lengths[1:]  # the figure draws the loss past L only
     assert lengths[0] == L and all(n > L for n in past)
     mean = {}  # per method, the five seeds' mean at each length past L
