@@ -2613,6 +2613,21 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert float(fast.mean(0).abs().max()) < 0.07 and float(fast.min()) < -0.99 and float(fast.max()) > 0.99
 
 
+def _scaling_fields(L: int) -> dict[str, dict]:
+    """transformers' rope_parameters for PI (`linear`), YaRN, `llama3` and `dynamic`, each with factor 8 from L."""
+    return {
+        "linear": {"factor": 8.0},
+        "yarn": {"factor": 8.0, "original_max_position_embeddings": L},
+        "llama3": {
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": L,
+        },
+        "dynamic": {"factor": 8.0},
+    }
+
+
 def test_chapter_scaling_pulls_far_angles_back_for_static_and_dynamic_rules():
     """Chapter 10, *How each scaling reshapes the wavelengths*: "A *scaling*, set in `rope_scaling`, slows some or all
     pairs, pulling the angles of far keys back toward those seen in training." True for the static rules and for
@@ -2630,17 +2645,7 @@ def test_chapter_scaling_pulls_far_angles_back_for_static_and_dynamic_rules():
     assert sentence in text and "turn less far on inputs longer than" not in text
     L, d = 4096, 128
     plain = posenc.rope_inv_freq(d, 1e4).double()
-    fields = {
-        "linear": {"factor": 8.0},
-        "yarn": {"factor": 8.0, "original_max_position_embeddings": L},
-        "llama3": {
-            "factor": 8.0,
-            "low_freq_factor": 1.0,
-            "high_freq_factor": 4.0,
-            "original_max_position_embeddings": L,
-        },
-        "dynamic": {"factor": 8.0},
-    }
+    fields = _scaling_fields(L)
     x, long = torch.zeros(1, 1, d), torch.arange(4 * L)[None]
     for rope_type, extra in fields.items():
         cfg = transformers.LlamaConfig(
@@ -2672,17 +2677,7 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
     L, d = 4096, 128
-    fields = {
-        "linear": {"factor": 8.0},
-        "yarn": {"factor": 8.0, "original_max_position_embeddings": L},
-        "llama3": {
-            "factor": 8.0,
-            "low_freq_factor": 1.0,
-            "high_freq_factor": 4.0,
-            "original_max_position_embeddings": L,
-        },
-        "dynamic": {"factor": 8.0},
-    }
+    fields = _scaling_fields(L)
     short, long = torch.arange(64)[None], torch.arange(4 * L)[None]
     x = torch.zeros(1, 1, d)
     plain = transformers.LlamaConfig(hidden_size=d, num_attention_heads=1, max_position_embeddings=L)
