@@ -48,7 +48,14 @@ WE = "Worked example: a head like Llama 3.1's at 2L"
 #: two factors
 DYN = "The worked example's dynamic NTK: its 9, transformers' L and chapter 8's factor"
 #: the collapsed block after those two, on the fast pairs' joint angles
-GAP = "The same head: the fast pairs' angles taken together, past L"
+GAP = "The fast pairs' angles together, past L"
+#: the subsection of "Longer inputs" after its term table: the main line on Llama 3.1's head, and the blocks above
+EXAMPLE = "### How these terms fit together: Llama 3.1's head"
+
+
+def example_section(raw: str) -> str:
+    """The subsection :data:`EXAMPLE`, from its heading up to the label of "Temperature and query scales"."""
+    return raw[raw.index(f"\n{EXAMPLE}\n") + 1 : raw.index("(glossary-scales)=")]
 
 
 def page() -> str:
@@ -535,10 +542,12 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "Each scale below but the *attention factor* multiplies the logits by one number for each
-    query position, in the table's fourth column: above 1, it sharpens attention. The attention factor does that only
-    in a fully rotated head, as its row says. The word clashes: this page's *temperature* $t$ divides the logits, so
-    its multiplier is $1/t$, while Llama 4's *query temperature* multiplies them": the one row left out is the
+    """The section's opening: "Each scale below but the *attention factor* multiplies a query's logits by the number in
+    the table's fourth column: above 1, it sharpens attention. The attention factor does that only in a fully rotated
+    head. Three change with the query: the query temperature and logn attention with position, Scalable-Softmax with
+    the tokens attended", and after the table: "The word clashes: this page's *temperature* $t$
+    divides the logits, so its multiplier is $1/t$, while Llama 4's *query temperature* multiplies them": the three
+    rows named are exactly those whose cell holds a position, a count of tokens or tau; the one row left out is the
     attention factor's, the one row whose fourth cell carries a scope, "in a fully rotated head" (in a partial rotary
     head, the block's case, no single number scales the logit); every other row's cell is one number for the query's
     position, with no scope, the query temperature's included, though it acts only in NoPE layers: the fourth
@@ -551,16 +560,40 @@ def test_a_larger_multiplier_never_flattens_attention():
     never rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links
     Reading model code's temperature rules."""
     text = page()
-    ((but, above, direction, again, only_in, t_verb, reciprocal, tau_verb),) = re.findall(
-        r"Each scale below but the \*([a-z ]+)\* multiplies the logits by one number for each query position, in"
-        r" the table's fourth column: (above|below) 1, it (sharpens|flattens) attention\. The ([a-z ]+) does that only"
-        r" in a (fully rotated) head, as its row says\. The word clashes: this page's"
-        r" \*temperature\* \$t\$ (divides|multiplies) the logits, so its multiplier is \$([^$]+)\$, while Llama 4's"
-        r" \*query temperature\* (multiplies|divides) them\.",
+    ((but, above, direction, again, only_in, changing, by_position, by_tokens),) = re.findall(
+        r"Each scale below but the \*([a-z ]+)\* multiplies a query's logits by the number in the table's fourth"
+        r" column: (above|below) 1, it (sharpens|flattens) attention\. The ([a-z ]+) does that only in a (fully"
+        r" rotated) head\. (\w+) change with the query: the (query temperature and logn attention)"
+        r" with position, (Scalable-Softmax) with the tokens attended\.",
         text,
     )
+    # the word clash comes after the table, whose rows set the two terms' cells
+    ((t_verb, reciprocal, tau_verb),) = re.findall(
+        r"\| The word clashes: this page's \*temperature\* \$t\$ (divides|multiplies) the logits, so its multiplier is"
+        r" \$([^$]+)\$, while Llama 4's \*query temperature\* (multiplies|divides) them\.",
+        text,
+    )
+    # "Three change with the query": exactly the rows whose multiplier cell holds a position p, a count N of tokens
+    # attended or Llama 4's tau, which grows with the position; the softmax scale, the temperature and the attention
+    # factor hold one number for every query
+    varying = {
+        "Llama 4's query temperature $\\tau$ (temperature tuning)": "position",
+        "logn attention (`use_logn_attn`)": "position",
+        "Scalable-Softmax": "tokens",
+    }
+    named = {"query temperature": "position", "logn attention": "position", by_tokens: "tokens"}
+    assert by_position.split(" and ") == ["query temperature", "logn attention"] and by_tokens == "Scalable-Softmax"
+    short = {
+        term.split(" (")[0].replace("Llama 4's ", "").replace(" $\\tau$", ""): how for term, how in varying.items()
+    }
+    assert short == named, short
+    assert changing == ["Zero", "One", "Two", "Three", "Four"][len(varying)], changing
+    for term in ("softmax scale", "temperature (attention temperature)", "attention factor"):
+        assert not re.search(r"\bp\b|\bN\b|\\tau", cells(term)[3]), term  # no position, count or tau in the cell
+    for term in varying:
+        assert re.search(r"\bp\b|\bN\b|\\tau", cells(term)[3]), term
     # "but the *attention factor*": the one row of the table whose multiplier holds only in some heads, and the
-    # sentence after it names the same row, whose cell says where it holds ("as its row says", checked below)
+    # sentence after it names the same row, whose cell says where it holds (checked below)
     assert but == again.lower() == "attention factor", (but, again)
     raw_scales = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     raw_scales = raw_scales[raw_scales.index("### Temperature and query scales") :]
@@ -850,8 +883,10 @@ def test_matrix_forms_count():
 
 
 def test_distance_and_offset_rows_name_the_chapters_that_use_them():
-    """The Letters table's distance row, "signed, as this page's *offset*: $j - i$ in chapter 3, $r = n - m$ in chapter
-    5 and $\\Delta = n - m$ in chapter 10; unsigned, $\\lvert i - j\\rvert$, in chapters 6 and 11", and the chapters
+    """The Letters table's distance row, "signed, as this page's *offset*: $j - i$ in chapter 3 and $r = n - m$ in
+    chapter 5; unsigned, $\\lvert i - j\\rvert$ in chapter 6, $\\lvert \\Delta\\rvert$ in chapter 10 and $\\lvert j -
+    i\\rvert$ in chapter 11" (chapter 10 calls the signed $\\Delta$ the offset, so it is no longer a signed use), and
+    the chapters
     listed for the offset and the unsigned distance, read from
     the chapters' own words: the distance row links only the chapters whose distance is unsigned and keeps to one
     idea, "how far a key lies from its query, $\\lvert n - m\\rvert$, never negative", with a pointer to the Letters
@@ -859,24 +894,32 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     signed = {
         "03_relative": "The distance is always the key's position minus the query's, $j - i$",
         "05_decay": "**Distance** $r = n - m$: the key's position minus the query's.",
-        "10_rope_today": "the distance $\\Delta = n - m$, key minus query: negative for a key before the query",
     }
     for name, words in signed.items():
         assert words in chapter(name), name
+    # chapter 10 names the signed Delta the offset and its size the distance, as this page does
+    assert "depends only on the *offset* $\\Delta = n - m$, key minus query" in chapter("10_rope_today")
+    assert "The *distance* is its size, $|\\Delta|$." in chapter("10_rope_today")
+    assert "the distance $\\Delta = n - m$" not in chapter("10_rope_today")
     # one row: this page's meaning, then each chapter's signed form and the unsigned chapters
-    (first, second, third, bars_first, bars_second) = re.findall(
+    (first, second, bars_first, bars_delta, bars_second) = re.findall(
         r"^\| distance \| \$\\lvert n - m\\rvert\$, never negative \| signed, as this page's \*offset\*: \$j - i\$ in"
-        r" chapter (\d+), \$r = n - m\$ in chapter (\d+) and \$\\Delta = n - m\$ in chapter (\d+); unsigned,"
-        r" \$\\lvert i - j\\rvert\$, in chapters (\d+) and (\d+) \|$",
+        r" chapter (\d+) and \$r = n - m\$ in chapter (\d+); unsigned, \$\\lvert i - j\\rvert\$ in chapter (\d+),"
+        r" \$\\lvert \\Delta\\rvert\$ in chapter (\d+) and \$\\lvert j - i\\rvert\$ in chapter (\d+) \|$",
         letters("distance"),
     )[0]
-    # "unsigned, |i - j|, in chapters 6 and 11": the chapters whose markdown writes it between bars, and no other
-    bars = {
-        int(Path(path).name[:2])
-        for path in glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))
-        if re.search(r"(\||\\lvert) ?i - j ?(\||\\rvert)", chapter(Path(path).stem))
-    }
-    assert bars == {int(bars_first), int(bars_second)} == {6, 11}, bars
+
+    # "|i - j| in chapter 6 ... |j - i| in chapter 11": the chapters whose markdown writes each between bars
+    def between_bars(form: str) -> set[int]:
+        return {
+            int(Path(path).name[:2])
+            for path in glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))
+            if re.search(rf"(\||\\lvert) ?{form} ?(\||\\rvert)", chapter(Path(path).stem))
+        }
+
+    assert between_bars("i - j") == {int(bars_first)} == {6}
+    assert int(bars_second) in between_bars("j - i") and int(bars_second) == 11
+    assert between_bars("\\\\Delta") >= {int(bars_delta)} == {10}
     assert (
         "| how far a key lies from its query, $\\lvert n - m\\rvert$, never negative; for some chapters' signed use,"
         " see {ref}`Letters <glossary-letters>` |" in row("distance | 距离")
@@ -884,7 +927,7 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     assert "(glossary-letters)=\n## Letters and words with more than one meaning" in ROOT.joinpath(
         "book", "glossary.md"
     ).read_text(encoding="utf-8")
-    assert [int(first), int(second), int(third)] == sorted(int(name[:2]) for name in signed), (first, second, third)
+    assert [int(first), int(second)] == sorted(int(name[:2]) for name in signed), (first, second)
     unsigned = {
         "06_alibi": "The book calls it the key form and $-m_h|i - j|$ the distance form.",
         "07_beyond": "Call $|\\text{key} - \\text{query}|$ the distance.",
@@ -896,7 +939,8 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
         "02_absolute": "of the offset $\\Delta = n - m$ alone, key minus query",
         "04_rope": "the offset is $n - m$, key minus query",
         "06_alibi": "it depends only on $j - i$",
-        "08_extrapolation": "the book's relative position $j - i$, key minus query",
+        "07_beyond": "an offset is key position minus query position",
+        "10_rope_today": "depends only on the *offset* $\\Delta = n - m$, key minus query",
         "11_learned_position": "The book's offset is key minus query, $j - i$",
     }
     for glossary_row, users in (("distance | 距离", unsigned), ("offset", offset)):
@@ -982,7 +1026,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     text = page()
     (read,) = re.findall(r"tokens, with \$L = (\d+)\$, Llama 3\.1's trained length\.", text)
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
+    section = example_section(raw)
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
     assert re.findall(r"L = (\d+)", visible) == [read], visible  # the main line's one L is the block's
     assert "max_position_embeddings" not in visible, visible  # the block's aside
@@ -996,7 +1040,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert "| Position interpolation also slows the fastest pair" in visible
     assert (
         "though a fast pair alone meets no new angle. Unscaled, the fast pairs of that head taken together do meet new"
-        " patterns past $L$, as the block below shows. Such slowing has costs" in visible
+        f' patterns past $L$, as the block "{GAP}" shows. Such slowing has costs' in visible
     )
     assert "Transformers' `dynamic`" not in visible, visible
     assert f"trained at $L = {read}$" in visible
@@ -1090,9 +1134,11 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     ((quotes,),) = [
         re.findall(r"the key's; chapter (\d+) also quotes other sources' \$i - j\$, query minus key;", letters("$i$"))
     ]
-    ((unsigned,),) = [
-        re.findall(r"; unsigned, \$\\lvert i - j\\rvert\$, in chapters ([\d, and]+) \|", letters("distance"))
-    ]
+    ((bars_i_j, bars_delta, bars_j_i),) = re.findall(
+        r"; unsigned, \$\\lvert i - j\\rvert\$ in chapter (\d+), \$\\lvert \\Delta\\rvert\$ in chapter (\d+) and"
+        r" \$\\lvert j - i\\rvert\$ in chapter (\d+) \|",
+        letters("distance"),
+    )
     writes, reversed_ = set(), set()
     for path in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))):
         if re.search(r"j ?- ?i\b", chapter(Path(path).stem)):
@@ -1100,23 +1146,32 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
         if re.search(r"\bi\s*(?:-|\u2212)\s*j\b", chapter(Path(path).stem)):
             reversed_.add(int(Path(path).name[:2]))
     assert {int(n) for n in re.findall(r"\d+", listed)} == writes, (listed, writes)
-    # "chapter 3 also quotes other sources' $i - j$, query minus key, and chapters 6 and 11 write $|i - j|$ for the
-    # distance": every chapter whose markdown writes i - j, and each one's use: chapter 3 only as a tutorial's or
-    # Transformer-XL's sign convention, chapters 6 and 11 only between bars or squared, never as a signed offset
-    assert reversed_ == {int(quotes)} | {int(n) for n in re.findall(r"\d+", unsigned)}, (quotes, unsigned, reversed_)
-    assert int(quotes) == 3 and {int(n) for n in re.findall(r"\d+", unsigned)} == {6, 11}
+    # "chapter 3 also quotes other sources' $i - j$, query minus key", and the distance row's "$|i - j|$ in chapter
+    # 6, $|\Delta|$ in chapter 10 and $|j - i|$ in chapter 11": every chapter whose markdown writes i - j, and each
+    # one's use: chapter 3 only as a tutorial's or Transformer-XL's sign convention, chapter 6 only between bars,
+    # chapter 11 only squared, never as a signed offset; chapter 10 writes the distance |Delta|, chapter 11 |j - i|
+    assert reversed_ == {int(quotes), int(bars_i_j), int(bars_j_i)}, (quotes, bars_i_j, bars_j_i, reversed_)
+    assert (int(quotes), int(bars_i_j), int(bars_delta), int(bars_j_i)) == (3, 6, 10, 11)
+    assert "The *distance* is its size, $|\\Delta|$." in chapter("10_rope_today")
+    assert "its *distance* is $|j - i|$" in chapter("11_learned_position")
     c3 = chapter("03_relative")
     assert len(re.findall(r"i - j", c3)) == 2 and "defines the distance as $i - j$ in its text" in c3
     assert "Transformer-XL writes the logit, in its own sign convention $i - j$," in c3
     assert "R_{i-j}" in c3 and "This book uses $j - i$, key minus query" in c3  # Transformer-XL's R, query minus key
-    for name in ("06_alibi", "11_learned_position"):
+    for name, between in (("06_alibi", {("|", "|")}), ("11_learned_position", {("(", ")")})):
         text = chapter(name).replace("\\lvert ", "|").replace("\\rvert", "|")
         uses = re.findall(r"(.)\s*i\s*-\s*j\s*(.)", text)
-        assert ("|", "|") in uses and set(uses) <= {("|", "|"), ("(", ")")}, (name, uses)
+        assert set(uses) == between, (name, uses)
         assert ("(", ")") not in uses or text.count("(i - j)^2") == uses.count(("(", ")")), name  # only squared
-    # the row's chapter column links every chapter it says writes j - i (and chapters 2 and 4, which write n - m)
+    # the row's chapter column links exactly the chapters that use the word "offset" for key minus query (the quotes
+    # of :func:`test_distance_and_offset_rows_name_the_chapters_that_use_them`); a chapter that writes j - i but never
+    # says "offset", chapter 8, which calls it the relative position, is not linked
     linked = {int(n) for n in re.findall(r"\{doc\}`(\d+) <\.\./notebooks/", row("offset"))}
-    assert writes <= linked and linked - writes == {2, 4}, (linked, writes)
+    assert linked == {1, 2, 3, 4, 6, 7, 10, 11}, linked
+    for n in writes - linked:
+        (path,) = glob.glob(str(ROOT / "notebooks" / f"{n:02d}_*.ipynb"))
+        assert "offset" not in chapter(Path(path).stem).lower(), n
+    assert writes - linked == {8}, writes
     assert "depends only on the offset $j - i$" in chapter("01_why_position")
     grid = posenc.relative_positions(6)  # [query, key]: key_pos - query_pos
     for m in range(6):
@@ -2399,9 +2454,7 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     assert "and $c$ and the threshold $L_{\\text{thr}}$ are learned" in block("FIRE's progressive interpolation")
     assert "with $c = \\mathrm{clip}(j - i, k)$" in chapter(f"{int(c_chapter):02d}_relative")
     assert "| $\\lvert n - m\\rvert$, never negative |" in letters("distance")
-    for c, form in zip(
-        signed, ("*: $j - i$ in chapter 3", "$r = n - m$ in chapter 5", "$\\Delta = n - m$ in chapter 10"), strict=True
-    ):
+    for c, form in zip(signed, ("*: $j - i$ in chapter 3", "$r = n - m$ in chapter 5"), strict=True):
         assert form.endswith(f"chapter {c}") and form in letters("distance"), (c, form)
     assert int(s_chapter) == 8 and s_factor == "factor"
     names = {"09": "09_performance", "08": "08_extrapolation"}
@@ -3017,7 +3070,7 @@ def test_letters_block_chapter_lists():
     assert "use *distance* for the signed offset" not in core, core
     signed = letters("distance").split(" | ")[2].split("; unsigned")[0]  # the signed forms, chapter by chapter
     forms = re.findall(r"\$(?:j - i|r = n - m|\\Delta = n - m)\$ in chapter \d+", signed)
-    assert len(forms) == 3 and signed.startswith("signed, as this page's *offset*: "), signed
+    assert len(forms) == 2 and signed.startswith("signed, as this page's *offset*: "), signed
     assert "(glossary-letters)=\n## Letters and words with more than one meaning\n" in raw
     assert offset == "n - m" and f"key position minus query position, ${offset}$" in row("offset")
     assert "; negative for an earlier key; other chapters' letters are in {ref}`Letters <glossary-letters>`" in row(
@@ -3032,8 +3085,9 @@ def test_letters_block_chapter_lists():
     signed_words = {  # each chapter's signed distance, key minus query
         3: ("03_relative", "The distance is always the key's position minus the query's, $j - i$"),
         5: ("05_decay", "**Distance** $r = n - m$: the key's position minus the query's."),
-        10: ("10_rope_today", "the distance $\\Delta = n - m$, key minus query: negative for a key before the query"),
     }
+    # chapter 10 calls its signed Delta the offset, as this page does, so the row leaves it out of the signed forms
+    assert "depends only on the *offset* $\\Delta = n - m$, key minus query" in chapter("10_rope_today")
     assert numbers(signed) == set(signed_words), signed
     for name, words in signed_words.values():
         assert words in chapter(name), name
@@ -3095,16 +3149,20 @@ def test_temperature_section_opens_with_its_multiplier_table():
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | multiplier of each logit | chapter |"
     assert section.index("above 1, it sharpens attention.") < section.index(header)
-    # "each scale below but the *attention factor* multiplies the logits by one number for each query position, in
-    # the table's fourth column": its heading
+    # "each scale below but the *attention factor* multiplies a query's logits by the number in the table's fourth
+    # column": its heading
     assert (
-        "Each scale below but the *attention factor* multiplies the logits by one number for each query position, in"
-        " the table's fourth column:" in " ".join(section.split())
+        "Each scale below but the *attention factor* multiplies a query's logits by the number in the table's fourth"
+        " column:" in " ".join(section.split())
     )
     assert header.split(" | ")[3] == "multiplier of each logit"
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
-    assert "Llama 4's *query temperature*" in opening and "Llama 4's code" not in opening  # the code aside: the block
+    assert "the query temperature and logn attention" in opening and "Llama 4's code" not in opening  # aside: block
+    # the word clash follows the table, which sets both terms' cells
+    after = " ".join(section[section.index(header) :].split())
+    assert "| The word clashes: this page's *temperature* $t$ divides the logits" in after
+    assert "The word clashes" not in opening
     (direction,) = re.findall(
         r"^- Llama 4's code, chapter 8 and some texts call a growing multiplier of the logits a temperature,"
         r" though as it grows it (sharpens|flattens) attention\. - DeepSeek",
@@ -3126,7 +3184,7 @@ def test_temperature_section_opens_with_its_multiplier_table():
     positions = torch.arange(0, 40 * config.floor_scale, 97, dtype=torch.float64)
     scales = torch.log1p(torch.floor((positions + 1.0) / config.floor_scale)) * config.attn_scale + 1.0
     assert (scales >= 1).all() and (scales.diff() >= 0).all() and scales[-1] > scales[0], scales  # grows, never below 1
-    table = section[section.index(header) : section.index("<details>")]
+    table = section[section.index(header) : section.index("\n\n", section.index(header))]
     assert table.count("| English |") == 1 and section.count("| English |") == 1  # one table, each term once
     terms = [line.split(" | ")[0][2:] for line in table.strip().splitlines()[2:]]
     assert terms == [
@@ -3705,7 +3763,7 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     # the sentence speaks of RoPE scalings, not of the table below it: the table also holds methods that remap
     # positions, a fine-tuning scheme and tests, none of which divides a frequency
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    primer = re.sub(r"\s+", " ", raw[raw.index("## Longer inputs") : raw.index("<details><summary>Worked example")])
+    primer = re.sub(r"\s+", " ", raw[raw.index(EXAMPLE) : raw.index("<details><summary>Worked example")])
     others = ("Dual Chunk Attention (DCA)", "Self-Extend", "PoSE", "passkey retrieval", "perplexity")
     assert all(re.match(rf"\| {re.escape(term)} \|", row(term)) for term in others)
     assert not re.search(r"scalings? below|rows? below|table below", primer), primer
@@ -3821,8 +3879,17 @@ def test_worked_example_says_what_a_fixed_factor_costs_on_short_inputs():
     assert "Dividing by more than the stretch has a cost" not in text  # the one cost this page once gave both causes
     c8 = " ".join(chapter("08_extrapolation").split())
     assert f"In models not trained with it, a `factor` fixed at {fixed} raises the loss at $L$" in c8
-    assert raw.index("## Longer inputs") < raw.index(f"<summary>{WE}</summary>") < raw.index("Slowing pairs has costs")
-    assert raw.index("Where a configuration keeps the trained length") < raw.index("### Terms for longer inputs")
+    # the term table first, then the subsection that fits its terms together: the example, the costs, the configs
+    order = [
+        "## Longer inputs",
+        "### Terms for longer inputs",
+        EXAMPLE,
+        f"<summary>{WE}</summary>",
+        "Slowing pairs has costs",
+        "Where a configuration keeps the trained length",
+        "### Temperature and query scales",
+    ]
+    assert [raw.index(mark) for mark in order] == sorted(raw.index(mark) for mark in order), order
 
 
 # ---- rows for later designs, Qwen2.5-VL's time axis, the tables' order, the worked example's two costs ----
@@ -4070,7 +4137,7 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     assert "Chapter 10" not in main and "\\tau" not in main and "Careful" not in main, main
     assert not re.findall(r"[Cc]hapters? \d+", main), main
     (direction,) = re.findall(r"in the table's fourth column: above 1, it (sharpens|flattens) attention\.", main)
-    assert "while Llama 4's *query temperature* multiplies them." in main, main
+    assert "while Llama 4's *query temperature* multiplies them." in page() and "The word clashes" not in main, main
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "Llama 4's query temperature" in chapter("10_rope_today")
     assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
@@ -4186,7 +4253,7 @@ def test_chapter_8s_costs_block_names_its_models_and_defines_the_loss_beyond_l()
     scorer = re.sub(r"\s+", " ", inspect.getsource(evaluation.evaluate_lm))
     assert "only the filler targets count" in scorer and "scored[:, : length - last] = False" in scorer
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    example = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
+    example = example_section(raw)
     visible = re.sub(r"<details>.*?</details>", " ", example, flags=re.S)
     assert "Slowing pairs has costs" not in visible and "loss beyond" not in visible  # collapsed, not on the main line
 
@@ -4360,8 +4427,8 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
 
 
 def test_temperature_sections_opening_names_the_chapters_that_multiply():
-    """The visible opening of "Temperature and query scales": "The word clashes: this page's *temperature* $t$ divides
-    the logits, while Llama 4's *query temperature* multiplies them", the name
+    """The paragraph after the table of "Temperature and query scales": "The word clashes: this page's *temperature* $t$
+    divides the logits, while Llama 4's *query temperature* multiplies them", the name
     chapter 10 gives a
     multiplier.
     Chapters 8 and 10 say "temperature" for such a multiplier, in their own words
@@ -4373,16 +4440,19 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     section = raw[
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
-    assert (
-        "as its row says. The word clashes: this page's *temperature* $t$ divides the logits, so its multiplier is"
-        " $1/t$, while Llama 4's *query temperature* multiplies them." in re.sub(r"\s+", " ", section)
-    )
-    # the opening carries one caveat, the attention factor's scope, which that row's cell gives ("as its row says");
+    # the clash sentence follows the table: the paragraph right after it
+    tail = raw[raw.index("| English |", raw.index("### Temperature")) :]
+    tail = re.sub(r"\s+", " ", tail[tail.index("\n\n") : tail.index("<details>")]).strip()
+    assert tail == (
+        "The word clashes: this page's *temperature* $t$ divides the logits, so its multiplier is $1/t$, while Llama"
+        " 4's *query temperature* multiplies them."
+    ), tail
+    # the opening carries one caveat, the attention factor's scope, which that row's cell gives;
     # the partial rotary case is its block's
     opening = re.sub(r"\s+", " ", section)
     assert "partial rotary" not in opening, opening
     assert opening.count("attention factor") == 2 and opening.count("fully rotated head") == 1, opening
-    assert "The attention factor does that only in a fully rotated head, as its row says." in opening
+    assert "The attention factor does that only in a fully rotated head. Three change" in opening
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     first, second = 8, 10
     assert "| a growing multiplier of the logits in chapter 8, as in" in letters("temperature")
@@ -4498,10 +4568,27 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
         "- Large models that pass *passkey retrieval* often fail harder *needle-in-a-haystack* tests, such as RULER's"
         " (Hsieh et al. 2024)." in text
     )
-    assert row("needle-in-a-haystack test").startswith(
-        "| needle-in-a-haystack test | 大海捞针测试 | a test that hides a fact in long text and asks for it (Kamradt"
-        " 2023); *passkey retrieval* is one of the easiest |"
-    )
+    ((runs,),) = [
+        re.findall(
+            r"^\| needle-in-a-haystack test \| 大海捞针测试 \| a test that hides a fact in long text and asks for it"
+            r" \(Kamradt 2023\); \*passkey retrieval\*, the one chapters (\d+ and \d+) run, is one of the easiest \|",
+            row("needle-in-a-haystack test"),
+        )
+    ]
+    # "(Kamradt 2023)": the References page's entry; "the one chapters 8 and 11 run": the row links exactly those
+    # chapters, each runs chapter 8's passkey probes, and no other chapter names a needle test
+    assert "@misc{kamradt2023needle," in (ROOT / "references.bib").read_text(encoding="utf-8")
+    ran = {int(n) for n in runs.split(" and ")}
+    linked = {int(n) for n in re.findall(r"\{doc\}`(\d+) <\.\./notebooks/", row("needle-in-a-haystack test"))}
+    assert ran == linked == {8, 11}, (ran, linked)
+    assert "### Passkey retrieval" in chapter("08_extrapolation")
+    assert "chapter 8's passkey experiment" in chapter("11_learned_position")
+    assert "A *passkey* is a digit hidden in the filler, asked for at the end." in chapter("11_learned_position")
+    needles = set()
+    for path in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))):
+        if "needle" in chapter(Path(path).stem).lower():
+            needles.add(int(Path(path).name[:2]))
+    assert needles <= linked, needles
     assert "Hsieh" not in row("needle-in-a-haystack test")  # the row cites no one, so credits RULER's authors with none
     # NTK-aware scaling's name and its source, moved from the row into this block; chapter 7 cites the same paper
     assert "- *NTK-aware scaling* is named after the neural tangent kernel of Jacot et al. 2018." in text
@@ -4512,7 +4599,9 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
         ' ([Hsieh et al. 2024](https://arxiv.org/abs/2404.06654 "cite:hsieh2024ruler"))' in c8
     )
     assert "which finds that needle tests do not reliably predict downstream tasks" in c8
-    assert "{doc}`8 <../notebooks/08_extrapolation>` |" in row("needle-in-a-haystack test")
+    assert "{doc}`8 <../notebooks/08_extrapolation>`, {doc}`11 <../notebooks/11_learned_position>` |" in row(
+        "needle-in-a-haystack test"
+    )
 
 
 def test_ntk_aware_row_names_a_fully_rotated_head():
@@ -4604,7 +4693,16 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     and divides more than half of the other pairs by more than they need (no division if fast, (2L - 1)/(L - 1) if
     slow). The costs block names two costs, one bullet each."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
+    # the section looks a word up first: one sentence of introduction, then the term table; its main line on Llama
+    # 3.1's head is the subsection after the table and its blocks
+    longer = raw[raw.index("(glossary-longer)=\n## Longer inputs\n") : raw.index("(glossary-longer-terms)=")]
+    assert [" ".join(p.split()) for p in longer.split("\n\n")[1:]] == [
+        "Below, $L$ is a model's *trained length*, $\\ell$ an input's length and $s$ a configuration's *extension"
+        " factor*. A worked case follows the table.",
+        "",
+    ], longer
+    assert raw.index("(glossary-longer-terms)=") < raw.index(EXAMPLE)
+    section = example_section(raw)
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
     # one idea per paragraph: the fast and slow pairs, then the stretch with the three numbers' table
     paragraphs = [re.sub(r"\s+", " ", p) for p in section.split("\n\n")]
@@ -4622,7 +4720,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         visible,
     )
     lead = re.findall(
-        r"^## Longer inputs A model's \*trained length\* \$L\$ gives its training distances, 0 to \$L - 1\$\. Over"
+        r"^### How these terms fit together: Llama 3\.1's head A model's \*trained length\* \$L\$ gives its training"
+        r" distances, 0 to \$L - 1\$\. Over"
         r" them a \*fast pair\* makes at least one \*turn\*, a full rotation; a \*slow pair\* turns less than once,"
         r" so beyond"
         r" \$L\$ it meets new angles\. Call an input's length over \$L\$ its \*stretch\*\. To meet no new angle, a"
@@ -4638,9 +4737,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
         r" Position interpolation also slows the fastest pair, though a fast pair alone meets no new angle\. Unscaled,"
-        r" the fast pairs of that head taken together do meet new patterns past \$L\$, as the block below shows\. Such"
-        r" slowing has costs; chapter 8 measures two of them\."
-        r" \(glossary-longer-terms\)=",
+        r" the fast pairs of that head taken together do meet new patterns past \$L\$, as the block \"The fast pairs'"
+        r" angles together, past L\" shows\. Such slowing has costs; chapter 8 measures two of them\.$",
         visible.strip(),
     )
     assert len(lead) == 1, lead
@@ -4714,7 +4812,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # YaRN's and llama3's bounds are in turns in L: both rows say so
     assert "in *turns in $L$*" in row("betas") and "in *turns in $L$*" in row("Llama 3.1 scaling (`llama3`)")
     # the three numbers' table comes before the example that uses them, which comes before the terms
-    assert visible.index("| number |") < visible.index("An example:") < visible.index("(glossary-longer-terms)=")
+    assert visible.index("| number |") < visible.index("An example:")
     # the rules' divisors at 2L with `factor` 8 are the worked example's (collapsed)
     example = re.sub(r"\s+", " ", block(WE))
     ((header_factor, times),) = re.findall(r"Each rule gets \$s = (\d+)\$ and an input of \$(\d*)L\$ tokens", example)
@@ -5203,20 +5301,21 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
     """The block on RoFormer's bound: "Take chapter 5's 128-wide heads of base 10 000, a *matching key* and random
     *isotropic* queries. A doubling is the distances from $2^j$ to $2^{j+1} - 1$. Averaged over the queries and over
     each doubling, the key's score falls to about zero near half the base. The doubling from 4096 to 8191, which holds
-    half the base, has a mean of about zero. Over the later doublings up to $2^{17}$, as chapter 5 checks, that mean
-    swings around zero, within 5 % of the score at distance 0" and "Distance by distance, the score does not fall
-    steadily": the expected score E(r) = 2 sum_i cos(r theta_i) of a matching key (the lower bound row's test
-    samples it), averaged over each doubling 2^j <= r < 2^(j+1), falls at every doubling up to the one that holds
-    b/2, where it is within 1 % of E(0), while the doubling before is still above 5 %; the later doublings up to
-    2^17 take both signs and stay within 5 % of E(0), one beyond 4 %; E itself rises somewhere before b/2."""
+    half the base, has a mean of about zero. Computed exactly over the later doublings, up to chapter 5's last,
+    $2^{17}$, that mean swings around zero, within 5 % of the score at distance 0" and "Distance by distance, the
+    score does not fall steadily": the expected score E(r) = 2 sum_i cos(r theta_i) of a matching key (the lower
+    bound row's test samples it), averaged over each doubling 2^j <= r < 2^(j+1), falls at every doubling up to the
+    one that holds b/2, where it is within 1 % of E(0), while the doubling before is still above 5 %; the later
+    doublings up to 2^17 take both signs and stay within 5 % of E(0), one beyond 4 %; E itself rises somewhere before
+    b/2."""
     decay = block("RoFormer's bound, and what chapter 5 finds about the decay")
-    ((width, base, share, low, high, holds_share, upto, ch, within),) = re.findall(
+    ((width, base, share, low, high, holds_share, ch, upto, within),) = re.findall(
         r"- Take chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\* and random \*isotropic\* queries\. A"
         r" doubling is the distances from \$2\^j\$ to \$2\^\{j\+1\} - 1\$\. Averaged over the queries and over each"
         r" doubling, the key's score falls to about zero near (half|a tenth of|twice) the base\. The doubling from"
-        r" (\d+) to (\d+), which holds (half) the base, has a mean of about zero\. Over the later doublings up to"
-        r" \$2\^\{(\d+)\}\$, as chapter (\d) checks, that mean swings around zero, within (\d+) % of the score at"
-        r" distance 0\.",
+        r" (\d+) to (\d+), which holds (half) the base, has a mean of about zero\. Computed exactly over the later"
+        r" doublings, up to chapter (\d)'s last, \$2\^\{(\d+)\}\$, that mean swings around zero, within (\d+) % of the"
+        r" score at distance 0\.",
         decay,
     )
     assert "- Distance by distance, the score does not fall steadily." in decay
@@ -5232,7 +5331,9 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
     assert holds_share == share and (int(low), int(high)) == (2**holds, 2 ** (holds + 1) - 1) and int(low) <= near
     assert (trend[1 : holds + 1] < trend[:holds]).all()  # falls at every doubling up to it
     assert abs(trend[holds]) < 0.01 * e0 < 0.05 * e0 < trend[holds - 1], trend[holds - 1 : holds + 1]
-    # "up to $2^{17}$, as chapter 5 checks": chapter 5's doublings end there, and the range computed below is that one
+    # "Computed exactly ..., up to chapter 5's last, $2^{17}$": chapter 5's doublings end there, and the range computed
+    # below is that one; "exactly": the matching key's expected score E(r) itself, summed in float64, not a sample
+    # mean, and the "within 5 %" is this computation's (chapter 5's own check of one doubling is looser)
     assert ch == "5" and f"then within 4 of zero up to $2^{{{upto}}}$." in chapter("05_decay"), (upto, ch)
     far = torch.arange(2 ** (holds + 1), 2 ** int(upto), dtype=torch.float64)  # "swings around zero", to the bound
     far_j = torch.log2(far).floor().long() - holds - 1
@@ -5331,8 +5432,9 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     """The opening: "Each letter is defined where the page first uses it; some change meaning between chapters, see
     Letters and words with more than one meaning". For each of the page's main letters, the place that defines it
     comes no later than the letter's first use after the index: the offset row ($m$, $n$), the logit row ($d$), the
-    sinusoidal row ($i$, $\\theta_i$), the frequency row ($b$), the Longer inputs lead ($L$) and its table ($\\ell$,
-    $s$). Each definition agrees with the Letters table's "meaning here" column where it has a row."""
+    sinusoidal row ($i$, $\\theta_i$), the frequency row ($b$), and the Longer inputs lead ($L$, $\\ell$, $s$), before
+    its A to Z table, whose rows use all three. The lead's words agree with the rows and the subsection's table. Each
+    definition agrees with the Letters table's "meaning here" column where it has a row."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
     assert (
@@ -5347,9 +5449,9 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
         "$i$": "with pair $i$'s *frequency* $\\theta_i",
         "$\\theta_i$": "with pair $i$'s *frequency* $\\theta_i",
         "$b$": "with $b$ its *base*",
-        "$L$": "A model's *trained length* $L$ gives its training distances",
-        "$\\ell$": "$\\max(\\ell/L, 1)$ for $\\ell$ tokens",
-        "$s$": "| *extension factor* $s$ | the configuration's `factor` |",
+        "$L$": "Below, $L$ is a model's *trained length*, $\\ell$ an input's length and $s$ a configuration's",
+        "$\\ell$": "Below, $L$ is a model's *trained length*, $\\ell$ an input's length and $s$ a configuration's",
+        "$s$": "Below, $L$ is a model's *trained length*, $\\ell$ an input's length and $s$ a configuration's",
     }
     for letter, where in defined.items():
         at = raw.index(where, body)
@@ -5368,6 +5470,18 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
         assert letters(letter).split(" | ")[1].startswith(cell), (letter, letters(letter))
     assert "counting pairs from 0" in row("frequency")
     assert "| $L$, the input length a model was trained at" in row("trained length | 训练长度")
+    # the lead's three definitions are those of the trained length row, the three numbers' table and the extension
+    # factor row; the lead's sentence spans a line break, so it is read whitespace-normalised
+    assert (
+        "Below, $L$ is a model's *trained length*, $\\ell$ an input's length and $s$ a configuration's *extension"
+        " factor*. A worked case follows the table." in page()
+    )
+    assert "| the input's length over $L$, $\\max(\\ell/L, 1)$ for $\\ell$ tokens |" in page()
+    assert "| *extension factor* $s$ | the configuration's `factor` |" in page()
+    assert "| $s$, a configuration's `factor`, for the rules with one factor:" in row("extension factor")
+    terms = raw[raw.index("(glossary-longer-terms)=") :]
+    terms = terms[: terms.index("\n\n", terms.index("| English |"))]
+    assert all(letter in terms for letter in ("$L$", "\\ell", "$s$")), terms  # the table uses all three
 
 
 def test_streamingllm_row_says_what_chapter_10_says():
@@ -5652,19 +5766,20 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     # past $L$" this block's result, which the sentence leaves to it with its numbers and its range; the block's title
     # names the sentence's words
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    section = raw[raw.index("## Longer inputs") : raw.index("### Terms for longer inputs")]
+    section = example_section(raw)
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((main_L, plain, head_word, together, past),) = re.findall(
+    ((main_L, plain, head_word, together, past, named),) = re.findall(
         r"An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, .*? though a fast pair alone meets no"
         r" new angle\. (Unscaled), the fast pairs of (that) head (taken together) do meet new patterns (past \$L\$), as"
-        r" the block below shows\.",
+        r" the block \"([^\"]+)\" shows\.",
         visible,
     )
+    assert named == GAP, named  # the sentence names its block by its summary
     assert (d, base, int(main_L)) == (128, 500_000.0, L) and head_word == "that", (d, base, main_L)
     assert plain.lower() == unscaled  # the block's frequencies
-    assert f"the fast pairs' angles {together}, {past.replace('$', '')}" in GAP  # "the block below": this one
+    assert together == "taken together" and f"The fast pairs' angles together, {past.replace('$', '')}" == GAP
     sec = re.sub(r"\s+", " ", section)
-    assert sec.index(f"<details><summary>{GAP}") > sec.index("as the block below shows.")
+    assert sec.index(f"<details><summary>{GAP}") > sec.index(f'as the block "{GAP}" shows.')
     assert "as far as the block checks" not in visible and "radian" not in visible  # the numbers and scope: the block
 
 
@@ -5851,3 +5966,39 @@ def test_norm_rows_name_their_learned_weight_and_bias():
         assert torch.allclose(layer(x), centred / spread * layer.weight + layer.bias, atol=1e-10)
         root = (x.pow(2).mean(-1, keepdim=True) + rms.variance_epsilon).sqrt()
         assert torch.allclose(rms(x), x / root * rms.weight, atol=1e-10)
+
+
+def test_float32_angles_row_quotes_chapter_4s_rule():
+    """The row "float32 angles": "RoPE's angles $m\\theta_i$ rounded to float32; the rounding error grows with the
+    position $m$, so chapter 4's rule is: form the angles in float64 and keep the cos and sin tables and the rotation
+    in float32". The rule is chapter 4's own sentence; "grows with the position": the largest float32 rounding error of
+    the angles $m\\theta_i$ over a head's pairs, against their float64 values, at positions 10^2 to 10^6 (each a
+    hundred positions wide) rises from each position to the next, and stays under chapter 4's bound $m \\cdot 2^{-24}$;
+    rounding the frequencies alone (float32 $\\theta_i$, float64 product) leaves the relative score exact, which is
+    why the row speaks of the angles."""
+    ((rule,),) = [
+        re.findall(
+            r"^\| float32 angles \| \| RoPE's angles \$m\\theta_i\$ rounded to float32; the rounding error grows with"
+            r" the position \$m\$, so chapter 4's rule is: (form the angles in float64 and keep the cos and sin tables"
+            r" and the rotation in float32) \| \{doc\}`4 <\.\./notebooks/04_rope>` \|$",
+            row("float32 angles"),
+        )
+    ]
+    c4 = chapter("04_rope")
+    assert f"**Hence the rule: {rule}.**" in c4
+    assert "Float32 rounds an angle of at most $m$ radians by up to $m \\cdot 2^{-24}$" in c4
+    theta = posenc.rope_inv_freq(128, 10_000.0)  # float32 frequencies, as transformers forms them
+    worst = []
+    for start in (10**2, 10**3, 10**4, 10**5, 10**6):
+        m = torch.arange(start, start + 100)
+        exact = m.double()[:, None] * theta.double()
+        rounded = (m.float()[:, None] * theta.float()).double()
+        error = float((rounded - exact).abs().max())
+        assert error <= (start + 100) * 2.0**-24, (start, error)  # chapter 4's bound
+        worst.append(error)
+    assert all(a < b for a, b in zip(worst, worst[1:], strict=False)), worst  # grows with the position
+    # the float32 frequencies themselves do not break the relative score: with float64 products, R_m^T R_n = R_{n-m}
+    m, n = 100_003, 100_010
+    angle = lambda p: p * theta.double()  # noqa: E731
+    assert torch.allclose(angle(n) - angle(m), angle(n - m), rtol=0, atol=1e-9)
+    assert "{ref}`float32 angles <glossary-maths>`" in page()

@@ -572,15 +572,17 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         "- In a decoder, at usual settings, RoPE's slowest pairs rotate less than a full circle over a training input,"
         " so longer inputs show them angles that training never did."
         " *Test-time rules* slow RoPE's rotations with no more training, so that long offsets give smaller angles,"
-        " closer to those of training. [Chapter 7](../notebooks/07_beyond.ipynb) gives several; chapter 8 tests three,"
-        " among them PI, slowing every pair, and YaRN, slowing mainly the slowest."
+        " closer to those of training. Chapter 8 tests three of those in [chapter 7](../notebooks/07_beyond.ipynb):"
+        " *position interpolation* (PI) slows every pair alike, *dynamic NTK* raises the base $b$, and *YaRN* slows"
+        " mainly the slowest pairs."
         " - On inputs eight times longer than in training, small RoPE models find at most about a quarter of the"
-        " *passkeys*, digits hidden at random distances and asked for later. With PI or YaRN, they find nearly all."
+        " *passkeys*, digits hidden at random distances and asked for later. A blind guess finds one in ten;"
+        " with PI or YaRN, they find nearly all."
         " Models with no position encoding find them too: the passkey is the input's only digit, so content alone can"
-        " find it " + c8link + ". - There, with either rule"
+        " find it " + c8link + ". - There, with PI or YaRN"
     )
     bullet = (
-        "There, with either rule, the RoPE models' next-token predictions stay far worse than within the training"
+        "There, with PI or YaRN, the RoPE models' next-token predictions stay far worse than within the training"
         " length."
         " *Fine-tuning*, more training on inputs of the longer length, does far better " + c8link + ". <details>"
     )
@@ -598,10 +600,23 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     runs = text[text.index("<summary>Chapter 8's runs in detail") :]
     assert moved in runs[: runs.index("</details>")]
     assert zero_shot in text and bullet in text  # the findings' last two bullets, one after the other
+    # "A blind guess finds one in ten": a passkey is one digit (passkey_len 1, checked below) drawn uniformly from the
+    # corpus's n_digits digit tokens, 10 in the saved run, so a guess with no look back is right one time in ten; the
+    # trigram, which cannot see the key, finds 7 % to 14 % by seed at 8L, around that level; plain RoPE's best seed,
+    # "about a quarter", is above it
+    corpus0 = PasskeyCorpus(**metrics()["config"]["corpus"])
+    assert corpus0.n_digits == 10 and corpus0.passkey_len == 1, (corpus0.n_digits, corpus0.passkey_len)
+    assert corpus0.key_token - corpus0.vocab_size == 10  # the digit tokens, between the filler and KEY
+    guesses = torch.randint(0, corpus0.n_digits, (100_000,), generator=torch.Generator().manual_seed(0))
+    keys = torch.randint(0, corpus0.n_digits, (100_000,), generator=torch.Generator().manual_seed(1))
+    assert abs(float((guesses == keys).double().mean()) - 0.1) < 0.005  # one in ten, 5 standard errors = 0.0047
+    trigram_keys = seeds("trigram", "passkey")
+    assert all(0.05 < k < 0.15 for k in trigram_keys), trigram_keys
+    assert max(seeds("rope", "passkey")) > 2 * 0.1
     # the passkey caveat sits on the main line, in its own sentence right after the rules' passkeys it qualifies
     main0 = " ".join(re.sub(r"<details>.*?</details>", " ", text).split())
     assert (
-        "With PI or YaRN, they find nearly all. Models with no position encoding find them too: the passkey is"
+        "with PI or YaRN, they find nearly all. Models with no position encoding find them too: the passkey is"
         " the input's only digit, so content alone can find it" in main0
     )
     # the passkey result is stated once on the main line: the lesson names the two measures, not their numbers
@@ -971,8 +986,9 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     # less or not at all", checked below against posenc's rules
     assert (
         "did. *Test-time rules* slow RoPE's rotations with no more training, so that long offsets give smaller angles,"
-        " closer to those of training. [Chapter 7](../notebooks/07_beyond.ipynb) gives several; chapter 8 tests"
-        " three, among them PI, slowing every pair, and YaRN, slowing mainly the slowest." in " ".join(main.split())
+        " closer to those of training. Chapter 8 tests three of those in [chapter 7](../notebooks/07_beyond.ipynb):"
+        " *position interpolation* (PI) slows every pair alike, *dynamic NTK* raises the base $b$, and *YaRN* slows"
+        " mainly the slowest pairs." in " ".join(main.split())
     )
     # "so that long offsets give smaller angles, closer to those of training": each of chapter 8's three rules, as its
     # run sets them for inputs of 8L = 512, gives every slow pair (pairs 3 to 7) a smaller angle at the longest offset,
@@ -998,6 +1014,14 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     # "chapter 8 tests three": its saved run holds three rules applied at test time to the plain RoPE models,
     # dynamic PI, dynamic NTK and YaRN
     assert {"rope+pi", "rope+dynamic", "rope+yarn"} <= set(metrics()["metrics"])
+    # "*dynamic NTK* raises the base $b$": chapter 8's dynamic rule at 8L keeps pair 0, slows each later pair strictly
+    # more, and its frequencies are plain RoPE's at one larger base; "PI slows every pair alike": by s (below)
+    dyn_, dyn_len_ = experiment_scaling(config_, "dynamic", 8 * L8_)
+    dyn_ = dyn_.inv_freq(16, 10_000.0, seq_len=dyn_len_)[0].double()
+    slowed_ = plain8_ / dyn_
+    assert abs(float(slowed_[0]) - 1) < 1e-6 and bool((slowed_.diff() > 1e-6).all()), slowed_
+    raised_ = 10_000.0 * float(slowed_[-1]) ** (16 / 14)  # b' with (b'/b)^(2i/d) = the last pair's slow-down, i = 7
+    assert raised_ > 10_000.0 and torch.allclose(posenc.rope_inv_freq(16, raised_).double(), dyn_, rtol=1e-5)
     assert "Position interpolation (PI) divides every pair's frequency by the extension factor $s$" in " ".join(
         text.split()
     )
@@ -1070,6 +1094,14 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     )
     glossary_ = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
     assert "A model's *trained length* $L$ gives its training distances, 0 to $L - 1$." in glossary_
+    # the block's term names the glossary's headword before its "As in the glossary": "The *training length* $L$, the
+    # glossary's *trained length*, is the input length a model was trained at before any fix for longer inputs."
+    gloss_ = (
+        "The *training length* $L$, the glossary's *trained length*, is the input length a model was trained at before"
+        " any fix for longer inputs. As in the glossary, a *slow* pair"
+    )
+    assert block.startswith("<summary>How PI, YaRN and a larger base slow the pairs</summary> " + gloss_), block[:300]
+    assert "| trained length | " in glossary_ and "; also called the training length" in glossary_
     assert "0 to $-(L - 1)$, as in the glossary" not in text  # the glossary writes no negative offsets
     assert "a *fast* pair at least once within the training length" not in text  # the second definition
     assert (
@@ -1468,7 +1500,8 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     words = (
         "| where position enters | how | example | kind | |---|---|---|---| | the input, once | each position's"
         " vector is added to its token's vector | the sinusoidal encoding; learned vectors, as in GPT-2 and BERT |"
-        " absolute: chapter 2 | | each score, in every layer | a bias set by the two positions is added to the score |"
+        " absolute: chapter 2 | | each score, in every layer | a bias set by the offset is added to the score:"
+        " learned per range of offsets in T5, a fixed penalty growing with the offset's size in ALiBi |"
         " T5's learned bias; ALiBi | relative: chapters 3 and 6 | | the queries and keys, in every layer | each is"
         " rotated by angles set by its position | RoPE | relative, through a rotation: chapter 4 | | nowhere | only a"
         " decoder's causal mask"
@@ -1497,22 +1530,32 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     for cell, (title, notebook, example) in roadmap.items():
         assert f"| {cell} |" in text and title in text and example in chapter(notebook), cell
     assert "ALiBi" in chapter("06_alibi") and "linear biases" in text
-    # the bias row's two examples, each in one main-line clause, as chapters 3 and 6 build them: T5 learns one scalar
-    # per head and bucket, buckets exact for small offsets and wider for larger ones; ALiBi subtracts a fixed slope
-    # per head times the distance
+    # the bias row says what the bias depends on, as chapters 3 and 6 build it: the offset, learned per range of
+    # offsets (T5's buckets: one scalar per head and bucket, exact for small offsets and wider for larger ones), a
+    # fixed penalty growing with the offset's size (ALiBi: a fixed slope per head times the distance). The T5 detail,
+    # one table per stack, is the block's: "T5's is learned: one number per head and *bucket*, a range of offsets. The
+    # encoder's layers share one such table, the decoder's another."
     main_line = " ".join(re.sub(r"<details>.*?</details>", " ", text).split())
+    assert "T5's bias is learned" not in main_line and "slope" not in main_line
     assert (
-        "T5's bias is learned, one number per head and range of relative positions; the encoder's layers share one"
-        " such table, the decoder's another. ALiBi's subtracts a fixed slope times the distance." in main_line
+        "A bias $B_h(m, n)$ is a number that head $h$ adds to the score. T5's is learned: one number per head and"
+        " *bucket*, a range of offsets. The encoder's layers share one such table, the decoder's another. ALiBi's is"
+        " a penalty:" in text
     )
-    # "relative positions" is T5's own name for key minus query, which its buckets group: "offset" is defined only in
-    # the next section, so the map does not use the term
+    # the offset, T5's relative position, key minus query: the map defines it before the row uses it, "the key's
+    # *offset* from the query: where the key stands relative to it", and the next section gives it as n - m
     from transformers.models.t5 import modeling_t5
 
     assert "relative_position = memory_position - context_position" in inspect.getsource(
         modeling_t5.T5Attention.compute_bias
     )
-    assert "offset" not in main_line[: main_line.index("## Why RoPE's score sees only the offset")].lower()
+    define_offset = (
+        "With a *relative* one, position enters the score only through the key's *offset* from the query: where the"
+        " key stands relative to it."
+    )
+    assert main_line.lower().index("offset") == main_line.index(define_offset) + define_offset.index("*offset*") + 1
+    assert main_line.index(define_offset) < main_line.index("| a bias set by the offset is added to the score")
+    # "growing with the offset's size": ALiBi's penalty at offsets 0 to -5 grows with |n - m| (below, per head)
     # "the encoder's layers share one such table, the decoder's another": transformers' T5 gives only block 0 of each
     # stack a bias table, and a T5 model holds exactly two, one per stack
     from transformers import T5Config, T5Model
@@ -1534,6 +1577,15 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     dist = torch.arange(6, dtype=torch.float64)
     bias = -slopes[:, None] * dist  # a fixed slope times the distance, per head
     assert torch.allclose(bias.diff(dim=1), -slopes[:, None].expand(8, 5))
+    # "set by the offset ... a fixed penalty growing with the offset's size": posenc's ALiBi bias, with no mask, is
+    # the same at equal offsets and falls strictly as |n - m| grows, in every head
+    full_ = posenc.alibi_bias(8, 6, causal=False).double()
+    offs_ = torch.arange(6)[None, :] - torch.arange(6)[:, None]  # key minus query
+    for o_ in range(-5, 6):
+        at_ = full_[:, offs_ == o_]
+        assert torch.allclose(at_, at_[:, :1].expand_as(at_)), o_  # one value per head at each offset
+    row_ = full_[:, 0, :]  # query 0: offsets 0 .. 5
+    assert bool((row_.diff(dim=1) < 0).all())
     frame = "<summary>Beyond the table: the causal mask, hybrids, Shaw, CoPE and models that mix the rows</summary>"
     assert "The next section derives RoPE's score" not in text
     assert "third row" not in text and "compares it with the first" not in text  # the visible table has no scores
@@ -1628,13 +1680,20 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     change = added[1] - added[0]  # 0.5031 - 0.7658 = -0.2627
     assert added[1] < added[0], added  # "lowers the added encoding's"
     after = (
-        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | In both cases the last term is the same, so only the"
-        " two word–position terms change; the added score also includes $x \\cdot x = 1$, so compare within a row."
+        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | The two rows are not on one scale, since only the"
+        " added score has a separate term $x \\cdot x = 1$. So compare within a row."
         f" Moving both tokens by {by} leaves RoPE's score as it was, but lowers the added encoding's. <details>"
     )
     # "So they change when both tokens shift by 7": the word-position terms, sin m + sin n, change under the
     # table's shift, while the rest, a function of n - m, does not
-    (shift,) = (int(v) for v in re.findall(r"change when both tokens shift by 12 - 5 = (\d+)\. \| score \|", text))
+    (shift,) = (
+        int(v)
+        for v in re.findall(
+            r"The middle two, the \*word–position\* terms, are the only ones that change when both tokens shift by"
+            r" 12 - 5 = (\d+)\. \| score \|",
+            text,
+        )
+    )
     assert shift == by and abs((math.sin(m1) + math.sin(n1)) - (math.sin(m0) + math.sin(n0))) > 0.1
     # the change is the word-position terms' own: sin 12 + sin 10 - (sin 5 + sin 3), the last term being the same
     assert math.isclose(change, math.sin(12) + math.sin(10) - math.sin(5) - math.sin(3), abs_tol=1e-6)
@@ -1665,11 +1724,13 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
             assert math.isclose(float((x + pe[m]) @ (x + pe[n])), formula, abs_tol=1e-5), (m, n)
     # what the formula shows, in one sentence before it: "the two that multiply the token by a position carry where
     # each token stands"; then the terms by name: "The middle two, the *word–position* terms, change when both
-    # tokens shift by 12 - 5 = 7", right before the table; the block: "The other two terms of the added encoding's
-    # score depend only on the offset $n - m$." Both checked below: x . PE(p) moves with p, and the rest is the same
-    # under any common shift
-    terms = "The middle two, the *word–position* terms, change when both tokens shift by 12 - 5 = 7. " + scores
-    assert "The other two terms of the added encoding's score depend only on the offset $n - m$." in text
+    # tokens shift by 12 - 5 = 7", right before the table, now "are the only ones that change": the other two terms,
+    # x . x and PE(m) . PE(n), depend only on the offset. Both checked below: x . PE(p) moves with p, and the rest is
+    # the same under any common shift
+    terms = (
+        "The middle two, the *word–position* terms, are the only ones that change when both tokens shift by"
+        " 12 - 5 = 7. " + scores
+    )
     assert main.index(four) < main.index(terms)
     assert 12 - 5 == by == 7
     main = " ".join(main.split())
@@ -1697,8 +1758,9 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
         "Each word–position term is the product of the token's vector with one position's. By the identity"
         " $\\cos a \\cos b + \\sin a \\sin b = \\cos(b - a)$, the last term is"
         " $\\cos(n - m) + \\cos(0.01(n - m))$: with these weights, a function of the offset alone. It is $\\cos 2 +"
-        f" \\cos 0.02$, about 0.58, in both cases. So the score's change, from {added[0]:.3f} to {added[1]:.3f}, comes"
-        " from the word–position terms alone. RoPE"
+        " \\cos 0.02$, about 0.58, in both cases. To three decimals, the added score is $1 - 0.818 + 0.584 ="
+        f" {added[0]:.3f}$ for query 5 and key 3, but $1 - 1.081 + 0.584 = {added[1]:.3f}$ for query 12 and key 10."
+        " Here 1 is $x \\cdot x$, the middle number is $\\sin m + \\sin n$, and 0.584 is $\\cos 2 + \\cos 0.02$. RoPE"
         " gives $\\cos 2$ both times. RoPE's score is one product, $q_m^\\top R_{n-m}\\, k_n$, with no separate"
         " $x \\cdot x$ or word–position terms."
     )
@@ -2213,8 +2275,8 @@ def test_rope_vectors_can_still_carry_position_in_a_decoder():
     assert "The score sees only the difference of the two angles, set by the key's offset from the query." in main
     assert "RoPE's rotations make a score depend on the positions only through" not in text  # the score, unqualified
     assert (
-        "score the same anywhere in the input, in exact arithmetic. The next section's figure draws this: two"
-        " query–key pairs at one offset, the same angle apart. The values are not rotated; position enters the score"
+        "score the same anywhere in the input, in exact arithmetic. The next section's figure draws this: a query and"
+        " key at one offset, in two places, the same angle apart. The values are not rotated; position enters the score"
         " only. <details><summary>Later layers: query and key"
         " vectors that"
         " already carry position</summary> In a RoPE model's first layer, $q_m$ and $k_n$ come from the tokens alone."
@@ -2369,6 +2431,44 @@ def test_the_about_block_states_how_to_run_the_notebooks_and_no_plan():
     assert "and say how to run the notebooks." in text
     design = re.sub(r"\s+", " ", (ROOT / "book" / "design.md").read_text(encoding="utf-8"))
     assert "torch being `2.13.0+cpu` (the CPU build" in design
+    # what makes "Every notebook runs on a CPU" checked, not only stated: CI (.ci/run) runs `make test`, whose stages
+    # include nbval-foreign; that stage runs nbval over NBVAL_FILES in the set-up's venv (--nbval-current-env), and
+    # NBVAL_FILES is every notebook in notebooks/, each chapter 1 to 11 and each Practice notebook; the set-up
+    # installs requirements.lock, whose torch is the CPU build, and so is the torch these tests run on. A CPU build
+    # has no CUDA, so a notebook that needed a GPU would fail that stage. Read from make itself where it is installed.
+    import shutil
+    import subprocess
+
+    assert re.search(r"^make test$", (ROOT / ".ci" / "run").read_text(encoding="utf-8"), flags=re.M)
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^nbval-foreign: setup\n(\t.*\n)*\t.*\$\(PY\) \$\(NBVAL\)$", makefile, flags=re.M)
+    assert "NBVAL := -m pytest --nbval $(NBVAL_FILES) --nbval-current-env" in makefile
+    notebooks = sorted(str(nb.relative_to(ROOT)) for nb in (ROOT / "notebooks").glob("*.ipynb"))
+    chapters = [nb for nb in notebooks if re.fullmatch(r"notebooks/\d\d_\w+\.ipynb", nb)]
+    practice = [nb for nb in notebooks if re.fullmatch(r"notebooks/practice_\d_\w+\.ipynb", nb)]
+    assert len(chapters) == 11 and len(practice) == 4 and len(notebooks) == 15, notebooks
+    if shutil.which("make"):
+
+        def make_var(name: str) -> list[str]:
+            out = subprocess.run(
+                ["make", "-s", "--no-print-directory", "--eval", "print-var-%: ; @echo $($*)", f"print-var-{name}"],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            return out.stdout.split()
+
+        assert "nbval-foreign" in make_var("TEST_STAGES")
+        assert sorted(make_var("NBVAL_FILES")) == notebooks  # every notebook, each once
+    else:
+        assert "NBVAL_FILES := $(NBVAL_SLOW) $(filter-out $(NBVAL_SLOW),$(sort $(wildcard notebooks/*.ipynb)))" in (
+            makefile
+        )
+        assert re.search(r"^TEST_LANE_env := nbval-foreign$", makefile, flags=re.M)
+    lock = (ROOT / "requirements.lock").read_text(encoding="utf-8")
+    assert re.findall(r"^torch==(\S+)", lock, flags=re.M) == ["2.13.0+cpu"]
+    assert torch.__version__.endswith("+cpu") and torch.version.cuda is None  # the venv's torch: no CUDA
     for plan in ("Once the book's repository is public", "will install", "Until then"):
         assert plan not in text, plan
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
@@ -2393,16 +2493,17 @@ def svg_elements(svg: str) -> dict:
 
 
 def test_the_check_is_one_section_with_its_verdict_first():
-    """The section "A check with numbers" holds the whole check: its verdict first, "In this check, RoPE scores two
-    pairs of positions at one offset the same; an added encoding does not", the set-up, RoPE's half, the figure, the
-    added encoding's half, the table and its reading; then, collapsed, where each number comes from and the block on
-    which side the key is on. The turn of pair 0 and pair 1 at $d = 4$ sits in the set-up, before RoPE's
+    """The section "A check with numbers" holds the whole check: its verdict first, "In this check, RoPE scores one
+    query–key offset the same at two places in the input; an added encoding does not", the set-up, RoPE's half, the
+    figure, the added encoding's half, the table and its reading; then, collapsed, where each number comes from and
+    the block on which side the key is on. The turn of pair 0 and pair 1 at $d = 4$ sits in the set-up, before RoPE's
     half, which uses it. Computed: RoPE's two scores agree, the added encoding's differ."""
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
     steps = (
         "## A check with numbers",
-        "In this check, RoPE scores two pairs of positions at one offset the same; an added encoding does not.",
+        "In this check, RoPE scores one query–key offset the same at two places in the input; an added encoding does"
+        " not.",
         "Take the same token at every position, with vector $x = (1, 0, 0, 0)$",
         "With $d = 4$ and $b = 10\\,000$, $\\theta_0 = 1$ and $\\theta_1 = 0.01$.",
         "*RoPE.* The query and key are $q_m = k_n = x$",
@@ -2410,8 +2511,8 @@ def test_the_check_is_one_section_with_its_verdict_first():
         "*Added encoding.* The *sinusoidal encoding* of chapter 2",
         "The score splits into four terms,",
         "| score | query 5, key 3 | query 12, key 10 | |---|---|---|",
-        "In both cases the last term is the same, so only the two word–position terms change; the added score also"
-        " includes $x \\cdot x = 1$, so compare within a row.",
+        "The two rows are not on one scale, since only the added score has a separate term $x \\cdot x = 1$. So"
+        " compare within a row.",
         "Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added encoding's.",
         "<summary>Where each number comes from, and other weights</summary>",
         "<summary>Does RoPE's score know which side the key is on?</summary>",
@@ -2447,10 +2548,13 @@ def test_the_figure_draws_the_checks_rotated_query_and_key():
         "A faint spiral shows each arrow rotated counter-clockwise from the x-axis by its position in radians: 5, 3, 12"
         " and 10." in text
     )
-    # the RoPE section points to the figure as its picture: "The next section's figure draws this: two query–key
-    # pairs at one offset, the same angle apart", before the figure; the loop below reads each panel's offset and angle
+    # the RoPE section points to the figure as its picture: "The next section's figure draws this: a query and key at
+    # one offset, in two places, the same angle apart", before the figure; the loop below reads each panel's offset
+    # and angle
     main = re.sub(r"<details>.*?</details>", " ", text)
-    pointer = "The next section's figure draws this: two query–key pairs at one offset, the same angle apart."
+    pointer = (
+        "The next section's figure draws this: a query and key at one offset, in two places, the same angle apart."
+    )
     assert pointer in main and main.index(pointer) < main.index("## A check with numbers") < main.index("<img src=")
     assert len(CASES) == 2 and len({n - m for m, n in CASES}) == 1, CASES
     svg = FIGURE.read_text(encoding="utf-8")
@@ -2553,29 +2657,29 @@ def test_the_notation_names_llama_3s_base():
 
 
 def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
-    """The check's table gives each score at the two pairs of positions, with no change column, and its reading, on
-    the main line: "In both cases the last term is the same, so only the two word–position terms change; the added
-    score also includes $x \\cdot x = 1$, so compare within a row. Moving both tokens by 7 leaves RoPE's score as it
-    was, but lowers the added encoding's." The block "Where each number comes from" gives the sums behind the
-    table's cells, the scale caveat and the reason: "By the identity ..., the last term is $\\cos(n - m) +
-    \\cos(0.01(n - m))$: with these weights, a function of the offset alone." The identity weights are named in the
-    sentence itself; what most other weights do is the block's
-    (test_other_weights_keep_the_positions_in_the_last_term_too). Its
-    derivation is in the block under it: "It is $\\cos 2 + \\cos 0.02$, about 0.58, in both cases. So the score's
-    change, from 0.766 to 0.503, comes from the word–position terms alone." Computed with posenc's sinusoidal
+    """The check's table gives each score at the two placements, (5, 3) and (12, 10), with no change column. Before
+    it, the main line says once that the word–position terms are the only ones that change: "The middle two, the
+    *word–position* terms, are the only ones that change when both tokens shift by 12 − 5 = 7." After it, once, why
+    the rows are compared each with itself: "The two rows are not on one scale, since only the added score has a
+    separate term $x \\cdot x = 1$. So compare within a row. Moving both tokens by 7 leaves RoPE's score as it was, but
+    lowers the added encoding's." The block "Where each number comes from" gives the reason the last term stays, "By
+    the identity ..., the last term is $\\cos(n - m) + \\cos(0.01(n - m))$: with these weights, a function of the offset
+    alone. It is $\\cos 2 + \\cos 0.02$, about 0.58, in both cases", and then the sums behind the table's cells, each
+    term to three decimals so that the terms add up to the total written: "To three decimals, the added score is
+    $1 - 0.818 + 0.584 = 0.766$ for query 5 and key 3, but $1 - 1.081 + 0.584 = 0.503$ for query 12 and key 10." The
+    block restates neither the scale caveat nor "only the middle number changes". Computed with posenc's sinusoidal
     encoding at d = 4: PE(m) . PE(n) at every pair of positions up to 40, equal at equal offsets; sin m + sin n,
     unequal at (5, 3) and (12, 10); the added encoding's two scores, the second lower. The table's cells round the
-    block's two scores, to two decimals; the block gives them to three, so the one change a reader can form is the
-    right one: 0.503 - 0.766 = -0.263, as the scores' own difference."""
+    block's totals to two decimals; the totals' difference is the scores' own, 0.503 - 0.766 = -0.263."""
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
     reading = (
-        "In both cases the last term is the same, so only the two word–position terms change; the added score also"
-        " includes $x \\cdot x = 1$, so compare within a row. Moving both tokens by 7 leaves RoPE's score as it was,"
-        " but lowers the added encoding's."
+        "The two rows are not on one scale, since only the added score has a separate term $x \\cdot x = 1$. So"
+        " compare within a row. Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added"
+        " encoding's."
     )
-    # the reason is the block's, right under the reading; the main line claims only the table's reading, so it
-    # needs no step from the block
+    only = "The middle two, the *word–position* terms, are the only ones that change when both tokens shift by"
+    # the reason is the block's, right under the reading; the main line claims only the table's reading
     block = text[text.index("<summary>Where each number comes from, and other weights</summary>") :]
     block = " ".join(block[: block.index("</details>")].split())
     assert text.index(reading) < text.index("<summary>Where each number comes from")
@@ -2585,55 +2689,60 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     )
     pointer = "The score splits into four terms,"
     assert reading in main and pointer in main and sentence in text and sentence not in main
-    # the lesson, in the block: "So the score's change, from 0.766 to 0.503, comes from the word–position terms
-    # alone. RoPE gives $\\cos 2$ both times. RoPE's score is one product, $q_m^\\top R_{n-m}\\, k_n$, with no separate
-    # $x \\cdot x$ or word–position terms": the block's computed split (the last term equal at both pairs, below)
+    assert only in main and main.index(only) < main.index("| score | query 5, key 3 |") < main.index(reading)
+    # the fact that only the word-position terms change stands once on the main line (before the table) and once in
+    # the block, with its numbers ("the last term stays the same. The word–position terms do not: ..."); the
+    # repeats a reader counted are gone
+    for repeat in (
+        "In both cases the last term is the same",
+        "only the middle number changes",
+        "comes from the word–position terms alone",
+        "The other two terms of the added encoding's score depend only on the offset",
+        "The added encoding's scores include $x \\cdot x = 1$, so the table's two rows are not on one scale.",
+    ):
+        assert repeat not in text, repeat
+    assert text.count("not on one scale") == 1 and "not on one scale" in main
     lesson = (
         "RoPE's score is one product, $q_m^\\top R_{n-m}\\, k_n$, with no separate $x \\cdot x$ or word–position terms."
     )
     assert lesson in block and "The change comes from the two word–position terms" not in text
-    # the main line tells the reader to compare within a row, right under the table, and why: the last term is the
-    # same in both cases and the added score includes x . x = 1; the block says it again: "The added encoding's
-    # scores include $x \\cdot x = 1$, so the table's two rows are not on one scale": each added score is 1 more
-    # than its position terms, and the rows' ranges do not overlap; the last term's equality is computed below
+    # "only the added score has a separate term x . x = 1": each added score is 1 more than its position terms, and
+    # RoPE's is the one product q^T R_{n-m} k (lesson, above; test_the_letters_and_the_score_table_...); the rows'
+    # values do not overlap, each added score above RoPE's cos 2 by over half
     assert "| $0.50$ | " + reading in " ".join(main.split())
-    scale = "The added encoding's scores include $x \\cdot x = 1$, so the table's two rows are not on one scale."
-    assert scale in block
     e0_, pe4 = torch.eye(4, dtype=torch.float64)[0], posenc.sinusoidal_encoding(13, 4).double()
     for m_, n_ in ((5, 3), (12, 10)):
         rest_ = float(e0_ @ pe4[m_] + e0_ @ pe4[n_] + pe4[m_] @ pe4[n_])
         assert math.isclose(float((e0_ + pe4[m_]) @ (e0_ + pe4[n_])) - rest_, 1.0, abs_tol=1e-9)
         assert float((e0_ + pe4[m_]) @ (e0_ + pe4[n_])) > math.cos(2) + 0.5  # above RoPE's cos 2 by over half
-    # the word–position terms are named on the main line (test_the_letters_and_the_score_table_...); the sums
-    # that give the table's cells, in the block: "Summed, the score is $1 - 0.82 + 0.58 \approx 0.77$ for query 5 and
-    # key 3, but $1 - 1.08 + 0.58 \approx 0.50$ for query 12 and key 10", each term and each total to two decimals
-    sums = re.findall(r"\$1 - ([\d.]+) \+ ([\d.]+) \\approx ([\d.]+)\$ for query (\d+) and key (\d+)", block)
-    assert len(sums) == 2 and "Summed, the score is" not in main, sums
-    # "So in the two sums below, only the middle number changes": right before the sums; their first and last
-    # numbers agree, their middle ones differ
-    look = (
-        "The other two terms of the added encoding's score depend only on the offset $n - m$. So in the two sums"
-        " below, only the middle number changes. Summed,"
+    # the sums that give the table's cells, in the block: each term and each total to three decimals, and the
+    # written terms add up exactly to the written total
+    sums = re.findall(
+        r"\$1 - (\d\.\d{3}) \+ (\d\.\d{3}) = (\d\.\d{3})\$ for query (\d+) and key (\d+)",
+        block,
     )
-    assert block.startswith("<summary>Where each number comes from, and other weights</summary> " + look)
-    assert sums[0][1] == sums[1][1] and sums[0][0] != sums[1][0], sums
+    assert len(sums) == 2 and "the added score is $1 -" not in main, sums
+    assert "To three decimals, the added score is $1 - " in block and "\\approx" not in block
+    assert sums[0][1] == sums[1][1] and sums[0][0] != sums[1][0], sums  # the last term the same, the middle not
     pe_ = posenc.sinusoidal_encoding(13, 4).double()
     for word_pos, last, total, m_, n_ in sums:
         m_, n_ = int(m_), int(n_)
-        assert abs(-(math.sin(m_) + math.sin(n_)) - float(word_pos)) < 0.005, (m_, n_)  # sin m + sin n
-        assert abs(float(pe_[m_] @ pe_[n_]) - float(last)) < 0.005, (m_, n_)  # PE(m) . PE(n)
+        assert f"{-(math.sin(m_) + math.sin(n_)):.3f}" == word_pos, (m_, n_)  # sin m + sin n, rounded
+        assert f"{float(pe_[m_] @ pe_[n_]):.3f}" == last, (m_, n_)  # PE(m) . PE(n), rounded
         score_ = float(
             (torch.eye(4, dtype=torch.float64)[0] + pe_[m_]) @ (torch.eye(4, dtype=torch.float64)[0] + pe_[n_])
         )
-        assert abs(score_ - float(total)) < 0.005 and abs(1 - float(word_pos) + float(last) - score_) < 0.01, (m_, n_)
+        assert f"{score_:.3f}" == total, (m_, n_, score_)  # the score, rounded
+        # the written terms add up to the written total, in thousandths
+        assert 1000 - round(1000 * float(word_pos)) + round(1000 * float(last)) == round(1000 * float(total))
+        assert f"{score_:.2f}" in main  # the table's cell rounds the same score
     # each number of the sums named in the block: "Here 1 is $x \\cdot x$, the middle number is
-    # $\\sin m + \\sin n$, and 0.58 is $\\cos 2 + \\cos 0.02$" (x . x = 1; the middle numbers are sin m + sin n
-    # above; the last term is cos 2 + cos 0.02 at both pairs)
-    tie = "Here 1 is $x \\cdot x$, the middle number is $\\sin m + \\sin n$, and 0.58 is $\\cos 2 + \\cos 0.02$."
-    assert tie in block and block.index("Summed, the score is") < block.index(tie)
+    # $\\sin m + \\sin n$, and 0.584 is $\\cos 2 + \\cos 0.02$"
+    tie = "Here 1 is $x \\cdot x$, the middle number is $\\sin m + \\sin n$, and 0.584 is $\\cos 2 + \\cos 0.02$."
+    assert tie in block and block.index("To three decimals, the added score is") < block.index(tie)
     assert float(torch.eye(4, dtype=torch.float64)[0] @ torch.eye(4, dtype=torch.float64)[0]) == 1.0
     for _, last, _, m_, n_ in sums:
-        assert abs(math.cos(2) + math.cos(0.02) - float(last)) < 0.005 and int(n_) - int(m_) == -2, (m_, n_)
+        assert f"{math.cos(2) + math.cos(0.02):.3f}" == last and int(n_) - int(m_) == -2, (m_, n_)
     assert "Why? With these identity weights" not in text and "*word–position* terms" in main
     assert "The block below derives the terms." not in text  # the pointer stands before the formula
     assert (
@@ -2642,9 +2751,9 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
         < text.index(sentence)
         < text.index("The first example cannot: $\\cos$")
     )
-    numbers = "It is $\\cos 2 + \\cos 0.02$, about 0.58, in both cases. So the score's change, from"
+    numbers = "It is $\\cos 2 + \\cos 0.02$, about 0.58, in both cases."
     assert numbers in text and numbers not in main  # the numbers are collapsed, right under the sentence
-    assert text.index(sentence) < text.index(numbers) < text.index("The first example cannot: $\\cos$")
+    assert text.index(sentence) < text.index(numbers) < text.index("To three decimals, the added score is")
     x = torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64)
     wide = posenc.sinusoidal_encoding(41, 4).double()  # "depends only on the offset": at every pair up to 40
     by_offset: dict[int, list[float]] = {}
@@ -2673,9 +2782,9 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     assert change < -0.1, change  # "lowers the added encoding's"
     # "the word-position terms ... depend on where the tokens stand": unequal at the two pairs of positions
     assert abs(cross[1] - cross[0]) > 0.1, cross
-    # the block's two scores, to three decimals, round to the table's cells, and their difference is the scores' own
+    # the block's two totals, to three decimals, round to the table's cells, and their difference is the scores' own
     # change to three decimals (the cells' difference, 0.50 - 0.77, is not: the page prints no change of its own)
-    (near, far) = re.findall(r"So the score's change, from (\d\.\d{3}) to (\d\.\d{3}), comes from the", text)[0]
+    (near, far) = re.findall(r"= (\d\.\d{3})\$ for query \d+ and key \d+", text)
     assert (near, far) == (f"{score[0]:.3f}", f"{score[1]:.3f}"), (near, far, score)
     assert f"{float(near):.2f}" == f"{score[0]:.2f}" and f"{float(far):.2f}" == f"{score[1]:.2f}"
     assert f"{float(far) - float(near):.3f}" == f"{change:.3f}", (near, far, change)
@@ -2937,9 +3046,9 @@ def test_rope_rotates_by_absolute_position_but_leaves_the_values_alone():
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
     absolute = (
-        "With a *relative* one, position enters the score only through where the key stands relative to the query."
-        " RoPE rotates each query and key by its absolute position, yet its score is relative: the next section shows"
-        " why. | where position enters | how | example | kind |"
+        "With a *relative* one, position enters the score only through the key's *offset* from the query: where the"
+        " key stands relative to it. RoPE rotates each query and key by its absolute position, yet its score is"
+        " relative: the next section shows why. | where position enters | how | example | kind |"
     )
     assert absolute in main  # stated before the table's RoPE row, which it explains
     assert main.index(absolute) < main.index("## Why RoPE's score sees only the offset")

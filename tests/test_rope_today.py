@@ -1604,12 +1604,16 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     assert main_line.index(topic) < main_line.index("The figure plots the key's score as a share")
     # the figure marks the printed means where they lie, at the band's right edge (2a - 1 = 16 383), not across it;
-    # its title, y label, dots and print name one measure in the same words: the share of the score at distance 0,
-    # averaged over x/2 to x (x: the x axis, named "distance x")
+    # its y label, dots and print name one measure in the same words, the share of the score at distance 0; the title
+    # says the smoothing, averaged over x/2 to x (x: the x axis, named "distance x"); the y label carries one idea
     plot = "".join(next(c for c in nb_cells() if c.get("id") == "c14c-plot")["source"])
     assert 'label="8192-16383 back")' in plot
     assert 'label="each line at x = 16383: its share averaged over 8192-16383, printed above")' in plot
-    assert 'ylabel="share of the score at distance 0,\\naveraged over x/2 to x"' in plot
+    assert (
+        'ylabel="share of the score at distance 0",' in plot
+        and 'ylabel="share of the score at distance 0,\\n' not in plot
+    )
+    assert 'title="A key equal to its query, d = 128, averaged over x/2 to x:\\nfar back, the larger base keeps' in plot
     assert 'xlabel="distance x (tokens back, log scale)"' in plot
     printed = "".join(next(c for c in nb_cells() if c.get("id") == "c14c")["source"])
     assert "share of the score at distance 0, averaged over 8192-16383 back:" in printed
@@ -1709,6 +1713,18 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     w = torch.randn(20_000, 128, generator=torch.Generator().manual_seed(0), dtype=torch.float64) ** 2
     per_pair = (w[:, :64] + w[:, 64:]).mean(0)
     assert float((per_pair / 2 - 1).abs().max()) < 0.05
+    # the main line's "with all its pairs the same length: its curve is then also chapter 5's average over random
+    # queries": the figure's band means for the 20 000 random queries above (each query's score, averaged over the
+    # queries, then over the band, as a share of the averaged score at distance 0) against the unit-pair share; the
+    # sampled queries' pair weights differ from 2 by under 5 %, so the two agree to within a hundredth
+    w_pair = w[:, :64] + w[:, 64:]
+    for b in (1e4, 5e5, 1e6):
+        cos_band = torch.cos(band * posenc.rope_inv_freq(128, b).double()).mean(0)  # [pair]: mean over the band
+        averaged = float((w_pair @ cos_band).mean() / w_pair.sum(1).mean())
+        assert abs(averaged - kept[b]) < 0.01, (b, averaged, kept[b])
+    assert "chapter 5's expected score $E(r)$" not in main_line  # the clause names the measure, not its formula
+    ch5 = chapter_markdown("05_decay")
+    assert "For isotropic queries each $w_i$ has mean 2, which gives $E(r)$." in ch5  # chapter 5's measure
     # takeaway 3: "In a 128-dimensional head, Llama 3's and Code Llama's larger bases keep a matching key's average
     # score above Llama 2's, up to tens of thousands of tokens back": every span [a, 2a), a up to 32 768 (distances
     # to 65 535), 5e5 and 1e6 above 1e4; the average is over distances and, by the check below, random queries
@@ -1904,9 +1920,27 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     summary = "<summary>The config fields, the slowest turning pair, and how far this is from partial rotary</summary>"
     assert summary in g4 and g4.index(summary) < g4.index("about 190 tokens")
     assert g4.index("</details>") > g4.index("about five million")
-    # the main figure draws one idea: partial rotary's ladder is printed in the block's check cell, not drawn
-    assert "partial rotary, same base, as many dims" not in _figure_titles()
+    # the main figure draws the contrast: the proportional type's turning pairs (blue) and the frequencies partial
+    # rotary would give the same pairs, b^(-2i/d_rot) with d_rot = 2 x 64 (orange); one main-line sentence names them
     assert "only the fast quarter of the pairs turns" in _figure_titles()
+    g4_plot = "".join(next(c for c in nb_cells() if c.get("id") == "prop01")["source"])
+    assert "as_partial = posenc.rope_inv_freq(2 * rotated, base_global).double()" in g4_plot
+    assert 'ax.semilogy(pair_ids[:rotated], 2 * math.pi / as_partial, "C1^"' in g4_plot
+    assert 'ax.semilogy(pair_ids[:rotated], 2 * math.pi / proportional[:rotated], "C0o"' in g4_plot
+    assert "far faster (blue) than partial rotary would turn the same pairs (orange)" in g4_plot
+    overlay = (
+        "In the figure, blue marks these turning pairs; orange, the frequencies $b^{-2i/d_{\\text{rot}}}$ that partial"
+        " rotary would give the same pairs."
+    )
+    assert main_line.count(overlay) == 1
+    assert main_line.index("The other pairs never turn") < main_line.index(overlay) < main_line.index("p-RoPE")
+    assert "$d_{\\text{rot}}$" in main_line[: main_line.index(heading)]  # d_rot defined in *Partial rotary*, above
+    # the orange points: pair i turns at b^(-2i/d_rot), d_rot = 128, the same base; every one at least as slow as the
+    # proportional pair i, and the slowest about 5.1 million tokens (the legend's number, printed from the code)
+    as_partial = full["rope_theta"] ** (-torch.arange(0, 2 * turning, 2, dtype=torch.float64) / (2 * turning))
+    assert bool((as_partial <= inv_freq[:turning] * (1 + 1e-9)).all()) and float(as_partial[0]) == 1.0
+    assert round(2 * math.pi / float(as_partial[-1]) / 1e6, 1) == 5.1
+    assert 2 * math.pi / float(as_partial[-1]) > 1e4 * 2 * math.pi / float(inv_freq[turning - 1])  # the cell's assert
     # "about 190 tokens" and "about five million": transformers' own frequencies, and partial rotary's ladder on as
     # many dimensions with the same base, b^(-2i/d_rot)
     assert 180 < 2 * math.pi / float(inv_freq[turning - 1]) < 200
@@ -2485,9 +2519,11 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert 'averages = [f"{name}: {float(curve[xpos_band].mean()):.3f}"' in code
     assert '((matching_rope, "RoPE"), (matching_xpos, "xPos"))' in code and '"average 2048-4096 back\\n"' in code
     assert "mean_there" not in code and "dashed: each one's average there" not in code
-    # the main line's figure shades the band its text averages, 2048 to 4096 back, as the appendix's panel does
+    # the section's figure: two panels on shared x axes; the left shades the band its text averages, 2048 to 4096 back,
+    # and the right draws the matching key over the same distances and band
     band = 'ax.axvspan(2048, 4096, color="grey", alpha=0.15, label="2048-4096 back: the band the text averages")'
     assert band in code and code.index("xpos_abs / level") < code.index(band) < code.index("matching_rope =")
+    assert 'fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 3.9), sharex=True, layout="constrained")' in code
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "xPos mostly damps the fast pairs' swings in this score.",
@@ -2502,25 +2538,29 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         " scale $B$ and each $\\zeta_i$ below one, smallest for the fast pairs.",
         "Its decay fades the fast pairs first; far back, their terms only swing around zero.",
         "Take $d = 64$ and keys two to four thousand tokens back.",
-        "For unrelated keys, whose scores average zero, the figure measures *mean size*: xPos's falls to about a"
+        "For unrelated keys, whose scores average zero, the left panel measures *mean size*: xPos's falls to about a"
         " third of RoPE's.",
         "**A key equal to its query.** At $d = 64$, two to four thousand tokens back, it keeps its average: no lower"
         " than RoPE's, and it swings less; nearer in, xPos lowers it.",
-        "Mean size is the mean of $|\\text{score}|$ over the figure's 1000 random query/key pairs.",
+        "Mean size is the mean of $|\\text{score}|$ over the left panel's 1000 random query/key pairs.",
         "Nearer in, xPos does lower this average at $d = 64$: over every span of distances from $a$ to $2a - 1$ with"
         " $a$ up to about 1500, and over some spans with $a$ up to about 2400, by up to 15 %.",
         "At $d = 32$ it is a hair lower even from 2048 to 4096 tokens back.",
-        "The figure plots its score per pair, with signs, each pair of unit length; fading the fast pairs barely moves"
-        " the average there.",
+        "The section's right panel plots its score per pair, with signs, each pair of unit length; fading the fast"
+        " pairs barely moves the average there.",
     ):
         assert sentence in text, sentence
     assert "stays close to RoPE's" not in text and "stays near RoPE's" not in code
-    # the block's "Mean size is the mean of |score| over the figure's 1000 random query/key pairs": the figure's code
+    # the block's "Mean size is the mean of |score| over the left panel's 1000 random query/key pairs": the figure's
+    # code
     assert "qc, kc = (torch.randn(1000, d_xpos // 2, generator=gr, dtype=torch.complex128) for _ in range(2))" in code
     assert "rope_abs = ((qc * kc.conj()) @ turn.T).real.abs().mean(0)" in code
     assert 'ylabel="mean size, |score|, / RoPE\'s average"' in code
     assert "xPos's average is slightly above RoPE's" not in text  # now the block's numbers: 0.058 against 0.046
     assert "its average 2048-4096 back is not lower than RoPE's" in code  # the right panel's title
+    assert (
+        'title="Left, unrelated keys, 1000 random query/key pairs:' in code and 'title="Right, a key equal to' in code
+    )
     assert "does not lower a matching key's average" not in text  # unscoped: false nearer in and at d = 32
     # the section's point and cost; the key scale zeta_0 ** (-p / 512), zeta_0 = 0.4 / 1.4, first passes
     # float32's largest value near p = 36 261 (uncentred positions)
@@ -2531,22 +2571,23 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # one measure per sentence: mean size for unrelated keys, then the signed average for a key equal to its query;
     # the scope (d = 64, the band) is stated once, before both
     scope = "Take $d = 64$ and keys two to four thousand tokens back."
-    unrelated = "For unrelated keys, whose scores average zero, the figure measures *mean size*:"
+    unrelated = "For unrelated keys, whose scores average zero, the left panel measures *mean size*:"
     assert "unrelated keys get quieter" not in text and text.count(scope) == 1
-    assert text.index(scope) < text.index(unrelated) < text.index("For a key equal to its query, the measure is")
-    # the main line keeps one panel, unrelated keys; the matching key's panel, its sentence and "nearer in" are the
-    # appendix's *xPos* part, each once; the section's "its average score there is at RoPE's or above": 0.058 >= 0.046
-    # (checked above), scoped by "there" to the figure's d = 64 and band
+    assert text.index(scope) < text.index(unrelated) < text.index("For a key equal to its query, the right panel")
+    # the main line names both panels, left and right, a measure each; "nearer in" stays in the appendix's *xPos*
+    # part, once; the section's "xPos's stays at RoPE's or above there": 0.058 >= 0.046 (checked above), scoped by
+    # "there" to the figure's d = 64 and band, and drawn in the right panel with the two averages as text
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
     assert "a key equal to its query keeps its average" not in xpos_main.lower() and "nearer in" not in xpos_main
-    # the figure draws mean size; one main-line sentence, scoped by "there" to the figure's d = 64 and band, says a
-    # key equal to its query is not what xPos quiets: its (signed) average, 0.058 >= 0.046, checked above; the block
-    # does not repeat it
+    # the left panel draws mean size; one main-line sentence, scoped by "there" to the figure's d = 64 and band, says
+    # a key equal to its query is not what xPos quiets: its (signed) average, 0.058 >= 0.046, checked above, drawn
+    # in the right panel; the block does not repeat it
     not_quieted = (
-        "For a key equal to its query, the measure is the *average score*: xPos's stays at RoPE's or above there, as"
-        " the appendix's *xPos* part shows."
+        "For a key equal to its query, the right panel measures the *average score*: xPos's stays at RoPE's or above"
+        " there."
     )
+    assert "the appendix's *xPos* part shows" not in xpos_main  # the evidence is the section's own right panel
     assert text.count(not_quieted) == 1 and "xPos's falls to about a third of RoPE's. " + not_quieted in xpos_main
     assert scope + " " + unrelated in xpos_main  # the scope sentence opens the pair
     assert "with signs" not in xpos_main  # the main line keeps one measure per sentence
@@ -2558,8 +2599,15 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     figs = [
         i for i, c in enumerate(cells) if c["cell_type"] == "code" and 'matching_xpos, "C1-"' in "".join(c["source"])
     ]
-    assert len(figs) == 1 and app < figs[0] and "ax2" not in "".join(cells[sec + 1]["source"])
+    # one figure draws the matching key: the section's own cell, right after its text, as the right panel (it moved
+    # there from the appendix, whose check cell still asserts its averages and spreads)
+    assert figs == [sec + 1] and sec + 1 < app and "ax2" in "".join(cells[sec + 1]["source"])
     assert "its average 2048-4096 back is not lower than RoPE's" in "".join(cells[figs[0]]["source"])
+    assert "<summary>A key equal to its query, in the section's right panel</summary>" in text
+    assert "in the figure below</summary>" not in text[text.index("### xPos") :][:3000]
+    checks = next(i for i, c in enumerate(cells) if c.get("id") == "c44")
+    checks_src = "".join(cells[checks]["source"])
+    assert app < checks and "matching_rope[xpos_band].mean()" in checks_src  # the appendix's asserts stay
     assert text.count("nearer in, xPos lowers it") == 1
     assert (
         "Its cost: xPos splits the decay into a factor on the query and one on the key that grows with the key's"
@@ -3185,7 +3233,8 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
         takeaways
     )  # "as configs set them": the YaRN paper and serving engines also describe dynamic variants
     assert "attention factor" not in takeaways
-    assert "YaRN also multiplies cos and sin by an *attention factor*:" in main_line
+    assert "The plain `yarn` type also multiplies cos and sin by an *attention factor*:" in main_line
+    assert "YaRN also multiplies cos and sin" not in main_line  # scoped: DeepSeek's `yarn` configs put 1 there
     scalings = main_line[main_line.index("## How each scaling") : main_line.index("## What is a position")]
     assert "LongRoPE" not in scalings  # named, with what it does, in the block
     # takeaway 3 leaves the pairs past L to the appendix block, which keeps its open question
@@ -3223,9 +3272,25 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     assert side in raw and raw.index(side) < raw.index("LongRoPE slows each pair by its own searched factor;")
     scaling_part = main_line[main_line.index("## How each scaling reshapes") : main_line.index("## What is a position")]
     factor_line = (
-        "YaRN also multiplies cos and sin by an *attention factor*: in a fully rotated head it multiplies every logit"
-        " by its square, which sharpens attention, as chapter 7 shows."
+        "The plain `yarn` type also multiplies cos and sin by an *attention factor*: in a fully rotated head it"
+        " multiplies every logit by its square, which sharpens attention, as chapter 7 shows."
     )
+    # "plain": the `yarn` type without DeepSeek's `mscale` fields puts m(s) on cos and sin; with DeepSeek-V2's and V3's
+    # equal fields transformers puts 1 there (the softmax scale takes the factor, checked in tests/test_scaling.py)
+    for fields, expected in (({}, 0.1 * math.log(40) + 1), ({"mscale": 0.707, "mscale_all_dim": 0.707}, 1.0)):
+        yarn_cfg = transformers.LlamaConfig(
+            hidden_size=64,
+            num_attention_heads=1,
+            max_position_embeddings=163840,
+            rope_parameters={
+                "rope_type": "yarn",
+                "rope_theta": 10000.0,
+                "factor": 40.0,
+                "original_max_position_embeddings": 4096,
+                **fields,
+            },
+        )
+        assert math.isclose(ROPE_INIT_FUNCTIONS["yarn"](yarn_cfg, "cpu")[1], expected, rel_tol=1e-6), fields
     assert factor_line in scaling_part and raw.index(factor_line.split(":")[0]) < raw.index(side)
     # the main line keeps what the factor does; DeepSeek's softmax scale and the copied-frequencies failure are the
     # block's, once each
@@ -3835,8 +3900,8 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     # one measure before the figure, the share of the score at distance zero; with pairs of one length the share is
     # the score per pair, (2/d) sum cos: checked here for pairs of a random common length r (r ** 2 cancels)
     measure = (
-        "Take a key equal to its query, with all its pairs the same length. The figure plots the key's score as a share"
-        " of its score at distance zero. " + thick
+        "Take a key equal to its query, with all its pairs the same length: its curve is then also chapter 5's average"
+        " over random queries. The figure plots the key's score as a share of its score at distance zero. " + thick
     )
     assert measure in main_line and "unit length" not in main_line[main_line.index("## Raising the base") :][:1500]
     theta_m = posenc.rope_inv_freq(128, 5e5).double()
@@ -3927,13 +3992,14 @@ def test_chapter_mla_rotary_key_takes_its_own_ladder():
 def test_chapter_base_figure_title_names_its_smoothing():
     """Chapter 10, *Raising the base*: the figure's smoothing rule is said once, on the main line: "That share wiggles
     from one distance to the next, so each point at distance $x$ averages it over the distances from $x/2$ to $x$.";
-    the x label names that x, "distance x (tokens back, log scale)", and the y label says the same measure in the same
-    words, "share of the score at distance 0, averaged over x/2 to x". The thick line drawn at x = 2a - 1 is the mean
-    of the score per pair over distances a .. 2a - 1."""
+    the x label names that x, "distance x (tokens back, log scale)", the y label names the measure alone, "share of
+    the score at distance 0", and the title names the smoothing, "averaged over x/2 to x". The thick line drawn at
+    x = 2a - 1 is the mean of the score per pair over distances a .. 2a - 1."""
     code = _figure_titles()
     assert (
-        'ax.set(xlabel="distance x (tokens back, log scale)", ylabel="share of the score at distance 0,\\naveraged'
-        ' over x/2 to x"' in code
+        'ax.set(xlabel="distance x (tokens back, log scale)", ylabel="share of the score at distance 0",\n'
+        '       title="A key equal to its query, d = 128, averaged over x/2 to x:\\nfar back, the larger base keeps a'
+        ' larger share of its score")' in code
     )
     assert "a thick line at x: the mean over x/2 to x" not in code  # the rule's one place is the main line
     main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
@@ -4040,6 +4106,108 @@ def test_chapter_qwen3_5_rope_in_one_layer_of_four():
         " such a recurrence."
     )
     assert sentence in chapter_markdown("10_rope_today")
+
+
+def test_chapter_offset_is_signed_and_distance_is_its_size():
+    """The book's convention (the glossary's *offset* and *distance*): chapter 10 calls the signed $\\Delta = n - m$
+    the *offset* and keeps *distance* for its size, $|\\Delta|$, never negative, in its prose, its symbol table, its
+    code comments and its axis labels."""
+    text = chapter_markdown("10_rope_today")
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    defined = (
+        "The rotated term depends only on the *offset* $\\Delta = n - m$, key minus query: negative for a key before"
+        " the query. The *distance* is its size, $|\\Delta|$."
+    )
+    assert main_line.count(defined) == 1
+    assert "the offset, key minus query, which chapter 5 writes $r$; the distance is $|\\Delta|$" in text
+    for signed in ("the distance $\\Delta", "the distance, key minus query", "negative distance"):
+        assert signed not in text, signed
+    code = _figure_titles()
+    assert "key - query distance" not in code and "distance = torch.arange(-" not in code
+    assert "offset = torch.arange(-(n_pos - 1), 1)" in code and "# the offset Δ = n - m <= 0" in code
+    # every axis that names Δ draws its size: the distance |Δ|, tokens back
+    labels = re.findall(r'label="([^"]*Δ[^"]*)"', code)
+    assert labels and all("|Δ|" in label for label in labels), labels
+    # the first use of "distance |Δ|" in a figure comes after the definition: the Partial rotary figure, cell c09
+    cells = nb_cells()
+    first_def = next(
+        i for i, c in enumerate(cells) if defined.split(". ")[0] in re.sub(r"\s+", " ", "".join(c["source"]))
+    )
+    first_axis = next(i for i, c in enumerate(cells) if 'xlabel="distance |Δ|' in "".join(c["source"]))
+    assert first_def < first_axis
+    # the offset of a key before its query is negative; its distance, the figure's x, is positive
+    offset = torch.arange(-255, 1)
+    assert bool((offset <= 0).all()) and torch.equal(-offset, offset.abs())
+
+
+def test_chapter_qwen3_next_decays_in_its_recurrent_layers_only():
+    """Chapter 10, *Other models that leave layers without RoPE*: "In transformers 5.24's `modeling_qwen3_next.py`,
+    Qwen3-Next's RoPE layers put no decay factor on their scores. Its Gated DeltaNet layers decay their state through a
+    learned gate: at each token they multiply it by $e^{g}$, between zero and one, with $g$ computed from that token's
+    input." Read in the installed source and run on a tiny layer: g = -exp(A_log) * softplus(a + dt_bias), with a from
+    the token's hidden state (in_proj_ba) and A_log, dt_bias learned parameters; the recurrent rule multiplies the state
+    by exp(g) before each update; the softmax-attention layer rotates q and k and scales by head_dim ** -0.5 only."""
+    pytest.importorskip("transformers", minversion="5.24")
+    import inspect
+
+    from transformers import Qwen3NextConfig
+    from transformers.models.qwen3_next import modeling_qwen3_next as qn
+
+    text = chapter_markdown("10_rope_today")
+    sentences = (
+        "In transformers 5.24's `modeling_qwen3_next.py`, Qwen3-Next's RoPE layers put no decay factor on their"
+        " scores.",
+        "Its Gated DeltaNet layers decay their state through a learned gate: at each token they multiply it by $e^{g}$,"
+        " between zero and one, with $g$ computed from that token's input.",
+    )
+    block = text[text.index("<summary>Other models that leave layers without RoPE</summary>") :]
+    block = block[: block.index("</details>")]
+    for sentence in sentences:
+        assert sentence in block, sentence  # in the collapsed block, not the main line
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    assert "Gated DeltaNet" not in main_line
+    # the RoPE layer: rotation, then attention with the plain 1/sqrt(head_dim) scale; no decay, no distance term
+    attn = inspect.getsource(qn.Qwen3NextAttention)
+    assert "apply_rotary_pos_emb(query_states, key_states, cos, sin)" in attn
+    assert "self.scaling = self.head_dim**-0.5" in attn and "decay" not in attn.lower() and "A_log" not in attn
+    # the Gated DeltaNet layer: the gate g from the token's projection a and two learned parameters
+    gdn = inspect.getsource(qn.Qwen3NextGatedDeltaNet)
+    assert "g = -self.A_log.float().exp() * F.softplus(a.float() + self.dt_bias)" in gdn
+    assert "self.in_proj_ba = nn.Linear(self.hidden_size" in gdn and "projected_states_ba = self.in_proj_ba(" in gdn
+    assert "apply_rotary_pos_emb" not in gdn
+    rule = inspect.getsource(qn.torch_recurrent_gated_delta_rule)
+    assert "decay_t = decay[:, :, i].exp()" in rule and "last_recurrent_state = last_recurrent_state * decay_t" in rule
+    # run it: a tiny layer's gate lies in (0, 1) and changes with the token's input
+    cfg = Qwen3NextConfig(
+        hidden_size=32,
+        linear_num_value_heads=4,
+        linear_num_key_heads=2,
+        linear_key_head_dim=8,
+        linear_value_head_dim=8,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=8,
+    )
+    layer = qn.Qwen3NextGatedDeltaNet(cfg, layer_idx=0)
+    torch.manual_seed(0)
+    with torch.no_grad():
+        layer.A_log.copy_(torch.empty(layer.num_v_heads).uniform_(0.01, 16).log())  # the model's own init range
+        hidden = torch.randn(1, 5, 32)
+        _, _, _, _, _, a = layer.fix_query_key_value_ordering(layer.in_proj_qkvz(hidden), layer.in_proj_ba(hidden))
+        g = -layer.A_log.float().exp() * torch.nn.functional.softplus(a.float() + layer.dt_bias)
+    gate = g.exp()
+    assert bool(((gate > 0) & (gate < 1)).all())  # "between zero and one"
+    assert float((gate[0, 1:] - gate[0, :-1]).abs().max()) > 1e-3  # computed per token: it differs between tokens
+    # the same decay in the recurrent rule: with zero keys, the state is only multiplied by exp(g) at each token
+    state = torch.randn(1, 4, 8, 8)
+    q = torch.zeros(1, 1, 4, 8)
+    k = torch.zeros(1, 1, 4, 8)
+    v = torch.zeros(1, 1, 4, 8)
+    g_one = torch.full((1, 1, 4), -0.5)
+    _, after = qn.torch_recurrent_gated_delta_rule(
+        q, k, v, g=g_one, beta=torch.ones(1, 1, 4), initial_state=state, output_final_state=True
+    )
+    torch.testing.assert_close(after, state * math.exp(-0.5))
 
 
 def test_mla_rotary_query_scout_config_refusal_context_shift_and_cohere_order():
