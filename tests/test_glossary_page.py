@@ -920,10 +920,14 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     assert between_bars("i - j") == {int(bars_first)} == {6}
     assert int(bars_second) in between_bars("j - i") and int(bars_second) == 11
     assert between_bars("\\\\Delta") >= {int(bars_delta)} == {10}
-    assert (
-        "| how far a key lies from its query, $\\lvert n - m\\rvert$, never negative; for some chapters' signed use,"
-        " see {ref}`Letters <glossary-letters>` |" in row("distance | 距离")
+    # the row names the chapters whose "distance" is signed, the same two as the Letters table's signed forms
+    ((row_first, row_second),) = re.findall(
+        r"\| how far a key lies from its query, \$\\lvert n - m\\rvert\$, never negative; chapters (\d+) and (\d+)"
+        r" use the word for the signed \*offset\*: see \{ref\}`Letters <glossary-letters>` \|",
+        row("distance | 距离"),
     )
+    assert [int(row_first), int(row_second)] == [int(first), int(second)], (row_first, row_second)
+    assert core_table_terms().index("offset") < core_table_terms().index("distance")  # *offset* defined above it
     assert "(glossary-letters)=\n## Letters and words with more than one meaning" in ROOT.joinpath(
         "book", "glossary.md"
     ).read_text(encoding="utf-8")
@@ -3756,7 +3760,8 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     )
     text = page()
     assert (
-        "a *slow pair* turns less than once, so beyond $L$ it meets new angles. Call an input's length over $L$ its"
+        "a *slow pair* turns less than once, so in a decoder it meets new angles beyond $L$. Call an input's length"
+        " over $L$ its"
         " *stretch*. To meet no new angle, a slow pair needs its frequency divided by about the stretch, so RoPE"
         " scalings slow the slow pairs." in text
     )
@@ -3768,9 +3773,8 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     assert all(re.match(rf"\| {re.escape(term)} \|", row(term)) for term in others)
     assert not re.search(r"scalings? below|rows? below|table below", primer), primer
     assert (
-        "a pair that turns less than once over the distances of training, up to $L - 1$, so training showed it only an"
-        " arc, and beyond $L$ it"
-        " meets new angles" in row("slow pair")
+        "a pair that turns less than once over the distances of training, up to $L - 1$; in a decoder, training showed"
+        " it only an arc, and beyond $L$ it meets new angles |" in row("slow pair")
     )
 
 
@@ -4658,8 +4662,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     Then "Three numbers are easy to mix up:" and their table (extension
     factor, stretch, effective factor), before the worked example's core that uses them: "An example: take a head
     like Llama 3.1's, trained at $L = 8192$, and an input of $2L$ tokens, so its stretch is 2. Give two rules Llama
-    3.1's configured `factor`, 8, as their extension factor. Each rule's effective factor exceeds the stretch, so the
-    slowest pair meets no new angle:", a
+    3.1's configured `factor`, 8, as their extension factor. Here each rule's effective factor exceeds the stretch, so
+    the slowest pair meets no new angle:" ("Here": the exact condition is the collapsed worked example's
+    $(\\ell - 1)/(L - 1)$, met here with room), a
     table of the two rules' divisors (PI 8 and `llama3` 8 "at any length"), with a second column, the fastest pair's
     divisor (PI 8, `llama3` 1: "it *keeps* that pair, leaving its frequency unchanged", *kept* defined where it is first
     used), run in transformers' `linear` and `llama3`; "So the slowest
@@ -4706,7 +4711,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
     # one idea per paragraph: the fast and slow pairs, then the stretch with the three numbers' table
     paragraphs = [re.sub(r"\s+", " ", p) for p in section.split("\n\n")]
-    assert paragraphs[1].startswith("A model's *trained length*") and paragraphs[1].endswith("it meets new angles.")
+    assert paragraphs[1].startswith("A model's *trained length*") and paragraphs[1].endswith(
+        "in a decoder it meets new angles beyond $L$."
+    )
     assert paragraphs[2].startswith("Call an input's length over $L$ its *stretch*.")
     assert paragraphs[3] == "Three numbers are easy to mix up:" and paragraphs[4].startswith("| number |")
     ((config_word, main_stretch, slowest),) = re.findall(
@@ -4723,14 +4730,15 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r"^### How these terms fit together: Llama 3\.1's head A model's \*trained length\* \$L\$ gives its training"
         r" distances, 0 to \$L - 1\$\. Over"
         r" them a \*fast pair\* makes at least one \*turn\*, a full rotation; a \*slow pair\* turns less than once,"
-        r" so beyond"
-        r" \$L\$ it meets new angles\. Call an input's length over \$L\$ its \*stretch\*\. To meet no new angle, a"
+        r" so in a"
+        r" decoder it meets new angles beyond \$L\$\. Call an input's length over \$L\$ its \*stretch\*\. To meet"
+        r" no new angle, a"
         r" slow pair needs its frequency divided by about the stretch, so RoPE scalings slow the slow pairs\. Three"
         r" numbers are"
         r" easy to mix up: .*?"
         r" An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, and an input of \$(\d)L\$ tokens, so"
         r" its stretch is (\d+)\. Give (two) rules Llama 3\.1's configured `factor`, (\d+), as their extension"
-        r" factor\. Each rule's effective factor exceeds the stretch, so the slowest pair meets no new angle:"
+        r" factor\. Here each rule's effective factor exceeds the stretch, so the slowest pair meets no new angle:"
         r" \| rule \| divides"
         r" the slowest pair's frequency by \| divides the fastest pair's frequency by \| \|---\|---\|---\|"
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
@@ -4753,8 +4761,12 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         main_llama3,
         fast_l3,
     ) = lead[0]
-    # "Each rule's effective factor exceeds the stretch": every divisor in the table is above the stretch
+    # "Here each rule's effective factor exceeds the stretch": every divisor in the table is above the stretch, and
+    # "here" it also reaches the exact condition of the worked example, (l - 1)/(L - 1) = 16383/8191 ~ 2.0001
     assert all(int(value) > int(main_two) for value in (main_pi, main_llama3)), main_two
+    exact = (int(main_times) * int(main_L) - 1) / (int(main_L) - 1)
+    assert int(main_two) < exact < int(main_two) * 1.001 and min(int(main_pi), int(main_llama3)) >= exact, exact
+    assert "$(\\ell - 1)/(L - 1)$, the input's last distance over training's last" in block(WE)
     assert "dynamic NTK" not in visible and "9 at" not in visible  # dynamic NTK's 9, with its formula, in the block
     assert main_pi == main_llama3 == main_factor  # "8, the `factor`"
     # Llama 3.1's config: its trained length and `factor`; `llama3` with its bounds divides the slowest pair by 8
@@ -4914,7 +4926,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     (inequality,) = re.findall(
         r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", row("fast pair")
     )
-    assert "a pair that turns less than once over the distances of training, up to $L - 1$," in row("slow pair")
+    assert "a pair that turns less than once over the distances of training, up to $L - 1$;" in row("slow pair")
     llama_d, llama_base, llama_L, _ = llama31_head()
     for d, base, L in ((llama_d, llama_base, llama_L), (128, 10_000.0, 4096)):
         ell = int(times or 1) * L
@@ -6002,3 +6014,39 @@ def test_float32_angles_row_quotes_chapter_4s_rule():
     angle = lambda p: p * theta.double()  # noqa: E731
     assert torch.allclose(angle(n) - angle(m), angle(n - m), rtol=0, atol=1e-9)
     assert "{ref}`float32 angles <glossary-maths>`" in page()
+
+
+# ---- round 139: the slow pair's new angles scoped to a decoder ---
+
+
+def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
+    """The slow pair row, "a pair that turns less than once over the distances of training, up to $L - 1$; in a
+    decoder, training showed it only an arc, and beyond $L$ it meets new angles", and the main line's "a *slow pair*
+    turns less than once, so in a decoder it meets new angles beyond $L$". In a decoder the offsets of training are 0
+    to -(L - 1): each slow pair (the fast pair row's inequality fails) sees an arc shorter than its circle, and some
+    distance from L to 2L - 1 puts it outside that arc. Without a causal mask the offsets run from -(L - 1) to L - 1:
+    a slow pair that turns at least half a turn over L - 1 positions sees its whole circle, and Llama 3.1's head has
+    such pairs, so "in a decoder" is needed (as the intro's block says)."""
+    assert (
+        "| a pair that turns less than once over the distances of training, up to $L - 1$; in a decoder, training"
+        " showed it only an arc, and beyond $L$ it meets new angles |" in row("slow pair | 慢速对")
+    )
+    assert "a *slow pair* turns less than once, so in a decoder it meets new angles beyond $L$." in page()
+    (inequality,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole", row("fast pair"))
+    llama_d, llama_base, llama_L, _ = llama31_head()
+    two_way = 0
+    for d, base, L in ((llama_d, llama_base, llama_L), (128, 10_000.0, 4096), (16, 10_000.0, 64)):
+        theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+        slow = [float(th) for th in theta if not evaluate(inequality, L=L, theta=float(th))]
+        assert slow, (d, base, L)
+        longer = torch.arange(L, 2 * L, dtype=torch.float64)
+        for th in slow:
+            arc = (L - 1) * th  # decoder: trained angles 0 to -(L - 1) th, one arc, shorter than the circle
+            assert arc < 2 * math.pi
+            assert bool((torch.remainder(longer * th, 2 * math.pi) > arc + 1e-9).any()), th  # a new angle past L
+            if arc >= math.pi:  # encoder: offsets -(L - 1) to L - 1 cover the circle, every angle within a step
+                two_way += 1
+                trained = torch.arange(-(L - 1), L, dtype=torch.float64) * th
+                wrapped = torch.remainder(longer[:, None] * th - trained[None, :] + math.pi, 2 * math.pi) - math.pi
+                assert float(wrapped.abs().min(dim=1).values.max()) <= th + 1e-9, th
+    assert two_way > 0  # some slow pair meets no new angle in an encoder: the scope is needed

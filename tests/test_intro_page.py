@@ -572,7 +572,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
         "- In a decoder, at usual settings, RoPE's slowest pairs rotate less than a full circle over a training input,"
         " so longer inputs show them angles that training never did."
         " *Test-time rules* slow RoPE's rotations with no more training, so that long offsets give smaller angles,"
-        " closer to those of training. Chapter 8 tests three of those in [chapter 7](../notebooks/07_beyond.ipynb):"
+        " closer to those of training. Chapter 8 tests three of [chapter 7](../notebooks/07_beyond.ipynb)'s rules:"
         " *position interpolation* (PI) slows every pair alike, *dynamic NTK* raises the base $b$, and *YaRN* slows"
         " mainly the slowest pairs."
         " - On inputs eight times longer than in training, small RoPE models find at most about a quarter of the"
@@ -986,7 +986,7 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     # less or not at all", checked below against posenc's rules
     assert (
         "did. *Test-time rules* slow RoPE's rotations with no more training, so that long offsets give smaller angles,"
-        " closer to those of training. Chapter 8 tests three of those in [chapter 7](../notebooks/07_beyond.ipynb):"
+        " closer to those of training. Chapter 8 tests three of [chapter 7](../notebooks/07_beyond.ipynb)'s rules:"
         " *position interpolation* (PI) slows every pair alike, *dynamic NTK* raises the base $b$, and *YaRN* slows"
         " mainly the slowest pairs." in " ".join(main.split())
     )
@@ -1500,8 +1500,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     words = (
         "| where position enters | how | example | kind | |---|---|---|---| | the input, once | each position's"
         " vector is added to its token's vector | the sinusoidal encoding; learned vectors, as in GPT-2 and BERT |"
-        " absolute: chapter 2 | | each score, in every layer | a bias set by the offset is added to the score:"
-        " learned per range of offsets in T5, a fixed penalty growing with the offset's size in ALiBi |"
+        " absolute: chapter 2 | | each score, in every layer | a bias set by the offset is added to the score |"
         " T5's learned bias; ALiBi | relative: chapters 3 and 6 | | the queries and keys, in every layer | each is"
         " rotated by angles set by its position | RoPE | relative, through a rotation: chapter 4 | | nowhere | only a"
         " decoder's causal mask"
@@ -1530,13 +1529,19 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     for cell, (title, notebook, example) in roadmap.items():
         assert f"| {cell} |" in text and title in text and example in chapter(notebook), cell
     assert "ALiBi" in chapter("06_alibi") and "linear biases" in text
-    # the bias row says what the bias depends on, as chapters 3 and 6 build it: the offset, learned per range of
-    # offsets (T5's buckets: one scalar per head and bucket, exact for small offsets and wider for larger ones), a
-    # fixed penalty growing with the offset's size (ALiBi: a fixed slope per head times the distance). The T5 detail,
-    # one table per stack, is the block's: "T5's is learned: one number per head and *bucket*, a range of offsets. The
-    # encoder's layers share one such table, the decoder's another."
+    # the bias row says only what the bias depends on, the offset; how each model sets it is the block's, under the
+    # table: T5's is learned per range of offsets (its buckets: one scalar per head and bucket, exact for small offsets
+    # and wider for larger ones), ALiBi's a fixed penalty growing with the offset's size (a fixed slope per head times
+    # the distance). The block: "T5's is learned: one number per head and *bucket*, a range of offsets. The encoder's
+    # layers share one such table, the decoder's another. ALiBi's is a penalty: each head subtracts its own fixed
+    # number times the distance"
     main_line = " ".join(re.sub(r"<details>.*?</details>", " ", text).split())
     assert "T5's bias is learned" not in main_line and "slope" not in main_line
+    assert "learned per range of offsets" not in main_line and "fixed penalty" not in main_line  # the cell is short
+    block_ = text[text.index("<summary>The four choices as scores</summary>") :]
+    block_ = " ".join(block_[: block_.index("</details>")].split())
+    assert "*bucket*, a range of offsets" in block_
+    assert "ALiBi's is a penalty: each head subtracts its own fixed number times the distance" in block_
     assert (
         "A bias $B_h(m, n)$ is a number that head $h$ adds to the score. T5's is learned: one number per head and"
         " *bucket*, a range of offsets. The encoder's layers share one such table, the decoder's another. ALiBi's is"
@@ -2527,6 +2532,21 @@ def test_the_check_is_one_section_with_its_verdict_first():
     assert "## An added encoding" not in text and "**A check with numbers.**" not in text
     x = torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64)
     pe = posenc.sinusoidal_encoding(13, 4).double()
+    # "a vector of sines and cosines of $p$ times a ladder of frequencies. With $d = 4$ it is
+    # $(\sin p, \cos p, \sin 0.01p, \cos 0.01p)$": each (sin, cos) pair of PE(p) is sin and cos of p times one
+    # frequency, and the frequencies fall by one factor from pair to pair (1 and 0.01 at d = 4; 10 000^(-2i/d) at 16)
+    assert (
+        "gives position $p$ a vector of sines and cosines of $p$ times a ladder of frequencies. With $d = 4$ it is"
+        " $(\\sin p, \\cos p, \\sin 0.01p, \\cos 0.01p)$" in " ".join(text.split())
+    )
+    for d_, ladder_ in ((4, (1.0, 0.01)), (16, tuple(10_000.0 ** (-2 * i / 16) for i in range(8)))):
+        p_ = torch.arange(13, dtype=torch.float64)
+        pe_ = posenc.sinusoidal_encoding(13, d_).double()
+        for i_, w_ in enumerate(ladder_):
+            assert torch.allclose(pe_[:, 2 * i_], (w_ * p_).sin(), atol=1e-6), (d_, i_)
+            assert torch.allclose(pe_[:, 2 * i_ + 1], (w_ * p_).cos(), atol=1e-6), (d_, i_)
+        steps_ = [ladder_[i + 1] / ladder_[i] for i in range(len(ladder_) - 1)]
+        assert all(math.isclose(r_, steps_[0]) and r_ < 1 for r_ in steps_), steps_  # one factor, falling
     for layout in LAYOUTS:
         rope = [float((R(m, 4, 10_000.0, layout) @ x) @ (R(n, 4, 10_000.0, layout) @ x)) for m, n in ((5, 3), (12, 10))]
         assert math.isclose(rope[0], rope[1], abs_tol=TOL), layout

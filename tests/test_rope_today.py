@@ -1501,6 +1501,27 @@ def test_chapter_version_note_on_one_llama_checkpoint_in_two_layouts():
         " wrong one raises no error." in re.sub(r"\s+", " ", opening_fields)
     )
     assert "Nor does a config say which dimensions form a pair" not in text
+    # the opening's pointer, on the main line: "Codebases differ here: some pair neighbouring dimensions, others the
+    # two halves of a head; see chapter 4's *Two layouts* and the appendix's *Version notes*." Chapter 4's section of
+    # that name sets out both pairings; the version notes name code on each side (above: Meta's interleaved Llama
+    # code against transformers' half layout, which need the permuted weights)
+    pointer = (
+        "Codebases differ here: some pair neighbouring dimensions, others the two halves of a head; see chapter 4's"
+        " *Two layouts* and the appendix's *Version notes*."
+    )
+    assert pointer in re.sub(r"\s+", " ", opening_fields)
+    assert pointer in re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)  # the main line, not a block
+    assert text.index("the *layout*; in most models the code fixes it") < text.index(pointer)  # defined first
+    ch4 = chapter_markdown("04_rope")
+    assert "## Two layouts" in ch4 and "the **interleaved** and the **half** layout" in ch4
+    assert (
+        "| interleaved, GPT-J style | $(x_{2i}, x_{2i+1})$ |" in ch4
+        and "| half, GPT-NeoX style | $(x_i, x_{i+d/2})$ |" in ch4
+    )
+    notes = text[text.index("### Version notes") :]
+    assert (
+        "interleaved pairs in the first three, the half layout in the next two" in notes and "`is_neox_style`" in notes
+    )
     for sentence in (  # the version notes' block
         "In most models the code, not the config, fixes the *layout*, which two dimensions form each pair.",
         "Weights read with the wrong layout give other scores.",
@@ -1811,15 +1832,16 @@ def _figure_titles() -> str:
     return "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
 
 
-def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
-    """Chapter 10, *Gemma 4's global layers in transformers: only the fast pairs turn* (main line): "transformers'
-    default Gemma 4 config gives the global layers a third answer to the first question: only their fastest pairs
-    turn, at the whole head's frequencies $b^{-2i/d}$." The config is the subject: the released checkpoint's file is
-    not read (the block's source note). Their `proportional` RoPE type turns only the fastest pairs;
-    `partial_rotary_factor` sets their share, a quarter. The other pairs never turn, so they add a score no distance
-    changes. Checked with transformers 5.24's own default config and its own `proportional` initialisation (posenc's
-    copy is compared in tests/test_scaling.py and the notebook's Gemma 4 cell); the head width is the global layers'
-    `global_head_dim`."""
+def test_chapter_gemma4_block_turns_only_the_fast_pairs():
+    """Chapter 10, the collapsed block *Another answer: Gemma 4's proportional RoPE*, which ends question 1's part
+    after *Partial rotary* and *DeepSeek's MLA*: "transformers' default Gemma 4 config gives the global layers a
+    third answer to the first question: only their fastest pairs turn, at the whole head's frequencies $b^{-2i/d}$."
+    The config is the subject: the released checkpoint's file is not read (the block's source note). Their
+    `proportional` RoPE type turns only the fastest pairs; `partial_rotary_factor` sets their share, a quarter. The
+    other pairs never turn, so they add a score no distance changes. Checked with transformers 5.24's own default
+    config and its own `proportional` initialisation (posenc's copy is compared in tests/test_scaling.py and the
+    notebook's Gemma 4 cells); the head width is the global layers' `global_head_dim`. The main line keeps one
+    worked model per question: Gemma 4 is the block's, and its figure the appendix's *Gemma 4* part."""
     pytest.importorskip("transformers", minversion="5.24")
     rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
     from transformers import Gemma4Config, Gemma4TextConfig
@@ -1848,93 +1870,75 @@ def test_chapter_gemma4_main_line_turns_only_the_fast_pairs():
     assert abs(float(q_at[1, still] @ k_at[0, still] - q[still] @ k[still])) < 1e-12
     text = chapter_markdown("10_rope_today")
     for sentence in (
-        "transformers' default Gemma 4 config gives the global layers a third answer to the first question: only their"
-        " fastest pairs turn, at the whole head's frequencies $b^{-2i/d}$.",
+        "transformers' default Gemma 4 config gives the global layers a third answer to the first question: only"
+        " their fastest pairs turn, at the whole head's frequencies $b^{-2i/d}$.",
         "The config's `rope_type` `proportional` sets this, and `partial_rotary_factor` sets the share, a quarter.",
         "The other pairs never turn, so, as in partial rotary, they add a content channel that no distance changes.",
-        # the contrast with partial rotary (the block), checked below: about 190 against about five million tokens
+        # the contrast with partial rotary, checked below: about 190 against about five million tokens
         "Partial rotary on the same turning dimensions would instead spread them over new, slower frequencies, its"
         " slowest pair needing about five million tokens.",
-        # p-RoPE and its authors' suspicion: the collapsed Gemma 4 block, cited there
-        "The book read those copies, not Google's file; the section's claims rest on them and on transformers'"
-        " defaults.",
+        # p-RoPE and its authors' suspicion: the appendix's Gemma 4 block, cited there
+        "The book read those copies, not Google's file; the chapter's claims on Gemma 4 rest on them and on"
+        " transformers' defaults.",
         "Its authors found that Gemma 7B favours its slowest pairs, which they suspect carry content.",
         '(https://arxiv.org/abs/2410.06205 "cite:barbero2025round")',
         "In transformers 5.24, `Gemma4TextConfig().rope_parameters` gives these defaults, one dict per layer type.",
-        "Partial rotary and, in transformers' Gemma 4 config, the `proportional` type turn only part of each head.",
+        "Partial rotary turns only part of each head.",
         "MLA's rotated part is a separate small query and key, so MLA can still fold $W_{UK}$ into the query.",
-        "whose slowest wavelength is about five million tokens; the next cell prints and checks both.",
+        "whose slowest wavelength is about five million tokens; the next two cells print and check both.",
         "This matches the formula of p-RoPE, which zeroes the lowest frequencies",
-        "A pair's *wavelength* $\\lambda_i = 2\\pi/\\theta_i$ is the number of tokens it needs for one full turn.",
-        "With transformers' defaults, below, the slowest turning pair needs about 190 tokens for a turn.",
+        "With transformers' defaults, the slowest turning pair needs about 190 tokens for a turn.",
         "Gemma 4's rule matches p-RoPE, a proposal to stop the slowest pairs: its authors suspect they carry content,"
         " which rotation blurs far back.",
         "show the same for its global layers: `proportional`, a share of 0.25, base $10^6$ and `global_head_dim` 512.",
+        "**2.** Take a head of Gemma 4's `proportional` type, from question 1's block, with $d = 256$,",
+        "That is close to the 188 tokens of Gemma 4's global heads, $d = 512$, printed in the appendix's *Gemma 4*"
+        " part:",
     ):
         assert sentence in text, sentence
-    # the main line names its source, and leaves the comparison with partial rotary to the block and the figure
+    # one worked model per question on the main line: question 1's part keeps partial rotary and MLA; Gemma 4 is a
+    # collapsed block after both, with no heading and no sentence of its own on the main line
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    # the main line states the claim; its provenance (copies of the released config, transformers' defaults) is in the
-    # block, which the next sentence's check and the appendix's check cell read
-    assert (
-        main_line.count("transformers' default Gemma 4 config gives the global layers a third answer to the first") == 1
-    )  # the subject is transformers' default config, so the sentence is no claim about the released checkpoint
-    assert "Gemma 4's global layers answer the first question" not in text
-    # the source note is the block's, right under the section's main line
+    question_parts = main_line[main_line.index("## Partial rotary") : main_line.index("## Takeaways")]
+    assert "Gemma 4" not in question_parts and "proportional" not in question_parts
+    assert not re.search(r"(?<!#)## Gemma 4", text)  # no main-line section; the appendix's part is "### Gemma 4"
+    assert "Partial rotary and, in transformers' Gemma 4 config" not in text
+    summary = "<summary>Another answer: Gemma 4's proportional RoPE</summary>"
+    block = text[text.index(summary) : text.index("</details>", text.index(summary))]
+    assert text.index("MLA's 576 numbers are the latent's 512") < text.index(summary)  # after MLA's own block
+    assert text.index(summary) < text.index("## Raising the base")
+    # the block holds the rule, its source note and both numbers, each term defined before use
     source_note = "The released checkpoint's file is not read here; the appendix's *Gemma 4* part gives the source"
-    assert source_note not in main_line and "the released checkpoint's file is not read" not in main_line
-    section_text = text[text.index("## Gemma 4's global layers in transformers") : text.index("## Raising the base")]
-    assert section_text.count(source_note) == 1
-    assert section_text.index("<details>") < section_text.index(source_note) < section_text.index("</details>")
-    assert "The book read those copies, not Google's file" in text  # the block that says which copies were read
-    # the term is defined before its first use in the main line (Gemma 3's local and global layers come later)
+    assert text.count(source_note) == 1 and source_note in block
     definition = "A *global* layer attends to the whole input."
-    heading = "## Gemma 4's global layers in transformers: only the fast pairs turn"  # names the layers and the source;
-    # the term is defined in the section's first sentence, right below it
-    assert main_line.index(heading) + len(heading) < main_line.index(definition)
-    assert main_line.index(definition) < main_line.index("global layer", main_line.index(heading) + len(heading))
-    assert main_line.index(definition) < main_line.index("Gemma 4 config gives the global layers")
-    # the wavelength is defined before "slowest" first appears
-    section = main_line[main_line.index(heading) : main_line.index("## Raising the base")]
-    assert section.index("*wavelength*") < section.index("slowest")
+    assert block.index(definition) < block.index("Gemma 4 config gives the global layers")
+    assert block.index("The other pairs never turn") < block.index("p-RoPE")
+    assert block.index("about 190 tokens") < block.index("needing about five million tokens.")
+    assert text.count("needing about five million") == 1 and text.count("about 190 tokens for a turn") == 1
+    assert "comes from p-RoPE" not in text  # the formulas match; no source says Gemma 4 took it from there
     assert "In transformers' defaults, Gemma 4" not in text and "The rule matches p-RoPE" not in text
     assert "Partial rotary with the same share and base" not in text
-    # a variant of question 1: the main line keeps the fact and the wavelength; the contrast with partial rotary and
-    # the p-RoPE source are the block's, which follows the main line's 190 tokens
-    # the main line gives the why (p-RoPE's suspicion), names `proportional` before its printout, and the
-    # contrast with partial rotary
-    assert (
-        "Gemma 4's rule matches p-RoPE, a proposal to stop the slowest pairs: its authors suspect they carry content,"
-        " which rotation blurs far back." in main_line
+    overlay = (
+        "In the appendix's *Gemma 4* figure, blue marks these turning pairs; orange, the frequencies"
+        " $b^{-2i/d_{\\text{rot}}}$ that partial rotary would give the same pairs."
     )
-    assert "comes from p-RoPE" not in main_line  # the formulas match; no source says Gemma 4 took it from there
-    # the main line keeps the rule and p-RoPE; the slowest pair's 190 tokens and partial rotary's five million are
-    # the section's block, the wavelength defined on the main line before them
-    assert "about 190 tokens" not in main_line and "about five million" not in main_line
-    assert text.index("*wavelength*") < text.index("about 190 tokens")  # defined before use
-    assert text.index("about 190 tokens") < text.index("needing about five million tokens.")
-    assert text.count("needing about five million") == 1 and text.index("about 190 tokens") < text.index(
-        "about five million"
-    )
-    g4 = text[text.index(heading) : text.index("## Raising the base")]
-    summary = "<summary>The config fields, the slowest turning pair, and how far this is from partial rotary</summary>"
-    assert summary in g4 and g4.index(summary) < g4.index("about 190 tokens")
-    assert g4.index("</details>") > g4.index("about five million")
-    # the main figure draws the contrast: the proportional type's turning pairs (blue) and the frequencies partial
-    # rotary would give the same pairs, b^(-2i/d_rot) with d_rot = 2 x 64 (orange); one main-line sentence names them
+    assert block.count(overlay) == 1
+    assert "$d_{\\text{rot}}$" in main_line[: main_line.index("## DeepSeek's MLA")]  # d_rot defined in *Partial rotary*
+    # the figure draws the contrast: the proportional type's turning pairs (blue) and the frequencies partial rotary
+    # would give the same pairs, b^(-2i/d_rot) with d_rot = 2 x 64 (orange); it sits in the appendix's *Gemma 4*
+    # part, between that part's text and its check cell, collapsed like its neighbours
     assert "only the fast quarter of the pairs turns" in _figure_titles()
-    g4_plot = "".join(next(c for c in nb_cells() if c.get("id") == "prop01")["source"])
+    cells = nb_cells()
+    ids = [c.get("id") for c in cells]
+    at = ids.index("prop01")
+    assert ids[at - 1] == "apx-g4" and ids[at + 1] == "apx-g4-chk" and ids.index("apx-intro") < at
+    assert cells[at]["metadata"]["tags"] == ["hide-input", "hide-output"]
+    assert "Its slowest turning pair has a wavelength of about 190 tokens, as the next cell prints and draws." in text
+    g4_plot = "".join(cells[at]["source"])
     assert "as_partial = posenc.rope_inv_freq(2 * rotated, base_global).double()" in g4_plot
     assert 'ax.semilogy(pair_ids[:rotated], 2 * math.pi / as_partial, "C1^"' in g4_plot
     assert 'ax.semilogy(pair_ids[:rotated], 2 * math.pi / proportional[:rotated], "C0o"' in g4_plot
     assert "far faster (blue) than partial rotary would turn the same pairs (orange)" in g4_plot
-    overlay = (
-        "In the figure, blue marks these turning pairs; orange, the frequencies $b^{-2i/d_{\\text{rot}}}$ that partial"
-        " rotary would give the same pairs."
-    )
-    assert main_line.count(overlay) == 1
-    assert main_line.index("The other pairs never turn") < main_line.index(overlay) < main_line.index("p-RoPE")
-    assert "$d_{\\text{rot}}$" in main_line[: main_line.index(heading)]  # d_rot defined in *Partial rotary*, above
     # the orange points: pair i turns at b^(-2i/d_rot), d_rot = 128, the same base; every one at least as slow as the
     # proportional pair i, and the slowest about 5.1 million tokens (the legend's number, printed from the code)
     as_partial = full["rope_theta"] ** (-torch.arange(0, 2 * turning, 2, dtype=torch.float64) / (2 * turning))
@@ -2055,7 +2059,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     # the main line shows three equations: the fold, the rotation that breaks it and the fix's score; the fold's
     # equation comes before the rotation's; the score's is once in the chapter; the position-free term has one name
-    mla_main = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Gemma 4's global")]
+    mla_main = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Raising the base")]
     assert mla_main.count("$$") == 6 and "\\text{score}_{mn}" in mla_main and "need not rebuild keys" not in text
     assert text.count("\\text{score}_{mn}") == 1
     # the idea in one sentence first, then the fold in words, then the symbols the equation uses, then the equation
@@ -2171,9 +2175,17 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         text,
     )
     assert window_said, "the Gemma 3 window sentence"
-    # a side result of a variant: collapsed, under a summary that says what it shows
-    assert "<summary>What each of Gemma 3's bases does within its window</summary>" in text
-    assert "Within Gemma 3 27B's local window" not in main_line
+    # a second answer to question 2: collapsed whole, with its definitions, after the section's one worked model
+    summary = "<summary>Another answer: Gemma 3's one base per layer type</summary>"
+    assert summary in text and "Within Gemma 3 27B's local window" not in main_line
+    g3_block = text[text.index(summary) : text.index("</details>", text.index(summary))]
+    for said in ("A config can also give each type of layer its own base, as Gemma 3 does", "Its *local* layers see"):
+        assert said in g3_block and said not in main_line, said
+    assert g3_block.index("*local*") < g3_block.index("Within Gemma 3 27B's local window")
+    assert "Gemma 3" not in main_line[main_line.index("## Raising the base") : main_line.index("## Takeaways")]
+    assert "### One base per layer type: Gemma 3" not in text  # no main-line subsection; the appendix keeps its part
+    assert "The appendix's *One base per layer type* part prints the pattern." in g3_block
+    assert "Every sixth layer is *global*: it sees the whole input and takes base $10^6$." in g3_block
     window = gemma3["extra"]["sliding_window"]
     finish = {
         b: int((2 * math.pi / posenc.rope_inv_freq(128, b).double() <= window - 1).sum())
@@ -2185,7 +2197,11 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     scaled = int((2 * math.pi * factor / posenc.rope_inv_freq(128, gemma3["rope_theta"]).double() <= window - 1).sum())
     said = [int(x) for x in window_said.groups()]
     assert said == [window, *finish.values(), scaled] == [1024, 36, 24, 14]
-    assert "24 would with the global base alone and 14 with its `linear` ×8 too, as the next cell prints." in text
+    assert (
+        "24 would with the global base alone and 14 with its `linear` ×8 too, as the check cell after it prints."
+        in text
+    )
+    assert "`sliding_window_pattern` makes every sixth layer global, as the next cell prints," in text
     assert "keeps far keys' scores" not in text  # the vague half is gone
     assert "a local layer needs no larger base" not in text  # the old reason did not follow
     assert "finer position detail" not in text  # a purpose the report does not state
@@ -2210,8 +2226,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     ]
     assert len(explorer) == 1 and "remove-output" in explorer[0]["metadata"]["tags"]  # the web book: its own explorer
     at = nb["cells"].index(explorer[0])
-    # the demo head's panels come right after the text that names their dashed lines, before the explorer's note;
-    # its static companion, which the web book shows without JavaScript, is the Llama 3.1 8B figure right after it
+    # the demo head's panels come right after the text that says what each rule does; the thresholds, with the
+    # dashed lines, follow the figure in a collapsed block, then the explorer's note; its static companion, which
+    # the web book shows without JavaScript, is the Llama 3.1 8B figure right after it
     before, after = nb["cells"][at - 2], nb["cells"][at + 1]
     assert before["cell_type"] == "code" and 'scaled_wavelengths("pi")' in "".join(before["source"])
     assert after["cell_type"] == "code" and 'scaled_wavelengths("llama-3.1-8b")' in "".join(after["source"])
@@ -2219,7 +2236,11 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "the figure after it, static, draws the opening's Llama 3.1 8B config" in "".join(
         nb["cells"][at - 1]["source"]
     )
-    assert "dashed lines mark where *fast* ends" in "".join(nb["cells"][at - 3]["source"])
+    note = "".join(nb["cells"][at - 1]["source"])
+    assert note.startswith("<details><summary>Where the dashed lines sit</summary>")
+    assert note.index("dashed lines mark where *fast* ends") < note.index("</details>") < note.index("An explorer")
+    rules = "".join(nb["cells"][at - 3]["source"])
+    assert "*blend*" in rules and "dashed" not in rules and "beta_fast" not in rules and "L/32" not in rules
 
 
 def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
@@ -2993,10 +3014,10 @@ def test_chapter_config_rows_depart_in_several_questions():
 
 
 def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
-    """Chapter 10, *How each scaling reshapes the wavelengths* (main line): "YaRN keeps the pairs that turn more than
-    `beta_fast` times within $L$, the `llama3` rule more than `high_freq_factor` times." Swept over head widths, bases,
-    lengths, the two fields and YaRN's `truncate`: the pairs whose frequency is unchanged are exactly those with
-    L / lambda above the field. "Dashed lines mark the kept pairs' limits, with `beta_fast` $= 32$ and
+    """Chapter 10, *How each scaling reshapes the wavelengths* (the block after its figure): "YaRN keeps the pairs
+    that turn over 32 times", the `llama3` rule "those that turn over 4 times". Swept over head widths, bases, lengths,
+    the two fields and YaRN's `truncate`: the pairs whose frequency is unchanged are exactly those with L / lambda
+    above the field. "Dashed lines mark the kept pairs' limits, with `beta_fast` $= 32$ and
     `high_freq_factor` $= 4$": the demo's typed fields and the figure code's L/32 and L/4. "a Llama 2-like demo head":
     the demo's width, base and L are the Llama 2 7B row's."""
     from posenc.book.models import _SCALING_EXAMPLE_CONFIGS
@@ -3050,14 +3071,32 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
         " those figures.",
     ):
         assert sentence in text and sentence not in main_line, sentence
-    # the main line says where "fast" ends, with the figures' numbers (the sweep above: kept iff L / lambda > field)
-    assert (  # a pair that turns N times within L has wavelength L / N, said where the dashed lines are named
+    # the block right after the demo head's figure says where "fast" ends, with the figures' numbers (the sweep
+    # above: kept iff L / lambda > field); the main line before the figure says only what each rule does
+    thresholds = (  # a pair that turns N times within L has wavelength L / N, said where the dashed lines are named
         "In every panel but PI's, dashed lines mark where *fast* ends: a pair that turns 32 times within $L$ has"
         " wavelength $L/32$, one that"
         " turns 4 times $L/4$. With YaRN's usual `beta_fast` of 32, YaRN keeps the pairs that turn over 32 times,"
         " $\\lambda_i < L/32$; with Llama 3.1's `high_freq_factor` of 4, the `llama3` rule keeps those that turn over"
-        " 4 times, $\\lambda_i < L/4$." in main_line
+        " 4 times, $\\lambda_i < L/4$."
     )
+    dashed = "<summary>Where the dashed lines sit</summary>"
+    assert text.count(thresholds) == 1 and thresholds not in main_line
+    assert text.index(dashed) < text.index(thresholds) < text.index("</details>", text.index(dashed))
+    section = main_line[main_line.index("## How each scaling reshapes the wavelengths") : main_line.index("## What is")]
+    for rule in (
+        "PI, position interpolation, divides every $\\theta_i$ by the config's `factor` $s$.",
+        "YaRN and the `llama3` rule keep the fastest pairs, which tell nearby tokens apart, and divide the slowest by"
+        " $s$.",
+        "Between the kept and the slowed pairs, YaRN and the `llama3` rule *blend*:",
+    ):
+        assert rule in section, rule
+    assert "beta_fast" not in section and "high_freq_factor" not in section and "L/32" not in section
+    wavelength = (
+        "The figure plots each pair's *wavelength* $\\lambda_i = 2\\pi/\\theta_i$, the number of tokens it needs"
+    )
+    assert main_line.count("*wavelength*") == 1 and wavelength in section  # defined just before the figure uses it
+    assert main_line.index(wavelength) < main_line.index("$\\lambda_i < L\\,/$ `high_freq_factor`")
     # "a pair that turns 32 times within $L$ has wavelength $L/32$, one that turns 4 times $L/4$": on the demo head,
     # the figure's wavelengths are 2 pi / theta_i of posenc's frequencies (d = 128, base 1e4), so each pair's turns
     # within L, theta_i L / 2 pi, equal L over its wavelength; the pairs nearest L/32 and L/4 turn within a fifth of
@@ -3082,8 +3121,9 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     assert book.MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["high_freq_factor"] == 4.0
     assert book.MODEL_ROPE_CONFIGS["llama-4-scout"]["rope_scaling"]["high_freq_factor"] == 1.0
     assert "YaRN keeps the pairs that turn over 32 times within $L$, $\\lambda_i < L/32$; the `llama3` rule" not in text
-    # the blend is named before the figures that draw it
-    assert main_line.index("Between the kept and the slowed") < main_line.index("dashed lines mark where *fast* ends")
+    # the blend is named before the figures that draw it; the dashed lines, after them
+    assert main_line.index("Between the kept and the slowed") < text.index("dashed lines mark where *fast* ends")
+    assert "dashed lines mark where *fast* ends" not in main_line
     # "In every panel but PI's": the PI panel's start is None, so it draws no dashed line; the YaRN, llama3 and
     # Llama 3.1 panels each draw one
     code = _figure_titles()
@@ -3389,9 +3429,11 @@ def test_chapter_saved_configs_hold_rope_parameters():
         gemma3.save_pretrained(folder)
         saved = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
     assert shown == {"rope_parameters": saved["rope_parameters"]}, saved["rope_parameters"]
-    # takeaway 3: "Gemma 3 sets one base per layer type."
+    # takeaway 3 names only the main line's worked model; Gemma 3's one base per layer type is the collapsed block
+    # "Another answer" in question 2's part, whose bases the saved config below holds
     takeaways = main_line[main_line.index("## Takeaways") : main_line.index("## Exercises")]
-    assert "Gemma 3 sets one base per layer type." in takeaways
+    assert "Gemma 3" not in takeaways and "Gemma 4" not in takeaways
+    assert "A config can also give each type of layer its own base, as Gemma 3 does" in text
     bases = {kind: p["rope_theta"] for kind, p in saved["rope_parameters"].items()}
     assert bases == {"sliding_attention": 1e4, "full_attention": 1e6}
 
@@ -3848,14 +3890,21 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert abs(expected - 0.4) < 0.01 and abs(sum(shares) / len(shares) - 0.4) < 0.05, (expected, shares)
     expected_4000 = float(torch.cos(torch.arange(1, 4000, dtype=torch.float64)[:, None] * theta16).mean())
     assert 0 < expected_4000 < 0.1, expected_4000
-    assert "keeps under half of its peak on average" in _figure_titles()  # the title agrees with the text
+    # the title prints this query's own share (0.23, pinned in the notebook and above), so it reads as one draw's
+    # value, not a rule; the random queries' typical 0.4 stays in the appendix (other draws keep more than half)
+    assert "keeps under half of its peak" not in _figure_titles()
+    assert (
+        "title=f\"A key equal to its query: this query's rotated part\\nkeeps {kept / float(matching[0]):.2f} of its"
+        ' peak, averaged over |Δ| = 1-255")' in _figure_titles()
+    )
+    assert "abs(kept / float(matching[0]) - 0.23) < 0.005" in _figure_titles()
     assert "keeps about a quarter of its peak" not in _figure_titles()
     assert "running average" not in text  # the old claim held for any query
     assert "is lower on average farther away" not in text  # the red line climbs back up far out
     code = _figure_titles()
     assert "the rotated part falls on average" not in code
     assert "keeps {kept / float(matching[0]):.2f} of its peak" in code  # the figure's own draw, printed where drawn
-    # the title's "this query's rotated part keeps under half of its peak on average": the drawn query (seed 0)
+    # the title's "this query's rotated part keeps 0.23 of its peak": the drawn query (seed 0), under half
     g = torch.Generator().manual_seed(0)
     q_drawn = torch.randn(64, generator=g, dtype=torch.float64)
     cos16, sin16 = posenc.rope_cos_sin(256, 16, dtype=torch.float64)
@@ -3877,11 +3926,17 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert static not in main_line  # the figure does not need it: it sits in the section's first block
     assert "as the scaling section's first block says" not in main_line  # the takeaway stands without the block
     scaling = text[text.index("## How each scaling reshapes") : text.index("## What is a position")]
-    first_block = scaling[scaling.index("<details>") : scaling.index("</details>")]
-    assert "<summary>Static scalings, LongRoPE, and the fixed attention factor of YaRN and LongRoPE</summary>" in (
-        first_block
+    # the section's first block is the dashed lines' thresholds, right after the figure; the static scalings' block
+    # is the next one, after the Llama 3.1 figure
+    blocks = [
+        scaling[i : scaling.index("</details>", i)] for i in [m.start() for m in re.finditer("<details>", scaling)]
+    ]
+    assert blocks[0].startswith("<details><summary>Where the dashed lines sit</summary>")
+    assert (
+        "<summary>Static scalings, LongRoPE, and the fixed attention factor of YaRN and LongRoPE</summary>"
+        in (blocks[1])
     )
-    assert static in first_block
+    assert static in blocks[1]
     assert "<summary>Where each model and library sets the layout</summary>" not in text
 
 
@@ -3982,8 +4037,8 @@ def test_chapter_mla_rotary_key_takes_its_own_ladder():
         " slow: $b^{-2i/d_{\\text{rot}}}$ over their width $d_{\\text{rot}}$."
     )
     assert sentence in text and sentence not in main_line
-    # in the section's block, after the main line's *decoupled RoPE* and before Gemma 4
-    assert text.index("*decoupled RoPE*") < text.index(sentence) < text.index("## Gemma 4's global")
+    # in the section's block, after the main line's *decoupled RoPE* and before *Raising the base*
+    assert text.index("*decoupled RoPE*") < text.index(sentence) < text.index("## Raising the base")
     # the word stays off the main line, and is defined at its first use in the chapter
     assert "ladder" not in main_line[: main_line.index("## Takeaways")]
     assert text.index("ladder") == text.index(sentence) + sentence.index("ladder")

@@ -965,7 +965,7 @@ def _other_fixes_block() -> list[str]:
     assert tools in page_text(), tools
     for heading in (
         "### LongRoPE",
-        "## Gemma 4's global layers in transformers: only the fast pairs turn",
+        "<summary>Another answer: Gemma 4's proportional RoPE</summary>",
         "### Rolling caches and sinks",
         "### Llama 4's NoPE layers: a query temperature",
     ):
@@ -1796,11 +1796,13 @@ def _overview_examples():
         " input length it was trained at before any fix below; the glossary calls it the {ref}`trained length"
         " <glossary-longer-terms>`. RoPE turns each pair of coordinates at its"
         " own speed. A pair is *fast* if it makes at least one full turn within $L$ positions, and *slow* if not."
-        " Chapter 8's heads, 16 wide at base $10^4$ with $L = 64$, have 5 slow pairs of 8. Llama 2's heads have 18 of"
-        " 64. Past $L$, slow pairs meet"
-        " angles training never showed. Every fix below slows the slow pairs, pulling the"
-        " angles of long distances back toward those seen in training."
+        " In a decoder, slow pairs meet angles past $L$ that training never showed."
+        " Chapter 8's heads, 16 wide at base $10^4$ with"
+        " $L = 64$, have 5 slow pairs of 8. Llama 2's heads have 18 of 64. Every fix below slows the slow pairs,"
+        " pulling the angles of long distances back toward those seen in training."
     )
+    # the fresh read r138, hardest place 2: the answer to the section's question, the slow pairs' new angles, comes
+    # right after the terms it uses (L, fast and slow pairs), before the counts and the fixes
     assert lead in page_text(), lead
     # the block's second count of the grid's pairs, "3 fast pairs and 5 slow ones", is cut: the lead's "5 slow pairs
     # of 8" says it once; the count is still computed below
@@ -2368,7 +2370,7 @@ def _slow_pair_counts() -> tuple[int, int, int, int]:
 
 
 def _slow_pairs_main_line() -> list[str]:
-    """The main line of "RoPE past the training length", right under its definition of fast and slow pairs, one
+    """The main line of "RoPE past the training length", after its fast and slow pairs and their new angles, one
     concrete count: "Chapter 8's heads, 16 wide at base 10^4 with L = 64, have 5
     slow pairs of 8. Llama 2's heads have 18 of 64", computed as the block "The grid's RoPE and a large model's" counts
     them (_grid_heads_block checks that both agree). The heads' setup is the saved
@@ -2393,9 +2395,9 @@ def _slow_pairs_main_line() -> list[str]:
         f" {pairs}. Llama 2's heads have {slow2} of {pairs2}."
     )
     page = page_text()
-    assert page.index("and *slow* if not. " + main + " Past $L$, slow pairs") < page.index(
-        "<summary>The fixes, with example models</summary>"
-    ), main
+    assert page.index(
+        "and *slow* if not. In a decoder, slow pairs meet angles past $L$ that training never showed. " + main
+    ) < page.index("<summary>The fixes, with example models</summary>"), main
     return numbers(main)
 
 
@@ -4312,6 +4314,7 @@ def _decay_item() -> list[str]:
     # in 4 096 to 8 192 and 0.27 E(0) in 8 192 to 16 384), so only the trend, not the score, reaches about zero
     ripple = [float(E[j == k].abs().max()) for k in range(half, 18)]
     assert min(ripple) > 0.1 * e0, ripple
+    assert max(ripple) > 0.3 * e0, ripple  # about a third of E(0) at its largest (the fresh read r138: 0.33)
     # "random queries with no preferred direction": chapter 5's isotropic queries; "RoPE's decay holds only for an
     # average score": chapter 5's unrelated key, whose score does not decay at all
     quote(C5, "For a random zero-mean isotropic query", "an unrelated key's score does not decay at all")
@@ -4487,9 +4490,16 @@ def _decay_item() -> list[str]:
     item = (
         f"Take a head {width} wide at base $10^{math.log10(base):.0f}$, and a key vector equal to its query vector."
         " Average that key's score over random query vectors. This average ripples from one distance to the next."
-        " Its mean over each doubling of the distance falls, and from about 4 000 tokens on it stays within"
-        f" {within} % of the average at distance zero, on either side. A single query's score need not fall."
+        " Its mean over each doubling of the distance falls up to about half the base. From about 4 000 tokens on,"
+        f" those doubling means stay within {within} % of the average at distance zero, on either side. A single"
+        " query's score need not fall."
     )
+    # the fresh read r138, findings 1 and 2: the subject named again ("those doubling means", not the per-distance
+    # average, which swings to a third of E(0) there: the block's last sentence, checked with it) and the fall's
+    # range, "up to about half the base": the doubling means fall at every doubling up to the one that holds
+    # b/2 = 5 000 (zero, the running mean's first zero rounded, asserted above), 4 096 to 8 192
+    assert zero == base / 2 and 2**half <= zero < 2 ** (half + 1)
+    assert (trend[1 : half + 1] < trend[:half]).all(), trend / e0
     assert "unrelated" not in page[page.index(item) : page.index("<summary>What the average is over</summary>")]
     # "Its falling curve comes from a loose bound on the score's size; it is not the score": the bound's distance
     # factor is at least |score| and over seventy times it in the median (above; the block "The RoPE paper's bound"
@@ -4505,7 +4515,7 @@ def _decay_item() -> list[str]:
     # "from about 4 000 tokens on" ("a few thousand" could be read as 2 000, where
     # the doubling mean is still 6 % of E(0)): the first doubling within 1 % of E(0) starts at 4 096, which rounds
     # to 4 000, and every later doubling stays within 5 % (above and below)
-    assert 2**half == 4096 and round(2**half, -3) == 4000 and "from about 4 000 tokens on" in item
+    assert 2**half == 4096 and round(2**half, -3) == 4000 and "From about 4 000 tokens on," in item
     assert abs(float(trend[half - 1])) > 0.05 * e0  # the doubling from 2 048 is not yet "about zero"
     # the claim first, the setup (128 dimensions, base 10^4) in the block "What
     # the average is over", which opens with it (checked below); "scores zero on average, near or far": the block's
@@ -4631,6 +4641,14 @@ def _decay_item() -> list[str]:
         a_j, b_j = 2.0**jj, 2.0 ** (jj + 1)
         sums = (torch.sin((b_j - 0.5) * theta) - torch.sin((a_j - 0.5) * theta)) / (2 * torch.sin(theta / 2))
         assert float(2 * sums.sum()) / (b_j - a_j) > float(trend[half + 1]), jj
+    # the fresh read r138, finding 1: the per-distance average swings more than the doubling means: in every doubling
+    # from 4 096 to the last computed, 2^17 to 2^18 (about 260 000), |E| exceeds a tenth of E(0) somewhere (ripple,
+    # above: at least 0.1, at most about a third), twice the 5 % that bounds the doubling means there
+    swings = (
+        "The average at single distances swings more: somewhere in every doubling from"
+        f" {spaced(2**half)} to about {spaced(round(last, -4))}, it is over a tenth of the value at distance 0 in size."
+    )
+    assert len(ripple) == 18 - half and min(ripple) > 0.1 * e0 >= 2 * int(within) / 100 * e0, ripple
     block = (
         "with the same spread at every distance."
         " The expected score is over random queries with no"
@@ -4644,7 +4662,8 @@ def _decay_item() -> list[str]:
         f" −{dip} % of the value at distance 0. Over the later"
         f" doublings, up to distances of about {spaced(round(last, -4))}, that average stays near zero, at most 5 % of"
         " the value at"
-        " distance 0 in size, and takes both signs. </details> <details><summary>The RoPE paper's bound</summary> The"
+        f" distance 0 in size, and takes both signs. {swings} </details> <details><summary>The RoPE paper's"
+        " bound</summary> The"
         " RoPE paper also says far keys score less. Its falling curve is not this score but the distance factor of a"
         " loose bound on its size. The"
         " paper bounds a score's size by a content factor times a factor of the distance alone, $\\sum_j |S_j|$, and"
@@ -4688,6 +4707,10 @@ def _decay_item() -> list[str]:
         "0",
         f"{round(last, -4)}",
         "5",
+        "0",
+        # the per-distance average's swings, in every doubling from 4 096 to about 260 000 (swings, above)
+        str(2**half),
+        f"{round(last, -4)}",
         "0",
         "2",  # the bound block: "that factor divided by d/2, which chapter 5 calls the mean reach"
         "5",
@@ -6014,6 +6037,9 @@ def prose_expected() -> list[str]:
         # trigram's 0.72, and "breaks above 3.33, ... over all 28 tokens, ln 28" (asserted with the key)
         # the grades' numbers moved into the table of grades (_grades_table), above the bold verdict
         ["8", str(L), str(longest)]
+        # the bold verdict names the four that find every passkey, T5 among them (the fresh read r138, finding 3:
+        # asserted in test_verdict_grid_grades_each_run_as_chapter_8_does)
+        + ["5"]
         + [str(s), str(s), "10", "4", str(2 * L), str(longest)]
         # the block "Where sources differ: NoPE": T5's bias; this grid at 8L; T5's seeds, which NoPE's overlap
         # (test_nope_sources_differ_block)
@@ -6786,9 +6812,23 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     # arms, every seed above the bar: test_takeaways_restate_checked_claims)
     assert (
         " Fine-tuned at $8L$, plain RoPE and RoPE with PI or YaRN keep the loss fine too. That is not extrapolation."
-        " Added at test time instead, PI, NTK-aware scaling and YaRN leave plain RoPE's loss above fine at $8L$. Every"
+        " Added at test time instead, in dynamic forms that pick their factor from each input's length, PI, NTK-aware"
+        " scaling and YaRN leave plain RoPE's loss above fine at $8L$. Every"
         " RoPE model in the grid trains at base $10^4$: the grid does not test training with a larger base. The figure"
     ) in page_text()
+    # "in dynamic forms that pick their factor from each input's length" (the fresh read r138, finding 4): the runs
+    # behind the sentence are chapter 8's "dynamic PI", "dynamic NTK" and "dynamic YaRN" (its names for the saved keys),
+    # whose scaling is set for each input from its stretch max(n / L, 1); at 8L that factor is 8, the fixed arms'
+    # (_fixed_as_dynamic_row, called with the grid)
+    quote(
+        C8,
+        '"rope+pi": "dynamic PI", "rope+dynamic": "dynamic NTK",',
+        '"rope+yarn": "dynamic YaRN",',
+        "scaling is set for each input from its *stretch* $s = \\max(n / L, 1)$",
+    )
+    assert {VERDICT_RUNS[f"dynamic {n}"] for n in ("PI", "NTK", "YaRN")} == {"rope+pi", "rope+dynamic", "rope+yarn"}
+    for arm in ("rope+pi", "rope+dynamic", "rope+yarn"):
+        assert min(per_seed(arm, "loss_beyond", at_8l_ft)) > bar_ft, arm
     # "above fine at $8L$" (at 2L dynamic NTK and dynamic YaRN are fine): every
     # stretched arm's seeds above the bar at the longest length, 8L (test_takeaways_restate_checked_claims)
     # "Every RoPE model in the grid trains at base $10^4$": the run builds each model
@@ -6883,9 +6923,10 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     assert "The models have 2 layers of width 64, with 4 heads of 16 dimensions." in page_text()
     page = page_text()
     lesson = (
-        "**With no further training, only ALiBi and KERPLE keep the loss fine, in every seed. Four of the other six"
-        " still find every passkey but predict worse than ALiBi and KERPLE. RoPE and the sinusoidal encoding predict"
-        " worse than a uniform guess; RoPE also misses most passkeys, the sinusoidal encoding about one in six.**"
+        "**With no further training, only ALiBi and KERPLE keep the loss fine, in every seed. FIRE, CoPE, T5 and"
+        " NoPE still find every passkey but predict worse than ALiBi and KERPLE. RoPE and the sinusoidal encoding"
+        " predict worse than a uniform guess; RoPE also misses most passkeys, the sinusoidal encoding about one in"
+        " six.**"
     )
     assert all(_graded(r, longest) == "fine" for r in FINE_TUNED)  # hence "With no further training"
     # the section's main line: a short setup that defines the loss past L, *fine* and where the passkey sits, then the
@@ -6943,6 +6984,8 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     assert len(six) == 6, six
     found_all = {n for n, r in six.items() if all(v == 1 for v in per_seed(r, "passkey", longest))}
     assert found_all == set(six) - {"RoPE", "sinusoidal"} and len(found_all) == 4, found_all
+    # the four named (the fresh read r138, finding 3): "FIRE, CoPE, T5 and NoPE", in the grid table's order
+    assert found_all == {"FIRE", "CoPE", "T5", "NoPE"} and "FIRE, CoPE, T5 and NoPE still find every passkey" in lesson
     assert all(statistics.fmean(per_seed(six[n], "passkey", longest)) < 0.9 for n in ("RoPE", "sinusoidal"))
     # "predict worse than ALiBi and KERPLE": every seed of the four above every seed of ALiBi and KERPLE
     best = max(max(per_seed(grid[n], "loss_beyond", longest)) for n in ("ALiBi", "KERPLE"))
@@ -7218,7 +7261,10 @@ def test_intro_worked_numbers_are_computed():
     pe16 = posenc.sinusoidal_encoding(13, 16).double()
     positions = torch.arange(13, dtype=torch.float64)
     assert torch.allclose(pe16[:, 0], torch.sin(positions), atol=1e-6)
-    assert "gives position $p$ a vector of sines and cosines of $p$. With $d = 4$ it is" in intro
+    assert (
+        "gives position $p$ a vector of sines and cosines of $p$ times a ladder of frequencies. With $d = 4$ it is"
+        in intro
+    )
     pe = posenc.sinusoidal_encoding(13, 4).double()  # "(sin p, cos p, sin 0.01p, cos 0.01p)": interleaved, 1 and 0.01
     p = torch.arange(13, dtype=torch.float64)
     expected = torch.stack([p.sin(), p.cos(), (0.01 * p).sin(), (0.01 * p).cos()], dim=1)
@@ -8616,12 +8662,13 @@ def test_takeaways_restate_checked_claims():
         " to its query, averaged over random queries and over each doubling of the distance, scores about zero from"
         " about 4 000 tokens on: never more than a few percent of its score at distance 0.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
-        "Past $L$, RoPE's slow pairs meet new angles; fixes slow them. In chapter 8, no fix added at test time kept"
-        " the loss fine at $8L$; the run does not test whether the slow pairs are why.",
+        "Past $L$, RoPE's slow pairs meet new angles; fixes slow them. No test-time fix that chapter 8 ran kept the"
+        " loss fine at $8L$; the run does not test whether the slow pairs are why.",
         "In chapter 8, with no further training, only ALiBi and KERPLE keep the loss fine at $8L$.",
     ], bullets
     assert 3 <= len(bullets) <= 5  # the teaching guide's 3-5 takeaways
-    # "In chapter 8, no fix added at test time kept the loss fine at $8L$", and the grid's "Plain RoPE's trained
+    # "No test-time fix that chapter 8 ran kept the loss fine at $8L$" (scoped to the runs, the fresh read r138,
+    # finding 5: Llama 3.1's rule was not run at test time), and the grid's "Plain RoPE's trained
     # models, rescaled at test time by PI, NTK-aware scaling or YaRN, keep a loss above fine": every RoPE arm
     # stretched at test time, dynamic or fixed, with any betas or factor the run tried, is above chapter 8's bar for
     # *fine* at 8L in every seed; only the fine-tuned arms reach it
