@@ -2115,7 +2115,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # rotary key, 576 numbers, against multi-head attention's 2 * 128 * 128, about 57 times as many
     payoff = re.search(
         r"So per token and layer, DeepSeek-V2 caches only the latent and the rotary key\.\s+That is (\d+) numbers per"
-        r" token and layer\.\s+In the DeepSeek-V2 paper's comparison, multi-head attention with (\d+) heads of (\d+)"
+        r" token and layer\.\s+By the DeepSeek-V2 paper's per-token cache formulas, multi-head attention with"
+        r" (\d+) heads of (\d+)"
         r" would cache \$2 \\cdot (\d+) \\cdot (\d+) ="
         r" (\d+)\\,(\d+)\$, about (\d+) times as many\.",
         main_line,
@@ -2127,8 +2128,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert ratio == round(2 * heads * width / mla) == 57 and heads == ds["num_attention_heads"]
     assert main_line.index("*decoupled RoPE*") < main_line.index("caches only the latent and the rotary key")
     assert "In the paper's count" not in text  # the 57 is the book's arithmetic on the paper's formula
-    # "In the DeepSeek-V2 paper's comparison": its 2 n_h d_h with n_h = d_h = 128; V2's own heads (keys 192 wide,
-    # values 128) give 40 960 numbers, about 71 times, in the block
+    # "By the DeepSeek-V2 paper's per-token cache formulas": its 2 n_h d_h with n_h = d_h = 128; V2's own heads (keys
+    # 192 wide, values 128) give 40 960 numbers, about 71 times, in the block
     v2_own = ds["num_attention_heads"] * (ds["qk_nope_head_dim"] + ds["qk_rope_head_dim"] + ds["v_head_dim"])
     assert v2_own == 40960 and round(v2_own / mla) == 71 and "40 960 numbers, about 71 times more." in text
     assert "| multi-head attention, 128 key and value heads |" not in main_line
@@ -2589,6 +2590,15 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # the section's lesson, on the main line after its two measures (moved from the block)
     lesson = "So at this head size and distance, xPos's decay mostly quiets unrelated keys."
     assert text.count(lesson) == 1
+    # both key kinds on the left panel's measure, mean size: the matching key keeps about two thirds of RoPE's (the
+    # appendix asserts 0.65 at d = 64 for q = k), unrelated keys about a third (0.31), so the lesson compares like
+    # with like
+    both = (
+        "By the left panel's measure, mean size, that key keeps about two thirds of RoPE's, against a third for"
+        " unrelated keys."
+    )
+    assert text.index("For a key equal to its query, the right panel") < text.index(both) < text.index(lesson)
+    assert "assert abs(qk_far[64] - 0.65) < 0.01" in code
     # one measure per sentence: mean size for unrelated keys, then the signed average for a key equal to its query;
     # the scope (d = 64, the band) is stated once, before both
     scope = "Take $d = 64$ and keys two to four thousand tokens back."
@@ -2612,7 +2622,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert text.count(not_quieted) == 1 and "xPos's falls to about a third of RoPE's. " + not_quieted in xpos_main
     assert scope + " " + unrelated in xpos_main  # the scope sentence opens the pair
     assert "with signs" not in xpos_main  # the main line keeps one measure per sentence
-    assert not_quieted + " " + lesson in xpos_main  # the lesson follows the matching key's sentence
+    both_kinds = "By the left panel's measure, mean size, that key keeps about two thirds of RoPE's"
+    assert not_quieted + " " + both_kinds in xpos_main  # then both kinds of key on one measure, then the lesson
+    assert "against a third for unrelated keys. " + lesson in xpos_main
     assert "is not quieted" not in text.replace(not_quieted, "")
     cells = nb_cells()
     sec = next(i for i, c in enumerate(cells) if "## xPos: a road not taken" in "".join(c["source"]))
