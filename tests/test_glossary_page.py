@@ -1861,7 +1861,7 @@ def test_a_fixed_rule_divides_the_slowest_pair_by_s_when_it_turns_fewer_times_th
     assert between > 0 or (head_dim, base) != (64, 1e4), between
 
 
-# ---- round 80: rotation pairs, dynamic NTK's formula and field, the stretch, truncate, the cache, and other rows --
+# ---- rotation pairs, dynamic NTK's formula and field, the stretch, truncate, the cache, and other rows --------------
 
 
 def test_rotation_pair_count_in_a_whole_and_a_partial_head():
@@ -2292,7 +2292,7 @@ def test_scales_tables_worked_row_yarns_factor_at_8():
     assert f"{factor:.2f}" == m and f"{factor**2:.2f}" == square and f"{1 / factor**2:.2f}" == t, factor
 
 
-# ---- round 82: the checkpoint conversion between layouts, `position_ids`, the letters section's names ------------
+# ---- the checkpoint conversion between layouts, `position_ids`, the letters section's names -------------------------
 
 
 def test_converting_an_interleaved_checkpoint_to_the_half_layout_keeps_the_scores():
@@ -2470,7 +2470,7 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     assert "Shaw's clipped offset $c = \\mathrm{clip}(j - i, k)$ in chapter 3 |" in letters("$c$")
 
 
-# ---- round 83: the fast pair's visible count, the ramp's two shapes, new rows, citations and the Letters table ---
+# ---- the fast pair's visible count, the ramp's two shapes, new rows, citations and the Letters table ----------------
 
 
 def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_block():
@@ -2503,7 +2503,7 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
     assert torch.isclose(llama3.double()[2], theta[2], rtol=1e-6)  # kept: its count passes the bound
 
 
-# ---- round 86: the worked example's ramped fast pairs, the extension factor, dynamic YaRN, and four more rows ------
+# ---- the worked example's ramped fast pairs, the extension factor, dynamic YaRN, and four more rows -----------------
 
 
 def test_worked_example_every_pair_llama3_ramps_is_fast():
@@ -3211,7 +3211,7 @@ def test_temperature_section_opens_with_its_multiplier_table():
     assert "Careful" not in row("Llama 4's query temperature $\\tau$ (temperature tuning)")
 
 
-# ---- round 85: rows that no test named (the round-84 read flipped each word and every test still passed) ---------
+# ---- rows that no other test names, each checked word by word -------------------------------------------------------
 
 
 def test_alibi_row_subtracts_a_slope_per_head_times_the_distance():
@@ -4187,7 +4187,7 @@ def test_every_italic_term_has_its_own_row():
     assert has_row("turns in $L$") and not has_row("CPD kernel")  # a row of its own; no row
 
 
-# ---- round 92: the worked example's dynamic NTK cell, chapter 8's costs block, the opening and the index ----------
+# ---- the worked example's dynamic NTK cell, chapter 8's costs block, the opening and the index ----------------------
 
 
 def test_worked_examples_dynamic_ntk_cell_and_its_formula_in_the_block():
@@ -4427,7 +4427,7 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
     assert row("relative position encoding (RPE)").startswith("| relative position encoding (RPE) | 相对位置编码 |")
 
 
-# ---- round 93: the other "temperature", the longer-input rows' block, NTK-aware's fully rotated head --------------
+# ---- the other "temperature", the longer-input rows' block, NTK-aware's fully rotated head --------------------------
 
 
 def test_temperature_sections_opening_names_the_chapters_that_multiply():
@@ -4625,7 +4625,7 @@ def test_ntk_aware_row_names_a_fully_rotated_head():
         assert (abs(float(theta[-1] / raised[-1]) - s) < 1e-9 * s) == hits, width
 
 
-# ---- round 96: context parallelism -----------------------------------------------------------------------------
+# ---- context parallelism --------------------------------------------------------------------------------------------
 
 
 def test_context_parallelism_needs_global_positions():
@@ -4653,7 +4653,7 @@ def test_context_parallelism_needs_global_positions():
     assert alibi[query, key] != alibi[query % chunk, key % chunk]  # local positions: another bias
 
 
-# ---- round 98: the worked example's divisors on the main line, critical dimension, content factor, base bound ---
+# ---- the worked example's divisors on the main line, critical dimension, content factor, base bound -----------------
 
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
@@ -5200,7 +5200,7 @@ def test_letters_blocks_stretch_row_quotes_chapter_8s_fixed_factor():
     assert "$\\max(\\ell/L, 1)$" in row("stretch | 拉伸")
 
 
-# ---- round 99: ALiBi's slopes, the fine-tuned runs' names ---------------------------------------------------------
+# ---- ALiBi's slopes, the fine-tuned runs' names ---------------------------------------------------------------------
 
 
 def test_alibi_row_gives_the_slopes_for_a_power_of_two_heads():
@@ -5514,7 +5514,7 @@ def test_streamingllm_row_says_what_chapter_10_says():
     assert row("rolling KV cache") and "{ref}`StreamingLLM <glossary-attention>`" in page()
 
 
-# ---- each fact's consequence, and the facts the last read found missing ------------------------------
+# ---- each fact's consequence, and facts the rows had left out -------------------------------------------------------
 
 
 def test_longrope_attention_factor():
@@ -6016,7 +6016,7 @@ def test_float32_angles_row_quotes_chapter_4s_rule():
     assert "{ref}`float32 angles <glossary-maths>`" in page()
 
 
-# ---- round 139: the slow pair's new angles scoped to a decoder ---
+# ---- the slow pair's new angles scoped to a decoder -----------------------------------------------------------------
 
 
 def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():

@@ -1804,7 +1804,7 @@ def test_the_opening_dogs_get_the_same_output():
     )
     main_line = re.sub(r"<details>.*?</details>", " ", text)
     assert "count them to find its position" not in text and "distinct first token" not in main_line
-    assert "so a layer has to count them" not in text  # what it counts, and what for, now said (r105, r106)
+    assert "so a layer has to count them" not in text  # what it counts, and what for, now said
     # counting needs a distinct first token: with identical tokens a causal layer gives every position one output
     assert "tokens before it, so a layer can count them" not in " ".join(text.split())
     assert (
@@ -2718,8 +2718,8 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     assert reading in main and pointer in main and sentence in text and sentence not in main
     assert only in main and main.index(only) < main.index("| score | query 5, key 3 |") < main.index(reading)
     # the fact that only the word-position terms change stands once on the main line (before the table) and once in
-    # the block, with its numbers ("the last term stays the same. The word–position terms do not: ..."); the
-    # repeats a reader counted are gone
+    # the block, with its numbers ("the last term stays the same. The word–position terms do not: ..."); its
+    # earlier repeats are gone
     for repeat in (
         "In both cases the last term is the same",
         "only the middle number changes",
@@ -2890,7 +2890,7 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
 
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
-    assert "PI also slows" not in main and "fastest" not in main  # the methods block's, since round 107
+    assert "PI also slows" not in main and "fastest" not in main  # the methods block's, not the main line's
     assert (
         "YaRN divides the slow pairs' frequencies by $s$, and the others by less or not at all: it leaves the fastest"
         " pairs alone, with a ramp between. The fastest pairs are those that tell neighbouring tokens apart." in text

@@ -1707,8 +1707,8 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # "Its counts sit above the ideal ones": the live bar count_at > k below; "about one or more": the bar 0.9 below;
     # the key just before the question (own gate plus the question's, the ideal head's 0) is in the counting box
     # the main line's figure shows accuracies only, so the sentence points to the appendix and describes no count
-    # (a reader marked down "Its counts sit above the ideal ones, but each sentence back adds about one or more" as a
-    # description of a table the main line does not show); the box and the live asserts below keep those claims
+    # (the sentence "Its counts sit above the ideal ones, but each sentence back adds about one or more" described a
+    # table the main line does not show); the box and the live asserts below keep those claims
     verdict = (
         "The figure shows how often each model answers, not what it counts. For this seed's CoPE model, trained above,"
         " the appendix shows its gates and sets its counts beside the ideal ones."
@@ -2122,7 +2122,7 @@ def test_random_distance_is_defined_in_the_box_and_cable_is_listed():
     # the table sits on the main line, above the verdict that reads it (a verdict on a collapsed table was hard to
     # follow); the random distance is defined in the box "How the measures are scored"
     # the header names what the random column scores, one passkey per input at a random distance (the input's
-    # only digit); the last column applies the main line's two grades, so the reader does not apply the bars by hand
+    # only digit); the last column applies the main line's two grades, so the grades need no reading of the bars by hand
     header = (
         "| method, mean of five seeds | filler loss | passkeys found 496 tokens back | passkeys found, one per input at"
         " a random distance, 1 to 510 back | grade |"

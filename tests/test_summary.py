@@ -362,7 +362,7 @@ def _qwen_dynamic_ntk() -> tuple[list[str], list[str]]:
     for alpha in (3, 7, 15):
         raised = posenc.rope_inv_freq(128, base=1e4 * alpha ** (128 / 126)).double()
         assert abs(float(theta[-1] / raised[-1]) - alpha) < 1e-4 * alpha, alpha
-    # the summary's sentence with the steps 3, 7, 15 and the log factor is cut (the fresh read r137, hardest place 1):
+    # the summary's sentence with the steps 3, 7, 15 and the log factor is cut:
     # the summary's block points to the claims page's notes, which state the rule (below)
     summary = "The {ref}`notes for implementers <claims-implementers>` give the rule."
     claims = (
@@ -516,7 +516,7 @@ def _current_code_block() -> list[str]:
 
     vl3 = MODEL_ROPE_CONFIGS["qwen3-vl-8b"]["rope_scaling"]
     assert mrope_axes(128, vl3["mrope_section"], interleaved=True)[:6].tolist() == [0, 1, 2, 0, 1, 2], vl3
-    # the block is a list, one topic an item (the fresh read r136, finding 4): M-RoPE, DeepSeek, gpt-oss, the
+    # the block is a list, one topic an item: M-RoPE, DeepSeek, gpt-oss, the
     # hybrids, 2-D RoPE, porting pitfalls, position ids. "Chapter 10 only names the hybrids; it works through each
     # item above": the three items above the hybrids' (quoted above); Pixtral, below, is chapter 7's (asserted below)
     block = (
@@ -702,8 +702,8 @@ def _breaks_row():
 
 
 def _grades_table(grade: str) -> list[str]:
-    """The grid's table of grades, above its bold verdict (the fresh read r136, finding 1: each grade defined before
-    the verdict uses it). *fine*: below chapter 8's bar, which is the saved trigram's mean at 8L plus FINE ("at most
+    """The grid's table of grades, above its bold verdict, so each grade is defined before
+    the verdict uses it. *fine*: below chapter 8's bar, which is the saved trigram's mean at 8L plus FINE ("at most
     0.1 above the trigram's 0.72"); *breaks*: above ln of the saved run's vocabulary, a uniform guess over all its
     tokens; *raised*: the band between. The bar and ln 28 are what _graded grades every row of the grid by."""
     longest = max(load_results("extrapolation", check=False)["config"]["eval_lengths"])
@@ -952,7 +952,7 @@ def _other_fixes_block() -> list[str]:
     assert [kind == "chunked_attention" for kind in l4_default.layer_types] == uses_rope and any(uses_rope)
     quote(C10, "So a token decoded alone attends to every cached key, past the chunk.")
     # the block's sentences on the ramps and Scout's step, and the block "Other tools"'s sentences on LongRoPE and
-    # Gemma 4, restated chapter 7's and chapter 10's material and are cut (the fresh read r137, hardest place 1); the
+    # Gemma 4, restated chapter 7's and chapter 10's material and are cut; the
     # checks above stay: they back the fixes table's Llama 3.1 row, the band edges and the pointers. The block "Other
     # tools" now names the tools and points to chapter 10, which works through each of them, and to the claims page's
     # section of variants, which holds a row for each
@@ -1114,7 +1114,7 @@ def _yarn_code_block() -> list[str]:
     oss = configuration_gpt_oss.GptOssConfig().rope_parameters
     assert oss["rope_type"] == "yarn" and oss["truncate"] is False, oss
     assert MODEL_ROPE_CONFIGS["gpt-oss-20b"]["rope_scaling"]["truncate"] is False
-    # the bullet "Rounding." is cut (the fresh read r137, hardest place 1): the block "How the rows differ" points to
+    # the bullet "Rounding." is cut: the block "How the rows differ" points to
     # chapter 7's YaRN section for how code rounds the band edges (its words quoted above); the checks above stay
     assert "rounds the band edges outwards to whole pairs" not in page_text()
     assert "how code rounds the band edges are in {doc}`chapter 7 <../notebooks/07_beyond>`" in page_text()
@@ -1159,7 +1159,7 @@ def _ntk_fix_row() -> None:
     steps = [_qwen_alpha(n, 2048) for n in range(2049, 8 * 2048 + 1)]
     assert len(set(steps)) == 3 and sum(a != b for a, b in zip(steps, steps[1:])) == 2, sorted(set(steps))
     _qwen_dynamic_ntk()
-    # "named after the neural tangent kernel": chapter 7's block on the name, and the glossary's row; round 112: the
+    # "named after the neural tangent kernel": chapter 7's block on the name, and the glossary's row; the
     # name left the table's cell for the block "How the rows differ"
     assert "NTK-aware scaling is named after the neural tangent kernel." in page_text()
     quote(C7, '**Why "NTK".** The neural tangent kernel (NTK) of')
@@ -1235,7 +1235,7 @@ def _gemma3_layer_bases() -> list[str]:
     gemma = MODEL_ROPE_CONFIGS["gemma-3-27b"]
     assert gemma["rope_theta"] == 1e6 and gemma["rope_scaling"]["rope_type"] == "linear", gemma
     # the summary's sentence "Gemma 3's local-window layers keep base 10^4 and no PI; only its global layers take base
-    # 10^6 and PI" is cut (the fresh read r137, hardest place 1); the fixes table's cell "Gemma 3 4B to 27B, global
+    # 10^6 and PI" is cut; the fixes table's cell "Gemma 3 4B to 27B, global
     # layers" rests on the checks above
     assert "Gemma 3's local-window layers keep base" not in page_text()
     return []
@@ -1275,7 +1275,7 @@ def _other_tools_block() -> list[str]:
     assert "| Dual Chunk Attention |" in variants and "| query temperature by position |" in variants
     major, _ = _rope_parameters_note()  # rope_scaling and rope_theta read into rope_parameters, transformers 5
     # the paragraph on Dual Chunk Attention and query scales, and the block "Config names"'s last sentence on
-    # transformers 5's `rope_parameters`, are cut (the fresh read r137, hardest place 1): the block "Other tools" names
+    # transformers 5's `rope_parameters`, are cut: the block "Other tools" names
     # both kinds of tool and points to chapter 10 and the claims page (_other_fixes_block); the checks above back the
     # claims page's rows. The block "Config names" now ends with a pointer to the page on reading model code, whose
     # table names the config fields that hold L
@@ -1306,7 +1306,7 @@ def _turns_example() -> list[str]:
     # length before the base was raised (its `trained_length_before`), not the longer one; the old "before any RoPE
     # scaling" left that open
     # the glossary's name for the same L, "the input length a model was trained at before any RoPE scaling": every
-    # fix below scales RoPE's frequencies, so "before any fix below" agrees with it (the fresh read r136's terms)
+    # fix below scales RoPE's frequencies, so "before any fix below" agrees with it
     assert (
         "A model's *training length* $L$ is the input length it was trained at before any fix below; the glossary"
         " calls it the {ref}`trained length <glossary-longer-terms>`."
@@ -1575,7 +1575,7 @@ def _overview_examples():
     assert "<summary>Fixed factors, graded on the loss at the training length</summary>" in page_text()
     assert "slows pairs on short inputs too; in chapter 8" not in " ".join(page_text().split())  # no cause claimed
     # the block's bullets "Advice", "Ramps", "Dynamic s" and "Rounding" restated chapter 7's and chapter 10's material
-    # and are cut (the fresh read r137, hardest place 1); the bullet "More." points to chapter 7's two sections, which
+    # and are cut; the bullet "More." points to chapter 7's two sections, which
     # hold the cards' advice and vLLM's static YaRN, the two ramps and the code's rounding of the band edges
     more = (
         "- **More.** Model cards' advice, the ramps between kept and slowed pairs, and how code rounds the band edges"
@@ -1594,8 +1594,8 @@ def _overview_examples():
         c7 = chapter(C7)
         assert c7.index(section) < c7.index(phrase) < c7.index("## ", c7.index(section) + 3), (section, phrase)
     assert "<summary>RoPE stretched at test time</summary>" in page_text()
-    # the main line above the table says the same in short: "the *extension factor*, which most configs fix" (round
-    # 112: Qwen-7B's per-input s left the main line for this block, the reader's "To reach 4.5", item 3)
+    # the main line above the table says the same in short: "the *extension factor*, which most configs fix"
+    # (Qwen-7B's per-input s left the main line for this block)
     # that sentence left the main line; the block above says it in full
     # the numbers stand in the grid's block "Fixed factors" (test_chapter_list_items_3_7_9_10_and_the_fixed_factor_...)
     # "YaRN's, with the grid's betas 2/1": the "yarn fixed" arm takes the run's
@@ -1801,14 +1801,14 @@ def _overview_examples():
         " $L = 64$, have 5 slow pairs of 8. Llama 2's heads have 18 of 64. Every fix below slows the slow pairs,"
         " pulling the angles of long distances back toward those seen in training."
     )
-    # the fresh read r138, hardest place 2: the answer to the section's question, the slow pairs' new angles, comes
+    # the answer to the section's question, the slow pairs' new angles, comes
     # right after the terms it uses (L, fast and slow pairs), before the counts and the fixes
     assert lead in page_text(), lead
     # the block's second count of the grid's pairs, "3 fast pairs and 5 slow ones", is cut: the lead's "5 slow pairs
     # of 8" says it once; the count is still computed below
     # the block's bullet "Examples" ("Chapter 8's small models, Llama 2 and Llama 3 all have slow pairs. In chapter 8's
     # heads, the slowest fast pair turns just over once within L, so YaRN still slows it partway") restated the lead
-    # and chapter 8's YaRN ramp, and is cut (the fresh read r137, hardest place 1); the slow pairs of the three heads
+    # and chapter 8's YaRN ramp, and is cut; the slow pairs of the three heads
     # are still computed below, and the lead names two of them
     assert "**Examples.**" not in page_text() and "the slowest fast pair turns just over once" not in page_text()
     assert "3 fast pairs and 5 slow ones" not in page_text()
@@ -1892,10 +1892,10 @@ def _overview_examples():
         " within $L$,"
     ) in page_text()
     # the block is a list, one idea an item, and the band edges are defined in turns before the block "How the rows
-    # differ" uses them (the fresh read r136, hardest place 2)
+    # differ" uses them
     waves = page_text().split("<summary>Wavelengths and turns</summary>")[1].split("</details>")[0]
     labels = re.findall(r" - \*\*([^*]+)\*\* ", waves)
-    # the bullet "Examples." is cut (the fresh read r137, hardest place 1: it restated the lead and chapter 8's ramp)
+    # the bullet "Examples." is cut (it restated the lead and chapter 8's ramp)
     assert labels == ["Wavelength.", "Turns.", "Band edges.", "Counting."], labels
     assert page_text().index("YaRN's *band edges* are counts of turns") < page_text().index("rounds the band edges")
     for d, base, L in ((16, 1e4, 64), (128, 1e4, 4096), (128, 5e5, 8192)):
@@ -1957,7 +1957,7 @@ def _overview_examples():
     # hold full-attention layers), so the old lead "Another fix bounds the distance instead" overstated it; and the
     # later "those layers attend only within a local window or chunk" held for a pass over the whole input, not for
     # Meta's Llama 4 decoder, which attends past the chunk for a token decoded alone (chapter 10, quoted above)
-    # the sentence is cut with the block "Other tools"'s detail (the fresh read r137, hardest place 1): the block names
+    # the sentence is cut with the block "Other tools"'s detail: the block names
     # "local windows" among chapter 10's other tools (_other_fixes_block), and the configs checked above back that
     window = "The configs of Gemma 3, gpt-oss and Llama 4 also give some layers a local window or chunk."
     assert window not in page_text()
@@ -2143,7 +2143,7 @@ def _term_in_scores_row():
         # numbers between 0 and 1 computed from the content, summed from the key to the query; a learned embedding
         # per whole count, interpolated; the position logit q . e(p)
         "CoPE lets the content decide what counts as one",
-        # chapter 11's wording changed while round 127 ran (it said "how many tokens from the key to the query, both
+        # chapter 11's earlier wording (it said "how many tokens from the key to the query, both
         # included, the gates let through"): a key's count is its open gates from key to query, what the gates let
         # through
         "is the number of open gates from that key up to the query, both included",
@@ -2258,7 +2258,7 @@ def _fire_ratio() -> None:
     # the divisor is psi(max(i, L_thr)), the query's position or
     # the learned threshold L_thr, whichever is larger (the loop above)
     assert row in page_text(), row
-    # the nested cell the reader found hard to parse: it must stay gone
+    # the nested cell, hard to parse: it must stay gone
     # the old cell named neither log nor what was normalised: it must stay gone
 
 
@@ -3871,8 +3871,8 @@ def _item_8_passkeys() -> None:
     # *fine*" ("low" was undefined, and FIRE's 0.95 is low in plain words): the grid's
     # *fine*, below 0.82 nats, within a tenth of a nat of the trigram's loss, itself within 0.05 nats of the floor
     # ln 2 (below and with the grid's key); "as the grid below defines and shows": the grid's section comes after the
-    # item, defines *fine* and grades ALiBi and KERPLE *fine* (below); "With no further training, only": the fresh
-    # read r137, finding 1: the item's previous sentence names the fine-tuned RoPE runs, which keep the loss fine too
+    # item, defines *fine* and grades ALiBi and KERPLE *fine* (below); "With no further training, only":
+    # the item's previous sentence names the fine-tuned RoPE runs, which keep the loss fine too
     # (test_only_alibi_kerple_and_fine_tuned_rope_keep_their_loss), so "only" is scoped as the grid's verdict is
     item = (
         "Small models are tested on inputs eight times longer than in training, with no further training; chapter 8"
@@ -4299,7 +4299,7 @@ def _decay_item() -> list[str]:
     past = trend[half + 1 :]  # "then swings around zero": both signs, all small
     assert past.min() < 0 < past.max() and past.abs().max() < 0.05 * e0, past
     # item 5's "from about 4 000 tokens on it stays within 5 % of the average at distance zero, on either side" (the
-    # fresh read r137, finding 2: the doubling means swing in sign past 4 096): every doubling mean from 4 096 to the
+    # doubling means swing in sign past 4 096): every doubling mean from 4 096 to the
     # last computed (2^17 to 2^18) is within 5 % of E(0) in size (the largest, -4.52 %, from 8 192 to 16 384), means
     # of both signs occur, and the doubling before 4 096 is outside 5 % (+6.2 %), so "from about 4 000 on" is where
     # the bound starts; the bound's margin is 0.48 points of E(0)
@@ -4310,11 +4310,11 @@ def _decay_item() -> list[str]:
     assert abs(crossing - zero) < 0.1 * zero, crossing  # at 5 202
     # item 5's "that key's score ripples, but its trend, the average over each doubling of the distance, falls to
     # about zero": the doubling averages are near zero from 4 096 on (above), while single
-    # distances keep ripples of over a tenth of E(0) in every doubling from 4 096 to 2^17 (the read measured 0.21 E(0)
+    # distances keep ripples of over a tenth of E(0) in every doubling from 4 096 to 2^17 (0.21 E(0)
     # in 4 096 to 8 192 and 0.27 E(0) in 8 192 to 16 384), so only the trend, not the score, reaches about zero
     ripple = [float(E[j == k].abs().max()) for k in range(half, 18)]
     assert min(ripple) > 0.1 * e0, ripple
-    assert max(ripple) > 0.3 * e0, ripple  # about a third of E(0) at its largest (the fresh read r138: 0.33)
+    assert max(ripple) > 0.3 * e0, ripple  # about a third of E(0) at its largest (0.33)
     # "random queries with no preferred direction": chapter 5's isotropic queries; "RoPE's decay holds only for an
     # average score": chapter 5's unrelated key, whose score does not decay at all
     quote(C5, "For a random zero-mean isotropic query", "an unrelated key's score does not decay at all")
@@ -4463,7 +4463,7 @@ def _decay_item() -> list[str]:
     # mean reach (quoted below), at least |score| for every query and distance up to 10 000, over seventy times it
     # in the median (above)
     assert trend[half + 1] < trend[half] and abs(trend[half + 1]) < 0.05 * e0, (trend[half], trend[half + 1])
-    # "in heads of 128 dimensions", chapter 5's width (the reader's finding: at widths 16 to 64 the
+    # "in heads of 128 dimensions", chapter 5's width (at widths 16 to 64 the
     # doubling averages reach zero a doubling earlier), and "Farther away it swings around zero" left for the block
     # "What the average is over", which says it with its numbers
     width = 2 * len(theta)  # the head's dimensions: one frequency a pair
@@ -4494,7 +4494,7 @@ def _decay_item() -> list[str]:
         f" those doubling means stay within {within} % of the average at distance zero, on either side. A single"
         " query's score need not fall."
     )
-    # the fresh read r138, findings 1 and 2: the subject named again ("those doubling means", not the per-distance
+    # the subject named again ("those doubling means", not the per-distance
     # average, which swings to a third of E(0) there: the block's last sentence, checked with it) and the fall's
     # range, "up to about half the base": the doubling means fall at every doubling up to the one that holds
     # b/2 = 5 000 (zero, the running mean's first zero rounded, asserted above), 4 096 to 8 192
@@ -4522,7 +4522,7 @@ def _decay_item() -> list[str]:
     # "scores zero on average, with the same spread at every distance" and chapter 5's words (below)
     assert f"For a head of {width} dimensions and base $10^{math.log10(base):.0f}$" in page
     # "chapter 5 computes this average in closed form, E(r) = 2 sum_i cos(r theta_i) at distance r, not from random
-    # draws" (the fresh read r136, finding 3): chapter 5's E is that sum, with no draw (its cell, quoted), and the
+    # draws": chapter 5's E is that sum, with no draw (its cell, quoted), and the
     # average of q . R(r) q over Gaussian queries equals it (the draws in this test's block check, above)
     quote(C5, "E = torch.cat([2 * torch.cos(chunk[:, None] * theta).sum(1) for chunk in r_all.split(20_000)])")
     closed = (
@@ -4641,7 +4641,7 @@ def _decay_item() -> list[str]:
         a_j, b_j = 2.0**jj, 2.0 ** (jj + 1)
         sums = (torch.sin((b_j - 0.5) * theta) - torch.sin((a_j - 0.5) * theta)) / (2 * torch.sin(theta / 2))
         assert float(2 * sums.sum()) / (b_j - a_j) > float(trend[half + 1]), jj
-    # the fresh read r138, finding 1: the per-distance average swings more than the doubling means: in every doubling
+    # the per-distance average swings more than the doubling means: in every doubling
     # from 4 096 to the last computed, 2^17 to 2^18 (about 260 000), |E| exceeds a tenth of E(0) somewhere (ripple,
     # above: at least 0.1, at most about a third), twice the 5 % that bounds the doubling means there
     swings = (
@@ -4671,7 +4671,7 @@ def _decay_item() -> list[str]:
         " levels off. At every distance up to ten thousand, the full bound, the content factor times $\\sum_j |S_j|$,"
         " is over seventy times the size of a matching key's score for more than half the random queries. </details>"
     )
-    # the fresh read r136, finding 2: the quantity over seventy times the score is named, the full bound (the content
+    # the quantity over seventy times the score is named, the full bound (the content
     # factor times sum_j |S_j|, as computed above: content factor times d/2 times the mean reach), not the plotted
     # curve, the mean reach; chapter 5's names for the two factors
     quote(C5, "The first factor is the content factor $C(q, k)$, and the sum is $d/2$ times the mean reach")
@@ -4686,9 +4686,9 @@ def _decay_item() -> list[str]:
     ) in page
     return [
         # the width and base left the item's main line for its block
-        # "distance 0" and "4 096" left the item's main line for its block; "from about 4 000 tokens on" (the fresh
-        # read r135, finding 1): the doubling from 4 096, rounded (asserted above); the takeaway repeats it; and the
-        # doubling means' bound from there on, 5 % of E(0) (the fresh read r137, finding 2: asserted above)
+        # "distance 0" and "4 096" left the item's main line for its block; "from about 4 000 tokens on":
+        # the doubling from 4 096, rounded (asserted above); the takeaway repeats it; and the
+        # doubling means' bound from there on, 5 % of E(0) (asserted above)
         str(round(2**half, -3)),
         within,
         # the block opens with the head and base, then chapter 5's closed form, E(r) = 2 sum_i cos(r theta_i)
@@ -5266,7 +5266,7 @@ def prose_expected() -> list[str]:
     # plus 0.1" (the trigram's mean at 8L plus FINE, asserted above: it rounds to chapter 8's bar) and "breaks above
     # 3.33, the loss of a uniform guess over all 28 tokens, ln 28" (ln_vocab, above); the trigram moved up into the
     # setup, with chapter 11's definition (quoted below), so the key no longer repeats it
-    # the fresh read r136, finding 1: the grades moved into a small table above the bold verdict, so each grade is
+    # the grades moved into a small table above the bold verdict, so each grade is
     # defined before the verdict uses it; the trigram and the passkey are each defined in one sentence before it.
     # The table's numbers: the rules "| *fine* | below", "| *raised* |" and "| *breaks* | above" (_grades_table)
     setup_key = (
@@ -5434,7 +5434,7 @@ def prose_expected() -> list[str]:
     ) in page_text()
     assert page_text().count("the *passkey*") == 1
     # the filler's two next symbols moved into the block "Loss." (loss_block, above), the blind guess into the block
-    # "Passkeys." (below): neither is needed before the bold verdict (the fresh read r136, finding 1)
+    # "Passkeys." (below): neither is needed before the bold verdict
     setup = "After any two filler symbols, only two next ones can follow, equally likely. The loss scores only filler"
     assert "as over 99 %. A blind guess finds the passkey one time in ten. ALiBi, dynamic NTK" in page_text()
     # "which a blind guess finds one time in ten": one digit of ten, chapter 8's chance level (quoted below), moved
@@ -5990,11 +5990,10 @@ def prose_expected() -> list[str]:
         # whose L - 1 is the glossary's count
         # the lead's models with slow pairs moved to the block on turns, before chapter 8's 3 fast and 5 slow pairs
         # (the block's "3 fast and 5 slow pairs" is cut: the lead's "5 slow pairs of 8" says it once)
-        # (the bullet "Examples", chapter 8's, Llama 2's and 3's heads and chapter 8's again, is cut: the fresh read
-        # r137, hardest place 1)
+        # (the bullet "Examples", chapter 8's, Llama 2's and 3's heads and chapter 8's again, is cut)
         + ["7", *_turns_example(), _yarn_fix_row()[0], "3.1", "4", "1", "2", "3"]
         # the block's fixed factor at 8 (asserted in _overview_examples)
-        # (the bullets "Advice", Qwen2.5's cards, and "Dynamic s", Qwen-7B's steps, are cut: the fresh read r137; the
+        # (the bullets "Advice", Qwen2.5's cards, and "Dynamic s", Qwen-7B's steps, are cut; the
         # block's pointer "More." holds no number)
         + ["8", "7", "2.5", "3", *_other_fixes_block()[0], *_qwen_dynamic_ntk()[0]]
         + _yarn_code_block()
@@ -6010,7 +6009,7 @@ def prose_expected() -> list[str]:
         + [*_gemma3_layer_bases(), *_other_tools_block()[1]]
         # the block "Other tools": after Gemma 4, Gemma 3 and Llama 4, which bound the distance in some layers (moved
         # from the main line; checked in _overview_examples)
-        # (the sentence on Gemma 3's, gpt-oss's and Llama 4's local windows is cut: the fresh read r137)
+        # (the sentence on Gemma 3's, gpt-oss's and Llama 4's local windows is cut)
         + [*_other_fixes_block()[1], *_other_tools_block()[0]],
         # the grid's heading, chapter 8; its lesson, then its setup: L = 64, tested on 512; the grades: fine below
         # chapter 8's bar, a tenth above the trigram's loss at 8L (asserted with the key), breaks above ln 28
@@ -6037,8 +6036,8 @@ def prose_expected() -> list[str]:
         # trigram's 0.72, and "breaks above 3.33, ... over all 28 tokens, ln 28" (asserted with the key)
         # the grades' numbers moved into the table of grades (_grades_table), above the bold verdict
         ["8", str(L), str(longest)]
-        # the bold verdict names the four that find every passkey, T5 among them (the fresh read r138, finding 3:
-        # asserted in test_verdict_grid_grades_each_run_as_chapter_8_does)
+        # the bold verdict names the four that find every passkey, T5 among them
+        # (asserted in test_verdict_grid_grades_each_run_as_chapter_8_does)
         + ["5"]
         + [str(s), str(s), "10", "4", str(2 * L), str(longest)]
         # the block "Where sources differ: NoPE": T5's bias; this grid at 8L; T5's seeds, which NoPE's overlap
@@ -6734,8 +6733,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     # betas 2/1 against the default 32/1; _slowest_stretch: n/L against Qwen-7B's 15 at 8L, above); "as those do":
     # the b32 arm's betas are Hugging Face's defaults and the f2 arm slows the slowest pair by Qwen-7B's 15 at 8L
     # (above: pairs only, as the sentence says); its two losses, in order, and both *raised* (above). The fixes
-    # table gives no settings, so the old "With settings closer to the fixes table's" named none (the reader's
-    # finding)
+    # table gives no settings, so the old "With settings closer to the fixes table's" named none
     from inspect import getsource as _getsource
 
     from transformers.modeling_rope_utils import _compute_yarn_parameters
@@ -6816,7 +6814,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         " scaling and YaRN leave plain RoPE's loss above fine at $8L$. Every"
         " RoPE model in the grid trains at base $10^4$: the grid does not test training with a larger base. The figure"
     ) in page_text()
-    # "in dynamic forms that pick their factor from each input's length" (the fresh read r138, finding 4): the runs
+    # "in dynamic forms that pick their factor from each input's length": the runs
     # behind the sentence are chapter 8's "dynamic PI", "dynamic NTK" and "dynamic YaRN" (its names for the saved keys),
     # whose scaling is set for each input from its stretch max(n / L, 1); at 8L that factor is 8, the fixed arms'
     # (_fixed_as_dynamic_row, called with the grid)
@@ -6984,7 +6982,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     assert len(six) == 6, six
     found_all = {n for n, r in six.items() if all(v == 1 for v in per_seed(r, "passkey", longest))}
     assert found_all == set(six) - {"RoPE", "sinusoidal"} and len(found_all) == 4, found_all
-    # the four named (the fresh read r138, finding 3): "FIRE, CoPE, T5 and NoPE", in the grid table's order
+    # the four named: "FIRE, CoPE, T5 and NoPE", in the grid table's order
     assert found_all == {"FIRE", "CoPE", "T5", "NoPE"} and "FIRE, CoPE, T5 and NoPE still find every passkey" in lesson
     assert all(statistics.fmean(per_seed(six[n], "passkey", longest)) < 0.9 for n in ("RoPE", "sinusoidal"))
     # "predict worse than ALiBi and KERPLE": every seed of the four above every seed of ALiBi and KERPLE
@@ -8582,8 +8580,8 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
         assert all(
             run["metrics"][arm][k]["loss_at_L"] > run["metrics"]["rope"][k]["loss_at_L"] for k in run["metrics"]["rope"]
         )
-    # the fresh read r137: the paragraph has its own block, named for its measure (hardest place 2), after the block
-    # of the stretched table, and names "the loss at L" where its measure changes (finding 3): the block's one loss
+    # the paragraph has its own block, named for its measure, after the block
+    # of the stretched table, and names "the loss at L" where its measure changes: the block's one loss
     fixed_block = (
         "</details> <details><summary>Fixed factors, graded on the loss at the training length</summary> Most models"
         " in the fixes table use a fixed extension factor from their configs instead."
@@ -8667,8 +8665,8 @@ def test_takeaways_restate_checked_claims():
         "In chapter 8, with no further training, only ALiBi and KERPLE keep the loss fine at $8L$.",
     ], bullets
     assert 3 <= len(bullets) <= 5  # the teaching guide's 3-5 takeaways
-    # "No test-time fix that chapter 8 ran kept the loss fine at $8L$" (scoped to the runs, the fresh read r138,
-    # finding 5: Llama 3.1's rule was not run at test time), and the grid's "Plain RoPE's trained
+    # "No test-time fix that chapter 8 ran kept the loss fine at $8L$" (scoped to the runs:
+    # Llama 3.1's rule was not run at test time), and the grid's "Plain RoPE's trained
     # models, rescaled at test time by PI, NTK-aware scaling or YaRN, keep a loss above fine": every RoPE arm
     # stretched at test time, dynamic or fixed, with any betas or factor the run tried, is above chapter 8's bar for
     # *fine* at 8L in every seed; only the fine-tuned arms reach it
@@ -8684,8 +8682,7 @@ def test_takeaways_restate_checked_claims():
     # 8 192 (4 096 rounds to 4 000, asserted in _decay_item), within 1 % of E(0), the one before it not; "never more
     # than a few percent of its score at distance 0": that doubling and every later one, up to 2^40, within 5 % of E(0)
     # (both in _decay_item, called below); the single distances swing by a third of E(0) there, so "over each doubling"
-    # is needed. The old "near half the base" read as a rule that scales with the base, which it does not (the fresh
-    # read r133, finding 1)
+    # is needed. The old "near half the base" read as a rule that scales with the base, which it does not
     assert "half the base on" not in summary
     theta = posenc.rope_inv_freq(128, base=1e4).double()
     far = torch.arange(8192, 2**17, dtype=torch.float64)
@@ -8843,7 +8840,7 @@ def test_config_names_say_which_field_holds_the_training_length() -> None:
     """The block "Config names": "YaRN and `llama3` read $L$ from `original_max_position_embeddings`; Hugging
     Face's dynamic NTK reads it from `max_position_embeddings`": change one field at a time in a transformers config
     and see which one moves each rule's frequencies (:func:`_field_holding_L`)."""
-    # the sentence is cut (the fresh read r137, hardest place 1): the block now points to the page on reading model
+    # the sentence is cut: the block now points to the page on reading model
     # code for the fields that hold L (_other_tools_block); the behaviour it stated is still checked here, and the
     # chapter 7 section the block "How the rows differ" points to names both fields
     assert "read $L$ from `original_max_position_embeddings`" not in page_text()
@@ -8871,7 +8868,7 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
     """The figure before the grid, book/figures/summary_loss_by_length.svg: one line per row of the grid's trained
     part plus the dashed trigram model, through the means of the five seeds of the loss past L at 128, 256 and 512
     tokens, a band from the lowest to the highest seed, and the fine and breaks levels. At 64 = L, not joined to the
-    line (round 111, the reader's item 3: another measure), nothing: round 113 (the reader's item 4) dropped the hollow
+    line (another measure), nothing: the figure has no hollow
     circles of the loss over whole inputs, so the axes hold one measure, the loss past L; the trigram's dashed line
     is drawn after every other line. The file is what ``scripts/draw_summary_figure.py`` draws;
     its points, read back, match
