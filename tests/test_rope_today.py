@@ -2709,6 +2709,19 @@ def _scaling_fields(L: int) -> dict[str, dict]:
     }
 
 
+def _llama_rotary(transformers, d: int, L: int, rope_type: str, extra: dict):
+    """transformers' Llama rotary module for one head of width d, trained length L, base 10^4 and one scaling."""
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    cfg = transformers.LlamaConfig(
+        hidden_size=d,
+        num_attention_heads=1,
+        max_position_embeddings=L,
+        rope_parameters={"rope_type": rope_type, "rope_theta": 10000.0, **extra},
+    )
+    return LlamaRotaryEmbedding(cfg)
+
+
 def test_chapter_scaling_pulls_far_angles_back_for_static_and_dynamic_rules():
     """Chapter 10, *How each scaling reshapes the wavelengths*: "A *scaling*, set in `rope_scaling`, slows some or all
     pairs, pulling the angles of far keys back toward those seen in training." True for the static rules and for
@@ -2716,7 +2729,6 @@ def test_chapter_scaling_pulls_far_angles_back_for_static_and_dynamic_rules():
     most the plain one (so no angle grows), some are lower, and the slowest pair's angle for the farthest key falls
     back inside the range it reached within L."""
     transformers = _hf()
-    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
     text = chapter_markdown("10_rope_today")
     sentence = (
@@ -2729,13 +2741,7 @@ def test_chapter_scaling_pulls_far_angles_back_for_static_and_dynamic_rules():
     fields = _scaling_fields(L)
     x, long = torch.zeros(1, 1, d), torch.arange(4 * L)[None]
     for rope_type, extra in fields.items():
-        cfg = transformers.LlamaConfig(
-            hidden_size=d,
-            num_attention_heads=1,
-            max_position_embeddings=L,
-            rope_parameters={"rope_type": rope_type, "rope_theta": 10000.0, **extra},
-        )
-        rotary = LlamaRotaryEmbedding(cfg)
+        rotary = _llama_rotary(transformers, d, L, rope_type, extra)
         rotary(x, long)  # dynamic updates its frequencies for this length; the static rules keep theirs
         scaled = rotary.inv_freq.double()
         assert bool((scaled <= plain * (1 + 1e-6)).all()), rope_type  # no pair turns faster
@@ -2764,13 +2770,7 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
     plain = transformers.LlamaConfig(hidden_size=d, num_attention_heads=1, max_position_embeddings=L)
     plain_cos, _ = LlamaRotaryEmbedding(plain)(x, short)
     for rope_type, extra in fields.items():
-        cfg = transformers.LlamaConfig(
-            hidden_size=d,
-            num_attention_heads=1,
-            max_position_embeddings=L,
-            rope_parameters={"rope_type": rope_type, "rope_theta": 10000.0, **extra},
-        )
-        rotary = LlamaRotaryEmbedding(cfg)
+        rotary = _llama_rotary(transformers, d, L, rope_type, extra)
         before, _ = rotary(x, short)
         after_long = rotary(x, long)[0][:, :64]
         again, _ = rotary(x, short)
