@@ -542,31 +542,35 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "Each scale below but the *attention factor* multiplies a query's logits by the number in
-    the table's fourth column: above 1, it sharpens attention. The attention factor does that only in a fully rotated
-    head. Three change with the query: the query temperature and logn attention with position, Scalable-Softmax with
-    the tokens attended", and after the table: "The word clashes: this page's *temperature* $t$
-    divides the logits, so its multiplier is $1/t$, while Llama 4's *query temperature* multiplies them": the three
-    rows named are exactly those whose cell holds a position, a count of tokens or tau; the one row left out is the
-    attention factor's, the one row whose fourth cell carries a scope, "in a fully rotated head" (in a partial rotary
-    head, the block's case, no single number scales the logit); every other row's cell is one number for the query's
-    position, with no scope, the query temperature's included, though it acts only in NoPE layers: the fourth
-    column's
-    heading, "multiplier of each logit", is that convention; every row of the table fills it with a formula; the
-    temperature's cell is the one reciprocal, every other cell a multiplier, not one over something, and the query
-    temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier in another. The entropy
-    row, now in the Maths table: its
-    row's "Multiplying the logits by more than 1 never raises it": the entropy of softmax(c z) over random logits z
-    never rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links
-    Reading model code's temperature rules."""
+    """The section's opening: "Each scale below multiplies a query's logits by the number in the table's fourth column;
+    a multiplier above 1 sharpens attention. A temperature $t$ divides them instead, so a $t$ below 1 sharpens. The
+    attention factor does so only in a fully rotated head. Three change with the query: the query temperature and logn
+    attention with position, Scalable-Softmax with the tokens attended", and after the table: "The word clashes: this
+    page's *temperature* $t$ divides the logits, so its multiplier is $1/t$, while Llama 4's *query temperature*
+    multiplies them": the three rows named are exactly those whose cell holds a position, a count of tokens or tau; the
+    one row left out is the attention factor's, the one row whose fourth cell carries a scope, "in a fully rotated head"
+    (in a partial rotary head, the block's case, no single number scales the logit); every other row's cell is one
+    number for the query's position, with no scope, the query temperature's included, though it acts only in NoPE
+    layers: the fourth column's heading, "multiplier of each logit", is that convention; every row of the table fills it
+    with a formula; the temperature's cell is the one reciprocal, every other cell a multiplier, not one over something,
+    and the query temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier in another.
+    The entropy row, now in the Maths table: its row's "Multiplying the logits by more than 1 never raises it": the
+    entropy of softmax(c z) over random logits z never rises as c grows. The page has no row "logit factor", a name no
+    chapter uses; the temperature row links Reading model code's temperature rules."""
     text = page()
-    ((but, above, direction, again, only_in, changing, by_position, by_tokens),) = re.findall(
-        r"Each scale below but the \*([a-z ]+)\* multiplies a query's logits by the number in the table's fourth"
-        r" column: (above|below) 1, it (sharpens|flattens) attention\. The ([a-z ]+) does that only in a (fully"
-        r" rotated) head\. (\w+) change with the query: the (query temperature and logn attention)"
-        r" with position, (Scalable-Softmax) with the tokens attended\.",
-        text,
+    ((above, direction, t_divides, t_below, t_direction, again, only_in, changing, by_position, by_tokens),) = (
+        re.findall(
+            r"Each scale below multiplies a query's logits by the number in the table's fourth column; a multiplier"
+            r" (above|below) 1 (sharpens|flattens) attention\. A temperature \$t\$ (divides|multiplies) them instead,"
+            r" so a \$t\$ (below|above) 1 (sharpens|flattens)\. The ([a-z ]+) does so only in a (fully rotated)"
+            r" head\. (\w+) change with the query: the (query temperature and logn attention) with position,"
+            r" (Scalable-Softmax) with the tokens attended\.",
+            text,
+        )
     )
+    # the temperature's direction is stated once, at the top, opposite to the multiplier's: a divisor below 1 is a
+    # multiplier above 1 (the entropy check below)
+    assert (t_divides, t_below, t_direction) == ("divides", "below", "sharpens"), (t_divides, t_below, t_direction)
     # the word clash comes after the table, whose rows set the two terms' cells
     ((t_verb, reciprocal, tau_verb),) = re.findall(
         r"\| The word clashes: this page's \*temperature\* \$t\$ (divides|multiplies) the logits, so its multiplier is"
@@ -592,9 +596,10 @@ def test_a_larger_multiplier_never_flattens_attention():
         assert not re.search(r"\bp\b|\bN\b|\\tau", cells(term)[3]), term  # no position, count or tau in the cell
     for term in varying:
         assert re.search(r"\bp\b|\bN\b|\\tau", cells(term)[3]), term
-    # "but the *attention factor*": the one row of the table whose multiplier holds only in some heads, and the
-    # sentence after it names the same row, whose cell says where it holds (checked below)
-    assert but == again.lower() == "attention factor", (but, again)
+    # "The attention factor does so only in a fully rotated head": the one row of the table whose multiplier holds
+    # only in some heads, whose cell says where it holds (checked below)
+    but = again.lower()
+    assert but == "attention factor", again
     raw_scales = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     raw_scales = raw_scales[raw_scales.index("### Temperature and query scales") :]
     raw_scales = raw_scales[raw_scales.index("| English |") :]
@@ -1067,11 +1072,10 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert dyn_block.startswith("*Dynamic NTK* sets its effective factor to $1 + s(\\ell/L - 1)$ past $L$.")
     keeps = block("Where a configuration keeps the trained length, transformers' <code>dynamic</code>, and real models")
     assert set(re.findall(r"L = (\d+)", example)) == set(re.findall(r"L = (\d+)", dyn_block)) == {read}  # one L
-    # the row names the field transformers' `dynamic` reads as L; the run below shows it is that field, not the
-    # trained length of `original_max_position_embeddings`
-    assert "(emozilla 2023). Transformers' `dynamic` reads this $L$ from `max_position_embeddings` | {doc}`7" in row(
-        "dynamic NTK (`dynamic`)"
-    )
+    # the row is a definition; the field transformers' `dynamic` reads as L is the block's (the run below shows it is
+    # that field, not the trained length of `original_max_position_embeddings`)
+    assert "(emozilla 2023) | {doc}`7" in row("dynamic NTK (`dynamic`)")
+    assert "max_position_embeddings" not in row("dynamic NTK (`dynamic`)")
     assert "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`" in keeps
     assert (
         "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`, which a scaled model's configuration"
@@ -1670,7 +1674,7 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
         " `attention_scaling` and multiply cos and sin by it." in page()
     )
     assert "`attention_factor`" not in row("attention factor")  # the row holds the definition, the block the names
-    assert "in the table's fourth column: above 1, it sharpens attention." in page()  # the lead's rule: a^2 > 1
+    assert "in the table's fourth column; a multiplier above 1 sharpens attention." in page()  # the lead: a^2 > 1
     for cls in (LlamaRotaryEmbedding, GPTNeoXRotaryEmbedding):
         assert "cos = emb.cos() * self.attention_scaling" in inspect.getsource(cls.forward), cls
     d, n = 16, 6
@@ -1923,12 +1927,13 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
     the saved run's factor; transformers' `dynamic` and posenc's, with factor 1, divide the slowest pair by the page's
     formula, below and past L, and at the worked example's 2L by 2, not its 9. Both places also name chapter 8's
     second dynamic NTK run, "dynamic NTK, factor 2": "Its run "dynamic NTK, factor 2" has the effective factor $1 +
-    2(\\ell/L - 1)$ past $L$, 3 at $2L$" and "Chapter 8's run "dynamic NTK, factor 2" has $F = 1 + 2(\\ell/L - 1)$
-    instead, 3 at $2L$": the saved run's factor 2, chapter 8's label for it, and the code path chapter 8 runs it by."""
+    2(\\ell/L - 1)$ past $L$, 3 at $2L$" and "Chapter 8's run "dynamic NTK, factor 2" has the effective factor $1 +
+    2(\\ell/L - 1)$ instead, 3 at $2L$": the saved run's factor 2, chapter 8's label for it, and the code path
+    chapter 8 runs it by."""
     assert "Chapter 8's dynamic NTK sets `factor` to 1, so its effective factor is the *stretch*." in block(
         "When a rule's effective factor is s or the stretch"
     )
-    assert "Chapter 8 defines dynamic NTK with `factor` 1, making $F$ the stretch." in block(DYN)  # and after it
+    assert "Chapter 8 defines dynamic NTK with `factor` 1, making its effective factor the stretch." in block(DYN)
     config = load_results("extrapolation", check=False)["config"]
     assert config["dynamic_factor"] == 1
     # the factor-2 run, in both places: one formula and one value at 2L, read from each
@@ -1937,7 +1942,8 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
         block("When a rule's effective factor is s or the stretch"),
     )
     ((f2_we, at_we),) = re.findall(
-        r'Chapter 8\'s run "dynamic NTK, factor 2" has \$F = ([^$]+)\$ instead, (\d+) at \$2L\$\.', block(DYN)
+        r'Chapter 8\'s run "dynamic NTK, factor 2" has the effective factor \$([^$]+)\$ instead, (\d+) at \$2L\$\.',
+        block(DYN),
     )
     assert f2_block == f2_we and at_block == at_we, (f2_block, f2_we, at_block, at_we)
     assert config["sensitivity"]["dynamic f2"] == {"scaling": "dynamic", "factor": 2.0}, config["sensitivity"]
@@ -2342,20 +2348,23 @@ def test_converting_an_interleaved_checkpoint_to_the_half_layout_keeps_the_score
 
 
 def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
-    """The sequence packing row: "Restarting positions at 0 for each document, in `position_ids`, ..., does not by
-    itself stop attention across the boundary: a document mask keeps the documents apart, as do FlashAttention's
-    varlen bounds, which transformers derives from those restarts": transformers' own packing collator
+    """The sequence packing row, "several documents in one training row", a definition only, and its caveat in the
+    section's "In models and code" block: "In *sequence packing*, `position_ids`, the positions a transformers model
+    is given, can restart at 0 for each document. That alone does not stop attention across the boundary: a document
+    mask keeps the documents apart, as do FlashAttention's varlen bounds, which transformers derives from those
+    restarts": transformers' own packing collator
     numbers each document from 0, its varlen bounds start at each restart, and an eager Llama given only the restarts
-    lets the second document attend to the first, while a document mask does not. The row defines
-    `position_ids` where the page first uses it: "the positions a transformers model is given", as Reading model code's
+    lets the second document attend to the first, while a document mask does not. The bullet defines
+    `position_ids` where it uses it: "the positions a transformers model is given", as Reading model code's
     row does ("the argument that gives a transformers model each token's
     position"); a Llama model given a packed row's `position_ids` rotates each document from 0, so a document's
     keys do not depend on what was packed before it."""
+    assert cells("sequence packing")[2] == "several documents in one training row"
     assert (
-        "| several documents in one training row. Restarting positions at 0 for each document, in `position_ids`, the"
-        " positions a transformers model is given, does not by itself stop attention across the boundary: a document"
-        " mask keeps the documents apart, as do FlashAttention's varlen bounds, which transformers derives from those"
-        " restarts |" in row("sequence packing")
+        "- In *sequence packing*, `position_ids`, the positions a transformers model is given, can restart at 0 for"
+        " each document. That alone does not stop attention across the boundary: a document mask keeps the documents"
+        " apart, as do FlashAttention's varlen bounds, which transformers derives from those restarts."
+        in models_block("## Attention, kernels and models")
     )
     # "FlashAttention's varlen bounds, which transformers derives from those restarts": the cumulative lengths that
     # transformers hands flash_attn_varlen_func start a document at each restart
@@ -2422,8 +2431,8 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
         r" a key's position in chapter (\d+); [^|]* \|"
         r" \| \$s\$ \| the \*extension factor\* `(\w+)` \| in chapter (\d+), the \*stretch\* of an input of \$n\$"
         r" tokens; [^|]* \|"
-        r" \| temperature \| a number \$t\$ that divides the logits \| a growing multiplier of the logits in chapter"
-        r" (\d+), as in [^|]* \|"
+        r" \| temperature \| a number \$t\$ that divides the logits \| a multiplier of the logits: a growing one or"
+        r" YaRN's \*attention factor\* in chapter (\d+), [^|]* \|"
         r" \| \$c\$ \|",
         visible,
     )
@@ -2530,9 +2539,10 @@ def test_worked_example_every_pair_llama3_ramps_is_fast():
 
 
 def test_extension_factor_row_pi_divides_by_s_and_the_others_by_at_most_s():
-    """The row "extension factor": "$s$, a configuration's `factor`: PI divides every frequency by $s$; NTK-aware
-    scaling, `llama3` and YaRN divide no frequency by more, but *dynamic NTK* can. *LongRoPE* instead sets each pair's
-    divisor from a searched list", and the Longer-inputs block: "The
+    """The row "extension factor": "$s$, a configuration's `factor`, for the rules with one factor: PI divides every
+    frequency by $s$", and the Longer-inputs block's "NTK-aware scaling, `llama3` and YaRN divide no frequency by more
+    than the *extension factor*, but *dynamic NTK* can. *LongRoPE* instead sets each pair's divisor from a searched
+    list" and "The
     *extension factor* sits
     in a configuration's `rope_scaling`, which transformers 5 reads into `rope_parameters`". Swept over head widths,
     bases, trained lengths and factors: PI's divisor is s for every pair;
@@ -2540,11 +2550,14 @@ def test_extension_factor_row_pi_divides_by_s_and_the_others_by_at_most_s():
     pair a divisor from 1 to s, and s itself for some setting (so "no frequency by more" is not "less"). "but
     *dynamic NTK* can": transformers' `dynamic` divides the slowest pair by more than s at 2L (9 with s = 8, the worked
     example's), on two heads."""
+    assert cells("extension factor")[2] == (
+        "$s$, a configuration's `factor`, for the rules with one factor: PI divides every frequency by $s$"
+    )
     (dyn_word,) = re.findall(
-        r"\| \$s\$, a configuration's `factor`, for the rules with one factor: PI divides every frequency by \$s\$;"
-        r" NTK-aware scaling, `llama3` and YaRN divide no frequency by more, (but \*dynamic NTK\* can|and nor does"
-        r" \*dynamic NTK\*)\. \*LongRoPE\* instead sets each pair's divisor from a searched list \|",
-        row("extension factor"),
+        r"- NTK-aware scaling, `llama3` and YaRN divide no frequency by more than the \*extension factor\*,"
+        r" (but \*dynamic NTK\* can|and nor does \*dynamic NTK\*)\. \*LongRoPE\* instead sets each pair's divisor from"
+        r" a searched list\.",
+        models_block("### Terms for longer inputs"),
     )
     # "*LongRoPE* instead sets each pair's divisor from a searched list": transformers' `longrope` divides pair i by
     # entry i of `long_factor` (or `short_factor`), whatever those entries are; here a list with entries above `factor`
@@ -3152,12 +3165,11 @@ def test_temperature_section_opens_with_its_multiplier_table():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | multiplier of each logit | chapter |"
-    assert section.index("above 1, it sharpens attention.") < section.index(header)
-    # "each scale below but the *attention factor* multiplies a query's logits by the number in the table's fourth
-    # column": its heading
-    assert (
-        "Each scale below but the *attention factor* multiplies a query's logits by the number in the table's fourth"
-        " column:" in " ".join(section.split())
+    flat = " ".join(section.split())
+    assert flat.index("a multiplier above 1 sharpens attention.") < flat.index(header)
+    # "Each scale below multiplies a query's logits by the number in the table's fourth column": its heading
+    assert "Each scale below multiplies a query's logits by the number in the table's fourth column;" in " ".join(
+        section.split()
     )
     assert header.split(" | ")[3] == "multiplier of each logit"
     opening = section[: section.index(header)]
@@ -4128,7 +4140,7 @@ def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_
 
 def test_chapter_10s_query_temperature_multiplies_the_logits():
     """The row "Llama 4's query temperature $\\tau$", whose fourth column, "each logit multiplied by", is $\\tau$, and
-    the opening's "above 1, it sharpens attention": though called a temperature, it multiplies. The main
+    the opening's "a multiplier above 1 sharpens attention": though called a temperature, it multiplies. The main
     line of "Temperature and query scales", before its table, names chapters only in its sentence on their wording, and
     neither the letter tau nor "Careful". Chapter 10's words; transformers' Llama 4
     multiplies the queries by its scales, so each logit by tau; and a tau above 1 lowers the entropy of the softmax of
@@ -4140,7 +4152,9 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     main = re.sub(r"\s+", " ", section[: section.index("| English |")])
     assert "Chapter 10" not in main and "\\tau" not in main and "Careful" not in main, main
     assert not re.findall(r"[Cc]hapters? \d+", main), main
-    (direction,) = re.findall(r"in the table's fourth column: above 1, it (sharpens|flattens) attention\.", main)
+    (direction,) = re.findall(
+        r"in the table's fourth column; a multiplier above 1 (sharpens|flattens) attention\.", main
+    )
     assert "while Llama 4's *query temperature* multiplies them." in page() and "The word clashes" not in main, main
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "Llama 4's query temperature" in chapter("10_rope_today")
@@ -4455,11 +4469,13 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     # the partial rotary case is its block's
     opening = re.sub(r"\s+", " ", section)
     assert "partial rotary" not in opening, opening
-    assert opening.count("attention factor") == 2 and opening.count("fully rotated head") == 1, opening
-    assert "The attention factor does that only in a fully rotated head. Three change" in opening
+    assert opening.count("attention factor") == 1 and opening.count("fully rotated head") == 1, opening
+    assert "The attention factor does so only in a fully rotated head. Three change" in opening
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     first, second = 8, 10
-    assert "| a growing multiplier of the logits in chapter 8, as in" in letters("temperature")
+    assert "| a multiplier of the logits: a growing one or YaRN's *attention factor* in chapter 8," in letters(
+        "temperature"
+    )
     words = {
         8: "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by",
         10: "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries",
@@ -4476,16 +4492,22 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
 
 def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     """The Letters table's row "temperature": this page's column gives one meaning, "a number $t$ that divides the
-    logits"; elsewhere "a growing multiplier of the logits in chapter 8, as in Scalable-Softmax and Llama 4; in
-    chapter 8's run name "dynamic YaRN, no temperature", YaRN's *attention factor*; in chapter 10, Llama 4's *query
-    temperature* $\\tau$, a multiplier, whose row on this page keeps that name": chapter 8's and chapter 10's own
-    words, the page's temperature row, which divides, and the page's row named after chapter
-    10's query temperature, whose multiplier column is $\\tau$ itself."""
+    logits"; elsewhere a pointer: "a multiplier of the logits: a growing one or YaRN's *attention factor* in chapter
+    8, Llama 4's *query temperature* $\\tau$ in chapter 10; told apart in Temperature and query scales". That section
+    tells them apart: its table's row named after chapter 10's query temperature, whose multiplier column is $\\tau$
+    itself; its block's first bullet, on the growing multiplier; and its last bullet, "Chapter 8's run name "dynamic
+    YaRN, no temperature" uses the word for YaRN's *attention factor*, which that run fixes at 1": chapter 8's code
+    and its saved run. The page's temperature row divides."""
     assert letters("temperature") == (
-        "| temperature | a number $t$ that divides the logits | a growing multiplier of the logits in chapter 8, as in"
-        " Scalable-Softmax and Llama 4; in chapter 8's run name \"dynamic YaRN, no temperature\", YaRN's *attention"
-        " factor*; in chapter 10, Llama 4's *query temperature* $\\tau$, a multiplier, whose row on this page keeps"
-        " that name |"
+        "| temperature | a number $t$ that divides the logits | a multiplier of the logits: a growing one or YaRN's"
+        " *attention factor* in chapter 8, Llama 4's *query temperature* $\\tau$ in chapter 10; told apart in"
+        " {ref}`Temperature and query scales <glossary-scales>` |"
+    )
+    scales = block("Other models' query and logit scales")
+    assert scales.startswith("- Llama 4's code, chapter 8 and some texts call a growing multiplier of the logits")
+    assert scales.endswith(
+        "- Chapter 8's run name \"dynamic YaRN, no temperature\" uses the word for YaRN's *attention factor*, which"
+        " that run fixes at 1."
     )
     # chapter 8's run name: its YaRN run with the attention factor turned off (t1: the factor fixed at 1)
     nb = json.loads((ROOT / "notebooks" / "08_extrapolation.ipynb").read_text(encoding="utf-8"))
@@ -4880,7 +4902,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         dyn_block,
     )
     (ch8_factor,) = re.findall(
-        r"Chapter 8 defines dynamic NTK with `factor` (\d+), making \$F\$ the stretch\. Its slowest pair is then"
+        r"Chapter 8 defines dynamic NTK with `factor` (\d+), making its effective factor the stretch\. Its slowest pair"
+        r" is then"
         r" divided by exactly the stretch, so at \$2L\$ it passes training's last angle by (half) its unscaled"
         r" frequency\.",
         dyn_block,
@@ -4898,7 +4921,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert first_pair == "0" and fastest == "fastest", (first_pair, fastest)  # theta_i = b^{-2i/d}: pair 0's is largest
     # "1 for pair 0 ... $F$ for the slowest": the row's exponent at i = 0 and at the last pair, i = d/2 - 1
     assert evaluate(power, i=0, d=128) == 0 and abs(evaluate(power, i=63, d=128) - 1) < 1e-12
-    # "Chapter 8 defines dynamic NTK with `factor` 1, making $F$ the stretch": the saved run's factor and chapter 8's
+    # "Chapter 8 defines dynamic NTK with `factor` 1, making its effective factor the stretch": the saved run's factor
+    # and chapter 8's
     # words; with s = 1 the formula is the stretch row's past L
     assert load_results("extrapolation", check=False)["config"]["dynamic_factor"] == int(ch8_factor) == 1
     assert "defines it with `factor` 1" in chapter("08_extrapolation")
@@ -5312,20 +5336,23 @@ def test_element_wise_form_does_about_3d_operations():
 def test_decay_block_reaches_about_zero_near_half_the_base():
     """The block on RoFormer's bound: "Take chapter 5's 128-wide heads of base 10 000, a *matching key* and random
     *isotropic* queries. A doubling is the distances from $2^j$ to $2^{j+1} - 1$. Averaged over the queries and over
-    each doubling, the key's score falls to about zero near half the base. The doubling from 4096 to 8191, which holds
+    each doubling, the key's score falls to about zero near half the base. That holds for the doubling means, not for
+    each distance: a single distance's mean first goes negative at 1707. The doubling from 4096 to 8191, which holds
     half the base, has a mean of about zero. Computed exactly over the later doublings, up to chapter 5's last,
     $2^{17}$, that mean swings around zero, within 5 % of the score at distance 0" and "Distance by distance, the
     score does not fall steadily": the expected score E(r) = 2 sum_i cos(r theta_i) of a matching key (the lower
     bound row's test samples it), averaged over each doubling 2^j <= r < 2^(j+1), falls at every doubling up to the
-    one that holds b/2, where it is within 1 % of E(0), while the doubling before is still above 5 %; the later
+    one that holds b/2, where it is within 1 % of E(0), while the doubling before is still above 5 %; E(r) itself is
+    positive at every distance below 1707 and first negative there, about b/6, far before b/2; the later
     doublings up to 2^17 take both signs and stay within 5 % of E(0), one beyond 4 %; E itself rises somewhere before
     b/2."""
     decay = block("RoFormer's bound, and what chapter 5 finds about the decay")
-    ((width, base, share, low, high, holds_share, ch, upto, within),) = re.findall(
+    ((width, base, share, first_negative, low, high, holds_share, ch, upto, within),) = re.findall(
         r"- Take chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\* and random \*isotropic\* queries\. A"
         r" doubling is the distances from \$2\^j\$ to \$2\^\{j\+1\} - 1\$\. Averaged over the queries and over each"
-        r" doubling, the key's score falls to about zero near (half|a tenth of|twice) the base\. The doubling from"
-        r" (\d+) to (\d+), which holds (half) the base, has a mean of about zero\. Computed exactly over the later"
+        r" doubling, the key's score falls to about zero near (half|a tenth of|twice) the base\. That holds for the"
+        r" doubling means, not for each distance: a single distance's mean first goes negative at (\d+)\. The doubling"
+        r" from (\d+) to (\d+), which holds (half) the base, has a mean of about zero\. Computed exactly over the later"
         r" doublings, up to chapter (\d)'s last, \$2\^\{(\d+)\}\$, that mean swings around zero, within (\d+) % of the"
         r" score at distance 0\.",
         decay,
@@ -5355,6 +5382,10 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
     assert (later.abs() > 0.04 * e0).any(), later  # the bound is not loose: one doubling comes within 1 % of it
     before = E[: int(near)]
     assert (before[1:] > before[:-1]).any()  # "not distance by distance"
+    # "a single distance's mean first goes negative at 1707": E(r), r from 1, positive below it, negative there
+    first = int(first_negative)
+    assert (E[: first - 1] > 0).all() and E[first - 1] < 0, E[first - 2 : first]
+    assert first < near / 2  # "not for each distance": well before the doubling that holds b/2
 
 
 def test_hybrid_row_follows_chapter_1():
@@ -5704,34 +5735,35 @@ def test_learned_position_embedding_row_has_no_row_past_its_last():
 
 
 def test_fast_pairs_angles_together_can_be_new_past_L():
-    """The block "The same head: the fast pairs' angles taken together, past L": "A fast pair meets no new angle on its
-    own, but the fast pairs' angles taken together can be new", with the gap defined there. "The yardstick is one
-    radian, pair 0's step per position: no fast pair moves further between neighbouring distances. In this head, with
-    unscaled frequencies, checked at each distance from $L$ to $L + 1999$: from $L + 2$ on, the gap is about 2.6
-    radians": in
-    Llama 3.1's head, unscaled (RoPE's own $b^{-2i/d}$), over the fast pairs (the fast pair row's inequality), each
-    distance's gap (over trained distances, the largest wrapped gap over the fast pairs) is 2.6 when rounded to a tenth
-    at every distance from L + 2 to L + 1999, and two neighbouring distances differ by at most pair 0's step, one
-    radian, in every fast pair. "Only distance $L$ is as close to a trained one as neighbouring distances are to each
-    other, one radian from $L - 1$. Distance $L + 1$ is two radians off": the gap at L is one radian, reached at
-    L - 1; at L + 1, two. "So at every distance checked, every trained distance leaves some fast pair at least a radian
-    from its angle: the smallest such gap is one radian": the least gap over the range is 1, to a billionth, while
-    each fast pair alone lies within 0.05 rad of a trained angle at every distance checked."""
+    """The block "The fast pairs' angles together, past L", in short sentences: "A fast pair meets no new angle on its
+    own. The fast pairs' angles taken together can still be new", with the gap defined there step by step (the
+    difference per fast pair, the worst pair, the nearest trained distance, then the formula). "The yardstick is one
+    radian. It is pair 0's step per position. No fast pair moves further between neighbouring distances." Then "This
+    head's gaps, with unscaled frequencies, checked at each distance from $L$ to $L + 1999$": "Distance $L$: one
+    radian, from $L - 1$. Only it is as close to a trained distance as neighbouring distances are", "Distance $L + 1$:
+    two radians", "From $L + 2$ on: about 2.6 radians"; in Llama 3.1's head, unscaled (RoPE's own $b^{-2i/d}$), over
+    the fast pairs (the fast pair row's inequality), each distance's gap (over trained distances, the largest wrapped
+    gap over the fast pairs) is 2.6 when rounded to a tenth at every distance from L + 2 to L + 1999, and two
+    neighbouring distances differ by at most pair 0's step, one radian, in every fast pair; the gap at L is one
+    radian, reached at L - 1; at L + 1, two. "So the smallest gap is one radian. At every distance checked, each
+    trained distance leaves some fast pair at least a radian from its angle": the least gap over the range is 1, to a
+    billionth, while each fast pair alone lies within 0.05 rad of a trained angle at every distance checked."""
     flat = re.sub(r"\s+", " ", block(GAP))
     assert flat.startswith(
-        "A fast pair meets no new angle on its own, but the fast pairs' angles taken together can be new. Call a"
-        " distance $r$'s gap $\\min_{t < L} \\max_i \\lvert (r - t)\\,\\theta_i\\rvert$, over the fast pairs $i$, each"
-        " angle wrapped into $[-\\pi, \\pi]$: how far the nearest trained distance $t$ leaves the worst fast pair."
-    )
-    ((neighbour, unscaled, first, last, later, later_gap, only, one_rad, at_from, next_off, next_gap, gap, least),) = (
+        "A fast pair meets no new angle on its own. The fast pairs' angles taken together can still be new. To"
+        " measure this, compare a distance $r$ with each trained distance $t < L$. In each fast pair $i$, their two"
+        " angles differ by $(r - t)\\,\\theta_i$, wrapped into $[-\\pi, \\pi]$. The worst fast pair gives the largest"
+        " difference. The nearest trained distance is the one that makes this largest difference smallest. That"
+        " smallest value is $r$'s gap: $\\min_{t < L} \\max_i \\lvert (r - t)\\,\\theta_i\\rvert$."
+    ), flat
+    ((neighbour, unscaled, first, last, only, one_rad, at_from, next_off, next_gap, later, later_gap, least, gap),) = (
         re.findall(
-            r" The yardstick is (one) radian, pair 0's step per position: no fast pair moves further between"
-            r" neighbouring distances\. In this head, with (unscaled) frequencies, checked at each distance from"
-            r" \$(L)\$ to \$L \+ (\d+)\$: from \$L \+ (\d)\$ on, the gap is about ([\d.]+) radians\. Only distance"
-            r" \$(L)\$ is as close to a trained"
-            r" one as neighbouring distances are to each other, (one) radian from \$L - (\d)\$\. Distance \$L \+ (\d)\$"
-            r" is (two) radians off\. So at every distance checked, every trained distance leaves some fast pair at"
-            r" least (a) radian from its angle: the smallest such gap is (one) radian\.$",
+            r" The yardstick is (one) radian\. It is pair 0's step per position\. No fast pair moves further between"
+            r" neighbouring distances\. This head's gaps, with (unscaled) frequencies, checked at each distance from"
+            r" \$(L)\$ to \$L \+ (\d+)\$: - Distance \$(L)\$: (one) radian, from \$L - (\d)\$\. Only it is as close to"
+            r" a trained distance as neighbouring distances are\. - Distance \$L \+ (\d)\$: (two) radians\. - From"
+            r" \$L \+ (\d)\$ on: about ([\d.]+) radians\. So the smallest gap is (one) radian\. At every distance"
+            r" checked, each trained distance leaves some fast pair at least (a) radian from its angle\.$",
             flat,
         )
     )

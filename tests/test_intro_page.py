@@ -323,8 +323,8 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
     # the notation names both pairings, and the main line's derivation does not depend on them: "It has two layouts:
     # *half* pairs coordinates $i$ and $i + d/2$, *interleaved* pairs $2i$ and $2i + 1$", read from transformers'
     # rotate_half (the book's half layout) and from posenc's interleaved layout, RoFormer's; coordinate 0 is in pair 0
-    # in both, as the check's "which lies in pair 0" needs. The block: "The matrix form `rope_matrix` follows RoFormer
-    # by default, so pass the same `layout=` to compare it with `apply_rope`"
+    # in both, as the check's "which lies in pair 0" needs. The block's first sentence: "`rope_matrix` defaults to the
+    # interleaved layout, `apply_rope` to half: pass the same `layout=`."
     pairing = "It has two layouts: *half* pairs coordinates $i$ and $i + d/2$, *interleaved* pairs $2i$ and $2i + 1$."
     assert pairing in text and text.index(pairing) < text.index("## Roadmap")
     assert "the RoFormer paper pairs" not in main  # said once in the notation and once in the layouts block
@@ -337,10 +337,8 @@ def test_a_query_and_key_that_differ_show_the_offsets_sign():
         for i in range(d // 2):
             moved = {int(j) for j in neighbours[:, 2 * i].nonzero().flatten()}
             assert moved == {2 * i, 2 * i + 1}, (d, i, moved)  # RoFormer's layout: 2i turns with 2i + 1
-    assert (
-        "The matrix form `rope_matrix` follows RoFormer by default, so pass the same `layout=` to compare it with"
-        " `apply_rope`." in text
-    )
+    warning = "`rope_matrix` defaults to the interleaved layout, `apply_rope` to half: pass the same `layout=`."
+    assert "<summary>The two layouts, for both examples</summary> " + warning + " The book's" in text
     assert inspect.signature(posenc.rope_matrix).parameters["layout"].default == "interleaved"
     for d in SIZES:  # apply_rope with its default layout moves coordinate i only with i + d/2
         x = torch.zeros(d, dtype=torch.float64)
@@ -497,9 +495,7 @@ def test_a_turn_is_one_full_circle():
     first = min(m.start() for m in re.finditer(r"turn", side, flags=re.I) if not side.startswith(define, m.start() - 3))
     assert side.index(define) < first
     # the notation defines a turn; the block on PI and YaRN says "turns less than once" of the slow pairs
-    assert "As in the glossary, a *slow* pair turns less than once over the offsets of training" in " ".join(
-        text.split()
-    )
+    assert "A *slow* pair turns less than once within $L$" in " ".join(text.split())
     assert "- A *turn* is one full circle, $2\\pi$ radians: pair $i$ turns once in $2\\pi/\\theta_i$ positions." in text
     for phrase in (
         "turns pair",
@@ -569,22 +565,26 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # three plain bullets, each term glossed where it first appears; the seeds and the 40 % are the block's
     c8link = "([chapter 8](../notebooks/08_extrapolation.ipynb))"
     zero_shot = (
-        "- In a decoder, at usual settings, RoPE's slowest pairs rotate less than a full circle over a training input,"
+        "fail the second. In a decoder, at usual settings, RoPE's slowest pairs rotate less than a full circle over"
+        " a training input,"
         " so longer inputs show them angles that training never did."
         " *Test-time rules* slow RoPE's rotations with no more training, so that long offsets give smaller angles,"
         " closer to those of training. Chapter 8 tests three of [chapter 7](../notebooks/07_beyond.ipynb)'s rules:"
         " *position interpolation* (PI) slows every pair alike, *dynamic NTK* raises the base $b$, and *YaRN* slows"
         " mainly the slowest pairs."
         " - On inputs eight times longer than in training, small RoPE models find at most about a quarter of the"
-        " *passkeys*, digits hidden at random distances and asked for later. A blind guess finds one in ten;"
-        " with PI or YaRN, they find nearly all, and with dynamic NTK three in five on average."
-        " Models with no position encoding find them too: the passkey is the input's only digit, so content alone can"
-        " find it " + c8link + ". - There, with PI or YaRN"
+        " *passkeys*, digits hidden at random distances and asked for later. A blind guess finds one in ten."
+        " - There, with PI or YaRN, they find nearly all the passkeys. With dynamic NTK, they find three in five on"
+        " average."
+        " - Models with no position encoding find them too: the passkey is the input's only digit, so content alone"
+        " can find it " + c8link + ". - With PI or YaRN"
     )
+    # one result per bullet: the rules' definitions stand in prose before the bullets; then plain RoPE's passkeys,
+    # the rules', NoPE's, the rules' next-token loss and fine-tuning's, each its own bullet
     bullet = (
-        "There, with PI or YaRN, the RoPE models' next-token predictions stay far worse than within the training"
+        "- With PI or YaRN, the RoPE models' next-token predictions stay far worse than within the training"
         " length."
-        " *Fine-tuning*, more training on inputs of the longer length, does far better " + c8link + ". <details>"
+        " - *Fine-tuning*, more training on inputs of the longer length, does far better " + c8link + ". <details>"
     )
     # the section opens with its question, in words the page has taught
     assert (
@@ -621,8 +621,8 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # the passkey caveat sits on the main line, in its own sentence right after the rules' passkeys it qualifies
     main0 = " ".join(re.sub(r"<details>.*?</details>", " ", text).split())
     assert (
-        "with PI or YaRN, they find nearly all, and with dynamic NTK three in five on average. Models with no position"
-        " encoding find them too: the passkey is"
+        "- There, with PI or YaRN, they find nearly all the passkeys. With dynamic NTK, they find three in five on"
+        " average. - Models with no position encoding find them too: the passkey is"
         " the input's only digit, so content alone can find it" in main0
     )
     # the passkey result is stated once on the main line: the lesson names the two measures, not their numbers
@@ -683,7 +683,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # section, each at most three sentences of at most 30 words
     takeaways = text[text.index("## What you will take away") : text.index("## Preview: what later chapters find")]
     later = text[text.index("## Preview: what later chapters find") : text.index("<summary>How PI, YaRN")]
-    assert takeaways.count(" - ") == 3 and later.count(" - ") == 3, (takeaways.count(" - "), later.count(" - "))
+    assert takeaways.count(" - ") == 3 and later.count(" - ") == 5, (takeaways.count(" - "), later.count(" - "))
     assert "From later chapters" not in text and "From this page" not in text
     for item in takeaways.split(" - ")[1:] + later.split(" - ")[1:]:
         sentences = re.split(r"(?<=\.) (?=[A-Z*]|\[[A-Z])", item.replace("<details>", "").strip())
@@ -973,9 +973,10 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     # the slow pair is the glossary's and the block's term; the main line says what "the slowest" pairs are, pairs
     # that rotate less than a full circle over a training input, and that in a decoder longer inputs show them new
     # angles (the sweep below)
-    assert "*slow pair*" not in main and "a *slow* pair turns less than once over the offsets of training" in text
+    assert "*slow pair*" not in main and "A *slow* pair turns less than once within $L$; a *fast* pair" in text
     assert (
-        "- In a decoder, at usual settings, RoPE's slowest pairs rotate less than a full circle over a training input,"
+        "pass the first measure and fail the second. In a decoder, at usual settings, RoPE's slowest pairs rotate less"
+        " than a full circle over a training input,"
         " so longer inputs show them angles that training never did." in " ".join(main.split())
     )
     # "at usual settings": chapter 8's heads (d = 16, L = 64), Llama 2's (d = 128, base 10 000, L = 4096) and
@@ -1070,8 +1071,9 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
         if (d, base, L) == (128, 10_000.0, 4096):
             assert (int(slow.sum()), int(seen.sum())) == (18, 4), (int(slow.sum()), int(seen.sum()))
         # the block's reason: "without a causal mask the offsets of training run from $-(L - 1)$ to $L - 1$. A slow
-        # pair that turns at least half a turn over $L - 1$ positions then sees its whole circle in training": the
-        # for such a pair the angles k theta, k = -(L - 1) .. L - 1, leave no gap on the circle wider than one step
+        # pair that turns more than about half a turn within $L$ then sees its whole circle in training": at least
+        # L / (2 (L - 1)) turns within L, (L - 1) theta >= pi, 0.508 turns at L = 64 and 0.500 at L = 4096; for such a
+        # pair the angles k theta, k = -(L - 1) .. L - 1, leave no gap on the circle wider than one step
         # theta (a condition that suffices, which is all the block claims), while in a decoder, k = -(L - 1) .. 0, they
         # leave a gap wider than two steps for every slow pair
         half = slow & ((L - 1) * theta >= math.pi)
@@ -1090,29 +1092,28 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
         if (d, base, L) == (128, 10_000.0, 4096):
             assert int(half.sum()) >= 3  # such pairs exist at Llama 2's setting: "in a decoder" is needed
     block = text[text.index("<summary>How PI, YaRN and a larger base slow the pairs") :]
-    # one definition of slow and fast pairs, the glossary's: turns over the offsets of training, 0 to -(L - 1)
-    # the training offsets as the glossary counts them, by size 0 to L - 1, and their sign in a decoder, 0 to -(L - 1)
-    assert (
-        "As in the glossary, a *slow* pair turns less than once over the offsets of training, whose sizes run from 0"
-        " to $L - 1$; a *fast* pair at least once, $(L - 1)\\,\\theta_i \\ge 2\\pi$. In a decoder, no key lies after"
-        " its query, so these offsets are 0 to $-(L - 1)$, and training shows a slow pair only part of its circle."
-        in block[: block.index("</details>")]
+    # one name for L, the intro's *training length*, and one count of turns, within L (L theta_i / 2 pi, the YaRN
+    # paper's), for the slow and fast pairs and for YaRN's and llama3's boundaries; the offsets' sign in a decoder,
+    # 0 to -(L - 1). The sweep above and the cases below classify pairs within L; for every head they check, the
+    # classes equal those over the L - 1 offsets of training, the glossary's count
+    one_count = (
+        "The *training length* $L$ is the input length a model was trained at before any fix for longer inputs. This"
+        " block counts a pair's turns *within $L$*, $L\\theta_i/2\\pi$, as the YaRN paper does. A *slow* pair turns"
+        " less than once within $L$; a *fast* pair at least once, $L\\theta_i \\ge 2\\pi$. In a decoder, no key lies"
+        " after its query, so the offsets of training are 0 to $-(L - 1)$, and training shows a slow pair only part of"
+        " its circle."
     )
+    assert block.startswith("<summary>How PI, YaRN and a larger base slow the pairs</summary> " + one_count)
+    block_ = block[: block.index("</details>")]
+    assert "trained length" not in block_ and "over the offsets" not in block_ and "$L - 1$ offsets" not in block_
+    assert "over its 63 offsets" not in text and "10.0 times over the offsets" not in text  # the second count, gone
     glossary_ = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
-    assert "A model's *trained length* $L$ gives its training distances, 0 to $L - 1$." in glossary_
-    # the block's term names the glossary's headword before its "As in the glossary": "The *training length* $L$, the
-    # glossary's *trained length*, is the input length a model was trained at before any fix for longer inputs."
-    gloss_ = (
-        "The *training length* $L$, the glossary's *trained length*, is the input length a model was trained at before"
-        " any fix for longer inputs. As in the glossary, a *slow* pair"
-    )
-    assert block.startswith("<summary>How PI, YaRN and a larger base slow the pairs</summary> " + gloss_), block[:300]
     assert "| trained length | " in glossary_ and "; also called the training length" in glossary_
     assert "0 to $-(L - 1)$, as in the glossary" not in text  # the glossary writes no negative offsets
     assert "a *fast* pair at least once within the training length" not in text  # the second definition
     assert (
         "The slow-pair finding says *in a decoder* because without a causal mask the offsets of training run from"
-        " $-(L - 1)$ to $L - 1$. A slow pair that turns at least half a turn over $L - 1$ positions then sees its whole"
+        " $-(L - 1)$ to $L - 1$. A slow pair that turns more than about half a turn within $L$ then sees its whole"
         " circle in training." in block[: block.index("</details>")]
     )
     assert (
@@ -1603,7 +1604,7 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     rope = "## Why RoPE's score sees only the offset"
     query = "The query is $q_m = W_Q x_m$, from the layer's input $x_m$ and the query weights $W_Q$"
     section = "At position $m$, RoPE's matrix $R_m$ rotates pair $i$ by the angle $m\\theta_i$."
-    base = "where the base $b$ is 10 000 unless stated."
+    base = "The base $b$ is 10 000 unless stated."
     added = "*Added encoding.* The *sinusoidal encoding* of chapter 2"
     formulas = "<summary>The four choices as scores</summary>"
     table = "| a rotation of the queries and keys, in every layer | $(R_m q_m) \\cdot (R_n k_n)/\\sqrt d$ | RoPE |"
@@ -1653,11 +1654,18 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     )
     assert "can differ. One causal layer" not in text  # unscoped: with RoPE one causal layer does see the order
     assert torch.equal(posenc.causal_mask(4), torch.ones(4, 4, dtype=torch.bool).tril())
-    # "BLOOM and MPT use it", ALiBi's penalty: the installed transformers builds ALiBi's bias for both
+    # "BLOOM and MPT use ALiBi", its penalty: the installed transformers builds ALiBi's bias for both. Before it, the
+    # paper's causal form, as chapter 6 says: "The paper's decoder uses $m - n$, for keys before the query; the
+    # symmetric form is the encoders' extension (chapter 6)": with the key at n <= m, m - n = |n - m|
     assert (
-        "each head subtracts its own fixed number times the distance $\\lvert n - m\\rvert$. BLOOM and MPT use it."
-        in text
+        "each head subtracts its own fixed number times the distance $\\lvert n - m\\rvert$. The paper's decoder uses"
+        " $m - n$, for keys before the query; the symmetric form is the encoders' extension (chapter 6). BLOOM and"
+        " MPT use ALiBi." in text
     )
+    assert "The paper's decoder sees only keys $j \\le i$; encoders later used the same $|i - j|$ on both sides" in (
+        " ".join(chapter("06_alibi").split())
+    )
+    assert all(m_ - n_ == abs(n_ - m_) for m_ in range(9) for n_ in range(m_ + 1))
     from transformers.models.bloom import modeling_bloom
     from transformers.models.mpt import modeling_mpt
 
@@ -1691,8 +1699,9 @@ def test_the_letters_and_the_score_table_are_read_as_the_page_says():
     change = added[1] - added[0]  # 0.5031 - 0.7658 = -0.2627
     assert added[1] < added[0], added  # "lowers the added encoding's"
     after = (
-        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | The two rows are not on one scale, since only the"
-        " added score has a separate term $x \\cdot x = 1$. So compare within a row."
+        f"| added encoding | ${added[0]:.2f}$ | ${added[1]:.2f}$ | The two rows are not on one scale: a rotation keeps"
+        " a vector's length, but the added vectors' lengths change with position, here"
+        " $\\lvert x + \\mathrm{PE}(p)\\rvert^2 = 3 + 2\\sin p$, from 1 to 5. So compare within a row."
         f" Moving both tokens by {by} leaves RoPE's score as it was, but lowers the added encoding's. <details>"
     )
     # "So they change when both tokens shift by 7": the word-position terms, sin m + sin n, change under the
@@ -1946,11 +1955,18 @@ def test_chapter_8s_models_are_small():
 
 
 def test_the_two_default_layouts_need_the_same_layout_to_compare():
-    """Block on the two layouts: "The matrix form `rope_matrix` follows RoFormer by default, so pass the same `layout=`
-    to compare it with `apply_rope`": with the defaults, a vector turned by `rope_matrix` and by `apply_rope` differ;
+    """Block on the two layouts, its first sentence: "`rope_matrix` defaults to the interleaved layout, `apply_rope` to
+    half: pass the same `layout=`": with the defaults, a vector turned by `rope_matrix` and by `apply_rope` differ;
     with the same layout they agree. The page states the two defaults once, there."""
     text = page()
-    assert "so pass the same `layout=` to compare it with `apply_rope`." in text
+    block = text[text.index("<summary>The two layouts, for both examples</summary>") :]
+    assert block.startswith(
+        "<summary>The two layouts, for both examples</summary> `rope_matrix` defaults to the interleaved layout,"
+        " `apply_rope` to half: pass the same `layout=`."
+    )
+    assert inspect.signature(posenc.rope_matrix).parameters["layout"].default == "interleaved"
+    for fn in (posenc.rope_cos_sin, posenc.apply_rope):
+        assert inspect.signature(fn).parameters["layout"].default == "half", fn
     assert text.count("`layout=`") == 1 and text.count("uses interleaved by default") == 0
     g = torch.Generator().manual_seed(3)
     x = torch.randn(1, 8, generator=g, dtype=torch.float64)
@@ -2487,8 +2503,9 @@ def test_the_check_is_one_section_with_its_verdict_first():
         "*Added encoding.* The *sinusoidal encoding* of chapter 2",
         "The score splits into four terms,",
         "| score | query 5, key 3 | query 12, key 10 | |---|---|---|",
-        "The two rows are not on one scale, since only the added score has a separate term $x \\cdot x = 1$. So"
-        " compare within a row.",
+        "The two rows are not on one scale: a rotation keeps a vector's length, but the added vectors' lengths change"
+        " with position, here $\\lvert x + \\mathrm{PE}(p)\\rvert^2 = 3 + 2\\sin p$, from 1 to 5. So compare within"
+        " a row.",
         "Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added encoding's.",
         "<summary>Where each number comes from, and other weights</summary>",
         "<summary>Does RoPE's score know which side the key is on?</summary>",
@@ -2651,8 +2668,9 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     """The check's table gives each score at the two placements, (5, 3) and (12, 10), with no change column. Before
     it, the main line says once that the word–position terms are the only ones that change: "The middle two, the
     *word–position* terms, are the only ones that change when both tokens shift by 12 − 5 = 7." After it, once, why
-    the rows are compared each with itself: "The two rows are not on one scale, since only the added score has a
-    separate term $x \\cdot x = 1$. So compare within a row. Moving both tokens by 7 leaves RoPE's score as it was, but
+    the rows are compared each with itself: "The two rows are not on one scale: a rotation keeps a vector's length, but
+    the added vectors' lengths change with position, here $\\lvert x + \\mathrm{PE}(p)\\rvert^2 = 3 + 2\\sin p$, from 1
+    to 5. So compare within a row. Moving both tokens by 7 leaves RoPE's score as it was, but
     lowers the added encoding's." The block "Where each number comes from" gives the reason the last term stays, "By
     the identity ..., the last term is $\\cos(n - m) + \\cos(0.01(n - m))$: with these weights, a function of the offset
     alone. It is $\\cos 2 + \\cos 0.02$, about 0.58, in both cases", and then the sums behind the table's cells, each
@@ -2665,9 +2683,9 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
     text = page()
     main = re.sub(r"<details>.*?</details>", " ", text)
     reading = (
-        "The two rows are not on one scale, since only the added score has a separate term $x \\cdot x = 1$. So"
-        " compare within a row. Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added"
-        " encoding's."
+        "The two rows are not on one scale: a rotation keeps a vector's length, but the added vectors' lengths change"
+        " with position, here $\\lvert x + \\mathrm{PE}(p)\\rvert^2 = 3 + 2\\sin p$, from 1 to 5. So compare within"
+        " a row. Moving both tokens by 7 leaves RoPE's score as it was, but lowers the added encoding's."
     )
     only = "The middle two, the *word–position* terms, are the only ones that change when both tokens shift by"
     # the reason is the block's, right under the reading; the main line claims only the table's reading
@@ -2690,6 +2708,7 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
         "comes from the word–position terms alone",
         "The other two terms of the added encoding's score depend only on the offset",
         "The added encoding's scores include $x \\cdot x = 1$, so the table's two rows are not on one scale.",
+        "since only the added score has a separate term $x \\cdot x = 1$",  # a partial reason: RoPE's has x . x too
     ):
         assert repeat not in text, repeat
     assert text.count("not on one scale") == 1 and "not on one scale" in main
@@ -2697,7 +2716,25 @@ def test_the_last_term_stays_so_the_word_position_terms_make_the_change():
         "RoPE's score is one product, $q_m^\\top R_{n-m}\\, k_n$, with no separate $x \\cdot x$ or word–position terms."
     )
     assert lesson in block and "The change comes from the two word–position terms" not in text
-    # "only the added score has a separate term x . x = 1": each added score is 1 more than its position terms, and
+    # the reason the rows are not on one scale: "a rotation keeps a vector's length, but the added vectors' lengths
+    # change with position, here |x + PE(p)|^2 = 3 + 2 sin p, from 1 to 5". Computed with posenc's encoding at d = 4
+    # over positions 0 to 399: the squared length is 3 + 2 sin p (float32 encoding: within 1e-6), its least and
+    # greatest values 1 and 5 to within 1e-3 (sin p comes within 1e-4 of -1 and of 1 there); RoPE's rotation keeps
+    # the length of x, 1, at every position, both layouts
+    (lengths,) = re.findall(
+        r"\$\\lvert x \+ \\mathrm\{PE\}\(p\)\\rvert\^2 = 3 \+ 2\\sin p\$, from (\d) to (\d)\.", main
+    )
+    pe400 = posenc.sinusoidal_encoding(400, 4).double()
+    at = torch.arange(400, dtype=torch.float64)
+    squared = ((torch.eye(4, dtype=torch.float64)[0] + pe400) ** 2).sum(dim=1)
+    assert float((squared - (3 + 2 * at.sin())).abs().max()) < 1e-6
+    assert abs(float(squared.min()) - int(lengths[0])) < 1e-3 and abs(float(squared.max()) - int(lengths[1])) < 1e-3
+    assert float(squared.max() - squared.min()) > 3.99  # the length changes with position, by a factor of 5
+    for layout in LAYOUTS:
+        for q in (0, 3, 5, 10, 12, 399):
+            turned = R(q, 4, 10_000.0, layout) @ torch.eye(4, dtype=torch.float64)[0]
+            assert abs(float(turned.norm()) - 1.0) < TOL, (layout, q)  # "a rotation keeps a vector's length"
+    # each added score is 1 more than its position terms, and
     # RoPE's is the one product q^T R_{n-m} k (lesson, above; test_the_letters_and_the_score_table_...); the rows'
     # values do not overlap, each added score above RoPE's cos 2 by over half
     assert "| $0.50$ | " + reading in " ".join(main.split())
@@ -2937,23 +2974,27 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
         " turn more than 32 times: at chapter 8's short $L$, no pair turns 32 times." in text
     )
     assert config["yarn"] == {"beta_fast": 2.0, "beta_slow": 1.0}
-    # the two counts of turns, told apart: "Turns *within $L$* are $L\\theta_i/2\\pi$, as the YaRN paper counts
-    # them. Over the $L - 1$ offsets of training, which set the slow and fast pairs above, a pair turns a little less:
-    # at chapter 8's $L = 64$, pair 0 turns 10.2 times within $L$ and 10.0 times over the offsets." The kept pairs
-    # above are those of the first count; the slow and fast pairs, those of the second (test_the_slow_pair_...)
-    counts = re.findall(
-        r"at chapter 8's \$L = (\d+)\$, pair 0 turns ([\d.]+) times within \$L\$ and ([\d.]+) times over the offsets\.",
-        text,
-    )
+    # one count of turns for the whole block, defined before its slow and fast pairs and before the kept pairs:
+    # "This block counts a pair's turns *within $L$*, $L\\theta_i/2\\pi$, as the YaRN paper does." Every pair class
+    # the block states, computed within L at chapter 8's L = 64: pair 0 turns 10.2 times (kept by YaRN's 2, under
+    # the paper's 32), pairs 0 and 1 more than twice (kept), pairs 0 to 2 at least once (fast), pairs 3 to 7 under
+    # once (slow) and under half a turn, pair 7 about 0.003 times; over the L - 1 offsets no pair changes class
+    count = "This block counts a pair's turns *within $L$*, $L\\theta_i/2\\pi$, as the YaRN paper does."
+    within = L * theta / (2 * math.pi)
+    assert f"{float(within[0]):.1f}" == "10.2" and float(within[0]) < 32
+    assert (within > 2).nonzero().flatten().tolist() == [0, 1]  # "keeps the pairs that turn more than twice"
+    assert (within >= 1).nonzero().flatten().tolist() == [0, 1, 2]  # fast
+    assert (within < 1).nonzero().flatten().tolist() == [3, 4, 5, 6, 7]  # slow
+    assert (within < 0.5).nonzero().flatten().tolist() == [3, 4, 5, 6, 7]  # under half a turn
+    assert f"{float(within[7]):.3f}" == "0.003"
+    over = (L - 1) * theta / (2 * math.pi)
+    for cut in (2, 1, 0.5):
+        assert torch.equal(within > cut, over > cut), cut  # the glossary's count gives the same classes here
+    assert "$L\\theta_i \\ge 2\\pi$" in text and "$(L - 1)\\,\\theta_i \\ge 2\\pi$" not in text
     assert (
-        "Turns *within $L$* are $L\\theta_i/2\\pi$, as the YaRN paper counts them. Over the $L - 1$ offsets of"
-        " training, which set the slow and fast pairs above, a pair turns a little less:" in text
-    )
-    assert len(counts) == 1 and int(counts[0][0]) == L == 64, counts
-    assert f"{L * float(theta[0]) / (2 * math.pi):.1f}" == counts[0][1] == "10.2"
-    assert f"{(L - 1) * float(theta[0]) / (2 * math.pi):.1f}" == counts[0][2] == "10.0"
-    assert text.index("a *fast* pair at least once, $(L - 1)\\,\\theta_i \\ge 2\\pi$") < text.index(
-        "Turns *within $L$*"
+        text.index(count)
+        < text.index("A *slow* pair turns less than once within $L$")
+        < text.index("Chapter 8's YaRN keeps the pairs that turn more than twice within $L$")
     )
     assert "A pair that turns more than 32 times is kept." in c7
     assert float(L * theta.max() / (2 * math.pi)) < 32
@@ -3109,15 +3150,17 @@ def test_rope_rotates_by_absolute_position_but_leaves_the_values_alone():
 
 
 def test_a_slow_pair_the_sinusoidal_layout_and_irope_as_the_page_states_them():
-    """The methods block: "In chapter 8, pair 7 of a 16-wide head turns about 0.003 times over its 63 offsets of
-    training", read from chapter 8's model; the check: "Since $x$ is 1 in coordinate 0 only, where
+    """The methods block: "In chapter 8, pair 7 of a 16-wide head turns about 0.003 times within $L$", read from chapter
+    8's model, turns within L counted as the block defines them, L theta_i / 2 pi; the check: "Since $x$ is 1 in
+    coordinate 0 only, where
     $\\mathrm{PE}(p)$ holds $\\sin p$, $x \\cdot \\mathrm{PE}(p) = \\sin p$", with posenc's sinusoidal encoding
     at d = 4; the block "Beyond the table": "Meta calls Llama 4's mix *iRoPE*", as chapter 10 says."""
     text = page()
     block = text[text.index("<summary>How PI, YaRN and a larger base slow the pairs") :]
     block = block[: block.index("</details>")]
-    sentence = r"In chapter 8, pair (\d+) of a (\d+)-wide head turns about ([\d.]+) times over its (\d+) offsets"
-    (pair, width, turns, offsets) = re.findall(sentence, block)[0]
+    sentence = r"In chapter 8, pair (\d+) of a (\d+)-wide head turns about ([\d.]+) times within \$L\$, a sliver"
+    (pair, width, turns) = re.findall(sentence, block)[0]
+    assert "This block counts a pair's turns *within $L$*, $L\\theta_i/2\\pi$, as the YaRN paper does." in block
     config = metrics()["config"]
     from posenc.experiments import TinyLM
 
@@ -3125,9 +3168,8 @@ def test_a_slow_pair_the_sinusoidal_layout_and_irope_as_the_page_states_them():
     model = TinyLM(corpus.n_tokens, "rope", max_len=config["train_length"], **config["model"])
     theta = model.blocks[0].attn.method.rotary.inv_freq.double()
     assert 2 * len(theta) == int(width) and int(pair) == len(theta) - 1  # the slowest pair of chapter 8's heads
-    assert int(offsets) == config["train_length"] - 1
-    turned = int(offsets) * float(theta[int(pair)]) / (2 * math.pi)
-    assert abs(turned - float(turns)) < 0.0005, turned  # 0.00317
+    turned = config["train_length"] * float(theta[int(pair)]) / (2 * math.pi)
+    assert abs(turned - float(turns)) < 0.0005, turned  # 0.00322
     main = re.sub(r"<details>.*?</details>", " ", text)
     assert (
         "Since $x$ is 1 in coordinate 0 only, where $\\mathrm{PE}(p)$ holds $\\sin p$, $x \\cdot \\mathrm{PE}(p) ="
@@ -3146,8 +3188,20 @@ def test_a_slow_pair_the_sinusoidal_layout_and_irope_as_the_page_states_them():
         " 3 to 7 of chapter 8's heads would." in block
     )
     L = config["train_length"]
-    half_turn = (L - 1) * theta < math.pi
+    half_turn = L * theta / (2 * math.pi) < 0.5  # under half a turn within L
     assert half_turn.nonzero().flatten().tolist() == [3, 4, 5, 6, 7]
+    # "A slow pair that turns more than about half a turn within $L$ then sees its whole circle in training": the
+    # offsets -(L - 1) .. L - 1 span 2 (L - 1) theta, a whole circle from L / (2 (L - 1)) turns within L on, 0.508 at
+    # chapter 8's L = 64: "about half"
+    assert (
+        "A slow pair that turns more than about half a turn within $L$ then sees its whole circle in training." in block
+    )
+    boundary = L / (2 * (L - 1))
+    assert 0.5 < boundary < 0.51, boundary
+    for turns_in_L in (boundary, boundary + 0.01, 0.6, 0.99):
+        th = 2 * math.pi * turns_in_L / L
+        assert 2 * (L - 1) * th >= 2 * math.pi - 1e-12, turns_in_L  # the whole circle
+    assert 2 * (L - 1) * (2 * math.pi * 0.5 / L) < 2 * math.pi  # at exactly half a turn, not quite
     trained = torch.arange(-(L - 1), L, dtype=torch.float64)
     longer = torch.arange(-(8 * L - 1), 8 * L, dtype=torch.float64)
     for i in range(len(theta)):
