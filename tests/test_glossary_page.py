@@ -544,29 +544,43 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening: "Each scale below multiplies a query's logits by the number in the table's fourth column;
     a multiplier above 1 sharpens attention. A temperature $t$ divides them instead, so a $t$ below 1 sharpens. The
-    attention factor does so only in a fully rotated head. Three change with the query: the query temperature and logn
-    attention with position, Scalable-Softmax with the tokens attended", and after the table: "The word clashes: this
-    page's *temperature* $t$ divides the logits, so its multiplier is $1/t$, while Llama 4's *query temperature*
-    multiplies them": the three rows named are exactly those whose cell holds a position, a count of tokens or tau; the
-    one row left out is the attention factor's, the one row whose fourth cell carries a scope, "in a fully rotated head"
-    (in a partial rotary head, the block's case, no single number scales the logit); every other row's cell is one
-    number for the query's position, with no scope, the query temperature's included, though it acts only in NoPE
-    layers: the fourth column's heading, "multiplier of each logit", is that convention; every row of the table fills it
-    with a formula; the temperature's cell is the one reciprocal, every other cell a multiplier, not one over something,
-    and the query temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier in another.
-    The entropy row, now in the Maths table: its row's "Multiplying the logits by more than 1 never raises it": the
-    entropy of softmax(c z) over random logits z never rises as c grows. The page has no row "logit factor", a name no
-    chapter uses; the temperature row links Reading model code's temperature rules."""
+    attention factor multiplies them by its column's value only in a fully rotated head. Three change with the query:
+    the query temperature and logn attention with position, Scalable-Softmax with the tokens attended", and after the
+    table: "The word clashes: this page's *temperature* $t$ divides the logits, so its multiplier is $1/t$, while Llama
+    4's *query temperature* multiplies them": the three rows named are exactly those whose cell holds a position, a
+    count of tokens or tau; the one row left out is the attention factor's, the one row whose fourth cell carries a
+    scope, "in a fully rotated head" (in a partial rotary head, the block's case, no single number scales the logit);
+    every other row's cell is one number for the query's position, with no scope, the query temperature's included,
+    though it acts only in NoPE layers: the fourth column's heading, "multiplier of each logit", is that convention;
+    every row of the table fills it with a formula; the temperature's cell is the one reciprocal, every other cell a
+    multiplier, not one over something, and the query temperature's is $\\tau$ itself: the one word names a divisor in
+    one row and a multiplier in another. The entropy row, now in the Maths table: its row's "Multiplying the logits by
+    more than 1 never raises it": the entropy of softmax(c z) over random logits z never rises as c grows. The page has
+    no row "logit factor", a name no chapter uses; the temperature row links Reading model code's temperature rules."""
     text = page()
-    ((above, direction, t_divides, t_below, t_direction, again, only_in, changing, by_position, by_tokens),) = (
-        re.findall(
-            r"Each scale below multiplies a query's logits by the number in the table's fourth column; a multiplier"
-            r" (above|below) 1 (sharpens|flattens) attention\. A temperature \$t\$ (divides|multiplies) them instead,"
-            r" so a \$t\$ (below|above) 1 (sharpens|flattens)\. The ([a-z ]+) does so only in a (fully rotated)"
-            r" head\. (\w+) change with the query: the (query temperature and logn attention) with position,"
-            r" (Scalable-Softmax) with the tokens attended\.",
-            text,
-        )
+    (
+        (
+            above,
+            direction,
+            t_divides,
+            t_below,
+            t_direction,
+            again,
+            a_verb,
+            a_times,
+            only_in,
+            changing,
+            by_position,
+            by_tokens,
+        ),
+    ) = re.findall(
+        r"Each scale below multiplies a query's logits by the number in the table's fourth column; a multiplier"
+        r" (above|below) 1 (sharpens|flattens) attention\. A temperature \$t\$ (divides|multiplies) them instead,"
+        r" so a \$t\$ (below|above) 1 (sharpens|flattens)\. The ([a-z ]+) (multiplies|divides) them by"
+        r" its (column)'s value only in a (fully rotated)"
+        r" head\. (\w+) change with the query: the (query temperature and logn attention) with position,"
+        r" (Scalable-Softmax) with the tokens attended\.",
+        text,
     )
     # the temperature's direction is stated once, at the top, opposite to the multiplier's: a divisor below 1 is a
     # multiplier above 1 (the entropy check below)
@@ -596,10 +610,14 @@ def test_a_larger_multiplier_never_flattens_attention():
         assert not re.search(r"\bp\b|\bN\b|\\tau", cells(term)[3]), term  # no position, count or tau in the cell
     for term in varying:
         assert re.search(r"\bp\b|\bN\b|\\tau", cells(term)[3]), term
-    # "The attention factor does so only in a fully rotated head": the one row of the table whose multiplier holds
-    # only in some heads, whose cell says where it holds (checked below)
+    # "The attention factor multiplies them by its column's value only in a fully rotated head": the one row of the
+    # table whose multiplier holds only in some heads, whose cell says where it holds (checked below); it multiplies,
+    # and by the number in that row's fourth cell
     but = again.lower()
     assert but == "attention factor", again
+    # "its column's value": the fourth column, "multiplier of each logit", whose cell for it is $a^2$
+    assert a_verb == "multiplies" and a_times == "column", (a_verb, a_times)
+    assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,"), cells("attention factor")
     raw_scales = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     raw_scales = raw_scales[raw_scales.index("### Temperature and query scales") :]
     raw_scales = raw_scales[raw_scales.index("| English |") :]
@@ -926,10 +944,13 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     assert int(bars_second) in between_bars("j - i") and int(bars_second) == 11
     assert between_bars("\\\\Delta") >= {int(bars_delta)} == {10}
     # the row names the chapters whose "distance" is signed, the same two as the Letters table's signed forms
+    # the row is the definition alone; the block under the table names the signed chapters and links Letters
+    distance_row = row("distance | 距离")
+    assert "| how far a key lies from its query, $\\lvert n - m\\rvert$, never negative | {doc}" in distance_row
     ((row_first, row_second),) = re.findall(
-        r"\| how far a key lies from its query, \$\\lvert n - m\\rvert\$, never negative; chapters (\d+) and (\d+)"
-        r" use the word for the signed \*offset\*: see \{ref\}`Letters <glossary-letters>` \|",
-        row("distance | 距离"),
+        r"^Chapters (\d+) and (\d+) use the word \*distance\* for the signed \*offset\*\. Each chapter's letters for"
+        r" both are in \{ref\}`Letters <glossary-letters>`\.$",
+        " ".join(block("Offset and distance in other chapters").split()),
     )
     assert [int(row_first), int(row_second)] == [int(first), int(second)], (row_first, row_second)
     assert core_table_terms().index("offset") < core_table_terms().index("distance")  # *offset* defined above it
@@ -1131,10 +1152,8 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     # the row gives the book's convention only and points to Letters for the chapters' letters: that table's $i$ row
     # lists the chapters that write j - i (i the query's position, j the key's) and the chapter that quotes i - j,
     # its distance row the chapters that write |i - j|
-    assert row("offset").endswith(
-        "; negative for an earlier key; other chapters' letters are in {ref}`Letters <glossary-letters>` |"
-        + row("offset").split("{ref}`Letters <glossary-letters>` |")[1]
-    )
+    assert "; negative for an earlier key | {doc}" in row("offset") and "Letters" not in row("offset")
+    assert "{ref}`Letters <glossary-letters>`." in block("Offset and distance in other chapters")
     assert "write $j - i$" not in row("offset") and "i - j" not in row("offset")
     ((listed,),) = [
         re.findall(r"\| a query's position in chapters ([\d, and]+), with \$j\$ the key's;", letters("$i$"))
@@ -1925,11 +1944,11 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
     """The row "stretch": "$\\max(\\ell/L, 1)$", and the block "When a rule's effective factor is s or the stretch":
     "Chapter 8's dynamic NTK sets `factor` to 1, so its effective factor is the *stretch*", not on the main line:
     the saved run's factor; transformers' `dynamic` and posenc's, with factor 1, divide the slowest pair by the page's
-    formula, below and past L, and at the worked example's 2L by 2, not its 9. Both places also name chapter 8's
+    formula, below and past L, and at the worked example's 2L by 2, not its 9. The first block alone gives chapter 8's
     second dynamic NTK run, "dynamic NTK, factor 2": "Its run "dynamic NTK, factor 2" has the effective factor $1 +
-    2(\\ell/L - 1)$ past $L$, 3 at $2L$" and "Chapter 8's run "dynamic NTK, factor 2" has the effective factor $1 +
-    2(\\ell/L - 1)$ instead, 3 at $2L$": the saved run's factor 2, chapter 8's label for it, and the code path
-    chapter 8 runs it by."""
+    2(\\ell/L - 1)$ past $L$, 3 at $2L$": the saved run's factor 2, chapter 8's label for it, and the code path
+    chapter 8 runs it by; the worked example's dynamic NTK block points there: "Its run "dynamic NTK, factor 2" is in
+    the block "When a rule's effective factor is s or the stretch"."."""
     assert "Chapter 8's dynamic NTK sets `factor` to 1, so its effective factor is the *stretch*." in block(
         "When a rule's effective factor is s or the stretch"
     )
@@ -1941,11 +1960,10 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
         r'Its run "dynamic NTK, factor 2" has the effective factor \$([^$]+)\$ past \$L\$, (\d+) at \$2L\$\.',
         block("When a rule's effective factor is s or the stretch"),
     )
-    ((f2_we, at_we),) = re.findall(
-        r'Chapter 8\'s run "dynamic NTK, factor 2" has the effective factor \$([^$]+)\$ instead, (\d+) at \$2L\$\.',
-        block(DYN),
-    )
-    assert f2_block == f2_we and at_block == at_we, (f2_block, f2_we, at_block, at_we)
+    dyn = " ".join(block(DYN).split())
+    pointer = 'Its run "dynamic NTK, factor 2" is in the block "When a rule\'s effective factor is s or the stretch".'
+    assert pointer in dyn
+    assert "3 at $2L$" not in dyn and 'factor 2" has the effective factor' not in dyn  # the fact is kept once
     assert config["sensitivity"]["dynamic f2"] == {"scaling": "dynamic", "factor": 2.0}, config["sensitivity"]
     nb = json.loads((ROOT / "notebooks" / "08_extrapolation.ipynb").read_text(encoding="utf-8"))
     code = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
@@ -1980,18 +1998,60 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
 
 
 def test_betas_row_truncate_moves_the_ramps_ends_outward():
-    """The block "In models and code" of "Terms for longer inputs": "Transformers' `truncate`, true by default, moves
-    the ramp's two ends outward to whole pairs; gpt-oss sets it to false": transformers' source (its default, and floor
-    and ceil), its `yarn` run both ways, whose ramp with truncation starts no later and ends no earlier, at whole pairs,
+    """The block "In models and code" of "Terms for longer inputs": "YaRN's `truncate` in transformers, true by
+    default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it to false": transformers' source (its
+    default, floor and ceil, its docstring's "Only used with 'yarn'", and `llama3`, which never reads it), its `yarn`
+    run both ways, whose ramp with truncation starts no later and ends no earlier, at whole pairs,
     and GptOssConfig's default. The same block: "YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8":
     transformers' defaults and the saved run's configuration; the betas row keeps its definition alone."""
     from transformers.modeling_rope_utils import _compute_yarn_parameters
 
     block = models_block("### Terms for longer inputs")
     assert (
-        "- Transformers' `truncate`, true by default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it"
-        " to false." in block
+        "- YaRN's `truncate` in transformers, true by default, moves the ramp's two ends outward to whole pairs;"
+        " gpt-oss sets it to false." in " ".join(block.split())
     )
+    import transformers.modeling_rope_utils as rope_utils
+
+    assert "truncate" not in inspect.getsource(rope_utils._compute_llama3_parameters)  # YaRN's only
+    assert "truncate (`bool`, *optional*): Only used with 'yarn'." in " ".join(inspect.getsource(rope_utils).split())
+    # "Either way the code clamps the ramp's lower end at pair 0, so pair 0 is kept: at betas 32/1 in chapter 8's
+    # heads, no pair turns 32 times" and the betas row's "besides the fastest pair, which YaRN's code keeps however
+    # few times it turns": transformers' clamp, and its yarn over chapter 8's head and a sweep, both truncate settings
+    assert (
+        "Either way the code clamps the ramp's lower end at pair 0, so pair 0 is kept: at betas 32/1 in chapter 8's"
+        " heads, no pair turns 32 times." in " ".join(block.split())
+    )
+    assert "besides the fastest pair, which YaRN's code keeps however few times it turns, pairs that turn" in row(
+        "betas"
+    )
+    assert "return max(low, 0), min(high, dim - 1)" in inspect.getsource(rope_utils._compute_yarn_parameters)
+    run = load_results("extrapolation", check=False)["config"]
+    head = run["model"]["d_model"] // run["model"]["n_heads"]  # chapter 8's head width
+    for width, base_, length, factor_, beta_fast, trunc in [
+        (w, b, n, f, bf, tr)
+        for w in (head, 64, 128)
+        for b in (1e4, 5e5)
+        for n in (run["train_length"], 8192)
+        for f in (2.0, 8.0)
+        for bf in (2.0, 32.0)
+        for tr in (True, False)
+    ]:
+        own = posenc.rope_inv_freq(width, base_, dtype=torch.float64)
+        yarn = hf_inv_freq(
+            width,
+            rope_type="yarn",
+            rope_theta=base_,
+            factor=factor_,
+            original_max_position_embeddings=length,
+            beta_fast=beta_fast,
+            beta_slow=1.0,
+            truncate=trunc,
+        ).double()
+        assert abs(float(yarn[0] / own[0]) - 1) < 1e-6, (width, base_, length, factor_, beta_fast, trunc)
+        if (width, base_, length, beta_fast) == (head, 1e4, run["train_length"], 32.0):  # chapter 8's heads
+            turns = float(own[0]) * length / (2 * math.pi)
+            assert turns < beta_fast and float(yarn[-1] / own[-1]) < 1, turns  # no pair turns 32 times; yet a ramp
     ((fast, slow, ours_fast, ours_slow),) = re.findall(
         r"- YaRN's \*betas\* are (\d+) and (\d+) by default, (\d+) and (\d+) in chapter 8\.", block
     )
@@ -2149,9 +2209,9 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
     """The row "mean reach": "at an offset $r$, the mean size of the partial sums $S_1, \\dots, S_{d/2}$ of the
     pairs' unit arrows $e^{\\mathrm{i} r\\theta_i}$; RoFormer's decay curve plots it; its formula is in the block
     below": a mean over the d/2 partial sums, not over random draws, with the row's partial sums, arrows and last
-    index the block's; the block under the Maths table gives its formula: "The *mean reach* at an
-    offset $r$ is the mean of $\\lvert S_1\\rvert, \\dots, \\lvert S_{d/2}\\rvert$, where $S_j = \\sum_{i<j}
-    e^{\\mathrm{i} r\\theta_i}$ adds the first $j$ pairs' unit arrows" (chapter 5's $S_j$): a chain of d/2 unit arrows,
+    index the block's; the block under the Maths table gives its formula: "At an offset $r = n - m$, the partial sum
+    $S_j = \\sum_{i<j} e^{\\mathrm{i} r\\theta_i}$ adds the first $j$ pairs' unit arrows. The *mean reach* at $r$ is
+    the mean of $\\lvert S_1\\rvert, \\dots, \\lvert S_{d/2}\\rvert$" (chapter 5's $S_j$): a chain of d/2 unit arrows,
     its prefixes' lengths averaged. And the same block: "RoFormer's bound on the score is a content factor times $d/2$
     times the *mean reach*": that product is RoFormer's bound, max |h_{i+1} - h_i| times the sum of |S_j| over the d/2
     partial sums (posenc's mean reach), and it bounds the score."""
@@ -2163,9 +2223,10 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
     assert "on average" not in row("mean reach") and "distance" not in row(
         "mean reach"
     )  # |n - m| on this page  # a mean over prefixes, not an expectation over random vectors
-    ((last, partial),) = re.findall(
-        r"- The \*mean reach\* at an offset \$r = n - m\$ is the mean of \$\\lvert S_1\\rvert, \\dots,"
-        r" \\lvert S_\{([^}]+)\}\\rvert\$, where \$(S_j = [^$]+)\$ adds the first \$j\$ pairs' unit arrows\.",
+    ((partial, last),) = re.findall(
+        r"- At an offset \$r = n - m\$, the partial sum \$(S_j = [^$]+)\$ adds the first \$j\$ pairs' unit arrows\."
+        r" - The \*mean reach\* at \$r\$ is the mean of \$\\lvert S_1\\rvert, \\dots,"
+        r" \\lvert S_\{([^}]+)\}\\rvert\$\. ",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
     assert row_last == last == "d/2", (row_last, last)  # the row's partial sums are the block's
@@ -3090,12 +3151,10 @@ def test_letters_block_chapter_lists():
     assert len(forms) == 2 and signed.startswith("signed, as this page's *offset*: "), signed
     assert "(glossary-letters)=\n## Letters and words with more than one meaning\n" in raw
     assert offset == "n - m" and f"key position minus query position, ${offset}$" in row("offset")
-    assert "; negative for an earlier key; other chapters' letters are in {ref}`Letters <glossary-letters>`" in row(
-        "offset"
-    )
+    assert "; negative for an earlier key | " in row("offset")
     assert (
         distance == f"\\lvert {offset}\\rvert"
-        and f"| how far a key lies from its query, ${distance}$, never negative;" in (row("distance | 距离"))
+        and f"| how far a key lies from its query, ${distance}$, never negative | " in (row("distance | 距离"))
     )
     first_rows = core_table_terms()[:2]
     assert first_rows == ["offset", "distance"], first_rows
@@ -4470,7 +4529,10 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     opening = re.sub(r"\s+", " ", section)
     assert "partial rotary" not in opening, opening
     assert opening.count("attention factor") == 1 and opening.count("fully rotated head") == 1, opening
-    assert "The attention factor does so only in a fully rotated head. Three change" in opening
+    assert (
+        "The attention factor multiplies them by its column's value only in a fully rotated head. Three change"
+        in opening
+    )
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     first, second = 8, 10
     assert "| a multiplier of the logits: a growing one or YaRN's *attention factor* in chapter 8," in letters(
@@ -4520,6 +4582,10 @@ def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     assert row("Llama 4's query temperature $\\tau$ (temperature tuning)")  # "whose row on this page"
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"  # it multiplies
     assert "| a number $t$ that divides the logits:" in row("temperature (attention temperature)")
+    # the row links no chapter that uses the word only for a multiplier: chapter 8 (its Letters entry) never writes a
+    # temperature that divides the logits, so the row does not link it
+    assert "08_extrapolation" not in row("temperature (attention temperature)")
+    assert not re.search(r"(divid\w+|over) (the|a|each) (logit|score)", chapter("08_extrapolation")), "divides"
     c8, c10 = chapter("08_extrapolation"), chapter("10_rope_today")
     assert "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by" in c8
     assert "`transformers`' Llama 4 scales the queries of its NoPE layers (`attn_temperature_tuning`)" in c8
@@ -5021,8 +5087,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
 
 def test_critical_dimension_row_is_twice_the_fast_pairs():
     """The row "critical dimension": "in Liu et al. 2023, the number of a head's dimensions whose pairs turn at least
-    once in $L$ positions; Llama 3.1's head has 70, from its pairs 0 to 34, which are also its fast pairs", chapter
-    5's and chapter 10's words: in Llama
+    once in $L$ positions; Llama 3.1's head has 70", chapter 5's and chapter 10's words, with the block's "pairs 0 to
+    34 turn at least once in $L$, and they are the fast pairs" (kept there once): in Llama
     3.1's head the pairs that turn once in $L$ are exactly the fast pairs (the fast pair row's inequality), and twice
     their count is the row's number; the block "Turns in L and the fast pairs' distances":
     "Liu et al.'s *critical dimension* is therefore twice the fast pairs' count, unless a pair turns once in $L$ but
@@ -5030,11 +5096,14 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
     settings and in Llama 3.1's head, twice the number of fast pairs (the fast pair row's inequality) is the same count.
     "unless": over a sweep of trained lengths the two counts differ exactly when some pair turns once in $L$ but not
     in $L - 1$ positions, and such lengths exist."""
-    ((llama_dims, first, last),) = re.findall(
+    (llama_dims,) = re.findall(
         r"^\| critical dimension \| 临界维度 \| in Liu et al\. 2023, the number of a head's dimensions whose pairs"
-        r" turn at least once in \$L\$ positions; Llama 3\.1's head has (\d+), from its pairs (\d+) to (\d+), which are"
-        r" also its fast pairs \|",
+        r" turn at least once in \$L\$ positions; Llama 3\.1's head has (\d+) \|",
         row("critical dimension"),
+    )
+    ((first, last),) = re.findall(
+        r"pairs (\d+) to (\d+) turn at least once in \$L\$, and they are the fast pairs\.",
+        " ".join(block("Turns in L and the fast pairs' distances").split()),
     )
     assert (
         "Liu et al.'s *critical dimension* is therefore twice the fast pairs' count, unless a pair turns once in $L$"
@@ -5061,7 +5130,7 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
             assert float((n * theta / (2 * math.pi) - 1).abs().min()) > 1e-6, (width, base, n)
         assert torch.equal(once, fast), (width, base)  # the same pairs: "which are also its fast pairs"
         assert 2 * int(once.sum()) == 2 * int(fast.sum()) == expected, (width, base, once.sum(), fast.sum())
-    # Llama 3.1's head: the pairs that turn once in L are exactly "its pairs 0 to 34"
+    # Llama 3.1's head: the pairs that turn once in L are exactly the block's "pairs 0 to 34", the fast pairs
     assert once.nonzero().flatten().tolist() == list(range(int(first), int(last) + 1)), once.nonzero().flatten()
     theta = posenc.rope_inv_freq(128, 10_000.0, dtype=torch.float64)
     edge_lengths = {math.ceil(2 * math.pi / float(t)) for t in theta[:40]}  # L at which a pair just completes a turn
@@ -5080,9 +5149,9 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     and the block's "RoFormer's bound on the score is the *content factor* times $d/2$ times the *mean reach*": checked
     below on RoPE's raw
     score, with posenc's rotation, at many offsets, where the bound is tight to within a factor 40; and its formula in
-    the block under the Maths table: "The *content factor* is the largest change
-    $\\lvert h_{i+1} - h_i\\rvert$ from one pair to the next. Here $h_i$ is pair $i$'s query–key product in *complex
-    form*: the query's pair, conjugated, times the key's": chapter 5's definition and its $h_i$; the bound itself is
+    the block under the Maths table: "Pair $i$'s query–key product in *complex form* is $h_i$: the query's pair,
+    conjugated, times the key's" and "The *content factor* is the largest change $\\lvert h_{i+1} - h_i\\rvert$ from
+    one pair to the next": chapter 5's definition and its $h_i$; the bound itself is
     :func:`test_mean_reach_bound_counts_d_over_2_partial_sums`'s, which also evaluates it. The note in "Where papers
     and code differ": RoFormer's h_i conjugates the key's pair and turns by (m - n) theta_i; each of its h_i is the
     conjugate of this page's, it gives the same score, and every |h_{i+1} - h_i| is the same."""
@@ -5107,8 +5176,8 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     assert score == "s(r) = \\mathrm{Re}\\sum_i h_i e^{\\mathrm{i} r\\theta_i}", score
     assert "$s(r)$" in chapter("05_decay")
     assert (
-        "- The *content factor* is the largest change $\\lvert h_{i+1} - h_i\\rvert$ from one pair to the next. Here"
-        " $h_i$ is pair $i$'s query–key product in *complex form*: the query's pair, conjugated, times the key's."
+        "- Pair $i$'s query–key product in *complex form* is $h_i$: the query's pair, conjugated, times the key's."
+        " - The *content factor* is the largest change $\\lvert h_{i+1} - h_i\\rvert$ from one pair to the next. - "
         in block("RoFormer's bound, and what chapter 5 finds about the decay")
     )
     ((theirs, their_turn, ours, our_turn, same),) = re.findall(
@@ -5163,12 +5232,13 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
         assert score <= bound + 1e-6, (m, n, score, bound)
         ratios.append(score / bound)
     assert max(ratios) > 1 / 40, ratios  # a bound of the right size, not a loose constant
-    # the RoFormer block: "The content factor also counts a last change, from $h_{d/2-1}$ to $h_{d/2} = 0$. RoFormer
-    # appends that zero so that *summation by parts* leaves no term over": chapter 5's words; with the zero the
-    # regrouped sum equals the score's sum, without it a term h_{d/2-1} S_{d/2} is left over
+    # the RoFormer block: "It also counts a last change, from $h_{d/2-1}$ to $h_{d/2} = 0$, a zero that RoFormer
+    # appends. With it, *summation by parts* turns the score into changes of $h$ times partial sums, with no term left
+    # over": chapter 5's words; with the zero the sum of changes times partial sums equals the score's sum, without it
+    # a term h_{d/2-1} S_{d/2} is left over
     assert (
-        "- The content factor also counts a last change, from $h_{d/2-1}$ to $h_{d/2} = 0$. RoFormer appends that zero"
-        " so that *summation by parts* leaves no term over."
+        "- It also counts a last change, from $h_{d/2-1}$ to $h_{d/2} = 0$, a zero that RoFormer appends. With it,"
+        " *summation by parts* turns the score into changes of $h$ times partial sums, with no term left over."
         in block("RoFormer's bound, and what chapter 5 finds about the decay")
     )
     assert "With $h_{d/2} = 0$ appended, as RoFormer does, the sum regroups with nothing left over" in c5
@@ -5257,7 +5327,7 @@ def test_alibi_row_gives_the_slopes_for_a_power_of_two_heads():
         " *content factor* row"
     )  # both of this page's meanings in "this page"
     assert "row" not in h_elsewhere and h_elsewhere.startswith("$h_i$, the same product, in chapter 5"), h_elsewhere
-    assert "Here $h_i$ is pair $i$'s query–key product" in block(
+    assert "- Pair $i$'s query–key product in *complex form* is $h_i$:" in block(
         "RoFormer's bound, and what chapter 5 finds about the decay"
     )
     power = exponent(text, "slope is $2^")
@@ -5937,16 +6007,33 @@ def test_hunyuans_dynamic_with_alpha_is_a_fixed_base():
     assert changed == {True: False, False: True}, changed  # alpha: static; plain dynamic: recomputed
 
 
+def check_half_ulp_bound(theta: torch.Tensor, dtype: torch.dtype, bits: int) -> None:
+    """The rows' "bound on the rounding error": half a unit in the last place of the angle $m\\theta_i$ in a format
+    with `bits` significant bits. Over positions 1 to 8191 it never falls as $m$ grows, it rises, and every rounding
+    error stays within it."""
+    m = torch.arange(1, 8192, dtype=torch.float64)[:, None]
+    exact = m * theta.double()
+    error = (exact.to(dtype).double() - exact).abs()
+    bound = 2.0 ** (torch.floor(torch.log2(exact)) - bits)  # half an ulp: 2^(exponent - (bits - 1)) / 2
+    # torch may round a float64 to bfloat16 through float32: a second rounding adds at most half a float32 ulp
+    slack = 0.0 if dtype == torch.float32 else 2.0 ** (bits - 24)
+    assert (error <= bound * (1 + slack)).all(), float((error - bound).max())
+    assert (bound.diff(dim=0) >= 0).all() and (bound[-1] > bound[0]).all()  # never falls, and rises in every pair
+
+
 def test_bfloat16_angles_row_rounds_to_8_bits_and_breaks_the_offset():
-    """The row "bfloat16 angles": "RoPE's angles rounded to bfloat16's 8 significant bits; the rounding error grows
-    with the position, so a query and key at the same offset can score differently at different positions": bfloat16
-    keeps 8 significant bits (7 stored, one implied); the largest rounding error of an angle over a band of positions
-    grows from band to band; and a query and key at offset 3 score alike at positions 10 and 5000 with exact angles,
+    """The row "bfloat16 angles": "RoPE's angles rounded to bfloat16's 8 significant bits; the bound on the rounding
+    error grows with the position, so a query and key at the same offset can score differently at different
+    positions": bfloat16 keeps 8 significant bits (7 stored, one implied); the bound, half a unit in the last place of
+    the angle, never falls as the position grows, and every error stays within it; the error itself need not grow
+    (pair 0's angle, $m \\cdot 1$, is exact up to 256), but its largest value over a band of positions grows from band
+    to band; and a query and key at offset 3 score alike at positions 10 and 5000 with exact angles,
     but not with angles rounded to bfloat16."""
     ((bits,),) = [
         re.findall(
-            r"\| RoPE's angles rounded to bfloat16's (\d+) significant bits; the rounding error grows with the"
-            r" position, so a query and key at the same offset can score differently at different positions \|",
+            r"\| RoPE's angles rounded to bfloat16's (\d+) significant bits; the bound on the rounding error grows"
+            r" with the position, so a query and key at the same offset can score differently at different"
+            r" positions \|",
             row("bfloat16 angles"),
         )
     ]
@@ -5958,6 +6045,10 @@ def test_bfloat16_angles_row_rounds_to_8_bits_and_breaks_the_offset():
         angle = torch.tensor(float(pos), dtype=torch.float64) * theta
         return angle.to(torch.bfloat16).double() if rounded else angle
 
+    check_half_ulp_bound(theta, torch.bfloat16, int(bits))
+    pair0 = torch.arange(0, 257, dtype=torch.float64)  # theta_0 = 1: integer angles, exact in 8 bits up to 256
+    assert theta[0] == 1.0 and torch.equal(pair0.to(torch.bfloat16).double(), pair0)
+    assert float(torch.tensor(257.0).to(torch.bfloat16)) != 257.0  # the first integer bfloat16 rounds
     worst = []
     for low in (100, 1000, 10_000):  # "grows with the position": the largest error in each band of positions
         positions = torch.arange(low, 2 * low, dtype=torch.float64)[:, None] * theta
@@ -6013,18 +6104,20 @@ def test_norm_rows_name_their_learned_weight_and_bias():
 
 
 def test_float32_angles_row_quotes_chapter_4s_rule():
-    """The row "float32 angles": "RoPE's angles $m\\theta_i$ rounded to float32; the rounding error grows with the
-    position $m$, so chapter 4's rule is: form the angles in float64 and keep the cos and sin tables and the rotation
-    in float32". The rule is chapter 4's own sentence; "grows with the position": the largest float32 rounding error of
-    the angles $m\\theta_i$ over a head's pairs, against their float64 values, at positions 10^2 to 10^6 (each a
-    hundred positions wide) rises from each position to the next, and stays under chapter 4's bound $m \\cdot 2^{-24}$;
-    rounding the frequencies alone (float32 $\\theta_i$, float64 product) leaves the relative score exact, which is
-    why the row speaks of the angles."""
+    """The row "float32 angles": "RoPE's angles $m\\theta_i$ rounded to float32; the bound on the rounding error grows
+    with the position $m$, so chapter 4's rule is: form the angles in float64 and keep the cos and sin tables and the
+    rotation in float32". The rule is chapter 4's own sentence; "the bound ... grows with the position": half a unit in
+    the last place of $m\\theta_i$ never falls as $m$ grows and bounds every error, while the error itself need not grow
+    (pair 0's angle $m \\cdot 1$ is exact at every position of a long input); the largest float32 rounding error of the
+    angles $m\\theta_i$ over a head's pairs, against their float64 values, at positions 10^2 to 10^6 (each a hundred
+    positions wide) rises from each position to the next, and stays under chapter 4's bound $m \\cdot 2^{-24}$; rounding
+    the frequencies alone (float32 $\\theta_i$, float64 product) leaves the relative score exact, which is why the row
+    speaks of the angles."""
     ((rule,),) = [
         re.findall(
-            r"^\| float32 angles \| \| RoPE's angles \$m\\theta_i\$ rounded to float32; the rounding error grows with"
-            r" the position \$m\$, so chapter 4's rule is: (form the angles in float64 and keep the cos and sin tables"
-            r" and the rotation in float32) \| \{doc\}`4 <\.\./notebooks/04_rope>` \|$",
+            r"^\| float32 angles \| \| RoPE's angles \$m\\theta_i\$ rounded to float32; the bound on the rounding error"
+            r" grows with the position \$m\$, so chapter 4's rule is: (form the angles in float64 and keep the cos and"
+            r" sin tables and the rotation in float32) \| \{doc\}`4 <\.\./notebooks/04_rope>` \|$",
             row("float32 angles"),
         )
     ]
@@ -6032,6 +6125,9 @@ def test_float32_angles_row_quotes_chapter_4s_rule():
     assert f"**Hence the rule: {rule}.**" in c4
     assert "Float32 rounds an angle of at most $m$ radians by up to $m \\cdot 2^{-24}$" in c4
     theta = posenc.rope_inv_freq(128, 10_000.0)  # float32 frequencies, as transformers forms them
+    check_half_ulp_bound(theta.double(), torch.float32, 24)
+    pair0 = torch.arange(0, 2**17, dtype=torch.float64)  # theta_0 = 1: pair 0's angles are exact in float32
+    assert theta[0] == 1.0 and torch.equal((pair0.float() * theta[0]).double(), pair0)
     worst = []
     for start in (10**2, 10**3, 10**4, 10**5, 10**6):
         m = torch.arange(start, start + 100)
