@@ -1066,7 +1066,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert f"This is the rule with $L = {read}$." in re.sub(r"\s+", " ", block(DYN))
     # the main line ends the example with its point; the block's "transformers' `dynamic` reads a larger $L$" is the
     # run below, with the config's `max_position_embeddings`, which exceeds the trained L
-    assert "so the slowest pair meets no new angle: | rule |" in visible  # the verdict, before the table
+    assert "so here the slowest pair meets no new angle: | rule |" in visible  # the verdict, before the table
     assert "| Position interpolation also slows the fastest pair" in visible
     assert (
         "though a fast pair alone meets no new angle. Unscaled, the fast pairs of that head taken together do meet new"
@@ -1658,10 +1658,10 @@ def test_temperature_divides_the_logits_and_below_one_sharpens():
 
 def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated_head():
     """The attention factor row's cell "each logit multiplied by", "its square, in a fully rotated head", its meaning
-    "the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin; in a fully rotated head, that multiplies
-    the logits", with the section's lead "above 1, it
-    sharpens attention" (so $a > 1$ sharpens a fully rotated head: the entropy check below) and the block's "In a
-    *partial rotary* head, only the
+    "the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin; in a fully rotated head, doing so
+    multiplies the logits by $a^2$" (the row's power and the cell's agree, and the computation below uses it), with
+    the section's lead "a multiplier above 1 sharpens attention" (so $a > 1$ sharpens a fully rotated head: the
+    entropy check below) and the block's "In a *partial rotary* head, only the
     rotated coordinates' share of $q \\cdot k$ is multiplied by the square; the rest is unchanged, so no single number
     scales the logit" and "A configuration calls the factor `attention_factor`. Transformers' rotary modules hold it as
     `attention_scaling` and multiply cos and sin by it": a `yarn` config's `attention_factor`, when set, is the module's
@@ -1675,14 +1675,16 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb as llama_rotate
 
     cell = cells("attention factor")[3]
-    # the meaning says the verb, "multiplies the logits", with the cell's scope; the cell says by how much
-    assert (
-        "| the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin; in a fully rotated head, that"
-        " multiplies the logits |" in row("attention factor")
+    # the meaning says the verb and the power, "multiplies the logits by $a^2$", with the cell's scope
+    (row_power,) = re.findall(
+        r"\| the number \$a\$ by which YaRN and LongRoPE multiply RoPE's cos and sin; in a fully rotated head, doing"
+        r" so multiplies the logits by \$a\^(\d)\$ \|",
+        row("attention factor"),
     )
     power = {"$a^2$ in a fully rotated head": 2, "$a$ in a fully rotated head": 1}[
         cell.strip().removesuffix(", as query and key both carry $a$")
     ]
+    assert int(row_power) == power, (row_power, power)  # the meaning and the multiplier column agree
     assert cell.endswith(", as query and key both carry $a$")  # the square: q and k are each multiplied by a
     assert (
         "In a *partial rotary* head, only the rotated coordinates' share of $q \\cdot k$ is multiplied by the square;"
@@ -2016,15 +2018,18 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     assert "truncate" not in inspect.getsource(rope_utils._compute_llama3_parameters)  # YaRN's only
     assert "truncate (`bool`, *optional*): Only used with 'yarn'." in " ".join(inspect.getsource(rope_utils).split())
     # "Either way the code clamps the ramp's lower end at pair 0, so pair 0 is kept: at betas 32/1 in chapter 8's
-    # heads, no pair turns 32 times" and the betas row's "besides the fastest pair, which YaRN's code keeps however
-    # few times it turns": transformers' clamp, and its yarn over chapter 8's head and a sweep, both truncate settings
+    # heads, no pair turns 32 times", now "so pair 0, the fastest, is kept however few times it turns" (the hedge the
+    # betas row no longer carries): transformers' clamp, and its yarn over chapter 8's head and a sweep, both truncate
+    # settings
     assert (
-        "Either way the code clamps the ramp's lower end at pair 0, so pair 0 is kept: at betas 32/1 in chapter 8's"
-        " heads, no pair turns 32 times." in " ".join(block.split())
+        "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times"
+        " it turns: at betas 32/1 in chapter 8's heads, no pair turns 32 times." in " ".join(block.split())
     )
-    assert "besides the fastest pair, which YaRN's code keeps however few times it turns, pairs that turn" in row(
-        "betas"
-    )
+    # the row: a one-line definition, its hedge in the block; "*ramp* (see below)" points to the ramp row, which the
+    # page has, further down the same A-to-Z table
+    assert "besides the fastest pair" not in row("betas") and "however few times" not in row("betas")
+    assert "| YaRN's two bounds on the *ramp* (see below), in *turns in $L$*: pairs that turn more than" in row("betas")
+    assert page().index(row("betas")) < page().index(row("ramp")), "the ramp row comes below the betas row"
     assert "return max(low, 0), min(high, dim - 1)" in inspect.getsource(rope_utils._compute_yarn_parameters)
     run = load_results("extrapolation", check=False)["config"]
     head = run["model"]["d_model"] // run["model"]["n_heads"]  # chapter 8's head width
@@ -2492,8 +2497,8 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
         r" a key's position in chapter (\d+); [^|]* \|"
         r" \| \$s\$ \| the \*extension factor\* `(\w+)` \| in chapter (\d+), the \*stretch\* of an input of \$n\$"
         r" tokens; [^|]* \|"
-        r" \| temperature \| a number \$t\$ that divides the logits \| a multiplier of the logits: a growing one or"
-        r" YaRN's \*attention factor\* in chapter (\d+), [^|]* \|"
+        r" \| temperature \| a number \$t\$ that divides the logits \| a growing multiplier of the logits in chapter"
+        r" (\d+), or there YaRN's \*attention factor\* \$a\$, [^|]* \|"
         r" \| \$c\$ \|",
         visible,
     )
@@ -2954,8 +2959,9 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     """The Core block: "With RoPE, a KV cache usually stores the keys after rotation": transformers' Llama rotates,
     then caches. StreamingLLM's unrotated keys are said once, in its own row (chapter 10's "StreamingLLM caches keys
     unrotated"), and neither "In models and code" block repeats it. The QK-norm
-    row: "a normalisation of the queries and keys; most transformers models with one apply it before RoPE rotates
-    them", and the Attention block:
+    row: "a normalisation of the queries and keys, applied before or after RoPE rotates them, depending on the model"
+    (both orders occur in the installed transformers, counted below; the count, "most", is the block's, with its
+    version), and the Attention block:
     "Qwen3, OLMo 2 and Gemma 3 use a *QK-norm* before the rotation; Llama 4 Scout's RoPE layers normalise after it":
     their transformers attention modules have query and key norms, each applied before the rotation in the forward
     pass, Llama 4's after it, and Qwen2's has none; "most": over every model file of the installed transformers
@@ -2978,9 +2984,10 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     assert forward.index("apply_rotary_pos_emb(") < forward.index("cache.update(")
     attention_block = models_block("## Attention, kernels and models")
     assert (
-        "| a normalisation of the queries and keys; most transformers models with one apply it before RoPE rotates"
-        " them |" in row("QK-norm")
+        "| a normalisation of the queries and keys, applied before or after RoPE rotates them, depending on the"
+        " model |" in row("QK-norm")
     )
+    assert "most" not in row("QK-norm") and "transformers" not in row("QK-norm")  # the version-bound count: block's
     # "OLMo 2 normalises each whole projection, all heads at once; Qwen3 and Gemma 3 normalise each head."
     assert (
         " it. In transformers 5.24, most model folders that normalise queries do so before the rotation; a few, Llama 4"
@@ -3019,8 +3026,8 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
 
     forward = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     assert "self.qk_norm" in forward and forward.index("apply_rotary_emb(") < forward.index("self.qk_norm("), forward
-    # "most transformers models with one apply it before RoPE rotates them": every forward pass of the installed
-    # transformers' model files that both normalises queries and rotates them, sorted by which comes first
+    # the row's "before or after ..., depending on the model" and the block's "most": every forward pass of the
+    # installed transformers' model files that both normalises queries and rotates them, sorted by which comes first
     order = {"before": set(), "after": set()}
     for path in sorted((Path(transformers.__file__).parent / "models").glob("*/modeling_*.py")):
         source = path.read_text(encoding="utf-8")
@@ -3032,7 +3039,7 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
             norm = re.search(r"self\.(?:q_norm|query_norm|qk_norm|q_layernorm|query_layernorm|q_layer_norm)\(", body)
             if rotate and norm:
                 order["before" if norm.start() < rotate.start() else "after"].add(path.parent.name)
-    assert {"qwen3", "olmo2", "gemma3"} <= order["before"] and "llama4" in order["after"], order
+    assert {"qwen3", "olmo2", "gemma3"} <= order["before"] and "llama4" in order["after"], order  # both orders
     assert len(order["before"]) > 3 * len(order["after"]) and len(order["before"]) >= 20, order  # most, by far
     # the block's "In transformers 5.24, most model folders that normalise queries do so before the rotation; a few,
     # Llama 4 and HunYuan among them, do so after it": the version, "most" and "a few" (over three times as many
@@ -4535,7 +4542,7 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     )
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     first, second = 8, 10
-    assert "| a multiplier of the logits: a growing one or YaRN's *attention factor* in chapter 8," in letters(
+    assert "| a growing multiplier of the logits in chapter 8, or there YaRN's *attention factor* $a$," in letters(
         "temperature"
     )
     words = {
@@ -4554,17 +4561,25 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
 
 def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     """The Letters table's row "temperature": this page's column gives one meaning, "a number $t$ that divides the
-    logits"; elsewhere a pointer: "a multiplier of the logits: a growing one or YaRN's *attention factor* in chapter
-    8, Llama 4's *query temperature* $\\tau$ in chapter 10; told apart in Temperature and query scales". That section
+    logits"; elsewhere a pointer: "a growing multiplier of the logits in chapter 8, or there YaRN's *attention
+    factor* $a$, which multiplies cos and sin and so, in a fully rotated head, the logits by $a^2$; Llama 4's *query
+    temperature* $\\tau$ in chapter 10, a multiplier of the queries and so of the logits; told apart in Temperature and
+    query scales" (the power $a^2$ is the attention factor row's, whose test computes it). That section
     tells them apart: its table's row named after chapter 10's query temperature, whose multiplier column is $\\tau$
     itself; its block's first bullet, on the growing multiplier; and its last bullet, "Chapter 8's run name "dynamic
     YaRN, no temperature" uses the word for YaRN's *attention factor*, which that run fixes at 1": chapter 8's code
     and its saved run. The page's temperature row divides."""
     assert letters("temperature") == (
-        "| temperature | a number $t$ that divides the logits | a multiplier of the logits: a growing one or YaRN's"
-        " *attention factor* in chapter 8, Llama 4's *query temperature* $\\tau$ in chapter 10; told apart in"
-        " {ref}`Temperature and query scales <glossary-scales>` |"
+        "| temperature | a number $t$ that divides the logits | a growing multiplier of the logits in chapter 8, or"
+        " there YaRN's *attention factor* $a$, which multiplies cos and sin and so, in a fully rotated head, the"
+        " logits by $a^2$; Llama 4's *query temperature* $\\tau$ in chapter 10, a multiplier of the queries and so of"
+        " the logits; told apart in {ref}`Temperature and query scales <glossary-scales>` |"
     )
+    # the square, as the attention factor row and its multiplier column say
+    assert "in a fully rotated head, doing so multiplies the logits by $a^2$ |" in row("attention factor")
+    assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head")
+    # tau "a multiplier of the queries": its row's "a factor of 1 or more on the queries"
+    assert "a factor of 1 or more on the queries" in row("Llama 4's query temperature $\\tau$ (temperature tuning)")
     scales = block("Other models' query and logit scales")
     assert scales.startswith("- Llama 4's code, chapter 8 and some texts call a growing multiplier of the logits")
     assert scales.endswith(
@@ -4750,9 +4765,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     Then "Three numbers are easy to mix up:" and their table (extension
     factor, stretch, effective factor), before the worked example's core that uses them: "An example: take a head
     like Llama 3.1's, trained at $L = 8192$, and an input of $2L$ tokens, so its stretch is 2. Give two rules Llama
-    3.1's configured `factor`, 8, as their extension factor. Here each rule's effective factor exceeds the stretch, so
-    the slowest pair meets no new angle:" ("Here": the exact condition is the collapsed worked example's
-    $(\\ell - 1)/(L - 1)$, met here with room), a
+    3.1's configured `factor`, 8, as their extension factor. Each rule's effective factor is well above the stretch,
+    so here the slowest pair meets no new angle:" ("here": the exact condition is the collapsed worked example's
+    $(\\ell - 1)/(L - 1)$, just above the stretch; "well above": each divisor is at least twice it), a
     table of the two rules' divisors (PI 8 and `llama3` 8 "at any length"), with a second column, the fastest pair's
     divisor (PI 8, `llama3` 1: "it *keeps* that pair, leaving its frequency unchanged", *kept* defined where it is first
     used), run in transformers' `linear` and `llama3`; "So the slowest
@@ -4826,7 +4841,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" easy to mix up: .*?"
         r" An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, and an input of \$(\d)L\$ tokens, so"
         r" its stretch is (\d+)\. Give (two) rules Llama 3\.1's configured `factor`, (\d+), as their extension"
-        r" factor\. Here each rule's effective factor exceeds the stretch, so the slowest pair meets no new angle:"
+        r" factor\. Each rule's effective factor is well above the stretch, so here the slowest pair meets no new"
+        r" angle:"
         r" \| rule \| divides"
         r" the slowest pair's frequency by \| divides the fastest pair's frequency by \| \|---\|---\|---\|"
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
@@ -4849,11 +4865,18 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         main_llama3,
         fast_l3,
     ) = lead[0]
-    # "Here each rule's effective factor exceeds the stretch": every divisor in the table is above the stretch, and
-    # "here" it also reaches the exact condition of the worked example, (l - 1)/(L - 1) = 16383/8191 ~ 2.0001
+    # "Each rule's effective factor is well above the stretch, so here": every divisor in the table is above the
+    # stretch, and here it also reaches the exact condition of the worked example, (l - 1)/(L - 1) = 16383/8191 ~
+    # 2.0001, just above the stretch; "well above": each divisor is at least twice that condition (8 against 2.0001)
     assert all(int(value) > int(main_two) for value in (main_pi, main_llama3)), main_two
     exact = (int(main_times) * int(main_L) - 1) / (int(main_L) - 1)
     assert int(main_two) < exact < int(main_two) * 1.001 and min(int(main_pi), int(main_llama3)) >= exact, exact
+    assert min(int(main_pi), int(main_llama3)) >= 2 * exact, exact  # "well above", not merely above
+    # the slowest pair's largest angle at 2L, divided by each rule's factor, stays within its trained one: the
+    # "so here", against Llama 3.1's slowest frequency itself, not only the ratio
+    slow_theta = float(posenc.rope_inv_freq(128, 500_000.0, dtype=torch.float64)[-1])
+    for value in (main_pi, main_llama3):
+        assert (int(main_times) * int(main_L) - 1) * slow_theta / int(value) <= (int(main_L) - 1) * slow_theta
     assert "$(\\ell - 1)/(L - 1)$, the input's last distance over training's last" in block(WE)
     assert "dynamic NTK" not in visible and "9 at" not in visible  # dynamic NTK's 9, with its formula, in the block
     assert main_pi == main_llama3 == main_factor  # "8, the `factor`"

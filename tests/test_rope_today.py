@@ -1713,7 +1713,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         " quarter of the score at distance zero; $10^4$ keeps about zero.",
         "That share wiggles from one distance to the next, so the figure draws its mean over each doubling of the"
         " distance, from $x$ to $2x$.",
-        "The appendix checks that this average is also the mean over random queries.",
+        "A random query's pairs have the same length on average, so this key's score is also the average over random"
+        " queries; the appendix checks it.",
     ):
         assert sentence in text, sentence
     # the score per pair is defined, in the block, before its numbers are given
@@ -1890,7 +1891,8 @@ def test_chapter_gemma4_block_turns_only_the_fast_pairs():
         "Gemma 4's rule matches p-RoPE, a proposal to stop the slowest pairs: its authors suspect they carry content,"
         " which rotation blurs far back.",
         "show the same for its global layers: `proportional`, a share of 0.25, base $10^6$ and `global_head_dim` 512.",
-        "**2.** Take a head of Gemma 4's `proportional` type, from question 1's block, with $d = 256$,",
+        "**2.** Take a head of Gemma 4's `proportional` type, which turns only a head's fastest pairs (question 1's"
+        " block), with $d = 256$,",
         "That is close to the 188 tokens of Gemma 4's global heads, $d = 512$, printed in the appendix's *Gemma 4*"
         " part:",
     ):
@@ -2258,7 +2260,12 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert note.startswith("<details><summary>Where the dashed lines sit</summary>")
     assert note.index("dashed lines mark where *fast* ends") < note.index("</details>") < note.index("An explorer")
     rules = "".join(nb["cells"][at - 3]["source"])
-    assert "*blend*" in rules and "dashed" not in rules and "beta_fast" not in rules and "L/32" not in rules
+    assert "*blend*" in rules and "beta_fast" not in rules  # the fields sit in the block after the figure
+    # the main line names what the dashed lines mark before the figure, after the wavelength they sit on
+    dashed_main = (
+        "Dashed lines mark where keeping ends: YaRN keeps wavelengths under $L/32$, the `llama3` rule under $L/4$."
+    )
+    assert rules.index("*wavelength*") < rules.index(dashed_main)
 
 
 def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
@@ -2565,6 +2572,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "assert abs(qk_far[64] - matching_share[-1]) < 1e-9" in code
     assert "assert xpos_signed >= rope_signed > 0" in code  # the block's signed average, asserted in the figure's cell
     assert 'ylabel="mean size, mean |score|,\\nas a share of RoPE\'s"' in code
+    # the title says the mean size shrinks, not the matching key's score (its signed average does not fall)
+    assert "xPos shrinks the mean size of unrelated keys' scores" in code and "a matching key's mean size" in code
+    assert "xPos shrinks unrelated keys' scores" not in code
     assert "fig, (ax, ax2)" not in code[code.index("d_xpos = 64") :][:4000]  # one panel, one y quantity
     band = 'ax.axvspan(2048, 4096, color="grey", alpha=0.15, label="2048-4096 back: the band the text averages")'
     assert band in code and code.index("matching_share = ") < code.index(band)
@@ -2628,13 +2638,16 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     matching = "For a key equal to its query, it falls only to about two thirds."  # 0.65
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
-    assert " ".join((scope, measure, unrelated, matching, lesson)) in xpos_main
+    # the other measure, named on the main line: with signs the matching key keeps its average in the band
+    # (0.058 against 0.046 per pair, the figure's cell asserts xpos_signed >= rope_signed > 0; the loop above, for
+    # d = 64: xPos's signed mean above RoPE's by under 0.02, its spread under RoPE's / 1.5)
+    with_signs = "With signs, that key's average score stays at RoPE's or above; xPos damps its swings around it."
+    assert " ".join((scope, measure, unrelated, matching, with_signs, lesson)) in xpos_main
     assert text.count(scope) == 1 and "unrelated keys get quieter" not in text
-    assert "nearer in" not in xpos_main and "with signs" not in xpos_main and "panel" not in xpos_main
-    assert "at RoPE's or above" not in xpos_main  # the signed average: the section's block, with its assert
+    assert "nearer in" not in xpos_main and "panel" not in xpos_main
     signed = (
-        "With signs, the matching key's average score stays at RoPE's or above two to four thousand tokens back, as"
-        " the figure's cell asserts; the appendix's *xPos* part gives the numbers."
+        "The figure's cell asserts the signed average two to four thousand tokens back; the appendix's *xPos* part"
+        " gives the numbers."
     )
     summary = "<summary>What mean size is, a matching key's average with signs, and xPos's float32 cost</summary>"
     assert text.count(signed) == 1 and text.index(summary) < text.index(signed) < text.index("### xPos")
@@ -3111,7 +3124,14 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
         "Between the kept and the slowed pairs, YaRN and the `llama3` rule *blend*:",
     ):
         assert rule in section, rule
-    assert "beta_fast" not in section and "high_freq_factor" not in section and "L/32" not in section
+    assert "beta_fast" not in section and "high_freq_factor" not in section
+    # "Dashed lines mark where keeping ends: YaRN keeps wavelengths under $L/32$, the `llama3` rule under $L/4$": the
+    # sweep above (kept iff lambda < L / field), at the figures' fields 32 and 4; the figures draw L/32 and L/4
+    dashed_main = (
+        "Dashed lines mark where keeping ends: YaRN keeps wavelengths under $L/32$, the `llama3` rule under $L/4$."
+    )
+    assert main_line.count(dashed_main) == 1 and dashed_main in section
+    assert section.count("L/32") == 1 and section.count("L/4$") == 1
     wavelength = (
         "The figure plots each pair's *wavelength* $\\lambda_i = 2\\pi/\\theta_i$, the number of tokens it needs"
     )
@@ -3954,9 +3974,13 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert (
         "PI slows every pair by the same factor; YaRN and the `llama3` rule keep the fastest pairs and slow the"
         " slowest ones. As configs set them, all three are static: they slow the same pairs on every input, short ones"
-        " too. Configs also offer `dynamic`, dynamic NTK, which changes the base with the input length: see the"
-        " appendix's *How each scaling reshapes the wavelengths* part." in main_line
+        " too. Configs also offer `dynamic`, dynamic NTK, which changes the base with the input length." in main_line
     )
+    # the takeaway repeats: the scaling section's main line names `dynamic` first, and points to the appendix
+    named = "A fourth type, `dynamic`, changes the base with the input length; the appendix shows it."
+    assert main_line.count(named) == 1
+    section = main_line[main_line.index("## How each scaling reshapes the wavelengths") : main_line.index("## What is")]
+    assert named in section and main_line.index(named) < main_line.index("Configs also offer `dynamic`")
     # the named kind and its place: transformers' rope type "dynamic" raises the base with the length past L, and the
     # appendix part of that name holds the dynamic NTK paragraph
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
@@ -3998,10 +4022,11 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     # one measure before the figure, the share of the score at distance zero; with pairs of one length the share is
     # the score per pair, (2/d) sum cos: checked here for pairs of a random common length r (r ** 2 cancels)
     measure = (
-        "Take a key equal to its query, with all pairs the same length. A random query's pairs have the same length"
-        " on average, so this key's score is also the average over random queries. The figure plots its score as a"
-        " share of its score at distance zero. " + thick
+        "Take a key equal to its query, with all pairs the same length. The figure plots its score as a share of its"
+        " score at distance zero. " + thick
     )
+    # the random-query reading sits in the block under the figure, with the appendix's check
+    assert "A random query's pairs have the same length on average" not in main_line
     assert measure in main_line and "unit length" not in main_line[main_line.index("## Raising the base") :][:1500]
     # "A random query's pairs have the same length on average": isotropic queries, d = 128, each pair's mean length
     g_len = torch.Generator().manual_seed(7)
@@ -4101,8 +4126,15 @@ def test_chapter_base_figure_title_names_its_smoothing():
     assert (
         'ax.set(xlabel="distance (tokens back, log scale)", ylabel="share of the score at distance 0",\n'
         '       title="A key equal to its query, d = 128, mean over each doubling of the distance:'
-        '\\nfar back, the larger base keeps a larger share of its score")' in code
+        '\\nfar back, the larger base keeps a larger share of its score"\n'
+        "             \"\\n(bases compared: the curves run past Llama 2's and Llama 3's trained lengths on purpose)\")"
+        in code
     )
+    # the curves are labelled by base, and run to 16 383 tokens back: past the trained lengths of Llama 2 (4096) and
+    # Llama 3 (8192) in the table's rows, not past Code Llama's 16 384
+    assert 'label=f"base {b:.0e} ({model_of[b]}\'s base)"' in code
+    trained = {k: book.MODEL_ROPE_CONFIGS[k]["trained_length"] for k in ("llama-2-7b", "llama-3-8b", "code-llama-7b")}
+    assert trained == {"llama-2-7b": 4096, "llama-3-8b": 8192, "code-llama-7b": 16384}
     assert "x/2" not in code  # the moving average is gone: one average, the mean over each doubling
     main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
     rule = "the figure draws its mean over each doubling of the distance, from $x$ to $2x$"

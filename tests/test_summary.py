@@ -1222,10 +1222,10 @@ def _factor_not_length_ratio() -> tuple[list[str], list[str]]:
 def _extension_factor_defined() -> None:
     """The section's main line: "All but the larger base slow the slowest pair by a chosen factor $s$, the *extension
     factor*.", after the lead ("Every fix below slows the slow pairs, ...") and before the main fixes table, whose
-    NTK-aware row uses $s$; the block "The fixes, with example models" opens: "Those fixes slow no pair by more than
-    $s$, and all of them also slow some fast pairs" (every rule slows the slowest pair by s and no pair by more, and
-    each of PI, NTK-aware scaling, YaRN and Llama 3.1's rule slows some fast pair by more than 1, in the grid's heads
-    among others: computed in _overview_examples)."""
+    NTK-aware row uses $s$; the block "The fixes, with example models" opens: "The fixes with a factor $s$ slow no pair
+    by more than $s$, and all of them also slow some fast pairs" (the larger base has no s; every other rule slows the
+    slowest pair by s and no pair by more, and each of PI, NTK-aware scaling, YaRN and Llama 3.1's rule slows some
+    fast pair by more than 1, in the grid's heads among others: computed in _overview_examples)."""
     page = page_text()
     lead_end = "pulling the angles of long distances back toward those seen in training."
     define = "All but the larger base slow the slowest pair by a chosen factor $s$, the *extension factor*."
@@ -1235,7 +1235,8 @@ def _extension_factor_defined() -> None:
     assert end + 1 == page.index(define)  # the very next sentence
     assert page.count("*extension factor*") == 1 and "by a chosen factor:" not in page
     assert (
-        "<summary>The fixes, with example models</summary> Those fixes slow no pair by more than $s$, and all of them"
+        "<summary>The fixes, with example models</summary> The fixes with a factor $s$ slow no pair by more than $s$,"
+        " and all of them"
         " also slow some fast pairs. The last column says whether the example model was also trained at the longer"
         " length, or only stretched to it." in page
     )
@@ -2044,16 +2045,16 @@ def _overview_examples():
 #: it is added. Its names are in italics, so the rules of the block's table of fixes (below it) match none of its rows.
 MAIN_FIXES_TABLE = [
     "| fix | what it does | when it is added |",
-    "| *larger base* | every pair but the fastest, the slower the more | chosen for, or raised before, training at the"
-    " longer length |",
+    "| *larger base* | every pair but the fastest, the slower the more; no factor $s$ | chosen for, or raised before,"
+    " training at the longer length |",
     "| *PI*, position interpolation | every pair, all alike | to a trained model, at test time or before further"
     " training |",
-    "| *NTK-aware scaling* | the fastest pair not at all, the slowest by $s$: it raises the base | to a"
-    " trained model, at test time, with no further training |",
-    "| *YaRN* | the slow pairs most, the fastest not at all; it also multiplies the scores by a factor above one | to a"
-    " trained model, at test time or before further training |",
-    "| *Llama 3.1's rule* | the slow pairs most, the fastest not at all; it leaves the scores alone | to a trained"
-    " model, at test time or before further training |",
+    "| *NTK-aware scaling* | the fastest pair not at all, the slowest by $s$: it raises the base by a factor computed"
+    " from $s$ and the head's width | to a trained model, at test time, with no further training |",
+    "| *YaRN* | the slow pairs most; by default, not the fastest nor any that turns over 32 times within $L$; it also"
+    " multiplies the scores by a factor above one | to a trained model, at test time or before further training |",
+    "| *Llama 3.1's rule* | the slow pairs most; not the fastest nor any that turns over 4 times within $L$; it leaves"
+    " the scores alone | to a trained model, at test time or before further training |",
 ]
 
 
@@ -2112,6 +2113,22 @@ def _main_fixes_table() -> None:
             assert bool((ratio.diff() >= -1e-6).all()), (rule, d, ratio)  # a slower pair never slowed less
             assert bool(slow.any()) and torch.allclose(ratio[slow], torch.full_like(ratio[slow], s)), (rule, ratio)
         assert factors["yarn"] > 1 and factors["llama3"] == 1, factors
+        # the rows told apart: YaRN "by default, not ... any that turns over 32 times within $L$" (posenc's and
+        # Hugging Face's default beta_fast, 32: every pair with more turns within L kept whole), Llama 3.1's rule "not
+        # ... any that turns over 4 times" (its high_freq_factor, 4); both bars met here by pairs of Llama 2's and
+        # Llama 3's heads (none of the grid's turns 32 times, so there only the clamp keeps its fastest pair)
+        turns = L * theta / (2 * math.pi)
+        default_yarn, _ = posenc.rope_scaled_inv_freq(
+            d, base, rope_type="yarn", factor=s, original_max_position_embeddings=L
+        )
+        torch.testing.assert_close(theta / default_yarn.double(), by["yarn"])  # "by default": 32/1, no betas passed
+        for rule, bar in (("yarn", 32), ("llama3", 4)):
+            kept = (by[rule] - 1).abs() < 1e-9
+            assert bool(kept[turns > bar].all()), (rule, d, by[rule])
+            assert d == 16 or int((turns > bar).sum()) >= 2, (rule, d)
+        # NTK-aware scaling's "factor computed from $s$ and the head's width": s^(d/(d-2)), for heads d wide, is the
+        # factor that reproduces posenc's NTK-aware frequencies (assert_close below); the larger base's "no factor
+        # $s$": the main line's "All but the larger base slow the slowest pair by a chosen factor $s$"
         # "it raises the base": posenc's NTK-aware rule (Hugging Face's dynamic NTK at
         # n = sL) gives exactly the frequencies of a base raised by s^(d/(d-2)), not a reshaped ladder
         ntk, ntk_factor = posenc.rope_scaled_inv_freq(
@@ -3125,8 +3142,14 @@ RULES: dict[str, tuple] = {
     # DeepSeek-V3 and Qwen2.5, each named again in the last column
     "| YaRN | keep the fastest pairs": (lambda: _yarn_fix_row() and _overview_examples() and [], "3 2.5 3 2.5"),
     # Llama 3.1's ramp from 1 to 4 turns, against YaRN's 32 (_other_fixes_block checks the row's words and numbers)
-    # the main line's table of fixes: the name's number
-    "| *Llama 3.1's rule* | the slow pairs most": (lambda: [], "3.1"),
+    # the main line's table of fixes: the name's number, and the bars for keeping a pair whole in turns within L
+    # (_main_fixes_table checks that the pairs above them are kept): Llama 3.1's config's high_freq_factor, 4, and
+    # YaRN's default beta_fast, 32 (posenc's default; Hugging Face's, asserted in _yarn_defaults_caution)
+    "| *Llama 3.1's rule* | the slow pairs most": (lambda: [_llama31_keep_bar()], "3.1 _"),
+    "| *YaRN* | the slow pairs most": (
+        lambda: [f"{inspect.signature(posenc.scaling.config.YarnScaling).parameters['beta_fast'].default:.0f}"],
+        "_",
+    ),
     "| Llama 3.1's rule | like YaRN": (
         lambda: _other_fixes_block() and [_llama31_keep_bar()],
         "3.1 _ 3.1",
@@ -3990,17 +4013,20 @@ def _item_8_passkeys() -> None:
     spread = _far_ranges()
     pooled = _far_pooled()
     sentence = (
-        "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed linear penalty. In each of five seeds,"
-        " KERPLE finds more passkeys than ALiBi about 500"
-        f" tokens back: {pooled[0]} % against {pooled[1]} % over all five. FIRE and"
+        "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed linear penalty. Over five seeds, KERPLE"
+        f" finds {pooled[0]} % of passkeys about 500 tokens back, ALiBi {pooled[1]} %. FIRE and"
         " CoPE recall every passkey on inputs eight times longer, but their loss rises with"
-        " the length. <details><summary>The closest seed</summary> Per seed, KERPLE finds"
+        " the length. <details><summary>The closest seed</summary> In each seed KERPLE finds more. Per seed, KERPLE"
+        " finds"
         f" {spread[0]} to {spread[1]} passkeys of {spread[2]} there, and ALiBi {spread[3]} to {spread[4]}."
         " In the closest seed, KERPLE finds"
         f" {closest[0]} passkeys of {closest[1]} and ALiBi {closest[2]}, a lead within sampling noise. In that seed"
         f" KERPLE also misses the most, {misses[0]} of {misses[1]}; in the others it misses at most one. </details>"
     )
     assert sentence in page_text(), sentence
+    # the main line gives the pooled shares only; "In each seed KERPLE finds more" (every seed's count above ALiBi's,
+    # checked above) stands in the block, next to the seed whose lead is within sampling noise
+    assert "In each of five seeds" not in page_text()
 
 
 def _far_ranges() -> list[str]:
@@ -4525,11 +4551,17 @@ def _decay_item() -> list[str]:
         'the inner product "will decay when the relative position increase[s]"',
         "RoPE's long-term decay is the decay of a bound and, as a trend, of a matching key's expected score.",
     )
-    # the doubling that holds half the base, as the item and the takeaway both name it: "in the doubling from about
-    # 4 000 to 8 000 tokens, which holds half the base" (4 096 and 8 192, rounded to thousands; b/2 = 5 000 inside)
+    # the doubling where the mean reaches about zero, as the item names it: "in the doubling from about 4 000 to
+    # 8 000 tokens" (4 096 and 8 192, rounded to thousands). It holds b/2 = 5 000, which only the block says ("the one
+    # that holds 5 000, half the base"): on the main line "which holds half the base" read as a rule for every head
+    # and base (the page states no such rule and tests none)
     lo, hi = round(2**half, -3), round(2 ** (half + 1), -3)
     assert (lo, hi) == (4000, 8000) and 2**half <= base / 2 < 2 ** (half + 1), (lo, hi)
-    doubling = f"in the doubling from about {spaced(lo)} to {spaced(hi)} tokens, which holds half the base"
+    doubling = f"in the doubling from about {spaced(lo)} to {spaced(hi)} tokens"
+    assert "half the base" not in page[: page.index("<summary>What the average is over</summary>")]
+    assert (
+        "the one that holds 5 000, half the base." in page[page.index("<summary>What the average is over</summary>") :]
+    )
     # the item's lesson leads the turn to the average: "A single query's score need not fall with the distance. So
     # average the score ..." (single queries' doubling means rise somewhere for over a quarter of them:
     # test_takeaways_restate_checked_claims)
@@ -4540,9 +4572,11 @@ def _decay_item() -> list[str]:
         f" doubling of the distance falls, and reaches about zero {doubling}. From there on, those doubling means"
         f" stay within {within} % of the average at distance zero, on either side."
     )
-    # the takeaway says the same doubling in the same words (test_takeaways_restate_checked_claims quotes it whole)
+    # the takeaway gives the lesson and one number: "scores near zero from about 4 000 tokens on", the doubling from
+    # 4 096 rounded, and every later doubling mean within 5 % of E(0) (asserted below); the quote in
+    # test_takeaways_restate_checked_claims
     takeaway = page[page.index("## Takeaways") :]
-    assert f"scores about zero {doubling}. From there on, it stays within {within} % of its score" in takeaway
+    assert f"scores near zero from about {spaced(lo)} tokens on." in takeaway and "half the base" not in takeaway
     assert "near 5 000" not in page[: page.index("<summary>What the average is over</summary>")]
     # "random query vectors with no preferred direction": chapter 5's isotropic queries (quoted above), the
     # assumption under E(r). "falls, and reaches about zero near 5 000 tokens, half the base": a distance, not a
@@ -4712,7 +4746,8 @@ def _decay_item() -> list[str]:
         " Averaged also over each doubling of the distance,"
         " from one power of two up to the next, the matching key's"
         f" score falls at every doubling until it reaches about zero in the doubling from {spaced(2**half)} to"
-        f" {spaced(2 ** (half + 1))}, the one that holds {spaced(zero)}. Its first dip below zero, at distance"
+        f" {spaced(2 ** (half + 1))}, the one that holds {spaced(zero)}, half the base. Its first dip below zero, at"
+        " distance"
         f" {spaced(int(first))}, is a ripple: the"
         " average over the doubling that holds it is still above a tenth of the value at distance 0. The"
         f" doubling from {spaced(2 ** (half + 1))} to {spaced(2 ** (half + 2))} dips lowest of all, to about"
@@ -4744,7 +4779,7 @@ def _decay_item() -> list[str]:
     return [
         # the width and base left the item's main line for its block
         # "distance 0" and "4 096" left the item's main line for its block; "in the doubling from about 4 000 to
-        # 8 000 tokens, which holds half the base": 4 096 and 8 192 rounded, b/2 inside (asserted above);
+        # 8 000 tokens": 4 096 and 8 192 rounded (asserted above);
         # and the doubling means' bound from there on, 5 % of E(0) (asserted above)
         str(lo),
         str(hi),
@@ -4757,7 +4792,7 @@ def _decay_item() -> list[str]:
         "2",
         str(2**half),
         str(2 ** (half + 1)),
-        str(zero),  # "the one that holds 5 000", the main line's distance
+        str(zero),  # "the one that holds 5 000, half the base": b/2 (asserted above)
         first,
         "0",
         str(2 ** (half + 1)),  # the next doubling, from 8 192 to 16 384, the lowest, at about -4.5 % of E(0)
@@ -6037,7 +6072,7 @@ def prose_expected() -> list[str]:
         # seed's spread 56 to 64 of 64 against 39 to 55 (_far_ranges), the closest seed's 56 of 64 and
         # ALiBi's 51 (_closest_far_seed; the sentence in test_verdict_grid_grades_each_run_...) and that seed's 8
         # missed of 64 (_far_seed_misses)
-        + ["500", *_far_pooled(), *_far_ranges(), *_closest_far_seed(), *_far_seed_misses()]
+        + [_far_pooled()[0], "500", _far_pooled()[1], *_far_ranges(), *_closest_far_seed(), *_far_seed_misses()]
         # the section's lead: the grid's and Llama 2's slow pairs (_slow_pairs_main_line)
         + _slow_pairs_main_line()
         # the section "RoPE past the training length": the slow pairs' offsets up to L - 1; the worked example of turns
@@ -6102,7 +6137,9 @@ def prose_expected() -> list[str]:
         # the bold verdict names the four that find every passkey, T5 among them
         # (asserted in test_verdict_grid_grades_each_run_as_chapter_8_does)
         + ["5"]
-        + [str(s), str(s), "10", "4", str(2 * L), str(longest)]
+        # the fine-tuned arms at 8L; the dynamic arms above fine at 8L; the fixed-factor arms no better at 8L
+        # (test_verdict_grid_grades_each_run_as_chapter_8_does)
+        + [str(s), str(s), str(s), "10", "4", str(2 * L), str(longest)]
         # the block "Where sources differ: NoPE": T5's bias; this grid at 8L; T5's seeds, which NoPE's overlap
         # (test_nope_sources_differ_block)
         + ["5", str(s), "5"]
@@ -6123,7 +6160,8 @@ def prose_expected() -> list[str]:
         # the fixed factors: chapter 8 adds a factor fixed at 8 at test time; it agrees with the dynamic one at 8L
         # (_fixed_as_dynamic_row), and at L raises PI's loss from plain RoPE's 0.74 to about 4 nats, and YaRN's to
         # 0.87, in every seed (_overview_examples)
-        + ["8", str(s), str(s), plain_at_L, pi_at_L, yarn_at_L, *betas, "1.46"]  # YaRN's score factor at s = 8
+        # YaRN's score factor at s = 8: (0.1 ln s + 1)^2, computed, to two decimals as the page prints it
+        + ["8", str(s), str(s), plain_at_L, pi_at_L, yarn_at_L, *betas, f"{(0.1 * math.log(s) + 1) ** 2:.2f}"]
         # the caveat under the grid: the recipe's steps, the shorter run's 11 of 12 seeds (_grid_caveat)
         + _grid_caveat()
         + _shakespeare_main_line()
@@ -6168,7 +6206,7 @@ def prose_expected() -> list[str]:
         # percent of its score at distance 0" (_decay_item)
         # "from about 4 000 tokens on": the doubling from 4 096, rounded (_decay_item's block list holds 4 096 and
         # asserts the rounding); item 5's main line says "near 5 000 tokens ... From there on", the same doubling
-        + ["128", "10", "4", *decay[:3], "0"]
+        + ["128", "10", "4", decay[0]]
         # the takeaways: RoPE's matching key about zero in the doubling from 4 096 to 8 192 tokens, at base 10^4, in
         # heads of 128 dimensions (chapter 5's width); chapter 8, no fix added at test time fine at 8L; chapter 8, at
         # 8L, and trained further at 8L itself (test_takeaways_restate_checked_claims)
@@ -6876,12 +6914,24 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     # arms, every seed above the bar: test_takeaways_restate_checked_claims)
     assert (
         " Fine-tuned at $8L$, plain RoPE and RoPE with PI or YaRN keep the loss fine too. That is not extrapolation."
-        " Added at test time instead, the fixes here are *dynamic*: they pick $s$ from each input's length. Dynamic"
+        " The grid's test-time fixes are *dynamic*: they pick $s$ from each input's length. Dynamic"
         " PI, NTK-aware scaling and YaRN all leave plain RoPE's loss above fine at $8L$. Dynamic YaRN comes"
         " closest; dynamic PI's loss"
-        " is about as high as plain RoPE's. Every"
+        " is about as high as plain RoPE's. Fixed-factor PI and YaRN, in a block below, do no better at $8L$. Every"
         " RoPE model in the grid trains at base $10^4$: the grid does not test training with a larger base. The figure"
     ) in page_text()
+    # "The grid's test-time fixes are *dynamic*": the grid's table of stretched RoPE ("RoPE stretched at test time")
+    # lists the dynamic arms only; "Fixed-factor PI and YaRN, in a block below, do no better at $8L$": the saved
+    # fixed arms (a factor fixed at 8) equal the dynamic ones at 8L in every seed, loss and passkeys
+    # (_fixed_as_dynamic_row), so not one seed is lower; the block "Fixed factors, graded on the loss at the training
+    # length" comes after the sentence
+    _fixed_as_dynamic_row()
+    for scaling in ("pi", "yarn"):
+        fixed_8l = per_seed(f"rope+{scaling} fixed", "loss_beyond", at_8l_ft)
+        assert all(f >= d for f, d in zip(fixed_8l, per_seed(f"rope+{scaling}", "loss_beyond", at_8l_ft), strict=True))
+        assert min(fixed_8l) > bar_ft, (scaling, fixed_8l)
+    assert page_text().index("do no better at $8L$.") < page_text().index("<summary>Fixed factors, graded on the loss")
+    assert "Added at test time instead" not in page_text()
     # "Here they are *dynamic*: they pick $s$ from each input's length": the runs
     # behind the sentence are chapter 8's "dynamic PI", "dynamic NTK" and "dynamic YaRN" (its names for the saved keys),
     # whose scaling is set for each input from its stretch max(n / L, 1); at 8L that factor is 8, the fixed arms'
@@ -8708,12 +8758,16 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
         k, yarn_mult * c[3], yarn_mult * s_[3]
     )
     assert abs(float(scaled / plain) - yarn_mult**2) < 1e-9
-    assert f"{yarn_mult**2:.2f}" == "1.46"
+    # the page's "about 1.46": its printed number, read from the page, is (0.1 ln 8 + 1)^2 (chapter 7's attention
+    # factor, squared because it multiplies both the query's and the key's cos and sin) rounded to two decimals
+    (printed_mult,) = re.findall(r"YaRN also multiplies every score by about (\d+\.\d+),", page)
+    assert printed_mult == f"{(0.1 * math.log(8) + 1) ** 2:.2f}" == f"{yarn_mult**2:.2f}", printed_mult
+    assert abs(float(printed_mult) - (0.1 * math.log(8) + 1) ** 2) < 0.005
     unscaled_arms = [a for a, v in config["sensitivity"].items() if v.get("attention_factor") == 1.0]
     assert unscaled_arms and not any("factor" in config["sensitivity"][a] for a in unscaled_arms), unscaled_arms
     assert (
-        "PI changes only the angles. YaRN also multiplies every score by about 1.46, so the run cannot tell which of"
-        " its two changes raised its loss at $L$. </details>"
+        f"PI changes only the angles. YaRN also multiplies every score by about {printed_mult}, so the run cannot tell"
+        " which of its two changes raised its loss at $L$. </details>"
     ) in page
 
 
@@ -8746,10 +8800,9 @@ def test_takeaways_restate_checked_claims():
     assert bullets == [
         "Attention without a mask or position encoding is blind to order; a causal mask and a distinct first token let"
         " a model count.",
-        "RoPE's score depends on the positions only through the offset. In a head 128 wide at base $10^4$, a key equal"
-        " to its query, averaged over random queries and over each doubling of the distance, scores about zero in the"
-        " doubling from about 4 000 to 8 000 tokens, which holds half the base. From there on, it stays within 5 % of"
-        " its score at distance 0.",
+        "RoPE's score depends on the positions only through the offset, and its long-term decay ends: in a head 128"
+        " wide at base $10^4$, a key equal to its query, averaged over random queries and over each doubling of the"
+        " distance, scores near zero from about 4 000 tokens on.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
         "Past $L$, RoPE's slow pairs meet new angles; fixes slow them. No test-time fix that chapter 8 ran kept the"
         " loss fine at $8L$; the run does not test whether the slow pairs are why.",
