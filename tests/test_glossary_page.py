@@ -543,13 +543,13 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening: "Each scale below multiplies a query's logits by the number in the table's fourth column;
-    a multiplier above 1 sharpens attention. A temperature $t$ divides them instead, so a $t$ below 1 sharpens. The
-    attention factor multiplies them by its column's value only in a fully rotated head. Three change with the query:
-    the query temperature and logn attention with position, Scalable-Softmax with the tokens attended", and after the
-    table: "The word clashes: this page's *temperature* $t$ divides the logits, so its multiplier is $1/t$, while Llama
-    4's *query temperature* multiplies them": the three rows named are exactly those whose cell holds a position, a
-    count of tokens or tau; the one row left out is the attention factor's, the one row whose fourth cell carries a
-    scope, "in a fully rotated head" (in a partial rotary head, the block's case, no single number scales the logit);
+    a multiplier above 1 sharpens attention. A temperature $t$ divides them instead, so a $t$ below 1 sharpens. Three
+    change with the query: the query temperature and logn attention with position, Scalable-Softmax with the tokens
+    attended"; the word clash (this page's temperature divides, Llama 4's query temperature multiplies) is said once,
+    in the Letters table's temperature row: the three rows named are exactly those whose cell holds a position, a
+    count of tokens or tau; the attention factor's row is the one row whose fourth cell carries a
+    scope, "in a fully rotated head" (in a partial rotary head, the block's case, no single number scales the logit),
+    which the opening no longer repeats;
     every other row's cell is one number for the query's position, with no scope, the query temperature's included,
     though it acts only in NoPE layers: the fourth column's heading, "multiplier of each logit", is that convention;
     every row of the table fills it with a formula; the temperature's cell is the one reciprocal, every other cell a
@@ -565,10 +565,6 @@ def test_a_larger_multiplier_never_flattens_attention():
             t_divides,
             t_below,
             t_direction,
-            again,
-            a_verb,
-            a_times,
-            only_in,
             changing,
             by_position,
             by_tokens,
@@ -576,21 +572,25 @@ def test_a_larger_multiplier_never_flattens_attention():
     ) = re.findall(
         r"Each scale below multiplies a query's logits by the number in the table's fourth column; a multiplier"
         r" (above|below) 1 (sharpens|flattens) attention\. A temperature \$t\$ (divides|multiplies) them instead,"
-        r" so a \$t\$ (below|above) 1 (sharpens|flattens)\. The ([a-z ]+) (multiplies|divides) them by"
-        r" its (column)'s value only in a (fully rotated)"
-        r" head\. (\w+) change with the query: the (query temperature and logn attention) with position,"
+        r" so a \$t\$ (below|above) 1 (sharpens|flattens)\. (\w+) change with the query:"
+        r" the (query temperature and logn attention) with position,"
         r" (Scalable-Softmax) with the tokens attended\.",
         text,
     )
     # the temperature's direction is stated once, at the top, opposite to the multiplier's: a divisor below 1 is a
     # multiplier above 1 (the entropy check below)
     assert (t_divides, t_below, t_direction) == ("divides", "below", "sharpens"), (t_divides, t_below, t_direction)
-    # the word clash comes after the table, whose rows set the two terms' cells
-    ((t_verb, reciprocal, tau_verb),) = re.findall(
-        r"\| The word clashes: this page's \*temperature\* \$t\$ (divides|multiplies) the logits, so its multiplier is"
-        r" \$([^$]+)\$, while Llama 4's \*query temperature\* (multiplies|divides) them\.",
-        text,
+    # the word clash is said once, in the Letters table's temperature row: this page's t divides, Llama 4's tau
+    # multiplies; the scales table's cells agree (1/t and tau itself)
+    assert "The word clashes" not in text
+    ((t_verb, tau_verb),) = re.findall(
+        r"^\| temperature \| a number \$t\$ that (divides|multiplies) the logits \|.*; Llama 4's \*query temperature\*"
+        r" \$\\tau\$ in chapter 10, a (multiplier|divisor) of the queries and so of the logits;",
+        letters("temperature"),
     )
+    assert (t_verb, tau_verb) == ("divides", "multiplier"), (t_verb, tau_verb)
+    reciprocal = cells("temperature (attention temperature)")[3][1:-1]
+    assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     # "Three change with the query": exactly the rows whose multiplier cell holds a position p, a count N of tokens
     # attended or Llama 4's tau, which grows with the position; the softmax scale, the temperature and the attention
     # factor hold one number for every query
@@ -610,13 +610,13 @@ def test_a_larger_multiplier_never_flattens_attention():
         assert not re.search(r"\bp\b|\bN\b|\\tau", cells(term)[3]), term  # no position, count or tau in the cell
     for term in varying:
         assert re.search(r"\bp\b|\bN\b|\\tau", cells(term)[3]), term
-    # "The attention factor multiplies them by its column's value only in a fully rotated head": the one row of the
-    # table whose multiplier holds only in some heads, whose cell says where it holds (checked below); it multiplies,
-    # and by the number in that row's fourth cell
-    but = again.lower()
-    assert but == "attention factor", again
-    # "its column's value": the fourth column, "multiplier of each logit", whose cell for it is $a^2$
-    assert a_verb == "multiplies" and a_times == "column", (a_verb, a_times)
+    # the attention factor's row: the one row of the table whose multiplier holds only in some heads, whose cell says
+    # where it holds; the opening leaves that scope to the row
+    but = "attention factor"
+    lead = text[text.index("### Temperature and query scales") :]
+    assert (
+        "fully rotated" not in lead[: lead.index("| English |")] and "attention factor" not in lead[: lead.index("|")]
+    )
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,"), cells("attention factor")
     raw_scales = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     raw_scales = raw_scales[raw_scales.index("### Temperature and query scales") :]
@@ -637,9 +637,9 @@ def test_a_larger_multiplier_never_flattens_attention():
     assert cells("Scalable-Softmax")[3] == "$c \\ln N$, with $c$ learned and $N$ the number of tokens attended"
     for term in ("softmax scale", "temperature (attention temperature)"):  # the constants
         assert cells(term)[3] in ("$1/\\sqrt d$", "$1/t$"), term
-    # the attention factor's number, a^2, holds in a fully rotated head only: the opening's scope, which its cell
-    # repeats; in a partial rotary head, the block's case, the logit is scaled by a^2 in some pairs, by 1 in others
-    assert cells("attention factor")[3].startswith(f"$a^2$ in a {only_in} head,"), cells("attention factor")
+    # the attention factor's number, a^2, holds in a fully rotated head only: its cell's scope, said there alone;
+    # in a partial rotary head, the block's case, the logit is scaled by a^2 in some pairs, by 1 in others
+    assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,"), cells("attention factor")
     assert "no single number scales the" in block(
         "YaRN's and LongRoPE's attention factors, their names in code, and partial rotary heads"
     )
@@ -663,7 +663,7 @@ def test_a_larger_multiplier_never_flattens_attention():
     assert len(ratios) == 3 and (a * a) not in ratios, ratios  # no single multiplier in a partial rotary head
     # one word, two ways: the temperature's cell divides, the query temperature's multiplies (checked against the cells)
     assert cells("temperature (attention temperature)")[3] == "$1/t$" and t_verb == "divides", t_verb
-    assert tau_verb == "multiplies", tau_verb
+    assert tau_verb == "multiplier", tau_verb
     # the row's "below 1 it sharpens attention": a divisor below 1 is a multiplier above 1
     assert "below 1 it sharpens attention, above 1 it flattens it" in row("temperature (attention temperature)")
     for t_value in (0.5, 0.9):
@@ -814,9 +814,13 @@ def test_chapter_8_words_from_the_saved_run():
     losses = [seed["loss_beyond"][str(n)] for seed in trigram.values() for n in beyond]
     losses += [seed["loss_at_L"] for seed in trigram.values()]
     assert len(losses) == len(trigram) * (len(beyond) + 1) == 20 and {f"{v:.2f}" for v in losses} == {"0.72"}, losses
-    assert "with a loss of about 0.72 nats at every length tested, near the filler's one bit per token |" in row(
-        "trigram baseline"
+    ((nats, bit_nats),) = re.findall(
+        r"with a loss of about ([\d.]+) nats at every length tested, near the filler's"
+        r" \$\\ln 2 \\approx ([\d.]+)\$ nats, one bit, per token \|",
+        row("trigram baseline"),
     )
+    assert {f"{v:.2f}" for v in losses} == {nats} and f"{math.log(2):.2f}" == bit_nats  # one bit in nats
+    assert 0 < float(nats) - float(bit_nats) < 0.1  # "near": within a tenth of a nat
     # the filler's entropy: a uniform choice among `branching` next tokens, ln 2 nats when it is 2 (the nat row's bit);
     # every trigram loss lies above it, within a tenth of a nat
     assert corpus.branching == 2 and "one bit is $\\ln 2 \\approx 0.69$ nats" in row("nat")
@@ -2169,6 +2173,20 @@ def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
         r"effective factor is (\d+) up to \$L\$, then \$([^$]+)\$ \(emozilla 2023\)", row("dynamic NTK (`dynamic`)")
     )
     assert formula == row_formula, (formula, row_formula)
+    # the block "Where papers and code differ" points here: "*dynamic NTK* | the rule's $L$ is the trained length;
+    # transformers 5.24's `dynamic` reads $L$ from `max_position_embeddings` and can carry a longer earlier input's
+    # scale to a later, shorter one", naming this block and the worked example's, each by its summary's start
+    ((note_version, note_field, first, second),) = re.findall(
+        r"^\| \*dynamic NTK\* \| the rule's \$L\$ is the trained length; transformers ([\d.]+)'s `dynamic` reads \$L\$"
+        r" from `(\w+)` and can carry a longer earlier input's scale to a later, shorter one: see the blocks"
+        r' "([^"]+)" and "([^"]+)" \|$',
+        note("dynamic NTK"),
+    )
+    assert (note_version, note_field) == (version, field), (note_version, note_field)
+    assert DYN.startswith(first) and f"`dynamic` reads a larger $L$: `{field}`" in block(DYN)
+    assert "Where a configuration keeps the trained length, transformers' <code>dynamic</code>".startswith(second)
+    assert f"Transformers' `dynamic` takes its $L$ from `{field}`" in keeps
+    assert "Below, $L$ is a model's *trained length*" in page()  # the rule's L, as the row's formula reads it
     if not transformers.__version__.startswith(f"{version}."):
         pytest.skip(f"transformers {transformers.__version__} installed, the page names {version}")
     source = re.sub(r"\s+", " ", inspect.getsource(dynamic_rope_update))
@@ -3071,9 +3089,13 @@ def test_interpolation_row_keeps_the_angles_inside_the_trained_range():
     assert bool(((2 * L - 1) * theta > trained)[slow].all())  # unchanged: past it, every slow pair
 
 
+NAMED_IN_WORDS = {("Shazeer", "2019"): "One Write-Head is All You Need"}  # MQA's paper, in the GQA row; not in the bib
+
+
 def test_citations_name_an_entry_of_the_bibliography():
     """Every "Author et al. YEAR", "Author and Author YEAR" or "Author YEAR" citation in the page's parentheses names
-    an entry of references.bib whose first author has that surname and whose year is that year."""
+    an entry of references.bib whose first author has that surname and whose year is that year, except the papers of
+    :data:`NAMED_IN_WORDS`, which the bib lacks (checked: each title is absent from it)."""
     bib = (ROOT / "references.bib").read_text(encoding="utf-8")
     entries = []
     for entry in re.split(r"\n@", bib):
@@ -3087,7 +3109,8 @@ def test_citations_name_an_entry_of_the_bibliography():
     # the first author's surname exactly (bib authors are "Surname, Given"): "Su" must not match "Sun", nor a
     # lower-case handle slip past the pattern
     missing = [(n, y) for n, y in cited if (n.lower(), y) not in set(entries)]
-    assert not missing, missing
+    assert missing == list(NAMED_IN_WORDS), missing  # each named once, and only where the bib has no entry
+    assert all(title not in bib for title in NAMED_IN_WORDS.values())
     handles = re.findall(r"\(([a-z][\w-]*) (20\d\d)\)", page())
     assert all((h.lower(), y) in set(entries) for h, y in handles), handles
 
@@ -3241,10 +3264,9 @@ def test_temperature_section_opens_with_its_multiplier_table():
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
     assert "the query temperature and logn attention" in opening and "Llama 4's code" not in opening  # aside: block
-    # the word clash follows the table, which sets both terms' cells
-    after = " ".join(section[section.index(header) :].split())
-    assert "| The word clashes: this page's *temperature* $t$ divides the logits" in after
-    assert "The word clashes" not in opening
+    # the word clash is the Letters row's alone: neither before nor after the table
+    assert "The word clashes" not in section
+    assert letters("temperature").startswith("| temperature | a number $t$ that divides the logits |")
     (direction,) = re.findall(
         r"^- Llama 4's code, chapter 8 and some texts call a growing multiplier of the logits a temperature,"
         r" though as it grows it (sharpens|flattens) attention\. - DeepSeek",
@@ -3420,7 +3442,8 @@ def test_mla_caches_one_rotated_key_that_all_heads_share():
 
 def test_gqa_row_query_heads_share_a_key_value_head():
     """The GQA row: "several query heads share one key/value head (Ainslie et al. 2023); with a single key/value head
-    for all query heads, it is multi-query attention, MQA". MQA has no row of its own, since no chapter names it: the
+    for all query heads, it is multi-query attention, MQA (Shazeer 2019)": MQA's own paper, named in words, as the
+    book's references.bib has no entry for it. MQA has no row of its own, since no chapter names it: the
     index sends it to GQA's row. In transformers' Llama
     attention, `num_key_value_heads` sets the key projection's width, and `repeat_kv` hands key/value head
     h // (heads / kv heads) to query head h."""
@@ -3429,8 +3452,10 @@ def test_gqa_row_query_heads_share_a_key_value_head():
     text = row("grouped-query attention (GQA)")
     assert (
         "| several query heads share one key/value head (Ainslie et al. 2023); with a single key/value head for all"
-        " query heads, it is multi-query attention, MQA |" in text
+        " query heads, it is multi-query attention, MQA (Shazeer 2019) |" in text
     )
+    bib = (ROOT / "references.bib").read_text(encoding="utf-8")
+    assert "One Write-Head" not in bib  # no bib entry to cite: the row names the paper in words
     index = block("Index, A to Z")
     assert "{ref}`multi-query attention (MQA), see grouped-query attention (GQA) <glossary-attention>`" in index
     for name in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))):
@@ -3710,6 +3735,7 @@ def test_each_rows_citations_are_its_own_bib_entries():
         cited = re.findall(r"([A-Z][\w-]+)(?: et al\.| and [A-Z][\w-]+)? (20\d\d)\b", line)
         cited += re.findall(r"\(([a-z][\w-]*) (20\d\d)\)", line)
         cited = {(name.lower(), year) for name, year in cited if name not in {"Gemma", "Llama", "Qwen"}}
+        cited -= {(name.lower(), year) for name, year in NAMED_IN_WORDS}  # no bib entry: named in words
         if cited:
             term = line.split(" | ")[0][2:]
             citing[term] = cited
@@ -3850,9 +3876,10 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     others = ("Dual Chunk Attention (DCA)", "Self-Extend", "PoSE", "passkey retrieval", "perplexity")
     assert all(re.match(rf"\| {re.escape(term)} \|", row(term)) for term in others)
     assert not re.search(r"scalings? below|rows? below|table below", primer), primer
-    assert (
-        "a pair that turns less than once over the distances of training, up to $L - 1$; in a decoder, training showed"
-        " it only an arc, and beyond $L$ it meets new angles |" in row("slow pair")
+    # the slow pair row is one definition; its decoder clause sits in the block under the table
+    assert "| a pair that turns less than once over the distances of training, up to $L - 1$ |" in row("slow pair")
+    assert block("Turns in L and the fast pairs' distances").endswith(
+        "In a decoder, training showed a *slow pair* only an arc of its circle, and beyond $L$ it meets new angles."
     )
 
 
@@ -4221,7 +4248,8 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     (direction,) = re.findall(
         r"in the table's fourth column; a multiplier above 1 (sharpens|flattens) attention\.", main
     )
-    assert "while Llama 4's *query temperature* multiplies them." in page() and "The word clashes" not in main, main
+    assert "The word clashes" not in page(), main  # the clash: the Letters row's, "a multiplier of the queries"
+    assert "Llama 4's *query temperature* $\\tau$ in chapter 10, a multiplier of the queries" in letters("temperature")
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "Llama 4's query temperature" in chapter("10_rope_today")
     assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
@@ -4349,9 +4377,9 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     other term table is not sorted. "Reading model code covers the names in configurations and code,
     such as `position_ids`": that page has a row for it. The collapsed index "Index, A to Z": every row of
     every term table once, under its first letter, in alphabetical order, linked to the label of the section whose
-    table holds it; a headword's code name, which a {ref} cannot format, is said in words: "dynamic NTK (rope type
-    dynamic)", "logn attention (field use_logn_attn)", each rope type one of transformers'. Besides the rows, an entry
-    "WORD, see TERM" leads from a chapter's word with no row of its own to
+    table holds it, under the row's own name; a headword's code name, which a {ref} cannot format, is given plain:
+    "dynamic NTK (dynamic)", "logn attention (use_logn_attn)", each rope type one of transformers'.
+    Besides the rows, an entry "WORD, see TERM" leads from a chapter's word with no row of its own to
     the row TERM, linked to TERM's label; each such WORD is a chapter's own word (chapter 8's "fixed", chapter 10's
     "query temperature", the intro's, the summary's and chapter 10's "training length") or a name no chapter uses
     (MQA)."""
@@ -4419,8 +4447,8 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
                     break
                 term = entry.split(" | ")[0][2:]
                 assert term not in expected, term
-                said = re.sub(r"\(`(\w+)`\)", lambda m: f"({kinds[m[1]]} {m[1]})", term)
-                expected[said.replace("`", "").replace("$\\tau$", "τ").replace("$L$", "L")] = label
+                assert all(name in kinds for name in re.findall(r"\(`(\w+)`\)", term)), term
+                expected[term.replace("`", "").replace("$\\tau$", "τ").replace("$L$", "L")] = label
     assert len(expected) > 120, len(expected)
     index = block("Index, A to Z")
     groups = re.findall(r"\*\*([A-Z])\*\*: (.*?)\.(?= \*\*[A-Z]\*\*|$)", index)
@@ -4466,7 +4494,8 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
         re.sub(r"\s+", " ", (ROOT / "book" / f"{name}.md").read_text(encoding="utf-8")) for name in ("intro", "summary")
     ]
     assert any("training length" in text for text in (chapter("10_rope_today"), *pages))
-    assert "{ref}`dynamic NTK (rope type dynamic) <glossary-longer-terms>`" in index
+    assert "{ref}`dynamic NTK (dynamic) <glossary-longer-terms>`" in index and row("dynamic NTK (`dynamic`)")
+    assert "{ref}`Llama 3.1 scaling (llama3) <glossary-longer-terms>`" in index and row("Llama 3.1 scaling (`llama3`)")
     assert "Dynamic NTK's effective factor is not the configuration's `factor` $s$." in chapter("07_beyond")
     assert "rope_types are static" in chapter("07_beyond") and "rule are *static*" in chapter("10_rope_today")
     assert "Llama 4 adds a *query temperature* $\\tau$" in chapter("10_rope_today")
@@ -4511,10 +4540,9 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
 
 
 def test_temperature_sections_opening_names_the_chapters_that_multiply():
-    """The paragraph after the table of "Temperature and query scales": "The word clashes: this page's *temperature* $t$
-    divides the logits, while Llama 4's *query temperature* multiplies them", the name
-    chapter 10 gives a
-    multiplier.
+    """The table of "Temperature and query scales" is followed by its blocks, with no paragraph between: the word clash,
+    this page's *temperature* $t$ divides the logits while Llama 4's *query temperature*, the name chapter 10 gives a
+    multiplier, multiplies them, is said once, in the Letters table's temperature row.
     Chapters 8 and 10 say "temperature" for such a multiplier, in their own words
     (the Letters table's temperature row names them); the page's headwords are chapter 10's "query temperature" and
     chapter 7's "effective factor". That the multipliers grow and sharpen is
@@ -4524,23 +4552,17 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     section = raw[
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
-    # the clash sentence follows the table: the paragraph right after it
+    # no paragraph between the table and its first block
     tail = raw[raw.index("| English |", raw.index("### Temperature")) :]
-    tail = re.sub(r"\s+", " ", tail[tail.index("\n\n") : tail.index("<details>")]).strip()
-    assert tail == (
-        "The word clashes: this page's *temperature* $t$ divides the logits, so its multiplier is $1/t$, while Llama"
-        " 4's *query temperature* multiplies them."
-    ), tail
-    # the opening carries one caveat, the attention factor's scope, which that row's cell gives;
+    assert tail[tail.index("\n\n") : tail.index("<details>")].strip() == "", tail[: tail.index("<details>")]
+    # the opening carries no caveat: the attention factor's scope is its row's cell alone;
     # the partial rotary case is its block's
     opening = re.sub(r"\s+", " ", section)
     assert "partial rotary" not in opening, opening
-    assert opening.count("attention factor") == 1 and opening.count("fully rotated head") == 1, opening
-    assert (
-        "The attention factor multiplies them by its column's value only in a fully rotated head. Three change"
-        in opening
-    )
+    assert opening.count("attention factor") == 0 and opening.count("fully rotated head") == 0, opening
+    assert "so a $t$ below 1 sharpens. Three change with the query:" in opening
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
+    assert row("attention factor").count("in a fully rotated head") == 2  # its meaning and its multiplier
     first, second = 8, 10
     assert "| a growing multiplier of the logits in chapter 8, or there YaRN's *attention factor* $a$," in letters(
         "temperature"
@@ -5039,7 +5061,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     (inequality,) = re.findall(
         r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", row("fast pair")
     )
-    assert "a pair that turns less than once over the distances of training, up to $L - 1$;" in row("slow pair")
+    assert "a pair that turns less than once over the distances of training, up to $L - 1$ |" in row("slow pair")
     llama_d, llama_base, llama_L, _ = llama31_head()
     for d, base, L in ((llama_d, llama_base, llama_L), (128, 10_000.0, 4096)):
         ell = int(times or 1) * L
@@ -6171,16 +6193,20 @@ def test_float32_angles_row_quotes_chapter_4s_rule():
 
 
 def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
-    """The slow pair row, "a pair that turns less than once over the distances of training, up to $L - 1$; in a
-    decoder, training showed it only an arc, and beyond $L$ it meets new angles", and the main line's "a *slow pair*
+    """The slow pair row, "a pair that turns less than once over the distances of training, up to $L - 1$", the block
+    under the table, "In a decoder, training showed a *slow pair* only an arc of its circle, and beyond $L$ it meets
+    new angles", and the main line's "a *slow pair*
     turns less than once, so in a decoder it meets new angles beyond $L$". In a decoder the offsets of training are 0
     to -(L - 1): each slow pair (the fast pair row's inequality fails) sees an arc shorter than its circle, and some
     distance from L to 2L - 1 puts it outside that arc. Without a causal mask the offsets run from -(L - 1) to L - 1:
     a slow pair that turns at least half a turn over L - 1 positions sees its whole circle, and Llama 3.1's head has
     such pairs, so "in a decoder" is needed (as the intro's block says)."""
+    assert "| a pair that turns less than once over the distances of training, up to $L - 1$ |" in row(
+        "slow pair | 慢速对"
+    )
     assert (
-        "| a pair that turns less than once over the distances of training, up to $L - 1$; in a decoder, training"
-        " showed it only an arc, and beyond $L$ it meets new angles |" in row("slow pair | 慢速对")
+        "In a decoder, training showed a *slow pair* only an arc of its circle, and beyond $L$ it meets new angles."
+        in block("Turns in L and the fast pairs' distances")
     )
     assert "a *slow pair* turns less than once, so in a decoder it meets new angles beyond $L$." in page()
     (inequality,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole", row("fast pair"))

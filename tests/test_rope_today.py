@@ -1492,26 +1492,23 @@ def test_chapter_version_note_on_one_llama_checkpoint_in_two_layouts():
     ]
     assert len(rope_models) > 100 and len(named) < len(rope_models) / 10, (len(named), len(rope_models))
     assert (models / "deepseek_v3") in named and (models / "llama") not in named
-    # the opening's "Most configs do not say which dimensions form a pair, the *layout*; in most models the code fixes
-    # it": most, not all; DeepSeek-V3's and Mistral 4's configs choose it with `rope_interleave`
+    # the version notes' "In most models the code, not the config, fixes the *layout*": most, not all;
+    # DeepSeek-V3's and Mistral 4's configs choose it with `rope_interleave`
     assert transformers.DeepseekV3Config().rope_interleave is True and transformers.Mistral4Config().rope_interleave
+    # the layout caveat is said once before the sections, in the opening's collapsed block, not again in the config
+    # section's main line: "The six leave out the *layout*, which dimensions form a pair: a wrong one gives other
+    # scores but raises no error; see chapter 4's *Two layouts* and the appendix's *Version notes*." Chapter 4's
+    # section of that name sets out both pairings; the version notes name code on each side (above: Meta's
+    # interleaved Llama code against transformers' half layout, which need the permuted weights)
     opening_fields = "".join(nb_cells()[2]["source"])
-    assert (
-        "Most configs do not say which dimensions form a pair, the *layout*; in most models the code fixes it, and a"
-        " wrong one raises no error." in re.sub(r"\s+", " ", opening_fields)
-    )
+    assert "## A config's position fields" in opening_fields and "layout" not in opening_fields
     assert "Nor does a config say which dimensions form a pair" not in text
-    # the opening's pointer, on the main line: "Codebases differ here: some pair neighbouring dimensions, others the
-    # two halves of a head; see chapter 4's *Two layouts* and the appendix's *Version notes*." Chapter 4's section of
-    # that name sets out both pairings; the version notes name code on each side (above: Meta's interleaved Llama
-    # code against transformers' half layout, which need the permuted weights)
-    pointer = (
-        "Codebases differ here: some pair neighbouring dimensions, others the two halves of a head; see chapter 4's"
-        " *Two layouts* and the appendix's *Version notes*."
-    )
-    assert pointer in re.sub(r"\s+", " ", opening_fields)
-    assert pointer in re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)  # the main line, not a block
-    assert text.index("the *layout*; in most models the code fixes it") < text.index(pointer)  # defined first
+    assert "Most configs do not say which dimensions form a pair" not in text and "Codebases differ here" not in text
+    opening_block = "".join(nb_cells()[1]["source"])
+    pointer = "see chapter 4's *Two layouts* and the appendix's *Version notes*."
+    assert pointer in opening_block and text.count(pointer) == 1
+    assert pointer not in re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)  # in the block, not the main line
+    assert text.index("The six leave out the *layout*, which dimensions form a pair") < text.index(pointer)
     ch4 = chapter_markdown("04_rope")
     assert "## Two layouts" in ch4 and "the **interleaved** and the **half** layout" in ch4
     assert (
@@ -1612,13 +1609,15 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     means = [posenc.rope_matching_stretch_means(128, base, 32768).double() for base in (1e4, 5e5, 1e6)]
     assert bool((means[1] > means[0]).all()) and bool((means[2] > means[1]).all())
     text = chapter_markdown("10_rope_today")
-    # the section's first sentence, narrowed to the three bases and the checked span: the span means above, every
-    # a up to 32 768 (distances to 65 535), and in expectation over queries (the score per pair of a matching key)
+    # the section's first sentence, narrowed to the three bases and to the figure's span: the span means above, every
+    # a up to 32 768 (distances to 65 535, beyond the figure's 16 383), and in expectation over queries (the score
+    # per pair of a matching key)
     topic = (
-        "Llama 3's and Code Llama's bases keep a matching key's average score above Llama 2's, up to tens of thousands"
-        " of tokens back."
+        "Llama 3's and Code Llama's bases keep a matching key's average score above Llama 2's, at every distance the"
+        " figure shows."
     )
     assert topic in text and "Far back, a larger base keeps more of a matching key's score." not in text
+    assert "above Llama 2's, up to tens of thousands of tokens back.\nWhy" not in text  # the figure stops at 16 383
     bases = {k: book.MODEL_ROPE_CONFIGS[k]["rope_theta"] for k in ("llama-2-7b", "llama-3-8b", "code-llama-7b")}
     assert bases == {"llama-2-7b": 1e4, "llama-3-8b": 5e5, "code-llama-7b": 1e6}  # the three bases compared above
     assert "far back, the larger base keeps a larger share of its score" in _figure_titles()  # the section's panel
@@ -2202,7 +2201,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     for said in ("A config can also give each type of layer its own base, as Gemma 3 does", "Its *local* layers see"):
         assert said in g3_block and said not in main_line, said
     assert g3_block.index("*local*") < g3_block.index("Within Gemma 3 27B's local window")
-    assert "Gemma 3" not in main_line[main_line.index("## Raising the base") : main_line.index("## Takeaways")]
+    assert "Gemma 3" not in main_line[main_line.index("## Raising the base") : main_line.index("## Which layers")]
+    assert "Gemma 3" not in main_line[main_line.index("### Llama 4: RoPE") : main_line.index("## Takeaways")]
     assert "### One base per layer type: Gemma 3" not in text  # no main-line subsection; the appendix keeps its part
     assert "The appendix's *One base per layer type* part prints the pattern." in g3_block
     assert "Every sixth layer is *global*: it sees the whole input and takes base $10^6$." in g3_block
@@ -2638,10 +2638,17 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     matching = "For a key equal to its query, it falls only to about two thirds."  # 0.65
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
-    # the other measure, named on the main line: with signs the matching key keeps its average in the band
-    # (0.058 against 0.046 per pair, the figure's cell asserts xpos_signed >= rope_signed > 0; the loop above, for
-    # d = 64: xPos's signed mean above RoPE's by under 0.02, its spread under RoPE's / 1.5)
-    with_signs = "With signs, that key's average score stays at RoPE's or above; xPos damps its swings around it."
+    # the other measure, named on the main line, scoped first: with signs the matching key keeps its average in the
+    # band (0.058 against 0.046 per pair, the figure's cell asserts xpos_signed >= rope_signed > 0; the loop above,
+    # for d = 64: xPos's signed mean above RoPE's by under 0.02, its spread under RoPE's / 1.5, its score positive at
+    # every distance of the band, so a small positive average; its mean size 0.65 of RoPE's)
+    with_signs = (
+        "In this band, two to four thousand tokens back at $d = 64$, that key's average score with signs is at RoPE's"
+        " or above: xPos damps the swings of its score around a small positive average, so the average holds while"
+        " the mean size falls."
+    )
+    assert with_signs.index("In this band") < with_signs.index("at RoPE's or above")  # the scope before the claim
+    assert "stays at RoPE's or above" not in text
     assert " ".join((scope, measure, unrelated, matching, with_signs, lesson)) in xpos_main
     assert text.count(scope) == 1 and "unrelated keys get quieter" not in text
     assert "nearer in" not in xpos_main and "panel" not in xpos_main
@@ -4126,12 +4133,13 @@ def test_chapter_base_figure_title_names_its_smoothing():
     assert (
         'ax.set(xlabel="distance (tokens back, log scale)", ylabel="share of the score at distance 0",\n'
         '       title="A key equal to its query, d = 128, mean over each doubling of the distance:'
-        '\\nfar back, the larger base keeps a larger share of its score"\n'
-        "             \"\\n(bases compared: the curves run past Llama 2's and Llama 3's trained lengths on purpose)\")"
-        in code
+        '\\nfar back, the larger base keeps a larger share of its score")' in code
     )
-    # the curves are labelled by base, and run to 16 383 tokens back: past the trained lengths of Llama 2 (4096) and
-    # Llama 3 (8192) in the table's rows, not past Code Llama's 16 384
+    assert (
+        "trained lengths on purpose" not in code
+    )  # the title keeps to the figure's point; the legend names the models
+    # the curves are labelled by base and by the model that chose it; they run to 16 383 tokens back: past the
+    # trained lengths of Llama 2 (4096) and Llama 3 (8192) in the table's rows, not past Code Llama's 16 384
     assert 'label=f"base {b:.0e} ({model_of[b]}\'s base)"' in code
     trained = {k: book.MODEL_ROPE_CONFIGS[k]["trained_length"] for k in ("llama-2-7b", "llama-3-8b", "code-llama-7b")}
     assert trained == {"llama-2-7b": 4096, "llama-3-8b": 8192, "code-llama-7b": 16384}
@@ -4160,15 +4168,15 @@ def test_chapter_base_figure_title_names_its_smoothing():
 
 def test_chapter_opening_names_layout_and_the_factor():
     """Chapter 10's opening: "The six leave out the *layout*, which dimensions form a pair: a wrong one gives other
-    scores but raises no error; see the appendix's *Version notes*." and "They also leave out a factor some scalings
-    put on a score's rotated part or on all of it: see the appendix." Weights read in the wrong layout run without
-    error and give other scores; the appendix names both places of the factor (cos and sin: the rotated part;
-    DeepSeek's softmax scale: the whole logit), and its *Version notes* name the layouts."""
+    scores but raises no error; see chapter 4's *Two layouts* and the appendix's *Version notes*." and "They also
+    leave out a factor some scalings put on a score's rotated part or on all of it: see the appendix." Weights read
+    in the wrong layout run without error and give other scores; the appendix names both places of the factor (cos
+    and sin: the rotated part; DeepSeek's softmax scale: the whole logit), and its *Version notes* name the layouts."""
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     layout = (
         "The six leave out the *layout*, which dimensions form a pair: a wrong one gives other scores but raises no"
-        " error; see the appendix's *Version notes*."
+        " error; see chapter 4's *Two layouts* and the appendix's *Version notes*."
     )
     factor = (
         "They also leave out a factor some scalings put on a score's rotated part or on all of it: see the appendix."
@@ -4387,3 +4395,47 @@ def test_mla_rotary_query_scout_config_refusal_context_shift_and_cohere_order():
     assert "a pair turning fewer times within $L$ gets the full factor" in text
     assert '# "a pair turning fewer times within L gets the full factor"' in code
     assert '"every such pair" past L' not in code
+
+
+def test_chapter_which_layers_names_the_sliding_window_mix():
+    """Chapter 10, *Which layers use RoPE*, on the main line: "Several 2025 models mix *sliding-window* layers, which
+    attend only to recent tokens, with full ones: Gemma 3 has five window layers to each full one, and Cohere 2 uses
+    RoPE only in its window layers." Checked in transformers 5.24: Gemma 3's default layer types repeat five
+    sliding-window layers and one full one; Cohere 2's attention rotates queries and keys only where the layer has a
+    sliding window. Both models' reports are 2025's (the blocks cite arXiv 2503.19786 and 2504.00698)."""
+    import inspect
+
+    from transformers import Cohere2Config, Gemma3TextConfig
+    from transformers.models.cohere2 import modeling_cohere2
+
+    text = chapter_markdown("10_rope_today")
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    sentence = (
+        "Several 2025 models mix *sliding-window* layers, which attend only to recent tokens, with full ones: Gemma 3"
+        " has five window layers to each full one, and Cohere 2 uses RoPE only in its window layers."
+    )
+    section = main_line[main_line.index("## Which layers use RoPE") : main_line.index("### Llama 4: RoPE")]
+    assert sentence in section and main_line.count(sentence) == 1
+    assert "sliding-window" not in main_line[: main_line.index(sentence)]  # defined where first used
+    # Gemma 3: five sliding-window layers, then one full one, over and over
+    types = Gemma3TextConfig(num_hidden_layers=12).layer_types
+    assert types == (["sliding_attention"] * 5 + ["full_attention"]) * 2, types
+    assert "SSSSSFSSSSSF" in "".join("".join(c.get("outputs") and str(c["outputs"]) or "") for c in nb_cells())
+    # Cohere 2: RoPE only in the sliding-window layers, in the code and by a run of one layer of each type
+    src = inspect.getsource(modeling_cohere2.Cohere2Attention.forward)
+    assert "if self.sliding_window is not None:" in src and "apply_rotary_pos_emb" in src
+    assert src.index("if self.sliding_window is not None:") < src.index("apply_rotary_pos_emb")
+    config = Cohere2Config(
+        hidden_size=32,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        sliding_window=8,
+        layer_types=["sliding_attention", "full_attention"],
+        intermediate_size=64,
+        vocab_size=50,
+    )
+    attn = [modeling_cohere2.Cohere2Attention(config, i) for i in range(2)]
+    assert attn[0].sliding_window == 8 and attn[1].sliding_window is None
+    for cite in ("https://arxiv.org/abs/2503.19786", "https://arxiv.org/abs/2504.00698"):  # the 2025 reports
+        assert cite in text, cite
