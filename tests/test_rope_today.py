@@ -1613,10 +1613,11 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # a up to 32 768 (distances to 65 535, beyond the figure's 16 383), and in expectation over queries (the score
     # per pair of a matching key)
     topic = (
-        "Llama 3's and Code Llama's bases keep a matching key's average score above Llama 2's, at every distance the"
-        " figure shows."
+        "Llama 3's and Code Llama's bases keep a matching key's average score above Llama 2's, over every doubling of"
+        " the distance the figure shows."
     )
     assert topic in text and "Far back, a larger base keeps more of a matching key's score." not in text
+    assert "at every distance the figure shows" not in text  # single distances cross (1e4 above 5e5 at 8 925)
     assert "above Llama 2's, up to tens of thousands of tokens back.\nWhy" not in text  # the figure stops at 16 383
     bases = {k: book.MODEL_ROPE_CONFIGS[k]["rope_theta"] for k in ("llama-2-7b", "llama-3-8b", "code-llama-7b")}
     assert bases == {"llama-2-7b": 1e4, "llama-3-8b": 5e5, "code-llama-7b": 1e6}  # the three bases compared above

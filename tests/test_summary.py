@@ -4606,17 +4606,17 @@ def _decay_item() -> list[str]:
     assert item + " <details><summary>What the average is over</summary>" in page, item
     assert "on either side" not in page[page.index(item) : page.index("<summary>What the average is over</summary>")]
     # the takeaway gives the lesson and one number, with one set of qualifiers (the head's width and base; the
-    # averages are item 5's): "a matching key's average score levels off near zero from about 4 000 tokens on", the
-    # doubling from 4 096 rounded, and every later doubling mean within 5 % of E(0) (asserted below); the quote in
-    # test_takeaways_restate_checked_claims
+    # averages are item 5's): "a matching key's average score, taken over each doubling of the distance, stays near
+    # zero from about 4 000 tokens on", the doubling from 4 096 rounded, and every later doubling mean within 5 % of
+    # E(0) (asserted below); the quote in test_takeaways_restate_checked_claims
     takeaways = page[page.index("## Takeaways") :]
     takeaway = takeaways[takeaways.index("- RoPE's score") : takeaways.index("- ALiBi's penalty")]  # bullet 2
     assert takeaway.endswith(
-        f"in a head {width} wide at base $10^4$, a matching key's average score levels off near zero from about"
-        f" {spaced(lo)}"
+        f"in a head {width} wide at base $10^4$, a matching key's average score, taken over each doubling of the"
+        f" distance, stays near zero from about {spaced(lo)}"
         " tokens on. "
     ), takeaway
-    assert "half the base" not in takeaway and "doubling" not in takeaway and "random queries" not in takeaway
+    assert "half the base" not in takeaway and "random queries" not in takeaway
     assert "near 5 000" not in page[: page.index("<summary>What the average is over</summary>")]
     # "random query vectors with no preferred direction": chapter 5's isotropic queries (quoted above), the
     # assumption under E(r). "falls, and reaches about zero near 5 000 tokens, half the base": a distance, not a
@@ -8846,7 +8846,8 @@ def test_takeaways_restate_checked_claims():
         "Attention without a mask or position encoding is blind to order; a causal mask and a distinct first token let"
         " a model count.",
         "RoPE's score depends on the positions only through the offset; in a head 128 wide at base $10^4$, a"
-        " matching key's average score levels off near zero from about 4 000 tokens on.",
+        " matching key's average score, taken over each doubling of the distance, stays near zero from about 4 000"
+        " tokens on.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
         "Past $L$, RoPE's slow pairs meet new angles; fixes slow them. No test-time fix that chapter 8 ran kept the"
         " loss fine at $8L$; the run does not test whether the slow pairs are why.",
