@@ -685,10 +685,11 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     assert "with or without a rule" not in text and "It took 40 %" not in text
     assert text.index("- On inputs eight times longer than in training, small") < text.index("*Fine-tuning*, more")
     # ALiBi's kept loss, which says little on this filler, and its passkeys are the block's, together with the caveat
+    # (the takeaways name ALiBi only as a bias, the table's row, not with any of chapter 8's findings)
     assert (
         "ALiBi"
         not in re.sub(r"<details>.*?</details>", " ", text)
-        .split("## What you will take away")[1]
+        .split("## Preview: what later chapters find")[1]
         .split("## How to read it")[0]
     )
     assert "ALiBi needed no rule" not in text and "far better, though" not in text
@@ -716,12 +717,12 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # the run saves 7 checkpoints, not each of its 400 steps: "at every step" overstated the evidence
     assert "at every step" not in text
     assert "The runs do not separate these two." in methods_
-    # three takeaways from this page (teaching.md: 3 to 5), and two short findings of later chapters on the main
+    # four takeaways from this page (teaching.md: 3 to 5), and two short findings of later chapters on the main
     # line and three in the rules' block, each at most three sentences of at most 30 words
     takeaways = text[text.index("## What you will take away") : text.index("## Preview: what later chapters find")]
     later = text[text.index("## Preview: what later chapters find") : text.index("<summary>How PI, YaRN")]
     later_main = later[: later.index("<details>")]
-    assert takeaways.count(" - ") == 3 and later_main.count(" - ") == 3, (takeaways.count(" - "), later_main)
+    assert takeaways.count(" - ") == 4 and later_main.count(" - ") == 3, (takeaways.count(" - "), later_main)
     assert later.count(" - ") == 6, later.count(" - ")
     assert "From later chapters" not in text and "From this page" not in text
     rules_bullets = rules[: rules.index("</details>")].split(" - ")[1:]
@@ -1557,15 +1558,25 @@ def test_a_configs_yarn_is_static_with_deepseek_v3s_factor():
 
 
 def test_cohere2_leaves_every_fourth_layer_without_rope():
-    """Block: "SmolLM3 and Llama 4 leave every fourth layer without RoPE. Cohere 2 does so too, with RoPE only in its
-    sliding-window layers (chapter 10)": the installed transformers' Cohere 2 config and attention. The page states
-    no release order, which the installed package cannot check."""
+    """Block: "SmolLM3 and Llama 4 leave every fourth layer without RoPE. [...] Cohere 2 uses RoPE only in its
+    sliding-window layers, which in transformers' default config are all but every fourth layer (chapter 10)": the
+    installed transformers' Cohere 2 config and attention. The rule is chapter 10's ("RoPE only in the sliding-window
+    layers"); "does so too" read as "also calls it iRoPE". The page states no release order, which the installed
+    package cannot check."""
     import transformers
     from transformers.models.cohere2 import modeling_cohere2
 
     text = page()
     assert "SmolLM3 and Llama 4 leave every fourth layer without RoPE." in text
-    assert "Cohere 2 does so too, with RoPE only in its sliding-window layers (chapter 10)." in text
+    assert (
+        "Cohere 2 uses RoPE only in its sliding-window layers, which in transformers' default config are all but every"
+        " fourth layer (chapter 10)." in text
+    )
+    assert "does so too" not in text  # not "Cohere 2 also calls it iRoPE"
+    assert "Cohere 2 uses RoPE only in its window layers" in chapter("10_rope_today")
+    assert "| Cohere 2; EXAONE 4 with sliding-window layers | RoPE only in the sliding-window layers;" in (
+        chapter("10_rope_today")
+    )
     assert "Cohere 2's models use Llama 4's layer pattern, with a sliding window in place of chunks" in (
         chapter("10_rope_today")
     )
@@ -3036,7 +3047,8 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
     assert "PI also slows" not in main and "fastest" not in main  # the methods block's, not the main line's
     assert (
         "YaRN divides the slow pairs' frequencies by $s$, and the others by less or not at all: it leaves the fastest"
-        " pairs alone, with a ramp between. The fastest pairs are those that tell neighbouring tokens apart." in text
+        " pairs alone, with a ramp between. The fastest pairs are those that tell neighbouring tokens apart. YaRN's"
+        " ramp also slows fast pairs near one turn, such as pair 2 of chapter 8's heads. YaRN also multiplies" in text
     )
     # "the fastest pairs", not "the fast pairs": a fast pair turns at least once within L, and most of those turn too
     # slowly to tell neighbours apart; in Llama 3.1 8B (d = 128, base 500 000, L = 8192) most fast pairs have
@@ -3065,6 +3077,16 @@ def test_pi_slows_the_fast_pairs_and_chapter_8s_yarn_keeps_two():
     kept = yarn > theta * (1 - 1e-6)
     assert int(kept.sum()) == 2 and bool(kept[:2].all())  # pairs 0 and 1: more than twice within L
     assert torch.equal(kept, L * theta / (2 * math.pi) > config["yarn"]["beta_fast"])
+    # "YaRN's ramp also slows fast pairs near one turn, such as pair 2 of chapter 8's heads": pair 2 is fast by
+    # the block's count (1.003 turns over L - 1 offsets), and YaRN slows it, by less than s (about 1.78, the ramp's
+    # midpoint); the fast pairs YaRN slows are exactly those near one turn, between 1 and 1.1 turns over L - 1 offsets
+    turns = (L - 1) * theta / (2 * math.pi)
+    assert bool(fast[2]) and 1.0 <= float(turns[2]) < 1.01, turns
+    slowing = theta / yarn
+    assert 1.7 < float(slowing[2]) < 1.8 and float(slowing[2]) < s, slowing
+    ramp_fast = fast & (slowing > 1 + 1e-6)
+    assert int(ramp_fast.sum()) == 1 and bool(ramp_fast[2]), ramp_fast
+    assert bool(((turns[ramp_fast] >= 1.0) & (turns[ramp_fast] < 1.1)).all()), turns
     # "position interpolation (PI) slows every pair by a factor $s$; YaRN slows the slow pairs by
     # $s$ and the others less or not at all": chapter 8's heads at s = 8 and Llama-sized ones (d = 128, L = 8192,
     # s = 4 and 8, chapter 8's betas and the default 32/1)
@@ -3376,3 +3398,52 @@ def test_a_slow_pair_the_sinusoidal_layout_and_irope_as_the_page_states_them():
         assert (float(gap) > 0.1) == bool(half_turn[i]), (i, float(gap))
     assert "SmolLM3 and Llama 4 leave every fourth layer without RoPE. Meta calls Llama 4's mix *iRoPE*." in text
     assert "Meta calls this mix of layers *iRoPE*." in chapter("10_rope_today")
+
+
+def test_takeaway_names_the_bias_family_and_nope_as_the_page_states_them():
+    """Takeaway: "With T5's bias or ALiBi, a bias set by the offset is added to each score. With no encoding at all
+    (NoPE), a decoder's causal mask still gives order, indirectly." Each half is the page's own table row and opening
+    sentence, and each is checked by a computation: T5's and ALiBi's biases are functions of the offset n - m alone;
+    with no encoding, one causal attention layer's outputs are not merely shuffled when the tokens are, so the mask
+    gives order, while without the mask they are (the first takeaway)."""
+    text = page()
+    takeaways = text[text.index("## What you will take away") : text.index("## Preview: what later chapters find")]
+    bullet = (
+        "- With T5's bias or ALiBi, a bias set by the offset is added to each score. With no encoding at all (NoPE),"
+        " a decoder's causal mask still gives order, indirectly."
+    )
+    assert bullet in takeaways
+    # the page's own statements: the table's two rows, the opening's "indirectly", the scores block's B_h(m, n)
+    assert (
+        "| each score, in every layer | a bias set by the offset is added to the score | T5's learned bias; ALiBi |"
+        " relative: chapters 3 and 6 |" in text
+    )
+    assert "| nowhere | only a decoder's causal mask gives order | NoPE, short for no position encoding |" in text
+    assert "A decoder's causal mask gives position only indirectly: a layer has to work it out" in text
+    assert text.index("## Where position enters") < text.index(bullet)  # the table comes before the takeaway
+    # a bias set by the offset: every (query, key) pair at one offset gets the same bias, in each head
+    torch.manual_seed(0)
+    t5 = posenc.T5RelativeBias(4, num_buckets=8, max_distance=16)
+    with torch.no_grad():
+        for p in t5.parameters():
+            p.normal_()
+        biases = {"t5": t5(12).double(), "alibi": posenc.alibi_bias(4, 12, causal=False).double()}
+    for name, bias in biases.items():
+        assert bias.shape == (4, 12, 12), name
+        for offset in range(-11, 12):
+            diag = torch.diagonal(bias, offset=offset, dim1=1, dim2=2)  # keys at n = m + offset
+            assert torch.allclose(diag, diag[:, :1].expand_as(diag)), (name, offset)
+        assert not torch.allclose(bias[:, 0, 1], bias[:, 0, 5]), name  # and it does depend on the offset
+    # NoPE: shuffling the tokens only shuffles one attention layer's outputs without a mask, but not with one
+    x = torch.randn(6, 8, dtype=torch.float64)
+    w_q, w_k, w_v = (torch.randn(8, 8, dtype=torch.float64) for _ in range(3))
+
+    def attend(h: torch.Tensor, causal: bool) -> torch.Tensor:
+        scores = (h @ w_q) @ (h @ w_k).T / math.sqrt(8)
+        if causal:
+            scores = scores.masked_fill(torch.ones(6, 6, dtype=torch.bool).triu(1), float("-inf"))
+        return scores.softmax(-1) @ (h @ w_v)
+
+    perm = torch.tensor([3, 0, 5, 1, 4, 2])
+    assert torch.allclose(attend(x[perm], causal=False), attend(x, causal=False)[perm])
+    assert (attend(x[perm], causal=True) - attend(x, causal=True)[perm]).abs().max() > 1e-3

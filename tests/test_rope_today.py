@@ -1710,7 +1710,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         " over every span up to $a = 8192$, the larger base stays higher.",
         "It is also the mean over random queries, scaled to one at distance zero.",
         "With $d = 128$, over the last doubling drawn, 8192 to 16 383 tokens back, the two larger bases keep about a"
-        " quarter of the score at distance zero; $10^4$ keeps about zero.",
+        " quarter of the score at distance zero; $10^4$ keeps about zero, slightly below.",
         "That share wiggles from one distance to the next, so the figure draws its mean over each doubling of the"
         " distance, from $x$ to $2x$.",
         "A random query's pairs have the same length on average, so this key's score is also the average over random"
@@ -1723,11 +1723,15 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     )
     assert defined in text and defined not in main_line
     assert text.index(defined) < text.index("8192 to 16 383 tokens back")
-    # "With $d = 128$, ... about a quarter ...; $10^4$ keeps about zero": the figure's head, unit pairs, the mean
-    # over distances 8192-16383 (0.23 and 0.27 for 5e5 and 1e6, -0.05 for 1e4)
+    # "With $d = 128$, ... about a quarter ...; $10^4$ keeps about zero, slightly below": the figure's head, unit
+    # pairs, the mean over distances 8192-16383 (0.23 and 0.27 for 5e5 and 1e6, -0.05 for 1e4, as the main line's
+    # printout shows)
     band = torch.arange(8192, 16384, dtype=torch.float64)[:, None]
     kept = {b: float(torch.cos(band * posenc.rope_inv_freq(128, b).double()).mean()) for b in (1e4, 5e5, 1e6)}
-    assert 0.2 < kept[5e5] < 0.3 and 0.2 < kept[1e6] < 0.3 and abs(kept[1e4]) < 0.1, kept
+    assert 0.2 < kept[5e5] < 0.3 and 0.2 < kept[1e6] < 0.3 and -0.1 < kept[1e4] < 0, kept
+    shares = next(c for c in nb_cells() if "aligned_far[b] = float(" in "".join(c["source"]))
+    shown = "".join("".join(o.get("text", "")) for o in shares["outputs"])
+    assert "back: -0.05\n" in shown and f"{kept[1e4]:.2f}" == "-0.05", shown  # the printout the block's words match
     # the takeaway's "Here the score is averaged over distances and random queries": the unit-pair curve is, up to
     # a constant, the mean over random (isotropic) queries with k = q, since every pair's expected squared length is
     # the same (2 for standard normal entries); so the means above order the bases as the query-averaged score does
@@ -2004,12 +2008,25 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         " 71 times more.",
     ):
         assert sentence in text, sentence
-    # the main line keeps two symbols, c_n and k^R_n, each defined in words where first used; the folding algebra,
-    # W_UK, q^C and q^R, is the section's block
+    # the main line keeps c_n and k^R_n, each defined in words where first used, and one display equation, the fold,
+    # with W_UK and q named in the sentence before it and R_{n-m} named where it appears; the content and rotary
+    # queries, q^C and q^R, are the section's block
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     mla = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Raising the base")]
-    for symbol in ("W_{UK}", "q^C", "q^R", "R_{n-m}"):
+    for symbol in ("q^C", "q^R"):
         assert symbol not in mla, symbol
+    fold_main = (
+        "Without RoPE, one matrix, the head's $W_{UK}$, serves every past key, so MLA *folds* it into the head's query"
+        " $q$ once and scores the cached latents directly: $$ q^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q)^\\top c_n . $$"
+        " The left side builds every past key; the right side's folded query $W_{UK}^\\top q$ is computed once per"
+        " query. With RoPE, the rotation $R_{n-m}$ by the offset sits between them, $q^\\top R_{n-m} W_{UK}\\, c_n$, so"
+        " the matrix to fold in would differ for every past key: as costly as rebuilding every past key."
+    )
+    assert fold_main in " ".join(mla.split()), " ".join(mla.split())
+    assert mla.index("*latent* $c_n$") < mla.index("$W_{UK}$") and mla.index("$W_{UK}$") == mla.index("W_{UK}") - 1
+    # R_{n-m} is partial rotary's, on the main line before MLA, and so is the offset it turns by
+    mla_start = main_line.index("## DeepSeek's MLA")
+    assert main_line.index("R_{n-m}") < main_line.index("*offset* $\\Delta = n - m$") < mla_start
     assert "its *latent* $c_n$" in mla and "one *rotary key* $k^R_n$ per token" in mla
     assert "Each head makes its key from the latent with its own matrix." in mla
     assert "The block below writes both scores out." in mla
@@ -2021,6 +2038,10 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         torch.randn(ds["kv_lora_rank"], generator=g, dtype=torch.float64),
     )
     assert math.isclose(float(q_c @ (w_uk @ c_n)), float((w_uk.T @ q_c) @ c_n), rel_tol=1e-9)
+    # the main line's "the right side's folded query $W_{UK}^\top q$ is computed once per query": one folded query,
+    # formed once, scores 50 past latents as the keys built from them would
+    past = torch.randn(50, ds["kv_lora_rank"], generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    assert torch.allclose(past @ (w_uk.T @ q_c), (past @ w_uk.T) @ q_c, rtol=1e-9, atol=1e-9)
     # "RoPE on those keys would break the fold, since a rotation by the distance would sit between the query and
     # $W_{UK}$":
     # (R_m q)^T R_n W c = q^T R_{n-m} W c, and the folded query R_{n-m}^T q differs from one distance to the next
@@ -2076,12 +2097,12 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     mla_main = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Raising the base")]
     mla_block = text[text.index("## DeepSeek's MLA") : text.index("## Raising the base")]
     mla_block = mla_block[mla_block.index("<details>") : mla_block.index("</details>")]
-    assert mla_main.count("$$") == 0 and mla_block.count("$$") == 6 and "\\text{score}_{mn}" in mla_block
+    assert mla_main.count("$$") == 2 and mla_block.count("$$") == 6 and "\\text{score}_{mn}" in mla_block
     assert "need not rebuild keys" not in text and text.count("\\text{score}_{mn}") == 1
     assert mla_block.index("**The two scores, written out.**") < mla_block.index("$$")  # the block opens with them
     # the main line: the idea in one sentence first, then the fold in words; the block: the symbols, then each equation
     idea = "The idea: a rotation between query and key stops MLA from folding the key's matrix into the query."
-    assert mla_main.index("*latent* $c_n$") < mla_main.index(idea) < mla_main.index("MLA *folds* it into the query")
+    assert mla_main.index("*latent* $c_n$") < mla_main.index(idea) < mla_main.index("MLA *folds* it into the head's")
     fold = (
         "Without RoPE, one matrix $W_{UK}$ serves every past key, so MLA *folds* it into the query once and scores the"
         " cached latents directly:"

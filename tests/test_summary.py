@@ -796,11 +796,13 @@ def _yarn_fix_row() -> list[str]:
     paper = load_results("extrapolation", check=False)["config"]["sensitivity"]["yarn b32"]
     assert (paper["beta_fast"], paper["beta_slow"]) == (32, 1), paper
     assert (
-        "| YaRN | keep the fastest pairs, slow the slow ones by $s$, and those between partway; also scale the scores"
-        " up with $s$ |"
+        f"| YaRN | by default, keep every pair that makes more than {paper['beta_fast']:.0f} full turns"
+        f" within $L$, slow"
+        " the slow ones by $s$, and those between partway; also scale the scores up with $s$ |"
     ) in page_text()
-    # the thresholds, 32 turns and one, moved from the row to the block on turns (asserted in _overview_examples);
-    # "keep the fastest pairs, slow the slow ones by s": posenc's `yarn` rule (Hugging Face's, tests/test_scaling.py),
+    # the bar of 32 turns, cut from the main table's cell, stands in this row (its pairs kept: _main_fixes_table) and
+    # in the block on turns (asserted in _other_fixes_block);
+    # "slow the slow ones by s": posenc's `yarn` rule (Hugging Face's, tests/test_scaling.py),
     # with its default betas, the paper's 32/1, at the grid's, Llama 2's and Llama 3's heads and s = 8: the fastest
     # pair keeps its frequency, and every slow pair, the page's (L - 1) theta below one turn, is slowed by exactly s
     for d, base, L in ((16, 1e4, 64), (128, 1e4, 4096), (128, 5e5, 8192)):
@@ -1229,9 +1231,11 @@ def _extension_factor_defined() -> None:
     page = page_text()
     lead_end = "pulling the angles of long distances back toward those seen in training."
     define = "All but the larger base slow the slowest pair by a chosen factor $s$, the *extension factor*."
-    table = "| fix | what it does | when it is added |"
+    table = "| fix | which pairs it slows | when it is added |"
     end = page.index(lead_end, page.index("## RoPE past the training length")) + len(lead_end)
-    assert end < page.index(define) < page.index(table) < page.index("the slowest by $s$: it raises")
+    assert (
+        end < page.index(define) < page.index(table) < page.index("| the fastest pair not at all, the slowest by $s$ |")
+    )
     assert end + 1 == page.index(define)  # the very next sentence
     assert page.count("*extension factor*") == 1 and "by a chosen factor:" not in page
     assert (
@@ -1442,10 +1446,13 @@ def _overview_examples():
     for name, cells in fix_columns.items():
         overview[name] = ", ".join(c for c in cells if c != "—")
     # the PI cell's "global layers": only Gemma 3's global layers take PI, its local ones keep base 10^4 unscaled
-    # (_gemma3_layer_bases); the model's name is what the checks below compare
-    assert fix_columns["PI, position interpolation"][0] == "Gemma 3 4B to 27B, global layers"
+    # (_gemma3_layer_bases); the model's name is what the checks below compare. "on base $10^6$": those global layers
+    # also raise the base to 10^6 (chapter 10's "Every sixth layer is *global*: it sees the whole input and takes base
+    # $10^6$", transformers' Gemma3TextConfig and posenc's Gemma 3 27B config: _gemma3_layer_bases), so the example
+    # combines a larger base with PI
+    assert fix_columns["PI, position interpolation"][0] == "Gemma 3 4B to 27B, global layers, on base $10^6$"
     _gemma3_layer_bases()
-    trained_past = {c[0].removesuffix(", global layers") for c in fix_columns.values() if c[0] != "—"}
+    trained_past = {c[0].removesuffix(", global layers, on base $10^6$") for c in fix_columns.values() if c[0] != "—"}
     at_test_time = {c[1] for c in fix_columns.values() if c[1] != "—"}
     # method: its example models here, the claims page's row for it, and what that row must say
     examples = {
@@ -1472,7 +1479,7 @@ def _overview_examples():
         # "in its global layers": chapter 10's "In Gemma 3 4B to 27B the global layers use transformers' `linear` type"
         # (_trained_fixed_factor_row); its local layers keep base 10^4 unscaled (_gemma3_layer_bases)
         "PI, position interpolation": (
-            "Gemma 3 4B to 27B, global layers",
+            "Gemma 3 4B to 27B, global layers, on base $10^6$",
             "| PI or YaRN, fixed factor |",
             ["Gemma 3 4B to 27B, trained with PI"],
         ),
@@ -1537,7 +1544,7 @@ def _overview_examples():
         for name, cell in overview.items()
         if name.startswith(fix_names)
         for m in cell.split(",")
-        if m.strip() != "global layers"
+        if m.strip() not in ("global layers", "on base $10^6$")
     }
     assert trained_past == {"Code Llama", "Gemma 3 4B to 27B", "DeepSeek-V3", "Llama 3.1"} and len(fixes) == 4
     assert at_test_time == {"Qwen-7B", "Qwen2.5"}, at_test_time
@@ -1833,7 +1840,7 @@ def _overview_examples():
     # the grid's, Llama 2's and Llama 3's heads, rotated by posenc.apply_rope at positions 0 to L, its angle
     # unwrapped step by step (each step under half a turn), ends L theta_i / 2 pi turns on; and it is the block's
     # "L divided by its wavelength", the glossary's 2 pi / theta_i
-    assert page_text().index("A pair's *turns within $L$*") < page_text().index("| fix | what it does |")
+    assert page_text().index("A pair's *turns within $L$*") < page_text().index("| fix | which pairs it slows |")
     for d, base, L in ((16, 1e4, 64), (128, 1e4, 4096), (128, 5e5, 8192)):
         theta_h = posenc.rope_inv_freq(d, base=base).double()
         cos_h, sin_h = posenc.rope_cos_sin(torch.arange(L + 1), d, base, dtype=torch.float64)
@@ -2061,18 +2068,32 @@ def _overview_examples():
 
 #: The short table of fixes on the main line of "RoPE past the training length": fix, which pairs it slows, and when
 #: it is added. Its names are in italics, so the rules of the block's table of fixes (below it) match none of its rows.
+#: Each "which pairs it slows" cell is one short clause; the conditions (YaRN's 32 turns and score factor, Llama 3.1's
+#: 4 turns, NTK-aware scaling's raised base) stand in the block's table below it (COLLAPSED_FIX_CONDITIONS).
 MAIN_FIXES_TABLE = [
-    "| fix | what it does | when it is added |",
-    "| *larger base* | every pair but the fastest, the slower the more; no factor $s$ | chosen for, or raised before,"
+    "| fix | which pairs it slows | when it is added |",
+    "| *larger base* | every pair but the fastest, the slower the more | chosen for, or raised before,"
     " training at the longer length |",
     "| *PI*, position interpolation | every pair, all alike | to a trained model, at test time or before further"
     " training |",
-    "| *NTK-aware scaling* | the fastest pair not at all, the slowest by $s$: it raises the base by a factor computed"
-    " from $s$ and the head's width | to a trained model, at test time, with no further training |",
-    "| *YaRN* | the slow pairs most; by default, not the fastest nor any that turns over 32 times within $L$; it also"
-    " multiplies the scores by a factor above one | to a trained model, at test time or before further training |",
-    "| *Llama 3.1's rule* | the slow pairs most; not the fastest nor any that turns over 4 times within $L$; it leaves"
-    " the scores alone | to a trained model, at test time or before further training |",
+    "| *NTK-aware scaling* | the fastest pair not at all, the slowest by $s$ | to a trained model, at"
+    " test time, with no"
+    " further training |",
+    "| *YaRN* | the slow pairs most | to a trained model, at test time or before further training |",
+    "| *Llama 3.1's rule* | the slow pairs most, like YaRN | to a trained model, at test time or before further"
+    " training |",
+]
+
+#: The block's table of fixes, where the main table's conditions moved: YaRN's default bar of 32 turns and its score
+#: factor, Llama 3.1's bar of 4 turns and its untouched scores, NTK-aware scaling's raised base.
+COLLAPSED_FIX_CONDITIONS = [
+    "| YaRN | by default, keep every pair that makes more than 32 full turns within $L$, slow the slow ones by $s$, and"
+    " those between partway; also scale the scores up with $s$ |",
+    "| Llama 3.1's rule | like YaRN, but keep every pair that makes more than 4 full turns within $L$, and leave the"
+    " scores alone |",
+    "| NTK-aware scaling | raise the base $b$ to $b\\,s^{d/(d-2)}$, for heads $d$ wide: the fastest pair"
+    " keeps its speed"
+    " and the slowest is slowed by $s$ |",
 ]
 
 
@@ -2104,6 +2125,12 @@ def _main_fixes_table() -> None:
     ]
     rows = [line for line in section.splitlines() if line.startswith("|") and not re.fullmatch(r"\|[-|]+\|", line)]
     assert rows == MAIN_FIXES_TABLE, rows
+    # the conditions cut from the main cells stand in the block's table just below: its summary line, then each row
+    block = summary[summary.index("<summary>The fixes, with example models</summary>") :]
+    block = block[: block.index("</details>")]
+    for row in COLLAPSED_FIX_CONDITIONS:
+        assert sum(line.startswith(row) for line in block.splitlines()) == 1, row
+    assert summary.index("| fix | which pairs it slows |") < summary.index("<summary>The fixes, with example models")
     for d, base, L in ((16, 1e4, 64), (128, 1e4, 4096), (128, 5e5, 8192)):
         theta = posenc.rope_inv_freq(d, base=base).double()
         slow = L * theta < 2 * math.pi
@@ -2131,10 +2158,11 @@ def _main_fixes_table() -> None:
             assert bool((ratio.diff() >= -1e-6).all()), (rule, d, ratio)  # a slower pair never slowed less
             assert bool(slow.any()) and torch.allclose(ratio[slow], torch.full_like(ratio[slow], s)), (rule, ratio)
         assert factors["yarn"] > 1 and factors["llama3"] == 1, factors
-        # the rows told apart: YaRN "by default, not ... any that turns over 32 times within $L$" (posenc's and
-        # Hugging Face's default beta_fast, 32: every pair with more turns within L kept whole), Llama 3.1's rule "not
-        # ... any that turns over 4 times" (its high_freq_factor, 4); both bars met here by pairs of Llama 2's and
-        # Llama 3's heads (none of the grid's turns 32 times, so there only the clamp keeps its fastest pair)
+        # the rows told apart in the block's table (COLLAPSED_FIX_CONDITIONS): YaRN "by default, keep every pair that
+        # makes more than 32 full turns within $L$" (posenc's and Hugging Face's default beta_fast, 32: every pair
+        # with more turns within L kept whole), Llama 3.1's rule "keep every pair that makes more than 4 full turns"
+        # (its high_freq_factor, 4); both bars met here by pairs of Llama 2's and Llama 3's heads (none of the grid's
+        # turns 32 times, so there only the clamp keeps its fastest pair)
         turns = L * theta / (2 * math.pi)
         default_yarn, _ = posenc.rope_scaled_inv_freq(
             d, base, rope_type="yarn", factor=s, original_max_position_embeddings=L
@@ -3156,18 +3184,29 @@ RULES: dict[str, tuple] = {
     # the larger base: "a base far above 10^4, chosen before pre-training or raised for long-context training: every
     # pair but the fastest turns more slowly" (_summary_larger_base_row); Llama 3 is in the block, not the row
     "| larger base | a base far above": (_summary_larger_base_row, "10 4"),
-    "| PI, position interpolation |": (lambda: _trained_fixed_factor_row() and [], "3 4 27"),
-    # DeepSeek-V3 and Qwen2.5, each named again in the last column
-    "| YaRN | keep the fastest pairs": (lambda: _yarn_fix_row() and _overview_examples() and [], "3 2.5 3 2.5"),
-    # Llama 3.1's ramp from 1 to 4 turns, against YaRN's 32 (_other_fixes_block checks the row's words and numbers)
-    # the main line's table of fixes: the name's number, and the bars for keeping a pair whole in turns within L
-    # (_main_fixes_table checks that the pairs above them are kept): Llama 3.1's config's high_freq_factor, 4, and
-    # YaRN's default beta_fast, 32 (posenc's default; Hugging Face's, asserted in _yarn_defaults_caution)
-    "| *Llama 3.1's rule* | the slow pairs most": (lambda: [_llama31_keep_bar()], "3.1 _"),
-    "| *YaRN* | the slow pairs most": (
-        lambda: [f"{inspect.signature(posenc.scaling.config.YarnScaling).parameters['beta_fast'].default:.0f}"],
-        "_",
+    # "on base $10^6$": the base of Gemma 3's global layers, in posenc's copy of the 27B config (and transformers'
+    # Gemma3TextConfig: _gemma3_layer_bases)
+    "| PI, position interpolation |": (
+        lambda: (
+            (_trained_fixed_factor_row() or True)
+            and _gemma3_layer_bases() == []
+            and [f"10^{math.log10(MODEL_ROPE_CONFIGS['gemma-3-27b']['rope_theta']):.0f}"]
+        ),
+        "3 4 27 _ _",
     ),
+    # the bar of 32 turns, YaRN's default beta_fast in posenc (Hugging Face's, asserted in _yarn_defaults_caution);
+    # DeepSeek-V3 and Qwen2.5, each named again in the last column
+    "| YaRN | by default, keep": (
+        lambda: (
+            (_yarn_fix_row() and _overview_examples() == [])
+            and [f"{inspect.signature(posenc.scaling.config.YarnScaling).parameters['beta_fast'].default:.0f}"]
+        ),
+        "_ 3 2.5 3 2.5",
+    ),
+    # Llama 3.1's ramp from 1 to 4 turns, against YaRN's 32 (_other_fixes_block checks the row's words and numbers)
+    # the main line's table of fixes: only the name's number; the bars for keeping a pair whole, in turns within L,
+    # moved to the block's table (the rows "| YaRN | by default, keep" and "| Llama 3.1's rule | like YaRN")
+    "| *Llama 3.1's rule* | the slow pairs most": (lambda: [], "3.1"),
     "| Llama 3.1's rule | like YaRN": (
         lambda: _other_fixes_block() and [_llama31_keep_bar()],
         "3.1 _ 3.1",
@@ -3944,7 +3983,16 @@ def _item_8_passkeys() -> None:
         "Small models are tested on inputs eight times longer than in training, with no further training; chapter 8"
         " also fine-tunes some RoPE models at that length. Their inputs can hide a digit, the *passkey*, for the model"
         " to recall later. With no further training, only ALiBi and KERPLE keep the loss *fine*, within 0.1 nats of a"
-        " trigram model's loss, as the grid below shows. 9. [Costs]"
+        " trigram model's loss, as the grid below shows. A *trigram model* predicts each token from the two before"
+        " it. 9. [Costs]"
+    )
+    # the trigram model defined where it is first used, in the item, and once: posenc's baseline is a count-based
+    # trigram, "a predictor with no context beyond the two previous tokens"
+    from posenc.experiments.evaluation import TrigramBaseline as _Trigram
+
+    assert "a predictor with no context beyond the two previous tokens" in " ".join(_Trigram.__doc__.split())
+    assert page_text().count("*trigram model*") == 1 and page_text().count("trigram") == page_text().count(
+        "trigram", page_text().index(item)
     )
     # the passkey's one definition: chapter 8 hides a digit in its inputs, training
     # text and tests alike, and asks for it at the end
@@ -5402,10 +5450,14 @@ def prose_expected() -> list[str]:
     # the grades moved into a small table above the bold verdict, so each grade is
     # defined before the verdict uses it; the trigram and the passkey are each defined in one sentence before it.
     # The table's numbers: the rules "| *fine* | below", "| *raised* |" and "| *breaks* | above" (_grades_table)
+    # the trigram's definition moved up to its first use, item 8 of the chapter list (the item's check)
     setup_key = (
-        "Most tokens are filler; the *loss past $L$* is the mean loss on filler tokens after position $L$. A *trigram"
-        " model* predicts each token from the two before it. The passkey sits after a `KEY` marker, and a later"
-        " `QUERY` asks for it. The loss past $L$ gets one of three grades: | grade | loss past $L$ | meaning |"
+        "Most tokens are filler; the *loss past $L$* is the mean loss on filler tokens after position $L$. The"
+        " passkey sits after a `KEY` marker, and a later `QUERY` asks for it. The loss past $L$ gets one of three"
+        " grades: | grade | loss past $L$ | meaning |"
+    )
+    assert page_text().index("A *trigram model* predicts each token from the two before it.") < page_text().index(
+        "## Chapter 8's grid"
     )
     assert setup_key in page_text(), setup_key
     assert f"{float(trigram) + FINE:.2f}" == fine_bar, (trigram, fine_bar)
@@ -5565,9 +5617,8 @@ def prose_expected() -> list[str]:
     # and says where the passkey sits; the passkey itself is defined once, in the chapter list's item 8
     assert (
         f"Tiny two-layer models train on inputs of $L = {L}$ tokens and are tested on {longest}. Most tokens are"
-        " filler; the *loss past $L$* is the mean loss on filler tokens after position $L$. A *trigram model*"
-        " predicts each token from the two before it. The passkey sits after a `KEY` marker, and a later `QUERY` asks"
-        " for it. The loss past $L$ gets one of three grades:"
+        " filler; the *loss past $L$* is the mean loss on filler tokens after position $L$. The passkey sits after a"
+        " `KEY` marker, and a later `QUERY` asks for it. The loss past $L$ gets one of three grades:"
     ) in page_text()
     assert page_text().count("the *passkey*") == 1
     # the filler's two next symbols moved into the block "Loss." (loss_block, above), the blind guess into the block
@@ -7109,7 +7160,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     order = [
         "## Chapter 8's grid",
         "Tiny two-layer models train",
-        "the *loss past $L$* is the mean loss on filler tokens after position $L$. A *trigram model*",
+        "the *loss past $L$* is the mean loss on filler tokens after position $L$. The passkey sits",
         "The passkey sits after a `KEY` marker, and a later `QUERY` asks for it.",
         "| *fine* | below about 0.82 |",
         "| *breaks* | above 3.33 |",
