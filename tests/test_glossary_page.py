@@ -543,26 +543,27 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening: "Each scale below multiplies a query's raw scores $q \\cdot k$ by the number in the
-    table's fourth column; a multiplier above 1 sharpens attention. A temperature $t$ divides them instead, so a $t$
-    below 1 sharpens. Three change with the query: the query temperature and logn attention with position,
-    Scalable-Softmax with the tokens attended"; the word clash (this page's temperature divides, Llama 4's query
-    temperature multiplies) is said once, in the Letters table's temperature row: the three rows named are exactly
-    those whose cell holds a position, a count of tokens or tau; the attention factor's row is the one row whose
-    fourth cell carries a scope, "in a fully rotated head" (in a partial rotary head, the block's case, no single
-    number scales the logit), which the opening no longer repeats; every other row's cell is one number for the
-    query's position, with no scope, the query temperature's included, though it acts only in NoPE layers: the
-    fourth column's heading, "multiplier of $q \\cdot k$", is that convention; every row of the table fills it with
-    a formula; the temperature's cell is the one reciprocal, every other cell a multiplier, not one over something,
-    and the query temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier in
-    another. The entropy row, now in the Maths table: its row's "Multiplying the logits by more than 1 never raises
-    it": the entropy of softmax(c z) over random logits z never rises as c grows. The page has no row "logit
-    factor", a name no chapter uses; the temperature row links Reading model code's temperature rules."""
+    table's fourth column; a multiplier above 1 sharpens attention. A temperature $t$ divides instead, so its row's
+    multiplier is $1/t$, and a $t$ below 1 sharpens. Three change with the query: the query temperature and logn
+    attention with position, Scalable-Softmax with the tokens attended"; the word clash (this page's temperature
+    divides, Llama 4's query temperature multiplies) is said once, in the Letters table's temperature row: the three
+    rows named are exactly those whose cell holds a position, a count of tokens or tau; the attention factor's row is
+    the one row whose fourth cell carries a scope, "in a fully rotated head" (in a partial rotary head, the block's
+    case, no single number scales the logit), which the opening no longer repeats; every other row's cell is one number
+    for the query's position, with no scope, the query temperature's included, though it acts only in NoPE layers: the
+    fourth column's heading, "multiplier of $q \\cdot k$", is that convention; every row of the table fills it with a
+    formula; the temperature's cell is the one reciprocal, every other cell a multiplier, not one over something, and
+    the query temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier in another. The
+    entropy row, now in the Maths table: its row's "Multiplying the logits by more than 1 never raises it": the entropy
+    of softmax(c z) over random logits z never rises as c grows. The page has no row "logit factor", a name no chapter
+    uses; the temperature row links Reading model code's temperature rules."""
     text = page()
     (
         (
             above,
             direction,
             t_divides,
+            t_cell,
             t_below,
             t_direction,
             changing,
@@ -572,8 +573,9 @@ def test_a_larger_multiplier_never_flattens_attention():
     ) = re.findall(
         r"Each scale below multiplies a query's raw scores \$q \\cdot k\$ by the number in the table's fourth column;"
         r" a multiplier"
-        r" (above|below) 1 (sharpens|flattens) attention\. A temperature \$t\$ (divides|multiplies) them instead,"
-        r" so a \$t\$ (below|above) 1 (sharpens|flattens)\. (\w+) change with the query:"
+        r" (above|below) 1 (sharpens|flattens) attention\. A temperature \$t\$ (divides|multiplies) instead,"
+        r" so its row's multiplier is \$([^$]+)\$, and a \$t\$ (below|above) 1 (sharpens|flattens)\. (\w+) change"
+        r" with the query:"
         r" the (query temperature and logn attention) with position,"
         r" (Scalable-Softmax) with the tokens attended\.",
         text,
@@ -586,7 +588,7 @@ def test_a_larger_multiplier_never_flattens_attention():
     assert "The word clashes" not in text
     ((t_verb, tau_verb),) = re.findall(
         r"^\| temperature \| a number \$t\$ that (divides|multiplies) the logits \|.*; Llama 4's \*query temperature\*"
-        r" \$\\tau\$ in chapter 10, a (multiplier|divisor) of the queries and so of the logits;",
+        r" \$\\tau\$ in chapter 10, a (multiplier|divisor) of the queries;",
         letters("temperature"),
     )
     assert (t_verb, tau_verb) == ("divides", "multiplier"), (t_verb, tau_verb)
@@ -625,8 +627,9 @@ def test_a_larger_multiplier_never_flattens_attention():
     scale_rows = raw_scales[: raw_scales.index("\n\n")].splitlines()[2:]
     scoped = [line.split(" | ")[0][2:] for line in scale_rows if " head" in re.split(r"(?<!\\)\|", line)[4]]
     assert scoped == [but], scoped
-    # "so its multiplier is $1/t$": the temperature row's fourth-column cell, the reciprocal of a divisor
-    assert reciprocal == cells("temperature (attention temperature)")[3][1:-1] == "1/t", reciprocal
+    # "so its row's multiplier is $1/t$": the opening's number is the temperature row's fourth-column cell, the
+    # reciprocal of a divisor (the entropy check below divides logits by t)
+    assert t_cell == reciprocal == cells("temperature (attention temperature)")[3][1:-1] == "1/t", (t_cell, reciprocal)
     assert (above, direction) == ("above", "sharpens"), (above, direction)  # the entropy check below
     # "one number for each query position": each multiplier that is not a constant is set by the query's position,
     # or by the tokens it attends (the rows' own words), never by the key
@@ -1077,8 +1080,9 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert "so here the slowest pair meets no new angle: | rule |" in visible  # the verdict, before the table
     assert "| Position interpolation also slows the fastest pair" in visible
     assert (
-        "though a fast pair alone meets no new angle. Unscaled, the fast pairs of that head taken together do meet new"
-        f' patterns past $L$, as the block "{GAP}" shows. Such slowing has costs' in visible
+        "though a fast pair alone meets no new angle. Unscaled, the fast pairs of that head taken together do meet,"
+        f' past $L$, angle combinations training never showed, as the block "{GAP}" shows. Such slowing has costs'
+        in visible
     )
     assert "Transformers' `dynamic`" not in visible, visible
     assert f"trained at $L = {read}$" in visible
@@ -2520,7 +2524,7 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
         r" \| \$s\$ \| the \*extension factor\* `(\w+)` \| in chapter (\d+), the \*stretch\* of an input of \$n\$"
         r" tokens; [^|]* \|"
         r" \| temperature \| a number \$t\$ that divides the logits \| a growing multiplier of the logits in chapter"
-        r" (\d+), or there YaRN's \*attention factor\* \$a\$, [^|]* \|"
+        r" (\d+), where it also names YaRN's \*attention factor\* \$a\$; [^|]* \|"
         r" \| \$c\$ \|",
         visible,
     )
@@ -2939,20 +2943,21 @@ def test_smollm3_drops_rope_from_every_fourth_layer():
 
 def test_gemma_2_soft_capping_bounds_the_logits():
     """The Attention section's block "In models and code" (moved there from the length-extension section "Temperature
-    and query scales", where the row pointed): "Gemma 2 bounds its logits, which no multiplier does:
-    each logit $x$ becomes $c \\tanh(x/c)$, with $c$ set by `attn_logit_softcapping`, 50 by default in transformers",
-    and the row "logit soft-capping", the same formula, "which keeps it between $-c$ and $c$": the default, and Gemma
-    2's eager attention run on logits with and without the cap, whose capped logits stay within the bounds."""
+    and query scales", where the row pointed): "Gemma 2 sets the bound $c$ of its *logit soft-capping* by
+    `attn_logit_softcapping`, 50 by default in transformers", and the row "logit soft-capping", the one place the
+    formula is given, "replacing each logit $x$ by $c \\tanh(x/c)$, which keeps it between $-c$ and $c$": the default,
+    and Gemma 2's eager attention run on logits with and without the cap, whose capped logits stay within the bounds."""
     from transformers.models.gemma2 import modeling_gemma2
 
     (cap,) = re.findall(
-        r"each logit \$x\$ becomes \$c \\tanh\(x/c\)\$, with \$c\$ set by `attn_logit_softcapping`, (\d+) by default in"
+        r"- Gemma 2 sets the bound \$c\$ of its \*logit soft-capping\* by `attn_logit_softcapping`, (\d+) by default in"
         r" transformers\.",
         page(),
     )
     assert transformers.Gemma2Config().attn_logit_softcapping == float(cap)
     # the row "logit soft-capping": "replacing each logit $x$ by $c \\tanh(x/c)$, which keeps it between $-c$ and $c$,
-    # as Gemma 2 does", the block's formula, which the run below checks
+    # as Gemma 2 does", the page's one statement of the formula (the block names the term, not the formula again),
+    # which the run below checks
     ((formula, low, high),) = re.findall(
         r"^\| logit soft-capping \| logit 软上限 \| replacing each logit \$x\$ by \$(c \\tanh\(x/c\))\$, which keeps it"
         r" between \$(-c)\$ and \$(c)\$, as Gemma 2 does \| not in the chapters \|",
@@ -2962,11 +2967,12 @@ def test_gemma_2_soft_capping_bounds_the_logits():
         text = notebook.read_text(encoding="utf-8").lower()
         assert "soft-cap" not in text and "softcap" not in text, notebook.name
     attention = models_block("## Attention, kernels and models")  # "this section's block"
-    assert f"- Gemma 2 bounds its logits, which no multiplier does: each logit $x$ becomes ${formula}$" in attention
+    assert "- Gemma 2 sets the bound $c$ of its *logit soft-capping* by `attn_logit_softcapping`" in attention
+    assert "tanh" not in attention and page().count("\\tanh") == 1  # the formula in the row alone
     assert "query_pre_attn_scalar" in attention and "<glossary-scales>" not in row("logit soft-capping")
     scales = block("Other models' query and logit scales")
     assert "Gemma" not in scales and "soft-cap" not in scales  # no longer in the length-extension section
-    assert f"each logit $x$ becomes ${formula}$" in page() and (low, high) == ("-c", "c")
+    assert f"replacing each logit $x$ by ${formula}$" in page() and (low, high) == ("-c", "c")
     module = type("M", (), {"training": False, "num_key_value_groups": 1})()
     g = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(1, 1, 5, 4, generator=g, dtype=torch.float64) * 20 for _ in range(3))
@@ -3422,7 +3428,7 @@ def test_mla_caches_one_rotated_key_that_all_heads_share():
         "it caches one compressed vector per token and one small rotated key shared by all heads (DeepSeek-AI"
         in row("multi-head latent attention (MLA)")
     )
-    assert "one rotary key $k^R_n$ per token, shared by all heads" in chapter("10_rope_today")
+    assert "one *rotary key* $k^R_n$ per token, shared by all heads" in chapter("10_rope_today")
     for heads in (2, 4):
         cfg = transformers.DeepseekV3Config(
             hidden_size=32,
@@ -4566,12 +4572,13 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     opening = re.sub(r"\s+", " ", section)
     assert "partial rotary" not in opening, opening
     assert opening.count("attention factor") == 0 and opening.count("fully rotated head") == 0, opening
-    assert "so a $t$ below 1 sharpens. Three change with the query:" in opening
+    assert "so its row's multiplier is $1/t$, and a $t$ below 1 sharpens. Three change with the query:" in opening
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     assert row("attention factor").count("in a fully rotated head") == 2  # its meaning and its multiplier
     first, second = 8, 10
-    assert "| a growing multiplier of the logits in chapter 8, or there YaRN's *attention factor* $a$," in letters(
-        "temperature"
+    assert (
+        "| a growing multiplier of the logits in chapter 8, where it also names YaRN's *attention factor* $a$;"
+        in letters("temperature")
     )
     words = {
         8: "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by",
@@ -4589,21 +4596,24 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
 
 def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     """The Letters table's row "temperature": this page's column gives one meaning, "a number $t$ that divides the
-    logits"; elsewhere a pointer: "a growing multiplier of the logits in chapter 8, or there YaRN's *attention
-    factor* $a$, which multiplies cos and sin and so, in a fully rotated head, the logits by $a^2$; Llama 4's *query
-    temperature* $\\tau$ in chapter 10, a multiplier of the queries and so of the logits; told apart in Temperature and
-    query scales" (the power $a^2$ is the attention factor row's, whose test computes it). That section
+    logits"; elsewhere a short list and a pointer: "a growing multiplier of the logits in chapter 8, where it also
+    names YaRN's *attention factor* $a$; Llama 4's *query temperature* $\\tau$ in chapter 10, a multiplier of the
+    queries; told apart in Temperature and query scales". The attention factor's detail (a on cos and sin, a^2 on the
+    logits of a fully rotated head) is that section's row alone, whose test computes the power. That section
     tells them apart: its table's row named after chapter 10's query temperature, whose multiplier column is $\\tau$
     itself; its block's first bullet, on the growing multiplier; and its last bullet, "Chapter 8's run name "dynamic
     YaRN, no temperature" uses the word for YaRN's *attention factor*, which that run fixes at 1": chapter 8's code
     and its saved run. The page's temperature row divides."""
     assert letters("temperature") == (
-        "| temperature | a number $t$ that divides the logits | a growing multiplier of the logits in chapter 8, or"
-        " there YaRN's *attention factor* $a$, which multiplies cos and sin and so, in a fully rotated head, the"
-        " logits by $a^2$; Llama 4's *query temperature* $\\tau$ in chapter 10, a multiplier of the queries and so of"
-        " the logits; told apart in {ref}`Temperature and query scales <glossary-scales>` |"
+        "| temperature | a number $t$ that divides the logits | a growing multiplier of the logits in chapter 8, where"
+        " it also names YaRN's *attention factor* $a$; Llama 4's *query temperature* $\\tau$ in chapter 10, a"
+        " multiplier of the queries; told apart in {ref}`Temperature and query scales <glossary-scales>` |"
     )
-    # the square, as the attention factor row and its multiplier column say
+    # the detail is said once, in the scales section: a on cos and sin, a^2 on a fully rotated head's logits
+    assert "cos and sin" not in letters("temperature") and "a^2" not in letters("temperature")
+    scales_section = page()[page().index("### Temperature and query scales") :]
+    scales_section = scales_section[: scales_section.index("(glossary-attention)=")]
+    assert "| the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin;" in scales_section
     assert "in a fully rotated head, doing so multiplies the logits by $a^2$ |" in row("attention factor")
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head")
     # tau "a multiplier of the queries": its row's "a factor of 1 or more on the queries"
@@ -4879,8 +4889,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
         r" Position interpolation also slows the fastest pair, though a fast pair alone meets no new angle\. Unscaled,"
-        r" the fast pairs of that head taken together do meet new patterns past \$L\$, as the block \"The fast pairs'"
-        r" angles together, past L\" shows\. Such slowing has costs; chapter 8 measures two of them\.$",
+        r" the fast pairs of that head taken together do meet, past \$L\$, angle combinations training never showed, as"
+        r" the block \"The fast pairs' angles together, past L\" shows\. Such slowing has costs; chapter 8 measures two"
+        r" of them\.$",
         visible.strip(),
     )
     assert len(lead) == 1, lead
@@ -5946,18 +5957,20 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     assert own_worst < 0.05, own_worst
     # the main line's two sentences of this result: "Position interpolation also slows the fastest pair, though a fast
     # pair alone meets no new angle" (own_worst above) and "Unscaled, the fast pairs of that head taken together do
-    # meet new patterns past $L$, as the block below shows": that head is the worked example's (the main line's "a
-    # head like Llama 3.1's, trained at $L = 8192$", the block's d = 128 and base half a million, read by
-    # llama31_head); "Unscaled" the block's "with unscaled frequencies", the frequencies this loop used; "new patterns
-    # past $L$" this block's result, which the sentence leaves to it with its numbers and its range; the block's title
-    # names the sentence's words
+    # meet, past $L$, angle combinations training never showed, as the block below shows" (the words say what the
+    # block's "taken together can still be new" means, ahead of the block: at every distance checked, no trained
+    # distance brings every fast pair within a radian, min(best) >= 1 above): that head is the worked example's (the
+    # main line's "a head like Llama 3.1's, trained at $L = 8192$", the block's d = 128 and base half a million, read
+    # by llama31_head); "Unscaled" the block's "with unscaled frequencies", the frequencies this loop used; "angle
+    # combinations training never showed" this block's result, which the sentence leaves to it with its numbers and
+    # its range; the block's title names the sentence's words
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = example_section(raw)
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
     ((main_L, plain, head_word, together, past, named),) = re.findall(
         r"An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, .*? though a fast pair alone meets no"
-        r" new angle\. (Unscaled), the fast pairs of (that) head (taken together) do meet new patterns (past \$L\$), as"
-        r" the block \"([^\"]+)\" shows\.",
+        r" new angle\. (Unscaled), the fast pairs of (that) head (taken together) do meet, (past \$L\$), angle"
+        r" combinations training never showed, as the block \"([^\"]+)\" shows\.",
         visible,
     )
     assert named == GAP, named  # the sentence names its block by its summary

@@ -1532,10 +1532,11 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
         " often between two whole keys. So the MLP gives that key the bias of a nearer distance."
     )
     concrete = (
-        "Every $u$ of a long input lies inside the range a 64-token input spans, only packed closer together. The"
-        " figure's dotted line shows one case: from query 511, the key 8 back gets a $u$ between those of the keys 3"
-        " and 4 back from query 63."
+        "With $L_{\\text{thr}} = 16$, every $u$ of a long input lies inside the range a 64-token input spans, only"
+        " packed closer together. The figure's dotted line shows one case: from query 511, the key 8 back gets a $u$"
+        " between those of the keys 3 and 4 back from query 63."
     )
+    assert "Every $u$ of a long input lies inside the range" not in text  # the range claim is scoped to L_thr = 16
     assert "So there the MLP interpolates" not in text  # "there" had no clear referent
     # "inside the range a 64-token input spans, only packed closer together": from the last of 512 and of 4096
     # tokens, every key's u (own token included) lies within the u of the last of 64 tokens, 0 to 1, and both the
@@ -1552,6 +1553,39 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
         long_u = all_u(q)
         assert long_u[0] >= short_u[0] and long_u[-1] <= short_u[-1] + 1e-6
         assert long_u.diff().max() < short_u.diff().max() and long_u.diff().median() < short_u.diff().median() / 10
+    # the scope is needed: with the threshold at 128 (above 63), a 64-token input never reaches u = 1 (its largest u
+    # is psi(63)/psi(128) = 0.757 at |c| = 0.1), while query 511 gives key 0 u = 1, outside the short input's range
+    with torch.random.fork_rng():
+        fire_128 = FireBias(4, L_thr_init=128.0)
+
+    def all_u_128(q):
+        return fire_128.normalized_distance(torch.tensor([q]), q - torch.arange(q + 1)).detach()[0].sort().values
+
+    short_128 = torch.cat([all_u_128(q) for q in range(64)]).max()
+    assert abs(short_128 - math.log(7.3) / math.log(13.8)) < 1e-4 and short_128 < 0.76
+    assert abs(all_u_128(511)[-1] - 1) < 1e-6 and all_u_128(511)[-1] > short_128 + 0.2
+    # the KV-cache sentence, its own paragraph after the figure's case; past the threshold a new query changes the u
+    # (so the bias) of every key 1 or more back, while up to it the u depends on the distance only; the appendix's
+    # cost table says the same in FIRE's row
+    cache = (
+        "Past $L_{\\text{thr}}$, each new query rescales all its keys' $u$, so a key–value cache cannot keep FIRE's"
+        " biases."
+    )
+    assert cache in flat_main and flat_main.index(concrete) < flat_main.index(cache)
+    assert (
+        "| FIRE | its MLP, 32 hidden units here; past $L_{\\text{thr}}$ each new query runs it again over all its"
+        " keys |" in text
+    )
+
+    def u_by_distance(q):  # the u of the keys 1 to q back from query q
+        return fire_range.normalized_distance(torch.tensor([q]), q - torch.arange(1, q + 1)).detach()[0]
+
+    for q in (200, 511):  # past 16: query q + 1 rescales the u of every distance 1 to q by psi(q) / psi(q + 1) < 1
+        scale = math.log(0.1 * q + 1) / math.log(0.1 * (q + 1) + 1)
+        assert scale < 1 - 4e-4
+        assert torch.allclose(u_by_distance(q + 1)[:q] / u_by_distance(q), torch.full((q,), scale), atol=1e-5)
+    for q in (8, 14):  # up to 16: the same distance gets the same u from query q and query q + 1 (cacheable)
+        assert torch.allclose(u_by_distance(q + 1)[:q], u_by_distance(q), atol=1e-6)
     assert "the input of a nearer key" not in text  # split: the smaller u, then whose u it is
     assert rule + " " + concrete in flat_main and flat_main.count("between those of the keys 3 and 4") == 1
     assert "From an earlier query, that smaller $u$ belongs to a nearer key" not in text  # the rule is stated once
@@ -2325,10 +2359,12 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # the definitions first, in their own paragraphs; then the table, visible; then the verdict that reads it
     caption = "At $8L$, on 512-token inputs:"
     # the main line says the two chapters' passkey columns differ, with chapter 8's ALiBi number and the agreement of
-    # the grades (asserted, column by column, in test_random_distance_is_defined_in_the_box_and_cable_is_listed)
+    # the grades (asserted, column by column, in test_random_distance_is_defined_in_the_box_and_cable_is_listed), in
+    # a paragraph of its own just after the table (not before it, about a table not yet seen)
+    assert "Unlike the table below" not in text
     unlike = re.findall(
-        r"Unlike the table below, chapter 8's scores passkeys at random distances, where ALiBi finds (\d+) %; the"
-        r" grades agree\. At \$8L\$, on 512-token inputs:",
+        r"\| no position encoding \| 2\.79 nats \| 100 %, kept \| Unlike the table above, chapter 8's scores passkeys"
+        r" at random distances, where ALiBi finds (\d+) %; the grades agree\. Of these five models,",
         flat_main,
     )
     from posenc.experiments import summarize

@@ -1979,7 +1979,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     for sentence in (
         "MLA's *KV cache*, its store of past tokens, holds per token mainly one short vector, its *latent* $c_n$.",
         "Each head makes its key from the latent with a matrix $W_{UK}$, and its *content query* $q^C_m$ from the"
-        " token's input.",
+        " token's input, through DeepSeek-V2's compressed query latent $c^Q_m$, which is not cached.",
+        "In transformers' `DeepseekV3Attention`, `q_a_proj` makes $c^Q_m$ and `q_b_proj` makes each head's query from"
+        " it.",
         "Each head's $W_{UK}$ is an *up-projection to keys*.",
         "| $c_n$ | the latent of token $n$, cached | 512 |",
         "| $k^R_n$ | the rotary key of token $n$, shared by all heads and cached | 64 |",
@@ -1987,19 +1989,13 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         " figure after it, static, draws the opening's Llama 3.1 8B config.",
         "MLA's 576 numbers are the latent's 512 and the rotary key's 64, in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
-        "so MLA *folds* it into the query once and scores the cached latents directly: $$ (q^C_m)^\\top W_{UK}\\,"
-        " c_n = (W_{UK}^\\top q^C_m)^\\top c_n . $$ With RoPE,",
-        "With RoPE, $R_m$ turns the content query $q^C_m$ by its position $m$, and $R_n$ the key by its position $n$:",
-        "The rotation $R_{n-m}$ between query and key changes with each past key's distance, so the matrix to fold in,"
-        " $R_{n-m} W_{UK}$, would differ for every past key: as costly as rebuilding every past key.",
+        "With RoPE, $R_m$ turns the content query $q^C_m$ by its position $m$, and $R_n$ the key by its position $n$;"
+        " since $R_m^\\top R_n = R_{n-m}$,",
         "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
         "(R_m q^C_m)^\\top R_n W_{UK}\\, c_n = (q^C_m)^\\top R_{n-m} W_{UK}\\, c_n .",
-        "So MLA's *decoupled RoPE* adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token, shared by"
-        " all heads and made from the token's input.",
+        "Decoupled RoPE's rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes"
+        " from the token's input.",
         "The score adds their rotated term to the *content term*, the content query against the latent:",
-        "The content term has no rotation, so $W_{UK}$ folds into the query again; only the small rotary key carries"
-        " position.",
-        "$q^C_m$ is the head's content query, for the content term; $q^R_m$ is its rotary query.",
         "The section's count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention $2 n_h"
         " d_h$ numbers per token and layer, here with $n_h = d_h = 128$.",
         "| $W_{UK}^\\top q^C_m$ | that query, folded | 512, like $c_n$ |",
@@ -2042,9 +2038,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # formed once, scores 50 past latents as the keys built from them would
     past = torch.randn(50, ds["kv_lora_rank"], generator=torch.Generator().manual_seed(1), dtype=torch.float64)
     assert torch.allclose(past @ (w_uk.T @ q_c), (past @ w_uk.T) @ q_c, rtol=1e-9, atol=1e-9)
-    # "RoPE on those keys would break the fold, since a rotation by the distance would sit between the query and
-    # $W_{UK}$":
-    # (R_m q)^T R_n W c = q^T R_{n-m} W c, and the folded query R_{n-m}^T q differs from one distance to the next
+    # the block's "since $R_m^\top R_n = R_{n-m}$": (R_m q)^T R_n W c = q^T R_{n-m} W c, and the folded query
+    # R_{n-m}^T q differs from one distance to the next
     f64 = torch.float64
     d_c = ds["qk_nope_head_dim"]
     cos, sin = posenc.rope_cos_sin(torch.tensor([5, 905, 900, 0, 1]), d_c, dtype=f64)
@@ -2053,9 +2048,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     k_at_n = posenc.apply_rope(key, cos[1], sin[1])
     k_at_delta = posenc.apply_rope(key, cos[0], sin[0])  # R_{n-m} W c, n - m = 5
     assert math.isclose(float(q_at_m @ k_at_n), float(q_c @ k_at_delta), rel_tol=1e-9)
-    # "The content term has no rotation, so $W_{UK}$ folds into the query again; only the small rotary key carries
-    # position.": the decoupled score, unfolded, equals the folded query against the latent plus the rotary term; one
-    # folded query serves every position, and only the rotary term changes with the distance
+    # the main line's "The content term has no rotation, so the key's matrix folds into the query again; only the
+    # small rotary key carries position.": the decoupled score, unfolded, equals the folded query against the latent
+    # plus the rotary term; one folded query serves every position, and only the rotary term changes with the distance
     d_r = ds["qk_rope_head_dim"]
     q_r, k_r = (torch.randn(d_r, generator=g, dtype=f64) for _ in range(2))
     folded_q = w_uk.T @ q_c  # formed once, with no position in it
@@ -2072,7 +2067,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     mla_main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     fix_score = (
         r"the content query against the latent:\s+\$\$\s+\\text\{score\}_\{mn\} = \(q\^C_m\)\^\\top W_\{UK\}\\, c_n \+"
-        r" \(q\^R_m\)\^\\top R_\{n-m\}\\, k\^R_n \.\s+\$\$\s+The content term has no rotation"
+        r" \(q\^R_m\)\^\\top R_\{n-m\}\\, k\^R_n \.\s+\$\$\s+As in partial rotary"
     )
     assert re.search(fix_score, text) and not re.search(fix_score, mla_main_line)
     # the fix's score, in the section's block right after the words that state it, then why it folds; the main line
@@ -2080,9 +2075,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "The score adds their rotated term to the *content term*, the query against the latent." in mla_main_line
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
-    # "The rotation $R_{n-m}$ ... changes with each past key's distance, so the matrix to fold in, $R_{n-m} W_{UK}$,
-    # would differ for every past key": at DeepSeek-V2's sizes, R_{n-m} W_UK for 64 past keys, 1 to 64 back, are
-    # pairwise different, and R_m^T R_n depends on n - m only (the same matrix at m = 0 and m = 900)
+    # the main line's "the matrix to fold in would differ for every past key": at DeepSeek-V2's sizes, R_{n-m} W_UK
+    # for 64 past keys, 1 to 64 back, are pairwise different, and R_m^T R_n depends on n - m only (the same matrix
+    # at m = 0 and m = 900)
     per_key = torch.stack([posenc.rope_matrix(-g, d_c, layout="half", dtype=f64) @ w_uk for g in range(1, 65)])
     flat = per_key.flatten(1)  # R_{n-m} W_UK for n - m = -1 .. -64
     gaps_apart = torch.cdist(flat, flat) + torch.eye(64, dtype=f64) * flat.norm(dim=1).max()
@@ -2091,35 +2086,30 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     r_895 = posenc.rope_matrix(895, d_c, layout="half", dtype=f64)
     assert torch.allclose(r_900.T @ r_895, posenc.rope_matrix(-5, d_c, layout="half", dtype=f64), atol=1e-9)
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    # the main line says the fold in words; the section's block, first, shows the three equations: the fold, the
-    # rotation that breaks it and the fix's score; the fold's equation comes before the rotation's; the score's is
-    # once in the chapter; the position-free term has one name
+    # the main line shows the fold; the section's block shows only what the main line leaves out: the per-head
+    # content and rotary queries, the rotation written out with R_m^T R_n = R_{n-m}, and the fix's score, once in
+    # the chapter; the position-free term has one name
     mla_main = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Raising the base")]
     mla_block = text[text.index("## DeepSeek's MLA") : text.index("## Raising the base")]
     mla_block = mla_block[mla_block.index("<details>") : mla_block.index("</details>")]
-    assert mla_main.count("$$") == 2 and mla_block.count("$$") == 6 and "\\text{score}_{mn}" in mla_block
+    assert mla_main.count("$$") == 2 and mla_block.count("$$") == 4 and "\\text{score}_{mn}" in mla_block
     assert "need not rebuild keys" not in text and text.count("\\text{score}_{mn}") == 1
     assert mla_block.index("**The two scores, written out.**") < mla_block.index("$$")  # the block opens with them
-    # the main line: the idea in one sentence first, then the fold in words; the block: the symbols, then each equation
+    # the main line: the idea in one sentence first, then the fold; the block: the symbols, then each equation
     idea = "The idea: a rotation between query and key stops MLA from folding the key's matrix into the query."
     assert mla_main.index("*latent* $c_n$") < mla_main.index(idea) < mla_main.index("MLA *folds* it into the head's")
-    fold = (
-        "Without RoPE, one matrix $W_{UK}$ serves every past key, so MLA *folds* it into the query once and scores the"
-        " cached latents directly:"
-    )
     symbols = (
-        "With RoPE, $R_m$ turns the content query $q^C_m$ by its position $m$, and $R_n$ the key by its position $n$:"
+        "With RoPE, $R_m$ turns the content query $q^C_m$ by its position $m$, and $R_n$ the key by its position $n$;"
     )
-    assert mla_block.index("*content query* $q^C_m$") < mla_block.index(fold)
-    assert mla_block.index(fold) < mla_block.index("(W_{UK}^\\top q^C_m)^\\top c_n")
-    assert mla_block.index("(W_{UK}^\\top q^C_m)^\\top c_n") < mla_block.index(symbols)  # the fold, then the rotation
+    assert mla_block.index("*content query* $q^C_m$") < mla_block.index("latent $c^Q_m$") < mla_block.index(symbols)
     assert mla_block.index(symbols) < mla_block.index("(R_m q^C_m)^\\top R_n W_{UK}")
-    assert mla_block.index("(R_m q^C_m)^\\top R_n W_{UK}") < mla_block.index(
-        "The rotation $R_{n-m}$ between query and key changes with each past key's distance"
-    )
-    assert "RoPE on those keys would break the fold" not in text  # said once, by the equation's own sentence
-    assert mla_block.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1 and text.count("(W_{UK}^\\top q^C_m)^\\top c_n") == 1
-    assert "Without RoPE, the fold is" not in text  # the block no longer repeats the main line's fold
+    assert mla_block.index("(R_m q^C_m)^\\top R_n W_{UK}") < mla_block.index("rotary query $q^R_m$")
+    assert mla_block.index("rotary query $q^R_m$") < mla_block.index("\\text{score}_{mn}")
+    # the block does not repeat the main line's argument: the fold, its cost and the fix are each said once, there
+    assert "RoPE on those keys would break the fold" not in text and "W_{UK}^\\top q^C_m)^\\top c_n" not in text
+    assert "Without RoPE, the fold is" not in text and "serves every past key" not in mla_block
+    assert text.count("as costly as rebuilding every past key") == 1 and text.count("*decoupled RoPE*") == 1
+    assert "folds into the query again" not in mla_block and "*folds*" not in mla_block
     assert "the folded one" not in text and "the wrong score" not in main_line
     assert "same heads would cache" not in text  # "the same heads" was ambiguous: V2's own keys are 192 wide
     assert text.count("(R_m q^C_m)^\\top R_n W_{UK}") == 1
@@ -4387,7 +4377,8 @@ def test_mla_rotary_query_scout_config_refusal_context_shift_and_cohere_order():
     text = chapter_markdown("10_rope_today")
     code = _figure_titles()
     assert "answers the first question another way: it rotates only a small extra query and key" in text
-    assert "adds a rotary query $q^R_m$ per head and one rotary key $k^R_n$ per token" in text
+    assert "adds a small rotary query per head and one *rotary key* $k^R_n$ per token" in text
+    assert "rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes from" in text
     assert "it rotates only a small extra key" not in text
     comment = (
         "# transformers 5.24 refuses Llama 4 Scout's published config as is: it stores 4 in the boolean"
@@ -4461,3 +4452,83 @@ def test_chapter_which_layers_names_the_sliding_window_mix():
     assert attn[0].sliding_window == 8 and attn[1].sliding_window is None
     for cite in ("https://arxiv.org/abs/2503.19786", "https://arxiv.org/abs/2504.00698"):  # the 2025 reports
         assert cite in text, cite
+
+
+def test_chapter_plain_answers_are_roformers_and_most_rows_change_the_base():
+    """Chapter 10's opening (main line): "The *plain answers* are RoFormer's; most models in this chapter change the
+    base." RoFormer's base is 10^4 (chapter 4: "This chapter uses the base $b = 10^4$, as RoFormer does."), the table's
+    plain answer to question 2; more than half of the chapter's copied rows use another base (10 of 17)."""
+    text = chapter_markdown("10_rope_today")
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    opening = main_line[: main_line.index("After this chapter you will be able to")]
+    sentence = "The *plain answers* are RoFormer's; most models in this chapter change the base."
+    assert sentence in opening and "| 2. How fast do they turn? | base $10^4$, the same in every layer |" in opening
+    assert opening.index("| question | the plain answer |") < opening.index(sentence)
+    assert "as RoFormer does" in chapter_markdown("04_rope") and "$b = 10^4$" in chapter_markdown("04_rope")
+    rows = list(book.MODEL_ROPE_CONFIGS.values())
+    other_base = sum(r["rope_theta"] != 1e4 for r in rows)
+    assert (other_base, len(rows)) == (10, 17) and 2 * other_base > len(rows)
+
+
+def test_chapter_mla_query_latent_matches_transformers():
+    """Chapter 10, *DeepSeek's MLA* block: the content query comes "through DeepSeek-V2's compressed query latent
+    $c^Q_m$, which is not cached. In transformers' `DeepseekV3Attention`, `q_a_proj` makes $c^Q_m$ and `q_b_proj`
+    makes each head's query from it." and "Decoupled RoPE's rotary query $q^R_m$, one per head, also comes from
+    $c^Q_m$; the rotary key $k^R_n$ comes from the token's input." A tiny DeepseekV3 layer: q_a_proj maps the input
+    to q_lora_rank numbers, q_b_proj maps those to every head's content and rotary query; the rotary key comes out of
+    kv_a_proj_with_mqa, from the input; the cache holds the latent and the rotary key only, no query latent."""
+    from transformers import DeepseekV3Config, DynamicCache
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention, DeepseekV3RotaryEmbedding
+
+    cfg = DeepseekV3Config(
+        hidden_size=64, num_attention_heads=4, num_key_value_heads=4, q_lora_rank=24, kv_lora_rank=16,
+        qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=8, num_hidden_layers=1,
+    )  # fmt: skip
+    att = DeepseekV3Attention(cfg, layer_idx=0).eval()
+    assert (att.q_a_proj.in_features, att.q_a_proj.out_features) == (64, 24)  # input -> c^Q
+    assert (att.q_b_proj.in_features, att.q_b_proj.out_features) == (24, 4 * (8 + 4))  # c^Q -> q^C and q^R per head
+    assert att.kv_a_proj_with_mqa.in_features == 64 and att.kv_a_proj_with_mqa.out_features == 16 + 4  # c_n, k^R_n
+    x = torch.randn(1, 5, 64, generator=torch.Generator().manual_seed(0))
+    pos = torch.arange(5)[None]
+    cache = DynamicCache(config=cfg)
+    with torch.no_grad():
+        att(x, DeepseekV3RotaryEmbedding(cfg)(x, pos), None, cache=cache)
+    layer = cache.layers[0]
+    assert layer.keys.shape[-1] + layer.values.shape[-1] == 16 + 4  # the latent and the rotary key; no 24-wide c^Q
+    assert 24 not in (layer.keys.shape[-1], layer.values.shape[-1])
+    text = chapter_markdown("10_rope_today")
+    block = text[text.index("**The two scores, written out.**") : text.index("## Raising the base")]
+    for sentence in (
+        "through DeepSeek-V2's compressed query latent $c^Q_m$, which is not cached.",
+        "In transformers' `DeepseekV3Attention`, `q_a_proj` makes $c^Q_m$ and `q_b_proj` makes each head's query from"
+        " it.",
+        "Decoupled RoPE's rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes"
+        " from the token's input.",
+    ):
+        assert sentence in block, sentence
+
+
+def test_chapter_max_position_embeddings_is_not_enforced():
+    """Chapter 10, *Reading a modern config* (main line): "`max_position_embeddings` declares the longest input;
+    transformers does not enforce it for RoPE." A tiny Llama whose config declares 16 positions runs 40 tokens, and its
+    rotary module gives angles for positions far past 16, each equal to position times frequency."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    text = chapter_markdown("10_rope_today")
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    section = main_line[main_line.index("## Reading a modern config") :]
+    assert "`max_position_embeddings` declares the longest input; transformers does not enforce it for RoPE." in section
+    cfg = LlamaConfig(
+        hidden_size=32, num_attention_heads=2, num_key_value_heads=2, intermediate_size=64, num_hidden_layers=1,
+        vocab_size=50, max_position_embeddings=16,
+    )  # fmt: skip
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(cfg).eval()
+    with torch.no_grad():
+        logits = model(torch.arange(40)[None] % 50).logits
+    assert logits.shape == (1, 40, 50) and bool(torch.isfinite(logits).all())
+    x = torch.zeros(1, 100, 16)
+    cos, _ = LlamaRotaryEmbedding(cfg)(x, torch.arange(100)[None])
+    own = posenc.rope_cos_sin(torch.arange(100), 16, dtype=torch.float64)[0]
+    torch.testing.assert_close(cos[0].double(), own, rtol=0, atol=1e-4)
