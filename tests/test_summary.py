@@ -797,8 +797,7 @@ def _yarn_fix_row() -> list[str]:
     assert (paper["beta_fast"], paper["beta_slow"]) == (32, 1), paper
     assert (
         f"| YaRN | by default, keep every pair that makes more than {paper['beta_fast']:.0f} full turns"
-        f" within $L$, slow"
-        " the slow ones by $s$, and those between partway; also scale the scores up with $s$ |"
+        " within $L$, slow the slow ones by $s$, and those between partway; also scale the scores up with $s$ |"
     ) in page_text()
     # the bar of 32 turns, cut from the main table's cell, stands in this row (its pairs kept: _main_fixes_table) and
     # in the block on turns (asserted in _other_fixes_block);
@@ -2077,8 +2076,7 @@ MAIN_FIXES_TABLE = [
     "| *PI*, position interpolation | every pair, all alike | to a trained model, at test time or before further"
     " training |",
     "| *NTK-aware scaling* | the fastest pair not at all, the slowest by $s$ | to a trained model, at"
-    " test time, with no"
-    " further training |",
+    " test time, with no further training |",
     "| *YaRN* | the slow pairs most | to a trained model, at test time or before further training |",
     "| *Llama 3.1's rule* | the slow pairs most, like YaRN | to a trained model, at test time or before further"
     " training |",
@@ -2092,8 +2090,7 @@ COLLAPSED_FIX_CONDITIONS = [
     "| Llama 3.1's rule | like YaRN, but keep every pair that makes more than 4 full turns within $L$, and leave the"
     " scores alone |",
     "| NTK-aware scaling | raise the base $b$ to $b\\,s^{d/(d-2)}$, for heads $d$ wide: the fastest pair"
-    " keeps its speed"
-    " and the slowest is slowed by $s$ |",
+    " keeps its speed and the slowest is slowed by $s$ |",
 ]
 
 
