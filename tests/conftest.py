@@ -59,6 +59,23 @@ def chapter_markdown(name: str) -> str:
     return re.sub(r"\s+", " ", "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown"))
 
 
+def hf_dynamic_ntk_freqs(d: int, base: float, trained: int, seq_len: int):
+    """Transformers' `dynamic` frequencies (`_compute_dynamic_ntk_parameters`, `factor` 1) for one head of width d at
+    base `base`, trained length `trained`, on an input of `seq_len` tokens."""
+    import transformers
+    from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
+
+    cfg = transformers.LlamaConfig(
+        hidden_size=2 * d,
+        num_attention_heads=2,
+        head_dim=d,
+        max_position_embeddings=trained,
+        rope_parameters={"rope_type": "dynamic", "rope_theta": base, "factor": 1.0},
+    )
+    freqs, _ = _compute_dynamic_ntk_parameters(cfg, "cpu", seq_len=seq_len)
+    return freqs
+
+
 def f64(x):
     return x.to(torch.float64)
 

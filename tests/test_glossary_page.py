@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import chapter_markdown as chapter
+from conftest import chapter_markdown as chapter, hf_dynamic_ntk_freqs
 
 import posenc
 from posenc.book.models import MODEL_ROPE_CONFIGS
@@ -343,7 +343,6 @@ def test_base_row_roformer_and_llama_3():
 def test_ntk_aware_base_keeps_the_fastest_pair_and_divides_the_slowest_by_s():
     """The page: "enlarges RoPE's base to $b\\,s^{d/(d-2)}$ ...: the fastest pair is kept, the slowest divided by $s$",
     and transformers' `dynamic`, whose base at an effective factor S is b S^(d/(d-2)), gives the same frequencies."""
-    from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
 
     text = row("NTK-aware scaling")
     assert "the fastest pair is kept, the slowest divided by $s$" in text
@@ -357,14 +356,7 @@ def test_ntk_aware_base_keeps_the_fastest_pair_and_divides_the_slowest_by_s():
                 ratio = theta / raised
                 assert ratio[0] == 1 and abs(ratio[-1] - s) < 1e-9 * s, (d, b, s, float(ratio[-1]))
                 # transformers' dynamic with factor 1 at s L tokens: effective factor 1 * s L / L - 0 = s
-                cfg = transformers.LlamaConfig(
-                    hidden_size=2 * d,
-                    num_attention_heads=2,
-                    head_dim=d,
-                    max_position_embeddings=L,
-                    rope_parameters={"rope_type": "dynamic", "rope_theta": b, "factor": 1.0},
-                )
-                hf, _ = _compute_dynamic_ntk_parameters(cfg, "cpu", seq_len=int(s * L))
+                hf = hf_dynamic_ntk_freqs(d, b, L, int(s * L))
                 assert torch.allclose(hf.double(), raised, rtol=1e-5, atol=0), (d, b, s)  # float32 frequencies
 
 
@@ -997,7 +989,8 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
 
 def test_worked_examples_effective_scale_column():
     """The worked example: "Each rule gets $s = 8$ and an input of $2L$ tokens, with $L = 8192$, Llama 3.1's trained
-    length", and its table's column "effective factor": "8 at any length" for PI and `llama3`, "9 at this length" for
+    length", and its table's column "effective factor: divides the slowest pair's frequency by", the main line's
+    two-rule table's header for the same quantity: "8 at any length" for PI and `llama3`, "9 at this length" for
     dynamic NTK. The sentence's s, input and L are read from the page, L against posenc/book/models.py's copy of Llama
     3.1's config (a prose sync). Each effective factor is measured, the slowest pair's frequency over the rule's, from
     posenc's rules and from transformers' own, each given the trained length as its L (for `dynamic`,
@@ -1012,7 +1005,8 @@ def test_worked_examples_effective_scale_column():
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     assert int(trained) == llama["rope_scaling"]["original_max_position_embeddings"] == llama["trained_length_before"]
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    lines = raw[raw.index("| rule | what it does to the frequencies | its effective factor |") :].splitlines()
+    header = "| rule | what it does to the frequencies | effective factor: divides the slowest pair's frequency by |"
+    lines = raw[raw.index(header) :].splitlines()
     assert lines[1] == "|---|---|---|", lines[1]
     table = {}
     for line in lines[2:]:
@@ -1080,17 +1074,20 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert "so here the slowest pair meets no new angle: | rule |" in visible  # the verdict, before the table
     assert "| Position interpolation also slows the fastest pair" in visible
     assert (
-        "though a fast pair alone meets no new angle. Unscaled, the fast pairs of that head taken together do meet,"
-        f' past $L$, angle combinations training never showed, as the block "{GAP}" shows. Such slowing has costs'
+        "though a fast pair alone meets no new angle. Yet, taken together, that head's unscaled fast pairs do meet"
+        f' angle combinations past $L$ that training never showed, as the block "{GAP}" shows. Such slowing has costs'
         in visible
     )
     assert "Transformers' `dynamic`" not in visible, visible
     assert f"trained at $L = {read}$" in visible
     example = block(WE)
-    assert example.index("| rule |") < example.index(
-        "| 9 at this length | The two-rule table above gives only the ends of these ranges: pair 0, the fastest, and"
-        " pair 63, the slowest. Here the stretch is 2."
+    # the block's lead says how the three tellings relate: the main line's table, this block, the next block
+    lead = (
+        "The main line's two-rule table gives only each rule's ends, pair 0, the fastest, and pair 63, the slowest;"
+        " this block goes pair by pair and adds dynamic NTK, whose 9 the next block derives."
     )
+    assert " ".join(example.split()).startswith(lead), example[:300]
+    assert "| 9 at this length | Here the stretch is 2." in " ".join(example.split())
     # the worked example ends with its point; dynamic NTK's formula, its L in transformers and chapter 8's two
     # factors sit in the next block, right after it
     assert "*Dynamic NTK* sets" not in example and "Chapter 8 defines" not in example
@@ -2029,14 +2026,21 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
 
     assert "truncate" not in inspect.getsource(rope_utils._compute_llama3_parameters)  # YaRN's only
     assert "truncate (`bool`, *optional*): Only used with 'yarn'." in " ".join(inspect.getsource(rope_utils).split())
-    # "Either way the code clamps the ramp's lower end at pair 0, so pair 0 is kept: at betas 32/1 in chapter 8's
-    # heads, no pair turns 32 times", now "so pair 0, the fastest, is kept however few times it turns" (the hedge the
-    # betas row no longer carries): transformers' clamp, and its yarn over chapter 8's head and a sweep, both truncate
-    # settings
-    assert (
-        "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times"
-        " it turns: at betas 32/1 in chapter 8's heads, no pair turns 32 times." in " ".join(block.split())
+    # "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times it
+    # turns. With the default betas 32/1, chapter 8's heads would have no pair that turns 32 times, yet pair 0 would
+    # be kept" (the hedge the betas row no longer carries; a what-if, since chapter 8 uses 2/1, so the bullet comes
+    # right after the betas bullet that says so): transformers' clamp, and its yarn over chapter 8's head and a
+    # sweep, both truncate settings
+    ((what_if_fast, what_if_slow, what_if_turns),) = re.findall(
+        r"- YaRN's \*betas\* are \d+ and \d+ by default, \d+ and \d+ in chapter 8\. - YaRN's `truncate` in"
+        r" transformers, true by default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it to false\."
+        r" Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times"
+        r" it turns\."
+        r" With the default betas (\d+)/(\d+), chapter 8's heads would have no pair that turns (\d+) times, yet pair 0"
+        r" would be kept\. - Llama 3\.1 sets",
+        " ".join(block.split()),
     )
+    assert what_if_turns == what_if_fast
     # the row: a one-line definition, its hedge in the block; "*ramp* (see below)" points to the ramp row, which the
     # page has, further down the same A-to-Z table
     assert "besides the fastest pair" not in row("betas") and "however few times" not in row("betas")
@@ -2045,6 +2049,7 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     assert "return max(low, 0), min(high, dim - 1)" in inspect.getsource(rope_utils._compute_yarn_parameters)
     run = load_results("extrapolation", check=False)["config"]
     head = run["model"]["d_model"] // run["model"]["n_heads"]  # chapter 8's head width
+    checked_ch8 = False
     for width, base_, length, factor_, beta_fast, trunc in [
         (w, b, n, f, bf, tr)
         for w in (head, 64, 128)
@@ -2066,9 +2071,11 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
             truncate=trunc,
         ).double()
         assert abs(float(yarn[0] / own[0]) - 1) < 1e-6, (width, base_, length, factor_, beta_fast, trunc)
-        if (width, base_, length, beta_fast) == (head, 1e4, run["train_length"], 32.0):  # chapter 8's heads
+        if (width, base_, length, beta_fast) == (head, 1e4, run["train_length"], float(what_if_fast)):  # chapter 8's
             turns = float(own[0]) * length / (2 * math.pi)
             assert turns < beta_fast and float(yarn[-1] / own[-1]) < 1, turns  # no pair turns 32 times; yet a ramp
+            checked_ch8 = True
+    assert checked_ch8  # the what-if was run at chapter 8's heads, with pair 0 kept (the assert above)
     ((fast, slow, ours_fast, ours_slow),) = re.findall(
         r"- YaRN's \*betas\* are (\d+) and (\d+) by default, (\d+) and (\d+) in chapter 8\.", block
     )
@@ -2080,6 +2087,8 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     assert f'get("beta_fast") or {fast}' in source and f'get("beta_slow") or {slow}' in source
     ours = load_results("extrapolation", check=False)["config"]["yarn"]
     assert (float(ours["beta_fast"]), float(ours["beta_slow"])) == (float(ours_fast), float(ours_slow)), ours
+    # the what-if's betas are the defaults, not chapter 8's own: "would", since the saved run uses the other pair
+    assert (what_if_fast, what_if_slow) == (fast, slow) != (ours_fast, ours_slow), (what_if_fast, ours_fast)
     assert 'rope_parameters.get("truncate", True)' in source
     assert "low = math.floor(low)" in source and "high = math.ceil(high)" in source
     assert transformers.GptOssConfig().rope_parameters["truncate"] is False
@@ -3877,10 +3886,9 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     )
     text = page()
     assert (
-        "a *slow pair* turns less than once, so in a decoder it meets new angles beyond $L$. Call an input's length"
-        " over $L$ its"
-        " *stretch*. To meet no new angle, a slow pair needs its frequency divided by about the stretch, so RoPE"
-        " scalings slow the slow pairs." in text
+        "a *slow pair* turns less than once, so in a decoder it meets new angles beyond $L$. To meet no new angle, a"
+        " slow pair needs its frequency divided by about the input's length over $L$, so RoPE scalings slow the slow"
+        " pairs." in text
     )
     # the sentence speaks of RoPE scalings, not of the table below it: the table also holds methods that remap
     # positions, a fine-tuning scheme and tests, none of which divides a frequency
@@ -4801,8 +4809,9 @@ def test_context_parallelism_needs_global_positions():
 
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
-    """The main line keeps the fast and slow pairs and "Call an input's length over $L$ its *stretch*. To meet no new
-    angle, a slow pair needs its frequency divided by about the stretch": the stretch defined before its first use.
+    """The main line keeps the fast and slow pairs and "To meet no new angle, a slow pair needs its frequency divided by
+    about the input's length over $L$": the stretch, like the other two numbers, defined in one table row where the
+    main line first uses it.
     Then "Three numbers are easy to mix up:" and their table (extension
     factor, stretch, effective factor), before the worked example's core that uses them: "An example: take a head
     like Llama 3.1's, trained at $L = 8192$, and an input of $2L$ tokens, so its stretch is 2. Give two rules Llama
@@ -4847,7 +4856,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     longer = raw[raw.index("(glossary-longer)=\n## Longer inputs\n") : raw.index("(glossary-longer-terms)=")]
     assert [" ".join(p.split()) for p in longer.split("\n\n")[1:]] == [
         "Below, $L$ is a model's *trained length*, $\\ell$ an input's length and $s$ a configuration's *extension"
-        " factor*. A worked case follows the table.",
+        " factor*, its `factor`. A worked case follows the table.",
         "",
     ], longer
     assert raw.index("(glossary-longer-terms)=") < raw.index(EXAMPLE)
@@ -4858,10 +4867,16 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert paragraphs[1].startswith("A model's *trained length*") and paragraphs[1].endswith(
         "in a decoder it meets new angles beyond $L$."
     )
-    assert paragraphs[2].startswith("Call an input's length over $L$ its *stretch*.")
+    assert paragraphs[2].startswith(
+        "To meet no new angle, a slow pair needs its frequency divided by about the input's length over $L$"
+    )
+    # each of the three numbers is defined in one table row where the main line first uses it: the first "stretch",
+    # "extension factor" and "effective factor" of the subsection are their rows' labels
+    for term in ("stretch", "extension factor", "effective factor"):
+        assert visible.index(term) == visible.index(f"| *{term}*") + 3, term
     assert paragraphs[3] == "Three numbers are easy to mix up:" and paragraphs[4].startswith("| number |")
     ((config_word, main_stretch, slowest),) = re.findall(
-        r"about the stretch, so RoPE scalings slow the slow pairs\. Three"
+        r"about the input's length over \$L\$, so RoPE scalings slow the slow pairs\. Three"
         r" numbers are easy to mix up: \| number \| what it is \|"
         r" set by \| \|---\|---\|---\| \| \*extension factor\*"
         r" \$s\$ \| the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
@@ -4875,24 +4890,25 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" distances, 0 to \$L - 1\$\. Over"
         r" them a \*fast pair\* makes at least one \*turn\*, a full rotation; a \*slow pair\* turns less than once,"
         r" so in a"
-        r" decoder it meets new angles beyond \$L\$\. Call an input's length over \$L\$ its \*stretch\*\. To meet"
+        r" decoder it meets new angles beyond \$L\$\. To meet"
         r" no new angle, a"
-        r" slow pair needs its frequency divided by about the stretch, so RoPE scalings slow the slow pairs\. Three"
+        r" slow pair needs its frequency divided by about the input's length over \$L\$, so RoPE scalings slow the"
+        r" slow pairs\. Three"
         r" numbers are"
         r" easy to mix up: .*?"
         r" An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, and an input of \$(\d)L\$ tokens, so"
         r" its stretch is (\d+)\. Give (two) rules Llama 3\.1's configured `factor`, (\d+), as their extension"
         r" factor\. Each rule's effective factor is well above the stretch, so here the slowest pair meets no new"
         r" angle:"
-        r" \| rule \| divides"
+        r" \| rule \| effective factor: divides"
         r" the slowest pair's frequency by \| divides the fastest pair's frequency by \| \|---\|---\|---\|"
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
-        r" Position interpolation also slows the fastest pair, though a fast pair alone meets no new angle\. Unscaled,"
-        r" the fast pairs of that head taken together do meet, past \$L\$, angle combinations training never showed, as"
-        r" the block \"The fast pairs' angles together, past L\" shows\. Such slowing has costs; chapter 8 measures two"
-        r" of them\.$",
+        r" Position interpolation also slows the fastest pair, though a fast pair alone meets no new angle\. Yet,"
+        r" taken together, that head's unscaled fast pairs do meet angle combinations past \$L\$ that training never"
+        r" showed, as the block \"The fast pairs' angles together, past L\" shows\. Such slowing has costs; chapter 8"
+        r" measures two of them\.$",
         visible.strip(),
     )
     assert len(lead) == 1, lead
@@ -4941,15 +4957,21 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # pair 0's frequency is base**0 = 1 exactly, in float32 and float64: `llama3` leaves it exactly 1
     assert int(fast_l3) == 1 and float(l3[fastest_pair]) == float(l_theta[fastest_pair]) == 1.0
     assert int(fast_pi) == int(main_factor) > int(fast_l3)  # the contrast: PI slows the fastest pair, llama3 does not
-    # the worked example's link to this table: "The two-rule table above gives only the ends of these ranges: pair
-    # 0, the fastest, and pair 63, the slowest": its pair numbers are the fastest and slowest of the head, its ranges
-    # (PI: every pair; `llama3`: kept 0 to 28, ramped 29 to 34, divided 35 to 63) start at pair 0 and end at pair 63,
-    # and the divisors they give those two pairs are this table's two columns, run in transformers
-    ((end_fast, end_slow),) = re.findall(
-        r"\| 9 at this length \| The two-rule table above gives only the ends of these ranges: pair (\d+), the fastest,"
-        r" and pair (\d+), the slowest\. Here the stretch is 2\.",
-        re.sub(r"\s+", " ", block(WE)),
+    # the worked example's lead, its link to this table: "The main line's two-rule table gives only each rule's ends,
+    # pair 0, the fastest, and pair 63, the slowest; this block goes pair by pair and adds dynamic NTK, whose 9 the
+    # next block derives": its pair numbers are the fastest and slowest of the head, its ranges (PI: every pair;
+    # `llama3`: kept 0 to 28, ramped 29 to 34, divided 35 to 63) start at pair 0 and end at pair 63, and the divisors
+    # they give those two pairs are this table's two columns, run in transformers; its 9 is the block's dynamic NTK
+    # row and the next block's formula, 1 + s(l/L - 1) at l = 2L, s = 8
+    ((end_fast, end_slow, lead_nine),) = re.findall(
+        r"^The main line's two-rule table gives only each rule's ends, pair (\d+), the fastest, and pair (\d+), the"
+        r" slowest; this block goes pair by pair and adds dynamic NTK, whose (\d+) the next block derives\.",
+        re.sub(r"\s+", " ", block(WE)).strip(),
     )
+    assert int(lead_nine) == 1 + int(main_factor) * (int(main_times) - 1) == 9, lead_nine
+    assert f"| *dynamic NTK* | keeps pair 0, divides the slowest by {lead_nine} " in block(WE)
+    assert f"| {lead_nine} at this length |" in block(WE)
+    assert f"that is ${lead_nine} = 1 + 8(2 - 1)$" in " ".join(block(DYN).split())
     assert (int(end_fast), int(end_slow)) == (fastest_pair, int(torch.argmin(l_theta))) == (0, l_d // 2 - 1)
     ((kept_0, kept_1, ramp_0, ramp_1, div_0, div_1, div_by),) = re.findall(
         r"\| `llama3` \| keeps pairs (\d+) to (\d+), \*ramps\* (\d+) to (\d+), divides (\d+) to (\d+) by (\d+) \|",
@@ -5657,7 +5679,7 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     # factor row; the lead's sentence spans a line break, so it is read whitespace-normalised
     assert (
         "Below, $L$ is a model's *trained length*, $\\ell$ an input's length and $s$ a configuration's *extension"
-        " factor*. A worked case follows the table." in page()
+        " factor*, its `factor`. A worked case follows the table." in page()
     )
     assert "| the input's length over $L$, $\\max(\\ell/L, 1)$ for $\\ell$ tokens |" in page()
     assert "| *extension factor* $s$ | the configuration's `factor` |" in page()
@@ -5901,7 +5923,11 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     neighbouring distances differ by at most pair 0's step, one radian, in every fast pair; the gap at L is one
     radian, reached at L - 1; at L + 1, two. "So the smallest gap is one radian. At every distance checked, each
     trained distance leaves some fast pair at least a radian from its angle": the least gap over the range is 1, to a
-    billionth, while each fast pair alone lies within 0.05 rad of a trained angle at every distance checked."""
+    billionth, while each fast pair alone lies within 0.05 rad of a trained angle at every distance checked. Why
+    one radian and why flat: "measured the same way in this head, each trained distance is one radian from its nearest
+    other one" (the worst angle over every difference between trained distances) and "The gap depends only on the
+    differences $r - t$, a window of $L$ of them ending at $r$ ... once the differences 1 and 2 have left it, the gap
+    hardly changes" (the gap recomputed as a window minimum; the spread from L + 2 on under a hundredth)."""
     flat = re.sub(r"\s+", " ", block(GAP))
     assert flat.startswith(
         "A fast pair meets no new angle on its own. The fast pairs' angles taken together can still be new. To"
@@ -5910,16 +5936,39 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
         " difference. The nearest trained distance is the one that makes this largest difference smallest. That"
         " smallest value is $r$'s gap: $\\min_{t < L} \\max_i \\lvert (r - t)\\,\\theta_i\\rvert$."
     ), flat
-    ((neighbour, unscaled, first, last, only, one_rad, at_from, next_off, next_gap, later, later_gap, least, gap),) = (
-        re.findall(
-            r" The yardstick is (one) radian\. It is pair 0's step per position\. No fast pair moves further between"
-            r" neighbouring distances\. This head's gaps, with (unscaled) frequencies, checked at each distance from"
-            r" \$(L)\$ to \$L \+ (\d+)\$: - Distance \$(L)\$: (one) radian, from \$L - (\d)\$\. Only it is as close to"
-            r" a trained distance as neighbouring distances are\. - Distance \$L \+ (\d)\$: (two) radians\. - From"
-            r" \$L \+ (\d)\$ on: about ([\d.]+) radians\. So the smallest gap is (one) radian\. At every distance"
-            r" checked, each trained distance leaves some fast pair at least (a) radian from its angle\.$",
-            flat,
-        )
+    (
+        (
+            neighbour,
+            trained_apart,
+            unscaled,
+            first,
+            last,
+            only,
+            one_rad,
+            at_from,
+            next_off,
+            next_gap,
+            later,
+            later_gap,
+            least,
+            gap,
+            width,
+            small_1,
+            small_2,
+        ),
+    ) = re.findall(
+        r" The yardstick is (one) radian\. It is pair 0's step per position\. No fast pair moves further between"
+        r" neighbouring distances\. Training's own distances lie that far apart: measured the same way in this"
+        r" head, each trained distance is (one) radian from its nearest other one\."
+        r" This head's gaps, with (unscaled) frequencies, checked at each distance from"
+        r" \$(L)\$ to \$L \+ (\d+)\$: - Distance \$(L)\$: (one) radian, from \$L - (\d)\$\. Only it is as close to"
+        r" a trained distance as neighbouring distances are\. - Distance \$L \+ (\d)\$: (two) radians\. - From"
+        r" \$L \+ (\d)\$ on: about ([\d.]+) radians\. So the smallest gap is (one) radian\. At every distance"
+        r" checked, each trained distance leaves some fast pair at least (a) radian from its angle\."
+        r" The gap depends only on the differences \$r - t\$, a window of \$(L)\$ of them ending at \$r\$\."
+        r" As \$r\$ grows, the window slides but keeps its width, so once the differences (\d) and (\d) have left"
+        r" it, the gap hardly changes\.$",
+        flat,
     )
     d, base, L, _ = llama31_head()
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)  # "unscaled": no rule applied
@@ -5956,9 +6005,37 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     # "at least a radian ...: the smallest such gap is one radian"; each fast pair alone meets no new angle
     assert min(best.values()) >= words[gap] - 1e-9 and abs(min(best.values()) - words[least]) < 1e-9, best[L]
     assert own_worst < 0.05, own_worst
+
+    # "Training's own distances lie that far apart: measured the same way in this head, each trained distance is one
+    # radian from its nearest other one": the worst fast pair's wrapped angle at each difference u = t - t' between
+    # two trained distances, 1 <= |u| <= L - 1 (the sign does not matter), is at least one radian, and exactly one
+    # only at |u| = 1, the neighbours, which every trained distance has
+    def worst(u):  # the worst fast pair's wrapped angle at the differences u
+        x = (u[:, None] * fast) % (2 * math.pi)
+        return torch.minimum(x, 2 * math.pi - x).max(1).values
+
+    inside = worst(torch.arange(1, L, dtype=torch.float64))  # index k is difference k + 1
+    assert abs(float(inside.min()) - words[trained_apart]) < 1e-9 and int(inside.argmin()) == 0, float(inside.min())
+    assert float(inside[1:].min()) > words[trained_apart] + 0.5  # no farther trained distance comes as close
+    # "The gap depends only on the differences r - t, a window of L of them ending at r": the gap computed from the
+    # worst angle at each difference, as a minimum over the window [r - L + 1, r], equals the gap computed above from
+    # the distances at every distance checked; "once the differences 1 and 2 have left it": those differences give
+    # one and two radians, the gaps at L and L + 1, and at L + 2 both have left the window; "hardly changes": from
+    # there on the gap spans less than a hundredth of a radian
+    assert width == "L"
+    diffs = worst(torch.arange(0, L + int(last) + 1, dtype=torch.float64))  # index u is difference u
+    for r in range(L, L + int(last) + 1):
+        assert abs(float(diffs[r - L + 1 : r + 1].min()) - best[r]) < 1e-12, r
+    assert (int(small_1), int(small_2)) == (1, 2)
+    small = [round(float(diffs[int(u)]), 9) for u in (small_1, small_2)]
+    assert small == [round(best[L], 9), round(best[L + int(next_off)], 9)] == [1.0, 2.0], small
+    low_end = lambda r: r - L + 1  # noqa: E731  the window's smallest difference at distance r
+    assert low_end(L) <= int(small_1) and low_end(L + int(next_off)) <= int(small_2)  # still in at L and L + 1
+    assert low_end(L + int(later)) > int(small_2)  # both have left at L + 2, where the flat stretch starts
+    assert max(later_gaps) - min(later_gaps) < 0.01, (min(later_gaps), max(later_gaps))
     # the main line's two sentences of this result: "Position interpolation also slows the fastest pair, though a fast
-    # pair alone meets no new angle" (own_worst above) and "Unscaled, the fast pairs of that head taken together do
-    # meet, past $L$, angle combinations training never showed, as the block below shows" (the words say what the
+    # pair alone meets no new angle" (own_worst above) and "Yet, taken together, that head's unscaled fast pairs do
+    # meet angle combinations past $L$ that training never showed, as the block below shows" (the words say what the
     # block's "taken together can still be new" means, ahead of the block: at every distance checked, no trained
     # distance brings every fast pair within a radian, min(best) >= 1 above): that head is the worked example's (the
     # main line's "a head like Llama 3.1's, trained at $L = 8192$", the block's d = 128 and base half a million, read
@@ -5968,10 +6045,10 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = example_section(raw)
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((main_L, plain, head_word, together, past, named),) = re.findall(
+    ((main_L, together, head_word, plain, past, named),) = re.findall(
         r"An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, .*? though a fast pair alone meets no"
-        r" new angle\. (Unscaled), the fast pairs of (that) head (taken together) do meet, (past \$L\$), angle"
-        r" combinations training never showed, as the block \"([^\"]+)\" shows\.",
+        r" new angle\. Yet, (taken together), (that) head's (unscaled) fast pairs do meet angle combinations"
+        r" (past \$L\$) that training never showed, as the block \"([^\"]+)\" shows\.",
         visible,
     )
     assert named == GAP, named  # the sentence names its block by its summary

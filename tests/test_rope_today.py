@@ -1189,13 +1189,27 @@ def test_chapter_statements_on_qwen3vl_frames_and_llama4_qk_norm():
         Llama4TextConfig(num_hidden_layers=6, no_rope_layers=[], no_rope_layer_interval=3).no_rope_layers
         == [1, 1, 0] * 2
     )
-    # the appendix: "Qwen3 and Gemma 3 instead normalise queries and keys with a learned weight before RoPE"
+    # the appendix: "Qwen3, Gemma 3 and OLMo 2 instead normalise queries and keys with a learned weight before RoPE
+    # (`modeling_qwen3.py`, `modeling_gemma3.py`, `modeling_olmo2.py`)."
+    text = chapter_markdown("10_rope_today")
+    assert (
+        "Qwen3, Gemma 3 and OLMo 2 instead normalise queries and keys with a learned weight before RoPE"
+        " (`modeling_qwen3.py`, `modeling_gemma3.py`, `modeling_olmo2.py`)." in text
+    )
+    assert (
+        "In transformers 5.24 (`use_qk_norm`, `Llama4TextL2Norm` in `modeling_llama4.py`), Scout's RoPE layers divide"
+        " each rotated query and key by its root mean square, with no learned weight; scores still depend on $n - m$"
+        " only, and a key equal to its query keeps the same share of its score at distance zero, as"
+        " `tests/test_rope_today.py` checks." in text
+    )
     from transformers.models.gemma3 import modeling_gemma3
+    from transformers.models.olmo2 import modeling_olmo2
     from transformers.models.qwen3 import modeling_qwen3
 
     for attention, rms in (
         (modeling_qwen3.Qwen3Attention, modeling_qwen3.Qwen3RMSNorm),
         (modeling_gemma3.Gemma3Attention, modeling_gemma3.Gemma3RMSNorm),
+        (modeling_olmo2.Olmo2Attention, modeling_olmo2.Olmo2RMSNorm),
     ):
         fwd = inspect.getsource(attention.forward)
         assert fwd.index("self.q_norm(") < fwd.index("apply_rotary_pos_emb(") and "self.k_norm(" in fwd, attention
@@ -1216,6 +1230,13 @@ def test_chapter_statements_on_qwen3vl_frames_and_llama4_qk_norm():
     # n - m = 7 both times; the norm computes in float32 (x.float()), so float32 rounding, ~1e-7 relative
     assert torch.allclose(score(3, 10), score(30, 37), rtol=1e-6, atol=0)
     assert not torch.allclose(score(3, 10), score(3, 20))
+
+    def share(q_vec, dist, normed):  # a key equal to its query, dist back: its score over its score at distance zero
+        f = norm if normed else (lambda v: v)
+        return float(f(posenc.apply_rope(q_vec, cos[dist], sin[dist])) @ f(q_vec) / (f(q_vec) @ f(q_vec)))
+
+    for dist in (1, 7, 39):  # "keeps the same share of its score at distance zero": float32 rounding, ~1e-7
+        assert abs(share(q, dist, True) - share(q, dist, False)) < 1e-6, dist
 
 
 # --------------------------------------------------------------------------- raising the base: where the order fails
@@ -1846,6 +1867,8 @@ def test_chapter_gemma4_block_turns_only_the_fast_pairs():
     config and its own `proportional` initialisation (posenc's copy is compared in tests/test_scaling.py and the
     notebook's Gemma 4 cells); the head width is the global layers' `global_head_dim`. The main line keeps one
     worked model per question: Gemma 4 is the block's, and its figure the appendix's *Gemma 4* part."""
+    import inspect
+
     pytest.importorskip("transformers", minversion="5.24")
     rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
     from transformers import Gemma4Config, Gemma4TextConfig
@@ -1895,8 +1918,10 @@ def test_chapter_gemma4_block_turns_only_the_fast_pairs():
         "Gemma 4's rule matches p-RoPE, a proposal to stop the slowest pairs: its authors suspect they carry content,"
         " which rotation blurs far back.",
         "show the same for its global layers: `proportional`, a share of 0.25, base $10^6$ and `global_head_dim` 512.",
-        "**2.** Take a head of Gemma 4's `proportional` type, which turns only a head's fastest pairs (question 1's"
-        " block), with $d = 256$,",
+        "**2.** Take a head of Gemma 4's `proportional` type with $d = 256$, `partial_rotary_factor` $= 0.25$ and"
+        " base $10^6$.",
+        "Transformers' rule for this type keeps the first quarter of the pairs at their frequencies $b^{-2i/d}$ and"
+        " gives the rest frequency zero; see the block *Another answer: Gemma 4's proportional RoPE* under MLA.",
         "That is close to the 188 tokens of Gemma 4's global heads, $d = 512$, printed in the appendix's *Gemma 4*"
         " part:",
     ):
@@ -1957,6 +1982,20 @@ def test_chapter_gemma4_block_turns_only_the_fast_pairs():
     assert float((2 * math.pi / inv_freq[:turning].double()).max()) < 200
     partial = full["rope_theta"] ** (-torch.arange(0, 2 * turning, 2, dtype=torch.float64) / (2 * turning))
     assert 4.5e6 < 2 * math.pi / float(partial[-1]) < 5.5e6
+    # exercise 2's clause, "Transformers' rule for this type keeps the first quarter of the pairs at their frequencies
+    # $b^{-2i/d}$ and gives the rest frequency zero": transformers' own `_compute_proportional_rope_parameters` on the
+    # exercise's head (d = 256, share 0.25, base 1e6), with the rule read in its source
+    source = inspect.getsource(rope_utils._compute_proportional_rope_parameters)
+    assert "rope_angles = int(rope_proportion * head_dim // 2)" in source and "torch.zeros(nope_angles" in source
+    from transformers import LlamaConfig  # any config with a head_dim: the function reads only these fields
+
+    ex = LlamaConfig(head_dim=256, num_attention_heads=8, hidden_size=2048)
+    ex.rope_parameters = {"rope_type": "proportional", "rope_theta": 1e6, "partial_rotary_factor": 0.25}
+    ex_freq = rope_utils._compute_proportional_rope_parameters(ex, "cpu")[0].double()
+    ex_ladder = 1e6 ** (-torch.arange(0, 256, 2, dtype=torch.float64) / 256)  # the whole head's b^(-2i/d)
+    assert ex_freq.numel() == 128 and not bool(ex_freq[32:].any())  # the last three quarters: frequency zero
+    torch.testing.assert_close(ex_freq[:32], ex_ladder[:32], rtol=1e-6, atol=0)  # the first quarter: b^(-2i/d)
+    assert round(2 * math.pi / float(ex_freq[31])) == 178  # the answer's wavelength
 
 
 def test_chapter_mla_sizes_and_scaling_explorer_models():
@@ -2175,13 +2214,20 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the hidden cell prints the table's three rows
     costs_cell = next(c for c in nb_cells() if c.get("id") == "c40")
     printed_costs = "".join("".join(o.get("text", "")) for o in costs_cell["outputs"])
-    # the cell calls posenc with the config's fields, so its assert compares posenc's count with the paper's 2 n_h d_h
-    # (d_h = v_head_dim = qk_nope_head_dim = 128; the key's 64 rotary numbers are not part of d_h)
+    # the cell calls posenc with the config's fields (d_h = v_head_dim = qk_nope_head_dim = 128; the key's 64 rotary
+    # numbers are not part of d_h); here posenc's counts meet the paper's formulas, 2 n_h d_h l for multi-head
+    # attention and (d_c + d_h^R) l for MLA, at 2 bytes a number; the notebook keeps no guard on this arithmetic
     costs_code = "".join(costs_cell["source"])
     assert 'n_h, d_h = ds["num_attention_heads"], ds["v_head_dim"]' in costs_code
     assert 'kv_cache_bytes_per_token("mha", n_layers=layers, n_kv_heads=n_h, head_dim=d_h)' in costs_code
     assert "n_kv_heads=128" not in costs_code and "head_dim=128" not in costs_code
-    assert 'per_layer["MHA, 128 heads of 128"] == 2 * n_h * d_h' in costs_code
+    assert 'per_layer["MHA, 128 heads of 128"] == 2 * n_h * d_h' not in costs_code
+    assert 'per_layer["MLA, 512 + 64"] == 576' not in costs_code
+    mha_bytes = posenc.kv_cache_bytes_per_token(
+        "mha", n_layers=layers, n_kv_heads=ds["num_attention_heads"], head_dim=ds["v_head_dim"]
+    )
+    assert mha_bytes == 2 * ds["num_attention_heads"] * ds["v_head_dim"] * layers * 2 == 2 * 128 * 128 * layers * 2
+    assert mla_bytes == (ds["kv_lora_rank"] + ds["qk_rope_head_dim"]) * layers * 2 == 576 * layers * 2
     assert ds["v_head_dim"] == ds["qk_nope_head_dim"] == 128
     for name, ratio in (("MHA, 128 heads of 128", "56.9"), ("GQA, 8 heads of 128", " 3.6"), ("MLA, 512 + 64", " 1.0")):
         assert re.search(
@@ -2553,9 +2599,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     "about a third of RoPE's" (the notebook asserts 0.25-0.4 and prints 0.31). Every pair of unit length, 2048 to
     4096 tokens back, d = 32 .. 1024 (powers of two), xPos's weights
     from posenc's xpos_scale. The main line puts both kinds of key on one measure, mean size as a share of RoPE's:
-    "For unrelated keys, xPos's falls to about a third of RoPE's." (0.31) and "For a key equal to its query, it falls
-    only to about two thirds." (0.65), both drawn in the section's one-panel figure and asserted on its data; the
-    signed average ("at RoPE's or above", 0.058 against 0.046) sits in the section's block."""
+    "For unrelated keys, xPos's mean size falls to about a third of RoPE's." (0.31) and "For a key equal to its
+    query, it falls only to about two thirds." (0.65), both drawn in the section's one-panel figure and asserted on
+    its data; the signed average ("at RoPE's or above", 0.058 against 0.046) sits in the section's block."""
     back = torch.arange(2048, 4097)
     for d in (32, 64, 128, 256, 512, 1024):
         theta = posenc.rope_inv_freq(d).double()
@@ -2646,36 +2692,41 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "Unrelated keys' scores average zero, so the figure measures *mean size*, the mean of $|\\text{score}|$, as a"
         " share of RoPE's."
     )
-    unrelated = "For unrelated keys, xPos's falls to about a third of RoPE's."  # 0.31, asserted above and where drawn
+    unrelated = (
+        "For unrelated keys, xPos's mean size falls to about a third of RoPE's."  # 0.31, asserted above and where drawn
+    )
     matching = "For a key equal to its query, it falls only to about two thirds."  # 0.65
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
-    # the other measure, named on the main line, scoped first: with signs the matching key keeps its average in the
+    # the other measure, in the section's block, scoped first: with signs the matching key keeps its average in the
     # band (0.058 against 0.046 per pair, the figure's cell asserts xpos_signed >= rope_signed > 0; the loop above,
     # for d = 64: xPos's signed mean above RoPE's by under 0.02, its spread under RoPE's / 1.5, its score positive at
-    # every distance of the band, so a small positive average; its mean size 0.65 of RoPE's)
+    # every distance of the band, so a small positive average; its mean size 0.65 of RoPE's). The main line keeps one
+    # measure, mean size.
     with_signs = (
-        "In this band, two to four thousand tokens back at $d = 64$, that key's average score with signs is at RoPE's"
-        " or above: xPos damps the swings of its score around a small positive average, so the average holds while"
-        " the mean size falls."
+        "**A matching key's average with signs.** In this band, two to four thousand tokens back at $d = 64$, a key"
+        " equal to its query has an average score with signs at RoPE's or above: xPos damps the swings of its score"
+        " around a small positive average, so the average holds while the mean size falls."
     )
     assert with_signs.index("In this band") < with_signs.index("at RoPE's or above")  # the scope before the claim
     assert "stays at RoPE's or above" not in text
-    assert " ".join((scope, measure, unrelated, matching, with_signs, lesson)) in xpos_main
+    assert " ".join((scope, measure, unrelated, matching, lesson)) in xpos_main
+    assert "with signs" not in xpos_main and text.count(with_signs) == 1
     assert text.count(scope) == 1 and "unrelated keys get quieter" not in text
     assert "nearer in" not in xpos_main and "panel" not in xpos_main
-    signed = (
-        "The figure's cell asserts the signed average two to four thousand tokens back; the appendix's *xPos* part"
-        " gives the numbers."
-    )
+    signed = "The figure's cell asserts it; the appendix's *xPos* part gives the numbers."
     summary = "<summary>What mean size is, a matching key's average with signs, and xPos's float32 cost</summary>"
-    assert text.count(signed) == 1 and text.index(summary) < text.index(signed) < text.index("### xPos")
+    assert text.count(signed) == 1 and text.index(summary) < text.index(with_signs) < text.index(signed)
+    assert text.index(signed) < text.index("### xPos")  # the sentence and its pointer, in the section's block
     cells = nb_cells()
     sec = next(i for i, c in enumerate(cells) if "## xPos: a road not taken" in "".join(c["source"]))
     app = next(i for i, c in enumerate(cells) if "".join(c["source"]).startswith("### xPos"))
     figs = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and "matching_share = " in "".join(c["source"])]
     # one figure, the section's own cell, right after its text
     assert figs == [sec + 1] and sec + 1 < app
+    assert "assert xpos_signed >= rope_signed > 0" in "".join(
+        cells[sec + 1]["source"]
+    )  # "The figure's cell asserts it"
     assert "<summary>A key equal to its query, with signs</summary>" in text
     assert "in the figure below</summary>" not in text[text.index("### xPos") :][:3000]
     checks = next(i for i, c in enumerate(cells) if c.get("id") == "c44")
@@ -2683,8 +2734,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert app < checks and "matching_rope[xpos_band].mean()" in checks_src  # the appendix's asserts stay
     assert text.count("nearer in, xPos lowers it") == 1
     assert (
-        "Its cost: xPos splits the decay into a factor on the query and one on the key that grows with the key's"
-        " position; without shifting positions to centre them, that key factor overflows float32 past tens of"
+        "**xPos's float32 cost.** xPos splits the decay into a factor on the query and one on the key that grows with"
+        " the key's position; without shifting positions to centre them, that key factor overflows float32 past tens of"
         " thousands of positions." in text
     )
     assert "overflows float32" not in re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)  # the block's cost
@@ -3339,7 +3390,8 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     # takeaway 3 leaves the pairs past L to the appendix block, which keeps its open question
     assert "whether they hurt on longer inputs is open." not in takeaways
     assert (
-        "So a larger base leaves more new angles there; whether that hurts is open."
+        "So at the figure's $L$, base $10^6$ meets more new angles in total than $10^4$ on inputs of $8L$ and longer,"
+        " and fewer on $2L$ and $4L$. Whether that hurts is open."
         in chapter_markdown("10_rope_today").split("## Appendix: how we know")[1]
     )
     long_list = torch.tensor(lists["long_factor"], dtype=f64)
@@ -3747,8 +3799,9 @@ def test_chapter_pairs_past_l_have_their_consequence():
     leaves at least as many pairs that never finish a turn within $L$.", the term *new angles* in plain words, then
     the answer: at L = 8192 on an input 8L, base 1e6's slowest pair meets far fewer new angles than 1e4's (0.07
     against 5.3 rad), yet all its pairs meet more, about 60 radians against 48; so a larger base leaves more new
-    angles there, and whether that hurts is open. The block gives the counts and the totals: fewer for base 1e6 than
-    1e4 on inputs 2L and 4L, more on 8L and 16L; and Liu et al. From the copied rows (base, trained L),
+    angles in total on inputs of 8L and longer, and fewer on 2L and 4L (the qualifier in the answer itself; 1e4's total
+    stops growing at 48.2 rad once its slowest pair finishes a turn within 7L), and whether that hurts is open. The
+    block gives the counts and Liu et al. From the copied rows (base, trained L),
     d = 128: the slowest pair's new angle on an input 8L is (8 - 1) L theta_63 (it turns under once within 8L, so all
     of it past L is new): 0.141 and 0.142 rad for Llama 3 and Code Llama, 3.31 for Llama 2."""
     text = chapter_markdown("10_rope_today")
@@ -3762,7 +3815,10 @@ def test_chapter_pairs_past_l_have_their_consequence():
         "On $8L$ at the figure's $L$, base $10^6$'s slowest pair meets far fewer new angles than $10^4$'s, yet all its"
         " pairs meet more: about 60 radians against 48."
     )
-    answer = "So a larger base leaves more new angles there; whether that hurts is open."
+    answer = (
+        "So at the figure's $L$, base $10^6$ meets more new angles in total than $10^4$ on inputs of $8L$ and longer,"
+        " and fewer on $2L$ and $4L$."
+    )
     in_total = "Summed over all pairs on $8L$, though, base $10^6$ meets more: about 60 radians against 48."
     # the subsection is an appendix block (not a goal of the chapter): it opens with the question, its idea, the
     # term, then the answer, before the details it rests on
@@ -3804,7 +3860,14 @@ def test_chapter_pairs_past_l_have_their_consequence():
         "At $L = 8192$, base $10^6$'s pairs meet fewer new angles in total than those of $10^4$ on inputs of $2L$ and"
         " $4L$, and more on $8L$ and $16L$."
     )
-    assert scoped in text and scoped not in main_line
+    assert scoped not in text  # said once, in the answer
+    for x in (8, 16, 32, 64, 256, 1024):  # "on inputs of 8L and longer": 1e6's total grows, 1e4's stays at 48.2 rad
+        per_base = []
+        for b in (1e4, 1e6):
+            lam = 2 * math.pi / posenc.rope_inv_freq(128, b).double()
+            new = torch.where(lam <= x * L, 2 * math.pi * (1 - L / lam), 2 * math.pi * (x - 1) * L / lam)
+            per_base.append(float(torch.where(lam > L - 1, new, torch.zeros_like(new)).sum()))
+        assert per_base[1] > 1.1 * per_base[0], (x, per_base)
     assert "On $8L$, its worst pair meets as many as that of $10^4$." in text
     slowest = {b: 7 * 8192 * float(posenc.rope_inv_freq(128, b).double()[-1]) for b in (1e4, 1e6)}
     assert slowest[1e4] > 6 and slowest[1e6] < 0.1, slowest  # the block's slowest pairs
@@ -3835,7 +3898,7 @@ def test_chapter_pairs_past_l_have_their_consequence():
     assert slow_new[1e6] < slow_new[1e4] / 50  # "far fewer"
     assert totals[1e6, 8][0] > totals[1e4, 8][0]  # the answer: on 8L the larger base leaves more new angles in total
     assert 2 * math.pi / float(posenc.rope_inv_freq(128, 1e4).double()[-1]) < 65536 - 1
-    assert "On $8L$" in verdict and "there" in answer  # the totals reverse on 2L and 4L (above): the answer names 8L
+    assert "On $8L$" in verdict and "$8L$ and longer" in answer and "fewer on $2L$ and $4L$" in answer  # both ways
     said = (
         "The slowest pair is another matter: at $L = 8192$ and an input of $8L$, that of $10^4$ turns over six radians"
         " past $L$; that of $10^6$, under a tenth."
@@ -3920,7 +3983,8 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
         assert int(matching.argmax()) == 0  # "it peaks at distance zero": for every query, sum |q_i|^2 cos(Δ theta_i)
         passed = q_at[:, 16:] @ q_at[0, 16:]
         torch.testing.assert_close(passed, torch.full_like(passed, float(q[16:] @ q[16:])))  # stays whole
-    assert shares[3] < 0.5 and abs(shares[3] - 0.38) < 0.01  # the figure's draw (seed 3): under half its peak
+    # the figure's draw (seed 3): under half its peak; its title prints the draw's share at 2 decimals, 0.38
+    assert shares[3] < 0.5 and f"{shares[3]:.2f}" == "0.38"
     # "as for a typical query": the draw is within 0.03 of the random queries' mean 0.40, and between the 40th and
     # 60th percentiles of 200 000 random queries (the closed form of the appendix: pairs weighted by squared length)
     theta_t = 10000.0 ** (-torch.arange(0, 16, 2, dtype=torch.float64) / 16)
@@ -3958,14 +4022,15 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert abs(expected - 0.4) < 0.01 and abs(sum(shares) / len(shares) - 0.4) < 0.05, (expected, shares)
     expected_4000 = float(torch.cos(torch.arange(1, 4000, dtype=torch.float64)[:, None] * theta16).mean())
     assert 0 < expected_4000 < 0.1, expected_4000
-    # the title prints this query's own share (0.38, pinned in the notebook and above), a typical draw's value; the
-    # random queries' 0.4 itself stays in the appendix (other draws keep more than half)
+    # the title prints this query's own share (0.38, recomputed above; the notebook pins no number the text does not
+    # print), a typical draw's value; the random queries' 0.4 itself stays in the appendix (other draws keep more
+    # than half)
     assert "keeps under half of its peak" not in _figure_titles()
     assert (
         "title=f\"A key equal to its query: this query's rotated part\\nkeeps {kept / float(matching[0]):.2f} of its"
         ' peak, averaged over |Δ| = 1-255")' in _figure_titles()
     )
-    assert "abs(kept / float(matching[0]) - 0.38) < 0.005" in _figure_titles()
+    assert "- 0.38)" not in _figure_titles()  # no pin of one draw's value where the figure is drawn
     # typical, asserted where drawn, against the closed-form mean share of random queries (not a hard-coded 0.40)
     assert "abs(kept / float(matching[0]) - typical_share) < 0.03" in _figure_titles()
     assert "abs(kept / float(matching[0]) - 0.40)" not in _figure_titles()
@@ -4042,7 +4107,8 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     # the score per pair, (2/d) sum cos: checked here for pairs of a random common length r (r ** 2 cancels)
     measure = (
         "Take a key equal to its query, with all pairs the same length. The figure plots its score as a share of its"
-        " score at distance zero. " + thick
+        " score at distance zero: at one it keeps its whole score; at zero it scores like an unrelated key on average. "
+        + thick
     )
     # the random-query reading sits in the block under the figure, with the appendix's check
     assert "A random query's pairs have the same length on average" not in main_line
@@ -4059,7 +4125,16 @@ def test_chapter_thick_lines_and_the_random_query_mean():
         score = float((q_pairs * q_pairs.conj() * torch.exp(1j * dist * theta_m)).real.sum())
         share = score / float((q_pairs * q_pairs.conj()).real.sum())
         assert abs(share - float(torch.cos(dist * theta_m).mean())) < 1e-12, dist
-    assert "An unrelated key scores about zero on average." in text and "unrelated key scores about" not in main_line
+    # "at 0 it scores like an unrelated key on average": a key drawn apart from the query scores zero on average
+    g_un = torch.Generator().manual_seed(8)
+    q_un, k_un = torch.randn(2, 20_000, 128, generator=g_un, dtype=torch.float64)
+    theta_un = posenc.rope_inv_freq(128, 5e5).double()
+    for dist in (0, 700):
+        c, s_ = torch.cos(dist * theta_un), torch.sin(dist * theta_un)
+        rotated = torch.cat((k_un[:, :64] * c - k_un[:, 64:] * s_, k_un[:, 64:] * c + k_un[:, :64] * s_), -1)
+        scores_un = (q_un * rotated).sum(-1)
+        assert abs(float(scores_un.mean())) < 4 * float(scores_un.std()) / 20_000**0.5, dist  # zero within noise
+    assert "An unrelated key scores about zero on average." not in text  # said once, on the main line
     for base in (1e4, 1e6):
         means = posenc.rope_matching_stretch_means(128, base, 4096).double()
         theta = posenc.rope_inv_freq(128, base).double()
