@@ -385,6 +385,31 @@ def test_fast_pair_condition_is_a_full_turn_over_trainings_offsets():
     assert boundary > 0  # L theta_i and (L - 1) theta_i disagree on some pair swept
 
 
+def test_fast_pairs_trained_angles_go_all_the_way_round():
+    """The row "fast pair": "so training showed it its whole circle: its trained angles go all the way round, at most
+    its step $\\theta_i$ apart": for every pair the row's inequality calls fast, its angles at the trained distances 0
+    to L - 1, wrapped onto the circle and sorted, leave no gap wider than theta_i (the wrap-around gap included), in
+    small heads and in Llama 3.1's."""
+    (inequality, step_word) = re.findall(
+        r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle: its trained angles go all the way"
+        r" round, at most its (step) \$\\theta_i\$ apart \|",
+        row("fast pair"),
+    )[0]
+    assert step_word == "step"
+    heads = [(d, b, L) for d in (8, 16, 32) for b in (10.0, 100.0, 10_000.0) for L in (7, 16, 50, 64)]
+    d31, b31, L31, _ = llama31_head()
+    fast_seen = 0
+    for d, b, L in heads + [(d31, b31, L31)]:
+        theta = posenc.rope_inv_freq(d, b, dtype=torch.float64)
+        for t in theta.tolist():
+            angles = torch.sort(torch.remainder(torch.arange(L, dtype=torch.float64) * t, 2 * math.pi)).values
+            gaps = torch.cat((angles.diff(), (angles[:1] + 2 * math.pi) - angles[-1:]))  # around the circle
+            if evaluate(inequality, L=L, theta=t):
+                assert float(gaps.max()) <= t + 1e-9, (d, b, L, t, float(gaps.max()))
+                fast_seen += 1
+    assert fast_seen > 40, fast_seen
+
+
 # ---- models: Llama 3.1's bounds, Gemma 3, Qwen3-VL, DeepSeek ------------------------------------------------------
 
 
@@ -536,8 +561,11 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening: "Each scale below multiplies a query's raw scores $q \\cdot k$ by the number in the
     table's fourth column; a multiplier above 1 sharpens attention. A temperature $t$ divides instead, so its row's
-    multiplier is $1/t$, and a $t$ below 1 sharpens. Three change with the query: the query temperature and logn
-    attention with position, Scalable-Softmax with the tokens attended"; the word clash (this page's temperature
+    multiplier is $1/t$, and a $t$ below 1 sharpens. Three change with the query. The query temperature and logn
+    attention follow its position. Scalable-Softmax follows how many tokens it attends: its position plus 1 under a
+    causal mask, fewer under a sliding window" (transformers 5.24's causal and sliding-window mask functions: each
+    query at position p, counting from 0, attends p + 1 keys under the causal mask, and fewer once p reaches the
+    window); the word clash (this page's temperature
     divides, Llama 4's query temperature multiplies) is said once, in the Letters table's temperature row: the three
     rows named are exactly those whose cell holds a position, a count of tokens or tau; the attention factor's row is
     the one row whose fourth cell carries a scope, "in a fully rotated head" (in a partial rotary head, the block's
@@ -561,15 +589,18 @@ def test_a_larger_multiplier_never_flattens_attention():
             changing,
             by_position,
             by_tokens,
+            plus,
+            fewer,
         ),
     ) = re.findall(
         r"Each scale below multiplies a query's raw scores \$q \\cdot k\$ by the number in the table's fourth column;"
         r" a multiplier"
         r" (above|below) 1 (sharpens|flattens) attention\. A temperature \$t\$ (divides|multiplies) instead,"
         r" so its row's multiplier is \$([^$]+)\$, and a \$t\$ (below|above) 1 (sharpens|flattens)\. (\w+) change"
-        r" with the query:"
-        r" the (query temperature and logn attention) with position,"
-        r" (Scalable-Softmax) with the tokens attended\.",
+        r" with the query\."
+        r" The (query temperature and logn attention) follow its position\."
+        r" (Scalable-Softmax) follows how many tokens it attends: its position plus (\d) under a causal mask,"
+        r" (fewer) under a sliding window\.",
         text,
     )
     # the temperature's direction is stated once, at the top, opposite to the multiplier's: a divisor below 1 is a
@@ -596,6 +627,20 @@ def test_a_larger_multiplier_never_flattens_attention():
     }
     named = {"query temperature": "position", "logn attention": "position", by_tokens: "tokens"}
     assert by_position.split(" and ") == ["query temperature", "logn attention"] and by_tokens == "Scalable-Softmax"
+    # "how many tokens it attends: its position plus 1 under a causal mask, fewer under a sliding window": the keys
+    # each query may attend under transformers' own mask functions, counted at positions 0 to 63 (counting from 0)
+    from transformers.masking_utils import causal_mask_function, sliding_window_causal_mask_function
+
+    n, window = 64, 16
+    windowed = sliding_window_causal_mask_function(window)
+    q_idx, kv_idx = torch.arange(n)[:, None], torch.arange(n)[None, :]
+    causal_count = causal_mask_function(0, 0, q_idx, kv_idx).sum(1).tolist()
+    window_count = windowed(torch.tensor(0), torch.tensor(0), q_idx, kv_idx).sum(1).tolist()
+    assert causal_count == [p + int(plus) for p in range(n)], causal_count
+    assert fewer == "fewer" and all(w <= c for w, c in zip(window_count, causal_count))
+    assert window_count[window - 1] == window and all(
+        w == window < c for w, c in zip(window_count[window:], causal_count[window:])
+    )
     short = {
         term.split(" (")[0].replace("Llama 4's ", "").replace(" $\\tau$", ""): how for term, how in varying.items()
     }
@@ -1051,7 +1096,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     ..." gives the field transformers reads, "as Llama 3.1's does", and the block right after the worked example, on
     its dynamic NTK, says: "This is the rule with $L = 8192$. With Llama 3.1's config, transformers' `dynamic` reads
     a larger $L$: `max_position_embeddings`, sixteen times as large. So it would not scale the worked example's input
-    at all." The main line of "Longer inputs" gives the same $L$, "trained at $L = 8192$", and leaves the field to the
+    at all." The main line of "Longer inputs" gives the same $L$, "whose trained length, before RoPE scaling, is
+    $L = 8192$" (the trained length row's own scope), and leaves the field to the
     blocks (:func:`test_longer_inputs_main_line_gives_the_slowest_pairs_divisors`); the dynamic NTK row names the field.
     The two fields from posenc/book/models.py's copy of Llama 3.1's config
     (a prose sync); the field each of transformers' rules reads, from its source; and transformers' `dynamic` run at
@@ -1073,13 +1119,10 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     # run below, with the config's `max_position_embeddings`, which exceeds the trained L
     assert "so here the slowest pair meets no new angle: | rule |" in visible  # the verdict, before the table
     assert "| Position interpolation also slows the fastest pair" in visible
-    assert (
-        "though a fast pair alone meets no new angle. Yet, taken together, that head's unscaled fast pairs do meet"
-        f' angle combinations past $L$ that training never showed, as the block "{GAP}" shows. Such slowing has costs'
-        in visible
-    )
+    assert f'though a fast pair alone meets no new angle: see the block "{GAP}". Such slowing has costs' in visible
     assert "Transformers' `dynamic`" not in visible, visible
-    assert f"trained at $L = {read}$" in visible
+    assert f"whose trained length, before RoPE scaling, is $L = {read}$" in visible and "trained at" not in visible
+    assert "| $L$, the input length a model was trained at before any RoPE scaling;" in row("trained length | 训练长度")
     example = block(WE)
     # the block's lead says how the three tellings relate: the main line's table, this block, the next block
     lead = (
@@ -2592,7 +2635,8 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
     Llama 3.1 pairs, are :func:`test_llama3_and_yarn_count_turns_over_one_position_more`'s; here: transformers'
     `llama3` and `yarn`, given a pair just under the fast-pair test but at one turn in L, sort it by the count."""
     assert row("fast pair").endswith(
-        "so training showed it its whole circle | {doc}`4 <../notebooks/04_rope>`, {doc}`7 <../notebooks/07_beyond>` |"
+        "so training showed it its whole circle: its trained angles go all the way round, at most its step"
+        " $\\theta_i$ apart | {doc}`4 <../notebooks/04_rope>`, {doc}`7 <../notebooks/07_beyond>` |"
     )
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     longer = raw[raw.index("### Terms for longer inputs") : raw.index("### Temperature and query scales")]
@@ -3285,7 +3329,9 @@ def test_temperature_section_opens_with_its_multiplier_table():
     assert header.split(" | ")[3] == "multiplier of $q \\cdot k$"
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
-    assert "the query temperature and logn attention" in opening and "Llama 4's code" not in opening  # aside: block
+    assert (
+        "The query temperature and logn attention follow its position." in opening and "Llama 4's code" not in opening
+    )  # aside: block
     # the word clash is the Letters row's alone: neither before nor after the table
     assert "The word clashes" not in section
     assert letters("temperature").startswith("| temperature | a number $t$ that divides the logits |")
@@ -4581,7 +4627,10 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     opening = re.sub(r"\s+", " ", section)
     assert "partial rotary" not in opening, opening
     assert opening.count("attention factor") == 0 and opening.count("fully rotated head") == 0, opening
-    assert "so its row's multiplier is $1/t$, and a $t$ below 1 sharpens. Three change with the query:" in opening
+    assert (
+        "so its row's multiplier is $1/t$, and a $t$ below 1 sharpens. Three change with the query. The query"
+        in opening
+    )
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     assert row("attention factor").count("in a fully rotated head") == 2  # its meaning and its multiplier
     first, second = 8, 10
@@ -4814,8 +4863,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     main line first uses it.
     Then "Three numbers are easy to mix up:" and their table (extension
     factor, stretch, effective factor), before the worked example's core that uses them: "An example: take a head
-    like Llama 3.1's, trained at $L = 8192$, and an input of $2L$ tokens, so its stretch is 2. Give two rules Llama
-    3.1's configured `factor`, 8, as their extension factor. Each rule's effective factor is well above the stretch,
+    like Llama 3.1's, whose trained length, before RoPE scaling, is $L = 8192$. Give it an input of $2L$ tokens, so its
+    stretch is 2. Give two rules Llama 3.1's configured `factor`, 8, as their extension factor. Each rule's
+    effective factor is well above the stretch,
     so here the slowest pair meets no new angle:" ("here": the exact condition is the collapsed worked example's
     $(\\ell - 1)/(L - 1)$, just above the stretch; "well above": each divisor is at least twice it), a
     table of the two rules' divisors (PI 8 and `llama3` 8 "at any length"), with a second column, the fastest pair's
@@ -4896,7 +4946,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" slow pairs\. Three"
         r" numbers are"
         r" easy to mix up: .*?"
-        r" An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, and an input of \$(\d)L\$ tokens, so"
+        r" An example: take a head like Llama 3\.1's, whose trained length, before RoPE scaling, is \$L = (\d+)\$\."
+        r" Give it an input of \$(\d)L\$ tokens, so"
         r" its stretch is (\d+)\. Give (two) rules Llama 3\.1's configured `factor`, (\d+), as their extension"
         r" factor\. Each rule's effective factor is well above the stretch, so here the slowest pair meets no new"
         r" angle:"
@@ -4905,9 +4956,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
-        r" Position interpolation also slows the fastest pair, though a fast pair alone meets no new angle\. Yet,"
-        r" taken together, that head's unscaled fast pairs do meet angle combinations past \$L\$ that training never"
-        r" showed, as the block \"The fast pairs' angles together, past L\" shows\. Such slowing has costs; chapter 8"
+        r" Position interpolation also slows the fastest pair, though a fast pair alone meets no new angle: see the"
+        r" block \"The fast pairs' angles together, past L\"\. Such slowing has costs; chapter 8"
         r" measures two of them\.$",
         visible.strip(),
     )
@@ -5911,8 +5961,9 @@ def test_learned_position_embedding_row_has_no_row_past_its_last():
 
 
 def test_fast_pairs_angles_together_can_be_new_past_L():
-    """The block "The fast pairs' angles together, past L", in short sentences: "A fast pair meets no new angle on its
-    own. The fast pairs' angles taken together can still be new", with the gap defined there step by step (the
+    """The block "The fast pairs' angles together, past L", in short sentences, opening with the sentence the main line
+    leaves to it: "Taken together, the worked example's unscaled fast pairs do meet angle combinations past $L$ that
+    training never showed, though each alone meets no new angle", with the gap defined there step by step (the
     difference per fast pair, the worst pair, the nearest trained distance, then the formula). "The yardstick is one
     radian. It is pair 0's step per position. No fast pair moves further between neighbouring distances." Then "This
     head's gaps, with unscaled frequencies, checked at each distance from $L$ to $L + 1999$": "Distance $L$: one
@@ -5930,9 +5981,10 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     hardly changes" (the gap recomputed as a window minimum; the spread from L + 2 on under a hundredth)."""
     flat = re.sub(r"\s+", " ", block(GAP))
     assert flat.startswith(
-        "A fast pair meets no new angle on its own. The fast pairs' angles taken together can still be new. To"
-        " measure this, compare a distance $r$ with each trained distance $t < L$. In each fast pair $i$, their two"
-        " angles differ by $(r - t)\\,\\theta_i$, wrapped into $[-\\pi, \\pi]$. The worst fast pair gives the largest"
+        "Taken together, the worked example's unscaled fast pairs do meet angle combinations past $L$ that training"
+        " never showed, though each alone meets no new angle. To measure this, compare a distance $r$ with each"
+        " trained distance $t < L$. In each fast pair $i$, their two angles differ by $(r - t)\\,\\theta_i$,"
+        " wrapped into $[-\\pi, \\pi]$. The worst fast pair gives the largest"
         " difference. The nearest trained distance is the one that makes this largest difference smallest. That"
         " smallest value is $r$'s gap: $\\min_{t < L} \\max_i \\lvert (r - t)\\,\\theta_i\\rvert$."
     ), flat
@@ -6033,30 +6085,34 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     assert low_end(L) <= int(small_1) and low_end(L + int(next_off)) <= int(small_2)  # still in at L and L + 1
     assert low_end(L + int(later)) > int(small_2)  # both have left at L + 2, where the flat stretch starts
     assert max(later_gaps) - min(later_gaps) < 0.01, (min(later_gaps), max(later_gaps))
-    # the main line's two sentences of this result: "Position interpolation also slows the fastest pair, though a fast
-    # pair alone meets no new angle" (own_worst above) and "Yet, taken together, that head's unscaled fast pairs do
-    # meet angle combinations past $L$ that training never showed, as the block below shows" (the words say what the
-    # block's "taken together can still be new" means, ahead of the block: at every distance checked, no trained
-    # distance brings every fast pair within a radian, min(best) >= 1 above): that head is the worked example's (the
-    # main line's "a head like Llama 3.1's, trained at $L = 8192$", the block's d = 128 and base half a million, read
-    # by llama31_head); "Unscaled" the block's "with unscaled frequencies", the frequencies this loop used; "angle
-    # combinations training never showed" this block's result, which the sentence leaves to it with its numbers and
-    # its range; the block's title names the sentence's words
+    # the block's opening, moved there from the main line: "Taken together, the worked example's unscaled fast pairs do
+    # meet angle combinations past $L$ that training never showed" (at every distance checked, no trained distance
+    # brings every fast pair within a radian, min(best) >= 1 above), "though each alone meets no new angle" (own_worst
+    # above); the worked example's head is the main line's "a head like Llama 3.1's, whose trained length, before RoPE
+    # scaling, is $L = 8192$", with the worked example's d = 128 and base half a million, read by llama31_head;
+    # "unscaled" the block's "with unscaled frequencies", the frequencies this loop used; the block's title names the
+    # sentence's words. The main line keeps one sentence on the fast pairs and only a link to this block.
+    ((together, head_word, plain, past),) = re.findall(
+        r"^(Taken together), the (worked example's) (unscaled) fast pairs do meet angle combinations (past \$L\$) that"
+        r" training never showed, though each alone meets no new angle\.",
+        flat,
+    )
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = example_section(raw)
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((main_L, together, head_word, plain, past, named),) = re.findall(
-        r"An example: take a head like Llama 3\.1's, trained at \$L = (\d+)\$, .*? though a fast pair alone meets no"
-        r" new angle\. Yet, (taken together), (that) head's (unscaled) fast pairs do meet angle combinations"
-        r" (past \$L\$) that training never showed, as the block \"([^\"]+)\" shows\.",
+    ((main_L, named),) = re.findall(
+        r"An example: take a head like Llama 3\.1's, whose trained length, before RoPE scaling, is \$L = (\d+)\$\. .*?"
+        r" though a fast pair alone meets no new angle: see the block \"([^\"]+)\"\.",
         visible,
     )
-    assert named == GAP, named  # the sentence names its block by its summary
-    assert (d, base, int(main_L)) == (128, 500_000.0, L) and head_word == "that", (d, base, main_L)
+    assert named == GAP, named  # the main line names the block by its summary
+    assert (d, base, int(main_L)) == (128, 500_000.0, L) and head_word == "worked example's", (d, base, main_L)
+    assert f"<summary>{WE}</summary>" in raw and "Llama 3.1's" in WE  # the worked example is this head's
     assert plain.lower() == unscaled  # the block's frequencies
-    assert together == "taken together" and f"The fast pairs' angles together, {past.replace('$', '')}" == GAP
+    assert together == "Taken together" and f"The fast pairs' angles together, {past.replace('$', '')}" == GAP
     sec = re.sub(r"\s+", " ", section)
-    assert sec.index(f"<details><summary>{GAP}") > sec.index(f'as the block "{GAP}" shows.')
+    assert sec.index(f"<details><summary>{WE}") < sec.index(f"<details><summary>{GAP}")
+    assert "taken together" not in visible.lower() and "angle combinations" not in visible  # the claim: the block
     assert "as far as the block checks" not in visible and "radian" not in visible  # the numbers and scope: the block
 
 
@@ -6065,8 +6121,10 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
 
 def test_softmax_scale_row_is_transformers_scaling():
     """The row "softmax scale": "the base multiplier that turns $q \\cdot k$ into the logit, $1/\\sqrt d$ for a head of
-    width $d$ in Llama's code (Gemma and DeepSeek use other values); transformers stores it as each attention module's
-    `scaling`", multiplier $1/\\sqrt d$, so that $q \\cdot k$ times it is the Core row's logit, "usually
+    width $d$ in Llama's code; Gemma's differs, as the block "In models and code" of Attention, kernels and models
+    says, and DeepSeek's, as the block "Other models' query and logit scales" below says; transformers stores it as
+    each attention module's `scaling`" (the two blocks it links hold Gemma's `query_pre_attn_scalar` and DeepSeek's
+    softmax scale), multiplier $1/\\sqrt d$, so that $q \\cdot k$ times it is the Core row's logit, "usually
     $q \\cdot k/\\sqrt d$" (the scale is applied once, not on top of the logit); and the Attention block's "Gemma 2
     and 3 scale $q \\cdot k$ by one over the square root of `query_pre_attn_scalar`, not of $d$": Llama's attention
     modules set `self.scaling` to head_dim^(-1/2), Gemma 2's and 3's to query_pre_attn_scalar^(-1/2), and a tiny
@@ -6076,9 +6134,16 @@ def test_softmax_scale_row_is_transformers_scaling():
 
     assert row("softmax scale").startswith(
         "| softmax scale | softmax 缩放系数 | the base multiplier that turns $q \\cdot k$ into the logit, $1/\\sqrt d$"
-        " for a head of width $d$ in Llama's code (Gemma and DeepSeek use other values); transformers stores it as"
-        " each attention module's `scaling` | $1/\\sqrt d$ |"
+        " for a head of width $d$ in Llama's code; Gemma's differs, as the block \"In models and code\" of"
+        " {ref}`Attention, kernels and models <glossary-attention>` says, and DeepSeek's, as the block \"Other models'"
+        " query and logit scales\" below says; transformers stores it as each attention module's `scaling` |"
+        " $1/\\sqrt d$ |"
     )
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    scales = raw[raw.index("(glossary-scales)=") : raw.index("(glossary-attention)=")]
+    deepseek = scales[scales.index("<summary>Other models' query and logit scales</summary>") :]
+    assert "The softmax scale is multiplied by the second factor's square" in re.sub(r"\s+", " ", deepseek)
+    assert scales.index("| softmax scale |") < scales.index("<summary>Other models' query and logit scales")  # below
     # q . k times the cell is the logit the Core row and the Letters row define: the scale is the logit's own, once
     ((logit,),) = [
         re.findall(r"a query–key score before the softmax, usually \$(q \\cdot k/\\sqrt d)\$", row("logit (score)"))
@@ -6112,13 +6177,14 @@ def test_softmax_scale_row_is_transformers_scaling():
 def test_dynamic_ntk_effective_factor_exceeds_factor_at_2l():
     """The block after the worked example: "At $2L$ with $s = 8$, that is $9 = 1 + 8(2 - 1)$, while the stretch is
     2", and the worked example's table's dynamic NTK row, 9 at this length; transformers' `dynamic`
-    with factor 8 divides the slowest pair by 9 at 2L (L its max_position_embeddings), by more at 3L, and 9 > 8."""
+    with factor 8 divides the slowest pair by 9 at 2L (L its max_position_embeddings), as the printed formula's terms
+    give, by more at 3L, and by more than its `factor` 8."""
     text = re.sub(r"\s+", " ", block(WE))
-    (value,) = re.findall(
-        r"At \$2L\$ with \$s = 8\$, that is \$(\d+) = 1 \+ 8\(2 - 1\)\$, while the stretch is 2\.",
+    ((value, one, s_term, ratio, minus),) = re.findall(
+        r"At \$2L\$ with \$s = 8\$, that is \$(\d+) = (\d) \+ (\d)\((\d) - (\d)\)\$, while the stretch is 2\.",
         re.sub(r"\s+", " ", block(DYN)),
     )
-    assert int(value) == 1 + 8 * (2 - 1) == 9 > 8
+    formula = int(one) + int(s_term) * (int(ratio) - int(minus))  # the printed 1 + s(l/L - 1), checked below
     assert (
         "| *dynamic NTK* | keeps pair 0, divides the slowest by 9 and each pair between by less | 9 at this length |"
         in text
@@ -6137,7 +6203,8 @@ def test_dynamic_ntk_effective_factor_exceeds_factor_at_2l():
         plain = posenc.rope_inv_freq(d, 10_000.0, dtype=torch.float64)
         inv, _ = ROPE_INIT_FUNCTIONS["dynamic"](cfg, "cpu", seq_len=ell)
         slowest.append(float(plain[-1] / inv.double()[-1]))
-    assert abs(slowest[0] - int(value)) < 1e-4 and slowest[1] > slowest[0], slowest
+    assert abs(slowest[0] - int(value)) < 1e-4 and abs(slowest[0] - formula) < 1e-4, (slowest, formula)
+    assert slowest[1] > slowest[0] > 8.0, slowest  # more at 3L; above the config's factor 8
 
 
 def test_hunyuans_dynamic_with_alpha_is_a_fixed_base():
@@ -6197,8 +6264,10 @@ def test_bfloat16_angles_row_rounds_to_8_bits_and_breaks_the_offset():
     positions": bfloat16 keeps 8 significant bits (7 stored, one implied); the bound, half a unit in the last place of
     the angle, never falls as the position grows, and every error stays within it; the error itself need not grow
     (pair 0's angle, $m \\cdot 1$, is exact up to 256), but its largest value over a band of positions grows from band
-    to band; and a query and key at offset 3 score alike at positions 10 and 5000 with exact angles,
-    but not with angles rounded to bfloat16."""
+    to band; and a query and key at the same offset score alike at positions 10 and 5000 with exact angles, but not
+    with angles rounded to bfloat16: over seeds 0 to 19 and offsets 1, 2, 3, 5, 8 and 13, the exact angles' two scores
+    differ by under 1e-9 (at most about 2e-12), the rounded angles' by over 1e-2 (at least about 0.15), so the 1e-2
+    threshold sits more than ten times below the smallest rounded difference, not fitted to one draw."""
     ((bits,),) = [
         re.findall(
             r"\| RoPE's angles rounded to bfloat16's (\d+) significant bits; the bound on the rounding error grows"
@@ -6229,14 +6298,18 @@ def test_bfloat16_angles_row_rounds_to_8_bits_and_breaks_the_offset():
         both = torch.cat((angle, angle))
         return posenc.apply_rope(x, both.cos(), both.sin())
 
-    g = torch.Generator().manual_seed(0)
-    q, k = torch.randn(2, d, generator=g, dtype=torch.float64)
-    offset = 3
-    for rounded, differ in ((False, False), (True, True)):
-        scores = [float(rotate(q, angles(m, rounded)) @ rotate(k, angles(m + offset, rounded))) for m in (10, 5000)]
-        assert (abs(scores[0] - scores[1]) > 1e-2) == differ, (rounded, scores)
-        if not differ:
-            assert abs(scores[0] - scores[1]) < 1e-9, scores
+    spread = {False: [], True: []}  # rounded or not: each draw's |score at 10 - score at 5000|
+    for seed in range(20):
+        g = torch.Generator().manual_seed(seed)
+        q, k = torch.randn(2, d, generator=g, dtype=torch.float64)
+        for offset in (1, 2, 3, 5, 8, 13):
+            for rounded in (False, True):
+                scores = [
+                    float(rotate(q, angles(m, rounded)) @ rotate(k, angles(m + offset, rounded))) for m in (10, 5000)
+                ]
+                spread[rounded].append(abs(scores[0] - scores[1]))
+    assert max(spread[False]) < 1e-9, max(spread[False])  # exact angles: the same score at both positions
+    assert min(spread[True]) > 10 * 1e-2, min(spread[True])  # rounded: every draw differs, ten times the threshold
 
 
 def test_norm_rows_name_their_learned_weight_and_bias():

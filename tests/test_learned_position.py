@@ -1090,13 +1090,16 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " trained biases directly. The figure draws one head; the appendix checks all 40 trained heads. In all 40, the"
         " saved bias falls as the distance grows: a higher bias is the bias of a nearer key. And query 511 gives every"
         " key 1 to 63 back a higher bias than query 63 does. So in these saved heads, a later query gives each distance"
-        " the bias that query 63 would give a nearer, often fractional, distance." in " ".join(main.split())
+        " the bias query 63 would give a nearer distance, as above." in " ".join(main.split())
     )
+    # the "nearer distance, often between two keys" idea is stated in full once, in the rule above the first FIRE
+    # figure; this paragraph and the "To remember" refer to it ("as above")
+    assert "a nearer, often fractional, distance" not in text
     assert "the bias that query 63 gives a nearer one" not in text  # read as an actual nearer key
     # the FIRE section's "To remember", with the same qualifier
     assert (
         "To remember: FIRE keeps $u$ in $[0, 1]$. Past $L_{\\text{thr}}$, a later query gives each distance the smaller"
-        " $u$ that an earlier query would give a nearer, often fractional, distance." in " ".join(main.split())
+        " $u$ of a nearer distance, as above." in " ".join(main.split())
     )
     # the fall is said before the conclusion that needs it, each in a sentence of its own
     flat_main_fire = " ".join(main.split())
@@ -1141,9 +1144,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # also needs each lifted bias (keys 1 to 63 back from query 511) below query 63's bias at distance 0, in every
     # one of the 40 heads, not only the drawn one (0.41 or more on the saved run; the appendix cell asserts > 0.2)
     assert min(s[0] - max(long[key][1:L]) for key, s in short.items()) > 0.2
-    # "often fractional": most lifted biases (2,501 of the 40 x 63 on the saved run) lie more than 1e-3 from every
-    # bias query 63 gives a whole distance 0 to 63 back, so the nearer distance lies between two whole keys; a few
-    # come within 1e-3 (the closest 1e-4), hence "often", not "always"
+    # "as above" carries the rule's "often between two keys" to the saved biases: most lifted biases (2,501 of
+    # the 40 x 63 on the saved run) lie more than 1e-3 from every bias query 63 gives a whole distance 0 to 63 back,
+    # so the nearer distance lies between two whole keys; a few come within 1e-3 (the closest 1e-4), hence "often"
     gaps = torch.cat(
         [
             (torch.as_tensor(long[key][1:L])[:, None] - torch.as_tensor(s[:L])[None, :]).abs().min(1).values
@@ -1375,7 +1378,11 @@ def test_cope_beats_rope_at_k_2_and_3_in_every_saved_counting_seed():
 
 
 def test_rope_at_k_1_is_less_accurate_at_16_sentences_than_at_8_in_every_seed():
-    """ "RoPE's drop at $k = 1$ on 16 sentences" (the appendix), in every saved seed"""
+    """ "RoPE's lower accuracy at $k = 1$ on 16 sentences than on 8" (the appendix), in every saved seed. Named so, not
+    a "drop": the figure's title's "RoPE drops after k = 1" is a drop across k, at one length."""
+    text = " ".join(chapter_markdown("11_learned_position").split())
+    assert "So RoPE's lower accuracy at $k = 1$ on 16 sentences than on 8 may come from the padding" in text
+    assert "RoPE's drop at $k = 1$" not in text
     _, runs = counting_runs()
     assert all(a[0] < b[0] for a, b in zip(runs["RoPE", 16], runs["RoPE", 8]))
 
@@ -1520,6 +1527,31 @@ def test_narrowed_wordings():
     assert "| FIRE | its MLP, 32 hidden units here; past $L_{\\text{thr}}$ each new query runs it again" in text
 
 
+def test_takeaways_point_to_going_further_for_cache_and_fused_costs():
+    """The takeaways' last line: "Each method's cost with a key–value cache and in a fused attention routine: see
+    *Going further*." It adds no claim of its own: Going further's main line names the fused routine, and its cost
+    table (the appendix part under the same name) gives each method's cost with a cache, the rows the notebook's
+    last cells check (FlexAttention's `score_mod` against SDPA; CoPE's walk in blocks)."""
+    text = chapter_markdown("11_learned_position")
+    takeaways = " ".join(text[text.index("## Takeaways") : text.index("## Exercises")].split())
+    line = "- Each method's cost with a key–value cache and in a fused attention routine: see *Going further*."
+    assert line in takeaways
+    main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
+    further = main[main.index("## Going further") :]
+    assert "what each method costs inside a *fused attention routine*, one that never stores the matrix of logits" in (
+        further
+    )
+    assert "### Going further: what they cost in a fused routine" in text
+    costs = " ".join(text[text.index("### Going further: what they cost in a fused routine") :].split())
+    for row in (
+        "| KERPLE | one lookup per distance; with a cache, kept and extended |",
+        "| FIRE | its MLP, 32 hidden units here; past $L_{\\text{thr}}$ each new query runs it again over all its"
+        " keys |",
+        "| CoPE | every gate of the row, then their running sum, for each new token; no position can be cached |",
+    ):
+        assert row in costs, row
+
+
 def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range():
     """The FIRE section's table at the starting values (|c| = 0.1, threshold 16): keys 1, 8 and 63 back from queries
     63 and 511, and its consequence, concrete first: "The MLP sees only $u$. So it treats the key 8 back from query 511
@@ -1544,23 +1576,27 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # there: both neighbours' u come from query 63, inside a 64-token input)
     assert "a key 3 to 4 back" not in main
     # the rule once, scoped (an MLP that sees u alone; keys 1 or more back; a later query past L_thr; a nearer
-    # distance, often fractional, not a whole key), one idea a sentence, then the one example
+    # distance, often between two whole keys), one idea a sentence, then the one example
     rule = (
         "The MLP sees only $u$. Up to position $L_{\\text{thr}}$, a query's $u$ depends on the distance only. Past it,"
-        " a later query gives each key 1 or more back a smaller $u$. An earlier query would give that $u$ to a nearer,"
-        " often fractional, distance. So the MLP gives that key the bias of a nearer distance."
+        " a later query gives each key 1 or more back a smaller $u$. An earlier query would give that $u$ to a nearer"
+        " distance, often between two keys. So the MLP gives that key the bias of a nearer distance."
     )
     assert "a smaller $u$: the $u$ an earlier query gives a nearer distance" not in text  # three ideas, one sentence
     concrete = (
-        "With $L_{\\text{thr}} = 16$, every $u$ of a long input lies inside the range a 64-token input spans, only"
-        " packed closer together. The figure's dotted line shows one case: from query 511, the key 8 back gets a $u$"
-        " between those of the keys 3 and 4 back from query 63."
+        "The figure's dotted line shows one case: from query 511, the key 8 back gets a $u$ between those of the keys 3"
+        " and 4 back from query 63. With $L_{\\text{thr}} = 16$, $u$ stays in $[0, 1]$ but can fall between the values"
+        " a 64-token input gives. The MLP then meets new inputs."
     )
+    # "every u of a long input lies inside the range a 64-token input spans, only packed closer together" was true
+    # only as u in [0, 1]: from query 511 the keys 1 and 2 back fall between two values a 64-token input gives (0 and
+    # 0.048; asserted at the end of this test and in the notebook's FIRE box cell)
+    assert "lies inside the range a 64-token input spans" not in text
     assert "Every $u$ of a long input lies inside the range" not in text  # the range claim is scoped to L_thr = 16
     assert "So there the MLP interpolates" not in text  # "there" had no clear referent
-    # "inside the range a 64-token input spans, only packed closer together": from the last of 512 and of 4096
-    # tokens, every key's u (own token included) lies within the u of the last of 64 tokens, 0 to 1, and both the
-    # largest and the median gap between neighbouring values are smaller (the median by more than tenfold)
+    # "$u$ stays in $[0, 1]$" at 16 (the range), and a long input's u sit closer together: from the last of 512
+    # and of 4096 tokens, every key's u (own token included) lies within the u of the last of 64 tokens, 0 to 1,
+    # and both the largest and the median gap between neighbouring values are smaller (the median by over tenfold)
     with torch.random.fork_rng():
         fire_range = FireBias(4, L_thr_init=16.0)
 
@@ -1661,7 +1697,7 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
         for d in (1, 2, 8, early):
             later = u_of(late, d)
             assert 0 < later < u_of(early, d) and int((early_u <= later).sum()) - 1 < d  # matched below d
-    # "often fractional": from query 511, most keys (409 of 511) get a u more than 1e-3 from every whole
+    # "often between two keys": from query 511, most keys (409 of 511) get a u more than 1e-3 from every whole
     # key's u from query 63, so the nearer distance lies between two whole keys; some come close (the key 511 back
     # gets u = 1, as the key 63 back from query 63), hence "often", not "always"
     whole = fire16.normalized_distance(torch.tensor([63]), 63 - torch.arange(64)).detach()[0]
@@ -2005,8 +2041,13 @@ def test_nope_finds_nearly_every_passkey_missing_two_probes_in_the_whole_run():
     text = chapter_markdown("11_learned_position")
     assert "content alone can find it, as the model without position encoding does." not in text
     assert "content alone can find it, and the model without position encoding nearly always does." in text
-    # what a miss means: the token that content alone finds, so the miss points to the position encoding
-    assert "nearly always does. So a missed passkey points to the position encoding, not the content." in text
+    # what a miss means: the token that content alone finds, so the miss points to the position encoding; scoped to
+    # what was measured, one model without position encoding on this task, over the run's five seeds (checked below)
+    assert (
+        "nearly always does. So on this task, in this run's five seeds, a missed passkey points to the position"
+        " encoding, not the content." in text
+    )
+    assert "nearly always does. So a missed passkey points" not in text
     assert (
         "The model without position encoding misses 2 probes in the whole run: 1 of 128 at random distances at $2L$,"
         " and 1 of 64 probes 384 tokens back"
@@ -2027,6 +2068,7 @@ def test_nope_finds_nearly_every_passkey_missing_two_probes_in_the_whole_run():
         for d, v in full["metrics"]["none"][s]["passkey_by_distance"].items()
         if v < 1
     ]
+    assert len(seeds) == 5  # "in this run's five seeds"
     assert random_misses == [("4", 2 * L, 1)] and fixed_misses == [("4", 384, 1)]
     assert config["eval_lengths"][-1] == 8 * L  # the fixed distances are scored on 8L-token inputs
 
