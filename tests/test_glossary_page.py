@@ -341,11 +341,15 @@ def test_base_row_roformer_and_llama_3():
 
 
 def test_ntk_aware_base_keeps_the_fastest_pair_and_divides_the_slowest_by_s():
-    """The page: "enlarges RoPE's base to $b\\,s^{d/(d-2)}$ ...: the fastest pair is kept, the slowest divided by $s$",
-    and transformers' `dynamic`, whose base at an effective factor S is b S^(d/(d-2)), gives the same frequencies."""
+    """The row: "enlarges RoPE's base to $b\\,s^{d/(d-2)}$", and its section's block "In models and code": "*NTK-aware
+    scaling*'s base keeps the fastest pair and divides the slowest by $s$", and transformers' `dynamic`, whose base at
+    an effective factor S is b S^(d/(d-2)), gives the same frequencies."""
 
     text = row("NTK-aware scaling")
-    assert "the fastest pair is kept, the slowest divided by $s$" in text
+    assert "the fastest pair is kept" not in text  # the row is one definition; the claim is the block's
+    assert "- *NTK-aware scaling*'s base keeps the fastest pair and divides the slowest by $s$." in models_block(
+        "### Terms for longer inputs"
+    )
     power = exponent(text, "enlarges RoPE's base to $b\\,s^")
     L = 1024
     for d in (16, 64, 128):
@@ -366,7 +370,7 @@ def test_fast_pair_condition_is_a_full_turn_over_trainings_offsets():
     posenc's cos and sin tables at positions 0 to L - 1, sweeps a full turn. The sweep includes pairs for which L
     theta_i >= 2 pi > (L - 1) theta_i, so writing L for L - 1 fails too."""
     text = row("fast pair")
-    (inequality,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", text)
+    (inequality,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round", text)
     boundary = 0
     for d in (8, 16, 32):
         for b in (10.0, 100.0, 10_000.0):
@@ -386,16 +390,16 @@ def test_fast_pair_condition_is_a_full_turn_over_trainings_offsets():
 
 
 def test_fast_pairs_trained_angles_go_all_the_way_round():
-    """The row "fast pair": "so training showed it its whole circle: its trained angles go all the way round, at most
-    its step $\\theta_i$ apart": for every pair the row's inequality calls fast, its angles at the trained distances 0
+    """The row "fast pair": "$(L - 1)\\,\\theta_i \\ge 2\\pi$. Its trained angles then go all the way round, at most
+    $\\theta_i$ apart": for every pair the row's inequality calls fast, its angles at the trained distances 0
     to L - 1, wrapped onto the circle and sorted, leave no gap wider than theta_i (the wrap-around gap included), in
     small heads and in Llama 3.1's."""
-    (inequality, step_word) = re.findall(
-        r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle: its trained angles go all the way"
-        r" round, at most its (step) \$\\theta_i\$ apart \|",
+    (inequality, step) = re.findall(
+        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round, at most \$(\\theta_i)\$"
+        r" apart \|",
         row("fast pair"),
     )[0]
-    assert step_word == "step"
+    assert step == "\\theta_i"
     heads = [(d, b, L) for d in (8, 16, 32) for b in (10.0, 100.0, 10_000.0) for L in (7, 16, 50, 64)]
     d31, b31, L31, _ = llama31_head()
     fast_seen = 0
@@ -559,8 +563,9 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "Each scale below multiplies a query's raw scores $q \\cdot k$ by the number in the
-    table's fourth column; a multiplier above 1 sharpens attention. A temperature $t$ divides instead, so its row's
+    """The section's opening: "The softmax scale turns a query's raw scores $q \\cdot k$ into logits. Each other scale
+    below multiplies those logits by the number in the table's fourth column; a multiplier above 1 sharpens attention. A
+    temperature $t$ divides instead, so its row's
     multiplier is $1/t$, and a $t$ below 1 sharpens. Three change with the query. The query temperature and logn
     attention follow its position. Scalable-Softmax follows how many tokens it attends: its position plus 1 under a
     causal mask, fewer under a sliding window" (transformers 5.24's causal and sliding-window mask functions: each
@@ -593,8 +598,8 @@ def test_a_larger_multiplier_never_flattens_attention():
             fewer,
         ),
     ) = re.findall(
-        r"Each scale below multiplies a query's raw scores \$q \\cdot k\$ by the number in the table's fourth column;"
-        r" a multiplier"
+        r"The softmax scale turns a query's raw scores \$q \\cdot k\$ into logits\. Each other scale below multiplies"
+        r" those logits by the number in the table's fourth column; a multiplier"
         r" (above|below) 1 (sharpens|flattens) attention\. A temperature \$t\$ (divides|multiplies) instead,"
         r" so its row's multiplier is \$([^$]+)\$, and a \$t\$ (below|above) 1 (sharpens|flattens)\. (\w+) change"
         r" with the query\."
@@ -1371,7 +1376,7 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
         page(),
     )
     (inequality,) = re.findall(
-        r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", row("fast pair")
+        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round", row("fast pair")
     )
     lhs = inequality.split("\\ge")[0]  # (L - 1) theta_i: the angle over training's offsets
     d, b, L, s = 16, 100.0, 16, 4.0
@@ -1970,13 +1975,21 @@ def test_rotation_pair_count_in_a_whole_and_a_partial_head():
 
 
 def test_dynamic_ntk_formula_and_the_field_transformers_reads():
-    """The row "dynamic NTK": "effective factor is 1 up to $L$, then $1 + s(\\ell/L - 1)$", and the worked example's
+    """The row "dynamic NTK", whose effective factor "grows with the input's length past $L$", and its section's block
+    "In models and code": "*Dynamic NTK*'s effective factor is 1 up to $L$, then $1 + s(\\ell/L - 1)$", and the worked
+    example's
     block:
     "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`": the page's formula evaluated against
     transformers' `dynamic` run
     with that field set to L, over lengths below and past L and two factors."""
-    text = row("dynamic NTK (`dynamic`)")
-    ((below, formula),) = re.findall(r"effective factor is (\d+) up to \$L\$, then \$([^$]+)\$ \(emozilla 2023\)", text)
+    assert "whose effective factor grows with the input's length past $L$ (emozilla 2023) |" in row(
+        "dynamic NTK (`dynamic`)"
+    )
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    text = raw[raw.index("### Terms for longer inputs") : raw.index("### How these terms fit together")]
+    ((below, formula),) = re.findall(
+        r"^- \*Dynamic NTK\*'s effective factor is (\d+) up to \$L\$, then \$([^$]+)\$\.$", text, re.M
+    )
     assert "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`, which a scaled model's" in page()
     from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
 
@@ -2230,7 +2243,8 @@ def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
         keeps,
     )
     ((_, row_formula),) = re.findall(
-        r"effective factor is (\d+) up to \$L\$, then \$([^$]+)\$ \(emozilla 2023\)", row("dynamic NTK (`dynamic`)")
+        r"- \*Dynamic NTK\*'s effective factor is (\d+) up to \$L\$, then \$([^$]+)\$\.",
+        models_block("### Terms for longer inputs"),
     )
     assert formula == row_formula, (formula, row_formula)
     # the block "Where papers and code differ" points here: "*dynamic NTK* | the rule's $L$ is the trained length;
@@ -2628,14 +2642,14 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
 
 
 def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_block():
-    """The fast pair row holds one definition, "$(L - 1)\\,\\theta_i \\ge 2\\pi$, so training showed it its whole
-    circle", and ends there. The collapsed block "Turns in L and the fast pairs' distances", right after the "Longer
+    """The fast pair row holds one definition, "$(L - 1)\\,\\theta_i \\ge 2\\pi$", then one sentence on its trained
+    angles, and ends there. The collapsed block "Turns in L and the fast pairs' distances", right after the "Longer
     inputs" table whose rows now hold trained length, turn, fast pair and slow pair, opens: "`llama3` and YaRN count a
     pair's *turns in $L$* instead of asking whether it is fast." That those two rules read the count, and the block's
     Llama 3.1 pairs, are :func:`test_llama3_and_yarn_count_turns_over_one_position_more`'s; here: transformers'
     `llama3` and `yarn`, given a pair just under the fast-pair test but at one turn in L, sort it by the count."""
     assert row("fast pair").endswith(
-        "so training showed it its whole circle: its trained angles go all the way round, at most its step"
+        "$(L - 1)\\,\\theta_i \\ge 2\\pi$. Its trained angles then go all the way round, at most"
         " $\\theta_i$ apart | {doc}`4 <../notebooks/04_rope>`, {doc}`7 <../notebooks/07_beyond>` |"
     )
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -3320,12 +3334,17 @@ def test_temperature_section_opens_with_its_multiplier_table():
     header = "| English | 中文 | meaning | multiplier of $q \\cdot k$ | chapter |"
     flat = " ".join(section.split())
     assert flat.index("a multiplier above 1 sharpens attention.") < flat.index(header)
-    # "Each scale below multiplies a query's raw scores $q \cdot k$ by the number in the table's fourth column": its
-    # heading; raw scores, as the softmax scale's row turns $q \cdot k$ into the logit
+    # "The softmax scale turns a query's raw scores $q \cdot k$ into logits. Each other scale below multiplies those
+    # logits by the number in the table's fourth column": the softmax scale's row turns $q \cdot k$ into the logit,
+    # and every other row's number multiplies on top of it: transformers' Llama 4 multiplies its queries by tau, then
+    # hands the attention its `scaling`, head_dim**-0.5
     assert (
-        "Each scale below multiplies a query's raw scores $q \\cdot k$ by the number in the table's fourth column;"
-        in " ".join(section.split())
+        "The softmax scale turns a query's raw scores $q \\cdot k$ into logits. Each other scale below multiplies those"
+        " logits by the number in the table's fourth column;" in " ".join(section.split())
     )
+    assert "the base multiplier that turns $q \\cdot k$ into the logit, $1/\\sqrt d$" in row("softmax scale")
+    forward = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
+    assert forward.index("query_states * attn_scales") < forward.index("scaling=self.scaling")
     assert header.split(" | ")[3] == "multiplier of $q \\cdot k$"
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
@@ -4267,7 +4286,8 @@ def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_
     before = block(DYN)
     (primer,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", before)
     ((_, formula),) = re.findall(
-        r"effective factor is (\d+) up to \$L\$, then \$([^$]+)\$ \(emozilla 2023\)", row("dynamic NTK (`dynamic`)")
+        r"- \*Dynamic NTK\*'s effective factor is (\d+) up to \$L\$, then \$([^$]+)\$\.",
+        models_block("### Terms for longer inputs"),
     )
     assert primer == formula, (primer, formula)
     assert "| a pair whose frequency a RoPE scaling leaves unchanged |" in row("kept (pair)")
@@ -4815,7 +4835,7 @@ def test_ntk_aware_row_names_a_fully_rotated_head():
     *turn*. Under *partial rotary* the exponent's $d$ is not the head's width: with $d_{\\text{rot}} = d/2$, the
     head-width exponent misses the slowest rotated pair's $s$, and the rotated width's exponent hits it."""
     text = row("NTK-aware scaling")
-    assert "| enlarges RoPE's base to $b\\,s^{d/(d-2)}$ for a fully rotated head of width $d$: the fastest" in text
+    assert "| enlarges RoPE's base to $b\\,s^{d/(d-2)}$ for a fully rotated head of width $d$ (bloc97 2023) |" in text
     assert "in full" not in text and "fully rotated head" in row("attention factor")
     power = exponent(text, "enlarges RoPE's base to $b\\,s^")
     d, b, s = 64, 10_000.0, 8.0
@@ -5145,13 +5165,15 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert main_formula == formula, (main_formula, formula)  # the main line's formula is the worked example's
     assert at == times, (at, times)  # the sentence speaks of the table's length
     # the example names Llama 3.1's head; the numbers checked below hold for a second head of another base too
-    assert f"then ${formula}$ (emozilla 2023)" in row("dynamic NTK (`dynamic`)")  # the row's formula
+    assert f"- *Dynamic NTK*'s effective factor is 1 up to $L$, then ${formula}$." in models_block(
+        "### Terms for longer inputs"
+    )  # the row's formula, in its section's block
     assert abs(evaluate(formula, s=float(header_factor), ell=int(times or 1), L=1) - int(dyn_value)) < 1e-12
     s = float(header_factor)
     assert int(s_value) == int(header_factor)
     (stretch,) = re.findall(r"the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
     (inequality,) = re.findall(
-        r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", row("fast pair")
+        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round", row("fast pair")
     )
     assert "a pair that turns less than once over the distances of training, up to $L - 1$ |" in row("slow pair")
     llama_d, llama_base, llama_L, _ = llama31_head()
@@ -5254,7 +5276,7 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
     )
     assert "call the boundary of these pairs the *critical dimension*" in c10
     (inequality,) = re.findall(
-        r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole circle", row("fast pair")
+        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round", row("fast pair")
     )
     heads = ((int(d), 10.0 ** int(exp), int(L), int(dims)), (*llama31_head()[:3], int(llama_dims)))
     for width, base, trained, expected in heads:
@@ -5745,7 +5767,9 @@ def test_streamingllm_row_says_what_chapter_10_says():
     words for both; its italic terms have rows, and the index lists it. The row "rolling KV cache", "a fixed-size
     cache that evicts the oldest tokens, in some designs all but the first few, the *attention sinks*": chapter 10's
     StreamingLLM keeps "the first few, its *sinks*", as the StreamingLLM row and the Attention block's "Chapter 10's
-    *rolling KV cache* spares the *attention sinks*" say, so the row names that design."""
+    *rolling KV cache* spares the *attention sinks*" say, so the row names that design. The block's "A key still in a
+    *rolling KV cache* is rotated, depending on the
+    design, by its place in the text or by its cache slot": the StreamingLLM row's slot is the second."""
     c10 = chapter("10_rope_today")
     ((kept, cached, slot),) = re.findall(
         r"\| generation with a \*rolling KV cache\* that also keeps the (first) tokens as \*attention sinks\*; it"
@@ -5761,14 +5785,21 @@ def test_streamingllm_row_says_what_chapter_10_says():
     ((few,),) = [
         re.findall(
             r"^\| rolling KV cache \| 滚动缓存 \| a fixed-size cache that evicts the oldest tokens, in some designs all"
-            r" but the (first few), the \*attention sinks\*; a key still in it is rotated",
+            r" but the (first few), the \*attention sinks\* \|",
             row("rolling KV cache"),
         )
     ]
     assert f"It keeps a window of recent tokens and the {few}, its *sinks*" in c10, few
-    assert kept == "first" and "- Chapter 10's *rolling KV cache* spares the *attention sinks*." in models_block(
-        "## Attention, kernels and models"
-    )
+    attention_block = models_block("## Attention, kernels and models")
+    assert kept == "first" and "- Chapter 10's *rolling KV cache* spares the *attention sinks*." in attention_block
+    # the row's second clause, moved to the block; which design rotates by the cache slot is the StreamingLLM row's
+    # (checked above against chapter 10), so the block names no model
+    (place, by_slot) = re.findall(
+        r"- A key still in a \*rolling KV cache\* is rotated, depending on the design, by its (place in the text) or"
+        r" by its (cache slot)\.",
+        attention_block,
+    )[0]
+    assert by_slot == slot and "StreamingLLM" not in attention_block, (place, by_slot)
 
 
 # ---- each fact's consequence, and facts the rows had left out -------------------------------------------------------
@@ -6121,9 +6152,9 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
 
 def test_softmax_scale_row_is_transformers_scaling():
     """The row "softmax scale": "the base multiplier that turns $q \\cdot k$ into the logit, $1/\\sqrt d$ for a head of
-    width $d$ in Llama's code; Gemma's differs, as the block "In models and code" of Attention, kernels and models
-    says, and DeepSeek's, as the block "Other models' query and logit scales" below says; transformers stores it as
-    each attention module's `scaling`" (the two blocks it links hold Gemma's `query_pre_attn_scalar` and DeepSeek's
+    width $d$ in Llama's code; Gemma's and DeepSeek's differ (blocks below: Gemma, DeepSeek)", and the block "Other
+    models' query and logit scales": "Transformers stores the *softmax scale* as each attention module's `scaling`"
+    (the two blocks it points to hold Gemma's `query_pre_attn_scalar` and DeepSeek's
     softmax scale), multiplier $1/\\sqrt d$, so that $q \\cdot k$ times it is the Core row's logit, "usually
     $q \\cdot k/\\sqrt d$" (the scale is applied once, not on top of the logit); and the Attention block's "Gemma 2
     and 3 scale $q \\cdot k$ by one over the square root of `query_pre_attn_scalar`, not of $d$": Llama's attention
@@ -6134,15 +6165,21 @@ def test_softmax_scale_row_is_transformers_scaling():
 
     assert row("softmax scale").startswith(
         "| softmax scale | softmax 缩放系数 | the base multiplier that turns $q \\cdot k$ into the logit, $1/\\sqrt d$"
-        " for a head of width $d$ in Llama's code; Gemma's differs, as the block \"In models and code\" of"
-        " {ref}`Attention, kernels and models <glossary-attention>` says, and DeepSeek's, as the block \"Other models'"
-        " query and logit scales\" below says; transformers stores it as each attention module's `scaling` |"
-        " $1/\\sqrt d$ |"
+        " for a head of width $d$ in Llama's code; Gemma's and DeepSeek's differ (blocks below: {ref}`Gemma"
+        " <glossary-attention>`, DeepSeek) | $1/\\sqrt d$ |"
     )
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     scales = raw[raw.index("(glossary-scales)=") : raw.index("(glossary-attention)=")]
     deepseek = scales[scales.index("<summary>Other models' query and logit scales</summary>") :]
     assert "The softmax scale is multiplied by the second factor's square" in re.sub(r"\s+", " ", deepseek)
+    # the row's code field, in its block: "Transformers stores the *softmax scale* as each attention module's
+    # `scaling`", the field checked below in Llama's, Gemma 2's and Gemma 3's attention modules
+    assert "- Transformers stores the *softmax scale* as each attention module's `scaling`." in block(
+        "Other models' query and logit scales"
+    )
+    assert raw.index("(glossary-scales)=") < raw.index(
+        "<summary>In models and code</summary>", raw.index("(glossary-attention)=")
+    )  # Gemma's block is below too
     assert scales.index("| softmax scale |") < scales.index("<summary>Other models' query and logit scales")  # below
     # q . k times the cell is the logit the Core row and the Letters row define: the scale is the logit's own, once
     ((logit,),) = [
@@ -6407,7 +6444,7 @@ def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
         in block("Turns in L and the fast pairs' distances")
     )
     assert "a *slow pair* turns less than once, so in a decoder it meets new angles beyond $L$." in page()
-    (inequality,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$, so training showed it its whole", row("fast pair"))
+    (inequality,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go", row("fast pair"))
     llama_d, llama_base, llama_L, _ = llama31_head()
     two_way = 0
     for d, base, L in ((llama_d, llama_base, llama_L), (128, 10_000.0, 4096), (16, 10_000.0, 64)):

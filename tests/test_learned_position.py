@@ -420,14 +420,34 @@ def near_key_error(pos, exact):
     return max(e.item() for e in errors)
 
 
+def test_cope_box_names_the_bfloat16_sum_a_known_defect():
+    """The box "Counts in bfloat16" names posenc's bfloat16 running sum a known defect, marked xfail in this file and
+    fixed with a re-run of chapter 8's experiment, not general CoPE advice: the sentence is in the box, and the xfail
+    test above is strict and says the same (its reason names the defect and the re-run)."""
+    notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    box = next(" ".join("".join(c["source"]).split()) for c in cells if "Counts in bfloat16" in "".join(c["source"]))
+    assert (
+        "`posenc.CoPE` sums in the dtype of $q$ and $k$: a known defect of posenc's CoPE, marked xfail in"
+        " `tests/test_learned_position.py` and fixed when chapter 8's experiment is re-run. Until then, give it float32"
+        " $q$ and $k$." in box
+    )
+    marks = [m for m in test_cope_positions_in_bfloat16_keep_a_near_keys_count.pytestmark if m.name == "xfail"]
+    assert len(marks) == 1 and marks[0].kwargs["strict"] is True
+    assert "known defect" in marks[0].kwargs["reason"] and "re-run of the experiment" in marks[0].kwargs["reason"]
+    # the reason names a method posenc's CoPE has
+    assert "_positions" in marks[0].kwargs["reason"] and hasattr(posenc.CoPE, "_positions")
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_cope_bfloat16_error_comes_from_the_difference_of_two_long_sums(seed):
     """Chapter 11's box "Counts in bfloat16": in bfloat16,
     "even a key 1 to 3 back can get a count off by about 2 or more at 1,024 tokens and by more than 3 at 2,048", checked
     over 24 draws in the test after this one. "The reference code sums from the query back, so a near key's
     count is a short sum; the same keys then stay within 0.02. A far key's count is large, and bfloat16 rounds it in
-    either order: keep counts in float32. `posenc.CoPE` sums in the dtype of $q$ and $k$, so give it float32 $q$ and
-    $k$. On the CPU, where PyTorch adds a float32 running sum in double precision, every count then stays within
+    either order: keep counts in float32. `posenc.CoPE` sums in the dtype of $q$ and $k$" (a known defect: see
+    test_cope_box_names_the_bfloat16_sum_a_known_defect), "Until then, give it float32 $q$ and $k$. On the CPU,
+    where PyTorch adds a float32 running sum in double precision, every count then stays within
     0.001 at 2,048 tokens. A running sum rounded to float32 at every step, as a plain loop over the keys adds it, is
     off by up to about 0.002 there" (0.0018 to 0.0020 on these draws, checked below at 2,048). Measured on seeds 0
     to 3 (the same under the generic, AVX2 and AVX-512 kernels): posenc's keys 1 to 3 back off by 2.44 to 3.55 at
@@ -1575,17 +1595,19 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # no fractional "key 3 to 4 back": the two whole keys, and the reason in one clause (the MLP meets no new input
     # there: both neighbours' u come from query 63, inside a 64-token input)
     assert "a key 3 to 4 back" not in main
-    # the rule once, scoped (an MLP that sees u alone; keys 1 or more back; a later query past L_thr; a nearer
-    # distance, often between two whole keys), one idea a sentence, then the one example
+    # the rule, scoped (an MLP that sees u alone; keys 1 or more back; a later query past L_thr), then one concrete
+    # case in place of a chain of pronouns: the u that query 511 gives the key 8 back is the u query 63 would give a
+    # distance of about 3.4, between two whole keys (checked below from FireBias and the formula)
     rule = (
         "The MLP sees only $u$. Up to position $L_{\\text{thr}}$, a query's $u$ depends on the distance only. Past it,"
-        " a later query gives each key 1 or more back a smaller $u$. An earlier query would give that $u$ to a nearer"
-        " distance, often between two keys. So the MLP gives that key the bias of a nearer distance."
+        " a later query gives each key 1 or more back a smaller $u$. For example, query 511 gives the key 8 back the"
+        " $u$ that query 63 would give a distance of about 3.4. So the MLP gives that key the bias of a nearer"
+        " distance. That distance lies between the keys 3 and 4 back, as the figure's dotted line shows."
     )
+    assert "An earlier query would give that $u$ to a nearer distance" not in text  # the pronoun chain, replaced
     assert "a smaller $u$: the $u$ an earlier query gives a nearer distance" not in text  # three ideas, one sentence
     concrete = (
-        "The figure's dotted line shows one case: from query 511, the key 8 back gets a $u$ between those of the keys 3"
-        " and 4 back from query 63. With $L_{\\text{thr}} = 16$, $u$ stays in $[0, 1]$ but can fall between the values"
+        "With $L_{\\text{thr}} = 16$, $u$ stays in $[0, 1]$ but can fall between the values"
         " a 64-token input gives. The MLP then meets new inputs."
     )
     # "every u of a long input lies inside the range a 64-token input spans, only packed closer together" was true
@@ -1643,7 +1665,7 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     for q in (8, 14):  # up to 16: the same distance gets the same u from query q and query q + 1 (cacheable)
         assert torch.allclose(u_by_distance(q + 1)[:q], u_by_distance(q), atol=1e-6)
     assert "the input of a nearer key" not in text  # split: the smaller u, then whose u it is
-    assert rule + " " + concrete in flat_main and flat_main.count("between those of the keys 3 and 4") == 1
+    assert rule + " " + concrete in flat_main and flat_main.count("between the keys 3 and 4") == 1
     assert "From an earlier query, that smaller $u$ belongs to a nearer key" not in text  # the rule is stated once
     assert "so it gives that key the input of a nearer key" not in text
     with torch.random.fork_rng():  # the global RNG stream is left as it was
@@ -1652,7 +1674,10 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     def u_last(n, d):  # the key d back from the last of n tokens
         return fire0.normalized_distance(torch.tensor([n - 1]), torch.tensor([n - 1 - d]))[0, 0].item()
 
-    assert u_last(64, 3) + 0.01 < u_last(512, 8) < u_last(64, 4) - 0.01  # "its $u$ lies between theirs"
+    assert u_last(64, 3) + 0.01 < u_last(512, 8) < u_last(64, 4) - 0.01  # "between the keys 3 and 4 back"
+    # "the $u$ that query 63 would give a distance of about 3.4": solve psi(d) / psi(63) = u for d, at |c| = 0.1
+    same_d = (math.exp(u_last(512, 8) * math.log(0.1 * 63 + 1)) - 1) / 0.1
+    assert round(same_d, 1) == 3.4 and abs(u_last(64, same_d) - u_last(512, 8)) < 1e-5 and 3 < same_d < 4
     # the dotted line: level at the u of the key 8 back from query 511, from there to where query 63's curve, drawn
     # straight on the log axis between its keys 3 and 4 back, reaches that u
     notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
@@ -3052,12 +3077,26 @@ def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
         in block
     )
     assert "the appendix's KERPLE part asserts both this and the ratio of about 2,660." in block
+    # the crossing depends on ALiBi's slope: against ALiBi's three flattest heads (8 heads: slopes 1/64, 1/128 and
+    # 1/256) the log head r1 = r2 = 1 keeps less weight out to hundreds or thousands of tokens, checked from the
+    # formulas here and asserted (380, 865 and 1937) in the appendix's KERPLE check cell
+    assert (
+        "Where the curves cross depends on ALiBi's slope: its flattest heads keep more weight than this log head out"
+        " to hundreds or thousands of tokens." in " ".join(section.split())
+    )
+    assert (
+        "The appendix's KERPLE part gives the later crossings with ALiBi's flattest heads, and asserts them." in block
+    )
+    d_far = torch.arange(1, 4000, dtype=torch.float64)
+    last_alibi_ahead = [int(d_far[-m * d_far >= -torch.log1p(d_far)].max()) for m in (1 / 64, 1 / 128, 1 / 256)]
+    assert last_alibi_ahead == [380, 865, 1937] and min(last_alibi_ahead) >= 100 and max(last_alibi_ahead) >= 1000
     assert "ALiBi's exponential with slope $r_1 r_2$." in block
     # the near-query regime is scoped to the heads it explains (C1 and C2 in the figure's cell: r2 = 0.1 and 0.02),
     # after the sentence on the head r1 = r2 = 1, for which no whole-number distance has r2 |j - i| << 1
     assert block.index("up to 26 tokens back") < block.index("orange and green heads, with $r_2$ of 0.1 and 0.02")
     notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
     cells = {c.get("id"): "".join(c["source"]) for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]}
+    assert any("assert len(flattest) == 3 and cross == [381, 866, 1938]" in source for source in cells.values())
     figure, checks = cells["c10"], cells["r11-kerple-figure-checks"]
     assert "r2=[1.0, 0.1, 0.02]" in figure and 'color=f"C{h}"' in figure  # C1 orange, C2 green: r2 = 0.1, 0.02
     # the evidence asserts sit in the appendix's KERPLE check cell, after the cell that first uses them, not in the

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import importlib.util
 import inspect
 import io
 import math
@@ -29,6 +30,25 @@ def _snippet(marker: str) -> str:
     return next(c for c in re.findall(r"```python\n(.*?)```", _raw(), re.S) if marker in c)
 
 
+def _llama31_llama3_freqs() -> torch.Tensor:
+    """Transformers' `llama3` frequencies for Llama 3.1 8B's fields (d = 128, base 5e5, factor 8 from L = 8192,
+    bounds 1 and 4, `max_position_embeddings` 16 L)."""
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    L = 8192
+    scaling = {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "original_max_position_embeddings": L,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+    }
+    config = LlamaConfig(rope_theta=500_000.0, max_position_embeddings=16 * L, rope_scaling=scaling)
+    scaled, _ = ROPE_INIT_FUNCTIONS["llama3"](config, "cpu")
+    return scaled
+
+
 def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     """The porting snippet defines every name it reads but `config`: run with only `config` given, it reads the base
     and the rule of Llama's flat default configuration and of Gemma 3's nested one, for the layer `layer_idx` names
@@ -51,6 +71,11 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     exec(code.replace("layer_idx = 0  #", "layer_idx = 5  #"), names)  # the first global layer
     assert names["base"] == gemma.rope_parameters["full_attention"]["rope_theta"] == 1e6, names["base"]
     assert 'if "rope_type" not in rope:  # nested, as in Gemma 3: one dict per layer kind' in code
+    # the sentence after the snippet: "Run it for each kind in `layer_types`." (its answer at layer 0, a sliding
+    # layer, is not the global layers' answer: bases 10 000 and 10^6, above)
+    after = _raw().split(code)[1].lstrip("`\n")
+    assert after.startswith("Run it for each kind in `layer_types`."), after[:80]
+    assert len(set(gemma.layer_types)) == 2 and len({r["rope_theta"] for r in gemma.rope_parameters.values()}) == 2
 
     # the comment line: "other key sets: DeepSeek-V4's are `main` and `compress`, and Beam's default `full_attention`
     # entry is None"
@@ -120,13 +145,34 @@ def test_left_padding_check_matches_the_rows_alone():
 
 
 def test_fast_pair_and_turns_in_l_share_one_span_in_llama_31():
-    """The worked configuration counts turns over training's L positions, L theta_i / 2 pi, and calls a pair fast
-    when it turns at least once over them; the fine print: the glossary's fast pair counts over offsets up to L - 1,
-    and in Llama 3.1's head (d 128, base 500 000, L 8192) the two counts sort the pairs alike."""
+    """The worked configuration defines a fast pair as the glossary does, at least one turn over training's
+    distances 0 to L - 1, and says `llama3` counts turns against L itself, L theta_i / 2 pi (transformers' llama3
+    compares L, not L - 1, with each pair's wavelength); the fine print: the turns in L count one position past
+    training's last distance, so a pair at the edge can turn once in L and not be fast, and in Llama 3.1's head
+    (d 128, base 500 000, L 8192) the two counts sort the pairs alike."""
     page = _page()
-    assert "Over training's $L$ positions, pair $i$ makes $L\\theta_i/2\\pi$ *turns*, its *turns in $L$*." in page
+    assert (
+        "A *fast pair* turns at least once over training's distances, 0 to $L - 1$, so training showed it its whole"
+        " circle." in page
+    )
+    glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
+    assert "| fast pair | 快速对 | a pair that turns at least once over the distances of training, up to $L - 1$" in (
+        glossary
+    )
+    assert "`llama3` counts a pair's turns against $L$ itself: $L\\theta_i/2\\pi$, its *turns in $L$*." in page
     assert "*turns* in $L$" not in page  # the doubled "in L"
-    assert "In Llama 3.1's head the two counts sort the pairs alike." in page
+    assert (
+        "The turns in $L$ count one position past training's last distance, so a pair at the edge can turn once in $L$"
+        " and still not be fast. In Llama 3.1's head the two counts sort the pairs alike." in page
+    )
+    edge = 2 * math.pi / (8192 - 0.5)  # a pair at the edge: one turn by distance L, not by L - 1
+    assert 8192 * edge / (2 * math.pi) >= 1 > (8192 - 1) * edge / (2 * math.pi)
+    if importlib.util.find_spec("transformers") is not None:  # transformers' llama3 counts against L itself
+        from transformers import modeling_rope_utils
+
+        source = inspect.getsource(modeling_rope_utils._compute_llama3_parameters)
+        assert "low_freq_wavelen = old_context_len / low_freq_factor" in source, source
+        assert "old_context_len / wavelen" in source, source
     d, base, L = 128, 500_000.0, 8192
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
     by_l = [i for i in range(d // 2) if L * theta[i] >= 2 * math.pi]
@@ -283,19 +329,9 @@ def test_ramped_pair_blends_theta_and_theta_over_s_linearly_in_turns():
     `llama3` (which follows apply_scaling) gives each of Llama 3.1's ramped pairs 29 to 34 the frequency
     w theta_i + (1 - w) theta_i / s with w = (r - 1)/(4 - 1) linear in its turns r; its divisor falls as r grows."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
-    from transformers import LlamaConfig
-    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     d, base, L, s = 128, 500_000.0, 8192, 8.0
-    scaling = {
-        "rope_type": "llama3",
-        "factor": s,
-        "original_max_position_embeddings": L,
-        "low_freq_factor": 1.0,
-        "high_freq_factor": 4.0,
-    }
-    config = LlamaConfig(rope_theta=base, max_position_embeddings=16 * L, rope_scaling=scaling)
-    scaled, _ = ROPE_INIT_FUNCTIONS["llama3"](config, "cpu")
+    scaled = _llama31_llama3_freqs()
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
     turns = L * theta / (2 * math.pi)
     ramped = [i for i in range(d // 2) if 1 < turns[i] < 4]
@@ -381,4 +417,44 @@ def test_vllm_context_extension_sentence_matches_chapter_10():
         f"vLLM's [context-extension page]({url}) passes such a dict as `--hf-overrides '{{\"rope_parameters\": …}}'`,"
         " with the length in `--max-model-len`, and says its older `--rope-scaling` flag is no longer supported."
         in _page()
+    )
+
+
+def test_bfloat16_drift_and_three_roundings():
+    """bfloat16 frequencies: "Under either load path, transformers' Llama code forms the angles p theta_i in float32
+    and then rounds the cos and sin tables to the activations' dtype" (LlamaRotaryEmbedding.forward); "Llama 3.1's
+    pair 1 rounds to a slightly wrong frequency, so ... for a key about 1 800 tokens back it is half a turn off":
+    transformers' llama3 theta_1 (kept, float32) rounded to bfloat16, pi over its error within 10 % of 1 800. The
+    block: "For the other pairs, rounding p and theta_i as well makes the error, relative to the angle, up to about
+    3 times one rounding's": angles p theta_i formed in bfloat16 for Llama 3.1's pairs 1 to 63 and positions 1 to
+    16 L stay within (1 + u)^3 - 1, about 3u, of the angle (u = 2^-8, one rounding's bound), and exceed 2u; pair 0's
+    stay within one rounding's u."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    forward = inspect.getsource(LlamaRotaryEmbedding.forward)
+    assert "dtype=torch.float)" in forward and "cos.to(dtype=x.dtype)" in forward, forward
+    page = _page()
+    assert "Under either load path, transformers' Llama code forms the angles $p\\theta_i$ in float32" in page
+    d, base, L = 128, 500_000.0, 8192
+    scaled = _llama31_llama3_freqs()
+    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    error = abs(float(scaled[1].to(torch.bfloat16)) - float(theta[1]))  # radians per position back
+    assert abs(math.pi / error - 1800) < 0.1 * 1800, math.pi / error
+    assert "for a key about 1 800 tokens back it is half a turn off" in page
+
+    u = 2.0**-8  # bfloat16: 8 significant bits, so one rounding moves a number by at most u times its size
+    p = torch.arange(1, 16 * L + 1, dtype=torch.float64)
+    ratios = []
+    for i in range(d // 2):
+        exact = p * theta[i]
+        once = (exact.to(torch.bfloat16).double() - exact).abs() / (u * exact)
+        assert float(once.max()) <= 1, (i, once.max())
+        formed = (p.to(torch.bfloat16) * theta[i].to(torch.bfloat16)).double()  # p, theta_i and the product rounded
+        ratios.append(float(((formed - exact).abs() / (u * exact)).max()))
+    assert ratios[0] <= 1, ratios[0]  # pair 0: theta_0 = 1 is exact, so only p is rounded
+    assert 2 < max(ratios[1:]) <= ((1 + u) ** 3 - 1) / u < 3.02, max(ratios[1:])
+    assert (
+        "For the other pairs, rounding $p$ and $\\theta_i$ as well makes the error, relative to the angle, up to"
+        " about 3 times one rounding's." in page
     )

@@ -1168,9 +1168,11 @@ def _ntk_fix_row() -> None:
     # name left the table's cell for the block "How the rows differ"
     assert "NTK-aware scaling is named after the neural tangent kernel." in page_text()
     quote(C7, '**Why "NTK".** The neural tangent kernel (NTK) of')
+    # the glossary says it in its "Longer inputs" block, below the NTK-aware scaling row
     glossary = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     ntk = re.search(r"^\| NTK-aware scaling \|.*\|$", glossary, flags=re.M)
-    assert ntk and "named after the neural tangent kernel" in ntk.group(0), ntk
+    named = "- *NTK-aware scaling* is named after the neural tangent kernel of Jacot et al. 2018."
+    assert ntk and named in glossary and glossary.index(named) > ntk.start(), ntk
 
 
 def _factor_not_length_ratio() -> tuple[list[str], list[str]]:
@@ -1228,7 +1230,7 @@ def _extension_factor_defined() -> None:
     slowest pair by s and no pair by more, and each of PI, NTK-aware scaling, YaRN and Llama 3.1's rule slows some
     fast pair by more than 1, in the grid's heads among others: computed in _overview_examples)."""
     page = page_text()
-    lead_end = "pulling the angles of long distances back toward those seen in training."
+    lead_end = "A fix added at test time pulls the angles of long distances back toward those seen in training."
     define = "All but the larger base slow the slowest pair by a chosen factor $s$, the *extension factor*."
     table = "| fix | which pairs it slows | when it is added |"
     end = page.index(lead_end, page.index("## RoPE past the training length")) + len(lead_end)
@@ -1831,9 +1833,35 @@ def _overview_examples():
         " position. A pair is *fast* if it makes at least one full turn within $L$ positions, and *slow* if not."
         " In a decoder, slow pairs meet angles past $L$ that training never showed."
         " Chapter 8's heads, 16 wide at base $10^4$ with"
-        " $L = 64$, have 5 slow pairs of 8. Every fix below slows the slow pairs,"
-        " pulling the angles of long distances back toward those seen in training."
+        " $L = 64$, have 5 slow pairs of 8. Every fix below slows the slow pairs."
+        " A fix added at test time pulls the angles of long distances back toward those seen in training."
     )
+    # "A fix added at test time": the larger base is set before training (the fixes table's "when it is added"), so
+    # the pull toward trained angles is claimed for the test-time fixes only (the old "Every fix below slows the slow
+    # pairs, pulling ..." covered the larger base too). Each fix the table adds at test time, at Llama 2's head and
+    # s = 8, puts the slowest pair's angle at 8L nearer the angles training saw, those up to L theta, than plain RoPE
+    assert "Every fix below slows the slow pairs, pulling" not in page_text()
+    d_l2, L_l2, s_l2 = 128, 4096, 8.0
+    theta_l2 = posenc.rope_inv_freq(d_l2).double()
+    test_time = {
+        "PI": posenc.rope_scaled_inv_freq(d_l2, rope_type="linear", factor=s_l2)[0],
+        "NTK-aware": posenc.rope_inv_freq(d_l2, base=1e4 * s_l2 ** (d_l2 / (d_l2 - 2))),
+        "YaRN": posenc.rope_scaled_inv_freq(d_l2, rope_type="yarn", factor=s_l2, original_max_position_embeddings=L_l2)[
+            0
+        ],
+        "Llama 3.1": posenc.rope_scaled_inv_freq(
+            d_l2,
+            rope_type="llama3",
+            factor=s_l2,
+            low_freq_factor=1.0,
+            high_freq_factor=4.0,
+            original_max_position_embeddings=L_l2,
+        )[0],
+    }
+    seen_l2 = L_l2 * theta_l2[-1]
+    for name, freq in test_time.items():
+        pulled = 8 * L_l2 * freq.double()[-1]
+        assert abs(float(pulled - seen_l2)) < float(8 * L_l2 * theta_l2[-1] - seen_l2), name
     # the answer to the section's question, the slow pairs' new angles, comes
     # right after the terms it uses (L, fast and slow pairs), before the counts and the fixes
     assert lead in page_text(), lead
@@ -4132,6 +4160,8 @@ def _item_8_passkeys() -> None:
     # from the item's 97 % and 76 %; the grid stands below the item. The item names its own measure, "hidden 496
     # tokens back", in the sentence with its numbers: the saved run's farthest fixed distance, chapter 11's
     assert "passkeys found at random distances |" in GRID_HEADER
+    # the stretched table's column is the same measure (_grid_cells: random distances only) and says so too
+    assert "passkeys found at random distances |" in STRETCHED_HEADER
     assert page_text().index("gives their shares at random distances") < page_text().index(GRID_HEADER)
     grid_cells = [f"{100 * statistics.fmean(per_seed(arm, 'passkey', longest)):.0f}" for arm in ("kerple", "alibi")]
     assert grid_cells != pooled and grid_cells[1] != pooled[1], (grid_cells, pooled)
@@ -4678,11 +4708,11 @@ def _decay_item() -> list[str]:
     )
     # four sentences: "A single query's score need not fall with the distance" (single queries' doubling means rise
     # somewhere for over a quarter of them: test_takeaways_restate_checked_claims) moved into the block "What the
-    # average is over" (below) as the reason for the average; the main line says why the matched key: "the key the
-    # query is looking for, so its score shows how much distance alone costs" (checked below)
+    # average is over" (below) as the reason for the average; the main line says why the matched key: "a choice that
+    # isolates what distance alone costs" (checked below), a choice, not a claim about what trained heads look for
     item = (
-        f"In a head {width} wide at base $10^{math.log10(base):.0f}$, take a key vector equal to its query vector:"
-        " the key the query is looking for, so its score shows how much distance alone costs. Average that score over"
+        f"In a head {width} wide at base $10^{math.log10(base):.0f}$, take a key vector equal to its query vector,"
+        " a choice that isolates what distance alone costs. Average the key's score over"
         " random query vectors with no preferred direction. This average ripples from one distance to the next. Its"
         f" mean over each doubling of the distance falls, and reaches about zero {doubling}."
     )
@@ -4692,10 +4722,12 @@ def _decay_item() -> list[str]:
         "not from random draws. It takes an average because a single query's score need not fall with the distance."
         in block_open[: block_open.index("</details>")]
     )
-    # "the key the query is looking for": at distance 0, a key equal to its query scores |q|^2, more than any other
-    # key of the same length (random draws, this head); "its score shows how much distance alone costs": with the
-    # content fixed (k = q), RoPE's score depends on the positions only through the distance (the same at any
-    # start m), and its mean over random queries is E(r) (the closed form above, by sampling: within 4 %)
+    # the old gloss "the key the query is looking for" read as a fact about trained heads; it must stay gone. The
+    # matched key still scores most at distance 0: |q|^2, more than any other key of the same length (random draws,
+    # this head); "a choice that isolates what distance alone costs": with the content fixed (k = q), RoPE's score
+    # depends on the positions only through the distance (the same at any start m), and its mean over random queries
+    # is E(r) (the closed form above, by sampling: within 4 %)
+    assert "looking for" not in page
     gen = torch.Generator().manual_seed(0)
     q = torch.randn(4096, width, dtype=torch.float64, generator=gen)
     others = torch.randn(4096, width, dtype=torch.float64, generator=gen)
@@ -4732,7 +4764,7 @@ def _decay_item() -> list[str]:
     # "averaged over random queries": the condition under the location, item 5's "random query vectors with no
     # preferred direction" (chapter 5's isotropic queries, the E(r) computed above), stated before the takeaway
     assert takeaway.count("averaged over random queries") == 1
-    assert page.index("Average that score over random query vectors with no preferred direction.") < page.index(
+    assert page.index("Average the key's score over random query vectors with no preferred direction.") < page.index(
         "## Takeaways"
     )
     assert "near 5 000" not in page[: page.index("<summary>What the average is over</summary>")]
@@ -6981,7 +7013,7 @@ def _seed_column(run: str, n: int) -> str:
 GRID_HEADER = (
     "| at $8L$, no further training; means of five seeds | loss past $L$ | passkeys found at random distances |"
 )
-STRETCHED_HEADER = "| RoPE stretched at test time, at $8L$ | loss past $L$ | passkeys found |"
+STRETCHED_HEADER = "| RoPE stretched at test time, at $8L$ | loss past $L$ | passkeys found at random distances |"
 
 
 def test_verdict_grid_grades_each_run_as_chapter_8_does():
@@ -7176,8 +7208,8 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     assert rope_methods, "no RoPE method"
     for m in rope_methods:
         torch.testing.assert_close(m.inv_freq.double(), posenc.rope_inv_freq(m.head_dim, base=1e4).double())
-    # the untested cause left the main line; takeaway 4 and the block "The grid's
-    # RoPE and a large model's" keep it
+    # the untested cause left the main line and takeaway 4 (takeaways stay true without a footnote); the block "The
+    # grid's RoPE and a large model's" keeps it
     assert "The run does not test whether RoPE's slow pairs are why its loss breaks." not in page_text()
     grid_rope = page_text().split("**The grid's RoPE and a large model's.**")[1].split("</details>")[0]
     assert grid_rope.endswith(
@@ -9031,7 +9063,7 @@ def test_takeaways_restate_checked_claims():
         " from about 4 000 tokens on.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
         "Past $L$, RoPE's slow pairs meet new angles; fixes slow them. No test-time fix that chapter 8 ran kept the"
-        " loss fine at $8L$; the run does not test whether the slow pairs are why.",
+        " loss fine at $8L$.",
         "In chapter 8, with no further training, only ALiBi and KERPLE keep the loss fine at $8L$.",
     ], bullets
     assert 3 <= len(bullets) <= 5  # the teaching guide's 3-5 takeaways
