@@ -6017,7 +6017,8 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
         " trained distance $t < L$. In each fast pair $i$, their two angles differ by $(r - t)\\,\\theta_i$,"
         " wrapped into $[-\\pi, \\pi]$. The worst fast pair gives the largest"
         " difference. The nearest trained distance is the one that makes this largest difference smallest. That"
-        " smallest value is $r$'s gap: $\\min_{t < L} \\max_i \\lvert (r - t)\\,\\theta_i\\rvert$."
+        " smallest value is $r$'s gap: $\\min_{t < L} \\max_i \\lvert w((r - t)\\,\\theta_i)\\rvert$, where $w$ wraps"
+        " an angle into $[-\\pi, \\pi]$."
     ), flat
     (
         (

@@ -2967,14 +2967,16 @@ def test_glance_table_cope_row_sums_the_gates_from_key_to_query_both_included():
 
 
 def test_kerple_log_head_keeps_about_2660_times_alibis_weight_100_back():
-    """The KERPLE section: "At 100 back, the log head's ratio is about 2,660 times ALiBi's." The ratio is read from the
-    text and compared with the library's own biases (KerpleBias, log shape r1 = r2 = 1, and posenc.alibi_bias's head
-    of slope 1/8), not with the closed form e^12.5 / 101 = 2656.8: "about" is rounding to the nearest ten, and the
-    code cell and the appendix's KERPLE check cell both print "about 2,660", the text's one number; the figure's cell
-    keeps only the plot and one check, the library's head against the section's formula."""
+    """The KERPLE section: "At 100 back, this log head's ratio is about 2,660 times that of ALiBi's slope-1/8 head."
+    The ratio, scoped to the two heads the cell prints (the next sentence says the crossing depends on ALiBi's slope),
+    is read from the text and compared with the library's own biases (KerpleBias, log shape r1 = r2 = 1, and
+    posenc.alibi_bias's head of slope 1/8), not with the closed form e^12.5 / 101 = 2656.8: "about" is rounding to the
+    nearest ten, and the code cell and the appendix's KERPLE check cell both print "about 2,660", the text's one
+    number; the figure's cell keeps only the plot and one check, the library's head against the section's formula."""
     text = chapter_markdown("11_learned_position")
     main = re.sub(r"<details>.*?</details>", " ", text)
-    found = re.findall(r"At 100 back, the log head's ratio is about ([\d,]+) times ALiBi's\.", main)
+    sentence = r"At 100 back, this log head's ratio is about ([\d,]+) times that of ALiBi's slope-1/8 head\."
+    found = re.findall(sentence, main)
     assert len(found) == 1
     stated = int(found[0].replace(",", ""))
     assert stated % 10 == 0
@@ -3069,7 +3071,8 @@ def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
     assert "a key's weight fades as" not in flat and "log head's weight fades" not in flat
     # one number on the section's main line: the ratio; the crossing and the near regime in the block
     section = main[main.index("## KERPLE: a learned shape") : main.index("To remember: far back")]
-    assert "about 2,660 times ALiBi's" in section and "26" not in section and "\\ll 1" not in section
+    assert "about 2,660 times that of ALiBi's slope-1/8 head" in section
+    assert "26" not in section and "\\ll 1" not in section
     title = "<summary>Near the query, and where the log head overtakes ALiBi</summary>"
     block = flat[flat.index(title) : flat.index("</details>", flat.index(title))]
     assert (

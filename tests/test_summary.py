@@ -4709,10 +4709,12 @@ def _decay_item() -> list[str]:
     # four sentences: "A single query's score need not fall with the distance" (single queries' doubling means rise
     # somewhere for over a quarter of them: test_takeaways_restate_checked_claims) moved into the block "What the
     # average is over" (below) as the reason for the average; the main line says why the matched key: "a choice that
-    # isolates what distance alone costs" (checked below), a choice, not a claim about what trained heads look for
+    # shows how a perfectly matching key fares with distance" (checked below), a choice, not a claim about what trained
+    # heads look for, nor that it isolates distance (chapter 5: where a query puts its energy decides how fast its
+    # matching key's score falls)
     item = (
         f"In a head {width} wide at base $10^{math.log10(base):.0f}$, take a key vector equal to its query vector,"
-        " a choice that isolates what distance alone costs. Average the key's score over"
+        " a choice that shows how a perfectly matching key fares with distance. Average the key's score over"
         " random query vectors with no preferred direction. This average ripples from one distance to the next. Its"
         f" mean over each doubling of the distance falls, and reaches about zero {doubling}."
     )
@@ -4724,7 +4726,7 @@ def _decay_item() -> list[str]:
     )
     # the old gloss "the key the query is looking for" read as a fact about trained heads; it must stay gone. The
     # matched key still scores most at distance 0: |q|^2, more than any other key of the same length (random draws,
-    # this head); "a choice that isolates what distance alone costs": with the content fixed (k = q), RoPE's score
+    # this head); "how a perfectly matching key fares with distance": with the content fixed (k = q), RoPE's score
     # depends on the positions only through the distance (the same at any start m), and its mean over random queries
     # is E(r) (the closed form above, by sampling: within 4 %)
     assert "looking for" not in page
@@ -8073,9 +8075,15 @@ def test_glossary_worked_examples():
     _, m8 = posenc.rope_scaled_inv_freq(d, base, rope_type="yarn", factor=8.0, original_max_position_embeddings=L)
     for quoted in (f"$m(8) \\approx {m8:.2f}$", f"$m(8)^2 \\approx {m8**2:.2f}$", f"$t \\approx {1 / m8**2:.2f}$"):
         assert quoted in page, quoted
-    # "YaRN's authors chose the sharpening that lowered perplexity most after extension": chapter 7's account of the fit
+    # "YaRN's authors fitted their rule to the sharpening that lowered perplexity most after extension": chapter 7's
+    # account of the fit (a curve through the best temperature found at several factors)
     quote(C7, "picked the temperature that lowered perplexity most after extension")
-    assert "YaRN's authors chose the sharpening that lowered perplexity most after extension." in page
+    assert "YaRN's authors fitted their rule to the sharpening that lowered perplexity most after extension." in page
+    # "By default, with a `factor` above 1": both attention factors are 1 at factor 1 (posenc's yarn; longrope's
+    # sqrt(1 + ln s / ln L) at s = 1), above 1 beyond
+    _, m1 = posenc.rope_scaled_inv_freq(d, base, rope_type="yarn", factor=1.0, original_max_position_embeddings=L)
+    assert m1 == 1.0 and math.sqrt(1 + math.log(1.0) / math.log(L)) == 1.0
+    assert "By default, with a `factor` above 1, transformers' `yarn` and `longrope` also sharpen attention" in page
     # the worked configuration: its JSON block is Llama 3.1 8B's fields as posenc/book/models.py copies them
     block = json.loads("{" + re.search(r"```json\n(.*?)\n```", raw, re.S).group(1) + "}")
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
