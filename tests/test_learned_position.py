@@ -421,17 +421,18 @@ def near_key_error(pos, exact):
 
 
 def test_cope_box_names_the_bfloat16_sum_a_known_defect():
-    """The box "Counts in bfloat16" names posenc's bfloat16 running sum a known defect, marked xfail in this file and
-    fixed with a re-run of chapter 8's experiment, not general CoPE advice: the sentence is in the box, and the xfail
-    test above is strict and says the same (its reason names the defect and the re-run)."""
+    """The box "Counts in bfloat16" names posenc's bfloat16 running sum a known defect, a strict xfail in this file,
+    not general CoPE advice: the sentence is in the box, with no roadmap ("fixed when", "Until then"), and the xfail
+    test above is strict and names the defect (its reason also says why the fix waits for a re-run of the
+    experiment: a test-side fact the box does not state)."""
     notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     box = next(" ".join("".join(c["source"]).split()) for c in cells if "Counts in bfloat16" in "".join(c["source"]))
     assert (
-        "`posenc.CoPE` sums in the dtype of $q$ and $k$: a known defect of posenc's CoPE, marked xfail in"
-        " `tests/test_learned_position.py` and fixed when chapter 8's experiment is re-run. Until then, give it float32"
-        " $q$ and $k$." in box
+        "`posenc.CoPE` sums in the dtype of $q$ and $k$, a known defect (a strict xfail in"
+        " `tests/test_learned_position.py`): give it float32 $q$ and $k$." in box
     )
+    assert "fixed when" not in box and "Until then" not in box  # states what is, no roadmap
     marks = [m for m in test_cope_positions_in_bfloat16_keep_a_near_keys_count.pytestmark if m.name == "xfail"]
     assert len(marks) == 1 and marks[0].kwargs["strict"] is True
     assert "known defect" in marks[0].kwargs["reason"] and "re-run of the experiment" in marks[0].kwargs["reason"]
@@ -446,7 +447,7 @@ def test_cope_bfloat16_error_comes_from_the_difference_of_two_long_sums(seed):
     over 24 draws in the test after this one. "The reference code sums from the query back, so a near key's
     count is a short sum; the same keys then stay within 0.02. A far key's count is large, and bfloat16 rounds it in
     either order: keep counts in float32. `posenc.CoPE` sums in the dtype of $q$ and $k$" (a known defect: see
-    test_cope_box_names_the_bfloat16_sum_a_known_defect), "Until then, give it float32 $q$ and $k$. On the CPU,
+    test_cope_box_names_the_bfloat16_sum_a_known_defect), "give it float32 $q$ and $k$. On the CPU,
     where PyTorch adds a float32 running sum in double precision, every count then stays within
     0.001 at 2,048 tokens. A running sum rounded to float32 at every step, as a plain loop over the keys adds it, is
     off by up to about 0.002 there" (0.0018 to 0.0020 on these draws, checked below at 2,048). Measured on seeds 0
@@ -1574,10 +1575,10 @@ def test_takeaways_point_to_going_further_for_cache_and_fused_costs():
 
 def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range():
     """The FIRE section's table at the starting values (|c| = 0.1, threshold 16): keys 1, 8 and 63 back from queries
-    63 and 511, and its consequence, concrete first: "The MLP sees only $u$. So it treats the key 8 back from query 511
-    like a key 3 to 4 back from query 63: its $u$ lies between theirs." (asserted in the figure's cell: 0.132 < 0.149 <
-    0.169, and below with the library's FireBias), then the general rule. The keys one and two back
-    from query 511 lie between two values a 64-token input does produce (0 on the query's own token, 0.048 one key
+    63 and 511, and its consequence, concrete first: "The MLP maps $u$ alone to a bias. So it treats the key 8 back
+    from query 511 like a key 3 to 4 back from query 63: its $u$ lies between theirs." (asserted in the figure's
+    cell: 0.132 < 0.149 < 0.169, and below with the library's FireBias), then the general rule. The keys one and two
+    back from query 511 lie between two values a 64-token input does produce (0 on the query's own token, 0.048 one key
     back), so the main line does not use them. The FIRE box keeps them, with that reading: "From query 511, the keys
     1 and 2 back get a smaller $u$
     than any key before the query in a 64-token input. Both lie between two values such an input does produce: 0, on
@@ -1599,10 +1600,10 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # case in place of a chain of pronouns: the u that query 511 gives the key 8 back is the u query 63 would give a
     # distance of about 3.4, between two whole keys (checked below from FireBias and the formula)
     rule = (
-        "The MLP sees only $u$. Up to position $L_{\\text{thr}}$, a query's $u$ depends on the distance only. Past it,"
-        " a later query gives each key 1 or more back a smaller $u$. For example, query 511 gives the key 8 back the"
-        " $u$ that query 63 would give a distance of about 3.4. So the MLP gives that key the bias of a nearer"
-        " distance. That distance lies between the keys 3 and 4 back, as the figure's dotted line shows."
+        "The MLP maps $u$ alone to a bias. Up to position $L_{\\text{thr}}$, a query's $u$ depends on the distance"
+        " only. Past it, a later query gives each key 1 or more back a smaller $u$. For example, query 511 gives the"
+        " key 8 back the $u$ that query 63 would give a distance of about 3.4. So the MLP gives that key the bias of a"
+        " nearer distance. That distance lies between the keys 3 and 4 back, as the figure's dotted line shows."
     )
     assert "An earlier query would give that $u$ to a nearer distance" not in text  # the pronoun chain, replaced
     assert "a smaller $u$: the $u$ an earlier query gives a nearer distance" not in text  # three ideas, one sentence
@@ -1642,18 +1643,34 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     short_128 = torch.cat([all_u_128(q) for q in range(64)]).max()
     assert abs(short_128 - math.log(7.3) / math.log(13.8)) < 1e-4 and short_128 < 0.76
     assert abs(all_u_128(511)[-1] - 1) < 1e-6 and all_u_128(511)[-1] > short_128 + 0.2
-    # the KV-cache sentence, its own paragraph after the figure's case; past the threshold a new query changes the u
-    # (so the bias) of every key 1 or more back, while up to it the u depends on the distance only; the appendix's
-    # cost table says the same in FIRE's row
+    # the cost sentence, its own paragraph after the figure's case; past the threshold a new query changes the u
+    # (so the bias) of every key 1 or more back, while up to it the u depends on the distance only; KERPLE's bias
+    # depends on the distance alone, so each distance's value, once computed, serves every later query (checked
+    # below); the appendix's cost table says the same in FIRE's and KERPLE's rows
     cache = (
-        "Past $L_{\\text{thr}}$, each new query rescales all its keys' $u$, so a key–value cache cannot keep FIRE's"
-        " biases."
+        "Past $L_{\\text{thr}}$, each new query rescales all its keys' $u$, so FIRE reruns its MLP over every key for"
+        " each new token. KERPLE's bias for each distance can be computed once and reused."
     )
+    assert "cache cannot keep" not in text  # a key-value cache stores no biases, for any method
     assert cache in flat_main and flat_main.index(concrete) < flat_main.index(cache)
     assert (
         "| FIRE | its MLP, 32 hidden units here; past $L_{\\text{thr}}$ each new query runs it again over all its"
         " keys |" in text
     )
+    assert "| KERPLE | one lookup per distance; with a cache, kept and extended |" in text
+    with torch.random.fork_rng():
+        kerple = KerpleBias(4)
+    for n in (17, 200, 512):  # the last query of n + 1 keys gives each key d back the bias the last of n gave it
+        before = kerple.bias(1, n).detach()[:, 0].flip(-1)  # [h, n]: keys 0 to n - 1 back
+        after = kerple.bias(1, n + 1).detach()[:, 0].flip(-1)[:, :n]
+        assert torch.equal(before, after) and torch.equal(before, kerple.bias_by_distance(torch.arange(n)).detach())
+    # "The MLP maps $u$ alone to a bias": up to the threshold the same distance has the same u from every query, so
+    # queries 8 and 16 give the keys 0 to 8 back the same bias, key by key, though they sit 8 positions apart
+    with torch.random.fork_rng():
+        fire_mlp = FireBias(4, L_thr_init=16.0)
+    near = fire_mlp.bias_at(torch.tensor([8]), torch.arange(9)).detach()[:, 0].flip(-1)  # keys 0 to 8 back
+    same = fire_mlp.bias_at(torch.tensor([16]), torch.arange(8, 17)).detach()[:, 0].flip(-1)
+    assert torch.equal(near, same)
 
     def u_by_distance(q):  # the u of the keys 1 to q back from query q
         return fire_range.normalized_distance(torch.tensor([q]), q - torch.arange(1, q + 1)).detach()[0]
@@ -2212,7 +2229,7 @@ def test_cope_box_says_which_logits_the_listing_and_nodiv_divide():
 
 
 def test_cope_main_line_says_where_it_divides_by_sqrt_d_h():
-    """The CoPE section, under the gate's formula: "where $d_h$ is the width of one attention head; as in the reference
+    """The CoPE section, under the gate's formula: "where $d_h$ is the width of one attention head. As in the reference
     code, $\\sqrt{d_h}$ divides the gate's input here and the position logit below." The reference's
     context_position.py, default options, computes `torch.sigmoid(gate_logits / math.sqrt(head_dim))` and then
     `attn_logits += pos_logits; attn_logits /= math.sqrt(head_dim)`: the content and position logits are both divided.
@@ -2220,7 +2237,7 @@ def test_cope_main_line_says_where_it_divides_by_sqrt_d_h():
     undivided variants differ."""
     main = " ".join(re.sub(r"<details>.*?</details>", " ", chapter_markdown("11_learned_position"), flags=re.S).split())
     assert (
-        "where $d_h$ is the width of one attention head; as in the reference code, $\\sqrt{d_h}$ divides the gate's"
+        "where $d_h$ is the width of one attention head. As in the reference code, $\\sqrt{d_h}$ divides the gate's"
         " input here and the position logit below." in main
     )
     assert "g_{ij} = \\sigma\\big(q_i \\cdot k_j / \\sqrt{d_h}\\big)" in main

@@ -77,12 +77,43 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     assert after.startswith("Run it for each kind in `layer_types`."), after[:80]
     assert len(set(gemma.layer_types)) == 2 and len({r["rope_theta"] for r in gemma.rope_parameters.values()}) == 2
 
-    # the comment line: "other key sets: DeepSeek-V4's are `main` and `compress`, and Beam's default `full_attention`
-    # entry is None"
+    # the comment line points to the pitfalls, which name the key sets the lookup does not handle (checked below):
+    # "DeepSeek-V4's nested dict uses keys that are not its layer kinds: `main` and `compress`. In their config
+    # classes' defaults, Beam's `full_attention` entry is None"
+    assert "    # other key sets, such as DeepSeek-V4's: see the loading pitfalls below\n" in code
+    page = _page()
+    pitfalls = page[page.index("<summary>Loading pitfalls in transformers 5.24</summary>") :]
+    pitfalls = pitfalls[: pitfalls.index("</details>")]
     assert (
-        "# other key sets: DeepSeek-V4's are `main` and `compress`, and Beam's default `full_attention` entry is"
-        in (code)
+        "- DeepSeek-V4's nested dict uses keys that are not its layer kinds: `main` and `compress`. In their config"
+        " classes' defaults, Beam's `full_attention` entry is None" in pitfalls
     )
+    assert "`main` and `compress`" not in code and "Beam" not in code  # no longer listed in the snippet
+    # the comment on proportional: "Gemma 4's "proportional" can carry a factor too: see the loading pitfalls below";
+    # the pitfalls' line counts it as scaled when its factor is not 1. Transformers 5.24's proportional rule divides
+    # every frequency by its factor, and Gemma 4's global layers use it
+    assert '\n# Gemma 4\'s "proportional" can carry a factor too: see the loading pitfalls below\n' in code
+    assert (
+        "`proportional`, the rule of Gemma 4's global layers, divides every frequency by its `factor`" in pitfalls
+        and 'add `scaled |= kind == "proportional" and rope.get("factor", 1.0) != 1` to the snippet.' in pitfalls
+    )
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS, _compute_proportional_rope_parameters
+
+    src = inspect.getsource(_compute_proportional_rope_parameters)
+    assert 'factor = rope_parameters_dict.get("factor", 1.0)' in src and "inv_freq /= factor" in src
+    gemma4 = CONFIG_MAPPING["gemma4"]().get_text_config()
+    full4 = gemma4.rope_parameters["full_attention"]
+    assert full4["rope_type"] == "proportional", full4
+    one, _ = ROPE_INIT_FUNCTIONS["proportional"](gemma4, "cpu", layer_type="full_attention")
+    g4 = copy.deepcopy(gemma4)
+    g4.rope_parameters["full_attention"]["factor"] = 4.0
+    four, _ = ROPE_INIT_FUNCTIONS["proportional"](g4, "cpu", layer_type="full_attention")
+    assert torch.allclose(four, one / 4)  # a factor divides every frequency
+    names = {"config": g4}  # the snippet itself, at a global layer with that factor, reports it unscaled
+    exec(code.replace("layer_idx = 0  #", f"layer_idx = {gemma4.layer_types.index('full_attention')}  #"), names)
+    assert names["kind"] == "proportional" and names["scaled"] is False
+    exec('scaled |= kind == "proportional" and rope.get("factor", 1.0) != 1', names)  # the pitfalls' line
+    assert names["scaled"] is True
     deepseek = CONFIG_MAPPING["deepseek_v4"]().get_text_config()
     assert set(deepseek.rope_parameters) == {"main", "compress"}
     assert not set(deepseek.rope_parameters) & set(deepseek.layer_types)
@@ -145,25 +176,35 @@ def test_left_padding_check_matches_the_rows_alone():
 
 
 def test_fast_pair_and_turns_in_l_share_one_span_in_llama_31():
-    """The worked configuration defines a fast pair as the glossary does, at least one turn over training's
-    distances 0 to L - 1, and says `llama3` counts turns against L itself, L theta_i / 2 pi (transformers' llama3
-    compares L, not L - 1, with each pair's wavelength); the fine print: the turns in L count one position past
-    training's last distance, so a pair at the edge can turn once in L and not be fast, and in Llama 3.1's head
-    (d 128, base 500 000, L 8192) the two counts sort the pairs alike."""
+    """The worked configuration's main line keeps one count: `llama3` counts a pair's turns over L, L theta_i / 2 pi
+    (transformers' llama3 compares L, not L - 1, with each pair's wavelength). Its fine print defines the fast pair
+    as the glossary does, at least one turn over training's distances 0 to L - 1, and says the turns in L count one
+    position past training's last distance, so a pair at the edge can turn once in L and not be fast, and in Llama
+    3.1's head (d 128, base 500 000, L 8192) the two counts sort the pairs alike. The main line (outside the
+    collapsed blocks) uses neither *fast pair* nor *slow pair*."""
     page = _page()
+    section = page[page.index("## A worked configuration") : page.index("## Temperature rules")]
+    fine = section[section.index("<summary>Fine print on the bands</summary>") : section.index("</details>")]
     assert (
-        "A *fast pair* turns at least once over training's distances, 0 to $L - 1$, so training showed it its whole"
-        " circle." in page
+        "- The glossary's *fast pair* turns at least once over training's distances, 0 to $L - 1$, so training showed"
+        " it its whole circle. A *slow pair* turns less than once: in a decoder, training showed it only an arc, and"
+        " beyond $L$ it meets new angles." in fine
     )
+    main = re.sub(r"<details>.*?</details>", " ", _raw(), flags=re.S)
+    main = re.sub(r"\(glossary-fields\)=.*", " ", main, flags=re.S)  # the fields' reference tables at the end
+    assert not re.search(r"fast pair|slow pair", main), re.findall(r"[^.]*(?:fast|slow) pair[^.]*", main)
     glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
     assert "| fast pair | 快速对 | a pair that turns at least once over the distances of training, up to $L - 1$" in (
         glossary
     )
-    assert "`llama3` counts a pair's turns against $L$ itself: $L\\theta_i/2\\pi$, its *turns in $L$*." in page
+    assert (
+        "`llama3` counts how often a pair turns over the trained length $L$: $L\\theta_i/2\\pi$, its *turns in $L$*."
+        in section[: section.index("<details>")]
+    )
     assert "*turns* in $L$" not in page  # the doubled "in L"
     assert (
         "The turns in $L$ count one position past training's last distance, so a pair at the edge can turn once in $L$"
-        " and still not be fast. In Llama 3.1's head the two counts sort the pairs alike." in page
+        " and still not be fast. In Llama 3.1's head the two counts sort the pairs alike." in fine
     )
     edge = 2 * math.pi / (8192 - 0.5)  # a pair at the edge: one turn by distance L, not by L - 1
     assert 8192 * edge / (2 * math.pi) >= 1 > (8192 - 1) * edge / (2 * math.pi)
@@ -204,8 +245,8 @@ def test_temperature_is_one_over_the_logit_multiplier():
 
 
 def test_shift_cases_and_bfloat16_takeaway(tmp_path):
-    """Positions at run time: "Without `position_ids`, two things change them by more", two bullets, with the
-    frequency switch of `dynamic` and `longrope` in a paragraph of its own; the takeaway on bfloat16 matches its
+    """Positions at run time: "Two things change them by more without `position_ids`, and a third even with them",
+    three bullets, the third the frequency switch of `dynamic` and `longrope`; the takeaway on bfloat16 matches its
     section: `model.to(torch.bfloat16)` rounds inv_freq and from_pretrained with a dtype keeps it in float32 (checked
     on a tiny random Llama)."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
@@ -213,10 +254,16 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
 
     page = _page()
     section = page[page.index("## Positions at run time") : page.index("## Notes for reading code")]
-    lead = "the shift changes the scores only by rounding. Without `position_ids`, two things change them by more: "
+    lead = (
+        "the shift changes the scores only by rounding. Two things change them by more without `position_ids`, and a"
+        " third even with them: "
+    )
     bullets = section.split(lead)[1].split(" Passing `position_ids` removes the shift for RoPE")[0]
-    assert bullets.count("- ") == 2 and bullets.startswith("- angles formed in low precision"), bullets
-    assert "`dynamic`" not in bullets and "`longrope`" not in bullets  # the switch is no longer a third case
+    assert bullets.count("- ") == 3 and bullets.startswith("- angles formed in low precision"), bullets
+    first_two, third = bullets.rsplit("- ", 1)
+    assert "`dynamic`" not in first_two and "`longrope`" not in first_two
+    assert third.startswith("even with correct `position_ids`, `dynamic` and `longrope` switch"), third
+    assert "Separately," not in section and section.count("switch every row's frequencies") == 1  # said once
     takeaways = page[page.index("## Takeaways") : page.index("## Configuration fields")]
     assert (
         "- `model.to(torch.bfloat16)` rounds RoPE's frequencies, so angles drift with the key's distance back; pass"
@@ -275,9 +322,9 @@ def _rotary_after(rope: dict, ids: torch.Tensor, mask: torch.Tensor, position_id
 
 
 def test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_l():
-    """Positions at run time: "Separately, even with correct `position_ids`, `dynamic` and `longrope` switch every
-    row's frequencies once the batch's highest position reaches L. The longest row sets that position or, without
-    `position_ids`, the padded length, as with `padding="max_length"`." Checked on transformers 5.24's
+    """Positions at run time, the list's third bullet: "even with correct `position_ids`, `dynamic` and `longrope`
+    switch every row's frequencies once the batch's highest position reaches L. The longest row sets that position
+    or, without `position_ids`, the padded length, as with `padding="max_length"`." Checked on transformers 5.24's
     `dynamic_frequency_update` and `longrope_frequency_update` (both read torch.max(position_ids) + 1), with L = 8:
     the rotary module holds one frequency vector for the whole batch."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
@@ -317,7 +364,7 @@ def test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches
         assert not torch.allclose(_rotary_after(rope, ids, mask, None), plain), name  # positions 0 to 11
     page = _page()
     assert (
-        "Separately, even with correct `position_ids`, `dynamic` and `longrope` switch every row's frequencies once"
+        "- even with correct `position_ids`, `dynamic` and `longrope` switch every row's frequencies once"
         " the batch's highest position reaches $L$. The longest row sets that position or, without `position_ids`,"
         ' the padded length, as with `padding="max_length"`.' in page
     )
@@ -458,3 +505,35 @@ def test_bfloat16_drift_and_three_roundings():
         "For the other pairs, rounding $p$ and $\\theta_i$ as well makes the error, relative to the angle, up to"
         " about 3 times one rounding's." in page
     )
+
+
+def test_dynamic_table_needed_row_is_the_stretch():
+    """Fixed and dynamic scaling rules: the table's row "needed by the slowest pair", max(l/L, 1), 2 at l = 2L, the
+    divisor that makes l positions turn the slowest pair no further than L positions did; the fixed rules' s = 8 and
+    dynamic NTK's 1 + s(l/L - 1) = 9 both exceed it there. Checked on transformers 5.24's `dynamic`: at l = 2L with
+    factor 8 it divides the slowest pair by 9, and with factor 1 by the stretch, 2."""
+    page = _page()
+    table = page[page.index("| rule | effective factor for an input of $\\ell$ tokens | at $\\ell = 2L$, $s = 8$ |") :]
+    table = table[: table.index("Transformers calls dynamic NTK")]
+    rows = re.findall(r"\| ([^|]+) \| ([^|]+) \| (\d+) \|", table)
+    assert [r[0] for r in rows] == [
+        "fixed: position interpolation, NTK-aware scaling, YaRN, `llama3`",
+        "dynamic NTK",
+        "needed by the slowest pair",
+    ], rows
+    assert rows[2][1] == "$\\max(\\ell/L, 1)$"
+    L, s, ell = 8, 8.0, 16  # l = 2L
+    stretch = max(ell / L, 1)
+    assert [int(r[2]) for r in rows] == [s, 1 + s * (ell / L - 1), stretch] == [8, 9, 2]
+    # the stretch is what the slowest pair needs: l positions then turn it as far as L positions did
+    theta = 10000.0 ** (-(6 / 8))  # any frequency: divided by the stretch, l positions turn it as far as L did
+    assert math.isclose(ell * theta / stretch, L * theta) and ell * theta / 1.5 > L * theta
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+
+    d, base = 8, 10000.0
+    plain = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    for factor, divisor in ((8.0, 9.0), (1.0, stretch)):
+        rope = {"rope_type": "dynamic", "rope_theta": base, "factor": factor}
+        ids = torch.randint(1, 32, (1, ell))  # positions 0 to 2L - 1: the highest position plus one is 2L
+        inv = _rotary_after(rope, ids, torch.ones_like(ids), torch.arange(ell)[None])
+        assert math.isclose(float(plain[-1] / inv[-1].double()), divisor, rel_tol=1e-4), (factor, inv)

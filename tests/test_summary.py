@@ -2114,9 +2114,10 @@ MAIN_FIXES_TABLE = [
     " training |",
     "| *NTK-aware scaling*, a larger base computed from $s$ at test time | the fastest pair not at all, the slowest by"
     " $s$ | to a trained model, at test time, with no further training |",
-    "| *YaRN* | the slow pairs most | to a trained model, at test time or before further training |",
-    "| *Llama 3.1's rule* | the slow pairs most, like YaRN | to a trained model, at test time or before further"
+    "| *YaRN* | the slow pairs most, and scales the scores up | to a trained model, at test time or before further"
     " training |",
+    "| *Llama 3.1's rule* | the slow pairs most, like YaRN, but leaves the scores alone | to a trained model, at test"
+    " time or before further training |",
 ]
 
 #: The block's table of fixes, where the main table's conditions moved: YaRN's default bar of 32 turns and its score
@@ -2131,6 +2132,36 @@ COLLAPSED_FIX_CONDITIONS = [
 ]
 
 
+def _hf_score_factors(d: int, base: float, L: int, s: float) -> dict[str, float]:
+    """For transformers' `yarn` (betas 32/1) and `llama3` (4/1), the ratio of a rotated query-key score, through
+    LlamaRotaryEmbedding and apply_rotary_pos_emb, to the score over the same scaled frequencies with cos and sin
+    computed here, with no factor: the factor the rule puts on the scores."""
+    import transformers
+    from transformers.models.llama import modeling_llama as ml
+
+    gen = torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, 1, 1, 3, d, dtype=torch.float64, generator=gen)
+    pos = torch.tensor([[0, 3 * L, 8 * L - 1]])
+    out = {}
+    for rule, extra in (("yarn", {}), ("llama3", {"low_freq_factor": 1.0, "high_freq_factor": 4.0})):
+        params = {"rope_type": rule, "rope_theta": base, "factor": s, "original_max_position_embeddings": L, **extra}
+        cfg = transformers.LlamaConfig(
+            hidden_size=4 * d, num_attention_heads=4, head_dim=d, max_position_embeddings=int(s * L),
+            rope_parameters=params,
+        )  # fmt: skip
+        emb = ml.LlamaRotaryEmbedding(cfg)
+        cos, sin = emb(q.float(), pos)
+        angles = pos[..., None].float() * emb.inv_freq.float()  # as transformers forms them, in float32
+        plain = torch.cat((angles, angles), dim=-1)
+        rq, rk = ml.apply_rotary_pos_emb(q, k, cos.double(), sin.double())
+        pq, pk = ml.apply_rotary_pos_emb(q, k, plain.cos().double(), plain.sin().double())
+        scores, plain_scores = rq @ rk.transpose(-1, -2), pq @ pk.transpose(-1, -2)  # every query against every key
+        fit = float((scores * plain_scores).sum() / (plain_scores**2).sum())
+        torch.testing.assert_close(scores, fit * plain_scores, rtol=0, atol=1e-5 * float(scores.abs().max()))
+        out[rule] = fit
+    return out
+
+
 def _main_fixes_table() -> None:
     """The main line's table of fixes, row by row, at the grid's, Llama 2's and Llama 3's heads with s = 8 and a base
     raised a hundredfold: "every pair but the fastest, the slower the more" (a larger base and NTK-aware scaling: pair
@@ -2140,10 +2171,12 @@ def _main_fixes_table() -> None:
     the row names the base, and its first cell and the last column tell the two apart; the row
     says what it does, not only "what a larger base does"); "every pair, all alike"
     (PI: every pair by s); YaRN "the slow pairs most, the fastest not at all" (pair 0 kept, no pair slowed less than a
-    faster one, every slow pair by the most, s) and "multiplies the scores by a factor above one" (its attention
-    factor above 1, applied to cos and sin of both query and key, so the score by its square); Llama 3.1's rule
-    "the slow pairs most, the fastest not at all" (the same checks as YaRN's) and "it leaves the scores alone" (its
-    attention factor exactly 1). The last column tells the two base rows apart: the
+    faster one, every slow pair by the most, s) and "and scales the scores up" (its attention factor m(s) above 1,
+    applied to cos and sin of both query and key, so the score by m(s)^2: posenc's factor, and in transformers 5.24
+    the score of a Llama rotary embedding with rope_type `yarn` over the same frequencies with no factor); Llama
+    3.1's rule "the slow pairs most, like YaRN" (the same checks as YaRN's) "but leaves the scores alone" (its
+    attention factor exactly 1 in posenc and in transformers' `llama3`, so the scores of its rotated query and key
+    equal those of its frequencies with no factor). The last column tells the two base rows apart: the
     larger base is "chosen for, or raised before, training at the longer length" (the block's "A
     larger base is chosen before training at the longer length, as Code Llama's was", chapter 10's "Code Llama raised
     the base from $10^4$ to $10^6$", and the block's table: Code Llama trained at the longer length); NTK-aware
@@ -2192,6 +2225,12 @@ def _main_fixes_table() -> None:
             assert bool((ratio.diff() >= -1e-6).all()), (rule, d, ratio)  # a slower pair never slowed less
             assert bool(slow.any()) and torch.allclose(ratio[slow], torch.full_like(ratio[slow], s)), (rule, ratio)
         assert factors["yarn"] > 1 and factors["llama3"] == 1, factors
+        # the same in transformers 5.24: `yarn` puts m(s) = 0.1 ln s + 1 on cos and sin, so a rotated query-key
+        # score is m(s)^2 times the one over the same frequencies with no factor; `llama3` puts 1 there
+        hf = _hf_score_factors(d, base, L, s)
+        assert math.isclose(hf["yarn"], (0.1 * math.log(s) + 1) ** 2, rel_tol=1e-4) and hf["yarn"] > 1, hf
+        assert math.isclose(hf["llama3"], 1.0, rel_tol=1e-5), hf
+        assert math.isclose(factors["yarn"] ** 2, hf["yarn"], rel_tol=1e-4), (factors, hf)
         # the rows told apart in the block's table (COLLAPSED_FIX_CONDITIONS): YaRN "by default, keep every pair that
         # makes more than 32 full turns within $L$" (posenc's and Hugging Face's default beta_fast, 32: every pair
         # with more turns within L kept whole), Llama 3.1's rule "keep every pair that makes more than 4 full turns"
@@ -4144,8 +4183,8 @@ def _item_8_passkeys() -> None:
     pooled = _far_pooled()
     sentence = (
         "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed linear penalty. Over five seeds, KERPLE"
-        f" finds {pooled[0]} % of passkeys hidden {far} tokens back, ALiBi {pooled[1]} %; the grid below gives their"
-        " shares at random distances. FIRE and"
+        f" finds {pooled[0]} % of passkeys hidden {far} tokens back, ALiBi {pooled[1]} %; the grid below measures"
+        " passkeys at random distances instead, where ALiBi finds more. FIRE and"
         " CoPE recall every passkey on inputs eight times longer, but their loss rises with"
         " the length. <details><summary>The closest seed</summary> In each seed KERPLE finds more. Per seed, KERPLE"
         " finds"
@@ -4155,16 +4194,21 @@ def _item_8_passkeys() -> None:
         f" KERPLE also misses the most, {misses[0]} of {misses[1]}; in the others it misses at most one. </details>"
     )
     assert sentence in page_text(), sentence
-    # "the grid below gives their shares at random distances": the grid's passkey column is the share at
-    # random distances (its header), a different measure from the share 496 back, so its KERPLE and ALiBi cells differ
-    # from the item's 97 % and 76 %; the grid stands below the item. The item names its own measure, "hidden 496
-    # tokens back", in the sentence with its numbers: the saved run's farthest fixed distance, chapter 11's
+    # "the grid below measures passkeys at random distances instead, where ALiBi finds more": the grid's passkey
+    # column is the share at random distances (its header), a different measure from the share 496 back, so its
+    # KERPLE and ALiBi cells differ from the item's 97 % and 76 %, and ALiBi's is higher there, pooled over the five
+    # seeds (its mean share at random distances above its pooled share 496 back); the grid stands below the item.
+    # The item names its own measure, "hidden 496 tokens back", in the sentence with its numbers: the saved run's
+    # farthest fixed distance, chapter 11's
     assert "passkeys found at random distances |" in GRID_HEADER
     # the stretched table's column is the same measure (_grid_cells: random distances only) and says so too
     assert "passkeys found at random distances |" in STRETCHED_HEADER
-    assert page_text().index("gives their shares at random distances") < page_text().index(GRID_HEADER)
+    assert page_text().index("measures passkeys at random distances instead") < page_text().index(GRID_HEADER)
     grid_cells = [f"{100 * statistics.fmean(per_seed(arm, 'passkey', longest)):.0f}" for arm in ("kerple", "alibi")]
     assert grid_cells != pooled and grid_cells[1] != pooled[1], (grid_cells, pooled)
+    alibi_random = statistics.fmean(per_seed("alibi", "passkey", longest))
+    alibi_far = statistics.fmean(per_seed("alibi", "passkey_by_distance", "496"))  # equal probes per seed: pooled
+    assert alibi_random > alibi_far and int(grid_cells[1]) > int(pooled[1]), (alibi_random, alibi_far)
     for arm, cell in zip(("KERPLE", "ALiBi"), grid_cells):
         assert re.search(rf"\| {arm} \| [0-9.]+, \*fine\* \| {cell} % \|", page_text()), (arm, cell)
     # the main line gives the pooled shares only; "In each seed KERPLE finds more" (every seed's count above ALiBi's,
@@ -4703,9 +4747,36 @@ def _decay_item() -> list[str]:
     doubling = f"in the doubling from about {spaced(lo)} to {spaced(hi)} tokens"
     assert "half the base" not in page[: page.index("<summary>What the average is over</summary>")]
     assert (
-        "the one that holds 5 000, half the base here."
-        in page[page.index("<summary>What the average is over</summary>") :]
+        "the one that holds 5 000, half the base here: chapter 5's formulas for the trend put its zero a little past"
+        " half the base." in page[page.index("<summary>What the average is over</summary>") :]
     )
+    # why half the base: chapter 5's formulas for the trend, the log formula d(1 - (ln r + gamma)/ln b), zero at
+    # b e^-gamma = 0.56 b, and the integral (Ci) form d (Ci(r) - Ci(r/b))/ln b, zero at 0.62 b, both a little past b/2
+    # (chapter 5's words, quoted); computed here: the log formula's root in closed form, and the integral form, by
+    # quadrature in x = ln u of (1/ln b) times the integral of cos(e^x) from ln(r/b) to ln r, positive on a grid up
+    # to b/2 and with its first root, by bisection, between 0.5 b and 0.65 b
+    quote(
+        C5,
+        "**Where a smoothed $E(r)$ reaches zero.** A little past half the base.",
+        "Replacing the sum over pairs by an integral gives a formula for the trend",
+        "E(r) \\approx d\\left(1 - \\frac{\\ln r + \\gamma}{\\ln b}\\right)",
+        "the $\\mathrm{Ci}$ form gives $0.62\\,b$",
+    )
+    gamma = 0.5772156649015329  # Euler's constant
+
+    def integral_form(r: float) -> float:  # d (Ci(r) - Ci(r/b)) / ln b, per unit d
+        x = torch.linspace(math.log(r / base), math.log(r), 2_000_001, dtype=torch.float64)
+        return float(torch.trapezoid(torch.cos(x.exp()), x)) / math.log(base)
+
+    log_root = base * math.exp(-gamma)
+    assert abs(1 - (math.log(log_root) + gamma) / math.log(base)) < 1e-12 and 0.5 < log_root / base < 0.6
+    assert all(integral_form(f * base) > 0 for f in (0.001, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5))
+    lo_r, hi_r = 0.5 * base, 0.65 * base
+    assert integral_form(hi_r) < 0
+    for _ in range(30):
+        mid = (lo_r + hi_r) / 2
+        lo_r, hi_r = (mid, hi_r) if integral_form(mid) > 0 else (lo_r, mid)
+    assert 0.5 < lo_r / base < 0.65 and round(lo_r / base, 2) == 0.62, lo_r / base
     # four sentences: "A single query's score need not fall with the distance" (single queries' doubling means rise
     # somewhere for over a quarter of them: test_takeaways_restate_checked_claims) moved into the block "What the
     # average is over" (below) as the reason for the average; the main line says why the matched key: "a choice that
@@ -4938,7 +5009,8 @@ def _decay_item() -> list[str]:
         " Averaged also over each doubling of the distance,"
         " from one power of two up to the next, the matching key's"
         f" score falls at every doubling until it reaches about zero in the doubling from {spaced(2**half)} to"
-        f" {spaced(2 ** (half + 1))}, the one that holds {spaced(zero)}, half the base here. Its first dip below"
+        f" {spaced(2 ** (half + 1))}, the one that holds {spaced(zero)}, half the base here: chapter 5's formulas for"
+        " the trend put its zero a little past half the base. Its first dip below"
         " zero, at"
         " distance"
         f" {spaced(int(first))}, is a ripple: the"
@@ -4985,6 +5057,7 @@ def _decay_item() -> list[str]:
         str(2**half),
         str(2 ** (half + 1)),
         str(zero),  # "the one that holds 5 000, half the base here": b/2 (asserted above)
+        "5",  # "chapter 5's formulas for the trend put its zero a little past half the base" (checked above)
         first,
         "0",
         str(2 ** (half + 1)),  # the next doubling, from 8 192 to 16 384, the lowest, at about -4.5 % of E(0)
@@ -8137,7 +8210,7 @@ def test_glossary_rows_follow_the_chapters():
     assert "| RoFormer's claim that RoPE's scores fall with distance, which chapter 5 tests |" in glossary
     assert (
         "Take chapter 5's 128-wide heads of base 10 000, a *matching key* and random *isotropic* queries. A doubling is"
-        " the distances from $2^j$ to $2^{j+1} - 1$. Averaged over the queries and over each doubling, the key's score"
+        " the distances from $2^g$ to $2^{g+1} - 1$. Averaged over the queries and over each doubling, the key's score"
         " falls to about zero near half the base."
     ) in glossary
     assert "- Distance by distance, the score does not fall steadily." in glossary
@@ -8655,7 +8728,9 @@ def test_reading_code_batch_shares_dynamic_frequencies():
         model(left, attention_mask=left_mask, position_ids=(left_mask.cumsum(-1) - 1).clamp(min=0))
     lifted, kept = seen[4:]
     assert lifted[-1] < unscaled[-1] * (1 - 1e-3) and torch.equal(kept, unscaled)
-    quoted = "Separately, even with correct `position_ids`, `dynamic` and `longrope` switch every row's frequencies"
+    # the third bullet under "Two things change them by more without `position_ids`, and a third even with them:"
+    assert "Two things change them by more without `position_ids`, and a third even with them:" in page
+    quoted = "- even with correct `position_ids`, `dynamic` and `longrope` switch every row's frequencies"
     assert quoted + " once the batch's highest position reaches $L$." in page
     assert "The longest row sets that position or, without `position_ids`, the padded length," in page
 
@@ -8838,14 +8913,14 @@ def test_item_4_two_pair_layouts_mixed_up_give_wrong_scores_silently():
 
 def test_item_2_sinusoids_rotate_yet_attention_sees_both_positions():
     """The chapter list's item 2, its last two sentences: "Sinusoids turn a shift into a rotation of the encoding. Yet
-    after attention's learned projections, the score in general depends on both positions." Chapter 2's shift matrix
+    after attention's learned projections, the score generally depends on both positions." Chapter 2's shift matrix
     M_k: PE(p + k) = M_k PE(p) for every p, M_k orthogonal with determinant 1 (a rotation, not a scaling: it keeps
     every norm); and with a random projection W, as chapter 2's figure draws it, the position-position term differs
     between two pairs of positions at the same offset (chapter 2's "For a random $W$ the stripes are gone", and its
     word-position terms, which "each follow one absolute position, not the offset")."""
     assert (
         "Sinusoids turn a shift into a rotation of the encoding. Still, the score need not depend only on the offset:"
-        " after attention's learned projections, it in general depends on both positions."
+        " after attention's learned projections, it generally depends on both positions."
     ) in page_text()
     quote(C2, "show that a shift is a rotation of that encoding")
     quote(C2, "For a random $W$ the stripes are gone", "each follow one absolute position, not the offset")
@@ -9038,27 +9113,32 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
 
 
 def test_takeaways_restate_checked_claims():
-    """The page's last section, "Takeaways": four bullets, each a claim the page checks elsewhere or here.
-    "Attention alone is blind to order; a causal mask and a distinct first token let a model count": item 1, chapter 1's
-    (computed below: attention with no mask and no encoding permutes its outputs with its inputs; under a causal mask,
-    a head that attends equally gives the first token the weight 1/(i + 1) at position i). "RoPE's score depends on
-    the positions only through the offset": item 4's check (shift invariance,
-    test_item_4_rope_is_relative_and_learns_nothing); the score also depends on the query and key, so "depends only on
-    the offset" would be false (a check below). "Past L, RoPE's slow pairs meet new angles; fixes slow them": a slow
-    pair, the glossary's, turns less than once over the offsets of training, up to L - 1, so past L it meets angles
-    outside the arc those offsets cover (the grid's heads, five such pairs), and every fix of the fixes table slows
-    the slowest pair (_overview_examples). "In chapter 8, with no further training, only ALiBi and KERPLE keep the loss
-    fine at 8L": the grid's *fine* rows; the fine-tuned RoPE, PI and YaRN runs are *fine* at 8L too, so the bullet
-    needs its condition, "with no further training". The fine-tuned runs stand in the grid's main line ("Fine-tuned
-    at 8L, plain RoPE and RoPE with PI or YaRN keep the loss fine too", checked below), so the bullet no longer
-    repeats them. Bullet 2, split one idea a sentence:
-    "average the score of a key vector equal to its query vector over random query vectors" (E(r), chapter 5's
-    matching key's expected score); "This average ripples from one distance to the next" (E rises at over 100 single
-    distances before the trend's end, _decay_item); "Its mean over each doubling of the distance falls to about zero
-    a few thousand tokens away" (the doubling means fall at every doubling up to 4 096 to 8 192, within 1 % of E(0)
-    there: _decay_item and the loop below). The old fourth bullet,
-    "Chapter 10's models all use RoPE", described a sample chosen for a chapter on RoPE, not a lesson; it must stay
-    gone."""
+    """The page's last section, "Takeaways": five bullets. The list comparison below pins their wording; each claim
+    is checked by the asserts after it or by the check it names.
+    1. "Attention without a mask or position encoding is blind to order; a causal mask and a distinct first token let
+    a model count": item 1, chapter 1's (computed below: attention with no mask and no encoding permutes its outputs
+    with its inputs; under a causal mask, a head that attends equally gives the first token the weight 1/(i + 1) at
+    position i).
+    2. "RoPE's score depends on the positions only through the offset": item 4's check (shift invariance,
+    test_item_4_rope_is_relative_and_learns_nothing); the score also depends on the query and key, so "depends only
+    on the offset" would be false (a check below). "In a head 128 wide at base $10^4$, a matching key's score,
+    averaged over random queries and over each doubling of the distance, stays near zero from about 4 000 tokens on":
+    E(r), chapter 5's matching key's expected score, averaged over each doubling, is within 1 % of E(0) from 4 096 to
+    8 192 and within 5 % in every later doubling (_decay_item and the loop below); single queries' doubling averages
+    rise somewhere for over a quarter of them, so "averaged over random queries" is needed (below).
+    3. "ALiBi's penalty keeps growing with the distance, past $L$ too": minus each head's slope times the distance,
+    lower at every step up to 4 096, far past L (below).
+    4. "Past $L$, RoPE's slow pairs meet new angles; fixes slow them": a slow pair, the glossary's, turns less than
+    once over the offsets of training, up to L - 1, so past L it meets angles outside the arc those offsets cover (the
+    grid's heads, five such pairs), and every fix of the fixes table slows the slowest pair (_overview_examples). "No
+    test-time fix that chapter 8 ran kept the loss fine at $8L$": every stretched RoPE arm, in every seed, above
+    chapter 8's bar (below).
+    5. "In chapter 8, with no further training, only ALiBi and KERPLE keep the loss fine at $8L$": the grid's *fine*
+    rows; the fine-tuned RoPE, PI and YaRN runs are *fine* at 8L too, so the bullet needs its condition, "with no
+    further training". The fine-tuned runs stand in the grid's main line ("Fine-tuned at $8L$, plain RoPE and RoPE
+    with PI or YaRN keep the loss fine too", checked below), so the bullet does not repeat them.
+    The old bullet "Chapter 10's models all use RoPE" described a sample chosen for a chapter on RoPE, not a lesson;
+    it must stay gone."""
     summary = (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
     tail = summary[summary.index("## Takeaways") :]
     assert tail.count("## ") == 1  # the page's last section
@@ -9299,9 +9379,33 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
     # the title's, checked below, and the grid's bold lead's
     sentence = (
         "The figure follows each method's loss past $L$ as the test length grows from 128 to 512 tokens. Each point is"
-        " a mean over all filler positions past $L$ and over five seeds; dotted lines mark the grades."
+        " the loss past $L$, averaged over five seeds; dotted lines mark the grades."
     )
     assert sentence in page and page.index(sentence) < page.index(GRID_HEADER)
+    # "the loss past $L$": each point is a seed mean of the saved `loss_beyond` (checked below), which the run scores
+    # as the section defines it, "the mean loss on filler tokens after position $L$ that follow two filler tokens", not
+    # over all filler positions past L: evaluate_lm with last = n - L (passkey._evaluate_all) equals the mean computed
+    # here from the tokens themselves, on a small model, and the definition leaves out filler targets past L
+    assert "the mean loss on filler tokens after position $L$ that follow two filler tokens" in page
+    from posenc.experiments import passkey
+    from posenc.experiments.evaluation import evaluate_lm
+    from posenc.experiments.model import TinyLM
+
+    run = load_results("extrapolation", check=False)["config"]
+    corpus, n, L0 = PasskeyCorpus(**run["corpus"]), 256, run["train_length"]
+    assert "last=n - L, seed=" in re.sub(r"\s+", " ", inspect.getsource(passkey._evaluate_all))
+    torch.manual_seed(0)
+    tiny = TinyLM(corpus.n_tokens, "alibi", max_len=L0, **run["model"]).eval()
+    got = evaluate_lm(tiny, corpus, length=n, batch=16, last=n - L0, seed=5)
+    tokens = corpus.sample_text(16, n, generator=torch.Generator().manual_seed(5)).tokens
+    with torch.no_grad():
+        nll = F.cross_entropy(tiny(tokens[:, :-1]).transpose(1, 2), tokens[:, 1:], reduction="none")  # target j + 1
+    is_filler = tokens < corpus.vocab_size
+    follows_two = torch.zeros_like(is_filler[:, 1:])
+    follows_two[:, 1:] = is_filler[:, 2:] & is_filler[:, 1:-1] & is_filler[:, :-2]
+    past = torch.arange(n) >= L0  # targets at token positions L + 1 .. n
+    assert math.isclose(got, float(nll[follows_two & past].double().mean()), rel_tol=1e-6), got
+    assert bool((is_filler[:, 1:] & past & ~follows_two).any())  # "all filler positions past L" would count more
     # the section's setup defines the loss past L, *fine* and where the passkey sits,
     # then the bold result, then the rest of the grades' key, then the figure
     # whose dotted lines mark the grades
