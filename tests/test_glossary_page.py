@@ -2228,7 +2228,7 @@ def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
     transformers 5.24, `dynamic` remembers earlier inputs. Its `dynamic_frequency_update` recomputes the frequencies
     only for an input longer than `max_seq_len_cached`, then stores that length there, and restores the original ones
     only for an input shorter than `original_max_seq_len`; both start at `max_position_embeddings`. So right after a
-    long input, a shorter one still longer than `max_position_embeddings` keeps the long input's frequencies, not
+    long input, a shorter one at least as long as `max_position_embeddings` keeps the long input's frequencies, not
     $1 + s(\\ell/L - 1)$; within one generation the length only grows, so the formula holds there." Against the
     installed version (another version skips): the function's name, its two tests and the store, read in the source of
     transformers' `dynamic_rope_update`;
@@ -2242,8 +2242,8 @@ def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
     ((version, function, cached, original, field, formula),) = re.findall(
         r"In transformers ([\d.]+), `dynamic` remembers earlier inputs\. Its `(\w+)` recomputes the frequencies only"
         r" for an input longer than `(\w+)`, then stores that length there, and restores the original ones only for an"
-        r" input shorter than `(\w+)`; both start at `(\w+)`\. So right after a long input, a shorter one still longer"
-        r" than `max_position_embeddings` keeps the long input's frequencies, not \$([^$]+)\$; within one generation"
+        r" input shorter than `(\w+)`; both start at `(\w+)`\. So right after a long input, a shorter one at least as"
+        r" long as `max_position_embeddings` keeps the long input's frequencies, not \$([^$]+)\$; within one generation"
         r" the length only grows, so the formula holds there\.",
         keeps,
     )

@@ -2441,7 +2441,7 @@ def test_random_distance_is_defined_in_the_box_and_cable_is_listed():
         assert found_box is not None and found_box[0] == box_row, (found_box and found_box[0], box_row)
         if is_fine and kept_far and kept_random:
             both_grades.append(label)
-    assert both_grades == ["KERPLE, log shape"]  # "Of these five models, only KERPLE gets both grades."
+    assert both_grades == ["KERPLE, log shape"]  # "Graded on their five-seed means, only KERPLE ... gets both grades."
     assert (
         'CABLE ([Veisi et al. 2025](https://arxiv.org/abs/2503.08067 "cite:veisi2025cable")) is another additive bias'
         in text
@@ -2502,7 +2502,8 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # and not in the table (the box: "Five models carry ...")
     verdict_line = (
         # the lesson, first: the grade column's one "fine loss, passkeys kept"; every other row has exactly one grade
-        "Of these five models, only KERPLE gets both grades; each other model misses one."
+        "Graded on their five-seed means, only KERPLE of these five models gets both grades; each other model misses"
+        " one."
     )
     assert "At $8L$, on average, only KERPLE" not in flat_main
     assert "Of this section's five models, at $8L$ and on average over five seeds" not in flat_main
@@ -2514,7 +2515,7 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # (asserted, column by column and against the saved run, in
     # test_random_distance_is_defined_in_the_box_and_cable_is_listed)
     assert "Unlike the table below" not in text and "Unlike the table above" not in text
-    assert "| no position encoding | 2.79 nats | 100 %, kept | Of these five models," in flat_main
+    assert "| no position encoding | 2.79 nats | 100 %, kept | Graded on their five-seed means," in flat_main
     from posenc.experiments import summarize
 
     config8, full8, _, _ = saved_run()

@@ -263,6 +263,15 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     first_two, third = bullets.rsplit("- ", 1)
     assert "`dynamic`" not in first_two and "`longrope`" not in first_two
     assert third.startswith("even with correct `position_ids`, `dynamic` and `longrope` switch"), third
+    # the second bullet's example reads `position_ids`, so passing them removes its shift too; Llama 4's does not
+    assert "- query scales that grow with the position, such as Ministral 3's, listed under" in first_two
+    assert "Passing `position_ids` removes the shift for RoPE and for Ministral 3's scale, which reads them," in section
+    import inspect
+
+    from transformers.models.ministral3 import modeling_ministral3
+
+    forward = " ".join(inspect.getsource(modeling_ministral3.Ministral3Attention.forward).split())
+    assert "query_states * get_llama_4_attn_scale( position_ids," in forward, forward
     assert "Separately," not in section and section.count("switch every row's frequencies") == 1  # said once
     takeaways = page[page.index("## Takeaways") : page.index("## Configuration fields")]
     assert (
