@@ -76,6 +76,23 @@ def hf_dynamic_ntk_freqs(d: int, base: float, trained: int, seq_len: int):
     return freqs
 
 
+def rotate_in_layout(layout: str, v: torch.Tensor) -> torch.Tensor:
+    """v [n, heads, hd] (n positions) rotated by posenc's RoPE, base 10^4, with its pairs laid out as `layout` says:
+    "interleaved", rows 2i and 2i + 1, or "half", rows i and i + hd/2; returned as [heads, n, hd]."""
+    import posenc
+
+    n, _, hd = v.shape
+    cos, sin = posenc.rope_cos_sin(torch.arange(n), hd, layout=layout, dtype=torch.float64)
+    return posenc.apply_rope(v.transpose(0, 1), cos, sin, layout=layout)
+
+
+def layout_scores(layout: str, w_q, w_k, x, heads: int) -> torch.Tensor:
+    """Scores [heads, n, n] of the queries and keys that w_q and w_k project from x [n, width], each head rotated in
+    `layout` (:func:`rotate_in_layout`)."""
+    q, k = (rotate_in_layout(layout, (x @ w.T).view(x.shape[0], heads, -1)) for w in (w_q, w_k))
+    return torch.einsum("hnd,hmd->hnm", q, k)
+
+
 def f64(x):
     return x.to(torch.float64)
 

@@ -1,5 +1,6 @@
-"""Reading model code (book/reading_code.md): its porting snippet and its left-padding check, run as pasted on the
-installed transformers, and the sentences around them. Skipped without transformers 5.24."""
+"""Reading model code (book/reading_code.md): its snippets run as pasted on the installed transformers, its numbers
+(the llama3 bands, YaRN's and LongRoPE's factors, dynamic NTK, the bfloat16 drift) recomputed from transformers' own
+code, and the sentences around them. Skipped without transformers 5.24."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import layout_scores, rotate_in_layout
+
+import posenc
+from posenc.book.models import MODEL_ROPE_CONFIGS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -546,3 +551,525 @@ def test_dynamic_table_needed_row_is_the_stretch():
         ids = torch.randint(1, 32, (1, ell))  # positions 0 to 2L - 1: the highest position plus one is 2L
         inv = _rotary_after(rope, ids, torch.ones_like(ids), torch.arange(ell)[None])
         assert math.isclose(float(plain[-1] / inv[-1].double()), divisor, rel_tol=1e-4), (factor, inv)
+
+
+def test_reading_code_page_numbers():
+    """Reading model code: the ramp formula's divisors, YaRN's 32-turn bound, Scout-Instruct's llama3
+    settings, the longer training past 8L, NTK's base, DeepSeek's two logit multipliers' product, and bfloat16's
+    spacing."""
+    raw = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
+    page = " ".join(raw.split())
+    d, base, L, s = 128, 500_000.0, 8192, 8.0
+    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    turns = L * theta / (2 * math.pi)
+    scaled, _ = posenc.rope_scaled_inv_freq(
+        d,
+        base,
+        rope_type="llama3",
+        factor=s,
+        original_max_position_embeddings=L,
+        low_freq_factor=1.0,
+        high_freq_factor=4.0,
+    )
+    divisor = theta / scaled.double()
+    # fine print: "with r a pair's turns in L and w = (r - 1)/(4 - 1) ..., the new frequency is w theta_i + (1 - w)
+    # theta_i / s. That gives pair 29's divisor of about 1.2 and pair 34's of about 5.3."
+    for pair, printed in ((29, "1.2"), (34, "5.3")):
+        w = (turns[pair] - 1) / (4 - 1)
+        by = 1 / (w + (1 - w) / s)
+        assert abs(by - divisor[pair]) < 1e-5 * by and f"{by:.1f}" == printed, (pair, by, divisor[pair])
+    assert (
+        "the new frequency is $w\\,\\theta_i + (1 - w)\\,\\theta_i/s$. That gives pair 29's divisor of about 1.2"
+        in page
+    )
+    # main line: "A fast pair turns at least once over training's offsets, which reach L - 1" (a definition): the
+    # table's turns in L sort Llama 3.1's pairs the same way
+    fast_in_l = [i for i in range(d // 2) if turns[i] >= 1]
+    assert fast_in_l == [i for i in range(d // 2) if (L - 1) * theta[i] >= 2 * math.pi], fast_in_l
+    # "Under yarn's defaults, pairs 0 to 18 are the pairs that turn more than 32 times in L"
+    assert [i for i in range(d // 2) if turns[i] > 32] == list(range(19)), turns[17:21]
+    assert "pairs 0 to 18 are the pairs that turn more than 32 times in $L$" in page
+    # "Between 8L and 16L a divided pair meets angles the first training never showed": the stored config's s L against
+    # the trained length that posenc/book/models.py copies from the Llama 3 report. The next sentence ("The longer
+    # training showed them only if it used the divided frequencies, which the Llama 3 report does not state") is
+    # deliberately conditional: no source says which frequencies the long-context stages used.
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    rope = llama["rope_scaling"]
+    assert rope["factor"] * rope["original_max_position_embeddings"] < llama["trained_length"] == 16 * L, llama
+    assert "Between $8L$ and $16L$ a divided pair meets angles the first training never showed" in page
+    assert "The longer training showed them only if it used the divided frequencies, which the Llama 3 report" in page
+    # "Llama 4 Scout-Instruct's config uses `llama3` with factor 16 and both bounds set to 1": a prose sync only. It
+    # compares the page with posenc/book/models.py's hand copy of meta-llama/Llama-4-Scout-17B-16E-Instruct's
+    # config.json (text_config.rope_scaling), not with the published file, so it cannot catch a wrong copy.
+    scout = MODEL_ROPE_CONFIGS["llama-4-scout"]
+    assert "Instruct" in scout["model"], scout["model"]
+    assert scout["rope_scaling"]["rope_type"] == "llama3" and scout["rope_scaling"]["factor"] == 16
+    assert scout["rope_scaling"]["low_freq_factor"] == scout["rope_scaling"]["high_freq_factor"] == 1
+    assert "Llama 4 Scout-Instruct's config uses `llama3` with factor 16 and both bounds set to 1" in page
+    # the dynamic block: "bloc97's NTK-aware base b S^{d/(d-2)} keeps the fastest pair's frequency and divides the
+    # slowest pair's by S"
+    for S in (2.0, 8.0, 9.0):
+        stretched = (base * S ** (d / (d - 2))) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        ratio = theta / stretched
+        assert ratio[0] == 1 and abs(ratio[-1] - S) < 1e-12 * S, (S, ratio[-1])
+    # "With s = 8, dynamic NTK divides the slowest pair by 9 at 2L, more than the fixed rules' 8" (9 itself is
+    # asserted in test_glossary_worked_examples)
+    dyn, _ = posenc.rope_scaled_inv_freq(
+        d, base, rope_type="dynamic", factor=s, original_max_position_embeddings=L, seq_len=2 * L
+    )
+    assert float(theta[-1] / dyn.double()[-1]) > float(divisor[-1]) * (1 + 1e-3), (dyn[-1], divisor[-1])
+    assert "dynamic NTK divides the slowest pair by 9 at $2L$, more than the fixed rules' 8." in page
+    # bfloat16: "8 significant bits, so it spaces numbers 8 apart from 1 024 to 2 048 and 16 apart from 2 048 to
+    # 4 096. One rounding moves a number by at most half that spacing, so by up to 8 between 2 048 and 4 096, and by
+    # more beyond."
+    assert torch.finfo(torch.bfloat16).eps == 2.0**-7  # 8 significant bits, the leading one implicit
+    for low, gap in ((1024, 8), (2048, 16)):
+        x = torch.tensor([float(low)], dtype=torch.bfloat16)
+        assert float(torch.nextafter(x, x * 2)) - low == gap, (low, gap)
+    p = torch.arange(2048, 4096, dtype=torch.float64)
+    assert float((p.to(torch.bfloat16).double() - p).abs().max()) == 8 > 2 * math.pi > 4
+    assert "spaces numbers 8 apart from 1 024 to 2 048 and 16 apart from 2 048 to 4 096." in page
+    q = torch.arange(4096, 8192, dtype=torch.float64)  # "and by more beyond": spacing 32 there, so up to 16
+    assert float((q.to(torch.bfloat16).double() - q).abs().max()) == 16
+    assert "so by up to 8 between 2 048 and 4 096, and by more beyond." in page
+
+
+def test_reading_code_llama3_snippet_runs():
+    """Reading model code's visible check: its llama3 snippet, run on the installed transformers, prints the pair
+    table's divisors; skipped where transformers is not installed."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    raw = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
+    code = next(c for c in re.findall(r"```python\n(.*?)```", raw, re.S) if "ROPE_INIT_FUNCTIONS" in c)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(code, {})
+    printed = [float(x) for x in re.findall(r"\d+\.\d+", out.getvalue())]
+    commented = [float(x) for x in re.findall(r"\d+\.\d+", code.split("# tensor(")[-1])]
+    assert len(printed) == len(commented) == 6 and all(abs(a - b) < 1e-3 for a, b in zip(printed, commented))
+    table = re.findall(r"^\| (\d+) \| [^|]+ \| \w+ \| ([\d.]+) \|$", raw, re.M)
+    assert [int(pair) for pair, _ in table] == [0, 28, 29, 34, 35, 63], table
+    assert all(f"{a:.1f}".removesuffix(".0") == by for a, (_, by) in zip(printed, table)), (printed, table)
+
+
+def test_reading_code_transformers_factors():
+    """Reading model code: DeepSeek's transformers row (rotated part m(s, mu1)^2, unrotated m(s, mu2)^2) and the
+    porting snippet's proportional rule (it divides every frequency by its factor); skipped without transformers."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version; Gemma 4 is new in 5
+    rope_utils = pytest.importorskip("transformers.modeling_rope_utils")
+    deepseek = pytest.importorskip("transformers.models.deepseek_v3.modeling_deepseek_v3")
+    from transformers import DeepseekV3Config, Gemma4Config
+
+    raw = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
+
+    def m(scale, mu):
+        return 0.1 * mu * math.log(scale) + 1
+
+    s, mu1, mu2 = 40.0, 0.707, 1.0
+    config = DeepseekV3Config(
+        rope_scaling={
+            "rope_type": "yarn",
+            "factor": s,
+            "original_max_position_embeddings": 4096,
+            "mscale": mu1,
+            "mscale_all_dim": mu2,
+            "beta_fast": 32,
+            "beta_slow": 1,
+        }
+    )
+    _, on_cos_sin = rope_utils.ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
+    softmax = deepseek.yarn_apply_mscale(config.rope_parameters, 1.0)  # the factor on the softmax scale
+    assert abs(on_cos_sin**2 * softmax - m(s, mu1) ** 2) < 1e-12 and abs(softmax - m(s, mu2) ** 2) < 1e-12
+    assert "$m(s, \\mu_1)^2$ on the rotated part, $m(s, \\mu_2)^2$ on the unrotated part" in raw
+    full = Gemma4Config().get_text_config().rope_parameters["full_attention"]
+    assert full["rope_type"] == "proportional", full
+    text = Gemma4Config().get_text_config()
+    one, _ = rope_utils.ROPE_INIT_FUNCTIONS["proportional"](text, "cpu", layer_type="full_attention")
+    text.rope_parameters["full_attention"]["factor"] = 2.0
+    two, _ = rope_utils.ROPE_INIT_FUNCTIONS["proportional"](text, "cpu", layer_type="full_attention")
+    assert torch.allclose(one / 2, two, rtol=1e-6, atol=0), (one[:4], two[:4])  # factor 2 halves every frequency
+    assert 'scaled |= kind == "proportional" and rope.get("factor", 1.0) != 1' in raw
+
+
+def test_reading_code_layout_permutation():
+    """Reading model code's conventions block: from the interleaved to the half layout, each head's rows of W_q and
+    W_k go even rows first, then odd ones, as transformers' PermuteForRope reorders them; the two layouts then give
+    the same scores. Skipped without transformers."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from types import SimpleNamespace
+
+    from transformers.core_model_loading import PermuteForRope
+
+    heads, hd, width, n = 2, 8, 5, 6
+    gen = torch.Generator().manual_seed(0)
+    wq, wk = (torch.randn(heads * hd, width, generator=gen, dtype=torch.float64) for _ in range(2))
+    pq, pk = (PermuteForRope()._permute_for_rope(w, SimpleNamespace(num_attention_heads=heads)) for w in (wq, wk))
+    order = torch.cat([torch.arange(0, hd, 2), torch.arange(1, hd, 2)])  # "the even rows first, then the odd ones"
+    assert torch.equal(pq, wq.view(heads, hd, width)[:, order].reshape(heads * hd, width))  # a copy, exact
+    x = torch.randn(n, width, generator=gen, dtype=torch.float64)
+
+    def scores(layout, w_q, w_k):
+        return layout_scores(layout, w_q, w_k, x, heads)
+
+    # the same products summed in another order: float64 rounding, far below 1e-12 of scores of order 10
+    assert torch.allclose(scores("interleaved", wq, wk), scores("half", pq, pk), rtol=0, atol=1e-12)
+    raw = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
+    page = " ".join(raw.split())
+    assert "reorders its rows of $W_q$ and $W_k$: the even rows first, then the odd ones." in page
+    # "permutes, within each head, the rows of W_q and W_k, their biases, and any norm weights applied before the
+    # rotation": PermuteForRope reorders a bias the same way; a per-head RMS norm's weight (one per head coordinate,
+    # as in Qwen3 and Gemma 3) takes the head's order. Left unpermuted, they change the scores.
+    bq, bk = (torch.randn(heads * hd, generator=gen, dtype=torch.float64) for _ in range(2))
+    gq, gk = (torch.rand(hd, generator=gen, dtype=torch.float64) + 0.5 for _ in range(2))
+    pbq, pbk = (PermuteForRope()._permute_for_rope(b, SimpleNamespace(num_attention_heads=heads)) for b in (bq, bk))
+    assert torch.equal(pbq, bq.view(heads, hd)[:, order].reshape(heads * hd))  # a copy, exact
+
+    def normed_scores(layout, q_params, k_params):
+        def project(w, b, g):
+            v = (x @ w.T + b).view(n, heads, hd)
+            return rotate_in_layout(layout, v * v.pow(2).mean(-1, keepdim=True).rsqrt() * g)
+
+        return torch.einsum("hnd,hmd->hnm", project(*q_params), project(*k_params))
+
+    reference = normed_scores("interleaved", (wq, bq, gq), (wk, bk, gk))
+    converted = normed_scores("half", (pq, pbq, gq[order]), (pk, pbk, gk[order]))
+    assert torch.allclose(reference, converted, rtol=0, atol=1e-12)  # float64 rounding, scores of order 10
+    assert not torch.allclose(reference, normed_scores("half", (pq, bq, gq), (pk, bk, gk)), rtol=0, atol=1e-3)
+    assert "the rows of $W_q$ and $W_k$, their biases, and any norm weights applied before the rotation." in page
+    # "The interleaved layout pairs neighbours: ... and GLM, ERNIE 4.5 and Helium through their own `rotate_half`",
+    # while Llama's pairs the two halves
+    import importlib
+
+    from transformers.models.llama.modeling_llama import rotate_half
+
+    assert rotate_half(torch.arange(8.0)).tolist() == [-4, -5, -6, -7, 0, 1, 2, 3]
+    for name in ("glm", "ernie4_5", "helium"):
+        module = importlib.import_module(f"transformers.models.{name}.modeling_{name}")
+        assert module.rotate_half(torch.arange(8.0)).tolist() == [-1, 0, -3, 2, -5, 4, -7, 6], name
+    assert "and GLM, ERNIE 4.5 and Helium through their own `rotate_half`." in page
+    assert "GLM's, ERNIE 4.5's and Helium's pair neighbours, the *interleaved layout* |" in raw
+
+
+def test_reading_code_porting_snippet_and_nestings():
+    """Reading model code's porting snippet, run on the installed transformers: it reads the base and the rule of a
+    flat configuration (Llama), a multimodal one (Qwen2.5-VL) and a nested one per layer kind (Gemma 3, whose keys are
+    its layer_types labels); the loading pitfalls' other nestings (DeepSeek-V4, Beam, CohereCompass; Zaya's keys are its
+    layer kinds), the proportional line, and Phi-3's yarn read as longrope, which fails without LongRoPE's two lists.
+    Skipped without transformers."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    import transformers
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    raw = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
+    page = " ".join(raw.split())
+    code = next(c for c in re.findall(r"```python\n(.*?)```", raw, re.S) if "get_text_config()" in c)
+    # the snippet picks "the layer at hand" with `layer_idx = 0`; run it on other layers by changing that line
+    assert code.count("layer_idx = 0  # the layer at hand") == 1, code
+    text = transformers.Gemma3Config().get_text_config()
+    full = text.layer_types.index("full_attention")  # Gemma 3's sixth layer, after five sliding ones
+    assert text.layer_types[0] == "sliding_attention" and full > 0
+    cases = [
+        (transformers.LlamaConfig(rope_theta=500000.0), 0, 500000.0, "default"),
+        (transformers.Qwen2_5_VLConfig(), 0, 1000000.0, "default"),
+        (transformers.Gemma3Config(), full, 1000000.0, "default"),
+        (transformers.Gemma3Config(), 0, 10000.0, "default"),
+    ]
+    for config, layer_idx, base, kind in cases:
+        names = {"config": config}
+        exec(code.replace("layer_idx = 0  # the layer at hand", f"layer_idx = {layer_idx}"), names)
+        assert (names["base"], names["kind"], names["scaled"]) == (base, kind, False), (type(config), names["base"])
+    assert set(text.rope_parameters) == set(text.layer_types) == {"full_attention", "sliding_attention"}
+    assert "Their keys are mostly the kinds that `layer_types` lists: read the dict for the layer at hand." in page
+
+    def rope(name):
+        return CONFIG_MAPPING[name]().get_text_config().rope_parameters
+
+    def kinds(name):
+        return set(CONFIG_MAPPING[name]().get_text_config().layer_types)
+
+    # "DeepSeek-V4's nested dict uses keys that are not its layer kinds": Zaya's keys, by contrast, include its kinds
+    # ("hybrid" by default; its modeling code tests layer_type == "hybrid_sliding"), so the snippet reads them
+    assert set(rope("deepseek_v4")) == {"main", "compress"} and not set(rope("deepseek_v4")) & kinds("deepseek_v4")
+    assert kinds("zaya") <= set(rope("zaya")) == {"hybrid", "hybrid_sliding"}
+    assert rope("beam")["full_attention"] is None and rope("cohere_compass") == {}
+    assert "DeepSeek-V4's nested dict uses keys that are not its layer kinds: `main` and `compress`." in page
+    # the snippet's comment: "config.rope_scaling is set even when unscaled" (an alias of rope_parameters)
+    assert transformers.LlamaConfig().rope_scaling == {"rope_theta": 10000.0, "rope_type": "default"}
+    assert '# decide "scaled" from it: config.rope_scaling is set even when unscaled' in raw
+    # the pitfalls' proportional line: Gemma 4's global layers use it, with no factor in transformers' defaults, which
+    # the rule reads as 1 (its halving under factor 2 is checked in test_reading_code_transformers_factors)
+    from transformers.modeling_rope_utils import _compute_proportional_rope_parameters
+
+    full = transformers.Gemma4Config().get_text_config().rope_parameters["full_attention"]
+    assert full["rope_type"] == "proportional" and "factor" not in full, full
+    assert 'rope_parameters_dict.get("factor", 1.0)' in inspect.getsource(_compute_proportional_rope_parameters)
+    assert "divides every frequency by its `factor`, which transformers' defaults leave at 1." in page
+    with pytest.raises(KeyError, match="long_factor"):
+        transformers.Phi3Config(
+            rope_scaling={"type": "yarn", "factor": 4.0},
+            original_max_position_embeddings=4096,
+            max_position_embeddings=16384,
+        )
+    assert "a Phi-3 file with a YaRN dict fails to load unless it carries LongRoPE's two factor lists" in page
+
+
+def test_reading_code_live_values_and_positions():
+    """Reading model code: the live-values snippet, run on a tiny Llama with llama3 scaling, prints the rule, the
+    attention factor 1 and float32 frequencies, then bfloat16 ones after model.to(torch.bfloat16); left-padding
+    without position_ids changes a float32 row's last logits only by rounding (passing them gives the same logits);
+    and an M-RoPE text model copies one row of position ids into all three. Skipped without transformers."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    import transformers
+
+    raw = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
+    page = " ".join(raw.split())
+    code = next(c for c in re.findall(r"```python\n(.*?)```", raw, re.S) if "rotary_emb" in c)
+    scaling = {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "original_max_position_embeddings": 8192,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+    }
+    small = {"hidden_size": 64, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2}
+    config = transformers.LlamaConfig(
+        **small,
+        num_key_value_heads=2,
+        vocab_size=50,
+        max_position_embeddings=131072,
+        rope_theta=500000.0,
+        rope_scaling=scaling,
+    )
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(config).eval()
+    for dtype in (torch.float32, torch.bfloat16):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(code, {"model": model.to(dtype)})
+        lines = out.getvalue().splitlines()
+        assert lines[0] == "llama3 1.0" and lines[1].startswith(str(dtype)), lines
+    assert "# torch.bfloat16 after model.to(torch.bfloat16)" in raw
+    # "Gemma 3's keeps one set per layer kind: its rope_type is a dict, and the kind prefixes each name, as in
+    # full_attention_inv_freq and full_attention_attention_scaling": a tiny Gemma 3 with both layer kinds
+    from transformers.models.gemma3.modeling_gemma3 import Gemma3RotaryEmbedding
+
+    gemma = transformers.Gemma3TextConfig(
+        **{**small, "num_hidden_layers": 2},
+        num_key_value_heads=1,
+        head_dim=32,
+        vocab_size=50,
+        layer_types=["sliding_attention", "full_attention"],
+    )
+    rotary = Gemma3RotaryEmbedding(gemma)
+    assert isinstance(rotary.rope_type, dict) and set(rotary.rope_type) == {"sliding_attention", "full_attention"}
+    assert not hasattr(rotary, "inv_freq") and not hasattr(rotary, "attention_scaling")
+    assert rotary.full_attention_inv_freq.dtype == torch.float32 and hasattr(rotary, "full_attention_attention_scaling")
+    assert (
+        "Gemma 3's keeps one set per layer kind: its `rope_type` is a dict, and the kind prefixes each name, as in"
+        " `full_attention_inv_freq` and `full_attention_attention_scaling`."
+    ) in page
+    assert "`llama3` leaves it at 1." in page  # the attention factor printed as 1.0 above
+    # "For plain RoPE and fixed rules such as llama3, the shift changes the scores only by rounding": a float32 row
+    # with 4 pads, against the same row unpadded; passing position_ids numbered from the first real token gives the
+    # unpadded row's positions, so the same logits up to summation order
+    model = model.float()
+    ids = torch.randint(3, 50, (1, 6))
+    padded = torch.cat([torch.zeros(1, 4, dtype=torch.long), ids], 1)
+    mask = (padded != 0).long()  # the ids start at 3
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    with torch.no_grad():
+        alone = model(ids).logits[0, -1]
+        shifted = model(padded, attention_mask=mask).logits[0, -1]
+        passed = model(padded, attention_mask=mask, position_ids=positions).logits[0, -1]
+    scale = float(alone.abs().max())
+    assert float((shifted - alone).abs().max()) < 1e-5 * scale and float((passed - alone).abs().max()) < 1e-5 * scale
+    assert "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding." in page
+    # the M-RoPE row: "passed one row of text positions, the model copies it into all three"
+    seen = []
+    mrope = {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [4, 6, 6]}  # 16 pairs in a head of 32
+    qwen = transformers.Qwen2VLTextConfig(
+        **small, num_key_value_heads=2, vocab_size=50, bos_token_id=0, eos_token_id=1, rope_parameters=mrope
+    )
+    text_model = transformers.Qwen2VLTextModel(qwen).eval()
+    text_model.rotary_emb.register_forward_hook(lambda module, args, output: seen.append(args[1]))
+    with torch.no_grad():
+        text_model(input_ids=ids, position_ids=torch.arange(6)[None] + 7)
+    assert seen[0].shape == (3, 1, 6) and all(torch.equal(row, torch.arange(6)[None] + 7) for row in seen[0])
+    assert "passed one row of text positions, the model copies it into all three" in page
+    # the field table: "`mrope_interleaved` ... transformers' RoPE code never reads it, and its Qwen3-VL code always
+    # interleaves": with the flag false, height and width still take every third pair
+    from transformers.models.qwen3_vl import modeling_qwen3_vl
+
+    assert "mrope_interleaved" not in inspect.getsource(modeling_qwen3_vl)
+    section = {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [4, 2, 2], "mrope_interleaved": False}
+    vl = transformers.Qwen3VLTextConfig(**small, num_key_value_heads=2, vocab_size=50, rope_parameters=section)
+    rotary = modeling_qwen3_vl.Qwen3VLTextRotaryEmbedding(vl)
+    axes = torch.tensor([0.0, 1.0, 2.0])[:, None, None].expand(3, 1, 1)  # time 0, height 1, width 2
+    cos, sin = rotary(torch.zeros(1, dtype=torch.float32), axes)  # angles of at most 2 radians: atan2 reads them back
+    pairs = rotary.inv_freq.numel()
+    carried = (torch.atan2(sin, cos)[0, 0, :pairs] / rotary.inv_freq).round()  # the axis each pair's position is from
+    assert carried.tolist() == [0, 1, 2, 0, 1, 2] + [0] * (pairs - 6), carried  # mrope_section [4, 2, 2]
+    assert "transformers' RoPE code never reads it, and its Qwen3-VL code always interleaves |" in raw
+    # "angles formed in low precision, whose rounding grows with the position, not the offset": one offset, 1, reads
+    # as 1 near position 0 and as 0 or 16 near 3 000 once both positions are bfloat16 (spacing 16 there)
+    near = torch.tensor([0.0, 1.0, 3000.0, 3001.0, 3016.0, 3017.0], dtype=torch.float64).to(torch.bfloat16).double()
+    assert near[1] - near[0] == 1 and near[3] - near[2] == 0 and near[5] - near[4] == 16, near
+    assert "angles formed in low precision, whose rounding grows with the position, not the offset;" in page
+
+
+def test_reading_code_scout_step_warns_but_builds():
+    """Reading model code's fine print: Llama 4 Scout-Instruct's llama3 settings (factor 16, both bounds 1) make
+    transformers log that high_freq_factor must be greater than low_freq_factor, yet it builds the step: every
+    frequency divided by 1 or by 16, pairs 0 to 34 kept, no NaN. Skipped without transformers."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    import logging
+
+    from transformers import Llama4TextConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    page = " ".join((ROOT / "book" / "reading_code.md").read_text(encoding="utf-8").split())
+    scout = MODEL_ROPE_CONFIGS["llama-4-scout"]
+    logged = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: logged.append(record.getMessage())
+    library = logging.getLogger("transformers")  # transformers' loggers are its children and do not propagate
+    library.addHandler(handler)
+    try:
+        config = Llama4TextConfig(rope_theta=scout["rope_theta"], rope_scaling=dict(scout["rope_scaling"]))
+    finally:
+        library.removeHandler(handler)
+    assert any("high_freq_factor field must be greater than low_freq_factor" in m for m in logged), logged
+    assert config.head_dim == scout["head_dim"] == 128, config.head_dim
+    scaled, _ = ROPE_INIT_FUNCTIONS["llama3"](config, "cpu")
+    plain = scout["rope_theta"] ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128)
+    divisor = plain / scaled.double()
+    assert not torch.isnan(scaled).any()
+    one = torch.isclose(divisor, torch.ones_like(divisor), rtol=1e-6, atol=0)  # float32 frequencies
+    sixteen = torch.isclose(divisor, torch.full_like(divisor, 16.0), rtol=1e-6, atol=0)
+    assert bool((one | sixteen).all()) and one.nonzero().flatten().tolist() == list(range(35)), divisor
+    quoted = "Transformers warns on loading it that `high_freq_factor` must be greater than `low_freq_factor`, but"
+    assert quoted + " still builds the step." in page
+    # the query-scale block: "tau steps only where p + 1 reaches a multiple of f, 8 192 by default, so k pads change it
+    # only for the k tokens just below each step" (tau = 1 + a log(1 + floor((p + 1) / f)), modeling_llama4.py)
+    default = Llama4TextConfig()
+    f, a = default.floor_scale, default.attn_scale
+    assert f == 8192, f
+    p = torch.arange(0, 4 * f, dtype=torch.float64)
+
+    def tau(q):
+        return 1 + a * torch.log1p(torch.floor((q + 1) / f))
+
+    for k in (1, 5, 300):
+        moved = (tau(p) != tau(p + k)).nonzero().flatten()
+        below = torch.cat([torch.arange(m * f - 1 - k, m * f - 1) for m in range(1, 5)]).double()
+        assert torch.equal(moved.double(), below), k
+    quoted = "$\\tau$ steps only where $p + 1$ reaches a multiple of $f$, 8 192 by default, so $k$ pads change it only"
+    assert quoted + " for the $k$ tokens just below each step." in page
+
+
+def test_reading_code_batch_shares_dynamic_frequencies():
+    """Reading model code, "Positions at run time": "In a batch, dynamic and longrope read the highest position of
+    all rows, so the longest row sets every row's frequencies." One inv_freq serves the whole batch; a short row
+    alone leaves it unscaled, and beside a row longer than L it gets the scaled frequencies. Skipped without
+    transformers."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    import transformers
+    from transformers import modeling_rope_utils
+
+    page = " ".join((ROOT / "book" / "reading_code.md").read_text(encoding="utf-8").split())
+    source = inspect.getsource(modeling_rope_utils)
+    for update in ("dynamic_frequency_update", "longrope_frequency_update"):
+        body = source.split(f"def {update}(")[1].split("\n    def ")[0]
+        assert "seq_len = torch.max(position_ids) + 1" in body, update  # the maximum over the whole batch
+    small = {"hidden_size": 64, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2}
+    config = transformers.LlamaConfig(
+        **small,
+        num_key_value_heads=2,
+        vocab_size=50,
+        max_position_embeddings=8,  # L for transformers' dynamic
+        rope_theta=10000.0,
+        rope_scaling={"rope_type": "dynamic", "factor": 1.0},
+    )
+    torch.manual_seed(0)
+    seen = []
+
+    def record(module, args, kwargs, output):
+        seen.append(module.inv_freq.clone())
+
+    model = transformers.LlamaForCausalLM(config).eval()
+    model.model.rotary_emb.register_forward_hook(record, with_kwargs=True)
+    short = torch.randint(3, 50, (1, 6))
+    long = torch.randint(3, 50, (1, 12))
+    batch = torch.cat([torch.cat([torch.zeros(1, 6, dtype=torch.long), short], 1), long])
+    mask = (batch != 0).long()  # the ids start at 3
+    with torch.no_grad():
+        model(short)
+        model(batch, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0))
+    unscaled, shared = seen
+    # below L transformers restores the stored original_inv_freq buffer itself, so these equalities hold exactly by
+    # construction (the same tensor's values, no recomputation)
+    assert torch.equal(unscaled, model.model.rotary_emb.original_inv_freq)  # the short row alone: below L
+    assert shared[-1] < unscaled[-1] * (1 - 1e-3)  # beside the 12-token row: scaled for all rows
+    assert "In a batch, `dynamic` and `longrope` read the highest position of all rows, so the longest row sets" in page
+    # "A call without `position_ids` counts the pads too, so padding a batch past L can switch them. The `inv_freq`
+    # that the check ... prints is the one the last forward pass left": two 6-token rows right-padded to 12 > L = 8
+    padded = torch.cat([short.repeat(2, 1), torch.zeros(2, 6, dtype=torch.long)], 1)
+    pad_mask = (padded != 0).long()
+    with torch.no_grad():
+        model(padded, attention_mask=pad_mask)  # positions 0 to 11, the pads counted
+        model(padded, attention_mask=pad_mask, position_ids=(pad_mask.cumsum(-1) - 1).clamp(min=0))  # 0 to 5
+    counted, numbered = seen[2:]
+    assert counted[-1] < unscaled[-1] * (1 - 1e-3) and torch.equal(numbered, unscaled)
+    assert torch.equal(model.model.rotary_emb.inv_freq, numbered)  # the buffer holds the last pass's frequencies
+    assert "A call without `position_ids` counts the pads too, so padding a batch past $L$ can switch them." in page
+    assert "prints is the one the last forward pass left." in page
+    # main line, "Positions at run time": "`dynamic` and `longrope` switch every row's frequencies once the batch's
+    # highest position reaches L. The longest row sets that position or, without `position_ids`, the padded length".
+    # Left-padded to 12 > L = 8 while the longest row has 6 tokens: without position_ids the pads lift the highest
+    # position to 11; with them it stays 5
+    rows = [torch.zeros(1, 6, dtype=torch.long), short, torch.zeros(1, 8, dtype=torch.long), short[:, :4]]
+    left = torch.cat([torch.cat(rows[:2], 1), torch.cat(rows[2:], 1)])
+    left_mask = (left != 0).long()
+    with torch.no_grad():
+        model(left, attention_mask=left_mask)
+        model(left, attention_mask=left_mask, position_ids=(left_mask.cumsum(-1) - 1).clamp(min=0))
+    lifted, kept = seen[4:]
+    assert lifted[-1] < unscaled[-1] * (1 - 1e-3) and torch.equal(kept, unscaled)
+    # the third bullet under "Two things change them by more without `position_ids`, and a third even with them:"
+    assert "Two things change them by more without `position_ids`, and a third even with them:" in page
+    quoted = "- even with correct `position_ids`, `dynamic` and `longrope` switch every row's frequencies"
+    assert quoted + " once the batch's highest position reaches $L$." in page
+    assert "The longest row sets that position or, without `position_ids`, the padded length," in page
+
+
+def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
+    """Reading model code: "So with Llama 3.1's file, `dynamic` would scale no input below 131 072 tokens", and
+    "Passing `position_ids` removes the shift for RoPE and for Ministral 3's scale, which reads them, but transformers
+    counts Llama 4's query scale from the cache
+    length" (the takeaway: "Llama 4's query scale ignores them"). Skipped without transformers."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    import transformers
+    from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
+    from transformers.models.llama4 import modeling_llama4
+
+    page = " ".join((ROOT / "book" / "reading_code.md").read_text(encoding="utf-8").split())
+    # Llama 3.1's base, head width and max_position_embeddings under `dynamic` with its factor 8: plain RoPE up to
+    # the stored 131 072 tokens, scaled beyond
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    d, base, stored = 128, llama["rope_theta"], llama["max_position_embeddings"]
+    assert stored == 131_072, stored
+    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    config = transformers.LlamaConfig(
+        rope_theta=base, max_position_embeddings=stored, rope_scaling={"rope_type": "dynamic", "factor": 8.0}
+    )
+    for seq_len in (8192, 2 * 8192, stored):
+        got, _ = _compute_dynamic_ntk_parameters(config, "cpu", seq_len=seq_len)
+        assert torch.allclose(got.double(), theta, rtol=1e-6, atol=0), seq_len  # float32 frequencies, unscaled
+    beyond, _ = _compute_dynamic_ntk_parameters(config, "cpu", seq_len=2 * stored)
+    assert float(theta[-1] / beyond.double()[-1]) > 8, beyond[-1]  # 9 at twice the stored length
+    assert "So with Llama 3.1's file, `dynamic` would scale no input below 131 072 tokens." in page
+    # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
+    source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
+    tau = source.split("if self.attn_temperature_tuning and not self.use_rope:")[1].split("query_states = (")[0]
+    assert "cache.get_seq_length(self.layer_idx)" in tau and "position_ids" not in tau, tau
+    assert "but transformers counts Llama 4's query scale from the cache length." in page
+    assert "from its first real token; Llama 4's query scale ignores them." in page
