@@ -396,7 +396,7 @@ def test_fast_pairs_trained_angles_go_all_the_way_round():
     small heads and in Llama 3.1's."""
     (inequality, step) = re.findall(
         r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round, at most \$(\\theta_i)\$"
-        r" apart \|",
+        r" apart\. Chapter 7's",
         row("fast pair"),
     )[0]
     assert step == "\\theta_i"
@@ -1114,7 +1114,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = example_section(raw)
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    assert re.findall(r"L = (\d+)", visible) == [read], visible  # the main line's one L is the block's
+    assert re.findall(r"\$L = (\d+)", visible) == [read], visible  # the main line's one L is the block's
     assert "max_position_embeddings" not in visible, visible  # the block's aside
     # dynamic NTK, whose L matters (the run below: only with the trained L does transformers' `dynamic` scale this
     # input), is left to the block, where "This is the rule with $L = 8192$" names that L
@@ -1122,7 +1122,9 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert f"This is the rule with $L = {read}$." in re.sub(r"\s+", " ", block(DYN))
     # the main line ends the example with its point; the block's "transformers' `dynamic` reads a larger $L$" is the
     # run below, with the config's `max_position_embeddings`, which exceeds the trained L
-    assert "so here the slowest pair meets no new angle: | rule |" in visible  # the verdict, before the table
+    assert (
+        "slowest pair's frequency by well over $\\ell/L = 2$, so here that pair meets no new angle: | rule |" in visible
+    )  # the verdict, before the table
     assert "| Position interpolation also slows the fastest pair" in visible
     assert f'though a fast pair alone meets no new angle: see the block "{GAP}". Such slowing has costs' in visible
     assert "Transformers' `dynamic`" not in visible, visible
@@ -2655,8 +2657,24 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
     `llama3` and `yarn`, given a pair just under the fast-pair test but at one turn in L, sort it by the count."""
     assert row("fast pair").endswith(
         "$(L - 1)\\,\\theta_i \\ge 2\\pi$. Its trained angles then go all the way round, at most"
-        " $\\theta_i$ apart | {doc}`4 <../notebooks/04_rope>`, {doc}`7 <../notebooks/07_beyond>` |"
+        " $\\theta_i$ apart. Chapter 7's YaRN row calls only the pairs YaRN keeps fast: those that turn more than"
+        " `beta_fast`, 32, times in $L$ | {doc}`4 <../notebooks/04_rope>`, {doc}`7 <../notebooks/07_beyond>` |"
     )
+    # the row's second meaning: chapter 7's method table says so in its YaRN row; transformers' `yarn` at its default
+    # betas (a config with none set) keeps exactly the pairs that turn more than 32 times in L, in chapter 7's head at
+    # L = 4096, and so leaves some fast pairs (the row's inequality) unkept
+    assert "| YaRN (`yarn`) | fast pairs kept, slow pairs divided by $s$, a ramp between;" in chapter("07_beyond")
+    from transformers.modeling_rope_utils import _compute_yarn_parameters
+
+    assert 'beta_fast = rope_parameters_dict.get("beta_fast") or 32' in inspect.getsource(_compute_yarn_parameters)
+    for d, b, L in ((128, 1e4, 4096), (128, 5e5, 8192)):
+        theta = b ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        yarn = hf_inv_freq(d, rope_type="yarn", rope_theta=b, factor=8.0, original_max_position_embeddings=L).double()
+        kept = torch.isclose(yarn, theta, rtol=1e-6, atol=0)
+        turns = L * theta / (2 * math.pi)
+        assert torch.equal(kept, turns > 32), (d, b, L)
+        fast = (L - 1) * theta >= 2 * math.pi
+        assert bool((fast & ~kept).any()) and not bool((kept & ~fast).any())
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     longer = raw[raw.index("### Terms for longer inputs") : raw.index("### Temperature and query scales")]
     table = longer[longer.index("| English |") : longer.index("<details>")]
@@ -4652,9 +4670,31 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     section = raw[
         raw.index("### Temperature and query scales") : raw.index("| English |", raw.index("### Temperature"))
     ]
-    # no paragraph between the table and its first block
+    # one sentence between the table and its first block: the clash, with the direction of Llama 4's tau
     tail = raw[raw.index("| English |", raw.index("### Temperature")) :]
-    assert tail[tail.index("\n\n") : tail.index("<details>")].strip() == "", tail[: tail.index("<details>")]
+    between = " ".join(tail[tail.index("\n\n") : tail.index("<details>")].split())
+    ((who, direction),) = re.findall(
+        r"^Chapters (8 and 10) call Llama 4's \$\\tau\$ a temperature, yet it multiplies the logits: a larger \$\\tau\$"
+        r" (sharpens)\.$",
+        between,
+    )
+    # both chapters call it a temperature; transformers 5.24's Llama 4 sets tau = 1 + attn_scale * log1p(floor((p + 1) /
+    # floor_scale)), at least 1, and multiplies the queries by it, so every logit; a larger multiplier lowers the
+    # entropy of random logits (sharpens), as test_chapter_10s_query_temperature_multiplies_the_logits computes
+    from transformers.models.llama4 import modeling_llama4
+
+    source = inspect.getsource(modeling_llama4.Llama4TextAttention)
+    assert "torch.log1p(torch.floor((positions.float() + 1.0) / self.floor_scale)) * self.attn_scale + 1.0" in source
+    assert "query_states = (query_states * attn_scales)" in source
+    positions = torch.arange(0, 20 * 8192, 97, dtype=torch.float64)
+    tau = torch.log1p(torch.floor((positions + 1.0) / 8192)) * 0.1 + 1.0
+    assert bool((tau >= 1).all()) and bool(tau[-1] > 1)
+    g = torch.Generator().manual_seed(1)
+    q, k = torch.randn(2, 40, 16, generator=g, dtype=torch.float64)
+    sharper = bool((attention_entropy(1.3 * (q @ k.T)) < attention_entropy(q @ k.T)).all())
+    assert sharper == (direction == "sharpens")
+    assert who == "8 and 10" and "attn_temperature_tuning" in chapter("08_extrapolation")
+    assert "Llama 4 adds a *query temperature* $\\tau$" in chapter("10_rope_today")
     # the opening carries no caveat: the attention factor's scope is its row's cell alone;
     # the partial rotary case is its block's
     opening = re.sub(r"\s+", " ", section)
@@ -4953,20 +4993,23 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert paragraphs[2].startswith(
         "To meet no new angle, a slow pair needs its frequency divided by about the input's length over $L$"
     )
-    # each of the three numbers is defined in one table row where the main line first uses it: the first "stretch",
-    # "extension factor" and "effective factor" of the subsection are their rows' labels
+    # the main line names only L, ell and s: the three numbers' table is the worked example's, and each of the three
+    # is defined in one table row where that block first uses it: its first "stretch", "extension factor" and
+    # "effective factor" are their rows' labels
+    worked = block(WE)
     for term in ("stretch", "extension factor", "effective factor"):
-        assert visible.index(term) == visible.index(f"| *{term}*") + 3, term
-    assert paragraphs[3] == "Three numbers are easy to mix up:" and paragraphs[4].startswith("| number |")
+        assert term not in visible, term
+        assert worked.index(term) == worked.index(f"| *{term}*") + 3, term
+    assert paragraphs[3].startswith("An example:") and "| number |" not in visible
     ((config_word, main_stretch, slowest),) = re.findall(
-        r"about the input's length over \$L\$, so RoPE scalings slow the slow pairs\. Three"
+        r"the next block derives\. Three"
         r" numbers are easy to mix up: \| number \| what it is \|"
         r" set by \| \|---\|---\|---\| \| \*extension factor\*"
         r" \$s\$ \| the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
         r" the input's length over \$L\$, \$([^$]+)\$ for \$\\ell\$ tokens \| the input \| \|"
         r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
-        r" the rule, and for a dynamic rule also the input \| An example:",
-        visible,
+        r" the rule, and for a dynamic rule also the input \| A rule divides each pair's",
+        worked,
     )
     lead = re.findall(
         r"^### How these terms fit together: Llama 3\.1's head A model's \*trained length\* \$L\$ gives its training"
@@ -4976,15 +5019,12 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" decoder it meets new angles beyond \$L\$\. To meet"
         r" no new angle, a"
         r" slow pair needs its frequency divided by about the input's length over \$L\$, so RoPE scalings slow the"
-        r" slow pairs\. Three"
-        r" numbers are"
-        r" easy to mix up: .*?"
-        r" An example: take a head like Llama 3\.1's, whose trained length, before RoPE scaling, is \$L = (\d+)\$\."
-        r" Give it an input of \$(\d)L\$ tokens, so"
-        r" its stretch is (\d+)\. Give (two) rules Llama 3\.1's configured `factor`, (\d+), as their extension"
-        r" factor\. Each rule's effective factor is well above the stretch, so here the slowest pair meets no new"
-        r" angle:"
-        r" \| rule \| effective factor: divides"
+        r" slow pairs\. An example: take a head like Llama 3\.1's, whose trained length, before RoPE scaling,"
+        r" is \$L = (\d+)\$\."
+        r" Give it an input of \$\\ell = (\d)L\$ tokens\. Give (two) rules Llama 3\.1's configured `factor`, (\d+),"
+        r" as their \$s\$\. Each rule divides the slowest pair's frequency by well over \$\\ell/L = (\d+)\$, so here"
+        r" that pair meets no new angle:"
+        r" \| rule \| divides"
         r" the slowest pair's frequency by \| divides the fastest pair's frequency by \| \|---\|---\|---\|"
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
@@ -4998,15 +5038,16 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     (
         main_L,
         main_times,
-        main_two,
         main_rules,
         main_factor,
+        main_two,
         main_pi,
         fast_pi,
         main_llama3,
         fast_l3,
     ) = lead[0]
-    # "Each rule's effective factor is well above the stretch, so here": every divisor in the table is above the
+    # "divides the slowest pair's frequency by well over $\ell/L = 2$, so here": ell/L at ell = 2L is the stretch,
+    # 2; every divisor in the table is above the
     # stretch, and here it also reaches the exact condition of the worked example, (l - 1)/(L - 1) = 16383/8191 ~
     # 2.0001, just above the stretch; "well above": each divisor is at least twice that condition (8 against 2.0001)
     assert all(int(value) > int(main_two) for value in (main_pi, main_llama3)), main_two
@@ -5085,7 +5126,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # YaRN's and llama3's bounds are in turns in L: both rows say so
     assert "in *turns in $L$*" in row("betas") and "in *turns in $L$*" in row("Llama 3.1 scaling (`llama3`)")
     # the three numbers' table comes before the example that uses them, which comes before the terms
-    assert visible.index("| number |") < visible.index("An example:")
+    assert worked.index("| number |") < worked.index("Here the stretch is")
     # the rules' divisors at 2L with `factor` 8 are the worked example's (collapsed)
     example = re.sub(r"\s+", " ", block(WE))
     ((header_factor, times),) = re.findall(r"Each rule gets \$s = (\d+)\$ and an input of \$(\d*)L\$ tokens", example)

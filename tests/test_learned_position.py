@@ -1028,7 +1028,10 @@ def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_
     )
     # once, in the block, just before the paragraph that refers to it ("above"); the main line keeps one sentence
     assert flat.count(in_block) == 1 and in_block not in main and flat.index(in_block + " " + paragraph) >= 0
-    assert "Up to 511 tokens back" not in main and "650" not in main
+    # the main line carries the crossing once, as one clause joining the opening's slower fade to this block (its
+    # number read and checked in test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back)
+    joined = "no trained head keeps more weight than ALiBi's flattest head until about 650 tokens back."
+    assert "Up to 511 tokens back" not in main and main.count("650") == 1 and joined in main
     # the caveat sits in the block, heading the paragraph it opens; the main line states only the measured grades
     caveat = "Why KERPLE finds more far passkeys than ALiBi is not tested here."
     assert caveat not in main and flat.count(caveat) == 1 and flat.index(caveat + " " + in_block + " " + paragraph) >= 0
@@ -1579,7 +1582,8 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     from query 511 like a key 3 to 4 back from query 63: its $u$ lies between theirs." (asserted in the figure's
     cell: 0.132 < 0.149 < 0.169, and below with the library's FireBias), then the general rule. The keys one and two
     back from query 511 lie between two values a 64-token input does produce (0 on the query's own token, 0.048 one key
-    back), so the main line does not use them. The FIRE box keeps them, with that reading: "From query 511, the keys
+    back); the main line names them: "From query 511, only the keys 1 and 2 back get a $u$ between 0 and 0.048, where
+    a 64-token input gives none." The FIRE box keeps them, with that reading: "From query 511, the keys
     1 and 2 back get a smaller $u$
     than any key before the query in a 64-token input. Both lie between two values such an input does produce: 0, on
     the query's own token, and 0.048, one key back from query 63. So the MLP interpolates there. These are starting
@@ -1607,10 +1611,19 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     )
     assert "An earlier query would give that $u$ to a nearer distance" not in text  # the pronoun chain, replaced
     assert "a smaller $u$: the $u$ an earlier query gives a nearer distance" not in text  # three ideas, one sentence
+    # the concrete gap, in place of "can fall between the values a 64-token input gives": its numbers are read from
+    # the text here and checked against FireBias at the end of this test (the query, the keys, 0.048, the length)
     concrete = (
-        "With $L_{\\text{thr}} = 16$, $u$ stays in $[0, 1]$ but can fall between the values"
-        " a 64-token input gives. The MLP then meets new inputs."
+        "From query 511, only the keys 1 and 2 back get a $u$ between 0 and 0.048, where a 64-token input gives"
+        " none. The MLP then meets new inputs."
     )
+    assert "can fall between the values a 64-token input gives" not in text
+    gap_said = re.findall(
+        r"From query (\d+), only the keys (\d+) and (\d+) back get a \$u\$ between 0 and ([0-9.]+), where a (\d+)-token"
+        r" input gives none\.",
+        flat_main,
+    )
+    assert len(gap_said) == 1
     # "every u of a long input lies inside the range a 64-token input spans, only packed closer together" was true
     # only as u in [0, 1]: from query 511 the keys 1 and 2 back fall between two values a 64-token input gives (0 and
     # 0.048; asserted at the end of this test and in the notebook's FIRE box cell)
@@ -1775,8 +1788,14 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     assert round(nearest, 3) == 0.048 and abs(nearest - u[63, 62].item()) < 1e-7
     far = fire.normalized_distance(torch.tensor([511]), torch.tensor([510]))[0, 0].item()
     assert round(far, 3) == 0.024 and 0 < far < nearest
-    late = fire.normalized_distance(torch.tensor([511]), 511 - torch.arange(1, 64))[0].detach()  # keys 1 to 63 back
+    late = fire.normalized_distance(torch.tensor([511]), 511 - torch.arange(1, 512))[0].detach()  # keys 1 to 511 back
     assert (late[:2] < nearest).all() and (late[2:] > nearest).all()  # "the keys 1 and 2 back get a smaller u"
+    # the main line's "From query 511, only the keys 1 and 2 back get a $u$ between 0 and 0.048, where a 64-token
+    # input gives none": every key 1 to 511 back scanned; 0.048 is the 64-token input's smallest u above 0 (above)
+    query_said, *keys_said, top_said, length_said = gap_said[0]
+    below = [d for d in range(1, 512) if 0 < late[d - 1] < nearest]
+    assert int(query_said) == 511 and [int(k) for k in keys_said] == below == [1, 2]
+    assert top_said == f"{nearest:.3f}" == "0.048" and int(length_said) == pos.numel() == 64
     # ... but above 0, the own token's u: "between two values such an input does produce"
     assert (late[:2] > 0.02).all()
     u = lambda query, d: fire.normalized_distance(torch.tensor([query]), torch.tensor([query - d]))[0, 0].item()  # noqa: E731
@@ -2508,6 +2527,9 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # "Of these five models": the table's, just above ("At $8L$, on 512-token inputs, mean of five seeds"). Chapter
     # 8's fine-tuned RoPE models (rope ft, rope+pi ft, rope+yarn ft) meet both bars too, but they are further trained
     # and not in the table (the box: "Five models carry ...")
+    from posenc.experiments import summarize
+
+    config8, full8, _, _ = saved_run()
     verdict_line = (
         # the lesson, first: the grade column's one "fine loss, passkeys kept"; every other row has exactly one grade
         "Graded on their five-seed means, only KERPLE of these five models gets both grades; each other model misses"
@@ -2517,16 +2539,26 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     assert "Of this section's five models, at $8L$ and on average over five seeds" not in flat_main
     assert "fine loss and nearly every passkey" not in flat_main and "under 90 %" not in flat_main
     # the definitions first, in their own paragraphs; then the table, visible; then the verdict that reads it
+    # the sentence before the caption names the column's passkeys and how they compare with chapter 8's: "harder to
+    # find" (no row finds more 496 back than at random distances, and ALiBi, KERPLE find fewer), "graded the same"
+    # (kept in both columns or in neither, row by row: test_random_distance_is_defined_in_the_box_and_cable_is_listed,
+    # and below)
     caption = "At $8L$, on 512-token inputs:"
+    compared = "Passkeys 496 back are harder to find than chapter 8's at random distances, but graded the same."
+    assert flat_main.index(grades) < flat_main.index(compared) < flat_main.index(caption)
+    fixed8, random8 = summarize(full8, "passkey_by_distance"), summarize(full8, "passkey")
+    n8, far8 = config8["eval_lengths"][-1], config8["distances"][-1]
+    caption_rows = ("kerple", "alibi", "fire", "cope", "none")
+    assert far8 == 496 and n8 == 512
+    assert all(fixed8[m][far8][0] <= random8[m][n8][0] for m in caption_rows)
+    assert [m for m in caption_rows if fixed8[m][far8][0] < random8[m][n8][0]] == ["kerple", "alibi"]
+    assert all((fixed8[m][far8][0] >= 0.95) == (random8[m][n8][0] >= 0.95) for m in caption_rows)
     # chapter 8's second passkey measure is the box's: the main line's verdict follows the table directly. The box
     # says the two chapters' passkey columns differ, with chapter 8's ALiBi number and the agreement of the grades
     # (asserted, column by column and against the saved run, in
     # test_random_distance_is_defined_in_the_box_and_cable_is_listed)
     assert "Unlike the table below" not in text and "Unlike the table above" not in text
     assert "| no position encoding | 2.79 nats | 100 %, kept | Graded on their five-seed means," in flat_main
-    from posenc.experiments import summarize
-
-    config8, full8, _, _ = saved_run()
     alibi_random = summarize(full8, "passkey")["alibi"][config8["eval_lengths"][-1]][0]
     flat_all = " ".join(text.split())
     said_random = re.findall(r"It gives the same grades, though ALiBi finds (\d+) % there:", flat_all)
@@ -2546,9 +2578,13 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     verdict = (
         verdict_line
         + " ALiBi's loss is fine too, but it finds fewer far passkeys."
-        + " FIRE and CoPE find every passkey, but their loss rises. The model with no position encoding also finds"
-        + " every passkey in the table; its loss is the highest."
+        + " KERPLE's slower fade comes late: no trained head keeps more weight than ALiBi's flattest head until about"
+        + " 650 tokens back."
+        + " FIRE and CoPE find every passkey, but their loss rises."
     )
+    # the NoPE sentence ("also finds every passkey in the table; its loss is the highest") left the main line: the
+    # table's row shows both, and the box says content alone finds the passkey; its checks below stay
+    assert "The model with no position encoding also finds every passkey" not in text
     assert flat_main.index("| no position encoding |") < flat_main.index(verdict)
     answer = verdict
     # "fewer far passkeys": ALiBi's mean 496 back over five seeds, from chapter 8's saved run (0.76, the table's 76 %)
@@ -2557,7 +2593,7 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     saved = load_results("extrapolation", check="report")
     alibi_far = [saved["metrics"]["alibi"][s]["passkey_by_distance"]["496"] for s in map(str, saved["config"]["seeds"])]
     assert len(alibi_far) == 5 and abs(sum(alibi_far) / 5 - 0.75) < 0.03
-    # "The model with no position encoding also finds every passkey in the table; its loss is the highest": every
+    # the table's NoPE row, "100 %, kept" and the highest loss (the sentence that said it left the main line): every
     # probe found in both of the table's columns (496 back and at random distances, at 8L), in every seed; its one
     # miss at 8L, 1 of 64 probes 384 back in one seed, is outside the table (the box counts it)
     nope, rows_8l = saved["metrics"]["none"], ("kerple", "alibi", "fire", "cope", "none")
@@ -3281,6 +3317,33 @@ def test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back():
         cross.append(next(d for d in range(1, 10**5) if r1 * math.log1p(r2 * d) <= slope * d))
     assert 640 <= min(cross) <= 660 and min(cross) > long_n - 1 == 511
     assert stated == 650 and abs(min(cross) - stated) <= 10 and stated > long_n - 1  # "about", beyond 511
+    # the section's main line joins the opening's slower fade to this block: "KERPLE's slower fade comes late: no
+    # trained head keeps more weight than ALiBi's flattest head until about 650 tokens back", the same number
+    main = " ".join(re.sub(r"<details>.*?</details>", " ", chapter_markdown("11_learned_position"), flags=re.S).split())
+    late = re.findall(
+        r"KERPLE's slower fade comes late: no trained head keeps more weight than ALiBi's flattest head until about"
+        r" (\d+) tokens back\.",
+        main,
+    )
+    assert len(late) == 1 and int(late[0]) == stated
+
+    # the crossing in closed form, apart from the scan: r1 log(1 + r2 d) = m d has, with a = m / (r1 r2) < 1, the
+    # root d = (-W_-1(-a e^-a) / a - 1) / r2; W_-1 by bisection on w e^w, which falls on w < -1
+    def w_low(z):
+        lo, hi = -800.0, -1.0
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if mid * math.exp(mid) > z else (lo, mid)
+        return (lo + hi) / 2
+
+    closed = []
+    for v in kerple:
+        r2 = log_r2(v[1], v[2])
+        r1 = -v[1] / math.log1p(r2)
+        a = slope / (r1 * r2)
+        assert a < 1
+        closed.append((-w_low(-a * math.exp(-a)) / a - 1) / r2)
+    assert [math.ceil(x) for x in closed] == cross and round(min(closed), -1) == stated  # 650.03
     assert max(cross) > 5000  # "the earliest": the crossings spread far beyond it (6360 in the appendix's cell)
 
 

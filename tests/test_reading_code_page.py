@@ -443,24 +443,39 @@ def test_fields_first_name_partial_rotary_factor():
 
 
 def test_transformers_dynamic_l_is_the_stored_length():
-    """Fixed and dynamic scaling rules: "A scaled model's file may store its extended length in that field, as Llama
-    3.1's stores 16L. Transformers' L is then not the trained length." With Llama 3.1's fields, transformers 5.24's
-    rotary module takes its L, `original_max_seq_len`, from max_position_embeddings (131 072 = 16 x 8 192), not
-    from original_max_position_embeddings."""
+    """Fixed and dynamic scaling rules: "With Llama 3.1's file, `dynamic` takes L = 131 072, 16 times the trained
+    8 192. The table's numbers describe a file whose `max_position_embeddings` is the trained length." With Llama
+    3.1's fields (posenc's MODEL_ROPE_CONFIGS), transformers 5.24's rotary module takes its L, `original_max_seq_len`,
+    from max_position_embeddings (131 072 = 16 x 8 192), not from original_max_position_embeddings; with the trained
+    length stored there instead, `dynamic` divides the slowest pair by the table's 9 at 2L."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
-    scaling = {"rope_type": "dynamic", "factor": 8.0, "original_max_position_embeddings": 8192}
-    config = LlamaConfig(rope_theta=500000.0, max_position_embeddings=131072, rope_scaling=scaling)
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    stored, trained = llama["max_position_embeddings"], llama["rope_scaling"]["original_max_position_embeddings"]
+    assert (stored, trained) == (131072, 8192) and stored == 16 * trained, (stored, trained)
+    scaling = {"rope_type": "dynamic", "factor": 8.0, "original_max_position_embeddings": trained}
+    config = LlamaConfig(rope_theta=llama["rope_theta"], max_position_embeddings=stored, rope_scaling=scaling)
     rotary = LlamaRotaryEmbedding(config)
     assert (
         rotary.original_max_seq_len == 131072 == 16 * 8192 != config.rope_parameters["original_max_position_embeddings"]
     )
+    # the table's 9 at 2L holds for a file that stores the trained length in max_position_embeddings
+    trained_file = LlamaConfig(
+        rope_theta=llama["rope_theta"],
+        max_position_embeddings=trained,
+        rope_scaling={"rope_type": "dynamic", "factor": 8.0},
+    )
+    assert LlamaRotaryEmbedding(trained_file).original_max_seq_len == trained
+    theta = llama["rope_theta"] ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128)
+    at_2l, _ = _compute_dynamic_ntk_parameters(trained_file, "cpu", seq_len=2 * trained)
+    assert math.isclose(float(theta[-1] / at_2l.double()[-1]), 9.0, rel_tol=1e-4), at_2l[-1]
     page = _page()
     assert (
-        "A scaled model's file may store its extended length in that field, as Llama 3.1's stores $16L$."
-        " Transformers' $L$ is then not the trained length." in page
+        "With Llama 3.1's file, `dynamic` takes $L$ = 131 072, 16 times the trained 8 192. The table's numbers"
+        " describe a file whose `max_position_embeddings` is the trained length." in page
     )
 
 
@@ -522,23 +537,27 @@ def test_bfloat16_drift_and_three_roundings():
 
 
 def test_dynamic_table_needed_row_is_the_stretch():
-    """Fixed and dynamic scaling rules: the table's row "needed by the slowest pair", max(l/L, 1), 2 at l = 2L, the
-    divisor that makes l positions turn the slowest pair no further than L positions did; the fixed rules' s = 8 and
-    dynamic NTK's 1 + s(l/L - 1) = 9 both exceed it there. Checked on transformers 5.24's `dynamic`: at l = 2L with
-    factor 8 it divides the slowest pair by 9, and with factor 1 by the stretch, 2."""
+    """Fixed and dynamic scaling rules: the sentence under the table, "The slowest pair needs less: dividing by the
+    stretch max(l/L, 1), 2 at l = 2L, makes l positions turn it no further than L positions did in training"; the
+    table's fixed rules' s = 8 and dynamic NTK's 1 + s(l/L - 1) = 9 both exceed it there. Checked on transformers
+    5.24's `dynamic`: at l = 2L with factor 8 it divides the slowest pair by 9, and with factor 1 by the stretch, 2."""
     page = _page()
     table = page[page.index("| rule | effective factor for an input of $\\ell$ tokens | at $\\ell = 2L$, $s = 8$ |") :]
-    table = table[: table.index("Transformers calls dynamic NTK")]
+    table = table[: table.index("The slowest pair needs less:")]
     rows = re.findall(r"\| ([^|]+) \| ([^|]+) \| (\d+) \|", table)
     assert [r[0] for r in rows] == [
         "fixed: position interpolation, NTK-aware scaling, YaRN, `llama3`",
         "dynamic NTK",
-        "needed by the slowest pair",
     ], rows
-    assert rows[2][1] == "$\\max(\\ell/L, 1)$"
+    (stated,) = re.findall(
+        r"The slowest pair needs less: dividing by the \*stretch\* \$\\max\(\\ell/L, 1\)\$, (\d+) at \$\\ell = 2L\$,"
+        r" makes \$\\ell\$ positions turn it no further than \$L\$ positions did in training\.",
+        page,
+    )
     L, s, ell = 8, 8.0, 16  # l = 2L
     stretch = max(ell / L, 1)
-    assert [int(r[2]) for r in rows] == [s, 1 + s * (ell / L - 1), stretch] == [8, 9, 2]
+    assert [int(r[2]) for r in rows] + [int(stated)] == [s, 1 + s * (ell / L - 1), stretch] == [8, 9, 2]
+    assert all(int(r[2]) > stretch for r in rows)  # "needs less" than either rule's factor at 2L
     # the stretch is what the slowest pair needs: l positions then turn it as far as L positions did
     theta = 10000.0 ** (-(6 / 8))  # any frequency: divided by the stretch, l positions turn it as far as L did
     assert math.isclose(ell * theta / stretch, L * theta) and ell * theta / 1.5 > L * theta
@@ -680,6 +699,25 @@ def test_reading_code_transformers_factors():
     softmax = deepseek.yarn_apply_mscale(config.rope_parameters, 1.0)  # the factor on the softmax scale
     assert abs(on_cos_sin**2 * softmax - m(s, mu1) ** 2) < 1e-12 and abs(softmax - m(s, mu2) ** 2) < 1e-12
     assert "$m(s, \\mu_1)^2$ on the rotated part, $m(s, \\mu_2)^2$ on the unrotated part" in raw
+    # the block's derivation: "the first row's factor on cos and sin reaches both query and key, so the rotated part
+    # of each logit gets its square ... The softmax scale then multiplies the whole logit by m(s, mu2)^2": the
+    # attention's own scale is qk_head_dim^-0.5 times m(s, mu2)^2, and the two products give m1^2 and m2^2
+    attention = deepseek.DeepseekV3Attention(config, layer_idx=0)
+    plain_scale = config.qk_head_dim**-0.5
+    assert math.isclose(attention.scaling / plain_scale, m(s, mu2) ** 2, rel_tol=1e-12)
+    assert math.isclose(on_cos_sin, m(s, mu1) / m(s, mu2), rel_tol=1e-12)
+    rotated = on_cos_sin * on_cos_sin * attention.scaling / plain_scale  # query's factor, key's factor, softmax
+    unrotated = attention.scaling / plain_scale
+    assert math.isclose(rotated, m(s, mu1) ** 2, rel_tol=1e-12) and math.isclose(
+        unrotated, m(s, mu2) ** 2, rel_tol=1e-12
+    )
+    page = " ".join(raw.split())
+    assert (
+        "In transformers, the first row's factor on cos and sin reaches both query and key, so the rotated part of each"
+        " logit gets its square, $(m(s, \\mu_1)/m(s, \\mu_2))^2$. The softmax scale then multiplies the whole logit by"
+        " $m(s, \\mu_2)^2$, which leaves $m(s, \\mu_1)^2$ on the rotated part and $m(s, \\mu_2)^2$ on the unrotated"
+        " part." in page
+    )
     full = Gemma4Config().get_text_config().rope_parameters["full_attention"]
     assert full["rope_type"] == "proportional", full
     text = Gemma4Config().get_text_config()
@@ -1073,3 +1111,43 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     assert "cache.get_seq_length(self.layer_idx)" in tau and "position_ids" not in tau, tau
     assert "but transformers counts Llama 4's query scale from the cache length." in page
     assert "from its first real token; Llama 4's query scale ignores them." in page
+
+
+def test_reading_code_flash_attention_varlen_from_packing():
+    """The packing block: "In transformers 5.24, with attn_implementation="flash_attention_2" and no attention_mask,
+    _flash_attention_forward in modeling_flash_attention_utils.py hands the cu_seq_lens_q and cu_seq_lens_k that
+    DataCollatorWithFlattening writes with return_flash_attn_kwargs=True to the varlen kernel as document boundaries.
+    Without them, for a single packed row, it builds them from the restarts in position_ids with
+    prepare_fa_kwargs_from_position_ids, which needs only torch." Checked on the pure-torch helpers (flash_attn is
+    not needed) and on the branch order of _flash_attention_forward's source. Skipped without transformers."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import DataCollatorWithFlattening, modeling_flash_attention_utils as fa
+
+    docs = [[5, 6, 7], [8, 9], [10, 11, 12, 13]]
+    batch = DataCollatorWithFlattening(return_flash_attn_kwargs=True, return_tensors="pt")(
+        [{"input_ids": d} for d in docs]
+    )
+    assert batch["position_ids"].tolist() == [[0, 1, 2, 0, 1, 0, 1, 2, 3]], batch["position_ids"]
+    assert [int(x) for x in batch["cu_seq_lens_q"]] == [int(x) for x in batch["cu_seq_lens_k"]] == [0, 3, 5, 9]
+    # the helper builds the same boundaries from the restarting position_ids, in plain torch
+    (cu_q, cu_k), (max_q, max_k) = fa.prepare_fa_kwargs_from_position_ids(batch["position_ids"])
+    assert cu_q.tolist() == cu_k.tolist() == [0, 3, 5, 9] and int(max_q) == int(max_k) == 4
+    # "for a single packed row": the restarts count only in a batch of one row, and a plain count is not packed
+    assert bool(fa._is_packed_sequence(batch["position_ids"], batch_size=1))
+    assert not bool(fa._is_packed_sequence(torch.arange(9)[None], batch_size=1))
+    assert not bool(fa._is_packed_sequence(batch["position_ids"].repeat(2, 1), batch_size=2))
+    # the branch order: an attention_mask takes the unpadding path first; then given cu_seq_lens; then position_ids
+    source = inspect.getsource(fa._flash_attention_forward)
+    masked = source.index("if attention_mask is not None:")
+    given = source.index("if is_fa_with_varlen_kwargs:")
+    packed = source.index("if _is_packed_sequence(position_ids, batch_size):")
+    assert masked < given < packed, (masked, given, packed)
+    assert "prepare_fa_kwargs_from_position_ids(position_ids)" in inspect.getsource(fa._prepare_from_posids)
+    page = " ".join((ROOT / "book" / "reading_code.md").read_text(encoding="utf-8").split())
+    assert (
+        'In transformers 5.24, with `attn_implementation="flash_attention_2"` and no `attention_mask`,'
+        " `_flash_attention_forward` in `modeling_flash_attention_utils.py` hands the `cu_seq_lens_q` and"
+        " `cu_seq_lens_k` that `DataCollatorWithFlattening` writes with `return_flash_attn_kwargs=True` to the varlen"
+        " kernel as document boundaries. Without them, for a single packed row, it builds them from the restarts in"
+        " `position_ids` with `prepare_fa_kwargs_from_position_ids`, which needs only torch." in page
+    )

@@ -976,10 +976,11 @@ def test_chapter_short_table_agrees_with_the_full_one():
     assert v3["rotary_dim"] < v3["head_dim"]  # MLA's separate rotary key: a slice of each head
     nb = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
     text = next(
-        "".join(c["source"]) for c in nb["cells"] if "| model | its answer | question |" in "".join(c["source"])
+        "".join(c["source"]) for c in nb["cells"] if "| question | model | its answer |" in "".join(c["source"])
     )
     for model in ("GPT-NeoX-20B", "Code Llama 7B", "Llama 3.1 8B", "Qwen2-VL 7B", "Llama 4 Scout", "DeepSeek-V3"):
-        assert f"| {model} |" in text
+        assert f" | {model} | " in text
+    assert "| 1. which dimensions turn | GPT-NeoX-20B | turns only a quarter of each head |" in text  # question first
     assert "a base 100 times Llama 2's" in text and "factor 8" in text and "a quarter of each head" in text
 
 
@@ -993,6 +994,27 @@ def test_deepseek_v3_widths_match_transformers_config():
     for field in ("qk_rope_head_dim", "qk_nope_head_dim", "kv_lora_rank", "v_head_dim", "num_attention_heads"):
         assert extra[field] == getattr(hf, field), field
     assert (v3["rotary_dim"], v3["head_dim"]) == (hf.qk_rope_head_dim, hf.qk_rope_head_dim + hf.qk_nope_head_dim)
+
+
+def test_mla_cache_row_matches_transformers_deepseek_v3_defaults():
+    """Chapter 10's MLA cache count ("MLA's 576 numbers are the latent's 512 and the rotary key's 64, in DeepSeek-V2
+    and V3"; multi-head attention with 128 heads of 128, "about 57 times as many"): the stored DeepSeek-V2 row that
+    the costs cell reads has the MLA widths of transformers 5.24's DeepseekV3Config() defaults, and the paper's
+    formulas (d_c + d_h^R for MLA, 2 n_h d_h for multi-head attention) on those defaults give 576 and about 57."""
+    transformers = _hf()
+    hf = transformers.DeepseekV3Config()
+    ds = book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]
+    for field in ("kv_lora_rank", "qk_rope_head_dim", "num_attention_heads", "qk_nope_head_dim", "v_head_dim"):
+        assert ds[field] == getattr(hf, field), field
+    mla = hf.kv_lora_rank + hf.qk_rope_head_dim
+    mha = 2 * hf.num_attention_heads * hf.v_head_dim  # a key and a value of d_h = 128 per head
+    assert (mla, mha) == (576, 32768) and round(mha / mla) == 57 and hf.v_head_dim == hf.qk_nope_head_dim
+    layers = ds["num_hidden_layers"]  # the costs cell's posenc counts, per token and layer, meet the formulas
+    got = posenc.kv_cache_bytes_per_token(
+        "mla", n_layers=layers, kv_lora_rank=hf.kv_lora_rank, qk_rope_head_dim=hf.qk_rope_head_dim
+    )
+    assert got // (2 * layers) == mla
+    assert "round(per_layer" not in "".join("".join(c["source"]) for c in nb_cells() if c.get("id") == "c40")
 
 
 def test_chapter_sliding_window_cache_keeps_text_positions():
@@ -2040,7 +2062,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "Decoupled RoPE's rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes"
         " from the token's input.",
         "The score adds their rotated term to the *content term*, the content query against the latent:",
-        "The section's count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention $2 n_h"
+        "That count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention $2 n_h"
         " d_h$ numbers per token and layer, here with $n_h = d_h = 128$.",
         "| $W_{UK}^\\top q^C_m$ | that query, folded | 512, like $c_n$ |",
         "\\text{score}_{mn} = (q^C_m)^\\top W_{UK}\\, c_n + (q^R_m)^\\top R_{n-m}\\, k^R_n .",
@@ -2059,9 +2081,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "Without RoPE, one matrix, the head's $W_{UK}$, serves every past key, so MLA *folds* it into the head's query"
         " $q$ once and scores the cached latents directly: $$ q^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q)^\\top c_n . $$"
         " The left side builds every past key; the right side's folded query $W_{UK}^\\top q$ is computed once per"
-        " query. With RoPE, the rotation $R_{n-m}$ by the offset sits between them and changes with each key. The"
-        " folded query would then differ for every past key, as costly as rebuilding every past key: $$ q^\\top R_{n-m}"
-        " W_{UK}\\, c_n = (W_{UK}^\\top R_{n-m}^\\top q)^\\top c_n . $$"
+        " query. With RoPE, the rotation $R_{n-m}$ sits between the query and $W_{UK}$; it changes with $n - m$, so"
+        " $W_{UK}$ can no longer be folded in once."
     )
     assert fold_main in " ".join(mla.split()), " ".join(mla.split())
     assert mla.index("*latent* $c_n$") < mla.index("$W_{UK}$") and mla.index("$W_{UK}$") == mla.index("W_{UK}") - 1
@@ -2093,7 +2114,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     k_at_n = posenc.apply_rope(key, cos[1], sin[1])
     k_at_delta = posenc.apply_rope(key, cos[0], sin[0])  # R_{n-m} W c, n - m = 5
     assert math.isclose(float(q_at_m @ k_at_n), float(q_c @ k_at_delta), rel_tol=1e-9)
-    # the main line's second display, q^T R_{n-m} W c = (W^T R_{n-m}^T q)^T c: R_{n-m}^T q is the query turned back by
+    # the block's second display, (q^C)^T R_{n-m} W c = (W^T R_{n-m}^T q^C)^T c: R_{n-m}^T q is the query turned back by
     # n - m = 5 (rope_cos_sin at 5 with the sine negated); its folded form scores the latent as the rotated key does
     folded_5 = w_uk.T @ posenc.apply_rope(q_c, cos[0], -sin[0])
     assert math.isclose(float(folded_5 @ c_n), float(q_c @ k_at_delta), rel_tol=1e-9)
@@ -2141,7 +2162,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     mla_main = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Raising the base")]
     mla_block = text[text.index("## DeepSeek's MLA") : text.index("## Raising the base")]
     mla_block = mla_block[mla_block.index("<details>") : mla_block.index("</details>")]
-    assert mla_main.count("$$") == 4 and mla_block.count("$$") == 4 and "\\text{score}_{mn}" in mla_block
+    assert mla_main.count("$$") == 2 and mla_block.count("$$") == 6 and "\\text{score}_{mn}" in mla_block
     assert "need not rebuild keys" not in text and text.count("\\text{score}_{mn}") == 1
     assert mla_block.index("**The two scores, written out.**") < mla_block.index("$$")  # the block opens with them
     # the main line: the idea in one sentence first, then the fold; the block: the symbols, then each equation
@@ -2192,19 +2213,25 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the main line's payoff, one ratio (the sizes and GQA's 3.6 are the block's table): the latent and the
     # rotary key, 576 numbers, against multi-head attention's 2 * 128 * 128, about 57 times as many
     payoff = re.search(
-        r"So per token and layer, DeepSeek-V2 caches only the latent and the rotary key\.\s+That is (\d+) numbers per"
-        r" token and layer\.\s+By the DeepSeek-V2 paper's per-token cache formulas, multi-head attention with"
+        r"MLA's (\d+) numbers are the latent's 512 and the rotary key's 64, in DeepSeek-V2 and V3\.\s+By the"
+        r" DeepSeek-V2 paper's per-token cache formulas, multi-head attention with"
         r" (\d+) heads of (\d+)"
         r" would cache \$2 \\cdot (\d+) \\cdot (\d+) ="
         r" (\d+)\\,(\d+)\$, about (\d+) times as many\.",
-        main_line,
+        text,
     )
-    assert payoff, "the main line's cache sentence"
+    assert payoff and not re.search(r"about \d+ times as many", main_line), "the block's cache sentence"
+    assert (ds["kv_lora_rank"], ds["qk_rope_head_dim"]) == (512, 64)  # "the latent's 512 and the rotary key's 64"
+    assert (
+        "So per token and layer, DeepSeek-V2 caches only the latent and the rotary key, far less than multi-head"
+        " attention." in main_line
+    )
     said_mla, heads, width, heads_2, width_2, thousands, units, ratio = (int(g) for g in payoff.groups())
     assert said_mla == mla == 576 and (heads_2, width_2) == (heads, width)  # the count behind the ratio
     assert thousands * 1000 + units == 2 * heads * width == 32768
     assert ratio == round(2 * heads * width / mla) == 57 and heads == ds["num_attention_heads"]
     assert main_line.index("*decoupled RoPE*") < main_line.index("caches only the latent and the rotary key")
+    assert text.index("MLA's 576 numbers") < text.index("| cache per token and layer |")  # the count, then its table
     assert "In the paper's count" not in text  # the 57 is the book's arithmetic on the paper's formula
     # "By the DeepSeek-V2 paper's per-token cache formulas": its 2 n_h d_h with n_h = d_h = 128; V2's own heads (keys
     # 192 wide, values 128) give 40 960 numbers, about 71 times, in the block
@@ -2326,12 +2353,13 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     )
     note = "".join(nb["cells"][at - 1]["source"])
     assert note.startswith("<details><summary>Where the dashed lines sit</summary>")
-    assert note.index("dashed lines mark where *fast* ends") < note.index("</details>") < note.index("An explorer")
+    assert note.index("dashed lines mark where keeping ends") < note.index("</details>") < note.index("An explorer")
     rules = "".join(nb["cells"][at - 3]["source"])
     assert "*blend*" in rules and "beta_fast" not in rules  # the fields sit in the block after the figure
     # the main line names what the dashed lines mark before the figure, after the wavelength they sit on
-    dashed_main = (
-        "Dashed lines mark where keeping ends: YaRN keeps wavelengths under $L/32$, the `llama3` rule under $L/4$."
+    dashed_main = (  # the reason (turns within L) first, then the wavelengths, then what the dashed lines mark
+        "YaRN keeps the pairs that turn more than 32 times within $L$, so wavelengths under $L/32$; the `llama3` rule"
+        " those that turn more than 4 times, under $L/4$.\nDashed lines mark where keeping ends."
     )
     assert rules.index("*wavelength*") < rules.index(dashed_main)
 
@@ -2736,7 +2764,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     unrelated = (
         "For unrelated keys, xPos's mean size falls to about a third of RoPE's."  # 0.31, asserted above and where drawn
     )
-    matching = "For a key equal to its query, it falls only to about two thirds."  # 0.65
+    matching = (  # 0.65; with signs, the band's average at RoPE's or above (0.058 against 0.046 per pair)
+        "For a key equal to its query, the mean size falls only to about two thirds; its average score does not fall."
+    )
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
     # the other measure, in the section's block, scoped first: with signs the matching key keeps its average in the
@@ -2765,6 +2795,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     figs = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and "matching_share = " in "".join(c["source"])]
     # one figure, the section's own cell, right after its text
     assert figs == [sec + 1] and sec + 1 < app
+    assert '# "its average score does not fall"; the block\'s "at RoPE\'s or above"' in "".join(
+        cells[sec + 1]["source"]
+    )
+    assert '# "about a third"; "the mean size falls only to about two thirds"' in "".join(cells[sec + 1]["source"])
     assert "assert xpos_signed >= rope_signed > 0" in "".join(
         cells[sec + 1]["source"]
     )  # "The figure's cell asserts it"
@@ -3221,7 +3255,7 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     # the block right after the demo head's figure says where "fast" ends, with the figures' numbers (the sweep
     # above: kept iff L / lambda > field); the main line before the figure says only what each rule does
     thresholds = (  # a pair that turns N times within L has wavelength L / N, said where the dashed lines are named
-        "In every panel but PI's, dashed lines mark where *fast* ends: a pair that turns 32 times within $L$ has"
+        "In every panel but PI's, dashed lines mark where keeping ends: a pair that turns 32 times within $L$ has"
         " wavelength $L/32$, one that"
         " turns 4 times $L/4$. With YaRN's usual `beta_fast` of 32, YaRN keeps the pairs that turn over 32 times,"
         " $\\lambda_i < L/32$; with Llama 3.1's `high_freq_factor` of 4, the `llama3` rule keeps those that turn over"
@@ -3239,11 +3273,14 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     ):
         assert rule in section, rule
     assert "beta_fast" not in section and "high_freq_factor" not in section
-    # "Dashed lines mark where keeping ends: YaRN keeps wavelengths under $L/32$, the `llama3` rule under $L/4$": the
-    # sweep above (kept iff lambda < L / field), at the figures' fields 32 and 4; the figures draw L/32 and L/4
-    dashed_main = (
-        "Dashed lines mark where keeping ends: YaRN keeps wavelengths under $L/32$, the `llama3` rule under $L/4$."
+    # "YaRN keeps the pairs that turn more than 32 times within $L$, so wavelengths under $L/32$; the `llama3` rule
+    # those that turn more than 4 times, under $L/4$." (L / lambda turns within L): the sweep above (kept iff
+    # lambda < L / field), at the figures' fields 32 and 4; the figures draw L/32 and L/4
+    dashed_main = (  # the reason (turns within L) first, then the wavelengths, then what the dashed lines mark
+        "YaRN keeps the pairs that turn more than 32 times within $L$, so wavelengths under $L/32$; the `llama3` rule"
+        " those that turn more than 4 times, under $L/4$.\nDashed lines mark where keeping ends."
     )
+    dashed_main = " ".join(dashed_main.split())  # the chapter text with its line breaks as spaces
     assert main_line.count(dashed_main) == 1 and dashed_main in section
     assert section.count("L/32") == 1 and section.count("L/4$") == 1
     wavelength = (
@@ -3276,8 +3313,8 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     assert book.MODEL_ROPE_CONFIGS["llama-4-scout"]["rope_scaling"]["high_freq_factor"] == 1.0
     assert "YaRN keeps the pairs that turn over 32 times within $L$, $\\lambda_i < L/32$; the `llama3` rule" not in text
     # the blend is named before the figures that draw it; the dashed lines, after them
-    assert main_line.index("Between the kept and the slowed") < text.index("dashed lines mark where *fast* ends")
-    assert "dashed lines mark where *fast* ends" not in main_line
+    assert main_line.index("Between the kept and the slowed") < text.index("dashed lines mark where keeping ends:")
+    assert "dashed lines mark where keeping ends:" not in main_line and "where *fast* ends" not in text
     # "In every panel but PI's": the PI panel's start is None, so it draws no dashed line; the YaRN, llama3 and
     # Llama 3.1 panels each draw one
     code = _figure_titles()
@@ -3610,7 +3647,7 @@ def test_chapter_saved_configs_hold_rope_parameters():
     assert saves in main_line  # a fresh config shows this form; its Gemma 3 example sits in the block
     assert "For Gemma 3 27B, in `rope_parameters`: ```json" in text
     assert main_line.index("Back to the opening's Llama 3.1 8B config:") < main_line.index(
-        "| model | its answer | question |"
+        "| question | model | its answer |"
     )
     # the main line's example: Gemma 3 27B's fields (the copied row), as transformers 5.24 saves them
     config_cell = "".join(
