@@ -396,7 +396,7 @@ def test_fast_pairs_trained_angles_go_all_the_way_round():
     small heads and in Llama 3.1's."""
     (inequality, step) = re.findall(
         r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round, at most \$(\\theta_i)\$"
-        r" apart\. Chapter 7's",
+        r" apart \|",
         row("fast pair"),
     )[0]
     assert step == "\\theta_i"
@@ -587,10 +587,6 @@ def test_a_larger_multiplier_never_flattens_attention():
         (
             above,
             direction,
-            t_divides,
-            t_cell,
-            t_below,
-            t_direction,
             changing,
             by_position,
             by_tokens,
@@ -600,17 +596,15 @@ def test_a_larger_multiplier_never_flattens_attention():
     ) = re.findall(
         r"The softmax scale turns a query's raw scores \$q \\cdot k\$ into logits\. Each other scale below also"
         r" multiplies \$q \\cdot k\$, by the number in the table's fourth column; a multiplier"
-        r" (above|below) 1 (sharpens|flattens) attention\. A temperature \$t\$ (divides|multiplies) instead,"
-        r" so its row's multiplier is \$([^$]+)\$, and a \$t\$ (below|above) 1 (sharpens|flattens)\. (\w+) change"
+        r" (above|below) 1 (sharpens|flattens) attention\. (\w+) change"
         r" with the query\."
         r" The (query temperature and logn attention) follow its position\."
         r" (Scalable-Softmax) follows how many tokens it attends: its position plus (\d) under a causal mask,"
         r" (fewer) under a sliding window\.",
         text,
     )
-    # the temperature's direction is stated once, at the top, opposite to the multiplier's: a divisor below 1 is a
-    # multiplier above 1 (the entropy check below)
-    assert (t_divides, t_below, t_direction) == ("divides", "below", "sharpens"), (t_divides, t_below, t_direction)
+    # the temperature's divisor and direction are its row's alone, not the opening's (checked below against the cells)
+    assert "A temperature $t$" not in text and "its row's multiplier is" not in text
     # the word clash is said once, in the Letters table's temperature row: this page's t divides, Llama 4's tau
     # multiplies; the scales table's cells agree (1/t and tau itself)
     assert "The word clashes" not in text
@@ -669,9 +663,9 @@ def test_a_larger_multiplier_never_flattens_attention():
     scale_rows = raw_scales[: raw_scales.index("\n\n")].splitlines()[2:]
     scoped = [line.split(" | ")[0][2:] for line in scale_rows if " head" in re.split(r"(?<!\\)\|", line)[4]]
     assert scoped == [but], scoped
-    # "so its row's multiplier is $1/t$": the opening's number is the temperature row's fourth-column cell, the
-    # reciprocal of a divisor (the entropy check below divides logits by t)
-    assert t_cell == reciprocal == cells("temperature (attention temperature)")[3][1:-1] == "1/t", (t_cell, reciprocal)
+    # the temperature row's fourth-column cell is the reciprocal of a divisor (the entropy check below divides logits
+    # by t)
+    assert reciprocal == cells("temperature (attention temperature)")[3][1:-1] == "1/t", reciprocal
     assert (above, direction) == ("above", "sharpens"), (above, direction)  # the entropy check below
     # "one number for each query position": each multiplier that is not a constant is set by the query's position,
     # or by the tokens it attends (the rows' own words), never by the key
@@ -2413,19 +2407,16 @@ def test_fire_progressive_interpolation_range():
 
 
 def test_perplexity_is_e_to_the_loss_in_nats():
-    """The row "perplexity": "$e^{\\text{loss}}$, with the loss in nats per token": the page's base raised to torch's
-    cross-entropy, which uses the natural logarithm, is the inverse of the geometric mean of the true tokens'
-    probabilities."""
+    """The row "perplexity": "$e^{\\text{loss}}$, with the loss in nats per token": the page's base is e, and the loss
+    the chapters train with, torch's cross-entropy, is in nats: on uniform logits over 28 tokens (chapter 8's
+    vocabulary) it is ln 28, not log2 28 or log10 28. No stored output prints both a loss and a perplexity, so there is
+    no saved run to check the identity against."""
     (base,) = re.findall(
-        r"\| perplexity \| 困惑度 \| \$(\w+)\^\{\\text\{loss\}\}\$, with the loss in nats per token;", page()
+        r"\| perplexity \| 困惑度 \| \$(\w+)\^\{\\text\{loss\}\}\$, with the loss in (nats|bits) per token;", page()
     )
-    value = {"e": math.e, "2": 2.0, "10": 10.0}[base]
-    g = torch.Generator().manual_seed(0)
-    logits = torch.randn(50, 7, generator=g, dtype=torch.float64)
-    target = torch.randint(0, 7, (50,), generator=g)
-    loss = float(torch.nn.functional.cross_entropy(logits, target))
-    p = torch.softmax(logits, -1)[torch.arange(50), target]
-    assert abs(value**loss - float(p.log().mean().neg().exp())) < 1e-9
+    assert base == ("e", "nats"), base
+    loss = float(torch.nn.functional.cross_entropy(torch.zeros(3, 28, dtype=torch.float64), torch.tensor([0, 5, 27])))
+    assert abs(loss - math.log(28)) < 1e-12 and abs(loss - math.log2(28)) > 1
 
 
 def test_scales_tables_worked_row_yarns_factor_at_8():
@@ -2604,7 +2595,7 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     )
     rows = [line for line in section.splitlines() if line.startswith("| ")][1:]  # after the header
     terms = [line.split(" | ")[0][2:] for line in rows]
-    assert len(terms) == len(set(terms)) == 18, terms  # one row for each letter or word, each whole
+    assert len(terms) == len(set(terms)) == 19, terms  # one row for each letter or word, each whole
     assert all(len(re.split(r"(?<!\\)\|", line)) == 5 for line in rows), rows  # three cells each
     # i: a pair's index on this page (the frequency row), a query's position in the chapters the row lists
     assert "counting pairs from 0" in row("frequency") and "| a pair's index, from 0;" in letters("$i$")
@@ -2657,12 +2648,18 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
     `llama3` and `yarn`, given a pair just under the fast-pair test but at one turn in L, sort it by the count."""
     assert row("fast pair").endswith(
         "$(L - 1)\\,\\theta_i \\ge 2\\pi$. Its trained angles then go all the way round, at most"
-        " $\\theta_i$ apart. Chapter 7's YaRN row calls only the pairs YaRN keeps fast: those that turn more than"
-        " `beta_fast`, 32, times in $L$ | {doc}`4 <../notebooks/04_rope>`, {doc}`7 <../notebooks/07_beyond>` |"
+        " $\\theta_i$ apart | {doc}`4 <../notebooks/04_rope>`, {doc}`7 <../notebooks/07_beyond>` |"
     )
-    # the row's second meaning: chapter 7's method table says so in its YaRN row; transformers' `yarn` at its default
-    # betas (a config with none set) keeps exactly the pairs that turn more than 32 times in L, in chapter 7's head at
-    # L = 4096, and so leaves some fast pairs (the row's inequality) unkept
+    # chapter 7's other sense is the Letters table's "fast" row, the page's place for such clashes: its first column
+    # repeats the fast pair row's inequality, its second names chapter 7's YaRN row and `beta_fast`, 32
+    assert letters("fast") == (
+        "| fast | a *fast pair*, one with $(L - 1)\\,\\theta_i \\ge 2\\pi$ | in chapter 7's YaRN row, only the pairs"
+        " YaRN keeps: those that turn more than `beta_fast`, 32, times in $L$ |"
+    )
+    assert "$(L - 1)\\,\\theta_i \\ge 2\\pi$" in row("fast pair") and "Chapter 7" not in row("fast pair")
+    # the Letters row's second meaning: chapter 7's method table says so in its YaRN row; transformers' `yarn` at its
+    # default betas (a config with none set) keeps exactly the pairs that turn more than 32 times in L, in chapter 7's
+    # head at L = 4096, and so leaves some fast pairs (the row's inequality) unkept
     assert "| YaRN (`yarn`) | fast pairs kept, slow pairs divided by $s$, a ramp between;" in chapter("07_beyond")
     from transformers.modeling_rope_utils import _compute_yarn_parameters
 
@@ -2672,7 +2669,7 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
         yarn = hf_inv_freq(d, rope_type="yarn", rope_theta=b, factor=8.0, original_max_position_embeddings=L).double()
         kept = torch.isclose(yarn, theta, rtol=1e-6, atol=0)
         turns = L * theta / (2 * math.pi)
-        assert torch.equal(kept, turns > 32), (d, b, L)
+        assert torch.equal(kept, turns > int(re.findall(r"`beta_fast`, (\d+), times", letters("fast"))[0])), (d, b, L)
         fast = (L - 1) * theta >= 2 * math.pi
         assert bool((fast & ~kept).any()) and not bool((kept & ~fast).any())
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -3385,10 +3382,14 @@ def test_temperature_section_opens_with_its_multiplier_table():
     # the word clash is the Letters row's alone: neither before nor after the table
     assert "The word clashes" not in section
     assert letters("temperature").startswith("| temperature | a number $t$ that divides the logits |")
+    # the block's first bullet says only what the page says nowhere else: Llama 4's code's word and its switch; the
+    # direction is the main-line sentence under the table's
+    assert block("Other models' query and logit scales").startswith(
+        "- Llama 4's code also calls its $\\tau$ a temperature: its switch is `attn_temperature_tuning`. - DeepSeek"
+    )
     (direction,) = re.findall(
-        r"^- Llama 4's code, chapter 8 and some texts call a growing multiplier of the logits a temperature,"
-        r" though as it grows it (sharpens|flattens) attention\. - DeepSeek",
-        block("Other models' query and logit scales"),
+        r"yet it multiplies the logits: a larger \$\\tau\$ (sharpens|flattens)\.",
+        section,
     )
     # chapter 8's "attention temperature that grows" multiplies: Scalable-Softmax scales the logits by a log
     assert "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by" in (
@@ -4700,10 +4701,8 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     opening = re.sub(r"\s+", " ", section)
     assert "partial rotary" not in opening, opening
     assert opening.count("attention factor") == 0 and opening.count("fully rotated head") == 0, opening
-    assert (
-        "so its row's multiplier is $1/t$, and a $t$ below 1 sharpens. Three change with the query. The query"
-        in opening
-    )
+    assert "a multiplier above 1 sharpens attention. Three change with the query. The query" in opening
+    assert "a $t$ below 1 sharpens" not in opening  # the temperature's direction is its row's alone
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     assert row("attention factor").count("in a fully rotated head") == 2  # its meaning and its multiplier
     first, second = 8, 10
@@ -4750,7 +4749,8 @@ def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     # tau "a multiplier of the queries": its row's "a factor of 1 or more on the queries"
     assert "a factor of 1 or more on the queries" in row("Llama 4's query temperature $\\tau$ (temperature tuning)")
     scales = block("Other models' query and logit scales")
-    assert scales.startswith("- Llama 4's code, chapter 8 and some texts call a growing multiplier of the logits")
+    assert scales.startswith("- Llama 4's code also calls its $\\tau$ a temperature: its switch is")
+    assert "`attn_temperature_tuning`" in scales.split(" - ")[0] and "some texts" not in scales
     assert scales.endswith(
         "- Chapter 8's run name \"dynamic YaRN, no temperature\" uses the word for YaRN's *attention factor*, which"
         " that run fixes at 1."
@@ -6093,6 +6093,8 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
             later_gap,
             least,
             gap,
+            past,
+            further,
             width,
             small_1,
             small_2,
@@ -6106,6 +6108,9 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
         r" a trained distance as neighbouring distances are\. - Distance \$L \+ (\d)\$: (two) radians\. - From"
         r" \$L \+ (\d)\$ on: about ([\d.]+) radians\. So the smallest gap is (one) radian\. At every distance"
         r" checked, each trained distance leaves some fast pair at least (a) radian from its angle\."
+        r" So, in this head, keeping the fast pairs does not keep distances past \$L\$ looking like trained ones:"
+        r" each distance checked from \$L \+ (\d)\$ on lies (further) from every trained distance than trained"
+        r" distances lie from each other\."
         r" The gap depends only on the differences \$r - y\$, a window of \$(L)\$ of them ending at \$r\$\."
         r" As \$r\$ grows, the window slides but keeps its width, so once the differences (\d) and (\d) have left"
         r" it, the gap hardly changes\.$",
@@ -6158,6 +6163,11 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     inside = worst(torch.arange(1, L, dtype=torch.float64))  # index k is difference k + 1
     assert abs(float(inside.min()) - words[trained_apart]) < 1e-9 and int(inside.argmin()) == 0, float(inside.min())
     assert float(inside[1:].min()) > words[trained_apart] + 0.5  # no farther trained distance comes as close
+    # "So ... each distance checked from L + 1 on lies further from every trained distance than trained distances
+    # lie from each other": every gap checked from L + 1 on exceeds the trained distances' own nearest spacing, the
+    # least of inside
+    assert int(past) == 1 and further == "further"
+    assert min(best[r] for r in best if r >= L + int(past)) > float(inside.min()) + 0.5, float(inside.min())
     # "The gap depends only on the differences r - y, a window of L of them ending at r": the gap computed from the
     # worst angle at each difference, as a minimum over the window [r - L + 1, r], equals the gap computed above from
     # the distances at every distance checked; "once the differences 1 and 2 have left it": those differences give

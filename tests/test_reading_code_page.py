@@ -267,7 +267,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert bullets.count("- ") == 3 and bullets.startswith("- angles formed in low precision"), bullets
     first_two, third = bullets.rsplit("- ", 1)
     assert "`dynamic`" not in first_two and "`longrope`" not in first_two
-    assert third.startswith("even with correct `position_ids`, `dynamic` and `longrope` switch"), third
+    assert third.startswith("even with correct `position_ids`, `dynamic` switches"), third
+    assert ", and `longrope` at `original_max_position_embeddings`." in third, third
     # the second bullet's example reads `position_ids`, so passing them removes its shift too; Llama 4's does not
     assert "- query scales that grow with the position, such as Ministral 3's, listed under" in first_two
     assert "Passing `position_ids` removes the shift for RoPE and for Ministral 3's scale, which reads them," in section
@@ -277,7 +278,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
 
     forward = " ".join(inspect.getsource(modeling_ministral3.Ministral3Attention.forward).split())
     assert "query_states * get_llama_4_attn_scale( position_ids," in forward, forward
-    assert "Separately," not in section and section.count("switch every row's frequencies") == 1  # said once
+    assert "Separately," not in section and section.count("switches every row's frequencies") == 1  # said once
     takeaways = page[page.index("## Takeaways") : page.index("## Configuration fields")]
     assert (
         "- `model.to(torch.bfloat16)` rounds RoPE's frequencies, so angles drift with the key's distance back; pass"
@@ -315,8 +316,11 @@ def test_llama_4_scaling_beta_row_says_where_transformers_reads_it():
     )
 
 
-def _rotary_after(rope: dict, ids: torch.Tensor, mask: torch.Tensor, position_ids: torch.Tensor | None) -> torch.Tensor:
-    """The frequencies a fresh tiny Llama's rotary module holds after one forward pass (RoPE width 8: four pairs)."""
+def _rotary_after(
+    rope: dict, ids: torch.Tensor, mask: torch.Tensor, position_ids: torch.Tensor | None, stored: int = 8
+) -> torch.Tensor:
+    """The frequencies a fresh tiny Llama's rotary module holds after one forward pass (RoPE width 8: four pairs),
+    with `max_position_embeddings` = stored."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
@@ -326,7 +330,7 @@ def _rotary_after(rope: dict, ids: torch.Tensor, mask: torch.Tensor, position_id
         intermediate_size=64,
         num_hidden_layers=1,
         num_attention_heads=4,
-        max_position_embeddings=8,
+        max_position_embeddings=stored,
         rope_parameters=dict(rope),
     )
     model = LlamaForCausalLM(config).eval()
@@ -335,12 +339,14 @@ def _rotary_after(rope: dict, ids: torch.Tensor, mask: torch.Tensor, position_id
     return model.model.rotary_emb.inv_freq.clone()
 
 
-def test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_l():
-    """Positions at run time, the list's third bullet: "even with correct `position_ids`, `dynamic` and `longrope`
-    switch every row's frequencies once the batch's highest position reaches L. The longest row sets that position
-    or, without `position_ids`, the padded length, as with `padding="max_length"`." Checked on transformers 5.24's
-    `dynamic_frequency_update` and `longrope_frequency_update` (both read torch.max(position_ids) + 1), with L = 8:
-    the rotary module holds one frequency vector for the whole batch."""
+def test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field():
+    """Positions at run time, the list's third bullet: "even with correct `position_ids`, `dynamic` switches every
+    row's frequencies once the batch's highest position reaches `max_position_embeddings`, and `longrope` at
+    `original_max_position_embeddings`. The longest row sets that position or, without `position_ids`, the padded
+    length, as with `padding="max_length"`." Checked on transformers 5.24's `dynamic_frequency_update` and
+    `longrope_frequency_update` (both read torch.max(position_ids) + 1), with both fields 8: the rotary module holds
+    one frequency vector for the whole batch; then with `max_position_embeddings` 16 and
+    `original_max_position_embeddings` 8, `dynamic` switches at position 16 and `longrope` at 8."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import modeling_rope_utils
 
@@ -376,11 +382,22 @@ def test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches
         ids, mask, pos = batch([5, 3], 12)
         assert torch.equal(_rotary_after(rope, ids, mask, pos), plain), name  # the longest row: position 4 < L
         assert not torch.allclose(_rotary_after(rope, ids, mask, None), plain), name  # positions 0 to 11
+    # the field each reads: max_position_embeddings 2L = 16 apart from original_max_position_embeddings L = 8
+    switch = {"dynamic": 2 * L, "longrope": L}  # the highest position at which each first switches
+    for name, rope in rules.items():
+        rope = {**rope, "original_max_position_embeddings": L}  # dynamic carries it too, and ignores it
+        plain = _rotary_after(rope, *batch([3], 3), stored=2 * L)
+        for top in (L - 1, L, 2 * L - 1, 2 * L):  # the batch's highest position, correct position_ids
+            ids, mask, pos = batch([top + 1, 3], top + 1)
+            assert int(pos.max()) == top
+            same = torch.equal(_rotary_after(rope, ids, mask, pos, stored=2 * L), plain)
+            assert same == (top < switch[name]), (name, top)
     page = _page()
     assert (
-        "- even with correct `position_ids`, `dynamic` and `longrope` switch every row's frequencies once"
-        " the batch's highest position reaches $L$. The longest row sets that position or, without `position_ids`,"
-        ' the padded length, as with `padding="max_length"`.' in page
+        "- even with correct `position_ids`, `dynamic` switches every row's frequencies once the batch's highest"
+        " position reaches `max_position_embeddings`, and `longrope` at `original_max_position_embeddings`. The"
+        " longest row sets that position or, without `position_ids`, the padded length, as with"
+        ' `padding="max_length"`.' in page
     )
 
 
@@ -443,8 +460,9 @@ def test_fields_first_name_partial_rotary_factor():
 
 
 def test_transformers_dynamic_l_is_the_stored_length():
-    """Fixed and dynamic scaling rules: "With Llama 3.1's file, `dynamic` takes L = 131 072, 16 times the trained
-    8 192. The table's numbers describe a file whose `max_position_embeddings` is the trained length." With Llama
+    """Fixed and dynamic scaling rules: "The rule reads L from `max_position_embeddings`, so it does nothing below the
+    length stored there. With Llama 3.1's file, that length is 16 times the trained one. The table's numbers describe
+    a file whose `max_position_embeddings` is the trained length." With Llama
     3.1's fields (posenc's MODEL_ROPE_CONFIGS), transformers 5.24's rotary module takes its L, `original_max_seq_len`,
     from max_position_embeddings (131 072 = 16 x 8 192), not from original_max_position_embeddings; with the trained
     length stored there instead, `dynamic` divides the slowest pair by the table's 9 at 2L."""
@@ -474,8 +492,9 @@ def test_transformers_dynamic_l_is_the_stored_length():
     assert math.isclose(float(theta[-1] / at_2l.double()[-1]), 9.0, rel_tol=1e-4), at_2l[-1]
     page = _page()
     assert (
-        "With Llama 3.1's file, `dynamic` takes $L$ = 131 072, 16 times the trained 8 192. The table's numbers"
-        " describe a file whose `max_position_embeddings` is the trained length." in page
+        "The rule reads $L$ from `max_position_embeddings`, so it does nothing below the length stored there. With"
+        " Llama 3.1's file, that length is 16 times the trained one. The table's numbers describe a file whose"
+        " `max_position_embeddings` is the trained length." in page
     )
 
 
@@ -529,6 +548,18 @@ def test_bfloat16_drift_and_three_roundings():
         formed = (p.to(torch.bfloat16) * theta[i].to(torch.bfloat16)).double()  # p, theta_i and the product rounded
         ratios.append(float(((formed - exact).abs() / (u * exact)).max()))
     assert ratios[0] <= 1, ratios[0]  # pair 0: theta_0 = 1 is exact, so only p is rounded
+    # the block's last paragraph: "The main text's `model.to` path forms the angles in float32 from the rounded
+    # theta_i; there pair 0's theta_0 = 1 stays exact in bfloat16": Llama 3.1's scaled theta_0 is 1, bfloat16 keeps
+    # it, and p * 1 formed in float32 is exact up to 16 L, while pair 1's rounded frequency is not exact
+    rounded = scaled.to(torch.bfloat16)
+    assert float(scaled[0]) == float(rounded[0]) == 1.0 and float(rounded[1]) != float(scaled[1])
+    assert torch.equal(p.float() * rounded[0].float(), p.float()) and float(p.float()[-1]) == 16 * L
+    assert (
+        "The main text's `model.to` path forms the angles in float32 from the rounded $\\theta_i$; there pair 0's"
+        " $\\theta_0 = 1$ stays exact in bfloat16." in page
+    )
+    block = page.split("<summary>If your code forms the angles in bfloat16</summary>")[1].split("</details>")[0]
+    assert block.strip().startswith("bfloat16 keeps 8 significant bits"), block[:80]  # the block opens on its path
     assert 2 < max(ratios[1:]) <= ((1 + u) ** 3 - 1) / u < 3.02, max(ratios[1:])
     assert (
         "For the other pairs, rounding $p$ and $\\theta_i$ as well makes the error, relative to the angle, up to"
@@ -1060,8 +1091,9 @@ def test_reading_code_batch_shares_dynamic_frequencies():
     assert torch.equal(model.model.rotary_emb.inv_freq, numbered)  # the buffer holds the last pass's frequencies
     assert "A call without `position_ids` counts the pads too, so padding a batch past $L$ can switch them." in page
     assert "prints is the one the last forward pass left." in page
-    # main line, "Positions at run time": "`dynamic` and `longrope` switch every row's frequencies once the batch's
-    # highest position reaches L. The longest row sets that position or, without `position_ids`, the padded length".
+    # main line, "Positions at run time": "`dynamic` switches every row's frequencies once the batch's highest
+    # position reaches `max_position_embeddings`. The longest row sets that position or, without
+    # `position_ids`, the padded length" (max_position_embeddings = 8 here).
     # Left-padded to 12 > L = 8 while the longest row has 6 tokens: without position_ids the pads lift the highest
     # position to 11; with them it stays 5
     rows = [torch.zeros(1, 6, dtype=torch.long), short, torch.zeros(1, 8, dtype=torch.long), short[:, :4]]
@@ -1074,8 +1106,8 @@ def test_reading_code_batch_shares_dynamic_frequencies():
     assert lifted[-1] < unscaled[-1] * (1 - 1e-3) and torch.equal(kept, unscaled)
     # the third bullet under "Two things change them by more without `position_ids`, and a third even with them:"
     assert "Two things change them by more without `position_ids`, and a third even with them:" in page
-    quoted = "- even with correct `position_ids`, `dynamic` and `longrope` switch every row's frequencies"
-    assert quoted + " once the batch's highest position reaches $L$." in page
+    quoted = "- even with correct `position_ids`, `dynamic` switches every row's frequencies once the batch's highest"
+    assert quoted + " position reaches `max_position_embeddings`, and `longrope` at" in page
     assert "The longest row sets that position or, without `position_ids`, the padded length," in page
 
 
@@ -1150,4 +1182,84 @@ def test_reading_code_flash_attention_varlen_from_packing():
         " `cu_seq_lens_k` that `DataCollatorWithFlattening` writes with `return_flash_attn_kwargs=True` to the varlen"
         " kernel as document boundaries. Without them, for a single packed row, it builds them from the restarts in"
         " `position_ids` with `prepare_fa_kwargs_from_position_ids`, which needs only torch." in page
+    )
+
+
+def test_takeaway_dynamic_follows_the_batch_and_keeps_its_largest_divisor():
+    """Takeaways: "A fixed rule changes short inputs too; transformers' `dynamic` follows the batch's highest position
+    but keeps its largest divisor until an input falls below the stored length." On transformers 5.24's
+    `dynamic_frequency_update`, one tiny Llama with `max_position_embeddings` 8 and factor 2, called in turn: a batch
+    whose highest position is 15 gets the frequencies for 16 positions, the short row included; a later 12-token
+    input keeps them although 12 positions alone would divide by less; a 20-token input grows them to 20's; a
+    6-token input, below the stored 8, restores the unscaled ones."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    import transformers
+    from transformers import modeling_rope_utils
+    from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
+
+    source = inspect.getsource(modeling_rope_utils.dynamic_rope_update)
+    body = source.split("def dynamic_frequency_update(")[1].split("@wraps")[0]
+    assert "seq_len = torch.max(position_ids) + 1" in body and "if seq_len > max_seq_len_cached:" in body
+    assert "if seq_len < self.original_max_seq_len and max_seq_len_cached > self.original_max_seq_len:" in body
+    config = transformers.LlamaConfig(
+        vocab_size=50,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=4,
+        max_position_embeddings=8,  # the stored length
+        rope_parameters={"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0},
+    )
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(config).eval()
+    rotary = model.model.rotary_emb
+    unscaled = rotary.original_inv_freq.clone()
+
+    def run(ids, **kwargs):
+        with torch.no_grad():
+            model(ids, **kwargs)
+        return rotary.inv_freq.clone()
+
+    def fresh(n):  # the frequencies transformers' rule computes for n positions
+        return _compute_dynamic_ntk_parameters(config, "cpu", seq_len=n)[0]
+
+    ids = torch.randint(1, 50, (2, 16))
+    ids[1, :12] = 0  # row 1: 4 real tokens, left-padded
+    mask = (ids != 0).long()
+    at_16 = run(ids, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0))
+    assert torch.allclose(at_16, fresh(16)) and at_16[-1] < unscaled[-1] * (1 - 1e-3)  # the batch's highest position
+    kept = run(torch.randint(1, 50, (1, 12)))
+    assert torch.equal(kept, at_16) and fresh(12)[-1] > at_16[-1] * (1 + 1e-3)  # 12 > 8 keeps 16's larger divisor
+    assert torch.allclose(run(torch.randint(1, 50, (1, 20))), fresh(20))  # grows with a higher position
+    assert torch.equal(run(torch.randint(1, 50, (1, 6))), unscaled)  # below the stored 8: unscaled again
+    assert (
+        "- A fixed rule changes short inputs too; transformers' `dynamic` follows the batch's highest position but"
+        " keeps its largest divisor until an input falls below the stored length." in _page()
+    )
+
+
+def test_no_rope_layers_none_and_empty():
+    """The field table's `no_rope_layer_interval` row: "SmolLM3's and Llama 4's transformers config classes build
+    `no_rope_layers` from it, every 4th by default, when that list is None, and Llama 4's also when it is empty"; the
+    loading pitfalls: "An empty `no_rope_layers` list, unlike None, makes SmolLM3's config class raise an error;
+    Llama 4's builds the list from `no_rope_layer_interval`." Checked on transformers 5.24's config classes."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import Llama4TextConfig, SmolLM3Config
+
+    every_4th = [1, 1, 1, 0] * 2  # 1 marks a layer that uses RoPE
+    for cls in (SmolLM3Config, Llama4TextConfig):
+        assert cls().no_rope_layer_interval == 4, cls
+        assert cls(num_hidden_layers=8).no_rope_layers == every_4th, cls  # None: built from the interval
+        assert cls(num_hidden_layers=6, no_rope_layer_interval=3).no_rope_layers == [1, 1, 0] * 2, cls
+    assert Llama4TextConfig(num_hidden_layers=8, no_rope_layers=[]).no_rope_layers == every_4th
+    with pytest.raises(IndexError):  # its layer_types loop indexes the empty list
+        SmolLM3Config(num_hidden_layers=8, no_rope_layers=[])
+    page = _page()
+    assert (
+        "build `no_rope_layers` from it, every 4th by default, when that list is None, and Llama 4's also when it is"
+        " empty |" in page
+    )
+    assert (
+        "- An empty `no_rope_layers` list, unlike None, makes SmolLM3's config class raise an error; Llama 4's builds"
+        " the list from `no_rope_layer_interval`." in page
     )

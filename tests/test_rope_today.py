@@ -2055,10 +2055,10 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         " figure after it, static, draws the opening's Llama 3.1 8B config.",
         "MLA's 576 numbers are the latent's 512 and the rotary key's 64, in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
-        "With RoPE, $R_m$ turns the content query $q^C_m$ by its position $m$, and $R_n$ the key by its position $n$;"
-        " since $R_m^\\top R_n = R_{n-m}$,",
+        "With RoPE, the main line's rotated score holds with the content query $q^C_m$ as $q$, since $R_m^\\top R_n ="
+        " R_{n-m}$.",
         "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
-        "(R_m q^C_m)^\\top R_n W_{UK}\\, c_n = (q^C_m)^\\top R_{n-m} W_{UK}\\, c_n .",
+        "(R_m q)^\\top R_n W_{UK}\\, c_n = q^\\top R_{n-m} W_{UK}\\, c_n .",
         "Decoupled RoPE's rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes"
         " from the token's input.",
         "The score adds their rotated term to the *content term*, the content query against the latent:",
@@ -2070,9 +2070,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         " 71 times more.",
     ):
         assert sentence in text, sentence
-    # the main line keeps c_n and k^R_n, each defined in words where first used, and one display equation, the fold,
-    # with W_UK and q named in the sentence before it and R_{n-m} named where it appears; the content and rotary
-    # queries, q^C and q^R, are the section's block
+    # the main line keeps c_n and k^R_n, each defined in words where first used, and two display equations, the fold,
+    # with W_UK and q named in the sentence before it, and the rotated score, with R_m and R_n named in the sentence
+    # before it and R_{n-m} between the query and W_UK; the content and rotary queries, q^C and q^R, are the block's
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     mla = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Raising the base")]
     for symbol in ("q^C", "q^R"):
@@ -2081,7 +2081,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "Without RoPE, one matrix, the head's $W_{UK}$, serves every past key, so MLA *folds* it into the head's query"
         " $q$ once and scores the cached latents directly: $$ q^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q)^\\top c_n . $$"
         " The left side builds every past key; the right side's folded query $W_{UK}^\\top q$ is computed once per"
-        " query. With RoPE, the rotation $R_{n-m}$ sits between the query and $W_{UK}$; it changes with $n - m$, so"
+        " query. With RoPE, $R_m$ turns the query and $R_n$ the key, so $R_{n-m}$ sits between the query and $W_{UK}$:"
+        " $$ (R_m q)^\\top R_n W_{UK}\\, c_n = q^\\top R_{n-m} W_{UK}\\, c_n . $$ $R_{n-m}$ changes with $n - m$, so"
         " $W_{UK}$ can no longer be folded in once."
     )
     assert fold_main in " ".join(mla.split()), " ".join(mla.split())
@@ -2091,7 +2092,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert main_line.index("R_{n-m}") < main_line.index("*offset* $\\Delta = n - m$") < mla_start
     assert "its *latent* $c_n$" in mla and "one *rotary key* $k^R_n$ per token" in mla
     assert "Each head makes its key from the latent with its own matrix." in mla
-    assert "The block below writes both scores out." in mla
+    assert "The block below gives the folded query." in mla and "writes both scores out" not in text
     # the block's algebra, identity: the folded query against the latent gives the unfolded score
     g = torch.Generator().manual_seed(0)
     w_uk = torch.randn(ds["qk_nope_head_dim"], ds["kv_lora_rank"], generator=g, dtype=torch.float64)
@@ -2104,7 +2105,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # formed once, scores 50 past latents as the keys built from them would
     past = torch.randn(50, ds["kv_lora_rank"], generator=torch.Generator().manual_seed(1), dtype=torch.float64)
     assert torch.allclose(past @ (w_uk.T @ q_c), (past @ w_uk.T) @ q_c, rtol=1e-9, atol=1e-9)
-    # the block's "since $R_m^\top R_n = R_{n-m}$": (R_m q)^T R_n W c = q^T R_{n-m} W c, and the folded query
+    # the main line's rotated score, (R_m q)^T R_n W c = q^T R_{n-m} W c (the block: "since R_m^T R_n = R_{n-m}"),
+    # at m = 900 and n = 905, and the folded query
     # R_{n-m}^T q differs from one distance to the next
     f64 = torch.float64
     d_c = ds["qk_nope_head_dim"]
@@ -2162,18 +2164,21 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     mla_main = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Raising the base")]
     mla_block = text[text.index("## DeepSeek's MLA") : text.index("## Raising the base")]
     mla_block = mla_block[mla_block.index("<details>") : mla_block.index("</details>")]
-    assert mla_main.count("$$") == 2 and mla_block.count("$$") == 6 and "\\text{score}_{mn}" in mla_block
+    assert mla_main.count("$$") == 4 and mla_block.count("$$") == 4 and "\\text{score}_{mn}" in mla_block
     assert "need not rebuild keys" not in text and text.count("\\text{score}_{mn}") == 1
     assert mla_block.index("**The two scores, written out.**") < mla_block.index("$$")  # the block opens with them
     # the main line: the idea in one sentence first, then the fold; the block: the symbols, then each equation
     idea = "The idea: a rotation between query and key stops MLA from folding the key's matrix into the query."
     assert mla_main.index("*latent* $c_n$") < mla_main.index(idea) < mla_main.index("MLA *folds* it into the head's")
-    symbols = (
-        "With RoPE, $R_m$ turns the content query $q^C_m$ by its position $m$, and $R_n$ the key by its position $n$;"
-    )
+    symbols = "With RoPE, the main line's rotated score holds with the content query $q^C_m$ as $q$"
     assert mla_block.index("*content query* $q^C_m$") < mla_block.index("latent $c^Q_m$") < mla_block.index(symbols)
-    assert mla_block.index(symbols) < mla_block.index("(R_m q^C_m)^\\top R_n W_{UK}")
-    assert mla_block.index("(R_m q^C_m)^\\top R_n W_{UK}") < mla_block.index("rotary query $q^R_m$")
+    assert mla_block.index(symbols) < mla_block.index("R_{n-m}^\\top q^C_m)^\\top c_n")
+    assert mla_block.index("R_{n-m}^\\top q^C_m)^\\top c_n") < mla_block.index("rotary query $q^R_m$")
+    # the rotated score sits on the main line, right after the sentence that puts R_{n-m} between q and W_UK
+    rotated = "(R_m q)^\\top R_n W_{UK}\\, c_n = q^\\top R_{n-m} W_{UK}\\, c_n ."
+    assert rotated in mla_main and rotated not in mla_block
+    assert mla_main.index("sits between the query and $W_{UK}$:") < mla_main.index(rotated)
+    assert mla_main.index(rotated) < mla_main.index("$R_{n-m}$ changes with $n - m$")
     assert mla_block.index("rotary query $q^R_m$") < mla_block.index("\\text{score}_{mn}")
     # the block does not repeat the main line's argument: the fold, its cost and the fix are each said once, there
     assert "RoPE on those keys would break the fold" not in text and "W_{UK}^\\top q^C_m)^\\top c_n" not in text
@@ -2182,7 +2187,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "folds into the query again" not in mla_block and "*folds*" not in mla_block
     assert "the folded one" not in text and "the wrong score" not in main_line
     assert "same heads would cache" not in text  # "the same heads" was ambiguous: V2's own keys are 192 wide
-    assert text.count("(R_m q^C_m)^\\top R_n W_{UK}") == 1
+    assert 'assert d_h == ds["qk_nope_head_dim"]' not in _figure_titles()  # two copied fields: could not fail
+    assert text.count("(R_m q)^\\top R_n W_{UK}") == 1 and "(R_m q^C_m)^\\top R_n W_{UK}" not in text
     # the main line says it in words; one draw's numbers are the block's "score -0.5 instead of 2.8": the appendix's
     # toy cell prints them (its check cell asserts 2.8 and -0.5 for this draw); query 8, key 3. The sign is one
     # draw's, so no digit of the toy and no "below zero" stays in the main line
@@ -2358,8 +2364,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "*blend*" in rules and "beta_fast" not in rules  # the fields sit in the block after the figure
     # the main line names what the dashed lines mark before the figure, after the wavelength they sit on
     dashed_main = (  # the reason (turns within L) first, then the wavelengths, then what the dashed lines mark
-        "YaRN keeps the pairs that turn more than 32 times within $L$, so wavelengths under $L/32$; the `llama3` rule"
-        " those that turn more than 4 times, under $L/4$.\nDashed lines mark where keeping ends."
+        "In their usual settings, YaRN keeps the pairs that turn more than 32 times within $L$, so wavelengths under"
+        " $L/32$; the `llama3` rule those that turn more than 4 times, under $L/4$.\nDashed lines mark where keeping"
+        " ends."
     )
     assert rules.index("*wavelength*") < rules.index(dashed_main)
 
@@ -2751,10 +2758,14 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "does not lower a matching key's average" not in text  # unscoped: false nearer in and at d = 32
     # the lesson is scoped to the figure's head size: at d = 32 a matching key keeps only 0.36 of RoPE's
     lesson = (
-        "So at this head size and distance, xPos's decay mostly quiets unrelated keys; the wider the head, the more a"
-        " matching key keeps."
+        "So at this head size and distance, xPos's decay mostly quiets unrelated keys; in the appendix's sweep, the"
+        " wider the head, the more a matching key keeps."
     )
     assert text.count(lesson) == 1
+    # "in the appendix's sweep": the head sizes 32 to 1024 are swept only in the appendix's xPos block, after the lesson
+    sweep = "<details><summary>xPos: other head sizes, the expected score of a key equal to its query"
+    assert text.count(sweep) == 1 and text.index(lesson) < text.index(sweep)
+    assert text.index("## Appendix") < text.index(sweep)  # collapsed, in the appendix
     # the main line: the scope, the one measure (defined with its reason), then both kinds of key on it, then the lesson
     scope = "Take $d = 64$ and keys two to four thousand tokens back."
     measure = (
@@ -3277,8 +3288,9 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     # those that turn more than 4 times, under $L/4$." (L / lambda turns within L): the sweep above (kept iff
     # lambda < L / field), at the figures' fields 32 and 4; the figures draw L/32 and L/4
     dashed_main = (  # the reason (turns within L) first, then the wavelengths, then what the dashed lines mark
-        "YaRN keeps the pairs that turn more than 32 times within $L$, so wavelengths under $L/32$; the `llama3` rule"
-        " those that turn more than 4 times, under $L/4$.\nDashed lines mark where keeping ends."
+        "In their usual settings, YaRN keeps the pairs that turn more than 32 times within $L$, so wavelengths under"
+        " $L/32$; the `llama3` rule those that turn more than 4 times, under $L/4$.\nDashed lines mark where keeping"
+        " ends."
     )
     dashed_main = " ".join(dashed_main.split())  # the chapter text with its line breaks as spaces
     assert main_line.count(dashed_main) == 1 and dashed_main in section
@@ -3300,8 +3312,9 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     for turns in (32, 4):
         nearest = int((demo_lam - demo_l / turns).abs().argmin())
         assert abs(float(demo_theta[nearest] * demo_l / (2 * math.pi)) - turns) < 0.2 * turns, turns
-    # the thresholds are config fields at their usual values, not the rules themselves: transformers' `yarn` falls back
-    # to beta_fast 32, and the opening's Llama 3.1 8B row stores high_freq_factor 4 (Llama 4 Scout's stores 1)
+    # "In their usual settings": the thresholds are config fields at their usual values, not the rules themselves:
+    # transformers' `yarn` falls back to beta_fast 32 (and the table's YaRN rows all store 32), and the `llama3` rule's
+    # high_freq_factor is 4 in the original implementation and in the opening's Llama 3.1 8B row (Llama 4 Scout's: 1)
     import inspect
 
     _hf()
@@ -3310,6 +3323,17 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     yarn_code = inspect.getsource(modeling_rope_utils._compute_yarn_parameters)
     assert 'beta_fast = rope_parameters_dict.get("beta_fast") or 32' in yarn_code
     assert book.MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["high_freq_factor"] == 4.0
+    llama3_code = inspect.getsource(modeling_rope_utils._compute_llama3_parameters)
+    assert 'high_freq_factor = rope_parameters_dict["high_freq_factor"]  # `4` in the original implementation' in (
+        llama3_code
+    )
+    yarn_rows = [
+        r["rope_scaling"]
+        for r in book.MODEL_ROPE_CONFIGS.values()
+        if (r.get("rope_scaling") or {}).get("rope_type") == "yarn"
+    ]
+    assert len(yarn_rows) >= 3 and all(r.get("beta_fast", 32) == 32 for r in yarn_rows), yarn_rows
+    assert main_line.count("In their usual settings") == 1
     assert book.MODEL_ROPE_CONFIGS["llama-4-scout"]["rope_scaling"]["high_freq_factor"] == 1.0
     assert "YaRN keeps the pairs that turn over 32 times within $L$, $\\lambda_i < L/32$; the `llama3` rule" not in text
     # the blend is named before the figures that draw it; the dashed lines, after them
@@ -4113,8 +4137,9 @@ def test_chapter_partial_rotary_names_its_content_channel():
 
 def test_chapter_matching_key_running_average_and_static_takeaway():
     """Chapter 10, *Partial rotary* (main line): "Right, with a key equal to the query, it peaks at distance zero; its
-    mean over distances, in red, is under that peak." and "Averaged over random queries, that mean is about 0.4 of the
-    peak." (the closed form: the mean of cos(Δ theta_i) over |Δ| = 1 .. 255 and the 8 pairs, 0.4017).
+    mean over distances, in red, is under that peak." and "Averaged over random queries, for this head and distances,
+    that mean is about 0.4 of the peak." (scoped: it holds for the figure's d_rot = 16, base 10^4, |Δ| = 1 .. 255; the
+    closed form: the mean of cos(Δ theta_i) over |Δ| = 1 .. 255 and the 8 pairs, 0.4017).
     The peak holds for every query;
     the figure's draw (seed 3, d_rot = 16 of 64, |Δ| = 1 .. 255) keeps 0.38 of its peak, near the random queries'
     mean 0.40 and near their median; the claim could fail: some random queries keep more than half (the appendix:
@@ -4149,8 +4174,8 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     assert (
         "Right, with a key equal to the query, it peaks at distance zero; its mean over distances, in red, is"
-        " under that peak. Averaged over random queries, that mean is about 0.4 of the peak."
-        in " ".join(main_line.split())
+        " under that peak. Averaged over random queries, for this head and distances, that mean is about 0.4 of the"
+        " peak." in " ".join(main_line.split())
     )  # the 0.4 is the random queries' mean share, checked against the closed form below; no claim on the draw alone
     assert "well under that peak" not in main_line and "as for a typical query" not in main_line
     assert "assert kept / float(matching[0]) < 0.5" not in _figure_titles()  # one draw's threshold, not the claim
@@ -4158,6 +4183,10 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert "about a quarter of that peak" not in main_line  # one draw's number; the main line names none
     section = main_line[main_line.index("The rotated term depends only on") : main_line.index("## DeepSeek's MLA")]
     assert section.count("0.4") == 1  # one number on the main line: the random queries' mean share
+    # "for this head and distances": the figure's head (d_rot = 16 of 64, base 10^4) and its 255 distances, 1 .. 255;
+    # the closed form below gives 0.40 there and under a tenth over 1 .. 3999, so the scope is needed
+    assert "d, d_rot, n_pos = 64, 16, 256" in _figure_titles()
+    assert "posenc.rope_cos_sin(n_pos, d_rot, dtype=f64)" in _figure_titles()
     assert "for this query" not in section
     assert "fades on average" not in main_line  # the figure shows a mean below the peak, not a fall
     assert "Right, for a key equal to its query, it peaks" not in main_line
