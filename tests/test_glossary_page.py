@@ -1120,7 +1120,10 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
         "slowest pair's frequency by well over $\\ell/L = 2$, so here that pair meets no new angle: | rule |" in visible
     )  # the verdict, before the table
     assert "| Position interpolation also slows the fastest pair" in visible
-    assert f'though a fast pair alone meets no new angle: see the block "{GAP}". Such slowing has costs' in visible
+    assert (
+        "though a fast pair alone meets no new angle. Together, this head's unscaled fast pairs do meet new angle"
+        f' combinations: see the block "{GAP}". Such slowing has costs' in visible
+    )
     assert "Transformers' `dynamic`" not in visible, visible
     assert f"whose trained length, before RoPE scaling, is $L = {read}$" in visible and "trained at" not in visible
     assert "| $L$, the input length a model was trained at before any RoPE scaling;" in row("trained length | 训练长度")
@@ -1195,10 +1198,18 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     """The page: "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$; negative
     for an earlier key": posenc's grid of offsets, and RoPE's score, which depends on the positions through this
     offset and not through its negative."""
-    ((formula, sign),) = re.findall(
+    ((formula, other, sign),) = re.findall(
         r"key position minus query position, \$([^$]+)\$, for a query at position \$m\$ and a key at \$n\$,"
-        r" also called the relative position; (negative|positive) for an earlier key",
+        r" also called the relative position, and in chapter (\d+) the distance; (negative|positive) for an earlier"
+        r" key",
         row("offset"),
+    )
+    # "and in chapter 3 the distance": that chapter, linked in the row, names this signed number the distance, key
+    # minus query, and the block under the table says so for it
+    assert int(other) == 3 and "{doc}`3 <../notebooks/03_relative>`" in row("offset")
+    assert "The distance is always the key's position minus the query's, $j - i$" in chapter("03_relative")
+    assert "Chapters 3 and 5 use the word *distance* for the signed *offset*." in " ".join(
+        block("Offset and distance in other chapters").split()
     )
     # "also called the relative position": chapter 8's own name for the same signed number
     assert "the book's relative position $j - i$, key minus query" in chapter("08_extrapolation")
@@ -4937,7 +4948,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     Then "Three numbers are easy to mix up:" and their table (extension
     factor, stretch, effective factor), before the worked example's core that uses them: "An example: take a head
     like Llama 3.1's, whose trained length, before RoPE scaling, is $L = 8192$. Give it an input of $2L$ tokens, so its
-    stretch is 2. Give two rules Llama 3.1's configured `factor`, 8, as their extension factor. Each rule's
+    stretch is 2. Set two rules' $s$ to Llama 3.1's configured `factor`, 8. Each rule's
     effective factor is well above the stretch,
     so here the slowest pair meets no new angle:" ("here": the exact condition is the collapsed worked example's
     $(\\ell - 1)/(L - 1)$, just above the stretch; "well above": each divisor is at least twice it), a
@@ -5021,15 +5032,16 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" slow pair needs its frequency divided by about the input's length over \$L\$, so RoPE scalings slow the"
         r" slow pairs\. An example: take a head like Llama 3\.1's, whose trained length, before RoPE scaling,"
         r" is \$L = (\d+)\$\."
-        r" Give it an input of \$\\ell = (\d)L\$ tokens\. Give (two) rules Llama 3\.1's configured `factor`, (\d+),"
-        r" as their \$s\$\. Each rule divides the slowest pair's frequency by well over \$\\ell/L = (\d+)\$, so here"
+        r" Give it an input of \$\\ell = (\d)L\$ tokens\. Set (two) rules' \$s\$ to Llama 3\.1's configured"
+        r" `factor`, (\d+)\. Each rule divides the slowest pair's frequency by well over \$\\ell/L = (\d+)\$, so here"
         r" that pair meets no new angle:"
         r" \| rule \| divides"
         r" the slowest pair's frequency by \| divides the fastest pair's frequency by \| \|---\|---\|---\|"
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
-        r" Position interpolation also slows the fastest pair, though a fast pair alone meets no new angle: see the"
+        r" Position interpolation also slows the fastest pair, though a fast pair alone meets no new angle\."
+        r" Together, this head's unscaled fast pairs do meet new angle combinations: see the"
         r" block \"The fast pairs' angles together, past L\"\. Such slowing has costs; chapter 8"
         r" measures two of them\.$",
         visible.strip(),
@@ -6190,7 +6202,9 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     # above); the worked example's head is the main line's "a head like Llama 3.1's, whose trained length, before RoPE
     # scaling, is $L = 8192$", with the worked example's d = 128 and base half a million, read by llama31_head;
     # "unscaled" the block's "with unscaled frequencies", the frequencies this loop used; the block's title names the
-    # sentence's words. The main line keeps one sentence on the fast pairs and only a link to this block.
+    # sentence's words. The main line keeps two short sentences on the fast pairs, without numbers, and a link to this
+    # block: "though a fast pair alone meets no new angle. Together, this head's unscaled fast pairs do meet new angle
+    # combinations", the block's claim in few words, checked below against the gaps computed above.
     ((together, head_word, plain, past),) = re.findall(
         r"^(Taken together), the (worked example's) (unscaled) fast pairs do meet angle combinations (past \$L\$) that"
         r" training never showed, though each alone meets no new angle\.",
@@ -6199,19 +6213,28 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = example_section(raw)
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((main_L, named),) = re.findall(
+    ((main_L, alone, main_together, main_head, main_plain, main_new, named),) = re.findall(
         r"An example: take a head like Llama 3\.1's, whose trained length, before RoPE scaling, is \$L = (\d+)\$\. .*?"
-        r" though a fast pair alone meets no new angle: see the block \"([^\"]+)\"\.",
+        r" though a fast pair (alone) meets no new angle\. (Together), (this head's) (unscaled) fast pairs do meet"
+        r" (new) angle combinations: see the block \"([^\"]+)\"\.",
         visible,
     )
     assert named == GAP, named  # the main line names the block by its summary
+    # the main line's two halves against the block's computation, in this head with unscaled frequencies: "alone ...
+    # no new angle": each fast pair lies within 0.05 rad of a trained angle at every distance checked; "Together ...
+    # do meet new angle combinations": at every distance checked from L + 1 on, every trained distance leaves some
+    # fast pair further from its angle than trained distances lie from each other (one radian), by more than half a
+    # radian, so the combination is new, not merely unmatched to rounding
+    assert (alone, main_together, main_head, main_new) == ("alone", "Together", "this head's", "new")
+    assert main_plain == unscaled and own_worst < 0.05, own_worst
+    assert min(best[r] for r in best if r >= L + 1) > float(inside.min()) + 0.5, float(inside.min())
     assert (d, base, int(main_L)) == (128, 500_000.0, L) and head_word == "worked example's", (d, base, main_L)
     assert f"<summary>{WE}</summary>" in raw and "Llama 3.1's" in WE  # the worked example is this head's
     assert plain.lower() == unscaled  # the block's frequencies
     assert together == "Taken together" and f"The fast pairs' angles together, {past.replace('$', '')}" == GAP
     sec = re.sub(r"\s+", " ", section)
     assert sec.index(f"<details><summary>{WE}") < sec.index(f"<details><summary>{GAP}")
-    assert "taken together" not in visible.lower() and "angle combinations" not in visible  # the claim: the block
+    assert "taken together" not in visible.lower() and "never showed" not in visible  # the block's wording: the block
     assert "as far as the block checks" not in visible and "radian" not in visible  # the numbers and scope: the block
 
 

@@ -1606,8 +1606,8 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     rule = (
         "The MLP maps $u$ alone to a bias. Up to position $L_{\\text{thr}}$, a query's $u$ depends on the distance"
         " only. Past it, a later query gives each key 1 or more back a smaller $u$. For example, query 511 gives the"
-        " key 8 back the $u$ that query 63 would give a distance of about 3.4. So the MLP gives that key the bias of a"
-        " nearer distance. That distance lies between the keys 3 and 4 back, as the figure's dotted line shows."
+        " key 8 back the $u$ that query 63 would give a distance between the keys 3 and 4 back, as the figure's dotted"
+        " line shows. So the MLP gives that key the bias of a nearer distance."
     )
     assert "An earlier query would give that $u$ to a nearer distance" not in text  # the pronoun chain, replaced
     assert "a smaller $u$: the $u$ an earlier query gives a nearer distance" not in text  # three ideas, one sentence
@@ -1713,9 +1713,20 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
         return fire0.normalized_distance(torch.tensor([n - 1]), torch.tensor([n - 1 - d]))[0, 0].item()
 
     assert u_last(64, 3) + 0.01 < u_last(512, 8) < u_last(64, 4) - 0.01  # "between the keys 3 and 4 back"
-    # "the $u$ that query 63 would give a distance of about 3.4": solve psi(d) / psi(63) = u for d, at |c| = 0.1
+    # the FIRE box's "the $u$ that query 63 would give a distance of about 3.4" (the main line says only "between the
+    # keys 3 and 4 back"): solve psi(d) / psi(63) = u for d, at |c| = 0.1
+    box_said = re.findall(
+        r"From query 511, the key 8 back gets the \$u\$ that query 63 would give a distance of about"
+        r" (\d+\.\d)\.",
+        " ".join(text.split()),
+    )
+    assert len(box_said) == 1 and "about 3.4" not in flat_main
     same_d = (math.exp(u_last(512, 8) * math.log(0.1 * 63 + 1)) - 1) / 0.1
-    assert round(same_d, 1) == 3.4 and abs(u_last(64, same_d) - u_last(512, 8)) < 1e-5 and 3 < same_d < 4
+    assert (
+        round(same_d, 1) == float(box_said[0]) == 3.4
+        and abs(u_last(64, same_d) - u_last(512, 8)) < 1e-5
+        and 3 < same_d < 4
+    )
     # the dotted line: level at the u of the key 8 back from query 511, from there to where query 63's curve, drawn
     # straight on the log axis between its keys 3 and 4 back, reaches that u
     notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
@@ -2538,13 +2549,13 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     assert "Of this section's five models, at $8L$ and on average over five seeds" not in flat_main
     assert "fine loss and nearly every passkey" not in flat_main and "under 90 %" not in flat_main
     # the definitions first, in their own paragraphs; then the table, visible; then the verdict that reads it
-    # the sentence before the caption names the column's passkeys and how they compare with chapter 8's: "harder to
+    # the sentence after the table names the column's passkeys and how they compare with chapter 8's: "harder to
     # find" (no row finds more 496 back than at random distances, and ALiBi, KERPLE find fewer), "graded the same"
     # (kept in both columns or in neither, row by row: test_random_distance_is_defined_in_the_box_and_cable_is_listed,
     # and below)
     caption = "At $8L$, on 512-token inputs:"
     compared = "Passkeys 496 back are harder to find than chapter 8's at random distances, but get the same grades."
-    assert flat_main.index(grades) < flat_main.index(compared) < flat_main.index(caption)
+    assert flat_main.index(grades) < flat_main.index(caption) < flat_main.index("| no position encoding |")
     fixed8, random8 = summarize(full8, "passkey_by_distance"), summarize(full8, "passkey")
     n8, far8 = config8["eval_lengths"][-1], config8["distances"][-1]
     caption_rows = ("kerple", "alibi", "fire", "cope", "none")
@@ -2557,7 +2568,8 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # (asserted, column by column and against the saved run, in
     # test_random_distance_is_defined_in_the_box_and_cable_is_listed)
     assert "Unlike the table below" not in text and "Unlike the table above" not in text
-    assert "| no position encoding | 2.79 nats | 100 %, kept | On their five-seed means," in flat_main
+    # the comparison with chapter 8's passkeys follows the table, where its passkey column is read, then the verdict
+    assert f"| no position encoding | 2.79 nats | 100 %, kept | {compared} On their five-seed means," in flat_main
     alibi_random = summarize(full8, "passkey")["alibi"][config8["eval_lengths"][-1]][0]
     flat_all = " ".join(text.split())
     said_random = re.findall(r"It gives the same grades, though ALiBi finds (\d+) % there:", flat_all)
@@ -2919,7 +2931,10 @@ def test_fire_small_c_makes_u_linear_and_c_zero_gives_zero():
     FIRE section's "For any $c \\ne 0$, ... $0 \\le u \\le 1$ at any length", at a few values of $c$."""
     text = chapter_markdown("11_learned_position")
     assert "`FireBias` adds $10^{-6}$ to the divisor, which makes it 0." in text
-    assert "For any $c \\ne 0$, $\\psi$ rises from $\\psi(0) = 0$, so $0 \\le u \\le 1$ at any length." in text
+    assert (
+        "For any $c \\ne 0$ and $L_{\\text{thr}} > 0$, $\\psi$ rises from $\\psi(0) = 0$, so $0 \\le u \\le 1$ at any"
+        " length." in text
+    )
     f = FireBias(1, L_thr_init=16)
     assert f.eps == 1e-6
     q, k = torch.arange(200.0), torch.arange(200.0)
@@ -2938,6 +2953,14 @@ def test_fire_small_c_makes_u_linear_and_c_zero_gives_zero():
         assert f.normalized_distance(q, k)[199, 198] > 5 * linear[199, 198]
         f.c.fill_(0.0)
         assert (f.normalized_distance(q, k) == 0).all()
+        # "and $L_{\text{thr}} > 0$": with L_thr = 0 (L_multiplier 0) the divisor at query 0 is psi(0) = 0; the code's
+        # eps makes u 0 there, and every other query divides by psi(i) > 0, so u stays in [0, 1]
+        f.c.fill_(0.1)
+        f.L_multiplier.fill_(0.0)
+        assert f.threshold.item() == 0
+        assert math.log1p(0.1 * max(0, f.threshold.item())) == 0  # the formula's divisor at query 0, without eps
+        u = f.normalized_distance(q, k)
+        assert u[0, 0].item() == 0 and u[causal].min() >= 0 and u[causal].max() <= 1 + 1e-6
 
 
 def test_going_further_cost_sentence_points_to_the_checked_routes():
@@ -3117,9 +3140,22 @@ def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
     flat = " ".join(text.split())
     main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
     assert (
-        "compare KERPLE's log penalty with ALiBi's line: far back, the log penalty lets a key's weight fade more"
-        " slowly;" in main
+        "compare KERPLE's log penalty with ALiBi's line: far enough back, the log penalty lets a key's weight fade more"
+        " slowly than under any ALiBi slope;" in main
     )
+    # "far enough back ... than under any ALiBi slope": for the log head r1 = r2 = 1 and every slope m > 0, the gap
+    # g(d) = log(1 + d) - m d is concave with g(0) = 0, so once negative it stays negative: past one distance the log
+    # head keeps more weight, and its fade rate 1 / (1 + d) falls below m. That distance grows as m shrinks (the
+    # appendix's crossings, 380, 865 and 1937 back for ALiBi's 1/64, 1/128 and 1/256), checked here in float64
+    far_d = torch.arange(1, 400_000, dtype=torch.float64)
+    crossings = []
+    for m in [2.0**-k for k in range(0, 13)] + [1.5, 3.0]:
+        gap = torch.log1p(far_d) - m * far_d
+        first = int(far_d[(gap < 0).nonzero()[0]])
+        assert (gap[first - 1 :] < 0).all() and (1 / (1 + far_d[first - 1 :]) < m).all()
+        crossings.append(first)
+    assert crossings[6:9] == [381, 866, 1938]  # slopes 1/64, 1/128, 1/256: the appendix's "up to 380, 865 and 1937"
+    assert all(a < b for a, b in zip(crossings[:13], crossings[1:13]))  # flatter slopes cross farther back
     # the objective keeps its core; the section states the measure (the weight relative to the query's own token,
     # e^bias, at equal content scores). Within one softmax row every key is divided by the same sum, so how a key's
     # weight fades with distance is the same whether read absolutely or relative to the own token: checked below on
@@ -3134,7 +3170,8 @@ def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
         assert log_w[2 * d] / log_w[d] > line_w[2 * d] / line_w[d]  # absolute weights: the log head fades more slowly
         torch.testing.assert_close(log_w[2 * d] / log_w[d], (log_w[2 * d] / log_w[0]) / (log_w[d] / log_w[0]))
     assert (
-        "To remember: far back, at equal content scores, a key's weight relative to the query's own token fades as a"
+        "To remember: far enough back, at equal content scores, a key's weight relative to the query's own token fades"
+        " as a"
         " power law under a KERPLE log head, and exponentially under ALiBi's line." in main
     )
     assert (
@@ -3143,7 +3180,7 @@ def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
     )
     assert "a key's weight fades as" not in flat and "log head's weight fades" not in flat
     # one number on the section's main line: the ratio; the crossing and the near regime in the block
-    section = main[main.index("## KERPLE: a learned shape") : main.index("To remember: far back")]
+    section = main[main.index("## KERPLE: a learned shape") : main.index("To remember: far enough back")]
     assert "about 2,660 times that of ALiBi's slope-1/8 head" in section
     assert "26" not in section and "\\ll 1" not in section
     title = "<summary>Near the query, and where the log head overtakes ALiBi</summary>"

@@ -249,29 +249,82 @@ def test_temperature_is_one_over_the_logit_multiplier():
     assert f"the temperature $1/m(8)^2$ is $t \\approx {t:.2f}$." in page, t
 
 
+def test_attention_factor_s_is_set_or_taken_from_the_two_lengths():
+    """Temperature rules: "By default, with an extension factor above 1, transformers' `yarn` and `longrope` also
+    sharpen attention", and its block: a config with no `factor` (`longrope`; for `yarn`, `factor` null, since its
+    validation requires the key) gets s = max_position_embeddings /
+    original_max_position_embeddings from transformers 5.24's `_compute_longrope_parameters` and
+    `_compute_yarn_parameters`, so the attention factor is above 1 when the declared length exceeds the trained one
+    and 1 when they are equal."""
+    page = _page()
+    assert (
+        "By default, with an extension factor above 1, transformers' `yarn` and `longrope` also sharpen attention:"
+        in (page)
+    )
+    assert (
+        "Where a `longrope` configuration has no `factor`, as Phi-3's 128k ones, transformers takes $s$ ="
+        " `max_position_embeddings` / `original_max_position_embeddings`. `yarn` does the same only with"
+        ' `"factor": null`: transformers 5.24 refuses a `yarn` configuration without the key.' in page
+    )
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import _compute_longrope_parameters, _compute_yarn_parameters
+
+    L = 4096
+
+    def factor(rule, compute, declared):
+        extra = {"short_factor": [1.0] * 16, "long_factor": [2.0] * 16} if rule == "longrope" else {"factor": None}
+        scaling = {"rope_type": rule, "original_max_position_embeddings": L, **extra}
+        assert scaling.get("factor") is None  # no extension factor set in the file
+        config = LlamaConfig(
+            max_position_embeddings=declared, hidden_size=64, num_attention_heads=2, rope_scaling=scaling
+        )
+        return compute(config, "cpu")[1]
+
+    for declared in (L, 32 * L):  # s = 1 and s = 32, taken from the two lengths
+        s = declared / L
+        yarn = factor("yarn", _compute_yarn_parameters, declared)
+        longrope = factor("longrope", _compute_longrope_parameters, declared)
+        assert math.isclose(yarn, 0.1 * math.log(s) + 1 if s > 1 else 1.0, rel_tol=1e-12), (s, yarn)
+        assert math.isclose(longrope, math.sqrt(1 + math.log(s) / math.log(L)), rel_tol=1e-12), (s, longrope)
+        assert (yarn > 1 and longrope > 1) == (s > 1), (s, yarn, longrope)  # sharpened only above 1
+    # "transformers 5.24 refuses a `yarn` configuration without the key"
+    with pytest.raises(KeyError, match="factor"):
+        LlamaConfig(rope_scaling={"rope_type": "yarn", "original_max_position_embeddings": L})
+
+
 def test_shift_cases_and_bfloat16_takeaway(tmp_path):
-    """Positions at run time: "Two things change them by more without `position_ids`, and a third even with them",
-    three bullets, the third the frequency switch of `dynamic` and `longrope`; the takeaway on bfloat16 matches its
-    section: `model.to(torch.bfloat16)` rounds inv_freq and from_pretrained with a dtype keeps it in float32 (checked
-    on a tiny random Llama)."""
+    """Positions at run time: "Three things change them by more", three bullets: the first two say what `position_ids`
+    remove (Llama 4's scale excepted), the third is the frequency switch of `dynamic` and `longrope`; the takeaway on
+    bfloat16 matches its section: `model.to(torch.bfloat16)` rounds inv_freq and from_pretrained with a dtype keeps it
+    in float32 (checked on a tiny random Llama)."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig, LlamaForCausalLM
 
     page = _page()
     section = page[page.index("## Positions at run time") : page.index("## Notes for reading code")]
+    section = " ".join(section.split())
+    # the rule leads, in a short sentence of its own
+    rule = "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`."
+    assert section.startswith("## Positions at run time " + rule), section[:200]
     lead = (
-        "the shift changes the scores only by rounding. Two things change them by more without `position_ids`, and a"
-        " third even with them: "
+        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding. Three things"
+        " change them by more: "
     )
-    bullets = section.split(lead)[1].split(" Passing `position_ids` removes the shift for RoPE")[0]
+    bullets = section.split(lead)[1].split(" Who fills `position_ids` decides the positions:")[0]
     assert bullets.count("- ") == 3 and bullets.startswith("- angles formed in low precision"), bullets
-    first_two, third = bullets.rsplit("- ", 1)
-    assert "`dynamic`" not in first_two and "`longrope`" not in first_two
-    assert third.startswith("even with correct `position_ids`, `dynamic` switches"), third
+    first, second, third = bullets[2:].split(" - ")
+    assert all("`dynamic`" not in b and "`longrope`" not in b for b in (first, second))
+    assert first.endswith("not the offset; `position_ids` remove this shift."), first
+    assert third.startswith("`dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches"), third
     assert ", and `longrope` at `original_max_position_embeddings`." in third, third
-    # the second bullet's example reads `position_ids`, so passing them removes its shift too; Llama 4's does not
-    assert "- query scales that grow with the position, such as Ministral 3's, listed under" in first_two
-    assert "Passing `position_ids` removes the shift for RoPE and for Ministral 3's scale, which reads them," in section
+    assert 'as with `padding="max_length"`.' in third  # the padded-length exception sits in the bullet it qualifies
+    # the second bullet: Ministral 3's scale reads `position_ids`, so passing them removes its shift; Llama 4's does not
+    assert second.startswith("query scales that grow with the position, listed under"), second
+    assert (
+        "`position_ids` remove the shift for Ministral 3's scale, which reads them, but transformers counts" in second
+    )
+    assert second.endswith("Llama 4's from the cache length."), second
     import inspect
 
     from transformers.models.ministral3 import modeling_ministral3
@@ -340,13 +393,13 @@ def _rotary_after(
 
 
 def test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field():
-    """Positions at run time, the list's third bullet: "even with correct `position_ids`, `dynamic` switches every
-    row's frequencies once the batch's highest position reaches `max_position_embeddings`, and `longrope` at
-    `original_max_position_embeddings`. The longest row sets that position or, without `position_ids`, the padded
-    length, as with `padding="max_length"`." Checked on transformers 5.24's `dynamic_frequency_update` and
-    `longrope_frequency_update` (both read torch.max(position_ids) + 1), with both fields 8: the rotary module holds
-    one frequency vector for the whole batch; then with `max_position_embeddings` 16 and
-    `original_max_position_embeddings` 8, `dynamic` switches at position 16 and `longrope` at 8."""
+    """Positions at run time, the list's third bullet: "`dynamic` and `longrope`, even with correct `position_ids`:
+    `dynamic` switches every row's frequencies once the batch's highest position reaches `max_position_embeddings`, and
+    `longrope` at `original_max_position_embeddings`. The longest row sets that position or, without `position_ids`, the
+    padded length, as with `padding="max_length"`." Checked on transformers 5.24's `dynamic_frequency_update` and
+    `longrope_frequency_update` (both read torch.max(position_ids) + 1), with both fields 8: the rotary module holds one
+    frequency vector for the whole batch; then with `max_position_embeddings` 16 and `original_max_position_embeddings`
+    8, `dynamic` switches at position 16 and `longrope` at 8."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import modeling_rope_utils
 
@@ -394,10 +447,10 @@ def test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches
             assert same == (top < switch[name]), (name, top)
     page = _page()
     assert (
-        "- even with correct `position_ids`, `dynamic` switches every row's frequencies once the batch's highest"
-        " position reaches `max_position_embeddings`, and `longrope` at `original_max_position_embeddings`. The"
-        " longest row sets that position or, without `position_ids`, the padded length, as with"
-        ' `padding="max_length"`.' in page
+        "- `dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches every row's frequencies"
+        " once the batch's highest position reaches `max_position_embeddings`, and `longrope` at"
+        " `original_max_position_embeddings`. The longest row sets that position or, without `position_ids`, the"
+        ' padded length, as with `padding="max_length"`.' in " ".join(page.split())
     )
 
 
@@ -460,9 +513,9 @@ def test_fields_first_name_partial_rotary_factor():
 
 
 def test_transformers_dynamic_l_is_the_stored_length():
-    """Fixed and dynamic scaling rules: "The rule reads L from `max_position_embeddings`, so it does nothing below the
-    length stored there. With Llama 3.1's file, that length is 16 times the trained one. The table's numbers describe
-    a file whose `max_position_embeddings` is the trained length." With Llama
+    """Fixed and dynamic scaling rules: before the table, "The table takes a file whose `max_position_embeddings` is the
+    trained length L"; after it, "The rule reads L from `max_position_embeddings`, so it does nothing below the
+    length stored there. With Llama 3.1's file, that length is 16 times the trained one." With Llama
     3.1's fields (posenc's MODEL_ROPE_CONFIGS), transformers 5.24's rotary module takes its L, `original_max_seq_len`,
     from max_position_embeddings (131 072 = 16 x 8 192), not from original_max_position_embeddings; with the trained
     length stored there instead, `dynamic` divides the slowest pair by the table's 9 at 2L."""
@@ -493,9 +546,14 @@ def test_transformers_dynamic_l_is_the_stored_length():
     page = _page()
     assert (
         "The rule reads $L$ from `max_position_embeddings`, so it does nothing below the length stored there. With"
-        " Llama 3.1's file, that length is 16 times the trained one. The table's numbers describe a file whose"
-        " `max_position_embeddings` is the trained length." in page
+        " Llama 3.1's file, that length is 16 times the trained one." in page
     )
+    # the scope introduces the table: it is the sentence just before the table's header, and said nowhere after it
+    start = page.index("## Fixed and dynamic scaling rules")
+    section = page[start : page.index("<details>", start)]
+    scope = "The table takes a file whose `max_position_embeddings` is the trained length $L$:"
+    assert scope + " | rule | effective factor for an input of $\\ell$ tokens |" in section, section
+    assert section.count("is the trained length") == 1, section
 
 
 def test_vllm_context_extension_sentence_matches_chapter_10():
@@ -1104,18 +1162,17 @@ def test_reading_code_batch_shares_dynamic_frequencies():
         model(left, attention_mask=left_mask, position_ids=(left_mask.cumsum(-1) - 1).clamp(min=0))
     lifted, kept = seen[4:]
     assert lifted[-1] < unscaled[-1] * (1 - 1e-3) and torch.equal(kept, unscaled)
-    # the third bullet under "Two things change them by more without `position_ids`, and a third even with them:"
-    assert "Two things change them by more without `position_ids`, and a third even with them:" in page
-    quoted = "- even with correct `position_ids`, `dynamic` switches every row's frequencies once the batch's highest"
-    assert quoted + " position reaches `max_position_embeddings`, and `longrope` at" in page
+    # the third bullet under "Three things change them by more:"
+    assert "Three things change them by more:" in page
+    quoted = "- `dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches every row's frequencies"
+    assert quoted + " once the batch's highest position reaches `max_position_embeddings`, and `longrope` at" in page
     assert "The longest row sets that position or, without `position_ids`, the padded length," in page
 
 
 def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     """Reading model code: "So with Llama 3.1's file, `dynamic` would scale no input below 131 072 tokens", and
-    "Passing `position_ids` removes the shift for RoPE and for Ministral 3's scale, which reads them, but transformers
-    counts Llama 4's query scale from the cache
-    length" (the takeaway: "Llama 4's query scale ignores them"). Skipped without transformers."""
+    "`position_ids` remove the shift for Ministral 3's scale, which reads them, but transformers counts Llama 4's from
+    the cache length" (the takeaway: "Llama 4's query scale ignores them"). Skipped without transformers."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     import transformers
     from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
@@ -1141,7 +1198,7 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     tau = source.split("if self.attn_temperature_tuning and not self.use_rope:")[1].split("query_states = (")[0]
     assert "cache.get_seq_length(self.layer_idx)" in tau and "position_ids" not in tau, tau
-    assert "but transformers counts Llama 4's query scale from the cache length." in page
+    assert "but transformers counts Llama 4's from the cache length." in page
     assert "from its first real token; Llama 4's query scale ignores them." in page
 
 

@@ -1656,8 +1656,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # a up to 32 768 (distances to 65 535, beyond the figure's 16 383), and in expectation over queries (the score
     # per pair of a matching key)
     topic = (
-        "Llama 3's and Code Llama's bases keep a matching key's average score above Llama 2's, over every doubling of"
-        " the distance the figure shows."
+        "Llama 3's and Code Llama's bases keep a matching key's average score over random queries above Llama 2's,"
+        " over every doubling of the distance the figure shows."
     )
     assert topic in text and "Far back, a larger base keeps more of a matching key's score." not in text
     assert "at every distance the figure shows" not in text  # single distances cross (1e4 above 5e5 at 8 925)
@@ -2092,6 +2092,13 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert main_line.index("R_{n-m}") < main_line.index("*offset* $\\Delta = n - m$") < mla_start
     assert "its *latent* $c_n$" in mla and "one *rotary key* $k^R_n$ per token" in mla
     assert "Each head makes its key from the latent with its own matrix." in mla
+    # why fold, before the fold: the section's block's "When decoding, MLA need never form the heads' keys for past
+    # tokens" and the code block's "Transformers 5.24 caches $c_n$ and $k^R_n$ but forms every head's keys at each step"
+    why_fold = (
+        "Folding matters when decoding: without it, each step would expand the cached latents into every past key."
+    )
+    assert mla.count(why_fold) == 1 and mla.index(why_fold) < mla.index("MLA *folds* it into the head's")
+    assert "forms every head's keys at each step" in text and "need never form the heads' keys for past tokens" in text
     assert "The block below gives the folded query." in mla and "writes both scores out" not in text
     # the block's algebra, identity: the folded query against the latent gives the unfolded score
     g = torch.Generator().manual_seed(0)
@@ -2758,8 +2765,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "does not lower a matching key's average" not in text  # unscoped: false nearer in and at d = 32
     # the lesson is scoped to the figure's head size: at d = 32 a matching key keeps only 0.36 of RoPE's
     lesson = (
-        "So at this head size and distance, xPos's decay mostly quiets unrelated keys; in the appendix's sweep, the"
-        " wider the head, the more a matching key keeps."
+        "So xPos's decay mostly quiets unrelated keys; in the appendix's sweep, the wider the head, the more a"
+        " matching key keeps."
     )
     assert text.count(lesson) == 1
     # "in the appendix's sweep": the head sizes 32 to 1024 are swept only in the appendix's xPos block, after the lesson
@@ -2776,7 +2783,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "For unrelated keys, xPos's mean size falls to about a third of RoPE's."  # 0.31, asserted above and where drawn
     )
     matching = (  # 0.65; with signs, the band's average at RoPE's or above (0.058 against 0.046 per pair)
-        "For a key equal to its query, the mean size falls only to about two thirds; its average score does not fall."
+        "At this head size and distance, for a key equal to its query, the mean size falls only to about two thirds;"
+        " its average score does not fall."
     )
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
@@ -3444,11 +3452,12 @@ def test_chapter_opening_defines_l_as_where_a_scaling_starts():
 
 
 def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
-    """Chapter 10, scalings section (main line): "YaRN also multiplies cos and sin by an *attention factor*: in a fully
-    rotated head it multiplies every logit by its square, which sharpens attention, as chapter 7 shows."
+    """Chapter 10, scalings section (main line): "The plain `yarn` type also multiplies cos and sin by an *attention
+    factor*, which scales the scores up and sharpens attention, as chapter 7 shows." (the factor exceeds 1)
     Its block: "LongRoPE slows each pair by its own searched factor; it too multiplies cos and sin by an attention
     factor." and "The factor is fixed, and it sits on cos and sin, so each score's rotated part grows by its
-    square. DeepSeek-V2 and V3 put it on the softmax scale instead, so it scales the whole logit. Code that copies the
+    square; in a fully rotated head, every logit does. DeepSeek-V2 and V3 put it on the softmax scale instead, so it
+    scales the whole logit. Code that copies the
     frequencies but not the factor gets other scores and no error." Takeaway 4 leaves it out; the appendix's gpt-oss
     block gives the number,
     "every query-key logit grows by about 1.81". Transformers' rotary embeddings (Llama's for `yarn`, Phi-3's for
@@ -3531,7 +3540,17 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
         takeaways
     )  # "as configs set them": the YaRN paper and serving engines also describe dynamic variants
     assert "attention factor" not in takeaways
-    assert "The plain `yarn` type also multiplies cos and sin by an *attention factor*:" in main_line
+    assert (
+        "The plain `yarn` type also multiplies cos and sin by an *attention factor*, which scales the scores up and"
+        " sharpens attention, as chapter 7 shows."
+    ) in main_line and on_cos_sin > 1  # "scales the scores up": gpt-oss's 1.347 on cos and sin
+    # the square and the fully rotated head, in the block on LongRoPE and DeepSeek's placement, not on the main line
+    scalings_main = main_line[main_line.index("## How each scaling") : main_line.index("## What is a position")]
+    assert "its square" not in scalings_main and "fully rotated" not in scalings_main
+    assert (
+        "so each score's rotated part grows by its square; in a fully rotated head, every logit does. DeepSeek-V2"
+        " and V3 put it on the softmax scale instead"
+    ) in chapter_markdown("10_rope_today")
     assert "YaRN also multiplies cos and sin" not in main_line  # scoped: DeepSeek's `yarn` configs put 1 there
     scalings = main_line[main_line.index("## How each scaling") : main_line.index("## What is a position")]
     assert "LongRoPE" not in scalings  # named, with what it does, in the block
@@ -3555,7 +3574,7 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     raw = "\n".join("".join(c["source"]) for c in nb_cells() if c["cell_type"] == "markdown")
     for sentence in (
-        "The factor is fixed, and it sits on cos and sin, so each score's rotated part grows by its square.",
+        "The factor is fixed, and it sits on cos and sin, so each score's rotated part grows by its square;",
         "DeepSeek-V2 and V3 put it on the softmax scale instead, so it scales the whole logit.",  # checked below
         "Code that copies the frequencies but not the factor gets other scores and no error.",  # checked below
         # side results after the scaling figures, a paragraph each in their block, with no reference to a table not
@@ -3571,8 +3590,8 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     assert side in raw and raw.index(side) < raw.index("LongRoPE slows each pair by its own searched factor;")
     scaling_part = main_line[main_line.index("## How each scaling reshapes") : main_line.index("## What is a position")]
     factor_line = (
-        "The plain `yarn` type also multiplies cos and sin by an *attention factor*: in a fully rotated head it"
-        " multiplies every logit by its square, which sharpens attention, as chapter 7 shows."
+        "The plain `yarn` type also multiplies cos and sin by an *attention factor*, which scales the scores up and"
+        " sharpens attention, as chapter 7 shows."
     )
     # "plain": the `yarn` type without DeepSeek's `mscale` fields puts m(s) on cos and sin; with DeepSeek-V2's and V3's
     # equal fields transformers puts 1 there (the softmax scale takes the factor, checked in tests/test_scaling.py)
@@ -4461,7 +4480,7 @@ def test_chapter_opening_names_layout_and_the_factor():
     assert summary in opening and opening.index(summary) < opening.index(layout) < opening.index(factor)
     notes = text[text.index("### Version notes") :]  # the cell the opening names holds the layouts
     assert "interleaved pairs in the first three" in notes and "Llama 4, GPT-J, GLM-4" in notes
-    assert "so each score's rotated part grows by its square." in text
+    assert "so each score's rotated part grows by its square; in a fully rotated head, every logit does." in text
     assert "| the whole logit, all 192 query–key dimensions, by $m(s)^2$ |" in text
     gen = torch.Generator().manual_seed(0)
     q, k = (torch.randn(16, 64, generator=gen, dtype=torch.float64) for _ in range(2))
