@@ -2316,18 +2316,20 @@ def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
 
 
 def test_mean_reach_bound_counts_d_over_2_partial_sums():
-    """The row "mean reach": "at an offset $r$, the mean size of the partial sums $S_1, \\dots, S_{d/2}$ of the
-    pairs' unit arrows $e^{\\mathrm{i} r\\theta_i}$; RoFormer's decay curve plots it; its formula is in the block
-    below": a mean over the d/2 partial sums, not over random draws, with the row's partial sums, arrows and last
-    index the block's; the block under the Maths table gives its formula: "At an offset $r = n - m$, the partial sum
-    $S_j = \\sum_{i<j} e^{\\mathrm{i} r\\theta_i}$ adds the first $j$ pairs' unit arrows. The *mean reach* at $r$ is
-    the mean of $\\lvert S_1\\rvert, \\dots, \\lvert S_{d/2}\\rvert$" (chapter 5's $S_j$): a chain of d/2 unit arrows,
-    its prefixes' lengths averaged. And the same block: "RoFormer's bound on the score is a content factor times $d/2$
-    times the *mean reach*": that product is RoFormer's bound, max |h_{i+1} - h_i| times the sum of |S_j| over the d/2
-    partial sums (posenc's mean reach), and it bounds the score."""
+    """The row "mean reach": "at an offset $r$, the mean size of the partial sums $S_1, \\dots, S_{d/2}$ of the pairs'
+    unit arrows $e^{\\mathrm{i} r\\theta_i}$; RoFormer's decay curve plots it; its formula is in the block below,
+    "RoFormer's bound, and what chapter 5 finds about the decay"", that block by its summary: a mean over the d/2
+    partial sums, not over random draws, with the row's partial sums, arrows and last index the block's; the block under
+    the Maths table gives its formula: "At an offset $r = n - m$, the partial sum $S_j = \\sum_{i<j} e^{\\mathrm{i}
+    r\\theta_i}$ adds the first $j$ pairs' unit arrows. The *mean reach* at $r$ is the mean of $\\lvert S_1\\rvert,
+    \\dots, \\lvert S_{d/2}\\rvert$" (chapter 5's $S_j$): a chain of d/2 unit arrows, its prefixes' lengths averaged.
+    And the same block: "RoFormer's bound on the score is a content factor times $d/2$ times the *mean reach*": that
+    product is RoFormer's bound, max |h_{i+1} - h_i| times the sum of |S_j| over the d/2 partial sums (posenc's mean
+    reach), and it bounds the score."""
     ((row_last, arrow),) = re.findall(
         r"\| at an offset \$r\$, the mean size of the partial sums \$S_1, \\dots, S_\{([^}]+)\}\$ of the pairs' unit"
-        r" arrows \$([^$]+)\$; RoFormer's decay curve plots it; its formula is in the block below \|",
+        r" arrows \$([^$]+)\$; RoFormer's decay curve plots it; its formula is in the block below,"
+        r" \"RoFormer's bound, and what chapter 5 finds about the decay\" \|",
         row("mean reach"),
     )
     assert "on average" not in row("mean reach") and "distance" not in row(
@@ -2600,7 +2602,7 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
         r" \| \$s\$ \| the \*extension factor\* `(\w+)` \| in chapter (\d+), the \*stretch\* of an input of \$n\$"
         r" tokens; [^|]* \|"
         r" \| temperature \| a number \$t\$ that divides the logits \| a growing multiplier of the logits in chapter"
-        r" (\d+), where it also names YaRN's \*attention factor\* \$a\$; [^|]* \|"
+        r" (\d+), Scalable-Softmax's and Llama 4's, where it also names YaRN's \*attention factor\* \$a\$; [^|]* \|"
         r" \| \$c\$ \|",
         visible,
     )
@@ -2611,9 +2613,15 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     # i: a pair's index on this page (the frequency row), a query's position in the chapters the row lists
     assert "counting pairs from 0" in row("frequency") and "| a pair's index, from 0;" in letters("$i$")
     assert {int(n) for n in re.findall(r"\d+", i_chapters)} == {1, 3, 6, 8, 11}  # chapter by chapter: below
-    # temperature: chapter 8's own words for a growing multiplier
+    # temperature: chapter 8's own words for a growing multiplier, Scalable-Softmax's on the logits and Llama 4's on
+    # the queries (so on the logits too), the two the row names
     assert int(t_chapter) == 8
-    assert "An attention temperature that grows with the query's position" in chapter("08_extrapolation")
+    assert (
+        "- An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by"
+        " the logarithm of the number of tokens attended ([Nakanishi 2025](https://arxiv.org/abs/2501.19399"
+        ' "cite:nakanishi2025scalable")), and `transformers`\' Llama 4 scales the queries of its NoPE layers'
+        " (`attn_temperature_tuning`)." in " ".join(chapter("08_extrapolation").split())
+    )
     # the table's clashes between this page's rows: m's slope, k's shift, c's three constants
     slope = "m_h"  # the visible $m$ row's "but $m_h$ is ALiBi's *slope*, as in chapter 6": the row and the chapter
     assert m_slope == slope and int(slope_chapter) == 6, (m_slope, slope_chapter)
@@ -4718,8 +4726,8 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     assert row("attention factor").count("in a fully rotated head") == 2  # its meaning and its multiplier
     first, second = 8, 10
     assert (
-        "| a growing multiplier of the logits in chapter 8, where it also names YaRN's *attention factor* $a$;"
-        in letters("temperature")
+        "| a growing multiplier of the logits in chapter 8, Scalable-Softmax's and Llama 4's, where it also names"
+        " YaRN's *attention factor* $a$;" in letters("temperature")
     )
     words = {
         8: "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by",
@@ -4737,18 +4745,20 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
 
 def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     """The Letters table's row "temperature": this page's column gives one meaning, "a number $t$ that divides the
-    logits"; elsewhere a short list and a pointer: "a growing multiplier of the logits in chapter 8, where it also
-    names YaRN's *attention factor* $a$; Llama 4's *query temperature* $\\tau$ in chapter 10, a multiplier of the
-    queries; told apart in Temperature and query scales". The attention factor's detail (a on cos and sin, a^2 on the
-    logits of a fully rotated head) is that section's row alone, whose test computes the power. That section
-    tells them apart: its table's row named after chapter 10's query temperature, whose multiplier column is $\\tau$
-    itself; its block's first bullet, on the growing multiplier; and its last bullet, "Chapter 8's run name "dynamic
-    YaRN, no temperature" uses the word for YaRN's *attention factor*, which that run fixes at 1": chapter 8's code
-    and its saved run. The page's temperature row divides."""
+    logits"; elsewhere a short list and a pointer: "a growing multiplier of the logits in chapter 8, Scalable-Softmax's
+    and Llama 4's, where it also names YaRN's *attention factor* $a$; Llama 4's *query temperature* $\\tau$ in chapter
+    10, a multiplier of the queries; told apart in Temperature and query scales" (chapter 8's "An attention temperature
+    that grows with the query's position" names both). The attention factor's detail (a on cos and sin, a^2 on the
+    logits of a fully rotated head) is that section's row alone, whose test computes the power. That section tells them
+    apart: its table's row named after chapter 10's query temperature, whose multiplier column is $\\tau$ itself; its
+    block's first bullet, on the growing multiplier; and its last bullet, "Chapter 8's run name "dynamic YaRN, no
+    temperature" uses the word for YaRN's *attention factor*, which that run fixes at 1": chapter 8's code and its saved
+    run. The page's temperature row divides."""
     assert letters("temperature") == (
-        "| temperature | a number $t$ that divides the logits | a growing multiplier of the logits in chapter 8, where"
-        " it also names YaRN's *attention factor* $a$; Llama 4's *query temperature* $\\tau$ in chapter 10, a"
-        " multiplier of the queries; told apart in {ref}`Temperature and query scales <glossary-scales>` |"
+        "| temperature | a number $t$ that divides the logits | a growing multiplier of the logits in chapter 8,"
+        " Scalable-Softmax's and Llama 4's, where it also names YaRN's *attention factor* $a$; Llama 4's *query"
+        " temperature* $\\tau$ in chapter 10, a multiplier of the queries; told apart in {ref}`Temperature and query"
+        " scales <glossary-scales>` |"
     )
     # the detail is said once, in the scales section: a on cos and sin, a^2 on a fully rotated head's logits
     assert "cos and sin" not in letters("temperature") and "a^2" not in letters("temperature")
@@ -4948,7 +4958,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     Then "Three numbers are easy to mix up:" and their table (extension
     factor, stretch, effective factor), before the worked example's core that uses them: "An example: take a head
     like Llama 3.1's, whose trained length, before RoPE scaling, is $L = 8192$. Give it an input of $2L$ tokens, so its
-    stretch is 2. Set two rules' $s$ to Llama 3.1's configured `factor`, 8. Each rule's
+    stretch is 2. Set $s$ in the two rules below to Llama 3.1's configured `factor`, 8. Each rule's
     effective factor is well above the stretch,
     so here the slowest pair meets no new angle:" ("here": the exact condition is the collapsed worked example's
     $(\\ell - 1)/(L - 1)$, just above the stretch; "well above": each divisor is at least twice it), a
@@ -5032,9 +5042,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" slow pair needs its frequency divided by about the input's length over \$L\$, so RoPE scalings slow the"
         r" slow pairs\. An example: take a head like Llama 3\.1's, whose trained length, before RoPE scaling,"
         r" is \$L = (\d+)\$\."
-        r" Give it an input of \$\\ell = (\d)L\$ tokens\. Set (two) rules' \$s\$ to Llama 3\.1's configured"
-        r" `factor`, (\d+)\. Each rule divides the slowest pair's frequency by well over \$\\ell/L = (\d+)\$, so here"
-        r" that pair meets no new angle:"
+        r" Give it an input of \$\\ell = (\d)L\$ tokens\. Set \$s\$ in the (two) rules below to Llama 3\.1's"
+        r" configured `factor`, (\d+)\. Each rule divides the slowest pair's frequency by well over"
+        r" \$\\ell/L = (\d+)\$, so here that pair meets no new angle:"
         r" \| rule \| divides"
         r" the slowest pair's frequency by \| divides the fastest pair's frequency by \| \|---\|---\|---\|"
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
@@ -5387,11 +5397,18 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     ((row_h,),) = [
         re.findall(
             r"\| how much \$(h_i = [^$]+)\$, pair \$i\$'s query–key product in \*complex form\*, changes at most from"
-            r" one pair to the next; one factor of RoFormer's decay bound, in the block below \|",
+            r" one pair to the next; one factor of RoFormer's decay bound, in the block below,"
+            r" \"RoFormer's bound, and what chapter 5 finds about the decay\" \|",
             row("content factor"),
         )
     ]
     assert row_h == "h_i = \\overline{q_{[i]}}\\,k_{[i]}" and f"{row_h}, \\qquad r = n - m" in chapter("05_decay")
+    # "the block below, "RoFormer's bound, ..."": the block the row names by its summary, after the Maths table
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    named = "<details><summary>RoFormer's bound, and what chapter 5 finds about the decay</summary>"
+    assert raw.count(named) == 1 and raw.index("| content factor |") < raw.index(named) < raw.index(
+        "(glossary-longer)="
+    )
     (row_times,) = re.findall(
         r"- RoFormer's bound on the score is the \*content factor\* times \$([^$]+)\$ times the \*mean reach\*\. ",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),

@@ -138,15 +138,16 @@ def test_left_padding_check_matches_the_rows_alone():
     """The collapsed check under "Positions at run time": a tiny random Llama (this seed, CPU, float32) gives a
     left-padded row, with `position_ids` counted from its first real token, the logits of the row run alone, within
     the tolerance 1e-5; float32 rounding on these logits is about 1e-7, measured against the same model in float64;
-    positions all 0, or no `attention_mask`, break the match, so the check can fail."""
+    positions all 0, or no `attention_mask`, break the match, as the snippet's second line prints (False False), so
+    the check can fail."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     code = _snippet("LlamaForCausalLM")
     out = io.StringIO()
     names: dict = {}
     with contextlib.redirect_stdout(out):
         exec(code, names)
-    assert out.getvalue().split() == ["True", "True"], out.getvalue()
-    assert "# True True" in code
+    assert out.getvalue().split() == ["True", "True", "False", "False"], out.getvalue()
+    assert "# True True\n" in code and "# False False\n" in code  # the expected output, in each print's comment
     model, ids, mask, rows = names["model"], names["ids"], names["mask"], names["rows"]
     batch = names["batch"]
     assert int((mask == 0).sum()) == 2 and bool((mask[1, :2] == 0).all())  # "row 1: two pads on the left"
@@ -169,6 +170,8 @@ def test_left_padding_check_matches_the_rows_alone():
         unnumbered = model(ids, attention_mask=mask).logits
         zeros = model(ids, attention_mask=mask, position_ids=torch.zeros_like(ids)).logits
         unmasked = model(ids, position_ids=names["position_ids"]).logits
+    # the snippet's second line prints the two failing variants: its own tensors are these, recomputed here
+    assert torch.equal(names["zeros"], zeros) and torch.equal(names["unmasked"], unmasked)
     off = float((unnumbered[1, 2:] - rows[1]).abs().max())
     assert off <= 2 * rounding, off  # "leaving out `position_ids` changes its logits only by rounding"
     for broken in (zeros, unmasked):  # "positions all 0, or no `attention_mask`, break the match"
@@ -177,7 +180,7 @@ def test_left_padding_check_matches_the_rows_alone():
     assert "The check's tolerance, $10^{-5}$, is far above float32 rounding, about $10^{-7}$ on these logits." in (
         _page()
     )
-    assert "positions all 0, or no `attention_mask`, break the match." in _page()
+    assert "positions all 0, or no `attention_mask`, break the match, as the second line prints." in _page()
 
 
 def test_fast_pair_and_turns_in_l_share_one_span_in_llama_31():
@@ -312,10 +315,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         " change them by more: "
     )
     bullets = section.split(lead)[1].split(" Who fills `position_ids` decides the positions:")[0]
-    assert bullets.count("- ") == 3 and bullets.startswith("- angles formed in low precision"), bullets
+    assert bullets.count("- ") == 3 and bullets.startswith("- angles formed in bfloat16"), bullets
     first, second, third = bullets[2:].split(" - ")
     assert all("`dynamic`" not in b and "`longrope`" not in b for b in (first, second))
-    assert first.endswith("not the offset; `position_ids` remove this shift."), first
+    assert first.endswith("from position 2 048; `position_ids` remove this shift."), first
     assert third.startswith("`dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches"), third
     assert ", and `longrope` at `original_max_position_embeddings`." in third, third
     assert 'as with `padding="max_length"`.' in third  # the padded-length exception sits in the bullet it qualifies
@@ -720,13 +723,29 @@ def test_reading_code_page_numbers():
         stretched = (base * S ** (d / (d - 2))) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
         ratio = theta / stretched
         assert ratio[0] == 1 and abs(ratio[-1] - S) < 1e-12 * S, (S, ratio[-1])
-    # "With s = 8, dynamic NTK divides the slowest pair by 9 at 2L, more than the fixed rules' 8" (9 itself is
-    # asserted in test_glossary_worked_examples)
+    # the sentence before the table: "So a fixed rule changes short inputs too; beyond L, dynamic NTK with s above 1
+    # divides the slowest pair by more than that pair needs" (the stretch l/L). At 2L with s = 8 it divides by more
+    # than the fixed rules' 8 (9 itself is asserted in test_glossary_worked_examples)
     dyn, _ = posenc.rope_scaled_inv_freq(
         d, base, rope_type="dynamic", factor=s, original_max_position_embeddings=L, seq_len=2 * L
     )
     assert float(theta[-1] / dyn.double()[-1]) > float(divisor[-1]) * (1 + 1e-3), (dyn[-1], divisor[-1])
-    assert "dynamic NTK divides the slowest pair by 9 at $2L$, more than the fixed rules' 8." in page
+    for factor in (1.5, 2.0, 8.0):  # s above 1: beyond L, more than the stretch; up to L, no division
+        for ell in (L // 2, L, 3 * L // 2, 2 * L, 8 * L):
+            dyn, _ = posenc.rope_scaled_inv_freq(
+                d, base, rope_type="dynamic", factor=factor, original_max_position_embeddings=L, seq_len=ell
+            )
+            by, stretch = float(theta[-1] / dyn.double()[-1]), max(ell / L, 1)
+            assert (by > stretch * (1 + 1e-4)) if ell > L else abs(by - 1) < 1e-5, (factor, ell, by)
+    short, _ = posenc.rope_scaled_inv_freq(  # a fixed rule at L/2: the slowest pair still divided by s
+        d, base, rope_type="linear", factor=s, original_max_position_embeddings=L, seq_len=L // 2
+    )
+    assert abs(float(theta[-1] / short.double()[-1]) - s) < 1e-4 * s, short[-1]
+    assert (
+        "at every length. So a fixed rule changes short inputs too; beyond $L$, dynamic NTK with $s$ above 1 divides"
+        " the slowest pair by more than that pair needs. The table takes a file" in page
+    )
+    assert "fixed rules' 8." not in page  # the table carries 8 and 9; not repeated under it
     # bfloat16: "8 significant bits, so it spaces numbers 8 apart from 1 024 to 2 048 and 16 apart from 2 048 to
     # 4 096. One rounding moves a number by at most half that spacing, so by up to 8 between 2 048 and 4 096, and by
     # more beyond."
@@ -1036,11 +1055,19 @@ def test_reading_code_live_values_and_positions():
     carried = (torch.atan2(sin, cos)[0, 0, :pairs] / rotary.inv_freq).round()  # the axis each pair's position is from
     assert carried.tolist() == [0, 1, 2, 0, 1, 2] + [0] * (pairs - 6), carried  # mrope_section [4, 2, 2]
     assert "transformers' RoPE code never reads it, and its Qwen3-VL code always interleaves |" in raw
-    # "angles formed in low precision, whose rounding grows with the position, not the offset": one offset, 1, reads
+    # "angles formed in bfloat16, whose rounding grows with the position, not the offset": one offset, 1, reads
     # as 1 near position 0 and as 0 or 16 near 3 000 once both positions are bfloat16 (spacing 16 there)
     near = torch.tensor([0.0, 1.0, 3000.0, 3001.0, 3016.0, 3017.0], dtype=torch.float64).to(torch.bfloat16).double()
     assert near[1] - near[0] == 1 and near[3] - near[2] == 0 and near[5] - near[4] == 16, near
-    assert "angles formed in low precision, whose rounding grows with the position, not the offset;" in page
+    # "... not the offset, and can exceed a full turn from position 2 048": pair 0's angle is the position itself
+    # (theta_0 = 1); one bfloat16 rounding of it stays below 2 pi under 2 048 and reaches 8 > 2 pi from 2 048 on
+    pos = torch.arange(0, 4096, dtype=torch.float64)
+    miss = (pos.to(torch.bfloat16).double() - pos).abs()
+    assert float(miss[pos < 2048].max()) < 2 * math.pi < float(miss[pos >= 2048].max()) == 8, miss.max()
+    assert (
+        "angles formed in bfloat16, whose rounding grows with the position, not the offset, and can exceed a full"
+        " turn from position 2 048;" in page
+    )
 
 
 def test_reading_code_scout_step_warns_but_builds():

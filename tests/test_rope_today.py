@@ -2099,7 +2099,12 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     )
     assert mla.count(why_fold) == 1 and mla.index(why_fold) < mla.index("MLA *folds* it into the head's")
     assert "forms every head's keys at each step" in text and "need never form the heads' keys for past tokens" in text
-    assert "The block below gives the folded query." in mla and "writes both scores out" not in text
+    assert "The block below gives the folded query." not in mla and "writes both scores out" not in text
+    # the cost in words, right after the fold breaks: "Each past key would then need its own folded query, as the block
+    # below shows." (the block's second display: the folded query W^T R_{n-m}^T q^C depends on n - m, checked below)
+    cost = "Each past key would then need its own folded query, as the block below shows."
+    assert mla.count(cost) == 1 and mla.index("can no longer be folded in once.") < mla.index(cost)
+    assert "The folded query would then differ for every past key" in text
     # the block's algebra, identity: the folded query against the latent gives the unfolded score
     g = torch.Generator().manual_seed(0)
     w_uk = torch.randn(ds["qk_nope_head_dim"], ds["kv_lora_rank"], generator=g, dtype=torch.float64)
@@ -2269,6 +2274,11 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # attention and (d_c + d_h^R) l for MLA, at 2 bytes a number; the notebook keeps no guard on this arithmetic
     costs_code = "".join(costs_cell["source"])
     assert 'n_h, d_h = ds["num_attention_heads"], ds["v_head_dim"]' in costs_code
+    # the comment names both of the paper's roles of d_h: the content keys' and the values' per-head width, equal in
+    # the stored row (V2's qk_nope_head_dim = v_head_dim = 128), so taking v_head_dim for d_h is the paper's count
+    assert "d_h is each head's content-key and value width" in costs_code
+    assert "d_h is each head's value width" not in costs_code
+    assert ds["qk_nope_head_dim"] == ds["v_head_dim"] == 128
     assert 'kv_cache_bytes_per_token("mha", n_layers=layers, n_kv_heads=n_h, head_dim=d_h)' in costs_code
     assert "n_kv_heads=128" not in costs_code and "head_dim=128" not in costs_code
     assert 'per_layer["MHA, 128 heads of 128"] == 2 * n_h * d_h' not in costs_code
@@ -2765,8 +2775,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "does not lower a matching key's average" not in text  # unscoped: false nearer in and at d = 32
     # the lesson is scoped to the figure's head size: at d = 32 a matching key keeps only 0.36 of RoPE's
     lesson = (
-        "So xPos's decay mostly quiets unrelated keys; in the appendix's sweep, the wider the head, the more a"
-        " matching key keeps."
+        "So at this head size, xPos's decay mostly quiets unrelated keys; in the appendix's sweep, the wider the head,"
+        " the more a matching key keeps."
     )
     assert text.count(lesson) == 1
     # "in the appendix's sweep": the head sizes 32 to 1024 are swept only in the appendix's xPos block, after the lesson
@@ -4155,10 +4165,10 @@ def test_chapter_partial_rotary_names_its_content_channel():
 
 
 def test_chapter_matching_key_running_average_and_static_takeaway():
-    """Chapter 10, *Partial rotary* (main line): "Right, with a key equal to the query, it peaks at distance zero; its
-    mean over distances, in red, is under that peak." and "Averaged over random queries, for this head and distances,
-    that mean is about 0.4 of the peak." (scoped: it holds for the figure's d_rot = 16, base 10^4, |Δ| = 1 .. 255; the
-    closed form: the mean of cos(Δ theta_i) over |Δ| = 1 .. 255 and the 8 pairs, 0.4017).
+    """Chapter 10, *Partial rotary* (main line): "Right, with a key equal to the query, it peaks at distance zero.",
+    "Its mean over distances, in red, keeps 0.38 of that peak for this query." and "Averaged over random queries, for
+    this head and distances, it keeps about 0.4." (scoped: it holds for the figure's d_rot = 16, base 10^4,
+    |Δ| = 1 .. 255; the closed form: the mean of cos(Δ theta_i) over |Δ| = 1 .. 255 and the 8 pairs, 0.4017).
     The peak holds for every query;
     the figure's draw (seed 3, d_rot = 16 of 64, |Δ| = 1 .. 255) keeps 0.38 of its peak, near the random queries'
     mean 0.40 and near their median; the claim could fail: some random queries keep more than half (the appendix:
@@ -4191,25 +4201,35 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert max(shares) > 0.5  # the check can fail: other draws keep more than half
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert (
-        "Right, with a key equal to the query, it peaks at distance zero; its mean over distances, in red, is"
-        " under that peak. Averaged over random queries, for this head and distances, that mean is about 0.4 of the"
-        " peak." in " ".join(main_line.split())
-    )  # the 0.4 is the random queries' mean share, checked against the closed form below; no claim on the draw alone
+    said = re.search(
+        r"Right, with a key equal to the query, it peaks at distance zero\. Its mean over distances, in red, keeps"
+        r" (0\.\d\d) of that peak for this query\. Averaged over random queries, for this head and distances, it keeps"
+        r" about (0\.\d)\.",
+        " ".join(main_line.split()),
+    )
+    assert said, "the red line: this query's share, then the random queries' mean"
+    # this query's share, the figure's 0.38: recomputed above (seed 3) and read from the figure cell's stored print
+    fig_cell = next(c for c in nb_cells() if "kept = float(matching[1:].mean())" in "".join(c["source"]))
+    fig_out = "".join("".join(o.get("text", "")) for o in fig_cell["outputs"])
+    printed = re.search(r"this query's rotated part keeps (0\.\d\d) of its peak on average over", fig_out)
+    assert printed and said.group(1) == printed.group(1) == f"{shares[3]:.2f}", (said.groups(), fig_out)
+    # the random queries' mean share, 0.4: the closed form (checked below) and 200 000 random queries
+    assert abs(float(said.group(2)) - float(many_shares.mean())) < 0.01
     assert "well under that peak" not in main_line and "as for a typical query" not in main_line
     assert "assert kept / float(matching[0]) < 0.5" not in _figure_titles()  # one draw's threshold, not the claim
     assert "assert abs(typical_keep - 0.40) < 0.005" in _figure_titles()  # the notebook pins the 0.4 to the closed form
     assert "about a quarter of that peak" not in main_line  # one draw's number; the main line names none
     section = main_line[main_line.index("The rotated term depends only on") : main_line.index("## DeepSeek's MLA")]
-    assert section.count("0.4") == 1  # one number on the main line: the random queries' mean share
+    assert section.count("0.4") == 1 and section.count("0.38") == 1  # this query's share, the random queries' mean
     # "for this head and distances": the figure's head (d_rot = 16 of 64, base 10^4) and its 255 distances, 1 .. 255;
     # the closed form below gives 0.40 there and under a tenth over 1 .. 3999, so the scope is needed
     assert "d, d_rot, n_pos = 64, 16, 256" in _figure_titles()
     assert "posenc.rope_cos_sin(n_pos, d_rot, dtype=f64)" in _figure_titles()
-    assert "for this query" not in section
+    assert section.count("for this query") == 1  # the 0.38 is the drawn query's; the 0.4 is the random queries'
+    assert "under that peak" not in section  # the peak is the maximum: "under" added nothing
     assert "fades on average" not in main_line  # the figure shows a mean below the peak, not a fall
     assert "Right, for a key equal to its query, it peaks" not in main_line
-    assert main_line.count("its mean over distances") == 1
+    assert main_line.count("Its mean over distances, in red,") == 1
     assert "The pass-through term stays whole at every distance." in main_line
     # the appendix's "a random query keeps 0.4 of its peak on average" and "Over distances 1 to 3999, the share
     # averaged over random queries is under a tenth.": for an isotropic query, the expected share over |Δ| = 1 .. N - 1

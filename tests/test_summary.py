@@ -4203,8 +4203,9 @@ def _item_8_passkeys() -> None:
     spread = _far_ranges()
     pooled = _far_pooled()
     sentence = (
-        "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed linear penalty. Over five seeds, KERPLE"
-        f" finds {pooled[0]} % of passkeys hidden {far} tokens back, ALiBi {pooled[1]} %. In the grid below, at random"
+        "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed linear penalty. In a fixed, far test,"
+        f" with every passkey hidden {far} tokens back, KERPLE finds {pooled[0]} % over five seeds, ALiBi"
+        f" {pooled[1]} %. In the grid below, at random"
         " distances, ALiBi finds many more, KERPLE about the same. FIRE and"
         " CoPE recall every passkey on inputs eight times longer, but their loss rises with"
         " the length. <details><summary>The closest seed</summary> In each seed KERPLE finds more. Per seed, KERPLE"
@@ -4215,6 +4216,12 @@ def _item_8_passkeys() -> None:
         f" KERPLE also misses the most, {misses[0]} of {misses[1]}; in the others it misses at most one. </details>"
     )
     assert sentence in page_text(), sentence
+    # "a fixed, far test": every probe sits at one set distance, the farthest of the nine fixed ones (far, above),
+    # and the random draws (uniform over PasskeyCorpus.distances at 8L, 1 to 510) land that far or farther in under
+    # one draw in twenty
+    lo_random, hi_random = PasskeyCorpus(**config["corpus"]).distances(longest)
+    assert "(default: uniform over :meth:`distances`)" in PasskeyCorpus.sample_probe.__doc__
+    assert hi_random >= far and (hi_random - far + 1) / (hi_random - lo_random + 1) < 0.05, (lo_random, hi_random)
     # "In the grid below, at random distances, ALiBi finds many more, KERPLE about the same": the grid's passkey
     # column is the share at random distances (its header), a different measure from the share 496 back, so its
     # KERPLE and ALiBi cells differ from the item's 97 % and 76 %, and ALiBi's is higher there, pooled over the five
@@ -4801,7 +4808,14 @@ def _decay_item() -> list[str]:
     near_b = int((trend_b.abs() < 0.05 * e0).nonzero()[0])
     assert 2**near_b <= 5e5 / 2 < 2 ** (near_b + 1), trend_b / e0
     assert (trend_b[1 : near_b + 1] < trend_b[:near_b]).all() and trend_b[near_b + 1] < 0, trend_b / e0
-    doubling = f"the doubling from about {spaced(lo)} to {spaced(hi)} tokens. That doubling holds half the base"
+    # "That doubling holds the distance 5 000, half the base": b/2, printed with the book's spaced thousands, lies in
+    # the doubling named (asserted above: 2^half <= b/2 < 2^(half + 1))
+    half_base = int(base) // 2
+    assert half_base == 5000 and 2**half <= half_base < 2 ** (half + 1), (half_base, half)
+    doubling = (
+        f"the doubling from about {spaced(lo)} to {spaced(hi)} tokens. That doubling holds the distance"
+        f" {spaced(half_base)}, half the base"
+    )
     block_at = page.index("<summary>What the average is over</summary>")
     assert page[:block_at].count("half the base") == 1  # once on the main line: the item's clause
     assert (
@@ -4845,8 +4859,8 @@ def _decay_item() -> list[str]:
     item = (
         f"In a head {width} wide at base $10^{math.log10(base):.0f}$, take a key vector equal to its query vector,"
         " a choice that shows how a perfectly matching key fares with distance. Average the key's score over"
-        " random query vectors with no preferred direction. This average ripples from one distance to the next. Its"
-        f" mean over each doubling of the distance falls to about zero by {doubling}. Past it, the mean stays near"
+        " random query vectors with no preferred direction, then over each doubling of the distance. This mean"
+        f" falls to about zero by {doubling}. Past it, the mean stays near"
         " zero, on either side."
     )
     # six sentences: "falls to about zero by the doubling from about 4 000 to 8 000 tokens", so the fall is not read
@@ -4858,7 +4872,10 @@ def _decay_item() -> list[str]:
     # (past, in _decay_item; the closed form up to 2^40 below), of both signs ("on either side")
     assert (trend[1 : half + 1] < trend[:half]).all() and bool((trend[half + 1 :].diff() > 0).any()), trend / e0
     assert past.min() < 0 < past.max() and past.abs().max() < 0.05 * e0, past / e0
-    assert len(re.findall(r"[.?!](?= |$)", item)) == 6, item
+    # five sentences: the ripple ("From one distance to the next, the average ripples", E rising at over 100 single
+    # distances, asserted above) stands in the block "What the average is over" only, not on the main line
+    assert len(re.findall(r"[.?!](?= |$)", item)) == 5, item
+    assert "ripples" not in page[: page.index("<summary>What the average is over</summary>")].split("5. [Long-term")[1]
     assert "falls until it reaches about zero" not in page[: page.index("<summary>What the average is over</summary>")]
     block_open = page[page.index("<summary>What the average is over</summary>") :]
     assert (
@@ -4907,7 +4924,7 @@ def _decay_item() -> list[str]:
     # "averaged over random queries": the condition under the location, item 5's "random query vectors with no
     # preferred direction" (chapter 5's isotropic queries, the E(r) computed above), stated before the takeaway
     assert takeaway.count("averaged over random queries") == 1
-    assert page.index("Average the key's score over random query vectors with no preferred direction.") < page.index(
+    assert page.index("Average the key's score over random query vectors with no preferred direction,") < page.index(
         "## Takeaways"
     )
     assert "near 5 000" not in page[: page.index("<summary>What the average is over</summary>")]
@@ -5119,6 +5136,8 @@ def _decay_item() -> list[str]:
         # E(0), left the item's main line for its block (its number listed with the block's, below)
         str(lo),
         str(hi),
+        # "That doubling holds the distance 5 000, half the base": b/2 (asserted above)
+        str(int(base) // 2),
         # the block opens with the head and base, then chapter 5's closed form, E(r) = 2 sum_i cos(r theta_i)
         "128",
         "10",
@@ -6435,12 +6454,13 @@ def prose_expected() -> list[str]:
         # nats of a trigram model's loss": chapter 8's tenth (asserted with the item)
         + ["8", f"{FINE}"]
         + _current_code_block()
-        # item 11 (the passkey's definition moved to item 8, in words): "hidden 496 tokens back", the farthest fixed
-        # distance (asserted with the item), the pooled shares 97 % against 76 % (_far_pooled); in its block each
+        # item 11 (the passkey's definition moved to item 8, in words): "a fixed, far test, with every passkey hidden
+        # 496 tokens back", the farthest fixed distance (asserted with the item), then the pooled shares 97 % against
+        # 76 % (_far_pooled); in its block each
         # seed's spread 56 to 64 of 64 against 39 to 55 (_far_ranges), the closest seed's 56 of 64 and
         # ALiBi's 51 (_closest_far_seed; the sentence in test_verdict_grid_grades_each_run_...) and that seed's 8
         # missed of 64 (_far_seed_misses)
-        + [_far_pooled()[0], "496", _far_pooled()[1], *_far_ranges(), *_closest_far_seed(), *_far_seed_misses()]
+        + ["496", *_far_pooled(), *_far_ranges(), *_closest_far_seed(), *_far_seed_misses()]
         # the section's lead: the grid's and Llama 2's slow pairs (_slow_pairs_main_line)
         + _slow_pairs_main_line()
         # the section "RoPE past the training length": the slow pairs' offsets up to L - 1; the worked example of turns
@@ -8163,13 +8183,18 @@ def test_glossary_worked_examples():
     quoted = "With the defaults and $s = 8$, transformers' `yarn` keeps Llama 3.1's pairs {} to {} and ramps {} to {}."
     quoted = quoted.format(kept[0], kept[-1], ramped[0], ramped[-1])
     assert quoted in page, quoted
-    # "With s = 8, dynamic NTK divides the slowest pair by 9 at 2L": the slowest pair's frequency falls by exactly that
+    # the page's dynamic table: "| dynamic NTK | 1 up to L, then 1 + s(l/L - 1) | 9 |" at 2L with s = 8, and its
+    # lesson, "beyond L, dynamic NTK with s above 1 divides the slowest pair by more than that pair needs": 9 > 2
     dyn, _ = posenc.rope_scaled_inv_freq(
         d, base, rope_type="dynamic", factor=8.0, original_max_position_embeddings=L, seq_len=2 * L
     )
     factor = float(theta[-1] / dyn.double()[-1])
     assert abs(factor - 9) < 1e-4 * 9, factor  # float32 frequencies: a few ulps of 9
-    assert "With $s = 8$, dynamic NTK divides the slowest pair by 9 at $2L$, more than the fixed rules' 8." in page
+    assert "| dynamic NTK | 1 up to $L$, then $1 + s(\\ell/L - 1)$ | 9 |" in page
+    assert (
+        "beyond $L$, dynamic NTK with $s$ above 1 divides the slowest pair by more than that pair needs." in page
+        and factor > 2
+    )
     # the glossary's worked case: dynamic NTK divides pair i by 9^(2i/126) at 2L, pair 0 by 1 and the slowest by 9,
     # while the stretch max(2L/L, 1) is 2
     ratio = theta / dyn.double()
