@@ -1198,16 +1198,19 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     """The page: "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$; negative
     for an earlier key": posenc's grid of offsets, and RoPE's score, which depends on the positions through this
     offset and not through its negative."""
-    ((formula, other, sign),) = re.findall(
+    ((formula, other, other_5, sign),) = re.findall(
         r"key position minus query position, \$([^$]+)\$, for a query at position \$m\$ and a key at \$n\$,"
-        r" also called the relative position, and in chapter (\d+) the distance; (negative|positive) for an earlier"
+        r" also called the relative position, and in chapters (\d+) and (\d+) the distance; (negative|positive) for an"
+        r" earlier"
         r" key",
         row("offset"),
     )
-    # "and in chapter 3 the distance": that chapter, linked in the row, names this signed number the distance, key
-    # minus query, and the block under the table says so for it
+    # "and in chapters 3 and 5 the distance": chapter 3, linked in the row, names this signed number the distance, key
+    # minus query; chapter 5 defines its distance r = n - m the same way; the block under the table says so for both
     assert int(other) == 3 and "{doc}`3 <../notebooks/03_relative>`" in row("offset")
     assert "The distance is always the key's position minus the query's, $j - i$" in chapter("03_relative")
+    assert int(other_5) == 5
+    assert "**Distance** $r = n - m$: the key's position minus the query's." in chapter("05_decay")
     assert "Chapters 3 and 5 use the word *distance* for the signed *offset*." in " ".join(
         block("Offset and distance in other chapters").split()
     )

@@ -1615,7 +1615,7 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # the text here and checked against FireBias at the end of this test (the query, the keys, 0.048, the length)
     concrete = (
         "From query 511, only the keys 1 and 2 back get a $u$ below 0.048, the smallest non-zero $u$ a 64-token input"
-        " gives. There the MLP meets new inputs."
+        " gives. There the MLP meets inputs it never saw, between two it did."
     )
     assert "can fall between the values a 64-token input gives" not in text
     gap_said = re.findall(

@@ -315,7 +315,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         " change them by more: "
     )
     bullets = section.split(lead)[1].split(" Who fills `position_ids` decides the positions:")[0]
-    assert bullets.count("- ") == 3 and bullets.startswith("- angles formed in bfloat16"), bullets
+    assert bullets.count("- ") == 3 and bullets.startswith("- angles your own code forms in bfloat16"), bullets
     first, second, third = bullets[2:].split(" - ")
     assert all("`dynamic`" not in b and "`longrope`" not in b for b in (first, second))
     assert first.endswith("from position 2 048; `position_ids` remove this shift."), first
@@ -723,7 +723,7 @@ def test_reading_code_page_numbers():
         stretched = (base * S ** (d / (d - 2))) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
         ratio = theta / stretched
         assert ratio[0] == 1 and abs(ratio[-1] - S) < 1e-12 * S, (S, ratio[-1])
-    # the sentence before the table: "So a fixed rule changes short inputs too; beyond L, dynamic NTK with s above 1
+    # the sentence before the table: "So a fixed rule changes short inputs too. Beyond L, dynamic NTK with s above 1
     # divides the slowest pair by more than that pair needs" (the stretch l/L). At 2L with s = 8 it divides by more
     # than the fixed rules' 8 (9 itself is asserted in test_glossary_worked_examples)
     dyn, _ = posenc.rope_scaled_inv_freq(
@@ -742,7 +742,7 @@ def test_reading_code_page_numbers():
     )
     assert abs(float(theta[-1] / short.double()[-1]) - s) < 1e-4 * s, short[-1]
     assert (
-        "at every length. So a fixed rule changes short inputs too; beyond $L$, dynamic NTK with $s$ above 1 divides"
+        "at every length. So a fixed rule changes short inputs too. Beyond $L$, dynamic NTK with $s$ above 1 divides"
         " the slowest pair by more than that pair needs. The table takes a file" in page
     )
     assert "fixed rules' 8." not in page  # the table carries 8 and 9; not repeated under it
@@ -1055,7 +1055,18 @@ def test_reading_code_live_values_and_positions():
     carried = (torch.atan2(sin, cos)[0, 0, :pairs] / rotary.inv_freq).round()  # the axis each pair's position is from
     assert carried.tolist() == [0, 1, 2, 0, 1, 2] + [0] * (pairs - 6), carried  # mrope_section [4, 2, 2]
     assert "transformers' RoPE code never reads it, and its Qwen3-VL code always interleaves |" in raw
-    # "angles formed in bfloat16, whose rounding grows with the position, not the offset": one offset, 1, reads
+    # "angles your own code forms in bfloat16; transformers' Llama forms them in float32": its rotary forward multiplies
+    # float positions by float inv_freq (both cast with .float()) and casts only cos and sin to the input's dtype
+    from transformers.models.llama import modeling_llama
+
+    forward = inspect.getsource(modeling_llama.LlamaRotaryEmbedding.forward)
+    assert "position_ids[..., None].float() * self.inv_freq.to(device=x.device, dtype=torch.float)" in forward
+    assert "return cos.to(dtype=x.dtype), sin.to(dtype=x.dtype)" in forward
+    assert (
+        "angles your own code forms in bfloat16; transformers' Llama forms them in float32. Their rounding grows with"
+        " the position, not the offset," in page
+    )
+    # "Their rounding grows with the position, not the offset": one offset, 1, reads
     # as 1 near position 0 and as 0 or 16 near 3 000 once both positions are bfloat16 (spacing 16 there)
     near = torch.tensor([0.0, 1.0, 3000.0, 3001.0, 3016.0, 3017.0], dtype=torch.float64).to(torch.bfloat16).double()
     assert near[1] - near[0] == 1 and near[3] - near[2] == 0 and near[5] - near[4] == 16, near
@@ -1064,10 +1075,7 @@ def test_reading_code_live_values_and_positions():
     pos = torch.arange(0, 4096, dtype=torch.float64)
     miss = (pos.to(torch.bfloat16).double() - pos).abs()
     assert float(miss[pos < 2048].max()) < 2 * math.pi < float(miss[pos >= 2048].max()) == 8, miss.max()
-    assert (
-        "angles formed in bfloat16, whose rounding grows with the position, not the offset, and can exceed a full"
-        " turn from position 2 048;" in page
-    )
+    assert "not the offset, and can exceed a full turn from position 2 048;" in page
 
 
 def test_reading_code_scout_step_warns_but_builds():

@@ -3463,7 +3463,8 @@ def test_chapter_opening_defines_l_as_where_a_scaling_starts():
 
 def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     """Chapter 10, scalings section (main line): "The plain `yarn` type also multiplies cos and sin by an *attention
-    factor*, which scales the scores up and sharpens attention, as chapter 7 shows." (the factor exceeds 1)
+    factor*, which scales up each score's rotated part and sharpens attention, as chapter 7 shows." (the factor
+    exceeds 1)
     Its block: "LongRoPE slows each pair by its own searched factor; it too multiplies cos and sin by an attention
     factor." and "The factor is fixed, and it sits on cos and sin, so each score's rotated part grows by its
     square; in a fully rotated head, every logit does. DeepSeek-V2 and V3 put it on the softmax scale instead, so it
@@ -3551,9 +3552,9 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     )  # "as configs set them": the YaRN paper and serving engines also describe dynamic variants
     assert "attention factor" not in takeaways
     assert (
-        "The plain `yarn` type also multiplies cos and sin by an *attention factor*, which scales the scores up and"
-        " sharpens attention, as chapter 7 shows."
-    ) in main_line and on_cos_sin > 1  # "scales the scores up": gpt-oss's 1.347 on cos and sin
+        "The plain `yarn` type also multiplies cos and sin by an *attention factor*, which scales up each score's"
+        " rotated part and sharpens attention, as chapter 7 shows."
+    ) in main_line and on_cos_sin > 1  # "scales up each score's rotated part": gpt-oss's 1.347 on cos and sin
     # the square and the fully rotated head, in the block on LongRoPE and DeepSeek's placement, not on the main line
     scalings_main = main_line[main_line.index("## How each scaling") : main_line.index("## What is a position")]
     assert "its square" not in scalings_main and "fully rotated" not in scalings_main
@@ -3600,8 +3601,8 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     assert side in raw and raw.index(side) < raw.index("LongRoPE slows each pair by its own searched factor;")
     scaling_part = main_line[main_line.index("## How each scaling reshapes") : main_line.index("## What is a position")]
     factor_line = (
-        "The plain `yarn` type also multiplies cos and sin by an *attention factor*, which scales the scores up and"
-        " sharpens attention, as chapter 7 shows."
+        "The plain `yarn` type also multiplies cos and sin by an *attention factor*, which scales up each score's"
+        " rotated part and sharpens attention, as chapter 7 shows."
     )
     # "plain": the `yarn` type without DeepSeek's `mscale` fields puts m(s) on cos and sin; with DeepSeek-V2's and V3's
     # equal fields transformers puts 1 there (the softmax scale takes the factor, checked in tests/test_scaling.py)
