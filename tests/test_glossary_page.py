@@ -565,8 +565,7 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening: "The softmax scale turns a query's raw scores $q \\cdot k$ into logits. Each other scale
     below also multiplies $q \\cdot k$, by the number in the table's fourth column; a multiplier above 1 sharpens
-    attention. A temperature $t$ divides instead, so its row's
-    multiplier is $1/t$, and a $t$ below 1 sharpens. Three change with the query. The query temperature and logn
+    attention. Three change with the query. The query temperature and logn
     attention follow its position. Scalable-Softmax follows how many tokens it attends: its position plus 1 under a
     causal mask, fewer under a sliding window" (transformers 5.24's causal and sliding-window mask functions: each
     query at position p, counting from 0, attends p + 1 keys under the causal mask, and fewer once p reaches the

@@ -1615,7 +1615,8 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # the text here and checked against FireBias at the end of this test (the query, the keys, 0.048, the length)
     concrete = (
         "From query 511, only the keys 1 and 2 back get a $u$ below 0.048, the smallest non-zero $u$ a 64-token input"
-        " gives. There the MLP meets inputs it never saw, between two it did."
+        " gives. There the MLP meets inputs it never saw, between two it did. These are the starting values' numbers;"
+        " chapter 8's run keeps no learned $|c|$ or $L_{\\text{thr}}$."
     )
     assert "can fall between the values a 64-token input gives" not in text
     gap_said = re.findall(
@@ -1704,6 +1705,10 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
         assert torch.allclose(u_by_distance(q + 1)[:q], u_by_distance(q), atol=1e-6)
     assert "the input of a nearer key" not in text  # split: the smaller u, then whose u it is
     assert rule + " " + concrete in flat_main and flat_main.count("between the keys 3 and 4") == 1
+    # "These are the starting values' numbers": fire_u's defaults are the starting values the section names, and the
+    # FIRE box says the same of its worked values ("chapter 8's run keeps no learned |c| or L_thr")
+    assert "In code, at chapter 8's starting values, $|c| = 0.1$ and $L_{\\text{thr}} = 16$:" in flat_main
+    assert "These are starting values: chapter 8's run keeps no learned $|c|$ or $L_{\\text{thr}}$" in text
     assert "From an earlier query, that smaller $u$ belongs to a nearer key" not in text  # the rule is stated once
     assert "so it gives that key the input of a nearer key" not in text
     with torch.random.fork_rng():  # the global RNG stream is left as it was
@@ -2560,12 +2565,16 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     assert "Of this section's five models, at $8L$ and on average over five seeds" not in flat_main
     assert "fine loss and nearly every passkey" not in flat_main and "under 90 %" not in flat_main
     # the definitions first, in their own paragraphs; then the table, visible; then the verdict that reads it
-    # the sentence after the table names the column's passkeys and how they compare with chapter 8's: "harder to
-    # find" (no row finds more 496 back than at random distances, and ALiBi, KERPLE find fewer), "graded the same"
+    # the sentence after the table names the column's passkeys and how they compare with chapter 8's: "no easier to
+    # find ... and harder for KERPLE and ALiBi" (no row finds more 496 back than at random distances, and exactly
+    # KERPLE and ALiBi find fewer), "get the same grades"
     # (kept in both columns or in neither, row by row: test_random_distance_is_defined_in_the_box_and_cable_is_listed,
     # and below)
     caption = "At $8L$, on 512-token inputs:"
-    compared = "Passkeys 496 back are harder to find than chapter 8's at random distances, but get the same grades."
+    compared = (
+        "Passkeys 496 back are no easier to find than chapter 8's at random distances, and harder for KERPLE and ALiBi,"
+        " but get the same grades."
+    )
     assert flat_main.index(grades) < flat_main.index(caption) < flat_main.index("| no position encoding |")
     fixed8, random8 = summarize(full8, "passkey_by_distance"), summarize(full8, "passkey")
     n8, far8 = config8["eval_lengths"][-1], config8["distances"][-1]

@@ -4713,7 +4713,7 @@ def test_mla_rotary_query_scout_config_refusal_context_shift_and_cohere_order():
 
 
 def test_chapter_which_layers_names_the_sliding_window_mix():
-    """Chapter 10, *Which layers use RoPE*, on the main line: "Several 2025 models mix *sliding-window* layers, which
+    """Chapter 10, *Which layers use RoPE*, on the main line: "Several recent models mix *sliding-window* layers, which
     attend only to recent tokens, with full ones: Gemma 3 has five window layers to each full one, and Cohere 2 uses
     RoPE only in its window layers." Checked in transformers 5.24: Gemma 3's default layer types repeat five
     sliding-window layers and one full one; Cohere 2's attention rotates queries and keys only where the layer has a
@@ -4726,7 +4726,7 @@ def test_chapter_which_layers_names_the_sliding_window_mix():
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     sentence = (
-        "Several 2025 models mix *sliding-window* layers, which attend only to recent tokens, with full ones: Gemma 3"
+        "Several recent models mix *sliding-window* layers, which attend only to recent tokens, with full ones: Gemma 3"
         " has five window layers to each full one, and Cohere 2 uses RoPE only in its window layers."
     )
     section = main_line[main_line.index("## Which layers use RoPE") : main_line.index("### Llama 4: RoPE")]
@@ -4812,15 +4812,20 @@ def test_chapter_mla_query_latent_matches_transformers():
 
 def test_chapter_max_position_embeddings_is_not_enforced():
     """Chapter 10, *Reading a modern config* (main line): "`max_position_embeddings` declares the longest input;
-    transformers does not enforce it for RoPE." A tiny Llama whose config declares 16 positions runs 40 tokens, and its
-    rotary module gives angles for positions far past 16, each equal to position times frequency."""
+    transformers does not enforce it for RoPE, though `dynamic` and `longrope` compute their frequencies from it." A
+    tiny Llama whose config declares 16 positions runs 40 tokens, and its rotary module gives angles for positions far
+    past 16, each equal to position times frequency; transformers 5.24's `dynamic` takes its L from the field and
+    `longrope` its s = max_position_embeddings / original_max_position_embeddings when no factor is set."""
     from transformers import LlamaConfig, LlamaForCausalLM
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     section = main_line[main_line.index("## Reading a modern config") :]
-    assert "`max_position_embeddings` declares the longest input; transformers does not enforce it for RoPE." in section
+    assert (
+        "`max_position_embeddings` declares the longest input; transformers does not enforce it for RoPE, though"
+        " `dynamic` and `longrope` compute their frequencies from it." in " ".join(section.split())
+    )
     cfg = LlamaConfig(
         hidden_size=32, num_attention_heads=2, num_key_value_heads=2, intermediate_size=64, num_hidden_layers=1,
         vocab_size=50, max_position_embeddings=16,
@@ -4834,3 +4839,22 @@ def test_chapter_max_position_embeddings_is_not_enforced():
     cos, _ = LlamaRotaryEmbedding(cfg)(x, torch.arange(100)[None])
     own = posenc.rope_cos_sin(torch.arange(100), 16, dtype=torch.float64)[0]
     torch.testing.assert_close(cos[0].double(), own, rtol=0, atol=1e-4)
+    # "though `dynamic` and `longrope` compute their frequencies from it": dynamic's L is the field (its frequencies
+    # change only past it), and longrope's s is the field over the original length when `factor` is unset
+    from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters, _compute_longrope_parameters
+
+    small = {"hidden_size": 32, "num_attention_heads": 2}
+    for declared in (16, 64):
+        dyn_cfg = LlamaConfig(
+            **small, max_position_embeddings=declared, rope_parameters={"rope_type": "dynamic", "factor": 2.0}
+        )
+        at, _ = _compute_dynamic_ntk_parameters(dyn_cfg, "cpu", seq_len=declared)
+        past, _ = _compute_dynamic_ntk_parameters(dyn_cfg, "cpu", seq_len=2 * declared)
+        assert torch.equal(at, _compute_dynamic_ntk_parameters(dyn_cfg, "cpu", seq_len=1)[0]) and past[-1] < at[-1]
+        lr = {"rope_type": "longrope", "original_max_position_embeddings": 16, "short_factor": [1.0] * 8}
+        lr_cfg = LlamaConfig(
+            **small, max_position_embeddings=declared, rope_parameters={**lr, "long_factor": [2.0] * 8}
+        )
+        s = declared / 16
+        expected = math.sqrt(1 + math.log(s) / math.log(16)) if s > 1 else 1.0
+        assert math.isclose(_compute_longrope_parameters(lr_cfg, "cpu")[1], expected, rel_tol=1e-12), declared

@@ -4860,16 +4860,16 @@ def _decay_item() -> list[str]:
         f"In a head {width} wide at base $10^{math.log10(base):.0f}$, take a key vector equal to its query vector,"
         " a choice that shows how a perfectly matching key fares with distance. Average the key's score over"
         " random query vectors with no preferred direction, then over each doubling of the distance. This mean"
-        f" falls to about zero by {doubling}. Past it, the mean stays near"
+        f" falls to about zero by {doubling}. Past that doubling, the mean stays near"
         " zero, on either side."
     )
     # six sentences: "falls to about zero by the doubling from about 4 000 to 8 000 tokens", so the fall is not read
     # as holding at every distance (the doubling means fall at every doubling up to the one from 4 096 to 8 192, and
     # after it rise again and take both signs: checked here); the half-base scope has its own sentence. The old
     # "falls until it reaches about zero, in the doubling ..." read as a fall that stops at zero, while the next
-    # doubling dips lower (-4.5 % of E(0)); "Past it, the mean stays near zero, on either side": "near zero" is the
-    # block's bound, every doubling mean after the one from 4 096 to 8 192 up to the last computed within 5 % of E(0)
-    # (past, in _decay_item; the closed form up to 2^40 below), of both signs ("on either side")
+    # doubling dips lower (-4.5 % of E(0)); "Past that doubling, the mean stays near zero, on either side": "near
+    # zero" is the block's bound, every doubling mean after the one from 4 096 to 8 192 up to the last computed
+    # within 5 % of E(0) (past, in _decay_item; the closed form up to 2^40 below), of both signs ("on either side")
     assert (trend[1 : half + 1] < trend[:half]).all() and bool((trend[half + 1 :].diff() > 0).any()), trend / e0
     assert past.min() < 0 < past.max() and past.abs().max() < 0.05 * e0, past / e0
     # five sentences: the ripple ("From one distance to the next, the average ripples", E rising at over 100 single
