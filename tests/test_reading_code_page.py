@@ -546,7 +546,17 @@ def test_transformers_dynamic_l_is_the_stored_length():
     theta = llama["rope_theta"] ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128)
     at_2l, _ = _compute_dynamic_ntk_parameters(trained_file, "cpu", seq_len=2 * trained)
     assert math.isclose(float(theta[-1] / at_2l.double()[-1]), 9.0, rel_tol=1e-4), at_2l[-1]
+    below, _ = _compute_dynamic_ntk_parameters(trained_file, "cpu", seq_len=trained // 2)
+    assert torch.allclose(below.double(), theta, rtol=1e-6, atol=0)  # float32 frequencies, unscaled below L
     page = _page()
+    # "Transformers' `dynamic` raises the base to divide the slowest pair by s l/L - (s - 1), the table's
+    # 1 + s(l/L - 1)": the base's factor (s l/L - (s - 1))^(d/(d-2)) is bloc97's S^(d/(d-2)) with S = s l/L - (s - 1)
+    ntk_source = " ".join(inspect.getsource(_compute_dynamic_ntk_parameters).split()).replace("config.", "")
+    assert "((factor * seq_len / max_position_embeddings) - (factor - 1)) ** (dim / (dim - 2))" in ntk_source
+    assert (
+        "Transformers' `dynamic` raises the base to divide the slowest pair by $s\\ell/L - (s - 1)$, the table's"
+        in page
+    )
     assert (
         "The rule reads $L$ from `max_position_embeddings`, so it does nothing below the length stored there. With"
         " Llama 3.1's file, that length is 16 times the trained one." in page
@@ -662,6 +672,7 @@ def test_dynamic_table_needed_row_is_the_stretch():
         ids = torch.randint(1, 32, (1, ell))  # positions 0 to 2L - 1: the highest position plus one is 2L
         inv = _rotary_after(rope, ids, torch.ones_like(ids), torch.arange(ell)[None])
         assert math.isclose(float(plain[-1] / inv[-1].double()), divisor, rel_tol=1e-4), (factor, inv)
+    assert "With `factor` 1, `dynamic` divides by the stretch, no more than the slowest pair needs." in page
 
 
 def test_reading_code_page_numbers():
@@ -1055,13 +1066,8 @@ def test_reading_code_live_values_and_positions():
     carried = (torch.atan2(sin, cos)[0, 0, :pairs] / rotary.inv_freq).round()  # the axis each pair's position is from
     assert carried.tolist() == [0, 1, 2, 0, 1, 2] + [0] * (pairs - 6), carried  # mrope_section [4, 2, 2]
     assert "transformers' RoPE code never reads it, and its Qwen3-VL code always interleaves |" in raw
-    # "angles your own code forms in bfloat16; transformers' Llama forms them in float32": its rotary forward multiplies
-    # float positions by float inv_freq (both cast with .float()) and casts only cos and sin to the input's dtype
-    from transformers.models.llama import modeling_llama
-
-    forward = inspect.getsource(modeling_llama.LlamaRotaryEmbedding.forward)
-    assert "position_ids[..., None].float() * self.inv_freq.to(device=x.device, dtype=torch.float)" in forward
-    assert "return cos.to(dtype=x.dtype), sin.to(dtype=x.dtype)" in forward
+    # "angles your own code forms in bfloat16; transformers' Llama forms them in float32": its rotary forward's float32
+    # angles and late cast are checked in test_bfloat16_drift_and_three_roundings
     assert (
         "angles your own code forms in bfloat16; transformers' Llama forms them in float32. Their rounding grows with"
         " the position, not the offset," in page
