@@ -608,8 +608,8 @@ def test_a_larger_multiplier_never_flattens_attention():
     # multiplies; the scales table's cells agree (1/t and tau itself)
     assert "The word clashes" not in text
     ((t_verb, tau_verb),) = re.findall(
-        r"^\| temperature \| a number \$t\$ that (divides|multiplies) the logits \|.*; Llama 4's \*query temperature\*"
-        r" \$\\tau\$ in chapter 10, a (multiplier|divisor) of the queries;",
+        r"^\| temperature \| a number \$t\$ that (divides|multiplies) the logits \|.*; in chapter 10, Llama 4's \*query"
+        r" temperature\* \$\\tau\$, a (multiplier|divisor) of the queries;",
         letters("temperature"),
     )
     assert (t_verb, tau_verb) == ("divides", "multiplier"), (t_verb, tau_verb)
@@ -1008,6 +1008,7 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
         "06_alibi": "The book calls it the key form and $-m_h|i - j|$ the distance form.",
         "07_beyond": "Call $|\\text{key} - \\text{query}|$ the distance.",
         "08_extrapolation": "A *distance* counts the tokens from `QUERY` back",
+        "10_rope_today": "The *distance* is its size, $|\\Delta|$.",
         "11_learned_position": "its *distance* is $|j - i|$",
     }
     offset = {
@@ -1118,9 +1119,9 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert (
         "slowest pair's frequency by well over $\\ell/L = 2$, so here that pair meets no new angle: | rule |" in visible
     )  # the verdict, before the table
-    assert "| Position interpolation also slows the fastest pair" in visible
+    assert "| Position interpolation also slows the fastest pair." in visible
     assert (
-        "though a fast pair alone meets no new angle. Together, this head's unscaled fast pairs do meet new angle"
+        "A fast pair alone meets no new angle, but together this head's unscaled fast pairs do meet new angle"
         f' combinations: see the block "{GAP}". Such slowing has costs' in visible
     )
     assert "Transformers' `dynamic`" not in visible, visible
@@ -1194,16 +1195,21 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
 
 
 def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
-    """The page: "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$; negative
+    """The page: "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$, negative
     for an earlier key": posenc's grid of offsets, and RoPE's score, which depends on the positions through this
-    offset and not through its negative."""
-    ((formula, other, other_5, sign),) = re.findall(
+    offset and not through its negative. "chapter 5 writes it $r$ and never says offset": chapter 5's own definition
+    of $r$, and no "offset" anywhere in its markdown, which is why the row's chapter column does not link it."""
+    ((formula, sign, other, other_5, five, letter),) = re.findall(
         r"key position minus query position, \$([^$]+)\$, for a query at position \$m\$ and a key at \$n\$,"
-        r" also called the relative position, and in chapters (\d+) and (\d+) the distance; (negative|positive) for an"
-        r" earlier"
-        r" key",
+        r" (negative|positive) for an earlier key; also called the relative position, and in chapters (\d+) and (\d+)"
+        r" the distance; chapter (\d+) writes it \$(\w)\$ and never says offset \|",
         row("offset"),
     )
+    # "chapter 5 writes it $r$ and never says offset": its r is this signed number, and the word is absent
+    assert int(five) == int(other_5) == 5
+    assert f"**Distance** ${letter} = n - m$: the key's position minus the query's." in chapter("05_decay")
+    assert "offset" not in chapter("05_decay").lower()
+    assert "05_decay" not in row("offset")
     # "and in chapters 3 and 5 the distance": chapter 3, linked in the row, names this signed number the distance, key
     # minus query; chapter 5 defines its distance r = n - m the same way; the block under the table says so for both
     assert int(other) == 3 and "{doc}`3 <../notebooks/03_relative>`" in row("offset")
@@ -1218,7 +1224,7 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     # the row gives the book's convention only and points to Letters for the chapters' letters: that table's $i$ row
     # lists the chapters that write j - i (i the query's position, j the key's) and the chapter that quotes i - j,
     # its distance row the chapters that write |i - j|
-    assert "; negative for an earlier key | {doc}" in row("offset") and "Letters" not in row("offset")
+    assert "| key position minus query position, $n - m$," in row("offset") and "Letters" not in row("offset")
     assert "{ref}`Letters <glossary-letters>`." in block("Offset and distance in other chapters")
     assert "write $j - i$" not in row("offset") and "i - j" not in row("offset")
     ((listed,),) = [
@@ -2603,8 +2609,9 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
         r" a key's position in chapter (\d+); [^|]* \|"
         r" \| \$s\$ \| the \*extension factor\* `(\w+)` \| in chapter (\d+), the \*stretch\* of an input of \$n\$"
         r" tokens; [^|]* \|"
-        r" \| temperature \| a number \$t\$ that divides the logits \| a growing multiplier of the logits in chapter"
-        r" (\d+), Scalable-Softmax's and Llama 4's, where it also names YaRN's \*attention factor\* \$a\$; [^|]* \|"
+        r" \| temperature \| a number \$t\$ that divides the logits \| in chapter (\d+), a growing multiplier of the"
+        r" logits, Scalable-Softmax's and Llama 4's; in one of chapter 8's run names, YaRN's \*attention factor\*"
+        r" \$a\$; [^|]* \|"
         r" \| \$c\$ \|",
         visible,
     )
@@ -3305,7 +3312,7 @@ def test_letters_block_chapter_lists():
     assert len(forms) == 2 and signed.startswith("signed, as this page's *offset*: "), signed
     assert "(glossary-letters)=\n## Letters and words with more than one meaning\n" in raw
     assert offset == "n - m" and f"key position minus query position, ${offset}$" in row("offset")
-    assert "; negative for an earlier key | " in row("offset")
+    assert "$n$, negative for an earlier key; also called" in row("offset")
     assert (
         distance == f"\\lvert {offset}\\rvert"
         and f"| how far a key lies from its query, ${distance}$, never negative | " in (row("distance | 距离"))
@@ -4389,7 +4396,7 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
         r"in the table's fourth column; a multiplier above 1 (sharpens|flattens) attention\.", main
     )
     assert "The word clashes" not in page(), main  # the clash: the Letters row's, "a multiplier of the queries"
-    assert "Llama 4's *query temperature* $\\tau$ in chapter 10, a multiplier of the queries" in letters("temperature")
+    assert "in chapter 10, Llama 4's *query temperature* $\\tau$, a multiplier of the queries" in letters("temperature")
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "Llama 4's query temperature" in chapter("10_rope_today")
     assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
@@ -4728,8 +4735,8 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     assert row("attention factor").count("in a fully rotated head") == 2  # its meaning and its multiplier
     first, second = 8, 10
     assert (
-        "| a growing multiplier of the logits in chapter 8, Scalable-Softmax's and Llama 4's, where it also names"
-        " YaRN's *attention factor* $a$;" in letters("temperature")
+        "| in chapter 8, a growing multiplier of the logits, Scalable-Softmax's and Llama 4's; in one of chapter 8's"
+        " run names, YaRN's *attention factor* $a$;" in letters("temperature")
     )
     words = {
         8: "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by",
@@ -4747,9 +4754,10 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
 
 def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     """The Letters table's row "temperature": this page's column gives one meaning, "a number $t$ that divides the
-    logits"; elsewhere a short list and a pointer: "a growing multiplier of the logits in chapter 8, Scalable-Softmax's
-    and Llama 4's, where it also names YaRN's *attention factor* $a$; Llama 4's *query temperature* $\\tau$ in chapter
-    10, a multiplier of the queries; told apart in Temperature and query scales" (chapter 8's "An attention temperature
+    logits"; elsewhere one short clause per referent, each naming its chapter, and a pointer: "in chapter 8, a growing
+    multiplier of the logits, Scalable-Softmax's and Llama 4's; in one of chapter 8's run names, YaRN's *attention
+    factor* $a$; in chapter 10, Llama 4's *query temperature* $\\tau$, a multiplier of the queries; told apart in
+    Temperature and query scales" (chapter 8's "An attention temperature
     that grows with the query's position" names both). The attention factor's detail (a on cos and sin, a^2 on the
     logits of a fully rotated head) is that section's row alone, whose test computes the power. That section tells them
     apart: its table's row named after chapter 10's query temperature, whose multiplier column is $\\tau$ itself; its
@@ -4757,10 +4765,10 @@ def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     temperature" uses the word for YaRN's *attention factor*, which that run fixes at 1": chapter 8's code and its saved
     run. The page's temperature row divides."""
     assert letters("temperature") == (
-        "| temperature | a number $t$ that divides the logits | a growing multiplier of the logits in chapter 8,"
-        " Scalable-Softmax's and Llama 4's, where it also names YaRN's *attention factor* $a$; Llama 4's *query"
-        " temperature* $\\tau$ in chapter 10, a multiplier of the queries; told apart in {ref}`Temperature and query"
-        " scales <glossary-scales>` |"
+        "| temperature | a number $t$ that divides the logits | in chapter 8, a growing multiplier of the logits,"
+        " Scalable-Softmax's and Llama 4's; in one of chapter 8's run names, YaRN's *attention factor* $a$; in chapter"
+        " 10, Llama 4's *query temperature* $\\tau$, a multiplier of the queries; told apart in {ref}`Temperature and"
+        " query scales <glossary-scales>` |"
     )
     # the detail is said once, in the scales section: a on cos and sin, a^2 on a fully rotated head's logits
     assert "cos and sin" not in letters("temperature") and "a^2" not in letters("temperature")
@@ -4967,8 +4975,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     table of the two rules' divisors (PI 8 and `llama3` 8 "at any length"), with a second column, the fastest pair's
     divisor (PI 8, `llama3` 1: "it *keeps* that pair, leaving its frequency unchanged", *kept* defined where it is first
     used), run in transformers' `linear` and `llama3`; "So the slowest
-    pair meets no new angle. Position interpolation also slows the fastest pair, though a fast pair alone meets no
-    new angle." The lead leaves "turns in $L$" to its own row, which the rows that use it mark in italics.
+    pair meets no new angle. Position interpolation also slows the fastest pair. A fast pair alone meets no new
+    angle." The lead leaves "turns in $L$" to its own row, which the rows that use it mark in italics.
     Each divisor is above the stretch; dynamic NTK's 9 stays in the collapsed worked example, beside its formula. Its
     L and `factor` are Llama 3.1's config's; its numbers equal the collapsed worked example's (stretch, the first two
     of its three rules' rows, which hold the
@@ -5052,8 +5060,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
-        r" Position interpolation also slows the fastest pair, though a fast pair alone meets no new angle\."
-        r" Together, this head's unscaled fast pairs do meet new angle combinations: see the"
+        r" Position interpolation also slows the fastest pair\. A fast pair alone meets no new angle, but"
+        r" together this head's unscaled fast pairs do meet new angle combinations: see the"
         r" block \"The fast pairs' angles together, past L\"\. Such slowing has costs; chapter 8"
         r" measures two of them\.$",
         visible.strip(),
@@ -6222,7 +6230,7 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     # scaling, is $L = 8192$", with the worked example's d = 128 and base half a million, read by llama31_head;
     # "unscaled" the block's "with unscaled frequencies", the frequencies this loop used; the block's title names the
     # sentence's words. The main line keeps two short sentences on the fast pairs, without numbers, and a link to this
-    # block: "though a fast pair alone meets no new angle. Together, this head's unscaled fast pairs do meet new angle
+    # block: "A fast pair alone meets no new angle, but together this head's unscaled fast pairs do meet new angle
     # combinations", the block's claim in few words, checked below against the gaps computed above.
     ((together, head_word, plain, past),) = re.findall(
         r"^(Taken together), the (worked example's) (unscaled) fast pairs do meet angle combinations (past \$L\$) that"
@@ -6234,7 +6242,7 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
     ((main_L, alone, main_together, main_head, main_plain, main_new, named),) = re.findall(
         r"An example: take a head like Llama 3\.1's, whose trained length, before RoPE scaling, is \$L = (\d+)\$\. .*?"
-        r" though a fast pair (alone) meets no new angle\. (Together), (this head's) (unscaled) fast pairs do meet"
+        r" A fast pair (alone) meets no new angle, but (together) (this head's) (unscaled) fast pairs do meet"
         r" (new) angle combinations: see the block \"([^\"]+)\"\.",
         visible,
     )
@@ -6244,7 +6252,7 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     # do meet new angle combinations": at every distance checked from L + 1 on, every trained distance leaves some
     # fast pair further from its angle than trained distances lie from each other (one radian), by more than half a
     # radian, so the combination is new, not merely unmatched to rounding
-    assert (alone, main_together, main_head, main_new) == ("alone", "Together", "this head's", "new")
+    assert (alone, main_together, main_head, main_new) == ("alone", "together", "this head's", "new")
     assert main_plain == unscaled and own_worst < 0.05, own_worst
     assert min(best[r] for r in best if r >= L + 1) > float(inside.min()) + 0.5, float(inside.min())
     assert (d, base, int(main_L)) == (128, 500_000.0, L) and head_word == "worked example's", (d, base, main_L)

@@ -1028,13 +1028,16 @@ def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_
     )
     # once, in the block, just before the paragraph that refers to it ("above"); the main line keeps one sentence
     assert flat.count(in_block) == 1 and in_block not in main and flat.index(in_block + " " + paragraph) >= 0
-    # the main line carries the crossing once, as one clause joining the opening's slower fade to this block (its
-    # number read and checked in test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back)
-    joined = "no trained head keeps more weight than ALiBi's flattest head until about 650 tokens back."
-    assert "Up to 511 tokens back" not in main and main.count("650") == 1 and joined in main
-    # the caveat sits in the block, heading the paragraph it opens; the main line states only the measured grades
-    caveat = "Why KERPLE finds more far passkeys than ALiBi is not tested here."
-    assert caveat not in main and flat.count(caveat) == 1 and flat.index(caveat + " " + in_block + " " + paragraph) >= 0
+    # the crossing is the block's alone (its number read and checked in
+    # test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back); the main line keeps one plain sentence, the
+    # caveat, pointing to the block for the argument
+    assert "Up to 511 tokens back" not in main and "650" not in main and "comes late" not in flat
+    caveat = (
+        "Why KERPLE finds more far passkeys than ALiBi is not tested here; the block below shows why their biases alone"
+        " cannot tell."
+    )
+    assert main.count(caveat) == 1 and flat.count("Why KERPLE finds more far passkeys") == 1
+    assert flat.index(caveat) < flat.index(in_block + " " + paragraph)
     assert "lies below ALiBi's flattest head's line" not in flat  # not repeated in the block
     logits = torch.randn(7, dtype=torch.float64)
     torch.testing.assert_close(torch.softmax(logits - 3.0, -1), torch.softmax(logits, -1))
@@ -1605,9 +1608,9 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # distance of about 3.4, between two whole keys (checked below from FireBias and the formula)
     rule = (
         "The MLP maps $u$ alone to a bias. Up to position $L_{\\text{thr}}$, a query's $u$ depends on the distance"
-        " only. Past it, a later query gives each key 1 or more back a smaller $u$. For example, query 511 gives the"
-        " key 8 back the $u$ that query 63 would give a distance between the keys 3 and 4 back, as the figure's dotted"
-        " line shows. So the MLP gives that key the bias of a nearer distance."
+        " only. Past it, a later query gives each key 1 or more back a smaller $u$. For example, the key 8 back from"
+        " query 511 gets a $u$ between those of the keys 3 and 4 back from query 63, as the figure's dotted line"
+        " shows. So the MLP gives that key the bias of a nearer distance."
     )
     assert "An earlier query would give that $u$ to a nearer distance" not in text  # the pronoun chain, replaced
     assert "a smaller $u$: the $u$ an earlier query gives a nearer distance" not in text  # three ideas, one sentence
@@ -1704,7 +1707,7 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     for q in (8, 14):  # up to 16: the same distance gets the same u from query q and query q + 1 (cacheable)
         assert torch.allclose(u_by_distance(q + 1)[:q], u_by_distance(q), atol=1e-6)
     assert "the input of a nearer key" not in text  # split: the smaller u, then whose u it is
-    assert rule + " " + concrete in flat_main and flat_main.count("between the keys 3 and 4") == 1
+    assert rule + " " + concrete in flat_main and flat_main.count("between those of the keys 3 and 4") == 1
     # "These are the starting values' numbers": fire_u's defaults are the starting values the section names, and the
     # FIRE box says the same of its worked values ("chapter 8's run keeps no learned |c| or L_thr")
     assert "In code, at chapter 8's starting values, $|c| = 0.1$ and $L_{\\text{thr}} = 16$:" in flat_main
@@ -1717,9 +1720,9 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     def u_last(n, d):  # the key d back from the last of n tokens
         return fire0.normalized_distance(torch.tensor([n - 1]), torch.tensor([n - 1 - d]))[0, 0].item()
 
-    assert u_last(64, 3) + 0.01 < u_last(512, 8) < u_last(64, 4) - 0.01  # "between the keys 3 and 4 back"
-    # the FIRE box's "the $u$ that query 63 would give a distance of about 3.4" (the main line says only "between the
-    # keys 3 and 4 back"): solve psi(d) / psi(63) = u for d, at |c| = 0.1
+    assert u_last(64, 3) + 0.01 < u_last(512, 8) < u_last(64, 4) - 0.01  # "between those of the keys 3 and 4 back"
+    # the FIRE box's "the $u$ that query 63 would give a distance of about 3.4" (the main line says only "between those
+    # of the keys 3 and 4 back"): solve psi(d) / psi(63) = u for d, at |c| = 0.1
     box_said = re.findall(
         r"From query 511, the key 8 back gets the \$u\$ that query 63 would give a distance of about"
         r" (\d+\.\d)\.",
@@ -2565,17 +2568,14 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     assert "Of this section's five models, at $8L$ and on average over five seeds" not in flat_main
     assert "fine loss and nearly every passkey" not in flat_main and "under 90 %" not in flat_main
     # the definitions first, in their own paragraphs; then the table, visible; then the verdict that reads it
-    # the sentence after the table names the column's passkeys and how they compare with chapter 8's: "no easier to
+    # the block's sentence after its random-distance table compares the two passkey columns: "no easier to
     # find ... and harder for ALiBi" (no row finds more 496 back than at random distances; ALiBi finds fewer by far
     # more than its probes' standard error, KERPLE's 97.2 against 97.5 % is within one, so it is not named), "get the
     # same grades"
     # (kept in both columns or in neither, row by row: test_random_distance_is_defined_in_the_box_and_cable_is_listed,
     # and below)
     caption = "At $8L$, on 512-token inputs:"
-    compared = (
-        "Passkeys 496 back are no easier to find than chapter 8's at random distances, and harder for ALiBi, but get"
-        " the same grades."
-    )
+    compared = "Passkeys 496 back are no easier to find than at random distances, and harder for ALiBi."
     assert flat_main.index(grades) < flat_main.index(caption) < flat_main.index("| no position encoding |")
     fixed8, random8 = summarize(full8, "passkey_by_distance"), summarize(full8, "passkey")
     n8, far8 = config8["eval_lengths"][-1], config8["distances"][-1]
@@ -2600,7 +2600,10 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # test_random_distance_is_defined_in_the_box_and_cable_is_listed)
     assert "Unlike the table below" not in text and "Unlike the table above" not in text
     # the comparison with chapter 8's passkeys follows the table, where its passkey column is read, then the verdict
-    assert f"| no position encoding | 2.79 nats | 100 %, kept | {compared} On their five-seed means," in flat_main
+    # the comparison sits in the block, right after the random-distance table it reads; the verdict follows the table
+    assert "| no position encoding | 2.79 nats | 100 %, kept | On their five-seed means," in flat_main
+    assert compared not in flat_main and "no easier" not in flat_main
+    assert f"| no position encoding | 100 %, kept | {compared} One of KERPLE's five seeds" in " ".join(text.split())
     alibi_random = summarize(full8, "passkey")["alibi"][config8["eval_lengths"][-1]][0]
     flat_all = " ".join(text.split())
     said_random = re.findall(r"It gives the same grades, though ALiBi finds (\d+) % there:", flat_all)
@@ -2624,17 +2627,19 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
         + mean_only
         + " ALiBi's loss is fine too, but it finds fewer far passkeys."
         + " FIRE and CoPE find every passkey, but their loss rises."
-        + " KERPLE's slower fade comes late: no trained head keeps more weight than ALiBi's flattest head until about"
-        + " 650 tokens back."
-        + " So this comparison cannot tell why KERPLE finds more passkeys than ALiBi."
+        + " Why KERPLE finds more far passkeys than ALiBi is not tested here; the block below shows why their biases"
+        + " alone cannot tell."
     )
-    # the 650 sentence follows the passkey sentences and is not said to rule out a reason: the table's 512-token
-    # inputs have their farthest key (511 back) before the crossing (checked in
-    # test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back), so this weight comparison "cannot tell"; the
+    # the caveat follows the passkey sentences; the 650 crossing moved into the block: the table's 512-token inputs
+    # have their farthest key (511 back) before the crossing (checked here and in
+    # test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back), so the bias comparison "cannot tell"; the
     # block's row-share measure "hints at a link" (3 of 5 seeds above ALiBi, checked in its own test)
     assert "the slower fade does not explain" not in text
     inputs_said = re.findall(r"At \$8L\$, on (\d+)-token inputs:", flat_main)
-    late_said = re.findall(r"until about (\d+) tokens back\. So this comparison cannot tell why", flat_main)
+    late_said = re.findall(
+        r"keep more weight against the query's own token, the earliest at about (\d+) tokens back\.", flat_all
+    )
+    assert "650" not in flat_main
     assert len(inputs_said) == len(late_said) == 1 and int(inputs_said[0]) == n8
     assert int(late_said[0]) > n8 - 1  # the crossing said lies beyond the farthest key of these inputs
     # the NoPE sentence ("also finds every passkey in the table; its loss is the highest") left the main line: the
@@ -2678,15 +2683,16 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
         fine_m = loss_8l[m] / 5 <= trigram_8l + 0.1
         kept_m = sum(saved["metrics"][m][s]["passkey_by_distance"]["496"] for s in nope) / 5 >= 0.95
         assert fine_m != kept_m, m
-    # after the answer, the block, whose summary names what is not tested; the caveat on why KERPLE finds more far
-    # passkeys than ALiBi heads the block's paragraph on the trained KERPLE heads against ALiBi's flattest line (the
-    # KERPLE section's far-back gain is not what the table shows; asserted in the appendix cell c38 and in
-    # test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_head)
-    caveat = "Why KERPLE finds more far passkeys than ALiBi is not tested here."
+    # after the answer, the block, whose summary names what is not tested; the answer ends on the caveat on why
+    # KERPLE finds more far passkeys than ALiBi, and the block holds its argument, the paragraph on the trained KERPLE
+    # heads against ALiBi's flattest line (the KERPLE section's far-back gain is not what the table shows; asserted in
+    # the appendix cell c38 and in test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_head)
+    caveat = "Why KERPLE finds more far passkeys than ALiBi is not tested here;"
     after = " ".join(text.split())
     after = after[after.index(answer) + len(answer) :]
     assert after.lstrip().startswith("<details><summary>How the measures are scored, and what is not tested")
-    assert caveat not in flat_main and after.index(caveat) < after.index("</details>")
+    assert flat_main.count(caveat) == 1 and answer.endswith("the block below shows why their biases alone cannot tell.")
+    assert after.index("Up to 511 tokens back, every trained KERPLE head's bias") < after.index("</details>")
     for untested in ("why is not tested", "that is not tested", "gives a guess"):
         section_main = flat_main[flat_main.index("## In chapter 8's experiment") : flat_main.index("## Takeaways")]
         assert untested not in section_main, untested
@@ -3095,7 +3101,8 @@ def test_glance_table_cope_row_sums_the_gates_from_key_to_query_both_included():
 
 
 def test_kerple_log_head_keeps_about_2660_times_alibis_weight_100_back():
-    """The KERPLE section: "There, this log head's ratio is about 2,660 times that of ALiBi's slope-1/8 head."
+    """The KERPLE section: "The next cell compares the log head $r_1 = r_2 = 1$ with ALiBi's head of slope 1/8, 100
+    keys back. There, this log head's ratio is about 2,660 times that of ALiBi's head."
     The ratio, scoped to the two heads the cell prints (the next sentence says the crossing depends on ALiBi's slope),
     is read from the text and compared with the library's own biases (KerpleBias, log shape r1 = r2 = 1, and
     posenc.alibi_bias's head of slope 1/8), not with the closed form e^12.5 / 101 = 2656.8: "about" is rounding to the
@@ -3104,8 +3111,8 @@ def test_kerple_log_head_keeps_about_2660_times_alibis_weight_100_back():
     text = chapter_markdown("11_learned_position")
     main = re.sub(r"<details>.*?</details>", " ", text)
     sentence = (
-        r"each head's ratio (\d+) back\. There, this log head's ratio is about ([\d,]+) times that of ALiBi's"
-        r" slope-1/8 head\."
+        r"with ALiBi's head of slope 1/8, (\d+) keys back\. There, this log head's ratio is about ([\d,]+) times that"
+        r" of ALiBi's head\."
     )
     found = re.findall(sentence, " ".join(main.split()))
     assert len(found) == 1 and found[0][0] == "100"  # "There": the distance the sentence before names
@@ -3119,9 +3126,10 @@ def test_kerple_log_head_keeps_about_2660_times_alibis_weight_100_back():
     ratio = kept / alibi_kept
     assert abs(ratio - stated) < 5, ratio  # rounds to the stated ten
     assert abs(ratio / (math.exp(12.5) / 101) - 1) < 1e-4  # and agrees with the closed form, as a cross-check
-    # "The next cell prints ... then each head's ratio 100 back": the cell's stored output shows both ratios and
-    # their ratio, which must match the library's and round to the stated ten
-    assert "one and 100 keys back, then each head's ratio 100 back." in " ".join(main.split())
+    # the block's "The next cell prints ... then each head's ratio 100 back" (off the main line): the cell's stored
+    # output shows both ratios and their ratio, which must match the library's and round to the stated ten
+    printed_said = "The next cell prints both heads' biases one and 100 keys back, then each head's ratio 100 back."
+    assert printed_said in " ".join(text.split()) and printed_said not in " ".join(main.split())
     notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
     cell = next(
         c for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"] if c.get("id") == "r11-kerple-code"
@@ -3216,7 +3224,7 @@ def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
     assert "a key's weight fades as" not in flat and "log head's weight fades" not in flat
     # one number on the section's main line: the ratio; the crossing and the near regime in the block
     section = main[main.index("## KERPLE: a learned shape") : main.index("To remember: far enough back")]
-    assert "about 2,660 times that of ALiBi's slope-1/8 head" in section
+    assert "about 2,660 times that of ALiBi's head" in section and section.count("1/8") == 1
     assert "26" not in section and "\\ll 1" not in section
     title = "<summary>Near the query, and where the log head overtakes ALiBi</summary>"
     block = flat[flat.index(title) : flat.index("</details>", flat.index(title))]
@@ -3400,15 +3408,9 @@ def test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back():
         cross.append(next(d for d in range(1, 10**5) if r1 * math.log1p(r2 * d) <= slope * d))
     assert 640 <= min(cross) <= 660 and min(cross) > long_n - 1 == 511
     assert stated == 650 and abs(min(cross) - stated) <= 10 and stated > long_n - 1  # "about", beyond 511
-    # the section's main line joins the opening's slower fade to this block: "KERPLE's slower fade comes late: no
-    # trained head keeps more weight than ALiBi's flattest head until about 650 tokens back", the same number
+    # chapter 8's section's main line leaves the crossing to this block (found above, once): no number there
     main = " ".join(re.sub(r"<details>.*?</details>", " ", chapter_markdown("11_learned_position"), flags=re.S).split())
-    late = re.findall(
-        r"KERPLE's slower fade comes late: no trained head keeps more weight than ALiBi's flattest head until about"
-        r" (\d+) tokens back\.",
-        main,
-    )
-    assert len(late) == 1 and int(late[0]) == stated
+    assert "650" not in main and "comes late" not in main
 
     # the crossing in closed form, apart from the scan: r1 log(1 + r2 d) = m d has, with a = m / (r1 r2) < 1, the
     # root d = (-W_-1(-a e^-a) / a - 1) / r2; W_-1 by bisection on w e^w, which falls on w < -1

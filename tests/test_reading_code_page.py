@@ -94,10 +94,28 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
         " classes' defaults, Beam's `full_attention` entry is None" in pitfalls
     )
     assert "`main` and `compress`" not in code and "Beam" not in code  # no longer listed in the snippet
-    # the comment on proportional: "Gemma 4's "proportional" can carry a factor too: see the loading pitfalls below";
-    # the pitfalls' line counts it as scaled when its factor is not 1. Transformers 5.24's proportional rule divides
-    # every frequency by its factor, and Gemma 4's global layers use it
-    assert '\n# Gemma 4\'s "proportional" can carry a factor too: see the loading pitfalls below\n' in code
+    # before the snippet: "A user may have added a `yarn` entry, as Qwen2.5's model cards suggest, so its presence
+    # does not say how the model was trained." It claims no more than the page's own `rope_scaling` row, its source
+    porting = page[page.index("## Porting transformers-4 code") : page.index("```python", page.index("## Porting"))]
+    added = (
+        "A user may have added a `yarn` entry, as Qwen2.5's model cards suggest, so its presence does not say how the"
+        " model was trained."
+    )
+    assert added in porting, porting
+    assert (
+        "A user may have added it after training, as Qwen2.5's model cards suggest for `yarn`, so its presence does not"
+        " say the model was trained with it (chapter 10)" in page
+    )
+    # the set's comments: "the rules that scale for longer inputs"; "not "proportional": it zeroes the unrotated pairs
+    # and divides by its factor, 1 by default; see the pitfalls"; the pitfalls' line counts it as scaled when its
+    # factor is not 1. Transformers 5.24's proportional rule divides every frequency by its factor, and Gemma 4's
+    # global layers use it
+    assert (
+        'scaled = kind in {"linear", "dynamic", "yarn", "llama3", "longrope"}'
+        "  # the rules that scale for longer inputs\n"
+        '# not "proportional": it zeroes the unrotated pairs and divides by its factor, 1 by default; see the'
+        " pitfalls\n" in code
+    )
     assert (
         "`proportional`, the rule of Gemma 4's global layers, divides every frequency by its `factor`" in pitfalls
         and 'add `scaled |= kind == "proportional" and rope.get("factor", 1.0) != 1` to the snippet.' in pitfalls
@@ -110,6 +128,14 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     full4 = gemma4.rope_parameters["full_attention"]
     assert full4["rope_type"] == "proportional", full4
     one, _ = ROPE_INIT_FUNCTIONS["proportional"](gemma4, "cpu", layer_type="full_attention")
+    # "it zeroes the unrotated pairs and divides by its factor, 1 by default": Gemma 4's default global layers
+    # (no factor, so 1) rotate a share of the head at b^(-2i/d) over the whole head width d; the other pairs get 0
+    assert full4.get("factor", 1.0) == 1.0 and 0 < full4["partial_rotary_factor"] < 1, full4
+    d4 = gemma4.per_layer_config["full_attention"].head_dim  # the global layers' head width
+    assert one.numel() == d4 // 2, (one.numel(), d4)
+    rotated = int(full4["partial_rotary_factor"] * d4 // 2)
+    base4 = full4["rope_theta"] ** (-torch.arange(0, 2 * rotated, 2, dtype=torch.float64) / d4)
+    assert torch.allclose(one[:rotated].double(), base4, rtol=1e-6, atol=0) and not one[rotated:].any(), one
     g4 = copy.deepcopy(gemma4)
     g4.rope_parameters["full_attention"]["factor"] = 4.0
     four, _ = ROPE_INIT_FUNCTIONS["proportional"](g4, "cpu", layer_type="full_attention")
@@ -138,16 +164,18 @@ def test_left_padding_check_matches_the_rows_alone():
     """The collapsed check under "Positions at run time": a tiny random Llama (this seed, CPU, float32) gives a
     left-padded row, with `position_ids` counted from its first real token, the logits of the row run alone, within
     the tolerance 1e-5; float32 rounding on these logits is about 1e-7, measured against the same model in float64;
-    positions all 0, or no `attention_mask`, break the match, as the snippet's second line prints (False False), so
-    the check can fail."""
+    positions all 0, or no `attention_mask`, break the match: the snippet's second line prints each one's largest
+    logit error (both above the tolerance, so the check can fail), and the missing mask's is far larger."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     code = _snippet("LlamaForCausalLM")
     out = io.StringIO()
     names: dict = {}
     with contextlib.redirect_stdout(out):
         exec(code, names)
-    assert out.getvalue().split() == ["True", "True", "False", "False"], out.getvalue()
-    assert "# True True\n" in code and "# False False\n" in code  # the expected output, in each print's comment
+    printed = out.getvalue().split()
+    assert printed[:2] == ["True", "True"] and len(printed) == 4, out.getvalue()
+    # the second line's comment is what it prints: each break's largest logit error, rounded to one digit
+    assert "# True True\n" in code and code.rstrip().endswith(f"# {printed[2]} {printed[3]}"), (printed, code[-80:])
     model, ids, mask, rows = names["model"], names["ids"], names["mask"], names["rows"]
     batch = names["batch"]
     assert int((mask == 0).sum()) == 2 and bool((mask[1, :2] == 0).all())  # "row 1: two pads on the left"
@@ -174,13 +202,19 @@ def test_left_padding_check_matches_the_rows_alone():
     assert torch.equal(names["zeros"], zeros) and torch.equal(names["unmasked"], unmasked)
     off = float((unnumbered[1, 2:] - rows[1]).abs().max())
     assert off <= 2 * rounding, off  # "leaving out `position_ids` changes its logits only by rounding"
-    for broken in (zeros, unmasked):  # "positions all 0, or no `attention_mask`, break the match"
-        assert float((broken[1, 2:] - rows[1]).abs().max()) > 1e-5 * 10
+    errors = [float((broken[1, 2:] - rows[1]).abs().max()) for broken in (zeros, unmasked)]
+    assert [f"{e:.0e}" for e in errors] == printed[2:], (errors, printed)  # the printed sizes are these errors
+    for error in errors:  # "positions all 0, or no `attention_mask`, break the match"
+        assert error > 1e-5 * 10, errors
+    assert errors[1] > 10 * errors[0], errors  # "the missing mask's is far larger"
     assert model.config.rope_parameters["rope_type"] == "default"  # "The model uses plain RoPE"
     assert "The check's tolerance, $10^{-5}$, is far above float32 rounding, about $10^{-7}$ on these logits." in (
         _page()
     )
-    assert "positions all 0, or no `attention_mask`, break the match, as the second line prints." in _page()
+    assert (
+        "Positions all 0, or no `attention_mask`, break the match: the second line prints each one's largest logit"
+        " error, and the missing mask's is far larger." in _page()
+    )
 
 
 def test_fast_pair_and_turns_in_l_share_one_span_in_llama_31():
@@ -557,16 +591,21 @@ def test_transformers_dynamic_l_is_the_stored_length():
         "Transformers' `dynamic` raises the base to divide the slowest pair by $s\\ell/L - (s - 1)$, the table's"
         in page
     )
+    # "It does nothing up to the stored length. Llama 3.1's stored length is 16L." (checked above: 131 072 = 16 x 8 192,
+    # and no scaling at or below it)
     assert (
-        "The rule reads $L$ from `max_position_embeddings`, so it does nothing below the length stored there. With"
-        " Llama 3.1's file, that length is 16 times the trained one." in page
+        "Transformers calls dynamic NTK `dynamic`. It does nothing up to the stored length. Llama 3.1's stored length"
+        " is $16L$." in page
     )
     # the scope introduces the table: it is the sentence just before the table's header, and said nowhere after it
     start = page.index("## Fixed and dynamic scaling rules")
     section = page[start : page.index("<details>", start)]
-    scope = "The table takes a file whose `max_position_embeddings` is the trained length $L$:"
+    scope = "The table takes a file whose stored length, `max_position_embeddings`, is $L$:"
     assert scope + " | rule | effective factor for an input of $\\ell$ tokens |" in section, section
-    assert section.count("is the trained length") == 1, section
+    # L is the trained length only: the section names the file's value "the stored length", never L itself
+    whole = page[start : page.index("## Porting transformers-4 code")]
+    assert "reads $L$ from" not in whole and "length stored there" not in whole, whole
+    assert "falls below the stored length." in whole
 
 
 def test_vllm_context_extension_sentence_matches_chapter_10():
@@ -784,6 +823,18 @@ def test_reading_code_llama3_snippet_runs():
     printed = [float(x) for x in re.findall(r"\d+\.\d+", out.getvalue())]
     commented = [float(x) for x in re.findall(r"\d+\.\d+", code.split("# tensor(")[-1])]
     assert len(printed) == len(commented) == 6 and all(abs(a - b) < 1e-3 for a, b in zip(printed, commented))
+    # the head width is read from the config, not written in: LlamaConfig's defaults give 4096 / 32 = 128, and a
+    # config with another width gives a plain vector of that width
+    assert "d = config.head_dim or config.hidden_size // config.num_attention_heads" in code and "128)" not in code
+    names: dict = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(code, names)
+    assert names["d"] == 128 and names["plain"].shape == names["scaled"].shape == (64,), names["d"]
+    other = code.replace("max_position_embeddings=131072,", "max_position_embeddings=131072, head_dim=256,")
+    names = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(other, names)
+    assert names["d"] == 256 and names["plain"].shape == names["scaled"].shape == (128,), names["d"]
     table = re.findall(r"^\| (\d+) \| [^|]+ \| \w+ \| ([\d.]+) \|$", raw, re.M)
     assert [int(pair) for pair, _ in table] == [0, 28, 29, 34, 35, 63], table
     assert all(f"{a:.1f}".removesuffix(".0") == by for a, (_, by) in zip(printed, table)), (printed, table)
@@ -1069,15 +1120,18 @@ def test_reading_code_live_values_and_positions():
     # "angles your own code forms in bfloat16; transformers' Llama forms them in float32": its rotary forward's float32
     # angles and late cast are checked in test_bfloat16_drift_and_three_roundings
     assert (
-        "angles your own code forms in bfloat16; transformers' Llama forms them in float32. Their rounding grows with"
-        " the position, not the offset," in page
+        "angles your own code forms in bfloat16; transformers' Llama forms them in float32. The fastest pair's"
+        " rounding grows with the position, not the offset," in page
     )
     # "Their rounding grows with the position, not the offset": one offset, 1, reads
     # as 1 near position 0 and as 0 or 16 near 3 000 once both positions are bfloat16 (spacing 16 there)
     near = torch.tensor([0.0, 1.0, 3000.0, 3001.0, 3016.0, 3017.0], dtype=torch.float64).to(torch.bfloat16).double()
     assert near[1] - near[0] == 1 and near[3] - near[2] == 0 and near[5] - near[4] == 16, near
-    # "... not the offset, and can exceed a full turn from position 2 048": pair 0's angle is the position itself
-    # (theta_0 = 1); one bfloat16 rounding of it stays below 2 pi under 2 048 and reaches 8 > 2 pi from 2 048 on
+    # "The fastest pair's rounding ... can exceed a full turn from position 2 048": the fastest pair is pair 0, whose
+    # theta_0 = 1 makes its angle the position itself; one bfloat16 rounding of it stays below 2 pi under 2 048 and
+    # reaches 8 > 2 pi from 2 048 on
+    freqs = 500_000.0 ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128)
+    assert int(freqs.argmax()) == 0 and float(freqs[0]) == 1.0, freqs[:2]
     pos = torch.arange(0, 4096, dtype=torch.float64)
     miss = (pos.to(torch.bfloat16).double() - pos).abs()
     assert float(miss[pos < 2048].max()) < 2 * math.pi < float(miss[pos >= 2048].max()) == 8, miss.max()

@@ -998,9 +998,10 @@ def test_deepseek_v3_widths_match_transformers_config():
 
 def test_mla_cache_row_matches_transformers_deepseek_v3_defaults():
     """Chapter 10's MLA cache count ("MLA's 576 numbers are the latent's 512 and the rotary key's 64, in DeepSeek-V2
-    and V3"; multi-head attention with 128 heads of 128, "about 57 times as many"): the stored DeepSeek-V2 row that
-    the costs cell reads has the MLA widths of transformers 5.24's DeepseekV3Config() defaults, and the paper's
-    formulas (d_c + d_h^R for MLA, 2 n_h d_h for multi-head attention) on those defaults give 576 and about 57."""
+    and V3"; the block's table row for multi-head attention with 128 heads of 128, "about 57 times"): the stored
+    DeepSeek-V2 row that the costs cell reads has the MLA widths of transformers 5.24's DeepseekV3Config() defaults,
+    and the paper's formulas (d_c + d_h^R for MLA, 2 n_h d_h for multi-head attention) on those defaults give 576 and
+    about 57."""
     transformers = _hf()
     hf = transformers.DeepseekV3Config()
     ds = book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]
@@ -1656,8 +1657,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # a up to 32 768 (distances to 65 535, beyond the figure's 16 383), and in expectation over queries (the score
     # per pair of a matching key)
     topic = (
-        "Llama 3's and Code Llama's bases keep a matching key's average score over random queries above Llama 2's,"
-        " over every doubling of the distance the figure shows."
+        "Llama 3's and Code Llama's bases keep the score of a key matching its query, averaged over random queries,"
+        " above Llama 2's, over every doubling of the distance the figure shows."
     )
     assert topic in text and "Far back, a larger base keeps more of a matching key's score." not in text
     assert "at every distance the figure shows" not in text  # single distances cross (1e4 above 5e5 at 8 925)
@@ -1754,10 +1755,11 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "It is also the mean over random queries, scaled to one at distance zero.",
         "With $d = 128$, over the last doubling drawn, 8192 to 16 383 tokens back, the two larger bases keep about a"
         " quarter of the score at distance zero; $10^4$ keeps about zero, slightly below.",
-        "That share wiggles from one distance to the next, so the figure draws its mean over each doubling of the"
-        " distance, from $x$ to $2x$.",
-        "A random query's pairs have the same length on average, so this key's score is also the average over random"
-        " queries; the appendix checks it.",
+        "That share wiggles from one distance to the next, so the figure draws its mean over each doubling, from $x$"
+        " to $2x$.",
+        "A random query's pairs have the same length on average, so this share is also the average over random"
+        " queries.",  # the main line's clause; checked below against 20 000 random queries
+        "The appendix checks that this key's share equals the share averaged over random queries.",
     ):
         assert sentence in text, sentence
     # the score per pair is defined, in the block, before its numbers are given
@@ -2228,31 +2230,29 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the ratios are the main line's, checked below against the block's table (the paper's 2 n_h d_h and 2 n_g d_h,
     # n_h = d_h = 128, n_g = 8)
     assert "By the paper's formula" not in text  # the block does not repeat the main line's ratios
-    # the main line's payoff, one ratio (the sizes and GQA's 3.6 are the block's table): the latent and the
-    # rotary key, 576 numbers, against multi-head attention's 2 * 128 * 128, about 57 times as many
+    # the block gives the comparison once, in its table: the count of 576 leads straight into it, with no sentence
+    # repeating the table's 32 768 and 57 (its numbers and ratios are read from the rows below)
     payoff = re.search(
-        r"MLA's (\d+) numbers are the latent's 512 and the rotary key's 64, in DeepSeek-V2 and V3\.\s+By the"
-        r" DeepSeek-V2 paper's per-token cache formulas, multi-head attention with"
-        r" (\d+) heads of (\d+)"
-        r" would cache \$2 \\cdot (\d+) \\cdot (\d+) ="
-        r" (\d+)\\,(\d+)\$, about (\d+) times as many\.",
+        r"MLA's (\d+) numbers are the latent's 512 and the rotary key's 64, in DeepSeek-V2 and V3\.\s+"
+        r"The cache per token and layer, with heads (\d+) wide:",
         text,
     )
-    assert payoff and not re.search(r"about \d+ times as many", main_line), "the block's cache sentence"
+    assert payoff and "times as many" not in text and "per-token cache formulas" not in text
+    assert text.count("about 57 times") == 2 and "| 32 768 | about 57 times |" in text  # the table; exercise 3 keeps
+    assert "about 57 times more." in text[text.index("**3.** DeepSeek-V3") :]  # exercise 3's answer keeps its own
+    assert not re.search(r"about \d+ times", main_line)
     assert (ds["kv_lora_rank"], ds["qk_rope_head_dim"]) == (512, 64)  # "the latent's 512 and the rotary key's 64"
     assert (
         "So per token and layer, DeepSeek-V2 caches only the latent and the rotary key, far less than multi-head"
         " attention." in main_line
     )
-    said_mla, heads, width, heads_2, width_2, thousands, units, ratio = (int(g) for g in payoff.groups())
-    assert said_mla == mla == 576 and (heads_2, width_2) == (heads, width)  # the count behind the ratio
-    assert thousands * 1000 + units == 2 * heads * width == 32768
-    assert ratio == round(2 * heads * width / mla) == 57 and heads == ds["num_attention_heads"]
+    said_mla, width = (int(g) for g in payoff.groups())
+    assert said_mla == mla == 576 and width == ds["v_head_dim"] == 128  # the count and head width behind the table
     assert main_line.index("*decoupled RoPE*") < main_line.index("caches only the latent and the rotary key")
     assert text.index("MLA's 576 numbers") < text.index("| cache per token and layer |")  # the count, then its table
     assert "In the paper's count" not in text  # the 57 is the book's arithmetic on the paper's formula
-    # "By the DeepSeek-V2 paper's per-token cache formulas": its 2 n_h d_h with n_h = d_h = 128; V2's own heads (keys
-    # 192 wide, values 128) give 40 960 numbers, about 71 times, in the block
+    # the block's "its table of cache sizes gives multi-head attention $2 n_h d_h$", with n_h = d_h = 128; V2's own
+    # heads (keys 192 wide, values 128) give 40 960 numbers, about 71 times, in the block
     v2_own = ds["num_attention_heads"] * (ds["qk_nope_head_dim"] + ds["qk_rope_head_dim"] + ds["v_head_dim"])
     assert v2_own == 40960 and round(v2_own / mla) == 71 and "40 960 numbers, about 71 times more." in text
     assert "| multi-head attention, 128 key and value heads |" not in main_line
@@ -2376,7 +2376,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     )
     note = "".join(nb["cells"][at - 1]["source"])
     assert note.startswith("<details><summary>Where the dashed lines sit</summary>")
-    assert note.index("dashed lines mark where keeping ends") < note.index("</details>") < note.index("An explorer")
+    assert note.index("`high_freq_factor`; the appendix's") < note.index("</details>") < note.index("An explorer")
     rules = "".join(nb["cells"][at - 3]["source"])
     assert "*blend*" in rules and "beta_fast" not in rules  # the fields sit in the block after the figure
     # the main line names what the dashed lines mark before the figure, after the wavelength they sit on
@@ -2753,7 +2753,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "no RoPE model in this chapter's table uses it.",
         "It multiplies pair $i$'s term by $\\zeta_i^{|\\Delta|/B}$ for a key $|\\Delta|$ tokens back, with a fixed"
         " scale $B$ and each $\\zeta_i$ below one, smallest for the fast pairs.",
-        "Its decay fades the fast pairs first; far back, their terms only swing around zero.",
+        "xPos's decay fades the fast pairs first; far back, their terms only swing around zero.",  # the block
         "Take $d = 64$ and keys two to four thousand tokens back.",
         "**A key equal to its query.** At $d = 64$, two to four thousand tokens back, it keeps its average: no lower"
         " than RoPE's, and it swings less; nearer in, xPos lowers it.",
@@ -2774,11 +2774,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "xPos's average is slightly above RoPE's" not in text  # the appendix's numbers: 0.058 against 0.046
     assert "does not lower a matching key's average" not in text  # unscoped: false nearer in and at d = 32
     # the lesson is scoped to the figure's head size: at d = 32 a matching key keeps only 0.36 of RoPE's
-    lesson = (
-        "So at this head size, xPos's decay mostly quiets unrelated keys; in the appendix's sweep, the wider the head,"
-        " the more a matching key keeps."
-    )
-    assert text.count(lesson) == 1
+    lesson = "So at this head size, xPos mostly quiets unrelated keys."
+    wider = "In the appendix's sweep, the wider the head, the more a matching key keeps."  # the section's block
+    assert text.count(lesson) == 1 and text.count(wider) == 1
+    assert text.index(lesson) < text.index(wider)
     # "in the appendix's sweep": the head sizes 32 to 1024 are swept only in the appendix's xPos block, after the lesson
     sweep = "<details><summary>xPos: other head sizes, the expected score of a key equal to its query"
     assert text.count(sweep) == 1 and text.index(lesson) < text.index(sweep)
@@ -2796,6 +2795,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "At this head size and distance, for a key equal to its query, the mean size falls only to about two thirds;"
         " its average score does not fall."
     )
+    # the main line keeps one measure and one number; the matching key gets one plain sentence, its numbers (0.65 of
+    # RoPE's mean size, a signed average at RoPE's or above) in the section's block, asserted above and in the figure
+    keeps = "A key equal to its query keeps most of its score."
+    assert abs(matching_far - 0.65) < 0.01  # "most": its mean size keeps 0.65 of RoPE's, its signed average all
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
     # the other measure, in the section's block, scoped first: with signs the matching key keeps its average in the
@@ -2810,7 +2813,12 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     )
     assert with_signs.index("In this band") < with_signs.index("at RoPE's or above")  # the scope before the claim
     assert "stays at RoPE's or above" not in text
-    assert " ".join((scope, measure, unrelated, matching, lesson)) in xpos_main
+    assert " ".join((scope, measure, unrelated, keeps, lesson)) in xpos_main
+    assert text.count(matching) == 1 and matching not in xpos_main  # moved into the block, with its two thirds
+    assert "two thirds" not in xpos_main and "its decay fades" not in xpos_main.lower()
+    opens = text.index("<summary>What mean size is, a matching key's average with signs, and xPos's float32 cost")
+    block = text[opens : text.index("</details>", opens)]
+    assert matching in block and wider in block and wider not in xpos_main
     assert "with signs" not in xpos_main and text.count(with_signs) == 1
     assert text.count(scope) == 1 and "unrelated keys get quieter" not in text
     assert "nearer in" not in xpos_main and "panel" not in xpos_main
@@ -2847,9 +2855,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert 36_000 < limit < 36_500, limit
     assert math.isinf(float(torch.tensor(3.5 ** (36_300 / 512)).float()))  # overflows just past the limit
     assert not math.isinf(float(torch.tensor(3.5 ** (36_200 / 512)).float()))
-    # the decay's form comes first, on the main line, so "fades the fast pairs first" rests on it
+    # the decay's form comes first, on the main line, so the block's "fades the fast pairs first" rests on it
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert main_line.index("It multiplies pair $i$'s term by") < main_line.index("Its decay fades the fast pairs first")
+    assert main_line.index("It multiplies pair $i$'s term by") < text.index("xPos's decay fades the fast pairs first")
     assert "the book knows no stated reason" not in text and "A decay sounds as if" not in text
     # "right, a key equal to its query: its score swings less, and its average is no lower": the figure's d = 64 and
     # band (above: 0.058 > 0.046). The block's exceptions: nearer in, over every span of distances [a, 2a) with a up
@@ -3011,7 +3019,7 @@ def test_chapter_static_scalings_llama31_panel_and_larger_bases():
         " $10^4$.",
         "at base $10^6$ the slowest pair meets under a tenth of a radian, as the next cell checks at $L = 8192$ for"
         " inputs $2L$, $4L$ and $8L$.",
-        "| 3. Are the frequencies rescaled to reach longer inputs? | no |",
+        "| 3. Are the frequencies slowed to reach longer inputs? | no |",
         # the close is conditional on the input's length: a pair past L meets new angles only on a longer input
         "On a longer input, each such pair meets *new angles*: angles it reaches past $L$ but never reached within"
         " $L$.",
@@ -3283,13 +3291,19 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
         assert sentence in text and sentence not in main_line, sentence
     # the block right after the demo head's figure says where "fast" ends, with the figures' numbers (the sweep
     # above: kept iff L / lambda > field); the main line before the figure says only what each rule does
-    thresholds = (  # a pair that turns N times within L has wavelength L / N, said where the dashed lines are named
-        "In every panel but PI's, dashed lines mark where keeping ends: a pair that turns 32 times within $L$ has"
-        " wavelength $L/32$, one that"
-        " turns 4 times $L/4$. With YaRN's usual `beta_fast` of 32, YaRN keeps the pairs that turn over 32 times,"
-        " $\\lambda_i < L/32$; with Llama 3.1's `high_freq_factor` of 4, the `llama3` rule keeps those that turn over"
-        " 4 times, $\\lambda_i < L/4$."
+    thresholds = (  # the block names the fields behind the main line's 32 and 4 and points to the appendix's rule;
+        # it no longer repeats the main line's "YaRN keeps the pairs that turn more than 32 times" sentence
+        "The 32 is YaRN's usual `beta_fast` and the 4 is Llama 3.1's `high_freq_factor`; the appendix's *How each"
+        " scaling reshapes the wavelengths* part explains both."
     )
+    assert (
+        "YaRN keeps the pairs that turn over 32 times" not in text
+        and "dashed lines mark where keeping ends:" not in text
+    )
+    # "YaRN's usual `beta_fast` of 32": transformers 5.24's default when a config sets none; Llama 3.1's field: its row
+    rope_utils = (Path(_hf().__file__).parent / "modeling_rope_utils.py").read_text(encoding="utf-8")
+    assert 'beta_fast = rope_parameters_dict.get("beta_fast") or 32' in rope_utils
+    assert book.MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["high_freq_factor"] == 4
     dashed = "<summary>Where the dashed lines sit</summary>"
     assert text.count(thresholds) == 1 and thresholds not in main_line
     assert text.index(dashed) < text.index(thresholds) < text.index("</details>", text.index(dashed))
@@ -3355,9 +3369,9 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     assert book.MODEL_ROPE_CONFIGS["llama-4-scout"]["rope_scaling"]["high_freq_factor"] == 1.0
     assert "YaRN keeps the pairs that turn over 32 times within $L$, $\\lambda_i < L/32$; the `llama3` rule" not in text
     # the blend is named before the figures that draw it; the dashed lines, after them
-    assert main_line.index("Between the kept and the slowed") < text.index("dashed lines mark where keeping ends:")
-    assert "dashed lines mark where keeping ends:" not in main_line and "where *fast* ends" not in text
-    # "In every panel but PI's": the PI panel's start is None, so it draws no dashed line; the YaRN, llama3 and
+    assert main_line.index("Between the kept and the slowed") < main_line.index("Dashed lines mark where keeping ends.")
+    assert "dashed lines mark where keeping ends:" not in text and "where *fast* ends" not in text
+    # the dashed lines: the PI panel's start is None, so it draws no dashed line; the YaRN, llama3 and
     # Llama 3.1 panels each draw one
     code = _figure_titles()
     assert '(("pi", "PI, linear", None), ("yarn", "YaRN", 32), ("llama3", "the llama3 rule", 4))' in code
@@ -4157,7 +4171,14 @@ def test_chapter_partial_rotary_names_its_content_channel():
     cells = nb_cells()
     opening, fields_cell = ("".join(c["source"]) for c in cells[1:3])
     assert opening.startswith("# RoPE as today's models use it") and "```json" not in opening
-    assert opening.index("| 6. Does a decay factor") < opening.index("After this chapter you will be able to:")
+    sixth = "| 6. Does a weight that falls with distance shrink the score? | no |"
+    assert opening.index(sixth) < opening.index("After this chapter you will be able to:")
+    # no term before its definition: the opening asks in plain words; "decay factor" is first used on the main line
+    # where xPos's section defines it, and the third question says "slowed", the word the scaling section defines
+    assert "decay factor" not in opening and "rescaled" not in opening
+    main = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
+    defined = "The sixth question asks whether a *decay factor* multiplies the score, shrinking it with distance."
+    assert main.index("decay factor") == main.index(defined) + defined.index("decay factor")
     assert opening.index("After this chapter you will be able to:") < opening.index("It assumes RoPE from chapter 4")
     # the config, its formula and its fields' questions: the next cell, under its own heading
     assert fields_cell.startswith("## A config's position fields\n\nLlama 3.1 8B's published `config.json`")
@@ -4326,19 +4347,28 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     # *Far keys keep more of their score*: the thick lines are band means; the thin line, one distance at a time,
     # strays from its band mean by over 0.1 somewhere (asserted where the figure is drawn)
     thick = (
-        "That share wiggles from one distance to the next, so the figure draws its mean over each doubling of the"
-        " distance, from $x$ to $2x$."
+        "That share wiggles from one distance to the next, so the figure draws its mean over each doubling, from $x$"
+        " to $2x$."
     )
     assert thick in main_line  # the average, said on the main line: the step from x averages x .. 2x - 1
     # one measure before the figure, the share of the score at distance zero; with pairs of one length the share is
     # the score per pair, (2/d) sum cos: checked here for pairs of a random common length r (r ** 2 cancels)
+    link = (  # the main-line clause joining "averaged over random queries" to the one key the figure draws
+        "A random query's pairs have the same length on average, so this share is also the average over random"
+        " queries. "
+    )
     measure = (
-        "Take a key equal to its query, with all pairs the same length. The figure plots its score as a share of its"
+        "Take such a key, with all pairs the same length. The figure plots its score as a share of its"
         " score at distance zero: at one it keeps its whole score; at zero it scores like an unrelated key on average. "
+        + link
         + thick
     )
-    # the random-query reading sits in the block under the figure, with the appendix's check
-    assert "A random query's pairs have the same length on average" not in main_line
+    # "such a key" refers back to the topic sentence's "a key matching its query", just before it
+    assert main_line.index("the score of a key matching its query, averaged over random queries") < main_line.index(
+        "Take such a key"
+    )
+    # the appendix's check is named in the block, not on the main line
+    assert "The appendix checks that this key's share" not in main_line
     assert measure in main_line and "unit length" not in main_line[main_line.index("## Raising the base") :][:1500]
     # "A random query's pairs have the same length on average": isotropic queries, d = 128, each pair's mean length
     g_len = torch.Generator().manual_seed(7)
@@ -4439,7 +4469,7 @@ def test_chapter_mla_rotary_key_takes_its_own_ladder():
 
 def test_chapter_base_figure_title_names_its_smoothing():
     """Chapter 10, *Raising the base*: the figure's smoothing rule is said once, on the main line: "That share wiggles
-    from one distance to the next, so the figure draws its mean over each doubling of the distance, from $x$ to $2x$.";
+    from one distance to the next, so the figure draws its mean over each doubling, from $x$ to $2x$.";
     the y label names the measure alone, "share of the score at distance 0", and the title names the average, "mean
     over each doubling of the distance". The step from x is the mean of the score per pair over distances
     x .. 2x - 1."""
@@ -4459,7 +4489,7 @@ def test_chapter_base_figure_title_names_its_smoothing():
     assert trained == {"llama-2-7b": 4096, "llama-3-8b": 8192, "code-llama-7b": 16384}
     assert "x/2" not in code  # the moving average is gone: one average, the mean over each doubling
     main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
-    rule = "the figure draws its mean over each doubling of the distance, from $x$ to $2x$"
+    rule = "the figure draws its mean over each doubling, from $x$ to $2x$"
     assert main_line.count(rule) == 1
     # the figure draws only the band means, all thick (lw=2.5), so the main line does not say "thick"; the text's
     # term, "share of its score at distance zero", is the y label's and the title's
@@ -4496,9 +4526,10 @@ def test_chapter_opening_names_layout_and_the_factor():
         "They also leave out a factor some scalings put on a score's rotated part or on all of it: see the appendix."
     )
     assert layout in text and factor in text and layout not in main_line and factor not in main_line
-    opening = text[: text.index("After this chapter you will be able to")]  # in the opening, before the goals
+    opening = text[: text.index("## A config's position fields")]  # in the opening cell, after the goals
     summary = "<summary>Two things the six questions leave out</summary>"
     assert summary in opening and opening.index(summary) < opening.index(layout) < opening.index(factor)
+    assert opening.index("It assumes RoPE from chapter 4") < opening.index(summary)  # the goals come first
     notes = text[text.index("### Version notes") :]  # the cell the opening names holds the layouts
     assert "interleaved pairs in the first three" in notes and "Llama 4, GPT-J, GLM-4" in notes
     assert "so each score's rotated part grows by its square; in a fully rotated head, every logit does." in text
@@ -4858,3 +4889,36 @@ def test_chapter_max_position_embeddings_is_not_enforced():
         s = declared / 16
         expected = math.sqrt(1 + math.log(s) / math.log(16)) if s > 1 else 1.0
         assert math.isclose(_compute_longrope_parameters(lr_cfg, "cpu")[1], expected, rel_tol=1e-12), declared
+
+
+def test_chapter_layout_takeaway_links_chapter4_check():
+    """Chapter 10's takeaway 6: "The pair layout, interleaved or halves, must match what the checkpoint's code
+    expects; the wrong one gives wrong scores and no error, as [chapter 4's *Two layouts*](04_rope.ipynb) shows."
+    The linked section's check exists: chapter 4 converts an interleaved checkpoint by permuting rows, and asserts that
+    the forgotten permutation runs (no error) yet misses the trained scores. Recomputed here: the half layout applied
+    to interleaved-trained q and k gives other scores, without raising."""
+    text = chapter_markdown("10_rope_today")
+    takeaways = text[text.index("## Takeaways") : text.index("## Exercises")]
+    sentence = (
+        "6. **Layout.** The pair layout, interleaved or halves, must match what the checkpoint's code expects; the"
+        " wrong one gives wrong scores and no error, as [chapter 4's *Two layouts*](04_rope.ipynb) shows."
+    )
+    assert text.count(sentence) == 1 and sentence in takeaways
+    ch4 = chapter_markdown("04_rope")
+    assert "## Two layouts" in ch4 and re.search(r"Forgetting it\s+raises no error", ch4)
+    ch4_cells = json.loads((Path(__file__).parents[1] / "notebooks" / "04_rope.ipynb").read_text(encoding="utf-8"))[
+        "cells"
+    ]
+    sources = ["".join(c["source"]) for c in ch4_cells]
+    heading = next(i for i, s in enumerate(sources) if s.startswith("## Two layouts"))
+    check = next(s for s in sources[heading:] if "def layout_scores(" in s)  # the section's layout check
+    assert 'forgot = layout_scores(q, k, "half")' in check
+    assert "assert not torch.allclose(forgot, trained, atol=0.1)" in check
+    assert "assert torch.allclose(converted, trained)" in check
+    f64 = torch.float64
+    q, k = torch.randn(2, 10, 16, generator=torch.Generator().manual_seed(3), dtype=f64)
+    scores = {}
+    for layout in ("interleaved", "half"):  # the same weights read in each layout: both run without an error
+        cos, sin = posenc.rope_cos_sin(10, 16, layout=layout, dtype=f64)
+        scores[layout] = posenc.apply_rope(q, cos, sin, layout=layout) @ posenc.apply_rope(k, cos, sin, layout=layout).T
+    assert not torch.allclose(scores["interleaved"], scores["half"], atol=0.1)

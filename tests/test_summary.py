@@ -1833,7 +1833,8 @@ def _overview_examples():
         " input length it was trained at before any fix below; the glossary calls it the {ref}`trained length"
         " <glossary-longer-terms>`. RoPE turns each pair $i$ of coordinates at its own speed, $\\theta_i$ radians per"
         " position. A pair is *fast* if it makes at least one full turn within $L$ positions, and *slow* if not."
-        " In a decoder, slow pairs meet angles past $L$ that training never showed."
+        " A model trained on inputs of length $L$ never sees a distance of $L$ or more. With a causal mask, slow"
+        " pairs meet new angles at those distances."
         " Chapter 8's heads, 16 wide at base $10^4$ with"
         " $L = 64$, have 5 slow pairs of 8. Every fix below slows the slow pairs."
         " A fix added at test time pulls the angles of long distances back toward those seen in training."
@@ -1981,7 +1982,40 @@ def _overview_examples():
     waves = page_text().split("<summary>Wavelengths and turns</summary>")[1].split("</details>")[0]
     labels = re.findall(r" - \*\*([^*]+)\*\* ", waves)
     # the bullet "Examples." is cut (it restated the lead and chapter 8's ramp)
-    assert labels == ["Wavelength.", "Turns.", "Band edges.", "Counting."], labels
+    assert labels == ["Wavelength.", "Turns.", "Band edges.", "Counting.", "Causal mask."], labels
+    # the lead's "A model trained on inputs of length L never sees a distance of L or more. With a causal mask, slow
+    # pairs meet new angles at those distances" (it once said "In a decoder", which read as if an encoder saw longer
+    # distances; it does not, but without the mask its offsets take both signs), and the block's "Causal mask.
+    # Without one, training shows offsets of both signs, so a slow pair that makes over half a turn within L already
+    # meets angles all around the circle". Positions 0 to L - 1 give distances up to L - 1 only. Under a causal mask
+    # the offsets of training are -(L - 1) to 0: a slow pair's angles there, (L - 1) theta < 2 pi, leave an arc of
+    # the circle unseen, and each distance d from L up to the wavelength puts the angle -d theta in it (the new
+    # angles); without the mask the offsets -(L - 1) to L - 1 cover the circle to within one step theta as soon as
+    # the pair makes over half a turn within L (here made-up pairs of 0.55 to 0.95 turns at the grid's L), while a
+    # pair under half a turn still leaves an arc unseen
+    positions = torch.arange(L_run)
+    assert int((positions[:, None] - positions[None, :]).abs().max()) == L_run - 1
+
+    def unseen_arc(th: float, offsets: torch.Tensor) -> float:  # the largest gap between the angles training shows
+        seen = ((offsets * th) % (2 * math.pi)).sort().values
+        return float(torch.cat([seen.diff(), (seen[:1] + 2 * math.pi - seen[-1:])]).max())
+
+    causal_offsets = torch.arange(-(L_run - 1), 1, dtype=torch.float64)
+    both_signs = torch.arange(-(L_run - 1), L_run, dtype=torch.float64)
+    for th in theta_run[~fast_run]:
+        th = float(th)
+        assert unseen_arc(th, causal_offsets) > 2 * math.pi - (L_run - 1) * th - 1e-9 > th, th
+        for dist in range(L_run, int(2 * math.pi / th) + 1):
+            angle = (-dist * th) % (2 * math.pi)
+            assert 0 < angle < 2 * math.pi - (L_run - 1) * th, (th, dist)  # outside the arc -(L - 1) theta to 0
+    for turns in (0.55, 0.7, 0.95, 0.3, 0.45):
+        th = turns * 2 * math.pi / (L_run - 1)
+        covered = unseen_arc(th, both_signs) <= th + 1e-9
+        assert covered == (turns > 0.5) and unseen_arc(th, causal_offsets) > th, turns
+    assert (
+        "- **Causal mask.** Without one, training shows offsets of both signs, so a slow pair that makes over half a"
+        " turn within $L$ already meets angles all around the circle."
+    ) in page_text()
     assert page_text().index("YaRN's *band edges* are counts of turns") < page_text().index("rounds the band edges")
     for d, base, L in ((16, 1e4, 64), (128, 1e4, 4096), (128, 5e5, 8192)):
         plain = posenc.rope_inv_freq(d, base=base).double()
@@ -2593,7 +2627,8 @@ def _slow_pairs_main_line() -> list[str]:
     assert "Llama 2's heads have" not in page_text()
     page = page_text()
     assert page.index(
-        "and *slow* if not. In a decoder, slow pairs meet angles past $L$ that training never showed. " + main
+        "and *slow* if not. A model trained on inputs of length $L$ never sees a distance of $L$ or more. With a"
+        " causal mask, slow pairs meet new angles at those distances. " + main
     ) < page.index("<summary>The fixes, with example models</summary>"), main
     return numbers(main)
 
@@ -4808,16 +4843,13 @@ def _decay_item() -> list[str]:
     near_b = int((trend_b.abs() < 0.05 * e0).nonzero()[0])
     assert 2**near_b <= 5e5 / 2 < 2 ** (near_b + 1), trend_b / e0
     assert (trend_b[1 : near_b + 1] < trend_b[:near_b]).all() and trend_b[near_b + 1] < 0, trend_b / e0
-    # "That doubling holds the distance 5 000, half the base": b/2, printed with the book's spaced thousands, lies in
-    # the doubling named (asserted above: 2^half <= b/2 < 2^(half + 1))
+    # the doubling from 4 096 to 8 192 and its 5 000, half the base, left the item's main line for its block, which
+    # states them (asserted below); b/2, printed with the book's spaced thousands, lies in that doubling
     half_base = int(base) // 2
     assert half_base == 5000 and 2**half <= half_base < 2 ** (half + 1), (half_base, half)
-    doubling = (
-        f"the doubling from about {spaced(lo)} to {spaced(hi)} tokens. That doubling holds the distance"
-        f" {spaced(half_base)}, half the base; chapter 5's trend formulas put the zero a little past it"
-    )
     block_at = page.index("<summary>What the average is over</summary>")
-    assert page[:block_at].count("half the base") == 1  # once on the main line: the item's clause
+    assert page[:block_at].count("half the base") == 0  # the main line names only "from about 4 000 tokens on"
+    assert "That doubling holds the distance" not in page
     assert (
         "from 4 096 to 8 192, which holds 5 000: chapter 5's formulas for the trend put its zero a little past"
         " half the base." in page[block_at:]
@@ -4856,26 +4888,39 @@ def _decay_item() -> list[str]:
     # shows how a perfectly matching key fares with distance" (checked below), a choice, not a claim about what trained
     # heads look for, nor that it isolates distance (chapter 5: where a query puts its energy decides how fast its
     # matching key's score falls)
+    # the reason first: "A *matching key*, one equal to its query, has a score that ripples as the distance grows":
+    # for 200 random queries q (this seed), the score q_r . q_0, by posenc's RoPE at distance 77 and by the sum
+    # sum_i |q_[i]|^2 cos(r theta_i) at every distance up to 8 191, rises at over a third of the single steps for
+    # every query (about half of them: it ripples, not a steady fall); then the two averages in plain words, and the
+    # mean's fall to about zero "from about 4 000 tokens on" (4 096 rounded, asserted above)
+    g_one = torch.Generator().manual_seed(5)
+    q_one = torch.randn(200, width, generator=g_one, dtype=torch.float64)
+    r_one = torch.arange(0, 2 ** (half + 1), dtype=torch.float64)
+    own = (q_one[:, : width // 2] ** 2 + q_one[:, width // 2 :] ** 2) @ torch.cos(r_one[None, :] * theta[:, None])
+    c_one, s_one = posenc.rope_cos_sin(torch.tensor([0, 77]), width, base, dtype=torch.float64)
+    turned = posenc.apply_rope(q_one, c_one[1], s_one[1], broadcast=True)
+    torch.testing.assert_close((turned * q_one).sum(1), own[:, 77], rtol=0, atol=1e-9)  # the half layout's sum
+    rises = (own.diff(dim=1) > 0).sum(1)
+    assert int(rises.min()) > len(r_one) / 3, rises
     item = (
-        f"In a head {width} wide at base $10^{math.log10(base):.0f}$, take a key vector equal to its query vector,"
-        " a choice that shows how a perfectly matching key fares with distance. Average the key's score over"
-        " random query vectors with no preferred direction, then over each doubling of the distance. This mean"
-        f" falls to about zero by {doubling}. Past that doubling, the mean stays near"
-        " zero, on either side."
+        "A *matching key*, one equal to its query, has a score that ripples as the distance grows. So chapter 5"
+        f" averages that score, in a head {width} wide at base $10^{math.log10(base):.0f}$: over random queries,"
+        f" then over each doubling of the distance. This mean falls, and from about {spaced(lo)} tokens on it stays"
+        " near zero, on either side."
     )
-    # six sentences: "falls to about zero by the doubling from about 4 000 to 8 000 tokens", so the fall is not read
-    # as holding at every distance (the doubling means fall at every doubling up to the one from 4 096 to 8 192, and
-    # after it rise again and take both signs: checked here); the half-base scope has its own sentence. The old
-    # "falls until it reaches about zero, in the doubling ..." read as a fall that stops at zero, while the next
-    # doubling dips lower (-4.5 % of E(0)); "Past that doubling, the mean stays near zero, on either side": "near
-    # zero" is the block's bound, every doubling mean after the one from 4 096 to 8 192 up to the last computed
-    # within 5 % of E(0) (past, in _decay_item; the closed form up to 2^40 below), of both signs ("on either side")
+    # "This mean falls, and from about 4 000 tokens on it stays near zero, on either side": the doubling means fall
+    # at every doubling up to the one from 4 096 to 8 192 (the one before it is still above 5 % of E(0)), and after
+    # it rise again and take both signs (checked here). The old "falls until it reaches about zero, in the doubling
+    # ..." read as a fall that stops at zero, while the next doubling dips lower (-4.5 % of E(0)), which "near zero"
+    # covers: "near zero" is the block's bound, every doubling mean from the one from 4 096 to 8 192 up to the last
+    # computed within 5 % of E(0) (tail, in _decay_item; the closed form up to 2^40 below), of both signs ("on either
+    # side")
     assert (trend[1 : half + 1] < trend[:half]).all() and bool((trend[half + 1 :].diff() > 0).any()), trend / e0
     assert past.min() < 0 < past.max() and past.abs().max() < 0.05 * e0, past / e0
-    # five sentences: the ripple ("From one distance to the next, the average ripples", E rising at over 100 single
-    # distances, asserted above) stands in the block "What the average is over" only, not on the main line
-    assert len(re.findall(r"[.?!](?= |$)", item)) == 5, item
-    assert "ripples" not in page[: page.index("<summary>What the average is over</summary>")].split("5. [Long-term")[1]
+    # three sentences: the reason (one query's score ripples), the two averages, the mean's fall; the block keeps the
+    # expected score's own ripple ("From one distance to the next, the average ripples", E rising at over 100 single
+    # distances, asserted above)
+    assert len(re.findall(r"[.?!](?= |$)", item)) == 3, item
     assert "falls until it reaches about zero" not in page[: page.index("<summary>What the average is over</summary>")]
     block_open = page[page.index("<summary>What the average is over</summary>") :]
     assert (
@@ -4884,7 +4929,7 @@ def _decay_item() -> list[str]:
     )
     # the old gloss "the key the query is looking for" read as a fact about trained heads; it must stay gone. The
     # matched key still scores most at distance 0: |q|^2, more than any other key of the same length (random draws,
-    # this head); "how a perfectly matching key fares with distance": with the content fixed (k = q), RoPE's score
+    # this head); how a matching key fares with distance: with the content fixed (k = q), RoPE's score
     # depends on the positions only through the distance (the same at any start m), and its mean over random queries
     # is E(r) (the closed form above, by sampling: within 4 %)
     assert "looking for" not in page
@@ -4921,12 +4966,15 @@ def _decay_item() -> list[str]:
         " tokens on. "
     ), takeaway
     assert "half the base" not in takeaway
-    # "averaged over random queries": the condition under the location, item 5's "random query vectors with no
-    # preferred direction" (chapter 5's isotropic queries, the E(r) computed above), stated before the takeaway
+    # "averaged over random queries": the condition under the location, item 5's "over random queries" and its
+    # block's "random queries with no preferred direction" (chapter 5's isotropic queries, the E(r) computed above),
+    # stated before the takeaway; "a matching key" is defined by item 5, before its first use on the page
     assert takeaway.count("averaged over random queries") == 1
-    assert page.index("Average the key's score over random query vectors with no preferred direction,") < page.index(
+    assert page.index("over random queries, then over each doubling") < page.index("## Takeaways")
+    assert page.index("The expected score is over random queries with no preferred direction.") < page.index(
         "## Takeaways"
     )
+    assert page.index("A *matching key*, one equal to its query,") == page.index("matching key") - 3
     assert "near 5 000" not in page[: page.index("<summary>What the average is over</summary>")]
     # "random query vectors with no preferred direction": chapter 5's isotropic queries (quoted above), the
     # assumption under E(r). "falls, and reaches about zero near 5 000 tokens, half the base": a distance, not a
@@ -5130,16 +5178,11 @@ def _decay_item() -> list[str]:
         " token, a model can count."
     ) in page
     return [
-        # the width and base left the item's main line for its block
-        # "distance 0" and "4 096" left the item's main line for its block; "in the doubling from about 4 000 to
-        # 8 000 tokens": 4 096 and 8 192 rounded (asserted above); the doubling means' bound from there on, 5 % of
-        # E(0), left the item's main line for its block (its number listed with the block's, below)
+        # "distance 0" and "4 096" left the item's main line for its block; "from about 4 000 tokens on": 4 096
+        # rounded (asserted above); the doubling's end, 8 000, its 5 000, half the base, and chapter 5's trend
+        # formulas left the main line for the block, which states them (below); the doubling means' bound from there
+        # on, 5 % of E(0), is the block's (its number listed with the block's, below)
         str(lo),
-        str(hi),
-        # "That doubling holds the distance 5 000, half the base": b/2 (asserted above); "chapter 5's trend formulas
-        # put the zero a little past it": the chapter's number (its quote checked above)
-        str(int(base) // 2),
-        "5",
         # the block opens with the head and base, then chapter 5's closed form, E(r) = 2 sum_i cos(r theta_i)
         "128",
         "10",
@@ -5251,14 +5294,14 @@ def _shorter_run_rope() -> tuple[int, int, list[float]]:
 
 
 def _grid_caveat() -> list[str]:
-    """The caveat under the grid: "With tiny models, synthetic filler and one
-    training recipe, 1 000 steps and five seeds, the grid cannot rank methods for language modelling. A shorter run of
-    300 steps leaves RoPE's loss *raised*, not broken, in 11 of its 12 seeds." (the
-    run's steps and seeds named in the sentence) The recipe: one learning rate, batch, warm-up and step
-    count for every method in the saved config, its steps and its five seeds; "cannot rank methods for language
-    modelling" is chapter 11's "It cannot rank methods for language modelling" (quoted in prose_expected). The shorter
-    run: the quick run's seeds graded as _rope_raised_in_shorter_run grades them (raised: above the trigram's loss
-    plus a tenth, at most ln 28; the one other seed breaks), against *breaks* in the grid's run. Returns the numbers."""
+    """The caveat under the grid: "With tiny models, synthetic filler, one training recipe and five seeds, the grid
+    cannot rank methods for language modelling." (the recipe's 1 000 steps stand in the block "Training run", with the
+    shorter run of 300 steps that leaves RoPE's loss *raised*, not broken, in 11 of its 12 seeds) The recipe: one
+    learning rate, batch, warm-up and step count for every method in the saved config, its steps and its five
+    seeds; "cannot rank methods for language modelling" is chapter 11's "It cannot rank methods for language
+    modelling" (quoted in prose_expected). The shorter run: the quick run's seeds graded as
+    _rope_raised_in_shorter_run grades them (raised: above the trigram's loss plus a tenth, at most ln 28; the one
+    other seed breaks), against *breaks* in the grid's run. Returns the numbers."""
     config = load_results("extrapolation", check=False)["config"]
     assert all(isinstance(config[k], (int, float)) for k in ("lr", "batch", "warmup", "steps")), config
     assert len(config["seeds"]) == 5, config["seeds"]
@@ -5277,11 +5320,14 @@ def _grid_caveat() -> list[str]:
     assert _graded("rope", longest) == "breaks"
     # the shorter run left the main line; the block "Training run" keeps it, with the
     # count checked here (raised in 11 seeds, the one other breaking) and in _rope_raised_in_shorter_run
+    # the recipe's step count left the main line for the block "Training run" (_rope_raised_in_shorter_run checks it
+    # there against the saved config); the caveat keeps the recipe and its five seeds in words
     sentence = (
-        f"With tiny models, synthetic filler and one training recipe, {config['steps']:,} steps and five seeds, the"
-        " grid cannot rank methods for language modelling. <details>"
-    ).replace(",000", " 000")
+        "With tiny models, synthetic filler, one training recipe and five seeds, the grid cannot rank methods for"
+        " language modelling. <details>"
+    )
     assert sentence in page_text(), sentence
+    assert f"{config['steps']:,} steps and five seeds".replace(",000", " 000") not in page_text()
     assert f"A shorter run of {steps} steps" not in page_text()
     assert f"shorter run of {steps} steps, plain RoPE's loss is *raised* in {raised} of {seeds} seeds" in page_text()
     return numbers(sentence.replace(" <details>", ""))
@@ -5327,7 +5373,7 @@ def _near_lines() -> list[str]:
     assert "The table below marks *kept* where the mean over seeds finds 95 % of the passkeys or more" in page_text()
     # "graded *raised*, not *breaks*, in 11 of its 12 seeds": the summary's count, graded against the quick run's own
     # trigram (_rope_raised_in_shorter_run); the one other seed lies above ln 28
-    raised = _rope_raised_in_shorter_run()[2]
+    raised = _rope_raised_in_shorter_run()[-2]  # the block's numbers end with raised, seeds
     assert int(raised) == len(below), (raised, below)
     sentence = (
         f"Chapter 8's shorter run, {steps} steps over {seeds} seeds, leaves plain RoPE's loss lower, from {low} to"
@@ -5382,8 +5428,14 @@ def _rope_raised_in_shorter_run() -> list[str]:
         t + FINE < v <= math.log(vocab) and math.log(vocab) - v < 0.4 for v, t in zip(rope, trigram, strict=True)
     )
     assert near > raised / 2, (near, raised, rope)
+    # "The grid's models train for 1 000 steps at L": the saved config's one step count for every method (one
+    # recipe: _grid_caveat), at its train_length; the fine-tuned runs train at 8L only after those steps
+    config = load_results("extrapolation", check=False)["config"]
+    assert isinstance(config["steps"], int) and config["steps"] > steps, config
+    assert config["finetune"]["length"] > config["train_length"]
     sentence = (
-        "**Training run.** Even the grid's grades depend on the training run. In chapter 8's shorter run of"
+        f"**Training run.** The grid's models train for {config['steps']:,} steps at $L$.".replace(",000", " 000")
+        + " Even the grid's grades depend on the training run. In chapter 8's shorter run of"
         f" {steps} steps, plain RoPE's loss is *raised* in {raised} of {seeds} seeds, most of them within a few tenths"
         " of a nat of *breaks*."
     )
@@ -6451,7 +6503,8 @@ def prose_expected() -> list[str]:
         # item 7's 2-D RoPE (chapter 7's, quoted in test_chapter_list_items_3_7_9_10_...)
         # item 7's 2-D RoPE is cut
         # item 5's head, 128 wide, and its base (the width computed and asserted in _decay_item)
-        ["5", "16", "128", "10", "4", *decay, *_alibi_item()]
+        # item 5's main line: "So chapter 5 averages that score, in a head 128 wide at base $10^4$"
+        ["5", "16", "5", "128", "10", "4", *decay, *_alibi_item()]
         # item 8: "chapter 8 also fine-tunes some RoPE models at that length" (_item_8_passkeys); "*fine*, within 0.1
         # nats of a trigram model's loss": chapter 8's tenth (asserted with the item)
         + ["8", f"{FINE}"]
@@ -6531,7 +6584,8 @@ def prose_expected() -> list[str]:
         + ["5"]
         # the fine-tuned arms at 8L; the dynamic arms above fine at 8L (test_verdict_grid_grades_each_run_as_chapter_8_
         # does); the fixed-factor arms, the same runs as the dynamic ones at 8L, are left to their block
-        + [str(s), str(s), "10", "4", str(2 * L), str(longest)]
+        # "That is not extrapolation, since they then trained at $8L$" (the fine-tuning length, asserted with it)
+        + [str(s), str(s), str(s), "10", "4", str(2 * L), str(longest)]
         # the block "Where sources differ: NoPE": T5's bias; this grid at 8L; T5's seeds, which NoPE's overlap
         # (test_nope_sources_differ_block)
         + ["5", str(s), "5"]
@@ -7330,13 +7384,15 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         " or YaRN keep the loss fine too."
     )
     # the main line under the lead: the untested cause, next to the test-time arms that support takeaway 4;
-    # "That is not extrapolation": the fine-tuning length is 8L, the length they are graded at (above); "Added at
+    # "That is not extrapolation, since they then trained at $8L$": the fine-tuning length is 8L, the length they are
+    # graded at (above; the saved config's finetune length is 8 times its train_length, checked here); "Added at
     # test time instead": the stretched arms have no fine-tuning (the grid's "with no further training" before it)
     # the two arms named apart ("PI" and "YaRN" named both): "fine-tuned at 8L" (the arms
     # above, every seed below the bar) against "added at test time instead" (the stretched
     # arms, every seed above the bar: test_takeaways_restate_checked_claims)
     assert (
-        " Fine-tuned at $8L$, plain RoPE and RoPE with PI or YaRN keep the loss fine too. That is not extrapolation."
+        " Fine-tuned at $8L$, plain RoPE and RoPE with PI or YaRN keep the loss fine too. That is not extrapolation,"
+        " since they then trained at $8L$."
         " The grid's rows of test-time fixes are *dynamic*: they pick $s$ from each input's length; a block below"
         " covers fixed ones. Dynamic"
         " YaRN and dynamic NTK-aware scaling lower plain RoPE's loss at $8L$, but not to fine. Dynamic YaRN comes"
@@ -7344,6 +7400,8 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         " stays about as high as plain RoPE's. Every"
         " RoPE model in the grid trains at base $10^4$: the grid does not test training with a larger base. The figure"
     ) in page_text()
+    ft_cfg = load_results("extrapolation", check=False)["config"]
+    assert ft_cfg["finetune"]["length"] == 8 * ft_cfg["train_length"] == max(ft_cfg["eval_lengths"]), ft_cfg["finetune"]
     # "The grid's rows of test-time fixes are *dynamic*": the grid's table of stretched RoPE ("RoPE stretched at test
     # time") lists the dynamic arms only; "a block below covers fixed ones": chapter 8 also ran fixed factors at test
     # time ("rope+pi fixed", "rope+yarn fixed"), and the block "Fixed factors, graded on the loss at the training
@@ -7515,7 +7573,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         STRETCHED_HEADER,
         "Dynamic NTK misses more passkeys than dynamic PI, whose loss breaks; chapter 8 does not test why.",
         "<summary>Fixed factors, graded on the loss at the training length</summary>",
-        "With tiny models, synthetic filler and one training recipe",
+        "With tiny models, synthetic filler, one training recipe",
         "<summary>Grid details, and a run on Shakespeare's plays</summary>",
         "**Shakespeare.**",
         "**The grid's RoPE and a large model's.**",
@@ -7526,7 +7584,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         "## Takeaways",
     ]
     # three closed blocks after the grid's main line, then the takeaways
-    grid_tail = page[page.index("With tiny models, synthetic filler and one training") : page.index("## Takeaways")]
+    grid_tail = page[page.index("With tiny models, synthetic filler, one training") : page.index("## Takeaways")]
     assert grid_tail.count("<details>") == 3, grid_tail.count("<details>")
     for title in ("How the grid is graded", "Missing rows and passkeys"):
         assert f"<details><summary>{title}</summary>" in page, title
