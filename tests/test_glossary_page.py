@@ -994,8 +994,9 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     distance_row = row("distance | 距离")
     assert "| how far a key lies from its query, $\\lvert n - m\\rvert$, never negative | {doc}" in distance_row
     ((row_first, row_second),) = re.findall(
-        r"^Chapters (\d+) and (\d+) use the word \*distance\* for the signed \*offset\*\. Each chapter's letters for"
-        r" both are in \{ref\}`Letters <glossary-letters>`\.$",
+        r"^Chapters (\d+) and (\d+) use the word \*distance\* for the signed \*offset\*\. Chapter 5 writes it \$r\$ and"
+        r" never says offset, so the offset row does not link it\. Each chapter's letters for both are in"
+        r" \{ref\}`Letters <glossary-letters>`\.$",
         " ".join(block("Offset and distance in other chapters").split()),
     )
     assert [int(row_first), int(row_second)] == [int(first), int(second)], (row_first, row_second)
@@ -1197,21 +1198,27 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
 def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     """The page: "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$, negative
     for an earlier key": posenc's grid of offsets, and RoPE's score, which depends on the positions through this
-    offset and not through its negative. "chapter 5 writes it $r$ and never says offset": chapter 5's own definition
-    of $r$, and no "offset" anywhere in its markdown, which is why the row's chapter column does not link it."""
-    ((formula, sign, other, other_5, five, letter),) = re.findall(
+    offset and not through its negative. The block under the table: "Chapters 3 and 5 use the word *distance* for the
+    signed *offset*. Chapter 5 writes it $r$ and never says offset, so the offset row does not link it": chapter 5's
+    own definition of $r$, and no "offset" anywhere in its markdown."""
+    ((formula, sign),) = re.findall(
         r"key position minus query position, \$([^$]+)\$, for a query at position \$m\$ and a key at \$n\$,"
-        r" (negative|positive) for an earlier key; also called the relative position, and in chapters (\d+) and (\d+)"
-        r" the distance; chapter (\d+) writes it \$(\w)\$ and never says offset \|",
+        r" (negative|positive) for an earlier key; also called the relative position \|",
         row("offset"),
+    )
+    naming = " ".join(block("Offset and distance in other chapters").split())
+    ((other, other_5, five, letter),) = re.findall(
+        r"Chapters (\d+) and (\d+) use the word \*distance\* for the signed \*offset\*\. Chapter (\d+) writes it"
+        r" \$(\w)\$ and never says offset, so the offset row does not link it\.",
+        naming,
     )
     # "chapter 5 writes it $r$ and never says offset": its r is this signed number, and the word is absent
     assert int(five) == int(other_5) == 5
     assert f"**Distance** ${letter} = n - m$: the key's position minus the query's." in chapter("05_decay")
     assert "offset" not in chapter("05_decay").lower()
     assert "05_decay" not in row("offset")
-    # "and in chapters 3 and 5 the distance": chapter 3, linked in the row, names this signed number the distance, key
-    # minus query; chapter 5 defines its distance r = n - m the same way; the block under the table says so for both
+    # "Chapters 3 and 5 use the word *distance*": chapter 3, linked in the row, names this signed number the distance,
+    # key minus query; chapter 5 defines its distance r = n - m the same way; the block under the table says so for both
     assert int(other) == 3 and "{doc}`3 <../notebooks/03_relative>`" in row("offset")
     assert "The distance is always the key's position minus the query's, $j - i$" in chapter("03_relative")
     assert int(other_5) == 5
@@ -2103,17 +2110,18 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     assert "truncate" not in inspect.getsource(rope_utils._compute_llama3_parameters)  # YaRN's only
     assert "truncate (`bool`, *optional*): Only used with 'yarn'." in " ".join(inspect.getsource(rope_utils).split())
     # "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times it
-    # turns. With the default betas 32/1, chapter 8's heads would have no pair that turns 32 times, yet pair 0 would
-    # be kept" (the hedge the betas row no longer carries; a what-if, since chapter 8 uses 2/1, so the bullet comes
-    # right after the betas bullet that says so): transformers' clamp, and its yarn over chapter 8's head and a
+    # turns. With the default betas 32/1, which chapter 8 also runs, its heads have no pair that turns 32 times, yet
+    # pair 0 is kept" (the hedge the betas row no longer carries; chapter 8's main runs use 2/1, its "yarn b32" arm
+    # 32/1, so the bullet comes right after the betas bullet that says so): transformers' clamp, and its yarn over
+    # chapter 8's head and a
     # sweep, both truncate settings
     ((what_if_fast, what_if_slow, what_if_turns),) = re.findall(
-        r"- YaRN's \*betas\* are \d+ and \d+ by default, \d+ and \d+ in chapter 8\. - YaRN's `truncate` in"
+        r"- YaRN's \*betas\* are \d+ and \d+ by default, \d+ and \d+ in chapter 8's main runs\. - YaRN's `truncate` in"
         r" transformers, true by default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it to false\."
         r" Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times"
         r" it turns\."
-        r" With the default betas (\d+)/(\d+), chapter 8's heads would have no pair that turns (\d+) times, yet pair 0"
-        r" would be kept\. - Llama 3\.1 sets",
+        r" With the default betas (\d+)/(\d+), which chapter 8 also runs, its heads have no pair that turns"
+        r" (\d+) times, yet pair 0 is kept\. - Llama 3\.1 sets",
         " ".join(block.split()),
     )
     assert what_if_turns == what_if_fast
@@ -2153,7 +2161,7 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
             checked_ch8 = True
     assert checked_ch8  # the what-if was run at chapter 8's heads, with pair 0 kept (the assert above)
     ((fast, slow, ours_fast, ours_slow),) = re.findall(
-        r"- YaRN's \*betas\* are (\d+) and (\d+) by default, (\d+) and (\d+) in chapter 8\.", block
+        r"- YaRN's \*betas\* are (\d+) and (\d+) by default, (\d+) and (\d+) in chapter 8's main runs\.", block
     )
     assert row("betas").endswith(
         "those that turn fewer than `beta_slow` times divided by $s$ | {doc}`7 <../notebooks/07_beyond>`,"
@@ -2259,7 +2267,7 @@ def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
         r" for an input longer than `(\w+)`, then stores that length there, and restores the original ones only for an"
         r" input shorter than `(\w+)`; both start at `(\w+)`\. So right after a long input, a shorter one at least as"
         r" long as `max_position_embeddings` keeps the long input's frequencies, not \$([^$]+)\$; within one generation"
-        r" the length only grows, so the formula holds there\.",
+        r" the length only grows, so the formula holds there for the new tokens' frequencies\.",
         keeps,
     )
     ((_, row_formula),) = re.findall(

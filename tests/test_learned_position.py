@@ -1033,8 +1033,8 @@ def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_
     # caveat, pointing to the block for the argument
     assert "Up to 511 tokens back" not in main and "650" not in main and "comes late" not in flat
     caveat = (
-        "Why KERPLE finds more far passkeys than ALiBi is not tested here; the block below shows why their biases alone"
-        " cannot tell."
+        "Why KERPLE finds more far passkeys than ALiBi is not tested here; the block below shows why comparing their"
+        " penalty curves alone cannot tell."
     )
     assert main.count(caveat) == 1 and flat.count("Why KERPLE finds more far passkeys") == 1
     assert flat.index(caveat) < flat.index(in_block + " " + paragraph)
@@ -1408,7 +1408,8 @@ def test_rope_at_k_1_is_less_accurate_at_16_sentences_than_at_8_in_every_seed():
     """ "RoPE's lower accuracy at $k = 1$ on 16 sentences than on 8" (the appendix), in every saved seed. Named so, not
     a "drop": the figure's title's "RoPE drops after k = 1" is a drop across k, at one length."""
     text = " ".join(chapter_markdown("11_learned_position").split())
-    assert "So RoPE's lower accuracy at $k = 1$ on 16 sentences than on 8 may come from the padding" in text
+    # "more padding tokens": the padding's share is about 41 % at both lengths, so only its count grows
+    assert "So RoPE's lower accuracy at $k = 1$ on 16 sentences than on 8 may come from more padding tokens" in text
     assert "RoPE's drop at $k = 1$" not in text
     _, runs = counting_runs()
     assert all(a[0] < b[0] for a, b in zip(runs["RoPE", 16], runs["RoPE", 8]))
@@ -1617,13 +1618,13 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # the concrete gap, in place of "can fall between the values a 64-token input gives": its numbers are read from
     # the text here and checked against FireBias at the end of this test (the query, the keys, 0.048, the length)
     concrete = (
-        "From query 511, only the keys 1 and 2 back get a $u$ below 0.048, the smallest non-zero $u$ a 64-token input"
-        " gives. There the MLP meets inputs it never saw, between two it did. These are the starting values' numbers;"
-        " chapter 8's run keeps no learned $|c|$ or $L_{\\text{thr}}$."
+        "At the starting values, from query 511, only the keys 1 and 2 back get a $u$ below 0.048, the smallest"
+        " non-zero $u$ a 64-token input gives. There the MLP meets inputs it never saw, between two it did."
     )
     assert "can fall between the values a 64-token input gives" not in text
     gap_said = re.findall(
-        r"From query (\d+), only the keys (\d+) and (\d+) back get a \$u\$ below ([0-9.]+), the smallest non-zero \$u\$"
+        r"At the starting values, from query (\d+), only the keys (\d+) and (\d+) back get a \$u\$ below ([0-9.]+),"
+        r" the smallest non-zero \$u\$"
         r" a (\d+)-token input gives\.",
         flat_main,
     )
@@ -1708,8 +1709,9 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
         assert torch.allclose(u_by_distance(q + 1)[:q], u_by_distance(q), atol=1e-6)
     assert "the input of a nearer key" not in text  # split: the smaller u, then whose u it is
     assert rule + " " + concrete in flat_main and flat_main.count("between those of the keys 3 and 4") == 1
-    # "These are the starting values' numbers": fire_u's defaults are the starting values the section names, and the
-    # FIRE box says the same of its worked values ("chapter 8's run keeps no learned |c| or L_thr")
+    # "At the starting values": fire_u's defaults are the starting values the section names, and the FIRE box says
+    # the same of its worked values ("chapter 8's run keeps no learned |c| or L_thr"), which the main line leaves there
+    assert "These are the starting values' numbers" not in text
     assert "In code, at chapter 8's starting values, $|c| = 0.1$ and $L_{\\text{thr}} = 16$:" in flat_main
     assert "These are starting values: chapter 8's run keeps no learned $|c|$ or $L_{\\text{thr}}$" in text
     assert "From an earlier query, that smaller $u$ belongs to a nearer key" not in text  # the rule is stated once
@@ -2627,13 +2629,14 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
         + mean_only
         + " ALiBi's loss is fine too, but it finds fewer far passkeys."
         + " FIRE and CoPE find every passkey, but their loss rises."
-        + " Why KERPLE finds more far passkeys than ALiBi is not tested here; the block below shows why their biases"
-        + " alone cannot tell."
+        + " Why KERPLE finds more far passkeys than ALiBi is not tested here; the block below shows why comparing their"
+        + " penalty curves alone cannot tell."
     )
     # the caveat follows the passkey sentences; the 650 crossing moved into the block: the table's 512-token inputs
     # have their farthest key (511 back) before the crossing (checked here and in
     # test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back), so the bias comparison "cannot tell"; the
-    # block's row-share measure "hints at a link" (3 of 5 seeds above ALiBi, checked in its own test)
+    # block's row-share measure, from the same biases through softmax,
+    # "hints at a link" (3 of 5 seeds above ALiBi, checked in its own test)
     assert "the slower fade does not explain" not in text
     inputs_said = re.findall(r"At \$8L\$, on (\d+)-token inputs:", flat_main)
     late_said = re.findall(
@@ -2691,7 +2694,9 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     after = " ".join(text.split())
     after = after[after.index(answer) + len(answer) :]
     assert after.lstrip().startswith("<details><summary>How the measures are scored, and what is not tested")
-    assert flat_main.count(caveat) == 1 and answer.endswith("the block below shows why their biases alone cannot tell.")
+    assert flat_main.count(caveat) == 1 and answer.endswith(
+        "the block below shows why comparing their penalty curves alone cannot tell."
+    )
     assert after.index("Up to 511 tokens back, every trained KERPLE head's bias") < after.index("</details>")
     for untested in ("why is not tested", "that is not tested", "gives a guess"):
         section_main = flat_main[flat_main.index("## In chapter 8's experiment") : flat_main.index("## Takeaways")]

@@ -352,7 +352,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert bullets.count("- ") == 3 and bullets.startswith("- angles your own code forms in bfloat16"), bullets
     first, second, third = bullets[2:].split(" - ")
     assert all("`dynamic`" not in b and "`longrope`" not in b for b in (first, second))
-    assert first.endswith("from position 2 048; `position_ids` remove this shift."), first
+    assert first.endswith("from position 1 028; `position_ids` remove this shift."), first
     assert third.startswith("`dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches"), third
     assert ", and `longrope` at `original_max_position_embeddings`." in third, third
     assert 'as with `padding="max_length"`.' in third  # the padded-length exception sits in the bullet it qualifies
@@ -591,11 +591,11 @@ def test_transformers_dynamic_l_is_the_stored_length():
         "Transformers' `dynamic` raises the base to divide the slowest pair by $s\\ell/L - (s - 1)$, the table's"
         in page
     )
-    # "It does nothing up to the stored length. Llama 3.1's stored length is 16L." (checked above: 131 072 = 16 x 8 192,
-    # and no scaling at or below it)
+    # "It does nothing up to the stored length, so with Llama 3.1's file, whose stored length is 16L, it scales no
+    # input shorter than 16L." (checked above: 131 072 = 16 x 8 192, and no scaling at or below it)
     assert (
-        "Transformers calls dynamic NTK `dynamic`. It does nothing up to the stored length. Llama 3.1's stored length"
-        " is $16L$." in page
+        "Transformers calls dynamic NTK `dynamic`. It does nothing up to the stored length, so with Llama 3.1's file,"
+        " whose stored length is $16L$, it scales no input shorter than $16L$." in " ".join(page.split())
     )
     # the scope introduces the table: it is the sentence just before the table's header, and said nowhere after it
     start = page.index("## Fixed and dynamic scaling rules")
@@ -678,27 +678,30 @@ def test_bfloat16_drift_and_three_roundings():
 
 
 def test_dynamic_table_needed_row_is_the_stretch():
-    """Fixed and dynamic scaling rules: the sentence under the table, "The slowest pair needs less: dividing by the
-    stretch max(l/L, 1), 2 at l = 2L, makes l positions turn it no further than L positions did in training"; the
-    table's fixed rules' s = 8 and dynamic NTK's 1 + s(l/L - 1) = 9 both exceed it there. Checked on transformers
+    """Fixed and dynamic scaling rules: the sentence before the table, "The slowest pair needs only the *stretch*
+    max(l/L, 1): dividing by it makes l positions turn that pair no further than L positions did in training", and the
+    one under it, "At l = 2L the stretch is 2, less than either rule divides by": the table's fixed rules' s = 8 and
+    dynamic NTK's 1 + s(l/L - 1) = 9 both exceed it there. Checked on transformers
     5.24's `dynamic`: at l = 2L with factor 8 it divides the slowest pair by 9, and with factor 1 by the stretch, 2."""
     page = _page()
     table = page[page.index("| rule | effective factor for an input of $\\ell$ tokens | at $\\ell = 2L$, $s = 8$ |") :]
-    table = table[: table.index("The slowest pair needs less:")]
+    table = table[: table.index("At $\\ell = 2L$ the stretch is")]
     rows = re.findall(r"\| ([^|]+) \| ([^|]+) \| (\d+) \|", table)
     assert [r[0] for r in rows] == [
         "fixed: position interpolation, NTK-aware scaling, YaRN, `llama3`",
         "dynamic NTK",
     ], rows
-    (stated,) = re.findall(
-        r"The slowest pair needs less: dividing by the \*stretch\* \$\\max\(\\ell/L, 1\)\$, (\d+) at \$\\ell = 2L\$,"
-        r" makes \$\\ell\$ positions turn it no further than \$L\$ positions did in training\.",
-        page,
+    flat = " ".join(page.split())
+    assert (
+        "The slowest pair needs only the *stretch* $\\max(\\ell/L, 1)$: dividing by it makes $\\ell$ positions turn"
+        " that pair no further than $L$ positions did in training." in flat
     )
+    (stated,) = re.findall(r"At \$\\ell = 2L\$ the stretch is (\d+), less than either rule divides by\.", flat)
+    assert flat.index("*stretch*") < flat.index("than that pair needs")  # defined before "needs" is used
     L, s, ell = 8, 8.0, 16  # l = 2L
     stretch = max(ell / L, 1)
     assert [int(r[2]) for r in rows] + [int(stated)] == [s, 1 + s * (ell / L - 1), stretch] == [8, 9, 2]
-    assert all(int(r[2]) > stretch for r in rows)  # "needs less" than either rule's factor at 2L
+    assert all(int(r[2]) > stretch for r in rows)  # "less than either rule divides by" at 2L
     # the stretch is what the slowest pair needs: l positions then turn it as far as L positions did
     theta = 10000.0 ** (-(6 / 8))  # any frequency: divided by the stretch, l positions turn it as far as L did
     assert math.isclose(ell * theta / stretch, L * theta) and ell * theta / 1.5 > L * theta
@@ -757,7 +760,7 @@ def test_reading_code_page_numbers():
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     rope = llama["rope_scaling"]
     assert rope["factor"] * rope["original_max_position_embeddings"] < llama["trained_length"] == 16 * L, llama
-    assert "Between $8L$ and $16L$ a divided pair meets angles the first training never showed" in page
+    assert "Between $8L$ and $16L$ a divided pair can meet angles the first training never showed" in page
     assert "The longer training showed them only if it used the divided frequencies, which the Llama 3 report" in page
     # "Llama 4 Scout-Instruct's config uses `llama3` with factor 16 and both bounds set to 1": a prose sync only. It
     # compares the page with posenc/book/models.py's hand copy of meta-llama/Llama-4-Scout-17B-16E-Instruct's
@@ -791,9 +794,11 @@ def test_reading_code_page_numbers():
         d, base, rope_type="linear", factor=s, original_max_position_embeddings=L, seq_len=L // 2
     )
     assert abs(float(theta[-1] / short.double()[-1]) - s) < 1e-4 * s, short[-1]
+    flat = " ".join(page.split())
+    assert "at every length. So a fixed rule changes short inputs too. The slowest pair needs only the" in flat
     assert (
-        "at every length. So a fixed rule changes short inputs too. Beyond $L$, dynamic NTK with $s$ above 1 divides"
-        " the slowest pair by more than that pair needs. The table takes a file" in page
+        "in training. Beyond $L$, dynamic NTK with $s$ above 1 divides the slowest pair by more than that pair needs."
+        " The table takes a file" in flat
     )
     assert "fixed rules' 8." not in page  # the table carries 8 and 9; not repeated under it
     # bfloat16: "8 significant bits, so it spaces numbers 8 apart from 1 024 to 2 048 and 16 apart from 2 048 to
@@ -1127,15 +1132,18 @@ def test_reading_code_live_values_and_positions():
     # as 1 near position 0 and as 0 or 16 near 3 000 once both positions are bfloat16 (spacing 16 there)
     near = torch.tensor([0.0, 1.0, 3000.0, 3001.0, 3016.0, 3017.0], dtype=torch.float64).to(torch.bfloat16).double()
     assert near[1] - near[0] == 1 and near[3] - near[2] == 0 and near[5] - near[4] == 16, near
-    # "The fastest pair's rounding ... can exceed a full turn from position 2 048": the fastest pair is pair 0, whose
-    # theta_0 = 1 makes its angle the position itself; one bfloat16 rounding of it stays below 2 pi under 2 048 and
-    # reaches 8 > 2 pi from 2 048 on
+    # "The fastest pair's rounding ... can pass half a turn from position 1 028": the fastest pair is pair 0, whose
+    # theta_0 = 1 makes its angle the position itself; one bfloat16 rounding of it stays within pi (half a turn, the
+    # page's "as wrong as an angle can be") below 1 028, and is 4 > pi at 1 028 (spacing 8 on [1 024, 2 048))
     freqs = 500_000.0 ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128)
     assert int(freqs.argmax()) == 0 and float(freqs[0]) == 1.0, freqs[:2]
     pos = torch.arange(0, 4096, dtype=torch.float64)
     miss = (pos.to(torch.bfloat16).double() - pos).abs()
     assert float(miss[pos < 2048].max()) < 2 * math.pi < float(miss[pos >= 2048].max()) == 8, miss.max()
-    assert "not the offset, and can exceed a full turn from position 2 048;" in page
+    first = int((miss > math.pi).nonzero()[0])
+    assert first == 1028 and float(miss[first]) == 4, (first, miss[first])
+    assert "not the offset, and can pass half a turn from position 1 028;" in page
+    assert "half a turn off, as wrong as an angle can be" in page  # the yardstick the page uses
 
 
 def test_reading_code_scout_step_warns_but_builds():
@@ -1288,13 +1296,24 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
         assert torch.allclose(got.double(), theta, rtol=1e-6, atol=0), seq_len  # float32 frequencies, unscaled
     beyond, _ = _compute_dynamic_ntk_parameters(config, "cpu", seq_len=2 * stored)
     assert float(theta[-1] / beyond.double()[-1]) > 8, beyond[-1]  # 9 at twice the stored length
-    assert "So with Llama 3.1's file, `dynamic` would scale no input below 131 072 tokens." in page
+    assert "whose stored length is $16L$, it scales no input shorter than $16L$." in " ".join(page.split())
     # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     tau = source.split("if self.attn_temperature_tuning and not self.use_rope:")[1].split("query_states = (")[0]
     assert "cache.get_seq_length(self.layer_idx)" in tau and "position_ids" not in tau, tau
     assert "but transformers counts Llama 4's from the cache length." in page
-    assert "from its first real token; Llama 4's query scale ignores them." in page
+    # the takeaway keeps the section's condition: plain RoPE and fixed rules shift only by rounding; the three cases
+    # that change scores by more (bfloat16 angles, position-dependent scales, dynamic rules) need position_ids
+    assert (
+        "- In a left-padded batch, plain RoPE with a fixed rule shifts the scores only by rounding; pass"
+        " `position_ids`, as `generate` does, when angles are formed in bfloat16 or a rule depends on the position or"
+        " the length."
+        " Llama 4's query scale ignores them." in page
+    )
+    assert (
+        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding."
+        in " ".join(page.split())
+    )
 
 
 def test_reading_code_flash_attention_varlen_from_packing():
