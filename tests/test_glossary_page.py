@@ -2690,7 +2690,7 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
     # repeats the fast pair row's inequality, its second names chapter 7's YaRN row and `beta_fast`, 32
     assert letters("fast") == (
         "| fast | a *fast pair*, one with $(L - 1)\\,\\theta_i \\ge 2\\pi$ | in chapter 7's YaRN row, only the pairs"
-        " YaRN keeps: those that turn more than `beta_fast`, 32, times in $L$ |"
+        " YaRN keeps: those that turn more than `beta_fast`, 32, times in $L$, and pair 0 always |"
     )
     assert "$(L - 1)\\,\\theta_i \\ge 2\\pi$" in row("fast pair") and "Chapter 7" not in row("fast pair")
     # the Letters row's second meaning: chapter 7's method table says so in its YaRN row; transformers' `yarn` at its
@@ -5415,7 +5415,8 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     ((row_h,),) = [
         re.findall(
             r"\| how much \$(h_i = [^$]+)\$, pair \$i\$'s query–key product in \*complex form\*, changes at most from"
-            r" one pair to the next; one factor of RoFormer's decay bound, in the block below,"
+            r" one pair to the next, the last pair's change to zero included; one factor of RoFormer's decay bound, in"
+            r" the block below,"
             r" \"RoFormer's bound, and what chapter 5 finds about the decay\" \|",
             row("content factor"),
         )
@@ -6128,6 +6129,7 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
         (
             neighbour,
             trained_apart,
+            n_fast,
             unscaled,
             first,
             last,
@@ -6150,7 +6152,7 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
         r" The yardstick is (one) radian\. It is pair 0's step per position\. No fast pair moves further between"
         r" neighbouring distances\. Training's own distances lie that far apart: measured the same way in this"
         r" head, each trained distance is (one) radian from its nearest other one\."
-        r" This head's gaps, with (unscaled) frequencies, checked at each distance from"
+        r" This head's gaps, with all (\d+) fast pairs (unscaled), as in plain RoPE, checked at each distance from"
         r" \$(L)\$ to \$L \+ (\d+)\$: - Distance \$(L)\$: (one) radian, from \$L - (\d)\$\. Only it is as close to"
         r" a trained distance as neighbouring distances are\. - Distance \$L \+ (\d)\$: (two) radians\. - From"
         r" \$L \+ (\d)\$ on: about ([\d.]+) radians\. So the smallest gap is (one) radian\. At every distance"
@@ -6166,6 +6168,7 @@ def test_fast_pairs_angles_together_can_be_new_past_L():
     d, base, L, _ = llama31_head()
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)  # "unscaled": no rule applied
     assert unscaled == "unscaled" and abs(float(theta[-1]) - base ** (-(d - 2) / d)) < 1e-15
+    assert int(n_fast) == int(((L - 1) * theta >= 2 * math.pi).sum()) == 35  # "all 35 fast pairs" of Llama 3.1's head
     fast = theta[(L - 1) * theta >= 2 * math.pi]
     trained = torch.arange(L, dtype=torch.float64)
     own_worst = 0.0

@@ -2803,7 +2803,10 @@ def test_the_notation_names_llama_3s_base():
     assert config.rope_parameters["rope_theta"] == copy["rope_theta"] and not hasattr(config, "rope_theta")
     reading = re.sub(r"\s+", " ", (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8"))
     assert "`config.rope_theta` fails on Llama's configuration and most others." in reading
-    assert "keeps them in one dict, `rope_parameters`, into which it merges `rope_theta` and `rope_scaling`." in reading
+    assert (
+        "keeps them in one dict, `rope_parameters`, into which it merges `rope_theta`, `rope_scaling` and"
+        " `partial_rotary_factor`." in reading
+    )
 
 
 def test_the_last_term_stays_so_the_word_position_terms_make_the_change():

@@ -2935,7 +2935,7 @@ def test_fire_bias_computed_once_and_shared_keeps_its_hidden_layer_once():
 
 def test_takeaway_kerple_finds_more_far_passkeys_than_alibi_in_every_seed():
     """Takeaway 4: "On chapter 8's task at $8L$, KERPLE kept a fine loss, as ALiBi did, and found more far passkeys.
-    FIRE and CoPE found every passkey, but their loss was higher than KERPLE's and ALiBi's, in every seed." ("than
+    FIRE and CoPE found every passkey, but in every seed their loss was higher than KERPLE's and ALiBi's." ("than
     both" read as FIRE and CoPE against the model with no position encoding, the nearest pair.) It names only what the
     section's figures show: the loss figure's ranges put KERPLE and ALiBi below the fine line and FIRE and CoPE above
     it in every seed, and the passkey figure's means put KERPLE above ALiBi. Paired seed by seed at 8L, KERPLE also
@@ -2945,8 +2945,8 @@ def test_takeaway_kerple_finds_more_far_passkeys_than_alibi_in_every_seed():
     flat = " ".join(text.split())
     assert (
         "- On chapter 8's task at $8L$, KERPLE kept a fine loss, as ALiBi did, and found more far passkeys. FIRE and"
-        " CoPE found every passkey, as the model with no position encoding nearly did, but their loss was higher than"
-        " KERPLE's and ALiBi's, in every seed." in flat
+        " CoPE found every passkey, as the model with no position encoding nearly did, but in every seed their loss was"
+        " higher than KERPLE's and ALiBi's." in flat
     )
     assert "but their loss was higher than both" not in flat
     assert (

@@ -74,6 +74,19 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     assert gemma.layer_types[0] == "sliding_attention" and gemma.layer_types[5] == "full_attention"
     names = {"config": transformers.Gemma3Config()}
     exec(code.replace("layer_idx = 0  #", "layer_idx = 5  #"), names)  # the first global layer
+    # "rotated = rope.get("partial_rotary_factor", 1.0)": 1 for Gemma 3's layers, Phi's 0.4 from its dict; transformers
+    # 5.24 merges partial_rotary_factor into rope_parameters, so the old attribute raises AttributeError
+    assert names["rotated"] == 1.0
+    phi = transformers.PhiConfig(partial_rotary_factor=0.4)
+    names_phi = {"config": phi}
+    exec(code, names_phi)
+    assert names_phi["rotated"] == 0.4 and phi.rope_parameters["partial_rotary_factor"] == 0.4
+    for old in (phi, transformers.GPTNeoXConfig()):  # the pitfall: "raises `AttributeError` on GPT-NeoX's and Phi's"
+        with pytest.raises(AttributeError):
+            _ = old.partial_rotary_factor
+    assert "so `config.partial_rotary_factor` raises `AttributeError` on GPT-NeoX's and Phi's configurations." in (
+        " ".join(_page().split())
+    )
     assert names["base"] == gemma.rope_parameters["full_attention"]["rope_theta"] == 1e6, names["base"]
     assert 'if "rope_type" not in rope:  # nested, as in Gemma 3: one dict per layer kind' in code
     # the sentence after the snippet: "Run it for each kind in `layer_types`." (its answer at layer 0, a sliding
@@ -352,7 +365,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert bullets.count("- ") == 3 and bullets.startswith("- angles your own code forms in bfloat16"), bullets
     first, second, third = bullets[2:].split(" - ")
     assert all("`dynamic`" not in b and "`longrope`" not in b for b in (first, second))
-    assert first.endswith("from position 1 028; `position_ids` remove this shift."), first
+    assert first.endswith(
+        "from position 1 028, where bfloat16 spaces numbers 8 apart; `position_ids` remove this shift."
+    ), first
     assert third.startswith("`dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches"), third
     assert ", and `longrope` at `original_max_position_embeddings`." in third, third
     assert 'as with `padding="max_length"`.' in third  # the padded-length exception sits in the bullet it qualifies
@@ -591,16 +606,17 @@ def test_transformers_dynamic_l_is_the_stored_length():
         "Transformers' `dynamic` raises the base to divide the slowest pair by $s\\ell/L - (s - 1)$, the table's"
         in page
     )
-    # "It does nothing up to the stored length, so with Llama 3.1's file, whose stored length is 16L, it scales no
-    # input shorter than 16L." (checked above: 131 072 = 16 x 8 192, and no scaling at or below it)
+    # "It does nothing up to the stored length. So if you set `rope_type` to `dynamic` in Llama 3.1's file, whose stored
+    # length is 16L, it scales no input shorter than 16L." (checked above: 131 072 = 16 x 8 192, none scaled below)
     assert (
-        "Transformers calls dynamic NTK `dynamic`. It does nothing up to the stored length, so with Llama 3.1's file,"
-        " whose stored length is $16L$, it scales no input shorter than $16L$." in " ".join(page.split())
+        "Transformers calls dynamic NTK `dynamic`. It does nothing up to the stored length."
+        " So if you set `rope_type` to `dynamic` in Llama 3.1's file, whose stored length is $16L$, it scales no input"
+        " shorter than $16L$." in " ".join(page.split())
     )
     # the scope introduces the table: it is the sentence just before the table's header, and said nowhere after it
     start = page.index("## Fixed and dynamic scaling rules")
     section = page[start : page.index("<details>", start)]
-    scope = "The table takes a file whose stored length, `max_position_embeddings`, is $L$:"
+    scope = "The table takes a file whose stored length, `max_position_embeddings`, is the trained length $L$:"
     assert scope + " | rule | effective factor for an input of $\\ell$ tokens |" in section, section
     # L is the trained length only: the section names the file's value "the stored length", never L itself
     whole = page[start : page.index("## Porting transformers-4 code")]
@@ -1142,7 +1158,11 @@ def test_reading_code_live_values_and_positions():
     assert float(miss[pos < 2048].max()) < 2 * math.pi < float(miss[pos >= 2048].max()) == 8, miss.max()
     first = int((miss > math.pi).nonzero()[0])
     assert first == 1028 and float(miss[first]) == 4, (first, miss[first])
-    assert "not the offset, and can pass half a turn from position 1 028;" in page
+    # "where bfloat16 spaces numbers 8 apart": the spacing on [1 024, 2 048), half of it 4 > pi
+    assert (
+        "not the offset, and can pass half a turn from position 1 028, where bfloat16 spaces numbers 8 apart;" in page
+    )
+    assert float(torch.tensor(1032.0).to(torch.bfloat16)) - float(torch.tensor(1024.0).to(torch.bfloat16)) == 8
     assert "half a turn off, as wrong as an angle can be" in page  # the yardstick the page uses
 
 
@@ -1296,6 +1316,8 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
         assert torch.allclose(got.double(), theta, rtol=1e-6, atol=0), seq_len  # float32 frequencies, unscaled
     beyond, _ = _compute_dynamic_ntk_parameters(config, "cpu", seq_len=2 * stored)
     assert float(theta[-1] / beyond.double()[-1]) > 8, beyond[-1]  # 9 at twice the stored length
+    # "if you set `rope_type` to `dynamic` in Llama 3.1's file": its own rule is llama3, not dynamic
+    assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["rope_type"] == "llama3"
     assert "whose stored length is $16L$, it scales no input shorter than $16L$." in " ".join(page.split())
     # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
@@ -1305,10 +1327,9 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     # the takeaway keeps the section's condition: plain RoPE and fixed rules shift only by rounding; the three cases
     # that change scores by more (bfloat16 angles, position-dependent scales, dynamic rules) need position_ids
     assert (
-        "- In a left-padded batch, plain RoPE with a fixed rule shifts the scores only by rounding; pass"
-        " `position_ids`, as `generate` does, when angles are formed in bfloat16 or a rule depends on the position or"
-        " the length."
-        " Llama 4's query scale ignores them." in page
+        "- In a left-padded batch, plain RoPE or a fixed rule shifts the scores only by rounding. Pass `position_ids`,"
+        " as `generate` does, when angles are formed in bfloat16 or a query scale grows with the position; Llama 4's"
+        " ignores them." in page
     )
     assert (
         "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding."

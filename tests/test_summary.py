@@ -4858,9 +4858,11 @@ def _decay_item() -> list[str]:
     assert page[:block_at].count("half the base") == 0  # the main line names only "from about 4 000 tokens on"
     assert "That doubling holds the distance" not in page
     assert (
-        "from 4 096 to 8 192, which holds 5 000: chapter 5's formulas for the trend put its zero a little past"
-        " half the base." in page[block_at:]
+        "from 4 096 to 8 192, which holds 5 000, half the base; chapter 5's formulas put the trend's zero a little"
+        " past it, in the same doubling." in " ".join(page[block_at:].split())
     )
+    # "in the same doubling": both trend zeros, b e^-gamma and the Ci form's 0.62 b, lie below 8 192
+    assert 2**half <= base * math.exp(-0.5772156649015329) < 0.62 * base < 2 ** (half + 1)
     assert "half the base here" not in page  # the block no longer repeats the main line's clause
     # why half the base: chapter 5's formulas for the trend, the log formula d(1 - (ln r + gamma)/ln b), zero at
     # b e^-gamma = 0.56 b, and the integral (Ci) form d (Ci(r) - Ci(r/b))/ln b, zero at 0.62 b, both a little past b/2
@@ -4913,7 +4915,7 @@ def _decay_item() -> list[str]:
         "A *matching key*, one equal to its query, has a score that ripples as the distance grows. So chapter 5"
         f" averages that score, in a head {width} wide at base $10^{math.log10(base):.0f}$: over random queries,"
         f" then over each doubling of the distance. This mean falls, and from about {spaced(lo)} tokens on it stays"
-        " near zero, on either side."
+        " near zero, on either side of zero."
     )
     # "This mean falls, and from about 4 000 tokens on it stays near zero, on either side": the doubling means fall
     # at every doubling up to the one from 4 096 to 8 192 (the one before it is still above 5 % of E(0)), and after
@@ -5151,8 +5153,8 @@ def _decay_item() -> list[str]:
         " Averaged also over each doubling of the distance,"
         " from one power of two up to the next, the matching key's"
         f" score falls at every doubling until it reaches about zero in the doubling from {spaced(2**half)} to"
-        f" {spaced(2 ** (half + 1))}, which holds {spaced(zero)}: chapter 5's formulas for"
-        " the trend put its zero a little past half the base. Its first dip below"
+        f" {spaced(2 ** (half + 1))}, which holds {spaced(zero)}, half the base; chapter 5's formulas put the"
+        " trend's zero a little past it, in the same doubling. Its first dip below"
         " zero, at"
         " distance"
         f" {spaced(int(first))}, is a ripple: the"
@@ -5199,7 +5201,7 @@ def _decay_item() -> list[str]:
         str(2**half),
         str(2 ** (half + 1)),
         str(zero),  # "which holds 5 000": b/2 (asserted above)
-        "5",  # "chapter 5's formulas for the trend put its zero a little past half the base" (checked above)
+        "5",  # "chapter 5's formulas put the trend's zero a little past it" (checked above)
         first,
         "0",
         str(2 ** (half + 1)),  # the next doubling, from 8 192 to 16 384, the lowest, at about -4.5 % of E(0)
@@ -7402,7 +7404,8 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     assert (
         " Fine-tuned at $8L$, plain RoPE and RoPE with PI or YaRN keep the loss fine too. That is not extrapolation,"
         " since they then trained at $8L$."
-        " The grid's rows of test-time fixes are *dynamic*: they pick $s$ from each input's length; a block below"
+        ' The grid\'s test-time fixes, in the block "RoPE stretched at test time", are *dynamic*: they pick $s$ from'
+        " each input's length; a block below"
         " covers fixed ones. Dynamic"
         " YaRN and dynamic NTK-aware scaling lower plain RoPE's loss at $8L$, but not to fine. Dynamic YaRN comes"
         " closest; dynamic PI's loss"
@@ -8347,14 +8350,14 @@ def test_glossary_worked_examples():
     assert llama["trained_length"] == 16 * L == 2 * scaling["factor"] * scaling["original_max_position_embeddings"]
     assert "sets `factor` 8 for a context 16 times $L$, the length its last training stage reached." in glossary
     assert "The declared length is twice $sL$: the Llama 3 report's last training stage reached $16L$." in page
-    # "Pair 0 has theta_0 = 1, so from position 2 048 on, one bfloat16 rounding can move its angle by more than a
-    # turn": pair 0's angle is the position; bfloat16's rounding error stays below 2 pi under 2048 and exceeds it
-    # somewhere in every binade from 2048 to 65 535
+    # "Pair 0 has theta_0 = 1, so from position 2 055 on, one bfloat16 rounding can move its angle by more than a
+    # turn": pair 0's angle is the position; bfloat16's rounding error (integers, exact in float64) first exceeds
+    # 2 pi at 2 055 (7 > 2 pi; up to 2 054 it is at most 6) and exceeds it somewhere in every binade up to 65 535
     p = torch.arange(1, 1 << 16, dtype=torch.float64)
     err = (p.to(torch.bfloat16).double() - p).abs()
-    assert err[p < 2048].max() < 2 * math.pi
+    assert err[p < 2055].max() < 2 * math.pi < err[p == 2055].item()
     assert all(err[(p >= 2**k) & (p < 2 ** (k + 1))].max() > 2 * math.pi for k in range(11, 16))
-    assert "so from position 2 048 on, one bfloat16 rounding can move its angle by more than a turn." in page
+    assert "so from position 2 055 on, one bfloat16 rounding can move its angle by more than a turn." in page
     # "bfloat16 frequencies": `model.to(torch.bfloat16)` rounds inv_freq, and transformers forms p * theta_i from it in
     # float32, and a score sees the key's distance back times that rounding error. "Llama 3.1's pair 1 rounds to a
     # slightly wrong frequency, so its angle drifts: for a key about 1 800 tokens back it is half a turn off"
