@@ -994,7 +994,8 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     distance_row = row("distance | 距离")
     assert "| how far a key lies from its query, $\\lvert n - m\\rvert$, never negative | {doc}" in distance_row
     ((row_first, row_second),) = re.findall(
-        r"^Chapters (\d+) and (\d+) use the word \*distance\* for the signed \*offset\*\. Chapter 5 writes it \$r\$ and"
+        r"^Chapters (\d+) and (\d+) use the word \*distance\* for the signed \*offset\*, chapter 3 also for its size\."
+        r" Chapter 5 writes it \$r\$ and"
         r" never says offset, so the offset row does not link it\. Each chapter's letters for both are in"
         r" \{ref\}`Letters <glossary-letters>`\.$",
         " ".join(block("Offset and distance in other chapters").split()),
@@ -1208,7 +1209,8 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     )
     naming = " ".join(block("Offset and distance in other chapters").split())
     ((other, other_5, five, letter),) = re.findall(
-        r"Chapters (\d+) and (\d+) use the word \*distance\* for the signed \*offset\*\. Chapter (\d+) writes it"
+        r"Chapters (\d+) and (\d+) use the word \*distance\* for the signed \*offset\*, chapter 3 also for its size\."
+        r" Chapter (\d+) writes it"
         r" \$(\w)\$ and never says offset, so the offset row does not link it\.",
         naming,
     )
@@ -1223,7 +1225,11 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     assert "The distance is always the key's position minus the query's, $j - i$" in chapter("03_relative")
     assert int(other_5) == 5
     assert "**Distance** $r = n - m$: the key's position minus the query's." in chapter("05_decay")
-    assert "Chapters 3 and 5 use the word *distance* for the signed *offset*." in " ".join(
+    # "chapter 3 also for its size": chapter 3's ALiBi penalty, m |j - i|, "grows linearly with the distance"
+    assert "subtracts $m\\,|j - i|$ from each logit: a penalty that grows linearly with the distance" in " ".join(
+        chapter("03_relative").split()
+    )
+    assert "Chapters 3 and 5 use the word *distance* for the signed *offset*, chapter 3 also for its size." in " ".join(
         block("Offset and distance in other chapters").split()
     )
     # "also called the relative position": chapter 8's own name for the same signed number

@@ -1618,14 +1618,13 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # the concrete gap, in place of "can fall between the values a 64-token input gives": its numbers are read from
     # the text here and checked against FireBias at the end of this test (the query, the keys, 0.048, the length)
     concrete = (
-        "At the starting values, from query 511, only the keys 1 and 2 back get a $u$ below 0.048, the smallest"
-        " non-zero $u$ a 64-token input gives. There the MLP meets inputs it never saw, between two it did."
+        "At the starting values, from query 511, only the keys 1 and 2 back get a $u$ between 0 and 0.048, the two"
+        " smallest values a 64-token input gives. There the MLP meets inputs it never saw, between two it did."
     )
     assert "can fall between the values a 64-token input gives" not in text
     gap_said = re.findall(
-        r"At the starting values, from query (\d+), only the keys (\d+) and (\d+) back get a \$u\$ below ([0-9.]+),"
-        r" the smallest non-zero \$u\$"
-        r" a (\d+)-token input gives\.",
+        r"At the starting values, from query (\d+), only the keys (\d+) and (\d+) back get a \$u\$ between 0 and"
+        r" ([0-9.]+), the two smallest values a (\d+)-token input gives\.",
         flat_main,
     )
     assert len(gap_said) == 1
@@ -1806,13 +1805,15 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     causal = torch.ones(64, 64).tril().bool()
     assert torch.equal(u[causal] == 0, torch.eye(64).bool()[causal])  # 0 only on the query's own token
     nearest = u[causal][u[causal] > 0].min().item()
+    assert float(u[causal].min()) == 0  # the own token's u, psi(0) = 0 exactly: "the two smallest values", 0 and 0.048
     assert round(nearest, 3) == 0.048 and abs(nearest - u[63, 62].item()) < 1e-7
     far = fire.normalized_distance(torch.tensor([511]), torch.tensor([510]))[0, 0].item()
     assert round(far, 3) == 0.024 and 0 < far < nearest
     late = fire.normalized_distance(torch.tensor([511]), 511 - torch.arange(1, 512))[0].detach()  # keys 1 to 511 back
     assert (late[:2] < nearest).all() and (late[2:] > nearest).all()  # "the keys 1 and 2 back get a smaller u"
-    # the main line's "From query 511, only the keys 1 and 2 back get a $u$ below 0.048, the smallest non-zero $u$ a
-    # 64-token input gives": every key 1 to 511 back scanned; 0.048 is the 64-token input's smallest u above 0 (above)
+    # the main line's "only the keys 1 and 2 back get a $u$ between 0 and 0.048, the two smallest values a 64-token
+    # input gives": every key 1 to 511 back scanned; 0 (the own token) and 0.048 are the 64-token input's two smallest
+    # u (above)
     query_said, *keys_said, top_said, length_said = gap_said[0]
     below = [d for d in range(1, 512) if 0 < late[d - 1] < nearest]
     assert int(query_said) == 511 and [int(k) for k in keys_said] == below == [1, 2]

@@ -358,8 +358,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     rule = "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`."
     assert section.startswith("## Positions at run time " + rule), section[:200]
     lead = (
-        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding. Three things"
-        " change them by more: "
+        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by float32 rounding. Three"
+        " things change them by more: "
     )
     bullets = section.split(lead)[1].split(" Who fills `position_ids` decides the positions:")[0]
     assert bullets.count("- ") == 3 and bullets.startswith("- angles your own code forms in bfloat16"), bullets
@@ -1097,9 +1097,9 @@ def test_reading_code_live_values_and_positions():
         " `full_attention_inv_freq` and `full_attention_attention_scaling`."
     ) in page
     assert "`llama3` leaves it at 1." in page  # the attention factor printed as 1.0 above
-    # "For plain RoPE and fixed rules such as llama3, the shift changes the scores only by rounding": a float32 row
-    # with 4 pads, against the same row unpadded; passing position_ids numbered from the first real token gives the
-    # unpadded row's positions, so the same logits up to summation order
+    # "For plain RoPE and fixed rules such as llama3, the shift changes the scores only by float32 rounding": a
+    # float32 row with 4 pads, against the same row unpadded; passing position_ids numbered from the first real token
+    # gives the unpadded row's positions, so the same logits up to summation order
     model = model.float()
     ids = torch.randint(3, 50, (1, 6))
     padded = torch.cat([torch.zeros(1, 4, dtype=torch.long), ids], 1)
@@ -1111,7 +1111,10 @@ def test_reading_code_live_values_and_positions():
         passed = model(padded, attention_mask=mask, position_ids=positions).logits[0, -1]
     scale = float(alone.abs().max())
     assert float((shifted - alone).abs().max()) < 1e-5 * scale and float((passed - alone).abs().max()) < 1e-5 * scale
-    assert "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding." in page
+    assert (
+        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by float32 rounding."
+        in page
+    )
     # the M-RoPE row: "passed one row of text positions, the model copies it into all three"
     seen = []
     mrope = {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [4, 6, 6]}  # 16 pairs in a head of 32
@@ -1327,12 +1330,12 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     # the takeaway keeps the section's condition: plain RoPE and fixed rules shift only by rounding; the three cases
     # that change scores by more (bfloat16 angles, position-dependent scales, dynamic rules) need position_ids
     assert (
-        "- In a left-padded batch, plain RoPE or a fixed rule shifts the scores only by rounding. Pass `position_ids`,"
-        " as `generate` does, when angles are formed in bfloat16 or a query scale grows with the position; Llama 4's"
-        " ignores them." in page
+        "- In a left-padded batch, plain RoPE or a fixed rule shifts the scores only by float32 rounding. Pass"
+        " `position_ids`, as `generate` does, when angles are formed in bfloat16 or a query scale grows with the"
+        " position; Llama 4's query scale ignores `position_ids`." in page
     )
     assert (
-        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding."
+        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by float32 rounding."
         in " ".join(page.split())
     )
 
