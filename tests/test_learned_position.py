@@ -1116,7 +1116,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " 64$ tokens. Each learned its own $|c|$ and $L_{\\text{thr}}$, not the values above, so this check reads the"
         " trained biases directly. The figure draws one head; the appendix checks all 40 trained heads. In each, the"
         " saved bias falls as the distance grows: a higher bias is the bias of a nearer key. And query 511 gives every"
-        " key 1 to 63 back a higher bias than query 63 does. So in these saved heads, a later query gives each distance"
+        " key 1 to 63 back a higher bias than query 63 does, yet below query 63's bias on its own token. So in these"
+        " saved heads, a later query gives each distance"
         " the bias query 63 would give a nearer distance, as above." in " ".join(main.split())
     )
     # the "nearer distance, often between two keys" idea is stated in full once, in the rule above the first FIRE
@@ -1618,13 +1619,15 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # the concrete gap, in place of "can fall between the values a 64-token input gives": its numbers are read from
     # the text here and checked against FireBias at the end of this test (the query, the keys, 0.048, the length)
     concrete = (
-        "At the starting values, from query 511, only the keys 1 and 2 back get a $u$ between 0 and 0.048, the two"
-        " smallest values a 64-token input gives. There the MLP meets inputs it never saw, between two it did."
+        "At the starting values, from query 511, only the keys 1 and 2 back get a $u$ between 0, on the query's own"
+        " token, and 0.048, one key back from query 63: the two smallest values a 64-token input gives. There the MLP"
+        " meets inputs it never saw, between two it did."
     )
     assert "can fall between the values a 64-token input gives" not in text
     gap_said = re.findall(
-        r"At the starting values, from query (\d+), only the keys (\d+) and (\d+) back get a \$u\$ between 0 and"
-        r" ([0-9.]+), the two smallest values a (\d+)-token input gives\.",
+        r"At the starting values, from query (\d+), only the keys (\d+) and (\d+) back get a \$u\$ between 0, on the"
+        r" query's own token, and ([0-9.]+), one key back from query 63: the two smallest values a (\d+)-token input"
+        r" gives\.",
         flat_main,
     )
     assert len(gap_said) == 1

@@ -358,8 +358,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     rule = "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`."
     assert section.startswith("## Positions at run time " + rule), section[:200]
     lead = (
-        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by float32 rounding. Three"
-        " things change them by more: "
+        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by a rounding that does not"
+        " grow with the shift. Three things change them by more: "
     )
     bullets = section.split(lead)[1].split(" Who fills `position_ids` decides the positions:")[0]
     assert bullets.count("- ") == 3 and bullets.startswith("- angles your own code forms in bfloat16"), bullets
@@ -818,8 +818,8 @@ def test_reading_code_page_numbers():
     )
     assert "fixed rules' 8." not in page  # the table carries 8 and 9; not repeated under it
     # bfloat16: "8 significant bits, so it spaces numbers 8 apart from 1 024 to 2 048 and 16 apart from 2 048 to
-    # 4 096. One rounding moves a number by at most half that spacing, so by up to 8 between 2 048 and 4 096, and by
-    # more beyond."
+    # 4 096. One rounding moves a number by at most half that spacing, so by up to 4 between 1 024 and 2 048, by up
+    # to 8 between 2 048 and 4 096, and by more beyond."
     assert torch.finfo(torch.bfloat16).eps == 2.0**-7  # 8 significant bits, the leading one implicit
     for low, gap in ((1024, 8), (2048, 16)):
         x = torch.tensor([float(low)], dtype=torch.bfloat16)
@@ -829,7 +829,11 @@ def test_reading_code_page_numbers():
     assert "spaces numbers 8 apart from 1 024 to 2 048 and 16 apart from 2 048 to 4 096." in page
     q = torch.arange(4096, 8192, dtype=torch.float64)  # "and by more beyond": spacing 32 there, so up to 16
     assert float((q.to(torch.bfloat16).double() - q).abs().max()) == 16
-    assert "so by up to 8 between 2 048 and 4 096, and by more beyond." in page
+    assert "so by up to 4 between 1 024 and 2 048, by up to 8 between 2 048 and 4 096, and by more beyond." in " ".join(
+        page.split()
+    )
+    o = torch.arange(1024, 2048, dtype=torch.float64)  # "up to 4 between 1 024 and 2 048"
+    assert float((o.to(torch.bfloat16).double() - o).abs().max()) == 4
 
 
 def test_reading_code_llama3_snippet_runs():
@@ -1097,9 +1101,10 @@ def test_reading_code_live_values_and_positions():
         " `full_attention_inv_freq` and `full_attention_attention_scaling`."
     ) in page
     assert "`llama3` leaves it at 1." in page  # the attention factor printed as 1.0 above
-    # "For plain RoPE and fixed rules such as llama3, the shift changes the scores only by float32 rounding": a
-    # float32 row with 4 pads, against the same row unpadded; passing position_ids numbered from the first real token
-    # gives the unpadded row's positions, so the same logits up to summation order
+    # "For plain RoPE and fixed rules such as llama3, the shift changes the scores only by a rounding that does not
+    # grow with the shift": a float32 row with 4, 100 and 1 000 pads, against the same row unpadded, all within the
+    # same small bound; and in bfloat16 (tables rounded to the model's dtype) within a bound that holds at 4 and at
+    # 1 000 pads alike; passing position_ids numbered from the first real token gives the unpadded row's positions
     model = model.float()
     ids = torch.randint(3, 50, (1, 6))
     padded = torch.cat([torch.zeros(1, 4, dtype=torch.long), ids], 1)
@@ -1111,9 +1116,20 @@ def test_reading_code_live_values_and_positions():
         passed = model(padded, attention_mask=mask, position_ids=positions).logits[0, -1]
     scale = float(alone.abs().max())
     assert float((shifted - alone).abs().max()) < 1e-5 * scale and float((passed - alone).abs().max()) < 1e-5 * scale
+
+    def shift_error(m, pads):
+        row = torch.cat([torch.zeros(1, pads, dtype=torch.long), ids], 1)
+        with torch.no_grad():
+            got = m(row, attention_mask=(row != 0).long()).logits[0, -1].float()
+            ref = m(ids).logits[0, -1].float()
+        return float((got - ref).abs().max()) / float(ref.abs().max())
+
+    assert all(shift_error(model, pads) < 1e-5 for pads in (4, 100, 1000))  # float32: no growth with the shift
+    half = copy.deepcopy(model).to(torch.bfloat16)
+    assert all(shift_error(half, pads) < 0.05 for pads in (4, 1000))  # bfloat16: its own rounding, not growing
     assert (
-        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by float32 rounding."
-        in page
+        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by a rounding that does not"
+        " grow with the shift." in " ".join(page.split())
     )
     # the M-RoPE row: "passed one row of text positions, the model copies it into all three"
     seen = []
@@ -1330,13 +1346,14 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     # the takeaway keeps the section's condition: plain RoPE and fixed rules shift only by rounding; the three cases
     # that change scores by more (bfloat16 angles, position-dependent scales, dynamic rules) need position_ids
     assert (
-        "- In a left-padded batch, plain RoPE or a fixed rule shifts the scores only by float32 rounding. Pass"
+        "- In a left-padded batch, plain RoPE or a fixed rule changes the scores only by a rounding that does not grow"
+        " with the shift. Pass"
         " `position_ids`, as `generate` does, when angles are formed in bfloat16 or a query scale grows with the"
         " position; Llama 4's query scale ignores `position_ids`." in page
     )
     assert (
-        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by float32 rounding."
-        in " ".join(page.split())
+        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by a rounding that does not"
+        " grow with the shift." in " ".join(page.split())
     )
 
 

@@ -3987,7 +3987,8 @@ def _dynamic_gloss(run) -> None:
         f" heads have {head} dimensions, so {head // 2} pairs, numbered from 0, the fastest. No pair turns"
         f" {paper_betas.split('/')[0]} times within $L$, but the code's clamp at pair 0 keeps that pair whole."
         f" Dynamic YaRN uses betas {betas}. At $8L$, betas {betas} leave pair 1 whole, which {paper_betas} slows by"
-        f" {slowed[0]}, and slow pair 2 by {slowed[1]}, not {slowed[2]}. With {paper_betas} its loss falls"
+        f" {slowed[0]}, and divide pair 2's frequency by {slowed[1]}, not {slowed[2]}. With {paper_betas} its loss"
+        " falls"
         f" to about {_yarn_b32()[0]}, and its seeds' losses overlap CoPE's."
     )
     # the clamp keeps pair 0 whole under 32/1, and 2/1 leaves pair 2, which turns between once and twice, half
@@ -6271,8 +6272,8 @@ def prose_expected() -> list[str]:
     assert kept.tolist() == (turns > config["yarn"]["beta_fast"]).tolist() == [True, True] + [False] * 6, kept
     assert float(turns.max()) < b32_arm["beta_fast"], turns
     # "dynamic YaRN keeps more fast pairs whole" than with the table's bands, 32/1 (the clamp keeps pair 0 alone), and
-    # the block's "Betas 2/1 leave pair 1 whole, which 32/1 slows by 1.4, and slow pair 2 by 1.8, not 2.4": each pair's
-    # frequency divided by no more than with 32/1, the two fastest by less (_milder_yarn)
+    # the block's "Betas 2/1 leave pair 1 whole, which 32/1 slows by 1.4, and divide pair 2's frequency by 1.8, not
+    # 2.4": each pair's frequency divided by no more than with 32/1, the two fastest by less (_milder_yarn)
     kept_b32, slowed = _milder_yarn(config)
     assert kept_b32 == [True] + [False] * 7 and int(kept.sum()) > int(kept_b32.count(True)), kept_b32
     # "dynamic NTK slows its slowest pair less than Qwen-7B does": by n/L (`factor` 1), below Qwen-7B's step at every
@@ -6340,8 +6341,8 @@ def prose_expected() -> list[str]:
     # "So the grid's settings slow some pairs less than betas 32/1 and Qwen-7B's rule, and none more": at every
     # length the grid tests past L, YaRN with 2/1 slows no pair more than with 32/1 and pairs 1 and 2 less, and
     # NTK-aware scaling by n/L no pair more than by Qwen-7B's step and every pair but pair 0 less; "At 8L, betas 2/1
-    # leave pair 1 whole, which 32/1 slows by 1.4, and slow pair 2 by 1.8, not 2.4": _milder_yarn, at the run's
-    # longest length, n = 8L
+    # leave pair 1 whole, which 32/1 slows by 1.4, and divide pair 2's frequency by 1.8, not 2.4": _milder_yarn, at
+    # the run's longest length, n = 8L
     L_ = config["train_length"]
     for n in (m for m in config["eval_lengths"] if m > L_):
         grid_rule, _ = experiment_scaling(config, "yarn", n)
@@ -6356,7 +6357,8 @@ def prose_expected() -> list[str]:
         assert bool((ntk[n / L_][1:] < ntk[float(_qwen_alpha(n, L_))][1:]).all()), n
     assert longest == 8 * L_
     milder = (
-        f"At $8L$, betas 2/1 leave pair 1 whole, which 32/1 slows by {slowed[0]}, and slow pair 2 by {slowed[1]}, not"
+        f"At $8L$, betas 2/1 leave pair 1 whole, which 32/1 slows by {slowed[0]}, and divide pair 2's frequency by"
+        f" {slowed[1]}, not"
         f" {slowed[2]}."
     )
     assert milder in page_text(), milder
@@ -8605,8 +8607,9 @@ def test_item_4_two_pair_layouts_mixed_up_give_wrong_scores_silently():
 
 
 def test_item_2_sinusoids_rotate_yet_attention_sees_both_positions():
-    """The chapter list's item 2, its last two sentences: "Sinusoids turn a shift into a rotation of the encoding. Yet
-    after attention's learned projections, the score generally depends on both positions." Chapter 2's shift matrix
+    """The chapter list's item 2, its last two sentences: "Sinusoids turn a shift into a rotation of the encoding.
+    Still, the score need not depend only on the offset: after attention's learned projections, it ..." (the page's
+    wording, checked in the test body). Chapter 2's shift matrix
     M_k: PE(p + k) = M_k PE(p) for every p, M_k orthogonal with determinant 1 (a rotation, not a scaling: it keeps
     every norm); and with a random projection W, as chapter 2's figure draws it, the position-position term differs
     between two pairs of positions at the same offset (chapter 2's "For a random $W$ the stripes are gone", and its
