@@ -1621,7 +1621,7 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     concrete = (
         "At the starting values, from query 511, only the keys 1 and 2 back get a $u$ between 0, on the query's own"
         " token, and 0.048, one key back from query 63: the two smallest values a 64-token input gives. There the MLP"
-        " meets inputs it never saw, between two it did."
+        " meets inputs that no 64-token input gives, between two that one does."
     )
     assert "can fall between the values a 64-token input gives" not in text
     gap_said = re.findall(

@@ -358,8 +358,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     rule = "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`."
     assert section.startswith("## Positions at run time " + rule), section[:200]
     lead = (
-        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by a rounding that does not"
-        " grow with the shift. Three things change them by more: "
+        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding, which stays"
+        " small because transformers forms the angles in float32. Three things change them by more: "
     )
     bullets = section.split(lead)[1].split(" Who fills `position_ids` decides the positions:")[0]
     assert bullets.count("- ") == 3 and bullets.startswith("- angles your own code forms in bfloat16"), bullets
@@ -1101,10 +1101,12 @@ def test_reading_code_live_values_and_positions():
         " `full_attention_inv_freq` and `full_attention_attention_scaling`."
     ) in page
     assert "`llama3` leaves it at 1." in page  # the attention factor printed as 1.0 above
-    # "For plain RoPE and fixed rules such as llama3, the shift changes the scores only by a rounding that does not
-    # grow with the shift": a float32 row with 4, 100 and 1 000 pads, against the same row unpadded, all within the
-    # same small bound; and in bfloat16 (tables rounded to the model's dtype) within a bound that holds at 4 and at
-    # 1 000 pads alike; passing position_ids numbered from the first real token gives the unpadded row's positions
+    # "For plain RoPE and fixed rules such as llama3, the shift changes the scores only by rounding, which stays small
+    # because transformers forms the angles in float32": a float32 row with 4, 100 and 1 000 pads, against the same
+    # row unpadded, all within the same small bound; in bfloat16 (tables rounded to the model's dtype) within a bound
+    # that holds at 4 and at 1 000 pads alike; and the float32 angles' own rounding, which grows with the position,
+    # stays under 0.01 rad for Llama 3.1's head up to 131 072 positions (its stored length); passing position_ids
+    # numbered from the first real token gives the unpadded row's positions
     model = model.float()
     ids = torch.randint(3, 50, (1, 6))
     padded = torch.cat([torch.zeros(1, 4, dtype=torch.long), ids], 1)
@@ -1127,9 +1129,13 @@ def test_reading_code_live_values_and_positions():
     assert all(shift_error(model, pads) < 1e-5 for pads in (4, 100, 1000))  # float32: no growth with the shift
     half = copy.deepcopy(model).to(torch.bfloat16)
     assert all(shift_error(half, pads) < 0.05 for pads in (4, 1000))  # bfloat16: its own rounding, not growing
+    inv32 = 1.0 / (500000.0 ** (torch.arange(0, 128, 2, dtype=torch.int64).float() / 128))  # float32, as transformers
+    p32 = torch.arange(0, 131072, dtype=torch.float32)
+    angle_error = ((p32[:, None] * inv32).double() - p32.double()[:, None] * inv32.double()).abs()
+    assert float(angle_error.max()) < 0.01, float(angle_error.max())
     assert (
-        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by a rounding that does not"
-        " grow with the shift." in " ".join(page.split())
+        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding, which stays"
+        " small because transformers forms the angles in float32." in " ".join(page.split())
     )
     # the M-RoPE row: "passed one row of text positions, the model copies it into all three"
     seen = []
@@ -1346,14 +1352,13 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     # the takeaway keeps the section's condition: plain RoPE and fixed rules shift only by rounding; the three cases
     # that change scores by more (bfloat16 angles, position-dependent scales, dynamic rules) need position_ids
     assert (
-        "- In a left-padded batch, plain RoPE or a fixed rule changes the scores only by a rounding that does not grow"
-        " with the shift. Pass"
+        "- In a left-padded batch, plain RoPE or a fixed rule changes the scores only by a small rounding. Pass"
         " `position_ids`, as `generate` does, when angles are formed in bfloat16 or a query scale grows with the"
         " position; Llama 4's query scale ignores `position_ids`." in page
     )
     assert (
-        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by a rounding that does not"
-        " grow with the shift." in " ".join(page.split())
+        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding, which stays"
+        " small because transformers forms the angles in float32." in " ".join(page.split())
     )
 
 

@@ -2063,7 +2063,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "(R_m q)^\\top R_n W_{UK}\\, c_n = q^\\top R_{n-m} W_{UK}\\, c_n .",
         "Decoupled RoPE's rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes"
         " from the token's input.",
-        "The score adds their rotated term to the *content term*, the content query against the latent:",
+        "The score adds their rotated term to the *content term*, the content query folded with $W_{UK}$ against the"
+        " latent:",
         "That count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention $2 n_h"
         " d_h$ numbers per token and layer, here with $n_h = d_h = 128$.",
         "| $W_{UK}^\\top q^C_m$ | that query, folded | 512, like $c_n$ |",
@@ -2152,13 +2153,17 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert d_r < ds["qk_nope_head_dim"] < ds["kv_lora_rank"]  # "small": 64 against the content query's 128
     mla_main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     fix_score = (
-        r"the content query against the latent:\s+\$\$\s+\\text\{score\}_\{mn\} = \(q\^C_m\)\^\\top W_\{UK\}\\, c_n \+"
+        r"the content query folded with \$W_\{UK\}\$ against the latent:\s+\$\$\s+\\text\{score\}_\{mn\} ="
+        r" \(q\^C_m\)\^\\top W_\{UK\}\\, c_n \+"
         r" \(q\^R_m\)\^\\top R_\{n-m\}\\, k\^R_n \.\s+\$\$\s+As in partial rotary"
     )
     assert re.search(fix_score, text) and not re.search(fix_score, mla_main_line)
     # the fix's score, in the section's block right after the words that state it, then why it folds; the main line
-    # says it in words: "The score adds their rotated term to the *content term*, the query against the latent."
-    assert "The score adds their rotated term to the *content term*, the query against the latent." in mla_main_line
+    # says it in words: "The score adds their rotated term to the *content term*, the folded query against the latent."
+    # (a head's query is narrower than the latent: only the query folded with W_UK meets it)
+    assert (
+        "The score adds their rotated term to the *content term*, the folded query against the latent." in mla_main_line
+    )
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
     # the main line's "the matrix to fold in would differ for every past key": at DeepSeek-V2's sizes, R_{n-m} W_UK
@@ -2799,7 +2804,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     )
     # the main line keeps one measure and one number; the matching key gets one plain sentence, its numbers (0.65 of
     # RoPE's mean size, a signed average at RoPE's or above) in the section's block, asserted above and in the figure
-    keeps = "A key equal to its query keeps about two thirds of its mean size."
+    keeps = (  # the mean size's fall is the swings' (the block: with signs, the band's average at RoPE's or above)
+        "A key equal to its query keeps about two thirds of its mean size: xPos damps its swings, and its average score"
+        " does not fall."
+    )
     assert abs(matching_far - 0.65) < 0.01  # "about two thirds": its mean size keeps 0.65 of RoPE's
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
