@@ -6435,20 +6435,21 @@ def check_half_ulp_bound(theta: torch.Tensor, dtype: torch.dtype, bits: int) -> 
 
 
 def test_bfloat16_angles_row_rounds_to_8_bits_and_breaks_the_offset():
-    """The row "bfloat16 angles": "RoPE's angles rounded to bfloat16's 8 significant bits; the bound on the rounding
-    error grows with the position, so a query and key at the same offset can score differently at different
-    positions": bfloat16 keeps 8 significant bits (7 stored, one implied); the bound, half a unit in the last place of
-    the angle, never falls as the position grows, and every error stays within it; the error itself need not grow
-    (pair 0's angle, $m \\cdot 1$, is exact up to 256), but its largest value over a band of positions grows from band
-    to band; and a query and key at the same offset score alike at positions 10 and 5000 with exact angles, but not
-    with angles rounded to bfloat16: over seeds 0 to 19 and offsets 1, 2, 3, 5, 8 and 13, the exact angles' two scores
-    differ by under 1e-9 (at most about 2e-12), the rounded angles' by over 1e-2 (at least about 0.15), so the 1e-2
-    threshold sits more than ten times below the smallest rounded difference, not fitted to one draw."""
+    """The row "bfloat16 angles": "RoPE's angles rounded to bfloat16's 8 significant bits, each angle on its own, so a
+    query and key at the same offset can score differently at different positions; the bound on the rounding error
+    grows with the position": bfloat16 keeps 8 significant bits (7 stored, one implied); the bound, half a unit in
+    the last place of the angle, never falls as the position grows, and every error stays within it; the error
+    itself need not grow (pair 0's angle, $m \\cdot 1$, is exact up to 256), but its largest value over a band of
+    positions grows from band to band; and a query and key at the same offset score alike at positions 10 and 5000
+    with exact angles, but not with angles rounded to bfloat16: over seeds 0 to 19 and offsets 1, 2, 3, 5, 8 and 13,
+    the exact angles' two scores differ by under 1e-9 (at most about 2e-12), the rounded angles' by over 1e-2 (at
+    least about 0.15), so the 1e-2 threshold sits more than ten times below the smallest rounded difference, not
+    fitted to one draw."""
     ((bits,),) = [
         re.findall(
-            r"\| RoPE's angles rounded to bfloat16's (\d+) significant bits; the bound on the rounding error grows"
-            r" with the position, so a query and key at the same offset can score differently at different"
-            r" positions \|",
+            r"\| RoPE's angles rounded to bfloat16's (\d+) significant bits, each angle on its own, so a query and key"
+            r" at the same offset can score differently at different positions; the bound on the rounding error grows"
+            r" with the position \|",
             row("bfloat16 angles"),
         )
     ]

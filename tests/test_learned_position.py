@@ -1127,7 +1127,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # the FIRE section's "To remember", with the same qualifier
     assert (
         "To remember: FIRE keeps $u$ in $[0, 1]$. Past $L_{\\text{thr}}$, a later query gives each distance the smaller"
-        " $u$ of a nearer distance, as above." in " ".join(main.split())
+        " $u$ that an earlier query gives a nearer distance, as above." in " ".join(main.split())
     )
     # the fall is said before the conclusion that needs it, each in a sentence of its own
     flat_main_fire = " ".join(main.split())

@@ -70,6 +70,17 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
         names = {"config": config}  # nothing else: a name the snippet only mentions would raise NameError
         exec(code, names)
         assert (names["base"], names["kind"], names["scaled"]) == (base, "default", False), type(config)
+    # the pitfall: "Configurations without RoPE, such as GPT-2's and BLOOM's, have no `rope_parameters`: the snippet's
+    # second line, `rope = text.rope_parameters`, raises `AttributeError`" (the first, get_text_config(), works)
+    for plain in (transformers.GPT2Config(), transformers.BloomConfig()):
+        assert plain.get_text_config() is not None
+        with pytest.raises(AttributeError):
+            exec(code, {"config": plain})
+    assert code.splitlines()[1] == "rope = text.rope_parameters", code.splitlines()[:2]
+    assert (
+        "have no `rope_parameters`: the snippet's second line, `rope = text.rope_parameters`, raises `AttributeError`."
+        in " ".join(_page().split())
+    )
     gemma = transformers.Gemma3Config().get_text_config()
     assert gemma.layer_types[0] == "sliding_attention" and gemma.layer_types[5] == "full_attention"
     names = {"config": transformers.Gemma3Config()}

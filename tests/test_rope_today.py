@@ -2805,8 +2805,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # the main line keeps one measure and one number; the matching key gets one plain sentence, its numbers (0.65 of
     # RoPE's mean size, a signed average at RoPE's or above) in the section's block, asserted above and in the figure
     keeps = (  # the mean size's fall is the swings' (the block: with signs, the band's average at RoPE's or above)
-        "A key equal to its query keeps about two thirds of its mean size: xPos damps its swings, and its average score"
-        " does not fall."
+        "A key equal to its query keeps about two thirds of its mean size: here xPos damps its swings, and its average"
+        " score does not fall."
     )
     assert abs(matching_far - 0.65) < 0.01  # "about two thirds": its mean size keeps 0.65 of RoPE's
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
@@ -4933,3 +4933,17 @@ def test_chapter_layout_takeaway_links_chapter4_check():
         cos, sin = posenc.rope_cos_sin(10, 16, layout=layout, dtype=f64)
         scores[layout] = posenc.apply_rope(q, cos, sin, layout=layout) @ posenc.apply_rope(k, cos, sin, layout=layout).T
     assert not torch.allclose(scores["interleaved"], scores["half"], atol=0.1)
+
+
+def test_qwen2vl_sentence_names_the_language_models_rotation():
+    """Chapter 10's M-RoPE section: "So in Qwen2-VL, the language model's rotation barely tells neighbouring columns
+    apart." The width axis's fastest pair in Qwen2-VL's language model (base 10^6, head 128, sections [16, 24, 24]:
+    width takes pairs 40 to 63) turns under 2e-4 rad per column; the sentence names the language model, since the
+    image encoder has RoPE of its own (the block says so), and the old unscoped wording is gone."""
+    text = " ".join(chapter_markdown("10_rope_today").split())
+    assert "So in Qwen2-VL, the language model's rotation barely tells neighbouring columns apart." in text
+    assert "So in Qwen2-VL, the rotation barely tells" not in text
+    assert "The image encoder has RoPE of its own, set in the config's `vision_config`" in text
+    theta = posenc.rope_inv_freq(128, 1e6, dtype=torch.float64)
+    first_width_pair = 16 + 24  # time takes pairs 0-15, height 16-39, width 40-63
+    assert float(theta[first_width_pair]) < 2e-4 and float(theta[first_width_pair - 1]) > float(theta[first_width_pair])

@@ -4859,8 +4859,8 @@ def _decay_item() -> list[str]:
     assert page[:block_at].count("half the base") == 0  # the main line names only "from about 4 000 tokens on"
     assert "That doubling holds the distance" not in page
     assert (
-        "from 4 096 to 8 192, which holds 5 000, half the base; chapter 5's formulas put the trend's zero a little"
-        " past it, in the same doubling." in " ".join(page[block_at:].split())
+        "from 4 096 to 8 192, which holds 5 000, half the base; chapter 5's smooth trend formulas put their zero a"
+        " little past it, in the same doubling." in " ".join(page[block_at:].split())
     )
     # "in the same doubling": both trend zeros, b e^-gamma and the Ci form's 0.62 b, lie below 8 192
     assert 2**half <= base * math.exp(-0.5772156649015329) < 0.62 * base < 2 ** (half + 1)
@@ -5159,8 +5159,8 @@ def _decay_item() -> list[str]:
         " Averaged also over each doubling of the distance,"
         " from one power of two up to the next, the matching key's"
         f" score falls at every doubling until it reaches about zero in the doubling from {spaced(2**half)} to"
-        f" {spaced(2 ** (half + 1))}, which holds {spaced(zero)}, half the base; chapter 5's formulas put the"
-        " trend's zero a little past it, in the same doubling. Its first dip below"
+        f" {spaced(2 ** (half + 1))}, which holds {spaced(zero)}, half the base; chapter 5's smooth trend formulas"
+        " put their zero a little past it, in the same doubling. Its first dip below"
         " zero, at"
         " distance"
         f" {spaced(int(first))}, is a ripple: the"
@@ -5207,7 +5207,7 @@ def _decay_item() -> list[str]:
         str(2**half),
         str(2 ** (half + 1)),
         str(zero),  # "which holds 5 000": b/2 (asserted above)
-        "5",  # "chapter 5's formulas put the trend's zero a little past it" (checked above)
+        "5",  # "chapter 5's smooth trend formulas put their zero a little past it" (checked above)
         first,
         "0",
         str(2 ** (half + 1)),  # the next doubling, from 8 192 to 16 384, the lowest, at about -4.5 % of E(0)
@@ -5628,8 +5628,9 @@ def prose_expected() -> list[str]:
     assert "So do angles formed in bfloat16: their error grows with the position." in page_text()
     glossary_bf16 = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     assert (
-        "RoPE's angles rounded to bfloat16's 8 significant bits; the bound on the rounding error grows with the"
-        " position" in glossary_bf16
+        "RoPE's angles rounded to bfloat16's 8 significant bits, each angle on its own, so a query and key at the same"
+        " offset can score differently at different positions; the bound on the rounding error grows with the position"
+        in glossary_bf16
     )
     quote(C5, "falls only as a trend over the first few thousand positions")  # the decay takeaway
     quote(C5, "With the base $10^4$ of LLaMA 2, $E$ first turns negative")  # ... "at the usual base 10^4"
@@ -6128,8 +6129,7 @@ def prose_expected() -> list[str]:
     assert (
         "<details><summary>Missing rows and passkeys</summary> **In short.** Two encodings are missing, and each"
         " encoding's passkey share below 99 % averages five seeds that differ by ten points or more. **Missing"
-        " rows.** Learned"
-        " absolute and Shaw's encodings are not in the grid"
+        " rows.** The learned absolute encoding was trained, but its table has no rows past $L$"
     ) in page_text()
     assert not {"learned", "shaw"} & set(VERDICT_RUNS.values()) and len(run["seeds"]) == 5
     assert any(statistics.fmean(per_seed(arm, "passkey", longest)) < 0.99 for arm in VERDICT_RUNS.values())
@@ -7668,9 +7668,10 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     # "The learned table has no rows past L, and Shaw's encoding was not run, so neither is in the grid"
     assert "The learned table has no rows past $L$, and Shaw's encoding was not run, so neither is in the grid." in page
     assert (
-        "**Missing rows.** Learned absolute and Shaw's encodings are not in the grid: the learned table has no rows"
-        " past $L$, and Shaw's encoding was not run."
+        "**Missing rows.** The learned absolute encoding was trained, but its table has no rows past $L$, so it has no"
+        " results there; Shaw's encoding was not run."
     ) in page
+    assert 0 < float(at_L("learned")) < 3, at_L("learned")  # "was trained": its loss at L is saved
     assert "learned" in metrics and not (passkey_run()["loss_beyond"]["learned"] or {}).get(longest)
     assert not any("shaw" in m for m in metrics) and "shaw" not in config["methods"], config["methods"]
     # the iRoPE note: "Transformers' SmolLM3 config, by default, also leaves RoPE out of every fourth layer"
