@@ -138,6 +138,12 @@ def test_matching_stretch_means_closed_form_is_the_plain_mean(head_dim, base):
         plain = torch.cos(torch.arange(a, 2 * a, dtype=torch.float64)[:, None] * theta).mean()
         assert abs(float(got[a - 1]) - float(plain)) < 1e-12, (a, float(got[a - 1]), float(plain))
     assert got.shape == (400,) and got.dtype == torch.float64 and bool((got.abs() <= 1 + 1e-12).all())
+    # freq_dtype=float64: the same closed form on float64 frequencies, against the plain mean on those
+    exact = rope_matching_stretch_means(head_dim, base, 400, freq_dtype=torch.float64)
+    theta64 = posenc.rope_inv_freq(head_dim, base, dtype=torch.float64)
+    for a in (1, 7, 400):
+        plain = torch.cos(torch.arange(a, 2 * a, dtype=torch.float64)[:, None] * theta64).mean()
+        assert abs(float(exact[a - 1]) - float(plain)) < 1e-12, (a, float(exact[a - 1]), float(plain))
 
 
 @pytest.mark.parametrize("head_dim, base", [(64, 1e4), (128, 1e4), (128, 5e5)])

@@ -8361,14 +8361,7 @@ def test_glossary_worked_examples():
     assert llama["trained_length"] == 16 * L == 2 * scaling["factor"] * scaling["original_max_position_embeddings"]
     assert "sets `factor` 8 for a context 16 times $L$, the length its last training stage reached." in glossary
     assert "The declared length is twice $sL$: the Llama 3 report's last training stage reached $16L$." in page
-    # "Pair 0 has theta_0 = 1, so from position 1 028 on, one bfloat16 rounding can move its angle by more than half a
-    # turn": pair 0's angle is the position; bfloat16's rounding error (integers, exact in float64) first exceeds
-    # pi at 1 028 (4 > pi; below it at most 2) and exceeds it somewhere in every binade up to 65 535
-    p = torch.arange(1, 1 << 16, dtype=torch.float64)
-    err = (p.to(torch.bfloat16).double() - p).abs()
-    assert err[p < 1028].max() < math.pi < err[p == 1028].item()
-    assert all(err[(p >= 2**k) & (p < 2 ** (k + 1))].max() > math.pi for k in range(10, 16))
-    assert "so from position 1 028 on, one bfloat16 rounding can move its angle by more than half a turn." in page
+    # the bfloat16 block's "from position 1 028 on" is checked in tests/test_reading_code_page.py, beside the main line
     # "bfloat16 frequencies": `model.to(torch.bfloat16)` rounds inv_freq, and transformers forms p * theta_i from it in
     # float32, and a score sees the key's distance back times that rounding error. "Llama 3.1's pair 1 rounds to a
     # slightly wrong frequency, so its angle drifts: for a key about 1 800 tokens back it is half a turn off"

@@ -98,6 +98,7 @@ BAD_CALLS = [
     (lambda: posenc.rope_decay_bound(8, [[1, 2]]), ValueError, "distances"),
     (lambda: posenc.rope_decay_bound(8, [1, 2], base=-3), ValueError, "base"),
     (lambda: posenc.rope_matching_stretch_means(7), ValueError, "head_dim"),
+    (lambda: posenc.rope_matching_stretch_means(8, freq_dtype=torch.int64), TypeError, "freq_dtype"),
     (lambda: posenc.rope_matching_stretch_means(8, base=0.5), ValueError, "base"),
     (lambda: posenc.rope_matching_stretch_means(8, max_start=0), ValueError, "max_start"),
     (lambda: posenc.rope_matching_stretch_means(8, max_start=2.5), TypeError, "max_start"),

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import torch
 
 from .._core.freq import DEFAULT_BASE, frequency_ladder
-from .._core.validate import check_even, check_float, check_int, check_size
+from .._core.validate import check_dtype, check_even, check_float, check_int, check_size
 from .rope import rope_inv_freq
 
 __all__ = ["rope_decay_bound", "rope_matching_stretch_means", "rope_matching_trend"]
@@ -68,7 +68,9 @@ def rope_decay_bound(
     return partial.abs().mean(dim=-1)  # [n]
 
 
-def rope_matching_stretch_means(head_dim: int, base: float = DEFAULT_BASE, max_start: int = 32768) -> torch.Tensor:
+def rope_matching_stretch_means(
+    head_dim: int, base: float = DEFAULT_BASE, max_start: int = 32768, *, freq_dtype: torch.dtype = torch.float32
+) -> torch.Tensor:
     """A matching key's mean score per pair over each stretch of distances ``[a, 2a)``, for every ``a`` at once.
 
     For ``q = k`` with every pair of unit length, pair ``k`` contributes ``cos(r * theta_k)`` at distance
@@ -79,8 +81,10 @@ def rope_matching_stretch_means(head_dim: int, base: float = DEFAULT_BASE, max_s
     Args:
         head_dim (int): even head dimension ``d``.
         base (float): wavelength base; the frequencies are :func:`posenc.encodings.rope.rope_inv_freq`'s
-            float32 ones, as models form them, then summed in float64.
+            in ``freq_dtype``, then summed in float64.
         max_start (int): the largest ``a``; entries run over ``a = 1 .. max_start``.
+        freq_dtype (torch.dtype): the frequencies' dtype: float32 by default, as models form them;
+            float64 to check that a result does not hang on their rounding.
 
     Returns:
         torch.Tensor: float64 ``[max_start]``, each in ``[-1, 1]``.
@@ -88,8 +92,9 @@ def rope_matching_stretch_means(head_dim: int, base: float = DEFAULT_BASE, max_s
     head_dim = check_even("head_dim", head_dim)
     base = check_float("base", base, gt=1.0)
     max_start = check_int("max_start", max_start, min_value=1)
+    freq_dtype = check_dtype("freq_dtype", freq_dtype)
     check_size("max_start", max_start, (max_start, head_dim // 2), item_bytes=48)
-    theta = rope_inv_freq(head_dim, base).double()  # [d/2]: the float32 frequencies models use
+    theta = rope_inv_freq(head_dim, base, dtype=freq_dtype).double()  # [d/2]: float32 by default, as models use
     a = torch.arange(1, max_start + 1, dtype=torch.float64)[:, None]  # [max_start, 1]
     sums = (torch.sin((2 * a - 0.5) * theta) - torch.sin((a - 0.5) * theta)) / (2 * torch.sin(theta / 2))
     return (sums / a).mean(dim=-1)  # [max_start]
