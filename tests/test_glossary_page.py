@@ -44,11 +44,8 @@ transformers = pytest.importorskip("transformers")
 
 #: the summary of the collapsed worked example in "Longer inputs"
 WE = "Worked example: a head like Llama 3.1's at 2L"
-#: the collapsed block right after it, on the worked example's dynamic NTK: its formula, transformers' L, chapter 8's
-#: two factors
-DYN = "The worked example's dynamic NTK: its 9, transformers' L and chapter 8's factor"
-#: the collapsed block after those two, on the fast pairs' joint angles
-GAP = "The fast pairs' angles together, past L"
+#: the collapsed block right after it, on the worked example's dynamic NTK: the derivation of its 9
+DYN = "The worked example's dynamic NTK: its 9"
 #: the subsection of "Longer inputs" after its term table: the main line on Llama 3.1's head, and the blocks above
 EXAMPLE = "### How these terms fit together: Llama 3.1's head"
 
@@ -170,8 +167,8 @@ def evaluate(tex: str, **names: float):
 def llama31_head() -> tuple[int, float, int, float]:
     """Llama 3.1's head width, base, trained length and `factor`, from posenc/book/models.py's copy of its config (a
     prose sync: the only offline source), each also read from the page's words that restate it: the worked example's
-    "width $d = 128$" and "base half a million", its "$L = 8192$", the block's "Llama 3.1 has $L = 8192$ and sets
-    `factor` 8 for a context 16 times $L$"."""
+    "width $d = 128$" and "base half a million", its "$L = 8192$", and the main line's "Llama 3.1's configured
+    `factor`, 8"."""
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     scaling = llama["rope_scaling"]
     d, base = llama["head_dim"], llama["rope_theta"]
@@ -183,11 +180,9 @@ def llama31_head() -> tuple[int, float, int, float]:
     assert int(width) == d and int(pairs) == d // 2, (width, pairs)
     assert {"half a million": 500_000.0, "a million": 1_000_000.0}[words] == base, words
     (example,) = re.findall(r"an input of \$2L\$ tokens, with \$L = (\d+)\$, Llama 3\.1's trained length\.", text)
-    ((block, factor, times),) = re.findall(
-        r"Llama 3\.1 has \$L = (\d+)\$ and sets `factor` (\d+) for a context (\d+) times \$L\$", text
-    )
-    assert int(example) == int(block) == L == llama["trained_length_before"], (example, block)
-    assert float(factor) == s and int(times) * L == llama["trained_length"], (factor, times)
+    (factor,) = re.findall(r"Set \$s\$ in the two rules below to Llama 3\.1's configured `factor`, (\d+)\.", text)
+    assert int(example) == L == llama["trained_length_before"], example
+    assert float(factor) == s, factor
     return d, base, L, s
 
 
@@ -444,32 +439,6 @@ def test_llama3_bounds_are_turns_in_l():
         assert torch.equal(kept, turns > high) and torch.equal(divided, turns < low), (d, b, L)
 
 
-def test_gemma_3_bases_and_factor():
-    """The page: "Gemma 3 uses the base 10 000 in its local layers, which see only a window of recent tokens, and 1 000
-    000 in its global ones ... the global layers also divide every frequency by 8, with `linear` scaling": the bases and
-    layer kinds from transformers' Gemma3TextConfig defaults; the factor from posenc/book/models.py's copy of Gemma 3
-    27B's config (a prose sync), and `linear` dividing every frequency by it, from posenc."""
-    sentence = re.search(
-        r"Gemma 3 uses the base ([\d ]+) in its local layers, which see only a window of recent tokens, and ([\d ]+) in"
-        r" its global ones, which see the whole input\. In Gemma 3 4B to 27B, the global layers also divide every"
-        r" frequency by (\d+), with `linear` scaling\.",
-        page(),
-    )
-    assert sentence, "the Gemma 3 sentence"
-    local, global_, factor = (float(g.replace(" ", "")) for g in sentence.groups())
-    config = transformers.Gemma3TextConfig()
-    assert config.rope_parameters["sliding_attention"]["rope_theta"] == local
-    assert config.rope_parameters["full_attention"]["rope_theta"] == global_
-    assert {"sliding_attention", "full_attention"} == set(config.layer_types) and config.sliding_window > 0
-    gemma = MODEL_ROPE_CONFIGS["gemma-3-27b"]
-    assert gemma["rope_theta"] == global_ and gemma["extra"]["rope_local_base_freq"] == local, gemma
-    assert gemma["rope_scaling"] == {"rope_type": "linear", "factor": factor}, gemma["rope_scaling"]
-    d = gemma["head_dim"]
-    scaled, _ = posenc.rope_scaled_inv_freq(d, global_, rope_type="linear", factor=factor)
-    plain = posenc.rope_inv_freq(d, global_, dtype=torch.float64)
-    assert torch.allclose(plain / scaled.double(), torch.full_like(plain, factor), rtol=1e-6, atol=0)
-
-
 def test_qwen3_vl_gives_its_slowest_pairs_to_time():
     """The page: "pairs dealt out in turn to the three axes, so each axis gets fast and slow ones; the few lowest
     frequencies all go to time": transformers' Qwen3-VL recomposition with its default `mrope_section`, [24, 20, 20]."""
@@ -604,15 +573,15 @@ def test_a_larger_multiplier_never_flattens_attention():
     )
     # the temperature's divisor and direction are its row's alone, not the opening's (checked below against the cells)
     assert "A temperature $t$" not in text and "its row's multiplier is" not in text
-    # the word clash is said once, in the Letters table's temperature row: this page's t divides, Llama 4's tau
-    # multiplies; the scales table's cells agree (1/t and tau itself)
+    # the word clash: the Letters table's temperature row, this page's t divides, the chapters' scales multiply; the
+    # scales table's cells agree (1/t and tau itself)
     assert "The word clashes" not in text
     ((t_verb, tau_verb),) = re.findall(
-        r"^\| temperature \| a number \$t\$ that (divides|multiplies) the logits \|.*; in chapter 10, Llama 4's \*query"
-        r" temperature\* \$\\tau\$, a (multiplier|divisor) of the queries;",
+        r"^\| temperature \| a number \$t\$ that (divides|multiplies) the logits \| in chapters 8 and 10, several"
+        r" scales that (multiply|divide) the logits: see",
         letters("temperature"),
     )
-    assert (t_verb, tau_verb) == ("divides", "multiplier"), (t_verb, tau_verb)
+    assert (t_verb, tau_verb) == ("divides", "multiply"), (t_verb, tau_verb)
     reciprocal = cells("temperature (attention temperature)")[3][1:-1]
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     # "Three change with the query": exactly the rows whose multiplier cell holds a position p, a count N of tokens
@@ -702,7 +671,7 @@ def test_a_larger_multiplier_never_flattens_attention():
     assert len(ratios) == 3 and (a * a) not in ratios, ratios  # no single multiplier in a partial rotary head
     # one word, two ways: the temperature's cell divides, the query temperature's multiplies (checked against the cells)
     assert cells("temperature (attention temperature)")[3] == "$1/t$" and t_verb == "divides", t_verb
-    assert tau_verb == "multiplier", tau_verb
+    assert tau_verb == "multiply", tau_verb
     # the row's "below 1 it sharpens attention": a divisor below 1 is a multiplier above 1
     assert "below 1 it sharpens attention, above 1 it flattens it" in row("temperature (attention temperature)")
     for t_value in (0.5, 0.9):
@@ -1093,13 +1062,12 @@ def test_worked_examples_effective_scale_column():
 
 def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger_one():
     """The collapsed worked example gives every rule "$L = 8192$, Llama 3.1's trained length" (its field
-    `original_max_position_embeddings`), and no other $L$. The block "Where a configuration keeps the trained length,
-    ..." gives the field transformers reads, "as Llama 3.1's does", and the block right after the worked example, on
-    its dynamic NTK, says: "This is the rule with $L = 8192$. With Llama 3.1's config, transformers' `dynamic` reads
-    a larger $L$: `max_position_embeddings`, sixteen times as large. So it would not scale the worked example's input
-    at all." The main line of "Longer inputs" gives the same $L$, "whose trained length, before RoPE scaling, is
-    $L = 8192$" (the trained length row's own scope), and leaves the field to the
-    blocks (:func:`test_longer_inputs_main_line_gives_the_slowest_pairs_divisors`); the dynamic NTK row names the field.
+    `original_max_position_embeddings`), and no other $L$; the block right after it, on its dynamic NTK, names no
+    other $L$. The note "*dynamic NTK*" in "Where papers and code differ" gives the field transformers reads: "the
+    rule's $L$ is the trained length; transformers 5.24's `dynamic` reads $L$ from `max_position_embeddings`". The main
+    line of "Longer inputs" gives the same $L$, "whose trained length, before RoPE scaling, is
+    $L = 8192$" (the trained length row's own scope), and leaves the field to the note
+    (:func:`test_longer_inputs_main_line_gives_the_slowest_pairs_divisors`); the dynamic NTK row does not name it.
     The two fields from posenc/book/models.py's copy of Llama 3.1's config
     (a prose sync); the field each of transformers' rules reads, from its source; and transformers' `dynamic` run at
     2L on each field."""
@@ -1113,19 +1081,17 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert re.findall(r"\$L = (\d+)", visible) == [read], visible  # the main line's one L is the block's
     assert "max_position_embeddings" not in visible, visible  # the block's aside
     # dynamic NTK, whose L matters (the run below: only with the trained L does transformers' `dynamic` scale this
-    # input), is left to the block, where "This is the rule with $L = 8192$" names that L
+    # input), is left to the blocks
     assert "dynamic ntk" not in visible.lower(), visible
-    assert f"This is the rule with $L = {read}$." in re.sub(r"\s+", " ", block(DYN))
-    # the main line ends the example with its point; the block's "transformers' `dynamic` reads a larger $L$" is the
-    # run below, with the config's `max_position_embeddings`, which exceeds the trained L
     assert (
         "slowest pair's frequency by well over $\\ell/L = 2$, so here that pair meets no new angle: | rule |" in visible
     )  # the verdict, before the table
     assert "| Position interpolation also slows the fastest pair." in visible
     assert (
-        "A fast pair alone meets no new angle, but together this head's unscaled fast pairs do meet new angle"
-        f' combinations: see the block "{GAP}". Such slowing has costs' in visible
+        "| Position interpolation also slows the fastest pair. A fast pair meets no new angle even with no scaling: its"
+        " trained angles already go all the way round. Such slowing has costs" in visible
     )
+    assert "angle combination" not in page() and "alone meets no new angle" not in visible  # left the book
     assert "Transformers' `dynamic`" not in visible, visible
     assert f"whose trained length, before RoPE scaling, is $L = {read}$" in visible and "trained at" not in visible
     assert "| $L$, the input length a model was trained at before any RoPE scaling;" in row("trained length | 训练长度")
@@ -1149,26 +1115,20 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     )
     dyn_block = block(DYN)
     assert dyn_block.startswith("*Dynamic NTK* sets its effective factor to $1 + s(\\ell/L - 1)$ past $L$.")
-    keeps = block("Where a configuration keeps the trained length, transformers' <code>dynamic</code>, and real models")
-    assert set(re.findall(r"L = (\d+)", example)) == set(re.findall(r"L = (\d+)", dyn_block)) == {read}  # one L
-    # the row is a definition; the field transformers' `dynamic` reads as L is the block's (the run below shows it is
-    # that field, not the trained length of `original_max_position_embeddings`)
+    assert set(re.findall(r"L = (\d+)", example)) == {read} and not re.findall(r"L = (\d+)", dyn_block)  # one L
+    # the row is a definition; the field transformers' `dynamic` reads as L is the note's (the run below shows it is
+    # that field, not the trained length of `original_max_position_embeddings`, and that Llama 3.1's config sets it
+    # above L)
     assert "(emozilla 2023) | {doc}`7" in row("dynamic NTK (`dynamic`)")
     assert "max_position_embeddings" not in row("dynamic NTK (`dynamic`)")
-    assert "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`" in keeps
     assert (
-        "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`, which a scaled model's configuration"
-        " may set above its trained length, as Llama 3.1's does." in keeps
+        "| the rule's $L$ is the trained length; transformers 5.24's `dynamic` reads $L$ from `max_position_embeddings`"
+        " and" in note("dynamic NTK")
     )
-    (times,) = re.findall(
-        r"by 1 for pair 0 and by 9 for the slowest\. This is the rule with \$L = \d+\$\. With Llama 3\.1's config,"
-        r" transformers' `dynamic` reads a larger \$L\$: `max_position_embeddings`, (\w+) times as large\. So it would"
-        r" not scale the worked example's input at all\.",
-        dyn_block,
-    )
+    assert "max_position_embeddings" not in dyn_block
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     L = llama["rope_scaling"]["original_max_position_embeddings"]
-    assert int(read) == L and llama["max_position_embeddings"] == {"sixteen": 16}[times] * L, llama
+    assert int(read) == L and llama["max_position_embeddings"] > L, llama
     llama3 = re.sub(r"\s+", " ", inspect.getsource(_compute_llama3_parameters))
     assert 'old_context_len = rope_parameters_dict["original_max_position_embeddings"]' in llama3
     dynamic = inspect.getsource(_compute_dynamic_ntk_parameters).split('"""')[-1]  # the code after the docstring
@@ -1372,10 +1332,11 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     "bounds ...
     in *turns in $L$*" and the betas' "in *turns in $L$*", mark it as a row (the page's italics); the fast pair
     row's test over offsets "up to $L - 1$"; and the
-    collapsed block "Turns in L and the fast pairs' distances": "A pair's turns in $L$, $L\\theta_i/(2\\pi)$,
-    measure its angle at distance $L$, one position further than training's longest distance, $L - 1$. So a pair at
-    the edge can turn once in $L$ and still not be fast. In Llama 3.1's head the two counts sort the pairs alike:
-    pairs 0 to 34 turn at least once in $L$, and they are the fast pairs." transformers' `llama3` keeps a pair when
+    collapsed block "Turns in L and the fast pairs' distances": "`llama3` and YaRN count a pair's turns in $L$,
+    $L\\theta_i/(2\\pi)$, instead of asking whether it is fast. In Llama 3.1's head the two counts agree: pairs 0 to
+    34 are fast and turn at least once in $L$, ... They differ only for a pair that turns once in $L$ but not in
+    $L - 1$." (the count is the angle at distance $L$, one position past training's last, $L - 1$; the edge case
+    is checked below on a head where it occurs). transformers' `llama3` keeps a pair when
     this count exceeds `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs whose count is
     `beta_fast` and `beta_slow`. A short L (16) makes L and L - 1 differ enough to tell apart."""
 
@@ -1400,9 +1361,8 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     step = 1  # over L positions: the angle at training's last offset, L - 1, plus one
     assert "in *turns in $L$*" in row("Llama 3.1 scaling (`llama3`)") and "in *turns in $L$*" in row("betas")
     (count,) = re.findall(
-        r"A pair's turns in \$L\$, \$([^$]+)\$, measure its angle at distance \$L\$, one position further than"
-        r" training's longest distance, \$L - 1\$\.",
-        page(),
+        r"`llama3` and YaRN count a pair's turns in \$L\$, \$([^$]+)\$, instead of asking whether it is fast\.",
+        block("Turns in L and the fast pairs' distances"),
     )
     (inequality,) = re.findall(
         r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round", row("fast pair")
@@ -1423,10 +1383,9 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     llama_turns = 8192 * 500000.0 ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128) / (2 * math.pi)
     assert fractions == "fractions included" and 0.99 < float(llama_turns[35]) < 1 < float(llama_turns[34])
     assert any(abs(x - round(x)) > 0.1 for x in turns + llama_turns.tolist())
-    # "a pair at the edge can turn once in L and still not be fast": pair 2 of this head at L = 20
-    assert (
-        "one position further than training's longest distance, $L - 1$. So a pair at the edge can turn once in $L$ and"
-        " still not be fast. In Llama 3.1's head" in page()
+    # "They differ only for a pair that turns once in $L$ but not in $L - 1$": pair 2 of this head at L = 20
+    assert block("Turns in L and the fast pairs' distances").endswith(
+        "They differ only for a pair that turns once in $L$ but not in $L - 1$."
     )
     short = [
         i
@@ -1436,9 +1395,7 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     assert short == [2], short
     # Llama 3.1's head: the pairs turning at least once in L are the fast pairs, and they are pairs 0 to 34
     ((first, last),) = re.findall(
-        r"In Llama 3\.1's head the two counts sort the pairs alike: pairs (\d+) to (\d+) turn at least once in \$L\$,"
-        r" and"
-        r" they are the fast pairs\.",
+        r"In Llama 3\.1's head the two counts agree: pairs (\d+) to (\d+) are fast and turn at least once in \$L\$,",
         page(),
     )
     width, base, trained, _ = llama31_head()
@@ -1446,7 +1403,7 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     once = [i for i, t in enumerate(llama) if evaluate(count, L=trained, theta=float(t)) >= 1]
     fast = [i for i, t in enumerate(llama) if evaluate(inequality, L=trained, theta=float(t))]
     assert once == fast == list(range(int(first), int(last) + 1)), (once, fast)
-    # the block's "at offset $L$, one position further than training's longest offset, $L - 1$"
+    # the count's angle at offset $L$, one position further than training's longest offset, $L - 1$
     assert evaluate("L", L=L) - evaluate("L - 1", L=L) == step == 1
     for j in range(1, d // 2 - 1):  # llama3: a bound between pair j's count over L and over L - 1 positions
         over_l_minus_1 = (L - 1) * float(theta[j]) / (2 * math.pi)
@@ -2023,7 +1980,7 @@ def test_dynamic_ntk_formula_and_the_field_transformers_reads():
     ((below, formula),) = re.findall(
         r"^- \*Dynamic NTK\*'s effective factor is (\d+) up to \$L\$, then \$([^$]+)\$\.$", text, re.M
     )
-    assert "Transformers' `dynamic` takes its $L$ from `max_position_embeddings`, which a scaled model's" in page()
+    assert "transformers 5.24's `dynamic` reads $L$ from `max_position_embeddings`" in note("dynamic NTK")
     from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
 
     code = inspect.getsource(_compute_dynamic_ntk_parameters).split('"""')[-1]
@@ -2044,15 +2001,14 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
     """The row "stretch": "$\\max(\\ell/L, 1)$", and the block "When a rule's effective factor is s or the stretch":
     "Chapter 8's dynamic NTK sets `factor` to 1, so its effective factor is the *stretch*", not on the main line:
     the saved run's factor; transformers' `dynamic` and posenc's, with factor 1, divide the slowest pair by the page's
-    formula, below and past L, and at the worked example's 2L by 2, not its 9. The first block alone gives chapter 8's
+    formula, below and past L, and at the worked example's 2L by 2, not its 9. That block alone gives chapter 8's
     second dynamic NTK run, "dynamic NTK, factor 2": "Its run "dynamic NTK, factor 2" has the effective factor $1 +
     2(\\ell/L - 1)$ past $L$, 3 at $2L$": the saved run's factor 2, chapter 8's label for it, and the code path
-    chapter 8 runs it by; the worked example's dynamic NTK block points there: "Its run "dynamic NTK, factor 2" is in
-    the block "When a rule's effective factor is s or the stretch"."."""
+    chapter 8 runs it by; the worked example's dynamic NTK block names neither chapter 8 run."""
     assert "Chapter 8's dynamic NTK sets `factor` to 1, so its effective factor is the *stretch*." in block(
         "When a rule's effective factor is s or the stretch"
     )
-    assert "Chapter 8 defines dynamic NTK with `factor` 1, making its effective factor the stretch." in block(DYN)
+    assert "Chapter 8" not in block(DYN)  # the block derives the worked example's 9 only
     config = load_results("extrapolation", check=False)["config"]
     assert config["dynamic_factor"] == 1
     # the factor-2 run, in both places: one formula and one value at 2L, read from each
@@ -2061,8 +2017,6 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
         block("When a rule's effective factor is s or the stretch"),
     )
     dyn = " ".join(block(DYN).split())
-    pointer = 'Its run "dynamic NTK, factor 2" is in the block "When a rule\'s effective factor is s or the stretch".'
-    assert pointer in dyn
     assert "3 at $2L$" not in dyn and 'factor 2" has the effective factor' not in dyn  # the fact is kept once
     assert config["sensitivity"]["dynamic f2"] == {"scaling": "dynamic", "factor": 2.0}, config["sensitivity"]
     nb = json.loads((ROOT / "notebooks" / "08_extrapolation.ipynb").read_text(encoding="utf-8"))
@@ -2253,48 +2207,33 @@ def test_dynamic_rows_cache_keeps_the_old_frequencies():
 
 
 def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
-    """The block "Where a configuration keeps the trained length, transformers' `dynamic`, and real models": "In
-    transformers 5.24, `dynamic` remembers earlier inputs. Its `dynamic_frequency_update` recomputes the frequencies
-    only for an input longer than `max_seq_len_cached`, then stores that length there, and restores the original ones
-    only for an input shorter than `original_max_seq_len`; both start at `max_position_embeddings`. So right after a
-    long input, a shorter one at least as long as `max_position_embeddings` keeps the long input's frequencies, not
-    $1 + s(\\ell/L - 1)$; within one generation the length only grows, so the formula holds there." Against the
-    installed version (another version skips): the function's name, its two tests and the store, read in the source of
-    transformers' `dynamic_rope_update`;
-    Llama's rotary module setting both attributes from `max_position_embeddings`; then that module with `dynamic`,
-    run on inputs of 3L, then 2L (3L's frequencies, not the formula's at 2L), then L/2 (the original ones); and on
-    inputs that only grow, L + 1 to 4L, each giving the formula's frequencies (the dynamic NTK row's, evaluated)."""
+    """The note "*dynamic NTK*" in "Where papers and code differ": "the rule's $L$ is the trained length; transformers
+    5.24's `dynamic` reads $L$ from `max_position_embeddings` and can carry a longer earlier input's scale to a later,
+    shorter one", pointing to Reading model code's "Fixed and dynamic scaling rules", which says the same. Against the
+    installed version (another version skips): transformers' `dynamic_rope_update` recomputes the frequencies only for
+    an input longer than `max_seq_len_cached`, stores that length, and restores the original ones only below
+    `original_max_seq_len`, both set from `max_position_embeddings` in Llama's rotary module; then that module with
+    `dynamic`, run on inputs of 3L, then 2L (3L's frequencies, not the formula's at 2L: the carried scale), then L/2
+    (the original ones); and on inputs that only grow, L + 1 to 4L, each giving the formula's frequencies (the "In
+    models and code" bullet's $1 + s(\\ell/L - 1)$, evaluated)."""
     from transformers.modeling_rope_utils import dynamic_rope_update
     from transformers.models.llama import modeling_llama
 
-    keeps = block("Where a configuration keeps the trained length, transformers' <code>dynamic</code>, and real models")
-    ((version, function, cached, original, field, formula),) = re.findall(
-        r"In transformers ([\d.]+), `dynamic` remembers earlier inputs\. Its `(\w+)` recomputes the frequencies only"
-        r" for an input longer than `(\w+)`, then stores that length there, and restores the original ones only for an"
-        r" input shorter than `(\w+)`; both start at `(\w+)`\. So right after a long input, a shorter one at least as"
-        r" long as `max_position_embeddings` keeps the long input's frequencies, not \$([^$]+)\$; within one generation"
-        r" the length only grows, so the formula holds there for the new tokens' frequencies\.",
-        keeps,
+    ((version, field, target),) = re.findall(
+        r"^\| \*dynamic NTK\* \| the rule's \$L\$ is the trained length; transformers ([\d.]+)'s `dynamic` reads \$L\$"
+        r" from `(\w+)` and can carry a longer earlier input's scale to a later, shorter one: see \{ref\}`Fixed and"
+        r" dynamic scaling rules <([\w-]+)>` \|$",
+        note("dynamic NTK"),
     )
-    ((_, row_formula),) = re.findall(
+    reading = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
+    assert f"({target})=\n## Fixed and dynamic scaling rules" in reading
+    assert "- Transformers' `dynamic` keeps the largest effective factor seen until" in reading
+    function, cached, original = "dynamic_frequency_update", "max_seq_len_cached", "original_max_seq_len"
+    ((_, formula),) = re.findall(
         r"- \*Dynamic NTK\*'s effective factor is (\d+) up to \$L\$, then \$([^$]+)\$\.",
         models_block("### Terms for longer inputs"),
     )
-    assert formula == row_formula, (formula, row_formula)
-    # the block "Where papers and code differ" points here: "*dynamic NTK* | the rule's $L$ is the trained length;
-    # transformers 5.24's `dynamic` reads $L$ from `max_position_embeddings` and can carry a longer earlier input's
-    # scale to a later, shorter one", naming this block and the worked example's, each by its summary's start
-    ((note_version, note_field, first, second),) = re.findall(
-        r"^\| \*dynamic NTK\* \| the rule's \$L\$ is the trained length; transformers ([\d.]+)'s `dynamic` reads \$L\$"
-        r" from `(\w+)` and can carry a longer earlier input's scale to a later, shorter one: see the blocks"
-        r' "([^"]+)" and "([^"]+)" \|$',
-        note("dynamic NTK"),
-    )
-    assert (note_version, note_field) == (version, field), (note_version, note_field)
-    assert DYN.startswith(first) and f"`dynamic` reads a larger $L$: `{field}`" in block(DYN)
-    assert "Where a configuration keeps the trained length, transformers' <code>dynamic</code>".startswith(second)
-    assert f"Transformers' `dynamic` takes its $L$ from `{field}`" in keeps
-    assert "Below, $L$ is a model's *trained length*" in page()  # the rule's L, as the row's formula reads it
+    assert "Below, $L$ is a model's *trained length*" in page()  # the rule's L, as the formula reads it
     if not transformers.__version__.startswith(f"{version}."):
         pytest.skip(f"transformers {transformers.__version__} installed, the page names {version}")
     source = re.sub(r"\s+", " ", inspect.getsource(dynamic_rope_update))
@@ -2623,9 +2562,8 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
         r" a key's position in chapter (\d+); [^|]* \|"
         r" \| \$s\$ \| the \*extension factor\* `(\w+)` \| in chapter (\d+), the \*stretch\* of an input of \$n\$"
         r" tokens; [^|]* \|"
-        r" \| temperature \| a number \$t\$ that divides the logits \| in chapter (\d+), a growing multiplier of the"
-        r" logits, Scalable-Softmax's and Llama 4's; in one of chapter 8's run names, YaRN's \*attention factor\*"
-        r" \$a\$; [^|]* \|"
+        r" \| temperature \| a number \$t\$ that divides the logits \| in chapters (\d+) and 10, several scales that"
+        r" multiply the logits: see [^|]* \|"
         r" \| \$c\$ \|",
         visible,
     )
@@ -2637,8 +2575,11 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     assert "counting pairs from 0" in row("frequency") and "| a pair's index, from 0;" in letters("$i$")
     assert {int(n) for n in re.findall(r"\d+", i_chapters)} == {1, 3, 6, 8, 11}  # chapter by chapter: below
     # temperature: chapter 8's own words for a growing multiplier, Scalable-Softmax's on the logits and Llama 4's on
-    # the queries (so on the logits too), the two the row names
+    # the queries (so on the logits too), and chapter 10's query temperature, which multiplies the queries
     assert int(t_chapter) == 8
+    assert "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries" in chapter(
+        "10_rope_today"
+    )
     assert (
         "- An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by"
         " the logarithm of the number of tokens attended ([Nakanishi 2025](https://arxiv.org/abs/2501.19399"
@@ -2685,9 +2626,10 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
     """The fast pair row holds one definition, "$(L - 1)\\,\\theta_i \\ge 2\\pi$", then one sentence on its trained
     angles, and ends there. The collapsed block "Turns in L and the fast pairs' distances", right after the "Longer
     inputs" table whose rows now hold trained length, turn, fast pair and slow pair, opens: "`llama3` and YaRN count a
-    pair's *turns in $L$* instead of asking whether it is fast." That those two rules read the count, and the block's
-    Llama 3.1 pairs, are :func:`test_llama3_and_yarn_count_turns_over_one_position_more`'s; here: transformers'
-    `llama3` and `yarn`, given a pair just under the fast-pair test but at one turn in L, sort it by the count."""
+    pair's turns in $L$, $L\\theta_i/(2\\pi)$, instead of asking whether it is fast." That those two rules read the
+    count, and the block's Llama 3.1 pairs, are :func:`test_llama3_and_yarn_count_turns_over_one_position_more`'s; here:
+    transformers' `llama3` and `yarn`, given a pair just under the fast-pair test but at one turn in L, sort it by the
+    count."""
     assert row("fast pair").endswith(
         "$(L - 1)\\,\\theta_i \\ge 2\\pi$. Its trained angles then go all the way round, at most"
         " $\\theta_i$ apart | {doc}`4 <../notebooks/04_rope>`, {doc}`7 <../notebooks/07_beyond>` |"
@@ -2721,8 +2663,8 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
         assert f"\n| {term} |" in table, term
     block = re.sub(r"\s+", " ", longer[longer.index("<details><summary>Turns in L and the fast pairs' distances") :])
     assert block.index(
-        "</summary> `llama3` and YaRN count a pair's turns in $L$ instead of asking whether it is fast. A pair's"
-        " turns in $L$,"
+        "</summary> `llama3` and YaRN count a pair's turns in $L$, $L\\theta_i/(2\\pi)$, instead of asking whether it"
+        " is fast. In Llama 3.1's head"
     ) < block.index("</details>")
     # a head where pair 2 turns once in L = 20 but not over offsets 0 to 19: a bound of 1 turn treats it as "at least
     # once", which the fast-pair test does not
@@ -2738,16 +2680,16 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
 
 
 def test_worked_example_every_pair_llama3_ramps_is_fast():
-    """The block under the worked example: "A fast pair need not be *kept*: in Llama 3.1, pairs 0 to 34 are fast, but
-    `llama3` keeps only pairs 0 to 28 and ramps 29 to 34." (test_summary derives the pair numbers); said once, in the
-    block, not again on the main line. In Llama 3.1's head (its width, base, L, factor and bounds from
-    posenc/book/models.py's copy of its config), transformers' `llama3` ramps some pairs, none of them kept, and each
-    passes the fast pair row's test."""
+    """The bullet of the "Longer inputs" block "In models and code": "A fast pair need not be *kept*: in Llama 3.1,
+    pairs 0 to 34 are fast, but `llama3` keeps only pairs 0 to 28 and ramps 29 to 34." (test_summary derives the pair
+    numbers); said once, in the block, not on the main line. In Llama 3.1's head (its width, base, L, factor and
+    bounds from posenc/book/models.py's copy of its config), transformers' `llama3` ramps some pairs, none of them kept,
+    and each passes the fast pair row's test."""
     text = page()
     assert text.count("A fast pair need not be *kept*") == 1
     assert (
-        "A fast pair need not be *kept*: in Llama 3.1, pairs 0 to 34 are fast, but `llama3` keeps only pairs 0 to 28"
-        " and ramps 29 to 34. </details>" in text
+        "- A fast pair need not be *kept*: in Llama 3.1, pairs 0 to 34 are fast, but `llama3` keeps only pairs 0 to 28"
+        " and ramps 29 to 34." in models_block("### Terms for longer inputs")
     )
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     d, base, scaling = llama["head_dim"], llama["rope_theta"], llama["rope_scaling"]
@@ -4036,11 +3978,10 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     others = ("Dual Chunk Attention (DCA)", "Self-Extend", "PoSE", "passkey retrieval", "perplexity")
     assert all(re.match(rf"\| {re.escape(term)} \|", row(term)) for term in others)
     assert not re.search(r"scalings? below|rows? below|table below", primer), primer
-    # the slow pair row is one definition; its decoder clause sits in the block under the table
+    # the slow pair row is one definition; its decoder clause is the main line's, after the table
     assert "| a pair that turns less than once over the distances of training, up to $L - 1$ |" in row("slow pair")
-    assert block("Turns in L and the fast pairs' distances").endswith(
-        "In a decoder, training showed a *slow pair* only an arc of its circle, and beyond $L$ it meets new angles."
-    )
+    assert "a *slow pair* turns less than once, so in a decoder it meets new angles beyond $L$." in primer
+    assert "decoder" not in block("Turns in L and the fast pairs' distances")
 
 
 # ---- row wordings against their sources, the base of the decay row, $n$, Gemma's scales --------------------------
@@ -4132,17 +4073,15 @@ def test_row_wordings_match_their_chapters_and_sources():
 
 
 def test_worked_example_says_what_a_fixed_factor_costs_on_short_inputs():
-    """The worked example, right under the primer: "Two costs: A fixed factor also slows the pairs of short inputs.
-    With `factor` fixed at 8, models not trained with it do worse at $L$",
+    """The costs block under the worked example: "With `factor` fixed at 8, models not trained with it do worse even
+    at $L$",
     chapter 8's section "A fixed factor costs on short inputs" ("raises the loss at $L$"), graded in this page's words
     (the saved run's numbers and grades: :func:`test_worked_example_names_two_costs_of_slowing_pairs`). The example's
-    block comes before the costs' block, and both, with the block on configurations, before the heading "Terms for
-    longer inputs"."""
+    block comes before the costs' block, and both come after the heading "Terms for longer inputs"."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     text = page()
     (fixed,) = re.findall(
-        r"Two costs: - A fixed factor also slows the pairs of short inputs\. With `factor` fixed at (\d+), models not"
-        r" trained with it do worse at \$L\$:",
+        r"and finds two costs\. With `factor` fixed at (\d+), models not trained with it do worse even at \$L\$:",
         text,
     )
     assert "Dividing by more than the stretch has a cost" not in text  # the one cost this page once gave both causes
@@ -4155,7 +4094,6 @@ def test_worked_example_says_what_a_fixed_factor_costs_on_short_inputs():
         EXAMPLE,
         f"<summary>{WE}</summary>",
         "Slowing pairs has costs",
-        "Where a configuration keeps the trained length",
         "### Temperature and query scales",
     ]
     assert [raw.index(mark) for mark in order] == sorted(raw.index(mark) for mark in order), order
@@ -4274,25 +4212,22 @@ def test_alphabetical_tables_and_the_forgetting_transformers_place():
 
 
 def test_worked_example_names_two_costs_of_slowing_pairs():
-    """The worked example: "Two costs: A fixed factor also slows the pairs of short inputs. With `factor` fixed at 8,
-    models not trained with it do worse at $L$: PI×8's loss there *breaks*,
-    and YaRN×8's is *raised*. *Dynamic PI* divides
-    every pair by just the stretch, yet at $2L$ its loss beyond $L$ is above plain RoPE's. Chapter 8's runs do not
-    isolate why; chapter 7 gives bloc97's argument that slowing fast pairs hurts." From chapter 8's saved run: its
+    """The costs block: "... and finds two costs. With `factor` fixed at 8, models not trained with it do worse even
+    at $L$: PI×8's loss there *breaks*, and YaRN×8's is *raised*. *Dynamic PI* divides every pair by just the
+    stretch, yet at $2L$ its mean loss on the filler tokens from position $L$ on is above plain RoPE's." From chapter
+    8's saved run: its
     dynamic PI divides every pair by the stretch, 2 at 2L, including its fast pair 0; at L the fixed factor 8 raises
     the loss in every seed, PI×8's above ln 28 (*breaks*, the Words row's threshold) and YaRN×8's above the trigram's
     mean plus a tenth of a nat but below ln 28 (*raised*: neither *fine* nor *breaks*), in every seed and on the mean
     over seeds (so "raises", chapter 8's verb, is not this page's grade for PI×8), and at 2L dynamic PI's loss beyond L
-    is above plain RoPE's in every seed and on average. Chapter 7's words for bloc97's argument, and chapter 8's own
-    "These runs do not isolate the cause". The primer's "They differ in which other pairs they slow, and when": in the
-    worked example, the three rules slow different sets of Llama 3.1's pairs at 2L (when is the effective factor
-    column's test)."""
+    is above plain RoPE's in every seed and on average. The primer's "They differ in which other pairs they slow, and
+    when": in the worked example, the three rules slow different sets of Llama 3.1's pairs at 2L (when is the effective
+    factor column's test)."""
     text = page()
     assert (
-        "Two costs: - A fixed factor also slows the pairs of short inputs. With `factor` fixed at 8, models not trained"
-        " with it do worse at $L$: PI×8's loss there *breaks*, and YaRN×8's is *raised*. - *Dynamic PI* divides every"
-        " pair by just the stretch, yet at $2L$ its loss beyond $L$ is above plain RoPE's. Chapter 8's runs do not"
-        " isolate why; chapter 7 gives bloc97's argument that slowing fast pairs hurts." in text
+        "and finds two costs. With `factor` fixed at 8, models not trained with it do worse even at $L$: PI×8's loss"
+        " there *breaks*, and YaRN×8's is *raised*. *Dynamic PI* divides every pair by just the stretch, yet at $2L$"
+        " its mean loss on the filler tokens from position $L$ on is above plain RoPE's." in text
     )
     run = load_results("extrapolation", check=False)
     config, metrics = run["config"], run["metrics"]
@@ -4327,9 +4262,6 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
         assert {grade(x) for x in losses} == {said} and grade(sum(losses) / len(losses)) == said, (losses, said)
     assert "PI×8's loss there *breaks*, and YaRN×8's is *raised*." in text
     assert "raises the loss at $L$" not in text  # chapter 8's verb; here a grade would read it as *raised*
-    c7 = chapter("07_beyond")
-    assert "bloc97's argument" in c7 and "PI slows down the fast pairs too" in c7
-    assert "These runs do not isolate the cause" in chapter("08_extrapolation")
     # the worked example's table: PI divides every pair by $s$; dynamic NTK keeps pair 0 and divides the slowest by
     # $1 + s(\ell/L - 1)$ (the values: test_longer_inputs_main_line_gives_the_slowest_pairs_divisors)
     example = re.sub(r"\s+", " ", block(WE))
@@ -4410,7 +4342,8 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
         r"in the table's fourth column; a multiplier above 1 (sharpens|flattens) attention\.", main
     )
     assert "The word clashes" not in page(), main  # the clash: the Letters row's, "a multiplier of the queries"
-    assert "in chapter 10, Llama 4's *query temperature* $\\tau$, a multiplier of the queries" in letters("temperature")
+    assert "| in chapters 8 and 10, several scales that multiply the logits: see {ref}" in letters("temperature")
+    assert "a factor of 1 or more on the queries" in row("Llama 4's query temperature $\\tau$ (temperature tuning)")
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "Llama 4's query temperature" in chapter("10_rope_today")
     assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
@@ -4492,9 +4425,9 @@ def test_worked_examples_dynamic_ntk_cell_and_its_formula_in_the_block():
 
 
 def test_chapter_8s_costs_block_names_its_models_and_defines_the_loss_beyond_l():
-    """The worked example's block "Slowing pairs has costs: what chapter 8 measured": "Chapter 8's models have 2 layers
-    and about 100 000 parameters, and train at $L = 64$ on synthetic filler text. Their loss beyond $L$ is the mean loss
-    on the filler tokens at positions $L$ and later." The saved run's configuration, a model built as the run builds
+    """The worked example's block "Slowing pairs has costs: what chapter 8 measured": "Chapter 8 trains models of 2
+    layers and about 100 000 parameters at $L = 64$ on synthetic filler text", and its second cost's "its mean loss on
+    the filler tokens from position $L$ on". The saved run's configuration, a model built as the run builds
     it (about 100 000 parameters: within a tenth), chapter 8's own words, and posenc's evaluation, which scores only
     the filler targets of the last n - L positions. The costs themselves are
     :func:`test_worked_example_names_two_costs_of_slowing_pairs`'s; the main line no longer states them."""
@@ -4502,21 +4435,14 @@ def test_chapter_8s_costs_block_names_its_models_and_defines_the_loss_beyond_l()
 
     text = block("Slowing pairs has costs: what chapter 8 measured")
     ((layers, params, trained),) = re.findall(
-        r"^Chapter 8's models have (\d+) layers and about ([\d ]+) parameters, and train at \$L = (\d+)\$ on synthetic"
-        r" filler text with at most one passkey episode per window\. Their loss beyond \$L\$ is the mean loss on the"
-        r" filler tokens from position \$L\$ on\.",
+        r"^Chapter 8 trains models of (\d+) layers and about ([\d ]+) parameters at \$L = (\d+)\$ on synthetic"
+        r" filler text, and finds two costs\.",
         text,
     )
+    assert "at $2L$ its mean loss on the filler tokens from position $L$ on is above plain RoPE's." in text
     config = load_results("extrapolation", check=False)["config"]
     assert int(layers) == config["model"]["n_layers"] and int(trained) == config["train_length"], config["model"]
     corpus = PasskeyCorpus(**config["corpus"])
-    # "with at most one passkey episode per window": training reads sample_text, whose windows hold KEY once or never
-    from posenc.experiments import training
-
-    assert "corpus.sample_text(batch, length, generator=g)" in inspect.getsource(training)
-    windows = corpus.sample_text(400, config["train_length"], generator=torch.Generator().manual_seed(0)).tokens
-    keys = (windows == corpus.key_token).sum(-1)
-    assert int(keys.max()) == 1 and int(keys.min()) == 0, keys.unique()
     model = TinyLM(corpus.n_tokens, "rope", max_len=config["train_length"], **config["model"])
     count = sum(p.numel() for p in model.parameters())
     assert abs(count - int(params.replace(" ", ""))) < 0.1 * int(params.replace(" ", "")), count
@@ -4528,7 +4454,7 @@ def test_chapter_8s_costs_block_names_its_models_and_defines_the_loss_beyond_l()
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     example = example_section(raw)
     visible = re.sub(r"<details>.*?</details>", " ", example, flags=re.S)
-    assert "Slowing pairs has costs" not in visible and "loss beyond" not in visible  # collapsed, not on the main line
+    assert "Slowing pairs has costs" not in visible and "mean loss" not in visible  # collapsed, not on the main line
 
 
 def test_opening_names_each_section_and_the_index_lists_every_row_once():
@@ -4680,7 +4606,6 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
             stored += 1
     assert stored >= 3, stored
     assert "original_max_position_embeddings" not in MODEL_ROPE_CONFIGS["gemma-3-27b"]["rope_scaling"]
-    assert "A `linear` or `dynamic` configuration need not store $L$ as `original_max_position_embeddings`." in page()
     assert letters("CoPE").startswith("| CoPE | contextual position encoding | in papers from 2026, also Clipped RoPE,")
     assert letters("CoPE").endswith("which softly clips RoPE's low frequencies (Li et al. 2026) |")
     bib = (ROOT / "references.bib").read_text(encoding="utf-8")
@@ -4748,10 +4673,7 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     assert row("attention factor").count("in a fully rotated head") == 2  # its meaning and its multiplier
     first, second = 8, 10
-    assert (
-        "| in chapter 8, a growing multiplier of the logits, Scalable-Softmax's and Llama 4's; in one of chapter 8's"
-        " run names, YaRN's *attention factor* $a$;" in letters("temperature")
-    )
+    assert "| in chapters 8 and 10, several scales that multiply the logits: see" in letters("temperature")
     words = {
         8: "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by",
         10: "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries",
@@ -4768,21 +4690,23 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
 
 def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     """The Letters table's row "temperature": this page's column gives one meaning, "a number $t$ that divides the
-    logits"; elsewhere one short clause per referent, each naming its chapter, and a pointer: "in chapter 8, a growing
-    multiplier of the logits, Scalable-Softmax's and Llama 4's; in one of chapter 8's run names, YaRN's *attention
-    factor* $a$; in chapter 10, Llama 4's *query temperature* $\\tau$, a multiplier of the queries; told apart in
-    Temperature and query scales" (chapter 8's "An attention temperature
-    that grows with the query's position" names both). The attention factor's detail (a on cos and sin, a^2 on the
-    logits of a fully rotated head) is that section's row alone, whose test computes the power. That section tells them
-    apart: its table's row named after chapter 10's query temperature, whose multiplier column is $\\tau$ itself; its
-    block's first bullet, on the growing multiplier; and its last bullet, "Chapter 8's run name "dynamic YaRN, no
-    temperature" uses the word for YaRN's *attention factor*, which that run fixes at 1": chapter 8's code and its saved
-    run. The page's temperature row divides."""
+    logits"; elsewhere one short clause and a pointer: "in chapters 8 and 10, several scales that multiply the logits:
+    see Temperature and query scales". That section states each of those meanings once: the sentence under its table,
+    "Chapters 8 and 10 call Llama 4's $\\tau$ a temperature, yet it multiplies the logits" (its row: a factor on the
+    queries); its block's bullet "Chapter 8 also calls *Scalable-Softmax*'s growing multiplier of the logits an
+    attention temperature" (chapter 8's "An attention temperature that grows with the query's position:
+    Scalable-Softmax scales the logits by"); and its last bullet, "Chapter 8's run name "dynamic YaRN, no temperature"
+    uses the word for YaRN's *attention factor*, which that run fixes at 1": chapter 8's code and its saved run. The
+    attention factor's detail (a on cos and sin, a^2 on the logits of a fully rotated head) is that section's row
+    alone, whose test computes the power. The page's temperature row divides."""
     assert letters("temperature") == (
-        "| temperature | a number $t$ that divides the logits | in chapter 8, a growing multiplier of the logits,"
-        " Scalable-Softmax's and Llama 4's; in one of chapter 8's run names, YaRN's *attention factor* $a$; in chapter"
-        " 10, Llama 4's *query temperature* $\\tau$, a multiplier of the queries; told apart in {ref}`Temperature and"
-        " query scales <glossary-scales>` |"
+        "| temperature | a number $t$ that divides the logits | in chapters 8 and 10, several scales that multiply the"
+        " logits: see {ref}`Temperature and query scales <glossary-scales>` |"
+    )
+    # each meaning the cell no longer spells out is stated in that section: Llama 4's tau, in chapters 8 and 10
+    assert (
+        "Chapters 8 and 10 call Llama 4's $\\tau$ a temperature, yet it multiplies the logits: a larger $\\tau$"
+        " sharpens." in page()
     )
     # the detail is said once, in the scales section: a on cos and sin, a^2 on a fully rotated head's logits
     assert "cos and sin" not in letters("temperature") and "a^2" not in letters("temperature")
@@ -4796,6 +4720,15 @@ def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     scales = block("Other models' query and logit scales")
     assert scales.startswith("- Llama 4's code also calls its $\\tau$ a temperature: its switch is")
     assert "`attn_temperature_tuning`" in scales.split(" - ")[0] and "some texts" not in scales
+    # Scalable-Softmax's growing multiplier, which chapter 8 calls an attention temperature (its row: a multiplier of
+    # the logits set from the number of tokens attended)
+    assert (
+        "- Chapter 8 also calls *Scalable-Softmax*'s growing multiplier of the logits an attention temperature."
+        in scales
+    )
+    assert "| a multiplier of the logits set from the number of tokens attended (Nakanishi 2025) |" in row(
+        "Scalable-Softmax"
+    )
     assert scales.endswith(
         "- Chapter 8's run name \"dynamic YaRN, no temperature\" uses the word for YaRN's *attention factor*, which"
         " that run fixes at 1."
@@ -5074,9 +5007,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
-        r" Position interpolation also slows the fastest pair\. A fast pair alone meets no new angle, but"
-        r" together this head's unscaled fast pairs do meet new angle combinations: see the"
-        r" block \"The fast pairs' angles together, past L\"\. Such slowing has costs; chapter 8"
+        r" Position interpolation also slows the fastest pair\. A fast pair meets no new angle even with no scaling:"
+        r" its trained angles already go all the way round\. Such slowing has costs; chapter 8"
         r" measures two of them\.$",
         visible.strip(),
     )
@@ -5116,11 +5048,24 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     l3 = hf_llama3(l_d, l_base, l_s, llama["high_freq_factor"], llama["low_freq_factor"], l_L).double()
     assert abs(float(l_theta[-1] / l3[-1]) - int(main_llama3)) < 1e-4 * int(main_llama3)
     # the table's second column, the fastest pair's divisor: transformers' `linear` (PI) divides it by `factor`, and
-    # `llama3` keeps it (divisor exactly 1); the fastest pair (largest frequency, pair 0) is a fast pair, so "a fast
-    # pair alone meets no new angle" (a full turn over offsets 0 to L - 1, the fast pair row's inequality; each fast
-    # pair's own nearest trained angle past L: own_worst in test_fast_pairs_angles_together_can_be_new_past_L)
+    # `llama3` keeps it (divisor exactly 1); the fastest pair (largest frequency, pair 0) is a fast pair (a full turn
+    # over offsets 0 to L - 1, the fast pair row's inequality)
     fastest_pair = int(torch.argmax(l_theta))
     assert fastest_pair == 0 and (l_L - 1) * float(l_theta[fastest_pair]) >= 2 * math.pi
+    # "A fast pair meets no new angle even with no scaling": unscaled, each of this head's fast pairs puts every
+    # distance from L to 2L - 1 within half a step, theta_i / 2, of one of its trained angles (offsets 0 to L - 1)
+    fast_idx = [i for i in range(l_d // 2) if (l_L - 1) * float(l_theta[i]) >= 2 * math.pi]
+    assert fast_idx == list(range(35)), fast_idx
+    for i in fast_idx:
+        th = float(l_theta[i])
+        trained = torch.sort(torch.remainder(torch.arange(l_L, dtype=torch.float64) * th, 2 * math.pi)).values
+        gaps = torch.cat([trained.diff(), (trained[:1] + 2 * math.pi) - trained[-1:]])
+        assert float(gaps.max()) <= th + 1e-9, i  # "all the way round": no gap wider than one step
+        past = torch.remainder(torch.arange(l_L, 2 * l_L, dtype=torch.float64) * th, 2 * math.pi)
+        ring = torch.cat([trained[-1:] - 2 * math.pi, trained, trained[:1] + 2 * math.pi])  # around the circle
+        pos = torch.searchsorted(ring, past)
+        near = torch.minimum(past - ring[pos - 1], ring[pos] - past)
+        assert float(near.min()) >= 0 and float(near.max()) <= th / 2 + 1e-9, i
     linear = hf_inv_freq(l_d, rope_type="linear", rope_theta=l_base, factor=l_s).double()
     assert abs(float(l_theta[fastest_pair] / linear[fastest_pair]) - int(fast_pi)) < 1e-6 * int(fast_pi), linear[0]
     assert abs(float(l_theta[-1] / linear[-1]) - int(main_pi)) < 1e-6 * int(main_pi)  # and its slowest by 8 too
@@ -5219,7 +5164,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         assert said not in whole, said
     stretch_8 = "| the *extension factor* `factor` | in chapter 8, the *stretch* of an input of $n$ tokens;"
     assert stretch_8 in letters("$s$")
-    assert "Turns here count" not in visible and "Chapter 8 defines" not in visible  # both moved to the block
+    assert "Turns here count" not in visible and "Chapter 8 defines" not in visible
     # "chapter 8 does": chapter 8's own definition
     assert "*stretch* $s = \\max(n / L, 1)$" in chapter("08_extrapolation")
     # the general exponent and chapter 8's factor, moved to the worked example
@@ -5227,33 +5172,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r"In general it divides pair \$i\$'s frequency by \$F\^\{([^$]+)\}\$, with \$F\$ its effective factor;",
         dyn_block,
     )
-    (ch8_factor,) = re.findall(
-        r"Chapter 8 defines dynamic NTK with `factor` (\d+), making its effective factor the stretch\. Its slowest pair"
-        r" is then"
-        r" divided by exactly the stretch, so at \$2L\$ it passes training's last angle by (half) its unscaled"
-        r" frequency\.",
-        dyn_block,
-    )
-    ch8_factor, half = ch8_factor
-    # transformers' `dynamic` with `factor` 1 at 2L: the slowest pair divided by 2, the stretch; its last offset,
-    # 2L - 1, then reaches (L - 1/2) theta, half its frequency past training's (L - 1) theta
-    for d, base, L in ((128, 5e5, 8192), (64, 1e4, 64)):
-        theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
-        dyn = hf_inv_freq(d, max_position_embeddings=L, seq_len=2 * L, rope_type="dynamic", rope_theta=base, factor=1.0)
-        slow = float(dyn.double()[-1])
-        assert abs(float(theta[-1]) / slow - 2) < 1e-5, (d, slow)
-        past = ((2 * L - 1) * slow - (L - 1) * float(theta[-1])) / float(theta[-1])
-        assert half == "half" and abs(past - 0.5) < 1e-3, past
     assert first_pair == "0" and fastest == "fastest", (first_pair, fastest)  # theta_i = b^{-2i/d}: pair 0's is largest
     # "1 for pair 0 ... $F$ for the slowest": the row's exponent at i = 0 and at the last pair, i = d/2 - 1
     assert evaluate(power, i=0, d=128) == 0 and abs(evaluate(power, i=63, d=128) - 1) < 1e-12
-    # "Chapter 8 defines dynamic NTK with `factor` 1, making its effective factor the stretch": the saved run's factor
-    # and chapter 8's
-    # words; with s = 1 the formula is the stretch row's past L
-    assert load_results("extrapolation", check=False)["config"]["dynamic_factor"] == int(ch8_factor) == 1
-    assert "defines it with `factor` 1" in chapter("08_extrapolation")
-    for ell in (3, 5, 16):
-        assert abs(evaluate(main_formula, s=float(ch8_factor), ell=ell, L=2) - ell / 2) < 1e-12
     assert int(torch.argmax(posenc.rope_inv_freq(128, 5e5, dtype=torch.float64))) == 0
     # "a *fast pair*, one that turns at least once": the fast pair row's words, over training's offsets
     assert "| a pair that turns at least once over the distances of training, up to $L - 1$:" in row("fast pair")
@@ -5344,33 +5265,32 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         # the table's point: an effective factor need not equal the stretch or `factor` (dynamic NTK: 9, not 2 or 8)
         assert abs(rules["dynamic"] - int(stretch_value)) > 1 and abs(rules["dynamic"] - s) > 0.5, rules
     costs = block("Slowing pairs has costs: what chapter 8 measured")
-    assert "Two costs: - A fixed factor" in costs and costs.count(" - ") == 2  # two costs, one bullet each
+    # the setup, then one sentence per cost
+    assert "and finds two costs. With `factor` fixed at" in costs and costs.count(". ") == 2
 
 
 def test_critical_dimension_row_is_twice_the_fast_pairs():
     """The row "critical dimension": "in Liu et al. 2023, the number of a head's dimensions whose pairs turn at least
-    once in $L$ positions; Llama 3.1's head has 70", chapter 5's and chapter 10's words, with the block's "pairs 0 to
-    34 turn at least once in $L$, and they are the fast pairs" (kept there once): in Llama
-    3.1's head the pairs that turn once in $L$ are exactly the fast pairs (the fast pair row's inequality), and twice
-    their count is the row's number; the block "Turns in L and the fast pairs' distances":
-    "Liu et al.'s *critical dimension* is therefore twice the fast pairs' count, unless a pair turns once in $L$ but
-    not in $L - 1$", and chapter 5's "92 for $d = 128$, $b = 10^4$ and 4096 tokens", recomputed; at those
-    settings and in Llama 3.1's head, twice the number of fast pairs (the fast pair row's inequality) is the same count.
-    "unless": over a sweep of trained lengths the two counts differ exactly when some pair turns once in $L$ but not
-    in $L - 1$ positions, and such lengths exist."""
+    once in $L$ positions; Llama 3.1's head has 70", chapter 5's and chapter 10's words, with the block "Turns in L
+    and the fast pairs' distances": "In Llama 3.1's head the two counts agree: pairs 0 to 34 are fast and turn at
+    least once in $L$, so its *critical dimension* is 70. They differ only for a pair that turns once in $L$ but not
+    in $L - 1$." In Llama 3.1's head the pairs that turn once in $L$ are exactly the fast pairs (the fast pair row's
+    inequality), and twice their count is the row's and the block's number; and chapter 5's "92 for $d = 128$,
+    $b = 10^4$ and 4096 tokens", recomputed; at those settings and in Llama 3.1's head, twice the number of fast pairs
+    (the fast pair row's inequality) is the same count. "unless": over a sweep of trained lengths the two counts differ
+    exactly when some pair turns once in $L$ but not in $L - 1$ positions, and such lengths exist."""
     (llama_dims,) = re.findall(
         r"^\| critical dimension \| 临界维度 \| in Liu et al\. 2023, the number of a head's dimensions whose pairs"
         r" turn at least once in \$L\$ positions; Llama 3\.1's head has (\d+) \|",
         row("critical dimension"),
     )
-    ((first, last),) = re.findall(
-        r"pairs (\d+) to (\d+) turn at least once in \$L\$, and they are the fast pairs\.",
-        " ".join(block("Turns in L and the fast pairs' distances").split()),
+    ((first, last, block_dims),) = re.findall(
+        r"In Llama 3\.1's head the two counts agree: pairs (\d+) to (\d+) are fast and turn at least once in \$L\$, so"
+        r" its \*critical dimension\* is (\d+)\. They differ only for a pair that turns once in \$L\$ but not in"
+        r" \$L - 1\$\.",
+        block("Turns in L and the fast pairs' distances"),
     )
-    assert (
-        "Liu et al.'s *critical dimension* is therefore twice the fast pairs' count, unless a pair turns once in $L$"
-        " but not in $L - 1$." in block("Turns in L and the fast pairs' distances")
-    )
+    assert block_dims == llama_dims, (block_dims, llama_dims)
     c5, c10 = chapter("05_decay"), chapter("10_rope_today")
     ((dims, d, exp, L),) = re.findall(
         r"call the dimensions whose pairs finish a full turn within the training length the \*critical dimension\*:"
@@ -5407,9 +5327,9 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
 
 
 def test_content_factor_row_is_chapter_5s_largest_jump():
-    """The row "content factor": the largest change from one pair to the next, "one factor of RoFormer's decay bound",
-    and the block's "RoFormer's bound on the score is the *content factor* times $d/2$ times the *mean reach*": checked
-    below on RoPE's raw
+    """The row "content factor", one line: "the largest change between neighbouring pairs' query–key products, one
+    factor of RoFormer's decay bound", and the block's "RoFormer's bound on the score is the *content factor* times
+    $d/2$ times the *mean reach*": checked below on RoPE's raw
     score, with posenc's rotation, at many offsets, where the bound is tight to within a factor 40; and its formula in
     the block under the Maths table: "Pair $i$'s query–key product in *complex form* is $h_i$: the query's pair,
     conjugated, times the key's" and "The *content factor* is the largest change $\\lvert h_{i+1} - h_i\\rvert$ from
@@ -5417,18 +5337,13 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     :func:`test_mean_reach_bound_counts_d_over_2_partial_sums`'s, which also evaluates it. The note in "Where papers
     and code differ": RoFormer's h_i conjugates the key's pair and turns by (m - n) theta_i; each of its h_i is the
     conjugate of this page's, it gives the same score, and every |h_{i+1} - h_i| is the same."""
-    # the row's h_i is chapter 5's, which the block spells out: the query's pair, conjugated, times the key's
-    ((row_h,),) = [
-        re.findall(
-            r"\| how much \$(h_i = [^$]+)\$, pair \$i\$'s query–key product in \*complex form\*, changes at most from"
-            r" one pair to the next, the last pair's change to zero included; one factor of RoFormer's decay bound, in"
-            r" the block below,"
-            r" \"RoFormer's bound, and what chapter 5 finds about the decay\" \|",
-            row("content factor"),
-        )
-    ]
-    assert row_h == "h_i = \\overline{q_{[i]}}\\,k_{[i]}" and f"{row_h}, \\qquad r = n - m" in chapter("05_decay")
-    # "the block below, "RoFormer's bound, ..."": the block the row names by its summary, after the Maths table
+    # the row's products are chapter 5's h_i, which the block spells out: the query's pair, conjugated, times the key's
+    assert row("content factor") == (
+        "| content factor | 内容因子 | the largest change between neighbouring pairs' query–key products, one factor"
+        " of RoFormer's decay bound | {doc}`5 <../notebooks/05_decay>` |"
+    )
+    assert "h_i = \\overline{q_{[i]}}\\,k_{[i]}, \\qquad r = n - m" in chapter("05_decay")
+    # the block under the Maths table, after the row, holds the formulas and the appended zero
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     named = "<details><summary>RoFormer's bound, and what chapter 5 finds about the decay</summary>"
     assert raw.count(named) == 1 and raw.index("| content factor |") < raw.index(named) < raw.index(
@@ -5594,8 +5509,11 @@ def test_alibi_row_gives_the_slopes_for_a_power_of_two_heads():
     h_here, h_elsewhere = letters("$h$").split(" | ")[1:3]
     assert h_here == (
         "in ALiBi's slopes, a head's index, from 0, with $H$ heads; $h_i$, pair $i$'s query–key product, in the"
-        " *content factor* row"
+        " block on RoFormer's bound"
     )  # both of this page's meanings in "this page"
+    assert "- Pair $i$'s query–key product in *complex form* is $h_i$" in block(
+        "RoFormer's bound, and what chapter 5 finds about the decay"
+    )
     assert "row" not in h_elsewhere and h_elsewhere.startswith("$h_i$, the same product, in chapter 5"), h_elsewhere
     assert "- Pair $i$'s query–key product in *complex form* is $h_i$:" in block(
         "RoFormer's bound, and what chapter 5 finds about the decay"
@@ -5754,23 +5672,6 @@ def test_hybrid_row_follows_chapter_1():
     assert "Hybrid models can leave the encoding out of every attention layer." in c1
     assert "Their recurrent layers read the tokens in order, so they carry the order." in c1
     assert "gives RoPE only to the others" in models_block("## Attention, kernels and models")
-
-
-def test_llama_31_bullet_says_why_factor_8_serves_16_l():
-    """The trained-length block: "Llama 3.1 has $L = 8192$ and sets `factor` 8 for a context 16 times $L$, the length
-    its last training stage reached. So `factor` need not be 16: inputs that long were themselves trained on." The
-    16 is the ratio of posenc/book/models.py's copy of Llama 3.1's `max_position_embeddings` to its L (a prose sync),
-    and the factor is below it."""
-    keeps = block("Where a configuration keeps the trained length, transformers' <code>dynamic</code>, and real models")
-    ((L, factor, times, needless),) = re.findall(
-        r"Llama 3\.1 has \$L = (\d+)\$ and sets `factor` (\d+) for a context (\d+) times \$L\$, the length its last"
-        r" training stage reached\. So `factor` need not be (\d+): inputs that long were themselves trained on\.",
-        keeps,
-    )
-    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
-    assert llama["rope_scaling"]["factor"] == float(factor) < int(needless) == int(times)
-    assert llama["max_position_embeddings"] == int(times) * int(L)
-    assert llama["rope_scaling"]["original_max_position_embeddings"] == int(L)
 
 
 def test_models_named_for_alibi_axial_rope_and_sliding_windows():
@@ -6077,7 +5978,7 @@ def test_intro_points_citations_to_the_references_page():
     assert re.search(r"author\s*=\s*\{\{?Su,[^@]*year\s*=\s*\{2021\}", bib), "Su et al. 2021"
 
 
-# ---- the learned table's last row, and the fast pairs' angles taken together -------------------------
+# ---- the learned table's last row -------------------------
 
 
 def test_learned_position_embedding_row_has_no_row_past_its_last():
@@ -6100,186 +6001,6 @@ def test_learned_position_embedding_row_has_no_row_past_its_last():
     )
     source = inspect.getsource(modeling_vit.ViTEmbeddings.interpolate_pos_encoding)
     assert "interpolate(" in source and "position_embeddings" in source
-
-
-def test_fast_pairs_angles_together_can_be_new_past_L():
-    """The block "The fast pairs' angles together, past L", in short sentences, opening with the sentence the main line
-    leaves to it: "Taken together, the worked example's unscaled fast pairs do meet angle combinations past $L$ that
-    training never showed, though each alone meets no new angle", with the gap defined there step by step (the
-    difference per fast pair, the worst pair, the nearest trained distance, then the formula). "The yardstick is one
-    radian. It is pair 0's step per position. No fast pair moves further between neighbouring distances." Then "This
-    head's gaps, with unscaled frequencies, checked at each distance from $L$ to $L + 1999$": "Distance $L$: one
-    radian, from $L - 1$. Only it is as close to a trained distance as neighbouring distances are", "Distance $L + 1$:
-    two radians", "From $L + 2$ on: about 2.6 radians"; in Llama 3.1's head, unscaled (RoPE's own $b^{-2i/d}$), over
-    the fast pairs (the fast pair row's inequality), each distance's gap (over trained distances, the largest wrapped
-    gap over the fast pairs) is 2.6 when rounded to a tenth at every distance from L + 2 to L + 1999, and two
-    neighbouring distances differ by at most pair 0's step, one radian, in every fast pair; the gap at L is one
-    radian, reached at L - 1; at L + 1, two. "So the smallest gap is one radian. At every distance checked, each
-    trained distance leaves some fast pair at least a radian from its angle": the least gap over the range is 1, to a
-    billionth, while each fast pair alone lies within 0.05 rad of a trained angle at every distance checked. Why
-    one radian and why flat: "measured the same way in this head, each trained distance is one radian from its nearest
-    other one" (the worst angle over every difference between trained distances) and "The gap depends only on the
-    differences $r - y$, a window of $L$ of them ending at $r$ ... once the differences 1 and 2 have left it, the gap
-    hardly changes" (the gap recomputed as a window minimum; the spread from L + 2 on under a hundredth)."""
-    flat = re.sub(r"\s+", " ", block(GAP))
-    assert flat.startswith(
-        "Taken together, the worked example's unscaled fast pairs do meet angle combinations past $L$ that training"
-        " never showed, though each alone meets no new angle. To measure this, compare a distance $r$ with each"
-        " trained distance $y < L$. In each fast pair $i$, their two angles differ by $(r - y)\\,\\theta_i$,"
-        " wrapped into $[-\\pi, \\pi]$. The worst fast pair gives the largest"
-        " difference. The nearest trained distance is the one that makes this largest difference smallest. That"
-        " smallest value is $r$'s gap: $\\min_{y < L} \\max_i \\lvert w((r - y)\\,\\theta_i)\\rvert$, where $w$ wraps"
-        " an angle into $[-\\pi, \\pi]$."
-    ), flat
-    (
-        (
-            neighbour,
-            trained_apart,
-            n_fast,
-            unscaled,
-            first,
-            last,
-            only,
-            one_rad,
-            at_from,
-            next_off,
-            next_gap,
-            later,
-            later_gap,
-            least,
-            gap,
-            past,
-            further,
-            width,
-            small_1,
-            small_2,
-        ),
-    ) = re.findall(
-        r" The yardstick is (one) radian\. It is pair 0's step per position\. No fast pair moves further between"
-        r" neighbouring distances\. Training's own distances lie that far apart: measured the same way in this"
-        r" head, each trained distance is (one) radian from its nearest other one\."
-        r" This head's gaps, with all (\d+) fast pairs (unscaled), as in plain RoPE, checked at each distance from"
-        r" \$(L)\$ to \$L \+ (\d+)\$: - Distance \$(L)\$: (one) radian, from \$L - (\d)\$\. Only it is as close to"
-        r" a trained distance as neighbouring distances are\. - Distance \$L \+ (\d)\$: (two) radians\. - From"
-        r" \$L \+ (\d)\$ on: about ([\d.]+) radians\. So the smallest gap is (one) radian\. At every distance"
-        r" checked, each trained distance leaves some fast pair at least (a) radian from its angle\."
-        r" So, in this head, keeping the fast pairs does not keep distances past \$L\$ looking like trained ones:"
-        r" each distance checked from \$L \+ (\d)\$ on lies (further) from every trained distance than trained"
-        r" distances lie from each other\."
-        r" The gap depends only on the differences \$r - y\$, a window of \$(L)\$ of them ending at \$r\$\."
-        r" As \$r\$ grows, the window slides but keeps its width, so once the differences (\d) and (\d) have left"
-        r" it, the gap hardly changes\.$",
-        flat,
-    )
-    d, base, L, _ = llama31_head()
-    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)  # "unscaled": no rule applied
-    assert unscaled == "unscaled" and abs(float(theta[-1]) - base ** (-(d - 2) / d)) < 1e-15
-    assert int(n_fast) == int(((L - 1) * theta >= 2 * math.pi).sum()) == 35  # "all 35 fast pairs" of Llama 3.1's head
-    fast = theta[(L - 1) * theta >= 2 * math.pi]
-    trained = torch.arange(L, dtype=torch.float64)
-    own_worst = 0.0
-    best, nearest = {}, {}  # per distance r: the nearest trained distance's largest fast-pair gap, and that distance
-    for r in range(L, L + int(last) + 1):
-        diff = ((r - trained)[:, None] * fast) % (2 * math.pi)
-        diff = torch.minimum(diff, 2 * math.pi - diff)  # [trained distance, fast pair]
-        own_worst = max(own_worst, float(diff.min(0).values.max()))  # each pair alone: its nearest trained angle
-        joint = diff.max(1).values  # all pairs at one trained distance
-        best[r], nearest[r] = float(joint.min()), int(joint.argmin())
-    assert first == "L" and sorted(best) == list(range(L, L + int(last) + 1))  # "checked at each distance from L"
-    words = {"one": 1.0, "two": 2.0, "a": 1.0}  # radians
-    # "one radian between neighbouring distances, pair 0's step": distances r and r + 1 differ in pair i by its own
-    # step, wrapped; the largest over the fast pairs is pair 0's, and that step is one radian
-    neighbours = (fast % (2 * math.pi)).clamp(max=math.pi)
-    assert abs(float(neighbours.max()) - words[neighbour]) < 1e-12 and float(neighbours.argmax()) == 0
-    assert abs(float(theta[0]) - float(neighbours.max())) < 1e-12  # pair 0's step
-    # "from L + 2 on, the gap is about 2.6 radians": every later distance checked, rounded to a tenth
-    assert int(later) == 2 and int(next_off) + 1 == int(later)  # L, L + 1, then L + 2 on: the range is covered
-    later_gaps = [best[r] for r in range(L + int(later), L + int(last) + 1)]
-    assert len(later_gaps) == int(last) - 1 and all(round(g, 1) == float(later_gap) for g in later_gaps), (
-        min(later_gaps),
-        max(later_gaps),
-    )
-    assert min(later_gaps) > words[neighbour] + 1.5  # "against one radian": far above the neighbour step
-    # "Only distance L is as close ..., one radian from L - 1. Distance L + 1 is two radians off"
-    assert only == "L" and abs(best[L] - words[one_rad]) < 1e-9 and nearest[L] == L - int(at_from), best[L]
-    assert int(next_off) == 1 and abs(best[L + 1] - words[next_gap]) < 1e-9, best[L + 1]
-    assert best[L + 1] > words[neighbour] + 0.5  # "only distance L": L + 1 is not that close
-    # "at least a radian ...: the smallest such gap is one radian"; each fast pair alone meets no new angle
-    assert min(best.values()) >= words[gap] - 1e-9 and abs(min(best.values()) - words[least]) < 1e-9, best[L]
-    assert own_worst < 0.05, own_worst
-
-    # "Training's own distances lie that far apart: measured the same way in this head, each trained distance is one
-    # radian from its nearest other one": the worst fast pair's wrapped angle at each difference u = t - t' between
-    # two trained distances, 1 <= |u| <= L - 1 (the sign does not matter), is at least one radian, and exactly one
-    # only at |u| = 1, the neighbours, which every trained distance has
-    def worst(u):  # the worst fast pair's wrapped angle at the differences u
-        x = (u[:, None] * fast) % (2 * math.pi)
-        return torch.minimum(x, 2 * math.pi - x).max(1).values
-
-    inside = worst(torch.arange(1, L, dtype=torch.float64))  # index k is difference k + 1
-    assert abs(float(inside.min()) - words[trained_apart]) < 1e-9 and int(inside.argmin()) == 0, float(inside.min())
-    assert float(inside[1:].min()) > words[trained_apart] + 0.5  # no farther trained distance comes as close
-    # "So ... each distance checked from L + 1 on lies further from every trained distance than trained distances
-    # lie from each other": every gap checked from L + 1 on exceeds the trained distances' own nearest spacing, the
-    # least of inside
-    assert int(past) == 1 and further == "further"
-    assert min(best[r] for r in best if r >= L + int(past)) > float(inside.min()) + 0.5, float(inside.min())
-    # "The gap depends only on the differences r - y, a window of L of them ending at r": the gap computed from the
-    # worst angle at each difference, as a minimum over the window [r - L + 1, r], equals the gap computed above from
-    # the distances at every distance checked; "once the differences 1 and 2 have left it": those differences give
-    # one and two radians, the gaps at L and L + 1, and at L + 2 both have left the window; "hardly changes": from
-    # there on the gap spans less than a hundredth of a radian
-    assert width == "L"
-    diffs = worst(torch.arange(0, L + int(last) + 1, dtype=torch.float64))  # index u is difference u
-    for r in range(L, L + int(last) + 1):
-        assert abs(float(diffs[r - L + 1 : r + 1].min()) - best[r]) < 1e-12, r
-    assert (int(small_1), int(small_2)) == (1, 2)
-    small = [round(float(diffs[int(u)]), 9) for u in (small_1, small_2)]
-    assert small == [round(best[L], 9), round(best[L + int(next_off)], 9)] == [1.0, 2.0], small
-    low_end = lambda r: r - L + 1  # noqa: E731  the window's smallest difference at distance r
-    assert low_end(L) <= int(small_1) and low_end(L + int(next_off)) <= int(small_2)  # still in at L and L + 1
-    assert low_end(L + int(later)) > int(small_2)  # both have left at L + 2, where the flat stretch starts
-    assert max(later_gaps) - min(later_gaps) < 0.01, (min(later_gaps), max(later_gaps))
-    # the block's opening, moved there from the main line: "Taken together, the worked example's unscaled fast pairs do
-    # meet angle combinations past $L$ that training never showed" (at every distance checked, no trained distance
-    # brings every fast pair within a radian, min(best) >= 1 above), "though each alone meets no new angle" (own_worst
-    # above); the worked example's head is the main line's "a head like Llama 3.1's, whose trained length, before RoPE
-    # scaling, is $L = 8192$", with the worked example's d = 128 and base half a million, read by llama31_head;
-    # "unscaled" the block's "with unscaled frequencies", the frequencies this loop used; the block's title names the
-    # sentence's words. The main line keeps two short sentences on the fast pairs, without numbers, and a link to this
-    # block: "A fast pair alone meets no new angle, but together this head's unscaled fast pairs do meet new angle
-    # combinations", the block's claim in few words, checked below against the gaps computed above.
-    ((together, head_word, plain, past),) = re.findall(
-        r"^(Taken together), the (worked example's) (unscaled) fast pairs do meet angle combinations (past \$L\$) that"
-        r" training never showed, though each alone meets no new angle\.",
-        flat,
-    )
-    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    section = example_section(raw)
-    visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    ((main_L, alone, main_together, main_head, main_plain, main_new, named),) = re.findall(
-        r"An example: take a head like Llama 3\.1's, whose trained length, before RoPE scaling, is \$L = (\d+)\$\. .*?"
-        r" A fast pair (alone) meets no new angle, but (together) (this head's) (unscaled) fast pairs do meet"
-        r" (new) angle combinations: see the block \"([^\"]+)\"\.",
-        visible,
-    )
-    assert named == GAP, named  # the main line names the block by its summary
-    # the main line's two halves against the block's computation, in this head with unscaled frequencies: "alone ...
-    # no new angle": each fast pair lies within 0.05 rad of a trained angle at every distance checked; "Together ...
-    # do meet new angle combinations": at every distance checked from L + 1 on, every trained distance leaves some
-    # fast pair further from its angle than trained distances lie from each other (one radian), by more than half a
-    # radian, so the combination is new, not merely unmatched to rounding
-    assert (alone, main_together, main_head, main_new) == ("alone", "together", "this head's", "new")
-    assert main_plain == unscaled and own_worst < 0.05, own_worst
-    assert min(best[r] for r in best if r >= L + 1) > float(inside.min()) + 0.5, float(inside.min())
-    assert (d, base, int(main_L)) == (128, 500_000.0, L) and head_word == "worked example's", (d, base, main_L)
-    assert f"<summary>{WE}</summary>" in raw and "Llama 3.1's" in WE  # the worked example is this head's
-    assert plain.lower() == unscaled  # the block's frequencies
-    assert together == "Taken together" and f"The fast pairs' angles together, {past.replace('$', '')}" == GAP
-    sec = re.sub(r"\s+", " ", section)
-    assert sec.index(f"<details><summary>{WE}") < sec.index(f"<details><summary>{GAP}")
-    assert "taken together" not in visible.lower() and "never showed" not in visible  # the block's wording: the block
-    assert "as far as the block checks" not in visible and "radian" not in visible  # the numbers and scope: the block
 
 
 # ---- the softmax scale row, dynamic NTK's effective factor above `factor` ----------------------------
@@ -6568,9 +6289,8 @@ def test_float32_angles_row_quotes_chapter_4s_rule():
 
 
 def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
-    """The slow pair row, "a pair that turns less than once over the distances of training, up to $L - 1$", the block
-    under the table, "In a decoder, training showed a *slow pair* only an arc of its circle, and beyond $L$ it meets
-    new angles", and the main line's "a *slow pair*
+    """The slow pair row, "a pair that turns less than once over the distances of training, up to $L - 1$", and the
+    main line's "a *slow pair*
     turns less than once, so in a decoder it meets new angles beyond $L$". In a decoder the offsets of training are 0
     to -(L - 1): each slow pair (the fast pair row's inequality fails) sees an arc shorter than its circle, and some
     distance from L to 2L - 1 puts it outside that arc. Without a causal mask the offsets run from -(L - 1) to L - 1:
@@ -6578,10 +6298,6 @@ def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
     such pairs, so "in a decoder" is needed (as the intro's block says)."""
     assert "| a pair that turns less than once over the distances of training, up to $L - 1$ |" in row(
         "slow pair | 慢速对"
-    )
-    assert (
-        "In a decoder, training showed a *slow pair* only an arc of its circle, and beyond $L$ it meets new angles."
-        in block("Turns in L and the fast pairs' distances")
     )
     assert "a *slow pair* turns less than once, so in a decoder it meets new angles beyond $L$." in page()
     (inequality,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go", row("fast pair"))

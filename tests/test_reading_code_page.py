@@ -35,6 +35,16 @@ def _snippet(marker: str) -> str:
     return next(c for c in re.findall(r"```python\n(.*?)```", _raw(), re.S) if marker in c)
 
 
+# Llama 3.1 8B's `rope_scaling` fields (L = 8192), as its config.json sets them
+LLAMA31_SCALING = {
+    "rope_type": "llama3",
+    "factor": 8.0,
+    "original_max_position_embeddings": 8192,
+    "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0,
+}
+
+
 def _llama31_llama3_freqs() -> torch.Tensor:
     """Transformers' `llama3` frequencies for Llama 3.1 8B's fields (d = 128, base 5e5, factor 8 from L = 8192,
     bounds 1 and 4, `max_position_embeddings` 16 L)."""
@@ -42,13 +52,7 @@ def _llama31_llama3_freqs() -> torch.Tensor:
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     L = 8192
-    scaling = {
-        "rope_type": "llama3",
-        "factor": 8.0,
-        "original_max_position_embeddings": L,
-        "low_freq_factor": 1.0,
-        "high_freq_factor": 4.0,
-    }
+    scaling = dict(LLAMA31_SCALING)
     config = LlamaConfig(rope_theta=500_000.0, max_position_embeddings=16 * L, rope_scaling=scaling)
     scaled, _ = ROPE_INIT_FUNCTIONS["llama3"](config, "cpu")
     return scaled
@@ -118,11 +122,11 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
         " classes' defaults, Beam's `full_attention` entry is None" in pitfalls
     )
     assert "`main` and `compress`" not in code and "Beam" not in code  # no longer listed in the snippet
-    # before the snippet: "A user may have added a `yarn` entry, as Qwen2.5's model cards suggest, so its presence
+    # before the snippet: "A user may have added a `yarn` entry, as Qwen's model cards suggest, so its presence
     # does not say how the model was trained." It claims no more than the page's own `rope_scaling` row, its source
     porting = page[page.index("## Porting transformers-4 code") : page.index("```python", page.index("## Porting"))]
     added = (
-        "A user may have added a `yarn` entry, as Qwen2.5's model cards suggest, so its presence does not say how the"
+        "A user may have added a `yarn` entry, as Qwen's model cards suggest, so its presence does not say how the"
         " model was trained."
     )
     assert added in porting, porting
@@ -377,8 +381,15 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     first, second, third = bullets[2:].split(" - ")
     assert all("`dynamic`" not in b and "`longrope`" not in b for b in (first, second))
     assert first.endswith(
-        "from position 1 028, where bfloat16 spaces numbers 8 apart; `position_ids` remove this shift."
+        "The fastest pair's rounding grows with the position, not the offset: see {ref}`bfloat16 frequencies"
+        " <reading-bf16>`. `position_ids` remove this shift."
     ), first
+    # the number itself waits for the section it points to, inside its block on angles formed in bfloat16
+    assert "1 028" not in section and "(reading-bf16)= ### bfloat16 frequencies" in page
+    bf16 = page[page.index("### bfloat16 frequencies") : page.index("## Takeaways")]
+    bf16_block = bf16[bf16.index("<summary>If your code forms the angles in bfloat16</summary>") :]
+    assert "so from position 1 028 on, one bfloat16 rounding can move its angle by more than half a turn." in bf16_block
+    assert page.count("1 028") == 1, page.count("1 028")
     assert third.startswith("`dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches"), third
     assert ", and `longrope` at `original_max_position_embeddings`." in third, third
     assert 'as with `padding="max_length"`.' in third  # the padded-length exception sits in the bullet it qualifies
@@ -576,9 +587,10 @@ def test_fields_first_name_partial_rotary_factor():
 
 
 def test_transformers_dynamic_l_is_the_stored_length():
-    """Fixed and dynamic scaling rules: before the table, "The table takes a file whose `max_position_embeddings` is the
-    trained length L"; after it, "The rule reads L from `max_position_embeddings`, so it does nothing below the
-    length stored there. With Llama 3.1's file, that length is 16 times the trained one." With Llama
+    """Fixed and dynamic scaling rules: before the table, "Dynamic NTK's effective factor is 1 up to the trained length
+    L and grows with l beyond it"; after it, "Transformers calls dynamic NTK `dynamic`. In place of L, it reads the
+    *stored length*, `max_position_embeddings`. So if you set `rope_type` to `dynamic` in Llama 3.1's file, which
+    stores 16L, it scales no input shorter than 16L." With Llama
     3.1's fields (posenc's MODEL_ROPE_CONFIGS), transformers 5.24's rotary module takes its L, `original_max_seq_len`,
     from max_position_embeddings (131 072 = 16 x 8 192), not from original_max_position_embeddings; with the trained
     length stored there instead, `dynamic` divides the slowest pair by the table's 9 at 2L."""
@@ -613,26 +625,33 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # 1 + s(l/L - 1)": the base's factor (s l/L - (s - 1))^(d/(d-2)) is bloc97's S^(d/(d-2)) with S = s l/L - (s - 1)
     ntk_source = " ".join(inspect.getsource(_compute_dynamic_ntk_parameters).split()).replace("config.", "")
     assert "((factor * seq_len / max_position_embeddings) - (factor - 1)) ** (dim / (dim - 2))" in ntk_source
+    # the block names the length that formula reads: "with the stored length in place of L"
     assert (
-        "Transformers' `dynamic` raises the base to divide the slowest pair by $s\\ell/L - (s - 1)$, the table's"
-        in page
+        "Transformers' `dynamic` raises the base to divide the slowest pair by the table's $1 + s(\\ell/L - 1)$,"
+        " written $s\\ell/L - (s - 1)$, with the stored length in place of $L$." in page
     )
-    # "It does nothing up to the stored length. So if you set `rope_type` to `dynamic` in Llama 3.1's file, whose stored
-    # length is 16L, it scales no input shorter than 16L." (checked above: 131 072 = 16 x 8 192, none scaled below)
+    # "In place of L, it reads the *stored length*, `max_position_embeddings`. So if you set `rope_type` to `dynamic`
+    # in Llama 3.1's file, which stores 16L, it scales no input shorter than 16L." (checked above: 131 072 =
+    # 16 x 8 192, none scaled below; transformers' original_max_seq_len is max_position_embeddings)
     assert (
-        "Transformers calls dynamic NTK `dynamic`. It does nothing up to the stored length."
-        " So if you set `rope_type` to `dynamic` in Llama 3.1's file, whose stored length is $16L$, it scales no input"
-        " shorter than $16L$." in " ".join(page.split())
+        "Transformers calls dynamic NTK `dynamic`. In place of $L$, it reads the *stored length*,"
+        " `max_position_embeddings`. So if you set `rope_type` to `dynamic` in Llama 3.1's file, which stores $16L$,"
+        " it scales no input shorter than $16L$." in " ".join(page.split())
     )
-    # the scope introduces the table: it is the sentence just before the table's header, and said nowhere after it
+    # the table follows the method's own definition, with L the trained length; the stored length comes after it
     start = page.index("## Fixed and dynamic scaling rules")
     section = page[start : page.index("<details>", start)]
-    scope = "The table takes a file whose stored length, `max_position_embeddings`, is the trained length $L$:"
+    scope = "Dynamic NTK's effective factor is 1 up to the trained length $L$ and grows with $\\ell$ beyond it:"
     assert scope + " | rule | effective factor for an input of $\\ell$ tokens |" in section, section
-    # L is the trained length only: the section names the file's value "the stored length", never L itself
+    assert section.index("| dynamic NTK |") < section.index("*stored length*")
+    # one name per length: L is the trained length only, the file's value is "the stored length", never L itself
     whole = page[start : page.index("## Porting transformers-4 code")]
     assert "reads $L$ from" not in whole and "length stored there" not in whole, whole
+    assert not re.search(r"stored length(,? is|,)? \$L\$", whole), re.findall(r"stored length[^.]*", whole)
     assert "falls below the stored length." in whole
+    assert (
+        "In a file whose stored length is the trained length, `dynamic` with `factor` 1 divides by the stretch" in whole
+    )
 
 
 def test_vllm_context_extension_sentence_matches_chapter_10():
@@ -705,14 +724,20 @@ def test_bfloat16_drift_and_three_roundings():
 
 
 def test_dynamic_table_needed_row_is_the_stretch():
-    """Fixed and dynamic scaling rules: the sentence before the table, "The slowest pair needs only the *stretch*
-    max(l/L, 1): dividing by it makes l positions turn that pair no further than L positions did in training", and the
-    one under it, "At l = 2L the stretch is 2, less than either rule divides by": the table's fixed rules' s = 8 and
-    dynamic NTK's 1 + s(l/L - 1) = 9 both exceed it there. Checked on transformers
-    5.24's `dynamic`: at l = 2L with factor 8 it divides the slowest pair by 9, and with factor 1 by the stretch, 2."""
+    """Fixed and dynamic scaling rules: the table on the main line, and in the block under it, "The slowest pair needs
+    only the *stretch* max(l/L, 1): dividing by it makes l positions turn that pair no further than L positions did in
+    training. At l = 2L the stretch is 2, less than either rule divides by": the table's fixed rules' s = 8 and
+    dynamic NTK's 1 + s(l/L - 1) = 9 both exceed it there. The main line names two divisors, s and the effective
+    factor; the stretch waits for the block. Checked on transformers 5.24's `dynamic`: at l = 2L with factor 8 it
+    divides the slowest pair by 9, and with factor 1 (in a file that stores the trained length) by the stretch, 2."""
     page = _page()
     table = page[page.index("| rule | effective factor for an input of $\\ell$ tokens | at $\\ell = 2L$, $s = 8$ |") :]
-    table = table[: table.index("At $\\ell = 2L$ the stretch is")]
+    table = table[: table.index("Transformers calls dynamic NTK `dynamic`.")]
+    start = page.index("## Fixed and dynamic scaling rules")
+    main = page[start : page.index("<details>", start)]
+    assert "stretch" not in main, main
+    block = page[page.index("<details>", start) : page.index("## Porting transformers-4 code")]
+    assert "- The slowest pair needs only the *stretch* $\\max(\\ell/L, 1)$" in block
     rows = re.findall(r"\| ([^|]+) \| ([^|]+) \| (\d+) \|", table)
     assert [r[0] for r in rows] == [
         "fixed: position interpolation, NTK-aware scaling, YaRN, `llama3`",
@@ -723,7 +748,7 @@ def test_dynamic_table_needed_row_is_the_stretch():
         "The slowest pair needs only the *stretch* $\\max(\\ell/L, 1)$: dividing by it makes $\\ell$ positions turn"
         " that pair no further than $L$ positions did in training." in flat
     )
-    (stated,) = re.findall(r"At \$\\ell = 2L\$ the stretch is (\d+), less than either rule divides by\.", flat)
+    (stated,) = re.findall(r"At \$\\ell = 2L\$ the stretch is (\d+), less than either rule divides by\.", block)
     assert flat.index("*stretch*") < flat.index("than that pair needs")  # defined before "needs" is used
     L, s, ell = 8, 8.0, 16  # l = 2L
     stretch = max(ell / L, 1)
@@ -741,7 +766,10 @@ def test_dynamic_table_needed_row_is_the_stretch():
         ids = torch.randint(1, 32, (1, ell))  # positions 0 to 2L - 1: the highest position plus one is 2L
         inv = _rotary_after(rope, ids, torch.ones_like(ids), torch.arange(ell)[None])
         assert math.isclose(float(plain[-1] / inv[-1].double()), divisor, rel_tol=1e-4), (factor, inv)
-    assert "With `factor` 1, `dynamic` divides by the stretch, no more than the slowest pair needs." in page
+    assert (
+        "In a file whose stored length is the trained length, `dynamic` with `factor` 1 divides by the stretch, no more"
+        " than the slowest pair needs." in block
+    )
 
 
 def test_reading_code_page_numbers():
@@ -803,7 +831,7 @@ def test_reading_code_page_numbers():
         stretched = (base * S ** (d / (d - 2))) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
         ratio = theta / stretched
         assert ratio[0] == 1 and abs(ratio[-1] - S) < 1e-12 * S, (S, ratio[-1])
-    # the sentence before the table: "So a fixed rule changes short inputs too. Beyond L, dynamic NTK with s above 1
+    # the main line: "So a fixed rule changes short inputs too"; the block: "Beyond L, dynamic NTK with s above 1
     # divides the slowest pair by more than that pair needs" (the stretch l/L). At 2L with s = 8 it divides by more
     # than the fixed rules' 8 (9 itself is asserted in test_glossary_worked_examples)
     dyn, _ = posenc.rope_scaled_inv_freq(
@@ -822,10 +850,13 @@ def test_reading_code_page_numbers():
     )
     assert abs(float(theta[-1] / short.double()[-1]) - s) < 1e-4 * s, short[-1]
     flat = " ".join(page.split())
-    assert "at every length. So a fixed rule changes short inputs too. The slowest pair needs only the" in flat
     assert (
-        "in training. Beyond $L$, dynamic NTK with $s$ above 1 divides the slowest pair by more than that pair needs."
-        " The table takes a file" in flat
+        "at every length. So a fixed rule changes short inputs too. Dynamic NTK's effective factor is 1 up to the"
+        " trained length $L$ and grows with $\\ell$ beyond it:" in flat
+    )
+    assert (
+        "At $\\ell = 2L$ the stretch is 2, less than either rule divides by. Beyond $L$, dynamic NTK with $s$ above 1"
+        " divides the slowest pair by more than that pair needs." in flat
     )
     assert "fixed rules' 8." not in page  # the table carries 8 and 9; not repeated under it
     # bfloat16: "8 significant bits, so it spaces numbers 8 apart from 1 024 to 2 048 and 16 apart from 2 048 to
@@ -904,7 +935,17 @@ def test_reading_code_transformers_factors():
     _, on_cos_sin = rope_utils.ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
     softmax = deepseek.yarn_apply_mscale(config.rope_parameters, 1.0)  # the factor on the softmax scale
     assert abs(on_cos_sin**2 * softmax - m(s, mu1) ** 2) < 1e-12 and abs(softmax - m(s, mu2) ** 2) < 1e-12
-    assert "$m(s, \\mu_1)^2$ on the rotated part, $m(s, \\mu_2)^2$ on the unrotated part" in raw
+    # the block's table, short cells: transformers' row (cos and sin, softmax scale, rotated part, unrotated part)
+    rows = re.findall(r"^\| (transformers|DeepSeek-V3's `inference/model.py`) \| (.*) \|$", raw, re.M)
+    cells = {name: [c.strip() for c in rest.split(" | ")] for name, rest in rows}
+    assert cells["transformers"] == [
+        "$\\times\\, m(s, \\mu_1)/m(s, \\mu_2)$",
+        "$\\times\\, m(s, \\mu_2)^2$",
+        "$\\times\\, m(s, \\mu_1)^2$",
+        "$\\times\\, m(s, \\mu_2)^2$",
+    ], cells
+    assert cells["DeepSeek-V3's `inference/model.py`"] == ["$\\times\\, 1$"] + ["$\\times\\, m(s, \\mu)^2$"] * 3, cells
+    assert "| code | cos and sin | softmax scale | rotated part of a logit | unrotated part |" in raw
     # the block's derivation: "the first row's factor on cos and sin reaches both query and key, so the rotated part
     # of each logit gets its square ... The softmax scale then multiplies the whole logit by m(s, mu2)^2": the
     # attention's own scale is qk_head_dim^-0.5 times m(s, mu2)^2, and the two products give m1^2 and m2^2
@@ -1066,7 +1107,7 @@ def test_reading_code_live_values_and_positions():
 
     raw = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
     page = " ".join(raw.split())
-    code = next(c for c in re.findall(r"```python\n(.*?)```", raw, re.S) if "rotary_emb" in c)
+    code = next(c for c in re.findall(r"```python\n(.*?)```", raw, re.S) if "print(rotary.rope_type" in c)
     scaling = {
         "rope_type": "llama3",
         "factor": 8.0,
@@ -1111,7 +1152,7 @@ def test_reading_code_live_values_and_positions():
         "Gemma 3's keeps one set per layer kind: its `rope_type` is a dict, and the kind prefixes each name, as in"
         " `full_attention_inv_freq` and `full_attention_attention_scaling`."
     ) in page
-    assert "`llama3` leaves it at 1." in page  # the attention factor printed as 1.0 above
+    assert "- `llama3` has no attention factor." in page  # the attention factor printed as 1.0 above
     # "For plain RoPE and fixed rules such as llama3, the shift changes the scores only by rounding, which stays small
     # because transformers forms the angles in float32": a float32 row with 4, 100 and 1 000 pads, against the same
     # row unpadded, all within the same small bound; in bfloat16 (tables rounded to the model's dtype) within a bound
@@ -1180,7 +1221,7 @@ def test_reading_code_live_values_and_positions():
     # angles and late cast are checked in test_bfloat16_drift_and_three_roundings
     assert (
         "angles your own code forms in bfloat16; transformers' Llama forms them in float32. The fastest pair's"
-        " rounding grows with the position, not the offset," in page
+        " rounding grows with the position, not the offset: see" in page
     )
     # "Their rounding grows with the position, not the offset": one offset, 1, reads
     # as 1 near position 0 and as 0 or 16 near 3 000 once both positions are bfloat16 (spacing 16 there)
@@ -1199,10 +1240,8 @@ def test_reading_code_live_values_and_positions():
     # its angle by more than half a turn": more than pi somewhere in every binade from 1 024 up to 65 535
     assert all(float(miss[(pos >= 2**k) & (pos < 2 ** (k + 1))].max()) > math.pi for k in range(10, 16))
     assert "so from position 1 028 on, one bfloat16 rounding can move its angle by more than half a turn." in page
-    # "where bfloat16 spaces numbers 8 apart": the spacing on [1 024, 2 048), half of it 4 > pi
-    assert (
-        "not the offset, and can pass half a turn from position 1 028, where bfloat16 spaces numbers 8 apart;" in page
-    )
+    # the block's reason: "it spaces numbers 8 apart from 1 024 to 2 048", half of it 4 > pi
+    assert "bfloat16 keeps 8 significant bits, so it spaces numbers 8 apart from 1 024 to 2 048" in page
     assert float(torch.tensor(1032.0).to(torch.bfloat16)) - float(torch.tensor(1024.0).to(torch.bfloat16)) == 8
     assert "half a turn off, as wrong as an angle can be" in page  # the yardstick the page uses
 
@@ -1311,7 +1350,7 @@ def test_reading_code_batch_shares_dynamic_frequencies():
     counted, numbered = seen[2:]
     assert counted[-1] < unscaled[-1] * (1 - 1e-3) and torch.equal(numbered, unscaled)
     assert torch.equal(model.model.rotary_emb.inv_freq, numbered)  # the buffer holds the last pass's frequencies
-    assert "A call without `position_ids` counts the pads too, so padding a batch past $L$ can switch them." in page
+    assert "A call without `position_ids` counts the pads too, so padding alone can switch them." in page
     assert "prints is the one the last forward pass left." in page
     # main line, "Positions at run time": "`dynamic` switches every row's frequencies once the batch's highest
     # position reaches `max_position_embeddings`. The longest row sets that position or, without
@@ -1359,7 +1398,7 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     assert float(theta[-1] / beyond.double()[-1]) > 8, beyond[-1]  # 9 at twice the stored length
     # "if you set `rope_type` to `dynamic` in Llama 3.1's file": its own rule is llama3, not dynamic
     assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["rope_type"] == "llama3"
-    assert "whose stored length is $16L$, it scales no input shorter than $16L$." in " ".join(page.split())
+    assert "in Llama 3.1's file, which stores $16L$, it scales no input shorter than $16L$." in " ".join(page.split())
     # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     tau = source.split("if self.attn_temperature_tuning and not self.use_rope:")[1].split("query_states = (")[0]
@@ -1496,3 +1535,187 @@ def test_no_rope_layers_none_and_empty():
         "- An empty `no_rope_layers` list, unlike None, makes SmolLM3's config class raise an error; Llama 4's builds"
         " the list from `no_rope_layer_interval`." in page
     )
+
+
+def test_band_lines_sort_the_pairs_of_a_loaded_model():
+    """The worked configuration's second snippet: "For any `llama3` configuration, or a `yarn` one, these lines find the
+    bands from a loaded model; put its bounds in the last line". Run as pasted on a Llama-3.1-like model in
+    transformers 5.24 (head width 128, base 500 000, L = 8192, factor 8, bounds 4 and 1), it prints its comment's
+    "29 35": pairs 0-28 kept, 29-34 ramped, 35-63 divided, the divisors of transformers' own `llama3`. The module's
+    inv_freq holds the scaled frequencies, so the lines read the unscaled ones from the module's default rule. With
+    other bases, head widths, lengths and bounds, the same comparison gives transformers' bands
+    for `llama3`, and for `yarn` (beta_fast and beta_slow as the bounds, truncate either way) except where its clamp
+    keeps pair 0, as the fine print says."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    raw = _raw()
+    code = _snippet("compute_default_rope_parameters")
+    assert "(turns > 4)" in code and "(turns >= 1)" in code, code  # the bounds the lines below swap
+    assert len(code.strip().splitlines()) <= 4, code
+    page = _page()
+    assert (
+        "For any `llama3` configuration, or a `yarn` one, these lines find the bands from a loaded model; put its"
+        " bounds in the last line:" in page
+    )
+    section = raw[raw.index("## A worked configuration") : raw.index("<details><summary>Fine print on the bands")]
+    assert code in section and section.index("ROPE_INIT_FUNCTIONS") < section.index(code)  # after the check
+    assert code.splitlines()[-1].endswith("# 29 35 in Llama 3.1: the first ramped and first divided pair"), code
+
+    def run(lines, config):
+        torch.manual_seed(0)
+        model = LlamaForCausalLM(config)
+        out = io.StringIO()
+        names = {"model": model, "torch": torch}
+        with contextlib.redirect_stdout(out):
+            exec(lines, names)
+        return out.getvalue().split(), names
+
+    L = 8192
+    scaling = dict(LLAMA31_SCALING)
+    small = {"vocab_size": 16, "hidden_size": 256, "intermediate_size": 16, "num_hidden_layers": 1}
+    config = LlamaConfig(
+        **small, num_attention_heads=2, rope_theta=500000.0, max_position_embeddings=16 * L, rope_scaling=scaling
+    )
+    printed, names = run(code, config)
+    assert printed == ["29", "35"], printed
+    rotary = names["rotary"]
+    assert not torch.equal(rotary.inv_freq, names["plain"])  # "its inv_freq holds the scaled frequencies"
+    divisor = (names["plain"].double() / rotary.inv_freq.double()).tolist()
+    kept, divided = int(printed[0]), int(printed[1])
+    assert all(abs(x - 1) < 1e-6 for x in divisor[:kept]) and abs(divisor[kept] - 1) > 1e-3  # 0-28 kept
+    assert all(1 < x < 8 for x in divisor[kept:divided])  # 29-34 ramped
+    assert all(abs(x - 8) < 1e-5 for x in divisor[divided:]) and len(divisor) == 64  # 35-63 divided
+    assert divisor == pytest.approx((names["plain"].double() / _llama31_llama3_freqs().double()).tolist(), rel=1e-6)
+
+    # "any llama3 configuration, or a yarn one ... put its bounds in the last line": the comparison against
+    # transformers' own divisors (1 kept, s divided), over bases, head widths, lengths and bounds
+    def bands(config, high, low):
+        lines = code.replace("(turns > 4)", f"(turns > {high})").replace("(turns >= 1)", f"(turns >= {low})")
+        printed, names = run(lines, config)
+        return int(printed[0]), int(printed[1]), names
+
+    cases = 0
+    for rule, base, width, length, (high, low) in (
+        ("llama3", 500000.0, 128, 8192, (4.0, 1.0)),
+        ("llama3", 10000.0, 64, 4096, (8.0, 2.0)),
+        ("llama3", 1e6, 128, 32768, (4.0, 1.0)),
+        ("llama3", 500000.0, 128, 8192, (1.0, 1.0)),  # Scout's step: both bounds 1
+        ("yarn", 500000.0, 128, 8192, (32.0, 1.0)),
+        ("yarn", 1e6, 128, 32768, (32.0, 1.0)),
+        ("yarn", 10000.0, 64, 4096, (16.0, 2.0)),
+        ("yarn", 150000.0, 64, 4096, (32.0, 1.0)),
+    ):
+        for truncate in (True, False) if rule == "yarn" else (None,):
+            s = 8.0
+            if rule == "llama3":
+                rope = {"high_freq_factor": high, "low_freq_factor": low}
+            else:
+                rope = {"beta_fast": high, "beta_slow": low, "truncate": truncate}
+            rope.update(rope_type=rule, factor=s, original_max_position_embeddings=length, rope_theta=base)
+            config = LlamaConfig(
+                **{**small, "hidden_size": 2 * width},
+                num_attention_heads=2,
+                head_dim=width,
+                max_position_embeddings=int(s * length),
+                rope_parameters=rope,
+            )
+            kept, divided, names = bands(config, high, low)
+            scaled, _ = ROPE_INIT_FUNCTIONS[rule](config, "cpu")
+            plain, _ = LlamaRotaryEmbedding.compute_default_rope_parameters(config)
+            assert torch.equal(plain, names["plain"]) and len(plain) == width // 2
+            by = (plain.double() / scaled.double()).tolist()
+            got_kept = [i for i, x in enumerate(by) if abs(x - 1) < 1e-6]
+            got_divided = [i for i, x in enumerate(by) if abs(x - s) < 1e-5 * s]
+            assert got_kept == list(range(kept)), (rule, base, width, kept, got_kept)
+            assert got_divided == list(range(divided, len(by))), (rule, base, width, divided, got_divided)
+            assert 0 < kept <= divided < len(by), (kept, divided)
+            cases += 1
+    assert cases == 12
+    # YaRN's defaults on Llama 3.1 (fine print): kept 0-18, ramped 19-34
+    yarn = {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": L, "rope_theta": 500000.0}
+    config = LlamaConfig(**small, num_attention_heads=2, max_position_embeddings=16 * L, rope_parameters=yarn)
+    assert bands(config, 32, 1)[:2] == (19, 35)
+    # the fine print's exception: "For `yarn`, the band lines above match transformers except where this clamp keeps
+    # pair 0": with L = 64 no pair turns 32 times, the lines count none kept, and transformers keeps pair 0
+    tiny = {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 64, "rope_theta": 10000.0}
+    config = LlamaConfig(**small, num_attention_heads=2, max_position_embeddings=512, rope_parameters=tiny)
+    kept, _, names = bands(config, 32, 1)
+    scaled, _ = ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
+    assert kept == 0 and float(names["plain"][0]) == float(scaled[0]) and float(names["turns"][0]) < 32
+    assert "For `yarn`, the band lines above match transformers except where this clamp keeps pair 0." in page
+
+
+def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
+    """Temperature rules, main line: "Llama 4 also multiplies the queries of its layers without RoPE by a scale that
+    grows with the position." The referent of the run-time bullet "query scales that grow with the position, listed
+    under Temperature rules" and of the takeaway on Llama 4's query scale. In transformers 5.24: Llama4TextConfig's
+    defaults switch `attn_temperature_tuning` on and leave every 4th layer without RoPE; the attention multiplies
+    those layers' queries by 1 + a ln(1 + floor((p + 1)/f)), which never falls with p and exceeds 1 from p + 1 = f."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import Llama4TextConfig
+    from transformers.models.llama4 import modeling_llama4
+
+    page = _page()
+    sentence = "Llama 4 also multiplies the queries of its layers without RoPE by a scale that grows with the position."
+    start = page.index("## Temperature rules")
+    main = page[start : page.index("<details>", start)]
+    assert main.rstrip().endswith(sentence), main[-200:]
+    run_time = page[page.index("## Positions at run time") :]
+    assert (
+        "query scales that grow with the position, listed under {ref}`Temperature rules <glossary-temperature>`."
+        in (run_time)
+    )
+    config = Llama4TextConfig(num_hidden_layers=8)
+    assert config.attn_temperature_tuning is True and config.no_rope_layers == [1, 1, 1, 0] * 2
+    assert MODEL_ROPE_CONFIGS["llama-4-scout"]["extra"]["attn_temperature_tuning"]  # Scout's file: 4, switched on
+    source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
+    branch = source.split("if self.attn_temperature_tuning and not self.use_rope:")[1].split("query_states.transpose")[
+        0
+    ]
+    assert "query_states = (query_states * attn_scales)" in branch
+    assert "torch.log1p(torch.floor((positions.float() + 1.0) / self.floor_scale)) * self.attn_scale + 1.0" in branch
+    p = torch.arange(0, 4 * config.floor_scale, dtype=torch.float64)
+    tau = torch.log1p(torch.floor((p + 1) / config.floor_scale)) * config.attn_scale + 1
+    assert bool((tau[1:] >= tau[:-1]).all()) and float(tau[0]) == 1 and float(tau[-1]) > 1  # grows with p
+    assert float(tau[config.floor_scale - 2]) == 1 < float(tau[config.floor_scale - 1])
+
+
+def test_deepseek_worked_example_numbers():
+    """The Temperature block's worked example: "DeepSeek-V3 with YaRN and s = 40: both fields are 1. Transformers
+    multiplies cos and sin by m(40, 1)/m(40, 1) = 1. The softmax scale multiplies each logit by m(40, 1)^2, about
+    1.87. DeepSeek-V2 sets both fields to 0.707, which multiplies each logit by about 1.59." Checked on posenc's
+    copies of the two configs and transformers 5.24's `yarn` and `yarn_apply_mscale`."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import DeepseekV3Config
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    from transformers.models.deepseek_v3 import modeling_deepseek_v3 as ds3
+
+    page = _page()
+    assert (
+        "Their configurations carry two such fields, $\\mu_1$ = `mscale` and $\\mu_2$ = `mscale_all_dim`, set equal in"
+        " the released files." in page
+    )
+    example = (
+        "A worked example, DeepSeek-V3 with YaRN and $s = 40$: both fields are 1. Transformers multiplies cos and sin"
+        " by $m(40, 1)/m(40, 1) = 1$. The softmax scale multiplies each logit by $m(40, 1)^2 \\approx {v3}$."
+        " DeepSeek-V2 sets both fields to {mu2}, which multiplies each logit by about {v2} (chapter 10)."
+    )
+    found = {}
+    for key in ("deepseek-v2", "deepseek-v3"):
+        rope = dict(MODEL_ROPE_CONFIGS[key]["rope_scaling"])
+        assert rope["rope_type"] == "yarn" and rope["factor"] == 40 and rope["mscale"] == rope["mscale_all_dim"], rope
+        config = DeepseekV3Config(rope_scaling=rope)
+        _, on_cos_sin = ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
+        assert on_cos_sin == 1.0, (key, on_cos_sin)  # equal fields: m/m = 1
+        softmax = ds3.yarn_apply_mscale(config.rope_parameters, 1.0)
+        assert math.isclose(softmax, (0.1 * rope["mscale_all_dim"] * math.log(40) + 1) ** 2, rel_tol=1e-12)
+        found[key] = (rope["mscale"], softmax)
+    assert found["deepseek-v3"][0] == 1.0
+    stated = example.format(
+        v3=f"{found['deepseek-v3'][1]:.2f}", mu2=found["deepseek-v2"][0], v2=f"{found['deepseek-v2'][1]:.2f}"
+    )
+    assert stated in " ".join(page.split()), stated
+    assert (f"{found['deepseek-v3'][1]:.2f}", f"{found['deepseek-v2'][1]:.2f}") == ("1.87", "1.59")

@@ -1647,19 +1647,15 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert two_pi / float(prop[turning - 1]) < 200  # under two hundred tokens
     assert 2e6 < two_pi / float(posenc.rope_inv_freq(2 * turning, base_global)[-1]) < 1e7  # millions, same base
     assert two_pi / float(posenc.rope_inv_freq(2 * turning, 1e4)[-1]) < 1e6  # not with base 1e4
-    # the left panel's thick lines, a = 1 .. 8192: "The larger base has the higher thick line: over these
-    # distances it keeps the score higher"; the takeaway's "up to tens of thousands of tokens back": every a up to
+    # the figure's steps, a = 1 .. 8192; the takeaway's "up to tens of thousands of tokens back": every a up to
     # 32 768, distances to 65 535
     means = [posenc.rope_matching_stretch_means(128, base, 32768).double() for base in (1e4, 5e5, 1e6)]
     assert bool((means[1] > means[0]).all()) and bool((means[2] > means[1]).all())
     text = chapter_markdown("10_rope_today")
-    # the section's first sentence, narrowed to the three bases and to the figure's span: the span means above, every
-    # a up to 32 768 (distances to 65 535, beyond the figure's 16 383), and in expectation over queries (the score
-    # per pair of a matching key)
-    topic = (
-        "Llama 3's and Code Llama's bases keep the score of a key matching its query, averaged over random queries,"
-        " above Llama 2's, over every doubling of the distance the figure shows."
-    )
+    # the section's answer, narrowed to the three bases and to the figure's doublings: the span means above, every
+    # a up to 32 768 (distances to 65 535, beyond the figure's 16 383); the average over random queries is the
+    # block's (checked in test_chapter_thick_lines_and_the_random_query_mean)
+    topic = "Llama 3's and Code Llama's bases keep this share above Llama 2's at every doubling the figure shows."
     assert topic in text and "Far back, a larger base keeps more of a matching key's score." not in text
     assert "at every distance the figure shows" not in text  # single distances cross (1e4 above 5e5 at 8 925)
     assert "above Llama 2's, up to tens of thousands of tokens back.\nWhy" not in text  # the figure stops at 16 383
@@ -1667,7 +1663,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert bases == {"llama-2-7b": 1e4, "llama-3-8b": 5e5, "code-llama-7b": 1e6}  # the three bases compared above
     assert "far back, the larger base keeps a larger share of its score" in _figure_titles()  # the section's panel
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert main_line.index(topic) < main_line.index("The figure plots its score as a share")
+    # the measure first (one key, one average: the mean over each doubling), then the answer on it
+    assert main_line.index("The figure plots its score as a share") < main_line.index(topic)
     # the figure marks the printed means where they lie, at the band's right edge (2a - 1 = 16 383), not across it;
     # the printed band is the last step, the doubling 8192-16383; the y label and the print name one measure in the
     # same words, the share of the score at distance 0; the title, the print and the shading name the average, the
@@ -1757,14 +1754,18 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         " quarter of the score at distance zero; $10^4$ keeps about zero, slightly below.",
         "That share wiggles from one distance to the next, so the figure draws its mean over each doubling, from $x$"
         " to $2x$.",
-        "Averaged over random queries, a matching key's share is this key's, since no pair is favoured on average.",
-        # the main line's clause; checked below against 20 000 random queries
-        "The appendix checks that this key's share equals the share averaged over random queries.",
+        # the block's reason, an expectation of a ratio; checked below against 20 000 random queries
+        "Each part is a ratio, the pair's squared length over the query's.",
+        "For an isotropic query no pair is favoured, so each part has the same expected value.",
+        "So averaged over random queries, a matching key's share is this key's.",
+        "The appendix's check cell for *Raising the base* compares the two over the last doubling drawn, for 20 000"
+        " random queries.",
     ):
         assert sentence in text, sentence
     # the score per pair is defined, in the block, before its numbers are given
     defined = (
-        "With pairs of one length, the share is the *score per pair*, $\\frac{2}{d}\\sum_i \\cos(\\Delta\\theta_i)$."
+        "With pairs of one length, the share is the *score per pair*, $\\frac{2}{d}\\sum_i \\cos(\\Delta\\theta_i)$:"
+        " at one the key keeps its whole score; at zero it scores like an unrelated key on average."
     )
     assert defined in text and defined not in main_line
     assert text.index(defined) < text.index("8192 to 16 383 tokens back")
@@ -1795,17 +1796,23 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert "chapter 5's expected score $E(r)$" not in main_line  # the clause names the measure, not its formula
     ch5 = chapter_markdown("05_decay")
     assert "For isotropic queries each $w_i$ has mean 2, which gives $E(r)$." in ch5  # chapter 5's measure
-    # takeaway 3: "In a 128-dimensional head, Llama 3's and Code Llama's larger bases keep a matching key's score,
-    # averaged over random queries and over each doubling of the distance, above Llama 2's, up to tens of thousands of
-    # tokens back": every span [a, 2a), a up to 32 768 (distances to 65 535, so every doubling up to 32 768-65 535),
-    # 5e5 and 1e6 above 1e4; the score per pair is the average over random queries (checked below); single queries
-    # can break the order (about 1 % of them), so the takeaway names the average
+    # takeaway 2: "Up to tens of thousands of tokens back, Llama 3's and Code Llama's larger bases keep a matching
+    # key's score above Llama 2's, averaged as in the section Raising the base": every span [a, 2a), a up to 32 768
+    # (distances to 65 535, so every doubling up to 32 768-65 535), 5e5 and 1e6 above 1e4 (in float64 frequencies
+    # the order holds to a = 188 252 and 356 454); the score per pair is the average over random queries (checked
+    # below); single queries can break the order (about 1 % of them), so the takeaway names the average, by a link to
+    # the section that defines it (the label right above its heading). Its only head width is the models' own, 128.
     assert bool((means[1] > means[0]).all()) and bool((means[2] > means[0]).all()) and len(means[0]) == 32768
-    assert (
-        "In a 128-dimensional head, Llama 3's and Code Llama's larger bases keep a matching key's score, averaged over"
-        " random queries and over each doubling of the distance, above Llama 2's, up to tens of thousands of tokens"
-        " back." in text
+    takeaway = (
+        "2. **How fast?** Up to tens of thousands of tokens back, Llama 3's and Code Llama's larger bases keep a"
+        " matching key's score above Llama 2's, averaged as in the section {ref}`Raising the base"
+        " <rope-today-far-keys>`."
     )
+    assert text.count(takeaway) == 1
+    assert "(rope-today-far-keys)= ### Far keys keep more of their score" in text
+    assert "averaged over random queries and over each doubling" not in text  # one qualifier, not two
+    for key in ("llama-2-7b", "llama-3-8b", "code-llama-7b"):
+        assert book.MODEL_ROPE_CONFIGS[key]["head_dim"] == 128, key
     assert {book.MODEL_ROPE_CONFIGS[k]["rope_theta"] for k in ("llama-2-7b", "llama-3-8b", "code-llama-7b")} == {
         1e4,
         5e5,
@@ -1938,8 +1945,8 @@ def test_chapter_gemma4_block_turns_only_the_fast_pairs():
         "Its authors found that Gemma 7B favours its slowest pairs, which they suspect carry content.",
         '(https://arxiv.org/abs/2410.06205 "cite:barbero2025round")',
         "In transformers 5.24, `Gemma4TextConfig().rope_parameters` gives these defaults, one dict per layer type.",
-        "Partial rotary turns only part of each head.",
-        "MLA's rotated part is a separate small query and key, so MLA can still fold $W_{UK}$ into the query.",
+        "Partial rotary turns only part of each head; MLA's rotated part is a separate small query and key, so MLA can"
+        " still fold $W_{UK}$ into the query.",
         "whose slowest wavelength is about five million tokens; the next two cells print and check both.",
         "This matches the formula of p-RoPE, which zeroes the lowest frequencies",
         "With transformers' defaults, the slowest turning pair needs about 190 tokens for a turn.",
@@ -2046,8 +2053,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "MLA's *KV cache*, its store of past tokens, holds per token mainly one short vector, its *latent* $c_n$.",
-        "Each head makes its key from the latent with a matrix $W_{UK}$, and its *content query* $q^C_m$ from the"
-        " token's input, through DeepSeek-V2's compressed query latent $c^Q_m$, which is not cached.",
+        "The main line's $q$ is a head's *content query* $q^C_m$, made from the token's input through DeepSeek-V2's"
+        " compressed query latent $c^Q_m$, which is not cached.",
         "In transformers' `DeepseekV3Attention`, `q_a_proj` makes $c^Q_m$ and `q_b_proj` makes each head's query from"
         " it.",
         "Each head's $W_{UK}$ is an *up-projection to keys*.",
@@ -2081,26 +2088,36 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     for symbol in ("q^C", "q^R"):
         assert symbol not in mla, symbol
     fold_main = (
-        "Without RoPE, one matrix, the head's $W_{UK}$, serves every past key, so MLA *folds* it into the head's query"
-        " $q$ once and scores the cached latents directly: $$ q^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q)^\\top c_n . $$"
+        "Without RoPE, one matrix $W_{UK}$ serves every past key, so MLA folds it into the query:"
+        " $$ q^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q)^\\top c_n . $$"
         " The left side builds every past key; the right side's folded query $W_{UK}^\\top q$ is computed once per"
         " query. With RoPE, $R_m$ turns the query and $R_n$ the key, so $R_{n-m}$ sits between the query and $W_{UK}$:"
         " $$ (R_m q)^\\top R_n W_{UK}\\, c_n = q^\\top R_{n-m} W_{UK}\\, c_n . $$ $R_{n-m}$ changes with $n - m$, so"
         " $W_{UK}$ can no longer be folded in once."
     )
     assert fold_main in " ".join(mla.split()), " ".join(mla.split())
-    assert mla.index("*latent* $c_n$") < mla.index("$W_{UK}$") and mla.index("$W_{UK}$") == mla.index("W_{UK}") - 1
+    # the three symbols named in one short sentence, before the fold, right after the latent
+    symbols = (
+        "Each head makes its key for token $n$ from the latent with its own matrix, as $W_{UK}\\, c_n$, and scores it"
+        " against its query $q$."
+    )
+    assert mla.count(symbols) == 1 and mla.index("*latent* $c_n$") < mla.index(symbols)
+    assert mla.index(symbols) + symbols.index("W_{UK}") == mla.index("W_{UK}")  # W_UK first named there
+    assert mla.index(symbols) < mla.index("$q$") < mla.index("### Why RoPE blocks folding")
     # R_{n-m} is partial rotary's, on the main line before MLA, and so is the offset it turns by
     mla_start = main_line.index("## DeepSeek's MLA")
     assert main_line.index("R_{n-m}") < main_line.index("*offset* $\\Delta = n - m$") < mla_start
     assert "its *latent* $c_n$" in mla and "one *rotary key* $k^R_n$ per token" in mla
-    assert "Each head makes its key from the latent with its own matrix." in mla
-    # why fold, before the fold: the section's block's "When decoding, MLA need never form the heads' keys for past
-    # tokens" and the code block's "Transformers 5.24 caches $c_n$ and $k^R_n$ but forms every head's keys at each step"
-    why_fold = (
-        "Folding matters when decoding: without it, each step would expand the cached latents into every past key."
+    # folding defined in the first sentence that uses it, with why it matters when decoding: the section's block's
+    # "When decoding, MLA need never form the heads' keys for past tokens" and the code block's "Transformers 5.24
+    # caches $c_n$ and $k^R_n$ but forms every head's keys at each step"
+    defined = (
+        "RoPE stops MLA from *folding*: multiplying the key's matrix into the query once, so that decoding scores the"
+        " cached latents without building any past key."
     )
-    assert mla.count(why_fold) == 1 and mla.index(why_fold) < mla.index("MLA *folds* it into the head's")
+    body = mla[mla.index("### Why RoPE blocks folding") + len("### Why RoPE blocks folding") :]
+    assert mla.count(defined) == 1 and body.index("fold") == body.index(defined) + defined.index("fold")
+    assert "fold" not in mla[: mla.index("### Why RoPE blocks folding")]
     assert "forms every head's keys at each step" in text and "need never form the heads' keys for past tokens" in text
     assert "The block below gives the folded query." not in mla and "writes both scores out" not in text
     # the cost in words, right after the fold breaks: "Each past key would then need its own folded query, as the block
@@ -2186,9 +2203,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert mla_main.count("$$") == 4 and mla_block.count("$$") == 4 and "\\text{score}_{mn}" in mla_block
     assert "need not rebuild keys" not in text and text.count("\\text{score}_{mn}") == 1
     assert mla_block.index("**The two scores, written out.**") < mla_block.index("$$")  # the block opens with them
-    # the main line: the idea in one sentence first, then the fold; the block: the symbols, then each equation
-    idea = "The idea: a rotation between query and key stops MLA from folding the key's matrix into the query."
-    assert mla_main.index("*latent* $c_n$") < mla_main.index(idea) < mla_main.index("MLA *folds* it into the head's")
+    # the main line: the symbols, then folding defined, then the fold; the block: the per-head queries, each equation
+    idea = "RoPE stops MLA from *folding*: multiplying the key's matrix into the query once"
+    assert mla_main.index("*latent* $c_n$") < mla_main.index(idea) < mla_main.index("so MLA folds it into the query:")
     symbols = "With RoPE, the main line's rotated score holds with the content query $q^C_m$ as $q$"
     assert mla_block.index("*content query* $q^C_m$") < mla_block.index("latent $c^Q_m$") < mla_block.index(symbols)
     assert mla_block.index(symbols) < mla_block.index("R_{n-m}^\\top q^C_m)^\\top c_n")
@@ -2679,10 +2696,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     against RoPE's signed mean of 0.046". The main line gives the figure's own number for random queries and keys,
     "about a third of RoPE's" (the notebook asserts 0.25-0.4 and prints 0.31). Every pair of unit length, 2048 to
     4096 tokens back, d = 32 .. 1024 (powers of two), xPos's weights
-    from posenc's xpos_scale. The main line puts both kinds of key on one measure, mean size as a share of RoPE's:
-    "For unrelated keys, xPos's mean size falls to about a third of RoPE's." (0.31) and "For a key equal to its
-    query, it falls only to about two thirds." (0.65), both drawn in the section's one-panel figure and asserted on
-    its data; the signed average ("at RoPE's or above", 0.058 against 0.046) sits in the section's block."""
+    from posenc's xpos_scale. The main line keeps one key and one measure, a key equal to its query and its mean size
+    as a share of RoPE's: "In the shaded band, the farthest drawn, that share is about two thirds." (0.65), drawn in
+    the section's one-panel figure and asserted on its data; unrelated keys ("about a third", 0.31) and the signed
+    average ("at RoPE's or above", 0.058 against 0.046) sit in the section's block."""
     back = torch.arange(2048, 4097)
     matching_size = {}
     for d in (32, 64, 128, 256, 512, 1024):
@@ -2707,9 +2724,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert 1.03 < matching_size[512] < 1.04 and 1.03 < matching_size[1024] < 1.045, matching_size
     sizes = [matching_size[d] for d in sorted(matching_size)]
     assert all(a < b for a, b in zip(sizes, sizes[1:])), matching_size
-    # the section's figure: one panel, one measure for both kinds of key: xPos's mean size (mean |score|) as a share
-    # of RoPE's, averaged over each doubling of the distance; the last band is the text's 2048-4096, where the
-    # figure's own data must give 0.31 (unrelated keys) and 0.65 (a key equal to its query), asserted where drawn
+    # the section's figure: one panel, one key, one measure: xPos's mean size (mean |score|) for a key equal to its
+    # query, as a share of RoPE's, averaged over each doubling of the distance; the last band is the text's
+    # 2048-4096, where the figure's own data must give 0.65, asserted where drawn; the cell also asserts the block's
+    # 0.31 for unrelated keys, which it no longer draws
     code = _figure_titles()
     assert "bands = [(2 ** k, 2 ** (k + 1) - 1) for k in range(11)] + [(2048, 4096)]" in code
     assert "unrelated_share = size_share(xpos_abs, rope_abs)" in code
@@ -2725,8 +2743,14 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "assert xpos_signed >= rope_signed > 0" in code  # the block's signed average, asserted in the figure's cell
     assert 'ylabel="mean size, mean |score|,\\nas a share of RoPE\'s"' in code
     # the title says the mean size shrinks, not the matching key's score (its signed average does not fall)
-    assert "xPos shrinks the mean size of unrelated keys' scores" in code and "a matching key's mean size" in code
-    assert "xPos shrinks unrelated keys' scores" not in code
+    title = (
+        'title="xPos against RoPE, d = 64, a key equal to its query:\\nfar back, its mean size falls to about two'
+        " thirds"
+    )
+    assert title in code and "xPos shrinks unrelated keys' scores" not in code
+    fig_code = code[code.index("fig, ax = plt.subplots(figsize=(8, 4.2)") :][:2000]
+    assert fig_code.count("ax.stairs(") == 1 and "ax.stairs(matching_share, edges" in fig_code  # one population
+    assert "unrelated" not in fig_code
     assert "fig, (ax, ax2)" not in code[code.index("d_xpos = 64") :][:4000]  # one panel, one y quantity
     band = 'ax.axvspan(2048, 4096, color="grey", alpha=0.15, label="2048-4096 back: the band the text averages")'
     assert band in code and code.index("matching_share = ") < code.index(band)
@@ -2760,13 +2784,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "no RoPE model in this chapter's table uses it.",
         "It multiplies pair $i$'s term by $\\zeta_i^{|\\Delta|/B}$ for a key $|\\Delta|$ tokens back, with a fixed"
         " scale $B$ and each $\\zeta_i$ below one, smallest for the fast pairs.",
-        "xPos's decay fades the fast pairs first; far back, their terms only swing around zero.",  # the block
-        "Take $d = 64$ and keys two to four thousand tokens back.",
+        "There xPos fades the fast pairs, whose terms only swing around zero, so it mostly damps the score's swings.",
         "**A key equal to its query.** At $d = 64$, two to four thousand tokens back, it keeps its average: no lower"
         " than RoPE's, and it swings less; nearer in, xPos lowers it.",
-        "For unrelated keys, mean size is the mean of $|\\text{score}|$ over 1000 random query/key pairs; for a key"
-        " equal to its query, over the distances, each pair of unit length.",
-        "The figure averages both over each doubling of the distance.",
+        "Over 1000 random query/key pairs, in the same band, xPos's mean size falls to about a third of RoPE's.",
         "Nearer in, xPos does lower this average at $d = 64$: over every span of distances from $a$ to $2a - 1$ with"
         " $a$ up to about 1500, and over some spans with $a$ up to about 2400, by up to 15 %.",
         "At $d = 32$ it is a hair lower even from 2048 to 4096 tokens back.",
@@ -2784,30 +2805,23 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     lesson = "So at this head size, xPos mostly quiets unrelated keys."
     wider = "In the appendix's sweep, the wider the head, the more a matching key keeps."  # the section's block
     assert text.count(lesson) == 1 and text.count(wider) == 1
-    assert text.index(lesson) < text.index(wider)
     # "in the appendix's sweep": the head sizes 32 to 1024 are swept only in the appendix's xPos block, after the lesson
     sweep = "<details><summary>xPos: other head sizes, the expected score of a key equal to its query"
     assert text.count(sweep) == 1 and text.index(lesson) < text.index(sweep)
     assert text.index("## Appendix") < text.index(sweep)  # collapsed, in the appendix
-    # the main line: the scope, the one measure (defined with its reason), then both kinds of key on it, then the lesson
-    scope = "Take $d = 64$ and keys two to four thousand tokens back."
+    # the main line: one key and its head, the one measure (one average: over each doubling), its value in the
+    # figure's band, then why (the swings); no unrelated keys, no signed average
+    scope = "The figure follows a key equal to its query, in a head of $d = 64$, each pair of unit length."
     measure = (
-        "Unrelated keys' scores average zero, so the figure measures *mean size*, the mean of $|\\text{score}|$, as a"
+        "It plots the *mean size* of its score, the mean of $|\\text{score}|$ over each doubling of the distance, as a"
         " share of RoPE's."
     )
-    unrelated = (
-        "For unrelated keys, xPos's mean size falls to about a third of RoPE's."  # 0.31, asserted above and where drawn
+    keeps = "In the shaded band, the farthest drawn, that share is about two thirds."  # 0.65, asserted where drawn
+    why = "There xPos fades the fast pairs, whose terms only swing around zero, so it mostly damps the score's swings."
+    unrelated = (  # 0.31, asserted above and where computed; the block's
+        "Over 1000 random query/key pairs, in the same band, xPos's mean size falls to about a third of RoPE's."
     )
-    matching = (  # 0.65; with signs, the band's average at RoPE's or above (0.058 against 0.046 per pair)
-        "At this head size and distance, for a key equal to its query, the mean size falls only to about two thirds;"
-        " its average score does not fall."
-    )
-    # the main line keeps one measure and one number; the matching key gets one plain sentence, its numbers (0.65 of
-    # RoPE's mean size, a signed average at RoPE's or above) in the section's block, asserted above and in the figure
-    keeps = (  # the mean size's fall is the swings' (the block: with signs, the band's average at RoPE's or above)
-        "A key equal to its query keeps about two thirds of its mean size: here xPos damps its swings, and its average"
-        " score does not fall."
-    )
+    matching = "So at this head size and distance, its average score does not fall."  # with signs: the block's
     assert abs(matching_far - 0.65) < 0.01  # "about two thirds": its mean size keeps 0.65 of RoPE's
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
@@ -2823,19 +2837,31 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     )
     assert with_signs.index("In this band") < with_signs.index("at RoPE's or above")  # the scope before the claim
     assert "stays at RoPE's or above" not in text
-    assert " ".join((scope, measure, unrelated, keeps, lesson)) in xpos_main
-    assert text.count(matching) == 1 and matching not in xpos_main  # moved into the block, with its two thirds
+    assert " ".join((scope, measure, keeps, why)) in " ".join(xpos_main.split())
+    assert text.count(matching) == 1 and matching not in xpos_main  # the signed average: the block's
+    assert text.count(unrelated) == 1 and unrelated not in xpos_main and lesson not in xpos_main  # a second population
+    # no main-line sentence names two averages: the section's main line has one average (the mean over each doubling)
+    assert "unrelated" not in xpos_main and "average" not in xpos_main and xpos_main.count("mean of") == 1
+    # the band's shading is the main line's "shaded band": 2048-4096 back, the last and farthest of the figure's bands
+    assert band in code and "+ [(2048, 4096)]" in code
     # the main line names the matching key's measure once, "keeps about two thirds of its mean size" (a plain
     # "keeps most of its score" read as the signed score, which does not fall at all)
     assert xpos_main.count("two thirds") == 1 and "its decay fades" not in xpos_main.lower()
-    opens = text.index("<summary>What mean size is, a matching key's average with signs, and xPos's float32 cost")
+    opens = text.index("<summary>A matching key's average with signs, unrelated keys, and xPos's float32 cost")
     block = text[opens : text.index("</details>", opens)]
     assert matching in block and wider in block and wider not in xpos_main
+    assert unrelated in block and lesson in block and block.index(with_signs) < block.index(matching)
+    # the signed average's scope, with the appendix's exceptions (nearer in; d = 32, checked below) in the block
+    scoped = (
+        "That holds for this head and band only: the appendix's *xPos* part shows xPos lowering it nearer in, and at"
+        " $d = 32$."
+    )
+    assert block.count(scoped) == 1 and block.index(matching) < block.index(scoped)
     assert "with signs" not in xpos_main and text.count(with_signs) == 1
     assert text.count(scope) == 1 and "unrelated keys get quieter" not in text
     assert "nearer in" not in xpos_main and "panel" not in xpos_main
-    signed = "The figure's cell asserts it; the appendix's *xPos* part gives the numbers."
-    summary = "<summary>What mean size is, a matching key's average with signs, and xPos's float32 cost</summary>"
+    signed = "The figure's cell asserts the band's average; the appendix's *xPos* part gives the numbers."
+    summary = "<summary>A matching key's average with signs, unrelated keys, and xPos's float32 cost</summary>"
     assert text.count(signed) == 1 and text.index(summary) < text.index(with_signs) < text.index(signed)
     assert text.index(signed) < text.index("### xPos")  # the sentence and its pointer, in the section's block
     cells = nb_cells()
@@ -2844,10 +2870,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     figs = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and "matching_share = " in "".join(c["source"])]
     # one figure, the section's own cell, right after its text
     assert figs == [sec + 1] and sec + 1 < app
-    assert '# "its average score does not fall"; the block\'s "at RoPE\'s or above"' in "".join(
+    assert '# the block\'s "its average score does not fall", "at RoPE\'s or above"' in "".join(
         cells[sec + 1]["source"]
     )
-    assert '# "about a third"; "the mean size falls only to about two thirds"' in "".join(cells[sec + 1]["source"])
+    assert '# the block\'s "about a third"; "that share is about two thirds"' in "".join(cells[sec + 1]["source"])
     assert "assert xpos_signed >= rope_signed > 0" in "".join(
         cells[sec + 1]["source"]
     )  # "The figure's cell asserts it"
@@ -2869,7 +2895,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert not math.isinf(float(torch.tensor(3.5 ** (36_200 / 512)).float()))
     # the decay's form comes first, on the main line, so the block's "fades the fast pairs first" rests on it
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert main_line.index("It multiplies pair $i$'s term by") < text.index("xPos's decay fades the fast pairs first")
+    assert main_line.index("It multiplies pair $i$'s term by") < main_line.index(why)
+    assert "xPos's decay fades the fast pairs first" not in text  # said once, on the main line
     assert "the book knows no stated reason" not in text and "A decay sounds as if" not in text
     # "right, a key equal to its query: its score swings less, and its average is no lower": the figure's d = 64 and
     # band (above: 0.058 > 0.046). The block's exceptions: nearer in, over every span of distances [a, 2a) with a up
@@ -3573,7 +3600,7 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
     takeaways = main_line[main_line.index("## Takeaways") : main_line.index("## Exercises")]
     # takeaway 4 leaves the factor to its block, as the main line never introduces it
-    assert "As configs set them, all three are static: they slow the same pairs on every input, short ones too." in (
+    assert "as configs set them, all three are static, slowing the same pairs on every input." in (
         takeaways
     )  # "as configs set them": the YaRN paper and serving engines also describe dynamic variants
     assert "attention factor" not in takeaways
@@ -3960,10 +3987,10 @@ def test_chapter_config_snippet_names_the_per_layer_type_frequencies():
 
 def test_chapter_takeaways_keep_the_openings_two_model_promises():
     """Chapter 10's opening promises the reader will "say how Llama 4 keeps its RoPE layers to short distances, and why
-    DeepSeek's MLA splits off a rotary key"; takeaways 2 and 5 say both. Takeaway 2: "MLA's rotated part is a separate
+    DeepSeek's MLA splits off a rotary key"; takeaways 1 and 4 say both. Takeaway 1: "MLA's rotated part is a separate
     small query and key, so MLA can still fold $W_{UK}$ into the query": with the rotary part separate, the folded
     query gives the unfolded score at every distance; with RoPE on the content keys, the folded matrix would change with
-    the distance. Takeaway 5: "in transformers, its RoPE layers attend only within chunks, so no RoPE distance reaches a
+    the distance. Takeaway 4: "in transformers, its RoPE layers attend only within chunks, so no RoPE distance reaches a
     chunk's length": Scout's chunk of 8192 tokens, and the chunk mask's longest distance, one less."""
     text = chapter_markdown("10_rope_today")
     takeaways = text[text.index("## Takeaways") : text.index("## Exercises")]
@@ -4315,16 +4342,19 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert "matching = q_at[:, :d_rot] @ q_at[0, :d_rot]" in code
     assert "row m: the query at m, a key equal to it at 0, |Δ| = m tokens back" in code
     assert "masked in causal attention" not in code  # the left panel draws keys before the query only
-    assert (
-        "PI slows every pair by the same factor; YaRN and the `llama3` rule keep the fastest pairs and slow the"
-        " slowest ones. As configs set them, all three are static: they slow the same pairs on every input, short ones"
-        " too. Configs also offer `dynamic`, dynamic NTK, which changes the base with the input length." in main_line
+    takeaway = (
+        "3. **Long inputs?** PI slows every pair by the same factor, while YaRN and the `llama3` rule keep the fastest"
+        " pairs and slow the slowest ones; as configs set them, all three are static, slowing the same pairs on every"
+        " input."
     )
-    # the takeaway repeats: the scaling section's main line names `dynamic` first, and points to the appendix
+    # "static" glossed where used ("slowing the same pairs on every input"), as the scaling section's block defines it
+    assert takeaway in main_line and "*static*: they slow the same pairs on every input" in text
+    # `dynamic` stays in the scaling section's main line (the takeaway, one sentence, leaves it there), with a pointer
+    # to the appendix
     named = "A fourth type, `dynamic`, changes the base with the input length; the appendix shows it."
-    assert main_line.count(named) == 1
+    assert main_line.count(named) == 1 and "Configs also offer `dynamic`" not in main_line
     section = main_line[main_line.index("## How each scaling reshapes the wavelengths") : main_line.index("## What is")]
-    assert named in section and main_line.index(named) < main_line.index("Configs also offer `dynamic`")
+    assert named in section
     # the named kind and its place: transformers' rope type "dynamic" raises the base with the length past L, and the
     # appendix part of that name holds the dynamic NTK paragraph
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
@@ -4362,26 +4392,28 @@ def test_chapter_thick_lines_and_the_random_query_mean():
         "That share wiggles from one distance to the next, so the figure draws its mean over each doubling, from $x$"
         " to $2x$."
     )
-    assert thick in main_line  # the average, said on the main line: the step from x averages x .. 2x - 1
-    # one measure before the figure, the share of the score at distance zero; with pairs of one length the share is
-    # the score per pair, (2/d) sum cos: checked here for pairs of a random common length r (r ** 2 cancels)
-    link = (  # the main-line clause joining "averaged over random queries" to the one key the figure draws
-        "Averaged over random queries, a matching key's share is this key's, since no pair is favoured on average. "
-    )
+    assert thick in text and thick not in main_line  # why the steps: the block's; the step from x averages x .. 2x - 1
+    # the main line: one key, one measure with one average (the mean over each doubling), then the answer on it;
+    # with pairs of one length the share is the score per pair, (2/d) sum cos: checked here for pairs of a random
+    # common length r (r ** 2 cancels)
     measure = (
-        "Take such a key, with all pairs the same length. The figure plots its score as a share of its"
-        " score at distance zero: at one it keeps its whole score; at zero it scores like an unrelated key on average. "
-        + link
-        + thick
+        "Take a key equal to its query, with all pairs the same length. The figure plots its score as a share of its"
+        " score at distance zero, averaged over each doubling of the distance. Llama 3's and Code Llama's bases keep"
+        " this share above Llama 2's at every doubling the figure shows."
     )
-    # "such a key" refers back to the topic sentence's "a key matching its query", just before it
-    assert main_line.index("the score of a key matching its query, averaged over random queries") < main_line.index(
-        "Take such a key"
-    )
-    # the appendix's check is named in the block, not on the main line
-    assert "The appendix checks that this key's share" not in main_line
-    assert measure in main_line and "unit length" not in main_line[main_line.index("## Raising the base") :][:1500]
-    # "since no pair is favoured on average": isotropic queries, d = 128, each pair's mean length
+    section = main_line[main_line.index("### Far keys keep more") : main_line.index("## Reading a modern")]
+    section = section[: section.index("Why: a slow pair")]
+    assert measure in " ".join(section.split())
+    assert section.count("average") == 1 and "random quer" not in section  # one average on the main line
+    # the reason for the random-query average, an expectation of a ratio, and the appendix's check: the block's
+    assert "no pair is favoured" not in main_line and "The appendix's check cell for *Raising" not in main_line
+    assert "unit length" not in main_line[main_line.index("## Raising the base") :][:1500]
+    # "no pair is favoured, so each part has the same expected value": isotropic queries, d = 128, each pair's mean
+    # length, and each pair's part of the squared length, w_i / sum w, has mean 2/d (a mean of ratios, not a ratio of
+    # means: equal by symmetry)
+    parts = torch.randn(100_000, 64, 2, generator=torch.Generator().manual_seed(9), dtype=torch.float64).pow(2).sum(-1)
+    parts = parts / parts.sum(-1, keepdim=True)
+    assert float((parts.mean(0) * 64 - 1).abs().max()) < 0.02
     g_len = torch.Generator().manual_seed(7)
     pairs_len = torch.randn(100_000, 64, 2, generator=g_len, dtype=torch.float64).norm(dim=-1)
     assert float(pairs_len.mean(0).max() / pairs_len.mean(0).min()) < 1.02  # equal to sampling noise (~0.4 %)
@@ -4409,7 +4441,7 @@ def test_chapter_thick_lines_and_the_random_query_mean():
         for x in (1, 64, 4096):  # a doubling's step: the mean over x .. 2x - 1
             band = torch.cos(torch.arange(x, 2 * x, dtype=torch.float64)[:, None] * theta).mean()
             assert abs(float(means[x - 1] - band)) < 1e-9, (base, x)
-    thin = "At single distances the score wiggles, as the appendix's *Raising the base* part draws."
+    thin = "The appendix's *Raising the base* part draws the single distances."
     assert thin in text and thin not in main_line  # in the block under the section
     assert "The thin line" not in text  # the section's figure draws no thin line; the appendix's draws one per base
     main_plot = "".join(next(c for c in nb_cells() if c.get("id") == "c14c-plot")["source"])
@@ -4479,8 +4511,9 @@ def test_chapter_mla_rotary_key_takes_its_own_ladder():
 
 
 def test_chapter_base_figure_title_names_its_smoothing():
-    """Chapter 10, *Raising the base*: the figure's smoothing rule is said once, on the main line: "That share wiggles
-    from one distance to the next, so the figure draws its mean over each doubling, from $x$ to $2x$.";
+    """Chapter 10, *Raising the base*: the figure's average is named once on the main line, "averaged over each
+    doubling of the distance"; its reason, once, in the section's block: "That share wiggles from one distance to the
+    next, so the figure draws its mean over each doubling, from $x$ to $2x$.";
     the y label names the measure alone, "share of the score at distance 0", and the title names the average, "mean
     over each doubling of the distance". The step from x is the mean of the score per pair over distances
     x .. 2x - 1."""
@@ -4501,7 +4534,10 @@ def test_chapter_base_figure_title_names_its_smoothing():
     assert "x/2" not in code  # the moving average is gone: one average, the mean over each doubling
     main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
     rule = "the figure draws its mean over each doubling, from $x$ to $2x$"
-    assert main_line.count(rule) == 1
+    text = chapter_markdown("10_rope_today")
+    assert text.count(rule) == 1 and rule not in main_line
+    named = "The figure plots its score as a share of its score at distance zero, averaged over each doubling of the"
+    assert main_line.count(named) == 1 and text.index(named) < text.index(rule)
     # the figure draws only the band means, all thick (lw=2.5), so the main line does not say "thick"; the text's
     # term, "share of its score at distance zero", is the y label's and the title's
     assert "a thick line at distance" not in main_line and "as a share of its score at distance zero" in main_line
@@ -4903,7 +4939,7 @@ def test_chapter_max_position_embeddings_is_not_enforced():
 
 
 def test_chapter_layout_takeaway_links_chapter4_check():
-    """Chapter 10's takeaway 6: "The pair layout, interleaved or halves, must match what the checkpoint's code
+    """Chapter 10's takeaway 5: "The pair layout, interleaved or halves, must match what the checkpoint's code
     expects; the wrong one gives wrong scores and no error, as [chapter 4's *Two layouts*](04_rope.ipynb) shows."
     The linked section's check exists: chapter 4 converts an interleaved checkpoint by permuting rows, and asserts that
     the forgotten permutation runs (no error) yet misses the trained scores. Recomputed here: the half layout applied
@@ -4911,7 +4947,7 @@ def test_chapter_layout_takeaway_links_chapter4_check():
     text = chapter_markdown("10_rope_today")
     takeaways = text[text.index("## Takeaways") : text.index("## Exercises")]
     sentence = (
-        "6. **Layout.** The pair layout, interleaved or halves, must match what the checkpoint's code expects; the"
+        "5. **Layout.** The pair layout, interleaved or halves, must match what the checkpoint's code expects; the"
         " wrong one gives wrong scores and no error, as [chapter 4's *Two layouts*](04_rope.ipynb) shows."
     )
     assert text.count(sentence) == 1 and sentence in takeaways
@@ -4947,3 +4983,19 @@ def test_qwen2vl_sentence_names_the_language_models_rotation():
     theta = posenc.rope_inv_freq(128, 1e6, dtype=torch.float64)
     first_width_pair = 16 + 24  # time takes pairs 0-15, height 16-39, width 40-63
     assert float(theta[first_width_pair]) < 2e-4 and float(theta[first_width_pair - 1]) > float(theta[first_width_pair])
+
+
+def test_chapter_takeaways_are_five_single_sentences():
+    """Chapter 10's takeaways: five, one sentence each (the teaching guide's 3-5); the old first one, "Reading a
+    config", restated the opening's "A model takes them unless a config field or its code in transformers gives
+    another", which stays there."""
+    cells = [c for c in nb_cells() if c["cell_type"] == "markdown"]
+    source = next("".join(c["source"]) for c in cells if "".join(c["source"]).startswith("## Takeaways"))
+    takeaways = source[: source.index("## Exercises")]
+    items = re.findall(r"^(\d)\. \*\*[^*]+\*\* (.+)$", takeaways, flags=re.M)
+    assert [n for n, _ in items] == ["1", "2", "3", "4", "5"], items
+    for _, body in items:
+        assert body.endswith(".") and not re.search(r"[.!?] [A-Z]", body), body  # one sentence
+    main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
+    assert "A model takes them unless a config field or its code in transformers gives another." in main_line
+    assert "**Reading a config.**" not in takeaways
