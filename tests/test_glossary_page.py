@@ -50,6 +50,13 @@ DYN = "The worked example's dynamic NTK: its 9"
 EXAMPLE = "### How these terms fit together: Llama 3.1's head"
 
 
+# the longer-inputs primer's slow-pair clause, with what a new angle is
+SLOW_PAIR_CLAUSE = (
+    "a *slow pair* turns less than once, so in a decoder it meets new angles beyond $L$: angles outside the arc that"
+    " training covered."
+)
+
+
 def example_section(raw: str) -> str:
     """The subsection :data:`EXAMPLE`, from its heading up to the label of "Temperature and query scales"."""
     return raw[raw.index(f"\n{EXAMPLE}\n") + 1 : raw.index("(glossary-scales)=")]
@@ -1088,8 +1095,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     )  # the verdict, before the table
     assert "| Position interpolation also slows the fastest pair." in visible
     assert (
-        "| Position interpolation also slows the fastest pair. A fast pair meets no new angle even with no scaling: its"
-        " trained angles already go all the way round. Such slowing has costs" in visible
+        "| Position interpolation also slows the fastest pair. Taken one pair at a time, a fast pair meets no new angle"
+        " even with no scaling: its trained angles already go all the way round. Such slowing has costs" in visible
     )
     assert "angle combination" not in page() and "alone meets no new angle" not in visible  # left the book
     assert "Transformers' `dynamic`" not in visible, visible
@@ -3967,7 +3974,7 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     )
     text = page()
     assert (
-        "a *slow pair* turns less than once, so in a decoder it meets new angles beyond $L$. To meet no new angle, a"
+        SLOW_PAIR_CLAUSE + " To meet no new angle, a"
         " slow pair needs its frequency divided by about the input's length over $L$, so RoPE scalings slow the slow"
         " pairs." in text
     )
@@ -3980,7 +3987,7 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     assert not re.search(r"scalings? below|rows? below|table below", primer), primer
     # the slow pair row is one definition; its decoder clause is the main line's, after the table
     assert "| a pair that turns less than once over the distances of training, up to $L - 1$ |" in row("slow pair")
-    assert "a *slow pair* turns less than once, so in a decoder it meets new angles beyond $L$." in primer
+    assert SLOW_PAIR_CLAUSE in primer
     assert "decoder" not in block("Turns in L and the fast pairs' distances")
 
 
@@ -4721,10 +4728,15 @@ def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     assert scales.startswith("- Llama 4's code also calls its $\\tau$ a temperature: its switch is")
     assert "`attn_temperature_tuning`" in scales.split(" - ")[0] and "some texts" not in scales
     # Scalable-Softmax's growing multiplier, which chapter 8 calls an attention temperature (its row: a multiplier of
-    # the logits set from the number of tokens attended)
+    # the logits set from the number of tokens attended), in chapter 8's words
+    ch8 = json.loads((ROOT / "notebooks" / "08_extrapolation.ipynb").read_text(encoding="utf-8"))
+    ch8_text = " ".join(" ".join("".join(c["source"]) for c in ch8["cells"] if c["cell_type"] == "markdown").split())
     assert (
-        "- Chapter 8 also calls *Scalable-Softmax*'s growing multiplier of the logits an attention temperature."
-        in scales
+        "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits" in ch8_text
+    )
+    assert (
+        "- Chapter 8 also calls *Scalable-Softmax*'s multiplier of the logits, which grows with the number of tokens"
+        " attended, an attention temperature." in scales
     )
     assert "| a multiplier of the logits set from the number of tokens attended (Nakanishi 2025) |" in row(
         "Scalable-Softmax"
@@ -4966,7 +4978,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # one idea per paragraph: the fast and slow pairs, then the stretch with the three numbers' table
     paragraphs = [re.sub(r"\s+", " ", p) for p in section.split("\n\n")]
     assert paragraphs[1].startswith("A model's *trained length*") and paragraphs[1].endswith(
-        "in a decoder it meets new angles beyond $L$."
+        "in a decoder it meets new angles beyond $L$: angles outside the arc that training covered."
     )
     assert paragraphs[2].startswith(
         "To meet no new angle, a slow pair needs its frequency divided by about the input's length over $L$"
@@ -4994,7 +5006,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" distances, 0 to \$L - 1\$\. Over"
         r" them a \*fast pair\* makes at least one \*turn\*, a full rotation; a \*slow pair\* turns less than once,"
         r" so in a"
-        r" decoder it meets new angles beyond \$L\$\. To meet"
+        r" decoder it meets new angles beyond \$L\$: angles outside the arc that training covered\. To meet"
         r" no new angle, a"
         r" slow pair needs its frequency divided by about the input's length over \$L\$, so RoPE scalings slow the"
         r" slow pairs\. An example: take a head like Llama 3\.1's, whose trained length, before RoPE scaling,"
@@ -5007,7 +5019,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
-        r" Position interpolation also slows the fastest pair\. A fast pair meets no new angle even with no scaling:"
+        r" Position interpolation also slows the fastest pair\. Taken one pair at a time, a fast pair meets no new"
+        r" angle even with no scaling:"
         r" its trained angles already go all the way round\. Such slowing has costs; chapter 8"
         r" measures two of them\.$",
         visible.strip(),
@@ -6291,7 +6304,8 @@ def test_float32_angles_row_quotes_chapter_4s_rule():
 def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
     """The slow pair row, "a pair that turns less than once over the distances of training, up to $L - 1$", and the
     main line's "a *slow pair*
-    turns less than once, so in a decoder it meets new angles beyond $L$". In a decoder the offsets of training are 0
+    turns less than once, so in a decoder it meets new angles beyond $L$: angles outside the arc that training
+    covered". In a decoder the offsets of training are 0
     to -(L - 1): each slow pair (the fast pair row's inequality fails) sees an arc shorter than its circle, and some
     distance from L to 2L - 1 puts it outside that arc. Without a causal mask the offsets run from -(L - 1) to L - 1:
     a slow pair that turns at least half a turn over L - 1 positions sees its whole circle, and Llama 3.1's head has
@@ -6299,7 +6313,7 @@ def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
     assert "| a pair that turns less than once over the distances of training, up to $L - 1$ |" in row(
         "slow pair | 慢速对"
     )
-    assert "a *slow pair* turns less than once, so in a decoder it meets new angles beyond $L$." in page()
+    assert SLOW_PAIR_CLAUSE in page()
     (inequality,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go", row("fast pair"))
     llama_d, llama_base, llama_L, _ = llama31_head()
     two_way = 0

@@ -1538,9 +1538,10 @@ def test_no_rope_layers_none_and_empty():
 
 
 def test_band_lines_sort_the_pairs_of_a_loaded_model():
-    """The worked configuration's second snippet: "For any `llama3` configuration, or a `yarn` one, these lines find the
-    bands from a loaded model; put its bounds in the last line". Run as pasted on a Llama-3.1-like model in
-    transformers 5.24 (head width 128, base 500 000, L = 8192, factor 8, bounds 4 and 1), it prints its comment's
+    """The worked configuration's second snippet: "For a `llama3` or `yarn` configuration with one flat
+    `rope_parameters` dict, as Llama's, these lines find the bands from a loaded model; put its bounds in the last
+    line". Run as pasted on a Llama-3.1-like model in transformers 5.24 (head width 128, base 500 000, L = 8192, factor
+    8, bounds 4 and 1), it prints its comment's
     "29 35": pairs 0-28 kept, 29-34 ramped, 35-63 divided, the divisors of transformers' own `llama3`. The module's
     inv_freq holds the scaled frequencies, so the lines read the unscaled ones from the module's default rule. With
     other bases, head widths, lengths and bounds, the same comparison gives transformers' bands
@@ -1557,9 +1558,10 @@ def test_band_lines_sort_the_pairs_of_a_loaded_model():
     assert len(code.strip().splitlines()) <= 4, code
     page = _page()
     assert (
-        "For any `llama3` configuration, or a `yarn` one, these lines find the bands from a loaded model; put its"
-        " bounds in the last line:" in page
+        "For a `llama3` or `yarn` configuration with one flat `rope_parameters` dict, as Llama's, these lines find"
+        " the bands from a loaded model; put its bounds in the last line:" in page
     )
+    assert "For any `llama3` configuration" not in page  # a per-layer-kind dict (Gemma 3's) nests the length
     section = raw[raw.index("## A worked configuration") : raw.index("<details><summary>Fine print on the bands")]
     assert code in section and section.index("ROPE_INIT_FUNCTIONS") < section.index(code)  # after the check
     assert code.splitlines()[-1].endswith("# 29 35 in Llama 3.1: the first ramped and first divided pair"), code
@@ -1649,9 +1651,10 @@ def test_band_lines_sort_the_pairs_of_a_loaded_model():
 
 
 def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
-    """Temperature rules, main line: "Llama 4 also multiplies the queries of its layers without RoPE by a scale that
-    grows with the position." The referent of the run-time bullet "query scales that grow with the position, listed
-    under Temperature rules" and of the takeaway on Llama 4's query scale. In transformers 5.24: Llama4TextConfig's
+    """Temperature rules, main line: "Llama 4 adds a scale of another kind, on its queries rather than on cos and
+    sin: its layers without RoPE multiply each query by a number that grows with the position." The referent of the
+    run-time bullet "query scales that grow with the position, listed under Temperature rules" and of the takeaway on
+    Llama 4's query scale. In transformers 5.24: Llama4TextConfig's
     defaults switch `attn_temperature_tuning` on and leave every 4th layer without RoPE; the attention multiplies
     those layers' queries by 1 + a ln(1 + floor((p + 1)/f)), which never falls with p and exceeds 1 from p + 1 = f."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
@@ -1659,7 +1662,10 @@ def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
     from transformers.models.llama4 import modeling_llama4
 
     page = _page()
-    sentence = "Llama 4 also multiplies the queries of its layers without RoPE by a scale that grows with the position."
+    sentence = (
+        "Llama 4 adds a scale of another kind, on its queries rather than on cos and sin: its layers without RoPE"
+        " multiply each query by a number that grows with the position."
+    )
     start = page.index("## Temperature rules")
     main = page[start : page.index("<details>", start)]
     assert main.rstrip().endswith(sentence), main[-200:]
@@ -1719,3 +1725,23 @@ def test_deepseek_worked_example_numbers():
     )
     assert stated in " ".join(page.split()), stated
     assert (f"{found['deepseek-v3'][1]:.2f}", f"{found['deepseek-v2'][1]:.2f}") == ("1.87", "1.59")
+
+
+def test_bfloat16_section_tells_the_two_errors_apart():
+    """bfloat16 frequencies, main line, after the `model.to` drift that grows with the key's distance back: "Angles that
+    your own code forms in bfloat16 err differently: their error grows with the position itself, not with the
+    distance back." For keys one back (a fixed offset), the error of the angle difference that bfloat16 angles give
+    pair 0 (theta_0 = 1) is 0 for every query below 256, where integers are exact, and reaches 7 between 1 024 and
+    2 048, where bfloat16 spaces numbers 8 apart."""
+    page = _page()
+    sentence = (
+        "Angles that your own code forms in bfloat16 err differently: their error grows with the position itself, not"
+        " with the distance back."
+    )
+    start = page.index("### bfloat16 frequencies")
+    main = page[start : page.index("<details>", start)]
+    assert main.count(sentence) == 1 and main.index("half a turn off") < main.index(sentence)
+    m = torch.arange(0, 2048, dtype=torch.float64)
+    angle = lambda p: p.to(torch.bfloat16).double()  # noqa: E731 - pair 0's angle p * 1, formed in bfloat16
+    err = ((angle(m + 1) - angle(m)) - 1).abs()  # keys one back: the exact difference is 1
+    assert float(err[:255].max()) == 0 and float(err[1024:2047].max()) == 7

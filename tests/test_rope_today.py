@@ -2085,8 +2085,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # before it and R_{n-m} between the query and W_UK; the content and rotary queries, q^C and q^R, are the block's
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     mla = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Raising the base")]
-    for symbol in ("q^C", "q^R"):
-        assert symbol not in mla, symbol
+    # the rotary query is named where the fix adds it, for the score written out after it; the content query q^C is
+    # the block's (the main line's q)
+    assert "q^C" not in mla and mla.index("rotary query $q^R_m$ per head") + len("rotary query $") == mla.index("q^R")
     fold_main = (
         "Without RoPE, one matrix $W_{UK}$ serves every past key, so MLA folds it into the query:"
         " $$ q^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q)^\\top c_n . $$"
@@ -2179,8 +2180,11 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # says it in words: "The score adds their rotated term to the *content term*, the folded query against the latent."
     # (a head's query is narrower than the latent: only the query folded with W_UK meets it)
     assert (
-        "The score adds their rotated term to the *content term*, the folded query against the latent." in mla_main_line
+        "The score adds their rotated term to the *content term*, the folded query against the latent:" in mla_main_line
     )
+    # the main line's score is the block's, written with the folded query: (W_UK^T q)^T c_n = q^T W_UK c_n
+    main_score = "\\text{score}_{mn} = (W_{UK}^\\top q)^\\top c_n + (q^R_m)^\\top R_{n-m}\\, k^R_n ."
+    assert main_score in mla_main_line and "adds a small rotary query $q^R_m$ per head" in mla_main_line
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
     # the main line's "the matrix to fold in would differ for every past key": at DeepSeek-V2's sizes, R_{n-m} W_UK
@@ -2200,8 +2204,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     mla_main = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Raising the base")]
     mla_block = text[text.index("## DeepSeek's MLA") : text.index("## Raising the base")]
     mla_block = mla_block[mla_block.index("<details>") : mla_block.index("</details>")]
-    assert mla_main.count("$$") == 4 and mla_block.count("$$") == 4 and "\\text{score}_{mn}" in mla_block
-    assert "need not rebuild keys" not in text and text.count("\\text{score}_{mn}") == 1
+    # three display equations on the main line (the fold, the rotated score, the fix's score with the folded query)
+    assert mla_main.count("$$") == 6 and mla_block.count("$$") == 4 and "\\text{score}_{mn}" in mla_block
+    assert "need not rebuild keys" not in text and text.count("\\text{score}_{mn}") == 2
     assert mla_block.index("**The two scores, written out.**") < mla_block.index("$$")  # the block opens with them
     # the main line: the symbols, then folding defined, then the fold; the block: the per-head queries, each equation
     idea = "RoPE stops MLA from *folding*: multiplying the key's matrix into the query once"
@@ -2784,7 +2789,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "no RoPE model in this chapter's table uses it.",
         "It multiplies pair $i$'s term by $\\zeta_i^{|\\Delta|/B}$ for a key $|\\Delta|$ tokens back, with a fixed"
         " scale $B$ and each $\\zeta_i$ below one, smallest for the fast pairs.",
-        "There xPos fades the fast pairs, whose terms only swing around zero, so it mostly damps the score's swings.",
+        "Far back, the fast pairs' terms only swing around zero, so fading them mostly damps the swings of a far"
+        " key's score.",
         "**A key equal to its query.** At $d = 64$, two to four thousand tokens back, it keeps its average: no lower"
         " than RoPE's, and it swings less; nearer in, xPos lowers it.",
         "Over 1000 random query/key pairs, in the same band, xPos's mean size falls to about a third of RoPE's.",
@@ -2817,7 +2823,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         " share of RoPE's."
     )
     keeps = "In the shaded band, the farthest drawn, that share is about two thirds."  # 0.65, asserted where drawn
-    why = "There xPos fades the fast pairs, whose terms only swing around zero, so it mostly damps the score's swings."
+    why = (
+        "Far back, the fast pairs' terms only swing around zero, so fading them mostly damps the swings of a far key's"
+        " score."
+    )
     unrelated = (  # 0.31, asserted above and where computed; the block's
         "Over 1000 random query/key pairs, in the same band, xPos's mean size falls to about a third of RoPE's."
     )
@@ -2837,7 +2846,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     )
     assert with_signs.index("In this band") < with_signs.index("at RoPE's or above")  # the scope before the claim
     assert "stays at RoPE's or above" not in text
-    assert " ".join((scope, measure, keeps, why)) in " ".join(xpos_main.split())
+    # the lesson first, right after xPos's factor (the fast pairs fade most), then the figure that measures it
+    factor = "each $\\zeta_i$ below one, smallest for the fast pairs."
+    assert " ".join((factor, why, scope, measure, keeps)) in " ".join(xpos_main.split())
     assert text.count(matching) == 1 and matching not in xpos_main  # the signed average: the block's
     assert text.count(unrelated) == 1 and unrelated not in xpos_main and lesson not in xpos_main  # a second population
     # no main-line sentence names two averages: the section's main line has one average (the mean over each doubling)
@@ -4560,7 +4571,8 @@ def test_chapter_base_figure_title_names_its_smoothing():
 def test_chapter_opening_names_layout_and_the_factor():
     """Chapter 10's opening: "The six leave out the *layout*, which dimensions form a pair: a wrong one gives other
     scores but raises no error; see chapter 4's *Two layouts* and the appendix's *Version notes*." and "They also
-    leave out a factor some scalings put on a score's rotated part or on all of it: see the appendix." Weights read
+    leave out the *attention factor*: YaRN and some other scalings multiply each score, or its rotated part, by a
+    fixed number; see the appendix." Weights read
     in the wrong layout run without error and give other scores; the appendix names both places of the factor (cos
     and sin: the rotated part; DeepSeek's softmax scale: the whole logit), and its *Version notes* name the layouts."""
     text = chapter_markdown("10_rope_today")
@@ -4570,7 +4582,8 @@ def test_chapter_opening_names_layout_and_the_factor():
         " error; see chapter 4's *Two layouts* and the appendix's *Version notes*."
     )
     factor = (
-        "They also leave out a factor some scalings put on a score's rotated part or on all of it: see the appendix."
+        "They also leave out the *attention factor*: YaRN and some other scalings multiply each score, or its rotated"
+        " part, by a fixed number; see the appendix."
     )
     assert layout in text and factor in text and layout not in main_line and factor not in main_line
     opening = text[: text.index("## A config's position fields")]  # in the opening cell, after the goals
@@ -4757,7 +4770,7 @@ def test_mla_rotary_query_scout_config_refusal_context_shift_and_cohere_order():
     text = chapter_markdown("10_rope_today")
     code = _figure_titles()
     assert "answers the first question another way: it rotates only a small extra query and key" in text
-    assert "adds a small rotary query per head and one *rotary key* $k^R_n$ per token" in text
+    assert "adds a small rotary query $q^R_m$ per head and one *rotary key* $k^R_n$ per token" in text
     assert "rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes from" in text
     assert "it rotates only a small extra key" not in text
     comment = (
@@ -4977,7 +4990,16 @@ def test_qwen2vl_sentence_names_the_language_models_rotation():
     width takes pairs 40 to 63) turns under 2e-4 rad per column; the sentence names the language model, since the
     image encoder has RoPE of its own (the block says so), and the old unscoped wording is gone."""
     text = " ".join(chapter_markdown("10_rope_today").split())
-    assert "So in Qwen2-VL, the language model's rotation barely tells neighbouring columns apart." in text
+    assert (
+        "So in Qwen2-VL, the language model's rotation barely tells neighbouring columns apart; its image encoder has a"
+        " 2-D RoPE of its own, which does." in text
+    )
+    # transformers 5.24's vision position ids for Qwen2-VL's encoder: a row and a column per patch, so neighbouring
+    # columns get column ids one apart (the encoder's fastest pair turns by its base**0 = 1 rad per column)
+    from transformers.vision_utils import get_vision_position_ids
+
+    ids = get_vision_position_ids(torch.tensor([[1, 2, 2]]), 1)
+    assert ids.shape == (4, 2) and ids[:, 1].tolist() == [0, 1, 0, 1] and ids[:, 0].tolist() == [0, 0, 1, 1]
     assert "So in Qwen2-VL, the rotation barely tells" not in text
     assert "The image encoder has RoPE of its own, set in the config's `vision_config`" in text
     theta = posenc.rope_inv_freq(128, 1e6, dtype=torch.float64)
