@@ -45,6 +45,12 @@ LLAMA31_SCALING = {
 }
 
 
+def _section_main_line(page: str, heading: str) -> str:
+    """A section's main line: from its heading up to its first collapsed block."""
+    start = page.index(heading)
+    return page[start : page.index("<details>", start)]
+
+
 def _llama31_llama3_freqs() -> torch.Tensor:
     """Transformers' `llama3` frequencies for Llama 3.1 8B's fields (d = 128, base 5e5, factor 8 from L = 8192,
     bounds 1 and 4, `max_position_embeddings` 16 L)."""
@@ -1666,8 +1672,7 @@ def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
         "Llama 4 adds a scale of another kind, on its queries rather than on cos and sin: its layers without RoPE"
         " multiply each query by a number that grows with the position."
     )
-    start = page.index("## Temperature rules")
-    main = page[start : page.index("<details>", start)]
+    main = _section_main_line(page, "## Temperature rules")
     assert main.rstrip().endswith(sentence), main[-200:]
     run_time = page[page.index("## Positions at run time") :]
     assert (
@@ -1738,8 +1743,7 @@ def test_bfloat16_section_tells_the_two_errors_apart():
         "Angles that your own code forms in bfloat16 err differently: their error grows with the position itself, not"
         " with the distance back."
     )
-    start = page.index("### bfloat16 frequencies")
-    main = page[start : page.index("<details>", start)]
+    main = _section_main_line(page, "### bfloat16 frequencies")
     assert main.count(sentence) == 1 and main.index("half a turn off") < main.index(sentence)
     m = torch.arange(0, 2048, dtype=torch.float64)
     angle = lambda p: p.to(torch.bfloat16).double()  # noqa: E731 - pair 0's angle p * 1, formed in bfloat16
