@@ -2488,9 +2488,9 @@ def test_converting_an_interleaved_checkpoint_to_the_half_layout_keeps_the_score
 def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
     """The sequence packing row, "several documents in one training row", a definition only, and its caveat in the
     section's "In models and code" block: "In *sequence packing*, `position_ids`, the positions a transformers model
-    is given, can restart at 0 for each document. That alone does not stop attention across the boundary: a document
-    mask keeps the documents apart, as do FlashAttention's varlen bounds, which transformers derives from those
-    restarts": transformers' own packing collator
+    is given, can restart at 0 for each document. That alone does not keep the documents apart in every call: a
+    document mask or FlashAttention's varlen bounds does. Transformers builds both from those restarts, the mask only
+    when it gets no attention mask and no cache": transformers' own packing collator
     numbers each document from 0, its varlen bounds start at each restart, and an eager Llama given only the restarts
     lets the second document attend to the first, while a document mask does not. The bullet defines
     `position_ids` where it uses it: "the positions a transformers model is given", as Reading model code's
@@ -2500,9 +2500,9 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
     assert cells("sequence packing")[2] == "several documents in one training row"
     assert (
         "- In *sequence packing*, `position_ids`, the positions a transformers model is given, can restart at 0 for"
-        " each document. That alone does not stop attention across the boundary: a document mask keeps the documents"
-        " apart, as do FlashAttention's varlen bounds, which transformers derives from those restarts."
-        in models_block("## Attention, kernels and models")
+        " each document. That alone does not keep the documents apart in every call: a document mask or"
+        " FlashAttention's varlen bounds does. Transformers builds both from those restarts, the mask only when it"
+        " gets no attention mask and no cache." in models_block("## Attention, kernels and models")
     )
     # "FlashAttention's varlen bounds, which transformers derives from those restarts": the cumulative lengths that
     # transformers hands flash_attn_varlen_func start a document at each restart
@@ -2543,6 +2543,15 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
         kept = model(input_ids=packed, position_ids=ids, attention_mask=bias).last_hidden_state[:, 5:]
     assert not torch.allclose(mixed, solo, atol=1e-3), float((mixed - solo).abs().max())
     assert torch.allclose(kept, solo, atol=1e-5), float((kept - solo).abs().max())
+    # "the mask only when it gets no attention mask and no cache": the same call with use_cache=False (no cache
+    # object) masks the boundary from the restarts alone, in eager and SDPA attention
+    for implementation in ("eager", "sdpa"):
+        model.config._attn_implementation = implementation
+        with torch.no_grad():
+            built = model(input_ids=packed, position_ids=ids, use_cache=False).last_hidden_state[:, 5:]
+            cached = model(input_ids=packed, position_ids=ids, use_cache=True).last_hidden_state[:, 5:]
+        assert torch.allclose(built, solo, atol=1e-5), (implementation, float((built - solo).abs().max()))
+        assert not torch.allclose(cached, solo, atol=1e-3), implementation
 
 
 def test_letters_sections_visible_sentence_names_rows_of_its_table():

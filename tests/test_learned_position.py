@@ -2577,8 +2577,9 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # the main line defines the trigram (its 8L loss asserted in the figure's cell) and the passkey, then gives the
     # table with no grades; the grades and chapter 8's own use of *kept* are the block's
     terms = (
-        "A *trigram* model predicts each token from the two before it. Its filler loss at $8L$ is 0.72 nats. A"
-        " *passkey* is a digit hidden in the filler, asked for at the end."
+        "A model's *filler loss* is a mean loss over filler tokens past position $L$. A *trigram* model predicts each"
+        " token from the two before it; its filler loss at $8L$ is 0.72 nats. A *passkey* is a digit hidden in the"
+        " filler, asked for at the end."
     )
     # the grades, their bars and chapter 8's own use of *kept* are the block's; the main line's table has no grade
     grades = (

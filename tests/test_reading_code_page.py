@@ -387,8 +387,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     first, second, third = bullets[2:].split(" - ")
     assert all("`dynamic`" not in b and "`longrope`" not in b for b in (first, second))
     assert first.endswith(
-        "The fastest pair's rounding grows with the position, not the offset: see {ref}`bfloat16 frequencies"
-        " <reading-bf16>`. `position_ids` remove this shift."
+        "The fastest pair's rounding grows with the position, not the offset, unlike the rounded frequencies of"
+        " `model.to`: see the end of {ref}`bfloat16 frequencies <reading-bf16>`. `position_ids` remove this shift."
     ), first
     # the number itself waits for the section it points to, inside its block on angles formed in bfloat16
     assert "1 028" not in section and "(reading-bf16)= ### bfloat16 frequencies" in page
@@ -1227,7 +1227,7 @@ def test_reading_code_live_values_and_positions():
     # angles and late cast are checked in test_bfloat16_drift_and_three_roundings
     assert (
         "angles your own code forms in bfloat16; transformers' Llama forms them in float32. The fastest pair's"
-        " rounding grows with the position, not the offset: see" in page
+        " rounding grows with the position, not the offset, unlike the rounded frequencies of `model.to`: see" in page
     )
     # "Their rounding grows with the position, not the offset": one offset, 1, reads
     # as 1 near position 0 and as 0 or 16 near 3 000 once both positions are bfloat16 (spacing 16 there)
@@ -1749,3 +1749,19 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     angle = lambda p: p.to(torch.bfloat16).double()  # noqa: E731 - pair 0's angle p * 1, formed in bfloat16
     err = ((angle(m + 1) - angle(m)) - 1).abs()  # keys one back: the exact difference is 1
     assert float(err[:255].max()) == 0 and float(err[1024:2047].max()) == 7
+
+
+def test_max_position_embeddings_row_is_the_trained_length_only_where_stored():
+    """The field table's row: "Transformers' `dynamic` reads its $L$ from it, so it equals the trained length only
+    where the file stores that length there, as most unscaled files do". A scaled file may keep it at the trained
+    length (a `yarn` dict added to a Qwen-style file, as the page's porting section says users do), or raise it
+    (Llama 3.1's file: 16 L, posenc's copy); transformers' `dynamic` scales from it either way."""
+    raw = _raw()
+    assert (
+        "Transformers' `dynamic` reads its $L$ from it, so it equals the trained length only where the file stores that"
+        " length there, as most unscaled files do |" in raw
+    )
+    assert "only in an unscaled file" not in raw
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    assert llama["max_position_embeddings"] == 16 * llama["rope_scaling"]["original_max_position_embeddings"]
+    assert "A user may have added a `yarn` entry" in _page()  # a scaled file that keeps its stored length

@@ -4362,7 +4362,7 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert takeaway in main_line and "*static*: they slow the same pairs on every input" in text
     # `dynamic` stays in the scaling section's main line (the takeaway, one sentence, leaves it there), with a pointer
     # to the appendix
-    named = "A fourth type, `dynamic`, changes the base with the input length; the appendix shows it."
+    named = "Another type, `dynamic`, changes the base with the input length; the appendix shows it."
     assert main_line.count(named) == 1 and "Configs also offer `dynamic`" not in main_line
     section = main_line[main_line.index("## How each scaling reshapes the wavelengths") : main_line.index("## What is")]
     assert named in section
@@ -4666,7 +4666,11 @@ def test_chapter_offset_is_signed_and_distance_is_its_size():
         " the query. The *distance* is its size, $|\\Delta|$."
     )
     assert main_line.count(defined) == 1
-    assert "the offset, key minus query, which chapter 5 writes $r$; the distance is $|\\Delta|$" in text
+    assert (
+        "the offset, key minus query, which chapter 5 writes $r$ and calls the distance; here the distance is"
+        " $|\\Delta|$" in text
+    )
+    assert "**Distance** $r = n - m$" in chapter_markdown("05_decay")  # chapter 5's word for the signed r
     for signed in ("the distance $\\Delta", "the distance, key minus query", "negative distance"):
         assert signed not in text, signed
     code = _figure_titles()
