@@ -2285,8 +2285,9 @@ def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
 
 def test_mean_reach_bound_counts_d_over_2_partial_sums():
     """The row "mean reach": "at an offset $r$, the mean size of the partial sums $S_1, \\dots, S_{d/2}$ of the pairs'
-    unit arrows $e^{\\mathrm{i} r\\theta_i}$; RoFormer's decay curve plots it; its formula is in the block below,
-    "RoFormer's bound, and what chapter 5 finds about the decay"", that block by its summary: a mean over the d/2
+    unit arrows $e^{\\mathrm{i} r\\theta_i}$, where $S_j$ adds the first $j$ arrows; RoFormer's decay curve plots it"
+    (the row no longer waits on a block for its formula); the block "RoFormer's bound, and what chapter 5 finds about
+    the decay" by its summary: a mean over the d/2
     partial sums, not over random draws, with the row's partial sums, arrows and last index the block's; the block under
     the Maths table gives its formula: "At an offset $r = n - m$, the partial sum $S_j = \\sum_{i<j} e^{\\mathrm{i}
     r\\theta_i}$ adds the first $j$ pairs' unit arrows. The *mean reach* at $r$ is the mean of $\\lvert S_1\\rvert,
@@ -2296,8 +2297,7 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
     reach), and it bounds the score."""
     ((row_last, arrow),) = re.findall(
         r"\| at an offset \$r\$, the mean size of the partial sums \$S_1, \\dots, S_\{([^}]+)\}\$ of the pairs' unit"
-        r" arrows \$([^$]+)\$; RoFormer's decay curve plots it; its formula is in the block below,"
-        r" \"RoFormer's bound, and what chapter 5 finds about the decay\" \|",
+        r" arrows \$([^$]+)\$, where \$S_j\$ adds the first \$j\$ arrows; RoFormer's decay curve plots it \|",
         row("mean reach"),
     )
     assert "on average" not in row("mean reach") and "distance" not in row(

@@ -1132,22 +1132,22 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " reads the trained biases directly. The figure draws one head; the appendix checks every trained head. In"
         " each, the saved bias falls as the distance grows: a higher bias is the bias of a nearer key. And query 511"
         " gives every key 1 to 63 back a higher bias than query 63 does, yet below query 63's bias on its own token."
-        " So in these saved heads, a later query gives each distance the bias query 63 would give a nearer distance,"
-        " as above." in " ".join(main.split())
+        " So in these saved heads, a later query treats each key as nearer than it is." in " ".join(main.split())
     )
-    # the "nearer distance, often between two keys" idea is stated in full once, in the rule above the first FIRE
-    # figure; this paragraph and the "To remember" refer to it ("as above")
+    # "as nearer than it is", not "the bias query 63 would give a nearer distance": for the keys 1 and 2 back from query
+    # 511 that nearer distance is a fraction of a token, which no key has (their biases lie between query 63's on its
+    # own token and one back, checked below for every head)
     assert "a nearer, often fractional, distance" not in text
     assert "the bias that query 63 gives a nearer one" not in text  # read as an actual nearer key
     # the FIRE section's "To remember", with the same qualifier
     assert (
-        "To remember: FIRE keeps $u$ in $[0, 1]$. Past $L_{\\text{thr}}$, a later query gives each distance the smaller"
-        " $u$ that an earlier query gives a nearer distance, as above." in " ".join(main.split())
+        "To remember: FIRE keeps $u$ in $[0, 1]$. Past $L_{\\text{thr}}$, a later query gives each distance a smaller"
+        " $u$, as if the key were nearer." in " ".join(main.split())
     )
     # the fall is said before the conclusion that needs it, each in a sentence of its own
     flat_main_fire = " ".join(main.split())
     assert flat_main_fire.index("In each, the saved bias falls as the distance grows") < flat_main_fire.index(
-        "So in these saved heads, a later query gives each distance the bias"
+        "So in these saved heads, a later query treats each key as nearer"
     )
     # it says what the bias does, not what the model "reads" (the figure's cell asserts, for its head, that every
     # lifted bias lies below query 63's bias at distance 0, so query 63's falling curve meets it nearer)

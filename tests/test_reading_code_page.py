@@ -394,7 +394,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "1 028" not in section and "(reading-bf16)= ### bfloat16 frequencies" in page
     bf16 = page[page.index("### bfloat16 frequencies") : page.index("## Takeaways")]
     bf16_block = bf16[bf16.index("<summary>If your code forms the angles in bfloat16</summary>") :]
-    assert "so from position 1 028 on, one bfloat16 rounding can move its angle by more than half a turn." in bf16_block
+    moved = "so from position 1 028 on, one bfloat16 rounding can move its angle by 4 radians, more than $\\pi$."
+    assert moved in bf16_block
     assert page.count("1 028") == 1, page.count("1 028")
     assert third.startswith("`dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches"), third
     assert ", and `longrope` at `original_max_position_embeddings`." in third, third
@@ -1243,9 +1244,10 @@ def test_reading_code_live_values_and_positions():
     first = int((miss > math.pi).nonzero()[0])
     assert first == 1028 and float(miss[first]) == 4, (first, miss[first])
     # the bfloat16 block repeats it: "Pair 0 has theta_0 = 1, so from position 1 028 on, one bfloat16 rounding can move
-    # its angle by more than half a turn": more than pi somewhere in every binade from 1 024 up to 65 535
+    # its angle by 4 radians, more than pi" (in radians: a move past pi is not "worse than half a turn" once wrapped):
+    # more than pi somewhere in every binade from 1 024 up to 65 535
     assert all(float(miss[(pos >= 2**k) & (pos < 2 ** (k + 1))].max()) > math.pi for k in range(10, 16))
-    assert "so from position 1 028 on, one bfloat16 rounding can move its angle by more than half a turn." in page
+    assert "so from position 1 028 on, one bfloat16 rounding can move its angle by 4 radians, more than $\\pi$." in page
     # the block's reason: "it spaces numbers 8 apart from 1 024 to 2 048", half of it 4 > pi
     assert "bfloat16 keeps 8 significant bits, so it spaces numbers 8 apart from 1 024 to 2 048" in page
     assert float(torch.tensor(1032.0).to(torch.bfloat16)) - float(torch.tensor(1024.0).to(torch.bfloat16)) == 8
@@ -1545,10 +1547,10 @@ def test_no_rope_layers_none_and_empty():
 
 def test_band_lines_sort_the_pairs_of_a_loaded_model():
     """The worked configuration's second snippet: "For a `llama3` or `yarn` configuration with one flat
-    `rope_parameters` dict, as Llama's, these lines find the bands from a loaded model; put its bounds in the last
-    line". Run as pasted on a Llama-3.1-like model in transformers 5.24 (head width 128, base 500 000, L = 8192, factor
-    8, bounds 4 and 1), it prints its comment's
-    "29 35": pairs 0-28 kept, 29-34 ramped, 35-63 divided, the divisors of transformers' own `llama3`. The module's
+    `rope_parameters` dict, as Llama's, these lines find the bands from a model loaded as `model`; put its bounds in
+    the last line". Run as pasted on a Llama-3.1-like model in transformers 5.24 (head width 128, base 500 000,
+    L = 8192, factor 8, bounds 4 and 1), it prints its comment's "29 35": pairs 0-28 kept, 29-34 ramped, 35-63 divided,
+    the divisors of transformers' own `llama3`. The module's
     inv_freq holds the scaled frequencies, so the lines read the unscaled ones from the module's default rule. With
     other bases, head widths, lengths and bounds, the same comparison gives transformers' bands
     for `llama3`, and for `yarn` (beta_fast and beta_slow as the bounds, truncate either way) except where its clamp
@@ -1565,7 +1567,7 @@ def test_band_lines_sort_the_pairs_of_a_loaded_model():
     page = _page()
     assert (
         "For a `llama3` or `yarn` configuration with one flat `rope_parameters` dict, as Llama's, these lines find"
-        " the bands from a loaded model; put its bounds in the last line:" in page
+        " the bands from a model loaded as `model`; put its bounds in the last line:" in page
     )
     assert "For any `llama3` configuration" not in page  # a per-layer-kind dict (Gemma 3's) nests the length
     section = raw[raw.index("## A worked configuration") : raw.index("<details><summary>Fine print on the bands")]
@@ -1658,7 +1660,8 @@ def test_band_lines_sort_the_pairs_of_a_loaded_model():
 
 def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
     """Temperature rules, main line: "Llama 4 adds a scale of another kind, on its queries rather than on cos and
-    sin: its layers without RoPE multiply each query by a number that grows with the position." The referent of the
+    sin: with its `attn_temperature_tuning` on, its layers without RoPE multiply each query by a number that grows in
+    steps with the position." The referent of the
     run-time bullet "query scales that grow with the position, listed under Temperature rules" and of the takeaway on
     Llama 4's query scale. In transformers 5.24: Llama4TextConfig's
     defaults switch `attn_temperature_tuning` on and leave every 4th layer without RoPE; the attention multiplies
@@ -1669,8 +1672,9 @@ def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
 
     page = _page()
     sentence = (
-        "Llama 4 adds a scale of another kind, on its queries rather than on cos and sin: its layers without RoPE"
-        " multiply each query by a number that grows with the position."
+        "Llama 4 adds a scale of another kind, on its queries rather than on cos and sin: with its"
+        " `attn_temperature_tuning` on, its layers without RoPE multiply each query by a number that grows in steps"
+        " with the position."
     )
     main = _section_main_line(page, "## Temperature rules")
     assert main.rstrip().endswith(sentence), main[-200:]
@@ -1730,6 +1734,18 @@ def test_deepseek_worked_example_numbers():
     )
     assert stated in " ".join(page.split()), stated
     assert (f"{found['deepseek-v3'][1]:.2f}", f"{found['deepseek-v2'][1]:.2f}") == ("1.87", "1.59")
+    # the table's scope, "When both fields are set, as in DeepSeek's files": transformers' cos/sin ratio needs both,
+    # and its softmax factor needs mscale_all_dim; with mscale_all_dim 0 (as some YaRN recipes set it) cos and sin get
+    # m(s, 1) and the softmax nothing
+    assert "When both fields are set, as in DeepSeek's files, two codebases place the factors so:" in page
+    from transformers.modeling_rope_utils import _compute_yarn_parameters
+
+    assert "if mscale and mscale_all_dim" in inspect.getsource(_compute_yarn_parameters)
+    lone = dict(MODEL_ROPE_CONFIGS["deepseek-v3"]["rope_scaling"], mscale=1.0, mscale_all_dim=0.0)
+    lone_config = DeepseekV3Config(rope_scaling=lone)
+    _, lone_cos_sin = ROPE_INIT_FUNCTIONS["yarn"](lone_config, "cpu")
+    assert math.isclose(lone_cos_sin, 0.1 * math.log(40) + 1, rel_tol=1e-12), lone_cos_sin
+    assert ds3.yarn_apply_mscale(lone_config.rope_parameters, 1.0) == 1.0
 
 
 def test_bfloat16_section_tells_the_two_errors_apart():

@@ -4221,7 +4221,7 @@ def test_chapter_partial_rotary_names_its_content_channel():
     cells = nb_cells()
     opening, fields_cell = ("".join(c["source"]) for c in cells[1:3])
     assert opening.startswith("# RoPE as today's models use it") and "```json" not in opening
-    sixth = "| 6. Does a weight that falls with distance shrink the score? | no |"
+    sixth = "| 6. Is the score multiplied by a weight that falls with distance? | no |"
     assert opening.index(sixth) < opening.index("After this chapter you will be able to:")
     # no term before its definition: the opening asks in plain words; "decay factor" is first used on the main line
     # where xPos's section defines it, and the third question says "slowed", the word the scaling section defines
@@ -4907,7 +4907,8 @@ def test_chapter_mla_query_latent_matches_transformers():
 
 def test_chapter_max_position_embeddings_is_not_enforced():
     """Chapter 10, *Reading a modern config* (main line): "`max_position_embeddings` declares the longest input;
-    transformers does not enforce it for RoPE, though `dynamic` and `longrope` compute their frequencies from it." A
+    transformers does not enforce it for RoPE, though `dynamic` computes its frequencies from it, and `longrope` its
+    default factor." A
     tiny Llama whose config declares 16 positions runs 40 tokens, and its rotary module gives angles for positions far
     past 16, each equal to position times frequency; transformers 5.24's `dynamic` takes its L from the field and
     `longrope` its s = max_position_embeddings / original_max_position_embeddings when no factor is set."""
@@ -4919,7 +4920,7 @@ def test_chapter_max_position_embeddings_is_not_enforced():
     section = main_line[main_line.index("## Reading a modern config") :]
     assert (
         "`max_position_embeddings` declares the longest input; transformers does not enforce it for RoPE, though"
-        " `dynamic` and `longrope` compute their frequencies from it." in " ".join(section.split())
+        " `dynamic` computes its frequencies from it, and `longrope` its default factor." in " ".join(section.split())
     )
     cfg = LlamaConfig(
         hidden_size=32, num_attention_heads=2, num_key_value_heads=2, intermediate_size=64, num_hidden_layers=1,
@@ -4934,8 +4935,9 @@ def test_chapter_max_position_embeddings_is_not_enforced():
     cos, _ = LlamaRotaryEmbedding(cfg)(x, torch.arange(100)[None])
     own = posenc.rope_cos_sin(torch.arange(100), 16, dtype=torch.float64)[0]
     torch.testing.assert_close(cos[0].double(), own, rtol=0, atol=1e-4)
-    # "though `dynamic` and `longrope` compute their frequencies from it": dynamic's L is the field (its frequencies
-    # change only past it), and longrope's s is the field over the original length when `factor` is unset
+    # "though `dynamic` computes its frequencies from it, and `longrope` its default factor": dynamic's L is the field
+    # (its frequencies change only past it), and longrope's s, which sets its attention factor, is the field over the
+    # original length when `factor` is unset (its lists switch at original_max_position_embeddings)
     from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters, _compute_longrope_parameters
 
     small = {"hidden_size": 32, "num_attention_heads": 2}

@@ -4924,10 +4924,10 @@ def _decay_item() -> list[str]:
     assert int((averaged.diff() > 0).sum()) > len(r_one) / 10, int((averaged.diff() > 0).sum())
     item = (
         "A *matching key*, one equal to its query, has a score that depends on the query and ripples as the distance"
-        " grows. So chapter 5"
-        f" averages that score, in a head {width} wide at base $10^{math.log10(base):.0f}$: over random queries,"
-        f" then, since that average still ripples, over each doubling of the distance. This mean falls, and from about"
-        f" {spaced(half_base)} tokens, half this base, it stays near zero, on either side of zero."
+        " grows. So chapter 5 averages that score over random queries, in a head"
+        f" {width} wide at base $10^{math.log10(base):.0f}$. That average still ripples, so the chapter also averages"
+        " it over each doubling of the distance. This mean falls, and from the doubling that holds"
+        f" {spaced(half_base)} tokens, half this base, it stays near zero, on both sides."
     )
     # "This mean falls, and from about half the base, 5 000 tokens, it stays near zero, on either side" (chapter
     # 5's "up to about half the base", quoted above; 5 000 lies in the doubling from 4 096 to 8 192): the doubling
@@ -4940,10 +4940,9 @@ def _decay_item() -> list[str]:
     # side")
     assert (trend[1 : half + 1] < trend[:half]).all() and bool((trend[half + 1 :].diff() > 0).any()), trend / e0
     assert past.min() < 0 < past.max() and past.abs().max() < 0.05 * e0, past / e0
-    # three sentences: the reason (one query's score ripples), the two averages, the mean's fall; the block keeps the
-    # expected score's own ripple ("From one distance to the next, the average ripples", E rising at over 100 single
-    # distances, asserted above)
-    assert len(re.findall(r"[.?!](?= |$)", item)) == 3, item
+    # four sentences: the reason (one query's score ripples), the average over queries, why the second average (that
+    # average still ripples, asserted above), the mean's fall; the block keeps the details of the ripple
+    assert len(re.findall(r"[.?!](?= |$)", item)) == 4, item
     assert "falls until it reaches about zero" not in page[: page.index("<summary>What the average is over</summary>")]
     block_open = page[page.index("<summary>What the average is over</summary>") :]
     assert (
@@ -4973,10 +4972,10 @@ def _decay_item() -> list[str]:
         expected = 2 * float(torch.cos(dist * theta).sum())
         assert abs(float(scores[0].mean()) - expected) < 0.04 * e0, (dist, float(scores[0].mean()), expected)
     # "within 5 %" stays in the item's block "What the average is over" (checked there, with the same bound: the tail
-    # assert above and the closed form up to 2^40 below), which names it "near zero"; the main line says "near zero,
-    # on either side" once, in the item's last sentence
+    # assert above and the closed form up to 2^40 below), which names it "near zero"; the main line says "near zero, on
+    # both sides" once, in the item's last sentence (both signs: past.min() < 0 < past.max(), above)
     assert item + " <details><summary>What the average is over</summary>" in page, item
-    assert page[page.index(item) : page.index("<summary>What the average is over</summary>")].count("on either") == 1
+    assert page[page.index(item) : page.index("<summary>What the average is over</summary>")].count("on both") == 1
     # the takeaway gives the lesson and one number, with one set of qualifiers (the head's width and base; the
     # averages are item 5's): "…, stays between −5 % and 5 % of its value at distance 0 from about half the base on",
     # chapter 5's words: the doubling from 4 096, which holds b/2, and every doubling mean from there within 5 % of E(0)
@@ -4992,7 +4991,7 @@ def _decay_item() -> list[str]:
     # block's "random queries with no preferred direction" (chapter 5's isotropic queries, the E(r) computed above),
     # stated before the takeaway; "a matching key" is defined by item 5, before its first use on the page
     assert takeaway.count("averaged over random queries") == 1
-    assert page.index("over random queries, then, since that average still ripples, over each doubling") < page.index(
+    assert page.index("That average still ripples, so the chapter also averages it over each doubling") < page.index(
         "## Takeaways"
     )
     assert page.index("The expected score is over random queries with no preferred direction.") < page.index(
