@@ -246,9 +246,15 @@ def test_left_padding_check_matches_the_rows_alone():
         _page()
     )
     assert (
-        "Positions all 0, or no `attention_mask`, break the match: the second line prints each one's largest logit"
-        " error, and the missing mask's is far larger." in _page()
+        "Positions all 0, or no `attention_mask` while the cache is on, as by default, break the match: the second line"
+        " prints each one's largest logit error, and the missing mask's is far larger." in _page()
     )
+    # "while the cache is on, as by default": with use_cache=False and no mask, transformers reads the restarts of the
+    # clamped position ids as packed documents and masks across them, so the unmasked row matches again
+    assert model.config.use_cache is True
+    with torch.no_grad():
+        no_cache = model(ids, position_ids=names["position_ids"], use_cache=False).logits
+    assert float((no_cache[1, 2:] - rows[1]).abs().max()) <= 1e-5
 
 
 def test_fast_pair_and_turns_in_l_share_one_span_in_llama_31():
@@ -394,7 +400,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "1 028" not in section and "(reading-bf16)= ### bfloat16 frequencies" in page
     bf16 = page[page.index("### bfloat16 frequencies") : page.index("## Takeaways")]
     bf16_block = bf16[bf16.index("<summary>If your code forms the angles in bfloat16</summary>") :]
-    moved = "so from position 1 028 on, one bfloat16 rounding can move its angle by 4 radians, more than $\\pi$."
+    moved = (
+        "so from position 1 028 on, one bfloat16 rounding can move its angle by 4 radians, more than $\\pi$: some"
+        " positions then end up about half a turn off."
+    )
     assert moved in bf16_block
     assert page.count("1 028") == 1, page.count("1 028")
     assert third.startswith("`dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches"), third
@@ -1243,11 +1252,16 @@ def test_reading_code_live_values_and_positions():
     miss = (pos.to(torch.bfloat16).double() - pos).abs()  # integers: exact in float64
     first = int((miss > math.pi).nonzero()[0])
     assert first == 1028 and float(miss[first]) == 4, (first, miss[first])
+    # "some positions then end up about half a turn off": errors of 3 radians (0.95 of pi) from 1 029 on
+    assert float(miss[1029]) == 3 and 0.9 < 3 / math.pi < 1
     # the bfloat16 block repeats it: "Pair 0 has theta_0 = 1, so from position 1 028 on, one bfloat16 rounding can move
     # its angle by 4 radians, more than pi" (in radians: a move past pi is not "worse than half a turn" once wrapped):
     # more than pi somewhere in every binade from 1 024 up to 65 535
     assert all(float(miss[(pos >= 2**k) & (pos < 2 ** (k + 1))].max()) > math.pi for k in range(10, 16))
-    assert "so from position 1 028 on, one bfloat16 rounding can move its angle by 4 radians, more than $\\pi$." in page
+    assert (
+        "so from position 1 028 on, one bfloat16 rounding can move its angle by 4 radians, more than $\\pi$: some"
+        " positions then end up about half a turn off."
+    ) in page
     # the block's reason: "it spaces numbers 8 apart from 1 024 to 2 048", half of it 4 > pi
     assert "bfloat16 keeps 8 significant bits, so it spaces numbers 8 apart from 1 024 to 2 048" in page
     assert float(torch.tensor(1032.0).to(torch.bfloat16)) - float(torch.tensor(1024.0).to(torch.bfloat16)) == 8
