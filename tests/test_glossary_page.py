@@ -6337,7 +6337,13 @@ def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
             assert bool((torch.remainder(longer * th, 2 * math.pi) > arc + 1e-9).any()), th  # a new angle past L
             if arc >= math.pi:  # encoder: offsets -(L - 1) to L - 1 cover the circle, every angle within a step
                 two_way += 1
+                # each distance's angle against its nearest trained angle on the circle (sorted, wrapped at both
+                # ends), in O(L log L) rather than an L x 2L table
                 trained = torch.arange(-(L - 1), L, dtype=torch.float64) * th
-                wrapped = torch.remainder(longer[:, None] * th - trained[None, :] + math.pi, 2 * math.pi) - math.pi
-                assert float(wrapped.abs().min(dim=1).values.max()) <= th + 1e-9, th
+                ring = torch.sort(torch.remainder(trained, 2 * math.pi)).values
+                ring = torch.cat([ring[-1:] - 2 * math.pi, ring, ring[:1] + 2 * math.pi])
+                angle = torch.remainder(longer * th, 2 * math.pi)
+                at = torch.searchsorted(ring, angle).clamp(1, len(ring) - 1)
+                nearest = torch.minimum(angle - ring[at - 1], ring[at] - angle)
+                assert float(nearest.max()) <= th + 1e-9, th
     assert two_way > 0  # some slow pair meets no new angle in an encoder: the scope is needed
