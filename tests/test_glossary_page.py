@@ -5349,9 +5349,10 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
 
 
 def test_content_factor_row_is_chapter_5s_largest_jump():
-    """The row "content factor", one line: "the largest change between neighbouring pairs' query–key products, one
-    factor of RoFormer's decay bound", and the block's "RoFormer's bound on the score is the *content factor* times
-    $d/2$ times the *mean reach*": checked below on RoPE's raw
+    """The row "content factor", one line: "the largest change between neighbouring pairs' query–key products, the
+    last pair's drop to zero included; one factor of RoFormer's decay bound" (the block's appended h_{d/2} = 0), and
+    the block's "RoFormer's bound on the score is the *content factor* times $d/2$ times the *mean reach*": checked
+    below on RoPE's raw
     score, with posenc's rotation, at many offsets, where the bound is tight to within a factor 40; and its formula in
     the block under the Maths table: "Pair $i$'s query–key product in *complex form* is $h_i$: the query's pair,
     conjugated, times the key's" and "The *content factor* is the largest change $\\lvert h_{i+1} - h_i\\rvert$ from
@@ -5361,8 +5362,8 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     conjugate of this page's, it gives the same score, and every |h_{i+1} - h_i| is the same."""
     # the row's products are chapter 5's h_i, which the block spells out: the query's pair, conjugated, times the key's
     assert row("content factor") == (
-        "| content factor | 内容因子 | the largest change between neighbouring pairs' query–key products, one factor"
-        " of RoFormer's decay bound | {doc}`5 <../notebooks/05_decay>` |"
+        "| content factor | 内容因子 | the largest change between neighbouring pairs' query–key products, the last"
+        " pair's drop to zero included; one factor of RoFormer's decay bound | {doc}`5 <../notebooks/05_decay>` |"
     )
     assert "h_i = \\overline{q_{[i]}}\\,k_{[i]}, \\qquad r = n - m" in chapter("05_decay")
     # the block under the Maths table, after the row, holds the formulas and the appended zero

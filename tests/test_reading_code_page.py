@@ -35,14 +35,8 @@ def _snippet(marker: str) -> str:
     return next(c for c in re.findall(r"```python\n(.*?)```", _raw(), re.S) if marker in c)
 
 
-# Llama 3.1 8B's `rope_scaling` fields (L = 8192), as its config.json sets them
-LLAMA31_SCALING = {
-    "rope_type": "llama3",
-    "factor": 8.0,
-    "original_max_position_embeddings": 8192,
-    "low_freq_factor": 1.0,
-    "high_freq_factor": 4.0,
-}
+# Llama 3.1 8B's `rope_scaling` fields (L = 8192), posenc's copy of its config.json
+LLAMA31_SCALING = MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]
 
 
 def _section_main_line(page: str, heading: str) -> str:
@@ -385,8 +379,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     rule = "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`."
     assert section.startswith("## Positions at run time " + rule), section[:200]
     lead = (
-        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding, which stays"
-        " small because transformers forms the angles in float32. Three things change them by more: "
+        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding: transformers"
+        " forms the angles in float32, then rounds cos and sin to the activations' dtype. Three things change them by"
+        " more: "
     )
     bullets = section.split(lead)[1].split(" Who fills `position_ids` decides the positions:")[0]
     assert bullets.count("- ") == 3 and bullets.startswith("- angles your own code forms in bfloat16"), bullets
@@ -1169,12 +1164,12 @@ def test_reading_code_live_values_and_positions():
         " `full_attention_inv_freq` and `full_attention_attention_scaling`."
     ) in page
     assert "- `llama3` has no attention factor." in page  # the attention factor printed as 1.0 above
-    # "For plain RoPE and fixed rules such as llama3, the shift changes the scores only by rounding, which stays small
-    # because transformers forms the angles in float32": a float32 row with 4, 100 and 1 000 pads, against the same
-    # row unpadded, all within the same small bound; in bfloat16 (tables rounded to the model's dtype) within a bound
-    # that holds at 4 and at 1 000 pads alike; and the float32 angles' own rounding, which grows with the position,
-    # stays under 0.01 rad for Llama 3.1's head up to 131 072 positions (its stored length); passing position_ids
-    # numbered from the first real token gives the unpadded row's positions
+    # "For plain RoPE and fixed rules such as llama3, the shift changes the scores only by rounding: transformers forms
+    # the angles in float32, then rounds cos and sin to the activations' dtype": a float32 row with 4, 100 and 1 000
+    # pads, against the same row unpadded, all within the same small bound; in bfloat16 (tables rounded to the model's
+    # dtype) within a bound that holds at 4 and at 1 000 pads alike; and the float32 angles' own rounding, which grows
+    # with the position, stays under 0.01 rad for Llama 3.1's head up to 131 072 positions (its stored length); passing
+    # position_ids numbered from the first real token gives the unpadded row's positions
     model = model.float()
     ids = torch.randint(3, 50, (1, 6))
     padded = torch.cat([torch.zeros(1, 4, dtype=torch.long), ids], 1)
@@ -1204,9 +1199,11 @@ def test_reading_code_live_values_and_positions():
     angle_error = ((p32[:, None] * inv32).double() - p32.double()[:, None] * inv32.double()).abs()
     assert float(angle_error.max()) < 0.01, float(angle_error.max())
     assert (
-        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding, which stays"
-        " small because transformers forms the angles in float32." in " ".join(page.split())
+        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding: transformers"
+        " forms the angles in float32, then rounds cos and sin to the activations' dtype." in " ".join(page.split())
     )
+    # "forms the angles in float32, then rounds cos and sin to the activations' dtype": LlamaRotaryEmbedding.forward's
+    # source, checked in test_bfloat16_drift_and_three_roundings
     # the M-RoPE row: "passed one row of text positions, the model copies it into all three"
     seen = []
     mrope = {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [4, 6, 6]}  # 16 pairs in a head of 32
@@ -1432,10 +1429,6 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
         "- In a left-padded batch, plain RoPE or a fixed rule changes the scores only by a small rounding. Pass"
         " `position_ids`, as `generate` does, when angles are formed in bfloat16 or a query scale grows with the"
         " position; Llama 4's query scale ignores `position_ids`." in page
-    )
-    assert (
-        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding, which stays"
-        " small because transformers forms the angles in float32." in " ".join(page.split())
     )
 
 
