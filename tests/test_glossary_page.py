@@ -2585,7 +2585,16 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     )
     rows = [line for line in section.splitlines() if line.startswith("| ")][1:]  # after the header
     terms = [line.split(" | ")[0][2:] for line in rows]
-    assert len(terms) == len(set(terms)) == 19, terms  # one row for each letter or word, each whole
+    assert len(terms) == len(set(terms)) == 20, terms  # one row for each letter or word, each whole
+    # extrapolation: a model's behaviour here (its row), and in chapter 7 and the interpolation row also the angles of
+    # a pair whose frequency is left unchanged ("Plain extrapolation goes beyond the trained range", chapter 7)
+    assert letters("extrapolation").startswith(
+        "| extrapolation | how a model, unchanged, behaves on inputs longer than its training | in chapter 7 and the"
+        " *interpolation* row, also a pair's angles running past the trained range, its frequency unchanged |"
+    )
+    assert row("extrapolation (length generalisation)").split(" | ")[2].startswith("how a model, unchanged, behaves")
+    assert "Plain extrapolation goes beyond the trained range" in chapter("07_beyond")
+    assert "running past it unchanged is *extrapolation*" in row("interpolation")
     assert all(len(re.split(r"(?<!\\)\|", line)) == 5 for line in rows), rows  # three cells each
     # i: a pair's index on this page (the frequency row), a query's position in the chapters the row lists
     assert "counting pairs from 0" in row("frequency") and "| a pair's index, from 0;" in letters("$i$")
@@ -6348,3 +6357,24 @@ def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
                 nearest = torch.minimum(angle - ring[at - 1], ring[at] - angle)
                 assert float(nearest.max()) <= th + 1e-9, th
     assert two_way > 0  # some slow pair meets no new angle in an encoder: the scope is needed
+
+
+def test_filler_row_two_equally_likely_next_symbols():
+    """The filler row: "a random second-order Markov chain over sixteen symbols, in which two next symbols are equally
+    likely after any two". Chapter 8's corpus (its saved run's config): 16 symbols, branching 2, no copied spans; each
+    of the 256 contexts allows two distinct next symbols, and in a long sample each is drawn about half the time."""
+    from posenc.experiments import experiment_config
+
+    assert "in which two next symbols are equally likely after any two |" in row("filler | 填充文本")
+    corpus = PasskeyCorpus(**experiment_config()["corpus"])
+    filler = corpus.filler_corpus
+    assert (filler.vocab_size, filler.branching, filler.copy_prob) == (16, 2, 0.0)
+    nxt = filler.next_tokens  # [V, V, 2]
+    assert bool((nxt[..., 0] != nxt[..., 1]).all())  # two distinct symbols per context
+    tokens = filler.sample(64, 512, generator=torch.Generator().manual_seed(0))
+    ctx = tokens[:, :-2] * 16 + tokens[:, 1:-1]  # the two before, as one index
+    follows = tokens[:, 2:]
+    allowed = nxt.view(256, 2)[ctx]  # [b, n - 2, 2]
+    first = follows == allowed[..., 0]
+    assert bool((first | (follows == allowed[..., 1])).all())  # only the two allowed symbols follow
+    assert abs(float(first.double().mean()) - 0.5) < 0.01  # each about half the time (32 640 draws: sd 0.003)

@@ -329,7 +329,7 @@ def test_attention_factor_s_is_set_or_taken_from_the_two_lengths():
     and 1 when they are equal."""
     page = _page()
     assert (
-        "By default, with an extension factor above 1, transformers' `yarn` and `longrope` also sharpen attention:"
+        "By default, with an extension factor above 1, transformers' `yarn` and `longrope` also sharpen attention."
         in (page)
     )
     assert (
@@ -380,10 +380,20 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert section.startswith("## Positions at run time " + rule), section[:200]
     lead = (
         "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding: transformers"
-        " forms the angles in float32, then rounds cos and sin to the activations' dtype. Three things change them by"
-        " more: "
+        " forms the angles in float32, then rounds cos and sin to the activations' dtype. Who fills `position_ids`"
+        " decides the positions:"
     )
-    bullets = section.split(lead)[1].split(" Who fills `position_ids` decides the positions:")[0]
+    assert lead in section, section[:600]
+    # the main line names the three cases in one sentence; the block below takes them in turn, first of the blocks
+    named = (
+        "Three things make the shift matter more than rounding: *bfloat16 angles* from your own code, query scales"
+        " that grow with the position, and the rules `dynamic` and `longrope`. The first block below takes them in"
+        " turn."
+    )
+    assert named in section
+    block = section.split(named)[1]
+    assert block.startswith(" <details><summary>When the shift changes the scores by more than rounding</summary>")
+    bullets = block.split("Three things change them by more: ")[1].split(" </details>")[0]
     assert bullets.count("- ") == 3 and bullets.startswith("- angles your own code forms in bfloat16"), bullets
     first, second, third = bullets[2:].split(" - ")
     assert all("`dynamic`" not in b and "`longrope`" not in b for b in (first, second))
@@ -1577,8 +1587,9 @@ def test_band_lines_sort_the_pairs_of_a_loaded_model():
         " the bands from a model loaded as `model`; put its bounds in the last line:" in page
     )
     assert "For any `llama3` configuration" not in page  # a per-layer-kind dict (Gemma 3's) nests the length
-    section = raw[raw.index("## A worked configuration") : raw.index("<details><summary>Fine print on the bands")]
-    assert code in section and section.index("ROPE_INIT_FUNCTIONS") < section.index(code)  # after the check
+    section = raw[raw.index("## A worked configuration") : raw.index("## Temperature rules")]
+    block = section[section.index("<details><summary>The same bands in any loaded Llama-style model</summary>") :]
+    assert code in block and section.index("ROPE_INIT_FUNCTIONS") < section.index(code)  # a block after the check
     assert code.splitlines()[-1].endswith("# 29 35 in Llama 3.1: the first ramped and first divided pair"), code
 
     def run(lines, config):

@@ -1893,10 +1893,10 @@ def _figure_titles() -> str:
 
 
 def test_chapter_gemma4_block_turns_only_the_fast_pairs():
-    """Chapter 10, the collapsed block *Another answer: Gemma 4's proportional RoPE*, which ends question 1's part
-    after *Partial rotary* and *DeepSeek's MLA*: "transformers' default Gemma 4 config gives the global layers a
-    third answer to the first question: only their fastest pairs turn, at the whole head's frequencies $b^{-2i/d}$."
-    The config is the subject: the released checkpoint's file is not read (the block's source note). Their
+    """Chapter 10, the collapsed block *Question 1, a third answer: Gemma 4's proportional RoPE*, which ends question
+    1's part after *Partial rotary* and *DeepSeek's MLA*: "transformers' default Gemma 4 config gives the global
+    layers a third answer to the first question: only their fastest pairs turn, at the whole head's frequencies
+    $b^{-2i/d}$." The config is the subject: the released checkpoint's file is not read (the block's source note). Their
     `proportional` RoPE type turns only the fastest pairs; `partial_rotary_factor` sets their share, a quarter. The
     other pairs never turn, so they add a score no distance changes. Checked with transformers 5.24's own default
     config and its own `proportional` initialisation (posenc's copy is compared in tests/test_scaling.py and the
@@ -1969,7 +1969,7 @@ def test_chapter_gemma4_block_turns_only_the_fast_pairs():
     assert not re.search(r"(?<!#)## Gemma 4", text)  # no main-line section; the appendix's part is "### Gemma 4"
     assert "Partial rotary and, in transformers' Gemma 4 config" not in text
     assert "see the block *Another answer" not in text  # the exercise restates the rule, no pointer into a block
-    summary = "<summary>Another answer: Gemma 4's proportional RoPE</summary>"
+    summary = "<summary>Question 1, a third answer: Gemma 4's proportional RoPE</summary>"
     block = text[text.index(summary) : text.index("</details>", text.index(summary))]
     assert text.index("MLA's 576 numbers are the latent's 512") < text.index(summary)  # after MLA's own block
     assert text.index(summary) < text.index("## Raising the base")
