@@ -3808,6 +3808,8 @@ CITED_KEYS = {
     "KERPLE": {"chi2022kerple"},
     "p-RoPE, proportional RoPE": {"barbero2025round"},
     "PaTH attention": {"yang2025path"},
+    "Abacus embeddings": {"mcleish2024abacus"},
+    "position coupling": {"cho2024coupling"},
     "progressive interpolation": {"li2024fire"},
     "Shaw's relative position vectors": {"shaw2018relative"},
     "stick-breaking attention": {"tan2025stickbreaking"},
@@ -6378,3 +6380,28 @@ def test_filler_row_two_equally_likely_next_symbols():
     first = follows == allowed[..., 0]
     assert bool((first | (follows == allowed[..., 1])).all())  # only the two allowed symbols follow
     assert abs(float(first.double().mean()) - 0.5) < 0.01  # each about half the time (32 640 draws: sd 0.003)
+
+
+def test_abacus_and_position_coupling_rows_restate_chapter_11():
+    """The Encodings rows "Abacus embeddings" and "position coupling" (read r169: chapter 11 names both, the glossary
+    had neither) restate chapter 11's sentences: Abacus numbers "each digit from the start of its number"; position
+    coupling gives "the digits of the same significance the same position"; both set "by hand from the task's
+    structure"."""
+    c11 = " ".join(chapter("11_learned_position").split())
+    assert "set them by hand from the task's structure." in c11
+    assert "number each digit from the start of its number." in c11
+    assert "gives the digits of the same significance the same position." in c11
+    assert "that number each digit from the start of its number, set from the task's structure" in row(
+        "Abacus embeddings"
+    )
+    assert "that give the digits of the same significance in different numbers the same position" in row(
+        "position coupling"
+    )
+
+
+def test_sliding_window_evaluation_row_says_chapter_8_leaves_it_unnamed():
+    """The row "sliding-window evaluation" links chapter 8, which runs the evaluation (scoring each token "with only
+    the $L$ characters just before it") without the name: the row says so (read r169)."""
+    assert "; chapter 8 runs it without this name." in row("sliding-window evaluation | 滑动窗口评估")
+    c8 = " ".join(chapter("08_extrapolation").split())
+    assert "sliding-window evaluation" not in c8.lower() and "characters just before it" in c8

@@ -402,15 +402,15 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         " `model.to`: see the end of {ref}`bfloat16 frequencies <reading-bf16>`. `position_ids` remove this shift."
     ), first
     # the number itself waits for the section it points to, inside its block on angles formed in bfloat16
-    assert "1 028" not in section and "(reading-bf16)= ### bfloat16 frequencies" in page
+    assert "1 027" not in section and "(reading-bf16)= ### bfloat16 frequencies" in page
     bf16 = page[page.index("### bfloat16 frequencies") : page.index("## Takeaways")]
     bf16_block = bf16[bf16.index("<summary>If your code forms the angles in bfloat16</summary>") :]
     moved = (
-        "so from position 1 028 on, one bfloat16 rounding can move its angle by 4 radians, more than $\\pi$: some"
-        " positions then end up about half a turn off."
+        "so from position 1 027 on, one bfloat16 rounding can move its angle by 3 radians or more: some positions then"
+        " end up about half a turn off."
     )
     assert moved in bf16_block
-    assert page.count("1 028") == 1, page.count("1 028")
+    assert page.count("1 027") == 1 and "1 028" not in page, page.count("1 027")
     assert third.startswith("`dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches"), third
     assert ", and `longrope` at `original_max_position_embeddings`." in third, third
     assert 'as with `padding="max_length"`.' in third  # the padded-length exception sits in the bullet it qualifies
@@ -1100,7 +1100,7 @@ def test_reading_code_porting_snippet_and_nestings():
     assert "DeepSeek-V4's nested dict uses keys that are not its layer kinds: `main` and `compress`." in page
     # the snippet's comment: "config.rope_scaling is set even when unscaled" (an alias of rope_parameters)
     assert transformers.LlamaConfig().rope_scaling == {"rope_theta": 10000.0, "rope_type": "default"}
-    assert '# decide "scaled" from it: config.rope_scaling is set even when unscaled' in raw
+    assert '# "default" when unscaled; decide from it: config.rope_scaling is set even then' in raw
     # the pitfalls' proportional line: Gemma 4's global layers use it, with no factor in transformers' defaults, which
     # the rule reads as 1 (its halving under factor 2 is checked in test_reading_code_transformers_factors)
     from transformers.modeling_rope_utils import _compute_proportional_rope_parameters
@@ -1257,17 +1257,18 @@ def test_reading_code_live_values_and_positions():
     assert int(freqs.argmax()) == 0 and float(freqs[0]) == 1.0, freqs[:2]
     pos = torch.arange(0, 1 << 16, dtype=torch.float64)
     miss = (pos.to(torch.bfloat16).double() - pos).abs()  # integers: exact in float64
-    first = int((miss > math.pi).nonzero()[0])
-    assert first == 1028 and float(miss[first]) == 4, (first, miss[first])
-    # "some positions then end up about half a turn off": errors of 3 radians (0.95 of pi) from 1 029 on
-    assert float(miss[1029]) == 3 and 0.9 < 3 / math.pi < 1
+    first = int((miss >= 3).nonzero()[0])
+    assert first == 1027 and float(miss[first]) == 3, (first, miss[first])
+    # "some positions then end up about half a turn off": an error of 3 radians is 0.48 of a turn (read r169: the old
+    # "4 radians, more than pi" wrapped round to 0.36 of a turn, less wrong than 3 radians)
+    assert float(miss[1029]) == 3 and 0.47 < 3 / (2 * math.pi) < 0.5
     # the bfloat16 block repeats it: "Pair 0 has theta_0 = 1, so from position 1 028 on, one bfloat16 rounding can move
     # its angle by 4 radians, more than pi" (in radians: a move past pi is not "worse than half a turn" once wrapped):
     # more than pi somewhere in every binade from 1 024 up to 65 535
     assert all(float(miss[(pos >= 2**k) & (pos < 2 ** (k + 1))].max()) > math.pi for k in range(10, 16))
     assert (
-        "so from position 1 028 on, one bfloat16 rounding can move its angle by 4 radians, more than $\\pi$: some"
-        " positions then end up about half a turn off."
+        "so from position 1 027 on, one bfloat16 rounding can move its angle by 3 radians or more: some positions then"
+        " end up about half a turn off."
     ) in page
     # the block's reason: "it spaces numbers 8 apart from 1 024 to 2 048", half of it 4 > pi
     assert "bfloat16 keeps 8 significant bits, so it spaces numbers 8 apart from 1 024 to 2 048" in page
@@ -1435,10 +1436,17 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     assert "but transformers counts Llama 4's from the cache length." in page
     # the takeaway keeps the section's condition: plain RoPE and fixed rules shift only by rounding; the three cases
     # that change scores by more (bfloat16 angles, position-dependent scales, dynamic rules) need position_ids
+    # one rule on the main line and in the takeaway (read r169: they disagreed): pass the mask and position_ids; the
+    # check block shows both rows match with them, and the missing mask's error far above rounding (test above)
+    rule = (
+        "- On a left-padded batch, pass the `attention_mask` and `position_ids`, as `generate` does. With the mask,"
+        " plain RoPE and fixed rules change the scores only by rounding even without `position_ids`; Llama 4's query"
+        " scale ignores them."
+    )
+    assert rule in page
     assert (
-        "- In a left-padded batch, plain RoPE or a fixed rule changes the scores only by a small rounding. Pass"
-        " `position_ids`, as `generate` does, when angles are formed in bfloat16 or a query scale grows with the"
-        " position; Llama 4's query scale ignores `position_ids`." in page
+        "So on a left-padded batch, pass the `attention_mask` and `position_ids` counted from each row's first real"
+        " token, as `generate` does." in page
     )
 
 
@@ -1695,7 +1703,9 @@ def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
         " with the position."
     )
     main = _section_main_line(page, "## Temperature rules")
-    assert main.rstrip().endswith(sentence), main[-200:]
+    assert sentence not in main  # read r169: the main line keeps one mechanism, the attention factor on cos and sin
+    scales = page[page.index("<summary>Query scales by position: Llama 4, Ministral 3 and Mistral 4</summary>") :]
+    assert scales[scales.index("</summary>") + len("</summary>") :].lstrip().startswith(sentence)
     run_time = page[page.index("## Positions at run time") :]
     assert (
         "query scales that grow with the position, listed under {ref}`Temperature rules <glossary-temperature>`."

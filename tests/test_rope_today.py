@@ -2269,10 +2269,13 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "about 57 times more." in text[text.index("**3.** DeepSeek-V3") :]  # exercise 3's answer keeps its own
     assert not re.search(r"about \d+ times", main_line)
     assert (ds["kv_lora_rank"], ds["qk_rope_head_dim"]) == (512, 64)  # "the latent's 512 and the rotary key's 64"
+    # the payoff's size on the main line (read r169), as two counts, not a ratio: MLA's 576 and multi-head
+    # attention's 2 n_h d_h = 32 768 with n_h = d_h = 128 (mla and mha above, from transformers' DeepseekV3Config)
     assert (
-        "So per token and layer, DeepSeek-V2 caches only the latent and the rotary key, far less than multi-head"
-        " attention." in main_line
+        "So per token and layer, DeepSeek-V2 caches only the latent and the rotary key: 576 numbers, against 32 768"
+        " for multi-head attention with 128 heads of 128." in main_line
     )
+    assert (mla, 2 * 128 * 128) == (576, 32768)
     said_mla, width = (int(g) for g in payoff.groups())
     assert said_mla == mla == 576 and width == ds["v_head_dim"] == 128  # the count and head width behind the table
     assert main_line.index("*decoupled RoPE*") < main_line.index("caches only the latent and the rotary key")
