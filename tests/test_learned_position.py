@@ -1131,9 +1131,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " 64$ tokens. Each trained its own $|c|$ and $L_{\\text{thr}}$, which the run does not record, so this check"
         " reads the trained biases directly. The figure draws one head; the appendix checks every trained head. In"
         " each, the saved bias falls as the distance grows: a higher bias is the bias of a nearer key. And query 511"
-        " gives every key 1 to 63 back a higher bias than query 63 does, yet below query 63's bias on its own token."
-        " Query 63's curve falls from that own-token value, so it reaches each such value at a shorter distance."
-        " So in these saved heads, a later query treats each key as nearer than it is." in " ".join(main.split())
+        " gives every key 1 to 63 back a higher bias than query 63 does, though never above query 63's bias at"
+        " distance 0. So in these saved heads, a later query treats each key as nearer than it is."
+        in " ".join(main.split())
     )
     # "as nearer than it is", not "the bias query 63 would give a nearer distance": for the keys 1 and 2 back from query
     # 511 that nearer distance is a fraction of a token, which no key has (their biases lie between query 63's on its
@@ -2043,15 +2043,14 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
         " finds the second and third sentence back far more often than a one-layer RoPE model."
     )
     assert scoped in takeaways and "unmasked left padding" in flat
-    # "Keep its sums in float32: bfloat16 rounds a count of 256 to 511 to a multiple of 2, and one of 1 024 to 2 047 to
-    # a multiple of 8." (read r169: the library's bfloat16 defect stood only in a block): every value in each range
-    # rounds to those multiples, and the smaller ranges' counts (below 256) keep every whole number
-    precision = (
-        "Keep its sums in float32: bfloat16 rounds a count of 256 to 511 to a multiple of 2, and one of 1 024 to 2 047"
-        " to a multiple of 8."
-    )
-    assert precision in takeaways
-    for lo, hi, step in ((256, 512, 2), (1024, 2048, 8)):
+    # CoPE's main line: "Keep these sums in float32: bfloat16 rounds every count from 256 on to an even number or
+    # coarser." (read r169: the library's bfloat16 defect stood only in a block; read r170: a takeaway must restate the
+    # main line, so the sentence sits where the count is defined): every quarter-step count from 256 to 2 047 rounds
+    # to an even number, and to multiples of 8 from 1 024, while below 256 every whole count is kept
+    precision = "Keep these sums in float32: bfloat16 rounds every count from 256 on to an even number or coarser."
+    cope_main = main[main.index("## CoPE: count only what matters") : main.index("### A counting task")]
+    assert precision in " ".join(cope_main.split()) and precision not in takeaways
+    for lo, hi, step in ((256, 512, 2), (512, 1024, 4), (1024, 2048, 8)):
         counts = torch.arange(lo * 4, hi * 4, dtype=torch.float64) / 4  # quarter steps, as fractional counts
         rounded = counts.to(torch.bfloat16).double()
         assert bool((rounded % step == 0).all()) and float((rounded - counts).abs().max()) == step / 2

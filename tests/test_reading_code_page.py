@@ -393,7 +393,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert named in section
     block = section.split(named)[1]
     assert block.startswith(" <details><summary>When the shift changes the scores by more than rounding</summary>")
-    bullets = block.split("Three things change them by more: ")[1].split(" </details>")[0]
+    bullets = block.split("</summary> ")[1].split(" </details>")[0]  # the list alone (read r170: announced once)
+    assert "Three things change them by more:" not in page
     assert bullets.count("- ") == 3 and bullets.startswith("- angles your own code forms in bfloat16"), bullets
     first, second, third = bullets[2:].split(" - ")
     assert all("`dynamic`" not in b and "`longrope`" not in b for b in (first, second))
@@ -406,11 +407,11 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     bf16 = page[page.index("### bfloat16 frequencies") : page.index("## Takeaways")]
     bf16_block = bf16[bf16.index("<summary>If your code forms the angles in bfloat16</summary>") :]
     moved = (
-        "so from position 1 027 on, one bfloat16 rounding can move its angle by 3 radians or more: some positions then"
-        " end up about half a turn off."
+        "so from position 1 027 on, one bfloat16 rounding can put its angle about half a turn off: 1 027 rounds to"
+        " 1 024, 3 radians away."
     )
     assert moved in bf16_block
-    assert page.count("1 027") == 1 and "1 028" not in page, page.count("1 027")
+    assert page.count("1 027") == 2 and "1 028" not in page, page.count("1 027")  # the threshold and its rounding
     assert third.startswith("`dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches"), third
     assert ", and `longrope` at `original_max_position_embeddings`." in third, third
     assert 'as with `padding="max_length"`.' in third  # the padded-length exception sits in the bullet it qualifies
@@ -1267,9 +1268,10 @@ def test_reading_code_live_values_and_positions():
     # more than pi somewhere in every binade from 1 024 up to 65 535
     assert all(float(miss[(pos >= 2**k) & (pos < 2 ** (k + 1))].max()) > math.pi for k in range(10, 16))
     assert (
-        "so from position 1 027 on, one bfloat16 rounding can move its angle by 3 radians or more: some positions then"
-        " end up about half a turn off."
+        "so from position 1 027 on, one bfloat16 rounding can put its angle about half a turn off: 1 027 rounds to"
+        " 1 024, 3 radians away."
     ) in page
+    assert float(torch.tensor(1027.0, dtype=torch.float64).to(torch.bfloat16)) == 1024.0
     # the block's reason: "it spaces numbers 8 apart from 1 024 to 2 048", half of it 4 > pi
     assert "bfloat16 keeps 8 significant bits, so it spaces numbers 8 apart from 1 024 to 2 048" in page
     assert float(torch.tensor(1032.0).to(torch.bfloat16)) - float(torch.tensor(1024.0).to(torch.bfloat16)) == 8
@@ -1396,7 +1398,6 @@ def test_reading_code_batch_shares_dynamic_frequencies():
     lifted, kept = seen[4:]
     assert lifted[-1] < unscaled[-1] * (1 - 1e-3) and torch.equal(kept, unscaled)
     # the third bullet under "Three things change them by more:"
-    assert "Three things change them by more:" in page
     quoted = "- `dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches every row's frequencies"
     assert quoted + " once the batch's highest position reaches `max_position_embeddings`, and `longrope` at" in page
     assert "The longest row sets that position or, without `position_ids`, the padded length," in page

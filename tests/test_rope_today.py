@@ -2273,7 +2273,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # attention's 2 n_h d_h = 32 768 with n_h = d_h = 128 (mla and mha above, from transformers' DeepseekV3Config)
     assert (
         "So per token and layer, DeepSeek-V2 caches only the latent and the rotary key: 576 numbers, against 32 768"
-        " for multi-head attention with 128 heads of 128." in main_line
+        " for multi-head attention with its 128 heads." in main_line
     )
     assert (mla, 2 * 128 * 128) == (576, 32768)
     said_mla, width = (int(g) for g in payoff.groups())
@@ -2853,6 +2853,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     factor = "each $\\zeta_i$ below one, smallest for the fast pairs."
     assert " ".join((factor, why, scope, measure, keeps)) in " ".join(xpos_main.split())
     assert text.count(matching) == 1 and matching not in xpos_main  # the signed average: the block's
+    # what the mean size measures, in one sentence without a second average (reads r169, r170): the swings shrink
+    # (the spread over the band, under RoPE's / 1.5, asserted above for d = 64) while the level they swing around,
+    # the signed mean, does not fall there (xpos_signed >= rope_signed, the figure's cell)
+    assert "It is the swings that shrink, not the level the score swings around." in xpos_main
     assert text.count(unrelated) == 1 and unrelated not in xpos_main and lesson not in xpos_main  # a second population
     # no main-line sentence names two averages: the section's main line has one average (the mean over each doubling)
     assert "unrelated" not in xpos_main and "average" not in xpos_main and xpos_main.count("mean of") == 1

@@ -2162,7 +2162,7 @@ def _overview_examples():
 #: 4 turns, NTK-aware scaling's raised base) stand in the block's table below it (COLLAPSED_FIX_CONDITIONS).
 MAIN_FIXES_TABLE = [
     "| fix | which pairs it slows |",
-    "| *larger base*, set before training | every pair but the fastest, the slower the more |",
+    "| *larger base*, set before training at the longer length | every pair but the fastest, the slower the more |",
     "| *PI*, position interpolation | every pair, all alike |",
     "| *NTK-aware scaling*, a larger base computed from $s$ at test time | the fastest pair not at all, the slowest by"
     " $s$ |",
@@ -2344,7 +2344,7 @@ def _main_fixes_table() -> None:
     # "a larger base computed from $s$ at test time" (hf_freq above: the base b s^(d/(d-2)), computed from s at the
     # head's width; its last cell "proposed for test time with no further training", Qwen-7B's "no")
     first = [r.split(" | ")[0] for r in rows]
-    assert first[1] == "| *larger base*, set before training", first
+    assert first[1] == "| *larger base*, set before training at the longer length", first
     assert first[3] == "| *NTK-aware scaling*, a larger base computed from $s$ at test time", first
     assert "NTK-aware scaling was proposed for test time alone." in WHEN_ADDED  # its "no" in the block's table
     # "proposed for test time with no further training", not a requirement: chapter 7's table of methods says how
@@ -4925,8 +4925,11 @@ def _decay_item() -> list[str]:
         " grows. So chapter 5 averages that score over random queries, in a head"
         f" {width} wide at base $10^{math.log10(base):.0f}$. That average still ripples, so the chapter also averages"
         " it over each doubling of the distance. This mean falls, and from the doubling that holds"
-        f" {spaced(half_base)} tokens, half this base, it stays near zero, above and below it."
+        f" {spaced(half_base)} tokens, half this base, it stays near zero, above and below it. So RoPE's decay"
+        " describes this averaged score, not any one key's."
     )
+    # the lesson (read r170: the item said how the average is taken, not what to conclude): a single query's doubling
+    # means rise somewhere for many queries (the takeaway's test below), so only the average falls
     # "This mean falls, and from about half the base, 5 000 tokens, it stays near zero, on either side" (chapter
     # 5's "up to about half the base", quoted above; 5 000 lies in the doubling from 4 096 to 8 192): the doubling
     # means fall
@@ -4938,9 +4941,9 @@ def _decay_item() -> list[str]:
     # side")
     assert (trend[1 : half + 1] < trend[:half]).all() and bool((trend[half + 1 :].diff() > 0).any()), trend / e0
     assert past.min() < 0 < past.max() and past.abs().max() < 0.05 * e0, past / e0
-    # four sentences: the reason (one query's score ripples), the average over queries, why the second average (that
-    # average still ripples, asserted above), the mean's fall; the block keeps the details of the ripple
-    assert len(re.findall(r"[.?!](?= |$)", item)) == 4, item
+    # five sentences: the reason (one query's score ripples), the average over queries, why the second average (that
+    # average still ripples, asserted above), the mean's fall, and the lesson (read r170); the block keeps the details
+    assert len(re.findall(r"[.?!](?= |$)", item)) == 5, item
     assert "falls until it reaches about zero" not in page[: page.index("<summary>What the average is over</summary>")]
     block_open = page[page.index("<summary>What the average is over</summary>") :]
     assert (
