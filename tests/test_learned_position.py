@@ -3390,8 +3390,9 @@ def test_going_further_names_flash_attention_2s_one_bias_and_the_absolute_tables
     box = flat.index("<summary>Which models use these methods</summary>")
     assert flat.index(sentence, box) < flat.index("Such a table, one trained vector per position", box)
     # the main line: one idea per paragraph, the two appendix parts as a list
-    assert "Two optional parts close the appendix: - fitting FIRE's MLP to other biases; - what each method costs" in (
-        further
+    assert (
+        "Two optional parts come at the end of the appendix: - fitting FIRE's MLP to other biases; - what each method"
+        " costs" in further
     )
     transformers = pytest.importorskip("transformers")
     assert transformers.GPT2Config().n_positions == 1024

@@ -386,7 +386,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert lead in section, section[:600]
     # the main line names the three cases in one sentence; the block below takes them in turn, first of the blocks
     named = (
-        "Three things make the shift matter more than rounding: *bfloat16 angles* from your own code, query scales"
+        "Three things make the shift matter more than rounding: angles your own code forms in bfloat16, query scales"
         " that grow with the position, and the rules `dynamic` and `longrope`. The first block below takes them in"
         " turn."
     )
@@ -407,11 +407,11 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     bf16 = page[page.index("### bfloat16 frequencies") : page.index("## Takeaways")]
     bf16_block = bf16[bf16.index("<summary>If your code forms the angles in bfloat16</summary>") :]
     moved = (
-        "so from position 1 027 on, one bfloat16 rounding can put its angle about half a turn off: 1 027 rounds to"
-        " 1 024, 3 radians away."
+        "so between positions 1 024 and 2 048 one bfloat16 rounding can put its angle about half a turn off: 1 027"
+        " rounds to 1 024, 3 radians away."
     )
     assert moved in bf16_block
-    assert page.count("1 027") == 2 and "1 028" not in page, page.count("1 027")  # the threshold and its rounding
+    assert page.count("1 027") == 1 and "1 028" not in page, page.count("1 027")  # the example of the rounding
     assert third.startswith("`dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches"), third
     assert ", and `longrope` at `original_max_position_embeddings`." in third, third
     assert 'as with `padding="max_length"`.' in third  # the padded-length exception sits in the bullet it qualifies
@@ -1268,10 +1268,19 @@ def test_reading_code_live_values_and_positions():
     # more than pi somewhere in every binade from 1 024 up to 65 535
     assert all(float(miss[(pos >= 2**k) & (pos < 2 ** (k + 1))].max()) > math.pi for k in range(10, 16))
     assert (
-        "so from position 1 027 on, one bfloat16 rounding can put its angle about half a turn off: 1 027 rounds to"
-        " 1 024, 3 radians away."
+        "so between positions 1 024 and 2 048 one bfloat16 rounding can put its angle about half a turn off: 1 027"
+        " rounds to 1 024, 3 radians away."
     ) in page
     assert float(torch.tensor(1027.0, dtype=torch.float64).to(torch.bfloat16)) == 1024.0
+    # "Float32 angles err the same way, 2^16 times less." (read r171): float32 keeps 24 significant bits, bfloat16 8,
+    # so at every position from 1 to 2^20 the float32 spacing is 2^-16 of the bfloat16 spacing
+    assert "Float32 angles err the same way, $2^{16}$ times less." in page
+    for p in (1.0, 1000.0, 1027.0, 131071.0, 2.0**20):
+        f32 = torch.finfo(torch.float32).eps * 2 ** math.floor(math.log2(p))
+        bf16 = torch.finfo(torch.bfloat16).eps * 2 ** math.floor(math.log2(p))
+        assert f32 * 2**16 == bf16, p
+        x = torch.tensor(p, dtype=torch.float64)
+        assert float(torch.nextafter(x.float(), torch.tensor(math.inf)) - x.float()) == f32, p
     # the block's reason: "it spaces numbers 8 apart from 1 024 to 2 048", half of it 4 > pi
     assert "bfloat16 keeps 8 significant bits, so it spaces numbers 8 apart from 1 024 to 2 048" in page
     assert float(torch.tensor(1032.0).to(torch.bfloat16)) - float(torch.tensor(1024.0).to(torch.bfloat16)) == 8
@@ -1442,7 +1451,7 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     rule = (
         "- On a left-padded batch, pass the `attention_mask` and `position_ids`, as `generate` does. With the mask,"
         " plain RoPE and fixed rules change the scores only by rounding even without `position_ids`; Llama 4's query"
-        " scale ignores them."
+        " scale, in its NoPE layers, ignores `position_ids`."
     )
     assert rule in page
     assert (

@@ -2273,7 +2273,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # attention's 2 n_h d_h = 32 768 with n_h = d_h = 128 (mla and mha above, from transformers' DeepseekV3Config)
     assert (
         "So per token and layer, DeepSeek-V2 caches only the latent and the rotary key: 576 numbers, against 32 768"
-        " for multi-head attention with its 128 heads." in main_line
+        " for multi-head attention with 128 heads, each 128 wide." in main_line
     )
     assert (mla, 2 * 128 * 128) == (576, 32768)
     said_mla, width = (int(g) for g in payoff.groups())

@@ -2171,8 +2171,8 @@ MAIN_FIXES_TABLE = [
 ]
 #: the sentence under the main fixes table (read r169: a "when it is added" column repeated one cell in three rows)
 WHEN_ADDED = (
-    "The last four are added to a trained model, at test time or before further training; NTK-aware scaling was"
-    " proposed for test time alone."
+    "Unlike a larger base, the last four can be added to a trained model at test time, with no further training, or"
+    " before further training; NTK-aware scaling was proposed for test time alone."
 )
 
 #: The block's table of fixes, where the main table's conditions moved: YaRN's default bar of 32 turns and its score
@@ -4925,8 +4925,8 @@ def _decay_item() -> list[str]:
         " grows. So chapter 5 averages that score over random queries, in a head"
         f" {width} wide at base $10^{math.log10(base):.0f}$. That average still ripples, so the chapter also averages"
         " it over each doubling of the distance. This mean falls, and from the doubling that holds"
-        f" {spaced(half_base)} tokens, half this base, it stays near zero, above and below it. So RoPE's decay"
-        " describes this averaged score, not any one key's."
+        f" {spaced(half_base)} tokens, half this base, it stays near zero, above and below it. So the decay the"
+        " chapter finds describes this averaged score, not any one key's."
     )
     # the lesson (read r170: the item said how the average is taken, not what to conclude): a single query's doubling
     # means rise somewhere for many queries (the takeaway's test below), so only the average falls
@@ -5812,10 +5812,10 @@ def prose_expected() -> list[str]:
     # are filler past L (data.py's, asserted above), a subset of them, which the block "Loss." names ("only filler
     # tokens that follow two filler tokens"); "a uniform guess over all tokens": ln 28 (the block's grades table)
     setup_key = (
-        "Most tokens are filler; the *loss past $L$* is a mean loss over filler tokens after position $L$. The loss is"
-        f" *fine* when at most {FINE} nats above a trigram model's loss, *breaks* when worse than a uniform guess over"
-        " all tokens, and is *raised* in between. **Of the encodings tested with no further training, only ALiBi and"
-        " KERPLE keep the loss fine, in every seed; RoPE does not, even with a test-time fix.** " + GRID_HEADER
+        "Most tokens are filler; the *loss past $L$* is a mean loss over filler tokens from position $L$ on. The loss"
+        f" is *fine* when at most {FINE} nats above a trigram model's loss, *breaks* when worse than a uniform guess"
+        " over all tokens, and is *raised* in between. **Of the encodings tested with no further training, only ALiBi"
+        " and KERPLE keep the loss fine, in every seed; RoPE does not, even with a test-time fix.** " + GRID_HEADER
     )
     # the verdict: ALiBi and KERPLE *fine* in every seed, every other row of both tables (VERDICT_RUNS) not *fine* in
     # any seed (_graded: every seed shares its mean's grade); "RoPE does not, even with a test-time fix": plain RoPE
@@ -5872,7 +5872,7 @@ def prose_expected() -> list[str]:
     assert max(max(per_seed(arm, "loss_beyond", 512)) for arm in FINE_TUNED) < min(trigram_seeds)
     assert float(tuned[1]) < float(trigram), (tuned, trigram)
     loss_block = (
-        "**Loss.** The loss past $L$ is the mean cross-entropy on the filler past position $L$, in nats, the"
+        "**Loss.** The loss past $L$ is the mean cross-entropy on the filler from position $L$ on, in nats, the"
         " natural-log unit. After any two filler symbols, only two next ones can follow, equally likely. The loss"
         " scores only filler tokens that follow two filler tokens, so on average no model can go"
         f" below $\\ln {branching} \\approx {floor}$ nats. It is scored on training-like text, not on the passkey"
@@ -5995,7 +5995,7 @@ def prose_expected() -> list[str]:
     assert (
         f"## Chapter 8's grid: which encodings work at eight times the training length? Tiny two-layer models train on"
         f" inputs of $L = {L}$ tokens and are tested on {longest}, that is ${longest // L}L$. Most tokens are filler;"
-        " the *loss past $L$* is a mean loss over filler tokens after position $L$."
+        " the *loss past $L$* is a mean loss over filler tokens from position $L$ on."
     ) in page_text()
     assert page_text().count("the *passkey*") == 1
     # the filler's two next symbols moved into the block "Loss." (loss_block, above), the blind guess into the block
@@ -7617,7 +7617,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     order = [
         "## Chapter 8's grid",
         "Tiny two-layer models train",
-        "the *loss past $L$* is a mean loss over filler tokens after position $L$.",
+        "the *loss past $L$* is a mean loss over filler tokens from position $L$ on.",
         "The loss is *fine* when at most 0.1 nats above a trigram model's loss",
         lesson,
         GRID_HEADER,
@@ -9113,7 +9113,7 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
     # loss over filler tokens after position L"): evaluate_lm with last = n - L (passkey._evaluate_all) equals the mean
     # computed here from the tokens themselves, on a small model, and the definition leaves out filler targets past L
     assert "The loss scores only filler tokens that follow two filler tokens" in page
-    assert "the *loss past $L$* is a mean loss over filler tokens after position $L$." in page
+    assert "the *loss past $L$* is a mean loss over filler tokens from position $L$ on." in page
     from posenc.experiments import passkey
     from posenc.experiments.evaluation import evaluate_lm
     from posenc.experiments.model import TinyLM
