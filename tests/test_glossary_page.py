@@ -2130,9 +2130,11 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     ((fast, slow, ours_fast, ours_slow),) = re.findall(
         r"- YaRN's \*betas\* are (\d+) and (\d+) by default, (\d+) and (\d+) in chapter 8's main runs\.", block
     )
+    # the row names transformers' clamp in a clause (asked by reads r170 and r172: read alone, the row predicted that
+    # chapter 8's betas-32/1 heads keep no pair); the clamp's source line and its effect are asserted above
     assert row("betas").endswith(
-        "those that turn fewer than `beta_slow` times divided by $s$ | {doc}`7 <../notebooks/07_beyond>`,"
-        " {doc}`8 <../notebooks/08_extrapolation>` |"
+        "those that turn fewer than `beta_slow` times divided by $s$; transformers' `yarn` also keeps pair 0 |"
+        " {doc}`7 <../notebooks/07_beyond>`, {doc}`8 <../notebooks/08_extrapolation>` |"
     )
     source = inspect.getsource(_compute_yarn_parameters)
     assert f'get("beta_fast") or {fast}' in source and f'get("beta_slow") or {slow}' in source
@@ -6405,3 +6407,10 @@ def test_sliding_window_evaluation_row_says_chapter_8_leaves_it_unnamed():
     assert "; chapter 8 runs it without this name." in row("sliding-window evaluation | 滑动窗口评估")
     c8 = " ".join(chapter("08_extrapolation").split())
     assert "sliding-window evaluation" not in c8.lower() and "characters just before it" in c8
+
+
+def test_context_parallelism_row_links_both_halves():
+    """The row "context parallelism": "each chunk's position term, ALiBi's bias or RoPE's angles, needs its tokens'
+    global positions" links chapter 6 (ALiBi's half) and chapter 10 (RoPE's half, read r172)."""
+    assert "{doc}`6 <../notebooks/06_alibi>`, {doc}`10 <../notebooks/10_rope_today>` |" in row("context parallelism")
+    assert "each shard must number its tokens from its global offset" in chapter("10_rope_today")

@@ -107,7 +107,8 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     # the sentence after the snippet: "Run it for each kind in `layer_types`." (its answer at layer 0, a sliding
     # layer, is not the global layers' answer: bases 10 000 and 10^6, above)
     after = _raw().split(code)[1].lstrip("`\n")
-    assert after.startswith("Run it for each kind in `layer_types`."), after[:80]
+    each = "Set `layer_idx` to a layer of each kind in `layer_types`, and run it for each."
+    assert after.startswith(each), after[:80]
     assert len(set(gemma.layer_types)) == 2 and len({r["rope_theta"] for r in gemma.rope_parameters.values()}) == 2
 
     # the comment line points to the pitfalls, which name the key sets the lookup does not handle (checked below):
@@ -1451,7 +1452,7 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     rule = (
         "- On a left-padded batch, pass the `attention_mask` and `position_ids`, as `generate` does. With the mask,"
         " plain RoPE and fixed rules change the scores only by rounding even without `position_ids`; Llama 4's query"
-        " scale, in its NoPE layers, ignores `position_ids`."
+        " scale, in its NoPE layers, ignores `position_ids`, so padding still shifts it."
     )
     assert rule in page
     assert (
@@ -1819,3 +1820,24 @@ def test_max_position_embeddings_row_is_the_trained_length_only_where_stored():
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     assert llama["max_position_embeddings"] == 16 * llama["rope_scaling"]["original_max_position_embeddings"]
     assert "A user may have added a `yarn` entry" in _page()  # a scaled file that keeps its stored length
+
+
+def test_worked_check_head_width_and_dynamic_swap_drop_llama3():
+    """The worked check's comment "128, from LlamaConfig's defaults, as in Llama 3.1 8B" (read r172: the fields shown
+    give no head width): LlamaConfig's defaults give 4096 / 32 = 128, Llama 3.1 8B's (hidden 4096, 32 heads); and
+    "The swap also drops the `llama3` rule, which slows pairs at every length": Llama 3.1's rule divides its slowest
+    pair by 8 whatever the input's length (a fixed rule; its frequencies take no length)."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    raw = _raw()
+    assert "# 128, from LlamaConfig's defaults, as in Llama 3.1 8B" in raw
+    default = LlamaConfig()
+    assert (default.hidden_size, default.num_attention_heads, default.head_dim) == (4096, 32, 128)
+    assert "The swap also drops the `llama3` rule, which slows pairs at every length." in raw
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    config = LlamaConfig(rope_theta=llama["rope_theta"], rope_scaling=llama["rope_scaling"])
+    scaled, _ = ROPE_INIT_FUNCTIONS["llama3"](config, "cpu")
+    plain = llama["rope_theta"] ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128)
+    assert abs(float(plain[-1] / scaled.double()[-1]) - 8) < 1e-3  # no length enters: every input, short ones too
