@@ -5642,7 +5642,8 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
     somewhere before b/2."""
     decay = block("RoFormer's bound, and what chapter 5 finds about the decay")
     ((width, base, share, first_negative, low, high, holds_share, ch, upto, within),) = re.findall(
-        r"- Take chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\* and random \*isotropic\* queries\. A"
+        r"- Take chapter 5's (\d+)-wide heads of base ([\d ]+), a \*matching key\* and random \*isotropic\* queries\."
+        r" The key's expected score is the same at offsets \$r\$ and \$-r\$, so distances suffice\. A"
         r" doubling is the distances from \$2\^g\$ to \$2\^\{g\+1\} - 1\$\. Averaged over the queries and over each"
         r" doubling, the key's score falls to about zero near (half|a tenth of|twice) the base\. That holds for the"
         r" doubling means, not for each distance: a single distance's mean first goes negative at (\d+)\. The doubling"
@@ -5652,6 +5653,12 @@ def test_decay_block_reaches_about_zero_near_half_the_base():
         decay,
     )
     assert "- Distance by distance, the score does not fall steadily." in decay
+    # "the same at offsets r and -r" (read r173): E(r) = 2 sum_i cos(r theta_i) is even in r
+    theta_even = posenc.rope_inv_freq(128, base=1e4).double()
+    r_even = torch.arange(1, 5000, dtype=torch.float64)
+    torch.testing.assert_close(
+        torch.cos(r_even[:, None] * theta_even).sum(1), torch.cos(-r_even[:, None] * theta_even).sum(1), rtol=0, atol=0
+    )
     d, b = int(width), float(base.replace(" ", ""))
     near = b * {"half": 0.5, "a tenth of": 0.1, "twice": 2.0}[share]
     theta = posenc.rope_inv_freq(d, b, dtype=torch.float64)

@@ -2047,7 +2047,10 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # coarser." (read r169: the library's bfloat16 defect stood only in a block; read r170: a takeaway must restate the
     # main line, so the sentence sits where the count is defined): every quarter-step count from 256 to 2 047 rounds
     # to an even number, and to multiples of 8 from 1 024, while below 256 every whole count is kept
-    precision = "Keep these sums in float32: bfloat16 rounds every count from 256 on to an even number or coarser."
+    precision = (
+        "Keep these sums in float32, and give `posenc.CoPE` float32 $q$ and $k$: bfloat16 rounds every count from 256"
+        " on to an even number or coarser."
+    )  # read r173: the library sums in its inputs' dtype (the strict xfail), so the main line says what to pass
     cope_main = main[main.index("## CoPE: count only what matters") : main.index("### A counting task")]
     assert precision in " ".join(cope_main.split()) and precision not in takeaways
     for lo, hi, step in ((256, 512, 2), (512, 1024, 4), (1024, 2048, 8)):

@@ -605,7 +605,7 @@ def test_fields_first_name_partial_rotary_factor():
     assert (
         "Read these fields first: the base `rope_theta`, the head width `head_dim` and its rotated share,"
         " `partial_rotary_factor`, the scaling rule `rope_type` with its `factor`, and the trained length"
-        " `original_max_position_embeddings`." in _page()
+        " `original_max_position_embeddings`, or in most unscaled files `max_position_embeddings`." in _page()
     )
 
 
@@ -1692,7 +1692,9 @@ def test_band_lines_sort_the_pairs_of_a_loaded_model():
     kept, _, names = bands(config, 32, 1)
     scaled, _ = ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
     assert kept == 0 and float(names["plain"][0]) == float(scaled[0]) and float(names["turns"][0]) < 32
-    assert "For `yarn`, the band lines above match transformers except where this clamp keeps pair 0." in page
+    assert (
+        "For `yarn`, the band lines of the next block match transformers except where this clamp keeps pair 0." in page
+    )
 
 
 def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
@@ -1837,7 +1839,24 @@ def test_worked_check_head_width_and_dynamic_swap_drop_llama3():
     assert (default.hidden_size, default.num_attention_heads, default.head_dim) == (4096, 32, 128)
     assert "The swap also drops the `llama3` rule, which slows pairs at every length." in raw
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
-    config = LlamaConfig(rope_theta=llama["rope_theta"], rope_scaling=llama["rope_scaling"])
+    config = LlamaConfig(rope_theta=llama["rope_theta"], rope_scaling=copy.deepcopy(llama["rope_scaling"]))  # kept
     scaled, _ = ROPE_INIT_FUNCTIONS["llama3"](config, "cpu")
     plain = llama["rope_theta"] ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128)
     assert abs(float(plain[-1] / scaled.double()[-1]) - 8) < 1e-3  # no length enters: every input, short ones too
+
+
+def test_opening_names_the_trained_length_of_unscaled_files():
+    """The opening: "the trained length `original_max_position_embeddings`, or in most unscaled files
+    `max_position_embeddings`" (read r173: unscaled configurations have no `original_max_position_embeddings`; where it
+    is missing transformers fills it from `max_position_embeddings`, the field table's row, which says "most")."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+
+    page = _page()
+    assert "`original_max_position_embeddings`, or in most unscaled files `max_position_embeddings`." in page
+    assert (
+        "so it equals the trained length only where the file stores that length there, as most unscaled files do"
+        in page
+    )
+    assert "original_max_position_embeddings" not in LlamaConfig().rope_parameters
+    assert "The next block says why the cache matters: without it, transformers reads the restart as a document" in page

@@ -2856,7 +2856,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # what the mean size measures, in one sentence without a second average (reads r169, r170): the swings shrink
     # (the spread over the band, under RoPE's / 1.5, asserted above for d = 64) while the level they swing around,
     # the signed mean, does not fall there (xpos_signed >= rope_signed, the figure's cell)
-    assert "It is the swings that shrink, not the level the score swings around." in xpos_main
+    assert "In that band, it is the swings that shrink, not the level the score swings around." in xpos_main
     assert text.count(unrelated) == 1 and unrelated not in xpos_main and lesson not in xpos_main  # a second population
     # no main-line sentence names two averages: the section's main line has one average (the mean over each doubling)
     assert "unrelated" not in xpos_main and "average" not in xpos_main and xpos_main.count("mean of") == 1

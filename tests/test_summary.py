@@ -2030,7 +2030,7 @@ def _overview_examples():
         assert covered == (turns > 0.5) and unseen_arc(th, causal_offsets) > th, turns
     assert (
         "- **Causal mask.** Without one, training shows offsets of both signs, so a slow pair that makes over half a"
-        " turn within $L$ already meets angles all around the circle."
+        " turn within offset $L - 1$ already meets angles all around the circle."
     ) in page_text()
     assert page_text().index("YaRN's *band edges* are counts of turns") < page_text().index("rounds the band edges")
     for d, base, L in ((16, 1e4, 64), (128, 1e4, 4096), (128, 5e5, 8192)):
@@ -6600,7 +6600,7 @@ def prose_expected() -> list[str]:
         # (the bullet "Examples", chapter 8's, Llama 2's and 3's heads and chapter 8's again, is cut)
         # the block on turns: turns within L, $L\theta_i/2\pi$, the 2 of 2 pi (measured on RoPE's rotation, with the
         # section's lead), read by _turns_example from the sentence that now holds the formula
-        + ["7", *_turns_example(), _yarn_fix_row()[0], "3.1", "4", "1", "2", "3"]
+        + ["7", *_turns_example(), _yarn_fix_row()[0], "3.1", "4", "1", "2", "3", "1"]  # the causal mask's L - 1
         # the block's fixed factor at 8 (asserted in _overview_examples)
         # (the bullets "Advice", Qwen2.5's cards, and "Dynamic s", Qwen-7B's steps, are cut; the
         # block's pointer "More." holds no number)
@@ -8412,7 +8412,8 @@ def test_glossary_rows_follow_the_chapters():
     quote(C5, "Heads have $d = 128$ dimensions and the base is $b = 10^4$, unless said otherwise.")
     assert "| RoFormer's claim that RoPE's scores fall with distance, which chapter 5 tests |" in glossary
     assert (
-        "Take chapter 5's 128-wide heads of base 10 000, a *matching key* and random *isotropic* queries. A doubling is"
+        "Take chapter 5's 128-wide heads of base 10 000, a *matching key* and random *isotropic* queries. The key's"
+        " expected score is the same at offsets $r$ and $-r$, so distances suffice. A doubling is"
         " the distances from $2^g$ to $2^{g+1} - 1$. Averaged over the queries and over each doubling, the key's score"
         " falls to about zero near half the base."
     ) in glossary
@@ -8527,7 +8528,8 @@ def test_nope_note_names_scouts_step():
     from transformers.modeling_rope_utils import _compute_llama3_parameters
 
     sentence = (
-        "In Llama 4 Scout's config, its RoPE layers use Llama 3.1's rule as a step: pairs that turn less than once"
+        "In Llama 4 Scout-Instruct's config, its RoPE layers use Llama 3.1's rule as a step: pairs that turn less than"
+        " once"
         " within {} tokens are slowed by {}, the rest kept."
     )
     quote(C10, "but sets `low_freq_factor` = `high_freq_factor` = 1. The rule's ramp then shrinks to a step")
@@ -8541,7 +8543,7 @@ def test_nope_note_names_scouts_step():
     page = page_text()
     assert sentence.format(f"{length:,}".replace(",", " "), f"{factor:g}") in page
     nope_block = page[page.index("**NoPE.** The grid's NoPE model") :]
-    assert nope_block.index("whole 8 192-token spans.") < nope_block.index("In Llama 4 Scout's config")
+    assert nope_block.index("whole 8 192-token spans.") < nope_block.index("In Llama 4 Scout-Instruct's config")
     ours, scale = posenc.rope_scaled_inv_freq(scout["rotary_dim"], scout["rope_theta"], rope_type="llama3", **params)
     cfg = transformers.LlamaConfig(
         hidden_size=4 * scout["head_dim"],
