@@ -1550,7 +1550,7 @@ def test_transformers_models_with_the_interleaved_layout():
 def test_copes_gate_in_the_paper_and_in_the_reference_code():
     """The block "Where papers and code differ": "in CoPE, $\\sigma(q\\cdot k)$ in the paper's equations and
     $\\sigma(q\\cdot k/\\sqrt d)$ in its reference code, which posenc follows"; the gate row's main line says only
-    what both forms share, "in CoPE, a sigmoid of the query–key score".
+    what both forms share, "in CoPE, the sigmoid $\\sigma$ of the query–key score".
     The reference code, facebookresearch/RAM `projects/cope/src/cope/context_position.py`, computes
     `gates = torch.sigmoid(gate_logits / math.sqrt(self.cfg.head_dim))`; posenc.CoPE follows it (its module docstring
     says so) and chapter 11 says the paper's equations omit the square root. So posenc's gates must be the page's
@@ -1563,8 +1563,8 @@ def test_copes_gate_in_the_paper_and_in_the_reference_code():
         note("gate"),
     )
     assert row("gate").startswith(
-        "| gate | 门控 | a value in $(0, 1)$ saying how much a token counts; in CoPE, a sigmoid of the query–key"
-        " score |"
+        "| gate | 门控 | a value in $(0, 1)$ saying how much a token counts; in CoPE, the sigmoid $\\sigma$ of the"
+        " query–key score |"  # sigma named where the page first needs it (read r174)
     )
     assert "Follows the reference implementation (facebookresearch/RAM" in cope.__doc__
     assert "computed as ``sigmoid(q . k / sqrt(d))``" in re.sub(r"\s+", " ", cope.__doc__)

@@ -1426,7 +1426,10 @@ def test_rope_at_k_1_is_less_accurate_at_16_sentences_than_at_8_in_every_seed():
     a "drop": the figure's title's "RoPE drops after k = 1" is a drop across k, at one length."""
     text = " ".join(chapter_markdown("11_learned_position").split())
     # "more padding tokens": the padding's share is about 41 % at both lengths, so only its count grows
-    assert "So RoPE's lower accuracy at $k = 1$ on 16 sentences than on 8 may come from more padding tokens" in text
+    assert (
+        "So in the saved ten seeds, RoPE's lower accuracy at $k = 1$ on 16 sentences than on 8 may come from more"
+        " padding tokens" in " ".join(text.split())
+    )  # scoped to the saved run (read r174: another seed, 42, scores 0.98 and 0.99)
     assert "RoPE's drop at $k = 1$" not in text
     _, runs = counting_runs()
     assert all(a[0] < b[0] for a, b in zip(runs["RoPE", 16], runs["RoPE", 8]))

@@ -1850,7 +1850,7 @@ def _overview_examples():
         " <glossary-longer-terms>`. RoPE turns each pair $i$ of coordinates at its own speed, $\\theta_i$ radians per"
         " position. A pair is *fast* if it makes at least one full turn within $L$ positions, and *slow* if not."
         " A model trained on inputs of length $L$ never sees a distance of $L$ or more. With a causal mask, slow"
-        " pairs meet new angles at those distances."
+        " pairs meet, beyond $L$, angles that training never showed."
         " Chapter 8's heads, 16 wide at base $10^4$ with"
         " $L = 64$, have 5 slow pairs of 8. Every fix below slows the slow pairs."
         " A fix added at test time pulls the angles of long distances back toward those seen in training."
@@ -2171,8 +2171,8 @@ MAIN_FIXES_TABLE = [
 ]
 #: the sentence under the main fixes table (read r169: a "when it is added" column repeated one cell in three rows)
 WHEN_ADDED = (
-    "Unlike a larger base, the last four can be added to a trained model at test time, with no further training, or"
-    " before further training; NTK-aware scaling was proposed for test time alone."
+    "All five can be set before further training; only the last four are also used at test time, with no further"
+    " training. NTK-aware scaling was proposed for test time alone."
 )
 
 #: The block's table of fixes, where the main table's conditions moved: YaRN's default bar of 32 turns and its score
@@ -2662,7 +2662,7 @@ def _slow_pairs_main_line() -> list[str]:
     page = page_text()
     assert page.index(
         "and *slow* if not. A model trained on inputs of length $L$ never sees a distance of $L$ or more. With a"
-        " causal mask, slow pairs meet new angles at those distances. " + main
+        " causal mask, slow pairs meet, beyond $L$, angles that training never showed. " + main
     ) < page.index("<summary>The fixes, with example models</summary>"), main
     return numbers(main)
 
@@ -5170,7 +5170,8 @@ def _decay_item() -> list[str]:
     # above: at least 0.1, at most about a third), twice the 5 % that bounds the doubling means there
     swings = (
         "The average at single distances swings more: in every doubling from"
-        f" {spaced(2**half)} to about {spaced(round(last, -4))}, the farthest computed here, it is somewhere over a"
+        f" {spaced(2**half)} to about {spaced(round(last, -4))}, the farthest the book's tests compute single"
+        " distances, it is somewhere over a"
         " tenth of the value at distance 0 in size."
     )
     assert len(ripple) == 18 - half and min(ripple) > 0.1 * e0 >= 2 * int(within) / 100 * e0, ripple
