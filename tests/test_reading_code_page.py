@@ -1835,7 +1835,7 @@ def test_worked_check_head_width_and_dynamic_swap_drop_llama3():
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     raw = _raw()
-    assert "# 128, from LlamaConfig's defaults, as in Llama 3.1 8B" in raw
+    assert "# 128: LlamaConfig's defaults, Llama 3.1 8B's" in raw
     default = LlamaConfig()
     assert (default.hidden_size, default.num_attention_heads, default.head_dim) == (4096, 32, 128)
     assert "The swap also drops the `llama3` rule, which slows pairs at every length." in raw
