@@ -595,15 +595,12 @@ def test_hidden_outputs_match_the_hide_output_tag():
     """A code cell's output is hidden in JupyterLab (`jupyter.outputs_hidden`) exactly when the web book hides it (the
     `hide-output` tag). A stale `outputs_hidden` without the tag makes JupyterLab rewrite the cell's metadata on save
     (the browser test's "opening and saving changed the file"), as chapter 10's cache cell did once its tag left."""
-    import glob
-    import json
-
     stale = []
-    for path in sorted(glob.glob(str(Path(__file__).parents[1] / "notebooks" / "*.ipynb"))):
-        for i, cell in enumerate(json.loads(Path(path).read_text(encoding="utf-8"))["cells"], 1):
+    for path in NOTEBOOKS:
+        for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"], 1):
             if cell["cell_type"] != "code":
                 continue
             hidden = cell["metadata"].get("jupyter", {}).get("outputs_hidden", False)
             if hidden != ("hide-output" in cell["metadata"].get("tags", [])):
-                stale.append((Path(path).name, i))
+                stale.append((path.name, i))
     assert not stale, stale
