@@ -93,6 +93,19 @@ def layout_scores(layout: str, w_q, w_k, x, heads: int) -> torch.Tensor:
     return torch.einsum("hnd,hmd->hnm", q, k)
 
 
+def assert_passkey_is_the_only_digit(corpus, n: int = 16, length: int = 512) -> None:
+    """Each probe of the passkey corpus holds one KEY, its one digit and no other, and a later QUERY; the target
+    after QUERY is that digit (chapters 8 and 11: "the input's only digit, asked for later")."""
+    probe = corpus.sample_probe(n, length, generator=torch.Generator().manual_seed(0))
+    inputs, targets = probe.tokens[:, :-1], probe.tokens[:, 1:]
+    digits = (inputs >= corpus.vocab_size) & (inputs < corpus.key_token)
+    for row in range(n):
+        (key,) = (inputs[row] == corpus.key_token).nonzero().flatten().tolist()
+        (query,) = (inputs[row] == corpus.query_token).nonzero().flatten().tolist()
+        assert digits[row].nonzero().flatten().tolist() == [key + 1] and key < query, row  # the digit, once
+        assert probe.answer[row].nonzero().flatten().tolist() == [query] and targets[row, query] == inputs[row, key + 1]
+
+
 def f64(x):
     return x.to(torch.float64)
 

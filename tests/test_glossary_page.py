@@ -541,22 +541,21 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening: "The softmax scale turns a query's raw scores $q \\cdot k$ into logits. Each other scale
     below also multiplies $q \\cdot k$, by the number in the table's fourth column; a multiplier above 1 sharpens
-    attention. Three change with the query. The query temperature and logn
-    attention follow its position. Scalable-Softmax follows how many tokens it attends: its position plus 1 under a
-    causal mask, fewer under a sliding window" (transformers 5.24's causal and sliding-window mask functions: each
-    query at position p, counting from 0, attends p + 1 keys under the causal mask, and fewer once p reaches the
-    window); the word clash (this page's temperature
-    divides, Llama 4's query temperature multiplies) is said once, in the Letters table's temperature row: the three
-    rows named are exactly those whose cell holds a position, a count of tokens or tau; the attention factor's row is
-    the one row whose fourth cell carries a scope, "in a fully rotated head" (in a partial rotary head, the block's
-    case, no single number scales the logit), which the opening no longer repeats; every other row's cell is one number
-    for the query's position, with no scope, the query temperature's included, though it acts only in NoPE layers: the
-    fourth column's heading, "multiplier of $q \\cdot k$", is that convention; every row of the table fills it with a
-    formula; the temperature's cell is the one reciprocal, every other cell a multiplier, not one over something, and
-    the query temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier in another. The
-    entropy row, now in the Maths table: its row's "Multiplying the logits by more than 1 never raises it": the entropy
-    of softmax(c z) over random logits z never rises as c grows. The page has no row "logit factor", a name no chapter
-    uses; the temperature row links Reading model code's temperature rules."""
+    attention. Three change with the query. The query temperature and logn attention follow its position.
+    Scalable-Softmax follows how many tokens the query attends: its position plus 1 under a causal mask, fewer under a
+    sliding window" (transformers 5.24's causal and sliding-window mask functions: each query at position p, counting
+    from 0, attends p + 1 keys under the causal mask, and fewer once p reaches the window); the word clash (this page's
+    temperature divides, Llama 4's query temperature multiplies) is said once, in the Letters table's temperature row:
+    the three rows named are exactly those whose cell holds a position, a count of tokens or tau; the attention factor's
+    row is the one row whose fourth cell carries a scope, "in a fully rotated head" (in a partial rotary head, the
+    block's case, no single number scales the logit), which the opening no longer repeats; every other row's cell is one
+    number for the query's position, with no scope, the query temperature's included, though it acts only in NoPE
+    layers: the fourth column's heading, "multiplier of $q \\cdot k$", is that convention; every row of the table fills
+    it with a formula; the temperature's cell is the one reciprocal, every other cell a multiplier, not one over
+    something, and the query temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier
+    in another. The entropy row, now in the Maths table: its row's "Multiplying the logits by more than 1 never raises
+    it": the entropy of softmax(c z) over random logits z never rises as c grows. The page has no row "logit factor", a
+    name no chapter uses; the temperature row links Reading model code's temperature rules."""
     text = page()
     (
         (
@@ -574,7 +573,7 @@ def test_a_larger_multiplier_never_flattens_attention():
         r" (above|below) 1 (sharpens|flattens) attention\. (\w+) change"
         r" with the query\."
         r" The (query temperature and logn attention) follow its position\."
-        r" (Scalable-Softmax) follows how many tokens it attends: its position plus (\d) under a causal mask,"
+        r" (Scalable-Softmax) follows how many tokens the query attends: its position plus (\d) under a causal mask,"
         r" (fewer) under a sliding window\.",
         text,
     )
@@ -5764,17 +5763,17 @@ def test_models_named_for_alibi_axial_rope_and_sliding_windows():
 
 
 def test_opening_legend_gives_each_letter_the_pages_meaning():
-    """The opening: "Each letter is defined where the page first uses it; some change meaning between chapters, see
-    Letters and words with more than one meaning". For each of the page's main letters, the place that defines it
-    comes no later than the letter's first use after the index: the offset row ($m$, $n$), the logit row ($d$), the
-    sinusoidal row ($i$, $\\theta_i$), the frequency row ($b$), and the Longer inputs lead ($L$, $\\ell$, $s$), before
-    its A to Z table, whose rows use all three. The lead's words agree with the rows and the subsection's table. Each
-    definition agrees with the Letters table's "meaning here" column where it has a row."""
+    """The opening: "Each letter is defined where the page first uses it; some change meaning between chapters, or
+    between rows of this page, see Letters and words with more than one meaning". For each of the page's main letters,
+    the place that defines it comes no later than the letter's first use after the index: the offset row ($m$, $n$), the
+    logit row ($d$), the sinusoidal row ($i$, $\\theta_i$), the frequency row ($b$), and the Longer inputs lead ($L$,
+    $\\ell$, $s$), before its A to Z table, whose rows use all three. The lead's words agree with the rows and the
+    subsection's table. Each definition agrees with the Letters table's "meaning here" column where it has a row."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
     assert (
-        "Each letter is defined where the page first uses it; some change meaning between chapters, see"
-        " {ref}`Letters and words with more than one meaning <glossary-letters>`." in opening
+        "Each letter is defined where the page first uses it; some change meaning between chapters, or between rows"
+        " of this page, see {ref}`Letters and words with more than one meaning <glossary-letters>`." in opening
     )
     body = raw.index("## Core terms")
     defined = {

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import torch
 import yaml
-from conftest import SLOW_PAIR_ROW, chapter_markdown as chapter
+from conftest import SLOW_PAIR_ROW, assert_passkey_is_the_only_digit, chapter_markdown as chapter
 
 import posenc
 from posenc.experiments import PasskeyCorpus, load_results
@@ -810,15 +810,7 @@ def test_the_chapter_8_takeaway_is_the_runs_finding():
     # "the input's only digit, asked for later": in each probe the input holds one KEY, its one digit and no other,
     # and a later QUERY; the target after QUERY is that digit
     assert config["corpus"]["passkey_len"] == 1
-    probe = corpus.sample_probe(16, 512, generator=torch.Generator().manual_seed(0))
-    inputs, targets = probe.tokens[:, :-1], probe.tokens[:, 1:]
-    digits = (inputs >= corpus.vocab_size) & (inputs < corpus.key_token)
-    for row in range(16):
-        (key,) = (inputs[row] == corpus.key_token).nonzero().flatten().tolist()
-        (query,) = (inputs[row] == corpus.query_token).nonzero().flatten().tolist()
-        assert digits[row].nonzero().flatten().tolist() == [key + 1] and key < query, row  # the digit, once
-        assert probe.answer[row].nonzero().flatten().tolist() == [query]  # asked for after QUERY
-        assert targets[row, query] == inputs[row, key + 1], row
+    assert_passkey_is_the_only_digit(corpus)
     # the methods block's passkeys: "At eight times the training length, test-time PI and YaRN find at least 99 % of
     # the passkeys in every seed. Plain RoPE finds at most about a quarter of them there. But a passkey is easy: as the
     # only digit, it can be found by content alone. Chapter 8's models with no position encoding find nearly every one

@@ -15,7 +15,7 @@ import statistics
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import assert_close_ulps, chapter_markdown
+from conftest import assert_close_ulps, assert_passkey_is_the_only_digit, chapter_markdown
 
 import posenc
 from posenc import alibi_bias, alibi_slopes
@@ -1029,9 +1029,15 @@ def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_
         "KERPLE and ALiBi keep the lowest losses, and KERPLE finds more far passkeys; FIRE and CoPE find every"
         " passkey, at a higher loss."
     )
-    # on the main line once, right after the one result sentence and before the block
+    # what the passkey column can show, about the task (the NoPE sentence stays in the block): test_passkey_column_
+    # credits_no_encoding_for_a_find
+    column = (
+        "The passkey is the input's only digit, so content alone can find it: finding it earns an encoding no"
+        " credit, and only misses tell methods apart."
+    )
+    # on the main line once, right after the one result sentence and the column's scope, and before the block
     assert main.count(sentence) == 1 and flat.count(sentence) == 1
-    assert flat.index(result + " " + sentence + " <details><summary>How the measures are scored") >= 0
+    assert flat.index(result + " " + column + " " + sentence + " <details><summary>How the measures are scored") >= 0
     in_block = (
         "ALiBi's flattest head here has slope 1/256. Beyond the tested lengths, the trained KERPLE heads' log shapes"
         " would cross its line and keep more weight against the query's own token, the earliest at about 650 tokens"
@@ -1126,15 +1132,63 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # $u$ gives a higher bias" was a deduction from queries 63's and 511's sample points of u, which needs f monotone
     # between them, so it is gone
     assert "so a smaller $u$ gives a higher bias" not in text
+    # read r176: the main line says why the check is needed (training sets c, L_thr and the MLP) and what it shows
+    # (on long inputs the trained bias depends on the query's position too, as the takeaways' table says); the method
+    # asides, the unrecorded |c| and L_thr and the bound at distance 0, are the block's, with the latter's purpose
     assert (
-        "Does a trained FIRE model then treat a later query's keys as nearer? Chapter 8 trained FIRE models on $L ="
-        " 64$ tokens. Each trained its own $|c|$ and $L_{\\text{thr}}$, which the run does not record, so this check"
-        " reads the trained biases directly. The figure draws one head; the appendix checks every trained head. In"
-        " each, the saved bias falls as the distance grows: a higher bias is the bias of a nearer key. And query 511"
-        " gives every key 1 to 63 back a higher bias than query 63 does, though never above query 63's bias at"
-        " distance 0. So in these saved heads, a later query treats each key as nearer than it is."
+        "Does a trained FIRE model then treat a later query's keys as nearer? The rule alone cannot say, as training"
+        " sets $c$, $L_{\\text{thr}}$ and the MLP's shape. Chapter 8 trained FIRE models on $L = 64$ tokens. The"
+        " figure draws one head; the appendix checks every trained head. In each, the saved bias falls as the distance"
+        " grows: a higher bias is the bias of a nearer key. And query 511 gives every key 1 to 63 back a higher bias"
+        " than query 63 does. So in these saved heads, a later query treats each key as nearer than it is. On long"
+        " inputs, then, these trained models' bias depends on the query's position, not on the distance alone."
         in " ".join(main.split())
     )
+    fire_block_title = "<summary>How the check reads the trained heads</summary>"
+    flat_text = " ".join(text.split())
+    fire_block = flat_text[
+        flat_text.index(fire_block_title) : flat_text.index("</details>", flat_text.index(fire_block_title))
+    ]
+    assert flat_text.count(fire_block_title) == 1
+    assert flat_text.index("not on the distance alone.") < flat_text.index(fire_block_title)
+    assert (
+        "Each model trained its own $|c|$ and $L_{\\text{thr}}$, which the run does not record, so the check reads the"
+        " saved biases directly." in fire_block
+    )
+    assert (
+        "Each lifted bias also stays below query 63's bias at distance 0. As query 63's curve falls, it reaches that"
+        " bias between distance 0 and the key's own: the key reads as nearer, but never as near as the query's own"
+        " token." in fire_block
+    )
+    # the link to the appendix's guess keeps the appendix's hedging, and stays off the main line
+    assert (
+        "The appendix's part *A guess about FIRE's rising loss* links this lift to FIRE's rising loss on long inputs;"
+        " that guess is untested." in fire_block
+    )
+    fire_main = " ".join(main[main.index("## FIRE: an MLP") : main.index("## CoPE: count only")].split())
+    for aside in ("does not record", "never above", "never as near", "A guess about FIRE", "untested"):
+        assert aside not in fire_main, aside
+    assert "### A guess about FIRE's rising loss" in text and "This guess is untested." in text
+    # "The rule alone cannot say, as training sets $c$, $L_{\\text{thr}}$ and the MLP's shape": all three are trained
+    # parameters; a threshold of 511 or more, or an MLP that ignores u, leaves queries 63 and 511 the same bias at
+    # every distance, while the starting values lift it
+    d_back = torch.arange(1, 64)
+    with torch.random.fork_rng(), torch.no_grad():
+        torch.manual_seed(0)
+        start, wide, flat_mlp = (
+            FireBias(1, L_thr_init=16.0),
+            FireBias(1, L_thr_init=512.0),
+            FireBias(1, L_thr_init=16.0),
+        )
+        flat_mlp.mlp[-1].weight.zero_()  # the MLP's output no longer depends on u
+        assert all(p.requires_grad for p in (start.c, start.L_multiplier, *start.mlp.parameters()))
+        rows = {
+            name: [m.bias_at(torch.tensor([i]), i - d_back)[0, 0] for i in (63, 511)]
+            for name, m in (("start", start), ("wide", wide), ("flat", flat_mlp))
+        }
+    assert not torch.allclose(*rows["start"], atol=1e-3)
+    torch.testing.assert_close(*rows["wide"], rtol=0, atol=1e-6)
+    torch.testing.assert_close(*rows["flat"], rtol=0, atol=1e-6)
     # "as nearer than it is", not "the bias query 63 would give a nearer distance": for the keys 1 and 2 back from query
     # 511 that nearer distance is a fraction of a token, which no key has (their biases lie between query 63's on its
     # own token and one back, checked below for every head)
@@ -2014,10 +2068,15 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     result = (
         "In a saved run of ten seeds, at $k = 2$ and 3, CoPE's worst seed beats the RoPE model's best at both lengths."
     )
+    # read r176: the result's scope, on the main line right after it, in the words of the block and of takeaway 3
+    # (one layer, unmasked padding); whether the padding favours CoPE stays the block's, "not tested"
+    scope = "This is one setup: one-layer models, on inputs with unmasked padding that CoPE's gates can leave out."
     flat = " ".join(text.split())
     assert (
-        f"{setup} {result} <details><summary>What the run does not test</summary> The run tests one layer only:" in flat
+        f"{setup} {result} {scope} <details><summary>What the run does not test</summary> The run tests one layer only:"
+        in flat
     )
+    assert flat.count(scope) == 1 and "favours CoPE" not in main
     notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
     paras = [
         " ".join(p.split())
@@ -2025,7 +2084,7 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
         if c["cell_type"] == "markdown"
         for p in "".join(c["source"]).split("\n\n")
     ]
-    assert setup in paras and result in paras
+    assert setup in paras and f"{result} {scope}" in paras
     assert "a deeper RoPE model might count sentences too." not in main
     assert flat.index("a deeper RoPE model might count sentences too.") < flat.index(verdict)
     # the setup's advantage for CoPE, said on the main line beside the result: the padding share is the saved run's
@@ -2051,11 +2110,15 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # main line, so the sentence sits where the count is defined): every quarter-step count from 256 to 2 047 rounds
     # to an even number, and to multiples of 8 from 1 024, while below 256 every whole count is kept
     precision = (
-        "Keep these sums in float32, and give `posenc.CoPE` float32 $q$ and $k$: bfloat16 rounds every count from 256"
+        "Keep the counts in float32, and give `posenc.CoPE` float32 $q$ and $k$: bfloat16 rounds every count from 256"
         " on to an even number or coarser."
     )  # read r173: the library sums in its inputs' dtype (the strict xfail), so the main line says what to pass
     cope_main = main[main.index("## CoPE: count only what matters") : main.index("### A counting task")]
     assert precision in " ".join(cope_main.split()) and precision not in takeaways
+    # read r176: after the definition's four steps (gate, count, interpolated embedding, logit), not inside it
+    flat_cope = " ".join(cope_main.split())
+    assert flat_cope.index("is added to the content logit.") < flat_cope.index(precision)
+    assert "Keep these sums" not in text
     for lo, hi, step in ((256, 512, 2), (512, 1024, 4), (1024, 2048, 8)):
         counts = torch.arange(lo * 4, hi * 4, dtype=torch.float64) / 4  # quarter steps, as fractional counts
         rounded = counts.to(torch.bfloat16).double()
@@ -2176,6 +2239,35 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     assert "ranged from 0.40 to 0.98, 0.67 on average" in live and "on its own token " in live
     asserts = re.findall(r"^assert .*$", live, flags=re.M)
     assert len(asserts) == 6, asserts
+
+
+def test_passkey_column_credits_no_encoding_for_a_find():
+    """The section on chapter 8's experiment, on the main line right after its result sentence: "The passkey is the
+    input's only digit, so content alone can find it: finding it earns an encoding no credit, and only misses
+    tell methods apart." Read r176: "FIRE and CoPE find every passkey" read as a merit of FIRE and CoPE. The sentence
+    is about the task, not about the model without position encoding, whose near-perfect score stays in the block
+    (test_nope_finds_nearly_every_passkey_missing_two_probes_in_the_whole_run). "The input's only digit": in each probe
+    the input holds one KEY, its one digit and no other, and a later QUERY whose target is that digit."""
+    text = chapter_markdown("11_learned_position")
+    main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
+    column = (
+        "The passkey is the input's only digit, so content alone can find it: finding it earns an encoding no"
+        " credit, and only misses tell methods apart."
+    )
+    result = (
+        "KERPLE and ALiBi keep the lowest losses, and KERPLE finds more far passkeys; FIRE and CoPE find every"
+        " passkey, at a higher loss."
+    )
+    assert main.count(column) == 1 and main.index(result + " " + column) >= 0
+    section = main[main.index("## In chapter 8's experiment") : main.index("## What this scale")]
+    # the NoPE sentence stays off the main line: the section's main line names the model only in the table's row
+    assert "| no position encoding |" in section
+    for nope in ("without position encoding", "with no position encoding", "NoPE"):
+        assert nope not in section, nope
+    assert "nearly always does" not in main and "hides far keys" not in text
+    config, *_, corpus = saved_run()
+    assert config["corpus"]["passkey_len"] == 1
+    assert_passkey_is_the_only_digit(corpus)
 
 
 def test_nope_finds_nearly_every_passkey_missing_two_probes_in_the_whole_run():
@@ -2687,7 +2779,12 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
         " passkey, at a higher loss."
     )
     not_the_tail = "Why KERPLE finds more far passkeys than ALiBi is not tested here."
-    verdict = result + " " + not_the_tail
+    # between them, what the passkey column can show (test_passkey_column_credits_no_encoding_for_a_find)
+    column = (
+        "The passkey is the input's only digit, so content alone can find it: finding it earns an encoding no"
+        " credit, and only misses tell methods apart."
+    )
+    verdict = result + " " + column + " " + not_the_tail
     block_verdict = (
         grades
         + " "
@@ -3179,22 +3276,28 @@ def test_glance_table_cope_row_sums_the_gates_from_key_to_query_both_included():
 
 
 def test_kerple_log_head_keeps_about_2660_times_alibis_weight_100_back():
-    """The KERPLE section: "The next cell compares the log head $r_1 = r_2 = 1$ with ALiBi's head of slope 1/8, 100
-    keys back. There, this log head's ratio is about 2,660 times that of ALiBi's head."
+    """The KERPLE section: "The next cell compares the log head $r_1 = r_2 = 1$ with ALiBi's head of slope 1/8. At 100
+    keys back, the log head keeps thousands of times as much weight as ALiBi's head." (read r176: the main line's
+    "ratio ... about 2,660 times that of ALiBi's head", a ratio of ratios, hid the idea; the number is its block's,
+    "the appendix's KERPLE part asserts both this and the ratio of about 2,660", and the cells' printouts).
     The ratio, scoped to the two heads the cell prints (the next sentence says the crossing depends on ALiBi's slope),
-    is read from the text and compared with the library's own biases (KerpleBias, log shape r1 = r2 = 1, and
+    is read from the block's text and compared with the library's own biases (KerpleBias, log shape r1 = r2 = 1, and
     posenc.alibi_bias's head of slope 1/8), not with the closed form e^12.5 / 101 = 2656.8: "about" is rounding to the
     nearest ten, and the code cell and the appendix's KERPLE check cell both print "about 2,660", the text's one
     number; the figure's cell keeps only the plot and one check, the library's head against the section's formula."""
     text = chapter_markdown("11_learned_position")
     main = re.sub(r"<details>.*?</details>", " ", text)
     sentence = (
-        r"with ALiBi's head of slope 1/8, (\d+) keys back\. There, this log head's ratio is about ([\d,]+) times that"
-        r" of ALiBi's head\."
+        r"with ALiBi's head of slope 1/8\. At (\d+) keys back, the log head keeps thousands of times as much weight as"
+        r" ALiBi's head\."
     )
     found = re.findall(sentence, " ".join(main.split()))
-    assert len(found) == 1 and found[0][0] == "100"  # "There": the distance the sentence before names
-    stated = int(found[0][1].replace(",", ""))
+    assert found == ["100"]
+    in_block = re.findall(
+        r"the appendix's KERPLE part asserts both this and the ratio of about ([\d,]+)\.", " ".join(text.split())
+    )
+    assert len(in_block) == 1 and "2,660" not in " ".join(main.split())  # the exact figure: the block's
+    stated = int(in_block[0].replace(",", ""))
     assert stated % 10 == 0
     with torch.no_grad():
         kerple = KerpleBias(1, kind="log", r1=[1.0], r2=[1.0])
@@ -3203,6 +3306,7 @@ def test_kerple_log_head_keeps_about_2660_times_alibis_weight_100_back():
     alibi_kept = alibi_bias(8, 1, 101)[2, 0, 0].double().exp().item()  # ALiBi's head 2 of 8, query 100 on key 0
     ratio = kept / alibi_kept
     assert abs(ratio - stated) < 5, ratio  # rounds to the stated ten
+    assert 1000 <= ratio < 10_000  # the main line's "thousands of times as much weight"
     assert abs(ratio / (math.exp(12.5) / 101) - 1) < 1e-4  # and agrees with the closed form, as a cross-check
     # the block's "The next cell prints ... then each head's ratio 100 back" (off the main line): the cell's stored
     # output shows both ratios and their ratio, which must match the library's and round to the stated ten
@@ -3253,10 +3357,10 @@ def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
     """The objective, the KERPLE section's "To remember" and the takeaway say whose weight fades as a power law: a key's
     weight relative to the query's own token, as the section states it ("a key's weight over the query's own token's
     weight is $e^{\text{bias}}$, whatever the row's other keys"). A key's absolute softmax share also falls as the row
-    grows. The section's main line keeps one number, the ratio of about 2,660 at 100 back; the near regime and the
-    crossing at 26 tokens sit in its block, asserted in the appendix's KERPLE check cell (moved from the figure's cell,
-    which keeps the plot and one check). The negative assert on raw shares, which no
-    sentence claimed and which passed for almost any implementation, is gone."""
+    grows. The section's main line keeps one rounded comparison, thousands of times as much weight 100 back; the exact
+    ratio, about 2,660, the near regime and the crossing at 26 tokens sit in its block, asserted in the appendix's
+    KERPLE check cell (moved from the figure's cell, which keeps the plot and one check). The negative assert on raw
+    shares, which no sentence claimed and which passed for almost any implementation, is gone."""
     text = chapter_markdown("11_learned_position")
     flat = " ".join(text.split())
     main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
@@ -3302,7 +3406,8 @@ def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
     assert "a key's weight fades as" not in flat and "log head's weight fades" not in flat
     # one number on the section's main line: the ratio; the crossing and the near regime in the block
     section = main[main.index("## KERPLE: a learned shape") : main.index("To remember: far enough back")]
-    assert "about 2,660 times that of ALiBi's head" in section and section.count("1/8") == 1
+    assert "keeps thousands of times as much weight as ALiBi's head" in section and section.count("1/8") == 1
+    assert "2,660" not in section  # the exact ratio: the block's, asserted in the appendix's KERPLE check cell
     assert "26" not in section and "\\ll 1" not in section
     title = "<summary>Near the query, and where the log head overtakes ALiBi</summary>"
     block = flat[flat.index(title) : flat.index("</details>", flat.index(title))]
@@ -3427,6 +3532,13 @@ def test_cope_definition_is_split_around_its_first_code_cell():
     for later in ("\\sigma", "interpolates", "clamped", "position logit", "d_h"):
         assert later not in hard and later in soft, later
     paragraphs = [p for p in soft.split("<details>")[0].split("\n\n") if p.strip()]
+    # read r176: the float32 warning interrupted the definition; it follows the four steps, in a paragraph of its own
+    warning = (
+        "Keep the counts in float32, and give `posenc.CoPE` float32 $q$ and $k$: bfloat16 rounds every count from 256"
+        " on to an even number or coarser."
+    )
+    assert len(paragraphs) == 5 and " ".join(paragraphs[4].split()) == warning
+    paragraphs = paragraphs[:4]
     # the chain on the main line: four sentences, one step each (gate, count, interpolated embedding, logit), one
     # paragraph each; the clamp and the per-query recount are the block's; after it, the teaching code's lead-in
     steps = (

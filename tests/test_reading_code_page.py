@@ -366,7 +366,10 @@ def test_attention_factor_s_is_set_or_taken_from_the_two_lengths():
 
 
 def test_shift_cases_and_bfloat16_takeaway(tmp_path):
-    """Positions at run time: "Three things change them by more", three bullets: the first two say what `position_ids`
+    """Positions at run time: the main line names the two cases where the shift matters more than rounding, then, in a
+    sentence of its own, `dynamic` and `longrope`, whose batch-wide frequencies change a row's scores even with correct
+    `position_ids` (read r176: one mechanism a sentence, not three "things" that make the shift matter). The block
+    takes the three cases in turn, three bullets: the first two say what `position_ids`
     remove (Llama 4's scale excepted), the third is the frequency switch of `dynamic` and `longrope`; the takeaway on
     bfloat16 matches its section: `model.to(torch.bfloat16)` rounds inv_freq and from_pretrained with a dtype keeps it
     in float32 (checked on a tiny random Llama)."""
@@ -385,15 +388,18 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         " activations' dtype. Who fills `position_ids` decides the positions:"
     )
     assert lead in section, section[:600]
-    # the main line names the three cases in one sentence; the block below takes them in turn, first of the blocks
+    # the main line names the shift's two cases in one sentence, and `dynamic` and `longrope`, another mechanism, in
+    # the next; the block below takes the three in turn, first of the blocks
     named = (
-        "Three things make the shift matter more than rounding: angles your own code forms in bfloat16, query scales"
-        " that grow with the position, and the rules `dynamic` and `longrope`. The first block below takes them in"
-        " turn."
+        "The shift matters more than rounding in two cases: angles your own code forms in bfloat16, and query scales"
+        " that grow with the position. With `dynamic` and `longrope`, a row's scores can change even with correct"
+        " `position_ids`: the batch's highest position sets every row's frequencies. The first block below takes the"
+        " three cases in turn."
     )
     assert named in section
+    assert "Three things make the shift matter" not in page  # read r176: it mixed the batch-wide switch in
     block = section.split(named)[1]
-    assert block.startswith(" <details><summary>When the shift changes the scores by more than rounding</summary>")
+    assert block.startswith(" <details><summary>When the scores change by more than rounding</summary>")
     bullets = block.split("</summary> ")[1].split(" </details>")[0]  # the list alone (read r170: announced once)
     assert "Three things change them by more:" not in page
     assert bullets.count("- ") == 3 and bullets.startswith("- angles your own code forms in bfloat16"), bullets
@@ -579,8 +585,9 @@ def test_ramped_pair_blends_theta_and_theta_over_s_linearly_in_turns():
 
 
 def test_fields_first_name_partial_rotary_factor():
-    """The opening: "Read these fields first: the base `rope_theta`, the head width `head_dim` and its rotated share,
-    `partial_rotary_factor`, ...". In transformers 5.24, GPT-NeoX's, Phi's, StableLM's, Persimmon's, GLM's and
+    """The opening's list, "Read these fields first:", one field a line with a few words of meaning (read r176: the
+    fields had come in two long sentences): "`partial_rotary_factor`: the share of each head that RoPE turns, in models
+    that turn only part of it". In transformers 5.24, GPT-NeoX's, Phi's, StableLM's, Persimmon's, GLM's and
     Qwen3-Next's configs carry it (below 1 by default), and GPT-NeoX's rotary module spaces its frequencies over
     int(head_dim * partial_rotary_factor) dimensions, as the scaling rules in modeling_rope_utils do; Llama's carries
     none."""
@@ -602,11 +609,19 @@ def test_fields_first_name_partial_rotary_factor():
     assert torch.allclose(inv_freq.double(), expected, rtol=1e-6, atol=0)  # b^(-2i/d_rot), float32
     source = inspect.getsource(modeling_rope_utils)
     assert source.count("dim = int(head_dim * partial_rotary_factor)") >= 4  # the linear, dynamic, yarn, longrope rules
-    assert (
-        "Read these fields first: the base `rope_theta`, the head width `head_dim` and its rotated share,"
-        " `partial_rotary_factor`, the scaling rule `rope_type` with its `factor`, and the trained length"
-        " `original_max_position_embeddings`, or in most unscaled files `max_position_embeddings`." in _page()
-    )
+    raw = _raw()
+    fields = raw[raw.index("Read these fields first:\n") : raw.index("(glossary-bands)=")]
+    items = " ".join(fields.split()).removeprefix("Read these fields first: - ").split(" - ")
+    assert items == [
+        "`rope_theta`: the base of RoPE's frequencies.",
+        "`head_dim`: the width of one attention head.",
+        "`partial_rotary_factor`: the share of each head that RoPE turns, in models that turn only part of it.",
+        "`rope_type` and `factor`: the scaling rule for longer inputs, and how much it scales.",
+        "`original_max_position_embeddings`: the trained length. Most unscaled files lack it and give that length in"
+        " `max_position_embeddings`.",
+    ], items
+    assert "`layer_types`" not in fields  # read r176: per-layer-kind RoPE waits for the porting section that uses it
+    assert "Some configurations, such as Gemma 3's, nest one dict per layer kind." in _page()
 
 
 def test_transformers_dynamic_l_is_the_stored_length():
@@ -777,6 +792,18 @@ def test_dynamic_table_needed_row_is_the_stretch():
     stretch = max(ell / L, 1)
     assert [int(r[2]) for r in rows] + [int(stated)] == [s, 1 + s * (ell / L - 1), stretch] == [8, 9, 2]
     assert all(int(r[2]) > stretch for r in rows)  # "less than either rule divides by" at 2L
+    # the main line, under the table, without the word (read r176: the table's 9 surprised; that both rules divide by
+    # more than the slowest pair needs was only in the block): "At l = 2L, the slowest pair needs a divisor of only 2:
+    # 2L positions then turn it as far as L positions did in training. Both rules divide by more, and dynamic NTK most
+    # of all." At 2L dynamic NTK divides by 1 + s, more than a fixed rule's s, for every s
+    needs = (
+        f"At $\\ell = 2L$, the slowest pair needs a divisor of only {stretch:.0f}: $2L$ positions then turn it as far"
+        " as $L$ positions did in training. Both rules divide by more, and dynamic NTK most of all."
+    )
+    assert needs in main and main.index("| dynamic NTK |") < main.index(needs), main
+    assert int(rows[1][2]) > int(rows[0][2]) > stretch  # the table's 9 and 8, both above 2
+    for factor in (1.5, 2.0, 8.0, 40.0):
+        assert 1 + factor * (2 * L / L - 1) > factor > 1, factor
     # the stretch is what the slowest pair needs: l positions then turn it as far as L positions did
     theta = 10000.0 ** (-(6 / 8))  # any frequency: divided by the stretch, l positions turn it as far as L did
     assert math.isclose(ell * theta / stretch, L * theta) and ell * theta / 1.5 > L * theta
@@ -1408,7 +1435,7 @@ def test_reading_code_batch_shares_dynamic_frequencies():
         model(left, attention_mask=left_mask, position_ids=(left_mask.cumsum(-1) - 1).clamp(min=0))
     lifted, kept = seen[4:]
     assert lifted[-1] < unscaled[-1] * (1 - 1e-3) and torch.equal(kept, unscaled)
-    # the third bullet under "Three things change them by more:"
+    # the third bullet of the block "When the scores change by more than rounding"
     quoted = "- `dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches every row's frequencies"
     assert quoted + " once the batch's highest position reaches `max_position_embeddings`, and `longrope` at" in page
     assert "The longest row sets that position or, without `position_ids`, the padded length," in page
@@ -1504,12 +1531,14 @@ def test_reading_code_flash_attention_varlen_from_packing():
 
 
 def test_takeaway_dynamic_follows_the_batch_and_keeps_its_largest_divisor():
-    """Takeaways: "A fixed rule changes short inputs too; transformers' `dynamic` follows the batch's highest position
-    but keeps its largest divisor until an input falls below the stored length." On transformers 5.24's
-    `dynamic_frequency_update`, one tiny Llama with `max_position_embeddings` 8 and factor 2, called in turn: a batch
-    whose highest position is 15 gets the frequencies for 16 positions, the short row included; a later 12-token
-    input keeps them although 12 positions alone would divide by less; a 20-token input grows them to 20's; a
-    6-token input, below the stored 8, restores the unscaled ones."""
+    """Takeaways: "A fixed rule changes short inputs too. Transformers' `dynamic` sets its divisor from the batch's
+    highest position. It keeps the largest divisor it has reached until the highest position plus one, cache
+    included, falls below the stored length." (read r176: "until an input falls below" was loose, and one sentence
+    held three ideas.) On transformers 5.24's `dynamic_frequency_update`, one tiny Llama with
+    `max_position_embeddings` 8 and factor 2, called in turn: a batch whose highest position is 15 gets the
+    frequencies for 16 positions, the short row included; a later 12-token input keeps them although 12 positions
+    alone would divide by less; a 20-token input grows them to 20's; a 6-token input, below the stored 8, restores the
+    unscaled ones; a 1-token step after a 12-token cache keeps the larger divisor."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     import transformers
     from transformers import modeling_rope_utils
@@ -1551,9 +1580,19 @@ def test_takeaway_dynamic_follows_the_batch_and_keeps_its_largest_divisor():
     assert torch.allclose(run(torch.randint(1, 50, (1, 20))), fresh(20))  # grows with a higher position
     assert torch.equal(run(torch.randint(1, 50, (1, 6))), unscaled)  # below the stored 8: unscaled again
     assert (
-        "- A fixed rule changes short inputs too; transformers' `dynamic` follows the batch's highest position but"
-        " keeps its largest divisor until an input falls below the stored length." in _page()
+        "- A fixed rule changes short inputs too. Transformers' `dynamic` sets its divisor from the batch's highest"
+        " position. It keeps the largest divisor it has reached until the highest position plus one, cache included,"
+        " falls below the stored length." in _page()
     )
+    # "cache included": with a cache of 12 positions, a 1-token step at position 12 keeps the larger divisor, though
+    # the step's input is 1 token, below the stored 8; a fresh 6-token input (highest position 5) resets it
+    at_20 = run(torch.randint(1, 50, (1, 20)))
+    prefix = torch.randint(1, 50, (1, 12))
+    with torch.no_grad():
+        cache = model(prefix, use_cache=True).cache
+        model(torch.randint(1, 50, (1, 1)), cache=cache, use_cache=True)
+    assert torch.equal(rotary.inv_freq, at_20) and not torch.equal(at_20, unscaled)
+    assert torch.equal(run(torch.randint(1, 50, (1, 6))), unscaled)
 
 
 def test_no_rope_layers_none_and_empty():
@@ -1719,6 +1758,32 @@ def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
     )
     main = _section_main_line(page, "## Temperature rules")
     assert sentence not in main  # read r169: the main line keeps one mechanism, the attention factor on cos and sin
+    # read r176: the run-time bullet and the takeaway lean on these scales, so the main line names them after the
+    # attention factor, in short sentences, and points to their block, the second after the section's main line
+    named = (
+        "Llama 4, Ministral 3 and Mistral 4 add query scales that grow with the position. They multiply queries, not"
+        " cos and sin, by a number that grows in steps. The second block below gives their rules."
+    )
+    assert named in main and main.index("*attention factor*") < main.index(named), main
+    after = page[page.index(main) + len(main) :]
+    second = after[after.index("</details>") :]
+    assert second[second.index("<summary>") :].startswith("<summary>Query scales by position: Llama 4, Ministral 3")
+    from transformers import Ministral3Config, Mistral4Config
+    from transformers.models.ministral3 import modeling_ministral3
+    from transformers.models.mistral4 import modeling_mistral4
+
+    for module, default in ((modeling_ministral3, Ministral3Config()), (modeling_mistral4, Mistral4Config())):
+        forward = " ".join(inspect.getsource(module).split())
+        assert "query_states = query_states * get_llama_4_attn_scale(" in forward, module.__name__  # queries only
+        beta, length = (
+            default.rope_parameters["llama_4_scaling_beta"],
+            default.rope_parameters["original_max_position_embeddings"],
+        )
+        assert beta > 0, module.__name__
+        q = torch.arange(0, 3 * length)[None]
+        scale = module.get_llama_4_attn_scale(q, beta, length).flatten()
+        steps = (scale[1:] != scale[:-1]).nonzero().flatten() + 1  # "grows in steps": at each multiple of L
+        assert bool((scale[1:] >= scale[:-1]).all()) and steps.tolist() == [length, 2 * length], steps
     scales = page[page.index("<summary>Query scales by position: Llama 4, Ministral 3 and Mistral 4</summary>") :]
     assert scales[scales.index("</summary>") + len("</summary>") :].lstrip().startswith(sentence)
     run_time = page[page.index("## Positions at run time") :]
@@ -1848,17 +1913,148 @@ def test_worked_check_head_width_and_dynamic_swap_drop_llama3():
 
 
 def test_opening_names_the_trained_length_of_unscaled_files():
-    """The opening: "the trained length `original_max_position_embeddings`, or in most unscaled files
-    `max_position_embeddings`" (read r173: unscaled configurations have no `original_max_position_embeddings`; where it
-    is missing transformers fills it from `max_position_embeddings`, the field table's row, which says "most")."""
+    """The opening's list: "`original_max_position_embeddings`: the trained length. Most unscaled files lack it and
+    give that length in `max_position_embeddings`." (read r173: unscaled configurations have no
+    `original_max_position_embeddings`; where it is missing transformers fills it from `max_position_embeddings`, the
+    field table's row, which says "most")."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
 
     page = _page()
-    assert "`original_max_position_embeddings`, or in most unscaled files `max_position_embeddings`." in page
+    assert (
+        "- `original_max_position_embeddings`: the trained length. Most unscaled files lack it and give that length in"
+        " `max_position_embeddings`." in page
+    )
     assert (
         "so it equals the trained length only where the file stores that length there, as most unscaled files do"
         in page
     )
     assert "original_max_position_embeddings" not in LlamaConfig().rope_parameters
     assert "The next block says why the cache matters: without it, transformers reads the restart as a document" in page
+
+
+def test_opening_assumes_chapters_4_and_7():
+    """The opening says what the page assumes (read r176): "It assumes RoPE as chapter 4 builds it, and the scaling
+    rules of chapter 7", with links to both notebooks; chapter 7 covers the rules the page reads."""
+    import json
+
+    page = _page()
+    opening = page[: page.index("Read these fields first:")]
+    assert (
+        "It assumes RoPE as {doc}`chapter 4 <../notebooks/04_rope>` builds it, and the scaling rules of {doc}`chapter 7"
+        " <../notebooks/07_beyond>`." in opening
+    )
+    c7 = json.loads((ROOT / "notebooks" / "07_beyond.ipynb").read_text(encoding="utf-8"))
+    chapter = " ".join("".join(c["source"]) for c in c7["cells"] if c["cell_type"] == "markdown")
+    for rule in ("position interpolation", "NTK-aware", "dynamic NTK", "YaRN", "`llama3`"):
+        assert rule.lower() in chapter.lower(), rule
+    assert (ROOT / "notebooks" / "04_rope.ipynb").exists()
+
+
+def test_temperature_main_line_partial_rotary_and_yarn_fit():
+    """Temperature rules, main line (read r176): "With *partial rotary*, which turns only part of each head, only the
+    rotated part of the logit is multiplied." Checked on transformers 5.24's Phi (partial rotary, share 0.5) with
+    `yarn` at s = 8: at equal positions the rotated coordinates' share of q . k is multiplied by m(8)^2 and the rest
+    by 1. And the fit: "They measured it on LLaMA models whose RoPE was scaled but not fine-tuned", a prose sync with
+    YaRN's paper (Peng et al., section 3.4: sqrt(1/t) = 0.1 ln s + 1 fitted at the lowest perplexity on LLaMA 7B to 65B
+    without fine-tuning), which no offline test can read."""
+    page = _page()
+    main = _section_main_line(page, "## Temperature rules")
+    assert (
+        "With $s = 8$, $m(8) \\approx 1.21$, so each logit is multiplied by $m(8)^2 \\approx 1.46$. With *partial"
+        " rotary*, which turns only part of each head, only the rotated part of the logit is multiplied." in main
+    )
+    assert "only the rotated part is:" not in page  # read r176: elliptical
+    assert (
+        "YaRN's authors fitted their rule to the sharpening that lowered perplexity most after extension. They measured"
+        " it on LLaMA models whose RoPE was scaled but not fine-tuned." in main
+    )
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import PhiConfig
+    from transformers.models.phi import modeling_phi
+    from transformers.models.phi.modeling_phi import PhiRotaryEmbedding, apply_rotary_pos_emb
+
+    config = PhiConfig(
+        hidden_size=64,
+        num_attention_heads=2,
+        partial_rotary_factor=0.5,
+        max_position_embeddings=512,
+        rope_scaling={"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 64},
+    )
+    rotary = PhiRotaryEmbedding(config)
+    m = rotary.attention_scaling
+    assert math.isclose(m, 0.1 * math.log(8) + 1, rel_tol=1e-6)
+    head, rot = 32, 16
+    gen = torch.Generator().manual_seed(0)
+    q, k = (torch.randn(1, 1, 1, head, generator=gen, dtype=torch.float64) for _ in range(2))
+    cos, sin = rotary(q.float(), torch.zeros(1, 1, dtype=torch.long))  # equal positions: no turn between them
+    # as PhiAttention does: rotate the first rotary_ndims coordinates, pass the rest through
+    source = inspect.getsource(modeling_phi.PhiAttention.forward)
+    assert "query_states[..., : self.rotary_ndims]" in source and "torch.cat((query_rot, query_pass), dim=-1)" in source
+    assert int(head * config.rope_parameters["partial_rotary_factor"]) == rot == 2 * cos.shape[-1] // 2
+    qr, kr = apply_rotary_pos_emb(q[..., :rot], k[..., :rot], cos.double(), sin.double())
+    qe, ke = torch.cat((qr, q[..., rot:]), -1), torch.cat((kr, k[..., rot:]), -1)
+    rotated, rest = float(q[..., :rot] @ k[..., :rot].mT), float(q[..., rot:] @ k[..., rot:].mT)
+    assert math.isclose(float(qe @ ke.mT), m**2 * rotated + rest, rel_tol=1e-6)
+    assert not math.isclose(float(qe @ ke.mT), m**2 * float(q @ k.mT), rel_tol=1e-3)  # no single multiplier
+
+
+def test_takeaways_add_the_temperature_and_layout_lessons_within_five():
+    """Takeaways (teaching.md: 3 to 5 bullets) carry the main line's temperature and layout lessons (read r176),
+    merged into the bands bullet and the porting bullet: "By default, `yarn` and `longrope` with s above 1 also
+    sharpen attention, at every input length. At s = 8, `yarn` multiplies each logit of a fully rotated head by about
+    1.46." and "Converting a checkpoint between the half and the interleaved layout permutes, within each head, the rows
+    of W_q and W_k" (the permutation itself: test_reading_code_layout_permutation). Checked on transformers 5.24: the
+    attention factor is the same number on a short and on a long input for both rules (LongRoPE switches its factor
+    lists at L, not its attention factor), and 1 at s = 1."""
+    page = _page()
+    takeaways = page[page.index("## Takeaways") : page.index("(glossary-fields)=")]
+    assert takeaways.count(" - ") == 5, takeaways  # five bullets, the most teaching.md allows
+    lesson = (
+        "By default, `yarn` and `longrope` with $s$ above 1 also sharpen attention, at every input length. At $s = 8$,"
+        " `yarn` multiplies each logit of a fully rotated head by about {m2}."
+    )
+    layout = (
+        "Converting a checkpoint between the half and the interleaved layout permutes, within each head, the rows of"
+        " $W_q$ and $W_k$."
+    )
+    assert layout in takeaways
+    assert "Converting a checkpoint between the layouts permutes, within each head, the rows of $W_q$ and $W_k$" in page
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    L, small = 16, {"hidden_size": 32, "num_attention_heads": 2}
+    rules = {
+        "yarn": {"rope_type": "yarn", "original_max_position_embeddings": L},
+        "longrope": {
+            "rope_type": "longrope",
+            "original_max_position_embeddings": L,
+            "short_factor": [1.0] * 8,
+            "long_factor": [4.0] * 8,
+        },
+    }
+    for name, rope in rules.items():
+        for s in (1.0, 8.0):
+            config = LlamaConfig(**small, max_position_embeddings=int(s * L), rope_scaling={**rope, "factor": s})
+            rotary = LlamaRotaryEmbedding(config)
+            x = torch.zeros(1, 1, 16)
+            seen = []
+            for n in (4, 4 * L):  # a short input and one past L: cos at position 0 is the attention factor
+                cos, _ = rotary(x, torch.arange(n)[None])
+                seen.append(float(cos[0, 0, 0]))
+            assert seen[0] == seen[1] and math.isclose(seen[0], rotary.attention_scaling, rel_tol=1e-6), (name, s)
+            assert (rotary.attention_scaling > 1) == (s > 1), (name, s, rotary.attention_scaling)
+            if name == "yarn" and s == 8:
+                m2 = rotary.attention_scaling**2
+    assert lesson.format(m2=f"{m2:.2f}") in takeaways and f"{m2:.2f}" == "1.46", m2
+
+
+def test_bfloat16_load_paths_said_once():
+    """bfloat16 frequencies (read r176): the two sentences on the load paths are not repeated by a table under them.
+    The sentences stay (test_intro_page.py pins them); what they say is checked in
+    test_shift_cases_and_bfloat16_takeaway (model.to rounds inv_freq, from_pretrained with a dtype keeps float32)."""
+    page = _page()
+    section = page[page.index("### bfloat16 frequencies") : page.index("## Takeaways")]
+    assert "| load path |" not in section and "kept in float32 |" not in section
+    assert section.count("keeps them in float32. Prefer the latter.") == 1

@@ -1800,16 +1800,17 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # key's score above Llama 2's, averaged as in the section Raising the base": every span [a, 2a), a up to 32 768
     # (distances to 65 535, so every doubling up to 32 768-65 535), 5e5 and 1e6 above 1e4 (in float64 frequencies
     # the order holds to a = 188 252 and 356 454); the score per pair is the average over random queries (checked
-    # below); single queries can break the order (about 1 % of them), so the takeaway names the average, by a link to
-    # the section that defines it (the label right above its heading). Its only head width is the models' own, 128.
+    # below); single queries can break the order (about 1 % of them), so the takeaway names the average by the section
+    # that defines it. Its only head width is the models' own, 128.
     assert bool((means[1] > means[0]).all()) and bool((means[2] > means[0]).all()) and len(means[0]) == 32768
     takeaway = (
         "2. **How fast?** Up to tens of thousands of tokens back, Llama 3's and Code Llama's larger bases keep a"
-        " matching key's score above Llama 2's, averaged as in the section {ref}`Raising the base"
-        " <rope-today-far-keys>`."
+        " matching key's score above Llama 2's, averaged as in the section *Raising the base*."
     )
     assert text.count(takeaway) == 1
-    assert "(rope-today-far-keys)= ### Far keys keep more of their score" in text
+    # plain Markdown: a MyST label or {ref} role shows as raw text in JupyterLab, Colab and GitHub
+    assert "{ref}" not in text and "(rope-today-far-keys)=" not in text
+    assert len(re.findall(r"(?<!#)## Raising the base\b", text)) == 1  # the section the takeaway names
     assert "averaged over random queries and over each doubling" not in text  # one qualifier, not two
     for key in ("llama-2-7b", "llama-3-8b", "code-llama-7b"):
         assert book.MODEL_ROPE_CONFIGS[key]["head_dim"] == 128, key
@@ -2704,10 +2705,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     against RoPE's signed mean of 0.046". The main line gives the figure's own number for random queries and keys,
     "about a third of RoPE's" (the notebook asserts 0.25-0.4 and prints 0.31). Every pair of unit length, 2048 to
     4096 tokens back, d = 32 .. 1024 (powers of two), xPos's weights
-    from posenc's xpos_scale. The main line keeps one key and one measure, a key equal to its query and its mean size
-    as a share of RoPE's: "In the shaded band, the farthest drawn, that share is about two thirds." (0.65), drawn in
-    the section's one-panel figure and asserted on its data; unrelated keys ("about a third", 0.31) and the signed
-    average ("at RoPE's or above", 0.058 against 0.046) sit in the section's block."""
+    from posenc's xpos_scale. The main line keeps one key, a key equal to its query, and draws its score with signs
+    over the band, under RoPE and under xPos: "Under RoPE its score swings widely; under xPos it swings far less."
+    (spread 0.15 of RoPE's) "Its level, the dashed mean, is no lower under xPos than under RoPE." (0.058 against
+    0.046); the mean size ("about two thirds", 0.65) and unrelated keys ("about a third", 0.31) sit in the block."""
     back = torch.arange(2048, 4097)
     matching_size = {}
     for d in (32, 64, 128, 256, 512, 1024):
@@ -2732,10 +2733,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert 1.03 < matching_size[512] < 1.04 and 1.03 < matching_size[1024] < 1.045, matching_size
     sizes = [matching_size[d] for d in sorted(matching_size)]
     assert all(a < b for a, b in zip(sizes, sizes[1:])), matching_size
-    # the section's figure: one panel, one key, one measure: xPos's mean size (mean |score|) for a key equal to its
-    # query, as a share of RoPE's, averaged over each doubling of the distance; the last band is the text's
-    # 2048-4096, where the figure's own data must give 0.65, asserted where drawn; the cell also asserts the block's
-    # 0.31 for unrelated keys, which it no longer draws
+    # the section's figure: one panel, one key, its score per pair with signs over the band 2048-4096 back, RoPE's and
+    # xPos's, each with its level (the band's signed mean) dashed; the cell keeps the block's two mean-size shares
+    # (0.65 for this key, the unrelated keys' band) and asserts them where computed
     code = _figure_titles()
     assert "bands = [(2 ** k, 2 ** (k + 1) - 1) for k in range(11)] + [(2048, 4096)]" in code
     assert "unrelated_share = size_share(xpos_abs, rope_abs)" in code
@@ -2748,35 +2748,34 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # restates it
     assert "assert abs(far_ratio - unrelated_share[-1])" not in code
     assert "assert abs(qk_far[64] - matching_share[-1]) < 1e-9" in code
-    assert "assert xpos_signed >= rope_signed > 0" in code  # the block's signed average, asserted in the figure's cell
-    assert 'ylabel="mean size, mean |score|,\\nas a share of RoPE\'s"' in code
-    # the title says the mean size shrinks, not the matching key's score (its signed average does not fall)
-    title = (
-        'title="xPos against RoPE, d = 64, a key equal to its query:\\nfar back, its mean size falls to about two'
-        " thirds"
-    )
-    assert title in code and "xPos shrinks unrelated keys' scores" not in code
+    assert "assert xpos_signed >= rope_signed > 0" in code  # "Its level ... is no lower under xPos than under RoPE"
+    assert "assert swing < 0.25" in code  # "under xPos it swings far less": the band's spread, xPos over RoPE
     fig_code = code[code.index("fig, ax = plt.subplots(figsize=(8, 4.2)") :][:2000]
-    assert fig_code.count("ax.stairs(") == 1 and "ax.stairs(matching_share, edges" in fig_code  # one population
-    assert "unrelated" not in fig_code
-    assert "fig, (ax, ax2)" not in code[code.index("d_xpos = 64") :][:4000]  # one panel, one y quantity
-    band = 'ax.axvspan(2048, 4096, color="grey", alpha=0.15, label="2048-4096 back: the band the text averages")'
-    assert band in code and code.index("matching_share = ") < code.index(band)
-    # the band's two values, computed here from the figure's definitions: bands of distances, ratio of mean sizes
+    assert fig_code.count("ax.plot(") == 2 and "ax.stairs(" not in fig_code  # the two scores, nothing averaged
+    assert "ax.plot(back, matching_rope[xpos_band]" in fig_code and "ax.plot(back, matching_xpos[xpos_band]" in fig_code
+    assert "ax.axhline(rope_signed" in fig_code and "ax.axhline(xpos_signed" in fig_code  # the dashed levels
+    assert 'ylabel="score per pair, with signs"' in fig_code and "unrelated" not in fig_code
+    assert "xpos_band = delta <= -2048" in code and "xlim=(2048, 4096)" in fig_code  # the text's band
+    title = "under xPos its score swings far less, around a level no lower than RoPE's\")"
+    assert title in fig_code and "fig, (ax, ax2)" not in code[code.index("d_xpos = 64") :][:4000]  # one panel
+    # the band's values, computed here from the figure's definitions: the spread and level of each score, and the
+    # block's mean-size shares (bands of distances, ratio of mean sizes)
     theta64 = posenc.rope_inv_freq(64).double()
     back = torch.arange(2048, 4097)
     sq, _ = posenc.xpos_scale(back, 64)
     _, sk = posenc.xpos_scale(torch.tensor([0]), 64)
     weight = sq[:, :32].double() * sk[0, :32].double()
-    turn = torch.exp(1j * back[:, None].double() * theta64)
     g_fig = torch.Generator().manual_seed(4)  # the figure's seed, one generator for the query and the key
     qc, kc = (torch.randn(1000, 32, generator=g_fig, dtype=torch.complex128) for _ in "qk")
     turn = torch.exp(-1j * back[:, None].double() * theta64)  # the figure's exp(i Δ θ), Δ = -back
     pair = qc * kc.conj()
     unrelated_far = float((pair @ (turn * weight).T).real.abs().mean() / (pair @ turn.T).real.abs().mean())
     cos64 = torch.cos(back[:, None].double() * theta64)
-    matching_far = float((cos64 * weight).mean(-1).abs().mean() / cos64.mean(-1).abs().mean())
+    rope64, xpos64 = cos64.mean(-1), (cos64 * weight).mean(-1)
+    matching_far = float(xpos64.abs().mean() / rope64.abs().mean())
     assert abs(unrelated_far - 0.31) < 0.01 and abs(matching_far - 0.65) < 0.01, (unrelated_far, matching_far)
+    assert float(xpos64.std() / rope64.std()) < 0.2  # "swings far less": 0.15 of RoPE's spread
+    assert float(xpos64.mean()) >= float(rope64.mean()) > 0  # "a level no lower than RoPE's"
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "xPos mostly damps the fast pairs' swings in this score.",
@@ -2810,7 +2809,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "rope_abs = ((qc * kc.conj()) @ turn.T).real.abs().mean(0)" in code
     assert "xPos's average is slightly above RoPE's" not in text  # the appendix's numbers: 0.058 against 0.046
     assert "does not lower a matching key's average" not in text  # unscoped: false nearer in and at d = 32
-    # the lesson is scoped to the figure's head size: at d = 32 a matching key keeps only 0.36 of RoPE's
+    # the unrelated keys' lesson is scoped to the figure's head size: at d = 32 a matching key keeps only 0.36
     lesson = "So at this head size, xPos mostly quiets unrelated keys."
     wider = "In the appendix's sweep, the wider the head, the more a matching key keeps."  # the section's block
     assert text.count(lesson) == 1 and text.count(wider) == 1
@@ -2818,83 +2817,56 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     sweep = "<details><summary>xPos: other head sizes, the expected score of a key equal to its query"
     assert text.count(sweep) == 1 and text.index(lesson) < text.index(sweep)
     assert text.index("## Appendix") < text.index(sweep)  # collapsed, in the appendix
-    # the main line: one key and its head, the one measure (one average: over each doubling), its value in the
-    # figure's band, then why (the swings); no unrelated keys, no signed average
-    scope = "The figure follows a key equal to its query, in a head of $d = 64$, each pair of unit length."
-    measure = (
-        "It plots the *mean size* of its score, the mean of $|\\text{score}|$ over each doubling of the distance, as a"
-        " share of RoPE's."
-    )
-    keeps = "In the shaded band, the farthest drawn, that share is about two thirds."  # 0.65, asserted where drawn
+    # the main line (read r176: the old mean-size figure read as "xPos lowers far keys' scores by a third"): the
+    # factor, why (the fast pairs only swing far back), the figure's key, head and band, what it shows (the swings
+    # shrink; the level, the band's signed mean, does not fall), the lesson; one average (the dashed mean), no mean
+    # size, no unrelated keys
+    factor = "each $\\zeta_i$ below one, smallest for the fast pairs."
     why = (
         "Far back, the fast pairs' terms only swing around zero, so fading them mostly damps the swings of a far key's"
         " score."
     )
-    unrelated = (  # 0.31, asserted above and where computed; the block's
-        "Over 1000 random query/key pairs, in the same band, xPos's mean size falls to about a third of RoPE's."
+    scope = (
+        "The figure follows a key equal to its query, in a head of $d = 64$, each pair of unit length, two to four"
+        " thousand tokens back."
     )
-    matching = "So at this head size and distance, its average score does not fall."  # with signs: the block's
-    assert abs(matching_far - 0.65) < 0.01  # "about two thirds": its mean size keeps 0.65 of RoPE's
+    shows = "Under RoPE its score swings widely; under xPos it swings far less."
+    level = "Its level, the dashed mean, is no lower under xPos than under RoPE."
+    steadies = "So for this key, xPos's decay steadies the score rather than lowering it."
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
-    # the other measure, in the section's block, scoped first: with signs the matching key keeps its average in the
-    # band (0.058 against 0.046 per pair, the figure's cell asserts xpos_signed >= rope_signed > 0; the loop above,
-    # for d = 64: xPos's signed mean above RoPE's by under 0.02, its spread under RoPE's / 1.5, its score positive at
-    # every distance of the band, so a small positive average; its mean size 0.65 of RoPE's). The main line keeps one
-    # measure, mean size.
-    with_signs = (
-        "**A matching key's average with signs.** In this band, two to four thousand tokens back at $d = 64$, a key"
-        " equal to its query has an average score with signs at RoPE's or above: xPos damps the swings of its score"
-        " around a small positive average, so the average holds while the mean size falls."
-    )
-    assert with_signs.index("In this band") < with_signs.index("at RoPE's or above")  # the scope before the claim
-    assert "stays at RoPE's or above" not in text
-    # the lesson first, right after xPos's factor (the fast pairs fade most), then the figure that measures it
-    factor = "each $\\zeta_i$ below one, smallest for the fast pairs."
-    assert " ".join((factor, why, scope, measure, keeps)) in " ".join(xpos_main.split())
-    assert text.count(matching) == 1 and matching not in xpos_main  # the signed average: the block's
-    # what the mean size measures, in one sentence without a second average (reads r169, r170): the swings shrink
-    # (the spread over the band, under RoPE's / 1.5, asserted above for d = 64) while the level they swing around,
-    # the signed mean, does not fall there (xpos_signed >= rope_signed, the figure's cell)
-    assert "In that band, it is the swings that shrink, not the level the score swings around." in xpos_main
-    assert text.count(unrelated) == 1 and unrelated not in xpos_main and lesson not in xpos_main  # a second population
-    # no main-line sentence names two averages: the section's main line has one average (the mean over each doubling)
-    assert "unrelated" not in xpos_main and "average" not in xpos_main and xpos_main.count("mean of") == 1
-    # the band's shading is the main line's "shaded band": 2048-4096 back, the last and farthest of the figure's bands
-    assert band in code and "+ [(2048, 4096)]" in code
-    # the main line names the matching key's measure once, "keeps about two thirds of its mean size" (a plain
-    # "keeps most of its score" read as the signed score, which does not fall at all)
-    assert xpos_main.count("two thirds") == 1 and "its decay fades" not in xpos_main.lower()
-    opens = text.index("<summary>A matching key's average with signs, unrelated keys, and xPos's float32 cost")
+    assert " ".join((factor, why, scope, shows, level, steadies)) in " ".join(xpos_main.split())
+    assert "mean size" not in xpos_main and "unrelated" not in xpos_main and "average" not in xpos_main
+    assert "two thirds" not in xpos_main and "with signs" not in xpos_main and "panel" not in xpos_main
+    assert "nearer in" not in xpos_main and "its decay fades" not in xpos_main.lower()
+    # the section's block: the mean size (the old figure's measure, 0.65 for this key, asserted where computed), the
+    # scope of the level (nearer in and at d = 32 xPos lowers it, checked below), unrelated keys, the float32 cost
+    summary = "<summary>Mean size, where xPos lowers the level, unrelated keys, and xPos's float32 cost</summary>"
+    opens = text.index(summary)
     block = text[opens : text.index("</details>", opens)]
-    assert matching in block and wider in block and wider not in xpos_main
-    assert unrelated in block and lesson in block and block.index(with_signs) < block.index(matching)
-    # the signed average's scope, with the appendix's exceptions (nearer in; d = 32, checked below) in the block
-    scoped = (
-        "That holds for this head and band only: the appendix's *xPos* part shows xPos lowering it nearer in, and at"
-        " $d = 32$."
-    )
-    assert block.count(scoped) == 1 and block.index(matching) < block.index(scoped)
-    assert "with signs" not in xpos_main and text.count(with_signs) == 1
-    assert text.count(scope) == 1 and "unrelated keys get quieter" not in text
-    assert "nearer in" not in xpos_main and "panel" not in xpos_main
-    signed = "The figure's cell asserts the band's average; the appendix's *xPos* part gives the numbers."
-    summary = "<summary>A matching key's average with signs, unrelated keys, and xPos's float32 cost</summary>"
-    assert text.count(signed) == 1 and text.index(summary) < text.index(with_signs) < text.index(signed)
-    assert text.index(signed) < text.index("### xPos")  # the sentence and its pointer, in the section's block
+    for sentence in (
+        "**Mean size.** The *mean size* of a score is the mean of $|\\text{score}|$ over a band of distances.",
+        "In this band, xPos's mean size for this key is about two thirds of RoPE's: the swings shrink while the level"
+        " holds.",
+        wider,
+        "**Where the level falls.** The level holds for this head and band only: the appendix's *xPos* part shows xPos"
+        " lowering it nearer in, and at $d = 32$.",
+        "The figure's cell asserts the band's two levels; the appendix's *xPos* part gives the numbers.",
+        "**Unrelated keys.** Their scores average zero, so for them only the mean size tells xPos from RoPE.",
+        "Over 1000 random query/key pairs, in the same band, xPos's mean size falls to about a third of RoPE's.",
+        lesson,
+    ):
+        assert " ".join(block.split()).count(sentence) == 1, sentence
+    assert text.count(summary) == 1 and text.index(summary) < text.index("### xPos")
     cells = nb_cells()
     sec = next(i for i, c in enumerate(cells) if "## xPos: a road not taken" in "".join(c["source"]))
     app = next(i for i, c in enumerate(cells) if "".join(c["source"]).startswith("### xPos"))
     figs = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and "matching_share = " in "".join(c["source"])]
     # one figure, the section's own cell, right after its text
     assert figs == [sec + 1] and sec + 1 < app
-    assert '# the block\'s "its average score does not fall", "at RoPE\'s or above"' in "".join(
-        cells[sec + 1]["source"]
-    )
-    assert '# the block\'s "about a third"; "that share is about two thirds"' in "".join(cells[sec + 1]["source"])
-    assert "assert xpos_signed >= rope_signed > 0" in "".join(
-        cells[sec + 1]["source"]
-    )  # "The figure's cell asserts it"
+    fig_src = "".join(cells[sec + 1]["source"])
+    assert '# "Its level, the dashed mean, is no lower under xPos than under RoPE"' in fig_src
+    assert '# the block\'s "about a third"; "about two thirds"' in fig_src
     assert "<summary>A key equal to its query, with signs</summary>" in text
     assert "in the figure below</summary>" not in text[text.index("### xPos") :][:3000]
     checks = next(i for i, c in enumerate(cells) if c.get("id") == "c44")
@@ -4245,8 +4217,8 @@ def test_chapter_partial_rotary_names_its_content_channel():
 
 def test_chapter_matching_key_running_average_and_static_takeaway():
     """Chapter 10, *Partial rotary* (main line): "Right, with a key equal to the query, it peaks at distance zero.",
-    "Its mean over distances, in red, keeps 0.38 of that peak for this query." and "Averaged over random queries, for
-    this head and distances, it keeps about 0.4." (scoped: it holds for the figure's d_rot = 16, base 10^4,
+    "Its mean over the distances drawn, in red, keeps about 0.4 of that peak, for this query and for random queries
+    on average." (scoped: it holds for the figure's d_rot = 16, base 10^4,
     |Δ| = 1 .. 255; the closed form: the mean of cos(Δ theta_i) over |Δ| = 1 .. 255 and the 8 pairs, 0.4017).
     The peak holds for every query;
     the figure's draw (seed 3, d_rot = 16 of 64, |Δ| = 1 .. 255) keeps 0.38 of its peak, near the random queries'
@@ -4281,35 +4253,39 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     said = re.search(
-        r"Right, with a key equal to the query, it peaks at distance zero\. Its mean over distances, in red, keeps"
-        r" (0\.\d\d) of that peak for this query\. Averaged over random queries, for this head and distances, it keeps"
-        r" about (0\.\d)\.",
+        r"Right, with a key equal to the query, it peaks at distance zero\. Its mean over the distances drawn, in red,"
+        r" keeps about (0\.\d) of that peak, for this query and for random queries on average\.",
         " ".join(main_line.split()),
     )
-    assert said, "the red line: this query's share, then the random queries' mean"
-    # this query's share, the figure's 0.38: recomputed above (seed 3) and read from the figure cell's stored print
+    assert said, "the red line: one rounded share, this query's and the random queries' mean"
+    # this query's share, the figure's 0.38, rounds to the text's 0.4: recomputed above (seed 3) and read from the
+    # figure cell's stored print
     fig_cell = next(c for c in nb_cells() if "kept = float(matching[1:].mean())" in "".join(c["source"]))
     fig_out = "".join("".join(o.get("text", "")) for o in fig_cell["outputs"])
     printed = re.search(r"this query's rotated part keeps (0\.\d\d) of its peak on average over", fig_out)
-    assert printed and said.group(1) == printed.group(1) == f"{shares[3]:.2f}", (said.groups(), fig_out)
+    assert printed and printed.group(1) == f"{shares[3]:.2f}", fig_out
+    assert f"{shares[3]:.1f}" == said.group(1) == f"{float(printed.group(1)):.1f}", (said.groups(), shares[3])
     # the random queries' mean share, 0.4: the closed form (checked below) and 200 000 random queries
-    assert abs(float(said.group(2)) - float(many_shares.mean())) < 0.01
+    assert abs(float(said.group(1)) - float(many_shares.mean())) < 0.01
     assert "well under that peak" not in main_line and "as for a typical query" not in main_line
     assert "assert kept / float(matching[0]) < 0.5" not in _figure_titles()  # one draw's threshold, not the claim
     assert "assert abs(typical_keep - 0.40) < 0.005" in _figure_titles()  # the notebook pins the 0.4 to the closed form
     assert "about a quarter of that peak" not in main_line  # one draw's number; the main line names none
     section = main_line[main_line.index("The rotated term depends only on") : main_line.index("## DeepSeek's MLA")]
-    assert section.count("0.4") == 1 and section.count("0.38") == 1  # this query's share, the random queries' mean
+    assert section.count("0.4") == 1 and section.count("0.38") == 0  # one rounded share for both
     # "for this head and distances": the figure's head (d_rot = 16 of 64, base 10^4) and its 255 distances, 1 .. 255;
     # the closed form below gives 0.40 there and under a tenth over 1 .. 3999, so the scope is needed
     assert "d, d_rot, n_pos = 64, 16, 256" in _figure_titles()
     assert "posenc.rope_cos_sin(n_pos, d_rot, dtype=f64)" in _figure_titles()
-    assert section.count("for this query") == 1  # the 0.38 is the drawn query's; the 0.4 is the random queries'
+    assert section.count("for this query") == 1  # the drawn query's 0.38 and the random queries' 0.40, both about 0.4
     assert "under that peak" not in section  # the peak is the maximum: "under" added nothing
     assert "fades on average" not in main_line  # the figure shows a mean below the peak, not a fall
     assert "Right, for a key equal to its query, it peaks" not in main_line
-    assert main_line.count("Its mean over distances, in red,") == 1
-    assert "The pass-through term stays whole at every distance." in main_line
+    assert main_line.count("Its mean over the distances drawn, in red,") == 1
+    assert (
+        "The pass-through term stays whole at every distance, so a head can use it to match content however far back"
+        " it lies." in main_line
+    )
     # the appendix's "a random query keeps 0.4 of its peak on average" and "Over distances 1 to 3999, the share
     # averaged over random queries is under a tenth.": for an isotropic query, the expected share over |Δ| = 1 .. N - 1
     # is the mean of cos(Δ theta_i) over the distances and the 8 pairs (0.40 at N = 256, 0.074 at N = 4000)
@@ -4913,9 +4889,9 @@ def test_chapter_mla_query_latent_matches_transformers():
 
 
 def test_chapter_max_position_embeddings_is_not_enforced():
-    """Chapter 10, *Reading a modern config* (main line): "`max_position_embeddings` declares the longest input;
-    transformers does not enforce it for RoPE, though `dynamic` computes its frequencies from it, and `longrope` its
-    default factor." A
+    """Chapter 10, *Reading a modern config* (main line): "`max_position_embeddings` declares the longest input, but
+    transformers does not enforce it for RoPE."; its block: "The `dynamic` type computes its frequencies from
+    `max_position_embeddings`, and `longrope` its default factor." A
     tiny Llama whose config declares 16 positions runs 40 tokens, and its rotary module gives angles for positions far
     past 16, each equal to position times frequency; transformers 5.24's `dynamic` takes its L from the field and
     `longrope` its s = max_position_embeddings / original_max_position_embeddings when no factor is set."""
@@ -4926,8 +4902,13 @@ def test_chapter_max_position_embeddings_is_not_enforced():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     section = main_line[main_line.index("## Reading a modern config") :]
     assert (
-        "`max_position_embeddings` declares the longest input; transformers does not enforce it for RoPE, though"
-        " `dynamic` computes its frequencies from it, and `longrope` its default factor." in " ".join(section.split())
+        "`max_position_embeddings` declares the longest input, but transformers does not enforce it for RoPE."
+        in " ".join(section.split())
+    )
+    # the two types that read it: the section's block
+    assert (
+        "The `dynamic` type computes its frequencies from `max_position_embeddings`, and `longrope` its default factor."
+        in " ".join(text.split())
     )
     cfg = LlamaConfig(
         hidden_size=32, num_attention_heads=2, num_key_value_heads=2, intermediate_size=64, num_hidden_layers=1,
@@ -4942,7 +4923,7 @@ def test_chapter_max_position_embeddings_is_not_enforced():
     cos, _ = LlamaRotaryEmbedding(cfg)(x, torch.arange(100)[None])
     own = posenc.rope_cos_sin(torch.arange(100), 16, dtype=torch.float64)[0]
     torch.testing.assert_close(cos[0].double(), own, rtol=0, atol=1e-4)
-    # "though `dynamic` computes its frequencies from it, and `longrope` its default factor": dynamic's L is the field
+    # "`dynamic` computes its frequencies from it, and `longrope` its default factor": dynamic's L is the field
     # (its frequencies change only past it), and longrope's s, which sets its attention factor, is the field over the
     # original length when `factor` is unset (its lists switch at original_max_position_embeddings)
     from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters, _compute_longrope_parameters
@@ -4964,19 +4945,33 @@ def test_chapter_max_position_embeddings_is_not_enforced():
         assert math.isclose(_compute_longrope_parameters(lr_cfg, "cpu")[1], expected, rel_tol=1e-12), declared
 
 
-def test_chapter_layout_takeaway_links_chapter4_check():
-    """Chapter 10's takeaway 5: "The pair layout, interleaved or halves, must match what the checkpoint's code
-    expects; the wrong one gives wrong scores and no error, as [chapter 4's *Two layouts*](04_rope.ipynb) shows."
-    The linked section's check exists: chapter 4 converts an interleaved checkpoint by permuting rows, and asserts that
-    the forgotten permutation runs (no error) yet misses the trained scores. Recomputed here: the half layout applied
-    to interleaved-trained q and k gives other scores, without raising."""
+def test_chapter_layout_note_and_decay_takeaway():
+    """Chapter 10 teaches the pair layout only in the opening's block ("The six leave out the *layout*, which
+    dimensions form a pair: a wrong one gives other scores but raises no error; see chapter 4's *Two layouts*"), so
+    no takeaway restates it (read r176: a takeaway the main line never taught). Takeaway 5 is the sixth question's
+    section: "No model in the chapter's table multiplies its scores by a decay factor; far back, xPos's factor
+    steadies a matching key's score in the chapter's example rather than lowering it." No row of the table has a
+    decay (its `not_plain` answers stop at question 5); the example's numbers are test_chapter_xpos_...'s. The block's
+    pointer: chapter 4's layout check exists: it converts an interleaved checkpoint by permuting rows, and asserts
+    that the forgotten permutation runs (no error) yet misses the trained scores. Recomputed here: the half layout
+    applied to interleaved-trained q and k gives other scores, without raising."""
     text = chapter_markdown("10_rope_today")
     takeaways = text[text.index("## Takeaways") : text.index("## Exercises")]
-    sentence = (
-        "5. **Layout.** The pair layout, interleaved or halves, must match what the checkpoint's code expects; the"
-        " wrong one gives wrong scores and no error, as [chapter 4's *Two layouts*](04_rope.ipynb) shows."
+    assert "**Layout.**" not in takeaways
+    note = (
+        "The six leave out the *layout*, which dimensions form a pair: a wrong one gives other scores but raises no"
+        " error; see chapter 4's *Two layouts*"
     )
-    assert text.count(sentence) == 1 and sentence in takeaways
+    opening = " ".join(text[: text.index("## Partial rotary")].split()) if "## Partial rotary" in text else text
+    assert note in " ".join(text.split()) and note in opening
+    decay = (
+        "5. **Decay?** No model in the chapter's table multiplies its scores by a decay factor; far back, xPos's factor"
+        " steadies a matching key's score in the chapter's example rather than lowering it."
+    )
+    assert text.count(decay) == 1 and decay in takeaways
+    assert "no RoPE model in this chapter's table uses it." in text  # the section's own sentence
+    for key, cfg in book.MODEL_ROPE_CONFIGS.items():  # no row's fields or method name a decay or xPos
+        assert "xpos" not in str(cfg).lower() and "decay" not in str(cfg).lower(), key
     ch4 = chapter_markdown("04_rope")
     assert "## Two layouts" in ch4 and re.search(r"Forgetting it\s+raises no error", ch4)
     ch4_cells = json.loads((Path(__file__).parents[1] / "notebooks" / "04_rope.ipynb").read_text(encoding="utf-8"))[
@@ -5022,8 +5017,8 @@ def test_qwen2vl_sentence_names_the_language_models_rotation():
 
 def test_chapter_takeaways_are_five_single_sentences():
     """Chapter 10's takeaways: five, one sentence each (the teaching guide's 3-5); the old first one, "Reading a
-    config", restated the opening's "A model takes them unless a config field or its code in transformers gives
-    another", which stays there."""
+    config", restated the opening's "A model keeps a plain answer unless a config field, or its code in transformers,
+    changes it", which stays there."""
     cells = [c for c in nb_cells() if c["cell_type"] == "markdown"]
     source = next("".join(c["source"]) for c in cells if "".join(c["source"]).startswith("## Takeaways"))
     takeaways = source[: source.index("## Exercises")]
@@ -5032,5 +5027,5 @@ def test_chapter_takeaways_are_five_single_sentences():
     for _, body in items:
         assert body.endswith(".") and not re.search(r"[.!?] [A-Z]", body), body  # one sentence
     main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
-    assert "A model takes them unless a config field or its code in transformers gives another." in main_line
+    assert "A model keeps a plain answer unless a config field, or its code in transformers, changes it." in main_line
     assert "**Reading a config.**" not in takeaways

@@ -415,7 +415,7 @@ def _t5_row():
 
 def _alibi_item() -> list[str]:
     """The chapter list's item 6: "Each head subtracts its slope times the distance from every score, so the penalty
-    keeps growing past the training length.",
+    keeps growing past the trained length.",
     and its block "The slopes": "With a power-of-two number of heads, the slopes shrink by a constant factor
     from head to head. With 8 heads they run from 1/2 to 1/256, each half the one before. So the steepest head cuts a
     key's weight tenfold within about 5 tokens, and the shallowest only after about 590": chapter 6's head count,
@@ -438,7 +438,7 @@ def _alibi_item() -> list[str]:
     assert round(reach[0]) == 5 and round(reach[-1], -1) == 590, reach
     sentence = (
         "Each head subtracts its slope times the distance from every score, so the penalty keeps growing past the"
-        " training length. <details><summary>The slopes</summary> With a power-of-two number of heads, the slopes"
+        " trained length. <details><summary>The slopes</summary> With a power-of-two number of heads, the slopes"
         f" shrink by a constant factor from head to head. With {heads} heads they run from 1/2 to 1/256, each half the"
         " one before."
         " So the steepest head cuts a key's weight tenfold within about 5 tokens, and the shallowest only after about"
@@ -1240,7 +1240,7 @@ def _extension_factor_defined() -> None:
     lead_end = "A fix added at test time pulls the angles of long distances back toward those seen in training."
     define = "All but the larger base slow the slowest pair by a chosen factor $s$, the *extension factor*."
     table = "| fix | which pairs it slows |"
-    end = page.index(lead_end, page.index("## RoPE past the training length")) + len(lead_end)
+    end = page.index(lead_end, page.index("## RoPE past the trained length")) + len(lead_end)
     assert (
         end
         < page.index(define)
@@ -1257,11 +1257,11 @@ def _extension_factor_defined() -> None:
     )
     # "dynamic" is defined where the section first uses it: the block's definition comes before the table's
     # "Qwen-7B, in a dynamic form", and the section's main line (before the block) does not use the word
-    section = page[page.index("## RoPE past the training length") : page.index("## Chapter 8's grid")]
+    section = page[page.index("## RoPE past the trained length") : page.index("## Chapter 8's grid")]
     define = "A *dynamic* form of a fix picks $s$ from each input's length."
     assert section.lower().index("dynamic") == section.index(define) + len("A *"), "dynamic used before defined"
     # nor does the page use it earlier, outside the section: item 10's block says what a padded batch switches
-    assert "dynamic" not in page[: page.index("## RoPE past the training length")].lower()
+    assert "dynamic" not in page[: page.index("## RoPE past the trained length")].lower()
 
 
 def _gemma3_layer_bases() -> list[str]:
@@ -1340,7 +1340,7 @@ def _other_tools_block() -> list[str]:
 
 def _turns_example() -> list[str]:
     """The paragraph above the fixes table: "Each RoPE pair's angle repeats every so many positions, its *wavelength*. A
-    model's *training length* L is the input length it was trained at before any RoPE scaling. A pair's *turns within*
+    model's *trained length* L is the input length it was trained at before any RoPE scaling. A pair's *turns within*
     L are L divided by its wavelength: a wavelength of a thousand gives four turns within an L of four thousand": a
     pair whose angle
     comes back every P positions turns L / P times over L positions, 4 here. The numbers are read from the page, in
@@ -1354,10 +1354,11 @@ def _turns_example() -> list[str]:
     # scaling" left that open
     # the glossary's name for the same L, "the input length a model was trained at before any RoPE scaling": every
     # fix below scales RoPE's frequencies, so "before any fix below" agrees with it
-    assert (
-        "A model's *training length* $L$ is the input length it was trained at before any fix below; the glossary"
-        " calls it the {ref}`trained length <glossary-longer-terms>`."
-    ) in page_text()
+    # the page names L by the glossary's term, *trained length*, alone: a second name, "training length" (which the
+    # glossary lists as another name for it), was one more term for the section's lead to carry (reader's finding)
+    assert "A model's *trained length* $L$ is the input length it was trained at before any fix below." in page_text()
+    assert "training length" not in (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
+    assert page_text().count("*trained length*") == 1
     glossary_terms = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     assert "(glossary-longer-terms)=" in glossary_terms
     # the glossary's row for the trained length, in its words, is checked just below
@@ -1388,7 +1389,8 @@ def _turns_example() -> list[str]:
     made = length / period  # full turns over L positions
     assert round(made) == turns and abs(made - turns) < 0.1 * turns, (made, turns)
     row = re.search(r"^\| wavelength \|.*\|$", glossary, flags=re.M)  # the glossary's term for positions per turn
-    assert row and "the positions in one full turn of pair $i$, $\\lambda_i = 2\\pi/\\theta_i$" in row.group(0), row
+    wavelength = "the number of positions in one full turn of pair $i$, $\\lambda_i = 2\\pi/\\theta_i$"
+    assert row and wavelength in row.group(0), row
     # transformers' Llama 3.1 rule: its wavelength, and its thresholds, L over a factor: a pair whose wavelength is
     # above L / f turns fewer than f times within L
     from transformers import modeling_rope_utils
@@ -1414,8 +1416,8 @@ def _overview_examples():
     summary = (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
     top = summary[: summary.index("## Chapter 8's grid")].splitlines()
     assert summary.index("| method | the idea in one line |") < summary.index("## What each chapter showed")
-    assert summary.index("## What each chapter showed") < summary.index("## RoPE past the training length")
-    assert summary.index("## RoPE past the training length") < summary.index("| fix | what it does to RoPE |")
+    assert summary.index("## What each chapter showed") < summary.index("## RoPE past the trained length")
+    assert summary.index("## RoPE past the trained length") < summary.index("| fix | what it does to RoPE |")
     overview = {
         _table_cells(r)[0]: _table_cells(r)[-1]
         for r in top
@@ -1621,9 +1623,9 @@ def _overview_examples():
     # say why: a fixed YaRN both slows pairs and scales the scores at L, and the run cannot tell the two apart)
     assert (
         "A fixed factor added at test time changes short inputs too; in chapter 8 it raised the loss even at"
-        ' $L$, as the block "Fixed factors, graded on the loss at the training length" below shows.'
+        ' $L$, as the block "Fixed factors, graded on the loss at the trained length" below shows.'
     ) in page_text()
-    assert "<summary>Fixed factors, graded on the loss at the training length</summary>" in page_text()
+    assert "<summary>Fixed factors, graded on the loss at the trained length</summary>" in page_text()
     assert "slows pairs on short inputs too; in chapter 8" not in " ".join(page_text().split())  # no cause claimed
     # the block's bullets "Advice", "Ramps", "Dynamic s" and "Rounding" restated chapter 7's and chapter 10's material
     # and are cut; the bullet "More." points to chapter 7's two sections, which
@@ -1766,7 +1768,7 @@ def _overview_examples():
         "| *NTK-aware scaling*, a larger base computed from $s$ at test time",
         "| *YaRN*",
         "| *Llama 3.1's rule*",
-    ]  # "the last four": the rows after the larger base
+    ]  # "All but the larger base": the rows after it
     _other_fixes_block()
     for method, (cell, row, named) in examples.items():
         assert overview[method] == cell, (method, overview[method])
@@ -1845,12 +1847,12 @@ def _overview_examples():
     # table under it (MAIN_FIXES_TABLE, checked by _main_fixes_table), and "Chapter 8's small models, Llama 2 and
     # Llama 3 all have slow pairs" stands in the block "Wavelengths and turns"
     lead = (
-        "What does RoPE meet on inputs longer than those it was trained on? A model's *training length* $L$ is the"
-        " input length it was trained at before any fix below; the glossary calls it the {ref}`trained length"
-        " <glossary-longer-terms>`. RoPE turns each pair $i$ of coordinates at its own speed, $\\theta_i$ radians per"
+        "What does RoPE meet on inputs longer than those it was trained on? A model's *trained length* $L$ is the"
+        " input length it was trained at before any fix below. RoPE turns each pair $i$ of coordinates at its own"
+        " speed, $\\theta_i$ radians per"
         " position. A pair is *fast* if it makes at least one full turn within $L$ positions, and *slow* if not."
         " A model trained on inputs of length $L$ never sees a distance of $L$ or more. With a causal mask, slow"
-        " pairs meet, beyond $L$, angles that training never showed."
+        " pairs meet angles past $L$ that training never showed."
         " Chapter 8's heads, 16 wide at base $10^4$ with"
         " $L = 64$, have 5 slow pairs of 8. Every fix below slows the slow pairs."
         " A fix added at test time pulls the angles of long distances back toward those seen in training."
@@ -2139,10 +2141,13 @@ def _overview_examples():
     quote(C1, "How can a causal model find a position? It can count.")
     # the RoPE row's "at its own speed from fast to slow": chapter 7's fast and slow pairs
     quote(C7, "The slow pairs now meet angles they never saw")
-    # the paragraph above the table: "the glossary has the other terms, and the claims page each method's formula":
-    # the claims page's label over its table of formulas, which has a row for each method of the table below
+    # the paragraph above the table: "The glossary defines the other terms. The claims page gives each method's
+    # formula": the claims page's label over its table of formulas, which has a row for each method of the table below
+    # (two plain sentences: the old one clause with a dropped verb, "and the claims page each method's formula", was
+    # hard to parse)
     assert (
-        "the {doc}`glossary` has the other terms, and the {ref}`claims page <claims-formulas>` each method's formula."
+        "The {doc}`glossary` defines the other terms. The {ref}`claims page <claims-formulas>` gives each method's"
+        " formula."
     ) in page_text()
     claims_text = (ROOT / "book" / "claims.md").read_text(encoding="utf-8")
     formulas = claims_text[claims_text.index("(claims-formulas)=") : claims_text.index("(claims-checklist)=")]
@@ -2156,7 +2161,7 @@ def _overview_examples():
     return []
 
 
-#: The short table of fixes on the main line of "RoPE past the training length": fix, which pairs it slows, and when
+#: The short table of fixes on the main line of "RoPE past the trained length": fix, which pairs it slows, and when
 #: it is added. Its names are in italics, so the rules of the block's table of fixes (below it) match none of its rows.
 #: Each "which pairs it slows" cell is one short clause; the conditions (YaRN's 32 turns and score factor, Llama 3.1's
 #: 4 turns, NTK-aware scaling's raised base) stand in the block's table below it (COLLAPSED_FIX_CONDITIONS).
@@ -2169,10 +2174,14 @@ MAIN_FIXES_TABLE = [
     "| *YaRN* | the slow pairs most, some fast pairs partway, and scales the scores up |",
     "| *Llama 3.1's rule* | the slow pairs most, like YaRN, but leaves the scores alone |",
 ]
-#: the sentence under the main fixes table (read r169: a "when it is added" column repeated one cell in three rows)
+#: the sentences under the main fixes table (read r169: a "when it is added" column repeated one cell in three rows),
+#: one use a sentence: every fix with training at the longer length, the four rows after the larger base also on a
+#: trained model as it is (the old "All five can be set before further training; only the last four are also used at
+#: test time" read, next to the larger base's "set before training at the longer length", as if test time came
+#: before training)
 WHEN_ADDED = (
-    "All five can be set before further training; only the last four are also used at test time, with no further"
-    " training. NTK-aware scaling was proposed for test time alone."
+    "Any of the five can be set before training at the longer length. All but the larger base can also be added to a"
+    " trained model as it is, with no further training. NTK-aware scaling was proposed for that use alone."
 )
 
 #: The block's table of fixes, where the main table's conditions moved: YaRN's default bar of 32 turns and its score
@@ -2242,8 +2251,8 @@ def _main_fixes_table() -> None:
     block's table) or at test time (chapter 8's dynamic arms and Qwen2.5: the block's table and _dynamic_gloss)."""
     summary = (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
     section = summary[
-        summary.index("## RoPE past the training length") : summary.index(
-            "<details>", summary.index("## RoPE past the training length")
+        summary.index("## RoPE past the trained length") : summary.index(
+            "<details>", summary.index("## RoPE past the trained length")
         )
     ]
     rows = [line for line in section.splitlines() if line.startswith("|") and not re.fullmatch(r"\|[-|]+\|", line)]
@@ -2346,7 +2355,8 @@ def _main_fixes_table() -> None:
     first = [r.split(" | ")[0] for r in rows]
     assert first[1] == "| *larger base*, set before training at the longer length", first
     assert first[3] == "| *NTK-aware scaling*, a larger base computed from $s$ at test time", first
-    assert "NTK-aware scaling was proposed for test time alone." in WHEN_ADDED  # its "no" in the block's table
+    # "proposed for that use alone": a trained model as it is, with no further training; its "no" in the block's table
+    assert "with no further training. NTK-aware scaling was proposed for that use alone." in WHEN_ADDED
     # "proposed for test time with no further training", not a requirement: chapter 7's table of methods says how
     # each was first proposed, NTK-aware scaling with "no fine-tuning", and its text says it was meant to work without
     # one
@@ -2604,7 +2614,7 @@ def _grid_heads_block() -> list[str]:
     import inspect as _inspect_base
 
     assert _inspect_base.signature(posenc.rope_inv_freq).parameters["base"].default == 1e4
-    # the same counts as the main line of "RoPE past the training length" (_slow_pairs_main_line)
+    # the same counts as the main line of "RoPE past the trained length" (_slow_pairs_main_line)
     # "5 of the 8 turn less than once" is cut here: the main line's "5 slow pairs of
     # 8" says it once, with the same counts (_slow_pairs_main_line), and "the rest fewer still" (pairs 4 to 7 below
     # pair 3's 0.32) leaves five pairs under one turn
@@ -2632,7 +2642,7 @@ def _slow_pair_counts() -> tuple[int, int, int, int]:
 
 
 def _slow_pairs_main_line() -> list[str]:
-    """The main line of "RoPE past the training length", after its fast and slow pairs and their new angles, one
+    """The main line of "RoPE past the trained length", after its fast and slow pairs and their new angles, one
     concrete count: "Chapter 8's heads, 16 wide at base 10^4 with L = 64, have 5
     slow pairs of 8. Llama 2's heads have 18 of 64", computed as the block "The grid's RoPE and a large model's" counts
     them (_grid_heads_block checks that both agree). The heads' setup is the saved
@@ -2662,7 +2672,7 @@ def _slow_pairs_main_line() -> list[str]:
     page = page_text()
     assert page.index(
         "and *slow* if not. A model trained on inputs of length $L$ never sees a distance of $L$ or more. With a"
-        " causal mask, slow pairs meet, beyond $L$, angles that training never showed. " + main
+        " causal mask, slow pairs meet angles past $L$ that training never showed. " + main
     ) < page.index("<summary>The fixes, with example models</summary>"), main
     return numbers(main)
 
@@ -4161,17 +4171,20 @@ def _item_8_passkeys() -> None:
     # where it is first used (FINE, chapter 8's tenth of a nat; on either side, since the floor ln 2 lies less than
     # FINE below the trigram's: test_prose_expected's key check), and ALiBi's and KERPLE's every seed within FINE of
     # the same seed's trigram at 8L (below); "as the grid below shows": the grid's section comes after the
-    # item, and its key and grid grade ALiBi and KERPLE *fine* (below); "With no further training, only":
-    # the item's previous sentence names the fine-tuned RoPE runs, which keep the loss fine too
-    # (test_only_alibi_kerple_and_fine_tuned_rope_keep_their_loss), so "only" is scoped as the grid's verdict is
+    # item, and its key and grid grade ALiBi and KERPLE *fine* (below); "With no further training, only": the
+    # item's block names the fine-tuned RoPE runs, which keep the loss fine too
+    # (test_only_alibi_kerple_and_fine_tuned_rope_keep_their_loss), so "only" is scoped as the grid's verdict is.
+    # The main line keeps what its conclusion needs, the setting and *fine*; the trigram model's and the passkey's
+    # definitions and the fine-tuning aside stand in the item's block, right under it (reader's finding: three
+    # definitions and an aside in one item, only *fine* used in its conclusion)
     item = (
-        "Small models are tested on inputs eight times longer than in training, with no further training; chapter 8"
-        " also fine-tunes some RoPE models at that length. Their inputs can hide a digit, the *passkey*, for the model"
-        " to recall later. A *trigram model* predicts each token from the two before it. Of the encodings tested with"
-        " no further training, only ALiBi and KERPLE keep the loss *fine*, at most 0.1 nats above a trigram model's"
-        " loss, as the grid below shows. 9. [Costs]"
+        "Small models are tested on inputs eight times longer than in training. With no further training, only ALiBi"
+        " and KERPLE keep the loss *fine*, at most 0.1 nats above a trigram model's loss, as the grid below shows."
+        " <details><summary>The trigram model, the passkey and fine-tuning</summary> A *trigram model* predicts each"
+        " token from the two before it. The inputs can also hide a digit, the *passkey*, for the model to recall"
+        " later. Chapter 8 also fine-tunes some RoPE models at the longer length. </details> 9. [Costs]"
     )
-    # the trigram model defined where it is first used, in the item, and once: posenc's baseline is a count-based
+    # the trigram model defined in the item where it is first used, and once: posenc's baseline is a count-based
     # trigram, "a predictor with no context beyond the two previous tokens"
     from posenc.experiments.evaluation import TrigramBaseline as _Trigram
 
@@ -4180,9 +4193,12 @@ def _item_8_passkeys() -> None:
         "trigram", page_text().index(item)
     )
     # the passkey's one definition: chapter 8 hides a digit in its inputs, training
-    # text and tests alike, and asks for it at the end
+    # text and tests alike, and asks for it at the end; it stands in item 8's block, before item 11's main line and
+    # the grid's column use the word
     quote(C8, "hides a number in filler text and asks for it at the end")
     assert page_text().index("the *passkey*") == page_text().index(item) + item.index("the *passkey*")
+    assert page_text().count("*passkey*") == 1
+    assert page_text().index("the *passkey*") < page_text().index("[Learned and contextual position]")
     assert page_text().index(item) < page_text().index("## Chapter 8's grid")
     # the forward reference to *fine* says where the term is defined: the grid's key, after the item
     fine_key = "| *fine* | up to {} | at most 0.1 above the trigram's {} |".format(*_fine_edge())
@@ -4890,7 +4906,7 @@ def _decay_item() -> list[str]:
     assert "from 4 096 to 8 192, which holds 5 000, half the base. Its first dip" in " ".join(page[block_at:].split())
     # the block's old "chapter 5's smooth trend formulas put their zero a little past it" named a "trend" the page
     # never defines (the means over doublings, or chapter 5's log formula with its zero near 0.56 b): it is cut
-    assert "trend" not in page[: page.index("## RoPE past the training length")]
+    assert "trend" not in page[: page.index("## RoPE past the trained length")]
     assert "half the base here" not in page  # the block no longer repeats the main line's clause
     # four sentences: "A single query's score need not fall with the distance" (single queries' doubling means rise
     # somewhere for over a quarter of them: test_takeaways_restate_checked_claims) moved into the block "What the
@@ -4980,28 +4996,30 @@ def _decay_item() -> list[str]:
         page[page.index(item) : page.index("<summary>What the average is over</summary>")].count("above and below it")
         == 1
     )
-    # the takeaway gives the lesson and one number, with one set of qualifiers (the head's width and base; the
-    # averages are item 5's): "…, stays between −5 % and 5 % of its value at distance 0 from about half the base on",
-    # chapter 5's words: the doubling from 4 096, which holds b/2, and every doubling mean from there within 5 % of E(0)
-    # (asserted above and below: -0.15 %, then -4.5 % and smaller); the quote in test_takeaways_restate_checked_claims
+    # the takeaway gives the lesson with one set of qualifiers (the head's width and base, then the averages, item
+    # 5's) and item 5's main-line words, "stays near zero": "a matching key's average score stays near zero from about
+    # half the base on", chapter 5's landmark: the doubling from 4 096, which holds b/2, and every doubling mean from
+    # there within 5 % of E(0) (asserted above and below: -0.15 %, then -4.5 % and smaller); the quote in
+    # test_takeaways_restate_checked_claims. The band's number, 5 %, stands in item 5's block; the takeaway once gave
+    # it, "stays between −5 % and 5 % of its value at distance 0", in one sentence of 45 words
     takeaways = page[page.index("## Takeaways") :]
     takeaway = takeaways[takeaways.index("- RoPE's score") : takeaways.index("- ALiBi's penalty")]  # bullet 2
     assert takeaway.endswith(
-        f"In a head {width} wide at base $10^4$, a matching key's score, averaged over random queries and over each"
-        " doubling of the distance, from one power of two to the next, stays between −5 % and 5 % of its value at"
-        " distance 0 from about half the base on. "
+        f"In a head {width} wide at base $10^4$, a matching key's average score stays near zero from about half the"
+        " base on. The average is over random queries and over each doubling of the distance. "
     ), takeaway
-    assert takeaway.count("half the base") == 1 and "4 000" not in takeaway
-    # "from one power of two to the next" is needed (read r169): a doubling that starts elsewhere, at 10 331, averages
-    # about -5.04 % of E(0), just outside the band
+    assert takeaway.count("half the base") == 1 and "4 000" not in takeaway and "%" not in takeaway
+    # the block's "from one power of two up to the next" is needed for its 5 % (read r169): a doubling that starts
+    # elsewhere, at 10 331, averages about -5.04 % of E(0), just outside the band; the takeaway, like item 5's main
+    # line, says "near zero" and leaves that band to the block
     theta_t = posenc.rope_inv_freq(128, base=1e4).double()
     shifted = torch.arange(10331, 2 * 10331, dtype=torch.float64)
     off_grid = float(2 * torch.cos(shifted[:, None] * theta_t).sum(1).mean()) / 128
     assert -0.051 < off_grid < -0.05, off_grid
-    # "averaged over random queries": the condition under the location, item 5's "over random queries" and its
+    # "The average is over random queries": the condition under the location, item 5's "over random queries" and its
     # block's "random queries with no preferred direction" (chapter 5's isotropic queries, the E(r) computed above),
     # stated before the takeaway; "a matching key" is defined by item 5, before its first use on the page
-    assert takeaway.count("averaged over random queries") == 1
+    assert takeaway.count("over random queries") == 1
     assert page.index("That average still ripples, so the chapter also averages it over each doubling") < page.index(
         "## Takeaways"
     )
@@ -5206,10 +5224,11 @@ def _decay_item() -> list[str]:
     # the chapter list's item 1: "Without a mask or a position encoding, attention cannot tell one order of its tokens
     # from another" (chapter 1's "shuffling the input only shuffles the output", quoted by prose_expected)
     # the sentence "Without a mask or a position encoding, attention cannot tell one order of its tokens from another"
-    # repeated the page's opening ("sees its tokens as a bag"); item 1 now opens with the count
+    # repeated the page's opening ("sees its tokens as a bag"); item 1 now opens with the count, and says what is
+    # counted: the tokens before each one, whose number is its position (the old "a model can count" left that open)
     assert (
         "1. [Why position matters](../notebooks/01_why_position.ipynb). With a causal mask and a distinct first"
-        " token, a model can count."
+        " token, a model can find each token's position by counting the tokens before it."
     ) in page
     return [
         # "distance 0" and "4 096" left the item's main line for its block; "from about half the base, 5 000
@@ -5683,15 +5702,20 @@ def prose_expected() -> list[str]:
     quote(C2, "Whisper's encoder adds exactly this table to the audio frames")  # and the [sin | cos] layout
     quote(C1, "one encoding for each position, the same in every sequence")  # the checklist's *unique*
     quote(C1, "values stay bounded and defined for every $p$")  # the checklist's column 3
-    # the chapter list's item 1: "With a causal mask and a distinct first token, a model can count: a head that attends
-    # equally to the tokens it sees gives the first one a weight of one over their number": chapter 1's way to count
+    # the chapter list's item 1: "With a causal mask and a distinct first token, a model can find each token's position
+    # by counting the tokens before it: a head that attends equally to the tokens it sees gives the first one a weight
+    # of one over their number": chapter 1's way to count ("find a position ... It can count"; "infer how many tokens
+    # precede each one"). Positions count from 0, so token i has i tokens before it, and sees i + 1 with itself
     quote(C1, "shuffling the input only shuffles the output")
     quote(C1, "How can a causal model find a position? It can count. Suppose the first token is distinct")
+    quote(C1, "lets their models infer how many tokens precede each one; this is one way to do it")
+    quote(C1, "The book counts positions from 0, as Python does")
     quote(
         C1, "a head attends to every visible token equally", "Token $i$ then gives the first token the weight $1/(i+1)$"
     )
     assert (
-        "With a causal mask and a distinct first token, a model can count. <details><summary>How it counts</summary>"
+        "With a causal mask and a distinct first token, a model can find each token's position by counting the tokens"
+        " before it. <details><summary>How it counts</summary>"
         " A head that attends equally to the tokens it sees gives the first one a weight of one over their number,"
         " which reveals the position. </details>"
     ) in page_text()
@@ -5998,7 +6022,7 @@ def prose_expected() -> list[str]:
     # $8L$": the test length is exactly eight training lengths, the $8L$ the section's main line and grid header use
     assert longest == 8 * L
     assert (
-        f"## Chapter 8's grid: which encodings work at eight times the training length? Tiny two-layer models train on"
+        f"## Chapter 8's grid: which encodings work at eight times the trained length? Tiny two-layer models train on"
         f" inputs of $L = {L}$ tokens and are tested on {longest}, that is ${longest // L}L$. Most tokens are filler;"
         " the *loss past $L$* is a mean loss over filler tokens from position $L$ on."
     ) in page_text()
@@ -6571,9 +6595,9 @@ def prose_expected() -> list[str]:
         # item 5's head, 128 wide, and its base (the width computed and asserted in _decay_item)
         # item 5's main line: "So chapter 5 averages that score, in a head 128 wide at base $10^4$"
         ["5", "16", "5", "128", "10", "4", *decay, *_alibi_item()]
-        # item 8: "chapter 8 also fine-tunes some RoPE models at that length" (_item_8_passkeys); "*fine*, within 0.1
-        # nats of a trigram model's loss": chapter 8's tenth (asserted with the item)
-        + ["8", f"{FINE}"]
+        # item 8: "*fine*, at most 0.1 nats above a trigram model's loss": chapter 8's tenth (asserted with the item);
+        # its block: "Chapter 8 also fine-tunes some RoPE models at the longer length" (_item_8_passkeys)
+        + [f"{FINE}", "8"]
         + _current_code_block()
         # item 11 (the passkey's definition moved to item 8, in words): "it finds more passkeys hidden 496 tokens back",
         # the farthest fixed distance (asserted with the item); the block's title and first sentence name the same 496,
@@ -6585,7 +6609,7 @@ def prose_expected() -> list[str]:
         + [_grid_share("kerple", longest), _grid_share("alibi", longest), "496"]
         # the section's lead: the grid's and Llama 2's slow pairs (_slow_pairs_main_line)
         + _slow_pairs_main_line()
-        # the section "RoPE past the training length": the slow pairs' offsets up to L - 1; the worked example of turns
+        # the section "RoPE past the trained length": the slow pairs' offsets up to L - 1; the worked example of turns
         # within L (_turns_example); the two counts of turns: Llama 3.1's rule, L - 1, Llama 2 and 3
         # (_overview_examples);
         # the opening of the block under the fixes table: a fixed factor in chapter 8's models, with the pointer to its
@@ -6732,8 +6756,9 @@ def prose_expected() -> list[str]:
         # percent of its score at distance 0" (_decay_item)
         # "from about 4 000 tokens on": the doubling from 4 096, rounded (_decay_item's block list holds 4 096 and
         # asserts the rounding); item 5's main line says "near 5 000 tokens ... From there on", the same doubling
-        # "stays between −5 % and 5 % of its value at distance 0": item 5's block's bound
-        + ["128", "10", "4", "5", "5", "0"]
+        # (the old "stays between −5 % and 5 % of its value at distance 0", item 5's block's bound, is now "stays near
+        # zero", item 5's main-line words: the bound's numbers stand in item 5's block, with its check)
+        + ["128", "10", "4"]
         # the takeaways: RoPE's matching key about zero in the doubling from 4 096 to 8 192 tokens, at base 10^4, in
         # heads of 128 dimensions (chapter 5's width); chapter 8, no fix added at test time fine at 8L; chapter 8, at
         # 8L, and trained further at 8L itself (test_takeaways_restate_checked_claims)
@@ -7473,15 +7498,15 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     assert ft_cfg["finetune"]["length"] == 8 * ft_cfg["train_length"] == max(ft_cfg["eval_lengths"]), ft_cfg["finetune"]
     # "The grid's rows of test-time fixes are *dynamic*": the grid's table of stretched RoPE ("RoPE stretched at test
     # time") lists the dynamic arms only; "a block below covers fixed ones": chapter 8 also ran fixed factors at test
-    # time ("rope+pi fixed", "rope+yarn fixed"), and the block "Fixed factors, graded on the loss at the training
+    # time ("rope+pi fixed", "rope+yarn fixed"), and the block "Fixed factors, graded on the loss at the trained
     # length" comes after the sentence (asserted here). The main line gives no result of the fixed arms at 8L: the
     # saved fixed arms (a factor
     # fixed at 8) are the dynamic ones there, in every seed, loss and passkeys (_fixed_as_dynamic_row), so they are no
-    # separate result; the block "Fixed factors, graded on the loss at the training length" says so first (asserted
+    # separate result; the block "Fixed factors, graded on the loss at the trained length" says so first (asserted
     # in test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block) and grades them at L
     _fixed_as_dynamic_row()
     assert page_text().index("<summary>RoPE stretched at test time</summary>") < page_text().index(
-        "<summary>Fixed factors, graded on the loss at the training length</summary>"
+        "<summary>Fixed factors, graded on the loss at the trained length</summary>"
     )
     for scaling in ("pi", "yarn"):
         fixed_8l = per_seed(f"rope+{scaling} fixed", "loss_beyond", at_8l_ft)
@@ -7634,7 +7659,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         STRETCHED_HEADER,
         "Dynamic NTK misses more passkeys than dynamic PI, whose loss breaks; chapter 8 does not test why.",
         "**Fine-tuned instead.**",
-        "<summary>Fixed factors, graded on the loss at the training length</summary>",
+        "<summary>Fixed factors, graded on the loss at the trained length</summary>",
         "With tiny models, synthetic filler, one training recipe",
         "<summary>Grid details, and a run on Shakespeare's plays</summary>",
         "**Shakespeare.**",
@@ -8706,8 +8731,8 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
     torch.testing.assert_close(theta / rules["PI"].double(), torch.full_like(theta, s))
     assert all(math.isclose(float(rules["YaRN"][i]), float(theta[i])) for i in (0, 1))
     assert float(rules["YaRN"][-1]) < float(theta[-1])
-    # "tabled below": the three are rows of the fixes table under "RoPE past the training length"
-    fixes_section = page.split("## RoPE past the training length")[1].split("## Chapter 8's grid")[0]
+    # "tabled below": the three are rows of the fixes table under "RoPE past the trained length"
+    fixes_section = page.split("## RoPE past the trained length")[1].split("## Chapter 8's grid")[0]
     for fix in ("| PI, position interpolation |", "| NTK-aware scaling", "| YaRN |"):
         assert fix in fixes_section, fix
     # "slow RoPE's rotation": no rule turns any pair faster (above: each slows every slow pair); the old "slow down
@@ -8781,7 +8806,7 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
             assert abs(fixed[k]["loss_at_L"] - dynamic[k]["loss_at_L"]) > 0.05, (scaling, k)
             assert all(abs(fixed[k]["loss_beyond"][n] - dynamic[k]["loss_beyond"][n]) > 0.05 for n in shorter)
     fixed_block = (
-        "</details> <details><summary>Fixed factors, graded on the loss at the training length</summary> Chapter 8's"
+        "</details> <details><summary>Fixed factors, graded on the loss at the trained length</summary> Chapter 8's"
         " factor fixed at 8 coincides with its dynamic factor at $8L$, so there the fixed and dynamic runs are the"
         " same; they differ on shorter inputs, such as those of length $L$. Most models in the fixes table use a fixed"
         " extension factor from their configs. Chapter 8 adds its fixed factor to its plain RoPE models at test time;"
@@ -8835,19 +8860,23 @@ def test_chapter_list_items_3_7_9_10_and_the_fixed_factor_block():
 def test_takeaways_restate_checked_claims():
     """The page's last section, "Takeaways": five bullets. The list comparison below pins their wording; each claim
     is checked by the asserts after it or by the check it names.
-    1. "Attention without a mask or position encoding is blind to order; a causal mask and a distinct first token let
-    a model count": item 1, chapter 1's (computed below: attention with no mask and no encoding permutes its outputs
-    with its inputs; under a causal mask, a head that attends equally gives the first token the weight 1/(i + 1) at
-    position i).
+    1. "Attention without a mask or position encoding is blind to order. A causal mask and a distinct first token let
+    a model find each token's position by counting the tokens before it": item 1, chapter 1's (computed below:
+    attention with no mask and no encoding permutes its outputs with its inputs; under a causal mask, a head that
+    attends equally gives the first token the weight 1/(i + 1) at position i, which gives back i, the number of tokens
+    before it). The old "let a model count" did not say what was counted.
     2. "RoPE's score depends on the positions only through the offset": item 4's check (shift invariance,
     test_item_4_rope_is_relative_and_learns_nothing); the score also depends on the query and key, so "depends only
-    on the offset" would be false (a check below). "In a head 128 wide at base $10^4$, a matching key's score,
-    averaged over random queries and over each doubling of the distance, stays between −5 % and 5 % of its value at
-    distance 0
-    from about 4 000 tokens on" (item 5's block's bound, asserted there from the doubling 4 096 to 8 192 on):
-    E(r), chapter 5's matching key's expected score, averaged over each doubling, is within 1 % of E(0) from 4 096 to
-    8 192 and within 5 % in every later doubling (_decay_item and the loop below); single queries' doubling averages
-    rise somewhere for over a quarter of them, so "averaged over random queries" is needed (below).
+    on the offset" would be false (a check below). "In a head 128 wide at base $10^4$, a matching key's average score
+    stays near zero from about half the base on. The average is over random queries and over each doubling of the
+    distance." (item 5's main line's "it stays near zero", and item 5's block's bound, asserted there from the
+    doubling 4 096 to 8 192 on, the one that holds half the base): E(r), chapter 5's matching key's expected score,
+    averaged over each doubling, is within 1 % of E(0) from 4 096 to 8 192 and within 5 % in every later doubling
+    (_decay_item and the loop below), so "near zero" means within a twentieth of the value at distance 0; single
+    queries' doubling averages rise somewhere for over a quarter of them, so "over random queries" is needed, and
+    single distances swing by over a quarter of E(0) there, so "over each doubling" is needed (below). The bullet
+    once gave the bound as "between −5 % and 5 % of its value at distance 0" in one 45-word sentence; the number
+    stands in item 5's block.
     3. "ALiBi's penalty keeps growing with the distance, past $L$ too": minus each head's slope times the distance,
     lower at every step up to 4 096, far past L (below).
     4. "Past $L$, RoPE's slow pairs meet new angles; fixes slow them": a slow pair, the glossary's, turns less than
@@ -8866,12 +8895,11 @@ def test_takeaways_restate_checked_claims():
     assert tail.count("## ") == 1  # the page's last section
     bullets = [line[2:] for line in tail.splitlines() if line.startswith("- ")]
     assert bullets == [
-        "Attention without a mask or position encoding is blind to order; a causal mask and a distinct first token let"
-        " a model count.",
+        "Attention without a mask or position encoding is blind to order. A causal mask and a distinct first token let"
+        " a model find each token's position by counting the tokens before it.",
         "RoPE's score depends on the positions only through the offset. In a head 128 wide at base $10^4$, a"
-        " matching key's score, averaged over random queries and over each doubling of the distance, from one power of"
-        " two to the next, stays between"
-        " −5 % and 5 % of its value at distance 0 from about half the base on.",
+        " matching key's average score stays near zero from about half the base on. The average is over random"
+        " queries and over each doubling of the distance.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
         "Past $L$, RoPE's slow pairs meet new angles; fixes slow them. No test-time fix that chapter 8 ran kept the"
         " loss fine at $8L$.",
@@ -8996,6 +9024,9 @@ def test_takeaways_restate_checked_claims():
     causal = torch.ones(7, 7, dtype=torch.bool).tril()
     weights = torch.softmax(torch.zeros(7, 7, dtype=torch.float64).masked_fill(~causal, float("-inf")), -1)
     torch.testing.assert_close(weights[:, 0], 1 / torch.arange(1, 8, dtype=torch.float64))
+    # "each token's position by counting the tokens before it": one over that weight, less one, is position i, the
+    # number of tokens before token i (positions from 0)
+    torch.testing.assert_close(1 / weights[:, 0] - 1, torch.arange(7, dtype=torch.float64))
     assert not torch.allclose(attend(x[perm], causal), attend(x, causal)[perm])  # the mask breaks the symmetry
     # bullet 1: shift invariance (item 4's test); and at one offset the score changes with the query's content, so the
     # positions, not the score, are what depend only on the offset
