@@ -52,8 +52,8 @@ EXAMPLE = "### How these terms fit together: Llama 3.1's head"
 
 # the longer-inputs primer's slow-pair clause, with what a new angle is
 SLOW_PAIR_CLAUSE = (
-    "a *slow pair* turns less than once, so in a decoder it meets new angles beyond $L$: angles outside the arc that"
-    " training covered."
+    "a *slow pair* turns less than once. A decoder sees only keys at or behind the query, so there such a pair meets"
+    " new angles beyond $L$: angles outside the arc that training covered."
 )
 
 
@@ -1094,8 +1094,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     )  # the verdict, before the table
     assert "| Position interpolation also slows the fastest pair." in visible
     assert (
-        "| Position interpolation also slows the fastest pair. Taken one pair at a time, a fast pair meets no new angle"
-        " even with no scaling: its trained angles already go all the way round. Such slowing has costs" in visible
+        "| Position interpolation also slows the fastest pair. A fast pair meets no new angle even with no"
+        " scaling: its trained angles already go all the way round. Such slowing has costs" in visible
     )
     assert "angle combination" not in page() and "alone meets no new angle" not in visible  # left the book
     assert "Transformers' `dynamic`" not in visible, visible
@@ -4999,7 +4999,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # one idea per paragraph: the fast and slow pairs, then the stretch with the three numbers' table
     paragraphs = [re.sub(r"\s+", " ", p) for p in section.split("\n\n")]
     assert paragraphs[1].startswith("A model's *trained length*") and paragraphs[1].endswith(
-        "in a decoder it meets new angles beyond $L$: angles outside the arc that training covered."
+        "so there such a pair meets new angles beyond $L$: angles outside the arc that training covered."
     )
     assert paragraphs[2].startswith(
         "To meet no new angle, a slow pair needs its frequency divided by about the input's length over $L$"
@@ -5025,9 +5025,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     lead = re.findall(
         r"^### How these terms fit together: Llama 3\.1's head A model's \*trained length\* \$L\$ gives its training"
         r" distances, 0 to \$L - 1\$\. Over"
-        r" them a \*fast pair\* makes at least one \*turn\*, a full rotation; a \*slow pair\* turns less than once,"
-        r" so in a"
-        r" decoder it meets new angles beyond \$L\$: angles outside the arc that training covered\. To meet"
+        r" them a \*fast pair\* makes at least one \*turn\*, a full rotation; a \*slow pair\* turns less than once\."
+        r" A decoder sees only keys at or behind the query, so there such a pair meets new angles beyond \$L\$:"
+        r" angles outside the arc that training covered\. To meet"
         r" no new angle, a"
         r" slow pair needs its frequency divided by about the input's length over \$L\$, so RoPE scalings slow the"
         r" slow pairs\. An example: take a head like Llama 3\.1's, whose trained length, before RoPE scaling,"
@@ -5040,8 +5040,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
-        r" Position interpolation also slows the fastest pair\. Taken one pair at a time, a fast pair meets no new"
-        r" angle even with no scaling:"
+        r" Position interpolation also slows the fastest pair\. A fast pair meets no new angle even with no"
+        r" scaling:"
         r" its trained angles already go all the way round\. Such slowing has costs; chapter 8"
         r" measures two of them\.$",
         visible.strip(),
@@ -5764,7 +5764,7 @@ def test_models_named_for_alibi_axial_rope_and_sliding_windows():
 
 def test_opening_legend_gives_each_letter_the_pages_meaning():
     """The opening: "Each letter is defined where the page first uses it; some change meaning between chapters, or
-    between rows of this page, see Letters and words with more than one meaning". For each of the page's main letters,
+    between rows of this page: see Letters and words with more than one meaning". For each of the page's main letters,
     the place that defines it comes no later than the letter's first use after the index: the offset row ($m$, $n$), the
     logit row ($d$), the sinusoidal row ($i$, $\\theta_i$), the frequency row ($b$), and the Longer inputs lead ($L$,
     $\\ell$, $s$), before its A to Z table, whose rows use all three. The lead's words agree with the rows and the
@@ -5773,7 +5773,7 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
     assert (
         "Each letter is defined where the page first uses it; some change meaning between chapters, or between rows"
-        " of this page, see {ref}`Letters and words with more than one meaning <glossary-letters>`." in opening
+        " of this page: see {ref}`Letters and words with more than one meaning <glossary-letters>`." in opening
     )
     body = raw.index("## Core terms")
     defined = {
@@ -6213,7 +6213,8 @@ def test_bfloat16_angles_row_rounds_to_8_bits_and_breaks_the_offset():
     fitted to one draw."""
     ((bits,),) = [
         re.findall(
-            r"\| RoPE's angles rounded to bfloat16's (\d+) significant bits, each angle on its own, so a query and key"
+            r"\| RoPE's angles rounded to bfloat16's (\d+) significant bits, each angle rounded on its own rather than"
+            r" the frequency once, so a query and key"
             r" at the same offset can score differently at different positions; the bound on the rounding error grows"
             r" with the position \|",
             row("bfloat16 angles"),
@@ -6336,8 +6337,8 @@ def test_float32_angles_row_quotes_chapter_4s_rule():
 def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
     """The slow pair row, "a pair that turns less than once over the distances of training, up to $L - 1$", and the
     main line's "a *slow pair*
-    turns less than once, so in a decoder it meets new angles beyond $L$: angles outside the arc that training
-    covered". In a decoder the offsets of training are 0
+    turns less than once. A decoder sees only keys at or behind the query, so there such a pair meets new angles beyond
+    $L$: angles outside the arc that training covered". In a decoder the offsets of training are 0
     to -(L - 1): each slow pair (the fast pair row's inequality fails) sees an arc shorter than its circle, and some
     distance from L to 2L - 1 puts it outside that arc. Without a causal mask the offsets run from -(L - 1) to L - 1:
     a slow pair that turns at least half a turn over L - 1 positions sees its whole circle, and Llama 3.1's head has

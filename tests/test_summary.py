@@ -5666,9 +5666,9 @@ def prose_expected() -> list[str]:
     assert "So do angles formed in bfloat16: their error grows with the position." in page_text()
     glossary_bf16 = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     assert (
-        "RoPE's angles rounded to bfloat16's 8 significant bits, each angle on its own, so a query and key at the same"
-        " offset can score differently at different positions; the bound on the rounding error grows with the position"
-        in glossary_bf16
+        "RoPE's angles rounded to bfloat16's 8 significant bits, each angle rounded on its own rather than the"
+        " frequency once, so a query and key at the same offset can score differently at different positions; the"
+        " bound on the rounding error grows with the position" in glossary_bf16
     )
     quote(C5, "falls only as a trend over the first few thousand positions")  # the decay takeaway
     quote(C5, "With the base $10^4$ of LLaMA 2, $E$ first turns negative")  # ... "at the usual base 10^4"
