@@ -46,6 +46,8 @@ transformers = pytest.importorskip("transformers")
 WE = "Worked example: a head like Llama 3.1's at 2L"
 #: the collapsed block right after it, on the worked example's dynamic NTK: the derivation of its 9
 DYN = "The worked example's dynamic NTK: its 9"
+#: the summary of the first collapsed block under the "Longer inputs" term table
+MORE_LONGER = "More on NTK-by-parts, Self-Extend, PoSE, passkey retrieval and sliding-window evaluation"
 #: the subsection of "Longer inputs" after its term table: the main line on Llama 3.1's head, and the blocks above
 EXAMPLE = "### How these terms fit together: Llama 3.1's head"
 
@@ -541,9 +543,10 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening: "The softmax scale turns a query's raw scores $q \\cdot k$ into logits. Each other scale
     below also multiplies $q \\cdot k$, by the number in the table's fourth column; a multiplier above 1 sharpens
-    attention. Three change with the query. The query temperature and logn attention follow its position.
-    Scalable-Softmax follows how many tokens the query attends: its position plus 1 under a causal mask, fewer under a
-    sliding window" (transformers 5.24's causal and sliding-window mask functions: each query at position p, counting
+    attention. Three of the scales change with the query: the query temperature, logn attention and Scalable-Softmax.
+    The first two follow the query's position. Scalable-Softmax follows how many tokens the query attends: its position
+    plus 1 under a causal mask, fewer under a sliding window" (the three named where their count is, r177)
+    (transformers 5.24's causal and sliding-window mask functions: each query at position p, counting
     from 0, attends p + 1 keys under the causal mask, and fewer once p reaches the window); the word clash (this page's
     temperature divides, Llama 4's query temperature multiplies) is said once, in the Letters table's temperature row:
     the three rows named are exactly those whose cell holds a position, a count of tokens or tau; the attention factor's
@@ -562,7 +565,8 @@ def test_a_larger_multiplier_never_flattens_attention():
             above,
             direction,
             changing,
-            by_position,
+            three,
+            first_two,
             by_tokens,
             plus,
             fewer,
@@ -570,13 +574,16 @@ def test_a_larger_multiplier_never_flattens_attention():
     ) = re.findall(
         r"The softmax scale turns a query's raw scores \$q \\cdot k\$ into logits\. Each other scale below also"
         r" multiplies \$q \\cdot k\$, by the number in the table's fourth column; a multiplier"
-        r" (above|below) 1 (sharpens|flattens) attention\. (\w+) change"
-        r" with the query\."
-        r" The (query temperature and logn attention) follow its position\."
+        r" (above|below) 1 (sharpens|flattens) attention\. (\w+) of the scales change"
+        r" with the query: the ([\w ,-]+)\."
+        r" The (first two) follow the query's position\."
         r" (Scalable-Softmax) follows how many tokens the query attends: its position plus (\d) under a causal mask,"
         r" (fewer) under a sliding window\.",
         text,
     )
+    listed = re.split(r", | and ", three)
+    assert first_two == "first two" and listed[2] == by_tokens, listed
+    by_position = " and ".join(listed[:2])
     # the temperature's divisor and direction are its row's alone, not the opening's (checked below against the cells)
     assert "A temperature $t$" not in text and "its row's multiplier is" not in text
     # the word clash: the Letters table's temperature row, this page's t divides, the chapters' scales multiply; the
@@ -590,9 +597,9 @@ def test_a_larger_multiplier_never_flattens_attention():
     assert (t_verb, tau_verb) == ("divides", "multiply"), (t_verb, tau_verb)
     reciprocal = cells("temperature (attention temperature)")[3][1:-1]
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
-    # "Three change with the query": exactly the rows whose multiplier cell holds a position p, a count N of tokens
-    # attended or Llama 4's tau, which grows with the position; the softmax scale, the temperature and the attention
-    # factor hold one number for every query
+    # "Three of the scales change with the query": exactly the rows whose multiplier cell holds a position p, a count
+    # N of tokens attended or Llama 4's tau, which grows with the position; the softmax scale, the temperature and
+    # the attention factor hold one number for every query
     varying = {
         "Llama 4's query temperature $\\tau$ (temperature tuning)": "position",
         "logn attention (`use_logn_attn`)": "position",
@@ -2062,7 +2069,12 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it to false": transformers' source (its
     default, floor and ceil, its docstring's "Only used with 'yarn'", and `llama3`, which never reads it), its `yarn`
     run both ways, whose ramp with truncation starts no later and ends no earlier, at whole pairs,
-    and GptOssConfig's default. The same block: "YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8":
+    and GptOssConfig's default. The block's next sentence, "Where pair 0 turns at least `beta_slow` times in $L$, it
+    changes how the ramped pairs blend, not which pairs are kept or divided by $s$", and the betas row read as "exactly
+    these pairs" (a reader read it so; r177): over a sweep of heads, lengths and betas with pair 0 at or above
+    `beta_slow` turns, both settings keep exactly the pairs that turn more than `beta_fast` times, and pair 0, and
+    divide by $s$ exactly those that turn fewer than `beta_slow` times, while some ramped pair's blend differs.
+    The same block: "YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8":
     transformers' defaults and the saved run's configuration; the betas row keeps its definition alone."""
     from transformers.modeling_rope_utils import _compute_yarn_parameters
 
@@ -2084,6 +2096,8 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     ((what_if_fast, what_if_slow, what_if_turns),) = re.findall(
         r"- YaRN's \*betas\* are \d+ and \d+ by default, \d+ and \d+ in chapter 8's main runs\. - YaRN's `truncate` in"
         r" transformers, true by default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it to false\."
+        r" Where pair 0 turns at least `beta_slow` times in \$L\$, it changes how the ramped pairs blend, not which"
+        r" pairs are kept or divided by \$s\$\."
         r" Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times"
         r" it turns\."
         r" With the default betas (\d+)/(\d+), which chapter 8 also runs, its heads have no pair that turns"
@@ -2158,6 +2172,42 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     ramp = lambda x: ((x > 1e-4) & (x < 1 - 1e-4)).nonzero().flatten().tolist()  # noqa: E731
     first, last = ramp(truncated)[0], ramp(truncated)[-1]
     assert first <= ramp(loose)[0] and last >= ramp(loose)[-1], (ramp(truncated), ramp(loose))  # outward
+    # "not which pairs are kept or divided by $s$", and the row's sets read as exact: transformers' `yarn` over a sweep
+    # whose pair 0 turns at least `beta_slow` times in L (below that, as at L = 64 with betas 32/16, `yarn` divides no
+    # pair: the sentence's scope); "how the ramped pairs blend": some config's ramped pair differs between the settings
+    blends_differ = swept = 0
+    for width, base_, length, fast, slow in [
+        (w, b_, n, bf, bs)
+        for w in (16, 64, 128)
+        for b_ in (1e4, 5e5, 1e6)
+        for n in (64, 1024, 8192, 32768)
+        for bf, bs in ((32.0, 1.0), (2.0, 1.0), (4.0, 1.0), (16.0, 2.0), (8.0, 0.5))
+    ]:
+        own = posenc.rope_inv_freq(width, base_, dtype=torch.float64)
+        turns = length * own / (2 * math.pi)
+        if float(turns[0]) < slow:
+            continue
+        swept += 1
+        by = {}
+        for trunc in (True, False):
+            yarn = hf_inv_freq(
+                width,
+                rope_type="yarn",
+                rope_theta=base_,
+                factor=8.0,
+                original_max_position_embeddings=length,
+                beta_fast=fast,
+                beta_slow=slow,
+                truncate=trunc,
+            ).double()
+            kept = torch.isclose(yarn, own, rtol=1e-6, atol=0)
+            divided = torch.isclose(yarn, own / 8.0, rtol=1e-6, atol=0)
+            want_kept = turns > fast
+            want_kept[0] = True  # "transformers' `yarn` also keeps pair 0"
+            assert torch.equal(kept, want_kept) and torch.equal(divided, turns < slow), (width, base_, length, fast)
+            by[trunc] = yarn
+        blends_differ += not torch.allclose(by[True], by[False], rtol=1e-6, atol=0)
+    assert swept > 100 and blends_differ > 0, (swept, blends_differ)
     assert ramp(truncated) != ramp(loose) or not torch.allclose(truncated, loose, atol=1e-4)
 
     # whole pairs: the ramp's line, share = (i - low)/(high - low), meets 0 and 1 at whole pair indices with truncation
@@ -2556,8 +2606,10 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
 
 
 def test_letters_sections_visible_sentence_names_rows_of_its_table():
-    """The letters section's visible sentence, "Some letters and words change meaning between chapters, or between
-    rows of this page:", then one table, "letter or word | meaning here | meaning elsewhere", with no collapsed copy:
+    """The letters section's main line, "Some letters and words change meaning between chapters, or between rows of
+    this page. Among them are the letters $i$, $m$ and $s$ and the words distance and temperature.", whose five names
+    are the table's first five rows; then one collapsed block (r177: the chapter-by-chapter evidence is collapsed) that
+    holds the one table, "letter or word | meaning here | meaning elsewhere", and the pointer to the design notes:
     each row whole, this page's meaning and the other chapters'. Its first five rows: distance (never negative here,
     signed in chapters 3, 5 and 10), $i$ (a pair's index here, a query's position in chapters 1, 3, 6, 8 and 11),
     $m$ (a query's position here, but $m_h$ ALiBi's slope as in chapter 6, a key's position in chapter 9), $s$
@@ -2566,11 +2618,21 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     The rows for $m$'s slope, $k$ and $c$, the clashes between this page's rows, are checked here too."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("(glossary-letters)=\n## ") : raw.index("(glossary-papers)=")]
-    assert "<details>" not in section and section.count("| letter or word |") == 1, section[:300]
-    visible = re.sub(r"\s+", " ", section)
+    assert section.count("<details>") == section.count("</details>") == 1 and section.count("| letter or word |") == 1
+    opening = "<details><summary>Each letter and word, with its meaning here and elsewhere</summary>"
+    main, collapsed = section.split(opening)
+    assert "| letter or word |" in collapsed.split("</details>")[0], "the table is in the collapsed block"
+    assert "{ref}`more, chapter by chapter <design-letters>`" in collapsed.split("</details>")[0]
+    assert not collapsed.split("</details>")[1].strip(), "nothing after the block"
+    ((named_letters, named_words),) = re.findall(
+        r"^\(glossary-letters\)= ## Letters and words with more than one meaning Some letters and words change meaning"
+        r" between chapters, or between rows of this page\. Among them are the letters (.*?) and the words (.*?)\.$",
+        " ".join(main.split()),
+    )
+    named = re.split(r", | and ", named_letters) + re.split(r", | and ", named_words)
+    visible = re.sub(r"\s+", " ", collapsed)
     ((d_chapters, i_chapters, m_slope, slope_chapter, m_chapter, s_factor, s_chapter, t_chapter),) = re.findall(
-        r"Some letters and words change meaning between chapters, or between rows of this page:"
-        r" \| letter or word \| meaning here \| meaning elsewhere \| \|---\|---\|---\|"
+        r"^ \| letter or word \| meaning here \| meaning elsewhere \| \|---\|---\|---\|"
         r" \| distance \| \$\\lvert n - m\\rvert\$, never negative \| signed, as this page's \*offset\*: (.*?);"
         r" unsigned, [^|]* \|"
         r" \| \$i\$ \| a pair's index, from 0; [^|]* \| a query's position in chapters ([\d, and]+), with \$j\$ the"
@@ -2642,6 +2704,7 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     for name in ("$i$", "$m$", "$s$", "distance", "temperature"):
         assert f"\n| {name} |" in section, name
     assert terms[:5] == ["distance", "$i$", "$m$", "$s$", "temperature"], terms  # the commonest first
+    assert sorted(named) == sorted(terms[:5]), named  # the main line names the table's first five rows
     assert "Shaw's clipped offset $c = \\mathrm{clip}(j - i, k)$ in chapter 3 |" in letters("$c$")
 
 
@@ -3088,8 +3151,8 @@ def test_gemma_2_soft_capping_bounds_the_logits():
 
 def test_kv_cache_and_qk_norm_rows_name_the_right_models():
     """The Core block: "With RoPE, a KV cache usually stores the keys after rotation": transformers' Llama rotates,
-    then caches. StreamingLLM's unrotated keys are said once, in its own row (chapter 10's "StreamingLLM caches keys
-    unrotated"), and neither "In models and code" block repeats it. The QK-norm
+    then caches. StreamingLLM's unrotated keys are said once, in the Attention block (chapter 10's "StreamingLLM caches
+    keys unrotated"; its row holds the definition alone, r177), and the Core block does not repeat it. The QK-norm
     row: "a normalisation of the queries and keys, applied before or after RoPE rotates them, depending on the model"
     (both orders occur in the installed transformers, counted below; the count, "most", is the block's, with its
     version), and the Attention block:
@@ -3107,8 +3170,8 @@ def test_kv_cache_and_qk_norm_rows_name_the_right_models():
 
     assert "- With RoPE, a KV cache usually stores the keys after rotation." in models_block("## Core terms")
     assert "StreamingLLM" not in models_block("## Core terms")
-    assert "StreamingLLM" not in models_block("## Attention, kernels and models")
-    assert page().count("caches keys unrotated") == 1 and "caches keys unrotated" in row("StreamingLLM")
+    assert "caches keys unrotated" in models_block("## Attention, kernels and models")
+    assert page().count("caches keys unrotated") == 1 and "caches keys unrotated" not in row("StreamingLLM")
     assert "StreamingLLM" not in row("key/value cache (KV cache)")
     assert "StreamingLLM caches keys unrotated and rotates them by their current slot." in chapter("10_rope_today")
     forward = inspect.getsource(modeling_llama.LlamaAttention.forward)
@@ -3387,7 +3450,9 @@ def test_temperature_section_opens_with_its_multiplier_table():
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
     assert (
-        "The query temperature and logn attention follow its position." in opening and "Llama 4's code" not in opening
+        "the query temperature, logn attention and Scalable-Softmax. The first two follow the query's position."
+        in opening
+        and "Llama 4's code" not in opening
     )  # aside: block
     # the word clash is the Letters row's alone: neither before nor after the table
     assert "The word clashes" not in section
@@ -3936,7 +4001,7 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     )
     assert (
         "- *Self-Extend* groups far positions so that attention meets no distance longer than in training, up to a"
-        " length its group size sets." in block("More on NTK-by-parts, Self-Extend, PoSE and passkey retrieval")
+        " length its group size sets." in block(MORE_LONGER)
     )
     assert "{doc}`8 <../notebooks/08_extrapolation>`" in row("Self-Extend")
     assert "also sums log gates between key and query, but each of its gates depends on one token" in c11
@@ -4025,8 +4090,10 @@ def test_row_wordings_match_their_chapters_and_sources():
     c3, c5, c8, c11 = (chapter(n) for n in ("03_relative", "05_decay", "08_extrapolation", "11_learned_position"))
     # FoX: D_ij = sum of log f_l for l from j + 1 to i (Lin et al. 2025), the key's own gate left out: a difference of
     # two running sums, as chapter 11 says; "from the key" would add the key's own gate
-    assert "each logit gets the log gates of the tokens after the key, up to and including the query" in row(
-        "Forgetting Transformer"
+    # the row holds the definition (r177), the sum's range is its block's alone
+    assert "log gates" not in row("Forgetting Transformer") and row("Forgetting Transformer").startswith(
+        "| Forgetting Transformer | | softmax attention with a forget gate per token, which acts as an ALiBi whose"
+        " slope the content sets (Lin et al. 2025) |"
     )
     (where,) = re.findall(
         r"^The \*Forgetting Transformer\* adds to a logit the log gates of the tokens (\w+) the key, up to and"
@@ -4161,7 +4228,7 @@ def test_rows_for_path_dape_and_pose_follow_their_chapters():
     )
     assert (
         "- *PoSE* skips position indices ahead within each window, so that the window meets the distances of a longer"
-        " input." in block("More on NTK-by-parts, Self-Extend, PoSE and passkey retrieval")
+        " input." in block(MORE_LONGER)
     )
     for term, name in (
         ("PaTH attention", "11_learned_position"),
@@ -4696,7 +4763,7 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     opening = re.sub(r"\s+", " ", section)
     assert "partial rotary" not in opening, opening
     assert opening.count("attention factor") == 0 and opening.count("fully rotated head") == 0, opening
-    assert "a multiplier above 1 sharpens attention. Three change with the query. The query" in opening
+    assert "a multiplier above 1 sharpens attention. Three of the scales change with the query: the query" in opening
     assert "a $t$ below 1 sharpens" not in opening  # the temperature's direction is its row's alone
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     assert row("attention factor").count("in a fully rotated head") == 2  # its meaning and its multiplier
@@ -4788,7 +4855,7 @@ def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
 
 
 def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
-    """The block "More on NTK-by-parts, Self-Extend, PoSE and passkey retrieval" (Self-Extend's and PoSE's bullets are
+    """The block :data:`MORE_LONGER` (Self-Extend's and PoSE's bullets are
     :func:`test_rows_of_later_designs_match_their_chapters_and_the_primers_opening`'s and
     :func:`test_rows_for_path_dape_and_pose_follow_their_chapters`'s). NTK-by-parts's row, "keeps the pairs that turn
     many times in $L$, divides by $s$ those that turn less than once, and *ramps* those between", and the bullet "its
@@ -4799,7 +4866,7 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
     and citation. The bullet "*NTK-aware scaling* is named after the neural tangent kernel of Jacot et al. 2018":
     chapter 7's citation. Who described NTK-by-parts is a prose
     claim with no offline source."""
-    text = block("More on NTK-by-parts, Self-Extend, PoSE and passkey retrieval")
+    text = block(MORE_LONGER)
     assert row("NTK-by-parts").startswith(
         "| NTK-by-parts | | keeps the pairs whose *turns in $L$* exceed an upper bound, divides by $s$ those below a"
         " lower bound, and *ramps* those between (Peng et al. 2024) |"
@@ -5820,19 +5887,24 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
 
 def test_streamingllm_row_says_what_chapter_10_says():
     """The row "StreamingLLM": "generation with a *rolling KV cache* that also keeps the first tokens as *attention
-    sinks*; it caches keys unrotated and rotates each by its current cache slot (Xiao et al. 2023)", chapter 10's
-    words for both; its italic terms have rows, and the index lists it. The row "rolling KV cache", "a fixed-size
+    sinks* (Xiao et al. 2023)", and the Attention block's "*StreamingLLM* caches keys unrotated and rotates each by its
+    current cache slot" (moved from the row, r177): chapter 10's words for both; its italic terms have rows, and the
+    index lists it. The row "rolling KV cache", "a fixed-size
     cache that evicts the oldest tokens, in some designs all but the first few, the *attention sinks*": chapter 10's
     StreamingLLM keeps "the first few, its *sinks*", as the StreamingLLM row and the Attention block's "Chapter 10's
     *rolling KV cache* spares the *attention sinks*" say, so the row names that design. The block's "A key still in a
     *rolling KV cache* is rotated, depending on the
-    design, by its place in the text or by its cache slot": the StreamingLLM row's slot is the second."""
+    design, by its place in the text or by its cache slot": StreamingLLM's slot, the next sentence's, is the second."""
     c10 = chapter("10_rope_today")
-    ((kept, cached, slot),) = re.findall(
-        r"\| generation with a \*rolling KV cache\* that also keeps the (first) tokens as \*attention sinks\*; it"
-        r" caches keys (unrotated|rotated) and rotates each by its current (cache slot|text position)"
+    (kept,) = re.findall(
+        r"\| generation with a \*rolling KV cache\* that also keeps the (first) tokens as \*attention sinks\*"
         r" \(Xiao et al\. 2023\) \|",
         row("StreamingLLM"),
+    )
+    ((cached, slot),) = re.findall(
+        r"\*StreamingLLM\* caches keys (unrotated|rotated) and rotates each by its current"
+        r" (cache slot|text position)\.",
+        models_block("## Attention, kernels and models"),
     )
     assert (cached, slot) == ("unrotated", "cache slot"), (cached, slot)
     assert "StreamingLLM caches keys unrotated and rotates them by their current slot." in c10
@@ -5849,14 +5921,14 @@ def test_streamingllm_row_says_what_chapter_10_says():
     assert f"It keeps a window of recent tokens and the {few}, its *sinks*" in c10, few
     attention_block = models_block("## Attention, kernels and models")
     assert kept == "first" and "- Chapter 10's *rolling KV cache* spares the *attention sinks*." in attention_block
-    # the row's second clause, moved to the block; which design rotates by the cache slot is the StreamingLLM row's
-    # (checked above against chapter 10), so the block names no model
+    # the row's second clause, moved to the block; the design that rotates by the cache slot is named right after it
+    # (checked above against chapter 10)
     (place, by_slot) = re.findall(
         r"- A key still in a \*rolling KV cache\* is rotated, depending on the design, by its (place in the text) or"
-        r" by its (cache slot)\.",
+        r" by its (cache slot)\. \*StreamingLLM\* caches keys unrotated",
         attention_block,
     )[0]
-    assert by_slot == slot and "StreamingLLM" not in attention_block, (place, by_slot)
+    assert by_slot == slot and attention_block.count("StreamingLLM") == 1, (place, by_slot)
 
 
 # ---- each fact's consequence, and facts the rows had left out -------------------------------------------------------
@@ -6292,22 +6364,28 @@ def test_norm_rows_name_their_learned_weight_and_bias():
 
 def test_float32_angles_row_quotes_chapter_4s_rule():
     """The row "float32 angles": "RoPE's angles $m\\theta_i$ rounded to float32; the bound on the rounding error grows
-    with the position $m$, so chapter 4's rule is: form the angles in float64 and keep the cos and sin tables and the
-    rotation in float32". The rule is chapter 4's own sentence; "the bound ... grows with the position": half a unit in
+    with the position $m$", its definition alone (r177); the block "Chapter 4's rule for float32 angles": "Since the
+    bound on the error of *float32 angles* grows with the position, chapter 4's rule is: form the angles in float64 and
+    keep the cos and sin tables and the rotation in float32". The rule is chapter 4's own sentence;
+    "the bound ... grows with the position": half a unit in
     the last place of $m\\theta_i$ never falls as $m$ grows and bounds every error, while the error itself need not grow
     (pair 0's angle $m \\cdot 1$ is exact at every position of a long input); the largest float32 rounding error of the
     angles $m\\theta_i$ over a head's pairs, against their float64 values, at positions 10^2 to 10^6 (each a hundred
     positions wide) rises from each position to the next, and stays under chapter 4's bound $m \\cdot 2^{-24}$; rounding
     the frequencies alone (float32 $\\theta_i$, float64 product) leaves the relative score exact, which is why the row
     speaks of the angles."""
-    ((rule,),) = [
-        re.findall(
-            r"^\| float32 angles \| \| RoPE's angles \$m\\theta_i\$ rounded to float32; the bound on the rounding error"
-            r" grows with the position \$m\$, so chapter 4's rule is: (form the angles in float64 and keep the cos and"
-            r" sin tables and the rotation in float32) \| \{doc\}`4 <\.\./notebooks/04_rope>` \|$",
-            row("float32 angles"),
-        )
-    ]
+    assert row("float32 angles") == (
+        "| float32 angles | | RoPE's angles $m\\theta_i$ rounded to float32; the bound on the rounding error grows with"
+        " the position $m$ | {doc}`4 <../notebooks/04_rope>` |"
+    )
+    (rule,) = re.findall(
+        r"^Since the bound on the error of \*float32 angles\* grows with the position, chapter 4's rule is: (form the"
+        r" angles in float64 and keep the cos and sin tables and the rotation in float32)\.$",
+        block("Chapter 4's rule for float32 angles"),
+    )
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    maths = raw[raw.index("(glossary-maths)=") : raw.index("(glossary-longer)=")]
+    assert "<details><summary>Chapter 4's rule for float32 angles</summary>" in maths  # the row's section
     c4 = chapter("04_rope")
     assert f"**Hence the rule: {rule}.**" in c4
     assert "Float32 rounds an angle of at most $m$ radians by up to $m \\cdot 2^{-24}$" in c4
@@ -6413,8 +6491,16 @@ def test_abacus_and_position_coupling_rows_restate_chapter_11():
 
 def test_sliding_window_evaluation_row_says_chapter_8_leaves_it_unnamed():
     """The row "sliding-window evaluation" links chapter 8, which runs the evaluation (scoring each token "with only
-    the $L$ characters just before it") without the name: the row says so (read r169)."""
-    assert "; chapter 8 runs it without this name." in row("sliding-window evaluation | 滑动窗口评估")
+    the $L$ characters just before it") without the name: the block under the row's table says so (read r169; the row
+    holds the definition alone, r177), and that it is not sliding-window attention, whose row follows."""
+    assert row("sliding-window evaluation | 滑动窗口评估").endswith(
+        " a window that slides one token at a time (Press et al. 2022) | {doc}`8 <../notebooks/08_extrapolation>` |"
+    )
+    assert (
+        "- Chapter 8 runs a *sliding-window evaluation* without using this name. It is not *sliding-window attention*,"
+        " which limits the keys an attention layer sees." in block(MORE_LONGER)
+    )
+    assert "causal attention restricted to the $w$ most recent keys" in row("sliding-window attention")
     c8 = " ".join(chapter("08_extrapolation").split())
     assert "sliding-window evaluation" not in c8.lower() and "characters just before it" in c8
 

@@ -319,6 +319,17 @@ def test_temperature_is_one_over_the_logit_multiplier():
     )
     t = 1 / m8**2
     assert f"the temperature $1/m(8)^2$ is $t \\approx {t:.2f}$." in page, t
+    # the main line (read r177: the inverse link was only in the block): "This sharpens attention: the *temperature*,
+    # the number that divides every logit, falls from 1 to about 0.69." (1 with s = 1: m(1) = 1)
+    main = _section_main_line(page, "## Temperature rules")
+    assert (
+        "This sharpens attention: the *temperature*, the number that divides every logit, falls from 1 to about"
+        f" {t:.2f}." in main
+    ), main
+    _, m1 = ROPE_INIT_FUNCTIONS["yarn"](
+        LlamaConfig(rope_scaling={"rope_type": "yarn", "factor": 1.0, "original_max_position_embeddings": 64}), "cpu"
+    )
+    assert m1 == 1.0 and f"{t:.2f}" == "0.69"
 
 
 def test_attention_factor_s_is_set_or_taken_from_the_two_lengths():
@@ -366,10 +377,13 @@ def test_attention_factor_s_is_set_or_taken_from_the_two_lengths():
 
 
 def test_shift_cases_and_bfloat16_takeaway(tmp_path):
-    """Positions at run time: the main line names the two cases where the shift matters more than rounding, then, in a
-    sentence of its own, `dynamic` and `longrope`, whose batch-wide frequencies change a row's scores even with correct
-    `position_ids` (read r176: one mechanism a sentence, not three "things" that make the shift matter). The block
-    takes the three cases in turn, three bullets: the first two say what `position_ids`
+    """Positions at run time, in the order read r177 asked for: the rule first (the shift adds one count to every
+    position of a row, so the offsets stay and, for plain RoPE and fixed rules, the scores change only by rounding),
+    then the "who fills `position_ids`" table, then one sentence naming the three cases that change a padded row's
+    scores by more, then what `position_ids` remove, then the advice, then "the three cases" again: one count
+    throughout (read r177: "two cases" then a third). Not "the shift matters" in three cases: `dynamic` and `longrope`
+    change a row's scores even with correct `position_ids` (read r176). The block, right under the advice, takes the
+    three cases in turn, three bullets: the first two say what `position_ids`
     remove (Llama 4's scale excepted), the third is the frequency switch of `dynamic` and `longrope`; the takeaway on
     bfloat16 matches its section: `model.to(torch.bfloat16)` rounds inv_freq and from_pretrained with a dtype keeps it
     in float32 (checked on a tiny random Llama)."""
@@ -382,22 +396,31 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # the rule leads, in a short sentence of its own
     rule = "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`."
     assert section.startswith("## Positions at run time " + rule), section[:200]
+    # the reason before the advice (read r177): the offsets stay, RoPE's scores depend only on them, so rounding only
     lead = (
-        "With the `attention_mask` passed, for plain RoPE and fixed rules such as `llama3`, the shift changes the"
+        "RoPE reads positions from that argument. The shift adds the same count to every position in the row, so each"
+        " offset between a query and a key stays the same. RoPE's scores depend only on those offsets. So with the"
+        " `attention_mask` passed, for plain RoPE and fixed rules such as `llama3`, the shift changes the"
         " scores only by rounding: transformers forms the angles in float32, then rounds cos and sin to the"
         " activations' dtype. Who fills `position_ids` decides the positions:"
     )
     assert lead in section, section[:600]
-    # the main line names the shift's two cases in one sentence, and `dynamic` and `longrope`, another mechanism, in
-    # the next; the block below takes the three in turn, first of the blocks
+    # one sentence names the three cases; what `position_ids` remove, the advice, and the block's "three cases"
+    # follow, the block right after them, first of the blocks
     named = (
-        "The shift matters more than rounding in two cases: angles your own code forms in bfloat16, and query scales"
-        " that grow with the position. With `dynamic` and `longrope`, a row's scores can change even with correct"
-        " `position_ids`: the batch's highest position sets every row's frequencies. The first block below takes the"
-        " three cases in turn."
+        "Three cases change a padded row's scores by more than rounding: angles your own code forms in bfloat16, query"
+        " scales that grow with the position, and the `dynamic` and `longrope` rules. `position_ids` remove the first"
+        " case and part of the other two. So on a left-padded batch, pass the `attention_mask` and `position_ids`"
+        " counted from each row's first real token, as `generate` does. The first block below takes the three cases"
+        " in turn."
     )
     assert named in section
+    main = section[: section.index("<details>")]
+    assert section.index("Who fills `position_ids`") < section.index(named)  # the table between rule and cases
+    assert main.index("only by rounding") < main.index("Three cases") < main.index("So on a left-padded batch")
+    assert not re.search(r"\b(two|four) cases\b", main) and main.count("three cases") == 1, main  # one count
     assert "Three things make the shift matter" not in page  # read r176: it mixed the batch-wide switch in
+    assert "The shift matters more than rounding" not in page  # not the shift: `dynamic` changes rows without it
     block = section.split(named)[1]
     assert block.startswith(" <details><summary>When the scores change by more than rounding</summary>")
     bullets = block.split("</summary> ")[1].split(" </details>")[0]  # the list alone (read r170: announced once)
@@ -434,6 +457,17 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
 
     forward = " ".join(inspect.getsource(modeling_ministral3.Ministral3Attention.forward).split())
     assert "query_states * get_llama_4_attn_scale( position_ids," in forward, forward
+    # "`position_ids` remove the first case and part of the other two": bfloat16 angles formed from positions counted
+    # from the row's first real token are the row's own, and from shifted positions are not (the first case); Ministral
+    # 3's scale reads them and Llama 4's does not (above, and test_reading_code_dynamic_on_llama31_file_and_llama4_tau);
+    # with them the padded length no longer switches `dynamic` and `longrope`, but the longest row still does
+    # (test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
+    alone = torch.arange(1500, dtype=torch.float64)  # a row of 1 500 tokens alone: pair 0's angles, theta_0 = 1
+    pads = 600
+    counted = (torch.cat([torch.zeros(pads), torch.ones(1500)]).cumsum(0) - 1).clamp(min=0)[pads:]
+    bf16 = lambda p: p.to(torch.bfloat16).double()  # noqa: E731 - angles formed in bfloat16
+    assert torch.equal(bf16(counted), bf16(alone)) and not torch.equal(bf16(alone + pads) - pads, bf16(alone))
+    assert "The shift matters more than rounding" not in page and "`position_ids` remove this shift." in first
     assert "Separately," not in section and section.count("switches every row's frequencies") == 1  # said once
     takeaways = page[page.index("## Takeaways") : page.index("## Configuration fields")]
     assert (
@@ -800,6 +834,20 @@ def test_dynamic_table_needed_row_is_the_stretch():
         f"At $\\ell = 2L$, the slowest pair needs a divisor of only {stretch:.0f}: $2L$ positions then turn it as far"
         " as $L$ positions did in training. Both rules divide by more, and dynamic NTK most of all."
     )
+    # read r177: "most of all" holds at the table's s = 8; the next sentence says s is a slope, so that the learner does
+    # not conclude that dynamic NTK always divides by too much: "Its $s$, transformers' `factor`, sets how fast its
+    # divisor grows: with $s = 1$ it divides by $\ell/L$ beyond $L$, just what the slowest pair needs." The table's
+    # 1 + s(l/L - 1) grows by s/L per token past L, and is l/L, the stretch, at s = 1 (transformers' `dynamic` with
+    # factor 1 at 2L and 3L, below)
+    slope = (
+        " Its $s$, transformers' `factor`, sets how fast its divisor grows: with $s = 1$ it divides by $\\ell/L$"
+        " beyond $L$, just what the slowest pair needs."
+    )
+    assert needs + slope in main, main
+    for factor in (1.0, 2.0, 8.0):
+        grow = [1 + factor * (n / L - 1) for n in range(L, 4 * L)]
+        assert all(math.isclose(b - a, factor / L) for a, b in zip(grow, grow[1:])), factor  # the slope s/L
+    assert all(math.isclose(1 + 1.0 * (n / L - 1), max(n / L, 1)) for n in range(L, 4 * L))  # s = 1: the stretch
     assert needs in main and main.index("| dynamic NTK |") < main.index(needs), main
     assert int(rows[1][2]) > int(rows[0][2]) > stretch  # the table's 9 and 8, both above 2
     for factor in (1.5, 2.0, 8.0, 40.0):
@@ -811,11 +859,12 @@ def test_dynamic_table_needed_row_is_the_stretch():
 
     d, base = 8, 10000.0
     plain = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
-    for factor, divisor in ((8.0, 9.0), (1.0, stretch)):
+    for factor, n, divisor in ((8.0, ell, 9.0), (1.0, ell, stretch), (1.0, 3 * L, 3.0)):
         rope = {"rope_type": "dynamic", "rope_theta": base, "factor": factor}
-        ids = torch.randint(1, 32, (1, ell))  # positions 0 to 2L - 1: the highest position plus one is 2L
-        inv = _rotary_after(rope, ids, torch.ones_like(ids), torch.arange(ell)[None])
-        assert math.isclose(float(plain[-1] / inv[-1].double()), divisor, rel_tol=1e-4), (factor, inv)
+        ids = torch.randint(1, 32, (1, n))  # positions 0 to n - 1: the highest position plus one is n
+        inv = _rotary_after(rope, ids, torch.ones_like(ids), torch.arange(n)[None])
+        assert math.isclose(float(plain[-1] / inv[-1].double()), divisor, rel_tol=1e-4), (factor, n, inv)
+        assert factor != 1.0 or math.isclose(divisor, n / L), (n, divisor)  # "with s = 1 it divides by l/L"
     assert (
         "In a file whose stored length is the trained length, `dynamic` with `factor` 1 divides by the stretch, no more"
         " than the slowest pair needs." in block
@@ -901,7 +950,7 @@ def test_reading_code_page_numbers():
     assert abs(float(theta[-1] / short.double()[-1]) - s) < 1e-4 * s, short[-1]
     flat = " ".join(page.split())
     assert (
-        "at every length. So a fixed rule changes short inputs too. Dynamic NTK's effective factor is 1 up to the"
+        "as in Llama 3.1. So a fixed rule changes short inputs too. Dynamic NTK's effective factor is 1 up to the"
         " trained length $L$ and grows with $\\ell$ beyond it:" in flat
     )
     assert (
@@ -1238,7 +1287,7 @@ def test_reading_code_live_values_and_positions():
     angle_error = ((p32[:, None] * inv32).double() - p32.double()[:, None] * inv32.double()).abs()
     assert float(angle_error.max()) < 0.01, float(angle_error.max())
     assert (
-        "With the `attention_mask` passed, for plain RoPE and fixed rules such as `llama3`, the shift changes the"
+        "So with the `attention_mask` passed, for plain RoPE and fixed rules such as `llama3`, the shift changes the"
         " scores only by rounding: transformers forms the angles in float32, then rounds cos and sin to the"
         " activations' dtype." in " ".join(page.split())
     )  # with the mask (read r175: the check below shows 2e-1 without it, while the cache is on)
@@ -1444,7 +1493,8 @@ def test_reading_code_batch_shares_dynamic_frequencies():
 def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     """Reading model code: "So with Llama 3.1's file, `dynamic` would scale no input below 131 072 tokens", and
     "`position_ids` remove the shift for Ministral 3's scale, which reads them, but transformers counts Llama 4's from
-    the cache length" (the takeaway: "Llama 4's query scale ignores them"). Skipped without transformers."""
+    the cache length" (the takeaway: "query scales and the `dynamic` and `longrope` rules read the positions
+    themselves"). Skipped without transformers."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     import transformers
     from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
@@ -1473,15 +1523,17 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     tau = source.split("if self.attn_temperature_tuning and not self.use_rope:")[1].split("query_states = (")[0]
     assert "cache.get_seq_length(self.layer_idx)" in tau and "position_ids" not in tau, tau
     assert "but transformers counts Llama 4's from the cache length." in page
-    # the takeaway keeps the section's condition: plain RoPE and fixed rules shift only by rounding; the three cases
-    # that change scores by more (bfloat16 angles, position-dependent scales, dynamic rules) need position_ids
     # one rule on the main line and in the takeaway (read r169: they disagreed): pass the mask and position_ids; the
-    # check block shows both rows match with them, and the missing mask's error far above rounding (test above)
+    # check block shows both rows match with them, and the missing mask's error far above rounding (test above).
+    # The takeaway's lesson, short (read r177: Llama 4's detail stays in the section): "The shift keeps RoPE's offsets"
+    # (float32 logits of a left-padded row match the row alone: test_reading_code_live_values_and_positions), "but
+    # query scales and the `dynamic` and `longrope` rules read the positions themselves": Llama 4's tau from the cache
+    # length plus the token's index (above), Ministral 3's scale from `position_ids`
+    # (test_shift_cases_and_bfloat16_takeaway), `dynamic` and `longrope` from the batch's highest position
+    # (test_reading_code_batch_shares_dynamic_frequencies)
     rule = (
-        "- On a left-padded batch, pass the `attention_mask` and `position_ids`, as `generate` does. With the mask,"
-        " plain RoPE and fixed rules change the scores only by rounding even without `position_ids`, unless the queries"
-        " are scaled by position. Llama 4's query scale, in its NoPE layers, ignores `position_ids`, so padding still"
-        " shifts it."
+        "- On a left-padded batch, pass the `attention_mask` and `position_ids`, as `generate` does. The shift keeps"
+        " RoPE's offsets, but query scales and the `dynamic` and `longrope` rules read the positions themselves."
     )
     assert rule in page
     assert (
@@ -1532,9 +1584,9 @@ def test_reading_code_flash_attention_varlen_from_packing():
 
 def test_takeaway_dynamic_follows_the_batch_and_keeps_its_largest_divisor():
     """Takeaways: "A fixed rule changes short inputs too. Transformers' `dynamic` sets its divisor from the batch's
-    highest position. It keeps the largest divisor it has reached until the highest position plus one, cache
-    included, falls below the stored length." (read r176: "until an input falls below" was loose, and one sentence
-    held three ideas.) On transformers 5.24's `dynamic_frequency_update`, one tiny Llama with
+    highest position, and can keep it for later, shorter inputs." (read r177: the takeaway is the lesson; when the
+    divisor is kept, "until the highest position plus one, cache included, falls below the stored length", is the
+    section's block, pinned here.) On transformers 5.24's `dynamic_frequency_update`, one tiny Llama with
     `max_position_embeddings` 8 and factor 2, called in turn: a batch whose highest position is 15 gets the
     frequencies for 16 positions, the short row included; a later 12-token input keeps them although 12 positions
     alone would divide by less; a 20-token input grows them to 20's; a 6-token input, below the stored 8, restores the
@@ -1579,10 +1631,15 @@ def test_takeaway_dynamic_follows_the_batch_and_keeps_its_largest_divisor():
     assert torch.equal(kept, at_16) and fresh(12)[-1] > at_16[-1] * (1 + 1e-3)  # 12 > 8 keeps 16's larger divisor
     assert torch.allclose(run(torch.randint(1, 50, (1, 20))), fresh(20))  # grows with a higher position
     assert torch.equal(run(torch.randint(1, 50, (1, 6))), unscaled)  # below the stored 8: unscaled again
+    page = _page()
+    takeaways = page[page.index("## Takeaways") : page.index("(glossary-fields)=")]
     assert (
         "- A fixed rule changes short inputs too. Transformers' `dynamic` sets its divisor from the batch's highest"
-        " position. It keeps the largest divisor it has reached until the highest position plus one, cache included,"
-        " falls below the stored length." in _page()
+        " position, and can keep it for later, shorter inputs." in takeaways
+    )  # "later, shorter inputs": the 12-token input after the 16-position batch, above
+    assert (
+        "- Transformers' `dynamic` keeps the largest effective factor seen until the highest position plus one, cache"
+        " included, falls below the stored length." in page
     )
     # "cache included": with a cache of 12 positions, a 1-token step at position 12 keeps the larger divisor, though
     # the step's input is 1 token, below the stored 8; a fresh 6-token input (highest position 5) resets it
@@ -1759,10 +1816,12 @@ def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
     main = _section_main_line(page, "## Temperature rules")
     assert sentence not in main  # read r169: the main line keeps one mechanism, the attention factor on cos and sin
     # read r176: the run-time bullet and the takeaway lean on these scales, so the main line names them after the
-    # attention factor, in short sentences, and points to their block, the second after the section's main line
+    # attention factor, in short sentences, and points to their block, the second after the section's main line;
+    # read r177: with one example, Ministral 3's steps at each multiple of L (checked below: its default scale steps
+    # at L and 2L, L its `original_max_position_embeddings`)
     named = (
-        "Llama 4, Ministral 3 and Mistral 4 add query scales that grow with the position. They multiply queries, not"
-        " cos and sin, by a number that grows in steps. The second block below gives their rules."
+        "Llama 4, Ministral 3 and Mistral 4 add query scales that grow with the position, in steps. Ministral 3's, for"
+        " one, steps up at each multiple of $L$. The second block below gives their rules."
     )
     assert named in main and main.index("*attention factor*") < main.index(named), main
     after = page[page.index(main) + len(main) :]
@@ -1952,22 +2011,32 @@ def test_opening_assumes_chapters_4_and_7():
 
 
 def test_temperature_main_line_partial_rotary_and_yarn_fit():
-    """Temperature rules, main line (read r176): "With *partial rotary*, which turns only part of each head, only the
-    rotated part of the logit is multiplied." Checked on transformers 5.24's Phi (partial rotary, share 0.5) with
+    """Temperature rules, first block (read r176, moved off the main line by read r177): "With *partial rotary*, which
+    turns only part of each head, only the rotated part of the logit is multiplied, so no single number multiplies the
+    logit." Checked on transformers 5.24's Phi (partial rotary, share 0.5) with
     `yarn` at s = 8: at equal positions the rotated coordinates' share of q . k is multiplied by m(8)^2 and the rest
-    by 1. And the fit: "They measured it on LLaMA models whose RoPE was scaled but not fine-tuned", a prose sync with
+    by 1. And the fit: "YaRN's authors measured the best sharpening on LLaMA models whose RoPE was scaled but not
+    fine-tuned", a prose sync with
     YaRN's paper (Peng et al., section 3.4: sqrt(1/t) = 0.1 ln s + 1 fitted at the lowest perplexity on LLaMA 7B to 65B
     without fine-tuning), which no offline test can read."""
     page = _page()
     main = _section_main_line(page, "## Temperature rules")
+    # read r177: the main line keeps one idea a sentence, the attention factor first; partial rotary and the fit's
+    # conditions go to the section's first block (the main line's square is scoped "when RoPE turns the whole head")
+    block = page[page.index(main) + len(main) :]
+    block = block[: block.index("</details>")]
+    assert "so each logit is multiplied by its square when RoPE turns the whole head:" in main
+    assert "With $s = 8$, $m(8) \\approx 1.21$, so each logit is multiplied by $m(8)^2 \\approx 1.46$." in main
+    assert "partial rotary" not in main and "Under *partial rotary*" not in page  # said once, in the block
     assert (
-        "With $s = 8$, $m(8) \\approx 1.21$, so each logit is multiplied by $m(8)^2 \\approx 1.46$. With *partial"
-        " rotary*, which turns only part of each head, only the rotated part of the logit is multiplied." in main
+        "- With *partial rotary*, which turns only part of each head, only the rotated part of the logit is multiplied,"
+        " so no single number multiplies the logit." in block
     )
     assert "only the rotated part is:" not in page  # read r176: elliptical
+    assert "YaRN's authors fitted their rule to the sharpening that lowered perplexity most after extension." in main
     assert (
-        "YaRN's authors fitted their rule to the sharpening that lowered perplexity most after extension. They measured"
-        " it on LLaMA models whose RoPE was scaled but not fine-tuned." in main
+        "- YaRN's authors measured the best sharpening on LLaMA models whose RoPE was scaled but not fine-tuned."
+        in block
     )
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import PhiConfig
@@ -2002,18 +2071,22 @@ def test_temperature_main_line_partial_rotary_and_yarn_fit():
 def test_takeaways_add_the_temperature_and_layout_lessons_within_five():
     """Takeaways (teaching.md: 3 to 5 bullets) carry the main line's temperature and layout lessons (read r176),
     merged into the bands bullet and the porting bullet: "By default, `yarn` and `longrope` with s above 1 also
-    sharpen attention, at every input length. At s = 8, `yarn` multiplies each logit of a fully rotated head by about
-    1.46." and "Converting a checkpoint between the half and the interleaved layout permutes, within each head, the rows
-    of W_q and W_k" (the permutation itself: test_reading_code_layout_permutation). Checked on transformers 5.24: the
-    attention factor is the same number on a short and on a long input for both rules (LongRoPE switches its factor
-    lists at L, not its attention factor), and 1 at s = 1."""
+    sharpen attention, at every input length." (read r177: one or two short sentences a bullet, so the number, 1.46 at
+    s = 8, stays on the section's main line, checked here) and "Converting a checkpoint between the half and the
+    interleaved layout permutes, within each head, the rows of W_q and W_k" (the permutation itself:
+    test_reading_code_layout_permutation). Checked on transformers 5.24: the attention factor is the same number on a
+    short and on a long input for both rules (LongRoPE switches its factor lists at L, not its attention factor), and 1
+    at s = 1."""
     page = _page()
     takeaways = page[page.index("## Takeaways") : page.index("(glossary-fields)=")]
     assert takeaways.count(" - ") == 5, takeaways  # five bullets, the most teaching.md allows
-    lesson = (
-        "By default, `yarn` and `longrope` with $s$ above 1 also sharpen attention, at every input length. At $s = 8$,"
-        " `yarn` multiplies each logit of a fully rotated head by about {m2}."
-    )
+    lesson = "By default, `yarn` and `longrope` with $s$ above 1 also sharpen attention, at every input length."
+    assert lesson in takeaways
+    # each bullet one or two sentences (read r177)
+    bullets = takeaways.removeprefix("## Takeaways - ").split(" - ")
+    sentences = [re.split(r"(?<=\.) (?=[A-Z`$-])", b.strip()) for b in bullets]
+    assert len(bullets) == 5 and all(len(s) <= 2 for s in sentences), sentences
+    number = "so each logit is multiplied by $m(8)^2 \\approx {m2}$."
     layout = (
         "Converting a checkpoint between the half and the interleaved layout permutes, within each head, the rows of"
         " $W_q$ and $W_k$."
@@ -2047,7 +2120,8 @@ def test_takeaways_add_the_temperature_and_layout_lessons_within_five():
             assert (rotary.attention_scaling > 1) == (s > 1), (name, s, rotary.attention_scaling)
             if name == "yarn" and s == 8:
                 m2 = rotary.attention_scaling**2
-    assert lesson.format(m2=f"{m2:.2f}") in takeaways and f"{m2:.2f}" == "1.46", m2
+    main = _section_main_line(page, "## Temperature rules")
+    assert number.format(m2=f"{m2:.2f}") in main and f"{m2:.2f}" == "1.46", m2
 
 
 def test_bfloat16_load_paths_said_once():
@@ -2058,3 +2132,132 @@ def test_bfloat16_load_paths_said_once():
     section = page[page.index("### bfloat16 frequencies") : page.index("## Takeaways")]
     assert "| load path |" not in section and "kept in float32 |" not in section
     assert section.count("keeps them in float32. Prefer the latter.") == 1
+
+
+def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
+    """Fixed and dynamic scaling rules (read r177: "is the configured s at every length" was too broad for `llama3` and
+    YaRN): "A fixed rule's effective factor is the same at every length. It is the configured $s$ whenever the slowest
+    pair lies in the divided band, as in Llama 3.1." On transformers 5.24: `linear`, `llama3` and `yarn` give the same
+    frequencies whatever `seq_len` they are asked for; with Llama 3.1's fields the slowest pair turns about 0.003 times
+    in L, below both lower bounds (`low_freq_factor` and `beta_slow`, 1), and both rules divide it by 8; swept over
+    heads, bases and lengths, `llama3` and `yarn` divide the slowest pair by s exactly when it turns fewer times in L
+    than that bound, and by less when it turns more (a head of 8 with base 10 000 and L = 8 192: about 1.3 turns)."""
+    page = _page()
+    start = page.index("## Fixed and dynamic scaling rules")
+    main = page[start : page.index("<details>", start)]
+    assert (
+        "A fixed rule's effective factor is the same at every length. It is the configured $s$ whenever the slowest"
+        " pair lies in the divided band, as in Llama 3.1." in main
+    )
+    assert "effective factor is the configured $s$ at every length" not in page
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    s = 8.0
+
+    def divisor(rule, d, base, L, seq_len=None):
+        extra = {"low_freq_factor": 1.0, "high_freq_factor": 4.0} if rule == "llama3" else {}
+        scaling = {"rope_type": rule, "factor": s, "original_max_position_embeddings": L, **extra}
+        config = LlamaConfig(
+            hidden_size=2 * d,
+            num_attention_heads=2,
+            rope_theta=base,
+            max_position_embeddings=int(s * L),
+            rope_scaling=scaling,
+        )
+        inv, _ = ROPE_INIT_FUNCTIONS[rule](config, "cpu", seq_len=seq_len)
+        plain = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        return plain / inv.double()
+
+    for rule in ("linear", "llama3", "yarn"):  # fixed: no input length enters
+        ref = divisor(rule, 128, 500_000.0, 8192)
+        for seq_len in (16, 4096, 8 * 8192, 64 * 8192):
+            assert torch.equal(divisor(rule, 128, 500_000.0, 8192, seq_len), ref), (rule, seq_len)
+    assert torch.allclose(divisor("linear", 128, 500_000.0, 8192), torch.full((64,), s, dtype=torch.float64))
+    turns = 8192 * 500_000.0 ** (-126 / 128) / (2 * math.pi)  # Llama 3.1's slowest pair
+    assert f"{turns:.3f}" == "0.003" and turns < 1
+    for rule in ("llama3", "yarn"):
+        assert math.isclose(float(divisor(rule, 128, 500_000.0, 8192)[-1]), s, rel_tol=1e-5), rule
+    for d, base, L in ((8, 10_000.0, 8192), (16, 10_000.0, 2048), (64, 10_000.0, 4096), (128, 500_000.0, 8192)):
+        slowest = L * base ** (-(d - 2) / d) / (2 * math.pi)  # its turns in L; both lower bounds are 1
+        for rule in ("llama3", "yarn"):
+            by = float(divisor(rule, d, base, L)[-1])
+            assert math.isclose(by, s, rel_tol=1e-5) if slowest < 1 else by < s * (1 - 1e-3), (rule, d, base, by)
+    assert 8192 * 10_000.0 ** (-6 / 8) / (2 * math.pi) > 1  # the sweep has a slowest pair above the bound
+
+
+def test_porting_snippet_warns_on_mla_and_layers_without_rope():
+    """The porting snippet (read r177): its `rotated` line reads `partial_rotary_factor`, "the rotated share of the
+    head; not MLA's, see the pitfalls", and the pitfalls say: "DeepSeek-V2's and V3's MLA rotate a separate part of
+    each query–key head, `qk_rope_head_dim` wide: 64 of 192 dimensions in V3's configuration. That width is not in
+    `rope_parameters`, so the snippet's `rotated` reads 1 there." and "The snippet reads a dict even for a layer
+    without RoPE. Qwen3-Next's `linear_attention` layers have none, nor have the layers that Llama 4's and SmolLM3's
+    `no_rope_layers` mark 0." The main line after the snippet: "A layer without RoPE still gets a dict: see the
+    pitfalls." Checked on transformers 5.24's DeepseekV2Config and DeepseekV3Config with a YaRN dict (V3's query-key
+    head: nope 128 + rope 64; its rotary module spaces 32 frequencies over the 64), Qwen3NextConfig (its linear
+    attention takes no position_embeddings), Llama4TextConfig and SmolLM3Config."""
+    code = _snippet("get_text_config()")
+    line = 'rotated = rope.get("partial_rotary_factor", 1.0)  # the rotated share of the head; not MLA\'s,'
+    line += " see the pitfalls"
+    assert line in code.splitlines() and len(line) <= 120
+    page = _page()
+    pitfalls = page[page.index("<summary>Loading pitfalls in transformers 5.24</summary>") :]
+    pitfalls = pitfalls[: pitfalls.index("</details>")]
+    mla = (
+        "- DeepSeek-V2's and V3's MLA rotate a separate part of each query–key head, `qk_rope_head_dim` wide: 64 of 192"
+        " dimensions in V3's configuration. That width is not in `rope_parameters`, so the snippet's `rotated` reads 1"
+        " there."
+    )
+    none = (
+        "- The snippet reads a dict even for a layer without RoPE. Qwen3-Next's `linear_attention` layers have none,"
+        " nor have the layers that Llama 4's and SmolLM3's `no_rope_layers` mark 0."
+    )
+    assert mla in pitfalls and none in pitfalls
+    after = _raw().split(code)[1].lstrip("`\n")
+    assert " ".join(after.split()).startswith(
+        "Set `layer_idx` to a layer of each kind in `layer_types`, and run it for each. A layer without RoPE still gets"
+        " a dict: see the pitfalls."
+    )
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    import transformers
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention, DeepseekV3RotaryEmbedding
+    from transformers.models.qwen3_next import modeling_qwen3_next
+
+    yarn = {"rope_type": "yarn", "factor": 40.0, "original_max_position_embeddings": 4096, "mscale": 1.0}
+    for cls in (transformers.DeepseekV2Config, transformers.DeepseekV3Config):
+        config = cls(rope_scaling=dict(yarn, mscale_all_dim=1.0), max_position_embeddings=40 * 4096)
+        names = {"config": config}
+        exec(code, names)
+        assert names["rotated"] == 1.0 and names["kind"] == "yarn", cls.__name__
+        assert "qk_rope_head_dim" not in config.rope_parameters, config.rope_parameters
+    v3 = transformers.DeepseekV3Config()
+    assert (v3.qk_nope_head_dim, v3.qk_rope_head_dim) == (128, 64)
+    assert v3.qk_nope_head_dim + v3.qk_rope_head_dim == 192
+    assert "self.qk_head_dim = config.qk_nope_head_dim + config.qk_rope_head_dim" in inspect.getsource(
+        DeepseekV3Attention.__init__
+    )
+    assert DeepseekV3RotaryEmbedding(v3).inv_freq.numel() == 64 // 2  # RoPE turns the 64, not the 192
+    # Qwen3-Next: a flat dict, so every layer kind gets it, and its linear attention takes no RoPE tables
+    qwen = transformers.Qwen3NextConfig()
+    linear = qwen.layer_types.index("linear_attention")
+    names = {"config": qwen}
+    exec(code.replace("layer_idx = 0  #", f"layer_idx = {linear}  #"), names)
+    assert names["rope"] is qwen.rope_parameters and names["base"] == qwen.rope_parameters["rope_theta"]
+    forward = inspect.signature(modeling_qwen3_next.Qwen3NextGatedDeltaNet.forward).parameters
+    assert "position_embeddings" not in forward and "position_ids" not in forward, list(forward)
+    layer = inspect.getsource(modeling_qwen3_next.Qwen3NextDecoderLayer.forward)
+    branch = layer.split('if self.block_type == "linear_attention":')[1].split("elif")[0]
+    assert "position_embeddings" not in branch, branch
+    # Llama 4 and SmolLM3: a layer that `no_rope_layers` marks 0 has no RoPE, yet the snippet reads the model's dict
+    for cls in (transformers.Llama4TextConfig, transformers.SmolLM3Config):
+        config = cls(num_hidden_layers=8)
+        nope = config.no_rope_layers.index(0)
+        names = {"config": config}
+        exec(code.replace("layer_idx = 0  #", f"layer_idx = {nope}  #"), names)
+        assert names["base"] == config.rope_parameters["rope_theta"], cls.__name__
+    from transformers.models.llama4 import modeling_llama4
+    from transformers.models.smollm3 import modeling_smollm3
+
+    assert "self.use_rope = config.no_rope_layers[layer_idx]" in inspect.getsource(modeling_llama4)
+    assert "self.use_rope = config.no_rope_layers[layer_idx]" in inspect.getsource(modeling_smollm3)

@@ -2090,10 +2090,11 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the block's (the main line's q)
     assert "q^C" not in mla and mla.index("rotary query $q^R_m$ per head") + len("rotary query $") == mla.index("q^R")
     fold_main = (
-        "Without RoPE, one matrix $W_{UK}$ serves every past key, so MLA folds it into the query:"
+        "Without RoPE, one matrix $W_{UK}$ serves every past key, so MLA can multiply it into the query once:"
         " $$ q^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q)^\\top c_n . $$"
-        " The left side builds every past key; the right side's folded query $W_{UK}^\\top q$ is computed once per"
-        " query. With RoPE, $R_m$ turns the query and $R_n$ the key, so $R_{n-m}$ sits between the query and $W_{UK}$:"
+        " The left side builds every past key; the right side's query $W_{UK}^\\top q$ is computed once per query and"
+        " scores the cached latents directly. This is *folding*: decoding then builds no past key. RoPE blocks it."
+        " With RoPE, $R_m$ turns the query and $R_n$ the key, so $R_{n-m}$ sits between the query and $W_{UK}$:"
         " $$ (R_m q)^\\top R_n W_{UK}\\, c_n = q^\\top R_{n-m} W_{UK}\\, c_n . $$ $R_{n-m}$ changes with $n - m$, so"
         " $W_{UK}$ can no longer be folded in once."
     )
@@ -2110,13 +2111,11 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     mla_start = main_line.index("## DeepSeek's MLA")
     assert main_line.index("R_{n-m}") < main_line.index("*offset* $\\Delta = n - m$") < mla_start
     assert "its *latent* $c_n$" in mla and "one *rotary key* $k^R_n$ per token" in mla
-    # folding defined in the first sentence that uses it, with why it matters when decoding: the section's block's
+    # folding named right after the equation that shows it (read r177: the name came before the equation), with why
+    # it matters when decoding: the section's block's
     # "When decoding, MLA need never form the heads' keys for past tokens" and the code block's "Transformers 5.24
     # caches $c_n$ and $k^R_n$ but forms every head's keys at each step"
-    defined = (
-        "RoPE stops MLA from *folding*: multiplying the key's matrix into the query once, so that decoding scores the"
-        " cached latents without building any past key."
-    )
+    defined = "This is *folding*: decoding then builds no past key."
     body = mla[mla.index("### Why RoPE blocks folding") + len("### Why RoPE blocks folding") :]
     assert mla.count(defined) == 1 and body.index("fold") == body.index(defined) + defined.index("fold")
     assert "fold" not in mla[: mla.index("### Why RoPE blocks folding")]
@@ -2209,9 +2208,14 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert mla_main.count("$$") == 6 and mla_block.count("$$") == 4 and "\\text{score}_{mn}" in mla_block
     assert "need not rebuild keys" not in text and text.count("\\text{score}_{mn}") == 2
     assert mla_block.index("**The two scores, written out.**") < mla_block.index("$$")  # the block opens with them
-    # the main line: the symbols, then folding defined, then the fold; the block: the per-head queries, each equation
-    idea = "RoPE stops MLA from *folding*: multiplying the key's matrix into the query once"
-    assert mla_main.index("*latent* $c_n$") < mla_main.index(idea) < mla_main.index("so MLA folds it into the query:")
+    # the main line: the symbols, then the fold's equation, then its name; the block: the per-head queries and
+    # each equation
+    idea = "This is *folding*"
+    assert (
+        mla_main.index("*latent* $c_n$")
+        < mla_main.index("so MLA can multiply it into the query once:")
+        < mla_main.index(idea)
+    )
     symbols = "With RoPE, the main line's rotated score holds with the content query $q^C_m$ as $q$"
     assert mla_block.index("*content query* $q^C_m$") < mla_block.index("latent $c^Q_m$") < mla_block.index(symbols)
     assert mla_block.index(symbols) < mla_block.index("R_{n-m}^\\top q^C_m)^\\top c_n")
@@ -2638,9 +2642,9 @@ def test_chapter_llama4_design_and_temperature_formula():
         "Meta calls this mix of layers *iRoPE*.",
         "In the same library's `modeling_llama4.py`, the NoPE layers multiply their queries by a factor that grows"
         " slowly with position.",
-        "The code applies the factor whenever the config turns it on, in training as in inference.",
         "`Llama4TextAttention.forward` in `modeling_llama4.py` tests only the config's flag and whether the layer has"
-        " RoPE, not whether the model is training.",
+        " RoPE, not whether the model is training: the code applies the factor whenever the config turns it on, in"
+        " training as in inference.",
         "Llama 4 leaves every fourth layer without RoPE; in transformers, its other layers attend only within *chunks*,"
         " fixed blocks of consecutive tokens",
         "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries, unlike a usual"
@@ -2833,10 +2837,18 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     shows = "Under RoPE its score swings widely; under xPos it swings far less."
     level = "Its level, the dashed mean, is no lower under xPos than under RoPE."
     steadies = "So for this key, xPos's decay steadies the score rather than lowering it."
+    # the other half of xPos's effect (read r177: left only in the block, a learner took xPos to change little): an
+    # unrelated key's score, which only swings, shrinks to about a third (0.31 here, 0.25-0.40 asserted where drawn)
+    shrinks = (
+        "An unrelated key's score only swings around zero, so xPos shrinks it: in this band, to about a third of RoPE's"
+        " size on average."
+    )
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
-    assert " ".join((factor, why, scope, shows, level, steadies)) in " ".join(xpos_main.split())
-    assert "mean size" not in xpos_main and "unrelated" not in xpos_main and "average" not in xpos_main
+    assert " ".join((factor, why, scope, shows, level, steadies, shrinks)) in " ".join(xpos_main.split())
+    assert abs(unrelated_far - 0.31) < 0.05  # "about a third"
+    # one average on the main line: the dashed mean; the unrelated keys' size is "on average" once
+    assert "mean size" not in xpos_main and xpos_main.count("unrelated") == 1 and xpos_main.count("average") == 1
     assert "two thirds" not in xpos_main and "with signs" not in xpos_main and "panel" not in xpos_main
     assert "nearer in" not in xpos_main and "its decay fades" not in xpos_main.lower()
     # the section's block: the mean size (the old figure's measure, 0.65 for this key, asserted where computed), the
@@ -3611,8 +3623,8 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     # takeaway 3 leaves the pairs past L to the appendix block, which keeps its open question
     assert "whether they hurt on longer inputs is open." not in takeaways
     assert (
-        "So at $L = 8192$, base $10^6$ meets more new angles in total than $10^4$ on inputs of $5L$ and longer,"
-        " and fewer on $2L$ and $4L$. Whether that hurts is open."
+        "Summed over its pairs at $L = 8192$, base $10^6$ meets more new angles than $10^4$ on inputs of $5L$ and"
+        " longer, and fewer on $2L$ to $4L$. Whether that hurts is open."
         in chapter_markdown("10_rope_today").split("## Appendix: how we know")[1]
     )
     long_list = torch.tensor(lists["long_factor"], dtype=f64)
@@ -4042,8 +4054,8 @@ def test_chapter_pairs_past_l_have_their_consequence():
         " pairs meet more: about 60 radians against 48."
     )
     answer = (
-        "So at $L = 8192$, base $10^6$ meets more new angles in total than $10^4$ on inputs of $5L$ and longer,"
-        " and fewer on $2L$ and $4L$."
+        "Summed over its pairs at $L = 8192$, base $10^6$ meets more new angles than $10^4$ on inputs of $5L$ and"
+        " longer, and fewer on $2L$ to $4L$."
     )
     in_total = "On $8L$, base $10^6$'s worst pair meets as many as that of $10^4$."
     # the subsection is an appendix block (not a goal of the chapter): it opens with the question, its idea, the
@@ -4143,7 +4155,7 @@ def test_chapter_pairs_past_l_have_their_consequence():
     assert slow_new[1e6] < slow_new[1e4] / 50  # "far fewer"
     assert totals[1e6, 8][0] > totals[1e4, 8][0]  # the answer: on 8L the larger base leaves more new angles in total
     assert 2 * math.pi / float(posenc.rope_inv_freq(128, 1e4).double()[-1]) < 65536 - 1
-    assert "On $8L$" in verdict and "$5L$ and longer" in answer and "fewer on $2L$ and $4L$" in answer  # both ways
+    assert "On $8L$" in verdict and "$5L$ and longer" in answer and "fewer on $2L$ to $4L$" in answer  # both ways
     said = (
         "The slowest pair is another matter: at $L = 8192$ and an input of $8L$, that of $10^4$ turns over six radians"
         " past $L$; that of $10^6$, under a tenth."
@@ -4217,8 +4229,8 @@ def test_chapter_partial_rotary_names_its_content_channel():
 
 def test_chapter_matching_key_running_average_and_static_takeaway():
     """Chapter 10, *Partial rotary* (main line): "Right, with a key equal to the query, it peaks at distance zero.",
-    "Its mean over the distances drawn, in red, keeps about 0.4 of that peak, for this query and for random queries
-    on average." (scoped: it holds for the figure's d_rot = 16, base 10^4,
+    "Its mean over the distances drawn, 1 to 255, in red, keeps about 0.4 of that peak, for this query and for random
+    queries on average." (scoped: it holds for the figure's d_rot = 16, base 10^4,
     |Δ| = 1 .. 255; the closed form: the mean of cos(Δ theta_i) over |Δ| = 1 .. 255 and the 8 pairs, 0.4017).
     The peak holds for every query;
     the figure's draw (seed 3, d_rot = 16 of 64, |Δ| = 1 .. 255) keeps 0.38 of its peak, near the random queries'
@@ -4253,7 +4265,8 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     said = re.search(
-        r"Right, with a key equal to the query, it peaks at distance zero\. Its mean over the distances drawn, in red,"
+        r"Right, with a key equal to the query, it peaks at distance zero\. Its mean over the distances drawn, 1 to"
+        r" 255, in red,"
         r" keeps about (0\.\d) of that peak, for this query and for random queries on average\.",
         " ".join(main_line.split()),
     )
@@ -4281,7 +4294,7 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert "under that peak" not in section  # the peak is the maximum: "under" added nothing
     assert "fades on average" not in main_line  # the figure shows a mean below the peak, not a fall
     assert "Right, for a key equal to its query, it peaks" not in main_line
-    assert main_line.count("Its mean over the distances drawn, in red,") == 1
+    assert main_line.count("Its mean over the distances drawn, 1 to 255, in red,") == 1
     assert (
         "The pass-through term stays whole at every distance, so a head can use it to match content however far back"
         " it lies." in main_line
@@ -4391,7 +4404,8 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     # with pairs of one length the share is the score per pair, (2/d) sum cos: checked here for pairs of a random
     # common length r (r ** 2 cancels)
     measure = (
-        "Take a key equal to its query, with all pairs the same length. The figure plots its score as a share of its"
+        "Take a key equal to its query, with each pair of its dimensions, seen as a 2-D vector, of the same length."
+        " The figure plots its score as a share of its"
         " score at distance zero, averaged over each doubling of the distance. Llama 3's and Code Llama's bases keep"
         " this share above Llama 2's at every doubling the figure shows."
     )
@@ -4950,7 +4964,8 @@ def test_chapter_layout_note_and_decay_takeaway():
     dimensions form a pair: a wrong one gives other scores but raises no error; see chapter 4's *Two layouts*"), so
     no takeaway restates it (read r176: a takeaway the main line never taught). Takeaway 5 is the sixth question's
     section: "No model in the chapter's table multiplies its scores by a decay factor; far back, xPos's factor
-    steadies a matching key's score in the chapter's example rather than lowering it." No row of the table has a
+    steadies a matching key's score and shrinks unrelated keys' scores" (in the chapter's xPos example). No row of
+    the table has a
     decay (its `not_plain` answers stop at question 5); the example's numbers are test_chapter_xpos_...'s. The block's
     pointer: chapter 4's layout check exists: it converts an interleaved checkpoint by permuting rows, and asserts
     that the forgotten permutation runs (no error) yet misses the trained scores. Recomputed here: the half layout
@@ -4965,8 +4980,8 @@ def test_chapter_layout_note_and_decay_takeaway():
     opening = " ".join(text[: text.index("## Partial rotary")].split()) if "## Partial rotary" in text else text
     assert note in " ".join(text.split()) and note in opening
     decay = (
-        "5. **Decay?** No model in the chapter's table multiplies its scores by a decay factor; far back, xPos's factor"
-        " steadies a matching key's score in the chapter's example rather than lowering it."
+        "5. **Decay?** No model in the chapter's table multiplies its scores by a decay factor; in the chapter's xPos"
+        " example, far back, the factor steadies a matching key's score and shrinks unrelated keys' scores."
     )
     assert text.count(decay) == 1 and decay in takeaways
     assert "no RoPE model in this chapter's table uses it." in text  # the section's own sentence
