@@ -1539,9 +1539,10 @@ def test_chapter_version_note_on_one_llama_checkpoint_in_two_layouts():
     # the version notes' "In most models the code, not the config, fixes the *layout*": most, not all;
     # DeepSeek-V3's and Mistral 4's configs choose it with `rope_interleave`
     assert transformers.DeepseekV3Config().rope_interleave is True and transformers.Mistral4Config().rope_interleave
-    # the layout caveat is said once before the sections, in the opening's collapsed block, not again in the config
-    # section's main line: "The six leave out the *layout*, which dimensions form a pair: a wrong one gives other
-    # scores but raises no error; see chapter 4's *Two layouts* and the appendix's *Version notes*." Chapter 4's
+    # the layout caveat is said once before the sections, on the opening's main line (read r178: the main line never
+    # named it), not again in the config section's main line: "The six leave out the *layout*, which dimensions form
+    # a pair: a wrong one gives other scores but raises no error; see chapter 4's *Two layouts*."; the opening's block
+    # points to the appendix's *Version notes*. Chapter 4's
     # section of that name sets out both pairings; the version notes name code on each side (above: Meta's
     # interleaved Llama code against transformers' half layout, which need the permuted weights)
     opening_fields = "".join(nb_cells()[2]["source"])
@@ -1549,7 +1550,7 @@ def test_chapter_version_note_on_one_llama_checkpoint_in_two_layouts():
     assert "Nor does a config say which dimensions form a pair" not in text
     assert "Most configs do not say which dimensions form a pair" not in text and "Codebases differ here" not in text
     opening_block = "".join(nb_cells()[1]["source"])
-    pointer = "see chapter 4's *Two layouts* and the appendix's *Version notes*."
+    pointer = "The appendix's *Version notes* give the layout that each model's code expects."
     assert pointer in opening_block and text.count(pointer) == 1
     assert pointer not in re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)  # in the block, not the main line
     assert text.index("The six leave out the *layout*, which dimensions form a pair") < text.index(pointer)
@@ -2278,7 +2279,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # attention's 2 n_h d_h = 32 768 with n_h = d_h = 128 (mla and mha above, from transformers' DeepseekV3Config)
     assert (
         "So per token and layer, DeepSeek-V2 caches only the latent and the rotary key: 576 numbers, against 32 768"
-        " for multi-head attention with 128 heads, each 128 wide." in main_line
+        " for standard multi-head attention with 128 heads, each caching a key and a value 128 wide." in main_line
     )
     assert (mla, 2 * 128 * 128) == (576, 32768)
     said_mla, width = (int(g) for g in payoff.groups())
@@ -2780,6 +2781,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert abs(unrelated_far - 0.31) < 0.01 and abs(matching_far - 0.65) < 0.01, (unrelated_far, matching_far)
     assert float(xpos64.std() / rope64.std()) < 0.2  # "swings far less": 0.15 of RoPE's spread
     assert float(xpos64.mean()) >= float(rope64.mean()) > 0  # "a level no lower than RoPE's"
+    faded = float((cos64 * (1 - weight)).mean())  # the part of the score per pair that xPos fades, over the band
+    assert -0.02 < faded < 0  # "even a little higher ... the part that xPos fades has a slightly negative mean"
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "xPos mostly damps the fast pairs' swings in this score.",
@@ -2835,7 +2838,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         " thousand tokens back."
     )
     shows = "Under RoPE its score swings widely; under xPos it swings far less."
-    level = "Its level, the dashed mean, is no lower under xPos than under RoPE."
+    level = (
+        "Its level, the dashed mean, is even a little higher under xPos: in this band, the part of the score that xPos"
+        " fades has a slightly negative mean."
+    )
     steadies = "So for this key, xPos's decay steadies the score rather than lowering it."
     # the other half of xPos's effect (read r177: left only in the block, a learner took xPos to change little): an
     # unrelated key's score, which only swings, shrinks to about a third (0.31 here, 0.25-0.40 asserted where drawn)
@@ -2877,7 +2883,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # one figure, the section's own cell, right after its text
     assert figs == [sec + 1] and sec + 1 < app
     fig_src = "".join(cells[sec + 1]["source"])
-    assert '# "Its level, the dashed mean, is no lower under xPos than under RoPE"' in fig_src
+    assert '# "Its level, the dashed mean, is even a little higher under xPos"' in fig_src
     assert '# the block\'s "about a third"; "about two thirds"' in fig_src
     assert "<summary>A key equal to its query, with signs</summary>" in text
     assert "in the figure below</summary>" not in text[text.index("### xPos") :][:3000]
@@ -4566,8 +4572,8 @@ def test_chapter_base_figure_title_names_its_smoothing():
 
 
 def test_chapter_opening_names_layout_and_the_factor():
-    """Chapter 10's opening: "The six leave out the *layout*, which dimensions form a pair: a wrong one gives other
-    scores but raises no error; see chapter 4's *Two layouts* and the appendix's *Version notes*." and "They also
+    """Chapter 10's opening, on its main line: "The six leave out the *layout*, which dimensions form a pair: a wrong
+    one gives other scores but raises no error; see chapter 4's *Two layouts*."; in its block: "The six also
     leave out the *attention factor*: YaRN and some other scalings multiply each score, or its rotated part, by a
     fixed number; see the appendix." Weights read
     in the wrong layout run without error and give other scores; the appendix names both places of the factor (cos
@@ -4576,17 +4582,17 @@ def test_chapter_opening_names_layout_and_the_factor():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     layout = (
         "The six leave out the *layout*, which dimensions form a pair: a wrong one gives other scores but raises no"
-        " error; see chapter 4's *Two layouts* and the appendix's *Version notes*."
+        " error; see chapter 4's *Two layouts*."
     )
     factor = (
-        "They also leave out the *attention factor*: YaRN and some other scalings multiply each score, or its rotated"
-        " part, by a fixed number; see the appendix."
+        "The six also leave out the *attention factor*: YaRN and some other scalings multiply each score, or its"
+        " rotated part, by a fixed number; see the appendix."
     )
-    assert layout in text and factor in text and layout not in main_line and factor not in main_line
+    assert layout in main_line and factor in text and factor not in main_line
     opening = text[: text.index("## A config's position fields")]  # in the opening cell, after the goals
-    summary = "<summary>Two things the six questions leave out</summary>"
-    assert summary in opening and opening.index(summary) < opening.index(layout) < opening.index(factor)
-    assert opening.index("It assumes RoPE from chapter 4") < opening.index(summary)  # the goals come first
+    summary = "<summary>What else the six questions leave out</summary>"
+    assert summary in opening and opening.index(layout) < opening.index(summary) < opening.index(factor)
+    assert opening.index("It assumes RoPE from chapter 4") < opening.index(layout)  # the goals come first
     notes = text[text.index("### Version notes") :]  # the cell the opening names holds the layouts
     assert "interleaved pairs in the first three" in notes and "Llama 4, GPT-J, GLM-4" in notes
     assert "so each score's rotated part grows by its square; in a fully rotated head, every logit does." in text
