@@ -52,10 +52,12 @@ MORE_LONGER = "More on NTK-by-parts, Self-Extend, PoSE, passkey retrieval and sl
 EXAMPLE = "### How these terms fit together: Llama 3.1's head"
 
 
-# the longer-inputs primer's slow-pair clause, with what a new angle is
+# the longer-inputs primer's slow-pair clause, with what a new angle is: the longer input is the cause, the decoder the
+# scope, and the one-sided arc why the scope matters (read r178: "so" had made causal attention sound like the cause)
 SLOW_PAIR_CLAUSE = (
-    "a *slow pair* turns less than once. A decoder sees only keys at or behind the query, so there such a pair meets"
-    " new angles beyond $L$: angles outside the arc that training covered."
+    "a *slow pair* turns less than once. On an input longer than $L$, a slow pair in a decoder meets new angles: angles"
+    " outside the arc that training covered. That arc lies on one side of zero, since every key sits at or behind its"
+    " query."
 )
 
 
@@ -838,11 +840,13 @@ def test_chapter_8_words_from_the_saved_run():
     losses = [seed["loss_beyond"][str(n)] for seed in trigram.values() for n in beyond]
     losses += [seed["loss_at_L"] for seed in trigram.values()]
     assert len(losses) == len(trigram) * (len(beyond) + 1) == 20 and {f"{v:.2f}" for v in losses} == {"0.72"}, losses
-    ((nats, bit_nats),) = re.findall(
-        r"with a loss of about ([\d.]+) nats at every length tested, near the filler's"
-        r" \$\\ln 2 \\approx ([\d.]+)\$ nats, one bit, per token \|",
+    # the trigram row says "one bit" and leaves its value in nats to the nat row (read r178: the row restated it)
+    (nats,) = re.findall(
+        r"with a loss of about ([\d.]+) nats at every length tested, near the filler's one bit per token \|",
         row("trigram baseline"),
     )
+    (bit_nats,) = re.findall(r"one bit is \$\\ln 2 \\approx ([\d.]+)\$ nats", row("nat"))
+    assert "0.69" not in row("trigram baseline") and "\\ln 2" not in row("trigram baseline")
     assert {f"{v:.2f}" for v in losses} == {nats} and f"{math.log(2):.2f}" == bit_nats  # one bit in nats
     assert 0 < float(nats) - float(bit_nats) < 0.1  # "near": within a tenth of a nat
     # the filler's entropy: a uniform choice among `branching` next tokens, ln 2 nats when it is 2 (the nat row's bit);
@@ -909,18 +913,21 @@ def elementwise_op_counts(d: int) -> dict[str, int]:
 
 def test_matrix_forms_count():
     """The row "matrix form (of RoPE)": "RoPE written as a $d \\times d$ rotation matrix times each vector; the
-    element-wise form multiplies by cos and sin coordinate by coordinate. The *matrix form* costs $2d^2$ operations per
+    element-wise form multiplies by cos and sin coordinate by coordinate", its definition alone (read r178), and the
+    Maths block "More on bfloat16 angles and the matrix form": "The *matrix form* costs $2d^2$ operations per
     vector, the element-wise form about $3d$": torch's FLOP counter on posenc's rotation matrices gives 2d^2; posenc's
     element-wise apply, counted op by op, does 2d multiplies and d adds, 3d in all (rotate_half's d/2 sign flips aside);
-    and chapter 9's hand count agrees. The sentence sits in the row that
+    and chapter 9's hand count agrees. The count sits in the block beside the float32 rule, in the section whose row
     defines the matrix form, not in the decay block."""
     text = row("matrix form (of RoPE)")
     assert (
         "| RoPE written as a $d \\times d$ rotation matrix times each vector; the element-wise form multiplies by cos"
-        " and sin coordinate by coordinate. The *matrix form* costs $2d^2$ operations per vector, the element-wise form"
-        " about $3d$ |" in text
+        " and sin coordinate by coordinate |" in text
     )
-    assert "matrix form" not in block("RoFormer's bound, and what chapter 5 finds about the decay")  # in its row only
+    assert "- The *matrix form* costs $2d^2$ operations per vector, the element-wise form about $3d$." in block(
+        "More on bfloat16 angles and the matrix form"
+    )
+    assert "matrix form" not in block("RoFormer's bound, and what chapter 5 finds about the decay")  # in its own block
     from posenc.measure.costs import matmul_flops
 
     for d in (8, 64, 128):
@@ -935,8 +942,10 @@ def test_matrix_forms_count():
 
 def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     """The Letters table's distance row, "signed, as this page's *offset*: $j - i$ in chapter 3 and $r = n - m$ in
-    chapter 5; unsigned, $\\lvert i - j\\rvert$ in chapter 6, $\\lvert \\Delta\\rvert$ in chapter 10 and $\\lvert j -
-    i\\rvert$ in chapter 11" (chapter 10 calls the signed $\\Delta$ the offset, so it is no longer a signed use), and
+    chapter 5; unsigned, $\\lvert \\Delta\\rvert$ in chapters 2 and 10, $\\lvert i - j\\rvert$ in chapter 6 and
+    $\\lvert j - i\\rvert$ in chapter 11; in chapter 2, also the Euclidean distance between two vectors" (chapter 10
+    calls the signed $\\Delta$ the offset, so it is no longer a signed use; read r178 added chapter 2, which uses both
+    the unsigned distance and the distance between vectors, and its link in the distance row), and
     the chapters
     listed for the offset and the unsigned distance, read from
     the chapters' own words: the distance row links only the chapters whose distance is unsigned and keeps to one
@@ -953,10 +962,11 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     assert "The *distance* is its size, $|\\Delta|$." in chapter("10_rope_today")
     assert "the distance $\\Delta = n - m$" not in chapter("10_rope_today")
     # one row: this page's meaning, then each chapter's signed form and the unsigned chapters
-    (first, second, bars_first, bars_delta, bars_second) = re.findall(
+    (first, second, delta_first, delta_second, bars_first, bars_second, vectors) = re.findall(
         r"^\| distance \| \$\\lvert n - m\\rvert\$, never negative \| signed, as this page's \*offset\*: \$j - i\$ in"
-        r" chapter (\d+) and \$r = n - m\$ in chapter (\d+); unsigned, \$\\lvert i - j\\rvert\$ in chapter (\d+),"
-        r" \$\\lvert \\Delta\\rvert\$ in chapter (\d+) and \$\\lvert j - i\\rvert\$ in chapter (\d+) \|$",
+        r" chapter (\d+) and \$r = n - m\$ in chapter (\d+); unsigned, \$\\lvert \\Delta\\rvert\$ in chapters (\d+) and"
+        r" (\d+), \$\\lvert i - j\\rvert\$ in chapter (\d+) and \$\\lvert j - i\\rvert\$ in chapter (\d+); in chapter"
+        r" (\d+), also the Euclidean distance between two vectors \|$",
         letters("distance"),
     )[0]
 
@@ -970,7 +980,29 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
 
     assert between_bars("i - j") == {int(bars_first)} == {6}
     assert int(bars_second) in between_bars("j - i") and int(bars_second) == 11
-    assert between_bars("\\\\Delta") >= {int(bars_delta)} == {10}
+    assert between_bars("\\\\Delta") >= {int(delta_first), int(delta_second)} == {2, 10}
+    # "in chapter 2, also the Euclidean distance between two vectors": chapter 2's words for the distance between
+    # words, neighbours and rows, and its code, which measures them with torch.cdist, a vector norm and torch.pdist,
+    # all Euclidean
+    c2 = chapter("02_absolute")
+    for words in (
+        "the mean distance between different words",
+        "the distance between neighbours",
+        "the distance between rows depends only on their offset",
+    ):
+        assert words in c2, words
+    c2_code = "\n".join(
+        "".join(cell["source"])
+        for cell in json.loads((ROOT / "notebooks" / "02_absolute.ipynb").read_text(encoding="utf-8"))["cells"]
+        if cell["cell_type"] == "code"
+    )
+    assert "torch.cdist(v, v)" in c2_code and "torch.pdist(" in c2_code
+    assert "step_sinus = (sinus[1:] - sinus[:-1]).norm(dim=1)" in c2_code  # |PE(p+1) - PE(p)|, a 2-norm
+    x = torch.randn(5, 7, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    euclid = ((x[:, None] - x[None]) ** 2).sum(-1).sqrt()  # the Euclidean distance of every two rows
+    upper = torch.triu_indices(5, 5, 1)
+    assert torch.allclose(torch.cdist(x, x), euclid) and torch.allclose(torch.pdist(x), euclid[upper[0], upper[1]])
+    assert int(vectors) == 2
     # the row names the chapters whose "distance" is signed, the same two as the Letters table's signed forms
     # the row is the definition alone; the block under the table names the signed chapters and links Letters
     distance_row = row("distance | 距离")
@@ -989,6 +1021,7 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     ).read_text(encoding="utf-8")
     assert [int(first), int(second)] == sorted(int(name[:2]) for name in signed), (first, second)
     unsigned = {
+        "02_absolute": "it depends only on the distance $|\\Delta|$ and cannot tell left from right",
         "06_alibi": "The book calls it the key form and $-m_h|i - j|$ the distance form.",
         "07_beyond": "Call $|\\text{key} - \\text{query}|$ the distance.",
         "08_extrapolation": "A *distance* counts the tokens from `QUERY` back",
@@ -1219,9 +1252,9 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     ((quotes,),) = [
         re.findall(r"the key's; chapter (\d+) also quotes other sources' \$i - j\$, query minus key;", letters("$i$"))
     ]
-    ((bars_i_j, bars_delta, bars_j_i),) = re.findall(
-        r"; unsigned, \$\\lvert i - j\\rvert\$ in chapter (\d+), \$\\lvert \\Delta\\rvert\$ in chapter (\d+) and"
-        r" \$\\lvert j - i\\rvert\$ in chapter (\d+) \|",
+    ((bars_delta_first, bars_delta, bars_i_j, bars_j_i),) = re.findall(
+        r"; unsigned, \$\\lvert \\Delta\\rvert\$ in chapters (\d+) and (\d+), \$\\lvert i - j\\rvert\$ in chapter"
+        r" (\d+) and \$\\lvert j - i\\rvert\$ in chapter (\d+);",
         letters("distance"),
     )
     writes, reversed_ = set(), set()
@@ -1231,13 +1264,14 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
         if re.search(r"\bi\s*(?:-|\u2212)\s*j\b", chapter(Path(path).stem)):
             reversed_.add(int(Path(path).name[:2]))
     assert {int(n) for n in re.findall(r"\d+", listed)} == writes, (listed, writes)
-    # "chapter 3 also quotes other sources' $i - j$, query minus key", and the distance row's "$|i - j|$ in chapter
-    # 6, $|\Delta|$ in chapter 10 and $|j - i|$ in chapter 11": every chapter whose markdown writes i - j, and each
+    # "chapter 3 also quotes other sources' $i - j$, query minus key", and the distance row's "$|\Delta|$ in chapters
+    # 2 and 10, $|i - j|$ in chapter 6 and $|j - i|$ in chapter 11": every chapter whose markdown writes i - j, and each
     # one's use: chapter 3 only as a tutorial's or Transformer-XL's sign convention, chapter 6 only between bars,
     # chapter 11 only squared, never as a signed offset; chapter 10 writes the distance |Delta|, chapter 11 |j - i|
     assert reversed_ == {int(quotes), int(bars_i_j), int(bars_j_i)}, (quotes, bars_i_j, bars_j_i, reversed_)
-    assert (int(quotes), int(bars_i_j), int(bars_delta), int(bars_j_i)) == (3, 6, 10, 11)
+    assert (int(quotes), int(bars_delta_first), int(bars_i_j), int(bars_delta), int(bars_j_i)) == (3, 2, 6, 10, 11)
     assert "The *distance* is its size, $|\\Delta|$." in chapter("10_rope_today")
+    assert "it depends only on the distance $|\\Delta|$ and cannot tell left from right" in chapter("02_absolute")
     assert "its *distance* is $|j - i|$" in chapter("11_learned_position")
     c3 = chapter("03_relative")
     assert len(re.findall(r"i - j", c3)) == 2 and "defines the distance as $i - j$ in its text" in c3
@@ -1463,21 +1497,25 @@ def test_fixed_and_effective_scale_rows_name_the_chapters_words():
 
 
 def test_half_layouts_partner_in_transformers():
-    """The row: "RoPE pairs coordinate $i$ with $i + d/2$; under *partial rotary*, which rotates only the first
-    $d_{\\text{rot}}$ dimensions, with $i + d_{\\text{rot}}/2$", and the Encodings block: "Transformers' Llama code
-    uses the *half layout*, with `rotate_half`": the coordinate that a one-hot query's rotation reaches, in
-    transformers' Llama code (the whole head) and GPT-NeoX code (half the head rotated), where the coordinates past
-    the first $d_{\\text{rot}}$ pass through unchanged."""
+    """The row: "RoPE pairs coordinate $i$ with $i + d/2$", and the Encodings block "In models and code": "Under
+    *partial rotary*, which rotates only the first $d_{\\text{rot}}$ dimensions, the *half layout* pairs coordinate $i$
+    with $i + d_{\\text{rot}}/2$, as GPT-NeoX's code does" (read r178: the row's partial-rotary clause moved there) and
+    "Transformers' Llama code uses the *half layout*, with `rotate_half`": the coordinate that a one-hot query's
+    rotation reaches, in transformers' Llama code (the whole head) and GPT-NeoX code (half the head rotated), where the
+    coordinates past the first $d_{\\text{rot}}$ pass through unchanged."""
     from transformers.models.gpt_neox.modeling_gpt_neox import (
         GPTNeoXRotaryEmbedding,
         apply_rotary_pos_emb as neox_rotate,
     )
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb as llama_rotate
 
-    ((whole, first, partial),) = re.findall(
-        r"RoPE pairs coordinate \$i\$ with \$([^$]+)\$; under \*partial rotary\*, which rotates only the (first)"
-        r" \$d_\{\\text\{rot\}\}\$ dimensions, with \$([^$]+)\$; also called GPT-NeoX style \|",
-        row("half layout"),
+    (whole,) = re.findall(
+        r"\| RoPE pairs coordinate \$i\$ with \$([^$]+)\$; also called GPT-NeoX style \|", row("half layout")
+    )
+    ((first, partial),) = re.findall(
+        r"- Under \*partial rotary\*, which rotates only the (first) \$d_\{\\text\{rot\}\}\$ dimensions, the \*half"
+        r" layout\* pairs coordinate \$i\$ with \$([^$]+)\$, as GPT-NeoX's code does\.",
+        models_block("## Encodings"),
     )
     assert "- Transformers' Llama code uses the *half layout*, with `rotate_half`;" in models_block("## Encodings")
     d = 16
@@ -1952,12 +1990,16 @@ def test_a_fixed_rule_divides_the_slowest_pair_by_s_when_it_turns_fewer_times_th
 def test_rotation_pair_count_in_a_whole_and_a_partial_head():
     """The row "two coordinates that RoPE turns together by one angle: a fully rotated head has $d/2$ of them": the
     number of frequencies transformers gives a Llama head (whole), one per pair, and a GPT-NeoX head (partial rotary),
-    which has fewer; the *half layout* row's partner $i + d_{\\text{rot}}/2$ gives its count."""
+    which has fewer; the *half layout*'s partner under partial rotary, $i + d_{\\text{rot}}/2$ (the Encodings block
+    "In models and code"), gives its count."""
     from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
     (whole,) = re.findall(r"a fully rotated head has \$([^$]+)\$ of them \|", row("rotation pair"))
-    (partial,) = re.findall(r"\$d_\{\\text\{rot\}\}\$ dimensions, with \$i \+ ([^$]+)\$;", row("half layout"))
+    (partial,) = re.findall(
+        r"\$d_\{\\text\{rot\}\}\$ dimensions, the \*half layout\* pairs coordinate \$i\$ with \$i \+ ([^$]+)\$,",
+        models_block("## Encodings"),
+    )
     for d in (16, 64, 128):
         llama = transformers.LlamaConfig(
             hidden_size=2 * d,
@@ -2105,10 +2147,10 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
         " ".join(block.split()),
     )
     assert what_if_turns == what_if_fast
-    # the row: a one-line definition, its hedge in the block; "*ramp* (see below)" points to the ramp row, which the
-    # page has, further down the same A-to-Z table
+    # the row: a one-line definition, its hedge in the block; "*ramp*", in italics, is the ramp row, which the page
+    # has, further down the same A-to-Z table (read r178: the row's "(see below)" went)
     assert "besides the fastest pair" not in row("betas") and "however few times" not in row("betas")
-    assert "| YaRN's two bounds on the *ramp* (see below), in *turns in $L$*: pairs that turn more than" in row("betas")
+    assert "| YaRN's two bounds on the *ramp*, in *turns in $L$*: pairs that turn more than" in row("betas")
     assert page().index(row("betas")) < page().index(row("ramp")), "the ramp row comes below the betas row"
     assert "return max(low, 0), min(high, dim - 1)" in inspect.getsource(rope_utils._compute_yarn_parameters)
     run = load_results("extrapolation", check=False)["config"]
@@ -2143,12 +2185,14 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     ((fast, slow, ours_fast, ours_slow),) = re.findall(
         r"- YaRN's \*betas\* are (\d+) and (\d+) by default, (\d+) and (\d+) in chapter 8's main runs\.", block
     )
-    # the row names transformers' clamp in a clause (asked by reads r170 and r172: read alone, the row predicted that
-    # chapter 8's betas-32/1 heads keep no pair); the clamp's source line and its effect are asserted above
+    # the row gives YaRN's rule alone; transformers' clamp, which keeps pair 0 whatever its turns, is the block's
+    # "Either way the code clamps ..." sentence (read r178 moved it there from the row, where reads r170 and r172 had
+    # asked for it), pinned by the regex above; the clamp's source line and its effect are asserted above
     assert row("betas").endswith(
-        "those that turn fewer than `beta_slow` times divided by $s$; transformers' `yarn` also keeps pair 0 |"
+        "those that turn fewer than `beta_slow` times divided by $s$ |"
         " {doc}`7 <../notebooks/07_beyond>`, {doc}`8 <../notebooks/08_extrapolation>` |"
     )
+    assert "pair 0" not in row("betas") and "pair 0, the fastest, is kept however few times it turns." in block
     source = inspect.getsource(_compute_yarn_parameters)
     assert f'get("beta_fast") or {fast}' in source and f'get("beta_slow") or {slow}' in source
     ours = load_results("extrapolation", check=False)["config"]["yarn"]
@@ -3830,20 +3874,24 @@ def test_rnope_swa_row_cohere_did_so_before_llama_4_with_sliding_windows():
 
 
 def test_qwen_logn_query_scale_matches_the_claims_page():
-    """The row "logn attention (`use_logn_attn`)": "Qwen-7B's factor on the query at position $p \\ge L$, counting from
-    0, at inference only, so it multiplies that query's logits; $L$ is its configuration's `seq_length`", each logit
-    multiplied by "$\\log_L(p + 1)$".
+    """The row "logn attention (`use_logn_attn`)": "Qwen-7B's factor on the query at position $p \\ge L$, at inference
+    only, so it multiplies that query's logits", each logit multiplied by "$\\log_L(p + 1)$"; its indexing and its
+    field, in the block "Other models' query and logit scales" (read r178: the row's caveats): "*logn attention*
+    counts the query's position $p$ from 0, and its $L$ is Qwen-7B's configuration's `seq_length`".
     Qwen-7B's code is not installed: the rule is transcribed from its modeling_qwen.py (QWenAttention: `logn_list =
     [math.log(i, self.seq_length) if i > self.seq_length else 1 for i in range(1, 32768)]`, applied to the queries
     only when the key length exceeds `seq_length` and `not self.training`), as tests/test_summary.py does for the claims
     page, whose words the page repeats."""
     meaning, factor = cells("logn attention (`use_logn_attn`)")[2:4]
     assert meaning == (
-        "Qwen-7B's factor on the query at position $p \\ge L$, counting from 0, at inference only, so it multiplies"
-        " that query's logits; $L$ is its configuration's `seq_length`"
+        "Qwen-7B's factor on the query at position $p \\ge L$, at inference only, so it multiplies that query's logits"
     )
     assert factor == "$\\log_L(p + 1)$"
     assert "use_logn_attn" not in block("Other models' query and logit scales")  # said once, in the row
+    assert (
+        "- *logn attention* counts the query's position $p$ from 0, and its $L$ is Qwen-7B's configuration's"
+        " `seq_length`." in block("Other models' query and logit scales")
+    )
     claims = re.sub(r"\s+", " ", (ROOT / "book" / "claims.md").read_text(encoding="utf-8"))
     assert (
         "`use_logn_attn` also multiplies the query at position $p \\ge L$, counting from 0, by $\\log_L(p + 1)$."
@@ -4307,7 +4355,12 @@ def test_alphabetical_tables_and_the_forgetting_transformers_place():
 
 
 def test_worked_example_names_two_costs_of_slowing_pairs():
-    """The costs block: "... and finds two costs. With `factor` fixed at 8, models not trained with it do worse even
+    """The main line names both costs in one sentence (read r178: it had said only "chapter 8 measures two of them"):
+    "Even at $L$, a `factor` fixed at 8 gives models not trained with it a higher loss than plain RoPE, and at $2L$
+    dynamic PI's loss is above plain RoPE's": from the saved run, at L the fixed-factor arms (PI×8 and YaRN×8, run
+    zero-shot) each have a higher loss than plain RoPE in every seed, while the arms trained with the factor, PI×8-FT
+    and YaRN×8-FT, do not ("models not trained with it" is needed); the 2L claim is the block's, checked below.
+    The costs block: "... and finds two costs. With `factor` fixed at 8, models not trained with it do worse even
     at $L$: PI×8's loss there *breaks*, and YaRN×8's is *raised*. *Dynamic PI* divides every pair by just the
     stretch, yet at $2L$ its mean loss on the filler tokens from position $L$ on is above plain RoPE's." From chapter
     8's saved run: its
@@ -4341,6 +4394,22 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     fixed = [metrics["rope+pi fixed"][s]["loss_at_L"] for s in seeds]
     unscaled = [metrics["rope"][s]["loss_at_L"] for s in seeds]
     assert all(f > u for f, u in zip(fixed, unscaled)), (fixed, unscaled)
+    # the main line's sentence: both fixed-factor arms above plain RoPE at L in every seed, and dynamic PI above plain
+    # RoPE at 2L (`pi`, the loss beyond L above); the fine-tuned arms, trained with the factor, are not all above
+    main_line = (
+        "Even at $L$, a `factor` fixed at 8 gives models not trained with it a higher loss than plain RoPE, and at $2L$"
+        " dynamic PI's loss is above plain RoPE's."
+    )
+    assert main_line in text
+    (main_factor,) = re.findall(r"Even at \$L\$, a `factor` fixed at (\d+) gives models", text)
+    for arm in ("pi fixed", "yarn fixed"):
+        assert config["sensitivity"][arm]["factor"] == float(main_factor), arm
+        at_l = [metrics[f"rope+{arm}"][s]["loss_at_L"] for s in seeds]
+        assert all(a > u for a, u in zip(at_l, unscaled)), (arm, at_l, unscaled)
+    for arm in ("pi", "yarn"):  # the same rules fine-tuned with the factor: not above plain RoPE in every seed
+        tuned = [metrics[f"rope+{arm} ft"][s]["loss_at_L"] for s in seeds]
+        assert not all(x > u for x, u in zip(tuned, unscaled)), (arm, tuned, unscaled)
+    assert all(p > r for p, r in zip(pi, plain))  # "at $2L$ dynamic PI's loss is above plain RoPE's"
     # the grades, as the Words of chapter 8's experiment define them: breaks above ln 28; fine within a tenth of a nat
     # of the trigram's mean at the same length, or below; raised between
     assert config["sensitivity"]["yarn fixed"]["factor"] == 8.0
@@ -5066,7 +5135,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # one idea per paragraph: the fast and slow pairs, then the stretch with the three numbers' table
     paragraphs = [re.sub(r"\s+", " ", p) for p in section.split("\n\n")]
     assert paragraphs[1].startswith("A model's *trained length*") and paragraphs[1].endswith(
-        "so there such a pair meets new angles beyond $L$: angles outside the arc that training covered."
+        "That arc lies on one side of zero, since every key sits at or behind its query."
     )
     assert paragraphs[2].startswith(
         "To meet no new angle, a slow pair needs its frequency divided by about the input's length over $L$"
@@ -5093,8 +5162,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r"^### How these terms fit together: Llama 3\.1's head A model's \*trained length\* \$L\$ gives its training"
         r" distances, 0 to \$L - 1\$\. Over"
         r" them a \*fast pair\* makes at least one \*turn\*, a full rotation; a \*slow pair\* turns less than once\."
-        r" A decoder sees only keys at or behind the query, so there such a pair meets new angles beyond \$L\$:"
-        r" angles outside the arc that training covered\. To meet"
+        r" On an input longer than \$L\$, a slow pair in a decoder meets new angles: angles outside the arc that"
+        r" training covered\. That arc lies on one side of zero, since every key sits at or behind its query\. To meet"
         r" no new angle, a"
         r" slow pair needs its frequency divided by about the input's length over \$L\$, so RoPE scalings slow the"
         r" slow pairs\. An example: take a head like Llama 3\.1's, whose trained length, before RoPE scaling,"
@@ -5110,7 +5179,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" Position interpolation also slows the fastest pair\. A fast pair meets no new angle even with no"
         r" scaling:"
         r" its trained angles already go all the way round\. Such slowing has costs; chapter 8"
-        r" measures two of them\.$",
+        r" measures two of them\. Even at \$L\$, a `factor` fixed at 8 gives models not trained with it a higher loss"
+        r" than plain RoPE, and at \$2L\$ dynamic PI's loss is above plain RoPE's\.$",
         visible.strip(),
     )
     assert len(lead) == 1, lead
@@ -5673,17 +5743,18 @@ def test_fine_tuned_row_and_the_runs_names():
 
 
 def test_element_wise_form_does_about_3d_operations():
-    """The row "matrix form (of RoPE)": "the element-wise form multiplies by cos and sin coordinate by coordinate. The
-    *matrix form* costs $2d^2$ operations per vector, the element-wise form about $3d$": the multiplications and
+    """The row "matrix form (of RoPE)": "the element-wise form multiplies by cos and sin coordinate by coordinate", and
+    the Maths block's "The *matrix form* costs $2d^2$ operations per vector, the element-wise form about $3d$": the
+    multiplications and
     additions of posenc's element-wise form (transformers' `x * cos + rotate_half(x) * sin`), counted op by op on one
     vector for three widths, are the page's coefficient times d; the only other arithmetic, rotate_half's d/2 sign
     flips, keeps the total within a fifth of it."""
 
     (coefficient,) = re.findall(
-        r"The \*matrix form\* costs \$2d\^2\$ operations per vector, the element-wise form about \$(\d+)d\$ \|",
-        row("matrix form (of RoPE)"),
+        r"The \*matrix form\* costs \$2d\^2\$ operations per vector, the element-wise form about \$(\d+)d\$\.",
+        block("More on bfloat16 angles and the matrix form"),
     )
-    assert "; the element-wise form multiplies by cos and sin coordinate by coordinate. " in row(
+    assert "; the element-wise form multiplies by cos and sin coordinate by coordinate |" in row(
         "matrix form (of RoPE)"
     )
     for d in (8, 64, 128):
@@ -6273,25 +6344,31 @@ def check_half_ulp_bound(theta: torch.Tensor, dtype: torch.dtype, bits: int) -> 
 
 
 def test_bfloat16_angles_row_rounds_to_8_bits_and_breaks_the_offset():
-    """The row "bfloat16 angles": "RoPE's angles rounded to bfloat16's 8 significant bits, each angle on its own, so a
-    query and key at the same offset can score differently at different positions; the bound on the rounding error
-    grows with the position": bfloat16 keeps 8 significant bits (7 stored, one implied); the bound, half a unit in
-    the last place of the angle, never falls as the position grows, and every error stays within it; the error
-    itself need not grow (pair 0's angle, $m \\cdot 1$, is exact up to 256), but its largest value over a band of
-    positions grows from band to band; and a query and key at the same offset score alike at positions 10 and 5000
-    with exact angles, but not with angles rounded to bfloat16: over seeds 0 to 19 and offsets 1, 2, 3, 5, 8 and 13,
-    the exact angles' two scores differ by under 1e-9 (at most about 2e-12), the rounded angles' by over 1e-2 (at
-    least about 0.15), so the 1e-2 threshold sits more than ten times below the smallest rounded difference, not
-    fitted to one draw."""
+    """The row "bfloat16 angles": "RoPE's angles rounded to bfloat16's 8 significant bits; the bound on the rounding
+    error grows with the position", its definition alone (read r178), and the Maths block "More on bfloat16 angles and
+    the matrix form": "*bfloat16 angles* round each angle on its own rather than the frequency once, so a query and key
+    at the same offset can score differently at different positions": bfloat16 keeps 8 significant bits (7 stored, one
+    implied); the bound, half a unit in the last place of the angle, never falls as the position grows, and every error
+    stays within it; the error itself need not grow (pair 0's angle, $m \\cdot 1$, is exact up to 256), but its largest
+    value over a band of positions grows from band to band; and a query and key at the same offset score alike at
+    positions 10 and 5000 with exact angles, but not with angles rounded to bfloat16: over seeds 0 to 19 and offsets 1,
+    2, 3, 5, 8 and 13, the exact angles' two scores differ by under 1e-9 (at most about 2e-12), the rounded angles' by
+    over 1e-2 (at least about 0.15), so the 1e-2 threshold sits more than ten times below the smallest rounded
+    difference, not fitted to one draw."""
     ((bits,),) = [
         re.findall(
-            r"\| RoPE's angles rounded to bfloat16's (\d+) significant bits, each angle rounded on its own rather than"
-            r" the frequency once, so a query and key"
-            r" at the same offset can score differently at different positions; the bound on the rounding error grows"
-            r" with the position \|",
+            r"\| RoPE's angles rounded to bfloat16's (\d+) significant bits; the bound on the rounding error grows with"
+            r" the position \|",
             row("bfloat16 angles"),
         )
     ]
+    assert (
+        "- *bfloat16 angles* round each angle on its own rather than the frequency once, so a query and key at the same"
+        " offset can score differently at different positions." in block("More on bfloat16 angles and the matrix form")
+    )
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    maths = raw[raw.index("(glossary-maths)=") : raw.index("(glossary-longer)=")]
+    assert "<details><summary>More on bfloat16 angles and the matrix form</summary>" in maths  # the row's section
     assert int(bits) == 1 - round(math.log2(torch.finfo(torch.bfloat16).eps)) == 8, bits
     d, base = 64, 10_000.0
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
@@ -6415,9 +6492,10 @@ def test_float32_angles_row_quotes_chapter_4s_rule():
 def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
     """The slow pair row, "a pair that turns less than once over the distances of training, up to $L - 1$", and the
     main line's "a *slow pair*
-    turns less than once. A decoder sees only keys at or behind the query, so there such a pair meets new angles beyond
-    $L$: angles outside the arc that training covered". In a decoder the offsets of training are 0
-    to -(L - 1): each slow pair (the fast pair row's inequality fails) sees an arc shorter than its circle, and some
+    turns less than once. On an input longer than $L$, a slow pair in a decoder meets new angles: angles outside the
+    arc that training covered. That arc lies on one side of zero, since every key sits at or behind its query". In a
+    decoder the offsets of training, key minus query under a causal mask, are 0 to -(L - 1), all on one side of zero:
+    each slow pair (the fast pair row's inequality fails) sees an arc shorter than its circle, and some
     distance from L to 2L - 1 puts it outside that arc. Without a causal mask the offsets run from -(L - 1) to L - 1:
     a slow pair that turns at least half a turn over L - 1 positions sees its whole circle, and Llama 3.1's head has
     such pairs, so "in a decoder" is needed (as the intro's block says)."""
@@ -6425,6 +6503,11 @@ def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
         "slow pair | 慢速对"
     )
     assert SLOW_PAIR_CLAUSE in page()
+    # "since every key sits at or behind its query": the causal mask's offsets, key minus query, are never positive,
+    # and they fill 0 to -(L - 1), one side of zero
+    mask = torch.ones(64, 64).tril().bool()  # [query, key]: keys at or behind the query
+    offsets = (torch.arange(64)[None, :] - torch.arange(64)[:, None])[mask]
+    assert int(offsets.max()) == 0 and set(offsets.tolist()) == set(range(-63, 1))
     (inequality,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go", row("fast pair"))
     llama_d, llama_base, llama_L, _ = llama31_head()
     two_way = 0

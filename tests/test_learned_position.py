@@ -1010,9 +1010,10 @@ def test_kerple_penalty_passes_1_at_distance_1_and_about_8_at_63_in_most_heads()
 
 def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_head():
     """The appendix's box on chapter 8's claims: "No trained KERPLE head's bias lies above ALiBi's flattest line, slope
-    1/256". Chapter 8's section says on the main line, after the table's result, "Why KERPLE finds more far passkeys
-    than ALiBi is not tested here." (the level of the biases does not settle it: softmax weighs differences). Its block
-    keeps the rest: "ALiBi's flattest head here has slope 1/256. Beyond the tested
+    1/256". Chapter 8's section's block says "Why KERPLE finds more far passkeys than ALiBi is not tested here." (the
+    level of the biases does not settle it: softmax weighs differences; read r178: an untested caveat standing alone
+    on the main line moved into the block, right before the sentence that points to its argument). The block keeps
+    the rest: "ALiBi's flattest head here has slope 1/256. Beyond the tested
     lengths, the trained KERPLE heads' log shapes would cross its line and keep more weight against the query's own
     token, the earliest at about 650 tokens back." (checked in
     test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back), then "Softmax weighs only the differences between
@@ -1032,23 +1033,24 @@ def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_
         " bias against every key in the row."
     )
     assert paragraph in flat and paragraph not in main and "The KERPLE section's lesson is about" not in text
-    # the main line's caveat, not an inference: a trained head's bias lies below ALiBi's flattest line, yet 9 of the 40
+    # the block's caveat, not an inference: a trained head's bias lies below ALiBi's flattest line, yet 9 of the 40
     # heads fall less than that line from 256 to 496 back, so the level does not rule the log shape out as a cause
     sentence = "Why KERPLE finds more far passkeys than ALiBi is not tested here."
     assert "does not explain these passkeys" not in text
     result = (
-        "KERPLE and ALiBi keep the lowest losses, and KERPLE finds more far passkeys; FIRE and CoPE find every"
-        " passkey, at a higher loss."
+        "KERPLE and ALiBi keep the lowest losses, and ALiBi misses more far passkeys than KERPLE. FIRE and CoPE find"
+        " every passkey, at a higher loss."
     )
     # what the passkey column can show, about the task (the NoPE sentence stays in the block): test_passkey_column_
-    # credits_no_encoding_for_a_find
+    # credits_no_encoding_for_a_find. Read r178: the reading rule comes before the table, the caveat goes to the block
     column = (
         "The passkey is the input's only digit, so content alone can find it. So a find earns an encoding no credit,"
-        " but a miss points to the position encoding: here ALiBi misses more than KERPLE."
+        " but a miss points to the position encoding."
     )
-    # on the main line once, right after the one result sentence and the column's scope, and before the block
-    assert main.count(sentence) == 1 and flat.count(sentence) == 1
-    assert flat.index(result + " " + column + " " + sentence + " <details><summary>How the measures are scored") >= 0
+    caveat = "The end of this block shows why comparing their penalty curves alone cannot tell."
+    # once, in the section's block, right before the sentence that points to its argument; off the main line
+    assert sentence not in main and flat.count(sentence) == 1 and flat.index(sentence + " " + caveat) >= 0
+    assert main.index(column) < main.index("At $8L$:") < main.index(result)
     in_block = (
         "ALiBi's flattest head here has slope 1/256. Beyond the tested lengths, the trained KERPLE heads' log shapes"
         " would cross its line and keep more weight against the query's own token, the earliest at about 650 tokens"
@@ -1057,7 +1059,6 @@ def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_
     # once, in the block, just before the paragraph that refers to it ("above")
     assert flat.count(in_block) == 1 and in_block not in main and flat.index(in_block + " " + paragraph) >= 0
     assert "Up to 511 tokens back" not in flat and "650" not in main and "comes late" not in flat
-    caveat = "The end of this block shows why comparing their penalty curves alone cannot tell."
     assert caveat not in main and flat.count(caveat) == 1 and flat.count("Why KERPLE finds more far passkeys") == 1
     assert flat.index(caveat) < flat.index(in_block + " " + paragraph)
     assert "lies below ALiBi's flattest head's line" not in flat  # not repeated in the block
@@ -1067,7 +1068,7 @@ def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_
     # in the section's own block, after the table (on the main line) and the results it explains
     block = flat.index("<summary>How the measures are scored, and what is not tested</summary>")
     assert flat.index("## In chapter 8's experiment") < flat.index("| KERPLE, log shape |") < block
-    assert flat.index("| KERPLE, log shape |") < flat.index(sentence) < block  # after the table: "here" is its 8L
+    assert block < flat.index(sentence) < flat.index("</details>", block)  # in the block, after the table it reads
     assert "At $8L$:" in main and block < flat.index(caveat)
     assert block < flat.index(in_block) < flat.index(paragraph) < flat.index("</details>", block)
     config, *_ = saved_run()
@@ -1151,9 +1152,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " sets $c$, $L_{\\text{thr}}$ and the MLP's shape. Chapter 8 trained FIRE models on $L = 64$ tokens. The"
         " figure draws one head; the appendix checks every trained head. In each, the saved bias falls as the distance"
         " grows. So a higher bias is the bias of a nearer key. Query 511 gives every key 1 to 63 back a higher bias"
-        " than query 63 does. So in these saved heads, a later query treats each key as nearer than it is. On long"
-        " inputs, then, these trained models' bias depends on the query's position, not on the distance alone."
-        in " ".join(main.split())
+        " than query 63 does. So in these saved heads, query 511 treats each of these keys as nearer than query 63"
+        " treats a key as far back. On long inputs, then, these trained models' bias depends on the query's position,"
+        " not on the distance alone." in " ".join(main.split())
     )
     # read r177: the chain, one step a sentence, in a paragraph of its own: the fall, what a higher bias means, the
     # lift, the conclusion
@@ -1162,7 +1163,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         "In each, the saved bias falls as the distance grows.",
         "So a higher bias is the bias of a nearer key.",
         "Query 511 gives every key 1 to 63 back a higher bias than query 63 does.",
-        "So in these saved heads, a later query treats each key as nearer than it is.",
+        "So in these saved heads, query 511 treats each of these keys as nearer than query 63 treats a key as far"
+        " back.",
     ]
     fire_block_title = "<summary>How the check reads the trained heads</summary>"
     flat_text = " ".join(text.split())
@@ -1209,9 +1211,11 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert not torch.allclose(*rows["start"], atol=1e-3)
     torch.testing.assert_close(*rows["wide"], rtol=0, atol=1e-6)
     torch.testing.assert_close(*rows["flat"], rtol=0, atol=1e-6)
-    # "as nearer than it is", not "the bias query 63 would give a nearer distance": for the keys 1 and 2 back from query
-    # 511 that nearer distance is a fraction of a token, which no key has (their biases lie between query 63's on its
-    # own token and one back, checked below for every head)
+    # "as nearer than query 63 treats a key as far back", not "the bias query 63 would give a nearer distance": for the
+    # keys 1 and 2 back from query 511 that nearer distance is a fraction of a token, which no key has (their biases
+    # lie between query 63's on its own token and one back, checked below for every head). Read r178: "nearer than it
+    # is" read as absolute; the check is relative, query 511 against query 63 at the same distance, 1 to 63 back
+    assert "nearer than it is" not in text
     assert "a nearer, often fractional, distance" not in text
     assert "the bias that query 63 gives a nearer one" not in text  # read as an actual nearer key
     # the FIRE section's "To remember", with the same qualifier
@@ -1222,7 +1226,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # the fall is said before the conclusion that needs it, each in a sentence of its own
     flat_main_fire = " ".join(main.split())
     assert flat_main_fire.index("In each, the saved bias falls as the distance grows") < flat_main_fire.index(
-        "So in these saved heads, a later query treats each key as nearer"
+        "So in these saved heads, query 511 treats each of these keys as nearer"
     )
     # it says what the bias does, not what the model "reads" (the figure's cell asserts, for its head, that every
     # lifted bias lies below query 63's bias at distance 0, so query 63's falling curve meets it nearer)
@@ -1685,16 +1689,28 @@ def test_narrowed_wordings():
     assert "| FIRE | its MLP, 32 hidden units here; past $L_{\\text{thr}}$ each new query runs it again" in text
 
 
-def test_takeaways_point_to_going_further_for_cache_and_fused_costs():
-    """The takeaways' last line: "Each method's cost with a key–value cache and in a fused attention routine: see
-    *Going further*." It adds no claim of its own: Going further's main line names the fused routine, and its cost
-    table (the appendix part under the same name) gives each method's cost with a cache, the rows the notebook's
-    last cells check (FlexAttention's `score_mod` against SDPA; CoPE's walk in blocks)."""
+def test_takeaway_on_cost_restates_the_fire_sections_main_line():
+    """The takeaways' last line (read r178: "Each method's cost ...: see *Going further*." was a pointer, not a
+    takeaway): "KERPLE's bias for each distance can be computed once and reused. Past $L_{\text{thr}}$, FIRE reruns its
+    MLP over every key for each new token." It restates the FIRE section's main line, word for word (its two claims are
+    checked in test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range: KERPLE's bias by distance
+    serves every later query; past the threshold a new query changes every key's u). Going further's main line still
+    names the fused routine, and its cost table (the appendix part under the same name) gives each method's cost with a
+    cache, the rows the notebook's last cells check (FlexAttention's `score_mod` against SDPA; CoPE's walk in
+    blocks)."""
     text = chapter_markdown("11_learned_position")
     takeaways = " ".join(text[text.index("## Takeaways") : text.index("## Exercises")].split())
-    line = "- Each method's cost with a key–value cache and in a fused attention routine: see *Going further*."
-    assert line in takeaways
+    line = (
+        "- KERPLE's bias for each distance can be computed once and reused. Past $L_{\\text{thr}}$, FIRE reruns its MLP"
+        " over every key for each new token."
+    )
+    assert line in takeaways and "see *Going further*" not in takeaways
     main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
+    fire_main = main[main.index("## FIRE: an MLP") : main.index("## CoPE: count only")]
+    assert (
+        "FIRE reruns its MLP over every key for each new token. KERPLE's bias for each distance can be computed once"
+        " and reused." in fire_main
+    )
     further = main[main.index("## Going further") :]
     assert "what each method costs inside a *fused attention routine*, one that never stores the matrix of logits" in (
         further
@@ -2126,11 +2142,10 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     )
     # read r176: the result's scope, on the main line right after it, in the words of the block and of takeaway 3
     # (one layer, unmasked padding); whether the padding favours CoPE stays the block's, "not tested". Read r177: the
-    # learner never saw the padding (the decoded example filters it out), so its first mention says what it is
-    scope = (
-        "This is one setup: one-layer models, on inputs left-padded to one length. No mask hides that padding, but"
-        " CoPE's gates can leave it out."
-    )
+    # learner never saw the padding (the decoded example filters it out), so its first mention says what it is. Read
+    # r178: that first mention belongs where the task's inputs are described, so the scope sentence stays short
+    scope = "This is one setup, with one-layer models and unmasked padding that CoPE's gates can leave out."
+    padded = "The inputs of a batch are left-padded to one length, and no mask hides the padding."
     flat = " ".join(text.split())
     assert (
         f"{setup} {result} {scope} <details><summary>What the run does not test</summary> The run tests one layer only:"
@@ -2139,10 +2154,15 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     assert flat.count(scope) == 1 and "favours CoPE" not in main
     paras = _markdown_paragraphs()
     assert setup in paras and f"{result} {scope}" in paras
-    assert main.index(scope) < main.index("unmasked padding")  # takeaway 3's "unmasked padding", after it is defined
-    assert "padding" not in main[: main.index(scope)]  # the first mention of padding on the main line
+    # the first mention of padding on the main line: in the task's description, before the decoded example (which
+    # leaves the padding out, and says so) and before the scope and takeaway 3's "unmasked padding"
+    assert main.count(padded) == 1 and "padding" not in main[: main.index(padded)]
+    assert main.index("### A counting task") < main.index(padded) < main.index("Take an ideal head")
+    assert main.index(padded) < main.index("The cell decodes one short input, without its padding:") < main.index(scope)
+    assert main.index(scope) < main.index("unmasked padding", main.index(scope) + len(scope))  # takeaway 3's, after
     # "left-padded to one length": every input of a batch has the same length, its padding all before the first
-    # sentence; "No mask hides that padding": the counter's attention takes no mask, only the tokens
+    # sentence; "no mask hides the padding": the counter's attention takes no mask, only the tokens; the decoded
+    # example drops the padding: the cell keeps only the tokens that are not PAD
     import inspect
 
     from posenc.experiments.counting import Counter
@@ -2154,6 +2174,9 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     forward = inspect.getsource(Counter.forward)
     assert "self.attn(self.norm(z))" in forward and "mask" not in forward
     assert not any("mask" in name for name in inspect.signature(posenc.MultiHeadAttention.forward).parameters)
+    notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
+    decoding = {c.get("id"): "".join(c["source"]) for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]}
+    assert "words = [decode(t) for t in tokens[0].tolist() if t != PAD]" in decoding["c25"]  # "without its padding"
     assert "a deeper RoPE model might count sentences too." not in main
     assert flat.index("a deeper RoPE model might count sentences too.") < flat.index(verdict)
     # the setup's advantage for CoPE, said on the main line beside the result: the padding share is the saved run's
@@ -2178,11 +2201,19 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # restate the main line, so the sentence sits where the count is defined; read r173: the library sums in its
     # inputs' dtype, the strict xfail, so the main line says what to pass; read r177: it gives the main reason, near
     # keys' counts, whose numbers test_cope_bfloat16_near_key_error_over_24_draws asserts: off by more than 1.8 at
-    # 1,024 tokens in all 24 draws and by more than 2 in 23)
+    # 1,024 tokens in all 24 draws and by more than 2 in 23; read r178: a library defect inside the definition, so the
+    # main line keeps one sentence of advice with its reason, and the defect and the numbers are the appendix box's,
+    # "Counts in bfloat16", in the appendix's CoPE part)
     precision = (
-        "In practice, give `posenc.CoPE` float32 $q$ and $k$. It has a known defect: it sums the gates in their dtype."
-        " In bfloat16, even a key 1 to 3 back can then get a count off by about 2 or more at 1,024 tokens."
+        "In practice, give `posenc.CoPE` float32 $q$ and $k$: in bfloat16, even near keys' counts go wrong on long"
+        " inputs, as the appendix shows."
     )
+    appendix = flat[flat.index("## Appendix: how we know") :]
+    box = appendix[appendix.index("<summary>Counts in bfloat16</summary>") :]
+    box = box[: box.index("</details>")]
+    assert appendix.index("### CoPE") < appendix.index("<summary>Counts in bfloat16</summary>")
+    near = "even a key 1 to 3 back can get a count off by about 2 or more at 1,024 tokens"
+    assert near in box and "1,024" not in main and "known defect" not in main  # the numbers and the defect: the box's
     # the smaller reason moved to the box "Counts in bfloat16": every quarter-step count from 256 to 2 047 rounds to
     # an even number, and to multiples of 8 from 1 024, while below 256 every whole count is kept
     rounding = (
@@ -2194,7 +2225,6 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     cope_main = main[main.index("## CoPE: count only what matters") : main.index("### A counting task")]
     assert precision in " ".join(cope_main.split()) and precision not in takeaways
     # read r176: after the definition's four steps (gate, count, interpolated embedding, logit), not inside it
-    assert "1,024 tokens" in precision and "off by about 2 or more at 1,024 tokens" in flat  # the box says the same
     flat_cope = " ".join(cope_main.split())
     assert flat_cope.index("is added to the content logit.") < flat_cope.index(precision)
     assert "Keep these sums" not in text
@@ -2321,11 +2351,14 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
 
 
 def test_passkey_column_credits_no_encoding_for_a_find():
-    """The section on chapter 8's experiment, on the main line right after its result sentence: "The passkey is the
-    input's only digit, so content alone can find it. So a find earns an encoding no credit, but a miss points to the
-    position encoding: here ALiBi misses more than KERPLE." Read r176: "FIRE and CoPE find every passkey" read as
-    a merit of FIRE and CoPE. Read r177: "finding it earns an encoding no credit, and only misses tell methods apart"
-    pulled against "KERPLE finds more far passkeys", read as a win; the sentence now says the lead is ALiBi's misses.
+    """The section on chapter 8's experiment, on the main line before its table: "The passkey is the input's only
+    digit, so content alone can find it. So a find earns an encoding no credit, but a miss points to the position
+    encoding." Then, after the table: "KERPLE and ALiBi keep the lowest losses, and ALiBi misses more far passkeys than
+    KERPLE." Read r176: "FIRE and CoPE find every passkey" read as a merit of FIRE and CoPE. Read r177: "finding it
+    earns an encoding no credit, and only misses tell methods apart" pulled against "KERPLE finds more far passkeys",
+    read as a win; the sentence now says the lead is ALiBi's misses. Read r178: a learner who reads the table first
+    sees no position encoding at 100 % passkeys, so the reading rule comes before the table, and the result sentence
+    after it names ALiBi's misses.
     "Points to", the block's word, not "hides far keys" (overstated: see
     test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range). The sentence is about the task, not about
     the model without position encoding, whose near-perfect score stays in the block
@@ -2335,13 +2368,15 @@ def test_passkey_column_credits_no_encoding_for_a_find():
     main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
     column = (
         "The passkey is the input's only digit, so content alone can find it. So a find earns an encoding no credit,"
-        " but a miss points to the position encoding: here ALiBi misses more than KERPLE."
+        " but a miss points to the position encoding."
     )
     result = (
-        "KERPLE and ALiBi keep the lowest losses, and KERPLE finds more far passkeys; FIRE and CoPE find every"
-        " passkey, at a higher loss."
+        "KERPLE and ALiBi keep the lowest losses, and ALiBi misses more far passkeys than KERPLE. FIRE and CoPE find"
+        " every passkey, at a higher loss."
     )
-    assert main.count(column) == 1 and main.index(result + " " + column) >= 0
+    assert main.count(column) == 1 and main.count(result) == 1
+    assert main.index(column + " At $8L$: | method, mean of five seeds |") < main.index("| no position encoding |")
+    assert main.index("| no position encoding | 2.79 nats | 100 % | " + result) >= 0  # right after the table
     section = main[main.index("## In chapter 8's experiment") : main.index("## What this scale")]
     # the NoPE sentence stays off the main line: the section's main line names the model only in the table's row
     assert "| no position encoding |" in section
@@ -2352,10 +2387,50 @@ def test_passkey_column_credits_no_encoding_for_a_find():
     config, *_, corpus = saved_run()
     assert config["corpus"]["passkey_len"] == 1
     assert_passkey_is_the_only_digit(corpus)
-    # "here ALiBi misses more than KERPLE": more probes missed by ALiBi than by KERPLE in every seed, in both of
-    # the table's passkey columns (496 back and at random distances, at 8L)
+    # "ALiBi misses more far passkeys than KERPLE": more probes missed by ALiBi than by KERPLE in every seed, in both
+    # of the table's passkey columns (496 back and at random distances, at 8L)
     for kerple, alibi in zip(far_and_random("kerple"), far_and_random("alibi")):
         assert len(kerple) == len(alibi) == 5 and all(1 - a > 1 - k for k, a in zip(kerple, alibi))
+
+
+def test_cope_table_size_is_said_beside_its_rising_loss():
+    """The section on chapter 8's experiment, on the main line right after its result (read r178: the main line said
+    that CoPE's loss rises at 8L, but only the appendix's block said that its table ends at e[64]): "Chapter 8's CoPE
+    has $P = L + 1$ embeddings, the default of CoPE's reference code. So every count of 64 or more reads the last one,
+    $e[64]$." The reference default: facebookresearch/RAM projects/cope/src/cope/context_position.py sets
+    `self.npos = cfg.block_size + 1` when `--cope-npos` is not given ("If not set, will use block size + 1"), and
+    `CoPE.build` does the same with the trained length. Every TinyLM layer of chapter 8's CoPE model has P = 65 = L + 1
+    embeddings, and counts of 64 or more all give the position logit of e[64] (the appendix cell chk4b19668b asserts
+    the same on one CoPE of that size). The guess that this raises CoPE's loss stays in the appendix's block,
+    untested (test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_filler_needs)."""
+    from posenc.experiments import TinyLM, experiment_config
+
+    text = chapter_markdown("11_learned_position")
+    main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
+    size = (
+        "Chapter 8's CoPE has $P = L + 1$ embeddings, the default of CoPE's reference code. So every count of 64 or"
+        " more reads the last one, $e[64]$."
+    )
+    section = main[main.index("## In chapter 8's experiment") : main.index("## What this scale")]
+    assert section.count(size) == 1 and section.index("| CoPE | 1.44 nats |") < section.index(size)
+    assert "a possible cause of CoPE's rising loss" not in main and "cause" not in size
+    config = experiment_config()
+    L = config["train_length"]
+    assert L == 64
+    model = TinyLM(16, "cope", max_len=L, **config["model"])
+    copes = [m for m in model.modules() if isinstance(m, CoPE)]
+    assert len(copes) == config["model"]["n_layers"] and all(m.npos_max == L + 1 == 65 for m in copes)
+    assert CoPE.build(d_model=32, n_heads=2, head_dim=16, causal=True, max_len=L).npos_max == L + 1
+    # every gate 1: the last of 3L tokens gives the key d back the count d + 1, 1 to 3L; counts of 64 and beyond
+    # read e[64] alone, while count 63 reads e[63]
+    cope = CoPE(16, npos_max=L + 1)
+    with torch.no_grad():
+        cope.pos_emb.copy_(torch.randn(16, L + 1, generator=torch.Generator().manual_seed(0)))
+        big = saturated(1, 1, 3 * L, 16, 5)
+        row = cope.logit_bias(big, big, causal=True)[0, 0, -1].flip(0)  # by distance d = 0 .. 3L - 1: count d + 1
+    counts = cope.positions(big, big)[0, 0, -1].flip(0)
+    assert torch.equal(counts, torch.arange(1, 3 * L + 1, dtype=torch.float32))
+    assert torch.equal(row[L - 1 :], row[L - 1].expand(2 * L + 1)) and not torch.equal(row[L - 2], row[L - 1])
 
 
 def test_nope_finds_nearly_every_passkey_missing_two_probes_in_the_whole_run():
@@ -2859,26 +2934,33 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     assert "The bars apply to the five-seed mean" not in flat_main
     assert "The grades are the mean's; one KERPLE seed alone finds under 95 %" not in text  # moved to the main line
     assert mean_only not in flat_main and " ".join(text.split()).count(mean_only) == 1  # the block's hedge
-    # the main line: one result sentence after the table, then one sentence on the trained KERPLE heads (checked in
-    # test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_head); the grades' verdict, the
-    # weak seed and the caveat are the block's, in that order
+    # the main line: the reading rule before the table (test_passkey_column_credits_no_encoding_for_a_find), the
+    # result after it, then CoPE's table size (test_cope_table_size_is_said_beside_its_rising_loss); the grades'
+    # verdict, the weak seed and the caveat on why KERPLE finds more far passkeys (read r178: it stood alone on the
+    # main line) are the block's, in that order
     result = (
-        "KERPLE and ALiBi keep the lowest losses, and KERPLE finds more far passkeys; FIRE and CoPE find every"
-        " passkey, at a higher loss."
+        "KERPLE and ALiBi keep the lowest losses, and ALiBi misses more far passkeys than KERPLE. FIRE and CoPE find"
+        " every passkey, at a higher loss."
     )
     not_the_tail = "Why KERPLE finds more far passkeys than ALiBi is not tested here."
-    # between them, what the passkey column can show (test_passkey_column_credits_no_encoding_for_a_find)
     column = (
         "The passkey is the input's only digit, so content alone can find it. So a find earns an encoding no credit,"
-        " but a miss points to the position encoding: here ALiBi misses more than KERPLE."
+        " but a miss points to the position encoding."
     )
-    verdict = result + " " + column + " " + not_the_tail
+    table_size = (
+        "Chapter 8's CoPE has $P = L + 1$ embeddings, the default of CoPE's reference code. So every count of 64 or"
+        " more reads the last one, $e[64]$."
+    )
+    verdict = result + " " + table_size
+    assert flat_main.index(column) < flat_main.index(caption) and not_the_tail not in flat_main
     block_verdict = (
         grades
         + " "
         + verdict_line
         + " ALiBi's loss is fine too, but it finds fewer far passkeys; FIRE's and CoPE's losses are not fine. "
         + mean_only
+        + " "
+        + not_the_tail
         + " The end of this block shows why comparing their penalty curves alone cannot tell."
     )
     assert flat_text0.count(block_verdict) == 1 and verdict_line not in flat_main
@@ -2945,8 +3027,8 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
         fine_m = loss_8l[m] / 5 <= trigram_8l + 0.1
         kept_m = sum(saved["metrics"][m][s]["passkey_by_distance"]["496"] for s in nope) / 5 >= 0.95
         assert fine_m != kept_m, m
-    # after the answer, the block, whose summary names what is not tested; the answer ends on the caveat on why
-    # KERPLE finds more far passkeys than ALiBi, and the block holds its argument, the paragraph on the trained KERPLE
+    # after the answer, the block, whose summary names what is not tested; the block holds the caveat on why KERPLE
+    # finds more far passkeys than ALiBi, and its argument, the paragraph on the trained KERPLE
     # heads against ALiBi's flattest line (the KERPLE section's far-back gain is not what the table shows; asserted in
     # the appendix cell c38 and in test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_head)
     caveat = "The end of this block shows why comparing their penalty curves alone cannot tell."
@@ -2954,7 +3036,7 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     after = after[after.index(answer) + len(answer) :]
     assert after.lstrip().startswith("<details><summary>How the measures are scored, and what is not tested")
     assert caveat not in flat_main and flat_all.count(caveat) == 1
-    assert answer.endswith("Why KERPLE finds more far passkeys than ALiBi is not tested here.")
+    assert answer.endswith(table_size) and flat_all.count(not_the_tail) == 1 and after.index(not_the_tail) >= 0
     assert after.index(caveat) < after.index("ALiBi's flattest head here has slope 1/256.") < after.index("</details>")
     for untested in ("why is not tested", "that is not tested", "gives a guess"):
         section_main = flat_main[flat_main.index("## In chapter 8's experiment") : flat_main.index("## Takeaways")]
@@ -3302,22 +3384,42 @@ def test_going_further_cost_sentence_points_to_the_checked_routes():
 def test_kerple_upper_bound_on_r2_belongs_to_the_power_shape_only():
     """The KERPLE section: "KERPLE learns the shape of the distance penalty with two numbers per head, $r_1 > 0$ and
     $r_2 > 0$. It has two families, and the power shape also needs $r_2 \\le 2$, a mathematical condition rather than a
-    training limit" (read r177: the kind of limit, on the main line; its reason, CPD, is the block's, and the
-    official code clamps the power shape's $r_2$ at 2 rather than letting training find the bound). The log shape has
+    training limit. KERPLE's paper asks every bias table to be *conditionally positive definite*, and larger powers
+    are not, as the block below explains." (read r177: the kind of limit, on the main line, and the official code
+    clamps the power shape's $r_2$ at 2 rather than letting training find the bound; read r178: the main line named a
+    condition without saying which, and exercise 2 leaned on collapsed material, so it names CPD, which the block
+    right under the formulas defines, as the appendix does). The log shape has
     no upper bound on
     $r_2$, in the paper, in the official code (`ParallelKerpleLog` clamps `bias_a` with `min=self.eps` only) and in
     `KerpleBias`; the power shape's $r_2$ is clamped at 2. Every sentence of the chapter that bounds $r_2$ by 2 names
     the power shape, and the library keeps a log $r_2$ above 2 while it clamps a power $r_2$ there."""
     text = chapter_markdown("11_learned_position")
+    flat = " ".join(text.split())
+    main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
     assert (
         "KERPLE learns the shape of the distance penalty with two numbers per head, $r_1 > 0$ and $r_2 > 0$. It has"
         " two families, and the power shape also needs $r_2 \\le 2$, a mathematical condition rather than a training"
-        " limit:" in text
+        " limit. KERPLE's paper asks every bias table to be *conditionally positive definite*, and larger powers are"
+        " not, as the block below explains." in main
     )
-    # the block right under the formulas gives the mathematics: the dot-product reading, and CPD in the appendix
-    why = text[text.index("<summary>Why these two families</summary>") :]
-    reason = "The power shape takes $0 < r_2 \\le 2$. KERPLE's authors want each logit"
-    assert why.index(reason) < why.index("</details>")
+    # the block right under the formulas gives the mathematics: the definition of CPD, in the appendix's terms, then
+    # the dot-product reading; the appendix's KERPLE part proves it
+    why = flat[flat.index("<summary>Why these two families</summary>") :]
+    why = why[: why.index("</details>")]
+    reason = (
+        "The power shape takes $0 < r_2 \\le 2$. A table $B$ of biases is *conditionally positive definite*, CPD, when"
+        " $c^\\top B c \\ge 0$ for every vector $c$ of weights that sum to 0; powers above 2 fail this, as the"
+        " appendix shows. KERPLE's authors want each logit"
+    )
+    assert reason in why
+    assert "*conditionally positive definite* (CPD) when $c^\\top B c \\ge 0$ for every weight vector $c$ whose" in flat
+    assert "KERPLE's paper asks for this. Powers above 2 fail it:" in flat  # the appendix's definition and proof
+    # "larger powers are not": on positions 0, 1, 2 the weights (1, -2, 1) sum to 0 and give c^T B c =
+    # r1 (8 - 2^(r2 + 1)), negative for every r2 > 2 (the appendix's counterexample); r2 = 2 gives 0
+    x3, c3 = torch.arange(3, dtype=torch.float64), torch.tensor([1.0, -2.0, 1.0], dtype=torch.float64)
+    for r2 in (2.0, 2.01, 2.5, 3.0, 4.0):
+        table = -((x3[:, None] - x3[None, :]).abs() ** r2)
+        assert abs(c3 @ table @ c3 - (8 - 2 ** (r2 + 1))) < 1e-12 and ((c3 @ table @ c3) < 0) == (r2 > 2), r2
     sentences = re.split(r"(?<=[.:;])\s+", text)
     bounding = [s for s in sentences if re.search(r"r_2 *(\\le|\\leq|<=|≤) *2|clamps[^.]*r_2\$? at 2|r_2 *\\in *\[", s)]
     assert len(bounding) >= 3, bounding
@@ -3450,7 +3552,7 @@ def test_kerple_abstract_at_r2_2_is_corrected_in_one_where_sources_differ_block(
 
 
 def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
-    """The objective, the KERPLE section's "To remember" and the takeaway say whose weight fades as a power law: a key's
+    """The KERPLE section's "To remember" and the takeaway say whose weight fades as a power law: a key's
     weight relative to the query's own token, as the section states it ("a key's weight over the query's own token's
     weight is $e^{\text{bias}}$, whatever the row's other keys"). A key's absolute softmax share also falls as the row
     grows. The section's main line keeps one rounded comparison, thousands of times as much weight 100 back; the exact
@@ -3460,11 +3562,12 @@ def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
     text = chapter_markdown("11_learned_position")
     flat = " ".join(text.split())
     main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
-    assert (
-        "compare KERPLE's log penalty with ALiBi's line: far enough back, the log penalty lets a key's weight fade more"
-        " slowly than under any ALiBi slope;" in main
-    )
-    # "far enough back ... than under any ALiBi slope": for the log head r1 = r2 = 1 and every slope m > 0, the gap
+    # the objective names the skill, not the section's conclusion (read r178: at 34 words, the opening's longest
+    # sentence packed the conclusion into an objective)
+    assert "- compare how a far key's weight fades under KERPLE's log penalty and under ALiBi's line;" in main
+    # the answer the objective asks for, as the former objective said it: "far enough back, the log penalty lets a
+    # key's weight fade more slowly than under any ALiBi slope" (the appendix's "A flatter line crosses the log head
+    # later"): for the log head r1 = r2 = 1 and every slope m > 0, the gap
     # g(d) = log(1 + d) - m d is concave with g(0) = 0, so once negative it stays negative: past one distance the log
     # head keeps more weight, and its fade rate 1 / (1 + d) falls below m. That distance grows as m shrinks (the
     # appendix's crossings, 380, 865 and 1937 back for ALiBi's 1/64, 1/128 and 1/256), checked here in float64
@@ -3477,7 +3580,7 @@ def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
         crossings.append(first)
     assert crossings[6:9] == [381, 866, 1938]  # slopes 1/64, 1/128, 1/256: the appendix's "up to 380, 865 and 1937"
     assert all(a < b for a, b in zip(crossings[:13], crossings[1:13]))  # flatter slopes cross farther back
-    # the objective keeps its core; the section states the measure (the weight relative to the query's own token,
+    # the objective states no measure; the section states it (the weight relative to the query's own token,
     # e^bias, at equal content scores). Within one softmax row every key is divided by the same sum, so how a key's
     # weight fades with distance is the same whether read absolutely or relative to the own token: checked below on
     # one row at equal content scores, for the log head r1 = r2 = 1 and ALiBi's slope 1/8, from 27 back (the block's
@@ -3640,10 +3743,11 @@ def test_cope_definition_is_split_around_its_first_code_cell():
     for later in ("\\sigma", "interpolates", "clamped", "position logit", "d_h"):
         assert later not in hard and later in soft, later
     paragraphs = [p for p in soft.split("<details>")[0].split("\n\n") if p.strip()]
-    # read r176: the float32 warning interrupted the definition; it follows the four steps, in a paragraph of its own
+    # read r176: the float32 warning interrupted the definition; it follows the four steps, in a paragraph of its own.
+    # Read r178: one sentence of advice with its reason; the defect and its numbers are the appendix box's
     warning = (
-        "In practice, give `posenc.CoPE` float32 $q$ and $k$. It has a known defect: it sums the gates in their dtype."
-        " In bfloat16, even a key 1 to 3 back can then get a count off by about 2 or more at 1,024 tokens."
+        "In practice, give `posenc.CoPE` float32 $q$ and $k$: in bfloat16, even near keys' counts go wrong on long"
+        " inputs, as the appendix shows."
     )
     assert len(paragraphs) == 5 and " ".join(paragraphs[4].split()) == warning
     paragraphs = paragraphs[:4]

@@ -31,6 +31,13 @@ def _page() -> str:
     return " ".join(_raw().split())
 
 
+def _collapsed(summary: str) -> str:
+    """The page's collapsed block with this summary, up to its closing tag."""
+    page = _page()
+    block = page[page.index(f"<summary>{summary}</summary>") :]
+    return block[: block.index("</details>")]
+
+
 def _snippet(marker: str) -> str:
     return next(c for c in re.findall(r"```python\n(.*?)```", _raw(), re.S) if marker in c)
 
@@ -116,8 +123,7 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     # classes' defaults, Beam's `full_attention` entry is None"
     assert "    # other key sets, such as DeepSeek-V4's: see the loading pitfalls below\n" in code
     page = _page()
-    pitfalls = page[page.index("<summary>Loading pitfalls in transformers 5.24</summary>") :]
-    pitfalls = pitfalls[: pitfalls.index("</details>")]
+    pitfalls = _collapsed("Loading pitfalls in transformers 5.24")
     assert (
         "- DeepSeek-V4's nested dict uses keys that are not its layer kinds: `main` and `compress`. In their config"
         " classes' defaults, Beam's `full_attention` entry is None" in pitfalls
@@ -380,7 +386,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     """Positions at run time, in the order read r177 asked for: the rule first (the shift adds one count to every
     position of a row, so the offsets stay and, for plain RoPE and fixed rules, the scores change only by rounding),
     then the "who fills `position_ids`" table, then one sentence naming the three cases that change a padded row's
-    scores by more, then what `position_ids` remove, then the advice, then "the three cases" again: one count
+    scores by more, then what `position_ids` remove and what they leave (read r178: "part of the other two" named no
+    part), then the advice, then "the three cases" again: one count
     throughout (read r177: "two cases" then a third). Not "the shift matters" in three cases: `dynamic` and `longrope`
     change a row's scores even with correct `position_ids` (read r176). The block, right under the advice, takes the
     three cases in turn, three bullets: the first two say what `position_ids`
@@ -396,29 +403,35 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # the rule leads, in a short sentence of its own
     rule = "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`."
     assert section.startswith("## Positions at run time " + rule), section[:200]
-    # the reason before the advice (read r177): the offsets stay, RoPE's scores depend only on them, so rounding only
+    # the reason before the advice (read r177): the offsets stay, RoPE's scores depend only on them, so rounding only;
+    # read r178: one idea a sentence (the mask, the conclusion and where the rounding arises each get their own)
     lead = (
         "RoPE reads positions from that argument. The shift adds the same count to every position in the row, so each"
-        " offset between a query and a key stays the same. RoPE's scores depend only on those offsets. So with the"
-        " `attention_mask` passed, for plain RoPE and fixed rules such as `llama3`, the shift changes the"
-        " scores only by rounding: transformers forms the angles in float32, then rounds cos and sin to the"
-        " activations' dtype. Who fills `position_ids` decides the positions:"
+        " offset between a query and a key stays the same. RoPE's scores depend only on those offsets. Pass the"
+        " `attention_mask` too, so that the real tokens ignore the pads. Then for plain RoPE and fixed rules such as"
+        " `llama3`, the shift changes the scores only by rounding. That rounding arises where transformers forms the"
+        " angles in float32, then rounds cos and sin to the activations' dtype. Who fills `position_ids` decides the"
+        " positions:"
     )
     assert lead in section, section[:600]
+    assert all(len(s.split()) <= 25 for s in re.split(r"(?<=\.) (?=[A-Z`])", lead)), lead  # short sentences
     # one sentence names the three cases; what `position_ids` remove, the advice, and the block's "three cases"
     # follow, the block right after them, first of the blocks
     named = (
         "Three cases change a padded row's scores by more than rounding: angles your own code forms in bfloat16, query"
         " scales that grow with the position, and the `dynamic` and `longrope` rules. `position_ids` remove the first"
-        " case and part of the other two. So on a left-padded batch, pass the `attention_mask` and `position_ids`"
-        " counted from each row's first real token, as `generate` does. The first block below takes the three cases"
-        " in turn."
+        " case, and the query scales of Ministral 3 and Mistral 4, which read them. Llama 4's scale ignores them, and"
+        " under `dynamic` and `longrope` the batch's longest row still sets every row's frequencies. So on a"
+        " left-padded batch, pass the"
+        " `attention_mask` and `position_ids` counted from each row's first real token, as `generate` does. The first"
+        " block below takes the three cases in turn."
     )
     assert named in section
     main = section[: section.index("<details>")]
     assert section.index("Who fills `position_ids`") < section.index(named)  # the table between rule and cases
     assert main.index("only by rounding") < main.index("Three cases") < main.index("So on a left-padded batch")
     assert not re.search(r"\b(two|four) cases\b", main) and main.count("three cases") == 1, main  # one count
+    assert "part of the other two" not in page  # read r178: the main line names the part
     assert "Three things make the shift matter" not in page  # read r176: it mixed the batch-wide switch in
     assert "The shift matters more than rounding" not in page  # not the shift: `dynamic` changes rows without it
     block = section.split(named)[1]
@@ -454,13 +467,19 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     import inspect
 
     from transformers.models.ministral3 import modeling_ministral3
+    from transformers.models.mistral4 import modeling_mistral4
 
     forward = " ".join(inspect.getsource(modeling_ministral3.Ministral3Attention.forward).split())
     assert "query_states * get_llama_4_attn_scale( position_ids," in forward, forward
-    # "`position_ids` remove the first case and part of the other two": bfloat16 angles formed from positions counted
-    # from the row's first real token are the row's own, and from shifted positions are not (the first case); Ministral
-    # 3's scale reads them and Llama 4's does not (above, and test_reading_code_dynamic_on_llama31_file_and_llama4_tau);
-    # with them the padded length no longer switches `dynamic` and `longrope`, but the longest row still does
+    forward = " ".join(inspect.getsource(modeling_mistral4.Mistral4Attention.forward).split())
+    assert "query_states * get_llama_4_attn_scale( position_ids," in forward, forward  # Mistral 4's reads them too
+    # "`position_ids` remove the first case, and the query scales of Ministral 3 and Mistral 4, which read them. Llama
+    # 4's scale ignores them, and under `dynamic` and `longrope` the batch's longest row still sets every row's
+    # frequencies": bfloat16 angles formed
+    # from positions counted from the row's first real token are the row's own, and from shifted positions are not
+    # (the first case); Ministral 3's and Mistral 4's scales read them (above) and Llama 4's does not
+    # (test_reading_code_dynamic_on_llama31_file_and_llama4_tau); with them the padded length no longer switches
+    # `dynamic` and `longrope`, but the longest row still does
     # (test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
     alone = torch.arange(1500, dtype=torch.float64)  # a row of 1 500 tokens alone: pair 0's angles, theta_0 = 1
     pads = 600
@@ -828,22 +847,25 @@ def test_dynamic_table_needed_row_is_the_stretch():
     assert all(int(r[2]) > stretch for r in rows)  # "less than either rule divides by" at 2L
     # the main line, under the table, without the word (read r176: the table's 9 surprised; that both rules divide by
     # more than the slowest pair needs was only in the block): "At l = 2L, the slowest pair needs a divisor of only 2:
-    # 2L positions then turn it as far as L positions did in training. Both rules divide by more, and dynamic NTK most
-    # of all." At 2L dynamic NTK divides by 1 + s, more than a fixed rule's s, for every s
+    # 2L positions then turn it as far as L positions did in training." Then (read r177) s is a slope, so that the
+    # learner does not conclude that dynamic NTK always divides by too much: "Dynamic NTK's $s$, transformers'
+    # `factor`, sets how fast its divisor grows. With $s = 1$ it divides by $\ell/L$ beyond $L$, just what the slowest
+    # pair needs." The table's 1 + s(l/L - 1) grows by s/L per token past L, and is l/L, the stretch, at s = 1
+    # (transformers' `dynamic` with factor 1 at 2L and 3L, below). Only then the verdict, scoped to the table's s
+    # (read r178: "most of all" held only because the table gives dynamic NTK s = 8 too): "At the table's $s = 8$,
+    # both rules divide by more, and dynamic NTK most of all." At 2L dynamic NTK divides by 1 + s, more than a fixed
+    # rule's s, for every s
     needs = (
         f"At $\\ell = 2L$, the slowest pair needs a divisor of only {stretch:.0f}: $2L$ positions then turn it as far"
-        " as $L$ positions did in training. Both rules divide by more, and dynamic NTK most of all."
+        " as $L$ positions did in training."
     )
-    # read r177: "most of all" holds at the table's s = 8; the next sentence says s is a slope, so that the learner does
-    # not conclude that dynamic NTK always divides by too much: "Its $s$, transformers' `factor`, sets how fast its
-    # divisor grows: with $s = 1$ it divides by $\ell/L$ beyond $L$, just what the slowest pair needs." The table's
-    # 1 + s(l/L - 1) grows by s/L per token past L, and is l/L, the stretch, at s = 1 (transformers' `dynamic` with
-    # factor 1 at 2L and 3L, below)
     slope = (
-        " Its $s$, transformers' `factor`, sets how fast its divisor grows: with $s = 1$ it divides by $\\ell/L$"
-        " beyond $L$, just what the slowest pair needs."
+        " Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows. With $s = 1$ it divides by"
+        " $\\ell/L$ beyond $L$, just what the slowest pair needs."
     )
-    assert needs + slope in main, main
+    verdict = f" At the table's $s = {s:.0f}$, both rules divide by more, and dynamic NTK most of all."
+    assert needs + slope + verdict in main, main
+    assert "Both rules divide by more" not in page  # read r178: the verdict names the s it holds at
     for factor in (1.0, 2.0, 8.0):
         grow = [1 + factor * (n / L - 1) for n in range(L, 4 * L)]
         assert all(math.isclose(b - a, factor / L) for a, b in zip(grow, grow[1:])), factor  # the slope s/L
@@ -949,9 +971,14 @@ def test_reading_code_page_numbers():
     )
     assert abs(float(theta[-1] / short.double()[-1]) - s) < 1e-4 * s, short[-1]
     flat = " ".join(page.split())
+    # read r178: "So" follows the sentence it draws on, the same factor at every length, not the band condition
     assert (
-        "as in Llama 3.1. So a fixed rule changes short inputs too. Dynamic NTK's effective factor is 1 up to the"
-        " trained length $L$ and grows with $\\ell$ beyond it:" in flat
+        "A fixed rule's effective factor is the same at every length. So a fixed rule changes short inputs too. That"
+        " factor is the configured $s$" in flat
+    )
+    assert (
+        "as in Llama 3.1. Dynamic NTK's effective factor is 1 up to the trained length $L$ and grows with $\\ell$"
+        " beyond it:" in flat
     )
     assert (
         "At $\\ell = 2L$ the stretch is 2, less than either rule divides by. Beyond $L$, dynamic NTK with $s$ above 1"
@@ -1252,8 +1279,9 @@ def test_reading_code_live_values_and_positions():
         " `full_attention_inv_freq` and `full_attention_attention_scaling`."
     ) in page
     assert "- `llama3` has no attention factor." in page  # the attention factor printed as 1.0 above
-    # "For plain RoPE and fixed rules such as llama3, the shift changes the scores only by rounding: transformers forms
-    # the angles in float32, then rounds cos and sin to the activations' dtype": a float32 row with 4, 100 and 1 000
+    # "Then for plain RoPE and fixed rules such as llama3, the shift changes the scores only by rounding. That rounding
+    # arises where transformers forms the angles in float32, then rounds cos and sin to the activations' dtype": a
+    # float32 row with 4, 100 and 1 000
     # pads, against the same row unpadded, all within the same small bound; in bfloat16 (tables rounded to the model's
     # dtype) within a bound that holds at 4 and at 1 000 pads alike; and the float32 angles' own rounding, which grows
     # with the position, stays under 0.01 rad for Llama 3.1's head up to 131 072 positions (its stored length); passing
@@ -1287,10 +1315,19 @@ def test_reading_code_live_values_and_positions():
     angle_error = ((p32[:, None] * inv32).double() - p32.double()[:, None] * inv32.double()).abs()
     assert float(angle_error.max()) < 0.01, float(angle_error.max())
     assert (
-        "So with the `attention_mask` passed, for plain RoPE and fixed rules such as `llama3`, the shift changes the"
-        " scores only by rounding: transformers forms the angles in float32, then rounds cos and sin to the"
-        " activations' dtype." in " ".join(page.split())
+        "Pass the `attention_mask` too, so that the real tokens ignore the pads. Then for plain RoPE and fixed rules"
+        " such as `llama3`, the shift changes the scores only by rounding. That rounding arises where transformers"
+        " forms the angles in float32, then rounds cos and sin to the activations' dtype." in " ".join(page.split())
     )  # with the mask (read r175: the check below shows 2e-1 without it, while the cache is on)
+    # "so that the real tokens ignore the pads": with the mask, eager attention gives the pads' keys weight 0 from
+    # every real token's query, in every layer and head; without it they get weight
+    eager = copy.deepcopy(model)
+    eager.set_attn_implementation("eager")
+    with torch.no_grad():
+        weights = eager(padded, attention_mask=mask, output_attentions=True).attentions
+        unmasked_weights = eager(padded, output_attentions=True).attentions
+    assert all(float(w[0, :, 4:, :4].abs().max()) == 0.0 for w in weights), [w[0, :, 4:, :4].max() for w in weights]
+    assert all(float(w[0, :, 4:, :4].sum(-1).min()) > 0 for w in unmasked_weights)
     # "forms the angles in float32, then rounds cos and sin to the activations' dtype": LlamaRotaryEmbedding.forward's
     # source, checked in test_bfloat16_drift_and_three_roundings
     # the M-RoPE row: "passed one row of text positions, the model copies it into all three"
@@ -1493,8 +1530,8 @@ def test_reading_code_batch_shares_dynamic_frequencies():
 def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     """Reading model code: "So with Llama 3.1's file, `dynamic` would scale no input below 131 072 tokens", and
     "`position_ids` remove the shift for Ministral 3's scale, which reads them, but transformers counts Llama 4's from
-    the cache length" (the takeaway: "query scales and the `dynamic` and `longrope` rules read the positions
-    themselves"). Skipped without transformers."""
+    the cache length" (the takeaway: "Even then, Llama 4's query scale counts the pads, and under `dynamic` and
+    `longrope` the longest row sets every row's frequencies"). Skipped without transformers."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     import transformers
     from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
@@ -1525,17 +1562,21 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     assert "but transformers counts Llama 4's from the cache length." in page
     # one rule on the main line and in the takeaway (read r169: they disagreed): pass the mask and position_ids; the
     # check block shows both rows match with them, and the missing mask's error far above rounding (test above).
-    # The takeaway's lesson, short (read r177: Llama 4's detail stays in the section): "The shift keeps RoPE's offsets"
-    # (float32 logits of a left-padded row match the row alone: test_reading_code_live_values_and_positions), "but
-    # query scales and the `dynamic` and `longrope` rules read the positions themselves": Llama 4's tau from the cache
-    # length plus the token's index (above), Ministral 3's scale from `position_ids`
-    # (test_shift_cases_and_bfloat16_takeaway), `dynamic` and `longrope` from the batch's highest position
-    # (test_reading_code_batch_shares_dynamic_frequencies)
+    # The takeaway's lesson, short (read r177), and narrowed to what `position_ids` leave (read r178: "query scales
+    # ... read the positions themselves" read as if `position_ids` fixed every query scale, but Llama 4's ignores
+    # them): "Even then, Llama 4's query scale counts the pads" (tau from the cache length plus the token's index,
+    # above, the same for every row, so a left-padded row's p includes its pads; Ministral 3's and Mistral 4's scales
+    # read `position_ids`: test_shift_cases_and_bfloat16_takeaway), "and under `dynamic` and `longrope` the longest
+    # row sets every row's frequencies" (the batch's highest position even with correct `position_ids`:
+    # test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
     rule = (
-        "- On a left-padded batch, pass the `attention_mask` and `position_ids`, as `generate` does. The shift keeps"
-        " RoPE's offsets, but query scales and the `dynamic` and `longrope` rules read the positions themselves."
+        "- On a left-padded batch, pass the `attention_mask` and `position_ids`, as `generate` does. Even then, Llama"
+        " 4's query scale counts the pads, and under `dynamic` and `longrope` the longest row sets every row's"
+        " frequencies."
     )
     assert rule in page
+    assert "read the positions themselves" not in page  # read r178: overstated as a remedy
+    assert "attn_scales.view((1, input_shape[-1], 1, 1)).expand((*input_shape, 1, 1))" in source  # one p per index
     assert (
         "So on a left-padded batch, pass the `attention_mask` and `position_ids` counted from each row's first real"
         " token, as `generate` does." in page
@@ -2136,18 +2177,19 @@ def test_bfloat16_load_paths_said_once():
 
 def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
     """Fixed and dynamic scaling rules (read r177: "is the configured s at every length" was too broad for `llama3` and
-    YaRN): "A fixed rule's effective factor is the same at every length. It is the configured $s$ whenever the slowest
-    pair lies in the divided band, as in Llama 3.1." On transformers 5.24: `linear`, `llama3` and `yarn` give the same
-    frequencies whatever `seq_len` they are asked for; with Llama 3.1's fields the slowest pair turns about 0.003 times
-    in L, below both lower bounds (`low_freq_factor` and `beta_slow`, 1), and both rules divide it by 8; swept over
-    heads, bases and lengths, `llama3` and `yarn` divide the slowest pair by s exactly when it turns fewer times in L
-    than that bound, and by less when it turns more (a head of 8 with base 10 000 and L = 8 192: about 1.3 turns)."""
+    YaRN): "A fixed rule's effective factor is the same at every length. [...] That factor is the configured $s$
+    whenever the slowest pair lies in the divided band, as in Llama 3.1." On transformers 5.24: `linear`, `llama3` and
+    `yarn` give the same frequencies whatever `seq_len` they are asked for; with Llama 3.1's fields the slowest pair
+    turns about 0.003 times in L, below both lower bounds (`low_freq_factor` and `beta_slow`, 1), and both rules
+    divide it by 8; swept over heads, bases and lengths, `llama3` and `yarn` divide the slowest pair by s exactly when
+    it turns fewer times in L than that bound, and by less when it turns more (a head of 8 with base 10 000 and
+    L = 8 192: about 1.3 turns)."""
     page = _page()
     start = page.index("## Fixed and dynamic scaling rules")
     main = page[start : page.index("<details>", start)]
+    assert "A fixed rule's effective factor is the same at every length." in main
     assert (
-        "A fixed rule's effective factor is the same at every length. It is the configured $s$ whenever the slowest"
-        " pair lies in the divided band, as in Llama 3.1." in main
+        "That factor is the configured $s$ whenever the slowest pair lies in the divided band, as in Llama 3.1." in main
     )
     assert "effective factor is the configured $s$ at every length" not in page
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
@@ -2201,9 +2243,7 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
     line = 'rotated = rope.get("partial_rotary_factor", 1.0)  # the rotated share of the head; not MLA\'s,'
     line += " see the pitfalls"
     assert line in code.splitlines() and len(line) <= 120
-    page = _page()
-    pitfalls = page[page.index("<summary>Loading pitfalls in transformers 5.24</summary>") :]
-    pitfalls = pitfalls[: pitfalls.index("</details>")]
+    pitfalls = _collapsed("Loading pitfalls in transformers 5.24")
     mla = (
         "- DeepSeek-V2's and V3's MLA rotate a separate part of each query–key head, `qk_rope_head_dim` wide: 64 of 192"
         " dimensions in V3's configuration. That width is not in `rope_parameters`, so the snippet's `rotated` reads 1"
@@ -2261,3 +2301,88 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
 
     assert "self.use_rope = config.no_rope_layers[layer_idx]" in inspect.getsource(modeling_llama4)
     assert "self.use_rope = config.no_rope_layers[layer_idx]" in inspect.getsource(modeling_smollm3)
+
+
+def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax_scale():
+    """Temperature rules, main line (read r178: a reader who checks DeepSeek-V3's `rotary.attention_scaling` finds 1
+    and, by the main line alone, concludes there is no sharpening): "DeepSeek-V3 moves this sharpening from cos and
+    sin into the softmax scale, as the first block below shows. So its rotary module's `attention_scaling` reads 1,
+    yet each logit is multiplied by about 1.9." After the attention factor (the section leads with it) and before
+    the query scales. Checked on a tiny DeepSeek-V3 model with posenc's copy of DeepSeek-V3's `rope_scaling`, in
+    transformers 5.24: the rotary module's factor is 1, cos at position 0 is 1, and the attention's softmax scale is
+    qk_head_dim^-0.5 times m(40, 1)^2, about 1.87, rounded on the main line to 1.9 (the block gives 1.87)."""
+    page = _page()
+    main = _section_main_line(page, "## Temperature rules")
+    sentences = (
+        "DeepSeek-V3 moves this sharpening from cos and sin into the softmax scale, as the first block below shows."
+        " So its rotary module's `attention_scaling` reads {one}, yet each logit is multiplied by about {m2}."
+    )
+    after = page[page.index(main) + len(main) :]
+    assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import DeepseekV3Config
+    from transformers.models.deepseek_v3 import modeling_deepseek_v3 as ds3
+
+    rope = dict(MODEL_ROPE_CONFIGS["deepseek-v3"]["rope_scaling"])
+    assert rope["rope_type"] == "yarn" and rope["factor"] == 40 and rope["mscale"] == rope["mscale_all_dim"] == 1
+    tiny = {
+        "vocab_size": 32,
+        "hidden_size": 64,
+        "intermediate_size": 64,
+        "moe_intermediate_size": 16,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "n_routed_experts": 4,
+        "num_experts_per_tok": 2,
+        "q_lora_rank": None,
+        "kv_lora_rank": 16,
+        "qk_nope_head_dim": 16,
+        "qk_rope_head_dim": 8,
+        "v_head_dim": 16,
+        "first_k_dense_replace": 1,
+    }
+    config = DeepseekV3Config(**tiny, rope_scaling=rope)
+    model = ds3.DeepseekV3Model(config)
+    rotary = model.rotary_emb
+    cos, _ = rotary(torch.zeros(1, 1, 8), torch.arange(3)[None])
+    assert rotary.attention_scaling == 1.0 and bool((cos[0, 0] == 1).all())  # no factor on cos and sin
+    on_softmax = model.layers[0].self_attn.scaling / config.qk_head_dim**-0.5
+    assert math.isclose(on_softmax, (0.1 * math.log(40) + 1) ** 2, rel_tol=1e-12)  # m(40, 1)^2 on every logit
+    stated = sentences.format(one=f"{rotary.attention_scaling:.0f}", m2=f"{on_softmax:.1f}")
+    assert stated in main, main
+    assert (f"{on_softmax:.1f}", f"{on_softmax:.2f}") == ("1.9", "1.87")
+    assert main.index("*attention factor*") < main.index(stated) < main.index("Llama 4, Ministral 3 and Mistral 4")
+
+
+def test_layouts_bullet_explains_the_doubled_cos_and_sin_table():
+    """The conventions block's layouts bullet (read r178: a learner reading `LlamaRotaryEmbedding` meets
+    `emb = torch.cat((freqs, freqs), dim=-1)` unexplained): "Llama's rotary module, `LlamaRotaryEmbedding`, builds cos
+    and sin from `emb = torch.cat((freqs, freqs), dim=-1)`. Each angle thus fills both halves of the table, so
+    coordinates i and i + d/2, the pair that `rotate_half` forms, turn by the same angle." Checked on transformers
+    5.24: the line is in the forward's source; the table's two halves are equal; and `apply_rotary_pos_emb` turns each
+    pair (x_i, x_{i + d/2}) by p theta_i, as a 2-D rotation."""
+    block = _collapsed("Other models' and kernels' conventions")
+    sentence = (
+        "- Layouts: Llama's rotary module, `LlamaRotaryEmbedding`, builds cos and sin from"
+        " `emb = torch.cat((freqs, freqs), dim=-1)`. Each angle thus fills both halves of the table, so coordinates $i$"
+        " and $i + d/2$, the pair that `rotate_half` forms, turn by the same angle."
+    )
+    assert sentence in block, block[:400]
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+
+    forward = inspect.getsource(LlamaRotaryEmbedding.forward)
+    assert "emb = torch.cat((freqs, freqs), dim=-1)" in forward and "cos = emb.cos()" in forward, forward
+    d = 16
+    rotary = LlamaRotaryEmbedding(LlamaConfig(hidden_size=2 * d, num_attention_heads=2))
+    positions = torch.arange(5)
+    cos, sin = rotary(torch.zeros(1, 1, d), positions[None])
+    assert torch.equal(cos[..., : d // 2], cos[..., d // 2 :]) and torch.equal(sin[..., : d // 2], sin[..., d // 2 :])
+    torch.manual_seed(0)
+    q = torch.randn(1, 1, 5, d)
+    turned, _ = apply_rotary_pos_emb(q, q, cos, sin)
+    angle = positions[:, None].double() * rotary.inv_freq.double()  # p theta_i, pair i
+    x, y = q[0, 0, :, : d // 2].double(), q[0, 0, :, d // 2 :].double()  # coordinates i and i + d/2
+    expected = torch.cat((x * angle.cos() - y * angle.sin(), x * angle.sin() + y * angle.cos()), -1)
+    assert torch.allclose(turned[0, 0].double(), expected, atol=1e-5), (turned[0, 0] - expected).abs().max()

@@ -1862,8 +1862,8 @@ def _overview_examples():
         " speed, $\\theta_i$ radians per"
         " position. A pair is *fast* if it makes at least one full turn within $L$ positions, and *slow* if not."
         " A model trained on inputs of length $L$ never sees a distance of $L$ or more. In a causal model, each query"
-        " sees only keys at or before it, so at those distances each slow pair meets angles that training never showed."
-        " Chapter 8's heads, 16 wide at base $10^4$ with"
+        " sees only keys at or before it, so at those distances each slow pair meets angles that training never showed,"
+        " until its angle wraps past a full turn. Chapter 8's heads, 16 wide at base $10^4$ with"
         " $L = 64$, have 5 slow pairs of 8."
         " A fix added at test time pulls the angles of long distances back toward those seen in training."
     )
@@ -2018,7 +2018,9 @@ def _overview_examples():
     assert labels == ["Wavelength.", "Turns.", "Band edges.", "Counting.", "Causal mask."], labels
     # the lead's "A model trained on inputs of length L never sees a distance of L or more. In a causal model, each
     # query sees only keys at or before it, so at those distances each slow pair meets angles that training never
-    # showed" (the offsets of training -(L - 1) to 0, below)
+    # showed, until its angle wraps past a full turn" (the offsets of training -(L - 1) to 0, below). Read r178: "at
+    # those distances" alone claimed every distance of L or more, but past a full turn a slow pair's angle comes back
+    # into the arc training showed (the distance just past its wavelength, below)
     # (each: every slow pair below, at every distance from L up to its wavelength; it once said "In a decoder", which
     # read as if an encoder saw longer distances; it does not, but without the mask its offsets take both signs), and
     # the block's "Causal mask.
@@ -2044,6 +2046,8 @@ def _overview_examples():
         for dist in range(L_run, int(2 * math.pi / th) + 1):
             angle = (-dist * th) % (2 * math.pi)
             assert 0 < angle < 2 * math.pi - (L_run - 1) * th, (th, dist)  # outside the arc -(L - 1) theta to 0
+        wrapped = int(2 * math.pi / th) + 1  # the first distance past a full turn: its angle is one training showed
+        assert (-wrapped * th) % (2 * math.pi) >= 2 * math.pi - (L_run - 1) * th, (th, wrapped)
     for turns in (0.55, 0.7, 0.95, 0.3, 0.45):
         th = turns * 2 * math.pi / (L_run - 1)
         covered = unseen_arc(th, both_signs) <= th + 1e-9
@@ -2189,13 +2193,14 @@ def _overview_examples():
 #: Each "which pairs it slows" cell is one short clause; the conditions (YaRN's 32 turns and score factor, Llama 3.1's
 #: 4 turns, NTK-aware scaling's raised base) stand in the block's table below it (COLLAPSED_FIX_CONDITIONS).
 MAIN_FIXES_TABLE = [
-    "| fix | which pairs it slows |",
-    "| *larger base*, set before training at the longer length | every pair but the fastest, the slower the more |",
-    "| *PI*, position interpolation | every pair, all alike |",
+    "| fix | which pairs it slows | added to a trained model as it is, with no further training? |",
+    "| *larger base*, set before training at the longer length | every pair but the fastest, the slower the more |"
+    " no: it is the base the model trains with, and has no $s$ |",
+    "| *PI*, position interpolation | every pair, all alike | yes |",
     "| *NTK-aware scaling*, a larger base computed from $s$ at test time | the fastest pair not at all, the slowest by"
-    " $s$ |",
-    "| *YaRN* | the slow pairs most, some fast pairs partway, and scales the scores up |",
-    "| *Llama 3.1's rule* | the slow pairs most, like YaRN, but leaves the scores alone |",
+    " $s$ | yes: the only use it was proposed for |",
+    "| *YaRN* | the slow pairs most, some fast pairs partway, and scales the scores up | yes |",
+    "| *Llama 3.1's rule* | the slow pairs most, like YaRN, but leaves the scores alone | yes |",
 ]
 #: the sentences under the main fixes table (read r169: a "when it is added" column repeated one cell in three rows),
 #: one use a sentence: every fix with training at the longer length, the four rows after the larger base also on a
@@ -2205,12 +2210,11 @@ MAIN_FIXES_TABLE = [
 #: "All but the larger base can also be added to a trained model" left a reader asking why one larger base could be
 #: added at test time and the other not; the sentences now say that the larger base row is a base chosen for
 #: training, with no $s$, and that NTK-aware scaling's base, computed from $s$, is one of the four added to a trained
-#: model (_main_fixes_table checks both)
-WHEN_ADDED = (
-    "Any of the five can be set before training at the longer length. The larger base is a base chosen for that"
-    " training, with no $s$. The other four, NTK-aware scaling's base computed from $s$ among them, can also be added"
-    " to a trained model as it is, with no further training. NTK-aware scaling was proposed for that use alone."
-)
+#: model (_main_fixes_table checks both). Read r178: those four sentences, with a nested appositive, were the page's
+#: hardest paragraph; the table's last column now says, row by row, which fix a trained model takes as it is (the
+#: larger base: no, it is the base the model trains with, with no $s$; the other four: yes, NTK-aware scaling's
+#: the only use it was proposed for), and one sentence says which fixes must be set before training
+WHEN_ADDED = "All five can be set before training at the longer length, but only the larger base must be."
 
 #: The block's table of fixes, where the main table's conditions moved: YaRN's default bar of 32 turns and its score
 #: factor, Llama 3.1's bar of 4 turns and its untouched scores, NTK-aware scaling's raised base.
@@ -2383,15 +2387,24 @@ def _main_fixes_table() -> None:
     first = [r.split(" | ")[0] for r in rows]
     assert first[1] == "| *larger base*, set before training at the longer length", first
     assert first[3] == "| *NTK-aware scaling*, a larger base computed from $s$ at test time", first
-    # "proposed for that use alone": a trained model as it is, with no further training; its "no" in the block's table
-    assert "with no further training. NTK-aware scaling was proposed for that use alone." in WHEN_ADDED
-    # "The larger base is a base chosen for that training, with no $s$": its row is "set before training at the
-    # longer length" (first, above), its example Code Llama trained at the longer length ("yes" in the block's
-    # table, above) with no `rope_scaling` in its config, so no extension factor; "The other four, NTK-aware
-    # scaling's base computed from $s$ among them": the four rows after it (_overview_examples), NTK-aware scaling's
-    # base b s^(d/(d-2)) computed from s (hf_freq above), and the NTK-aware row's first cell says "computed from $s$"
-    assert "The larger base is a base chosen for that training, with no $s$." in WHEN_ADDED
-    assert "The other four, NTK-aware scaling's base computed from $s$ among them, can also be added" in WHEN_ADDED
+    # the last column, "added to a trained model as it is, with no further training?": NTK-aware scaling's "yes: the
+    # only use it was proposed for" (a trained model as it is, with no further training; its "no" in the block's
+    # table)
+    last = [r.rsplit(" | ", 1)[1] for r in rows]
+    assert rows[0].endswith("| added to a trained model as it is, with no further training? |"), rows[0]
+    assert last[3] == "yes: the only use it was proposed for |", last
+    # the larger base's "no: it is the base the model trains with, and has no $s$": its row is "set before training
+    # at the longer length" (first, above), its example Code Llama trained at the longer length ("yes" in the block's
+    # table, above) with no `rope_scaling` in its config, so no extension factor; the other four "yes": the four rows
+    # after it (_overview_examples), NTK-aware scaling's base b s^(d/(d-2)) computed from s (hf_freq above), and the
+    # NTK-aware row's first cell says "computed from $s$"
+    assert last[1] == "no: it is the base the model trains with, and has no $s$ |", last
+    assert [c.split(":")[0] for c in last[2:]] == ["yes |", "yes", "yes |", "yes |"], last
+    # the sentence under the table: "All five can be set before training at the longer length" (any base, NTK-aware
+    # scaling's computed one included, can be the base a model trains with; PI, YaRN and Llama 3.1's rule with
+    # further training: Gemma 3, DeepSeek-V3, Llama 3.1 in the block's table), "but only the larger base must be"
+    # (the one "no" of the last column)
+    assert WHEN_ADDED in summary and [c.startswith("no") for c in last[1:]] == [True, False, False, False, False]
     assert MODEL_ROPE_CONFIGS["code-llama-7b"]["rope_scaling"] is None
     assert "computed from $s$" in first[3] and "$s$" not in first[1]
     # "proposed for test time with no further training", not a requirement: chapter 7's table of methods says how
@@ -2710,7 +2723,7 @@ def _slow_pairs_main_line() -> list[str]:
     assert page.index(
         "and *slow* if not. A model trained on inputs of length $L$ never sees a distance of $L$ or more. In a causal"
         " model, each query sees only keys at or before it, so at those distances each slow pair meets angles that"
-        " training never showed. " + main
+        " training never showed, until its angle wraps past a full turn. " + main
     ) < page.index("<summary>The fixes, with example models</summary>"), main
     return numbers(main)
 
@@ -3923,8 +3936,9 @@ def _yarn_defaults_caution() -> None:
     # whole though it turns about 10 times, then 2/3, 1/3), and pair 0 whole in posenc's _yarn over a sweep (chapter 7)
     assert (
         "pairs that turn more than `beta_fast` times are kept, those that turn fewer than `beta_slow` times divided by"
-        " $s$; transformers' `yarn` also keeps pair 0 |"
+        " $s$ |"
     ) in glossary
+    assert "so pair 0, the fastest, is kept however few times it turns" in glossary  # transformers' clamp, its block
     assert "- YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8's main runs." in glossary
     # "which chapter 8 also runs": the saved run's sensitivity arm "yarn b32" uses the defaults 32/1
     b32 = load_results("extrapolation", check=False)["config"]["sensitivity"]["yarn b32"]
@@ -4221,8 +4235,8 @@ def _item_8_passkeys() -> None:
     item = (
         "Small models are tested on inputs eight times longer than in training. With no further training, only ALiBi"
         " and KERPLE keep the loss *fine*, as the grid below shows. *Fine* means at most 0.1 nats above the loss of a"
-        " *trigram model*, which predicts each token from the two before it. <details><summary>Fine-tuning</summary>"
-        " Chapter 8 also fine-tunes some RoPE models at the longer length. </details> 9. [Costs]"
+        " *trigram model*, which predicts each token from the two before it. Fine-tuned at the longer length, chapter"
+        " 8's RoPE models, plain or with PI or YaRN, keep the loss fine too. 9. [Costs]"
     )
     # the trigram model defined in the item where it is first used, and once: posenc's baseline is a count-based
     # trigram, "a predictor with no context beyond the two previous tokens"
@@ -4261,8 +4275,10 @@ def _item_8_passkeys() -> None:
     assert all(_graded(r, longest) == "fine" for r in ("alibi", "kerple"))
     assert item in page_text(), item
     assert all(_graded(r, longest) == "fine" for r in FINE_TUNED) and config["finetune"]["length"] == longest
-    # "chapter 8 also fine-tunes some RoPE models at that length": the saved run's
-    # fine-tuned arms are RoPE's, plain and with PI or YaRN, trained further on inputs of 8L; the other arms are not
+    # "Fine-tuned at the longer length, chapter 8's RoPE models, plain or with PI or YaRN, keep the loss fine too" (read
+    # r178: the block "Fine-tuning" held this one sentence with no result; it joins the main line with its result,
+    # every fine-tuned arm *fine* at 8L, above): the saved run's fine-tuned arms are RoPE's, plain and with PI or
+    # YaRN, trained further on inputs of 8L; the other arms are not
     saved = load_results("extrapolation", check=False)
     assert sorted(a for a in saved["metrics"] if a.endswith(" ft")) == sorted(FINE_TUNED)
     assert all(a.startswith("rope") for a in FINE_TUNED) and set(config["finetune"]["methods"]) == {
@@ -4339,8 +4355,10 @@ def _item_8_passkeys() -> None:
     grid_pair = [_grid_share("kerple", longest), _grid_share("alibi", longest)]
     sentence = (
         "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed linear penalty. It also finds more"
-        f" *passkeys*, digits hidden in the input for the model to recall, when they sit {far} tokens back. FIRE and"
-        " CoPE recall every passkey on inputs eight times longer, but their loss rises with"
+        f" *passkeys*, digits hidden in the input for the model to recall, when they sit {far} tokens back. FIRE"
+        " learns a bias from a log of the distance, scaled down as the query's position grows past a learned"
+        " threshold. CoPE dots the query with a learned vector for a gated count of the tokens from key to query."
+        " Both recall every passkey on inputs eight times longer, but their loss rises with"
         " the length. <details><summary>The shares 496 back, and the closest seed</summary> With every passkey hidden"
         f" {far} tokens back, KERPLE finds {pooled[0]} % of them and ALiBi {pooled[1]} %. In each seed KERPLE finds"
         " more. Per seed, KERPLE finds"
@@ -4359,6 +4377,27 @@ def _item_8_passkeys() -> None:
     # the main line holds no share, only "finds more passkeys hidden 496 tokens back" (pooled over the five seeds); both
     # pairs of shares are the block's
     assert item_11.count("%") == 0 and float(pooled[0]) > float(pooled[1]), (item_11, pooled)
+    # read r178: FIRE and CoPE were used on the main line (here and in the grid) but defined only in a collapsed block;
+    # each gets its definition where the main line first names it, before the grid's rows. FIRE's "learns a bias from
+    # a log of the distance, scaled down as the query's position grows past a learned threshold": its MLP's one input,
+    # psi(d) / psi(max(i, L_thr)), fixed for a given distance below the threshold and falling past it (_fire_ratio);
+    # CoPE's "dots the query with a learned vector for a gated count of the tokens from key to query": the position
+    # logit q_i . e(p_ij), e interpolated between learned vectors, p_ij the gates summed from key to query
+    # (_term_in_scores_row's quotes of chapter 11, and posenc's CoPE below)
+    _fire_ratio()
+    _term_in_scores_row()
+    from posenc.methods.cope import CoPE
+
+    cope = CoPE(8, npos_max=16)
+    q_c, k_c = torch.randn(2, 1, 1, 5, 8, generator=torch.Generator().manual_seed(0))
+    gates = torch.sigmoid(q_c @ k_c.transpose(-1, -2) / 8**0.5)
+    counts = cope.positions(q_c, k_c)
+    for i in range(5):
+        for j in range(i + 1):
+            torch.testing.assert_close(counts[..., i, j], gates[..., i, j : i + 1].sum(-1))  # from key j to query i
+    main_line = re.sub(r"<details>.*?</details>", " ", page_text())
+    assert main_line.index("FIRE learns a bias") == main_line.index("FIRE"), "FIRE is defined where first used"
+    assert main_line.index("CoPE dots the query") == main_line.index("CoPE"), "CoPE is defined where first used"
     assert sentence in page_text(), sentence
     # "with every passkey hidden 496 tokens back": every probe sits at one set distance, the farthest of the nine
     # fixed ones (far, above),
@@ -4981,12 +5020,20 @@ def _decay_item() -> list[str]:
     averaged = torch.cos(r_one[None, :] * theta[:, None]).sum(0)
     assert int((averaged.diff() > 0).sum()) > len(r_one) / 10, int((averaged.diff() > 0).sum())
     item = (
-        "The decay that chapter 5 finds describes an averaged score, not any one key's. A *matching key*, one equal to"
-        " its query, has a score that depends on the query and ripples as the distance grows. So the chapter averages"
-        f" that score over random queries, in a head {width} wide at base $10^{math.log10(base):.0f}$. That average"
-        " still ripples, so the chapter also averages it over each doubling of the distance. This mean falls, and from"
-        f" the doubling that holds {spaced(half_base)} tokens, half this base, it stays near zero, above and below it."
+        "In RoPE, what falls with distance is a loose bound on the score, and the averaged score of a *matching key*,"
+        " one equal to its query. A single such key's score depends on its query and ripples as the distance grows."
+        f" Averaged over random queries, in a head {width} wide at base $10^{math.log10(base):.0f}$, the score still"
+        " ripples. Averaged also over each doubling of the distance, it falls. From the doubling that holds"
+        f" {spaced(half_base)} tokens, half this base, it stays near zero, in some doublings above and in others below."
     )
+    # read r178: the item said how the score is averaged but gave only half of chapter 5's finding, "RoPE's long-term
+    # decay is the decay of a bound and, as a trend, of a matching key's expected score" (quoted above); its first
+    # sentence now says both in plain words: the bound's distance factor falls, then levels off (chapter 5's words,
+    # quoted below), over seventy times a matching key's score for more than half the queries, so "loose" (least_5,
+    # above); "the averaged score": the averages below, the only form in which the matching key's score falls. "in
+    # some doublings above and in others below" (it was "above and below it", loose): from the doubling that holds
+    # 5 000, the doubling means take both signs (tail, in _decay_item: tail.min() < 0 < tail.max())
+    assert tail.min() < 0 < tail.max() and float(least_5.min()) > 70
     # the lesson (read r170: the item said how the average is taken, not what to conclude): a single query's doubling
     # means rise somewhere for many queries (the takeaway's test below), so only the average falls. Read r177: the
     # lesson comes first, then how the score is averaged (it stood last, after four sentences of method); "an averaged
@@ -5003,11 +5050,13 @@ def _decay_item() -> list[str]:
     # side")
     assert (trend[1 : half + 1] < trend[:half]).all() and bool((trend[half + 1 :].diff() > 0).any()), trend / e0
     assert past.min() < 0 < past.max() and past.abs().max() < 0.05 * e0, past / e0
-    # five sentences at most (a recorded decision): the lesson (read r170, first since r177), the reason (one query's
-    # score ripples), the average over queries, why the second average (that average still ripples, asserted above),
-    # and the mean's fall; the block keeps the details
+    # five sentences at most (a recorded decision): the lesson (read r170, first since r177, chapter 5's own since
+    # r178), the reason (one key's score ripples), the average over queries that still ripples (asserted above), the
+    # second average's fall, and where it stays near zero; the block keeps the details
     assert len(re.findall(r"[.?!](?= |$)", item)) <= 5, item
-    assert item.startswith("The decay that chapter 5 finds describes an averaged score, not any one key's.")
+    assert item.startswith(
+        "In RoPE, what falls with distance is a loose bound on the score, and the averaged score of a *matching key*"
+    )
     assert "falls until it reaches about zero" not in page[: page.index("<summary>What the average is over</summary>")]
     block_open = page[page.index("<summary>What the average is over</summary>") :]
     assert (
@@ -5042,7 +5091,9 @@ def _decay_item() -> list[str]:
     item_at = "[Long-term decay](../notebooks/05_decay.ipynb). " + item
     assert item_at + " <details><summary>What the average is over" in page, item
     assert (
-        page[page.index(item) : page.index("<summary>What the average is over</summary>")].count("above and below it")
+        page[page.index(item) : page.index("<summary>What the average is over</summary>")].count(
+            "in some doublings above and in others below"
+        )
         == 1
     )
     # the takeaway gives the lesson with one set of qualifiers (the head's width and base, then the averages, item
@@ -5061,9 +5112,9 @@ def _decay_item() -> list[str]:
     takeaways = page[page.index("## Takeaways") :]
     takeaway = takeaways[takeaways.index("- RoPE's score") : takeaways.index("- ALiBi's penalty")]  # bullet 2
     assert takeaway.endswith(
-        "What decays with distance is a loose bound and an average, not each key's score: in a head"
-        f" {width} wide at base $10^4$, a matching key's score, averaged over random queries and over each doubling of"
-        " the distance, stays near zero from about half the base on. "
+        "What decays with distance is a loose bound and an average, not each key's score. The average is a matching"
+        " key's score over random queries and over each doubling of the distance. In a head"
+        f" {width} wide at base $10^4$, it stays near zero from about half the base on. "
     ), takeaway
     assert float(least_5.min()) > 70 and bool((rises > 0).all()) and bool((trend[1 : half + 1] < trend[:half]).all())
     assert takeaway.count("half the base") == 1 and "4 000" not in takeaway and "%" not in takeaway
@@ -5078,13 +5129,11 @@ def _decay_item() -> list[str]:
     # block's "random queries with no preferred direction" (chapter 5's isotropic queries, the E(r) computed above),
     # stated before the takeaway; "a matching key" is defined by item 5, before its first use on the page
     assert takeaway.count("over random queries") == 1
-    assert page.index("That average still ripples, so the chapter also averages it over each doubling") < page.index(
-        "## Takeaways"
-    )
+    assert page.index("Averaged also over each doubling of the distance, it falls.") < page.index("## Takeaways")
     assert page.index("The expected score is over random queries with no preferred direction.") < page.index(
         "## Takeaways"
     )
-    assert page.index("A *matching key*, one equal to its query,") == page.index("matching key") - 3
+    assert page.index("*matching key*, one equal to its query.") == page.index("matching key") - 1
     assert "near 5 000" not in page[: page.index("<summary>What the average is over</summary>")]
     # "random query vectors with no preferred direction": chapter 5's isotropic queries (quoted above), the
     # assumption under E(r). "falls, and reaches about zero near 5 000 tokens, half the base": a distance, not a
@@ -5724,9 +5773,12 @@ def prose_expected() -> list[str]:
     assert "So do angles formed in bfloat16: their error grows with the position." in page_text()
     glossary_bf16 = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     assert (
-        "RoPE's angles rounded to bfloat16's 8 significant bits, each angle rounded on its own rather than the"
-        " frequency once, so a query and key at the same offset can score differently at different positions; the"
-        " bound on the rounding error grows with the position" in glossary_bf16
+        "RoPE's angles rounded to bfloat16's 8 significant bits; the bound on the rounding error grows with the"
+        " position" in glossary_bf16
+    )
+    assert (
+        "*bfloat16 angles* round each angle on its own rather than the frequency once, so a query and key at the same"
+        " offset can score differently at different positions." in " ".join(glossary_bf16.split())
     )
     quote(C5, "falls only as a trend over the first few thousand positions")  # the decay takeaway
     quote(C5, "With the base $10^4$ of LLaMA 2, $E$ first turns negative")  # ... "at the usual base 10^4"
@@ -6653,9 +6705,11 @@ def prose_expected() -> list[str]:
         # item 7's 2-D RoPE is cut
         # item 5's head, 128 wide, and its base (the width computed and asserted in _decay_item)
         # item 5's main line: "So chapter 5 averages that score, in a head 128 wide at base $10^4$"
-        ["5", "16", "5", "128", "10", "4", *decay, *_alibi_item()]
+        # (read r178: the item's "The decay that chapter 5 finds" gave way to chapter 5's finding, with no number)
+        ["5", "16", "128", "10", "4", *decay, *_alibi_item()]
         # item 8: "*fine*, at most 0.1 nats above a trigram model's loss": chapter 8's tenth (asserted with the item);
-        # its block: "Chapter 8 also fine-tunes some RoPE models at the longer length" (_item_8_passkeys)
+        # its last sentence: "Fine-tuned at the longer length, chapter 8's RoPE models ... keep the loss fine too"
+        # (_item_8_passkeys)
         + [f"{FINE}", "8"]
         + _current_code_block()
         # item 11 (the passkey's definition moved to item 8, in words): "it finds more passkeys hidden 496 tokens back",
@@ -6822,7 +6876,9 @@ def prose_expected() -> list[str]:
         # heads of 128 dimensions (chapter 5's width); chapter 8, no fix added at test time fine at 8L; chapter 8, at
         # 8L, and trained further at 8L itself (test_takeaways_restate_checked_claims)
         # (the last bullet's "trained further at 8L itself" is cut: the grid's main line says it)
-        + ["8", "8", "8", str(s)],
+        # (read r178: takeaways 4 and 5 merged into one, "Yet in chapter 8, no test-time fix it ran kept RoPE's loss
+        # fine at $8L$"; the new last takeaway, chapter 9's, has no number)
+        + ["8", str(s)],
         # the grid's details: its heading names chapter 8; its result at 8L, the passkeys kept at 95 %
         # (_claims_results)
         ["8"],
@@ -8928,8 +8984,8 @@ def test_takeaways_restate_checked_claims():
     test_item_4_rope_is_relative_and_learns_nothing); the score also depends on the query and key, so "depends only
     on the offset" would be false (a check below). "What decays with distance is a loose bound and an
     average, not each key's score": chapter 5's lesson (read r177: the bullet once said only where the average ends
-    up), checked in _decay_item. "in a head 128 wide at base $10^4$, a matching key's score, averaged over random
-    queries and over each doubling of the distance, stays near zero from about half the base on." (item 5's main
+    up), checked in _decay_item. "The average is a matching key's score over random queries and over each doubling
+    of the distance. In a head 128 wide at base $10^4$, it stays near zero from about half the base on." (item 5's main
     line's "it stays near zero", and item 5's block's bound, asserted there from the doubling 4 096 to 8 192 on, the
     one that holds half the base): E(r), chapter 5's matching key's expected score,
     averaged over each doubling, is within 1 % of E(0) from 4 096 to 8 192 and within 5 % in every later doubling
@@ -8937,18 +8993,22 @@ def test_takeaways_restate_checked_claims():
     queries' doubling averages rise somewhere for over a quarter of them, so "over random queries" is needed, and
     single distances swing by over a quarter of E(0) there, so "over each doubling" is needed (below). The bullet
     once gave the bound as "between −5 % and 5 % of its value at distance 0" in one 45-word sentence; the number
-    stands in item 5's block.
+    stands in item 5's block; read r178: its 45-word sentence: "a loose bound and an average, not each key's score: in a
+    head ..." is now three short ones with the same scope.
     3. "ALiBi's penalty keeps growing with the distance, past $L$ too": minus each head's slope times the distance,
     lower at every step up to 4 096, far past L (below).
-    4. "Past $L$, RoPE's slow pairs meet new angles; fixes slow them": a slow pair, the glossary's, turns less than
+    4. "Past $L$, RoPE's slow pairs meet new angles, and fixes slow them": a slow pair, the glossary's, turns less than
     once over the offsets of training, up to L - 1, so past L it meets angles outside the arc those offsets cover (the
-    grid's heads, five such pairs), and every fix of the fixes table slows the slowest pair (_overview_examples). "No
-    test-time fix that chapter 8 ran kept the loss fine at $8L$": every stretched RoPE arm, in every seed, above
-    chapter 8's bar (below).
-    5. "In chapter 8, with no further training, only ALiBi and KERPLE keep the loss fine at $8L$": the grid's *fine*
+    grid's heads, five such pairs), and every fix of the fixes table slows the slowest pair (_overview_examples). "Yet
+    in chapter 8, no test-time fix it ran kept RoPE's loss fine at $8L$": every stretched RoPE arm, in every seed,
+    above chapter 8's bar (below). Read r178: the old bullet 5 overlapped it and joins it: "with no further training,
+    only ALiBi and KERPLE did": the grid's *fine*
     rows; the fine-tuned RoPE, PI and YaRN runs are *fine* at 8L too, so the bullet needs its condition, "with no
     further training". The fine-tuned runs stand in the block "RoPE stretched at test time" ("Fine-tuned at $8L$,
-    plain RoPE and RoPE with PI or YaRN keep the loss fine", checked below), so the bullet does not repeat them.
+    plain RoPE and RoPE with PI or YaRN keep the loss fine", checked below, and item 8's last sentence), so the
+    bullet does not repeat them.
+    5. Chapter 9's "A bias stored as a mask takes memory that grows with the square of the length; RoPE's extra memory
+    grows only with the length": chapter 9's takeaway, quoted, and the sizes computed below.
     The old bullet "Chapter 10's models all use RoPE" described a sample chosen for a chapter on RoPE, not a lesson;
     it must stay gone."""
     summary = (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
@@ -8959,13 +9019,27 @@ def test_takeaways_restate_checked_claims():
         "Attention without a mask or position encoding is blind to order. A causal mask and a distinct first token let"
         " a model find each token's position by counting the tokens before it.",
         "RoPE's score depends on the positions only through the offset. What decays with distance is a loose bound"
-        " and an average, not each key's score: in a head 128 wide at base $10^4$, a matching key's score, averaged"
-        " over random queries and over each doubling of the distance, stays near zero from about half the base on.",
+        " and an average, not each key's score. The average is a matching key's score over random queries and over"
+        " each doubling of the distance. In a head 128 wide at base $10^4$, it stays near zero from about half the"
+        " base on.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
-        "Past $L$, RoPE's slow pairs meet new angles; fixes slow them. No test-time fix that chapter 8 ran kept the"
-        " loss fine at $8L$.",
-        "In chapter 8, with no further training, only ALiBi and KERPLE keep the loss fine at $8L$.",
+        "Past $L$, RoPE's slow pairs meet new angles, and fixes slow them. Yet in chapter 8, no test-time fix it ran"
+        " kept RoPE's loss fine at $8L$; with no further training, only ALiBi and KERPLE did.",
+        "A bias stored as a mask takes memory that grows with the square of the length; RoPE's extra memory grows"
+        " only with the length.",
     ], bullets
+    # bullet 5, chapter 9's (read r178: the slot freed by merging bullets 4 and 5): chapter 9's takeaway, and here a
+    # bias as a mask, [h, L, L], four times as large at twice the length, while RoPE's cos and sin tables, [L, d],
+    # and the rotated query and key, of the input's size, only double
+    quote(C9, "is an $[h, L, L]$ tensor: its memory grows like $L^2$. RoPE's extra memory grows like $L$.")
+    assert posenc.alibi_bias(4, 256).numel() == 4 * posenc.alibi_bias(4, 128).numel()
+    tables = [sum(t.numel() for t in posenc.rope_cos_sin(n, 64)) for n in (128, 256)]
+    assert tables[1] == 2 * tables[0], tables
+    # bullet 4 merges the old bullets 4 and 5 (read r178: they overlapped, and "only ALiBi and KERPLE keep the loss
+    # fine" stood four times on the page): "no test-time fix it ran kept RoPE's loss fine at $8L$" and "with no
+    # further training, only ALiBi and KERPLE did" are the old bullets' claims, checked below as before; bullet 2's
+    # 45-word second sentence is three short ones with the same scope (read r178)
+    assert not any(len(s.split()) > 25 for b in bullets for s in re.split(r"(?<=[.;]) ", b)), bullets
     assert 3 <= len(bullets) <= 5  # the teaching guide's 3-5 takeaways
     # "No test-time fix that chapter 8 ran kept the loss fine at $8L$" (scoped to the runs:
     # Llama 3.1's rule was not run at test time), and the grid's "Plain RoPE's trained
@@ -9116,7 +9190,7 @@ def test_takeaways_restate_checked_claims():
     assert fine == {"ALiBi", "KERPLE"}, fine
     fine_tuned = ("rope ft", "rope+pi ft", "rope+yarn ft")
     if any(_graded(r, longest) == "fine" for r in fine_tuned):
-        assert "with no further training" in bullets[4], bullets[4]
+        assert "with no further training" in bullets[3], bullets[3]
     # "Trained further at 8L itself, RoPE, PI and YaRN do too": each fine-tuned run is *fine* at 8L (its mean, and
     # every seed's grade is the mean's: _graded), trained at 8L
     assert all(_graded(r, longest) == "fine" for r in fine_tuned), fine_tuned
