@@ -55,7 +55,7 @@ EXAMPLE = "### How these terms fit together: Llama 3.1's head"
 # the longer-inputs primer's slow-pair clause, with what a new angle is: the longer input is the cause, the decoder the
 # scope, and the one-sided arc why the scope matters (read r178: "so" had made causal attention sound like the cause)
 SLOW_PAIR_CLAUSE = (
-    "a *slow pair* turns less than once. On an input longer than $L$, a slow pair in a decoder meets new angles: angles"
+    "a *slow pair* turns less than once. On a long enough input, a slow pair in a decoder meets new angles: angles"
     " outside the arc that training covered. That arc lies on one side of zero, since every key sits at or behind its"
     " query."
 )
@@ -1135,7 +1135,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert "| Position interpolation also slows the fastest pair." in visible
     assert (
         "| Position interpolation also slows the fastest pair. A fast pair meets no new angle even with no"
-        " scaling: its trained angles already go all the way round. Such slowing has costs" in visible
+        " scaling: its trained angles already go all the way round. Slowing pairs that do not need it has costs"
+        in visible
     )
     assert "angle combination" not in page() and "alone meets no new angle" not in visible  # left the book
     assert "Transformers' `dynamic`" not in visible, visible
@@ -5162,7 +5163,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r"^### How these terms fit together: Llama 3\.1's head A model's \*trained length\* \$L\$ gives its training"
         r" distances, 0 to \$L - 1\$\. Over"
         r" them a \*fast pair\* makes at least one \*turn\*, a full rotation; a \*slow pair\* turns less than once\."
-        r" On an input longer than \$L\$, a slow pair in a decoder meets new angles: angles outside the arc that"
+        r" On a long enough input, a slow pair in a decoder meets new angles: angles outside the arc that"
         r" training covered\. That arc lies on one side of zero, since every key sits at or behind its query\. To meet"
         r" no new angle, a"
         r" slow pair needs its frequency divided by about the input's length over \$L\$, so RoPE scalings slow the"
@@ -5178,9 +5179,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" unchanged \|"
         r" Position interpolation also slows the fastest pair\. A fast pair meets no new angle even with no"
         r" scaling:"
-        r" its trained angles already go all the way round\. Such slowing has costs; chapter 8"
-        r" measures two of them\. Even at \$L\$, a `factor` fixed at 8 gives models not trained with it a higher loss"
-        r" than plain RoPE, and at \$2L\$ dynamic PI's loss is above plain RoPE's\.$",
+        r" its trained angles already go all the way round\. Slowing pairs that do not need it has costs; chapter 8"
+        r" measures two of them in its small models\. Even at \$L\$, a `factor` fixed at 8 gives models not trained"
+        r" with it a higher loss than plain RoPE, and at \$2L\$ dynamic PI's loss is above plain RoPE's\.$",
         visible.strip(),
     )
     assert len(lead) == 1, lead
@@ -6492,8 +6493,10 @@ def test_float32_angles_row_quotes_chapter_4s_rule():
 def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
     """The slow pair row, "a pair that turns less than once over the distances of training, up to $L - 1$", and the
     main line's "a *slow pair*
-    turns less than once. On an input longer than $L$, a slow pair in a decoder meets new angles: angles outside the
-    arc that training covered. That arc lies on one side of zero, since every key sits at or behind its query". In a
+    turns less than once. On a long enough input, a slow pair in a decoder meets new angles: angles outside the
+    arc that training covered (read r179: "longer than $L$" failed for a pair that turns once in $L$ but not in
+    $L - 1$, whose angles wrap back into the arc until about $2L$). That arc lies on one side of zero, since every key
+    sits at or behind its query". In a
     decoder the offsets of training, key minus query under a causal mask, are 0 to -(L - 1), all on one side of zero:
     each slow pair (the fast pair row's inequality fails) sees an arc shorter than its circle, and some
     distance from L to 2L - 1 puts it outside that arc. Without a causal mask the offsets run from -(L - 1) to L - 1:

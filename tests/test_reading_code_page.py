@@ -418,13 +418,12 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # one sentence names the three cases; what `position_ids` remove, the advice, and the block's "three cases"
     # follow, the block right after them, first of the blocks
     named = (
-        "Three cases change a padded row's scores by more than rounding: angles your own code forms in bfloat16, query"
-        " scales that grow with the position, and the `dynamic` and `longrope` rules. `position_ids` remove the first"
-        " case, and the query scales of Ministral 3 and Mistral 4, which read them. Llama 4's scale ignores them, and"
-        " under `dynamic` and `longrope` the batch's longest row still sets every row's frequencies. So on a"
-        " left-padded batch, pass the"
-        " `attention_mask` and `position_ids` counted from each row's first real token, as `generate` does. The first"
-        " block below takes the three cases in turn."
+        "Three cases change a padded row's scores by more than float32 rounding: angles your own code forms in"
+        " bfloat16, query scales that grow with the position, and the `dynamic` and `longrope` rules. `position_ids`"
+        " remove the first case, and the query scales of Ministral 3 and Mistral 4, which read them. Llama 4's scale"
+        " ignores them, and under `dynamic` and `longrope` the batch's longest row still sets every row's frequencies."
+        " So on a left-padded batch, pass the `attention_mask` and `position_ids` counted from each row's first real"
+        " token, as `generate` does. The first block below takes the three cases in turn."
     )
     assert named in section
     main = section[: section.index("<details>")]
@@ -863,7 +862,7 @@ def test_dynamic_table_needed_row_is_the_stretch():
         " Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows. With $s = 1$ it divides by"
         " $\\ell/L$ beyond $L$, just what the slowest pair needs."
     )
-    verdict = f" At the table's $s = {s:.0f}$, both rules divide by more, and dynamic NTK most of all."
+    verdict = f" At the table's $s = {s:.0f}$ and $\\ell = 2L$, both rules divide by more, and dynamic NTK most of all."
     assert needs + slope + verdict in main, main
     assert "Both rules divide by more" not in page  # read r178: the verdict names the s it holds at
     for factor in (1.0, 2.0, 8.0):
@@ -1861,8 +1860,8 @@ def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
     # read r177: with one example, Ministral 3's steps at each multiple of L (checked below: its default scale steps
     # at L and 2L, L its `original_max_position_embeddings`)
     named = (
-        "Llama 4, Ministral 3 and Mistral 4 add query scales that grow with the position, in steps. Ministral 3's, for"
-        " one, steps up at each multiple of $L$. The second block below gives their rules."
+        "Llama 4's layers without RoPE, and Ministral 3 and Mistral 4, add query scales that grow with the position, in"
+        " steps. Ministral 3's, for one, steps up at each multiple of $L$. The second block below gives their rules."
     )
     assert named in main and main.index("*attention factor*") < main.index(named), main
     after = page[page.index(main) + len(main) :]
@@ -2315,7 +2314,8 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     main = _section_main_line(page, "## Temperature rules")
     sentences = (
         "DeepSeek-V3 moves this sharpening from cos and sin into the softmax scale, as the first block below shows."
-        " So its rotary module's `attention_scaling` reads {one}, yet each logit is multiplied by about {m2}."
+        " So its rotary module's `attention_scaling` reads {one}, yet with its $s$ of {s} each logit is multiplied by"
+        " about {m2}."
     )
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
@@ -2348,10 +2348,11 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     assert rotary.attention_scaling == 1.0 and bool((cos[0, 0] == 1).all())  # no factor on cos and sin
     on_softmax = model.layers[0].self_attn.scaling / config.qk_head_dim**-0.5
     assert math.isclose(on_softmax, (0.1 * math.log(40) + 1) ** 2, rel_tol=1e-12)  # m(40, 1)^2 on every logit
-    stated = sentences.format(one=f"{rotary.attention_scaling:.0f}", m2=f"{on_softmax:.1f}")
+    stated = sentences.format(one=f"{rotary.attention_scaling:.0f}", s=f"{rope['factor']:.0f}", m2=f"{on_softmax:.1f}")
     assert stated in main, main
     assert (f"{on_softmax:.1f}", f"{on_softmax:.2f}") == ("1.9", "1.87")
-    assert main.index("*attention factor*") < main.index(stated) < main.index("Llama 4, Ministral 3 and Mistral 4")
+    later = main.index("Llama 4's layers without RoPE, and Ministral 3")
+    assert main.index("*attention factor*") < main.index(stated) < later
 
 
 def test_layouts_bullet_explains_the_doubled_cos_and_sin_table():

@@ -2838,10 +2838,13 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         " thousand tokens back."
     )
     shows = "Under RoPE its score swings widely; under xPos it swings far less."
-    level = (
-        "Its level, the dashed mean, is even a little higher under xPos: in this band, the part of the score that xPos"
-        " fades has a slightly negative mean."
+    level = "Its level, the dashed mean, is even a little higher under xPos."
+    # why, in the block (read r179: the sign argument is a derivation step, not the idea)
+    why_level = (
+        "The level even rises a little because, in this band, the part of the score that xPos fades has a slightly"
+        " negative mean."
     )
+
     steadies = "So for this key, xPos's decay steadies the score rather than lowering it."
     # the other half of xPos's effect (read r177: left only in the block, a learner took xPos to change little): an
     # unrelated key's score, which only swings, shrinks to about a third (0.31 here, 0.25-0.40 asserted where drawn)
@@ -2852,6 +2855,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
     assert " ".join((factor, why, scope, shows, level, steadies, shrinks)) in " ".join(xpos_main.split())
+    assert text.count(why_level) == 1 and why_level not in " ".join(xpos_main.split())
     assert abs(unrelated_far - 0.31) < 0.05  # "about a third"
     # one average on the main line: the dashed mean; the unrelated keys' size is "on average" once
     assert "mean size" not in xpos_main and xpos_main.count("unrelated") == 1 and xpos_main.count("average") == 1
