@@ -1759,7 +1759,7 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
         "The MLP maps $u$ alone to a bias. Up to position $L_{\\text{thr}}$, a query's $u$ depends on the distance"
         " only. Past it, a later query gives each key 1 or more back a smaller $u$. For example, the key 8 back from"
         " query 511 gets a $u$ between those of the keys 3 and 4 back from query 63, as the figure's dotted line"
-        " shows. So the MLP gives that key the bias of a nearer distance."
+        " shows. So to the MLP, that key looks like one 3 to 4 back from query 63."
     )
     assert "An earlier query would give that $u$ to a nearer distance" not in text  # the pronoun chain, replaced
     assert "a smaller $u$: the $u$ an earlier query gives a nearer distance" not in text  # three ideas, one sentence
@@ -2205,8 +2205,8 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # main line keeps one sentence of advice with its reason, and the defect and the numbers are the appendix box's,
     # "Counts in bfloat16", in the appendix's CoPE part)
     precision = (
-        "In practice, give `posenc.CoPE` float32 $q$ and $k$: in bfloat16, even near keys' counts go wrong on long"
-        " inputs, as the appendix shows."
+        "In practice, give `posenc.CoPE` float32 $q$ and $k$: in bfloat16, its counts go wrong even for near keys on"
+        " long inputs, as the appendix shows."
     )
     appendix = flat[flat.index("## Appendix: how we know") :]
     box = appendix[appendix.index("<summary>Counts in bfloat16</summary>") :]
@@ -3383,9 +3383,10 @@ def test_going_further_cost_sentence_points_to_the_checked_routes():
 
 def test_kerple_upper_bound_on_r2_belongs_to_the_power_shape_only():
     """The KERPLE section: "KERPLE learns the shape of the distance penalty with two numbers per head, $r_1 > 0$ and
-    $r_2 > 0$. It has two families, and the power shape also needs $r_2 \\le 2$, a mathematical condition rather than a
-    training limit. KERPLE's paper asks every bias table to be *conditionally positive definite*, and larger powers
-    are not, as the block below explains." (read r177: the kind of limit, on the main line, and the official code
+    $r_2 > 0$. It has two families, and the power shape also needs $r_2 \\le 2$ (read r180: "a mathematical condition
+    rather than a training limit" clashed with the official code, which clamps it in training). KERPLE's paper asks
+    every bias table to be *conditionally positive definite*, and larger powers are not, as the block below explains."
+    (read r177: the kind of limit, on the main line, and the official code
     clamps the power shape's $r_2$ at 2 rather than letting training find the bound; read r178: the main line named a
     condition without saying which, and exercise 2 leaned on collapsed material, so it names CPD, which the block
     right under the formulas defines, as the appendix does). The log shape has
@@ -3398,9 +3399,8 @@ def test_kerple_upper_bound_on_r2_belongs_to_the_power_shape_only():
     main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
     assert (
         "KERPLE learns the shape of the distance penalty with two numbers per head, $r_1 > 0$ and $r_2 > 0$. It has"
-        " two families, and the power shape also needs $r_2 \\le 2$, a mathematical condition rather than a training"
-        " limit. KERPLE's paper asks every bias table to be *conditionally positive definite*, and larger powers are"
-        " not, as the block below explains." in main
+        " two families, and the power shape also needs $r_2 \\le 2$. KERPLE's paper asks every bias table to be"
+        " *conditionally positive definite*, and larger powers are not, as the block below explains." in main
     )
     # the block right under the formulas gives the mathematics: the definition of CPD, in the appendix's terms, then
     # the dot-product reading; the appendix's KERPLE part proves it
@@ -3746,8 +3746,8 @@ def test_cope_definition_is_split_around_its_first_code_cell():
     # read r176: the float32 warning interrupted the definition; it follows the four steps, in a paragraph of its own.
     # Read r178: one sentence of advice with its reason; the defect and its numbers are the appendix box's
     warning = (
-        "In practice, give `posenc.CoPE` float32 $q$ and $k$: in bfloat16, even near keys' counts go wrong on long"
-        " inputs, as the appendix shows."
+        "In practice, give `posenc.CoPE` float32 $q$ and $k$: in bfloat16, its counts go wrong even for near keys on"
+        " long inputs, as the appendix shows."
     )
     assert len(paragraphs) == 5 and " ".join(paragraphs[4].split()) == warning
     paragraphs = paragraphs[:4]

@@ -1831,7 +1831,8 @@ def test_band_lines_sort_the_pairs_of_a_loaded_model():
     scaled, _ = ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
     assert kept == 0 and float(names["plain"][0]) == float(scaled[0]) and float(names["turns"][0]) < 32
     assert (
-        "For `yarn`, the band lines of the next block match transformers except where this clamp keeps pair 0." in page
+        "For `yarn`, the band lines of the next block match transformers, with the default `truncate`, except where"
+        " this clamp keeps pair 0." in page
     )
 
 

@@ -2781,6 +2781,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert abs(unrelated_far - 0.31) < 0.01 and abs(matching_far - 0.65) < 0.01, (unrelated_far, matching_far)
     assert float(xpos64.std() / rope64.std()) < 0.2  # "swings far less": 0.15 of RoPE's spread
     assert float(xpos64.mean()) >= float(rope64.mean()) > 0  # "a level no lower than RoPE's"
+    first, last = float(xpos64[:512].mean()), float(xpos64[-512:].mean())
+    assert first > 1.5 * last > 0  # "falls slowly across the band": 0.079 against 0.038
     faded = float((cos64 * (1 - weight)).mean())  # the part of the score per pair that xPos fades, over the band
     assert -0.02 < faded < 0  # "even a little higher ... the part that xPos fades has a slightly negative mean"
     text = chapter_markdown("10_rope_today")
@@ -2837,15 +2839,17 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "The figure follows a key equal to its query, in a head of $d = 64$, each pair of unit length, two to four"
         " thousand tokens back."
     )
-    shows = "Under RoPE its score swings widely; under xPos it swings far less."
-    level = "Its level, the dashed mean, is even a little higher under xPos."
+    shows = "Under RoPE its score swings widely; under xPos it swings far less and falls slowly across the band."
+    level = "Its level, the dashed mean over the band, is even a little higher under xPos."
     # why, in the block (read r179: the sign argument is a derivation step, not the idea)
     why_level = (
         "The level even rises a little because, in this band, the part of the score that xPos fades has a slightly"
         " negative mean."
     )
 
-    steadies = "So for this key, xPos's decay steadies the score rather than lowering it."
+    # read r180: "steadies the score rather than lowering it" held for the band's mean only; inside the band xPos's
+    # score falls (0.079 over its first 512 distances, 0.038 over its last), a smooth fall in place of RoPE's swings
+    steadies = "So for this key, xPos's decay smooths the score far more than it lowers it."
     # the other half of xPos's effect (read r177: left only in the block, a learner took xPos to change little): an
     # unrelated key's score, which only swings, shrinks to about a third (0.31 here, 0.25-0.40 asserted where drawn)
     shrinks = (
@@ -4974,7 +4978,7 @@ def test_chapter_layout_note_and_decay_takeaway():
     dimensions form a pair: a wrong one gives other scores but raises no error; see chapter 4's *Two layouts*"), so
     no takeaway restates it (read r176: a takeaway the main line never taught). Takeaway 5 is the sixth question's
     section: "No model in the chapter's table multiplies its scores by a decay factor; far back, xPos's factor
-    steadies a matching key's score and shrinks unrelated keys' scores" (in the chapter's xPos example). No row of
+    smooths a matching key's score far more than it lowers it, and shrinks unrelated keys' scores". No row of
     the table has a
     decay (its `not_plain` answers stop at question 5); the example's numbers are test_chapter_xpos_...'s. The block's
     pointer: chapter 4's layout check exists: it converts an interleaved checkpoint by permuting rows, and asserts
@@ -4991,7 +4995,8 @@ def test_chapter_layout_note_and_decay_takeaway():
     assert note in " ".join(text.split()) and note in opening
     decay = (
         "5. **Decay?** No model in the chapter's table multiplies its scores by a decay factor; in the chapter's xPos"
-        " example, far back, the factor steadies a matching key's score and shrinks unrelated keys' scores."
+        " example, far back, the factor smooths a matching key's score far more than it lowers it, and shrinks"
+        " unrelated keys' scores."
     )
     assert text.count(decay) == 1 and decay in takeaways
     assert "no RoPE model in this chapter's table uses it." in text  # the section's own sentence

@@ -6105,7 +6105,7 @@ def prose_expected() -> list[str]:
     quote(
         C11,
         "Past it, a later query gives each key 1 or more back a smaller $u$",
-        "So the MLP gives that key the bias of a nearer distance.",
+        "So to the MLP, that key looks like one 3 to 4 back from query 63.",
     )
     quote(C11, "The run keeps the learned biases, not FIRE's learned $L_{\\text{thr}}$")
     _fire_ratio()
