@@ -93,6 +93,12 @@ def layout_scores(layout: str, w_q, w_k, x, heads: int) -> torch.Tensor:
     return torch.einsum("hnd,hmd->hnm", q, k)
 
 
+def collapsed(text: str, summary: str) -> str:
+    """The collapsed block of ``text`` whose summary is ``summary``: from its summary up to its closing tag."""
+    start = text.index(f"<summary>{summary}</summary>")
+    return text[start : text.index("</details>", start)]
+
+
 def assert_passkey_is_the_only_digit(corpus, n: int = 16, length: int = 512) -> None:
     """Each probe of the passkey corpus holds one KEY, its one digit and no other, and a later QUERY; the target
     after QUERY is that digit (chapters 8 and 11: "the input's only digit, asked for later")."""

@@ -15,7 +15,7 @@ import statistics
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import assert_close_ulps, assert_passkey_is_the_only_digit, chapter_markdown
+from conftest import assert_close_ulps, assert_passkey_is_the_only_digit, chapter_markdown, collapsed
 
 import posenc
 from posenc import alibi_bias, alibi_slopes
@@ -57,6 +57,14 @@ def projected_min_eig(kernel):
     n = kernel.shape[-1]
     proj = torch.eye(n, dtype=torch.float64) - 1.0 / n
     return torch.linalg.eigvalsh(proj @ kernel @ proj).min(-1).values
+
+
+def _chapter_views() -> tuple[str, str, str]:
+    """Chapter 11's markdown: as written, whitespace collapsed, and its main line (collapsed blocks removed) with
+    whitespace collapsed."""
+    text = chapter_markdown("11_learned_position")
+    main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
+    return text, " ".join(text.split()), main
 
 
 def _markdown_paragraphs() -> list[str]:
@@ -1507,9 +1515,7 @@ def test_counting_task_puts_the_kth_label_back_at_a_varying_token_distance():
     the last k sentences. Whether this is why CoPE wins stays the box's, untested ("Why CoPE may win, untested")."""
     from posenc.experiments.counting import COUNTING_CONFIG, K_MAX, N_LABELS, counting_batch
 
-    text = chapter_markdown("11_learned_position")
-    main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
-    flat = " ".join(text.split())
+    text, flat, main = _chapter_views()
     said = (
         "*which label started the $k$-th sentence back?* Sentences differ in length: the $k$-th label back sits at a"
         " token distance that varies from input to input. So no fixed token distance points at it in every input."
@@ -2209,8 +2215,7 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
         " long inputs, as the appendix shows."
     )
     appendix = flat[flat.index("## Appendix: how we know") :]
-    box = appendix[appendix.index("<summary>Counts in bfloat16</summary>") :]
-    box = box[: box.index("</details>")]
+    box = collapsed(appendix, "Counts in bfloat16")
     assert appendix.index("### CoPE") < appendix.index("<summary>Counts in bfloat16</summary>")
     near = "even a key 1 to 3 back can get a count off by about 2 or more at 1,024 tokens"
     assert near in box and "1,024" not in main and "known defect" not in main  # the numbers and the defect: the box's
@@ -2252,8 +2257,7 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     ):
         assert moved not in main, moved
     assert "Yet each sentence back still adds more than 0.7 on average." not in text
-    box = flat[flat.index("<summary>How we know: the saved ten-seed run, and its caveats</summary>") :]
-    box = box[: box.index("</details>")]
+    box = collapsed(flat, "How we know: the saved ten-seed run, and its caveats")
     assert (
         "**The trained counts.** The third cell below prints, for the decoded input, the trained model's counts under"
         " the ideal ones, a mean of its two heads. It comes from one live seed, so its numbers change from seed to"
@@ -3355,9 +3359,7 @@ def test_going_further_cost_sentence_points_to_the_checked_routes():
     pointer and the definition of a fused attention routine. The routes are the last two code
     cells: KERPLE and FIRE as a `score_mod` of the score and its indices only, against SDPA with the stored bias, and
     CoPE's walk over key blocks carrying each query's gate sum; nbval runs their asserts."""
-    text = chapter_markdown("11_learned_position")
-    main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
-    flat = " ".join(text.split())
+    text, flat, main = _chapter_views()
     cost = (
         "KERPLE's and FIRE's biases depend on $i$ and $j$ alone, so such a routine can compute each as needed; a CoPE"
         " count needs every gate from the key to the query."
@@ -3394,9 +3396,7 @@ def test_kerple_upper_bound_on_r2_belongs_to_the_power_shape_only():
     $r_2$, in the paper, in the official code (`ParallelKerpleLog` clamps `bias_a` with `min=self.eps` only) and in
     `KerpleBias`; the power shape's $r_2$ is clamped at 2. Every sentence of the chapter that bounds $r_2$ by 2 names
     the power shape, and the library keeps a log $r_2$ above 2 while it clamps a power $r_2$ there."""
-    text = chapter_markdown("11_learned_position")
-    flat = " ".join(text.split())
-    main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
+    text, flat, main = _chapter_views()
     assert (
         "KERPLE learns the shape of the distance penalty with two numbers per head, $r_1 > 0$ and $r_2 > 0$. It has"
         " two families, and the power shape also needs $r_2 \\le 2$. KERPLE's paper asks every bias table to be"
@@ -3404,8 +3404,7 @@ def test_kerple_upper_bound_on_r2_belongs_to_the_power_shape_only():
     )
     # the block right under the formulas gives the mathematics: the definition of CPD, in the appendix's terms, then
     # the dot-product reading; the appendix's KERPLE part proves it
-    why = flat[flat.index("<summary>Why these two families</summary>") :]
-    why = why[: why.index("</details>")]
+    why = collapsed(flat, "Why these two families")
     reason = (
         "The power shape takes $0 < r_2 \\le 2$. A table $B$ of biases is *conditionally positive definite*, CPD, when"
         " $c^\\top B c \\ge 0$ for every vector $c$ of weights that sum to 0; powers above 2 fail this, as the"
@@ -3559,9 +3558,7 @@ def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
     ratio, about 2,660, the near regime and the crossing at 26 tokens sit in its block, asserted in the appendix's
     KERPLE check cell (moved from the figure's cell, which keeps the plot and one check). The negative assert on raw
     shares, which no sentence claimed and which passed for almost any implementation, is gone."""
-    text = chapter_markdown("11_learned_position")
-    flat = " ".join(text.split())
-    main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
+    text, flat, main = _chapter_views()
     # the objective names the skill, not the section's conclusion (read r178: at 34 words, the opening's longest
     # sentence packed the conclusion into an objective)
     assert "- compare how a far key's weight fades under KERPLE's log penalty and under ALiBi's line;" in main
@@ -3856,9 +3853,7 @@ def test_far_key_share_of_the_row_under_alibis_flattest_head_and_each_seeds_gent
     text and compared with the share computed from the saved biases from the last of 512 tokens (softmax over the
     distances 0 to 511, equal content scores), and the stated ordering is asserted with margins: seeds 0, 1 and 4 by
     more than 30 %, seed 3 within 5 %, seed 2 the least, under a tenth of ALiBi's."""
-    text = chapter_markdown("11_learned_position")
-    flat = " ".join(text.split())
-    main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
+    text, flat, main = _chapter_views()
     found = re.search(
         r"the key (\d+) back gets ([\d.]+) parts in 10,000 of the row's weight under ALiBi's head of slope 1/256\."
         r" Under each seed's gentlest KERPLE head, the one that gives that key the largest share, it gets"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import layout_scores, rotate_in_layout
+from conftest import collapsed, layout_scores, rotate_in_layout
 
 import posenc
 from posenc.book.models import MODEL_ROPE_CONFIGS
@@ -33,9 +33,7 @@ def _page() -> str:
 
 def _collapsed(summary: str) -> str:
     """The page's collapsed block with this summary, up to its closing tag."""
-    page = _page()
-    block = page[page.index(f"<summary>{summary}</summary>") :]
-    return block[: block.index("</details>")]
+    return collapsed(_page(), summary)
 
 
 def _snippet(marker: str) -> str:
