@@ -415,15 +415,54 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert all(len(s.split()) <= 25 for s in re.split(r"(?<=\.) (?=[A-Z`])", lead)), lead  # short sentences
     # one sentence names the three cases; what `position_ids` remove, the advice, and the block's "three cases"
     # follow, the block right after them, first of the blocks
+    # read r181: "more than float32 rounding" understated a bfloat16 model's rounding, so the yardstick is
+    # transformers' own rounding, the lead's; and what `position_ids` remove, case by case, in sentences of their own
     named = (
-        "Three cases change a padded row's scores by more than float32 rounding: angles your own code forms in"
-        " bfloat16, query scales that grow with the position, and the `dynamic` and `longrope` rules. `position_ids`"
-        " remove the first case, and the query scales of Ministral 3 and Mistral 4, which read them. Llama 4's scale"
-        " ignores them, and under `dynamic` and `longrope` the batch's longest row still sets every row's frequencies."
-        " So on a left-padded batch, pass the `attention_mask` and `position_ids` counted from each row's first real"
-        " token, as `generate` does. The first block below takes the three cases in turn."
+        "Three cases can change a padded row's scores by more than transformers' own rounding: angles your own code"
+        " forms in bfloat16, query scales that grow with the position, and the `dynamic` and `longrope` rules."
+        " `position_ids` remove the first case, whose error depends on the position itself, as {ref}`bfloat16"
+        " frequencies <reading-bf16>` explains. They also remove the second for Ministral 3 and Mistral 4, whose"
+        " scales read them. Llama 4's scale counts the pads, which shifts it only near each multiple of 8 192"
+        " positions. The third stays: the batch's longest row sets every row's frequencies. So on a left-padded"
+        " batch, pass the `attention_mask` and `position_ids` counted from each row's first real token, as `generate`"
+        " does. The first block below takes the three cases in turn."
     )
     assert named in section
+    assert "float32 rounding:" not in section  # read r181
+    # the section it points to says so: "their error grows with the position itself, not with the distance back"
+    bf16_main = _section_main_line(page, "### bfloat16 frequencies")
+    assert "their error grows with the position itself, not with the distance back." in bf16_main
+    # "by more than transformers' own rounding": transformers forms float32 angles and rounds cos and sin to the
+    # activations' dtype, at worst bfloat16 or float16, a relative error of at most 2^-8 (the bound below covers
+    # float16's 2^-11 too). Each case can exceed that: (1) bfloat16 angles of pair 0 (theta_0 = 1) for a row shifted by
+    # 3 pads move by radians between positions 1 024 and 2 048 (the block's 1 027 -> 1 024); (2) the first step of
+    # Llama 4's tau and of Ministral 3's scale, 1 + 0.1 ln 2, scales a query by 7 %; (3) `dynamic` divides the
+    # slowest pair by 9 at twice the stored length and by 1 below it
+    # (test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field and
+    # test_reading_code_dynamic_on_llama31_file_and_llama4_tau)
+    from transformers import Llama4TextConfig, Ministral3Config
+
+    worst = 2.0**-8
+    q = torch.arange(1024, 2048, dtype=torch.float64)  # queries, each with a key one back: the offset is 1
+    bf16 = lambda pos: pos.to(torch.bfloat16).double()  # noqa: E731 - pair 0's angle formed in bfloat16
+    alone_turn, padded_turn = bf16(q) - bf16(q - 1), bf16(q + 3) - bf16(q + 2)  # the row alone; with 3 pads
+    assert float((padded_turn - alone_turn).abs().max()) > 1 > 100 * worst  # radians, against 2^-8
+    llama4 = Llama4TextConfig()
+    beta = Ministral3Config().rope_parameters["llama_4_scaling_beta"]
+    for a in (llama4.attn_scale, beta):
+        assert a * math.log(2) > 10 * worst, a  # the first step of each query scale
+    # "Llama 4's scale counts the pads, which shifts it only near each multiple of 8 192 positions": tau(p) =
+    # 1 + a ln(1 + floor((p + 1)/f)), p counted with the pads
+    # (test_reading_code_dynamic_on_llama31_file_and_llama4_tau); k pads change it only for the k tokens of a row
+    # whose p + 1 lies just below a multiple of f, 8 192 in transformers' defaults and in Scout's file
+    f = llama4.floor_scale
+    assert f == 8192 == MODEL_ROPE_CONFIGS["llama-4-scout"]["extra"]["floor_scale"]
+    p = torch.arange(0, 4 * f, dtype=torch.float64)  # a row's positions alone
+    tau = lambda pos: 1 + llama4.attn_scale * torch.log1p(torch.floor((pos + 1) / f))  # noqa: E731
+    for k in (1, 7, 300):
+        changed = (tau(p + k) != tau(p)).nonzero().flatten()
+        below = f - (p[changed] + 1) % f  # how far each changed token's p + 1 lies below the next multiple
+        assert bool(((below >= 1) & (below <= k)).all()) and changed.numel() == 4 * k, (k, changed.numel())
     main = section[: section.index("<details>")]
     assert section.index("Who fills `position_ids`") < section.index(named)  # the table between rule and cases
     assert main.index("only by rounding") < main.index("Three cases") < main.index("So on a left-padded batch")
@@ -781,6 +820,18 @@ def test_bfloat16_drift_and_three_roundings():
     error = abs(float(scaled[1].to(torch.bfloat16)) - float(theta[1]))  # radians per position back
     assert abs(math.pi / error - 1800) < 0.1 * 1800, math.pi / error
     assert "for a key about 1 800 tokens back it is half a turn off" in page
+    # read r181: why pair 1 and not pair 0: "Pair 0's frequency, 1, is exact in bfloat16. Of the others, Llama 3.1's
+    # pair 1 rounds furthest from its true frequency, so its angle drifts": of the 64 rounded frequencies, pair 1's is
+    # the furthest off, so its angle error per token back is the largest
+    drift = (scaled.to(torch.bfloat16).double() - scaled.double()).abs()
+    assert float(scaled[0]) == 1.0 and float(drift[0]) == 0 and int(drift.argmax()) == 1, drift[:4]
+    assert math.isclose(float(drift[1]), error, rel_tol=1e-4) and float(drift[1]) > 1.1 * float(
+        torch.cat([drift[:1], drift[2:]]).max()
+    )
+    assert (
+        "Pair 0's frequency, 1, is exact in bfloat16. Of the others, Llama 3.1's pair 1 rounds furthest from its true"
+        " frequency, so its angle drifts: for a key about 1 800 tokens back" in page
+    )
 
     u = 2.0**-8  # bfloat16: 8 significant bits, so one rounding moves a number by at most u times its size
     p = torch.arange(1, 16 * L + 1, dtype=torch.float64)
@@ -856,13 +907,26 @@ def test_dynamic_table_needed_row_is_the_stretch():
         f"At $\\ell = 2L$, the slowest pair needs a divisor of only {stretch:.0f}: $2L$ positions then turn it as far"
         " as $L$ positions did in training."
     )
+    # read r181: the verdict is about the slowest pair alone, and the table's shared s is there to compare the rules;
+    # the book's own `dynamic` runs use s = 1 (chapter 8's main runs: `dynamic_factor` 1 in both saved configs)
     slope = (
-        " Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows. With $s = 1$ it divides by"
-        " $\\ell/L$ beyond $L$, just what the slowest pair needs."
+        " Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows. With $s = 1$, as in chapter 8's"
+        " main runs, it divides by $\\ell/L$ beyond $L$, just what the slowest pair needs."
     )
-    verdict = f" At the table's $s = {s:.0f}$ and $\\ell = 2L$, both rules divide by more, and dynamic NTK most of all."
+    verdict = (
+        " The table gives both rules the same $s$, to compare them. There, at $\\ell = 2L$, both rules divide the"
+        " slowest pair by more, and dynamic NTK most of all."
+    )
     assert needs + slope + verdict in main, main
-    assert "Both rules divide by more" not in page  # read r178: the verdict names the s it holds at
+    assert "$s = 8$" in table and "Both rules divide by more" not in page  # read r178: the verdict's s is the table's
+    import json
+
+    for saved in ("extrapolation.json", "extrapolation-text.json"):  # chapter 8's main runs
+        assert (
+            json.loads((ROOT / "posenc" / "results" / saved).read_text(encoding="utf-8"))["config"]["dynamic_factor"]
+            == 1.0
+        )
+        assert saved in (ROOT / "notebooks" / "08_extrapolation.ipynb").read_text(encoding="utf-8"), saved
     for factor in (1.0, 2.0, 8.0):
         grow = [1 + factor * (n / L - 1) for n in range(L, 4 * L)]
         assert all(math.isclose(b - a, factor / L) for a, b in zip(grow, grow[1:])), factor  # the slope s/L
@@ -1566,12 +1630,16 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     # read `position_ids`: test_shift_cases_and_bfloat16_takeaway), "and under `dynamic` and `longrope` the longest
     # row sets every row's frequencies" (the batch's highest position even with correct `position_ids`:
     # test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
+    # read r181: the takeaway says that the pads move Llama 4's scale only near its steps (tau steps where p + 1 reaches
+    # a multiple of `floor_scale`; k pads change it for the k tokens just below each step:
+    # test_shift_cases_and_bfloat16_takeaway), so that a learner does not take every padded batch for corrupted
     rule = (
-        "- On a left-padded batch, pass the `attention_mask` and `position_ids`, as `generate` does. Even then, Llama"
-        " 4's query scale counts the pads, and under `dynamic` and `longrope` the longest row sets every row's"
-        " frequencies."
+        "- On a left-padded batch, pass the `attention_mask` and `position_ids`, as `generate` does. Even then, the"
+        " longest row sets every row's frequencies under `dynamic` and `longrope`, and the pads shift Llama 4's query"
+        " scale near its steps."
     )
     assert rule in page
+    assert "$\\tau$ steps only where $p + 1$ reaches a multiple of $f$, 8 192 by default" in page  # its steps
     assert "read the positions themselves" not in page  # read r178: overstated as a remedy
     assert "attn_scales.view((1, input_shape[-1], 1, 1)).expand((*input_shape, 1, 1))" in source  # one p per index
     assert (
@@ -2311,15 +2379,22 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     qk_head_dim^-0.5 times m(40, 1)^2, about 1.87, rounded on the main line to 1.9 (the block gives 1.87)."""
     page = _page()
     main = _section_main_line(page, "## Temperature rules")
+    # read r181: the "So" gets its reason on the main line: transformers' `yarn` puts m(s, mscale)/m(s, mscale_all_dim)
+    # on cos and sin, and DeepSeek-V3's file sets the two fields equal (checked below)
     sentences = (
         "DeepSeek-V3 moves this sharpening from cos and sin into the softmax scale, as the first block below shows."
-        " So its rotary module's `attention_scaling` reads {one}, yet with its $s$ of {s} each logit is multiplied by"
-        " about {m2}."
+        " Transformers leaves on cos and sin only the ratio of two such factors, and DeepSeek-V3's file makes them"
+        " equal. So its rotary module's `attention_scaling` reads {one}, yet with its $s$ of {s} each logit is"
+        " multiplied by about {m2}."
     )
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import DeepseekV3Config
+    from transformers.modeling_rope_utils import _compute_yarn_parameters
+
+    ratio = "attention_factor = float(get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim))"
+    assert ratio in inspect.getsource(_compute_yarn_parameters)  # the ratio of two factors on cos and sin
     from transformers.models.deepseek_v3 import modeling_deepseek_v3 as ds3
 
     rope = dict(MODEL_ROPE_CONFIGS["deepseek-v3"]["rope_scaling"])
@@ -2386,3 +2461,88 @@ def test_layouts_bullet_explains_the_doubled_cos_and_sin_table():
     x, y = q[0, 0, :, : d // 2].double(), q[0, 0, :, d // 2 :].double()  # coordinates i and i + d/2
     expected = torch.cat((x * angle.cos() - y * angle.sin(), x * angle.sin() + y * angle.cos()), -1)
     assert torch.allclose(turned[0, 0].double(), expected, atol=1e-5), (turned[0, 0] - expected).abs().max()
+
+
+def test_opening_points_to_the_reference_section_and_bands_to_chapter_7_figure():
+    """Read r181. The opening tells the learner that the page ends in a reference: "The last section, after the
+    takeaways, is a reference of configuration fields and code names." (the section "Configuration fields and code
+    names" is the last heading and follows "Takeaways"). Under the bands table: "The last panel of chapter 7's first
+    figure draws this rule for every pair." Chapter 7's first figure is the static companion of its scaling explorer,
+    whose last panel is `llama3` with Llama 3.1's base, factor and L at the explorer's default head width, 128; it
+    plots the new frequency over the old, the inverse of this page's divisors."""
+    page = _page()
+    opening = page[: page.index("Read these fields first:")]
+    assert "The last section, after the takeaways, is a reference of configuration fields and code names." in opening
+    headings = re.findall(r"^##? .*$", re.sub(r"```.*?```", "", _raw(), flags=re.S), flags=re.M)
+    assert headings[-2:] == ["## Takeaways", "## Configuration fields and code names"], headings[-3:]
+    pointer = (
+        "The last panel of {doc}`chapter 7 <../notebooks/07_beyond>`'s first figure draws this rule for every pair."
+    )
+    section = page[page.index("## A worked configuration") : page.index("<details>")]
+    assert pointer in section and section.index("| 63 |") < section.index(pointer), section[-400:]
+    import json
+
+    c7 = json.loads((ROOT / "notebooks" / "07_beyond.ipynb").read_text(encoding="utf-8"))
+    figures = [
+        "".join(c["source"])
+        for c in c7["cells"]
+        if c["cell_type"] == "code" and any("image/png" in o.get("data", {}) for o in c.get("outputs", []))
+    ]
+    first = figures[0]
+    assert first.startswith("fig = RopeScalingExplorer.static_companion([")
+    panels = first[: first.index("])")]
+    assert panels.rstrip().endswith(
+        '{"rope_type": "llama3", "base": 500000.0, "factor": 8.0, "original_length": 8192}'
+    ), panels
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from posenc.explorers.catalog import RopeScalingExplorer
+
+    values = RopeScalingExplorer.check(
+        {"rope_type": "llama3", "base": 500000.0, "factor": 8.0, "original_length": 8192}
+    )
+    assert values["head_dim"] == 128  # the explorer's default: Llama 3.1 8B's head
+    drawn = torch.as_tensor(RopeScalingExplorer.compute(**values)["ys"][0])
+    plain = 500000.0 ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128)
+    assert drawn.numel() == 64  # every pair
+    assert torch.allclose(1 / drawn, plain / _llama31_llama3_freqs().double(), rtol=1e-5), drawn
+
+
+def test_llama_32_1b_bands_from_transformers_llama3():
+    """The fine print's second example (read r181): "Llama 3.2 1B's file, for one, sets the same fields but s = 32,
+    with a head width of 64. Its 32 pairs split so: 0 to 14 kept, 15 to 17 ramped, and 18 to 31 divided by 32."
+    Llama 3.2 1B's `config.json` (as copied in several public repositories): head_dim 64, rope_theta 500 000,
+    `llama3` with factor 32, bounds 1 and 4, original_max_position_embeddings 8192, max_position_embeddings 131 072.
+    Checked with transformers 5.24's `ROPE_INIT_FUNCTIONS["llama3"]`."""
+    fine = _collapsed("Fine print on the bands")
+    sentence = (
+        "- Llama 3.2 1B's file, for one, sets the same fields but $s = 32$, with a head width of 64. Its 32 pairs split"
+        " so: 0 to 14 kept, 15 to 17 ramped, and 18 to 31 divided by 32."
+    )
+    assert sentence in fine
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    scaling = dict(LLAMA31_SCALING, factor=32.0)  # the same fields but s
+    assert {k: v for k, v in LLAMA31_SCALING.items() if k != "factor"} == {
+        "rope_type": "llama3",
+        "original_max_position_embeddings": 8192,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+    }
+    config = LlamaConfig(
+        hidden_size=2048,
+        num_attention_heads=32,
+        head_dim=64,
+        rope_theta=500_000.0,
+        max_position_embeddings=131_072,
+        rope_scaling=scaling,
+    )
+    scaled, _ = ROPE_INIT_FUNCTIONS["llama3"](config, "cpu")
+    plain = 500_000.0 ** (-torch.arange(0, 64, 2, dtype=torch.float64) / 64)
+    by = (plain / scaled.double()).tolist()
+    assert len(by) == 32
+    kept = [i for i, x in enumerate(by) if abs(x - 1) < 1e-6]
+    divided = [i for i, x in enumerate(by) if abs(x - 32) < 1e-4]
+    ramped = [i for i, x in enumerate(by) if 1 + 1e-3 < x < 32 * (1 - 1e-4)]
+    assert (kept, ramped, divided) == (list(range(15)), [15, 16, 17], list(range(18, 32))), by

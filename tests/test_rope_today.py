@@ -2062,7 +2062,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "Each head's $W_{UK}$ is an *up-projection to keys*.",
         "| $c_n$ | the latent of token $n$, cached | 512 |",
         "| $k^R_n$ | the rotary key of token $n$, shared by all heads and cached | 64 |",
-        "An explorer, live only with a running kernel, draws this view for any model in the appendix's table; the"
+        "An explorer, live only with a running kernel, draws this view for each model this chapter covers; the"
         " figure after it, static, draws the opening's Llama 3.1 8B config.",
         "MLA's 576 numbers are the latent's 512 and the rotary key's 64, in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
@@ -2122,9 +2122,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "fold" not in mla[: mla.index("### Why RoPE blocks folding")]
     assert "forms every head's keys at each step" in text and "need never form the heads' keys for past tokens" in text
     assert "The block below gives the folded query." not in mla and "writes both scores out" not in text
-    # the cost in words, right after the fold breaks: "Each past key would then need its own folded query, as the block
-    # below shows." (the block's second display: the folded query W^T R_{n-m}^T q^C depends on n - m, checked below)
-    cost = "Each past key would then need its own folded query, as the block below shows."
+    # the cost, right after the fold breaks, with the folded query itself (read r181: the decisive step sat only in
+    # the block): W^T R_{n-m}^T q depends on n - m, checked below
+    cost = "Each past key would then need its own folded query, $W_{UK}^\\top R_{n-m}^\\top q$."
     assert mla.count(cost) == 1 and mla.index("can no longer be folded in once.") < mla.index(cost)
     assert "The folded query would then differ for every past key" in text
     # the block's algebra, identity: the folded query against the latent gives the unfolded score
@@ -2867,7 +2867,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "nearer in" not in xpos_main and "its decay fades" not in xpos_main.lower()
     # the section's block: the mean size (the old figure's measure, 0.65 for this key, asserted where computed), the
     # scope of the level (nearer in and at d = 32 xPos lowers it, checked below), unrelated keys, the float32 cost
-    summary = "<summary>Mean size, where xPos lowers the level, unrelated keys, and xPos's float32 cost</summary>"
+    summary = (
+        "<summary>Why the level rises here, mean size, where xPos lowers the level, unrelated keys, and xPos's float32"
+        " cost</summary>"
+    )
     opens = text.index(summary)
     block = text[opens : text.index("</details>", opens)]
     for sentence in (
@@ -2883,6 +2886,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         lesson,
     ):
         assert " ".join(block.split()).count(sentence) == 1, sentence
+    # the block opens with the answer to the main line's surprise, a decay that raises the level (read r181)
+    assert " ".join(block.split()).startswith(" ".join((summary, "**Why the level rises here.**", why_level)))
     assert text.count(summary) == 1 and text.index(summary) < text.index("### xPos")
     cells = nb_cells()
     sec = next(i for i, c in enumerate(cells) if "## xPos: a road not taken" in "".join(c["source"]))
@@ -4279,7 +4284,8 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     said = re.search(
-        r"Right, with a key equal to the query, it peaks at distance zero\. Its mean over the distances drawn, 1 to"
+        r"Right, with a key equal to the query, it peaks at distance zero\. With 16 of the 64 dimensions turning, its"
+        r" mean over the distances drawn, 1 to"
         r" 255, in red,"
         r" keeps about (0\.\d) of that peak, for this query and for random queries on average\.",
         " ".join(main_line.split()),
@@ -4308,7 +4314,7 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert "under that peak" not in section  # the peak is the maximum: "under" added nothing
     assert "fades on average" not in main_line  # the figure shows a mean below the peak, not a fall
     assert "Right, for a key equal to its query, it peaks" not in main_line
-    assert main_line.count("Its mean over the distances drawn, 1 to 255, in red,") == 1
+    assert main_line.count("With 16 of the 64 dimensions turning, its mean over the distances drawn, 1 to 255,") == 1
     assert (
         "The pass-through term stays whole at every distance, so a head can use it to match content however far back"
         " it lies." in main_line
@@ -4418,7 +4424,7 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     # with pairs of one length the share is the score per pair, (2/d) sum cos: checked here for pairs of a random
     # common length r (r ** 2 cancels)
     measure = (
-        "Take a key equal to its query, with each pair of its dimensions, seen as a 2-D vector, of the same length."
+        "Take a key equal to its query, with all its pairs of dimensions the same length."
         " The figure plots its score as a share of its"
         " score at distance zero, averaged over each doubling of the distance. Llama 3's and Code Llama's bases keep"
         " this share above Llama 2's at every doubling the figure shows."
