@@ -659,7 +659,7 @@ def test_a_larger_multiplier_never_flattens_attention():
     assert "on the queries of Llama 4's NoPE layers, growing in steps with the position" in row(
         "Llama 4's query temperature $\\tau$ (temperature tuning)"
     )
-    assert cells("Scalable-Softmax")[3] == "$c \\ln N$, with $c$ learned and $N$ the number of tokens attended"
+    assert cells("Scalable-Softmax")[3] == "$\\ln N$ times a learned number, with $N$ the number of tokens attended"
     for term in ("softmax scale", "temperature (attention temperature)"):  # the constants
         assert cells(term)[3] in ("$1/\\sqrt d$", "$1/t$"), term
     # the attention factor's number, a^2, holds in a fully rotated head only: its cell's scope, said there alone;
@@ -1007,15 +1007,20 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     upper = torch.triu_indices(5, 5, 1)
     assert torch.allclose(torch.cdist(x, x), euclid) and torch.allclose(torch.pdist(x), euclid[upper[0], upper[1]])
     assert int(vectors) == 2
-    # the row names the chapters whose "distance" is signed, the same two as the Letters table's signed forms
-    # the row is the definition alone; the block under the table names the signed chapters and links Letters
+    # the row is the definition alone; the main line right under the table names the chapters whose "distance" is
+    # signed, the same two as the Letters table's signed forms (read r182: a learner from chapter 5 met "never
+    # negative" with the reconciliation collapsed), and the block under it gives the rest and links Letters
     distance_row = row("distance | 距离")
     assert "| how far a key lies from its query, $\\lvert n - m\\rvert$, never negative | {doc}" in distance_row
     ((row_first, row_second),) = re.findall(
-        r"^Chapters (\d+) and (\d+) use the word \*distance\* for the signed \*offset\*, chapter 3 also for its size\."
-        r" Chapter 5 writes it \$r\$ and"
+        r"\| Chapters (\d+) and (\d+) also use \*distance\* for the signed \*offset\*\."
+        r" <details><summary>Offset and distance in other chapters</summary>",
+        page(),
+    )
+    assert re.fullmatch(
+        r"Chapter 3 uses \*distance\* for the offset's size too\. Chapter 5 writes the signed distance \$r\$ and"
         r" never says offset, so the offset row does not link it\. Each chapter's letters for both are in"
-        r" \{ref\}`Letters <glossary-letters>`\.$",
+        r" \{ref\}`Letters <glossary-letters>`\.",
         " ".join(block("Offset and distance in other chapters").split()),
     )
     assert [int(row_first), int(row_second)] == [int(first), int(second)], (row_first, row_second)
@@ -1212,19 +1217,22 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
 def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     """The page: "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$, negative
     for an earlier key": posenc's grid of offsets, and RoPE's score, which depends on the positions through this
-    offset and not through its negative. The block under the table: "Chapters 3 and 5 use the word *distance* for the
-    signed *offset*. Chapter 5 writes it $r$ and never says offset, so the offset row does not link it": chapter 5's
-    own definition of $r$, and no "offset" anywhere in its markdown."""
+    offset and not through its negative. The main line under the table: "Chapters 3 and 5 also use *distance* for the
+    signed *offset*", and the block under it: "Chapter 3 uses *distance* for the offset's size too. Chapter 5 writes
+    the signed distance $r$ and never says offset, so the offset row does not link it": chapter 5's own definition of
+    $r$, and no "offset" anywhere in its markdown."""
     ((formula, sign),) = re.findall(
         r"key position minus query position, \$([^$]+)\$, for a query at position \$m\$ and a key at \$n\$,"
         r" (negative|positive) for an earlier key; also called the relative position \|",
         row("offset"),
     )
     naming = " ".join(block("Offset and distance in other chapters").split())
-    ((other, other_5, five, letter),) = re.findall(
-        r"Chapters (\d+) and (\d+) use the word \*distance\* for the signed \*offset\*, chapter 3 also for its size\."
-        r" Chapter (\d+) writes it"
-        r" \$(\w)\$ and never says offset, so the offset row does not link it\.",
+    ((other, other_5),) = re.findall(
+        r"\| Chapters (\d+) and (\d+) also use \*distance\* for the signed \*offset\*\.", page()
+    )
+    ((five, letter),) = re.findall(
+        r"Chapter (\d+) writes the signed distance \$(\w)\$ and never says offset, so the offset row does not link"
+        r" it\.",
         naming,
     )
     # "chapter 5 writes it $r$ and never says offset": its r is this signed number, and the word is absent
@@ -1232,19 +1240,18 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     assert f"**Distance** ${letter} = n - m$: the key's position minus the query's." in chapter("05_decay")
     assert "offset" not in chapter("05_decay").lower()
     assert "05_decay" not in row("offset")
-    # "Chapters 3 and 5 use the word *distance*": chapter 3, linked in the row, names this signed number the distance,
-    # key minus query; chapter 5 defines its distance r = n - m the same way; the block under the table says so for both
+    # "Chapters 3 and 5 also use *distance*": chapter 3, linked in the row, names this signed number the distance,
+    # key minus query; chapter 5 defines its distance r = n - m the same way; the main line under the table says so
     assert int(other) == 3 and "{doc}`3 <../notebooks/03_relative>`" in row("offset")
     assert "The distance is always the key's position minus the query's, $j - i$" in chapter("03_relative")
     assert int(other_5) == 5
     assert "**Distance** $r = n - m$: the key's position minus the query's." in chapter("05_decay")
-    # "chapter 3 also for its size": chapter 3's ALiBi penalty, m |j - i|, "grows linearly with the distance"
+    # "Chapter 3 uses *distance* for the offset's size too": chapter 3's ALiBi penalty, m |j - i|, "grows linearly
+    # with the distance"
     assert "subtracts $m\\,|j - i|$ from each logit: a penalty that grows linearly with the distance" in " ".join(
         chapter("03_relative").split()
     )
-    assert "Chapters 3 and 5 use the word *distance* for the signed *offset*, chapter 3 also for its size." in " ".join(
-        block("Offset and distance in other chapters").split()
-    )
+    assert "Chapter 3 uses *distance* for the offset's size too." in naming
     # "also called the relative position": chapter 8's own name for the same signed number
     assert "the book's relative position $j - i$, key minus query" in chapter("08_extrapolation")
     # the row gives the book's convention only and points to Letters for the chapters' letters: that table's $i$ row
@@ -1396,11 +1403,13 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     $L - 1$." (the count is the angle at distance $L$, one position past training's last, $L - 1$; the edge case
     is checked below on a head where it occurs). transformers' `llama3` keeps a pair when
     this count exceeds `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs whose count is
-    `beta_fast` and `beta_slow`. A short L (16) makes L and L - 1 differ enough to tell apart."""
+    `beta_fast` and `beta_slow`. A short L (16) makes L and L - 1 differ enough to tell apart. The row's last sentence,
+    "The pairs with at least one are the *fast pairs*, but for a pair on the boundary", is swept below."""
 
-    ((fractions, over, in_l),) = re.findall(
+    ((fractions, over, in_l, at_least),) = re.findall(
         r"\| how many \*turns\*, (fractions included), pair \$i\$ makes over \$([^$]+)\$ positions, \$([^$]+)\$;"
-        r" YaRN and `llama3` set their bounds in them \|",
+        r" YaRN and `llama3` set their bounds in them\. The pairs with at least (\w+) are the \*fast pairs\*, but for a"
+        r" pair on the boundary \|",
         row("turns in $L$"),
     )
     assert "past training's last" not in row("turns in $L$")  # the L versus L - 1 detail: the block "Turns in L ..."
@@ -1451,6 +1460,24 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
         if evaluate(count, L=20, theta=float(t)) >= 1 > evaluate(lhs, L=20, theta=float(t)) / (2 * math.pi)
     ]
     assert short == [2], short
+    # the row's "The pairs with at least one are the *fast pairs*, but for a pair on the boundary" (read r182: the
+    # fast pair row and this one gave two near-identical criteria, their agreement only in the block): over a sweep
+    # of heads and lengths, every fast pair turns at least once in L, and at most one more pair does, one that turns
+    # at least once over L positions but not over L - 1; the head above at L = 20 has such a pair
+    assert at_least == "one"
+    with_extra = 0
+    for width, base_, trained in [
+        (w, b_, n) for w in (16, 64, 128, 256) for b_ in (1e2, 1e4, 5e5, 1e6) for n in range(16, 4096, 101)
+    ]:
+        freqs = base_ ** (-torch.arange(0, width, 2, dtype=torch.float64) / width)
+        at_least_one = {i for i, f in enumerate(freqs.tolist()) if evaluate(in_l, L=trained, lam=2 * math.pi / f) >= 1}
+        fast_pairs = {i for i, f in enumerate(freqs.tolist()) if evaluate(inequality, L=trained, theta=f)}
+        extra = at_least_one - fast_pairs
+        assert fast_pairs <= at_least_one and len(extra) <= 1, (width, base_, trained, extra)
+        for i in extra:  # on the boundary: a turn over L positions, less than one over L - 1
+            assert (trained - 1) * float(freqs[i]) < 2 * math.pi <= trained * float(freqs[i])
+        with_extra += len(extra)
+    assert with_extra > 0, with_extra
     # Llama 3.1's head: the pairs turning at least once in L are the fast pairs, and they are pairs 0 to 34
     ((first, last),) = re.findall(
         r"In Llama 3\.1's head the two counts agree: pairs (\d+) to (\d+) are fast and turn at least once in \$L\$,",
@@ -2119,6 +2146,54 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
         assert abs(float(theta[-1] / ours.double()[-1]) - by) < 1e-4 * by, (factor, by)
 
 
+def test_betas_row_transformers_keeps_pair_0():
+    """The betas row: "in transformers, pair 0 and the pairs that turn more than `beta_fast` times are kept" (read
+    r182: "kept means turns more than `beta_fast`" failed for chapter 8's heads at the default betas 32/1, where no
+    pair turns 32 times and pair 0 is kept). Transformers' `yarn` clamps the ramp's lower end at pair 0; over a sweep
+    of widths, bases, lengths, factors, betas and both `truncate` settings, pair 0's frequency is always its own,
+    also where pair 0 turns fewer than `beta_fast` times, and where it turns fewer than `beta_slow` times; and the
+    sweep holds cases of both kinds, chapter 8's head at 32/1 among them. YaRN's paper would ramp such a pair: its
+    blend is linear in the turns and is 1 only above `beta_fast` turns."""
+    import transformers.modeling_rope_utils as rope_utils
+
+    assert "in transformers, pair 0 and the pairs that turn more than `beta_fast` times are kept," in row("betas")
+    assert "return max(low, 0), min(high, dim - 1)" in inspect.getsource(rope_utils._compute_yarn_parameters)
+    run = load_results("extrapolation", check=False)["config"]
+    head = run["model"]["d_model"] // run["model"]["n_heads"]  # chapter 8's head width
+    below_fast = below_slow = swept = slowed = 0
+    ch8_default = False
+    for width, base, length, factor, (fast, slow), trunc in [
+        (w, b, n, f, betas, tr)
+        for w in (head, 64, 128)
+        for b in (1e4, 5e5, 1e6)
+        for n in (run["train_length"], 4096, 32768)
+        for f in (2.0, 8.0, 40.0)
+        for betas in ((32.0, 1.0), (2.0, 1.0), (16.0, 2.0), (8.0, 0.5), (32.0, 16.0))
+        for tr in (True, False)
+    ]:
+        own = posenc.rope_inv_freq(width, base, dtype=torch.float64)
+        yarn = hf_inv_freq(
+            width,
+            max_position_embeddings=int(length * factor),
+            rope_type="yarn",
+            rope_theta=base,
+            factor=factor,
+            original_max_position_embeddings=length,
+            beta_fast=fast,
+            beta_slow=slow,
+            truncate=trunc,
+        ).double()
+        assert abs(float(yarn[0] / own[0]) - 1) < 1e-6, (width, base, length, factor, fast, slow, trunc)
+        slowed += float(yarn[-1] / own[-1]) < 1 - 1e-3  # a real scaling: some pair is slowed
+        turns0 = float(length * own[0] / (2 * math.pi))
+        swept += 1
+        below_fast += turns0 <= fast
+        below_slow += turns0 < slow
+        ch8_default |= (width, length, fast, slow) == (head, run["train_length"], 32.0, 1.0) and turns0 < fast
+    assert swept == 810 and below_fast > 50 and below_slow > 10 and ch8_default, (swept, below_fast, below_slow)
+    assert slowed > 700, slowed
+
+
 def test_betas_row_truncate_moves_the_ramps_ends_outward():
     """The block "In models and code" of "Terms for longer inputs": "YaRN's `truncate` in transformers, true by
     default, moves the ramp's two ends outward to whole pairs; gpt-oss sets it to false": transformers' source (its
@@ -2163,7 +2238,10 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     # the row: a one-line definition, its hedge in the block; "*ramp*", in italics, is the ramp row, which the page
     # has, further down the same A-to-Z table (read r178: the row's "(see below)" went)
     assert "besides the fastest pair" not in row("betas") and "however few times" not in row("betas")
-    assert "| YaRN's two bounds on the *ramp*, in *turns in $L$*: pairs that turn more than" in row("betas")
+    assert (
+        "| YaRN's two bounds on the *ramp*, in *turns in $L$*: in transformers, pair 0 and the pairs that turn more"
+        " than" in row("betas")
+    )
     assert page().index(row("betas")) < page().index(row("ramp")), "the ramp row comes below the betas row"
     assert "return max(low, 0), min(high, dim - 1)" in inspect.getsource(rope_utils._compute_yarn_parameters)
     run = load_results("extrapolation", check=False)["config"]
@@ -2198,14 +2276,16 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     ((fast, slow, ours_fast, ours_slow),) = re.findall(
         r"- YaRN's \*betas\* are (\d+) and (\d+) by default, (\d+) and (\d+) in chapter 8's main runs\.", block
     )
-    # the row gives YaRN's rule alone; transformers' clamp, which keeps pair 0 whatever its turns, is the block's
-    # "Either way the code clamps ..." sentence (read r178 moved it there from the row, where reads r170 and r172 had
-    # asked for it), pinned by the regex above; the clamp's source line and its effect are asserted above
+    # the row names what transformers keeps, pair 0 among it, in three words (read r182: with the default 32/1 no pair
+    # of chapter 8's heads turns 32 times, yet pair 0 is kept); why, the clamp, and the what-if stay the block's
+    # "Either way the code clamps ..." sentences (read r178 moved the hedge there), pinned by the regex above;
+    # test_betas_row_transformers_keeps_pair_0 sweeps the claim. The row stays one short definition.
     assert row("betas").endswith(
         "those that turn fewer than `beta_slow` times divided by $s$ |"
         " {doc}`7 <../notebooks/07_beyond>`, {doc}`8 <../notebooks/08_extrapolation>` |"
     )
-    assert "pair 0" not in row("betas") and "pair 0, the fastest, is kept however few times it turns." in block
+    assert row("betas").count("pair 0") == 1 and "pair 0, the fastest, is kept however few times it turns." in block
+    assert len(cells("betas")[2].split()) <= 40, cells("betas")[2]
     source = inspect.getsource(_compute_yarn_parameters)
     assert f'get("beta_fast") or {fast}' in source and f'get("beta_slow") or {slow}' in source
     ours = load_results("extrapolation", check=False)["config"]["yarn"]
@@ -2748,10 +2828,23 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     assert "$k$" not in row("linear relation")
     assert "$c = \\mathrm{clip}(j - i, k)$" in chapter(f"{int(k_chapter):02d}_relative")
     assert "the clipping distance of Shaw's vectors in chapter 3" in letters("$k$")
-    # and c, in three places: soft-capping's bound, Scalable-Softmax's learned multiplier, FIRE's learned constant
+    # and c, in two places, each a formula's: soft-capping's bound and FIRE's learned constant, FIRE's from chapter
+    # 11; Scalable-Softmax's learned number and the bound in Gemma 2's bullet are in words (read r182: $c$ had three
+    # meanings on this page), and the Letters row lists exactly the two
     assert "by $c \\tanh(x/c)$, which keeps it between $-c$ and $c$" in row("logit soft-capping")
-    assert "| $c \\ln N$, with $c$ learned and" in row("Scalable-Softmax")
     assert "and $c$ and the threshold $L_{\\text{thr}}$ are learned" in block("FIRE's progressive interpolation")
+    assert "\\psi(x) = \\log(\\lvert c\\rvert x + 1)" in chapter("11_learned_position")
+    assert "$c$" not in row("Scalable-Softmax") and "the bound $c$" not in page()
+    raw_page = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    uses_c = {
+        line[:40]
+        for line in raw_page[: raw_page.index("(glossary-letters)=")].splitlines()
+        if any(re.search(r"(?<![\\a-z])c(?![a-z])", span) for span in re.findall(r"\$([^$]+)\$", line))
+    }
+    assert len(uses_c) == 3, uses_c  # the soft-capping row and the FIRE block's two lines
+    assert letters("$c$").startswith(
+        "| $c$ | the bound of *logit soft-capping* in its row; FIRE's learned constant in the block on FIRE |"
+    )
     assert "with $c = \\mathrm{clip}(j - i, k)$" in chapter(f"{int(c_chapter):02d}_relative")
     assert "| $\\lvert n - m\\rvert$, never negative |" in letters("distance")
     for c, form in zip(signed, ("*: $j - i$ in chapter 3", "$r = n - m$ in chapter 5"), strict=True):
@@ -3163,7 +3256,7 @@ def test_smollm3_drops_rope_from_every_fourth_layer():
 
 def test_gemma_2_soft_capping_bounds_the_logits():
     """The Attention section's block "In models and code" (moved there from the length-extension section "Temperature
-    and query scales", where the row pointed): "Gemma 2 sets the bound $c$ of its *logit soft-capping* by
+    and query scales", where the row pointed): "Gemma 2 sets the bound of its *logit soft-capping* by
     `attn_logit_softcapping`, 50 by default in transformers", and the row "logit soft-capping", the one place the
     formula is given, "replacing each logit $x$ by $c \\tanh(x/c)$, which keeps it between $-c$ and $c$": the default,
     and Gemma 2's eager attention run on logits with and without the cap: its softmax weights, which fix its capped
@@ -3171,7 +3264,7 @@ def test_gemma_2_soft_capping_bounds_the_logits():
     from transformers.models.gemma2 import modeling_gemma2
 
     (cap,) = re.findall(
-        r"- Gemma 2 sets the bound \$c\$ of its \*logit soft-capping\* by `attn_logit_softcapping`, (\d+) by default in"
+        r"- Gemma 2 sets the bound of its \*logit soft-capping\* by `attn_logit_softcapping`, (\d+) by default in"
         r" transformers\.",
         page(),
     )
@@ -3188,7 +3281,7 @@ def test_gemma_2_soft_capping_bounds_the_logits():
         text = notebook.read_text(encoding="utf-8").lower()
         assert "soft-cap" not in text and "softcap" not in text, notebook.name
     attention = models_block("## Attention, kernels and models")  # "this section's block"
-    assert "- Gemma 2 sets the bound $c$ of its *logit soft-capping* by `attn_logit_softcapping`" in attention
+    assert "- Gemma 2 sets the bound of its *logit soft-capping* by `attn_logit_softcapping`" in attention
     assert "tanh" not in attention and page().count("\\tanh") == 1  # the formula in the row alone
     assert "query_pre_attn_scalar" in attention and "<glossary-scales>" not in row("logit soft-capping")
     scales = block("Other models' query and logit scales")
@@ -3565,7 +3658,7 @@ def test_temperature_section_opens_with_its_multiplier_table():
     assert cells("temperature (attention temperature)")[3] == "$1/t$"
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "query_states = (query_states * attn_scales)" in inspect.getsource(modeling_llama4.Llama4TextAttention)
-    assert cells("Scalable-Softmax")[3] == "$c \\ln N$, with $c$ learned and $N$ the number of tokens attended"
+    assert cells("Scalable-Softmax")[3] == "$\\ln N$ times a learned number, with $N$ the number of tokens attended"
     # Scalable-Softmax multiplies each logit by s log n, s learned and n the number of tokens (Nakanishi 2025), the
     # natural log as chapter 8's "log of the number of tokens attended"
     assert ", {ref}`Reading model code: Temperature rules <glossary-temperature>` |" in row(
@@ -4190,7 +4283,7 @@ def test_row_wordings_match_their_chapters_and_sources():
     assert "/\\psi(\\max(m, L_{\\text{thr}}))$" in block("FIRE's progressive interpolation")
     assert "Dividing by $\\psi$ of the query's position is what FIRE's paper calls *progressive interpolation*." in c11
     # Scalable-Softmax: the log of the number of tokens attended, as chapters 5 and 8 say
-    assert "| $c \\ln N$, with $c$ learned and $N$ the number of tokens attended |" in row("Scalable-Softmax")
+    assert "| $\\ln N$ times a learned number, with $N$ the number of tokens attended |" in row("Scalable-Softmax")
     assert "Scalable-Softmax scales the logits by   the logarithm of the number of tokens attended".replace(
         "   ", " "
     ) in (" ".join(c8.split()))
@@ -4390,7 +4483,8 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     "Chapter 8 measures the cost of slowing pairs in its own small models, not in Llama 3.1. At $L$ no pair needs
     slowing, yet a `factor` fixed at 8 gives models not trained with it a higher loss than plain RoPE. At $2L$, *dynamic
     PI* slows every pair, and its loss is above plain RoPE's. *Dynamic YaRN* keeps the fastest pairs, and its loss is
-    below."
+    below, with or without its *attention factor*" (read r182: dynamic YaRN differs from dynamic PI also by its
+    attention factor, so the main line says the gap holds without it).
     From the saved run: at L the stretch is 1, so every distance is one of training's; the fixed-factor arms (PI×8 and
     YaRN×8, run zero-shot) each have a higher loss than plain RoPE in every seed, while the arms trained with the
     factor, PI×8-FT and YaRN×8-FT, do not ("models not trained with it" is needed). At 2L dynamic PI divides every pair
@@ -4448,7 +4542,7 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
         "Chapter 8 measures the cost of slowing pairs in its own small models, not in Llama 3.1. At $L$ no pair needs"
         " slowing, yet a `factor` fixed at 8 gives models not trained with it a higher loss than plain RoPE. At $2L$,"
         " *dynamic PI* slows every pair, and its loss is above plain RoPE's. *Dynamic YaRN* keeps the fastest pairs,"
-        " and its loss is below."
+        " and its loss is below, with or without its *attention factor*."
     )
     assert main_line in text
     # "At $L$ no pair needs slowing": the stretch row's formula is 1 at L, and an input of L tokens meets only the
@@ -4614,7 +4708,13 @@ def test_every_italic_term_has_its_own_row():
     for table in re.findall(r"^\| English \|.*?(?=\n\n|\Z)", raw, flags=re.S | re.M):
         terms += [line.split(" | ")[0][2:].lower() for line in table.splitlines()[2:]]
     assert len(terms) > 120, len(terms)
-    forms = {"keeps": "kept", "ramps": "ramp", "gates": "gate", "attention sinks": "attention sink"}
+    forms = {
+        "keeps": "kept",
+        "ramps": "ramp",
+        "gates": "gate",
+        "attention sinks": "attention sink",
+        "fast pairs": "fast pair",
+    }
     italic = set(re.findall(r"(?<![*\w])\*([^*\n]+?)\*(?![*\w])", raw))
     assert len(italic) > 30, italic
 
@@ -5259,7 +5359,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" its trained angles already go all the way round\. Chapter 8 measures the cost of slowing pairs in its own"
         r" small models, not in Llama 3\.1\. At \$L\$ no pair needs slowing, yet a `factor` fixed at 8 gives models"
         r" not trained with it a higher loss than plain RoPE\. At \$2L\$, \*dynamic PI\* slows every pair, and its"
-        r" loss is above plain RoPE's\. \*Dynamic YaRN\* keeps the fastest pairs, and its loss is below\.$",
+        r" loss is above plain RoPE's\. \*Dynamic YaRN\* keeps the fastest pairs, and its loss is below, with or"
+        r" without its \*attention factor\*\.$",
         visible.strip(),
     )
     assert len(lead) == 1, lead
@@ -5353,7 +5454,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert "turns in" not in visible and "A pair's turns in $L$ are" not in page()
     defined = (
         "| how many *turns*, fractions included, pair $i$ makes over $L$ positions, $L/\\lambda_i$; YaRN and `llama3`"
-        " set their"
+        " set their bounds in them. The pairs with at least one are the *fast pairs*, but for a pair on the boundary |"
     )
     assert defined in row("turns in $L$")
     terms_tables = re.findall(r"^\| English \|.*?(?=\n\n|\Z)", raw, flags=re.S | re.M)
@@ -5407,7 +5508,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     most = "most"  # the costs block's premise: the rules slow most other pairs more than they need
     (main_formula,) = re.findall(r"\*Dynamic NTK\* sets its effective factor to \$([^$]+)\$ past \$L\$\.", dyn_block)
     assert "$F$" not in visible  # F, dynamic NTK's effective factor, only in the worked example
-    # "This page never writes the stretch as $s$": each $s$ on the page is `factor` (or chapter 5's score s(r));
+    # "This page never writes the stretch as $s$": each $s$ on the page is `factor`;
     # no "$s$" beside the word stretch, no "s = max(...)" and no "s = ell/L"
     whole = page()
     for said in ("stretch $s", "$s$ the stretch", "$s$, the stretch", "s = \\max", "s = \\ell"):
@@ -5608,13 +5709,18 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
         r"- RoFormer's bound on the score is the \*content factor\* times \$([^$]+)\$ times the \*mean reach\*\. ",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
-    # "the rotated score $s(r)$": the block's formula, chapter 5's score, the query-key product after rotation
+    # "The score it bounds is chapter 5's ..., the query-key product after rotation": the block's formula, chapter 5's
+    # score s(r), written without its letter, which on this page is the extension factor (read r182)
     (score,) = re.findall(
-        r"The score it bounds is chapter 5's \$(s\(r\) = [^$]+)\$, the query–key product after rotation\.",
+        r"The score it bounds is chapter 5's \$([^$]+)\$, the query–key product after rotation\.",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
-    assert score == "s(r) = \\mathrm{Re}\\sum_i h_i e^{\\mathrm{i} r\\theta_i}", score
-    assert "$s(r)$" in chapter("05_decay")
+    assert score == "\\mathrm{Re}\\sum_i h_i e^{\\mathrm{i} r\\theta_i}", score
+    raw_page = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    letters_at, papers_at = raw_page.index("(glossary-letters)="), raw_page.index("(glossary-papers)=")
+    outside_letters = raw_page[:letters_at] + raw_page[papers_at:]
+    assert "$s(r)$" in chapter("05_decay") and "s(r)" not in outside_letters  # the Letters row names chapter 5's s(r)
+    assert "RoPE's score $s(r)$ in chapter 5" in letters("$s$")
     assert (
         "- Pair $i$'s query–key product in *complex form* is $h_i$: the query's pair, conjugated, times the key's."
         " - The *content factor* is the largest change $\\lvert h_{i+1} - h_i\\rvert$ from one pair to the next. - "

@@ -385,7 +385,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     position of a row, so the offsets stay and, for plain RoPE and fixed rules, the scores change only by rounding),
     then the "who fills `position_ids`" table, then one sentence naming the three cases that change a padded row's
     scores by more, then what `position_ids` remove and what they leave (read r178: "part of the other two" named no
-    part), then the advice, then "the three cases" again: one count
+    part; read r182: a three-row table, case | do `position_ids` fix it? | why, introduced by one short cases
+    sentence, carries what was a 120-word paragraph), then the advice, then "the three cases" again: one count
     throughout (read r177: "two cases" then a third). Not "the shift matters" in three cases: `dynamic` and `longrope`
     change a row's scores even with correct `position_ids` (read r176). The block, right under the advice, takes the
     three cases in turn, three bullets: the first two say what `position_ids`
@@ -417,16 +418,27 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # follow, the block right after them, first of the blocks
     # read r181: "more than float32 rounding" understated a bfloat16 model's rounding, so the yardstick is
     # transformers' own rounding, the lead's; and what `position_ids` remove, case by case, in sentences of their own
+    # read r182: the cases sentence introduces a table, one row a case: does passing `position_ids` fix it, and why
     named = (
-        "Three cases can change a padded row's scores by more than transformers' own rounding: angles your own code"
-        " forms in bfloat16, query scales that grow with the position, and the `dynamic` and `longrope` rules."
-        " `position_ids` remove the first case, whose error depends on the position itself, as {ref}`bfloat16"
-        " frequencies <reading-bf16>` explains. They also remove the second for Ministral 3 and Mistral 4, whose"
-        " scales read them. Llama 4's scale counts the pads, which shifts it only near each multiple of 8 192"
-        " positions. The third stays: the batch's longest row sets every row's frequencies. So on a left-padded"
-        " batch, pass the `attention_mask` and `position_ids` counted from each row's first real token, as `generate`"
-        " does. The first block below takes the three cases in turn."
+        "Three cases can change a padded row's scores by more than transformers' own rounding:"
+        " | case | do `position_ids` fix it? | why | |---|---|---|"
+        " | angles your own code forms in bfloat16 | yes | their error depends on the position itself, and"
+        " `position_ids` give each row its own positions |"
+        " | query scales that grow with the position | in Ministral 3 and Mistral 4, not in Llama 4 | Ministral 3's and"
+        " Mistral 4's scales read `position_ids`; Llama 4's counts the pads, which shift it only near its steps |"
+        " | the `dynamic` and `longrope` rules | no | the batch's longest row sets every row's frequencies |"
+        " So on a left-padded batch, pass the `attention_mask` and `position_ids` counted from each row's first real"
+        " token, as `generate` does. The first block below takes the three cases in turn."
     )
+    cases = re.findall(r"^\| (?!case |---)(.+?) \| (.+?) \| (.+?) \|$", _raw(), flags=re.M)
+    cases = [c for c in cases if c[1] in ("yes", "no") or c[1].startswith("in Ministral")]
+    assert [(c[0], c[1]) for c in cases] == [
+        ("angles your own code forms in bfloat16", "yes"),
+        ("query scales that grow with the position", "in Ministral 3 and Mistral 4, not in Llama 4"),
+        ("the `dynamic` and `longrope` rules", "no"),
+    ], cases
+    intro = named[: named.index(" | case |")]
+    assert intro.count(". ") == 0 and len(intro.split()) <= 20, intro  # one short cases sentence (recorded decision)
     assert named in section
     assert "float32 rounding:" not in section  # read r181
     # the section it points to says so: "their error grows with the position itself, not with the distance back"
@@ -451,10 +463,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     beta = Ministral3Config().rope_parameters["llama_4_scaling_beta"]
     for a in (llama4.attn_scale, beta):
         assert a * math.log(2) > 10 * worst, a  # the first step of each query scale
-    # "Llama 4's scale counts the pads, which shifts it only near each multiple of 8 192 positions": tau(p) =
-    # 1 + a ln(1 + floor((p + 1)/f)), p counted with the pads
-    # (test_reading_code_dynamic_on_llama31_file_and_llama4_tau); k pads change it only for the k tokens of a row
-    # whose p + 1 lies just below a multiple of f, 8 192 in transformers' defaults and in Scout's file
+    # "Llama 4's counts the pads, which shift it only near its steps": tau(p) = 1 + a ln(1 + floor((p + 1)/f)), p
+    # counted with the pads (test_reading_code_dynamic_on_llama31_file_and_llama4_tau); tau steps where p + 1 reaches
+    # a multiple of f, and k pads change it only for the k tokens of a row whose p + 1 lies just below such a step, f
+    # being 8 192 in transformers' defaults and in Scout's file
     f = llama4.floor_scale
     assert f == 8192 == MODEL_ROPE_CONFIGS["llama-4-scout"]["extra"]["floor_scale"]
     p = torch.arange(0, 4 * f, dtype=torch.float64)  # a row's positions alone
@@ -464,6 +476,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         below = f - (p[changed] + 1) % f  # how far each changed token's p + 1 lies below the next multiple
         assert bool(((below >= 1) & (below <= k)).all()) and changed.numel() == 4 * k, (k, changed.numel())
     main = section[: section.index("<details>")]
+    assert "8 192" not in main  # the step's size waits for the query scales' block (read r182)
     assert section.index("Who fills `position_ids`") < section.index(named)  # the table between rule and cases
     assert main.index("only by rounding") < main.index("Three cases") < main.index("So on a left-padded batch")
     assert not re.search(r"\b(two|four) cases\b", main) and main.count("three cases") == 1, main  # one count
@@ -648,9 +661,11 @@ def test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches
 
 def test_ramped_pair_blends_theta_and_theta_over_s_linearly_in_turns():
     """The worked configuration: "A pair between the bounds is ramped: in Meta's `apply_scaling`, its new frequency
-    blends theta_i and theta_i/s, linearly in its turns, so it is divided by less the more it turns." Transformers'
-    `llama3` (which follows apply_scaling) gives each of Llama 3.1's ramped pairs 29 to 34 the frequency
-    w theta_i + (1 - w) theta_i / s with w = (r - 1)/(4 - 1) linear in its turns r; its divisor falls as r grows."""
+    blends theta_i and theta_i/s, linearly in its turns, so the more it turns, the less its frequency is divided."
+    Transformers' `llama3` (which follows apply_scaling) gives each of Llama 3.1's ramped pairs 29 to 34 the frequency
+    w theta_i + (1 - w) theta_i / s with w = (r - 1)/(4 - 1) linear in its turns r; its divisor falls as r grows.
+    Read r182: the main line says "its frequency is divided", not the shorthand "it is divided", which a learner may
+    read as the pair's vector being scaled."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
 
     d, base, L, s = 128, 500_000.0, 8192, 8.0
@@ -664,13 +679,23 @@ def test_ramped_pair_blends_theta_and_theta_over_s_linearly_in_turns():
         blend = w * theta[i] + (1 - w) * theta[i] / s
         assert abs(float(scaled[i]) - float(blend)) < 1e-5 * float(blend), (i, scaled[i], blend)
     divisor = [float(theta[i] / scaled[i]) for i in ramped]
-    # "divided by less the more it turns": along pairs 29 to 34 the turns fall and the divisor grows, within (1, s)
+    # "the more it turns, the less its frequency is divided": along pairs 29 to 34 the turns fall and the divisor
+    # grows, within (1, s)
     assert all(float(turns[i]) > float(turns[i + 1]) for i in ramped[:-1])
     assert all(a < b for a, b in zip(divisor, divisor[1:])) and 1 < divisor[0] and divisor[-1] < s, divisor
     assert (
         "A pair between the bounds is ramped: in Meta's `apply_scaling`, its new frequency blends $\\theta_i$ and"
-        " $\\theta_i/s$, linearly in its turns, so it is divided by less the more it turns." in _page()
+        " $\\theta_i/s$, linearly in its turns, so the more it turns, the less its frequency is divided." in _page()
     )
+    # the band before it: "A pair with fewer than `low_freq_factor` turns has its frequency divided by $s$"; the
+    # shorthand "is divided by $s$" is not on the page, and the takeaway divides "the slowest pairs' frequencies"
+    page = _page()
+    main = page[: page.index("<details>")]
+    assert "A pair with fewer than `low_freq_factor` turns has its frequency divided by $s$, so $sL$ positions" in main
+    assert "turns is divided by $s$" not in page and "divided by less the more it turns" not in page
+    takeaways = page[page.index("## Takeaways") : page.index("(glossary-fields)=")]
+    assert "divide the slowest pairs' frequencies by $s$, and ramp those between." in takeaways
+    assert torch.allclose(theta[35:] / scaled[35:].double(), torch.full((29,), s, dtype=torch.float64), rtol=1e-5)
 
 
 def test_fields_first_name_partial_rotary_factor():
@@ -715,7 +740,7 @@ def test_fields_first_name_partial_rotary_factor():
 
 def test_transformers_dynamic_l_is_the_stored_length():
     """Fixed and dynamic scaling rules: before the table, "Dynamic NTK's effective factor is 1 up to the trained length
-    L and grows with l beyond it"; after it, "Transformers calls dynamic NTK `dynamic`. In place of L, it reads the
+    L and grows with l beyond it."; after it, "Transformers calls dynamic NTK `dynamic`. In place of L, it reads the
     *stored length*, `max_position_embeddings`. So if you set `rope_type` to `dynamic` in Llama 3.1's file, which
     stores 16L, it scales no input shorter than 16L." With Llama
     3.1's fields (posenc's MODEL_ROPE_CONFIGS), transformers 5.24's rotary module takes its L, `original_max_seq_len`,
@@ -768,8 +793,8 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # the table follows the method's own definition, with L the trained length; the stored length comes after it
     start = page.index("## Fixed and dynamic scaling rules")
     section = page[start : page.index("<details>", start)]
-    scope = "Dynamic NTK's effective factor is 1 up to the trained length $L$ and grows with $\\ell$ beyond it:"
-    assert scope + " | rule | effective factor for an input of $\\ell$ tokens |" in section, section
+    scope = "Dynamic NTK's effective factor is 1 up to the trained length $L$ and grows with $\\ell$ beyond it."
+    assert scope in section and section.index(scope) < section.index("| rule | effective factor for an input of")
     assert section.index("| dynamic NTK |") < section.index("*stored length*")
     # one name per length: L is the trained length only, the file's value is "the stored length", never L itself
     whole = page[start : page.index("## Porting transformers-4 code")]
@@ -866,9 +891,12 @@ def test_dynamic_table_needed_row_is_the_stretch():
     """Fixed and dynamic scaling rules: the table on the main line, and in the block under it, "The slowest pair needs
     only the *stretch* max(l/L, 1): dividing by it makes l positions turn that pair no further than L positions did in
     training. At l = 2L the stretch is 2, less than either rule divides by": the table's fixed rules' s = 8 and
-    dynamic NTK's 1 + s(l/L - 1) = 9 both exceed it there. The main line names two divisors, s and the effective
-    factor; the stretch waits for the block. Checked on transformers 5.24's `dynamic`: at l = 2L with factor 8 it
-    divides the slowest pair by 9, and with factor 1 (in a file that stores the trained length) by the stretch, 2."""
+    dynamic NTK's 1 + s(l/L - 1) = 9 both exceed it there. Read r182: the table's shared s = 8 made dynamic NTK look
+    the worst over-divider, which came from the choice of s, so the table gains a last row, what the slowest pair
+    needs (1 up to L, then l/L: the stretch, a word the main line leaves to the block), and the main line drops "and
+    dynamic NTK most of all": with s = 1 dynamic NTK's formula is that row's. Checked on transformers 5.24's
+    `dynamic`: at l = 2L with factor 8 it divides the slowest pair by 9, and with factor 1 (in a file that stores the
+    trained length) by the stretch, 2 at 2L and 3 at 3L, and by 1 below L."""
     page = _page()
     table = page[page.index("| rule | effective factor for an input of $\\ell$ tokens | at $\\ell = 2L$, $s = 8$ |") :]
     table = table[: table.index("Transformers calls dynamic NTK `dynamic`.")]
@@ -881,7 +909,9 @@ def test_dynamic_table_needed_row_is_the_stretch():
     assert [r[0] for r in rows] == [
         "fixed: position interpolation, NTK-aware scaling, YaRN, `llama3`",
         "dynamic NTK",
+        "what the slowest pair needs",
     ], rows
+    assert rows[2][1] == "1 up to $L$, then $\\ell/L$", rows[2]  # the stretch max(l/L, 1), by its formula
     flat = " ".join(page.split())
     assert (
         "The slowest pair needs only the *stretch* $\\max(\\ell/L, 1)$: dividing by it makes $\\ell$ positions turn"
@@ -891,33 +921,32 @@ def test_dynamic_table_needed_row_is_the_stretch():
     assert flat.index("*stretch*") < flat.index("than that pair needs")  # defined before "needs" is used
     L, s, ell = 8, 8.0, 16  # l = 2L
     stretch = max(ell / L, 1)
-    assert [int(r[2]) for r in rows] + [int(stated)] == [s, 1 + s * (ell / L - 1), stretch] == [8, 9, 2]
-    assert all(int(r[2]) > stretch for r in rows)  # "less than either rule divides by" at 2L
-    # the main line, under the table, without the word (read r176: the table's 9 surprised; that both rules divide by
-    # more than the slowest pair needs was only in the block): "At l = 2L, the slowest pair needs a divisor of only 2:
-    # 2L positions then turn it as far as L positions did in training." Then (read r177) s is a slope, so that the
-    # learner does not conclude that dynamic NTK always divides by too much: "Dynamic NTK's $s$, transformers'
-    # `factor`, sets how fast its divisor grows. With $s = 1$ it divides by $\ell/L$ beyond $L$, just what the slowest
-    # pair needs." The table's 1 + s(l/L - 1) grows by s/L per token past L, and is l/L, the stretch, at s = 1
-    # (transformers' `dynamic` with factor 1 at 2L and 3L, below). Only then the verdict, scoped to the table's s
-    # (read r178: "most of all" held only because the table gives dynamic NTK s = 8 too): "At the table's $s = 8$,
-    # both rules divide by more, and dynamic NTK most of all." At 2L dynamic NTK divides by 1 + s, more than a fixed
-    # rule's s, for every s
-    needs = (
-        f"At $\\ell = 2L$, the slowest pair needs a divisor of only {stretch:.0f}: $2L$ positions then turn it as far"
-        " as $L$ positions did in training."
+    assert [int(r[2]) for r in rows] + [int(stated)] == [s, 1 + s * (ell / L - 1), stretch, stretch] == [8, 9, 2, 2]
+    assert all(int(r[2]) > stretch for r in rows[:2])  # "less than either rule divides by" at 2L
+    # the main line: the section's lesson leads (a fixed rule changes every input, short ones too; a dynamic rule
+    # follows l), then the effective factors, then what the last row is; under the table, the verdict scoped to the
+    # table's 2L and s = 8, then s as a slope (read r177), and with s = 1 dynamic NTK's formula is the last row's
+    lesson = (
+        "A fixed rule changes the frequencies alike for every input, short ones too. A dynamic rule sets them from each"
+        " input's length $\\ell$."
     )
-    # read r181: the verdict is about the slowest pair alone, and the table's shared s is there to compare the rules;
-    # the book's own `dynamic` runs use s = 1 (chapter 8's main runs: `dynamic_factor` 1 in both saved configs)
-    slope = (
-        " Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows. With $s = 1$, as in chapter 8's"
-        " main runs, it divides by $\\ell/L$ beyond $L$, just what the slowest pair needs."
+    assert main.startswith("## Fixed and dynamic scaling rules " + lesson), main[:200]
+    needs = (
+        "The table's last row is what the slowest pair needs: no division up to $L$, and beyond it the divisor at"
+        " which $\\ell$ positions turn it as far as $L$ positions did in training."
     )
     verdict = (
-        " The table gives both rules the same $s$, to compare them. There, at $\\ell = 2L$, both rules divide the"
-        " slowest pair by more, and dynamic NTK most of all."
+        "At $\\ell = 2L$ and the table's $s = 8$, both rules divide the slowest pair's frequency by more than it needs."
     )
-    assert needs + slope + verdict in main, main
+    # read r181: the book's own `dynamic` runs use s = 1 (chapter 8's main runs: `dynamic_factor` 1 in both saved
+    # configs)
+    slope = (
+        " Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows. With $s = 1$, as in chapter 8's"
+        " main runs, its formula becomes the last row's: it divides by just what the slowest pair needs."
+    )
+    assert needs in main and main.index(needs) < main.index("| rule |"), main
+    assert verdict + slope in main and main.index("| what the slowest pair needs |") < main.index(verdict), main
+    assert "most of all" not in page and "to compare them" not in page  # read r182: the unfair comparison is gone
     assert "$s = 8$" in table and "Both rules divide by more" not in page  # read r178: the verdict's s is the table's
     import json
 
@@ -930,24 +959,26 @@ def test_dynamic_table_needed_row_is_the_stretch():
     for factor in (1.0, 2.0, 8.0):
         grow = [1 + factor * (n / L - 1) for n in range(L, 4 * L)]
         assert all(math.isclose(b - a, factor / L) for a, b in zip(grow, grow[1:])), factor  # the slope s/L
-    assert all(math.isclose(1 + 1.0 * (n / L - 1), max(n / L, 1)) for n in range(L, 4 * L))  # s = 1: the stretch
-    assert needs in main and main.index("| dynamic NTK |") < main.index(needs), main
-    assert int(rows[1][2]) > int(rows[0][2]) > stretch  # the table's 9 and 8, both above 2
+    # s = 1: "its formula becomes the last row's": 1 up to L, then 1 + (l/L - 1) = l/L, the stretch
+    assert all(math.isclose(1 + 1.0 * (n / L - 1), max(n / L, 1)) for n in range(L, 4 * L))
+    # "both rules divide the slowest pair's frequency by more than it needs" at 2L and s = 8: 8 and 9 against 2
+    assert int(rows[1][2]) > int(rows[0][2]) > stretch
     for factor in (1.5, 2.0, 8.0, 40.0):
         assert 1 + factor * (2 * L / L - 1) > factor > 1, factor
-    # the stretch is what the slowest pair needs: l positions then turn it as far as L positions did
+    # the need: divided by the stretch, l positions turn the slowest pair as far as L did; up to L, no division
     theta = 10000.0 ** (-(6 / 8))  # any frequency: divided by the stretch, l positions turn it as far as L did
     assert math.isclose(ell * theta / stretch, L * theta) and ell * theta / 1.5 > L * theta
+    assert all((n * theta / max(n / L, 1)) <= L * theta * (1 + 1e-12) for n in range(1, 4 * L))
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
 
     d, base = 8, 10000.0
     plain = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
-    for factor, n, divisor in ((8.0, ell, 9.0), (1.0, ell, stretch), (1.0, 3 * L, 3.0)):
+    for factor, n, divisor in ((8.0, ell, 9.0), (1.0, ell, stretch), (1.0, 3 * L, 3.0), (1.0, L // 2, 1.0)):
         rope = {"rope_type": "dynamic", "rope_theta": base, "factor": factor}
         ids = torch.randint(1, 32, (1, n))  # positions 0 to n - 1: the highest position plus one is n
         inv = _rotary_after(rope, ids, torch.ones_like(ids), torch.arange(n)[None])
         assert math.isclose(float(plain[-1] / inv[-1].double()), divisor, rel_tol=1e-4), (factor, n, inv)
-        assert factor != 1.0 or math.isclose(divisor, n / L), (n, divisor)  # "with s = 1 it divides by l/L"
+        assert factor != 1.0 or math.isclose(divisor, max(n / L, 1)), (n, divisor)  # s = 1: the last row's value
     assert (
         "In a file whose stored length is the trained length, `dynamic` with `factor` 1 divides by the stretch, no more"
         " than the slowest pair needs." in block
@@ -1013,9 +1044,9 @@ def test_reading_code_page_numbers():
         stretched = (base * S ** (d / (d - 2))) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
         ratio = theta / stretched
         assert ratio[0] == 1 and abs(ratio[-1] - S) < 1e-12 * S, (S, ratio[-1])
-    # the main line: "So a fixed rule changes short inputs too"; the block: "Beyond L, dynamic NTK with s above 1
-    # divides the slowest pair by more than that pair needs" (the stretch l/L). At 2L with s = 8 it divides by more
-    # than the fixed rules' 8 (9 itself is asserted in test_glossary_worked_examples)
+    # the main line: "A fixed rule changes the frequencies alike for every input, short ones too"; the block: "Beyond
+    # L, dynamic NTK with s above 1 divides the slowest pair by more than that pair needs" (the stretch l/L). At 2L
+    # with s = 8 it divides by more than the fixed rules' 8 (9 itself is asserted in test_glossary_worked_examples)
     dyn, _ = posenc.rope_scaled_inv_freq(
         d, base, rope_type="dynamic", factor=s, original_max_position_embeddings=L, seq_len=2 * L
     )
@@ -1032,14 +1063,16 @@ def test_reading_code_page_numbers():
     )
     assert abs(float(theta[-1] / short.double()[-1]) - s) < 1e-4 * s, short[-1]
     flat = " ".join(page.split())
-    # read r178: "So" follows the sentence it draws on, the same factor at every length, not the band condition
+    # read r182: the lesson leads ("A fixed rule changes the frequencies alike for every input, short ones too"), then
+    # the same factor at every length, then the band condition (read r178)
     assert (
-        "A fixed rule's effective factor is the same at every length. So a fixed rule changes short inputs too. That"
-        " factor is the configured $s$" in flat
+        "A fixed rule changes the frequencies alike for every input, short ones too. A dynamic rule sets them from each"
+        " input's length $\\ell$." in flat
     )
     assert (
-        "as in Llama 3.1. Dynamic NTK's effective factor is 1 up to the trained length $L$ and grows with $\\ell$"
-        " beyond it:" in flat
+        "A fixed rule's effective factor is the same at every length: the configured $s$ whenever the slowest pair lies"
+        " in the divided band, as in Llama 3.1. Dynamic NTK's effective factor is 1 up to the trained length $L$ and"
+        " grows with $\\ell$ beyond it." in flat
     )
     assert (
         "At $\\ell = 2L$ the stretch is 2, less than either rule divides by. Beyond $L$, dynamic NTK with $s$ above 1"
@@ -1926,11 +1959,17 @@ def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
     # attention factor, in short sentences, and points to their block, the second after the section's main line;
     # read r177: with one example, Ministral 3's steps at each multiple of L (checked below: its default scale steps
     # at L and 2L, L its `original_max_position_embeddings`)
+    # read r182: "layers without RoPE" met a learner unexplained, so the main line names them NoPE layers, a glossary
+    # row, and says what they are: layers that apply no rotation (checked below: Llama 4 rotates only where `use_rope`
+    # is set, and scales queries only where it is not; Ministral 3's and Mistral 4's attention scales unconditionally)
     named = (
-        "Llama 4's layers without RoPE, and Ministral 3 and Mistral 4, add query scales that grow with the position, in"
-        " steps. Ministral 3's, for one, steps up at each multiple of $L$. The second block below gives their rules."
+        "Some models also multiply their queries by a scale that grows with the position, in steps. Llama 4 does so in"
+        " its *NoPE* layers, which apply no rotation, and Ministral 3 and Mistral 4 in every layer. Ministral 3's"
+        " scale, for one, steps up at each multiple of $L$. The second block below gives their rules."
     )
     assert named in main and main.index("*attention factor*") < main.index(named), main
+    glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
+    assert "| NoPE | |" in glossary  # the italic term is a glossary row
     after = page[page.index(main) + len(main) :]
     second = after[after.index("</details>") :]
     assert second[second.index("<summary>") :].startswith("<summary>Query scales by position: Llama 4, Ministral 3")
@@ -1938,9 +1977,23 @@ def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
     from transformers.models.ministral3 import modeling_ministral3
     from transformers.models.mistral4 import modeling_mistral4
 
-    for module, default in ((modeling_ministral3, Ministral3Config()), (modeling_mistral4, Mistral4Config())):
+    for module, default, name in (
+        (modeling_ministral3, Ministral3Config(), "Ministral3"),
+        (modeling_mistral4, Mistral4Config(), "Mistral4"),
+    ):
         forward = " ".join(inspect.getsource(module).split())
         assert "query_states = query_states * get_llama_4_attn_scale(" in forward, module.__name__  # queries only
+        attention, layer = getattr(module, f"{name}Attention"), getattr(module, f"{name}DecoderLayer")
+        lines = inspect.getsource(attention.forward).splitlines()
+        (scaled,) = [line for line in lines if "* get_llama_4_attn_scale(" in line]
+        body = [line for line in lines if line.strip()][-1]  # the forward's closing `return`, at its top level
+        assert body.strip().startswith("return "), body
+        # "in every layer": the scale sits at the forward's top level, under no condition, and every decoder layer
+        # builds this attention
+        assert len(scaled) - len(scaled.lstrip()) == len(body) - len(body.lstrip()), scaled
+        assert f"self.self_attn = {attention.__name__}(config=config, layer_idx=layer_idx)" in inspect.getsource(
+            layer.__init__
+        )
         beta, length = (
             default.rope_parameters["llama_4_scaling_beta"],
             default.rope_parameters["original_max_position_embeddings"],
@@ -1961,6 +2014,8 @@ def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
     assert config.attn_temperature_tuning is True and config.no_rope_layers == [1, 1, 1, 0] * 2
     assert MODEL_ROPE_CONFIGS["llama-4-scout"]["extra"]["attn_temperature_tuning"]  # Scout's file: 4, switched on
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
+    rotate = source.split("if self.use_rope:")[1].split("if hasattr")[0]
+    assert "apply_rotary_emb(" in rotate and source.count("apply_rotary_emb(") == 1  # NoPE layers: no rotation
     branch = source.split("if self.attn_temperature_tuning and not self.use_rope:")[1].split("query_states.transpose")[
         0
     ]
@@ -2243,8 +2298,9 @@ def test_bfloat16_load_paths_said_once():
 
 def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
     """Fixed and dynamic scaling rules (read r177: "is the configured s at every length" was too broad for `llama3` and
-    YaRN): "A fixed rule's effective factor is the same at every length. [...] That factor is the configured $s$
-    whenever the slowest pair lies in the divided band, as in Llama 3.1." On transformers 5.24: `linear`, `llama3` and
+    YaRN): "A fixed rule's effective factor is the same at every length: the configured $s$ whenever the slowest pair
+    lies in the divided band, as in Llama 3.1." Before it, the section's lesson: "A fixed rule changes the frequencies
+    alike for every input, short ones too." On transformers 5.24: `linear`, `llama3` and
     `yarn` give the same frequencies whatever `seq_len` they are asked for; with Llama 3.1's fields the slowest pair
     turns about 0.003 times in L, below both lower bounds (`low_freq_factor` and `beta_slow`, 1), and both rules
     divide it by 8; swept over heads, bases and lengths, `llama3` and `yarn` divide the slowest pair by s exactly when
@@ -2253,9 +2309,9 @@ def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
     page = _page()
     start = page.index("## Fixed and dynamic scaling rules")
     main = page[start : page.index("<details>", start)]
-    assert "A fixed rule's effective factor is the same at every length." in main
-    assert (
-        "That factor is the configured $s$ whenever the slowest pair lies in the divided band, as in Llama 3.1." in main
+    assert main.index("A fixed rule changes the frequencies alike for every input, short ones too.") < main.index(
+        "A fixed rule's effective factor is the same at every length: the configured $s$ whenever the slowest pair"
+        " lies in the divided band, as in Llama 3.1."
     )
     assert "effective factor is the configured $s$ at every length" not in page
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
@@ -2321,9 +2377,13 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
     )
     assert mla in pitfalls and none in pitfalls
     after = _raw().split(code)[1].lstrip("`\n")
+    # read r182: the `no_rope_layers` trap on the main line, where code readers look: "In the `no_rope_layers` list of
+    # Llama 4 and SmolLM3, despite its name, a 1 marks a layer that uses RoPE." (checked below: both models' attention
+    # sets `use_rope` from it, and Llama 4 rotates only where it is set)
     assert " ".join(after.split()).startswith(
         "Set `layer_idx` to a layer of each kind in `layer_types`, and run it for each. A layer without RoPE still gets"
-        " a dict: see the pitfalls."
+        " a dict: see the pitfalls. In the `no_rope_layers` list of Llama 4 and SmolLM3, despite its name, a 1 marks a"
+        " layer that uses RoPE."
     )
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     import transformers
@@ -2367,6 +2427,28 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
 
     assert "self.use_rope = config.no_rope_layers[layer_idx]" in inspect.getsource(modeling_llama4)
     assert "self.use_rope = config.no_rope_layers[layer_idx]" in inspect.getsource(modeling_smollm3)
+    # "a 1 marks a layer that uses RoPE": a tiny SmolLM3 whose list marks layer 0 with 1 and layer 1 with 0 rotates
+    # the queries and keys of layer 0 only; its RoPE-free layer gives the same keys at any position
+    tiny = {
+        "vocab_size": 32,
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "num_key_value_heads": 2,
+        "no_rope_layers": [1, 0],
+        "pad_token_id": None,
+        "bos_token_id": None,
+        "eos_token_id": None,
+    }
+    torch.manual_seed(0)
+    smol = modeling_smollm3.SmolLM3Model(transformers.SmolLM3Config(**tiny)).eval()
+    assert [layer.self_attn.use_rope for layer in smol.layers] == [1, 0]
+    ids = torch.randint(0, 32, (1, 1))  # one token: its attention output does not depend on the rotation
+    with torch.no_grad():
+        caches = [smol(ids, position_ids=torch.tensor([[p]]), use_cache=True).past_key_values for p in (0, 5)]
+    assert not torch.allclose(caches[0].layers[0].keys, caches[1].layers[0].keys)  # marked 1: turned by the position
+    assert torch.equal(caches[0].layers[1].keys, caches[1].layers[1].keys)  # marked 0: no rotation
 
 
 def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax_scale():
@@ -2380,12 +2462,15 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     page = _page()
     main = _section_main_line(page, "## Temperature rules")
     # read r181: the "So" gets its reason on the main line: transformers' `yarn` puts m(s, mscale)/m(s, mscale_all_dim)
-    # on cos and sin, and DeepSeek-V3's file sets the two fields equal (checked below)
+    # on cos and sin, and DeepSeek-V3's file sets the two fields equal (checked below); read r182: the main line names
+    # the two fields and says where each factor goes: their ratio on cos and sin, the second's square on the softmax
+    # scale (DeepSeek-V3's attention: `yarn_apply_mscale`, which reads `mscale_all_dim`)
     sentences = (
-        "DeepSeek-V3 moves this sharpening from cos and sin into the softmax scale, as the first block below shows."
-        " Transformers leaves on cos and sin only the ratio of two such factors, and DeepSeek-V3's file makes them"
-        " equal. So its rotary module's `attention_scaling` reads {one}, yet with its $s$ of {s} each logit is"
-        " multiplied by about {m2}."
+        "DeepSeek-V3 moves this sharpening from cos and sin into the softmax scale. Its configuration has two fields,"
+        " `mscale` and `mscale_all_dim`, and each gives a factor of this kind. Transformers multiplies cos and sin by"
+        " the ratio of the two factors, and the softmax scale by the square of the second. DeepSeek-V3's file sets the"
+        " fields equal, so its rotary module's `attention_scaling` reads {one}. Yet with its $s$ of {s}, each logit is"
+        " multiplied by about {m2}, as the first block below shows."
     )
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
@@ -2396,6 +2481,15 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     ratio = "attention_factor = float(get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim))"
     assert ratio in inspect.getsource(_compute_yarn_parameters)  # the ratio of two factors on cos and sin
     from transformers.models.deepseek_v3 import modeling_deepseek_v3 as ds3
+
+    # "the softmax scale by the square of the second": the attention's scale reads `mscale_all_dim` alone, squared
+    apply = " ".join(inspect.getsource(ds3.yarn_apply_mscale).split())
+    assert 'mscale_all_dim = rope_parameters.get("mscale_all_dim", 0)' in apply
+    assert 'mscale = yarn_get_mscale(rope_parameters["factor"], mscale_all_dim)' in apply
+    assert "scaling = scaling * mscale * mscale" in apply and 'get("mscale"' not in apply
+    unequal = {"rope_type": "yarn", "factor": 40.0, "mscale": 0.5, "mscale_all_dim": 2.0}
+    m = lambda mu: 0.1 * mu * math.log(40) + 1  # noqa: E731 - m(40, mu)
+    assert math.isclose(ds3.yarn_apply_mscale(unequal, 1.0), m(2.0) ** 2, rel_tol=1e-12)
 
     rope = dict(MODEL_ROPE_CONFIGS["deepseek-v3"]["rope_scaling"])
     assert rope["rope_type"] == "yarn" and rope["factor"] == 40 and rope["mscale"] == rope["mscale_all_dim"] == 1
@@ -2420,12 +2514,17 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     rotary = model.rotary_emb
     cos, _ = rotary(torch.zeros(1, 1, 8), torch.arange(3)[None])
     assert rotary.attention_scaling == 1.0 and bool((cos[0, 0] == 1).all())  # no factor on cos and sin
+    # with unequal fields, cos and sin carry the ratio m(s, mscale)/m(s, mscale_all_dim), the softmax scale the square
+    # of the second
+    other = ds3.DeepseekV3Model(DeepseekV3Config(**tiny, rope_scaling=dict(rope, mscale=0.5, mscale_all_dim=2.0)))
+    assert math.isclose(other.rotary_emb.attention_scaling, m(0.5) / m(2.0), rel_tol=1e-12)
+    assert math.isclose(other.layers[0].self_attn.scaling / config.qk_head_dim**-0.5, m(2.0) ** 2, rel_tol=1e-12)
     on_softmax = model.layers[0].self_attn.scaling / config.qk_head_dim**-0.5
     assert math.isclose(on_softmax, (0.1 * math.log(40) + 1) ** 2, rel_tol=1e-12)  # m(40, 1)^2 on every logit
     stated = sentences.format(one=f"{rotary.attention_scaling:.0f}", s=f"{rope['factor']:.0f}", m2=f"{on_softmax:.1f}")
     assert stated in main, main
     assert (f"{on_softmax:.1f}", f"{on_softmax:.2f}") == ("1.9", "1.87")
-    later = main.index("Llama 4's layers without RoPE, and Ministral 3")
+    later = main.index("Some models also multiply their queries by a scale")
     assert main.index("*attention factor*") < main.index(stated) < later
 
 
@@ -2546,3 +2645,55 @@ def test_llama_32_1b_bands_from_transformers_llama3():
     divided = [i for i, x in enumerate(by) if abs(x - 32) < 1e-4]
     ramped = [i for i, x in enumerate(by) if 1 + 1e-3 < x < 32 * (1 - 1e-4)]
     assert (kept, ramped, divided) == (list(range(15)), [15, 16, 17], list(range(18, 32))), by
+
+
+def test_yarn_dict_read_like_llama3_on_the_main_line():
+    """The worked configuration's main line (read r182: reading a `yarn` dict, the rule of most configs a reader opens,
+    was only in fine print): "A `yarn` dict also keeps, ramps and divides, with its bounds in `beta_fast` and
+    `beta_slow`, and it adds the next section's attention factor." The fine print keeps the defaults: "`yarn`'s bounds,
+    `beta_fast` and `beta_slow`, are 32 and 1 by default." Checked on transformers 5.24's `yarn` with Llama 3.1's
+    fields and s = 8: by default it keeps pairs 0 to 18 and divides 35 to 63 by s, ramping those between; the bounds
+    are its two fields, so setting them to `llama3`'s 4 and 1 gives `llama3`'s kept and divided bands; and it returns
+    an attention factor m(8), about 1.21, which the next section, "Temperature rules", leads with."""
+    page = _page()
+    section = page[page.index("## A worked configuration") : page.index("<details>")]
+    sentence = (
+        "A `yarn` dict also keeps, ramps and divides, with its bounds in `beta_fast` and `beta_slow`, and it adds the"
+        " next section's attention factor."
+    )
+    assert sentence in section, section
+    fine = _collapsed("Fine print on the bands")
+    assert "- `yarn`'s bounds, `beta_fast` and `beta_slow`, are 32 and 1 by default." in fine
+    headings = re.findall(r"^## .*$", re.sub(r"```.*?```", "", _raw(), flags=re.S), flags=re.M)
+    assert headings[headings.index("## A worked configuration: Llama 3.1's three bands") + 1] == "## Temperature rules"
+    temperature = _section_main_line(page, "## Temperature rules")
+    assert "the *attention factor*. For `yarn` it is $m(s) = 0.1 \\ln s + 1$." in temperature
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS, _compute_yarn_parameters
+
+    source = " ".join(inspect.getsource(_compute_yarn_parameters).split())
+    assert 'beta_fast = rope_parameters_dict.get("beta_fast") or 32' in source
+    assert 'beta_slow = rope_parameters_dict.get("beta_slow") or 1' in source
+    plain = 500_000.0 ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128)
+
+    def bands(**bounds):
+        scaling = {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 8192, **bounds}
+        config = LlamaConfig(rope_theta=500_000.0, max_position_embeddings=8 * 8192, rope_scaling=scaling)
+        inv, factor = ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
+        by = (plain / inv.double()).tolist()
+        kept = [i for i, x in enumerate(by) if abs(x - 1) < 1e-5]
+        divided = [i for i, x in enumerate(by) if abs(x - 8) < 1e-4]
+        ramped = [i for i, x in enumerate(by) if 1 + 1e-5 < x < 8 - 1e-4]
+        assert kept + ramped + divided == list(range(64)), (kept, ramped, divided)  # keeps, ramps and divides
+        return kept, divided, factor
+
+    kept, divided, factor = bands()
+    assert (kept, divided) == (list(range(19)), list(range(35, 64))), (kept, divided)
+    assert math.isclose(factor, 0.1 * math.log(8) + 1, rel_tol=1e-12) and f"{factor:.2f}" == "1.21"
+    llama3 = (plain / _llama31_llama3_freqs().double()).tolist()
+    as_llama3 = (
+        [i for i, x in enumerate(llama3) if abs(x - 1) < 1e-5],
+        [i for i, x in enumerate(llama3) if abs(x - 8) < 1e-4],
+    )
+    assert bands(beta_fast=4.0, beta_slow=1.0)[:2] == as_llama3 == (list(range(29)), list(range(35, 64)))
