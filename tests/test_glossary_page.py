@@ -1009,11 +1009,13 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     assert int(vectors) == 2
     # the row is the definition alone; the main line right under the table names the chapters whose "distance" is
     # signed, the same two as the Letters table's signed forms (read r182: a learner from chapter 5 met "never
-    # negative" with the reconciliation collapsed), and the block under it gives the rest and links Letters
+    # negative" with the reconciliation collapsed), as a reading note (read r183: "also use *distance* for the signed
+    # *offset*" read as a rule against "never negative"), and the block under it gives the rest and links Letters
+    assert "also use *distance* for the signed" not in page()
     distance_row = row("distance | 距离")
     assert "| how far a key lies from its query, $\\lvert n - m\\rvert$, never negative | {doc}" in distance_row
     ((row_first, row_second),) = re.findall(
-        r"\| Chapters (\d+) and (\d+) also use \*distance\* for the signed \*offset\*\."
+        r"\| In chapters (\d+) and (\d+), \*distance\* can also mean the signed \*offset\*\."
         r" <details><summary>Offset and distance in other chapters</summary>",
         page(),
     )
@@ -1145,10 +1147,14 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     )  # the verdict, before the table
     assert "| Position interpolation also slows the fastest pair." in visible
     assert (
-        "| Position interpolation also slows the fastest pair. A fast pair meets no new angle even with no"
-        " scaling: its trained angles already go all the way round. Chapter 8 measures the cost of slowing pairs in its"
-        " own small models, not in Llama 3.1." in visible
+        "| Position interpolation also slows the fastest pair. With no scaling, a fast pair meets no angle outside the"
+        " arc it saw: its trained angles already go all the way round. Chapter 8 measures the cost of slowing pairs in"
+        " small models, not in Llama 3.1." in visible
     )
+    # read r183: "meets no new angle" read literally (past L a fast pair's angles fall between trained ones, never on
+    # them); the sentence uses the primer's own definition of a new angle, an angle outside the arc training covered
+    assert "a slow pair in a decoder meets new angles: angles outside the arc that training covered." in visible
+    assert "meets no new angle even" not in visible
     assert "angle combination" not in page() and "alone meets no new angle" not in visible  # left the book
     assert "Transformers' `dynamic`" not in visible, visible
     assert f"whose trained length, before RoPE scaling, is $L = {read}$" in visible and "trained at" not in visible
@@ -1217,8 +1223,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
 def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     """The page: "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$, negative
     for an earlier key": posenc's grid of offsets, and RoPE's score, which depends on the positions through this
-    offset and not through its negative. The main line under the table: "Chapters 3 and 5 also use *distance* for the
-    signed *offset*", and the block under it: "Chapter 3 uses *distance* for the offset's size too. Chapter 5 writes
+    offset and not through its negative. The main line under the table: "In chapters 3 and 5, *distance* can also mean
+    the signed *offset*", and the block under it: "Chapter 3 uses *distance* for the offset's size too. Chapter 5 writes
     the signed distance $r$ and never says offset, so the offset row does not link it": chapter 5's own definition of
     $r$, and no "offset" anywhere in its markdown."""
     ((formula, sign),) = re.findall(
@@ -1228,7 +1234,7 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     )
     naming = " ".join(block("Offset and distance in other chapters").split())
     ((other, other_5),) = re.findall(
-        r"\| Chapters (\d+) and (\d+) also use \*distance\* for the signed \*offset\*\.", page()
+        r"\| In chapters (\d+) and (\d+), \*distance\* can also mean the signed \*offset\*\.", page()
     )
     ((five, letter),) = re.findall(
         r"Chapter (\d+) writes the signed distance \$(\w)\$ and never says offset, so the offset row does not link"
@@ -1240,8 +1246,9 @@ def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     assert f"**Distance** ${letter} = n - m$: the key's position minus the query's." in chapter("05_decay")
     assert "offset" not in chapter("05_decay").lower()
     assert "05_decay" not in row("offset")
-    # "Chapters 3 and 5 also use *distance*": chapter 3, linked in the row, names this signed number the distance,
-    # key minus query; chapter 5 defines its distance r = n - m the same way; the main line under the table says so
+    # "In chapters 3 and 5, *distance* can also mean the signed *offset*": chapter 3, linked in the row, names this
+    # signed number the distance, key minus query; chapter 5 defines its distance r = n - m the same way; the main
+    # line under the table says so
     assert int(other) == 3 and "{doc}`3 <../notebooks/03_relative>`" in row("offset")
     assert "The distance is always the key's position minus the query's, $j - i$" in chapter("03_relative")
     assert int(other_5) == 5
@@ -1404,12 +1411,13 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     is checked below on a head where it occurs). transformers' `llama3` keeps a pair when
     this count exceeds `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs whose count is
     `beta_fast` and `beta_slow`. A short L (16) makes L and L - 1 differ enough to tell apart. The row's last sentence,
-    "The pairs with at least one are the *fast pairs*, but for a pair on the boundary", is swept below."""
+    "The pairs with at least one are the *fast pairs*, except a pair that turns once in $L$ but not in $L - 1$", is
+    swept below."""
 
     ((fractions, over, in_l, at_least),) = re.findall(
         r"\| how many \*turns\*, (fractions included), pair \$i\$ makes over \$([^$]+)\$ positions, \$([^$]+)\$;"
-        r" YaRN and `llama3` set their bounds in them\. The pairs with at least (\w+) are the \*fast pairs\*, but for a"
-        r" pair on the boundary \|",
+        r" YaRN and `llama3` set their bounds in them\. The pairs with at least (\w+) are the \*fast pairs\*, except a"
+        r" pair that turns once in \$L\$ but not in \$L - 1\$ \|",
         row("turns in $L$"),
     )
     assert "past training's last" not in row("turns in $L$")  # the L versus L - 1 detail: the block "Turns in L ..."
@@ -1460,10 +1468,14 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
         if evaluate(count, L=20, theta=float(t)) >= 1 > evaluate(lhs, L=20, theta=float(t)) / (2 * math.pi)
     ]
     assert short == [2], short
-    # the row's "The pairs with at least one are the *fast pairs*, but for a pair on the boundary" (read r182: the
-    # fast pair row and this one gave two near-identical criteria, their agreement only in the block): over a sweep
-    # of heads and lengths, every fast pair turns at least once in L, and at most one more pair does, one that turns
-    # at least once over L positions but not over L - 1; the head above at L = 20 has such a pair
+    # the row's "The pairs with at least one are the *fast pairs*, except a pair that turns once in $L$ but not in
+    # $L - 1$" (read r182: the fast pair row and this one gave two near-identical criteria, their agreement only in the
+    # block; read r183: "but for a pair on the boundary" read as a contrast, the exception unnamed): over a sweep
+    # of heads and lengths, every fast pair turns at least once in L, and the pairs that do but are not fast are
+    # exactly those that turn at least once over L positions but not over L - 1 (at most one in each head swept); the
+    # head above at L = 20 has such a pair; the row names the exception in the block's own words
+    assert "but for a pair on the boundary" not in page()
+    assert "a pair that turns once in $L$ but not in $L - 1$" in block("Turns in L and the fast pairs' distances")
     assert at_least == "one"
     with_extra = 0
     for width, base_, trained in [
@@ -1474,8 +1486,10 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
         fast_pairs = {i for i, f in enumerate(freqs.tolist()) if evaluate(inequality, L=trained, theta=f)}
         extra = at_least_one - fast_pairs
         assert fast_pairs <= at_least_one and len(extra) <= 1, (width, base_, trained, extra)
-        for i in extra:  # on the boundary: a turn over L positions, less than one over L - 1
+        for i in extra:  # the exception: a turn over L positions, less than one over L - 1
             assert (trained - 1) * float(freqs[i]) < 2 * math.pi <= trained * float(freqs[i])
+        exception = {i for i, f in enumerate(freqs.tolist()) if (trained - 1) * f < 2 * math.pi <= trained * f}
+        assert extra == exception, (width, base_, trained, extra, exception)
         with_extra += len(extra)
     assert with_extra > 0, with_extra
     # Llama 3.1's head: the pairs turning at least once in L are the fast pairs, and they are pairs 0 to 34
@@ -4480,16 +4494,18 @@ def test_alphabetical_tables_and_the_forgetting_transformers_place():
 def test_worked_example_names_two_costs_of_slowing_pairs():
     """The main line names where the costs are measured and what each run shows (read r178: it had said only "chapter 8
     measures two of them"; read r181: "slowing pairs that do not need it" overstated what dynamic PI's run isolates):
-    "Chapter 8 measures the cost of slowing pairs in its own small models, not in Llama 3.1. At $L$ no pair needs
-    slowing, yet a `factor` fixed at 8 gives models not trained with it a higher loss than plain RoPE. At $2L$, *dynamic
+    "Chapter 8 measures the cost of slowing pairs in small models, not in Llama 3.1. At $L$ no pair needs slowing, yet
+    a `factor` fixed at 8 gives models not trained with that factor a higher loss than plain RoPE. At $2L$, *dynamic
     PI* slows every pair, and its loss is above plain RoPE's. *Dynamic YaRN* keeps the fastest pairs, and its loss is
-    below, with or without its *attention factor*" (read r182: dynamic YaRN differs from dynamic PI also by its
-    attention factor, so the main line says the gap holds without it).
+    below plain RoPE's" (read r182: dynamic YaRN differs from dynamic PI also by its attention factor; read r183: the
+    term came 25 lines before its row, so "with or without its attention factor" is the costs block's, which says the
+    gap holds without it; "not trained with it" and "below" named what they meant).
     From the saved run: at L the stretch is 1, so every distance is one of training's; the fixed-factor arms (PI×8 and
     YaRN×8, run zero-shot) each have a higher loss than plain RoPE in every seed, while the arms trained with the
-    factor, PI×8-FT and YaRN×8-FT, do not ("models not trained with it" is needed). At 2L dynamic PI divides every pair
-    by the stretch, 2, fast pair 0 included, and dynamic YaRN keeps pairs 0 and 1, the two fastest; dynamic PI's loss
-    beyond L is above plain RoPE's and dynamic YaRN's below it, in every seed, with or without YaRN's attention factor.
+    factor, PI×8-FT and YaRN×8-FT, do not ("models not trained with that factor" is needed). At 2L dynamic PI divides
+    every pair by the stretch, 2, fast pair 0 included, and dynamic YaRN keeps pairs 0 and 1, the two fastest; dynamic
+    PI's loss beyond L is above plain RoPE's and dynamic YaRN's below it, in every seed, with or without YaRN's
+    attention factor.
     The costs block: "... and finds two costs. With `factor` fixed at 8, models not trained with it do worse even
     at $L$: PI×8's loss there *breaks*, and YaRN×8's is *raised*. *Dynamic PI* divides every pair by just the
     stretch, yet at $2L$ its mean loss on the filler tokens from position $L$ on is above plain RoPE's, about 1.7 nats
@@ -4539,12 +4555,16 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     # plain RoPE and dynamic YaRN below it (the loss beyond L); the fine-tuned arms, trained with the factor, are not
     # all above
     main_line = (
-        "Chapter 8 measures the cost of slowing pairs in its own small models, not in Llama 3.1. At $L$ no pair needs"
-        " slowing, yet a `factor` fixed at 8 gives models not trained with it a higher loss than plain RoPE. At $2L$,"
-        " *dynamic PI* slows every pair, and its loss is above plain RoPE's. *Dynamic YaRN* keeps the fastest pairs,"
-        " and its loss is below, with or without its *attention factor*."
+        "Chapter 8 measures the cost of slowing pairs in small models, not in Llama 3.1. At $L$ no pair needs"
+        " slowing, yet a `factor` fixed at 8 gives models not trained with that factor a higher loss than plain RoPE."
+        " At $2L$, *dynamic PI* slows every pair, and its loss is above plain RoPE's. *Dynamic YaRN* keeps the fastest"
+        " pairs, and its loss is below plain RoPE's."
     )
     assert main_line in text
+    # the attention factor is named in the costs block, which says the gap holds without it, not in the main line,
+    # which comes before the term's row
+    section = example_section((ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
+    assert "attention factor" not in re.sub(r"<details>.*?</details>", " ", section, flags=re.S)
     # "At $L$ no pair needs slowing": the stretch row's formula is 1 at L, and an input of L tokens meets only the
     # distances of training, 0 to L - 1, so no pair meets a new angle
     (stretch_formula,) = re.findall(r"the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
@@ -4558,7 +4578,8 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
         tuned = [metrics[f"rope+{arm} ft"][s]["loss_at_L"] for s in seeds]
         assert not all(x > u for x, u in zip(tuned, unscaled)), (arm, tuned, unscaled)
     assert all(p > r for p, r in zip(pi, plain))  # "at $2L$ dynamic PI's loss is above plain RoPE's"
-    # "dynamic YaRN ... its loss is below", with its attention factor and without ("with or without"), in every seed
+    # "dynamic YaRN ... its loss is below plain RoPE's", with its attention factor and without (the costs block's "with
+    # or without"), in every seed
     for arm in ("rope+yarn", "rope+yarn t1"):
         yarn_2l = [metrics[arm][s]["loss_beyond"][str(2 * L)] for s in seeds]
         assert all(y < r for y, r in zip(yarn_2l, plain)), (arm, yarn_2l, plain)
@@ -5354,13 +5375,13 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
-        r" Position interpolation also slows the fastest pair\. A fast pair meets no new angle even with no"
-        r" scaling:"
-        r" its trained angles already go all the way round\. Chapter 8 measures the cost of slowing pairs in its own"
+        r" Position interpolation also slows the fastest pair\. With no scaling, a fast pair meets no angle outside"
+        r" the arc it saw:"
+        r" its trained angles already go all the way round\. Chapter 8 measures the cost of slowing pairs in"
         r" small models, not in Llama 3\.1\. At \$L\$ no pair needs slowing, yet a `factor` fixed at 8 gives models"
-        r" not trained with it a higher loss than plain RoPE\. At \$2L\$, \*dynamic PI\* slows every pair, and its"
-        r" loss is above plain RoPE's\. \*Dynamic YaRN\* keeps the fastest pairs, and its loss is below, with or"
-        r" without its \*attention factor\*\.$",
+        r" not trained with that factor a higher loss than plain RoPE\. At \$2L\$, \*dynamic PI\* slows every pair,"
+        r" and its loss is above plain RoPE's\. \*Dynamic YaRN\* keeps the fastest pairs, and its loss is below plain"
+        r" RoPE's\.$",
         visible.strip(),
     )
     assert len(lead) == 1, lead
@@ -5403,8 +5424,10 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # over offsets 0 to L - 1, the fast pair row's inequality)
     fastest_pair = int(torch.argmax(l_theta))
     assert fastest_pair == 0 and (l_L - 1) * float(l_theta[fastest_pair]) >= 2 * math.pi
-    # "A fast pair meets no new angle even with no scaling": unscaled, each of this head's fast pairs puts every
-    # distance from L to 2L - 1 within half a step, theta_i / 2, of one of its trained angles (offsets 0 to L - 1)
+    # "With no scaling, a fast pair meets no angle outside the arc it saw": unscaled, each of this head's fast pairs
+    # has a trained arc, 0 to (L - 1) theta_i, of at least a full turn, so every distance from L to 2L - 1 falls
+    # inside it, within half a step, theta_i / 2, of one of its trained angles (offsets 0 to L - 1); each slow pair,
+    # pairs 35 to 63, meets an angle outside its arc at some distance from L to 2L - 1
     fast_idx = [i for i in range(l_d // 2) if (l_L - 1) * float(l_theta[i]) >= 2 * math.pi]
     assert fast_idx == list(range(35)), fast_idx
     for i in fast_idx:
@@ -5417,6 +5440,11 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         pos = torch.searchsorted(ring, past)
         near = torch.minimum(past - ring[pos - 1], ring[pos] - past)
         assert float(near.min()) >= 0 and float(near.max()) <= th / 2 + 1e-9, i
+        assert float(past.max()) <= (l_L - 1) * th, i  # inside the arc it saw
+    for i in range(len(fast_idx), l_d // 2):  # the slow pairs, unscaled: an angle past the arc they saw
+        th = float(l_theta[i])
+        past = torch.remainder(torch.arange(l_L, 2 * l_L, dtype=torch.float64) * th, 2 * math.pi)
+        assert float(past.max()) > (l_L - 1) * th + 1e-12, i
     linear = hf_inv_freq(l_d, rope_type="linear", rope_theta=l_base, factor=l_s).double()
     assert abs(float(l_theta[fastest_pair] / linear[fastest_pair]) - int(fast_pi)) < 1e-6 * int(fast_pi), linear[0]
     assert abs(float(l_theta[-1] / linear[-1]) - int(main_pi)) < 1e-6 * int(main_pi)  # and its slowest by 8 too
@@ -5454,7 +5482,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert "turns in" not in visible and "A pair's turns in $L$ are" not in page()
     defined = (
         "| how many *turns*, fractions included, pair $i$ makes over $L$ positions, $L/\\lambda_i$; YaRN and `llama3`"
-        " set their bounds in them. The pairs with at least one are the *fast pairs*, but for a pair on the boundary |"
+        " set their bounds in them. The pairs with at least one are the *fast pairs*, except a pair that turns once in"
+        " $L$ but not in $L - 1$ |"
     )
     assert defined in row("turns in $L$")
     terms_tables = re.findall(r"^\| English \|.*?(?=\n\n|\Z)", raw, flags=re.S | re.M)

@@ -140,14 +140,13 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
         " say the model was trained with it (chapter 10)" in page
     )
     # the set's comments: "the rules that scale for longer inputs"; "not "proportional": it zeroes the unrotated pairs
-    # and divides by its factor, 1 by default; see the pitfalls"; the pitfalls' line counts it as scaled when its
-    # factor is not 1. Transformers 5.24's proportional rule divides every frequency by its factor, and Gemma 4's
-    # global layers use it
+    # and divides by its factor, 1 by default" (read r183: no pointer to the pitfalls, which the comment does not need);
+    # the pitfalls' line counts it as scaled when its factor is not 1. Transformers 5.24's proportional rule divides
+    # every frequency by its factor, and Gemma 4's global layers use it
     assert (
         'scaled = kind in {"linear", "dynamic", "yarn", "llama3", "longrope"}'
         "  # the rules that scale for longer inputs\n"
-        '# not "proportional": it zeroes the unrotated pairs and divides by its factor, 1 by default; see the'
-        " pitfalls\n" in code
+        '# not "proportional": it zeroes the unrotated pairs and divides by its factor, 1 by default\n' in code
     )
     assert (
         "`proportional`, the rule of Gemma 4's global layers, divides every frequency by its `factor`" in pitfalls
@@ -304,12 +303,16 @@ def test_fast_pair_and_turns_in_l_share_one_span_in_llama_31():
 
 def test_temperature_is_one_over_the_logit_multiplier():
     """Temperature rules: "Multiplying each logit by m(s)^2 is dividing it by a temperature 1/m(s)^2, so the
-    temperature falls" (m(s) = 0.1 ln s + 1 > 1 for s > 1), and the block's t = 1/m(8)^2, about 0.69."""
+    temperature falls below the unscaled model's 1" (m(s) = 0.1 ln s + 1 > 1 for s > 1, and m(1) = 1), and the block's
+    t = 1/m(8)^2, about 0.69. Read r183: "falls from 1" could read as contradicting the logit's usual 1/sqrt(d), so the
+    main line says the 1 is the unscaled model's, and the block says the 1/sqrt(d) stays: transformers 5.24's Llama
+    attention keeps its scaling head_dim^-0.5 under `yarn`, which puts m(s) on cos and sin instead."""
     page = _page()
     assert (
-        "Multiplying each logit by $m(s)^2$ is dividing it by a temperature $1/m(s)^2$, so the temperature falls."
-        in (page)
+        "Multiplying each logit by $m(s)^2$ is dividing it by a temperature $1/m(s)^2$, so the temperature falls below"
+        " the unscaled model's 1." in page
     )
+    assert "The attention's usual $1/\\sqrt d$ stays: the temperature divides the logit on top of it." in page
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
@@ -324,12 +327,18 @@ def test_temperature_is_one_over_the_logit_multiplier():
     t = 1 / m8**2
     assert f"the temperature $1/m(8)^2$ is $t \\approx {t:.2f}$." in page, t
     # the main line (read r177: the inverse link was only in the block): "This sharpens attention: the *temperature*,
-    # the number that divides every logit, falls from 1 to about 0.69." (1 with s = 1: m(1) = 1)
+    # the number that divides every logit, falls from 1 in the unscaled model to about 0.69." (1 with s = 1: m(1) = 1)
     main = _section_main_line(page, "## Temperature rules")
     assert (
-        "This sharpens attention: the *temperature*, the number that divides every logit, falls from 1 to about"
-        f" {t:.2f}." in main
+        "This sharpens attention: the *temperature*, the number that divides every logit, falls from 1 in the unscaled"
+        f" model to about {t:.2f}." in main
     ), main
+    # "The attention's usual 1/sqrt(d) stays": a tiny Llama's attention scale is head_dim^-0.5 with and without `yarn`
+    from transformers.models.llama.modeling_llama import LlamaAttention
+
+    for rope in (None, {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 64}):
+        tiny = LlamaConfig(hidden_size=64, num_attention_heads=4, num_key_value_heads=4, rope_scaling=rope)
+        assert LlamaAttention(tiny, layer_idx=0).scaling == tiny.head_dim**-0.5 == 16**-0.5, rope
     _, m1 = ROPE_INIT_FUNCTIONS["yarn"](
         LlamaConfig(rope_scaling={"rope_type": "yarn", "factor": 1.0, "original_max_position_embeddings": 64}), "cpu"
     )
@@ -419,17 +428,30 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # read r181: "more than float32 rounding" understated a bfloat16 model's rounding, so the yardstick is
     # transformers' own rounding, the lead's; and what `position_ids` remove, case by case, in sentences of their own
     # read r182: the cases sentence introduces a table, one row a case: does passing `position_ids` fix it, and why
+    # read r183: each row's "why" readable without the later sections (bfloat16's rough positions, the query scales'
+    # steps with a link to where they are named, the batch's highest position), and no pointer "the first block below"
     named = (
         "Three cases can change a padded row's scores by more than transformers' own rounding:"
         " | case | do `position_ids` fix it? | why | |---|---|---|"
-        " | angles your own code forms in bfloat16 | yes | their error depends on the position itself, and"
-        " `position_ids` give each row its own positions |"
-        " | query scales that grow with the position | in Ministral 3 and Mistral 4, not in Llama 4 | Ministral 3's and"
-        " Mistral 4's scales read `position_ids`; Llama 4's counts the pads, which shift it only near its steps |"
-        " | the `dynamic` and `longrope` rules | no | the batch's longest row sets every row's frequencies |"
+        " | angles your own code forms in bfloat16 | yes | bfloat16 holds positions above 256 only roughly, so the"
+        " angle's error depends on the position itself; `position_ids` give each row its own positions |"
+        " | query scales that grow with the position | in Ministral 3 and Mistral 4, not in Llama 4 | these scales step"
+        " up at set positions, as {ref}`Temperature rules <glossary-temperature>` says. Ministral 3's and Mistral 4's"
+        " read `position_ids`; Llama 4's counts the pads, which change it only for tokens they push across a step |"
+        " | the `dynamic` and `longrope` rules | no | both set every row's frequencies from the batch's highest"
+        " position, so the longest row decides for all |"
         " So on a left-padded batch, pass the `attention_mask` and `position_ids` counted from each row's first real"
-        " token, as `generate` does. The first block below takes the three cases in turn."
+        " token, as `generate` does."
     )
+    # "bfloat16 holds positions above 256 only roughly": 8 significant bits keep every integer up to 256, and from 257
+    # on round some of them, more the larger the position (every other one up to 512, 7 in 8 between 1 024 and 2 048)
+    ints = torch.arange(0, 4097, dtype=torch.float64)
+    moved = ints.to(torch.bfloat16).double() != ints
+    assert not bool(moved[:257].any()) and bool(moved[257])
+    assert float(moved[257:513].double().mean()) == 0.5 and float(moved[1025:2049].double().mean()) > 0.8
+    # "both set every row's frequencies from the batch's highest position": transformers' two update functions read
+    # torch.max(position_ids) + 1
+    # (test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
     cases = re.findall(r"^\| (?!case |---)(.+?) \| (.+?) \| (.+?) \|$", _raw(), flags=re.M)
     cases = [c for c in cases if c[1] in ("yes", "no") or c[1].startswith("in Ministral")]
     assert [(c[0], c[1]) for c in cases] == [
@@ -475,11 +497,15 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         changed = (tau(p + k) != tau(p)).nonzero().flatten()
         below = f - (p[changed] + 1) % f  # how far each changed token's p + 1 lies below the next multiple
         assert bool(((below >= 1) & (below <= k)).all()) and changed.numel() == 4 * k, (k, changed.numel())
+        # "only for tokens they push across a step": changed exactly where the k pads move p + 1 past a multiple of f
+        crossed = torch.floor((p + k + 1) / f) != torch.floor((p + 1) / f)
+        assert torch.equal(crossed.nonzero().flatten(), changed), k
     main = section[: section.index("<details>")]
     assert "8 192" not in main  # the step's size waits for the query scales' block (read r182)
     assert section.index("Who fills `position_ids`") < section.index(named)  # the table between rule and cases
     assert main.index("only by rounding") < main.index("Three cases") < main.index("So on a left-padded batch")
-    assert not re.search(r"\b(two|four) cases\b", main) and main.count("three cases") == 1, main  # one count
+    assert not re.search(r"\b(two|four) cases\b", main) and main.lower().count("three cases") == 1, main  # one count
+    assert "block below" not in main  # read r183: no pointer the learner needs to finish the thought
     assert "part of the other two" not in page  # read r178: the main line names the part
     assert "Three things make the shift matter" not in page  # read r176: it mixed the batch-wide switch in
     assert "The shift matters more than rounding" not in page  # not the shift: `dynamic` changes rows without it
@@ -739,10 +765,14 @@ def test_fields_first_name_partial_rotary_factor():
 
 
 def test_transformers_dynamic_l_is_the_stored_length():
-    """Fixed and dynamic scaling rules: before the table, "Dynamic NTK's effective factor is 1 up to the trained length
-    L and grows with l beyond it."; after it, "Transformers calls dynamic NTK `dynamic`. In place of L, it reads the
-    *stored length*, `max_position_embeddings`. So if you set `rope_type` to `dynamic` in Llama 3.1's file, which
-    stores 16L, it scales no input shorter than 16L." With Llama
+    """Fixed and dynamic scaling rules, main line (read r183: one idea, then the practical point): "Dynamic NTK leaves
+    inputs up to the trained length L unscaled, and scales a longer input more, the longer it is." Then "Transformers
+    calls dynamic NTK `dynamic`. In place of L, it reads the *stored length*, `max_position_embeddings`. A scaled file
+    usually stores its extended length there, so `dynamic` in such a file starts scaling far past L. In Llama 3.1's
+    file, which stores 16L, it would scale only inputs longer than 16L." (read r183: "no input shorter than 16L"
+    undersold it: an input of exactly 16L is not scaled either.) The effective factors' table and "Dynamic NTK's
+    effective factor is 1 up to the trained length L and grows with l beyond it" sit in the block right under. With
+    Llama
     3.1's fields (posenc's MODEL_ROPE_CONFIGS), transformers 5.24's rotary module takes its L, `original_max_seq_len`,
     from max_position_embeddings (131 072 = 16 x 8 192), not from original_max_position_embeddings; with the trained
     length stored there instead, `dynamic` divides the slowest pair by the table's 9 at 2L."""
@@ -772,6 +802,13 @@ def test_transformers_dynamic_l_is_the_stored_length():
     assert math.isclose(float(theta[-1] / at_2l.double()[-1]), 9.0, rel_tol=1e-4), at_2l[-1]
     below, _ = _compute_dynamic_ntk_parameters(trained_file, "cpu", seq_len=trained // 2)
     assert torch.allclose(below.double(), theta, rtol=1e-6, atol=0)  # float32 frequencies, unscaled below L
+    # the main line: "leaves inputs up to the trained length L unscaled, and scales a longer input more, the longer it
+    # is": the slowest pair's divisor is 1 at L and grows with each longer input
+    by = [
+        float(theta[-1] / _compute_dynamic_ntk_parameters(trained_file, "cpu", seq_len=n)[0].double()[-1])
+        for n in (trained, 3 * trained // 2, 2 * trained, 4 * trained)
+    ]
+    assert math.isclose(by[0], 1.0, rel_tol=1e-5) and all(a * (1 + 1e-3) < b for a, b in zip(by, by[1:])), by
     page = _page()
     # "Transformers' `dynamic` raises the base to divide the slowest pair by s l/L - (s - 1), the table's
     # 1 + s(l/L - 1)": the base's factor (s l/L - (s - 1))^(d/(d-2)) is bloc97's S^(d/(d-2)) with S = s l/L - (s - 1)
@@ -782,20 +819,45 @@ def test_transformers_dynamic_l_is_the_stored_length():
         "Transformers' `dynamic` raises the base to divide the slowest pair by the table's $1 + s(\\ell/L - 1)$,"
         " written $s\\ell/L - (s - 1)$, with the stored length in place of $L$." in page
     )
-    # "In place of L, it reads the *stored length*, `max_position_embeddings`. So if you set `rope_type` to `dynamic`
-    # in Llama 3.1's file, which stores 16L, it scales no input shorter than 16L." (checked above: 131 072 =
-    # 16 x 8 192, none scaled below; transformers' original_max_seq_len is max_position_embeddings)
-    assert (
+    # "In place of L, it reads the *stored length*, `max_position_embeddings`. ... In Llama 3.1's file, which stores
+    # 16L, it would scale only inputs longer than 16L." (checked above: transformers' original_max_seq_len is
+    # max_position_embeddings, 131 072 = 16 x 8 192; below: a fresh module scales an input of 16L + 1 positions and
+    # not one of exactly 16L, since transformers tests seq_len > max_seq_len_cached)
+    stated = (
         "Transformers calls dynamic NTK `dynamic`. In place of $L$, it reads the *stored length*,"
-        " `max_position_embeddings`. So if you set `rope_type` to `dynamic` in Llama 3.1's file, which stores $16L$,"
-        " it scales no input shorter than $16L$." in " ".join(page.split())
+        " `max_position_embeddings`. A scaled file usually stores its extended length there, so `dynamic` in such a"
+        " file starts scaling far past $L$. In Llama 3.1's file, which stores $16L$, it would scale only inputs longer"
+        " than $16L$."
     )
-    # the table follows the method's own definition, with L the trained length; the stored length comes after it
+    assert stated in " ".join(page.split())
+    x = torch.zeros(1, 1, 128)
+    for top, scaled in ((16 * trained - 1, False), (16 * trained, True)):  # highest position: the input's length - 1
+        fresh = LlamaRotaryEmbedding(config)
+        fresh(x, torch.tensor([[top]]))
+        assert (not torch.equal(fresh.inv_freq, fresh.original_inv_freq)) == scaled, top
+    # "A scaled file usually stores its extended length there ... starts scaling far past L": every scaled
+    # configuration that posenc copies and that names its trained length stores at least 16 times it
+    ratios = {
+        key: c["max_position_embeddings"] / c["rope_scaling"]["original_max_position_embeddings"]
+        for key, c in MODEL_ROPE_CONFIGS.items()
+        if c.get("rope_scaling") and "original_max_position_embeddings" in c["rope_scaling"]
+    }
+    assert len(ratios) >= 4 and min(ratios.values()) >= 16, ratios
+    # the main line's rule uses L, the trained length, before the stored length appears; the effective factors and
+    # their table sit in the block right under the main line
     start = page.index("## Fixed and dynamic scaling rules")
     section = page[start : page.index("<details>", start)]
+    lead = (
+        "Dynamic NTK leaves inputs up to the trained length $L$ unscaled, and scales a longer input more, the longer it"
+        " is."
+    )
+    assert lead in section and section.index(lead) < section.index("*stored length*")
+    assert "| rule |" not in section and "effective factor" not in section  # read r183: the block's
+    first = page[page.index("<details>", start) :]
+    first = first[: first.index("</details>")]
+    assert first.startswith("<details><summary>Effective factors: how much each rule divides the slowest pair")
     scope = "Dynamic NTK's effective factor is 1 up to the trained length $L$ and grows with $\\ell$ beyond it."
-    assert scope in section and section.index(scope) < section.index("| rule | effective factor for an input of")
-    assert section.index("| dynamic NTK |") < section.index("*stored length*")
+    assert scope in first and first.index(scope) < first.index("| rule | effective factor for an input of")
     # one name per length: L is the trained length only, the file's value is "the stored length", never L itself
     whole = page[start : page.index("## Porting transformers-4 code")]
     assert "reads $L$ from" not in whole and "length stored there" not in whole, whole
@@ -888,22 +950,24 @@ def test_bfloat16_drift_and_three_roundings():
 
 
 def test_dynamic_table_needed_row_is_the_stretch():
-    """Fixed and dynamic scaling rules: the table on the main line, and in the block under it, "The slowest pair needs
-    only the *stretch* max(l/L, 1): dividing by it makes l positions turn that pair no further than L positions did in
-    training. At l = 2L the stretch is 2, less than either rule divides by": the table's fixed rules' s = 8 and
-    dynamic NTK's 1 + s(l/L - 1) = 9 both exceed it there. Read r182: the table's shared s = 8 made dynamic NTK look
-    the worst over-divider, which came from the choice of s, so the table gains a last row, what the slowest pair
-    needs (1 up to L, then l/L: the stretch, a word the main line leaves to the block), and the main line drops "and
-    dynamic NTK most of all": with s = 1 dynamic NTK's formula is that row's. Checked on transformers 5.24's
-    `dynamic`: at l = 2L with factor 8 it divides the slowest pair by 9, and with factor 1 (in a file that stores the
-    trained length) by the stretch, 2 at 2L and 3 at 3L, and by 1 below L."""
+    """Fixed and dynamic scaling rules: the table, in the section's first block (read r183: the main line keeps one
+    idea, so the effective factors, the table and its comparison moved there), and in the next block, "The slowest pair
+    needs only the *stretch* max(l/L, 1): dividing by it makes l positions turn that pair no further than L positions
+    did in training. At l = 2L the stretch is 2, less than either rule divides by": the table's fixed rules' s = 8 and
+    dynamic NTK's 1 + s(l/L - 1) = 9 both exceed it there. Read r182: the table's shared s = 8 made dynamic NTK look the
+    worst over-divider, which came from the choice of s, so the table gains a last row, what the slowest pair needs (1
+    up to L, then l/L: the stretch, a word the main line leaves to the block), and the main line drops "and dynamic NTK
+    most of all": with s = 1 dynamic NTK's formula is that row's. Checked on transformers 5.24's `dynamic`: at l = 2L
+    with factor 8 it divides the slowest pair by 9, and with factor 1 (in a file that stores the trained length) by the
+    stretch, 2 at 2L and 3 at 3L, and by 1 below L."""
     page = _page()
     table = page[page.index("| rule | effective factor for an input of $\\ell$ tokens | at $\\ell = 2L$, $s = 8$ |") :]
-    table = table[: table.index("Transformers calls dynamic NTK `dynamic`.")]
+    table = table[: table.index("</details>")]
     start = page.index("## Fixed and dynamic scaling rules")
     main = page[start : page.index("<details>", start)]
     assert "stretch" not in main, main
     block = page[page.index("<details>", start) : page.index("## Porting transformers-4 code")]
+    factors = block[: block.index("</details>")]  # the first block: effective factors and the table
     assert "- The slowest pair needs only the *stretch* $\\max(\\ell/L, 1)$" in block
     rows = re.findall(r"\| ([^|]+) \| ([^|]+) \| (\d+) \|", table)
     assert [r[0] for r in rows] == [
@@ -924,8 +988,9 @@ def test_dynamic_table_needed_row_is_the_stretch():
     assert [int(r[2]) for r in rows] + [int(stated)] == [s, 1 + s * (ell / L - 1), stretch, stretch] == [8, 9, 2, 2]
     assert all(int(r[2]) > stretch for r in rows[:2])  # "less than either rule divides by" at 2L
     # the main line: the section's lesson leads (a fixed rule changes every input, short ones too; a dynamic rule
-    # follows l), then the effective factors, then what the last row is; under the table, the verdict scoped to the
-    # table's 2L and s = 8, then s as a slope (read r177), and with s = 1 dynamic NTK's formula is the last row's
+    # follows l); the first block then gives the effective factors and what the last row is; under the table, the
+    # verdict scoped to the table's 2L and s = 8, then s as a slope (read r177), and with s = 1 dynamic NTK's formula
+    # is the last row's
     lesson = (
         "A fixed rule changes the frequencies alike for every input, short ones too. A dynamic rule sets them from each"
         " input's length $\\ell$."
@@ -944,8 +1009,9 @@ def test_dynamic_table_needed_row_is_the_stretch():
         " Dynamic NTK's $s$, transformers' `factor`, sets how fast its divisor grows. With $s = 1$, as in chapter 8's"
         " main runs, its formula becomes the last row's: it divides by just what the slowest pair needs."
     )
-    assert needs in main and main.index(needs) < main.index("| rule |"), main
-    assert verdict + slope in main and main.index("| what the slowest pair needs |") < main.index(verdict), main
+    assert needs in factors and factors.index(needs) < factors.index("| rule |"), factors
+    assert verdict + slope in factors, factors
+    assert factors.index("| what the slowest pair needs |") < factors.index(verdict), factors
     assert "most of all" not in page and "to compare them" not in page  # read r182: the unfair comparison is gone
     assert "$s = 8$" in table and "Both rules divide by more" not in page  # read r178: the verdict's s is the table's
     import json
@@ -1622,7 +1688,7 @@ def test_reading_code_batch_shares_dynamic_frequencies():
 
 
 def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
-    """Reading model code: "So with Llama 3.1's file, `dynamic` would scale no input below 131 072 tokens", and
+    """Reading model code: "In Llama 3.1's file, which stores 16L, it would scale only inputs longer than 16L", and
     "`position_ids` remove the shift for Ministral 3's scale, which reads them, but transformers counts Llama 4's from
     the cache length" (the takeaway: "Even then, Llama 4's query scale counts the pads, and under `dynamic` and
     `longrope` the longest row sets every row's frequencies"). Skipped without transformers."""
@@ -1648,7 +1714,11 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     assert float(theta[-1] / beyond.double()[-1]) > 8, beyond[-1]  # 9 at twice the stored length
     # "if you set `rope_type` to `dynamic` in Llama 3.1's file": its own rule is llama3, not dynamic
     assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["rope_type"] == "llama3"
-    assert "in Llama 3.1's file, which stores $16L$, it scales no input shorter than $16L$." in " ".join(page.split())
+    # read r183: "only inputs longer than 16L", exactly (an input of 16L is not scaled either: checked in
+    # test_transformers_dynamic_l_is_the_stored_length)
+    assert "In Llama 3.1's file, which stores $16L$, it would scale only inputs longer than $16L$." in " ".join(
+        page.split()
+    )
     # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     tau = source.split("if self.attn_temperature_tuning and not self.use_rope:")[1].split("query_states = (")[0]
@@ -1722,10 +1792,13 @@ def test_reading_code_flash_attention_varlen_from_packing():
 
 
 def test_takeaway_dynamic_follows_the_batch_and_keeps_its_largest_divisor():
-    """Takeaways: "A fixed rule changes short inputs too. Transformers' `dynamic` sets its divisor from the batch's
-    highest position, and can keep it for later, shorter inputs." (read r177: the takeaway is the lesson; when the
+    """Takeaways (read r183: the layout lesson took a bullet of its own, so within five bullets the fixed rules' "short
+    inputs too" joined the bands bullet, `dynamic`'s stored length the transformers-5 bullet, and the batch's highest
+    position stays in the padding bullet): "In transformers 5, read the base and the rule from `rope_parameters`, not
+    from `config.rope_theta`. Transformers' `dynamic` takes L from `max_position_embeddings`, which a scaled file
+    usually sets to its extended length" (checked in test_transformers_dynamic_l_is_the_stored_length). When the
     divisor is kept, "until the highest position plus one, cache included, falls below the stored length", is the
-    section's block, pinned here.) On transformers 5.24's `dynamic_frequency_update`, one tiny Llama with
+    section's block, pinned here. On transformers 5.24's `dynamic_frequency_update`, one tiny Llama with
     `max_position_embeddings` 8 and factor 2, called in turn: a batch whose highest position is 15 gets the
     frequencies for 16 positions, the short row included; a later 12-token input keeps them although 12 positions
     alone would divide by less; a 20-token input grows them to 20's; a 6-token input, below the stored 8, restores the
@@ -1773,9 +1846,12 @@ def test_takeaway_dynamic_follows_the_batch_and_keeps_its_largest_divisor():
     page = _page()
     takeaways = page[page.index("## Takeaways") : page.index("(glossary-fields)=")]
     assert (
-        "- A fixed rule changes short inputs too. Transformers' `dynamic` sets its divisor from the batch's highest"
-        " position, and can keep it for later, shorter inputs." in takeaways
-    )  # "later, shorter inputs": the 12-token input after the 16-position batch, above
+        "- In transformers 5, read the base and the rule from `rope_parameters`, not from `config.rope_theta`."
+        " Transformers' `dynamic` takes $L$ from `max_position_embeddings`, which a scaled file usually sets to its"
+        " extended length." in takeaways
+    )
+    # the batch's highest position: "the longest row sets every row's frequencies", the 16-position batch above
+    assert "Even then, the longest row sets every row's frequencies under `dynamic` and `longrope`" in takeaways
     assert (
         "- Transformers' `dynamic` keeps the largest effective factor seen until the highest position plus one, cache"
         " included, falls below the stored length." in page
@@ -1962,12 +2038,15 @@ def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
     # read r182: "layers without RoPE" met a learner unexplained, so the main line names them NoPE layers, a glossary
     # row, and says what they are: layers that apply no rotation (checked below: Llama 4 rotates only where `use_rope`
     # is set, and scales queries only where it is not; Ministral 3's and Mistral 4's attention scales unconditionally)
+    # read r183: no pointer "The second block below gives their rules": the block's summary names these scales, and
+    # the main line's thought ends without it
     named = (
         "Some models also multiply their queries by a scale that grows with the position, in steps. Llama 4 does so in"
         " its *NoPE* layers, which apply no rotation, and Ministral 3 and Mistral 4 in every layer. Ministral 3's"
-        " scale, for one, steps up at each multiple of $L$. The second block below gives their rules."
+        " scale, for one, steps up at each multiple of $L$."
     )
     assert named in main and main.index("*attention factor*") < main.index(named), main
+    assert main.rstrip().endswith(named) and "block below" not in main, main[-200:]
     glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
     assert "| NoPE | |" in glossary  # the italic term is a glossary row
     after = page[page.index(main) + len(main) :]
@@ -2115,7 +2194,8 @@ def test_max_position_embeddings_row_is_the_trained_length_only_where_stored():
 def test_worked_check_head_width_and_dynamic_swap_drop_llama3():
     """The worked check's comment "128, from LlamaConfig's defaults, as in Llama 3.1 8B" (read r172: the fields shown
     give no head width): LlamaConfig's defaults give 4096 / 32 = 128, Llama 3.1 8B's (hidden 4096, 32 heads); and
-    "The swap also drops the `llama3` rule, which slows pairs at every length": Llama 3.1's rule divides its slowest
+    "Setting `rope_type` to `dynamic` in Llama 3.1's file also drops its `llama3` rule, which slows pairs at every
+    length" (read r183: moved from the main line to the section's details block): Llama 3.1's rule divides its slowest
     pair by 8 whatever the input's length (a fixed rule; its frequencies take no length)."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
@@ -2125,7 +2205,10 @@ def test_worked_check_head_width_and_dynamic_swap_drop_llama3():
     assert "# 128: LlamaConfig's defaults, Llama 3.1 8B's" in raw
     default = LlamaConfig()
     assert (default.hidden_size, default.num_attention_heads, default.head_dim) == (4096, 32, 128)
-    assert "The swap also drops the `llama3` rule, which slows pairs at every length." in raw
+    assert (
+        "- Setting `rope_type` to `dynamic` in Llama 3.1's file also drops its `llama3` rule, which slows pairs at"
+        " every length." in raw
+    )
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     config = LlamaConfig(rope_theta=llama["rope_theta"], rope_scaling=copy.deepcopy(llama["rope_scaling"]))  # kept
     scaled, _ = ROPE_INIT_FUNCTIONS["llama3"](config, "cpu")
@@ -2242,12 +2325,22 @@ def test_takeaways_add_the_temperature_and_layout_lessons_within_five():
     page = _page()
     takeaways = page[page.index("## Takeaways") : page.index("(glossary-fields)=")]
     assert takeaways.count(" - ") == 5, takeaways  # five bullets, the most teaching.md allows
-    lesson = "By default, `yarn` and `longrope` with $s$ above 1 also sharpen attention, at every input length."
+    # read r183: the bands bullet also carries the fixed rules' "short inputs too" (the old second bullet's first half),
+    # so that the layout lesson gets a bullet of its own within five
+    lesson = (
+        "These fixed rules change short inputs too, and by default `yarn` and `longrope` with $s > 1$ sharpen attention"
+        " at every input length."
+    )
     assert lesson in takeaways
     # each bullet one or two sentences (read r177)
     bullets = takeaways.removeprefix("## Takeaways - ").split(" - ")
     sentences = [re.split(r"(?<=\.) (?=[A-Z`$-])", b.strip()) for b in bullets]
     assert len(bullets) == 5 and all(len(s) <= 2 for s in sentences), sentences
+    # read r183: one lesson a bullet: the layout conversion alone, apart from where transformers 5 keeps the settings
+    assert [b for b in bullets if "interleaved layout" in b] == [
+        "Converting a checkpoint between the half and the interleaved layout permutes, within each head, the rows of"
+        " $W_q$ and $W_k$."
+    ], bullets
     number = "so each logit is multiplied by $m(8)^2 \\approx {m2}$."
     layout = (
         "Converting a checkpoint between the half and the interleaved layout permutes, within each head, the rows of"
@@ -2309,9 +2402,13 @@ def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
     page = _page()
     start = page.index("## Fixed and dynamic scaling rules")
     main = page[start : page.index("<details>", start)]
-    assert main.index("A fixed rule changes the frequencies alike for every input, short ones too.") < main.index(
+    # read r183: the lesson stays on the main line, the effective factors move to the block right under it
+    assert "A fixed rule changes the frequencies alike for every input, short ones too." in main
+    factors = page[page.index("<details>", start) :]
+    factors = factors[: factors.index("</details>")]
+    assert (
         "A fixed rule's effective factor is the same at every length: the configured $s$ whenever the slowest pair"
-        " lies in the divided band, as in Llama 3.1."
+        " lies in the divided band, as in Llama 3.1." in factors
     )
     assert "effective factor is the configured $s$ at every length" not in page
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
@@ -2379,11 +2476,13 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
     after = _raw().split(code)[1].lstrip("`\n")
     # read r182: the `no_rope_layers` trap on the main line, where code readers look: "In the `no_rope_layers` list of
     # Llama 4 and SmolLM3, despite its name, a 1 marks a layer that uses RoPE." (checked below: both models' attention
-    # sets `use_rope` from it, and Llama 4 rotates only where it is set)
+    # sets `use_rope` from it, and Llama 4 rotates only where it is set); read r183: the sentence before it ends
+    # without a pointer into the pitfalls, so one thought runs on: a layer without RoPE gets a dict, and here is how to
+    # tell such a layer
     assert " ".join(after.split()).startswith(
         "Set `layer_idx` to a layer of each kind in `layer_types`, and run it for each. A layer without RoPE still gets"
-        " a dict: see the pitfalls. In the `no_rope_layers` list of Llama 4 and SmolLM3, despite its name, a 1 marks a"
-        " layer that uses RoPE."
+        " a dict. In the `no_rope_layers` list of Llama 4 and SmolLM3, despite its name, a 1 marks a layer that uses"
+        " RoPE."
     )
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     import transformers
@@ -2465,15 +2564,25 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # on cos and sin, and DeepSeek-V3's file sets the two fields equal (checked below); read r182: the main line names
     # the two fields and says where each factor goes: their ratio on cos and sin, the second's square on the softmax
     # scale (DeepSeek-V3's attention: `yarn_apply_mscale`, which reads `mscale_all_dim`)
+    # read r183: five implementation facts in a row left the lesson to the reader, so the main line leads with it (an
+    # `attention_scaling` of 1 does not mean no sharpening: DeepSeek-V3 moves the factor into the softmax scale), and
+    # the two fields and their ratio move to the first block, right under the main line
     sentences = (
-        "DeepSeek-V3 moves this sharpening from cos and sin into the softmax scale. Its configuration has two fields,"
-        " `mscale` and `mscale_all_dim`, and each gives a factor of this kind. Transformers multiplies cos and sin by"
-        " the ratio of the two factors, and the softmax scale by the square of the second. DeepSeek-V3's file sets the"
-        " fields equal, so its rotary module's `attention_scaling` reads {one}. Yet with its $s$ of {s}, each logit is"
-        " multiplied by about {m2}, as the first block below shows."
+        "Transformers' rotary module stores this factor as `attention_scaling`. A value of {one} there does not mean no"
+        " sharpening: DeepSeek-V3 moves the factor into the softmax scale, where, with its $s = {s}$, each logit is"
+        " multiplied by about {m2}."
     )
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
+    block = after[: after.index("</details>")]
+    mechanics = (
+        "Their configurations carry two such fields, $\\mu_1$ = `mscale` and $\\mu_2$ = `mscale_all_dim`, set equal in"
+        " the released files. Transformers multiplies cos and sin by the ratio of the two factors, $m(s, \\mu_1)/m(s,"
+        " \\mu_2)$, and the softmax scale by the square of the second. With equal fields, the rotary module's"
+        " `attention_scaling` thus reads 1."
+    )
+    assert mechanics in block, block
+    assert "`mscale_all_dim`" not in main and "block below" not in main  # the mechanics and the pointer are the block's
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import DeepseekV3Config
     from transformers.modeling_rope_utils import _compute_yarn_parameters
@@ -2523,6 +2632,13 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     assert math.isclose(on_softmax, (0.1 * math.log(40) + 1) ** 2, rel_tol=1e-12)  # m(40, 1)^2 on every logit
     stated = sentences.format(one=f"{rotary.attention_scaling:.0f}", s=f"{rope['factor']:.0f}", m2=f"{on_softmax:.1f}")
     assert stated in main, main
+    # "Transformers' rotary module stores this factor as `attention_scaling`": a Llama's `yarn` with s = 8 stores m(8)
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    yarn8 = {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 64}
+    stored = LlamaRotaryEmbedding(LlamaConfig(hidden_size=64, num_attention_heads=4, rope_scaling=yarn8))
+    assert math.isclose(stored.attention_scaling, 0.1 * math.log(8) + 1, rel_tol=1e-12), stored.attention_scaling
     assert (f"{on_softmax:.1f}", f"{on_softmax:.2f}") == ("1.9", "1.87")
     later = main.index("Some models also multiply their queries by a scale")
     assert main.index("*attention factor*") < main.index(stated) < later
@@ -2697,3 +2813,34 @@ def test_yarn_dict_read_like_llama3_on_the_main_line():
         [i for i, x in enumerate(llama3) if abs(x - 8) < 1e-4],
     )
     assert bands(beta_fast=4.0, beta_slow=1.0)[:2] == as_llama3 == (list(range(29)), list(range(35, 64)))
+
+
+def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
+    """The worked configuration's main line, right under the fields' table (read r183: a learner told that dividing by
+    s makes sL positions look like L asks why the file declares 16L, not 8L): "The file declares 16L, twice sL, because
+    the model's last training stage reached 16L; Meta picked s by grid search." posenc's copy of Llama 3.1 8B's
+    config (posenc/book/models.py) stores max_position_embeddings 131 072 = 16 x 8 192 = 2 s L, the trained length it
+    copies from the Llama 3 report; chapter 7 quotes Meta's `apply_scaling`, which marks its constants as "values
+    obtained from grid search", as the fine print says. A prose sync for the report and Meta's code, which no offline
+    test can read."""
+    import json
+
+    page = _page()
+    section = page[page.index("## A worked configuration") : page.index("<details>")]
+    sentence = (
+        "The file declares $16L$, twice $sL$, because the model's last training stage reached $16L$; Meta picked $s$ by"
+        " grid search."
+    )
+    assert sentence in section
+    assert section.index("| `max_position_embeddings` | 131 072 |") < section.index(sentence)
+    assert section.index(sentence) < section.index("The rule sorts the pairs into three bands")
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    L, s = llama["rope_scaling"]["original_max_position_embeddings"], llama["rope_scaling"]["factor"]
+    assert llama["max_position_embeddings"] == llama["trained_length"] == 16 * L == 2 * s * L, llama
+    assert llama["trained_length_before"] == L
+    fine = _collapsed("Fine print on the bands")
+    assert "- The declared length is twice $sL$: the Llama 3 report's last training stage reached $16L$." in fine
+    assert "Meta's code marks its constants, 8 among them, as values obtained from grid search." in fine
+    c7 = json.loads((ROOT / "notebooks" / "07_beyond.ipynb").read_text(encoding="utf-8"))
+    chapter = " ".join("".join(c["source"]) for c in c7["cells"] if c["cell_type"] == "markdown")
+    assert "values obtained from grid search" in chapter

@@ -520,9 +520,10 @@ def _current_code_block() -> list[str]:
     vl3 = MODEL_ROPE_CONFIGS["qwen3-vl-8b"]["rope_scaling"]
     assert mrope_axes(128, vl3["mrope_section"], interleaved=True)[:6].tolist() == [0, 1, 2, 0, 1, 2], vl3
     # the block is a list, one topic an item: M-RoPE, DeepSeek, gpt-oss, the
-    # hybrids, 2-D RoPE, porting pitfalls, position ids. "Chapter 10 works through the three items above; it only
+    # hybrids, 2-D RoPE, porting pitfalls, position ids. "Chapter 10 works through the first three items; it only
     # names the hybrids": the three items above the hybrids' (M-RoPE, MLA, gpt-oss: chapter 10's sections, quoted
-    # above, and counted below); Pixtral, below, is chapter 7's (asserted below)
+    # above, and counted below); Pixtral, below, is chapter 7's (asserted below). Read r183: the sentence stood inside
+    # the hybrids' item, where "the three items above" was ambiguous; it stands on its own line after the list
     block = (
         "<details><summary>Also in current code</summary> - Vision-language models such as Qwen2-VL split the pairs"
         " between a token's time, height and width; Qwen3-VL deals them to the three axes in turn."
@@ -531,7 +532,7 @@ def _current_code_block() -> list[str]:
         " YaRN's score factor on the softmax scale, not on cos and sin. - gpt-oss uses YaRN with"
         f" factor {gpt_oss['factor']:.0f}, and gives each head a learned attention sink with no position. - In hybrids"
         " such as Jamba and Kimi Linear, recurrent or linear-attention layers read the order, and even the attention"
-        " layers rotate nothing. Chapter 10 works through the three items above; it only names the hybrids. - Vision"
+        " layers rotate nothing. - Vision"
         " encoders such as Pixtral's use 2-D RoPE, which chapter 7 works through: half"
         " the pairs turn with a patch's"
         " row, the other half with its column. - {doc}`Reading model code <reading_code>` lists pitfalls when porting,"
@@ -540,14 +541,17 @@ def _current_code_block() -> list[str]:
         " the input's length. - That"
         " page also gives the position ids under padding and packing. Torchtune's `PackedDataset` and transformers'"
         " `DataCollatorWithFlattening` restart them at 0 for each document; joined text passed with no position ids"
-        " counts on. </details>"
+        " counts on. Chapter 10 works through the first three items; it only names the hybrids. </details>"
     )
     summary_src = (ROOT / "book" / "summary.md").read_text(encoding="utf-8")
     current = summary_src[summary_src.index("<summary>Also in current code</summary>") :]
     current = current[: current.index("</details>")]
     assert current.count("\n    - ") == 7, current  # seven items, each opening its own line
+    # the pointer to chapter 10 stands after the list, as its own paragraph, not inside an item
+    pointer = "\n\n    Chapter 10 works through the first three items; it only names the hybrids."
+    assert current.rstrip().endswith(pointer), current
     hybrids = current.index("\n    - In hybrids such as Jamba")
-    assert current[:hybrids].count("\n    - ") == 3, current  # "the three items above" the hybrids'
+    assert current[:hybrids].count("\n    - ") == 3, current  # "the first three items": those before the hybrids'
     quote(C10, "### M-RoPE: three coordinates for text, images and video", "### Qwen3-VL: interleaved M-RoPE")
     assert block in page_text(), block
     # "which chapter 7 works through": chapter 7 builds 2-D RoPE and names Pixtral's
@@ -2226,7 +2230,7 @@ CAUSAL_REASON = (
 #: Each "which pairs it slows" cell is one short clause; the conditions (YaRN's 32 turns and score factor, Llama 3.1's
 #: 4 turns, NTK-aware scaling's raised base) stand in the block's table below it (COLLAPSED_FIX_CONDITIONS).
 MAIN_FIXES_TABLE = [
-    "| fix | which pairs it slows | added to a trained model as it is, with no further training? |",
+    "| fix | which pairs it slows | can be added to a trained model at test time? |",
     "| *larger base*, set before training at the longer length | every pair but the fastest, the slower the more |"
     " no: the model trains with it |",
     "| *PI*, position interpolation | every pair, all alike | yes |",
@@ -2465,11 +2469,25 @@ def _main_fixes_table() -> None:
     first = [r.split(" | ")[0] for r in rows]
     assert first[1] == "| *larger base*, set before training at the longer length", first
     assert first[3] == "| *NTK-aware scaling*, a larger base computed from $s$ at test time", first
-    # the last column, "added to a trained model as it is, with no further training?": NTK-aware scaling's "yes: the
-    # only use it was proposed for" (a trained model as it is, with no further training; its "no" in the block's
-    # table)
+    # the last column, "can be added to a trained model at test time?": NTK-aware scaling's "yes: it was proposed
+    # for that" (test time, with no further training; its "no" in the block's table). Read r183: the old header,
+    # "added to a trained model as it is, with no further training?", read as "works without training", while PI's
+    # paper fine-tunes and the block's example models trained with PI, YaRN and Llama 3.1's rule; the header now asks
+    # only whether a fix can be applied at test time, which each "yes" row can: chapter 8's dynamic arms add PI, NTK
+    # and YaRN to trained models at test time (_dynamic_gloss), and each of the four builds its frequencies from the
+    # head's width, the base, s and L alone, with no weight to learn (posenc's rope_scaled_inv_freq, as Hugging
+    # Face's; NTK-aware scaling is the default rule at the raised base): checked here at the grid's head, s = 8
     last = [r.rsplit(" | ", 1)[1] for r in rows]
-    assert rows[0].endswith("| added to a trained model as it is, with no further training? |"), rows[0]
+    assert rows[0].endswith("| can be added to a trained model at test time? |"), rows[0]
+    assert "with no further training?" not in page_text()
+    trained = posenc.rope_inv_freq(16).double()
+    for rope_type, extra in (
+        ("linear", {}),
+        ("yarn", {"original_max_position_embeddings": 64}),
+        ("llama3", {"original_max_position_embeddings": 64, "low_freq_factor": 1, "high_freq_factor": 4}),
+    ):
+        scaled, _ = posenc.rope_scaled_inv_freq(16, rope_type=rope_type, factor=8.0, **extra)
+        assert math.isclose(float(scaled[-1] / trained[-1]), 1 / 8, rel_tol=1e-5), rope_type  # the slowest by s
     assert last[3] == "yes: it was proposed for that |", last
     # the larger base's "no: it is the base the model trains with, and has no $s$": its row is "set before training
     # at the longer length" (first, above), its example Code Llama trained at the longer length ("yes" in the block's
@@ -2491,7 +2509,7 @@ def _main_fixes_table() -> None:
     ]
     # "NTK-aware scaling computes one from $s$ for a model already trained with the smaller base": its base is b
     # s^(d/(d-2)) (hf_freq above), proposed for a trained model with no fine-tuning (chapter 7, quoted below); "it was
-    # proposed for that": the last column's question, a trained model as it is, with no further training
+    # proposed for that": the last column's question, added to a trained model at test time
     _code_llama_bullet()
     assert MODEL_ROPE_CONFIGS["code-llama-7b"]["rope_scaling"] is None
     assert "computed from $s$" in first[3] and "$s$" not in first[1]
@@ -4365,7 +4383,7 @@ def _item_8_passkeys() -> None:
     # uses the word, before the grid's column does: "more *passkeys*, digits hidden in the input for the model to
     # recall" (a digit: the grid's "The passkey is the input's only digit", PasskeyCorpus's 10 digits)
     quote(C8, "hides a number in filler text and asks for it at the end")
-    defined = "It also finds more *passkeys*, digits hidden in the input for the model to recall, when they sit"
+    defined = "It also finds more *passkeys*, digits hidden in the input for the model to recall, when all sit"
     assert page_text().count("*passkeys*") == 1 and "*passkey*" not in page_text()
     assert page_text().index("[Learned and contextual position]") < page_text().index(defined)
     assert page_text().lower().index("passkey") == page_text().index(defined) + defined.index("passkeys")
@@ -4379,7 +4397,7 @@ def _item_8_passkeys() -> None:
     # key ("at most 0.1 above the trigram's"): each seed of ALiBi and KERPLE at 8L lies less than FINE above that
     # seed's trigram (and also less than FINE below it; the closest to the edge, 0.738 against 0.72, has a margin
     # over 0.08)
-    assert f"at most {FINE} nats above that of a *trigram model*" in GRID_SETUP and "within 0.1 nats" not in page_text()
+    assert f"at most {FINE} above the loss of a *trigram model*" in GRID_SETUP and "within 0.1 nats" not in page_text()
     trigram_seeds = per_seed("trigram", "loss_beyond", longest)
     for arm in ("alibi", "kerple"):
         gaps = [a - t for a, t in zip(per_seed(arm, "loss_beyond", longest), trigram_seeds, strict=True)]
@@ -4450,7 +4468,9 @@ def _item_8_passkeys() -> None:
     far = max(config["distances"])
     assert far == 496 and round(far, -2) == 500
     # read r181: the main line says what 496 is, "the farthest fixed distance tested": the largest of the run's fixed
-    # distances (chapter 8's "the farthest, 496 tokens back"); the random draws, another test, may reach farther
+    # distances (chapter 8's "the farthest, 496 tokens back"); the random draws, another test, may reach farther.
+    # Read r183: "fixed distance" was not defined on the main line; "when all sit exactly 496 tokens back" says it
+    # (every probe of that test at 496: _far_pooled), against the grid's setup, "at a random distance" (GRID_SETUP)
     quote(C8, "the farthest, 496 tokens back")
     closest = _closest_far_seed()
     misses = _far_seed_misses()
@@ -4471,8 +4491,8 @@ def _item_8_passkeys() -> None:
     grid_pair = [_grid_share("kerple", longest), _grid_share("alibi", longest)]
     sentence = (
         "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed linear penalty. It also finds more"
-        f" *passkeys*, digits hidden in the input for the model to recall, when they sit {far} tokens back, the"
-        " farthest fixed distance tested. FIRE"
+        " *passkeys*, digits hidden in the input for the model to recall, when all sit exactly"
+        f" {far} tokens back, the farthest fixed distance tested. FIRE"
         " learns a bias from a log of the distance, scaled down as the query's position grows past a learned"
         " threshold. CoPE dots the query with a learned vector for a gated count of the tokens from key to query."
         " Both recall every passkey on inputs eight times longer, but their loss rises with"
@@ -5100,9 +5120,12 @@ def _decay_item() -> list[str]:
     assert abs(float(trend[half])) < 0.05 * e0 < float(trend[half - 1]), trend / e0
     assert 0.06 < float(trend[half - 1]) / e0 < 0.065 and -0.002 < float(trend[half]) / e0 < 0, trend / e0
     block_at = page.index("<summary>What the average is over</summary>")
-    # the main line's "from about 5 000 tokens, half this base": scoped to the head's base, 10^4 (the zero of chapter
-    # 5's log formula scales with the base, but the page shows only this one)
-    assert page[:block_at].count("half this base") == 1 and "half the base, 5 000" not in page
+    # the main line's "from about 5 000 tokens on": scoped to the head's base, 10^4 (the zero of chapter 5's log
+    # formula scales with the base, but the page shows only this one). Read r183: "half this base" read as a rule for
+    # any base, which holds only at the coarse grain of doublings (the running mean's first zero is at 0.12-0.14 b for
+    # bases 5e5 and 1e6); the main line and the takeaway give the distance alone, the block "half the base" with it
+    assert "half this base" not in page and "half the base" not in page[:block_at]
+    assert "half the base, 5 000" not in page
     assert "That doubling holds the distance" not in page
     assert "from 4 096 to 8 192, which holds 5 000, half the base. Its first dip" in " ".join(page[block_at:].split())
     # the block's old "chapter 5's smooth trend formulas put their zero a little past it" named a "trend" the page
@@ -5138,13 +5161,22 @@ def _decay_item() -> list[str]:
     averaged = torch.cos(r_one[None, :] * theta[:, None]).sum(0)
     assert int((averaged.diff() > 0).sum()) > len(r_one) / 10, int((averaged.diff() > 0).sum())
     item = (
-        "In RoPE, what falls with distance is a loose bound on the score, and the averaged score of a *matching key*,"
-        " one equal to its query. A single such key's score depends on its query and ripples as the distance grows."
-        " A *doubling* is the stretch of distances from one power of two up to the next."
-        f" In a head {width} wide at base $10^{math.log10(base):.0f}$, this score falls once averaged over random"
-        f" queries and then over each doubling. From about {spaced(half_base)} tokens, half this base, it stays near"
-        " zero, in some doublings above and in others below."
+        "In RoPE, a far key's score need not shrink: what falls with distance is a loose bound and an average. The"
+        " average is the score of a *matching key*, one equal to its query, over random queries. Averaged again over"
+        " each *doubling* of the distance, from one power of two to the next, it falls."
+        f" In a head {width} wide at base $10^{math.log10(base):.0f}$, it stays near zero from about"
+        f" {spaced(half_base)} tokens on."
     )
+    # read r183: the item's lesson, "RoPE does not shrink each far key's score; only an average falls", came after
+    # the bound, two definitions and the nested averages; it leads now, in plain words. "a far key's score need not
+    # shrink": one query's own score (k = q) rises at over a third of the single steps for every query drawn
+    # (rises, above), and its doubling means rise somewhere for over a quarter of the queries
+    # (test_takeaways_restate_checked_claims); "a loose bound": over seventy times the score for more than half the
+    # queries (least_5, above); "an average": E(r), the score over random queries, and its doubling means (trend).
+    # "Averaged again over each doubling ..., it falls": E itself still ripples (it rises at over a tenth of the
+    # single steps up to 8 191, above), while its doubling means fall at every doubling up to the one that holds 5 000
+    # (below). The sign caveat, "in some doublings above and in others below", moved into the block, which says
+    # "takes both signs" (checked below)
     # read r181: the item used "doubling" with no definition on the main line, and "the doubling that holds 5 000
     # tokens" read as a doubling of 5 000 tokens. The main line now defines a doubling as the block does (its bins
     # 2^j <= r < 2^(j + 1), trend above) and joins the two averages in one sentence; "falls": the doubling means
@@ -5180,9 +5212,7 @@ def _decay_item() -> list[str]:
     # r178), the reason (one key's score ripples), the average over queries that still ripples (asserted above), the
     # second average's fall, and where it stays near zero; the block keeps the details
     assert len(re.findall(r"[.?!](?= |$)", item)) <= 5, item
-    assert item.startswith(
-        "In RoPE, what falls with distance is a loose bound on the score, and the averaged score of a *matching key*"
-    )
+    assert item.startswith("In RoPE, a far key's score need not shrink: what falls with distance is a loose bound")
     assert "falls until it reaches about zero" not in page[: page.index("<summary>What the average is over</summary>")]
     block_open = page[page.index("<summary>What the average is over</summary>") :]
     assert (
@@ -5216,15 +5246,13 @@ def _decay_item() -> list[str]:
     # both sides" once, in the item's last sentence (both signs: past.min() < 0 < past.max(), above)
     item_at = "[Long-term decay](../notebooks/05_decay.ipynb). " + item
     assert item_at + " <details><summary>What the average is over" in page, item
-    assert (
-        page[page.index(item) : page.index("<summary>What the average is over</summary>")].count(
-            "in some doublings above and in others below"
-        )
-        == 1
+    assert "in some doublings above and in others below" not in page
+    assert "within 5 % of the value at distance 0, on either side, and takes both signs" in " ".join(
+        page[block_at:].split()
     )
     # the takeaway gives the lesson with one set of qualifiers (the head's width and base, then the averages, item
-    # 5's) and item 5's main-line words, "stays near zero": "a matching key's average score stays near zero from about
-    # half the base on", chapter 5's landmark: the doubling from 4 096, which holds b/2, and every doubling mean from
+    # 5's) and item 5's main-line words, "stays near zero": "it stays near zero from about 5 000 tokens on", chapter
+    # 5's landmark (b/2 at this base): the doubling from 4 096, which holds b/2, and every doubling mean from
     # there within 5 % of E(0) (asserted above and below: -0.15 %, then -4.5 % and smaller); the quote in
     # test_takeaways_restate_checked_claims. The band's number, 5 %, stands in item 5's block; the takeaway once gave
     # it, "stays between −5 % and 5 % of its value at distance 0", in one sentence of 45 words
@@ -5240,10 +5268,13 @@ def _decay_item() -> list[str]:
     assert takeaway.endswith(
         "What decays with distance is a loose bound and an average, not each key's score. The average is a matching"
         " key's score over random queries and over each doubling of the distance. In a head"
-        f" {width} wide at base $10^4$, it stays near zero from about half the base on. "
+        f" {width} wide at base $10^4$, it stays near zero from about {spaced(half_base)} tokens on. "
     ), takeaway
     assert float(least_5.min()) > 70 and bool((rises > 0).all()) and bool((trend[1 : half + 1] < trend[:half]).all())
-    assert takeaway.count("half the base") == 1 and "4 000" not in takeaway and "%" not in takeaway
+    # read r183: "from about half the base on" read as a rule for any base; the takeaway gives item 5's distance,
+    # 5 000 tokens, in the same head and base (the item's check above)
+    assert "half the base" not in takeaway and takeaway.count(spaced(half_base)) == 1
+    assert "4 000" not in takeaway and "%" not in takeaway
     # the block's "from one power of two up to the next" is needed for its 5 % (read r169): a doubling that starts
     # elsewhere, at 10 331, averages about -5.04 % of E(0), just outside the band; the takeaway, like item 5's main
     # line, says "near zero" and leaves that band to the block
@@ -5255,11 +5286,11 @@ def _decay_item() -> list[str]:
     # block's "random queries with no preferred direction" (chapter 5's isotropic queries, the E(r) computed above),
     # stated before the takeaway; "a matching key" is defined by item 5, before its first use on the page
     assert takeaway.count("over random queries") == 1
-    assert page.index("over random queries and then over each doubling.") < page.index("## Takeaways")
+    assert page.index("over random queries. Averaged again over each *doubling*") < page.index("## Takeaways")
     assert page.index("The expected score is over random queries with no preferred direction.") < page.index(
         "## Takeaways"
     )
-    assert page.index("*matching key*, one equal to its query.") == page.index("matching key") - 1
+    assert page.index("*matching key*, one equal to its query, over random queries.") == page.index("matching key") - 1
     assert "near 5 000" not in page[: page.index("<summary>What the average is over</summary>")]
     # "random query vectors with no preferred direction": chapter 5's isotropic queries (quoted above), the
     # assumption under E(r). "falls, and reaches about zero near 5 000 tokens, half the base": a distance, not a
@@ -6068,10 +6099,11 @@ def prose_expected() -> list[str]:
     # defined before the verdict uses it; the trigram and the passkey are each defined in one sentence before it.
     # The table's numbers: the rules "| *fine* | up to", "| *raised* |" and "| *breaks* | above" (_grades_table)
     # the trigram's definition moved up to its first use, item 8 of the chapter list (the item's check)
-    # the section's main line: the setup, the three grades in words with one number (FINE, chapter 8's tenth of a
-    # nat), the one bold verdict and the grid. "a mean loss over filler tokens after position L": the scored targets
-    # are filler past L (data.py's, asserted above), a subset of them, which the block "Loss." names ("only filler
-    # tokens that follow two filler tokens"); "a uniform guess over all tokens": ln 28 (the block's grades table)
+    # the section's main line: the setup, *fine* in words with one number (FINE, chapter 8's tenth of a nat), the
+    # one bold verdict and the grid, then the other two grades (GRID_GRADES). "the mean loss from position L on, over
+    # the random filler symbols": the scored targets are filler past L (data.py's, asserted above), a subset of them,
+    # which the block "Loss." names ("only filler tokens that follow two filler tokens"); "a uniform guess over all
+    # tokens": ln 28 (the block's grades table)
     setup_key = (
         GRID_SETUP + " **Of the encodings tested with no further training, only ALiBi"
         " and KERPLE keep the loss fine, in every seed; RoPE does not, even with the test-time fixes chapter 8"
@@ -6248,10 +6280,10 @@ def prose_expected() -> list[str]:
         " token depends almost only on the two before. Chapter 11 suggests that this is why ALiBi and KERPLE keep the"
         " loss, but does not test it."
     ) in page_text()
-    # the grid's setup, above its key: "Tiny two-layer models train on inputs of L = 64 tokens and are tested on 512.
-    # Most tokens are filler: after any two symbols, only two next ones can follow. In each test input, `KEY` and a
-    # digit, the passkey, sit among the filler; at the end, `QUERY` asks for the digit." The grid's header: "means of
-    # five seeds". The filler's two next symbols: the corpus's branching (asserted above, with chapter 8's words)
+    # the grid's setup, above its key: "Tiny two-layer models train on inputs of L = 64 tokens and are tested on 512,
+    # that is 8L", then GRID_SETUP: the loss past L over the filler, *fine*, and where the passkeys sit. The grid's
+    # header: "means of five seeds". The filler's two next symbols (the block "Loss."): the corpus's branching
+    # (asserted above, with chapter 8's words)
     assert model["n_layers"] == 2 and run["corpus"]["passkey_len"] == 1 and len(run["seeds"]) == 5
     from posenc.experiments.data import PasskeyCorpus as _Corpus
 
@@ -6343,6 +6375,12 @@ def prose_expected() -> list[str]:
     assert "(default: uniform over :meth:`distances`)" in PasskeyCorpus.sample_probe.__doc__
     farthest_random = PasskeyCorpus(**run["corpus"]).distances(longest)[1]
     assert farthest_random == 510 > 496, farthest_random
+    # the setup's "Separate passkey tests hide each passkey at a random distance, up to 510 tokens back": the probes
+    # (sample_probe), not the text the loss is scored on (evaluate_lm reads sample_text only: asserted with the
+    # filler), draw the distance uniformly up to this farthest one
+    assert f"Separate passkey tests hide each passkey at a random distance, up to {farthest_random} tokens back." in (
+        GRID_SETUP
+    )
     _key_496_position()
     # "and the share found 496 back": the grid's last column is the share found with the passkey 496 back (_grid_cells)
     assert (
@@ -6372,11 +6410,13 @@ def prose_expected() -> list[str]:
     # the shares 496 back are not in the page's tables, so the sentence names where they
     # stand, chapter 8's test by distance (its figure: the share of 64 probes per seed at each distance)
     quote(C8, "each one at one distance, in", "this figure, the share of 64.", "the farthest, 496 tokens back")
+    # read r183: the rule stood in one 60-word sentence with a parenthesis; it is three short ones, the rule first
     assert (
-        "passkeys of 640, which rounds to 100 %. In both tables, and for every encoding in chapter 8's distance test at"
-        " 496 back, where a share is below 99 %, its seeds differ by ten points or more (the trigram baseline is not an"
-        " encoding; its seeds there differ by under five points)."
+        "passkeys of 640, which rounds to 100 %. In both tables, each passkey share below 99 % has seeds that differ by"
+        " ten points or more. So does each such share of an encoding in chapter 8's distance test at 496 back. The"
+        " trigram baseline is not an encoding; there, its seeds differ by under five points."
     ) in page_text()
+    assert "(the trigram baseline" not in page_text()
     # the header's "means of five seeds": each cell is the mean of five seeds with equally many probes each, so the
     # share of all their probes together; "a gap of a point or less can be chance": any two of the grid's shares,
     # in either column,
@@ -6422,7 +6462,7 @@ def prose_expected() -> list[str]:
     assert drawn and drawn <= set(VERDICT_RUNS.values()) and "trigram" not in drawn, drawn
     trigram_far = per_seed("trigram", "passkey_by_distance", 496)
     assert statistics.fmean(trigram_far) < 0.99 and max(trigram_far) - min(trigram_far) < 0.10, trigram_far
-    # "(the trigram baseline is not an encoding; its seeds there differ by under five points)": in that test, 496
+    # "The trigram baseline is not an encoding; there, its seeds differ by under five points": in that test, 496
     # back, the saved trigram's five seeds span 7.8 to 12.5 %, under five points (at random distances they span more,
     # 7.0 to 12.5 %, so the parenthesis is scoped to "there"); the trigram is the grid's baseline, not one of the
     # encodings the tables grade (VERDICT_RUNS)
@@ -6707,12 +6747,20 @@ def prose_expected() -> list[str]:
     assert min(per_seed("sinusoidal", "passkey", longest)) > 0.5, per_seed("sinusoidal", "passkey", longest)
     assert "even when the loss breaks" not in page_text()
     assert grid_main.count(key) == 1 and grid_main.index("| sinusoidal |") < grid_main.index(key)
+    # the other grades, right under the table and before the passkey sentence (GRID_GRADES): "*breaks*" above ln 28,
+    # the bar of a uniform guess over all 28 tokens (the block's grades table, checked with the key), "*raised*"
+    # between that bar and fine's
+    assert grid_main.count(GRID_GRADES) == 1
+    assert grid_main.index("| sinusoidal |") < grid_main.index(GRID_GRADES) < grid_main.index(key)
     # "The rows are sorted by mean loss; KERPLE's and ALiBi's seeds overlap, so the grid does not order those two.":
-    # the table's loss column falls row by row, and each method's five losses at 8L reach past the other's lowest
+    # the table's loss column falls row by row, and each method's five losses at 8L reach past the other's lowest.
+    # Read r183: a caveat, it moved into the block's paragraph "Seed groups", right after the rule between groups,
+    # whose first group is KERPLE and ALiBi
     order = (
         "The rows are sorted by mean loss; KERPLE's and ALiBi's seeds overlap, so the grid does not order those two."
     )
-    assert grid_main.count(order) == 1 and grid_main.index(key) < grid_main.index(order)
+    assert order not in grid_main
+    assert f"every seed of the lower group lies below every seed of the higher. {order} Dynamic NTK's" in page_text()
     rows = re.findall(r"\| ([A-Za-z0-9 ]+) \| (\d\.\d\d), \*(?:fine|raised|breaks)\* \|", grid_main)
     assert len(rows) == 8 and [float(v) for _, v in rows] == sorted(float(v) for _, v in rows), rows
     kerple, alibi = per_seed("kerple", "loss_beyond", longest), per_seed("alibi", "loss_beyond", longest)
@@ -6931,7 +6979,10 @@ def prose_expected() -> list[str]:
         # the fine-tuned arms at 8L; the dynamic arms above fine at 8L (test_verdict_grid_grades_each_run_as_chapter_8_
         # does); the fixed-factor arms, the same runs as the dynamic ones at 8L, are left to their block
         # "That is not extrapolation, since they then trained at $8L$" (the fine-tuning length, asserted with it)
-        + [f"{FINE}", "8"]
+        # the setup's "Separate passkey tests hide each passkey at a random distance, up to 510 tokens back" (read
+        # r183: "random distances" in the grid's header was defined only in the block "Passkeys"; checked with
+        # GRID_SETUP), then the bold verdict's chapter 8
+        + [f"{FINE}", str(PasskeyCorpus(**run["corpus"]).distances(longest)[1]), "8"]
         # the block "The loss as the test length grows": the figure's sentence, from 128 to 512 tokens
         + [str(2 * L), str(longest)]
         # the block "Where sources differ: NoPE": T5's bias; this grid at 8L; T5's seeds, which NoPE's overlap
@@ -7007,14 +7058,18 @@ def prose_expected() -> list[str]:
         # the seeds rule names its shares: at random distances or 496 back, below 99 %
         # and where the shares 496 back stand, chapter 8's distance test
         + ["496", "496", _key_496_position(), "0", "8", str(probes - 1), str(probes), "100"]
-        + ["8", "496", "99", "8", "8"]
+        # read r183: the seeds rule, one 60-word sentence with a parenthesis, is three: its rule at 99 %, then
+        # chapter 8's test 496 back, then the trigram's caveat
+        + ["99", "8", "496", "8", "8"]
         # the decay takeaway's head width and base (the width was missing), and "within a few
         # percent of its score at distance 0" (_decay_item)
         # "from about 4 000 tokens on": the doubling from 4 096, rounded (_decay_item's block list holds 4 096 and
         # asserts the rounding); item 5's main line says "near 5 000 tokens ... From there on", the same doubling
         # (the old "stays between −5 % and 5 % of its value at distance 0", item 5's block's bound, is now "stays near
         # zero", item 5's main-line words: the bound's numbers stand in item 5's block, with its check)
-        + ["128", "10", "4"]
+        # read r183: "from about half the base on" read as a rule for any base; the takeaway names 5 000 tokens, item
+        # 5's number, in the item's head (_decay_item)
+        + ["128", "10", "4", "5000"]
         # the takeaways: RoPE's matching key about zero in the doubling from 4 096 to 8 192 tokens, at base 10^4, in
         # heads of 128 dimensions (chapter 5's width); chapter 8, no fix added at test time fine at 8L; chapter 8, at
         # 8L, and trained further at 8L itself (test_takeaways_restate_checked_claims)
@@ -7386,11 +7441,21 @@ FINE = 0.1
 #: the filler in chapter 8's words ("After any two symbols, two next symbols are equally likely"), then the loss past
 #: L, then *fine* with the trigram model, which predicts each token from the two before it (checked with the key in
 #: prose_expected and in _item_8_passkeys).
+#: Read r183: the setup piled up seven terms (filler, loss past L, fine, trigram, breaks, raised, nats) before the
+#: bold verdict, and "random distances", in the grid's header, was defined only in the block "Passkeys". The setup
+#: keeps what the verdict and the header need: the loss past L with the filler, *fine* with the trigram model (a
+#: recorded decision: the trigram is defined once, here), and where the grid's passkeys sit; "nats" stands in the
+#: block "Loss.", *breaks* and *raised* in one sentence under the grid (GRID_GRADES), before the table's cells are
+#: explained.
 GRID_SETUP = (
-    "Most tokens are *filler*: random symbols in which any two in a row leave two equally likely choices for the"
-    " next. The *loss past $L$* is a mean loss over filler tokens from position $L$ on. The loss is *fine* when at"
-    f" most {FINE} nats above that of a *trigram model*, which predicts each token from the two before it. It *breaks*"
-    " when worse than a uniform guess over all tokens, and is *raised* in between."
+    "The *loss past $L$* is the mean loss from position $L$ on, over the random *filler* symbols that make up most of"
+    f" the input. It is *fine* when at most {FINE} above the loss of a *trigram model*, which predicts each token from"
+    " the two before it. Separate passkey tests hide each passkey at a random distance, up to 510 tokens back."
+)
+#: The grades past *fine*, right under the grid's table: *breaks* above ln 28, a uniform guess over all 28 tokens, and
+#: *raised* between (the block's table of grades: test_keeps_its_loss_is_chapter_8s_fine and the grades' key)
+GRID_GRADES = (
+    "A loss *breaks* when worse than a uniform guess over all tokens, and is *raised* between that and *fine*."
 )
 
 
@@ -7917,10 +7982,12 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
     order = [
         "## Chapter 8's grid",
         "Tiny two-layer models train",
-        "The *loss past $L$* is a mean loss over filler tokens from position $L$ on.",
-        "The loss is *fine* when at most 0.1 nats above that of a *trigram model*",
+        "The *loss past $L$* is the mean loss from position $L$ on, over the random *filler* symbols",
+        "It is *fine* when at most 0.1 above the loss of a *trigram model*",
+        "Separate passkey tests hide each passkey at a random distance",
         lesson,
         GRID_HEADER,
+        GRID_GRADES,
         '<img src="figures/summary_loss_by_length.svg"',
         "Loss and passkeys measure different things. FIRE, CoPE, T5 and NoPE find every passkey",
         "<summary>RoPE stretched at test time</summary>",
@@ -9158,7 +9225,7 @@ def test_takeaways_restate_checked_claims():
     on the offset" would be false (a check below). "What decays with distance is a loose bound and an
     average, not each key's score": chapter 5's lesson (read r177: the bullet once said only where the average ends
     up), checked in _decay_item. "The average is a matching key's score over random queries and over each doubling
-    of the distance. In a head 128 wide at base $10^4$, it stays near zero from about half the base on." (item 5's main
+    of the distance. In a head 128 wide at base $10^4$, it stays near zero from about 5 000 tokens on." (item 5's main
     line's "it stays near zero", and item 5's block's bound, asserted there from the doubling 4 096 to 8 192 on, the
     one that holds half the base): E(r), chapter 5's matching key's expected score,
     averaged over each doubling, is within 1 % of E(0) from 4 096 to 8 192 and within 5 % in every later doubling
@@ -9193,8 +9260,8 @@ def test_takeaways_restate_checked_claims():
         " a model find each token's position by counting the tokens before it.",
         "RoPE's score depends on the positions only through the offset. What decays with distance is a loose bound"
         " and an average, not each key's score. The average is a matching key's score over random queries and over"
-        " each doubling of the distance. In a head 128 wide at base $10^4$, it stays near zero from about half the"
-        " base on.",
+        " each doubling of the distance. In a head 128 wide at base $10^4$, it stays near zero from about 5 000"
+        " tokens on.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
         "Past $L$, RoPE's slow pairs meet new angles, and fixes slow them. Yet in chapter 8, no test-time fix it ran"
         " kept RoPE's loss fine at $8L$; with no further training, only ALiBi and KERPLE did.",
@@ -9227,11 +9294,11 @@ def test_takeaways_restate_checked_claims():
     for arm in stretched:
         assert min(per_seed(arm, "loss_beyond", longest)) > float(bar), arm
     assert all(max(per_seed(arm, "loss_beyond", longest)) < float(bar) for arm in FINE_TUNED)
-    # bullet 2: "from about half the base on", chapter 5's words ("up to about half the base", quoted in
-    # _decay_item) and item 5's: the doubling from 4 096 to 8 192, which holds b/2 = 5 000 (asserted in _decay_item),
+    # bullet 2: "from about 5 000 tokens on", item 5's words, at this base chapter 5's "up to about half the base"
+    # (quoted in _decay_item): the doubling from 4 096 to 8 192, which holds b/2 = 5 000 (asserted in _decay_item),
     # is the first within 5 % of E(0) (-0.15 %), the one before it not (+6.2 %); "between -5 % and 5 %": that doubling
     # and every later one, up to 2^40, within 5 % of E(0) (both in _decay_item, called below); the bullet is scoped
-    # to base 10^4, so "half the base" is 5 000 there; the single distances swing by a third of E(0) there, so "over
+    # to base 10^4, where 5 000 is half the base; the single distances swing by a third of E(0) there, so "over
     # each doubling" is needed. The old "from about 4 000 tokens on" named another number than chapter 5's
     assert "from about 4 000 tokens on" not in summary
     theta = posenc.rope_inv_freq(128, base=1e4).double()
@@ -9460,7 +9527,7 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
     # loss over filler tokens after position L"): evaluate_lm with last = n - L (passkey._evaluate_all) equals the mean
     # computed here from the tokens themselves, on a small model, and the definition leaves out filler targets past L
     assert "The loss scores only filler tokens that follow two filler tokens" in page
-    assert "The *loss past $L$* is a mean loss over filler tokens from position $L$ on." in page
+    assert "The *loss past $L$* is the mean loss from position $L$ on, over the random *filler* symbols" in page
     from posenc.experiments import passkey
     from posenc.experiments.evaluation import evaluate_lm
     from posenc.experiments.model import TinyLM
@@ -9483,7 +9550,7 @@ def test_the_grid_figure_draws_each_methods_loss_by_length():
     # the section's setup defines the loss past L and the grades, then the bold result, the grid and the figure
     # whose dotted lines mark the grades; the grades' table and where the passkey sits stand in later blocks
     blind = "A blind guess finds the passkey one time in ten."
-    order = ["The *loss past $L$* is", "The loss is *fine* when", "**Of the encodings tested", GRID_HEADER, sentence]
+    order = ["The *loss past $L$* is", "It is *fine* when", "**Of the encodings tested", GRID_HEADER, sentence]
     order += ["| *fine* | up to", "The passkey sits after a `KEY` marker", blind]
     assert [page.index(s) for s in order] == sorted(page.index(s) for s in order), order
     # the same methods as the grid's trained rows, plus the trigram model
