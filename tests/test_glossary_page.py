@@ -6584,6 +6584,10 @@ def test_bfloat16_angles_row_rounds_to_8_bits_and_breaks_the_offset():
         "- *bfloat16 angles* round each angle on its own rather than the frequency once, so a query and key at the same"
         " offset can score differently at different positions." in block("More on bfloat16 angles and the matrix form")
     )
+    # read r184: the contrast read as if only bfloat16 broke the relative property; float32 angles round each angle
+    # too (chapter 4: "Each position is off by its own amount"), with a step 2**16 times finer (8 against 24 bits)
+    assert "*float32 angles* do so too, far more finely." in block("More on bfloat16 angles and the matrix form")
+    assert torch.finfo(torch.bfloat16).eps / torch.finfo(torch.float32).eps == 2**16
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     maths = raw[raw.index("(glossary-maths)=") : raw.index("(glossary-longer)=")]
     assert "<details><summary>More on bfloat16 angles and the matrix form</summary>" in maths  # the row's section

@@ -803,8 +803,8 @@ caption_8l = (
 # the main line's last sentence before that section's block (read r183: without it a learner credits KERPLE's lead on
 # far passkeys to the KERPLE section's power law, which keeps more far weight only beyond the tested lengths)
 power_law_not_why = (
-    "The KERPLE section's power-law argument does not explain this lead: every trained KERPLE head penalises the key"
-    " 496 back more than ALiBi's flattest head does."
+    "The KERPLE section's argument, a far key's weight against the query's own token, does not explain this lead:"
+    " every trained KERPLE head penalises the key 496 back more than ALiBi's flattest head does."
 )
 
 
@@ -2958,9 +2958,9 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # the main line defines the trigram (its 8L loss asserted in the figure's cell) and the passkey, then gives the
     # table with no grades; the grades and chapter 8's own use of *kept* are the block's
     terms = (
-        "A model's *filler loss* is a mean loss over filler tokens past position $L$. A *trigram* model predicts each"
-        " token from the two before it; its filler loss at $8L$ is 0.72 nats. A *passkey* is a digit hidden in the"
-        " filler, asked for at the end."
+        "A model's *filler loss* is a mean loss over filler tokens past position $L$. Each filler symbol depends on the"
+        " two before it, so a *trigram* model, which predicts each token from the two before it, is the yardstick; its"
+        " filler loss at $8L$ is 0.72 nats. A *passkey* is a digit hidden in the filler, asked for at the end."
     )
     # the grades, their bars and chapter 8's own use of *kept* are the block's; the main line's table has no grade
     grades = (

@@ -2042,8 +2042,8 @@ def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
     # the main line's thought ends without it
     named = (
         "Some models also multiply their queries by a scale that grows with the position, in steps. Llama 4 does so in"
-        " its *NoPE* layers, which apply no rotation, and Ministral 3 and Mistral 4 in every layer. Ministral 3's"
-        " scale, for one, steps up at each multiple of $L$."
+        " its *NoPE* layers, which apply no rotation, when `attn_temperature_tuning` is on. Ministral 3 and Mistral 4"
+        " do so in every layer. Ministral 3's scale, for one, steps up at each multiple of $L$."
     )
     assert named in main and main.index("*attention factor*") < main.index(named), main
     assert main.rstrip().endswith(named) and "block below" not in main, main[-200:]
@@ -2828,8 +2828,8 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     page = _page()
     section = page[page.index("## A worked configuration") : page.index("<details>")]
     sentence = (
-        "The file declares $16L$, twice $sL$, because the model's last training stage reached $16L$; Meta picked $s$ by"
-        " grid search."
+        "The file declares $16L$, twice $sL$: the model's last training stage reached $16L$. Meta's code marks $s$ and"
+        " its other constants as found by grid search."
     )
     assert sentence in section
     assert section.index("| `max_position_embeddings` | 131 072 |") < section.index(sentence)

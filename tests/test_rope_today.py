@@ -2858,7 +2858,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
 
     # read r180: "steadies the score rather than lowering it" held for the band's mean only; inside the band xPos's
     # score falls (0.079 over its first 512 distances, 0.038 over its last), a smooth fall in place of RoPE's swings
-    steadies = "So for this key, xPos's decay smooths the score far more than it lowers it."
+    # read r184: "far more than it lowers it" said xPos lowers the score a little; in this band its mean is not lower
+    steadies = "So for this key, xPos's decay mostly smooths the score and barely moves its mean."
     # the other half of xPos's effect (read r177: left only in the block, a learner took xPos to change little): an
     # unrelated key's score, which only swings, shrinks to about a third (0.31 here, 0.25-0.40 asserted where drawn)
     shrinks = (
@@ -4294,8 +4295,8 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     said = re.search(
         r"Right, with a key equal to the query, it peaks at distance zero\. The red line is its mean over the distances"
-        r" drawn, 1 to 255\. With 16 of the 64 dimensions turning, that mean"
-        r" keeps about (0\.\d) of the peak, for this query and for random queries on average\.",
+        r" drawn, 1 to 255\. That mean"
+        r" keeps only about (0\.\d) of the rotated term's peak, for this query and for random queries on average\.",
         " ".join(main_line.split()),
     )
     assert said, "the red line: one rounded share, this query's and the random queries' mean"
@@ -5009,7 +5010,7 @@ def test_chapter_layout_note_and_decay_takeaway():
     assert note in " ".join(text.split()) and note in opening
     decay = (
         "5. **Decay?** No model in the chapter's table multiplies its scores by a decay factor; in the chapter's xPos"
-        " example, far back, the factor smooths a matching key's score far more than it lowers it, and shrinks"
+        " example, far back, the factor mostly smooths a matching key's score, barely moving its mean, and shrinks"
         " unrelated keys' scores."
     )
     assert text.count(decay) == 1 and decay in takeaways

@@ -6223,7 +6223,8 @@ def prose_expected() -> list[str]:
         " trained encodings"
     )
     assert nope in page_text(), nope
-    quote(C11, "A *trigram* model predicts each token from the two before it;")  # the trigram, in chapter 11's words
+    # the trigram, in chapter 11's words
+    quote(C11, "a *trigram* model, which predicts each token from the two before it,")
     # the grid's block "How to read the grid": the 28 tokens (_breaks_row), and every seed graded as the mean
     # the block's "so a uniform guess costs ln 28 = 3.33 nats; a loss *breaks* above that. *Raised* is the wide band
     # between, 0.82 to 3.33 nats" is cut: the main line's key says it, with ln 28;
