@@ -6415,7 +6415,7 @@ def prose_expected() -> list[str]:
     assert (
         "passkeys of 640, which rounds to 100 %. In both tables, each passkey share below 99 % has seeds that differ by"
         " ten points or more. So does each such share of an encoding in chapter 8's distance test at 496 back. The"
-        " trigram baseline is not an encoding; there, its seeds differ by under five points."
+        " trigram baseline is not an encoding; in the test 496 back, its seeds differ by under five points."
     ) in page_text()
     assert "(the trigram baseline" not in page_text()
     # the header's "means of five seeds": each cell is the mean of five seeds with equally many probes each, so the
@@ -6463,9 +6463,9 @@ def prose_expected() -> list[str]:
     assert drawn and drawn <= set(VERDICT_RUNS.values()) and "trigram" not in drawn, drawn
     trigram_far = per_seed("trigram", "passkey_by_distance", 496)
     assert statistics.fmean(trigram_far) < 0.99 and max(trigram_far) - min(trigram_far) < 0.10, trigram_far
-    # "The trigram baseline is not an encoding; there, its seeds differ by under five points": in that test, 496
+    # "The trigram baseline is not an encoding; in the test 496 back, its seeds differ by under five points": 496
     # back, the saved trigram's five seeds span 7.8 to 12.5 %, under five points (at random distances they span more,
-    # 7.0 to 12.5 %, so the parenthesis is scoped to "there"); the trigram is the grid's baseline, not one of the
+    # 7.0 to 12.5 %, so the sentence names the test, read r185); the trigram is the grid's baseline, not one of the
     # encodings the tables grade (VERDICT_RUNS)
     assert len(trigram_far) == 5 and max(trigram_far) - min(trigram_far) < 0.05, trigram_far
     assert "trigram" not in VERDICT_RUNS.values()
@@ -7060,8 +7060,8 @@ def prose_expected() -> list[str]:
         # and where the shares 496 back stand, chapter 8's distance test
         + ["496", "496", _key_496_position(), "0", "8", str(probes - 1), str(probes), "100"]
         # read r183: the seeds rule, one 60-word sentence with a parenthesis, is three: its rule at 99 %, then
-        # chapter 8's test 496 back, then the trigram's caveat
-        + ["99", "8", "496", "8", "8"]
+        # chapter 8's test 496 back, then the trigram's caveat, which names its test (read r185)
+        + ["99", "8", "496", "496", "8", "8"]
         # the decay takeaway's head width and base (the width was missing), and "within a few
         # percent of its score at distance 0" (_decay_item)
         # "from about 4 000 tokens on": the doubling from 4 096, rounded (_decay_item's block list holds 4 096 and
