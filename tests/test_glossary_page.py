@@ -1148,8 +1148,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert "| Position interpolation also slows the fastest pair." in visible
     assert (
         "| Position interpolation also slows the fastest pair. With no scaling, a fast pair meets no angle outside the"
-        " arc it saw: its trained angles already go all the way round. Chapter 8 measures the cost of slowing pairs in"
-        " small models, not in Llama 3.1." in visible
+        " arc it saw: its trained angles already go all the way round. Chapter 8 compares these rules in small"
+        " models, not in Llama 3.1." in visible
     )
     # read r183: "meets no new angle" read literally (past L a fast pair's angles fall between trained ones, never on
     # them); the sentence uses the primer's own definition of a new angle, an angle outside the arc training covered
@@ -4494,7 +4494,7 @@ def test_alphabetical_tables_and_the_forgetting_transformers_place():
 def test_worked_example_names_two_costs_of_slowing_pairs():
     """The main line names where the costs are measured and what each run shows (read r178: it had said only "chapter 8
     measures two of them"; read r181: "slowing pairs that do not need it" overstated what dynamic PI's run isolates):
-    "Chapter 8 measures the cost of slowing pairs in small models, not in Llama 3.1. At $L$ no pair needs slowing, yet
+    "Chapter 8 compares these rules in small models, not in Llama 3.1. At $L$ no pair needs slowing, yet
     a `factor` fixed at 8 gives models not trained with that factor a higher loss than plain RoPE. At $2L$, *dynamic
     PI* slows every pair, and its loss is above plain RoPE's. *Dynamic YaRN* keeps the fastest pairs, and its loss is
     below plain RoPE's" (read r182: dynamic YaRN differs from dynamic PI also by its attention factor; read r183: the
@@ -4555,7 +4555,9 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     # plain RoPE and dynamic YaRN below it (the loss beyond L); the fine-tuned arms, trained with the factor, are not
     # all above
     main_line = (
-        "Chapter 8 measures the cost of slowing pairs in small models, not in Llama 3.1. At $L$ no pair needs"
+        # read r186: "measures the cost of slowing pairs" credited the gap to the slowing alone; the rules differ in
+        # more than that, so the sentence says what chapter 8 does: it compares the rules
+        "Chapter 8 compares these rules in small models, not in Llama 3.1. At $L$ no pair needs"
         " slowing, yet a `factor` fixed at 8 gives models not trained with that factor a higher loss than plain RoPE."
         " At $2L$, *dynamic PI* slows every pair, and its loss is above plain RoPE's. *Dynamic YaRN* keeps the fastest"
         " pairs, and its loss is below plain RoPE's."
@@ -5377,7 +5379,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" unchanged \|"
         r" Position interpolation also slows the fastest pair\. With no scaling, a fast pair meets no angle outside"
         r" the arc it saw:"
-        r" its trained angles already go all the way round\. Chapter 8 measures the cost of slowing pairs in"
+        r" its trained angles already go all the way round\. Chapter 8 compares these rules in"
         r" small models, not in Llama 3\.1\. At \$L\$ no pair needs slowing, yet a `factor` fixed at 8 gives models"
         r" not trained with that factor a higher loss than plain RoPE\. At \$2L\$, \*dynamic PI\* slows every pair,"
         r" and its loss is above plain RoPE's\. \*Dynamic YaRN\* keeps the fastest pairs, and its loss is below plain"
