@@ -76,6 +76,21 @@ def hf_dynamic_ntk_freqs(d: int, base: float, trained: int, seq_len: int):
     return freqs
 
 
+def hf_inv_freq(d: int, max_position_embeddings: int | None = None, seq_len: int | None = None, **rope_parameters):
+    """transformers' own frequencies for a head of width ``d``: the installed version's init function of
+    ``rope_parameters["rope_type"]``, on a small Llama config (``max_position_embeddings`` and, for `dynamic`, the
+    input's ``seq_len`` where given)."""
+    import transformers
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    sizes = {} if max_position_embeddings is None else {"max_position_embeddings": max_position_embeddings}
+    cfg = transformers.LlamaConfig(
+        hidden_size=2 * d, num_attention_heads=2, head_dim=d, rope_parameters=rope_parameters, **sizes
+    )
+    extra = {} if seq_len is None else {"seq_len": seq_len}
+    return ROPE_INIT_FUNCTIONS[rope_parameters["rope_type"]](cfg, "cpu", **extra)[0]
+
+
 def rotate_in_layout(layout: str, v: torch.Tensor) -> torch.Tensor:
     """v [n, heads, hd] (n positions) rotated by posenc's RoPE, base 10^4, with its pairs laid out as `layout` says:
     "interleaved", rows 2i and 2i + 1, or "half", rows i and i + hd/2; returned as [heads, n, hd]."""

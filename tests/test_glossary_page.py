@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import chapter_markdown as chapter, hf_dynamic_ntk_freqs
+from conftest import chapter_markdown as chapter, hf_dynamic_ntk_freqs, hf_inv_freq
 
 import posenc
 from posenc.book.models import MODEL_ROPE_CONFIGS
@@ -197,20 +197,6 @@ def llama31_head() -> tuple[int, float, int, float]:
     assert int(example) == L == llama["trained_length_before"], example
     assert float(factor) == s, factor
     return d, base, L, s
-
-
-def hf_inv_freq(d: int, max_position_embeddings: int | None = None, seq_len: int | None = None, **rope_parameters):
-    """transformers' own frequencies for a head of width ``d``: the installed version's init function of
-    ``rope_parameters["rope_type"]``, on a small Llama config (``max_position_embeddings`` and, for `dynamic`, the
-    input's ``seq_len`` where given)."""
-    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
-
-    sizes = {} if max_position_embeddings is None else {"max_position_embeddings": max_position_embeddings}
-    cfg = transformers.LlamaConfig(
-        hidden_size=2 * d, num_attention_heads=2, head_dim=d, rope_parameters=rope_parameters, **sizes
-    )
-    extra = {} if seq_len is None else {"seq_len": seq_len}
-    return ROPE_INIT_FUNCTIONS[rope_parameters["rope_type"]](cfg, "cpu", **extra)[0]
 
 
 def hf_llama3(d: int, base: float, factor: float, high: float, low: float, trained: int) -> torch.Tensor:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import collapsed, layout_scores, rotate_in_layout
+from conftest import collapsed, hf_inv_freq, layout_scores, rotate_in_layout
 
 import posenc
 from posenc.book.models import MODEL_ROPE_CONFIGS
@@ -2412,22 +2412,21 @@ def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
     )
     assert "effective factor is the configured $s$ at every length" not in page
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
-    from transformers import LlamaConfig
-    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     s = 8.0
 
     def divisor(rule, d, base, L, seq_len=None):
         extra = {"low_freq_factor": 1.0, "high_freq_factor": 4.0} if rule == "llama3" else {}
-        scaling = {"rope_type": rule, "factor": s, "original_max_position_embeddings": L, **extra}
-        config = LlamaConfig(
-            hidden_size=2 * d,
-            num_attention_heads=2,
-            rope_theta=base,
+        inv = hf_inv_freq(
+            d,
             max_position_embeddings=int(s * L),
-            rope_scaling=scaling,
+            seq_len=seq_len,
+            rope_type=rule,
+            rope_theta=base,
+            factor=s,
+            original_max_position_embeddings=L,
+            **extra,
         )
-        inv, _ = ROPE_INIT_FUNCTIONS[rule](config, "cpu", seq_len=seq_len)
         plain = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
         return plain / inv.double()
 
@@ -2735,8 +2734,6 @@ def test_llama_32_1b_bands_from_transformers_llama3():
     )
     assert sentence in fine
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
-    from transformers import LlamaConfig
-    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     scaling = dict(LLAMA31_SCALING, factor=32.0)  # the same fields but s
     assert {k: v for k, v in LLAMA31_SCALING.items() if k != "factor"} == {
@@ -2745,15 +2742,7 @@ def test_llama_32_1b_bands_from_transformers_llama3():
         "low_freq_factor": 1.0,
         "high_freq_factor": 4.0,
     }
-    config = LlamaConfig(
-        hidden_size=2048,
-        num_attention_heads=32,
-        head_dim=64,
-        rope_theta=500_000.0,
-        max_position_embeddings=131_072,
-        rope_scaling=scaling,
-    )
-    scaled, _ = ROPE_INIT_FUNCTIONS["llama3"](config, "cpu")
+    scaled = hf_inv_freq(64, max_position_embeddings=131_072, rope_theta=500_000.0, **scaling)  # head_dim 64
     plain = 500_000.0 ** (-torch.arange(0, 64, 2, dtype=torch.float64) / 64)
     by = (plain / scaled.double()).tolist()
     assert len(by) == 32
