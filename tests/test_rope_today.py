@@ -1665,7 +1665,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert "far back, the larger base keeps a larger share of its score" in _figure_titles()  # the section's panel
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     # the measure first (one key, one average: the mean over each doubling), then the answer on it
-    assert main_line.index("The figure plots its score as a share") < main_line.index(topic)
+    assert main_line.index("The figure plots this share") < main_line.index(topic)
     # the figure marks the printed means where they lie, at the band's right edge (2a - 1 = 16 383), not across it;
     # the printed band is the last step, the doubling 8192-16383; the y label and the print name one measure in the
     # same words, the share of the score at distance 0; the title, the print and the shading name the average, the
@@ -1765,8 +1765,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         assert sentence in text, sentence
     # the score per pair is defined, in the block, before its numbers are given
     defined = (
-        "With pairs of one length, the share is the *score per pair*, $\\frac{2}{d}\\sum_i \\cos(\\Delta\\theta_i)$:"
-        " at one the key keeps its whole score; at zero it scores like an unrelated key on average."
+        "This share is the *score per pair*, $\\frac{2}{d}\\sum_i \\cos(\\Delta\\theta_i)$, the mean over the $d/2$"
+        " pairs: at one the key keeps its whole score; at zero it scores like an unrelated key on average."
     )
     assert defined in text and defined not in main_line
     assert text.index(defined) < text.index("8192 to 16 383 tokens back")
@@ -2102,8 +2102,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert fold_main in " ".join(mla.split()), " ".join(mla.split())
     # the three symbols named in one short sentence, before the fold, right after the latent
     symbols = (
-        "Each head makes its key for token $n$ from the latent with its own matrix, as $W_{UK}\\, c_n$, and scores it"
-        " against its query $q$."
+        "Each head makes its key for token $n$ from the latent with its own matrix, as $W_{UK}\\, c_n$. It scores that"
+        " key against its *content query* $q$, the part of its query that carries no position."
     )
     assert mla.count(symbols) == 1 and mla.index("*latent* $c_n$") < mla.index(symbols)
     assert mla.index(symbols) + symbols.index("W_{UK}") == mla.index("W_{UK}")  # W_UK first named there
@@ -2278,8 +2278,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the payoff's size on the main line (read r169), as two counts, not a ratio: MLA's 576 and multi-head
     # attention's 2 n_h d_h = 32 768 with n_h = d_h = 128 (mla and mha above, from transformers' DeepseekV3Config)
     assert (
-        "So per token and layer, DeepSeek-V2 caches only the latent and the rotary key: 576 numbers, against 32 768"
-        " for standard multi-head attention with 128 heads, each caching a key and a value 128 wide." in main_line
+        "So per token and layer, DeepSeek-V2 caches only the latent and the rotary key: 576 numbers. The DeepSeek-V2"
+        " paper compares this with multi-head attention whose 128 heads each cache a key and a value 128 wide: 32 768"
+        " numbers." in " ".join(main_line.split())
     )
     assert (mla, 2 * 128 * 128) == (576, 32768)
     said_mla, width = (int(g) for g in payoff.groups())
@@ -2487,11 +2488,12 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
     )
     assert main_line.count(scout) == 1
     # the scope is said once: "in transformers" opens the section's chunk claim, and "chunked" carries it to Scout;
-    # the NoPE part names "the same library's `modeling_llama4.py`"
+    # the NoPE part names "transformers' `modeling_llama4.py`" (read r186: "the same library" pointed back past a
+    # figure)
     llama4_main = main_line[main_line.index("### Llama 4: RoPE in three layers") : main_line.index("## xPos")]
-    assert llama4_main.lower().count("in transformers") == 1 and "transformers'" not in llama4_main
+    assert llama4_main.lower().count("in transformers,") == 1 and llama4_main.count("transformers'") == 1
     assert llama4_main.index("in transformers, its other layers attend only within *chunks*") < llama4_main.index(
-        "the same library's `modeling_llama4.py`"
+        "transformers' `modeling_llama4.py`"
     )
     assert "Meta's own" not in main_line  # Meta's decoding path is only in the block *Where sources differ*
     differ = "<summary>Where sources differ: Meta's own code when decoding</summary>"
@@ -2641,7 +2643,7 @@ def test_chapter_llama4_design_and_temperature_formula():
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "Meta calls this mix of layers *iRoPE*.",
-        "In the same library's `modeling_llama4.py`, the NoPE layers multiply their queries by a factor that grows"
+        "In transformers' `modeling_llama4.py`, the NoPE layers multiply their queries by a factor that grows"
         " slowly with position.",
         "`Llama4TextAttention.forward` in `modeling_llama4.py` tests only the config's flag and whether the layer has"
         " RoPE, not whether the model is training: the code applies the factor whenever the config turns it on, in"
@@ -2784,7 +2786,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # the main line: "The dashed lines ... lie close together": the means' gap is under a fifth of RoPE's spread
     assert abs(float(xpos64.mean() - rope64.mean())) < 0.2 * float(rope64.std())
     first, last = float(xpos64[:512].mean()), float(xpos64[-512:].mean())
-    assert 0.4 < last / first < 0.6 and last > 0  # "falls smoothly, to about half, across the band": 0.079, 0.038
+    assert 0.4 < last / first < 0.6 and last > 0  # "across the band it falls smoothly to about half its starting
+    # value": the band's first 512 distances against its last, 0.079 and 0.038 (read r186: "about half" said of what)
     # (read r182: "falls slowly" undersold a fall to half)
     faded = float((cos64 * (1 - weight)).mean())  # the part of the score per pair that xPos fades, over the band
     assert -0.02 < faded < 0  # "even a little higher ... the part that xPos fades has a slightly negative mean"
@@ -2843,8 +2846,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         " thousand tokens back."
     )
     shows = (
-        "Under RoPE its score swings widely; under xPos it swings far less and falls smoothly, to about half, across"
-        " the band."
+        "Under RoPE its score swings widely. Under xPos it swings far less, and across the band it falls smoothly to"
+        " about half its starting value."
     )
     # read r183: a decay whose level rises surprised three reads running; the main line says the two means lie close
     # together (0.058 against 0.046, a gap under a fifth of RoPE's spread, checked above) and the block says which is
@@ -4296,7 +4299,8 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     said = re.search(
-        r"Right, with a key equal to the query, it peaks at distance zero\. The red line is its mean over the distances"
+        r"Right, with a key equal to the query, it peaks at distance zero\. In the right panel, the red line is its"
+        r" mean over the distances"
         r" drawn, 1 to 255\. That mean"
         r" keeps only about (0\.\d) of the rotated term's peak, for this query and for random queries on average\.",
         " ".join(main_line.split()),
@@ -4325,7 +4329,7 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert "under that peak" not in section  # the peak is the maximum: "under" added nothing
     assert "fades on average" not in main_line  # the figure shows a mean below the peak, not a fall
     assert "Right, for a key equal to its query, it peaks" not in main_line
-    assert main_line.count("The red line is its mean over the distances drawn, 1 to 255.") == 1
+    assert main_line.count("In the right panel, the red line is its mean over the distances drawn, 1 to 255.") == 1
     assert (
         "The pass-through term stays whole at every distance, so a head can use it to match content however far back"
         " it lies." in main_line
@@ -4435,10 +4439,10 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     # with pairs of one length the share is the score per pair, (2/d) sum cos: checked here for pairs of a random
     # common length r (r ** 2 cancels)
     measure = (
-        "Take a key equal to its query, with all its pairs of dimensions the same length."
-        " The figure plots its score as a share of its"
-        " score at distance zero, averaged over each doubling of the distance. Llama 3's and Code Llama's bases keep"
-        " this share above Llama 2's at every doubling the figure shows."
+        "Take a key equal to its query, with all its pairs of dimensions the same length, so that each pair counts"
+        " equally. Its score, as a share of its score at distance zero, is then the mean of $\\cos(\\Delta\\theta_i)$"
+        " over the pairs. The figure plots this share, averaged over each doubling of the distance. Llama 3's and"
+        " Code Llama's bases keep this share above Llama 2's at every doubling the figure shows."
     )
     section = main_line[main_line.index("### Far keys keep more") : main_line.index("## Reading a modern")]
     section = section[: section.index("Why: a slow pair")]
@@ -4575,7 +4579,7 @@ def test_chapter_base_figure_title_names_its_smoothing():
     rule = "the figure draws its mean over each doubling, from $x$ to $2x$"
     text = chapter_markdown("10_rope_today")
     assert text.count(rule) == 1 and rule not in main_line
-    named = "The figure plots its score as a share of its score at distance zero, averaged over each doubling of the"
+    named = "The figure plots this share, averaged over each doubling of the distance."
     assert main_line.count(named) == 1 and text.index(named) < text.index(rule)
     # the figure draws only the band means, all thick (lw=2.5), so the main line does not say "thick"; the text's
     # term, "share of its score at distance zero", is the y label's and the title's
