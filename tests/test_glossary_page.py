@@ -48,19 +48,38 @@ WE = "Worked example: a head like Llama 3.1's at 2L"
 DYN = "The worked example's dynamic NTK: its 9"
 #: the summary of the first collapsed block under the "Longer inputs" term table
 MORE_LONGER = "More on NTK-by-parts, Self-Extend, PoSE, passkey retrieval and sliding-window evaluation"
+#: the collapsed block on what chapter 8 measured, after the worked example's two blocks
+COSTS = "Slowing pairs has costs: what chapter 8 measured"
 #: the subsection of "Longer inputs" after its term table: the main line on Llama 3.1's head, and the blocks above
 EXAMPLE = "### How these terms fit together: Llama 3.1's head"
 
 
-# the longer-inputs primer's slow-pair clause, with what a new angle is: the longer input is the cause, the decoder the
-# scope (read r178: "so" had made causal attention sound like the cause); why the scope matters, the one-sided arc, is
-# the worked example's (read r181: the main line's argument never used it)
+# the longer-inputs primer's slow-pair sentences, with what a new angle is: a long enough input is the cause, the
+# decoder the scope (read r178: "so" had made causal attention sound like the cause); read r186: "in a decoder" met the
+# learner unexplained, so the main line gives its reason in one sentence, the one-sided arc, between the definition
+# and the new angle it explains
 SLOW_PAIR_CLAUSE = (
-    "a *slow pair* turns less than once. On a long enough input, a slow pair in a decoder meets new angles: angles"
-    " outside the arc that training covered."
+    "A *slow pair* turns less than once over training's distances, 0 to $L - 1$. In a decoder every key sits at or"
+    " behind its query, so training shows that pair only one arc of its circle. A long enough input carries the pair's"
+    " angle past the end of that arc: a new angle."
 )
-#: the worked example's sentence on why the decoder is the scope: its keys sit on one side of the query
-ONE_SIDED_ARC = "In a decoder that arc lies on one side of zero, since every key sits at or behind its query."
+#: the Letters table's temperature row: this page's divisor, and each chapter's multipliers in its own words (read
+#: r186: chapter 8 calls a growing multiplier a temperature, not Llama 4's tau by name)
+TEMPERATURE_LETTERS = (
+    "| temperature | a number $t$ that divides the logits | a multiplier of the logits: in chapter 8, one that grows"
+    " with the query's position, and YaRN's *attention factor* in one run's name; in chapter 10, Llama 4's $\\tau$ and"
+    " scales like it: see {ref}`Temperature and query scales <glossary-scales>` |"
+)
+#: the main line's last sentences, after its table: the fastest pair needs no slowing, and what PI's slowing does
+FASTEST_PAIR_LINES = (
+    "The fastest pair is a *fast pair*: it turns at least once, so training showed it the whole circle. Position"
+    " interpolation slows it anyway: a key $r$ positions back then gets the angle that training gave $r/8$ positions"
+    " back."
+)
+#: the main line's sentence on why the decoder is the scope: its keys sit on one side of the query
+ONE_SIDED_ARC = (
+    "In a decoder every key sits at or behind its query, so training shows that pair only one arc of its circle."
+)
 
 
 def example_section(raw: str) -> str:
@@ -180,8 +199,8 @@ def evaluate(tex: str, **names: float):
 def llama31_head() -> tuple[int, float, int, float]:
     """Llama 3.1's head width, base, trained length and `factor`, from posenc/book/models.py's copy of its config (a
     prose sync: the only offline source), each also read from the page's words that restate it: the worked example's
-    "width $d = 128$" and "base half a million", its "$L = 8192$", and the main line's "Llama 3.1's configured
-    `factor`, 8"."""
+    "width $d = 128$" and "base half a million", its "$L = 8192$", and the main line's "The three rules below use
+    Llama 3.1's configured `factor`, 8"."""
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     scaling = llama["rope_scaling"]
     d, base = llama["head_dim"], llama["rope_theta"]
@@ -193,7 +212,7 @@ def llama31_head() -> tuple[int, float, int, float]:
     assert int(width) == d and int(pairs) == d // 2, (width, pairs)
     assert {"half a million": 500_000.0, "a million": 1_000_000.0}[words] == base, words
     (example,) = re.findall(r"an input of \$2L\$ tokens, with \$L = (\d+)\$, Llama 3\.1's trained length\.", text)
-    (factor,) = re.findall(r"Set \$s\$ in the two rules below to Llama 3\.1's configured `factor`, (\d+)\.", text)
+    (factor,) = re.findall(r"The three rules below use Llama 3\.1's configured `factor`, (\d+)\.", text)
     assert int(example) == L == llama["trained_length_before"], example
     assert float(factor) == s, factor
     return d, base, L, s
@@ -384,15 +403,18 @@ def test_fast_pair_condition_is_a_full_turn_over_trainings_offsets():
 
 
 def test_fast_pairs_trained_angles_go_all_the_way_round():
-    """The row "fast pair": "$(L - 1)\\,\\theta_i \\ge 2\\pi$. Its trained angles then go all the way round, at most
-    $\\theta_i$ apart": for every pair the row's inequality calls fast, its angles at the trained distances 0
-    to L - 1, wrapped onto the circle and sorted, leave no gap wider than theta_i (the wrap-around gap included), in
-    small heads and in Llama 3.1's."""
-    (inequality, step) = re.findall(
-        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round, at most \$(\\theta_i)\$"
-        r" apart \|",
-        row("fast pair"),
-    )[0]
+    """The row "fast pair": "$(L - 1)\\,\\theta_i \\ge 2\\pi$. Its trained angles then go all the way round", and the
+    block "Turns in L and the fast pairs' distances": "A fast pair's trained angles go all the way round the circle, at
+    most $\\theta_i$ apart" (read r186: the row's precise gap moved to the block, the row keeps the definition): for
+    every pair the row's inequality calls fast, its angles at the trained distances 0 to L - 1, wrapped onto the circle
+    and sorted, leave no gap wider than theta_i (the wrap-around gap included), in small heads and in Llama 3.1's."""
+    (inequality,) = re.findall(
+        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round \|", row("fast pair")
+    )
+    (step,) = re.findall(
+        r"A fast pair's trained angles go all the way round the circle, at most \$(\\theta_i)\$ apart\.",
+        block("Turns in L and the fast pairs' distances"),
+    )
     assert step == "\\theta_i"
     heads = [(d, b, L) for d in (8, 16, 32) for b in (10.0, 100.0, 10_000.0) for L in (7, 16, 50, 64)]
     d31, b31, L31, _ = llama31_head()
@@ -531,63 +553,66 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 
 def test_a_larger_multiplier_never_flattens_attention():
-    """The section's opening: "The softmax scale turns a query's raw scores $q \\cdot k$ into logits. Each other scale
-    below also multiplies $q \\cdot k$, by the number in the table's fourth column; a multiplier above 1 sharpens
-    attention. Three of the scales change with the query: the query temperature, logn attention and Scalable-Softmax.
-    The first two follow the query's position. Scalable-Softmax follows how many tokens the query attends: its position
-    plus 1 under a causal mask, fewer under a sliding window" (the three named where their count is, r177)
+    """The section's opening, one rule (read r186: three conventions met in one short passage): "Each scale below
+    multiplies a query's raw scores $q \\cdot k$ by the number in the table's fourth column. A number above 1 sharpens
+    attention: the top-scoring keys get more of the weight. The softmax scale is the base number; the other scales
+    multiply on top of it." The block's bullet "Three scales change with the query: Llama 4's *query temperature* and
+    *logn attention* follow its position, and *Scalable-Softmax* follows how many tokens it attends: its position plus 1
+    under a causal mask, fewer under a sliding window" (the three named where their count is, r177)
     (transformers 5.24's causal and sliding-window mask functions: each query at position p, counting
     from 0, attends p + 1 keys under the causal mask, and fewer once p reaches the window); the word clash (this page's
     temperature divides, Llama 4's query temperature multiplies) is said once, in the Letters table's temperature row:
     the three rows named are exactly those whose cell holds a position, a count of tokens or tau; the attention factor's
     row is the one row whose fourth cell carries a scope, "in a fully rotated head" (in a partial rotary head, the
-    block's case, no single number scales the logit), which the opening no longer repeats; every other row's cell is one
+    block's case, no single number scales the logit), which the opening does not repeat; every other row's cell is one
     number for the query's position, with no scope, the query temperature's included, though it acts only in NoPE
     layers: the fourth column's heading, "multiplier of $q \\cdot k$", is that convention; every row of the table fills
     it with a formula; the temperature's cell is the one reciprocal, every other cell a multiplier, not one over
     something, and the query temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier
-    in another. The entropy row, now in the Maths table: its row's "Multiplying the logits by more than 1 never raises
-    it": the entropy of softmax(c z) over random logits z never rises as c grows. The page has no row "logit factor", a
-    name no chapter uses; the temperature row links Reading model code's temperature rules."""
+    in another. "The top-scoring keys get more of the weight": over random logits, the total weight of the keys with
+    the largest logit grows with the multiplier, and never shrinks. The entropy row, in the Maths table: its row's
+    "Multiplying the logits by more than 1 never raises it": the entropy of softmax(c z) over random logits z never
+    rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links Reading
+    model code's temperature rules."""
     text = page()
-    (
-        (
-            above,
-            direction,
-            changing,
-            three,
-            first_two,
-            by_tokens,
-            plus,
-            fewer,
-        ),
-    ) = re.findall(
-        r"The softmax scale turns a query's raw scores \$q \\cdot k\$ into logits\. Each other scale below also"
-        r" multiplies \$q \\cdot k\$, by the number in the table's fourth column; a multiplier"
-        r" (above|below) 1 (sharpens|flattens) attention\. (\w+) of the scales change"
-        r" with the query: the ([\w ,-]+)\."
-        r" The (first two) follow the query's position\."
-        r" (Scalable-Softmax) follows how many tokens the query attends: its position plus (\d) under a causal mask,"
-        r" (fewer) under a sliding window\.",
+    ((above, direction, top),) = re.findall(
+        r"Each scale below multiplies a query's raw scores \$q \\cdot k\$ by the number in the table's fourth column\."
+        r" A number (above|below) 1 (sharpens|flattens) attention: the top-scoring keys get (more|less) of the weight\."
+        r" The softmax scale is the base number; the other scales multiply on top of it\.",
         text,
     )
-    listed = re.split(r", | and ", three)
-    assert first_two == "first two" and listed[2] == by_tokens, listed
-    by_position = " and ".join(listed[:2])
+    ((changing, first, second, by_tokens, plus, fewer),) = re.findall(
+        r"- (\w+) scales change with the query: Llama 4's \*([\w ]+)\* and \*([\w ]+)\* follow its position, and"
+        r" \*([\w-]+)\* follows how many tokens it attends: its position plus (\d) under a causal mask, (fewer) under a"
+        r" sliding window\.",
+        block("Other models' query and logit scales"),
+    )
+    by_position = f"{first} and {second}"
     # the temperature's divisor and direction are its row's alone, not the opening's (checked below against the cells)
     assert "A temperature $t$" not in text and "its row's multiplier is" not in text
     # the word clash: the Letters table's temperature row, this page's t divides, the chapters' scales multiply; the
     # scales table's cells agree (1/t and tau itself)
     assert "The word clashes" not in text
     ((t_verb, tau_verb),) = re.findall(
-        r"^\| temperature \| a number \$t\$ that (divides|multiplies) the logits \| in chapters 8 and 10, several"
-        r" scales that (multiply|divide) the logits: see",
+        r"^\| temperature \| a number \$t\$ that (divides|multiplies) the logits \| a (multiplier|divisor) of the"
+        r" logits: in chapter 8,",
         letters("temperature"),
     )
+    tau_verb = {"multiplier": "multiply", "divisor": "divide"}[tau_verb]
+    # "the top-scoring keys get more of the weight": the softmax weight of the keys that share the largest logit,
+    # over random logits with ties, at multipliers from 1 up: it grows, strictly unless every logit is the same
+    gen = torch.Generator().manual_seed(5)
+    betas = torch.linspace(1.0, 6.0, 60, dtype=torch.float64)
+    for _ in range(200):
+        z = torch.randint(-4, 5, (int(torch.randint(2, 40, (1,), generator=gen)),), generator=gen).double() / 4
+        share = torch.softmax(betas[:, None] * z, -1)[:, z == z.max()].sum(-1)  # logits within 1: no saturation
+        assert bool((share.diff() >= -1e-12).all()), z
+        assert bool((share.diff() > 0).all()) or bool((z == z.max()).all()), z
+    assert top == "more"
     assert (t_verb, tau_verb) == ("divides", "multiply"), (t_verb, tau_verb)
     reciprocal = cells("temperature (attention temperature)")[3][1:-1]
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
-    # "Three of the scales change with the query": exactly the rows whose multiplier cell holds a position p, a count
+    # "Three scales change with the query": exactly the rows whose multiplier cell holds a position p, a count
     # N of tokens attended or Llama 4's tau, which grows with the position; the softmax scale, the temperature and
     # the attention factor hold one number for every query
     varying = {
@@ -1050,7 +1075,7 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
 def test_worked_examples_effective_scale_column():
     """The worked example: "Each rule gets $s = 8$ and an input of $2L$ tokens, with $L = 8192$, Llama 3.1's trained
     length", and its table's column "effective factor: divides the slowest pair's frequency by", the main line's
-    two-rule table's header for the same quantity: "8 at any length" for PI and `llama3`, "9 at this length" for
+    three-rule table's header for the same quantity: "8 at any length" for PI, `llama3` and YaRN, "9 at this length" for
     dynamic NTK. The sentence's s, input and L are read from the page, L against posenc/book/models.py's copy of Llama
     3.1's config (a prose sync). Each effective factor is measured, the slowest pair's frequency over the rule's, from
     posenc's rules and from transformers' own, each given the trained length as its L (for `dynamic`,
@@ -1075,14 +1100,15 @@ def test_worked_examples_effective_scale_column():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         ((value, when),) = re.findall(r"^(\d+) at (any|this) length$", cells[-1])
         table[cells[0]] = (float(value), when)
-    assert list(table) == ["*position interpolation*", "`llama3`", "*dynamic NTK*"], list(table)
+    rows = ["*position interpolation*", "`llama3`", "*YaRN*, default *betas*", "*dynamic NTK*"]
+    assert list(table) == rows, list(table)
     d, base, L, s = llama31_head()  # the worked example's head, from the registry
     assert (L, s) == (int(trained), float(factor)), (trained, factor)
     n = int(times or 1) * L
     assert n == 2 * L
     theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
     bounds = {"low_freq_factor": 1.0, "high_freq_factor": 4.0}  # Llama 3.1's, as in the worked example
-    rules = {"linear": {}, "llama3": bounds, "dynamic": {}}
+    rules = {"linear": {}, "llama3": bounds, "yarn": {}, "dynamic": {}}  # yarn: no betas given, its defaults
     for (kind, extra), (printed, when) in zip(rules.items(), table.values()):
 
         def scale(length, kind=kind, extra=extra):
@@ -1090,9 +1116,11 @@ def test_worked_examples_effective_scale_column():
                 d, base, rope_type=kind, factor=s, original_max_position_embeddings=L, seq_len=length, **extra
             )
             params = {"rope_type": kind, "rope_theta": base, "factor": s, **extra}
-            if kind == "llama3":
+            stored = L  # `dynamic` reads L from `max_position_embeddings`
+            if kind in ("llama3", "yarn"):
                 params["original_max_position_embeddings"] = L
-            hf = hf_inv_freq(d, max_position_embeddings=L, seq_len=length if kind == "dynamic" else None, **params)
+                stored = int(s * L)  # the scaled length, as a config declares it
+            hf = hf_inv_freq(d, max_position_embeddings=stored, seq_len=length if kind == "dynamic" else None, **params)
             both = [float(theta[-1] / freqs.double()[-1]) for freqs in (ours, hf)]
             assert abs(both[0] - both[1]) < 1e-4 * both[0], (kind, length, both)  # float32 frequencies
             return both[0]
@@ -1131,15 +1159,13 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert (
         "slowest pair's frequency by well over $\\ell/L = 2$, so here that pair meets no new angle: | rule |" in visible
     )  # the verdict, before the table
-    assert "| Position interpolation also slows the fastest pair." in visible
-    assert (
-        "| Position interpolation also slows the fastest pair. With no scaling, a fast pair meets no angle outside the"
-        " arc it saw: its trained angles already go all the way round. Chapter 8 compares these rules in small"
-        " models, not in Llama 3.1." in visible
-    )
+    # after the table, the fastest pair: a fast pair, which PI slows anyway, and what that does to its angles (read
+    # r186: the main line named a cost with no mechanism; chapter 8's comparison is the costs block's)
+    assert f"| {FASTEST_PAIR_LINES}" in visible and visible.rstrip().endswith(FASTEST_PAIR_LINES), visible[-400:]
+    assert "Chapter 8" not in visible
     # read r183: "meets no new angle" read literally (past L a fast pair's angles fall between trained ones, never on
-    # them); the sentence uses the primer's own definition of a new angle, an angle outside the arc training covered
-    assert "a slow pair in a decoder meets new angles: angles outside the arc that training covered." in visible
+    # them); the main line says what a new angle is: an angle past the end of the arc training showed
+    assert SLOW_PAIR_CLAUSE in visible
     assert "meets no new angle even" not in visible
     assert "angle combination" not in page() and "alone meets no new angle" not in visible  # left the book
     assert "Transformers' `dynamic`" not in visible, visible
@@ -1148,7 +1174,7 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     example = block(WE)
     # the block's lead says how the three tellings relate: the main line's table, this block, the next block
     lead = (
-        "The main line's two-rule table gives only each rule's ends, pair 0, the fastest, and pair 63, the slowest;"
+        "The main line's three-rule table gives only each rule's ends, pair 0, the fastest, and pair 63, the slowest;"
         " this block goes pair by pair and adds dynamic NTK, whose 9 the next block derives."
     )
     assert " ".join(example.split()).startswith(lead), example[:300]
@@ -1396,16 +1422,16 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     $L - 1$." (the count is the angle at distance $L$, one position past training's last, $L - 1$; the edge case
     is checked below on a head where it occurs). transformers' `llama3` keeps a pair when
     this count exceeds `high_freq_factor`, and its `yarn` ramp starts and ends at the pairs whose count is
-    `beta_fast` and `beta_slow`. A short L (16) makes L and L - 1 differ enough to tell apart. The row's last sentence,
-    "The pairs with at least one are the *fast pairs*, except a pair that turns once in $L$ but not in $L - 1$", is
-    swept below."""
+    `beta_fast` and `beta_slow`. A short L (16) makes L and L - 1 differ enough to tell apart. The block's "They
+    differ only for a pair that turns once in $L$ but not in $L - 1$" is swept below; the row ends at its definition
+    (read r186: its exception had hedged the row; the block already said it)."""
 
-    ((fractions, over, in_l, at_least),) = re.findall(
+    ((fractions, over, in_l),) = re.findall(
         r"\| how many \*turns\*, (fractions included), pair \$i\$ makes over \$([^$]+)\$ positions, \$([^$]+)\$;"
-        r" YaRN and `llama3` set their bounds in them\. The pairs with at least (\w+) are the \*fast pairs\*, except a"
-        r" pair that turns once in \$L\$ but not in \$L - 1\$ \|",
+        r" YaRN and `llama3` set their bounds in them \|",
         row("turns in $L$"),
     )
+    assert "except" not in row("turns in $L$") and "fast" not in row("turns in $L$")  # the definition alone
     assert "past training's last" not in row("turns in $L$")  # the L versus L - 1 detail: the block "Turns in L ..."
     # the chapter column: chapter 8 counts its betas in this unit (its cell 7: "These two thresholds, counted in turns
     # within $L$, are YaRN's *betas*", and its code's `turns = L * theta / (2 * math.pi)`, the row's $L/\\lambda_i$)
@@ -1445,8 +1471,8 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
     assert fractions == "fractions included" and 0.99 < float(llama_turns[35]) < 1 < float(llama_turns[34])
     assert any(abs(x - round(x)) > 0.1 for x in turns + llama_turns.tolist())
     # "They differ only for a pair that turns once in $L$ but not in $L - 1$": pair 2 of this head at L = 20
-    assert block("Turns in L and the fast pairs' distances").endswith(
-        "They differ only for a pair that turns once in $L$ but not in $L - 1$."
+    assert "They differ only for a pair that turns once in $L$ but not in $L - 1$." in block(
+        "Turns in L and the fast pairs' distances"
     )
     short = [
         i
@@ -1454,15 +1480,14 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
         if evaluate(count, L=20, theta=float(t)) >= 1 > evaluate(lhs, L=20, theta=float(t)) / (2 * math.pi)
     ]
     assert short == [2], short
-    # the row's "The pairs with at least one are the *fast pairs*, except a pair that turns once in $L$ but not in
-    # $L - 1$" (read r182: the fast pair row and this one gave two near-identical criteria, their agreement only in the
+    # the block's "They differ only for a pair that turns once in $L$ but not in $L - 1$", once the row's last
+    # sentence (read r182: the fast pair row and this one gave two near-identical criteria, their agreement only in the
     # block; read r183: "but for a pair on the boundary" read as a contrast, the exception unnamed): over a sweep
     # of heads and lengths, every fast pair turns at least once in L, and the pairs that do but are not fast are
     # exactly those that turn at least once over L positions but not over L - 1 (at most one in each head swept); the
-    # head above at L = 20 has such a pair; the row names the exception in the block's own words
+    # head above at L = 20 has such a pair; the block names the exception, the row does not
     assert "but for a pair on the boundary" not in page()
     assert "a pair that turns once in $L$ but not in $L - 1$" in block("Turns in L and the fast pairs' distances")
-    assert at_least == "one"
     with_extra = 0
     for width, base_, trained in [
         (w, b_, n) for w in (16, 64, 128, 256) for b_ in (1e2, 1e4, 5e5, 1e6) for n in range(16, 4096, 101)
@@ -1798,7 +1823,7 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
     """The attention factor row's cell "multiplier of $q \\cdot k$", "its square, in a fully rotated head", its meaning
     "the number $a$ by which YaRN and LongRoPE multiply RoPE's cos and sin; in a fully rotated head, doing so
     multiplies the logits by $a^2$" (the row's power and the cell's agree, and the computation below uses it), with
-    the section's lead "a multiplier above 1 sharpens attention" (so $a > 1$ sharpens a fully rotated head: the
+    the section's lead "A number above 1 sharpens attention" (so $a > 1$ sharpens a fully rotated head: the
     entropy check below) and the block's "In a *partial rotary* head, only the
     rotated coordinates' share of $q \\cdot k$ is multiplied by the square; the rest is unchanged, so no single number
     scales the logit" and "A configuration calls the factor `attention_factor`. Transformers' rotary modules hold it as
@@ -1833,7 +1858,7 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
         " `attention_scaling` and multiply cos and sin by it." in page()
     )
     assert "`attention_factor`" not in row("attention factor")  # the row holds the definition, the block the names
-    assert "in the table's fourth column; a multiplier above 1 sharpens attention." in page()  # the lead: a^2 > 1
+    assert "in the table's fourth column. A number above 1 sharpens attention:" in page()  # the lead: a^2 > 1
     for cls in (LlamaRotaryEmbedding, GPTNeoXRotaryEmbedding):
         assert "cos = emb.cos() * self.attention_scaling" in inspect.getsource(cls.forward), cls
     d, n = 16, 6
@@ -2147,16 +2172,24 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
 
 
 def test_betas_row_transformers_keeps_pair_0():
-    """The betas row: "in transformers, pair 0 and the pairs that turn more than `beta_fast` times are kept" (read
-    r182: "kept means turns more than `beta_fast`" failed for chapter 8's heads at the default betas 32/1, where no
-    pair turns 32 times and pair 0 is kept). Transformers' `yarn` clamps the ramp's lower end at pair 0; over a sweep
+    """The betas row: "the pairs that turn more than `beta_fast` times are kept", and the bullet of the block "In models
+    and code": "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few
+    times it turns" (read r182: "kept means turns more than `beta_fast`" failed for chapter 8's heads at the default
+    betas 32/1, where no pair turns 32 times and pair 0 is kept; read r186: the row named that exception inside the
+    definition, which the block already gives, so the row says which pairs are kept, not that only they are; that they
+    are is test_summary's sweep). Transformers' `yarn` clamps the ramp's lower end at pair 0; over a sweep
     of widths, bases, lengths, factors, betas and both `truncate` settings, pair 0's frequency is always its own,
     also where pair 0 turns fewer than `beta_fast` times, and where it turns fewer than `beta_slow` times; and the
     sweep holds cases of both kinds, chapter 8's head at 32/1 among them. YaRN's paper would ramp such a pair: its
     blend is linear in the turns and is 1 only above `beta_fast` turns."""
     import transformers.modeling_rope_utils as rope_utils
 
-    assert "in transformers, pair 0 and the pairs that turn more than `beta_fast` times are kept," in row("betas")
+    assert "*turns in $L$*: the pairs that turn more than `beta_fast` times are kept," in row("betas")
+    assert "pair 0" not in row("betas") and "in transformers" not in row("betas")  # the exception is the block's
+    assert (
+        "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times"
+        " it turns." in models_block("### Terms for longer inputs")
+    )
     assert "return max(low, 0), min(high, dim - 1)" in inspect.getsource(rope_utils._compute_yarn_parameters)
     run = load_results("extrapolation", check=False)["config"]
     head = run["model"]["d_model"] // run["model"]["n_heads"]  # chapter 8's head width
@@ -2238,10 +2271,7 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     # the row: a one-line definition, its hedge in the block; "*ramp*", in italics, is the ramp row, which the page
     # has, further down the same A-to-Z table (read r178: the row's "(see below)" went)
     assert "besides the fastest pair" not in row("betas") and "however few times" not in row("betas")
-    assert (
-        "| YaRN's two bounds on the *ramp*, in *turns in $L$*: in transformers, pair 0 and the pairs that turn more"
-        " than" in row("betas")
-    )
+    assert "| YaRN's two bounds on the *ramp*, in *turns in $L$*: the pairs that turn more than" in row("betas")
     assert page().index(row("betas")) < page().index(row("ramp")), "the ramp row comes below the betas row"
     assert "return max(low, 0), min(high, dim - 1)" in inspect.getsource(rope_utils._compute_yarn_parameters)
     run = load_results("extrapolation", check=False)["config"]
@@ -2276,16 +2306,17 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     ((fast, slow, ours_fast, ours_slow),) = re.findall(
         r"- YaRN's \*betas\* are (\d+) and (\d+) by default, (\d+) and (\d+) in chapter 8's main runs\.", block
     )
-    # the row names what transformers keeps, pair 0 among it, in three words (read r182: with the default 32/1 no pair
-    # of chapter 8's heads turns 32 times, yet pair 0 is kept); why, the clamp, and the what-if stay the block's
-    # "Either way the code clamps ..." sentences (read r178 moved the hedge there), pinned by the regex above;
-    # test_betas_row_transformers_keeps_pair_0 sweeps the claim. The row stays one short definition.
+    # the row says which pairs the betas keep and divide, and no more (read r182: with the default 32/1 no pair of
+    # chapter 8's heads turns 32 times, yet pair 0 is kept; read r186: that exception, inside the row, hedged its
+    # definition); pair 0, the clamp and the what-if are the block's "Either way the code clamps ..." sentences (read
+    # r178 moved the hedge there), pinned by the regex above; test_betas_row_transformers_keeps_pair_0 sweeps the
+    # claim. The row stays one short definition.
     assert row("betas").endswith(
         "those that turn fewer than `beta_slow` times divided by $s$ |"
         " {doc}`7 <../notebooks/07_beyond>`, {doc}`8 <../notebooks/08_extrapolation>` |"
     )
-    assert row("betas").count("pair 0") == 1 and "pair 0, the fastest, is kept however few times it turns." in block
-    assert len(cells("betas")[2].split()) <= 40, cells("betas")[2]
+    assert "pair 0" not in row("betas") and "pair 0, the fastest, is kept however few times it turns." in block
+    assert len(cells("betas")[2].split()) <= 35, cells("betas")[2]
     source = inspect.getsource(_compute_yarn_parameters)
     assert f'get("beta_fast") or {fast}' in source and f'get("beta_slow") or {slow}' in source
     ours = load_results("extrapolation", check=False)["config"]["yarn"]
@@ -2472,32 +2503,32 @@ def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
 
 
 def test_mean_reach_bound_counts_d_over_2_partial_sums():
-    """The row "mean reach": "at an offset $r$, the mean size of the partial sums $S_1, \\dots, S_{d/2}$ of the pairs'
-    unit arrows $e^{\\mathrm{i} r\\theta_i}$, where $S_j$ adds the first $j$ arrows; RoFormer's decay curve plots it"
-    (the row no longer waits on a block for its formula); the block "RoFormer's bound, and what chapter 5 finds about
-    the decay" by its summary: a mean over the d/2
-    partial sums, not over random draws, with the row's partial sums, arrows and last index the block's; the block under
-    the Maths table gives its formula: "At an offset $r = n - m$, the partial sum $S_j = \\sum_{i<j} e^{\\mathrm{i}
-    r\\theta_i}$ adds the first $j$ pairs' unit arrows. The *mean reach* at $r$ is the mean of $\\lvert S_1\\rvert,
-    \\dots, \\lvert S_{d/2}\\rvert$" (chapter 5's $S_j$): a chain of d/2 unit arrows, its prefixes' lengths averaged.
-    And the same block: "RoFormer's bound on the score is a content factor times $d/2$ times the *mean reach*": that
-    product is RoFormer's bound, max |h_{i+1} - h_i| times the sum of |S_j| over the d/2 partial sums (posenc's mean
-    reach), and it bounds the score."""
-    ((row_last, arrow),) = re.findall(
-        r"\| at an offset \$r\$, the mean size of the partial sums \$S_1, \\dots, S_\{([^}]+)\}\$ of the pairs' unit"
-        r" arrows \$([^$]+)\$, where \$S_j\$ adds the first \$j\$ arrows; RoFormer's decay curve plots it \|",
+    """The row "mean reach": "at an offset $r$, with the pairs' unit arrows $e^{\\mathrm{i} r\\theta_i}$ laid head to
+    tail, the mean distance from the start to each arrow's tip; RoFormer's decay curve plots it" (read r186: the row
+    had named partial sums and their indices, which the block defines; the row says the same in a picture: the tip of
+    the j-th arrow laid head to tail is the partial sum $S_j$); the block "RoFormer's bound, and what chapter 5 finds
+    about the decay" by its summary: a mean over the d/2 partial sums, not over random draws, with the row's arrows
+    the block's; the block under the Maths table gives its formula: "At an offset $r = n - m$, the partial sum $S_j =
+    \\sum_{i<j} e^{\\mathrm{i} r\\theta_i}$ adds the first $j$ pairs' unit arrows. The *mean reach* at $r$ is the mean
+    of $\\lvert S_1\\rvert, \\dots, \\lvert S_{d/2}\\rvert$" (chapter 5's $S_j$): a chain of d/2 unit arrows, its
+    prefixes' lengths averaged. And the same block: "RoFormer's bound on the score is a content factor times $d/2$
+    times the *mean reach*": that product is RoFormer's bound, max |h_{i+1} - h_i| times the sum of |S_j| over the d/2
+    partial sums (posenc's mean reach), and it bounds the score."""
+    (arrow,) = re.findall(
+        r"\| at an offset \$r\$, with the pairs' unit arrows \$([^$]+)\$ laid head to tail, the mean distance from the"
+        r" start to each arrow's tip; RoFormer's decay curve plots it \|",
         row("mean reach"),
     )
-    assert "on average" not in row("mean reach") and "distance" not in row(
-        "mean reach"
-    )  # |n - m| on this page  # a mean over prefixes, not an expectation over random vectors
+    assert "on average" not in row("mean reach") and "distance" not in row("mean reach").replace(
+        "the mean distance from the start", ""
+    )  # |n - m| on this page: the row's one "distance" is the chain's, from its start to a tip
     ((partial, last),) = re.findall(
         r"- At an offset \$r = n - m\$, the partial sum \$(S_j = [^$]+)\$ adds the first \$j\$ pairs' unit arrows\."
         r" - The \*mean reach\* at \$r\$ is the mean of \$\\lvert S_1\\rvert, \\dots,"
         r" \\lvert S_\{([^}]+)\}\\rvert\$\. ",
         block("RoFormer's bound, and what chapter 5 finds about the decay"),
     )
-    assert row_last == last == "d/2", (row_last, last)  # the row's partial sums are the block's
+    assert last == "d/2", last  # one tip for each of the d/2 pairs' arrows
     assert partial == f"S_j = \\sum_{{i<j}} {arrow}", (partial, arrow)  # each a sum of the row's arrows
     assert partial == "S_j = \\sum_{i<j} e^{\\mathrm{i} r\\theta_i}" and f"partial sums ${partial}$" in chapter(
         "05_decay"
@@ -2515,6 +2546,14 @@ def test_mean_reach_bound_counts_d_over_2_partial_sums():
         terms = torch.polar(torch.ones(len(r), d // 2, dtype=torch.float64), r[:, None] * theta)
         sums = terms.cumsum(-1).abs().sum(-1)  # sum of |S_j| over j = 1 .. d/2
         assert torch.allclose(evaluate(times, d=d) * reach, sums, rtol=1e-12, atol=0), d
+        # the row's picture: the arrows laid head to tail, one after another; the mean distance from the start to
+        # each arrow's tip is the mean reach
+        for at_r, arrows in zip(reach.tolist(), terms):
+            tip, tips = 0j, []
+            for arrow in arrows.tolist():
+                tip += arrow
+                tips.append(abs(tip))
+            assert abs(sum(tips) / len(tips) - at_r) < 1e-9 * max(1.0, at_r), (d, at_r)
         for _ in range(20):
             h = torch.randn(d // 2, dtype=torch.complex128, generator=g)  # the pairs' query-key products
             score = (h * terms).sum(-1).abs()
@@ -2779,8 +2818,8 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
         r" chapter \d+ and \$(m_h)\$ in chapter (\d+); [^|]* \|"
         r" \| \$s\$ \| the \*extension factor\* `(\w+)` \| in chapter (\d+), the \*stretch\* of an input of \$n\$"
         r" tokens; [^|]* \|"
-        r" \| temperature \| a number \$t\$ that divides the logits \| in chapters (\d+) and 10, several scales that"
-        r" multiply the logits: see [^|]* \|"
+        r" \| temperature \| a number \$t\$ that divides the logits \| a multiplier of the logits: in chapter (\d+),"
+        r" one that grows with the query's position, [^|]* \|"
         r" \| \$c\$ \|",
         visible,
     )
@@ -2802,8 +2841,13 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     assert {int(n) for n in re.findall(r"\d+", i_chapters)} == {1, 3, 6, 8, 11}  # chapter by chapter: below
     # temperature: chapter 8's own words for a growing multiplier, Scalable-Softmax's on the logits and Llama 4's on
     # the queries (so on the logits too), and chapter 10's query temperature, which multiplies the queries
-    assert int(t_chapter) == 8
+    assert int(t_chapter) == 8 and letters("temperature") == TEMPERATURE_LETTERS
     assert "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries" in chapter(
+        "10_rope_today"
+    )
+    # "in chapter 10, Llama 4's $\tau$ and scales like it": its field table's `llama_4_scaling_beta`, "the slope of a
+    # temperature like Llama 4's, on every layer of Ministral 3 and Mistral 4"
+    assert "the slope of a temperature like Llama 4's, on every layer of Ministral 3 and Mistral 4" in chapter(
         "10_rope_today"
     )
     assert (
@@ -2872,9 +2916,9 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
     transformers' `llama3` and `yarn`, given a pair just under the fast-pair test but at one turn in L, sort it by the
     count."""
     assert row("fast pair").endswith(
-        "$(L - 1)\\,\\theta_i \\ge 2\\pi$. Its trained angles then go all the way round, at most"
-        " $\\theta_i$ apart | {doc}`4 <../notebooks/04_rope>`, {doc}`7 <../notebooks/07_beyond>` |"
-    )
+        "$(L - 1)\\,\\theta_i \\ge 2\\pi$. Its trained angles then go all the way round |"
+        " {doc}`4 <../notebooks/04_rope>`, {doc}`7 <../notebooks/07_beyond>` |"
+    )  # read r186: the gap between those angles, at most theta_i, is the block's
     # chapter 7's other sense is the Letters table's "fast" row, the page's place for such clashes: its first column
     # repeats the fast pair row's inequality, its second names chapter 7's YaRN row and `beta_fast`, 32
     assert letters("fast") == (
@@ -2918,6 +2962,58 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
 
 
 # ---- the worked example's ramped fast pairs, the extension factor, dynamic YaRN, and four more rows -----------------
+
+
+def test_worked_case_yarn_row_and_what_slowing_the_fastest_pair_does():
+    """The worked case's YaRN rows (read r186: YaRN, the commonest rule in current configs, had no row): the collapsed
+    worked example's "| *YaRN*, default *betas* | keeps pairs 0 to 18, *ramps* 19 to 34, divides 35 to 63 by 8 | 8 at
+    any length |", run in transformers' own `yarn` on Llama 3.1's head at its default betas (a config with none set),
+    at two lengths of the declared maximum, as the rule reads none; and the main line's last sentences:
+    "The fastest pair is a *fast pair*: it turns at least once, so training showed it the whole circle. Position
+    interpolation slows it anyway: a key $r$ positions back then gets the angle that training gave $r/8$ positions
+    back" (read r186: the main line named a cost with no mechanism): transformers' `linear`, Llama 3.1's `factor`,
+    gives pair 0 at distance r the angle pair 0 had at r/8 in training; the fastest pair is fast."""
+    from transformers.modeling_rope_utils import _compute_yarn_parameters
+
+    ((k0, k1, r0, r1, v0, v1, by, effective),) = re.findall(
+        r"\| \*YaRN\*, default \*betas\* \| keeps pairs (\d+) to (\d+), \*ramps\* (\d+) to (\d+), divides (\d+) to"
+        r" (\d+) by (\d+) \| (\d+) at any length \|",
+        block(WE),
+    )
+    source = inspect.getsource(_compute_yarn_parameters)
+    assert 'get("beta_fast") or 32' in source and 'get("beta_slow") or 1' in source
+    d, base, L, s = llama31_head()
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    for declared in (int(s * L), 16 * L):
+        yarn = hf_inv_freq(
+            d,
+            max_position_embeddings=declared,
+            rope_type="yarn",
+            rope_theta=base,
+            factor=s,
+            original_max_position_embeddings=L,
+        ).double()
+        divisor = theta / yarn
+        kept = [i for i in range(d // 2) if abs(float(divisor[i]) - 1) < 1e-5]
+        divided = [i for i in range(d // 2) if abs(float(divisor[i]) - s) < 1e-4 * s]
+        ramped = [i for i in range(d // 2) if i not in kept + divided]
+        assert kept == list(range(int(k0), int(k1) + 1)), kept
+        assert ramped == list(range(int(r0), int(r1) + 1)), ramped
+        assert divided == list(range(int(v0), int(v1) + 1)) and float(by) == s == float(effective), divided
+        assert bool(((divisor[ramped] > 1) & (divisor[ramped] < s)).all())
+    # the main line: the fastest pair, pair 0, is fast; PI with Llama 3.1's `factor` gives it, at each distance r,
+    # the angle training gave r/8
+    (over,) = re.findall(
+        r"Position interpolation slows it anyway: a key \$r\$ positions back then gets the angle that training gave"
+        r" \$r/(\d+)\$ positions back\.",
+        page(),
+    )
+    assert FASTEST_PAIR_LINES in page() and int(over) == s
+    assert int(torch.argmax(theta)) == 0 and (L - 1) * float(theta[0]) >= 2 * math.pi  # a fast pair
+    linear = hf_inv_freq(d, rope_type="linear", rope_theta=base, factor=s).double()
+    r = torch.arange(1, 2 * L, dtype=torch.float64)
+    assert torch.allclose(r * linear[0], (r / int(over)) * theta[0], rtol=1e-7, atol=0)
+    assert not torch.allclose(r * linear[0], r * theta[0], rtol=1e-3, atol=0)  # not the angle it gave r itself
 
 
 def test_worked_example_every_pair_llama3_ramps_is_fast():
@@ -3593,29 +3689,30 @@ def test_temperature_section_opens_with_its_multiplier_table():
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     header = "| English | 中文 | meaning | multiplier of $q \\cdot k$ | chapter |"
     flat = " ".join(section.split())
-    assert flat.index("a multiplier above 1 sharpens attention.") < flat.index(header)
-    # "The softmax scale turns a query's raw scores $q \cdot k$ into logits. Each other scale below also multiplies
-    # $q \cdot k$, by the number in the table's fourth column": the object the opening names is the fourth column's,
-    # $q \cdot k$ in both; the softmax scale's row turns $q \cdot k$ into the logit,
-    # and every other row's number multiplies on top of it: transformers' Llama 4 multiplies its queries by tau, then
-    # hands the attention its `scaling`, head_dim**-0.5
-    assert (
-        "The softmax scale turns a query's raw scores $q \\cdot k$ into logits. Each other scale below also multiplies"
-        " $q \\cdot k$, by the number in the table's fourth column;" in " ".join(section.split())
-    )
+    assert flat.index("A number above 1 sharpens attention:") < flat.index(header)
+    # "Each scale below multiplies a query's raw scores $q \cdot k$ by the number in the table's fourth column": the
+    # object the opening names is the fourth column's, $q \cdot k$ in both. "The softmax scale is the base number; the
+    # other scales multiply on top of it": the softmax scale's row turns $q \cdot k$ into the logit, and every other
+    # row's number multiplies on top of it: transformers' Llama 4 multiplies its queries by tau, then hands the
+    # attention its `scaling`, head_dim**-0.5
     column = header.split(" | ")[3]
-    assert column == "multiplier of $q \\cdot k$" and f"also multiplies {column[len('multiplier of ') :]}, by" in flat
+    assert column == "multiplier of $q \\cdot k$"
+    assert (
+        f"Each scale below multiplies a query's raw scores {column[len('multiplier of ') :]} by the number in the"
+        " table's fourth column." in flat
+    )
+    assert "The softmax scale is the base number; the other scales multiply on top of it." in flat
     assert "the base multiplier that turns $q \\cdot k$ into the logit, $1/\\sqrt d$" in row("softmax scale")
     forward = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     assert forward.index("query_states * attn_scales") < forward.index("scaling=self.scaling")
     assert header.split(" | ")[3] == "multiplier of $q \\cdot k$"
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
-    assert (
-        "the query temperature, logn attention and Scalable-Softmax. The first two follow the query's position."
-        in opening
-        and "Llama 4's code" not in opening
-    )  # aside: block
+    # the opening is the one rule, in three sentences: which scales change with the query, Llama 4's code's word and
+    # each row's scope are the rows' and the blocks' (read r186)
+    assert opening.count(". ") + opening.endswith(".") == 3, opening
+    assert "Three scales change with the query" in block("Other models' query and logit scales")
+    assert "The first two follow" not in opening and "Llama 4's code" not in opening  # aside: block
     # the word clash is the Letters row's alone: neither before nor after the table
     assert "The word clashes" not in section
     assert letters("temperature").startswith("| temperature | a number $t$ that divides the logits |")
@@ -4231,10 +4328,10 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     )
     text = page()
     assert (
-        SLOW_PAIR_CLAUSE + " To meet no new angle, a"
-        " slow pair needs its frequency divided by about the input's length over $L$, so RoPE scalings slow the slow"
-        " pairs." in text
+        SLOW_PAIR_CLAUSE + " Dividing its frequency by about the input's length over $L$ keeps the angle inside."
+        in text
     )
+    assert "On a long enough input, a decoder's slow pairs meet angles that training never showed them, so RoPE" in text
     # the sentence speaks of RoPE scalings, not of the table below it: the table also holds methods that remap
     # positions, a fine-tuning scheme and tests, none of which divides a frequency
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -4478,14 +4575,13 @@ def test_alphabetical_tables_and_the_forgetting_transformers_place():
 
 
 def test_worked_example_names_two_costs_of_slowing_pairs():
-    """The main line names where the costs are measured and what each run shows (read r178: it had said only "chapter 8
-    measures two of them"; read r181: "slowing pairs that do not need it" overstated what dynamic PI's run isolates):
-    "Chapter 8 compares these rules in small models, not in Llama 3.1. At $L$ no pair needs slowing, yet
-    a `factor` fixed at 8 gives models not trained with that factor a higher loss than plain RoPE. At $2L$, *dynamic
-    PI* slows every pair, and its loss is above plain RoPE's. *Dynamic YaRN* keeps the fastest pairs, and its loss is
-    below plain RoPE's" (read r182: dynamic YaRN differs from dynamic PI also by its attention factor; read r183: the
-    term came 25 lines before its row, so "with or without its attention factor" is the costs block's, which says the
-    gap holds without it; "not trained with it" and "below" named what they meant).
+    """The costs block names where the costs are measured and what each run shows (read r178: the main line had said
+    only "chapter 8 measures two of them"; read r181: "slowing pairs that do not need it" overstated what dynamic PI's
+    run isolates; read r182: dynamic YaRN differs from dynamic PI also by its attention factor; read r186: the main
+    line's four sentences on chapter 8 repeated this block and named a cost with no mechanism, so the main line gives
+    the mechanism, what slowing a fast pair does to its angles, and leaves chapter 8's runs to this block, which adds
+    what they do not isolate: "It also slows pair 2, the third fast pair, less than dynamic PI does, so these runs do
+    not show which fast pair's slowing raises the loss").
     From the saved run: at L the stretch is 1, so every distance is one of training's; the fixed-factor arms (PI×8 and
     YaRN×8, run zero-shot) each have a higher loss than plain RoPE in every seed, while the arms trained with the
     factor, PI×8-FT and YaRN×8-FT, do not ("models not trained with that factor" is needed). At 2L dynamic PI divides
@@ -4537,27 +4633,41 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     fixed = [metrics["rope+pi fixed"][s]["loss_at_L"] for s in seeds]
     unscaled = [metrics["rope"][s]["loss_at_L"] for s in seeds]
     assert all(f > u for f, u in zip(fixed, unscaled)), (fixed, unscaled)
-    # the main line's sentences: both fixed-factor arms above plain RoPE at L in every seed, and at 2L dynamic PI above
-    # plain RoPE and dynamic YaRN below it (the loss beyond L); the fine-tuned arms, trained with the factor, are not
-    # all above
-    main_line = (
-        # read r186: "measures the cost of slowing pairs" credited the gap to the slowing alone; the rules differ in
-        # more than that, so the sentence says what chapter 8 does: it compares the rules
-        "Chapter 8 compares these rules in small models, not in Llama 3.1. At $L$ no pair needs"
-        " slowing, yet a `factor` fixed at 8 gives models not trained with that factor a higher loss than plain RoPE."
-        " At $2L$, *dynamic PI* slows every pair, and its loss is above plain RoPE's. *Dynamic YaRN* keeps the fastest"
-        " pairs, and its loss is below plain RoPE's."
-    )
-    assert main_line in text
+    # the block's sentences: both fixed-factor arms above plain RoPE at L in every seed ("do worse even at $L$"), and
+    # at 2L dynamic PI above plain RoPE and dynamic YaRN below it (the loss beyond L); the fine-tuned arms, trained
+    # with the factor, are not all above ("models not trained with it"). The main line says none of it
+    section = example_section((ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
+    visible = re.sub(r"<details>.*?</details>", " ", section, flags=re.S)
+    assert "Chapter 8" not in visible and "loss" not in visible, visible
     # the attention factor is named in the costs block, which says the gap holds without it, not in the main line,
     # which comes before the term's row
-    section = example_section((ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
-    assert "attention factor" not in re.sub(r"<details>.*?</details>", " ", section, flags=re.S)
-    # "At $L$ no pair needs slowing": the stretch row's formula is 1 at L, and an input of L tokens meets only the
-    # distances of training, 0 to L - 1, so no pair meets a new angle
+    assert "attention factor" not in visible
+    # "even at $L$": the stretch row's formula is 1 at L, and an input of L tokens meets only the distances of
+    # training, 0 to L - 1, so no pair meets a new angle there
     (stretch_formula,) = re.findall(r"the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
     assert evaluate(stretch_formula, ell=L, L=L) == 1
-    (main_factor,) = re.findall(r"yet a `factor` fixed at (\d+) gives models", text)
+    (main_factor,) = re.findall(
+        r"With `factor` fixed at (\d+), models not trained with it do worse even at \$L\$:", block(COSTS)
+    )
+    # "It also slows pair 2, the third fast pair, less than dynamic PI does, so these runs do not show which fast
+    # pair's slowing raises the loss": chapter 8's heads have three fast pairs, 0 to 2; at 2L dynamic YaRN divides
+    # pair 2 by less than dynamic PI's 2 (and by more than 1), and every slow pair by the same 2 as dynamic PI, so the
+    # two rules differ in the three fast pairs, all at once
+    ((third, last_words),) = re.findall(
+        r"It also slows pair 2, the (third) fast pair, less than dynamic PI does, so these runs do not show (which fast"
+        r" pair's slowing raises the loss)\.$",
+        block(COSTS),
+    )
+    fast = [i for i in range(d // 2) if (L - 1) * float(theta[i]) >= 2 * math.pi]
+    assert fast == [0, 1, 2] and {"third": 3}[third] == len(fast), fast
+    pi_rule, pi_len = experiment_scaling(config, "pi", 2 * L)
+    yarn_rule, yarn_len = experiment_scaling(config, "yarn", 2 * L)
+    by_pi = theta / pi_rule.inv_freq(d, seq_len=pi_len)[0].double()
+    by_yarn = theta / yarn_rule.inv_freq(d, seq_len=yarn_len)[0].double()
+    assert 1 + 1e-3 < float(by_yarn[2]) < float(by_pi[2]) - 1e-3, (by_yarn, by_pi)
+    assert torch.allclose(by_yarn[3:], by_pi[3:], rtol=1e-6), (by_yarn, by_pi)  # the slow pairs: the same
+    differ = [i for i in range(d // 2) if abs(float(by_yarn[i] - by_pi[i])) > 1e-6]
+    assert differ == fast and last_words.startswith("which fast pair"), differ
     for arm in ("pi fixed", "yarn fixed"):
         assert config["sensitivity"][arm]["factor"] == float(main_factor), arm
         at_l = [metrics[f"rope+{arm}"][s]["loss_at_L"] for s in seeds]
@@ -4671,7 +4781,7 @@ def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_
 
 def test_chapter_10s_query_temperature_multiplies_the_logits():
     """The row "Llama 4's query temperature $\\tau$", whose fourth column, "multiplier of $q \\cdot k$", is $\\tau$, and
-    the opening's "a multiplier above 1 sharpens attention": though called a temperature, it multiplies. The main
+    the opening's "A number above 1 sharpens attention": though called a temperature, it multiplies. The main
     line of "Temperature and query scales", before its table, names chapters only in its sentence on their wording, and
     neither the letter tau nor "Careful". Chapter 10's words; transformers' Llama 4
     multiplies the queries by its scales, so each logit by tau; and a tau above 1 lowers the entropy of the softmax of
@@ -4683,11 +4793,9 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     main = re.sub(r"\s+", " ", section[: section.index("| English |")])
     assert "Chapter 10" not in main and "\\tau" not in main and "Careful" not in main, main
     assert not re.findall(r"[Cc]hapters? \d+", main), main
-    (direction,) = re.findall(
-        r"in the table's fourth column; a multiplier above 1 (sharpens|flattens) attention\.", main
-    )
-    assert "The word clashes" not in page(), main  # the clash: the Letters row's, "a multiplier of the queries"
-    assert "| in chapters 8 and 10, several scales that multiply the logits: see {ref}" in letters("temperature")
+    (direction,) = re.findall(r"in the table's fourth column\. A number above 1 (sharpens|flattens) attention:", main)
+    assert "The word clashes" not in page(), main  # the clash: the Letters row's, and the sentence under the table
+    assert letters("temperature") == TEMPERATURE_LETTERS
     assert "a factor of 1 or more on the queries" in row("Llama 4's query temperature $\\tau$ (temperature tuning)")
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
     assert "Llama 4's query temperature" in chapter("10_rope_today")
@@ -4977,12 +5085,13 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
 
 
 def test_temperature_sections_opening_names_the_chapters_that_multiply():
-    """The table of "Temperature and query scales" is followed by its blocks, with no paragraph between: the word clash,
-    this page's *temperature* $t$ divides the logits while Llama 4's *query temperature*, the name chapter 10 gives a
-    multiplier, multiplies them, is said once, in the Letters table's temperature row.
-    Chapters 8 and 10 say "temperature" for such a multiplier, in their own words
-    (the Letters table's temperature row names them); the page's headwords are chapter 10's "query temperature" and
-    chapter 7's "effective factor". That the multipliers grow and sharpen is
+    """The table of "Temperature and query scales" is followed by one sentence, then its blocks: the word clash, this
+    page's *temperature* $t$ divides the logits while Llama 4's *query temperature*, the name chapter 10 gives a
+    multiplier, multiplies them: "Chapter 10 calls Llama 4's $\\tau$ a query temperature, yet it multiplies the logits:
+    a larger $\\tau$ sharpens" (read r186: "Chapters 8 and 10" read chapter 8's one bullet, which calls a growing
+    multiplier an attention temperature and names Llama 4's among such, as naming tau; chapter 8's words are the
+    block's bullet and the Letters row's). The page's headwords are chapter 10's "query temperature" and chapter 7's
+    "effective factor". That the multipliers grow and sharpen is
     :func:`test_temperature_section_opens_with_its_multiplier_table`'s and
     :func:`test_chapter_10s_query_temperature_multiplies_the_logits`'s."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -4992,13 +5101,13 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     # one sentence between the table and its first block: the clash, with the direction of Llama 4's tau
     tail = raw[raw.index("| English |", raw.index("### Temperature")) :]
     between = " ".join(tail[tail.index("\n\n") : tail.index("<details>")].split())
-    ((who, direction),) = re.findall(
-        r"^Chapters (8 and 10) call Llama 4's \$\\tau\$ a temperature, yet it multiplies the logits: a larger \$\\tau\$"
-        r" (sharpens)\.$",
+    ((who, name, direction),) = re.findall(
+        r"^Chapter (10) calls Llama 4's \$\\tau\$ a (query temperature), yet it multiplies the logits: a larger"
+        r" \$\\tau\$ (sharpens)\.$",
         between,
     )
-    # both chapters call it a temperature; transformers 5.24's Llama 4 sets tau = 1 + attn_scale * log1p(floor((p + 1) /
-    # floor_scale)), at least 1, and multiplies the queries by it, so every logit; a larger multiplier lowers the
+    # chapter 10 calls it a query temperature; transformers 5.24's Llama 4 sets tau = 1 + attn_scale * log1p(floor((p +
+    # 1) / floor_scale)), at least 1, and multiplies the queries by it, so every logit; a larger multiplier lowers the
     # entropy of random logits (sharpens), as test_chapter_10s_query_temperature_multiplies_the_logits computes
     from transformers.models.llama4 import modeling_llama4
 
@@ -5012,25 +5121,25 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     q, k = torch.randn(2, 40, 16, generator=g, dtype=torch.float64)
     sharper = bool((attention_entropy(1.3 * (q @ k.T)) < attention_entropy(q @ k.T)).all())
     assert sharper == (direction == "sharpens")
-    assert who == "8 and 10" and "attn_temperature_tuning" in chapter("08_extrapolation")
-    assert "Llama 4 adds a *query temperature* $\\tau$" in chapter("10_rope_today")
+    assert f"Llama 4 adds a *{name}* $\\tau$" in chapter(f"{int(who):02d}_rope_today")
+    # chapter 8 names no tau: its bullet calls a growing multiplier an attention temperature and lists Llama 4's
+    c8 = chapter("08_extrapolation")
+    assert "\\tau" not in c8 and "query temperature" not in c8 and "attn_temperature_tuning" in c8
     # the opening carries no caveat: the attention factor's scope is its row's cell alone;
     # the partial rotary case is its block's
     opening = re.sub(r"\s+", " ", section)
     assert "partial rotary" not in opening, opening
     assert opening.count("attention factor") == 0 and opening.count("fully rotated head") == 0, opening
-    assert "a multiplier above 1 sharpens attention. Three of the scales change with the query: the query" in opening
+    assert "A number above 1 sharpens attention: the top-scoring keys get more of the weight." in opening
     assert "a $t$ below 1 sharpens" not in opening  # the temperature's direction is its row's alone
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     assert row("attention factor").count("in a fully rotated head") == 2  # its meaning and its multiplier
-    first, second = 8, 10
-    assert "| in chapters 8 and 10, several scales that multiply the logits: see" in letters("temperature")
+    assert letters("temperature") == TEMPERATURE_LETTERS
     words = {
         8: "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits by",
         10: "Llama 4 adds a *query temperature* $\\tau$ for these layers: it multiplies the queries",
     }
     names = {8: "08_extrapolation", 10: "10_rope_today"}
-    assert sorted(words) == [int(first), int(second)], (first, second)
     for n, said in words.items():
         assert said in chapter(names[n]), n
     assert "| query temperature by position |" in (ROOT / "book" / "claims.md").read_text(encoding="utf-8")
@@ -5041,22 +5150,22 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
 
 def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
     """The Letters table's row "temperature": this page's column gives one meaning, "a number $t$ that divides the
-    logits"; elsewhere one short clause and a pointer: "in chapters 8 and 10, several scales that multiply the logits:
-    see Temperature and query scales". That section states each of those meanings once: the sentence under its table,
-    "Chapters 8 and 10 call Llama 4's $\\tau$ a temperature, yet it multiplies the logits" (its row: a factor on the
-    queries); its block's bullet "Chapter 8 also calls *Scalable-Softmax*'s growing multiplier of the logits an
-    attention temperature" (chapter 8's "An attention temperature that grows with the query's position:
-    Scalable-Softmax scales the logits by"); and its last bullet, "Chapter 8's run name "dynamic YaRN, no temperature"
-    uses the word for YaRN's *attention factor*, which that run fixes at 1": chapter 8's code and its saved run. The
-    attention factor's detail (a on cos and sin, a^2 on the logits of a fully rotated head) is that section's row
-    alone, whose test computes the power. The page's temperature row divides."""
-    assert letters("temperature") == (
-        "| temperature | a number $t$ that divides the logits | in chapters 8 and 10, several scales that multiply the"
-        " logits: see {ref}`Temperature and query scales <glossary-scales>` |"
-    )
-    # each meaning the cell no longer spells out is stated in that section: Llama 4's tau, in chapters 8 and 10
+    logits"; elsewhere each chapter's multipliers in its own words (read r186: "in chapters 8 and 10, several scales"
+    read chapter 8's one bullet broadly): "a multiplier of the logits: in chapter 8, one that grows with the query's
+    position, and YaRN's *attention factor* in one run's name; in chapter 10, Llama 4's $\\tau$ and scales like it: see
+    Temperature and query scales". That section states each of those meanings: the sentence under its table,
+    "Chapter 10 calls Llama 4's $\\tau$ a query temperature, yet it multiplies the logits" (its row: a factor on the
+    queries); its block's bullet "Chapter 8 calls a multiplier of the logits that grows with the query's position an
+    attention temperature, and names *Scalable-Softmax*'s and Llama 4's" (chapter 8's "An attention temperature that
+    grows with the query's position: Scalable-Softmax scales the logits by ..., and `transformers`' Llama 4 scales the
+    queries of its NoPE layers"); and its last bullet, "Chapter 8's run name "dynamic YaRN, no temperature" uses the
+    word for YaRN's *attention factor*, which that run fixes at 1": chapter 8's code and its saved run. The attention
+    factor's detail (a on cos and sin, a^2 on the logits of a fully rotated head) is that section's row alone, whose
+    test computes the power. The page's temperature row divides."""
+    assert letters("temperature") == TEMPERATURE_LETTERS
+    # each meaning the cell names is stated in that section: Llama 4's tau, in chapter 10
     assert (
-        "Chapters 8 and 10 call Llama 4's $\\tau$ a temperature, yet it multiplies the logits: a larger $\\tau$"
+        "Chapter 10 calls Llama 4's $\\tau$ a query temperature, yet it multiplies the logits: a larger $\\tau$"
         " sharpens." in page()
     )
     # the detail is said once, in the scales section: a on cos and sin, a^2 on a fully rotated head's logits
@@ -5079,9 +5188,10 @@ def test_letters_blocks_temperature_row_names_the_chapters_that_multiply():
         "An attention temperature that grows with the query's position: Scalable-Softmax scales the logits" in ch8_text
     )
     assert (
-        "- Chapter 8 also calls *Scalable-Softmax*'s multiplier of the logits, which grows with the number of tokens"
-        " attended, an attention temperature." in scales
+        "- Chapter 8 calls a multiplier of the logits that grows with the query's position an attention temperature,"
+        " and names *Scalable-Softmax*'s and Llama 4's." in scales
     )
+    assert "`transformers`' Llama 4 scales the queries of its NoPE layers" in ch8_text
     assert "| a multiplier of the logits set from the number of tokens attended (Nakanishi 2025) |" in row(
         "Scalable-Softmax"
     )
@@ -5265,48 +5375,34 @@ def test_context_parallelism_needs_global_positions():
 
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
-    """The main line keeps the fast and slow pairs and "To meet no new angle, a slow pair needs its frequency divided by
-    about the input's length over $L$": the stretch, like the other two numbers, defined in one table row where the
-    main line first uses it.
-    Then "Three numbers are easy to mix up:" and their table (extension
-    factor, stretch, effective factor), before the worked example's core that uses them: "An example: take a head
-    like Llama 3.1's, whose trained length, before RoPE scaling, is $L = 8192$. Give it an input of $2L$ tokens, so its
-    stretch is 2. Set $s$ in the two rules below to Llama 3.1's configured `factor`, 8. Each rule's
-    effective factor is well above the stretch,
-    so here the slowest pair meets no new angle:" ("here": the exact condition is the collapsed worked example's
-    $(\\ell - 1)/(L - 1)$, just above the stretch; "well above": each divisor is at least twice it), a
-    table of the two rules' divisors (PI 8 and `llama3` 8 "at any length"), with a second column, the fastest pair's
-    divisor (PI 8, `llama3` 1: "it *keeps* that pair, leaving its frequency unchanged", *kept* defined where it is first
-    used), run in transformers' `linear` and `llama3`; "So the slowest
-    pair meets no new angle. Position interpolation also slows the fastest pair. A fast pair alone meets no new
-    angle." The lead leaves "turns in $L$" to its own row, which the rows that use it mark in italics.
-    Each divisor is above the stretch; dynamic NTK's 9 stays in the collapsed worked example, beside its formula. Its
-    L and `factor` are Llama 3.1's config's; its numbers equal the collapsed worked example's (stretch, the first two
-    of its three rules' rows, which hold the
-    "(\\ell - 1)/(L - 1)" condition) and are run below in transformers. Further checks: "The *stretch* is the
-    input's length over $L$, at least 1."
-    The goal before the rules: "To meet no new angle, a slow pair needs its frequency divided by about the stretch. A
-    *fast pair*, one that turns at least once, needs no division." "A rule's *effective factor* is what it divides the
-    slowest pair's frequency by, for an input of $\\ell$ tokens", then one table, "rule | divides pair $i$'s frequency
-    by | effective factor at $2L$, with `factor` 8": PI, "the *extension factor* $s$, the configuration's `factor`, for
-    every pair", 8; dynamic NTK, "past $L$, 1 for pair 0, the fastest, rising to $1 + s(\\ell/L - 1)$ for the slowest",
-    9:
-    transformers' `linear` divides every pair by `factor`, `dynamic` divides pair 0 by 1 at lengths from L/2 to 64L,
-    and its slowest pair by the main line's formula, the worked example's and the dynamic NTK row's, at each length
-    from 1.25L to 64L, more at each longer one ("rising"); the table's 9 is that formula at 2L. "past $L$": at L/2 and
-    at L `dynamic` leaves the slowest pair alone, where the formula would give at most 1. Then: "At $2L$ both rules
-    divide the slowest pair by more than the stretch, 2, so it meets no new angle, but they slow most other pairs more
-    than they need." "At $2L$": past $sL$ PI's slowest pair does meet new angles (at 16L with s = 8), so the sentence
-    holds only as narrowed; dynamic NTK's does not, at any length checked.
+    """The main line (read r186: rebuilt as a learner's text, lesson first): "On a long enough input, a decoder's slow
+    pairs meet angles that training never showed them, so RoPE scalings slow those pairs", then
+    :data:`SLOW_PAIR_CLAUSE`, then "Dividing its frequency by about the input's length over $L$ keeps the angle inside"
+    (each slow pair's least divisor, below: (2L - 1)/(L - 1), within a thousandth of the stretch). Then the example: "An
+    example: take a head like Llama 3.1's, whose trained length, before RoPE scaling, is $L = 8192$. Give it an input of
+    $\\ell = 2L$ tokens. The three rules below use Llama 3.1's configured `factor`, 8. Each divides the slowest pair's
+    frequency by well over $\\ell/L = 2$, so here that pair meets no new angle:" ("here": the exact condition is the
+    collapsed worked example's $(\\ell - 1)/(L - 1)$, just above the stretch; "well over": each divisor is at least
+    twice it), a table of the three rules' divisors of the slowest pair (PI, `llama3` and YaRN, 8 "at any length"), with
+    a second column, the fastest pair's divisor (PI 8; `llama3` and YaRN 1: "it *keeps* that pair", *kept* defined where
+    it is first used), run in transformers' `linear`, `llama3` and `yarn`; then :data:`FASTEST_PAIR_LINES`. The main
+    line leaves the stretch, the extension and effective factors, "turns in $L$" and dynamic NTK's 9 to the collapsed
+    worked example and its next block; its numbers equal the worked example's (stretch, the first three of its four
+    rules' rows, which hold the "(\\ell - 1)/(L - 1)" condition) and are run below in transformers. The worked example's
+    dynamic NTK: transformers' `dynamic` divides pair 0 by 1 at lengths from L/2 to 64L, and its slowest pair by the
+    block's formula at each length from 1.25L to 64L, more at each longer one; at L/2 and at L it leaves the slowest
+    pair alone, where the formula would give at most 1. At 2L both PI and dynamic NTK divide the slowest pair by more
+    than the stretch, so it meets no new angle, and they slow most other pairs more than they need; past sL PI's slowest
+    pair does meet new angles (at 16L with s = 8), dynamic NTK's does not, at any length checked.
 
     The stretch row's formula at the column's length gives the 2, and 1 for a shorter input. The two effective factors
     are transformers' `linear` and `dynamic` (with $L$ as `max_position_embeddings`) on two heads, Llama 3.1's and a
     128-wide head of base 10 000: the main line names no head, so the numbers must not depend on one. PI's is the same
-    at other lengths, dynamic NTK's is not. Every slow pair (the slow pair row's words, the fast pair row's
-    inequality) needs a divisor of (2L - 1)/(L - 1) to stay within its training arc: within a thousandth of the
-    stretch and not below it. Each rule divides the slowest pair by more, so its largest angle stays within training's,
-    and divides more than half of the other pairs by more than they need (no division if fast, (2L - 1)/(L - 1) if
-    slow). The costs block names two costs, one bullet each."""
+    at other lengths, dynamic NTK's is not. Every slow pair (the slow pair row's words, the fast pair row's inequality)
+    needs a divisor of (2L - 1)/(L - 1) to stay within its training arc: within a thousandth of the stretch and not
+    below it. Each rule divides the slowest pair by more, so its largest angle stays within training's, and divides more
+    than half of the other pairs by more than they need (no division if fast, (2L - 1)/(L - 1) if slow). The costs block
+    names two costs, one bullet each."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     # the section looks a word up first: one sentence of introduction, then the term table; its main line on Llama
     # 3.1's head is the subsection after the table and its blocks
@@ -5319,15 +5415,16 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert raw.index("(glossary-longer-terms)=") < raw.index(EXAMPLE)
     section = example_section(raw)
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
-    # one idea per paragraph: the fast and slow pairs, then the stretch with the three numbers' table
+    # one idea per paragraph: the lesson with the slow pairs' new angles, then the example and its table, then the
+    # fastest pair (read r186: the lesson first, each term it needs before its use, chapter 8's runs in a block)
     paragraphs = [re.sub(r"\s+", " ", p) for p in section.split("\n\n")]
-    assert paragraphs[1].startswith("A model's *trained length*") and paragraphs[1].endswith(
-        "a slow pair in a decoder meets new angles: angles outside the arc that training covered."
+    assert paragraphs[1].startswith(
+        "On a long enough input, a decoder's slow pairs meet angles that training never showed them, so RoPE scalings"
+        " slow those pairs."
+    ) and paragraphs[1].endswith(
+        "a new angle. Dividing its frequency by about the input's length over $L$ keeps the angle inside."
     )
-    assert ONE_SIDED_ARC not in visible and ONE_SIDED_ARC in block(WE)  # the aside is the worked example's
-    assert paragraphs[2].startswith(
-        "To meet no new angle, a slow pair needs its frequency divided by about the input's length over $L$"
-    )
+    assert SLOW_PAIR_CLAUSE in paragraphs[1] and ONE_SIDED_ARC in visible and ONE_SIDED_ARC not in block(WE)
     # the main line names only L, ell and s: the three numbers' table is the worked example's, and each of the three
     # is defined in one table row where that block first uses it: its first "stretch", "extension factor" and
     # "effective factor" are their rows' labels
@@ -5335,7 +5432,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     for term in ("stretch", "extension factor", "effective factor"):
         assert term not in visible, term
         assert worked.index(term) == worked.index(f"| *{term}*") + 3, term
-    assert paragraphs[3].startswith("An example:") and "| number |" not in visible
+    assert paragraphs[2].startswith("An example:") and "| number |" not in visible
     ((config_word, main_stretch, slowest),) = re.findall(
         r"the next block derives\. Three"
         r" numbers are easy to mix up: \| number \| what it is \|"
@@ -5347,32 +5444,25 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         worked,
     )
     lead = re.findall(
-        r"^### How these terms fit together: Llama 3\.1's head A model's \*trained length\* \$L\$ gives its training"
-        r" distances, 0 to \$L - 1\$\. Over"
-        r" them a \*fast pair\* makes at least one \*turn\*, a full rotation; a \*slow pair\* turns less than once\."
-        r" On a long enough input, a slow pair in a decoder meets new angles: angles outside the arc that"
-        r" training covered\. To meet no new angle, a"
-        r" slow pair needs its frequency divided by about the input's length over \$L\$, so RoPE scalings slow the"
-        r" slow pairs\. An example: take a head like Llama 3\.1's, whose trained length, before RoPE scaling,"
-        r" is \$L = (\d+)\$\."
-        r" Give it an input of \$\\ell = (\d)L\$ tokens\. Set \$s\$ in the (two) rules below to Llama 3\.1's"
-        r" configured `factor`, (\d+)\. Each rule divides the slowest pair's frequency by well over"
-        r" \$\\ell/L = (\d+)\$, so here that pair meets no new angle:"
+        r"^### How these terms fit together: Llama 3\.1's head On a long enough input, a decoder's slow pairs meet"
+        r" angles that training never showed them, so RoPE scalings slow those pairs\. "
+        + re.escape(SLOW_PAIR_CLAUSE)
+        + r" Dividing its frequency by about the input's length over \$L\$ keeps the angle inside\."
+        r" An example: take a head like Llama 3\.1's, whose trained length, before RoPE scaling, is \$L = (\d+)\$\."
+        r" Give it an input of \$\\ell = (\d)L\$ tokens\. The (three) rules below use Llama 3\.1's configured"
+        r" `factor`, (\d+)\. Each divides the slowest pair's frequency by well over \$\\ell/L = (\d+)\$, so here that"
+        r" pair meets no new angle:"
         r" \| rule \| divides"
         r" the slowest pair's frequency by \| divides the fastest pair's frequency by \| \|---\|---\|---\|"
         r" \| \*position interpolation\* \| (\d+), the `factor`, at any length \| (\d+) \|"
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
-        r" Position interpolation also slows the fastest pair\. With no scaling, a fast pair meets no angle outside"
-        r" the arc it saw:"
-        r" its trained angles already go all the way round\. Chapter 8 compares these rules in"
-        r" small models, not in Llama 3\.1\. At \$L\$ no pair needs slowing, yet a `factor` fixed at 8 gives models"
-        r" not trained with that factor a higher loss than plain RoPE\. At \$2L\$, \*dynamic PI\* slows every pair,"
-        r" and its loss is above plain RoPE's\. \*Dynamic YaRN\* keeps the fastest pairs, and its loss is below plain"
-        r" RoPE's\.$",
+        r" \| \*YaRN\* \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair \| "
+        + re.escape(FASTEST_PAIR_LINES)
+        + "$",
         visible.strip(),
     )
-    assert len(lead) == 1, lead
+    assert len(lead) == 1, visible
     (
         main_L,
         main_times,
@@ -5383,7 +5473,18 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         fast_pi,
         main_llama3,
         fast_l3,
+        main_yarn,
+        fast_yarn,
     ) = lead[0]
+    # the main line's YaRN row, run in transformers' own `yarn` (its default betas, as no config of Llama 3.1's sets
+    # them): it divides the slowest pair by `factor` and keeps the fastest, at any length (a fixed rule)
+    yarn_params = {"rope_type": "yarn", "rope_theta": 500_000.0, "factor": float(main_factor)}
+    yarn_params["original_max_position_embeddings"] = int(main_L)
+    yarn_freqs = hf_inv_freq(128, max_position_embeddings=int(main_factor) * int(main_L), **yarn_params).double()
+    yarn_theta = posenc.rope_inv_freq(128, 500_000.0, dtype=torch.float64)
+    assert abs(float(yarn_theta[-1] / yarn_freqs[-1]) - int(main_yarn)) < 1e-4 * int(main_yarn), yarn_freqs[-1]
+    assert float(yarn_freqs[0]) == float(yarn_theta[0]) == 1.0 and int(fast_yarn) == 1
+    assert main_yarn == main_factor and int(main_yarn) >= 2 * int(main_two)
     # "divides the slowest pair's frequency by well over $\ell/L = 2$, so here": ell/L at ell = 2L is the stretch,
     # 2; every divisor in the table is above the
     # stretch, and here it also reaches the exact condition of the worked example, (l - 1)/(L - 1) = 16383/8191 ~
@@ -5412,7 +5513,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # over offsets 0 to L - 1, the fast pair row's inequality)
     fastest_pair = int(torch.argmax(l_theta))
     assert fastest_pair == 0 and (l_L - 1) * float(l_theta[fastest_pair]) >= 2 * math.pi
-    # "With no scaling, a fast pair meets no angle outside the arc it saw": unscaled, each of this head's fast pairs
+    # "it turns at least once, so training showed it the whole circle": unscaled, each of this head's fast pairs
     # has a trained arc, 0 to (L - 1) theta_i, of at least a full turn, so every distance from L to 2L - 1 falls
     # inside it, within half a step, theta_i / 2, of one of its trained angles (offsets 0 to L - 1); each slow pair,
     # pairs 35 to 63, meets an angle outside its arc at some distance from L to 2L - 1
@@ -5439,14 +5540,14 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # pair 0's frequency is base**0 = 1 exactly, in float32 and float64: `llama3` leaves it exactly 1
     assert int(fast_l3) == 1 and float(l3[fastest_pair]) == float(l_theta[fastest_pair]) == 1.0
     assert int(fast_pi) == int(main_factor) > int(fast_l3)  # the contrast: PI slows the fastest pair, llama3 does not
-    # the worked example's lead, its link to this table: "The main line's two-rule table gives only each rule's ends,
+    # the worked example's lead, its link to this table: "The main line's three-rule table gives only each rule's ends,
     # pair 0, the fastest, and pair 63, the slowest; this block goes pair by pair and adds dynamic NTK, whose 9 the
     # next block derives": its pair numbers are the fastest and slowest of the head, its ranges (PI: every pair;
     # `llama3`: kept 0 to 28, ramped 29 to 34, divided 35 to 63) start at pair 0 and end at pair 63, and the divisors
     # they give those two pairs are this table's two columns, run in transformers; its 9 is the block's dynamic NTK
     # row and the next block's formula, 1 + s(l/L - 1) at l = 2L, s = 8
     ((end_fast, end_slow, lead_nine),) = re.findall(
-        r"^The main line's two-rule table gives only each rule's ends, pair (\d+), the fastest, and pair (\d+), the"
+        r"^The main line's three-rule table gives only each rule's ends, pair (\d+), the fastest, and pair (\d+), the"
         r" slowest; this block goes pair by pair and adds dynamic NTK, whose (\d+) the next block derives\.",
         re.sub(r"\s+", " ", block(WE)).strip(),
     )
@@ -5470,8 +5571,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert "turns in" not in visible and "A pair's turns in $L$ are" not in page()
     defined = (
         "| how many *turns*, fractions included, pair $i$ makes over $L$ positions, $L/\\lambda_i$; YaRN and `llama3`"
-        " set their bounds in them. The pairs with at least one are the *fast pairs*, except a pair that turns once in"
-        " $L$ but not in $L - 1$ |"
+        " set their bounds in them |"
     )
     assert defined in row("turns in $L$")
     terms_tables = re.findall(r"^\| English \|.*?(?=\n\n|\Z)", raw, flags=re.S | re.M)
@@ -5504,10 +5604,16 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     (llama3_value,) = re.findall(
         r"\| `llama3` \| keeps pairs 0 to \d+, \*ramps\* \d+ to \d+, divides \d+ to 63 by (\d+) \|", example
     )
-    rule_rows = re.findall(r"\| (\*position interpolation\*|`llama3`|\*dynamic NTK\*) \| ", example)
-    # the main line's two rules are the block's first two rows; the block adds dynamic NTK, above the stretch too
-    assert main_rules == "two" and len(rule_rows) == 3, rule_rows
-    assert main_two == stretch_value and (main_pi, main_llama3) == (pi_value, llama3_value), (main_pi, main_llama3)
+    (yarn_value,) = re.findall(
+        r"\| \*YaRN\*, default \*betas\* \| keeps pairs 0 to \d+, \*ramps\* \d+ to \d+, divides \d+ to 63 by (\d+) \|",
+        example,
+    )
+    rule_rows = re.findall(
+        r"\| (\*position interpolation\*|`llama3`|\*YaRN\*, default \*betas\*|\*dynamic NTK\*) \| ", example
+    )
+    # the main line's three rules are the block's first three rows; the block adds dynamic NTK, above the stretch too
+    assert main_rules == "three" and len(rule_rows) == 4, rule_rows
+    assert main_two == stretch_value and (main_pi, main_llama3, main_yarn) == (pi_value, llama3_value, yarn_value)
     assert main_times == times and main_factor == header_factor, (main_times, main_factor)
     assert int(dyn_value) > int(stretch_value) and int(dyn_value) != int(main_factor), dyn_value
     assert (
@@ -5633,11 +5739,12 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         # the table's point: an effective factor need not equal the stretch or `factor` (dynamic NTK: 9, not 2 or 8)
         assert abs(rules["dynamic"] - int(stretch_value)) > 1 and abs(rules["dynamic"] - s) > 0.5, rules
     costs = block("Slowing pairs has costs: what chapter 8 measured")
-    # the setup, then one sentence per cost, then dynamic YaRN's contrast with dynamic PI
-    assert "and finds two costs. With `factor` fixed at" in costs and costs.count(". ") == 3
-    assert costs.endswith(
+    # the setup, then one sentence per cost, then dynamic YaRN's contrast with dynamic PI, and what that contrast does
+    # not isolate (test_worked_example_names_two_costs_of_slowing_pairs)
+    assert "and finds two costs. With `factor` fixed at" in costs and costs.count(". ") == 4
+    assert (
         "*Dynamic YaRN* keeps pairs 0 and 1, the two fastest, and its loss there is about 0.73, *fine*,"
-        " with or without its attention factor."
+        " with or without its attention factor. It also slows pair 2," in costs
     )
 
 
@@ -5699,8 +5806,8 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
 
 
 def test_content_factor_row_is_chapter_5s_largest_jump():
-    """The row "content factor", one line: "the largest change between neighbouring pairs' query–key products, the
-    last pair's drop to zero included; one factor of RoFormer's decay bound" (the block's appended h_{d/2} = 0), and
+    """The row "content factor", one line: "the largest change between neighbouring pairs' query–key products; one
+    factor of RoFormer's decay bound" (its last change, to the block's appended h_{d/2} = 0, is the block's), and
     the block's "RoFormer's bound on the score is the *content factor* times $d/2$ times the *mean reach*": checked
     below on RoPE's raw
     score, with posenc's rotation, at many offsets, where the bound is tight to within a factor 40; and its formula in
@@ -5712,9 +5819,9 @@ def test_content_factor_row_is_chapter_5s_largest_jump():
     conjugate of this page's, it gives the same score, and every |h_{i+1} - h_i| is the same."""
     # the row's products are chapter 5's h_i, which the block spells out: the query's pair, conjugated, times the key's
     assert row("content factor") == (
-        "| content factor | 内容因子 | the largest change between neighbouring pairs' query–key products, the last"
-        " pair's drop to zero included; one factor of RoFormer's decay bound | {doc}`5 <../notebooks/05_decay>` |"
-    )
+        "| content factor | 内容因子 | the largest change between neighbouring pairs' query–key products; one factor"
+        " of RoFormer's decay bound | {doc}`5 <../notebooks/05_decay>` |"
+    )  # read r186: the last pair's drop to zero hedged the definition; it is the block's "It also counts a last change"
     assert "h_i = \\overline{q_{[i]}}\\,k_{[i]}, \\qquad r = n - m" in chapter("05_decay")
     # the block under the Maths table, after the row, holds the formulas and the appended zero
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -6107,18 +6214,21 @@ def test_models_named_for_alibi_axial_rope_and_sliding_windows():
 
 
 def test_opening_legend_gives_each_letter_the_pages_meaning():
-    """The opening: "Each letter is defined where the page first uses it; some change meaning between chapters, or
-    between rows of this page: see Letters and words with more than one meaning". For each of the page's main letters,
-    the place that defines it comes no later than the letter's first use after the index: the offset row ($m$, $n$), the
-    logit row ($d$), the sinusoidal row ($i$, $\\theta_i$), the frequency row ($b$), and the Longer inputs lead ($L$,
-    $\\ell$, $s$), before its A to Z table, whose rows use all three. The lead's words agree with the rows and the
-    subsection's table. Each definition agrees with the Letters table's "meaning here" column where it has a row."""
+    """The opening: "Each letter is defined where the page first uses it; Letters and words with more than one meaning
+    lists those that change meaning" (read r186: the opening had sent the learner to the Letters table with a warning
+    that letters change meaning on this page; it names the table, whose own sentence says so). For each of the page's
+    main letters, the place that defines it comes no later than the letter's first use after the index: the offset row
+    ($m$, $n$), the logit row ($d$), the sinusoidal row ($i$, $\\theta_i$), the frequency row ($b$), and the Longer
+    inputs lead ($L$, $\\ell$, $s$), before its A to Z table, whose rows use all three. The lead's words agree with the
+    rows and the subsection's table. Each definition agrees with the Letters table's "meaning here" column where it has
+    a row."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
     assert (
-        "Each letter is defined where the page first uses it; some change meaning between chapters, or between rows"
-        " of this page: see {ref}`Letters and words with more than one meaning <glossary-letters>`." in opening
+        "Each letter is defined where the page first uses it; {ref}`Letters and words with more than one meaning"
+        " <glossary-letters>` lists those that change meaning." in opening
     )
+    assert "between rows of this page" not in opening
     body = raw.index("## Core terms")
     defined = {
         "$m$": "for a query at position $m$ and a key at $n$",
@@ -6701,11 +6811,11 @@ def test_float32_angles_row_quotes_chapter_4s_rule():
 
 def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
     """The slow pair row, "a pair that turns less than once over the distances of training, up to $L - 1$", and the
-    main line's "a *slow pair*
-    turns less than once. On a long enough input, a slow pair in a decoder meets new angles: angles outside the
-    arc that training covered (read r179: "longer than $L$" failed for a pair that turns once in $L$ but not in
-    $L - 1$, whose angles wrap back into the arc until about $2L$)", and the worked example's "In a decoder that arc
-    lies on one side of zero, since every key sits at or behind its query". In a
+    main line's :data:`SLOW_PAIR_CLAUSE`, "A *slow pair* turns less than once over training's distances, 0 to $L -
+    1$. In a decoder every key sits at or behind its query, so training shows that pair only one arc of its circle. A
+    long enough input carries the pair's angle past the end of that arc: a new angle" (read r179: "longer than $L$"
+    failed for a pair that turns once in $L$ but not in $L - 1$, whose angles wrap back into the arc until about $2L$;
+    read r186: the decoder's reason, once the worked example's, is the main line's). In a
     decoder the offsets of training, key minus query under a causal mask, are 0 to -(L - 1), all on one side of zero:
     each slow pair (the fast pair row's inequality fails) sees an arc shorter than its circle, and some
     distance from L to 2L - 1 puts it outside that arc. Without a causal mask the offsets run from -(L - 1) to L - 1:
@@ -6714,7 +6824,7 @@ def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
     assert "| a pair that turns less than once over the distances of training, up to $L - 1$ |" in row(
         "slow pair | 慢速对"
     )
-    assert SLOW_PAIR_CLAUSE in page() and ONE_SIDED_ARC in block(WE)
+    assert SLOW_PAIR_CLAUSE in page() and ONE_SIDED_ARC in SLOW_PAIR_CLAUSE
     # "since every key sits at or behind its query": the causal mask's offsets, key minus query, are never positive,
     # and they fill 0 to -(L - 1), one side of zero
     mask = torch.ones(64, 64).tril().bool()  # [query, key]: keys at or behind the query

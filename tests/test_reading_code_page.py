@@ -116,40 +116,46 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     assert after.startswith(each), after[:80]
     assert len(set(gemma.layer_types)) == 2 and len({r["rope_theta"] for r in gemma.rope_parameters.values()}) == 2
 
-    # the comment line points to the pitfalls, which name the key sets the lookup does not handle (checked below):
-    # "DeepSeek-V4's nested dict uses keys that are not its layer kinds: `main` and `compress`. In their config
-    # classes' defaults, Beam's `full_attention` entry is None"
-    assert "    # other key sets, such as DeepSeek-V4's: see the loading pitfalls below\n" in code
+    # read r186: the snippet keeps only the lines that port; its caveats are the pitfalls' bullets, which name the key
+    # sets the lookup does not handle (checked below): "DeepSeek-V4's nested dict uses keys that are not its layer
+    # kinds: `main` and `compress`. So the snippet's lookup raises `KeyError` there. In their config classes' defaults,
+    # Beam's `full_attention` entry is None"
+    assert not [line for line in code.splitlines() if line.lstrip().startswith("#")], code  # no comment-only lines
+    assert all(len(line) <= 120 for line in code.splitlines()), code
+    assert "DeepSeek-V4" not in code and "MLA" not in code and "proportional" not in code and "pitfalls" not in code
     page = _page()
     pitfalls = _collapsed("Loading pitfalls in transformers 5.24")
     assert (
-        "- DeepSeek-V4's nested dict uses keys that are not its layer kinds: `main` and `compress`. In their config"
-        " classes' defaults, Beam's `full_attention` entry is None" in pitfalls
+        "- DeepSeek-V4's nested dict uses keys that are not its layer kinds: `main` and `compress`. So the snippet's"
+        " lookup raises `KeyError` there. In their config classes' defaults, Beam's `full_attention` entry is None"
+        in pitfalls
     )
-    assert "`main` and `compress`" not in code and "Beam" not in code  # no longer listed in the snippet
-    # before the snippet: "A user may have added a `yarn` entry, as Qwen's model cards suggest, so its presence
-    # does not say how the model was trained." It claims no more than the page's own `rope_scaling` row, its source
+    assert "`main` and `compress`" not in code and "Beam" not in code
+    # the pitfalls: "A user may have added a `yarn` dict to a `config.json`, as Qwen's model cards suggest, so its
+    # presence does not say how the model was trained." It claims no more than the page's own `rope_scaling` row, its
+    # source; read r186: the exception left the porting section's main line for its block
     porting = page[page.index("## Porting transformers-4 code") : page.index("```python", page.index("## Porting"))]
     added = (
-        "A user may have added a `yarn` entry, as Qwen's model cards suggest, so its presence does not say how the"
-        " model was trained."
+        "- A user may have added a `yarn` dict to a `config.json`, as Qwen's model cards suggest, so its presence does"
+        " not say how the model was trained."
     )
-    assert added in porting, porting
+    assert added in pitfalls and "A user may have added" not in porting, porting
     assert (
         "A user may have added it after training, as Qwen2.5's model cards suggest for `yarn`, so its presence does not"
         " say the model was trained with it (chapter 10)" in page
     )
-    # the set's comments: "the rules that scale for longer inputs"; "not "proportional": it zeroes the unrotated pairs
-    # and divides by its factor, 1 by default" (read r183: no pointer to the pitfalls, which the comment does not need);
-    # the pitfalls' line counts it as scaled when its factor is not 1. Transformers 5.24's proportional rule divides
-    # every frequency by its factor, and Gemma 4's global layers use it
+    # the set's comment: "the rules that scale for longer inputs"; the pitfalls (read r186: the caveat left the
+    # snippet): "The snippet's `scaled` leaves out `proportional`, the rule of Gemma 4's global layers. It zeroes the
+    # unrotated pairs, and divides every frequency by its `factor`, which transformers' defaults leave at 1", and their
+    # line counts it as scaled when its factor is not 1. Transformers 5.24's proportional rule divides every frequency
+    # by its factor, and Gemma 4's global layers use it
+    assert code.rstrip().endswith(
+        'scaled = kind in {"linear", "dynamic", "yarn", "llama3", "longrope"}  # the rules that scale for longer inputs'
+    ), code
     assert (
-        'scaled = kind in {"linear", "dynamic", "yarn", "llama3", "longrope"}'
-        "  # the rules that scale for longer inputs\n"
-        '# not "proportional": it zeroes the unrotated pairs and divides by its factor, 1 by default\n' in code
-    )
-    assert (
-        "`proportional`, the rule of Gemma 4's global layers, divides every frequency by its `factor`" in pitfalls
+        "- The snippet's `scaled` leaves out `proportional`, the rule of Gemma 4's global layers. It zeroes the"
+        " unrotated pairs, and divides every frequency by its `factor`, which transformers' defaults leave at 1."
+        in pitfalls
         and 'add `scaled |= kind == "proportional" and rope.get("factor", 1.0) != 1` to the snippet.' in pitfalls
     )
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS, _compute_proportional_rope_parameters
@@ -302,16 +308,28 @@ def test_fast_pair_and_turns_in_l_share_one_span_in_llama_31():
 
 
 def test_temperature_is_one_over_the_logit_multiplier():
-    """Temperature rules: "Multiplying each logit by m(s)^2 is dividing it by a temperature 1/m(s)^2, so the
-    temperature falls below the unscaled model's 1" (m(s) = 0.1 ln s + 1 > 1 for s > 1, and m(1) = 1), and the block's
-    t = 1/m(8)^2, about 0.69. Read r183: "falls from 1" could read as contradicting the logit's usual 1/sqrt(d), so the
-    main line says the 1 is the unscaled model's, and the block says the 1/sqrt(d) stays: transformers 5.24's Llama
-    attention keeps its scaling head_dim^-0.5 under `yarn`, which puts m(s) on cos and sin instead."""
+    """Temperature rules, main line (read r186: one idea under three names, so one sentence links them): "Multiplying
+    every logit by m^2 is dividing it by a *temperature* of 1/m^2, below 1, which sharpens attention" (m(s) = 0.1 ln s
+    + 1 > 1 for s > 1, and m(1) = 1; a temperature below 1 sharpens the softmax: checked below), and the block's "An
+    unscaled model's temperature is 1" and t = 1/m(8)^2, about 0.69. Read r183: the block says the 1/sqrt(d) stays:
+    transformers 5.24's Llama attention keeps its scaling head_dim^-0.5 under `yarn`, which puts m(s) on cos and sin
+    instead."""
     page = _page()
+    main = _section_main_line(page, "## Temperature rules")
     assert (
-        "Multiplying each logit by $m(s)^2$ is dividing it by a temperature $1/m(s)^2$, so the temperature falls below"
-        " the unscaled model's 1." in page
-    )
+        "Multiplying every logit by $m^2$ is dividing it by a *temperature* of $1/m^2$, below 1, which sharpens"
+        " attention." in main
+    ), main
+    assert "- An unscaled model's temperature is 1." in page
+    # "which sharpens attention": logits divided by a temperature below 1 give a softmax with a higher top weight and a
+    # lower entropy, for every random row
+    gen = torch.Generator().manual_seed(0)
+    logits = torch.randn(200, 16, generator=gen, dtype=torch.float64)
+    for t in (0.9, 0.69, 0.5):
+        plain, sharp = logits.softmax(-1), (logits / t).softmax(-1)
+        assert bool((sharp.max(-1).values > plain.max(-1).values).all())
+        entropy = lambda p: -(p * p.log()).sum(-1)  # noqa: E731
+        assert bool((entropy(sharp) < entropy(plain)).all()), t
     assert "The attention's usual $1/\\sqrt d$ stays: the temperature divides the logit on top of it." in page
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
@@ -326,13 +344,9 @@ def test_temperature_is_one_over_the_logit_multiplier():
     )
     t = 1 / m8**2
     assert f"the temperature $1/m(8)^2$ is $t \\approx {t:.2f}$." in page, t
-    # the main line (read r177: the inverse link was only in the block): "This sharpens attention: the *temperature*,
-    # the number that divides every logit, falls from 1 in the unscaled model to about 0.69." (1 with s = 1: m(1) = 1)
-    main = _section_main_line(page, "## Temperature rules")
-    assert (
-        "This sharpens attention: the *temperature*, the number that divides every logit, falls from 1 in the unscaled"
-        f" model to about {t:.2f}." in main
-    ), main
+    # read r186: the main line names the three numbers once each, linked: m on cos and sin, m^2 on the logit, 1/m^2
+    # the temperature; the old sentence that renamed the temperature is gone
+    assert "falls from 1 in the unscaled model" not in page
     # "The attention's usual 1/sqrt(d) stays": a tiny Llama's attention scale is head_dim^-0.5 with and without `yarn`
     from transformers.models.llama.modeling_llama import LlamaAttention
 
@@ -390,58 +404,66 @@ def test_attention_factor_s_is_set_or_taken_from_the_two_lengths():
 
 
 def test_shift_cases_and_bfloat16_takeaway(tmp_path):
-    """Positions at run time, in the order read r177 asked for: the rule first (the shift adds one count to every
-    position of a row, so the offsets stay and, for plain RoPE and fixed rules, the scores change only by rounding),
-    then the "who fills `position_ids`" table, then one sentence naming the three cases that change a padded row's
-    scores by more, then what `position_ids` remove and what they leave (read r178: "part of the other two" named no
-    part; read r182: a three-row table, case | do `position_ids` fix it? | why, introduced by one short cases
-    sentence, carries what was a 120-word paragraph), then the advice, then "the three cases" again: one count
-    throughout (read r177: "two cases" then a third). Not "the shift matters" in three cases: `dynamic` and `longrope`
-    change a row's scores even with correct `position_ids` (read r176). The block, right under the advice, takes the
-    three cases in turn, three bullets: the first two say what `position_ids`
-    remove (Llama 4's scale excepted), the third is the frequency switch of `dynamic` and `longrope`; the takeaway on
-    bfloat16 matches its section: `model.to(torch.bfloat16)` rounds inv_freq and from_pretrained with a dtype keeps it
-    in float32 (checked on a tiny random Llama)."""
+    """Positions at run time (read r186: a learner could follow each sentence but not say what the section taught):
+    the lesson first, the advice that was its last sentence ("On a left-padded batch, pass the `attention_mask` and
+    `position_ids` counted from each row's first real token, as `generate` does"); then where RoPE reads positions and
+    the "who fills `position_ids`" table; then the rule (recorded decision: the rule, the who-fills table and one cases
+    sentence stay) with its reason, in short sentences: the shift adds one count to every position of a row, so the
+    offsets stay and, for plain RoPE and fixed rules, the scores change only by rounding. Then one sentence that
+    defines the query scales in the section itself (read r186: the table leaned on a later section and on a block),
+    then one short cases sentence and the cases table, one case a row, each answer a plain yes or no with a short
+    reason (read r186: "in Ministral 3 and Mistral 4, not in Llama 4" mixed two answers, so the query scales take a
+    row each). No count of the cases anywhere (read r177: "two cases" then a third). Not "the shift matters":
+    `dynamic` and `longrope` change a row's scores even with correct `position_ids` (read r176). The block, right
+    under the table, opens on where transformers' own rounding arises and takes the cases in three bullets: the first
+    two say what `position_ids` remove (Llama 4's scale excepted), the third is the frequency switch of `dynamic` and
+    `longrope`; the takeaway on bfloat16 matches its section: `model.to(torch.bfloat16)` rounds inv_freq and
+    from_pretrained with a dtype keeps it in float32 (checked on a tiny random Llama)."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig, LlamaForCausalLM
 
     page = _page()
     section = page[page.index("## Positions at run time") : page.index("## Notes for reading code")]
     section = " ".join(section.split())
-    # the rule leads, in a short sentence of its own
-    rule = "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`."
-    assert section.startswith("## Positions at run time " + rule), section[:200]
-    # the reason before the advice (read r177): the offsets stay, RoPE's scores depend only on them, so rounding only;
-    # read r178: one idea a sentence (the mask, the conclusion and where the rounding arises each get their own)
-    lead = (
-        "RoPE reads positions from that argument. The shift adds the same count to every position in the row, so each"
-        " offset between a query and a key stays the same. RoPE's scores depend only on those offsets. Pass the"
-        " `attention_mask` too, so that the real tokens ignore the pads. Then for plain RoPE and fixed rules such as"
-        " `llama3`, the shift changes the scores only by rounding. That rounding arises where transformers forms the"
-        " angles in float32, then rounds cos and sin to the activations' dtype. Who fills `position_ids` decides the"
-        " positions:"
+    # the lesson leads, in one sentence
+    advice = (
+        "On a left-padded batch, pass the `attention_mask` and `position_ids` counted from each row's first real"
+        " token, as `generate` does."
     )
-    assert lead in section, section[:600]
+    assert section.startswith("## Positions at run time " + advice), section[:200]
+    where = "RoPE reads each token's position from `position_ids`, so who fills that argument decides the positions:"
+    assert section.index(advice) < section.index(where) < section.index("| call | how the positions are numbered")
+    # the rule after the who-fills table, then its reason (read r177): the offsets stay, RoPE's scores depend only on
+    # them, so rounding only; the mask keeps the real tokens from the pads (checked in
+    # test_reading_code_live_values_and_positions)
+    rule = "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`."
+    lead = (
+        rule + " For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding. It"
+        " adds the same count to every position in the row, so each offset between a query and a key stays the same."
+        " RoPE's scores depend only on those offsets, and the mask keeps the real tokens from attending to the pads."
+    )
+    assert lead in section, section[:900]
+    assert section.index("| `generate` | each row from its first real token |") < section.index(rule)
     assert all(len(s.split()) <= 25 for s in re.split(r"(?<=\.) (?=[A-Z`])", lead)), lead  # short sentences
-    # one sentence names the three cases; what `position_ids` remove, the advice, and the block's "three cases"
-    # follow, the block right after them, first of the blocks
-    # read r181: "more than float32 rounding" understated a bfloat16 model's rounding, so the yardstick is
-    # transformers' own rounding, the lead's; and what `position_ids` remove, case by case, in sentences of their own
-    # read r182: the cases sentence introduces a table, one row a case: does passing `position_ids` fix it, and why
-    # read r183: each row's "why" readable without the later sections (bfloat16's rough positions, the query scales'
-    # steps with a link to where they are named, the batch's highest position), and no pointer "the first block below"
+    # the query scales, defined where the cases need them (read r186: the table leaned on the temperature section,
+    # whose main line keeps the attention factor alone); checked in
+    # test_query_scales_are_defined_where_the_run_time_cases_use_them
+    scales = (
+        "Llama 4, Ministral 3 and Mistral 4 can also multiply queries by a scale that steps up with the token's"
+        " position."
+    )
+    # the cases sentence and table: each row's "why" readable with what the section has said (bfloat16's rough
+    # positions against the offsets, the scales' steps, the batch's longest row), no pointer to a later section
     named = (
-        "Three cases can change a padded row's scores by more than transformers' own rounding:"
+        scales + " The table lists the cases that can change a padded row's scores by more than rounding:"
         " | case | do `position_ids` fix it? | why | |---|---|---|"
         " | angles your own code forms in bfloat16 | yes | bfloat16 holds positions above 256 only roughly, so the"
-        " angle's error depends on the position itself; `position_ids` give each row its own positions |"
-        " | query scales that grow with the position | in Ministral 3 and Mistral 4, not in Llama 4 | these scales step"
-        " up at set positions, as {ref}`Temperature rules <glossary-temperature>` says. Ministral 3's and Mistral 4's"
-        " read `position_ids`; Llama 4's counts the pads, which change it only for tokens they push across a step |"
-        " | the `dynamic` and `longrope` rules | no | both set every row's frequencies from the batch's highest"
-        " position, so the longest row decides for all |"
-        " So on a left-padded batch, pass the `attention_mask` and `position_ids` counted from each row's first real"
-        " token, as `generate` does."
+        " angle's error depends on the position, not the offset |"
+        " | the query scale of Ministral 3 and Mistral 4 | yes | the scale reads `position_ids` |"
+        " | the query scale of Llama 4 | no | it counts the pads, but they change it only for tokens they push across a"
+        " step |"
+        " | the `dynamic` and `longrope` rules | no | even with `position_ids`, the batch's longest row sets every"
+        " row's frequencies |"
     )
     # "bfloat16 holds positions above 256 only roughly": 8 significant bits keep every integer up to 256, and from 257
     # on round some of them, more the larger the position (every other one up to 512, 7 in 8 between 1 024 and 2 048)
@@ -449,19 +471,20 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     moved = ints.to(torch.bfloat16).double() != ints
     assert not bool(moved[:257].any()) and bool(moved[257])
     assert float(moved[257:513].double().mean()) == 0.5 and float(moved[1025:2049].double().mean()) > 0.8
-    # "both set every row's frequencies from the batch's highest position": transformers' two update functions read
-    # torch.max(position_ids) + 1
+    # "even with `position_ids`, the batch's longest row sets every row's frequencies": transformers' two update
+    # functions read torch.max(position_ids) + 1
     # (test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
-    cases = re.findall(r"^\| (?!case |---)(.+?) \| (.+?) \| (.+?) \|$", _raw(), flags=re.M)
-    cases = [c for c in cases if c[1] in ("yes", "no") or c[1].startswith("in Ministral")]
+    cases = re.findall(r"^\| (?!case |---)(.+?) \| (yes|no) \| (.+?) \|$", _raw(), flags=re.M)
     assert [(c[0], c[1]) for c in cases] == [
         ("angles your own code forms in bfloat16", "yes"),
-        ("query scales that grow with the position", "in Ministral 3 and Mistral 4, not in Llama 4"),
+        ("the query scale of Ministral 3 and Mistral 4", "yes"),
+        ("the query scale of Llama 4", "no"),
         ("the `dynamic` and `longrope` rules", "no"),
     ], cases
-    intro = named[: named.index(" | case |")]
+    intro = named[len(scales) + 1 : named.index(" | case |")]
     assert intro.count(". ") == 0 and len(intro.split()) <= 20, intro  # one short cases sentence (recorded decision)
     assert named in section
+    assert "{ref}" not in named and "Temperature rules" not in named  # no pointer the row needs to be read
     assert "float32 rounding:" not in section  # read r181
     # the section it points to says so: "their error grows with the position itself, not with the distance back"
     bf16_main = _section_main_line(page, "### bfloat16 frequencies")
@@ -502,16 +525,25 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         assert torch.equal(crossed.nonzero().flatten(), changed), k
     main = section[: section.index("<details>")]
     assert "8 192" not in main  # the step's size waits for the query scales' block (read r182)
-    assert section.index("Who fills `position_ids`") < section.index(named)  # the table between rule and cases
-    assert main.index("only by rounding") < main.index("Three cases") < main.index("So on a left-padded batch")
-    assert not re.search(r"\b(two|four) cases\b", main) and main.lower().count("three cases") == 1, main  # one count
+    assert section.index(where) < section.index(named)  # the who-fills table before the cases
+    assert main.index("only by rounding") < main.index("The table lists the cases")
+    # one count throughout (read r177): the main line and its block give none, so none can disagree
+    assert not re.search(r"\b(two|three|four) cases\b", section.lower()), section
+    assert "So on a left-padded batch" not in page  # read r186: the advice leads, once
     assert "block below" not in main  # read r183: no pointer the learner needs to finish the thought
     assert "part of the other two" not in page  # read r178: the main line names the part
     assert "Three things make the shift matter" not in page  # read r176: it mixed the batch-wide switch in
     assert "The shift matters more than rounding" not in page  # not the shift: `dynamic` changes rows without it
     block = section.split(named)[1]
     assert block.startswith(" <details><summary>When the scores change by more than rounding</summary>")
-    bullets = block.split("</summary> ")[1].split(" </details>")[0]  # the list alone (read r170: announced once)
+    # read r186: where transformers' own rounding arises, a detail the main line's rule does not need, opens the block
+    # (its source, LlamaRotaryEmbedding.forward, is checked in test_bfloat16_drift_and_three_roundings)
+    arises = (
+        "The rounding arises where transformers forms the angles in float32, then rounds cos and sin to the"
+        " activations' dtype. "
+    )
+    assert block.split("</summary> ")[1].startswith(arises) and "The rounding arises" not in main
+    bullets = block.split("</summary> ")[1][len(arises) :].split(" </details>")[0]  # the list (read r170)
     assert "Three things change them by more:" not in page
     assert bullets.count("- ") == 3 and bullets.startswith("- angles your own code forms in bfloat16"), bullets
     first, second, third = bullets[2:].split(" - ")
@@ -825,17 +857,23 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # not one of exactly 16L, since transformers tests seq_len > max_seq_len_cached)
     stated = (
         "Transformers calls dynamic NTK `dynamic`. In place of $L$, it reads the *stored length*,"
-        " `max_position_embeddings`. A scaled file usually stores its extended length there, so `dynamic` in such a"
-        " file starts scaling far past $L$. In Llama 3.1's file, which stores $16L$, it would scale only inputs longer"
-        " than $16L$."
+        " `max_position_embeddings`. In Llama 3.1's file, which stores $16L$, it would scale only inputs longer than"
+        " $16L$."
     )
     assert stated in " ".join(page.split())
+    # read r186: the general case left the main line for the block, one sentence that the example shows
+    usually = (
+        "- A scaled file usually stores its extended length in `max_position_embeddings`, so `dynamic` in such a file"
+        " starts scaling far past $L$."
+    )
+    assert usually in page and usually[2:] not in _section_main_line(page, "## Fixed and dynamic scaling rules")
     x = torch.zeros(1, 1, 128)
     for top, scaled in ((16 * trained - 1, False), (16 * trained, True)):  # highest position: the input's length - 1
         fresh = LlamaRotaryEmbedding(config)
         fresh(x, torch.tensor([[top]]))
         assert (not torch.equal(fresh.inv_freq, fresh.original_inv_freq)) == scaled, top
-    # "A scaled file usually stores its extended length there ... starts scaling far past L": every scaled
+    # "A scaled file usually stores its extended length in `max_position_embeddings` ... starts scaling far past L":
+    # every scaled
     # configuration that posenc copies and that names its trained length stores at least 16 times it
     ratios = {
         key: c["max_position_embeddings"] / c["rope_scaling"]["original_max_position_embeddings"]
@@ -1049,6 +1087,41 @@ def test_dynamic_table_needed_row_is_the_stretch():
         "In a file whose stored length is the trained length, `dynamic` with `factor` 1 divides by the stretch, no more"
         " than the slowest pair needs." in block
     )
+
+
+def test_dynamic_main_line_shows_8_9_and_2_at_twice_the_trained_length():
+    """Fixed and dynamic scaling rules, main line (read r186: the section's key number sat only in the collapsed table):
+    "Llama 3.1's `llama3` rule, a fixed one, divides its slowest pair's frequency by s = 8 at every length. Dynamic NTK
+    with the same s divides it by 9 at l = 2L, yet 2 would do: 2L positions would then turn that pair as far as L
+    positions did in training." On transformers 5.24 with Llama 3.1's fields (d 128, base 500 000, L 8 192):
+    `llama3` divides pair 63 by 8 whatever length it is asked for; `dynamic` with factor 8, in a file that stores L,
+    divides it by 9 at 2L (the rule's L is the trained length; the next paragraph names transformers' stored length);
+    and 2L positions at a frequency divided by 2 turn it as far as L positions at the plain one."""
+    page = _page()
+    main = _section_main_line(page, "## Fixed and dynamic scaling rules")
+    example = (
+        "Llama 3.1's `llama3` rule, a fixed one, divides its slowest pair's frequency by $s = 8$ at every length."
+        " Dynamic NTK with the same $s$ divides it by 9 at $\\ell = 2L$, yet 2 would do: $2L$ positions would then"
+        " turn that pair as far as $L$ positions did in training."
+    )
+    lesson = "Dynamic NTK leaves inputs up to the trained length $L$ unscaled"
+    assert example in main and main.index(lesson) < main.index(example) < main.index("*stored length*"), main
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
+
+    d, base, L, s = 128, 500_000.0, 8192, 8.0
+    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    fixed = float(theta[-1] / _llama31_llama3_freqs().double()[-1])  # the rule reads no input length
+    trained_file = LlamaConfig(
+        rope_theta=base, max_position_embeddings=L, rope_scaling={"rope_type": "dynamic", "factor": s}
+    )
+    dynamic, _ = _compute_dynamic_ntk_parameters(trained_file, "cpu", seq_len=2 * L)
+    by = float(theta[-1] / dynamic.double()[-1])
+    assert math.isclose(fixed, 8, rel_tol=1e-5) and math.isclose(by, 9, rel_tol=1e-4), (fixed, by)
+    need = 2 * L / L
+    assert need == 2 and math.isclose(2 * L * float(theta[-1]) / need, L * float(theta[-1]), rel_tol=1e-12)
+    assert need < fixed < by  # "yet 2 would do": both rules divide by more
 
 
 def test_reading_code_page_numbers():
@@ -1349,7 +1422,12 @@ def test_reading_code_porting_snippet_and_nestings():
         exec(code.replace("layer_idx = 0  # the layer at hand", f"layer_idx = {layer_idx}"), names)
         assert (names["base"], names["kind"], names["scaled"]) == (base, kind, False), (type(config), names["base"])
     assert set(text.rope_parameters) == set(text.layer_types) == {"full_attention", "sliding_attention"}
-    assert "Their keys are mostly the kinds that `layer_types` lists: read the dict for the layer at hand." in page
+    # read r186: the main line claims Gemma 3's case alone, with no hedge; the exceptions are the pitfalls' bullets
+    porting = _section_main_line(page, "## Porting transformers-4 code")
+    assert (
+        "Gemma 3's keys are the kinds that `layer_types` lists, so read the dict for the layer at hand." in porting
+        and "mostly" not in porting
+    )
 
     def rope(name):
         return CONFIG_MAPPING[name]().get_text_config().rope_parameters
@@ -1363,9 +1441,16 @@ def test_reading_code_porting_snippet_and_nestings():
     assert kinds("zaya") <= set(rope("zaya")) == {"hybrid", "hybrid_sliding"}
     assert rope("beam")["full_attention"] is None and rope("cohere_compass") == {}
     assert "DeepSeek-V4's nested dict uses keys that are not its layer kinds: `main` and `compress`." in page
-    # the snippet's comment: "config.rope_scaling is set even when unscaled" (an alias of rope_parameters)
+    # the main line: "`config.rope_scaling` still reads, as an alias of `rope_parameters`, so it is set even in an
+    # unscaled model: read the rule from its `rope_type` instead" (read r186: out of the snippet's comment)
     assert transformers.LlamaConfig().rope_scaling == {"rope_theta": 10000.0, "rope_type": "default"}
-    assert '# "default" when unscaled; decide from it: config.rope_scaling is set even then' in raw
+    llama = transformers.LlamaConfig()
+    assert llama.rope_scaling == llama.rope_parameters and llama.rope_scaling["rope_type"] == "default"
+    assert '\nkind = rope["rope_type"]  # "default" when unscaled\n' in code
+    assert (
+        "`config.rope_scaling` still reads, as an alias of `rope_parameters`, so it is set even in an unscaled model:"
+        " read the rule from its `rope_type` instead." in porting
+    )
     # the pitfalls' proportional line: Gemma 4's global layers use it, with no factor in transformers' defaults, which
     # the rule reads as 1 (its halving under factor 2 is checked in test_reading_code_transformers_factors)
     from transformers.modeling_rope_utils import _compute_proportional_rope_parameters
@@ -1475,12 +1560,14 @@ def test_reading_code_live_values_and_positions():
     angle_error = ((p32[:, None] * inv32).double() - p32.double()[:, None] * inv32.double()).abs()
     assert float(angle_error.max()) < 0.01, float(angle_error.max())
     assert (
-        "Pass the `attention_mask` too, so that the real tokens ignore the pads. Then for plain RoPE and fixed rules"
-        " such as `llama3`, the shift changes the scores only by rounding. That rounding arises where transformers"
-        " forms the angles in float32, then rounds cos and sin to the activations' dtype." in " ".join(page.split())
-    )  # with the mask (read r175: the check below shows 2e-1 without it, while the cache is on)
-    # "so that the real tokens ignore the pads": with the mask, eager attention gives the pads' keys weight 0 from
-    # every real token's query, in every layer and head; without it they get weight
+        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding." in page
+        and "the mask keeps the real tokens from attending to the pads." in page
+        and "The rounding arises where transformers forms the angles in float32, then rounds cos and sin to the"
+        " activations' dtype."
+        in page
+    )  # with the mask the lesson passes (read r175: the check below shows 2e-1 without it, while the cache is on)
+    # "the mask keeps the real tokens from attending to the pads": with the mask, eager attention gives the pads' keys
+    # weight 0 from every real token's query, in every layer and head; without it they get weight
     eager = copy.deepcopy(model)
     eager.set_attn_implementation("eager")
     with torch.no_grad():
@@ -1745,9 +1832,9 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     assert "$\\tau$ steps only where $p + 1$ reaches a multiple of $f$, 8 192 by default" in page  # its steps
     assert "read the positions themselves" not in page  # read r178: overstated as a remedy
     assert "attn_scales.view((1, input_shape[-1], 1, 1)).expand((*input_shape, 1, 1))" in source  # one p per index
-    assert (
-        "So on a left-padded batch, pass the `attention_mask` and `position_ids` counted from each row's first real"
-        " token, as `generate` does." in page
+    assert (  # the run-time section's lesson, its first sentence (read r186)
+        "## Positions at run time On a left-padded batch, pass the `attention_mask` and `position_ids` counted from"
+        " each row's first real token, as `generate` does." in page
     )
 
 
@@ -2011,14 +2098,18 @@ def test_band_lines_sort_the_pairs_of_a_loaded_model():
     )
 
 
-def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
-    """Temperature rules, main line: "Llama 4 adds a scale of another kind, on its queries rather than on cos and
-    sin: with its `attn_temperature_tuning` on, its layers without RoPE multiply each query by a number that grows in
-    steps with the position." The referent of the
-    run-time bullet "query scales that grow with the position, listed under Temperature rules" and of the takeaway on
-    Llama 4's query scale. In transformers 5.24: Llama4TextConfig's
-    defaults switch `attn_temperature_tuning` on and leave every 4th layer without RoPE; the attention multiplies
-    those layers' queries by 1 + a ln(1 + floor((p + 1)/f)), which never falls with p and exceeds 1 from p + 1 = f."""
+def test_query_scales_are_defined_where_the_run_time_cases_use_them():
+    """The query scales (read r186: the temperature section's main line named them and left the thought unfinished,
+    "Ministral 3's scale, for one, steps up at each multiple of L", while the section's lesson is the attention factor):
+    the temperature section's main line keeps the attention factor alone, and its block "Query scales by position"
+    opens on Llama 4's scale, then says what the run-time section needs: "These are its *NoPE* layers, which apply no
+    rotation. Ministral 3 and Mistral 4 scale the queries of every layer; Ministral 3's scale steps up at each multiple
+    of L. Each scale reads the position itself, not the offset, so left-padding can move it". The run-time section,
+    which uses the scales, defines them on its own main line before its cases table: "Llama 4, Ministral 3 and
+    Mistral 4 can also multiply queries by a scale that steps up with the token's position." In transformers 5.24:
+    Llama4TextConfig's defaults switch `attn_temperature_tuning` on and leave every 4th layer without RoPE; the
+    attention multiplies those layers' queries by 1 + a ln(1 + floor((p + 1)/f)), which never falls with p and exceeds
+    1 from p + 1 = f; Ministral 3's and Mistral 4's attention scales every layer's queries, stepping at L and 2L."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import Llama4TextConfig
     from transformers.models.llama4 import modeling_llama4
@@ -2031,27 +2122,26 @@ def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
     )
     main = _section_main_line(page, "## Temperature rules")
     assert sentence not in main  # read r169: the main line keeps one mechanism, the attention factor on cos and sin
-    # read r176: the run-time bullet and the takeaway lean on these scales, so the main line names them after the
-    # attention factor, in short sentences, and points to their block, the second after the section's main line;
-    # read r177: with one example, Ministral 3's steps at each multiple of L (checked below: its default scale steps
-    # at L and 2L, L its `original_max_position_embeddings`)
-    # read r182: "layers without RoPE" met a learner unexplained, so the main line names them NoPE layers, a glossary
-    # row, and says what they are: layers that apply no rotation (checked below: Llama 4 rotates only where `use_rope`
-    # is set, and scales queries only where it is not; Ministral 3's and Mistral 4's attention scales unconditionally)
-    # read r183: no pointer "The second block below gives their rules": the block's summary names these scales, and
-    # the main line's thought ends without it
-    named = (
-        "Some models also multiply their queries by a scale that grows with the position, in steps. Llama 4 does so in"
-        " its *NoPE* layers, which apply no rotation, when `attn_temperature_tuning` is on. Ministral 3 and Mistral 4"
-        " do so in every layer. Ministral 3's scale, for one, steps up at each multiple of $L$."
+    assert "queries" not in main and "NoPE" not in main and "Ministral" not in main, main  # read r186
+    assert "block below" not in main
+    rest = (
+        "These are its *NoPE* layers, which apply no rotation. Ministral 3 and Mistral 4 scale the queries of every"
+        " layer; Ministral 3's scale steps up at each multiple of $L$. Each scale reads the position itself, not the"
+        " offset, so left-padding can move it, as the section on positions at run time shows."
     )
-    assert named in main and main.index("*attention factor*") < main.index(named), main
-    assert main.rstrip().endswith(named) and "block below" not in main, main[-200:]
     glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
     assert "| NoPE | |" in glossary  # the italic term is a glossary row
     after = page[page.index(main) + len(main) :]
     second = after[after.index("</details>") :]
     assert second[second.index("<summary>") :].startswith("<summary>Query scales by position: Llama 4, Ministral 3")
+    scales = page[page.index("<summary>Query scales by position: Llama 4, Ministral 3 and Mistral 4</summary>") :]
+    assert scales[scales.index("</summary>") + len("</summary>") :].lstrip().startswith(sentence + " " + rest)
+    run_time = _section_main_line(page, "## Positions at run time")
+    defined = (
+        "Llama 4, Ministral 3 and Mistral 4 can also multiply queries by a scale that steps up with the token's"
+        " position."
+    )
+    assert defined in run_time and run_time.index(defined) < run_time.index("| the query scale of Ministral 3")
     from transformers import Ministral3Config, Mistral4Config
     from transformers.models.ministral3 import modeling_ministral3
     from transformers.models.mistral4 import modeling_mistral4
@@ -2082,8 +2172,6 @@ def test_temperature_rules_name_llama_4_query_scale_on_the_main_line():
         scale = module.get_llama_4_attn_scale(q, beta, length).flatten()
         steps = (scale[1:] != scale[:-1]).nonzero().flatten() + 1  # "grows in steps": at each multiple of L
         assert bool((scale[1:] >= scale[:-1]).all()) and steps.tolist() == [length, 2 * length], steps
-    scales = page[page.index("<summary>Query scales by position: Llama 4, Ministral 3 and Mistral 4</summary>") :]
-    assert scales[scales.index("</summary>") + len("</summary>") :].lstrip().startswith(sentence)
     run_time = page[page.index("## Positions at run time") :]
     assert (
         "query scales that grow with the position, listed under {ref}`Temperature rules <glossary-temperature>`."
@@ -2188,7 +2276,7 @@ def test_max_position_embeddings_row_is_the_trained_length_only_where_stored():
     assert "only in an unscaled file" not in raw
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     assert llama["max_position_embeddings"] == 16 * llama["rope_scaling"]["original_max_position_embeddings"]
-    assert "A user may have added a `yarn` entry" in _page()  # a scaled file that keeps its stored length
+    assert "A user may have added a `yarn` dict to a `config.json`" in _page()  # a scaled file that keeps its length
 
 
 def test_worked_check_head_width_and_dynamic_swap_drop_llama3():
@@ -2260,8 +2348,8 @@ def test_temperature_main_line_partial_rotary_and_yarn_fit():
     turns only part of each head, only the rotated part of the logit is multiplied, so no single number multiplies the
     logit." Checked on transformers 5.24's Phi (partial rotary, share 0.5) with
     `yarn` at s = 8: at equal positions the rotated coordinates' share of q . k is multiplied by m(8)^2 and the rest
-    by 1. And the fit: "YaRN's authors measured the best sharpening on LLaMA models whose RoPE was scaled but not
-    fine-tuned", a prose sync with
+    by 1. And the fit: "YaRN's authors fitted their rule to the sharpening that lowered perplexity most after
+    extension. They measured it on LLaMA models whose RoPE was scaled but not fine-tuned", a prose sync with
     YaRN's paper (Peng et al., section 3.4: sqrt(1/t) = 0.1 ln s + 1 fitted at the lowest perplexity on LLaMA 7B to 65B
     without fine-tuning), which no offline test can read."""
     page = _page()
@@ -2270,7 +2358,7 @@ def test_temperature_main_line_partial_rotary_and_yarn_fit():
     # conditions go to the section's first block (the main line's square is scoped "when RoPE turns the whole head")
     block = page[page.index(main) + len(main) :]
     block = block[: block.index("</details>")]
-    assert "so each logit is multiplied by its square when RoPE turns the whole head:" in main
+    assert "so each logit is multiplied by $m^2$ when RoPE turns the whole head:" in main
     assert "With $s = 8$, $m(8) \\approx 1.21$, so each logit is multiplied by $m(8)^2 \\approx 1.46$." in main
     assert "partial rotary" not in main and "Under *partial rotary*" not in page  # said once, in the block
     assert (
@@ -2278,11 +2366,12 @@ def test_temperature_main_line_partial_rotary_and_yarn_fit():
         " so no single number multiplies the logit." in block
     )
     assert "only the rotated part is:" not in page  # read r176: elliptical
-    assert "YaRN's authors fitted their rule to the sharpening that lowered perplexity most after extension." in main
+    # read r186: the fit is evidence for the rule, not the section's lesson, so both its sentences sit in the block
     assert (
-        "- YaRN's authors measured the best sharpening on LLaMA models whose RoPE was scaled but not fine-tuned."
-        in block
+        "- YaRN's authors fitted their rule to the sharpening that lowered perplexity most after extension. They"
+        " measured it on LLaMA models whose RoPE was scaled but not fine-tuned." in block
     )
+    assert "YaRN's authors" not in main
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import PhiConfig
     from transformers.models.phi import modeling_phi
@@ -2458,9 +2547,8 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
     head: nope 128 + rope 64; its rotary module spaces 32 frequencies over the 64), Qwen3NextConfig (its linear
     attention takes no position_embeddings), Llama4TextConfig and SmolLM3Config."""
     code = _snippet("get_text_config()")
-    line = 'rotated = rope.get("partial_rotary_factor", 1.0)  # the rotated share of the head; not MLA\'s,'
-    line += " see the pitfalls"
-    assert line in code.splitlines() and len(line) <= 120
+    line = 'rotated = rope.get("partial_rotary_factor", 1.0)  # the rotated share of the head'
+    assert line in code.splitlines() and "MLA" not in code  # read r186: the caveat is the pitfalls' bullet
     pitfalls = _collapsed("Loading pitfalls in transformers 5.24")
     mla = (
         "- DeepSeek-V2's and V3's MLA rotate a separate part of each query–key head, `qk_rope_head_dim` wide: 64 of 192"
@@ -2468,21 +2556,21 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
         " there."
     )
     none = (
-        "- The snippet reads a dict even for a layer without RoPE. Qwen3-Next's `linear_attention` layers have none,"
-        " nor have the layers that Llama 4's and SmolLM3's `no_rope_layers` mark 0."
+        "- The snippet reads a dict even for a layer without RoPE, so check first that the layer rotates. Qwen3-Next's"
+        " `linear_attention` layers have no RoPE, nor have the layers that Llama 4's and SmolLM3's `no_rope_layers`"
+        " mark 0. Despite the list's name, a 1 in it marks a layer that uses RoPE."
     )
     assert mla in pitfalls and none in pitfalls
     after = _raw().split(code)[1].lstrip("`\n")
-    # read r182: the `no_rope_layers` trap on the main line, where code readers look: "In the `no_rope_layers` list of
-    # Llama 4 and SmolLM3, despite its name, a 1 marks a layer that uses RoPE." (checked below: both models' attention
-    # sets `use_rope` from it, and Llama 4 rotates only where it is set); read r183: the sentence before it ends
-    # without a pointer into the pitfalls, so one thought runs on: a layer without RoPE gets a dict, and here is how to
-    # tell such a layer
+    # read r186: "A layer without RoPE still gets a dict" said nothing to do on the main line, so the layers without
+    # RoPE, what to do about them and the `no_rope_layers` trap (checked below: both models' attention sets `use_rope`
+    # from it, and Llama 4 rotates only where it is set) are one pitfall; the main line after the snippet keeps the
+    # instruction that ports, and the section's main line ends there
+    porting = _section_main_line(_page(), "## Porting transformers-4 code")
     assert " ".join(after.split()).startswith(
-        "Set `layer_idx` to a layer of each kind in `layer_types`, and run it for each. A layer without RoPE still gets"
-        " a dict. In the `no_rope_layers` list of Llama 4 and SmolLM3, despite its name, a 1 marks a layer that uses"
-        " RoPE."
+        "Set `layer_idx` to a layer of each kind in `layer_types`, and run it for each. <details><summary>Loading"
     )
+    assert "without RoPE" not in porting and "no_rope_layers" not in porting, porting
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     import transformers
     from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention, DeepseekV3RotaryEmbedding
@@ -2551,12 +2639,14 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
 
 def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax_scale():
     """Temperature rules, main line (read r178: a reader who checks DeepSeek-V3's `rotary.attention_scaling` finds 1
-    and, by the main line alone, concludes there is no sharpening): "DeepSeek-V3 moves this sharpening from cos and
-    sin into the softmax scale, as the first block below shows. So its rotary module's `attention_scaling` reads 1,
-    yet each logit is multiplied by about 1.9." After the attention factor (the section leads with it) and before
-    the query scales. Checked on a tiny DeepSeek-V3 model with posenc's copy of DeepSeek-V3's `rope_scaling`, in
-    transformers 5.24: the rotary module's factor is 1, cos at position 0 is 1, and the attention's softmax scale is
-    qk_head_dim^-0.5 times m(40, 1)^2, about 1.87, rounded on the main line to 1.9 (the block gives 1.87)."""
+    and, by the main line alone, concludes there is no sharpening; read r186: one sentence, no jump into `mscale`):
+    "Transformers' rotary module stores m as `attention_scaling`. DeepSeek-V2 and V3 put the factor in the softmax
+    scale instead, so their `attention_scaling` reads 1 although their logits are sharpened." After the attention
+    factor (the section leads with it), and the section's last sentence. Checked on a tiny DeepSeek-V3 model with
+    posenc's copy of DeepSeek-V3's `rope_scaling`, in transformers 5.24: the rotary module's factor is 1, cos at
+    position 0 is 1, and the attention's softmax scale is qk_head_dim^-0.5 times m(40, 1)^2, about 1.87 (the block's
+    number); DeepSeek-V2's copy, both fields 0.707, also gives a factor of 1 on cos and sin and a softmax scale above 1
+    (test_deepseek_worked_example_numbers)."""
     page = _page()
     main = _section_main_line(page, "## Temperature rules")
     # read r181: the "So" gets its reason on the main line: transformers' `yarn` puts m(s, mscale)/m(s, mscale_all_dim)
@@ -2567,9 +2657,8 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # `attention_scaling` of 1 does not mean no sharpening: DeepSeek-V3 moves the factor into the softmax scale), and
     # the two fields and their ratio move to the first block, right under the main line
     sentences = (
-        "Transformers' rotary module stores this factor as `attention_scaling`. A value of {one} there does not mean no"
-        " sharpening: DeepSeek-V3 moves the factor into the softmax scale, where, with its $s = {s}$, each logit is"
-        " multiplied by about {m2}."
+        "Transformers' rotary module stores $m$ as `attention_scaling`. DeepSeek-V2 and V3 put the factor in the"
+        " softmax scale instead, so their `attention_scaling` reads {one} although their logits are sharpened."
     )
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
@@ -2629,8 +2718,8 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     assert math.isclose(other.layers[0].self_attn.scaling / config.qk_head_dim**-0.5, m(2.0) ** 2, rel_tol=1e-12)
     on_softmax = model.layers[0].self_attn.scaling / config.qk_head_dim**-0.5
     assert math.isclose(on_softmax, (0.1 * math.log(40) + 1) ** 2, rel_tol=1e-12)  # m(40, 1)^2 on every logit
-    stated = sentences.format(one=f"{rotary.attention_scaling:.0f}", s=f"{rope['factor']:.0f}", m2=f"{on_softmax:.1f}")
-    assert stated in main, main
+    stated = sentences.format(one=f"{rotary.attention_scaling:.0f}")
+    assert stated in main and on_softmax > 1, main  # "although their logits are sharpened"
     # "Transformers' rotary module stores this factor as `attention_scaling`": a Llama's `yarn` with s = 8 stores m(8)
     from transformers import LlamaConfig
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
@@ -2638,9 +2727,8 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     yarn8 = {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 64}
     stored = LlamaRotaryEmbedding(LlamaConfig(hidden_size=64, num_attention_heads=4, rope_scaling=yarn8))
     assert math.isclose(stored.attention_scaling, 0.1 * math.log(8) + 1, rel_tol=1e-12), stored.attention_scaling
-    assert (f"{on_softmax:.1f}", f"{on_softmax:.2f}") == ("1.9", "1.87")
-    later = main.index("Some models also multiply their queries by a scale")
-    assert main.index("*attention factor*") < main.index(stated) < later
+    assert f"{on_softmax:.2f}" == "1.87" and "1.9" not in main  # the number is the block's
+    assert main.index("*attention factor*") < main.index(stated) and main.rstrip().endswith(stated), main[-300:]
 
 
 def test_layouts_bullet_explains_the_doubled_cos_and_sin_table():
@@ -2772,7 +2860,7 @@ def test_yarn_dict_read_like_llama3_on_the_main_line():
     headings = re.findall(r"^## .*$", re.sub(r"```.*?```", "", _raw(), flags=re.S), flags=re.M)
     assert headings[headings.index("## A worked configuration: Llama 3.1's three bands") + 1] == "## Temperature rules"
     temperature = _section_main_line(page, "## Temperature rules")
-    assert "the *attention factor*. For `yarn` it is $m(s) = 0.1 \\ln s + 1$." in temperature
+    assert "the *attention factor* $m$." in temperature and "For `yarn`, $m(s) = 0.1 \\ln s + 1$," in temperature
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS, _compute_yarn_parameters
@@ -2805,24 +2893,23 @@ def test_yarn_dict_read_like_llama3_on_the_main_line():
 
 
 def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
-    """The worked configuration's main line, right under the fields' table (read r183: a learner told that dividing by
-    s makes sL positions look like L asks why the file declares 16L, not 8L): "The file declares 16L, twice sL, because
-    the model's last training stage reached 16L; Meta picked s by grid search." posenc's copy of Llama 3.1 8B's
-    config (posenc/book/models.py) stores max_position_embeddings 131 072 = 16 x 8 192 = 2 s L, the trained length it
-    copies from the Llama 3 report; chapter 7 quotes Meta's `apply_scaling`, which marks its constants as "values
-    obtained from grid search", as the fine print says. A prose sync for the report and Meta's code, which no offline
-    test can read."""
+    """The worked configuration (read r183: a learner told that dividing by s makes sL positions look like L asks why
+    the file declares 16L, not 8L; read r186: the two facts sat as asides between the fields' table and the bands, and
+    the fine print repeated them). The main line answers the question where it arises, right after the divided band's
+    "sL positions", in one sentence: "The file declares more, 16L, because training went on to inputs of 16L." The
+    grid search stays in the fine print alone, with the declared length's source. posenc's copy of Llama 3.1
+    8B's config (posenc/book/models.py) stores max_position_embeddings 131 072 = 16 x 8 192 = 2 s L, the trained
+    length it copies from the Llama 3 report; chapter 7 quotes Meta's `apply_scaling`, which marks its constants as
+    "values obtained from grid search", as the fine print says. A prose sync for the report and Meta's code, which no
+    offline test can read."""
     import json
 
     page = _page()
     section = page[page.index("## A worked configuration") : page.index("<details>")]
-    sentence = (
-        "The file declares $16L$, twice $sL$: the model's last training stage reached $16L$. Meta's code marks $s$ and"
-        " its other constants as found by grid search."
-    )
-    assert sentence in section
-    assert section.index("| `max_position_embeddings` | 131 072 |") < section.index(sentence)
-    assert section.index(sentence) < section.index("The rule sorts the pairs into three bands")
+    sentence = "The file declares more, $16L$, because training went on to inputs of $16L$."
+    divided = "so $sL$ positions turn it only as far as $L$ positions did in training."
+    assert section.index(divided) + len(divided) + 1 == section.index(sentence), section
+    assert "grid search" not in section and "twice $sL$" not in section, section  # the fine print's
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     L, s = llama["rope_scaling"]["original_max_position_embeddings"], llama["rope_scaling"]["factor"]
     assert llama["max_position_embeddings"] == llama["trained_length"] == 16 * L == 2 * s * L, llama
@@ -2833,3 +2920,92 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     c7 = json.loads((ROOT / "notebooks" / "07_beyond.ipynb").read_text(encoding="utf-8"))
     chapter = " ".join("".join(c["source"]) for c in c7["cells"] if c["cell_type"] == "markdown")
     assert "values obtained from grid search" in chapter
+
+
+def test_yarn_worked_dict_gpt_oss_bands_and_attention_factor():
+    """The worked configuration's block "The same reading for a `yarn` dict: gpt-oss-20b" (read r186: most scaled dicts
+    a reader opens in 2025 are `yarn`, and the page worked only `llama3`): its JSON is posenc's copy of gpt-oss-20b's
+    fields (posenc/book/models.py) and transformers 5.24's GptOssConfig defaults; its table's bands, turns and divisors,
+    its "With `truncate` false its ends stay between pairs, so the ramped divisors differ from the default's; the three
+    bands here are the same either way", "The ramp runs linearly in the pair index", and its attention factor m(32),
+    about 1.35, and logit factor, about 1.81, all from transformers' own `yarn` init and gpt-oss's rotary module."""
+    import json
+
+    raw = _raw()
+    block = _collapsed("The same reading for a <code>yarn</code> dict: gpt-oss-20b")
+    assert "<details><summary>The same reading for a <code>yarn</code> dict: gpt-oss-20b</summary>" in raw
+    assert raw.index("The same bands in any loaded Llama-style model") < raw.index("dict: gpt-oss-20b</summary>")
+    section = raw[raw.index("## A worked configuration") : raw.index("## Temperature rules")]
+    fields = json.loads("{" + re.findall(r"```json\n(.*?)\n```", section, re.S)[1] + "}")
+    oss = MODEL_ROPE_CONFIGS["gpt-oss-20b"]
+    assert fields == {
+        "head_dim": oss["head_dim"],
+        "rope_theta": oss["rope_theta"],
+        "max_position_embeddings": oss["max_position_embeddings"],
+        "rope_scaling": oss["rope_scaling"],
+    }, fields
+    assert "OpenAI's gpt-oss-20b, released in 2025, sets its RoPE with these fields:" in block
+    assert oss["source"] == "openai2025gptoss"
+    rows = re.findall(r"^\| (\d+) to (\d+) \| ([^|]+) \| (\w+) \| ([^|]+) \|$", section, re.M)
+    assert [(int(a), int(b), band) for a, b, _, band, _ in rows] == [
+        (0, 8, "kept"),
+        (9, 17, "ramped"),
+        (18, 31, "divided"),
+    ], rows
+    assert [r[2] for r in rows] == ["about 650 down to 33", "about 23 down to 1.2", "0.8 and fewer"], rows
+    assert [r[4] for r in rows] == ["1", "about 1.1 up to 14", "32"], rows
+    assert (
+        "Read it as Llama 3.1's: $b = 150\\,000$, $d = 64$, $L = 4\\,096$ and $s = 32$. The bounds are `beta_fast` and"
+        " `beta_slow`, in turns in $L$. Transformers' `yarn` sorts the 32 pairs so:" in block
+    )
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import GptOssConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    from transformers.models.gpt_oss.modeling_gpt_oss import GptOssRotaryEmbedding
+
+    config = GptOssConfig()
+    assert config.head_dim == 64 and config.max_position_embeddings == 131072
+    assert config.rope_parameters == {**oss["rope_scaling"], "rope_theta": oss["rope_theta"]}, config.rope_parameters
+    d, base, L, s = 64, oss["rope_theta"], 4096, 32.0
+    plain = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    turns = L * plain / (2 * math.pi)
+    assert len(turns) == 32 and round(float(turns[0]), -1) == 650 and f"{turns[8]:.0f}" == "33", turns[:9]
+    assert f"{turns[9]:.0f}" == "23" and f"{turns[17]:.1f}" == "1.2" and f"{turns[18]:.1f}" == "0.8", turns[9:19]
+    assert bool((turns[:-1] > turns[1:]).all())  # "down to", "and fewer": the turns fall with the pair index
+    # the bounds: kept pairs turn more than beta_fast = 32 times in L, divided ones fewer than beta_slow = 1 time
+    assert float(turns[8]) > 32 > float(turns[9]) and float(turns[17]) > 1 > float(turns[18])
+
+    def divisors(truncate):
+        cfg = GptOssConfig(rope_parameters={**config.rope_parameters, "truncate": truncate})
+        inv, factor = ROPE_INIT_FUNCTIONS["yarn"](cfg, "cpu")
+        return (plain / inv.double()).tolist(), factor
+
+    by, m = divisors(False)  # the file's truncate
+    kept = [i for i, x in enumerate(by) if abs(x - 1) < 1e-5]
+    divided = [i for i, x in enumerate(by) if abs(x - s) < 1e-4 * s]
+    ramped = [i for i in range(32) if i not in kept + divided]
+    assert (kept, ramped, divided) == (list(range(9)), list(range(9, 18)), list(range(18, 32))), by
+    assert f"{by[9]:.1f}" == "1.1" and f"{by[17]:.0f}" == "14" and all(a < b for a, b in zip(by[8:19], by[9:19]))
+    # "the ramped divisors differ from the default's; the three bands here are the same either way"
+    default, _ = divisors(True)
+    assert [i for i, x in enumerate(default) if abs(x - 1) < 1e-5] == kept
+    assert [i for i, x in enumerate(default) if abs(x - s) < 1e-4 * s] == divided
+    assert all(abs(a - b) > 1e-3 for a, b in zip(by[9:18], default[9:18]))
+    # "The ramp runs linearly in the pair index": the blend's weight on the plain frequency, recovered from each
+    # divisor (1 kept, 0 divided), falls by the same step from pair to pair across the ramped pairs 9 to 17
+    weight = [(1 / x - 1 / s) / (1 - 1 / s) for x in by]
+    inner = [a - b for a, b in zip(weight[9:17], weight[10:18])]
+    assert all(math.isclose(x, inner[0], rel_tol=1e-4) for x in inner) and inner[0] > 0, inner
+    # the attention factor m(32) = 0.1 ln 32 + 1, on gpt-oss's cos and sin; each logit gets its square
+    rotary = GptOssRotaryEmbedding(config)
+    assert math.isclose(rotary.attention_scaling, 0.1 * math.log(32) + 1, rel_tol=1e-12)
+    assert rotary.attention_scaling == m
+    assert (f"{m:.2f}", f"{m * m:.2f}") == ("1.35", "1.81")
+    assert (
+        "`yarn` also multiplies cos and sin by the attention factor $m(32) = 0.1 \\ln 32 + 1 \\approx 1.35$, so each"
+        " logit is multiplied by about 1.81." in block
+    )
+    assert (
+        "The ramp runs linearly in the pair index, not in the turns. With `truncate` false its ends stay between pairs,"
+        " so the ramped divisors differ from the default's; the three bands here are the same either way." in block
+    )
