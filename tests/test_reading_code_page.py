@@ -145,16 +145,18 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
         " say the model was trained with it (chapter 10)" in page
     )
     # the set's comment: "the rules that scale for longer inputs"; the pitfalls (read r186: the caveat left the
-    # snippet): "The snippet's `scaled` leaves out `proportional`, the rule of Gemma 4's global layers. It zeroes the
-    # unrotated pairs, and divides every frequency by its `factor`, which transformers' defaults leave at 1", and their
+    # snippet): "The snippet's `scaled` leaves out `proportional`, the rule of Gemma 4's global layers. It sets the
+    # frequency of each pair it does not rotate to zero, and divides every frequency by its `factor`, which
+    # transformers' defaults leave at 1", and their
     # line counts it as scaled when its factor is not 1. Transformers 5.24's proportional rule divides every frequency
     # by its factor, and Gemma 4's global layers use it
     assert code.rstrip().endswith(
         'scaled = kind in {"linear", "dynamic", "yarn", "llama3", "longrope"}  # the rules that scale for longer inputs'
     ), code
     assert (
-        "- The snippet's `scaled` leaves out `proportional`, the rule of Gemma 4's global layers. It zeroes the"
-        " unrotated pairs, and divides every frequency by its `factor`, which transformers' defaults leave at 1."
+        "- The snippet's `scaled` leaves out `proportional`, the rule of Gemma 4's global layers. It sets the"
+        " frequency of each pair it does not rotate to zero, and divides every frequency by its `factor`, which"
+        " transformers' defaults leave at 1."
         in pitfalls
         and 'add `scaled |= kind == "proportional" and rope.get("factor", 1.0) != 1` to the snippet.' in pitfalls
     )
@@ -166,8 +168,9 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     full4 = gemma4.rope_parameters["full_attention"]
     assert full4["rope_type"] == "proportional", full4
     one, _ = ROPE_INIT_FUNCTIONS["proportional"](gemma4, "cpu", layer_type="full_attention")
-    # "it zeroes the unrotated pairs and divides by its factor, 1 by default": Gemma 4's default global layers
-    # (no factor, so 1) rotate a share of the head at b^(-2i/d) over the whole head width d; the other pairs get 0
+    # "It sets the frequency of each pair it does not rotate to zero, and divides every frequency by its `factor`, which
+    # transformers' defaults leave at 1": Gemma 4's default global layers (no factor, so 1) rotate a share of the head
+    # at b^(-2i/d) over the whole head width d; the other pairs get 0
     assert full4.get("factor", 1.0) == 1.0 and 0 < full4["partial_rotary_factor"] < 1, full4
     d4 = gemma4.per_layer_config["full_attention"].head_dim  # the global layers' head width
     assert one.numel() == d4 // 2, (one.numel(), d4)

@@ -2283,8 +2283,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # attention's 2 n_h d_h = 32 768 with n_h = d_h = 128 (mla and mha above, from transformers' DeepseekV3Config)
     assert (
         "So per token and layer, DeepSeek-V2 caches only the latent and the rotary key: 576 numbers. The DeepSeek-V2"
-        " paper compares this with multi-head attention whose 128 heads each cache a key and a value 128 wide: 32 768"
-        " numbers." in " ".join(main_line.split())
+        " paper's formula for multi-head attention gives 32 768 numbers for 128 heads that each cache a key and a value"
+        " 128 wide." in " ".join(main_line.split())
     )
     assert (mla, 2 * 128 * 128) == (576, 32768)
     said_mla, width = (int(g) for g in payoff.groups())
@@ -2874,7 +2874,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         " this band."
     )
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    xpos_main = main_line[main_line.index("## xPos: a road not taken") : main_line.index("## Reading a modern config")]
+    xpos_main = main_line[
+        main_line.index("## xPos: a decay on the score") : main_line.index("## Reading a modern config")
+    ]
     assert " ".join((factor, why, scope, shows, level, shrinks)) in " ".join(xpos_main.split())
     assert "about half" not in xpos_main and "mostly smooths" not in xpos_main
     assert text.count(why_level) == 1 and why_level not in " ".join(xpos_main.split())
@@ -2908,7 +2910,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert " ".join(block.split()).startswith(" ".join((summary, "**Why the level rises here.**", why_level)))
     assert text.count(summary) == 1 and text.index(summary) < text.index("### xPos")
     cells = nb_cells()
-    sec = next(i for i, c in enumerate(cells) if "## xPos: a road not taken" in "".join(c["source"]))
+    sec = next(i for i, c in enumerate(cells) if "## xPos: a decay on the score" in "".join(c["source"]))
     app = next(i for i, c in enumerate(cells) if "".join(c["source"]).startswith("### xPos"))
     figs = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and "matching_share = " in "".join(c["source"])]
     # one figure, the section's own cell, right after its text
@@ -4306,7 +4308,7 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
         r"Right, with a key equal to the query, it peaks at distance zero\. In the right panel, the red line is its"
         r" mean over the distances"
         r" drawn, 1 to 255\. That mean"
-        r" keeps only about (0\.\d) of the rotated term's peak, for this query and for random queries on average\.",
+        r" keeps about (0\.\d) of the rotated term's peak, for this query and for random queries on average\.",
         " ".join(main_line.split()),
     )
     assert said, "the red line: one rounded share, this query's and the random queries' mean"
@@ -4857,8 +4859,8 @@ def test_chapter_which_layers_names_the_sliding_window_mix():
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     sentence = (
-        "Several recent models mix *sliding-window* layers, which attend only to recent tokens, with full ones: Gemma 3"
-        " has five window layers to each full one and uses RoPE in both kinds, with two bases; Cohere 2 uses RoPE only"
+        "Several recent models mix *sliding-window* layers, which attend only to recent tokens, with full ones. Gemma 3"
+        " has five window layers to each full one and uses RoPE in both kinds, with two bases. Cohere 2 uses RoPE only"
         " in its window layers."
     )
     # read r185: beside Cohere 2, Gemma 3 read as dropping RoPE from its window layers; it keeps RoPE in both kinds,

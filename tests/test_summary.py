@@ -1871,9 +1871,9 @@ def _overview_examples():
     # slow the slowest pair by ..." ("These" read as either set of rows) is cut: the table's last column says it row
     # by row, and each row with s says "by $s$" (MAIN_FIXES_TABLE, _main_fixes_table)
     lead = (
-        "Past the trained length, some of RoPE's pairs of coordinates meet angles that training never showed, and"
-        " every fix below slows those pairs. A model's *trained length* $L$ is the"
-        " input length it was trained at before any fix below. RoPE turns each pair at its own speed, so a pair's"
+        "A model's *trained length* $L$ is the input length it was trained at before any fix below. Past $L$, some of"
+        " RoPE's pairs of coordinates meet angles that training never showed, and every fix below slows those pairs."
+        " RoPE turns each pair at its own speed, so a pair's"
         " angle in a score is the offset times that speed."
         " A pair is *slow* if it makes less than one full turn within $L$ positions, and *fast* if not."
         f" {CAUSAL_REASON} In chapter 8's small heads, 5 of the 8 pairs are slow."
@@ -2255,7 +2255,7 @@ CAUSAL_REASON = (
 MAIN_FIXES_TABLE = [
     "| fix | which pairs it slows | can be added to a trained model at test time? |",
     "| *larger base*, set before training at the longer length | every pair but the fastest, the slower the more |"
-    " no: raised at test time, the base is NTK-aware scaling, the row below |",
+    " no: raised at test time, it is NTK-aware scaling |",
     "| *PI*, position interpolation | every pair by $s$, all alike | yes |",
     "| *NTK-aware scaling*, a larger base computed from $s$ at test time | the fastest pair not at all, the slowest by"
     " $s$ | yes: it was proposed for that |",
@@ -2283,7 +2283,7 @@ MAIN_FIXES_TABLE = [
 #: Read r186: "Both base rows raise the base ..." had to explain, after the table, why its first row answers "no". The
 #: row's own last cell now says why: a larger base added at test time is NTK-aware scaling, since any base b' > b is
 #: NTK-aware scaling's b s^(d/(d-2)) for s = (b'/b)^((d-2)/d) > 1 (_base_rows_told_apart). The paragraph is cut.
-WHEN_ADDED = "no: raised at test time, the base is NTK-aware scaling, the row below |"
+WHEN_ADDED = "no: raised at test time, it is NTK-aware scaling |"
 
 
 def _base_rows_told_apart() -> None:
@@ -4428,7 +4428,7 @@ def _item_8_passkeys() -> None:
     # uses the word, before the grid's column does: "more *passkeys*, digits hidden in the input for the model to
     # recall" (a digit: the grid's "The passkey is the input's only digit", PasskeyCorpus's 10 digits)
     quote(C8, "hides a number in filler text and asks for it at the end")
-    defined = "It also finds more *passkeys*, digits hidden in the input for the model to recall, when all sit"
+    defined = "It also finds more *passkeys*, single digits hidden in the input for the model to recall, when all sit"
     assert page_text().count("*passkeys*") == 1 and "*passkey*" not in page_text()
     assert page_text().index("[Learned and contextual position]") < page_text().index(defined)
     assert page_text().lower().index("passkey") == page_text().index(defined) + defined.index("passkeys")
@@ -4442,7 +4442,10 @@ def _item_8_passkeys() -> None:
     # key ("at most 0.1 above the trigram's"): each seed of ALiBi and KERPLE at 8L lies less than FINE above that
     # seed's trigram (and also less than FINE below it; the closest to the edge, 0.738 against 0.72, has a margin
     # over 0.08)
-    assert f"at most {FINE} above the loss of a *trigram model*" in GRID_SETUP and "within 0.1 nats" not in page_text()
+    assert (
+        f"at most {FINE} nats above the loss of a *trigram model*" in GRID_SETUP
+        and "within 0.1 nats" not in page_text()
+    )
     trigram_seeds = per_seed("trigram", "loss_beyond", longest)
     for arm in ("alibi", "kerple"):
         gaps = [a - t for a, t in zip(per_seed(arm, "loss_beyond", longest), trigram_seeds, strict=True)]
@@ -4536,7 +4539,7 @@ def _item_8_passkeys() -> None:
     grid_pair = [_grid_share("kerple", longest), _grid_share("alibi", longest)]
     sentence = (
         "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed linear penalty. It also finds more"
-        " *passkeys*, digits hidden in the input for the model to recall, when all sit exactly"
+        " *passkeys*, single digits hidden in the input for the model to recall, when all sit exactly"
         f" {far} tokens back, the farthest fixed distance tested. FIRE"
         " learns a bias from a log of the distance, scaled down as the query's position grows past a learned"
         " threshold. CoPE dots the query with a learned vector for a gated count of the tokens from key to query."
@@ -5252,12 +5255,13 @@ def _decay_item() -> list[str]:
         " *matching key*, one equal to its query. For a single query, the matching key's score swings up and down as"
         " the distance grows. So the chapter averages it over random queries, then over each"
         " *doubling* of the distance, from one power of two to the next."
-        f" In a head {width} wide at base $10^{math.log10(base):.0f}$, that average falls until the doubling from"
-        f" {spaced(2**half)} to {spaced(2 ** (half + 1))}, then stays near zero."
+        f" In a head {width} wide at base $10^{math.log10(base):.0f}$, that average is near zero from the"
+        f" doubling {spaced(2**half)} to {spaced(2 ** (half + 1))} on."
     )
     # "For a single query, the matching key's score swings up and down as the distance grows": for every one of
     # the 200 queries drawn, its own score rises at over a third of the single steps up to 8 191 (rises, above);
-    # "that average falls until the doubling from 4 096 to 8 192, then stays near zero": the doubling means fall at
+    # "that average is near zero from the doubling 4 096 to 8 192 on" (read r188: "falls until" read as the lowest
+    # point; the next doubling dips to -4.5 %): the doubling means fall at
     # every doubling up to that one, which is the first within 1 % of E(0), and every later one stays within 5 %
     # (trend and tail, above; the closed form up to 2^40, below)
     assert int(rises.min()) > len(r_one) / 3 and first_near_zero == half
@@ -5362,15 +5366,15 @@ def _decay_item() -> list[str]:
     takeaways = page[page.index("## Takeaways") :]
     takeaway = takeaways[takeaways.index("- RoPE's score") : takeaways.index("- ALiBi's penalty")]  # bullet 2
     # read r186: the takeaway says what item 5's main line says, in the same words: a far key's score need not
-    # shrink; the matching key's doubling average falls until the doubling from 4 096 to 8 192, then stays near zero
+    # shrink; the matching key's doubling average is near zero from the doubling 4 096 to 8 192 on
     assert takeaway.endswith(
         "A far key's score need not shrink with distance. What falls is a matching key's score, averaged over random"
         " queries and over each doubling of the distance. In a head"
-        f" {width} wide at base $10^4$, that average falls until the doubling from {spaced(2**half)} to"
-        f" {spaced(2 ** (half + 1))}, then stays near zero. "
+        f" {width} wide at base $10^4$, that average is near zero from the doubling"
+        f" {spaced(2**half)} to {spaced(2 ** (half + 1))} on. "
     ), takeaway
     ends = f"{spaced(2**half)} to {spaced(2 ** (half + 1))}"
-    assert f"falls until the doubling from {ends}, then stays near zero." in item
+    assert f"is near zero from the doubling {ends} on." in item
     assert float(least_5.min()) > 70 and bool((rises > 0).all()) and bool((trend[1 : half + 1] < trend[:half]).all())
     # read r183: "from about half the base on" read as a rule for any base; the takeaway gives item 5's doubling in
     # the same head and base (the item's check above); 5 000, half the base, stands in item 5's block alone
@@ -6405,7 +6409,7 @@ def prose_expected() -> list[str]:
     quote(C8, "After any two symbols, two next symbols are equally likely.")
     assert run["corpus"]["branching"] == 2 and _Corpus(**run["corpus"]).filler_corpus.branching == 2
     assert page_text().index("*filler*") < page_text().lower().index("filler ") and page_text().count("*filler*") == 1
-    assert page_text().count("more *passkeys*, digits hidden") == 1 and "*passkey*" not in page_text()
+    assert page_text().count("more *passkeys*, single digits hidden") == 1 and "*passkey*" not in page_text()
     # the filler's two next symbols moved into the block "Loss." (loss_block, above), the blind guess into the block
     # "Passkeys." (below): neither is needed before the bold verdict
     setup = "After any two filler symbols, only two next ones can follow, equally likely. The loss scores only filler"
@@ -7578,9 +7582,9 @@ GRID_COLUMNS = (
 )
 GRID_SETUP = (
     "The *loss past $L$* is the mean loss from position $L$ on, over the random *filler* symbols that make up most of"
-    f" the input. It is *fine* when at most {FINE} above the loss of a *trigram model*, which predicts each token from"
-    f" the two before it. {GRID_GRADES} Separate passkey tests hide each passkey at a random distance, up to 510 tokens"
-    f" back. {GRID_COLUMNS}"
+    f" the input. It is *fine* when at most {FINE} nats above the loss of a *trigram model*, which predicts each token"
+    f" from the two before it. {GRID_GRADES} Separate passkey tests hide each passkey at a random distance, up to 510"
+    f" tokens back. {GRID_COLUMNS}"
 )
 
 
@@ -8108,7 +8112,7 @@ def test_verdict_grid_grades_each_run_as_chapter_8_does():
         "## Chapter 8's grid",
         "Tiny two-layer models train",
         "The *loss past $L$* is the mean loss from position $L$ on, over the random *filler* symbols",
-        "It is *fine* when at most 0.1 above the loss of a *trigram model*",
+        "It is *fine* when at most 0.1 nats above the loss of a *trigram model*",
         GRID_GRADES,
         "Separate passkey tests hide each passkey at a random distance",
         GRID_COLUMNS,
@@ -9353,16 +9357,16 @@ def test_takeaways_restate_checked_claims():
     on the offset" would be false (a check below). "A far key's score need not shrink with distance. What falls is
     a matching key's score, averaged over random queries and over each doubling of the distance": chapter 5's lesson
     in item 5's words (read r186: the bound left the bullet with item 5's main line; it stands in item 5's block),
-    checked in _decay_item. "In a head 128 wide at base $10^4$, that average falls until the doubling from 4 096 to
-    8 192, then stays near zero." (item 5's main line, word for word, and item 5's block's bound, asserted there from
-    that doubling on, the one that holds half the base): E(r), chapter 5's matching key's expected score,
+    checked in _decay_item. "In a head 128 wide at base $10^4$, that average is near zero from the doubling 4 096 to
+    8 192 on." (item 5's main line, word for word, and item 5's block's bound, asserted
+    there from that doubling on, the one that holds half the base): E(r), chapter 5's matching key's expected score,
     averaged over each doubling, is within 1 % of E(0) from 4 096 to 8 192 and within 5 % in every later doubling
     (_decay_item and the loop below), so "near zero" means within a twentieth of the value at distance 0; single
-    queries' doubling averages rise somewhere for over a quarter of them, so "over random queries" is needed, and
-    single distances swing by over a quarter of E(0) there, so "over each doubling" is needed (below). The bullet
-    once gave the bound as "between −5 % and 5 % of its value at distance 0" in one 45-word sentence; the number
-    stands in item 5's block; read r178: its 45-word sentence: "a loose bound and an average, not each key's score: in a
-    head ..." is now three short ones with the same scope.
+    queries' doubling averages rise somewhere for over a quarter of them, so "over random queries" is needed, and single
+    distances swing by over a quarter of E(0) there, so "over each doubling" is needed (below). The bullet once gave the
+    bound as "between −5 % and 5 % of its value at distance 0" in one 45-word sentence; the number stands in item 5's
+    block; read r178: its 45-word sentence: "a loose bound and an average, not each key's score: in a head ..." is now
+    three short ones with the same scope.
     3. "ALiBi's penalty keeps growing with the distance, past $L$ too": minus each head's slope times the distance,
     lower at every step up to 4 096, far past L (below).
     4. "Past $L$, RoPE's slow pairs meet new angles, and fixes slow them": a slow pair, the glossary's, turns less than
@@ -9388,8 +9392,8 @@ def test_takeaways_restate_checked_claims():
         " a model find each token's position by counting the tokens before it.",
         "RoPE's score depends on the positions only through the offset. A far key's score need not shrink with"
         " distance. What falls is a matching key's score, averaged over random queries and over each doubling of the"
-        " distance. In a head 128 wide at base $10^4$, that average falls until the doubling from 4 096 to 8 192,"
-        " then stays near zero.",
+        " distance. In a head 128 wide at base $10^4$, that average is near zero from the doubling 4 096 to 8 192"
+        " on.",
         "ALiBi's penalty keeps growing with the distance, past $L$ too.",
         "Past $L$, RoPE's slow pairs meet new angles, and fixes slow them. Yet in chapter 8, no test-time fix it ran"
         " kept RoPE's loss fine at $8L$; with no further training, only ALiBi and KERPLE did.",
