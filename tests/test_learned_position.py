@@ -1231,7 +1231,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         "Chapter 8 trained FIRE models on $L = 64$ tokens. Each trained head's bias falls as the distance grows. In"
         " these trained models, each key 1 to 63 tokens back gets a"
         " higher bias from query 511 than from query 63. So their bias depends on the query's position, not on the"
-        " distance alone. This is measured in the trained heads, not implied by the starting values above: training"
+        " distance alone. This matches the picture of $u$ above, but the run cannot show that $u$ causes it: training"
         " sets $c$, $L_{\\text{thr}}$ and the MLP. The figure draws one head; the appendix finds the same in all 40"
         " trained heads."
     )
@@ -1320,7 +1320,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # the lesson first, then that it is measured, then the drawn head and the count of heads
     flat_main_fire = " ".join(main.split())
     first = flat_main_fire.index("each key 1 to 63 tokens back gets a higher bias from query 511 than from query 63.")
-    measured = flat_main_fire.index("This is measured in the trained heads, not implied by the starting values")
+    # read r189: "not implied by the starting values" left the learner unsure whether the u-picture explains the
+    # figure; the main line says it matches, and that the run cannot show the cause
+    measured = flat_main_fire.index("This matches the picture of $u$ above, but the run cannot show that $u$ causes it")
     drawn = flat_main_fire.index("The figure draws one head;")
     assert first < measured < drawn < flat_main_fire.index("the appendix finds the same in all 40 trained heads.")
     # it says what the bias does, not what the model "reads" (the figure's cell asserts, for its head, that every

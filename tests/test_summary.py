@@ -2203,7 +2203,7 @@ def _overview_examples():
     # "the causal mask carries the order" left out the distinct first token that chapter 1 and item 1 also need
     quote(C1, "How can a causal model find a position? It can count.", "Suppose the first token is distinct")
     nope_row = "| NoPE, no position encoding | nothing: a causal mask and a distinct first token let the model count"
-    assert nope_row + " positions, as chapter 1 below explains |" in page_text(), nope_row
+    assert nope_row + " positions, as item 1 below explains |" in page_text(), nope_row
     assert "carries the order" not in page_text()
     # the RoPE row's "at its own speed from fast to slow": chapter 7's fast and slow pairs
     quote(C7, "The slow pairs now meet angles they never saw")
@@ -4541,9 +4541,9 @@ def _item_8_passkeys() -> None:
         "KERPLE's learned log penalty keeps the loss as low as ALiBi's fixed linear penalty. It also finds more"
         " *passkeys*, single digits hidden in the input for the model to recall, when all sit exactly"
         f" {far} tokens back, the farthest fixed distance tested. FIRE"
-        " learns a bias from a log of the distance, scaled down as the query's position grows past a learned"
-        " threshold. CoPE dots the query with a learned vector for a gated count of the tokens from key to query."
-        " Both recall every passkey on inputs eight times longer, but their loss rises with"
+        " learns a bias from a log of the distance, divided by a log of the query's position once that passes a"
+        " learned threshold. CoPE dots the query with a learned vector for a gated count of the tokens from key to"
+        " query. Both recall every passkey on inputs eight times longer, but their loss rises with"
         " the length. <details><summary>The shares 496 back, and the closest seed</summary> With every passkey hidden"
         f" {far} tokens back, KERPLE finds {pooled[0]} % of them and ALiBi {pooled[1]} %. In each seed KERPLE finds"
         " more. Per seed, KERPLE finds"
@@ -4564,7 +4564,8 @@ def _item_8_passkeys() -> None:
     assert item_11.count("%") == 0 and float(pooled[0]) > float(pooled[1]), (item_11, pooled)
     # read r178: FIRE and CoPE were used on the main line (here and in the grid) but defined only in a collapsed block;
     # each gets its definition where the main line first names it, before the grid's rows. FIRE's "learns a bias from
-    # a log of the distance, scaled down as the query's position grows past a learned threshold": its MLP's one input,
+    # a log of the distance, divided by a log of the query's position once that passes a learned threshold" (read
+    # r189: "scaled down" read as scaling the bias): its MLP's one input,
     # psi(d) / psi(max(i, L_thr)), fixed for a given distance below the threshold and falling past it (_fire_ratio);
     # CoPE's "dots the query with a learned vector for a gated count of the tokens from key to query": the position
     # logit q_i . e(p_ij), e interpolated between learned vectors, p_ij the gates summed from key to query
