@@ -59,9 +59,20 @@ EXAMPLE = "### How these terms fit together: Llama 3.1's head"
 # learner unexplained, so the main line gives its reason in one sentence, the one-sided arc, between the definition
 # and the new angle it explains
 SLOW_PAIR_CLAUSE = (
-    "A *slow pair* turns less than once over training's distances, 0 to $L - 1$. In a decoder every key sits at or"
-    " behind its query, so training shows that pair only one arc of its circle. A long enough input carries the pair's"
-    " angle past the end of that arc: a new angle."
+    "Each is a *slow pair*: it turns less than once over training's distances, 0 to $L - 1$. In a decoder every key"
+    " sits at or behind its query, so training shows that pair only one arc of its circle. A long enough input carries"
+    " the pair's angle past the end of that arc: a new angle."
+)
+#: the longer-inputs primer's lesson, its first sentence; it names the pairs by what they meet, so that *slow pair* is
+#: defined (in :data:`SLOW_PAIR_CLAUSE`, right after it) before the page uses the term (read r188)
+LESSON = (
+    "On a long enough input, some of a decoder's pairs meet angles that training never showed them, so RoPE scalings"
+    " slow those pairs."
+)
+#: the main line's sentence right under the three-rule table: why each rule divides by 8 where 2 would do (read r188)
+FIXED_RULES = (
+    "These rules are fixed: they divide the slowest pair by the `factor` at every length, more than an input of $2L$"
+    " needs."
 )
 #: the Letters table's temperature row: this page's divisor, and each chapter's multipliers in its own words (read
 #: r186: chapter 8 calls a growing multiplier a temperature, not Llama 4's tau by name)
@@ -641,6 +652,24 @@ def test_a_larger_multiplier_never_flattens_attention():
     }
     assert short == named, short
     assert changing == ["Zero", "One", "Two", "Three", "Four"][len(varying)], changing
+    # read r188: the opening's fourth sentence warns on the main line that some of the column's numbers vary: "Three of
+    # the table's numbers change with the query: with its position, or with how many tokens it attends": the same
+    # count and the same two kinds as the rows whose cells hold a position, a count of tokens or tau (the block's
+    # bullet names which)
+    ((opening_count, opening_kinds),) = re.findall(
+        r"multiply on top of it\. (\w+) of the table's numbers change with the query: (with its position, or with how"
+        r" many tokens it attends)\.",
+        text,
+    )
+    assert opening_count == changing == ["Zero", "One", "Two", "Three", "Four"][len(varying)], opening_count
+    assert {"position" if "position" in part else "tokens" for part in opening_kinds.split(", or ")} == set(
+        varying.values()
+    )
+    scales_table = text[text.index("| English | 中文 | meaning | multiplier of $q \\cdot k$ | chapter |") :]
+    scales_table = scales_table[: scales_table.index(" Chapter 10 calls")]
+    assert scales_table.count(" |---|") == 1 and len(varying) < scales_table.count("| {doc}") + scales_table.count(
+        "| {ref}"
+    ), scales_table  # "Three of": the table has more rows than that
     for term in ("softmax scale", "temperature (attention temperature)", "attention factor"):
         assert not re.search(r"\bp\b|\bN\b|\\tau", cells(term)[3]), term  # no position, count or tau in the cell
     for term in varying:
@@ -1161,7 +1190,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     )  # the verdict, before the table
     # after the table, the fastest pair: a fast pair, which PI slows anyway, and what that does to its angles (read
     # r186: the main line named a cost with no mechanism; chapter 8's comparison is the costs block's)
-    assert f"| {FASTEST_PAIR_LINES}" in visible and visible.rstrip().endswith(FASTEST_PAIR_LINES), visible[-400:]
+    assert f"| {FIXED_RULES} {FASTEST_PAIR_LINES}" in visible, visible[-400:]
+    assert visible.rstrip().endswith(FASTEST_PAIR_LINES), visible[-400:]
     assert "Chapter 8" not in visible
     # read r183: "meets no new angle" read literally (past L a fast pair's angles fall between trained ones, never on
     # them); the main line says what a new angle is: an angle past the end of the arc training showed
@@ -2782,17 +2812,21 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
 
 
 def test_letters_sections_visible_sentence_names_rows_of_its_table():
-    """The letters section's main line, "Some letters and words change meaning between chapters, or between rows of
-    this page. Among them are the letters $i$, $m$ and $s$ and the words distance and temperature.", whose five names
-    are the table's first five rows; then one collapsed block (r177: the chapter-by-chapter evidence is collapsed) that
-    holds the one table, "letter or word | meaning here | meaning elsewhere", and the pointer to the design notes:
-    each row whole, this page's meaning and the other chapters'. Its first five rows: distance (never negative here,
-    signed in chapters 3, 5 and 10), $i$ (a pair's index here, a query's position in chapters 1, 3, 6, 8 and 11),
-    $m$ (a query's position here, a key's position in chapter 9, ALiBi's slope $m_h$ in chapter 6), $s$
+    """The letters section's main line, "Some letters and words change meaning between chapters, or between rows of this
+    page. Among them are the letters $i$, $m$ and $s$ and the words distance, temperature, fast and kept.", whose first
+    five names are the table's first five rows, and whose last two, fast and kept, are its rows that clash most directly
+    with this page's own terms (read r188: a learner from chapter 7 or 8 meets them in another sense; their rows are
+    checked against chapters 7 and 8 in
+    :func:`test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_block` and
+    :func:`test_chapter_8_words_from_the_saved_run`); then one collapsed block (r177: the chapter-by-chapter evidence is
+    collapsed) that holds the one table, "letter or word | meaning here | meaning elsewhere", and the pointer to the
+    design notes: each row whole, this page's meaning and the other chapters'. Its first five rows: distance (never
+    negative here, signed in chapters 3, 5 and 10), $i$ (a pair's index here, a query's position in chapters 1, 3, 6, 8
+    and 11), $m$ (a query's position here, a key's position in chapter 9, ALiBi's slope $m_h$ in chapter 6), $s$
     (`factor` here, the stretch in chapter 8) and temperature (a divisor here, a growing multiplier in chapter 8);
-    chapter 9's markdown writes "key $m$", chapter 8's "*stretch* $s$" and "An attention temperature that grows".
-    The rows for $m$'s slope and $k$, clashes between chapters, and $c$, a clash between this page's rows, are checked
-    here too."""
+    chapter 9's markdown writes "key $m$", chapter 8's "*stretch* $s$" and "An attention temperature that grows". The
+    rows for $m$'s slope and $k$, clashes between chapters, and $c$, a clash between this page's rows, are checked here
+    too."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("(glossary-letters)=\n## ") : raw.index("(glossary-papers)=")]
     assert section.count("<details>") == section.count("</details>") == 1 and section.count("| letter or word |") == 1
@@ -2900,7 +2934,16 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     for name in ("$i$", "$m$", "$s$", "distance", "temperature"):
         assert f"\n| {name} |" in section, name
     assert terms[:5] == ["distance", "$i$", "$m$", "$s$", "temperature"], terms  # the commonest first
-    assert sorted(named) == sorted(terms[:5]), named  # the main line names the table's first five rows
+    # the main line names the table's first five rows, then the two words that clash with this page's own rows: fast,
+    # the *fast pair* row's word, which chapter 7's YaRN row uses for the pairs YaRN keeps, and kept, the *kept (pair)*
+    # row's word, which chapter 8 uses for a retrieval grade
+    assert named == ["$i$", "$m$", "$s$", "distance", "temperature", "fast", "kept"], named
+    assert sorted(named[:5]) == sorted(terms[:5]) and set(named[5:]) <= set(terms), named
+    assert row("fast pair").startswith("| fast pair |") and row("kept (pair)").startswith("| kept (pair) |")
+    assert "| YaRN (`yarn`) | fast pairs kept," in chapter("07_beyond")
+    assert re.search(
+        r"\| retrieval is \*kept\* \| \d+ % of passkeys found", " ".join(chapter("08_extrapolation").split())
+    )
     assert "Shaw's clipped offset $c = \\mathrm{clip}(j - i, k)$ in chapter 3 |" in letters("$c$")
 
 
@@ -3708,9 +3751,13 @@ def test_temperature_section_opens_with_its_multiplier_table():
     assert header.split(" | ")[3] == "multiplier of $q \\cdot k$"
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
-    # the opening is the one rule, in three sentences: which scales change with the query, Llama 4's code's word and
-    # each row's scope are the rows' and the blocks' (read r186)
-    assert opening.count(". ") + opening.endswith(".") == 3, opening
+    # the opening is the one rule, in three sentences, and one warning that three of the column's numbers change with
+    # the query (read r188; checked in test_a_larger_multiplier_never_flattens_attention); which scales they are,
+    # Llama 4's code's word and each row's scope are the rows' and the blocks' (read r186)
+    assert opening.count(". ") + opening.endswith(".") == 4, opening
+    assert opening.endswith(
+        "Three of the table's numbers change with the query: with its position, or with how many tokens it attends."
+    ), opening
     assert "Three scales change with the query" in block("Other models' query and logit scales")
     assert "The first two follow" not in opening and "Llama 4's code" not in opening  # aside: block
     # the word clash is the Letters row's alone: neither before nor after the table
@@ -4331,7 +4378,7 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
         SLOW_PAIR_CLAUSE + " Dividing its frequency by about the input's length over $L$ keeps the angle inside."
         in text
     )
-    assert "On a long enough input, a decoder's slow pairs meet angles that training never showed them, so RoPE" in text
+    assert LESSON + " " + SLOW_PAIR_CLAUSE in text
     # the sentence speaks of RoPE scalings, not of the table below it: the table also holds methods that remap
     # positions, a fine-tuning scheme and tests, none of which divides a frequency
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -5375,20 +5422,22 @@ def test_context_parallelism_needs_global_positions():
 
 
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
-    """The main line (read r186: rebuilt as a learner's text, lesson first): "On a long enough input, a decoder's slow
-    pairs meet angles that training never showed them, so RoPE scalings slow those pairs", then
-    :data:`SLOW_PAIR_CLAUSE`, then "Dividing its frequency by about the input's length over $L$ keeps the angle inside"
-    (each slow pair's least divisor, below: (2L - 1)/(L - 1), within a thousandth of the stretch). Then the example: "An
-    example: take a head like Llama 3.1's, whose trained length, before RoPE scaling, is $L = 8192$. Give it an input of
-    $\\ell = 2L$ tokens. The three rules below use Llama 3.1's configured `factor`, 8. Each divides the slowest pair's
-    frequency by well over $\\ell/L = 2$, so here that pair meets no new angle:" ("here": the exact condition is the
-    collapsed worked example's $(\\ell - 1)/(L - 1)$, just above the stretch; "well over": each divisor is at least
-    twice it), a table of the three rules' divisors of the slowest pair (PI, `llama3` and YaRN, 8 "at any length"), with
-    a second column, the fastest pair's divisor (PI 8; `llama3` and YaRN 1: "it *keeps* that pair", *kept* defined where
-    it is first used), run in transformers' `linear`, `llama3` and `yarn`; then :data:`FASTEST_PAIR_LINES`. The main
-    line leaves the stretch, the extension and effective factors, "turns in $L$" and dynamic NTK's 9 to the collapsed
-    worked example and its next block; its numbers equal the worked example's (stretch, the first three of its four
-    rules' rows, which hold the "(\\ell - 1)/(L - 1)" condition) and are run below in transformers. The worked example's
+    """The main line (read r186: rebuilt as a learner's text, lesson first): :data:`LESSON`, "On a long enough input,
+    some of a decoder's pairs meet angles that training never showed them, so RoPE scalings slow those pairs", then
+    :data:`SLOW_PAIR_CLAUSE`, which defines *slow pair* before the term is used (read r188), then "Dividing its
+    frequency by about the input's length over $L$ keeps the angle inside" (each slow pair's least divisor, below: (2L -
+    1)/(L - 1), within a thousandth of the stretch). Then the example: "An example: take a head like Llama 3.1's, whose
+    trained length, before RoPE scaling, is $L = 8192$. Give it an input of $\\ell = 2L$ tokens. The three rules below
+    use Llama 3.1's configured `factor`, 8. Each divides the slowest pair's frequency by well over $\\ell/L = 2$, so
+    here that pair meets no new angle:" ("here": the exact condition is the collapsed worked example's $(\\ell - 1)/(L -
+    1)$, just above the stretch; "well over": each divisor is at least twice it), a table of the three rules' divisors
+    of the slowest pair (PI, `llama3` and YaRN, 8 "at any length"), with a second column, the fastest pair's divisor (PI
+    8; `llama3` and YaRN 1: "it *keeps* that pair", *kept* defined where it is first used), run in transformers'
+    `linear`, `llama3` and `yarn`; then :data:`FIXED_RULES` (read r188: why 8 where 2 would do;
+    :func:`test_the_three_fixed_rules_divide_by_factor_at_every_length`) and :data:`FASTEST_PAIR_LINES`. The main line
+    leaves the stretch, the extension and effective factors, "turns in $L$" and dynamic NTK's 9 to the collapsed worked
+    example and its next block; its numbers equal the worked example's (stretch, the first three of its four rules'
+    rows, which hold the "(\\ell - 1)/(L - 1)" condition) and are run below in transformers. The worked example's
     dynamic NTK: transformers' `dynamic` divides pair 0 by 1 at lengths from L/2 to 64L, and its slowest pair by the
     block's formula at each length from 1.25L to 64L, more at each longer one; at L/2 and at L it leaves the slowest
     pair alone, where the formula would give at most 1. At 2L both PI and dynamic NTK divide the slowest pair by more
@@ -5418,13 +5467,14 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # one idea per paragraph: the lesson with the slow pairs' new angles, then the example and its table, then the
     # fastest pair (read r186: the lesson first, each term it needs before its use, chapter 8's runs in a block)
     paragraphs = [re.sub(r"\s+", " ", p) for p in section.split("\n\n")]
-    assert paragraphs[1].startswith(
-        "On a long enough input, a decoder's slow pairs meet angles that training never showed them, so RoPE scalings"
-        " slow those pairs."
-    ) and paragraphs[1].endswith(
+    assert paragraphs[1].startswith(LESSON + " " + SLOW_PAIR_CLAUSE) and paragraphs[1].endswith(
         "a new angle. Dividing its frequency by about the input's length over $L$ keeps the angle inside."
     )
     assert SLOW_PAIR_CLAUSE in paragraphs[1] and ONE_SIDED_ARC in visible and ONE_SIDED_ARC not in block(WE)
+    # read r188: the term *slow pair* is defined before the main line first uses it, and the lesson sentence before
+    # the definition does without it
+    assert visible.lower().index("slow pair") == visible.index("*slow pair*") + 1, visible[:400]
+    assert "slow pair" not in LESSON and LESSON.endswith("so RoPE scalings slow those pairs.")
     # the main line names only L, ell and s: the three numbers' table is the worked example's, and each of the three
     # is defined in one table row where that block first uses it: its first "stretch", "extension factor" and
     # "effective factor" are their rows' labels
@@ -5444,9 +5494,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         worked,
     )
     lead = re.findall(
-        r"^### How these terms fit together: Llama 3\.1's head On a long enough input, a decoder's slow pairs meet"
-        r" angles that training never showed them, so RoPE scalings slow those pairs\. "
-        + re.escape(SLOW_PAIR_CLAUSE)
+        r"^### How these terms fit together: Llama 3\.1's head "
+        + re.escape(LESSON + " " + SLOW_PAIR_CLAUSE)
         + r" Dividing its frequency by about the input's length over \$L\$ keeps the angle inside\."
         r" An example: take a head like Llama 3\.1's, whose trained length, before RoPE scaling, is \$L = (\d+)\$\."
         r" Give it an input of \$\\ell = (\d)L\$ tokens\. The (three) rules below use Llama 3\.1's configured"
@@ -5458,7 +5507,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         r" \| `llama3` \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair, leaving its frequency"
         r" unchanged \|"
         r" \| \*YaRN\* \| (\d+), the `factor`, at any length \| (\d+): it \*keeps\* that pair \| "
-        + re.escape(FASTEST_PAIR_LINES)
+        + re.escape(FIXED_RULES + " " + FASTEST_PAIR_LINES)
         + "$",
         visible.strip(),
     )
@@ -5746,6 +5795,97 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
         "*Dynamic YaRN* keeps pairs 0 and 1, the two fastest, and its loss there is about 0.73, *fine*,"
         " with or without its attention factor. It also slows pair 2," in costs
     )
+
+
+def test_the_three_fixed_rules_divide_by_factor_at_every_length():
+    """The main line's :data:`FIXED_RULES`, under the three-rule table (read r188: why 8 where 2 would do): "These rules
+    are fixed: they divide the slowest pair by the `factor` at every length, more than an input of $2L$ needs". Each of
+    transformers' `linear`, `llama3` and `yarn`, on Llama 3.1's head and `factor`, gives the same frequencies whatever
+    the configured maximum length or the input's length it is handed, and its rotary module keeps them after a forward
+    pass over $L$, $2L$ and $16L$ positions; the slowest pair's divisor is the `factor` each time, and an input of $2L$
+    tokens needs only $(2L - 1)/(L - 1)$, about 2 (the worked example's condition), which the `factor` exceeds.
+
+    Then the worked example's last paragraph, on Llama 3.1's own config: "Llama 3.1 itself is configured for inputs of
+    up to $16L$, 131 072 tokens, with the same `factor`. Past about $8L$, its slowest pair meets angles that training at
+    $L$ never showed. After training at $L$, Llama 3.1 went on training on inputs of up to $16L$; whether that training
+    used its scaling is not stated." (review of r188's fix: "used its scaling in training" was unverified; the summary
+    says the same as this sentence.) The 16 and 131 072 from posenc/book/models.py's copy of the config (a prose sync)
+    and chapter 10's model table; the first distance whose angle, divided by 8, passes the arc training at $L$ showed
+    lies within 8 positions below $8L$, and every later distance up to $16L - 1$ passes it too; chapter 10 says that
+    Llama 3.1 trained past its $L$, with 131 072 in its "trained" column, and the summary that whether that training
+    used the rule is not stated."""
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", example_section(raw), flags=re.S))
+    assert FIXED_RULES in visible
+    (times,) = re.findall(r"more than an input of \$(\d+)L\$ needs\.", FIXED_RULES)
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    scaling = llama["rope_scaling"]
+    d, base, L, s = llama31_head()
+    theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+    rules = {
+        "linear": {"rope_type": "linear", "factor": s},
+        "llama3": {
+            "rope_type": "llama3",
+            "factor": s,
+            "high_freq_factor": scaling["high_freq_factor"],
+            "low_freq_factor": scaling["low_freq_factor"],
+            "original_max_position_embeddings": L,
+        },
+        "yarn": {"rope_type": "yarn", "factor": s, "original_max_position_embeddings": L},
+    }
+    need = (int(times) * L - 1) / (L - 1)  # the worked example's (l - 1)/(L - 1) at l = 2L
+    assert 2 < need < 2.001 and s > need
+    for name, params in rules.items():
+        params = {"rope_theta": base, **params}
+        runs = [
+            hf_inv_freq(d, max_position_embeddings=size * L, seq_len=n * L, **params).double()
+            for size in (2, 16, 64)
+            for n in (1, 2, 16)
+        ]
+        assert all(torch.equal(run, runs[0]) for run in runs), name  # fixed: the same at every length
+        assert abs(float(theta[-1] / runs[0][-1]) - s) < 1e-6 * s, name  # the slowest pair: by the `factor`
+        cfg = LlamaConfig(
+            hidden_size=2 * d, num_attention_heads=2, head_dim=d, rope_parameters=params, max_position_embeddings=16 * L
+        )
+        module = LlamaRotaryEmbedding(cfg)
+        before = module.inv_freq.clone()
+        x = torch.zeros(1, 1, d)
+        for n in (1, 2, 16):
+            module(x, torch.arange(n * L)[None])
+            assert torch.equal(module.inv_freq, before), (name, n)  # no update from the input's length
+    # the worked example's last paragraph: Llama 3.1's own config and training
+    example = block(WE)
+    ((up_to, tokens, past, trained_up_to),) = re.findall(
+        r"Llama 3\.1 itself is configured for inputs of up to \$(\d+)L\$, ([\d ]+) tokens, with the same `factor`\."
+        r" Past about \$(\d+)L\$, its slowest pair meets angles that training at \$L\$ never showed\. After training at"
+        r" \$L\$, Llama 3\.1 went on training on inputs of up to \$(\d+)L\$; whether that training used its scaling is"
+        r" not stated\.$",
+        example,
+    )
+    assert int(up_to) * L == int(tokens.replace(" ", "")) == llama["max_position_embeddings"], (up_to, tokens)
+    assert int(trained_up_to) == int(up_to) and llama["trained_length"] == int(up_to) * L
+    assert llama["trained_length_before"] == scaling["original_max_position_embeddings"] == L
+    c10 = " ".join(chapter("10_rope_today").split())
+    assert (
+        "| Llama 3.1 8B | RoPE + llama3 scaling (factor 8) | 128 / 128 | 500 000 | 131 072 | 8 192 → 131 072 |" in c10
+    )
+    assert "Whether\nLlama 3.1's long training used its rule is not stated." in (
+        ROOT / "book" / "summary.md"
+    ).read_text(encoding="utf-8")
+    assert "Llama 3.1, Llama 4 Scout, DeepSeek-V2 and V3 and Gemma 3 trained past the length $L$ their scaling" in c10
+    # "Past about 8L": the slowest pair, divided by 8, against the arc training at L showed, 0 to (L - 1) theta
+    slow = float(theta[-1])
+    distances = torch.arange(L, int(up_to) * L, dtype=torch.float64)
+    new = distances * slow / s > (L - 1) * slow * (1 + 1e-12)
+    first = int(distances[int(torch.argmax(new.double()))])
+    assert int(past) * L - 8 <= first < int(past) * L and bool(new[distances >= first].all()), first
+    assert float(distances[-1]) * slow / s < math.pi  # no wrap: each later angle is past the arc, not back in it
+    # "so its training showed those angles too": trained at up to 16L with the scaled frequency, its arc reaches the
+    # last distance of any such input
+    assert (int(trained_up_to) * L - 1) * slow / s >= float(distances[-1]) * slow / s
 
 
 def test_critical_dimension_row_is_twice_the_fast_pairs():
@@ -6885,14 +7025,45 @@ def test_abacus_and_position_coupling_rows_restate_chapter_11():
     """The Encodings rows "Abacus embeddings" and "position coupling" (read r169: chapter 11 names both, the glossary
     had neither) restate chapter 11's sentences: Abacus numbers "each digit from the start of its number"; position
     coupling gives "the digits of the same significance the same position"; both set "by hand from the task's
-    structure"."""
+    structure". The Abacus row adds the paper's setup (read r188): "the numbers are written least significant digit
+    first", as in McLeish et al.'s code, whose `Abacus` module says "Integers must be reversed for this to work
+    correctly" (mcleish7/arithmetic, abacus.py; no offline source, a prose sync). Why it matters, derived: numbering
+    each digit from the start of its number, as that module does (1, 2, ... along each run of digits), gives the digits
+    of the same significance in two numbers of different lengths the same position when they are written least
+    significant digit first, and different ones when written the usual way."""
     c11 = " ".join(chapter("11_learned_position").split())
     assert "set them by hand from the task's structure." in c11
     assert "number each digit from the start of its number." in c11
     assert "gives the digits of the same significance the same position." in c11
-    assert "that number each digit from the start of its number, set from the task's structure" in row(
-        "Abacus embeddings"
+    assert row("Abacus embeddings").startswith(
+        "| Abacus embeddings | | positions for arithmetic that number each digit from the start of its number, set"
+        " from the task's structure; the numbers are written least significant digit first (McLeish et al. 2024) |"
     )
+
+    def abacus(text: str) -> list[int]:
+        """each digit's position: 1, 2, ... from the first digit of its run, 0 for other tokens (abacus.py's helper)"""
+        out, run = [], 0
+        for ch in text:
+            run = run + 1 if ch.isdigit() else 0
+            out.append(run)
+        return out
+
+    def by_significance(text: str, lsd_first: bool) -> dict[tuple[int, int], int]:
+        """(number, significance) -> position, significance 0 for the units digit"""
+        found, number = {}, -1
+        for match in re.finditer(r"\d+", text):
+            number += 1
+            width = match.end() - match.start()
+            for k, at in enumerate(range(match.start(), match.end())):
+                found[(number, k if lsd_first else width - 1 - k)] = abacus(text)[at]
+        return found
+
+    a, b = 4567, 89
+    for lsd_first in (True, False):
+        text = f"{str(a)[::-1]}+{str(b)[::-1]}=" if lsd_first else f"{a}+{b}="
+        pos = by_significance(text, lsd_first)
+        shared = [pos[(0, k)] == pos[(1, k)] for k in range(len(str(b)))]
+        assert all(shared) if lsd_first else not any(shared), (text, pos)
     assert "that give the digits of the same significance in different numbers the same position" in row(
         "position coupling"
     )

@@ -63,57 +63,87 @@ def _llama31_llama3_freqs() -> torch.Tensor:
     return scaled
 
 
+def _port(code: str, config, names: dict | None = None) -> dict:
+    """Run the porting snippet with only `config` given and return what it prints, one tuple (base, rotated, kind,
+    scaled) per layer type it names; `names` receives the snippet's own names."""
+    printed: dict = {}
+
+    def capture(layer_type, *values):
+        assert layer_type not in printed, layer_type
+        printed[layer_type] = values
+
+    names = {} if names is None else names
+    names.update(config=config, print=capture)  # nothing else: a name the snippet only mentions would raise NameError
+    exec(code, names)
+    return printed
+
+
 def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
-    """The porting snippet defines every name it reads but `config`: run with only `config` given, it reads the base
-    and the rule of Llama's flat default configuration and of Gemma 3's nested one, for the layer `layer_idx` names
-    (Gemma 3's layer 0 is a sliding-window layer, base 10 000; its layer 5 a global one, base 10^6). Its comment on
-    the other key sets: DeepSeek-V4's keys are `main` and `compress`, not its layer kinds, so the snippet's lookup
-    fails there; Beam's default `full_attention` entry is None."""
+    """The porting snippet defines every name it reads but `config`: run as pasted, with only `config` given, it prints
+    the base and the rule of Llama's flat default configuration once, for all layers, and of Gemma 3's nested one once
+    per layer kind (read r188: it read one layer, the first, a sliding-window one, so as pasted it missed the global
+    layers' base and rule): base 10^6 for `full_attention`, 10^4 for `sliding_attention`, as its last comment says, and
+    a global `linear` rule where the file sets one. Its pitfalls on the other key sets: DeepSeek-V4's keys are `main`
+    and `compress`, not its layer kinds, so the snippet's lookup fails there; Beam's default `full_attention` entry is
+    None."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     import transformers
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
     code = _snippet("get_text_config()")
-    assert "layer_idx = 0  # the layer at hand" in code
-    for config, base in ((transformers.LlamaConfig(), 10000.0), (transformers.Gemma3Config(), 10000.0)):
-        names = {"config": config}  # nothing else: a name the snippet only mentions would raise NameError
-        exec(code, names)
-        assert (names["base"], names["kind"], names["scaled"]) == (base, "default", False), type(config)
+    assert "layer_idx" not in code and "for layer_type in sorted(set(text.layer_types)) if nested" in code
+    assert _port(code, transformers.LlamaConfig()) == {"all layers": (10000.0, 1.0, "default", False)}
+    gemma = transformers.Gemma3Config().get_text_config()
+    assert set(gemma.layer_types) == {"sliding_attention", "full_attention"}
+    assert _port(code, transformers.Gemma3Config()) == {
+        "full_attention": (1e6, 1.0, "default", False),
+        "sliding_attention": (1e4, 1.0, "default", False),
+    }
+    assert code.splitlines()[-1].endswith("# one line per kind: in Gemma 3, base 1e6 full, 1e4 sliding"), code
+    # a Gemma 3 file whose global layers scale, as Gemma 3 4B to 27B's `linear` with factor 8: the snippet reports it
+    scaled_gemma = transformers.Gemma3Config(
+        text_config={
+            "rope_parameters": {
+                "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1e6},
+                "sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
+            }
+        }
+    )
+    assert _port(code, scaled_gemma) == {
+        "full_attention": (1e6, 1.0, "linear", True),
+        "sliding_attention": (1e4, 1.0, "default", False),
+    }
     # the pitfall: "Configurations without RoPE, such as GPT-2's and BLOOM's, have no `rope_parameters`: the snippet's
-    # second line, `rope = text.rope_parameters`, raises `AttributeError`" (the first, get_text_config(), works)
+    # second line, `params = text.rope_parameters`, raises `AttributeError`" (the first, get_text_config(), works)
     for plain in (transformers.GPT2Config(), transformers.BloomConfig()):
         assert plain.get_text_config() is not None
         with pytest.raises(AttributeError):
-            exec(code, {"config": plain})
-    assert code.splitlines()[1] == "rope = text.rope_parameters", code.splitlines()[:2]
+            _port(code, plain)
+    assert code.splitlines()[1] == "params = text.rope_parameters", code.splitlines()[:2]
     assert (
-        "have no `rope_parameters`: the snippet's second line, `rope = text.rope_parameters`, raises `AttributeError`."
-        in " ".join(_page().split())
+        "have no `rope_parameters`: the snippet's second line, `params = text.rope_parameters`, raises"
+        " `AttributeError`." in " ".join(_page().split())
     )
-    gemma = transformers.Gemma3Config().get_text_config()
-    assert gemma.layer_types[0] == "sliding_attention" and gemma.layer_types[5] == "full_attention"
-    names = {"config": transformers.Gemma3Config()}
-    exec(code.replace("layer_idx = 0  #", "layer_idx = 5  #"), names)  # the first global layer
     # "rotated = rope.get("partial_rotary_factor", 1.0)": 1 for Gemma 3's layers, Phi's 0.4 from its dict; transformers
     # 5.24 merges partial_rotary_factor into rope_parameters, so the old attribute raises AttributeError
-    assert names["rotated"] == 1.0
     phi = transformers.PhiConfig(partial_rotary_factor=0.4)
-    names_phi = {"config": phi}
-    exec(code, names_phi)
-    assert names_phi["rotated"] == 0.4 and phi.rope_parameters["partial_rotary_factor"] == 0.4
+    assert _port(code, phi)["all layers"][1] == 0.4 and phi.rope_parameters["partial_rotary_factor"] == 0.4
     for old in (phi, transformers.GPTNeoXConfig()):  # the pitfall: "raises `AttributeError` on GPT-NeoX's and Phi's"
         with pytest.raises(AttributeError):
             _ = old.partial_rotary_factor
     assert "so `config.partial_rotary_factor` raises `AttributeError` on GPT-NeoX's and Phi's configurations." in (
         " ".join(_page().split())
     )
-    assert names["base"] == gemma.rope_parameters["full_attention"]["rope_theta"] == 1e6, names["base"]
-    assert 'if "rope_type" not in rope:  # nested, as in Gemma 3: one dict per layer kind' in code
-    # the sentence after the snippet: "Run it for each kind in `layer_types`." (its answer at layer 0, a sliding
-    # layer, is not the global layers' answer: bases 10 000 and 10^6, above)
+    assert gemma.rope_parameters["full_attention"]["rope_theta"] == 1e6
+    assert 'nested = "rope_type" not in params  # as in Gemma 3: one dict per layer kind' in code
+    # the main line before the snippet says what it does with the kinds; no sentence after it asks the reader to edit
+    # and rerun it (read r188)
+    assert (
+        "Gemma 3's keys are the kinds that `layer_types` lists, so the snippet reads the dict of each kind."
+        in _section_main_line(_page(), "## Porting transformers-4 code")
+    )
     after = _raw().split(code)[1].lstrip("`\n")
-    each = "Set `layer_idx` to a layer of each kind in `layer_types`, and run it for each."
-    assert after.startswith(each), after[:80]
+    assert after.startswith("<details><summary>Loading pitfalls in transformers 5.24</summary>"), after[:80]
     assert len(set(gemma.layer_types)) == 2 and len({r["rope_theta"] for r in gemma.rope_parameters.values()}) == 2
 
     # read r186: the snippet keeps only the lines that port; its caveats are the pitfalls' bullets, which name the key
@@ -150,15 +180,18 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     # transformers' defaults leave at 1", and their
     # line counts it as scaled when its factor is not 1. Transformers 5.24's proportional rule divides every frequency
     # by its factor, and Gemma 4's global layers use it
-    assert code.rstrip().endswith(
-        'scaled = kind in {"linear", "dynamic", "yarn", "llama3", "longrope"}  # the rules that scale for longer inputs'
-    ), code
+    scaled_line = (
+        '    scaled = kind in {"linear", "dynamic", "yarn", "llama3", "longrope"}  # the rules that scale for longer'
+        " inputs\n"
+    )
+    assert scaled_line + "    print(layer_type, base, rotated, kind, scaled)" in code, code
     assert (
         "- The snippet's `scaled` leaves out `proportional`, the rule of Gemma 4's global layers. It sets the"
         " frequency of each pair it does not rotate to zero, and divides every frequency by its `factor`, which"
         " transformers' defaults leave at 1."
         in pitfalls
-        and 'add `scaled |= kind == "proportional" and rope.get("factor", 1.0) != 1` to the snippet.' in pitfalls
+        and 'add `scaled |= kind == "proportional" and rope.get("factor", 1.0) != 1` to the loop, before its `print`.'
+        in pitfalls
     )
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS, _compute_proportional_rope_parameters
 
@@ -181,24 +214,28 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     g4.rope_parameters["full_attention"]["factor"] = 4.0
     four, _ = ROPE_INIT_FUNCTIONS["proportional"](g4, "cpu", layer_type="full_attention")
     assert torch.allclose(four, one / 4)  # a factor divides every frequency
-    names = {"config": g4}  # the snippet itself, at a global layer with that factor, reports it unscaled
-    exec(code.replace("layer_idx = 0  #", f"layer_idx = {gemma4.layer_types.index('full_attention')}  #"), names)
-    assert names["kind"] == "proportional" and names["scaled"] is False
-    exec('scaled |= kind == "proportional" and rope.get("factor", 1.0) != 1', names)  # the pitfalls' line
-    assert names["scaled"] is True
+    # the snippet itself reports the global layers, with that factor, unscaled; the pitfalls' line, added to the
+    # loop before its `print`, reports them scaled, and leaves the sliding layers' `default` unscaled
+    assert _port(code, g4)["full_attention"][2:] == ("proportional", False)
+    added = code.replace(
+        scaled_line, scaled_line + '    scaled |= kind == "proportional" and rope.get("factor", 1.0) != 1\n'
+    )
+    assert added != code
+    assert {k: v[2:] for k, v in _port(added, g4).items()} == {
+        "full_attention": ("proportional", True),
+        "sliding_attention": ("default", False),
+    }
+    assert {k: v[2:] for k, v in _port(added, gemma4).items()}["full_attention"] == ("proportional", False)
     deepseek = CONFIG_MAPPING["deepseek_v4"]().get_text_config()
     assert set(deepseek.rope_parameters) == {"main", "compress"}
     assert not set(deepseek.rope_parameters) & set(deepseek.layer_types)
     with pytest.raises(KeyError):
-        exec(code, {"config": CONFIG_MAPPING["deepseek_v4"]()})
+        _port(code, CONFIG_MAPPING["deepseek_v4"]())
     beam = CONFIG_MAPPING["beam"]().get_text_config()
     assert beam.rope_parameters["full_attention"] is None
     assert "full_attention" in beam.layer_types
-    with pytest.raises(TypeError):  # a layer of that kind: None["rope_theta"]
-        exec(
-            code.replace("layer_idx = 0  #", f"layer_idx = {beam.layer_types.index('full_attention')}  #"),
-            {"config": CONFIG_MAPPING["beam"]()},
-        )
+    with pytest.raises(TypeError):  # its layers of that kind: None["rope_theta"]
+        _port(code, CONFIG_MAPPING["beam"]())
 
 
 def test_left_padding_check_matches_the_rows_alone():
@@ -256,6 +293,24 @@ def test_left_padding_check_matches_the_rows_alone():
         "Positions all 0, or no `attention_mask` while the cache is on, as by default, break the match: the second line"
         " prints each one's largest logit error, and the missing mask's is far larger." in _page()
     )
+    # read r188: "These sizes come from a tiny random model and change with its weights, so they say little about a
+    # trained model's errors." The same model with its query and key weights multiplied by 10, so that attention is
+    # less uniform, still matches with the right positions, but the all-zero positions' error grows far more than
+    # tenfold; the printed sizes are this model's, not a property of the mistake
+    assert (
+        "These sizes come from a tiny random model and change with its weights, so they say little about a trained"
+        " model's errors." in _page()
+    )
+    sharper = copy.deepcopy(model)
+    with torch.no_grad():
+        for layer in sharper.model.layers:
+            layer.self_attn.q_proj.weight *= 10
+            layer.self_attn.k_proj.weight *= 10
+        alone = sharper(ids[1:2, 2:]).logits[0]
+        right = sharper(ids, attention_mask=mask, position_ids=names["position_ids"]).logits[1, 2:]
+        wrong = sharper(ids, attention_mask=mask, position_ids=torch.zeros_like(ids)).logits[1, 2:]
+    assert float((right - alone).abs().max()) <= 1e-5
+    assert float((wrong - alone).abs().max()) > 20 * errors[0], (float((wrong - alone).abs().max()), errors[0])
     # "while the cache is on, as by default": with use_cache=False and no mask, transformers reads the restarts of the
     # clamped position ids as packed documents and masks across them, so the unmasked row matches again
     assert model.config.use_cache is True
@@ -452,24 +507,24 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # whose main line keeps the attention factor alone); checked in
     # test_query_scales_are_defined_where_the_run_time_cases_use_them
     scales = (
-        "Llama 4, Ministral 3 and Mistral 4 can also multiply queries by a scale that steps up with the token's"
-        " position."
+        "Llama 4, Ministral 3 and Mistral 4 can also multiply each query by a scale, a number that steps up with the"
+        " token's position."
     )
     # the cases sentence and table: each row's "why" readable with what the section has said (bfloat16's rough
     # positions against the offsets, the scales' steps, the batch's longest row), no pointer to a later section
     named = (
         scales + " The table lists the cases that can change a padded row's scores by more than rounding:"
         " | case | do `position_ids` fix it? | why | |---|---|---|"
-        " | angles your own code forms in bfloat16 | yes | bfloat16 holds positions above 256 only roughly, so the"
-        " angle's error depends on the position, not the offset |"
-        " | the query scale of Ministral 3 and Mistral 4 | yes | the scale reads `position_ids` |"
-        " | the query scale of Llama 4 | no | it counts the pads, but they change it only for tokens they push across a"
-        " step |"
-        " | the `dynamic` and `longrope` rules | no | even with `position_ids`, the batch's longest row sets every"
-        " row's frequencies |"
+        " | your own code computes each angle, position times frequency, in bfloat16 | yes | bfloat16 rounds many"
+        " positions above 256, so the angle's error depends on the position, not the offset |"
+        " | the query scale of Ministral 3 and Mistral 4 | yes | the scale reads its position from `position_ids` |"
+        " | the query scale of Llama 4 | no | it counts every token so far, pads included, but the pads change it only"
+        " for tokens they push across a step |"
+        " | rules that set the frequencies from the input's length, `dynamic` and `longrope` | no | even with"
+        " `position_ids`, the batch's longest row sets every row's frequencies |"
     )
-    # "bfloat16 holds positions above 256 only roughly": 8 significant bits keep every integer up to 256, and from 257
-    # on round some of them, more the larger the position (every other one up to 512, 7 in 8 between 1 024 and 2 048)
+    # "bfloat16 rounds many positions above 256": 8 significant bits keep every integer up to 256, and from 257 on
+    # round some of them, more the larger the position (every other one up to 512, 7 in 8 between 1 024 and 2 048)
     ints = torch.arange(0, 4097, dtype=torch.float64)
     moved = ints.to(torch.bfloat16).double() != ints
     assert not bool(moved[:257].any()) and bool(moved[257])
@@ -479,11 +534,16 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # (test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
     cases = re.findall(r"^\| (?!case |---)(.+?) \| (yes|no) \| (.+?) \|$", _raw(), flags=re.M)
     assert [(c[0], c[1]) for c in cases] == [
-        ("angles your own code forms in bfloat16", "yes"),
+        ("your own code computes each angle, position times frequency, in bfloat16", "yes"),
         ("the query scale of Ministral 3 and Mistral 4", "yes"),
         ("the query scale of Llama 4", "no"),
-        ("the `dynamic` and `longrope` rules", "no"),
+        ("rules that set the frequencies from the input's length, `dynamic` and `longrope`", "no"),
     ], cases
+    # read r188: each row's case reads where it stands, in words the page has said before it: the bfloat16 row says
+    # what its angles are, not the later section's "bfloat16 angles"; the length rules' row says what makes them
+    # differ, as the dynamic section's main line, earlier, defines a dynamic rule
+    assert "bfloat16 angles" not in named and "*" not in named, named
+    assert page.index("A dynamic rule sets them from each input's length $\\ell$.") < page.index(named)
     intro = named[len(scales) + 1 : named.index(" | case |")]
     assert intro.count(". ") == 0 and len(intro.split()) <= 20, intro  # one short cases sentence (recorded decision)
     assert named in section
@@ -801,13 +861,13 @@ def test_fields_first_name_partial_rotary_factor():
 
 def test_transformers_dynamic_l_is_the_stored_length():
     """Fixed and dynamic scaling rules, main line (read r183: one idea, then the practical point): "Dynamic NTK leaves
-    inputs up to the trained length L unscaled, and scales a longer input more, the longer it is." Then "Transformers
-    calls dynamic NTK `dynamic`. In place of L, it reads the *stored length*, `max_position_embeddings`. A scaled file
-    usually stores its extended length there, so `dynamic` in such a file starts scaling far past L. In Llama 3.1's
-    file, which stores 16L, it would scale only inputs longer than 16L." (read r183: "no input shorter than 16L"
-    undersold it: an input of exactly 16L is not scaled either.) The effective factors' table and "Dynamic NTK's
-    effective factor is 1 up to the trained length L and grows with l beyond it" sit in the block right under. With
-    Llama
+    inputs up to the trained length L unscaled, and scales a longer input more, the longer it is." Then "Transformers'
+    dynamic NTK, `dynamic`, reads `max_position_embeddings`, the *stored length*, in place of L. Llama 3.1's file
+    stores 16L there. So on that file, `dynamic` would leave an input of 2L unscaled, and scale only inputs longer than
+    16L." (read r183: "no input shorter than 16L" undersold it: an input of exactly 16L is not scaled
+    either; read r188: two set-ups, the rule's own L and transformers' stored length, said as two.) The effective
+    factors' table and "Dynamic NTK's effective factor is 1 up to the trained length L and grows with l beyond it" sit
+    in the block right under. With Llama
     3.1's fields (posenc's MODEL_ROPE_CONFIGS), transformers 5.24's rotary module takes its L, `original_max_seq_len`,
     from max_position_embeddings (131 072 = 16 x 8 192), not from original_max_position_embeddings; with the trained
     length stored there instead, `dynamic` divides the slowest pair by the table's 9 at 2L."""
@@ -854,16 +914,22 @@ def test_transformers_dynamic_l_is_the_stored_length():
         "Transformers' `dynamic` raises the base to divide the slowest pair by the table's $1 + s(\\ell/L - 1)$,"
         " written $s\\ell/L - (s - 1)$, with the stored length in place of $L$." in page
     )
-    # "In place of L, it reads the *stored length*, `max_position_embeddings`. ... In Llama 3.1's file, which stores
-    # 16L, it would scale only inputs longer than 16L." (checked above: transformers' original_max_seq_len is
-    # max_position_embeddings, 131 072 = 16 x 8 192; below: a fresh module scales an input of 16L + 1 positions and
-    # not one of exactly 16L, since transformers tests seq_len > max_seq_len_cached)
+    # "reads `max_position_embeddings`, the *stored length*, in place of L. Llama 3.1's file stores 16L there. So on
+    # that file, `dynamic` would ... scale only inputs longer than 16L" (checked above:
+    # transformers' original_max_seq_len is max_position_embeddings, 131 072 = 16 x 8 192; below: a fresh module
+    # scales an input of 16L + 1 positions and not one of exactly 16L, since transformers tests
+    # seq_len > max_seq_len_cached)
     stated = (
-        "Transformers calls dynamic NTK `dynamic`. In place of $L$, it reads the *stored length*,"
-        " `max_position_embeddings`. In Llama 3.1's file, which stores $16L$, it would scale only inputs longer than"
-        " $16L$."
+        "Transformers' dynamic NTK, `dynamic`, reads `max_position_embeddings`, the *stored length*, in place of $L$."
+        " Llama 3.1's file stores $16L$ there. So on that file, `dynamic` would leave an input of $2L$ unscaled, and"
+        " scale only inputs longer than $16L$."
     )
     assert stated in " ".join(page.split())
+    # "would leave an input of 2L unscaled": a fresh module on that file, at an input of 2L, keeps the plain
+    # frequencies, while dynamic NTK with the trained length divides the slowest pair by 9 there (above)
+    at_2l_file = LlamaRotaryEmbedding(config)
+    at_2l_file(torch.zeros(1, 1, 128), torch.tensor([[2 * trained - 1]]))
+    assert torch.equal(at_2l_file.inv_freq, at_2l_file.original_inv_freq)
     # read r186: the general case left the main line for the block, one sentence that the example shows
     usually = (
         "- A scaled file usually stores its extended length in `max_position_embeddings`, so `dynamic` in such a file"
@@ -1093,20 +1159,25 @@ def test_dynamic_table_needed_row_is_the_stretch():
 
 
 def test_dynamic_main_line_shows_8_9_and_2_at_twice_the_trained_length():
-    """Fixed and dynamic scaling rules, main line (read r186: the section's key number sat only in the collapsed table):
-    "Llama 3.1's `llama3` rule, a fixed one, divides its slowest pair's frequency by s = 8 at every length. Dynamic NTK
-    with the same s divides it by 9 at l = 2L, yet 2 would do: 2L positions would then turn that pair as far as L
-    positions did in training." On transformers 5.24 with Llama 3.1's fields (d 128, base 500 000, L 8 192):
-    `llama3` divides pair 63 by 8 whatever length it is asked for; `dynamic` with factor 8, in a file that stores L,
-    divides it by 9 at 2L (the rule's L is the trained length; the next paragraph names transformers' stored length);
-    and 2L positions at a frequency divided by 2 turn it as far as L positions at the plain one."""
+    """Fixed and dynamic scaling rules, main line (read r186: the section's key number sat only in the collapsed
+    table): "Llama 3.1's `llama3` rule, a fixed one, divides its slowest pair's frequency by s = 8 at every length.
+    Dynamic NTK with the same s and Llama 3.1's L = 8 192, its `original_max_position_embeddings`, divides it by 9 at l
+    = 2L. Yet 2 would do: 2L positions would then turn that pair as far as L positions did in training." On transformers
+    5.24 with Llama 3.1's fields (d 128, base 500 000, L 8 192): `llama3` divides pair 63 by 8 whatever length it is
+    asked for; `dynamic` with factor 8, in a file that stores L, divides it by 9 at 2L (the rule's L is the trained
+    length; the next paragraph names transformers' stored length); and 2L positions at a frequency divided by 2 turn it
+    as far as L positions at the plain one."""
     page = _page()
     main = _section_main_line(page, "## Fixed and dynamic scaling rules")
     example = (
         "Llama 3.1's `llama3` rule, a fixed one, divides its slowest pair's frequency by $s = 8$ at every length."
-        " Dynamic NTK with the same $s$ divides it by 9 at $\\ell = 2L$, yet 2 would do: $2L$ positions would then"
-        " turn that pair as far as $L$ positions did in training."
+        " Dynamic NTK with the same $s$ and Llama 3.1's $L = 8\\,192$, its `original_max_position_embeddings`,"
+        " divides it by 9 at $\\ell = 2L$. Yet 2 would do: $2L$ positions would then turn that pair as far as $L$"
+        " positions did in training."
     )
+    # read r188: the 9 names its L, the scaling's own field, so it does not read as a contradiction of the next
+    # paragraph's transformers set-up, which reads the stored length and leaves 2L unscaled
+    assert LLAMA31_SCALING["original_max_position_embeddings"] == 8192
     lesson = "Dynamic NTK leaves inputs up to the trained length $L$ unscaled"
     assert example in main and main.index(lesson) < main.index(example) < main.index("*stored length*"), main
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
@@ -1382,7 +1453,8 @@ def test_reading_code_layout_permutation():
     assert torch.allclose(reference, converted, rtol=0, atol=1e-12)  # float64 rounding, scores of order 10
     assert not torch.allclose(reference, normed_scores("half", (pq, bq, gq), (pk, bk, gk)), rtol=0, atol=1e-3)
     assert "the rows of $W_q$ and $W_k$, their biases, and any norm weights applied before the rotation." in page
-    # "The interleaved layout pairs neighbours: ... and GLM, ERNIE 4.5 and Helium through their own `rotate_half`",
+    # "The interleaved layout pairs neighbours: ... GLM, ERNIE 4.5 and Helium use their own `rotate_half`, which,
+    # despite its name, pairs neighbours too" (read r188: a learner just told that `rotate_half` means the half layout),
     # while Llama's pairs the two halves
     import importlib
 
@@ -1392,7 +1464,13 @@ def test_reading_code_layout_permutation():
     for name in ("glm", "ernie4_5", "helium"):
         module = importlib.import_module(f"transformers.models.{name}.modeling_{name}")
         assert module.rotate_half(torch.arange(8.0)).tolist() == [-1, 0, -3, 2, -5, 4, -7, 6], name
-    assert "and GLM, ERNIE 4.5 and Helium through their own `rotate_half`." in page
+    assert "GLM, ERNIE 4.5 and Helium use their own `rotate_half`, which, despite its name, pairs neighbours too." in (
+        page
+    )
+    # the sentence before keeps the wording test_intro_page.py pins
+    assert "Llama 4 and DeepSeek-V2 through complex numbers, GPT-J through `rotate_every_two`." in page
+    notes = page[page.index("## Notes for reading code") :]
+    assert notes.index("with `rotate_half`, the *half layout*.") < notes.index("despite its name, pairs neighbours")
     assert "GLM's, ERNIE 4.5's and Helium's pair neighbours, the *interleaved layout* |" in raw
 
 
@@ -1409,26 +1487,23 @@ def test_reading_code_porting_snippet_and_nestings():
     raw = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
     page = " ".join(raw.split())
     code = next(c for c in re.findall(r"```python\n(.*?)```", raw, re.S) if "get_text_config()" in c)
-    # the snippet picks "the layer at hand" with `layer_idx = 0`; run it on other layers by changing that line
-    assert code.count("layer_idx = 0  # the layer at hand") == 1, code
+    # the snippet reads one dict for all layers of a flat configuration, and one per layer kind of a nested one
     text = transformers.Gemma3Config().get_text_config()
-    full = text.layer_types.index("full_attention")  # Gemma 3's sixth layer, after five sliding ones
-    assert text.layer_types[0] == "sliding_attention" and full > 0
+    assert text.layer_types[0] == "sliding_attention" and "full_attention" in text.layer_types
     cases = [
-        (transformers.LlamaConfig(rope_theta=500000.0), 0, 500000.0, "default"),
-        (transformers.Qwen2_5_VLConfig(), 0, 1000000.0, "default"),
-        (transformers.Gemma3Config(), full, 1000000.0, "default"),
-        (transformers.Gemma3Config(), 0, 10000.0, "default"),
+        (transformers.LlamaConfig(rope_theta=500000.0), {"all layers": 500000.0}),
+        (transformers.Qwen2_5_VLConfig(), {"all layers": 1000000.0}),
+        (transformers.Gemma3Config(), {"full_attention": 1000000.0, "sliding_attention": 10000.0}),
     ]
-    for config, layer_idx, base, kind in cases:
-        names = {"config": config}
-        exec(code.replace("layer_idx = 0  # the layer at hand", f"layer_idx = {layer_idx}"), names)
-        assert (names["base"], names["kind"], names["scaled"]) == (base, kind, False), (type(config), names["base"])
+    for config, bases in cases:
+        printed = _port(code, config)
+        assert {k: v[0] for k, v in printed.items()} == bases, (type(config), printed)
+        assert all(v[2:] == ("default", False) for v in printed.values()), printed
     assert set(text.rope_parameters) == set(text.layer_types) == {"full_attention", "sliding_attention"}
     # read r186: the main line claims Gemma 3's case alone, with no hedge; the exceptions are the pitfalls' bullets
     porting = _section_main_line(page, "## Porting transformers-4 code")
     assert (
-        "Gemma 3's keys are the kinds that `layer_types` lists, so read the dict for the layer at hand." in porting
+        "Gemma 3's keys are the kinds that `layer_types` lists, so the snippet reads the dict of each kind." in porting
         and "mostly" not in porting
     )
 
@@ -1449,7 +1524,7 @@ def test_reading_code_porting_snippet_and_nestings():
     assert transformers.LlamaConfig().rope_scaling == {"rope_theta": 10000.0, "rope_type": "default"}
     llama = transformers.LlamaConfig()
     assert llama.rope_scaling == llama.rope_parameters and llama.rope_scaling["rope_type"] == "default"
-    assert '\nkind = rope["rope_type"]  # "default" when unscaled\n' in code
+    assert '\n    kind = rope["rope_type"]  # "default" when unscaled\n' in code
     assert (
         "`config.rope_scaling` still reads, as an alias of `rope_parameters`, so it is set even in an unscaled model:"
         " read the rule from its `rope_type` instead." in porting
@@ -1778,7 +1853,8 @@ def test_reading_code_batch_shares_dynamic_frequencies():
 
 
 def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
-    """Reading model code: "In Llama 3.1's file, which stores 16L, it would scale only inputs longer than 16L", and
+    """Reading model code: "So on that file, `dynamic` would leave an input of 2L unscaled, and scale only inputs
+    longer than 16L", and
     "`position_ids` remove the shift for Ministral 3's scale, which reads them, but transformers counts Llama 4's from
     the cache length" (the takeaway: "Even then, Llama 4's query scale counts the pads, and under `dynamic` and
     `longrope` the longest row sets every row's frequencies"). Skipped without transformers."""
@@ -1806,8 +1882,9 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["rope_type"] == "llama3"
     # read r183: "only inputs longer than 16L", exactly (an input of 16L is not scaled either: checked in
     # test_transformers_dynamic_l_is_the_stored_length)
-    assert "In Llama 3.1's file, which stores $16L$, it would scale only inputs longer than $16L$." in " ".join(
-        page.split()
+    assert (
+        "Llama 3.1's file stores $16L$ there. So on that file, `dynamic` would leave an input of $2L$ unscaled, and"
+        " scale only inputs longer than $16L$." in " ".join(page.split())
     )
     # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
@@ -2109,7 +2186,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     rotation. Ministral 3 and Mistral 4 scale the queries of every layer; Ministral 3's scale steps up at each multiple
     of L. Each scale reads the position itself, not the offset, so left-padding can move it". The run-time section,
     which uses the scales, defines them on its own main line before its cases table: "Llama 4, Ministral 3 and
-    Mistral 4 can also multiply queries by a scale that steps up with the token's position." In transformers 5.24:
+    Mistral 4 can also multiply each query by a scale, a number that steps up with the token's position." In
+    transformers 5.24:
     Llama4TextConfig's defaults switch `attn_temperature_tuning` on and leave every 4th layer without RoPE; the
     attention multiplies those layers' queries by 1 + a ln(1 + floor((p + 1)/f)), which never falls with p and exceeds
     1 from p + 1 = f; Ministral 3's and Mistral 4's attention scales every layer's queries, stepping at L and 2L."""
@@ -2141,8 +2219,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     assert scales[scales.index("</summary>") + len("</summary>") :].lstrip().startswith(sentence + " " + rest)
     run_time = _section_main_line(page, "## Positions at run time")
     defined = (
-        "Llama 4, Ministral 3 and Mistral 4 can also multiply queries by a scale that steps up with the token's"
-        " position."
+        "Llama 4, Ministral 3 and Mistral 4 can also multiply each query by a scale, a number that steps up with the"
+        " token's position."
     )
     assert defined in run_time and run_time.index(defined) < run_time.index("| the query scale of Ministral 3")
     from transformers import Ministral3Config, Mistral4Config
@@ -2541,16 +2619,16 @@ def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
 
 def test_porting_snippet_warns_on_mla_and_layers_without_rope():
     """The porting snippet (read r177): its `rotated` line reads `partial_rotary_factor`, "the rotated share of the
-    head; not MLA's, see the pitfalls", and the pitfalls say: "DeepSeek-V2's and V3's MLA rotate a separate part of
-    each query–key head, `qk_rope_head_dim` wide: 64 of 192 dimensions in V3's configuration. That width is not in
-    `rope_parameters`, so the snippet's `rotated` reads 1 there." and "The snippet reads a dict even for a layer
-    without RoPE. Qwen3-Next's `linear_attention` layers have none, nor have the layers that Llama 4's and SmolLM3's
-    `no_rope_layers` mark 0." The main line after the snippet: "A layer without RoPE still gets a dict: see the
-    pitfalls." Checked on transformers 5.24's DeepseekV2Config and DeepseekV3Config with a YaRN dict (V3's query-key
+    head; not MLA's, see the pitfalls", and the pitfalls say: "DeepSeek-V2's and V3's MLA rotate a separate part of each
+    query–key head, `qk_rope_head_dim` wide: 64 of 192 dimensions in V3's configuration. That width is not in
+    `rope_parameters`, so the snippet's `rotated` reads 1 there." and "The snippet prints a dict's settings even for
+    layers without RoPE. Qwen3-Next's `linear_attention` layers have none, nor have the layers that Llama 4's and
+    SmolLM3's `no_rope_layers` mark 0." The main line after the snippet: "A layer without RoPE still gets a dict: see
+    the pitfalls." Checked on transformers 5.24's DeepseekV2Config and DeepseekV3Config with a YaRN dict (V3's query-key
     head: nope 128 + rope 64; its rotary module spaces 32 frequencies over the 64), Qwen3NextConfig (its linear
     attention takes no position_embeddings), Llama4TextConfig and SmolLM3Config."""
     code = _snippet("get_text_config()")
-    line = 'rotated = rope.get("partial_rotary_factor", 1.0)  # the rotated share of the head'
+    line = '    rotated = rope.get("partial_rotary_factor", 1.0)  # the rotated share of the head'
     assert line in code.splitlines() and "MLA" not in code  # read r186: the caveat is the pitfalls' bullet
     pitfalls = _collapsed("Loading pitfalls in transformers 5.24")
     mla = (
@@ -2559,20 +2637,19 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
         " there."
     )
     none = (
-        "- The snippet reads a dict even for a layer without RoPE, so check first that the layer rotates. Qwen3-Next's"
-        " `linear_attention` layers have no RoPE, nor have the layers that Llama 4's and SmolLM3's `no_rope_layers`"
-        " mark 0. Despite the list's name, a 1 in it marks a layer that uses RoPE."
+        "- The snippet prints a dict's settings even for layers without RoPE, so check first that a layer rotates."
+        " Qwen3-Next's `linear_attention` layers have no RoPE, nor have the layers that Llama 4's and SmolLM3's"
+        " `no_rope_layers` mark 0. Despite the list's name, a 1 in it marks a layer that uses RoPE."
     )
     assert mla in pitfalls and none in pitfalls
     after = _raw().split(code)[1].lstrip("`\n")
     # read r186: "A layer without RoPE still gets a dict" said nothing to do on the main line, so the layers without
     # RoPE, what to do about them and the `no_rope_layers` trap (checked below: both models' attention sets `use_rope`
     # from it, and Llama 4 rotates only where it is set) are one pitfall; the main line after the snippet keeps the
-    # instruction that ports, and the section's main line ends there
+    # instruction that ports, and the section's main line ends there; read r188: the snippet loops over the layer
+    # kinds itself, so no instruction follows it
     porting = _section_main_line(_page(), "## Porting transformers-4 code")
-    assert " ".join(after.split()).startswith(
-        "Set `layer_idx` to a layer of each kind in `layer_types`, and run it for each. <details><summary>Loading"
-    )
+    assert " ".join(after.split()).startswith("<details><summary>Loading pitfalls")
     assert "without RoPE" not in porting and "no_rope_layers" not in porting, porting
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     import transformers
@@ -2582,9 +2659,7 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
     yarn = {"rope_type": "yarn", "factor": 40.0, "original_max_position_embeddings": 4096, "mscale": 1.0}
     for cls in (transformers.DeepseekV2Config, transformers.DeepseekV3Config):
         config = cls(rope_scaling=dict(yarn, mscale_all_dim=1.0), max_position_embeddings=40 * 4096)
-        names = {"config": config}
-        exec(code, names)
-        assert names["rotated"] == 1.0 and names["kind"] == "yarn", cls.__name__
+        assert _port(code, config)["all layers"][1:3] == (1.0, "yarn"), cls.__name__
         assert "qk_rope_head_dim" not in config.rope_parameters, config.rope_parameters
     v3 = transformers.DeepseekV3Config()
     assert (v3.qk_nope_head_dim, v3.qk_rope_head_dim) == (128, 64)
@@ -2596,8 +2671,8 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
     # Qwen3-Next: a flat dict, so every layer kind gets it, and its linear attention takes no RoPE tables
     qwen = transformers.Qwen3NextConfig()
     linear = qwen.layer_types.index("linear_attention")
-    names = {"config": qwen}
-    exec(code.replace("layer_idx = 0  #", f"layer_idx = {linear}  #"), names)
+    names: dict = {}
+    assert linear >= 0 and list(_port(code, qwen, names)) == ["all layers"]  # its linear layers among them
     assert names["rope"] is qwen.rope_parameters and names["base"] == qwen.rope_parameters["rope_theta"]
     forward = inspect.signature(modeling_qwen3_next.Qwen3NextGatedDeltaNet.forward).parameters
     assert "position_embeddings" not in forward and "position_ids" not in forward, list(forward)
@@ -2608,9 +2683,8 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
     for cls in (transformers.Llama4TextConfig, transformers.SmolLM3Config):
         config = cls(num_hidden_layers=8)
         nope = config.no_rope_layers.index(0)
-        names = {"config": config}
-        exec(code.replace("layer_idx = 0  #", f"layer_idx = {nope}  #"), names)
-        assert names["base"] == config.rope_parameters["rope_theta"], cls.__name__
+        assert nope >= 0 and config.rope_parameters["rope_type"] == "default"  # a flat dict: every layer shares it
+        assert _port(code, config)["all layers"][0] == config.rope_parameters["rope_theta"], cls.__name__
     from transformers.models.llama4 import modeling_llama4
     from transformers.models.smollm3 import modeling_smollm3
 
@@ -2843,10 +2917,11 @@ def test_llama_32_1b_bands_from_transformers_llama3():
     assert (kept, ramped, divided) == (list(range(15)), [15, 16, 17], list(range(18, 32))), by
 
 
-def test_yarn_dict_read_like_llama3_on_the_main_line():
-    """The worked configuration's main line (read r182: reading a `yarn` dict, the rule of most configs a reader opens,
-    was only in fine print): "A `yarn` dict also keeps, ramps and divides, with its bounds in `beta_fast` and
-    `beta_slow`, and it adds the next section's attention factor." The fine print keeps the defaults: "`yarn`'s bounds,
+def test_yarn_dict_read_like_llama3_opens_the_gpt_oss_block():
+    """The worked configuration (read r182: reading a `yarn` dict, the rule of most configs a reader opens, was only in
+    fine print; read r188: on the bands' main line it was a fourth idea, so it opens the `yarn` block instead): "A
+    `yarn` dict also keeps, ramps and divides, with its bounds in `beta_fast` and `beta_slow`, and it adds the next
+    section's attention factor." The fine print keeps the defaults: "`yarn`'s bounds,
     `beta_fast` and `beta_slow`, are 32 and 1 by default." Checked on transformers 5.24's `yarn` with Llama 3.1's
     fields and s = 8: by default it keeps pairs 0 to 18 and divides 35 to 63 by s, ramping those between; the bounds
     are its two fields, so setting them to `llama3`'s 4 and 1 gives `llama3`'s kept and divided bands; and it returns
@@ -2857,7 +2932,9 @@ def test_yarn_dict_read_like_llama3_on_the_main_line():
         "A `yarn` dict also keeps, ramps and divides, with its bounds in `beta_fast` and `beta_slow`, and it adds the"
         " next section's attention factor."
     )
-    assert sentence in section, section
+    assert sentence not in section and "`beta_fast`" not in section, section
+    block = _collapsed("The same reading for a <code>yarn</code> dict: gpt-oss-20b")
+    assert block.split("</summary> ")[1].startswith(sentence), block[:300]
     fine = _collapsed("Fine print on the bands")
     assert "- `yarn`'s bounds, `beta_fast` and `beta_slow`, are 32 and 1 by default." in fine
     headings = re.findall(r"^## .*$", re.sub(r"```.*?```", "", _raw(), flags=re.S), flags=re.M)
@@ -2899,7 +2976,9 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     """The worked configuration (read r183: a learner told that dividing by s makes sL positions look like L asks why
     the file declares 16L, not 8L; read r186: the two facts sat as asides between the fields' table and the bands, and
     the fine print repeated them). The main line answers the question where it arises, right after the divided band's
-    "sL positions", in one sentence: "The file declares more, 16L, because training went on to inputs of 16L." The
+    "sL positions" (read r188: two sentences, so that "did in training" reads as the first training): "Here training
+    means the first training, before any scaling. Later training went on to inputs of 16L, which the file declares."
+    The
     grid search stays in the fine print alone, with the declared length's source. posenc's copy of Llama 3.1
     8B's config (posenc/book/models.py) stores max_position_embeddings 131 072 = 16 x 8 192 = 2 s L, the trained
     length it copies from the Llama 3 report; chapter 7 quotes Meta's `apply_scaling`, which marks its constants as
@@ -2909,9 +2988,20 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
 
     page = _page()
     section = page[page.index("## A worked configuration") : page.index("<details>")]
-    sentence = "The file declares more, $16L$, because training went on to inputs of $16L$."
+    sentence = (
+        "Here training means the first training, before any scaling. Later training went on to inputs of $16L$, which"
+        " the file declares."
+    )
     divided = "so $sL$ positions turn it only as far as $L$ positions did in training."
     assert section.index(divided) + len(divided) + 1 == section.index(sentence), section
+    # read r188: "did in training" meant the first training, before the scaling; the learner is told so, in the
+    # glossary's sense of the trained length ("before any RoPE scaling"), and L keeps that name
+    glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
+    assert (
+        "| trained length | 训练长度 | $L$, the input length a model was trained at before any RoPE scaling;"
+        in glossary
+    )
+    assert "`llama3` counts how often a pair turns over the trained length $L$" in section
     assert "grid search" not in section and "twice $sL$" not in section, section  # the fine print's
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     L, s = llama["rope_scaling"]["original_max_position_embeddings"], llama["rope_scaling"]["factor"]
