@@ -1231,11 +1231,21 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         "Chapter 8 trained FIRE models on $L = 64$ tokens. Each trained head's bias falls as the distance grows. In"
         " these trained models, each key 1 to 63 tokens back gets a"
         " higher bias from query 511 than from query 63. So their bias depends on the query's position, not on the"
-        " distance alone. This matches the picture of $u$ above, but the run cannot show that $u$ causes it: training"
-        " sets $c$, $L_{\\text{thr}}$ and the MLP. The figure draws one head; the appendix finds the same in all 40"
-        " trained heads."
+        " distance alone. The MLP sees only $u$, so query 511 must give these keys other values of $u$ than query 63"
+        " does, as the picture of $u$ above shows at the starting values. The figure draws one head; the appendix finds"
+        " the same in all 40 trained heads."
     )
     assert lesson in " ".join(main.split())
+    # "The MLP sees only u": FireBias's bias at any query and key positions is its MLP applied to u alone, so two
+    # (query, key) pairs with one u get one bias, and a different bias at one distance needs a different u
+    # (below the threshold 16, queries 5 and 10 share the divisor, so the keys 3 back from each get one u and one
+    # bias, whatever their positions), while one distance from two queries past the threshold gets two values
+    fire = FireBias(2, c_init=0.1, L_thr_init=16.0)
+    with torch.no_grad():
+        early = fire.bias_at(torch.tensor([5.0, 10.0]), torch.tensor([2.0, 7.0]))  # [h, 2, 2]: 3 back on the diagonal
+        late = fire.bias_at(torch.tensor([63.0, 511.0]), torch.tensor([55.0, 503.0]))  # the keys 8 back from 63, 511
+    torch.testing.assert_close(early[:, 0, 0], early[:, 1, 1], rtol=0, atol=1e-6)
+    assert float((late[:, 0, 0] - late[:, 1, 1]).abs().max()) > 1e-4
     assert "Does a trained FIRE model then treat a later query's keys as nearer?" not in text
     # read r177: the chain, one step a sentence, in a paragraph of its own: the fall, what a higher bias means, the
     # lift, the conclusion. Read r181: "In each" had no antecedent, and the double comparison ("nearer than query 63
@@ -1321,8 +1331,10 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     flat_main_fire = " ".join(main.split())
     first = flat_main_fire.index("each key 1 to 63 tokens back gets a higher bias from query 511 than from query 63.")
     # read r189: "not implied by the starting values" left the learner unsure whether the u-picture explains the
-    # figure; the main line says it matches, and that the run cannot show the cause
-    measured = flat_main_fire.index("This matches the picture of $u$ above, but the run cannot show that $u$ causes it")
+    # figure; read r190: "the run cannot show that u causes it" was a hedge the model rules out: FIRE's MLP takes u
+    # alone (posenc's FireBias: the bias at a query and distance is mlp(u) and nothing else), so a different bias at
+    # one distance means a different u
+    measured = flat_main_fire.index("The MLP sees only $u$, so query 511 must give these keys other values of $u$")
     drawn = flat_main_fire.index("The figure draws one head;")
     assert first < measured < drawn < flat_main_fire.index("the appendix finds the same in all 40 trained heads.")
     # it says what the bias does, not what the model "reads" (the figure's cell asserts, for its head, that every

@@ -507,8 +507,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # whose main line keeps the attention factor alone); checked in
     # test_query_scales_are_defined_where_the_run_time_cases_use_them
     scales = (
-        "Llama 4, Ministral 3 and Mistral 4 can also multiply each query by a scale, a number that steps up with the"
-        " token's position."
+        "Ministral 3 and Mistral 4, and Llama 4 in its layers without RoPE, can also multiply each query by a scale, a"
+        " number that steps up with the token's position."
     )
     # the cases sentence and table: each row's "why" readable with what the section has said (bfloat16's rough
     # positions against the offsets, the scales' steps, the batch's longest row), no pointer to a later section
@@ -1162,7 +1162,9 @@ def test_dynamic_main_line_shows_8_9_and_2_at_twice_the_trained_length():
     """Fixed and dynamic scaling rules, main line (read r186: the section's key number sat only in the collapsed
     table): "Llama 3.1's `llama3` rule, a fixed one, divides its slowest pair's frequency by s = 8 at every length.
     Dynamic NTK with the same s and Llama 3.1's L = 8 192, its `original_max_position_embeddings`, divides it by 9 at l
-    = 2L. Yet 2 would do: 2L positions would then turn that pair as far as L positions did in training." On transformers
+    = 2L." (read r190: the formula on the main line, and "2 would do" narrowed to the angles before any scaling:
+    Llama 3.1 trained further on its divided frequencies.) "Dividing by 2 would already keep that pair within the
+    angles that L positions gave it before any scaling." On transformers
     5.24 with Llama 3.1's fields (d 128, base 500 000, L 8 192): `llama3` divides pair 63 by 8 whatever length it is
     asked for; `dynamic` with factor 8, in a file that stores L, divides it by 9 at 2L (the rule's L is the trained
     length; the next paragraph names transformers' stored length); and 2L positions at a frequency divided by 2 turn it
@@ -1172,8 +1174,8 @@ def test_dynamic_main_line_shows_8_9_and_2_at_twice_the_trained_length():
     example = (
         "Llama 3.1's `llama3` rule, a fixed one, divides its slowest pair's frequency by $s = 8$ at every length."
         " Dynamic NTK with the same $s$ and Llama 3.1's $L = 8\\,192$, its `original_max_position_embeddings`,"
-        " divides it by 9 at $\\ell = 2L$. Yet 2 would do: $2L$ positions would then turn that pair as far as $L$"
-        " positions did in training."
+        " divides it by $1 + s(\\ell/L - 1)$, which is 9 at $\\ell = 2L$. Dividing by 2 would already keep that pair"
+        " within the angles that $L$ positions gave it before any scaling."
     )
     # read r188: the 9 names its L, the scaling's own field, so it does not read as a contradiction of the next
     # paragraph's transformers set-up, which reads the stored length and leaves 2L unscaled
@@ -2219,8 +2221,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     assert scales[scales.index("</summary>") + len("</summary>") :].lstrip().startswith(sentence + " " + rest)
     run_time = _section_main_line(page, "## Positions at run time")
     defined = (
-        "Llama 4, Ministral 3 and Mistral 4 can also multiply each query by a scale, a number that steps up with the"
-        " token's position."
+        "Ministral 3 and Mistral 4, and Llama 4 in its layers without RoPE, can also multiply each query by a scale, a"
+        " number that steps up with the token's position."
     )
     assert defined in run_time and run_time.index(defined) < run_time.index("| the query scale of Ministral 3")
     from transformers import Ministral3Config, Mistral4Config
@@ -2509,12 +2511,14 @@ def test_takeaways_add_the_temperature_and_layout_lessons_within_five():
     # read r183: one lesson a bullet: the layout conversion alone, apart from where transformers 5 keeps the settings
     assert [b for b in bullets if "interleaved layout" in b] == [
         "Converting a checkpoint between the half and the interleaved layout permutes, within each head, the rows of"
-        " $W_q$ and $W_k$."
+        " $W_q$ and $W_k$, their biases, and any norm weights applied before the rotation."
     ], bullets
     number = "so each logit is multiplied by $m(8)^2 \\approx {m2}$."
+    # read r190: the takeaway names the biases and norm weights, as the main line does (as a recipe, the rows alone
+    # would break a model with q/k biases or a norm before the rotation)
     layout = (
         "Converting a checkpoint between the half and the interleaved layout permutes, within each head, the rows of"
-        " $W_q$ and $W_k$."
+        " $W_q$ and $W_k$, their biases, and any norm weights applied before the rotation."
     )
     assert layout in takeaways
     assert "Converting a checkpoint between the layouts permutes, within each head, the rows of $W_q$ and $W_k$" in page
@@ -2976,24 +2980,19 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     """The worked configuration (read r183: a learner told that dividing by s makes sL positions look like L asks why
     the file declares 16L, not 8L; read r186: the two facts sat as asides between the fields' table and the bands, and
     the fine print repeated them). The main line answers the question where it arises, right after the divided band's
-    "sL positions" (read r188: two sentences, so that "did in training" reads as the first training): "Here training
-    means the first training, before any scaling. Later training went on to inputs of 16L, which the file declares."
-    The
-    grid search stays in the fine print alone, with the declared length's source. posenc's copy of Llama 3.1
-    8B's config (posenc/book/models.py) stores max_position_embeddings 131 072 = 16 x 8 192 = 2 s L, the trained
-    length it copies from the Llama 3 report; chapter 7 quotes Meta's `apply_scaling`, which marks its constants as
-    "values obtained from grid search", as the fine print says. A prose sync for the report and Meta's code, which no
-    offline test can read."""
+    "sL positions" (read r188 added two sentences there; read r190 found them a caveat inside the definition, so the
+    declared 16L is the fine print's alone). The grid search stays in the fine print too, with the declared length's
+    source. posenc's copy of Llama 3.1 8B's config (posenc/book/models.py) stores max_position_embeddings 131 072 = 16 x
+    8 192 = 2 s L, the trained length it copies from the Llama 3 report; chapter 7 quotes Meta's `apply_scaling`, which
+    marks its constants as "values obtained from grid search", as the fine print says. A prose sync for the report and
+    Meta's code, which no offline test can read."""
     import json
 
     page = _page()
     section = page[page.index("## A worked configuration") : page.index("<details>")]
-    sentence = (
-        "Here training means the first training, before any scaling. Later training went on to inputs of $16L$, which"
-        " the file declares."
-    )
-    divided = "so $sL$ positions turn it only as far as $L$ positions did in training."
-    assert section.index(divided) + len(divided) + 1 == section.index(sentence), section
+    # read r190: the two sentences were a caveat inside the bands' definition; the declared 16L is the fine print's
+    # alone (checked below), and the main line keeps "did in training" in the glossary's sense of L
+    assert "Here training means" not in section and "which the file declares" not in section, section
     # read r188: "did in training" meant the first training, before the scaling; the learner is told so, in the
     # glossary's sense of the trained length ("before any RoPE scaling"), and L keeps that name
     glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())

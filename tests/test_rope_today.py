@@ -985,7 +985,7 @@ def test_chapter_short_table_agrees_with_the_full_one():
     # the sixth question has its row (read r187: a learner looked for it); that no model of the table multiplies its
     # scores by a decay is checked against their transformers files in
     # test_chapter_models_name_no_distance_decay_in_transformers
-    assert "| 6. a decay factor | none of these six | the plain answer: no |" in text
+    assert "| 6. a decay factor | none of these models | the plain answer: no |" in text
 
 
 def test_deepseek_v3_widths_match_transformers_config():
@@ -2100,7 +2100,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         " $$ q^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q)^\\top c_n . $$"
         " The left side builds every past key; the right side's query $W_{UK}^\\top q$ is computed once per query and"
         " scores the cached latents directly. This is *folding*: decoding then builds no past key. RoPE blocks it."
-        " With RoPE, $R_m$ turns the query and $R_n$ the key, so $R_{n-m}$ sits between the query and $W_{UK}$:"
+        " If RoPE turned this query and key, $R_m$ would turn the query and $R_n$ the key, so $R_{n-m}$ sits between"
+        " the query and $W_{UK}$:"
         " $$ (R_m q)^\\top R_n W_{UK}\\, c_n = q^\\top R_{n-m} W_{UK}\\, c_n . $$ $R_{n-m}$ changes with $n - m$, so"
         " $W_{UK}$ can no longer be folded in once."
     )
@@ -2108,7 +2109,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the three symbols named in one short sentence, before the fold, right after the latent
     symbols = (
         "Each head makes its key for token $n$ from the latent with its own matrix, as $W_{UK}\\, c_n$. It scores that"
-        " key against its *content query* $q$, a query that carries no position."
+        " key against its *content query* $q$."
     )
     assert mla.count(symbols) == 1 and mla.index("*latent* $c_n$") < mla.index(symbols)
     assert mla.index(symbols) + symbols.index("W_{UK}") == mla.index("W_{UK}")  # W_UK first named there

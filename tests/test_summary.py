@@ -4942,6 +4942,12 @@ def _alibi_far_share() -> str:
     best = max(max(per_seed(arm, "loss_beyond", longest)) for arm in ("alibi", "kerple"))
     assert all(min(per_seed(arm, "loss_beyond", longest)) > best for arm in four), best
     assert _graded("rope", longest) == "breaks" and max(per_seed("rope", "passkey", longest)) < 0.5
+    # read r190: beside "content alone can find it", RoPE's 20 % needed a word on the main line: "RoPE misses most
+    # passkeys, and chapter 8 does not test why." (every seed under half, above; the block on passkeys 8 back says
+    # chapter 8 does not test why)
+    main_grid = re.sub(r"<details>.*?</details>", " ", page_text(), flags=re.S)
+    assert main_grid.count("RoPE misses most passkeys, and chapter 8 does not test why.") == 1
+    assert "most even eight back, an offset seen in training; chapter 8 does not test why." in page_text()
     # the grid's own share, ALiBi's 91 % at random
     # distances, so it misses between 5 % and 15 %; the far-end share (70-80 %, above) stands on the claims page
     alibi_missed = 1 - statistics.fmean(per_seed("alibi", "passkey", longest))
@@ -7104,6 +7110,8 @@ def prose_expected() -> list[str]:
         # r183: "random distances" in the grid's header was defined only in the block "Passkeys"; checked with
         # GRID_SETUP), then the bold verdict's chapter 8
         + [f"{FINE}", str(PasskeyCorpus(**run["corpus"]).distances(longest)[1]), "8"]
+        # under the grid: "RoPE misses most passkeys, and chapter 8 does not test why." (read r190)
+        + ["8"]
         # the block "The loss as the test length grows": the figure's sentence, from 128 to 512 tokens
         + [str(2 * L), str(longest)]
         # the block "Where sources differ: NoPE": T5's bias; this grid at 8L; T5's seeds, which NoPE's overlap
