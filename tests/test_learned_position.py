@@ -1142,9 +1142,14 @@ def test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lea
     # the main line ends on its result: the table's reading, then the section's block
     notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
     cells = {c.get("id"): "".join(c["source"]) for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]}
-    # read r188: a learner joined the KERPLE section's far weights to this lead; one short main-line sentence says the
-    # run does not show why, and the block keeps what it rules out
-    unknown = "This run does not show what gives KERPLE its lead on far passkeys."
+    # read r188: a learner joined the KERPLE section's far weights to this lead; reads r189-r191 asked for the
+    # counter-fact on the main line (r186 had moved it to the block): one sentence names what does not explain the
+    # lead, with its measured reason (checked below: every head's bias 496 back is below ALiBi's flattest line); the
+    # block keeps what is not known
+    unknown = (
+        "The KERPLE section's slow fade does not explain this lead: every trained KERPLE head penalises the key 496"
+        " back more than ALiBi's flattest head does."
+    )
     assert " ".join(cells["c29"].split("<details>")[0].split()).endswith(f"{result} {unknown}")
     assert f"{result} {unknown} <details><summary>How the measures are scored" in flat
     kerple_section = main[main.index("## KERPLE: a learned shape") : main.index("## FIRE: an MLP")]
@@ -3251,7 +3256,10 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # seed's detail (checked seed by seed below) sits under the box's definition of the two passkey columns
     assert (
         after.lstrip()
-        .removeprefix("This run does not show what gives KERPLE its lead on far passkeys.")
+        .removeprefix(
+            "The KERPLE section's slow fade does not explain this lead: every trained KERPLE head penalises the key 496"
+            " back more than ALiBi's flattest head does."
+        )
         .lstrip()
         .startswith("<details><summary>How the measures are scored, and what is not tested</summary> Five models carry")
     )

@@ -4394,9 +4394,9 @@ def _item_8_passkeys() -> None:
     # than 0.2 nats above it, four times as far (near_best, below). "do so too": every seed of every fine-tuned arm
     # lies within 0.05 nats of ln 2 as well. They are also the grid's *fine* runs (checked below)
     item = (
-        "Small models are tested on inputs eight times longer than in training. With no further training, only ALiBi"
-        " and KERPLE keep the loss near the best possible, as the grid below shows. Fine-tuned at the longer length,"
-        " chapter 8's RoPE models, plain or with PI or YaRN, do so too. 9. [Costs]"
+        "Small models are tested on inputs eight times longer than in training. Of the encodings tested with no further"
+        " training, only ALiBi and KERPLE keep the loss near the best possible, as the grid below shows. Fine-tuned at"
+        " the longer length, chapter 8's RoPE models, plain or with PI or YaRN, do so too. 9. [Costs]"
     )
     floor = math.log(config["corpus"]["branching"])
     assert config["corpus"]["branching"] == 2 and "no model can go below $\\ln 2 \\approx 0.69$ nats" in page_text()
@@ -4925,12 +4925,13 @@ def _alibi_far_share() -> str:
     sentence = (
         "<summary>Why loss and passkeys can disagree</summary> FIRE, CoPE, T5 and NoPE find every passkey in the grid's"
         " test, yet predict worse than ALiBi and KERPLE in every seed. The sinusoidal encoding breaks yet finds 84 %."
-        " RoPE breaks too, and misses most passkeys. A loss can be *fine* without any far lookup: ALiBi's is fine while"
-        " it misses about one passkey in ten."
+        " RoPE breaks too, and misses most passkeys. A loss can be *fine* while far lookup is imperfect: ALiBi's is"
+        " fine while it misses about one passkey in ten."
     )
     assert "measure different things" not in page_text() and "The filler needs only" not in page_text()
     assert sentence in page_text(), sentence
-    # "so a loss can be *fine* without any far lookup": the trigram model, which sees only the two previous tokens, is
+    # "A loss can be *fine* while far lookup is imperfect" (read r191: "without any far lookup" overstated what ALiBi's
+    # 91 % shows): the trigram model, which sees only the two previous tokens, is
     # the reference the grade *fine* is measured from (its loss plus 0.1), so a model that predicts no better than it
     # is fine by definition
     # the sentences moved here from the grid's old bold lead: "FIRE, CoPE, T5 and NoPE find every passkey in the
