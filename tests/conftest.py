@@ -91,6 +91,18 @@ def hf_inv_freq(d: int, max_position_embeddings: int | None = None, seq_len: int
     return ROPE_INIT_FUNCTIONS[rope_parameters["rope_type"]](cfg, "cpu", **extra)[0]
 
 
+def divisor_bands(divisors, factor: float, rtol: float = 1e-5) -> tuple[list[int], list[int], list[int]]:
+    """A scaled RoPE's pairs sorted by ``divisors``, what the rule divides each plain frequency by (plain over
+    scaled, one per pair): *kept* (1), *divided* (the ``factor``) and *ramped*, every other pair, each of which must
+    lie strictly between. Index lists, in that order."""
+    by = torch.as_tensor(divisors, dtype=torch.float64).tolist()
+    kept = [i for i, x in enumerate(by) if abs(x - 1) < rtol]
+    divided = [i for i, x in enumerate(by) if abs(x - factor) < rtol * factor]
+    ramped = [i for i in range(len(by)) if i not in kept and i not in divided]
+    assert all(1 < by[i] < factor for i in ramped), [(i, by[i]) for i in ramped]
+    return kept, ramped, divided
+
+
 def rotate_in_layout(layout: str, v: torch.Tensor) -> torch.Tensor:
     """v [n, heads, hd] (n positions) rotated by posenc's RoPE, base 10^4, with its pairs laid out as `layout` says:
     "interleaved", rows 2i and 2i + 1, or "half", rows i and i + hd/2; returned as [heads, n, hd]."""

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import chapter_markdown as chapter, hf_dynamic_ntk_freqs, hf_inv_freq
+from conftest import chapter_markdown as chapter, divisor_bands, hf_dynamic_ntk_freqs, hf_inv_freq
 
 import posenc
 from posenc.book.models import MODEL_ROPE_CONFIGS
@@ -3037,9 +3037,7 @@ def test_worked_case_yarn_row_and_what_slowing_the_fastest_pair_does():
             original_max_position_embeddings=L,
         ).double()
         divisor = theta / yarn
-        kept = [i for i in range(d // 2) if abs(float(divisor[i]) - 1) < 1e-5]
-        divided = [i for i in range(d // 2) if abs(float(divisor[i]) - s) < 1e-4 * s]
-        ramped = [i for i in range(d // 2) if i not in kept + divided]
+        kept, ramped, divided = divisor_bands(divisor, s)
         assert kept == list(range(int(k0), int(k1) + 1)), kept
         assert ramped == list(range(int(r0), int(r1) + 1)), ramped
         assert divided == list(range(int(v0), int(v1) + 1)) and float(by) == s == float(effective), divided

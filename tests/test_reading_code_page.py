@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import collapsed, hf_inv_freq, layout_scores, rotate_in_layout
+from conftest import collapsed, divisor_bands, hf_inv_freq, layout_scores, rotate_in_layout
 
 import posenc
 from posenc.book.models import MODEL_ROPE_CONFIGS
@@ -2156,8 +2156,7 @@ def test_band_lines_sort_the_pairs_of_a_loaded_model():
             plain, _ = LlamaRotaryEmbedding.compute_default_rope_parameters(config)
             assert torch.equal(plain, names["plain"]) and len(plain) == width // 2
             by = (plain.double() / scaled.double()).tolist()
-            got_kept = [i for i, x in enumerate(by) if abs(x - 1) < 1e-6]
-            got_divided = [i for i, x in enumerate(by) if abs(x - s) < 1e-5 * s]
+            got_kept, _, got_divided = divisor_bands(by, s)
             assert got_kept == list(range(kept)), (rule, base, width, kept, got_kept)
             assert got_divided == list(range(divided, len(by))), (rule, base, width, divided, got_divided)
             assert 0 < kept <= divided < len(by), (kept, divided)
@@ -2913,12 +2912,9 @@ def test_llama_32_1b_bands_from_transformers_llama3():
     }
     scaled = hf_inv_freq(64, max_position_embeddings=131_072, rope_theta=500_000.0, **scaling)  # head_dim 64
     plain = 500_000.0 ** (-torch.arange(0, 64, 2, dtype=torch.float64) / 64)
-    by = (plain / scaled.double()).tolist()
-    assert len(by) == 32
-    kept = [i for i, x in enumerate(by) if abs(x - 1) < 1e-6]
-    divided = [i for i, x in enumerate(by) if abs(x - 32) < 1e-4]
-    ramped = [i for i, x in enumerate(by) if 1 + 1e-3 < x < 32 * (1 - 1e-4)]
-    assert (kept, ramped, divided) == (list(range(15)), [15, 16, 17], list(range(18, 32))), by
+    assert len(scaled) == 32
+    kept, ramped, divided = divisor_bands(plain / scaled.double(), 32.0)
+    assert (kept, ramped, divided) == (list(range(15)), [15, 16, 17], list(range(18, 32))), plain / scaled.double()
 
 
 def test_yarn_dict_read_like_llama3_opens_the_gpt_oss_block():
@@ -2958,10 +2954,7 @@ def test_yarn_dict_read_like_llama3_opens_the_gpt_oss_block():
         scaling = {"rope_type": "yarn", "factor": 8.0, "original_max_position_embeddings": 8192, **bounds}
         config = LlamaConfig(rope_theta=500_000.0, max_position_embeddings=8 * 8192, rope_scaling=scaling)
         inv, factor = ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
-        by = (plain / inv.double()).tolist()
-        kept = [i for i, x in enumerate(by) if abs(x - 1) < 1e-5]
-        divided = [i for i, x in enumerate(by) if abs(x - 8) < 1e-4]
-        ramped = [i for i, x in enumerate(by) if 1 + 1e-5 < x < 8 - 1e-4]
+        kept, ramped, divided = divisor_bands(plain / inv.double(), 8.0)
         assert kept + ramped + divided == list(range(64)), (kept, ramped, divided)  # keeps, ramps and divides
         return kept, divided, factor
 
@@ -3073,9 +3066,7 @@ def test_yarn_worked_dict_gpt_oss_bands_and_attention_factor():
         return (plain / inv.double()).tolist(), factor
 
     by, m = divisors(False)  # the file's truncate
-    kept = [i for i, x in enumerate(by) if abs(x - 1) < 1e-5]
-    divided = [i for i, x in enumerate(by) if abs(x - s) < 1e-4 * s]
-    ramped = [i for i in range(32) if i not in kept + divided]
+    kept, ramped, divided = divisor_bands(by, s)
     assert (kept, ramped, divided) == (list(range(9)), list(range(9, 18)), list(range(18, 32))), by
     assert f"{by[9]:.1f}" == "1.1" and f"{by[17]:.0f}" == "14" and all(a < b for a, b in zip(by[8:19], by[9:19]))
     # "the ramped divisors differ from the default's; the three bands here are the same either way"

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import SLOW_PAIR_ROW, hf_dynamic_ntk_freqs, layout_scores
+from conftest import SLOW_PAIR_ROW, divisor_bands, hf_dynamic_ntk_freqs, layout_scores
 
 import posenc
 from posenc.book.models import MODEL_ROPE_CONFIGS
@@ -8751,10 +8751,7 @@ def test_glossary_worked_examples():
     def bands(**rule):
         """The pairs a rule keeps, ramps and divides by the factor 8: contiguous bands, in that order."""
         scaled, _ = posenc.rope_scaled_inv_freq(d, base, factor=8.0, original_max_position_embeddings=L, **rule)
-        ratio = theta / scaled.double()
-        kept = torch.isclose(ratio, torch.ones_like(ratio), rtol=1e-6, atol=0).nonzero().flatten().tolist()
-        divided = torch.isclose(ratio, torch.full_like(ratio, 8.0), rtol=1e-6, atol=0).nonzero().flatten().tolist()
-        ramped = [i for i in range(d // 2) if i not in kept + divided]
+        kept, ramped, divided = divisor_bands(theta / scaled.double(), 8.0)
         assert kept == list(range(kept[-1] + 1)) and divided == list(range(divided[0], d // 2)), (kept, divided)
         return kept, ramped, divided
 
