@@ -504,24 +504,30 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert section.index("| `generate` | each row from its first real token |") < section.index(rule)
     assert all(len(s.split()) <= 25 for s in re.split(r"(?<=\.) (?=[A-Z`])", lead)), lead  # short sentences
     # the query scales, defined where the cases need them (read r186: the table leaned on the temperature section,
-    # whose main line keeps the attention factor alone); checked in
+    # whose main line keeps the attention factor alone; read r191: "a step" was defined only in a block, so the
+    # definition says the scale rises in steps); checked in
     # test_query_scales_are_defined_where_the_run_time_cases_use_them
     scales = (
-        "Ministral 3 and Mistral 4, and Llama 4 in its layers without RoPE, can also multiply each query by a scale, a"
-        " number that steps up with the token's position."
+        "Some models also multiply each query by a query scale, a number that rises in steps with the token's position."
     )
-    # the cases sentence and table: each row's "why" readable with what the section has said (bfloat16's rough
-    # positions against the offsets, the scales' steps, the batch's longest row), no pointer to a later section
+    # the cases sentence and table (read r191: the hardest place of the section). The sentence says what the cases
+    # share, code that reads the position itself, not the offset, which the rule just before taught. Each row: first
+    # what to look for in the code, then why a padded row's scores change, in one plain clause readable with what the
+    # section has said, then whether passing `position_ids` removes the change, a plain yes or no, last. No pointer to
+    # a later section, no "position, not the offset" idea left to a later section (read r191)
     named = (
-        scales + " The table lists the cases that can change a padded row's scores by more than rounding:"
-        " | case | do `position_ids` fix it? | why | |---|---|---|"
-        " | your own code computes each angle, position times frequency, in bfloat16 | yes | bfloat16 rounds many"
-        " positions above 256, so the angle's error depends on the position, not the offset |"
-        " | the query scale of Ministral 3 and Mistral 4 | yes | the scale reads its position from `position_ids` |"
-        " | the query scale of Llama 4 | no | it counts every token so far, pads included, but the pads change it only"
-        " for tokens they push across a step |"
-        " | rules that set the frequencies from the input's length, `dynamic` and `longrope` | no | even with"
-        " `position_ids`, the batch's longest row sets every row's frequencies |"
+        scales + " Code that reads the position itself, not the offset, can change a padded row's scores by more than"
+        " rounding:"
+        " | what to look for in the code | why a padded row's scores change | removed by `position_ids`? |"
+        " |---|---|---|"
+        " | angles, position times frequency, formed in bfloat16 | bfloat16 rounds many positions above 256, and the"
+        " shift changes how each one rounds | yes |"
+        " | a query scale that reads `position_ids`, as in Ministral 3 and Mistral 4 | the scale reads the shifted"
+        " position | yes |"
+        " | a query scale that counts the tokens itself, as in Llama 4's layers without RoPE | the scale counts the"
+        " pads too, which moves it for tokens near a step | no |"
+        " | `rope_type` set to `dynamic` or `longrope` | these rules set frequencies from the input's length, taken"
+        " from the batch's longest row | no |"
     )
     # "bfloat16 rounds many positions above 256": 8 significant bits keep every integer up to 256, and from 257 on
     # round some of them, more the larger the position (every other one up to 512, 7 in 8 between 1 024 and 2 048)
@@ -529,23 +535,36 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     moved = ints.to(torch.bfloat16).double() != ints
     assert not bool(moved[:257].any()) and bool(moved[257])
     assert float(moved[257:513].double().mean()) == 0.5 and float(moved[1025:2049].double().mean()) > 0.8
+    # "and the shift changes how each one rounds": positions 300 to 2 000 shifted by 1 to 7 pads round by other
+    # amounts than the same positions unshifted, for most positions and every shift
+    for pads in range(1, 8):
+        p = torch.arange(300, 2001, dtype=torch.float64)
+        err = lambda q: q.to(torch.bfloat16).double() - q  # noqa: E731 - one bfloat16 rounding of each position
+        assert float((err(p + pads) != err(p)).double().mean()) > 0.5, pads
     # "even with `position_ids`, the batch's longest row sets every row's frequencies": transformers' two update
     # functions read torch.max(position_ids) + 1
     # (test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
-    cases = re.findall(r"^\| (?!case |---)(.+?) \| (yes|no) \| (.+?) \|$", _raw(), flags=re.M)
-    assert [(c[0], c[1]) for c in cases] == [
-        ("your own code computes each angle, position times frequency, in bfloat16", "yes"),
-        ("the query scale of Ministral 3 and Mistral 4", "yes"),
-        ("the query scale of Llama 4", "no"),
-        ("rules that set the frequencies from the input's length, `dynamic` and `longrope`", "no"),
+    cases = re.findall(r"^\| (?!what to look |---)(.+?) \| (.+?) \| (yes|no) \|$", _raw(), flags=re.M)
+    assert [(c[0], c[2]) for c in cases] == [
+        ("angles, position times frequency, formed in bfloat16", "yes"),
+        ("a query scale that reads `position_ids`, as in Ministral 3 and Mistral 4", "yes"),
+        ("a query scale that counts the tokens itself, as in Llama 4's layers without RoPE", "no"),
+        ("`rope_type` set to `dynamic` or `longrope`", "no"),
     ], cases
+    # read r191: each "why" is one plain clause, with no comma-joined second thought beyond a short "and" or "which"
+    assert all(len(c[1].split()) <= 16 for c in cases), [len(c[1].split()) for c in cases]
     # read r188: each row's case reads where it stands, in words the page has said before it: the bfloat16 row says
     # what its angles are, not the later section's "bfloat16 angles"; the length rules' row says what makes them
     # differ, as the dynamic section's main line, earlier, defines a dynamic rule
     assert "bfloat16 angles" not in named and "*" not in named, named
-    assert page.index("A dynamic rule sets them from each input's length $\\ell$.") < page.index(named)
-    intro = named[len(scales) + 1 : named.index(" | case |")]
+    assert page.index("A dynamic rule recomputes the divisors from each input's length $\\ell$.") < page.index(named)
+    # read r191: "a step" and "query scale" are said on the main line before the table uses them
+    assert named.index("rises in steps") < named.index("near a step")
+    assert named.index("a query scale,") < named.index("| a query scale that reads")
+    intro = named[len(scales) + 1 : named.index(" | what to look for in the code |")]
     assert intro.count(". ") == 0 and len(intro.split()) <= 20, intro  # one short cases sentence (recorded decision)
+    # the shared reason the rule before the table gives: RoPE's scores depend only on the offsets
+    assert section.index("RoPE's scores depend only on those offsets") < section.index(intro)
     assert named in section
     assert "{ref}" not in named and "Temperature rules" not in named  # no pointer the row needs to be read
     assert "float32 rounding:" not in section  # read r181
@@ -583,13 +602,13 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         changed = (tau(p + k) != tau(p)).nonzero().flatten()
         below = f - (p[changed] + 1) % f  # how far each changed token's p + 1 lies below the next multiple
         assert bool(((below >= 1) & (below <= k)).all()) and changed.numel() == 4 * k, (k, changed.numel())
-        # "only for tokens they push across a step": changed exactly where the k pads move p + 1 past a multiple of f
+        # "which moves it for tokens near a step": changed exactly where the k pads move p + 1 past a multiple of f
         crossed = torch.floor((p + k + 1) / f) != torch.floor((p + 1) / f)
         assert torch.equal(crossed.nonzero().flatten(), changed), k
     main = section[: section.index("<details>")]
     assert "8 192" not in main  # the step's size waits for the query scales' block (read r182)
     assert section.index(where) < section.index(named)  # the who-fills table before the cases
-    assert main.index("only by rounding") < main.index("The table lists the cases")
+    assert main.index("only by rounding") < main.index("Code that reads the position itself, not the offset")
     # one count throughout (read r177): the main line and its block give none, so none can disagree
     assert not re.search(r"\b(two|three|four) cases\b", section.lower()), section
     assert "So on a left-padded batch" not in page  # read r186: the advice leads, once
@@ -781,12 +800,13 @@ def test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches
 
 
 def test_ramped_pair_blends_theta_and_theta_over_s_linearly_in_turns():
-    """The worked configuration: "A pair between the bounds is ramped: in Meta's `apply_scaling`, its new frequency
-    blends theta_i and theta_i/s, linearly in its turns, so the more it turns, the less its frequency is divided."
-    Transformers' `llama3` (which follows apply_scaling) gives each of Llama 3.1's ramped pairs 29 to 34 the frequency
-    w theta_i + (1 - w) theta_i / s with w = (r - 1)/(4 - 1) linear in its turns r; its divisor falls as r grows.
-    Read r182: the main line says "its frequency is divided", not the shorthand "it is divided", which a learner may
-    read as the pair's vector being scaled."""
+    """The worked configuration's band table (read r191: the bands' rules, a list of facts, became a table, and Meta's
+    `apply_scaling` left the main line for the fine print): the ramped row, "a blend of theta_i and theta_i/s: the more
+    the pair turns, the less its frequency is divided", and the fine print's "The blend in Meta's reference code, its
+    function `apply_scaling`". Transformers' `llama3` (which follows apply_scaling) gives each of Llama 3.1's ramped
+    pairs 29 to 34 the frequency w theta_i + (1 - w) theta_i / s with w = (r - 1)/(4 - 1) linear in its turns r; its
+    divisor falls as r grows. Read r182: the table says "its frequency is divided", not the shorthand "it is divided",
+    which a learner may read as the pair's vector being scaled."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
 
     d, base, L, s = 128, 500_000.0, 8192, 8.0
@@ -804,15 +824,23 @@ def test_ramped_pair_blends_theta_and_theta_over_s_linearly_in_turns():
     # grows, within (1, s)
     assert all(float(turns[i]) > float(turns[i + 1]) for i in ramped[:-1])
     assert all(a < b for a, b in zip(divisor, divisor[1:])) and 1 < divisor[0] and divisor[-1] < s, divisor
-    assert (
-        "A pair between the bounds is ramped: in Meta's `apply_scaling`, its new frequency blends $\\theta_i$ and"
-        " $\\theta_i/s$, linearly in its turns, so the more it turns, the less its frequency is divided." in _page()
+    bands = (
+        "The bounds sort the pairs by their turns in $L$: | band | turns in $L$ | new frequency | |---|---|---|"
+        " | kept | more than `high_freq_factor` | $\\theta_i$, unchanged |"
+        " | ramped | between the bounds | a blend of $\\theta_i$ and $\\theta_i/s$: the more the pair turns, the less"
+        " its frequency is divided |"
+        " | divided | fewer than `low_freq_factor` | $\\theta_i/s$, so $sL$ positions turn the pair only as far as $L$"
+        " positions did before the scaling |"
     )
-    # the band before it: "A pair with fewer than `low_freq_factor` turns has its frequency divided by $s$"; the
-    # shorthand "is divided by $s$" is not on the page, and the takeaway divides "the slowest pairs' frequencies"
+    # the divided row: sL positions at theta_i / s turn the pair by s L theta_i / s = L theta_i, as far as L did
+    for i in range(35, 64):
+        assert math.isclose(s * L * float(scaled[i]), L * float(theta[i]), rel_tol=1e-5), i
     page = _page()
     main = page[: page.index("<details>")]
-    assert "A pair with fewer than `low_freq_factor` turns has its frequency divided by $s$, so $sL$ positions" in main
+    assert bands in main, main[-1500:]
+    assert "apply_scaling" not in main  # read r191: the fine print names Meta's code
+    assert "- The blend in Meta's reference code, its function `apply_scaling`: with $r$ a pair's turns in $L$" in page
+    # the shorthand "is divided by $s$" is not on the page, and the takeaway divides "the slowest pairs' frequencies"
     assert "turns is divided by $s$" not in page and "divided by less the more it turns" not in page
     takeaways = page[page.index("## Takeaways") : page.index("(glossary-fields)=")]
     assert "divide the slowest pairs' frequencies by $s$, and ramp those between." in takeaways
@@ -820,9 +848,10 @@ def test_ramped_pair_blends_theta_and_theta_over_s_linearly_in_turns():
 
 
 def test_fields_first_name_partial_rotary_factor():
-    """The opening's list, "Read these fields first:", one field a line with a few words of meaning (read r176: the
-    fields had come in two long sentences): "`partial_rotary_factor`: the share of each head that RoPE turns, in models
-    that turn only part of it". In transformers 5.24, GPT-NeoX's, Phi's, StableLM's, Persimmon's, GLM's and
+    """The opening's table, "Read these fields first:", one field a row with a few words of meaning (read r176: the
+    fields had come in two long sentences; read r191: a list of fields becomes a table with a column of meaning):
+    "`partial_rotary_factor` | the share of each head that RoPE turns, in models that turn only part of it". In
+    transformers 5.24, GPT-NeoX's, Phi's, StableLM's, Persimmon's, GLM's and
     Qwen3-Next's configs carry it (below 1 by default), and GPT-NeoX's rotary module spaces its frequencies over
     int(head_dim * partial_rotary_factor) dimensions, as the scaling rules in modeling_rope_utils do; Llama's carries
     none."""
@@ -846,25 +875,29 @@ def test_fields_first_name_partial_rotary_factor():
     assert source.count("dim = int(head_dim * partial_rotary_factor)") >= 4  # the linear, dynamic, yarn, longrope rules
     raw = _raw()
     fields = raw[raw.index("Read these fields first:\n") : raw.index("(glossary-bands)=")]
-    items = " ".join(fields.split()).removeprefix("Read these fields first: - ").split(" - ")
-    assert items == [
-        "`rope_theta`: the base of RoPE's frequencies.",
-        "`head_dim`: the width of one attention head.",
-        "`partial_rotary_factor`: the share of each head that RoPE turns, in models that turn only part of it.",
-        "`rope_type` and `factor`: the scaling rule for longer inputs, and how much it scales.",
-        "`original_max_position_embeddings`: the trained length. Most unscaled files lack it and give that length in"
-        " `max_position_embeddings`.",
-    ], items
+    rows = re.findall(r"^\| (.+?) \| (.+?) \|$", fields, flags=re.M)
+    assert rows[0] == ("field", "what it sets") and "\n|---|---|\n" in fields, rows[0]
+    assert rows[1:] == [
+        ("`rope_theta`", "the base of RoPE's frequencies"),
+        ("`head_dim`", "the width of one attention head"),
+        ("`partial_rotary_factor`", "the share of each head that RoPE turns, in models that turn only part of it"),
+        ("`rope_type` and `factor`", "the scaling rule for longer inputs, and how much it scales"),
+        (
+            "`original_max_position_embeddings`",
+            "the *trained length* $L$: the input length of the model's first training, and the length the scaling"
+            " starts from. Most unscaled files lack it and give that length in `max_position_embeddings`",
+        ),
+    ], rows
     assert "`layer_types`" not in fields  # read r176: per-layer-kind RoPE waits for the porting section that uses it
     assert "Some configurations, such as Gemma 3's, nest one dict per layer kind." in _page()
 
 
 def test_transformers_dynamic_l_is_the_stored_length():
     """Fixed and dynamic scaling rules, main line (read r183: one idea, then the practical point): "Dynamic NTK leaves
-    inputs up to the trained length L unscaled, and scales a longer input more, the longer it is." Then "Transformers'
-    dynamic NTK, `dynamic`, reads `max_position_embeddings`, the *stored length*, in place of L. Llama 3.1's file
-    stores 16L there. So on that file, `dynamic` would leave an input of 2L unscaled, and scale only inputs longer than
-    16L." (read r183: "no input shorter than 16L" undersold it: an input of exactly 16L is not scaled
+    inputs up to the trained length L unscaled. Beyond L, it divides the slowest pair's frequency by 1 + s(l/L - 1),
+    more the longer the input." Then "Transformers' dynamic NTK, `dynamic`, reads `max_position_embeddings`, the
+    *stored length*, in place of L. Llama 3.1's file stores 16L there, so on that file `dynamic` would scale only inputs
+    longer than 16L." (read r183: "no input shorter than 16L" undersold it: an input of exactly 16L is not scaled
     either; read r188: two set-ups, the rule's own L and transformers' stored length, said as two.) The effective
     factors' table and "Dynamic NTK's effective factor is 1 up to the trained length L and grows with l beyond it" sit
     in the block right under. With Llama
@@ -921,11 +954,10 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # seq_len > max_seq_len_cached)
     stated = (
         "Transformers' dynamic NTK, `dynamic`, reads `max_position_embeddings`, the *stored length*, in place of $L$."
-        " Llama 3.1's file stores $16L$ there. So on that file, `dynamic` would leave an input of $2L$ unscaled, and"
-        " scale only inputs longer than $16L$."
+        " Llama 3.1's file stores $16L$ there, so on that file `dynamic` would scale only inputs longer than $16L$."
     )
     assert stated in " ".join(page.split())
-    # "would leave an input of 2L unscaled": a fresh module on that file, at an input of 2L, keeps the plain
+    # "would scale only inputs longer than 16L": a fresh module on that file, at an input of 2L, keeps the plain
     # frequencies, while dynamic NTK with the trained length divides the slowest pair by 9 there (above)
     at_2l_file = LlamaRotaryEmbedding(config)
     at_2l_file(torch.zeros(1, 1, 128), torch.tensor([[2 * trained - 1]]))
@@ -955,8 +987,8 @@ def test_transformers_dynamic_l_is_the_stored_length():
     start = page.index("## Fixed and dynamic scaling rules")
     section = page[start : page.index("<details>", start)]
     lead = (
-        "Dynamic NTK leaves inputs up to the trained length $L$ unscaled, and scales a longer input more, the longer it"
-        " is."
+        "Dynamic NTK leaves inputs up to the trained length $L$ unscaled. Beyond $L$, it divides the slowest pair's"
+        " frequency by $1 + s(\\ell/L - 1)$, more the longer the input."
     )
     assert lead in section and section.index(lead) < section.index("*stored length*")
     assert "| rule |" not in section and "effective factor" not in section  # read r183: the block's
@@ -1099,8 +1131,8 @@ def test_dynamic_table_needed_row_is_the_stretch():
     # verdict scoped to the table's 2L and s = 8, then s as a slope (read r177), and with s = 1 dynamic NTK's formula
     # is the last row's
     lesson = (
-        "A fixed rule changes the frequencies alike for every input, short ones too. A dynamic rule sets them from each"
-        " input's length $\\ell$."
+        "A fixed rule gives each pair one divisor for its frequency, used at every input length, short inputs too. A"
+        " dynamic rule recomputes the divisors from each input's length $\\ell$."
     )
     assert main.startswith("## Fixed and dynamic scaling rules " + lesson), main[:200]
     needs = (
@@ -1117,7 +1149,14 @@ def test_dynamic_table_needed_row_is_the_stretch():
         " main runs, its formula becomes the last row's: it divides by just what the slowest pair needs."
     )
     assert needs in factors and factors.index(needs) < factors.index("| rule |"), factors
-    assert verdict + slope in factors, factors
+    # read r191: the learner who expects the dynamic rule to divide less sees it divide more at 2L; the block says so
+    # right under the verdict, and what dynamic NTK gains instead (checked in
+    # test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula)
+    gain = (
+        " Dynamic NTK divides by more than `llama3` there; what it gains is that inputs up to $L$ keep their unscaled"
+        " frequencies."
+    )
+    assert verdict + gain + slope in factors, factors
     assert factors.index("| what the slowest pair needs |") < factors.index(verdict), factors
     assert "most of all" not in page and "to compare them" not in page  # read r182: the unfair comparison is gone
     assert "$s = 8$" in table and "Both rules divide by more" not in page  # read r178: the verdict's s is the table's
@@ -1158,46 +1197,65 @@ def test_dynamic_table_needed_row_is_the_stretch():
     )
 
 
-def test_dynamic_main_line_shows_8_9_and_2_at_twice_the_trained_length():
+def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynamic_formula():
     """Fixed and dynamic scaling rules, main line (read r186: the section's key number sat only in the collapsed
-    table): "Llama 3.1's `llama3` rule, a fixed one, divides its slowest pair's frequency by s = 8 at every length.
-    Dynamic NTK with the same s and Llama 3.1's L = 8 192, its `original_max_position_embeddings`, divides it by 9 at l
-    = 2L." (read r190: the formula on the main line, and "2 would do" narrowed to the angles before any scaling:
-    Llama 3.1 trained further on its divided frequencies.) "Dividing by 2 would already keep that pair within the
-    angles that L positions gave it before any scaling." On transformers
-    5.24 with Llama 3.1's fields (d 128, base 500 000, L 8 192): `llama3` divides pair 63 by 8 whatever length it is
-    asked for; `dynamic` with factor 8, in a file that stores L, divides it by 9 at 2L (the rule's L is the trained
-    length; the next paragraph names transformers' stored length); and 2L positions at a frequency divided by 2 turn it
-    as far as L positions at the plain one."""
+    table; read r191: three numbers, 8, 9 and 2, with their meaning left to the block, so the main line keeps the
+    lesson, one example with one number, then the formula): "Llama 3.1's `llama3` is fixed: it divides its slowest
+    pair's frequency by s = 8 even for an input of a few tokens. Dynamic NTK leaves inputs up to the trained length L
+    unscaled. Beyond L, it divides the slowest pair's frequency by 1 + s(l/L - 1), more the longer the input." The 9
+    and the 2 at l = 2L, and what they mean, are the first block's ("Dynamic NTK divides by more than `llama3` there;
+    what it gains is that inputs up to L keep their unscaled frequencies"). On transformers 5.24 with
+    Llama 3.1's fields (d 128, base 500 000, L 8 192): `llama3` divides pair 63 by 8 at an input of 4 tokens as at any
+    other; `dynamic` with factor 8, in a file that stores L, divides it by 1 up to L, by the formula beyond, 9 at 2L."""
     page = _page()
     main = _section_main_line(page, "## Fixed and dynamic scaling rules")
     example = (
-        "Llama 3.1's `llama3` rule, a fixed one, divides its slowest pair's frequency by $s = 8$ at every length."
-        " Dynamic NTK with the same $s$ and Llama 3.1's $L = 8\\,192$, its `original_max_position_embeddings`,"
-        " divides it by $1 + s(\\ell/L - 1)$, which is 9 at $\\ell = 2L$. Dividing by 2 would already keep that pair"
-        " within the angles that $L$ positions gave it before any scaling."
+        "Llama 3.1's `llama3` is fixed: it divides its slowest pair's frequency by $s = 8$ even for an input of a few"
+        " tokens. Dynamic NTK leaves inputs up to the trained length $L$ unscaled. Beyond $L$, it divides the slowest"
+        " pair's frequency by $1 + s(\\ell/L - 1)$, more the longer the input."
     )
-    # read r188: the 9 names its L, the scaling's own field, so it does not read as a contradiction of the next
-    # paragraph's transformers set-up, which reads the stored length and leaves 2L unscaled
-    assert LLAMA31_SCALING["original_max_position_embeddings"] == 8192
-    lesson = "Dynamic NTK leaves inputs up to the trained length $L$ unscaled"
-    assert example in main and main.index(lesson) < main.index(example) < main.index("*stored length*"), main
+    lesson = "A fixed rule gives each pair one divisor for its frequency, used at every input length, short inputs too."
+    assert main.index(lesson) < main.index(example) < main.index("*stored length*"), main
+    # one number on the main line: the 9 and the 2 at 2L are the block's, with their meaning beside them
+    assert not re.search(r"\b9\b", main) and "Dividing by 2" not in page, main
+    factors = _collapsed("Effective factors: how much each rule divides the slowest pair")
+    gain = (
+        "At $\\ell = 2L$ and the table's $s = 8$, both rules divide the slowest pair's frequency by more than it needs."
+        " Dynamic NTK divides by more than `llama3` there; what it gains is that inputs up to $L$ keep their unscaled"
+        " frequencies."
+    )
+    assert gain in factors and factors.index("| dynamic NTK |") < factors.index(gain), factors
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
-    from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS, _compute_dynamic_ntk_parameters
 
     d, base, L, s = 128, 500_000.0, 8192, 8.0
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
-    fixed = float(theta[-1] / _llama31_llama3_freqs().double()[-1])  # the rule reads no input length
+    # "even for an input of a few tokens": transformers' llama3 takes no input length, and a tiny Llama (four pairs)
+    # with Llama 3.1's RoPE fields divides its slowest pair by 8 after a forward pass over 4 tokens
+    fixed = float(theta[-1] / _llama31_llama3_freqs().double()[-1])
+    config = LlamaConfig(rope_theta=base, max_position_embeddings=16 * L, rope_scaling=dict(LLAMA31_SCALING))
+    for n in (4, 2 * L, 64 * L):  # the same frequencies whatever input length it is asked for
+        assert torch.equal(ROPE_INIT_FUNCTIONS["llama3"](config, "cpu", seq_len=n)[0], _llama31_llama3_freqs()), n
+    rope = dict(LLAMA31_SCALING, rope_theta=base)
+    four = torch.ones(1, 4, dtype=torch.long)
+    after = _rotary_after(rope, four, four, None, 16 * L)
+    plain = base ** (-torch.arange(0, 8, 2, dtype=torch.float64) / 8)
+    assert math.isclose(fixed, s, rel_tol=1e-5) and math.isclose(float(plain[-1] / after.double()[-1]), s, rel_tol=1e-5)
     trained_file = LlamaConfig(
         rope_theta=base, max_position_embeddings=L, rope_scaling={"rope_type": "dynamic", "factor": s}
     )
-    dynamic, _ = _compute_dynamic_ntk_parameters(trained_file, "cpu", seq_len=2 * L)
-    by = float(theta[-1] / dynamic.double()[-1])
-    assert math.isclose(fixed, 8, rel_tol=1e-5) and math.isclose(by, 9, rel_tol=1e-4), (fixed, by)
-    need = 2 * L / L
-    assert need == 2 and math.isclose(2 * L * float(theta[-1]) / need, L * float(theta[-1]), rel_tol=1e-12)
-    assert need < fixed < by  # "yet 2 would do": both rules divide by more
+
+    def dynamic(n):  # the slowest pair's divisor for an input of n tokens
+        inv, _ = _compute_dynamic_ntk_parameters(trained_file, "cpu", seq_len=n)
+        return float(theta[-1] / inv.double()[-1])
+
+    for n in (4, L // 2, L):  # "leaves inputs up to the trained length L unscaled"
+        assert math.isclose(dynamic(n), 1.0, rel_tol=1e-5), n
+    for n in (L + L // 4, 2 * L, 3 * L, 8 * L):  # "by 1 + s(l/L - 1), more the longer the input"
+        assert math.isclose(dynamic(n), 1 + s * (n / L - 1), rel_tol=1e-4), n
+    by = dynamic(2 * L)
+    assert math.isclose(by, 9, rel_tol=1e-4) and by > fixed > 2, (fixed, by)  # the block's 9 > 8 > 2 at 2L
 
 
 def test_reading_code_page_numbers():
@@ -1259,7 +1317,7 @@ def test_reading_code_page_numbers():
         stretched = (base * S ** (d / (d - 2))) ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
         ratio = theta / stretched
         assert ratio[0] == 1 and abs(ratio[-1] - S) < 1e-12 * S, (S, ratio[-1])
-    # the main line: "A fixed rule changes the frequencies alike for every input, short ones too"; the block: "Beyond
+    # the main line: "A fixed rule gives each pair one divisor ..., used at every input length"; the block: "Beyond
     # L, dynamic NTK with s above 1 divides the slowest pair by more than that pair needs" (the stretch l/L). At 2L
     # with s = 8 it divides by more than the fixed rules' 8 (9 itself is asserted in test_glossary_worked_examples)
     dyn, _ = posenc.rope_scaled_inv_freq(
@@ -1278,11 +1336,12 @@ def test_reading_code_page_numbers():
     )
     assert abs(float(theta[-1] / short.double()[-1]) - s) < 1e-4 * s, short[-1]
     flat = " ".join(page.split())
-    # read r182: the lesson leads ("A fixed rule changes the frequencies alike for every input, short ones too"), then
+    # read r182: the lesson leads (read r191: "A fixed rule gives each pair one divisor for its frequency, used at every
+    # input length, short inputs too. A dynamic rule recomputes the divisors from each input's length"), then
     # the same factor at every length, then the band condition (read r178)
     assert (
-        "A fixed rule changes the frequencies alike for every input, short ones too. A dynamic rule sets them from each"
-        " input's length $\\ell$." in flat
+        "A fixed rule gives each pair one divisor for its frequency, used at every input length, short inputs too. A"
+        " dynamic rule recomputes the divisors from each input's length $\\ell$." in flat
     )
     assert (
         "A fixed rule's effective factor is the same at every length: the configured $s$ whenever the slowest pair lies"
@@ -1855,8 +1914,7 @@ def test_reading_code_batch_shares_dynamic_frequencies():
 
 
 def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
-    """Reading model code: "So on that file, `dynamic` would leave an input of 2L unscaled, and scale only inputs
-    longer than 16L", and
+    """Reading model code: "so on that file `dynamic` would scale only inputs longer than 16L", and
     "`position_ids` remove the shift for Ministral 3's scale, which reads them, but transformers counts Llama 4's from
     the cache length" (the takeaway: "Even then, Llama 4's query scale counts the pads, and under `dynamic` and
     `longrope` the longest row sets every row's frequencies"). Skipped without transformers."""
@@ -1885,8 +1943,8 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     # read r183: "only inputs longer than 16L", exactly (an input of 16L is not scaled either: checked in
     # test_transformers_dynamic_l_is_the_stored_length)
     assert (
-        "Llama 3.1's file stores $16L$ there. So on that file, `dynamic` would leave an input of $2L$ unscaled, and"
-        " scale only inputs longer than $16L$." in " ".join(page.split())
+        "Llama 3.1's file stores $16L$ there, so on that file `dynamic` would scale only inputs longer than $16L$."
+        in " ".join(page.split())
     )
     # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
@@ -2186,9 +2244,10 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     opens on Llama 4's scale, then says what the run-time section needs: "These are its *NoPE* layers, which apply no
     rotation. Ministral 3 and Mistral 4 scale the queries of every layer; Ministral 3's scale steps up at each multiple
     of L. Each scale reads the position itself, not the offset, so left-padding can move it". The run-time section,
-    which uses the scales, defines them on its own main line before its cases table: "Llama 4, Ministral 3 and
-    Mistral 4 can also multiply each query by a scale, a number that steps up with the token's position." In
-    transformers 5.24:
+    which uses the scales, defines them on its own main line before its cases table: "Some models also multiply each
+    query by a query scale, a number that rises in steps with the token's position." (read r191: "a step" was defined
+    only in a block; the table's rows then name the models: Ministral 3 and Mistral 4, whose scale reads
+    `position_ids`, and Llama 4's layers without RoPE, whose scale counts the tokens itself.) In transformers 5.24:
     Llama4TextConfig's defaults switch `attn_temperature_tuning` on and leave every 4th layer without RoPE; the
     attention multiplies those layers' queries by 1 + a ln(1 + floor((p + 1)/f)), which never falls with p and exceeds
     1 from p + 1 = f; Ministral 3's and Mistral 4's attention scales every layer's queries, stepping at L and 2L."""
@@ -2220,10 +2279,10 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     assert scales[scales.index("</summary>") + len("</summary>") :].lstrip().startswith(sentence + " " + rest)
     run_time = _section_main_line(page, "## Positions at run time")
     defined = (
-        "Ministral 3 and Mistral 4, and Llama 4 in its layers without RoPE, can also multiply each query by a scale, a"
-        " number that steps up with the token's position."
+        "Some models also multiply each query by a query scale, a number that rises in steps with the token's position."
     )
-    assert defined in run_time and run_time.index(defined) < run_time.index("| the query scale of Ministral 3")
+    assert defined in run_time and run_time.index(defined) < run_time.index("| a query scale that reads `position_ids`")
+    assert "| a query scale that counts the tokens itself, as in Llama 4's layers without RoPE |" in run_time
     from transformers import Ministral3Config, Mistral4Config
     from transformers.models.ministral3 import modeling_ministral3
     from transformers.models.mistral4 import modeling_mistral4
@@ -2396,9 +2455,16 @@ def test_opening_names_the_trained_length_of_unscaled_files():
 
     page = _page()
     assert (
-        "- `original_max_position_embeddings`: the trained length. Most unscaled files lack it and give that length in"
-        " `max_position_embeddings`." in page
+        "| `original_max_position_embeddings` | the *trained length* $L$: the input length of the model's first"
+        " training, and the length the scaling starts from. Most unscaled files lack it and give that length in"
+        " `max_position_embeddings` |" in page
     )
+    # read r191: L is defined once, on the main line, before the worked configuration uses it; the glossary's row
+    # (the italic term) says the same, "before any RoPE scaling"
+    assert page.index("the *trained length* $L$") < page.index("## A worked configuration")
+    glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
+    row = "| trained length | 训练长度 | $L$, the input length a model was trained at before any RoPE scaling;"
+    assert row in glossary
     assert (
         "so it equals the trained length only where the file stores that length there, as most unscaled files do"
         in page
@@ -2565,8 +2631,9 @@ def test_bfloat16_load_paths_said_once():
 def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
     """Fixed and dynamic scaling rules (read r177: "is the configured s at every length" was too broad for `llama3` and
     YaRN): "A fixed rule's effective factor is the same at every length: the configured $s$ whenever the slowest pair
-    lies in the divided band, as in Llama 3.1." Before it, the section's lesson: "A fixed rule changes the frequencies
-    alike for every input, short ones too." On transformers 5.24: `linear`, `llama3` and
+    lies in the divided band, as in Llama 3.1." Before it, the section's lesson: "A fixed rule gives each pair one
+    divisor for its frequency, used at every input length, short inputs too" (read r191; before it, "changes the
+    frequencies alike for every input, short ones too." On transformers 5.24: `linear`, `llama3` and
     `yarn` give the same frequencies whatever `seq_len` they are asked for; with Llama 3.1's fields the slowest pair
     turns about 0.003 times in L, below both lower bounds (`low_freq_factor` and `beta_slow`, 1), and both rules
     divide it by 8; swept over heads, bases and lengths, `llama3` and `yarn` divide the slowest pair by s exactly when
@@ -2576,7 +2643,8 @@ def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
     start = page.index("## Fixed and dynamic scaling rules")
     main = page[start : page.index("<details>", start)]
     # read r183: the lesson stays on the main line, the effective factors move to the block right under it
-    assert "A fixed rule changes the frequencies alike for every input, short ones too." in main
+    lesson = "A fixed rule gives each pair one divisor for its frequency, used at every input length, short inputs too."
+    assert lesson in main
     factors = page[page.index("<details>", start) :]
     factors = factors[: factors.index("</details>")]
     assert (
@@ -2972,10 +3040,14 @@ def test_yarn_dict_read_like_llama3_opens_the_gpt_oss_block():
 def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     """The worked configuration (read r183: a learner told that dividing by s makes sL positions look like L asks why
     the file declares 16L, not 8L; read r186: the two facts sat as asides between the fields' table and the bands, and
-    the fine print repeated them). The main line answers the question where it arises, right after the divided band's
-    "sL positions" (read r188 added two sentences there; read r190 found them a caveat inside the definition, so the
-    declared 16L is the fine print's alone). The grid search stays in the fine print too, with the declared length's
-    source. posenc's copy of Llama 3.1 8B's config (posenc/book/models.py) stores max_position_embeddings 131 072 = 16 x
+    the fine print repeated them; read r188 added two sentences after the divided band's "sL positions"; read r190
+    found them a caveat inside the definition and left the declared 16L to the fine print; read r191 found the puzzle
+    unanswered on the main line, the section's hardest place). The bands are now a table, so the answer is one plain
+    main-line sentence right under it, where the divided row has said "sL positions", outside any definition: "The
+    declared length, 16L, need not equal sL: it is the longest input of Meta's later training, while s sets how much
+    the slowest pairs slow down." (recorded decision "16L caveat in fine print only", reopened by the r191 brief:
+    the band table removed the definition it interrupted.) The fine print keeps the source and the grid search.
+    posenc's copy of Llama 3.1 8B's config (posenc/book/models.py) stores max_position_embeddings 131 072 = 16 x
     8 192 = 2 s L, the trained length it copies from the Llama 3 report; chapter 7 quotes Meta's `apply_scaling`, which
     marks its constants as "values obtained from grid search", as the fine print says. A prose sync for the report and
     Meta's code, which no offline test can read."""
@@ -2986,6 +3058,15 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     # read r190: the two sentences were a caveat inside the bands' definition; the declared 16L is the fine print's
     # alone (checked below), and the main line keeps "did in training" in the glossary's sense of L
     assert "Here training means" not in section and "which the file declares" not in section, section
+    declared = (
+        "The declared length, $16L$, need not equal $sL$: it is the longest input of Meta's later training, while $s$"
+        " sets how much the slowest pairs slow down."
+    )
+    assert section.count(declared) == 1, section
+    divided = "| divided | fewer than `low_freq_factor` | $\\theta_i/s$, so $sL$ positions turn the pair"
+    assert section.index(divided) < section.index(declared) < section.index("| pair | turns in $L$ |"), section
+    # "later": after the first training at L, which the opening's table names the trained length
+    assert "the *trained length* $L$: the input length of the model's first training" in page
     # read r188: "did in training" meant the first training, before the scaling; the learner is told so, in the
     # glossary's sense of the trained length ("before any RoPE scaling"), and L keeps that name
     glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
@@ -2998,7 +3079,8 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     L, s = llama["rope_scaling"]["original_max_position_embeddings"], llama["rope_scaling"]["factor"]
     assert llama["max_position_embeddings"] == llama["trained_length"] == 16 * L == 2 * s * L, llama
-    assert llama["trained_length_before"] == L
+    assert llama["trained_length_before"] == L  # "Meta's later training": the first one stopped at L
+    assert llama["max_position_embeddings"] != s * L  # "need not equal sL"
     fine = _collapsed("Fine print on the bands")
     assert "- The declared length is twice $sL$: the Llama 3 report's last training stage reached $16L$." in fine
     assert "Meta's code marks its constants, 8 among them, as values obtained from grid search." in fine
@@ -3092,3 +3174,71 @@ def test_yarn_worked_dict_gpt_oss_bands_and_attention_factor():
         "The ramp runs linearly in the pair index, not in the turns. With `truncate` false its ends stay between pairs,"
         " so the ramped divisors differ from the default's; the three bands here are the same either way." in block
     )
+
+
+def test_opening_says_what_the_page_covers_and_where_rope_sits_in_llamas_code():
+    """The opening (read r191, an omission: the title promises code, the main line teaches configurations) says what
+    the page covers, "the fields that set RoPE and the transformers code that reads them", and where RoPE sits in a
+    forward pass: "In Llama's code, a rotary module computes cos and sin once per forward pass, and each attention
+    layer rotates its queries and keys with them." Checked on transformers 5.24's Llama: LlamaModel.forward calls its
+    rotary module once, before the loop over the layers, and hands its output to every layer; LlamaAttention.forward
+    unpacks cos and sin from it and rotates the query and key states with `apply_rotary_pos_emb` (then the cache stores
+    the rotated keys, as the notes' block says); a counting hook sees one call for a two-layer model."""
+    page = _page()
+    opening = page[: page.index("Read these fields first:")]
+    assert (
+        "It covers the fields that set RoPE and the transformers code that reads them. In Llama's code, a rotary module"
+        " computes cos and sin once per forward pass, and each attention layer rotates its queries and keys with them."
+        in opening
+    )
+    assert "Hugging Face's caches keep RoPE's keys rotated" in page
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig, LlamaModel
+    from transformers.models.llama import modeling_llama
+
+    forward = inspect.getsource(modeling_llama.LlamaModel.forward)
+    once = forward.index("position_embeddings = self.rotary_emb(hidden_states, position_ids=position_ids)")
+    assert once < forward.index("for decoder_layer in self.layers") and forward.count("self.rotary_emb(") == 1
+    attention = inspect.getsource(modeling_llama.LlamaAttention.forward)
+    rotate = attention.index("query_states, key_states = apply_rotary_pos_emb(query_states, key_states, cos, sin)")
+    assert attention.index("cos, sin = position_embeddings") < rotate < attention.index("cache.update(key_states")
+    torch.manual_seed(0)
+    small = {"vocab_size": 16, "hidden_size": 32, "intermediate_size": 32, "num_attention_heads": 2}
+    config = LlamaConfig(**small, num_hidden_layers=2)
+    model = LlamaModel(config).eval()
+    calls = []
+    model.rotary_emb.register_forward_hook(lambda module, args, output: calls.append(1))
+    with torch.no_grad():
+        model(torch.randint(0, 16, (1, 5)))
+    assert len(calls) == 1 and len(model.layers) == 2  # once per forward pass, for both layers
+
+
+def test_worked_configuration_leads_with_its_lesson():
+    """Read r191: the worked configuration's lesson leads, in one short paragraph, before the terms it uses are
+    defined in the next: "Llama 3.1's scaling rule, `llama3`, keeps the RoPE pairs that turn often and slows the
+    others, the slowest most. It sorts a head's pairs into three bands by how often each pair turns." Checked on
+    transformers 5.24's `llama3` with Llama 3.1's fields: pairs 0 to 28, which turn more than 4 times in L, keep
+    their frequency; every other pair's is divided by more than 1; the divisor never falls from one pair to the next
+    (the pairs turn less and less), so the slowest pairs get the largest, s; and the divisors take three kinds of
+    value: 1, s, and those between."""
+    page = _page()
+    section = page[page.index("## A worked configuration") : page.index("<details>")]
+    lesson = (
+        "## A worked configuration: Llama 3.1's three bands Llama 3.1's scaling rule, `llama3`, keeps the RoPE pairs"
+        " that turn often and slows the others, the slowest most. It sorts a head's pairs into three bands by how often"
+        " each pair turns."
+    )
+    assert section.startswith(lesson), section[:300]
+    # the terms the rest of the section uses are defined on the main line before their first use
+    for term in ("*turns in $L$*", "$\\theta_i = b^{-2i/d}$"):
+        assert section.index(term) < section.index("| field | value | what it sets |"), term
+    d, base, L, s = 128, 500_000.0, 8192, 8.0
+    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    turns = L * theta / (2 * math.pi)
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    by = (theta / _llama31_llama3_freqs().double()).tolist()
+    kept = [i for i, x in enumerate(by) if abs(x - 1) < 1e-5]
+    assert kept == list(range(29)) == [i for i in range(d // 2) if turns[i] > 4], kept  # "turn often": kept
+    assert all(x > 1 + 1e-3 for x in by[29:])  # "slows the others"
+    assert all(b >= a * (1 - 1e-6) for a, b in zip(by, by[1:])) and math.isclose(by[-1], s, rel_tol=1e-5)  # "most"
+    assert all(math.isclose(x, s, rel_tol=1e-5) for x in by[35:]) and all(1 < x < s for x in by[29:35])  # three bands

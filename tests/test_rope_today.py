@@ -1801,22 +1801,35 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert "chapter 5's expected score $E(r)$" not in main_line  # the clause names the measure, not its formula
     ch5 = chapter_markdown("05_decay")
     assert "For isotropic queries each $w_i$ has mean 2, which gives $E(r)$." in ch5  # chapter 5's measure
-    # takeaway 2: "Up to tens of thousands of tokens back, Llama 3's and Code Llama's larger bases keep a matching
-    # key's score above Llama 2's, averaged as in the section Raising the base": every span [a, 2a), a up to 32 768
-    # (distances to 65 535, so every doubling up to 32 768-65 535), 5e5 and 1e6 above 1e4 (in float64 frequencies
-    # the order holds to a = 188 252 and 356 454); the score per pair is the average over random queries (checked
-    # below); single queries can break the order (about 1 % of them), so the takeaway names the average by the section
-    # that defines it. Its only head width is the models' own, 128.
+    # takeaway 2: "Up to tens of thousands of tokens back, Llama 3's and Code Llama's larger bases keep more of a
+    # matching key's score than Llama 2's, on average over queries and over each doubling of the distance": every span
+    # [a, 2a), a up to 32 768 (distances to 65 535, so every doubling up to 32 768-65 535), 5e5 and 1e6 above 1e4 (in
+    # float64 frequencies the order holds to a = 188 252 and 356 454); the score per pair is the average over random
+    # queries (checked above). Both averages are needed (read r191: the old takeaway named them only by pointing to
+    # the section): single queries break the order at some doubling (about 3 % for 5e5, 2 % for 1e6, checked
+    # below). Its only head width is the models' own, 128.
     assert bool((means[1] > means[0]).all()) and bool((means[2] > means[0]).all()) and len(means[0]) == 32768
     takeaway = (
-        "2. **How fast?** Up to tens of thousands of tokens back, Llama 3's and Code Llama's larger bases keep a"
-        " matching key's score above Llama 2's, averaged as in the section *Raising the base*."
+        "2. **How fast?** Up to tens of thousands of tokens back, Llama 3's and Code Llama's larger bases keep more of"
+        " a matching key's score than Llama 2's, on average over queries and over each doubling of the distance."
     )
-    assert text.count(takeaway) == 1
+    assert text.count(takeaway) == 1 and "averaged as in the section" not in text  # no pointer to finish it
+    a_dbl = 2.0 ** torch.arange(16, dtype=torch.float64)[:, None]  # the doublings [a, 2a), a = 1 .. 32 768
+
+    def doubling_means(b):  # [doubling, pair]: the mean of cos(Δθ_i) over [a, 2a), in closed form
+        th = posenc.rope_inv_freq(128, b).double()
+        return (torch.sin((2 * a_dbl - 0.5) * th) - torch.sin((a_dbl - 0.5) * th)) / (2 * torch.sin(th / 2)) / a_dbl
+
+    one_query = {b: w_pair @ doubling_means(b).T for b in (1e4, 5e5, 1e6)}  # [query, doubling], the queries above
+    for b, lo, hi in ((5e5, 0.02, 0.05), (1e6, 0.01, 0.03)):  # some single queries: 1e4 above at some doubling
+        broken = float((one_query[1e4] > one_query[b]).any(1).double().mean())
+        assert lo < broken < hi, (b, broken)
     # plain Markdown: a MyST label or {ref} role shows as raw text in JupyterLab, Colab and GitHub
     assert "{ref}" not in text and "(rope-today-far-keys)=" not in text
     assert len(re.findall(r"(?<!#)## Raising the base\b", text)) == 1  # the section the takeaway names
-    assert "averaged over random queries and over each doubling" not in text  # one qualifier, not two
+    assert (
+        "averaged over random queries and over each doubling" not in text
+    )  # the two averages said once, the takeaway's way
     for key in ("llama-2-7b", "llama-3-8b", "code-llama-7b"):
         assert book.MODEL_ROPE_CONFIGS[key]["head_dim"] == 128, key
     assert {book.MODEL_ROPE_CONFIGS[k]["rope_theta"] for k in ("llama-2-7b", "llama-3-8b", "code-llama-7b")} == {
@@ -2059,7 +2072,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         assert len(data["ys"]) == 2 and len(data["ys"][0]) == len(data["x"]) > 0, name
     text = chapter_markdown("10_rope_today")
     for sentence in (
-        "MLA's *KV cache*, its store of past tokens, holds per token mainly one short vector, its *latent* $c_n$.",
+        "DeepSeek's multi-head latent attention, MLA, caches one short vector per token, its *latent* $c_n$, and each"
+        " head scores the latents without building past keys.",
         "The main line's $q$ is a head's *content query* $q^C_m$, made from the token's input through DeepSeek-V2's"
         " compressed query latent $c^Q_m$, which is not cached.",
         "In transformers' `DeepseekV3Attention`, `q_a_proj` makes $c^Q_m$ and `q_b_proj` makes each head's query from"
@@ -2071,8 +2085,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         " figure after it, static, draws the opening's Llama 3.1 8B config.",
         "MLA's 576 numbers are the latent's 512 and the rotary key's 64, in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
-        "With RoPE, the main line's rotated score holds with the content query $q^C_m$ as $q$, since $R_m^\\top R_n ="
-        " R_{n-m}$.",
+        "This holds with the content query $q^C_m$ as $q$, since $R_m^\\top R_n = R_{n-m}$.",
         "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
         "(R_m q)^\\top R_n W_{UK}\\, c_n = q^\\top R_{n-m} W_{UK}\\, c_n .",
         "Decoupled RoPE's rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes"
@@ -2087,52 +2100,54 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         " 71 times more.",
     ):
         assert sentence in text, sentence
-    # the main line keeps c_n and k^R_n, each defined in words where first used, and two display equations, the fold,
-    # with W_UK and q named in the sentence before it, and the rotated score, with R_m and R_n named in the sentence
-    # before it and R_{n-m} between the query and W_UK; the content and rotary queries, q^C and q^R, are the block's
+    # read r191: the section's lesson comes first, in words (the latent is cached and scored without building past keys;
+    # RoPE would break that, so only a small extra query and key turn); then two display equations, the fold, with
+    # W_UK and q named in the sentence before it, and the fix's score; why RoPE breaks the fold is said in words,
+    # R_{n-m} between q and W_UK; the rotated score written out, the content and rotary queries q^C and q^R, and the
+    # folded query per past key are the block's
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     mla = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Raising the base")]
+    lesson = (
+        "## DeepSeek's MLA: a separate rotary key DeepSeek's multi-head latent attention, MLA, caches one short vector"
+        " per token, its *latent* $c_n$, and each head scores the latents without building past keys. RoPE on the keys"
+        " would break this, so MLA answers the first question another way: it rotates only a small extra query and key"
+    )
+    assert " ".join(mla.split()).startswith(lesson)
     # the rotary query is named where the fix adds it, for the score written out after it; the content query q^C is
     # the block's (the main line's q)
     assert "q^C" not in mla and mla.index("rotary query $q^R_m$ per head") + len("rotary query $") == mla.index("q^R")
     fold_main = (
-        "Without RoPE, one matrix $W_{UK}$ serves every past key, so MLA can multiply it into the query once:"
-        " $$ q^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q)^\\top c_n . $$"
-        " The left side builds every past key; the right side's query $W_{UK}^\\top q$ is computed once per query and"
-        " scores the cached latents directly. This is *folding*: decoding then builds no past key. RoPE blocks it."
-        " If RoPE turned this query and key, $R_m$ would turn the query and $R_n$ the key, so $R_{n-m}$ sits between"
-        " the query and $W_{UK}$:"
-        " $$ (R_m q)^\\top R_n W_{UK}\\, c_n = q^\\top R_{n-m} W_{UK}\\, c_n . $$ $R_{n-m}$ changes with $n - m$, so"
-        " $W_{UK}$ can no longer be folded in once."
+        "### Why RoPE blocks folding A head's key for token $n$ would be $W_{UK}\\, c_n$, made with the head's own"
+        " matrix. Without RoPE, MLA can *fold* that matrix into the head's query $q$, computing $W_{UK}^\\top q$ once"
+        " for all past tokens: $$ q^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q)^\\top c_n . $$ RoPE would put the turn"
+        " between query and key, $R_{n-m}$, between $q$ and $W_{UK}$. That turn changes with the distance, so no single"
+        " folded query would serve every past token. ### The fix"
     )
     assert fold_main in " ".join(mla.split()), " ".join(mla.split())
-    # the three symbols named in one short sentence, before the fold, right after the latent
-    symbols = (
-        "Each head makes its key for token $n$ from the latent with its own matrix, as $W_{UK}\\, c_n$. It scores that"
-        " key against its *content query* $q$."
-    )
+    # the matrix named in one short sentence, right after its heading, before the fold
+    symbols = "A head's key for token $n$ would be $W_{UK}\\, c_n$, made with the head's own matrix."
     assert mla.count(symbols) == 1 and mla.index("*latent* $c_n$") < mla.index(symbols)
     assert mla.index(symbols) + symbols.index("W_{UK}") == mla.index("W_{UK}")  # W_UK first named there
-    assert mla.index(symbols) < mla.index("$q$") < mla.index("### Why RoPE blocks folding")
+    assert mla.index("### Why RoPE blocks folding") < mla.index(symbols) < mla.index("$q$")
     # R_{n-m} is partial rotary's, on the main line before MLA, and so is the offset it turns by
     mla_start = main_line.index("## DeepSeek's MLA")
     assert main_line.index("R_{n-m}") < main_line.index("*offset* $\\Delta = n - m$") < mla_start
     assert "its *latent* $c_n$" in mla and "one *rotary key* $k^R_n$ per token" in mla
-    # folding named right after the equation that shows it (read r177: the name came before the equation), with why
-    # it matters when decoding: the section's block's
-    # "When decoding, MLA need never form the heads' keys for past tokens" and the code block's "Transformers 5.24
-    # caches $c_n$ and $k^R_n$ but forms every head's keys at each step"
-    defined = "This is *folding*: decoding then builds no past key."
+    # folding named where the sentence before the fold's equation does it (read r177: the name came before the
+    # equation), with why it matters when decoding in the lesson ("without building past keys") and in the blocks:
+    # "When decoding, MLA need never form the heads' keys for past tokens" and "Transformers 5.24 caches $c_n$ and
+    # $k^R_n$ but forms every head's keys at each step"
+    defined = "Without RoPE, MLA can *fold* that matrix into the head's query $q$"
     body = mla[mla.index("### Why RoPE blocks folding") + len("### Why RoPE blocks folding") :]
     assert mla.count(defined) == 1 and body.index("fold") == body.index(defined) + defined.index("fold")
     assert "fold" not in mla[: mla.index("### Why RoPE blocks folding")]
     assert "forms every head's keys at each step" in text and "need never form the heads' keys for past tokens" in text
     assert "The block below gives the folded query." not in mla and "writes both scores out" not in text
-    # the cost, right after the fold breaks, with the folded query itself (read r181: the decisive step sat only in
-    # the block): W^T R_{n-m}^T q depends on n - m, checked below
-    cost = "Each past key would then need its own folded query, $W_{UK}^\\top R_{n-m}^\\top q$."
-    assert mla.count(cost) == 1 and mla.index("can no longer be folded in once.") < mla.index(cost)
-    assert "The folded query would then differ for every past key" in text
+    # the cost, right after the turn that breaks the fold (read r181: the decisive step sat only in the block), in
+    # words; the folded query per past key, W^T R_{n-m}^T q, which depends on n - m (checked below), is the block's
+    cost = "That turn changes with the distance, so no single folded query would serve every past token."
+    assert mla.count(cost) == 1 and mla.index("between $q$ and $W_{UK}$.") < mla.index(cost)
+    assert "The folded query would then differ for every past key" in text and "R_{n-m}^\\top q" not in mla
     # the block's algebra, identity: the folded query against the latent gives the unfolded score
     g = torch.Generator().manual_seed(0)
     w_uk = torch.randn(ds["qk_nope_head_dim"], ds["kv_lora_rank"], generator=g, dtype=torch.float64)
@@ -2184,11 +2199,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     )
     assert re.search(fix_score, text) and not re.search(fix_score, mla_main_line)
     # the fix's score, in the section's block right after the words that state it, then why it folds; the main line
-    # says it in words: "The score adds their rotated term to the *content term*, the folded query against the latent."
-    # (a head's query is narrower than the latent: only the query folded with W_UK meets it)
-    assert (
-        "The score adds their rotated term to the *content term*, the folded query against the latent:" in mla_main_line
-    )
+    # says it in words: "Their rotated term is added to the folded query's score, which has no rotation:" (a head's
+    # query is narrower than the latent: only the query folded with W_UK meets it)
+    assert "Their rotated term is added to the folded query's score, which has no rotation:" in mla_main_line
     # the main line's score is the block's, written with the folded query: (W_UK^T q)^T c_n = q^T W_UK c_n
     main_score = "\\text{score}_{mn} = (W_{UK}^\\top q)^\\top c_n + (q^R_m)^\\top R_{n-m}\\, k^R_n ."
     assert main_score in mla_main_line and "adds a small rotary query $q^R_m$ per head" in mla_main_line
@@ -2211,27 +2224,26 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     mla_main = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Raising the base")]
     mla_block = text[text.index("## DeepSeek's MLA") : text.index("## Raising the base")]
     mla_block = mla_block[mla_block.index("<details>") : mla_block.index("</details>")]
-    # three display equations on the main line (the fold, the rotated score, the fix's score with the folded query)
-    assert mla_main.count("$$") == 6 and mla_block.count("$$") == 4 and "\\text{score}_{mn}" in mla_block
+    # two display equations on the main line (the fold, the fix's score with the folded query); the block's three:
+    # the rotated score, the folded query per past key, the fix's score with the content query (read r191: four
+    # equations on the main line were the chapter's hardest place)
+    assert mla_main.count("$$") == 4 and mla_block.count("$$") == 6 and "\\text{score}_{mn}" in mla_block
     assert "need not rebuild keys" not in text and text.count("\\text{score}_{mn}") == 2
     assert mla_block.index("**The two scores, written out.**") < mla_block.index("$$")  # the block opens with them
     # the main line: the symbols, then the fold's equation, then its name; the block: the per-head queries and
     # each equation
-    idea = "This is *folding*"
-    assert (
-        mla_main.index("*latent* $c_n$")
-        < mla_main.index("so MLA can multiply it into the query once:")
-        < mla_main.index(idea)
-    )
-    symbols = "With RoPE, the main line's rotated score holds with the content query $q^C_m$ as $q$"
+    idea = "MLA can *fold* that matrix into the head's query"
+    assert mla_main.index("*latent* $c_n$") < mla_main.index(idea) < mla_main.index("$$")
+    symbols = "This holds with the content query $q^C_m$ as $q$"
     assert mla_block.index("*content query* $q^C_m$") < mla_block.index("latent $c^Q_m$") < mla_block.index(symbols)
     assert mla_block.index(symbols) < mla_block.index("R_{n-m}^\\top q^C_m)^\\top c_n")
     assert mla_block.index("R_{n-m}^\\top q^C_m)^\\top c_n") < mla_block.index("rotary query $q^R_m$")
-    # the rotated score sits on the main line, right after the sentence that puts R_{n-m} between q and W_UK
+    # the rotated score sits in the block, right after the sentence that puts R_{n-m} between q and W_UK; the main line
+    # says it in words
     rotated = "(R_m q)^\\top R_n W_{UK}\\, c_n = q^\\top R_{n-m} W_{UK}\\, c_n ."
-    assert rotated in mla_main and rotated not in mla_block
-    assert mla_main.index("sits between the query and $W_{UK}$:") < mla_main.index(rotated)
-    assert mla_main.index(rotated) < mla_main.index("$R_{n-m}$ changes with $n - m$")
+    assert rotated in mla_block and rotated not in mla_main
+    assert mla_block.index("sits between the query and $W_{UK}$:") < mla_block.index(rotated) < mla_block.index(symbols)
+    assert "RoPE would put the turn between query and key, $R_{n-m}$, between $q$ and $W_{UK}$." in mla_main
     assert mla_block.index("rotary query $q^R_m$") < mla_block.index("\\text{score}_{mn}")
     # the block does not repeat the main line's argument: the fold, its cost and the fix are each said once, there
     assert "RoPE on those keys would break the fold" not in text and "W_{UK}^\\top q^C_m)^\\top c_n" not in text
@@ -2281,14 +2293,28 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "about 57 times more." in text[text.index("**3.** DeepSeek-V3") :]  # exercise 3's answer keeps its own
     assert not re.search(r"about \d+ times", main_line)
     assert (ds["kv_lora_rank"], ds["qk_rope_head_dim"]) == (512, 64)  # "the latent's 512 and the rotary key's 64"
-    # the payoff's size on the main line (read r169), as two counts, not a ratio: MLA's 576 and multi-head
-    # attention's 2 n_h d_h = 32 768 with n_h = d_h = 128 (mla and mha above, from transformers' DeepseekV3Config)
+    # the payoff's size on the main line (read r169), as two counts, not a ratio, now drawn (read r191): MLA's 576 and
+    # multi-head attention's 2 n_h d_h = 32 768 with n_h = d_h = 128 (mla and mha above, from transformers'
+    # DeepseekV3Config), as bars right after the section's text, their values written on them
     assert (
-        "So per token and layer, DeepSeek-V2 caches only the latent and the rotary key: 576 numbers. The DeepSeek-V2"
-        " paper's formula for multi-head attention gives 32 768 numbers for 128 heads that each cache a key and a value"
-        " 128 wide." in " ".join(main_line.split())
+        "Per token and layer, DeepSeek-V2 then caches only the latent and the rotary key. The figure compares this"
+        " cache with multi-head attention's, whose 128 heads each store a key and a value 128 wide."
+        in " ".join(main_line.split())
     )
     assert (mla, 2 * 128 * 128) == (576, 32768)
+    ids = [c.get("id") for c in nb_cells()]
+    bars_cell = nb_cells()[ids.index("mla-cache-fig")]
+    assert ids.index("mla-cache-fig") == ids.index("c35") + 1 < ids.index("c35-key")  # the text, then the figure
+    assert bars_cell["cell_type"] == "code" and bars_cell["metadata"]["tags"] == ["hide-input"]
+    bars_code = "".join(bars_cell["source"])
+    assert "assert list(cached.values()) == [2 * 128 * 128, 512 + 64] == [32768, 576]" in bars_code
+    assert (
+        'kv_cache_bytes_per_token(\n        "mha", n_layers=layers, n_kv_heads=ds["num_attention_heads"]' in bars_code
+    )
+    assert "ax.barh(" in bars_code and "ax.bar_label(" in bars_code and "plt.show()" in bars_code
+    assert 'xlabel="numbers cached per token and layer"' in bars_code and "times" not in bars_code
+    assert "hold far fewer numbers than a key and a value for every head" in bars_code  # the title's lesson
+    assert any("image/png" in o.get("data", {}) for o in bars_cell["outputs"])  # drawn in the stored notebook
     said_mla, width = (int(g) for g in payoff.groups())
     assert said_mla == mla == 576 and width == ds["v_head_dim"] == 128  # the count and head width behind the table
     assert main_line.index("*decoupled RoPE*") < main_line.index("caches only the latent and the rotary key")
@@ -2549,12 +2575,13 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
 
 
 def test_chapter_llama3_fields_and_qwen3_yarn():
-    """Chapter 10, *Reading a modern config*: Llama 3.1's `llama3` scaling "keeps the pairs with wavelengths under
-    $L/4 = 2048$, set by `high_freq_factor`. It slows eightfold those above $L = 8192$, set by `low_freq_factor`":
-    with the opening's fields, the kept and the eightfold-slowed pairs are exactly those under L / high_freq_factor
-    and above L / low_freq_factor. The appendix on Qwen3's model cards: `factor` 4 from 32 768, "YaRN then divides the
-    slowest pairs' frequencies by 4 and keeps the fastest pairs", with YaRN's default beta_fast 32 and beta_slow 1 (the
-    cards set neither), for a 128-dimensional head at bases from 1e4 to 1e7."""
+    """Chapter 10, *Reading a modern config*, its table of Llama 3.1 8B's fields: `high_freq_factor` 4, "pairs with
+    $\\lambda_i < L/4$ keep their speed"; `low_freq_factor` 1, "pairs with $\\lambda_i > L/1$, so over $L$, are slowed
+    by $s$"; `factor` 8, "the slowest pairs turn 8 times slower": with the opening's fields, the kept and the
+    eightfold-slowed pairs are exactly those under L / high_freq_factor and above L / low_freq_factor. The appendix on
+    Qwen3's model cards: `factor` 4 from 32 768, "YaRN then divides the slowest pairs' frequencies by 4 and keeps the
+    fastest pairs", with YaRN's default beta_fast 32 and beta_slow 1 (the cards set neither), for a 128-dimensional
+    head at bases from 1e4 to 1e7."""
     L, d = 8192, 128
     plain = posenc.rope_inv_freq(d, 5e5).double()
     scaled = posenc.rope_scaled_inv_freq(
@@ -2579,21 +2606,22 @@ def test_chapter_llama3_fields_and_qwen3_yarn():
         assert torch.allclose(yarn[:8], plain[:8], rtol=1e-6), base  # the fast pairs: kept
     text = chapter_markdown("10_rope_today")
     for sentence in (
-        "its `llama3` scaling keeps the pairs with $\\lambda_i < L\\,/$ `high_freq_factor`, here $L/4$.",
-        "It slows eightfold those with $\\lambda_i > L\\,/$ `low_freq_factor`, here $L$.",
+        "| `high_freq_factor` | 4 | pairs with $\\lambda_i < L/4$ keep their speed |",
+        "| `low_freq_factor` | 1 | pairs with $\\lambda_i > L/1$, so over $L$, are slowed by $s$ |",
+        "| `factor` | 8 | $s$: the slowest pairs turn 8 times slower |",
         "For Qwen3 the cards give `factor` 4 from `original_max_position_embeddings` 32 768, for inputs up to 131 072",
         "YaRN then divides the slowest pairs' frequencies by 4 and keeps the fastest pairs",
     ):
         assert sentence in text, sentence
-    # *Reading a modern config*: "A scaling may be used in training or added by users. Llama 3.1 trained on inputs
-    # longer than the $L$ its `llama3` scaling starts from; Qwen2.5's model cards tell users to add `yarn` for long
-    # inputs." Llama 3.1's row: trained 131 072 past its L, 8192 (the copied row and the Llama 3 paper); Qwen2.5's
+    # *Reading a modern config*: "A scaling may be used in training or added by users: Llama 3.1 trained on inputs
+    # longer than its $L$, while Qwen2.5's model cards tell users to add `yarn` for long inputs."
+    # Llama 3.1's row: trained 131 072 past its L, 8192 (the copied row and the Llama 3 paper); Qwen2.5's
     # cards: the appendix's block, which quotes them (a copy, not a check of the cards)
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     config_part = main_line[main_line.index("## Reading a modern config") : main_line.index("## Takeaways")]
     origin = (
-        "A scaling may be used in training or added by users. Llama 3.1 trained on inputs longer than the $L$ its"
-        " `llama3` scaling starts from; Qwen2.5's model cards tell users to add `yarn` for long inputs."
+        "A scaling may be used in training or added by users: Llama 3.1 trained on inputs longer than its $L$, while"
+        " Qwen2.5's model cards tell users to add `yarn` for long inputs."
     )
     assert origin in config_part
     row = book.MODEL_ROPE_CONFIGS["llama-3.1-8b"]
@@ -2718,10 +2746,12 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     against RoPE's signed mean of 0.046". The main line gives the figure's own number for random queries and keys,
     "about a third of RoPE's" (the notebook asserts 0.25-0.4 and prints 0.31). Every pair of unit length, 2048 to
     4096 tokens back, d = 32 .. 1024 (powers of two), xPos's weights
-    from posenc's xpos_scale. The main line keeps one key, a key equal to its query, and draws its score with signs
-    over the band, under RoPE and under xPos: "Under RoPE its score swings widely; under xPos it swings far less."
-    (spread 0.15 of RoPE's) "Its level, the dashed mean, is no lower under xPos than under RoPE." (0.058 against
-    0.046); the mean size ("about two thirds", 0.65) and unrelated keys ("about a third", 0.31) sit in the block."""
+    from posenc's xpos_scale. The main line states its lesson first, "Two to four thousand tokens back, in a head of
+    $d = 64$, its factor damps the swings in the score of a key equal to its query but does not lower that score's
+    mean.", and draws
+    that key's score with signs over the band, under RoPE and under xPos: "under xPos its score swings far less than
+    under RoPE" (spread 0.15 of RoPE's); "The dashed lines, each score's mean over those distances, lie close together,
+    and xPos's is no lower." (0.058 against 0.046); the mean size ("about two thirds", 0.65) sits in the block."""
     back = torch.arange(2048, 4097)
     matching_size = {}
     for d in (32, 64, 128, 256, 512, 1024):
@@ -2769,7 +2799,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "ax.axhline(rope_signed" in fig_code and "ax.axhline(xpos_signed" in fig_code  # the dashed levels
     assert 'ylabel="score per pair, with signs"' in fig_code and "unrelated" not in fig_code
     assert "xpos_band = delta <= -2048" in code and "xlim=(2048, 4096)" in fig_code  # the text's band
-    title = "under xPos its score swings far less, its mean close to RoPE's\")"
+    title = "under xPos its score swings far less, its mean no lower than RoPE's\")"
     assert title in fig_code and "fig, (ax, ax2)" not in code[code.index("d_xpos = 64") :][:4000]  # one panel
     # the band's values, computed here from the figure's definitions: the spread and level of each score, and the
     # block's mean-size shares (bands of distances, ratio of mean sizes)
@@ -2792,10 +2822,20 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # the main line: "The dashed lines ... lie close together": the means' gap is under a fifth of RoPE's spread
     assert abs(float(xpos64.mean() - rope64.mean())) < 0.2 * float(rope64.std())
     first, last = float(xpos64[:512].mean()), float(xpos64[-512:].mean())
-    # "under xPos it swings far less and drifts down" (read r189: not smoothly; 64 % of its eighth-band steps fall):
-    # the band's first 512 distances against its last, 0.079 and 0.038 (read r187: the figure's number left the main
-    # line; read r182: "falls slowly" undersold a fall to half)
+    # the block's "Within the band, xPos's score drifts down: its mean over the band's last 512 distances is about half
+    # its mean over the first 512." (read r189: not smoothly; 64 % of its eighth-band steps fall): the band's first
+    # 512 distances against its last, 0.079 and 0.038 (read r191: the drift left the main line, whose lesson is the
+    # swings and the mean; read r182: "falls slowly" undersold a fall to half)
     assert 0.4 < last / first < 0.6 and last > 0
+    # the block's "Farther back, every factor keeps shrinking: from 32 768 tokens back, even the slowest pair keeps
+    # under a quarter of its term, so xPos pulls the whole score toward zero": the slowest pair's weight at 32 768 back
+    # (0.24), and the mean |score| of a key equal to its query over 32 768-65 536 back, xPos's against RoPE's
+    far_back = torch.arange(32768, 65537)
+    sq_far, _ = posenc.xpos_scale(far_back, 64)
+    w_far = sq_far[:, :32].double() * sk[0, :32].double()
+    assert float(w_far[:, -1].max()) < 0.25 and float(w_far[0, -1]) > 0.2  # the slowest pair, from 32 768 back
+    cos_far = torch.cos(far_back[:, None].double() * theta64)
+    assert float((cos_far * w_far).mean(-1).abs().mean()) < 0.05 * float(cos_far.mean(-1).abs().mean())
     faded = float((cos64 * (1 - weight)).mean())  # the part of the score per pair that xPos fades, over the band
     assert -0.02 < faded < 0  # "even a little higher ... the part that xPos fades has a slightly negative mean"
     text = chapter_markdown("10_rope_today")
@@ -2811,10 +2851,14 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "at $d = 64$, 0.058 per pair, against RoPE's signed mean of 0.046.",
         # the expectation, then its reversal, scoped to the figure's head and band
         "no RoPE model in this chapter's table uses it.",
-        "It multiplies pair $i$'s term by $\\zeta_i^{|\\Delta|/B}$ for a key $|\\Delta|$ tokens back, with a fixed"
-        " scale $B$ and each $\\zeta_i$ below one, smallest for the fast pairs.",
-        "Far back, the fast pairs' terms only swing around zero, so fading them mostly damps the swings of a far"
-        " key's score.",
+        "**The factor.** xPos multiplies pair $i$'s term by $\\zeta_i^{|\\Delta|/B}$ for a key $|\\Delta|$ tokens back,"
+        " with a fixed scale $B$ and each $\\zeta_i$ below one, smallest for the fast pairs.",
+        "The figure's key has each pair of unit length.",
+        "Within the band, xPos's score drifts down: its mean over the band's last 512 distances is about half its"
+        " mean over the first 512.",
+        "Farther back, every factor keeps shrinking: from 32 768 tokens back, even the slowest pair keeps under a"
+        " quarter of its term, so xPos pulls the whole score toward zero.",
+        "Far back, those terms only swing around zero, so fading them mostly damps the swings.",
         "**A key equal to its query.** At $d = 64$, two to four thousand tokens back, it keeps its average: no lower"
         " than RoPE's, and it swings less; nearer in, xPos lowers it.",
         "Over 1000 random query/key pairs, in the same band, xPos's mean size falls to about a third of RoPE's.",
@@ -2839,48 +2883,40 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     sweep = "<details><summary>xPos: other head sizes, the expected score of a key equal to its query"
     assert text.count(sweep) == 1 and text.index(lesson) < text.index(sweep)
     assert text.index("## Appendix") < text.index(sweep)  # collapsed, in the appendix
-    # the main line (read r176: the old mean-size figure read as "xPos lowers far keys' scores by a third"): the
-    # factor, why (the fast pairs only swing far back), the figure's key, head and band, what it shows (the swings
-    # shrink; the level, the band's signed mean, does not fall), the lesson; one average (the dashed mean), no mean
-    # size, no unrelated keys
-    factor = "each $\\zeta_i$ below one, smallest for the fast pairs."
-    why = (
-        "Far back, the fast pairs' terms only swing around zero, so fading them mostly damps the swings of a far key's"
-        " score."
+    # the main line (read r191: a decay whose level does not fall needed one stated lesson, said first): the question,
+    # xPos, the lesson scoped to the figure's head and band, why (the fast pairs fade fastest and only swing far back),
+    # what the figure shows (the swings shrink; the dashed means lie close together, xPos's no lower: 0.058 against
+    # 0.046, a gap under a fifth of RoPE's spread, checked above), and unrelated keys (0.31 here, 0.25-0.40 asserted
+    # where drawn); one average (the dashed mean), no mean size; the formula, the drift and the exceptions are the
+    # block's (read r176, r180, r184, r185, r187: each extra measure on the main line misled a learner)
+    main_lesson = (
+        "Two to four thousand tokens back, in a head of $d = 64$, its factor damps the swings in the score of a key"
+        " equal to its query but does not lower that score's mean."
     )
-    scope = (
-        "The figure follows a key equal to its query, in a head of $d = 64$, each pair of unit length, two to four"
-        " thousand tokens back."
+    fades = "Its factor differs by pair and fades the fast pairs' terms fastest."
+    why = "Far back, those terms only swing around zero, so fading them mostly damps the swings."
+    shows = "The figure follows such a key: under xPos its score swings far less than under RoPE."
+    level = "The dashed lines, each score's mean over those distances, lie close together, and xPos's is no lower."
+    shrinks = (
+        "An unrelated key's score only swings around zero, and xPos shrinks those swings to about a third of RoPE's."
     )
-    shows = "Under RoPE its score swings widely. Under xPos it swings far less and drifts down."
-    # read r183: a decay whose level rises surprised three reads running; the main line says the two means lie close
-    # together (0.058 against 0.046, a gap under a fifth of RoPE's spread, checked above) and the block says which is
-    # higher and why
-    level = "The dashed lines, each score's mean over the band, lie close together."
-    # why, in the block (read r179: the sign argument is a derivation step, not the idea)
+    # why the level does not fall, in the block (read r179: the sign argument is a derivation step, not the idea)
     why_level = (
         "The *level* is a score's mean over the band, the dashed line. In this band, xPos's level is even a little"
         " higher than RoPE's. It rises because the part of the score that xPos fades has a slightly negative mean here."
-    )
-
-    # read r180: "steadies the score rather than lowering it" held for the band's mean only; inside the band xPos's
-    # score falls (0.079 over its first 512 distances, 0.038 over its last), a smooth fall in place of RoPE's swings
-    # read r184: "far more than it lowers it" said xPos lowers the score a little; in this band its mean is not lower
-    # read r185: "barely moves its mean" overstated a rise of about a quarter (0.046 to 0.058); the dashed-line
-    # sentence before it says how close the means lie (tested against RoPE's spread)
-    # read r187: too many measures for one idea; the section's lesson is the "why" sentence above (fading the fast
-    # pairs mostly damps a far key's swings), so the sentence that restated it for the figure's key is cut
-    # the other half of xPos's effect (read r177: left only in the block, a learner took xPos to change little): an
-    # unrelated key's score, which only swings, shrinks to about a third (0.31 here, 0.25-0.40 asserted where drawn)
-    shrinks = (
-        "An unrelated key's score only swings around zero, and xPos shrinks those swings to about a third of RoPE's in"
-        " this band."
     )
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[
         main_line.index("## xPos: a decay on the score") : main_line.index("## Reading a modern config")
     ]
-    assert " ".join((factor, why, scope, shows, level, shrinks)) in " ".join(xpos_main.split())
+    assert " ".join((main_lesson, fades, why, shows, level, shrinks)) in " ".join(xpos_main.split())
+    # the lesson comes right after the question and the method's name
+    opening = (
+        "## xPos: a decay on the score The sixth question asks whether a *decay factor* multiplies the score,"
+        " shrinking it with distance. xPos adds one"
+    )
+    assert " ".join(xpos_main.split()).startswith(opening) and xpos_main.index(main_lesson) < xpos_main.index(fades)
+    assert "\\zeta_i" not in xpos_main and "drifts down" not in xpos_main and "the band" not in xpos_main
     assert "about half" not in xpos_main and "mostly smooths" not in xpos_main
     assert text.count(why_level) == 1 and why_level not in " ".join(xpos_main.split())
     assert abs(unrelated_far - 0.31) < 0.05  # "about a third"
@@ -2891,8 +2927,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # the section's block: the mean size (the old figure's measure, 0.65 for this key, asserted where computed), the
     # scope of the level (nearer in and at d = 32 xPos lowers it, checked below), unrelated keys, the float32 cost
     summary = (
-        "<summary>Why the level rises here, mean size, where xPos lowers the level, unrelated keys, and xPos's float32"
-        " cost</summary>"
+        "<summary>Why the level rises here, the factor's formula, mean size, where xPos lowers the level, unrelated"
+        " keys, and xPos's float32 cost</summary>"
     )
     opens = text.index(summary)
     block = text[opens : text.index("</details>", opens)]
@@ -2937,9 +2973,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert 36_000 < limit < 36_500, limit
     assert math.isinf(float(torch.tensor(3.5 ** (36_300 / 512)).float()))  # overflows just past the limit
     assert not math.isinf(float(torch.tensor(3.5 ** (36_200 / 512)).float()))
-    # the decay's form comes first, on the main line, so the block's "fades the fast pairs first" rests on it
+    # the decay in words comes first, on the main line, so "those terms only swing" rests on it; its formula is the
+    # block's
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert main_line.index("It multiplies pair $i$'s term by") < main_line.index(why)
+    assert main_line.index(fades) < main_line.index(why) and "xPos multiplies pair $i$'s term by" in block
     assert "xPos's decay fades the fast pairs first" not in text  # said once, on the main line
     assert "the book knows no stated reason" not in text and "A decay sounds as if" not in text
     # "right, a key equal to its query: its score swings less, and its average is no lower": the figure's d = 64 and
@@ -3414,7 +3451,7 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
         "The figure plots each pair's *wavelength* $\\lambda_i = 2\\pi/\\theta_i$, the number of tokens it needs"
     )
     assert main_line.count("*wavelength*") == 1 and wavelength in section  # defined just before the figure uses it
-    assert main_line.index(wavelength) < main_line.index("$\\lambda_i < L\\,/$ `high_freq_factor`")
+    assert main_line.index(wavelength) < main_line.index("| pairs with $\\lambda_i < L/4$ keep their speed |")
     # "a pair that turns 32 times within $L$ has wavelength $L/32$, one that turns 4 times $L/4$": on the demo head,
     # the figure's wavelengths are 2 pi / theta_i of posenc's frequencies (d = 128, base 1e4), so each pair's turns
     # within L, theta_i L / 2 pi, equal L over its wavelength; the pairs nearest L/32 and L/4 turn within a fifth of
@@ -3896,20 +3933,15 @@ def test_chapter_gemma4_figure_labels_a_tick_between_millions_and_never():
 
 def test_chapter_config_check_snippet_gives_the_opening_frequencies(tmp_path):
     """Chapter 10, *Reading a modern config* (its block): "To see the frequencies the code uses, build its rotary
-    module:", then a snippet. The walk above it reads the opening's config: "Its `llama3` scaling keeps the pairs
-    with wavelengths under $L/4 = 2048$ ... It slows eightfold those above $L = 8192$". The snippet is run as
+    module:", then a snippet. The table above it reads the opening's config field by field: its values are the
+    opening's, and its `llama3` rows say "pairs with $\\lambda_i < L/4$ keep their speed" and "pairs with
+    $\\lambda_i > L/1$, so over $L$, are slowed by $s$", with $s$ 8. The snippet is run as
     printed, on a folder holding the opening's config.json (its position fields as
     printed, with Llama 3.1 8B's head sizes): its `inv_freq` keeps the fast pairs' theta_i, divides the slowest by 8
     (the pairs past L, 29 of 64), and its attention factor is 1."""
     transformers = _hf()
     text = chapter_markdown("10_rope_today")
-    for sentence in (
-        "To see the frequencies the code uses, build its rotary module:",
-        "Back to the opening's Llama 3.1 8B config: its `llama3` scaling keeps the pairs with $\\lambda_i < L\\,/$"
-        " `high_freq_factor`, here $L/4$.",
-        "It slows eightfold those with $\\lambda_i > L\\,/$ `low_freq_factor`, here $L$.",
-    ):
-        assert sentence in text, sentence
+    assert "To see the frequencies the code uses, build its rotary module:" in text
     cells = nb_cells()
     fields_cell = next(
         "".join(c["source"]) for c in cells if "".join(c["source"]).startswith("## A config's position fields")
@@ -3919,6 +3951,34 @@ def test_chapter_config_check_snippet_gives_the_opening_frequencies(tmp_path):
         "".join(c["source"]) for c in cells if "".join(c["source"]).startswith("## Reading a modern config")
     )
     snippet = re.search(r"```python\n(.*?)```", config_cell, re.S).group(1)
+    # the section's table (read r191: a list of facts became field | value | what it changes): every field of the
+    # opening's excerpt, each value as the excerpt prints it, and the thresholds and slowdown read from those values
+    table = {
+        name: (value, what)
+        for name, value, what in re.findall(r"^\| `(\w+)` \| ([^|]+) \| ([^|]+) \|$", config_cell, flags=re.M)
+    }
+    flat = {**fields, **fields["rope_scaling"]}
+    assert set(table) == set(flat) - {"rope_scaling"}, sorted(table)
+    for name, (value, _) in table.items():
+        if name == "rope_type":
+            assert value == f"`{flat[name]}`"
+        else:
+            assert float(value.replace(" ", "")) == float(flat[name]), name
+    assert table["rope_theta"][0] == "500 000" and table["max_position_embeddings"][0] == "131 072"
+    assert f"$\\lambda_i < L/{flat['high_freq_factor']:.0f}$ keep their speed" in table["high_freq_factor"][1]
+    assert (
+        f"$\\lambda_i > L/{flat['low_freq_factor']:.0f}$, so over $L$, are slowed by $s$" in table["low_freq_factor"][1]
+    )
+    assert f"the slowest pairs turn {flat['factor']:.0f} times slower" in table["factor"][1]
+    assert "the length the scaling starts from" in table["original_max_position_embeddings"][1]
+    assert "no angle" in table["max_position_embeddings"][1]  # checked in test_chapter_max_position_embeddings_...
+    # the section's lesson, first, then the table it sums up
+    lesson = (
+        "## Reading a modern config\n\nBack to the opening's Llama 3.1 8B config: each of its position fields changes"
+        " one thing about the angles, except `max_position_embeddings`, which changes none.\n\n"
+        "| field | value in Llama 3.1 8B | what it changes |"
+    )
+    assert config_cell.startswith(lesson)
     row = book.MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     heads = 32
     fields.update(model_type="llama", num_attention_heads=heads, hidden_size=heads * row["head_dim"])
@@ -4271,8 +4331,8 @@ def test_chapter_partial_rotary_names_its_content_channel():
 
 
 def test_chapter_matching_key_running_average_and_static_takeaway():
-    """Chapter 10, *Partial rotary* (main line): "Right, with a key equal to the query, it peaks at distance zero.",
-    "Its mean over the distances drawn, 1 to 255, in red, keeps about 0.4 of that peak, for this query and for random
+    """Chapter 10, *Partial rotary* (main line): "Right, with a key equal to the query, it peaks at distance zero.";
+    its block on the red line: "That mean keeps about 0.4 of the rotated term's peak, for this query and for random
     queries on average." (scoped: it holds for the figure's d_rot = 16, base 10^4,
     |Δ| = 1 .. 255; the closed form: the mean of cos(Δ theta_i) over |Δ| = 1 .. 255 and the 8 pairs, 0.4017).
     The peak holds for every query;
@@ -4307,12 +4367,19 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert max(shares) > 0.5  # the check can fail: other draws keep more than half
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    # read r191: the share kept was a second idea beside the section's lesson (the pass-through term is
+    # position-free), so the main line stops at the peak and a block right after it explains the red line
+    assert "Right, with a key equal to the query, it peaks at distance zero. The pass-through term stays whole" in (
+        " ".join(main_line.split())
+    )
+    red_block = "<details><summary>The red line: how much of its peak the rotated term keeps</summary>"
+    red = text[text.index(red_block) : text.index("</details>", text.index(red_block))]
+    assert text.count(red_block) == 1 and text.index("it peaks at distance zero.") < text.index(red_block)
+    assert text.index(red_block) < text.index("## DeepSeek's MLA")
     said = re.search(
-        r"Right, with a key equal to the query, it peaks at distance zero\. In the right panel, the red line is its"
-        r" mean over the distances"
-        r" drawn, 1 to 255\. That mean"
+        r"In the right panel, the red line is its mean over the distances drawn, 1 to 255\. That mean"
         r" keeps about (0\.\d) of the rotated term's peak, for this query and for random queries on average\.",
-        " ".join(main_line.split()),
+        " ".join(red.split()),
     )
     assert said, "the red line: one rounded share, this query's and the random queries' mean"
     # this query's share, the figure's 0.38, rounds to the text's 0.4: recomputed above (seed 3) and read from the
@@ -4328,8 +4395,9 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert "assert kept / float(matching[0]) < 0.5" not in _figure_titles()  # one draw's threshold, not the claim
     assert "assert abs(typical_keep - 0.40) < 0.005" in _figure_titles()  # the notebook pins the 0.4 to the closed form
     assert "about a quarter of that peak" not in main_line  # one draw's number; the main line names none
-    section = main_line[main_line.index("The rotated term depends only on") : main_line.index("## DeepSeek's MLA")]
-    assert section.count("0.4") == 1 and section.count("0.38") == 0  # one rounded share for both
+    section = text[text.index("The rotated term depends only on") : text.index("## DeepSeek's MLA")]
+    assert section.count("0.4") == 1 and section.count("0.38") == 0  # one rounded share for both, in the block
+    assert "0.4" not in main_line[main_line.index("The rotated term depends only on") : main_line.index("## DeepSeek")]
     # "for this head and distances": the figure's head (d_rot = 16 of 64, base 10^4) and its 255 distances, 1 .. 255;
     # the closed form below gives 0.40 there and under a tenth over 1 .. 3999, so the scope is needed
     assert "d, d_rot, n_pos = 64, 16, 256" in _figure_titles()
@@ -4338,7 +4406,8 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert "under that peak" not in section  # the peak is the maximum: "under" added nothing
     assert "fades on average" not in main_line  # the figure shows a mean below the peak, not a fall
     assert "Right, for a key equal to its query, it peaks" not in main_line
-    assert main_line.count("In the right panel, the red line is its mean over the distances drawn, 1 to 255.") == 1
+    assert text.count("In the right panel, the red line is its mean over the distances drawn, 1 to 255.") == 1
+    assert "red line" not in main_line
     assert (
         "The pass-through term stays whole at every distance, so a head can use it to match content however far back"
         " it lies." in main_line
@@ -4952,9 +5021,9 @@ def test_chapter_mla_query_latent_matches_transformers():
 
 
 def test_chapter_max_position_embeddings_is_not_enforced():
-    """Chapter 10, *Reading a modern config* (main line): "`max_position_embeddings` declares the longest input, but
-    transformers does not enforce it for RoPE."; its block: "The `dynamic` type computes its frequencies from
-    `max_position_embeddings`, and `longrope` its default factor." A
+    """Chapter 10, *Reading a modern config* (main line), its table's row "| `max_position_embeddings` | 131 072 | no
+    angle: it declares the longest input, which transformers does not enforce for RoPE |"; its block: "The `dynamic`
+    type computes its frequencies from `max_position_embeddings`, and `longrope` its default factor." A
     tiny Llama whose config declares 16 positions runs 40 tokens, and its rotary module gives angles for positions far
     past 16, each equal to position times frequency; transformers 5.24's `dynamic` takes its L from the field and
     `longrope` its s = max_position_embeddings / original_max_position_embeddings when no factor is set."""
@@ -4965,9 +5034,22 @@ def test_chapter_max_position_embeddings_is_not_enforced():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     section = main_line[main_line.index("## Reading a modern config") :]
     assert (
-        "`max_position_embeddings` declares the longest input, but transformers does not enforce it for RoPE."
-        in " ".join(section.split())
+        "| `max_position_embeddings` | 131 072 | no angle: it declares the longest input, which transformers does not"
+        " enforce for RoPE |" in " ".join(section.split())
     )
+    # "no angle": the `llama3` rule's frequencies, with the opening's other fields, do not read the field
+    from transformers.modeling_rope_utils import _compute_llama3_parameters
+
+    scaling = dict(book.MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"])
+    freqs = [
+        _compute_llama3_parameters(
+            LlamaConfig(hidden_size=256, num_attention_heads=2, max_position_embeddings=declared,
+                        rope_parameters={**scaling, "rope_theta": 5e5}),
+            "cpu",
+        )[0]
+        for declared in (8192, 131072)
+    ]  # fmt: skip
+    assert torch.equal(freqs[0], freqs[1])
     # the two types that read it: the section's block
     assert (
         "The `dynamic` type computes its frequencies from `max_position_embeddings`, and `longrope` its default factor."
@@ -5012,8 +5094,9 @@ def test_chapter_layout_note_and_decay_takeaway():
     """Chapter 10 teaches the pair layout only in the opening's block ("The six leave out the *layout*, which
     dimensions form a pair: a wrong one gives other scores but raises no error; see chapter 4's *Two layouts*"), so
     no takeaway restates it (read r176: a takeaway the main line never taught). Takeaway 5 is the sixth question's
-    section: "No model in the chapter's table multiplies its scores by a decay factor; far back, xPos's factor
-    smooths a matching key's score far more than it lowers it, and shrinks unrelated keys' scores". No row of
+    section: "No model in the chapter's table multiplies its scores by a decay factor; in the chapter's xPos example,
+    two to four thousand tokens back, the factor damps a score's swings but does not lower a matching key's mean". No
+    row of
     the table has a
     decay (its `not_plain` answers stop at question 5); the example's numbers are test_chapter_xpos_...'s. The block's
     pointer: chapter 4's layout check exists: it converts an interleaved checkpoint by permuting rows, and asserts
@@ -5029,9 +5112,9 @@ def test_chapter_layout_note_and_decay_takeaway():
     opening = " ".join(text[: text.index("## Partial rotary")].split()) if "## Partial rotary" in text else text
     assert note in " ".join(text.split()) and note in opening
     decay = (
-        "5. **Decay?** No model in the chapter's table multiplies its scores by a decay factor; in the chapter's xPos"
-        " example, far back, the factor mostly damps swings: a matching key's score swings far less, and unrelated"
-        " keys' scores shrink."
+        "6. **Decay?** No model in the chapter's table multiplies its scores by a decay factor; in the chapter's xPos"
+        " example, two to four thousand tokens back, the factor damps a score's swings but does not lower a matching"
+        " key's mean."
     )
     assert text.count(decay) == 1 and decay in takeaways
     assert "no RoPE model in this chapter's table uses it." in text  # the section's own sentence
@@ -5080,17 +5163,39 @@ def test_qwen2vl_sentence_names_the_language_models_rotation():
     assert float(theta[first_width_pair]) < 2e-4 and float(theta[first_width_pair - 1]) > float(theta[first_width_pair])
 
 
-def test_chapter_takeaways_are_five_single_sentences():
-    """Chapter 10's takeaways: five, one sentence each (the teaching guide's 3-5); the old first one, "Reading a
-    config", restated the opening's "A model keeps a plain answer unless a config field, or its code in transformers,
-    changes it", which stays there."""
+def test_chapter_takeaways_are_one_sentence_per_question():
+    """Chapter 10's takeaways: six, one sentence each, one per question of the opening's table, in its order (read
+    r191: the old fourth takeaway merged questions 4 and 5); the old first one, "Reading a config", restated the
+    opening's "A model keeps a plain answer unless a config field, or its code in transformers, changes it", which
+    stays there. Takeaway 4's "so the patch below another is one height step away, not a row's width": M-RoPE's ids
+    for an image, against one index per token."""
     cells = [c for c in nb_cells() if c["cell_type"] == "markdown"]
     source = next("".join(c["source"]) for c in cells if "".join(c["source"]).startswith("## Takeaways"))
     takeaways = source[: source.index("## Exercises")]
-    items = re.findall(r"^(\d)\. \*\*[^*]+\*\* (.+)$", takeaways, flags=re.M)
-    assert [n for n, _ in items] == ["1", "2", "3", "4", "5"], items
-    for _, body in items:
+    items = re.findall(r"^(\d)\. \*\*([^*]+)\*\* (.+)$", takeaways, flags=re.M)
+    assert [n for n, _, _ in items] == ["1", "2", "3", "4", "5", "6"], items
+    for _, _, body in items:
         assert body.endswith(".") and not re.search(r"[.!?] [A-Z]", body), body  # one sentence
+    # each label asks one question, in the opening table's order
+    assert [label for _, label, _ in items] == [
+        "Which dimensions turn?",
+        "How fast?",
+        "Long inputs?",
+        "What is a position?",
+        "Which layers?",
+        "Decay?",
+    ]
+    opening = "".join(nb_cells()[1]["source"])
+    asked = re.findall(r"^\| (\d)\. ([^|]+?) \|", opening, flags=re.M)
+    assert [n for n, _ in asked] == ["1", "2", "3", "4", "5", "6"]
+    assert "What is a position?" in asked[3][1] and "Which layers use RoPE at all?" in asked[4][1]
     main_line = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
     assert "A model keeps a plain answer unless a config field, or its code in transformers, changes it." in main_line
-    assert "**Reading a config.**" not in takeaways
+    assert "**Reading a config.**" not in takeaways and "**Positions and layers.**" not in takeaways
+    said = "4. **What is a position?** M-RoPE gives each token a time, a height and a width, so the patch below another"
+    said += " is one height step away, not a row's width."
+    assert said in takeaways
+    w = 4  # a 1 x 3 x 4 image after 4 text tokens, as the section's cell draws it
+    pos = posenc.today.mrope_position_ids([4, (1, 3, w), 3])
+    above, below = 4 + 1, 4 + 1 + w  # row 0 and row 1, column 1: their token indices differ by a row's width
+    assert (pos[:, below] - pos[:, above]).tolist() == [0, 1, 0] and below - above == w
