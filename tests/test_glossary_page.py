@@ -84,9 +84,18 @@ TEMPERATURE_LETTERS = (
     " with the query's position, and YaRN's *attention factor* in one run's name; in chapter 10, Llama 4's $\\tau$ and"
     " scales like it: see {ref}`Temperature and query scales <glossary-scales>` |"
 )
-#: the main line's fast-pair sentence, the last before the example: the fastest pair needs no slowing
+#: the main line's fast-pair sentence, the last before the example (read r192: "it needs no slowing" stated
+#: NTK-by-parts' reasoning as a fact, though `llama3` and YaRN slow Llama 3.1's fast pairs 29 to 34 and 19 to 34): the
+#: two rules keep only the fastest of the fast pairs
 FASTEST_PAIR_LINES = (
-    "A *fast pair* turns at least once, so training showed it the whole circle, and it needs no slowing."
+    "A *fast pair* turns at least once, so training showed it the whole circle; `llama3` and YaRN keep the fastest"
+    " ones."
+)
+#: the fast pair row's last sentence (read r192: two near-identical criteria, $(L - 1)\theta_i$ and $L\theta_i$ against
+#: a turn, met the learner in three rows with their agreement only in a block): the second count, and that the two
+#: agree but at a boundary
+FAST_PAIR_TWO_COUNTS = (
+    r"Asking instead for one turn in \$L\$, \$([^$]+)\$, picks the (same) pairs except in a boundary case \|"
 )
 #: the fastest-pair table's position interpolation row: what PI's slowing of pair 0 does
 PI_FASTEST_ROW = (
@@ -95,19 +104,33 @@ PI_FASTEST_ROW = (
 )
 #: the distance row's signed uses, which the main line under the Core table said in a sentence of its own (read r191:
 #: the chapter-to-letter mapping belongs in the row, in a few words; "on this page" scopes "never negative", which
-#: read r183 had taken as a rule against the signed use)
+#: read r183 had taken as a rule against the signed use; read r192: the row names the chapters only, in the words the
+#: block under the table repeats, "also use ... for the signed offset", and the block gives their letters)
 DISTANCE_SIGNED = (
     r"\| how far a key lies from its query, \$\\lvert n - m\\rvert\$, never negative on this page; chapters (\d+) and"
-    r" (\d+) also call the signed \*offset\* a distance, writing \$([^$]+)\$ and \$([^$]+)\$ \| \{doc\}"
+    r" (\d+) also use the word for the signed \*offset\* \| \{doc\}"
+)
+#: the block under the Core table, "Offset and distance in other chapters" (read r192: its old "Chapter 3 uses
+#: *distance* for the offset's size too" read as contradicting the row until the Letters table): the row's signed use in
+#: the row's own words, each chapter's letter, then chapter 3's unsigned use and chapter 5's missing word "offset"
+DISTANCE_BLOCK = (
+    r"Chapters (\d+) and (\d+) also use the word \*distance\* for the signed offset: chapter (\d+) writes it"
+    r" \$([^$]+)\$,"
+    r" chapter (\d+) writes it \$(\w)\$\. Chapter (\d+) also uses the word for the offset's size, as this page does\."
+    r" Chapter (\d+) never says offset, so the offset row does not link it\. Each chapter's letters for both are in"
+    r" \{ref\}`Letters <glossary-letters>`\."
 )
 #: the opening of "Temperature and query scales" (read r191: its lesson first, which scales divide the logits and which
-#: multiply them; "whatever its name" covers Llama 4's query temperature, whose clash with the word is the block's;
-#: and why the fourth column's multiplier of q . k is also the logit's)
+#: multiply them, the clash of Llama 4's query temperature with the word being the block's; and why the fourth column's
+#: multiplier of q . k is also the logit's; read r192: exact, the attention factor multiplies cos and sin, which
+#: multiplies q . k by its square only in a fully rotated head)
 SCALES_OPENING = (
-    r"Every scale in this table multiplies a query's scores, whatever its name, except the \*temperature\*, which"
-    r" (divides|multiplies) them\. A multiplier (above|below) 1 (sharpens|flattens) attention: the top-scoring keys get"
-    r" (more|less) of the weight\. The \*softmax scale\* turns the raw score \$q \\cdot k\$ into the logit\. The other"
-    r" scales multiply on top of it, so each multiplies \$q \\cdot k\$ and the logit by the same number\."
+    r"Each scale in this table multiplies the raw score \$q \\cdot k\$, except the \*temperature\*, which"
+    r" (divides|multiplies) it, and the \*attention factor\*, which multiplies cos and sin\. In a fully rotated head,"
+    r" that multiplies \$q \\cdot k\$ by the factor's (square|cube)\. A multiplier (above|below) 1 (sharpens|flattens)"
+    r" attention: the top-scoring keys get (more|less) of the weight\. The \*softmax scale\* turns \$q \\cdot k\$"
+    r" into the logit\. The other scales multiply on top of it, so each multiplies \$q \\cdot k\$ and the logit by the"
+    r" same number\."
 )
 #: the collapsed block right under the scales table: the word "temperature" in the chapters and in Llama 4's code (read
 #: r191: the clash sentence was an aside on the main line under the table; its "Where sources differ" block holds it)
@@ -445,7 +468,7 @@ def test_fast_pairs_trained_angles_go_all_the_way_round():
     every pair the row's inequality calls fast, its angles at the trained distances 0 to L - 1, wrapped onto the circle
     and sorted, leave no gap wider than theta_i (the wrap-around gap included), in small heads and in Llama 3.1's."""
     (inequality,) = re.findall(
-        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round \|", row("fast pair")
+        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round\. ", row("fast pair")
     )
     (step,) = re.findall(
         r"A fast pair's trained angles go all the way round the circle, at most \$(\\theta_i)\$ apart\.",
@@ -464,6 +487,45 @@ def test_fast_pairs_trained_angles_go_all_the_way_round():
                 assert float(gaps.max()) <= t + 1e-9, (d, b, L, t, float(gaps.max()))
                 fast_seen += 1
     assert fast_seen > 40, fast_seen
+
+
+def test_fast_pair_rows_two_counts_pick_the_same_pairs_but_at_a_boundary():
+    """The fast pair row's last sentence, :data:`FAST_PAIR_TWO_COUNTS`: "Asking instead for one turn in $L$,
+    $L\\,\\theta_i \\ge 2\\pi$, picks the same pairs except in a boundary case". In Llama 3.1's head (posenc's copy
+    of its config) and in chapter 8's (the saved run's width, 16, and posenc's default base, as its RoPE models use),
+    the row's two inequalities pick the same pairs, pairs 0 to 34 and pairs 0 to 2 (chapter 8's pair 2 turns only
+    about 1.003 times over L - 1 distances: a near case that still agrees). Over a sweep of heads and lengths they
+    differ in some, and then only by a pair that turns once in $L$ but not in $L - 1$: the boundary case."""
+    text = row("fast pair")
+    (fast,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round\. ", text)
+    ((once, same),) = re.findall(FAST_PAIR_TWO_COUNTS, text)
+    assert same == "same" and once != fast, (once, fast)
+    run = load_results("extrapolation", check=False)["config"]
+    d8 = run["model"]["d_model"] // run["model"]["n_heads"]  # chapter 8's head width
+    d31, b31, L31, _ = llama31_head()
+    heads = {
+        "Llama 3.1": (posenc.rope_inv_freq(d31, b31, dtype=torch.float64), L31, list(range(35))),
+        "chapter 8": (posenc.rope_inv_freq(d8, dtype=torch.float64), run["train_length"], [0, 1, 2]),
+    }
+    for name, (theta, L, expected) in heads.items():
+        by_fast = [i for i, th in enumerate(theta.tolist()) if evaluate(fast, L=L, theta=th)]
+        by_once = [i for i, th in enumerate(theta.tolist()) if evaluate(once, L=L, theta=th)]
+        assert by_fast == by_once == expected, (name, by_fast, by_once)
+        # no pair within a part in a thousand of either threshold: the agreement is not a rounding accident
+        assert float(((L - 1) * theta / (2 * math.pi) - 1).abs().min()) > 1e-3, name
+        assert float((L * theta / (2 * math.pi) - 1).abs().min()) > 1e-3, name
+    differ = 0
+    sweep = [(w, b, n) for w in (16, 64, 128) for b in (1e2, 1e4, 5e5) for n in range(16, 2048, 37)]
+    for width, base, L in sweep + [(16, 1e2, 20)]:  # the last: pair 2 turns once in 20 positions but not in 19
+        theta = posenc.rope_inv_freq(width, base, dtype=torch.float64).tolist()
+        by_fast = {i for i, th in enumerate(theta) if evaluate(fast, L=L, theta=th)}
+        by_once = {i for i, th in enumerate(theta) if evaluate(once, L=L, theta=th)}
+        extra = by_once - by_fast
+        assert by_fast <= by_once and len(extra) <= 1, (width, base, L, extra)
+        for i in extra:  # the boundary case: one turn in L, less than one in L - 1
+            assert (L - 1) * theta[i] < 2 * math.pi <= L * theta[i], (width, base, L, i)
+        differ += len(extra)
+    assert differ > 0, differ
 
 
 # ---- models: Llama 3.1's bounds, Gemma 3, Qwen3-VL, DeepSeek ------------------------------------------------------
@@ -590,29 +652,35 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening, one rule (read r186: three conventions met in one short passage; read r191: its lesson
-    first): :data:`SCALES_OPENING`, "Every scale in this table multiplies a query's scores, whatever its name, except
-    the *temperature*, which divides them. A multiplier above 1 sharpens attention: the top-scoring keys get more of
-    the weight. ..." The block's bullet "Three scales change with the query: Llama 4's *query temperature* and
-    *logn attention* follow its position, and *Scalable-Softmax* follows how many tokens it attends: its position plus 1
-    under a causal mask, fewer under a sliding window" (the three named where their count is, r177)
-    (transformers 5.24's causal and sliding-window mask functions: each query at position p, counting
-    from 0, attends p + 1 keys under the causal mask, and fewer once p reaches the window); the word clash (this page's
+    first; read r192: exact about the attention factor): :data:`SCALES_OPENING`, "Each scale in this table multiplies
+    the raw score $q \\cdot k$, except the *temperature*, which divides it, and the *attention factor*, which multiplies
+    cos and sin. In a fully rotated head, that multiplies $q \\cdot k$ by the factor's square. A multiplier above 1
+    sharpens attention: the top-scoring keys get more of the weight. ..." The block's bullet "Three scales change with
+    the query: Llama 4's *query temperature* and *logn attention* follow its position, and *Scalable-Softmax* follows
+    how many tokens it attends: its position plus 1 under a causal mask, fewer under a sliding window" (the three
+    named where their count is, r177) (transformers 5.24's causal and sliding-window mask functions: each query at
+    position p, counting from 0, attends p + 1 keys under the causal mask, and fewer once p reaches the window); the
+    word clash (this page's
     temperature divides, Llama 4's query temperature multiplies) is said once, in the Letters table's temperature row:
     the three rows named are exactly those whose cell holds a position, a count of tokens or tau; the attention factor's
     row is the one row whose fourth cell carries a scope, "in a fully rotated head" (in a partial rotary head, the
-    block's case, no single number scales the logit), which the opening does not repeat; every other row's cell is one
-    number for the query's position, with no scope, the query temperature's included, though it acts only in NoPE
-    layers: the fourth column's heading, "multiplier of $q \\cdot k$", is that convention; every row of the table fills
-    it with a formula; the temperature's cell is the one reciprocal, every other cell a multiplier, not one over
-    something, and the query temperature's is $\\tau$ itself: the one word names a divisor in one row and a multiplier
-    in another. "The top-scoring keys get more of the weight": over random logits, the total weight of the keys with
-    the largest logit grows with the multiplier, and never shrinks. The entropy row, in the Maths table: its row's
-    "Multiplying the logits by more than 1 never raises it": the entropy of softmax(c z) over random logits z never
-    rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links Reading
-    model code's temperature rules."""
+    block's case, no single number scales the logit), which the opening names in its one scoped sentence; every other
+    row's cell is one number for the query's position, with no scope, the query temperature's included, though it acts
+    only in NoPE layers: the fourth column's heading, "multiplier of $q \\cdot k$", is that convention; every row of the
+    table fills it with a formula; the temperature's cell is the one reciprocal, every other cell a multiplier, not one
+    over something, and the query temperature's is $\\tau$ itself: the one word names a divisor in one row and a
+    multiplier in another. "The top-scoring keys get more of the weight": over random logits, the total weight of the
+    keys with the largest logit grows with the multiplier, and never shrinks. The entropy row, in the Maths table: its
+    row's "Multiplying the logits by more than 1 never raises it": the entropy of softmax(c z) over random logits z
+    never rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links
+    Reading model code's temperature rules."""
     text = page()
-    ((t_opening, above, direction, top),) = re.findall(SCALES_OPENING, text)
+    ((t_opening, power_word, above, direction, top),) = re.findall(SCALES_OPENING, text)
     assert t_opening == "divides", t_opening  # the opening's exception: the temperature row's verb, checked below
+    # the opening's second exception (read r192): the attention factor multiplies cos and sin, so q . k by its square,
+    # the power of its row's cell, in a fully rotated head only (the partial rotary case is computed below)
+    power_cell = {"square": "$a^2$", "cube": "$a^3$"}[power_word]
+    assert power_cell + " in a fully rotated head," in cells("attention factor")[3]
     ((changing, first, second, by_tokens, plus, fewer),) = re.findall(
         r"- (\w+) scales change with the query: Llama 4's \*([\w ]+)\* and \*([\w ]+)\* follow its position, and"
         r" \*([\w-]+)\* follows how many tokens it attends: its position plus (\d) under a causal mask, (fewer) under a"
@@ -686,12 +754,13 @@ def test_a_larger_multiplier_never_flattens_attention():
     for term in varying:
         assert re.search(r"\bp\b|\bN\b|\\tau", cells(term)[3]), term
     # the attention factor's row: the one row of the table whose multiplier holds only in some heads, whose cell says
-    # where it holds; the opening leaves that scope to the row
+    # where it holds; the opening names that scope once, in the sentence after its lesson (read r192: "every scale
+    # multiplies a query's scores" was loose for a factor on cos and sin)
     but = "attention factor"
     lead = text[text.index("### Temperature and query scales") :]
-    assert (
-        "fully rotated" not in lead[: lead.index("| English |")] and "attention factor" not in lead[: lead.index("|")]
-    )
+    lead = lead[: lead.index("| English |")]
+    assert lead.count("fully rotated") == 1 and lead.count("*attention factor*") == 1, lead
+    assert lead.index("*attention factor*") < lead.index("In a fully rotated head,")
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,"), cells("attention factor")
     raw_scales = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     raw_scales = raw_scales[raw_scales.index("### Temperature and query scales") :]
@@ -1064,19 +1133,25 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     # *offset*" read as a rule against "never negative"), and the block under it gives the rest and links Letters
     assert "also use *distance* for the signed" not in page()
     distance_row = row("distance | 距离")
-    ((row_first, row_second, three, five),) = re.findall(DISTANCE_SIGNED, distance_row)
-    # each chapter's letter for the signed distance, in the order the row names the chapters
-    assert (three, five) == ("j - i", "r"), (three, five)
-    assert f"${three}$" in signed["03_relative"] and f"${five} = n - m$" in signed["05_decay"]
+    ((row_first, row_second),) = re.findall(DISTANCE_SIGNED, distance_row)
     raw_core = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     core_end = raw_core.index("<details><summary>Offset and distance in other chapters</summary>")
     assert raw_core[:core_end].rstrip().endswith("|"), "the block follows the Core table with no sentence between"
-    assert re.fullmatch(
-        r"Chapter 3 uses \*distance\* for the offset's size too\. Chapter 5 writes the signed distance \$r\$ and"
-        r" never says offset, so the offset row does not link it\. Each chapter's letters for both are in"
-        r" \{ref\}`Letters <glossary-letters>`\.",
-        " ".join(block("Offset and distance in other chapters").split()),
+    # read r192: the row names the chapters and leaves their letters to the block, which repeats the row's words and
+    # then says that chapter 3 also uses the word unsigned, so neither reads as contradicting the other
+    assert "writing $" not in distance_row and "$j - i$" not in distance_row and "$r$" not in distance_row
+    ((b_first, b_second, b_three, three, b_five, five, b_both, b_no_offset),) = re.findall(
+        DISTANCE_BLOCK, " ".join(block("Offset and distance in other chapters").split())
     )
+    assert re.fullmatch(DISTANCE_BLOCK, " ".join(block("Offset and distance in other chapters").split()))
+    assert "also use the word for the signed *offset*" in distance_row
+    assert "also use the word *distance* for the signed offset:" in block("Offset and distance in other chapters")
+    assert [b_first, b_second] == [row_first, row_second] and [b_three, b_five] == [row_first, row_second]
+    # each chapter's letter for the signed distance, in the order the block names the chapters
+    assert (three, five) == ("j - i", "r"), (three, five)
+    assert f"${three}$" in signed["03_relative"] and f"${five} = n - m$" in signed["05_decay"]
+    # "Chapter 3 also uses the word for the offset's size": its unsigned use, below; chapter 5's distance is only signed
+    assert int(b_both) == 3 and int(b_no_offset) == 5
     assert [int(row_first), int(row_second)] == [int(first), int(second)], (row_first, row_second)
     assert core_table_terms().index("offset") < core_table_terms().index("distance")  # *offset* defined above it
     assert "(glossary-letters)=\n## Letters and words with more than one meaning" in ROOT.joinpath(
@@ -1198,9 +1273,9 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     # dynamic NTK, whose L matters (the run below: only with the trained L does transformers' `dynamic` scale this
     # input), is left to the blocks
     assert "dynamic ntk" not in visible.lower(), visible
-    # the fast pair, which needs no slowing, then the example head, then the table of what each rule does to the fastest
-    # pair, PI's row with what that does to its angles (read r186: the main line named a cost with no mechanism;
-    # chapter 8's comparison is the costs block's); read r191: the table ends the main line, its lesson first
+    # the fast pair, whose fastest `llama3` and YaRN keep, then the example head, then the table of what each rule does
+    # to the fastest pair, PI's row with what that does to its angles (read r186: the main line named a cost with no
+    # mechanism; chapter 8's comparison is the costs block's); read r191: the table ends the main line, its lesson first
     assert f"{FASTEST_PAIR_LINES} {FIXED_RULES} | rule | what it does to pair 0, the fastest pair |" in visible, visible
     assert visible.rstrip().endswith("| *YaRN* | *keeps* it |"), visible[-400:]
     assert PI_FASTEST_ROW in visible
@@ -1277,41 +1352,37 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
 def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     """The page: "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$, negative
     for an earlier key": posenc's grid of offsets, and RoPE's score, which depends on the positions through this
-    offset and not through its negative. The distance row: "never negative on this page; chapters 3 and 5 also call the
-    signed *offset* a distance, writing $j - i$ and $r$", and the block under the table: "Chapter 3 uses *distance* for
-    the offset's size too. Chapter 5 writes the signed distance $r$ and never says offset, so the offset row does not
-    link it": chapter 5's own definition of
-    $r$, and no "offset" anywhere in its markdown."""
+    offset and not through its negative. The distance row: "never negative on this page; chapters 3 and 5 also use the
+    word for the signed *offset*", and the block under the table, :data:`DISTANCE_BLOCK`: "Chapters 3 and 5 also use
+    the word *distance* for the signed offset: chapter 3 writes it $j - i$, chapter 5 writes it $r$. Chapter 3 also
+    uses the word for the offset's size, as this page does. Chapter 5 never says offset, so the offset row does not
+    link it": chapter 5's own definition of $r$, and no "offset" anywhere in its markdown."""
     ((formula, sign),) = re.findall(
         r"key position minus query position, \$([^$]+)\$, for a query at position \$m\$ and a key at \$n\$,"
         r" (negative|positive) for an earlier key; also called the relative position \|",
         row("offset"),
     )
     naming = " ".join(block("Offset and distance in other chapters").split())
-    ((other, other_5, _, _),) = re.findall(DISTANCE_SIGNED, row("distance | 距离"))
-    ((five, letter),) = re.findall(
-        r"Chapter (\d+) writes the signed distance \$(\w)\$ and never says offset, so the offset row does not link"
-        r" it\.",
-        naming,
-    )
-    # "chapter 5 writes it $r$ and never says offset": its r is this signed number, and the word is absent
-    assert int(five) == int(other_5) == 5
+    ((other, other_5),) = re.findall(DISTANCE_SIGNED, row("distance | 距离"))
+    ((_, _, _, _, five, letter, size, no_offset),) = re.findall(DISTANCE_BLOCK, naming)
+    # "chapter 5 writes it $r$" and "Chapter 5 never says offset": its r is this signed number, and the word is absent
+    assert int(five) == int(other_5) == int(no_offset) == 5
     assert f"**Distance** ${letter} = n - m$: the key's position minus the query's." in chapter("05_decay")
     assert "offset" not in chapter("05_decay").lower()
     assert "05_decay" not in row("offset")
-    # "chapters 3 and 5 also call the signed *offset* a distance": chapter 3, linked in the row, names this signed
+    # "chapters 3 and 5 also use the word for the signed *offset*": chapter 3, linked in the row, names this signed
     # number the distance, key minus query; chapter 5 defines its distance r = n - m the same way; the distance row
     # says so
     assert int(other) == 3 and "{doc}`3 <../notebooks/03_relative>`" in row("offset")
     assert "The distance is always the key's position minus the query's, $j - i$" in chapter("03_relative")
     assert int(other_5) == 5
     assert "**Distance** $r = n - m$: the key's position minus the query's." in chapter("05_decay")
-    # "Chapter 3 uses *distance* for the offset's size too": chapter 3's ALiBi penalty, m |j - i|, "grows linearly
-    # with the distance"
+    # "Chapter 3 also uses the word for the offset's size, as this page does": chapter 3's ALiBi penalty, m |j - i|,
+    # "grows linearly with the distance"
     assert "subtracts $m\\,|j - i|$ from each logit: a penalty that grows linearly with the distance" in " ".join(
         chapter("03_relative").split()
     )
-    assert "Chapter 3 uses *distance* for the offset's size too." in naming
+    assert int(size) == 3 and "Chapter 3 also uses the word for the offset's size, as this page does." in naming
     # "also called the relative position": chapter 8's own name for the same signed number
     assert "the book's relative position $j - i$, key minus query" in chapter("08_extrapolation")
     # the row gives the book's convention only and points to Letters for the chapters' letters: that table's $i$ row
@@ -1899,7 +1970,10 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
         " `attention_scaling` and multiply cos and sin by it." in page()
     )
     assert "`attention_factor`" not in row("attention factor")  # the row holds the definition, the block the names
-    assert re.findall(SCALES_OPENING, page())[0][1:3] == ("above", "sharpens")  # the lead: a^2 > 1 sharpens
+    assert re.findall(SCALES_OPENING, page())[0][2:4] == ("above", "sharpens")  # the lead: a^2 > 1 sharpens
+    # the section's opening (read r192): "In a fully rotated head, that multiplies $q \cdot k$ by the factor's
+    # square": the power computed below in a Llama head, and not in the partial rotary GPT-NeoX head
+    assert {"square": 2, "cube": 3}[re.findall(SCALES_OPENING, page())[0][1]] == power
     for cls in (LlamaRotaryEmbedding, GPTNeoXRotaryEmbedding):
         assert "cos = emb.cos() * self.attention_scaling" in inspect.getsource(cls.forward), cls
     d, n = 16, 6
@@ -2963,16 +3037,19 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
 
 def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_block():
     """The fast pair row holds one definition, "$(L - 1)\\,\\theta_i \\ge 2\\pi$", then one sentence on its trained
-    angles, and ends there. The collapsed block "Turns in L and the fast pairs' distances", right after the "Longer
-    inputs" table whose rows now hold trained length, turn, fast pair and slow pair, opens: "`llama3` and YaRN count a
-    pair's turns in $L$, $L\\theta_i/(2\\pi)$, instead of asking whether it is fast." That those two rules read the
+    angles and one on the other count, :data:`FAST_PAIR_TWO_COUNTS`, and ends there. The collapsed block "Turns in L
+    and the fast pairs' distances", right after the "Longer inputs" table whose rows now hold trained length, turn, fast
+    pair and slow pair, opens: "`llama3` and YaRN count a pair's turns in $L$, $L\\theta_i/(2\\pi)$, instead of asking
+    whether it is fast." That those two rules read the
     count, and the block's Llama 3.1 pairs, are :func:`test_llama3_and_yarn_count_turns_over_one_position_more`'s; here:
     transformers' `llama3` and `yarn`, given a pair just under the fast-pair test but at one turn in L, sort it by the
     count."""
     assert row("fast pair").endswith(
-        "$(L - 1)\\,\\theta_i \\ge 2\\pi$. Its trained angles then go all the way round |"
+        "$(L - 1)\\,\\theta_i \\ge 2\\pi$. Its trained angles then go all the way round. Asking instead for one turn"
+        " in $L$, $L\\,\\theta_i \\ge 2\\pi$, picks the same pairs except in a boundary case |"
         " {doc}`4 <../notebooks/04_rope>`, {doc}`7 <../notebooks/07_beyond>` |"
-    )  # read r186: the gap between those angles, at most theta_i, is the block's
+    )  # read r186: the gap between those angles, at most theta_i, is the block's; read r192: one sentence on the
+    # turns-in-L count, whose boundary case and Llama 3.1's pairs stay the block's (FAST_PAIR_TWO_COUNTS' test)
     # chapter 7's other sense is the Letters table's "fast" row, the page's place for such clashes: its first column
     # repeats the fast pair row's inequality, its second names chapter 7's YaRN row and `beta_fast`, 32
     assert letters("fast") == (
@@ -3752,7 +3829,8 @@ def test_temperature_section_opens_with_its_multiplier_table():
     column = header.split(" | ")[3]
     assert column == "multiplier of $q \\cdot k$"
     assert re.findall(SCALES_OPENING, flat), flat[:600]
-    assert f"The *softmax scale* turns the raw score {column[len('multiplier of ') :]} into the logit." in flat
+    assert f"multiplies the raw score {column[len('multiplier of ') :]}, except" in flat  # the column's q . k
+    assert f"The *softmax scale* turns {column[len('multiplier of ') :]} into the logit." in flat
     g = torch.Generator().manual_seed(2)
     q, k = torch.randn(2, 5, 16, generator=g, dtype=torch.float64)
     for c in (0.5, 1.2, 3.0):
@@ -3764,9 +3842,10 @@ def test_temperature_section_opens_with_its_multiplier_table():
     assert header.split(" | ")[3] == "multiplier of $q \\cdot k$"
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
-    # the opening is the one rule, its lesson first, in four sentences (read r191); which scales change with the query,
-    # Llama 4's code's word and each row's scope are the rows' and the blocks' (read r186)
-    assert opening.count(". ") + opening.endswith(".") == 4, opening
+    # the opening is the one rule, its lesson first, in five sentences (read r191; read r192 added the attention
+    # factor's scope, its one exception to a scope-free rule); which scales change with the query and Llama 4's code's
+    # word are the rows' and the blocks' (read r186)
+    assert opening.count(". ") + opening.endswith(".") == 5, opening
     assert opening.endswith("so each multiplies $q \\cdot k$ and the logit by the same number."), opening
     assert "Three scales change with the query" in block("Other models' query and logit scales")
     assert "The first two follow" not in opening and "Llama 4's code" not in opening  # aside: block
@@ -3835,7 +3914,7 @@ def test_alibi_row_subtracts_a_slope_per_head_times_the_distance():
     """The ALiBi row: "each head subtracts its own slope times the distance from the logits": posenc's ALiBi bias, the
     official slopes, is minus each head's slope times |key - query|, and the heads' slopes differ."""
     (verb,) = re.findall(
-        r"each head (subtracts|adds) from each logit the distance times a fixed number of its own, its slope",
+        r"each head (subtracts|adds) from each logit the distance times a fixed number of its own, its \*slope\*",
         row("attention with linear biases (ALiBi)"),
     )
     sign = {"subtracts": -1.0, "adds": 1.0}[verb]
@@ -4106,15 +4185,19 @@ def test_letters_block_fire_and_chapter_7s_two_meanings_of_s():
 
 
 def test_rnope_swa_row_cohere_did_so_before_llama_4_with_sliding_windows():
-    """The RNoPE-SWA row: "RoPE only in the sliding-window layers and none in the global ones" (its source, Yang et
-    al. 2025, "Rope to Nope and Back Again", is chapter 10's citation), and
+    """The RNoPE-SWA row: "RoPE only in the *sliding-window attention* layers and none in the global ones", whose
+    italics lead to the row "sliding-window attention (SWA)", which expands the name's SWA (read r192) (its source,
+    Yang et al. 2025, "Rope to Nope and Back Again", is chapter 10's citation), and
     the Attention block: "Cohere's Command R7B and Command A use *RNoPE-SWA*. Llama 4's *iRoPE* came later, with chunks
     in place of windows", as chapters 1 and 10 say (chapter 10 names the design after Yang et al.): transformers'
     Cohere2 config makes three sliding-window layers, then one full-attention layer, repeated; its attention applies
     RoPE in the sliding-window layers only, so a full layer's output does not change with the rotation it is given."""
     from transformers.models.cohere2 import modeling_cohere2
 
-    assert "| RNoPE-SWA | | RoPE only in the sliding-window layers and none in the global ones |" in row("RNoPE-SWA")
+    assert "| RNoPE-SWA | | RoPE only in the *sliding-window attention* layers and none in the global ones |" in row(
+        "RNoPE-SWA"
+    )
+    assert row("sliding-window attention (SWA)").startswith("| sliding-window attention (SWA) | 滑动窗口注意力 |")
     assert (
         "- Cohere's Command R7B and Command A use *RNoPE-SWA*. Llama 4's *iRoPE* came later, with chunks in place of"
         " windows." in models_block("## Attention, kernels and models")
@@ -4849,8 +4932,8 @@ def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_
 
 def test_chapter_10s_query_temperature_multiplies_the_logits():
     """The row "Llama 4's query temperature $\\tau$", whose fourth column, "multiplier of $q \\cdot k$", is $\\tau$, and
-    the opening's "whatever its name" and "A multiplier above 1 sharpens attention": though called a temperature, it
-    multiplies. The main
+    the opening's exceptions, only the *temperature* and the *attention factor*, and "A multiplier above 1 sharpens
+    attention": though called a temperature, it multiplies. The main
     line of "Temperature and query scales", before its table, names chapters only in its sentence on their wording, and
     neither the letter tau nor "Careful". Chapter 10's words; transformers' Llama 4
     multiplies the queries by its scales, so each logit by tau; and a tau above 1 lowers the entropy of the softmax of
@@ -4862,11 +4945,14 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     main = re.sub(r"\s+", " ", section[: section.index("| English |")])
     assert "Chapter 10" not in main and "\\tau" not in main and "Careful" not in main, main
     assert not re.findall(r"[Cc]hapters? \d+", main), main
-    ((_, above, direction, _),) = re.findall(SCALES_OPENING, main)
+    ((_, _, above, direction, _),) = re.findall(SCALES_OPENING, main)
     assert above == "above", above
-    # "whatever its name": the query temperature, a temperature by name, is one of the scales that multiply; the clash
-    # with the word is the Letters row's and the word block's, right under the table
-    assert "multiplies a query's scores, whatever its name, except the *temperature*" in main
+    # the query temperature, a temperature by name, is one of the scales that multiply: the opening's exceptions are
+    # the *temperature* and the *attention factor* alone (read r192: the old "whatever its name" left the reader to
+    # find which); the clash with the word is the Letters row's and the word block's, right under the table
+    ((exceptions,),) = [re.findall(r"multiplies the raw score \$q \\cdot k\$, except (.*?)\. In a fully", main)]
+    assert re.findall(r"\*([\w ]+)\*", exceptions) == ["temperature", "attention factor"], exceptions
+    assert "query temperature" not in exceptions and "whatever its name" not in main
     assert "The word clashes" not in page(), main
     assert letters("temperature") == TEMPERATURE_LETTERS
     assert "a factor of 1 or more on the queries" in row("Llama 4's query temperature $\\tau$ (temperature tuning)")
@@ -4888,12 +4974,29 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
 
 
 def test_every_italic_term_has_its_own_row():
-    """The page's promise, "A term in italics has its own row": every italic phrase (not bold) names a row of one of the
+    """The page's promise, "A term in italics has its own row; so do some common words left plain, such as
+    logit" (read r192: the promise read as its converse, while *decoder*, *slope* and *logit* met the reader plain):
+    every italic phrase (not bold) names a row of one of the
     term tables, whose first cell, or a part of it between commas and parentheses, is the phrase, or holds it as whole
     words. A plural or a verb form is read as its row's term (keeps: kept, ramps: ramp, gates: gate). So an italic
-    "*CPD kernel*", which has no row, fails; "*turns in $L$*" has one."""
+    "*CPD kernel*", which has no row, fails; "*turns in $L$*" has one. The example, logit, has a row and appears plain
+    in other rows; *decoder*, used in Core terms before its row in the Attention section, is italic there, and the
+    causal mask row, its first use, says what the book means by it, in the decoder row's words."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    assert "A term in italics has its own row." in page()
+    (example,) = re.findall(
+        r"A term in italics has its own row; so do some common words left plain, such as (\w+)\.", page()
+    )
+    assert row(f"{example} (score)").startswith(f"| {example} (score) |")  # its row
+    plain = [line for line in raw.splitlines() if line.startswith("| ") and re.search(rf"(?<![*\w]){example}\b", line)]
+    assert len([line for line in plain if not line.startswith(f"| {example} ")]) >= 5, plain  # left plain elsewhere
+    core = raw[raw.index("## Core terms") : raw.index("(glossary-encodings)=")]
+    first = core.index("decoder")
+    assert core[first - 1 : first + len("decoder") + 1] == "*decoder*", core[first - 80 : first + 40]
+    assert (
+        "| causal mask | 因果掩码 | hides every key that comes after its query; the book calls attention with this mask"
+        " a *decoder* |" in raw
+    )
+    assert "| decoder | 解码器 | in this book, causal attention: each token sees itself and earlier tokens |" in raw
     terms = []
     for table in re.findall(r"^\| English \|.*?(?=\n\n|\Z)", raw, flags=re.S | re.M):
         terms += [line.split(" | ")[0][2:].lower() for line in table.splitlines()[2:]]
@@ -5144,8 +5247,11 @@ def test_longer_inputs_block_config_fields_and_the_cope_name_clash():
             stored += 1
     assert stored >= 3, stored
     assert "original_max_position_embeddings" not in MODEL_ROPE_CONFIGS["gemma-3-27b"]["rope_scaling"]
-    assert letters("CoPE").startswith("| CoPE | contextual position encoding | in papers from 2026, also Clipped RoPE,")
-    assert letters("CoPE").endswith("which softly clips RoPE's low frequencies (Li et al. 2026) |")
+    # read r192: one paper, not "papers from 2026"; its citation is the cell's subject
+    assert letters("CoPE") == (
+        "| CoPE | contextual position encoding | in Li et al. 2026, Clipped RoPE, which softly clips RoPE's low"
+        " frequencies |"
+    )
     bib = (ROOT / "references.bib").read_text(encoding="utf-8")
     (entry,) = [e for e in re.split(r"\n@", bib) if "eprint        = {2602.05258}" in e]
     assert "Clipped {RoPE}" in entry and "{Li, Haoran and" in entry and "year          = {2026}" in entry
@@ -5208,11 +5314,11 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     # chapter 8 names no tau: its bullet calls a growing multiplier an attention temperature and lists Llama 4's
     c8 = chapter("08_extrapolation")
     assert "\\tau" not in c8 and "query temperature" not in c8 and "attn_temperature_tuning" in c8
-    # the opening carries no caveat: the attention factor's scope is its row's cell alone;
+    # the opening's one caveat is the attention factor's scope, a fully rotated head (read r192), in its row's words;
     # the partial rotary case is its block's
     opening = re.sub(r"\s+", " ", section)
     assert "partial rotary" not in opening, opening
-    assert opening.count("attention factor") == 0 and opening.count("fully rotated head") == 0, opening
+    assert opening.count("attention factor") == 1 and opening.count("fully rotated head") == 1, opening
     assert "A multiplier above 1 sharpens attention: the top-scoring keys get more of the weight." in opening
     assert "a $t$ below 1 sharpens" not in opening  # the temperature's direction is its row's alone
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
@@ -5595,6 +5701,13 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert torch.allclose(theta_[fastest_] / rules_["linear"][fastest_], torch.full((19,), l_s_, dtype=torch.float64))
     for name_ in ("llama3", "yarn"):
         assert torch.allclose(rules_[name_][fastest_], theta_[fastest_], rtol=1e-6, atol=0), name_
+    # :data:`FASTEST_PAIR_LINES`' "`llama3` and YaRN keep the fastest ones" (read r192: not every fast pair): each keeps
+    # a run of pairs from pair 0, all of them fast, and slows the slower fast pairs (llama3 29 to 34, YaRN 19 to 34)
+    fast_ = [i for i in range(l_d_ // 2) if not bool(slow_[i])]
+    for name_ in ("llama3", "yarn"):
+        kept_ = [i for i in range(l_d_ // 2) if abs(float(theta_[i] / rules_[name_][i]) - 1) < 1e-6]
+        assert kept_ == list(range(len(kept_))) and 0 < len(kept_) < len(fast_), (name_, kept_, fast_)
+        assert set(kept_) < set(fast_), (name_, kept_)
     # the main line's YaRN row, run in transformers' own `yarn` (its default betas, as no config of Llama 3.1's sets
     # them): it divides the slowest pair by `factor` and keeps the fastest, at any length (a fixed rule)
     yarn_params = {"rope_type": "yarn", "rope_theta": 500_000.0, "factor": float(main_factor)}
@@ -6195,9 +6308,10 @@ def test_alibi_row_gives_the_slopes_for_a_power_of_two_heads():
 
     assert row("attention with linear biases (ALiBi)").startswith(
         "| attention with linear biases (ALiBi) | 线性偏置注意力 | each head subtracts from each logit the distance"
-        " times a fixed number of its own, its slope |"
+        " times a fixed number of its own, its *slope* |"
         " {doc}`6 <../notebooks/06_alibi>` |"
-    )
+    )  # read r192: the slope, which has its own row right below, in the page's italics
+    assert row("slope (ALiBi)").startswith("| slope (ALiBi) | 斜率 | in ALiBi, a head's fixed positive number:")
     text = models_block("## Core terms")
     ((first, then),) = re.findall(
         r"- In \*ALiBi\* with \$H\$ heads, \$H\$ a power of two, head \$h\$'s slope is \$2\^\{-8\(h\+1\)/H\}\$,"
@@ -6515,8 +6629,8 @@ def test_streamingllm_row_says_what_chapter_10_says():
     assert row("rolling KV cache") and "{ref}`StreamingLLM <glossary-attention>`" in page()
     ((few,),) = [
         re.findall(
-            r"^\| rolling KV cache \| 滚动缓存 \| a fixed-size cache that evicts the oldest tokens, in some designs all"
-            r" but the (first few), the \*attention sinks\* \|",
+            r"^\| rolling KV cache \| 滚动 KV 缓存 \| a fixed-size cache that evicts the oldest tokens, in some designs"
+            r" all but the (first few), the \*attention sinks\* \|",
             row("rolling KV cache"),
         )
     ]
@@ -7161,7 +7275,7 @@ def test_sliding_window_evaluation_row_says_chapter_8_leaves_it_unnamed():
         "- Chapter 8 runs a *sliding-window evaluation* without using this name. It is not *sliding-window attention*,"
         " which limits the keys an attention layer sees." in block(MORE_LONGER)
     )
-    assert "causal attention restricted to the $w$ most recent keys" in row("sliding-window attention")
+    assert "causal attention restricted to the $w$ most recent keys" in row("sliding-window attention (SWA)")
     c8 = " ".join(chapter("08_extrapolation").split())
     assert "sliding-window evaluation" not in c8.lower() and "characters just before it" in c8
 

@@ -815,21 +815,31 @@ counter_fact = (
     "The KERPLE section's slow fade does not explain KERPLE's lead: every trained KERPLE head penalises the key 496"
     " back more than ALiBi's flattest head does."
 )
+# read r192: the counter-fact left the KERPLE section's lesson unresolved on the main line; one sentence closes it,
+# without the block's number (the solved log shapes cross ALiBi's flattest line about 650 back, past the farthest
+# key of the 512-token inputs, 511 back: test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back)
+closing_8l = "The trained heads' fade would pull them ahead of ALiBi's flattest head only beyond the lengths tested."
 # the section's lesson, its second sentence, after the one that sets up chapter 8's run
 lesson_8l = (
     "There, KERPLE keeps a low loss and finds most far passkeys, while FIRE and CoPE find every passkey at a higher"
     " loss."
 )
-# the paragraph of that section's block that says the KERPLE section's argument does not explain KERPLE's lead on far
-# passkeys (read r183: without it a learner credits the lead to the KERPLE section's power law, which keeps more far
-# weight only beyond the tested lengths; read r186: on the main line it undid the first section's lesson in one
-# sentence, so it sits in the block, with what is not known said plainly, and the main line ends on its result)
+# the paragraph of that section's block that says why the KERPLE section's argument does not explain KERPLE's lead on
+# far passkeys (read r183: without it a learner credits the lead to the KERPLE section's power law, which keeps more
+# far weight only beyond the tested lengths; read r186: on the main line it undid the first section's lesson in one
+# sentence, so it sits in the block; read r192: the main line states the counter-fact, so the block gives its
+# numbers, once, where the appendix's per-seed box used to repeat them, and says what is not known at its end)
 power_law_not_why = (
-    "The KERPLE section's argument does not explain why KERPLE finds more far passkeys than ALiBi. That argument needs"
-    " more weight on a far key against the query's own token. Yet every trained KERPLE head penalises the key 496 back"
-    " more than ALiBi's flattest head does, so each keeps less such weight there. What does explain the lead is not"
-    " measured here."
+    "ALiBi's flattest head here has slope 1/256. The KERPLE section's argument needs more weight on a far key against"
+    " the query's own token. Yet no trained KERPLE head's bias lies above that head's line at any distance tested: at"
+    " 511 back, each of the 40 heads has a bias of \u22122.4 or lower, against the line's \u22122."
 )
+# the block's crossing, right after that paragraph's numbers
+crossing_8l = (
+    "Beyond the tested lengths, their log shapes would cross that line and keep more weight against the query's own"
+    " token, the earliest at about 650 tokens back."
+)
+not_measured_8l = "What does explain KERPLE's lead is not measured here."
 
 
 def far_and_random(name):
@@ -1056,27 +1066,24 @@ def test_kerple_penalty_passes_1_at_distance_1_and_about_8_at_63_in_most_heads()
 
 
 def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_head():
-    """The appendix's box on chapter 8's claims: "No trained KERPLE head's bias lies above ALiBi's flattest line, slope
-    1/256". Chapter 8's section's block says "Why KERPLE finds more far passkeys than ALiBi is not tested here." (the
-    level of the biases does not settle it: softmax weighs differences; read r178: an untested caveat standing alone
-    on the main line moved into the block, right before the sentence that points to its argument; read r183: the main
-    line says only that the KERPLE section's argument does not explain the lead, in
-    test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lead). The block keeps
-    the rest: "ALiBi's flattest head here has slope 1/256. Beyond the tested
-    lengths, the trained KERPLE heads' log shapes would cross its line and keep more weight against the query's own
-    token, the earliest at about 650 tokens back." (checked in
-    test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back), then "Softmax weighs only the differences between
-    keys' biases, so the comparison with ALiBi's flattest head above does not say why KERPLE finds more passkeys."
-    (Softmax is unchanged by a constant added to every logit, checked below.) The block's "The end of this block shows
-    why comparing their penalty curves alone cannot tell." comes before that argument. Each of the 40 heads' saved
-    biases from the last of
-    512 tokens, at every distance 1 to 511, lies below ALiBi's flattest line in chapter 8's 4-head model, slope 1/256
-    (by 0.17 or more; the saved biases are rounded to 1e-4). "Penalises more", not "steeper": at 511 some heads' local
-    slope is below 1/256 and others' above it."""
+    """Chapter 8's section's block (read r192: said there once; the appendix's per-seed box points to it): "ALiBi's
+    flattest head here has slope 1/256. The KERPLE section's argument needs more weight on a far key against the
+    query's own token. Yet no trained KERPLE head's bias lies above that head's line at any distance tested: at 511
+    back, each of the 40 heads has a bias of -2.4 or lower, against the line's -2." Then "Beyond the tested lengths,
+    their log shapes would cross that line ..., the earliest at about 650 tokens back." (checked in
+    test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back), then "That crossing alone does not say why
+    KERPLE finds more passkeys: a key's share of the weight depends on its bias against every key in the row."
+    (Softmax is unchanged by a constant added to every logit, checked below.) The main line states the counter-fact
+    (test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lead). Each of the 40 heads' saved
+    biases from the last of 512 tokens, at every distance 1 to 511, lies below ALiBi's flattest line in chapter 8's
+    4-head model, slope 1/256 (by 0.17 or more; the saved biases are rounded to 1e-4). "Penalises more", not
+    "steeper": at 511 some heads' local slope is below 1/256 and others' above it."""
     text = chapter_markdown("11_learned_position")
-    assert "No trained KERPLE head's bias lies above ALiBi's flattest line, slope 1/256" in " ".join(text.split())
     main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
     flat = " ".join(text.split())
+    # read r192: said once, in chapter 8's section's block, where the appendix's per-seed box pointed to it
+    assert "no trained KERPLE head's bias lies above that head's line at any distance tested" in flat
+    assert "No trained KERPLE head's bias lies above ALiBi's flattest line" not in flat
     paragraph = (
         "That crossing alone does not say why KERPLE finds more passkeys: a key's share of the weight depends on its"
         " bias against every key in the row."
@@ -1091,21 +1098,19 @@ def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_
     # credits_no_encoding_for_a_find. Read r178: the reading rule comes before the table, the caveat goes to the block;
     # read r191: the passkey's definition carries it, and the rule itself is the block's
     column = passkey_defined
+    # read r192: the KERPLE paragraphs close the block, so the pointer "The end of this block shows why ..." is gone
     caveat = "The end of this block shows why comparing their penalty curves alone cannot tell."
-    # once, in the section's block, right before the sentence that points to its argument; off the main line
-    assert sentence not in main and flat.count(sentence) == 1 and flat.index(sentence + " " + caveat) >= 0
+    assert caveat not in flat
+    # once, in the section's block, off the main line: the numbers, the crossing, then why the crossing cannot tell
+    assert sentence not in main and flat.count(sentence) == 1
     assert main.index(column) < main.index(caption_8l) < main.index(result)
-    in_block = (
-        "ALiBi's flattest head here has slope 1/256. Beyond the tested lengths, the trained KERPLE heads' log shapes"
-        " would cross its line and keep more weight against the query's own token, the earliest at about 650 tokens"
-        " back."
-    )
-    # once, in the block, just before the paragraph that refers to it ("above")
-    assert flat.count(in_block) == 1 and in_block not in main and flat.index(in_block + " " + paragraph) >= 0
+    in_block = crossing_8l
+    # once, in the block, just before the paragraph that refers to it ("That crossing")
+    assert flat.count(in_block) == 1 and in_block not in main
+    assert flat.index(f"{sentence} {in_block} {paragraph}") >= 0
     assert "Up to 511 tokens back" not in flat and "650" not in main and "comes late" not in flat
-    assert caveat not in main and flat.count(caveat) == 1 and flat.count("why KERPLE finds more far passkeys") == 1
+    assert "why KERPLE finds more far passkeys" not in flat  # the main line's counter-fact says it, once
     assert "Why KERPLE finds more far passkeys than ALiBi is not tested here." not in text  # said once, as above
-    assert flat.index(caveat) < flat.index(in_block + " " + paragraph)
     assert "lies below ALiBi's flattest head's line" not in flat  # not repeated in the block
     assert "steeper than ALiBi's flattest" not in flat  # near 511 a log head's slope is the gentler one (below)
     logits = torch.randn(7, dtype=torch.float64)
@@ -1114,7 +1119,7 @@ def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_
     block = flat.index("<summary>How the measures are scored, and what is not tested</summary>")
     assert flat.index("## In chapter 8's experiment") < flat.index("| KERPLE, log shape |") < block
     assert block < flat.index(sentence) < flat.index("</details>", block)  # in the block, after the table it reads
-    assert caption_8l in main and block < flat.index(caveat)
+    assert caption_8l in main
     assert block < flat.index(in_block) < flat.index(paragraph) < flat.index("</details>", block)
     config, *_ = saved_run()
     n = config["eval_lengths"][-1]
@@ -1124,6 +1129,8 @@ def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_
     kerple = learned_heads("kerple", n)
     assert len(kerple) == 40 and all(len(v) == n for v in kerple.values())
     assert all(v[d] < -slope * d - 0.1 for v in kerple.values() for d in range(1, n))  # every key 1 to 511 back
+    # the block's numbers: "at 511 back, each of the 40 heads has a bias of -2.4 or lower, against the line's -2"
+    assert round(max(v[n - 1] for v in kerple.values()), 1) == -2.4 and round(-slope * (n - 1), 1) == -2.0
     # "penalises more", the bias below the line, and not "steeper": at 511 the solved log shape's local slope,
     # r1 r2 / (1 + r2 d), is below ALiBi's 1/256 in some heads and above it in others
     local = [
@@ -1139,10 +1146,12 @@ def test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lea
     """The section on chapter 8's experiment, in its block (read r183: the main line let a learner credit KERPLE's lead
     on far passkeys to the KERPLE section's "Far enough back, a power law keeps more weight than any exponential";
     read r186: said on the main line, it undid that section's lesson in one sentence, so it is the block's, with what
-    is not known said plainly): "The KERPLE section's argument does not explain why KERPLE finds more far passkeys
-    than ALiBi. ... Yet every trained KERPLE head penalises the key 496 back more than ALiBi's flattest head does, so
-    each keeps less such weight there. What does explain the lead is not measured here." The lead: KERPLE's five-seed
-    mean 496 back is above ALiBi's. The argument compares a key's weight against the query's own token, e^bias. From
+    is not known said plainly; reads r189-r191: the counter-fact is the main line's, "The KERPLE section's slow fade
+    does not explain KERPLE's lead: every trained KERPLE head penalises the key 496 back more than ALiBi's flattest
+    head does."; read r192: one more sentence closes it, "The trained heads' fade would pull them ahead of ALiBi's
+    flattest head only beyond the lengths tested.", and the block gives the numbers and ends "What does explain
+    KERPLE's lead is not measured here."). The lead: KERPLE's five-seed mean 496 back is above ALiBi's. The
+    argument compares a key's weight against the query's own token, e^bias. From
     the last of 512 tokens, each of the 40 trained KERPLE heads gives the key 496 back a bias below that of ALiBi's
     flattest head, -496/256 = -1.94 (the highest KERPLE bias there is -2.42), so each keeps less such weight on that
     key, and the argument, which needs more, cannot account for the lead. The sentence names the argument, not the
@@ -1158,13 +1167,17 @@ def test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lea
     # lead, with its measured reason (checked below: every head's bias 496 back is below ALiBi's flattest line); the
     # block keeps what is not known. Read r191: it follows the sentence on the lead it is about, and names the lead
     unknown = counter_fact
-    assert " ".join(cells["c29"].split("<details>")[0].split()).endswith(f"{result} {unknown}")
-    assert f"{result} {unknown} <details><summary>How the measures are scored" in flat
+    # read r192: the counter-fact left the KERPLE section's lesson hanging; the closing sentence says when that fade
+    # would win, beyond the tested lengths (checked below: every solved log shape crosses past 511 back)
+    assert " ".join(cells["c29"].split("<details>")[0].split()).endswith(f"{result} {unknown} {closing_8l}")
+    assert f"{result} {unknown} {closing_8l} <details><summary>How the measures are scored" in flat
+    assert main.count(closing_8l) == 1 and "650" not in main
     kerple_section = main[main.index("## KERPLE: a learned shape") : main.index("## FIRE: an MLP")]
     assert "Far enough back, a power law keeps more weight than any exponential." in kerple_section
     assert "does not explain these passkeys" not in text  # the log shape is not ruled out as a cause
     block = collapsed(flat, "How the measures are scored, and what is not tested")
-    assert power_law_not_why in block and "What does explain the lead is not measured here." in block
+    assert power_law_not_why in block and block.rstrip().endswith(not_measured_8l)  # the block's last sentence
+    assert flat.count(not_measured_8l) == 1
     config, *_ = saved_run()
     n, far, n_heads = config["eval_lengths"][-1], config["distances"][-1], config["model"]["n_heads"]
     assert (n, far) == (512, 496)
@@ -1175,6 +1188,17 @@ def test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lea
     kerple = learned_heads("kerple", n)
     assert len(kerple) == 40 and max(v[far] for v in kerple.values()) < flattest - 0.4  # -2.42 against -1.94
     assert max(math.exp(v[far]) for v in kerple.values()) < 0.7 * math.exp(flattest)  # less weight, own token = 1
+    # the closing sentence, "The trained heads' fade would pull them ahead of ALiBi's flattest head only beyond the
+    # lengths tested": no head
+    # keeps more weight than ALiBi's flattest line at any tested distance (bias below it, 1 to 511 back), and each
+    # head's solved log shape crosses that line only past 511, the farthest key of the longest tested input
+    slope = alibi_slopes(n_heads).min().item()
+    assert all(v[d] < -slope * d for v in kerple.values() for d in range(1, n))
+    for v in kerple.values():
+        r2 = log_r2(v[1], v[2])
+        r1 = -v[1] / math.log1p(r2)
+        cross = next(d for d in range(1, 10**5) if r1 * math.log1p(r2 * d) <= slope * d)
+        assert cross > n - 1 == max(config["eval_lengths"]) - 1
 
 
 def test_kerple_penalty_grows_by_less_than_a_factor_of_2_from_63_to_511():
@@ -1244,10 +1268,14 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # first, then the argument forward: what u does past the threshold, what the MLP can therefore do, what the trained
     # heads show, then the drawn head and the count. Five sentences; "the bias falls with distance" and the "nearer"
     # reading stay the block's
+    # read r192: the step from a smaller u to a higher bias needs the premise that the bias falls as u grows; it is
+    # stated for what the run measures, queries 63 and 511 (every saved curve falls with distance, checked below, and
+    # at a fixed query u grows with distance), and the conclusion says "can": the measurement follows it
     lesson = (
         "In chapter 8's FIRE models, trained on $L = 64$ tokens, the bias for one distance changes with the query's"
         " position. The MLP sees only $u$, and past $L_{\\text{thr}}$ a later query gives each key 1 or more back a"
-        " smaller $u$. So one distance can get a different bias from each query. The trained heads show it:"
+        " smaller $u$. From query 63 and from query 511, each trained head's bias falls as the key's $u$ grows. So the"
+        " later query's smaller $u$ can give a key a higher bias. The trained heads show it:"
         " each key 1 to 63 tokens back gets a higher bias from query 511 than from query 63. The figure draws one head;"
         " the appendix finds the same in all 40 trained heads."
     )
@@ -1272,7 +1300,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # first, then its two facts in one sentence (the fall and the lift, which together make a lifted bias that of a
     # nearer key), then the example
     assert [p for p in _markdown_paragraphs() if p.startswith("In chapter 8's FIRE models, trained on")] == [lesson]
-    assert len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 5  # five sentences, the last two split by a colon
+    assert len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 6  # six sentences, the fifth split by a colon
     assert "Yes: in every trained head" not in text and "For example, query 511 gives the key 8 back" not in text
     assert "The starting values predict this same shift" not in text and "every trained head shows it" not in text
     assert "In each, the saved bias falls" not in text and "treats a key as far back" not in text
@@ -1288,7 +1316,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " saved biases directly." in fire_block
     )
     assert (
-        "Each lifted bias also stays below query 63's bias at distance 0. As query 63's curve falls, it reaches that"
+        "Each lifted bias stays below query 63's bias at distance 0. As query 63's curve falls, it reaches that"
         " bias between distance 0 and the key's own: the key reads as nearer, but never as near as the query's own"
         " token." in fire_block
     )
@@ -1304,10 +1332,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         fire_main.index("In chapter 8's FIRE models, trained on") : fire_main.index("To remember:")
     ]
     assert "nearer" not in trained_main and "keys 3 and 4" not in trained_main  # the block's, below
-    assert (
-        "Each head's bias falls as the distance grows. Each lifted bias also stays below query 63's bias at distance"
-        " 0." in fire_block
-    )
+    # read r192: the fall is the main line's premise now, so the block does not repeat it
+    assert "Each head's bias falls as the distance grows." not in text
+    assert "From query 63 and from query 511, each trained head's bias falls as the key's $u$ grows." in trained_main
     assert (
         "In every trained head, for example, query 511 gives the key 8 back a bias between those that query 63 gives"
         " the keys 3 and 4 back. At the starting values, $u$ shows the same shift; the trained biases are measured,"
@@ -1351,7 +1378,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     flat_main_fire = " ".join(main.split())
     takeaway = flat_main_fire.index("the bias for one distance changes with the query's position.")
     forward = flat_main_fire.index("The MLP sees only $u$, and past $L_{\\text{thr}}$ a later query gives each key")
-    can = flat_main_fire.index("So one distance can get a different bias from each query.")
+    can = flat_main_fire.index("So the later query's smaller $u$ can give a key a higher bias.")
+    assert forward < flat_main_fire.index("each trained head's bias falls as the key's $u$ grows.") < can
     first = flat_main_fire.index("each key 1 to 63 tokens back gets a higher bias from query 511 than from query 63.")
     assert takeaway < forward < can < first
     # read r189: "not implied by the starting values" left the learner unsure whether the u-picture explains the
@@ -1396,6 +1424,14 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert min(min(long[key][8] - s[8], long[key][L - 1] - s[L - 1]) for key, s in short.items()) >= 0.97
     for v in [*short.values(), *long.values()]:  # the bias never rises with d: the penalty grows with u
         assert v[0] > max(v[1:]) and all(b < a for a, b in zip(v, v[1:]))  # strictly: "falls"
+    # "each trained head's bias falls as the key's $u$ grows", from queries 63 and 511: at a fixed query, u grows
+    # strictly with the distance for any learned |c| > 0 and threshold (FireBias's own u, over a spread of both), so
+    # the saved curves' fall with distance, above, is a fall with u
+    for c_init, thr in ((0.01, 4.0), (0.1, 16.0), (1.0, 63.0), (3.0, 600.0)):
+        fire_u_check = FireBias(1, c_init=c_init, L_thr_init=thr)
+        for i in (63, 511):
+            u = fire_u_check.normalized_distance(torch.tensor([i]), i - torch.arange(i + 1)).detach()[0]
+            assert (u.diff() > 0).all(), (c_init, thr, i)
     # "a later query gives each distance the bias that query 63 would give a nearer ... distance": with both curves
     # falling, this
     # also needs each lifted bias (keys 1 to 63 back from query 511) below query 63's bias at distance 0, in every
@@ -1448,7 +1484,7 @@ def test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_fil
     assert "the appendix guesses for FIRE" not in text
     assert "FIRE and CoPE find every passkey, but their loss rises; why is not tested" not in text
     # the main line states the result; that its cause is untested, with the pointer, sits in the section's block
-    assert "Why FIRE's and CoPE's losses rise is not tested; the appendix gives a guess for each." in text
+    assert "Why FIRE's and CoPE's losses rise is not tested; the appendix gives a guess for FIRE's." in text
     # both guesses sit in collapsed blocks only: FIRE's under its own heading, CoPE's in "What the models learned"
     main = re.sub(r"<details>.*?</details>", " ", text, flags=re.S)
     assert "Why FIRE's and CoPE's losses rise is not tested" not in main
@@ -2337,10 +2373,23 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # the RoPE model's depth, said on the main line in the setup ("one attention layer"): without it a learner who
     # skips the blocks would read the run as "RoPE cannot count"
     # the setup and the result in paragraphs of their own; the caveats in the block right under the result
+    # read r192: the main line did not say how short the training is; one clause says it (150 steps, the one
+    # COUNTING_CONFIG for both models and every seed, checked below)
     setup = (
         "Two models, one with CoPE and one with RoPE, each have one attention layer with an MLP. Both are trained on"
-        " inputs of 8 sentences and tested on 8 and 16."
+        " inputs of 8 sentences, in one short run of 150 steps with one setting, and tested on 8 and 16."
     )
+    import inspect as _inspect
+
+    from posenc.experiments.counting import COUNTING_CONFIG, load_counting_sweep, train_counter
+
+    assert COUNTING_CONFIG["steps"] == 150 == _inspect.signature(train_counter).parameters["steps"].default
+    assert COUNTING_CONFIG["train_sentences"] == 8 and COUNTING_CONFIG["eval_sentences"] == [8, 16]
+    saved_sweep = load_counting_sweep()["config"]  # the saved ten-seed run: the same setting, for both methods
+    assert saved_sweep["steps"] == 150 and saved_sweep["methods"] == ["CoPE", "RoPE"]
+    assert {k: v for k, v in saved_sweep.items() if k != "seeds"} == {
+        k: v for k, v in COUNTING_CONFIG.items() if k != "seeds"
+    }
     result = (
         "In a saved run of ten seeds, at $k = 2$ and 3, CoPE's worst seed beats the RoPE model's best at both lengths."
     )
@@ -2648,13 +2697,18 @@ def test_cope_table_size_is_said_beside_its_rising_loss():
         " If a head's counts reach 64 on long inputs, every key at count 64 or more gets the same position logit: a"
         " possible cause of CoPE's rising loss."
     )
-    untested = "Why FIRE's and CoPE's losses rise is not tested; the appendix gives a guess for each."
+    # read r192: the guess for CoPE's loss is this block's, so the appendix gives a guess for FIRE's only
+    untested = "Why FIRE's and CoPE's losses rise is not tested; the appendix gives a guess for FIRE's."
     assert flat.count(size) == 1 and size not in main and (untested + " " + size + point) in block
     assert "a possible cause of CoPE's rising loss" not in main and "e[64]" not in main
-    # the same guess, in the same words, in the appendix's "What the models learned"
-    assert "gets the same position logit: a possible cause of CoPE's rising loss." in collapsed(
-        flat, "How we know: the learned curves in every seed, layer and head, and T5's buckets"
+    # read r192: said once; the appendix's "What the models learned" points to this block, and its cell checks e[64]
+    learned = collapsed(flat, "How we know: the learned curves in every seed, layer and head, and T5's buckets")
+    assert "gets the same position logit" not in learned and "Counts beyond $P - 1 = 64$" not in learned
+    assert (
+        "**CoPE: far counts can look alike,** a possible cause of its rising loss that the block of chapter 8's section"
+        " explains." in learned
     )
+    assert flat.count("a possible cause of CoPE's rising loss") == 1
     config = experiment_config()
     L = config["train_length"]
     assert L == 64
@@ -3170,7 +3224,8 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     assert "| no position encoding | 2.79 nats | 100 % | 100 % | KERPLE and ALiBi keep the lowest losses," in flat_main
     assert compared not in flat_main and "no easier" not in flat_main
     flat_all = " ".join(text.split())
-    assert f"Both columns give the same grades. {compared} One of KERPLE's five seeds" in flat_all
+    # read r192: the weak seed is said once, with the grades (mean_only below); the columns' paragraph ends here
+    assert f"Both columns give the same grades. {compared} Why FIRE's and CoPE's losses rise" in flat_all
     alibi_random = summarize(full8, "passkey")["alibi"][config8["eval_lengths"][-1]][0]
     assert f"| ALiBi | 0.73 nats | 76 % | {100 * alibi_random:.0f} % |" in flat_main and alibi_random < 0.95
     assert "ALiBi finds 91 %" not in flat_main
@@ -3184,7 +3239,10 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     assert any(p.startswith(grades) for p in block_paragraphs)  # the block's grades, in a paragraph of their own
     # the bars are the mean's; the one KERPLE seed under them is named on the main line, its numbers in the box
     # "of far passkeys": the main table's column, 496 back (seed 2: 0.875; the other four 0.98 or more, below)
-    mean_only = "One KERPLE seed of five falls below the passkey bar."
+    mean_only = (
+        "KERPLE keeps a low loss but misses some far passkeys: one seed of five falls below the passkey bar, with under"
+        " 90 % in both passkey columns."
+    )
     assert "The bars apply to the five-seed mean" not in flat_main
     assert "The grades are the mean's; one KERPLE seed alone finds under 95 %" not in text  # moved to the main line
     assert mean_only not in flat_main and " ".join(text.split()).count(mean_only) == 1  # the block's hedge
@@ -3209,9 +3267,6 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
         + verdict_line
         + " ALiBi's loss is fine too, but it finds fewer far passkeys; FIRE's and CoPE's losses are not fine. "
         + mean_only
-        + " "
-        + not_the_tail
-        + " The end of this block shows why comparing their penalty curves alone cannot tell."
     )
     assert flat_text0.count(block_verdict) == 1 and verdict_line not in flat_main
     assert flat_text0.index("<summary>How the measures are scored") < flat_text0.index(block_verdict)
@@ -3268,8 +3323,10 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     assert loss_means["kerple"] <= trigram_mean + 0.1  # "a low loss": within chapter 8's bar for *fine*
     # the block: "Chapter 8's KERPLE models use the log shape only": every KerpleBias in that model is the log shape
     # (the table's row names it too: "KERPLE, log shape")
+    # read r192: "Five models carry this chapter's three methods, ALiBi, or no position encoding" was hard to parse
     log_only = (
-        "Five models carry this chapter's three methods, ALiBi, or no position encoding. Chapter 8's KERPLE models"
+        "The table compares five kinds of model: one for each of this chapter's three methods, one with ALiBi and one"
+        " with no position encoding. Chapter 8's KERPLE models"
     )
     assert flat_text0.count(log_only + " use the log shape only.") == 1 and "log shape only" not in flat_main
     from posenc.experiments import PasskeyCorpus, TinyLM, experiment_config
@@ -3298,29 +3355,36 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # for it is gone; the main line's last sentence says the KERPLE section's argument does not explain KERPLE's lead
     # (test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lead), then the block
     assert "the block below gives both columns" not in text
-    assert caveat not in flat_main and flat_all.count(caveat) == 1
+    assert caveat not in flat_all  # read r192: the KERPLE paragraphs end the block, so no pointer to its end
     assert flat_all.count(not_the_tail) == 1 and after.index(not_the_tail) >= 0
-    assert after.index(not_the_tail) < after.index(table_size) < after.index("</details>")  # in the block
-    assert after.index(caveat) < after.index("ALiBi's flattest head here has slope 1/256.") < after.index("</details>")
+    # CoPE's table size, then the KERPLE paragraphs, which close the block
+    assert after.index(table_size) < after.index(not_the_tail) < after.index("</details>")  # in the block
+    assert not_the_tail.startswith("ALiBi's flattest head here has slope 1/256.")
     for untested in ("why is not tested", "that is not tested", "gives a guess"):
         section_main = flat_main[flat_main.index("## In chapter 8's experiment") : flat_main.index("## Takeaways")]
         assert untested not in section_main, untested
-    assert "Five models carry this chapter's three methods, ALiBi, or no position encoding." in text
-    assert "KERPLE keeps a low loss but misses some far passkeys, and ALiBi misses more." in text
-    assert text.index("| no position encoding |") < text.index("and ALiBi misses more") < text.index("*kept* when 95 %")
+    assert "Five models carry this chapter's three methods" not in text
+    # read r192: it repeated the main line's result sentence, "KERPLE and ALiBi keep the lowest losses, but ALiBi
+    # misses more far passkeys than KERPLE."; its first half leads the weak seed's sentence (mean_only)
+    assert "KERPLE keeps a low loss but misses some far passkeys, and ALiBi misses more." not in text
     # the box opens on the measures; the main line's verdict is not repeated there ("In short" is gone), and the weak
     # seed's detail (checked seed by seed below) sits under the box's definition of the two passkey columns
     assert (
         after.lstrip()
         .removeprefix(counter_fact)
         .lstrip()
-        .startswith("<details><summary>How the measures are scored, and what is not tested</summary> Five models carry")
+        .removeprefix(closing_8l)
+        .lstrip()
+        .startswith(
+            "<details><summary>How the measures are scored, and what is not tested</summary> The table compares five"
+        )
     )
     assert "In short:" not in text
+    # read r192: the weak seed was said twice in the block; once now, with the grades (mean_only)
     weak_seed = "One of KERPLE's five seeds finds under 90 % in both passkey columns."
-    assert flat_all.index("Both columns give the same grades.") < flat_all.index(weak_seed)
+    assert weak_seed not in text and flat_all.count("under 90 %") == 1
     flat_text = " ".join(text.split())
-    assert flat_text.index(weak_seed) > flat_text.index("<summary>How the measures are scored")  # in the block
+    assert flat_text.index(mean_only) > flat_text.index("<summary>How the measures are scored")  # in the block
     assert "KERPLE's mean hides one weak seed" not in text
     assert (
         "A steep penalty need not hide far keys. Every FIRE head lowers the key 496 back by more than 4 logits relative"
@@ -4179,7 +4243,7 @@ def test_cope_definition_is_split_around_its_first_code_cell():
     hard, soft = source["c20"], source["c20-soft"]
     assert "both included" in hard and "Key 1's count sums the gates of keys 1 to 4, its own and the query's" in hard
     assert "$1 + 1 + 0 + 0 = 2$" in hard
-    for later in ("\\sigma", "interpolates", "clamped", "position logit", "d_h"):
+    for later in ("\\sigma", "mixes the embeddings", "clamps", "position logit", "d_h"):
         assert later not in hard and later in soft, later
     paragraphs = [p for p in soft.split("<details>")[0].split("\n\n") if p.strip()]
     # read r176: the float32 warning interrupted the definition; it follows the four steps, in a paragraph of its own.
@@ -4196,18 +4260,32 @@ def test_cope_definition_is_split_around_its_first_code_cell():
     )
     block_paragraphs = [" ".join(p.split()) for p in soft.split("<details>")[1].split("</details>")[0].split("\n\n")]
     assert [p for p in block_paragraphs if p][-1] == warning
-    # the chain on the main line: four sentences, one step each (gate, count, interpolated embedding, logit), one
-    # paragraph each; the clamp and the per-query recount are the block's; after it, the teaching code's lead-in
+    # the chain on the main line: one step a sentence, one paragraph each (gate, count, the embeddings and their
+    # clamp, the mix for a fractional count, logit); read r192: "Positions are fractional" switched from "count" to
+    # "position" and packed three formulas into one step, and the clamp the teaching code uses stood only in the
+    # block, so the embeddings and their clamp come first, then the mix, with one formula; the per-query recount is the
+    # block's; after it, the teaching code's lead-in
     steps = (
         "In CoPE a gate is computed from the content",
         "A key's count sums these gates from that key up to the",
-        "Positions are fractional, so CoPE interpolates",
+        "CoPE learns one embedding per whole count, up to a largest count $P - 1$, and clamps a larger count to it.",
+        "For a fractional count, CoPE mixes the embeddings of the two whole counts around it:",
         "The position logit",
     )
-    assert len(paragraphs) == 4 and [p.startswith(t) for p, t in zip(paragraphs, steps)] == [True] * 4
+    assert len(paragraphs) == 5 and [p.startswith(t) for p, t in zip(paragraphs, steps)] == [True] * 5
     assert all(p.count(". ") == 0 and p.rstrip().endswith(".") for p in paragraphs)  # one sentence each
+    # the paper's word, in the block only: "CoPE's paper and code call a count a *position*. Positions are
+    # fractional, so CoPE interpolates between embeddings, as above."
+    main_soft = soft.split("<details>")[0]
+    assert "Positions are fractional" not in main_soft and "interpolates" not in main_soft
+    assert (
+        "CoPE's paper and code call a count a *position*. Positions are fractional, so CoPE interpolates between"
+        " embeddings, as above." in " ".join(soft.split("<details>")[1].split())
+    )
     assert soft.split("</details>")[1].strip() == "A teaching version for one head, with `e[:, n]` for $e[n]$:"
-    assert "clamped" not in soft.split("<details>")[0] and "Counts above $P - 1$ are clamped" in soft
+    assert "clamps a larger count" in soft.split("<details>")[0] and "clamped" not in soft
+    # the teaching code clamps where the main line says: the count at most P - 1
+    assert ".clamp(max=P - 1)" in source["c21"]
     assert "def hard_gates(" in source["c23-hard"] and "cope_position_logits" not in source["c23-hard"]
     assert "assert example[1].item() == 1 + 1 + 0 + 0" not in source["c23-hard"]  # it followed from the line above
     # read r191: the cell's second assert, the table's hard-coded counts against the rule applied to its hard-coded
@@ -4224,18 +4302,20 @@ def test_cope_definition_is_split_around_its_first_code_cell():
 
 
 def test_cope_counts_are_clamped_at_p_minus_1_in_the_sections_block():
-    """CoPE's section, in the block under its four steps: "Counts above $P - 1$ are clamped to $P - 1$, so every count
-    of $P - 1$ or more reads $e[P-1]$." The reference code's `pos.clamp(max=self.npos_max - 1)` (facebookresearch/RAM,
-    projects/cope), and posenc's CoPE: with every gate open, counts 1 to 8 at P = 4 read e[1], e[2], then e[3] for
-    every count of 3 or more."""
+    """CoPE's section, on its main line (read r192: the teaching code clamps, so the main line names it): "CoPE learns
+    one embedding per whole count, up to a largest count $P - 1$, and clamps a larger count to it.", and in the block
+    under its steps: "The reference code clamps the same way, so every count of $P - 1$ or more reads $e[P-1]$." The
+    reference code's `pos.clamp(max=self.npos_max - 1)` (facebookresearch/RAM, projects/cope), and posenc's CoPE: with
+    every gate open, counts 1 to 8 at P = 4 read e[1], e[2], then e[3] for every count of 3 or more."""
     text = chapter_markdown("11_learned_position")
     flat = " ".join(text.split())
     start = flat.index("## CoPE: count only what matters")
     cope = flat[start : re.compile(r"(?<!#)## ").search(flat, start + 3).start()]  # up to the next section
-    sentence = "Counts above $P - 1$ are clamped to $P - 1$, so every count of $P - 1$ or more reads $e[P-1]$."
+    sentence = "The reference code clamps the same way, so every count of $P - 1$ or more reads $e[P-1]$."
     block = cope.index("<summary>How the reference code clamps, scales and shares, and why posenc's CoPE needs")
-    assert cope.index("one per whole count") < block < cope.index(sentence) < cope.index("</details>", block)
-    assert flat.count("Counts above $P - 1$ are clamped") == 1  # said once
+    main_clamp = "and clamps a larger count to it."
+    assert cope.index(main_clamp) < block < cope.index(sentence) < cope.index("</details>", block)
+    assert flat.count("clamps a larger count") == 1 and "Counts above $P - 1$ are clamped" not in flat  # said once
     P, n = 4, 8
     cope_module = CoPE(1, npos_max=P)
     with torch.no_grad():
@@ -4246,18 +4326,18 @@ def test_cope_counts_are_clamped_at_p_minus_1_in_the_sections_block():
 
 
 def test_kerple_log_shapes_cross_alibis_flattest_line_about_650_back():
-    """Chapter 8's per-seed box: the log shape solved from each KERPLE head's saved biases at distances 1 and 2
-    "crosses that line only about 650 tokens back or more, beyond the tested 511". 651 on the saved run, but the
-    saved biases are rounded to 4 decimals and the first head's gap at 650 is 8e-5, so the bar has a tolerance."""
+    """Chapter 8's section's block: the log shapes solved from each KERPLE head's saved biases at distances 1 and 2
+    "would cross that line ..., the earliest at about 650 tokens back", beyond the tested 511. 651 on the saved run,
+    but the saved biases are rounded to 4 decimals and the first head's gap at 650 is 8e-5, so the bar has a
+    tolerance."""
     text = " ".join(chapter_markdown("11_learned_position").split())
-    assert "crosses that line only about 650 tokens back or more, beyond the tested 511." in text
+    # read r192: said once, in chapter 8's section's block; the appendix's per-seed box points there
+    assert "crosses that line only about 650 tokens back or more" not in text
     assert "651 or more" not in text
-    # chapter 8's section's block says it too, with the same number, read from the text
     # "the earliest at about 650": the first head's crossing; the others cross later, up to about 6,360 back
     found = re.findall(
-        r"ALiBi's flattest head here has slope 1/256\. Beyond the tested lengths, the trained KERPLE heads' log shapes"
-        r" would cross its line and keep more weight against the query's own token, the earliest at about (\d+) tokens"
-        r" back\.",
+        r"against the line's \u22122\. Beyond the tested lengths, their log shapes would cross that line and keep"
+        r" more weight against the query's own token, the earliest at about (\d+) tokens back\.",
         text,
     )
     assert len(found) == 1
@@ -4426,3 +4506,83 @@ def test_kerple_power_above_2_built_directly_is_not_cpd(r2):
     with torch.no_grad():
         power.r2.fill_(r2)
     assert torch.allclose(power.coefficients()[1].detach(), torch.tensor([2.0]))  # the library's clamp
+
+
+def test_takeaway_1_says_the_trained_kerple_heads_pull_ahead_only_beyond_the_tested_lengths():
+    """Takeaway 1 (read r192: beside takeaway 4, a learner credited KERPLE's extra passkeys to the power-law fade):
+    "Chapter 8's trained KERPLE heads would pull ahead of ALiBi's flattest head only beyond the lengths tested." At
+    every tested distance, 1 to 511 back in the 512-token inputs, every one of the 40 trained heads' biases lies below
+    ALiBi's flattest line, slope 1/256, so each keeps less weight against the query's own token; the log shape solved
+    from each head's biases at distances 1 and 2 crosses that line only past 511 (650 and beyond)."""
+    text, flat, main = _chapter_views()
+    takeaways = main[main.index("## Takeaways") : main.index("## Exercises")]
+    sentence = (
+        "fades exponentially. Chapter 8's trained KERPLE heads would pull ahead of ALiBi's flattest head only beyond"
+        " the lengths tested."
+    )
+    assert takeaways.count(sentence) == 1 and flat.count("ahead of ALiBi's flattest head only beyond") == 2  # and c29
+    config, *_ = saved_run()
+    n = max(config["eval_lengths"])
+    slope = alibi_slopes(config["model"]["n_heads"]).min().item()
+    kerple = learned_heads("kerple", n)
+    assert n == 512 and slope == 1 / 256 and len(kerple) == 40
+    assert all(v[d] < -slope * d for v in kerple.values() for d in range(1, n))
+    for v in kerple.values():
+        r2 = log_r2(v[1], v[2])
+        r1 = -v[1] / math.log1p(r2)
+        assert all(-r1 * math.log1p(r2 * d) < -slope * d for d in range(1, n))  # behind the line to 511
+        assert any(-r1 * math.log1p(r2 * d) > -slope * d for d in range(n, 10**4))  # ahead of it further back
+
+
+def test_mamba2_and_gated_deltanet_layers_run_a_short_causal_convolution():
+    """Going further's block on hybrids: "Both kinds of layer also run a short causal convolution over their projected
+    inputs, by default over each token and the three before it, which gives them local order." (read r192: an
+    omission). The reference code: state-spaces/mamba `mamba_ssm/modules/mamba2.py` (`nn.Conv1d` with
+    `kernel_size=d_conv`, `padding=d_conv - 1`, `d_conv=4`), fla-org/flash-linear-attention
+    `fla/layers/gated_deltanet.py` (`ShortConvolution` on q, k and v, `conv_size=4`). Checked on the installed
+    transformers: Nemotron-H's Mamba-2 mixer and Qwen3-Next's Gated DeltaNet build a depthwise convolution of width
+    4, padded by 3, whose output the modeling code cuts to the input's length, so position t reads positions t - 3 to
+    t only, each with its own weight; skipped where transformers is not installed."""
+    text = chapter_markdown("11_learned_position")
+    block = collapsed(" ".join(text.split()), "Which models use these methods")
+    assert (
+        "apply such gates too, with a delta-rule update. Both kinds of layer also run a short causal convolution over"
+        " their projected inputs, by default over each token and the three before it, which gives them local order."
+        in block
+    )
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.nemotron_h import modeling_nemotron_h
+    from transformers.models.qwen3_next import modeling_qwen3_next
+
+    assert transformers.NemotronHConfig().conv_kernel == 4 == transformers.Qwen3NextConfig().linear_conv_kernel_dim
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        mamba = modeling_nemotron_h.NemotronHMamba2Mixer(
+            transformers.NemotronHConfig(
+                hidden_size=64, mamba_num_heads=4, mamba_head_dim=16, ssm_state_size=16, n_groups=1
+            ),
+            layer_idx=0,
+        )
+        delta = modeling_qwen3_next.Qwen3NextGatedDeltaNet(
+            transformers.Qwen3NextConfig(
+                hidden_size=64,
+                linear_num_key_heads=2,
+                linear_num_value_heads=2,
+                linear_key_head_dim=16,
+                linear_value_head_dim=16,
+            ),
+            layer_idx=0,
+        )
+    for module, source in ((mamba, modeling_nemotron_h), (delta, modeling_qwen3_next)):
+        conv = module.conv1d
+        assert conv.kernel_size == (4,) and conv.padding == (3,) and conv.groups == conv.in_channels
+        code = pathlib.Path(source.__file__).read_text(encoding="utf-8")
+        assert "padding = weight.shape[-1] - 1" in code and ")[:, :, :seq_len]" in code  # causal_conv1d_fn
+        x = torch.randn(1, conv.in_channels, 12, generator=torch.Generator().manual_seed(1))
+        with torch.no_grad():
+            base = conv(x)[:, :, :12]
+            for t in (2, 5, 8):
+                moved = x.clone()
+                moved[:, :, t] += 1.0
+                changed = (conv(moved)[:, :, :12] - base).abs().amax(1)[0] > 1e-6
+                assert changed.nonzero().flatten().tolist() == [t, t + 1, t + 2, t + 3]  # read by t to t + 3 only

@@ -161,15 +161,12 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
         in pitfalls
     )
     assert "`main` and `compress`" not in code and "Beam" not in code
-    # the pitfalls: "A user may have added a `yarn` dict to a `config.json`, as Qwen's model cards suggest, so its
-    # presence does not say how the model was trained." It claims no more than the page's own `rope_scaling` row, its
-    # source; read r186: the exception left the porting section's main line for its block
+    # "A user may have added it after training, as Qwen2.5's model cards suggest for `yarn`": read r186 moved it off
+    # the porting section's main line; read r192: the pitfalls repeated the `rope_scaling` row, so the row keeps the
+    # one copy
     porting = page[page.index("## Porting transformers-4 code") : page.index("```python", page.index("## Porting"))]
-    added = (
-        "- A user may have added a `yarn` dict to a `config.json`, as Qwen's model cards suggest, so its presence does"
-        " not say how the model was trained."
-    )
-    assert added in pitfalls and "A user may have added" not in porting, porting
+    assert "A user may have added" not in porting and "A user may have added" not in pitfalls, pitfalls
+    assert page.count("A user may have added") == 1
     assert (
         "A user may have added it after training, as Qwen2.5's model cards suggest for `yarn`, so its presence does not"
         " say the model was trained with it (chapter 10)" in page
@@ -520,8 +517,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         " rounding:"
         " | what to look for in the code | why a padded row's scores change | removed by `position_ids`? |"
         " |---|---|---|"
-        " | angles, position times frequency, formed in bfloat16 | bfloat16 rounds many positions above 256, and the"
-        " shift changes how each one rounds | yes |"
+        " | angles, position times frequency, that your own code forms in bfloat16; transformers' Llama forms them in"
+        " float32 | bfloat16 rounds many positions above 256, and the shift changes how each one rounds | yes |"
         " | a query scale that reads `position_ids`, as in Ministral 3 and Mistral 4 | the scale reads the shifted"
         " position | yes |"
         " | a query scale that counts the tokens itself, as in Llama 4's layers without RoPE | the scale counts the"
@@ -546,7 +543,11 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # (test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
     cases = re.findall(r"^\| (?!what to look |---)(.+?) \| (.+?) \| (yes|no) \|$", _raw(), flags=re.M)
     assert [(c[0], c[2]) for c in cases] == [
-        ("angles, position times frequency, formed in bfloat16", "yes"),
+        (
+            "angles, position times frequency, that your own code forms in bfloat16; transformers' Llama forms them in"
+            " float32",
+            "yes",
+        ),
         ("a query scale that reads `position_ids`, as in Ministral 3 and Mistral 4", "yes"),
         ("a query scale that counts the tokens itself, as in Llama 4's layers without RoPE", "no"),
         ("`rope_type` set to `dynamic` or `longrope`", "no"),
@@ -631,8 +632,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     first, second, third = bullets[2:].split(" - ")
     assert all("`dynamic`" not in b and "`longrope`" not in b for b in (first, second))
     assert first.endswith(
-        "The fastest pair's rounding grows with the position, not the offset, unlike the rounded frequencies of"
-        " `model.to`: see the end of {ref}`bfloat16 frequencies <reading-bf16>`. `position_ids` remove this shift."
+        "the fastest pair's rounding grows with the position, not the offset, unlike the rounded frequencies of"
+        " `model.to`. See the end of {ref}`bfloat16 frequencies <reading-bf16>`. `position_ids` remove this shift."
     ), first
     # the number itself waits for the section it points to, inside its block on angles formed in bfloat16
     assert "1 027" not in section and "(reading-bf16)= ### bfloat16 frequencies" in page
@@ -843,7 +844,7 @@ def test_ramped_pair_blends_theta_and_theta_over_s_linearly_in_turns():
     # the shorthand "is divided by $s$" is not on the page, and the takeaway divides "the slowest pairs' frequencies"
     assert "turns is divided by $s$" not in page and "divided by less the more it turns" not in page
     takeaways = page[page.index("## Takeaways") : page.index("(glossary-fields)=")]
-    assert "divide the slowest pairs' frequencies by $s$, and ramp those between." in takeaways
+    assert "divide the slowest pairs' frequencies by $s$, and ramp those between;" in takeaways
     assert torch.allclose(theta[35:] / scaled[35:].double(), torch.full((29,), s, dtype=torch.float64), rtol=1e-5)
 
 
@@ -962,19 +963,19 @@ def test_transformers_dynamic_l_is_the_stored_length():
     at_2l_file = LlamaRotaryEmbedding(config)
     at_2l_file(torch.zeros(1, 1, 128), torch.tensor([[2 * trained - 1]]))
     assert torch.equal(at_2l_file.inv_freq, at_2l_file.original_inv_freq)
-    # read r186: the general case left the main line for the block, one sentence that the example shows
-    usually = (
-        "- A scaled file usually stores its extended length in `max_position_embeddings`, so `dynamic` in such a file"
-        " starts scaling far past $L$."
-    )
-    assert usually in page and usually[2:] not in _section_main_line(page, "## Fixed and dynamic scaling rules")
+    # read r186: the general case left the main line for the block; read r192: the block's copy repeated the
+    # takeaway, "Transformers' `dynamic` takes $L$ from `max_position_embeddings`, which a scaled file usually sets to
+    # its extended length", and the field row, so those two keep it
+    assert "A scaled file usually stores its extended length" not in page
+    assert "which a scaled file usually sets to its extended length." in page
+    row = "| `max_position_embeddings` | the longest input a configuration declares, in a scaled model usually the"
+    assert row in page
     x = torch.zeros(1, 1, 128)
     for top, scaled in ((16 * trained - 1, False), (16 * trained, True)):  # highest position: the input's length - 1
         fresh = LlamaRotaryEmbedding(config)
         fresh(x, torch.tensor([[top]]))
         assert (not torch.equal(fresh.inv_freq, fresh.original_inv_freq)) == scaled, top
-    # "A scaled file usually stores its extended length in `max_position_embeddings` ... starts scaling far past L":
-    # every scaled
+    # "which a scaled file usually sets to its extended length": every scaled
     # configuration that posenc copies and that names its trained length stores at least 16 times it
     ratios = {
         key: c["max_position_embeddings"] / c["rope_scaling"]["original_max_position_embeddings"]
@@ -1294,15 +1295,19 @@ def test_reading_code_page_numbers():
     # "Under yarn's defaults, pairs 0 to 18 are the pairs that turn more than 32 times in L"
     assert [i for i in range(d // 2) if turns[i] > 32] == list(range(19)), turns[17:21]
     assert "pairs 0 to 18 are the pairs that turn more than 32 times in $L$" in page
-    # "Between 8L and 16L a divided pair meets angles the first training never showed": the stored config's s L against
-    # the trained length that posenc/book/models.py copies from the Llama 3 report. The next sentence ("The longer
-    # training showed them only if it used the divided frequencies, which the Llama 3 report does not state") is
-    # deliberately conditional: no source says which frequencies the long-context stages used.
+    # read r192: the main line says what happens between sL and the declared 16L, "Past sL, the divided pairs meet
+    # angles that the first training never showed them" (test_declared_length_is_the_later_trainings), and the fine
+    # print keeps the rest: the stored config's s L against the trained length that posenc/book/models.py copies from
+    # the Llama 3 report. Its sentence ("Between 8L and 16L, the longer training showed the divided pairs their new
+    # angles only if it used the divided frequencies, which the Llama 3 report does not state") is deliberately
+    # conditional: no source says which frequencies the long-context stages used.
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     rope = llama["rope_scaling"]
     assert rope["factor"] * rope["original_max_position_embeddings"] < llama["trained_length"] == 16 * L, llama
-    assert "Between $8L$ and $16L$ a divided pair can meet angles the first training never showed" in page
-    assert "The longer training showed them only if it used the divided frequencies, which the Llama 3 report" in page
+    assert (
+        "Between $8L$ and $16L$, the longer training showed the divided pairs their new angles only if it used the"
+        " divided frequencies, which the Llama 3 report does not state." in page
+    )
     # "Llama 4 Scout-Instruct's config uses `llama3` with factor 16 and both bounds set to 1": a prose sync only. It
     # compares the page with posenc/book/models.py's hand copy of meta-llama/Llama-4-Scout-17B-16E-Instruct's
     # config.json (text_config.rope_scaling), not with the published file, so it cannot catch a wrong copy.
@@ -1535,6 +1540,92 @@ def test_reading_code_layout_permutation():
     assert "GLM's, ERNIE 4.5's and Helium's pair neighbours, the *interleaved layout* |" in raw
 
 
+def test_gguf_converter_permutes_llama_from_half_to_interleaved():
+    """The conventions block (read r192, an omission: the page names llama.cpp's GGUF keys but not where most readers
+    meet the layout permutation): "GGUF: llama.cpp's converter, `convert_hf_to_gguf.py`, reorders each head's rows of
+    Llama's W_q and W_k, and their biases, from the half to the interleaved layout in `LlamaModel.permute`, since
+    llama.cpp rotates Llama's pairs as neighbours (`llama_model_rope_type` in `src/llama-model.cpp`)." Read in
+    ggml-org/llama.cpp (convert_hf_to_gguf.py at 0024aa7417efd50a7c2a79e049dfbbbceb0beaaf: `LlamaModel.modify_tensors`
+    applies the static `LlamaModel.permute` below to every name ending in q_proj.weight, q_proj.bias, k_proj.weight
+    and k_proj.bias, the keys with the key-value head count; src/llama-model.cpp at
+    00342301d01add50835550e8a916f12097d94517: `llama_model_rope_type` returns LLAMA_ROPE_TYPE_NORM for LLM_ARCH_LLAMA,
+    under the comment "use what we call a normal RoPE, operating on pairs of consecutive head values", and NEOX under
+    "the pairs of head values are offset by n_rot/2"). No offline test can read llama.cpp; this one checks what the
+    sentence says the permutation does: the same reshape and swap, applied to a half-layout head's rows and bias, gives
+    the interleaved layout the same scores, and it undoes transformers' PermuteForRope, the other direction."""
+    page = _page()
+    block = _collapsed("Other models' and kernels' conventions")
+    assert (
+        "- GGUF: llama.cpp's converter, `convert_hf_to_gguf.py`, reorders each head's rows of Llama's $W_q$ and $W_k$,"
+        " and their biases, from the half to the interleaved layout in `LlamaModel.permute`, since llama.cpp rotates"
+        " Llama's pairs as neighbours (`llama_model_rope_type` in `src/llama-model.cpp`)." in block
+    )
+    assert page.count("convert_hf_to_gguf.py") == 1
+
+    def permute(weights, n_head, n_head_kv=None):  # llama.cpp's LlamaModel.permute, in torch
+        if n_head_kv is not None and n_head != n_head_kv:
+            n_head = n_head_kv
+        return (
+            weights.reshape(n_head, 2, weights.shape[0] // n_head // 2, *weights.shape[1:])
+            .swapaxes(1, 2)
+            .reshape(weights.shape)
+        )
+
+    heads, hd, width, n = 2, 8, 5, 6
+    gen = torch.Generator().manual_seed(1)
+    wq, wk = (torch.randn(heads * hd, width, generator=gen, dtype=torch.float64) for _ in range(2))
+    bq, bk = (torch.randn(heads * hd, generator=gen, dtype=torch.float64) for _ in range(2))
+    x = torch.randn(n, width, generator=gen, dtype=torch.float64)
+
+    def scores(layout, q_params, k_params):
+        def project(w, b):
+            return rotate_in_layout(layout, (x @ w.T + b).view(n, heads, hd))
+
+        return torch.einsum("hnd,hmd->hnm", project(*q_params), project(*k_params))
+
+    half = scores("half", (wq, bq), (wk, bk))  # a Hugging Face Llama head
+    gguf = scores("interleaved", (permute(wq, heads), permute(bq, heads)), (permute(wk, heads), permute(bk, heads)))
+    assert torch.allclose(half, gguf, rtol=0, atol=1e-12)  # float64 rounding, scores of order 10
+    assert not torch.allclose(half, scores("interleaved", (wq, bq), (wk, bk)), rtol=0, atol=1e-3)  # unpermuted: wrong
+    # row 2i of a head takes row i, row 2i + 1 takes row i + hd/2: the half layout's pair i becomes neighbours
+    order = torch.stack([torch.arange(hd // 2), torch.arange(hd // 2) + hd // 2], 1).flatten()
+    assert torch.equal(permute(wq, heads), wq.view(heads, hd, width)[:, order].reshape(heads * hd, width))
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from types import SimpleNamespace
+
+    from transformers.core_model_loading import PermuteForRope
+
+    back = PermuteForRope()._permute_for_rope(permute(wq, heads), SimpleNamespace(num_attention_heads=heads))
+    assert torch.equal(back, wq)  # transformers' loader goes the other way, interleaved to half
+
+
+def test_raised_base_under_default_is_not_a_scaling():
+    """The loading pitfalls (read r192, an omission: the snippet's `scaled` reports such models False, and the learner
+    was not told that this does not mean "trained at the usual base"): "In files such as Llama 3's and Code Llama's, a
+    large `rope_theta` under `rope_type` `default` is a base raised for training, not a scaling for longer inputs.
+    Llama 3 was pre-trained at 5 x 10^5; Code Llama raised Llama 2's 10^4 to 10^6 for its long fine-tuning. The
+    snippet's `scaled` reads False for both." Checked on posenc's copies of their settings (posenc/book/models.py,
+    from each model's config.json and paper) and on the porting snippet, run on transformers 5.24 with those bases."""
+    pitfalls = _collapsed("Loading pitfalls in transformers 5.24")
+    assert (
+        "- In files such as Llama 3's and Code Llama's, a large `rope_theta` under `rope_type` `default` is a base"
+        " raised for training, not a scaling for longer inputs. Llama 3 was pre-trained at $5 \\times 10^5$; Code"
+        " Llama raised Llama 2's $10^4$ to $10^6$ for its long fine-tuning. The snippet's `scaled` reads False for"
+        " both." in pitfalls
+    )
+    llama3, code, llama2 = (MODEL_ROPE_CONFIGS[k] for k in ("llama-3-8b", "code-llama-7b", "llama-2-7b"))
+    assert llama3["rope_theta"] == 5e5 and llama3["rope_scaling"] is None and "from pre-training" in llama3["method"]
+    assert code["rope_theta"] == 1e6 and code["rope_scaling"] is None and "fine-tuning" in code["method"]
+    assert code["base_before"] == llama2["rope_theta"] == 1e4 and llama2["rope_scaling"] is None
+    assert code["trained_length"] > code["trained_length_before"] == llama2["trained_length"]  # its long fine-tuning
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+
+    for cfg in (llama3, code):
+        printed = _port(_snippet("get_text_config()"), LlamaConfig(rope_theta=cfg["rope_theta"]))
+        assert printed == {"all layers": (cfg["rope_theta"], 1.0, "default", False)}, printed
+
+
 def test_reading_code_porting_snippet_and_nestings():
     """Reading model code's porting snippet, run on the installed transformers: it reads the base and the rule of a
     flat configuration (Llama), a multimodal one (Qwen2.5-VL) and a nested one per layer kind (Gemma 3, whose keys are
@@ -1580,15 +1671,32 @@ def test_reading_code_porting_snippet_and_nestings():
     assert kinds("zaya") <= set(rope("zaya")) == {"hybrid", "hybrid_sliding"}
     assert rope("beam")["full_attention"] is None and rope("cohere_compass") == {}
     assert "DeepSeek-V4's nested dict uses keys that are not its layer kinds: `main` and `compress`." in page
-    # the main line: "`config.rope_scaling` still reads, as an alias of `rope_parameters`, so it is set even in an
-    # unscaled model: read the rule from its `rope_type` instead" (read r186: out of the snippet's comment)
+    # the main line: "On a flat text configuration such as Llama's, `config.rope_scaling` still reads, as an alias of
+    # `rope_parameters`. So it is set even in an unscaled model: read the rule from its `rope_type` instead" (read
+    # r186: out of the snippet's comment; read r192: narrowed to a flat text configuration, since a composite one
+    # raises and a nested one has no top-level `rope_type`, as checked below)
     assert transformers.LlamaConfig().rope_scaling == {"rope_theta": 10000.0, "rope_type": "default"}
     llama = transformers.LlamaConfig()
-    assert llama.rope_scaling == llama.rope_parameters and llama.rope_scaling["rope_type"] == "default"
+    assert llama.rope_scaling is llama.rope_parameters and llama.rope_scaling["rope_type"] == "default"
     assert '\n    kind = rope["rope_type"]  # "default" when unscaled\n' in code
     assert (
-        "`config.rope_scaling` still reads, as an alias of `rope_parameters`, so it is set even in an unscaled model:"
-        " read the rule from its `rope_type` instead." in porting
+        "On a flat text configuration such as Llama's, `config.rope_scaling` still reads, as an alias of"
+        " `rope_parameters`. So it is set even in an unscaled model: read the rule from its `rope_type` instead."
+        in porting
+    )
+    for composite in (transformers.Gemma3Config(), transformers.Qwen2_5_VLConfig()):
+        with pytest.raises(AttributeError):
+            _ = composite.rope_scaling
+    gemma_text = transformers.Gemma3TextConfig()  # a text configuration, nested per layer kind
+    assert gemma_text.rope_scaling is gemma_text.rope_parameters and "rope_type" not in gemma_text.rope_scaling
+    # the field table's row: "In transformers 5, a text configuration's `config.rope_scaling` is an alias of
+    # `rope_parameters`; a composite one, such as `Gemma3Config`, raises `AttributeError`" (checked just above, with the
+    # text configurations of Llama, Gemma 3 and Qwen2.5-VL)
+    qwen_text = transformers.Qwen2_5_VLConfig().get_text_config()
+    assert qwen_text.rope_scaling is qwen_text.rope_parameters
+    assert (
+        "In transformers 5, a text configuration's `config.rope_scaling` is an alias of `rope_parameters`; a composite"
+        " one, such as `Gemma3Config`, raises `AttributeError`." in page
     )
     # the pitfalls' proportional line: Gemma 4's global layers use it, with no factor in transformers' defaults, which
     # the rule reads as 1 (its halving under factor 2 is checked in test_reading_code_transformers_factors)
@@ -1742,12 +1850,15 @@ def test_reading_code_live_values_and_positions():
     carried = (torch.atan2(sin, cos)[0, 0, :pairs] / rotary.inv_freq).round()  # the axis each pair's position is from
     assert carried.tolist() == [0, 1, 2, 0, 1, 2] + [0] * (pairs - 6), carried  # mrope_section [4, 2, 2]
     assert "transformers' RoPE code never reads it, and its Qwen3-VL code always interleaves |" in raw
-    # "angles your own code forms in bfloat16; transformers' Llama forms them in float32": its rotary forward's float32
-    # angles and late cast are checked in test_bfloat16_drift_and_three_roundings
+    # "angles your own code forms in bfloat16": where transformers' Llama forms them, in float32, is the run-time
+    # table's first row (read r192: the row read as if transformers' own code had the problem), and the block no
+    # longer repeats it; its rotary forward's float32 angles and late cast are checked in
+    # test_bfloat16_drift_and_three_roundings
     assert (
-        "angles your own code forms in bfloat16; transformers' Llama forms them in float32. The fastest pair's"
-        " rounding grows with the position, not the offset, unlike the rounded frequencies of `model.to`: see" in page
+        "angles your own code forms in bfloat16: the fastest pair's rounding grows with the position, not the offset,"
+        " unlike the rounded frequencies of `model.to`. See the end of" in page
     )
+    assert page.count("transformers' Llama forms them in float32") == 1
     # "Their rounding grows with the position, not the offset": one offset, 1, reads
     # as 1 near position 0 and as 0 or 16 near 3 000 once both positions are bfloat16 (spacing 16 there)
     near = torch.tensor([0.0, 1.0, 3000.0, 3001.0, 3016.0, 3017.0], dtype=torch.float64).to(torch.bfloat16).double()
@@ -1786,6 +1897,53 @@ def test_reading_code_live_values_and_positions():
     assert "bfloat16 keeps 8 significant bits, so it spaces numbers 8 apart from 1 024 to 2 048" in page
     assert float(torch.tensor(1032.0).to(torch.bfloat16)) - float(torch.tensor(1024.0).to(torch.bfloat16)) == 8
     assert "half a turn off, as wrong as an angle can be" in page  # the yardstick the page uses
+
+
+def test_float32_angles_are_fine_up_to_16l():
+    """bfloat16 frequencies, the main line's last sentence (read r192: "Float32 angles err the same way, 2^16 times
+    less" left the learner unsure whether transformers' float32 path is a concern): "With float32 frequencies,
+    transformers' angles are fine: up to Llama 3.1's 16L, each is off by less than a tenth of the angle its pair turns
+    per position." Checked on transformers 5.24's own rotary module with Llama 3.1's fields, float32 `inv_freq` as
+    `from_pretrained` with a dtype keeps it, at every position from 0 to 16L - 1: the angle that its float32 cos and
+    sin carry, against the exact angle p theta_i / divisor in float64 (Meta's blend for the ramped pairs), wrapped to
+    (-pi, pi]. The worst error is about 0.048 of a pair's per-position angle (a ramped pair far out, where float32's
+    rounding of theta_i adds up), about 0.01 radian; the claim's tenth leaves twice that margin for another CPU's
+    float32 pow."""
+    page = _page()
+    main = _section_main_line(page, "### bfloat16 frequencies")
+    assert (
+        "Float32 angles err the same way, $2^{16}$ times less. With float32 frequencies, transformers' angles are"
+        " fine: up to Llama 3.1's $16L$, each is off by less than a tenth of the angle its pair turns per position."
+        in main
+    )
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    L, s, d = 8192, 8.0, 128
+    assert llama["max_position_embeddings"] == 16 * L  # the page's 16L
+    config = LlamaConfig(
+        rope_theta=llama["rope_theta"], max_position_embeddings=16 * L, rope_scaling=dict(LLAMA31_SCALING)
+    )
+    rotary = LlamaRotaryEmbedding(config)
+    assert rotary.inv_freq.dtype == torch.float32 and rotary.attention_scaling == 1.0
+    theta = llama["rope_theta"] ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    turns = L * theta / (2 * math.pi)
+    w = ((turns - 1) / (4 - 1)).clamp(0, 1)  # Meta's blend, 0 below 1 turn, 1 above 4
+    exact = torch.where(turns > 4, theta, torch.where(turns < 1, theta / s, w * theta + (1 - w) * theta / s))
+    assert torch.allclose(rotary.inv_freq.double(), exact, rtol=1e-6, atol=0)  # float32 rounding of the same rule
+    pos = torch.arange(16 * L)
+    with torch.no_grad():
+        cos, sin = rotary(torch.zeros(1, 1, d), pos[None])
+    assert cos.dtype == torch.float32
+    half = d // 2
+    carried = torch.atan2(sin[0, :, :half].double(), cos[0, :, :half].double())
+    true = pos.double()[:, None] * exact[None, :]
+    err = torch.remainder(carried - true + math.pi, 2 * math.pi) - math.pi
+    relative = float((err.abs() / exact).max())  # in units of the angle each pair turns per position
+    assert 0.01 < relative < 0.1, relative  # above 0.01: the bound is not idle; below a tenth, as the page says
+    assert float(err.abs().max()) < 0.02  # radians: far from bfloat16's half a turn
 
 
 def test_reading_code_scout_step_warns_but_builds():
@@ -2417,7 +2575,7 @@ def test_max_position_embeddings_row_is_the_trained_length_only_where_stored():
     assert "only in an unscaled file" not in raw
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     assert llama["max_position_embeddings"] == 16 * llama["rope_scaling"]["original_max_position_embeddings"]
-    assert "A user may have added a `yarn` dict to a `config.json`" in _page()  # a scaled file that keeps its length
+    assert "A user may have added it after training, as Qwen2.5's model cards suggest for `yarn`" in _page()
 
 
 def test_worked_check_head_width_and_dynamic_swap_drop_llama3():
@@ -2426,6 +2584,8 @@ def test_worked_check_head_width_and_dynamic_swap_drop_llama3():
     "Setting `rope_type` to `dynamic` in Llama 3.1's file also drops its `llama3` rule, which slows pairs at every
     length" (read r183: moved from the main line to the section's details block): Llama 3.1's rule divides its slowest
     pair by 8 whatever the input's length (a fixed rule; its frequencies take no length)."""
+    import json
+
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
@@ -2434,6 +2594,17 @@ def test_worked_check_head_width_and_dynamic_swap_drop_llama3():
     assert "# 128: LlamaConfig's defaults, Llama 3.1 8B's" in raw
     default = LlamaConfig()
     assert (default.hidden_size, default.num_attention_heads, default.head_dim) == (4096, 32, 128)
+    # read r192: "The fields give no head width" read as a contradiction of the opening table's `head_dim` row; the
+    # main line says it is the quoted excerpt that lacks it, and where the rest of the file gives it: 128 in posenc's
+    # copy of Llama 3.1 8B's settings, and 4096 / 32 from its hidden size and head count (LlamaConfig's defaults)
+    assert (
+        "This excerpt gives no head width. The rest of the file does: `head_dim`, or else `hidden_size` over"
+        " `num_attention_heads`, gives $d = 128$." in _page()
+    )
+    assert "The fields give no head width" not in _page()
+    assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["head_dim"] == default.hidden_size // default.num_attention_heads == 128
+    excerpt = json.loads("{" + re.findall(r"```json\n(.*?)\n```", raw, re.S)[0] + "}")
+    assert not {"head_dim", "hidden_size", "num_attention_heads"} & set(excerpt), excerpt  # "This excerpt gives none"
     assert (
         "- Setting `rope_type` to `dynamic` in Llama 3.1's file also drops its `llama3` rule, which slows pairs at"
         " every length." in raw
@@ -2564,11 +2735,15 @@ def test_takeaways_add_the_temperature_and_layout_lessons_within_five():
     assert takeaways.count(" - ") == 5, takeaways  # five bullets, the most teaching.md allows
     # read r183: the bands bullet also carries the fixed rules' "short inputs too" (the old second bullet's first half),
     # so that the layout lesson gets a bullet of its own within five
+    # read r192: `longrope` switches its factors with the input's length, so it gets its own clause, apart from "these
+    # fixed rules" (the switch at L: test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their
+    # _field; its attention factor at every length: below)
     lesson = (
-        "These fixed rules change short inputs too, and by default `yarn` and `longrope` with $s > 1$ sharpen attention"
-        " at every input length."
+        "ramp those between; these fixed rules change short inputs too. With $s > 1$, `yarn` by default sharpens"
+        " attention at every input length, and so does `longrope`, which switches its per-pair factors at $L$."
     )
     assert lesson in takeaways
+    assert "`yarn` and `longrope`" not in takeaways
     # each bullet one or two sentences (read r177)
     bullets = takeaways.removeprefix("## Takeaways - ").split(" - ")
     sentences = [re.split(r"(?<=\.) (?=[A-Z`$-])", b.strip()) for b in bullets]
@@ -3087,6 +3262,33 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     c7 = json.loads((ROOT / "notebooks" / "07_beyond.ipynb").read_text(encoding="utf-8"))
     chapter = " ".join("".join(c["source"]) for c in c7["cells"] if c["cell_type"] == "markdown")
     assert "values obtained from grid search" in chapter
+
+
+def test_past_sl_the_divided_pairs_meet_new_angles():
+    """Read r192: a learner told that s makes sL positions turn the slowest pairs as far as L did, and that the file
+    declares 16L, asks what happens in between; one main-line sentence closes the gap, right after the declared-length
+    sentence: "Past sL, the divided pairs meet angles that the first training never showed them." True by
+    construction, checked on Llama 3.1's fields: the first training, at the plain frequencies over offsets 0 to L - 1,
+    showed each divided pair (transformers' `llama3` divides pairs 35 to 63 by s) only the arc from 0 to (L - 1)
+    theta_i, less than a turn; under theta_i / s an offset just past sL turns it to (sL + 1) theta_i / s, beyond that
+    arc and still short of a turn, an angle the first training never showed. What the later training showed them is
+    the fine print's (test_reading_code_page_numbers)."""
+    page = _page()
+    section = page[page.index("## A worked configuration") : page.index("<details>")]
+    declared = "while $s$ sets how much the slowest pairs slow down."
+    gap = "Past $sL$, the divided pairs meet angles that the first training never showed them."
+    assert section.count(gap) == 1 and section.index(declared) < section.index(gap) < section.index("| pair |")
+    d, base, L, s = 128, 500_000.0, 8192, 8.0
+    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    by = (theta / _llama31_llama3_freqs().double()).tolist()
+    divided = [i for i, x in enumerate(by) if math.isclose(x, s, rel_tol=1e-5)]
+    assert divided == list(range(35, 64)), divided
+    for i in divided:
+        seen = (L - 1) * float(theta[i])  # the first training's largest angle, the end of its arc from 0
+        assert seen < 2 * math.pi, i  # less than a turn: the rest of the circle was never shown
+        past = (s * L + 1) * float(theta[i]) / s  # an offset just past sL, under the divided frequency
+        assert seen < past < 2 * math.pi, (i, seen, past)  # beyond the arc, short of a turn: a new angle
 
 
 def test_yarn_worked_dict_gpt_oss_bands_and_attention_factor():

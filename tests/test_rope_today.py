@@ -232,9 +232,12 @@ def test_interleaved_mrope_axes_follow_the_contract():
     assert [int((axes == a).sum()) for a in range(3)] == [24, 20, 20]
     # the chapter's "height and width run out first, so the last four go to time"
     assert torch.equal(axes[-4:], torch.zeros(4, dtype=axes.dtype)) and int((axes[:60] == 0).sum()) == 20
-    assert "height and width run out first, so the last four go to time: $[24, 20, 20]$ pairs per axis." in (
-        chapter_markdown("10_rope_today")
-    )
+    # read r196: the deal spelled out, pair 0 to time, 1 to height, 2 to width, 3 to time (expected, above)
+    assert expected[:4].tolist() == [0, 1, 2, 0]
+    assert (
+        "pair 0 to time, 1 to height, 2 to width, 3 to time, and so on; height and width run out first, so the last"
+        " four go to time: $[24, 20, 20]$ pairs per axis."
+    ) in (chapter_markdown("10_rope_today"))
     for a in range(3):  # every axis has a pair among the 4 fastest and among the 8 slowest
         assert (axes[:4] == a).any() and (axes[-8:] == a).any()
     runs = posenc.mrope_axes(128, [16, 24, 24])
@@ -1669,7 +1672,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert "far back, the larger base keeps a larger share of its score" in _figure_titles()  # the section's panel
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     # the measure first (one key, one average: the mean over each doubling), then the answer on it
-    assert main_line.index("The figure plots this share") < main_line.index(topic)
+    assert main_line.index("It plots the key's score as a share") < main_line.index(topic)
     # the figure marks the printed means where they lie, at the band's right edge (2a - 1 = 16 383), not across it;
     # the printed band is the last step, the doubling 8192-16383; the y label and the print name one measure in the
     # same words, the share of the score at distance 0; the title, the print and the shading name the average, the
@@ -1769,8 +1772,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         assert sentence in text, sentence
     # the score per pair is defined, in the block, before its numbers are given
     defined = (
-        "This share is the *score per pair*, $\\frac{2}{d}\\sum_i \\cos(\\Delta\\theta_i)$, the mean over the $d/2$"
-        " pairs: at one the key keeps its whole score; at zero it scores like an unrelated key on average."
+        "With all pairs the same length, each pair counts equally, and this share is the *score per pair*,"
+        " $\\frac{2}{d}\\sum_i \\cos(\\Delta\\theta_i)$, the mean over the $d/2$ pairs: at one the key keeps its"
+        " whole score; at zero it scores like an unrelated key on average."
     )
     assert defined in text and defined not in main_line
     assert text.index(defined) < text.index("8192 to 16 383 tokens back")
@@ -2072,8 +2076,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         assert len(data["ys"]) == 2 and len(data["ys"][0]) == len(data["x"]) > 0, name
     text = chapter_markdown("10_rope_today")
     for sentence in (
-        "DeepSeek's multi-head latent attention, MLA, caches one short vector per token, its *latent* $c_n$, and each"
-        " head scores the latents without building past keys.",
+        # read r192: "mainly": the cell's last paragraph adds the rotary key to the cache
+        "DeepSeek's multi-head latent attention, MLA, caches mainly one short vector per token, its *latent* $c_n$, and"
+        " each head can score the latents without building past keys.",
         "The main line's $q$ is a head's *content query* $q^C_m$, made from the token's input through DeepSeek-V2's"
         " compressed query latent $c^Q_m$, which is not cached.",
         "In transformers' `DeepseekV3Attention`, `q_a_proj` makes $c^Q_m$ and `q_b_proj` makes each head's query from"
@@ -2108,9 +2113,10 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     mla = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Raising the base")]
     lesson = (
-        "## DeepSeek's MLA: a separate rotary key DeepSeek's multi-head latent attention, MLA, caches one short vector"
-        " per token, its *latent* $c_n$, and each head scores the latents without building past keys. RoPE on the keys"
-        " would break this, so MLA answers the first question another way: it rotates only a small extra query and key"
+        "## DeepSeek's MLA: a separate rotary key DeepSeek's multi-head latent attention, MLA, caches mainly one short"
+        " vector per token, its *latent* $c_n$, and each head can score the latents without building past keys."
+        " RoPE on the keys would break this, so MLA answers the first question another way: it rotates only a small"
+        " extra query and key"
     )
     assert " ".join(mla.split()).startswith(lesson)
     # the rotary query is named where the fix adds it, for the score written out after it; the content query q^C is
@@ -2118,12 +2124,21 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "q^C" not in mla and mla.index("rotary query $q^R_m$ per head") + len("rotary query $") == mla.index("q^R")
     fold_main = (
         "### Why RoPE blocks folding A head's key for token $n$ would be $W_{UK}\\, c_n$, made with the head's own"
-        " matrix. Without RoPE, MLA can *fold* that matrix into the head's query $q$, computing $W_{UK}^\\top q$ once"
-        " for all past tokens: $$ q^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q)^\\top c_n . $$ RoPE would put the turn"
-        " between query and key, $R_{n-m}$, between $q$ and $W_{UK}$. That turn changes with the distance, so no single"
+        " matrix. Without RoPE, MLA can *fold* that matrix into the head's query $q$, made from the current token,"
+        " computing $W_{UK}^\\top q$ once for all past tokens: $$ q^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q)^\\top c_n"
+        " . $$ When decoding, each new token then scores the cached latents directly, without rebuilding any head's"
+        " past keys. RoPE turns the query by $R_m$ and the key by $R_n$, which leaves $R_{n-m}$ between $q$ and"
+        " $W_{UK}$. That turn changes with the distance, so no single"
         " folded query would serve every past token. ### The fix"
     )
     assert fold_main in " ".join(mla.split()), " ".join(mla.split())
+    # read r196: why the rotary term is affordable, on the main line: DeepSeek-V2's rotary key is 64 wide, one per token
+    small = (
+        "The rotary key is small, 64 numbers shared by all heads, and is cached already turned, like any RoPE key, so"
+        " no"
+        " matrix has to be folded through the turn."
+    )
+    assert small in " ".join(mla.split()) and book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]["qk_rope_head_dim"] == 64
     # the matrix named in one short sentence, right after its heading, before the fold
     symbols = "A head's key for token $n$ would be $W_{UK}\\, c_n$, made with the head's own matrix."
     assert mla.count(symbols) == 1 and mla.index("*latent* $c_n$") < mla.index(symbols)
@@ -2243,7 +2258,10 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     rotated = "(R_m q)^\\top R_n W_{UK}\\, c_n = q^\\top R_{n-m} W_{UK}\\, c_n ."
     assert rotated in mla_block and rotated not in mla_main
     assert mla_block.index("sits between the query and $W_{UK}$:") < mla_block.index(rotated) < mla_block.index(symbols)
-    assert "RoPE would put the turn between query and key, $R_{n-m}$, between $q$ and $W_{UK}$." in mla_main
+    # read r195: the identity behind it (chapter 4's R_m^T R_n = R_{n-m}) named in words on the main line
+    assert "RoPE turns the query by $R_m$ and the key by $R_n$, which leaves $R_{n-m}$ between $q$ and $W_{UK}$." in (
+        mla_main
+    )
     assert mla_block.index("rotary query $q^R_m$") < mla_block.index("\\text{score}_{mn}")
     # the block does not repeat the main line's argument: the fold, its cost and the fix are each said once, there
     assert "RoPE on those keys would break the fold" not in text and "W_{UK}^\\top q^C_m)^\\top c_n" not in text
@@ -2307,7 +2325,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert ids.index("mla-cache-fig") == ids.index("c35") + 1 < ids.index("c35-key")  # the text, then the figure
     assert bars_cell["cell_type"] == "code" and bars_cell["metadata"]["tags"] == ["hide-input"]
     bars_code = "".join(bars_cell["source"])
-    assert "assert list(cached.values()) == [2 * 128 * 128, 512 + 64] == [32768, 576]" in bars_code
+    # read r192: the assert compares posenc's counts with the text's products; no arithmetic-only equality
+    assert "assert list(cached.values()) == [2 * 128 * 128, 512 + 64]   #" in bars_code
+    assert "== [32768, 576]" not in bars_code
     assert (
         'kv_cache_bytes_per_token(\n        "mha", n_layers=layers, n_kv_heads=ds["num_attention_heads"]' in bars_code
     )
@@ -2566,8 +2586,13 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
     assert forward.index("cache.update(kv_nope, k_rot") < forward.index("self.expand_kv(kv_nope, k_rot)")
     assert "self.kv_b_proj(kv_nope)" in expand  # every head's key and value, rebuilt from the cached latent
     assert transformers.DeepseekV3Config().num_attention_heads == 128
+    # read r192: the cache holds the latent after kv_a_layernorm and the rotary key after its rotation (the main
+    # line's k^R_n is the vector before it)
+    assert forward.index("kv_nope = self.kv_a_layernorm(kv_nope)") < forward.index("cache.update(kv_nope, k_rot")
+    assert forward.index("apply_rotary_pos_emb(q_rot, k_rot, cos, sin)") < forward.index("cache.update(kv_nope, k_rot")
     for sentence in (
-        "Transformers 5.24 caches $c_n$ and $k^R_n$ but forms every head's keys at each step.",
+        "Transformers 5.24 caches the latent, after a normalization, and the rotary key after its rotation,"
+        " $R_n k^R_n$, but forms every head's keys at each step.",
         "So it keeps the small cache but not the saving in compute: it rebuilds the keys that DeepSeek's code folds"
         " away.",
     ):
@@ -2677,8 +2702,9 @@ def test_chapter_llama4_design_and_temperature_formula():
     text = chapter_markdown("10_rope_today")
     for sentence in (
         "Meta calls this mix of layers *iRoPE*.",
-        "In transformers' `modeling_llama4.py`, the NoPE layers multiply their queries by a factor that grows"
-        " slowly with position.",
+        # read r192: only when the config's flag is set (the forward tests it), and in steps (1 up to position 8190)
+        "In transformers' `modeling_llama4.py`, the NoPE layers can multiply their queries by a factor that grows"
+        " slowly, in steps, with position; the config's `attn_temperature_tuning` turns it on.",
         "`Llama4TextAttention.forward` in `modeling_llama4.py` tests only the config's flag and whether the layer has"
         " RoPE, not whether the model is training: the code applies the factor whenever the config turns it on, in"
         " training as in inference.",
@@ -2858,7 +2884,6 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         " mean over the first 512.",
         "Farther back, every factor keeps shrinking: from 32 768 tokens back, even the slowest pair keeps under a"
         " quarter of its term, so xPos pulls the whole score toward zero.",
-        "Far back, those terms only swing around zero, so fading them mostly damps the swings.",
         "**A key equal to its query.** At $d = 64$, two to four thousand tokens back, it keeps its average: no lower"
         " than RoPE's, and it swings less; nearer in, xPos lowers it.",
         "Over 1000 random query/key pairs, in the same band, xPos's mean size falls to about a third of RoPE's.",
@@ -2889,13 +2914,36 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # 0.046, a gap under a fifth of RoPE's spread, checked above), and unrelated keys (0.31 here, 0.25-0.40 asserted
     # where drawn); one average (the dashed mean), no mean size; the formula, the drift and the exceptions are the
     # block's (read r176, r180, r184, r185, r187: each extra measure on the main line misled a learner)
-    main_lesson = (
-        "Two to four thousand tokens back, in a head of $d = 64$, its factor damps the swings in the score of a key"
-        " equal to its query but does not lower that score's mean."
+    fades = "Its factor fades each pair's term as the key lies farther back, and fades the fast pairs' terms fastest."
+    # read r195: the main line gives the mechanism: a fast pair's term swings around zero within a few tokens, so
+    # fading it damps the swings but hardly moves the mean; the slowest pairs fade far more slowly, so only tens of
+    # thousands of tokens back is the whole score pulled toward zero. Checked at the figure's d = 64: the four fastest
+    # pairs' cos turns negative within 6 tokens; every pair with a wavelength under a tenth of the band's width (2048)
+    # has a band mean of cos under 0.03 in size over 2048-4095; the slowest pair keeps over 0.8 of its term at 4096
+    # back, the fastest under 1e-4, and the slowest under a quarter from 32 768 back (asserted above)
+    why = (
+        "A fast pair's term swings around zero within a few tokens, so fading it damps the score's swings but hardly"
+        " moves its mean."
     )
-    fades = "Its factor differs by pair and fades the fast pairs' terms fastest."
-    why = "Far back, those terms only swing around zero, so fading them mostly damps the swings."
-    shows = "The figure follows such a key: under xPos its score swings far less than under RoPE."
+    slowest = (
+        "The slowest pairs fade far more slowly; in a head of $d = 64$, only tens of thousands of tokens back does xPos"
+        " pull the whole score toward zero."
+    )
+    theta64 = posenc.rope_inv_freq(64).double()
+    first = torch.arange(1, 7).double()
+    assert all((torch.cos(first * theta64[i]) < 0).any() for i in range(4))
+    band = torch.arange(2048, 4096).double()
+    band_means = torch.cos(band[:, None] * theta64[None, :]).mean(0)
+    fast = 2 * math.pi / theta64 < 2048 / 10
+    assert fast.sum() >= 10 and band_means[fast].abs().max() < 0.03, band_means
+    sq64, _ = posenc.xpos_scale(torch.tensor([4096]), 64)
+    _, sk64 = posenc.xpos_scale(torch.tensor([0]), 64)
+    keep = (sq64 * sk64)[0, :32].double()
+    assert keep[-1] > 0.8 and keep[0] < 1e-4, keep
+    shows = (
+        "The figure follows a key equal to its query, in a head of $d = 64$, two to four thousand tokens back: under"
+        " xPos its score swings far less than under RoPE."
+    )
     level = "The dashed lines, each score's mean over those distances, lie close together, and xPos's is no lower."
     shrinks = (
         "An unrelated key's score only swings around zero, and xPos shrinks those swings to about a third of RoPE's."
@@ -2909,13 +2957,13 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     xpos_main = main_line[
         main_line.index("## xPos: a decay on the score") : main_line.index("## Reading a modern config")
     ]
-    assert " ".join((main_lesson, fades, why, shows, level, shrinks)) in " ".join(xpos_main.split())
+    assert " ".join((fades, why, slowest, shows, level, shrinks)) in " ".join(xpos_main.split())
     # the lesson comes right after the question and the method's name
     opening = (
         "## xPos: a decay on the score The sixth question asks whether a *decay factor* multiplies the score,"
         " shrinking it with distance. xPos adds one"
     )
-    assert " ".join(xpos_main.split()).startswith(opening) and xpos_main.index(main_lesson) < xpos_main.index(fades)
+    assert " ".join(xpos_main.split()).startswith(opening)
     assert "\\zeta_i" not in xpos_main and "drifts down" not in xpos_main and "the band" not in xpos_main
     assert "about half" not in xpos_main and "mostly smooths" not in xpos_main
     assert text.count(why_level) == 1 and why_level not in " ".join(xpos_main.split())
@@ -3685,8 +3733,10 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     )  # "as configs set them": the YaRN paper and serving engines also describe dynamic variants
     assert "attention factor" not in takeaways
     assert (
-        "The `yarn` type also applies an *attention factor*, which scales up each score's rotated part and sharpens"
-        " attention, as chapter 7 shows."
+        # read r196: scaling only the rotated part of a partly rotated head is no temperature, so the main line does
+        # not say "sharpens"; "fully rotated" stays the block's
+        "The `yarn` type also applies an *attention factor*, which scales up each score, or its rotated part, as"
+        " chapter 7 shows."
     ) in main_line and on_cos_sin > 1  # "scales up each score's rotated part": gpt-oss's 1.347 on cos and sin
     # the square and the fully rotated head, in the block on LongRoPE and DeepSeek's placement, not on the main line
     scalings_main = main_line[main_line.index("## How each scaling") : main_line.index("## What is a position")]
@@ -3734,8 +3784,10 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     assert side in raw and raw.index(side) < raw.index("LongRoPE slows each pair by its own searched factor;")
     scaling_part = main_line[main_line.index("## How each scaling reshapes") : main_line.index("## What is a position")]
     factor_line = (
-        "The `yarn` type also applies an *attention factor*, which scales up each score's rotated part and sharpens"
-        " attention, as chapter 7 shows."
+        # read r196: scaling only the rotated part of a partly rotated head is no temperature, so the main line does
+        # not say "sharpens"; "fully rotated" stays the block's
+        "The `yarn` type also applies an *attention factor*, which scales up each score, or its rotated part, as"
+        " chapter 7 shows."
     )
     # "applies" (read r187: "plain" was undefined on the main line): the `yarn` type without DeepSeek's `mscale`
     # fields puts m(s) on cos and sin, scaling the rotated part; with DeepSeek-V2's and V3's equal fields transformers
@@ -3894,7 +3946,8 @@ def test_chapter_xpos_names_attention_resolution_as_a_measure():
     line, which never uses the measure, does not name it."""
     text = chapter_markdown("10_rope_today")
     assert (
-        "Its authors chose $\\zeta_i$ to maximise *attention resolution*, their measure that rewards a matching key's"
+        # read r195: the paper defines the measure and designs zeta_i to raise it (gamma = 0.4 is set, not fitted)
+        "Its authors designed $\\zeta_i$ to raise *attention resolution*, their measure that rewards a matching key's"
         " expected score for falling steadily with distance." in text
     )
     assert "attention resolution" not in re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
@@ -3975,7 +4028,7 @@ def test_chapter_config_check_snippet_gives_the_opening_frequencies(tmp_path):
     # the section's lesson, first, then the table it sums up
     lesson = (
         "## Reading a modern config\n\nBack to the opening's Llama 3.1 8B config: each of its position fields changes"
-        " one thing about the angles, except `max_position_embeddings`, which changes none.\n\n"
+        " one thing about the angles, except `max_position_embeddings`, which changes none here.\n\n"
         "| field | value in Llama 3.1 8B | what it changes |"
     )
     assert config_cell.startswith(lesson)
@@ -4315,7 +4368,8 @@ def test_chapter_partial_rotary_names_its_content_channel():
     cells = nb_cells()
     opening, fields_cell = ("".join(c["source"]) for c in cells[1:3])
     assert opening.startswith("# RoPE as today's models use it") and "```json" not in opening
-    sixth = "| 6. Is the score multiplied by a weight that falls with distance? | no |"
+    # read r194: "also", as RoPE's own average already falls with distance (chapter 5)
+    sixth = "| 6. Is the score also multiplied by a weight that falls with distance? | no |"
     assert opening.index(sixth) < opening.index("After this chapter you will be able to:")
     # no term before its definition: the opening asks in plain words; "decay factor" is first used on the main line
     # where xPos's section defines it, and the third question says "slowed", the word the scaling section defines
@@ -4517,10 +4571,11 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     # with pairs of one length the share is the score per pair, (2/d) sum cos: checked here for pairs of a random
     # common length r (r ** 2 cancels)
     measure = (
-        "Take a key equal to its query, with all its pairs of dimensions the same length, so that each pair counts"
-        " equally. Its score, as a share of its score at distance zero, is then the mean of $\\cos(\\Delta\\theta_i)$"
-        " over the pairs. The figure plots this share, averaged over each doubling of the distance. Llama 3's and"
-        " Code Llama's bases keep this share above Llama 2's at every doubling the figure shows."
+        # read r192: one measure, introduced with the figure; the mean of cos over the pairs is the block's
+        "The figure answers for a simple case: a key equal to its query, with every pair of its dimensions equally"
+        " long. It plots"
+        " the key's score as a share of its score at distance zero, averaged over each doubling of the distance."
+        " Llama 3's and Code Llama's bases keep this share above Llama 2's at every doubling the figure shows."
     )
     section = main_line[main_line.index("### Far keys keep more") : main_line.index("## Reading a modern")]
     section = section[: section.index("Why: a slow pair")]
@@ -4657,7 +4712,10 @@ def test_chapter_base_figure_title_names_its_smoothing():
     rule = "the figure draws its mean over each doubling, from $x$ to $2x$"
     text = chapter_markdown("10_rope_today")
     assert text.count(rule) == 1 and rule not in main_line
-    named = "The figure plots this share, averaged over each doubling of the distance."
+    named = (
+        "It plots the key's score as a share of its score at distance zero, averaged over each doubling of the"
+        " distance."
+    )
     assert main_line.count(named) == 1 and text.index(named) < text.index(rule)
     # the figure draws only the band means, all thick (lw=2.5), so the main line does not say "thick"; the text's
     # term, "share of its score at distance zero", is the y label's and the title's
@@ -5112,9 +5170,13 @@ def test_chapter_layout_note_and_decay_takeaway():
     opening = " ".join(text[: text.index("## Partial rotary")].split()) if "## Partial rotary" in text else text
     assert note in " ".join(text.split()) and note in opening
     decay = (
-        "6. **Decay?** No model in the chapter's table multiplies its scores by a decay factor; in the chapter's xPos"
-        " example, two to four thousand tokens back, the factor damps a score's swings but does not lower a matching"
-        " key's mean."
+        # read r192: the takeaway says what xPos's factor does before the band's result
+        # read r194: the mechanism first, then the chapter's head: swings damped in the figure's band (spread 0.15 of
+        # RoPE's, mean no lower), the whole score pulled toward zero only from tens of thousands of tokens back (the
+        # slowest pair keeps under a quarter from 32 768 back), both asserted in the xPos test
+        "6. **Decay?** No model in the chapter's table multiplies its scores by a decay factor; xPos's factor fades"
+        " each pair's term with distance, the fast pairs' first, so in the chapter's head of $d = 64$ it mostly damps"
+        " far scores' swings before it pulls the whole score toward zero."
     )
     assert text.count(decay) == 1 and decay in takeaways
     assert "no RoPE model in this chapter's table uses it." in text  # the section's own sentence
