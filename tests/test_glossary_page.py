@@ -91,11 +91,13 @@ FASTEST_PAIR_LINES = (
     "A *fast pair* turns at least once, so training showed it the whole circle; `llama3` and YaRN keep the fastest"
     " ones."
 )
-#: the fast pair row's last sentence (read r192: two near-identical criteria, $(L - 1)\theta_i$ and $L\theta_i$ against
-#: a turn, met the learner in three rows with their agreement only in a block): the second count, and that the two
-#: agree but at a boundary
+#: the block "Turns in L and the fast pairs' distances", its sentence with both counts as inequalities (read r192: two
+#: near-identical criteria, $(L - 1)\theta_i$ and $L\theta_i$ against a turn, met the learner in three rows; read r197:
+#: the fast pair row's sentence on the second count left the row, which the block already said): the fast-pair test,
+#: the second count, and that the two agree but at the boundary case the block's sentence before it names
 FAST_PAIR_TWO_COUNTS = (
-    r"Asking instead for one turn in \$L\$, \$([^$]+)\$, picks the (same) pairs except in a boundary case \|"
+    r"In symbols, a pair is fast when \$([^$]+)\$ and turns at least once in \$L\$ when \$([^$]+)\$; the two pick the"
+    r" (same) pairs except in that boundary case\."
 )
 #: the fastest-pair table's position interpolation row: what PI's slowing of pair 0 does
 PI_FASTEST_ROW = (
@@ -123,14 +125,15 @@ DISTANCE_BLOCK = (
 #: the opening of "Temperature and query scales" (read r191: its lesson first, which scales divide the logits and which
 #: multiply them, the clash of Llama 4's query temperature with the word being the block's; and why the fourth column's
 #: multiplier of q . k is also the logit's; read r192: exact, the attention factor multiplies cos and sin, which
-#: multiplies q . k by its square only in a fully rotated head)
+#: multiplies q . k by its square only in a fully rotated head; read r197: the two exceptions each in a sentence of its
+#: own, no "that" with two antecedents, and "each changes ... by the same factor", which a divisor also does)
 SCALES_OPENING = (
-    r"Each scale in this table multiplies the raw score \$q \\cdot k\$, except the \*temperature\*, which"
-    r" (divides|multiplies) it, and the \*attention factor\*, which multiplies cos and sin\. In a fully rotated head,"
-    r" that multiplies \$q \\cdot k\$ by the factor's (square|cube)\. A multiplier (above|below) 1 (sharpens|flattens)"
+    r"Each scale in this table multiplies the raw score \$q \\cdot k\$, with two exceptions\. The \*temperature\*"
+    r" (divides|multiplies) it\. The \*attention factor\* multiplies cos and sin, which in a fully rotated head"
+    r" multiplies \$q \\cdot k\$ by the factor's (square|cube)\. A multiplier (above|below) 1 (sharpens|flattens)"
     r" attention: the top-scoring keys get (more|less) of the weight\. The \*softmax scale\* turns \$q \\cdot k\$"
-    r" into the logit\. The other scales multiply on top of it, so each multiplies \$q \\cdot k\$ and the logit by the"
-    r" same number\."
+    r" into the logit, and the other scales act on top of it, so each changes \$q \\cdot k\$ and the logit by the"
+    r" same factor\."
 )
 #: the collapsed block right under the scales table: the word "temperature" in the chapters and in Llama 4's code (read
 #: r191: the clash sentence was an aside on the main line under the table; its "Where sources differ" block holds it)
@@ -468,7 +471,7 @@ def test_fast_pairs_trained_angles_go_all_the_way_round():
     every pair the row's inequality calls fast, its angles at the trained distances 0 to L - 1, wrapped onto the circle
     and sorted, leave no gap wider than theta_i (the wrap-around gap included), in small heads and in Llama 3.1's."""
     (inequality,) = re.findall(
-        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round\. ", row("fast pair")
+        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round \|", row("fast pair")
     )
     (step,) = re.findall(
         r"A fast pair's trained angles go all the way round the circle, at most \$(\\theta_i)\$ apart\.",
@@ -490,16 +493,22 @@ def test_fast_pairs_trained_angles_go_all_the_way_round():
 
 
 def test_fast_pair_rows_two_counts_pick_the_same_pairs_but_at_a_boundary():
-    """The fast pair row's last sentence, :data:`FAST_PAIR_TWO_COUNTS`: "Asking instead for one turn in $L$,
-    $L\\,\\theta_i \\ge 2\\pi$, picks the same pairs except in a boundary case". In Llama 3.1's head (posenc's copy
+    """The block "Turns in L and the fast pairs' distances", :data:`FAST_PAIR_TWO_COUNTS`: "In symbols, a pair is fast
+    when $(L - 1)\\,\\theta_i \\ge 2\\pi$ and turns at least once in $L$ when $L\\,\\theta_i \\ge 2\\pi$; the two
+    pick the same pairs except in that boundary case" (read r197: the fast pair row's sentence moved here; its first
+    inequality is the row's). In Llama 3.1's head (posenc's copy
     of its config) and in chapter 8's (the saved run's width, 16, and posenc's default base, as its RoPE models use),
     the row's two inequalities pick the same pairs, pairs 0 to 34 and pairs 0 to 2 (chapter 8's pair 2 turns only
     about 1.003 times over L - 1 distances: a near case that still agrees). Over a sweep of heads and lengths they
     differ in some, and then only by a pair that turns once in $L$ but not in $L - 1$: the boundary case."""
-    text = row("fast pair")
-    (fast,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round\. ", text)
-    ((once, same),) = re.findall(FAST_PAIR_TWO_COUNTS, text)
-    assert same == "same" and once != fast, (once, fast)
+    (row_fast,) = re.findall(
+        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round \|", row("fast pair")
+    )
+    turns = block("Turns in L and the fast pairs' distances")
+    ((fast, once, same),) = re.findall(FAST_PAIR_TWO_COUNTS, turns)
+    assert fast == row_fast and same == "same" and once != fast, (once, fast, row_fast)
+    # "that boundary case": the block's sentence right before names it
+    assert "They differ only for a pair that turns once in $L$ but not in $L - 1$. In symbols," in turns
     run = load_results("extrapolation", check=False)["config"]
     d8 = run["model"]["d_model"] // run["model"]["n_heads"]  # chapter 8's head width
     d31, b31, L31, _ = llama31_head()
@@ -653,8 +662,8 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening, one rule (read r186: three conventions met in one short passage; read r191: its lesson
     first; read r192: exact about the attention factor): :data:`SCALES_OPENING`, "Each scale in this table multiplies
-    the raw score $q \\cdot k$, except the *temperature*, which divides it, and the *attention factor*, which multiplies
-    cos and sin. In a fully rotated head, that multiplies $q \\cdot k$ by the factor's square. A multiplier above 1
+    the raw score $q \\cdot k$, with two exceptions. The *temperature* divides it. The *attention factor* multiplies cos
+    and sin, which in a fully rotated head multiplies $q \\cdot k$ by the factor's square. A multiplier above 1
     sharpens attention: the top-scoring keys get more of the weight. ..." The block's bullet "Three scales change with
     the query: Llama 4's *query temperature* and *logn attention* follow its position, and *Scalable-Softmax* follows
     how many tokens it attends: its position plus 1 under a causal mask, fewer under a sliding window" (the three
@@ -760,7 +769,7 @@ def test_a_larger_multiplier_never_flattens_attention():
     lead = text[text.index("### Temperature and query scales") :]
     lead = lead[: lead.index("| English |")]
     assert lead.count("fully rotated") == 1 and lead.count("*attention factor*") == 1, lead
-    assert lead.index("*attention factor*") < lead.index("In a fully rotated head,")
+    assert lead.index("*attention factor*") < lead.index("which in a fully rotated head")
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,"), cells("attention factor")
     raw_scales = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     raw_scales = raw_scales[raw_scales.index("### Temperature and query scales") :]
@@ -2427,7 +2436,7 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     # r178 moved the hedge there), pinned by the regex above; test_betas_row_transformers_keeps_pair_0 sweeps the
     # claim. The row stays one short definition.
     assert row("betas").endswith(
-        "those that turn fewer than `beta_slow` times divided by $s$ |"
+        "and those that turn fewer than `beta_slow` times are divided by $s$ |"
         " {doc}`7 <../notebooks/07_beyond>`, {doc}`8 <../notebooks/08_extrapolation>` |"
     )
     assert "pair 0" not in row("betas") and "pair 0, the fastest, is kept however few times it turns." in block
@@ -3037,7 +3046,8 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
 
 def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_block():
     """The fast pair row holds one definition, "$(L - 1)\\,\\theta_i \\ge 2\\pi$", then one sentence on its trained
-    angles and one on the other count, :data:`FAST_PAIR_TWO_COUNTS`, and ends there. The collapsed block "Turns in L
+    angles, and ends there (read r197: its sentence on the other count, "Asking instead for one turn in $L$ ...", left
+    the row; the block's :data:`FAST_PAIR_TWO_COUNTS` says it). The collapsed block "Turns in L
     and the fast pairs' distances", right after the "Longer inputs" table whose rows now hold trained length, turn, fast
     pair and slow pair, opens: "`llama3` and YaRN count a pair's turns in $L$, $L\\theta_i/(2\\pi)$, instead of asking
     whether it is fast." That those two rules read the
@@ -3045,11 +3055,11 @@ def test_fast_pair_row_is_one_definition_and_the_turns_in_l_count_is_in_the_bloc
     transformers' `llama3` and `yarn`, given a pair just under the fast-pair test but at one turn in L, sort it by the
     count."""
     assert row("fast pair").endswith(
-        "$(L - 1)\\,\\theta_i \\ge 2\\pi$. Its trained angles then go all the way round. Asking instead for one turn"
-        " in $L$, $L\\,\\theta_i \\ge 2\\pi$, picks the same pairs except in a boundary case |"
+        "$(L - 1)\\,\\theta_i \\ge 2\\pi$. Its trained angles then go all the way round |"
         " {doc}`4 <../notebooks/04_rope>`, {doc}`7 <../notebooks/07_beyond>` |"
-    )  # read r186: the gap between those angles, at most theta_i, is the block's; read r192: one sentence on the
-    # turns-in-L count, whose boundary case and Llama 3.1's pairs stay the block's (FAST_PAIR_TWO_COUNTS' test)
+    )  # read r186: the gap between those angles, at most theta_i, is the block's; read r197: so is the turns-in-L
+    # count's inequality, its boundary case and Llama 3.1's pairs (FAST_PAIR_TWO_COUNTS' test)
+    assert "Asking instead" not in page() and "boundary" not in row("fast pair")
     # chapter 7's other sense is the Letters table's "fast" row, the page's place for such clashes: its first column
     # repeats the fast pair row's inequality, its second names chapter 7's YaRN row and `beta_fast`, 32
     assert letters("fast") == (
@@ -3675,6 +3685,51 @@ def core_table_terms() -> list[str]:
     return [line.split(" | ")[0][2:] for line in table[: table.index("\n\n")].splitlines()[2:]]
 
 
+def test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j():
+    """Core terms' lead, on the main line (read r197: the page's $m$ and $n$ met a learner fresh from chapters that
+    write $i$ and $j$, with the mapping only in the collapsed Letters table): "This page writes $m$ for the query's
+    position and $n$ for the key's; chapters 1, 3, 6, 8 and 11 write $i$ for the query's and $j$ for the key's." The
+    page's two letters are the offset row's and the Letters table's; the chapters listed are exactly those whose
+    markdown writes the offset $j - i$, the same list as the Letters table's $i$ row, and each says in its own words
+    that $i$ is the query's position and $j$ the key's; chapter 4, which names the letters in its symbols table, writes
+    $m$ and $n$ as this page does."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    start = raw.index("## Core terms")
+    core = " ".join(raw[start : raw.index("| English |", start)].split())
+    assert "<details>" not in core, core  # the sentence is on the main line, and stands without a block
+    ((page_query, page_key, listed, query, key),) = re.findall(
+        r"This page writes \$(\w)\$ for the query's position and \$(\w)\$ for the key's; chapters ([\d, and]+) write"
+        r" \$(\w)\$ for the query's and \$(\w)\$ for the key's\.",
+        core,
+    )
+    assert (page_query, page_key, query, key) == ("m", "n", "i", "j")
+    assert "for a query at position $m$ and a key at $n$" in row("offset")
+    assert letters("$m$").startswith("| $m$ | a query's position |") and letters("$n$").startswith(
+        "| $n$ | a key's position |"
+    )
+    chapters = {int(n) for n in re.findall(r"\d+", listed)}
+    (in_letters,) = re.findall(r"\| a query's position in chapters ([\d, and]+), with \$j\$ the key's;", letters("$i$"))
+    assert {int(n) for n in re.findall(r"\d+", in_letters)} == chapters, (in_letters, listed)
+    stems = {int(Path(p).name[:2]): Path(p).stem for p in glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))}
+    writes = {n for n, stem in stems.items() if re.search(r"j ?- ?i\b", chapter(stem))}
+    assert writes == chapters, (writes, chapters)
+    # each chapter's own words: i the query's position, j the key's (the book's offset is key minus query)
+    own = {
+        1: ("the query token at $i$", "the offset $j - i$"),
+        3: ("$j - i$ for a query at $i$ and a key at $j$",),
+        6: ("q_i k_j^\\top", "keys $j \\le i$"),
+        8: ("the book's relative position $j - i$, key minus query",),
+        11: ("A query sits at position $i$ and a key at $j$.",),
+    }
+    assert set(own) == chapters
+    for n, phrases in own.items():
+        for phrase in phrases:
+            assert phrase in chapter(stems[n]), (n, phrase)
+    assert "| $m$, $n$ | the positions of a query and a key; the offset is $n - m$, key minus query |" in chapter(
+        stems[4]
+    )
+
+
 def test_letters_block_chapter_lists():
     """The Letters table: $i$ is "a query's position in chapters 1, 3, 6, 8 and 11, with $j$ the key's; the imaginary
     unit $\\mathrm{i}$ in chapters 4 and 5"; $\\theta_i$ is, on this page, "pair $i$'s frequency; in the *sinusoidal
@@ -3821,16 +3876,16 @@ def test_temperature_section_opens_with_its_multiplier_table():
     header = "| English | 中文 | meaning | multiplier of $q \\cdot k$ | chapter |"
     flat = " ".join(section.split())
     assert flat.index("A multiplier above 1 sharpens attention:") < flat.index(header)
-    # "The *softmax scale* turns the raw score $q \cdot k$ into the logit. The other scales multiply on top of it, so
-    # each multiplies $q \cdot k$ and the logit by the same number": the fourth column's object, $q \cdot k$, is the
+    # "The *softmax scale* turns $q \cdot k$ into the logit, and the other scales act on top of it, so each changes
+    # $q \cdot k$ and the logit by the same factor": the fourth column's object, $q \cdot k$, is the
     # opening's raw score; the softmax scale's row turns it into the logit, and every other row's number multiplies on
     # top of it: transformers' Llama 4 multiplies its queries by tau, then hands the attention its `scaling`,
     # head_dim**-0.5; a number c on top of the scale multiplies q . k and the logit alike
     column = header.split(" | ")[3]
     assert column == "multiplier of $q \\cdot k$"
     assert re.findall(SCALES_OPENING, flat), flat[:600]
-    assert f"multiplies the raw score {column[len('multiplier of ') :]}, except" in flat  # the column's q . k
-    assert f"The *softmax scale* turns {column[len('multiplier of ') :]} into the logit." in flat
+    assert f"multiplies the raw score {column[len('multiplier of ') :]}, with two" in flat  # the column's q . k
+    assert f"The *softmax scale* turns {column[len('multiplier of ') :]} into the logit, and" in flat
     g = torch.Generator().manual_seed(2)
     q, k = torch.randn(2, 5, 16, generator=g, dtype=torch.float64)
     for c in (0.5, 1.2, 3.0):
@@ -3846,7 +3901,9 @@ def test_temperature_section_opens_with_its_multiplier_table():
     # factor's scope, its one exception to a scope-free rule); which scales change with the query and Llama 4's code's
     # word are the rows' and the blocks' (read r186)
     assert opening.count(". ") + opening.endswith(".") == 5, opening
-    assert opening.endswith("so each multiplies $q \\cdot k$ and the logit by the same number."), opening
+    assert opening.endswith("so each changes $q \\cdot k$ and the logit by the same factor."), opening
+    # read r197: "that" no longer opens a sentence, and no sentence says every scale multiplies without its exceptions
+    assert "that multiplies" not in opening and "the same number" not in opening, opening
     assert "Three scales change with the query" in block("Other models' query and logit scales")
     assert "The first two follow" not in opening and "Llama 4's code" not in opening  # aside: block
     # the word clash is the Letters row's alone: neither before nor after the table
@@ -4950,7 +5007,9 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     # the query temperature, a temperature by name, is one of the scales that multiply: the opening's exceptions are
     # the *temperature* and the *attention factor* alone (read r192: the old "whatever its name" left the reader to
     # find which); the clash with the word is the Letters row's and the word block's, right under the table
-    ((exceptions,),) = [re.findall(r"multiplies the raw score \$q \\cdot k\$, except (.*?)\. In a fully", main)]
+    ((exceptions,),) = [
+        re.findall(r"multiplies the raw score \$q \\cdot k\$, with two exceptions\. (.*?), which in", main)
+    ]
     assert re.findall(r"\*([\w ]+)\*", exceptions) == ["temperature", "attention factor"], exceptions
     assert "query temperature" not in exceptions and "whatever its name" not in main
     assert "The word clashes" not in page(), main
@@ -5136,9 +5195,14 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
         assert ("A to Z" in lead) == (label in alphabetical_leads), label  # "marked A to Z": only those
     # read r191: Core terms' lead claimed "the order the book teaches them", which its first rows, offset and distance,
     # broke; the lead now asks only that the rows be read in order, and the offset and distance rows follow the row
-    # of the query and the key they use (test_letters_block_chapter_lists)
+    # of the query and the key they use (test_letters_block_chapter_lists); read r197: then one sentence on the letters
+    # for the query's and the key's positions (test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j)
     core_lead = raw[raw.index("## Core terms\n") + len("## Core terms\n") :].lstrip("\n")
-    assert core_lead[: core_lead.index("\n\n")] == "Read these rows from the top, in order.", core_lead[:200]
+    core_lead = " ".join(core_lead[: core_lead.index("\n\n")].split())
+    assert core_lead.startswith("Read these rows from the top, in order. This page writes $m$ for the query's"), (
+        core_lead
+    )
+    assert core_lead.count(". ") + core_lead.endswith(".") == 2, core_lead
     assert "the order the book teaches them" not in raw
     orders = {
         "teaching": [label for label in headings if label not in alphabetical_leads],
@@ -5496,11 +5560,11 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
         )
     ]
     # "(Kamradt 2023)": the References page's entry; "the one chapters 8 and 11 run": each runs chapter 8's passkey
-    # probes, and the passkey row links both; the needle row links exactly the chapters that name a needle test
+    # probes, and the passkey row links both; read r197: so does the needle row, the chapters that run its passkey
     assert "@misc{kamradt2023needle," in (ROOT / "references.bib").read_text(encoding="utf-8")
     ran = {int(n) for n in runs.split(" and ")}
     linked = {int(n) for n in re.findall(r"\{doc\}`(\d+) <\.\./notebooks/", row("needle-in-a-haystack test"))}
-    assert ran == {8, 11} and linked == {8}, (ran, linked)
+    assert ran == {8, 11} and linked == ran, (ran, linked)
     passkey = {int(n) for n in re.findall(r"\{doc\}`(\d+) <\.\./notebooks/", row("passkey retrieval"))}
     assert passkey == ran, passkey
     assert "### Passkey retrieval" in chapter("08_extrapolation")
@@ -5513,7 +5577,7 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
     for path in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))):
         if "needle" in chapter(Path(path).stem).lower():
             needles.add(int(Path(path).name[:2]))
-    assert needles == linked, needles  # chapter 11 never names the needle test
+    assert needles == {8} and needles < linked, needles  # chapter 11 runs the passkey but never names the needle test
     assert "Hsieh" not in row("needle-in-a-haystack test")  # the row cites no one, so credits RULER's authors with none
     # NTK-aware scaling's name and its source, moved from the row into this block; chapter 7 cites the same paper
     assert "- *NTK-aware scaling* is named after the neural tangent kernel of Jacot et al. 2018." in text
@@ -5525,7 +5589,8 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
     )
     assert "which finds that needle tests do not reliably predict downstream tasks" in c8
     assert row("needle-in-a-haystack test").endswith(
-        "is one of the easiest tests of long context | {doc}`8 <../notebooks/08_extrapolation>` |"
+        "is one of the easiest tests of long context | {doc}`8 <../notebooks/08_extrapolation>`,"
+        " {doc}`11 <../notebooks/11_learned_position>` |"
     )
 
 
@@ -5587,10 +5652,11 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     with `factor` 8. All three rules divide its slowest pair's frequency by 8, enough for inputs up to about $8L$"
     (with the frequency divided by 8, the slowest pair's last angle stays in its trained arc up to 8(L - 1) + 1
     tokens, within a thousandth of 8L), and a table of what each rule does to pair 0, the fastest: PI divides it by 8
-    (:data:`PI_FASTEST_ROW`), `llama3` and YaRN keep it. The main line leaves L's value, the input of 2L, the stretch,
-    the extension and effective factors, "turns in $L$" and dynamic NTK's 9 to the collapsed worked example and its
-    next block; its numbers equal the worked example's (the first three of its four rules' rows, which hold the
-    "(\\ell - 1)/(L - 1)" condition) and are run below in transformers. The worked example's
+    (:data:`PI_FASTEST_ROW`), `llama3` and YaRN keep it. This main line leaves L's value, the input of 2L, "turns in
+    $L$" and dynamic NTK's 9 to the collapsed worked example and its next block, and the stretch, the extension and
+    effective factors to the section's three numbers' table, above the term table (read r197); its numbers equal the
+    worked example's (the first three of its four rules' rows, which hold the "(\\ell - 1)/(L - 1)" condition) and are
+    run below in transformers. The worked example's
     dynamic NTK: transformers' `dynamic` divides pair 0 by 1 at lengths from L/2 to 64L, and its slowest pair by the
     block's formula at each length from 1.25L to 64L, more at each longer one; at L/2 and at L it leaves the slowest
     pair alone, where the formula would give at most 1. At 2L both PI and dynamic NTK divide the slowest pair by more
@@ -5606,14 +5672,16 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     than half of the other pairs by more than they need (no division if fast, (2L - 1)/(L - 1) if slow). The costs block
     names two costs, one bullet each."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    # the section looks a word up first: one sentence of introduction, then the term table; its main line on Llama
-    # 3.1's head is the subsection after the table and its blocks
+    # the section looks a word up first: one sentence of introduction, the three numbers' table under it (read r197:
+    # it was the worked example's, collapsed, though it is what tells s, the stretch and the effective factor apart),
+    # then the term table; its main line on Llama 3.1's head is the subsection after the table and its blocks
     longer = raw[raw.index("(glossary-longer)=\n## Longer inputs\n") : raw.index("(glossary-longer-terms)=")]
-    assert [" ".join(p.split()) for p in longer.split("\n\n")[1:]] == [
+    paragraphs_longer = [" ".join(p.split()) for p in longer.split("\n\n")[1:]]
+    assert paragraphs_longer[0] == (
         "Below, $L$ is a model's *trained length*, $\\ell$ an input's length and $s$ a configuration's *extension"
-        " factor*, its `factor`.",
-        "",
-    ], longer
+        " factor*, its `factor`."
+    ), longer
+    assert paragraphs_longer[1] == "Three numbers are easy to mix up:" and paragraphs_longer[3:] == [""], longer
     # read r191: "A worked case follows the table" was false (five blocks came between); the section says nothing of it
     assert "A worked case follows" not in raw
     assert raw.index("(glossary-longer-terms)=") < raw.index(EXAMPLE)
@@ -5628,24 +5696,33 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # the definition does without it
     assert visible.lower().index("slow pair") == visible.index("*slow pair*") + 1, visible[:400]
     assert "slow pair" not in LESSON and "slowest pairs;" in LESSON
-    # the main line names only L: the three numbers' table is the worked example's, and each of the three is defined
-    # in one table row where that block first uses it: its first "stretch", "extension factor" and "effective factor"
-    # are their rows' labels
-    worked = block(WE)
+    # the Llama 3.1 subsection's main line names only L; the three numbers are defined on the section's main line, at
+    # its top: the first "stretch" and "effective factor" on the page from the section on are their table rows'
+    # labels, and "extension factor" is the lead sentence's, then its row's label; the worked example no longer holds
+    # the table
+    top = " ".join(longer.split())
     for term in ("stretch", "extension factor", "effective factor"):
         assert term not in visible, term
-        assert worked.index(term) == worked.index(f"| *{term}*") + 3, term
+        after = " ".join(raw[raw.index("(glossary-longer)=") :].split())
+        first = after.index(term)
+        if term == "extension factor":
+            assert first == after.index("*extension factor*, its `factor`.") + 1, term
+            first = after.index(term, first + 1)
+        assert first == after.index(f"| *{term}*") + 3, term
+    assert "| number |" not in block(WE) and "Three numbers" not in block(WE)
     assert paragraphs[2].startswith("Take a head like Llama 3.1's") and "| number |" not in visible
     ((config_word, main_stretch, slowest),) = re.findall(
-        r"the next block derives\. Three"
+        r"its `factor`\. Three"
         r" numbers are easy to mix up: \| number \| what it is \|"
         r" set by \| \|---\|---\|---\| \| \*extension factor\*"
         r" \$s\$ \| the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
         r" the input's length over \$L\$, \$([^$]+)\$ for \$\\ell\$ tokens \| the input \| \|"
         r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
-        r" the rule, and for a dynamic rule also the input \| A rule divides each pair's",
-        worked,
+        r" the rule, and for a dynamic rule also the input \|$",
+        top,
     )
+    # the worked example goes on from its opening to the rules without the table
+    assert "whose 9 the next block derives. A rule divides each pair's" in block(WE)
     lead = re.findall(
         r"^### How these terms fit together: Llama 3\.1's head "
         + re.escape(LESSON + " " + SLOW_PAIR_CLAUSE + " " + FASTEST_PAIR_LINES)
@@ -5818,8 +5895,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert len(users) == 3 and all(line.count("turns in $L$") == line.count("*turns in $L$*") for line in users)
     # YaRN's and llama3's bounds are in turns in L: both rows say so
     assert "in *turns in $L$*" in row("betas") and "in *turns in $L$*" in row("Llama 3.1 scaling (`llama3`)")
-    # the three numbers' table comes before the example that uses them, which comes before the terms
-    assert worked.index("| number |") < worked.index("Here the stretch is")
+    # the three numbers' table comes before the example that uses them: at the section's top, above the term table
+    assert "| number |" in top and page().index(top) < page().index(block(WE))
     # the rules' divisors at 2L with `factor` 8 are the worked example's (collapsed)
     example = re.sub(r"\s+", " ", block(WE))
     ((header_factor, times),) = re.findall(r"Each rule gets \$s = (\d+)\$ and an input of \$(\d*)L\$ tokens", example)
@@ -6547,11 +6624,13 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     """The opening: "Each letter is defined where the page first uses it; Letters and words with more than one meaning
     lists those that change meaning" (read r186: the opening had sent the learner to the Letters table with a warning
     that letters change meaning on this page; it names the table, whose own sentence says so). For each of the page's
-    main letters, the place that defines it comes no later than the letter's first use after the index: the offset row
-    ($m$, $n$), the logit row ($d$), the sinusoidal row ($i$, $\\theta_i$), the frequency row ($b$), and the Longer
-    inputs lead ($L$, $\\ell$, $s$), before its A to Z table, whose rows use all three. The lead's words agree with the
-    rows and the subsection's table. Each definition agrees with the Letters table's "meaning here" column where it has
-    a row."""
+    main letters, the place that defines it comes no later than the letter's first use after the index: Core terms' lead
+    ($m$, $n$: read r197; the offset row's "for a query at position $m$ and a key at $n$" follows), the logit row ($d$),
+    the sinusoidal row ($i$, $\\theta_i$), the frequency row ($b$), and the Longer inputs lead ($L$, $\\ell$, $s$),
+    before its A to Z table, whose rows use all three. Core terms' lead also names other chapters' $i$ and $j$, in the
+    sentence that uses them; after it, the page's own $i$ is first used in the sinusoidal row. The lead's words agree
+    with the rows and the subsection's table. Each definition agrees with the Letters table's "meaning here" column
+    where it has a row."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
     assert (
@@ -6560,9 +6639,13 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     )
     assert "between rows of this page" not in opening
     body = raw.index("## Core terms")
+    notation = "This page writes $m$ for the query's position and $n$ for the key's"
+    other = "chapters 1, 3, 6, 8 and 11 write $i$ for the query's and $j$ for the key's."
+    assert raw.index(other, body) < raw.index("| English |", body)  # Core terms' lead, the other chapters' letters
+    assert "for a query at position $m$ and a key at $n$" in row("offset")
     defined = {
-        "$m$": "for a query at position $m$ and a key at $n$",
-        "$n$": "for a query at position $m$ and a key at $n$",
+        "$m$": notation,
+        "$n$": notation,
         "$d$": "where $d$ is the width of one attention head",
         "$i$": "with pair $i$'s *frequency* $\\theta_i",
         "$\\theta_i$": "with pair $i$'s *frequency* $\\theta_i",
@@ -6574,7 +6657,8 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     for letter, where in defined.items():
         at = raw.index(where, body)
         line_start = raw.rindex("\n", 0, at) + 1
-        first = raw.index(letter, body)
+        # the page's own $i$ and $j$: first used after the lead's sentence on the other chapters' letters
+        first = raw.index(letter, raw.index(other) + len(other) if letter in ("$i$", "$j$") else body)
         assert first >= line_start, (letter, raw[first - 80 : first + 20])
     this_page = {
         "$m$": "a query's position",

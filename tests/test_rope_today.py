@@ -2926,8 +2926,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         " moves its mean."
     )
     slowest = (
-        "The slowest pairs fade far more slowly; in a head of $d = 64$, only tens of thousands of tokens back does xPos"
-        " pull the whole score toward zero."
+        "The slowest pairs fade far more slowly; in a head of $d = 64$, xPos pulls the whole score toward zero only"
+        " from about four thousand tokens back."
     )
     theta64 = posenc.rope_inv_freq(64).double()
     first = torch.arange(1, 7).double()
@@ -2940,6 +2940,20 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     _, sk64 = posenc.xpos_scale(torch.tensor([0]), 64)
     keep = (sq64 * sk64)[0, :32].double()
     assert keep[-1] > 0.8 and keep[0] < 1e-4, keep
+    # read r197: "only from about four thousand tokens back": a key equal to its query keeps over half of RoPE's mean
+    # |score| over 2048-4095 under xPos, under a quarter over 4096-8191 and every later doubling up to 2^16
+    for lo, (low, high) in {
+        2048: (0.5, 1.0),
+        4096: (0, 0.25),
+        8192: (0, 0.25),
+        16384: (0, 0.25),
+        32768: (0, 0.25),
+    }.items():
+        span = torch.arange(lo, 2 * lo)
+        sq_s, _ = posenc.xpos_scale(span, 64)
+        cos_s = torch.cos(span[:, None].double() * theta64[None, :])
+        share = (cos_s * (sq_s * sk64).double()[:, :32]).mean(1).abs().mean() / cos_s.mean(1).abs().mean()
+        assert low < share < high, (lo, share)
     shows = (
         "The figure follows a key equal to its query, in a head of $d = 64$, two to four thousand tokens back: under"
         " xPos its score swings far less than under RoPE."
