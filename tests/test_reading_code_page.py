@@ -9,6 +9,7 @@ import copy
 import importlib.util
 import inspect
 import io
+import json
 import math
 import re
 from pathlib import Path
@@ -136,10 +137,10 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     )
     assert gemma.rope_parameters["full_attention"]["rope_theta"] == 1e6
     assert 'nested = "rope_type" not in params  # as in Gemma 3: one dict per layer kind' in code
-    # the main line before the snippet says what it does with the kinds; no sentence after it asks the reader to edit
-    # and rerun it (read r188)
+    # the main line before the snippet says what it does with the kinds, in the table's per-layer-type row (read
+    # r197); no sentence after it asks the reader to edit and rerun it (read r188)
     assert (
-        "Gemma 3's keys are the kinds that `layer_types` lists, so the snippet reads the dict of each kind."
+        "| one dict for each kind that `layer_types` lists | `rope_parameters[kind]`, one kind at a time |"
         in _section_main_line(_page(), "## Porting transformers-4 code")
     )
     after = _raw().split(code)[1].lstrip("`\n")
@@ -363,18 +364,20 @@ def test_fast_pair_and_turns_in_l_share_one_span_in_llama_31():
 
 
 def test_temperature_is_one_over_the_logit_multiplier():
-    """Temperature rules, main line (read r186: one idea under three names, so one sentence links them): "Multiplying
-    every logit by m^2 is dividing it by a *temperature* of 1/m^2, below 1, which sharpens attention" (m(s) = 0.1 ln s
-    + 1 > 1 for s > 1, and m(1) = 1; a temperature below 1 sharpens the softmax: checked below), and the block's "An
+    """Temperature rules, main line (read r186: one idea under three names, so one sentence links them; read r197: the
+    old "dividing it by a temperature of 1/m^2" made the reader invert twice): "This is a softmax *temperature* of
+    1/m^2, below 1; a temperature below 1 sharpens attention", right after the display cos, sin x m => logit x m^2
+    (m(s) = 0.1 ln s + 1 > 1 for s > 1, and m(1) = 1; a temperature below 1 sharpens the softmax: checked below), and
+    the block's "An
     unscaled model's temperature is 1" and t = 1/m(8)^2, about 0.69. Read r183: the block says the 1/sqrt(d) stays:
     transformers 5.24's Llama attention keeps its scaling head_dim^-0.5 under `yarn`, which puts m(s) on cos and sin
     instead."""
     page = _page()
     main = _section_main_line(page, "## Temperature rules")
-    assert (
-        "Multiplying every logit by $m^2$ is dividing it by a *temperature* of $1/m^2$, below 1, which sharpens"
-        " attention." in main
-    ), main
+    temperature = "This is a softmax *temperature* of $1/m^2$, below 1; a temperature below 1 sharpens attention."
+    display = "$$\\cos, \\sin \\;\\times\\; m \\qquad\\Rightarrow\\qquad \\text{logit} \\;\\times\\; m^2$$ "
+    assert display + temperature in main, main  # "This" is the logit's multiplier m^2, displayed just before
+    assert "dividing it by a" not in page  # the double inversion is gone
     assert "- An unscaled model's temperature is 1." in page
     # "which sharpens attention": logits divided by a temperature below 1 give a softmax with a higher top weight and a
     # lower entropy, for every random row
@@ -569,9 +572,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert named in section
     assert "{ref}" not in named and "Temperature rules" not in named  # no pointer the row needs to be read
     assert "float32 rounding:" not in section  # read r181
-    # the section it points to says so: "their error grows with the position itself, not with the distance back"
+    # the section it points to says so, in its table's second row: a score's error grows with the position itself
     bf16_main = _section_main_line(page, "### bfloat16 frequencies")
-    assert "their error grows with the position itself, not with the distance back." in bf16_main
+    assert "| your own code forms the angles in bfloat16 | the position itself |" in bf16_main
     # "by more than transformers' own rounding": transformers forms float32 angles and rounds cos and sin to the
     # activations' dtype, at worst bfloat16 or float16, a relative error of at most 2^-8 (the bound below covers
     # float16's 2^-11 too). Each case can exceed that: (1) bfloat16 angles of pair 0 (theta_0 = 1) for a row shifted by
@@ -890,7 +893,8 @@ def test_fields_first_name_partial_rotary_factor():
         ),
     ], rows
     assert "`layer_types`" not in fields  # read r176: per-layer-kind RoPE waits for the porting section that uses it
-    assert "Some configurations, such as Gemma 3's, nest one dict per layer kind." in _page()
+    # the porting section's table names the nested kind (read r197: a table in place of the internals paragraph)
+    assert "| per layer type, such as Gemma 3's | one dict for each kind that `layer_types` lists |" in _page()
 
 
 def test_transformers_dynamic_l_is_the_stored_length():
@@ -1654,10 +1658,37 @@ def test_reading_code_porting_snippet_and_nestings():
     assert set(text.rope_parameters) == set(text.layer_types) == {"full_attention", "sliding_attention"}
     # read r186: the main line claims Gemma 3's case alone, with no hedge; the exceptions are the pitfalls' bullets
     porting = _section_main_line(page, "## Porting transformers-4 code")
-    assert (
-        "Gemma 3's keys are the kinds that `layer_types` lists, so the snippet reads the dict of each kind." in porting
-        and "mostly" not in porting
-    )
+    # read r197: the internals paragraph became a three-row table: configuration kind | where the RoPE dict is | how
+    # to read it, each row checked here on transformers' own configurations
+    table = porting[porting.index("| configuration | where the RoPE dict is | how to read it |") :]
+    table = table[: table.index("```")]
+    rows = re.findall(r"\| ([^|]+?) \| ([^|]+?) \| ([^|]+?) \|", table)
+    assert [r[0] for r in rows] == [
+        "configuration",
+        "flat text, such as Llama's",
+        "multimodal, such as Qwen2.5-VL's",
+        "per layer type, such as Gemma 3's",
+    ], rows
+    assert rows[1][1:] == (
+        "`config.rope_parameters`",
+        "read the rule from its `rope_type`: `config.rope_scaling`, an alias of the dict, is set even in an unscaled"
+        " model",
+    ), rows[1]
+    assert rows[2][1:] == ("in its text configuration", "`config.get_text_config().rope_parameters`"), rows[2]
+    assert rows[3][1:] == (
+        "one dict for each kind that `layer_types` lists",
+        "`rope_parameters[kind]`, one kind at a time",
+    ), rows[3]
+    assert "mostly" not in porting
+    # the multimodal row: Qwen2.5-VL's composite configuration has no `rope_parameters` of its own, its text
+    # configuration holds a flat dict; the flat row: Llama's configuration is its own text configuration
+    qwen = transformers.Qwen2_5_VLConfig()
+    assert not hasattr(qwen, "rope_parameters") and qwen.get_text_config().rope_parameters["rope_type"] == "default"
+    llama_flat = transformers.LlamaConfig()
+    assert llama_flat.get_text_config() is llama_flat and "rope_type" in llama_flat.rope_parameters
+    # the per-layer-type row: Gemma 3's text configuration keys its dict by the kinds `layer_types` lists, each a dict
+    # with its own `rope_type`
+    assert all("rope_type" in text.rope_parameters[kind] for kind in set(text.layer_types))
 
     def rope(name):
         return CONFIG_MAPPING[name]().get_text_config().rope_parameters
@@ -1671,19 +1702,15 @@ def test_reading_code_porting_snippet_and_nestings():
     assert kinds("zaya") <= set(rope("zaya")) == {"hybrid", "hybrid_sliding"}
     assert rope("beam")["full_attention"] is None and rope("cohere_compass") == {}
     assert "DeepSeek-V4's nested dict uses keys that are not its layer kinds: `main` and `compress`." in page
-    # the main line: "On a flat text configuration such as Llama's, `config.rope_scaling` still reads, as an alias of
-    # `rope_parameters`. So it is set even in an unscaled model: read the rule from its `rope_type` instead" (read
-    # r186: out of the snippet's comment; read r192: narrowed to a flat text configuration, since a composite one
-    # raises and a nested one has no top-level `rope_type`, as checked below)
+    # the table's flat row: `config.rope_scaling` is an alias of the dict, set even in an unscaled model, so the rule
+    # is read from its `rope_type` (read r186: out of the snippet's comment; read r192: narrowed to a flat text
+    # configuration, since a composite one raises and a nested one has no top-level `rope_type`, as checked below)
     assert transformers.LlamaConfig().rope_scaling == {"rope_theta": 10000.0, "rope_type": "default"}
     llama = transformers.LlamaConfig()
     assert llama.rope_scaling is llama.rope_parameters and llama.rope_scaling["rope_type"] == "default"
     assert '\n    kind = rope["rope_type"]  # "default" when unscaled\n' in code
-    assert (
-        "On a flat text configuration such as Llama's, `config.rope_scaling` still reads, as an alias of"
-        " `rope_parameters`. So it is set even in an unscaled model: read the rule from its `rope_type` instead."
-        in porting
-    )
+    # (the table's flat row, pinned above: "read the rule from its `rope_type`: `config.rope_scaling`, an alias of the
+    # dict, is set even in an unscaled model")
     for composite in (transformers.Gemma3Config(), transformers.Qwen2_5_VLConfig()):
         with pytest.raises(AttributeError):
             _ = composite.rope_scaling
@@ -1884,9 +1911,12 @@ def test_reading_code_live_values_and_positions():
         " rounds to 1 024, 3 radians away."
     ) in page
     assert float(torch.tensor(1027.0, dtype=torch.float64).to(torch.bfloat16)) == 1024.0
-    # "Float32 angles err the same way, 2^16 times less." (read r171): float32 keeps 24 significant bits, bfloat16 8,
-    # so at every position from 1 to 2^20 the float32 spacing is 2^-16 of the bfloat16 spacing
-    assert "Float32 angles err the same way, $2^{16}$ times less." in page
+    # the bfloat16 table's float32 row, "both of the above, each 2^16 times less" (read r171, r197): float32 keeps 24
+    # significant bits, bfloat16 8, so at every position from 1 to 2^20 the float32 spacing is 2^-16 of the bfloat16
+    # spacing (the angles formed), and one rounding's relative bound, half of eps, is 2^-16 times bfloat16's (the
+    # frequencies rounded)
+    assert "| both of the above, each $2^{16}$ times less |" in page
+    assert torch.finfo(torch.float32).eps * 2**16 == torch.finfo(torch.bfloat16).eps
     for p in (1.0, 1000.0, 1027.0, 131071.0, 2.0**20):
         f32 = torch.finfo(torch.float32).eps * 2 ** math.floor(math.log2(p))
         bf16 = torch.finfo(torch.bfloat16).eps * 2 ** math.floor(math.log2(p))
@@ -1900,21 +1930,40 @@ def test_reading_code_live_values_and_positions():
 
 
 def test_float32_angles_are_fine_up_to_16l():
-    """bfloat16 frequencies, the main line's last sentence (read r192: "Float32 angles err the same way, 2^16 times
-    less" left the learner unsure whether transformers' float32 path is a concern): "With float32 frequencies,
-    transformers' angles are fine: up to Llama 3.1's 16L, each is off by less than a tenth of the angle its pair turns
-    per position." Checked on transformers 5.24's own rotary module with Llama 3.1's fields, float32 `inv_freq` as
+    """bfloat16 frequencies, the table's float32 row and the sentence under it (read r192: the learner was unsure
+    whether transformers' float32 path is a concern; read r197: "fine", against a tenth of a pair's per-position
+    angle, disagreed with chapter 4's float64 rule): "| transformers forms float32 angles from float32 theta_i | ... |
+    at most about 0.01 radian per angle up to 16L |" and "The last row's error is small at inference. Chapter 4's rule,
+    float64 angles, removes the part that forming p theta_i in float32 adds." The block: "Computing theta_i in float32
+    gives at most about 0.005 radian, and forming p theta_i in float32 at most about 0.004. Float64 angles remove the
+    second." Checked on transformers 5.24's own rotary module with Llama 3.1's fields, float32 `inv_freq` as
     `from_pretrained` with a dtype keeps it, at every position from 0 to 16L - 1: the angle that its float32 cos and
     sin carry, against the exact angle p theta_i / divisor in float64 (Meta's blend for the ramped pairs), wrapped to
-    (-pi, pi]. The worst error is about 0.048 of a pair's per-position angle (a ramped pair far out, where float32's
-    rounding of theta_i adds up), about 0.01 radian; the claim's tenth leaves twice that margin for another CPU's
-    float32 pow."""
+    (-pi, pi]. Measured on x86: 0.0093 in all, 0.0054 from theta_i, 0.0039 from forming p theta_i (half of float32's
+    spacing near 86 000, a correctly rounded product); the bounds leave room for another CPU's float32 pow."""
     page = _page()
     main = _section_main_line(page, "### bfloat16 frequencies")
+    row = (
+        "| transformers forms float32 angles from float32 $\\theta_i$ | both of the above, each $2^{16}$ times less |"
+        " at most about 0.01 radian per angle up to $16L$ |"
+    )
+    lesson = (
+        "The last row's error is small at inference. Chapter 4's rule, float64 angles, removes the part that forming"
+        " $p\\theta_i$ in float32 adds."
+    )
+    assert row in main and lesson in main and "fine" not in main and "a tenth" not in main, main
+    block = _collapsed("The <code>model.to</code> and float32 rows")
+    parts = (
+        "Computing $\\theta_i$ in float32 gives at most about 0.005 radian, and forming $p\\theta_i$ in float32 at most"
+        " about 0.004. Float64 angles remove the second."
+    )
+    assert parts in block, block
+    # chapter 4's rule, in its own words: float64 angles, float32 tables and rotation
+    cells = json.loads((ROOT / "notebooks" / "04_rope.ipynb").read_text(encoding="utf-8"))["cells"]
+    markdown = " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
     assert (
-        "Float32 angles err the same way, $2^{16}$ times less. With float32 frequencies, transformers' angles are"
-        " fine: up to Llama 3.1's $16L$, each is off by less than a tenth of the angle its pair turns per position."
-        in main
+        "**Hence the rule: form the angles in float64 and keep the cos and sin tables and the rotation in float32.**"
+        in markdown
     )
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
@@ -1938,12 +1987,27 @@ def test_float32_angles_are_fine_up_to_16l():
         cos, sin = rotary(torch.zeros(1, 1, d), pos[None])
     assert cos.dtype == torch.float32
     half = d // 2
+
+    def wrapped(a):
+        return torch.remainder(a + math.pi, 2 * math.pi) - math.pi
+
     carried = torch.atan2(sin[0, :, :half].double(), cos[0, :, :half].double())
     true = pos.double()[:, None] * exact[None, :]
-    err = torch.remainder(carried - true + math.pi, 2 * math.pi) - math.pi
-    relative = float((err.abs() / exact).max())  # in units of the angle each pair turns per position
-    assert 0.01 < relative < 0.1, relative  # above 0.01: the bound is not idle; below a tenth, as the page says
-    assert float(err.abs().max()) < 0.02  # radians: far from bfloat16's half a turn
+    total = float(wrapped(carried - true).abs().max())
+    assert 0.006 < total < 0.0125, total  # "at most about 0.01 radian per angle up to 16L"
+    own = pos.double()[:, None] * rotary.inv_freq.double()[None, :]  # exact angles of the float32 theta_i
+    from_theta = float((own - true).abs().max())
+    formed = float(wrapped(carried - own).abs().max())
+    assert 0.0035 < from_theta < 0.0065, from_theta  # "computing theta_i in float32 ... about 0.005"
+    assert 0.003 < formed < 0.0045, formed  # "forming p theta_i in float32 at most about 0.004"
+    assert total <= from_theta + formed + 1e-6  # "two roundings add up to the last row's 0.01 radian"
+    # "Float64 angles remove the second": chapter 4's rule, float64 angles of the same float32 theta_i, float32 tables
+    cos64, sin64 = own.cos().float(), own.sin().float()
+    kept = float(wrapped(torch.atan2(sin64.double(), cos64.double()) - own).abs().max())
+    assert kept < 1e-6 < formed / 1000, kept
+    # "small at inference": an angle off by 0.01 radian moves a unit score's cos by at most 0.01, against bfloat16's
+    # half a turn in the rows above
+    assert total < 0.01 * math.pi
 
 
 def test_reading_code_scout_step_warns_but_builds():
@@ -2544,22 +2608,53 @@ def test_deepseek_worked_example_numbers():
 
 
 def test_bfloat16_section_tells_the_two_errors_apart():
-    """bfloat16 frequencies, main line, after the `model.to` drift that grows with the key's distance back: "Angles that
-    your own code forms in bfloat16 err differently: their error grows with the position itself, not with the
-    distance back." For keys one back (a fixed offset), the error of the angle difference that bfloat16 angles give
-    pair 0 (theta_0 = 1) is 0 for every query below 256, where integers are exact, and reaches 7 between 1 024 and
-    2 048, where bfloat16 spaces numbers 8 apart."""
+    """bfloat16 frequencies, main line (read r197: three error mechanisms shared two paragraphs, so a three-row table
+    separates them: path | a score's error grows with | size, in Llama 3.1's head). The first row, `model.to`: the
+    key's distance back, half a turn for a key about 1 800 tokens back (test_bfloat16_drift_and_three_roundings); the
+    second, angles formed in bfloat16: the position itself, about half a turn between positions 1 024 and 2 048; the
+    third, float32 (test_float32_angles_are_fine_up_to_16l). Checked for the second row: for keys one back (a fixed
+    offset), the error of the angle difference that bfloat16 angles give pair 0 (theta_0 = 1) is 0 for every query
+    below 256, where integers are exact, and reaches 7 between 1 024 and 2 048, where bfloat16 spaces numbers 8 apart;
+    over all query-key pairs in that range the score's angle, wrapped, is off by 3 radians, about half a turn. The
+    prose the table replaces is off the main line; the `model.to` sentences moved into the first block."""
     page = _page()
-    sentence = (
-        "Angles that your own code forms in bfloat16 err differently: their error grows with the position itself, not"
-        " with the distance back."
-    )
     main = _section_main_line(page, "### bfloat16 frequencies")
-    assert main.count(sentence) == 1 and main.index("half a turn off") < main.index(sentence)
+    table = main[main.index("| path | a score's error grows with | size, in Llama 3.1's head |") :]
+    rows = re.findall(r"\| ([^|]+?) \| ([^|]+?) \| ([^|]+?) \|", table)
+    assert rows == [
+        ("path", "a score's error grows with", "size, in Llama 3.1's head"),
+        (
+            "`model.to(torch.bfloat16)` rounds $\\theta_i$",
+            "the key's distance back",
+            "half a turn for a key about 1 800 tokens back",
+        ),
+        (
+            "your own code forms the angles in bfloat16",
+            "the position itself",
+            "about half a turn between positions 1 024 and 2 048",
+        ),
+        (
+            "transformers forms float32 angles from float32 $\\theta_i$",
+            "both of the above, each $2^{16}$ times less",
+            "at most about 0.01 radian per angle up to $16L$",
+        ),
+    ], rows
+    assert main.index("Under either load path") < main.index("| path |")  # the float32 forming leads into the rows
+    for gone in ("err differently", "Float32 angles err the same way", "Of the others, Llama 3.1's pair 1"):
+        assert gone not in main, gone  # the prose the table replaces (the pair-1 sentences sit in the block)
+    block = _collapsed("The <code>model.to</code> and float32 rows")
+    opens = "Under `model.to`, a score's angle is off by the key's distance back times the rounding error of"
+    assert block.split("</summary>")[1].strip().startswith(opens + " $\\theta_i$."), block[:120]
     m = torch.arange(0, 2048, dtype=torch.float64)
     angle = lambda p: p.to(torch.bfloat16).double()  # noqa: E731 - pair 0's angle p * 1, formed in bfloat16
     err = ((angle(m + 1) - angle(m)) - 1).abs()  # keys one back: the exact difference is 1
     assert float(err[:255].max()) == 0 and float(err[1024:2047].max()) == 7
+    # "about half a turn between positions 1 024 and 2 048": every query and key in that range, the score's angle
+    # error wrapped to (-pi, pi]: at most 3 radians, 0.48 of a turn, and reached (1 027 and 1 024 both read 1 024)
+    q = torch.arange(1024, 2048, dtype=torch.float64)
+    diff = (angle(q)[:, None] - angle(q)[None, :]) - (q[:, None] - q[None, :])
+    worst = float((torch.remainder(diff + math.pi, 2 * math.pi) - math.pi).abs().max())
+    assert worst == 3 and 0.47 < worst / (2 * math.pi) < 0.5, worst
 
 
 def test_max_position_embeddings_row_is_the_trained_length_only_where_stored():
@@ -2964,7 +3059,10 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     """Temperature rules, main line (read r178: a reader who checks DeepSeek-V3's `rotary.attention_scaling` finds 1
     and, by the main line alone, concludes there is no sharpening; read r186: one sentence, no jump into `mscale`):
     "Transformers' rotary module stores m as `attention_scaling`. DeepSeek-V2 and V3 put the factor in the softmax
-    scale instead, so their `attention_scaling` reads 1 although their logits are sharpened." After the attention
+    scale instead: their attention class multiplies its 1/sqrt(d) by m^2. So their `attention_scaling` reads 1,
+    although their logits are sharpened." (read r197: the main line says where the factor goes: both attention
+    classes set `self.scaling` from qk_head_dim^-0.5 through `yarn_apply_mscale`, which multiplies it by m^2.) After
+    the attention
     factor (the section leads with it), and the section's last sentence. Checked on a tiny DeepSeek-V3 model with
     posenc's copy of DeepSeek-V3's `rope_scaling`, in transformers 5.24: the rotary module's factor is 1, cos at
     position 0 is 1, and the attention's softmax scale is qk_head_dim^-0.5 times m(40, 1)^2, about 1.87 (the block's
@@ -2981,7 +3079,8 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # the two fields and their ratio move to the first block, right under the main line
     sentences = (
         "Transformers' rotary module stores $m$ as `attention_scaling`. DeepSeek-V2 and V3 put the factor in the"
-        " softmax scale instead, so their `attention_scaling` reads {one} although their logits are sharpened."
+        " softmax scale instead: their attention class multiplies its $1/\\sqrt d$ by $m^2$. So their"
+        " `attention_scaling` reads {one}, although their logits are sharpened."
     )
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
@@ -3007,6 +3106,15 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     assert 'mscale_all_dim = rope_parameters.get("mscale_all_dim", 0)' in apply
     assert 'mscale = yarn_get_mscale(rope_parameters["factor"], mscale_all_dim)' in apply
     assert "scaling = scaling * mscale * mscale" in apply and 'get("mscale"' not in apply
+    # "their attention class multiplies its 1/sqrt(d) by m^2": V2's and V3's attention classes start from
+    # qk_head_dim^-0.5, the 1/sqrt(d) of their query-key width, and pass it through the same `yarn_apply_mscale`
+    from transformers.models.deepseek_v2 import modeling_deepseek_v2 as ds2
+
+    for module, attention in ((ds2, ds2.DeepseekV2Attention), (ds3, ds3.DeepseekV3Attention)):
+        init = inspect.getsource(attention.__init__)
+        assert "self.scaling = yarn_apply_mscale(config.rope_parameters, self.qk_head_dim ** (-0.5))" in init, module
+        same = " ".join(inspect.getsource(module.yarn_apply_mscale).split())
+        assert same == apply, module.__name__
     unequal = {"rope_type": "yarn", "factor": 40.0, "mscale": 0.5, "mscale_all_dim": 2.0}
     m = lambda mu: 0.1 * mu * math.log(40) + 1  # noqa: E731 - m(40, mu)
     assert math.isclose(ds3.yarn_apply_mscale(unequal, 1.0), m(2.0) ** 2, rel_tol=1e-12)
@@ -3444,3 +3552,145 @@ def test_worked_configuration_leads_with_its_lesson():
     assert all(x > 1 + 1e-3 for x in by[29:])  # "slows the others"
     assert all(b >= a * (1 - 1e-6) for a, b in zip(by, by[1:])) and math.isclose(by[-1], s, rel_tol=1e-5)  # "most"
     assert all(math.isclose(x, s, rel_tol=1e-5) for x in by[35:]) and all(1 < x < s for x in by[29:35])  # three bands
+
+
+def test_full_attention_interval_row_says_transformers_turns_it_into_layer_types():
+    """The field table's Qwen row (read r197: the neighbouring rows say what transformers does with their fields):
+    "`full_attention_interval` | Qwen3-Next's field: one layer in this many is full softmax attention with RoPE, 4 by
+    default, and the others are Gated DeltaNet, a linear attention; transformers turns it into `layer_types` and does
+    not keep it". Checked on transformers 5.24's Qwen3NextConfig: with the field set, the configuration has no such
+    attribute, and its `layer_types` put full attention on every n-th layer, the others linear attention; its
+    defaults put it on every 4th."""
+    row = (
+        "| `full_attention_interval` | Qwen3-Next's field: one layer in this many is full softmax attention with RoPE,"
+        " 4 by default, and the others are Gated DeltaNet, a linear attention; transformers turns it into `layer_types`"
+        " and does not keep it |"
+    )
+    assert row in _raw()
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import Qwen3NextConfig
+
+    for interval, layers in ((4, 8), (3, 6), (2, 4)):
+        config = Qwen3NextConfig(full_attention_interval=interval, num_hidden_layers=layers)
+        assert not hasattr(config, "full_attention_interval"), interval  # "does not keep it"
+        full = [i for i, kind in enumerate(config.layer_types) if kind == "full_attention"]
+        assert full == list(range(interval - 1, layers, interval)), (interval, config.layer_types)
+        assert set(config.layer_types) == {"full_attention", "linear_attention"}
+    default = Qwen3NextConfig()
+    full = [i for i, kind in enumerate(default.layer_types) if kind == "full_attention"]
+    assert full == list(range(3, default.num_hidden_layers, 4)), default.layer_types  # "4 by default"
+
+
+def test_opening_excerpt_condenses_llamas_rope_path():
+    """The opening's code excerpt (read r197, an omission: the page described transformers' RoPE path in words only),
+    condensed from transformers 5.24's Llama code: the rotary module's angles `position_ids[..., None].float() *
+    inv_freq`, the half layout's `torch.cat((freqs, freqs), dim=-1)`, cos and sin times `attention_scaling` and then
+    rounded to the activations' dtype, and `apply_rotary_pos_emb`'s `q * cos + rotate_half(q) * sin` with cos and sin
+    unsqueezed at dim 1 for the heads, `rotate_half` turning (x1, x2) into (-x2, x1). Each key line's operation is in
+    the installed source, and the excerpt, run on small tensors, gives transformers' cos, sin and rotated query, with
+    and without an attention factor."""
+    page = _page()
+    opening = page[: page.index("Read these fields first:")]
+    code = _snippet("def rotate_half(x):")
+    assert code in _raw()[: _raw().index("Read these fields first:")]  # in the opening, right after the sentence
+    assert (
+        "each attention layer rotates its queries and keys with them. Condensed, with transformers' names: ```python"
+        in opening
+    )
+    lines = [line.split("  #")[0].strip() for line in code.splitlines() if line.strip() and not line.startswith("#")]
+    assert lines == [
+        "freqs = position_ids[..., None].float() * inv_freq",
+        "emb = torch.cat((freqs, freqs), dim=-1)",
+        "cos = emb.cos() * attention_scaling",
+        "sin = emb.sin() * attention_scaling",
+        "def rotate_half(x):",
+        "x1, x2 = x.chunk(2, dim=-1)",
+        "return torch.cat((-x2, x1), dim=-1)",
+        "q = q * cos[:, None] + rotate_half(q) * sin[:, None]",
+    ], lines
+    assert "the half layout" in code and "the attention factor m" in code and "activations' dtype" in code
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.models.llama import modeling_llama
+
+    forward = inspect.getsource(modeling_llama.LlamaRotaryEmbedding.forward)
+    for operation in (
+        "freqs = position_ids[..., None].float() * self.inv_freq",
+        "emb = torch.cat((freqs, freqs), dim=-1)",
+        "cos = emb.cos() * self.attention_scaling",
+        "sin = emb.sin() * self.attention_scaling",
+        "return cos.to(dtype=x.dtype), sin.to(dtype=x.dtype)",  # "then rounds both to the activations' dtype"
+    ):
+        assert operation in forward, operation
+    apply = inspect.getsource(modeling_llama.apply_rotary_pos_emb)
+    for operation in (
+        "cos = cos.unsqueeze(unsqueeze_dim)",
+        "q_embed = (q * cos) + (rotate_half(q) * sin)",
+        "k_embed = (k * cos) + (rotate_half(k) * sin)",  # "k alike"
+        "unsqueeze_dim=1",
+    ):
+        assert operation in apply, operation
+    half = inspect.getsource(modeling_llama.rotate_half)
+    assert "x1 = x[..., : x.shape[-1] // 2]" in half and "x2 = x[..., x.shape[-1] // 2 :]" in half
+    assert "return torch.cat((-x2, x1), dim=-1)" in half
+    # run the excerpt on small tensors against transformers' rotary module and apply_rotary_pos_emb
+    d, heads = 16, 3
+    yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 16}
+    for rope in (None, yarn):
+        config = LlamaConfig(hidden_size=d * heads, num_attention_heads=heads, rope_scaling=rope)
+        rotary = modeling_llama.LlamaRotaryEmbedding(config)
+        position_ids = torch.tensor([[0, 1, 2, 7, 30], [3, 4, 5, 6, 9]])
+        torch.manual_seed(0)
+        q = torch.randn(2, heads, 5, d)
+        names = {
+            "torch": torch,
+            "position_ids": position_ids,
+            "inv_freq": rotary.inv_freq,
+            "attention_scaling": rotary.attention_scaling,
+            "q": q,
+        }
+        exec(code, names)
+        cos, sin = rotary(q, position_ids)
+        assert torch.equal(names["cos"], cos) and torch.equal(names["sin"], sin), rope
+        expected, _ = modeling_llama.apply_rotary_pos_emb(q, q, cos, sin)
+        assert torch.allclose(names["q"], expected, atol=1e-6, rtol=0), rope
+        assert names["rotate_half"](torch.arange(4.0)).tolist() == [-2, -3, 0, 1]  # (x1, x2) -> (-x2, x1)
+    assert rotary.attention_scaling > 1  # the yarn case carries an attention factor m, the default 1
+
+
+def test_opening_says_the_page_has_no_exercises_and_where_they_are():
+    """The opening (read r197: no exercises and no Practice link, which a chapter's shape expects): "This page is a
+    reference, with no exercises: most chapters end with some, and four Practice notebooks add more." Checked: the
+    page has no exercise heading; of the eleven numbered chapters, all but a few have an "Exercise" or "Exercises"
+    heading; the table of contents' Practice part lists four notebooks, each titled "Practice: ...", as the intro's
+    "Four **Practice** notebooks" names them."""
+    page = _page()
+    opening = page[: page.index("Read these fields first:")]
+    sentence = (
+        "This page is a reference, with no exercises: most chapters end with some, and four Practice notebooks add"
+        " more."
+    )
+    assert sentence in opening
+    assert not re.search(r"^#+ Exercises?\b", _raw(), re.M)
+    chapters = sorted((ROOT / "notebooks").glob("[01][0-9]_*.ipynb"))
+    assert len(chapters) == 11, chapters
+    with_exercises = []
+    for notebook in chapters:
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        if re.search(r"^#+ Exercises?\s*$", text, re.M):
+            with_exercises.append(notebook.stem)
+    assert len(chapters) > len(with_exercises) > len(chapters) * 3 // 4, with_exercises  # "most", not all
+    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    practice = toc[toc.index("- caption: Practice") :]
+    practice = practice[: practice.index("- caption:", 1)]
+    files = re.findall(r"- file: (notebooks/practice_\w+)", practice)
+    assert len(files) == 4, files  # "four Practice notebooks"
+    for name in files:
+        cells = json.loads((ROOT / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
+        title = next(
+            "".join(c["source"]) for c in cells if c["cell_type"] == "markdown" and "# Practice" in "".join(c["source"])
+        )
+        assert "# Practice: " in title, name
+    intro = " ".join((ROOT / "book" / "intro.md").read_text(encoding="utf-8").split())
+    assert "Four **Practice** notebooks" in intro
