@@ -61,8 +61,11 @@ EXAMPLE = "### How these terms fit together: Llama 3.1's head"
 # slowing prevents
 SLOW_PAIR_CLAUSE = (
     "A *slow pair* turns less than once over training's distances, 0 to $L - 1$. In a decoder every key sits at or"
-    " behind its query, so training shows that pair only one arc of its circle. A long enough input carries the pair's"
-    " angle past the end of that arc, to a new angle, unless a scaling slows the pair enough."
+    " behind its query, so training's distances run only one way, from 0 to $L - 1$, and a slow pair's angle covers"
+    " only"
+    " one arc of its circle. A long enough input carries the pair's angle past the end of that arc, to a new angle,"
+    " unless a scaling"
+    " slows the pair enough."
 )
 #: the longer-inputs primer's lesson, its first sentence (read r191: lesson first, PI slows the fastest pairs, `llama3`
 #: and YaRN keep them); it says "slowest", not the term *slow pair*, which :data:`SLOW_PAIR_CLAUSE` defines right
@@ -128,19 +131,22 @@ DISTANCE_BLOCK = (
 #: multiplies q . k by its square only in a fully rotated head; read r197: the two exceptions each in a sentence of its
 #: own, no "that" with two antecedents, and "each changes ... by the same factor", which a divisor also does)
 SCALES_OPENING = (
-    r"Each scale in this table multiplies the raw score \$q \\cdot k\$, with two exceptions\. The \*temperature\*"
-    r" (divides|multiplies) it\. The \*attention factor\* multiplies cos and sin, which in a fully rotated head"
-    r" multiplies \$q \\cdot k\$ by the factor's (square|cube)\. A multiplier (above|below) 1 (sharpens|flattens)"
-    r" attention: the top-scoring keys get (more|less) of the weight\. The \*softmax scale\* turns \$q \\cdot k\$"
-    r" into the logit, and the other scales act on top of it, so each changes \$q \\cdot k\$ and the logit by the"
-    r" same factor\."
+    # read r198: the table's own column says the number for every row, the temperature's too (1/t)
+    r"Each scale in this table multiplies \$q \\cdot k\$ on its way to the logit, by the number in its column"
+    r" \*multiplier of \$q \\cdot k\$\*\. The \*temperature\* (divides|multiplies) it, so that number is \$1/t\$\."
+    r" The \*attention factor\* multiplies cos and sin, which in a fully rotated head multiplies \$q \\cdot k\$ by"
+    r" the factor's (square|cube)\. A multiplier (above|below) 1 (sharpens|flattens) attention: the top-scoring keys"
+    r" get (more|less) of the weight\."
 )
 #: the collapsed block right under the scales table: the word "temperature" in the chapters and in Llama 4's code (read
 #: r191: the clash sentence was an aside on the main line under the table; its "Where sources differ" block holds it)
 WORD_BLOCK = "Where the word temperature differs"
 #: the main line's sentence on why the decoder is the scope: its keys sit on one side of the query
 ONE_SIDED_ARC = (
-    "In a decoder every key sits at or behind its query, so training shows that pair only one arc of its circle."
+    # read r198: the decoder sets the one-sided range of distances (offsets, key - query, are never positive there);
+    # the arc follows from turning less than once over it
+    "In a decoder every key sits at or behind its query, so training's distances run only one way, from 0 to $L - 1$,"
+    " and a slow pair's angle covers only one arc of its circle."
 )
 
 
@@ -661,16 +667,17 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening, one rule (read r186: three conventions met in one short passage; read r191: its lesson
-    first; read r192: exact about the attention factor): :data:`SCALES_OPENING`, "Each scale in this table multiplies
-    the raw score $q \\cdot k$, with two exceptions. The *temperature* divides it. The *attention factor* multiplies cos
-    and sin, which in a fully rotated head multiplies $q \\cdot k$ by the factor's square. A multiplier above 1
-    sharpens attention: the top-scoring keys get more of the weight. ..." The block's bullet "Three scales change with
-    the query: Llama 4's *query temperature* and *logn attention* follow its position, and *Scalable-Softmax* follows
-    how many tokens it attends: its position plus 1 under a causal mask, fewer under a sliding window" (the three
-    named where their count is, r177) (transformers 5.24's causal and sliding-window mask functions: each query at
-    position p, counting from 0, attends p + 1 keys under the causal mask, and fewer once p reaches the window); the
-    word clash (this page's
-    temperature divides, Llama 4's query temperature multiplies) is said once, in the Letters table's temperature row:
+    first; read r192: exact about the attention factor; read r198: the column's number for every row):
+    :data:`SCALES_OPENING`, "Each scale in this table multiplies $q \\cdot k$ on its way to the logit, by the number in
+    its column *multiplier of $q \\cdot k$*. The *temperature* divides it, so that number is $1/t$. The *attention
+    factor* multiplies cos and sin, which in a fully rotated head multiplies $q \\cdot k$ by the factor's square. A
+    multiplier above 1 sharpens attention: the top-scoring keys get more of the weight." The block's bullet "Three
+    scales change with the query: Llama 4's *query temperature* and *logn attention* follow its position, and
+    *Scalable-Softmax* follows how many tokens it attends: its position plus 1 under a causal mask, fewer under a
+    sliding window" (the three named where their count is, r177) (transformers 5.24's causal and sliding-window mask
+    functions: each query at position p, counting from 0, attends p + 1 keys under the causal mask, and fewer once p
+    reaches the window); the word clash (this page's temperature divides, Llama 4's query temperature multiplies) is
+    said once, in the Letters table's temperature row:
     the three rows named are exactly those whose cell holds a position, a count of tokens or tau; the attention factor's
     row is the one row whose fourth cell carries a scope, "in a fully rotated head" (in a partial rotary head, the
     block's case, no single number scales the logit), which the opening names in its one scoped sentence; every other
@@ -1015,6 +1022,26 @@ def test_chapter_8_words_from_the_saved_run():
     assert "a loss within a tenth of a nat of the *trigram baseline*'s mean, or below it, at the same length" in row(
         "fine (loss)"
     )
+    # read r198: both rows open "in every seed, ", chapter 8's grading rule: its loss_word grades *breaks* only when
+    # every seed's loss is above ln 28 (the bar `uniform`, the row's 28 tokens) and *fine* only when every seed's is
+    # below the trigram's mean plus a tenth of a nat; a model fine or broken in some seeds only fails its asserts
+    for word in ("fine (loss)", "breaks (loss)"):
+        assert cells(word)[2].startswith("in every seed, a loss "), (word, cells(word))
+    nb8 = json.loads((ROOT / "notebooks" / "08_extrapolation.ipynb").read_text(encoding="utf-8"))
+    code8 = "".join("".join(c["source"]) for c in nb8["cells"] if c["cell_type"] == "code")
+    assert "uniform = math.log(corpus.n_tokens)" in code8 and corpus.n_tokens == vocab
+    grading = code8[code8.index("def loss_word(m):") :]
+    grading = grading[: grading.index('return "raised"')]
+    assert "every word holds in every seed" in grading
+    for rule in (
+        "if min(loss_8L[m]) > uniform:",  # every seed above ln 28
+        'return "breaks"',
+        "assert max(loss_8L[m]) < uniform",  # else no seed above it
+        'if max(loss_8L[m]) < beyond["trigram"][512][0] + 0.1:',  # every seed below the trigram's mean + 0.1
+        'return "fine"',
+        'assert min(loss_8L[m]) > beyond["trigram"][512][0] + 0.1',  # else no seed below it
+    ):
+        assert rule in grading, rule
 
 
 # ---- the rows added for chapters 1 to 5 and 9 ---------------------------------------------------------------------
@@ -3876,16 +3903,22 @@ def test_temperature_section_opens_with_its_multiplier_table():
     header = "| English | 中文 | meaning | multiplier of $q \\cdot k$ | chapter |"
     flat = " ".join(section.split())
     assert flat.index("A multiplier above 1 sharpens attention:") < flat.index(header)
-    # "The *softmax scale* turns $q \cdot k$ into the logit, and the other scales act on top of it, so each changes
-    # $q \cdot k$ and the logit by the same factor": the fourth column's object, $q \cdot k$, is the
-    # opening's raw score; the softmax scale's row turns it into the logit, and every other row's number multiplies on
-    # top of it: transformers' Llama 4 multiplies its queries by tau, then hands the attention its `scaling`,
-    # head_dim**-0.5; a number c on top of the scale multiplies q . k and the logit alike
+    # read r198: "Each scale in this table multiplies $q \cdot k$ on its way to the logit, by the number in its column
+    # *multiplier of $q \cdot k$*. The *temperature* divides it, so that number is $1/t$": the opening's object is the
+    # fourth column's, $q \cdot k$, and it names that column by its heading; the temperature's number is its cell's
+    # reciprocal. "On its way to the logit": the softmax scale's row turns $q \cdot k$ into the logit, and every other
+    # row's number multiplies on top of it: transformers' Llama 4 multiplies its queries by tau, then hands the
+    # attention its `scaling`, head_dim**-0.5; a number c on top of the scale multiplies q . k and the logit alike
     column = header.split(" | ")[3]
     assert column == "multiplier of $q \\cdot k$"
     assert re.findall(SCALES_OPENING, flat), flat[:600]
-    assert f"multiplies the raw score {column[len('multiplier of ') :]}, with two" in flat  # the column's q . k
-    assert f"The *softmax scale* turns {column[len('multiplier of ') :]} into the logit, and" in flat
+    assert (
+        f"Each scale in this table multiplies {column[len('multiplier of ') :]} on its way to the logit, by the number"
+        f" in its column *{column}*." in flat
+    )  # the column's q . k, and the column by its heading
+    (t_number,) = re.findall(r"The \*temperature\* divides it, so that number is (\$[^$]+\$)\.", flat)
+    assert t_number == cells("temperature (attention temperature)")[3] == "$1/t$", t_number  # the row's cell
+    assert "with two exceptions" not in flat and "the same factor" not in flat  # read r198: the old opening's
     g = torch.Generator().manual_seed(2)
     q, k = torch.randn(2, 5, 16, generator=g, dtype=torch.float64)
     for c in (0.5, 1.2, 3.0):
@@ -3897,11 +3930,14 @@ def test_temperature_section_opens_with_its_multiplier_table():
     assert header.split(" | ")[3] == "multiplier of $q \\cdot k$"
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
-    # the opening is the one rule, its lesson first, in five sentences (read r191; read r192 added the attention
-    # factor's scope, its one exception to a scope-free rule); which scales change with the query and Llama 4's code's
+    # the opening is the one rule, its lesson first, in four sentences (read r191; read r192 added the attention
+    # factor's scope, its one exception to a scope-free rule; read r198: the softmax scale's sentence left, the
+    # column's heading says what the number multiplies); which scales change with the query and Llama 4's code's
     # word are the rows' and the blocks' (read r186)
-    assert opening.count(". ") + opening.endswith(".") == 5, opening
-    assert opening.endswith("so each changes $q \\cdot k$ and the logit by the same factor."), opening
+    assert opening.count(". ") + opening.endswith(".") == 4, opening
+    assert opening.endswith("A multiplier above 1 sharpens attention: the top-scoring keys get more of the weight."), (
+        opening
+    )
     # read r197: "that" no longer opens a sentence, and no sentence says every scale multiplies without its exceptions
     assert "that multiplies" not in opening and "the same number" not in opening, opening
     assert "Three scales change with the query" in block("Other models' query and logit scales")
@@ -5006,10 +5042,9 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     assert above == "above", above
     # the query temperature, a temperature by name, is one of the scales that multiply: the opening's exceptions are
     # the *temperature* and the *attention factor* alone (read r192: the old "whatever its name" left the reader to
-    # find which); the clash with the word is the Letters row's and the word block's, right under the table
-    ((exceptions,),) = [
-        re.findall(r"multiplies the raw score \$q \\cdot k\$, with two exceptions\. (.*?), which in", main)
-    ]
+    # find which; read r198: the two follow the rule's sentence, which ends with the column's heading); the clash with
+    # the word is the Letters row's and the word block's, right under the table
+    ((exceptions,),) = [re.findall(r"in its column \*multiplier of \$q \\cdot k\$\*\. (.*?), which in", main)]
     assert re.findall(r"\*([\w ]+)\*", exceptions) == ["temperature", "attention factor"], exceptions
     assert "query temperature" not in exceptions and "whatever its name" not in main
     assert "The word clashes" not in page(), main
@@ -5202,7 +5237,9 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     assert core_lead.startswith("Read these rows from the top, in order. This page writes $m$ for the query's"), (
         core_lead
     )
-    assert core_lead.count(". ") + core_lead.endswith(".") == 2, core_lead
+    # read r198: a third sentence gives the page's own $i$ (test_opening_legend_gives_each_letter_the_pages_meaning)
+    assert core_lead.count(". ") + core_lead.endswith(".") == 3, core_lead
+    assert core_lead.endswith(" for the key's. On this page, $i$ counts rotation pairs."), core_lead
     assert "the order the book teaches them" not in raw
     orders = {
         "teaching": [label for label in headings if label not in alphabetical_leads],
@@ -6628,8 +6665,10 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     ($m$, $n$: read r197; the offset row's "for a query at position $m$ and a key at $n$" follows), the logit row ($d$),
     the sinusoidal row ($i$, $\\theta_i$), the frequency row ($b$), and the Longer inputs lead ($L$, $\\ell$, $s$),
     before its A to Z table, whose rows use all three. Core terms' lead also names other chapters' $i$ and $j$, in the
-    sentence that uses them; after it, the page's own $i$ is first used in the sinusoidal row. The lead's words agree
-    with the rows and the subsection's table. Each definition agrees with the Letters table's "meaning here" column
+    sentence that uses them; right after it (read r198), "On this page, $i$ counts rotation pairs." gives the page's
+    own $i$, the Letters row's "a pair's index", before its first use in a row (the sinusoidal row, which also defines
+    $\\theta_i$); the pairs it counts are the Core table's *rotation pair* row's. The lead's words agree with the rows
+    and the subsection's table. Each definition agrees with the Letters table's "meaning here" column
     where it has a row."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
@@ -6643,11 +6682,16 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     other = "chapters 1, 3, 6, 8 and 11 write $i$ for the query's and $j$ for the key's."
     assert raw.index(other, body) < raw.index("| English |", body)  # Core terms' lead, the other chapters' letters
     assert "for a query at position $m$ and a key at $n$" in row("offset")
+    pairs = "On this page, $i$ counts rotation pairs."  # read r198: the page's $i$, in the lead
+    assert raw.index(other, body) + len(other) + 1 == raw.index(pairs, body), "the sentence right after the chapters'"
+    core_table = raw[raw.index("| English |", body) : raw.index("\n\n", raw.index("| English |", body))]
+    assert raw.index(pairs, body) < raw.index("| English |", body) and "\n| rotation pair | " in core_table
+    assert "two coordinates that RoPE turns together by one angle" in row("rotation pair")  # the pairs $i$ counts
     defined = {
         "$m$": notation,
         "$n$": notation,
         "$d$": "where $d$ is the width of one attention head",
-        "$i$": "with pair $i$'s *frequency* $\\theta_i",
+        "$i$": pairs,
         "$\\theta_i$": "with pair $i$'s *frequency* $\\theta_i",
         "$b$": "with $b$ its *base*",
         "$L$": "Below, $L$ is a model's *trained length*, $\\ell$ an input's length and $s$ a configuration's",
@@ -6660,6 +6704,8 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
         # the page's own $i$ and $j$: first used after the lead's sentence on the other chapters' letters
         first = raw.index(letter, raw.index(other) + len(other) if letter in ("$i$", "$j$") else body)
         assert first >= line_start, (letter, raw[first - 80 : first + 20])
+        if letter == "$i$":  # its first use after the chapters' sentence is the sentence that defines it
+            assert at <= first < at + len(where), (letter, raw[first - 80 : first + 20])
     this_page = {
         "$m$": "a query's position",
         "$n$": "a key's position",
@@ -7231,7 +7277,9 @@ def test_float32_angles_row_quotes_chapter_4s_rule():
 def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
     """The slow pair row, "a pair that turns less than once over the distances of training, up to $L - 1$", and the
     main line's :data:`SLOW_PAIR_CLAUSE`, "A *slow pair* turns less than once over training's distances, 0 to $L -
-    1$. In a decoder every key sits at or behind its query, so training shows that pair only one arc of its circle. A
+    1$. In a decoder every key sits at or behind its query, so training's distances run only one way, from 0 to $L - 1$,
+    and a slow
+    pair's angle covers only one arc of its circle. A
     long enough input carries the pair's angle past the end of that arc: a new angle" (read r179: "longer than $L$"
     failed for a pair that turns once in $L$ but not in $L - 1$, whose angles wrap back into the arc until about $2L$;
     read r186: the decoder's reason, once the worked example's, is the main line's). In a

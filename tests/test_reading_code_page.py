@@ -284,8 +284,9 @@ def test_left_padding_check_matches_the_rows_alone():
         assert error > 1e-5 * 10, errors
     assert errors[1] > 10 * errors[0], errors  # "the missing mask's is far larger"
     assert model.config.rope_parameters["rope_type"] == "default"  # "The model uses plain RoPE"
-    assert "The check's tolerance, $10^{-5}$, is far above float32 rounding, about $10^{-7}$ on these logits." in (
-        _page()
+    assert (
+        "The check's tolerance, $10^{-5}$, is far above float32 rounding, at most about $10^{-7}$ on these logits."
+        in (_page())
     )
     assert (
         "Positions all 0, or no `attention_mask` while the cache is on, as by default, break the match: the second line"
@@ -3079,8 +3080,9 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # the two fields and their ratio move to the first block, right under the main line
     sentences = (
         "Transformers' rotary module stores $m$ as `attention_scaling`. DeepSeek-V2 and V3 put the factor in the"
-        " softmax scale instead: their attention class multiplies its $1/\\sqrt d$ by $m^2$. So their"
-        " `attention_scaling` reads {one}, although their logits are sharpened."
+        # read r198: "in their released files": the 1 comes from mscale = mscale_all_dim there (the block's ratio)
+        " softmax scale instead: their attention class multiplies its $1/\\sqrt d$ by $m^2$. So in their released"
+        " files `attention_scaling` reads {one}, although their logits are sharpened."
     )
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")

@@ -2926,8 +2926,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         " moves its mean."
     )
     slowest = (
-        "The slowest pairs fade far more slowly; in a head of $d = 64$, xPos pulls the whole score toward zero only"
-        " from about four thousand tokens back."
+        "The slowest pairs fade far more slowly: in a head of $d = 64$, the slowest keeps under a quarter of its term"
+        " only from about thirty thousand tokens back."
     )
     theta64 = posenc.rope_inv_freq(64).double()
     first = torch.arange(1, 7).double()
@@ -2940,20 +2940,15 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     _, sk64 = posenc.xpos_scale(torch.tensor([0]), 64)
     keep = (sq64 * sk64)[0, :32].double()
     assert keep[-1] > 0.8 and keep[0] < 1e-4, keep
-    # read r197: "only from about four thousand tokens back": a key equal to its query keeps over half of RoPE's mean
-    # |score| over 2048-4095 under xPos, under a quarter over 4096-8191 and every later doubling up to 2^16
-    for lo, (low, high) in {
-        2048: (0.5, 1.0),
-        4096: (0, 0.25),
-        8192: (0, 0.25),
-        16384: (0, 0.25),
-        32768: (0, 0.25),
-    }.items():
-        span = torch.arange(lo, 2 * lo)
-        sq_s, _ = posenc.xpos_scale(span, 64)
-        cos_s = torch.cos(span[:, None].double() * theta64[None, :])
-        share = (cos_s * (sq_s * sk64).double()[:, :32]).mean(1).abs().mean() / cos_s.mean(1).abs().mean()
-        assert low < share < high, (lo, share)
+    # read r198: the mechanism's number, the slowest pair's factor zeta^(|delta|/512) with zeta = (62/64 + 0.4) / 1.4,
+    # falls under a quarter only past 512 ln(1/4) / ln(zeta), about 31 400 tokens back ("about thirty thousand"); the
+    # mean |score| of a key equal to its query falls earlier (under a quarter of RoPE's from 4096 back), by the swings
+    zeta_slow = (2 * 31 / 64 + 0.4) / 1.4
+    quarter = 512 * math.log(0.25) / math.log(zeta_slow)
+    assert 28_000 < quarter < 34_000, quarter
+    sq_far, _ = posenc.xpos_scale(torch.tensor([28_000, 34_000]), 64)
+    far_keep = (sq_far * sk64)[:, 31].double()
+    assert far_keep[0] > 0.25 > far_keep[1], far_keep
     shows = (
         "The figure follows a key equal to its query, in a head of $d = 64$, two to four thousand tokens back: under"
         " xPos its score swings far less than under RoPE."
