@@ -1327,7 +1327,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     example = block(WE)
     # the block's lead says how the three tellings relate: the main line's table, this block, the next block
     lead = (
-        "The main line's table gives only pair 0. This block takes an input of $2L$, goes pair by pair, and adds"
+        # read r199: "main line" is the book's own layout word, not the reader's
+        "The table above gives only pair 0. This block takes an input of $2L$, goes pair by pair, and adds"
         " dynamic NTK, whose 9 the next block derives."
     )
     assert " ".join(example.split()).startswith(lead), example[:300]
@@ -5893,7 +5894,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # run in transformers; its 9 is the block's dynamic NTK row and the next block's formula, 1 + s(l/L - 1) at l = 2L,
     # s = 8
     ((end_fast, lead_times, lead_nine),) = re.findall(
-        r"^The main line's table gives only pair (\d+)\. This block takes an input of \$(\d)L\$, goes pair by pair, and"
+        r"^The table above gives only pair (\d+)\. This block takes an input of \$(\d)L\$, goes pair by pair, and"
         r" adds dynamic NTK, whose (\d+) the next block derives\.",
         re.sub(r"\s+", " ", block(WE)).strip(),
     )

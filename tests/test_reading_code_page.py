@@ -3079,10 +3079,12 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # `attention_scaling` of 1 does not mean no sharpening: DeepSeek-V3 moves the factor into the softmax scale), and
     # the two fields and their ratio move to the first block, right under the main line
     sentences = (
-        "Transformers' rotary module stores $m$ as `attention_scaling`. DeepSeek-V2 and V3 put the factor in the"
+        "Transformers' rotary module stores $m$ as `attention_scaling`. DeepSeek-V2 and V3 put their factor in the"
         # read r198: "in their released files": the 1 comes from mscale = mscale_all_dim there (the block's ratio)
-        " softmax scale instead: their attention class multiplies its $1/\\sqrt d$ by $m^2$. So in their released"
-        " files `attention_scaling` reads {one}, although their logits are sharpened."
+        # read r199: V2's own factor is m(s, 0.707), so "the factor's square", not m^2; `attention_scaling` is the
+        # rotary module's attribute, computed from the file
+        " softmax scale instead: their attention class multiplies its $1/\\sqrt d$ by the factor's square. So, for"
+        " their released files, `attention_scaling` comes out as {one}, although their logits are sharpened."
     )
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")

@@ -4378,7 +4378,8 @@ def test_chapter_partial_rotary_names_its_content_channel():
     opening, fields_cell = ("".join(c["source"]) for c in cells[1:3])
     assert opening.startswith("# RoPE as today's models use it") and "```json" not in opening
     # read r194: "also", as RoPE's own average already falls with distance (chapter 5)
-    sixth = "| 6. Is the score also multiplied by a weight that falls with distance? | no |"
+    # read r199: xPos gives each pair its own factor, so the question names the pairs' terms too
+    sixth = "| 6. Is the score, or each pair's term, also multiplied by a factor that falls with distance? | no |"
     assert opening.index(sixth) < opening.index("After this chapter you will be able to:")
     # no term before its definition: the opening asks in plain words; "decay factor" is first used on the main line
     # where xPos's section defines it, and the third question says "slowed", the word the scaling section defines
