@@ -60,12 +60,11 @@ EXAMPLE = "### How these terms fit together: Llama 3.1's head"
 # and the new angle it explains; read r191: the section's lesson comes first, and the new angle is what a scaling's
 # slowing prevents
 SLOW_PAIR_CLAUSE = (
+    # read r199: the 38-word sentence on the decoder split in two, and its repeated "0 to $L - 1$" gone
     "A *slow pair* turns less than once over training's distances, 0 to $L - 1$. In a decoder every key sits at or"
-    " behind its query, so training's distances run only one way, from 0 to $L - 1$, and a slow pair's angle covers"
-    " only"
-    " one arc of its circle. A long enough input carries the pair's angle past the end of that arc, to a new angle,"
-    " unless a scaling"
-    " slows the pair enough."
+    " behind its query, so these distances run only one way. The pair's angle then covers only one arc of its circle."
+    " A long enough input carries the pair's angle past the end of that arc, to a new angle, unless a scaling slows the"
+    " pair enough."
 )
 #: the longer-inputs primer's lesson, its first sentence (read r191: lesson first, PI slows the fastest pairs, `llama3`
 #: and YaRN keep them); it says "slowest", not the term *slow pair*, which :data:`SLOW_PAIR_CLAUSE` defines right
@@ -102,18 +101,31 @@ FAST_PAIR_TWO_COUNTS = (
     r"In symbols, a pair is fast when \$([^$]+)\$ and turns at least once in \$L\$ when \$([^$]+)\$; the two pick the"
     r" (same) pairs except in that boundary case\."
 )
+#: the fast pair row's inequality, after its reason for $L - 1$ (read r199: the row's $(L - 1)\theta_i$ and the turns
+#: in $L$ row's $L\theta_i$ met the learner unreconciled; the clause says why the fast-pair test stops at $L - 1$)
+FAST_ROW_INEQUALITY = r"up to \$L - 1\$, as \$L\$ tokens lie at most \$L - 1\$ apart: \$([^$]+)\$\."
+#: the lesson that opens "Longer inputs", before any term or letter it needs (read r199: five close terms, the extension
+#: factor, the stretch, the effective factor, fast and slow pairs and turns in L, met the learner with nothing saying
+#: how they fit): by how much the rules divide, set by the configuration or the input, and which pairs some keep
+LONGER_LESSON = (
+    "Most rules for longer inputs divide the frequency of RoPE's slowest pair by a number that the configuration or"
+    " the input's length sets. Some keep the pairs that turn many times over a training input."
+)
+#: the slow pair row's meaning, with the same reason for $L - 1$ as the fast pair row's (read r199)
+SLOW_ROW_MEANING = (
+    "| a pair that turns less than once over the distances of training, up to $L - 1$, as $L$ tokens lie at most"
+    " $L - 1$ apart |"
+)
 #: the fastest-pair table's position interpolation row: what PI's slowing of pair 0 does
 PI_FASTEST_ROW = (
     "| *position interpolation* | divides its frequency by 8, so a key $r$ positions back gets the angle of a key $r/8$"
     " back |"
 )
-#: the distance row's signed uses, which the main line under the Core table said in a sentence of its own (read r191:
-#: the chapter-to-letter mapping belongs in the row, in a few words; "on this page" scopes "never negative", which
-#: read r183 had taken as a rule against the signed use; read r192: the row names the chapters only, in the words the
-#: block under the table repeats, "also use ... for the signed offset", and the block gives their letters)
-DISTANCE_SIGNED = (
-    r"\| how far a key lies from its query, \$\\lvert n - m\\rvert\$, never negative on this page; chapters (\d+) and"
-    r" (\d+) also use the word for the signed \*offset\* \| \{doc\}"
+#: the distance row, its definition alone (read r199: the caveat on chapters 3 and 5, which the block right under the
+#: table gives, ended the row too; read r191 to r192 had put it there; the block, :data:`DISTANCE_BLOCK`, names the
+#: chapters that use the word for the signed offset, and their letters)
+DISTANCE_ROW = (
+    r"^\| distance \| 距离 \| how far a key lies from its query, \$\\lvert n - m\\rvert\$, never (negative) \| \{doc\}"
 )
 #: the block under the Core table, "Offset and distance in other chapters" (read r192: its old "Chapter 3 uses
 #: *distance* for the offset's size too" read as contradicting the row until the Letters table): the row's signed use in
@@ -131,12 +143,14 @@ DISTANCE_BLOCK = (
 #: multiplies q . k by its square only in a fully rotated head; read r197: the two exceptions each in a sentence of its
 #: own, no "that" with two antecedents, and "each changes ... by the same factor", which a divisor also does)
 SCALES_OPENING = (
-    # read r198: the table's own column says the number for every row, the temperature's too (1/t)
-    r"Each scale in this table multiplies \$q \\cdot k\$ on its way to the logit, by the number in its column"
-    r" \*multiplier of \$q \\cdot k\$\*\. The \*temperature\* (divides|multiplies) it, so that number is \$1/t\$\."
-    r" The \*attention factor\* multiplies cos and sin, which in a fully rotated head multiplies \$q \\cdot k\$ by"
-    r" the factor's (square|cube)\. A multiplier (above|below) 1 (sharpens|flattens) attention: the top-scoring keys"
-    r" get (more|less) of the weight\."
+    # read r198: the table's own column says the number for every row, the temperature's too (1/t); read r199: plain
+    # sentences, the lesson first (every scale multiplies q . k, and above 1 sharpens), then the column by its place,
+    # "multiplies" for every scale, the temperature's 1/t included, and YaRN's factor on both q and k, so its square
+    r"Each scale in this table multiplies \$q \\cdot k\$ before the softmax\. A multiplier (above|below) 1"
+    r" (sharpens|flattens) attention: the top-scoring keys get (more|less) of the weight\. The fourth column gives each"
+    r" scale's multiplier\. A \*temperature\* \$t\$ multiplies \$q \\cdot k\$ by (\$[^$]+\$)\. In a fully rotated"
+    r" head, YaRN's \*attention factor\* multiplies both \$q\$ and \$k\$, so \$q \\cdot k\$ is multiplied by its"
+    r" (square|cube)\."
 )
 #: the collapsed block right under the scales table: the word "temperature" in the chapters and in Llama 4's code (read
 #: r191: the clash sentence was an aside on the main line under the table; its "Where sources differ" block holds it)
@@ -144,9 +158,9 @@ WORD_BLOCK = "Where the word temperature differs"
 #: the main line's sentence on why the decoder is the scope: its keys sit on one side of the query
 ONE_SIDED_ARC = (
     # read r198: the decoder sets the one-sided range of distances (offsets, key - query, are never positive there);
-    # the arc follows from turning less than once over it
-    "In a decoder every key sits at or behind its query, so training's distances run only one way, from 0 to $L - 1$,"
-    " and a slow pair's angle covers only one arc of its circle."
+    # the arc follows from turning less than once over it; read r199: two sentences, "0 to $L - 1$" said once, before
+    "In a decoder every key sits at or behind its query, so these distances run only one way. The pair's angle then"
+    " covers only one arc of its circle."
 )
 
 
@@ -451,7 +465,14 @@ def test_fast_pair_condition_is_a_full_turn_over_trainings_offsets():
     posenc's cos and sin tables at positions 0 to L - 1, sweeps a full turn. The sweep includes pairs for which L
     theta_i >= 2 pi > (L - 1) theta_i, so writing L for L - 1 fails too."""
     text = row("fast pair")
-    (inequality,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round", text)
+    (inequality,) = re.findall(FAST_ROW_INEQUALITY + r" Its trained angles then go all the way round", text)
+    # read r199: "up to $L - 1$, as $L$ tokens lie at most $L - 1$ apart", in the fast and the slow pair rows: the
+    # largest distance between two of L positions, 0 to L - 1, is L - 1 (the turns in L row counts over L positions)
+    assert ", as $L$ tokens lie at most $L - 1$ apart" in row("slow pair")
+    for L in (1, 7, 64, 8192):
+        positions = torch.arange(L)
+        assert int((positions[:, None] - positions[None, :]).abs().max()) == L - 1, L
+    assert "pair $i$ makes over $L$ positions, $L/\\lambda_i$" in row("turns in $L$")
     boundary = 0
     for d in (8, 16, 32):
         for b in (10.0, 100.0, 10_000.0):
@@ -477,7 +498,7 @@ def test_fast_pairs_trained_angles_go_all_the_way_round():
     every pair the row's inequality calls fast, its angles at the trained distances 0 to L - 1, wrapped onto the circle
     and sorted, leave no gap wider than theta_i (the wrap-around gap included), in small heads and in Llama 3.1's."""
     (inequality,) = re.findall(
-        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round \|", row("fast pair")
+        FAST_ROW_INEQUALITY + r" Its trained angles then go all the way round \|", row("fast pair")
     )
     (step,) = re.findall(
         r"A fast pair's trained angles go all the way round the circle, at most \$(\\theta_i)\$ apart\.",
@@ -508,7 +529,7 @@ def test_fast_pair_rows_two_counts_pick_the_same_pairs_but_at_a_boundary():
     about 1.003 times over L - 1 distances: a near case that still agrees). Over a sweep of heads and lengths they
     differ in some, and then only by a pair that turns once in $L$ but not in $L - 1$: the boundary case."""
     (row_fast,) = re.findall(
-        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round \|", row("fast pair")
+        FAST_ROW_INEQUALITY + r" Its trained angles then go all the way round \|", row("fast pair")
     )
     turns = block("Turns in L and the fast pairs' distances")
     ((fast, once, same),) = re.findall(FAST_PAIR_TWO_COUNTS, turns)
@@ -667,11 +688,12 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 
 def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening, one rule (read r186: three conventions met in one short passage; read r191: its lesson
-    first; read r192: exact about the attention factor; read r198: the column's number for every row):
-    :data:`SCALES_OPENING`, "Each scale in this table multiplies $q \\cdot k$ on its way to the logit, by the number in
-    its column *multiplier of $q \\cdot k$*. The *temperature* divides it, so that number is $1/t$. The *attention
-    factor* multiplies cos and sin, which in a fully rotated head multiplies $q \\cdot k$ by the factor's square. A
-    multiplier above 1 sharpens attention: the top-scoring keys get more of the weight." The block's bullet "Three
+    first; read r192: exact about the attention factor; read r198: the column's number for every row; read r199: plain
+    sentences, one idea each): :data:`SCALES_OPENING`, "Each scale in this table multiplies $q \\cdot k$ before the
+    softmax. A multiplier above 1 sharpens attention: the top-scoring keys get more of the weight. The fourth column
+    gives each scale's multiplier. A *temperature* $t$ multiplies $q \\cdot k$ by $1/t$. In a fully rotated head,
+    YaRN's *attention factor* multiplies both $q$ and $k$, so $q \\cdot k$ is multiplied by its square." The block's
+    bullet "Three
     scales change with the query: Llama 4's *query temperature* and *logn attention* follow its position, and
     *Scalable-Softmax* follows how many tokens it attends: its position plus 1 under a causal mask, fewer under a
     sliding window" (the three named where their count is, r177) (transformers 5.24's causal and sliding-window mask
@@ -691,8 +713,10 @@ def test_a_larger_multiplier_never_flattens_attention():
     never rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links
     Reading model code's temperature rules."""
     text = page()
-    ((t_opening, power_word, above, direction, top),) = re.findall(SCALES_OPENING, text)
-    assert t_opening == "divides", t_opening  # the opening's exception: the temperature row's verb, checked below
+    ((above, direction, top, t_opening, power_word),) = re.findall(SCALES_OPENING, text)
+    # the temperature's multiplier, 1/t: its row's cell, and its meaning "a number $t$ that divides the logits"
+    assert t_opening == "$1/t$" == cells("temperature (attention temperature)")[3], t_opening
+    assert "| a number $t$ that divides the logits:" in row("temperature (attention temperature)")
     # the opening's second exception (read r192): the attention factor multiplies cos and sin, so q . k by its square,
     # the power of its row's cell, in a fully rotated head only (the partial rotary case is computed below)
     power_cell = {"square": "$a^2$", "cube": "$a^3$"}[power_word]
@@ -770,13 +794,13 @@ def test_a_larger_multiplier_never_flattens_attention():
     for term in varying:
         assert re.search(r"\bp\b|\bN\b|\\tau", cells(term)[3]), term
     # the attention factor's row: the one row of the table whose multiplier holds only in some heads, whose cell says
-    # where it holds; the opening names that scope once, in the sentence after its lesson (read r192: "every scale
-    # multiplies a query's scores" was loose for a factor on cos and sin)
+    # where it holds; the opening names that scope once, at the head of the attention factor's own sentence (read r192:
+    # "every scale multiplies a query's scores" was loose for a factor on cos and sin; read r199: its own sentence)
     but = "attention factor"
     lead = text[text.index("### Temperature and query scales") :]
     lead = lead[: lead.index("| English |")]
     assert lead.count("fully rotated") == 1 and lead.count("*attention factor*") == 1, lead
-    assert lead.index("*attention factor*") < lead.index("which in a fully rotated head")
+    assert "In a fully rotated head, YaRN's *attention factor* multiplies both $q$ and $k$" in " ".join(lead.split())
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,"), cells("attention factor")
     raw_scales = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     raw_scales = raw_scales[raw_scales.index("### Temperature and query scales") :]
@@ -1163,32 +1187,30 @@ def test_distance_and_offset_rows_name_the_chapters_that_use_them():
     upper = torch.triu_indices(5, 5, 1)
     assert torch.allclose(torch.cdist(x, x), euclid) and torch.allclose(torch.pdist(x), euclid[upper[0], upper[1]])
     assert int(vectors) == 2
-    # the row is the definition alone; the main line right under the table names the chapters whose "distance" is
-    # signed, the same two as the Letters table's signed forms (read r182: a learner from chapter 5 met "never
-    # negative" with the reconciliation collapsed), as a reading note (read r183: "also use *distance* for the signed
-    # *offset*" read as a rule against "never negative"), and the block under it gives the rest and links Letters
+    # the row is the definition alone, ending at "never negative" (read r199: its caveat on chapters 3 and 5 repeated
+    # the block's); the block right under the table names the chapters whose "distance" is signed, the same two as the
+    # Letters table's signed forms, gives their letters and links Letters
     assert "also use *distance* for the signed" not in page()
     distance_row = row("distance | 距离")
-    ((row_first, row_second),) = re.findall(DISTANCE_SIGNED, distance_row)
+    assert re.findall(DISTANCE_ROW, distance_row) == ["negative"], distance_row
     raw_core = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     core_end = raw_core.index("<details><summary>Offset and distance in other chapters</summary>")
     assert raw_core[:core_end].rstrip().endswith("|"), "the block follows the Core table with no sentence between"
-    # read r192: the row names the chapters and leaves their letters to the block, which repeats the row's words and
-    # then says that chapter 3 also uses the word unsigned, so neither reads as contradicting the other
+    # the block gives the chapters' letters, then says that chapter 3 also uses the word unsigned (read r192)
     assert "writing $" not in distance_row and "$j - i$" not in distance_row and "$r$" not in distance_row
     ((b_first, b_second, b_three, three, b_five, five, b_both, b_no_offset),) = re.findall(
         DISTANCE_BLOCK, " ".join(block("Offset and distance in other chapters").split())
     )
     assert re.fullmatch(DISTANCE_BLOCK, " ".join(block("Offset and distance in other chapters").split()))
-    assert "also use the word for the signed *offset*" in distance_row
+    assert "signed" not in distance_row and "chapters" not in distance_row and "this page" not in distance_row
     assert "also use the word *distance* for the signed offset:" in block("Offset and distance in other chapters")
-    assert [b_first, b_second] == [row_first, row_second] and [b_three, b_five] == [row_first, row_second]
+    assert [b_three, b_five] == [b_first, b_second]
     # each chapter's letter for the signed distance, in the order the block names the chapters
     assert (three, five) == ("j - i", "r"), (three, five)
     assert f"${three}$" in signed["03_relative"] and f"${five} = n - m$" in signed["05_decay"]
     # "Chapter 3 also uses the word for the offset's size": its unsigned use, below; chapter 5's distance is only signed
     assert int(b_both) == 3 and int(b_no_offset) == 5
-    assert [int(row_first), int(row_second)] == [int(first), int(second)], (row_first, row_second)
+    assert [int(b_first), int(b_second)] == [int(first), int(second)], (b_first, b_second)
     assert core_table_terms().index("offset") < core_table_terms().index("distance")  # *offset* defined above it
     assert "(glossary-letters)=\n## Letters and words with more than one meaning" in ROOT.joinpath(
         "book", "glossary.md"
@@ -1389,27 +1411,27 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
 def test_offset_is_key_minus_query_and_negative_for_an_earlier_key():
     """The page: "key position minus query position, $n - m$, for a query at position $m$ and a key at $n$, negative
     for an earlier key": posenc's grid of offsets, and RoPE's score, which depends on the positions through this
-    offset and not through its negative. The distance row: "never negative on this page; chapters 3 and 5 also use the
-    word for the signed *offset*", and the block under the table, :data:`DISTANCE_BLOCK`: "Chapters 3 and 5 also use
-    the word *distance* for the signed offset: chapter 3 writes it $j - i$, chapter 5 writes it $r$. Chapter 3 also
-    uses the word for the offset's size, as this page does. Chapter 5 never says offset, so the offset row does not
-    link it": chapter 5's own definition of $r$, and no "offset" anywhere in its markdown."""
+    offset and not through its negative. The distance row, "never negative", and the block under the table,
+    :data:`DISTANCE_BLOCK`: "Chapters 3 and 5 also use the word *distance* for the signed offset: chapter 3 writes it
+    $j - i$, chapter 5 writes it $r$. Chapter 3 also uses the word for the offset's size, as this page does. Chapter 5
+    never says offset, so the offset row does not link it": chapter 5's own definition of $r$, and no "offset"
+    anywhere in its markdown."""
     ((formula, sign),) = re.findall(
         r"key position minus query position, \$([^$]+)\$, for a query at position \$m\$ and a key at \$n\$,"
         r" (negative|positive) for an earlier key; also called the relative position \|",
         row("offset"),
     )
     naming = " ".join(block("Offset and distance in other chapters").split())
-    ((other, other_5),) = re.findall(DISTANCE_SIGNED, row("distance | 距离"))
-    ((_, _, _, _, five, letter, size, no_offset),) = re.findall(DISTANCE_BLOCK, naming)
+    assert re.findall(DISTANCE_ROW, row("distance | 距离")) == ["negative"]
+    ((other, other_5, _, _, five, letter, size, no_offset),) = re.findall(DISTANCE_BLOCK, naming)
     # "chapter 5 writes it $r$" and "Chapter 5 never says offset": its r is this signed number, and the word is absent
     assert int(five) == int(other_5) == int(no_offset) == 5
     assert f"**Distance** ${letter} = n - m$: the key's position minus the query's." in chapter("05_decay")
     assert "offset" not in chapter("05_decay").lower()
     assert "05_decay" not in row("offset")
-    # "chapters 3 and 5 also use the word for the signed *offset*": chapter 3, linked in the row, names this signed
-    # number the distance, key minus query; chapter 5 defines its distance r = n - m the same way; the distance row
-    # says so
+    # "Chapters 3 and 5 also use the word *distance* for the signed offset": chapter 3, linked in the offset row,
+    # names this signed number the distance, key minus query; chapter 5 defines its distance r = n - m the same way;
+    # the block says so
     assert int(other) == 3 and "{doc}`3 <../notebooks/03_relative>`" in row("offset")
     assert "The distance is always the key's position minus the query's, $j - i$" in chapter("03_relative")
     assert int(other_5) == 5
@@ -1525,8 +1547,9 @@ def test_base_row_names_rope_parameters():
     frequencies B^(-2i/d), of which none is B (so writing "is $\\theta_0$" or any other frequency fails). The Core
     block: "Transformers 5 keeps `rope_theta` inside `rope_parameters`, where a model can set one per layer type": a
     config built with `rope_theta` keeps it in `rope_parameters` and has no `rope_theta` of its own; Gemma 3's has one
-    dict per layer type, each with its own base. "Transformers' code calls RoPE's frequencies `inv_freq`": the Llama
-    rotary module's buffer holds them."""
+    dict per layer type, each with its own base: "Gemma 3's base is 10 000 in its sliding-window layers and 1 000 000
+    in its full-attention ones" (read r199), its defaults in transformers. "Transformers' code calls RoPE's
+    frequencies `inv_freq`": the Llama rotary module's buffer holds them."""
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
     (is_what,) = re.findall(r"a config's `rope_theta` is \$(\w+)\$, not a frequency \$\\theta_i\$ \|", row("base"))
@@ -1554,6 +1577,15 @@ def test_base_row_names_rope_parameters():
     gemma = transformers.Gemma3TextConfig()
     assert set(gemma.rope_parameters) == set(gemma.layer_types), gemma.rope_parameters
     assert len({p["rope_theta"] for p in gemma.rope_parameters.values()}) == 2, gemma.rope_parameters
+    # read r199: the case, "Gemma 3's base is 10 000 in its sliding-window layers and 1 000 000 in its full-attention
+    # ones": transformers 5.24's Gemma 3 defaults, one base per layer type (`rope_local_base_freq`'s and the global's)
+    ((local, full),) = re.findall(
+        r"Gemma 3's base is ([\d ]+) in its sliding-window layers and ([\d ]+) in its full-attention ones\.", core
+    )
+    bases = {kind: params["rope_theta"] for kind, params in gemma.rope_parameters.items()}
+    assert bases == {"sliding_attention": float(local.replace(" ", "")), "full_attention": float(full.replace(" ", ""))}
+    assert {"sliding_attention", "full_attention"} == set(gemma.layer_types), gemma.layer_types  # both kinds used
+    assert gemma.default_theta == {"local": 10_000.0, "global": 1_000_000.0}, gemma.default_theta
 
 
 def test_llama3_and_yarn_count_turns_over_one_position_more():
@@ -1600,9 +1632,7 @@ def test_llama3_and_yarn_count_turns_over_one_position_more():
         r"`llama3` and YaRN count a pair's turns in \$L\$, \$([^$]+)\$, instead of asking whether it is fast\.",
         block("Turns in L and the fast pairs' distances"),
     )
-    (inequality,) = re.findall(
-        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round", row("fast pair")
-    )
+    (inequality,) = re.findall(FAST_ROW_INEQUALITY + r" Its trained angles then go all the way round", row("fast pair"))
     lhs = inequality.split("\\ge")[0]  # (L - 1) theta_i: the angle over training's offsets
     d, b, L, s = 16, 100.0, 16, 4.0
     theta = b ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
@@ -1912,14 +1942,15 @@ def test_notation_block_alibi_slope_chapters():
     and $m_h$ in chapter 6; YaRN's *attention factor* $m(s)$ in chapter 10, Reading model code and the claims page",
     against the chapters' and pages' own words (chapter 6 writes the slope $m_h$, chapter 3 plain $m$). The page itself
     gives the slope no letter (read r181: $m_h$ beside the query's $m$ was a clash between rows), and has no $m($
-    outside that row."""
+    outside that row and the $m$ row of Core terms' small table of letters (read r199), which repeats it."""
     ((first, second),) = re.findall(
         r"^\| \$m\$ \| a query's position \| a key's position in chapter \d+; ALiBi's \*slope\*, \$m\$ in chapter"
         r" (\d+) and \$m_h\$ in chapter (\d+); ",
         letters("$m$"),
     )
     assert "a head's fixed positive number:" in row("slope (ALiBi)")  # "ALiBi's *slope*": this page's row
-    assert page().count("m_h") == 1 and "m_h" in letters("$m$")  # the slope's letter only where Letters maps it
+    # the slope's letter only where the two tables of letters map it
+    assert page().count("m_h") == 2 and "m_h" in letters("$m$") and "m_h" in core_letters("$m$")
     assert letters("$m$").endswith(
         "; YaRN's *attention factor* $m(s)$ in chapter 10, Reading model code and the claims page |"
     )
@@ -1931,7 +1962,7 @@ def test_notation_block_alibi_slope_chapters():
     ):
         assert "$m(s)" in text and "0.1" in text
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    assert raw.count("m(s)") == 1 and "m(s)" in letters("$m$")
+    assert raw.count("m(s)") == 2 and "m(s)" in letters("$m$") and "m(s)" in core_letters("$m$")
     slope = {"03_relative": "with a slope $m$ per head", "06_alibi": "with a fixed slope $m_h$ for each head"}
     assert [int(first), int(second)] == [int(name[:2]) for name in slope]
     for name, words in slope.items():
@@ -2007,10 +2038,11 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
         " `attention_scaling` and multiply cos and sin by it." in page()
     )
     assert "`attention_factor`" not in row("attention factor")  # the row holds the definition, the block the names
-    assert re.findall(SCALES_OPENING, page())[0][2:4] == ("above", "sharpens")  # the lead: a^2 > 1 sharpens
-    # the section's opening (read r192): "In a fully rotated head, that multiplies $q \cdot k$ by the factor's
-    # square": the power computed below in a Llama head, and not in the partial rotary GPT-NeoX head
-    assert {"square": 2, "cube": 3}[re.findall(SCALES_OPENING, page())[0][1]] == power
+    assert re.findall(SCALES_OPENING, page())[0][:2] == ("above", "sharpens")  # the lead: a^2 > 1 sharpens
+    # the section's opening (read r199): "In a fully rotated head, YaRN's *attention factor* multiplies both $q$ and
+    # $k$, so $q \cdot k$ is multiplied by its square": the power computed below in a Llama head, where the rotated
+    # q and k are each the factor times their rotation without it, and not in the partial rotary GPT-NeoX head
+    assert {"square": 2, "cube": 3}[re.findall(SCALES_OPENING, page())[0][4]] == power
     for cls in (LlamaRotaryEmbedding, GPTNeoXRotaryEmbedding):
         assert "cos = emb.cos() * self.attention_scaling" in inspect.getsource(cls.forward), cls
     d, n = 16, 6
@@ -2039,6 +2071,8 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
         q1, k1 = rotate(q, k, cos / factor, sin / factor)  # the same rotation without the factor
         logits, plain = qs @ ks.transpose(-1, -2), q1 @ k1.transpose(-1, -2)
         if rope is llama:
+            assert torch.allclose(qs, q1 * factor, rtol=1e-12, atol=1e-12)  # "multiplies both $q$ and $k$"
+            assert torch.allclose(ks, k1 * factor, rtol=1e-12, atol=1e-12)
             assert torch.allclose(logits, plain * factor**power, rtol=1e-9, atol=0)
             p, p1 = torch.softmax(logits, -1), torch.softmax(plain, -1)
             assert ((p * p.log()).sum(-1) > (p1 * p1.log()).sum(-1)).all()  # lower entropy: sharper
@@ -2324,12 +2358,15 @@ def test_stretch_is_dynamic_ntks_effective_scale_with_factor_1():
 
 
 def test_betas_row_transformers_keeps_pair_0():
-    """The betas row: "the pairs that turn more than `beta_fast` times are kept", and the bullet of the block "In models
-    and code": "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few
-    times it turns" (read r182: "kept means turns more than `beta_fast`" failed for chapter 8's heads at the default
-    betas 32/1, where no pair turns 32 times and pair 0 is kept; read r186: the row named that exception inside the
-    definition, which the block already gives, so the row says which pairs are kept, not that only they are; that they
-    are is test_summary's sweep). Transformers' `yarn` clamps the ramp's lower end at pair 0; over a sweep
+    """The betas row: "the pairs that turn more than `beta_fast` times are kept", then its short sentence after the
+    definition, "Transformers' code also always keeps pair 0", and the bullet of the block "In models and code":
+    "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times it
+    turns" (read r182: "kept means turns more than `beta_fast`" failed for chapter 8's heads at the default betas 32/1,
+    where no pair turns 32 times and pair 0 is kept; read r186: the row named that exception inside the definition, so
+    the row says which pairs are kept, not that only they are; that they are is test_summary's sweep; read r199: a
+    reader of the row alone concluded that YaRN 32/1 keeps no pair of chapter 8's heads, so the row adds pair 0 in a
+    short sentence of its own, after the definition, not inside it). Transformers' `yarn` clamps the ramp's lower end
+    at pair 0; over a sweep
     of widths, bases, lengths, factors, betas and both `truncate` settings, pair 0's frequency is always its own,
     also where pair 0 turns fewer than `beta_fast` times, and where it turns fewer than `beta_slow` times; and the
     sweep holds cases of both kinds, chapter 8's head at 32/1 among them. YaRN's paper would ramp such a pair: its
@@ -2337,7 +2374,9 @@ def test_betas_row_transformers_keeps_pair_0():
     import transformers.modeling_rope_utils as rope_utils
 
     assert "*turns in $L$*: the pairs that turn more than `beta_fast` times are kept," in row("betas")
-    assert "pair 0" not in row("betas") and "in transformers" not in row("betas")  # the exception is the block's
+    # the definition, then pair 0 in a sentence of its own; how the code keeps it is the block's
+    definition, pair_0 = cells("betas")[2].split(". ")
+    assert "pair 0" not in definition and pair_0 == "Transformers' code also always keeps pair 0", cells("betas")[2]
     assert (
         "Either way the code clamps the ramp's lower end at pair 0, so pair 0, the fastest, is kept however few times"
         " it turns." in models_block("### Terms for longer inputs")
@@ -2390,7 +2429,8 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     `beta_slow` turns, both settings keep exactly the pairs that turn more than `beta_fast` times, and pair 0, and
     divide by $s$ exactly those that turn fewer than `beta_slow` times, while some ramped pair's blend differs.
     The same block: "YaRN's *betas* are 32 and 1 by default, 2 and 1 in chapter 8":
-    transformers' defaults and the saved run's configuration; the betas row keeps its definition alone."""
+    transformers' defaults and the saved run's configuration; the betas row keeps its definition, then one short
+    sentence on pair 0 (read r199)."""
     from transformers.modeling_rope_utils import _compute_yarn_parameters
 
     block = models_block("### Terms for longer inputs")
@@ -2462,13 +2502,16 @@ def test_betas_row_truncate_moves_the_ramps_ends_outward():
     # chapter 8's heads turns 32 times, yet pair 0 is kept; read r186: that exception, inside the row, hedged its
     # definition); pair 0, the clamp and the what-if are the block's "Either way the code clamps ..." sentences (read
     # r178 moved the hedge there), pinned by the regex above; test_betas_row_transformers_keeps_pair_0 sweeps the
-    # claim. The row stays one short definition.
+    # claim. The row stays one short definition; read r199: then one short sentence, outside the definition, on
+    # transformers' pair 0, which the block explains
     assert row("betas").endswith(
-        "and those that turn fewer than `beta_slow` times are divided by $s$ |"
-        " {doc}`7 <../notebooks/07_beyond>`, {doc}`8 <../notebooks/08_extrapolation>` |"
+        "and those that turn fewer than `beta_slow` times are divided by $s$. Transformers' code also always keeps"
+        " pair 0 | {doc}`7 <../notebooks/07_beyond>`, {doc}`8 <../notebooks/08_extrapolation>` |"
     )
-    assert "pair 0" not in row("betas") and "pair 0, the fastest, is kept however few times it turns." in block
-    assert len(cells("betas")[2].split()) <= 35, cells("betas")[2]
+    assert "pair 0, the fastest, is kept however few times it turns." in block
+    definition, pair_0 = cells("betas")[2].split(". ")
+    assert "pair 0" not in definition and len(definition.split()) <= 35, definition
+    assert pair_0 == "Transformers' code also always keeps pair 0" and len(pair_0.split()) <= 8, pair_0
     source = inspect.getsource(_compute_yarn_parameters)
     assert f'get("beta_fast") or {fast}' in source and f'get("beta_slow") or {slow}' in source
     ours = load_results("extrapolation", check=False)["config"]["yarn"]
@@ -3713,32 +3756,91 @@ def core_table_terms() -> list[str]:
     return [line.split(" | ")[0][2:] for line in table[: table.index("\n\n")].splitlines()[2:]]
 
 
+def core_letters(letter: str) -> str:
+    """The row for ``letter`` of the small table of letters in Core terms' lead, above the term table; it must be
+    there exactly once. Whitespace as in :func:`page`."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    start = raw.index("## Core terms")
+    lead = raw[start : raw.index("| English |", start)]
+    found = [line for line in lead.splitlines() if line.startswith(f"| {letter} |")]
+    assert len(found) == 1, (letter, len(found))
+    return re.sub(r"\s+", " ", found[0])
+
+
 def test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j():
-    """Core terms' lead, on the main line (read r197: the page's $m$ and $n$ met a learner fresh from chapters that
-    write $i$ and $j$, with the mapping only in the collapsed Letters table): "This page writes $m$ for the query's
-    position and $n$ for the key's; chapters 1, 3, 6, 8 and 11 write $i$ for the query's and $j$ for the key's." The
-    page's two letters are the offset row's and the Letters table's; the chapters listed are exactly those whose
-    markdown writes the offset $j - i$, the same list as the Letters table's $i$ row, and each says in its own words
-    that $i$ is the query's position and $j$ the key's; chapter 4, which names the letters in its symbols table, writes
-    $m$ and $n$ as this page does."""
+    """Core terms' lead, on the main line: "Read these rows from the top, in order. Three letters mean one thing here
+    and another in some chapters:", then a small table, "letter | on this page | in some chapters", of $m$, $n$ and
+    $i$ (read r199: a learner from chapter 3 or 8 read this page's $i$, $m$ and $n$ in their chapters' senses, with the
+    table that resolves them collapsed at the page's end; read r197 and r198 had given the page's $m$, $n$ and $i$ and
+    the chapters' $i$ and $j$ in two sentences, which the table replaces). Each row's meaning here is the Letters
+    table's "meaning here" and its rows' own ($m$ and $n$: the offset row's query and key; $i$: the frequency row's
+    pair index, from 0, and the rotation pair row's words). Each row's other meanings are read from the chapters' own
+    words and agree with the Letters table's: $m$ a key's position in chapter 9, ALiBi's slope $m$ in chapter 3 and
+    $m_h$ in chapter 6, YaRN's $m(s)$ in chapter 10; $n$ an input's length in chapters 8 and 11 and the number of heads
+    in chapter 6; $i$ a query's position in exactly the chapters whose markdown writes the offset $j - i$, each saying
+    in its own words that $i$ is the query's position and $j$ the key's; chapter 4, which names the letters in its
+    symbols table, writes $m$ and $n$ as this page does."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     start = raw.index("## Core terms")
     core = " ".join(raw[start : raw.index("| English |", start)].split())
-    assert "<details>" not in core, core  # the sentence is on the main line, and stands without a block
-    ((page_query, page_key, listed, query, key),) = re.findall(
-        r"This page writes \$(\w)\$ for the query's position and \$(\w)\$ for the key's; chapters ([\d, and]+) write"
-        r" \$(\w)\$ for the query's and \$(\w)\$ for the key's\.",
-        core,
+    assert "<details>" not in core, core  # the table is on the main line, and stands without a block
+    assert core.startswith(
+        "## Core terms Read these rows from the top, in order. Three letters mean one thing here and another in some"
+        " chapters: | letter | on this page | in some chapters | |---|---|---| | $m$ |"
+    ), core[:300]
+    lines = [line for line in raw[start : raw.index("| English |", start)].splitlines() if line.startswith("| $")]
+    assert [line.split(" | ")[0][2:] for line in lines] == ["$m$", "$n$", "$i$"], lines  # the three, in this order
+    # m: the query's position here; elsewhere a key's position, ALiBi's slope, YaRN's attention factor
+    ((key_m, slope_m, slope_mh, yarn_m),) = re.findall(
+        r"^\| \$m\$ \| a query's position \| a key's position in chapter (\d+); ALiBi's \*slope\*, \$m\$ in chapter"
+        r" (\d+) and \$m_h\$ in chapter (\d+); YaRN's \*attention factor\* \$m\(s\)\$ in chapter (\d+) \|$",
+        core_letters("$m$"),
     )
-    assert (page_query, page_key, query, key) == ("m", "n", "i", "j")
+    # n: the key's position here; elsewhere an input's length, the number of ALiBi's heads
+    ((length_first, length_second, heads_n),) = re.findall(
+        r"^\| \$n\$ \| a key's position \| an input's length in chapters (\d+) and (\d+); the number of heads in"
+        r" chapter (\d+) \|$",
+        core_letters("$n$"),
+    )
+    # i: a rotation pair's index here; elsewhere the query's position, with j the key's
+    ((listed,),) = [
+        re.findall(
+            r"^\| \$i\$ \| the index, from 0, of a \*rotation pair\*, two coordinates turned together by one angle \|"
+            r" a query's position in chapters ([\d, and]+), where \$j\$ is the key's \|$",
+            core_letters("$i$"),
+        )
+    ]
+    # this page's meanings: the offset row's query at m and key at n, the Letters table's, the pair rows'
     assert "for a query at position $m$ and a key at $n$" in row("offset")
     assert letters("$m$").startswith("| $m$ | a query's position |") and letters("$n$").startswith(
         "| $n$ | a key's position |"
     )
+    assert letters("$i$").startswith("| $i$ | a pair's index, from 0;") and "counting pairs from 0" in row("frequency")
+    assert "| two coordinates that RoPE turns together by one angle:" in row("rotation pair")
+    stems = {int(Path(p).name[:2]): Path(p).stem for p in glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))}
+    # m elsewhere, in the chapters' own words, and the same chapters as the Letters row's
+    assert "key $m$" in chapter(stems[int(key_m)])
+    assert "with a slope $m$ per head" in chapter(stems[int(slope_m)])
+    assert "with a fixed slope $m_h$ for each head" in chapter(stems[int(slope_mh)])
+    assert "| $m(s)$ | YaRN's attention factor" in chapter(stems[int(yarn_m)])
+    assert (int(key_m), int(slope_m), int(slope_mh), int(yarn_m)) == (9, 3, 6, 10)
+    assert (
+        f"| a key's position in chapter {key_m}; ALiBi's *slope*, $m$ in chapter {slope_m} and $m_h$ in chapter"
+        f" {slope_mh}; YaRN's *attention factor* $m(s)$ in chapter {yarn_m}," in letters("$m$")
+    )
+    # n elsewhere: an input of n tokens in chapters 8 and 11, n heads in chapter 6's slopes; the Letters row's too
+    assert "a longer input of $n$ tokens" in chapter(stems[int(length_first)])
+    assert "the last of $n$ tokens sits at $n - 1$" in chapter(stems[int(length_second)])
+    assert "For $n$ heads, with $n$ a power of two" in chapter(stems[int(heads_n)])
+    assert (int(length_first), int(length_second), int(heads_n)) == (8, 11, 6)
+    assert (
+        f"| an input's length in chapters {length_first} and {length_second}; the number of heads in chapter"
+        f" {heads_n}'s ALiBi slopes |" in letters("$n$")
+    )
+    # i elsewhere: exactly the chapters that write the offset j - i, the Letters row's list
     chapters = {int(n) for n in re.findall(r"\d+", listed)}
     (in_letters,) = re.findall(r"\| a query's position in chapters ([\d, and]+), with \$j\$ the key's;", letters("$i$"))
     assert {int(n) for n in re.findall(r"\d+", in_letters)} == chapters, (in_letters, listed)
-    stems = {int(Path(p).name[:2]): Path(p).stem for p in glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))}
     writes = {n for n, stem in stems.items() if re.search(r"j ?- ?i\b", chapter(stem))}
     assert writes == chapters, (writes, chapters)
     # each chapter's own words: i the query's position, j the key's (the book's offset is key minus query)
@@ -3821,7 +3923,9 @@ def test_letters_block_chapter_lists():
     assert "$n$, negative for an earlier key; also called" in row("offset")
     distance_row = row("distance | 距离")
     assert distance == f"\\lvert {offset}\\rvert"
-    assert f"| how far a key lies from its query, ${distance}$, never negative on this page; " in distance_row
+    assert distance_row.startswith(
+        f"| distance | 距离 | how far a key lies from its query, ${distance}$, never negative |"
+    )
     # read r191: the offset row uses the query and the key, so it comes right after their row; the distance row, which
     # uses the offset's letters, right after it
     terms = core_table_terms()
@@ -3904,20 +4008,20 @@ def test_temperature_section_opens_with_its_multiplier_table():
     header = "| English | 中文 | meaning | multiplier of $q \\cdot k$ | chapter |"
     flat = " ".join(section.split())
     assert flat.index("A multiplier above 1 sharpens attention:") < flat.index(header)
-    # read r198: "Each scale in this table multiplies $q \cdot k$ on its way to the logit, by the number in its column
-    # *multiplier of $q \cdot k$*. The *temperature* divides it, so that number is $1/t$": the opening's object is the
-    # fourth column's, $q \cdot k$, and it names that column by its heading; the temperature's number is its cell's
-    # reciprocal. "On its way to the logit": the softmax scale's row turns $q \cdot k$ into the logit, and every other
-    # row's number multiplies on top of it: transformers' Llama 4 multiplies its queries by tau, then hands the
-    # attention its `scaling`, head_dim**-0.5; a number c on top of the scale multiplies q . k and the logit alike
+    # read r199: "Each scale in this table multiplies $q \cdot k$ before the softmax. [...] The fourth column gives each
+    # scale's multiplier. A *temperature* $t$ multiplies $q \cdot k$ by $1/t$": the opening's object is the fourth
+    # column's, $q \cdot k$, and "fourth" is that column's place in the header (not the last, which lists chapters);
+    # the temperature's number is its cell's reciprocal. "Before the softmax": the softmax scale's row turns
+    # $q \cdot k$ into the logit, and every other row's number multiplies on top of it: transformers' Llama 4
+    # multiplies its queries by tau, then hands the attention its `scaling`, head_dim**-0.5; a number c on top of the
+    # scale multiplies q . k and the logit alike
     column = header.split(" | ")[3]
     assert column == "multiplier of $q \\cdot k$"
-    assert re.findall(SCALES_OPENING, flat), flat[:600]
-    assert (
-        f"Each scale in this table multiplies {column[len('multiplier of ') :]} on its way to the logit, by the number"
-        f" in its column *{column}*." in flat
-    )  # the column's q . k, and the column by its heading
-    (t_number,) = re.findall(r"The \*temperature\* divides it, so that number is (\$[^$]+\$)\.", flat)
+    ((_, _, _, t_number, _),) = re.findall(SCALES_OPENING, flat)
+    (place,) = re.findall(r"The (\w+) column gives each scale's multiplier\.", flat)
+    places = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": len(header.split(" | ")) - 1}
+    assert header.split(" | ")[places[place]] == column, place  # the column that place names is the multiplier's
+    assert f"Each scale in this table multiplies {column[len('multiplier of ') :]} before the softmax." in flat
     assert t_number == cells("temperature (attention temperature)")[3] == "$1/t$", t_number  # the row's cell
     assert "with two exceptions" not in flat and "the same factor" not in flat  # read r198: the old opening's
     g = torch.Generator().manual_seed(2)
@@ -3931,14 +4035,14 @@ def test_temperature_section_opens_with_its_multiplier_table():
     assert header.split(" | ")[3] == "multiplier of $q \\cdot k$"
     opening = section[: section.index(header)]
     opening = " ".join(opening.split())
-    # the opening is the one rule, its lesson first, in four sentences (read r191; read r192 added the attention
-    # factor's scope, its one exception to a scope-free rule; read r198: the softmax scale's sentence left, the
-    # column's heading says what the number multiplies); which scales change with the query and Llama 4's code's
-    # word are the rows' and the blocks' (read r186)
-    assert opening.count(". ") + opening.endswith(".") == 4, opening
-    assert opening.endswith("A multiplier above 1 sharpens attention: the top-scoring keys get more of the weight."), (
-        opening
-    )
+    # the opening is the one rule, its lesson first (read r191; read r192 added the attention factor's scope; read
+    # r198: the softmax scale's sentence left); read r199: five plain sentences, one idea each, the lesson's two first;
+    # which scales change with the query and Llama 4's code's word are the rows' and the blocks' (read r186)
+    assert opening.count(". ") + opening.endswith(".") == 5, opening
+    assert opening.startswith(
+        "### Temperature and query scales Each scale in this table multiplies $q \\cdot k$ before the softmax. A"
+        " multiplier above 1 sharpens attention: the top-scoring keys get more of the weight."
+    ), opening
     # read r197: "that" no longer opens a sentence, and no sentence says every scale multiplies without its exceptions
     assert "that multiplies" not in opening and "the same number" not in opening, opening
     assert "Three scales change with the query" in block("Other models' query and logit scales")
@@ -4587,7 +4691,7 @@ def test_rows_of_later_designs_match_their_chapters_and_the_primers_opening():
     assert all(re.match(rf"\| {re.escape(term)} \|", row(term)) for term in others)
     assert not re.search(r"scalings? below|rows? below|table below", primer), primer
     # the slow pair row is one definition; its decoder clause is the main line's, after the table
-    assert "| a pair that turns less than once over the distances of training, up to $L - 1$ |" in row("slow pair")
+    assert SLOW_ROW_MEANING in row("slow pair")
     assert SLOW_PAIR_CLAUSE in primer
     assert "decoder" not in block("Turns in L and the fast pairs' distances")
 
@@ -5039,13 +5143,13 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
     main = re.sub(r"\s+", " ", section[: section.index("| English |")])
     assert "Chapter 10" not in main and "\\tau" not in main and "Careful" not in main, main
     assert not re.findall(r"[Cc]hapters? \d+", main), main
-    ((_, _, above, direction, _),) = re.findall(SCALES_OPENING, main)
+    ((above, direction, _, _, _),) = re.findall(SCALES_OPENING, main)
     assert above == "above", above
-    # the query temperature, a temperature by name, is one of the scales that multiply: the opening's exceptions are
+    # the query temperature, a temperature by name, is one of the scales that multiply: the opening's special cases are
     # the *temperature* and the *attention factor* alone (read r192: the old "whatever its name" left the reader to
-    # find which; read r198: the two follow the rule's sentence, which ends with the column's heading); the clash with
-    # the word is the Letters row's and the word block's, right under the table
-    ((exceptions,),) = [re.findall(r"in its column \*multiplier of \$q \\cdot k\$\*\. (.*?), which in", main)]
+    # find which; read r199: the two follow the sentence on the fourth column, each in a sentence of its own, and
+    # both multiply); the clash with the word is the Letters row's and the word block's, right under the table
+    ((exceptions,),) = [re.findall(r"each scale's multiplier\. (.*?), so \$q \\cdot k\$ is multiplied by its", main)]
     assert re.findall(r"\*([\w ]+)\*", exceptions) == ["temperature", "attention factor"], exceptions
     assert "query temperature" not in exceptions and "whatever its name" not in main
     assert "The word clashes" not in page(), main
@@ -5231,16 +5335,13 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
         assert ("A to Z" in lead) == (label in alphabetical_leads), label  # "marked A to Z": only those
     # read r191: Core terms' lead claimed "the order the book teaches them", which its first rows, offset and distance,
     # broke; the lead now asks only that the rows be read in order, and the offset and distance rows follow the row
-    # of the query and the key they use (test_letters_block_chapter_lists); read r197: then one sentence on the letters
-    # for the query's and the key's positions (test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j)
+    # of the query and the key they use (test_letters_block_chapter_lists); read r199: then one sentence that opens the
+    # small table of the three letters that clash (test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j)
     core_lead = raw[raw.index("## Core terms\n") + len("## Core terms\n") :].lstrip("\n")
     core_lead = " ".join(core_lead[: core_lead.index("\n\n")].split())
-    assert core_lead.startswith("Read these rows from the top, in order. This page writes $m$ for the query's"), (
-        core_lead
-    )
-    # read r198: a third sentence gives the page's own $i$ (test_opening_legend_gives_each_letter_the_pages_meaning)
-    assert core_lead.count(". ") + core_lead.endswith(".") == 3, core_lead
-    assert core_lead.endswith(" for the key's. On this page, $i$ counts rotation pairs."), core_lead
+    assert core_lead == (
+        "Read these rows from the top, in order. Three letters mean one thing here and another in some chapters:"
+    ), core_lead
     assert "the order the book teaches them" not in raw
     orders = {
         "teaching": [label for label in headings if label not in alphabetical_leads],
@@ -5680,6 +5781,89 @@ def test_context_parallelism_needs_global_positions():
 # ---- the worked example's divisors on the main line, critical dimension, content factor, base bound -----------------
 
 
+def test_longer_inputs_opens_with_what_most_rules_divide_and_keep():
+    """The lesson that opens "Longer inputs", :data:`LONGER_LESSON` (read r199): "Most rules for longer inputs divide
+    the frequency of RoPE's slowest pair by a number that the configuration or the input's length sets. Some keep the
+    pairs that turn many times over a training input." It comes before the sentence that gives $L$, $\\ell$ and
+    $s$, and uses none of them. "Most rules": of the term table's rows for ways to read longer inputs, ten change
+    frequencies (each row says how) and three change positions instead (DCA, Self-Extend and PoSE: their rows say so).
+    "Divide the slowest pair's frequency by a number that the configuration ... sets": transformers' `linear`, `yarn`
+    and `llama3`, and NTK-aware scaling's base (the row's formula), on Llama 3.1's head, divide it by `factor`, at two
+    factors; a larger base (ABF) divides it too; LongRoPE by its configured list's last entry. "Or the input's length":
+    transformers' `dynamic` at one `factor` divides it by more at 4L than at 2L. "Some keep the pairs that turn many
+    times over a training input": `llama3` and `yarn` keep pairs of Llama 3.1's head, each of which turns more than 4
+    times in L, an input of the trained length, and every kept pair turns more times than every pair they do not keep;
+    PI keeps none."""
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    lead = " ".join(raw[raw.index("## Longer inputs\n") : raw.index("Below, $L$ is a model's")].split())
+    assert lead == "## Longer inputs " + LONGER_LESSON, lead
+    assert "$" not in LONGER_LESSON and "*" not in LONGER_LESSON  # no letter or term before its definition
+    # "Most rules": ten rows change frequencies, three change positions
+    dividing = {
+        "adjusted base frequency (ABF)": "| a larger RoPE base,",
+        "dynamic NTK (`dynamic`)": "| *NTK-aware scaling* whose effective factor",
+        "dynamic PI": "| PI whose effective factor",
+        "dynamic YaRN": "| YaRN with the current input's *stretch* as its `factor`",
+        "Llama 3.1 scaling (`llama3`)": "| *NTK-by-parts* with bounds",
+        "LongRoPE": "| RoPE with a searched factor for each pair",
+        "NTK-aware scaling": "| enlarges RoPE's base",
+        "NTK-by-parts": "divides by $s$ those below a lower bound",
+        "position interpolation (PI)": "| divides every RoPE frequency by $s$",
+        "YaRN": "| NTK-by-parts frequencies",
+    }
+    positional = {
+        "Dual Chunk Attention (DCA)": "it remaps positions chunk by chunk",
+        "Self-Extend": "by grouping far positions",
+        "PoSE": "whose position indices skip ahead",
+    }
+    for term, words in {**dividing, **positional}.items():
+        assert words in row(term), term
+    assert len(dividing) > len(positional)
+    # "by a number that the configuration ... sets": the fixed rules divide the slowest pair by `factor`
+    d, base, L, _ = llama31_head()
+    own = posenc.rope_inv_freq(d, base, dtype=torch.float64)
+
+    def slowest(freqs: torch.Tensor) -> float:
+        return float(own[-1] / freqs.double()[-1])
+
+    ntk_power = exponent(row("NTK-aware scaling"), "s^")
+    for factor in (4.0, 8.0):
+        rules = {
+            "linear": hf_inv_freq(d, rope_type="linear", rope_theta=base, factor=factor),
+            "yarn": hf_inv_freq(
+                d, rope_type="yarn", rope_theta=base, factor=factor, original_max_position_embeddings=L
+            ),
+            "llama3": hf_llama3(d, base, factor, 4.0, 1.0, L),
+            "ntk-aware": posenc.rope_inv_freq(d, base * factor ** evaluate(ntk_power, d=d), dtype=torch.float64),
+        }
+        for name, freqs in rules.items():
+            assert abs(slowest(freqs) - factor) < 1e-4 * factor, (name, factor, slowest(freqs))
+    assert slowest(posenc.rope_inv_freq(d, 10 * base, dtype=torch.float64)) > 1  # a larger base (ABF)
+    long = [1.0 + 0.5 * i for i in range(d // 2)]
+    cfg = _longrope_llama_config(d, base, L, [1.0] * (d // 2), long)
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    longrope, _ = ROPE_INIT_FUNCTIONS["longrope"](cfg, "cpu", seq_len=2 * L)
+    assert abs(slowest(longrope) - long[-1]) < 1e-4 * long[-1]  # the configured list's entry
+    # "or the input's length": dynamic NTK at one `factor` divides by more at a longer input
+    dyn = [
+        slowest(hf_inv_freq(d, max_position_embeddings=L, seq_len=n, rope_type="dynamic", rope_theta=base, factor=2.0))
+        for n in (2 * L, 4 * L)
+    ]
+    assert 1 < dyn[0] < dyn[1], dyn
+    # "Some keep the pairs that turn many times": llama3 and yarn keep the pairs with the most turns in L, PI none
+    turns = L * own / (2 * math.pi)
+    for name, freqs in (
+        ("llama3", hf_llama3(d, base, 8.0, 4.0, 1.0, L)),
+        ("yarn", hf_inv_freq(d, rope_type="yarn", rope_theta=base, factor=8.0, original_max_position_embeddings=L)),
+    ):
+        kept = torch.isclose(freqs.double(), own, rtol=1e-6, atol=0)
+        assert kept.any() and not kept.all(), name
+        assert float(turns[kept].min()) > 4 and float(turns[kept].min()) > float(turns[~kept].max()), name
+    pi = hf_inv_freq(d, rope_type="linear", rope_theta=base, factor=8.0)
+    assert not torch.isclose(pi.double(), own, rtol=1e-6, atol=0).any()
+
+
 def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     """The main line (read r186: rebuilt as a learner's text, lesson first; read r191: the lesson is what the three
     rules do to the slowest and the fastest pairs): :data:`LESSON`, "Position interpolation, `llama3` and YaRN all
@@ -5710,16 +5894,19 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     than half of the other pairs by more than they need (no division if fast, (2L - 1)/(L - 1) if slow). The costs block
     names two costs, one bullet each."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    # the section looks a word up first: one sentence of introduction, the three numbers' table under it (read r197:
-    # it was the worked example's, collapsed, though it is what tells s, the stretch and the effective factor apart),
-    # then the term table; its main line on Llama 3.1's head is the subsection after the table and its blocks
+    # the section opens with its lesson (read r199: :data:`LONGER_LESSON`, checked in
+    # test_longer_inputs_opens_with_what_most_rules_divide_and_keep), then one sentence of letters, the three numbers'
+    # table under it (read r197: it was the worked example's, collapsed, though it is what tells s, the stretch and the
+    # effective factor apart), then the term table; its main line on Llama 3.1's head is the subsection after the
+    # table and its blocks
     longer = raw[raw.index("(glossary-longer)=\n## Longer inputs\n") : raw.index("(glossary-longer-terms)=")]
     paragraphs_longer = [" ".join(p.split()) for p in longer.split("\n\n")[1:]]
-    assert paragraphs_longer[0] == (
+    assert paragraphs_longer[0] == LONGER_LESSON, longer
+    assert paragraphs_longer[1] == (
         "Below, $L$ is a model's *trained length*, $\\ell$ an input's length and $s$ a configuration's *extension"
         " factor*, its `factor`."
     ), longer
-    assert paragraphs_longer[1] == "Three numbers are easy to mix up:" and paragraphs_longer[3:] == [""], longer
+    assert paragraphs_longer[2] == "Three numbers are easy to mix up:" and paragraphs_longer[4:] == [""], longer
     # read r191: "A worked case follows the table" was false (five blocks came between); the section says nothing of it
     assert "A worked case follows" not in raw
     assert raw.index("(glossary-longer-terms)=") < raw.index(EXAMPLE)
@@ -6000,7 +6187,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert evaluate(power, i=0, d=128) == 0 and abs(evaluate(power, i=63, d=128) - 1) < 1e-12
     assert int(torch.argmax(posenc.rope_inv_freq(128, 5e5, dtype=torch.float64))) == 0
     # "a *fast pair*, one that turns at least once": the fast pair row's words, over training's offsets
-    assert "| a pair that turns at least once over the distances of training, up to $L - 1$:" in row("fast pair")
+    assert "| a pair that turns at least once over the distances of training, up to $L - 1$," in row("fast pair")
     more = "more"  # "rising": checked below, more at each longer length
     s_value = header_factor
     assert "Three numbers describe this" not in visible  # one table, no list of definitions
@@ -6019,10 +6206,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     s = float(header_factor)
     assert int(s_value) == int(header_factor)
     (stretch,) = re.findall(r"the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
-    (inequality,) = re.findall(
-        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round", row("fast pair")
-    )
-    assert "a pair that turns less than once over the distances of training, up to $L - 1$ |" in row("slow pair")
+    (inequality,) = re.findall(FAST_ROW_INEQUALITY + r" Its trained angles then go all the way round", row("fast pair"))
+    assert SLOW_ROW_MEANING[2:] in row("slow pair")
     llama_d, llama_base, llama_L, _ = llama31_head()
     for d, base, L in ((llama_d, llama_base, llama_L), (128, 10_000.0, 4096)):
         ell = int(times or 1) * L
@@ -6221,9 +6406,7 @@ def test_critical_dimension_row_is_twice_the_fast_pairs():
         c5,
     )
     assert "call the boundary of these pairs the *critical dimension*" in c10
-    (inequality,) = re.findall(
-        r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go all the way round", row("fast pair")
-    )
+    (inequality,) = re.findall(FAST_ROW_INEQUALITY + r" Its trained angles then go all the way round", row("fast pair"))
     heads = ((int(d), 10.0 ** int(exp), int(L), int(dims)), (*llama31_head()[:3], int(llama_dims)))
     for width, base, trained, expected in heads:
         theta = posenc.rope_inv_freq(width, base, dtype=torch.float64)
@@ -6662,15 +6845,14 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     """The opening: "Each letter is defined where the page first uses it; Letters and words with more than one meaning
     lists those that change meaning" (read r186: the opening had sent the learner to the Letters table with a warning
     that letters change meaning on this page; it names the table, whose own sentence says so). For each of the page's
-    main letters, the place that defines it comes no later than the letter's first use after the index: Core terms' lead
-    ($m$, $n$: read r197; the offset row's "for a query at position $m$ and a key at $n$" follows), the logit row ($d$),
-    the sinusoidal row ($i$, $\\theta_i$), the frequency row ($b$), and the Longer inputs lead ($L$, $\\ell$, $s$),
-    before its A to Z table, whose rows use all three. Core terms' lead also names other chapters' $i$ and $j$, in the
-    sentence that uses them; right after it (read r198), "On this page, $i$ counts rotation pairs." gives the page's
-    own $i$, the Letters row's "a pair's index", before its first use in a row (the sinusoidal row, which also defines
-    $\\theta_i$); the pairs it counts are the Core table's *rotation pair* row's. The lead's words agree with the rows
-    and the subsection's table. Each definition agrees with the Letters table's "meaning here" column
-    where it has a row."""
+    main letters, the place that defines it comes no later than the letter's first use after the index: Core terms'
+    small table of letters ($m$, $n$ and $i$: read r197 to r199; the offset row's "for a query at position $m$ and a key
+    at $n$" follows, and the sinusoidal row, which also defines $\\theta_i$, is the first to use $i$), the logit row
+    ($d$), the sinusoidal row ($\\theta_i$), the frequency row ($b$), and the Longer inputs lead ($L$, $\\ell$, $s$),
+    before its A to Z table, whose rows use all three. The small table also gives other chapters' $i$ and $j$, in the
+    cell that uses them; the pairs the page's $i$ counts are the Core table's *rotation pair* row's. The lead's words
+    agree with the rows and the subsection's table. Each definition agrees with the Letters table's "meaning here"
+    column where it has a row."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
     assert (
@@ -6679,18 +6861,18 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     )
     assert "between rows of this page" not in opening
     body = raw.index("## Core terms")
-    notation = "This page writes $m$ for the query's position and $n$ for the key's"
-    other = "chapters 1, 3, 6, 8 and 11 write $i$ for the query's and $j$ for the key's."
-    assert raw.index(other, body) < raw.index("| English |", body)  # Core terms' lead, the other chapters' letters
+    query, key = "| $m$ | a query's position |", "| $n$ | a key's position |"  # Core terms' small table (read r199)
+    pairs = "| $i$ | the index, from 0, of a *rotation pair*"
+    other = "a query's position in chapters 1, 3, 6, 8 and 11, where $j$ is the key's |"  # other chapters' i and j
+    assert raw.index(query, body) < raw.index(key, body) < raw.index(pairs, body) < raw.index(other, body)
+    assert raw.index(other, body) < raw.index("| English |", body)  # the lead's table, above the term table
     assert "for a query at position $m$ and a key at $n$" in row("offset")
-    pairs = "On this page, $i$ counts rotation pairs."  # read r198: the page's $i$, in the lead
-    assert raw.index(other, body) + len(other) + 1 == raw.index(pairs, body), "the sentence right after the chapters'"
     core_table = raw[raw.index("| English |", body) : raw.index("\n\n", raw.index("| English |", body))]
-    assert raw.index(pairs, body) < raw.index("| English |", body) and "\n| rotation pair | " in core_table
+    assert "\n| rotation pair | " in core_table
     assert "two coordinates that RoPE turns together by one angle" in row("rotation pair")  # the pairs $i$ counts
     defined = {
-        "$m$": notation,
-        "$n$": notation,
+        "$m$": query,
+        "$n$": key,
         "$d$": "where $d$ is the width of one attention head",
         "$i$": pairs,
         "$\\theta_i$": "with pair $i$'s *frequency* $\\theta_i",
@@ -6702,10 +6884,10 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     for letter, where in defined.items():
         at = raw.index(where, body)
         line_start = raw.rindex("\n", 0, at) + 1
-        # the page's own $i$ and $j$: first used after the lead's sentence on the other chapters' letters
-        first = raw.index(letter, raw.index(other) + len(other) if letter in ("$i$", "$j$") else body)
+        # the page's first use of each letter after the heading: on the line that defines it, or later
+        first = raw.index(letter, body)
         assert first >= line_start, (letter, raw[first - 80 : first + 20])
-        if letter == "$i$":  # its first use after the chapters' sentence is the sentence that defines it
+        if letter in ("$m$", "$n$", "$i$"):  # the small table's row is the letter's first use
             assert at <= first < at + len(where), (letter, raw[first - 80 : first + 20])
     this_page = {
         "$m$": "a query's position",
@@ -7289,16 +7471,14 @@ def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
     distance from L to 2L - 1 puts it outside that arc. Without a causal mask the offsets run from -(L - 1) to L - 1:
     a slow pair that turns at least half a turn over L - 1 positions sees its whole circle, and Llama 3.1's head has
     such pairs, so "in a decoder" is needed (as the intro's block says)."""
-    assert "| a pair that turns less than once over the distances of training, up to $L - 1$ |" in row(
-        "slow pair | 慢速对"
-    )
+    assert SLOW_ROW_MEANING in row("slow pair | 慢速对")
     assert SLOW_PAIR_CLAUSE in page() and ONE_SIDED_ARC in SLOW_PAIR_CLAUSE
     # "since every key sits at or behind its query": the causal mask's offsets, key minus query, are never positive,
     # and they fill 0 to -(L - 1), one side of zero
     mask = torch.ones(64, 64).tril().bool()  # [query, key]: keys at or behind the query
     offsets = (torch.arange(64)[None, :] - torch.arange(64)[:, None])[mask]
     assert int(offsets.max()) == 0 and set(offsets.tolist()) == set(range(-63, 1))
-    (inequality,) = re.findall(r"up to \$L - 1\$: \$([^$]+)\$\. Its trained angles then go", row("fast pair"))
+    (inequality,) = re.findall(FAST_ROW_INEQUALITY + r" Its trained angles then go", row("fast pair"))
     llama_d, llama_base, llama_L, _ = llama31_head()
     two_way = 0
     for d, base, L in ((llama_d, llama_base, llama_L), (128, 10_000.0, 4096), (16, 10_000.0, 64)):

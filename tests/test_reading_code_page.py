@@ -511,24 +511,29 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     scales = (
         "Some models also multiply each query by a query scale, a number that rises in steps with the token's position."
     )
-    # the cases sentence and table (read r191: the hardest place of the section). The sentence says what the cases
-    # share, code that reads the position itself, not the offset, which the rule just before taught. Each row: first
-    # what to look for in the code, then why a padded row's scores change, in one plain clause readable with what the
-    # section has said, then whether passing `position_ids` removes the change, a plain yes or no, last. No pointer to
-    # a later section, no "position, not the offset" idea left to a later section (read r191)
+    # the cases sentence and table (read r191: the hardest place of the section). Read r199: the lead-in spoke of
+    # code that reads the position itself, which covers neither the bfloat16 row as a query scale nor the batch-wide
+    # `dynamic` row, so it now covers all four rows (the table's own count, checked below), and a first column names
+    # each row's mechanism in a few words: coarse rounding, a query scale read from the position, a batch effect.
+    # Each row then: what to look for in the code, why a padded row's scores change, in one plain clause readable with
+    # what the section has said, and whether passing `position_ids` removes the change, a plain yes or no, last. No
+    # pointer to a later section (read r191)
     named = (
-        scales + " Code that reads the position itself, not the offset, can change a padded row's scores by more than"
+        scales + " Four things can make a padded row's scores differ from the same row run alone by more than"
         " rounding:"
-        " | what to look for in the code | why a padded row's scores change | removed by `position_ids`? |"
-        " |---|---|---|"
+        " | mechanism | what to look for in the code | why a padded row's scores change | removed by `position_ids`? |"
+        " |---|---|---|---|"
+        " | coarse bfloat16 rounding of the angles"
         " | angles, position times frequency, that your own code forms in bfloat16; transformers' Llama forms them in"
         " float32 | bfloat16 rounds many positions above 256, and the shift changes how each one rounds | yes |"
+        " | a query scale read from the position"
         " | a query scale that reads `position_ids`, as in Ministral 3 and Mistral 4 | the scale reads the shifted"
         " position | yes |"
+        " | a query scale read from the position"
         " | a query scale that counts the tokens itself, as in Llama 4's layers without RoPE | the scale counts the"
         " pads too, which moves it for tokens near a step | no |"
-        " | `rope_type` set to `dynamic` or `longrope` | these rules set frequencies from the input's length, taken"
-        " from the batch's longest row | no |"
+        " | a batch effect | `rope_type` set to `dynamic` or `longrope` | these rules set every row's frequencies from"
+        " the length of the batch's longest row | no |"
     )
     # "bfloat16 rounds many positions above 256": 8 significant bits keep every integer up to 256, and from 257 on
     # round some of them, more the larger the position (every other one up to 512, 7 in 8 between 1 024 and 2 048)
@@ -545,7 +550,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # "even with `position_ids`, the batch's longest row sets every row's frequencies": transformers' two update
     # functions read torch.max(position_ids) + 1
     # (test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
-    cases = re.findall(r"^\| (?!what to look |---)(.+?) \| (.+?) \| (yes|no) \|$", _raw(), flags=re.M)
+    rows = re.findall(r"^\| (?!mechanism |---)(.+?) \| (.+?) \| (.+?) \| (yes|no) \|$", _raw(), flags=re.M)
+    mechanisms = [r[0] for r in rows]
+    cases = [r[1:] for r in rows]
     assert [(c[0], c[2]) for c in cases] == [
         (
             "angles, position times frequency, that your own code forms in bfloat16; transformers' Llama forms them in"
@@ -556,6 +563,19 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         ("a query scale that counts the tokens itself, as in Llama 4's layers without RoPE", "no"),
         ("`rope_type` set to `dynamic` or `longrope`", "no"),
     ], cases
+    # "Four things": the lead-in's count is the table's own rows
+    assert len(rows) == 4 and "Four things can make" in named
+    # the mechanism column, a few words a row: the query scales share one mechanism, the scale's dependence on the
+    # position (checked below: tau and Ministral 3's scale read p); `dynamic` and `longrope` a batch effect, the
+    # longest row's length setting every row's frequencies (a single row alone keeps its own: checked in
+    # test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
+    assert mechanisms == [
+        "coarse bfloat16 rounding of the angles",
+        "a query scale read from the position",
+        "a query scale read from the position",
+        "a batch effect",
+    ], mechanisms
+    assert all(len(m.split()) <= 7 for m in mechanisms), mechanisms
     # read r191: each "why" is one plain clause, with no comma-joined second thought beyond a short "and" or "which"
     assert all(len(c[1].split()) <= 16 for c in cases), [len(c[1].split()) for c in cases]
     # read r188: each row's case reads where it stands, in words the page has said before it: the bfloat16 row says
@@ -566,7 +586,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # read r191: "a step" and "query scale" are said on the main line before the table uses them
     assert named.index("rises in steps") < named.index("near a step")
     assert named.index("a query scale,") < named.index("| a query scale that reads")
-    intro = named[len(scales) + 1 : named.index(" | what to look for in the code |")]
+    intro = named[len(scales) + 1 : named.index(" | mechanism | what to look for in the code |")]
     assert intro.count(". ") == 0 and len(intro.split()) <= 20, intro  # one short cases sentence (recorded decision)
     # the shared reason the rule before the table gives: RoPE's scores depend only on the offsets
     assert section.index("RoPE's scores depend only on those offsets") < section.index(intro)
@@ -613,9 +633,13 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     main = section[: section.index("<details>")]
     assert "8 192" not in main  # the step's size waits for the query scales' block (read r182)
     assert section.index(where) < section.index(named)  # the who-fills table before the cases
-    assert main.index("only by rounding") < main.index("Code that reads the position itself, not the offset")
-    # one count throughout (read r177): the main line and its block give none, so none can disagree
+    assert main.index("only by rounding") < main.index("Four things can make a padded row's scores differ")
+    # read r199: that lead-in missed the `dynamic` row, a batch effect that reads no row's own position
+    assert "Code that reads the position itself, not the offset" not in main
+    # one count throughout (read r177): the main line's one count, "Four things", is the table's row count (above);
+    # the block gives none, so none can disagree
     assert not re.search(r"\b(two|three|four) cases\b", section.lower()), section
+    assert len(re.findall(r"\b(two|three|four|five) things\b", section.lower())) == 1, section
     assert "So on a left-padded batch" not in page  # read r186: the advice leads, once
     assert "block below" not in main  # read r183: no pointer the learner needs to finish the thought
     assert "part of the other two" not in page  # read r178: the main line names the part
@@ -1934,11 +1958,12 @@ def test_float32_angles_are_fine_up_to_16l():
     """bfloat16 frequencies, the table's float32 row and the sentence under it (read r192: the learner was unsure
     whether transformers' float32 path is a concern; read r197: "fine", against a tenth of a pair's per-position
     angle, disagreed with chapter 4's float64 rule): "| transformers forms float32 angles from float32 theta_i | ... |
-    at most about 0.01 radian per angle up to 16L |" and "The last row's error is small at inference. Chapter 4's rule,
-    float64 angles, removes the part that forming p theta_i in float32 adds." The block: "Computing theta_i in float32
-    gives at most about 0.005 radian, and forming p theta_i in float32 at most about 0.004. Float64 angles remove the
-    second." Checked on transformers 5.24's own rotary module with Llama 3.1's fields, float32 `inv_freq` as
-    `from_pretrained` with a dtype keeps it, at every position from 0 to 16L - 1: the angle that its float32 cos and
+    at most about 0.01 radian per angle up to 16L |" and "The last row's error is small at inference." The block:
+    "Computing theta_i in float32 gives at most about 0.005 radian, and forming p theta_i in float32 at most about
+    0.004. Chapter 4's rule, float64 angles, removes the second." (r199's round moved chapter 4's remedy, a side note to
+    the section's lesson, from the main line into this block, to keep the main line from growing.) Checked on
+    transformers 5.24's own rotary module with Llama 3.1's fields, float32 `inv_freq` as `from_pretrained` with a dtype
+    keeps it, at every position from 0 to 16L - 1: the angle that its float32 cos and
     sin carry, against the exact angle p theta_i / divisor in float64 (Meta's blend for the ramped pairs), wrapped to
     (-pi, pi]. Measured on x86: 0.0093 in all, 0.0054 from theta_i, 0.0039 from forming p theta_i (half of float32's
     spacing near 86 000, a correctly rounded product); the bounds leave room for another CPU's float32 pow."""
@@ -1948,15 +1973,12 @@ def test_float32_angles_are_fine_up_to_16l():
         "| transformers forms float32 angles from float32 $\\theta_i$ | both of the above, each $2^{16}$ times less |"
         " at most about 0.01 radian per angle up to $16L$ |"
     )
-    lesson = (
-        "The last row's error is small at inference. Chapter 4's rule, float64 angles, removes the part that forming"
-        " $p\\theta_i$ in float32 adds."
-    )
+    lesson = "The last row's error is small at inference."
     assert row in main and lesson in main and "fine" not in main and "a tenth" not in main, main
     block = _collapsed("The <code>model.to</code> and float32 rows")
     parts = (
         "Computing $\\theta_i$ in float32 gives at most about 0.005 radian, and forming $p\\theta_i$ in float32 at most"
-        " about 0.004. Float64 angles remove the second."
+        " about 0.004. Chapter 4's rule, float64 angles, removes the second."
     )
     assert parts in block, block
     # chapter 4's rule, in its own words: float64 angles, float32 tables and rotation
@@ -2748,8 +2770,8 @@ def test_opening_assumes_chapters_4_and_7():
     page = _page()
     opening = page[: page.index("Read these fields first:")]
     assert (
-        "It assumes RoPE as {doc}`chapter 4 <../notebooks/04_rope>` builds it, and the scaling rules of {doc}`chapter 7"
-        " <../notebooks/07_beyond>`." in opening
+        "The page assumes RoPE as {doc}`chapter 4 <../notebooks/04_rope>` builds it, and the scaling rules of"
+        " {doc}`chapter 7 <../notebooks/07_beyond>`." in opening
     )
     c7 = json.loads((ROOT / "notebooks" / "07_beyond.ipynb").read_text(encoding="utf-8"))
     chapter = " ".join("".join(c["source"]) for c in c7["cells"] if c["cell_type"] == "markdown")
@@ -3059,12 +3081,13 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
 def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax_scale():
     """Temperature rules, main line (read r178: a reader who checks DeepSeek-V3's `rotary.attention_scaling` finds 1
     and, by the main line alone, concludes there is no sharpening; read r186: one sentence, no jump into `mscale`):
-    "Transformers' rotary module stores m as `attention_scaling`. DeepSeek-V2 and V3 put the factor in the softmax
-    scale instead: their attention class multiplies its 1/sqrt(d) by m^2. So their `attention_scaling` reads 1,
-    although their logits are sharpened." (read r197: the main line says where the factor goes: both attention
-    classes set `self.scaling` from qk_head_dim^-0.5 through `yarn_apply_mscale`, which multiplies it by m^2.) After
-    the attention
-    factor (the section leads with it), and the section's last sentence. Checked on a tiny DeepSeek-V3 model with
+    "Transformers' rotary module stores m as `attention_scaling`. Checking only that number would miss DeepSeek-V2's
+    and V3's sharpening, which sits in the softmax scale. Their attention class multiplies that scale, the 1/sqrt(d)
+    on q . k, by their own attention factor, squared. So, for their released files, `attention_scaling` comes out as
+    1." (read r199: why it matters leads the DeepSeek part; read r197: the main line says where the factor goes:
+    both attention classes set `self.scaling` from qk_head_dim^-0.5 through `yarn_apply_mscale`, which multiplies it
+    by m^2.) After the attention factor (the section leads with it), and the section's last sentence. Checked on a
+    tiny DeepSeek-V3 model with
     posenc's copy of DeepSeek-V3's `rope_scaling`, in transformers 5.24: the rotary module's factor is 1, cos at
     position 0 is 1, and the attention's softmax scale is qk_head_dim^-0.5 times m(40, 1)^2, about 1.87 (the block's
     number); DeepSeek-V2's copy, both fields 0.707, also gives a factor of 1 on cos and sin and a softmax scale above 1
@@ -3079,12 +3102,16 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # `attention_scaling` of 1 does not mean no sharpening: DeepSeek-V3 moves the factor into the softmax scale), and
     # the two fields and their ratio move to the first block, right under the main line
     sentences = (
-        "Transformers' rotary module stores $m$ as `attention_scaling`. DeepSeek-V2 and V3 put their factor in the"
+        # read r199 (the section's hardest place): the DeepSeek part opens with why it matters, a reader who checks
+        # only `attention_scaling` would miss the sharpening, and defines the softmax scale before using it
+        "Transformers' rotary module stores $m$ as `attention_scaling`. Checking only that number would miss"
+        " DeepSeek-V2's and V3's sharpening, which sits in the softmax scale. Their attention class multiplies that"
+        " scale, the $1/\\sqrt d$ on $q \\cdot k$, by their own attention factor, squared. So, for their released"
+        " files,"
         # read r198: "in their released files": the 1 comes from mscale = mscale_all_dim there (the block's ratio)
-        # read r199: V2's own factor is m(s, 0.707), so "the factor's square", not m^2; `attention_scaling` is the
-        # rotary module's attribute, computed from the file
-        " softmax scale instead: their attention class multiplies its $1/\\sqrt d$ by the factor's square. So, for"
-        " their released files, `attention_scaling` comes out as {one}, although their logits are sharpened."
+        # read r199: V2's own factor is m(s, 0.707), so "their own attention factor, squared", not m^2;
+        # `attention_scaling` is the rotary module's attribute, computed from the file
+        " `attention_scaling` comes out as {one}."
     )
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
@@ -3154,7 +3181,13 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     on_softmax = model.layers[0].self_attn.scaling / config.qk_head_dim**-0.5
     assert math.isclose(on_softmax, (0.1 * math.log(40) + 1) ** 2, rel_tol=1e-12)  # m(40, 1)^2 on every logit
     stated = sentences.format(one=f"{rotary.attention_scaling:.0f}")
-    assert stated in main and on_softmax > 1, main  # "although their logits are sharpened"
+    assert stated in main and on_softmax > 1, main  # "would miss ... sharpening": 1 on cos and sin, above 1 here
+    # "that scale, the 1/sqrt(d) on q . k": the attention multiplies the query-key products by `scaling` before the
+    # softmax
+    assert "attn_weights = torch.matmul(query, key_states.transpose(2, 3)) * scaling" in inspect.getsource(
+        ds3.eager_attention_forward
+    )
+    assert "although their logits are sharpened" not in main  # said once, where the DeepSeek part opens
     # "Transformers' rotary module stores this factor as `attention_scaling`": a Llama's `yarn` with s = 8 stores m(8)
     from transformers import LlamaConfig
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
@@ -3209,7 +3242,8 @@ def test_opening_points_to_the_reference_section_and_bands_to_chapter_7_figure()
     plots the new frequency over the old, the inverse of this page's divisors."""
     page = _page()
     opening = page[: page.index("Read these fields first:")]
-    assert "The last section, after the takeaways, is a reference of configuration fields and code names." in opening
+    # r199's round shortened it to keep the main line from growing; "last" is checked on the headings below
+    assert "Its last section lists configuration fields and code names." in opening
     headings = re.findall(r"^##? .*$", re.sub(r"```.*?```", "", _raw(), flags=re.S), flags=re.M)
     assert headings[-2:] == ["## Takeaways", "## Configuration fields and code names"], headings[-3:]
     pointer = (
@@ -3383,13 +3417,23 @@ def test_past_sl_the_divided_pairs_meet_new_angles():
     construction, checked on Llama 3.1's fields: the first training, at the plain frequencies over offsets 0 to L - 1,
     showed each divided pair (transformers' `llama3` divides pairs 35 to 63 by s) only the arc from 0 to (L - 1)
     theta_i, less than a turn; under theta_i / s an offset just past sL turns it to (sL + 1) theta_i / s, beyond that
-    arc and still short of a turn, an angle the first training never showed. What the later training showed them is
-    the fine print's (test_reading_code_page_numbers)."""
+    arc and still short of a turn, an angle the first training never showed. Read r199: a learner read this as "Llama
+    3.1 is out of distribution from 8L to 16L", so the next sentence says what the fine print says, that the later
+    training may have shown them and the report does not say: "Meta's report does not say whether its later training
+    showed them." A prose sync with the fine print (the report itself no offline test can read)."""
     page = _page()
     section = page[page.index("## A worked configuration") : page.index("<details>")]
     declared = "while $s$ sets how much the slowest pairs slow down."
     gap = "Past $sL$, the divided pairs meet angles that the first training never showed them."
     assert section.count(gap) == 1 and section.index(declared) < section.index(gap) < section.index("| pair |")
+    unknown = "Meta's report does not say whether its later training showed them."
+    assert gap + " " + unknown in section, section
+    fine = _collapsed("Fine print on the bands")
+    assert (
+        "Between $8L$ and $16L$, the longer training showed the divided pairs their new angles only if it used the"
+        " divided frequencies, which the Llama 3 report does not state." in fine
+    )
+    assert "the Llama 3 report's last training stage reached $16L$" in fine  # "its later training": Meta's, to 16L
     d, base, L, s = 128, 500_000.0, 8192, 8.0
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
@@ -3491,20 +3535,31 @@ def test_yarn_worked_dict_gpt_oss_bands_and_attention_factor():
 
 
 def test_opening_says_what_the_page_covers_and_where_rope_sits_in_llamas_code():
-    """The opening (read r191, an omission: the title promises code, the main line teaches configurations) says what
-    the page covers, "the fields that set RoPE and the transformers code that reads them", and where RoPE sits in a
-    forward pass: "In Llama's code, a rotary module computes cos and sin once per forward pass, and each attention
-    layer rotates its queries and keys with them." Checked on transformers 5.24's Llama: LlamaModel.forward calls its
+    """The opening (read r191, an omission: the title promises code, the main line teaches configurations) says whom
+    the page is for, readers "of a model's `config.json` or of transformers' RoPE code", what they can do after it
+    (read r199: above the code), and where RoPE sits in a forward pass: "In Llama's code, a rotary module computes
+    cos and sin once per forward pass, and each attention layer rotates its queries and keys with them." Checked on
+    transformers 5.24's Llama: LlamaModel.forward calls its
     rotary module once, before the loop over the layers, and hands its output to every layer; LlamaAttention.forward
     unpacks cos and sin from it and rotates the query and key states with `apply_rotary_pos_emb` (then the cache stores
     the rotated keys, as the notes' block says); a counting hook sees one call for a two-layer model."""
     page = _page()
     opening = page[: page.index("Read these fields first:")]
-    assert (
-        "It covers the fields that set RoPE and the transformers code that reads them. In Llama's code, a rotary module"
-        " computes cos and sin once per forward pass, and each attention layer rotates its queries and keys with them."
-        in opening
+    # read r199 (the opening, a hardest place): the page's purpose leads, above the code, in two sentences: who it is
+    # for, reading a model's configuration or transformers' RoPE code, and what the reader can do after it
+    purpose = (
+        "# Reading model code This page is for readers of a model's `config.json` or of transformers' RoPE code. After"
+        " this page you can read a RoPE configuration, port transformers-4 code, and spot position bugs at run time."
     )
+    assert page.startswith(purpose), page[:300]
+    rotary = (
+        "In Llama's code, a rotary module computes cos and sin once per forward pass, and each attention layer rotates"
+        " its queries and keys with them."
+    )
+    assert opening.index(purpose) < opening.index(rotary) < opening.index("```python")
+    # the three things it promises have their sections: the configuration fields, porting, positions at run time
+    for heading in ("## A worked configuration", "## Porting transformers-4 code", "## Positions at run time"):
+        assert heading in page, heading
     assert "Hugging Face's caches keep RoPE's keys rotated" in page
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig, LlamaModel
@@ -3597,10 +3652,22 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     opening = page[: page.index("Read these fields first:")]
     code = _snippet("def rotate_half(x):")
     assert code in _raw()[: _raw().index("Read these fields first:")]  # in the opening, right after the sentence
-    assert (
-        "each attention layer rotates its queries and keys with them. Condensed, with transformers' names: ```python"
-        in opening
+    # read r199: one sentence before the code says what to look for in it, and why: later sections explain each
+    look = (
+        "each attention layer rotates its queries and keys with them. Look for three things below, which later"
+        " sections explain: the float32 angles, the factor on cos and sin, and the pairs that `rotate_half` forms."
+        " ```python"
     )
+    assert look in opening
+    # each of the three is in the code, and a later section's main line explains it
+    assert ".float() * inv_freq" in code and "emb.cos() * attention_scaling" in code and "def rotate_half" in code
+    rest = page[page.index("Read these fields first:") :]
+    for heading, explained in (
+        ("### bfloat16 frequencies", "transformers' Llama code forms the angles $p\\theta_i$ in float32"),
+        ("## Temperature rules", "Transformers' rotary module stores $m$ as `attention_scaling`."),
+        ("## Notes for reading code", "Transformers' Llama code pairs the two halves of a head with `rotate_half`"),
+    ):
+        assert explained in _section_main_line(rest, heading), heading
     lines = [line.split("  #")[0].strip() for line in code.splitlines() if line.strip() and not line.startswith("#")]
     assert lines == [
         "freqs = position_ids[..., None].float() * inv_freq",
@@ -3662,18 +3729,54 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     assert rotary.attention_scaling > 1  # the yarn case carries an attention factor m, the default 1
 
 
+def test_opening_names_the_partial_rotary_split():
+    """Read r199 (an omission in the opening): the excerpt rotates a whole head, but GPT-NeoX's and GLM's files, which
+    a reader often opens first, split it. Right after the code: "GPT-NeoX and GLM rotate only part of each head: they
+    split q into `q_rot` and `q_pass`, rotate `q_rot`, then join the two." Checked on transformers 5.24: both
+    configurations' defaults rotate a share below 1 (0.25 and 0.5), both `apply_rotary_pos_emb` functions name the two
+    parts so, rotate the first and concatenate the rotated part with the second; run on small tensors, the second part
+    comes back unchanged and the first is rotated."""
+    page = _page()
+    opening = page[: page.index("Read these fields first:")]
+    sentence = (
+        "GPT-NeoX and GLM rotate only part of each head: they split q into `q_rot` and `q_pass`, rotate `q_rot`, then"
+        " join the two."
+    )
+    code = _snippet("def rotate_half(x):")
+    after = opening[opening.index(code.split()[-1]) :]
+    assert after.startswith(code.split()[-1] + " ``` " + sentence), after[:300]  # right after the code
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import GlmConfig, GPTNeoXConfig
+    from transformers.models.glm import modeling_glm
+    from transformers.models.gpt_neox import modeling_gpt_neox
+
+    for config, module in ((GPTNeoXConfig(), modeling_gpt_neox), (GlmConfig(), modeling_glm)):
+        assert config.rope_parameters["partial_rotary_factor"] < 1, module.__name__  # "only part of each head"
+        source = inspect.getsource(module.apply_rotary_pos_emb)
+        for line in (
+            "q_rot, q_pass = q[..., :rotary_dim], q[..., rotary_dim:]",  # "split q into `q_rot` and `q_pass`"
+            "q_embed = (q_rot * cos) + (rotate_half(q_rot) * sin)",  # "rotate `q_rot`"
+            "q_embed = torch.cat([q_embed, q_pass], dim=-1)",  # "then join the two"
+        ):
+            assert line in source, (module.__name__, line)
+        torch.manual_seed(0)
+        q = torch.randn(1, 2, 3, 16)
+        angle = torch.rand(1, 3, 4) + 0.5  # a rotated part 4 wide, as cos and sin give it
+        cos, sin = torch.cat((angle, angle), -1).cos(), torch.cat((angle, angle), -1).sin()
+        q_embed, _ = module.apply_rotary_pos_emb(q, q, cos[..., :4], sin[..., :4])
+        assert q_embed.shape == q.shape and torch.equal(q_embed[..., 4:], q[..., 4:]), module.__name__
+        assert not torch.allclose(q_embed[..., :4], q[..., :4]), module.__name__
+
+
 def test_opening_says_the_page_has_no_exercises_and_where_they_are():
     """The opening (read r197: no exercises and no Practice link, which a chapter's shape expects): "This page is a
-    reference, with no exercises: most chapters end with some, and four Practice notebooks add more." Checked: the
+    reference with no exercises; most chapters and four Practice notebooks have them." Checked: the
     page has no exercise heading; of the eleven numbered chapters, all but a few have an "Exercise" or "Exercises"
     heading; the table of contents' Practice part lists four notebooks, each titled "Practice: ...", as the intro's
     "Four **Practice** notebooks" names them."""
     page = _page()
     opening = page[: page.index("Read these fields first:")]
-    sentence = (
-        "This page is a reference, with no exercises: most chapters end with some, and four Practice notebooks add"
-        " more."
-    )
+    sentence = "This page is a reference with no exercises; most chapters and four Practice notebooks have them."
     assert sentence in opening
     assert not re.search(r"^#+ Exercises?\b", _raw(), re.M)
     chapters = sorted((ROOT / "notebooks").glob("[01][0-9]_*.ipynb"))
@@ -3697,4 +3800,5 @@ def test_opening_says_the_page_has_no_exercises_and_where_they_are():
         )
         assert "# Practice: " in title, name
     intro = " ".join((ROOT / "book" / "intro.md").read_text(encoding="utf-8").split())
-    assert "Four **Practice** notebooks" in intro
+    # "four Practice notebooks have them": the intro's own account, each notebook is work the reader does
+    assert "Four **Practice** notebooks have you write the encodings yourself" in intro

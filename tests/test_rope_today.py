@@ -1547,8 +1547,9 @@ def test_chapter_version_note_on_one_llama_checkpoint_in_two_layouts():
     # DeepSeek-V3's and Mistral 4's configs choose it with `rope_interleave`
     assert transformers.DeepseekV3Config().rope_interleave is True and transformers.Mistral4Config().rope_interleave
     # the layout caveat is said once before the sections, on the opening's main line (read r178: the main line never
-    # named it), not again in the config section's main line: "The six leave out the *layout*, which dimensions form
-    # a pair: a wrong one gives other scores but raises no error; see chapter 4's *Two layouts*."; the opening's block
+    # named it; read r199: one short sentence, "silently" for "gives other scores but raises no error"), not again in
+    # the config section's main line: "The six leave out the *layout*, which dimensions form a pair: a wrong one
+    # silently changes the scores; see chapter 4's *Two layouts*."; the opening's block
     # points to the appendix's *Version notes*. Chapter 4's
     # section of that name sets out both pairings; the version notes name code on each side (above: Meta's
     # interleaved Llama code against transformers' half layout, which need the permuted weights)
@@ -1672,7 +1673,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert "far back, the larger base keeps a larger share of its score" in _figure_titles()  # the section's panel
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     # the measure first (one key, one average: the mean over each doubling), then the answer on it
-    assert main_line.index("It plots the key's score as a share") < main_line.index(topic)
+    assert main_line.index("It plots the score the key keeps, as a share") < main_line.index(topic)
     # the figure marks the printed means where they lie, at the band's right edge (2a - 1 = 16 383), not across it;
     # the printed band is the last step, the doubling 8192-16383; the y label and the print name one measure in the
     # same words, the share of the score at distance 0; the title, the print and the shading name the average, the
@@ -1793,8 +1794,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     w = torch.randn(20_000, 128, generator=torch.Generator().manual_seed(0), dtype=torch.float64) ** 2
     per_pair = (w[:, :64] + w[:, 64:]).mean(0)
     assert float((per_pair / 2 - 1).abs().max()) < 0.05
-    # the main line's "with all its pairs the same length: its curve is then also chapter 5's average over random
-    # queries": the figure's band means for the 20 000 random queries above (each query's score, averaged over the
+    # the main line's "A random query's pairs are equally long on average, so the figure also shows the average over
+    # random queries with such keys" (read r199; the expected squared lengths, checked just above): the figure's band
+    # means for the 20 000 random queries above (each query's score, averaged over the
     # queries, then over the band, as a share of the averaged score at distance 0) against the unit-pair share; the
     # sampled queries' pair weights differ from 2 by under 5 %, so the two agree to within a hundredth
     w_pair = w[:, :64] + w[:, 64:]
@@ -2077,13 +2079,13 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     text = chapter_markdown("10_rope_today")
     for sentence in (
         # read r192: "mainly": the cell's last paragraph adds the rotary key to the cache
-        "DeepSeek's multi-head latent attention, MLA, caches mainly one short vector per token, its *latent* $c_n$, and"
-        " each head can score the latents without building past keys.",
+        "DeepSeek's multi-head latent attention, MLA, caches mainly one short vector per token, its *latent* $c_n$.",
         "The main line's $q$ is a head's *content query* $q^C_m$, made from the token's input through DeepSeek-V2's"
         " compressed query latent $c^Q_m$, which is not cached.",
         "In transformers' `DeepseekV3Attention`, `q_a_proj` makes $c^Q_m$ and `q_b_proj` makes each head's query from"
         " it.",
-        "Each head's $W_{UK}$ is an *up-projection to keys*.",
+        # read r199: W_UK named and defined on the main line, right before the fold (the block no longer repeats it)
+        "where $W_{UK}$ is the head's *up-projection* for keys.",
         "| $c_n$ | the latent of token $n$, cached | 512 |",
         "| $k^R_n$ | the rotary key of token $n$, shared by all heads and cached | 64 |",
         "An explorer, live only with a running kernel, draws this view for each model this chapter covers; the"
@@ -2112,35 +2114,39 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # folded query per past key are the block's
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     mla = main_line[main_line.index("## DeepSeek's MLA") : main_line.index("## Raising the base")]
+    # read r199: the lesson names the fold before its result (the latent cached, each head's key matrix folded into
+    # its query, so decoding need never rebuild past keys; RoPE would break the fold, so only a small extra query and
+    # key turn); "can" and "need never": transformers 5.24 does not fold, it forms every head's keys at each step
     lesson = (
         "## DeepSeek's MLA: a separate rotary key DeepSeek's multi-head latent attention, MLA, caches mainly one short"
-        " vector per token, its *latent* $c_n$, and each head can score the latents without building past keys."
-        " RoPE on the keys would break this, so MLA answers the first question another way: it rotates only a small"
-        " extra query and key"
+        " vector per token, its *latent* $c_n$. It can fold each head's key matrix into that head's query, so"
+        " decoding need never rebuild past keys. RoPE would break that fold, so MLA answers the first question another"
+        " way: it rotates only a small extra query and key"
     )
     assert " ".join(mla.split()).startswith(lesson)
     # the rotary query is named where the fix adds it, for the score written out after it; the content query q^C is
     # the block's (the main line's q)
     assert "q^C" not in mla and mla.index("rotary query $q^R_m$ per head") + len("rotary query $") == mla.index("q^R")
+    # read r199: the fold's result is the lesson's, so no sentence after the equation repeats it
     fold_main = (
-        "### Why RoPE blocks folding A head's key for token $n$ would be $W_{UK}\\, c_n$, made with the head's own"
-        " matrix. Without RoPE, MLA can *fold* that matrix into the head's query $q$, made from the current token,"
-        " computing $W_{UK}^\\top q$ once for all past tokens: $$ q^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q)^\\top c_n"
-        " . $$ When decoding, each new token then scores the cached latents directly, without rebuilding any head's"
-        " past keys. RoPE turns the query by $R_m$ and the key by $R_n$, which leaves $R_{n-m}$ between $q$ and"
-        " $W_{UK}$. That turn changes with the distance, so no single"
-        " folded query would serve every past token. ### The fix"
+        "### Why RoPE blocks folding A head's key for token $n$ would be $W_{UK}\\, c_n$, where $W_{UK}$ is the head's"
+        " *up-projection* for keys. Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q$, made from the"
+        " current token, computing $W_{UK}^\\top q$ once for all past tokens: $$ q^\\top (W_{UK}\\, c_n) ="
+        " (W_{UK}^\\top q)^\\top c_n . $$ RoPE turns the query by $R_m$ and the key by $R_n$, which leaves $R_{n-m}$"
+        " between $q$ and $W_{UK}$. That turn changes with the distance, so no single folded query would serve every"
+        " past token. ### The fix"
     )
     assert fold_main in " ".join(mla.split()), " ".join(mla.split())
     # read r196: why the rotary term is affordable, on the main line: DeepSeek-V2's rotary key is 64 wide, one per token
+    # read r199: "small" and "shared by all heads" are said once, in the sentence before
     small = (
-        "The rotary key is small, 64 numbers shared by all heads, and is cached already turned, like any RoPE key, so"
-        " no"
-        " matrix has to be folded through the turn."
+        "The rotary key, 64 numbers in DeepSeek-V2, is cached already turned, so nothing is folded through the turn."
     )
     assert small in " ".join(mla.split()) and book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]["qk_rope_head_dim"] == 64
     # the matrix named in one short sentence, right after its heading, before the fold
-    symbols = "A head's key for token $n$ would be $W_{UK}\\, c_n$, made with the head's own matrix."
+    symbols = (
+        "A head's key for token $n$ would be $W_{UK}\\, c_n$, where $W_{UK}$ is the head's *up-projection* for keys."
+    )
     assert mla.count(symbols) == 1 and mla.index("*latent* $c_n$") < mla.index(symbols)
     assert mla.index(symbols) + symbols.index("W_{UK}") == mla.index("W_{UK}")  # W_UK first named there
     assert mla.index("### Why RoPE blocks folding") < mla.index(symbols) < mla.index("$q$")
@@ -2149,14 +2155,18 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert main_line.index("R_{n-m}") < main_line.index("*offset* $\\Delta = n - m$") < mla_start
     assert "its *latent* $c_n$" in mla and "one *rotary key* $k^R_n$ per token" in mla
     # folding named where the sentence before the fold's equation does it (read r177: the name came before the
-    # equation), with why it matters when decoding in the lesson ("without building past keys") and in the blocks:
-    # "When decoding, MLA need never form the heads' keys for past tokens" and "Transformers 5.24 caches $c_n$ and
-    # $k^R_n$ but forms every head's keys at each step"
-    defined = "Without RoPE, MLA can *fold* that matrix into the head's query $q$"
+    # equation), with why it matters when decoding in the lesson ("so decoding need never rebuild past keys"; read
+    # r199: said once, there, and no longer repeated in the block) and in the block on transformers: "Transformers
+    # 5.24 caches $c_n$ and $k^R_n$ but forms every head's keys at each step" ("can", "need never": it does not fold)
+    defined = "Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q$"
     body = mla[mla.index("### Why RoPE blocks folding") + len("### Why RoPE blocks folding") :]
     assert mla.count(defined) == 1 and body.index("fold") == body.index(defined) + defined.index("fold")
-    assert "fold" not in mla[: mla.index("### Why RoPE blocks folding")]
-    assert "forms every head's keys at each step" in text and "need never form the heads' keys for past tokens" in text
+    # read r199: the lesson says "fold" in plain words first ("fold each head's key matrix into that head's query");
+    # the italic term and its equation follow under the heading
+    assert "*fold*" not in mla[: mla.index("### Why RoPE blocks folding")]
+    assert "It can fold each head's key matrix into that head's query" in mla
+    assert "forms every head's keys at each step" in text and "need never form the heads' keys" not in text
+    assert mla.count("need never rebuild past keys") == 1
     assert "The block below gives the folded query." not in mla and "writes both scores out" not in text
     # the cost, right after the turn that breaks the fold (read r181: the decisive step sat only in the block), in
     # words; the folded query per past key, W^T R_{n-m}^T q, which depends on n - m (checked below), is the block's
@@ -2247,7 +2257,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert mla_block.index("**The two scores, written out.**") < mla_block.index("$$")  # the block opens with them
     # the main line: the symbols, then the fold's equation, then its name; the block: the per-head queries and
     # each equation
-    idea = "MLA can *fold* that matrix into the head's query"
+    idea = "MLA can *fold* $W_{UK}$ into the head's query"
     assert mla_main.index("*latent* $c_n$") < mla_main.index(idea) < mla_main.index("$$")
     symbols = "This holds with the content query $q^C_m$ as $q$"
     assert mla_block.index("*content query* $q^C_m$") < mla_block.index("latent $c^Q_m$") < mla_block.index(symbols)
@@ -2314,10 +2324,12 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the payoff's size on the main line (read r169), as two counts, not a ratio, now drawn (read r191): MLA's 576 and
     # multi-head attention's 2 n_h d_h = 32 768 with n_h = d_h = 128 (mla and mha above, from transformers'
     # DeepseekV3Config), as bars right after the section's text, their values written on them
+    # read r199: the figure's multi-head attention is counted as the paper counts it, keys 128 wide (V2's own keys,
+    # 192 wide, are the block's, checked below)
     assert (
         "Per token and layer, DeepSeek-V2 then caches only the latent and the rotary key. The figure compares this"
-        " cache with multi-head attention's, whose 128 heads each store a key and a value 128 wide."
-        in " ".join(main_line.split())
+        " cache with multi-head attention's, counted by the DeepSeek-V2 paper's formula: 128 heads, each storing a key"
+        " and a value 128 wide." in " ".join(main_line.split())
     )
     assert (mla, 2 * 128 * 128) == (576, 32768)
     ids = [c.get("id") for c in nb_cells()]
@@ -2772,12 +2784,14 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     against RoPE's signed mean of 0.046". The main line gives the figure's own number for random queries and keys,
     "about a third of RoPE's" (the notebook asserts 0.25-0.4 and prints 0.31). Every pair of unit length, 2048 to
     4096 tokens back, d = 32 .. 1024 (powers of two), xPos's weights
-    from posenc's xpos_scale. The main line states its lesson first, "Two to four thousand tokens back, in a head of
-    $d = 64$, its factor damps the swings in the score of a key equal to its query but does not lower that score's
-    mean.", and draws
+    from posenc's xpos_scale. The main line states its lesson first (read r199), "xPos multiplies each pair's term in
+    the score by a *decay factor* that shrinks with distance, fastest for the fast pairs. Two to four thousand tokens
+    back, this typically damps a score's swings much more than its *level*, its mean there.", gives the factor's
+    formula, and draws
     that key's score with signs over the band, under RoPE and under xPos: "under xPos its score swings far less than
-    under RoPE" (spread 0.15 of RoPE's); "The dashed lines, each score's mean over those distances, lie close together,
-    and xPos's is no lower." (0.058 against 0.046); the mean size ("about two thirds", 0.65) sits in the block."""
+    under RoPE" (spread 0.15 of RoPE's); "The dashed lines mark each score's level: they lie close together, and
+    xPos's is no lower." (0.058 against 0.046); "Nearer keys do lose some level"; the mean size ("about two thirds",
+    0.65) sits in the block."""
     back = torch.arange(2048, 4097)
     matching_size = {}
     for d in (32, 64, 128, 256, 512, 1024):
@@ -2877,8 +2891,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "at $d = 64$, 0.058 per pair, against RoPE's signed mean of 0.046.",
         # the expectation, then its reversal, scoped to the figure's head and band
         "no RoPE model in this chapter's table uses it.",
-        "**The factor.** xPos multiplies pair $i$'s term by $\\zeta_i^{|\\Delta|/B}$ for a key $|\\Delta|$ tokens back,"
-        " with a fixed scale $B$ and each $\\zeta_i$ below one, smallest for the fast pairs.",
+        # read r199: the formula is the main line's; the block gives the values (checked below)
+        "**The factor.** xPos sets $\\zeta_i = (2i/d + 0.4)/1.4$, so at $d = 64$ the fastest pair's $\\zeta_0$ is about"
+        " 0.29 and the slowest pair's nearly one.",
         "The figure's key has each pair of unit length.",
         "Within the band, xPos's score drifts down: its mean over the band's last 512 distances is about half its"
         " mean over the first 512.",
@@ -2914,7 +2929,25 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # 0.046, a gap under a fifth of RoPE's spread, checked above), and unrelated keys (0.31 here, 0.25-0.40 asserted
     # where drawn); one average (the dashed mean), no mean size; the formula, the drift and the exceptions are the
     # block's (read r176, r180, r184, r185, r187: each extra measure on the main line misled a learner)
-    fades = "Its factor fades each pair's term as the key lies farther back, and fades the fast pairs' terms fastest."
+    # read r199: the main line opens with the lesson, the factor per pair first, then what it does two to four
+    # thousand tokens back, in plain words ("swings", the *level*: the mean over those distances); the sixth question
+    # after it; then the formula, zeta_i^(|Δ|/B), with B and zeta_i in a few words (checked below)
+    fades = (
+        "xPos multiplies each pair's term in the score by a *decay factor* that shrinks with distance, fastest for the"
+        " fast pairs."
+    )
+    lesson_band = (
+        "Two to four thousand tokens back, this typically damps a score's swings much more than its *level*, its mean"
+        " there."
+    )
+    answers = (
+        "xPos answers yes to the sixth question ([Sun et al. 2022](https://arxiv.org/abs/2212.10554"
+        ' "cite:sun2022xpos")); no RoPE model in this chapter\'s table uses it.'
+    )
+    formula = (
+        "Pair $i$'s factor is $\\zeta_i^{|\\Delta|/B}$, with $B$ fixed at 512 tokens and $\\zeta_i$ below one,"
+        " nearer one for slower pairs."
+    )
     # read r195: the main line gives the mechanism: a fast pair's term swings around zero within a few tokens, so
     # fading it damps the swings but hardly moves the mean; the slowest pairs fade far more slowly, so only tens of
     # thousands of tokens back is the whole score pulled toward zero. Checked at the figure's d = 64: the four fastest
@@ -2923,12 +2956,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # back, the fastest under 1e-4, and the slowest under a quarter from 32 768 back (asserted above)
     why = (
         "A fast pair's term swings around zero within a few tokens, so fading it damps the score's swings but hardly"
-        " moves its mean."
+        " moves its level."
     )
-    slowest = (
-        "The slowest pairs fade far more slowly: in a head of $d = 64$, the slowest keeps under a quarter of its term"
-        " only from about thirty thousand tokens back."
-    )
+    # read r199: the slowest pair's slow fade left the main line for the block's "Farther back, ... from 32 768
+    # tokens back, even the slowest pair keeps under a quarter of its term" (asserted above and just below)
     # (theta64, cos64 over 2048-4096 back, and weight, xPos's factor on each pair there, are the figure's, above)
     first = torch.arange(1, 7).double()
     assert all((torch.cos(first * theta64[i]) < 0).any() for i in range(4))
@@ -2936,16 +2967,49 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     fast = 2 * math.pi / theta64 < 2048 / 10
     assert fast.sum() >= 10 and band_means[fast].abs().max() < 0.03, band_means
     assert weight[-1, -1] > 0.8 and weight[-1, 0] < 1e-4, weight[-1]  # 4096 back: the slowest pair, the fastest
-    # read r198: "only from about thirty thousand tokens back": the slowest pair's factor, zeta^(|delta|/512), is
-    # above a quarter 28 000 back and below it 34 000 back (it crosses near 31 400)
+    # read r198: the slowest pair's factor, zeta^(|delta|/512), is above a quarter 28 000 back and below it 34 000 back
+    # (it crosses near 31 400): the block's "from 32 768 tokens back" sits just past the crossing
     sq_far, _ = posenc.xpos_scale(torch.tensor([28_000, 34_000]), 64)
     far_keep = (sq_far * sk)[:, 31].double()
     assert far_keep[0] > 0.25 > far_keep[1], far_keep
+    # read r199: the main line's formula, "Pair $i$'s factor is $\\zeta_i^{|\\Delta|/B}$, with $B$ fixed at 512
+    # tokens and $\\zeta_i$ below one, nearer one for slower pairs": posenc's weights over the band are
+    # zeta_i ** (|Δ| / 512), and zeta_i grows with i (slower pairs) and stays below one; the block's values at
+    # d = 64: zeta_0 about 0.29, the slowest nearly one
+    zeta = (torch.arange(0, 64, 2, dtype=torch.float64) / 64 + 0.4) / 1.4
+    torch.testing.assert_close(weight, zeta ** (back[:, None].double() / 512), rtol=1e-6, atol=0)
+    assert bool((zeta.diff() > 0).all()) and float(zeta.max()) < 1
+    assert abs(float(zeta[0]) - 0.29) < 0.005 and 0.97 < float(zeta[-1]) < 1
+    # the lesson's "Two to four thousand tokens back, this typically damps a score's swings much more than its
+    # *level*": the level's change (the band's mean, xPos against RoPE) against the drop in the swings (the band's
+    # spread, RoPE's less xPos's). For the figure's key, under a quarter of the drop at every d from 32 to 1024 (0.003
+    # to 0.22); for random queries, each with a key equal to it (d = 64), and for the figure's random query/key pairs,
+    # the change is under the drop for most (over 95 %) and under half of it for over four in five ("typically")
+    for d in (32, 64, 128, 256, 512, 1024):
+        th_d = posenc.rope_inv_freq(d).double()
+        z_d = (torch.arange(0, d, 2, dtype=torch.float64) / d + 0.4) / 1.4
+        cos_d = torch.cos(back[:, None].double() * th_d)
+        r_d, x_d = cos_d.mean(-1), (cos_d * z_d ** (back[:, None].double() / 512)).mean(-1)
+        assert float((x_d.mean() - r_d.mean()).abs()) < 0.25 * float(r_d.std() - x_d.std()), d
+    q_many = torch.randn(20_000, 64, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    w_many = q_many[:, :32] ** 2 + q_many[:, 32:] ** 2
+    for rope_s, xpos_s in (
+        (w_many @ cos64.T, w_many @ (cos64 * weight).T),
+        ((pair @ turn.T).real, (pair @ (turn * weight).T).real),
+    ):
+        change = (xpos_s.mean(1) - rope_s.mean(1)).abs()
+        drop = rope_s.std(1) - xpos_s.std(1)
+        assert float((change < drop).double().mean()) > 0.95 and float((change < drop / 2).double().mean()) > 0.8
+    # "Nearer keys do lose some level: there the terms xPos fades are still mostly positive.": at the figure's d = 64,
+    # over every span of distances [a, 2a) with a up to 1495, xPos's mean is lower (checked at the end of this test),
+    # that is, the part it fades, each pair's term times one less its factor, has a positive mean there
     shows = (
         "The figure follows a key equal to its query, in a head of $d = 64$, two to four thousand tokens back: under"
         " xPos its score swings far less than under RoPE."
     )
-    level = "The dashed lines, each score's mean over those distances, lie close together, and xPos's is no lower."
+    # read r199: the level's sentence scoped to the figure (its head and distances); nearer keys do lose level
+    level = "The dashed lines mark each score's level: they lie close together, and xPos's is no lower."
+    nearer = "Nearer keys do lose some level: there the terms xPos fades are still mostly positive."
     shrinks = (
         "An unrelated key's score only swings around zero, and xPos shrinks those swings to about a third of RoPE's."
     )
@@ -2958,14 +3022,11 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     xpos_main = main_line[
         main_line.index("## xPos: a decay on the score") : main_line.index("## Reading a modern config")
     ]
-    assert " ".join((fades, why, slowest, shows, level, shrinks)) in " ".join(xpos_main.split())
-    # the lesson comes right after the question and the method's name
-    opening = (
-        "## xPos: a decay on the score The sixth question asks whether a *decay factor* multiplies the score,"
-        " shrinking it with distance. xPos adds one"
-    )
-    assert " ".join(xpos_main.split()).startswith(opening)
-    assert "\\zeta_i" not in xpos_main and "drifts down" not in xpos_main and "the band" not in xpos_main
+    said = " ".join((fades, lesson_band, answers, formula, why, shows, level, nearer, shrinks))
+    assert said in " ".join(xpos_main.split())
+    # the lesson opens the section, right under its heading
+    assert " ".join(xpos_main.split()).startswith("## xPos: a decay on the score " + fades + " " + lesson_band)
+    assert "drifts down" not in xpos_main and "the band" not in xpos_main and "thirty thousand" not in xpos_main
     assert "about half" not in xpos_main and "mostly smooths" not in xpos_main
     assert text.count(why_level) == 1 and why_level not in " ".join(xpos_main.split())
     assert abs(unrelated_far - 0.31) < 0.05  # "about a third"
@@ -3025,7 +3086,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # the decay in words comes first, on the main line, so "those terms only swing" rests on it; its formula is the
     # block's
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert main_line.index(fades) < main_line.index(why) and "xPos multiplies pair $i$'s term by" in block
+    assert main_line.index(fades) < main_line.index(formula) < main_line.index(why)
+    assert "xPos multiplies pair $i$'s term by" not in text  # the formula is said once, on the main line
     assert "xPos's decay fades the fast pairs first" not in text  # said once, on the main line
     assert "the book knows no stated reason" not in text and "A decay sounds as if" not in text
     # "right, a key equal to its query: its score swings less, and its average is no lower": the figure's d = 64 and
@@ -3048,6 +3110,10 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert len(lower_after) > 0 and int(lower_after.min()) < 1600 and 2300 < int(lower_after.max()) < 2400
     assert not bool(lower[1495:].all())  # "some", not every one
     assert bool((rope_span[lower] > 0).all())  # where xPos is lower, RoPE's mean is positive: a relative drop
+    # the main line's reason: the faded part, cos(Δθ_i) (1 - zeta_i^(Δ/512)), has a positive mean over each such span
+    faded_per = (torch.cos(dist * theta64) * (1 - zeta64 ** (dist / 512))).mean(-1)
+    sf = torch.cat((torch.zeros(1, dtype=torch.float64), faded_per.cumsum(0)))
+    assert bool((((sf[2 * a] - sf[a]) / a)[:1495] > 0).all())
     drop = 1 - xpos_span[lower] / rope_span[lower]
     assert 0.14 < float(drop.max()) < 0.155  # "by up to 15 %": 0.151
     assert "below about 1500" not in text and "about a seventh" not in text
@@ -4377,7 +4443,11 @@ def test_chapter_partial_rotary_names_its_content_channel():
     # where xPos's section defines it, and the third question says "slowed", the word the scaling section defines
     assert "decay factor" not in opening and "rescaled" not in opening
     main = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
-    defined = "The sixth question asks whether a *decay factor* multiplies the score, shrinking it with distance."
+    # read r199: xPos's section opens with its lesson, which names the factor on each pair's term, as the question does
+    defined = (
+        "xPos multiplies each pair's term in the score by a *decay factor* that shrinks with distance, fastest for the"
+        " fast pairs."
+    )
     assert main.index("decay factor") == main.index(defined) + defined.index("decay factor")
     assert opening.index("After this chapter you will be able to:") < opening.index("It assumes RoPE from chapter 4")
     # the config, its formula and its fields' questions: the next cell, under its own heading
@@ -4574,15 +4644,20 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     # common length r (r ** 2 cancels)
     measure = (
         # read r192: one measure, introduced with the figure; the mean of cos over the pairs is the block's
-        "The figure answers for a simple case: a key equal to its query, with every pair of its dimensions equally"
-        " long. It plots"
-        " the key's score as a share of its score at distance zero, averaged over each doubling of the distance."
+        # read r199: the step from equal pairs to the average over random queries is said on the main line, in one
+        # sentence (takeaway 2 rests on it); the measure in concrete words: the score the key keeps, as a share of
+        # its score at distance zero, smoothed by averaging over each doubling
+        "The figure takes a key equal to its query, with all its pairs equally long. A random query's pairs are"
+        " equally long on average, so the figure also shows the average over random queries with such keys. It plots"
+        " the score the key keeps, as a share of its score at distance zero, smoothed by averaging over each doubling"
+        " of the distance."
         " Llama 3's and Code Llama's bases keep this share above Llama 2's at every doubling the figure shows."
     )
     section = main_line[main_line.index("### Far keys keep more") : main_line.index("## Reading a modern")]
     section = section[: section.index("Why: a slow pair")]
     assert measure in " ".join(section.split())
-    assert section.count("average") == 1 and "random quer" not in section  # one average on the main line
+    # two averages on the main line, each named once: over random queries, and over each doubling
+    assert section.count("average over random queries") == 1 and section.count("averaging over each doubling") == 1
     # the reason for the random-query average, an expectation of a ratio, and the appendix's check: the block's
     assert "no pair is favoured" not in main_line and "The appendix's check cell for *Raising" not in main_line
     assert "unit length" not in main_line[main_line.index("## Raising the base") :][:1500]
@@ -4715,8 +4790,8 @@ def test_chapter_base_figure_title_names_its_smoothing():
     text = chapter_markdown("10_rope_today")
     assert text.count(rule) == 1 and rule not in main_line
     named = (
-        "It plots the key's score as a share of its score at distance zero, averaged over each doubling of the"
-        " distance."
+        "It plots the score the key keeps, as a share of its score at distance zero, smoothed by averaging over each"
+        " doubling of the distance."
     )
     assert main_line.count(named) == 1 and text.index(named) < text.index(rule)
     # the figure draws only the band means, all thick (lw=2.5), so the main line does not say "thick"; the text's
@@ -4740,7 +4815,7 @@ def test_chapter_base_figure_title_names_its_smoothing():
 
 def test_chapter_opening_names_layout_and_the_factor():
     """Chapter 10's opening, on its main line: "The six leave out the *layout*, which dimensions form a pair: a wrong
-    one gives other scores but raises no error; see chapter 4's *Two layouts*."; in its block: "The six also
+    one silently changes the scores; see chapter 4's *Two layouts*."; in its block: "The six also
     leave out the *attention factor*: YaRN and some other scalings multiply each score, or its rotated part, by a
     fixed number; see the appendix." Weights read
     in the wrong layout run without error and give other scores; the appendix names both places of the factor (cos
@@ -4748,8 +4823,8 @@ def test_chapter_opening_names_layout_and_the_factor():
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     layout = (
-        "The six leave out the *layout*, which dimensions form a pair: a wrong one gives other scores but raises no"
-        " error; see chapter 4's *Two layouts*."
+        "The six leave out the *layout*, which dimensions form a pair: a wrong one silently changes the scores; see"
+        " chapter 4's *Two layouts*."
     )
     factor = (
         "The six also leave out the *attention factor*: YaRN and some other scalings multiply each score, or its"
@@ -5152,12 +5227,11 @@ def test_chapter_max_position_embeddings_is_not_enforced():
 
 def test_chapter_layout_note_and_decay_takeaway():
     """Chapter 10 teaches the pair layout only in the opening's block ("The six leave out the *layout*, which
-    dimensions form a pair: a wrong one gives other scores but raises no error; see chapter 4's *Two layouts*"), so
-    no takeaway restates it (read r176: a takeaway the main line never taught). Takeaway 5 is the sixth question's
-    section: "No model in the chapter's table multiplies its scores by a decay factor; in the chapter's xPos example,
-    two to four thousand tokens back, the factor damps a score's swings but does not lower a matching key's mean". No
-    row of
-    the table has a
+    dimensions form a pair: a wrong one silently changes the scores; see chapter 4's *Two layouts*"), so
+    no takeaway restates it (read r176: a takeaway the main line never taught). Takeaway 6 is the sixth question's
+    section: "No model in the chapter's table has a decay factor; xPos's fades each pair's term with distance, the
+    fast pairs' fastest, so two to four thousand tokens back it typically damps a score's swings much more than its
+    level." No row of the table has a
     decay (its `not_plain` answers stop at question 5); the example's numbers are test_chapter_xpos_...'s. The block's
     pointer: chapter 4's layout check exists: it converts an interleaved checkpoint by permuting rows, and asserts
     that the forgotten permutation runs (no error) yet misses the trained scores. Recomputed here: the half layout
@@ -5166,8 +5240,8 @@ def test_chapter_layout_note_and_decay_takeaway():
     takeaways = text[text.index("## Takeaways") : text.index("## Exercises")]
     assert "**Layout.**" not in takeaways
     note = (
-        "The six leave out the *layout*, which dimensions form a pair: a wrong one gives other scores but raises no"
-        " error; see chapter 4's *Two layouts*"
+        "The six leave out the *layout*, which dimensions form a pair: a wrong one silently changes the scores; see"
+        " chapter 4's *Two layouts*"
     )
     opening = " ".join(text[: text.index("## Partial rotary")].split()) if "## Partial rotary" in text else text
     assert note in " ".join(text.split()) and note in opening
@@ -5176,9 +5250,12 @@ def test_chapter_layout_note_and_decay_takeaway():
         # read r194: the mechanism first, then the chapter's head: swings damped in the figure's band (spread 0.15 of
         # RoPE's, mean no lower), the whole score pulled toward zero only from tens of thousands of tokens back (the
         # slowest pair keeps under a quarter from 32 768 back), both asserted in the xPos test
-        "6. **Decay?** No model in the chapter's table multiplies its scores by a decay factor; xPos's factor fades"
-        " each pair's term with distance, the fast pairs' first, so in the chapter's head of $d = 64$ it mostly damps"
-        " far scores' swings before it pulls the whole score toward zero."
+        # read r199: "has a decay factor", not one factor on the score (xPos's is on each pair's term, as question 6
+        # says); its end is the section's lesson, "two to four thousand tokens back ... typically damps a score's
+        # swings much more than its level" (checked in test_chapter_xpos_keeps_a_matching_keys_mean_score)
+        "6. **Decay?** No model in the chapter's table has a decay factor; xPos's fades each pair's term with"
+        " distance, the fast pairs' fastest, so two to four thousand tokens back it typically damps a score's swings"
+        " much more than its level."
     )
     assert text.count(decay) == 1 and decay in takeaways
     assert "no RoPE model in this chapter's table uses it." in text  # the section's own sentence
