@@ -49,7 +49,7 @@ def _seed():
 
 
 #: The glossary's slow-pair row, as tests/test_summary.py and tests/test_intro_page.py quote it
-SLOW_PAIR_ROW = "| slow pair | 慢速对 | a pair that turns less than once over the distances of training, up to $L - 1$"
+SLOW_PAIR_ROW = "| slow pair | 慢速对 | a pair that turns less than once over training's largest distance, $L - 1$"
 
 
 def chapter_markdown(name: str) -> str:

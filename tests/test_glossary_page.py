@@ -102,20 +102,19 @@ FAST_PAIR_TWO_COUNTS = (
     r" (same) pairs except in that boundary case\."
 )
 #: the fast pair row's inequality, after its reason for $L - 1$ (read r199: the row's $(L - 1)\theta_i$ and the turns
-#: in $L$ row's $L\theta_i$ met the learner unreconciled; the clause says why the fast-pair test stops at $L - 1$)
-FAST_ROW_INEQUALITY = r"up to \$L - 1\$, as \$L\$ tokens lie at most \$L - 1\$ apart: \$([^$]+)\$\."
+#: in $L$ row's $L\theta_i$ met the learner unreconciled; the clause says why the fast-pair test stops at $L - 1$; read
+#: r200: the reason shortened to "training's largest distance, $L - 1$", which the row's turn is counted over)
+FAST_ROW_INEQUALITY = r"over training's largest distance, \$L - 1\$: \$([^$]+)\$\."
 #: the lesson that opens "Longer inputs", before any term or letter it needs (read r199: five close terms, the extension
 #: factor, the stretch, the effective factor, fast and slow pairs and turns in L, met the learner with nothing saying
 #: how they fit): by how much the rules divide, set by the configuration or the input, and which pairs some keep
 LONGER_LESSON = (
     "Most rules for longer inputs divide the frequency of RoPE's slowest pair by a number that the configuration or"
-    " the input's length sets. Some keep the pairs that turn many times over a training input."
+    " the input's length sets. Some leave the fastest pairs unchanged."
 )
-#: the slow pair row's meaning, with the same reason for $L - 1$ as the fast pair row's (read r199)
-SLOW_ROW_MEANING = (
-    "| a pair that turns less than once over the distances of training, up to $L - 1$, as $L$ tokens lie at most"
-    " $L - 1$ apart |"
-)
+#: the slow pair row's meaning, with the same reason for $L - 1$ as the fast pair row's (read r199; read r200: shortened
+#: to "training's largest distance, $L - 1$", as in the fast pair row)
+SLOW_ROW_MEANING = "| a pair that turns less than once over training's largest distance, $L - 1$ |"
 #: the fastest-pair table's position interpolation row: what PI's slowing of pair 0 does
 PI_FASTEST_ROW = (
     "| *position interpolation* | divides its frequency by 8, so a key $r$ positions back gets the angle of a key $r/8$"
@@ -145,12 +144,16 @@ DISTANCE_BLOCK = (
 SCALES_OPENING = (
     # read r198: the table's own column says the number for every row, the temperature's too (1/t); read r199: plain
     # sentences, the lesson first (every scale multiplies q . k, and above 1 sharpens), then the column by its place,
-    # "multiplies" for every scale, the temperature's 1/t included, and YaRN's factor on both q and k, so its square
+    # "multiplies" for every scale, the temperature's 1/t included, and YaRN's factor on both q and k, so its square;
+    # read r200: "the top-scoring key", one key (only the top key's weight is sure to grow: other high-scoring keys can
+    # lose weight); the sentence on the fourth column, which its header names, left the main line; and Llama 4's query
+    # temperature, a temperature by name that multiplies by tau itself, the trap most likely to mislead, gets one
+    # main-line sentence right after the temperature's 1/t (its details stay in :data:`WORD_BLOCK`)
     r"Each scale in this table multiplies \$q \\cdot k\$ before the softmax\. A multiplier (above|below) 1"
-    r" (sharpens|flattens) attention: the top-scoring keys get (more|less) of the weight\. The fourth column gives each"
-    r" scale's multiplier\. A \*temperature\* \$t\$ multiplies \$q \\cdot k\$ by (\$[^$]+\$)\. In a fully rotated"
-    r" head, YaRN's \*attention factor\* multiplies both \$q\$ and \$k\$, so \$q \\cdot k\$ is multiplied by its"
-    r" (square|cube)\."
+    r" (sharpens|flattens) attention: the top-scoring (key gets|keys get) (more|less) of the weight\. A \*temperature\*"
+    r" \$t\$ multiplies \$q \\cdot k\$ by (\$[^$]+\$)\. Llama 4's \*query temperature\* \$\\tau\$ instead multiplies"
+    r" \$q \\cdot k\$ by (\$[^$]+\$): a larger \$\\tau\$ (sharpens|flattens)\. In a fully rotated head, YaRN's"
+    r" \*attention factor\* multiplies both \$q\$ and \$k\$, so \$q \\cdot k\$ is multiplied by its (square|cube)\."
 )
 #: the collapsed block right under the scales table: the word "temperature" in the chapters and in Llama 4's code (read
 #: r191: the clash sentence was an aside on the main line under the table; its "Where sources differ" block holds it)
@@ -460,15 +463,16 @@ def test_ntk_aware_base_keeps_the_fastest_pair_and_divides_the_slowest_by_s():
 
 
 def test_fast_pair_condition_is_a_full_turn_over_trainings_offsets():
-    """The page: "a pair that turns at least once over the distances of training, up to $L - 1$:
+    """The page: "a pair that turns at least once over training's largest distance, $L - 1$:
     $(L - 1)\\,\\theta_i \\ge 2\\pi$": the pairs the page's inequality picks are those whose angle, read back from
     posenc's cos and sin tables at positions 0 to L - 1, sweeps a full turn. The sweep includes pairs for which L
     theta_i >= 2 pi > (L - 1) theta_i, so writing L for L - 1 fails too."""
     text = row("fast pair")
     (inequality,) = re.findall(FAST_ROW_INEQUALITY + r" Its trained angles then go all the way round", text)
-    # read r199: "up to $L - 1$, as $L$ tokens lie at most $L - 1$ apart", in the fast and the slow pair rows: the
-    # largest distance between two of L positions, 0 to L - 1, is L - 1 (the turns in L row counts over L positions)
-    assert ", as $L$ tokens lie at most $L - 1$ apart" in row("slow pair")
+    # read r199, shortened in read r200: "training's largest distance, $L - 1$", in the fast and the slow pair rows:
+    # the largest distance between two of L positions, 0 to L - 1, is L - 1 (the turns in L row counts over L
+    # positions)
+    assert "over training's largest distance, $L - 1$ |" in row("slow pair")
     for L in (1, 7, 64, 8192):
         positions = torch.arange(L)
         assert int((positions[:, None] - positions[None, :]).abs().max()) == L - 1, L
@@ -689,10 +693,11 @@ def test_deepseek_v2_and_v3_not_v4_move_the_attention_factor_to_the_softmax_scal
 def test_a_larger_multiplier_never_flattens_attention():
     """The section's opening, one rule (read r186: three conventions met in one short passage; read r191: its lesson
     first; read r192: exact about the attention factor; read r198: the column's number for every row; read r199: plain
-    sentences, one idea each): :data:`SCALES_OPENING`, "Each scale in this table multiplies $q \\cdot k$ before the
-    softmax. A multiplier above 1 sharpens attention: the top-scoring keys get more of the weight. The fourth column
-    gives each scale's multiplier. A *temperature* $t$ multiplies $q \\cdot k$ by $1/t$. In a fully rotated head,
-    YaRN's *attention factor* multiplies both $q$ and $k$, so $q \\cdot k$ is multiplied by its square." The block's
+    sentences, one idea each; read r200: one top key, Llama 4's query temperature): :data:`SCALES_OPENING`, "Each scale
+    in this table multiplies $q \\cdot k$ before the softmax. A multiplier above 1 sharpens attention: the top-scoring
+    key gets more of the weight. A *temperature* $t$ multiplies $q \\cdot k$ by $1/t$. Llama 4's *query temperature*
+    $\\tau$ instead multiplies $q \\cdot k$ by $\\tau$: a larger $\\tau$ sharpens. In a fully rotated head, YaRN's
+    *attention factor* multiplies both $q$ and $k$, so $q \\cdot k$ is multiplied by its square." The block's
     bullet "Three
     scales change with the query: Llama 4's *query temperature* and *logn attention* follow its position, and
     *Scalable-Softmax* follows how many tokens it attends: its position plus 1 under a causal mask, fewer under a
@@ -707,13 +712,15 @@ def test_a_larger_multiplier_never_flattens_attention():
     only in NoPE layers: the fourth column's heading, "multiplier of $q \\cdot k$", is that convention; every row of the
     table fills it with a formula; the temperature's cell is the one reciprocal, every other cell a multiplier, not one
     over something, and the query temperature's is $\\tau$ itself: the one word names a divisor in one row and a
-    multiplier in another. "The top-scoring keys get more of the weight": over random logits, the total weight of the
-    keys with the largest logit grows with the multiplier, and never shrinks. The entropy row, in the Maths table: its
+    multiplier in another. "The top-scoring key gets more of the weight": over random logits, with and without ties,
+    the weight of each key with the largest logit grows with the multiplier, and never shrinks; the singular is needed,
+    as a second high-scoring key can lose weight (logits 5, 2.9 and ten zeros: doubling them cuts the second key's
+    weight from about 0.10 to about 0.015). The entropy row, in the Maths table: its
     row's "Multiplying the logits by more than 1 never raises it": the entropy of softmax(c z) over random logits z
     never rises as c grows. The page has no row "logit factor", a name no chapter uses; the temperature row links
     Reading model code's temperature rules."""
     text = page()
-    ((above, direction, top, t_opening, power_word),) = re.findall(SCALES_OPENING, text)
+    ((above, direction, which, top, t_opening, _, _, power_word),) = re.findall(SCALES_OPENING, text)
     # the temperature's multiplier, 1/t: its row's cell, and its meaning "a number $t$ that divides the logits"
     assert t_opening == "$1/t$" == cells("temperature (attention temperature)")[3], t_opening
     assert "| a number $t$ that divides the logits:" in row("temperature (attention temperature)")
@@ -740,16 +747,26 @@ def test_a_larger_multiplier_never_flattens_attention():
         letters("temperature"),
     )
     tau_verb = {"multiplier": "multiply", "divisor": "divide"}[tau_verb]
-    # "the top-scoring keys get more of the weight": the softmax weight of the keys that share the largest logit,
-    # over random logits with ties, at multipliers from 1 up: it grows, strictly unless every logit is the same
+    # "the top-scoring key gets more of the weight": the softmax weight of a key with the largest logit, over random
+    # logits with ties (integer quarters) and without (Gaussian), at multipliers from 1 up: it grows, strictly unless
+    # every logit is the same
     gen = torch.Generator().manual_seed(5)
     betas = torch.linspace(1.0, 6.0, 60, dtype=torch.float64)
-    for _ in range(200):
-        z = torch.randint(-4, 5, (int(torch.randint(2, 40, (1,), generator=gen)),), generator=gen).double() / 4
-        share = torch.softmax(betas[:, None] * z, -1)[:, z == z.max()].sum(-1)  # logits within 1: no saturation
-        assert bool((share.diff() >= -1e-12).all()), z
-        assert bool((share.diff() > 0).all()) or bool((z == z.max()).all()), z
-    assert top == "more"
+    for trial in range(400):
+        n_keys = int(torch.randint(2, 40, (1,), generator=gen))
+        if trial % 2:
+            z = torch.randint(-4, 5, (n_keys,), generator=gen).double() / 4  # ties; logits within 1: no saturation
+        else:
+            z = torch.randn(n_keys, generator=gen, dtype=torch.float64)
+        weight = torch.softmax(betas[:, None] * z, -1)[:, int(z.argmax())]
+        assert bool((weight.diff() >= -1e-12).all()), z
+        assert bool((weight.diff() > 0).all()) or bool((z == z.max()).all()), z
+    # read r200: "keys", plural, was too strong: the second-highest key can lose weight as the multiplier grows
+    logits = torch.tensor([5.0, 2.9] + [0.0] * 10, dtype=torch.float64)
+    second = torch.softmax(logits * torch.tensor([[1.0], [2.0]], dtype=torch.float64), -1)  # as they are, doubled
+    assert abs(float(second[0, 1]) - 0.103) < 1e-3 and abs(float(second[1, 1]) - 0.015) < 1e-3, second[:, 1]
+    assert float(second[1, 0]) > float(second[0, 0])  # while the top key gains
+    assert (which, top) == ("key gets", "more"), (which, top)
     assert (t_verb, tau_verb) == ("divides", "multiply"), (t_verb, tau_verb)
     reciprocal = cells("temperature (attention temperature)")[3][1:-1]
     assert cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$"
@@ -2042,7 +2059,7 @@ def test_attention_factor_multiplies_the_logits_by_its_square_in_a_fully_rotated
     # the section's opening (read r199): "In a fully rotated head, YaRN's *attention factor* multiplies both $q$ and
     # $k$, so $q \cdot k$ is multiplied by its square": the power computed below in a Llama head, where the rotated
     # q and k are each the factor times their rotation without it, and not in the partial rotary GPT-NeoX head
-    assert {"square": 2, "cube": 3}[re.findall(SCALES_OPENING, page())[0][4]] == power
+    assert {"square": 2, "cube": 3}[re.findall(SCALES_OPENING, page())[0][-1]] == power
     for cls in (LlamaRotaryEmbedding, GPTNeoXRotaryEmbedding):
         assert "cos = emb.cos() * self.attention_scaling" in inspect.getsource(cls.forward), cls
     d, n = 16, 6
@@ -2978,7 +2995,7 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
 
 def test_letters_sections_visible_sentence_names_rows_of_its_table():
     """The letters section's main line, "Some letters and words change meaning between chapters, or between rows of this
-    page. Among them are the letters $i$, $m$ and $s$ and the words distance, temperature, fast and kept.", whose first
+    page. They include the letters $i$, $m$ and $s$ and the words distance, temperature, fast and kept.", whose first
     five names are the table's first five rows, and whose last two, fast and kept, are its rows that clash most directly
     with this page's own terms (read r188: a learner from chapter 7 or 8 meets them in another sense; their rows are
     checked against chapters 7 and 8 in
@@ -3002,7 +3019,7 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     assert not collapsed.split("</details>")[1].strip(), "nothing after the block"
     ((named_letters, named_words),) = re.findall(
         r"^\(glossary-letters\)= ## Letters and words with more than one meaning Some letters and words change meaning"
-        r" between chapters, or between rows of this page\. Among them are the letters (.*?) and the words (.*?)\.$",
+        r" between chapters, or between rows of this page\. They include the letters (.*?) and the words (.*?)\.$",
         " ".join(main.split()),
     )
     named = re.split(r", | and ", named_letters) + re.split(r", | and ", named_words)
@@ -3768,11 +3785,14 @@ def core_letters(letter: str) -> str:
 
 
 def test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j():
-    """Core terms' lead, on the main line: "Read these rows from the top, in order. Three letters mean one thing here
-    and another in some chapters:", then a small table, "letter | on this page | in some chapters", of $m$, $n$ and
-    $i$ (read r199: a learner from chapter 3 or 8 read this page's $i$, $m$ and $n$ in their chapters' senses, with the
-    table that resolves them collapsed at the page's end; read r197 and r198 had given the page's $m$, $n$ and $i$ and
-    the chapters' $i$ and $j$ in two sentences, which the table replaces). Each row's meaning here is the Letters
+    """Core terms' lead, on the main line: "Read these rows in order. On this page $m$ is a query's position, $n$ a
+    key's, and $i$ the index of a *rotation pair*, two coordinates turned together by one angle." Right after it, a
+    collapsed block, "Where chapters use these letters otherwise", holds the small table, "letter | on this page | in
+    some chapters", of $m$, $n$ and $i$ (read r199: a learner from chapter 3 or 8 read this page's $i$, $m$ and $n$ in
+    their chapters' senses, with the table that resolves them collapsed at the page's end; read r200: a table of
+    exceptions was the first thing a learner met in the section, so the main line gives this page's meanings in one
+    sentence and the other chapters' go into the block). The sentence's meanings are the table's "on this page"
+    column's, in the same order. Each row's meaning here is the Letters
     table's "meaning here" and its rows' own ($m$ and $n$: the offset row's query and key; $i$: the frequency row's
     pair index, from 0, and the rotation pair row's words). Each row's other meanings are read from the chapters' own
     words and agree with the Letters table's: $m$ a key's position in chapter 9, ALiBi's slope $m$ in chapter 3 and
@@ -3783,13 +3803,26 @@ def test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     start = raw.index("## Core terms")
     core = " ".join(raw[start : raw.index("| English |", start)].split())
-    assert "<details>" not in core, core  # the table is on the main line, and stands without a block
+    sentence = (
+        "On this page $m$ is a query's position, $n$ a key's, and $i$ the index of a *rotation pair*, two coordinates"
+        " turned together by one angle."
+    )
+    # the main line: the lead and this page's letters, then the clash table in a block of its own, right after, and
+    # nothing else before the term table
     assert core.startswith(
-        "## Core terms Read these rows from the top, in order. Three letters mean one thing here and another in some"
-        " chapters: | letter | on this page | in some chapters | |---|---|---| | $m$ |"
-    ), core[:300]
+        "## Core terms Read these rows in order. " + sentence + " <details><summary>Where chapters use these letters"
+        " otherwise</summary> | letter | on this page | in some chapters | |---|---|---| | $m$ |"
+    ), core[:400]
+    assert core.endswith(" | </details>") and core.count("<details>") == core.count("</details>") == 1, core[-200:]
+    assert "in some chapters" not in core[: core.index("<details>")]  # no exception on the main line
     lines = [line for line in raw[start : raw.index("| English |", start)].splitlines() if line.startswith("| $")]
     assert [line.split(" | ")[0][2:] for line in lines] == ["$m$", "$n$", "$i$"], lines  # the three, in this order
+    # the sentence's meanings are the block table's "on this page" cells: m a query's position, n a key's, i a pair's
+    here = [line.split(" | ")[1] for line in lines]
+    assert here[:2] == ["a query's position", "a key's position"], here
+    assert here[2] == "the index, from 0, of a *rotation pair*, two coordinates turned together by one angle", here
+    assert "$m$ is a query's position, $n$ a key's," in sentence
+    assert "$i$ " + here[2].replace(", from 0,", "") in sentence
     # m: the query's position here; elsewhere a key's position, ALiBi's slope, YaRN's attention factor
     ((key_m, slope_m, slope_mh, yarn_m),) = re.findall(
         r"^\| \$m\$ \| a query's position \| a key's position in chapter (\d+); ALiBi's \*slope\*, \$m\$ in chapter"
@@ -4008,19 +4041,18 @@ def test_temperature_section_opens_with_its_multiplier_table():
     header = "| English | 中文 | meaning | multiplier of $q \\cdot k$ | chapter |"
     flat = " ".join(section.split())
     assert flat.index("A multiplier above 1 sharpens attention:") < flat.index(header)
-    # read r199: "Each scale in this table multiplies $q \cdot k$ before the softmax. [...] The fourth column gives each
-    # scale's multiplier. A *temperature* $t$ multiplies $q \cdot k$ by $1/t$": the opening's object is the fourth
-    # column's, $q \cdot k$, and "fourth" is that column's place in the header (not the last, which lists chapters);
-    # the temperature's number is its cell's reciprocal. "Before the softmax": the softmax scale's row turns
-    # $q \cdot k$ into the logit, and every other row's number multiplies on top of it: transformers' Llama 4
-    # multiplies its queries by tau, then hands the attention its `scaling`, head_dim**-0.5; a number c on top of the
-    # scale multiplies q . k and the logit alike
+    # read r199: "Each scale in this table multiplies $q \cdot k$ before the softmax. [...] A *temperature* $t$
+    # multiplies $q \cdot k$ by $1/t$": the opening's object is the fourth column's, $q \cdot k$; the temperature's
+    # number is its cell's reciprocal; read r200: the sentence naming the fourth column left the main line, whose
+    # header names it, and Llama 4's query temperature's number is its cell, $\tau$ itself. "Before the softmax": the
+    # softmax scale's row turns $q \cdot k$ into the logit, and every other row's number multiplies on top of it:
+    # transformers' Llama 4 multiplies its queries by tau, then hands the attention its `scaling`, head_dim**-0.5; a
+    # number c on top of the scale multiplies q . k and the logit alike
     column = header.split(" | ")[3]
     assert column == "multiplier of $q \\cdot k$"
-    ((_, _, _, t_number, _),) = re.findall(SCALES_OPENING, flat)
-    (place,) = re.findall(r"The (\w+) column gives each scale's multiplier\.", flat)
-    places = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": len(header.split(" | ")) - 1}
-    assert header.split(" | ")[places[place]] == column, place  # the column that place names is the multiplier's
+    ((_, _, _, _, t_number, tau_number, _, _),) = re.findall(SCALES_OPENING, flat)
+    assert "column gives each scale's multiplier" not in flat  # read r200: the header says it
+    assert tau_number == cells("Llama 4's query temperature $\\tau$ (temperature tuning)")[3] == "$\\tau$", tau_number
     assert f"Each scale in this table multiplies {column[len('multiplier of ') :]} before the softmax." in flat
     assert t_number == cells("temperature (attention temperature)")[3] == "$1/t$", t_number  # the row's cell
     assert "with two exceptions" not in flat and "the same factor" not in flat  # read r198: the old opening's
@@ -4037,11 +4069,12 @@ def test_temperature_section_opens_with_its_multiplier_table():
     opening = " ".join(opening.split())
     # the opening is the one rule, its lesson first (read r191; read r192 added the attention factor's scope; read
     # r198: the softmax scale's sentence left); read r199: five plain sentences, one idea each, the lesson's two first;
-    # which scales change with the query and Llama 4's code's word are the rows' and the blocks' (read r186)
+    # which scales change with the query and Llama 4's code's word are the rows' and the blocks' (read r186); read
+    # r200: still five, the column's sentence out and Llama 4's query temperature's in
     assert opening.count(". ") + opening.endswith(".") == 5, opening
     assert opening.startswith(
         "### Temperature and query scales Each scale in this table multiplies $q \\cdot k$ before the softmax. A"
-        " multiplier above 1 sharpens attention: the top-scoring keys get more of the weight."
+        " multiplier above 1 sharpens attention: the top-scoring key gets more of the weight."
     ), opening
     # read r197: "that" no longer opens a sentence, and no sentence says every scale multiplies without its exceptions
     assert "that multiplies" not in opening and "the same number" not in opening, opening
@@ -5130,28 +5163,36 @@ def test_primer_defines_dynamic_ntks_scale_and_kept_and_ramped_pairs_before_the_
 
 def test_chapter_10s_query_temperature_multiplies_the_logits():
     """The row "Llama 4's query temperature $\\tau$", whose fourth column, "multiplier of $q \\cdot k$", is $\\tau$, and
-    the opening's exceptions, only the *temperature* and the *attention factor*, and "A multiplier above 1 sharpens
-    attention": though called a temperature, it multiplies. The main
-    line of "Temperature and query scales", before its table, names chapters only in its sentence on their wording, and
-    neither the letter tau nor "Careful". Chapter 10's words; transformers' Llama 4
-    multiplies the queries by its scales, so each logit by tau; and a tau above 1 lowers the entropy of the softmax of
-    random logits, that is, sharpens attention, while a tau below 1 would raise it."""
+    the opening's special cases, the *temperature*, Llama 4's *query temperature* and the *attention factor*, and "A
+    multiplier above 1 sharpens attention": though called a temperature, it multiplies. Read r200 reopened the
+    decision to keep the word clash off the main line for one sentence, the trap most likely to mislead, right after
+    the temperature's: "Llama 4's *query temperature* $\\tau$ instead multiplies $q \\cdot k$ by $\\tau$: a larger
+    $\\tau$ sharpens." The main line of "Temperature and query scales", before its table, names no chapter and no
+    "Careful", and tau only in that sentence. Chapter 10's words; transformers' Llama 4 multiplies the queries by its
+    scales, so each logit by tau, a tau of 1 or more; and a larger tau lowers the entropy of the softmax of random
+    logits and raises the top key's weight, that is, sharpens attention, while a smaller one would do the reverse."""
     from transformers.models.llama4 import modeling_llama4
 
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     section = raw[raw.index("### Temperature and query scales") : raw.index("## Attention, kernels and models")]
     main = re.sub(r"\s+", " ", section[: section.index("| English |")])
-    assert "Chapter 10" not in main and "\\tau" not in main and "Careful" not in main, main
+    assert "Chapter 10" not in main and "Careful" not in main, main
     assert not re.findall(r"[Cc]hapters? \d+", main), main
-    ((above, direction, _, _, _),) = re.findall(SCALES_OPENING, main)
+    ((above, direction, _, _, _, tau_number, tau_direction, _),) = re.findall(SCALES_OPENING, main)
     assert above == "above", above
     # the query temperature, a temperature by name, is one of the scales that multiply: the opening's special cases are
-    # the *temperature* and the *attention factor* alone (read r192: the old "whatever its name" left the reader to
-    # find which; read r199: the two follow the sentence on the fourth column, each in a sentence of its own, and
-    # both multiply); the clash with the word is the Letters row's and the word block's, right under the table
-    ((exceptions,),) = [re.findall(r"each scale's multiplier\. (.*?), so \$q \\cdot k\$ is multiplied by its", main)]
-    assert re.findall(r"\*([\w ]+)\*", exceptions) == ["temperature", "attention factor"], exceptions
-    assert "query temperature" not in exceptions and "whatever its name" not in main
+    # the *temperature*, Llama 4's *query temperature* and the *attention factor* (read r192: the old "whatever its
+    # name" left the reader to find which; read r199: each in a sentence of its own, all multiplying; read r200: the
+    # query temperature's sentence, the word's trap, on the main line, its details in the word block under the table)
+    tau_sentence = (
+        "Llama 4's *query temperature* $\\tau$ instead multiplies $q \\cdot k$ by $\\tau$: a larger $\\tau$ sharpens."
+    )
+    assert main.count("\\tau") == 3 and main.count(tau_sentence) == 1, main  # tau in that sentence alone
+    assert main.index("by $1/t$. " + tau_sentence) > 0  # right after the temperature's 1/t
+    ((exceptions,),) = [re.findall(r"of the weight\. (.*?), so \$q \\cdot k\$ is multiplied by its", main)]
+    assert re.findall(r"\*([\w ]+)\*", exceptions) == ["temperature", "query temperature", "attention factor"]
+    assert (tau_number, tau_direction) == ("$\\tau$", "sharpens"), (tau_number, tau_direction)
+    assert "whatever its name" not in main
     assert "The word clashes" not in page(), main
     assert letters("temperature") == TEMPERATURE_LETTERS
     assert "a factor of 1 or more on the queries" in row("Llama 4's query temperature $\\tau$ (temperature tuning)")
@@ -5166,14 +5207,17 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
         assert torch.allclose(logits, tau * (q @ k.T), rtol=1e-12, atol=1e-12)
         return attention_entropy(logits)
 
+    top = (q @ k.T).argmax(-1, keepdim=True)
     for tau in (1.1, 1.5, 3.0):
         sharper = bool((entropy(tau) < entropy(1.0)).all())
-        assert sharper == (direction == "sharpens"), tau
+        assert sharper == (direction == "sharpens") == (tau_direction == "sharpens"), tau
         assert bool((entropy(1 / tau) > entropy(1.0)).all()), tau
+        gained = torch.softmax(tau * (q @ k.T), -1).gather(-1, top) > torch.softmax(q @ k.T, -1).gather(-1, top)
+        assert bool(gained.all()), tau  # the top-scoring key gains weight
 
 
 def test_every_italic_term_has_its_own_row():
-    """The page's promise, "A term in italics has its own row; so do some common words left plain, such as
+    """The page's promise, "A term in italics has its own row; so do some words left plain, such as
     logit" (read r192: the promise read as its converse, while *decoder*, *slope* and *logit* met the reader plain):
     every italic phrase (not bold) names a row of one of the
     term tables, whose first cell, or a part of it between commas and parentheses, is the phrase, or holds it as whole
@@ -5182,9 +5226,7 @@ def test_every_italic_term_has_its_own_row():
     in other rows; *decoder*, used in Core terms before its row in the Attention section, is italic there, and the
     causal mask row, its first use, says what the book means by it, in the decoder row's words."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    (example,) = re.findall(
-        r"A term in italics has its own row; so do some common words left plain, such as (\w+)\.", page()
-    )
+    (example,) = re.findall(r"A term in italics has its own row; so do some words left plain, such as (\w+)\.", page())
     assert row(f"{example} (score)").startswith(f"| {example} (score) |")  # its row
     plain = [line for line in raw.splitlines() if line.startswith("| ") and re.search(rf"(?<![*\w]){example}\b", line)]
     assert len([line for line in plain if not line.startswith(f"| {example} ")]) >= 5, plain  # left plain elsewhere
@@ -5336,11 +5378,14 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     # read r191: Core terms' lead claimed "the order the book teaches them", which its first rows, offset and distance,
     # broke; the lead now asks only that the rows be read in order, and the offset and distance rows follow the row
     # of the query and the key they use (test_letters_block_chapter_lists); read r199: then one sentence that opens the
-    # small table of the three letters that clash (test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j)
+    # small table of the three letters that clash (test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j);
+    # read r200: "from the top" cut (it said "in order" twice), then this page's letters in one sentence, the clash
+    # table collapsed under it
     core_lead = raw[raw.index("## Core terms\n") + len("## Core terms\n") :].lstrip("\n")
     core_lead = " ".join(core_lead[: core_lead.index("\n\n")].split())
     assert core_lead == (
-        "Read these rows from the top, in order. Three letters mean one thing here and another in some chapters:"
+        "Read these rows in order. On this page $m$ is a query's position, $n$ a key's, and $i$ the index of a"
+        " *rotation pair*, two coordinates turned together by one angle."
     ), core_lead
     assert "the order the book teaches them" not in raw
     orders = {
@@ -5522,7 +5567,7 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     opening = re.sub(r"\s+", " ", section)
     assert "partial rotary" not in opening, opening
     assert opening.count("attention factor") == 1 and opening.count("fully rotated head") == 1, opening
-    assert "A multiplier above 1 sharpens attention: the top-scoring keys get more of the weight." in opening
+    assert "A multiplier above 1 sharpens attention: the top-scoring key gets more of the weight." in opening
     assert "a $t$ below 1 sharpens" not in opening  # the temperature's direction is its row's alone
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
     assert row("attention factor").count("in a fully rotated head") == 2  # its meaning and its multiplier
@@ -5699,11 +5744,14 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
         )
     ]
     # "(Kamradt 2023)": the References page's entry; "the one chapters 8 and 11 run": each runs chapter 8's passkey
-    # probes, and the passkey row links both; read r197: so does the needle row, the chapters that run its passkey
+    # probes, and the passkey row links both; read r200: the needle row links only the chapters whose text names a
+    # needle or a haystack test (chapter 8's further reading does; chapter 11 runs passkeys and never names one)
     assert "@misc{kamradt2023needle," in (ROOT / "references.bib").read_text(encoding="utf-8")
     ran = {int(n) for n in runs.split(" and ")}
     linked = {int(n) for n in re.findall(r"\{doc\}`(\d+) <\.\./notebooks/", row("needle-in-a-haystack test"))}
-    assert ran == {8, 11} and linked == ran, (ran, linked)
+    stems = {int(Path(p).name[:2]): Path(p).stem for p in glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))}
+    names = {n for n, stem in stems.items() if re.search(r"needle|haystack", chapter(stem), flags=re.I)}
+    assert ran == {8, 11} and linked == names == {8}, (ran, linked, names)
     passkey = {int(n) for n in re.findall(r"\{doc\}`(\d+) <\.\./notebooks/", row("passkey retrieval"))}
     assert passkey == ran, passkey
     assert "### Passkey retrieval" in chapter("08_extrapolation")
@@ -5716,7 +5764,7 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
     for path in sorted(glob.glob(str(ROOT / "notebooks" / "[01][0-9]_*.ipynb"))):
         if "needle" in chapter(Path(path).stem).lower():
             needles.add(int(Path(path).name[:2]))
-    assert needles == {8} and needles < linked, needles  # chapter 11 runs the passkey but never names the needle test
+    assert needles == {8} == linked, needles  # chapter 11 runs the passkey but never names the needle test (read r200)
     assert "Hsieh" not in row("needle-in-a-haystack test")  # the row cites no one, so credits RULER's authors with none
     # NTK-aware scaling's name and its source, moved from the row into this block; chapter 7 cites the same paper
     assert "- *NTK-aware scaling* is named after the neural tangent kernel of Jacot et al. 2018." in text
@@ -5728,8 +5776,7 @@ def test_longer_inputs_second_block_ntk_by_parts_and_passkeys():
     )
     assert "which finds that needle tests do not reliably predict downstream tasks" in c8
     assert row("needle-in-a-haystack test").endswith(
-        "is one of the easiest tests of long context | {doc}`8 <../notebooks/08_extrapolation>`,"
-        " {doc}`11 <../notebooks/11_learned_position>` |"
+        "is one of the easiest tests of long context | {doc}`8 <../notebooks/08_extrapolation>` |"
     )
 
 
@@ -5783,16 +5830,18 @@ def test_context_parallelism_needs_global_positions():
 
 def test_longer_inputs_opens_with_what_most_rules_divide_and_keep():
     """The lesson that opens "Longer inputs", :data:`LONGER_LESSON` (read r199): "Most rules for longer inputs divide
-    the frequency of RoPE's slowest pair by a number that the configuration or the input's length sets. Some keep the
-    pairs that turn many times over a training input." It comes before the sentence that gives $L$, $\\ell$ and
-    $s$, and uses none of them. "Most rules": of the term table's rows for ways to read longer inputs, ten change
+    the frequency of RoPE's slowest pair by a number that the configuration or the input's length sets. Some leave the
+    fastest pairs unchanged." (read r200: plain words, not yet the term *kept*, and "fastest" for "the pairs that turn
+    many times over a training input", which the primer's *fast pair* explains). It comes before the sentence that
+    gives $L$ and $\\ell$, and the table that gives $s$, and uses none of them. "Most rules": of the term table's
+    rows for ways to read longer inputs, ten change
     frequencies (each row says how) and three change positions instead (DCA, Self-Extend and PoSE: their rows say so).
     "Divide the slowest pair's frequency by a number that the configuration ... sets": transformers' `linear`, `yarn`
     and `llama3`, and NTK-aware scaling's base (the row's formula), on Llama 3.1's head, divide it by `factor`, at two
     factors; a larger base (ABF) divides it too; LongRoPE by its configured list's last entry. "Or the input's length":
-    transformers' `dynamic` at one `factor` divides it by more at 4L than at 2L. "Some keep the pairs that turn many
-    times over a training input": `llama3` and `yarn` keep pairs of Llama 3.1's head, each of which turns more than 4
-    times in L, an input of the trained length, and every kept pair turns more times than every pair they do not keep;
+    transformers' `dynamic` at one `factor` divides it by more at 4L than at 2L. "Some leave the fastest pairs
+    unchanged": `llama3` and `yarn` keep pairs of Llama 3.1's head, each of which turns more than 4 times in L, an
+    input of the trained length, and every kept pair turns faster than every pair they do not keep, pair 0 among them;
     PI keeps none."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     lead = " ".join(raw[raw.index("## Longer inputs\n") : raw.index("Below, $L$ is a model's")].split())
@@ -5851,14 +5900,14 @@ def test_longer_inputs_opens_with_what_most_rules_divide_and_keep():
         for n in (2 * L, 4 * L)
     ]
     assert 1 < dyn[0] < dyn[1], dyn
-    # "Some keep the pairs that turn many times": llama3 and yarn keep the pairs with the most turns in L, PI none
+    # "Some leave the fastest pairs unchanged": llama3 and yarn keep the pairs with the most turns in L, PI none
     turns = L * own / (2 * math.pi)
     for name, freqs in (
         ("llama3", hf_llama3(d, base, 8.0, 4.0, 1.0, L)),
         ("yarn", hf_inv_freq(d, rope_type="yarn", rope_theta=base, factor=8.0, original_max_position_embeddings=L)),
     ):
         kept = torch.isclose(freqs.double(), own, rtol=1e-6, atol=0)
-        assert kept.any() and not kept.all(), name
+        assert kept.any() and not kept.all() and bool(kept[0]), name  # the fastest pair, pair 0, among them
         assert float(turns[kept].min()) > 4 and float(turns[kept].min()) > float(turns[~kept].max()), name
     pi = hf_inv_freq(d, rope_type="linear", rope_theta=base, factor=8.0)
     assert not torch.isclose(pi.double(), own, rtol=1e-6, atol=0).any()
@@ -5902,10 +5951,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     longer = raw[raw.index("(glossary-longer)=\n## Longer inputs\n") : raw.index("(glossary-longer-terms)=")]
     paragraphs_longer = [" ".join(p.split()) for p in longer.split("\n\n")[1:]]
     assert paragraphs_longer[0] == LONGER_LESSON, longer
-    assert paragraphs_longer[1] == (
-        "Below, $L$ is a model's *trained length*, $\\ell$ an input's length and $s$ a configuration's *extension"
-        " factor*, its `factor`."
-    ), longer
+    # read r200: the letters' sentence gives L and l; s is the three numbers' table's first row, right under it
+    assert paragraphs_longer[1] == "Below, $L$ is a model's *trained length* and $\\ell$ an input's length.", longer
+    assert "| *extension factor* $s$ | the configuration's `factor` |" in paragraphs_longer[3], longer
     assert paragraphs_longer[2] == "Three numbers are easy to mix up:" and paragraphs_longer[4:] == [""], longer
     # read r191: "A worked case follows the table" was false (five blocks came between); the section says nothing of it
     assert "A worked case follows" not in raw
@@ -5922,26 +5970,23 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert visible.lower().index("slow pair") == visible.index("*slow pair*") + 1, visible[:400]
     assert "slow pair" not in LESSON and "slowest pairs;" in LESSON
     # the Llama 3.1 subsection's main line names only L; the three numbers are defined on the section's main line, at
-    # its top: the first "stretch" and "effective factor" on the page from the section on are their table rows'
-    # labels, and "extension factor" is the lead sentence's, then its row's label; the worked example no longer holds
-    # the table
+    # its top: the first "stretch", "extension factor" and "effective factor" on the page from the section on are their
+    # table rows' labels (read r200: the lead sentence no longer repeats the extension factor's row); the worked
+    # example no longer holds the table
     top = " ".join(longer.split())
     for term in ("stretch", "extension factor", "effective factor"):
         assert term not in visible, term
         after = " ".join(raw[raw.index("(glossary-longer)=") :].split())
         first = after.index(term)
-        if term == "extension factor":
-            assert first == after.index("*extension factor*, its `factor`.") + 1, term
-            first = after.index(term, first + 1)
         assert first == after.index(f"| *{term}*") + 3, term
     assert "| number |" not in block(WE) and "Three numbers" not in block(WE)
     assert paragraphs[2].startswith("Take a head like Llama 3.1's") and "| number |" not in visible
     ((config_word, main_stretch, slowest),) = re.findall(
-        r"its `factor`\. Three"
+        r"an input's length\. Three"
         r" numbers are easy to mix up: \| number \| what it is \|"
         r" set by \| \|---\|---\|---\| \| \*extension factor\*"
         r" \$s\$ \| the (configuration's `factor`) \| the configuration, the same for every input \| \| \*stretch\* \|"
-        r" the input's length over \$L\$, \$([^$]+)\$ for \$\\ell\$ tokens \| the input \| \|"
+        r" the input's length over \$L\$, (never below 1) \| the input \| \|"
         r" \*effective factor\* \| what a rule divides the (slowest) pair's frequency by \|"
         r" the rule, and for a dynamic rule also the input \|$",
         top,
@@ -6187,7 +6232,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert evaluate(power, i=0, d=128) == 0 and abs(evaluate(power, i=63, d=128) - 1) < 1e-12
     assert int(torch.argmax(posenc.rope_inv_freq(128, 5e5, dtype=torch.float64))) == 0
     # "a *fast pair*, one that turns at least once": the fast pair row's words, over training's offsets
-    assert "| a pair that turns at least once over the distances of training, up to $L - 1$," in row("fast pair")
+    assert "| a pair that turns at least once over training's largest distance, $L - 1$:" in row("fast pair")
     more = "more"  # "rising": checked below, more at each longer length
     s_value = header_factor
     assert "Three numbers describe this" not in visible  # one table, no list of definitions
@@ -6212,7 +6257,8 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     for d, base, L in ((llama_d, llama_base, llama_L), (128, 10_000.0, 4096)):
         ell = int(times or 1) * L
         assert evaluate(stretch, ell=ell, L=L) == int(stretch_value) and evaluate(stretch, ell=L // 2, L=L) == 1
-        assert main_stretch == stretch and min(evaluate(stretch, ell=n, L=L) for n in (1, L // 2, L, ell)) == 1
+        # the three numbers' table says the row's formula in words, "never below 1" (read r200)
+        assert main_stretch == "never below 1" and min(evaluate(stretch, ell=n, L=L) for n in (1, L // 2, L, ell)) == 1
         theta = posenc.rope_inv_freq(d, base, dtype=torch.float64)
         slowest = float(theta[-1])
         fast = torch.tensor([bool(evaluate(inequality, L=L, theta=float(th))) for th in theta])
@@ -6846,12 +6892,13 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     lists those that change meaning" (read r186: the opening had sent the learner to the Letters table with a warning
     that letters change meaning on this page; it names the table, whose own sentence says so). For each of the page's
     main letters, the place that defines it comes no later than the letter's first use after the index: Core terms'
-    small table of letters ($m$, $n$ and $i$: read r197 to r199; the offset row's "for a query at position $m$ and a key
-    at $n$" follows, and the sinusoidal row, which also defines $\\theta_i$, is the first to use $i$), the logit row
-    ($d$), the sinusoidal row ($\\theta_i$), the frequency row ($b$), and the Longer inputs lead ($L$, $\\ell$, $s$),
-    before its A to Z table, whose rows use all three. The small table also gives other chapters' $i$ and $j$, in the
-    cell that uses them; the pairs the page's $i$ counts are the Core table's *rotation pair* row's. The lead's words
-    agree with the rows and the subsection's table. Each definition agrees with the Letters table's "meaning here"
+    sentence on this page's letters ($m$, $n$ and $i$: read r197 to r200; the offset row's "for a query at position $m$
+    and a key at $n$" follows, and the sinusoidal row, which also defines $\\theta_i$, is the first row to use $i$), the
+    logit row ($d$), the sinusoidal row ($\\theta_i$), the frequency row ($b$), the Longer inputs lead ($L$, $\\ell$)
+    and the three numbers' table under it ($s$, read r200: the lead's repeat of it cut), before its A to Z table, whose
+    rows use all three. The small table in the block under Core terms' sentence gives other chapters' $i$ and $j$, in
+    the cell that uses them; the pairs the page's $i$ counts are the Core table's *rotation pair* row's. The lead's
+    words agree with the rows and the subsection's table. Each definition agrees with the Letters table's "meaning here"
     column where it has a row."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
@@ -6861,11 +6908,13 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     )
     assert "between rows of this page" not in opening
     body = raw.index("## Core terms")
-    query, key = "| $m$ | a query's position |", "| $n$ | a key's position |"  # Core terms' small table (read r199)
-    pairs = "| $i$ | the index, from 0, of a *rotation pair*"
+    # Core terms' sentence (read r200; read r199 had them in a small table on the main line, now in a block under it)
+    query, key, pairs = "On this page $m$ is a query's position,", "$n$ a key's,", "and $i$ the index of a *rotation"
     other = "a query's position in chapters 1, 3, 6, 8 and 11, where $j$ is the key's |"  # other chapters' i and j
-    assert raw.index(query, body) < raw.index(key, body) < raw.index(pairs, body) < raw.index(other, body)
-    assert raw.index(other, body) < raw.index("| English |", body)  # the lead's table, above the term table
+    block_start = raw.index("<details><summary>Where chapters use these letters otherwise</summary>", body)
+    assert raw.index(query, body) < raw.index(key, body) < raw.index(pairs, body) < block_start
+    assert block_start < raw.index(other, body) < raw.index("</details>", block_start)  # in the block
+    assert raw.index(other, body) < raw.index("| English |", body)  # the block's table, above the term table
     assert "for a query at position $m$ and a key at $n$" in row("offset")
     core_table = raw[raw.index("| English |", body) : raw.index("\n\n", raw.index("| English |", body))]
     assert "\n| rotation pair | " in core_table
@@ -6877,9 +6926,9 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
         "$i$": pairs,
         "$\\theta_i$": "with pair $i$'s *frequency* $\\theta_i",
         "$b$": "with $b$ its *base*",
-        "$L$": "Below, $L$ is a model's *trained length*, $\\ell$ an input's length and $s$ a configuration's",
-        "$\\ell$": "Below, $L$ is a model's *trained length*, $\\ell$ an input's length and $s$ a configuration's",
-        "$s$": "Below, $L$ is a model's *trained length*, $\\ell$ an input's length and $s$ a configuration's",
+        "$L$": "Below, $L$ is a model's *trained length* and $\\ell$ an input's length.",
+        "$\\ell$": "Below, $L$ is a model's *trained length* and $\\ell$ an input's length.",
+        "$s$": "| *extension factor* $s$ | the configuration's `factor` |",
     }
     for letter, where in defined.items():
         at = raw.index(where, body)
@@ -6887,7 +6936,7 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
         # the page's first use of each letter after the heading: on the line that defines it, or later
         first = raw.index(letter, body)
         assert first >= line_start, (letter, raw[first - 80 : first + 20])
-        if letter in ("$m$", "$n$", "$i$"):  # the small table's row is the letter's first use
+        if letter in ("$m$", "$n$", "$i$"):  # Core terms' sentence holds the letter's first use
             assert at <= first < at + len(where), (letter, raw[first - 80 : first + 20])
     this_page = {
         "$m$": "a query's position",
@@ -6901,13 +6950,16 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
         assert letters(letter).split(" | ")[1].startswith(cell), (letter, letters(letter))
     assert "counting pairs from 0" in row("frequency")
     assert "| $L$, the input length a model was trained at" in row("trained length | 训练长度")
-    # the lead's three definitions are those of the trained length row, the three numbers' table and the extension
-    # factor row; the lead's sentence spans a line break, so it is read whitespace-normalised
-    assert (
-        "Below, $L$ is a model's *trained length*, $\\ell$ an input's length and $s$ a configuration's *extension"
-        " factor*, its `factor`." in page()
-    )
-    assert "| the input's length over $L$, $\\max(\\ell/L, 1)$ for $\\ell$ tokens |" in page()
+    # the lead's two definitions and the table's $s$ are those of the trained length row, the three numbers' table and
+    # the extension factor row (read r200: the stretch's cell says its formula in words, "the input's length over $L$,
+    # never below 1": the stretch row's formula is l/L where that is 1 or more, and 1 for every shorter input)
+    assert "Below, $L$ is a model's *trained length* and $\\ell$ an input's length." in page()
+    assert "| *stretch* | the input's length over $L$, never below 1 | the input |" in page()
+    (stretch,) = re.findall(r"the input's length over the trained length, \$([^$]+)\$:", row("stretch | 拉伸"))
+    for L in (64, 8192):
+        for ell in (1, L // 2, L - 1, L, L + 1, 2 * L, 16 * L):
+            value = evaluate(stretch, ell=ell, L=L)
+            assert value >= 1 and (value == ell / L or (ell < L and value == 1)), (L, ell, value)
     assert "| *extension factor* $s$ | the configuration's `factor` |" in page()
     assert "| $s$, a configuration's `factor`, for the rules with one factor:" in row("extension factor")
     terms = raw[raw.index("(glossary-longer-terms)=") :]
@@ -7458,7 +7510,7 @@ def test_float32_angles_row_quotes_chapter_4s_rule():
 
 
 def test_slow_pair_meets_new_angles_in_a_decoder_not_always_in_an_encoder():
-    """The slow pair row, "a pair that turns less than once over the distances of training, up to $L - 1$", and the
+    """The slow pair row, "a pair that turns less than once over training's largest distance, $L - 1$", and the
     main line's :data:`SLOW_PAIR_CLAUSE`, "A *slow pair* turns less than once over training's distances, 0 to $L -
     1$. In a decoder every key sits at or behind its query, so training's distances run only one way, from 0 to $L - 1$,
     and a slow

@@ -1210,9 +1210,11 @@ def test_slow_pairs_meet_new_angles_and_pi_and_yarn_pull_them_back():
     )
     # the fast pairs as the glossary defines them: at least one turn over the offsets of training
     glossary = re.sub(r"\s+", " ", (ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
-    assert "| fast pair | " in glossary and "a pair that turns at least once over the distances of training" in glossary
+    assert (
+        "| fast pair | " in glossary and "a pair that turns at least once over training's largest distance" in glossary
+    )
     assert "| slow pair | " in glossary
-    assert "a pair that turns less than once over the distances of training" in glossary
+    assert "a pair that turns less than once over training's largest distance" in glossary
     c7 = chapter("07_beyond")
     assert "The slow pairs now meet angles they never saw." in c7
     assert "Context-extension methods change the frequencies to pull those angles back." in c7

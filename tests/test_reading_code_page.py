@@ -337,9 +337,10 @@ def test_fast_pair_and_turns_in_l_share_one_span_in_llama_31():
     main = re.sub(r"\(glossary-fields\)=.*", " ", main, flags=re.S)  # the fields' reference tables at the end
     assert not re.search(r"fast pair|slow pair", main), re.findall(r"[^.]*(?:fast|slow) pair[^.]*", main)
     glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
-    assert "| fast pair | 快速对 | a pair that turns at least once over the distances of training, up to $L - 1$" in (
-        glossary
-    )
+    # the glossary's row, in whatever words it uses, counts the same span: at least one turn over distances up to L - 1
+    assert re.search(r"\| fast pair \| 快速对 \| a pair that turns at least once over [^|]*\$L - 1\$", glossary), [
+        row for row in glossary.split("| fast pair |")[1:2]
+    ]
     assert (
         "`llama3` counts how often a pair turns over the trained length $L$: $L\\theta_i/2\\pi$, its *turns in $L$*."
         in section[: section.index("<details>")]
@@ -498,8 +499,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     rule = "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`."
     lead = (
         rule + " For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding. It"
-        " adds the same count to every position in the row, so each offset between a query and a key stays the same."
-        " RoPE's scores depend only on those offsets, and the mask keeps the real tokens from attending to the pads."
+        " adds the same count to every position, so no offset between a query and a key changes. RoPE's scores depend"
+        " only on those offsets, and the mask hides the pads from the real tokens."
     )
     assert lead in section, section[:900]
     assert section.index("| `generate` | each row from its first real token |") < section.index(rule)
@@ -508,30 +509,35 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # whose main line keeps the attention factor alone; read r191: "a step" was defined only in a block, so the
     # definition says the scale rises in steps); checked in
     # test_query_scales_are_defined_where_the_run_time_cases_use_them
-    scales = (
-        "Some models also multiply each query by a query scale, a number that rises in steps with the token's position."
+    # read r200 (the section's hardest place): the lead-in comes first and covers all four rows, "Four things in code
+    # can make ..."; the query scales are then defined in a sentence of their own, since two rows are query scales
+    lead_in = (
+        "Four things in code can make a padded row's scores differ from the same row run alone by more than rounding."
     )
-    # the cases sentence and table (read r191: the hardest place of the section). Read r199: the lead-in spoke of
-    # code that reads the position itself, which covers neither the bfloat16 row as a query scale nor the batch-wide
-    # `dynamic` row, so it now covers all four rows (the table's own count, checked below), and a first column names
-    # each row's mechanism in a few words: coarse rounding, a query scale read from the position, a batch effect.
-    # Each row then: what to look for in the code, why a padded row's scores change, in one plain clause readable with
-    # what the section has said, and whether passing `position_ids` removes the change, a plain yes or no, last. No
-    # pointer to a later section (read r191)
+    scales = (
+        "Two of them are query scales: numbers that multiply each query and rise in steps with the token's position."
+    )
+    # the cases table (read r191: the hardest place of the section). Read r199: a first column names each row's
+    # mechanism in a few words. Read r200: the two query scales differ in mechanism, one reads `position_ids`, the
+    # other counts tokens (Llama 4 counts the cache length plus each token's index, so `position_ids` cannot fix it),
+    # and each row's code column names what to look for. Each row then: why a padded row's scores change, in one
+    # plain clause, and whether passing `position_ids` removes the change, a plain yes or no, last. No pointer to a
+    # later section (read r191)
     named = (
-        scales + " Four things can make a padded row's scores differ from the same row run alone by more than"
-        " rounding:"
-        " | mechanism | what to look for in the code | why a padded row's scores change | removed by `position_ids`? |"
-        " |---|---|---|---|"
+        lead_in
+        + " "
+        + scales
+        + " | mechanism | what to look for in the code | why a padded row's scores change | removed by"
+        " `position_ids`? | |---|---|---|---|"
         " | coarse bfloat16 rounding of the angles"
-        " | angles, position times frequency, that your own code forms in bfloat16; transformers' Llama forms them in"
-        " float32 | bfloat16 rounds many positions above 256, and the shift changes how each one rounds | yes |"
-        " | a query scale read from the position"
-        " | a query scale that reads `position_ids`, as in Ministral 3 and Mistral 4 | the scale reads the shifted"
-        " position | yes |"
-        " | a query scale read from the position"
-        " | a query scale that counts the tokens itself, as in Llama 4's layers without RoPE | the scale counts the"
-        " pads too, which moves it for tokens near a step | no |"
+        " | angles, position times frequency, that your own code forms in bfloat16"
+        " | bfloat16 rounds many positions above 256, and the shift changes how each one rounds | yes |"
+        " | a query scale read from `position_ids`"
+        " | queries multiplied by `get_llama_4_attn_scale`, as in Ministral 3 and Mistral 4 | the scale reads the"
+        " shifted position | yes |"
+        " | a query scale from counting tokens"
+        " | `attn_temperature_tuning`, in Llama 4's layers without RoPE, which count the cached tokens plus each"
+        " token's index | the count includes the pads, which moves the scale for tokens near a step | no |"
         " | a batch effect | `rope_type` set to `dynamic` or `longrope` | these rules set every row's frequencies from"
         " the length of the batch's longest row | no |"
     )
@@ -554,27 +560,28 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     mechanisms = [r[0] for r in rows]
     cases = [r[1:] for r in rows]
     assert [(c[0], c[2]) for c in cases] == [
+        ("angles, position times frequency, that your own code forms in bfloat16", "yes"),
+        ("queries multiplied by `get_llama_4_attn_scale`, as in Ministral 3 and Mistral 4", "yes"),
         (
-            "angles, position times frequency, that your own code forms in bfloat16; transformers' Llama forms them in"
-            " float32",
-            "yes",
+            "`attn_temperature_tuning`, in Llama 4's layers without RoPE, which count the cached tokens plus each"
+            " token's index",
+            "no",
         ),
-        ("a query scale that reads `position_ids`, as in Ministral 3 and Mistral 4", "yes"),
-        ("a query scale that counts the tokens itself, as in Llama 4's layers without RoPE", "no"),
         ("`rope_type` set to `dynamic` or `longrope`", "no"),
     ], cases
-    # "Four things": the lead-in's count is the table's own rows
-    assert len(rows) == 4 and "Four things can make" in named
+    # "Four things": the lead-in's count is the table's own rows; "Two of them are query scales": rows 2 and 3
+    assert len(rows) == 4 and "Four things in code can make" in named
     # the mechanism column, a few words a row: the query scales share one mechanism, the scale's dependence on the
     # position (checked below: tau and Ministral 3's scale read p); `dynamic` and `longrope` a batch effect, the
     # longest row's length setting every row's frequencies (a single row alone keeps its own: checked in
     # test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
     assert mechanisms == [
         "coarse bfloat16 rounding of the angles",
-        "a query scale read from the position",
-        "a query scale read from the position",
+        "a query scale read from `position_ids`",
+        "a query scale from counting tokens",
         "a batch effect",
     ], mechanisms
+    assert [m for m in mechanisms if m.startswith("a query scale")] == mechanisms[1:3]  # "Two of them"
     assert all(len(m.split()) <= 7 for m in mechanisms), mechanisms
     # read r191: each "why" is one plain clause, with no comma-joined second thought beyond a short "and" or "which"
     assert all(len(c[1].split()) <= 16 for c in cases), [len(c[1].split()) for c in cases]
@@ -584,10 +591,11 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "bfloat16 angles" not in named and "*" not in named, named
     assert page.index("A dynamic rule recomputes the divisors from each input's length $\\ell$.") < page.index(named)
     # read r191: "a step" and "query scale" are said on the main line before the table uses them
-    assert named.index("rises in steps") < named.index("near a step")
-    assert named.index("a query scale,") < named.index("| a query scale that reads")
-    intro = named[len(scales) + 1 : named.index(" | mechanism | what to look for in the code |")]
-    assert intro.count(". ") == 0 and len(intro.split()) <= 20, intro  # one short cases sentence (recorded decision)
+    assert named.index("rise in steps") < named.index("near a step")
+    assert named.index("query scales:") < named.index("| a query scale read from")
+    intro = lead_in
+    assert intro.count(". ") == 0 and len(intro.split()) <= 21, intro  # one short cases sentence (recorded decision)
+    assert named.startswith(lead_in + " " + scales) and len(scales.split()) <= 20  # the lead-in first (read r200)
     # the shared reason the rule before the table gives: RoPE's scores depend only on the offsets
     assert section.index("RoPE's scores depend only on those offsets") < section.index(intro)
     assert named in section
@@ -633,7 +641,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     main = section[: section.index("<details>")]
     assert "8 192" not in main  # the step's size waits for the query scales' block (read r182)
     assert section.index(where) < section.index(named)  # the who-fills table before the cases
-    assert main.index("only by rounding") < main.index("Four things can make a padded row's scores differ")
+    assert main.index("only by rounding") < main.index("Four things in code can make a padded row's scores differ")
     # read r199: that lead-in missed the `dynamic` row, a batch effect that reads no row's own position
     assert "Code that reads the position itself, not the offset" not in main
     # one count throughout (read r177): the main line's one count, "Four things", is the table's row count (above);
@@ -646,7 +654,11 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "Three things make the shift matter" not in page  # read r176: it mixed the batch-wide switch in
     assert "The shift matters more than rounding" not in page  # not the shift: `dynamic` changes rows without it
     block = section.split(named)[1]
-    assert block.startswith(" <details><summary>When the scores change by more than rounding</summary>")
+    # read r200: one sentence after the table answers which rows a plain Llama has: none
+    # (test_llama_code_has_none_of_the_four_run_time_mechanisms)
+    none = " Transformers' Llama code, with plain RoPE or `llama3`, has none of the four."
+    assert block.startswith(none + " <details><summary>When the scores change by more than rounding</summary>")
+    block = block[len(none) :]
     # read r186: where transformers' own rounding arises, a detail the main line's rule does not need, opens the block
     # (its source, LlamaRotaryEmbedding.forward, is checked in test_bfloat16_drift_and_three_roundings)
     arises = (
@@ -725,6 +737,56 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert model.to(torch.bfloat16).model.rotary_emb.inv_freq.dtype == torch.bfloat16  # rounded by model.to
 
 
+def test_llama_code_has_none_of_the_four_run_time_mechanisms():
+    """Positions at run time, the sentence after the cases table (read r200: a learner could not tell which of the
+    four mechanisms matter for a plain Llama): "Transformers' Llama code, with plain RoPE or `llama3`, has none of the
+    four." Checked in transformers 5.24: (1) LlamaRotaryEmbedding forms the angles in float32, from position ids and
+    frequencies both cast to float, and casts only cos and sin back; (2, 3) LlamaAttention multiplies no query by a
+    scale: its forward's queries go from the projection to the rotation, and its softmax scale is the constant
+    head_dim^-0.5; (4) LlamaConfig's default `rope_type` is `default`, and the frequency update that sets every row's
+    frequencies from the batch runs only for `dynamic` and `longrope`, not for `llama3`. Run on a tiny random Llama
+    with plain RoPE and with `llama3` (trained length 4, so the six-token rows reach past it): a left-padded batch with
+    `position_ids` matches each row run alone to float32 rounding; the same check with `dynamic` fails, as the table's
+    last row says."""
+    page = _page()
+    section = _section_main_line(page, "## Positions at run time")
+    sentence = "Transformers' Llama code, with plain RoPE or `llama3`, has none of the four."
+    assert section.rstrip().endswith(sentence) and section.index("| a batch effect |") < section.index(sentence)
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import dynamic_rope_update
+    from transformers.models.llama import modeling_llama
+
+    rotary = inspect.getsource(modeling_llama.LlamaRotaryEmbedding.forward)
+    assert "freqs = position_ids[..., None].float() * self.inv_freq.to(device=x.device, dtype=torch.float)" in rotary
+    assert "return cos.to(dtype=x.dtype), sin.to(dtype=x.dtype)" in rotary  # float32 angles, then the cast
+    attention = inspect.getsource(modeling_llama.LlamaAttention.forward)
+    assert "query_states = self.q_proj(hidden_states).view(hidden_shape).transpose(1, 2)" in attention
+    assert "query_states, key_states = apply_rotary_pos_emb(query_states, key_states, cos, sin)" in attention
+    assert "query_states *" not in attention and "scale(" not in attention  # no query scale
+    assert "self.scaling = self.head_dim**-0.5" in inspect.getsource(modeling_llama.LlamaAttention.__init__)
+    assert LlamaConfig().rope_parameters["rope_type"] == "default"
+    update = " ".join(inspect.getsource(dynamic_rope_update).split())
+    assert 'if "dynamic" in rope_type: dynamic_frequency_update(' in update
+    assert 'elif rope_type == "longrope": longrope_frequency_update(' in update
+
+    def padded_matches(rope: dict) -> bool:
+        model = _tiny_llama({"rope_theta": 10_000.0, **rope}, stored=4, vocab=64, layers=2)
+        ids = torch.randint(1, 64, (2, 6))
+        mask = torch.ones_like(ids)
+        ids[1, :3], mask[1, :3] = 0, 0  # row 1: three pads on the left, three real tokens
+        position_ids = (mask.cumsum(-1) - 1).clamp(min=0)
+        with torch.no_grad():
+            batch = model(ids, attention_mask=mask, position_ids=position_ids).logits
+            alone = model(ids[1:2, 3:]).logits[0]
+        return torch.allclose(batch[1, 3:], alone, atol=1e-5)
+
+    llama3 = {"factor": 4.0, "original_max_position_embeddings": 4, "low_freq_factor": 1.0, "high_freq_factor": 4.0}
+    assert padded_matches({"rope_type": "default"})
+    assert padded_matches({"rope_type": "llama3", **llama3})
+    assert not padded_matches({"rope_type": "dynamic", "factor": 4.0})  # the batch effect, for contrast
+
+
 def test_llama_4_scaling_beta_row_says_where_transformers_reads_it():
     """The row `llama_4_scaling_beta`: a key inside `rope_parameters`, read there with L by transformers'
     modeling_ministral3.py and modeling_mistral4.py."""
@@ -743,24 +805,31 @@ def test_llama_4_scaling_beta_row_says_where_transformers_reads_it():
     )
 
 
+def _tiny_llama(rope: dict, stored: int, vocab: int = 32, layers: int = 1):
+    """A fresh tiny random Llama (seed 0; hidden size 32, 4 heads: head width 8, four rotary pairs) with the given
+    `rope_parameters` and `max_position_embeddings` = stored, in eval mode."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=vocab,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        max_position_embeddings=stored,
+        rope_parameters=dict(rope),
+    )
+    return LlamaForCausalLM(config).eval()
+
+
 def _rotary_after(
     rope: dict, ids: torch.Tensor, mask: torch.Tensor, position_ids: torch.Tensor | None, stored: int = 8
 ) -> torch.Tensor:
     """The frequencies a fresh tiny Llama's rotary module holds after one forward pass (RoPE width 8: four pairs),
     with `max_position_embeddings` = stored."""
-    from transformers import LlamaConfig, LlamaForCausalLM
 
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=32,
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=1,
-        num_attention_heads=4,
-        max_position_embeddings=stored,
-        rope_parameters=dict(rope),
-    )
-    model = LlamaForCausalLM(config).eval()
+    model = _tiny_llama(rope, stored=stored)
     with torch.no_grad():
         model(ids, attention_mask=mask, position_ids=position_ids)
     return model.model.rotary_emb.inv_freq.clone()
@@ -1055,8 +1124,9 @@ def test_vllm_context_extension_sentence_matches_chapter_10():
 
 
 def test_bfloat16_drift_and_three_roundings():
-    """bfloat16 frequencies: "Under either load path, transformers' Llama code forms the angles p theta_i in float32
-    and then rounds the cos and sin tables to the activations' dtype" (LlamaRotaryEmbedding.forward); "Llama 3.1's
+    """bfloat16 frequencies: "Transformers' Llama code forms the angles p theta_i in float32, but, after `model.to`,
+    from rounded theta_i" (LlamaRotaryEmbedding.forward casts inv_freq to float, which keeps a bfloat16 value; read
+    r200: the lead-in says both facts, so the `model.to` row does not read as a contradiction); "Llama 3.1's
     pair 1 rounds to a slightly wrong frequency, so ... for a key about 1 800 tokens back it is half a turn off":
     transformers' llama3 theta_1 (kept, float32) rounded to bfloat16, pi over its error within 10 % of 1 800. The
     block: "For the other pairs, rounding p and theta_i as well makes the error, relative to the angle, up to about
@@ -1069,7 +1139,22 @@ def test_bfloat16_drift_and_three_roundings():
     forward = inspect.getsource(LlamaRotaryEmbedding.forward)
     assert "dtype=torch.float)" in forward and "cos.to(dtype=x.dtype)" in forward, forward
     page = _page()
-    assert "Under either load path, transformers' Llama code forms the angles $p\\theta_i$ in float32" in page
+    lead = (
+        "Transformers' Llama code forms the angles $p\\theta_i$ in float32, but, after `model.to`, from rounded"
+        " $\\theta_i$. Rounding enters by three paths:"
+    )
+    assert lead in _section_main_line(page, "### bfloat16 frequencies")
+    # "after `model.to`, from rounded theta_i": the float32 cast of a bfloat16 inv_freq keeps its rounded value, so
+    # the angles are float32 products of the rounded frequencies
+    from transformers import LlamaConfig
+
+    config = LlamaConfig(rope_theta=500_000.0, max_position_embeddings=16 * 8192, rope_scaling=dict(LLAMA31_SCALING))
+    rotary = LlamaRotaryEmbedding(config).to(torch.bfloat16)
+    assert rotary.inv_freq.dtype == torch.bfloat16
+    with torch.no_grad():
+        cos, _ = rotary(torch.zeros(1, 1, 128, dtype=torch.float32), torch.tensor([[1000]]))
+    rounded_angle = (torch.tensor(1000.0) * rotary.inv_freq.float())[:64]
+    assert torch.equal(cos[0, 0, :64], rounded_angle.cos())
     d, base, L = 128, 500_000.0, 8192
     scaled = _llama31_llama3_freqs()
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
@@ -1860,12 +1945,12 @@ def test_reading_code_live_values_and_positions():
     assert float(angle_error.max()) < 0.01, float(angle_error.max())
     assert (
         "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding." in page
-        and "the mask keeps the real tokens from attending to the pads." in page
+        and "the mask hides the pads from the real tokens." in page
         and "The rounding arises where transformers forms the angles in float32, then rounds cos and sin to the"
         " activations' dtype."
         in page
     )  # with the mask the lesson passes (read r175: the check below shows 2e-1 without it, while the cache is on)
-    # "the mask keeps the real tokens from attending to the pads": with the mask, eager attention gives the pads' keys
+    # "the mask hides the pads from the real tokens": with the mask, eager attention gives the pads' keys
     # weight 0 from every real token's query, in every layer and head; without it they get weight
     eager = copy.deepcopy(model)
     eager.set_attn_implementation("eager")
@@ -1902,15 +1987,18 @@ def test_reading_code_live_values_and_positions():
     carried = (torch.atan2(sin, cos)[0, 0, :pairs] / rotary.inv_freq).round()  # the axis each pair's position is from
     assert carried.tolist() == [0, 1, 2, 0, 1, 2] + [0] * (pairs - 6), carried  # mrope_section [4, 2, 2]
     assert "transformers' RoPE code never reads it, and its Qwen3-VL code always interleaves |" in raw
-    # "angles your own code forms in bfloat16": where transformers' Llama forms them, in float32, is the run-time
-    # table's first row (read r192: the row read as if transformers' own code had the problem), and the block no
-    # longer repeats it; its rotary forward's float32 angles and late cast are checked in
-    # test_bfloat16_drift_and_three_roundings
+    # "angles your own code forms in bfloat16": where transformers' Llama forms them, in float32, is said under the
+    # run-time table, "Transformers' Llama code, with plain RoPE or `llama3`, has none of the four" (read r192: the row
+    # read as if transformers' own code had the problem; read r200: the row says one thing), and in the bfloat16
+    # section; the block does not repeat it. Its rotary forward's float32 angles and late cast are checked in
+    # test_bfloat16_drift_and_three_roundings and test_llama_code_has_none_of_the_four_run_time_mechanisms
     assert (
         "angles your own code forms in bfloat16: the fastest pair's rounding grows with the position, not the offset,"
         " unlike the rounded frequencies of `model.to`. See the end of" in page
     )
-    assert page.count("transformers' Llama forms them in float32") == 1
+    assert "transformers' Llama forms them in float32" not in page
+    assert page.count("Llama code forms the angles $p\\theta_i$ in float32") == 1
+    assert page.count("Transformers' Llama code, with plain RoPE or `llama3`, has none of the four.") == 1
     # "Their rounding grows with the position, not the offset": one offset, 1, reads
     # as 1 near position 0 and as 0 or 16 near 3 000 once both positions are bfloat16 (spacing 16 there)
     near = torch.tensor([0.0, 1.0, 3000.0, 3001.0, 3016.0, 3017.0], dtype=torch.float64).to(torch.bfloat16).double()
@@ -1936,11 +2024,12 @@ def test_reading_code_live_values_and_positions():
         " rounds to 1 024, 3 radians away."
     ) in page
     assert float(torch.tensor(1027.0, dtype=torch.float64).to(torch.bfloat16)) == 1024.0
-    # the bfloat16 table's float32 row, "both of the above, each 2^16 times less" (read r171, r197): float32 keeps 24
-    # significant bits, bfloat16 8, so at every position from 1 to 2^20 the float32 spacing is 2^-16 of the bfloat16
-    # spacing (the angles formed), and one rounding's relative bound, half of eps, is 2^-16 times bfloat16's (the
-    # frequencies rounded)
-    assert "| both of the above, each $2^{16}$ times less |" in page
+    # the float32 row's block, "each of its roundings is 2^16 times smaller" (read r171, r197; read r200 moved the
+    # factor off the table's row, which now says in words what the error grows with): float32 keeps 24 significant
+    # bits, bfloat16 8, so at every position from 1 to 2^20 the float32 spacing is 2^-16 of the bfloat16 spacing (the
+    # angles formed), and one rounding's relative bound, half of eps, is 2^-16 times bfloat16's (the frequencies
+    # rounded)
+    assert "so each of its roundings is $2^{16}$ times smaller." in page and "each $2^{16}$ times less" not in page
     assert torch.finfo(torch.float32).eps * 2**16 == torch.finfo(torch.bfloat16).eps
     for p in (1.0, 1000.0, 1027.0, 131071.0, 2.0**20):
         f32 = torch.finfo(torch.float32).eps * 2 ** math.floor(math.log2(p))
@@ -1955,13 +2044,16 @@ def test_reading_code_live_values_and_positions():
 
 
 def test_float32_angles_are_fine_up_to_16l():
-    """bfloat16 frequencies, the table's float32 row and the sentence under it (read r192: the learner was unsure
-    whether transformers' float32 path is a concern; read r197: "fine", against a tenth of a pair's per-position
-    angle, disagreed with chapter 4's float64 rule): "| transformers forms float32 angles from float32 theta_i | ... |
-    at most about 0.01 radian per angle up to 16L |" and "The last row's error is small at inference." The block:
-    "Computing theta_i in float32 gives at most about 0.005 radian, and forming p theta_i in float32 at most about
-    0.004. Chapter 4's rule, float64 angles, removes the second." (r199's round moved chapter 4's remedy, a side note to
-    the section's lesson, from the main line into this block, to keep the main line from growing.) Checked on
+    """bfloat16 frequencies, the table's float32 row and the lesson that opens the table's lead-in (read r192: the
+    learner was unsure whether transformers' float32 path is a concern; read r197: "fine", against a tenth of a pair's
+    per-position angle, disagreed with chapter 4's float64 rule; read r200: the lesson leads, "Rounding in bfloat16 can
+    put a score's angle half a turn off; float32 keeps the error small", and the row says in plain words what its
+    error grows with, "| transformers forms float32 angles from float32 theta_i | the distance back and the position,
+    as above, but far more slowly | at most about 0.01 radian per angle up to 16L |"). The block: "Computing theta_i in
+    float32 gives at most about 0.005 radian, and forming p theta_i in float32 at most about 0.004. The first grows
+    with the key's distance back and the second with the position, as in the first two rows. Float32 keeps 24
+    significant bits to bfloat16's 8, so each of its roundings is 2^16 times smaller. Chapter 4's rule, float64
+    angles, removes the second." (r199's round moved chapter 4's remedy into this block.) Checked on
     transformers 5.24's own rotary module with Llama 3.1's fields, float32 `inv_freq` as `from_pretrained` with a dtype
     keeps it, at every position from 0 to 16L - 1: the angle that its float32 cos and
     sin carry, against the exact angle p theta_i / divisor in float64 (Meta's blend for the ramped pairs), wrapped to
@@ -1970,17 +2062,25 @@ def test_float32_angles_are_fine_up_to_16l():
     page = _page()
     main = _section_main_line(page, "### bfloat16 frequencies")
     row = (
-        "| transformers forms float32 angles from float32 $\\theta_i$ | both of the above, each $2^{16}$ times less |"
-        " at most about 0.01 radian per angle up to $16L$ |"
+        "| transformers forms float32 angles from float32 $\\theta_i$ | the distance back and the position, as above,"
+        " but far more slowly | at most about 0.01 radian per angle up to $16L$ |"
     )
-    lesson = "The last row's error is small at inference."
-    assert row in main and lesson in main and "fine" not in main and "a tenth" not in main, main
+    lesson = "Rounding in bfloat16 can put a score's angle half a turn off; float32 keeps the error small."
+    assert row in main and main.startswith("### bfloat16 frequencies"), main
+    lead = main[main.index("To check a loaded model:") :]
+    lead = lead[lead.index("```", lead.index("```") + 3) + 3 :].strip()
+    assert lead.startswith(lesson) and "fine" not in main and "a tenth" not in main, lead[:200]  # the lesson leads
+    assert "The last row's error is small at inference." not in main  # said by the lesson, before the table
     block = _collapsed("The <code>model.to</code> and float32 rows")
     parts = (
         "Computing $\\theta_i$ in float32 gives at most about 0.005 radian, and forming $p\\theta_i$ in float32 at most"
-        " about 0.004. Chapter 4's rule, float64 angles, removes the second."
+        " about 0.004. The first grows with the key's distance back and the second with the position, as in the first"
+        " two rows. Float32 keeps 24 significant bits to bfloat16's 8, so each of its roundings is $2^{16}$ times"
+        " smaller. Chapter 4's rule, float64 angles, removes the second."
     )
     assert parts in block, block
+    # "24 significant bits to bfloat16's 8": the stored mantissa bits plus the implicit one
+    assert torch.finfo(torch.float32).eps == 2.0**-23 and torch.finfo(torch.bfloat16).eps == 2.0**-7
     # chapter 4's rule, in its own words: float64 angles, float32 tables and rotation
     cells = json.loads((ROOT / "notebooks" / "04_rope.ipynb").read_text(encoding="utf-8"))["cells"]
     markdown = " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
@@ -2024,6 +2124,11 @@ def test_float32_angles_are_fine_up_to_16l():
     assert 0.0035 < from_theta < 0.0065, from_theta  # "computing theta_i in float32 ... about 0.005"
     assert 0.003 < formed < 0.0045, formed  # "forming p theta_i in float32 at most about 0.004"
     assert total <= from_theta + formed + 1e-6  # "two roundings add up to the last row's 0.01 radian"
+    # "the distance back and the position ... but far more slowly": the theta_i part is the position times a fixed
+    # error per position, so a score's share of it is the distance back times that error; the product's part grows
+    # with the position, several times smaller over the first L positions than up to 16L
+    early = float(wrapped(carried - own)[:L].abs().max())
+    assert early < formed / 4, (early, formed)
     # "Float64 angles remove the second": chapter 4's rule, float64 angles of the same float32 theta_i, float32 tables
     cos64, sin64 = own.cos().float(), own.sin().float()
     kept = float(wrapped(torch.atan2(sin64.double(), cos64.double()) - own).abs().max())
@@ -2228,8 +2333,10 @@ def test_reading_code_flash_attention_varlen_from_packing():
     _flash_attention_forward in modeling_flash_attention_utils.py hands the cu_seq_lens_q and cu_seq_lens_k that
     DataCollatorWithFlattening writes with return_flash_attn_kwargs=True to the varlen kernel as document boundaries.
     Without them, for a single packed row, it builds them from the restarts in position_ids with
-    prepare_fa_kwargs_from_position_ids, which needs only torch." Checked on the pure-torch helpers (flash_attn is
-    not needed) and on the branch order of _flash_attention_forward's source. Skipped without transformers."""
+    prepare_fa_kwargs_from_position_ids. That helper is plain torch, so you can call it to see the boundaries without
+    the flash-attn package installed." (read r200: the old aside, "which needs only torch", did not say what it was
+    for.) Checked on the pure-torch helpers, in a fresh interpreter where importing flash_attn fails, and on the branch
+    order of _flash_attention_forward's source. Skipped without transformers."""
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import DataCollatorWithFlattening, modeling_flash_attention_utils as fa
 
@@ -2259,8 +2366,24 @@ def test_reading_code_flash_attention_varlen_from_packing():
         " `_flash_attention_forward` in `modeling_flash_attention_utils.py` hands the `cu_seq_lens_q` and"
         " `cu_seq_lens_k` that `DataCollatorWithFlattening` writes with `return_flash_attn_kwargs=True` to the varlen"
         " kernel as document boundaries. Without them, for a single packed row, it builds them from the restarts in"
-        " `position_ids` with `prepare_fa_kwargs_from_position_ids`, which needs only torch." in page
+        " `position_ids` with `prepare_fa_kwargs_from_position_ids`. That helper is plain torch, so you can call it to"
+        " see the boundaries without the flash-attn package installed." in page
     )
+    # "without the flash-attn package installed": a fresh interpreter in which any import of flash_attn fails still
+    # imports the helper and gets the boundaries
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; sys.modules['flash_attn'] = None\n"  # None in sys.modules makes `import flash_attn` raise
+        "import torch\n"
+        "from transformers.modeling_flash_attention_utils import prepare_fa_kwargs_from_position_ids as f\n"
+        "(cu, _), _ = f(torch.tensor([[0, 1, 2, 0, 1, 0, 1, 2, 3]]))\n"
+        "print(cu.tolist())\n"
+        "try:\n    import flash_attn\nexcept ImportError:\n    print('no flash_attn')\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.split("\n")[:2] == ["[0, 3, 5, 9]", "no flash_attn"], run
 
 
 def test_takeaway_dynamic_follows_the_batch_and_keeps_its_largest_divisor():
@@ -2488,11 +2611,12 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     the temperature section's main line keeps the attention factor alone, and its block "Query scales by position"
     opens on Llama 4's scale, then says what the run-time section needs: "These are its *NoPE* layers, which apply no
     rotation. Ministral 3 and Mistral 4 scale the queries of every layer; Ministral 3's scale steps up at each multiple
-    of L. Each scale reads the position itself, not the offset, so left-padding can move it". The run-time section,
-    which uses the scales, defines them on its own main line before its cases table: "Some models also multiply each
-    query by a query scale, a number that rises in steps with the token's position." (read r191: "a step" was defined
+    of L. Each scale follows the position itself, not the offset, so left-padding can move it". The run-time section,
+    which uses the scales, defines them on its own main line before its cases table: "Two of them are query scales:
+    numbers that multiply each query and rise in steps with the token's position." (read r191: "a step" was defined
     only in a block; the table's rows then name the models: Ministral 3 and Mistral 4, whose scale reads
-    `position_ids`, and Llama 4's layers without RoPE, whose scale counts the tokens itself.) In transformers 5.24:
+    `position_ids`, and Llama 4's layers without RoPE, whose scale counts the cached tokens plus each token's index,
+    read r200.) In transformers 5.24:
     Llama4TextConfig's defaults switch `attn_temperature_tuning` on and leave every 4th layer without RoPE; the
     attention multiplies those layers' queries by 1 + a ln(1 + floor((p + 1)/f)), which never falls with p and exceeds
     1 from p + 1 = f; Ministral 3's and Mistral 4's attention scales every layer's queries, stepping at L and 2L."""
@@ -2512,7 +2636,7 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     assert "block below" not in main
     rest = (
         "These are its *NoPE* layers, which apply no rotation. Ministral 3 and Mistral 4 scale the queries of every"
-        " layer; Ministral 3's scale steps up at each multiple of $L$. Each scale reads the position itself, not the"
+        " layer; Ministral 3's scale steps up at each multiple of $L$. Each scale follows the position itself, not the"
         " offset, so left-padding can move it, as the section on positions at run time shows."
     )
     glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
@@ -2524,10 +2648,17 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     assert scales[scales.index("</summary>") + len("</summary>") :].lstrip().startswith(sentence + " " + rest)
     run_time = _section_main_line(page, "## Positions at run time")
     defined = (
-        "Some models also multiply each query by a query scale, a number that rises in steps with the token's position."
+        "Two of them are query scales: numbers that multiply each query and rise in steps with the token's position."
     )
-    assert defined in run_time and run_time.index(defined) < run_time.index("| a query scale that reads `position_ids`")
-    assert "| a query scale that counts the tokens itself, as in Llama 4's layers without RoPE |" in run_time
+    assert defined in run_time and run_time.index(defined) < run_time.index("| a query scale read from `position_ids`")
+    # read r200: Llama 4's scale does not read the position; it counts the cache length plus each token's index, so
+    # its row's mechanism says so, and `position_ids` cannot fix it ("Each scale follows the position itself": the
+    # count is the token's place in the padded row)
+    llama4_row = (
+        "| a query scale from counting tokens | `attn_temperature_tuning`, in Llama 4's layers without RoPE, which"
+        " count the cached tokens plus each token's index |"
+    )
+    assert llama4_row in run_time
     from transformers import Ministral3Config, Mistral4Config
     from transformers.models.ministral3 import modeling_ministral3
     from transformers.models.mistral4 import modeling_mistral4
@@ -2573,6 +2704,10 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
         0
     ]
     assert "query_states = (query_states * attn_scales)" in branch
+    # "which count the cached tokens plus each token's index": the branch's positions, not `position_ids`
+    assert "past_seen_tokens = cache.get_seq_length(self.layer_idx) if cache is not None else 0" in branch
+    assert "positions = torch.arange(hidden_states.shape[1], device=hidden_states.device) + past_seen_tokens" in branch
+    assert "position_ids" not in branch
     assert "torch.log1p(torch.floor((positions.float() + 1.0) / self.floor_scale)) * self.attn_scale + 1.0" in branch
     p = torch.arange(0, 4 * config.floor_scale, dtype=torch.float64)
     tau = torch.log1p(torch.floor((p + 1) / config.floor_scale)) * config.attn_scale + 1
@@ -2658,11 +2793,15 @@ def test_bfloat16_section_tells_the_two_errors_apart():
         ),
         (
             "transformers forms float32 angles from float32 $\\theta_i$",
-            "both of the above, each $2^{16}$ times less",
+            "the distance back and the position, as above, but far more slowly",
             "at most about 0.01 radian per angle up to $16L$",
         ),
     ], rows
-    assert main.index("Under either load path") < main.index("| path |")  # the float32 forming leads into the rows
+    # read r200: the lead-in says both facts before the rows, float32 angles and, after `model.to`, rounded theta_i,
+    # so that the first row does not read as a contradiction of the float32 forming
+    lead = "Transformers' Llama code forms the angles $p\\theta_i$ in float32, but, after `model.to`, from rounded"
+    assert main.index(lead) < main.index("| path |")
+    assert "Under either load path" not in main
     for gone in ("err differently", "Float32 angles err the same way", "Of the others, Llama 3.1's pair 1"):
         assert gone not in main, gone  # the prose the table replaces (the pair-1 sentences sit in the block)
     block = _collapsed("The <code>model.to</code> and float32 rows")
@@ -3080,39 +3219,35 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
 
 def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax_scale():
     """Temperature rules, main line (read r178: a reader who checks DeepSeek-V3's `rotary.attention_scaling` finds 1
-    and, by the main line alone, concludes there is no sharpening; read r186: one sentence, no jump into `mscale`):
-    "Transformers' rotary module stores m as `attention_scaling`. Checking only that number would miss DeepSeek-V2's
-    and V3's sharpening, which sits in the softmax scale. Their attention class multiplies that scale, the 1/sqrt(d)
-    on q . k, by their own attention factor, squared. So, for their released files, `attention_scaling` comes out as
-    1." (read r199: why it matters leads the DeepSeek part; read r197: the main line says where the factor goes:
-    both attention classes set `self.scaling` from qk_head_dim^-0.5 through `yarn_apply_mscale`, which multiplies it
-    by m^2.) After the attention factor (the section leads with it), and the section's last sentence. Checked on a
-    tiny DeepSeek-V3 model with
-    posenc's copy of DeepSeek-V3's `rope_scaling`, in transformers 5.24: the rotary module's factor is 1, cos at
-    position 0 is 1, and the attention's softmax scale is qk_head_dim^-0.5 times m(40, 1)^2, about 1.87 (the block's
-    number); DeepSeek-V2's copy, both fields 0.707, also gives a factor of 1 on cos and sin and a softmax scale above 1
-    (test_deepseek_worked_example_numbers)."""
+    and, by the main line alone, concludes there is no sharpening). Read r200 (the section's hardest place): the old
+    "So, for their released files, `attention_scaling` comes out as 1" did not follow from where the softmax scale
+    sits, and "softmax scale" and "their own attention factor" were used before they were defined. The DeepSeek part
+    now opens with its lesson and then says, in order, where the sharpening goes, what `attention_scaling` is, and why
+    it is 1, in four sentences: "Checking only the factor on cos and sin would miss DeepSeek-V2's and V3's
+    sharpening. Their attention class multiplies the softmax scale, the 1/sqrt(d) on q . k, by m^2, with the ln s in
+    m multiplied by their field `mscale_all_dim`. Transformers' rotary module stores the factor on cos and sin as
+    `attention_scaling`. For DeepSeek it is m with a second field, `mscale`, over m with `mscale_all_dim`; their
+    released files set the two fields equal, so it is 1." After the attention factor (the section leads with it), and
+    the section's last sentences. Checked in transformers 5.24: both attention classes set `self.scaling` from
+    qk_head_dim^-0.5 through `yarn_apply_mscale`, which multiplies it by (0.1 mscale_all_dim ln s + 1)^2;
+    `_compute_yarn_parameters` puts m(s, mscale) / m(s, mscale_all_dim) on cos and sin when both fields are set; on a
+    tiny DeepSeek-V3 model with posenc's copy of DeepSeek-V3's `rope_scaling` the rotary module's factor is 1, cos at
+    position 0 is 1, and the softmax scale is qk_head_dim^-0.5 times m(40, 1)^2, about 1.87 (the block's number);
+    posenc's copies of V2's and V3's files set the two fields equal (test_deepseek_worked_example_numbers runs V2's)."""
     page = _page()
     main = _section_main_line(page, "## Temperature rules")
-    # read r181: the "So" gets its reason on the main line: transformers' `yarn` puts m(s, mscale)/m(s, mscale_all_dim)
-    # on cos and sin, and DeepSeek-V3's file sets the two fields equal (checked below); read r182: the main line names
-    # the two fields and says where each factor goes: their ratio on cos and sin, the second's square on the softmax
-    # scale (DeepSeek-V3's attention: `yarn_apply_mscale`, which reads `mscale_all_dim`)
-    # read r183: five implementation facts in a row left the lesson to the reader, so the main line leads with it (an
-    # `attention_scaling` of 1 does not mean no sharpening: DeepSeek-V3 moves the factor into the softmax scale), and
-    # the two fields and their ratio move to the first block, right under the main line
+    # read r183: the main line leads with the lesson (an `attention_scaling` of 1 does not mean no sharpening);
+    # read r199: the softmax scale is defined where it is first used; read r200: each term defined where used, and
+    # the 1 explained by the two fields' ratio, not by where the softmax scale sits (no "So" that does not follow)
     sentences = (
-        # read r199 (the section's hardest place): the DeepSeek part opens with why it matters, a reader who checks
-        # only `attention_scaling` would miss the sharpening, and defines the softmax scale before using it
-        "Transformers' rotary module stores $m$ as `attention_scaling`. Checking only that number would miss"
-        " DeepSeek-V2's and V3's sharpening, which sits in the softmax scale. Their attention class multiplies that"
-        " scale, the $1/\\sqrt d$ on $q \\cdot k$, by their own attention factor, squared. So, for their released"
-        " files,"
-        # read r198: "in their released files": the 1 comes from mscale = mscale_all_dim there (the block's ratio)
-        # read r199: V2's own factor is m(s, 0.707), so "their own attention factor, squared", not m^2;
-        # `attention_scaling` is the rotary module's attribute, computed from the file
-        " `attention_scaling` comes out as {one}."
+        "Checking only the factor on cos and sin would miss DeepSeek-V2's and V3's sharpening. Their attention class"
+        " multiplies the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, by $m^2$, with the $\\ln s$ in $m$"
+        " multiplied by their field `mscale_all_dim`. Transformers' rotary module stores the factor on cos and sin as"
+        " `attention_scaling`. For DeepSeek it is $m$ with a second field, `mscale`, over $m$ with `mscale_all_dim`;"
+        " their released files set the two fields equal, so it is {one}."
     )
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 4  # at most four sentences (read r200)
+    assert "So, for their released files" not in main and "their own attention factor" not in main
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
     block = after[: after.index("</details>")]
@@ -3123,13 +3258,18 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
         " `attention_scaling` thus reads 1."
     )
     assert mechanics in block, block
-    assert "`mscale_all_dim`" not in main and "block below" not in main  # the mechanics and the pointer are the block's
+    assert "block below" not in main and "$\\mu" not in main  # the pointer and the block's symbols stay off
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import DeepseekV3Config
     from transformers.modeling_rope_utils import _compute_yarn_parameters
 
     ratio = "attention_factor = float(get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim))"
-    assert ratio in inspect.getsource(_compute_yarn_parameters)  # the ratio of two factors on cos and sin
+    yarn_source = " ".join(inspect.getsource(_compute_yarn_parameters).split())
+    assert f"if mscale and mscale_all_dim: {ratio}" in yarn_source  # "m with `mscale` over m with `mscale_all_dim`"
+    # "their released files set the two fields equal": posenc's copies of V2's and V3's `rope_scaling`
+    for name, mu in (("deepseek-v2", 0.707), ("deepseek-v3", 1.0)):
+        fields = MODEL_ROPE_CONFIGS[name]["rope_scaling"]
+        assert fields["rope_type"] == "yarn" and fields["mscale"] == fields["mscale_all_dim"] == mu, name
     from transformers.models.deepseek_v3 import modeling_deepseek_v3 as ds3
 
     # "the softmax scale by the square of the second": the attention's scale reads `mscale_all_dim` alone, squared
@@ -3147,8 +3287,9 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
         same = " ".join(inspect.getsource(module.yarn_apply_mscale).split())
         assert same == apply, module.__name__
     unequal = {"rope_type": "yarn", "factor": 40.0, "mscale": 0.5, "mscale_all_dim": 2.0}
-    m = lambda mu: 0.1 * mu * math.log(40) + 1  # noqa: E731 - m(40, mu)
+    m = lambda mu: 0.1 * mu * math.log(40) + 1  # noqa: E731 - m(40, mu): "the ln s in m multiplied by" the field
     assert math.isclose(ds3.yarn_apply_mscale(unequal, 1.0), m(2.0) ** 2, rel_tol=1e-12)
+    assert math.isclose(ds3.yarn_get_mscale(40.0, 2.0), m(2.0), rel_tol=1e-12) and ds3.yarn_get_mscale(40.0, 2.0) > 1
 
     rope = dict(MODEL_ROPE_CONFIGS["deepseek-v3"]["rope_scaling"])
     assert rope["rope_type"] == "yarn" and rope["factor"] == 40 and rope["mscale"] == rope["mscale_all_dim"] == 1
@@ -3424,10 +3565,12 @@ def test_past_sl_the_divided_pairs_meet_new_angles():
     page = _page()
     section = page[page.index("## A worked configuration") : page.index("<details>")]
     declared = "while $s$ sets how much the slowest pairs slow down."
-    gap = "Past $sL$, the divided pairs meet angles that the first training never showed them."
+    gap = "Past $sL$, the divided pairs meet angles that the first training never showed them"
     assert section.count(gap) == 1 and section.index(declared) < section.index(gap) < section.index("| pair |")
     unknown = "Meta's report does not say whether its later training showed them."
-    assert gap + " " + unknown in section, section
+    # read r200: joined to the fact it qualifies, with a semicolon, so it reads as part of it (read r199 asked for it
+    # on the main line: without it learners read Llama 3.1 as out of distribution from 8L to 16L)
+    assert gap + "; " + unknown in section, section
     fine = _collapsed("Fine print on the bands")
     assert (
         "Between $8L$ and $16L$, the longer training showed the divided pairs their new angles only if it used the"
@@ -3532,6 +3675,61 @@ def test_yarn_worked_dict_gpt_oss_bands_and_attention_factor():
         "The ramp runs linearly in the pair index, not in the turns. With `truncate` false its ends stay between pairs,"
         " so the ramped divisors differ from the default's; the three bands here are the same either way." in block
     )
+    # read r200 (an omission): gpt-oss's sliding-window layers and learned sinks. "Its `layer_types` alternate
+    # sliding-window and full-attention layers; in a sliding-window layer, each query sees itself and the 127 tokens
+    # before it, 128 in all, the file's `sliding_window`. Each head also adds a *learned sink* to its softmax: one
+    # learned logit with no key, value or position." Checked on transformers 5.24's GptOssConfig defaults (posenc's
+    # copy of the published file agrees), its sliding-window mask, and its attention on small tensors
+    assert (
+        "gpt-oss's attention also differs from Llama's in two ways. Its `layer_types` alternate sliding-window and"
+        " full-attention layers; in a sliding-window layer, each query sees itself and the 127 tokens before it, 128"
+        " in all, the file's `sliding_window`. Each head also adds a *learned sink* to its softmax: one learned logit"
+        " with no key, value or position." in block
+    )
+    glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
+    assert "| learned sink |" in glossary  # the italic term is a glossary row
+    from transformers.masking_utils import and_masks, causal_mask_function, sliding_window_overlay
+    from transformers.models.gpt_oss import modeling_gpt_oss
+
+    assert config.sliding_window == 128 == oss["extra"]["sliding_window"]
+    kinds = config.layer_types
+    assert kinds[:2] == ["sliding_attention", "full_attention"] and len(set(kinds)) == 2
+    assert all(kinds[i] != kinds[i + 1] for i in range(len(kinds) - 1)), kinds  # alternate
+    allowed = and_masks(causal_mask_function, sliding_window_overlay(config.sliding_window))
+    for query in (0, 5, 127, 128, 1000):
+        keys = torch.arange(query + 2)
+        seen = keys[allowed(torch.tensor(0), torch.tensor(0), torch.tensor(query), keys)].tolist()
+        assert seen == list(range(max(0, query - 127), query + 1)), query  # itself and up to 127 before it
+    small = GptOssConfig(
+        vocab_size=32,
+        hidden_size=32,
+        intermediate_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=8,
+        num_local_experts=2,
+        num_experts_per_tok=1,
+    )
+    layers = [modeling_gpt_oss.GptOssAttention(small, i) for i in range(2)]
+    assert [layer.sliding_window for layer in layers] == [small.sliding_window, None]
+    model_forward = inspect.getsource(modeling_gpt_oss.GptOssModel.forward)
+    assert '"sliding_attention": create_sliding_window_causal_mask(**mask_kwargs)' in model_forward
+    assert "attention_mask=causal_mask_mapping[self.config.layer_types[i]]" in model_forward  # each layer its kind's
+    sinks = layers[0].sinks
+    assert isinstance(sinks, torch.nn.Parameter) and sinks.shape == (small.num_attention_heads,)  # one per head
+    torch.manual_seed(0)
+    q, k, v = torch.randn(1, 4, 5, 8), torch.randn(1, 2, 5, 8), torch.randn(1, 2, 5, 8)
+    attention = layers[0]
+    with torch.no_grad():
+        attention.sinks.fill_(-math.inf)  # no sink: plain softmax, weights summing to 1
+        _, plain = modeling_gpt_oss.eager_attention_forward(attention, q, k, v, None, scaling=8**-0.5)
+        attention.sinks.fill_(2.0)  # a learned logit: it takes a share of the softmax, with no value to return
+        _, with_sink = modeling_gpt_oss.eager_attention_forward(attention, q, k, v, None, scaling=8**-0.5)
+    assert torch.allclose(plain.sum(-1), torch.ones(1, 4, 5)) and bool((with_sink.sum(-1) < 0.99).all())
+    logits = torch.matmul(q, modeling_gpt_oss.repeat_kv(k, 2).transpose(2, 3)) * 8**-0.5
+    share = torch.exp(logits) / (torch.exp(logits).sum(-1, keepdim=True) + math.exp(2.0))
+    assert torch.allclose(with_sink, share, atol=1e-6)  # the sink is one more logit in the softmax, nothing else
 
 
 def test_opening_says_what_the_page_covers_and_where_rope_sits_in_llamas_code():
@@ -3663,8 +3861,8 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     assert ".float() * inv_freq" in code and "emb.cos() * attention_scaling" in code and "def rotate_half" in code
     rest = page[page.index("Read these fields first:") :]
     for heading, explained in (
-        ("### bfloat16 frequencies", "transformers' Llama code forms the angles $p\\theta_i$ in float32"),
-        ("## Temperature rules", "Transformers' rotary module stores $m$ as `attention_scaling`."),
+        ("### bfloat16 frequencies", "Transformers' Llama code forms the angles $p\\theta_i$ in float32"),
+        ("## Temperature rules", "rotary module stores the factor on cos and sin as `attention_scaling`."),
         ("## Notes for reading code", "Transformers' Llama code pairs the two halves of a head with `rotate_half`"),
     ):
         assert explained in _section_main_line(rest, heading), heading
@@ -3730,42 +3928,55 @@ def test_opening_excerpt_condenses_llamas_rope_path():
 
 
 def test_opening_names_the_partial_rotary_split():
-    """Read r199 (an omission in the opening): the excerpt rotates a whole head, but GPT-NeoX's and GLM's files, which
-    a reader often opens first, split it. Right after the code: "GPT-NeoX and GLM rotate only part of each head: they
-    split q into `q_rot` and `q_pass`, rotate `q_rot`, then join the two." Checked on transformers 5.24: both
-    configurations' defaults rotate a share below 1 (0.25 and 0.5), both `apply_rotary_pos_emb` functions name the two
-    parts so, rotate the first and concatenate the rotated part with the second; run on small tensors, the second part
-    comes back unchanged and the first is rotated."""
+    """Read r199 (an omission in the opening): the excerpt rotates a whole head, but GPT-NeoX's files, which a reader
+    often opens first, split it. Read r200: the sentence also named GLM, whose `rotate_half` pairs neighbours, unlike
+    the excerpt's, so it names GPT-NeoX alone, in a short paragraph right after the code: "Partial-rotary models, such
+    as GPT-NeoX, split each query and key into a rotated part and a pass-through part, rotate the first as above, and
+    join the two." Checked on transformers 5.24: GPT-NeoX's configuration defaults rotate a share below 1 (0.25); its
+    `apply_rotary_pos_emb` splits query and key so, rotates the first part with the half layout's `rotate_half`, the
+    excerpt's, and concatenates the rotated part with the second; run on small tensors, the second part comes back
+    unchanged and the first is rotated as the excerpt rotates it. GLM splits the same way (an extra check) but pairs
+    neighbours."""
     page = _page()
     opening = page[: page.index("Read these fields first:")]
     sentence = (
-        "GPT-NeoX and GLM rotate only part of each head: they split q into `q_rot` and `q_pass`, rotate `q_rot`, then"
-        " join the two."
+        "Partial-rotary models, such as GPT-NeoX, split each query and key into a rotated part and a pass-through part,"
+        " rotate the first as above, and join the two."
     )
     code = _snippet("def rotate_half(x):")
     after = opening[opening.index(code.split()[-1]) :]
-    assert after.startswith(code.split()[-1] + " ``` " + sentence), after[:300]  # right after the code
+    assert after.startswith(code.split()[-1] + " ``` " + sentence + " The page assumes"), after[:300]  # its paragraph
+    assert "GLM" not in opening
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import GlmConfig, GPTNeoXConfig
     from transformers.models.glm import modeling_glm
     from transformers.models.gpt_neox import modeling_gpt_neox
 
+    x = torch.arange(8.0)
+    assert modeling_gpt_neox.rotate_half(x).tolist() == [-4, -5, -6, -7, 0, 1, 2, 3]  # the half layout, as above
+    assert modeling_glm.rotate_half(x).tolist() != modeling_gpt_neox.rotate_half(x).tolist()  # GLM: neighbours
     for config, module in ((GPTNeoXConfig(), modeling_gpt_neox), (GlmConfig(), modeling_glm)):
-        assert config.rope_parameters["partial_rotary_factor"] < 1, module.__name__  # "only part of each head"
+        assert config.rope_parameters["partial_rotary_factor"] < 1, module.__name__  # "a rotated part" of the head
         source = inspect.getsource(module.apply_rotary_pos_emb)
         for line in (
-            "q_rot, q_pass = q[..., :rotary_dim], q[..., rotary_dim:]",  # "split q into `q_rot` and `q_pass`"
-            "q_embed = (q_rot * cos) + (rotate_half(q_rot) * sin)",  # "rotate `q_rot`"
-            "q_embed = torch.cat([q_embed, q_pass], dim=-1)",  # "then join the two"
+            "q_rot, q_pass = q[..., :rotary_dim], q[..., rotary_dim:]",  # "split each query ..."
+            "k_rot, k_pass = k[..., :rotary_dim], k[..., rotary_dim:]",  # "... and key"
+            "q_embed = (q_rot * cos) + (rotate_half(q_rot) * sin)",  # "rotate the first"
+            "q_embed = torch.cat([q_embed, q_pass], dim=-1)",  # "and join the two"
+            "k_embed = torch.cat([k_embed, k_pass], dim=-1)",
         ):
             assert line in source, (module.__name__, line)
-        torch.manual_seed(0)
-        q = torch.randn(1, 2, 3, 16)
-        angle = torch.rand(1, 3, 4) + 0.5  # a rotated part 4 wide, as cos and sin give it
-        cos, sin = torch.cat((angle, angle), -1).cos(), torch.cat((angle, angle), -1).sin()
-        q_embed, _ = module.apply_rotary_pos_emb(q, q, cos[..., :4], sin[..., :4])
-        assert q_embed.shape == q.shape and torch.equal(q_embed[..., 4:], q[..., 4:]), module.__name__
-        assert not torch.allclose(q_embed[..., :4], q[..., :4]), module.__name__
+    torch.manual_seed(0)
+    q = torch.randn(1, 2, 3, 16)
+    angle = torch.rand(1, 3, 2) + 0.5  # a rotated part 4 wide, as cos and sin give it
+    cos, sin = torch.cat((angle, angle), -1).cos(), torch.cat((angle, angle), -1).sin()
+    q_embed, k_embed = modeling_gpt_neox.apply_rotary_pos_emb(q, q, cos, sin)
+    assert q_embed.shape == q.shape and torch.equal(q_embed[..., 4:], q[..., 4:])  # the pass-through part
+    part = q[..., :4]
+    x1, x2 = part.chunk(2, dim=-1)
+    as_above = part * cos[:, None] + torch.cat((-x2, x1), dim=-1) * sin[:, None]  # the excerpt's rotation
+    assert torch.allclose(q_embed[..., :4], as_above) and not torch.allclose(q_embed[..., :4], part)
+    assert torch.equal(k_embed, q_embed)
 
 
 def test_opening_says_the_page_has_no_exercises_and_where_they_are():

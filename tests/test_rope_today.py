@@ -1664,7 +1664,11 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # the section's answer, narrowed to the three bases and to the figure's doublings: the span means above, every
     # a up to 32 768 (distances to 65 535, beyond the figure's 16 383); the average over random queries is the
     # block's (checked in test_chapter_thick_lines_and_the_random_query_mean)
-    topic = "Llama 3's and Code Llama's bases keep this share above Llama 2's at every doubling the figure shows."
+    # read r200: the subsection opens with its lesson in plain words, before the measure's terms ("share", "doubling")
+    topic = (
+        "Over the figure's distances, Llama 3's and Code Llama's bases leave a key equal to its query more of its"
+        " score than Llama 2's, on average."
+    )
     assert topic in text and "Far back, a larger base keeps more of a matching key's score." not in text
     assert "at every distance the figure shows" not in text  # single distances cross (1e4 above 5e5 at 8 925)
     assert "above Llama 2's, up to tens of thousands of tokens back.\nWhy" not in text  # the figure stops at 16 383
@@ -1672,8 +1676,12 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert bases == {"llama-2-7b": 1e4, "llama-3-8b": 5e5, "code-llama-7b": 1e6}  # the three bases compared above
     assert "far back, the larger base keeps a larger share of its score" in _figure_titles()  # the section's panel
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    # the measure first (one key, one average: the mean over each doubling), then the answer on it
-    assert main_line.index("It plots the score the key keeps, as a share") < main_line.index(topic)
+    # read r200: the lesson first, right under the subsection's heading, then its reason, then the measure that makes
+    # "on average" exact (one key, the average case over random queries, the mean over each doubling)
+    far_keys = " ".join(main_line[main_line.index("### Far keys keep more of their score") :].split())
+    assert far_keys.startswith("### Far keys keep more of their score " + topic + " Why: a larger base")
+    assert main_line.index(topic) < main_line.index("It measures the score the key keeps at each distance, as a share")
+    assert "at every doubling the figure shows" not in text  # said once, as the lesson
     # the figure marks the printed means where they lie, at the band's right edge (2a - 1 = 16 383), not across it;
     # the printed band is the last step, the doubling 8192-16383; the y label and the print name one measure in the
     # same words, the share of the score at distance 0; the title, the print and the shading name the average, the
@@ -1710,7 +1718,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         assert bool((posenc.rope_inv_freq(128, b).double()[stays] < 0.46 / 16383).all())  # slow: under half a radian
     assert near_one[0] < near_one[1] < near_one[2] and near_one[0] == 0, near_one
     assert share[1] > 0.7 and share[2] > 0.7, share
-    for sentence in ("Why: a slow pair turns little even that far back, and a larger base has more slow pairs.",):
+    for sentence in ("Why: a larger base has more slow pairs, and a slow pair turns little even far back.",):
         assert sentence in main_line, sentence
     # the two effects are the section's two parts, named by their headings
     assert "This has two effects" not in text
@@ -1794,8 +1802,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     w = torch.randn(20_000, 128, generator=torch.Generator().manual_seed(0), dtype=torch.float64) ** 2
     per_pair = (w[:, :64] + w[:, 64:]).mean(0)
     assert float((per_pair / 2 - 1).abs().max()) < 0.05
-    # the main line's "A random query's pairs are equally long on average, so the figure also shows the average over
-    # random queries with such keys" (read r199; the expected squared lengths, checked just above): the figure's band
+    # the main line's "That is the average case: over random queries, no pair is longer than another." (read r199,
+    # r200; the expected squared lengths, checked just above): the figure's band
     # means for the 20 000 random queries above (each query's score, averaged over the
     # queries, then over the band, as a share of the averaged score at distance 0) against the unit-pair share; the
     # sampled queries' pair weights differ from 2 by under 5 %, so the two agree to within a hundredth
@@ -2080,7 +2088,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     for sentence in (
         # read r192: "mainly": the cell's last paragraph adds the rotary key to the cache
         "DeepSeek's multi-head latent attention, MLA, caches mainly one short vector per token, its *latent* $c_n$.",
-        "The main line's $q$ is a head's *content query* $q^C_m$, made from the token's input through DeepSeek-V2's"
+        # read r200: the main line writes the query with its position, q_m, in the fold and in the fix's score
+        "The main line's $q_m$ is a head's *content query* $q^C_m$, made from the token's input through DeepSeek-V2's"
         " compressed query latent $c^Q_m$, which is not cached.",
         "In transformers' `DeepseekV3Attention`, `q_a_proj` makes $c^Q_m$ and `q_b_proj` makes each head's query from"
         " it.",
@@ -2092,9 +2101,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         " figure after it, static, draws the opening's Llama 3.1 8B config.",
         "MLA's 576 numbers are the latent's 512 and the rotary key's 64, in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
-        "This holds with the content query $q^C_m$ as $q$, since $R_m^\\top R_n = R_{n-m}$.",
+        "This holds with the content query $q^C_m$ as $q_m$, since $R_m^\\top R_n = R_{n-m}$.",
         "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
-        "(R_m q)^\\top R_n W_{UK}\\, c_n = q^\\top R_{n-m} W_{UK}\\, c_n .",
+        "(R_m q_m)^\\top R_n W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n .",
         "Decoupled RoPE's rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes"
         " from the token's input.",
         "The score adds their rotated term to the *content term*, the content query folded with $W_{UK}$ against the"
@@ -2128,13 +2137,14 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the block's (the main line's q)
     assert "q^C" not in mla and mla.index("rotary query $q^R_m$ per head") + len("rotary query $") == mla.index("q^R")
     # read r199: the fold's result is the lesson's, so no sentence after the equation repeats it
+    # read r200: the query carries its position, q_m, as in the fix's score
     fold_main = (
         "### Why RoPE blocks folding A head's key for token $n$ would be $W_{UK}\\, c_n$, where $W_{UK}$ is the head's"
-        " *up-projection* for keys. Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q$, made from the"
-        " current token, computing $W_{UK}^\\top q$ once for all past tokens: $$ q^\\top (W_{UK}\\, c_n) ="
-        " (W_{UK}^\\top q)^\\top c_n . $$ RoPE turns the query by $R_m$ and the key by $R_n$, which leaves $R_{n-m}$"
-        " between $q$ and $W_{UK}$. That turn changes with the distance, so no single folded query would serve every"
-        " past token. ### The fix"
+        " *up-projection* for keys. Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q_m$, made from the"
+        " current token at position $m$, computing $W_{UK}^\\top q_m$ once for all past tokens: $$ q_m^\\top"
+        " (W_{UK}\\, c_n) = (W_{UK}^\\top q_m)^\\top c_n . $$ RoPE turns the query by $R_m$ and the key by $R_n$, which"
+        " leaves $R_{n-m}$ between $q_m$ and $W_{UK}$. That turn changes with the distance, so no single folded query"
+        " would serve every past token. ### The fix"
     )
     assert fold_main in " ".join(mla.split()), " ".join(mla.split())
     # read r196: why the rotary term is affordable, on the main line: DeepSeek-V2's rotary key is 64 wide, one per token
@@ -2149,7 +2159,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     )
     assert mla.count(symbols) == 1 and mla.index("*latent* $c_n$") < mla.index(symbols)
     assert mla.index(symbols) + symbols.index("W_{UK}") == mla.index("W_{UK}")  # W_UK first named there
-    assert mla.index("### Why RoPE blocks folding") < mla.index(symbols) < mla.index("$q$")
+    assert mla.index("### Why RoPE blocks folding") < mla.index(symbols) < mla.index("$q_m$")
     # R_{n-m} is partial rotary's, on the main line before MLA, and so is the offset it turns by
     mla_start = main_line.index("## DeepSeek's MLA")
     assert main_line.index("R_{n-m}") < main_line.index("*offset* $\\Delta = n - m$") < mla_start
@@ -2158,7 +2168,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # equation), with why it matters when decoding in the lesson ("so decoding need never rebuild past keys"; read
     # r199: said once, there, and no longer repeated in the block) and in the block on transformers: "Transformers
     # 5.24 caches $c_n$ and $k^R_n$ but forms every head's keys at each step" ("can", "need never": it does not fold)
-    defined = "Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q$"
+    defined = "Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q_m$"
     body = mla[mla.index("### Why RoPE blocks folding") + len("### Why RoPE blocks folding") :]
     assert mla.count(defined) == 1 and body.index("fold") == body.index(defined) + defined.index("fold")
     # read r199: the lesson says "fold" in plain words first ("fold each head's key matrix into that head's query");
@@ -2171,7 +2181,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the cost, right after the turn that breaks the fold (read r181: the decisive step sat only in the block), in
     # words; the folded query per past key, W^T R_{n-m}^T q, which depends on n - m (checked below), is the block's
     cost = "That turn changes with the distance, so no single folded query would serve every past token."
-    assert mla.count(cost) == 1 and mla.index("between $q$ and $W_{UK}$.") < mla.index(cost)
+    assert mla.count(cost) == 1 and mla.index("between $q_m$ and $W_{UK}$.") < mla.index(cost)
     assert "The folded query would then differ for every past key" in text and "R_{n-m}^\\top q" not in mla
     # the block's algebra, identity: the folded query against the latent gives the unfolded score
     g = torch.Generator().manual_seed(0)
@@ -2228,7 +2238,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # query is narrower than the latent: only the query folded with W_UK meets it)
     assert "Their rotated term is added to the folded query's score, which has no rotation:" in mla_main_line
     # the main line's score is the block's, written with the folded query: (W_UK^T q)^T c_n = q^T W_UK c_n
-    main_score = "\\text{score}_{mn} = (W_{UK}^\\top q)^\\top c_n + (q^R_m)^\\top R_{n-m}\\, k^R_n ."
+    main_score = "\\text{score}_{mn} = (W_{UK}^\\top q_m)^\\top c_n + (q^R_m)^\\top R_{n-m}\\, k^R_n ."
     assert main_score in mla_main_line and "adds a small rotary query $q^R_m$ per head" in mla_main_line
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
@@ -2259,17 +2269,17 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # each equation
     idea = "MLA can *fold* $W_{UK}$ into the head's query"
     assert mla_main.index("*latent* $c_n$") < mla_main.index(idea) < mla_main.index("$$")
-    symbols = "This holds with the content query $q^C_m$ as $q$"
+    symbols = "This holds with the content query $q^C_m$ as $q_m$"
     assert mla_block.index("*content query* $q^C_m$") < mla_block.index("latent $c^Q_m$") < mla_block.index(symbols)
     assert mla_block.index(symbols) < mla_block.index("R_{n-m}^\\top q^C_m)^\\top c_n")
     assert mla_block.index("R_{n-m}^\\top q^C_m)^\\top c_n") < mla_block.index("rotary query $q^R_m$")
     # the rotated score sits in the block, right after the sentence that puts R_{n-m} between q and W_UK; the main line
     # says it in words
-    rotated = "(R_m q)^\\top R_n W_{UK}\\, c_n = q^\\top R_{n-m} W_{UK}\\, c_n ."
+    rotated = "(R_m q_m)^\\top R_n W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n ."
     assert rotated in mla_block and rotated not in mla_main
     assert mla_block.index("sits between the query and $W_{UK}$:") < mla_block.index(rotated) < mla_block.index(symbols)
     # read r195: the identity behind it (chapter 4's R_m^T R_n = R_{n-m}) named in words on the main line
-    assert "RoPE turns the query by $R_m$ and the key by $R_n$, which leaves $R_{n-m}$ between $q$ and $W_{UK}$." in (
+    assert "RoPE turns the query by $R_m$ and the key by $R_n$, which leaves $R_{n-m}$ between $q_m$ and $W_{UK}$." in (
         mla_main
     )
     assert mla_block.index("rotary query $q^R_m$") < mla_block.index("\\text{score}_{mn}")
@@ -2281,7 +2291,10 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "the folded one" not in text and "the wrong score" not in main_line
     assert "same heads would cache" not in text  # "the same heads" was ambiguous: V2's own keys are 192 wide
     assert 'assert d_h == ds["qk_nope_head_dim"]' not in _figure_titles()  # two copied fields: could not fail
-    assert text.count("(R_m q)^\\top R_n W_{UK}") == 1 and "(R_m q^C_m)^\\top R_n W_{UK}" not in text
+    assert text.count("(R_m q_m)^\\top R_n W_{UK}") == 1 and "(R_m q^C_m)^\\top R_n W_{UK}" not in text
+    # read r200: one symbol for the main line's query, with its position: no bare q left in the section's equations
+    mla_all = text[text.index("## DeepSeek's MLA") : text.index("## Raising the base")]
+    assert not re.search(r"q\^\\top|q\)\^\\top|\\top q\)|\\top q\$|R_m q\)|\$q\$", mla_all), "a bare q in the section"
     # the main line says it in words; one draw's numbers are the block's "score -0.5 instead of 2.8": the appendix's
     # toy cell prints them (its check cell asserts 2.8 and -0.5 for this draw); query 8, key 3. The sign is one
     # draw's, so no digit of the toy and no "below zero" stays in the main line
@@ -2293,7 +2306,13 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     )
     assert found and float(found.group(1)) == 2.8 and float(found.group(2)) < 0, printed
     assert "the paper's comparison" not in text
-    assert text.count("<summary>How small the cache is against multi-head attention and GQA") == 1
+    # read r200: two blocks, each with a summary that says what it holds: the algebra and symbols; the cache's size
+    algebra = "<details><summary>The two scores written out, and each symbol's size</summary>"
+    cache = "<details><summary>How small the cache is, and what RoPE on its keys would cost</summary>"
+    assert text.count(algebra) == 1 and text.count(cache) == 1 and "<summary>How small the cache is against" not in text
+    assert text.index(algebra) < text.index("**The two scores, written out.**") < text.index(cache)
+    assert text.index("| $k^R_n$ | the rotary key") < text.index(cache) < text.index("MLA's 576 numbers")
+    assert text.index(cache) < text.index("each decoding step would rebuild every head's key for all past tokens")
     mla = ds["kv_lora_rank"] + ds["qk_rope_head_dim"]  # the latent and the rotary key together: 576; multi-head
     # attention: a key and a value of 128 per head
     assert mla == 576 and round(2 * ds["num_attention_heads"] * 128 / mla) == 57
@@ -2325,16 +2344,22 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # multi-head attention's 2 n_h d_h = 32 768 with n_h = d_h = 128 (mla and mha above, from transformers'
     # DeepseekV3Config), as bars right after the section's text, their values written on them
     # read r199: the figure's multi-head attention is counted as the paper counts it, keys 128 wide (V2's own keys,
-    # 192 wide, are the block's, checked below)
+    # 192 wide, are the block's, checked below); the block names the count the paper's: "That count is the
+    # DeepSeek-V2 paper's"
+    assert "That count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention" in text
     assert (
         "Per token and layer, DeepSeek-V2 then caches only the latent and the rotary key. The figure compares this"
-        " cache with multi-head attention's, counted by the DeepSeek-V2 paper's formula: 128 heads, each storing a key"
-        " and a value 128 wide." in " ".join(main_line.split())
+        " cache with multi-head attention's: 128 heads, each storing a key and a value 128 wide."
+        in " ".join(main_line.split())
     )
     assert (mla, 2 * 128 * 128) == (576, 32768)
     ids = [c.get("id") for c in nb_cells()]
     bars_cell = nb_cells()[ids.index("mla-cache-fig")]
     assert ids.index("mla-cache-fig") == ids.index("c35") + 1 < ids.index("c35-key")  # the text, then the figure
+    # read r200: the position lesson gets a visible check, right after "That turn changes with the distance": the
+    # section's first text cell, then the check, then the fix
+    assert ids.index("c35-fold") + 1 == ids.index("mla-fold-check") == ids.index("c35") - 1
+    assert "That turn changes with the distance" in "".join(nb_cells()[ids.index("c35-fold")]["source"])
     assert bars_cell["cell_type"] == "code" and bars_cell["metadata"]["tags"] == ["hide-input"]
     bars_code = "".join(bars_cell["source"])
     # read r192: the assert compares posenc's counts with the text's products; no arithmetic-only equality
@@ -2546,16 +2571,17 @@ def test_chapter_scaling_thresholds_mla_cost_and_llama4_decoding():
         assert sentence in text, sentence
     # the main line's claim stays within transformers: Meta's decoding path sits in a collapsed block
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    # read r200: the Scout sentence carries its own scope, "in transformers" (Meta's code decodes past the chunk)
     scout = (
-        "Llama 4 Scout's chunks hold 8192 tokens, so its chunked RoPE layers meet only distances under 8192 and only"
-        " the NoPE layers reach far keys."
+        "Llama 4 Scout's chunks hold 8192 tokens, so in transformers its chunked RoPE layers meet only distances under"
+        " 8192 and only the NoPE layers reach far keys."
     )
     assert main_line.count(scout) == 1
-    # the scope is said once: "in transformers" opens the section's chunk claim, and "chunked" carries it to Scout;
-    # the NoPE part names "transformers' `modeling_llama4.py`" (read r186: "the same library" pointed back past a
-    # figure)
+    # "in transformers" opens the section's chunk claim and scopes the Scout sentence; the NoPE part names
+    # "transformers' `modeling_llama4.py`" (read r186: "the same library" pointed back past a figure)
     llama4_main = main_line[main_line.index("### Llama 4: RoPE in three layers") : main_line.index("## xPos")]
     assert llama4_main.lower().count("in transformers,") == 1 and llama4_main.count("transformers'") == 1
+    assert llama4_main.count("so in transformers its chunked RoPE layers") == 1
     assert llama4_main.index("in transformers, its other layers attend only within *chunks*") < llama4_main.index(
         "transformers' `modeling_llama4.py`"
     )
@@ -2790,8 +2816,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     formula, and draws
     that key's score with signs over the band, under RoPE and under xPos: "under xPos its score swings far less than
     under RoPE" (spread 0.15 of RoPE's); "The dashed lines mark each score's level: they lie close together, and
-    xPos's is no lower." (0.058 against 0.046); "Nearer keys do lose some level"; the mean size ("about two thirds",
-    0.65) sits in the block."""
+    xPos's is no lower." (0.058 against 0.046); "Past about thirty thousand tokens back, every pair's factor in
+    this head is under a quarter, so xPos pulls the whole score toward zero."; nearer keys' lower level, the
+    unrelated keys and the mean size ("about two thirds", 0.65) sit in the block."""
     back = torch.arange(2048, 4097)
     matching_size = {}
     for d in (32, 64, 128, 256, 512, 1024):
@@ -2867,13 +2894,22 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # 512 distances against its last, 0.079 and 0.038 (read r191: the drift left the main line, whose lesson is the
     # swings and the mean; read r182: "falls slowly" undersold a fall to half)
     assert 0.4 < last / first < 0.6 and last > 0
-    # the block's "Farther back, every factor keeps shrinking: from 32 768 tokens back, even the slowest pair keeps
-    # under a quarter of its term, so xPos pulls the whole score toward zero": the slowest pair's weight at 32 768 back
-    # (0.24), and the mean |score| of a key equal to its query over 32 768-65 536 back, xPos's against RoPE's
+    # the main line's "Past about thirty thousand tokens back, every pair's factor in this head is under a quarter,
+    # so xPos pulls the whole score toward zero" (read r200: the heading's decay, met on the main
+    # line) and the block's "Farther back, the slowest pair's factor falls under a quarter near 31 400 tokens back,
+    # and every faster pair's falls sooner. From 32 768 to 65 536 tokens back, this key's mean size under xPos is under
+    # a twentieth of RoPE's.": the slowest pair's weight at 32 768 back (0.24); no faster pair's weight above the
+    # slowest's; and the mean |score| of a key equal to its query over 32 768-65 536 back, xPos's against RoPE's (0.022)
     far_back = torch.arange(32768, 65537)
     sq_far, _ = posenc.xpos_scale(far_back, 64)
     w_far = sq_far[:, :32].double() * sk[0, :32].double()
     assert float(w_far[:, -1].max()) < 0.25 and float(w_far[0, -1]) > 0.2  # the slowest pair, from 32 768 back
+    assert bool((w_far[:, :-1] <= w_far[:, -1:]).all())  # "every pair's factor": the slowest pair's is the largest
+    zeta_slow = (62 / 64 + 0.4) / 1.4  # the slowest pair's zeta at d = 64; its factor crosses a quarter here:
+    crossing = 512 * math.log(0.25) / math.log(zeta_slow)
+    assert (
+        31_300 < crossing < 31_500 and abs(crossing - 30_000) / 30_000 < 0.05
+    )  # "near 31 400"; "about thirty thousand"
     cos_far = torch.cos(far_back[:, None].double() * theta64)
     assert float((cos_far * w_far).mean(-1).abs().mean()) < 0.05 * float(cos_far.mean(-1).abs().mean())
     faded = float((cos64 * (1 - weight)).mean())  # the part of the score per pair that xPos fades, over the band
@@ -2897,8 +2933,11 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "The figure's key has each pair of unit length.",
         "Within the band, xPos's score drifts down: its mean over the band's last 512 distances is about half its"
         " mean over the first 512.",
-        "Farther back, every factor keeps shrinking: from 32 768 tokens back, even the slowest pair keeps under a"
-        " quarter of its term, so xPos pulls the whole score toward zero.",
+        "Farther back, the slowest pair's factor falls under a quarter near 31 400 tokens back, and every faster"
+        " pair's falls sooner.",
+        "From 32 768 to 65 536 tokens back, this key's mean size under xPos is under a twentieth of RoPE's.",
+        # read r200: nearer keys' lower level moved from the main line to the block's *Where the level falls*
+        "Nearer in, the terms xPos fades are still mostly positive, so fading them lowers the level.",
         "**A key equal to its query.** At $d = 64$, two to four thousand tokens back, it keeps its average: no lower"
         " than RoPE's, and it swings less; nearer in, xPos lowers it.",
         "Over 1000 random query/key pairs, in the same band, xPos's mean size falls to about a third of RoPE's.",
@@ -2955,8 +2994,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # has a band mean of cos under 0.03 in size over 2048-4095; the slowest pair keeps over 0.8 of its term at 4096
     # back, the fastest under 1e-4, and the slowest under a quarter from 32 768 back (asserted above)
     why = (
-        "A fast pair's term swings around zero within a few tokens, so fading it damps the score's swings but hardly"
-        " moves its level."
+        "A fast pair's term swings around zero within a few tokens, so fading it damps swings but barely moves the"
+        " level."
     )
     # read r199: the slowest pair's slow fade left the main line for the block's "Farther back, ... from 32 768
     # tokens back, even the slowest pair keeps under a quarter of its term" (asserted above and just below)
@@ -3000,18 +3039,21 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         change = (xpos_s.mean(1) - rope_s.mean(1)).abs()
         drop = rope_s.std(1) - xpos_s.std(1)
         assert float((change < drop).double().mean()) > 0.95 and float((change < drop / 2).double().mean()) > 0.8
-    # "Nearer keys do lose some level: there the terms xPos fades are still mostly positive.": at the figure's d = 64,
+    # the block's "Nearer in, the terms xPos fades are still mostly positive, so fading them lowers the level.": at
+    # the figure's d = 64,
     # over every span of distances [a, 2a) with a up to 1495, xPos's mean is lower (checked at the end of this test),
     # that is, the part it fades, each pair's term times one less its factor, has a positive mean there
     shows = (
         "The figure follows a key equal to its query, in a head of $d = 64$, two to four thousand tokens back: under"
         " xPos its score swings far less than under RoPE."
     )
-    # read r199: the level's sentence scoped to the figure (its head and distances); nearer keys do lose level
+    # read r199: the level's sentence scoped to the figure (its head and distances)
     level = "The dashed lines mark each score's level: they lie close together, and xPos's is no lower."
-    nearer = "Nearer keys do lose some level: there the terms xPos fades are still mostly positive."
-    shrinks = (
-        "An unrelated key's score only swings around zero, and xPos shrinks those swings to about a third of RoPE's."
+    # read r200: the heading's decay on the main line, scoped to the figure's head (d = 64); nearer keys' lower level
+    # and the unrelated keys (second cases) are the block's
+    far = (
+        "Past about thirty thousand tokens back, every pair's factor in this head is under a quarter, so xPos pulls"
+        " the whole score toward zero."
     )
     # why the level does not fall, in the block (read r179: the sign argument is a derivation step, not the idea)
     why_level = (
@@ -3022,16 +3064,18 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     xpos_main = main_line[
         main_line.index("## xPos: a decay on the score") : main_line.index("## Reading a modern config")
     ]
-    said = " ".join((fades, lesson_band, answers, formula, why, shows, level, nearer, shrinks))
+    said = " ".join((fades, lesson_band, answers, formula, why, shows, level, far))
     assert said in " ".join(xpos_main.split())
     # the lesson opens the section, right under its heading
     assert " ".join(xpos_main.split()).startswith("## xPos: a decay on the score " + fades + " " + lesson_band)
-    assert "drifts down" not in xpos_main and "the band" not in xpos_main and "thirty thousand" not in xpos_main
+    assert "drifts down" not in xpos_main and "the band" not in xpos_main
+    assert xpos_main.count("thirty thousand") == 1 and " ".join(xpos_main.split()).endswith(far)  # the far sentence
+    assert "Nearer keys" not in text and "An unrelated key's score only swings" not in text
     assert "about half" not in xpos_main and "mostly smooths" not in xpos_main
     assert text.count(why_level) == 1 and why_level not in " ".join(xpos_main.split())
     assert abs(unrelated_far - 0.31) < 0.05  # "about a third"
     # one average on the main line: the dashed mean; the unrelated keys' size is "on average" once
-    assert "mean size" not in xpos_main and xpos_main.count("unrelated") == 1 and xpos_main.count("average") == 0
+    assert "mean size" not in xpos_main and "unrelated" not in xpos_main and xpos_main.count("average") == 0
     assert "two thirds" not in xpos_main and "with signs" not in xpos_main and "panel" not in xpos_main
     assert "nearer in" not in xpos_main and "its decay fades" not in xpos_main.lower()
     # the section's block: the mean size (the old figure's measure, 0.65 for this key, asserted where computed), the
@@ -4645,19 +4689,24 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     measure = (
         # read r192: one measure, introduced with the figure; the mean of cos over the pairs is the block's
         # read r199: the step from equal pairs to the average over random queries is said on the main line, in one
-        # sentence (takeaway 2 rests on it); the measure in concrete words: the score the key keeps, as a share of
-        # its score at distance zero, smoothed by averaging over each doubling
-        "The figure takes a key equal to its query, with all its pairs equally long. A random query's pairs are"
-        " equally long on average, so the figure also shows the average over random queries with such keys. It plots"
-        " the score the key keeps, as a share of its score at distance zero, smoothed by averaging over each doubling"
-        " of the distance."
-        " Llama 3's and Code Llama's bases keep this share above Llama 2's at every doubling the figure shows."
+        # sentence (takeaway 2 rests on it)
+        # read r200: one new idea a sentence: the key; why it is the average case; the share at each distance; each
+        # step's mean over one doubling (the figure's steps are rope_matching_stretch_means, the mean of the share
+        # over distances x .. 2x - 1: checked below and in the appendix's test)
+        "The figure takes a key equal to its query, with all its pairs equally long. That is the average case: over"
+        " random queries, no pair is longer than another. It measures the score the key keeps at each distance, as a"
+        " share of its score at distance zero. Each flat step is that share's mean over one doubling of the distance,"
+        " smoothing out its swings."
     )
     section = main_line[main_line.index("### Far keys keep more") : main_line.index("## Reading a modern")]
-    section = section[: section.index("Why: a slow pair")]
+    section = section[: section.index(" ## ")]  # to the next section's heading
     assert measure in " ".join(section.split())
-    # two averages on the main line, each named once: over random queries, and over each doubling
-    assert section.count("average over random queries") == 1 and section.count("averaging over each doubling") == 1
+    # two averages on the main line, each named once: over random queries (the one sentence where the section's
+    # main line says "random quer", reopened by read r200), and over each doubling
+    assert section.count("random quer") == 1 and section.count("over one doubling") == 1
+    assert "with such keys" not in text  # read r200: a phrase with no clear referent
+    # "Each flat step": the section's figure draws steps (ax.stairs), one per doubling
+    assert "ax.stairs(steps, edges" in "".join(next(c for c in nb_cells() if c.get("id") == "c14c-plot")["source"])
     # the reason for the random-query average, an expectation of a ratio, and the appendix's check: the block's
     assert "no pair is favoured" not in main_line and "The appendix's check cell for *Raising" not in main_line
     assert "unit length" not in main_line[main_line.index("## Raising the base") :][:1500]
@@ -4764,9 +4813,10 @@ def test_chapter_mla_rotary_key_takes_its_own_ladder():
 
 
 def test_chapter_base_figure_title_names_its_smoothing():
-    """Chapter 10, *Raising the base*: the figure's average is named once on the main line, "averaged over each
-    doubling of the distance"; its reason, once, in the section's block: "That share wiggles from one distance to the
-    next, so the figure draws its mean over each doubling, from $x$ to $2x$.";
+    """Chapter 10, *Raising the base*: the figure's average is named once on the main line, "mean over one
+    doubling of the distance", with its reason in three words, "smoothing out its swings"; the reason in full, once,
+    in the section's block: "That share wiggles from one distance to the next, so the figure draws its mean over each
+    doubling, from $x$ to $2x$.";
     the y label names the measure alone, "share of the score at distance 0", and the title names the average, "mean
     over each doubling of the distance". The step from x is the mean of the score per pair over distances
     x .. 2x - 1."""
@@ -4789,9 +4839,10 @@ def test_chapter_base_figure_title_names_its_smoothing():
     rule = "the figure draws its mean over each doubling, from $x$ to $2x$"
     text = chapter_markdown("10_rope_today")
     assert text.count(rule) == 1 and rule not in main_line
+    # read r200: the share at each distance, then each step's mean over one doubling, one sentence each
     named = (
-        "It plots the score the key keeps, as a share of its score at distance zero, smoothed by averaging over each"
-        " doubling of the distance."
+        "It measures the score the key keeps at each distance, as a share of its score at distance zero. Each flat"
+        " step is that share's mean over one doubling of the distance, smoothing out its swings."
     )
     assert main_line.count(named) == 1 and text.index(named) < text.index(rule)
     # the figure draws only the band means, all thick (lw=2.5), so the main line does not say "thick"; the text's
@@ -5340,3 +5391,60 @@ def test_chapter_takeaways_are_one_sentence_per_question():
     pos = posenc.today.mrope_position_ids([4, (1, 3, w), 3])
     above, below = 4 + 1, 4 + 1 + w  # row 0 and row 1, column 1: their token indices differ by a row's width
     assert (pos[:, below] - pos[:, above]).tolist() == [0, 1, 0] and below - above == w
+
+
+def test_chapter_r200_mla_check_modernbert_and_exercise_asserts():
+    """Read r200. *DeepSeek's MLA*: a visible check right after "That turn changes with the distance": without RoPE
+    the folded query gives the direct score (float64 rounding); with RoPE a query folded for a key 1 token back gives
+    a wrong score for a key 5 back. Gemma 3's block: "The encoder ModernBERT also gives its local and global layers
+    two bases: $10^4$ and 160 000 in transformers 5.24's defaults." The exercise answers' asserts check something."""
+    cells = nb_cells()
+    ids = [c.get("id") for c in cells]
+    check = cells[ids.index("mla-fold-check")]
+    src = "".join(check["source"])
+    # visible: no hidden input, no ignored output; seeded; its two gaps printed and asserted
+    assert check["cell_type"] == "code" and not check["metadata"].get("tags") and "jupyter" not in check["metadata"]
+    assert "manual_seed(0)" in src and "assert no_rope_gap < 1e-12 and rope_gap > 0.1 * abs(true_5)" in src
+    printed = "".join("".join(o.get("text", "")) for o in check["outputs"])
+    assert "without RoPE: folded and direct scores differ by under 1e-12, float64 rounding" in printed
+    found = re.search(r"scores the key 5 back (-?[0-9.]+), not (-?[0-9.]+): off by ([0-9.]+)", printed)
+    assert found, printed
+    wrong, true, off = (float(x) for x in found.groups())
+    assert abs(abs(wrong - true) - off) < 0.011 and off > 0.1 * abs(true)
+    # the cell's score of the key 5 back, q_m^T R_{-5} W_UK c_n, is RoPE's: the query at m = 5 turned by R_5, the
+    # key at n = 0 by R_0 (posenc's apply_rope); and the query folded for 1 back, W^T R_{-1}^T q_m, scores the key 1
+    # back right, so its error at 5 back comes from the distance alone
+    g_fold = torch.Generator().manual_seed(0)
+    f64 = torch.float64
+    c_n, w_uk, q_m = (torch.randn(*size, generator=g_fold, dtype=f64) for size in ((32,), (16, 32), (16,)))
+    cos, sin = posenc.rope_cos_sin(torch.tensor([5, 0, 1]), 16, dtype=f64)
+    key = w_uk @ c_n
+    rope_5 = float(posenc.apply_rope(q_m, cos[0], sin[0]) @ posenc.apply_rope(key, cos[1], sin[1]))
+    assert abs(rope_5 - true) < 0.006, (rope_5, true)
+    folded_1 = w_uk.T @ posenc.rope_matrix(-1, 16, layout="half", dtype=f64).T @ q_m
+    rope_1 = float(posenc.apply_rope(q_m, cos[2], sin[2]) @ posenc.apply_rope(key, cos[1], sin[1]))
+    assert abs(float(folded_1 @ c_n) - rope_1) < 1e-12 and abs(float(folded_1 @ c_n) - wrong) < 0.006
+    # ModernBERT's two bases: transformers 5.24's ModernBertConfig defaults, local (sliding) and global (full) layers
+    transformers = _hf()
+    rope = transformers.ModernBertConfig().rope_parameters
+    assert rope["sliding_attention"]["rope_theta"] == 1e4 and rope["full_attention"]["rope_theta"] == 160_000
+    text = chapter_markdown("10_rope_today")
+    modernbert = (
+        "The encoder ModernBERT also gives its local and global layers two bases: $10^4$ and 160 000 in transformers"
+        " 5.24's defaults."
+    )
+    gemma_block = text[text.index("<summary>Another answer: Gemma 3's one base per layer type</summary>") :]
+    assert gemma_block[: gemma_block.index("</details>")].count(modernbert) == 1
+    # cell 68's assert checks the count with the scaling (not the copied factor alone); exercise 4's sixth question is
+    # computed from the row's fields (a field named for a decay, as xPos's), not answered by construction
+    gemma_checks = "".join(cells[ids.index("41945648")]["source"])
+    assert "global_factor == 8" not in gemma_checks and "assert full_turns_scaled == 14" in gemma_checks
+    solutions = "".join(cells[ids.index("ex_sol")]["source"])
+    assert "by construction" not in solutions
+    assert (
+        'any("decay" in k or "xpos" in k for k in (*scout_row, *scout_row["extra"], *scout_row["rope_scaling"]))'
+        in (solutions)
+    )
+    row = book.MODEL_ROPE_CONFIGS["llama-4-scout"]
+    fields = (*row, *row["extra"], *row["rope_scaling"])
+    assert not any("decay" in k or "xpos" in k for k in fields)  # question 6 keeps the plain answer, as the block says

@@ -1843,7 +1843,7 @@ def _overview_examples():
     # 7's), in its terms: a turn over the offsets of training, up to L - 1, not L / wavelength
     quote(C7, "The slow pairs now meet angles they never saw")
     glossary_pairs = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    assert "| fast pair | 快速对 | a pair that turns at least once over the distances of training, up to $L - 1$" in (
+    assert "| fast pair | 快速对 | a pair that turns at least once over training's largest distance, $L - 1$" in (
         glossary_pairs
     )
     assert SLOW_PAIR_ROW in glossary_pairs
