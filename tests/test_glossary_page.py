@@ -152,9 +152,12 @@ SCALES_OPENING = (
     r"Each scale in this table multiplies \$q \\cdot k\$ before the softmax\. A multiplier (above|below) 1"
     r" (sharpens|flattens) attention: the top-scoring (key gets|keys get) (more|less) of the weight\. A \*temperature\*"
     r" \$t\$ multiplies \$q \\cdot k\$ by (\$[^$]+\$)\. Llama 4's \*query temperature\* \$\\tau\$ instead multiplies"
-    r" \$q \\cdot k\$ by (\$[^$]+\$): a larger \$\\tau\$ (sharpens|flattens)\. In a fully rotated head, YaRN's"
+    r" \$q \\cdot k\$ by (\$[^$]+\$): a larger \$\\tau\$ (sharpens|flattens)\. When RoPE rotates the whole head, YaRN's"
     r" \*attention factor\* multiplies both \$q\$ and \$k\$, so \$q \\cdot k\$ is multiplied by its (square|cube)\."
 )
+#: Core terms' second main-line sentence, right after this page's letters (read r201: a learner fresh from chapters 1,
+#: 3, 6, 8 and 11 reads $i$ as the query's position; the collapsed table said so, the main line did not)
+CHAPTERS_IJ = "Chapters 1, 3, 6, 8 and 11 write $i$ and $j$ for the query's and the key's positions instead."
 #: the collapsed block right under the scales table: the word "temperature" in the chapters and in Llama 4's code (read
 #: r191: the clash sentence was an aside on the main line under the table; its "Where sources differ" block holds it)
 WORD_BLOCK = "Where the word temperature differs"
@@ -168,8 +171,10 @@ ONE_SIDED_ARC = (
 
 
 def example_section(raw: str) -> str:
-    """The subsection :data:`EXAMPLE`, from its heading up to the label of "Temperature and query scales"."""
-    return raw[raw.index(f"\n{EXAMPLE}\n") + 1 : raw.index("(glossary-scales)=")]
+    """The subsection :data:`EXAMPLE`, from its heading up to the label of "Terms for longer inputs", the A to Z table
+    that follows it (read r201: the subsection that ties the longer-input terms together came after the rows that use
+    it; it now sits right under the three numbers' table, before those rows)."""
+    return raw[raw.index(f"\n{EXAMPLE}\n") + 1 : raw.index("(glossary-longer-terms)=")]
 
 
 def page() -> str:
@@ -816,8 +821,12 @@ def test_a_larger_multiplier_never_flattens_attention():
     but = "attention factor"
     lead = text[text.index("### Temperature and query scales") :]
     lead = lead[: lead.index("| English |")]
-    assert lead.count("fully rotated") == 1 and lead.count("*attention factor*") == 1, lead
-    assert "In a fully rotated head, YaRN's *attention factor* multiplies both $q$ and $k$" in " ".join(lead.split())
+    # read r201: the scope in plain words, "when RoPE rotates the whole head", the rows' "fully rotated head"
+    assert lead.count("When RoPE rotates the whole head") == 1 and lead.count("*attention factor*") == 1, lead
+    assert "fully rotated" not in lead, lead
+    assert "When RoPE rotates the whole head, YaRN's *attention factor* multiplies both $q$ and $k$" in " ".join(
+        lead.split()
+    )
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,"), cells("attention factor")
     raw_scales = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     raw_scales = raw_scales[raw_scales.index("### Temperature and query scales") :]
@@ -1066,8 +1075,13 @@ def test_chapter_8_words_from_the_saved_run():
     # read r198: both rows open "in every seed, ", chapter 8's grading rule: its loss_word grades *breaks* only when
     # every seed's loss is above ln 28 (the bar `uniform`, the row's 28 tokens) and *fine* only when every seed's is
     # below the trigram's mean plus a tenth of a nat; a model fine or broken in some seeds only fails its asserts
-    for word in ("fine (loss)", "breaks (loss)"):
+    # read r201: *raised* in chapter 8's words, "above *fine*, below *breaks*", and in every seed as its two neighbours
+    # (the grading reaches "raised" only past the asserts that no seed is below the fine bar and none above ln 28)
+    for word in ("fine (loss)", "raised (loss)", "breaks (loss)"):
         assert cells(word)[2].startswith("in every seed, a loss "), (word, cells(word))
+    assert cells("raised (loss)")[2] == "in every seed, a loss above *fine*, below *breaks*", cells("raised (loss)")
+    assert "| the loss is *raised* | above *fine*, below *breaks* |" in c8
+    assert "Each loss word holds in every seed." in c8
     nb8 = json.loads((ROOT / "notebooks" / "08_extrapolation.ipynb").read_text(encoding="utf-8"))
     code8 = "".join("".join(c["source"]) for c in nb8["cells"] if c["cell_type"] == "code")
     assert "uniform = math.log(corpus.n_tokens)" in code8 and corpus.n_tokens == vocab
@@ -2299,7 +2313,7 @@ def test_dynamic_ntk_formula_and_the_field_transformers_reads():
         "dynamic NTK (`dynamic`)"
     )
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    text = raw[raw.index("### Terms for longer inputs") : raw.index("### How these terms fit together")]
+    text = raw[raw.index("### Terms for longer inputs") : raw.index("(glossary-scales)=")]
     ((below, formula),) = re.findall(
         r"^- \*Dynamic NTK\*'s effective factor is (\d+) up to \$L\$, then \$([^$]+)\$\.$", text, re.M
     )
@@ -2993,6 +3007,52 @@ def test_sequence_packing_row_defines_position_ids_as_reading_code_does():
         assert not torch.allclose(cached, solo, atol=1e-3), implementation
 
 
+SCORE_LETTERS = (
+    "| score | a *logit*, as in the core row *logit (score)* | the raw $q \\cdot k$ after rotation: chapter 5's word"
+    " for it, used also in this page's block on RoFormer's bound and in the rows *long-term decay* and *lower bound on"
+    " the base* |"
+)
+
+
+def test_letters_score_row_is_chapter_5s_raw_rotated_product():
+    """The Letters table's score row (read r201: the core row defines "logit (score)" as $q \\cdot k/\\sqrt d$, while
+    chapter 5 and the rows built on it say score for the raw $q \\cdot k$ after rotation): :data:`SCORE_LETTERS`, right
+    after the logit row. Chapter 5 says so in its own words ("A RoPE score is a sum of rotating arrows", "Attention
+    divides raw scores $q \\cdot k$ by $\\sqrt d$"); the RoFormer block's score is chapter 5's
+    $\\mathrm{Re}\\sum_i h_i e^{\\mathrm{i} r\\theta_i}$, which equals the dot product of the rotated query and key,
+    with no $1/\\sqrt d$, computed here with posenc's RoPE; the two rows named use the word score."""
+    assert letters("score") == SCORE_LETTERS
+    raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    lines = raw[raw.index("(glossary-letters)=") : raw.index("(glossary-papers)=")].splitlines()
+    at = [i for i, line in enumerate(lines) if line.startswith("| logit | ")]
+    assert len(at) == 1 and lines[at[0] + 1].startswith("| score | "), at  # right after the logit row
+    c5 = " ".join(chapter("05_decay").split())
+    assert "A RoPE score is a sum of rotating arrows" in c5
+    assert "Attention divides raw scores $q \\cdot k$ by $\\sqrt d" in c5
+    assert (
+        "The score it bounds is chapter 5's $\\mathrm{Re}\\sum_i h_i e^{\\mathrm{i} r\\theta_i}$, the query–key product"
+        " after rotation." in block("RoFormer's bound, and what chapter 5 finds about the decay")
+    )
+    assert "the query's pair, conjugated, times the key's" in block(
+        "RoFormer's bound, and what chapter 5 finds about the decay"
+    )
+    assert "RoPE's scores fall with distance" in row("long-term decay")
+    assert "a *matching key*'s expected score stay at or above zero" in row("lower bound on the base")
+    # the block's score, Re sum_i h_i e^{i r theta_i} with h_i = conj(q_i) k_i, r = n - m, is the rotated q . k itself
+    d, m, n = 16, 5, 12
+    g = torch.Generator().manual_seed(0)
+    q, k = torch.randn(d, generator=g, dtype=torch.float64), torch.randn(d, generator=g, dtype=torch.float64)
+    theta = posenc.rope_inv_freq(d, dtype=torch.float64)
+    cos, sin = posenc.rope_cos_sin(torch.tensor([m, n]), d, inv_freq=theta, dtype=torch.float64)
+    rq = posenc.apply_rope_rotate_half(q[None], cos[:1], sin[:1])[0]
+    rk = posenc.apply_rope_rotate_half(k[None], cos[1:], sin[1:])[0]
+    qc, kc = torch.complex(q[: d // 2], q[d // 2 :]), torch.complex(k[: d // 2], k[d // 2 :])  # half layout pairs
+    h = qc.conj() * kc
+    score = float((h * torch.exp(1j * (n - m) * theta)).real.sum())
+    assert abs(score - float(rq @ rk)) < 1e-10, (score, float(rq @ rk))
+    assert abs(score - float(rq @ rk) / math.sqrt(d)) > 1e-3  # not the logit's scale
+
+
 def test_letters_sections_visible_sentence_names_rows_of_its_table():
     """The letters section's main line, "Some letters and words change meaning between chapters, or between rows of this
     page. They include the letters $i$, $m$ and $s$ and the words distance, temperature, fast and kept.", whose first
@@ -3041,7 +3101,7 @@ def test_letters_sections_visible_sentence_names_rows_of_its_table():
     )
     rows = [line for line in section.splitlines() if line.startswith("| ")][1:]  # after the header
     terms = [line.split(" | ")[0][2:] for line in rows]
-    assert len(terms) == len(set(terms)) == 20, terms  # one row for each letter or word, each whole
+    assert len(terms) == len(set(terms)) == 21, terms  # one row for each letter or word, each whole
     # extrapolation: a model's behaviour here (its row), and in chapter 7 and the interpolation row also the angles of
     # a pair whose frequency is left unchanged ("Plain extrapolation goes beyond the trained range", chapter 7)
     assert letters("extrapolation").startswith(
@@ -3785,8 +3845,9 @@ def core_letters(letter: str) -> str:
 
 
 def test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j():
-    """Core terms' lead, on the main line: "Read these rows in order. On this page $m$ is a query's position, $n$ a
-    key's, and $i$ the index of a *rotation pair*, two coordinates turned together by one angle." Right after it, a
+    """Core terms' lead, on the main line (read r201: the letters first, then the chapters' $i$ and $j$, then "Read
+    these rows in order."): "On this page $m$ is a query's position, $n$ a key's, and $i$ the index of a *rotation
+    pair*, two coordinates turned together by one angle." Right after it, a
     collapsed block, "Where chapters use these letters otherwise", holds the small table, "letter | on this page | in
     some chapters", of $m$, $n$ and $i$ (read r199: a learner from chapter 3 or 8 read this page's $i$, $m$ and $n$ in
     their chapters' senses, with the table that resolves them collapsed at the page's end; read r200: a table of
@@ -3810,8 +3871,9 @@ def test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j():
     # the main line: the lead and this page's letters, then the clash table in a block of its own, right after, and
     # nothing else before the term table
     assert core.startswith(
-        "## Core terms Read these rows in order. " + sentence + " <details><summary>Where chapters use these letters"
-        " otherwise</summary> | letter | on this page | in some chapters | |---|---|---| | $m$ |"
+        # read r201: the section's lesson, this page's letters and the chapters' other ones, comes first
+        "## Core terms " + sentence + " " + CHAPTERS_IJ + " Read these rows in order. <details><summary>Where chapters"
+        " use these letters otherwise</summary> | letter | on this page | in some chapters | |---|---|---| | $m$ |"
     ), core[:400]
     assert core.endswith(" | </details>") and core.count("<details>") == core.count("</details>") == 1, core[-200:]
     assert "in some chapters" not in core[: core.index("<details>")]  # no exception on the main line
@@ -3876,6 +3938,9 @@ def test_core_lead_names_this_pages_letters_and_the_chapters_i_and_j():
     assert {int(n) for n in re.findall(r"\d+", in_letters)} == chapters, (in_letters, listed)
     writes = {n for n, stem in stems.items() if re.search(r"j ?- ?i\b", chapter(stem))}
     assert writes == chapters, (writes, chapters)
+    # the main line's sentence names the same chapters, and gives i to the query and j to the key as the block does
+    (on_main,) = re.findall(r"^Chapters ([\d, and]+) write \$i\$ and \$j\$ for the query's and the key's", CHAPTERS_IJ)
+    assert {int(n) for n in re.findall(r"\d+", on_main)} == chapters, (on_main, chapters)
     # each chapter's own words: i the query's position, j the key's (the book's offset is key minus query)
     own = {
         1: ("the query token at $i$", "the offset $j - i$"),
@@ -4824,7 +4889,9 @@ def test_worked_example_says_what_a_fixed_factor_costs_on_short_inputs():
     at $L$",
     chapter 8's section "A fixed factor costs on short inputs" ("raises the loss at $L$"), graded in this page's words
     (the saved run's numbers and grades: :func:`test_worked_example_names_two_costs_of_slowing_pairs`). The example's
-    block comes before the costs' block, and both come after the heading "Terms for longer inputs"."""
+    block comes before the costs' block, and both come before the heading "Terms for longer inputs" (read r201: the
+    subsection that ties the terms together sits right under the three numbers' table, before the A to Z rows that
+    lean on it)."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     text = page()
     (fixed,) = re.findall(
@@ -4834,13 +4901,14 @@ def test_worked_example_says_what_a_fixed_factor_costs_on_short_inputs():
     assert "Dividing by more than the stretch has a cost" not in text  # the one cost this page once gave both causes
     c8 = " ".join(chapter("08_extrapolation").split())
     assert f"In models not trained with it, a `factor` fixed at {fixed} raises the loss at $L$" in c8
-    # the term table first, then the subsection that fits its terms together: the example, the costs, the configs
+    # the subsection that fits the terms together first, with the example and the costs, then the term table
     order = [
         "## Longer inputs",
-        "### Terms for longer inputs",
+        "Three numbers are easy to mix up:",
         EXAMPLE,
         f"<summary>{WE}</summary>",
         "Slowing pairs has costs",
+        "(glossary-longer-terms)=\n### Terms for longer inputs",
         "### Temperature and query scales",
     ]
     assert [raw.index(mark) for mark in order] == sorted(raw.index(mark) for mark in order), order
@@ -4976,7 +5044,7 @@ def test_worked_example_names_two_costs_of_slowing_pairs():
     against 1.1. *Dynamic YaRN* keeps pairs 0 and 1, the two fastest, and its loss there is about 0.73, *fine*, with or
     without its attention factor." At L the fixed factor 8 raises
     the loss in every seed, PI×8's above ln 28 (*breaks*, the Words row's threshold) and YaRN×8's above the trigram's
-    mean plus a tenth of a nat but below ln 28 (*raised*: neither *fine* nor *breaks*), in every seed and on the mean
+    mean plus a tenth of a nat but below ln 28 (*raised*: above *fine*, below *breaks*), in every seed and on the mean
     over seeds (so "raises", chapter 8's verb, is not this page's grade for PI×8). The primer's "They differ in which
     other pairs they slow, and when": in the worked example, the three rules slow different sets of Llama 3.1's pairs
     at 2L (when is the effective factor column's test)."""
@@ -5217,19 +5285,16 @@ def test_chapter_10s_query_temperature_multiplies_the_logits():
 
 
 def test_every_italic_term_has_its_own_row():
-    """The page's promise, "A term in italics has its own row; so do some words left plain, such as
-    logit" (read r192: the promise read as its converse, while *decoder*, *slope* and *logit* met the reader plain):
-    every italic phrase (not bold) names a row of one of the
+    """The page's promise, "A term in italics has its own row." (read r192 had added "so do some words left plain, such
+    as logit", as the promise read as its converse; read r201: that clause was the first prose a learner met and told
+    them nothing they needed, so it is cut): every italic phrase (not bold) names a row of one of the
     term tables, whose first cell, or a part of it between commas and parentheses, is the phrase, or holds it as whole
     words. A plural or a verb form is read as its row's term (keeps: kept, ramps: ramp, gates: gate). So an italic
-    "*CPD kernel*", which has no row, fails; "*turns in $L$*" has one. The example, logit, has a row and appears plain
-    in other rows; *decoder*, used in Core terms before its row in the Attention section, is italic there, and the
-    causal mask row, its first use, says what the book means by it, in the decoder row's words."""
+    "*CPD kernel*", which has no row, fails; "*turns in $L$*" has one. *decoder*, used in Core terms before its row in
+    the Attention section, is italic there, and the causal mask row, its first use, says what the book means by it, in
+    the decoder row's words."""
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
-    (example,) = re.findall(r"A term in italics has its own row; so do some words left plain, such as (\w+)\.", page())
-    assert row(f"{example} (score)").startswith(f"| {example} (score) |")  # its row
-    plain = [line for line in raw.splitlines() if line.startswith("| ") and re.search(rf"(?<![*\w]){example}\b", line)]
-    assert len([line for line in plain if not line.startswith(f"| {example} ")]) >= 5, plain  # left plain elsewhere
+    assert "English. A term in italics has its own row. {ref}`Letters" in page() and "left plain" not in page()
     core = raw[raw.index("## Core terms") : raw.index("(glossary-encodings)=")]
     first = core.index("decoder")
     assert core[first - 1 : first + len("decoder") + 1] == "*decoder*", core[first - 80 : first + 40]
@@ -5384,8 +5449,8 @@ def test_opening_names_each_section_and_the_index_lists_every_row_once():
     core_lead = raw[raw.index("## Core terms\n") + len("## Core terms\n") :].lstrip("\n")
     core_lead = " ".join(core_lead[: core_lead.index("\n\n")].split())
     assert core_lead == (
-        "Read these rows in order. On this page $m$ is a query's position, $n$ a key's, and $i$ the index of a"
-        " *rotation pair*, two coordinates turned together by one angle."
+        "On this page $m$ is a query's position, $n$ a key's, and $i$ the index of a *rotation pair*, two coordinates"
+        " turned together by one angle. " + CHAPTERS_IJ + " Read these rows in order."
     ), core_lead
     assert "the order the book teaches them" not in raw
     orders = {
@@ -5562,11 +5627,13 @@ def test_temperature_sections_opening_names_the_chapters_that_multiply():
     # chapter 8 names no tau: its bullet calls a growing multiplier an attention temperature and lists Llama 4's
     c8 = chapter("08_extrapolation")
     assert "\\tau" not in c8 and "query temperature" not in c8 and "attn_temperature_tuning" in c8
-    # the opening's one caveat is the attention factor's scope, a fully rotated head (read r192), in its row's words;
-    # the partial rotary case is its block's
+    # the opening's one caveat is the attention factor's scope, a fully rotated head (read r192), in plain words (read
+    # r201: "when RoPE rotates the whole head"; the rows keep "fully rotated head"); the partial rotary case is its
+    # block's
     opening = re.sub(r"\s+", " ", section)
     assert "partial rotary" not in opening, opening
-    assert opening.count("attention factor") == 1 and opening.count("fully rotated head") == 1, opening
+    assert opening.count("attention factor") == 1 and opening.count("When RoPE rotates the whole head") == 1, opening
+    assert "fully rotated" not in opening, opening
     assert "A multiplier above 1 sharpens attention: the top-scoring key gets more of the weight." in opening
     assert "a $t$ below 1 sharpens" not in opening  # the temperature's direction is its row's alone
     assert cells("attention factor")[3].startswith("$a^2$ in a fully rotated head,")
@@ -5946,9 +6013,9 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     # the section opens with its lesson (read r199: :data:`LONGER_LESSON`, checked in
     # test_longer_inputs_opens_with_what_most_rules_divide_and_keep), then one sentence of letters, the three numbers'
     # table under it (read r197: it was the worked example's, collapsed, though it is what tells s, the stretch and the
-    # effective factor apart), then the term table; its main line on Llama 3.1's head is the subsection after the
-    # table and its blocks
-    longer = raw[raw.index("(glossary-longer)=\n## Longer inputs\n") : raw.index("(glossary-longer-terms)=")]
+    # effective factor apart), then its main line on Llama 3.1's head, the subsection right under that table (read
+    # r201: it came after the term table, whose rows lean on it), then the term table
+    longer = raw[raw.index("(glossary-longer)=\n## Longer inputs\n") : raw.index(f"\n{EXAMPLE}\n") + 1]
     paragraphs_longer = [" ".join(p.split()) for p in longer.split("\n\n")[1:]]
     assert paragraphs_longer[0] == LONGER_LESSON, longer
     # read r200: the letters' sentence gives L and l; s is the three numbers' table's first row, right under it
@@ -5957,7 +6024,7 @@ def test_longer_inputs_main_line_gives_the_slowest_pairs_divisors():
     assert paragraphs_longer[2] == "Three numbers are easy to mix up:" and paragraphs_longer[4:] == [""], longer
     # read r191: "A worked case follows the table" was false (five blocks came between); the section says nothing of it
     assert "A worked case follows" not in raw
-    assert raw.index("(glossary-longer-terms)=") < raw.index(EXAMPLE)
+    assert raw.index(EXAMPLE) < raw.index("(glossary-longer-terms)=")
     section = example_section(raw)
     visible = re.sub(r"\s+", " ", re.sub(r"<details>.*?</details>", " ", section, flags=re.S))
     # one idea per paragraph: the lesson with the slow pairs' new angles and the fast pair, then the example and its
@@ -6888,9 +6955,10 @@ def test_models_named_for_alibi_axial_rope_and_sliding_windows():
 
 
 def test_opening_legend_gives_each_letter_the_pages_meaning():
-    """The opening: "Each letter is defined where the page first uses it; Letters and words with more than one meaning
-    lists those that change meaning" (read r186: the opening had sent the learner to the Letters table with a warning
-    that letters change meaning on this page; it names the table, whose own sentence says so). For each of the page's
+    """The opening: "Letters and words with more than one meaning lists the letters that change meaning" (read r186:
+    the opening had sent the learner to the Letters table with a warning that letters change meaning on this page; it
+    names the table, whose own sentence says so; read r201: the promise "Each letter is defined where the page first
+    uses it" left the main line, which Core terms' letters now open, and is still checked here). For each of the page's
     main letters, the place that defines it comes no later than the letter's first use after the index: Core terms'
     sentence on this page's letters ($m$, $n$ and $i$: read r197 to r200; the offset row's "for a query at position $m$
     and a key at $n$" follows, and the sinusoidal row, which also defines $\\theta_i$, is the first row to use $i$), the
@@ -6903,8 +6971,8 @@ def test_opening_legend_gives_each_letter_the_pages_meaning():
     raw = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
     opening = re.sub(r"\s+", " ", raw[: raw.index("<details>")])
     assert (
-        "Each letter is defined where the page first uses it; {ref}`Letters and words with more than one meaning"
-        " <glossary-letters>` lists those that change meaning." in opening
+        "{ref}`Letters and words with more than one meaning <glossary-letters>` lists the letters that change"
+        " meaning." in opening
     )
     assert "between rows of this page" not in opening
     body = raw.index("## Core terms")
@@ -7165,10 +7233,10 @@ def test_qwen3_vl_gives_each_frame_its_own_grid_and_a_text_timestamp():
 
 
 def test_intro_points_citations_to_the_references_page():
-    """The intro: "A citation such as Su et al. 2021 is listed on the {doc}`References <references>` page": the link's
+    """The intro: "The {doc}`References <references>` page lists citations such as Su et al. 2021.": the link's
     target is a page of the book that lists every entry of references.bib, and Su et al. 2021 is one of them (the
     other citations: :func:`test_citations_name_an_entry_of_the_bibliography`)."""
-    assert "A citation such as Su et al. 2021 is listed on the {doc}`References <references>` page." in page()
+    assert "The {doc}`References <references>` page lists citations such as Su et al. 2021." in page()
     references = (ROOT / "book" / "references.md").read_text(encoding="utf-8")
     assert "```{bibliography}\n:all:\n```" in references
     assert re.search(r"^\s*- file: book/references\s*$", (ROOT / "_toc.yml").read_text(encoding="utf-8"), re.M)

@@ -144,6 +144,11 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
         in _section_main_line(_page(), "## Porting transformers-4 code")
     )
     after = _raw().split(code)[1].lstrip("`\n")
+    # read r201: one main-line sentence follows the snippet, the check that a layer rotates at all (checked in
+    # test_porting_snippet_warns_on_mla_and_layers_without_rope); then the pitfalls
+    rotates = "Check that a layer rotates before applying these settings to it: Llama 4, SmolLM3 and Qwen3-Next leave"
+    assert after.startswith(rotates), after[:80]
+    after = after[after.index("without RoPE.") + len("without RoPE.") :].lstrip("\n")
     assert after.startswith("<details><summary>Loading pitfalls in transformers 5.24</summary>"), after[:80]
     assert len(set(gemma.layer_types)) == 2 and len({r["rope_theta"] for r in gemma.rope_parameters.values()}) == 2
 
@@ -514,8 +519,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     lead_in = (
         "Four things in code can make a padded row's scores differ from the same row run alone by more than rounding."
     )
+    # read r201 (the section's hardest place): the sentence names the models whose scales the rows use
     scales = (
-        "Two of them are query scales: numbers that multiply each query and rise in steps with the token's position."
+        "Two are query scales, as in Ministral 3 and Llama 4: numbers that multiply each query and rise in steps with"
+        " the token's position."
     )
     # the cases table (read r191: the hardest place of the section). Read r199: a first column names each row's
     # mechanism in a few words. Read r200: the two query scales differ in mechanism, one reads `position_ids`, the
@@ -530,7 +537,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         + " | mechanism | what to look for in the code | why a padded row's scores change | removed by"
         " `position_ids`? | |---|---|---|---|"
         " | coarse bfloat16 rounding of the angles"
-        " | angles, position times frequency, that your own code forms in bfloat16"
+        " | angles, position times frequency, that your own code forms in bfloat16; the section on bfloat16"
+        " frequencies explains them"
         " | bfloat16 rounds many positions above 256, and the shift changes how each one rounds | yes |"
         " | a query scale read from `position_ids`"
         " | queries multiplied by `get_llama_4_attn_scale`, as in Ministral 3 and Mistral 4 | the scale reads the"
@@ -560,7 +568,11 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     mechanisms = [r[0] for r in rows]
     cases = [r[1:] for r in rows]
     assert [(c[0], c[2]) for c in cases] == [
-        ("angles, position times frequency, that your own code forms in bfloat16", "yes"),
+        (
+            "angles, position times frequency, that your own code forms in bfloat16; the section on bfloat16"
+            " frequencies explains them",
+            "yes",
+        ),
         ("queries multiplied by `get_llama_4_attn_scale`, as in Ministral 3 and Mistral 4", "yes"),
         (
             "`attn_temperature_tuning`, in Llama 4's layers without RoPE, which count the cached tokens plus each"
@@ -569,7 +581,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         ),
         ("`rope_type` set to `dynamic` or `longrope`", "no"),
     ], cases
-    # "Four things": the lead-in's count is the table's own rows; "Two of them are query scales": rows 2 and 3
+    # "Four things": the lead-in's count is the table's own rows; "Two are query scales": rows 2 and 3
     assert len(rows) == 4 and "Four things in code can make" in named
     # the mechanism column, a few words a row: the query scales share one mechanism, the scale's dependence on the
     # position (checked below: tau and Ministral 3's scale read p); `dynamic` and `longrope` a batch effect, the
@@ -581,7 +593,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         "a query scale from counting tokens",
         "a batch effect",
     ], mechanisms
-    assert [m for m in mechanisms if m.startswith("a query scale")] == mechanisms[1:3]  # "Two of them"
+    assert [m for m in mechanisms if m.startswith("a query scale")] == mechanisms[1:3]  # "Two are query scales"
     assert all(len(m.split()) <= 7 for m in mechanisms), mechanisms
     # read r191: each "why" is one plain clause, with no comma-joined second thought beyond a short "and" or "which"
     assert all(len(c[1].split()) <= 16 for c in cases), [len(c[1].split()) for c in cases]
@@ -592,10 +604,14 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert page.index("A dynamic rule recomputes the divisors from each input's length $\\ell$.") < page.index(named)
     # read r191: "a step" and "query scale" are said on the main line before the table uses them
     assert named.index("rise in steps") < named.index("near a step")
-    assert named.index("query scales:") < named.index("| a query scale read from")
+    assert named.index("query scales,") < named.index("| a query scale read from")
     intro = lead_in
     assert intro.count(". ") == 0 and len(intro.split()) <= 21, intro  # one short cases sentence (recorded decision)
-    assert named.startswith(lead_in + " " + scales) and len(scales.split()) <= 20  # the lead-in first (read r200)
+    # the lead-in first (read r200); the scales' sentence short, with its two models named (read r201)
+    assert named.startswith(lead_in + " " + scales) and len(scales.split()) <= 25
+    # read r201: the bfloat16 row says where its angles are explained, the section under the later heading, whose
+    # main-line table has the row "your own code forms the angles in bfloat16" (checked below)
+    assert page.index(named) < page.index("(reading-bf16)= ### bfloat16 frequencies")
     # the shared reason the rule before the table gives: RoPE's scores depend only on the offsets
     assert section.index("RoPE's scores depend only on those offsets") < section.index(intro)
     assert named in section
@@ -1779,10 +1795,11 @@ def test_reading_code_porting_snippet_and_nestings():
         "multimodal, such as Qwen2.5-VL's",
         "per layer type, such as Gemma 3's",
     ], rows
+    # read r201: the row says the lesson for ported code, that transformers 4's test for a scaled model always passes
     assert rows[1][1:] == (
         "`config.rope_parameters`",
-        "read the rule from its `rope_type`: `config.rope_scaling`, an alias of the dict, is set even in an unscaled"
-        " model",
+        "read the rule from its `rope_type`. `config.rope_scaling` is an alias of the dict, so the transformers-4 check"
+        " `config.rope_scaling is not None` is true even in an unscaled model",
     ), rows[1]
     assert rows[2][1:] == ("in its text configuration", "`config.get_text_config().rope_parameters`"), rows[2]
     assert rows[3][1:] == (
@@ -1818,9 +1835,18 @@ def test_reading_code_porting_snippet_and_nestings():
     assert transformers.LlamaConfig().rope_scaling == {"rope_theta": 10000.0, "rope_type": "default"}
     llama = transformers.LlamaConfig()
     assert llama.rope_scaling is llama.rope_parameters and llama.rope_scaling["rope_type"] == "default"
+    # "so the transformers-4 check `config.rope_scaling is not None` is true even in an unscaled model": on unscaled
+    # flat text configurations, by default and with `rope_scaling=None` passed as transformers 4 code would
+    for unscaled in (
+        transformers.LlamaConfig(),
+        transformers.LlamaConfig(rope_scaling=None),
+        transformers.MistralConfig(),
+        transformers.Qwen2Config(),
+    ):
+        assert unscaled.rope_scaling is not None and unscaled.rope_parameters["rope_type"] == "default", unscaled
     assert '\n    kind = rope["rope_type"]  # "default" when unscaled\n' in code
-    # (the table's flat row, pinned above: "read the rule from its `rope_type`: `config.rope_scaling`, an alias of the
-    # dict, is set even in an unscaled model")
+    # (the table's flat row, pinned above: "`config.rope_scaling` is an alias of the dict, so the transformers-4 check
+    # `config.rope_scaling is not None` is true even in an unscaled model")
     for composite in (transformers.Gemma3Config(), transformers.Qwen2_5_VLConfig()):
         with pytest.raises(AttributeError):
             _ = composite.rope_scaling
@@ -2612,11 +2638,11 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     opens on Llama 4's scale, then says what the run-time section needs: "These are its *NoPE* layers, which apply no
     rotation. Ministral 3 and Mistral 4 scale the queries of every layer; Ministral 3's scale steps up at each multiple
     of L. Each scale follows the position itself, not the offset, so left-padding can move it". The run-time section,
-    which uses the scales, defines them on its own main line before its cases table: "Two of them are query scales:
-    numbers that multiply each query and rise in steps with the token's position." (read r191: "a step" was defined
-    only in a block; the table's rows then name the models: Ministral 3 and Mistral 4, whose scale reads
-    `position_ids`, and Llama 4's layers without RoPE, whose scale counts the cached tokens plus each token's index,
-    read r200.) In transformers 5.24:
+    which uses the scales, defines them on its own main line before its cases table: "Two are query scales, as in
+    Ministral 3 and Llama 4: numbers that multiply each query and rise in steps with the token's position." (read r191:
+    "a step" was defined only in a block; the table's rows then name the models: Ministral 3 and Mistral 4, whose scale
+    reads `position_ids`, and Llama 4's layers without RoPE, whose scale counts the cached tokens plus each token's
+    index, read r200.) In transformers 5.24:
     Llama4TextConfig's defaults switch `attn_temperature_tuning` on and leave every 4th layer without RoPE; the
     attention multiplies those layers' queries by 1 + a ln(1 + floor((p + 1)/f)), which never falls with p and exceeds
     1 from p + 1 = f; Ministral 3's and Mistral 4's attention scales every layer's queries, stepping at L and 2L."""
@@ -2647,8 +2673,11 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     scales = page[page.index("<summary>Query scales by position: Llama 4, Ministral 3 and Mistral 4</summary>") :]
     assert scales[scales.index("</summary>") + len("</summary>") :].lstrip().startswith(sentence + " " + rest)
     run_time = _section_main_line(page, "## Positions at run time")
+    # read r201: the sentence names the two models whose scales the rows use, as the rows do (Ministral 3's reads
+    # `position_ids`, Llama 4's counts tokens, checked below and in test_shift_cases_and_bfloat16_takeaway)
     defined = (
-        "Two of them are query scales: numbers that multiply each query and rise in steps with the token's position."
+        "Two are query scales, as in Ministral 3 and Llama 4: numbers that multiply each query and rise in steps with"
+        " the token's position."
     )
     assert defined in run_time and run_time.index(defined) < run_time.index("| a query scale read from `position_ids`")
     # read r200: Llama 4's scale does not read the position; it counts the cache length plus each token's index, so
@@ -3125,11 +3154,13 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
     head; not MLA's, see the pitfalls", and the pitfalls say: "DeepSeek-V2's and V3's MLA rotate a separate part of each
     query–key head, `qk_rope_head_dim` wide: 64 of 192 dimensions in V3's configuration. That width is not in
     `rope_parameters`, so the snippet's `rotated` reads 1 there." and "The snippet prints a dict's settings even for
-    layers without RoPE. Qwen3-Next's `linear_attention` layers have none, nor have the layers that Llama 4's and
-    SmolLM3's `no_rope_layers` mark 0." The main line after the snippet: "A layer without RoPE still gets a dict: see
-    the pitfalls." Checked on transformers 5.24's DeepseekV2Config and DeepseekV3Config with a YaRN dict (V3's query-key
-    head: nope 128 + rope 64; its rotary module spaces 32 frequencies over the 64), Qwen3NextConfig (its linear
-    attention takes no position_embeddings), Llama4TextConfig and SmolLM3Config."""
+    layers without RoPE. Qwen3-Next's `linear_attention` layers have no RoPE, nor have the layers that Llama 4's and
+    SmolLM3's `no_rope_layers` mark 0." The main line after the snippet (read r201: a reader of current model code
+    needs it before the fine print): "Check that a layer rotates before applying these settings to it: Llama 4, SmolLM3
+    and Qwen3-Next leave some layers without RoPE." Checked, with transformers' default configurations, on transformers
+    5.24's DeepseekV2Config and DeepseekV3Config with a YaRN dict (V3's query-key head: nope 128 + rope 64; its rotary
+    module spaces 32 frequencies over the 64), Qwen3NextConfig (its linear attention takes no position_embeddings),
+    Llama4TextConfig and SmolLM3Config."""
     code = _snippet("get_text_config()")
     line = '    rotated = rope.get("partial_rotary_factor", 1.0)  # the rotated share of the head'
     assert line in code.splitlines() and "MLA" not in code  # read r186: the caveat is the pitfalls' bullet
@@ -3140,7 +3171,7 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
         " there."
     )
     none = (
-        "- The snippet prints a dict's settings even for layers without RoPE, so check first that a layer rotates."
+        "- The snippet prints a dict's settings even for layers without RoPE."
         " Qwen3-Next's `linear_attention` layers have no RoPE, nor have the layers that Llama 4's and SmolLM3's"
         " `no_rope_layers` mark 0. Despite the list's name, a 1 in it marks a layer that uses RoPE."
     )
@@ -3150,10 +3181,16 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
     # RoPE, what to do about them and the `no_rope_layers` trap (checked below: both models' attention sets `use_rope`
     # from it, and Llama 4 rotates only where it is set) are one pitfall; the main line after the snippet keeps the
     # instruction that ports, and the section's main line ends there; read r188: the snippet loops over the layer
-    # kinds itself, so no instruction follows it
+    # kinds itself, so no instruction follows it; read r201: the check that a layer rotates at all is one main-line
+    # sentence after the snippet, naming the three models; the `no_rope_layers` trap stays the pitfalls'
     porting = _section_main_line(_page(), "## Porting transformers-4 code")
-    assert " ".join(after.split()).startswith("<details><summary>Loading pitfalls")
-    assert "without RoPE" not in porting and "no_rope_layers" not in porting, porting
+    rotates = (
+        "Check that a layer rotates before applying these settings to it: Llama 4, SmolLM3 and Qwen3-Next leave some"
+        " layers without RoPE."
+    )
+    assert " ".join(after.split()).startswith(rotates + " <details><summary>Loading pitfalls")
+    assert porting.rstrip().endswith(rotates) and "no_rope_layers" not in porting, porting
+    assert "check first that a layer rotates" not in pitfalls  # said once, on the main line
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     import transformers
     from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention, DeepseekV3RotaryEmbedding
@@ -3183,6 +3220,11 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
     branch = layer.split('if self.block_type == "linear_attention":')[1].split("elif")[0]
     assert "position_embeddings" not in branch, branch
     # Llama 4 and SmolLM3: a layer that `no_rope_layers` marks 0 has no RoPE, yet the snippet reads the model's dict
+    # "Llama 4, SmolLM3 and Qwen3-Next leave some layers without RoPE": their default configurations' layer lists
+    # mark some layers 0 (no RoPE) and some 1, or some `linear_attention` and some `full_attention`
+    for cls in (transformers.Llama4TextConfig, transformers.SmolLM3Config):
+        assert {0, 1} <= set(cls().no_rope_layers), cls.__name__
+    assert {"linear_attention", "full_attention"} <= set(transformers.Qwen3NextConfig().layer_types)
     for cls in (transformers.Llama4TextConfig, transformers.SmolLM3Config):
         config = cls(num_hidden_layers=8)
         nope = config.no_rope_layers.index(0)
@@ -3223,12 +3265,14 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     "So, for their released files, `attention_scaling` comes out as 1" did not follow from where the softmax scale
     sits, and "softmax scale" and "their own attention factor" were used before they were defined. The DeepSeek part
     now opens with its lesson and then says, in order, where the sharpening goes, what `attention_scaling` is, and why
-    it is 1, in four sentences: "Checking only the factor on cos and sin would miss DeepSeek-V2's and V3's
-    sharpening. Their attention class multiplies the softmax scale, the 1/sqrt(d) on q . k, by m^2, with the ln s in
-    m multiplied by their field `mscale_all_dim`. Transformers' rotary module stores the factor on cos and sin as
-    `attention_scaling`. For DeepSeek it is m with a second field, `mscale`, over m with `mscale_all_dim`; their
-    released files set the two fields equal, so it is 1." After the attention factor (the section leads with it), and
-    the section's last sentences. Checked in transformers 5.24: both attention classes set `self.scaling` from
+    it is 1, in four sentences. Read r201 (the section's hardest place again): "m with a second field" used the
+    block's two-argument m before the main line had it, so no m(s, mu) on the main line: "Checking only the factor on
+    cos and sin would miss DeepSeek-V2's and V3's sharpening. Their attention class multiplies the softmax scale, the
+    1/sqrt(d) on q . k, by the square of a factor like m, adjusted by their field `mscale_all_dim`. Transformers'
+    rotary module stores the factor on cos and sin as `attention_scaling`. For DeepSeek it is a second such factor,
+    adjusted by their field `mscale`, over the first; their released files set the two fields equal, so it is 1." After
+    the attention factor (the section leads with it), and the section's last sentences. Checked in transformers 5.24:
+    both attention classes set `self.scaling` from
     qk_head_dim^-0.5 through `yarn_apply_mscale`, which multiplies it by (0.1 mscale_all_dim ln s + 1)^2;
     `_compute_yarn_parameters` puts m(s, mscale) / m(s, mscale_all_dim) on cos and sin when both fields are set; on a
     tiny DeepSeek-V3 model with posenc's copy of DeepSeek-V3's `rope_scaling` the rotary module's factor is 1, cos at
@@ -3241,13 +3285,15 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # the 1 explained by the two fields' ratio, not by where the softmax scale sits (no "So" that does not follow)
     sentences = (
         "Checking only the factor on cos and sin would miss DeepSeek-V2's and V3's sharpening. Their attention class"
-        " multiplies the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, by $m^2$, with the $\\ln s$ in $m$"
-        " multiplied by their field `mscale_all_dim`. Transformers' rotary module stores the factor on cos and sin as"
-        " `attention_scaling`. For DeepSeek it is $m$ with a second field, `mscale`, over $m$ with `mscale_all_dim`;"
-        " their released files set the two fields equal, so it is {one}."
+        " multiplies the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, by the square of a factor like $m$, adjusted"
+        " by their field `mscale_all_dim`. Transformers' rotary module stores the factor on cos and sin as"
+        " `attention_scaling`. For DeepSeek it is a second such factor, adjusted by their field `mscale`, over the"
+        " first; their released files set the two fields equal, so it is {one}."
     )
     assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 4  # at most four sentences (read r200)
     assert "So, for their released files" not in main and "their own attention factor" not in main
+    # read r201: the main line has only the one-argument m of yarn; the block defines m(s, mu)
+    assert "m(s," not in main and "m$ with" not in main and "$m(s, \\mu)" in page
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
     block = after[: after.index("</details>")]
@@ -3520,11 +3566,13 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     # read r190: the two sentences were a caveat inside the bands' definition; the declared 16L is the fine print's
     # alone (checked below), and the main line keeps "did in training" in the glossary's sense of L
     assert "Here training means" not in section and "which the file declares" not in section, section
+    # read r201 (the section's hardest place): the lesson opens the paragraph, before the numbers it needs
     declared = (
-        "The declared length, $16L$, need not equal $sL$: it is the longest input of Meta's later training, while $s$"
-        " sets how much the slowest pairs slow down."
+        "The declared length need not be $sL$: Llama 3.1's $16L$ is the longest input of Meta's later training, while"
+        " $s$ sets how much the slowest pairs slow down."
     )
     assert section.count(declared) == 1, section
+    assert section.index("the longest input the model declares") < section.index(declared)  # the term, defined
     divided = "| divided | fewer than `low_freq_factor` | $\\theta_i/s$, so $sL$ positions turn the pair"
     assert section.index(divided) < section.index(declared) < section.index("| pair | turns in $L$ |"), section
     # "later": after the first training at L, which the opening's table names the trained length
@@ -3559,18 +3607,21 @@ def test_past_sl_the_divided_pairs_meet_new_angles():
     showed each divided pair (transformers' `llama3` divides pairs 35 to 63 by s) only the arc from 0 to (L - 1)
     theta_i, less than a turn; under theta_i / s an offset just past sL turns it to (sL + 1) theta_i / s, beyond that
     arc and still short of a turn, an angle the first training never showed. Read r199: a learner read this as "Llama
-    3.1 is out of distribution from 8L to 16L", so the next sentence says what the fine print says, that the later
-    training may have shown them and the report does not say: "Meta's report does not say whether its later training
-    showed them." A prose sync with the fine print (the report itself no offline test can read)."""
+    3.1 is out of distribution from 8L to 16L", so r200 added "Meta's report does not say whether its later training
+    showed them."; read r201 found that a caveat about a source on the main line, and the fine print keeps it alone:
+    the later training may have shown them, and the report does not say. A prose sync with the fine print (the report
+    itself no offline test can read)."""
     page = _page()
     section = page[page.index("## A worked configuration") : page.index("<details>")]
     declared = "while $s$ sets how much the slowest pairs slow down."
     gap = "Past $sL$, the divided pairs meet angles that the first training never showed them"
     assert section.count(gap) == 1 and section.index(declared) < section.index(gap) < section.index("| pair |")
     unknown = "Meta's report does not say whether its later training showed them."
-    # read r200: joined to the fact it qualifies, with a semicolon, so it reads as part of it (read r199 asked for it
-    # on the main line: without it learners read Llama 3.1 as out of distribution from 8L to 16L)
-    assert gap + "; " + unknown in section, section
+    # read r200 joined it to the fact it qualifies (read r199 asked for it on the main line); read r201 found it a
+    # caveat about a source, said twice more in the fine print: the main line ends on the fact, which "the first
+    # training" keeps true alone, and the fine print keeps the caveat once (its sentence below; test_summary.py pins
+    # the fine print's two sentences)
+    assert gap + "." in section and unknown not in page, section
     fine = _collapsed("Fine print on the bands")
     assert (
         "Between $8L$ and $16L$, the longer training showed the divided pairs their new angles only if it used the"
@@ -3850,13 +3901,17 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     opening = page[: page.index("Read these fields first:")]
     code = _snippet("def rotate_half(x):")
     assert code in _raw()[: _raw().index("Read these fields first:")]  # in the opening, right after the sentence
-    # read r199: one sentence before the code says what to look for in it, and why: later sections explain each
+    # read r199: one sentence before the code says what to look for in it, and why: later sections explain each;
+    # read r201: it says where the float32 angles are explained, near the page's end (checked below: the bfloat16
+    # section is the last before the takeaways and the field reference, and explains the angles)
     look = (
-        "each attention layer rotates its queries and keys with them. Look for three things below, which later"
-        " sections explain: the float32 angles, the factor on cos and sin, and the pairs that `rotate_half` forms."
-        " ```python"
+        "each attention layer rotates its queries and keys with them. Look for three things below, each explained"
+        " later: the factor on cos and sin, the pairs that `rotate_half` forms, and, near the page's end, the float32"
+        " angles. ```python"
     )
     assert look in opening
+    headings = re.findall(r"^#{2,3} .*$", re.sub(r"```.*?```", "", _raw(), flags=re.S), flags=re.M)
+    assert headings[-3:] == ["### bfloat16 frequencies", "## Takeaways", "## Configuration fields and code names"]
     # each of the three is in the code, and a later section's main line explains it
     assert ".float() * inv_freq" in code and "emb.cos() * attention_scaling" in code and "def rotate_half" in code
     rest = page[page.index("Read these fields first:") :]
@@ -3979,37 +4034,65 @@ def test_opening_names_the_partial_rotary_split():
     assert torch.equal(k_embed, q_embed)
 
 
-def test_opening_says_the_page_has_no_exercises_and_where_they_are():
-    """The opening (read r197: no exercises and no Practice link, which a chapter's shape expects): "This page is a
-    reference with no exercises; most chapters and four Practice notebooks have them." Checked: the
-    page has no exercise heading; of the eleven numbered chapters, all but a few have an "Exercise" or "Exercises"
-    heading; the table of contents' Practice part lists four notebooks, each titled "Practice: ...", as the intro's
-    "Four **Practice** notebooks" names them."""
+def test_opening_says_nothing_about_exercises():
+    """The opening (read r197 asked where the exercises are; read r201 found the answer, "This page is a reference with
+    no exercises; most chapters and four Practice notebooks have them", housekeeping between the code and the first
+    table of the one short opening): the page is a reference, says nothing about exercises, and has no exercise
+    heading, so no sentence on the page can promise one."""
     page = _page()
-    opening = page[: page.index("Read these fields first:")]
-    sentence = "This page is a reference with no exercises; most chapters and four Practice notebooks have them."
-    assert sentence in opening
+    assert "exercise" not in page.lower() and "Practice" not in page
     assert not re.search(r"^#+ Exercises?\b", _raw(), re.M)
-    chapters = sorted((ROOT / "notebooks").glob("[01][0-9]_*.ipynb"))
-    assert len(chapters) == 11, chapters
-    with_exercises = []
-    for notebook in chapters:
-        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-        text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
-        if re.search(r"^#+ Exercises?\s*$", text, re.M):
-            with_exercises.append(notebook.stem)
-    assert len(chapters) > len(with_exercises) > len(chapters) * 3 // 4, with_exercises  # "most", not all
-    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
-    practice = toc[toc.index("- caption: Practice") :]
-    practice = practice[: practice.index("- caption:", 1)]
-    files = re.findall(r"- file: (notebooks/practice_\w+)", practice)
-    assert len(files) == 4, files  # "four Practice notebooks"
-    for name in files:
-        cells = json.loads((ROOT / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
-        title = next(
-            "".join(c["source"]) for c in cells if c["cell_type"] == "markdown" and "# Practice" in "".join(c["source"])
-        )
-        assert "# Practice: " in title, name
-    intro = " ".join((ROOT / "book" / "intro.md").read_text(encoding="utf-8").split())
-    # "four Practice notebooks have them": the intro's own account, each notebook is work the reader does
-    assert "Four **Practice** notebooks have you write the encodings yourself" in intro
+
+
+def test_hub_kernels_can_replace_the_rotation():
+    """Notes for reading code, the conventions block (read r201: a reader tracing RoPE in transformers 5 meets a
+    decorator the page did not name): "Hub kernels: in transformers 5, Llama's attention class, like Ministral 3's and
+    many others, carries the decorator `use_kernelized_func(apply_rotary_pos_emb)`. With the `kernels` package
+    installed and a model loaded with `use_kernels=True`, a kernel from the Hugging Face Hub can then do the rotation,
+    for inference on a GPU, in place of `apply_rotary_pos_emb`." Checked in transformers 5.24's sources: the decorator
+    on LlamaAttention and Ministral3Attention, and on about half of the modeling files that define the function;
+    `apply_rotary_pos_emb` itself registered under the Hub layer name "rotary_pos_emb"; the default kernel mapping
+    gives that name Hub repositories for CUDA, ROCm and XPU devices, each in inference mode only; without the
+    `kernels` package the decorator is a no-op; `from_pretrained` takes `use_kernels`, off by default."""
+    page = _page()
+    block = _collapsed("Other models' and kernels' conventions")
+    sentence = (
+        "- Hub kernels: in transformers 5, Llama's attention class, like Ministral 3's and many others, carries the"
+        " decorator `use_kernelized_func(apply_rotary_pos_emb)`. With the `kernels` package installed and a model"
+        " loaded with `use_kernels=True`, a kernel from the Hugging Face Hub can then do the rotation, for inference on"
+        " a GPU, in place of `apply_rotary_pos_emb`."
+    )
+    assert sentence in block and page.count("use_kernelized_func") == 1
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    import transformers
+    from transformers import modeling_utils
+    from transformers.integrations import hub_kernels
+    from transformers.models.llama import modeling_llama
+    from transformers.models.ministral3 import modeling_ministral3
+
+    for module, cls in ((modeling_llama, "LlamaAttention"), (modeling_ministral3, "Ministral3Attention")):
+        source = inspect.getsource(module)
+        assert f"@use_kernelized_func(apply_rotary_pos_emb)\nclass {cls}(nn.Module):" in source, cls
+        # the function itself carries the Hub layer name that the kernel mapping uses
+        assert '@use_kernel_forward_from_hub("rotary_pos_emb")\ndef apply_rotary_pos_emb(' in source, cls
+    # "and many others": of the modeling files that define `apply_rotary_pos_emb`, about half carry the decorator
+    models = Path(transformers.__file__).parent / "models"
+    defining = [f for f in models.glob("*/modeling_*.py") if "def apply_rotary_pos_emb" in f.read_text()]
+    decorated = [f for f in defining if "@use_kernelized_func(apply_rotary_pos_emb)" in f.read_text()]
+    assert len(decorated) >= 50 and 2 * len(decorated) > 0.8 * len(defining), (len(decorated), len(defining))
+    # "for inference on a GPU": the default mapping's entry for "rotary_pos_emb", CUDA, ROCm and XPU, inference only
+    source = inspect.getsource(hub_kernels)
+    entry = source[source.index('"rotary_pos_emb": {') :]
+    entry = entry[: entry.index('"ForCausalLMLoss"')]
+    devices = re.findall(r'^\s*"(\w+)": \{$', entry, re.M)[1:]  # the keys under the entry's own
+    assert sorted(devices) == ["cuda", "rocm", "xpu"], devices
+    assert entry.count("Mode.INFERENCE: LayerRepository(") == 3 and "TRAINING" not in entry
+    assert 'repo_id="kernels-community/rotary"' in entry
+    # "With the `kernels` package installed": without it the decorator leaves the class as it is
+    assert "if is_kernels_available():" in source and "from kernels import use_kernelized_func" in source
+    fallback = source[source.rindex("def use_kernelized_func(") :]
+    fallback = fallback[: fallback.index("return decorator")]
+    assert " ".join(fallback.split()) == "def use_kernelized_func(*args, **kwargs): def decorator(cls): return cls"
+    # "and a model loaded with `use_kernels=True`": an opt-in, off by default
+    load = inspect.getsource(modeling_utils.PreTrainedModel.from_pretrained)
+    assert 'use_kernels = kwargs.pop("use_kernels", False)' in load
