@@ -517,7 +517,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # read r200 (the section's hardest place): the lead-in comes first and covers all four rows, "Four things in code
     # can make ..."; the query scales are then defined in a sentence of their own, since two rows are query scales
     lead_in = (
-        "Four things in code can make a padded row's scores differ from the same row run alone by more than rounding."
+        "Four things in code can make a padded row's scores differ from the same row run alone by more than float32"
+        " rounding."
     )
     # read r201 (the section's hardest place): the sentence names the models whose scales the rows use
     scales = (
@@ -606,7 +607,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert named.index("rise in steps") < named.index("near a step")
     assert named.index("query scales,") < named.index("| a query scale read from")
     intro = lead_in
-    assert intro.count(". ") == 0 and len(intro.split()) <= 21, intro  # one short cases sentence (recorded decision)
+    assert intro.count(". ") == 0 and len(intro.split()) <= 22, (
+        intro
+    )  # one short cases sentence (recorded decision; r202: "float32 rounding")
     # the lead-in first (read r200); the scales' sentence short, with its two models named (read r201)
     assert named.startswith(lead_in + " " + scales) and len(scales.split()) <= 25
     # read r201: the bfloat16 row says where its angles are explained, the section under the later heading, whose
@@ -998,8 +1001,8 @@ def test_fields_first_name_partial_rotary_factor():
         ("`rope_type` and `factor`", "the scaling rule for longer inputs, and how much it scales"),
         (
             "`original_max_position_embeddings`",
-            "the *trained length* $L$: the input length of the model's first training, and the length the scaling"
-            " starts from. Most unscaled files lack it and give that length in `max_position_embeddings`",
+            "the *trained length* $L$: the input length the model trained at before any RoPE scaling, and the length"
+            " the scaling starts from. Most unscaled files lack it and give that length in `max_position_embeddings`",
         ),
     ], rows
     assert "`layer_types`" not in fields  # read r176: per-layer-kind RoPE waits for the porting section that uses it
@@ -2912,9 +2915,9 @@ def test_opening_names_the_trained_length_of_unscaled_files():
 
     page = _page()
     assert (
-        "| `original_max_position_embeddings` | the *trained length* $L$: the input length of the model's first"
-        " training, and the length the scaling starts from. Most unscaled files lack it and give that length in"
-        " `max_position_embeddings` |" in page
+        "| `original_max_position_embeddings` | the *trained length* $L$: the input length the model trained at"
+        " before any RoPE scaling, and the length the scaling starts from. Most unscaled files lack it and give that"
+        " length in `max_position_embeddings` |" in page
     )
     # read r191: L is defined once, on the main line, before the worked configuration uses it; the glossary's row
     # (the italic term) says the same, "before any RoPE scaling"
@@ -3430,7 +3433,8 @@ def test_opening_points_to_the_reference_section_and_bands_to_chapter_7_figure()
     page = _page()
     opening = page[: page.index("Read these fields first:")]
     # r199's round shortened it to keep the main line from growing; "last" is checked on the headings below
-    assert "Its last section lists configuration fields and code names." in opening
+    # read r202: "Its" read as transformers'
+    assert "This page's last section lists configuration fields and code names." in opening
     headings = re.findall(r"^##? .*$", re.sub(r"```.*?```", "", _raw(), flags=re.S), flags=re.M)
     assert headings[-2:] == ["## Takeaways", "## Configuration fields and code names"], headings[-3:]
     pointer = (
@@ -3576,7 +3580,9 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     divided = "| divided | fewer than `low_freq_factor` | $\\theta_i/s$, so $sL$ positions turn the pair"
     assert section.index(divided) < section.index(declared) < section.index("| pair | turns in $L$ |"), section
     # "later": after the first training at L, which the opening's table names the trained length
-    assert "the *trained length* $L$: the input length of the model's first training" in page
+    # read r202: "first training" was false for Qwen2.5 and Qwen3 (4K first, then 32K with a raised base, where their
+    # YaRN starts): L is the length trained at before any RoPE scaling, the glossary's wording
+    assert "the *trained length* $L$: the input length the model trained at before any RoPE scaling" in page
     # read r188: "did in training" meant the first training, before the scaling; the learner is told so, in the
     # glossary's sense of the trained length ("before any RoPE scaling"), and L keeps that name
     glossary = " ".join((ROOT / "book" / "glossary.md").read_text(encoding="utf-8").split())
@@ -3614,7 +3620,7 @@ def test_past_sl_the_divided_pairs_meet_new_angles():
     page = _page()
     section = page[page.index("## A worked configuration") : page.index("<details>")]
     declared = "while $s$ sets how much the slowest pairs slow down."
-    gap = "Past $sL$, the divided pairs meet angles that the first training never showed them"
+    gap = "Past $sL$, the divided pairs meet angles that the training before the scaling never showed them"
     assert section.count(gap) == 1 and section.index(declared) < section.index(gap) < section.index("| pair |")
     unknown = "Meta's report does not say whether its later training showed them."
     # read r200 joined it to the fact it qualifies (read r199 asked for it on the main line); read r201 found it a
@@ -4096,3 +4102,26 @@ def test_hub_kernels_can_replace_the_rotation():
     # "and a model loaded with `use_kernels=True`": an opt-in, off by default
     load = inspect.getsource(modeling_utils.PreTrainedModel.from_pretrained)
     assert 'use_kernels = kwargs.pop("use_kernels", False)' in load
+
+
+def test_saved_files_keep_the_fields_but_head_dim_in_rope_parameters(tmp_path):
+    """The sentence after the opening's table of fields (read r202: a reader opening a file saved by transformers 5
+    meets a dict the table never named): "A file saved by transformers 5 keeps all but `head_dim` inside one dict,
+    `rope_parameters`." Checked with transformers 5.24's save_pretrained on a `llama3` Llama (base, rule, factor,
+    trained length) and on Phi (`partial_rotary_factor`): each of the table's fields but `head_dim` sits inside
+    `rope_parameters` and not at the top level, and `head_dim` sits at the top level."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig, PhiConfig
+
+    page = _page()
+    sentence = "A file saved by transformers 5 keeps all but `head_dim` inside one dict, `rope_parameters`."
+    assert page.index("| `original_max_position_embeddings` |") < page.index(sentence) < page.index("## A worked")
+    llama3 = {"rope_theta": 500_000.0, **LLAMA31_SCALING}  # Llama 3.1's fields, as the worked configuration's
+    LlamaConfig(head_dim=64, rope_parameters=llama3).save_pretrained(tmp_path / "llama")
+    PhiConfig(partial_rotary_factor=0.5).save_pretrained(tmp_path / "phi")
+    saved = {k: json.loads((tmp_path / k / "config.json").read_text()) for k in ("llama", "phi")}
+    inside = {"rope_theta", "rope_type", "factor", "original_max_position_embeddings"}
+    assert inside <= set(saved["llama"]["rope_parameters"]) and not inside & set(saved["llama"])
+    assert saved["llama"]["head_dim"] == 64 and "head_dim" not in saved["llama"]["rope_parameters"]
+    assert saved["phi"]["rope_parameters"]["partial_rotary_factor"] == 0.5
+    assert "partial_rotary_factor" not in saved["phi"]

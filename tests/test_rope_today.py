@@ -2354,8 +2354,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "That count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention" in text
     assert (
         "Per token and layer, DeepSeek-V2 then caches only the latent and the rotary key. The figure compares this"
-        " cache with multi-head attention's: 128 heads, each storing a key and a value 128 wide."
-        in " ".join(main_line.split())
+        " cache with multi-head attention's, as the DeepSeek-V2 paper counts it: 128 heads, each storing a key and a"
+        " value 128 wide." in " ".join(main_line.split())
     )
     assert (mla, 2 * 128 * 128) == (576, 32768)
     ids = [c.get("id") for c in nb_cells()]
@@ -5503,8 +5503,11 @@ def test_chapter_cached_keys_keep_the_old_frequencies():
     section = main_line[main_line.index("## How each scaling reshapes the wavelengths") : main_line.index("## What is")]
     said = (
         "Another type, `dynamic`, changes the base with the input length; the appendix shows it. A KV cache stores"
-        " keys already rotated, so the cached keys keep the old frequencies."
+        " keys already rotated, so after a change the cached keys keep the old frequencies while new queries use the"
+        " new ones."
     )
+    # read r202: the sentence gave no consequence; the new queries' frequencies are the new keys' (the fresh run's,
+    # checked above: one rotary module's cos and sin turn a position's query and key alike)
     assert " ".join(section.split()).count(said) == 1
     assert "Cached keys keep their old frequencies." in text  # the appendix's dynamic NTK paragraph says it too
 
