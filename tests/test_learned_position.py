@@ -817,7 +817,7 @@ counter_fact = (
     # reach the tested lengths (checked below: every trained head's bias lies under ALiBi's flattest line at every
     # distance 1 to 511); the shares and why they can differ are the block's
     "The KERPLE section's argument does not reach these lengths: at equal content scores, no trained KERPLE head gives"
-    " a key up to 511 back more weight, against the query's own token, than ALiBi's flattest head does."
+    " any key in the tested inputs more weight, against the query's own token, than ALiBi's flattest head does."
 )
 # read r192: the counter-fact left the KERPLE section's lesson unresolved on the main line. Read r199: one conclusion
 # closes it, scoped to the measure above ("such weight"), the weight against the query's own token, and to what ALiBi

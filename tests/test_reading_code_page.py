@@ -517,8 +517,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # read r200 (the section's hardest place): the lead-in comes first and covers all four rows, "Four things in code
     # can make ..."; the query scales are then defined in a sentence of their own, since two rows are query scales
     lead_in = (
-        "Four things in code can make a padded row's scores differ from the same row run alone by more than float32"
-        " rounding."
+        "Four things in code can make a padded row's scores differ from the same row run alone by more than rounding."
     )
     # read r201 (the section's hardest place): the sentence names the models whose scales the rows use
     scales = (
@@ -537,7 +536,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         + scales
         + " | mechanism | what to look for in the code | why a padded row's scores change | removed by"
         " `position_ids`? | |---|---|---|---|"
-        " | coarse bfloat16 rounding of the angles"
+        " | angles formed in bfloat16"
         " | angles, position times frequency, that your own code forms in bfloat16; the section on bfloat16"
         " frequencies explains them"
         " | bfloat16 rounds many positions above 256, and the shift changes how each one rounds | yes |"
@@ -589,7 +588,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # longest row's length setting every row's frequencies (a single row alone keeps its own: checked in
     # test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
     assert mechanisms == [
-        "coarse bfloat16 rounding of the angles",
+        "angles formed in bfloat16",
         "a query scale read from `position_ids`",
         "a query scale from counting tokens",
         "a batch effect",
@@ -607,9 +606,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert named.index("rise in steps") < named.index("near a step")
     assert named.index("query scales,") < named.index("| a query scale read from")
     intro = lead_in
-    assert intro.count(". ") == 0 and len(intro.split()) <= 22, (
-        intro
-    )  # one short cases sentence (recorded decision; r202: "float32 rounding")
+    # one short cases sentence (recorded decision); read r202 found "rounding" ambiguous beside the bfloat16 row: that
+    # row's mechanism is named "angles formed in bfloat16", the reader's suggestion
+    assert intro.count(". ") == 0 and len(intro.split()) <= 21, intro
     # the lead-in first (read r200); the scales' sentence short, with its two models named (read r201)
     assert named.startswith(lead_in + " " + scales) and len(scales.split()) <= 25
     # read r201: the bfloat16 row says where its angles are explained, the section under the later heading, whose
@@ -4114,7 +4113,7 @@ def test_saved_files_keep_the_fields_but_head_dim_in_rope_parameters(tmp_path):
     from transformers import LlamaConfig, PhiConfig
 
     page = _page()
-    sentence = "A file saved by transformers 5 keeps all but `head_dim` inside one dict, `rope_parameters`."
+    sentence = "A file that transformers saves keeps all but `head_dim` inside one dict, `rope_parameters`."
     assert page.index("| `original_max_position_embeddings` |") < page.index(sentence) < page.index("## A worked")
     llama3 = {"rope_theta": 500_000.0, **LLAMA31_SCALING}  # Llama 3.1's fields, as the worked configuration's
     LlamaConfig(head_dim=64, rope_parameters=llama3).save_pretrained(tmp_path / "llama")
