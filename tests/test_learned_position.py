@@ -816,6 +816,14 @@ counter_fact = (
     # main line keeps one: the KERPLE section's argument, more weight against the query's own token far back, does not
     # reach the tested lengths (checked below: every trained head's bias lies under ALiBi's flattest line at every
     # distance 1 to 511); the shares and why they can differ are the block's
+    # read r203: one 40-word sentence held three terms at once; two short ones say it. The first names the argument,
+    # the power law's advantage far back, not the log shape itself; "every tested distance": 1 to 511 back, the
+    # farthest key of the longest tested input (test_every_trained_kerple_head_penalises_each_key_more_than_alibis_
+    # flattest_head checks each of the 40 trained heads there)
+    "The KERPLE section's power-law advantage does not reach these lengths. At every tested distance, each trained"
+    " KERPLE head penalises a key more than ALiBi's flattest head does."
+)
+counter_fact_r202 = (
     "The KERPLE section's argument does not reach these lengths: at equal content scores, no trained KERPLE head gives"
     " any key in the tested inputs more weight, against the query's own token, than ALiBi's flattest head does."
 )
@@ -837,7 +845,15 @@ closing_8l = (
     " the query's own token, so less of the row goes to them."
 )
 # the section's lesson, its second sentence, after the one that sets up chapter 8's run
+# read r203: the section opens with its lesson, in plain words, before the terms (filler loss, trigram, passkey) that
+# the list below it defines; "predict the text well": KERPLE's loss at 8L is within 0.1 nats of the trigram's;
+# "most digits hidden far back": its five-seed mean 496 back is above 90 %; "worse than KERPLE's": FIRE's and CoPE's
+# mean losses are above KERPLE's by more than 0.1 nats (checked where lesson_8l is read)
 lesson_8l = (
+    "Far past their training length, chapter 8's KERPLE models still predict the text well and find most digits hidden"
+    " far back. The FIRE and CoPE models find every hidden digit but predict the text worse than KERPLE's."
+)
+lesson_8l_r202 = (
     "There, KERPLE keeps a low loss and finds most far passkeys, while FIRE and CoPE find every passkey at a higher"
     " loss."
 )
@@ -1189,6 +1205,7 @@ def test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lea
     assert " ".join(cells["c29"].split("<details>")[0].split()).endswith(f"{result} {unsettled_8l} {unknown}")
     assert f"{result} {unsettled_8l} {unknown} <details><summary>How the measures are scored" in flat
     assert main.count(unknown) == 1 and closing_8l not in main and flat.count(closing_8l) == 1 and "650" not in main
+    assert counter_fact_r202 not in text  # read r203: a 40-word sentence, split in two
     # read r199: the main line draws one conclusion; what is not measured, and when the log shapes would cross ALiBi's
     # flattest line, are the block's alone
     assert "is not measured here" not in main and "beyond the lengths tested" not in main
@@ -1222,6 +1239,9 @@ def test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lea
     # head's solved log shape crosses that line only past 511, the farthest key of the longest tested input (the
     # block's crossing)
     slope = alibi_slopes(n_heads).min().item()
+    # the main line's "At every tested distance, each trained KERPLE head penalises a key more than ALiBi's flattest
+    # head does" (counter_fact): 1 to 511 back, the farthest key of the longest tested input; KERPLE's bias depends on
+    # the distance alone, so the shorter inputs' distances are among these
     assert all(v[d] < -slope * d for v in kerple.values() for d in range(1, n))
     for v in kerple.values():
         r2 = log_r2(v[1], v[2])
@@ -1305,13 +1325,16 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # the measured lift itself (checked below, all 40 heads); then one sentence on why the lift matters, a measured
     # fact: at equal content scores the query's own token and the key one back lose weight (checked below, all 40
     # heads); the guess that links this to FIRE's loss stays the appendix's
+    # read r203: the paragraph was a hardest place again: its point, the lost weight, came last. It opens with that
+    # point, then the premise, the lift (as that key's u is smaller) and why the two nearest keys lose; the same
+    # checks below hold each step (all 40 heads)
     lesson = (
-        "Chapter 8's FIRE models, trained on $L = 64$ tokens, turn a later query's smaller $u$ into a higher bias. From"
-        " query 63 and query 511, the last of 64 and of 512 tokens, each trained head's bias falls as the key's $u$"
-        " grows. So query 511 gives each key 1 to 63 back a higher bias than query 63 does. The query's own token keeps"
-        " its bias, as its $u$ stays 0, and the key one back gains least. So at equal content scores, the own token and"
-        " the key one back lose weight to farther keys, in every trained head."
+        "In chapter 8's trained FIRE models, a later query gives its own token and the key one back less weight against"
+        " farther keys, at equal content scores. From query 63 and query 511, each trained head's bias falls as the"
+        " key's $u$ grows. So query 511 gives each key 1 to 63 back a higher bias than query 63 does, as that key's $u$"
+        " is smaller. The query's own token keeps its bias, as its $u$ stays 0, and the key one back gains least."
     )
+    assert "turn a later query's smaller $u$ into a higher bias" not in text
     assert "can give a key a higher bias" not in text
     assert lesson in " ".join(main.split())
     # "The MLP sees only u": FireBias's bias at any query and key positions is its MLP applied to u alone, so two
@@ -1333,9 +1356,10 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # trained head shows it", overstated what the run shows (it records no learned |c| or L_thr): the answer comes
     # first, then its two facts in one sentence (the fall and the lift, which together make a lifted bias that of a
     # nearer key), then the example
-    assert [p for p in _markdown_paragraphs() if p.startswith("Chapter 8's FIRE models, trained on")] == [lesson]
-    # five sentences (read r202: r200's sixth, the untested guess on why the lift may matter, is the block's)
-    assert len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 5
+    assert [p for p in _markdown_paragraphs() if p.startswith("In chapter 8's trained FIRE models,")] == [lesson]
+    # four sentences (read r202: r200's sixth, the untested guess on why the lift may matter, is the block's; read
+    # r203: the conclusion opens the paragraph, so it is not said again at its end)
+    assert len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 4
     assert "Yes: in every trained head" not in text and "For example, query 511 gives the key 8 back" not in text
     assert "The starting values predict this same shift" not in text and "every trained head shows it" not in text
     assert "In each, the saved bias falls" not in text and "treats a key as far back" not in text
@@ -1345,7 +1369,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         flat_text.index(fire_block_title) : flat_text.index("</details>", flat_text.index(fire_block_title))
     ]
     assert flat_text.count(fire_block_title) == 1
-    assert flat_text.index("in every trained head.") < flat_text.index(fire_block_title)
+    assert flat_text.index("and the key one back gains least.") < flat_text.index(fire_block_title)
     # the count of heads and the threshold's inference, off the main line (read r199: a learner asks whether query
     # 511 lies past the learned threshold; test_fire_higher_biases_from_the_later_query_put_the_threshold_below_511)
     assert (
@@ -1369,13 +1393,14 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     fire_main = " ".join(main[main.index("## FIRE: an MLP") : main.index("## CoPE: count only")].split())
     for aside in ("does not record", "never above", "never as near", "A guess about FIRE", "untested"):
         assert aside not in fire_main, aside
-    trained_main = fire_main[fire_main.index("Chapter 8's FIRE models, trained on") : fire_main.index("To remember:")]
+    trained_main = fire_main[fire_main.index("In chapter 8's trained FIRE models,") : fire_main.index("To remember:")]
     assert "nearer" not in trained_main and "keys 3 and 4" not in trained_main  # the block's, below
     # read r192: the fall is the main line's premise now, so the block does not repeat it
     assert "Each head's bias falls as the distance grows." not in text
     assert (
-        "From query 63 and query 511, the last of 64 and of 512 tokens, each trained head's bias falls as the key's $u$"
-        " grows." in trained_main
+        # read r203: "the last of 64 and of 512 tokens" cut, as the FIRE section names its queries by position and
+        # the figure's legend gives their inputs
+        "From query 63 and query 511, each trained head's bias falls as the key's $u$ grows." in trained_main
     )
     assert (
         "In every trained head, for example, query 511 gives the key 8 back a bias between those that query 63 gives"
@@ -1418,12 +1443,10 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # the takeaway first, then the argument forward (u, then what the MLP can do), then the measurement, then the drawn
     # head and the count of heads
     flat_main_fire = " ".join(main.split())
-    takeaway = flat_main_fire.index("turn a later query's smaller $u$ into a higher bias.")
+    matters = flat_main_fire.index("a later query gives its own token and the key one back less weight against")
     premise = flat_main_fire.index("each trained head's bias falls as the key's $u$ grows.")
-    first = flat_main_fire.index("So query 511 gives each key 1 to 63 back a higher bias than query 63 does.")
-    matters = flat_main_fire.index(
-        "the own token and the key one back lose weight to farther keys, in every trained head."
-    )
+    first = flat_main_fire.index("So query 511 gives each key 1 to 63 back a higher bias than query 63 does,")
+    takeaway = flat_main_fire.index("and the key one back gains least.")
     # read r200: "both" pointed two sentences back, and the point of the lift was the appendix's alone: the main line
     # names the two tokens and says, as a guess no run tests, why it may matter (chapter 8's filler: the next symbol
     # depends only on the two tokens before it, checked in the appendix's guess test)
@@ -1434,7 +1457,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " spells out that guess; no run here tests it."
     )
     assert guess not in flat_main_fire and guess in " ".join(text.split())
-    assert takeaway < premise < first < matters
+    assert matters < premise < first < takeaway  # read r203: the point first, then the argument forward
     # read r189: "not implied by the starting values" left the learner unsure whether the u-picture explains the
     # figure; read r190: "the run cannot show that u causes it" was a hedge the model rules out: FIRE's MLP takes u
     # alone (posenc's FireBias: the bias at a query and distance is mlp(u) and nothing else), so a different bias at
@@ -1842,6 +1865,33 @@ def test_alibi_appears_in_transformers_only_in_bloom_falcon_and_mpt():
     assert with_alibi == {"bloom", "falcon", "mpt"}
 
 
+def test_the_open_models_of_chapter_10s_table_all_use_rope():
+    """Going further, on the main line (read r203: only the block said that no widely used open model uses these
+    methods): "The open models in chapter 10's table all use RoPE; this chapter's three methods appear mainly in
+    research." Chapter 10's full table has one row per entry of posenc's MODEL_ROPE_CONFIGS, and every entry rotates
+    part or all of each head (rotary_dim > 0) with a RoPE base; "mainly in research": the block names the one
+    framework that offers KERPLE, NeMo, and no model in transformers builds any of the three
+    (test_transformers_builds_in_none_of_kerple_fire_and_cope)."""
+    from posenc.book.models import MODEL_ROPE_CONFIGS
+
+    text = chapter_markdown("11_learned_position")
+    main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
+    further = main[main.index("## Going further") :]
+    sentence = (
+        "The open models in chapter 10's table all use RoPE; this chapter's three methods appear mainly in research."
+    )
+    assert f"None of this chapter's three methods is built into Hugging Face's transformers. {sentence}" in further
+    block = collapsed(" ".join(text.split()), "Which models use these methods")
+    assert "NVIDIA NeMo's documentation lists KERPLE" in block
+    rows = MODEL_ROPE_CONFIGS.values()
+    assert all(cfg["rotary_dim"] > 0 and cfg["rope_theta"] > 0 for cfg in rows)
+    ch10 = " ".join(chapter_markdown("10_rope_today").split())
+    start = ch10.index("| model | position method | rotated / head |")
+    table = ch10[start : ch10.index("</details>", start)]
+    table_rows = re.findall(r"\| [^|]+ \| [^|]+ \| \d+ / \d+ \|", table)
+    assert len(table_rows) == len(MODEL_ROPE_CONFIGS) == 17
+
+
 def test_transformers_builds_in_none_of_kerple_fire_and_cope():
     """Chapter 11's Going further: "None of this chapter's three methods is built into Hugging Face's transformers",
     on the installed transformers (5.24 when this was written), on the main line; skipped where it is not installed.
@@ -2055,13 +2105,16 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # nearer each key before it looks": a comparison between queries, not "nearer than it is"), then the rule, then
     # the dotted line in two sentences; the log axis and the match point between two dots are the figure block's
     lesson = "Past position $L_{\\text{thr}}$, the later the query, the nearer each key before it looks to FIRE's MLP."
+    # read r203: the dotted line in one step, from the far key to the point of query 63's curve with its u; "as its
+    # divisor grows" said whose divisor and why it grows: psi(max(i, L_thr)) rises with the query's position i
     rule = (
         f"{lesson} Up to position $L_{{\\text{{thr}}}}$, a query's $u$ depends on the distance only. Past it, a later"
-        " query gives each key 1 or more back a smaller $u$, as its divisor grows. The figure's dotted line joins two"
-        " points with the same $u$: the key 8 back from query 511, and a point between the keys 3 and 4 back from"
-        " query 63, where no key sits. The MLP sees only $u$, so to the MLP, that key looks like one 3 to 4 back from"
+        " query gives each key 1 or more back a smaller $u$, as $u$'s divisor grows with the query's position. The"
+        " figure's dotted line joins the key 8 back from query 511 to the point of query 63's curve with the same $u$,"
+        " between its keys 3 and 4 back. The MLP sees only $u$, so to the MLP, that key looks like one 3 to 4 back from"
         " query 63."
     )
+    assert "where no key sits" not in flat_main
     figure_block = (
         "<details><summary>Reading the figure</summary> The figure draws $u$ for three queries, on a log axis so that"
         " distances from one to thousands fit. Keys sit at whole distances, marked by dots near the query. The dotted"
@@ -2170,7 +2223,7 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     for q in (8, 14):  # up to 16: the same distance gets the same u from query q and query q + 1 (cacheable)
         assert torch.allclose(u_by_distance(q + 1)[:q], u_by_distance(q), atol=1e-6)
     assert "the input of a nearer key" not in text  # split: the smaller u, then whose u it is
-    assert flat_main.count("between the keys 3 and 4") == 1 and "between those of the keys 3 and 4" not in flat_main
+    assert flat_main.count("between its keys 3 and 4") == 1 and "between those of the keys 3 and 4" not in flat_main
     # "At the starting values": fire_u's defaults are the starting values the section names, and the FIRE box says
     # the same of its worked values ("chapter 8's run keeps no learned |c| or L_thr"), which the main line leaves there
     assert "These are the starting values' numbers" not in text
@@ -2503,7 +2556,8 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     assert padded not in main and flat.count(padded) == 1 and padded in block
     assert "padding" not in main[: main.index("## Takeaways")]
     assert main.index("The cell decodes one short input: labels") < main.index(result)
-    assert main.index(result) < main.index("unmasked padding")  # takeaway 3's, after the result
+    # read r203: takeaway 3 named the padding, a caveat the main line never showed; it is the block's alone
+    assert "padding" not in main
     # "left-padded to one length": every input of a batch has the same length, its padding all before the first
     # sentence; "no mask hides the padding": the counter's attention takes no mask, only the tokens; the decoded
     # example drops the padding: the cell keeps only the tokens that are not PAD
@@ -2539,8 +2593,8 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # RoPE model is the result this padding may favour
     takeaways = " ".join(main[main.index("## Takeaways") : main.index("## Exercises")].split())
     scoped = (
-        "CoPE counts what its gates select. On a small counting task with unmasked padding, in this chapter's run, it"
-        " finds the second and third sentence back far more often than a one-layer RoPE model."
+        "CoPE counts what its gates select. On a small counting task, in this chapter's run, it finds the second and"
+        " third sentence back far more often than a one-layer RoPE model."
     )
     assert scoped in takeaways and "unmasked left padding" in flat
     # CoPE's main line (read r169: the library's bfloat16 defect stood only in a block; read r170: a takeaway must
@@ -3248,10 +3302,11 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # the main line defines the trigram (its 8L loss asserted in the figure's cell) and the passkey, then gives the
     # table with no grades; the grades and chapter 8's own use of *kept* are the block's
     # read r191: one claim a sentence, and the passkey's definition carries why content alone finds it
+    # read r203: the three terms as a short list, one item each, after the lesson and the setup
     terms = (
-        "A model's *filler loss* is its mean loss over filler tokens from position $L$ on. Each filler symbol depends"
-        " on the two before it. So a *trigram* model, which predicts each token from the two before it, is the"
-        f" yardstick, with 0.72 nats at $8L$. {passkey_defined}"
+        "- A model's *filler loss* is its mean loss over filler tokens from position $L$ on. - Each filler symbol"
+        " depends on the two before it. So a *trigram* model, which predicts each token from the two before it, is the"
+        f" yardstick: 0.72 nats at $8L$. - {passkey_defined}"
     )
     # the grades, their bars and chapter 8's own use of *kept* are the block's; the main line's table has no grade
     grades = (
@@ -3400,13 +3455,13 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     assert max(loss_8l, key=loss_8l.get) == "none"  # the highest of the table's five means
     # read r186: the section opens on its lesson, in place of the question "Do this chapter's methods still work
     # there?", and ends on the result that the table shows (the lesson's claims are the result's, checked above;
-    # "most far passkeys": KERPLE's five-seed mean 496 back, 97 %)
-    lesson = (
-        "There, KERPLE keeps a low loss and finds most far passkeys, while FIRE and CoPE find every passkey at a higher"
-        " loss."
-    )
-    assert "Do this chapter's methods still work there?" not in text
+    # "most far passkeys": KERPLE's five-seed mean 496 back, 97 %). Read r203: the lesson opens the section, in plain
+    # words, before the chapter-8 setup and the list of terms (lesson_8l); "worse than KERPLE's": FIRE's and CoPE's
+    # mean losses exceed KERPLE's by more than 0.1 nats (checked above)
+    lesson = lesson_8l
+    assert "Do this chapter's methods still work there?" not in text and lesson_8l_r202 not in text
     assert flat_main.count(lesson) == 1 and flat_main.index(lesson) < flat_main.index(terms) < flat_main.index(answer)
+    assert flat_main.index("## In chapter 8's experiment " + lesson + " [Chapter 8](08_extrapolation.ipynb)") >= 0
     assert fixed8["kerple"][far8][0] > 0.9 and random8["kerple"][n8][0] > 0.9
     trigram_mean = summarize(full8, "loss_beyond")["trigram"][n8][0]
     assert loss_means["kerple"] <= trigram_mean + 0.1  # "a low loss": within chapter 8's bar for *fine*
@@ -3820,10 +3875,15 @@ def test_kerple_upper_bound_on_r2_belongs_to_the_power_shape_only():
     # it, "Why the power shape stops at r₂ = 2", and ALiBi's exponential fade is said in the next cell, from e^bias
     assert (
         # read r197: the power shape's limit stated where the numbers are introduced (the reference code clamps it)
-        "KERPLE learns the shape of the distance penalty with two numbers per head, $r_1 > 0$ and $r_2 > 0$; the power"
-        " shape keeps $r_2 \\le 2$. Far back,"
+        # read r203: the limit follows the formula that shows the power shape, not before the shapes are named
+        "KERPLE learns the shape of the distance penalty with two numbers per head, $r_1 > 0$ and $r_2 > 0$. Far back,"
         " its log shape lets a key's weight fade much more slowly than ALiBi's line does. A KERPLE model uses one of"
         " two shapes, a log and a power: $$ b_{\\log}(i, j)" in main
+    )
+    assert (
+        "-r_1\\,|j - i|^{r_2} . $$ ALiBi is the power shape with $r_2 = 1$ and $r_1$ the head's slope, both fixed. The"
+        " power shape also keeps $r_2 \\le 2$. <details><summary>Why the power shape stops at r\u2082 = 2</summary>"
+        in flat
     )
     limit = (
         "KERPLE's paper limits the power shape to $r_2 \\le 2$: only then are its penalties squared distances between"
@@ -4144,9 +4204,11 @@ def test_kerple_weight_is_stated_relative_to_the_querys_own_token():
         # and an 8-head ALiBi beside chapter 8's 4 heads, read as a knot: one head, chapter 8's flattest, slope 1/256
         # (alibi_slopes of its 4 heads, checked below), crossed at 1938 (the appendix asserts 1937 as the last
         # distance before it)
-        "A flatter ALiBi line crosses this log head farther back: the flattest line in chapter 8's models, of slope"
-        " 1/256, only about two thousand tokens back."
+        # read r203: the sentence made whole, with its own verb
+        "ALiBi's flattest line in chapter 8's models, of slope 1/256, crosses this log head only about two thousand"
+        " tokens back."
     )
+    assert "A flatter ALiBi line crosses this log head farther back" not in text
     assert crossing not in block and " ".join(section.split()).count(crossing) == 1
     # read r199: the main line blurred a slower fade (a rate) with more weight kept (a level), so chapter 8's section
     # read like a contradiction; one sentence separates them, scoped to the heads just named: near the query the log

@@ -149,6 +149,10 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     rotates = "Check that a layer rotates before applying these settings to it: Llama 4, SmolLM3 and Qwen3-Next leave"
     assert after.startswith(rotates), after[:80]
     after = after[after.index("without RoPE.") + len("without RoPE.") :].lstrip("\n")
+    # read r203 (an omission): then the check that confirms a port, a paragraph and its snippet
+    # (test_port_check_compares_cos_and_sin_with_the_loaded_model); then the pitfalls
+    assert after.startswith("To confirm a port, compare your cos and sin with the loaded model's"), after[:80]
+    after = after[after.index("```\n\n") + 5 :]
     assert after.startswith("<details><summary>Loading pitfalls in transformers 5.24</summary>"), after[:80]
     assert len(set(gemma.layer_types)) == 2 and len({r["rope_theta"] for r in gemma.rope_parameters.values()}) == 2
 
@@ -519,11 +523,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     lead_in = (
         "Four things in code can make a padded row's scores differ from the same row run alone by more than rounding."
     )
-    # read r201 (the section's hardest place): the sentence names the models whose scales the rows use
-    scales = (
-        "Two are query scales, as in Ministral 3 and Llama 4: numbers that multiply each query and rise in steps with"
-        " the token's position."
-    )
+    # read r201 named the models in this sentence; read r203 put them in the rows themselves, so it defines the term
+    scales = "Two are query scales: numbers that multiply each query and rise in steps with the token's position."
     # the cases table (read r191: the hardest place of the section). Read r199: a first column names each row's
     # mechanism in a few words. Read r200: the two query scales differ in mechanism, one reads `position_ids`, the
     # other counts tokens (Llama 4 counts the cache length plus each token's index, so `position_ids` cannot fix it),
@@ -534,20 +535,17 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         lead_in
         + " "
         + scales
-        + " | mechanism | what to look for in the code | why a padded row's scores change | removed by"
-        " `position_ids`? | |---|---|---|---|"
-        " | angles formed in bfloat16"
-        " | angles, position times frequency, that your own code forms in bfloat16; the section on bfloat16"
-        " frequencies explains them"
+        # read r203 (the section's hardest place): the table reads without its block, three columns, each row's
+        # mechanism in plain words; the code's function names wait for the block below the table (checked below)
+        + " | mechanism | why a padded row's scores change | removed by `position_ids`? | |---|---|---|"
+        " | angles your own code forms in bfloat16"
         " | bfloat16 rounds many positions above 256, and the shift changes how each one rounds | yes |"
-        " | a query scale read from `position_ids`"
-        " | queries multiplied by `get_llama_4_attn_scale`, as in Ministral 3 and Mistral 4 | the scale reads the"
-        " shifted position | yes |"
-        " | a query scale from counting tokens"
-        " | `attn_temperature_tuning`, in Llama 4's layers without RoPE, which count the cached tokens plus each"
-        " token's index | the count includes the pads, which moves the scale for tokens near a step | no |"
-        " | a batch effect | `rope_type` set to `dynamic` or `longrope` | these rules set every row's frequencies from"
-        " the length of the batch's longest row | no |"
+        " | Ministral 3's and Mistral 4's query scale, which reads `position_ids`"
+        " | the scale reads the shifted position | yes |"
+        " | Llama 4's query scale in its layers without RoPE, which counts the tokens before each query, pads included"
+        " | the pads raise the count, which moves the scale for tokens near a step | no |"
+        " | `dynamic` and `longrope`, which set the frequencies from the batch's longest row"
+        " | the longest row, not this one, sets its frequencies | no |"
     )
     # "bfloat16 rounds many positions above 256": 8 significant bits keep every integer up to 256, and from 257 on
     # round some of them, more the larger the position (every other one up to 512, 7 in 8 between 1 024 and 2 048)
@@ -564,23 +562,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # "even with `position_ids`, the batch's longest row sets every row's frequencies": transformers' two update
     # functions read torch.max(position_ids) + 1
     # (test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
-    rows = re.findall(r"^\| (?!mechanism |---)(.+?) \| (.+?) \| (.+?) \| (yes|no) \|$", _raw(), flags=re.M)
+    rows = re.findall(r"^\| (?!mechanism |---)(.+?) \| (.+?) \| (yes|no) \|$", _raw(), flags=re.M)
     mechanisms = [r[0] for r in rows]
     cases = [r[1:] for r in rows]
-    assert [(c[0], c[2]) for c in cases] == [
-        (
-            "angles, position times frequency, that your own code forms in bfloat16; the section on bfloat16"
-            " frequencies explains them",
-            "yes",
-        ),
-        ("queries multiplied by `get_llama_4_attn_scale`, as in Ministral 3 and Mistral 4", "yes"),
-        (
-            "`attn_temperature_tuning`, in Llama 4's layers without RoPE, which count the cached tokens plus each"
-            " token's index",
-            "no",
-        ),
-        ("`rope_type` set to `dynamic` or `longrope`", "no"),
-    ], cases
+    assert [c[1] for c in cases] == ["yes", "yes", "no", "no"], cases
     # "Four things": the lead-in's count is the table's own rows; "Two are query scales": rows 2 and 3
     assert len(rows) == 4 and "Four things in code can make" in named
     # the mechanism column, a few words a row: the query scales share one mechanism, the scale's dependence on the
@@ -588,15 +573,17 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # longest row's length setting every row's frequencies (a single row alone keeps its own: checked in
     # test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
     assert mechanisms == [
-        "angles formed in bfloat16",
-        "a query scale read from `position_ids`",
-        "a query scale from counting tokens",
-        "a batch effect",
+        "angles your own code forms in bfloat16",
+        "Ministral 3's and Mistral 4's query scale, which reads `position_ids`",
+        "Llama 4's query scale in its layers without RoPE, which counts the tokens before each query, pads included",
+        "`dynamic` and `longrope`, which set the frequencies from the batch's longest row",
     ], mechanisms
-    assert [m for m in mechanisms if m.startswith("a query scale")] == mechanisms[1:3]  # "Two are query scales"
-    assert all(len(m.split()) <= 7 for m in mechanisms), mechanisms
+    assert [m for m in mechanisms if "query scale" in m] == mechanisms[1:3]  # "Two are query scales"
+    assert all(len(m.split()) <= 18 for m in mechanisms), mechanisms
+    # no function name in the table (read r203): they sit in the block below it
+    assert "get_llama_4_attn_scale" not in named and "attn_temperature_tuning" not in named, named
     # read r191: each "why" is one plain clause, with no comma-joined second thought beyond a short "and" or "which"
-    assert all(len(c[1].split()) <= 16 for c in cases), [len(c[1].split()) for c in cases]
+    assert all(len(c[0].split()) <= 16 for c in cases), [len(c[0].split()) for c in cases]
     # read r188: each row's case reads where it stands, in words the page has said before it: the bfloat16 row says
     # what its angles are, not the later section's "bfloat16 angles"; the length rules' row says what makes them
     # differ, as the dynamic section's main line, earlier, defines a dynamic rule
@@ -604,7 +591,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert page.index("A dynamic rule recomputes the divisors from each input's length $\\ell$.") < page.index(named)
     # read r191: "a step" and "query scale" are said on the main line before the table uses them
     assert named.index("rise in steps") < named.index("near a step")
-    assert named.index("query scales,") < named.index("| a query scale read from")
+    assert named.index("query scales:") < named.index("| Ministral 3's and Mistral 4's query scale")
     intro = lead_in
     # one short cases sentence (recorded decision); read r202 found "rounding" ambiguous beside the bfloat16 row: that
     # row's mechanism is named "angles formed in bfloat16", the reader's suggestion
@@ -613,14 +600,14 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert named.startswith(lead_in + " " + scales) and len(scales.split()) <= 25
     # read r201: the bfloat16 row says where its angles are explained, the section under the later heading, whose
     # main-line table has the row "your own code forms the angles in bfloat16" (checked below)
-    assert page.index(named) < page.index("(reading-bf16)= ### bfloat16 frequencies")
+    assert page.index(named) < page.index("(reading-bf16)= ## bfloat16 frequencies")
     # the shared reason the rule before the table gives: RoPE's scores depend only on the offsets
     assert section.index("RoPE's scores depend only on those offsets") < section.index(intro)
     assert named in section
     assert "{ref}" not in named and "Temperature rules" not in named  # no pointer the row needs to be read
     assert "float32 rounding:" not in section  # read r181
     # the section it points to says so, in its table's second row: a score's error grows with the position itself
-    bf16_main = _section_main_line(page, "### bfloat16 frequencies")
+    bf16_main = _section_main_line(page, "## bfloat16 frequencies")
     assert "| your own code forms the angles in bfloat16 | the position itself |" in bf16_main
     # "by more than transformers' own rounding": transformers forms float32 angles and rounds cos and sin to the
     # activations' dtype, at worst bfloat16 or float16, a relative error of at most 2^-8 (the bound below covers
@@ -694,8 +681,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         " `model.to`. See the end of {ref}`bfloat16 frequencies <reading-bf16>`. `position_ids` remove this shift."
     ), first
     # the number itself waits for the section it points to, inside its block on angles formed in bfloat16
-    assert "1 027" not in section and "(reading-bf16)= ### bfloat16 frequencies" in page
-    bf16 = page[page.index("### bfloat16 frequencies") : page.index("## Takeaways")]
+    assert "1 027" not in section and "(reading-bf16)= ## bfloat16 frequencies" in page
+    bf16 = page[page.index("## bfloat16 frequencies") : page.index("## Takeaways")]
     bf16_block = bf16[bf16.index("<summary>If your code forms the angles in bfloat16</summary>") :]
     moved = (
         "so between positions 1 024 and 2 048 one bfloat16 rounding can put its angle about half a turn off: 1 027"
@@ -711,7 +698,12 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert (
         "`position_ids` remove the shift for Ministral 3's scale, which reads them, but transformers counts" in second
     )
-    assert second.endswith("Llama 4's from the cache length."), second
+    # read r203: the code's names, moved out of the table, in the bullet on the query scales
+    names = (
+        "Llama 4's from the cache length. In the code, Ministral 3 and Mistral 4 multiply their queries by"
+        " `get_llama_4_attn_scale`, and Llama 4 switches its scale on with `attn_temperature_tuning`."
+    )
+    assert second.endswith(names), second
     import inspect
 
     from transformers.models.ministral3 import modeling_ministral3
@@ -741,7 +733,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         "- `model.to(torch.bfloat16)` rounds RoPE's frequencies, so angles drift with the key's distance back; pass"
         " the `dtype` to `from_pretrained` instead." in takeaways
     )
-    section = page[page.index("### bfloat16 frequencies") : page.index("## Takeaways")]
+    section = page[page.index("## bfloat16 frequencies") : page.index("## Takeaways")]
     assert "a score's angle is off by the key's distance back times the rounding error of $\\theta_i$." in section
     torch.manual_seed(0)
     config = LlamaConfig(
@@ -769,7 +761,9 @@ def test_llama_code_has_none_of_the_four_run_time_mechanisms():
     page = _page()
     section = _section_main_line(page, "## Positions at run time")
     sentence = "Transformers' Llama code, with plain RoPE or `llama3`, has none of the four."
-    assert section.rstrip().endswith(sentence) and section.index("| a batch effect |") < section.index(sentence)
+    assert section.rstrip().endswith(sentence) and section.index("| `dynamic` and `longrope`,") < section.index(
+        sentence
+    )
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
     from transformers.modeling_rope_utils import dynamic_rope_update
@@ -1000,10 +994,12 @@ def test_fields_first_name_partial_rotary_factor():
         ("`rope_type` and `factor`", "the scaling rule for longer inputs, and how much it scales"),
         (
             "`original_max_position_embeddings`",
-            "the *trained length* $L$: the input length the model trained at before any RoPE scaling, and the length"
-            " the scaling starts from. Most unscaled files lack it and give that length in `max_position_embeddings`",
+            "the *trained length* $L$: the input length the model trained at before any RoPE scaling",
         ),
     ], rows
+    # read r203: the cell is a short definition; where unscaled files keep L is a sentence under the table
+    unscaled = "Most unscaled files lack that field and store $L$ in `max_position_embeddings`."
+    assert fields.split("\n\n")[2].startswith(unscaled), fields
     assert "`layer_types`" not in fields  # read r176: per-layer-kind RoPE waits for the porting section that uses it
     # the porting section's table names the nested kind (read r197: a table in place of the internals paragraph)
     assert "| per layer type, such as Gemma 3's | one dict for each kind that `layer_types` lists |" in _page()
@@ -1161,7 +1157,7 @@ def test_bfloat16_drift_and_three_roundings():
         "Transformers' Llama code forms the angles $p\\theta_i$ in float32, but, after `model.to`, from rounded"
         " $\\theta_i$. Rounding enters by three paths:"
     )
-    assert lead in _section_main_line(page, "### bfloat16 frequencies")
+    assert lead in _section_main_line(page, "## bfloat16 frequencies")
     # "after `model.to`, from rounded theta_i": the float32 cast of a bfloat16 inv_freq keeps its rounded value, so
     # the angles are float32 products of the rounded frequencies
     from transformers import LlamaConfig
@@ -2092,13 +2088,14 @@ def test_float32_angles_are_fine_up_to_16l():
     (-pi, pi]. Measured on x86: 0.0093 in all, 0.0054 from theta_i, 0.0039 from forming p theta_i (half of float32's
     spacing near 86 000, a correctly rounded product); the bounds leave room for another CPU's float32 pow."""
     page = _page()
-    main = _section_main_line(page, "### bfloat16 frequencies")
+    main = _section_main_line(page, "## bfloat16 frequencies")
     row = (
-        "| transformers forms float32 angles from float32 $\\theta_i$ | the distance back and the position, as above,"
-        " but far more slowly | at most about 0.01 radian per angle up to $16L$ |"
+        # read r203: "both", the first two rows' distance back and position, in plain words
+        "| transformers forms float32 angles from float32 $\\theta_i$ | both, far more slowly | at most about 0.01"
+        " radian per angle up to $16L$ |"
     )
     lesson = "Rounding in bfloat16 can put a score's angle half a turn off; float32 keeps the error small."
-    assert row in main and main.startswith("### bfloat16 frequencies"), main
+    assert row in main and main.startswith("## bfloat16 frequencies"), main
     lead = main[main.index("To check a loaded model:") :]
     lead = lead[lead.index("```", lead.index("```") + 3) + 3 :].strip()
     assert lead.startswith(lesson) and "fine" not in main and "a tenth" not in main, lead[:200]  # the lesson leads
@@ -2679,19 +2676,20 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     scales = page[page.index("<summary>Query scales by position: Llama 4, Ministral 3 and Mistral 4</summary>") :]
     assert scales[scales.index("</summary>") + len("</summary>") :].lstrip().startswith(sentence + " " + rest)
     run_time = _section_main_line(page, "## Positions at run time")
-    # read r201: the sentence names the two models whose scales the rows use, as the rows do (Ministral 3's reads
-    # `position_ids`, Llama 4's counts tokens, checked below and in test_shift_cases_and_bfloat16_takeaway)
-    defined = (
-        "Two are query scales, as in Ministral 3 and Llama 4: numbers that multiply each query and rise in steps with"
-        " the token's position."
-    )
-    assert defined in run_time and run_time.index(defined) < run_time.index("| a query scale read from `position_ids`")
+    # read r203: the rows name the models whose scales they are (Ministral 3's reads `position_ids`, Llama 4's counts
+    # tokens, checked below and in test_shift_cases_and_bfloat16_takeaway); the sentence defines the term first
+    defined = "Two are query scales: numbers that multiply each query and rise in steps with the token's position."
+    assert defined in run_time and run_time.index(defined) < run_time.index("| Ministral 3's and Mistral 4's query")
     # read r200: Llama 4's scale does not read the position; it counts the cache length plus each token's index, so
     # its row's mechanism says so, and `position_ids` cannot fix it ("Each scale follows the position itself": the
     # count is the token's place in the padded row)
+    # "counts the tokens before each query, pads included": p = the cache length plus the token's index in the call
     llama4_row = (
-        "| a query scale from counting tokens | `attn_temperature_tuning`, in Llama 4's layers without RoPE, which"
-        " count the cached tokens plus each token's index |"
+        "| Llama 4's query scale in its layers without RoPE, which counts the tokens before each query, pads included |"
+    )
+    llama4_source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
+    assert "positions = torch.arange(hidden_states.shape[1], device=hidden_states.device) + past_seen_tokens" in (
+        llama4_source
     )
     assert llama4_row in run_time
     from transformers import Ministral3Config, Mistral4Config
@@ -2811,7 +2809,7 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     over all query-key pairs in that range the score's angle, wrapped, is off by 3 radians, about half a turn. The
     prose the table replaces is off the main line; the `model.to` sentences moved into the first block."""
     page = _page()
-    main = _section_main_line(page, "### bfloat16 frequencies")
+    main = _section_main_line(page, "## bfloat16 frequencies")
     table = main[main.index("| path | a score's error grows with | size, in Llama 3.1's head |") :]
     rows = re.findall(r"\| ([^|]+?) \| ([^|]+?) \| ([^|]+?) \|", table)
     assert rows == [
@@ -2828,7 +2826,7 @@ def test_bfloat16_section_tells_the_two_errors_apart():
         ),
         (
             "transformers forms float32 angles from float32 $\\theta_i$",
-            "the distance back and the position, as above, but far more slowly",
+            "both, far more slowly",
             "at most about 0.01 radian per angle up to $16L$",
         ),
     ], rows
@@ -2917,10 +2915,11 @@ def test_opening_names_the_trained_length_of_unscaled_files():
     from transformers import LlamaConfig
 
     page = _page()
+    # read r203: the cell is a short definition, and the unscaled files' field a sentence under the table
     assert (
         "| `original_max_position_embeddings` | the *trained length* $L$: the input length the model trained at"
-        " before any RoPE scaling, and the length the scaling starts from. Most unscaled files lack it and give that"
-        " length in `max_position_embeddings` |" in page
+        " before any RoPE scaling | Most unscaled files lack that field and store $L$ in `max_position_embeddings`."
+        in page
     )
     # read r191: L is defined once, on the main line, before the worked configuration uses it; the glossary's row
     # (the italic term) says the same, "before any RoPE scaling"
@@ -2970,7 +2969,8 @@ def test_temperature_main_line_partial_rotary_and_yarn_fit():
     block = page[page.index(main) + len(main) :]
     block = block[: block.index("</details>")]
     assert "so each logit is multiplied by $m^2$ when RoPE turns the whole head:" in main
-    assert "With $s = 8$, $m(8) \\approx 1.21$, so each logit is multiplied by $m(8)^2 \\approx 1.46$." in main
+    example = "With $s = 8$, $m(8) \\approx 1.21$, so each logit is multiplied by $m(8)^2 \\approx 1.46$,"
+    assert example in block and example not in main  # read r203: the worked number waits in the block
     assert "partial rotary" not in main and "Under *partial rotary*" not in page  # said once, in the block
     assert (
         "- With *partial rotary*, which turns only part of each head, only the rotated part of the logit is multiplied,"
@@ -3045,7 +3045,7 @@ def test_takeaways_add_the_temperature_and_layout_lessons_within_five():
         "Converting a checkpoint between the half and the interleaved layout permutes, within each head, the rows of"
         " $W_q$ and $W_k$, their biases, and any norm weights applied before the rotation."
     ], bullets
-    number = "so each logit is multiplied by $m(8)^2 \\approx {m2}$."
+    number = "so each logit is multiplied by $m(8)^2 \\approx {m2}$,"
     # read r190: the takeaway names the biases and norm weights, as the main line does (as a recipe, the rows alone
     # would break a model with q/k biases or a norm before the rotation)
     layout = (
@@ -3081,8 +3081,9 @@ def test_takeaways_add_the_temperature_and_layout_lessons_within_five():
             assert (rotary.attention_scaling > 1) == (s > 1), (name, s, rotary.attention_scaling)
             if name == "yarn" and s == 8:
                 m2 = rotary.attention_scaling**2
-    main = _section_main_line(page, "## Temperature rules")
-    assert number.format(m2=f"{m2:.2f}") in main and f"{m2:.2f}" == "1.46", m2
+    # read r203: the example moved to the section's first block, to keep the main line from growing
+    block = _page().split("<summary>Details: the attention factor, partial rotary, Phi-3")[1].split("</details>")[0]
+    assert number.format(m2=f"{m2:.2f}") in block and f"{m2:.2f}" == "1.46", m2
 
 
 def test_bfloat16_load_paths_said_once():
@@ -3090,7 +3091,7 @@ def test_bfloat16_load_paths_said_once():
     The sentences stay (test_intro_page.py pins them); what they say is checked in
     test_shift_cases_and_bfloat16_takeaway (model.to rounds inv_freq, from_pretrained with a dtype keeps float32)."""
     page = _page()
-    section = page[page.index("### bfloat16 frequencies") : page.index("## Takeaways")]
+    section = page[page.index("## bfloat16 frequencies") : page.index("## Takeaways")]
     assert "| load path |" not in section and "kept in float32 |" not in section
     assert section.count("keeps them in float32. Prefer the latter.") == 1
 
@@ -3194,8 +3195,11 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
         "Check that a layer rotates before applying these settings to it: Llama 4, SmolLM3 and Qwen3-Next leave some"
         " layers without RoPE."
     )
-    assert " ".join(after.split()).startswith(rotates + " <details><summary>Loading pitfalls")
-    assert porting.rstrip().endswith(rotates) and "no_rope_layers" not in porting, porting
+    # read r203: the port check's paragraph and snippet follow (test_port_check_compares_cos_and_sin_with_the_loaded_
+    # model), then the pitfalls
+    assert " ".join(after.split()).startswith(rotates + " To confirm a port, compare your cos and sin")
+    assert " ".join(after.split()).index("<details><summary>Loading pitfalls") > 0
+    assert rotates in porting and "no_rope_layers" not in porting, porting
     assert "check first that a layer rotates" not in pitfalls  # said once, on the main line
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     import transformers
@@ -3289,17 +3293,20 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # read r183: the main line leads with the lesson (an `attention_scaling` of 1 does not mean no sharpening);
     # read r199: the softmax scale is defined where it is first used; read r200: each term defined where used, and
     # the 1 explained by the two fields' ratio, not by where the softmax scale sits (no "So" that does not follow)
+    # read r203 (the section's hardest place): in the order a learner needs it, the lesson first, then m(s, mu) with
+    # its formula, before the softmax scale and the ratio on cos and sin use it; the ratio said as a ratio
     sentences = (
-        "Checking only the factor on cos and sin would miss DeepSeek-V2's and V3's sharpening. Their attention class"
-        " multiplies the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, by the square of a factor like $m$, adjusted"
-        " by their field `mscale_all_dim`. Transformers' rotary module stores the factor on cos and sin as"
-        " `attention_scaling`. For DeepSeek it is a second such factor, adjusted by their field `mscale`, over the"
-        " first; their released files set the two fields equal, so it is {one}."
+        "DeepSeek-V2 and V3 sharpen attention elsewhere, so checking cos and sin alone would miss it."
+        " They use $m(s, \\mu) = 0.1\\,\\mu \\ln s + 1$, where $\\mu$ is a config field. In transformers, their"
+        " attention multiplies the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, by $m(s, \\mu)^2$ with $\\mu$ ="
+        " `mscale_all_dim`. The factor on cos and sin, `attention_scaling`, is the ratio of $m$ with $\\mu$ = `mscale`"
+        " to $m$ with $\\mu$ = `mscale_all_dim`. The released files set the two fields equal, so that ratio is {one}."
     )
-    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 4  # at most four sentences (read r200)
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 5  # five short sentences
     assert "So, for their released files" not in main and "their own attention factor" not in main
-    # read r201: the main line has only the one-argument m of yarn; the block defines m(s, mu)
-    assert "m(s," not in main and "m$ with" not in main and "$m(s, \\mu)" in page
+    assert "a factor like" not in main and "second such factor" not in main  # read r203: said as a formula and a ratio
+    # m(s, mu) is defined by its formula before any use of it
+    assert main.index("$m(s, \\mu) = 0.1\\,\\mu \\ln s + 1$") < main.index("by $m(s, \\mu)^2$")
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
     block = after[: after.index("</details>")]
@@ -3310,7 +3317,7 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
         " `attention_scaling` thus reads 1."
     )
     assert mechanics in block, block
-    assert "block below" not in main and "$\\mu" not in main  # the pointer and the block's symbols stay off
+    assert "block below" not in main and "\\mu_1" not in main  # the pointer and the block's symbols stay off
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import DeepseekV3Config
     from transformers.modeling_rope_utils import _compute_yarn_parameters
@@ -3913,20 +3920,18 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     # read r199: one sentence before the code says what to look for in it, and why: later sections explain each;
     # read r201: it says where the float32 angles are explained, near the page's end (checked below: the bfloat16
     # section is the last before the takeaways and the field reference, and explains the angles)
-    look = (
-        "each attention layer rotates its queries and keys with them. Look for three things below, each explained"
-        " later: the factor on cos and sin, the pairs that `rotate_half` forms, and, near the page's end, the float32"
-        " angles. ```python"
-    )
-    assert look in opening
+    # read r203 (the page's hardest place): that sentence made three forward references before any idea was taught;
+    # the code's own comments name the three things, and the sentence before the code says only what the code does
+    look = "each attention layer rotates its queries and keys with them. ```python"
+    assert look in opening and "Look for three things" not in page
     headings = re.findall(r"^#{2,3} .*$", re.sub(r"```.*?```", "", _raw(), flags=re.S), flags=re.M)
-    assert headings[-3:] == ["### bfloat16 frequencies", "## Takeaways", "## Configuration fields and code names"]
+    assert headings[-3:] == ["## bfloat16 frequencies", "## Takeaways", "## Configuration fields and code names"]
     # each of the three is in the code, and a later section's main line explains it
     assert ".float() * inv_freq" in code and "emb.cos() * attention_scaling" in code and "def rotate_half" in code
     rest = page[page.index("Read these fields first:") :]
     for heading, explained in (
-        ("### bfloat16 frequencies", "Transformers' Llama code forms the angles $p\\theta_i$ in float32"),
-        ("## Temperature rules", "rotary module stores the factor on cos and sin as `attention_scaling`."),
+        ("## bfloat16 frequencies", "Transformers' Llama code forms the angles $p\\theta_i$ in float32"),
+        ("## Temperature rules", "The factor on cos and sin, `attention_scaling`, is the ratio"),
         ("## Notes for reading code", "Transformers' Llama code pairs the two halves of a head with `rotate_half`"),
     ):
         assert explained in _section_main_line(rest, heading), heading
@@ -4117,7 +4122,11 @@ def test_saved_files_keep_the_fields_but_head_dim_in_rope_parameters(tmp_path):
     from transformers import LlamaConfig, PhiConfig
 
     page = _page()
-    sentence = "A file that transformers saves keeps all but `head_dim` inside one dict, `rope_parameters`."
+    # read r203: the sentence names both fields that stay at the top level, `max_position_embeddings` too
+    sentence = (
+        "Transformers saves `head_dim` and `max_position_embeddings` at a file's top level and the rest in one dict,"
+        " `rope_parameters`."
+    )
     assert page.index("| `original_max_position_embeddings` |") < page.index(sentence) < page.index("## A worked")
     llama3 = {"rope_theta": 500_000.0, **LLAMA31_SCALING}  # Llama 3.1's fields, as the worked configuration's
     LlamaConfig(head_dim=64, rope_parameters=llama3).save_pretrained(tmp_path / "llama")
@@ -4128,3 +4137,90 @@ def test_saved_files_keep_the_fields_but_head_dim_in_rope_parameters(tmp_path):
     assert saved["llama"]["head_dim"] == 64 and "head_dim" not in saved["llama"]["rope_parameters"]
     assert saved["phi"]["rope_parameters"]["partial_rotary_factor"] == 0.5
     assert "partial_rotary_factor" not in saved["phi"]
+    # "`head_dim` and `max_position_embeddings` at a file's top level": both outside the dict
+    LlamaConfig(head_dim=128, max_position_embeddings=131072, rope_parameters=llama3).save_pretrained(tmp_path / "l")
+    top = json.loads((tmp_path / "l" / "config.json").read_text())
+    assert top["head_dim"] == 128 and top["max_position_embeddings"] == 131072, top
+    assert not {"head_dim", "max_position_embeddings"} & set(top["rope_parameters"]), top["rope_parameters"]
+
+
+def test_port_check_compares_cos_and_sin_with_the_loaded_model():
+    """Porting transformers-4 code (read r203, an omission: the page said where to read the settings but not how to
+    confirm a port): "To confirm a port, compare your cos and sin with the loaded model's at a few positions above L. A
+    wrong frequency leaves a gap far above float32 rounding:" and its snippet, run as pasted on a tiny random Llama
+    with `llama3` scaling (no network). `my_cos_sin` is written here from the page's formulas alone: theta_i =
+    b^(-2i/d), turns in L, kept above `high_freq_factor`, divided by s below `low_freq_factor`, and Meta's blend
+    between. The snippet prints True for it; replacing any one pair's frequency by the wrong band's value makes the gap
+    exceed the snippet's tolerance. The same tolerance holds on Llama 3.1's own fields (d = 128, L = 8 192) at 4L,
+    where float32 rounding of the angles is largest."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    page = _page()
+    main = _section_main_line(page, "## Porting transformers-4 code")
+    said = (
+        "To confirm a port, compare your cos and sin with the loaded model's at a few positions above $L$. A wrong"
+        " frequency leaves a gap far above float32 rounding:"
+    )
+    assert said in main
+    code = _snippet("my_cos, my_sin = my_cos_sin(position_ids)")
+    assert main.index(said) < main.index(" ".join(code.split()[:4]))
+
+    def port(b, d, L, s, wrong=None):
+        """Your port's cos and sin, from the page's `llama3` formulas, optionally with one pair's frequency wrong."""
+
+        def my_cos_sin(position_ids):
+            i = torch.arange(d // 2, dtype=torch.float64)
+            theta = b ** (-2 * i / d)
+            turns = L * theta / (2 * math.pi)
+            w = ((turns - 1.0) / (4.0 - 1.0)).clamp(0, 1)  # 1 kept, 0 divided, the blend between
+            new = w * theta + (1 - w) * theta / s
+            if wrong is not None:  # the other band's value for this pair
+                new[wrong] = theta[wrong] / s if w[wrong] > 0.5 else theta[wrong]
+            angles = position_ids[..., None].double() * new
+            emb = torch.cat((angles, angles), dim=-1)  # the half layout
+            return emb.cos().float(), emb.sin().float()
+
+        return my_cos_sin
+
+    def run(model, my_cos_sin):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(code, {"torch": torch, "model": model, "my_cos_sin": my_cos_sin})
+        return out.getvalue().split()
+
+    torch.manual_seed(0)
+    b, L, s = 10_000.0, 64, 8.0
+    scaling = {
+        "rope_type": "llama3",
+        "factor": s,
+        "original_max_position_embeddings": L,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+    }
+    config = LlamaConfig(
+        vocab_size=32,
+        hidden_size=64,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=4,
+        rope_theta=b,
+        max_position_embeddings=8 * L,
+        rope_scaling=scaling,
+    )
+    model = LlamaForCausalLM(config).eval()
+    d = config.head_dim
+    assert run(model, port(b, d, L, s)) == ["True"]
+    for pair in range(d // 2):  # every pair matters: kept, ramped and divided alike
+        assert run(model, port(b, d, L, s, wrong=pair)) == ["False"], pair
+    turns = L * b ** (-2 * torch.arange(d // 2) / d) / (2 * math.pi)
+    assert bool((turns > 4).any()) and bool(((turns > 1) & (turns < 4)).any()) and bool((turns < 1).any())
+    # the tolerance also holds on Llama 3.1's fields, whose float32 angles at 4L carry the most rounding
+    big = LlamaConfig(rope_theta=500_000.0, max_position_embeddings=16 * 8192, rope_scaling=dict(LLAMA31_SCALING))
+    rotary = LlamaRotaryEmbedding(big)
+    position_ids = torch.tensor([[8192 + 1, 2 * 8192, 4 * 8192]])
+    cos, sin = rotary(torch.zeros(1), position_ids)
+    my_cos, my_sin = port(500_000.0, 128, 8192, 8.0)(position_ids)
+    gap = max(float((cos - my_cos).abs().max()), float((sin - my_sin).abs().max()))
+    assert 0 < gap < 1e-6 * 4 * 8192, gap

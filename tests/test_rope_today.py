@@ -1804,7 +1804,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     w = torch.randn(20_000, 128, generator=torch.Generator().manual_seed(0), dtype=torch.float64) ** 2
     per_pair = (w[:, :64] + w[:, 64:]).mean(0)
     assert float((per_pair / 2 - 1).abs().max()) < 0.05
-    # the main line's "Averaged over random queries, every pair counts equally, so this key shows the average." (r201,
+    # the main line's "gives all its pairs the same length, which is what a random query looks like on average" (r203,
     # r200; the expected squared lengths, checked just above): the figure's band
     # means for the 20 000 random queries above (each query's score, averaged over the
     # queries, then over the band, as a share of the averaged score at distance 0) against the unit-pair share; the
@@ -2105,8 +2105,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         " figure after it, static, draws the opening's Llama 3.1 8B config.",
         "MLA's 576 numbers are the latent's 512 and the rotary key's 64, in DeepSeek-V2 and V3.",
         "The cache per token and layer, with heads 128 wide:",
-        "This holds with the content query $q^C_m$ as $q_m$, since $R_m^\\top R_n = R_{n-m}$.",
-        "With the matrix for distance 1 folded in, query 8 and key 3, five tokens back, score −0.5 instead of 2.8.",
+        "The main line's rotated score holds with the content query $q^C_m$ as $q_m$, since $R_m^\\top R_n = R_{n-m}$.",
+        "The section's check cell shows the wrong score that this change gives.",
         "(R_m q_m)^\\top R_n W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n .",
         "Decoupled RoPE's rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes"
         " from the token's input.",
@@ -2135,8 +2135,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     lesson = (
         "## DeepSeek's MLA: a separate rotary key DeepSeek's multi-head latent attention, MLA, caches mainly one short"
         " vector per token, its *latent* $c_n$, instead of keys and values. Each head can score the latents directly,"
-        " without rebuilding past keys. RoPE would get in the way, so MLA answers the first question another way: it"
-        " rotates only a small extra query and key"
+        " without rebuilding past keys. RoPE's turn depends on the distance, so it would block that shortcut. MLA"
+        " therefore answers the first question another way: it rotates only a small separate query and key"
     )
     assert " ".join(mla.split()).startswith(lesson)
     # the rotary query is named where the fix adds it, for the score written out after it; the content query q^C is
@@ -2144,13 +2144,15 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "q^C" not in mla and mla.index("rotary query $q^R_m$ per head") + len("rotary query $") == mla.index("q^R")
     # read r199: the fold's result is the lesson's, so no sentence after the equation repeats it
     # read r200: the query carries its position, q_m, as in the fix's score
+    # read r203: one display equation on the main line, the rotated score that shows why; the fold's identity is
+    # the block's
     fold_main = (
         "### Why RoPE blocks folding A head's key for token $n$ would be $W_{UK}\\, c_n$, where $W_{UK}$ is the head's"
-        " *up-projection* for keys. Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q_m$, made from the"
-        " current token at position $m$, computing $W_{UK}^\\top q_m$ once for all past tokens: $$ q_m^\\top"
-        " (W_{UK}\\, c_n) = (W_{UK}^\\top q_m)^\\top c_n . $$ RoPE turns the query by $R_m$ and the key by $R_n$, which"
-        " leaves $R_{n-m}$ between $q_m$ and $W_{UK}$. That turn changes with the distance, so no single folded query"
-        " would serve every past token. ### The fix"
+        " *up-projection* for keys. Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q_m$ at position $m$:"
+        " it computes $W_{UK}^\\top q_m$ once and scores every past latent with it. With RoPE, the query's turn $R_m$"
+        " and the key's turn $R_n$ leave a turn by the distance between the query and $W_{UK}$: $$ (R_m q_m)^\\top R_n"
+        " W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n . $$ That turn changes with the distance, so no single folded"
+        " query would serve every past token. ### The fix"
     )
     assert fold_main in " ".join(mla.split()), " ".join(mla.split())
     # read r196: why the rotary term is affordable, on the main line: DeepSeek-V2's rotary key is 64 wide, one per token
@@ -2186,7 +2188,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the cost, right after the turn that breaks the fold (read r181: the decisive step sat only in the block), in
     # words; the folded query per past key, W^T R_{n-m}^T q, which depends on n - m (checked below), is the block's
     cost = "That turn changes with the distance, so no single folded query would serve every past token."
-    assert mla.count(cost) == 1 and mla.index("between $q_m$ and $W_{UK}$.") < mla.index(cost)
+    assert mla.count(cost) == 1 and mla.index("between the query and $W_{UK}$:") < mla.index(cost)
     assert "The folded query would then differ for every past key" in text and "R_{n-m}^\\top q" not in mla
     # the block's algebra, identity: the folded query against the latent gives the unfolded score
     g = torch.Generator().manual_seed(0)
@@ -2241,10 +2243,11 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the fix's score, in the section's block right after the words that state it, then why it folds; the main line
     # says it in words: "Their rotated term is added to the folded query's score, which has no rotation:" (a head's
     # query is narrower than the latent: only the query folded with W_UK meets it)
-    assert "Their rotated term is added to the folded query's score, which has no rotation:" in mla_main_line
+    assert "Their rotated term is added to the folded query's score, which has no rotation." in mla_main_line
     # the main line's score is the block's, written with the folded query: (W_UK^T q)^T c_n = q^T W_UK c_n
+    # read r203: the main line says the fix's score in words; its equation is the block's, with the content query
     main_score = "\\text{score}_{mn} = (W_{UK}^\\top q_m)^\\top c_n + (q^R_m)^\\top R_{n-m}\\, k^R_n ."
-    assert main_score in mla_main_line and "adds a small rotary query $q^R_m$ per head" in mla_main_line
+    assert main_score not in text and "adds a small rotary query $q^R_m$ per head" in mla_main_line
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
     # the main line's "the matrix to fold in would differ for every past key": at DeepSeek-V2's sizes, R_{n-m} W_UK
@@ -2267,25 +2270,30 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # two display equations on the main line (the fold, the fix's score with the folded query); the block's three:
     # the rotated score, the folded query per past key, the fix's score with the content query (read r191: four
     # equations on the main line were the chapter's hardest place)
-    assert mla_main.count("$$") == 4 and mla_block.count("$$") == 6 and "\\text{score}_{mn}" in mla_block
-    assert "need not rebuild keys" not in text and text.count("\\text{score}_{mn}") == 2
+    # read r203: one display equation on the main line, the rotated score; the block's three: the fold's identity,
+    # the folded query per past key, the fix's score with the content query
+    assert mla_main.count("$$") == 2 and mla_block.count("$$") == 6 and "\\text{score}_{mn}" in mla_block
+    assert "need not rebuild keys" not in text and text.count("\\text{score}_{mn}") == 1
+    fold_identity = "q_m^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q_m)^\\top c_n ."
+    assert fold_identity in mla_block and fold_identity not in mla_main
     assert mla_block.index("**The two scores, written out.**") < mla_block.index("$$")  # the block opens with them
     # the main line: the symbols, then the fold's equation, then its name; the block: the per-head queries and
     # each equation
     idea = "MLA can *fold* $W_{UK}$ into the head's query"
     assert mla_main.index("*latent* $c_n$") < mla_main.index(idea) < mla_main.index("$$")
-    symbols = "This holds with the content query $q^C_m$ as $q_m$"
+    symbols = "The main line's rotated score holds with the content query $q^C_m$ as $q_m$"
     assert mla_block.index("*content query* $q^C_m$") < mla_block.index("latent $c^Q_m$") < mla_block.index(symbols)
     assert mla_block.index(symbols) < mla_block.index("R_{n-m}^\\top q^C_m)^\\top c_n")
     assert mla_block.index("R_{n-m}^\\top q^C_m)^\\top c_n") < mla_block.index("rotary query $q^R_m$")
     # the rotated score sits in the block, right after the sentence that puts R_{n-m} between q and W_UK; the main line
     # says it in words
     rotated = "(R_m q_m)^\\top R_n W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n ."
-    assert rotated in mla_block and rotated not in mla_main
-    assert mla_block.index("sits between the query and $W_{UK}$:") < mla_block.index(rotated) < mla_block.index(symbols)
+    assert rotated in mla_main and rotated not in mla_block  # read r203: the main line's one equation
+    assert mla_main.index("between the query and $W_{UK}$:") < mla_main.index(rotated) < mla_main.index(cost)
     # read r195: the identity behind it (chapter 4's R_m^T R_n = R_{n-m}) named in words on the main line
-    assert "RoPE turns the query by $R_m$ and the key by $R_n$, which leaves $R_{n-m}$ between $q_m$ and $W_{UK}$." in (
-        mla_main
+    assert (
+        "With RoPE, the query's turn $R_m$ and the key's turn $R_n$ leave a turn by the distance between the query and"
+        " $W_{UK}$:" in " ".join(mla_main.split())
     )
     assert mla_block.index("rotary query $q^R_m$") < mla_block.index("\\text{score}_{mn}")
     # the block does not repeat the main line's argument: the fold, its cost and the fix are each said once, there
@@ -2300,16 +2308,13 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # read r200: one symbol for the main line's query, with its position: no bare q left in the section's equations
     mla_all = text[text.index("## DeepSeek's MLA") : text.index("## Raising the base")]
     assert not re.search(r"q\^\\top|q\)\^\\top|\\top q\)|\\top q\$|R_m q\)|\$q\$", mla_all), "a bare q in the section"
-    # the main line says it in words; one draw's numbers are the block's "score -0.5 instead of 2.8": the appendix's
-    # toy cell prints them (its check cell asserts 2.8 and -0.5 for this draw); query 8, key 3. The sign is one
-    # draw's, so no digit of the toy and no "below zero" stays in the main line
+    # the main line says it in words; one draw's wrong score is the section's check cell's (mla-fold-check, tested
+    # in test_chapter_r200_mla_check_modernbert_and_exercise_asserts). Read r203: the appendix's toy no longer
+    # repeats it with a second seeded draw; it prints only the fold matrix's change with the distance
     assert "appendix's toy head" not in main_line and "below zero" not in main_line
     toy = next(c for c in nb_cells() if c.get("id") == "c36")
     printed = "".join("".join(o.get("text", "")) for o in toy["outputs"])
-    found = re.search(
-        r"query 8, key 3: RoPE score (-?[0-9.]+); with the distance-1 matrix folded in (-?[0-9.]+)", printed
-    )
-    assert found and float(found.group(1)) == 2.8 and float(found.group(2)) < 0, printed
+    assert "relative change" in printed and "query 8, key 3" not in printed and "instead of 2.8" not in text
     assert "the paper's comparison" not in text
     # read r200: two blocks, each with a summary that says what it holds: the algebra and symbols; the cache's size
     algebra = "<details><summary>The two scores written out, and each symbol's size</summary>"
@@ -2865,14 +2870,19 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "assert abs(qk_far[64] - matching_share[-1]) < 1e-9" in code
     assert "assert xpos_signed >= rope_signed > 0" in code  # "Its level ... is no lower under xPos than under RoPE"
     assert "assert swing < 0.25" in code  # "under xPos it swings far less": the band's spread, xPos over RoPE
-    fig_code = code[code.index("fig, ax = plt.subplots(figsize=(8, 4.2)") :][:2000]
+    fig_code = code[code.index("fig, (ax_far, ax) = plt.subplots(1, 2") :][:3000]
     assert fig_code.count("ax.plot(") == 2 and "ax.stairs(" not in fig_code  # the two scores, nothing averaged
     assert "ax.plot(back, matching_rope[xpos_band]" in fig_code and "ax.plot(back, matching_xpos[xpos_band]" in fig_code
     assert "ax.axhline(rope_signed" in fig_code and "ax.axhline(xpos_signed" in fig_code  # the dashed levels
     assert 'ylabel="score per pair, with signs"' in fig_code and "unrelated" not in fig_code
     assert "xpos_band = delta <= -2048" in code and "xlim=(2048, 4096)" in fig_code  # the text's band
     title = "under xPos its score swings far less, its mean no lower than RoPE's\")"
-    assert title in fig_code and "fig, (ax, ax2)" not in code[code.index("d_xpos = 64") :][:4000]  # one panel
+    # read r203: two panels with one y scale: left, 1 to 65 536 back on a log axis, the score flattens to zero under
+    # xPos and keeps swinging under RoPE (asserted where drawn, and below); right, the band
+    assert title in fig_code and "sharey=True" in fig_code and "ax_far.semilogx(far_back, far_xpos" in fig_code
+    assert 'xlabel="distance |Δ| (tokens back, log scale)", xlim=(1, 65536)' in fig_code
+    assert "assert float(far_rope[last].abs().mean()) > 0.05" in code
+    assert "assert float(far_xpos[last].abs().mean()) < 0.05 * float(far_rope[last].abs().mean())" in code
     # the band's values, computed here from the figure's definitions: the spread and level of each score, and the
     # block's mean-size shares (bands of distances, ratio of mean sizes)
     theta64 = posenc.rope_inv_freq(64).double()
@@ -2917,6 +2927,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     )  # "near 31 400"; "about thirty thousand"
     cos_far = torch.cos(far_back[:, None].double() * theta64)
     assert float((cos_far * w_far).mean(-1).abs().mean()) < 0.05 * float(cos_far.mean(-1).abs().mean())
+    # the left figure's "its score keeps swinging under RoPE, while under xPos it flattens to zero": over the last
+    # doubling, 32 768 to 65 536 back, RoPE's mean |score| per pair stays near a tenth (0.095), xPos's under 0.005
+    assert float(cos_far.mean(-1).abs().mean()) > 0.05 and float((cos_far * w_far).mean(-1).abs().mean()) < 0.005
     faded = float((cos64 * (1 - weight)).mean())  # the part of the score per pair that xPos fades, over the band
     assert -0.02 < faded < 0  # "even a little higher ... the part that xPos fades has a slightly negative mean"
     text = chapter_markdown("10_rope_today")
@@ -2976,16 +2989,17 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # read r199: the main line opens with the lesson, the factor per pair first, then what it does two to four
     # thousand tokens back, in plain words ("swings", the *level*: the mean over those distances); the sixth question
     # after it; then the formula, zeta_i^(|Δ|/B), with B and zeta_i in a few words (checked below)
+    # read r203: the lesson first, the decay and its far effect in one sentence
     fades = (
-        "xPos multiplies each pair's term in the score by a *decay factor* that shrinks with distance, fastest for the"
-        " fast pairs."
+        "xPos multiplies each pair's term in the score by a *decay factor* that shrinks with distance, so far back it"
+        " pulls the whole score toward zero."
     )
     # read r201: the simple idea first (far back, every factor small), then the band, scoped to a key equal to its
     # query with unit pairs, in the same head (d = 64), with no "typically"; it holds at every d from 32 to 1024
     # (below), which the main line does not claim (its digits stay under the guide's 5 per 100 words)
     lesson_band = (
-        "Take a key equal to its query, with all its pairs equally long. Two to four thousand tokens back, in the same"
-        " head, xPos damps its score's swings much more than its *level*, its mean there."
+        "Take a key equal to its query, with all its pairs the same length. Two to four thousand tokens back, in the"
+        " same head, xPos damps its score's swings much more than its *level*, its mean there."
     )
     answers = (
         "xPos answers yes to the sixth question ([Sun et al. 2022](https://arxiv.org/abs/2212.10554"
@@ -3054,18 +3068,16 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # the figure's d = 64,
     # over every span of distances [a, 2a) with a up to 1495, xPos's mean is lower (checked at the end of this test),
     # that is, the part it fades, each pair's term times one less its factor, has a positive mean there
+    # read r203: the figure's two panels, the far range first (the section's lesson), then the band
     shows = (
-        "The figure follows such a key in a head of 64 dimensions, over those distances: under xPos its score swings"
-        " far less than under RoPE."
+        "On the left, far back, such a key's score keeps swinging under RoPE, while under xPos it flattens to zero. On"
+        " the right, over those distances, its score swings far less under xPos than under RoPE."
     )
     # read r199: the level's sentence scoped to the figure (its head and distances)
     level = "The dashed lines mark each score's level: they lie close together, and xPos's is no lower."
     # read r200: the heading's decay on the main line, scoped to the figure's head (d = 64); nearer keys' lower level
     # and the unrelated keys (second cases) are the block's
-    far = (
-        "In a head of 64 dimensions, past about thirty thousand tokens back, every factor is under a quarter, so xPos"
-        " pulls the whole score toward zero."
-    )
+    far = "In a head of 64 dimensions, past about thirty thousand tokens back, every factor is under a quarter."
     # why the level does not fall, in the block (read r179: the sign argument is a derivation step, not the idea)
     why_level = (
         "The *level* is a score's mean over the band, the dashed line. In this band, xPos's level is even a little"
@@ -3856,10 +3868,12 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     assert "attention factor" not in takeaways
     assert (
         # read r196: scaling only the rotated part of a partly rotated head is no temperature, so the main line does
-        # not say "sharpens"; "fully rotated" stays the block's
-        "The `yarn` type also applies an *attention factor*, which scales up each score, or its rotated part, as"
-        " chapter 7 shows."
-    ) in main_line and on_cos_sin > 1  # "scales up each score's rotated part": gpt-oss's 1.347 on cos and sin
+        # not say "sharpens"; "fully rotated" stays the block's; read r203: no inline hedge: "rotated term" is the
+        # partial rotary section's, and in a fully rotated head it is the whole score
+        "The `yarn` type also applies an *attention factor*, which scales up each score's rotated term, as chapter 7"
+        " shows."
+    ) in main_line and on_cos_sin > 1  # "scales up each score's rotated term": gpt-oss's 1.347 on cos and sin
+    assert "or its rotated part" not in main_line and "rotated term" in main_line[: main_line.index("## Raising")]
     # the square and the fully rotated head, in the block on LongRoPE and DeepSeek's placement, not on the main line
     scalings_main = main_line[main_line.index("## How each scaling") : main_line.index("## What is a position")]
     assert "its square" not in scalings_main and "fully rotated" not in scalings_main
@@ -3907,9 +3921,10 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
     scaling_part = main_line[main_line.index("## How each scaling reshapes") : main_line.index("## What is a position")]
     factor_line = (
         # read r196: scaling only the rotated part of a partly rotated head is no temperature, so the main line does
-        # not say "sharpens"; "fully rotated" stays the block's
-        "The `yarn` type also applies an *attention factor*, which scales up each score, or its rotated part, as"
-        " chapter 7 shows."
+        # not say "sharpens"; "fully rotated" stays the block's; read r203: no inline hedge: "rotated term" is the
+        # partial rotary section's, and in a fully rotated head it is the whole score
+        "The `yarn` type also applies an *attention factor*, which scales up each score's rotated term, as chapter 7"
+        " shows."
     )
     # "applies" (read r187: "plain" was undefined on the main line): the `yarn` type without DeepSeek's `mscale`
     # fields puts m(s) on cos and sin, scaling the rotated part; with DeepSeek-V2's and V3's equal fields transformers
@@ -4499,9 +4514,9 @@ def test_chapter_partial_rotary_names_its_content_channel():
     assert "decay factor" not in opening and "rescaled" not in opening
     main = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
     # read r199: xPos's section opens with its lesson, which names the factor on each pair's term, as the question does
-    defined = (
-        "xPos multiplies each pair's term in the score by a *decay factor* that shrinks with distance, fastest for the"
-        " fast pairs."
+    defined = (  # read r203: the lesson's far effect in the same sentence
+        "xPos multiplies each pair's term in the score by a *decay factor* that shrinks with distance, so far back it"
+        " pulls the whole score toward zero."
     )
     assert main.index("decay factor") == main.index(defined) + defined.index("decay factor")
     assert opening.index("After this chapter you will be able to:") < opening.index("It assumes RoPE from chapter 4")
@@ -4705,8 +4720,10 @@ def test_chapter_thick_lines_and_the_random_query_mean():
         # step's mean over one doubling (the figure's steps are rope_matching_stretch_means, the mean of the share
         # over distances x .. 2x - 1: checked below and in the appendix's test)
         # read r201: the average over random queries said as it holds: each pair's expected share is equal
-        "The figure takes a key equal to its query, with all its pairs equally long. Averaged over random queries,"
-        " every pair counts equally, so this key shows the average. It measures the score the key keeps at each"
+        # read r203: one plain sentence, with no undefined "pairs equally long": equal pair lengths are what a
+        # random query looks like on average (each pair's expected squared length is equal, checked above)
+        "The figure takes a key equal to its query and gives all its pairs the same length, which is what a random"
+        " query looks like on average. It measures the score the key keeps at each"
         " distance, as a share of its score at distance zero. Each flat step is that share's mean over one doubling"
         " of the distance, smoothing out its swings."
     )
@@ -5081,7 +5098,7 @@ def test_mla_rotary_query_scout_config_refusal_context_shift_and_cohere_order():
     transformers = pytest.importorskip("transformers", minversion="5.24")
     text = chapter_markdown("10_rope_today")
     code = _figure_titles()
-    assert "answers the first question another way: it rotates only a small extra query and key" in text
+    assert "answers the first question another way: it rotates only a small separate query and key" in text
     assert "adds a small rotary query $q^R_m$ per head and one *rotary key* $k^R_n$ per token" in text
     assert "rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes from" in text
     assert "it rotates only a small extra key" not in text
@@ -5549,3 +5566,38 @@ def test_chapter_config_fields_set_the_angles():
         " which sets none here." in text
     )
     assert "changes one thing about the angles" not in text
+
+
+def test_chapter_gemma3_scales_only_its_full_layers_rope():
+    """Chapter 10, *Which layers use RoPE* (read r203: the omission): "Gemma 3 scales RoPE for long inputs only in its
+    full layers, since its window layers never meet far keys." The chapter's Gemma 3
+    27B JSON puts `linear` x8 on full attention and `default` on sliding attention; transformers 5.24's Gemma 3 keeps
+    one rotary table per layer type, so with that config the full layers' frequencies are the base-10^6 ones slowed 8
+    times and the window layers' are plain base 10^4; the window, 1024 tokens, is the copied config's."""
+    _hf()
+    from transformers import Gemma3TextConfig
+    from transformers.models.gemma3.modeling_gemma3 import Gemma3RotaryEmbedding
+
+    text = chapter_markdown("10_rope_today")
+    main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
+    layers = main_line[main_line.index("## Which layers use RoPE") : main_line.index("### Llama 4: RoPE in three")]
+    said = (  # unscaled window layers: their base stays the plain 10^4 (checked below)
+        "Gemma 3 scales RoPE for long inputs only in its full layers, since its window layers never meet far keys."
+    )
+    assert " ".join(layers.split()).count(said) == 1
+    json_part = text[text.index('"rope_parameters": {') :][:400]
+    assert '"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}' in json_part
+    assert '"full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0}' in json_part
+    params = {  # the two dicts asserted just above
+        "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+        "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0},
+    }
+    cfg = Gemma3TextConfig(head_dim=128, rope_parameters=params)
+    rotary = Gemma3RotaryEmbedding(cfg)
+    full = rotary.full_attention_inv_freq.double()
+    sliding = rotary.sliding_attention_inv_freq.double()
+    torch.testing.assert_close(full, posenc.rope_inv_freq(128, 1e6).double() / 8, rtol=1e-6, atol=0)
+    torch.testing.assert_close(sliding, posenc.rope_inv_freq(128, 1e4).double(), rtol=1e-6, atol=0)
+    row = book.MODEL_ROPE_CONFIGS["gemma-3-27b"]
+    assert row["rope_scaling"] == {"rope_type": "linear", "factor": 8.0}
+    assert row["extra"]["rope_local_base_freq"] == 10000.0 and row["extra"]["sliding_window"] == 1024
