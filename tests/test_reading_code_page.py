@@ -507,7 +507,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # test_reading_code_live_values_and_positions)
     rule = "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`."
     lead = (
-        rule + " For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding. It"
+        rule + " With the `attention_mask`, for plain RoPE and fixed rules such as `llama3`, the shift changes the"
+        " scores only by rounding. It"
         " adds the same count to every position, so no offset between a query and a key changes. RoPE's scores depend"
         " only on those offsets, and the mask hides the pads from the real tokens."
     )
@@ -538,7 +539,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         # read r203 (the section's hardest place): the table reads without its block, three columns, each row's
         # mechanism in plain words; the code's function names wait for the block below the table (checked below)
         + " | mechanism | why a padded row's scores change | removed by `position_ids`? | |---|---|---|"
-        " | angles your own code forms in bfloat16"
+        " | angles your own code forms in bfloat16, as in the section above"
         " | bfloat16 rounds many positions above 256, and the shift changes how each one rounds | yes |"
         " | Ministral 3's and Mistral 4's query scale, which reads `position_ids`"
         " | the scale reads the shifted position | yes |"
@@ -573,7 +574,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # longest row's length setting every row's frequencies (a single row alone keeps its own: checked in
     # test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
     assert mechanisms == [
-        "angles your own code forms in bfloat16",
+        "angles your own code forms in bfloat16, as in the section above",
         "Ministral 3's and Mistral 4's query scale, which reads `position_ids`",
         "Llama 4's query scale in its layers without RoPE, which counts the tokens before each query, pads included",
         "`dynamic` and `longrope`, which set the frequencies from the batch's longest row",
@@ -598,9 +599,12 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert intro.count(". ") == 0 and len(intro.split()) <= 21, intro
     # the lead-in first (read r200); the scales' sentence short, with its two models named (read r201)
     assert named.startswith(lead_in + " " + scales) and len(scales.split()) <= 25
-    # read r201: the bfloat16 row says where its angles are explained, the section under the later heading, whose
-    # main-line table has the row "your own code forms the angles in bfloat16" (checked below)
-    assert page.index(named) < page.index("(reading-bf16)= ## bfloat16 frequencies")
+    # read r201: the bfloat16 row says where its angles are explained, the section whose main-line table has the row
+    # "your own code forms the angles in bfloat16" (checked below); read r204: that section comes right before this
+    # one, so the row refers back to it, "as in the section above", never forward
+    bf16_start = page.index("(reading-bf16)= ## bfloat16 frequencies")
+    assert bf16_start < page.index("## Positions at run time") < page.index(named)
+    assert "## " not in page[page.index("## bfloat16 frequencies") + 3 : page.index("## Positions at run time")]
     # the shared reason the rule before the table gives: RoPE's scores depend only on the offsets
     assert section.index("RoPE's scores depend only on those offsets") < section.index(intro)
     assert named in section
@@ -682,7 +686,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     ), first
     # the number itself waits for the section it points to, inside its block on angles formed in bfloat16
     assert "1 027" not in section and "(reading-bf16)= ## bfloat16 frequencies" in page
-    bf16 = page[page.index("## bfloat16 frequencies") : page.index("## Takeaways")]
+    bf16 = page[page.index("## bfloat16 frequencies") : page.index("## Positions at run time")]
     bf16_block = bf16[bf16.index("<summary>If your code forms the angles in bfloat16</summary>") :]
     moved = (
         "so between positions 1 024 and 2 048 one bfloat16 rounding can put its angle about half a turn off: 1 027"
@@ -733,7 +737,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         "- `model.to(torch.bfloat16)` rounds RoPE's frequencies, so angles drift with the key's distance back; pass"
         " the `dtype` to `from_pretrained` instead." in takeaways
     )
-    section = page[page.index("## bfloat16 frequencies") : page.index("## Takeaways")]
+    section = page[page.index("## bfloat16 frequencies") : page.index("## Positions at run time")]
     assert "a score's angle is off by the key's distance back times the rounding error of $\\theta_i$." in section
     torch.manual_seed(0)
     config = LlamaConfig(
@@ -1065,11 +1069,16 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # transformers' original_max_seq_len is max_position_embeddings, 131 072 = 16 x 8 192; below: a fresh module
     # scales an input of 16L + 1 positions and not one of exactly 16L, since transformers tests
     # seq_len > max_seq_len_cached)
+    # read r204: the general lesson first, a scaled file's stored length is its declared length, not L; then Llama
+    # 3.1's file as an example, flagged as a hypothetical, since that file names `llama3`
     stated = (
         "Transformers' dynamic NTK, `dynamic`, reads `max_position_embeddings`, the *stored length*, in place of $L$."
-        " Llama 3.1's file stores $16L$ there, so on that file `dynamic` would scale only inputs longer than $16L$."
+        " A scaled file usually stores its declared length there, longer than $L$. So if such a file names `dynamic`,"
+        " it scales only inputs longer than the declared length. Llama 3.1's file stores $16L$, so if it named"
+        " `dynamic`, inputs up to $16L$ would stay unscaled."
     )
     assert stated in " ".join(page.split())
+    assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["rope_type"] == "llama3"  # "if it named `dynamic`"
     # "would scale only inputs longer than 16L": a fresh module on that file, at an input of 2L, keeps the plain
     # frequencies, while dynamic NTK with the trained length divides the slowest pair by 9 there (above)
     at_2l_file = LlamaRotaryEmbedding(config)
@@ -1077,8 +1086,10 @@ def test_transformers_dynamic_l_is_the_stored_length():
     assert torch.equal(at_2l_file.inv_freq, at_2l_file.original_inv_freq)
     # read r186: the general case left the main line for the block; read r192: the block's copy repeated the
     # takeaway, "Transformers' `dynamic` takes $L$ from `max_position_embeddings`, which a scaled file usually sets to
-    # its extended length", and the field row, so those two keep it
+    # its extended length", and the field row, so those two keep it; read r204 put the general case back on the main
+    # line, as the lesson before Llama 3.1's example, and no block repeats it
     assert "A scaled file usually stores its extended length" not in page
+    assert page.count("A scaled file usually stores its declared length there") == 1
     assert "which a scaled file usually sets to its extended length." in page
     row = "| `max_position_embeddings` | the longest input a configuration declares, in a scaled model usually the"
     assert row in page
@@ -1427,12 +1438,12 @@ def test_reading_code_page_numbers():
     # "Under yarn's defaults, pairs 0 to 18 are the pairs that turn more than 32 times in L"
     assert [i for i in range(d // 2) if turns[i] > 32] == list(range(19)), turns[17:21]
     assert "pairs 0 to 18 are the pairs that turn more than 32 times in $L$" in page
-    # read r192: the main line says what happens between sL and the declared 16L, "Past sL, the divided pairs meet
-    # angles that the first training never showed them" (test_declared_length_is_the_later_trainings), and the fine
-    # print keeps the rest: the stored config's s L against the trained length that posenc/book/models.py copies from
-    # the Llama 3 report. Its sentence ("Between 8L and 16L, the longer training showed the divided pairs their new
-    # angles only if it used the divided frequencies, which the Llama 3 report does not state") is deliberately
-    # conditional: no source says which frequencies the long-context stages used.
+    # the fine print says what happens between sL and the declared 16L, "Past sL, the divided pairs meet angles that the
+    # training before the scaling never showed them" (test_past_sl_the_divided_pairs_meet_new_angles; read r204 moved it
+    # off the main line), and keeps the rest: the stored config's s L against the trained length that
+    # posenc/book/models.py copies from the Llama 3 report. Its sentence ("Between 8L and 16L, the longer training
+    # showed the divided pairs their new angles only if it used the divided frequencies, which the Llama 3 report does
+    # not state") is deliberately conditional: no source says which frequencies the long-context stages used.
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     rope = llama["rope_scaling"]
     assert rope["factor"] * rope["original_max_position_embeddings"] < llama["trained_length"] == 16 * L, llama
@@ -1972,7 +1983,9 @@ def test_reading_code_live_values_and_positions():
     angle_error = ((p32[:, None] * inv32).double() - p32.double()[:, None] * inv32.double()).abs()
     assert float(angle_error.max()) < 0.01, float(angle_error.max())
     assert (
-        "For plain RoPE and fixed rules such as `llama3`, the shift changes the scores only by rounding." in page
+        "With the `attention_mask`, for plain RoPE and fixed rules such as `llama3`, the shift changes the scores only"
+        " by rounding."
+        in page
         and "the mask hides the pads from the real tokens." in page
         and "The rounding arises where transformers forms the angles in float32, then rounds cos and sin to the"
         " activations' dtype."
@@ -2293,7 +2306,7 @@ def test_reading_code_batch_shares_dynamic_frequencies():
 
 
 def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
-    """Reading model code: "so on that file `dynamic` would scale only inputs longer than 16L", and
+    """Reading model code: "so if it named `dynamic`, inputs up to 16L would stay unscaled", and
     "`position_ids` remove the shift for Ministral 3's scale, which reads them, but transformers counts Llama 4's from
     the cache length" (the takeaway: "Even then, Llama 4's query scale counts the pads, and under `dynamic` and
     `longrope` the longest row sets every row's frequencies"). Skipped without transformers."""
@@ -2322,7 +2335,7 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     # read r183: "only inputs longer than 16L", exactly (an input of 16L is not scaled either: checked in
     # test_transformers_dynamic_l_is_the_stored_length)
     assert (
-        "Llama 3.1's file stores $16L$ there, so on that file `dynamic` would scale only inputs longer than $16L$."
+        "Llama 3.1's file stores $16L$, so if it named `dynamic`, inputs up to $16L$ would stay unscaled."
         in " ".join(page.split())
     )
     # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
@@ -3091,7 +3104,7 @@ def test_bfloat16_load_paths_said_once():
     The sentences stay (test_intro_page.py pins them); what they say is checked in
     test_shift_cases_and_bfloat16_takeaway (model.to rounds inv_freq, from_pretrained with a dtype keeps float32)."""
     page = _page()
-    section = page[page.index("## bfloat16 frequencies") : page.index("## Takeaways")]
+    section = page[page.index("## bfloat16 frequencies") : page.index("## Positions at run time")]
     assert "| load path |" not in section and "kept in float32 |" not in section
     assert section.count("keeps them in float32. Prefer the latter.") == 1
 
@@ -3295,18 +3308,21 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # the 1 explained by the two fields' ratio, not by where the softmax scale sits (no "So" that does not follow)
     # read r203 (the section's hardest place): in the order a learner needs it, the lesson first, then m(s, mu) with
     # its formula, before the softmax scale and the ratio on cos and sin use it; the ratio said as a ratio
+    # read r204 (the section's hardest place): two field names, a two-argument m and a ratio were main-line
+    # material; the main line keeps the lesson alone, in three short sentences: the sharpening sits on the softmax
+    # scale, not on cos and sin, so `attention_scaling` reads 1 in the released files; check the softmax scale too.
+    # The formulas, the two fields and the ratio are the block's (checked below)
     sentences = (
-        "DeepSeek-V2 and V3 sharpen attention elsewhere, so checking cos and sin alone would miss it."
-        " They use $m(s, \\mu) = 0.1\\,\\mu \\ln s + 1$, where $\\mu$ is a config field. In transformers, their"
-        " attention multiplies the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, by $m(s, \\mu)^2$ with $\\mu$ ="
-        " `mscale_all_dim`. The factor on cos and sin, `attention_scaling`, is the ratio of $m$ with $\\mu$ = `mscale`"
-        " to $m$ with $\\mu$ = `mscale_all_dim`. The released files set the two fields equal, so that ratio is {one}."
+        "DeepSeek-V2 and V3 put this sharpening on the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not on cos and"
+        " sin. So in their released files, the factor that transformers puts on cos and sin, `attention_scaling`, reads"
+        " {one}. Attention is still sharpened: check the softmax scale too."
     )
-    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 5  # five short sentences
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 3  # three short sentences
+    assert all(len(s.split()) <= 22 for s in re.split(r"(?<=\.) (?=[A-Z])", sentences)), sentences
     assert "So, for their released files" not in main and "their own attention factor" not in main
     assert "a factor like" not in main and "second such factor" not in main  # read r203: said as a formula and a ratio
-    # m(s, mu) is defined by its formula before any use of it
-    assert main.index("$m(s, \\mu) = 0.1\\,\\mu \\ln s + 1$") < main.index("by $m(s, \\mu)^2$")
+    # read r204: no two-argument m, no field name and no ratio on the main line
+    assert "m(s, \\mu)" not in main and "mscale" not in main and "ratio" not in main, main
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
     block = after[: after.index("</details>")]
@@ -3324,7 +3340,7 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
 
     ratio = "attention_factor = float(get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim))"
     yarn_source = " ".join(inspect.getsource(_compute_yarn_parameters).split())
-    assert f"if mscale and mscale_all_dim: {ratio}" in yarn_source  # "m with `mscale` over m with `mscale_all_dim`"
+    assert f"if mscale and mscale_all_dim: {ratio}" in yarn_source  # the block's ratio m(s, mu1)/m(s, mu2)
     # "their released files set the two fields equal": posenc's copies of V2's and V3's `rope_scaling`
     for name, mu in (("deepseek-v2", 0.707), ("deepseek-v3", 1.0)):
         fields = MODEL_ROPE_CONFIGS[name]["rope_scaling"]
@@ -3631,14 +3647,20 @@ def test_past_sl_the_divided_pairs_meet_new_angles():
     section = page[page.index("## A worked configuration") : page.index("<details>")]
     declared = "while $s$ sets how much the slowest pairs slow down."
     gap = "Past $sL$, the divided pairs meet angles that the training before the scaling never showed them"
-    assert section.count(gap) == 1 and section.index(declared) < section.index(gap) < section.index("| pair |")
+    # read r204 (the section's hardest place): on the main line the sentence left an open question, whether Llama 3.1
+    # is unreliable between 8L and 16L, that only the fine print answers; so it moved into the fine print, beside the
+    # answer, and the main line ends on the declared-length sentence
+    assert gap not in section and section.count(declared) == 1, section
+    fine = _collapsed("Fine print on the bands")
+    stage = "- The declared length is twice $sL$: the Llama 3 report's last training stage reached $16L$."
+    answer = "Between $8L$ and $16L$, the longer training showed the divided pairs their new angles only if"
+    assert fine.count(gap) == 1 and fine.index(stage) < fine.index(gap) < fine.index(answer), fine
     unknown = "Meta's report does not say whether its later training showed them."
     # read r200 joined it to the fact it qualifies (read r199 asked for it on the main line); read r201 found it a
     # caveat about a source, said twice more in the fine print: the main line ends on the fact, which "the first
     # training" keeps true alone, and the fine print keeps the caveat once (its sentence below; test_summary.py pins
     # the fine print's two sentences)
-    assert gap + "." in section and unknown not in page, section
-    fine = _collapsed("Fine print on the bands")
+    assert stage + " " + gap + "." in fine and unknown not in page, fine
     assert (
         "Between $8L$ and $16L$, the longer training showed the divided pairs their new angles only if it used the"
         " divided frequencies, which the Llama 3 report does not state." in fine
@@ -3925,13 +3947,23 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     look = "each attention layer rotates its queries and keys with them. ```python"
     assert look in opening and "Look for three things" not in page
     headings = re.findall(r"^#{2,3} .*$", re.sub(r"```.*?```", "", _raw(), flags=re.S), flags=re.M)
-    assert headings[-3:] == ["## bfloat16 frequencies", "## Takeaways", "## Configuration fields and code names"]
+    # read r204: the bfloat16 section sits right before "Positions at run time", whose table's first row refers back
+    # to it; the page ends on the takeaways and the field reference
+    assert headings[-2:] == ["## Takeaways", "## Configuration fields and code names"], headings
+    assert headings.index("## bfloat16 frequencies") + 1 == headings.index("## Positions at run time"), headings
+    # read r204: the code's comments name the section that explains the half layout and the attention factor, and
+    # the paragraph on what the page assumes comes before the code
+    assert (
+        "# the half layout, see Notes for reading code:" in code
+        and "the attention factor m, see Temperature rules" in code
+    )
+    assert opening.index("The page assumes RoPE as") < opening.index("```python")
     # each of the three is in the code, and a later section's main line explains it
     assert ".float() * inv_freq" in code and "emb.cos() * attention_scaling" in code and "def rotate_half" in code
     rest = page[page.index("Read these fields first:") :]
     for heading, explained in (
         ("## bfloat16 frequencies", "Transformers' Llama code forms the angles $p\\theta_i$ in float32"),
-        ("## Temperature rules", "The factor on cos and sin, `attention_scaling`, is the ratio"),
+        ("## Temperature rules", "the factor that transformers puts on cos and sin, `attention_scaling`, reads 1."),
         ("## Notes for reading code", "Transformers' Llama code pairs the two halves of a head with `rotate_half`"),
     ):
         assert explained in _section_main_line(rest, heading), heading
@@ -4014,7 +4046,8 @@ def test_opening_names_the_partial_rotary_split():
     )
     code = _snippet("def rotate_half(x):")
     after = opening[opening.index(code.split()[-1]) :]
-    assert after.startswith(code.split()[-1] + " ``` " + sentence + " The page assumes"), after[:300]  # its paragraph
+    # read r204: the paragraph on what the page assumes moved before the code, so this one ends the opening
+    assert after.strip() == code.split()[-1] + " ``` " + sentence, after[:300]
     assert "GLM" not in opening
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import GlmConfig, GPTNeoXConfig
@@ -4159,9 +4192,11 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
 
     page = _page()
     main = _section_main_line(page, "## Porting transformers-4 code")
+    # read r204 (an omission): positions above L alone miss a wrong short list of `longrope`, used for every input
+    # up to L, so the check adds one position below L, in a call of its own (checked below on a tiny `longrope` Llama)
     said = (
-        "To confirm a port, compare your cos and sin with the loaded model's at a few positions above $L$. A wrong"
-        " frequency leaves a gap far above float32 rounding:"
+        "To confirm a port, compare your cos and sin with the loaded model's at a few positions above $L$ and one"
+        " below. A wrong frequency leaves a gap far above float32 rounding:"
     )
     assert said in main
     code = _snippet("my_cos, my_sin = my_cos_sin(position_ids)")
@@ -4184,11 +4219,14 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
 
         return my_cos_sin
 
-    def run(model, my_cos_sin):
+    def run_code(snippet, model, my_cos_sin):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(code, {"torch": torch, "model": model, "my_cos_sin": my_cos_sin})
+            exec(snippet, {"torch": torch, "model": model, "my_cos_sin": my_cos_sin})
         return out.getvalue().split()
+
+    def run(model, my_cos_sin):
+        return run_code(code, model, my_cos_sin)
 
     torch.manual_seed(0)
     b, L, s = 10_000.0, 64, 8.0
@@ -4224,3 +4262,33 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     my_cos, my_sin = port(500_000.0, 128, 8192, 8.0)(position_ids)
     gap = max(float((cos - my_cos).abs().max()), float((sin - my_sin).abs().max()))
     assert 0 < gap < 1e-6 * 4 * 8192, gap
+    # read r204: the position below L, in a call of its own. A `longrope` port must pick the short list up to L and
+    # the long one beyond, as transformers does from a call's highest position; a port with a wrong short list passes
+    # a check at positions above L alone, and fails the page's check. With the right lists the page's check prints True
+    short = [1.0 + 0.05 * i for i in range(d // 2)]
+    long_ = [1.0 + 0.5 * i for i in range(d // 2)]
+    longrope = {"rope_type": "longrope", "short_factor": short, "long_factor": long_}
+    longrope["original_max_position_embeddings"] = L
+    kwargs = config.to_dict()
+    kwargs.pop("rope_parameters", None)
+    kwargs.pop("rope_scaling", None)
+    long_model = LlamaForCausalLM(LlamaConfig(**{**kwargs, "rope_scaling": longrope})).eval()
+    assert long_model.model.rotary_emb.rope_type == "longrope"
+
+    def long_port(short_list):
+        def my_cos_sin(position_ids):
+            theta = b ** (-2 * torch.arange(d // 2, dtype=torch.float64) / d)
+            factors = long_ if int(position_ids.max()) + 1 > L else short_list
+            angles = position_ids[..., None].double() * theta / torch.tensor(factors, dtype=torch.float64)
+            emb = torch.cat((angles, angles), dim=-1)
+            m = math.sqrt(1 + math.log(8 * L / L) / math.log(L))  # longrope's attention factor, s = 8
+            return (emb.cos() * m).float(), (emb.sin() * m).float()
+
+        return my_cos_sin
+
+    wrong_short = long_  # the long list used for short inputs too
+    assert run(long_model, long_port(short)) == ["True"]
+    assert run(long_model, long_port(wrong_short)) == ["False"]
+    above = code.replace(", torch.tensor([[L // 2]])", "")  # the check at positions above L alone
+    assert above != code
+    assert run_code(above, long_model, long_port(wrong_short)) == ["True"]

@@ -2150,17 +2150,22 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "### Why RoPE blocks folding A head's key for token $n$ would be $W_{UK}\\, c_n$, where $W_{UK}$ is the head's"
         " *up-projection* for keys. Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q_m$ at position $m$:"
         " it computes $W_{UK}^\\top q_m$ once and scores every past latent with it. With RoPE, the query's turn $R_m$"
-        " and the key's turn $R_n$ leave a turn by the distance between the query and $W_{UK}$: $$ (R_m q_m)^\\top R_n"
-        " W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n . $$ That turn changes with the distance, so no single folded"
+        " and the key's turn $R_n$ combine into one turn $R_{n-m}$, which sits between $q_m$ and $W_{UK}$: $$ (R_m"
+        " q_m)^\\top R_n W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n . $$ That turn depends on the offset $n - m$,"
+        " so no single folded"
         " query would serve every past token. ### The fix"
     )
     assert fold_main in " ".join(mla.split()), " ".join(mla.split())
     # read r196: why the rotary term is affordable, on the main line: DeepSeek-V2's rotary key is 64 wide, one per token
     # read r199: "small" and "shared by all heads" are said once, in the sentence before
     small = (
-        "The rotary key, 64 numbers in DeepSeek-V2, is cached already turned, so nothing is folded through the turn."
+        "The rotary key, 64 numbers in DeepSeek-V2, never passes through $W_{UK}$, so $W_{UK}$ can still be folded into"
+        " the query."
     )
     assert small in " ".join(mla.split()) and book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]["qk_rope_head_dim"] == 64
+    # read r204: the fix's score in words first, then why W_UK still folds (the rotary key bypasses it)
+    added = "Their rotated term is added to the folded query's score, which has no rotation."
+    assert " ".join(mla.split()).index(added) < " ".join(mla.split()).index(small)
     # the matrix named in one short sentence, right after its heading, before the fold
     symbols = (
         "A head's key for token $n$ would be $W_{UK}\\, c_n$, where $W_{UK}$ is the head's *up-projection* for keys."
@@ -2187,8 +2192,12 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "The block below gives the folded query." not in mla and "writes both scores out" not in text
     # the cost, right after the turn that breaks the fold (read r181: the decisive step sat only in the block), in
     # words; the folded query per past key, W^T R_{n-m}^T q, which depends on n - m (checked below), is the block's
-    cost = "That turn changes with the distance, so no single folded query would serve every past token."
-    assert mla.count(cost) == 1 and mla.index("between the query and $W_{UK}$:") < mla.index(cost)
+    cost = "That turn depends on the offset $n - m$, so no single folded query would serve every past token."
+    assert mla.count(cost) == 1 and mla.index("which sits between $q_m$ and $W_{UK}$:") < mla.index(cost)
+    # read r204: "a turn by the distance between the query and W_UK" read as a distance between q and W_UK; the turn
+    # R_{n-m} sits between them in the product and depends on the offset; the rotary key's reason is plain: it never
+    # passes through W_UK (the block's score: its rotary term has no W_UK, checked above with the decoupled score)
+    assert "distance between the query and" not in text and "nothing is folded through the turn" not in text
     assert "The folded query would then differ for every past key" in text and "R_{n-m}^\\top q" not in mla
     # the block's algebra, identity: the folded query against the latent gives the unfolded score
     g = torch.Generator().manual_seed(0)
@@ -2289,11 +2298,11 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # says it in words
     rotated = "(R_m q_m)^\\top R_n W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n ."
     assert rotated in mla_main and rotated not in mla_block  # read r203: the main line's one equation
-    assert mla_main.index("between the query and $W_{UK}$:") < mla_main.index(rotated) < mla_main.index(cost)
+    assert mla_main.index("which sits between $q_m$ and $W_{UK}$:") < mla_main.index(rotated) < mla_main.index(cost)
     # read r195: the identity behind it (chapter 4's R_m^T R_n = R_{n-m}) named in words on the main line
     assert (
-        "With RoPE, the query's turn $R_m$ and the key's turn $R_n$ leave a turn by the distance between the query and"
-        " $W_{UK}$:" in " ".join(mla_main.split())
+        "With RoPE, the query's turn $R_m$ and the key's turn $R_n$ combine into one turn $R_{n-m}$, which sits between"
+        " $q_m$ and $W_{UK}$:" in " ".join(mla_main.split())
     )
     assert mla_block.index("rotary query $q^R_m$") < mla_block.index("\\text{score}_{mn}")
     # the block does not repeat the main line's argument: the fold, its cost and the fix are each said once, there
@@ -2369,7 +2378,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # read r200: the position lesson gets a visible check, right after "That turn changes with the distance": the
     # section's first text cell, then the check, then the fix
     assert ids.index("c35-fold") + 1 == ids.index("mla-fold-check") == ids.index("c35") - 1
-    assert "That turn changes with the distance" in "".join(nb_cells()[ids.index("c35-fold")]["source"])
+    assert "That turn depends on the offset $n - m$" in "".join(nb_cells()[ids.index("c35-fold")]["source"])
     assert bars_cell["cell_type"] == "code" and bars_cell["metadata"]["tags"] == ["hide-input"]
     bars_code = "".join(bars_cell["source"])
     # read r192: the assert compares posenc's counts with the text's products; no arithmetic-only equality
@@ -2876,7 +2885,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "ax.axhline(rope_signed" in fig_code and "ax.axhline(xpos_signed" in fig_code  # the dashed levels
     assert 'ylabel="score per pair, with signs"' in fig_code and "unrelated" not in fig_code
     assert "xpos_band = delta <= -2048" in code and "xlim=(2048, 4096)" in fig_code  # the text's band
-    title = "under xPos its score swings far less, its mean no lower than RoPE's\")"
+    # read r204: the right panel's title says the main line's lesson; the levels and "no lower" are the block's
+    title = 'title="2048 to 4096 tokens back:\\nxPos damps the swings")'
+    assert "its mean no lower than RoPE's" not in code
     # read r203: two panels with one y scale: left, 1 to 65 536 back on a log axis, the score flattens to zero under
     # xPos and keeps swinging under RoPE (asserted where drawn, and below); right, the band
     assert title in fig_code and "sharey=True" in fig_code and "ax_far.semilogx(far_back, far_xpos" in fig_code
@@ -2909,6 +2920,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # 512 distances against its last, 0.079 and 0.038 (read r191: the drift left the main line, whose lesson is the
     # swings and the mean; read r182: "falls slowly" undersold a fall to half)
     assert 0.4 < last / first < 0.6 and last > 0
+    # read r204: the notebook asserts it where the figure computes it (0.48)
+    assert "drift = float(matching_xpos[xpos_band][-512:].mean() / matching_xpos[xpos_band][:512].mean())" in code
+    assert "assert 0.4 < drift < 0.6" in code
     # the main line's "Past about thirty thousand tokens back, every pair's factor in this head is under a quarter,
     # so xPos pulls the whole score toward zero" (read r200: the heading's decay, met on the main
     # line) and the block's "Farther back, the slowest pair's factor falls under a quarter near 31 400 tokens back,
@@ -2997,9 +3011,12 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # read r201: the simple idea first (far back, every factor small), then the band, scoped to a key equal to its
     # query with unit pairs, in the same head (d = 64), with no "typically"; it holds at every d from 32 to 1024
     # (below), which the main line does not claim (its digits stay under the guide's 5 per 100 words)
+    # read r204: the lesson is the decay, then "two to four thousand tokens back, xPos mostly damps the swings"; the
+    # level comparison (the dashed lines, "no lower") is the block's; "mostly": the level's change is under a quarter
+    # of the spread's drop for the figure's key at every d, and under the drop for over 95 % of random queries and
+    # of random query/key pairs (checked below)
     lesson_band = (
-        "Take a key equal to its query, with all its pairs the same length. Two to four thousand tokens back, in the"
-        " same head, xPos damps its score's swings much more than its *level*, its mean there."
+        "Two to four thousand tokens back, xPos mostly damps how the score swings from one distance to the next."
     )
     answers = (
         "xPos answers yes to the sixth question ([Sun et al. 2022](https://arxiv.org/abs/2212.10554"
@@ -3017,7 +3034,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # back, the fastest under 1e-4, and the slowest under a quarter from 32 768 back (asserted above)
     why = (
         "A fast pair's term swings around zero within a few tokens, so fading it damps swings but barely moves the"
-        " level."
+        " score's mean over many distances."
     )
     # read r199: the slowest pair's slow fade left the main line for the block's "Farther back, ... from 32 768
     # tokens back, even the slowest pair keeps under a quarter of its term" (asserted above and just below)
@@ -3070,29 +3087,35 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # that is, the part it fades, each pair's term times one less its factor, has a positive mean there
     # read r203: the figure's two panels, the far range first (the section's lesson), then the band
     shows = (
-        "On the left, far back, such a key's score keeps swinging under RoPE, while under xPos it flattens to zero. On"
-        " the right, over those distances, its score swings far less under xPos than under RoPE."
+        "The figure takes a key equal to its query, with all its pairs the same length. On the left, far back, its"
+        " score keeps swinging under RoPE, while under xPos it flattens to zero. On the right, two to four thousand"
+        " tokens back, it swings far less under xPos than under RoPE."
     )
-    # read r199: the level's sentence scoped to the figure (its head and distances)
-    level = "The dashed lines mark each score's level: they lie close together, and xPos's is no lower."
+    # read r199: the level's sentence scoped to the figure (its head and distances); read r204: moved to the block
+    level = "They lie close together, and xPos's is no lower: xPos damps the swings much more than the level."
+    dashed = (
+        "**The dashed levels.** In the right panel, the *band* is the distances drawn, 2048 to 4096 tokens back. A"
+        " score's *level* is its mean over the band; the dashed lines mark the two levels. " + level
+    )
     # read r200: the heading's decay on the main line, scoped to the figure's head (d = 64); nearer keys' lower level
     # and the unrelated keys (second cases) are the block's
     far = "In a head of 64 dimensions, past about thirty thousand tokens back, every factor is under a quarter."
     # why the level does not fall, in the block (read r179: the sign argument is a derivation step, not the idea)
     why_level = (
-        "The *level* is a score's mean over the band, the dashed line. In this band, xPos's level is even a little"
-        " higher than RoPE's. It rises because the part of the score that xPos fades has a slightly negative mean here."
+        "In this band, xPos's level is even a little higher than RoPE's. It rises because the part of the score that"
+        " xPos fades has a slightly negative mean here."
     )
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     xpos_main = main_line[
         main_line.index("## xPos: a decay on the score") : main_line.index("## Reading a modern config")
     ]
-    said = " ".join((fades, far, lesson_band, answers, formula, why, shows, level))
+    said = " ".join((fades, far, lesson_band, answers, formula, why, shows))
     assert said in " ".join(xpos_main.split())
     # the lesson opens the section, right under its heading: the decay, the far fade, then the band
     assert " ".join(xpos_main.split()).startswith("## xPos: a decay on the score " + said)
     assert "drifts down" not in xpos_main and "the band" not in xpos_main and "typically" not in text
-    assert xpos_main.count("thirty thousand") == 1 and " ".join(xpos_main.split()).endswith(level)
+    assert xpos_main.count("thirty thousand") == 1 and " ".join(xpos_main.split()).endswith(shows)
+    assert "no lower" not in xpos_main and "dashed" not in xpos_main and "level" not in xpos_main
     assert "Nearer keys" not in text and "An unrelated key's score only swings" not in text
     assert "about half" not in xpos_main and "mostly smooths" not in xpos_main
     assert text.count(why_level) == 1 and why_level not in " ".join(xpos_main.split())
@@ -3104,8 +3127,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # the section's block: the mean size (the old figure's measure, 0.65 for this key, asserted where computed), the
     # scope of the level (nearer in and at d = 32 xPos lowers it, checked below), unrelated keys, the float32 cost
     summary = (
-        "<summary>Why the level rises here, the factor's formula, mean size, where xPos lowers the level, unrelated"
-        " keys, and xPos's float32 cost</summary>"
+        "<summary>The dashed levels, the factor's formula, mean size, where xPos lowers the level, unrelated keys, and"
+        " xPos's float32 cost</summary>"
     )
     opens = text.index(summary)
     block = text[opens : text.index("</details>", opens)]
@@ -3123,7 +3146,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     ):
         assert " ".join(block.split()).count(sentence) == 1, sentence
     # the block opens with the answer to the main line's surprise, a decay that raises the level (read r181)
-    assert " ".join(block.split()).startswith(" ".join((summary, "**Why the level rises here.**", why_level)))
+    # read r204: it opens with the dashed levels, moved from the main line, then why the level rises
+    assert " ".join(block.split()).startswith(" ".join((summary, dashed, "**Why the level rises here.**", why_level)))
     assert text.count(summary) == 1 and text.index(summary) < text.index("### xPos")
     cells = nb_cells()
     sec = next(i for i, c in enumerate(cells) if "## xPos: a decay on the score" in "".join(c["source"]))
@@ -4022,7 +4046,11 @@ def test_chapter_saved_configs_hold_rope_parameters():
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     saves = "Transformers 5 saves these fields in `rope_parameters`, one dict per layer type where types differ."
-    assert saves in main_line  # a fresh config shows this form; its Gemma 3 example sits in the block
+    # read r204: a storage detail, not the section's idea: in the section's block, with its Gemma 3 example
+    older = "Older configs, like the one above, keep them in `rope_theta` and `rope_scaling`, with the same meaning."
+    block = text[text.index("<summary>Transformers 5's <code>rope_parameters</code>") :]
+    block = block[: block.index("</details>")]
+    assert saves in block and older in block and saves not in main_line and older not in main_line
     assert "For Gemma 3 27B, in `rope_parameters`: ```json" in text
     assert main_line.index("Back to the opening's Llama 3.1 8B config:") < main_line.index(
         "| question | model | its answer |"
@@ -5430,7 +5458,7 @@ def test_chapter_takeaways_are_one_sentence_per_question():
 
 
 def test_chapter_r200_mla_check_modernbert_and_exercise_asserts():
-    """Read r200. *DeepSeek's MLA*: a visible check right after "That turn changes with the distance": without RoPE
+    """Read r200. *DeepSeek's MLA*: a visible check right after "That turn depends on the offset": without RoPE
     the folded query gives the direct score (float64 rounding); with RoPE a query folded for a key 1 token back gives
     a wrong score for a key 5 back. Gemma 3's block: "The encoder ModernBERT also gives its local and global layers
     two bases: $10^4$ and 160 000 in transformers 5.24's defaults." The exercise answers' asserts check something."""
