@@ -524,8 +524,14 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     lead_in = (
         "Four things in code can make a padded row's scores differ from the same row run alone by more than rounding."
     )
-    # read r201 named the models in this sentence; read r203 put them in the rows themselves, so it defines the term
-    scales = "Two are query scales: numbers that multiply each query and rise in steps with the token's position."
+    # read r201 named the models in this sentence; read r203 put them in the rows themselves, so it defines the term;
+    # read r205 (the section's hardest place, three reads in a row): the rows leaned on a block, so two short main-line
+    # sentences say what each model's scale reads, and the rows shrink to the models' names
+    scales = (
+        "Two are query scales, numbers that multiply each query and step up with its position. Ministral 3 and"
+        " Mistral 4 read the position from `position_ids`. Llama 4, in its layers without RoPE, counts the tokens"
+        " before each query, pads included."
+    )
     # the cases table (read r191: the hardest place of the section). Read r199: a first column names each row's
     # mechanism in a few words. Read r200: the two query scales differ in mechanism, one reads `position_ids`, the
     # other counts tokens (Llama 4 counts the cache length plus each token's index, so `position_ids` cannot fix it),
@@ -541,9 +547,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         + " | mechanism | why a padded row's scores change | removed by `position_ids`? | |---|---|---|"
         " | angles your own code forms in bfloat16, as in the section above"
         " | bfloat16 rounds many positions above 256, and the shift changes how each one rounds | yes |"
-        " | Ministral 3's and Mistral 4's query scale, which reads `position_ids`"
+        " | Ministral 3's and Mistral 4's query scale"
         " | the scale reads the shifted position | yes |"
-        " | Llama 4's query scale in its layers without RoPE, which counts the tokens before each query, pads included"
+        " | Llama 4's query scale"
         " | the pads raise the count, which moves the scale for tokens near a step | no |"
         " | `dynamic` and `longrope`, which set the frequencies from the batch's longest row"
         " | the longest row, not this one, sets its frequencies | no |"
@@ -575,8 +581,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
     assert mechanisms == [
         "angles your own code forms in bfloat16, as in the section above",
-        "Ministral 3's and Mistral 4's query scale, which reads `position_ids`",
-        "Llama 4's query scale in its layers without RoPE, which counts the tokens before each query, pads included",
+        "Ministral 3's and Mistral 4's query scale",
+        "Llama 4's query scale",
         "`dynamic` and `longrope`, which set the frequencies from the batch's longest row",
     ], mechanisms
     assert [m for m in mechanisms if "query scale" in m] == mechanisms[1:3]  # "Two are query scales"
@@ -591,14 +597,15 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "bfloat16 angles" not in named and "*" not in named, named
     assert page.index("A dynamic rule recomputes the divisors from each input's length $\\ell$.") < page.index(named)
     # read r191: "a step" and "query scale" are said on the main line before the table uses them
-    assert named.index("rise in steps") < named.index("near a step")
-    assert named.index("query scales:") < named.index("| Ministral 3's and Mistral 4's query scale")
+    assert named.index("step up with its position") < named.index("near a step")
+    assert named.index("query scales,") < named.index("| Ministral 3's and Mistral 4's query scale")
     intro = lead_in
     # one short cases sentence (recorded decision); read r202 found "rounding" ambiguous beside the bfloat16 row: that
     # row's mechanism is named "angles formed in bfloat16", the reader's suggestion
     assert intro.count(". ") == 0 and len(intro.split()) <= 21, intro
-    # the lead-in first (read r200); the scales' sentence short, with its two models named (read r201)
-    assert named.startswith(lead_in + " " + scales) and len(scales.split()) <= 25
+    # the lead-in first (read r200); the scales' sentences short, with the models named (read r201, r205)
+    assert named.startswith(lead_in + " " + scales)
+    assert all(len(s.split()) <= 20 for s in re.split(r"(?<=\.) (?=[A-Z])", scales)), scales
     # read r201: the bfloat16 row says where its angles are explained, the section whose main-line table has the row
     # "your own code forms the angles in bfloat16" (checked below); read r204: that section comes right before this
     # one, so the row refers back to it, "as in the section above", never forward
@@ -1001,9 +1008,15 @@ def test_fields_first_name_partial_rotary_factor():
             "the *trained length* $L$: the input length the model trained at before any RoPE scaling",
         ),
     ], rows
-    # read r203: the cell is a short definition; where unscaled files keep L is a sentence under the table
-    unscaled = "Most unscaled files lack that field and store $L$ in `max_position_embeddings`."
-    assert fields.split("\n\n")[2].startswith(unscaled), fields
+    # read r203: the cell is a short definition; where unscaled files keep L is a sentence under the table; read
+    # r205: some unscaled files, such as Qwen3's, declare more than L, so the sentence says "L or longer" and sends
+    # the reader to the model card; it also names the declared length, the one name the main line uses for the field
+    unscaled = (
+        "Most unscaled files lack that field. Their declared length, `max_position_embeddings`, is $L$ or longer:"
+        " check the model card."
+    )
+    assert " ".join(fields.split("\n\n")[2].split()).startswith(unscaled), fields
+    assert "store $L$ in `max_position_embeddings`" not in _page()
     assert "`layer_types`" not in fields  # read r176: per-layer-kind RoPE waits for the porting section that uses it
     # the porting section's table names the nested kind (read r197: a table in place of the internals paragraph)
     assert "| per layer type, such as Gemma 3's | one dict for each kind that `layer_types` lists |" in _page()
@@ -1059,10 +1072,10 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # 1 + s(l/L - 1)": the base's factor (s l/L - (s - 1))^(d/(d-2)) is bloc97's S^(d/(d-2)) with S = s l/L - (s - 1)
     ntk_source = " ".join(inspect.getsource(_compute_dynamic_ntk_parameters).split()).replace("config.", "")
     assert "((factor * seq_len / max_position_embeddings) - (factor - 1)) ** (dim / (dim - 2))" in ntk_source
-    # the block names the length that formula reads: "with the stored length in place of L"
+    # the block names the length that formula reads: "with the declared length in place of L"
     assert (
         "Transformers' `dynamic` raises the base to divide the slowest pair by the table's $1 + s(\\ell/L - 1)$,"
-        " written $s\\ell/L - (s - 1)$, with the stored length in place of $L$." in page
+        " written $s\\ell/L - (s - 1)$, with the declared length in place of $L$." in page
     )
     # "reads `max_position_embeddings`, the *stored length*, in place of L. Llama 3.1's file stores 16L there. So on
     # that file, `dynamic` would ... scale only inputs longer than 16L" (checked above:
@@ -1071,13 +1084,21 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # seq_len > max_seq_len_cached)
     # read r204: the general lesson first, a scaled file's stored length is its declared length, not L; then Llama
     # 3.1's file as an example, flagged as a hypothetical, since that file names `llama3`
+    # read r205 (the section's hardest place): one name for the field on the main line, the declared length, defined
+    # in the opening, and one plain lesson with no counterfactual; Llama 3.1's case moves to the block, flagged as a
+    # hypothetical ("inputs between the two stay unscaled": the fresh module below keeps the plain frequencies at 2L,
+    # between L and Llama 3.1's declared 16L)
     stated = (
-        "Transformers' dynamic NTK, `dynamic`, reads `max_position_embeddings`, the *stored length*, in place of $L$."
-        " A scaled file usually stores its declared length there, longer than $L$. So if such a file names `dynamic`,"
-        " it scales only inputs longer than the declared length. Llama 3.1's file stores $16L$, so if it named"
-        " `dynamic`, inputs up to $16L$ would stay unscaled."
+        "Transformers' dynamic NTK, `dynamic`, scales only inputs longer than the declared length. A scaled file"
+        " usually declares more than $L$, so inputs between the two stay unscaled."
     )
     assert stated in " ".join(page.split())
+    hypothetical = (
+        "- A hypothetical case: Llama 3.1's file names `llama3`, but if it named `dynamic`, inputs up to its declared"
+        " $16L$ would stay unscaled."
+    )
+    details = _collapsed("Details: the stretch, dynamic NTK's base, LongRoPE, transformers and other code")
+    assert hypothetical in details and "if it named" not in _section_main_line(page, "## Fixed and dynamic")
     assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["rope_type"] == "llama3"  # "if it named `dynamic`"
     # "would scale only inputs longer than 16L": a fresh module on that file, at an input of 2L, keeps the plain
     # frequencies, while dynamic NTK with the trained length divides the slowest pair by 9 there (above)
@@ -1089,16 +1110,23 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # its extended length", and the field row, so those two keep it; read r204 put the general case back on the main
     # line, as the lesson before Llama 3.1's example, and no block repeats it
     assert "A scaled file usually stores its extended length" not in page
-    assert page.count("A scaled file usually stores its declared length there") == 1
-    assert "which a scaled file usually sets to its extended length." in page
-    row = "| `max_position_embeddings` | the longest input a configuration declares, in a scaled model usually the"
+    assert page.count("A scaled file usually declares more than $L$") == 1
+    # read r205: the takeaway and the field row use no other name for the field ("its extended length")
+    assert "extended length" not in page and "*stored length*" not in page
+    assert "Transformers' `dynamic` scales only inputs longer than the declared length, not those longer than $L$." in (
+        page
+    )
+    row = (
+        "| `max_position_embeddings` | the longest input a configuration declares, in a scaled model usually longer"
+        " than the trained length."
+    )
     assert row in page
     x = torch.zeros(1, 1, 128)
     for top, scaled in ((16 * trained - 1, False), (16 * trained, True)):  # highest position: the input's length - 1
         fresh = LlamaRotaryEmbedding(config)
         fresh(x, torch.tensor([[top]]))
         assert (not torch.equal(fresh.inv_freq, fresh.original_inv_freq)) == scaled, top
-    # "which a scaled file usually sets to its extended length": every scaled
+    # "A scaled file usually declares more than L": every scaled
     # configuration that posenc copies and that names its trained length stores at least 16 times it
     ratios = {
         key: c["max_position_embeddings"] / c["rope_scaling"]["original_max_position_embeddings"]
@@ -1114,21 +1142,21 @@ def test_transformers_dynamic_l_is_the_stored_length():
         "Dynamic NTK leaves inputs up to the trained length $L$ unscaled. Beyond $L$, it divides the slowest pair's"
         " frequency by $1 + s(\\ell/L - 1)$, more the longer the input."
     )
-    assert lead in section and section.index(lead) < section.index("*stored length*")
+    assert lead in section and section.index(lead) < section.index("declared length")
     assert "| rule |" not in section and "effective factor" not in section  # read r183: the block's
     first = page[page.index("<details>", start) :]
     first = first[: first.index("</details>")]
     assert first.startswith("<details><summary>Effective factors: how much each rule divides the slowest pair")
     scope = "Dynamic NTK's effective factor is 1 up to the trained length $L$ and grows with $\\ell$ beyond it."
     assert scope in first and first.index(scope) < first.index("| rule | effective factor for an input of")
-    # one name per length: L is the trained length only, the file's value is "the stored length", never L itself
+    # one name per length: L is the trained length only, the file's value is "the declared length", never L itself
+    # (read r205: one name, where r204 had two, "stored" and "declared")
     whole = page[start : page.index("## Porting transformers-4 code")]
     assert "reads $L$ from" not in whole and "length stored there" not in whole, whole
-    assert not re.search(r"stored length(,? is|,)? \$L\$", whole), re.findall(r"stored length[^.]*", whole)
-    assert "falls below the stored length." in whole
-    assert (
-        "In a file whose stored length is the trained length, `dynamic` with `factor` 1 divides by the stretch" in whole
-    )
+    assert "stored length" not in whole, re.findall(r"stored length[^.]*", whole)
+    assert not re.search(r"declared length(,? is|,)? \$L\$", whole), re.findall(r"declared length[^.]*", whole)
+    assert "falls below the declared length." in whole
+    assert "In a file that declares the trained length, `dynamic` with `factor` 1 divides by the stretch" in whole
 
 
 def test_vllm_context_extension_sentence_matches_chapter_10():
@@ -1336,8 +1364,8 @@ def test_dynamic_table_needed_row_is_the_stretch():
         assert math.isclose(float(plain[-1] / inv[-1].double()), divisor, rel_tol=1e-4), (factor, n, inv)
         assert factor != 1.0 or math.isclose(divisor, max(n / L, 1)), (n, divisor)  # s = 1: the last row's value
     assert (
-        "In a file whose stored length is the trained length, `dynamic` with `factor` 1 divides by the stretch, no more"
-        " than the slowest pair needs." in block
+        "In a file that declares the trained length, `dynamic` with `factor` 1 divides by the stretch, no more than"
+        " the slowest pair needs." in block
     )
 
 
@@ -1359,7 +1387,7 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
         " pair's frequency by $1 + s(\\ell/L - 1)$, more the longer the input."
     )
     lesson = "A fixed rule gives each pair one divisor for its frequency, used at every input length, short inputs too."
-    assert main.index(lesson) < main.index(example) < main.index("*stored length*"), main
+    assert main.index(lesson) < main.index(example) < main.index("declared length"), main
     # one number on the main line: the 9 and the 2 at 2L are the block's, with their meaning beside them
     assert not re.search(r"\b9\b", main) and "Dividing by 2" not in page, main
     factors = _collapsed("Effective factors: how much each rule divides the slowest pair")
@@ -2103,9 +2131,11 @@ def test_float32_angles_are_fine_up_to_16l():
     page = _page()
     main = _section_main_line(page, "## bfloat16 frequencies")
     row = (
-        # read r203: "both", the first two rows' distance back and position, in plain words
-        "| transformers forms float32 angles from float32 $\\theta_i$ | both, far more slowly | at most about 0.01"
-        " radian per angle up to $16L$ |"
+        # read r203: "both", the first two rows' distance back and position, in plain words; read r205: "both" had no
+        # referent and "per angle" mixed with the column's "a score's error", so the row names the two, as rows 1 and
+        # 2 do, and its size is a score's angle's error, measured below over every query and key up to 16L
+        "| transformers forms float32 angles from float32 $\\theta_i$ | the key's distance back and the position, far"
+        " more slowly | at most about 0.01 radian up to $16L$ |"
     )
     lesson = "Rounding in bfloat16 can put a score's angle half a turn off; float32 keeps the error small."
     assert row in main and main.startswith("## bfloat16 frequencies"), main
@@ -2121,6 +2151,13 @@ def test_float32_angles_are_fine_up_to_16l():
         " smaller. Chapter 4's rule, float64 angles, removes the second."
     )
     assert parts in block, block
+    score_said = (
+        "With float32 frequencies, two roundings add up to at most about 0.01 radian in each angle, measured against"
+        " the exact $p\\theta_i$ at every position up to $16L$. A score's angle, the query's angle minus the key's,"
+        " could be off by the sum of both errors; measured over every query and key up to $16L$, it is off by at most"
+        " about 0.01 radian too."
+    )
+    assert score_said in block, block
     # "24 significant bits to bfloat16's 8": the stored mantissa bits plus the implicit one
     assert torch.finfo(torch.float32).eps == 2.0**-23 and torch.finfo(torch.bfloat16).eps == 2.0**-7
     # chapter 4's rule, in its own words: float64 angles, float32 tables and rotation
@@ -2165,7 +2202,13 @@ def test_float32_angles_are_fine_up_to_16l():
     formed = float(wrapped(carried - own).abs().max())
     assert 0.0035 < from_theta < 0.0065, from_theta  # "computing theta_i in float32 ... about 0.005"
     assert 0.003 < formed < 0.0045, formed  # "forming p theta_i in float32 at most about 0.004"
-    assert total <= from_theta + formed + 1e-6  # "two roundings add up to the last row's 0.01 radian"
+    assert total <= from_theta + formed + 1e-6  # "two roundings add up to at most about 0.01 radian in each angle"
+    # "A score's angle, the query's angle minus the key's, could be off by the sum of both errors; measured over every
+    # query and key up to 16L, it is off by at most about 0.01 radian too" (the table's last row): for each pair, the
+    # worst score is the query whose angle errs most one way against the key whose angle errs most the other way
+    err = wrapped(carried - true)
+    score = float((err.max(0).values - err.min(0).values).max())
+    assert 0.006 < score < 0.0125 and score <= 2 * total, score  # measured on x86: 0.0093
     # "the distance back and the position ... but far more slowly": the theta_i part is the position times a fixed
     # error per position, so a score's share of it is the distance back times that error; the product's part grows
     # with the position, several times smaller over the first L positions than up to 16L
@@ -2335,8 +2378,8 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     # read r183: "only inputs longer than 16L", exactly (an input of 16L is not scaled either: checked in
     # test_transformers_dynamic_l_is_the_stored_length)
     assert (
-        "Llama 3.1's file stores $16L$, so if it named `dynamic`, inputs up to $16L$ would stay unscaled."
-        in " ".join(page.split())
+        "Llama 3.1's file names `llama3`, but if it named `dynamic`, inputs up to its declared $16L$ would stay"
+        " unscaled." in " ".join(page.split())
     )
     # Llama 4's attention builds tau's positions from the cache length plus the token index, never from position_ids
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
@@ -2484,14 +2527,14 @@ def test_takeaway_dynamic_follows_the_batch_and_keeps_its_largest_divisor():
     takeaways = page[page.index("## Takeaways") : page.index("(glossary-fields)=")]
     assert (
         "- In transformers 5, read the base and the rule from `rope_parameters`, not from `config.rope_theta`."
-        " Transformers' `dynamic` takes $L$ from `max_position_embeddings`, which a scaled file usually sets to its"
-        " extended length." in takeaways
+        " Transformers' `dynamic` scales only inputs longer than the declared length, not those longer than $L$."
+        in takeaways
     )
     # the batch's highest position: "the longest row sets every row's frequencies", the 16-position batch above
     assert "Even then, the longest row sets every row's frequencies under `dynamic` and `longrope`" in takeaways
     assert (
         "- Transformers' `dynamic` keeps the largest effective factor seen until the highest position plus one, cache"
-        " included, falls below the stored length." in page
+        " included, falls below the declared length." in page
     )
     # "cache included": with a cache of 12 positions, a 1-token step at position 12 keeps the larger divisor, though
     # the step's input is 1 token, below the stored 8; a fresh 6-token input (highest position 5) resets it
@@ -2691,15 +2734,18 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     run_time = _section_main_line(page, "## Positions at run time")
     # read r203: the rows name the models whose scales they are (Ministral 3's reads `position_ids`, Llama 4's counts
     # tokens, checked below and in test_shift_cases_and_bfloat16_takeaway); the sentence defines the term first
-    defined = "Two are query scales: numbers that multiply each query and rise in steps with the token's position."
+    # read r205: two short sentences then say what each model's scale reads, before the rows that name them
+    defined = (
+        "Two are query scales, numbers that multiply each query and step up with its position. Ministral 3 and"
+        " Mistral 4 read the position from `position_ids`. Llama 4, in its layers without RoPE, counts the tokens"
+        " before each query, pads included."
+    )
     assert defined in run_time and run_time.index(defined) < run_time.index("| Ministral 3's and Mistral 4's query")
     # read r200: Llama 4's scale does not read the position; it counts the cache length plus each token's index, so
     # its row's mechanism says so, and `position_ids` cannot fix it ("Each scale follows the position itself": the
     # count is the token's place in the padded row)
     # "counts the tokens before each query, pads included": p = the cache length plus the token's index in the call
-    llama4_row = (
-        "| Llama 4's query scale in its layers without RoPE, which counts the tokens before each query, pads included |"
-    )
+    llama4_row = "| Llama 4's query scale |"
     llama4_source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     assert "positions = torch.arange(hidden_states.shape[1], device=hidden_states.device) + past_seen_tokens" in (
         llama4_source
@@ -2839,8 +2885,8 @@ def test_bfloat16_section_tells_the_two_errors_apart():
         ),
         (
             "transformers forms float32 angles from float32 $\\theta_i$",
-            "both, far more slowly",
-            "at most about 0.01 radian per angle up to $16L$",
+            "the key's distance back and the position, far more slowly",
+            "at most about 0.01 radian up to $16L$",
         ),
     ], rows
     # read r200: the lead-in says both facts before the rows, float32 angles and, after `model.to`, rounded theta_i,
@@ -2931,8 +2977,8 @@ def test_opening_names_the_trained_length_of_unscaled_files():
     # read r203: the cell is a short definition, and the unscaled files' field a sentence under the table
     assert (
         "| `original_max_position_embeddings` | the *trained length* $L$: the input length the model trained at"
-        " before any RoPE scaling | Most unscaled files lack that field and store $L$ in `max_position_embeddings`."
-        in page
+        " before any RoPE scaling | Most unscaled files lack that field. Their declared length,"
+        " `max_position_embeddings`, is $L$ or longer: check the model card." in page
     )
     # read r191: L is defined once, on the main line, before the worked configuration uses it; the glossary's row
     # (the italic term) says the same, "before any RoPE scaling"
@@ -3314,9 +3360,12 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # The formulas, the two fields and the ratio are the block's (checked below)
     sentences = (
         "DeepSeek-V2 and V3 put this sharpening on the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not on cos and"
-        " sin. So in their released files, the factor that transformers puts on cos and sin, `attention_scaling`, reads"
-        " {one}. Attention is still sharpened: check the softmax scale too."
+        " sin. So with their released files, transformers' `attention_scaling`, its factor on cos and sin, reads {one}."
+        " Attention is still sharpened: check the softmax scale too."
     )
+    # read r205: `attention_scaling` is the rotary module's attribute, not a field of the files, so the sentence
+    # says "with their released files" and names it as transformers'
+    assert "in their released files" not in main, main
     assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 3  # three short sentences
     assert all(len(s.split()) <= 22 for s in re.split(r"(?<=\.) (?=[A-Z])", sentences)), sentences
     assert "So, for their released files" not in main and "their own attention factor" not in main
@@ -3954,16 +4003,19 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     # read r204: the code's comments name the section that explains the half layout and the attention factor, and
     # the paragraph on what the page assumes comes before the code
     assert (
-        "# the half layout, see Notes for reading code:" in code
-        and "the attention factor m, see Temperature rules" in code
+        "# the half layout, see Notes for reading code\n" in code
+        and "# the attention factor m, see Temperature rules\n" in code
     )
+    # read r205 (the page's hardest place): at most these two pointers ahead, and each comment short
+    comments = [line.split("#", 1)[1] for line in code.splitlines() if "#" in line]
+    assert sum("see " in c for c in comments) == 2 and all(len(c.split()) <= 14 for c in comments), comments
     assert opening.index("The page assumes RoPE as") < opening.index("```python")
     # each of the three is in the code, and a later section's main line explains it
     assert ".float() * inv_freq" in code and "emb.cos() * attention_scaling" in code and "def rotate_half" in code
     rest = page[page.index("Read these fields first:") :]
     for heading, explained in (
         ("## bfloat16 frequencies", "Transformers' Llama code forms the angles $p\\theta_i$ in float32"),
-        ("## Temperature rules", "the factor that transformers puts on cos and sin, `attention_scaling`, reads 1."),
+        ("## Temperature rules", "transformers' `attention_scaling`, its factor on cos and sin, reads 1."),
         ("## Notes for reading code", "Transformers' Llama code pairs the two halves of a head with `rotate_half`"),
     ):
         assert explained in _section_main_line(rest, heading), heading
@@ -4292,3 +4344,14 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     above = code.replace(", torch.tensor([[L // 2]])", "")  # the check at positions above L alone
     assert above != code
     assert run_code(above, long_model, long_port(wrong_short)) == ["True"]
+    # read r205: the fallback's comment, "or the declared length, `dynamic`'s L": the scaling rules that need L get it
+    # in `rope_parameters` (transformers fills it for `yarn`, `llama3` and `longrope`); `dynamic`'s dict has none, and
+    # its rotary module takes L from `max_position_embeddings`
+    assert "rotary.config.max_position_embeddings)  # or the declared length, `dynamic`'s L" in code
+    dynamic = LlamaConfig(max_position_embeddings=8 * L, rope_scaling={"rope_type": "dynamic", "factor": 2.0})
+    assert "original_max_position_embeddings" not in dynamic.rope_parameters
+    assert LlamaRotaryEmbedding(dynamic).original_max_seq_len == 8 * L
+    for rule in ("yarn", "llama3"):
+        extra = {"low_freq_factor": 1.0, "high_freq_factor": 4.0} if rule == "llama3" else {}
+        filled = LlamaConfig(max_position_embeddings=8 * L, rope_scaling={"rope_type": rule, "factor": 2.0, **extra})
+        assert filled.rope_parameters["original_max_position_embeddings"] == 8 * L, rule

@@ -984,6 +984,11 @@ def test_chapter_short_table_agrees_with_the_full_one():
     for model in ("GPT-NeoX-20B", "Code Llama 7B", "Llama 3.1 8B", "Qwen2-VL 7B", "Llama 4 Scout", "DeepSeek-V3"):
         assert f" | {model} | " in text
     assert "| 1. which dimensions turn | GPT-NeoX-20B | turns only a quarter of each head |" in text  # question first
+    # read r205: the rows run in the questions' order, 1 to 6, with DeepSeek-V3's second answer to question 1 after
+    # the first
+    rows = [line.split(" | ")[0].lstrip("| ") for line in text.splitlines() if line.startswith("| ") and " | " in line]
+    rows = [row for row in rows if row[0].isdigit()]
+    assert [row[0] for row in rows] == ["1", "1", "2", "3", "4", "5", "6"], rows
     assert "a base 100 times Llama 2's" in text and "factor 8" in text and "a quarter of each head" in text
     # the sixth question has its row (read r187: a learner looked for it); that no model of the table multiplies its
     # scores by a decay is checked against their transformers files in
@@ -2110,12 +2115,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "(R_m q_m)^\\top R_n W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n .",
         "Decoupled RoPE's rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes"
         " from the token's input.",
-        "The score adds their rotated term to the *content term*, the content query folded with $W_{UK}$ against the"
-        " latent:",
         "That count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention $2 n_h"
         " d_h$ numbers per token and layer, here with $n_h = d_h = 128$.",
         "| $W_{UK}^\\top q^C_m$ | that query, folded | 512, like $c_n$ |",
-        "\\text{score}_{mn} = (q^C_m)^\\top W_{UK}\\, c_n + (q^R_m)^\\top R_{n-m}\\, k^R_n .",
         "With V2's own heads, keys 192 wide and values 128, multi-head attention would cache 40 960 numbers, about"
         " 71 times more.",
     ):
@@ -2163,8 +2165,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         " the query."
     )
     assert small in " ".join(mla.split()) and book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]["qk_rope_head_dim"] == 64
-    # read r204: the fix's score in words first, then why W_UK still folds (the rotary key bypasses it)
-    added = "Their rotated term is added to the folded query's score, which has no rotation."
+    # read r204: the fix's score first, then why W_UK still folds (the rotary key bypasses it); read r205: the score
+    # as an equation on the main line, its symbols all defined there, introduced by one short sentence
+    added = "As in partial rotary, the score has a folded and a rotated part:"
     assert " ".join(mla.split()).index(added) < " ".join(mla.split()).index(small)
     # the matrix named in one short sentence, right after its heading, before the fold
     symbols = (
@@ -2243,20 +2246,17 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert abs(rotary_terms[0] - rotary_terms[2]) > 1e-3 and abs(rotary_terms[0] - rotary_terms[3]) > 1e-3
     assert d_r < ds["qk_nope_head_dim"] < ds["kv_lora_rank"]  # "small": 64 against the content query's 128
     mla_main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    fix_score = (
-        r"the content query folded with \$W_\{UK\}\$ against the latent:\s+\$\$\s+\\text\{score\}_\{mn\} ="
-        r" \(q\^C_m\)\^\\top W_\{UK\}\\, c_n \+"
-        r" \(q\^R_m\)\^\\top R_\{n-m\}\\, k\^R_n \.\s+\$\$\s+As in partial rotary"
-    )
-    assert re.search(fix_score, text) and not re.search(fix_score, mla_main_line)
-    # the fix's score, in the section's block right after the words that state it, then why it folds; the main line
-    # says it in words: "Their rotated term is added to the folded query's score, which has no rotation:" (a head's
-    # query is narrower than the latent: only the query folded with W_UK meets it)
-    assert "Their rotated term is added to the folded query's score, which has no rotation." in mla_main_line
-    # the main line's score is the block's, written with the folded query: (W_UK^T q)^T c_n = q^T W_UK c_n
-    # read r203: the main line says the fix's score in words; its equation is the block's, with the content query
+    # read r205: the fix's score is the main line's equation, written with the folded query, (W_UK^T q)^T c_n =
+    # q^T W_UK c_n (checked above with the decoupled score), right after its one-line lead-in; the block does not
+    # repeat it (the block's q^C is the main line's q_m, said at the block's top)
     main_score = "\\text{score}_{mn} = (W_{UK}^\\top q_m)^\\top c_n + (q^R_m)^\\top R_{n-m}\\, k^R_n ."
-    assert main_score not in text and "adds a small rotary query $q^R_m$ per head" in mla_main_line
+    fix_score = re.escape(added) + r"\s+\$\$\s+" + re.escape(main_score) + r"\s+\$\$\s+The rotary key, 64 numbers"
+    assert re.search(fix_score, mla_main_line) and text.count(main_score) == 1
+    assert "adds a small rotary query $q^R_m$ per head" in mla_main_line
+    assert "Their rotated term is added" not in text and "*content term*" not in text
+    # every symbol of the score is named on the main line before it
+    for symbol in ("$W_{UK}$", "$q_m$", "$c_n$", "$q^R_m$", "$k^R_n$", "R_{n-m}"):
+        assert mla_main_line.index(symbol) < mla_main_line.index(main_score), symbol
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
     # the main line's "the matrix to fold in would differ for every past key": at DeepSeek-V2's sizes, R_{n-m} W_UK
@@ -2281,7 +2281,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # equations on the main line were the chapter's hardest place)
     # read r203: one display equation on the main line, the rotated score; the block's three: the fold's identity,
     # the folded query per past key, the fix's score with the content query
-    assert mla_main.count("$$") == 2 and mla_block.count("$$") == 6 and "\\text{score}_{mn}" in mla_block
+    # read r205: two on the main line, the rotated score and the fix's score; the block's two: the fold's identity
+    # and the folded query per past key
+    assert mla_main.count("$$") == 4 and mla_block.count("$$") == 4 and "\\text{score}_{mn}" not in mla_block
     assert "need not rebuild keys" not in text and text.count("\\text{score}_{mn}") == 1
     fold_identity = "q_m^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q_m)^\\top c_n ."
     assert fold_identity in mla_block and fold_identity not in mla_main
@@ -2304,7 +2306,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "With RoPE, the query's turn $R_m$ and the key's turn $R_n$ combine into one turn $R_{n-m}$, which sits between"
         " $q_m$ and $W_{UK}$:" in " ".join(mla_main.split())
     )
-    assert mla_block.index("rotary query $q^R_m$") < mla_block.index("\\text{score}_{mn}")
+    assert mla_main.index("rotary query $q^R_m$") < mla_main.index("\\text{score}_{mn}")  # read r205: the main line's
     # the block does not repeat the main line's argument: the fold, its cost and the fix are each said once, there
     assert "RoPE on those keys would break the fold" not in text and "W_{UK}^\\top q^C_m)^\\top c_n" not in text
     assert "Without RoPE, the fold is" not in text and "serves every past key" not in mla_block
@@ -2886,11 +2888,17 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert 'ylabel="score per pair, with signs"' in fig_code and "unrelated" not in fig_code
     assert "xpos_band = delta <= -2048" in code and "xlim=(2048, 4096)" in fig_code  # the text's band
     # read r204: the right panel's title says the main line's lesson; the levels and "no lower" are the block's
-    title = 'title="2048 to 4096 tokens back:\\nxPos damps the swings")'
+    title = 'title="2048 to 4096 tokens back, a narrower y range:\\nxPos damps the swings")'
     assert "its mean no lower than RoPE's" not in code
     # read r203: two panels with one y scale: left, 1 to 65 536 back on a log axis, the score flattens to zero under
     # xPos and keeps swinging under RoPE (asserted where drawn, and below); right, the band
-    assert title in fig_code and "sharey=True" in fig_code and "ax_far.semilogx(far_back, far_xpos" in fig_code
+    # read r205: the panels show different distances, so the right one has its own, narrower y range, where the two
+    # dashed means are seen apart, labelled in plain words; the zoom clips none of the band's scores (asserted in
+    # the cell)
+    assert title in fig_code and "sharey" not in fig_code and "ax_far.semilogx(far_back, far_xpos" in fig_code
+    assert "ylim=(-0.3, 0.45)" in fig_code and 'ylabel="score per pair, with signs (zoomed in)"' in fig_code
+    assert '"RoPE, mean over these distances: ' in fig_code and '"xPos, mean over these distances: ' in fig_code
+    assert "level" not in fig_code[fig_code.index("ax.axhline(rope_signed") :]
     assert 'xlabel="distance |Δ| (tokens back, log scale)", xlim=(1, 65536)' in fig_code
     assert "assert float(far_rope[last].abs().mean()) > 0.05" in code
     assert "assert float(far_xpos[last].abs().mean()) < 0.05 * float(far_rope[last].abs().mean())" in code
@@ -3023,7 +3031,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         ' "cite:sun2022xpos")); no RoPE model in this chapter\'s table uses it.'
     )
     formula = (
-        "Pair $i$'s factor is $\\zeta_i^{|\\Delta|/B}$, with $B$ fixed at 512 tokens and $\\zeta_i$ below one,"
+        "For a key before the query, pair $i$'s factor is $\\zeta_i^{|\\Delta|/B}$, with $B$ fixed at 512 tokens and"
+        " $\\zeta_i$ below one,"
         " nearer one for slower pairs."
     )
     # read r195: the main line gives the mechanism: a fast pair's term swings around zero within a few tokens, so
@@ -3058,6 +3067,19 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     torch.testing.assert_close(weight, zeta ** (back[:, None].double() / 512), rtol=1e-6, atol=0)
     assert bool((zeta.diff() > 0).all()) and float(zeta.max()) < 1
     assert abs(float(zeta[0]) - 0.29) < 0.005 and 0.97 < float(zeta[-1]) < 1
+    # read r205: the main line scopes the formula to a key before the query; the block's "The factor is
+    # $\zeta_i^{-\Delta/B}$ for any offset, so for a key after the query it is above one": a query at 0 and keys
+    # 5 and 100 after it, every pair's weight above one and equal to zeta_i ** (-Δ / 512)
+    sq0, _ = posenc.xpos_scale(torch.tensor([0]), 64)
+    _, sk_after = posenc.xpos_scale(torch.tensor([5, 100]), 64)
+    after = (sq0[0, :32] * sk_after[:, :32]).double()
+    offsets = torch.tensor([[5.0], [100.0]], dtype=torch.float64)  # Δ = key - query > 0
+    torch.testing.assert_close(after, zeta ** (-offsets / 512), rtol=1e-6, atol=0)
+    assert bool((after > 1).all())
+    assert (
+        "The factor is $\\zeta_i^{-\\Delta/B}$ for any offset, so for a key after the query it is above one; a causal"
+        " model never scores such keys." in chapter_markdown("10_rope_today")
+    )
     # the lesson's "Take a key equal to its query, with all its pairs equally long. Two to four thousand tokens
     # back, in heads of 32 to 1024 dimensions, xPos damps its score's swings much more than its *level*" (read r201:
     # scoped to what holds at every d; outside it, d = 16 gives 0.25, d = 8 gives 0.54, d = 4096 gives 0.41); the old
@@ -3793,8 +3815,12 @@ def test_chapter_opening_defines_l_as_where_a_scaling_starts():
     assert main_line.index("A *scaling*, set in `rope_scaling`") < main_line.index(definition)
     assert main_line.count(definition) == 1
     assert main_line.index("$L") == main_line.index(definition) + len("Call ")  # no use of L before it
-    assert "The opening's config stores $L$ as `original_max_position_embeddings`." in main_line
-    assert main_line.index(definition) < main_line.index("The opening's config stores $L$")
+    # read r205: the field's name is the section's collapsed block's (the main line's L is defined in words; the
+    # config table of *Reading a modern config* names the field on the main line)
+    stores = "The opening's config stores $L$ as `original_max_position_embeddings`."
+    section = text[text.index("## How each scaling reshapes") : text.index("## What is a position")]
+    assert section.count(stores) == 1 and stores not in main_line and text.index(definition) < text.index(stores)
+    assert "| `original_max_position_embeddings` | 8192 | $L$, the length the scaling starts from |" in main_line
     assert main_line.index("## How each scaling reshapes") < main_line.index(definition)
     assert "the length a scaling starts from, here the training length" not in text
     assert "holds the model's initial training length" not in text
@@ -4535,7 +4561,8 @@ def test_chapter_partial_rotary_names_its_content_channel():
     assert opening.startswith("# RoPE as today's models use it") and "```json" not in opening
     # read r194: "also", as RoPE's own average already falls with distance (chapter 5)
     # read r199: xPos gives each pair its own factor, so the question names the pairs' terms too
-    sixth = "| 6. Is the score, or each pair's term, also multiplied by a factor that falls with distance? | no |"
+    # read r205: plainer wording, the factor as the subject
+    sixth = "| 6. Does a factor that shrinks with distance also multiply the score, or each pair's term? | no |"
     assert opening.index(sixth) < opening.index("After this chapter you will be able to:")
     # no term before its definition: the opening asks in plain words; "decay factor" is first used on the main line
     # where xPos's section defines it, and the third question says "slowed", the word the scaling section defines
@@ -5548,8 +5575,8 @@ def test_chapter_cached_keys_keep_the_old_frequencies():
     section = main_line[main_line.index("## How each scaling reshapes the wavelengths") : main_line.index("## What is")]
     said = (
         "Another type, `dynamic`, changes the base with the input length; the appendix shows it. A KV cache stores"
-        " keys already rotated, so after a change the cached keys keep the old frequencies while new queries use the"
-        " new ones."
+        " keys already rotated, so once `dynamic` changes the base, the cached keys keep the old frequencies while new"
+        " queries use the new ones."
     )
     # read r202: the sentence gave no consequence; the new queries' frequencies are the new keys' (the fresh run's,
     # checked above: one rotary module's cos and sin turn a position's query and key alike)
