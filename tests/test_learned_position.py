@@ -831,6 +831,12 @@ counter_fact = (
     # its power law is not the reason, since each trained head's bias lies above ALiBi's flattest line only beyond
     # the tested distances (checked below: below the line 1 to 511 back, each solved log shape crossing past 511).
     # "Bias", not "weight": the block's shares of the row can favour KERPLE's gentlest head 496 back
+    # read r206: "is not the reason" ruled out a cause on one comparison, while the block's shares leave it open; the
+    # narrower sentence says only that the edge is absent at the tested distances (each trained head's bias below the
+    # flattest line 1 to 511 back, checked below), and leaves the cause to the block
+    "The KERPLE section's power-law edge over ALiBi's flattest line does not appear within the tested distances."
+)
+counter_fact_r205 = (
     "The KERPLE section's power law is not the reason here: each trained KERPLE head's bias lies above ALiBi's"
     " flattest line only beyond the tested distances."
 )
@@ -1230,7 +1236,9 @@ def test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lea
     # flattest line, are the block's alone
     assert "is not measured here" not in main and "beyond the lengths tested" not in main
     # read r205: the main line names where the crossing lies, past the tested distances, without its number
-    assert "only beyond the tested distances" in main and "would cross" not in main
+    # read r206: scoped to the tested distances, without ruling out a cause
+    assert "does not appear within the tested distances" in main and "would cross" not in main
+    assert counter_fact_r205 not in text and "is not the reason here" not in text
     assert "would pull them ahead" not in text and "The trained heads' fade" not in text
     assert flat.count(crossing_8l) == 1
     assert crossing_8l in collapsed(flat, "How the measures are scored, and what is not tested")
@@ -1360,7 +1368,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # consequence (query 511 lies past the learned threshold: the block's inference, checked in test_fire_higher_
     # biases_from_the_later_query_put_the_threshold_below_511)
     lesson = (
-        "In chapter 8's trained FIRE models, the bias from query 63 or query 511 falls as $u$ grows. So query 511,"
+        "In chapter 8's trained FIRE models, measured from query 63 and query 511, the bias falls as $u$ grows. So"
+        " query 511,"
         " which gives each key 1 to 63 back a smaller $u$, gives it a higher bias than query 63 does, and the key one"
         " back gains least. The query's own token keeps its bias, as its $u$ stays 0. So at equal content scores, the"
         " later query moves weight from its own token and the key one back, taken together, to keys farther back."
@@ -1438,7 +1447,10 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert "Each head's bias falls as the distance grows." not in text
     # read r205: the premise of the lift is the main line's first sentence, said once
     assert "each trained head's bias falls as the key's $u$ grows." not in text
-    assert trained_main.startswith("In chapter 8's trained FIRE models, the bias from query 63 or query 511 falls")
+    # read r206: said as a measurement of the saved heads
+    assert trained_main.startswith(
+        "In chapter 8's trained FIRE models, measured from query 63 and query 511, the bias falls"
+    )
     assert (
         "In every trained head, for example, query 511 gives the key 8 back a bias between those that query 63 gives"
         " the keys 3 and 4 back. At the starting values, $u$ shows the same shift; the trained biases are measured,"
@@ -1481,7 +1493,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # head and the count of heads
     flat_main_fire = " ".join(main.split())
     first = flat_main_fire.index("gives each key 1 to 63 back a smaller $u$, gives it a higher bias than query 63")
-    assert flat_main_fire.index("the bias from query 63 or query 511 falls as $u$ grows.") < first
+    # read r206: the fall is a measurement of the saved heads (checked below), said so on the main line
+    assert flat_main_fire.index("measured from query 63 and query 511, the bias falls as $u$ grows.") < first
+    assert "the bias from query 63 or query 511 falls" not in text
     takeaway = flat_main_fire.index("and the key one back gains least.")
     own = flat_main_fire.index("The query's own token keeps its bias, as its $u$ stays 0.")
     matters = flat_main_fire.index("the later query moves weight from its own token and the key one back, taken")
@@ -1527,7 +1541,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # "In every head, the saved bias falls": checked below, every head, both queries, at integer distances
     # not a deduction from the table above it, which shows the starting values, not the learned c and threshold
     assert "In chapter 8's trained models every FIRE bias falls with distance, so" not in text
-    assert "the bias falls as $u$ grows" not in text
+    # read r206: the fall with u is said once, scoped to the two queries whose saved biases are checked below
+    assert text.count("the bias falls as $u$ grows") == 1
+    assert "measured from query 63 and query 511, the bias falls as $u$ grows" in text
     assert "Every curve falls with distance, at both lengths." in text
     config, *_ = saved_run()
     L = config["train_length"]
@@ -2042,6 +2058,11 @@ def test_narrowed_wordings():
         "The question is not a label, so its own gate is closed and the counts start at 0. The answer is the only"
         " label at count $k$." in text
     )
+    # read r206: the worked table's query closes its own gate before gates are explained; one clause says why such a
+    # query exists, the counting task's question, whose own gate is closed (the sentence above), later in the text
+    example = "For a query at position 4 that closes its own gate, as the question in the counting task below does:"
+    assert example in " ".join(text.split())
+    assert text.index("For a query at position 4") < text.index("The question is not a label, so its own gate")
     assert "FlexAttention can compute it score by score" not in text
     assert "so each can be written as a FlexAttention `score_mod`" not in text  # the appendix says it, with its term
     assert "FlexAttention computes a bias inside one when it is given as a `score_mod`" in text
@@ -2052,29 +2073,32 @@ def test_narrowed_wordings():
     assert "| FIRE | its MLP, 32 hidden units here; past $L_{\\text{thr}}$ each new query runs it again" in text
 
 
-def test_takeaway_on_cost_restates_the_fire_sections_main_line():
-    """The takeaways' last line (read r178: "Each method's cost ...: see *Going further*." was a pointer, not a
-    takeaway): "KERPLE's bias for each distance can be computed once and reused. Past $L_{\text{thr}}$, FIRE reruns its
-    MLP over every key for each new token." It restates the FIRE section's block "What this costs when generating text",
-    word for word (read r191: the cost is a second idea beside the section's lesson, as CoPE's is in its block; its two
-    claims are
-    checked in test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range: KERPLE's bias by distance
-    serves every later query; past the threshold a new query changes every key's u). Going further's main line still
-    names the fused routine, and its cost table (the appendix part under the same name) gives each method's cost with a
-    cache, the rows the notebook's last cells check (FlexAttention's `score_mod` against SDPA; CoPE's walk in
-    blocks)."""
+def test_costs_stay_in_their_blocks_not_in_the_takeaways():
+    """Each method's cost when generating text is taught in collapsed material only: the FIRE section's block "What
+    this costs when generating text" ("Past $L_{\text{thr}}$, each new query rescales all its keys' $u$, so FIRE reruns
+    its MLP over every key for each new token. KERPLE's bias for each distance can be computed once and reused.";
+    its two claims are checked in test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range) and
+    the appendix's cost table, whose rows the notebook's last cells check (FlexAttention's `score_mod` against SDPA;
+    CoPE's walk in blocks). Read r206: a takeaway restates the main line, and the main line never taught the costs, so
+    the takeaways' cost bullet (reads r178-r188) is gone; its claims stay checked here, against the block and the
+    table (history: read r178 replaced a pointer "see *Going further*" with that bullet; read r188 added CoPE's)."""
     text = chapter_markdown("11_learned_position")
     takeaways = " ".join(text[text.index("## Takeaways") : text.index("## Exercises")].split())
-    line = (
+    old_line = (
         "- KERPLE's bias for each distance can be computed once and reused. Past $L_{\\text{thr}}$, FIRE reruns its MLP"
         " over every key for each new token."
     )
-    assert line in takeaways and "see *Going further*" not in takeaways
-    # read r188: CoPE's cost was missing from the takeaways. "CoPE's counts depend on each query's gates, so it
-    # recomputes them for every query": two queries that differ only in their vector, at the same position, give the
-    # same keys different counts; the same query vector gives the same counts
-    cope_line = "CoPE's counts depend on each query's gates, so it recomputes them for every query."
-    assert f"{line} {cope_line}" in takeaways
+    assert old_line not in takeaways and "see *Going further*" not in takeaways
+    for word in ("reruns", "recomputes", "computed once", "cache"):
+        assert word not in takeaways, word
+    notebook = pathlib.Path(__file__).parents[1] / "notebooks" / "11_learned_position.ipynb"
+    cells = ["".join(c["source"]) for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]]
+    (takeaway_cell,) = [c for c in cells if c.startswith("## Takeaways")]
+    bullets = re.findall(r"^- ", takeaway_cell, flags=re.M)
+    assert len(bullets) == 4  # the three methods' lessons and chapter 8's result, each taught on the main line
+    # CoPE's row of the cost table, "every gate of the row, then their running sum, for each new token; no position
+    # can be cached": two queries that differ only in their vector, at the same position, give the same keys different
+    # counts; the same query vector gives the same counts
     cope = CoPE(8, npos_max=16)
     gen = torch.Generator().manual_seed(0)
     k = torch.randn(1, 1, 6, 8, generator=gen, dtype=torch.float64)
@@ -2090,7 +2114,7 @@ def test_takeaway_on_cost_restates_the_fire_sections_main_line():
         "FIRE reruns its MLP over every key for each new token. KERPLE's bias for each distance can be computed once"
         " and reused." in cost
     )
-    assert "FIRE reruns its MLP" not in main[: main.index("## Takeaways")]  # the block's, then the takeaway's
+    assert "FIRE reruns its MLP" not in main  # the block's alone
     further = main[main.index("## Going further") :]
     assert "what each method costs inside a *fused attention routine*, one that never stores the matrix of logits" in (
         further
@@ -2150,8 +2174,8 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # divisor grows" said whose divisor and why it grows: psi(max(i, L_thr)) rises with the query's position i
     rule = (
         f"{lesson} Up to position $L_{{\\text{{thr}}}}$, a query's $u$ depends on the distance only. Past it, a later"
-        " query gives each key 1 or more back a smaller $u$ than an earlier query gives at that distance. The reason is"
-        " that $u$'s divisor grows with the query's position. For example, the key 8 back from query 511 gets a $u$"
+        " query gives each key 1 or more back a smaller $u$ than an earlier query gives at that distance, since its"
+        " divisor $\\psi(i)$ is larger. For example, the key 8 back from query 511 gets a $u$"
         " between those that query 63 gives its keys 3 and 4 back. The MLP sees only $u$, so to the MLP, that key looks"
         " like one 3 to 4 back from query 63."
     )
@@ -2264,6 +2288,15 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
         assert torch.allclose(u_by_distance(q + 1)[:q] / u_by_distance(q), torch.full((q,), scale), atol=1e-5)
     for q in (8, 14):  # up to 16: the same distance gets the same u from query q and query q + 1 (cacheable)
         assert torch.allclose(u_by_distance(q + 1)[:q], u_by_distance(q), atol=1e-6)
+    # read r206: the reason folded into the rule, "since its divisor $\psi(i)$ is larger": past the threshold a query
+    # i divides by psi(i), so u psi(i) = psi(d) for each key d back, and any earlier query divides by less
+    # (psi(max(i', 16)) < psi(i) for i' < i), checked on FireBias for queries past 16 and earlier ones on either side
+    for q in (63, 511):
+        d = torch.arange(1, q + 1, dtype=torch.float32)
+        torch.testing.assert_close(u_by_distance(q) * math.log(0.1 * q + 1), torch.log(0.1 * d + 1), atol=1e-5, rtol=0)
+        for earlier in (5, 16, q - 1):
+            assert math.log(0.1 * max(earlier, 16) + 1) < math.log(0.1 * q + 1) - 1e-3, (q, earlier)
+    assert "The reason is that $u$'s divisor grows with the query's position." not in text
     assert "the input of a nearer key" not in text  # split: the smaller u, then whose u it is
     assert flat_main.count("between those that query 63 gives its keys 3 and 4 back") == 1
     assert "between those of the keys 3 and 4" not in flat_main and "dotted line" not in flat_main
@@ -3946,15 +3979,18 @@ def test_kerple_upper_bound_on_r2_belongs_to_the_power_shape_only():
         " two shapes, a log and a power: $$ b_{\\log}(i, j)" in main
     )
     assert (
-        "-r_1\\,|j - i|^{r_2} . $$ ALiBi is the power shape with $r_2 = 1$ and $r_1$ the head's slope, both fixed. The"
-        " power shape also keeps $r_2 \\le 2$. <details><summary>Why the power shape stops at r\u2082 = 2</summary>"
-        in flat
+        # read r206: the limit's source, in a clause: the theory (the block under it) and the official code, whose
+        # `ParallelKerplePower` clamps `bias_p`, the power, with max=2 (chijames/KERPLE megatron/mpu/layers.py)
+        "-r_1\\,|j - i|^{r_2} . $$ ALiBi is the power shape with $r_2 = 1$ and $r_1$ the head's slope, both fixed."
+        " KERPLE's theory and its code both cap the power shape's $r_2$ at 2. <details><summary>Why the power shape"
+        " stops at r\u2082 = 2</summary>" in flat
     )
     limit = (
         "KERPLE's paper limits the power shape to $r_2 \\le 2$: only then are its penalties squared distances between"
         " points, one point per position, the condition its theory builds on."
     )
     assert "the block below says why" not in text
+    assert "The power shape also keeps $r_2 \\le 2$." not in text  # read r206: no subject, no source
     kerple_main = main[main.index("## KERPLE:") : main.index("To remember:")]
     assert "Under ALiBi's line it is $e^{-r_1 |j - i|}$, an exponential." in kerple_main
     assert limit not in kerple_main and collapsed(flat, "Why the power shape stops at r₂ = 2").startswith(
@@ -4060,7 +4096,9 @@ def test_kerple_upper_bound_on_r2_belongs_to_the_power_shape_only():
         table = -((x3[:, None] - x3[None, :]).abs() ** r2)
         assert abs(c3 @ table @ c3 - (8 - 2 ** (r2 + 1))) < 1e-12 and ((c3 @ table @ c3) < 0) == (r2 > 2), r2
     sentences = re.split(r"(?<=[.:;])\s+", text)
-    bounding = [s for s in sentences if re.search(r"r_2 *(\\le|\\leq|<=|≤) *2|clamps[^.]*r_2\$? at 2|r_2 *\\in *\[", s)]
+    bounding = [
+        s for s in sentences if re.search(r"r_2 *(\\le|\\leq|<=|≤) *2|(clamps|cap)[^.]*r_2\$? at 2|r_2 *\\in *\[", s)
+    ]
     assert len(bounding) >= 3, bounding
     for sentence in bounding:
         assert "power" in sentence, sentence

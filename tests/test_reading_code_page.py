@@ -149,6 +149,10 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     rotates = "Check that a layer rotates before applying these settings to it: Llama 4, SmolLM3 and Qwen3-Next leave"
     assert after.startswith(rotates), after[:80]
     after = after[after.index("without RoPE.") + len("without RoPE.") :].lstrip("\n")
+    # read r206 (an omission): Meta's name for Llama 4's mix of RoPE layers and layers without it, once
+    irope = "Meta calls Llama 4's mix *iRoPE*."
+    assert after.startswith(irope) and _page().count("*iRoPE*") == 1, after[:80]
+    after = after[len(irope) :].lstrip("\n")
     # read r203 (an omission): then the check that confirms a port, a paragraph and its snippet
     # (test_port_check_compares_cos_and_sin_with_the_loaded_model); then the pitfalls
     assert after.startswith("To confirm a port, compare your cos and sin with the loaded model's"), after[:80]
@@ -527,33 +531,20 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # read r201 named the models in this sentence; read r203 put them in the rows themselves, so it defines the term;
     # read r205 (the section's hardest place, three reads in a row): the rows leaned on a block, so two short main-line
     # sentences say what each model's scale reads, and the rows shrink to the models' names
-    scales = (
-        "Two are query scales, numbers that multiply each query and step up with its position. Ministral 3 and"
-        " Mistral 4 read the position from `position_ids`. Llama 4, in its layers without RoPE, counts the tokens"
-        " before each query, pads included."
-    )
-    # the cases table (read r191: the hardest place of the section). Read r199: a first column names each row's
-    # mechanism in a few words. Read r200: the two query scales differ in mechanism, one reads `position_ids`, the
-    # other counts tokens (Llama 4 counts the cache length plus each token's index, so `position_ids` cannot fix it),
-    # and each row's code column names what to look for. Each row then: why a padded row's scores change, in one
-    # plain clause, and whether passing `position_ids` removes the change, a plain yes or no, last. No pointer to a
-    # later section (read r191)
-    named = (
-        lead_in
-        + " "
-        + scales
-        # read r203 (the section's hardest place): the table reads without its block, three columns, each row's
-        # mechanism in plain words; the code's function names wait for the block below the table (checked below)
-        + " | mechanism | why a padded row's scores change | removed by `position_ids`? | |---|---|---|"
-        " | angles your own code forms in bfloat16, as in the section above"
-        " | bfloat16 rounds many positions above 256, and the shift changes how each one rounds | yes |"
-        " | Ministral 3's and Mistral 4's query scale"
-        " | the scale reads the shifted position | yes |"
-        " | Llama 4's query scale"
-        " | the pads raise the count, which moves the scale for tokens near a step | no |"
-        " | `dynamic` and `longrope`, which set the frequencies from the batch's longest row"
-        " | the longest row, not this one, sets its frequencies | no |"
-    )
+    # read r206 (the section's hardest place, four reads in a row): the term's definition stays, and the four-row table
+    # became a four-item main-line list, one short sentence an item: the mechanism, why a padded row's scores change,
+    # and whether `position_ids` remove it; each model's reading of the position is said in its own item
+    scales = "Two are query scales, numbers that multiply each query and step up with its position."
+    items = [
+        "Angles your own code forms at low precision round differently at the shifted positions; `position_ids` remove"
+        " this.",
+        "Ministral 3's and Mistral 4's query scale reads the shifted position; `position_ids` remove this.",
+        "Llama 4's query scale counts the pads before each query, which moves it near a step; `position_ids` leave"
+        " this.",
+        "`dynamic` and `longrope` take every row's frequencies from the batch's longest row; `position_ids` leave"
+        " this.",
+    ]
+    named = lead_in + " " + scales + " " + " ".join("- " + item for item in items)
     # "bfloat16 rounds many positions above 256": 8 significant bits keep every integer up to 256, and from 257 on
     # round some of them, more the larger the position (every other one up to 512, 7 in 8 between 1 024 and 2 048)
     ints = torch.arange(0, 4097, dtype=torch.float64)
@@ -569,28 +560,18 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # "even with `position_ids`, the batch's longest row sets every row's frequencies": transformers' two update
     # functions read torch.max(position_ids) + 1
     # (test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
-    rows = re.findall(r"^\| (?!mechanism |---)(.+?) \| (.+?) \| (yes|no) \|$", _raw(), flags=re.M)
-    mechanisms = [r[0] for r in rows]
-    cases = [r[1:] for r in rows]
-    assert [c[1] for c in cases] == ["yes", "yes", "no", "no"], cases
-    # "Four things": the lead-in's count is the table's own rows; "Two are query scales": rows 2 and 3
-    assert len(rows) == 4 and "Four things in code can make" in named
-    # the mechanism column, a few words a row: the query scales share one mechanism, the scale's dependence on the
-    # position (checked below: tau and Ministral 3's scale read p); `dynamic` and `longrope` a batch effect, the
-    # longest row's length setting every row's frequencies (a single row alone keeps its own: checked in
-    # test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
-    assert mechanisms == [
-        "angles your own code forms in bfloat16, as in the section above",
-        "Ministral 3's and Mistral 4's query scale",
-        "Llama 4's query scale",
-        "`dynamic` and `longrope`, which set the frequencies from the batch's longest row",
-    ], mechanisms
+    main_raw = _raw()[_raw().index("Four things in code can make") :]
+    main_raw = main_raw[: main_raw.index("Transformers' Llama code, with plain RoPE")]
+    listed = re.findall(r"^- ((?:.|\n  )+?); `position_ids` (remove|leave) this\.$", main_raw, flags=re.M)
+    mechanisms = [" ".join(m.split()) for m, _ in listed]
+    assert [v for _, v in listed] == ["remove", "remove", "leave", "leave"], listed
+    # "Four things": the lead-in's count is the list's own items; "Two are query scales": items 2 and 3
+    assert len(listed) == 4 and "Four things in code can make" in named
     assert [m for m in mechanisms if "query scale" in m] == mechanisms[1:3]  # "Two are query scales"
-    assert all(len(m.split()) <= 18 for m in mechanisms), mechanisms
-    # no function name in the table (read r203): they sit in the block below it
+    # one short sentence an item (read r206)
+    assert all(len(item.split()) <= 20 for item in items), [len(item.split()) for item in items]
+    # no function name in the list (read r203): they sit in the block below it
     assert "get_llama_4_attn_scale" not in named and "attn_temperature_tuning" not in named, named
-    # read r191: each "why" is one plain clause, with no comma-joined second thought beyond a short "and" or "which"
-    assert all(len(c[0].split()) <= 16 for c in cases), [len(c[0].split()) for c in cases]
     # read r188: each row's case reads where it stands, in words the page has said before it: the bfloat16 row says
     # what its angles are, not the later section's "bfloat16 angles"; the length rules' row says what makes them
     # differ, as the dynamic section's main line, earlier, defines a dynamic rule
@@ -598,12 +579,12 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert page.index("A dynamic rule recomputes the divisors from each input's length $\\ell$.") < page.index(named)
     # read r191: "a step" and "query scale" are said on the main line before the table uses them
     assert named.index("step up with its position") < named.index("near a step")
-    assert named.index("query scales,") < named.index("| Ministral 3's and Mistral 4's query scale")
+    assert named.index("query scales,") < named.index("- Ministral 3's and Mistral 4's query scale")
     intro = lead_in
     # one short cases sentence (recorded decision); read r202 found "rounding" ambiguous beside the bfloat16 row: that
     # row's mechanism is named "angles formed in bfloat16", the reader's suggestion
     assert intro.count(". ") == 0 and len(intro.split()) <= 21, intro
-    # the lead-in first (read r200); the scales' sentences short, with the models named (read r201, r205)
+    # the lead-in first (read r200), then the term's definition, short
     assert named.startswith(lead_in + " " + scales)
     assert all(len(s.split()) <= 20 for s in re.split(r"(?<=\.) (?=[A-Z])", scales)), scales
     # read r201: the bfloat16 row says where its angles are explained, the section whose main-line table has the row
@@ -617,9 +598,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert named in section
     assert "{ref}" not in named and "Temperature rules" not in named  # no pointer the row needs to be read
     assert "float32 rounding:" not in section  # read r181
-    # the section it points to says so, in its table's second row: a score's error grows with the position itself
+    # the section it points to says so, in its second item: a score's error grows with the position itself
     bf16_main = _section_main_line(page, "## bfloat16 frequencies")
-    assert "| your own code forms the angles in bfloat16 | the position itself |" in bf16_main
+    assert "- Your own code's bfloat16 angles err by an amount that grows with the position itself." in bf16_main
     # "by more than transformers' own rounding": transformers forms float32 angles and rounds cos and sin to the
     # activations' dtype, at worst bfloat16 or float16, a relative error of at most 2^-8 (the bound below covers
     # float16's 2^-11 too). Each case can exceed that: (1) bfloat16 angles of pair 0 (theta_0 = 1) for a row shifted by
@@ -772,7 +753,7 @@ def test_llama_code_has_none_of_the_four_run_time_mechanisms():
     page = _page()
     section = _section_main_line(page, "## Positions at run time")
     sentence = "Transformers' Llama code, with plain RoPE or `llama3`, has none of the four."
-    assert section.rstrip().endswith(sentence) and section.index("| `dynamic` and `longrope`,") < section.index(
+    assert section.rstrip().endswith(sentence) and section.index("- `dynamic` and `longrope` take") < section.index(
         sentence
     )
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
@@ -964,7 +945,7 @@ def test_ramped_pair_blends_theta_and_theta_over_s_linearly_in_turns():
     # the shorthand "is divided by $s$" is not on the page, and the takeaway divides "the slowest pairs' frequencies"
     assert "turns is divided by $s$" not in page and "divided by less the more it turns" not in page
     takeaways = page[page.index("## Takeaways") : page.index("(glossary-fields)=")]
-    assert "divide the slowest pairs' frequencies by $s$, and ramp those between;" in takeaways
+    assert "divide the slowest pairs' frequencies by $s$, and ramp those between, even on short inputs." in takeaways
     assert torch.allclose(theta[35:] / scaled[35:].double(), torch.full((29,), s, dtype=torch.float64), rtol=1e-5)
 
 
@@ -1113,9 +1094,8 @@ def test_transformers_dynamic_l_is_the_stored_length():
     assert page.count("A scaled file usually declares more than $L$") == 1
     # read r205: the takeaway and the field row use no other name for the field ("its extended length")
     assert "extended length" not in page and "*stored length*" not in page
-    assert "Transformers' `dynamic` scales only inputs longer than the declared length, not those longer than $L$." in (
-        page
-    )
+    # read r206: the takeaways keep one lesson a bullet, so this one is the section's main line alone
+    assert "Transformers' dynamic NTK, `dynamic`, scales only inputs longer than the declared length." in (page)
     row = (
         "| `max_position_embeddings` | the longest input a configuration declares, in a scaled model usually longer"
         " than the trained length."
@@ -1192,11 +1172,14 @@ def test_bfloat16_drift_and_three_roundings():
     forward = inspect.getsource(LlamaRotaryEmbedding.forward)
     assert "dtype=torch.float)" in forward and "cos.to(dtype=x.dtype)" in forward, forward
     page = _page()
+    # read r206: the three-path table and its lead moved into the section's block; the main line keeps one short
+    # sentence a path
     lead = (
         "Transformers' Llama code forms the angles $p\\theta_i$ in float32, but, after `model.to`, from rounded"
-        " $\\theta_i$. Rounding enters by three paths:"
+        " $\\theta_i$. In Llama 3.1's head, the three paths give these errors:"
     )
-    assert lead in _section_main_line(page, "## bfloat16 frequencies")
+    assert lead in _collapsed("The <code>model.to</code> and float32 rows")
+    assert "Rounding enters by three paths:" in _section_main_line(page, "## bfloat16 frequencies")
     # "after `model.to`, from rounded theta_i": the float32 cast of a bfloat16 inv_freq keeps its rounded value, so
     # the angles are float32 products of the rounded frequencies
     from transformers import LlamaConfig
@@ -2138,10 +2121,12 @@ def test_float32_angles_are_fine_up_to_16l():
         " more slowly | at most about 0.01 radian up to $16L$ |"
     )
     lesson = "Rounding in bfloat16 can put a score's angle half a turn off; float32 keeps the error small."
-    assert row in main and main.startswith("## bfloat16 frequencies"), main
-    lead = main[main.index("To check a loaded model:") :]
-    lead = lead[lead.index("```", lead.index("```") + 3) + 3 :].strip()
-    assert lead.startswith(lesson) and "fine" not in main and "a tenth" not in main, lead[:200]  # the lesson leads
+    # read r206 (the section's hardest place): the lesson opens the section, before the three paths and the check;
+    # the table, this row among its rows, is the section's block
+    assert row in _collapsed("The <code>model.to</code> and float32 rows") and row not in main, main
+    assert main.startswith("## bfloat16 frequencies " + lesson), main[:200]
+    assert "fine" not in main and "a tenth" not in main, main  # the lesson leads
+    assert main.index(lesson) < main.index("To check a loaded model:")
     assert "The last row's error is small at inference." not in main  # said by the lesson, before the table
     block = _collapsed("The <code>model.to</code> and float32 rows")
     parts = (
@@ -2398,12 +2383,11 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     # read r181: the takeaway says that the pads move Llama 4's scale only near its steps (tau steps where p + 1 reaches
     # a multiple of `floor_scale`; k pads change it for the k tokens just below each step:
     # test_shift_cases_and_bfloat16_takeaway), so that a learner does not take every padded batch for corrupted
-    rule = (
-        "- On a left-padded batch, pass the `attention_mask` and `position_ids`, as `generate` does. Even then, the"
-        " longest row sets every row's frequencies under `dynamic` and `longrope`, and the pads shift Llama 4's query"
-        " scale near its steps."
-    )
+    # read r206: one lesson a bullet, so the takeaway keeps the advice; what `position_ids` leave (Llama 4's scale near
+    # its steps, the batch's longest row) is the section's main-line list (test_shift_cases_and_bfloat16_takeaway)
+    rule = "- On a left-padded batch, pass the `attention_mask` and `position_ids`, as `generate` does."
     assert rule in page
+    assert "- Llama 4's query scale counts the pads before each query, which moves it near a step;" in page
     assert "$\\tau$ steps only where $p + 1$ reaches a multiple of $f$, 8 192 by default" in page  # its steps
     assert "read the positions themselves" not in page  # read r178: overstated as a remedy
     assert "attn_scales.view((1, input_shape[-1], 1, 1)).expand((*input_shape, 1, 1))" in source  # one p per index
@@ -2525,13 +2509,14 @@ def test_takeaway_dynamic_follows_the_batch_and_keeps_its_largest_divisor():
     assert torch.equal(run(torch.randint(1, 50, (1, 6))), unscaled)  # below the stored 8: unscaled again
     page = _page()
     takeaways = page[page.index("## Takeaways") : page.index("(glossary-fields)=")]
+    # read r206: one lesson a bullet; `dynamic`'s declared length is its section's main line (checked in
+    # test_transformers_dynamic_l_is_the_stored_length), and the batch's longest row the run-time list's
     assert (
-        "- In transformers 5, read the base and the rule from `rope_parameters`, not from `config.rope_theta`."
-        " Transformers' `dynamic` scales only inputs longer than the declared length, not those longer than $L$."
+        "- In transformers 5, read the base and the rule from `rope_parameters`, not from `config.rope_theta`. -"
         in takeaways
     )
-    # the batch's highest position: "the longest row sets every row's frequencies", the 16-position batch above
-    assert "Even then, the longest row sets every row's frequencies under `dynamic` and `longrope`" in takeaways
+    # the batch's highest position: "take every row's frequencies from the batch's longest row", the batch above
+    assert "- `dynamic` and `longrope` take every row's frequencies from the batch's longest row;" in page
     assert (
         "- Transformers' `dynamic` keeps the largest effective factor seen until the highest position plus one, cache"
         " included, falls below the declared length." in page
@@ -2735,17 +2720,14 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # read r203: the rows name the models whose scales they are (Ministral 3's reads `position_ids`, Llama 4's counts
     # tokens, checked below and in test_shift_cases_and_bfloat16_takeaway); the sentence defines the term first
     # read r205: two short sentences then say what each model's scale reads, before the rows that name them
-    defined = (
-        "Two are query scales, numbers that multiply each query and step up with its position. Ministral 3 and"
-        " Mistral 4 read the position from `position_ids`. Llama 4, in its layers without RoPE, counts the tokens"
-        " before each query, pads included."
-    )
-    assert defined in run_time and run_time.index(defined) < run_time.index("| Ministral 3's and Mistral 4's query")
+    # read r206: the list's items say what each model's scale reads, right after the definition
+    defined = "Two are query scales, numbers that multiply each query and step up with its position."
+    assert defined in run_time and run_time.index(defined) < run_time.index("- Ministral 3's and Mistral 4's query")
     # read r200: Llama 4's scale does not read the position; it counts the cache length plus each token's index, so
     # its row's mechanism says so, and `position_ids` cannot fix it ("Each scale follows the position itself": the
     # count is the token's place in the padded row)
-    # "counts the tokens before each query, pads included": p = the cache length plus the token's index in the call
-    llama4_row = "| Llama 4's query scale |"
+    # "counts the pads before each query": p = the cache length plus the token's index in the call, pads included
+    llama4_row = "- Llama 4's query scale counts the pads before each query, which moves it near a step;"
     llama4_source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     assert "positions = torch.arange(hidden_states.shape[1], device=hidden_states.device) + past_seen_tokens" in (
         llama4_source
@@ -2869,7 +2851,20 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     prose the table replaces is off the main line; the `model.to` sentences moved into the first block."""
     page = _page()
     main = _section_main_line(page, "## bfloat16 frequencies")
-    table = main[main.index("| path | a score's error grows with | size, in Llama 3.1's head |") :]
+    # read r206 (the section's hardest place): the table moved into the section's block, and the main line says each
+    # path in one short sentence: `model.to`, the key's distance back; angles formed in bfloat16, the position itself;
+    # transformers' float32 path, within about a hundredth of a radian up to 16L (0.01: the table's third row)
+    paths = [
+        "- `model.to(torch.bfloat16)` rounds RoPE's frequencies, `inv_freq`, along with the weights; the error grows"
+        " with the key's distance back.",
+        "- Your own code's bfloat16 angles err by an amount that grows with the position itself.",
+        "- Transformers' own path keeps frequencies and angles in float32, within about a hundredth of a radian up to"
+        " $16L$.",
+    ]
+    assert all(path in main for path in paths) and "| path |" not in main, main
+    assert main.index(paths[0]) < main.index(paths[1]) < main.index(paths[2])
+    table = _collapsed("The <code>model.to</code> and float32 rows")
+    table = table[table.index("| path | a score's error grows with | size, in Llama 3.1's head |") :]
     rows = re.findall(r"\| ([^|]+?) \| ([^|]+?) \| ([^|]+?) \|", table)
     assert rows == [
         ("path", "a score's error grows with", "size, in Llama 3.1's head"),
@@ -2892,13 +2887,14 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     # read r200: the lead-in says both facts before the rows, float32 angles and, after `model.to`, rounded theta_i,
     # so that the first row does not read as a contradiction of the float32 forming
     lead = "Transformers' Llama code forms the angles $p\\theta_i$ in float32, but, after `model.to`, from rounded"
-    assert main.index(lead) < main.index("| path |")
+    block = _collapsed("The <code>model.to</code> and float32 rows")
+    assert block.split("</summary>")[1].strip().startswith(lead), block[:120]  # the lead opens the block
+    assert block.index(lead) < block.index("| path |")
     assert "Under either load path" not in main
     for gone in ("err differently", "Float32 angles err the same way", "Of the others, Llama 3.1's pair 1"):
         assert gone not in main, gone  # the prose the table replaces (the pair-1 sentences sit in the block)
-    block = _collapsed("The <code>model.to</code> and float32 rows")
     opens = "Under `model.to`, a score's angle is off by the key's distance back times the rounding error of"
-    assert block.split("</summary>")[1].strip().startswith(opens + " $\\theta_i$."), block[:120]
+    assert block.index("| path |") < block.index(opens + " $\\theta_i$."), block[:120]
     m = torch.arange(0, 2048, dtype=torch.float64)
     angle = lambda p: p.to(torch.bfloat16).double()  # noqa: E731 - pair 0's angle p * 1, formed in bfloat16
     err = ((angle(m + 1) - angle(m)) - 1).abs()  # keys one back: the exact difference is 1
@@ -3089,29 +3085,26 @@ def test_takeaways_add_the_temperature_and_layout_lessons_within_five():
     # read r192: `longrope` switches its factors with the input's length, so it gets its own clause, apart from "these
     # fixed rules" (the switch at L: test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their
     # _field; its attention factor at every length: below)
-    lesson = (
-        "ramp those between; these fixed rules change short inputs too. With $s > 1$, `yarn` by default sharpens"
-        " attention at every input length, and so does `longrope`, which switches its per-pair factors at $L$."
-    )
+    # read r206: one lesson a bullet, about 25 words at most: the bands (with the fixed rules' "short inputs too") and
+    # the sharpening take a bullet each; so, within five, the layout and `dynamic`'s declared length stay on their
+    # sections' main lines (the Notes' layout sentence, pinned below; the dynamic one in
+    # test_transformers_dynamic_l_is_the_stored_length)
+    lesson = "- With $s > 1$, `yarn` by default also sharpens attention at every input length, and so does `longrope`."
     assert lesson in takeaways
     assert "`yarn` and `longrope`" not in takeaways
     # each bullet one or two sentences (read r177)
     bullets = takeaways.removeprefix("## Takeaways - ").split(" - ")
     sentences = [re.split(r"(?<=\.) (?=[A-Z`$-])", b.strip()) for b in bullets]
     assert len(bullets) == 5 and all(len(s) <= 2 for s in sentences), sentences
-    # read r183: one lesson a bullet: the layout conversion alone, apart from where transformers 5 keeps the settings
-    assert [b for b in bullets if "interleaved layout" in b] == [
-        "Converting a checkpoint between the half and the interleaved layout permutes, within each head, the rows of"
-        " $W_q$ and $W_k$, their biases, and any norm weights applied before the rotation."
-    ], bullets
+    assert all(len(b.split()) <= 27 for b in bullets), [len(b.split()) for b in bullets]  # about 25 words (read r206)
     number = "so each logit is multiplied by $m(8)^2 \\approx {m2}$,"
     # read r190: the takeaway names the biases and norm weights, as the main line does (as a recipe, the rows alone
     # would break a model with q/k biases or a norm before the rotation)
     layout = (
-        "Converting a checkpoint between the half and the interleaved layout permutes, within each head, the rows of"
-        " $W_q$ and $W_k$, their biases, and any norm weights applied before the rotation."
+        "Converting a checkpoint between the layouts permutes, within each head, the rows of $W_q$ and $W_k$, their"
+        " biases, and any norm weights applied before the rotation."
     )
-    assert layout in takeaways
+    assert layout in _section_main_line(page, "## Notes for reading code")
     assert "Converting a checkpoint between the layouts permutes, within each head, the rows of $W_q$ and $W_k$" in page
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
@@ -3256,7 +3249,10 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
     )
     # read r203: the port check's paragraph and snippet follow (test_port_check_compares_cos_and_sin_with_the_loaded_
     # model), then the pitfalls
-    assert " ".join(after.split()).startswith(rotates + " To confirm a port, compare your cos and sin")
+    # read r206: Meta's name for Llama 4's mix follows, in one short sentence
+    assert " ".join(after.split()).startswith(
+        rotates + " Meta calls Llama 4's mix *iRoPE*. To confirm a port, compare your cos and sin"
+    )
     assert " ".join(after.split()).index("<details><summary>Loading pitfalls") > 0
     assert rotates in porting and "no_rope_layers" not in porting, porting
     assert "check first that a layer rotates" not in pitfalls  # said once, on the main line
@@ -3646,14 +3642,13 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     # alone (checked below), and the main line keeps "did in training" in the glossary's sense of L
     assert "Here training means" not in section and "which the file declares" not in section, section
     # read r201 (the section's hardest place): the lesson opens the paragraph, before the numbers it needs
-    declared = (
-        "The declared length need not be $sL$: Llama 3.1's $16L$ is the longest input of Meta's later training, while"
-        " $s$ sets how much the slowest pairs slow down."
-    )
-    assert section.count(declared) == 1, section
-    assert section.index("the longest input the model declares") < section.index(declared)  # the term, defined
+    # read r206: the declared 16L was a subtle aside inside the worked example; the fine print says it more precisely
+    # (checked below), so the main line keeps the table row alone, "the longest input the model declares, 16 times L"
+    declared = "The declared length need not be $sL$"
+    assert declared not in page and "later training" not in section, section
+    assert "| `max_position_embeddings` | 131 072 | the longest input the model declares, 16 times $L$ |" in section
     divided = "| divided | fewer than `low_freq_factor` | $\\theta_i/s$, so $sL$ positions turn the pair"
-    assert section.index(divided) < section.index(declared) < section.index("| pair | turns in $L$ |"), section
+    assert section.index(divided) < section.index("| pair | turns in $L$ |"), section
     # "later": after the first training at L, which the opening's table names the trained length
     # read r202: "first training" was false for Qwen2.5 and Qwen3 (4K first, then 32K with a raised base, where their
     # YaRN starts): L is the length trained at before any RoPE scaling, the glossary's wording
@@ -3694,12 +3689,12 @@ def test_past_sl_the_divided_pairs_meet_new_angles():
     itself no offline test can read)."""
     page = _page()
     section = page[page.index("## A worked configuration") : page.index("<details>")]
-    declared = "while $s$ sets how much the slowest pairs slow down."
+    declared = "while $s$ sets how much the slowest pairs slow down."  # read r206: gone with its aside
     gap = "Past $sL$, the divided pairs meet angles that the training before the scaling never showed them"
     # read r204 (the section's hardest place): on the main line the sentence left an open question, whether Llama 3.1
     # is unreliable between 8L and 16L, that only the fine print answers; so it moved into the fine print, beside the
     # answer, and the main line ends on the declared-length sentence
-    assert gap not in section and section.count(declared) == 1, section
+    assert gap not in section and declared not in page, section
     fine = _collapsed("Fine print on the bands")
     stage = "- The declared length is twice $sL$: the Llama 3 report's last training stage reached $16L$."
     answer = "Between $8L$ and $16L$, the longer training showed the divided pairs their new angles only if"
@@ -3892,7 +3887,11 @@ def test_opening_says_what_the_page_covers_and_where_rope_sits_in_llamas_code():
         "In Llama's code, a rotary module computes cos and sin once per forward pass, and each attention layer rotates"
         " its queries and keys with them."
     )
-    assert opening.index(purpose) < opening.index(rotary) < opening.index("```python")
+    # read r206 (the page's hardest place): the code map left the opening, which goes purpose, assumptions, fields;
+    # it opens "Notes for reading code", where the half layout is explained, right before the code
+    notes = _section_main_line(page, "## Notes for reading code")
+    assert "```python" not in opening and "In Llama's code" not in opening, opening
+    assert notes.startswith("## Notes for reading code " + rotary + " ```python"), notes[:300]
     # the three things it promises have their sections: the configuration fields, porting, positions at run time
     for heading in ("## A worked configuration", "## Porting transformers-4 code", "## Positions at run time"):
         assert heading in page, heading
@@ -3987,7 +3986,10 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     page = _page()
     opening = page[: page.index("Read these fields first:")]
     code = _snippet("def rotate_half(x):")
-    assert code in _raw()[: _raw().index("Read these fields first:")]  # in the opening, right after the sentence
+    # read r206: the excerpt opens "Notes for reading code", right after its sentence, and not the page
+    notes_raw = _raw()[_raw().index("## Notes for reading code") :]
+    assert code in notes_raw[: notes_raw.index("<details>")] and code not in _raw()[: _raw().index("(glossary-bands)=")]
+    opening = _section_main_line(page, "## Notes for reading code")
     # read r199: one sentence before the code says what to look for in it, and why: later sections explain each;
     # read r201: it says where the float32 angles are explained, near the page's end (checked below: the bfloat16
     # section is the last before the takeaways and the field reference, and explains the angles)
@@ -4000,21 +4002,19 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     # to it; the page ends on the takeaways and the field reference
     assert headings[-2:] == ["## Takeaways", "## Configuration fields and code names"], headings
     assert headings.index("## bfloat16 frequencies") + 1 == headings.index("## Positions at run time"), headings
-    # read r204: the code's comments name the section that explains the half layout and the attention factor, and
-    # the paragraph on what the page assumes comes before the code
-    assert (
-        "# the half layout, see Notes for reading code\n" in code
-        and "# the attention factor m, see Temperature rules\n" in code
-    )
-    # read r205 (the page's hardest place): at most these two pointers ahead, and each comment short
+    # read r206: the code now follows the attention factor's section, so its comments point nowhere ("see "), and each
+    # comment is short; the half layout is named in the paragraph right after the code
+    assert "# each angle fills both halves of the table\n" in code and "# the attention factor m\n" in code
     comments = [line.split("#", 1)[1] for line in code.splitlines() if "#" in line]
-    assert sum("see " in c for c in comments) == 2 and all(len(c.split()) <= 14 for c in comments), comments
-    assert opening.index("The page assumes RoPE as") < opening.index("```python")
+    assert not any("see " in c for c in comments) and all(len(c.split()) <= 14 for c in comments), comments
+    assert page.index("## Temperature rules") < page.index("## Notes for reading code")  # the factor, explained
+    after_code = opening[opening.index(code.split()[-1]) :]
+    assert "the *half layout*" in after_code
     # each of the three is in the code, and a later section's main line explains it
     assert ".float() * inv_freq" in code and "emb.cos() * attention_scaling" in code and "def rotate_half" in code
     rest = page[page.index("Read these fields first:") :]
     for heading, explained in (
-        ("## bfloat16 frequencies", "Transformers' Llama code forms the angles $p\\theta_i$ in float32"),
+        ("## bfloat16 frequencies", "Transformers' own path keeps frequencies and angles in float32"),
         ("## Temperature rules", "transformers' `attention_scaling`, its factor on cos and sin, reads 1."),
         ("## Notes for reading code", "Transformers' Llama code pairs the two halves of a head with `rotate_half`"),
     ):
@@ -4030,7 +4030,8 @@ def test_opening_excerpt_condenses_llamas_rope_path():
         "return torch.cat((-x2, x1), dim=-1)",
         "q = q * cos[:, None] + rotate_half(q) * sin[:, None]",
     ], lines
-    assert "the half layout" in code and "the attention factor m" in code and "activations' dtype" in code
+    assert "both halves" in code and "the attention factor m" in code and "activations' dtype" in code
+    assert "`rotate_half`, the *half layout*" in _section_main_line(page, "## Notes for reading code")
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import LlamaConfig
     from transformers.models.llama import modeling_llama
@@ -4091,15 +4092,16 @@ def test_opening_names_the_partial_rotary_split():
     unchanged and the first is rotated as the excerpt rotates it. GLM splits the same way (an extra check) but pairs
     neighbours."""
     page = _page()
-    opening = page[: page.index("Read these fields first:")]
+    opening = _section_main_line(page, "## Notes for reading code")  # read r206: the excerpt's new place
     sentence = (
         "Partial-rotary models, such as GPT-NeoX, split each query and key into a rotated part and a pass-through part,"
         " rotate the first as above, and join the two."
     )
     code = _snippet("def rotate_half(x):")
     after = opening[opening.index(code.split()[-1]) :]
-    # read r204: the paragraph on what the page assumes moved before the code, so this one ends the opening
-    assert after.strip() == code.split()[-1] + " ``` " + sentence, after[:300]
+    # read r206: right after the code, then the layouts' paragraph
+    layouts = "Transformers' Llama code pairs the two halves of a head with `rotate_half`, the *half layout*."
+    assert after.strip().startswith(code.split()[-1] + " ``` " + sentence + " " + layouts), after[:300]
     assert "GLM" not in opening
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import GlmConfig, GPTNeoXConfig
@@ -4248,19 +4250,26 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     # up to L, so the check adds one position below L, in a call of its own (checked below on a tiny `longrope` Llama)
     said = (
         "To confirm a port, compare your cos and sin with the loaded model's at a few positions above $L$ and one"
-        " below. A wrong frequency leaves a gap far above float32 rounding:"
+        " below. The tolerance covers float32 rounding. On the worked configuration, a port that counts turns"
+        " over $L - 1$ instead of $L$ already fails it:"
     )
     assert said in main
     code = _snippet("my_cos, my_sin = my_cos_sin(position_ids)")
     assert main.index(said) < main.index(" ".join(code.split()[:4]))
 
-    def port(b, d, L, s, wrong=None):
-        """Your port's cos and sin, from the page's `llama3` formulas, optionally with one pair's frequency wrong."""
+    # read r206: the tolerance, 2e-7 times the highest position plus 1e-6, covers float32 rounding of an angle (half
+    # a float32 spacing of the product plus the frequency's own rounding, about 1.2e-7 times the position at worst),
+    # yet fails an off-by-one port, turns counted over L - 1 (checked below on both models)
+    assert "matches.append(gap < 2e-7 * int(position_ids.max()) + 1e-6)" in code
+
+    def port(b, d, L, s, wrong=None, turns_over=None):
+        """Your port's cos and sin, from the page's `llama3` formulas, optionally with one pair's frequency wrong or
+        with the turns counted over another length than L."""
 
         def my_cos_sin(position_ids):
             i = torch.arange(d // 2, dtype=torch.float64)
             theta = b ** (-2 * i / d)
-            turns = L * theta / (2 * math.pi)
+            turns = (L if turns_over is None else turns_over) * theta / (2 * math.pi)
             w = ((turns - 1.0) / (4.0 - 1.0)).clamp(0, 1)  # 1 kept, 0 divided, the blend between
             new = w * theta + (1 - w) * theta / s
             if wrong is not None:  # the other band's value for this pair
@@ -4304,16 +4313,27 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     assert run(model, port(b, d, L, s)) == ["True"]
     for pair in range(d // 2):  # every pair matters: kept, ramped and divided alike
         assert run(model, port(b, d, L, s, wrong=pair)) == ["False"], pair
+    assert run(model, port(b, d, L, s, turns_over=L - 1)) == [
+        "False"
+    ]  # "counts turns over $L - 1$ instead of $L$" (tiny model)
     turns = L * b ** (-2 * torch.arange(d // 2) / d) / (2 * math.pi)
     assert bool((turns > 4).any()) and bool(((turns > 1) & (turns < 4)).any()) and bool((turns < 1).any())
     # the tolerance also holds on Llama 3.1's fields, whose float32 angles at 4L carry the most rounding
     big = LlamaConfig(rope_theta=500_000.0, max_position_embeddings=16 * 8192, rope_scaling=dict(LLAMA31_SCALING))
     rotary = LlamaRotaryEmbedding(big)
-    position_ids = torch.tensor([[8192 + 1, 2 * 8192, 4 * 8192]])
-    cos, sin = rotary(torch.zeros(1), position_ids)
-    my_cos, my_sin = port(500_000.0, 128, 8192, 8.0)(position_ids)
-    gap = max(float((cos - my_cos).abs().max()), float((sin - my_sin).abs().max()))
-    assert 0 < gap < 1e-6 * 4 * 8192, gap
+    # the page's two calls, above L and below; measured on x86 with transformers 5.24: the correct port's gap is at
+    # most 0.2 of the tolerance in each call (a margin of 5), and the off-by-one port's (Llama 3.1's turns counted over
+    # L - 1, its ramped frequencies off by up to 2.3e-4 relative) at least 1.28 times it (0.0099 against 0.0066 at 4L)
+    for position_ids in (torch.tensor([[8192 + 1, 2 * 8192, 4 * 8192]]), torch.tensor([[8192 // 2]])):
+        cos, sin = rotary(torch.zeros(1), position_ids)
+        tolerance = 2e-7 * int(position_ids.max()) + 1e-6
+
+        gaps = []
+        for turns_over in (8192, 8191):  # the right port, then the off-by-one
+            my_cos, my_sin = port(500_000.0, 128, 8192, 8.0, turns_over=turns_over)(position_ids)
+            gaps.append(max(float((cos - my_cos).abs().max()), float((sin - my_sin).abs().max())))
+        right, off_by_one = gaps
+        assert 0 < right < 0.3 * tolerance < tolerance < off_by_one, (position_ids, right, off_by_one, tolerance)
     # read r204: the position below L, in a call of its own. A `longrope` port must pick the short list up to L and
     # the long one beyond, as transformers does from a call's highest position; a port with a wrong short list passes
     # a check at positions above L alone, and fails the page's check. With the right lists the page's check prints True

@@ -1687,7 +1687,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # "on average" exact (one key, the average case over random queries, the mean over each doubling)
     far_keys = " ".join(main_line[main_line.index("### Far keys keep more of their score") :].split())
     assert far_keys.startswith("### Far keys keep more of their score " + topic + " Why: a larger base")
-    assert main_line.index(topic) < main_line.index("It measures the score the key keeps at each distance, as a share")
+    assert main_line.index(topic) < main_line.index("The figure plots the score that a key equal to its query keeps")
     assert "at every doubling the figure shows" not in text  # said once, as the lesson
     # the figure marks the printed means where they lie, at the band's right edge (2a - 1 = 16 383), not across it;
     # the printed band is the last step, the doubling 8192-16383; the y label and the print name one measure in the
@@ -2155,9 +2155,15 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         " and the key's turn $R_n$ combine into one turn $R_{n-m}$, which sits between $q_m$ and $W_{UK}$: $$ (R_m"
         " q_m)^\\top R_n W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n . $$ That turn depends on the offset $n - m$,"
         " so no single folded"
-        " query would serve every past token. ### The fix"
+        " query would serve every past token. So the cell below folds for the key one back, then scores the key five"
+        " back. ### The fix"
     )
     assert fold_main in " ".join(mla.split()), " ".join(mla.split())
+    # read r206: why the check cell folds for one offset, said before its printed result; the cell folds for the
+    # key one back (R_{-1}) and scores the key five back (R_{-5}) with that folded query
+    fold_src = "".join(next(c for c in nb_cells() if c.get("id") == "mla-fold-check")["source"])
+    assert "folded_1 = W_uk_toy.T @ R_p(-1).T @ q_m" in fold_src and "true_5 = float(q_m @ R_p(-5)" in fold_src
+    assert "wrong_5 = float(folded_1 @ c_n)" in fold_src
     # read r196: why the rotary term is affordable, on the main line: DeepSeek-V2's rotary key is 64 wide, one per token
     # read r199: "small" and "shared by all heads" are said once, in the sentence before
     small = (
@@ -3030,10 +3036,11 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "xPos answers yes to the sixth question ([Sun et al. 2022](https://arxiv.org/abs/2212.10554"
         ' "cite:sun2022xpos")); no RoPE model in this chapter\'s table uses it.'
     )
+    # read r206: "nearer one for slower pairs" left the formula's sentence; the reason's "The fast pairs fade first"
+    # says it, before the formula (zeta_i grows with i and stays below one: checked below)
     formula = (
         "For a key before the query, pair $i$'s factor is $\\zeta_i^{|\\Delta|/B}$, with $B$ fixed at 512 tokens and"
-        " $\\zeta_i$ below one,"
-        " nearer one for slower pairs."
+        " $\\zeta_i$ below one."
     )
     # read r195: the main line gives the mechanism: a fast pair's term swings around zero within a few tokens, so
     # fading it damps the swings but hardly moves the mean; the slowest pairs fade far more slowly, so only tens of
@@ -3041,9 +3048,11 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # pairs' cos turns negative within 6 tokens; every pair with a wavelength under a tenth of the band's width (2048)
     # has a band mean of cos under 0.03 in size over 2048-4095; the slowest pair keeps over 0.8 of its term at 4096
     # back, the fastest under 1e-4, and the slowest under a quarter from 32 768 back (asserted above)
+    # read r206: the reason right after the band's claim, which it explains; it names its premise, the fast pairs
+    # fading first (each zeta_i < zeta_{i+1}, so at every distance a faster pair's factor is smaller)
     why = (
-        "A fast pair's term swings around zero within a few tokens, so fading it damps swings but barely moves the"
-        " score's mean over many distances."
+        "The fast pairs fade first, and their terms swing around zero within a few tokens. So fading them damps swings"
+        " but barely moves the score's mean over many distances."
     )
     # read r199: the slowest pair's slow fade left the main line for the block's "Farther back, ... from 32 768
     # tokens back, even the slowest pair keeps under a quarter of its term" (asserted above and just below)
@@ -3131,7 +3140,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     xpos_main = main_line[
         main_line.index("## xPos: a decay on the score") : main_line.index("## Reading a modern config")
     ]
-    said = " ".join((fades, far, lesson_band, answers, formula, why, shows))
+    said = " ".join((fades, far, lesson_band, why, answers, formula, shows))
     assert said in " ".join(xpos_main.split())
     # the lesson opens the section, right under its heading: the decay, the far fade, then the band
     assert " ".join(xpos_main.split()).startswith("## xPos: a decay on the score " + said)
@@ -3199,7 +3208,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # the decay in words comes first, on the main line, so "those terms only swing" rests on it; its formula is the
     # block's
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert main_line.index(fades) < main_line.index(formula) < main_line.index(why)
+    assert main_line.index(fades) < main_line.index(lesson_band) < main_line.index(why) < main_line.index(formula)
+    assert "A fast pair's term swings around zero" not in text  # the reason is said once, after the band's claim
     assert "xPos multiplies pair $i$'s term by" not in text  # the formula is said once, on the main line
     assert "xPos's decay fades the fast pairs first" not in text  # said once, on the main line
     assert "the book knows no stated reason" not in text and "A decay sounds as if" not in text
@@ -4562,7 +4572,9 @@ def test_chapter_partial_rotary_names_its_content_channel():
     # read r194: "also", as RoPE's own average already falls with distance (chapter 5)
     # read r199: xPos gives each pair its own factor, so the question names the pairs' terms too
     # read r205: plainer wording, the factor as the subject
-    sixth = "| 6. Does a factor that shrinks with distance also multiply the score, or each pair's term? | no |"
+    # read r206: "also" had nothing to refer to; the score and each pair's term named first, the factor after
+    sixth = "| 6. Is the score, or each pair's term, multiplied by a factor that shrinks with distance? | no |"
+    assert "also multiply the score" not in opening
     assert opening.index(sixth) < opening.index("After this chapter you will be able to:")
     # no term before its definition: the opening asks in plain words; "decay factor" is first used on the main line
     # where xPos's section defines it, and the third question says "slowed", the word the scaling section defines
@@ -4777,10 +4789,11 @@ def test_chapter_thick_lines_and_the_random_query_mean():
         # read r201: the average over random queries said as it holds: each pair's expected share is equal
         # read r203: one plain sentence, with no undefined "pairs equally long": equal pair lengths are what a
         # random query looks like on average (each pair's expected squared length is equal, checked above)
-        "The figure takes a key equal to its query and gives all its pairs the same length, which is what a random"
-        " query looks like on average. It measures the score the key keeps at each"
-        " distance, as a share of its score at distance zero. Each flat step is that share's mean over one doubling"
-        " of the distance, smoothing out its swings."
+        # read r206: what the figure plots first, then the smoothing, then why the key stands for random queries
+        "The figure plots the score that a key equal to its query keeps at each distance, as a share"
+        " of its score at distance zero. Each flat step is that share's mean over one doubling of the distance,"
+        " smoothing out its swings. The key's pairs all have the same length, which is what a random query looks"
+        " like on average."
     )
     section = main_line[main_line.index("### Far keys keep more") : main_line.index("## Reading a modern")]
     section = section[: section.index(" ## ")]  # to the next section's heading
@@ -4925,7 +4938,7 @@ def test_chapter_base_figure_title_names_its_smoothing():
     assert text.count(rule) == 1 and rule not in main_line
     # read r200: the share at each distance, then each step's mean over one doubling, one sentence each
     named = (
-        "It measures the score the key keeps at each distance, as a share of its score at distance zero. Each flat"
+        "keeps at each distance, as a share of its score at distance zero. Each flat"
         " step is that share's mean over one doubling of the distance, smoothing out its swings."
     )
     assert main_line.count(named) == 1 and text.index(named) < text.index(rule)
@@ -5364,8 +5377,8 @@ def test_chapter_layout_note_and_decay_takeaway():
     """Chapter 10 teaches the pair layout only in the opening's block ("The six leave out the *layout*, which
     dimensions form a pair: a wrong one silently changes the scores; see chapter 4's *Two layouts*"), so
     no takeaway restates it (read r176: a takeaway the main line never taught). Takeaway 6 is the sixth question's
-    section: "No model in the chapter's table has a decay factor; xPos's fades each pair's term with distance, the
-    fast pairs' fastest, so two to four thousand tokens back it typically damps a score's swings much more than its
+    section: "No model in the chapter's table has a decay factor; xPos's factor fades each pair's term with distance,
+    the fast pairs' fastest, so two to four thousand tokens back it typically damps a score's swings much more than its
     level." No row of the table has a
     decay (its `not_plain` answers stop at question 5); the example's numbers are test_chapter_xpos_...'s. The block's
     pointer: chapter 4's layout check exists: it converts an interleaved checkpoint by permuting rows, and asserts
@@ -5390,7 +5403,8 @@ def test_chapter_layout_note_and_decay_takeaway():
         # swings much more than its level" (checked in test_chapter_xpos_keeps_a_matching_keys_mean_score)
         # read r201: the simple idea, true for every head (each zeta_i < 1, so every factor falls toward zero; checked
         # below); the band's result, which needs its key and head sizes, stays the section's
-        "6. **Decay?** No model in the chapter's table has a decay factor. xPos's fades each pair's term with"
+        # read r206: the possessive had lost its noun
+        "6. **Decay?** No model in the chapter's table has a decay factor. xPos's factor fades each pair's term with"
         " distance, the fast pairs' first, so far enough back it pulls the whole score toward zero."
     )
     assert text.count(decay) == 1 and decay in takeaways
@@ -5424,15 +5438,19 @@ def test_chapter_layout_note_and_decay_takeaway():
 
 
 def test_qwen2vl_sentence_names_the_language_models_rotation():
-    """Chapter 10's M-RoPE section: "So in Qwen2-VL, the language model's rotation barely tells neighbouring columns
-    apart." The width axis's fastest pair in Qwen2-VL's language model (base 10^6, head 128, sections [16, 24, 24]:
-    width takes pairs 40 to 63) turns under 2e-4 rad per column; the sentence names the language model, since the
-    image encoder has RoPE of its own (the block says so), and the old unscoped wording is gone."""
+    """Chapter 10's M-RoPE section: "In Qwen2-VL's runs, the language model's fastest width pair turns under a
+    thousandth of a radian per column." The width axis's fastest pair in Qwen2-VL's language model (base 10^6,
+    head 128, sections [16, 24, 24]: width takes pairs 40 to 63) turns under 2e-4 rad per column; the sentence names
+    the language model, since the image encoder has RoPE of its own (the block says so), and the old unscoped
+    wording is gone."""
     text = " ".join(chapter_markdown("10_rope_today").split())
+    # read r206: "barely tells neighbouring columns apart" claimed more than the angle shows; narrowed to the angle
+    # (the fastest width pair's turn per column, checked below: under 2e-4 rad) and the encoder's own 2-D RoPE
     assert (
-        "So in Qwen2-VL, the language model's rotation barely tells neighbouring columns apart; its image encoder has a"
-        " 2-D RoPE of its own, which does." in text
+        "In Qwen2-VL's runs, the language model's fastest width pair turns under a thousandth of a radian per column;"
+        " interleaved, over half a radian. Qwen2-VL's image encoder has a 2-D RoPE of its own." in text
     )
+    assert "barely tells neighbouring columns apart" not in text
     # transformers 5.24's vision position ids for Qwen2-VL's encoder: a row and a column per patch, so neighbouring
     # columns get column ids one apart (the encoder's fastest pair turns by its base**0 = 1 rad per column)
     from transformers.vision_utils import get_vision_position_ids
