@@ -539,8 +539,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         "Angles your own code forms at low precision round differently at the shifted positions; `position_ids` remove"
         " this.",
         "Ministral 3's and Mistral 4's query scale reads the shifted position; `position_ids` remove this.",
-        "Llama 4's query scale counts the pads before each query, which moves it near a step; `position_ids` leave"
-        " this.",
+        "Llama 4's query scale also counts the pads, so it can step up early; `position_ids` leave this.",
         "`dynamic` and `longrope` take every row's frequencies from the batch's longest row; `position_ids` leave"
         " this.",
     ]
@@ -578,7 +577,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "bfloat16 angles" not in named and "*" not in named, named
     assert page.index("A dynamic rule recomputes the divisors from each input's length $\\ell$.") < page.index(named)
     # read r191: "a step" and "query scale" are said on the main line before the table uses them
-    assert named.index("step up with its position") < named.index("near a step")
+    assert named.index("step up with its position") < named.index("step up early")
     assert named.index("query scales,") < named.index("- Ministral 3's and Mistral 4's query scale")
     intro = lead_in
     # one short cases sentence (recorded decision); read r202 found "rounding" ambiguous beside the bfloat16 row: that
@@ -632,7 +631,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         changed = (tau(p + k) != tau(p)).nonzero().flatten()
         below = f - (p[changed] + 1) % f  # how far each changed token's p + 1 lies below the next multiple
         assert bool(((below >= 1) & (below <= k)).all()) and changed.numel() == 4 * k, (k, changed.numel())
-        # "which moves it for tokens near a step": changed exactly where the k pads move p + 1 past a multiple of f
+        # "so it can step up early": changed exactly where the k pads move p + 1 past a multiple of f
         crossed = torch.floor((p + k + 1) / f) != torch.floor((p + 1) / f)
         assert torch.equal(crossed.nonzero().flatten(), changed), k
     main = section[: section.index("<details>")]
@@ -2387,7 +2386,7 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     # its steps, the batch's longest row) is the section's main-line list (test_shift_cases_and_bfloat16_takeaway)
     rule = "- On a left-padded batch, pass the `attention_mask` and `position_ids`, as `generate` does."
     assert rule in page
-    assert "- Llama 4's query scale counts the pads before each query, which moves it near a step;" in page
+    assert "- Llama 4's query scale also counts the pads, so it can step up early;" in page
     assert "$\\tau$ steps only where $p + 1$ reaches a multiple of $f$, 8 192 by default" in page  # its steps
     assert "read the positions themselves" not in page  # read r178: overstated as a remedy
     assert "attn_scales.view((1, input_shape[-1], 1, 1)).expand((*input_shape, 1, 1))" in source  # one p per index
@@ -2727,7 +2726,7 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # its row's mechanism says so, and `position_ids` cannot fix it ("Each scale follows the position itself": the
     # count is the token's place in the padded row)
     # "counts the pads before each query": p = the cache length plus the token's index in the call, pads included
-    llama4_row = "- Llama 4's query scale counts the pads before each query, which moves it near a step;"
+    llama4_row = "- Llama 4's query scale also counts the pads, so it can step up early;"
     llama4_source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     assert "positions = torch.arange(hidden_states.shape[1], device=hidden_states.device) + past_seen_tokens" in (
         llama4_source
