@@ -834,6 +834,13 @@ counter_fact = (
     # read r206: "is not the reason" ruled out a cause on one comparison, while the block's shares leave it open; the
     # narrower sentence says only that the edge is absent at the tested distances (each trained head's bias below the
     # flattest line 1 to 511 back, checked below), and leaves the cause to the block
+    # read r207: "power-law edge ... within the tested distances" could not be decoded without the block's numbers; the
+    # sentence names what is measured (every trained head's bias below ALiBi's flattest line, 1 to 511 back, checked in
+    # test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_head) before what it means
+    "Each trained KERPLE head's bias lies below even ALiBi's flattest line at every tested distance, so their"
+    " power-law edge over that line does not show here."
+)
+counter_fact_r206 = (
     "The KERPLE section's power-law edge over ALiBi's flattest line does not appear within the tested distances."
 )
 counter_fact_r205 = (
@@ -1237,8 +1244,10 @@ def test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lea
     assert "is not measured here" not in main and "beyond the lengths tested" not in main
     # read r205: the main line names where the crossing lies, past the tested distances, without its number
     # read r206: scoped to the tested distances, without ruling out a cause
-    assert "does not appear within the tested distances" in main and "would cross" not in main
+    # read r207: the measured fact first, "at every tested distance", then what it means
+    assert "at every tested distance, so their power-law edge" in main and "would cross" not in main
     assert counter_fact_r205 not in text and "is not the reason here" not in text
+    assert counter_fact_r206 not in text  # read r207: not decodable without the block's numbers
     assert "would pull them ahead" not in text and "The trained heads' fade" not in text
     assert flat.count(crossing_8l) == 1
     assert crossing_8l in collapsed(flat, "How the measures are scored, and what is not tested")
@@ -1367,18 +1376,24 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # distance, rise < -2e-4 below and in the appendix, and at one query u grows with distance), then the lift as its
     # consequence (query 511 lies past the learned threshold: the block's inference, checked in test_fire_higher_
     # biases_from_the_later_query_put_the_threshold_below_511)
+    # read r207: "So query 511, which gives each key a smaller u, gives it a higher bias" presented a measurement as
+    # derived, and the smaller u is itself inferred from the higher biases (the block). The measured lift comes first
+    # (checked below, all 40 heads), then FIRE's rule as its explanation: past a threshold below 511 (the block's
+    # inference, test_fire_higher_biases_from_the_later_query_put_the_threshold_below_511) a later query gives each
+    # key behind it a smaller u (FireBias, checked below), and the trained bias falls as u grows (every saved curve
+    # from queries 63 and 511 falls with distance, below)
     lesson = (
-        "In chapter 8's trained FIRE models, measured from query 63 and query 511, the bias falls as $u$ grows. So"
-        " query 511,"
-        " which gives each key 1 to 63 back a smaller $u$, gives it a higher bias than query 63 does, and the key one"
-        " back gains least. The query's own token keeps its bias, as its $u$ stays 0. So at equal content scores, the"
-        " later query moves weight from its own token and the key one back, taken together, to keys farther back."
-    )
-    lesson_r204 = (
         "In chapter 8's trained FIRE models, query 511 gives each key 1 to 63 back a higher bias than query 63 does,"
-        " and the key one back gains least."
+        " and the key one back gains least. FIRE's rule explains the lift: past a learned threshold below 511, a later"
+        " query gives each key behind it a smaller $u$, and the bias falls as $u$ grows. The query's own token keeps"
+        " its bias, as its $u$ stays 0. So at equal content scores, the later query moves weight from its own token"
+        " and the key one back, taken together, to keys farther back."
     )
-    assert lesson_r204 not in " ".join(text.split())
+    lesson_r206 = (
+        "In chapter 8's trained FIRE models, measured from query 63 and query 511, the bias falls as $u$ grows. So"
+        " query 511, which gives each key 1 to 63 back a smaller $u$"
+    )
+    assert lesson_r206 not in " ".join(text.split())
     assert "less weight against farther keys" not in text
     assert "turn a later query's smaller $u$ into a higher bias" not in text
     assert "can give a key a higher bias" not in text
@@ -1447,9 +1462,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert "Each head's bias falls as the distance grows." not in text
     # read r205: the premise of the lift is the main line's first sentence, said once
     assert "each trained head's bias falls as the key's $u$ grows." not in text
-    # read r206: said as a measurement of the saved heads
+    # read r207: the measured lift opens the paragraph; FIRE's rule follows as its explanation
     assert trained_main.startswith(
-        "In chapter 8's trained FIRE models, measured from query 63 and query 511, the bias falls"
+        "In chapter 8's trained FIRE models, query 511 gives each key 1 to 63 back a higher bias than query 63 does"
     )
     assert (
         "In every trained head, for example, query 511 gives the key 8 back a bias between those that query 63 gives"
@@ -1492,9 +1507,13 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # the takeaway first, then the argument forward (u, then what the MLP can do), then the measurement, then the drawn
     # head and the count of heads
     flat_main_fire = " ".join(main.split())
-    first = flat_main_fire.index("gives each key 1 to 63 back a smaller $u$, gives it a higher bias than query 63")
-    # read r206: the fall is a measurement of the saved heads (checked below), said so on the main line
-    assert flat_main_fire.index("measured from query 63 and query 511, the bias falls as $u$ grows.") < first
+    first = flat_main_fire.index("query 511 gives each key 1 to 63 back a higher bias than query 63 does")
+    # read r207: the measurement first, then the rule that explains it (the fall with u, checked below)
+    assert (
+        first
+        < flat_main_fire.index("FIRE's rule explains the lift:")
+        < flat_main_fire.index("and the bias falls as $u$ grows.")
+    )
     assert "the bias from query 63 or query 511 falls" not in text
     takeaway = flat_main_fire.index("and the key one back gains least.")
     own = flat_main_fire.index("The query's own token keeps its bias, as its $u$ stays 0.")
@@ -1509,7 +1528,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " spells out that guess; no run here tests it."
     )
     assert guess not in flat_main_fire and guess in " ".join(text.split())
-    assert first < takeaway < own < matters  # read r204: the lift first, then its consequence
+    assert (
+        first < takeaway < flat_main_fire.index("FIRE's rule explains the lift:") < own < matters
+    )  # read r204: the lift first, then its consequence
     # read r189: "not implied by the starting values" left the learner unsure whether the u-picture explains the
     # figure; read r190: "the run cannot show that u causes it" was a hedge the model rules out: FIRE's MLP takes u
     # alone (posenc's FireBias: the bias at a query and distance is mlp(u) and nothing else), so a different bias at
@@ -1543,7 +1564,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert "In chapter 8's trained models every FIRE bias falls with distance, so" not in text
     # read r206: the fall with u is said once, scoped to the two queries whose saved biases are checked below
     assert text.count("the bias falls as $u$ grows") == 1
-    assert "measured from query 63 and query 511, the bias falls as $u$ grows" in text
+    assert "past a learned threshold below 511, a later query gives each key behind it a smaller $u$" in " ".join(
+        text.split()
+    )
     assert "Every curve falls with distance, at both lengths." in text
     config, *_ = saved_run()
     L = config["train_length"]
@@ -2169,7 +2192,10 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # read r204: "each key" meant a fixed distance, while a learner following one token sees it move farther back as
     # the query advances: the lesson and the rule compare queries at the same distance; the dotted line is the
     # figure block's, and the example needs no figure (both of query 63's neighbouring u checked at the end)
-    lesson = "Past position $L_{\\text{thr}}$, the later the query, the nearer a given distance looks to FIRE's MLP."
+    # read r207: "the threshold" names the term before its symbol
+    lesson = (
+        "Past the threshold $L_{\\text{thr}}$, the later the query, the nearer a given distance looks to FIRE's MLP."
+    )
     # read r203: the dotted line in one step, from the far key to the point of query 63's curve with its u; "as its
     # divisor grows" said whose divisor and why it grows: psi(max(i, L_thr)) rises with the query's position i
     rule = (
@@ -2744,9 +2770,10 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     )
     assert (
         "Over 200 inputs, the mean count at the $k$-th label back is above $k$, the ideal count: the question's own"
-        " gate and the fillers' gates add to it. In this seed the key just before the question counts near 1 on"
-        " average: its own gate plus the question's. Under the ideal head it counts 0 unless it is a label. CoPE"
-        " learns its embeddings from these counts, so a count need not equal $k$ to mark the $k$-th label back."
+        " gate and the fillers' gates add to it. In this seed the key just before the question counts close to 1 on"
+        " average, within a half: its own gate plus the question's. Under the ideal head it counts 0 unless it is a"
+        " label. CoPE learns its embeddings from these counts, so a count need not equal $k$ to mark the $k$-th label"
+        " back."
         " Within one input, each sentence back adds about one or more on average over the two heads, more than 0.7"
         " in each head, and less than one half in under a tenth of the steps, so the labels' counts stay apart." in box
     )
@@ -3404,8 +3431,18 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     terms = (
         "- A model's *filler loss* is its mean loss over filler tokens from position $L$ on. - Each filler symbol"
         " depends on the two before it. So a *trigram* model, which predicts each token from the two before it, is the"
-        f" yardstick: 0.72 nats at $8L$. - {passkey_defined} {passkey_miss}"
-    )  # read r205: the passkey's item ends on what a miss points to
+        f" yardstick: 0.72 nats at every tested length. - {passkey_defined} {passkey_miss}"
+    )
+    # read r207: "at $8L$" suggested a length-dependent loss; the trigram's five-seed mean filler loss is 0.72 at every
+    # tested length past L (2L, 4L, 8L)
+    # read r205: the passkey's item ends on what a miss points to
+    assert "0.72 nats at $8L$" not in text
+    from posenc.experiments import summarize as _summarize
+
+    config_run, full_run, _, _ = saved_run()
+    tested = config_run["eval_lengths"][1:]
+    trigram_means = _summarize(full_run, "loss_beyond")["trigram"]
+    assert len(tested) == 3 and all(f"{trigram_means[n][0]:.2f}" == "0.72" for n in tested)
     # the grades, their bars and chapter 8's own use of *kept* are the block's; the main line's table has no grade
     grades = (
         "Chapter 8 grades a loss *fine* at most 0.1 nats above the trigram's, and passkeys *kept* when 95 % or more are"
@@ -4567,7 +4604,8 @@ def test_cope_definition_is_split_around_its_first_code_cell():
     steps = (
         "In CoPE a gate is computed from the content",
         "A key's count sums these gates from that key up to the",
-        "CoPE learns one embedding per whole count, up to a largest count $P - 1$, and clamps a larger count to it.",
+        # read r207: P named as the number of embeddings before "P - 1" and "P = L + 1" use it
+        "CoPE learns $P$ embeddings, for the whole counts 0 to $P - 1$, and clamps larger counts to $P - 1$.",
         "For a fractional count, CoPE mixes the embeddings of the two whole counts around it:",
         "The position logit",
     )
@@ -4582,7 +4620,7 @@ def test_cope_definition_is_split_around_its_first_code_cell():
         " embeddings, as above." in " ".join(soft.split("<details>")[1].split())
     )
     assert soft.split("</details>")[1].strip() == "A teaching version for one head, with `e[:, n]` for $e[n]$:"
-    assert "clamps a larger count" in soft.split("<details>")[0] and "clamped" not in soft
+    assert "clamps larger counts" in soft.split("<details>")[0] and "clamped" not in soft
     # the teaching code clamps where the main line says: the count at most P - 1
     assert ".clamp(max=P - 1)" in source["c21"]
     assert "def hard_gates(" in source["c23-hard"] and "cope_position_logits" not in source["c23-hard"]
@@ -4612,11 +4650,12 @@ def test_cope_counts_are_clamped_at_p_minus_1_in_the_sections_block():
     cope = flat[start : re.compile(r"(?<!#)## ").search(flat, start + 3).start()]  # up to the next section
     sentence = "The reference code clamps the same way, so every count of $P - 1$ or more reads $e[P-1]$."
     block = cope.index("<summary>How the reference code clamps, scales and shares, and why posenc's CoPE needs")
-    main_clamp = "and clamps a larger count to it."
+    main_clamp = "and clamps larger counts to $P - 1$."
     assert cope.index(main_clamp) < block < cope.index(sentence) < cope.index("</details>", block)
-    assert flat.count("clamps a larger count") == 1 and "Counts above $P - 1$ are clamped" not in flat  # said once
+    assert flat.count("clamps larger counts") == 1 and "Counts above $P - 1$ are clamped" not in flat  # said once
     P, n = 4, 8
     cope_module = CoPE(1, npos_max=P)
+    assert cope_module.pos_emb.shape == (1, P)  # "CoPE learns $P$ embeddings, for the whole counts 0 to $P - 1$"
     with torch.no_grad():
         cope_module.pos_emb.copy_(torch.arange(float(P)).view(1, P))  # e[n] = n
     q = saturated(1, 1, n, 1, 20.0)  # q.k = 400: gates of exactly 1, count = distance + 1; the logit is 20 e(count)

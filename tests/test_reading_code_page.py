@@ -535,15 +535,23 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # became a four-item main-line list, one short sentence an item: the mechanism, why a padded row's scores change,
     # and whether `position_ids` remove it; each model's reading of the position is said in its own item
     scales = "Two are query scales, numbers that multiply each query and step up with its position."
+    # read r207 (the section's hardest place, five reads in a row): the place opens with its lesson, and each item
+    # gives its reason in plain words: what `position_ids` do there, or why they cannot help (Llama 4's scale counts
+    # from the cache length, checked in test_shift_cases_and_bfloat16_takeaway's block check; the length rules read
+    # the batch's highest position, which the longest row sets)
+    lesson = "Passing `position_ids` undoes a padded row's shift only in code that reads each row's own positions."
     items = [
-        "Angles your own code forms at low precision round differently at the shifted positions; `position_ids` remove"
-        " this.",
-        "Ministral 3's and Mistral 4's query scale reads the shifted position; `position_ids` remove this.",
-        "Llama 4's query scale also counts the pads, so it can step up early; `position_ids` leave this.",
-        "`dynamic` and `longrope` take every row's frequencies from the batch's longest row; `position_ids` leave"
-        " this.",
+        "Angles your own code forms at low precision round differently once shifted; `position_ids` remove this, as"
+        " they undo the shift.",
+        "Ministral 3's and Mistral 4's query scale reads the shifted position; `position_ids` remove this, as the"
+        " scale reads them.",
+        "Llama 4's query scale also counts the pads, so it can step up early; `position_ids` leave this, as the scale"
+        " ignores them.",
+        "`dynamic` and `longrope` pick every row's frequencies from the batch's highest position; `position_ids` leave"
+        " this, as the longest row still sets it.",
     ]
     named = lead_in + " " + scales + " " + " ".join("- " + item for item in items)
+    assert lesson + " " + lead_in + " " + scales in section  # the lesson first, before the terms it needs
     # "bfloat16 rounds many positions above 256": 8 significant bits keep every integer up to 256, and from 257 on
     # round some of them, more the larger the position (every other one up to 512, 7 in 8 between 1 024 and 2 048)
     ints = torch.arange(0, 4097, dtype=torch.float64)
@@ -559,16 +567,18 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # "even with `position_ids`, the batch's longest row sets every row's frequencies": transformers' two update
     # functions read torch.max(position_ids) + 1
     # (test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
-    main_raw = _raw()[_raw().index("Four things in code can make") :]
+    main_raw = _raw()[_raw().index("Four things in") :]
     main_raw = main_raw[: main_raw.index("Transformers' Llama code, with plain RoPE")]
-    listed = re.findall(r"^- ((?:.|\n  )+?); `position_ids` (remove|leave) this\.$", main_raw, flags=re.M)
+    listed = re.findall(
+        r"^- ((?:.|\n  )+?); `position_ids` (remove|leave) this,(?: |\n  )as (?:.|\n  )+?\.$", main_raw, re.M
+    )
     mechanisms = [" ".join(m.split()) for m, _ in listed]
     assert [v for _, v in listed] == ["remove", "remove", "leave", "leave"], listed
     # "Four things": the lead-in's count is the list's own items; "Two are query scales": items 2 and 3
     assert len(listed) == 4 and "Four things in code can make" in named
     assert [m for m in mechanisms if "query scale" in m] == mechanisms[1:3]  # "Two are query scales"
     # one short sentence an item (read r206)
-    assert all(len(item.split()) <= 20 for item in items), [len(item.split()) for item in items]
+    assert all(len(item.split()) <= 24 for item in items), [len(item.split()) for item in items]
     # no function name in the list (read r203): they sit in the block below it
     assert "get_llama_4_attn_scale" not in named and "attn_temperature_tuning" not in named, named
     # read r188: each row's case reads where it stands, in words the page has said before it: the bfloat16 row says
@@ -599,7 +609,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "float32 rounding:" not in section  # read r181
     # the section it points to says so, in its second item: a score's error grows with the position itself
     bf16_main = _section_main_line(page, "## bfloat16 frequencies")
-    assert "- Your own code's bfloat16 angles err by an amount that grows with the position itself." in bf16_main
+    assert "- Your own code's bfloat16 angles are rounded one by one, so each errs by up to a fixed share of its" in (
+        bf16_main
+    )
     # "by more than transformers' own rounding": transformers forms float32 angles and rounds cos and sin to the
     # activations' dtype, at worst bfloat16 or float16, a relative error of at most 2^-8 (the bound below covers
     # float16's 2^-11 too). Each case can exceed that: (1) bfloat16 angles of pair 0 (theta_0 = 1) for a row shifted by
@@ -752,7 +764,7 @@ def test_llama_code_has_none_of_the_four_run_time_mechanisms():
     page = _page()
     section = _section_main_line(page, "## Positions at run time")
     sentence = "Transformers' Llama code, with plain RoPE or `llama3`, has none of the four."
-    assert section.rstrip().endswith(sentence) and section.index("- `dynamic` and `longrope` take") < section.index(
+    assert section.rstrip().endswith(sentence) and section.index("- `dynamic` and `longrope` pick") < section.index(
         sentence
     )
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
@@ -1069,8 +1081,8 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # hypothetical ("inputs between the two stay unscaled": the fresh module below keeps the plain frequencies at 2L,
     # between L and Llama 3.1's declared 16L)
     stated = (
-        "Transformers' dynamic NTK, `dynamic`, scales only inputs longer than the declared length. A scaled file"
-        " usually declares more than $L$, so inputs between the two stay unscaled."
+        "Transformers' dynamic NTK, `dynamic`, scales only inputs longer than the declared length. If a file declares"
+        " more than $L$, as the worked configuration does, `dynamic` leaves the inputs between the two unscaled."
     )
     assert stated in " ".join(page.split())
     hypothetical = (
@@ -1090,7 +1102,9 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # its extended length", and the field row, so those two keep it; read r204 put the general case back on the main
     # line, as the lesson before Llama 3.1's example, and no block repeats it
     assert "A scaled file usually stores its extended length" not in page
-    assert page.count("A scaled file usually declares more than $L$") == 1
+    # read r207: "usually" read as the normal case of `dynamic`, which is usually added to an unscaled file; the
+    # sentence says the condition instead, with the worked configuration as its example
+    assert "A scaled file usually declares more than $L$" not in page
     # read r205: the takeaway and the field row use no other name for the field ("its extended length")
     assert "extended length" not in page and "*stored length*" not in page
     # read r206: the takeaways keep one lesson a bullet, so this one is the section's main line alone
@@ -1105,8 +1119,8 @@ def test_transformers_dynamic_l_is_the_stored_length():
         fresh = LlamaRotaryEmbedding(config)
         fresh(x, torch.tensor([[top]]))
         assert (not torch.equal(fresh.inv_freq, fresh.original_inv_freq)) == scaled, top
-    # "A scaled file usually declares more than L": every scaled
-    # configuration that posenc copies and that names its trained length stores at least 16 times it
+    # "If a file declares more than L, as the worked configuration does": Llama 3.1's file declares 16 L; and every
+    # scaled configuration that posenc copies and that names its trained length declares at least 16 times it
     ratios = {
         key: c["max_position_embeddings"] / c["rope_scaling"]["original_max_position_embeddings"]
         for key, c in MODEL_ROPE_CONFIGS.items()
@@ -1178,7 +1192,7 @@ def test_bfloat16_drift_and_three_roundings():
         " $\\theta_i$. In Llama 3.1's head, the three paths give these errors:"
     )
     assert lead in _collapsed("The <code>model.to</code> and float32 rows")
-    assert "Rounding enters by three paths:" in _section_main_line(page, "## bfloat16 frequencies")
+    assert "Where rounding enters decides how its error grows:" in _section_main_line(page, "## bfloat16 frequencies")
     # "after `model.to`, from rounded theta_i": the float32 cast of a bfloat16 inv_freq keeps its rounded value, so
     # the angles are float32 products of the rounded frequencies
     from transformers import LlamaConfig
@@ -2514,8 +2528,8 @@ def test_takeaway_dynamic_follows_the_batch_and_keeps_its_largest_divisor():
         "- In transformers 5, read the base and the rule from `rope_parameters`, not from `config.rope_theta`. -"
         in takeaways
     )
-    # the batch's highest position: "take every row's frequencies from the batch's longest row", the batch above
-    assert "- `dynamic` and `longrope` take every row's frequencies from the batch's longest row;" in page
+    # the batch's highest position: "pick every row's frequencies from the batch's highest position", the batch above
+    assert "- `dynamic` and `longrope` pick every row's frequencies from the batch's highest position;" in page
     assert (
         "- Transformers' `dynamic` keeps the largest effective factor seen until the highest position plus one, cache"
         " included, falls below the declared length." in page
@@ -2854,9 +2868,13 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     # path in one short sentence: `model.to`, the key's distance back; angles formed in bfloat16, the position itself;
     # transformers' float32 path, within about a hundredth of a radian up to 16L (0.01: the table's third row)
     paths = [
-        "- `model.to(torch.bfloat16)` rounds RoPE's frequencies, `inv_freq`, along with the weights; the error grows"
-        " with the key's distance back.",
-        "- Your own code's bfloat16 angles err by an amount that grows with the position itself.",
+        # read r207 (the section's hardest place): each path gives its reason in a short clause: one rounded theta_i
+        # that query and key share, so the offset times its error; angles rounded one by one, so up to a fixed
+        # share of each angle, the position times theta_i (checked below: 0 below 256, up to 7 between 1 024 and 2 048)
+        "- `model.to(torch.bfloat16)` rounds RoPE's frequencies, `inv_freq`, along with the weights; query and key"
+        " share each rounded $\\theta_i$, so a score's angle errs by the key's distance back times that error.",
+        "- Your own code's bfloat16 angles are rounded one by one, so each errs by up to a fixed share of its size,"
+        " the position times $\\theta_i$.",
         "- Transformers' own path keeps frequencies and angles in float32, within about a hundredth of a radian up to"
         " $16L$.",
     ]
@@ -3646,6 +3664,14 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     declared = "The declared length need not be $sL$"
     assert declared not in page and "later training" not in section, section
     assert "| `max_position_embeddings` | 131 072 | the longest input the model declares, 16 times $L$ |" in section
+    # read r207: a learner who has just seen s = 8 asks why the file declares 16 L; one short main-line sentence
+    # answers, right under the field table, with no new digit (the fine print keeps the report's stage)
+    why = "The file declares the length that Meta's last training stage reached, not $sL$."
+    assert section.index("| `high_freq_factor`, `low_freq_factor` |") < section.index(why), section
+    assert "last training stage reached $16L$" in _collapsed("Fine print on the bands")
+    file = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    s_l = file["rope_scaling"]["factor"] * file["rope_scaling"]["original_max_position_embeddings"]
+    assert file["max_position_embeddings"] == 2 * s_l  # "not sL": twice it
     divided = "| divided | fewer than `low_freq_factor` | $\\theta_i/s$, so $sL$ positions turn the pair"
     assert section.index(divided) < section.index("| pair | turns in $L$ |"), section
     # "later": after the first training at L, which the opening's table names the trained length
@@ -4209,11 +4235,16 @@ def test_saved_files_keep_the_fields_but_head_dim_in_rope_parameters(tmp_path):
 
     page = _page()
     # read r203: the sentence names both fields that stay at the top level, `max_position_embeddings` too
-    sentence = (
-        "Transformers saves `head_dim` and `max_position_embeddings` at a file's top level and the rest in one dict,"
-        " `rope_parameters`."
+    sentence = "Such a file keeps `head_dim` and `max_position_embeddings` at its top level and the rest in that dict."
+    # read r207: four file-format facts before the reader had seen a file; the sentence moved to the porting
+    # section's block, where `rope_parameters` is explained, beside `save_pretrained`'s bullet
+    pitfalls = _collapsed("Loading pitfalls in transformers 5.24")
+    assert sentence in pitfalls and sentence not in page[: page.index("## A worked")]
+    older = (
+        "Released files often still use the older form, `rope_theta` beside a `rope_scaling` dict, as the worked"
+        " configuration does; transformers reads both."
     )
-    assert page.index("| `original_max_position_embeddings` |") < page.index(sentence) < page.index("## A worked")
+    assert older in pitfalls and "Released files often" not in page[: page.index("## Porting")]
     llama3 = {"rope_theta": 500_000.0, **LLAMA31_SCALING}  # Llama 3.1's fields, as the worked configuration's
     LlamaConfig(head_dim=64, rope_parameters=llama3).save_pretrained(tmp_path / "llama")
     PhiConfig(partial_rotary_factor=0.5).save_pretrained(tmp_path / "phi")

@@ -1685,8 +1685,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     # read r200: the lesson first, right under the subsection's heading, then its reason, then the measure that makes
     # "on average" exact (one key, the average case over random queries, the mean over each doubling)
-    far_keys = " ".join(main_line[main_line.index("### Far keys keep more of their score") :].split())
-    assert far_keys.startswith("### Far keys keep more of their score " + topic + " Why: a larger base")
+    far_keys = " ".join(main_line[main_line.index("### A far matching key keeps more of its score") :].split())
+    assert far_keys.startswith("### A far matching key keeps more of its score " + topic + " Why: a larger base")
     assert main_line.index(topic) < main_line.index("The figure plots the score that a key equal to its query keeps")
     assert "at every doubling the figure shows" not in text  # said once, as the lesson
     # the figure marks the printed means where they lie, at the band's right edge (2a - 1 = 16 383), not across it;
@@ -1730,7 +1730,11 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # the two effects are the section's two parts, named by their headings
     assert "This has two effects" not in text
     # the section keeps one idea, far keys keep more; the pairs past L are an appendix block, with their cells
-    assert "### Far keys keep more" in main_line and "### More pairs never finish a turn" not in text
+    assert (
+        "### A far matching key keeps more" in main_line
+        and "### Far keys keep more" not in text
+        and "### More pairs never finish a turn" not in text
+    )
     past_summary = (
         "<summary>More pairs never finish a turn: the new angles each base meets, and whether that hurts</summary>"
     )
@@ -1904,7 +1908,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         slowest = [float(posenc.rope_inv_freq(d, base).double()[-1]) for base in grid]
         assert all(later < earlier for earlier, later in zip(slowest, slowest[1:])), d
     for sentence in (
-        "Call $L$ the length the scaling starts from; for a model with no scaling, the length it trained at.",
+        "Call $L$ the length a scaling starts from; for most models, their training length before the scaling.",
         "A pair whose wavelength $\\lambda_i$ exceeds $L - 1$ never finishes a turn within $L$.",
         "At one length a larger base never leaves fewer pairs past $L$, since every $\\lambda_i$ but"
         " $\\lambda_0 = 2\\pi$ grows with $b$;",
@@ -2148,15 +2152,17 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # read r200: the query carries its position, q_m, as in the fix's score
     # read r203: one display equation on the main line, the rotated score that shows why; the fold's identity is
     # the block's
+    # read r207: the subsection opens with its lesson in plain words (one query for every past latent; RoPE's turn
+    # differs per past token), and the check cell's toy is said plainly: the same latent c_n at both offsets
     fold_main = (
-        "### Why RoPE blocks folding A head's key for token $n$ would be $W_{UK}\\, c_n$, where $W_{UK}$ is the head's"
-        " *up-projection* for keys. Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q_m$ at position $m$:"
+        "### Why RoPE blocks folding The shortcut needs one query that scores every past latent, but RoPE's turn"
+        " differs for each past token. A head's key for token $n$ would be $W_{UK}\\, c_n$, where $W_{UK}$ is the"
+        " head's *up-projection* for keys. Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q_m$ at"
+        " position $m$:"
         " it computes $W_{UK}^\\top q_m$ once and scores every past latent with it. With RoPE, the query's turn $R_m$"
         " and the key's turn $R_n$ combine into one turn $R_{n-m}$, which sits between $q_m$ and $W_{UK}$: $$ (R_m"
-        " q_m)^\\top R_n W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n . $$ That turn depends on the offset $n - m$,"
-        " so no single folded"
-        " query would serve every past token. So the cell below folds for the key one back, then scores the key five"
-        " back. ### The fix"
+        " q_m)^\\top R_n W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n . $$ The cell below folds for the key one"
+        " back, then scores the same latent placed five back. ### The fix"
     )
     assert fold_main in " ".join(mla.split()), " ".join(mla.split())
     # read r206: why the check cell folds for one offset, said before its printed result; the cell folds for the
@@ -2201,8 +2207,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "The block below gives the folded query." not in mla and "writes both scores out" not in text
     # the cost, right after the turn that breaks the fold (read r181: the decisive step sat only in the block), in
     # words; the folded query per past key, W^T R_{n-m}^T q, which depends on n - m (checked below), is the block's
-    cost = "That turn depends on the offset $n - m$, so no single folded query would serve every past token."
-    assert mla.count(cost) == 1 and mla.index("which sits between $q_m$ and $W_{UK}$:") < mla.index(cost)
+    # read r207: the cost opens the subsection, as its lesson, before the equation that shows it
+    cost = "The shortcut needs one query that scores every past latent, but RoPE's turn differs for each past token."
+    assert mla.count(cost) == 1 and mla.index(cost) < mla.index("which sits between $q_m$ and $W_{UK}$:")
     # read r204: "a turn by the distance between the query and W_UK" read as a distance between q and W_UK; the turn
     # R_{n-m} sits between them in the product and depends on the offset; the rotary key's reason is plain: it never
     # passes through W_UK (the block's score: its rotary term has no W_UK, checked above with the decoupled score)
@@ -2306,7 +2313,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # says it in words
     rotated = "(R_m q_m)^\\top R_n W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n ."
     assert rotated in mla_main and rotated not in mla_block  # read r203: the main line's one equation
-    assert mla_main.index("which sits between $q_m$ and $W_{UK}$:") < mla_main.index(rotated) < mla_main.index(cost)
+    # read r207: the cost in words opens the subsection (its lesson), then the turn, then the equation
+    assert mla_main.index(cost) < mla_main.index("which sits between $q_m$ and $W_{UK}$:") < mla_main.index(rotated)
     # read r195: the identity behind it (chapter 4's R_m^T R_n = R_{n-m}) named in words on the main line
     assert (
         "With RoPE, the query's turn $R_m$ and the key's turn $R_n$ combine into one turn $R_{n-m}$, which sits between"
@@ -2376,8 +2384,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "That count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention" in text
     assert (
         "Per token and layer, DeepSeek-V2 then caches only the latent and the rotary key. The figure compares this"
-        " cache with multi-head attention's, as the DeepSeek-V2 paper counts it: 128 heads, each storing a key and a"
-        " value 128 wide." in " ".join(main_line.split())
+        " cache with multi-head attention's, as the DeepSeek-V2 paper counts it: a key and a value for every head."
+        " MLA's cache is also smaller than grouped-query attention's, where heads share keys and values."
+        in " ".join(main_line.split())
     )
     assert (mla, 2 * 128 * 128) == (576, 32768)
     ids = [c.get("id") for c in nb_cells()]
@@ -2386,11 +2395,13 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # read r200: the position lesson gets a visible check, right after "That turn changes with the distance": the
     # section's first text cell, then the check, then the fix
     assert ids.index("c35-fold") + 1 == ids.index("mla-fold-check") == ids.index("c35") - 1
-    assert "That turn depends on the offset $n - m$" in "".join(nb_cells()[ids.index("c35-fold")]["source"])
+    assert "RoPE's turn differs for each past token" in "".join(nb_cells()[ids.index("c35-fold")]["source"])
     assert bars_cell["cell_type"] == "code" and bars_cell["metadata"]["tags"] == ["hide-input"]
     bars_code = "".join(bars_cell["source"])
     # read r192: the assert compares posenc's counts with the text's products; no arithmetic-only equality
-    assert "assert list(cached.values()) == [2 * 128 * 128, 512 + 64]   #" in bars_code
+    # read r207: the figure also draws 8-group GQA (the block's 2 048), so the main line's comparison is fair
+    assert "assert list(cached.values()) == [2 * 128 * 128, 2 * 8 * 128, 512 + 64]   #" in bars_code
+    assert 'kv_cache_bytes_per_token(\n        "gqa", n_layers=layers, n_kv_heads=8' in bars_code
     assert "== [32768, 576]" not in bars_code
     assert (
         'kv_cache_bytes_per_token(\n        "mha", n_layers=layers, n_kv_heads=ds["num_attention_heads"]' in bars_code
@@ -2703,14 +2714,14 @@ def test_chapter_llama3_fields_and_qwen3_yarn():
         "YaRN then divides the slowest pairs' frequencies by 4 and keeps the fastest pairs",
     ):
         assert sentence in text, sentence
-    # *Reading a modern config*: "A scaling may be used in training or added by users: Llama 3.1 trained on inputs
-    # longer than its $L$, while Qwen2.5's model cards tell users to add `yarn` for long inputs."
+    # *Reading a modern config*: "A scaling may ship in a model's config or be added by users: Llama 3.1's config names
+    # `llama3`, while Qwen2.5's model cards tell users to add `yarn` for long inputs."
     # Llama 3.1's row: trained 131 072 past its L, 8192 (the copied row and the Llama 3 paper); Qwen2.5's
     # cards: the appendix's block, which quotes them (a copy, not a check of the cards)
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     config_part = main_line[main_line.index("## Reading a modern config") : main_line.index("## Takeaways")]
     origin = (
-        "A scaling may be used in training or added by users: Llama 3.1 trained on inputs longer than its $L$, while"
+        "A scaling may ship in a model's config or be added by users: Llama 3.1's config names `llama3`, while"
         " Qwen2.5's model cards tell users to add `yarn` for long inputs."
     )
     assert origin in config_part
@@ -2951,8 +2962,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     zeta_slow = (62 / 64 + 0.4) / 1.4  # the slowest pair's zeta at d = 64; its factor crosses a quarter here:
     crossing = 512 * math.log(0.25) / math.log(zeta_slow)
     assert (
-        31_300 < crossing < 31_500 and abs(crossing - 30_000) / 30_000 < 0.05
-    )  # "near 31 400"; "about thirty thousand"
+        31_300 < crossing < 31_500 and abs(crossing - 31_000) / 31_000 < 0.02
+    )  # "near 31 400"; "about thirty-one thousand"
     cos_far = torch.cos(far_back[:, None].double() * theta64)
     assert float((cos_far * w_far).mean(-1).abs().mean()) < 0.05 * float(cos_far.mean(-1).abs().mean())
     # the left figure's "its score keeps swinging under RoPE, while under xPos it flattens to zero": over the last
@@ -3032,10 +3043,14 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     lesson_band = (
         "Two to four thousand tokens back, xPos mostly damps how the score swings from one distance to the next."
     )
+    # read r207: why xPos exists, from the appendix's own wording (attention resolution rewards a matching key's
+    # expected score for falling steadily with distance), with the citation, right after the lesson
     answers = (
-        "xPos answers yes to the sixth question ([Sun et al. 2022](https://arxiv.org/abs/2212.10554"
-        ' "cite:sun2022xpos")); no RoPE model in this chapter\'s table uses it.'
+        "Its authors wanted a matching key's score to fall more steadily with distance ([Sun et al. 2022]"
+        '(https://arxiv.org/abs/2212.10554 "cite:sun2022xpos")). So xPos answers yes to the sixth question; no RoPE'
+        " model in this chapter's table uses it."
     )
+    assert "their measure that rewards a matching key's expected score for falling steadily with distance" in text
     # read r206: "nearer one for slower pairs" left the formula's sentence; the reason's "The fast pairs fade first"
     # says it, before the formula (zeta_i grows with i and stays below one: checked below)
     formula = (
@@ -3051,8 +3066,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # read r206: the reason right after the band's claim, which it explains; it names its premise, the fast pairs
     # fading first (each zeta_i < zeta_{i+1}, so at every distance a faster pair's factor is smaller)
     why = (
-        "The fast pairs fade first, and their terms swing around zero within a few tokens. So fading them damps swings"
-        " but barely moves the score's mean over many distances."
+        "The fast pairs fade first, and their terms swing around zero within a few tokens, so fading them damps the"
+        " swings but barely moves the score's mean over many distances."
     )
     # read r199: the slowest pair's slow fade left the main line for the block's "Farther back, ... from 32 768
     # tokens back, even the slowest pair keeps under a quarter of its term" (asserted above and just below)
@@ -3118,9 +3133,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # that is, the part it fades, each pair's term times one less its factor, has a positive mean there
     # read r203: the figure's two panels, the far range first (the section's lesson), then the band
     shows = (
-        "The figure takes a key equal to its query, with all its pairs the same length. On the left, far back, its"
-        " score keeps swinging under RoPE, while under xPos it flattens to zero. On the right, two to four thousand"
-        " tokens back, it swings far less under xPos than under RoPE."
+        "The figure's key equals its query, with pairs of one length. On the left, far back, its score keeps swinging"
+        " under RoPE but flattens to zero under xPos. On the right, two to four thousand tokens back, it swings far"
+        " less under xPos."
     )
     # read r199: the level's sentence scoped to the figure (its head and distances); read r204: moved to the block
     level = "They lie close together, and xPos's is no lower: xPos damps the swings much more than the level."
@@ -3130,7 +3145,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     )
     # read r200: the heading's decay on the main line, scoped to the figure's head (d = 64); nearer keys' lower level
     # and the unrelated keys (second cases) are the block's
-    far = "In a head of 64 dimensions, past about thirty thousand tokens back, every factor is under a quarter."
+    # read r207: "thirty thousand" overstated (the crossing is 31 442); "thirty-one thousand"
+    far = "In a head of 64 dimensions, past about thirty-one thousand tokens back, every factor is under a quarter."
     # why the level does not fall, in the block (read r179: the sign argument is a derivation step, not the idea)
     why_level = (
         "In this band, xPos's level is even a little higher than RoPE's. It rises because the part of the score that"
@@ -3140,12 +3156,12 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     xpos_main = main_line[
         main_line.index("## xPos: a decay on the score") : main_line.index("## Reading a modern config")
     ]
-    said = " ".join((fades, far, lesson_band, why, answers, formula, shows))
+    said = " ".join((fades, answers, far, lesson_band, why, formula, shows))
     assert said in " ".join(xpos_main.split())
     # the lesson opens the section, right under its heading: the decay, the far fade, then the band
     assert " ".join(xpos_main.split()).startswith("## xPos: a decay on the score " + said)
     assert "drifts down" not in xpos_main and "the band" not in xpos_main and "typically" not in text
-    assert xpos_main.count("thirty thousand") == 1 and " ".join(xpos_main.split()).endswith(shows)
+    assert xpos_main.count("thirty-one thousand") == 1 and " ".join(xpos_main.split()).endswith(shows)
     assert "no lower" not in xpos_main and "dashed" not in xpos_main and "level" not in xpos_main
     assert "Nearer keys" not in text and "An unrelated key's score only swings" not in text
     assert "about half" not in xpos_main and "mostly smooths" not in xpos_main
@@ -3820,7 +3836,7 @@ def test_chapter_opening_defines_l_as_where_a_scaling_starts():
     # L is defined once, where it is first used (*How each scaling reshapes the wavelengths*), with both its
     # readings; the same section names the field that stores it in the opening's config
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    definition = "Call $L$ the length the scaling starts from; for a model with no scaling, the length it trained at."
+    definition = "Call $L$ the length a scaling starts from; for most models, their training length before the scaling."
     # the scaling is defined first, so the definition of L uses no undefined term
     assert main_line.index("A *scaling*, set in `rope_scaling`") < main_line.index(definition)
     assert main_line.count(definition) == 1
@@ -4792,10 +4808,9 @@ def test_chapter_thick_lines_and_the_random_query_mean():
         # read r206: what the figure plots first, then the smoothing, then why the key stands for random queries
         "The figure plots the score that a key equal to its query keeps at each distance, as a share"
         " of its score at distance zero. Each flat step is that share's mean over one doubling of the distance,"
-        " smoothing out its swings. The key's pairs all have the same length, which is what a random query looks"
-        " like on average."
+        " smoothing out its swings. The figure's key has pairs of one length, like a random query on average."
     )
-    section = main_line[main_line.index("### Far keys keep more") : main_line.index("## Reading a modern")]
+    section = main_line[main_line.index("### A far matching key keeps more") : main_line.index("## Reading a modern")]
     section = section[: section.index(" ## ")]  # to the next section's heading
     assert measure in " ".join(section.split())
     # two averages on the main line, each named once: over random queries (the one sentence where the section's
@@ -5447,8 +5462,8 @@ def test_qwen2vl_sentence_names_the_language_models_rotation():
     # read r206: "barely tells neighbouring columns apart" claimed more than the angle shows; narrowed to the angle
     # (the fastest width pair's turn per column, checked below: under 2e-4 rad) and the encoder's own 2-D RoPE
     assert (
-        "In Qwen2-VL's runs, the language model's fastest width pair turns under a thousandth of a radian per column;"
-        " interleaved, over half a radian. Qwen2-VL's image encoder has a 2-D RoPE of its own." in text
+        "In Qwen2-VL's runs, the language model's fastest width pair turns under a thousandth of a radian per column,"
+        " so under a hundredth across a row of fifty patches; interleaved, over half a radian per column." in text
     )
     assert "barely tells neighbouring columns apart" not in text
     # transformers 5.24's vision position ids for Qwen2-VL's encoder: a row and a column per patch, so neighbouring
@@ -5462,6 +5477,11 @@ def test_qwen2vl_sentence_names_the_language_models_rotation():
     theta = posenc.rope_inv_freq(128, 1e6, dtype=torch.float64)
     first_width_pair = 16 + 24  # time takes pairs 0-15, height 16-39, width 40-63
     assert float(theta[first_width_pair]) < 2e-4 and float(theta[first_width_pair - 1]) > float(theta[first_width_pair])
+    # read r207: the consequence as an angle: across the row of fifty patches (49 steps), every width pair turns
+    # under a hundredth of a radian (the fastest, 0.0087); the notebook's cell asserts it too
+    assert 49 * float(theta[first_width_pair]) < 1e-2
+    code = "".join("".join(c["source"]) for c in nb_cells() if c["cell_type"] == "code")
+    assert 'assert step["Qwen2-VL"] < 1e-3 and 50 * step["Qwen2-VL"] < 1e-2 and step["Qwen3-VL"] > 0.5' in code
 
 
 def test_chapter_takeaways_are_one_sentence_per_question():
