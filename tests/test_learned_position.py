@@ -1384,8 +1384,11 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # from queries 63 and 511 falls with distance, below)
     lesson = (
         "In chapter 8's trained FIRE models, query 511 gives each key 1 to 63 back a higher bias than query 63 does,"
-        " and the key one back gains least. FIRE's rule explains the lift: past a learned threshold below 511, a later"
-        " query gives each key behind it a smaller $u$, and the bias falls as $u$ grows. The query's own token keeps"
+        # read r208: "explains the lift: past a learned threshold below 511" was partly circular (the run does not
+        # record the learned thresholds; the block infers them from the lift), so the rule is stated as a condition
+        " and the key one back gains least. FIRE's rule gives such a lift if the learned threshold lies below 511: a"
+        " later query then gives each key behind it a smaller $u$, and the bias falls as $u$ grows. The query's own"
+        " token keeps"
         " its bias, as its $u$ stays 0. So at equal content scores, the later query moves weight from its own token"
         " and the key one back, taken together, to keys farther back."
     )
@@ -1511,7 +1514,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # read r207: the measurement first, then the rule that explains it (the fall with u, checked below)
     assert (
         first
-        < flat_main_fire.index("FIRE's rule explains the lift:")
+        < flat_main_fire.index("FIRE's rule gives such a lift if")
         < flat_main_fire.index("and the bias falls as $u$ grows.")
     )
     assert "the bias from query 63 or query 511 falls" not in text
@@ -1529,7 +1532,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     )
     assert guess not in flat_main_fire and guess in " ".join(text.split())
     assert (
-        first < takeaway < flat_main_fire.index("FIRE's rule explains the lift:") < own < matters
+        first < takeaway < flat_main_fire.index("FIRE's rule gives such a lift if") < own < matters
     )  # read r204: the lift first, then its consequence
     # read r189: "not implied by the starting values" left the learner unsure whether the u-picture explains the
     # figure; read r190: "the run cannot show that u causes it" was a hedge the model rules out: FIRE's MLP takes u
@@ -1564,8 +1567,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert "In chapter 8's trained models every FIRE bias falls with distance, so" not in text
     # read r206: the fall with u is said once, scoped to the two queries whose saved biases are checked below
     assert text.count("the bias falls as $u$ grows") == 1
-    assert "past a learned threshold below 511, a later query gives each key behind it a smaller $u$" in " ".join(
-        text.split()
+    assert (
+        "if the learned threshold lies below 511: a later query then gives each key behind it a smaller $u$"
+        in " ".join(text.split())
     )
     assert "Every curve falls with distance, at both lengths." in text
     config, *_ = saved_run()
@@ -2083,7 +2087,9 @@ def test_narrowed_wordings():
     )
     # read r206: the worked table's query closes its own gate before gates are explained; one clause says why such a
     # query exists, the counting task's question, whose own gate is closed (the sentence above), later in the text
-    example = "For a query at position 4 that closes its own gate, as the question in the counting task below does:"
+    # read r208: only the hand-set ideal head closes the question's gate; the trained CoPE model leaves it about two
+    # thirds open, so the example points to the ideal head
+    example = "For a query at position 4 that closes its own gate, as the ideal head in the counting task below does:"
     assert example in " ".join(text.split())
     assert text.index("For a query at position 4") < text.index("The question is not a label, so its own gate")
     assert "FlexAttention can compute it score by score" not in text

@@ -2385,9 +2385,12 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert (
         "Per token and layer, DeepSeek-V2 then caches only the latent and the rotary key. The figure compares this"
         " cache with multi-head attention's, as the DeepSeek-V2 paper counts it: a key and a value for every head."
-        " MLA's cache is also smaller than grouped-query attention's, where heads share keys and values."
-        in " ".join(main_line.split())
+        " MLA's cache is also smaller than that of grouped-query attention with 8 groups, where heads share keys and"
+        " values." in " ".join(main_line.split())
     )
+    # read r208: "smaller than grouped-query attention's" held only from three groups up (2 groups of 128 cache 2 * 2 *
+    # 128 = 512 < 576; the paper equates MLA with 2.25 groups), so the sentence names the figure's 8 groups
+    assert 2 * 8 * 128 > mla > 2 * 2 * 128 and 2 * 3 * 128 > mla
     assert (mla, 2 * 128 * 128) == (576, 32768)
     ids = [c.get("id") for c in nb_cells()]
     bars_cell = nb_cells()[ids.index("mla-cache-fig")]
