@@ -4397,7 +4397,10 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     # read r205: the fallback's comment, "or the declared length, `dynamic`'s L": the scaling rules that need L get it
     # in `rope_parameters` (transformers fills it for `yarn`, `llama3` and `longrope`); `dynamic`'s dict has none, and
     # its rotary module takes L from `max_position_embeddings`
-    assert "rotary.config.max_position_embeddings)  # or the declared length, `dynamic`'s L" in code
+    assert (  # the comment sits on its own line (ruff formats the page's code blocks)
+        "# L, or the declared length where the file has no original_max_position_embeddings, as `dynamic` does\n"
+        'L = rope.get("original_max_position_embeddings", rotary.config.max_position_embeddings)\n'
+    ) in code
     dynamic = LlamaConfig(max_position_embeddings=8 * L, rope_scaling={"rope_type": "dynamic", "factor": 2.0})
     assert "original_max_position_embeddings" not in dynamic.rope_parameters
     assert LlamaRotaryEmbedding(dynamic).original_max_seq_len == 8 * L
