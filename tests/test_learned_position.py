@@ -837,6 +837,13 @@ counter_fact = (
     # read r207: "power-law edge ... within the tested distances" could not be decoded without the block's numbers; the
     # sentence names what is measured (every trained head's bias below ALiBi's flattest line, 1 to 511 back, checked in
     # test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_head) before what it means
+    # read r208: "below" left the learner to work out that it means a stronger penalty; the sentence says "penalises"
+    # and adds the fact that explains it, each head's start steeper than the line near the query (every solved log
+    # shape's r1 r2 above 1/256, checked in test_every_trained_kerple_head_penalises_each_key_more_than_alibis_...)
+    "Each trained KERPLE head falls faster than even ALiBi's flattest line near the query, and penalises a key more at"
+    " every tested distance, so its power-law edge does not show here."
+)
+counter_fact_r207 = (
     "Each trained KERPLE head's bias lies below even ALiBi's flattest line at every tested distance, so their"
     " power-law edge over that line does not show here."
 )
@@ -1202,6 +1209,10 @@ def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_
         for r1, r2 in ((-v[1] / math.log1p(r), r) for v in kerple.values() for r in [log_r2(v[1], v[2])])
     ]
     assert min(local) < slope < max(local)
+    # the main line's "falls faster than even ALiBi's flattest line near the query": each solved log shape's slope at
+    # distance 0, r1 r2, is above 1/256, and each saved bias is already below the line one key back
+    starts = [-v[1] / math.log1p(r) * r for v in kerple.values() for r in [log_r2(v[1], v[2])]]
+    assert min(starts) > slope and all(v[1] < -slope for v in kerple.values())
     # the per-head slopes: ALiBi's flattest is the smallest of chapter 8's 4 heads
     assert slope == min(alibi_slopes(config["model"]["n_heads"]).tolist())
 
@@ -1245,7 +1256,8 @@ def test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lea
     # read r205: the main line names where the crossing lies, past the tested distances, without its number
     # read r206: scoped to the tested distances, without ruling out a cause
     # read r207: the measured fact first, "at every tested distance", then what it means
-    assert "at every tested distance, so their power-law edge" in main and "would cross" not in main
+    assert "penalises a key more at every tested distance, so its power-law edge" in main and "would cross" not in main
+    assert counter_fact_r207 not in " ".join(text.split())  # read r208: "below" read as the weaker penalty
     assert counter_fact_r205 not in text and "is not the reason here" not in text
     assert counter_fact_r206 not in text  # read r207: not decodable without the block's numbers
     assert "would pull them ahead" not in text and "The trained heads' fade" not in text
@@ -1383,14 +1395,14 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # key behind it a smaller u (FireBias, checked below), and the trained bias falls as u grows (every saved curve
     # from queries 63 and 511 falls with distance, below)
     lesson = (
-        "In chapter 8's trained FIRE models, query 511 gives each key 1 to 63 back a higher bias than query 63 does,"
-        # read r208: "explains the lift: past a learned threshold below 511" was partly circular (the run does not
-        # record the learned thresholds; the block infers them from the lift), so the rule is stated as a condition
-        " and the key one back gains least. FIRE's rule gives such a lift if the learned threshold lies below 511: a"
-        " later query then gives each key behind it a smaller $u$, and the bias falls as $u$ grows. The query's own"
-        " token keeps"
-        " its bias, as its $u$ stays 0. So at equal content scores, the later query moves weight from its own token"
-        " and the key one back, taken together, to keys farther back."
+        # read r208 (hardest place): the lesson, the weight moved, opens the paragraph before the numbers; then the
+        # measured lift, the own token, and FIRE's rule as a condition ("explains the lift: past a learned threshold
+        # below 511" was partly circular: the run does not record the thresholds; the block infers them from the lift)
+        "In chapter 8's trained FIRE models, a later query moves weight from its own token and the key one back, taken"
+        " together, to keys farther back, at equal content scores. Query 511 gives each key 1 to 63 back a higher bias"
+        " than query 63 does, and the key one back gains least. The query's own token keeps its bias, as its $u$ stays"
+        " 0. FIRE's rule gives such a lift if the learned threshold lies below 511: a later query then gives each key"
+        " behind it a smaller $u$, and the bias falls as $u$ grows."
     )
     lesson_r206 = (
         "In chapter 8's trained FIRE models, measured from query 63 and query 511, the bias falls as $u$ grows. So"
@@ -1467,7 +1479,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert "each trained head's bias falls as the key's $u$ grows." not in text
     # read r207: the measured lift opens the paragraph; FIRE's rule follows as its explanation
     assert trained_main.startswith(
-        "In chapter 8's trained FIRE models, query 511 gives each key 1 to 63 back a higher bias than query 63 does"
+        "In chapter 8's trained FIRE models, a later query moves weight from its own token and the key one back"
     )
     assert (
         "In every trained head, for example, query 511 gives the key 8 back a bias between those that query 63 gives"
@@ -1510,7 +1522,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # the takeaway first, then the argument forward (u, then what the MLP can do), then the measurement, then the drawn
     # head and the count of heads
     flat_main_fire = " ".join(main.split())
-    first = flat_main_fire.index("query 511 gives each key 1 to 63 back a higher bias than query 63 does")
+    first = flat_main_fire.index("Query 511 gives each key 1 to 63 back a higher bias than query 63 does")
     # read r207: the measurement first, then the rule that explains it (the fall with u, checked below)
     assert (
         first
@@ -1520,7 +1532,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert "the bias from query 63 or query 511 falls" not in text
     takeaway = flat_main_fire.index("and the key one back gains least.")
     own = flat_main_fire.index("The query's own token keeps its bias, as its $u$ stays 0.")
-    matters = flat_main_fire.index("the later query moves weight from its own token and the key one back, taken")
+    matters = flat_main_fire.index("a later query moves weight from its own token and the key one back, taken")
     # read r200: "both" pointed two sentences back, and the point of the lift was the appendix's alone: the main line
     # names the two tokens and says, as a guess no run tests, why it may matter (chapter 8's filler: the next symbol
     # depends only on the two tokens before it, checked in the appendix's guess test)
@@ -1532,7 +1544,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     )
     assert guess not in flat_main_fire and guess in " ".join(text.split())
     assert (
-        first < takeaway < flat_main_fire.index("FIRE's rule gives such a lift if") < own < matters
+        # read r208: the lesson, the weight moved, first; then the lift, the own token, and the rule as a condition
+        matters < first < takeaway < own < flat_main_fire.index("FIRE's rule gives such a lift if")
     )  # read r204: the lift first, then its consequence
     # read r189: "not implied by the starting values" left the learner unsure whether the u-picture explains the
     # figure; read r190: "the run cannot show that u causes it" was a hedge the model rules out: FIRE's MLP takes u
@@ -2207,7 +2220,8 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     rule = (
         f"{lesson} Up to position $L_{{\\text{{thr}}}}$, a query's $u$ depends on the distance only. Past it, a later"
         " query gives each key 1 or more back a smaller $u$ than an earlier query gives at that distance, since its"
-        " divisor $\\psi(i)$ is larger. For example, the key 8 back from query 511 gets a $u$"
+        " divisor $\\psi(i)$ is larger. From any one query, a nearer key gets a smaller $u$. For example, the key 8"
+        " back from query 511 gets a $u$"
         " between those that query 63 gives its keys 3 and 4 back. The MLP sees only $u$, so to the MLP, that key looks"
         " like one 3 to 4 back from query 63."
     )
@@ -4024,20 +4038,23 @@ def test_kerple_upper_bound_on_r2_belongs_to_the_power_shape_only():
     assert (
         # read r206: the limit's source, in a clause: the theory (the block under it) and the official code, whose
         # `ParallelKerplePower` clamps `bias_p`, the power, with max=2 (chijames/KERPLE megatron/mpu/layers.py)
+        # read r208: the main line's "KERPLE's theory and its code both cap ..." named a theory it never gave; the
+        # cap is the block's, next to that theory
         "-r_1\\,|j - i|^{r_2} . $$ ALiBi is the power shape with $r_2 = 1$ and $r_1$ the head's slope, both fixed."
-        " KERPLE's theory and its code both cap the power shape's $r_2$ at 2. <details><summary>Why the power shape"
-        " stops at r\u2082 = 2</summary>" in flat
+        " <details><summary>Why the power shape stops at r\u2082 = 2</summary>" in flat
     )
     limit = (
         "KERPLE's paper limits the power shape to $r_2 \\le 2$: only then are its penalties squared distances between"
         " points, one point per position, the condition its theory builds on."
     )
     assert "the block below says why" not in text
+    assert "KERPLE's theory and its code both cap" not in text
     assert "The power shape also keeps $r_2 \\le 2$." not in text  # read r206: no subject, no source
     kerple_main = main[main.index("## KERPLE:") : main.index("To remember:")]
     assert "Under ALiBi's line it is $e^{-r_1 |j - i|}$, an exponential." in kerple_main
     assert limit not in kerple_main and collapsed(flat, "Why the power shape stops at r₂ = 2").startswith(
-        f"<summary>Why the power shape stops at r₂ = 2</summary> {limit} KERPLE's paper asks"
+        f"<summary>Why the power shape stops at r₂ = 2</summary> {limit} Its code caps the power shape's $r_2$ at 2 as"
+        " well. KERPLE's paper asks"
     )
     for term in ("conditionally positive definite", "CPD", "dot product", "two families"):
         assert term not in kerple_main, term
@@ -4953,3 +4970,21 @@ def test_mamba2_and_gated_deltanet_layers_run_a_short_causal_convolution():
                 moved[:, :, t] += 1.0
                 changed = (conv(moved)[:, :, :12] - base).abs().amax(1)[0] > 1e-6
                 assert changed.nonzero().flatten().tolist() == [t, t + 1, t + 2, t + 3]  # read by t to t + 3 only
+
+
+def test_fire_fits_block_names_the_best_constant_for_each_error_measure():
+    """The FIRE-fits block (read r208: "the best constant" named two constants): "the midrange midway between the
+    head's extremes, which is the best constant for it" (the largest error) and "every fit beats the head's mean, the
+    best constant for that measure" (the squared error). The midrange minimises the largest error and the mean the
+    squared error, over all constants."""
+    flat = " ".join(chapter_markdown("11_learned_position").split())
+    assert "the midrange midway between the head's extremes, which is the best constant for it" in flat
+    assert "every fit beats the head's mean, the best constant for that measure" in flat
+    x = torch.randn(200, dtype=torch.float64).cumsum(0)
+    grid = torch.linspace(float(x.min()), float(x.max()), 4001, dtype=torch.float64)
+    largest = (x[None, :] - grid[:, None]).abs().amax(-1)
+    squared = ((x[None, :] - grid[:, None]) ** 2).mean(-1)
+    midrange, mean = (x.max() + x.min()) / 2, x.mean()
+    assert (x - midrange).abs().max() <= largest.min() + 1e-12
+    assert ((x - mean) ** 2).mean() <= squared.min() + 1e-12
+    assert abs(float(grid[largest.argmin()] - midrange)) < 0.01 and abs(float(grid[squared.argmin()] - mean)) < 0.01

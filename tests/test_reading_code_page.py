@@ -2953,7 +2953,8 @@ def test_worked_check_head_width_and_dynamic_swap_drop_llama3():
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     raw = _raw()
-    assert "# 128: LlamaConfig's defaults, Llama 3.1 8B's" in raw
+    # read r208: the comment said plainly, on its own line
+    assert "# head width 128, as in LlamaConfig's defaults and in Llama 3.1 8B" in raw
     default = LlamaConfig()
     assert (default.hidden_size, default.num_attention_heads, default.head_dim) == (4096, 32, 128)
     # read r192: "The fields give no head width" read as a contradiction of the opening table's `head_dim` row; the
@@ -3372,14 +3373,16 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # scale, not on cos and sin, so `attention_scaling` reads 1 in the released files; check the softmax scale too.
     # The formulas, the two fields and the ratio are the block's (checked below)
     sentences = (
-        "DeepSeek-V2 and V3 put this sharpening on the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not on cos and"
-        " sin. So with their released files, transformers' `attention_scaling`, its factor on cos and sin, reads {one}."
+        "DeepSeek-V2 and V3 put this sharpening on the softmax scale, not on cos and sin. The softmax scale is the"
+        " $1/\\sqrt d$ on $q \\cdot k$. So with their released files, transformers' `attention_scaling`, its factor"
+        " on cos and sin, reads {one}."
         " Attention is still sharpened: check the softmax scale too."
     )
     # read r205: `attention_scaling` is the rotary module's attribute, not a field of the files, so the sentence
     # says "with their released files" and names it as transformers'
     assert "in their released files" not in main, main
-    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 3  # three short sentences
+    # read r208: the softmax scale's gloss is a sentence of its own, not an inline pair of glosses
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 4  # four short sentences
     assert all(len(s.split()) <= 22 for s in re.split(r"(?<=\.) (?=[A-Z])", sentences)), sentences
     assert "So, for their released files" not in main and "their own attention factor" not in main
     assert "a factor like" not in main and "second such factor" not in main  # read r203: said as a formula and a ratio
@@ -3523,6 +3526,15 @@ def test_opening_points_to_the_reference_section_and_bands_to_chapter_7_figure()
     # r199's round shortened it to keep the main line from growing; "last" is checked on the headings below
     # read r202: "Its" read as transformers'
     assert "This page's last section lists configuration fields and code names." in opening
+    # read r208 (an omission): the page reads RoPE models only; ALiBi (BLOOM) and learned-position (GPT-2)
+    # configurations carry no RoPE settings, so the porting snippet does not apply to them
+    assert "It reads RoPE models only; ALiBi and learned-position models have no RoPE settings." in opening
+    pytest.importorskip("transformers", minversion="5.24")
+    from transformers import BloomConfig, GPT2Config, LlamaConfig
+
+    for cls in (BloomConfig, GPT2Config):
+        assert not hasattr(cls(), "rope_parameters"), cls
+    assert "rope_theta" in LlamaConfig().rope_parameters
     headings = re.findall(r"^##? .*$", re.sub(r"```.*?```", "", _raw(), flags=re.S), flags=re.M)
     assert headings[-2:] == ["## Takeaways", "## Configuration fields and code names"], headings[-3:]
     pointer = (
@@ -3666,12 +3678,29 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     assert "| `max_position_embeddings` | 131 072 | the longest input the model declares, 16 times $L$ |" in section
     # read r207: a learner who has just seen s = 8 asks why the file declares 16 L; one short main-line sentence
     # answers, right under the field table, with no new digit (the fine print keeps the report's stage)
-    why = "The file declares the length that Meta's last training stage reached, not $sL$."
+    # read r208: the sentence also says why s is 8 and not 16: the rule slows the slowest pairs just enough for sL
+    why = (
+        "The rule slows the slowest pairs just enough for $sL$ positions, but Meta's last training stage reached the"
+        " declared length."
+    )
     assert section.index("| `high_freq_factor`, `low_freq_factor` |") < section.index(why), section
     assert "last training stage reached $16L$" in _collapsed("Fine print on the bands")
     file = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     s_l = file["rope_scaling"]["factor"] * file["rope_scaling"]["original_max_position_embeddings"]
-    assert file["max_position_embeddings"] == 2 * s_l  # "not sL": twice it
+    assert file["max_position_embeddings"] == 2 * s_l  # "the longer length": twice sL
+    # "just enough for sL positions": the slowest pair, divided by s, turns over sL as far as over L unscaled
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    rs = file["rope_scaling"]
+    cfg = LlamaConfig(
+        rope_theta=file["rope_theta"], max_position_embeddings=file["max_position_embeddings"], rope_scaling=dict(rs)
+    )
+    new, _ = ROPE_INIT_FUNCTIONS["llama3"](cfg, "cpu")
+    d = cfg.head_dim
+    old = file["rope_theta"] ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    L = rs["original_max_position_embeddings"]
+    assert abs(float(new[-1]) * s_l - float(old[-1]) * L) < 1e-6 * float(old[-1]) * L
     divided = "| divided | fewer than `low_freq_factor` | $\\theta_i/s$, so $sL$ positions turn the pair"
     assert section.index(divided) < section.index("| pair | turns in $L$ |"), section
     # "later": after the first training at L, which the opening's table names the trained length
@@ -4280,8 +4309,8 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     # up to L, so the check adds one position below L, in a call of its own (checked below on a tiny `longrope` Llama)
     said = (
         "To confirm a port, compare your cos and sin with the loaded model's at a few positions above $L$ and one"
-        " below. The tolerance covers float32 rounding. On the worked configuration, a port that counts turns"
-        " over $L - 1$ instead of $L$ already fails it:"
+        " below. On the worked configuration, the check fails a port that counts turns over $L - 1$, training's last"
+        " distance, not $L$:"
     )
     assert said in main
     code = _snippet("my_cos, my_sin = my_cos_sin(position_ids)")

@@ -2155,7 +2155,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # read r207: the subsection opens with its lesson in plain words (one query for every past latent; RoPE's turn
     # differs per past token), and the check cell's toy is said plainly: the same latent c_n at both offsets
     fold_main = (
-        "### Why RoPE blocks folding The shortcut needs one query that scores every past latent, but RoPE's turn"
+        "### Why RoPE blocks the shortcut The shortcut needs one query that scores every past latent, but RoPE's turn"
         " differs for each past token. A head's key for token $n$ would be $W_{UK}\\, c_n$, where $W_{UK}$ is the"
         " head's *up-projection* for keys. Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q_m$ at"
         " position $m$:"
@@ -2187,7 +2187,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     )
     assert mla.count(symbols) == 1 and mla.index("*latent* $c_n$") < mla.index(symbols)
     assert mla.index(symbols) + symbols.index("W_{UK}") == mla.index("W_{UK}")  # W_UK first named there
-    assert mla.index("### Why RoPE blocks folding") < mla.index(symbols) < mla.index("$q_m$")
+    assert mla.index("### Why RoPE blocks the shortcut") < mla.index(symbols) < mla.index("$q_m$")
     # R_{n-m} is partial rotary's, on the main line before MLA, and so is the offset it turns by
     mla_start = main_line.index("## DeepSeek's MLA")
     assert main_line.index("R_{n-m}") < main_line.index("*offset* $\\Delta = n - m$") < mla_start
@@ -2197,10 +2197,10 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # r199: said once, there, and no longer repeated in the block) and in the block on transformers: "Transformers
     # 5.24 caches $c_n$ and $k^R_n$ but forms every head's keys at each step" ("can", "need never": it does not fold)
     defined = "Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q_m$"
-    body = mla[mla.index("### Why RoPE blocks folding") + len("### Why RoPE blocks folding") :]
+    body = mla[mla.index("### Why RoPE blocks the shortcut") + len("### Why RoPE blocks the shortcut") :]
     assert mla.count(defined) == 1 and body.index("fold") == body.index(defined) + defined.index("fold")
     # read r201: "fold" is first used where the subsection defines it, with its equation
-    assert "fold" not in mla[: mla.index("### Why RoPE blocks folding")]
+    assert "fold" not in mla[: mla.index("### Why RoPE blocks the shortcut")]
     assert "Each head can score the latents directly, without rebuilding past keys." in mla
     assert "forms every head's keys at each step" in text and "need never form the heads' keys" not in text
     assert mla.count("without rebuilding past keys") == 1
@@ -4811,7 +4811,7 @@ def test_chapter_thick_lines_and_the_random_query_mean():
         # read r206: what the figure plots first, then the smoothing, then why the key stands for random queries
         "The figure plots the score that a key equal to its query keeps at each distance, as a share"
         " of its score at distance zero. Each flat step is that share's mean over one doubling of the distance,"
-        " smoothing out its swings. The figure's key has pairs of one length, like a random query on average."
+        " smoothing out its swings. The key's 2-D pairs all have one length, as a random query's do on average."
     )
     section = main_line[main_line.index("### A far matching key keeps more") : main_line.index("## Reading a modern")]
     section = section[: section.index(" ## ")]  # to the next section's heading
@@ -5616,9 +5616,22 @@ def test_chapter_cached_keys_keep_the_old_frequencies():
     section = main_line[main_line.index("## How each scaling reshapes the wavelengths") : main_line.index("## What is")]
     said = (
         "Another type, `dynamic`, changes the base with the input length; the appendix shows it. A KV cache stores"
-        " keys already rotated, so once `dynamic` changes the base, the cached keys keep the old frequencies while new"
-        " queries use the new ones."
+        " keys already rotated, so once `dynamic` changes the base, cached keys and new queries turn at different"
+        " speeds: a score then depends on more than the distance."
     )
+    # read r208: the consequence: a cached key turned at the old frequencies and a query at the new ones score
+    # differently at the same distance n - m when both positions shift; with one set of frequencies they agree
+    old_f = posenc.rope_inv_freq(64, 1e4).double()
+    new_f = posenc.rope_inv_freq(64, 4e4).double()
+    qk = torch.randn(2, 64, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+
+    def score(m, n, f_q, f_k):
+        cq, sq = torch.cos(m * f_q).repeat(2), torch.sin(m * f_q).repeat(2)
+        ck, sk = torch.cos(n * f_k).repeat(2), torch.sin(n * f_k).repeat(2)
+        return float(posenc.apply_rope(qk[0], cq, sq) @ posenc.apply_rope(qk[1], ck, sk))
+
+    assert math.isclose(score(30, 10, old_f, old_f), score(50, 30, old_f, old_f), rel_tol=1e-9, abs_tol=1e-9)
+    assert abs(score(30, 10, new_f, old_f) - score(50, 30, new_f, old_f)) > 0.1
     # read r202: the sentence gave no consequence; the new queries' frequencies are the new keys' (the fresh run's,
     # checked above: one rotary module's cos and sin turn a position's query and key alike)
     assert " ".join(section.split()).count(said) == 1
