@@ -1402,7 +1402,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " together, to keys farther back, at equal content scores. Query 511 gives each key 1 to 63 back a higher bias"
         " than query 63 does, and the key one back gains least. The query's own token keeps its bias, as its $u$ stays"
         " 0. FIRE's rule gives such a lift if the learned threshold lies below 511: a later query then gives each key"
-        " behind it a smaller $u$, and the bias falls as $u$ grows."
+        # read r209: "falls as u grows" is a property of these trained heads, not of FIRE's rule
+        " behind it a smaller $u$, and in these trained heads the bias falls as $u$ grows."
     )
     lesson_r206 = (
         "In chapter 8's trained FIRE models, measured from query 63 and query 511, the bias falls as $u$ grows. So"
@@ -1527,7 +1528,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert (
         first
         < flat_main_fire.index("FIRE's rule gives such a lift if")
-        < flat_main_fire.index("and the bias falls as $u$ grows.")
+        < flat_main_fire.index("and in these trained heads the bias falls as $u$ grows.")
     )
     assert "the bias from query 63 or query 511 falls" not in text
     takeaway = flat_main_fire.index("and the key one back gains least.")
