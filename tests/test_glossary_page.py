@@ -5984,6 +5984,10 @@ def test_longer_inputs_opens_with_what_most_rules_divide_and_keep():
         return float(own[-1] / freqs.double()[-1])
 
     ntk_power = exponent(row("NTK-aware scaling"), "s^")
+    # read r203, the story: some pairs turn less than once over training's distances, 0 to L - 1, and a long enough
+    # input turns them past the arc training showed; each rule divides every such pair's frequency, so PI at factor 8
+    # keeps an 8L input's angles within the trained arcs
+    slow = (L - 1) * own < 2 * math.pi
     for factor in (4.0, 8.0):
         rules = {
             "linear": hf_inv_freq(d, rope_type="linear", rope_theta=base, factor=factor),
@@ -5995,6 +5999,15 @@ def test_longer_inputs_opens_with_what_most_rules_divide_and_keep():
         }
         for name, freqs in rules.items():
             assert abs(slowest(freqs) - factor) < 1e-4 * factor, (name, factor, slowest(freqs))
+        every = {
+            **rules,
+            "abf": posenc.rope_inv_freq(d, 10 * base, dtype=torch.float64),
+            "dynamic": hf_inv_freq(
+                d, max_position_embeddings=L, seq_len=2 * L, rope_type="dynamic", rope_theta=base, factor=factor
+            ),
+        }
+        for name, freqs in every.items():
+            assert bool((own[slow] / freqs.double()[slow] > 1 + 1e-6).all()), (name, factor)
     assert slowest(posenc.rope_inv_freq(d, 10 * base, dtype=torch.float64)) > 1  # a larger base (ABF)
     long = [1.0 + 0.5 * i for i in range(d // 2)]
     cfg = _longrope_llama_config(d, base, L, [1.0] * (d // 2), long)
@@ -6008,27 +6021,8 @@ def test_longer_inputs_opens_with_what_most_rules_divide_and_keep():
         for n in (2 * L, 4 * L)
     ]
     assert 1 < dyn[0] < dyn[1], dyn
-    # read r203, the story: some pairs turn less than once over training's distances, 0 to L - 1, and a long enough
-    # input turns them past the arc training showed; each rule divides every such pair's frequency, so PI at factor 8
-    # keeps an 8L input's angles within the trained arcs
-    slow = (L - 1) * own < 2 * math.pi
     assert slow.any() and not slow.all(), slow
     assert (8 * L - 1) * float(own[-1]) > (L - 1) * float(own[-1]) and (L - 1) * float(own[-1]) < 2 * math.pi
-    for factor in (4.0, 8.0):
-        every = {
-            "linear": hf_inv_freq(d, rope_type="linear", rope_theta=base, factor=factor),
-            "yarn": hf_inv_freq(
-                d, rope_type="yarn", rope_theta=base, factor=factor, original_max_position_embeddings=L
-            ),
-            "llama3": hf_llama3(d, base, factor, 4.0, 1.0, L),
-            "ntk-aware": posenc.rope_inv_freq(d, base * factor ** evaluate(ntk_power, d=d), dtype=torch.float64),
-            "abf": posenc.rope_inv_freq(d, 10 * base, dtype=torch.float64),
-            "dynamic": hf_inv_freq(
-                d, max_position_embeddings=L, seq_len=2 * L, rope_type="dynamic", rope_theta=base, factor=factor
-            ),
-        }
-        for name, freqs in every.items():
-            assert bool((own[slow] / freqs.double()[slow] > 1 + 1e-6).all()), (name, factor)
     pi8 = hf_inv_freq(d, rope_type="linear", rope_theta=base, factor=8.0).double()
     # far keys, trained angles: an input of 8(L - 1) + 1 tokens, about 8L, whose last distance is 8(L - 1)
     assert bool((8 * (L - 1) * pi8[slow] <= (L - 1) * own[slow] * (1 + 1e-6)).all())  # float32 frequencies

@@ -5626,9 +5626,9 @@ def test_chapter_cached_keys_keep_the_old_frequencies():
     qk = torch.randn(2, 64, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
 
     def score(m, n, f_q, f_k):
-        cq, sq = torch.cos(m * f_q).repeat(2), torch.sin(m * f_q).repeat(2)
-        ck, sk = torch.cos(n * f_k).repeat(2), torch.sin(n * f_k).repeat(2)
-        return float(posenc.apply_rope(qk[0], cq, sq) @ posenc.apply_rope(qk[1], ck, sk))
+        cq, sq = posenc.rope_cos_sin(torch.tensor([m]), 64, inv_freq=f_q, dtype=torch.float64)
+        ck, sk = posenc.rope_cos_sin(torch.tensor([n]), 64, inv_freq=f_k, dtype=torch.float64)
+        return float(posenc.apply_rope(qk[:1], cq, sq) @ posenc.apply_rope(qk[1:], ck, sk).T)
 
     assert math.isclose(score(30, 10, old_f, old_f), score(50, 30, old_f, old_f), rel_tol=1e-9, abs_tol=1e-9)
     assert abs(score(30, 10, new_f, old_f) - score(50, 30, new_f, old_f)) > 0.1
