@@ -875,6 +875,12 @@ counter_fact_r202 = (
 # measures, the relative weight (counter_fact) and the share of the row (closing_8l, checked in
 # test_far_key_share_of_the_row_under_alibis_flattest_head_and_each_seeds_gentlest_kerple_head)
 unsettled_8l = "These runs do not settle why."
+# read r209: the main line ended on two open ends ("These runs do not settle why." and the counter-fact); it ends on
+# what to take away instead, and the open question is the block's ("What does explain KERPLE's lead is not measured
+# here."). The takeaway follows from the counter-fact: KERPLE's formula allows a power-law edge over ALiBi's flattest
+# line, yet every trained head penalises each tested key more (checked in
+# test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_head)
+takeaway_8l = "So read a trained bias from the model, not from its family's formula."
 # read r201: the two measures read as a contradiction; the closing says why both hold (checked in
 # test_far_key_share_of_the_row_under_alibis_flattest_head_and_each_seeds_gentlest_kerple_head)
 closing_8l = (
@@ -1244,8 +1250,9 @@ def test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lea
     unknown = counter_fact
     # read r192: the counter-fact left the KERPLE section's lesson hanging; the closing sentence says when that fade
     # would win, beyond the tested lengths (checked below: every solved log shape crosses past 511 back)
-    assert " ".join(cells["c29"].split("<details>")[0].split()).endswith(f"{result} {unsettled_8l} {unknown}")
-    assert f"{result} {unsettled_8l} {unknown} <details><summary>How the measures are scored" in flat
+    assert " ".join(cells["c29"].split("<details>")[0].split()).endswith(f"{result} {unknown} {takeaway_8l}")
+    assert f"{result} {unknown} {takeaway_8l} <details><summary>How the measures are scored" in flat
+    assert unsettled_8l not in main and "What does explain KERPLE's lead is not measured here." in flat
     assert main.count(unknown) == 1 and closing_8l not in main and flat.count(closing_8l) == 1 and "650" not in main
     assert counter_fact_r202 not in text  # read r203: a 40-word sentence, split in two
     assert counter_fact_r203 not in text  # read r204: overstated, scoped to ALiBi's flattest head
@@ -1398,13 +1405,24 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         # read r208 (hardest place): the lesson, the weight moved, opens the paragraph before the numbers; then the
         # measured lift, the own token, and FIRE's rule as a condition ("explains the lift: past a learned threshold
         # below 511" was partly circular: the run does not record the thresholds; the block infers them from the lift)
-        "In chapter 8's trained FIRE models, a later query moves weight from its own token and the key one back, taken"
-        " together, to keys farther back, at equal content scores. Query 511 gives each key 1 to 63 back a higher bias"
-        " than query 63 does, and the key one back gains least. The query's own token keeps its bias, as its $u$ stays"
-        " 0. FIRE's rule gives such a lift if the learned threshold lies below 511: a later query then gives each key"
-        # read r209: "falls as u grows" is a property of these trained heads, not of FIRE's rule
-        " behind it a smaller $u$, and in these trained heads the bias falls as $u$ grows."
+        # read r209 (hardest place): the lesson, the weight moved, opens the FIRE passage (lesson_r209, the u-rule's
+        # paragraph); this paragraph gives the chain in order, one step a sentence, each named as the trained heads':
+        # u gets smaller (query 511 lies past each learned threshold: the block's inference, test_fire_higher_biases_
+        # from_the_later_query_put_the_threshold_below_511), a smaller u means a larger bias in these trained heads
+        # (every saved curve from queries 63 and 511 falls with distance, below), then softmax moves weight from the two
+        # nearest tokens, taken together (near_63 against near_511 below, all 40 heads). "falls as u grows" is a
+        # property of these trained heads, not of FIRE's rule
+        "In the trained heads, query 511 lies past the learned threshold, so it gives each key 1 to 63 back a smaller"
+        " $u$ than query 63 does. In these trained heads the bias falls as $u$ grows, so each of those keys gets a"
+        " higher bias, the key one back least. The query's own token keeps its bias, as its $u$ stays 0. So at equal"
+        " content scores, softmax moves weight from the own token and the key one back, taken together, to keys"
+        " farther back."
     )
+    lesson_r208 = (
+        "In chapter 8's trained FIRE models, a later query moves weight from its own token and the key one back, taken"
+        " together, to keys farther back, at equal content scores."
+    )
+    assert lesson_r208 not in " ".join(text.split()) and "FIRE's rule gives such a lift if" not in text
     lesson_r206 = (
         "In chapter 8's trained FIRE models, measured from query 63 and query 511, the bias falls as $u$ grows. So"
         " query 511, which gives each key 1 to 63 back a smaller $u$"
@@ -1433,10 +1451,10 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # trained head shows it", overstated what the run shows (it records no learned |c| or L_thr): the answer comes
     # first, then its two facts in one sentence (the fall and the lift, which together make a lifted bias that of a
     # nearer key), then the example
-    assert [p for p in _markdown_paragraphs() if p.startswith("In chapter 8's trained FIRE models,")] == [lesson]
+    assert [p for p in _markdown_paragraphs() if p.startswith("In the trained heads, query 511")] == [lesson]
     # four sentences (read r202: r200's sixth, the untested guess on why the lift may matter, is the block's; read
     # r203: the conclusion opens the paragraph, so it is not said again at its end)
-    assert len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 4  # read r205: the premise, one sentence more
+    assert len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 4  # read r209: the chain's three steps and the own token
     assert "Yes: in every trained head" not in text and "For example, query 511 gives the key 8 back" not in text
     assert "The starting values predict this same shift" not in text and "every trained head shows it" not in text
     assert "In each, the saved bias falls" not in text and "treats a key as far back" not in text
@@ -1446,7 +1464,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         flat_text.index(fire_block_title) : flat_text.index("</details>", flat_text.index(fire_block_title))
     ]
     assert flat_text.count(fire_block_title) == 1
-    assert flat_text.index("and the key one back gains least.") < flat_text.index(fire_block_title)
+    assert flat_text.index("a higher bias, the key one back least.") < flat_text.index(fire_block_title)
     # "taken together": the two nearest tokens' share of the row falls from query 63 to query 511 in every head,
     # checked in the loop of near_63 and near_511 below
     # the count of heads and the threshold's inference, off the main line (read r199: a learner asks whether query
@@ -1472,16 +1490,14 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     fire_main = " ".join(main[main.index("## FIRE: an MLP") : main.index("## CoPE: count only")].split())
     for aside in ("does not record", "never above", "never as near", "A guess about FIRE", "untested"):
         assert aside not in fire_main, aside
-    trained_main = fire_main[fire_main.index("In chapter 8's trained FIRE models,") : fire_main.index("To remember:")]
+    trained_main = fire_main[fire_main.index("In the trained heads, query 511") : fire_main.index("To remember:")]
     assert "nearer" not in trained_main and "keys 3 and 4" not in trained_main  # the block's, below
     # read r192: the fall is stated once, with u, not again with the distance
     assert "Each head's bias falls as the distance grows." not in text
     # read r205: the premise of the lift is the main line's first sentence, said once
     assert "each trained head's bias falls as the key's $u$ grows." not in text
     # read r207: the measured lift opens the paragraph; FIRE's rule follows as its explanation
-    assert trained_main.startswith(
-        "In chapter 8's trained FIRE models, a later query moves weight from its own token and the key one back"
-    )
+    assert trained_main.startswith("In the trained heads, query 511 lies past the learned threshold")
     assert (
         "In every trained head, for example, query 511 gives the key 8 back a bias between those that query 63 gives"
         " the keys 3 and 4 back. At the starting values, $u$ shows the same shift; the trained biases are measured,"
@@ -1515,25 +1531,28 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert "nearer than it is" not in text
     assert "a nearer, often fractional, distance" not in text
     assert "the bias that query 63 gives a nearer one" not in text  # read as an actual nearer key
-    # the FIRE section's "To remember", with the same qualifier
+    # the FIRE section's "To remember", with the same qualifier; read r209: cause and effect in one sentence, the
+    # smaller u (FireBias, test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range) and, in the
+    # trained heads, the lift of the keys 2 or more back above the two nearest tokens' and the weight they take
+    # (gains and near_63 against near_511 below, all 40 heads)
+    assert "as if the key were nearer." not in text
     assert (
         "To remember: FIRE keeps $u$ in $[0, 1]$. Past $L_{\\text{thr}}$, a later query gives each distance a smaller"
-        " $u$, as if the key were nearer." in " ".join(main.split())
+        " $u$, so in the trained heads keys two or more back gain the most bias and take weight from the two nearest"
+        " tokens, taken together." in " ".join(main.split())
     )
     # the takeaway first, then the argument forward (u, then what the MLP can do), then the measurement, then the drawn
     # head and the count of heads
     flat_main_fire = " ".join(main.split())
-    first = flat_main_fire.index("Query 511 gives each key 1 to 63 back a higher bias than query 63 does")
-    # read r207: the measurement first, then the rule that explains it (the fall with u, checked below)
-    assert (
-        first
-        < flat_main_fire.index("FIRE's rule gives such a lift if")
-        < flat_main_fire.index("and in these trained heads the bias falls as $u$ grows.")
-    )
+    # read r209: the passage opens with its lesson (lesson_r209 in the u-rule's paragraph), then, for the trained
+    # heads, the chain in order: the smaller u, the higher bias, the weight moved
+    first = flat_main_fire.index("so it gives each key 1 to 63 back a smaller $u$ than query 63 does.")
+    assert first < flat_main_fire.index("In these trained heads the bias falls as $u$ grows, so each of those keys")
     assert "the bias from query 63 or query 511 falls" not in text
-    takeaway = flat_main_fire.index("and the key one back gains least.")
+    takeaway = flat_main_fire.index("a higher bias, the key one back least.")
     own = flat_main_fire.index("The query's own token keeps its bias, as its $u$ stays 0.")
-    matters = flat_main_fire.index("a later query moves weight from its own token and the key one back, taken")
+    matters = flat_main_fire.index("softmax moves weight from the own token and the key one back, taken together")
+    opening = flat_main_fire.index("So in chapter 8's trained FIRE heads, a later query raises the bias of keys two")
     # read r200: "both" pointed two sentences back, and the point of the lift was the appendix's alone: the main line
     # names the two tokens and says, as a guess no run tests, why it may matter (chapter 8's filler: the next symbol
     # depends only on the two tokens before it, checked in the appendix's guess test)
@@ -1545,8 +1564,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     )
     assert guess not in flat_main_fire and guess in " ".join(text.split())
     assert (
-        # read r208: the lesson, the weight moved, first; then the lift, the own token, and the rule as a condition
-        matters < first < takeaway < own < flat_main_fire.index("FIRE's rule gives such a lift if")
+        # read r209: the lesson first, then the chain: smaller u, higher bias, the own token, the weight moved
+        opening < first < takeaway < own < matters
     )  # read r204: the lift first, then its consequence
     # read r189: "not implied by the starting values" left the learner unsure whether the u-picture explains the
     # figure; read r190: "the run cannot show that u causes it" was a hedge the model rules out: FIRE's MLP takes u
@@ -1581,9 +1600,12 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert "In chapter 8's trained models every FIRE bias falls with distance, so" not in text
     # read r206: the fall with u is said once, scoped to the two queries whose saved biases are checked below
     assert text.count("the bias falls as $u$ grows") == 1
+    # read r209: the chain's first step, for the trained heads: query 511 lies past the learned threshold (the
+    # appendix's inference from the same biases, "show that it ended below 511 in every layer", above), so its u of
+    # each key 1 to 63 back is smaller than query 63's
     assert (
-        "if the learned threshold lies below 511: a later query then gives each key behind it a smaller $u$"
-        in " ".join(text.split())
+        "In the trained heads, query 511 lies past the learned threshold, so it gives each key 1 to 63 back a smaller"
+        " $u$ than query 63 does." in " ".join(text.split())
     )
     assert "Every curve falls with distance, at both lengths." in text
     config, *_ = saved_run()
@@ -2103,9 +2125,23 @@ def test_narrowed_wordings():
     # query exists, the counting task's question, whose own gate is closed (the sentence above), later in the text
     # read r208: only the hand-set ideal head closes the question's gate; the trained CoPE model leaves it about two
     # thirds open, so the example points to the ideal head
-    example = "For a query at position 4 that closes its own gate, as the ideal head in the counting task below does:"
-    assert example in " ".join(text.split())
-    assert text.index("For a query at position 4") < text.index("The question is not a label, so its own gate")
+    # read r209: a learner met "count 0" in the table before learning when it happens; one sentence says it first (a
+    # count includes the query's own gate, so with gates of 0 or 1 it is 0 only if that gate is closed; with every
+    # gate open each count is the distance plus 1, so they start at 1: checked below on CoPE and in the notebook)
+    zero = (
+        "So a count is 0 only when the query closes its own gate. With every gate open, counts start at 1: each is the"
+        " distance plus 1, a plain relative position."
+    )
+    example = "Here the query at position 4 closes its own gate, as the counting task's ideal head below does:"
+    assert f"{zero} {example}" in " ".join(text.split())
+    assert text.index("Here the query at position 4") < text.index("The question is not a label, so its own gate")
+    assert text.index(example) < text.index("| gate $g_{4j}$ |")
+    for bits in range(32):  # every 0/1 gate row on keys 0 to 4, query at 4: a count is 0 only with the own gate closed
+        gates = torch.tensor([(bits >> k) & 1 for k in range(5)], dtype=torch.float32)
+        counts = CoPE(1, npos_max=8).positions(torch.ones(5, 1), (400 * gates - 200)[:, None])[4]
+        assert bool((counts == 0).any()) == (gates[4] == 0), gates
+        if bool((gates == 1).all()):
+            assert counts.tolist() == [5, 4, 3, 2, 1]
     assert "FlexAttention can compute it score by score" not in text
     assert "so each can be written as a FlexAttention `score_mod`" not in text  # the appendix says it, with its term
     assert "FlexAttention computes a bias inside one when it is given as a `score_mod`" in text
@@ -2213,15 +2249,21 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # the query advances: the lesson and the rule compare queries at the same distance; the dotted line is the
     # figure block's, and the example needs no figure (both of query 63's neighbouring u checked at the end)
     # read r207: "the threshold" names the term before its symbol
+    # read r209 (hardest place): the FIRE passage opens with its one lesson, the nearer look and, in the trained heads,
+    # what it does to the weight (the lift of the keys 2 or more back above the two nearest tokens', and their lost
+    # share: test_fire_later_query_gives_every_distance_a_higher_bias, all 40 heads)
     lesson = (
         "Past the threshold $L_{\\text{thr}}$, the later the query, the nearer a given distance looks to FIRE's MLP."
+        " So in chapter 8's trained FIRE heads, a later query raises the bias of keys two or more back most, and they"
+        " take weight from the two tokens nearest it, taken together."
     )
     # read r203: the dotted line in one step, from the far key to the point of query 63's curve with its u; "as its
     # divisor grows" said whose divisor and why it grows: psi(max(i, L_thr)) rises with the query's position i
     rule = (
         f"{lesson} Up to position $L_{{\\text{{thr}}}}$, a query's $u$ depends on the distance only. Past it, a later"
         " query gives each key 1 or more back a smaller $u$ than an earlier query gives at that distance, since its"
-        " divisor $\\psi(i)$ is larger. From any one query, a nearer key gets a smaller $u$. For example, the key 8"
+        " divisor $\\psi(i)$ is larger. From any one query, a nearer key gets a smaller $u$. At the starting values,"
+        " for example, the key 8"
         " back from query 511 gets a $u$"
         " between those that query 63 gives its keys 3 and 4 back. The MLP sees only $u$, so to the MLP, that key looks"
         " like one 3 to 4 back from query 63."
@@ -3671,9 +3713,9 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # seed's detail (checked seed by seed below) sits under the box's definition of the two passkey columns
     assert (
         after.lstrip()
-        .removeprefix(unsettled_8l)
-        .lstrip()
         .removeprefix(counter_fact)
+        .lstrip()
+        .removeprefix(takeaway_8l)
         .lstrip()
         .startswith(
             "<details><summary>How the measures are scored, and what is not tested</summary> The table compares five"

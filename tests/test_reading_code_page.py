@@ -389,7 +389,7 @@ def test_temperature_is_one_over_the_logit_multiplier():
     instead."""
     page = _page()
     main = _section_main_line(page, "## Temperature rules")
-    temperature = "This is a softmax *temperature* of $1/m^2$, below 1; a temperature below 1 sharpens attention."
+    temperature = "This is a softmax *temperature* of $1/m^2$, below 1, which sharpens attention."
     display = "$$\\cos, \\sin \\;\\times\\; m \\qquad\\Rightarrow\\qquad \\text{logit} \\;\\times\\; m^2$$ "
     assert display + temperature in main, main  # "This" is the logit's multiplier m^2, displayed just before
     assert "dividing it by a" not in page  # the double inversion is gone
@@ -534,7 +534,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # read r206 (the section's hardest place, four reads in a row): the term's definition stays, and the four-row table
     # became a four-item main-line list, one short sentence an item: the mechanism, why a padded row's scores change,
     # and whether `position_ids` remove it; each model's reading of the position is said in its own item
-    scales = "Two are query scales, numbers that multiply each query and step up with its position."
+    # read r209 (the page's hardest place): two items leaned on a block for the term, so its one main-line sentence
+    # names the three models whose queries it multiplies, before the list
+    scales = "Llama 4, Ministral 3 and Mistral 4 multiply queries by query scales, which step up with the position."
     # read r207 (the section's hardest place, five reads in a row): the place opens with its lesson, and each item
     # gives its reason in plain words: what `position_ids` do there, or why they cannot help (Llama 4's scale counts
     # from the cache length, checked in test_shift_cases_and_bfloat16_takeaway's block check; the length rules read
@@ -574,9 +576,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     )
     mechanisms = [" ".join(m.split()) for m, _ in listed]
     assert [v for _, v in listed] == ["remove", "remove", "leave", "leave"], listed
-    # "Four things": the lead-in's count is the list's own items; "Two are query scales": items 2 and 3
+    # "Four things": the lead-in's count is the list's own items; the query scales are items 2 and 3
     assert len(listed) == 4 and "Four things in code can make" in named
-    assert [m for m in mechanisms if "query scale" in m] == mechanisms[1:3]  # "Two are query scales"
+    assert [m for m in mechanisms if "query scale" in m] == mechanisms[1:3]  # the two query scales
     # one short sentence an item (read r206)
     assert all(len(item.split()) <= 24 for item in items), [len(item.split()) for item in items]
     # no function name in the list (read r203): they sit in the block below it
@@ -587,7 +589,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "bfloat16 angles" not in named and "*" not in named, named
     assert page.index("A dynamic rule recomputes the divisors from each input's length $\\ell$.") < page.index(named)
     # read r191: "a step" and "query scale" are said on the main line before the table uses them
-    assert named.index("step up with its position") < named.index("step up early")
+    assert named.index("step up with the position") < named.index("step up early")
+    for model in ("Llama 4", "Ministral 3", "Mistral 4"):  # read r209: each model named before the list
+        assert named.index(model) < named.index("- Angles your own code forms"), model
     assert named.index("query scales,") < named.index("- Ministral 3's and Mistral 4's query scale")
     intro = lead_in
     # one short cases sentence (recorded decision); read r202 found "rounding" ambiguous beside the bfloat16 row: that
@@ -609,9 +613,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "float32 rounding:" not in section  # read r181
     # the section it points to says so, in its second item: a score's error grows with the position itself
     bf16_main = _section_main_line(page, "## bfloat16 frequencies")
-    assert "- Your own code's bfloat16 angles are rounded one by one, so each errs by up to a fixed share of its" in (
-        bf16_main
-    )
+    assert "- Your own code's bfloat16 angles are rounded one by one. Each angle, the position times" in (bf16_main)
     # "by more than transformers' own rounding": transformers forms float32 angles and rounds cos and sin to the
     # activations' dtype, at worst bfloat16 or float16, a relative error of at most 2^-8 (the bound below covers
     # float16's 2^-11 too). Each case can exceed that: (1) bfloat16 angles of pair 0 (theta_0 = 1) for a row shifted by
@@ -1080,11 +1082,19 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # in the opening, and one plain lesson with no counterfactual; Llama 3.1's case moves to the block, flagged as a
     # hypothetical ("inputs between the two stay unscaled": the fresh module below keeps the plain frequencies at 2L,
     # between L and Llama 3.1's declared 16L)
+    # read r209: the section ends with the length to act on, in a short sentence of its own; "It scales only inputs
+    # longer than the declared length" (checked below: a fresh module keeps the plain frequencies for the highest
+    # position 16L - 1, an input of exactly the declared length, and scales from 16L on)
     stated = (
-        "Transformers' dynamic NTK, `dynamic`, scales only inputs longer than the declared length. If a file declares"
-        " more than $L$, as the worked configuration does, `dynamic` leaves the inputs between the two unscaled."
+        "If a file declares more than $L$, transformers' dynamic NTK, `dynamic`, leaves the inputs between the two"
+        " unscaled. It scales only inputs longer than the declared length."
     )
     assert stated in " ".join(page.split())
+    assert (
+        _section_main_line(page, "## Fixed and dynamic")
+        .rstrip()
+        .endswith("It scales only inputs longer than the declared length.")
+    )
     hypothetical = (
         "- A hypothetical case: Llama 3.1's file names `llama3`, but if it named `dynamic`, inputs up to its declared"
         " $16L$ would stay unscaled."
@@ -1108,7 +1118,10 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # read r205: the takeaway and the field row use no other name for the field ("its extended length")
     assert "extended length" not in page and "*stored length*" not in page
     # read r206: the takeaways keep one lesson a bullet, so this one is the section's main line alone
-    assert "Transformers' dynamic NTK, `dynamic`, scales only inputs longer than the declared length." in (page)
+    assert (
+        "`dynamic`, leaves the inputs between the two unscaled. It scales only inputs longer than the declared length."
+        in (" ".join(page.split()))
+    )
     row = (
         "| `max_position_embeddings` | the longest input a configuration declares, in a scaled model usually longer"
         " than the trained length."
@@ -1369,7 +1382,7 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     """Fixed and dynamic scaling rules, main line (read r186: the section's key number sat only in the collapsed
     table; read r191: three numbers, 8, 9 and 2, with their meaning left to the block, so the main line keeps the
     lesson, one example with one number, then the formula): "Llama 3.1's `llama3` is fixed: it divides its slowest
-    pair's frequency by s = 8 even for an input of a few tokens. Dynamic NTK leaves inputs up to the trained length L
+    pair's frequency by s = 8 even for a short input. Dynamic NTK leaves inputs up to the trained length L
     unscaled. Beyond L, it divides the slowest pair's frequency by 1 + s(l/L - 1), more the longer the input." The 9
     and the 2 at l = 2L, and what they mean, are the first block's ("Dynamic NTK divides by more than `llama3` there;
     what it gains is that inputs up to L keep their unscaled frequencies"). On transformers 5.24 with
@@ -1378,8 +1391,8 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     page = _page()
     main = _section_main_line(page, "## Fixed and dynamic scaling rules")
     example = (
-        "Llama 3.1's `llama3` is fixed: it divides its slowest pair's frequency by $s = 8$ even for an input of a few"
-        " tokens. Dynamic NTK leaves inputs up to the trained length $L$ unscaled. Beyond $L$, it divides the slowest"
+        "Llama 3.1's `llama3` is fixed: it divides its slowest pair's frequency by $s = 8$ even for a short input."
+        " Dynamic NTK leaves inputs up to the trained length $L$ unscaled. Beyond $L$, it divides the slowest"
         " pair's frequency by $1 + s(\\ell/L - 1)$, more the longer the input."
     )
     lesson = "A fixed rule gives each pair one divisor for its frequency, used at every input length, short inputs too."
@@ -1399,7 +1412,7 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
 
     d, base, L, s = 128, 500_000.0, 8192, 8.0
     theta = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
-    # "even for an input of a few tokens": transformers' llama3 takes no input length, and a tiny Llama (four pairs)
+    # "even for a short input": transformers' llama3 takes no input length, and a tiny Llama (four pairs)
     # with Llama 3.1's RoPE fields divides its slowest pair by 8 after a forward pass over 4 tokens
     fixed = float(theta[-1] / _llama31_llama3_freqs().double()[-1])
     config = LlamaConfig(rope_theta=base, max_position_embeddings=16 * L, rope_scaling=dict(LLAMA31_SCALING))
@@ -2734,7 +2747,7 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # tokens, checked below and in test_shift_cases_and_bfloat16_takeaway); the sentence defines the term first
     # read r205: two short sentences then say what each model's scale reads, before the rows that name them
     # read r206: the list's items say what each model's scale reads, right after the definition
-    defined = "Two are query scales, numbers that multiply each query and step up with its position."
+    defined = "Llama 4, Ministral 3 and Mistral 4 multiply queries by query scales, which step up with the position."
     assert defined in run_time and run_time.index(defined) < run_time.index("- Ministral 3's and Mistral 4's query")
     # read r200: Llama 4's scale does not read the position; it counts the cache length plus each token's index, so
     # its row's mechanism says so, and `position_ids` cannot fix it ("Each scale follows the position itself": the
@@ -2873,8 +2886,9 @@ def test_bfloat16_section_tells_the_two_errors_apart():
         # share of each angle, the position times theta_i (checked below: 0 below 256, up to 7 between 1 024 and 2 048)
         "- `model.to(torch.bfloat16)` rounds RoPE's frequencies, `inv_freq`, along with the weights; query and key"
         " share each rounded $\\theta_i$, so a score's angle errs by the key's distance back times that error.",
-        "- Your own code's bfloat16 angles are rounded one by one, so each errs by up to a fixed share of its size,"
-        " the position times $\\theta_i$.",
+        # read r209: the appositive sits next to the angle it names, "a fixed fraction of itself"
+        "- Your own code's bfloat16 angles are rounded one by one. Each angle, the position times $\\theta_i$, errs"
+        " by up to a fixed fraction of itself.",
         "- Transformers' own path keeps frequencies and angles in float32, within about a hundredth of a radian up to"
         " $16L$.",
     ]
@@ -2961,7 +2975,7 @@ def test_worked_check_head_width_and_dynamic_swap_drop_llama3():
     # main line says it is the quoted excerpt that lacks it, and where the rest of the file gives it: 128 in posenc's
     # copy of Llama 3.1 8B's settings, and 4096 / 32 from its hidden size and head count (LlamaConfig's defaults)
     assert (
-        "This excerpt gives no head width. The rest of the file does: `head_dim`, or else `hidden_size` over"
+        "The rest of the file gives the head width: `head_dim`, or else `hidden_size` over"
         " `num_attention_heads`, gives $d = 128$." in _page()
     )
     assert "The fields give no head width" not in _page()
@@ -3372,22 +3386,26 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # material; the main line keeps the lesson alone, in three short sentences: the sharpening sits on the softmax
     # scale, not on cos and sin, so `attention_scaling` reads 1 in the released files; check the softmax scale too.
     # The formulas, the two fields and the ratio are the block's (checked below)
+    # read r209 (one of the page's hardest places): the "So" skipped its reason, and `attention_scaling` had an
+    # inline gloss; the term gets a sentence of its own, then the reason, the two fields set equal, comes before "so"
+    # (the two fields and the ratio are back on the main line, by name only: the formulas stay in the block)
     sentences = (
         "DeepSeek-V2 and V3 put this sharpening on the softmax scale, not on cos and sin. The softmax scale is the"
-        " $1/\\sqrt d$ on $q \\cdot k$. So with their released files, transformers' `attention_scaling`, its factor"
-        " on cos and sin, reads {one}."
-        " Attention is still sharpened: check the softmax scale too."
+        " $1/\\sqrt d$ on $q \\cdot k$. Transformers' `attention_scaling` is its factor on cos and sin. For DeepSeek it"
+        " is the ratio of two factors set by `mscale` and `mscale_all_dim`. DeepSeek's files set these equal, so it"
+        " reads {one}. Attention is still sharpened: check the softmax scale too."
     )
     # read r205: `attention_scaling` is the rotary module's attribute, not a field of the files, so the sentence
     # says "with their released files" and names it as transformers'
     assert "in their released files" not in main, main
     # read r208: the softmax scale's gloss is a sentence of its own, not an inline pair of glosses
-    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 4  # four short sentences
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 6  # six short sentences
     assert all(len(s.split()) <= 22 for s in re.split(r"(?<=\.) (?=[A-Z])", sentences)), sentences
     assert "So, for their released files" not in main and "their own attention factor" not in main
     assert "a factor like" not in main and "second such factor" not in main  # read r203: said as a formula and a ratio
-    # read r204: no two-argument m, no field name and no ratio on the main line
-    assert "m(s, \\mu)" not in main and "mscale" not in main and "ratio" not in main, main
+    # read r204: no two-argument m on the main line (read r209 brought back the two field names and the ratio)
+    assert "m(s, \\mu)" not in main, main
+    assert main.index("`attention_scaling` is its factor on cos and sin.") < main.index("so it reads 1.")
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
     block = after[: after.index("</details>")]
@@ -3525,7 +3543,7 @@ def test_opening_points_to_the_reference_section_and_bands_to_chapter_7_figure()
     opening = page[: page.index("Read these fields first:")]
     # r199's round shortened it to keep the main line from growing; "last" is checked on the headings below
     # read r202: "Its" read as transformers'
-    assert "This page's last section lists configuration fields and code names." in opening
+    assert "The last section lists fields and code names." in opening
     # read r208 (an omission): the page reads RoPE models only; ALiBi (BLOOM) and learned-position (GPT-2)
     # configurations carry no RoPE settings, so the porting snippet does not apply to them
     assert "It reads RoPE models only; ALiBi and learned-position models have no RoPE settings." in opening
@@ -3679,10 +3697,16 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     # read r207: a learner who has just seen s = 8 asks why the file declares 16 L; one short main-line sentence
     # answers, right under the field table, with no new digit (the fine print keeps the report's stage)
     # read r208: the sentence also says why s is 8 and not 16: the rule slows the slowest pairs just enough for sL
+    # read r209 (one of the page's hardest places): the "but" left its question open; the main line resolves it with
+    # the fine print's facts only: the divided pairs are set for sL, the last stage reached the declared length, so
+    # the model trained for that length, not sL (posenc's copy of the report's trained length: 16L, twice sL)
     why = (
-        "The rule slows the slowest pairs just enough for $sL$ positions, but Meta's last training stage reached the"
-        " declared length."
+        "The rule slows the slowest pairs just enough for $sL$ positions. Meta's last training stage reached the"
+        " declared length, so the model trained for that length, not $sL$."
     )
+    llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    stage = llama["rope_scaling"]["factor"] * llama["rope_scaling"]["original_max_position_embeddings"]  # sL
+    assert llama["trained_length"] == llama["max_position_embeddings"] > stage
     assert section.index("| `high_freq_factor`, `low_freq_factor` |") < section.index(why), section
     assert "last training stage reached $16L$" in _collapsed("Fine print on the bands")
     file = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
@@ -4069,7 +4093,7 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     rest = page[page.index("Read these fields first:") :]
     for heading, explained in (
         ("## bfloat16 frequencies", "Transformers' own path keeps frequencies and angles in float32"),
-        ("## Temperature rules", "transformers' `attention_scaling`, its factor on cos and sin, reads 1."),
+        ("## Temperature rules", "Transformers' `attention_scaling` is its factor on cos and sin."),
         ("## Notes for reading code", "Transformers' Llama code pairs the two halves of a head with `rotate_half`"),
     ):
         assert explained in _section_main_line(rest, heading), heading
@@ -4147,10 +4171,7 @@ def test_opening_names_the_partial_rotary_split():
     neighbours."""
     page = _page()
     opening = _section_main_line(page, "## Notes for reading code")  # read r206: the excerpt's new place
-    sentence = (
-        "Partial-rotary models, such as GPT-NeoX, split each query and key into a rotated part and a pass-through part,"
-        " rotate the first as above, and join the two."
-    )
+    sentence = "Partial-rotary models, such as GPT-NeoX, rotate part of each query and key."
     code = _snippet("def rotate_half(x):")
     after = opening[opening.index(code.split()[-1]) :]
     # read r206: right after the code, then the layouts' paragraph
@@ -4309,8 +4330,8 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     # up to L, so the check adds one position below L, in a call of its own (checked below on a tiny `longrope` Llama)
     said = (
         "To confirm a port, compare your cos and sin with the loaded model's at a few positions above $L$ and one"
-        " below. On the worked configuration, the check fails a port that counts turns over $L - 1$, training's last"
-        " distance, not $L$:"
+        " below. The check calls your port's `my_cos_sin`. On the worked configuration, it fails a port that counts"
+        " turns over training's distances, up to $L - 1$, not $L$:"
     )
     assert said in main
     code = _snippet("my_cos, my_sin = my_cos_sin(position_ids)")

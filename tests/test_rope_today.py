@@ -1834,11 +1834,22 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # the section): single queries break the order at some doubling (about 3 % for 5e5, 2 % for 1e6, checked
     # below). Its only head width is the models' own, 128.
     assert bool((means[1] > means[0]).all()) and bool((means[2] > means[0]).all()) and len(means[0]) == 32768
+    # read r209: said more simply and as far as it was checked: every doubling [a, 2a), a = 1 .. 65 536, the last
+    # 65 536-131 071 tokens back ("over a hundred thousand"), 5e5 and 1e6 above 1e4 in all 17 (0.071 and 0.117
+    # against -0.003 in the last)
     takeaway = (
-        "2. **How fast?** Up to tens of thousands of tokens back, Llama 3's and Code Llama's larger bases keep more of"
-        " a matching key's score than Llama 2's, averaged over random queries and over each doubling of the distance."
+        "2. **How fast?** Averaged over random queries and over each doubling of the distance, Llama 3's and Code"
+        " Llama's larger bases keep a matching key's score higher than Llama 2's out to over a hundred thousand"
+        " tokens back."
     )
     assert text.count(takeaway) == 1 and "averaged as in the section" not in text  # no pointer to finish it
+    spans = [posenc.rope_matching_stretch_means(128, base, 65536).double() for base in (1e4, 5e5, 1e6)]
+    starts = [2**k - 1 for k in range(17)]  # index a - 1 of each doubling [a, 2a), a = 1 .. 65 536
+    assert 2 * 65536 - 1 == 131071 > 100_000  # the last doubling ends 131 071 back: "over a hundred thousand"
+    for i in starts:
+        assert float(spans[1][i]) > float(spans[0][i]) and float(spans[2][i]) > float(spans[0][i]), i + 1
+    last = [float(m[starts[-1]]) for m in spans]
+    assert abs(last[0] + 0.003) < 0.002 and abs(last[1] - 0.071) < 0.002 and abs(last[2] - 0.117) < 0.002, last
     a_dbl = 2.0 ** torch.arange(16, dtype=torch.float64)[:, None]  # the doublings [a, 2a), a = 1 .. 32 768
 
     def doubling_means(b):  # [doubling, pair]: the mean of cos(Δθ_i) over [a, 2a), in closed form
@@ -1854,7 +1865,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert len(re.findall(r"(?<!#)## Raising the base\b", text)) == 1  # the section the takeaway names
     # read r201: the two averages in distinct words, "averaged over random queries" and the mean "over each
     # doubling", said together once, in the takeaway
-    assert text.count("averaged over random queries and over each doubling") == 1
+    assert text.count("Averaged over random queries and over each doubling") == 1
     assert "on average over queries" not in text
     for key in ("llama-2-7b", "llama-3-8b", "code-llama-7b"):
         assert book.MODEL_ROPE_CONFIGS[key]["head_dim"] == 128, key
@@ -2099,8 +2110,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     text = chapter_markdown("10_rope_today")
     for sentence in (
         # read r192: "mainly": the cell's last paragraph adds the rotary key to the cache
-        "DeepSeek's multi-head latent attention, MLA, caches mainly one short vector per token, its *latent* $c_n$,"
-        " instead of keys and values.",
+        "MLA caches mainly one short vector per token, its *latent* $c_n$, instead of keys and values.",
         # read r200: the main line writes the query with its position, q_m, in the fold and in the fix's score
         "The main line's $q_m$ is a head's *content query* $q^C_m$, made from the token's input through DeepSeek-V2's"
         " compressed query latent $c^Q_m$, which is not cached.",
@@ -2138,12 +2148,19 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # key turn); "can" and "need never": transformers 5.24 does not fold, it forms every head's keys at each step
     # read r201: the lesson in plain words, with no "fold" before the subsection defines it: the latent cached instead
     # of keys and values, each head scoring the latents directly ("can": transformers 5.24 forms every head's keys)
+    # read r209: the section opens with its lesson in plain words, before any symbol: MLA rotates only a small separate
+    # query and key because full RoPE would undo its small cache; the shortcut would need a query per past token
     lesson = (
-        "## DeepSeek's MLA: a separate rotary key DeepSeek's multi-head latent attention, MLA, caches mainly one short"
-        " vector per token, its *latent* $c_n$, instead of keys and values. Each head can score the latents directly,"
-        " without rebuilding past keys. RoPE's turn depends on the distance, so it would block that shortcut. MLA"
-        " therefore answers the first question another way: it rotates only a small separate query and key"
+        "## DeepSeek's MLA: a separate rotary key DeepSeek's multi-head latent attention, MLA, rotates only a small"
+        " separate query and key, because full RoPE would undo the trick that keeps its cache small"
     )
+    shortcut = (
+        "MLA caches mainly one short vector per token, its *latent* $c_n$, instead of keys and values. Each head can"
+        " score the latents directly, without rebuilding past keys. With RoPE, that shortcut would need a different"
+        " query for every past token, since RoPE's turn depends on the distance. ### Why RoPE blocks the shortcut"
+    )
+    assert shortcut in " ".join(mla.split())
+    assert "$" not in " ".join(mla.split())[: len(lesson)]  # no symbol before the lesson
     assert " ".join(mla.split()).startswith(lesson)
     # the rotary query is named where the fix adds it, for the score written out after it; the content query q^C is
     # the block's (the main line's q)
@@ -2155,14 +2172,14 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # read r207: the subsection opens with its lesson in plain words (one query for every past latent; RoPE's turn
     # differs per past token), and the check cell's toy is said plainly: the same latent c_n at both offsets
     fold_main = (
-        "### Why RoPE blocks the shortcut The shortcut needs one query that scores every past latent, but RoPE's turn"
-        " differs for each past token. A head's key for token $n$ would be $W_{UK}\\, c_n$, where $W_{UK}$ is the"
+        "### Why RoPE blocks the shortcut A head's key for token $n$ would be $W_{UK}\\, c_n$, where $W_{UK}$ is the"
         " head's *up-projection* for keys. Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q_m$ at"
         " position $m$:"
         " it computes $W_{UK}^\\top q_m$ once and scores every past latent with it. With RoPE, the query's turn $R_m$"
         " and the key's turn $R_n$ combine into one turn $R_{n-m}$, which sits between $q_m$ and $W_{UK}$: $$ (R_m"
-        " q_m)^\\top R_n W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n . $$ The cell below folds for the key one"
-        " back, then scores the same latent placed five back. ### The fix"
+        " q_m)^\\top R_n W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n . $$ So the matrix to fold, $R_{n-m} W_{UK}$,"
+        " changes with how far back the key is. The cell below folds it for a key one token back and uses the result"
+        " on the same latent five back. It prints the score this gives, then the true score. ### The fix"
     )
     assert fold_main in " ".join(mla.split()), " ".join(mla.split())
     # read r206: why the check cell folds for one offset, said before its printed result; the cell folds for the
@@ -2179,7 +2196,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert small in " ".join(mla.split()) and book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]["qk_rope_head_dim"] == 64
     # read r204: the fix's score first, then why W_UK still folds (the rotary key bypasses it); read r205: the score
     # as an equation on the main line, its symbols all defined there, introduced by one short sentence
-    added = "As in partial rotary, the score has a folded and a rotated part:"
+    # read r209: the fix in two short sentences on the main line (what the rotary query and key are, then why W_UK
+    # still folds); the fix's score equation is the block's
+    added = "Only these two turn, and their score is added to the folded query's score of the latent."
     assert " ".join(mla.split()).index(added) < " ".join(mla.split()).index(small)
     # the matrix named in one short sentence, right after its heading, before the fold
     symbols = (
@@ -2208,8 +2227,11 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the cost, right after the turn that breaks the fold (read r181: the decisive step sat only in the block), in
     # words; the folded query per past key, W^T R_{n-m}^T q, which depends on n - m (checked below), is the block's
     # read r207: the cost opens the subsection, as its lesson, before the equation that shows it
-    cost = "The shortcut needs one query that scores every past latent, but RoPE's turn differs for each past token."
+    # read r209: the cost is the section's opening lesson, before the subsection; the matrix to fold follows the
+    # equation
+    cost = "With RoPE, that shortcut would need a different query for every past token"
     assert mla.count(cost) == 1 and mla.index(cost) < mla.index("which sits between $q_m$ and $W_{UK}$:")
+    assert mla.index("which sits between") < mla.index("So the matrix to fold, $R_{n-m} W_{UK}$, changes with how far")
     # read r204: "a turn by the distance between the query and W_UK" read as a distance between q and W_UK; the turn
     # R_{n-m} sits between them in the product and depends on the offset; the rotary key's reason is plain: it never
     # passes through W_UK (the block's score: its rotary term has no W_UK, checked above with the decoupled score)
@@ -2262,14 +2284,16 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # read r205: the fix's score is the main line's equation, written with the folded query, (W_UK^T q)^T c_n =
     # q^T W_UK c_n (checked above with the decoupled score), right after its one-line lead-in; the block does not
     # repeat it (the block's q^C is the main line's q_m, said at the block's top)
-    main_score = "\\text{score}_{mn} = (W_{UK}^\\top q_m)^\\top c_n + (q^R_m)^\\top R_{n-m}\\, k^R_n ."
-    fix_score = re.escape(added) + r"\s+\$\$\s+" + re.escape(main_score) + r"\s+\$\$\s+The rotary key, 64 numbers"
-    assert re.search(fix_score, mla_main_line) and text.count(main_score) == 1
+    # read r209: at most one equation on the main line; the fix's score, with the content query, is the block's, and
+    # the main line says it in words right before why W_UK still folds
+    main_score = "\\text{score}_{mn} = (W_{UK}^\\top q^C_m)^\\top c_n + (q^R_m)^\\top R_{n-m}\\, k^R_n ."
+    fix_words = re.escape(added) + r"\s+The rotary key, 64 numbers"
+    assert re.search(fix_words, mla_main_line) and text.count(main_score) == 1 and main_score not in mla_main_line
     assert "adds a small rotary query $q^R_m$ per head" in mla_main_line
     assert "Their rotated term is added" not in text and "*content term*" not in text
-    # every symbol of the score is named on the main line before it
-    for symbol in ("$W_{UK}$", "$q_m$", "$c_n$", "$q^R_m$", "$k^R_n$", "R_{n-m}"):
-        assert mla_main_line.index(symbol) < mla_main_line.index(main_score), symbol
+    # every symbol of the score is named before it, on the main line or at the block's top
+    for symbol in ("$W_{UK}$", "$q^C_m$", "$c_n$", "$q^R_m$", "$k^R_n$", "R_{n-m}"):
+        assert text.index(symbol) < text.index(main_score), symbol
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
     # the main line's "the matrix to fold in would differ for every past key": at DeepSeek-V2's sizes, R_{n-m} W_UK
@@ -2296,7 +2320,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # the folded query per past key, the fix's score with the content query
     # read r205: two on the main line, the rotated score and the fix's score; the block's two: the fold's identity
     # and the folded query per past key
-    assert mla_main.count("$$") == 4 and mla_block.count("$$") == 4 and "\\text{score}_{mn}" not in mla_block
+    # read r209: one on the main line, the rotated score; the block's three: the fold's identity, the folded query
+    # per past key, and the fix's score
+    assert mla_main.count("$$") == 2 and mla_block.count("$$") == 6 and "\\text{score}_{mn}" in mla_block
     assert "need not rebuild keys" not in text and text.count("\\text{score}_{mn}") == 1
     fold_identity = "q_m^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q_m)^\\top c_n ."
     assert fold_identity in mla_block and fold_identity not in mla_main
@@ -2320,9 +2346,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "With RoPE, the query's turn $R_m$ and the key's turn $R_n$ combine into one turn $R_{n-m}$, which sits between"
         " $q_m$ and $W_{UK}$:" in " ".join(mla_main.split())
     )
-    assert mla_main.index("rotary query $q^R_m$") < mla_main.index("\\text{score}_{mn}")  # read r205: the main line's
+    assert "\\text{score}_{mn}" not in mla_main  # read r209: the fix's score is the block's
     # the block does not repeat the main line's argument: the fold, its cost and the fix are each said once, there
-    assert "RoPE on those keys would break the fold" not in text and "W_{UK}^\\top q^C_m)^\\top c_n" not in text
+    assert "RoPE on those keys would break the fold" not in text and text.count("W_{UK}^\\top q^C_m)^\\top c_n") == 1
     assert "Without RoPE, the fold is" not in text and "serves every past key" not in mla_block
     assert text.count("as costly as rebuilding every past key") == 1 and text.count("*decoupled RoPE*") == 1
     assert "folds into the query again" not in mla_block and "*folds*" not in mla_block
@@ -2398,12 +2424,25 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # read r200: the position lesson gets a visible check, right after "That turn changes with the distance": the
     # section's first text cell, then the check, then the fix
     assert ids.index("c35-fold") + 1 == ids.index("mla-fold-check") == ids.index("c35") - 1
-    assert "RoPE's turn differs for each past token" in "".join(nb_cells()[ids.index("c35-fold")]["source"])
+    assert "since RoPE's turn depends on the distance" in "".join(nb_cells()[ids.index("c35-fold")]["source"])
     assert bars_cell["cell_type"] == "code" and bars_cell["metadata"]["tags"] == ["hide-input"]
     bars_code = "".join(bars_cell["source"])
     # read r192: the assert compares posenc's counts with the text's products; no arithmetic-only equality
     # read r207: the figure also draws 8-group GQA (the block's 2 048), so the main line's comparison is fair
-    assert "assert list(cached.values()) == [2 * 128 * 128, 2 * 8 * 128, 512 + 64]   #" in bars_code
+    # read r209: the assert checks the copied config against the DeepSeek-V2 paper's counts (section 2.1.3, Table 1):
+    # d_c = 4 d_h, d_h^R = d_h / 2, MLA's (d_c + d_h^R) = 9/2 d_h numbers, MHA's 2 n_h d_h, GQA's 2 n_g d_h
+    paper = (
+        'assert ds["kv_lora_rank"] == 4 * d_h and ds["qk_rope_head_dim"] == d_h // 2 and mla == 4.5 * d_h\n'
+        "assert mha == 2 * n_h * d_h and gqa == 2 * 8 * d_h\n"
+    )
+    assert paper in bars_code and "Table 1" in bars_code and "assert list(cached.values())" not in bars_code
+    ds_v2 = book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]
+    d_h = ds_v2["qk_nope_head_dim"]
+    assert (ds_v2["kv_lora_rank"], ds_v2["qk_rope_head_dim"]) == (4 * d_h, d_h // 2)
+    mla_count = posenc.kv_cache_bytes_per_token(
+        "mla", n_layers=60, kv_lora_rank=ds_v2["kv_lora_rank"], qk_rope_head_dim=ds_v2["qk_rope_head_dim"]
+    ) // (2 * 60)
+    assert mla_count == 4.5 * d_h
     assert 'kv_cache_bytes_per_token(\n        "gqa", n_layers=layers, n_kv_heads=8' in bars_code
     assert "== [32768, 576]" not in bars_code
     assert (
@@ -2543,14 +2582,15 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     )
     note = "".join(nb["cells"][at - 1]["source"])
     assert note.startswith("<details><summary>Where the dashed lines sit</summary>")
-    assert note.index("`high_freq_factor`; the appendix's") < note.index("</details>") < note.index("An explorer")
+    explains = note.index("explains `beta_fast` and `high_freq_factor`.")
+    assert explains < note.index("</details>") < note.index("An explorer")
     rules = "".join(nb["cells"][at - 3]["source"])
-    assert "*blend*" in rules and "beta_fast" not in rules  # the fields sit in the block after the figure
+    assert "*blend*" in rules and rules.count("beta_fast") == 1  # read r209: the field named where its 32 is
     # the main line names what the dashed lines mark before the figure, after the wavelength they sit on
     dashed_main = (  # the reason (turns within L) first, then the wavelengths, then what the dashed lines mark
-        "In their usual settings, YaRN keeps the pairs that turn more than 32 times within $L$, so wavelengths under"
-        " $L/32$; the `llama3` rule those that turn more than 4 times, under $L/4$.\nDashed lines mark where keeping"
-        " ends."
+        "YaRN keeps the pairs that turn more than `beta_fast` times within $L$, usually 32, so wavelengths under"
+        " $L/32$.\nThe `llama3` rule keeps those that turn more than `high_freq_factor` times, 4 in Llama 3.1, so"
+        " wavelengths under $L/4$.\nDashed lines mark where keeping ends."
     )
     assert rules.index("*wavelength*") < rules.index(dashed_main)
 
@@ -3033,8 +3073,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # after it; then the formula, zeta_i^(|Δ|/B), with B and zeta_i in a few words (checked below)
     # read r203: the lesson first, the decay and its far effect in one sentence
     fades = (
-        "xPos multiplies each pair's term in the score by a *decay factor* that shrinks with distance, so far back it"
-        " pulls the whole score toward zero."
+        "xPos multiplies each pair's term in the score by a *decay factor* that shrinks with distance, the fast pairs'"
+        " first, so far enough back the whole score fades to zero."
     )
     # read r201: the simple idea first (far back, every factor small), then the band, scoped to a key equal to its
     # query with unit pairs, in the same head (d = 64), with no "typically"; it holds at every d from 32 to 1024
@@ -3135,10 +3175,12 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # over every span of distances [a, 2a) with a up to 1495, xPos's mean is lower (checked at the end of this test),
     # that is, the part it fades, each pair's term times one less its factor, has a positive mean there
     # read r203: the figure's two panels, the far range first (the section's lesson), then the band
+    # read r209: one short sentence on the right panel, what it shows and that its y scale is its own (the figure's
+    # code: ylim (-0.45, 1.05) on the left, (-0.3, 0.45) on the right); the swings' damping is the block's
     shows = (
         "The figure's key equals its query, with pairs of one length. On the left, far back, its score keeps swinging"
-        " under RoPE but flattens to zero under xPos. On the right, two to four thousand tokens back, it swings far"
-        " less under xPos."
+        " under RoPE but flattens to zero under xPos. The right panel, on a y scale of its own, zooms in on two to"
+        " four thousand tokens back."
     )
     # read r199: the level's sentence scoped to the figure (its head and distances); read r204: moved to the block
     level = "They lie close together, and xPos's is no lower: xPos damps the swings much more than the level."
@@ -3159,7 +3201,9 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     xpos_main = main_line[
         main_line.index("## xPos: a decay on the score") : main_line.index("## Reading a modern config")
     ]
-    said = " ".join((fades, answers, far, lesson_band, why, formula, shows))
+    # read r209: the main line carries one idea, the decay (the fast pairs' first) and its far effect; the band's
+    # damped swings and their reason open the block
+    said = " ".join((fades, answers, far, formula, shows))
     assert said in " ".join(xpos_main.split())
     # the lesson opens the section, right under its heading: the decay, the far fade, then the band
     assert " ".join(xpos_main.split()).startswith("## xPos: a decay on the score " + said)
@@ -3172,13 +3216,14 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert abs(unrelated_far - 0.31) < 0.05  # "about a third"
     # one average on the main line: the dashed mean; the unrelated keys' size is "on average" once
     assert "mean size" not in xpos_main and "unrelated" not in xpos_main and xpos_main.count("average") == 0
-    assert "two thirds" not in xpos_main and "with signs" not in xpos_main and "panel" not in xpos_main
+    assert "two thirds" not in xpos_main and "with signs" not in xpos_main and xpos_main.count("panel") == 1
+    assert lesson_band[:-1] not in xpos_main and why not in " ".join(xpos_main.split())
     assert "nearer in" not in xpos_main.lower() and "its decay fades" not in xpos_main.lower()
     # the section's block: the mean size (the old figure's measure, 0.65 for this key, asserted where computed), the
     # scope of the level (nearer in and at d = 32 xPos lowers it, checked below), unrelated keys, the float32 cost
     summary = (
-        "<summary>The dashed levels, the factor's formula, mean size, where xPos lowers the level, unrelated keys, and"
-        " xPos's float32 cost</summary>"
+        "<summary>Nearer in, the dashed levels, the factor's formula, mean size, where xPos lowers the level, unrelated"
+        " keys, and xPos's float32 cost</summary>"
     )
     opens = text.index(summary)
     block = text[opens : text.index("</details>", opens)]
@@ -3197,7 +3242,11 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         assert " ".join(block.split()).count(sentence) == 1, sentence
     # the block opens with the answer to the main line's surprise, a decay that raises the level (read r181)
     # read r204: it opens with the dashed levels, moved from the main line, then why the level rises
-    assert " ".join(block.split()).startswith(" ".join((summary, dashed, "**Why the level rises here.**", why_level)))
+    # read r209: it opens with the band's damped swings and their reason, moved from the main line, then the levels
+    nearer = "**Nearer in.** " + lesson_band[:-1] + ": under xPos it swings far less. " + why
+    assert " ".join(block.split()).startswith(
+        " ".join((summary, nearer, dashed, "**Why the level rises here.**", why_level))
+    )
     assert text.count(summary) == 1 and text.index(summary) < text.index("### xPos")
     cells = nb_cells()
     sec = next(i for i, c in enumerate(cells) if "## xPos: a decay on the score" in "".join(c["source"]))
@@ -3227,7 +3276,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # the decay in words comes first, on the main line, so "those terms only swing" rests on it; its formula is the
     # block's
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
-    assert main_line.index(fades) < main_line.index(lesson_band) < main_line.index(why) < main_line.index(formula)
+    assert main_line.index(fades) < main_line.index(formula) and text.index(lesson_band[:-1]) < text.index(why)
     assert "A fast pair's term swings around zero" not in text  # the reason is said once, after the band's claim
     assert "xPos multiplies pair $i$'s term by" not in text  # the formula is said once, on the main line
     assert "xPos's decay fades the fast pairs first" not in text  # said once, on the main line
@@ -3668,10 +3717,8 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
         assert sentence in text and sentence not in main_line, sentence
     # the block right after the demo head's figure says where "fast" ends, with the figures' numbers (the sweep
     # above: kept iff L / lambda > field); the main line before the figure says only what each rule does
-    thresholds = (  # the block names the fields behind the main line's 32 and 4 and points to the appendix's rule;
-        # it no longer repeats the main line's "YaRN keeps the pairs that turn more than 32 times" sentence
-        "The 32 is YaRN's usual `beta_fast` and the 4 is Llama 3.1's `high_freq_factor`; the appendix's *How each"
-        " scaling reshapes the wavelengths* part explains both."
+    thresholds = (  # read r209: the main line names the fields behind its 32 and 4; the block points to the appendix
+        "The appendix's *How each scaling reshapes the wavelengths* part explains `beta_fast` and `high_freq_factor`."
     )
     assert (
         "YaRN keeps the pairs that turn over 32 times" not in text
@@ -3692,14 +3739,15 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
         "Between the kept and the slowed pairs, YaRN and the `llama3` rule *blend*:",
     ):
         assert rule in section, rule
-    assert "beta_fast" not in section and "high_freq_factor" not in section
+    # read r209: the main line names the field behind each number, once
+    assert section.count("beta_fast") == 1 and section.count("high_freq_factor") == 1
     # "YaRN keeps the pairs that turn more than 32 times within $L$, so wavelengths under $L/32$; the `llama3` rule
     # those that turn more than 4 times, under $L/4$." (L / lambda turns within L): the sweep above (kept iff
     # lambda < L / field), at the figures' fields 32 and 4; the figures draw L/32 and L/4
     dashed_main = (  # the reason (turns within L) first, then the wavelengths, then what the dashed lines mark
-        "In their usual settings, YaRN keeps the pairs that turn more than 32 times within $L$, so wavelengths under"
-        " $L/32$; the `llama3` rule those that turn more than 4 times, under $L/4$.\nDashed lines mark where keeping"
-        " ends."
+        "YaRN keeps the pairs that turn more than `beta_fast` times within $L$, usually 32, so wavelengths under"
+        " $L/32$.\nThe `llama3` rule keeps those that turn more than `high_freq_factor` times, 4 in Llama 3.1, so"
+        " wavelengths under $L/4$.\nDashed lines mark where keeping ends."
     )
     dashed_main = " ".join(dashed_main.split())  # the chapter text with its line breaks as spaces
     assert main_line.count(dashed_main) == 1 and dashed_main in section
@@ -3742,7 +3790,8 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
         if (r.get("rope_scaling") or {}).get("rope_type") == "yarn"
     ]
     assert len(yarn_rows) >= 3 and all(r.get("beta_fast", 32) == 32 for r in yarn_rows), yarn_rows
-    assert main_line.count("In their usual settings") == 1
+    # "usually 32", "4 in Llama 3.1": the fields' usual values, checked above
+    assert main_line.count("usually 32") == 1 and main_line.count("4 in Llama 3.1") == 1
     assert book.MODEL_ROPE_CONFIGS["llama-4-scout"]["rope_scaling"]["high_freq_factor"] == 1.0
     assert "YaRN keeps the pairs that turn over 32 times within $L$, $\\lambda_i < L/32$; the `llama3` rule" not in text
     # the blend is named before the figures that draw it; the dashed lines, after them
@@ -3951,7 +4000,7 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
         # partial rotary section's, and in a fully rotated head it is the whole score
         "The `yarn` type also applies an *attention factor*, which scales up each score's rotated term, as chapter 7"
         " shows."
-    ) in main_line and on_cos_sin > 1  # "scales up each score's rotated term": gpt-oss's 1.347 on cos and sin
+    ) in chapter_markdown("10_rope_today") and on_cos_sin > 1  # read r209: in the block; gpt-oss's 1.347 on cos, sin
     assert "or its rotated part" not in main_line and "rotated term" in main_line[: main_line.index("## Raising")]
     # the square and the fully rotated head, in the block on LongRoPE and DeepSeek's placement, not on the main line
     scalings_main = main_line[main_line.index("## How each scaling") : main_line.index("## What is a position")]
@@ -4023,7 +4072,9 @@ def test_chapter_yarn_and_longrope_scale_the_rotated_logits():
             },
         )
         assert math.isclose(ROPE_INIT_FUNCTIONS["yarn"](yarn_cfg, "cpu")[1], expected, rel_tol=1e-6), fields
-    assert factor_line in scaling_part and raw.index(factor_line.split(":")[0]) < raw.index(side)
+    # read r209: the factor sentence opens the block right after the main line's dynamic paragraph
+    assert factor_line not in scaling_part and raw.index(side) < raw.index(factor_line.split(":")[0])
+    assert raw.index(factor_line.split(":")[0]) < raw.index("PI, YaRN and the `llama3` rule are *static*")
     # the main line keeps what the factor does; DeepSeek's softmax scale and the copied-frequencies failure are the
     # block's, once each
     assert "softmax scale" not in scaling_part and "copies the frequencies" not in scaling_part
@@ -4248,7 +4299,7 @@ def test_chapter_config_check_snippet_gives_the_opening_frequencies(tmp_path):
     # the section's lesson, first, then the table it sums up
     lesson = (
         "## Reading a modern config\n\nBack to the opening's Llama 3.1 8B config: each of its position fields sets part"
-        " of how the angles are computed, except `max_position_embeddings`, which sets none here.\n\n"
+        " of how the angles are computed, except `max_position_embeddings`, which sets none for the `llama3` type.\n\n"
         "| field | value in Llama 3.1 8B | what it changes |"
     )
     assert config_cell.startswith(lesson)
@@ -4601,8 +4652,8 @@ def test_chapter_partial_rotary_names_its_content_channel():
     main = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
     # read r199: xPos's section opens with its lesson, which names the factor on each pair's term, as the question does
     defined = (  # read r203: the lesson's far effect in the same sentence
-        "xPos multiplies each pair's term in the score by a *decay factor* that shrinks with distance, so far back it"
-        " pulls the whole score toward zero."
+        "xPos multiplies each pair's term in the score by a *decay factor* that shrinks with distance, the fast pairs'"
+        " first, so far enough back the whole score fades to zero."
     )
     assert main.index("decay factor") == main.index(defined) + defined.index("decay factor")
     assert opening.index("After this chapter you will be able to:") < opening.index("It assumes RoPE from chapter 4")
@@ -4996,10 +5047,11 @@ def test_chapter_opening_names_layout_and_the_factor():
         "The six also leave out the *attention factor*: YaRN and some other scalings multiply each score, or its"
         " rotated part, by a fixed number; see the appendix."
     )
-    assert layout in main_line and factor in text and factor not in main_line
+    # read r209: the layout note moved into the opening's block, before the factor
+    assert layout in text and layout not in main_line and factor in text and factor not in main_line
     opening = text[: text.index("## A config's position fields")]  # in the opening cell, after the goals
     summary = "<summary>What else the six questions leave out</summary>"
-    assert summary in opening and opening.index(layout) < opening.index(summary) < opening.index(factor)
+    assert summary in opening and opening.index(summary) < opening.index(layout) < opening.index(factor)
     assert opening.index("It assumes RoPE from chapter 4") < opening.index(layout)  # the goals come first
     notes = text[text.index("### Version notes") :]  # the cell the opening names holds the layouts
     assert "interleaved pairs in the first three" in notes and "Llama 4, GPT-J, GLM-4" in notes
@@ -5184,7 +5236,7 @@ def test_mla_rotary_query_scout_config_refusal_context_shift_and_cohere_order():
     transformers = pytest.importorskip("transformers", minversion="5.24")
     text = chapter_markdown("10_rope_today")
     code = _figure_titles()
-    assert "answers the first question another way: it rotates only a small separate query and key" in text
+    assert "MLA, rotates only a small separate query and key, because full RoPE would undo the trick that" in text
     assert "adds a small rotary query $q^R_m$ per head and one *rotary key* $k^R_n$ per token" in text
     assert "rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes from" in text
     assert "it rotates only a small extra key" not in text
@@ -5335,8 +5387,9 @@ def test_chapter_max_position_embeddings_is_not_enforced():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     section = main_line[main_line.index("## Reading a modern config") :]
     assert (
-        "| `max_position_embeddings` | 131 072 | no angle: it declares the longest input, which transformers does not"
-        " enforce for RoPE |" in " ".join(section.split())
+        "| `max_position_embeddings` | 131 072 | no angle for `llama3`, though the `dynamic` type computes its angles"
+        " from it; it declares the longest input, which transformers does not enforce for RoPE |"
+        in " ".join(section.split())
     )
     # "no angle": the `llama3` rule's frequencies, with the opening's other fields, do not read the field
     from transformers.modeling_rope_utils import _compute_llama3_parameters
@@ -5615,9 +5668,8 @@ def test_chapter_cached_keys_keep_the_old_frequencies():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     section = main_line[main_line.index("## How each scaling reshapes the wavelengths") : main_line.index("## What is")]
     said = (
-        "Another type, `dynamic`, changes the base with the input length; the appendix shows it. A KV cache stores"
-        " keys already rotated, so once `dynamic` changes the base, cached keys and new queries turn at different"
-        " speeds: a score then depends on more than the distance."
+        "Another type, `dynamic`, changes the base with the input length; the appendix shows it. A KV cache keeps"
+        " keys rotated with the old base, so once the base changes, a score depends on more than the distance."
     )
     # read r208: the consequence: a cached key turned at the old frequencies and a query at the new ones score
     # differently at the same distance n - m when both positions shift; with one set of frequencies they agree
@@ -5672,7 +5724,7 @@ def test_chapter_config_fields_set_the_angles():
     text = chapter_markdown("10_rope_today")
     assert (
         "each of its position fields sets part of how the angles are computed, except `max_position_embeddings`,"
-        " which sets none here." in text
+        " which sets none for the `llama3` type." in text
     )
     assert "changes one thing about the angles" not in text
 
