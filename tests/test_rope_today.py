@@ -2152,7 +2152,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # query and key because full RoPE would undo its small cache; the shortcut would need a query per past token
     lesson = (
         "## DeepSeek's MLA: a separate rotary key DeepSeek's multi-head latent attention, MLA, rotates only a small"
-        " separate query and key, because full RoPE would undo the trick that keeps its cache small"
+        " separate query and key, so that each head can still score its small cache directly"
     )
     shortcut = (
         "MLA caches mainly one short vector per token, its *latent* $c_n$, instead of keys and values. Each head can"
@@ -3098,7 +3098,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # says it, before the formula (zeta_i grows with i and stays below one: checked below)
     formula = (
         "For a key before the query, pair $i$'s factor is $\\zeta_i^{|\\Delta|/B}$, with $B$ fixed at 512 tokens and"
-        " $\\zeta_i$ below one."
+        " $\\zeta_i$ below one, smallest for the fastest pair."
     )
     # read r195: the main line gives the mechanism: a fast pair's term swings around zero within a few tokens, so
     # fading it damps the swings but hardly moves the mean; the slowest pairs fade far more slowly, so only tens of
@@ -3180,7 +3180,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     shows = (
         "The figure's key equals its query, with pairs of one length. On the left, far back, its score keeps swinging"
         " under RoPE but flattens to zero under xPos. The right panel, on a y scale of its own, zooms in on two to"
-        " four thousand tokens back."
+        " four thousand tokens back, where xPos mostly damps the swings."
     )
     # read r199: the level's sentence scoped to the figure (its head and distances); read r204: moved to the block
     level = "They lie close together, and xPos's is no lower: xPos damps the swings much more than the level."
@@ -4656,7 +4656,7 @@ def test_chapter_partial_rotary_names_its_content_channel():
         " first, so far enough back the whole score fades to zero."
     )
     assert main.index("decay factor") == main.index(defined) + defined.index("decay factor")
-    assert opening.index("After this chapter you will be able to:") < opening.index("It assumes RoPE from chapter 4")
+    assert opening.index("After this chapter you will be able to:") < opening.index("It assumes chapter 4's RoPE")
     # the config, its formula and its fields' questions: the next cell, under its own heading
     assert fields_cell.startswith("## A config's position fields\n\nLlama 3.1 8B's published `config.json`")
     for part in ("```json", "turns by $\\theta_i = b^{-2i/d}$", "no field here answers the questions on dimensions"):
@@ -4862,7 +4862,8 @@ def test_chapter_thick_lines_and_the_random_query_mean():
         # read r206: what the figure plots first, then the smoothing, then why the key stands for random queries
         "The figure plots the score that a key equal to its query keeps at each distance, as a share"
         " of its score at distance zero. Each flat step is that share's mean over one doubling of the distance,"
-        " smoothing out its swings. The key's 2-D pairs all have one length, as a random query's do on average."
+        " smoothing out its swings. All of the key's 2-D pairs have one length, so each pair counts equally; a random"
+        " query's pairs do too, on average."
     )
     section = main_line[main_line.index("### A far matching key keeps more") : main_line.index("## Reading a modern")]
     section = section[: section.index(" ## ")]  # to the next section's heading
@@ -5052,7 +5053,7 @@ def test_chapter_opening_names_layout_and_the_factor():
     opening = text[: text.index("## A config's position fields")]  # in the opening cell, after the goals
     summary = "<summary>What else the six questions leave out</summary>"
     assert summary in opening and opening.index(summary) < opening.index(layout) < opening.index(factor)
-    assert opening.index("It assumes RoPE from chapter 4") < opening.index(layout)  # the goals come first
+    assert opening.index("It assumes chapter 4's RoPE") < opening.index(layout)  # the goals come first
     notes = text[text.index("### Version notes") :]  # the cell the opening names holds the layouts
     assert "interleaved pairs in the first three" in notes and "Llama 4, GPT-J, GLM-4" in notes
     assert "so each score's rotated part grows by its square; in a fully rotated head, every logit does." in text
@@ -5236,7 +5237,7 @@ def test_mla_rotary_query_scout_config_refusal_context_shift_and_cohere_order():
     transformers = pytest.importorskip("transformers", minversion="5.24")
     text = chapter_markdown("10_rope_today")
     code = _figure_titles()
-    assert "MLA, rotates only a small separate query and key, because full RoPE would undo the trick that" in text
+    assert "MLA, rotates only a small separate query and key, so that each head can still score its small" in text
     assert "adds a small rotary query $q^R_m$ per head and one *rotary key* $k^R_n$ per token" in text
     assert "rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes from" in text
     assert "it rotates only a small extra key" not in text
@@ -5519,7 +5520,8 @@ def test_qwen2vl_sentence_names_the_language_models_rotation():
     # (the fastest width pair's turn per column, checked below: under 2e-4 rad) and the encoder's own 2-D RoPE
     assert (
         "In Qwen2-VL's runs, the language model's fastest width pair turns under a thousandth of a radian per column,"
-        " so under a hundredth across a row of fifty patches; interleaved, over half a radian per column." in text
+        " so under a hundredth across a row of fifty patches; interleaved, over half a radian per column. So without"
+        " interleaving, even the fastest width pair gives a row's columns nearly the same angle." in text
     )
     assert "barely tells neighbouring columns apart" not in text
     # transformers 5.24's vision position ids for Qwen2-VL's encoder: a row and a column per patch, so neighbouring
