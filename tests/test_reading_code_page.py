@@ -51,6 +51,13 @@ def _section_main_line(page: str, heading: str) -> str:
     return page[start : page.index("<details>", start)]
 
 
+def _section_all_main(page: str, heading: str) -> str:
+    """All of a section's prose outside collapsed blocks, up to the next heading of level 2."""
+    start = page.index(heading)
+    end = page.find("\n## ", start + len(heading))
+    return re.sub(r"<details>.*?</details>", " ", page[start : end if end > 0 else None], flags=re.S)
+
+
 def _llama31_llama3_freqs() -> torch.Tensor:
     """Transformers' `llama3` frequencies for Llama 3.1 8B's fields (d = 128, base 5e5, factor 8 from L = 8192,
     bounds 1 and 4, `max_position_embeddings` 16 L)."""
@@ -537,7 +544,12 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # and whether `position_ids` remove it; each model's reading of the position is said in its own item
     # read r209 (the page's hardest place): two items leaned on a block for the term, so its one main-line sentence
     # names the three models whose queries it multiplies, before the list
-    scales = "Llama 4, Ministral 3 and Mistral 4 multiply queries by query scales, which step up with the position."
+    # read r211: "Llama 4, Ministral 3 and Mistral 4 …" right after "only in code that reads each row's own positions"
+    # read as three models of that kind (Ministral 3's scale does read them); the term is defined on the temperature
+    # section's main line instead, where the other query-side scalings are, well before the list uses it
+    scales = (
+        "Llama 4, Ministral 3 and Mistral 4 also multiply queries by *query scales*, which step up with the position."
+    )
     # read r207 (the section's hardest place, five reads in a row): the place opens with its lesson, and each item
     # gives its reason in plain words: what `position_ids` do there, or why they cannot help (Llama 4's scale counts
     # from the cache length, checked in test_shift_cases_and_bfloat16_takeaway's block check; the length rules read
@@ -553,10 +565,11 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         "`dynamic` and `longrope` pick every row's frequencies from the batch's highest position; `position_ids` leave"
         " this, as the longest row still sets it.",
     ]
-    named = scales + " " + lead_in + " " + " ".join("- " + item for item in items)
+    named = lead_in + " " + " ".join("- " + item for item in items)
     # read r210: the query scales' sentence sat between the lead-in and the list, so it read as the first of the four;
     # it now comes before the lead-in, which says "float32 rounding", as the first item is bfloat16's coarser rounding
-    assert lesson + " " + scales + " " + lead_in in section  # the lesson first, before the terms it needs
+    assert lesson + " " + lead_in in section  # the lesson first, then the cases
+    assert scales in _section_all_main(page, "## Temperature rules") and page.index(scales) < page.index(named)
     # "bfloat16 rounds many positions above 256": 8 significant bits keep every integer up to 256, and from 257 on
     # round some of them, more the larger the position (every other one up to 512, 7 in 8 between 1 024 and 2 048)
     ints = torch.arange(0, 4097, dtype=torch.float64)
@@ -572,7 +585,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # "even with `position_ids`, the batch's longest row sets every row's frequencies": transformers' two update
     # functions read torch.max(position_ids) + 1
     # (test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field)
-    main_raw = _raw()[_raw().index("Four things can") :]
+    main_raw = _raw()[_raw().index("- Angles your own code forms") :]
     main_raw = main_raw[: main_raw.index("Transformers' Llama code, with plain RoPE")]
     listed = re.findall(
         r"^- ((?:.|\n  )+?); `position_ids` (remove|leave) this,(?: |\n  )as (?:.|\n  )+?\.$", main_raw, re.M
@@ -592,10 +605,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "bfloat16 angles" not in named and "*" not in named, named
     assert page.index("A dynamic rule recomputes the divisors from each input's length $\\ell$.") < page.index(named)
     # read r191: "a step" and "query scale" are said on the main line before the table uses them
-    assert named.index("step up with the position") < named.index("step up early")
+    assert "step up with the position" in scales and "step up early" in named
     for model in ("Llama 4", "Ministral 3", "Mistral 4"):  # read r209: each model named before the list
-        assert named.index(model) < named.index("- Angles your own code forms"), model
-    assert named.index("query scales,") < named.index("- Ministral 3's and Mistral 4's query scale")
+        assert model in scales, model
     intro = lead_in
     # one short cases sentence (recorded decision); read r202 found "rounding" ambiguous beside the bfloat16 row: that
     # row's mechanism is named "angles formed in bfloat16", the reader's suggestion
@@ -1088,15 +1100,17 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # read r209: the section ends with the length to act on, in a short sentence of its own; "It scales only inputs
     # longer than the declared length" (checked below: a fresh module keeps the plain frequencies for the highest
     # position 16L - 1, an input of exactly the declared length, and scales from 16L on)
+    # read r211: two thresholds, L and the declared length, five lines apart: the main line says once where
+    # transformers takes its L (`_compute_dynamic_ntk_parameters` reads max_position_embeddings, checked below)
     stated = (
-        "If a file declares more than $L$, transformers' dynamic NTK, `dynamic`, leaves the inputs between the two"
-        " unscaled. It scales only inputs longer than the declared length."
+        "Transformers' dynamic NTK, `dynamic`, takes its $L$ from `max_position_embeddings`, the declared length. So if"
+        " a file declares more than the trained length, `dynamic` leaves the inputs between the two unscaled."
     )
     assert stated in " ".join(page.split())
     assert (
         _section_main_line(page, "## Fixed and dynamic")
         .rstrip()
-        .endswith("It scales only inputs longer than the declared length.")
+        .endswith("`dynamic` leaves the inputs between the two unscaled.")
     )
     hypothetical = (
         "- A hypothetical case: Llama 3.1's file names `llama3`, but if it named `dynamic`, inputs up to its declared"
@@ -1121,9 +1135,8 @@ def test_transformers_dynamic_l_is_the_stored_length():
     # read r205: the takeaway and the field row use no other name for the field ("its extended length")
     assert "extended length" not in page and "*stored length*" not in page
     # read r206: the takeaways keep one lesson a bullet, so this one is the section's main line alone
-    assert (
-        "`dynamic`, leaves the inputs between the two unscaled. It scales only inputs longer than the declared length."
-        in (" ".join(page.split()))
+    assert "the declared length. So if a file declares more than the trained length, `dynamic` leaves the inputs" in (
+        " ".join(page.split())
     )
     row = (
         "| `max_position_embeddings` | the longest input a configuration declares, in a scaled model usually longer"
@@ -2754,8 +2767,11 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # tokens, checked below and in test_shift_cases_and_bfloat16_takeaway); the sentence defines the term first
     # read r205: two short sentences then say what each model's scale reads, before the rows that name them
     # read r206: the list's items say what each model's scale reads, right after the definition
-    defined = "Llama 4, Ministral 3 and Mistral 4 multiply queries by query scales, which step up with the position."
-    assert defined in run_time and run_time.index(defined) < run_time.index("- Ministral 3's and Mistral 4's query")
+    defined = (
+        "Llama 4, Ministral 3 and Mistral 4 also multiply queries by *query scales*, which step up with the position."
+    )
+    assert defined in _section_all_main(page, "## Temperature rules") and defined not in run_time  # read r211
+    assert page.index(defined) < page.index("- Ministral 3's and Mistral 4's query")
     # read r200: Llama 4's scale does not read the position; it counts the cache length plus each token's index, so
     # its row's mechanism says so, and `position_ids` cannot fix it ("Each scale follows the position itself": the
     # count is the token's place in the padded row)
@@ -3399,23 +3415,26 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # (the two fields and the ratio are back on the main line, by name only: the formulas stay in the block)
     # read r210 (the page's hardest place): three code names in four sentences, with "it"s pointing at different
     # things; four sentences: the move, the two fields set equal and what that does, the 1, and the check
+    # read r211 (one of the page's hardest places): the two fields came before their definition, with "it" and
+    # "there"; the "So" now follows from the move itself (the sharpening sits on the softmax scale, so none is left
+    # for cos and sin), and the two fields with the ratio stay in the block (checked below)
     sentences = (
         "DeepSeek-V2 and V3 move this sharpening from cos and sin onto the softmax scale, the $1/\\sqrt d$ on"
-        " $q \\cdot k$. Their files set `mscale` equal to `mscale_all_dim`, which puts all of it there. So"
-        " transformers' factor on cos and sin, `attention_scaling`, reads {one} for them. Attention is still"
-        " sharpened: check the softmax scale too."
+        " $q \\cdot k$. So for them, transformers' factor on cos and sin, `attention_scaling`, reads {one}. Attention"
+        " is still sharpened: check the softmax scale too."
     )
     # read r205: `attention_scaling` is the rotary module's attribute, not a field of the files, so the sentence
     # says "with their released files" and names it as transformers'
     assert "in their released files" not in main, main
     # read r208: the softmax scale's gloss is a sentence of its own, not an inline pair of glosses
-    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 4  # four short sentences
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 3  # three short sentences
+    assert "`mscale_all_dim`" not in main, main
     assert all(len(s.split()) <= 22 for s in re.split(r"(?<=\.) (?=[A-Z])", sentences)), sentences
     assert "So, for their released files" not in main and "their own attention factor" not in main
     assert "a factor like" not in main and "second such factor" not in main  # read r203: said as a formula and a ratio
     # read r204: no two-argument m on the main line (read r209 brought back the two field names and the ratio)
     assert "m(s, \\mu)" not in main, main
-    assert main.index("`mscale` equal to `mscale_all_dim`") < main.index("`attention_scaling`, reads 1 for them.")
+    assert main.index("onto the softmax scale") < main.index("`attention_scaling`, reads 1.")
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
     block = after[: after.index("</details>")]
@@ -3710,10 +3729,13 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     # read r209 (one of the page's hardest places): the "but" left its question open; the main line resolves it with
     # the fine print's facts only: the divided pairs are set for sL, the last stage reached the declared length, so
     # the model trained for that length, not sL (posenc's copy of the report's trained length: 16L, twice sL)
+    # read r211 (the page's hardest place): "the model trained for that length" clashed with the glossary's "trained
+    # length", L; one sentence says why the file declares 16L, and the new angles past sL stay in the fine print
     why = (
-        "The rule slows the slowest pairs just enough for $sL$ positions. Meta's last training stage reached the"
-        " declared length, so the model trained for that length, not $sL$."
+        "The rule alone slows the slowest pairs enough for $sL$ positions. The file declares $16L$ because Meta's last"
+        " training stage reached it."
     )
+    assert "so the model trained for that length" not in page
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     stage = llama["rope_scaling"]["factor"] * llama["rope_scaling"]["original_max_position_embeddings"]  # sL
     assert llama["trained_length"] == llama["max_position_embeddings"] > stage
@@ -4181,7 +4203,12 @@ def test_opening_names_the_partial_rotary_split():
     neighbours."""
     page = _page()
     opening = _section_main_line(page, "## Notes for reading code")  # read r206: the excerpt's new place
-    sentence = "Partial-rotary models, such as GPT-NeoX, rotate part of each query and key."
+    # read r211: which part, and what happens to the rest (transformers' GPT-NeoX: q[..., :rotary_ndims] rotated,
+    # q[..., rotary_ndims:] passed through; checked in the partial-rotary tests)
+    sentence = (
+        "Partial-rotary models, such as GPT-NeoX, rotate the first part of each query and key and pass the rest through"
+        " unchanged."
+    )
     code = _snippet("def rotate_half(x):")
     after = opening[opening.index(code.split()[-1]) :]
     # read r206: right after the code, then the layouts' paragraph

@@ -2588,9 +2588,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "*blend*" in rules and rules.count("beta_fast") == 1  # read r209: the field named where its 32 is
     # the main line names what the dashed lines mark before the figure, after the wavelength they sit on
     dashed_main = (  # the reason (turns within L) first, then the wavelengths, then what the dashed lines mark
-        "YaRN keeps the pairs that turn more than `beta_fast` times within $L$, usually 32, so wavelengths under"
-        " $L/32$.\nThe `llama3` rule keeps those that turn more than `high_freq_factor` times, 4 in Llama 3.1, so"
-        " wavelengths under $L/4$.\nDashed lines mark where keeping ends."
+        "YaRN keeps the pairs that turn more than `beta_fast` times within $L$; with the usual value, 32, those are the"
+        " wavelengths under $L/32$.\nThe `llama3` rule keeps those that turn more than `high_freq_factor` times; with"
+        " Llama 3.1's value, 4, those are the wavelengths under $L/4$.\nDashed lines mark where keeping ends."
     )
     assert rules.index("*wavelength*") < rules.index(dashed_main)
 
@@ -3180,7 +3180,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     shows = (
         "The figure's key equals its query, with pairs of one length. On the left, far back, its score keeps swinging"
         " under RoPE but flattens to zero under xPos. The right panel, on a y scale of its own, zooms in on two to"
-        " four thousand tokens back, where xPos mostly damps the swings."
+        " four thousand tokens back, where xPos mostly damps the swings and does not lower their mean."
     )
     # read r199: the level's sentence scoped to the figure (its head and distances); read r204: moved to the block
     level = "They lie close together, and xPos's is no lower: xPos damps the swings much more than the level."
@@ -3255,7 +3255,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # one figure, the section's own cell, right after its text
     assert figs == [sec + 1] and sec + 1 < app
     fig_src = "".join(cells[sec + 1]["source"])
-    assert "# the block's \"xPos's level is even a little higher than RoPE's\"" in fig_src
+    assert '# "does not lower their mean"; the block\'s "xPos\'s level is even a little higher than RoPE\'s"' in fig_src
     assert '# the block\'s "about a third"; "about two thirds"' in fig_src
     assert "<summary>A key equal to its query, with signs</summary>" in text
     assert "in the figure below</summary>" not in text[text.index("### xPos") :][:3000]
@@ -3745,9 +3745,9 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     # those that turn more than 4 times, under $L/4$." (L / lambda turns within L): the sweep above (kept iff
     # lambda < L / field), at the figures' fields 32 and 4; the figures draw L/32 and L/4
     dashed_main = (  # the reason (turns within L) first, then the wavelengths, then what the dashed lines mark
-        "YaRN keeps the pairs that turn more than `beta_fast` times within $L$, usually 32, so wavelengths under"
-        " $L/32$.\nThe `llama3` rule keeps those that turn more than `high_freq_factor` times, 4 in Llama 3.1, so"
-        " wavelengths under $L/4$.\nDashed lines mark where keeping ends."
+        "YaRN keeps the pairs that turn more than `beta_fast` times within $L$; with the usual value, 32, those are the"
+        " wavelengths under $L/32$.\nThe `llama3` rule keeps those that turn more than `high_freq_factor` times; with"
+        " Llama 3.1's value, 4, those are the wavelengths under $L/4$.\nDashed lines mark where keeping ends."
     )
     dashed_main = " ".join(dashed_main.split())  # the chapter text with its line breaks as spaces
     assert main_line.count(dashed_main) == 1 and dashed_main in section
@@ -3791,7 +3791,7 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     ]
     assert len(yarn_rows) >= 3 and all(r.get("beta_fast", 32) == 32 for r in yarn_rows), yarn_rows
     # "usually 32", "4 in Llama 3.1": the fields' usual values, checked above
-    assert main_line.count("usually 32") == 1 and main_line.count("4 in Llama 3.1") == 1
+    assert main_line.count("with the usual value, 32,") == 1 and main_line.count("with Llama 3.1's value, 4,") == 1
     assert book.MODEL_ROPE_CONFIGS["llama-4-scout"]["rope_scaling"]["high_freq_factor"] == 1.0
     assert "YaRN keeps the pairs that turn over 32 times within $L$, $\\lambda_i < L/32$; the `llama3` rule" not in text
     # the blend is named before the figures that draw it; the dashed lines, after them
@@ -4861,9 +4861,10 @@ def test_chapter_thick_lines_and_the_random_query_mean():
         # random query looks like on average (each pair's expected squared length is equal, checked above)
         # read r206: what the figure plots first, then the smoothing, then why the key stands for random queries
         "The figure plots the score that a key equal to its query keeps at each distance, as a share"
-        " of its score at distance zero. Each flat step is that share's mean over one doubling of the distance,"
-        " smoothing out its swings. All of the key's 2-D pairs have one length, so each pair counts equally; a random"
-        " query's pairs do too, on average."
+        " of its score at distance zero. A share of one means the far key scores as high as at distance zero; zero"
+        " means it scores like an unrelated key, on average. Each flat step is that share's mean over one doubling of"
+        " the distance, smoothing out its swings. All of the key's 2-D pairs have one length, so each pair counts"
+        " equally; a random query's pairs do too, on average."
     )
     section = main_line[main_line.index("### A far matching key keeps more") : main_line.index("## Reading a modern")]
     section = section[: section.index(" ## ")]  # to the next section's heading
@@ -5008,8 +5009,9 @@ def test_chapter_base_figure_title_names_its_smoothing():
     assert text.count(rule) == 1 and rule not in main_line
     # read r200: the share at each distance, then each step's mean over one doubling, one sentence each
     named = (
-        "keeps at each distance, as a share of its score at distance zero. Each flat"
-        " step is that share's mean over one doubling of the distance, smoothing out its swings."
+        "keeps at each distance, as a share of its score at distance zero. A share of one means the far key scores as"
+        " high as at distance zero; zero means it scores like an unrelated key, on average. Each flat step is that"
+        " share's mean over one doubling of the distance, smoothing out its swings."
     )
     assert main_line.count(named) == 1 and text.index(named) < text.index(rule)
     # the figure draws only the band means, all thick (lw=2.5), so the main line does not say "thick"; the text's
@@ -5388,9 +5390,8 @@ def test_chapter_max_position_embeddings_is_not_enforced():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     section = main_line[main_line.index("## Reading a modern config") :]
     assert (
-        "| `max_position_embeddings` | 131 072 | no angle for `llama3`, though the `dynamic` type computes its angles"
-        " from it; it declares the longest input, which transformers does not enforce for RoPE |"
-        in " ".join(section.split())
+        "| `max_position_embeddings` | 131 072 | no angle for `llama3`: it declares the longest input, which"
+        " transformers does not enforce for RoPE |" in " ".join(section.split())
     )
     # "no angle": the `llama3` rule's frequencies, with the opening's other fields, do not read the field
     from transformers.modeling_rope_utils import _compute_llama3_parameters
