@@ -840,7 +840,7 @@ counter_fact = (
     # read r208: "below" left the learner to work out that it means a stronger penalty; the sentence says "penalises"
     # and adds the fact that explains it, each head's start steeper than the line near the query (every solved log
     # shape's r1 r2 above 1/256, checked in test_every_trained_kerple_head_penalises_each_key_more_than_alibis_...)
-    "Each trained KERPLE head falls faster than even ALiBi's flattest line near the query, and penalises a key more at"
+    "Each trained KERPLE head falls faster than ALiBi's flattest line near the query, and penalises a key more at"
     " every tested distance, so its power-law edge over that line does not show here."
 )
 counter_fact_r207 = (
@@ -886,7 +886,7 @@ unsettled_8l = "These runs do not settle why."
 takeaway_8l = (
     "Softmax shares each row's weight among its keys, though, so a head that is steep near the query can still leave a"
     " far key more weight. In three of five seeds, a KERPLE head leaves the key 496 back more weight than ALiBi's"
-    " flattest head does."
+    " flattest head does. Five seeds do not show that this explains KERPLE's lead."
 )
 assert "So read a trained bias from the model" not in takeaway_8l
 # read r201: the two measures read as a contradiction; the closing says why both hold (checked in
@@ -1223,7 +1223,7 @@ def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_
         for r1, r2 in ((-v[1] / math.log1p(r), r) for v in kerple.values() for r in [log_r2(v[1], v[2])])
     ]
     assert min(local) < slope < max(local)
-    # the main line's "falls faster than even ALiBi's flattest line near the query": each solved log shape's slope at
+    # the main line's "falls faster than ALiBi's flattest line near the query": each solved log shape's slope at
     # distance 0, r1 r2, is above 1/256, and each saved bias is already below the line one key back
     starts = [-v[1] / math.log1p(r) * r for v in kerple.values() for r in [log_r2(v[1], v[2])]]
     assert min(starts) > slope and all(v[1] < -slope for v in kerple.values())
@@ -1420,8 +1420,10 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         # (every saved curve from queries 63 and 511 falls with distance, below), then softmax moves weight from the two
         # nearest tokens, taken together (near_63 against near_511 below, all 40 heads). "falls as u grows" is a
         # property of these trained heads, not of FIRE's rule
-        "In the trained heads, query 511 lies past the learned threshold, so it gives each key 1 to 63 back a smaller"
-        " $u$ than query 63 does. In these trained heads the bias falls as $u$ grows, so each of those keys gets a"
+        "The saved biases imply that in the trained heads, query 511 lies past the learned threshold, so it gives each"
+        " key 1 to 63 back a smaller"
+        " $u$ than query 63 does. In these trained heads the saved biases also fall as $u$ grows, so each of those"
+        " keys gets a"
         " higher bias, the key one back least. The query's own token keeps its bias, as its $u$ stays 0. So at equal"
         " content scores, softmax moves weight from the own token and the key one back, taken together, to keys"
         " farther back."
@@ -1459,7 +1461,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # trained head shows it", overstated what the run shows (it records no learned |c| or L_thr): the answer comes
     # first, then its two facts in one sentence (the fall and the lift, which together make a lifted bias that of a
     # nearer key), then the example
-    assert [p for p in _markdown_paragraphs() if p.startswith("In the trained heads, query 511")] == [lesson]
+    assert [
+        p for p in _markdown_paragraphs() if p.startswith("The saved biases imply that in the trained heads, query 511")
+    ] == [lesson]
     # four sentences (read r202: r200's sixth, the untested guess on why the lift may matter, is the block's; read
     # r203: the conclusion opens the paragraph, so it is not said again at its end)
     assert len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 4  # read r209: the chain's three steps and the own token
@@ -1498,14 +1502,18 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     fire_main = " ".join(main[main.index("## FIRE: an MLP") : main.index("## CoPE: count only")].split())
     for aside in ("does not record", "never above", "never as near", "A guess about FIRE", "untested"):
         assert aside not in fire_main, aside
-    trained_main = fire_main[fire_main.index("In the trained heads, query 511") : fire_main.index("To remember:")]
+    trained_main = fire_main[
+        fire_main.index("The saved biases imply that in the trained heads, query 511") : fire_main.index("To remember:")
+    ]
     assert "nearer" not in trained_main and "keys 3 and 4" not in trained_main  # the block's, below
     # read r192: the fall is stated once, with u, not again with the distance
     assert "Each head's bias falls as the distance grows." not in text
     # read r205: the premise of the lift is the main line's first sentence, said once
     assert "each trained head's bias falls as the key's $u$ grows." not in text
     # read r207: the measured lift opens the paragraph; FIRE's rule follows as its explanation
-    assert trained_main.startswith("In the trained heads, query 511 lies past the learned threshold")
+    assert trained_main.startswith(
+        "The saved biases imply that in the trained heads, query 511 lies past the learned threshold"
+    )
     assert (
         "In every trained head, for example, query 511 gives the key 8 back a bias between those that query 63 gives"
         " the keys 3 and 4 back. At the starting values, $u$ shows the same shift; the trained biases are measured,"
@@ -1546,8 +1554,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert "as if the key were nearer." not in text
     assert (
         "To remember: FIRE keeps $u$ in $[0, 1]$. Past $L_{\\text{thr}}$, a later query gives each distance a smaller"
-        " $u$, so in the trained heads keys two or more back gain more bias than the key one back, and the two nearest"
-        " tokens together lose weight to them." in " ".join(main.split())
+        " $u$. In the trained heads, keys two or more back gained more bias than the key one back, and the two nearest"
+        " tokens together lost weight to them." in " ".join(main.split())
     )
     # the takeaway first, then the argument forward (u, then what the MLP can do), then the measurement, then the drawn
     # head and the count of heads
@@ -1555,7 +1563,9 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # read r209: the passage opens with its lesson (lesson_r209 in the u-rule's paragraph), then, for the trained
     # heads, the chain in order: the smaller u, the higher bias, the weight moved
     first = flat_main_fire.index("so it gives each key 1 to 63 back a smaller $u$ than query 63 does.")
-    assert first < flat_main_fire.index("In these trained heads the bias falls as $u$ grows, so each of those keys")
+    assert first < flat_main_fire.index(
+        "In these trained heads the saved biases also fall as $u$ grows, so each of those keys"
+    )
     assert "the bias from query 63 or query 511 falls" not in text
     takeaway = flat_main_fire.index("a higher bias, the key one back least.")
     own = flat_main_fire.index("The query's own token keeps its bias, as its $u$ stays 0.")
@@ -1610,12 +1620,13 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # not a deduction from the table above it, which shows the starting values, not the learned c and threshold
     assert "In chapter 8's trained models every FIRE bias falls with distance, so" not in text
     # read r206: the fall with u is said once, scoped to the two queries whose saved biases are checked below
-    assert text.count("the bias falls as $u$ grows") == 1
+    assert text.count("the saved biases also fall as $u$ grows") == 1
     # read r209: the chain's first step, for the trained heads: query 511 lies past the learned threshold (the
     # appendix's inference from the same biases, "show that it ended below 511 in every layer", above), so its u of
     # each key 1 to 63 back is smaller than query 63's
     assert (
-        "In the trained heads, query 511 lies past the learned threshold, so it gives each key 1 to 63 back a smaller"
+        "The saved biases imply that in the trained heads, query 511 lies past the learned threshold, so it gives each"
+        " key 1 to 63 back a smaller"
         " $u$ than query 63 does." in " ".join(text.split())
     )
     assert "Every curve falls with distance, at both lengths." in text
@@ -2713,7 +2724,8 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
         k: v for k, v in COUNTING_CONFIG.items() if k != "seeds"
     }
     result = (
-        "In a saved run of ten seeds, at $k = 2$ and 3, CoPE's worst seed beats the RoPE model's best at both lengths."
+        "In a saved run of ten seeds, at $k = 2$ and 3, CoPE's worst seed beats the one-layer RoPE model's best at both"
+        " lengths."
     )
     # read r176: the result's scope, on the main line right after it, in the words of the block and of takeaway 3
     # (one layer, unmasked padding); whether the padding favours CoPE stays the block's, "not tested". Read r177: the

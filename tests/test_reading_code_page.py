@@ -547,8 +547,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # read r211: "Llama 4, Ministral 3 and Mistral 4 …" right after "only in code that reads each row's own positions"
     # read as three models of that kind (Ministral 3's scale does read them); the term is defined on the temperature
     # section's main line instead, where the other query-side scalings are, well before the list uses it
+    # read r212: the scales' scope (Llama 4's NoPE layers) and purpose, in the sentence that defines them
     scales = (
-        "Llama 4, Ministral 3 and Mistral 4 also multiply queries by *query scales*, which step up with the position."
+        "Llama 4, in its layers without RoPE, and Ministral 3 and Mistral 4 also multiply queries by *query scales*."
+        " These step up with the position, so that attention stays sharp far into a long input."
     )
     # read r207 (the section's hardest place, five reads in a row): the place opens with its lesson, and each item
     # gives its reason in plain words: what `position_ids` do there, or why they cannot help (Llama 4's scale counts
@@ -2166,7 +2168,10 @@ def test_float32_angles_are_fine_up_to_16l():
         "| transformers forms float32 angles from float32 $\\theta_i$ | the key's distance back and the position, far"
         " more slowly | at most about 0.01 radian up to $16L$ |"
     )
-    lesson = "Rounding in bfloat16 can put a score's angle half a turn off; float32 keeps the error small."
+    lesson = (
+        "Rounding in bfloat16 can put a score's angle, the query's angle minus the key's, half a turn off; float32"
+        " keeps the error small."
+    )
     # read r206 (the section's hardest place): the lesson opens the section, before the three paths and the check;
     # the table, this row among its rows, is the section's block
     assert row in _collapsed("The <code>model.to</code> and float32 rows") and row not in main, main
@@ -2768,7 +2773,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # read r205: two short sentences then say what each model's scale reads, before the rows that name them
     # read r206: the list's items say what each model's scale reads, right after the definition
     defined = (
-        "Llama 4, Ministral 3 and Mistral 4 also multiply queries by *query scales*, which step up with the position."
+        "Llama 4, in its layers without RoPE, and Ministral 3 and Mistral 4 also multiply queries by *query scales*."
+        " These step up with the position, so that attention stays sharp far into a long input."
     )
     assert defined in _section_all_main(page, "## Temperature rules") and defined not in run_time  # read r211
     assert page.index(defined) < page.index("- Ministral 3's and Mistral 4's query")
@@ -3731,8 +3737,10 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     # the model trained for that length, not sL (posenc's copy of the report's trained length: 16L, twice sL)
     # read r211 (the page's hardest place): "the model trained for that length" clashed with the glossary's "trained
     # length", L; one sentence says why the file declares 16L, and the new angles past sL stay in the fine print
+    # read r212: right under the band table, whose divided row says what "enough for sL" means
     why = (
-        "The rule alone slows the slowest pairs enough for $sL$ positions. The file declares $16L$ because Meta's last"
+        "So the rule alone slows the slowest pairs enough for $sL$ positions. The file declares $16L$ because Meta's"
+        " last"
         " training stage reached it."
     )
     assert "so the model trained for that length" not in page
@@ -4368,7 +4376,8 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     said = (
         "To confirm a port, compare your cos and sin with the loaded model's at a few positions above $L$ and one"
         " below. The check calls your port's `my_cos_sin`. On the worked configuration, it even fails a port that"
-        " counts a pair's turns over $L - 1$ positions instead of $L$, which shifts the ramped pairs' divisors"
+        " counts a pair's turns over $L - 1$ positions, training's largest distance, instead of $L$, which shifts the"
+        " ramped pairs' divisors"
         " slightly:"
     )
     assert said in main

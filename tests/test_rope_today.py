@@ -1840,7 +1840,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     takeaway = (
         "2. **How fast?** Averaged over random queries and over each doubling of the distance, Llama 3's and Code"
         " Llama's larger bases keep a matching key's score higher than Llama 2's out to over a hundred thousand"
-        " tokens back."
+        " tokens back, as the appendix checks."
     )
     assert text.count(takeaway) == 1 and "averaged as in the section" not in text  # no pointer to finish it
     spans = [posenc.rope_matching_stretch_means(128, base, 65536).double() for base in (1e4, 5e5, 1e6)]
@@ -2110,7 +2110,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     text = chapter_markdown("10_rope_today")
     for sentence in (
         # read r192: "mainly": the cell's last paragraph adds the rotary key to the cache
-        "MLA caches mainly one short vector per token, its *latent* $c_n$, instead of keys and values.",
+        "MLA, caches mainly one short vector per token, its *latent* $c_n$, instead of every head's keys and values",
         # read r200: the main line writes the query with its position, q_m, in the fold and in the fix's score
         "The main line's $q_m$ is a head's *content query* $q^C_m$, made from the token's input through DeepSeek-V2's"
         " compressed query latent $c^Q_m$, which is not cached.",
@@ -2150,17 +2150,18 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # of keys and values, each head scoring the latents directly ("can": transformers 5.24 forms every head's keys)
     # read r209: the section opens with its lesson in plain words, before any symbol: MLA rotates only a small separate
     # query and key because full RoPE would undo its small cache; the shortcut would need a query per past token
+    # read r212: the lesson leaned on the cache and the fold before either was said; the plain picture comes first
+    # (one short vector cached per token), then the shortcut, then why RoPE blocks it and what MLA does instead
     lesson = (
-        "## DeepSeek's MLA: a separate rotary key DeepSeek's multi-head latent attention, MLA, rotates only a small"
-        " separate query and key, so that each head can still score its small cache directly"
+        "## DeepSeek's MLA: a separate rotary key DeepSeek's multi-head latent attention, MLA, caches mainly one short"
+        " vector per token, its *latent* $c_n$, instead of every head's keys and values"
     )
     shortcut = (
-        "MLA caches mainly one short vector per token, its *latent* $c_n$, instead of keys and values. Each head can"
-        " score the latents directly, without rebuilding past keys. With RoPE, that shortcut would need a different"
-        " query for every past token, since RoPE's turn depends on the distance. ### Why RoPE blocks the shortcut"
+        "Each head can score the latents directly, without rebuilding past keys. Full RoPE would block that shortcut,"
+        " since its turn depends on the distance, so MLA rotates only a small separate query and key. ### Why RoPE"
+        " blocks the shortcut"
     )
     assert shortcut in " ".join(mla.split())
-    assert "$" not in " ".join(mla.split())[: len(lesson)]  # no symbol before the lesson
     assert " ".join(mla.split()).startswith(lesson)
     # the rotary query is named where the fix adds it, for the score written out after it; the content query q^C is
     # the block's (the main line's q)
@@ -2229,7 +2230,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # read r207: the cost opens the subsection, as its lesson, before the equation that shows it
     # read r209: the cost is the section's opening lesson, before the subsection; the matrix to fold follows the
     # equation
-    cost = "With RoPE, that shortcut would need a different query for every past token"
+    # read r212: the opening says it in the plain picture's words: "Full RoPE would block that shortcut, since its
+    # turn depends on the distance"
+    cost = "Full RoPE would block that shortcut, since its turn depends on the distance"
     assert mla.count(cost) == 1 and mla.index(cost) < mla.index("which sits between $q_m$ and $W_{UK}$:")
     assert mla.index("which sits between") < mla.index("So the matrix to fold, $R_{n-m} W_{UK}$, changes with how far")
     # read r204: "a turn by the distance between the query and W_UK" read as a distance between q and W_UK; the turn
@@ -2424,7 +2427,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # read r200: the position lesson gets a visible check, right after "That turn changes with the distance": the
     # section's first text cell, then the check, then the fix
     assert ids.index("c35-fold") + 1 == ids.index("mla-fold-check") == ids.index("c35") - 1
-    assert "since RoPE's turn depends on the distance" in "".join(nb_cells()[ids.index("c35-fold")]["source"])
+    assert "since its turn depends on the distance" in "".join(nb_cells()[ids.index("c35-fold")]["source"])
     assert bars_cell["cell_type"] == "code" and bars_cell["metadata"]["tags"] == ["hide-input"]
     bars_code = "".join(bars_cell["source"])
     # read r192: the assert compares posenc's counts with the text's products; no arithmetic-only equality
@@ -2590,7 +2593,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     dashed_main = (  # the reason (turns within L) first, then the wavelengths, then what the dashed lines mark
         "YaRN keeps the pairs that turn more than `beta_fast` times within $L$; with the usual value, 32, those are the"
         " wavelengths under $L/32$.\nThe `llama3` rule keeps those that turn more than `high_freq_factor` times; with"
-        " Llama 3.1's value, 4, those are the wavelengths under $L/4$.\nDashed lines mark where keeping ends."
+        " Llama 3.1's value, 4, those are the wavelengths under $L/4$.\nAt these usual values, both divide by the full"
+        " $s$ the pairs that turn less than once within $L$, so wavelengths over $L$.\nDashed lines mark where keeping"
+        " ends."
     )
     assert rules.index("*wavelength*") < rules.index(dashed_main)
 
@@ -3180,7 +3185,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     shows = (
         "The figure's key equals its query, with pairs of one length. On the left, far back, its score keeps swinging"
         " under RoPE but flattens to zero under xPos. The right panel, on a y scale of its own, zooms in on two to"
-        " four thousand tokens back, where xPos mostly damps the swings and does not lower their mean."
+        " four thousand tokens back. There xPos has faded the fast pairs, whose terms make the swings, so the swings"
+        " shrink while the mean does not drop."
     )
     # read r199: the level's sentence scoped to the figure (its head and distances); read r204: moved to the block
     level = "They lie close together, and xPos's is no lower: xPos damps the swings much more than the level."
@@ -3747,7 +3753,9 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     dashed_main = (  # the reason (turns within L) first, then the wavelengths, then what the dashed lines mark
         "YaRN keeps the pairs that turn more than `beta_fast` times within $L$; with the usual value, 32, those are the"
         " wavelengths under $L/32$.\nThe `llama3` rule keeps those that turn more than `high_freq_factor` times; with"
-        " Llama 3.1's value, 4, those are the wavelengths under $L/4$.\nDashed lines mark where keeping ends."
+        " Llama 3.1's value, 4, those are the wavelengths under $L/4$.\nAt these usual values, both divide by the full"
+        " $s$ the pairs that turn less than once within $L$, so wavelengths over $L$.\nDashed lines mark where keeping"
+        " ends."
     )
     dashed_main = " ".join(dashed_main.split())  # the chapter text with its line breaks as spaces
     assert main_line.count(dashed_main) == 1 and dashed_main in section
@@ -4863,7 +4871,7 @@ def test_chapter_thick_lines_and_the_random_query_mean():
         "The figure plots the score that a key equal to its query keeps at each distance, as a share"
         " of its score at distance zero. A share of one means the far key scores as high as at distance zero; zero"
         " means it scores like an unrelated key, on average. Each flat step is that share's mean over one doubling of"
-        " the distance, smoothing out its swings. All of the key's 2-D pairs have one length, so each pair counts"
+        " the distance, smoothing out its swings. Take a key whose 2-D pairs all have one length, so each pair counts"
         " equally; a random query's pairs do too, on average."
     )
     section = main_line[main_line.index("### A far matching key keeps more") : main_line.index("## Reading a modern")]
@@ -5239,7 +5247,7 @@ def test_mla_rotary_query_scout_config_refusal_context_shift_and_cohere_order():
     transformers = pytest.importorskip("transformers", minversion="5.24")
     text = chapter_markdown("10_rope_today")
     code = _figure_titles()
-    assert "MLA, rotates only a small separate query and key, so that each head can still score its small" in text
+    assert "so MLA rotates only a small separate query and key." in text
     assert "adds a small rotary query $q^R_m$ per head and one *rotary key* $k^R_n$ per token" in text
     assert "rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes from" in text
     assert "it rotates only a small extra key" not in text
@@ -5765,3 +5773,38 @@ def test_chapter_gemma3_scales_only_its_full_layers_rope():
     row = book.MODEL_ROPE_CONFIGS["gemma-3-27b"]
     assert row["rope_scaling"] == {"rope_type": "linear", "factor": 8.0}
     assert row["extra"]["rope_local_base_freq"] == 10000.0 and row["extra"]["sliding_window"] == 1024
+
+
+def test_chapter_yarn_and_llama3_slow_fully_the_pairs_under_one_turn_and_llama4_cites_scalable_softmax():
+    """Read r212: "At these usual values, both divide by the full $s$ the pairs that turn less than once within $L$,
+    so wavelengths over $L$." Transformers' `yarn` with its default bounds and `llama3` with Llama 3.1's give every
+    pair of wavelength over L its frequency divided by s (to float32 rounding against the float64 ladder), and every
+    other pair less than that. And the Llama 4 section's credit: transformers' attention code cites Scalable-Softmax,
+    arXiv 2501.19399."""
+    pytest.importorskip("transformers", minversion="5.24")
+    import inspect
+
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    from transformers.models.llama4 import modeling_llama4
+
+    text = " ".join(chapter_markdown("10_rope_today").split())
+    assert (
+        "At these usual values, both divide by the full $s$ the pairs that turn less than once within $L$, so"
+        " wavelengths over $L$." in text
+    )
+    llama = book.MODEL_ROPE_CONFIGS["llama-3.1-8b"]
+    L, s = llama["rope_scaling"]["original_max_position_embeddings"], llama["rope_scaling"]["factor"]
+    for rope_type, extra in (("llama3", {"low_freq_factor": 1.0, "high_freq_factor": 4.0}), ("yarn", {})):
+        scaling = {"rope_type": rope_type, "factor": s, "original_max_position_embeddings": L, **extra}
+        cfg = LlamaConfig(rope_theta=llama["rope_theta"], max_position_embeddings=16 * L, rope_scaling=scaling)
+        new, _ = ROPE_INIT_FUNCTIONS[rope_type](cfg, "cpu")
+        plain = llama["rope_theta"] ** (-torch.arange(0, cfg.head_dim, 2, dtype=torch.float64) / cfg.head_dim)
+        over = 2 * math.pi / plain.double() > L  # fewer than one turn within L
+        assert bool(over.any()) and bool((~over).any()), rope_type
+        assert torch.allclose(new[over].double(), plain[over].double() / s, rtol=1e-6, atol=0), rope_type
+        assert bool((new[~over].double() > plain[~over].double() / s * (1 + 1e-6)).all()), rope_type
+    assert "2501.19399" in inspect.getsource(modeling_llama4)
+    assert '"cite:nakanishi2025scalable"' in "".join(
+        "".join(c["source"]) for c in nb_cells() if "Scalable-Softmax" in "".join(c["source"])
+    )
