@@ -550,7 +550,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # read r212: the scales' scope (Llama 4's NoPE layers) and purpose, in the sentence that defines them
     scales = (
         "Llama 4, in its layers without RoPE, and Ministral 3 and Mistral 4 also multiply queries by *query scales*."
-        " These step up with the position, so that attention stays sharp far into a long input."
+        " These grow in steps with the position, so far into a long input attention spreads less."
     )
     # read r207 (the section's hardest place, five reads in a row): the place opens with its lesson, and each item
     # gives its reason in plain words: what `position_ids` do there, or why they cannot help (Llama 4's scale counts
@@ -607,7 +607,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "bfloat16 angles" not in named and "*" not in named, named
     assert page.index("A dynamic rule recomputes the divisors from each input's length $\\ell$.") < page.index(named)
     # read r191: "a step" and "query scale" are said on the main line before the table uses them
-    assert "step up with the position" in scales and "step up early" in named
+    assert "grow in steps with the position" in scales and "step up early" in named
     for model in ("Llama 4", "Ministral 3", "Mistral 4"):  # read r209: each model named before the list
         assert model in scales, model
     intro = lead_in
@@ -1413,8 +1413,8 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     example = (
         "Llama 3.1's `llama3` is fixed: it divides its slowest pair's frequency by $s = 8$ even for a short input."
         " Dynamic NTK leaves inputs up to the trained length $L$ unscaled. Beyond $L$, it divides the slowest"
-        " pair's frequency by $1 + s(\\ell/L - 1)$, more the longer the input. Here $s$ sets how fast that divisor"
-        " grows."
+        " pair's frequency by $1 + s(\\ell/L - 1)$, more the longer the input. Here $s$, the same `factor` field, sets"
+        " how fast that divisor grows, not the divisor itself."
     )
     lesson = "which the chapters call static, gives each pair one divisor for its frequency, used at every input"
     assert main.index(lesson) < main.index(example) < main.index("declared length"), main
@@ -2169,7 +2169,7 @@ def test_float32_angles_are_fine_up_to_16l():
         " more slowly | at most about 0.01 radian up to $16L$ |"
     )
     lesson = (
-        "Rounding in bfloat16 can put a score's angle, the query's angle minus the key's, half a turn off; float32"
+        "Rounding in bfloat16 can put a score's angle, the key's angle minus the query's, half a turn off; float32"
         " keeps the error small."
     )
     # read r206 (the section's hardest place): the lesson opens the section, before the three paths and the check;
@@ -2189,7 +2189,7 @@ def test_float32_angles_are_fine_up_to_16l():
     assert parts in block, block
     score_said = (
         "With float32 frequencies, two roundings add up to at most about 0.01 radian in each angle, measured against"
-        " the exact $p\\theta_i$ at every position up to $16L$. A score's angle, the query's angle minus the key's,"
+        " the exact $p\\theta_i$ at every position up to $16L$. A score's angle, the key's angle minus the query's,"
         " could be off by the sum of both errors; measured over every query and key up to $16L$, it is off by at most"
         " about 0.01 radian too."
     )
@@ -2239,7 +2239,7 @@ def test_float32_angles_are_fine_up_to_16l():
     assert 0.0035 < from_theta < 0.0065, from_theta  # "computing theta_i in float32 ... about 0.005"
     assert 0.003 < formed < 0.0045, formed  # "forming p theta_i in float32 at most about 0.004"
     assert total <= from_theta + formed + 1e-6  # "two roundings add up to at most about 0.01 radian in each angle"
-    # "A score's angle, the query's angle minus the key's, could be off by the sum of both errors; measured over every
+    # "A score's angle, the key's angle minus the query's, could be off by the sum of both errors; measured over every
     # query and key up to 16L, it is off by at most about 0.01 radian too" (the table's last row): for each pair, the
     # worst score is the query whose angle errs most one way against the key whose angle errs most the other way
     err = wrapped(carried - true)
@@ -2774,7 +2774,7 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # read r206: the list's items say what each model's scale reads, right after the definition
     defined = (
         "Llama 4, in its layers without RoPE, and Ministral 3 and Mistral 4 also multiply queries by *query scales*."
-        " These step up with the position, so that attention stays sharp far into a long input."
+        " These grow in steps with the position, so far into a long input attention spreads less."
     )
     assert defined in _section_all_main(page, "## Temperature rules") and defined not in run_time  # read r211
     assert page.index(defined) < page.index("- Ministral 3's and Mistral 4's query")
@@ -4375,7 +4375,8 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     # up to L, so the check adds one position below L, in a call of its own (checked below on a tiny `longrope` Llama)
     said = (
         "To confirm a port, compare your cos and sin with the loaded model's at a few positions above $L$ and one"
-        " below. The check calls your port's `my_cos_sin`. On the worked configuration, it even fails a port that"
+        " below. The check calls your port's `my_cos_sin`, which must include the attention factor in cos and sin, as"
+        " transformers does. On the worked configuration, it even fails a port that"
         " counts a pair's turns over $L - 1$ positions, training's largest distance, instead of $L$, which shifts the"
         " ramped pairs' divisors"
         " slightly:"

@@ -1687,7 +1687,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # "on average" exact (one key, the average case over random queries, the mean over each doubling)
     far_keys = " ".join(main_line[main_line.index("### A far matching key keeps more of its score") :].split())
     assert far_keys.startswith("### A far matching key keeps more of its score " + topic + " Why: a larger base")
-    assert main_line.index(topic) < main_line.index("The figure plots the score that a key equal to its query keeps")
+    assert main_line.index(topic) < main_line.index("The figure plots the score that this key keeps")
     assert "at every doubling the figure shows" not in text  # said once, as the lesson
     # the figure marks the printed means where they lie, at the band's right edge (2a - 1 = 16 383), not across it;
     # the printed band is the last step, the doubling 8192-16383; the y label and the print name one measure in the
@@ -1838,9 +1838,10 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # 65 536-131 071 tokens back ("over a hundred thousand"), 5e5 and 1e6 above 1e4 in all 17 (0.071 and 0.117
     # against -0.003 in the last)
     takeaway = (
-        "2. **How fast?** Averaged over random queries and over each doubling of the distance, Llama 3's and Code"
-        " Llama's larger bases keep a matching key's score higher than Llama 2's out to over a hundred thousand"
-        " tokens back, as the appendix checks."
+        # read r213: shorter, the range in the appendix's check ("On average": over random queries and over each
+        # doubling, the section's measure)
+        "2. **How fast?** On average, Llama 3's and Code Llama's larger bases keep a far matching key's score higher"
+        " than Llama 2's, past a hundred thousand tokens back in the appendix's check."
     )
     assert text.count(takeaway) == 1 and "averaged as in the section" not in text  # no pointer to finish it
     spans = [posenc.rope_matching_stretch_means(128, base, 65536).double() for base in (1e4, 5e5, 1e6)]
@@ -1865,7 +1866,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert len(re.findall(r"(?<!#)## Raising the base\b", text)) == 1  # the section the takeaway names
     # read r201: the two averages in distinct words, "averaged over random queries" and the mean "over each
     # doubling", said together once, in the takeaway
-    assert text.count("Averaged over random queries and over each doubling") == 1
+    assert text.count("On average, Llama 3's and Code Llama's larger bases") == 1
     assert "on average over queries" not in text
     for key in ("llama-2-7b", "llama-3-8b", "code-llama-7b"):
         assert book.MODEL_ROPE_CONFIGS[key]["head_dim"] == 128, key
@@ -3096,7 +3097,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     answers = (
         "Its authors wanted a matching key's score to fall more steadily with distance ([Sun et al. 2022]"
         '(https://arxiv.org/abs/2212.10554 "cite:sun2022xpos")). So xPos answers yes to the sixth question; no RoPE'
-        " model in this chapter's table uses it."
+        " model in this chapter's table uses it. Chapter 5's decay, the fall of a matching key's mean score, comes"
+        " from RoPE itself; xPos adds an explicit factor on each term."
     )
     assert "their measure that rewards a matching key's expected score for falling steadily with distance" in text
     # read r206: "nearer one for slower pairs" left the formula's sentence; the reason's "The fast pairs fade first"
@@ -4868,11 +4870,12 @@ def test_chapter_thick_lines_and_the_random_query_mean():
         # read r203: one plain sentence, with no undefined "pairs equally long": equal pair lengths are what a
         # random query looks like on average (each pair's expected squared length is equal, checked above)
         # read r206: what the figure plots first, then the smoothing, then why the key stands for random queries
-        "The figure plots the score that a key equal to its query keeps at each distance, as a share"
-        " of its score at distance zero. A share of one means the far key scores as high as at distance zero; zero"
-        " means it scores like an unrelated key, on average. Each flat step is that share's mean over one doubling of"
-        " the distance, smoothing out its swings. Take a key whose 2-D pairs all have one length, so each pair counts"
-        " equally; a random query's pairs do too, on average."
+        # read r213: the key first, then what the figure plots for it
+        "Take a key equal to its query, with 2-D pairs that all have one length, so each pair counts equally; a random"
+        " query's pairs do too, on average. The figure plots the score that this key keeps at each distance, as a"
+        " share of its score at distance zero. A share of one means the far key scores as high as at distance zero;"
+        " zero means it scores like an unrelated key, on average. Each flat step is that share's mean over one doubling"
+        " of the distance, smoothing out its swings."
     )
     section = main_line[main_line.index("### A far matching key keeps more") : main_line.index("## Reading a modern")]
     section = section[: section.index(" ## ")]  # to the next section's heading
