@@ -1838,10 +1838,12 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # 65 536-131 071 tokens back ("over a hundred thousand"), 5e5 and 1e6 above 1e4 in all 17 (0.071 and 0.117
     # against -0.003 in the last)
     takeaway = (
+        # read r214: "past a hundred thousand" read as any distance beyond (5e5 falls below 1e4 from 262 144 back): the
+        # range is the check's own, up to 131 071 back
         # read r213: shorter, the range in the appendix's check ("On average": over random queries and over each
         # doubling, the section's measure)
         "2. **How fast?** On average, Llama 3's and Code Llama's larger bases keep a far matching key's score higher"
-        " than Llama 2's, past a hundred thousand tokens back in the appendix's check."
+        " than Llama 2's, as far out as the appendix checks, over a hundred thousand tokens back."
     )
     assert text.count(takeaway) == 1 and "averaged as in the section" not in text  # no pointer to finish it
     spans = [posenc.rope_matching_stretch_means(128, base, 65536).double() for base in (1e4, 5e5, 1e6)]
