@@ -549,8 +549,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # section's main line instead, where the other query-side scalings are, well before the list uses it
     # read r212: the scales' scope (Llama 4's NoPE layers) and purpose, in the sentence that defines them
     scales = (
-        "Llama 4, in its layers without RoPE, and Ministral 3 and Mistral 4 also multiply queries by *query scales*."
-        " These grow in steps with the position, so far into a long input attention spreads less."
+        # read r215: Llama 4's scale needs `attn_temperature_tuning` (modeling_llama4.py), so the condition is said
+        "Some models also multiply queries by *query scales*, which grow in steps with the position. Llama 4 does so in"
+        " its layers without RoPE, when `attn_temperature_tuning` is on. Ministral 3 and Mistral 4 do so in every"
+        " layer. Far into a long input, attention then spreads less."
     )
     # read r207 (the section's hardest place, five reads in a row): the place opens with its lesson, and each item
     # gives its reason in plain words: what `position_ids` do there, or why they cannot help (Llama 4's scale counts
@@ -2778,8 +2780,10 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     # read r205: two short sentences then say what each model's scale reads, before the rows that name them
     # read r206: the list's items say what each model's scale reads, right after the definition
     defined = (
-        "Llama 4, in its layers without RoPE, and Ministral 3 and Mistral 4 also multiply queries by *query scales*."
-        " These grow in steps with the position, so far into a long input attention spreads less."
+        # read r215: Llama 4's scale needs `attn_temperature_tuning` (modeling_llama4.py), so the condition is said
+        "Some models also multiply queries by *query scales*, which grow in steps with the position. Llama 4 does so in"
+        " its layers without RoPE, when `attn_temperature_tuning` is on. Ministral 3 and Mistral 4 do so in every"
+        " layer. Far into a long input, attention then spreads less."
     )
     assert defined in _section_all_main(page, "## Temperature rules") and defined not in run_time  # read r211
     assert page.index(defined) < page.index("- Ministral 3's and Mistral 4's query")
@@ -3746,7 +3750,9 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
     why = (
         "So the rule alone slows the slowest pairs enough for $sL$ positions. The file declares $16L$ because Meta's"
         " last"
-        " training stage reached it; the report does not say whether that stage used the divided frequencies."
+        # read r215 (3.5): the open question on the main line was the page's hardest place; it stays in the fine
+        # print (read r214 had asked for it on the main line)
+        " training stage reached it."
     )
     assert "so the model trained for that length" not in page
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]

@@ -1843,7 +1843,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         # read r213: shorter, the range in the appendix's check ("On average": over random queries and over each
         # doubling, the section's measure)
         "2. **How fast?** On average, Llama 3's and Code Llama's larger bases keep a far matching key's score higher"
-        " than Llama 2's, as far out as the appendix checks, over a hundred thousand tokens back."
+        " than Llama 2's, out to about a hundred thousand tokens back."
     )
     assert text.count(takeaway) == 1 and "averaged as in the section" not in text  # no pointer to finish it
     spans = [posenc.rope_matching_stretch_means(128, base, 65536).double() for base in (1e4, 5e5, 1e6)]
