@@ -3752,7 +3752,9 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
         " last"
         # read r215 (3.5): the open question on the main line was the page's hardest place; it stays in the fine
         # print (read r214 had asked for it on the main line)
-        " training stage reached it."
+        # read r216 called the bare sentence overstated (a learner may take it that the rule covers 16L): the clause
+        # says whose the 16L is, without the open question (the fine print's)
+        " training stage reached it, not because of the rule."
     )
     assert "so the model trained for that length" not in page
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
