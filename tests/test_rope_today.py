@@ -1848,7 +1848,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     assert text.count(takeaway) == 1 and "averaged as in the section" not in text  # no pointer to finish it
     spans = [posenc.rope_matching_stretch_means(128, base, 65536).double() for base in (1e4, 5e5, 1e6)]
     starts = [2**k - 1 for k in range(17)]  # index a - 1 of each doubling [a, 2a), a = 1 .. 65 536
-    assert 2 * 65536 - 1 == 131071 > 100_000  # the last doubling ends 131 071 back: "over a hundred thousand"
+    assert 2 * 65536 - 1 == 131071 > 100_000  # the last doubling ends 131 071 back: "about a hundred thousand"
     for i in starts:
         assert float(spans[1][i]) > float(spans[0][i]) and float(spans[2][i]) > float(spans[0][i]), i + 1
     last = [float(m[starts[-1]]) for m in spans]
@@ -5804,7 +5804,7 @@ def test_chapter_yarn_and_llama3_slow_fully_the_pairs_under_one_turn_and_llama4_
         scaling = {"rope_type": rope_type, "factor": s, "original_max_position_embeddings": L, **extra}
         cfg = LlamaConfig(rope_theta=llama["rope_theta"], max_position_embeddings=16 * L, rope_scaling=scaling)
         new, _ = ROPE_INIT_FUNCTIONS[rope_type](cfg, "cpu")
-        plain = llama["rope_theta"] ** (-torch.arange(0, cfg.head_dim, 2, dtype=torch.float64) / cfg.head_dim)
+        plain = posenc.rope_inv_freq(cfg.head_dim, llama["rope_theta"], dtype=torch.float64)
         over = 2 * math.pi / plain.double() > L  # fewer than one turn within L
         assert bool(over.any()) and bool((~over).any()), rope_type
         assert torch.allclose(new[over].double(), plain[over].double() / s, rtol=1e-6, atol=0), rope_type
