@@ -887,6 +887,16 @@ unsettled_8l = "These runs do not settle why."
 # found r212's 'three of five' false, as seed 3's 6.6 is above 6.5 too, by 1.7 %; read r214 found 'four of five' at
 # odds with the block's "about as much in seed 3": the main line now says both, in the block's words, at equal
 # content scores (the appendix asserts seeds 0, 1 and 4 above 1.3 times ALiBi's share and seed 3 within 5 %)
+# structural pass 217 (supersedes r211's decision to hold this paragraph on the main line; a hardest place in every
+# read): the counter-fact and this paragraph are a collapsed block of their own (kerple_alibi_block), right after the
+# result; the main line keeps the result and one plain sentence, unsettled_217: the block's "Five seeds do not show
+# that this explains KERPLE's lead." and the section block's "What does explain KERPLE's lead is not measured here."
+# (checked in test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lead)
+unsettled_217 = (
+    "These five seeds do not settle why KERPLE finds more far passkeys; the block below compares the two methods'"
+    " heads."
+)
+kerple_alibi_block = "<summary>Comparing trained KERPLE heads with ALiBi's heads</summary>"
 takeaway_8l = (
     "Softmax shares each row's weight among its keys, though, so a head that is steep near the query can still leave a"
     " far key more weight. At equal content scores, in three of five seeds a KERPLE head leaves the key 496 back"
@@ -1199,7 +1209,8 @@ def test_every_trained_kerple_head_penalises_each_key_more_than_alibis_flattest_
     assert flat.count(in_block) == 1 and in_block not in main
     assert flat.index(f"{sentence} {in_block} {paragraph}") >= 0
     assert "Up to 511 tokens back" not in flat and "650" not in main and "comes late" not in flat
-    assert "why KERPLE finds more far passkeys" not in flat  # the main line's counter-fact says it, once
+    # the main line says it, once (structural pass 217: in unsettled_217, not the counter-fact, now the block's)
+    assert flat.count("why KERPLE finds more far passkeys") == 1 and main.count(unsettled_217) == 1
     assert "Why KERPLE finds more far passkeys than ALiBi is not tested here." not in text  # said once, as above
     assert "lies below ALiBi's flattest head's line" not in flat  # not repeated in the block
     assert "steeper than ALiBi's flattest" not in flat  # near 511 a log head's slope is the gentler one (below)
@@ -1263,10 +1274,19 @@ def test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lea
     unknown = counter_fact
     # read r192: the counter-fact left the KERPLE section's lesson hanging; the closing sentence says when that fade
     # would win, beyond the tested lengths (checked below: every solved log shape crosses past 511 back)
-    assert " ".join(cells["c29"].split("<details>")[0].split()).endswith(f"{result} {unknown} {takeaway_8l}")
-    assert f"{result} {unknown} {takeaway_8l} <details><summary>How the measures are scored" in flat
+    # structural pass 217: the main line ends on the result and unsettled_217; the counter-fact and the softmax
+    # paragraph (takeaway_8l) are the next block's, before the section's measures block
+    assert " ".join(cells["c29"].split("<details>")[0].split()).endswith(f"{result} {unsettled_217}")
+    assert (
+        f"{result} {unsettled_217} <details>{kerple_alibi_block} {unknown} {takeaway_8l} </details>"
+        " <details><summary>How the measures are scored" in flat
+    )
     assert unsettled_8l not in main and "What does explain KERPLE's lead is not measured here." in flat
-    assert main.count(unknown) == 1 and closing_8l not in main and flat.count(closing_8l) == 1 and "650" not in main
+    assert main.count(unsettled_217) == 1 and takeaway_8l not in main and flat.count(takeaway_8l) == 1
+    assert unknown not in main and flat.count(unknown) == 1
+    assert closing_8l not in main and flat.count(closing_8l) == 1 and "650" not in main
+    for seed_count in ("three of five", "Softmax shares", "496"):  # the softmax argument is the block's
+        assert seed_count not in main[main.index(result) : main.index("## Takeaways")], seed_count
     assert counter_fact_r202 not in text  # read r203: a 40-word sentence, split in two
     assert counter_fact_r203 not in text  # read r204: overstated, scoped to ALiBi's flattest head
     assert counter_fact_r204 not in text  # read r205: read as undoing the KERPLE section, with no link to it
@@ -1276,7 +1296,10 @@ def test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lea
     # read r205: the main line names where the crossing lies, past the tested distances, without its number
     # read r206: scoped to the tested distances, without ruling out a cause
     # read r207: the measured fact first, "at every tested distance", then what it means
-    assert "penalises a key more at every tested distance, so its power-law edge" in main and "would cross" not in main
+    # structural pass 217: the counter-fact is the block's that follows the result (kerple_alibi_block)
+    kerple_alibi = flat[flat.index(kerple_alibi_block) : flat.index("</details>", flat.index(kerple_alibi_block))]
+    assert "penalises a key more at every tested distance, so its power-law edge" in kerple_alibi
+    assert "penalises a key more at every tested distance" not in main and "would cross" not in main
     assert counter_fact_r207 not in " ".join(text.split())  # read r208: "below" read as the weaker penalty
     assert counter_fact_r205 not in text and "is not the reason here" not in text
     assert counter_fact_r206 not in text  # read r207: not decodable without the block's numbers
@@ -1427,15 +1450,21 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         # property of these trained heads, not of FIRE's rule
         # read r213: the inference's reason in one clause (below the threshold both queries divide by psi(L_thr), so
         # every distance would get the same bias; the saved curves differ: checked in the appendix's test)
-        "The saved biases imply that in the trained heads, query 511 lies past the learned threshold: otherwise queries"
-        " 63 and 511 would give every distance the same bias. So query 511 gives each key 1 to 63 back a smaller"
-        " $u$ than query 63 does. In these trained heads the saved biases also fall as $u$ grows, so each of those"
-        " keys gets a"
-        " higher bias; in every head, the key one back gains least. The query's own token keeps its bias, as its $u$"
-        " stays 0. So at equal"
-        " content scores, softmax moves weight from the own token and the key one back, taken together, to keys"
-        " farther back."
+        # structural pass 217 (hardest place in every read): the main line gives the measured result only, in every
+        # one of the 40 heads (the lift at every distance 1 to 63, the key one back gaining least, the own token
+        # unchanged, and the two nearest tokens' lost share: gains, near_63 and near_511 below); the inference (query
+        # 511 past each learned threshold, a smaller u, a bias that falls as u grows) is the block's (trained_read)
+        "In every head of chapter 8's trained FIRE models, query 511 gives each key 1 to 63 back a higher bias than"
+        " query 63 gives the key at that distance. Of those keys, the key one back gains the least. The query's own"
+        " token keeps its bias."
+        " So at equal content scores, softmax moves weight from the own token and the key one back, taken together, to"
+        " keys farther back."
     )
+    lesson_r213 = (
+        "The saved biases imply that in the trained heads, query 511 lies past the learned threshold: otherwise queries"
+        " 63 and 511 would give every distance the same bias."
+    )
+    assert lesson_r213 not in " ".join(text.split())
     lesson_r208 = (
         "In chapter 8's trained FIRE models, a later query moves weight from its own token and the key one back, taken"
         " together, to keys farther back, at equal content scores."
@@ -1469,32 +1498,43 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # trained head shows it", overstated what the run shows (it records no learned |c| or L_thr): the answer comes
     # first, then its two facts in one sentence (the fall and the lift, which together make a lifted bias that of a
     # nearer key), then the example
-    assert [
-        p for p in _markdown_paragraphs() if p.startswith("The saved biases imply that in the trained heads, query 511")
-    ] == [lesson]
+    assert [p for p in _markdown_paragraphs() if p.startswith("In every head of chapter 8's trained FIRE models")] == [
+        lesson
+    ]
     # four sentences (read r202: r200's sixth, the untested guess on why the lift may matter, is the block's; read
     # r203: the conclusion opens the paragraph, so it is not said again at its end)
     assert (
-        len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 5
-    )  # read r209: the chain's three steps and the own token; r213: the reason
+        len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 4
+    )  # structural pass 217: the lift, the key one back, the own token, the weight moved
     assert "Yes: in every trained head" not in text and "For example, query 511 gives the key 8 back" not in text
     assert "The starting values predict this same shift" not in text and "every trained head shows it" not in text
     assert "In each, the saved bias falls" not in text and "treats a key as far back" not in text
-    fire_block_title = "<summary>How the check reads the trained heads</summary>"
+    fire_block_title = (
+        "<summary>How the check reads the trained heads, and why query 511 is past the threshold</summary>"
+    )
     flat_text = " ".join(text.split())
     fire_block = flat_text[
         flat_text.index(fire_block_title) : flat_text.index("</details>", flat_text.index(fire_block_title))
     ]
     assert flat_text.count(fire_block_title) == 1
-    assert flat_text.index("in every head, the key one back gains least.") < flat_text.index(fire_block_title)
+    assert flat_text.index("Of those keys, the key one back gains the least.") < flat_text.index(fire_block_title)
     # "taken together": the two nearest tokens' share of the row falls from query 63 to query 511 in every head,
     # checked in the loop of near_63 and near_511 below
     # the count of heads and the threshold's inference, off the main line (read r199: a learner asks whether query
     # 511 lies past the learned threshold; test_fire_higher_biases_from_the_later_query_put_the_threshold_below_511)
-    assert (
-        "The appendix checks all 40 trained heads. From the higher biases it also infers that each learned"
-        " $L_{\\text{thr}}$ ended below 511, so query 511 lies past it." in fire_block
+    # structural pass 217: the inference, in full, is the block's (the appendix's inference from the same biases,
+    # test_fire_higher_biases_from_the_later_query_put_the_threshold_below_511; the fall with u and the smaller u,
+    # checked below)
+    trained_read = (
+        "The appendix checks all 40 trained heads. The saved biases from queries 63 and 511 differ at every distance"
+        " from 1 to 63. With a learned threshold at 511 or more they would not: both queries would divide by"
+        " $\\psi(L_{\\text{thr}})$, so they would give every distance the same $u$ and the same bias. So each learned"
+        " $L_{\\text{thr}}$ ended below 511, and query 511 lies past it. Past the threshold, a later query gives each"
+        " key 1 or more back a smaller $u$. In these trained heads the bias falls as $u$ grows: from either query,"
+        " every saved curve falls with distance, and $u$ grows with it. So each key 1 to 63 back gains from query 511."
+        " The query's own token has $u = 0$ from any query, so its bias stays."
     )
+    assert trained_read in fire_block and "From the higher biases it also infers" not in text
     assert (
         "Each model trained its own $|c|$ and $L_{\\text{thr}}$, which the run does not record, so the check reads the"
         " saved biases directly." in fire_block
@@ -1513,17 +1553,18 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     for aside in ("does not record", "never above", "never as near", "A guess about FIRE", "untested"):
         assert aside not in fire_main, aside
     trained_main = fire_main[
-        fire_main.index("The saved biases imply that in the trained heads, query 511") : fire_main.index("To remember:")
+        fire_main.index("In every head of chapter 8's trained FIRE models") : fire_main.index("To remember:")
     ]
     assert "nearer" not in trained_main and "keys 3 and 4" not in trained_main  # the block's, below
+    for inference in ("threshold", "$u$", "falls as"):  # structural pass 217: the inference is the block's
+        assert inference not in trained_main, inference
     # read r192: the fall is stated once, with u, not again with the distance
     assert "Each head's bias falls as the distance grows." not in text
     # read r205: the premise of the lift is the main line's first sentence, said once
     assert "each trained head's bias falls as the key's $u$ grows." not in text
-    # read r207: the measured lift opens the paragraph; FIRE's rule follows as its explanation
-    assert trained_main.startswith(
-        "The saved biases imply that in the trained heads, query 511 lies past the learned threshold"
-    )
+    # read r207: the measured lift opens the paragraph; FIRE's rule follows as its explanation (structural pass
+    # 217: in the block)
+    assert trained_main.startswith("In every head of chapter 8's trained FIRE models, query 511 gives each key")
     assert (
         "In every trained head, for example, query 511 gives the key 8 back a bias between those that query 63 gives"
         " the keys 3 and 4 back. At the starting values, $u$ shows the same shift; the trained biases are measured,"
@@ -1572,13 +1613,12 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     flat_main_fire = " ".join(main.split())
     # read r209: the passage opens with its lesson (lesson_r209 in the u-rule's paragraph), then, for the trained
     # heads, the chain in order: the smaller u, the higher bias, the weight moved
-    first = flat_main_fire.index("So query 511 gives each key 1 to 63 back a smaller $u$ than query 63 does.")
-    assert first < flat_main_fire.index(
-        "In these trained heads the saved biases also fall as $u$ grows, so each of those keys"
-    )
+    # structural pass 217: the smaller u and the fall with u are the block's; the main line's chain is the lift, the
+    # key one back, the own token, the weight moved
+    first = flat_main_fire.index("query 511 gives each key 1 to 63 back a higher bias than query 63 gives the key")
     assert "the bias from query 63 or query 511 falls" not in text
-    takeaway = flat_main_fire.index("in every head, the key one back gains least.")
-    own = flat_main_fire.index("The query's own token keeps its bias, as its $u$ stays 0.")
+    takeaway = flat_main_fire.index("Of those keys, the key one back gains the least.")
+    own = flat_main_fire.index("The query's own token keeps its bias.")
     matters = flat_main_fire.index("softmax moves weight from the own token and the key one back, taken together")
     # read r210: the trained heads' result follows the mechanism (cell 13), not before it: the opening is the rule's
     # plain lesson alone
@@ -1630,17 +1670,16 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # not a deduction from the table above it, which shows the starting values, not the learned c and threshold
     assert "In chapter 8's trained models every FIRE bias falls with distance, so" not in text
     # read r206: the fall with u is said once, scoped to the two queries whose saved biases are checked below
-    assert text.count("the saved biases also fall as $u$ grows") == 1
+    # (structural pass 217: in the block)
+    assert " ".join(text.split()).count("In these trained heads the bias falls as $u$ grows") == 1
     # read r209: the chain's first step, for the trained heads: query 511 lies past the learned threshold (the
     # appendix's inference from the same biases, "show that it ended below 511 in every layer", above), so its u of
     # each key 1 to 63 back is smaller than query 63's
-    assert (
-        # read r213: the inference's reason in one clause (below the threshold both queries divide by psi(L_thr), so
-        # every distance would get the same bias; the saved curves differ: checked in the appendix's test)
-        "The saved biases imply that in the trained heads, query 511 lies past the learned threshold: otherwise queries"
-        " 63 and 511 would give every distance the same bias. So query 511 gives each key 1 to 63 back a smaller"
-        " $u$ than query 63 does." in " ".join(text.split())
-    )
+    # read r213: the inference's reason (below the threshold both queries divide by psi(L_thr), so every distance
+    # would get the same bias; the saved curves differ: checked in the appendix's test); structural pass 217: the
+    # block's, off the main line (trained_read, above)
+    assert "So each learned $L_{\\text{thr}}$ ended below 511, and query 511 lies past it." not in main
+    assert "differ at every distance from 1 to 63" not in main
     assert "Every curve falls with distance, at both lengths." in text
     config, *_ = saved_run()
     L = config["train_length"]
@@ -1826,7 +1865,7 @@ def test_fire_key_8_back_from_query_511_looks_like_a_key_3_to_4_back_from_query_
     )
     flat = " ".join(text.split())
     main = " ".join(re.sub(r"<details>.*?</details>", " ", text, flags=re.S).split())
-    block = collapsed(flat, "How the check reads the trained heads")
+    block = collapsed(flat, "How the check reads the trained heads, and why query 511 is past the threshold")
     assert example in block and "keys 3 and 4 back. At the starting values, $u$ shows the same shift" in block
     assert "query 511 gives the key 8 back a bias" not in main
 
@@ -2296,14 +2335,18 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     )
     # read r203: the dotted line in one step, from the far key to the point of query 63's curve with its u; "as its
     # divisor grows" said whose divisor and why it grows: psi(max(i, L_thr)) rises with the query's position i
+    # structural pass 217 (a hardest place): the main line keeps the lesson, the example and what the MLP sees; the
+    # rule's three steps are a short block right after it (why_smaller), checked below at queries 16, 63, 511, 4095
     rule = (
-        f"{lesson} Up to position $L_{{\\text{{thr}}}}$, a query's $u$ depends on the distance only. Past it, a later"
-        " query gives each key 1 or more back a smaller $u$ than an earlier query gives at that distance, since its"
-        " divisor $\\psi(i)$ is larger. From any one query, a nearer key gets a smaller $u$. At the starting values,"
-        " for example, the key 8"
-        " back from query 511 gets a $u$"
-        " between those that query 63 gives its keys 3 and 4 back. The MLP sees only $u$, so to the MLP, that key looks"
-        " like one 3 to 4 back from query 63."
+        f"{lesson} At the starting values, for example, the key 8 back from query 511 gets a $u$ between those that"
+        " query 63 gives its keys 3 and 4 back. The MLP sees only $u$, so to the MLP, that key looks like one 3 to 4"
+        " back from query 63."
+    )
+    why_smaller = (
+        "<details><summary>Why a later query gives a smaller u</summary> Up to position $L_{\\text{thr}}$, a query's"
+        " $u$ depends on the distance only. Past it, a later query gives each key 1 or more back a smaller $u$ than an"
+        " earlier query gives at that distance, since its divisor $\\psi(i)$ is larger. From any one query, a nearer"
+        " key gets a smaller $u$. </details>"
     )
     assert "where no key sits" not in flat_main
     figure_block = (
@@ -2377,7 +2420,8 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     assert rule in flat_main and cache not in flat_main
     flat_text = " ".join(text.split())
     cost_block = "<details><summary>What this costs when generating text</summary> " + cache + " </details>"
-    assert flat_text.count(cost_block) == 1 and flat_text.index(rule + " " + figure_block + " " + cost_block) >= 0
+    assert flat_text.count(cost_block) == 1 and flat_text.count(why_smaller) == 1
+    assert flat_text.index(rule + " " + why_smaller + " " + figure_block + " " + cost_block) >= 0
     assert (
         "| FIRE | its MLP, 32 hidden units here; past $L_{\\text{thr}}$ each new query runs it again over all its"
         " keys |" in text
@@ -2483,7 +2527,8 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     # "Below $L_{thr}$" read as distances below 16, false: from query 511, keys 1 and 2 back get a u that
     # depends on the query. The sentence names the query's position
     assert "Below $L_{\\text{thr}}$, $u$ depends" not in text
-    assert "Up to position $L_{\\text{thr}}$, a query's $u$ depends on the distance only. Past it," in flat_main
+    assert "Up to position $L_{\\text{thr}}$, a query's $u$ depends on the distance only. Past it," in why_smaller
+    assert "a query's $u$ depends on the distance only" not in flat_main  # structural pass 217: the block's
     assert "so the MLP sees a different input" not in text
     with torch.random.fork_rng():  # the global RNG stream is left as it was
         fire16 = FireBias(1, L_thr_init=16.0)
@@ -2511,7 +2556,16 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     late_all = fire16.normalized_distance(torch.tensor([511]), 511 - torch.arange(1, 512)).detach()[0]
     gap = (late_all[:, None] - whole[None, :]).abs().min(1).values
     assert int((gap > 1e-3).sum()) > 511 // 2 and int((gap < 1e-5).sum()) >= 1
-    assert "A key up to the query is at most $i$ back, so $d \\le \\max(i, L_{\\text{thr}})$." in main
+    # structural pass 217: the bound's derivation is a short block under the rule; the main line keeps its purpose
+    # ("Its goal: however long the input, $u$ stays in $[0, 1]$", test_fire_goal_and_teaching_function) and the floor
+    bound_block = collapsed(" ".join(text.split()), "Why u stays in [0, 1]")
+    assert "A key up to the query is at most $i$ back, so $d \\le \\max(i, L_{\\text{thr}})$." in bound_block
+    assert "$\\psi$ rises from $\\psi(0) = 0$, so $0 \\le u \\le 1$ at any length." in bound_block
+    assert "A key up to the query is at most $i$ back" not in main and "$0 \\le u \\le 1$" not in flat_main
+    assert (
+        "The threshold sets a floor on the divisor, so an early query does not spread its few keys over the whole of"
+        " $[0, 1]$." in flat_main
+    )
     assert "the keys 1 and 2 back get a smaller $u$ than any key before the query in a 64-token input." in text
     assert (
         "Both lie between two values such an input does produce: 0, on the query's own token, and 0.048, one key back"
@@ -3620,7 +3674,9 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     section = {c.get("id"): "".join(c["source"]) for c in json.loads(notebook.read_text(encoding="utf-8"))["cells"]}
     paragraphs = [" ".join(p.split()) for p in section["c29"].split("<details>")[0].split("\n\n")]
     assert terms in paragraphs  # in a paragraph of its own, apart from the result
-    block_paragraphs = [" ".join(p.split()) for p in section["c29"].split("<details>")[1].split("\n\n")]
+    measures = section["c29"].index("<details><summary>How the measures are scored")  # structural pass 217: the
+    # section's second block; the first holds the KERPLE-against-ALiBi paragraphs
+    block_paragraphs = [" ".join(p.split()) for p in section["c29"][measures:].split("\n\n")]
     assert any(p.startswith(grades) for p in block_paragraphs)  # the block's grades, in a paragraph of their own
     # the bars are the mean's; the one KERPLE seed under them is named on the main line, its numbers in the box
     # "of far passkeys": the main table's column, 496 back (seed 2: 0.875; the other four 0.98 or more, below)
@@ -3743,7 +3799,8 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     assert caveat not in flat_all  # read r192: the KERPLE paragraphs end the block, so no pointer to its end
     assert flat_all.count(not_the_tail) == 1 and after.index(not_the_tail) >= 0
     # CoPE's table size, then the KERPLE paragraphs, which close the block
-    assert after.index(table_size) < after.index(not_the_tail) < after.index("</details>")  # in the block
+    measures_at = after.index("<summary>How the measures are scored")  # structural pass 217: the second block
+    assert measures_at < after.index(table_size) < after.index(not_the_tail) < after.index("</details>", measures_at)
     assert not_the_tail.startswith("ALiBi's flattest head here has slope 1/256.")
     for untested in ("why is not tested", "that is not tested", "gives a guess"):
         section_main = flat_main[flat_main.index("## In chapter 8's experiment") : flat_main.index("## Takeaways")]
@@ -3756,9 +3813,9 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # seed's detail (checked seed by seed below) sits under the box's definition of the two passkey columns
     assert (
         after.lstrip()
-        .removeprefix(counter_fact)
+        .removeprefix(unsettled_217)
         .lstrip()
-        .removeprefix(takeaway_8l)
+        .removeprefix(f"<details>{kerple_alibi_block} {counter_fact} {takeaway_8l} </details>")
         .lstrip()
         .startswith(
             "<details><summary>How the measures are scored, and what is not tested</summary> The table compares five"
@@ -4992,7 +5049,8 @@ def test_takeaway_1_ends_on_the_power_law_and_the_crossing_stays_in_the_block():
     assert first.rstrip().endswith("under ALiBi's line it fades exponentially.")
     assert "would pull ahead" not in flat and "only beyond the lengths tested" not in flat
     assert "Chapter 8's trained KERPLE heads" not in takeaways
-    assert main.count(counter_fact) == 1 and flat.count(crossing_8l) == 1 and crossing_8l not in main
+    assert counter_fact not in main and flat.count(counter_fact) == 1  # structural pass 217: the block's
+    assert flat.count(crossing_8l) == 1 and crossing_8l not in main
     config, *_ = saved_run()
     n = max(config["eval_lengths"])
     slope = alibi_slopes(config["model"]["n_heads"]).min().item()

@@ -1672,9 +1672,17 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # read r200: the subsection opens with its lesson in plain words, before the measure's terms ("share", "doubling")
     # read r201: the lesson in plain words; "once the swings are smoothed out" scopes it to the steps (single
     # distances cross)
+    # structural pass 217: what the figure plots first, the lesson second (with the printed band's numbers), the
+    # reason third; the unit-pair device is the block's
+    setup = "Take a random query and a key equal to it."
+    plots = (
+        "The figure plots the share of its distance-zero score that this key keeps at each distance, averaged over"
+        " random queries."
+    )
+    # "between eight and sixteen thousand": the printed doubling 8192-16383, in words (digits under 5 per 100 words)
     topic = (
-        "Over the figure's distances, a larger base lets a key equal to its query keep more of its score, once the"
-        " swings are smoothed out."
+        "Far back, the larger bases keep a larger share: about a quarter between eight and sixteen thousand tokens"
+        " back, where Llama 2's base keeps about none."
     )
     assert topic in text and "Far back, a larger base keeps more of a matching key's score." not in text
     assert "at every distance the figure shows" not in text  # single distances cross (1e4 above 5e5 at 8 925)
@@ -1686,8 +1694,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # read r200: the lesson first, right under the subsection's heading, then its reason, then the measure that makes
     # "on average" exact (one key, the average case over random queries, the mean over each doubling)
     far_keys = " ".join(main_line[main_line.index("### A far matching key keeps more of its score") :].split())
-    assert far_keys.startswith("### A far matching key keeps more of its score " + topic + " Why: a larger base")
-    assert main_line.index(topic) < main_line.index("The figure plots the score that this key keeps")
+    assert far_keys.startswith("### A far matching key keeps more of its score " + setup + " " + plots)
+    assert main_line.index(plots) < main_line.index(topic) < main_line.index("Why: a larger base")
+    assert "pairs that all have one length" not in main_line  # the block's device
     assert "at every doubling the figure shows" not in text  # said once, as the lesson
     # the figure marks the printed means where they lie, at the band's right edge (2a - 1 = 16 383), not across it;
     # the printed band is the last step, the doubling 8192-16383; the y label and the print name one measure in the
@@ -1785,7 +1794,9 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         # the block's reason, an expectation of a ratio; checked below against 20 000 random queries
         "Each part is a ratio, the pair's squared length over the query's.",
         "For an isotropic query no pair is favoured, so each part has the same expected value.",
-        "So averaged over random queries, a matching key's share is this key's.",
+        "So averaged over random queries, a matching key's share equals the share of a key whose 2-D pairs all have"
+        " one length.",
+        "That score per pair is what the code computes.",
         "The appendix's check cell for *Raising the base* compares the two over the last doubling drawn, for 20 000"
         " random queries.",
     ):
@@ -1797,7 +1808,7 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         " whole score; at zero it scores like an unrelated key on average."
     )
     assert defined in text and defined not in main_line
-    assert text.index(defined) < text.index("8192 to 16 383 tokens back")
+    assert text.index(defined) < text.index("over the last doubling drawn, 8192 to 16 383 tokens back")
     # "With $d = 128$, ... about a quarter ...; $10^4$ keeps about zero, slightly below": the figure's head, unit
     # pairs, the mean over distances 8192-16383 (0.23 and 0.27 for 5e5 and 1e6, -0.05 for 1e4, as the main line's
     # printout shows)
@@ -1842,10 +1853,19 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         # range is the check's own, up to 131 071 back
         # read r213: shorter, the range in the appendix's check ("On average": over random queries and over each
         # doubling, the section's measure)
+        # read r216 / structural pass 217: the main line never shows distances past 16 383, so the takeaway claims
+        # only the figure's doublings (checked just below); the appendix keeps the check to 131 071
         "2. **How fast?** On average, Llama 3's and Code Llama's larger bases keep a far matching key's score higher"
-        " than Llama 2's, out to about a hundred thousand tokens back."
+        " than Llama 2's, in every doubling the figure draws."
     )
     assert text.count(takeaway) == 1 and "averaged as in the section" not in text  # no pointer to finish it
+    assert "about a hundred thousand tokens back" not in text
+    # "in every doubling the figure draws": the figure's 14 doublings [x, 2x), x = 1 .. 8192 (1 to 16 383 back),
+    # d = 128, as cell c14c-plot draws them; 5e5 and 1e6 above 1e4 in each doubling's mean
+    fig_edges = 2 ** torch.arange(15)
+    drawn = {b: posenc.rope_matching_stretch_means(128, b, 8192)[fig_edges[:-1] - 1] for b in (1e4, 5e5, 1e6)}
+    assert len(drawn[1e4]) == 14 and int(fig_edges[-1]) - 1 == 16383
+    assert bool((drawn[5e5] > drawn[1e4]).all()) and bool((drawn[1e6] > drawn[1e4]).all())
     spans = [posenc.rope_matching_stretch_means(128, base, 65536).double() for base in (1e4, 5e5, 1e6)]
     starts = [2**k - 1 for k in range(17)]  # index a - 1 of each doubling [a, 2a), a = 1 .. 65 536
     assert 2 * 65536 - 1 == 131071 > 100_000  # the last doubling ends 131 071 back: "about a hundred thousand"
@@ -2159,10 +2179,11 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         "## DeepSeek's MLA: a separate rotary key DeepSeek's multi-head latent attention, MLA, caches mainly one short"
         " vector per token, its *latent* $c_n$, instead of every head's keys and values"
     )
+    # structural pass 217: the two-step picture on the main line; the head rebuilds its key from the latent, then
+    # the subsection shows the shortcut (the fold, with its identity) and why RoPE blocks it
     shortcut = (
-        "Each head can score the latents directly, without rebuilding past keys. Full RoPE would block that shortcut,"
-        " since its turn depends on the distance, so MLA rotates only a small separate query and key. ### Why RoPE"
-        " blocks the shortcut"
+        "A head rebuilds its key from the latent: $k_n = W_{UK}\\, c_n$, where $W_{UK}$ is the head's *up-projection*"
+        " for keys. ### Why RoPE blocks the shortcut Without RoPE, a head need not rebuild any key."
     )
     assert shortcut in " ".join(mla.split())
     assert " ".join(mla.split()).startswith(lesson)
@@ -2176,14 +2197,13 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # read r207: the subsection opens with its lesson in plain words (one query for every past latent; RoPE's turn
     # differs per past token), and the check cell's toy is said plainly: the same latent c_n at both offsets
     fold_main = (
-        "### Why RoPE blocks the shortcut A head's key for token $n$ would be $W_{UK}\\, c_n$, where $W_{UK}$ is the"
-        " head's *up-projection* for keys. Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q_m$ at"
-        " position $m$:"
-        " it computes $W_{UK}^\\top q_m$ once and scores every past latent with it. With RoPE, the query's turn $R_m$"
+        "### Why RoPE blocks the shortcut Without RoPE, a head need not rebuild any key. It can *fold* $W_{UK}$ into"
+        " its query $q_m$ at position $m$ once, then score every past latent directly: $$ q_m^\\top (W_{UK}\\, c_n) ="
+        " (W_{UK}^\\top q_m)^\\top c_n . $$ With RoPE, the query's turn $R_m$"
         " and the key's turn $R_n$ combine into one turn $R_{n-m}$, which sits between $q_m$ and $W_{UK}$: $$ (R_m"
         " q_m)^\\top R_n W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n . $$ So the matrix to fold, $R_{n-m} W_{UK}$,"
-        " changes with how far back the key is. The cell below folds it for a key one token back and uses the result"
-        " on the same latent five back. It prints the score this gives, then the true score. ### The fix"
+        " changes with how far back the key is: no single folded query serves every key. The cell below folds it for"
+        " a key one token back, uses it on the key five back, and prints that score beside the true one. ### The fix"
     )
     assert fold_main in " ".join(mla.split()), " ".join(mla.split())
     # read r206: why the check cell folds for one offset, said before its printed result; the cell folds for the
@@ -2193,24 +2213,27 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert "wrong_5 = float(folded_1 @ c_n)" in fold_src
     # read r196: why the rotary term is affordable, on the main line: DeepSeek-V2's rotary key is 64 wide, one per token
     # read r199: "small" and "shared by all heads" are said once, in the sentence before
+    # structural pass 217: the fix's score is the main line's equation, its folded part first; the rotary key's size
+    # in the cache sentence
     small = (
-        "The rotary key, 64 numbers in DeepSeek-V2, never passes through $W_{UK}$, so $W_{UK}$ can still be folded into"
-        " the query."
+        "The first part folds as without RoPE; only the second turns. Per token and layer, DeepSeek-V2 caches the"
+        " latent and the rotary key, which has 64 numbers."
     )
     assert small in " ".join(mla.split()) and book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]["qk_rope_head_dim"] == 64
     # read r204: the fix's score first, then why W_UK still folds (the rotary key bypasses it); read r205: the score
     # as an equation on the main line, its symbols all defined there, introduced by one short sentence
     # read r209: the fix in two short sentences on the main line (what the rotary query and key are, then why W_UK
     # still folds); the fix's score equation is the block's
-    added = "Only these two turn, and their score is added to the folded query's score of the latent."
+    added = "A head's score, before softmax's scaling, is the sum of an unrotated part and a rotated part:"
     assert " ".join(mla.split()).index(added) < " ".join(mla.split()).index(small)
     # the matrix named in one short sentence, right after its heading, before the fold
     symbols = (
-        "A head's key for token $n$ would be $W_{UK}\\, c_n$, where $W_{UK}$ is the head's *up-projection* for keys."
+        "A head rebuilds its key from the latent: $k_n = W_{UK}\\, c_n$, where $W_{UK}$ is the head's *up-projection*"
+        " for keys."
     )
     assert mla.count(symbols) == 1 and mla.index("*latent* $c_n$") < mla.index(symbols)
     assert mla.index(symbols) + symbols.index("W_{UK}") == mla.index("W_{UK}")  # W_UK first named there
-    assert mla.index("### Why RoPE blocks the shortcut") < mla.index(symbols) < mla.index("$q_m$")
+    assert mla.index(symbols) < mla.index("### Why RoPE blocks the shortcut") < mla.index("$q_m$")
     # R_{n-m} is partial rotary's, on the main line before MLA, and so is the offset it turns by
     mla_start = main_line.index("## DeepSeek's MLA")
     assert main_line.index("R_{n-m}") < main_line.index("*offset* $\\Delta = n - m$") < mla_start
@@ -2219,14 +2242,13 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # equation), with why it matters when decoding in the lesson ("so decoding need never rebuild past keys"; read
     # r199: said once, there, and no longer repeated in the block) and in the block on transformers: "Transformers
     # 5.24 caches $c_n$ and $k^R_n$ but forms every head's keys at each step" ("can", "need never": it does not fold)
-    defined = "Without RoPE, MLA can *fold* $W_{UK}$ into the head's query $q_m$"
+    defined = "It can *fold* $W_{UK}$ into its query $q_m$"
     body = mla[mla.index("### Why RoPE blocks the shortcut") + len("### Why RoPE blocks the shortcut") :]
     assert mla.count(defined) == 1 and body.index("fold") == body.index(defined) + defined.index("fold")
     # read r201: "fold" is first used where the subsection defines it, with its equation
     assert "fold" not in mla[: mla.index("### Why RoPE blocks the shortcut")]
-    assert "Each head can score the latents directly, without rebuilding past keys." in mla
+    assert "then score every past latent directly:" in mla
     assert "forms every head's keys at each step" in text and "need never form the heads' keys" not in text
-    assert mla.count("without rebuilding past keys") == 1
     assert "The block below gives the folded query." not in mla and "writes both scores out" not in text
     # the cost, right after the turn that breaks the fold (read r181: the decisive step sat only in the block), in
     # words; the folded query per past key, W^T R_{n-m}^T q, which depends on n - m (checked below), is the block's
@@ -2235,8 +2257,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # equation
     # read r212: the opening says it in the plain picture's words: "Full RoPE would block that shortcut, since its
     # turn depends on the distance"
-    cost = "Full RoPE would block that shortcut, since its turn depends on the distance"
-    assert mla.count(cost) == 1 and mla.index(cost) < mla.index("which sits between $q_m$ and $W_{UK}$:")
+    # structural pass 217: the cost follows the equation that shows it, in the subsection
+    cost = "no single folded query serves every key"
+    assert mla.count(cost) == 1 and mla.index(cost) > mla.index("which sits between $q_m$ and $W_{UK}$:")
     assert mla.index("which sits between") < mla.index("So the matrix to fold, $R_{n-m} W_{UK}$, changes with how far")
     # read r204: "a turn by the distance between the query and W_UK" read as a distance between q and W_UK; the turn
     # R_{n-m} sits between them in the product and depends on the offset; the rotary key's reason is plain: it never
@@ -2292,13 +2315,16 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # repeat it (the block's q^C is the main line's q_m, said at the block's top)
     # read r209: at most one equation on the main line; the fix's score, with the content query, is the block's, and
     # the main line says it in words right before why W_UK still folds
-    main_score = "\\text{score}_{mn} = (W_{UK}^\\top q^C_m)^\\top c_n + (q^R_m)^\\top R_{n-m}\\, k^R_n ."
-    fix_words = re.escape(added) + r"\s+The rotary key, 64 numbers"
-    assert re.search(fix_words, mla_main_line) and text.count(main_score) == 1 and main_score not in mla_main_line
-    assert "adds a small rotary query $q^R_m$ per head" in mla_main_line
+    # structural pass 217: the fix's score on the main line, with R_m on the rotary query as on the content query
+    # (transformers' DeepSeek-V2 attention concatenates the unrotated and rotated parts of query and key, so the
+    # score is the sum of the two dot products); the block writes its rotated part with R_{n-m}, not the score again
+    main_score = "(W_{UK}^\\top q_m)^\\top c_n + (R_m q^R_m)^\\top (R_n k^R_n) ."
+    fix_words = re.escape(added) + r"\s+\$\$\s+" + re.escape(main_score)
+    assert re.search(fix_words, mla_main_line) and text.count(main_score) == 1
+    assert "adds a small rotary query $q^R_m$ per head" in mla_main_line and "It leaves the latent unrotated." in mla
     assert "Their rotated term is added" not in text and "*content term*" not in text
     # every symbol of the score is named before it, on the main line or at the block's top
-    for symbol in ("$W_{UK}$", "$q^C_m$", "$c_n$", "$q^R_m$", "$k^R_n$", "R_{n-m}"):
+    for symbol in ("$W_{UK}$", "$q_m$", "$c_n$", "$q^R_m$", "$k^R_n$", "R_m"):
         assert text.index(symbol) < text.index(main_score), symbol
     folded = [w_uk.T @ posenc.apply_rope(q_c, cos[i], -sin[i]) for i in (3, 4)]  # (R_delta^T q)^T W, delta = 0, 1
     assert not torch.allclose(folded[0], folded[1], rtol=1e-3)
@@ -2328,33 +2354,37 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # and the folded query per past key
     # read r209: one on the main line, the rotated score; the block's three: the fold's identity, the folded query
     # per past key, and the fix's score
-    assert mla_main.count("$$") == 2 and mla_block.count("$$") == 6 and "\\text{score}_{mn}" in mla_block
-    assert "need not rebuild keys" not in text and text.count("\\text{score}_{mn}") == 1
+    # structural pass 217: three on the main line, the fold's identity, the rotated score and the fix's score; the
+    # block's one: the folded query per past key
+    assert mla_main.count("$$") == 6 and mla_block.count("$$") == 2 and "\\text{score}_{mn}" not in text
+    assert "need not rebuild keys" not in text
     fold_identity = "q_m^\\top (W_{UK}\\, c_n) = (W_{UK}^\\top q_m)^\\top c_n ."
-    assert fold_identity in mla_block and fold_identity not in mla_main
+    assert fold_identity in mla_main and fold_identity not in mla_block
     assert mla_block.index("**The two scores, written out.**") < mla_block.index("$$")  # the block opens with them
     # the main line: the symbols, then the fold's equation, then its name; the block: the per-head queries and
     # each equation
-    idea = "MLA can *fold* $W_{UK}$ into the head's query"
+    idea = "It can *fold* $W_{UK}$ into its query"
     assert mla_main.index("*latent* $c_n$") < mla_main.index(idea) < mla_main.index("$$")
     symbols = "The main line's rotated score holds with the content query $q^C_m$ as $q_m$"
     assert mla_block.index("*content query* $q^C_m$") < mla_block.index("latent $c^Q_m$") < mla_block.index(symbols)
     assert mla_block.index(symbols) < mla_block.index("R_{n-m}^\\top q^C_m)^\\top c_n")
     assert mla_block.index("R_{n-m}^\\top q^C_m)^\\top c_n") < mla_block.index("rotary query $q^R_m$")
+    # the block's rotated part, the main line's (R_m q^R_m)^T (R_n k^R_n) with R_m^T R_n = R_{n-m}
+    assert "the rotated part equals $(q^R_m)^\\top R_{n-m}\\, k^R_n$, again since" in mla_block
     # the rotated score sits in the block, right after the sentence that puts R_{n-m} between q and W_UK; the main line
     # says it in words
     rotated = "(R_m q_m)^\\top R_n W_{UK}\\, c_n = q_m^\\top R_{n-m} W_{UK}\\, c_n ."
     assert rotated in mla_main and rotated not in mla_block  # read r203: the main line's one equation
     # read r207: the cost in words opens the subsection (its lesson), then the turn, then the equation
-    assert mla_main.index(cost) < mla_main.index("which sits between $q_m$ and $W_{UK}$:") < mla_main.index(rotated)
+    assert mla_main.index("which sits between $q_m$ and $W_{UK}$:") < mla_main.index(rotated) < mla_main.index(cost)
     # read r195: the identity behind it (chapter 4's R_m^T R_n = R_{n-m}) named in words on the main line
     assert (
         "With RoPE, the query's turn $R_m$ and the key's turn $R_n$ combine into one turn $R_{n-m}$, which sits between"
         " $q_m$ and $W_{UK}$:" in " ".join(mla_main.split())
     )
-    assert "\\text{score}_{mn}" not in mla_main  # read r209: the fix's score is the block's
+    assert mla_main.index(rotated) < mla_main.index(main_score)  # structural pass 217: the fix's score follows
     # the block does not repeat the main line's argument: the fold, its cost and the fix are each said once, there
-    assert "RoPE on those keys would break the fold" not in text and text.count("W_{UK}^\\top q^C_m)^\\top c_n") == 1
+    assert "RoPE on those keys would break the fold" not in text and text.count("W_{UK}^\\top q^C_m)^\\top c_n") == 0
     assert "Without RoPE, the fold is" not in text and "serves every past key" not in mla_block
     assert text.count("as costly as rebuilding every past key") == 1 and text.count("*decoupled RoPE*") == 1
     assert "folds into the query again" not in mla_block and "*folds*" not in mla_block
@@ -2415,8 +2445,9 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # DeepSeek-V2 paper's"
     assert "That count is the DeepSeek-V2 paper's: its table of cache sizes gives multi-head attention" in text
     assert (
-        "Per token and layer, DeepSeek-V2 then caches only the latent and the rotary key. The figure compares this"
-        " cache with multi-head attention's, as the DeepSeek-V2 paper counts it: a key and a value for every head."
+        "Per token and layer, DeepSeek-V2 caches the latent and the rotary key, which has 64 numbers. The figure"
+        " compares this cache with multi-head attention's, as the DeepSeek-V2 paper counts it: a key and a value for"
+        " every head."
         " MLA's cache is also smaller than that of grouped-query attention with 8 groups, where heads share keys and"
         " values." in " ".join(main_line.split())
     )
@@ -2430,16 +2461,19 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     # read r200: the position lesson gets a visible check, right after "That turn changes with the distance": the
     # section's first text cell, then the check, then the fix
     assert ids.index("c35-fold") + 1 == ids.index("mla-fold-check") == ids.index("c35") - 1
-    assert "since its turn depends on the distance" in "".join(nb_cells()[ids.index("c35-fold")]["source"])
+    assert "no single folded query serves every key" in "".join(nb_cells()[ids.index("c35-fold")]["source"])
     assert bars_cell["cell_type"] == "code" and bars_cell["metadata"]["tags"] == ["hide-input"]
     bars_code = "".join(bars_cell["source"])
     # read r192: the assert compares posenc's counts with the text's products; no arithmetic-only equality
     # read r207: the figure also draws 8-group GQA (the block's 2 048), so the main line's comparison is fair
     # read r209: the assert checks the copied config against the DeepSeek-V2 paper's counts (section 2.1.3, Table 1):
     # d_c = 4 d_h, d_h^R = d_h / 2, MLA's (d_c + d_h^R) = 9/2 d_h numbers, MHA's 2 n_h d_h, GQA's 2 n_g d_h
+    # read r216 (finding 4): the second assert restated posenc's formula; it checks the text's order instead
+    # (structural pass 217)
     paper = (
         'assert ds["kv_lora_rank"] == 4 * d_h and ds["qk_rope_head_dim"] == d_h // 2 and mla == 4.5 * d_h\n'
-        "assert mha == 2 * n_h * d_h and gqa == 2 * 8 * d_h\n"
+        "assert mla < gqa < mha   # the text: MLA's cache is smaller than GQA's with 8 groups, and far smaller than"
+        " MHA's\n"
     )
     assert paper in bars_code and "Table 1" in bars_code and "assert list(cached.values())" not in bars_code
     ds_v2 = book.MODEL_ROPE_CONFIGS["deepseek-v2"]["extra"]
@@ -2460,7 +2494,7 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     assert any("image/png" in o.get("data", {}) for o in bars_cell["outputs"])  # drawn in the stored notebook
     said_mla, width = (int(g) for g in payoff.groups())
     assert said_mla == mla == 576 and width == ds["v_head_dim"] == 128  # the count and head width behind the table
-    assert main_line.index("*decoupled RoPE*") < main_line.index("caches only the latent and the rotary key")
+    assert main_line.index("*decoupled RoPE*") < main_line.index("caches the latent and the rotary key")
     assert text.index("MLA's 576 numbers") < text.index("| cache per token and layer |")  # the count, then its table
     assert "In the paper's count" not in text  # the 57 is the book's arithmetic on the paper's formula
     # the block's "its table of cache sizes gives multi-head attention $2 n_h d_h$", with n_h = d_h = 128; V2's own
@@ -2949,25 +2983,38 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert "assert abs(qk_far[64] - matching_share[-1]) < 1e-9" in code
     assert "assert xpos_signed >= rope_signed > 0" in code  # "Its level ... is no lower under xPos than under RoPE"
     assert "assert swing < 0.25" in code  # "under xPos it swings far less": the band's spread, xPos over RoPE
-    fig_code = code[code.index("fig, (ax_far, ax) = plt.subplots(1, 2") :][:3000]
+    # structural pass 217: the band's figure moved to the appendix's *xPos* part, its own cell (id xpos-band-plot);
+    # the section's figure draws only the far range (this supersedes the earlier reads' right-panel decisions)
+    cells_x = nb_cells()
+    ids_x = [c.get("id") for c in cells_x]
+    band_cell = cells_x[ids_x.index("xpos-band-plot")]
+    fig_code = "".join(band_cell["source"])
+    assert {"hide-input", "hide-output"} <= set(band_cell["metadata"]["tags"]) and "plt.show()" in fig_code
+    assert ids_x.index("xpos-band-plot") > next(
+        i for i, c in enumerate(cells_x) if "".join(c["source"]).startswith("### xPos")
+    )
+    assert "fig, ax_far = plt.subplots(figsize=(7, 4.4)" in code and "plt.subplots(1, 2, figsize=(12" not in code
     assert fig_code.count("ax.plot(") == 2 and "ax.stairs(" not in fig_code  # the two scores, nothing averaged
-    assert "ax.plot(back, matching_rope[xpos_band]" in fig_code and "ax.plot(back, matching_xpos[xpos_band]" in fig_code
+    assert "ax.plot(band_back, matching_rope[xpos_band]" in fig_code
+    assert "ax.plot(band_back, matching_xpos[xpos_band]" in fig_code
     assert "ax.axhline(rope_signed" in fig_code and "ax.axhline(xpos_signed" in fig_code  # the dashed levels
     assert 'ylabel="score per pair, with signs"' in fig_code and "unrelated" not in fig_code
     assert "xpos_band = delta <= -2048" in code and "xlim=(2048, 4096)" in fig_code  # the text's band
-    # read r204: the right panel's title says the main line's lesson; the levels and "no lower" are the block's
-    title = 'title="2048 to 4096 tokens back, a narrower y range:\\nxPos damps the swings")'
+    # read r204: the band figure's title says the block's lesson
+    title = 'title="A key equal to its query, d = 64, 2048 to 4096 tokens back:\\nxPos damps the swings; the dashed'
     assert "its mean no lower than RoPE's" not in code
+    # (structural pass 217: the band moved to the appendix's own figure; the comments below record earlier reads)
     # read r203: two panels with one y scale: left, 1 to 65 536 back on a log axis, the score flattens to zero under
     # xPos and keeps swinging under RoPE (asserted where drawn, and below); right, the band
     # read r205: the panels show different distances, so the right one has its own, narrower y range, where the two
     # dashed means are seen apart, labelled in plain words; the zoom clips none of the band's scores (asserted in
     # the cell)
-    assert title in fig_code and "sharey" not in fig_code and "ax_far.semilogx(far_back, far_xpos" in fig_code
-    assert "ylim=(-0.3, 0.45)" in fig_code and 'ylabel="score per pair, with signs (zoomed in)"' in fig_code
+    assert title in fig_code and "sharey" not in fig_code and "ax_far.semilogx(far_back, far_xpos" in code
+    # structural pass 217: the band's figure is a figure of its own, so its y range needs no "zoomed in"
+    assert "ylim=(-0.3, 0.45)" in fig_code and 'ylabel="score per pair, with signs",' in fig_code
     assert '"RoPE, mean over these distances: ' in fig_code and '"xPos, mean over these distances: ' in fig_code
     assert "level" not in fig_code[fig_code.index("ax.axhline(rope_signed") :]
-    assert 'xlabel="distance |Δ| (tokens back, log scale)", xlim=(1, 65536)' in fig_code
+    assert 'xlabel="distance |Δ| (tokens back, log scale)", xlim=(1, 65536)' in code  # the section's figure
     assert "assert float(far_rope[last].abs().mean()) > 0.05" in code
     assert "assert float(far_xpos[last].abs().mean()) < 0.05 * float(far_rope[last].abs().mean())" in code
     # the band's values, computed here from the figure's definitions: the spread and level of each score, and the
@@ -3052,7 +3099,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         "Nearer in, xPos does lower this average at $d = 64$: over every span of distances from $a$ to $2a - 1$ with"
         " $a$ up to about 1500, and over some spans with $a$ up to about 2400, by up to 15 %.",
         "At $d = 32$ it is a hair lower even from 2048 to 4096 tokens back.",
-        "The check cell below computes its score per pair, with signs, each pair of unit length; fading the fast"
+        "The figure below draws its score per pair, with signs, each pair of unit length; fading the fast"
         " pairs barely moves the average there.",
     ):
         assert sentence in text, sentence
@@ -3082,7 +3129,8 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # read r203: the lesson first, the decay and its far effect in one sentence
     fades = (
         "xPos multiplies each pair's term in the score by a *decay factor* that shrinks with distance, the fast pairs'"
-        " first, so far enough back the whole score fades to zero."
+        " first, so far enough back the whole score fades to zero ([Sun et al. 2022]"
+        '(https://arxiv.org/abs/2212.10554 "cite:sun2022xpos")).'
     )
     # read r201: the simple idea first (far back, every factor small), then the band, scoped to a key equal to its
     # query with unit pairs, in the same head (d = 64), with no "typically"; it holds at every d from 32 to 1024
@@ -3091,14 +3139,17 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # level comparison (the dashed lines, "no lower") is the block's; "mostly": the level's change is under a quarter
     # of the spread's drop for the figure's key at every d, and under the drop for over 95 % of random queries and
     # of random query/key pairs (checked below)
-    lesson_band = (
-        "Two to four thousand tokens back, xPos mostly damps how the score swings from one distance to the next."
+    # structural pass 217: the band left the main line; the block names it and points to the appendix's figure
+    lesson_band = "There xPos mostly damps how the score swings from one distance to the next."
+    band_named = (
+        "**Nearer in.** The appendix's *xPos* part draws the same key's score from 2048 to 4096 tokens back, the"
+        " *band*."
     )
     # read r207: why xPos exists, from the appendix's own wording (attention resolution rewards a matching key's
     # expected score for falling steadily with distance), with the citation, right after the lesson
     answers = (
-        "Its authors wanted a matching key's score to fall more steadily with distance ([Sun et al. 2022]"
-        '(https://arxiv.org/abs/2212.10554 "cite:sun2022xpos")). So xPos answers yes to the sixth question; no RoPE'
+        "Its authors wanted a matching key's score to fall more steadily with distance. So xPos answers yes to the"
+        " sixth question; no RoPE"
         " model in this chapter's table uses it. Chapter 5's decay, the fall of a matching key's mean score, comes"
         " from RoPE itself; xPos adds an explicit factor on each term."
     )
@@ -3184,19 +3235,18 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # over every span of distances [a, 2a) with a up to 1495, xPos's mean is lower (checked at the end of this test),
     # that is, the part it fades, each pair's term times one less its factor, has a positive mean there
     # read r203: the figure's two panels, the far range first (the section's lesson), then the band
+    # structural pass 217: one panel, the far range; the band moved to the appendix (supersedes r203, r209)
     # read r209: one short sentence on the right panel, what it shows and that its y scale is its own (the figure's
     # code: ylim (-0.45, 1.05) on the left, (-0.3, 0.45) on the right); the swings' damping is the block's
     shows = (
-        "The figure's key equals its query, with pairs of one length. On the left, far back, its score keeps swinging"
-        " under RoPE but flattens to zero under xPos. The right panel, on a y scale of its own, zooms in on two to"
-        " four thousand tokens back. There xPos has faded the fast pairs, whose terms make the swings, so the swings"
-        " shrink while the mean does not drop."
+        "The figure's key equals its query, each pair of unit length. Far back, its score keeps swinging under RoPE"
+        " but flattens to zero under xPos."
     )
     # read r199: the level's sentence scoped to the figure (its head and distances); read r204: moved to the block
     level = "They lie close together, and xPos's is no lower: xPos damps the swings much more than the level."
     dashed = (
-        "**The dashed levels.** In the right panel, the *band* is the distances drawn, 2048 to 4096 tokens back. A"
-        " score's *level* is its mean over the band; the dashed lines mark the two levels. " + level
+        "**The dashed levels.** A score's *level* is its mean over the band; in the appendix's figure, the dashed"
+        " lines mark the two levels. " + level
     )
     # read r200: the heading's decay on the main line, scoped to the figure's head (d = 64); nearer keys' lower level
     # and the unrelated keys (second cases) are the block's
@@ -3213,7 +3263,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     ]
     # read r209: the main line carries one idea, the decay (the fast pairs' first) and its far effect; the band's
     # damped swings and their reason open the block
-    said = " ".join((fades, answers, far, formula, shows))
+    said = " ".join((fades, answers, formula, far, shows))
     assert said in " ".join(xpos_main.split())
     # the lesson opens the section, right under its heading: the decay, the far fade, then the band
     assert " ".join(xpos_main.split()).startswith("## xPos: a decay on the score " + said)
@@ -3226,15 +3276,12 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     assert abs(unrelated_far - 0.31) < 0.05  # "about a third"
     # one average on the main line: the dashed mean; the unrelated keys' size is "on average" once
     assert "mean size" not in xpos_main and "unrelated" not in xpos_main and xpos_main.count("average") == 0
-    assert "two thirds" not in xpos_main and "with signs" not in xpos_main and xpos_main.count("panel") == 1
+    assert "two thirds" not in xpos_main and "with signs" not in xpos_main and xpos_main.count("panel") == 0
     assert lesson_band[:-1] not in xpos_main and why not in " ".join(xpos_main.split())
     assert "nearer in" not in xpos_main.lower() and "its decay fades" not in xpos_main.lower()
     # the section's block: the mean size (the old figure's measure, 0.65 for this key, asserted where computed), the
     # scope of the level (nearer in and at d = 32 xPos lowers it, checked below), unrelated keys, the float32 cost
-    summary = (
-        "<summary>Nearer in, the dashed levels, the factor's formula, mean size, where xPos lowers the level, unrelated"
-        " keys, and xPos's float32 cost</summary>"
-    )
+    summary = "<summary>Nearer in, the factor's formula, unrelated keys, and xPos's float32 cost</summary>"
     opens = text.index(summary)
     block = text[opens : text.index("</details>", opens)]
     for sentence in (
@@ -3244,7 +3291,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
         wider,
         "**Where the level falls.** The level holds for this head and band only: the appendix's *xPos* part shows xPos"
         " lowering it nearer in, and at $d = 32$.",
-        "The figure's cell asserts the band's two levels; the appendix's *xPos* part gives the numbers.",
+        "The section's figure cell asserts the band's two levels; the appendix's *xPos* part gives the numbers.",
         "**Unrelated keys.** Their scores average zero, so for them only the mean size tells xPos from RoPE.",
         "Over 1000 random query/key pairs, in the same band, xPos's mean size falls to about a third of RoPE's.",
         lesson,
@@ -3253,7 +3300,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # the block opens with the answer to the main line's surprise, a decay that raises the level (read r181)
     # read r204: it opens with the dashed levels, moved from the main line, then why the level rises
     # read r209: it opens with the band's damped swings and their reason, moved from the main line, then the levels
-    nearer = "**Nearer in.** " + lesson_band[:-1] + ": under xPos it swings far less. " + why
+    nearer = band_named + " " + lesson_band[:-1] + ": under xPos it swings far less. " + why
     assert " ".join(block.split()).startswith(
         " ".join((summary, nearer, dashed, "**Why the level rises here.**", why_level))
     )
@@ -3265,7 +3312,7 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     # one figure, the section's own cell, right after its text
     assert figs == [sec + 1] and sec + 1 < app
     fig_src = "".join(cells[sec + 1]["source"])
-    assert '# "does not lower their mean"; the block\'s "xPos\'s level is even a little higher than RoPE\'s"' in fig_src
+    assert "# the block's \"xPos's is no lower\"; \"xPos's level is even a little higher" in fig_src
     assert '# the block\'s "about a third"; "about two thirds"' in fig_src
     assert "<summary>A key equal to its query, with signs</summary>" in text
     assert "in the figure below</summary>" not in text[text.index("### xPos") :][:3000]
@@ -4665,7 +4712,7 @@ def test_chapter_partial_rotary_names_its_content_channel():
     # read r199: xPos's section opens with its lesson, which names the factor on each pair's term, as the question does
     defined = (  # read r203: the lesson's far effect in the same sentence
         "xPos multiplies each pair's term in the score by a *decay factor* that shrinks with distance, the fast pairs'"
-        " first, so far enough back the whole score fades to zero."
+        " first, so far enough back the whole score fades to zero"
     )
     assert main.index("decay factor") == main.index(defined) + defined.index("decay factor")
     assert opening.index("After this chapter you will be able to:") < opening.index("It assumes chapter 4's RoPE")
@@ -4873,18 +4920,19 @@ def test_chapter_thick_lines_and_the_random_query_mean():
         # random query looks like on average (each pair's expected squared length is equal, checked above)
         # read r206: what the figure plots first, then the smoothing, then why the key stands for random queries
         # read r213: the key first, then what the figure plots for it
-        "Take a key equal to its query, with 2-D pairs that all have one length, so each pair counts equally; a random"
-        " query's pairs do too, on average. The figure plots the score that this key keeps at each distance, as a"
-        " share of its score at distance zero. A share of one means the far key scores as high as at distance zero;"
-        " zero means it scores like an unrelated key, on average. Each flat step is that share's mean over one doubling"
-        " of the distance, smoothing out its swings."
+        # structural pass 217: a random query and a key equal to it; the unit-pair key is the block's device
+        "Take a random query and a key equal to it. The figure plots the share of its distance-zero score that this"
+        " key keeps at each distance, averaged over random queries. A share of one means the far key scores as high as"
+        " at distance zero; zero means it scores like an unrelated key, on average. Each flat step is that share's mean"
+        " over one doubling of the distance, which smooths out its swings."
     )
     section = main_line[main_line.index("### A far matching key keeps more") : main_line.index("## Reading a modern")]
     section = section[: section.index(" ## ")]  # to the next section's heading
     assert measure in " ".join(section.split())
     # two averages on the main line, each named once: over random queries (the one sentence where the section's
     # main line says "random quer", reopened by read r200), and over each doubling
-    assert section.count("random quer") == 1 and section.count("over one doubling") == 1
+    # structural pass 217: the random query is the figure's subject, named where it is set up and where it is averaged
+    assert section.count("random quer") == 2 and section.count("over one doubling") == 1
     assert "with such keys" not in text  # read r200: a phrase with no clear referent
     # "Each flat step": the section's figure draws steps (ax.stairs), one per doubling
     assert "ax.stairs(steps, edges" in "".join(next(c for c in nb_cells() if c.get("id") == "c14c-plot")["source"])
@@ -5022,14 +5070,14 @@ def test_chapter_base_figure_title_names_its_smoothing():
     assert text.count(rule) == 1 and rule not in main_line
     # read r200: the share at each distance, then each step's mean over one doubling, one sentence each
     named = (
-        "keeps at each distance, as a share of its score at distance zero. A share of one means the far key scores as"
-        " high as at distance zero; zero means it scores like an unrelated key, on average. Each flat step is that"
-        " share's mean over one doubling of the distance, smoothing out its swings."
+        "keeps at each distance, averaged over random queries. A share of one means the far key scores as high as at"
+        " distance zero; zero means it scores like an unrelated key, on average. Each flat step is that share's mean"
+        " over one doubling of the distance, which smooths out its swings."
     )
     assert main_line.count(named) == 1 and text.index(named) < text.index(rule)
     # the figure draws only the band means, all thick (lw=2.5), so the main line does not say "thick"; the text's
     # term, "share of its score at distance zero", is the y label's and the title's
-    assert "a thick line at distance" not in main_line and "as a share of its score at distance zero" in main_line
+    assert "a thick line at distance" not in main_line and "the share of its distance-zero score" in main_line
     assert "a larger share of its score" in code
     base_fig = next(
         "".join(c["source"]) for c in nb_cells() if 'model_of = {1e4: "Llama 2"' in "".join(c["source"])
@@ -5252,7 +5300,7 @@ def test_mla_rotary_query_scout_config_refusal_context_shift_and_cohere_order():
     transformers = pytest.importorskip("transformers", minversion="5.24")
     text = chapter_markdown("10_rope_today")
     code = _figure_titles()
-    assert "so MLA rotates only a small separate query and key." in text
+    assert "It leaves the latent unrotated." in text  # structural pass 217
     assert "adds a small rotary query $q^R_m$ per head and one *rotary key* $k^R_n$ per token" in text
     assert "rotary query $q^R_m$, one per head, also comes from $c^Q_m$; the rotary key $k^R_n$ comes from" in text
     assert "it rotates only a small extra key" not in text
@@ -5605,7 +5653,8 @@ def test_chapter_r200_mla_check_modernbert_and_exercise_asserts():
     src = "".join(check["source"])
     # visible: no hidden input, no ignored output; seeded; its two gaps printed and asserted
     assert check["cell_type"] == "code" and not check["metadata"].get("tags") and "jupyter" not in check["metadata"]
-    assert "manual_seed(0)" in src and "assert no_rope_gap < 1e-12 and rope_gap > 1e-6" in src
+    # read r216 (finding 3): the no-RoPE gap is associativity, so it is printed but not asserted (structural pass 217)
+    assert "manual_seed(0)" in src and "assert rope_gap > 1e-6" in src and "assert no_rope_gap" not in src
     printed = "".join("".join(o.get("text", "")) for o in check["outputs"])
     assert "without RoPE: folded and direct scores differ by under 1e-12, float64 rounding" in printed
     found = re.search(r"scores the key 5 back (-?[0-9.]+), not (-?[0-9.]+): off by ([0-9.]+)", printed)
