@@ -897,6 +897,15 @@ unsettled_217 = (
     " heads."
 )
 kerple_alibi_block = "<summary>Comparing trained KERPLE heads with ALiBi's heads</summary>"
+# fix pass 218 (read r217, a hardest place): the KERPLE section's slow fade on the main line, right after the result,
+# was left linked to KERPLE's lead; two sentences cut the link, scoped to ALiBi's flattest head and to the penalty
+# (checked in test_the_main_line_cuts_the_link_from_kerples_slow_fade_to_its_far_passkey_lead: every trained head's
+# bias below ALiBi's flattest line 1 to 511 back, each solved log shape crossing that line only past 511)
+slow_fade_218 = (
+    "At every distance tested, each trained KERPLE head penalises a key more than ALiBi's flattest head does."
+    " So the KERPLE section's argument, a slow fade that leaves far keys more weight, does not apply at these"
+    " distances."
+)
 takeaway_8l = (
     "Softmax shares each row's weight among its keys, though, so a head that is steep near the query can still leave a"
     " far key more weight. At equal content scores, in three of five seeds a KERPLE head leaves the key 496 back"
@@ -1276,9 +1285,10 @@ def test_kerple_sections_power_law_argument_does_not_explain_the_far_passkey_lea
     # would win, beyond the tested lengths (checked below: every solved log shape crosses past 511 back)
     # structural pass 217: the main line ends on the result and unsettled_217; the counter-fact and the softmax
     # paragraph (takeaway_8l) are the next block's, before the section's measures block
-    assert " ".join(cells["c29"].split("<details>")[0].split()).endswith(f"{result} {unsettled_217}")
+    # fix pass 218: slow_fade_218 between the result and unsettled_217
+    assert " ".join(cells["c29"].split("<details>")[0].split()).endswith(f"{result} {slow_fade_218} {unsettled_217}")
     assert (
-        f"{result} {unsettled_217} <details>{kerple_alibi_block} {unknown} {takeaway_8l} </details>"
+        f"{result} {slow_fade_218} {unsettled_217} <details>{kerple_alibi_block} {unknown} {takeaway_8l} </details>"
         " <details><summary>How the measures are scored" in flat
     )
     assert unsettled_8l not in main and "What does explain KERPLE's lead is not measured here." in flat
@@ -1454,12 +1464,22 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         # one of the 40 heads (the lift at every distance 1 to 63, the key one back gaining least, the own token
         # unchanged, and the two nearest tokens' lost share: gains, near_63 and near_511 below); the inference (query
         # 511 past each learned threshold, a smaller u, a bias that falls as u grows) is the block's (trained_read)
-        "In every head of chapter 8's trained FIRE models, query 511 gives each key 1 to 63 back a higher bias than"
-        " query 63 gives the key at that distance. Of those keys, the key one back gains the least. The query's own"
-        " token keeps its bias."
-        " So at equal content scores, softmax moves weight from the own token and the key one back, taken together, to"
-        " keys farther back."
+        # fix pass 218 (read r217, hardest place): the point first, the two nearest tokens' lost share (near_63
+        # against near_511 and whole_511 below, all 40 heads: over the same 64 keys and over query 511's whole row),
+        # then the measured lift, then why it may matter, the guess the block held (the filler's next symbol depends
+        # only on the two tokens before it: test_fire_later_query_raises_the_keys_2_to_63_back_more_than_the_two_the_
+        # filler_needs), said as untested. "query 511 ... than query 63", not "a later query": the run saves these two
+        "In chapter 8's trained FIRE models, query 511 gives its own token and the key one back less weight, taken"
+        " together, than query 63 does, at equal content scores. In every head, query 511 gives each key 1 to 63 back"
+        " a higher bias than query 63 gives the key at that distance. The key one back gains the least, and the own"
+        " token keeps its bias. The next symbol of chapter 8's filler depends only on those two tokens, so this may be"
+        " why FIRE's loss rises on long inputs; no run here tests it."
     )
+    lesson_r217 = (
+        "In every head of chapter 8's trained FIRE models, query 511 gives each key 1 to 63 back a higher bias than"
+        " query 63 gives the key at that distance."
+    )
+    assert lesson_r217 not in " ".join(text.split())  # fix pass 218: the point comes first
     lesson_r213 = (
         "The saved biases imply that in the trained heads, query 511 lies past the learned threshold: otherwise queries"
         " 63 and 511 would give every distance the same bias."
@@ -1498,14 +1518,12 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # trained head shows it", overstated what the run shows (it records no learned |c| or L_thr): the answer comes
     # first, then its two facts in one sentence (the fall and the lift, which together make a lifted bias that of a
     # nearer key), then the example
-    assert [p for p in _markdown_paragraphs() if p.startswith("In every head of chapter 8's trained FIRE models")] == [
-        lesson
-    ]
+    assert [p for p in _markdown_paragraphs() if p.startswith("In chapter 8's trained FIRE models")] == [lesson]
     # four sentences (read r202: r200's sixth, the untested guess on why the lift may matter, is the block's; read
     # r203: the conclusion opens the paragraph, so it is not said again at its end)
     assert (
         len(re.findall(r"[.:;] (?=[A-Z])", lesson)) + 1 == 4
-    )  # structural pass 217: the lift, the key one back, the own token, the weight moved
+    )  # fix pass 218: the weight moved, the lift, the key one back and the own token, why it may matter
     assert "Yes: in every trained head" not in text and "For example, query 511 gives the key 8 back" not in text
     assert "The starting values predict this same shift" not in text and "every trained head shows it" not in text
     assert "In each, the saved bias falls" not in text and "treats a key as far back" not in text
@@ -1517,7 +1535,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         flat_text.index(fire_block_title) : flat_text.index("</details>", flat_text.index(fire_block_title))
     ]
     assert flat_text.count(fire_block_title) == 1
-    assert flat_text.index("Of those keys, the key one back gains the least.") < flat_text.index(fire_block_title)
+    assert flat_text.index("The key one back gains the least, and the own token") < flat_text.index(fire_block_title)
     # "taken together": the two nearest tokens' share of the row falls from query 63 to query 511 in every head,
     # checked in the loop of near_63 and near_511 below
     # the count of heads and the threshold's inference, off the main line (read r199: a learner asks whether query
@@ -1544,16 +1562,13 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " bias between distance 0 and the key's own: the key reads as nearer, but never as near as the query's own"
         " token." in fire_block
     )
-    # the link to the appendix's guess keeps the appendix's hedging, and stays off the main line
-    assert (
-        "The appendix's part *A guess about FIRE's rising loss* spells out that guess; no run here tests it."
-        in fire_block
-    )
+    # the link to the appendix's guess stays off the main line (fix pass 218: the guess itself is the main line's)
+    assert "The appendix's part *A guess about FIRE's rising loss* spells out the guess above." in fire_block
     fire_main = " ".join(main[main.index("## FIRE: an MLP") : main.index("## CoPE: count only")].split())
     for aside in ("does not record", "never above", "never as near", "A guess about FIRE", "untested"):
         assert aside not in fire_main, aside
     trained_main = fire_main[
-        fire_main.index("In every head of chapter 8's trained FIRE models") : fire_main.index("To remember:")
+        fire_main.index("In chapter 8's trained FIRE models, query 511") : fire_main.index("To remember:")
     ]
     assert "nearer" not in trained_main and "keys 3 and 4" not in trained_main  # the block's, below
     for inference in ("threshold", "$u$", "falls as"):  # structural pass 217: the inference is the block's
@@ -1564,7 +1579,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert "each trained head's bias falls as the key's $u$ grows." not in text
     # read r207: the measured lift opens the paragraph; FIRE's rule follows as its explanation (structural pass
     # 217: in the block)
-    assert trained_main.startswith("In every head of chapter 8's trained FIRE models, query 511 gives each key")
+    assert trained_main.startswith("In chapter 8's trained FIRE models, query 511 gives its own token and the key")
     assert (
         "In every trained head, for example, query 511 gives the key 8 back a bias between those that query 63 gives"
         " the keys 3 and 4 back. At the starting values, $u$ shows the same shift; the trained biases are measured,"
@@ -1615,11 +1630,12 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # heads, the chain in order: the smaller u, the higher bias, the weight moved
     # structural pass 217: the smaller u and the fall with u are the block's; the main line's chain is the lift, the
     # key one back, the own token, the weight moved
+    # fix pass 218: the weight moved comes first, then the lift, the key one back and the own token
+    matters = flat_main_fire.index("query 511 gives its own token and the key one back less weight, taken together")
     first = flat_main_fire.index("query 511 gives each key 1 to 63 back a higher bias than query 63 gives the key")
     assert "the bias from query 63 or query 511 falls" not in text
-    takeaway = flat_main_fire.index("Of those keys, the key one back gains the least.")
-    own = flat_main_fire.index("The query's own token keeps its bias.")
-    matters = flat_main_fire.index("softmax moves weight from the own token and the key one back, taken together")
+    takeaway = flat_main_fire.index("The key one back gains the least,")
+    own = flat_main_fire.index("and the own token keeps its bias.")
     # read r210: the trained heads' result follows the mechanism (cell 13), not before it: the opening is the rule's
     # plain lesson alone
     opening = flat_main_fire.index("the later the query, the nearer a given distance looks to FIRE's MLP.")
@@ -1628,16 +1644,22 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # names the two tokens and says, as a guess no run tests, why it may matter (chapter 8's filler: the next symbol
     # depends only on the two tokens before it, checked in the appendix's guess test)
     # read r202: an untested causal guess on the main line; it is the block's, with the appendix's part named
-    guess = (
+    guess_r217 = (
         "In chapter 8's filler, the next symbol depends only on the query's own token and the key one back, so this"
-        " lift may be why FIRE's loss rises on long inputs. The appendix's part *A guess about FIRE's rising loss*"
-        " spells out that guess; no run here tests it."
+        " lift may be why FIRE's loss rises on long inputs."
     )
-    assert guess not in flat_main_fire and guess in " ".join(text.split())
+    # fix pass 218 (read r217): why the lift matters is the main line's, once, said as untested; the block only points
+    # to the appendix's part
+    guess = (
+        "The next symbol of chapter 8's filler depends only on those two tokens, so this may be why FIRE's loss rises"
+        " on long inputs; no run here tests it."
+    )
+    assert guess_r217 not in " ".join(text.split()) and " ".join(text.split()).count(guess) == 1
+    assert guess in flat_main_fire and own < flat_main_fire.index(guess)
     assert (
-        # read r209: the lesson first, then the chain: smaller u, higher bias, the own token, the weight moved
-        opening < first < takeaway < own < matters
-    )  # read r204: the lift first, then its consequence
+        # fix pass 218: the rule's lesson, then the weight moved, then the lift, the key one back, the own token
+        opening < matters < first < takeaway < own
+    )
     # read r189: "not implied by the starting values" left the learner unsure whether the u-picture explains the
     # figure; read r190: "the run cannot show that u causes it" was a hedge the model rules out: FIRE's MLP takes u
     # alone (posenc's FireBias: the bias at a query and distance is mlp(u) and nothing else), so a different bias at
@@ -2349,12 +2371,15 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
         " key gets a smaller $u$. </details>"
     )
     assert "where no key sits" not in flat_main
+    # fix pass 218 (read r217): the example is the main line's and the figure's; the block keeps what only it says,
+    # the log axis, the dots and why the dotted line ends between two of them (its left end, between, lies between
+    # query 63's dots at 3 and 4, and u from one query grows strictly with the distance: both checked below)
     figure_block = (
         "<details><summary>Reading the figure</summary> The figure draws $u$ for three queries, on a log axis so that"
-        " distances from one to thousands fit. Its dotted line joins the key 8 back from query 511 to the point of"
-        " query 63's curve with the same $u$. Keys sit at whole distances, marked by dots near the query. The dotted"
-        " line's left end lies between two dots: no whole distance from query 63 gets exactly that $u$. </details>"
+        " distances from one to thousands fit. Keys sit at whole distances, marked by dots near the query. The dotted"
+        " line ends between two of query 63's dots: no key of query 63 gets exactly the $u$ it marks. </details>"
     )
+    assert "Its dotted line joins the key 8 back from query 511" not in " ".join(text.split())
     assert "The figure draws $u$ for three queries" not in flat_main and "log axis" not in flat_main
     # the lesson's comparison: past the threshold 16, each later query gives every key 1 or more back a smaller u,
     # and from any one query u grows with the distance, so the later query's u is an earlier query's u of a nearer
@@ -2696,6 +2721,75 @@ def test_passkey_figure_labels_every_tested_distance():
     assert experiment_config()["distances"] == [8, 24, 40, 56, 96, 160, 256, 384, 496]
 
 
+beats_chance = (
+    "It beats chance because the answer, one of the input's labels, occurs on average once more than any other."
+)
+
+
+def test_the_most_frequent_label_guess_beats_chance_as_the_answer_occurs_once_more_on_average():
+    """The counting section's main line, after the black ticks (fix pass 218, read r217): "It beats chance because the
+    answer, one of the input's labels, occurs on average once more than any other." counting_batch draws each
+    sentence's label uniformly from 8, and the answer is the label of one of them, so the answer occurs at least once,
+    with an expected count of 1 + (n - 1) / 8 against (n - 1) / 8 for each other label: one more. Checked on the
+    task's own generator, at the figure's lengths, 8 and 16 sentences, over 3000 questions from three seeds each (the
+    mean difference, answer minus each other label, was 0.97 to 1.03 there; its standard error is about 0.03), and the
+    guess itself against chance, 1 in 8, with each tie among the most frequent labels broken at random."""
+    from posenc.experiments.counting import COUNTING_CONFIG, N_LABELS, counting_batch
+
+    main = " ".join(re.sub(r"<details>.*?</details>", " ", chapter_markdown("11_learned_position"), flags=re.S).split())
+    ticks = "The figure's black ticks mark a guess that ignores order: the input's most frequent label."
+    assert main.count(f"{ticks} {beats_chance}") == 1
+    questions = COUNTING_CONFIG["eval_questions"]
+    for n_sent in COUNTING_CONFIG["eval_sentences"]:
+        for seed in (1, 2, 3):
+            tokens, answer, _ = counting_batch(questions, n_sent, torch.Generator().manual_seed(seed))
+            counts = torch.stack([(tokens[:, :-1] == label).sum(1) for label in range(N_LABELS)], 1).double()
+            rows = torch.arange(questions)
+            own = counts[rows, answer]
+            others = (counts.sum(1) - own) / (N_LABELS - 1)  # the mean count of the 7 other labels, per input
+            assert own.min() >= 1  # "one of the input's labels": the answer always occurs
+            assert abs((own - others).mean().item() - 1) < 0.1, (n_sent, seed)  # "once more ... on average"
+            assert abs(own.mean().item() - others.mean().item() - 1) < 0.1
+            # no other label alone comes near: each one's mean count is about one below the answer's
+            per_label = torch.stack([counts[answer != label, label].mean() for label in range(N_LABELS)])
+            assert (own.mean() - per_label).min().item() > 0.8
+            top = counts == counts.max(1, keepdim=True).values
+            guess = (top[rows, answer].double() / top.sum(1)).mean().item()
+            assert guess > 2 / N_LABELS  # "beats chance": more than twice 1 in 8
+
+
+def test_the_main_line_cuts_the_link_from_kerples_slow_fade_to_its_far_passkey_lead():
+    """Chapter 8's section, right after its result (fix pass 218, read r217's hardest place): "At every distance
+    tested, each trained KERPLE head penalises a key more than ALiBi's flattest head does. So the KERPLE section's
+    argument, a slow fade that leaves far keys more weight, does not apply at these distances." The first: each of
+    the 40 trained heads' saved biases from the last of 512 tokens, at every distance 1 to 511, lies below ALiBi's
+    flattest line, slope 1/256 (by more than 0.1; the saved biases are rounded to 1e-4), and both are 0 on the query's
+    own token. The second: the log shape solved from each head's biases at distances 1 and 2 fits every saved
+    distance, starts steeper than that line and crosses it once, past 511 (the earliest about 650 back), so only
+    farther back than tested would a head penalise a key less than ALiBi's flattest head. Scoped to that head: ALiBi's
+    steeper heads penalise the key 496 back more than every trained KERPLE head (read r204)."""
+    text, flat, main = _chapter_views()
+    assert main.count(f"{result_8l} {slow_fade_218} {unsettled_217}") == 1
+    assert "650" not in main and "tail" not in slow_fade_218
+    config, *_ = saved_run()
+    n = max(config["eval_lengths"])
+    slopes = alibi_slopes(config["model"]["n_heads"]).tolist()
+    slope = min(slopes)
+    kerple = learned_heads("kerple", n)
+    assert n == 512 and slope == 1 / 256 and len(kerple) == 40
+    assert all(abs(v[0]) < 1e-6 for v in kerple.values())  # the own token: bias 0, as ALiBi's
+    assert all(v[d] < -slope * d - 0.1 for v in kerple.values() for d in range(1, n))  # "more ... from one key back"
+    for v in kerple.values():
+        r2 = log_r2(v[1], v[2])
+        r1 = -v[1] / math.log1p(r2)
+        assert max(abs(-r1 * math.log1p(r2 * d) - v[d]) for d in range(n)) < 0.005  # the solved shape fits
+        assert r1 * r2 > slope  # steeper than the line at the query, so the concave log shape crosses it once
+        cross = next(d for d in range(1, 10**5) if r1 * math.log1p(r2 * d) <= slope * d)
+        assert cross > n - 1  # "only farther back" than the tested 511
+    # ALiBi's steeper heads: the scope "flattest head" is needed (slope 1/4 at 496 back: -124)
+    assert all(v[496] > -max(slopes) * 496 for v in kerple.values())
+
+
 def test_trained_counts_sentence_rests_on_the_live_asserts():
     """The counting section's one sentence on the trained counts: "In this seed's CoPE model, trained above, the
     question's gates open mostly on labels, and each sentence back adds on average about one or more to the count. That
@@ -2801,6 +2895,9 @@ def test_trained_counts_sentence_rests_on_the_live_asserts():
     # read r214: the figure's black ticks named on the main line, in the block's words (cell 51's "a guess that
     # ignores order: the input's most frequent label")
     ticks = "The figure's black ticks mark a guess that ignores order: the input's most frequent label."
+    # fix pass 218 (read r217): why that guess beats chance, in one sentence right after it (checked on the task's
+    # generator in test_the_most_frequent_label_guess_beats_chance_as_the_answer_occurs_once_more_on_average)
+    ticks += f" {beats_chance}"
     # the block right under the result holds it, with the one-layer limit (the setup says "one attention layer")
     scope = "This is one setup, with one-layer models and unmasked padding that CoPE's gates can leave out."
     padded = "The inputs of a batch are left-padded to one length, and no mask hides the padding."
@@ -3813,6 +3910,8 @@ def test_a_low_passkey_score_sits_beside_a_penalty_past_the_trained_range():
     # seed's detail (checked seed by seed below) sits under the box's definition of the two passkey columns
     assert (
         after.lstrip()
+        .removeprefix(slow_fade_218)  # fix pass 218: the link to the KERPLE section's slow fade, cut
+        .lstrip()
         .removeprefix(unsettled_217)
         .lstrip()
         .removeprefix(f"<details>{kerple_alibi_block} {counter_fact} {takeaway_8l} </details>")

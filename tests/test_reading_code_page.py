@@ -538,7 +538,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # can make ..."; the query scales are then defined in a sentence of their own, since two rows are query scales
     lead_in = (
         "Four things can make a padded row's scores differ from the same row run alone by more than float32"
-        " rounding does:"
+        " rounding does."
     )
     # read r201 named the models in this sentence; read r203 put them in the rows themselves, so it defines the term;
     # read r205 (the section's hardest place, three reads in a row): the rows leaned on a block, so two short main-line
@@ -573,24 +573,34 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         "`dynamic` and `longrope` pick every row's frequencies from the batch's highest position; `position_ids` leave"
         " this, as the longest row still sets it.",
     ]
-    named = lead_in + " " + " ".join("- " + item for item in items)
+    named = lead_in + " " + " ".join("- " + item for item in items)  # the list's lead sentences, in order
     # read r210: the query scales' sentence sat between the lead-in and the list, so it read as the first of the four;
     # it comes before the lead-in, which says "float32 rounding", as the first item is bfloat16's coarser rounding
     # structural pass 217 (read r216: the list was the page's hardest place): the main line keeps the lesson, says
     # that transformers' Llama code reads each row's own positions (checked in
     # test_llama_code_has_none_of_the_four_run_time_mechanisms), and points to the four cases; the lead-in and the
     # four-item list moved, unchanged, into a collapsed block of their own
+    # structural pass 218 (read r217 #1: "In other code" contradicted the block, where `position_ids` remove two of
+    # the four cases): the last sentence counts the cases and says how many `position_ids` remove (checked below: the
+    # list's "remove" and "leave" answers)
     answer = (
         " Transformers' Llama code, with plain RoPE or `llama3`, does: a padded row's scores match the same row run"
-        " alone up to float32 rounding. In other code, a padded row's scores can differ by more; the block lists four"
-        " such cases."
+        " alone up to float32 rounding. A padded row can still differ by more in four cases, which the block lists;"
+        " `position_ids` remove two of them."
     )
+    assert "In other code" not in section
     cases = (
         "<details><summary>Four cases where padding changes the scores, and whether <code>position_ids</code> fix"
         " them</summary> "
     )
     assert lesson + answer + " " + cases + lead_in in section  # the lesson first, then the cases' block
-    assert scales in _section_all_main(page, "## Temperature rules") and page.index(scales) < page.index(named)
+    # structural pass 218 (read r217 #2: two blocks in a row gave the same cases twice): one block, each case once,
+    # its lead sentence first, then its code names and details
+    merged = _collapsed("Four cases where padding changes the scores, and whether <code>position_ids</code> fix them")
+    assert "When the scores change by more than rounding" not in page
+    leads = [merged.index("- " + item) for item in items]
+    assert leads == sorted(leads) and merged.count(" - ") == 4, leads
+    assert scales in _section_all_main(page, "## Temperature rules") and page.index(scales) < page.index(merged)
     # "bfloat16 rounds many positions above 256": 8 significant bits keep every integer up to 256, and from 257 on
     # round some of them, more the larger the position (every other one up to 512, 7 in 8 between 1 024 and 2 048)
     ints = torch.arange(0, 4097, dtype=torch.float64)
@@ -613,18 +623,20 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     )
     mechanisms = [" ".join(m.split()) for m, _ in listed]
     assert [v for _, v in listed] == ["remove", "remove", "leave", "leave"], listed
+    assert "`position_ids` remove two of them." in answer  # the main line's count of "remove"
     # "Four things": the lead-in's count is the list's own items; the query scales are items 2 and 3
     assert len(listed) == 4 and "Four things can make" in named
     assert [m for m in mechanisms if "query scale" in m] == mechanisms[1:3]  # the two query scales
     # one short sentence an item (read r206)
     assert all(len(item.split()) <= 24 for item in items), [len(item.split()) for item in items]
-    # no function name in the list (read r203): they sit in the block below it
+    # no function name in the items' lead sentences (read r203): they follow each lead, in the same block (pass 218)
     assert "get_llama_4_attn_scale" not in named and "attn_temperature_tuning" not in named, named
+    assert merged.count("`get_llama_4_attn_scale`") == 1 and merged.count("`attn_temperature_tuning`") == 1
     # read r188: each row's case reads where it stands, in words the page has said before it: the bfloat16 row says
     # what its angles are, not the later section's "bfloat16 angles"; the length rules' row says what makes them
     # differ, as the dynamic section's main line, earlier, defines a dynamic rule
     assert "bfloat16 angles" not in named and "*" not in named, named
-    assert page.index("A *dynamic* rule recomputes the divisors from each input's length $\\ell$.") < page.index(named)
+    assert page.index("A *dynamic* rule recomputes the divisors from each input's length $\\ell$.") < page.index(merged)
     # read r191: "a step" and "query scale" are said on the main line before the table uses them
     assert "grow in steps with the position" in scales and "step up early" in named
     for model in ("Llama 4", "Ministral 3", "Mistral 4"):  # read r209: each model named before the list
@@ -634,22 +646,22 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # row's mechanism is named "angles formed in bfloat16", the reader's suggestion
     assert intro.count(". ") == 0 and len(intro.split()) <= 21, intro
     # the term's definition, short, then the lead-in and the list (read r210)
-    assert named in " ".join(page.split())
+    assert lead_in + " That rounding arises" in " ".join(page.split())  # the lead-in, then where rounding arises
     assert all(len(s.split()) <= 20 for s in re.split(r"(?<=\.) (?=[A-Z])", scales)), scales
     # read r201: the bfloat16 row says where its angles are explained, the section whose main-line table has the row
     # "your own code forms the angles in bfloat16" (checked below); read r204: that section comes right before this
     # one, so the row refers back to it, "as in the section above", never forward
     bf16_start = page.index("(reading-bf16)= ## bfloat16 frequencies")
-    assert bf16_start < page.index("## Positions at run time") < page.index(named)
+    assert bf16_start < page.index("## Positions at run time") < page.index(merged)
     assert "## " not in page[page.index("## bfloat16 frequencies") + 3 : page.index("## Positions at run time")]
     # the shared reason the rule before the table gives: RoPE's scores depend only on the offsets
     assert section.index("RoPE's scores depend only on those offsets") < section.index(intro)
-    assert named in section
+    assert all("- " + item in section for item in items)
     assert "{ref}" not in named and "Temperature rules" not in named  # no pointer the row needs to be read
     assert "float32 rounding:" not in section  # read r181
     # the section it points to says so, in its second item: a score's error grows with the position itself
     bf16_main = _section_main_line(page, "## bfloat16 frequencies")
-    assert "- Your own code's bfloat16 angles are rounded one by one. Each angle, the position times" in (bf16_main)
+    assert "- Rounded angles: the position. Your own code's bfloat16 angles, each the position times" in bf16_main
     # "by more than transformers' own rounding": transformers forms float32 angles and rounds cos and sin to the
     # activations' dtype, at worst bfloat16 or float16, a relative error of at most 2^-8 (the bound below covers
     # float16's 2^-11 too). Each case can exceed that: (1) bfloat16 angles of pair 0 (theta_0 = 1) for a row shifted by
@@ -686,12 +698,12 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         assert torch.equal(crossed.nonzero().flatten(), changed), k
     main = section[: section.index("<details>")]
     assert "8 192" not in main  # the step's size waits for the query scales' block (read r182)
-    assert section.index(where) < section.index(named)  # the who-fills table before the cases
+    assert section.index(where) < section.index(lead_in)  # the who-fills table before the cases
     assert main.index("only by rounding") < main.index(answer) and "Four things can make" not in main
     # read r199: that lead-in missed the `dynamic` row, a batch effect that reads no row's own position
     assert "Code that reads the position itself, not the offset" not in main
     # one count throughout (read r177): the lead-in's "Four things" is the list's item count (above); the main
-    # line's "four such cases", the block's summary and "none of the four" (structural pass 217) give the same count
+    # line's "four cases", the block's summary and "none of the four" (structural pass 217) give the same count
     counts = re.findall(r"\b(two|three|four|five)(?: such)? (?:cases|things)\b", section.lower())
     assert counts == ["four", "four", "four"], counts
     assert len(re.findall(r"\b(two|three|four|five) things\b", section.lower())) == 1, section
@@ -700,29 +712,26 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "part of the other two" not in page  # read r178: the main line names the part
     assert "Three things make the shift matter" not in page  # read r176: it mixed the batch-wide switch in
     assert "The shift matters more than rounding" not in page  # not the shift: `dynamic` changes rows without it
-    block = section.split(named)[1]
-    # read r200: one sentence after the table answers which rows a plain Llama has: none
-    # (test_llama_code_has_none_of_the_four_run_time_mechanisms); structural pass 217: it closes the cases' block
-    none = " Transformers' Llama code, with plain RoPE or `llama3`, has none of the four."
-    assert block.startswith(
-        none + " </details> <details><summary>When the scores change by more than rounding</summary>"
-    ), block[:200]
-    block = block[len(none) + len(" </details>") :]
-    # read r186: where transformers' own rounding arises, a detail the main line's rule does not need, opens the block
-    # (its source, LlamaRotaryEmbedding.forward, is checked in test_bfloat16_drift_and_three_roundings)
+    block = merged
+    # read r200: one sentence after the list answers which cases a plain Llama has: none
+    # (test_llama_code_has_none_of_the_four_run_time_mechanisms); it closes the cases' block
+    none = "Transformers' Llama code, with plain RoPE or `llama3`, has none of the four."
+    assert block.rstrip().endswith(none), block[-200:]
+    # read r186: where transformers' own rounding arises, a detail the main line's rule does not need, follows the
+    # lead-in (its source, LlamaRotaryEmbedding.forward, is checked in test_bfloat16_drift_and_three_roundings)
     arises = (
-        "The rounding arises where transformers forms the angles in float32, then rounds cos and sin to the"
+        "That rounding arises where transformers forms the angles in float32, then rounds cos and sin to the"
         " activations' dtype. "
     )
-    assert block.split("</summary> ")[1].startswith(arises) and "The rounding arises" not in main
-    bullets = block.split("</summary> ")[1][len(arises) :].split(" </details>")[0]  # the list (read r170)
+    assert block.split("</summary> ")[1].startswith(lead_in + " " + arises) and "rounding arises" not in main
+    bullets = block.split(arises)[1].split(" " + none)[0]  # the list (read r170)
     assert "Three things change them by more:" not in page
-    assert bullets.count("- ") == 3 and bullets.startswith("- angles your own code forms in bfloat16"), bullets
-    first, second, third = bullets[2:].split(" - ")
-    assert all("`dynamic`" not in b and "`longrope`" not in b for b in (first, second))
+    first, second, third, fourth = bullets[2:].split(" - ")
+    assert all("`dynamic`" not in b and "`longrope`" not in b for b in (first, second, third))
     assert first.endswith(
-        "the fastest pair's rounding grows with the position, not the offset, unlike the rounded frequencies of"
-        " `model.to`. See the end of {ref}`bfloat16 frequencies <reading-bf16>`. `position_ids` remove this shift."
+        "`position_ids` remove this, as they undo the shift. In bfloat16, the fastest pair's rounding grows with the"
+        " position, not the offset, unlike the rounded frequencies of `model.to`. See the end of {ref}`bfloat16"
+        " frequencies <reading-bf16>`."
     ), first
     # the number itself waits for the section it points to, inside its block on angles formed in bfloat16
     assert "1 027" not in section and "(reading-bf16)= ## bfloat16 frequencies" in page
@@ -734,20 +743,17 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     )
     assert moved in bf16_block
     assert page.count("1 027") == 1 and "1 028" not in page, page.count("1 027")  # the example of the rounding
-    assert third.startswith("`dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches"), third
-    assert ", and `longrope` at `original_max_position_embeddings`." in third, third
-    assert 'as with `padding="max_length"`.' in third  # the padded-length exception sits in the bullet it qualifies
-    # the second bullet: Ministral 3's scale reads `position_ids`, so passing them removes its shift; Llama 4's does not
-    assert second.startswith("query scales that grow with the position, listed under"), second
-    assert (
-        "`position_ids` remove the shift for Ministral 3's scale, which reads them, but transformers counts" in second
-    )
-    # read r203: the code's names, moved out of the table, in the bullet on the query scales
-    names = (
-        "Llama 4's from the cache length. In the code, Ministral 3 and Mistral 4 multiply their queries by"
-        " `get_llama_4_attn_scale`, and Llama 4 switches its scale on with `attn_temperature_tuning`."
-    )
-    assert second.endswith(names), second
+    assert fourth.startswith("`dynamic` and `longrope` pick every row's frequencies"), fourth
+    assert "`dynamic` switches every row's frequencies once the batch's highest position reaches" in fourth, fourth
+    assert ", and `longrope` at `original_max_position_embeddings`." in fourth, fourth
+    assert 'as with `padding="max_length"`.' in fourth  # the padded-length exception sits in the bullet it qualifies
+    # the query scales: Ministral 3's and Mistral 4's read `position_ids`, so passing them removes their shift;
+    # Llama 4's does not. Read r203: the code's names, in the query scales' bullets
+    assert second.endswith("In the code, both multiply their queries by `get_llama_4_attn_scale`."), second
+    assert third.endswith(
+        "Transformers counts it from the cache length, and Llama 4 switches it on with `attn_temperature_tuning`."
+        " {ref}`Temperature rules <glossary-temperature>` lists both query scales."
+    ), third
     import inspect
 
     from transformers.models.ministral3 import modeling_ministral3
@@ -770,7 +776,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     counted = (torch.cat([torch.zeros(pads), torch.ones(1500)]).cumsum(0) - 1).clamp(min=0)[pads:]
     bf16 = lambda p: p.to(torch.bfloat16).double()  # noqa: E731 - angles formed in bfloat16
     assert torch.equal(bf16(counted), bf16(alone)) and not torch.equal(bf16(alone + pads) - pads, bf16(alone))
-    assert "The shift matters more than rounding" not in page and "`position_ids` remove this shift." in first
+    assert "The shift matters more than rounding" not in page and "`position_ids` remove this, as they" in first
     assert "Separately," not in section and section.count("switches every row's frequencies") == 1  # said once
     takeaways = page[page.index("## Takeaways") : page.index("## Configuration fields")]
     assert (
@@ -962,10 +968,10 @@ def test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches
             assert same == (top < switch[name]), (name, top)
     page = _page()
     assert (
-        "- `dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches every row's frequencies"
-        " once the batch's highest position reaches `max_position_embeddings`, and `longrope` at"
-        " `original_max_position_embeddings`. The longest row sets that position or, without `position_ids`, the"
-        ' padded length, as with `padding="max_length"`.' in " ".join(page.split())
+        "as the longest row still sets it. `dynamic` switches every row's frequencies once the batch's highest"
+        " position reaches `max_position_embeddings`, and `longrope` at `original_max_position_embeddings`. The"
+        " longest row sets that position or, without `position_ids`, the padded length, as with"
+        ' `padding="max_length"`.' in " ".join(page.split())
     )
 
 
@@ -1264,7 +1270,9 @@ def test_bfloat16_drift_and_three_roundings():
         " $\\theta_i$. In Llama 3.1's head, the three paths give these errors:"
     )
     assert lead in _collapsed("The <code>model.to</code> and float32 rows")
-    assert "Where rounding enters decides how its error grows:" in _section_main_line(page, "## bfloat16 frequencies")
+    assert "Where rounding enters decides what its error grows with:" in _section_main_line(
+        page, "## bfloat16 frequencies"
+    )
     # "after `model.to`, from rounded theta_i": the float32 cast of a bfloat16 inv_freq keeps its rounded value, so
     # the angles are float32 products of the rounded frequencies
     from transformers import LlamaConfig
@@ -2118,7 +2126,7 @@ def test_reading_code_live_values_and_positions():
         " by rounding."
         in page
         and "the mask hides the pads from the real tokens." in page
-        and "The rounding arises where transformers forms the angles in float32, then rounds cos and sin to the"
+        and "That rounding arises where transformers forms the angles in float32, then rounds cos and sin to the"
         " activations' dtype."
         in page
     )  # with the mask the lesson passes (read r175: the check below shows 2e-1 without it, while the cache is on)
@@ -2165,8 +2173,8 @@ def test_reading_code_live_values_and_positions():
     # section; the block does not repeat it. Its rotary forward's float32 angles and late cast are checked in
     # test_bfloat16_drift_and_three_roundings and test_llama_code_has_none_of_the_four_run_time_mechanisms
     assert (
-        "angles your own code forms in bfloat16: the fastest pair's rounding grows with the position, not the offset,"
-        " unlike the rounded frequencies of `model.to`. See the end of" in page
+        "undo the shift. In bfloat16, the fastest pair's rounding grows with the position, not the offset, unlike"
+        " the rounded frequencies of `model.to`. See the end of" in page
     )
     assert "transformers' Llama forms them in float32" not in page
     assert page.count("Llama code forms the angles $p\\theta_i$ in float32") == 1
@@ -2455,8 +2463,8 @@ def test_reading_code_batch_shares_dynamic_frequencies():
         model(left, attention_mask=left_mask, position_ids=(left_mask.cumsum(-1) - 1).clamp(min=0))
     lifted, kept = seen[4:]
     assert lifted[-1] < unscaled[-1] * (1 - 1e-3) and torch.equal(kept, unscaled)
-    # the third bullet of the block "When the scores change by more than rounding"
-    quoted = "- `dynamic` and `longrope`, even with correct `position_ids`: `dynamic` switches every row's frequencies"
+    # the fourth bullet of the block "Four cases where padding changes the scores ..."
+    quoted = "`position_ids` leave this, as the longest row still sets it. `dynamic` switches every row's frequencies"
     assert quoted + " once the batch's highest position reaches `max_position_embeddings`, and `longrope` at" in page
     assert "The longest row sets that position or, without `position_ids`, the padded length," in page
 
@@ -2498,7 +2506,7 @@ def test_reading_code_dynamic_on_llama31_file_and_llama4_tau():
     source = inspect.getsource(modeling_llama4.Llama4TextAttention.forward)
     tau = source.split("if self.attn_temperature_tuning and not self.use_rope:")[1].split("query_states = (")[0]
     assert "cache.get_seq_length(self.layer_idx)" in tau and "position_ids" not in tau, tau
-    assert "but transformers counts Llama 4's from the cache length." in page
+    assert "ignores them. Transformers counts it from the cache length," in page
     # one rule on the main line and in the takeaway (read r169: they disagreed): pass the mask and position_ids; the
     # check block shows both rows match with them, and the missing mask's error far above rounding (test above).
     # The takeaway's lesson, short (read r177), and narrowed to what `position_ids` leave (read r178: "query scales
@@ -2841,7 +2849,10 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     assert "| NoPE | |" in glossary  # the italic term is a glossary row
     after = page[page.index(main) + len(main) :]
     second = after[after.index("</details>") :]
-    assert second[second.index("<summary>") :].startswith("<summary>Query scales by position: Llama 4, Ministral 3")
+    # structural pass 218: the `longrope` block (read r217 #7) comes between the temperature block and this one
+    assert second[second.index("<summary>") :].startswith("<summary>Reading a <code>longrope</code> dict:")
+    third = second[second.index("</details>", second.index("<summary>")) :]
+    assert third[third.index("<summary>") :].startswith("<summary>Query scales by position: Llama 4, Ministral 3")
     scales = page[page.index("<summary>Query scales by position: Llama 4, Ministral 3 and Mistral 4</summary>") :]
     assert scales[scales.index("</summary>") + len("</summary>") :].lstrip().startswith(sentence + " " + rest)
     run_time = _section_main_line(page, "## Positions at run time")
@@ -2901,10 +2912,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
         steps = (scale[1:] != scale[:-1]).nonzero().flatten() + 1  # "grows in steps": at each multiple of L
         assert bool((scale[1:] >= scale[:-1]).all()) and steps.tolist() == [length, 2 * length], steps
     run_time = page[page.index("## Positions at run time") :]
-    assert (
-        "query scales that grow with the position, listed under {ref}`Temperature rules <glossary-temperature>`."
-        in (run_time)
-    )
+    pointer = "{ref}`Temperature rules <glossary-temperature>` lists both query scales."
+    assert run_time.index("- Ministral 3's and Mistral 4's query scale") < run_time.index(pointer)
     config = Llama4TextConfig(num_hidden_layers=8)
     assert config.attn_temperature_tuning is True and config.no_rope_layers == [1, 1, 1, 0] * 2
     assert MODEL_ROPE_CONFIGS["llama-4-scout"]["extra"]["attn_temperature_tuning"]  # Scout's file: 4, switched on
@@ -2995,15 +3004,21 @@ def test_bfloat16_section_tells_the_two_errors_apart():
         # read r207 (the section's hardest place): each path gives its reason in a short clause: one rounded theta_i
         # that query and key share, so the offset times its error; angles rounded one by one, so up to a fixed
         # share of each angle, the position times theta_i (checked below: 0 below 256, up to 7 between 1 024 and 2 048)
-        "- `model.to(torch.bfloat16)` rounds RoPE's frequencies, `inv_freq`, along with the weights; query and key"
-        " share each rounded $\\theta_i$, so a score's angle errs by the key's distance back times that error.",
-        # read r209: the appositive sits next to the angle it names, "a fixed fraction of itself"
-        "- Your own code's bfloat16 angles are rounded one by one. Each angle, the position times $\\theta_i$, errs"
-        " by up to a fixed fraction of itself.",
+        # structural pass 218 (the section was named hardest in read r217): the three bullets are parallel, "where
+        # rounding enters: what its error grows with", the table's first two columns, then the reason
+        "- Rounded frequencies: the key's distance back. `model.to(torch.bfloat16)` rounds RoPE's frequencies,"
+        " `inv_freq`, along with the weights; query and key share each rounded $\\theta_i$, so only their distance"
+        " counts.",
+        # read r209: the appositive sits next to the angle it names
+        "- Rounded angles: the position. Your own code's bfloat16 angles, each the position times $\\theta_i$, are"
+        " rounded one by one.",
         # read r210: the hundredth is Llama 3.1's, measured up to its 16L (the error grows with the position itself)
-        "- Transformers' own path keeps frequencies and angles in float32. For the worked configuration, each angle"
-        " stays within about a hundredth of a radian up to its declared length, $16L$.",
+        "- Float32 frequencies and angles, transformers' own path: both of the above, far more slowly. In the worked"
+        " configuration, each angle stays within about a hundredth of a radian up to $16L$.",
     ]
+    # each bullet's growth matches its table row (the table is checked below)
+    growth = [path.split(": ", 1)[1].split(".")[0] for path in paths]
+    assert growth == ["the key's distance back", "the position", "both of the above, far more slowly"], growth
     assert all(path in main for path in paths) and "| path |" not in main, main
     assert main.index(paths[0]) < main.index(paths[1]) < main.index(paths[2])
     table = _collapsed("The <code>model.to</code> and float32 rows")
@@ -3131,7 +3146,6 @@ def test_opening_names_the_trained_length_of_unscaled_files():
         in page
     )
     assert "original_max_position_embeddings" not in LlamaConfig().rope_parameters
-    assert "The next block says why the cache matters: without it, transformers reads the restart as a document" in page
 
 
 def test_opening_assumes_chapters_4_and_7():
@@ -3509,10 +3523,12 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # read r211 (one of the page's hardest places): the two fields came before their definition, with "it" and
     # "there"; the "So" now follows from the move itself (the sharpening sits on the softmax scale, so none is left
     # for cos and sin), and the two fields with the ratio stay in the block (checked below)
+    # structural pass 218 (read r217 #5: "for them" overstated it): the 1 holds with their released files, which set
+    # the two fields equal (checked below against posenc's copies of V2's and V3's files)
     sentences = (
         "DeepSeek-V2 and V3 move this sharpening from cos and sin onto the softmax scale, the $1/\\sqrt d$ on"
-        " $q \\cdot k$. So for them, transformers' factor on cos and sin, `attention_scaling`, reads {one}. Attention"
-        " is still sharpened: check the softmax scale too."
+        " $q \\cdot k$. So with their released files, transformers' factor on cos and sin, `attention_scaling`, reads"
+        " {one}. Attention is still sharpened: check the softmax scale too."
     )
     # read r205: `attention_scaling` is the rotary module's attribute, not a field of the files, so the sentence
     # says "with their released files" and names it as transformers'
@@ -4221,7 +4237,7 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     assert ".float() * inv_freq" in code and "emb.cos() * attention_scaling" in code and "def rotate_half" in code
     rest = page[page.index("Read these fields first:") :]
     for heading, explained in (
-        ("## bfloat16 frequencies", "Transformers' own path keeps frequencies and angles in float32"),
+        ("## bfloat16 frequencies", "- Float32 frequencies and angles, transformers' own path:"),
         ("## Temperature rules", "transformers' factor on cos and sin, `attention_scaling`,"),
         ("## Notes for reading code", "Transformers' Llama code pairs the two halves of a head with `rotate_half`"),
     ):
@@ -4620,3 +4636,123 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
         extra = {"low_freq_factor": 1.0, "high_freq_factor": 4.0} if rule == "llama3" else {}
         filled = LlamaConfig(max_position_embeddings=8 * L, rope_scaling={"rope_type": rule, "factor": 2.0, **extra})
         assert filled.rope_parameters["original_max_position_embeddings"] == 8 * L, rule
+
+
+def test_no_mask_without_cache_reads_the_padded_row_as_packed_documents():
+    """Left-padding check (structural pass 218, read r217 #3: "the restart" was cryptic and far from its number): "The
+    cache matters because, with no mask and no cache, transformers reads every step in `position_ids` other than +1 as
+    the start of a new packed document. The padded row's positions, 0, 0, 0, 1, 2, 3, with both pads clamped to 0,
+    put each pad in a document of its own, so the real tokens never see the pads and the row matches again. With the
+    cache on, transformers skips that reading." Checked in transformers 5.24's masking_utils: the packed-sequence
+    reading runs only when `position_ids` are given with no attention_mask and no cache, and LlamaModel makes a cache
+    when `use_cache` is on. The match without the cache, and the large error with it, are run in
+    test_reading_code_live_values_and_positions (exact match with use_cache=False; the snippet prints 2e-01 with the
+    cache)."""
+    page = _page()
+    block = _collapsed("Check: a left-padded batch against its rows alone")
+    said = (
+        "The cache matters because, with no mask and no cache, transformers reads every step in `position_ids` other"
+        " than +1 as the start of a new packed document. The padded row's positions, 0, 0, 0, 1, 2, 3, with both pads"
+        " clamped to 0, put each pad in a document of its own, so the real tokens never see the pads and the row"
+        " matches again. With the cache on, transformers skips that reading."
+    )
+    assert said in block and "reads the restart as" not in page
+    # beside the number it explains: right after the missing mask's larger error and the caveat on these sizes
+    caveat = "so they say little about a trained model's errors."
+    assert block.index("the missing mask's is far larger.") < block.index(caveat) < block.index(said)
+    assert block.index(caveat) + len(caveat) + 1 == block.index(said) < block.index("```python")
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import masking_utils
+    from transformers.models.llama import modeling_llama
+
+    source = " ".join(inspect.getsource(masking_utils).split())
+    assert (
+        "if position_ids is not None and attention_mask is None and cache is None:" in source
+        and "packed_sequence_mask = find_packed_sequence_indices(position_ids)" in source
+    )
+    # "every step other than +1 starts a new document": the snippet's padded row, two pads, four real tokens
+    padded = torch.tensor([[0, 0, 0, 1, 2, 3]])  # (mask.cumsum(-1) - 1).clamp(min=0), as the snippet builds it
+    assert torch.equal(
+        (torch.tensor([[0, 0, 1, 1, 1, 1]]).cumsum(-1) - 1).clamp(min=0), padded
+    )  # the snippet's rule gives these positions
+    documents = masking_utils.find_packed_sequence_indices(padded)
+    assert documents.tolist() == [[0, 1, 2, 2, 2, 2]]  # each pad alone, the real tokens together
+    assert masking_utils.find_packed_sequence_indices(torch.arange(6)[None]) is None  # a plain count: one document
+    # "with the cache on": LlamaModel builds a cache when use_cache is on and none is passed, so the reading is skipped
+    forward = " ".join(inspect.getsource(modeling_llama.LlamaModel.forward).split())
+    assert "if use_cache and cache is None: cache = DynamicCache(config=self.config)" in forward
+
+
+def test_longrope_block_reads_short_and_long_factor_as_transformers_does():
+    """Temperature rules, the block "Reading a `longrope` dict" (structural pass 218, read r217 #7): "A `longrope`
+    dict carries two lists of divisors, one entry for each rotated pair: `short_factor` and `long_factor`.
+    Transformers divides pair i's frequency theta_i by entry i of one list. It uses `short_factor` while the input's
+    highest position, cache included, is below `original_max_position_embeddings`, and `long_factor` from there on,
+    for all pairs at once. The rule's attention factor, above, multiplies cos and sin with either list." Checked on
+    a Phi-3 configuration built in code (no download), through Phi3RotaryEmbedding in transformers 5.24; Phi-4-mini's
+    partial rotary (0.75 of a 128-wide head) gets one entry per rotated pair."""
+    block = _collapsed("Reading a <code>longrope</code> dict: Phi-3, Phi-3.5-mini and Phi-4-mini")
+    for said in (
+        "A `longrope` dict carries two lists of divisors, one entry for each rotated pair: `short_factor` and"
+        " `long_factor`.",
+        "Transformers divides pair $i$'s frequency $\\theta_i$ by entry $i$ of one list.",
+        "It uses `short_factor` while the input's highest position, cache included, is below"
+        " `original_max_position_embeddings`, and `long_factor` from there on, for all pairs at once.",
+        "The rule's attention factor, above, multiplies cos and sin with either list.",
+    ):
+        assert said in block, said
+    page = _page()
+    assert page.index("`longrope`") < page.index(block) < page.index("## Fixed and dynamic scaling rules")
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import Phi3Config
+    from transformers.models.phi3.modeling_phi3 import Phi3RotaryEmbedding
+
+    L, head, base = 16, 8, 10000.0
+    short, long = [1.0, 1.5, 2.0, 3.0], [2.0, 4.0, 8.0, 16.0]  # one divisor per pair, distinct in every pair
+    config = Phi3Config(
+        hidden_size=32,
+        num_attention_heads=4,
+        max_position_embeddings=4 * L,
+        original_max_position_embeddings=L,  # Phi-3's files keep it at the top level, which Phi3Config reads
+        rope_parameters={
+            "rope_type": "longrope",
+            "rope_theta": base,
+            "short_factor": short,
+            "long_factor": long,
+            "original_max_position_embeddings": L,
+        },
+    )
+    assert config.hidden_size // config.num_attention_heads == head
+    rotary = Phi3RotaryEmbedding(config)
+    plain = base ** (-torch.arange(0, head, 2, dtype=torch.float64) / head)  # theta_i
+    x = torch.zeros(1, dtype=torch.float32)
+    m = math.sqrt(1 + math.log(4) / math.log(L))  # s = 64 / 16 = 4 with no `factor`: sqrt(1 + ln s / ln L)
+    for top, lists in ((L - 1, short), (L, long), (L - 1, short)):  # below L, at L, and back below
+        position_ids = torch.arange(top + 1)[None]
+        cos, _ = rotary(x, position_ids)
+        divisors = plain / rotary.inv_freq.double()
+        assert torch.allclose(divisors, torch.tensor(lists, dtype=torch.float64), rtol=1e-5), (top, divisors)
+        # "multiplies cos and sin with either list": position 0's cos is the attention factor itself
+        assert math.isclose(float(cos[0, 0, 0]), m, rel_tol=1e-6) and rotary.attention_scaling > 1
+    # "one entry for each rotated pair": with partial rotary, the lists cover only the rotated pairs
+    from transformers.modeling_rope_utils import _compute_longrope_parameters
+
+    partial = Phi3Config(
+        hidden_size=128 * 4,
+        num_attention_heads=4,
+        max_position_embeddings=4 * L,
+        original_max_position_embeddings=L,
+        partial_rotary_factor=0.75,
+        rope_parameters={
+            "rope_type": "longrope",
+            "rope_theta": base,
+            "short_factor": [1.0] * 48,
+            "long_factor": [2.0] * 48,
+            "original_max_position_embeddings": L,
+            "partial_rotary_factor": 0.75,
+        },
+    )
+    inv_freq, _ = _compute_longrope_parameters(partial, "cpu")
+    assert inv_freq.numel() == 48  # 0.75 of 128 dimensions, 48 pairs
+    source = " ".join(inspect.getsource(_compute_longrope_parameters).split())
+    assert "inv_freq = 1.0 / (ext_factors * base**inv_freq_shape)" in source  # a divisor per pair
