@@ -1675,13 +1675,22 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     # structural pass 217: what the figure plots first, the lesson second (with the printed band's numbers), the
     # reason third; the unit-pair device is the block's
     # second pass 218 (read r217 #4): the share defined first, then one sentence for what the figure plots
+    # fix pass 219 (read r218 #5): what is plotted, as a formula: each pair's term is its distance-zero term times
+    # cos(Δ theta_i) (checked below), and the figure plots the mean of these cosines, the random queries' average share
     setup = (
-        "Take a key equal to its query. Its *share* at a distance is its score there over its score at distance zero:"
+        "Take a key equal to its query. At distance $|\\Delta|$, pair $i$'s term in the score is its term at distance"
+        " zero times $\\cos(\\Delta\\theta_i)$."
     )
     plots = (
-        "The figure plots this share averaged over random queries and over each doubling of the distance, which"
-        " smooths out its swings."
+        "The figure plots the mean of these cosines over the head's pairs: the *share* of its distance-zero score that"
+        " such a key keeps, on average over random queries."
     )
+    theta_p = posenc.rope_inv_freq(128, 5e5).double()
+    q_p = torch.randn(64, 2, generator=torch.Generator().manual_seed(11), dtype=torch.float64)
+    q_c = torch.complex(q_p[:, 0], q_p[:, 1])  # one random query's 64 pairs; the key equal to it
+    for dist in (0, 7, 9000):
+        term = (q_c * (q_c * torch.exp(1j * dist * theta_p)).conj()).real  # pair i's term at distance dist
+        torch.testing.assert_close(term, q_c.abs() ** 2 * torch.cos(dist * theta_p), rtol=1e-12, atol=1e-12)
     # "between eight and sixteen thousand": the printed doubling 8192-16383, in words (digits under 5 per 100 words)
     topic = (
         "Far back, the larger bases keep a larger share: about a quarter between eight and sixteen thousand tokens"
@@ -1713,8 +1722,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
     edges = 2 ** torch.arange(15)
     assert int(edges[-2]) == 8192 and int(edges[-1]) - 1 == 16383  # the last step is the printed band
     assert "x/2" not in plot and '"ko"' not in plot  # no moving average, no dots: the band is a step
-    assert (
-        'ylabel="share of the score at distance 0",' in plot
+    assert (  # fix pass 219 (read r218 #5): the plotted formula, then the share it is, in the print's words
+        'ylabel="mean of cos(Δθ_i) over the pairs\\n(share of the score at distance 0)",' in plot
         and 'ylabel="share of the score at distance 0,\\n' not in plot
     )
     assert (
@@ -2625,9 +2634,8 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
         nb["cells"][at - 1]["source"]
     )
     note = "".join(nb["cells"][at - 1]["source"])
-    assert note.startswith("<details><summary>Where the dashed lines sit</summary>")
-    explains = note.index("explains `beta_fast` and `high_freq_factor`.")
-    assert explains < note.index("</details>") < note.index("An explorer")
+    # fix pass 219 (read r218 #3): the block of pointers before the explorer's note merged into "Where keeping ends"
+    assert note.startswith("An explorer") and "<details>" not in note
     rules = "".join(nb["cells"][at - 3]["source"])
     # second pass 218 (read r217 #5): the fields behind the 32 and the 4 sit in a collapsed block at the end of the
     # rules' cell, right after its main line; the main line names only what the dashed lines mark
@@ -2863,6 +2871,12 @@ def test_chapter_llama4_design_and_temperature_formula():
     forward = inspect.getsource(llama4.Llama4TextAttention.forward)
     branch = forward[forward.index("attn_scales") - 400 : forward.index("query_states = (query_states * attn_scales)")]
     assert "if self.attn_temperature_tuning and not self.use_rope:" in branch and "training" not in branch
+    # fix pass 219 (read r218 #8): "In `modeling_llama4.py`, $p$ is the token's slot in the cache, `arange(seq_len) +
+    # past_seen_tokens`, not its `position_ids`, so in a left-padded batch it counts the pads": the factor's positions
+    # are the cache length plus 0 .. seq_len - 1 (pads take cache slots), one row shared by the whole batch
+    slots = "positions = torch.arange(hidden_states.shape[1], device=hidden_states.device) + past_seen_tokens"
+    assert slots in branch and "past_seen_tokens = cache.get_seq_length(self.layer_idx)" in branch
+    assert "position_ids" not in branch[branch.index(slots) :] and "attn_scales.view((1, input_shape[-1]" in forward
     p = torch.tensor([0, 8190, 8191, 100_000, 10_000_000])
     got = posenc.llama4_attention_temperature(p, floor_scale=8192, attn_scale=0.1).double()
     torch.testing.assert_close(got, 1 + 0.1 * torch.log(torch.floor((p.double() + 1) / 8192) + 1), rtol=1e-6, atol=0)
@@ -2889,6 +2903,8 @@ def test_chapter_llama4_design_and_temperature_formula():
         " temperature, so above one it sharpens attention.",
         "At zero-based index $p$, transformers' code uses $$ \\tau(p) = 1 + 0.1 \\,\\ln\\!"
         "\\Big(\\big\\lfloor \\tfrac{p + 1}{8192} \\big\\rfloor + 1\\Big). $$",
+        "In `modeling_llama4.py`, $p$ is the token's slot in the cache, `arange(seq_len) + past_seen_tokens`, not its"
+        " `position_ids`, so in a left-padded batch it counts the pads.",
         "| Llama 4, Meta's code | the chunk mask is built only when more than one token is fed at once, so a token"
         " decoded alone attends to every cached key, past its chunk |",
     ):
@@ -3788,8 +3804,11 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
         assert sentence in text and sentence not in main_line, sentence
     # the block right after the demo head's figure says where "fast" ends, with the figures' numbers (the sweep
     # above: kept iff L / lambda > field); the main line before the figure says only what each rule does
-    thresholds = (  # read r209: the main line names the fields behind its 32 and 4; the block points to the appendix
-        "The appendix's *How each scaling reshapes the wavelengths* part explains `beta_fast` and `high_freq_factor`."
+    # fix pass 219 (read r218 #3): the pointer-only block "Where the dashed lines sit" is merged into "Where keeping
+    # ends", which explains the fields itself and points to the appendix's counts
+    thresholds = (
+        "The appendix's *How each scaling reshapes the wavelengths* part gives, for each rule, the first pair it slows"
+        " and how many pairs it slows."
     )
     assert (
         "YaRN keeps the pairs that turn over 32 times" not in text
@@ -3799,9 +3818,17 @@ def test_chapter_yarn_and_llama3_keep_rules_in_the_main_line():
     rope_utils = (Path(_hf().__file__).parent / "modeling_rope_utils.py").read_text(encoding="utf-8")
     assert 'beta_fast = rope_parameters_dict.get("beta_fast") or 32' in rope_utils
     assert book.MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["high_freq_factor"] == 4
-    dashed = "<summary>Where the dashed lines sit</summary>"
-    assert text.count(thresholds) == 1 and thresholds not in main_line
-    assert text.index(dashed) < text.index(thresholds) < text.index("</details>", text.index(dashed))
+    dashed = "<summary>Where keeping ends: <code>beta_fast</code> and <code>high_freq_factor</code></summary>"
+    assert "Where the dashed lines sit" not in text
+    assert " ".join(text.split()).count(thresholds) == 1 and thresholds not in " ".join(main_line.split())
+    block_end = text.index("</details>", text.index(dashed))
+    assert text.index(dashed) < text.index("the first pair it slows and how many") < block_end
+    # the appendix's table: its columns "first pair it slows" and "pairs slowed, of 64"
+    assert "| scaling | first pair it slows | pairs slowed, of 64 |" in text
+    # the opening's config stores L (Llama 3.1: original_max_position_embeddings 8192, its row's trained length)
+    stores = "The opening's config stores $L$ as `original_max_position_embeddings`."
+    assert text.index(dashed) < text.index(stores) < block_end and text.count(stores) == 1
+    assert book.MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["original_max_position_embeddings"] == 8192
     section = main_line[main_line.index("## How each scaling reshapes the wavelengths") : main_line.index("## What is")]
     for rule in (
         "PI, position interpolation, divides every $\\theta_i$ by the config's `factor` $s$.",
@@ -4731,19 +4758,22 @@ def test_chapter_partial_rotary_names_its_content_channel():
     # read r199: xPos gives each pair its own factor, so the question names the pairs' terms too
     # read r205: plainer wording, the factor as the subject
     # read r206: "also" had nothing to refer to; the score and each pair's term named first, the factor after
-    sixth = "| 6. Is the score, or each pair's term, multiplied by a factor that shrinks with distance? | no |"
+    # fix pass 219 (read r218 #6): shorter; true for xPos, whose factor shrinks with distance (on each pair's term)
+    sixth = "| 6. Is there a decay factor that shrinks with distance? | no |"
     assert "also multiply the score" not in opening
     assert opening.index(sixth) < opening.index("After this chapter you will be able to:")
-    # no term before its definition: the opening asks in plain words; "decay factor" is first used on the main line
-    # where xPos's section defines it, and the third question says "slowed", the word the scaling section defines
-    assert "decay factor" not in opening and "rescaled" not in opening
+    # no term before its definition: the opening asks in plain words, the question saying what the factor does
+    # ("shrinks with distance"); the term *decay factor* is defined, in italics, where xPos's section first uses it
+    # on each pair's term; the third question says "slowed", the word the scaling section defines
+    assert opening.count("decay factor") == 1 and "*decay factor*" not in opening and "rescaled" not in opening
     main = re.sub(r"<details\b.*?</details>", " ", chapter_markdown("10_rope_today"), flags=re.S)
     # read r199: xPos's section opens with its lesson, which names the factor on each pair's term, as the question does
     defined = (  # read r203: the lesson's far effect in the same sentence
         "xPos multiplies each pair's term in the score by a *decay factor* that shrinks with distance, the fast pairs'"
         " first, so far enough back the whole score fades to zero"
     )
-    assert main.index("decay factor") == main.index(defined) + defined.index("decay factor")
+    assert main.index("*decay factor*") == main.index(defined) + defined.index("*decay factor*")
+    assert main.index("decay factor") == main.index(sixth) + sixth.index("decay factor")  # the question's plain words
     assert opening.index("After this chapter you will be able to:") < opening.index("It assumes chapter 4's RoPE")
     # the config, its formula and its fields' questions: the next cell, under its own heading
     assert fields_cell.startswith("## A config's position fields\n\nLlama 3.1 8B's published `config.json`")
@@ -4753,9 +4783,10 @@ def test_chapter_partial_rotary_names_its_content_channel():
 
 def test_chapter_matching_key_running_average_and_static_takeaway():
     """Chapter 10, *Partial rotary* (main line): "Right, with a key equal to the query, it peaks at distance zero.";
-    its block on the red line: "That mean keeps about 0.4 of the rotated term's peak, for this query and for random
-    queries on average." (scoped: it holds for the figure's d_rot = 16, base 10^4,
-    |Δ| = 1 .. 255; the closed form: the mean of cos(Δ theta_i) over |Δ| = 1 .. 255 and the 8 pairs, 0.4017).
+    its block: "In the right panel, averaged over the distances drawn, 1 to 255, the rotated part keeps about 0.4 of
+    its peak, for this query and for random queries on average." (scoped: it holds for the figure's d_rot = 16, base
+    10^4, |Δ| = 1 .. 255; the closed form: the mean of cos(Δ theta_i) over |Δ| = 1 .. 255 and the 8 pairs, 0.4017);
+    "it depends on the distances drawn and on d_rot" (0.074 over 1 .. 3999; 0.30 and 0.42 at d_rot = 8 and 32).
     The peak holds for every query;
     the figure's draw (seed 3, d_rot = 16 of 64, |Δ| = 1 .. 255) keeps 0.38 of its peak, near the random queries'
     mean 0.40 and near their median; the claim could fail: some random queries keep more than half (the appendix:
@@ -4790,23 +4821,36 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     # read r191: the share kept was a second idea beside the section's lesson (the pass-through term is
     # position-free), so the main line stops at the peak and a block right after it explains the red line
-    # second pass 218 (read r217 #3): one main-line sentence says what the right panel's red line is, in words
-    red_main = (
-        "Right, with a key equal to the query, it peaks at distance zero. The red line there is the rotated part's"
-        " mean over the distances drawn past zero: about two fifths of its peak, here and for random queries on"
-        " average. The pass-through term stays whole"
-    )
+    # fix pass 219 (read r218 #1): the figure teaches one idea, the rotated part peaks at zero while the
+    # pass-through part stays whole; no red line, and the share it kept moves to the block with its scope
+    red_main = "Right, with a key equal to the query, it peaks at distance zero. The pass-through term stays whole"
     assert red_main in " ".join(main_line.split())
-    red_block = "<details><summary>The red line: how much of its peak the rotated term keeps</summary>"
+    red_block = "<details><summary>How much of its peak the rotated part keeps, over the distances drawn</summary>"
     red = text[text.index(red_block) : text.index("</details>", text.index(red_block))]
     assert text.count(red_block) == 1 and text.index("it peaks at distance zero.") < text.index(red_block)
     assert text.index(red_block) < text.index("## DeepSeek's MLA")
     said = re.search(
-        r"In the right panel, the red line is its mean over the distances drawn, 1 to 255\. That mean"
-        r" keeps about (0\.\d) of the rotated term's peak, for this query and for random queries on average\.",
+        r"In the right panel, averaged over the distances drawn, 1 to 255, the rotated part keeps about (0\.\d) of its"
+        r" peak, for this query and for random queries on average\.",
         " ".join(red.split()),
     )
-    assert said, "the red line: one rounded share, this query's and the random queries' mean"
+    assert said, "one rounded share, this query's and the random queries' mean, over the distances drawn"
+    scope = (
+        "That share is not a property of partial rotary: it depends on the distances drawn and on $d_{\\text{rot}}$."
+        " Over distances 1 to 3999, the share averaged over random queries is under a tenth."
+    )
+    assert scope in " ".join(red.split())
+    # "depends on d_rot": the random queries' share over 1 .. 255 at d_rot = 8, 16, 32 (0.30, 0.40, 0.42)
+    by_rot = {
+        r: float(
+            torch.cos(
+                torch.arange(1, 256, dtype=torch.float64)[:, None]
+                * 10000.0 ** (-torch.arange(0, r, 2, dtype=torch.float64) / r)
+            ).mean()
+        )
+        for r in (8, 16, 32)
+    }
+    assert abs(by_rot[8] - by_rot[16]) > 0.05 and abs(by_rot[32] - by_rot[16]) > 0.01, by_rot
     # this query's share, the figure's 0.38, rounds to the text's 0.4: recomputed above (seed 3) and read from the
     # figure cell's stored print
     fig_cell = next(c for c in nb_cells() if "kept = float(matching[1:].mean())" in "".join(c["source"]))
@@ -4831,11 +4875,10 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert "under that peak" not in section  # the peak is the maximum: "under" added nothing
     assert "fades on average" not in main_line  # the figure shows a mean below the peak, not a fall
     assert "Right, for a key equal to its query, it peaks" not in main_line
-    assert text.count("In the right panel, the red line is its mean over the distances drawn, 1 to 255.") == 1
-    assert main_line.count("red line") == 1  # the main line's one sentence; the evidence stays in the block
-    # "about two fifths of its peak, here and for random queries on average": this query's 0.38 and the random
-    # queries' mean 0.40 (200 000 queries, and the closed form below) both round to 0.4; "the distances drawn past
-    # zero": the figure's red line is the mean over |Δ| = 1 .. 255, the panel's distances but zero
+    assert "red line" not in section  # fix pass 219: the figure draws no mean line
+    assert "two fifths" not in main_line  # the share depends on the window: the block's, with its scope
+    # "about 0.4 ..., for this query and for random queries on average": this query's 0.38 and the random queries'
+    # mean 0.40 (200 000 queries, and the closed form below) both round to 0.4, over |Δ| = 1 .. 255
     assert abs(shares[3] - 2 / 5) < 0.03 and abs(float(many_shares.mean()) - 2 / 5) < 0.01
     assert "kept = float(matching[1:].mean())" in _figure_titles() and "n_pos = 64, 16, 256" in _figure_titles()
     assert (
@@ -4859,10 +4902,11 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     # print), a typical draw's value; the random queries' 0.4 itself stays in the appendix (other draws keep more
     # than half)
     assert "keeps under half of its peak" not in _figure_titles()
-    assert (
-        "title=f\"A key equal to its query: this query's rotated part\\nkeeps {kept / float(matching[0]):.2f} of its"
-        ' peak, averaged over |Δ| = 1-255")' in _figure_titles()
+    assert (  # fix pass 219 (read r218 #1): the title names the figure's one idea; the print keeps this query's share
+        'title="A key equal to its query: the rotated part peaks at distance zero,\\nthe pass-through part stays'
+        ' whole")' in _figure_titles()
     )
+    assert "ax2.axhline(kept" not in _figure_titles()  # no mean line
     assert "- 0.38)" not in _figure_titles()  # no pin of one draw's value where the figure is drawn
     # typical, asserted in the appendix's check cell against the middle 90 % of 400 000 random queries' shares (the
     # draw's own share, not a hard-coded 0.40); the seed was chosen, so the old "within 0.03 of the mean" only
@@ -4879,6 +4923,7 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     code = _figure_titles()
     assert "the rotated part falls on average" not in code
     assert "keeps {kept / float(matching[0]):.2f} of its peak" in code  # the figure's own draw, printed where drawn
+    assert "keeps {kept / float(matching[0]):.2f} of its peak, averaged" not in code  # printed, not in the title
     # the title's "this query's rotated part keeps 0.38 of its peak": the drawn query (seed 3), under half
     g = torch.Generator().manual_seed(3)
     q_drawn = torch.randn(64, generator=g, dtype=torch.float64)
@@ -4900,8 +4945,11 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     # "static" glossed where used ("slowing the same pairs on every input"), as the scaling section's block defines it
     assert takeaway in main_line and "*static*: they slow the same pairs on every input" in text
     # `dynamic` stays in the scaling section's main line (the takeaway, one sentence, leaves it there), with a pointer
-    # to the appendix
-    named = "Another type, `dynamic`, changes the base with the input length; the appendix shows it."
+    # to the appendix; fix pass 219 (read r218 #4): one sentence, the KV-cache clash in the appendix
+    named = (
+        "Another type, `dynamic`, changes the base with the input length; the appendix shows it, and why it clashes"
+        " with a KV cache."
+    )
     assert main_line.count(named) == 1 and "Configs also offer `dynamic`" not in main_line
     section = main_line[main_line.index("## How each scaling reshapes the wavelengths") : main_line.index("## What is")]
     assert named in section
@@ -4918,20 +4966,20 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     assert "as the scaling section's first block says" not in main_line  # the takeaway stands without the block
     scaling = text[text.index("## How each scaling reshapes") : text.index("## What is a position")]
     # the section's first block holds the fields behind the dashed lines, right after the rules (second pass 218);
-    # the second, where the dashed lines sit, right after the figure; the static scalings' block is the next one,
-    # after the Llama 3.1 figure
+    # the static scalings' block is the next one, after the Llama 3.1 figure (fix pass 219, read r218 #3: the
+    # pointer-only block "Where the dashed lines sit" merged into the first)
     blocks = [
         scaling[i : scaling.index("</details>", i)] for i in [m.start() for m in re.finditer("<details>", scaling)]
     ]
     assert blocks[0].startswith(
         "<details><summary>Where keeping ends: <code>beta_fast</code> and <code>high_freq_factor</code></summary>"
     )
-    assert blocks[1].startswith("<details><summary>Where the dashed lines sit</summary>")
+    assert "Where the dashed lines sit" not in text
     assert (
         "<summary>Static scalings, LongRoPE, and the fixed attention factor of YaRN and LongRoPE</summary>"
-        in (blocks[2])
+        in (blocks[1])
     )
-    assert static in blocks[2]
+    assert static in blocks[1]
     assert "<summary>Where each model and library sets the layout</summary>" not in text
 
 
@@ -4964,10 +5012,12 @@ def test_chapter_thick_lines_and_the_random_query_mean():
         # read r213: the key first, then what the figure plots for it
         # structural pass 217: a random query and a key equal to it; the unit-pair key is the block's device
         # second pass 218 (read r217 #4): the share defined before the plot, then one sentence for what is plotted
-        "Take a key equal to its query. Its *share* at a distance is its score there over its score at distance zero:"
-        " one means the far key scores as high as at distance zero; zero means it scores like an unrelated key, on"
-        " average. The figure plots this share averaged over random queries and over each doubling of the distance,"
-        " which smooths out its swings."
+        # fix pass 219 (read r218 #5): the plotted mean of cosines as a formula, then the share it is, then the steps
+        "Take a key equal to its query. At distance $|\\Delta|$, pair $i$'s term in the score is its term at distance"
+        " zero times $\\cos(\\Delta\\theta_i)$. The figure plots the mean of these cosines over the head's pairs: the"
+        " *share* of its distance-zero score that such a key keeps, on average over random queries. A share of one"
+        " means the far key scores as high as at distance zero; zero means it scores like an unrelated key, on"
+        " average. Each flat step averages over one doubling of the distance, which smooths out the swings."
     )
     section = main_line[main_line.index("### A far matching key keeps more") : main_line.index("## Reading a modern")]
     section = section[: section.index(" ## ")]  # to the next section's heading
@@ -4976,7 +5026,7 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     # main line says "random quer", reopened by read r200), and over each doubling
     # structural pass 217: the random query is the figure's subject, named where it is set up and where it is averaged
     # second pass 218: both averages in the one sentence that says what the figure plots
-    assert section.count("random quer") == 1 and section.count("over each doubling") == 1
+    assert section.count("random quer") == 1 and section.count("over one doubling") == 1
     assert "with such keys" not in text  # read r200: a phrase with no clear referent
     # "averaged ... over each doubling": the section's figure draws steps (ax.stairs), one per doubling
     assert "ax.stairs(steps, edges" in "".join(next(c for c in nb_cells() if c.get("id") == "c14c-plot")["source"])
@@ -5090,12 +5140,13 @@ def test_chapter_base_figure_title_names_its_smoothing():
     doubling of the distance", with its reason in three words, "smoothing out its swings"; the reason in full, once,
     in the section's block: "That share wiggles from one distance to the next, so the figure draws its mean over each
     doubling, from $x$ to $2x$.";
-    the y label names the measure alone, "share of the score at distance 0", and the title names the average, "mean
-    over each doubling of the distance". The step from x is the mean of the score per pair over distances
-    x .. 2x - 1."""
+    the y label names the plotted mean of cos(Δθ_i) over the pairs and the share it is, "share of the score at
+    distance 0", and the title names the average, "mean over each doubling of the distance". The step from x is the
+    mean of the score per pair over distances x .. 2x - 1."""
     code = _figure_titles()
-    assert (
-        'ax.set(xlabel="distance (tokens back, log scale)", ylabel="share of the score at distance 0",\n'
+    assert (  # fix pass 219 (read r218 #5): the y label names the plotted formula and the share it is
+        'ax.set(xlabel="distance (tokens back, log scale)",\n'
+        '       ylabel="mean of cos(Δθ_i) over the pairs\\n(share of the score at distance 0)",\n'
         '       title="A key equal to its query, d = 128, mean over each doubling of the distance:'
         '\\nfar back, the larger base keeps a larger share of its score")' in code
     )
@@ -5113,15 +5164,15 @@ def test_chapter_base_figure_title_names_its_smoothing():
     text = chapter_markdown("10_rope_today")
     assert text.count(rule) == 1 and rule not in main_line
     # second pass 218 (read r217 #4): the share defined, then what the figure plots, with both averages
+    # fix pass 219 (read r218 #5): the plotted mean of cosines, the share, then the steps' average
     named = (
-        "one means the far key scores as high as at distance zero; zero means it scores like an unrelated key, on"
-        " average. The figure plots this share averaged over random queries and over each doubling of the distance,"
-        " which smooths out its swings."
+        "A share of one means the far key scores as high as at distance zero; zero means it scores like an unrelated"
+        " key, on average. Each flat step averages over one doubling of the distance, which smooths out the swings."
     )
-    assert main_line.count(named) == 1 and text.index(named) < text.index(rule)
+    assert " ".join(main_line.split()).count(named) == 1 and text.index("Each flat step averages") < text.index(rule)
     # the figure draws only the band means, all thick (lw=2.5), so the main line does not say "thick"; the text's
     # term, the share of its score at distance zero, is the y label's and the title's
-    defined = "Its *share* at a distance is its score there over its score at distance zero"
+    defined = "the *share* of its distance-zero score that such a key keeps"
     assert "a thick line at distance" not in main_line and main_line.count(defined) == 1
     assert "a larger share of its score" in code
     base_fig = next(
@@ -5250,6 +5301,8 @@ def test_chapter_offset_is_signed_and_distance_is_its_size():
     assert "offset = torch.arange(-(n_pos - 1), 1)" in code and "# the offset Δ = n - m <= 0" in code
     # every axis that names Δ draws its size: the distance |Δ|, tokens back
     labels = re.findall(r'label="([^"]*Δ[^"]*)"', code)
+    # fix pass 219: the base figure's y label plots cos(Δθ_i), even in Δ, a value and not a distance axis
+    labels = [label for label in labels if not label.startswith("mean of cos(Δθ_i)")]
     assert labels and all("|Δ|" in label for label in labels), labels
     # the first use of "distance |Δ|" in a figure comes after the definition: the Partial rotary figure, cell c09
     cells = nb_cells()
@@ -5748,10 +5801,12 @@ def test_chapter_r200_mla_check_modernbert_and_exercise_asserts():
 
 def test_chapter_cached_keys_keep_the_old_frequencies():
     """Chapter 10, scalings section (main line): "Another type, `dynamic`, changes the base with the input length;
-    the appendix shows it. A KV cache stores keys already rotated, so the cached keys keep the old frequencies."
-    (read r201: the omission). A tiny Llama with transformers 5.24's `dynamic` rope type, L = 16: its first 8 keys,
-    cached before the input grows past L, stay bit for bit as cached, while a fresh run over the whole input rotates
-    them with the new, slower frequencies; the keys added after the growth match the fresh run's."""
+    the appendix shows it, and why it clashes with a KV cache." and the appendix's dynamic NTK paragraph: "Cached keys
+    keep their old frequencies. A KV cache stores keys already rotated, so once the base changes, a score depends on
+    more than the distance." (read r201: the omission). A tiny Llama with transformers 5.24's `dynamic` rope type,
+    L = 16: its first 8 keys, cached before the input grows past L, stay bit for bit as cached, while a fresh run
+    over the whole input rotates them with the new, slower frequencies; the keys added after the growth match the
+    fresh run's."""
     transformers = _hf()
     torch.manual_seed(0)
     cfg = transformers.LlamaConfig(
@@ -5778,10 +5833,20 @@ def test_chapter_cached_keys_keep_the_old_frequencies():
     text = chapter_markdown("10_rope_today")
     main_line = re.sub(r"<details\b.*?</details>", " ", text, flags=re.S)
     section = main_line[main_line.index("## How each scaling reshapes the wavelengths") : main_line.index("## What is")]
+    # fix pass 219 (read r218 #4): this supersedes the recorded "dynamic + KV-cache on the main line" decision; the
+    # main line keeps one sentence that names the clash, and the clash itself sits in the appendix's dynamic NTK
+    # paragraph, whose new frequencies it follows
     said = (
-        "Another type, `dynamic`, changes the base with the input length; the appendix shows it. A KV cache keeps"
-        " keys rotated with the old base, so once the base changes, a score depends on more than the distance."
+        "Another type, `dynamic`, changes the base with the input length; the appendix shows it, and why it clashes"
+        " with a KV cache."
     )
+    clash = (
+        "Cached keys keep their old frequencies. A KV cache stores keys already rotated, so once the base changes, a"
+        " score depends on more than the distance."
+    )
+    dyn = text[text.index("**Dynamic NTK** slows nothing up to $L$") :]
+    dyn = " ".join(dyn[: dyn.index("</details>")].split())
+    assert clash in dyn and "KV cache" not in section.replace(said, "")
     # read r208: the consequence: a cached key turned at the old frequencies and a query at the new ones score
     # differently at the same distance n - m when both positions shift; with one set of frequencies they agree
     old_f = posenc.rope_inv_freq(64, 1e4).double()
