@@ -2674,7 +2674,7 @@ def test_dynamic_rows_cache_keeps_the_old_frequencies():
 def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
     """The note "*dynamic NTK*" in "Where papers and code differ": "the rule's $L$ is the trained length; transformers
     5.24's `dynamic` reads $L$ from `max_position_embeddings` and can carry a longer earlier input's scale to a later,
-    shorter one", pointing to Reading model code's "Fixed and dynamic scaling rules", which says the same. Against the
+    shorter one", pointing to Reading model code's "Static and dynamic scaling rules", which says the same. Against the
     installed version (another version skips): transformers' `dynamic_rope_update` recomputes the frequencies only for
     an input longer than `max_seq_len_cached`, stores that length, and restores the original ones only below
     `original_max_seq_len`, both set from `max_position_embeddings` in Llama's rotary module; then that module with
@@ -2686,12 +2686,16 @@ def test_transformers_dynamic_keeps_the_longest_inputs_frequencies():
 
     ((version, field, target),) = re.findall(
         r"^\| \*dynamic NTK\* \| the rule's \$L\$ is the trained length; transformers ([\d.]+)'s `dynamic` reads \$L\$"
-        r" from `(\w+)` and can carry a longer earlier input's scale to a later, shorter one: see \{ref\}`Fixed and"
+        r" from `(\w+)` and can carry a longer earlier input's scale to a later, shorter one: see \{ref\}`Static and"
         r" dynamic scaling rules <([\w-]+)>` \|$",
         note("dynamic NTK"),
     )
     reading = (ROOT / "book" / "reading_code.md").read_text(encoding="utf-8")
-    assert f"({target})=\n## Fixed and dynamic scaling rules" in reading
+    assert f"({target})=\n## Static and dynamic scaling rules" in reading
+    # the chapters' word, "static" (read r219 #1): every link to the section carries its heading
+    glossary = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    assert glossary.count(f"{{ref}}`Static and dynamic scaling rules <{target}>`") == 3
+    assert "Fixed and dynamic scaling rules" not in glossary and "for a *static* rule, set from" in glossary
     assert "- Transformers' `dynamic` keeps the largest effective factor seen until" in reading
     function, cached, original = "dynamic_frequency_update", "max_seq_len_cached", "original_max_seq_len"
     ((_, formula),) = re.findall(

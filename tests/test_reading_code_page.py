@@ -526,7 +526,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # test_reading_code_live_values_and_positions)
     rule = "Left-padding shifts a padded row's positions up by its pad count, unless you pass `position_ids`."
     lead = (
-        rule + " With the `attention_mask`, for plain RoPE and fixed rules such as `llama3`, the shift changes the"
+        rule + " With the `attention_mask`, for plain RoPE and static rules such as `llama3`, the shift changes the"
         " scores only by rounding. It"
         " adds the same count to every position, so no offset between a query and a key changes. RoPE's scores depend"
         " only on those offsets, and the mask hides the pads from the real tokens."
@@ -560,7 +560,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         # read r215: Llama 4's scale needs `attn_temperature_tuning` (modeling_llama4.py), so the condition is said
         "Some models also multiply queries by *query scales*, which grow in steps with the position. Llama 4 does so in"
         " its layers without RoPE, when `attn_temperature_tuning` is on. Ministral 3 and Mistral 4 do so in every"
-        " layer. Far into a long input, attention then spreads less."
+        " layer. Like the attention factor, a query scale multiplies its query's logits, so it acts as a temperature."
+        " Far into a long input, attention then spreads less."
     )
     # read r207 (the section's hardest place, five reads in a row): the place opens with its lesson, and each item
     # gives its reason in plain words: what `position_ids` do there, or why they cannot help (Llama 4's scale counts
@@ -822,13 +823,13 @@ def test_llama_code_has_none_of_the_four_run_time_mechanisms():
     page = _page()
     section = _section_main_line(page, "## Positions at run time")
     # structural pass 217: the main line said it in its own words; fix pass 219 (read r218 #2: the learner could not
-    # tell which argument does the work): the main line says that for plain RoPE and fixed rules such as `llama3`,
+    # tell which argument does the work): the main line says that for plain RoPE and static rules such as `llama3`,
     # with the mask, the shift changes the scores only by rounding, "For these rules, the mask is what matters."
     # (checked below: `position_ids` counted from the first real token give the row alone's logits up to float32
     # rounding against the same model in float64); the sentence on the four cases closes their block
     said = "For these rules, the mask is what matters."
     assert said in section and "- `dynamic` and `longrope` pick" not in section, section
-    assert section.index("for plain RoPE and fixed rules such as `llama3`") < section.index(said)
+    assert section.index("for plain RoPE and static rules such as `llama3`") < section.index(said)
     cases = _collapsed("Four cases where padding changes the scores, and whether <code>position_ids</code> fix them")
     sentence = "Transformers' Llama code, with plain RoPE or `llama3`, has none of the four."
     assert cases.rstrip().endswith(sentence) and cases.index("- `dynamic` and `longrope` pick") < cases.index(sentence)
@@ -1171,7 +1172,7 @@ def test_transformers_dynamic_l_is_the_stored_length():
     )
     assert stated in " ".join(page.split())
     assert (
-        _section_main_line(page, "## Fixed and dynamic")
+        _section_main_line(page, "## Static and dynamic")
         .rstrip()
         .endswith("`dynamic` leaves the inputs between the two unscaled.")
     )
@@ -1180,7 +1181,7 @@ def test_transformers_dynamic_l_is_the_stored_length():
         " $16L$ would stay unscaled."
     )
     details = _collapsed("Details: the stretch, dynamic NTK's base, LongRoPE, transformers and other code")
-    assert hypothetical in details and "if it named" not in _section_main_line(page, "## Fixed and dynamic")
+    assert hypothetical in details and "if it named" not in _section_main_line(page, "## Static and dynamic")
     assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["rope_scaling"]["rope_type"] == "llama3"  # "if it named `dynamic`"
     # "would scale only inputs longer than 16L": a fresh module on that file, at an input of 2L, keeps the plain
     # frequencies, while dynamic NTK with the trained length divides the slowest pair by 9 there (above)
@@ -1221,7 +1222,7 @@ def test_transformers_dynamic_l_is_the_stored_length():
     assert len(ratios) >= 4 and min(ratios.values()) >= 16, ratios
     # the main line's rule uses L, the trained length, before the stored length appears; the effective factors and
     # their table sit in the block right under the main line
-    start = page.index("## Fixed and dynamic scaling rules")
+    start = page.index("## Static and dynamic scaling rules")
     section = page[start : page.index("<details>", start)]
     # structural pass 217: the formula left the main line for the block's table (checked in
     # test_dynamic_table_needed_row_is_the_stretch); the main line says what it does in words
@@ -1367,7 +1368,7 @@ def test_dynamic_table_needed_row_is_the_stretch():
     page = _page()
     table = page[page.index("| rule | effective factor for an input of $\\ell$ tokens | at $\\ell = 2L$, $s = 8$ |") :]
     table = table[: table.index("</details>")]
-    start = page.index("## Fixed and dynamic scaling rules")
+    start = page.index("## Static and dynamic scaling rules")
     main = page[start : page.index("<details>", start)]
     assert "stretch" not in main, main
     block = page[page.index("<details>", start) : page.index("## Porting transformers-4 code")]
@@ -1375,7 +1376,7 @@ def test_dynamic_table_needed_row_is_the_stretch():
     assert "- The slowest pair needs only the *stretch* $\\max(\\ell/L, 1)$" in block
     rows = re.findall(r"\| ([^|]+) \| ([^|]+) \| (\d+) \|", table)
     assert [r[0] for r in rows] == [
-        "fixed: position interpolation, NTK-aware scaling, YaRN, `llama3`",
+        "static: position interpolation, NTK-aware scaling, YaRN, `llama3`",
         "dynamic NTK",
         "what the slowest pair needs",
     ], rows
@@ -1395,15 +1396,16 @@ def test_dynamic_table_needed_row_is_the_stretch():
     # follows l); the first block then gives the effective factors and what the last row is; under the table, the
     # verdict scoped to the table's 2L and s = 8, then s as a slope (read r177), and with s = 1 dynamic NTK's formula
     # is the last row's
-    # read r210: chapters 7 and 10 call the fixed rules static, so the first sentence gives both names
+    # read r210: chapters 7 and 10 call the fixed rules static, so the first sentence gave both names; fix pass 220
+    # (read r219 #1): the page uses the chapters' word alone, "static" (no rule is called "fixed" on the page)
     # structural pass 217 (read r216: three ideas in one paragraph): the fixed rule, then its example, then the
     # dynamic rule; the glossary's terms *fixed* and *dynamic* in italics
     lesson = (
-        "A *fixed* rule, which the chapters call static, gives each pair one divisor for its frequency, used at"
-        " every input length. Llama 3.1's `llama3` is fixed: even a short input has its slowest pair's frequency"
-        " divided by $s$. A *dynamic* rule recomputes the divisors from each input's length $\\ell$."
+        "A *static* rule gives each pair one divisor for its frequency, used at every input length. Llama 3.1's"
+        " `llama3` is static: even a short input has its slowest pair's frequency divided by $s$. A *dynamic* rule"
+        " recomputes the divisors from each input's length $\\ell$."
     )
-    assert main.startswith("## Fixed and dynamic scaling rules " + lesson), main[:200]
+    assert main.startswith("## Static and dynamic scaling rules " + lesson), main[:200]
     needs = (
         "The table's last row is what the slowest pair needs: no division up to $L$, and beyond it the divisor at"
         " which $\\ell$ positions turn it as far as $L$ positions did in training."
@@ -1477,16 +1479,16 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
     Llama 3.1's fields (d 128, base 500 000, L 8 192): `llama3` divides pair 63 by 8 at an input of 4 tokens as at any
     other; `dynamic` with factor 8, in a file that stores L, divides it by 1 up to L, by the formula beyond, 9 at 2L."""
     page = _page()
-    main = _section_main_line(page, "## Fixed and dynamic scaling rules")
+    main = _section_main_line(page, "## Static and dynamic scaling rules")
     # structural pass 217: the fixed rule's example right after the fixed rule; dynamic NTK in words, its formula
     # in the block's table (its values are checked below, against transformers)
-    example = "Llama 3.1's `llama3` is fixed: even a short input has its slowest pair's frequency divided by $s$."
+    example = "Llama 3.1's `llama3` is static: even a short input has its slowest pair's frequency divided by $s$."
     dynamic_said = (
         " Dynamic NTK leaves inputs up to the trained length $L$ unscaled. Beyond $L$, it slows every pair but the"
         " fastest, and more the longer the input. Its `factor` field sets how fast the divisors grow with the input's"
         " length, not the divisors themselves."
     )
-    lesson = "which the chapters call static, gives each pair one divisor for its frequency, used at every input"
+    lesson = "A *static* rule gives each pair one divisor for its frequency, used at every input length."
     assert main.index(lesson) < main.index(example) < main.index(dynamic_said) < main.index("declared length"), main
     # one number on the main line: the 9 and the 2 at 2L are the block's, with their meaning beside them
     assert not re.search(r"\b9\b", main) and "Dividing by 2" not in page, main
@@ -1642,21 +1644,18 @@ def test_reading_code_page_numbers():
     # read r182: the lesson leads (read r191: "A fixed rule gives each pair one divisor for its frequency, used at every
     # input length, short inputs too. A dynamic rule recomputes the divisors from each input's length"), then
     # the same factor at every length, then the band condition (read r178)
-    assert (
-        "A *fixed* rule, which the chapters call static, gives each pair one divisor for its frequency, used at"
-        " every input length." in flat
-    )
+    assert "A *static* rule gives each pair one divisor for its frequency, used at every input length." in flat
     assert "A *dynamic* rule recomputes the divisors from each input's length $\\ell$." in flat
     assert (
-        "A fixed rule's effective factor is the same at every length: the configured $s$ whenever the slowest pair lies"
-        " in the divided band, as in Llama 3.1. Dynamic NTK's effective factor is 1 up to the trained length $L$ and"
-        " grows with $\\ell$ beyond it." in flat
+        "A static rule's effective factor is the same at every length: the configured $s$ whenever the slowest pair"
+        " lies in the divided band, as in Llama 3.1. Dynamic NTK's effective factor is 1 up to the trained length"
+        " $L$ and grows with $\\ell$ beyond it." in flat
     )
     assert (
         "At $\\ell = 2L$ the stretch is 2, less than either rule divides by. Beyond $L$, dynamic NTK with $s$ above 1"
         " divides the slowest pair by more than that pair needs." in flat
     )
-    assert "fixed rules' 8." not in page  # the table carries 8 and 9; not repeated under it
+    assert "fixed rules' 8." not in page and "static rules' 8." not in page  # the table carries 8 and 9, not repeated
     # bfloat16: "8 significant bits, so it spaces numbers 8 apart from 1 024 to 2 048 and 16 apart from 2 048 to
     # 4 096. One rounding moves a number by at most half that spacing, so by up to 4 between 1 024 and 2 048, by up
     # to 8 between 2 048 and 4 096, and by more beyond."
@@ -2139,7 +2138,7 @@ def test_reading_code_live_values_and_positions():
     angle_error = ((p32[:, None] * inv32).double() - p32.double()[:, None] * inv32.double()).abs()
     assert float(angle_error.max()) < 0.01, float(angle_error.max())
     assert (
-        "With the `attention_mask`, for plain RoPE and fixed rules such as `llama3`, the shift changes the scores only"
+        "With the `attention_mask`, for plain RoPE and static rules such as `llama3`, the shift changes the scores only"
         " by rounding."
         in page
         and "the mask hides the pads from the real tokens." in page
@@ -2866,10 +2865,9 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
     assert "| NoPE | |" in glossary  # the italic term is a glossary row
     after = page[page.index(main) + len(main) :]
     second = after[after.index("</details>") :]
-    # structural pass 218: the `longrope` block (read r217 #7) comes between the temperature block and this one
-    assert second[second.index("<summary>") :].startswith("<summary>Reading a <code>longrope</code> dict:")
-    third = second[second.index("</details>", second.index("<summary>")) :]
-    assert third[third.index("<summary>") :].startswith("<summary>Query scales by position: Llama 4, Ministral 3")
+    # structural pass 218 put the `longrope` block (read r217 #7) between the temperature block and this one; fix
+    # pass 220 (read r219 #2) moved it to the static and dynamic rules, so this block comes next
+    assert second[second.index("<summary>") :].startswith("<summary>Query scales by position: Llama 4, Ministral 3")
     scales = page[page.index("<summary>Query scales by position: Llama 4, Ministral 3 and Mistral 4</summary>") :]
     assert scales[scales.index("</summary>") + len("</summary>") :].lstrip().startswith(sentence + " " + rest)
     run_time = _section_main_line(page, "## Positions at run time")
@@ -2881,7 +2879,8 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
         # read r215: Llama 4's scale needs `attn_temperature_tuning` (modeling_llama4.py), so the condition is said
         "Some models also multiply queries by *query scales*, which grow in steps with the position. Llama 4 does so in"
         " its layers without RoPE, when `attn_temperature_tuning` is on. Ministral 3 and Mistral 4 do so in every"
-        " layer. Far into a long input, attention then spreads less."
+        " layer. Like the attention factor, a query scale multiplies its query's logits, so it acts as a temperature."
+        " Far into a long input, attention then spreads less."
     )
     assert defined in _section_all_main(page, "## Temperature rules") and defined not in run_time  # read r211
     assert page.index(defined) < page.index("- Ministral 3's and Mistral 4's query")
@@ -3351,7 +3350,7 @@ def test_bfloat16_load_paths_said_once():
 
 def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
     """Fixed and dynamic scaling rules (read r177: "is the configured s at every length" was too broad for `llama3` and
-    YaRN): "A fixed rule's effective factor is the same at every length: the configured $s$ whenever the slowest pair
+    YaRN): "A static rule's effective factor is the same at every length: the configured $s$ whenever the slowest pair
     lies in the divided band, as in Llama 3.1." Before it, the section's lesson: "A fixed rule gives each pair one
     divisor for its frequency, used at every input length, short inputs too" (read r191; before it, "changes the
     frequencies alike for every input, short ones too." On transformers 5.24: `linear`, `llama3` and
@@ -3361,7 +3360,7 @@ def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
     it turns fewer times in L than that bound, and by less when it turns more (a head of 8 with base 10 000 and
     L = 8 192: about 1.3 turns)."""
     page = _page()
-    start = page.index("## Fixed and dynamic scaling rules")
+    start = page.index("## Static and dynamic scaling rules")
     main = page[start : page.index("<details>", start)]
     # read r183: the lesson stays on the main line, the effective factors move to the block right under it
     # structural pass 217: "short inputs too" went to the example right after, "even a short input has its slowest
@@ -3372,7 +3371,7 @@ def test_fixed_rule_effective_factor_is_s_when_the_slowest_pair_is_divided():
     factors = page[page.index("<details>", start) :]
     factors = factors[: factors.index("</details>")]
     assert (
-        "A fixed rule's effective factor is the same at every length: the configured $s$ whenever the slowest pair"
+        "A static rule's effective factor is the same at every length: the configured $s$ whenever the slowest pair"
         " lies in the divided band, as in Llama 3.1." in factors
     )
     assert "effective factor is the configured $s$ at every length" not in page
@@ -3572,23 +3571,28 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # reader): the sentences say plainly where the sharpening goes, through the softmax scale, not through cos and
     # sin, so the factor on cos and sin reads 1, yet attention is sharpened (checked below: 1 on cos and sin, m(40, 1)^2
     # above 1 on the softmax scale; V2's 1.59 in test_deepseek_worked_example_numbers)
+    # fix pass 220 (read r219 #3, named hardest: the main line gave neither the size nor the place): V3's factor on
+    # every logit, m(40, 1)^2, about 1.87 (checked below against the tiny model's `scaling`), and where transformers
+    # sets it, `yarn_apply_mscale` (checked below in both attention classes; transformers 5.24 names the scale
+    # `scaling`, so the sentence names the function that sets it, which V2's and V3's modeling files both define)
     sentences = (
         "DeepSeek-V2 and V3 sharpen attention through the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not"
         " through cos and sin. So with their released files, transformers' attention factor, `attention_scaling`,"
-        " reads {one}, yet attention is still sharpened. Check the softmax scale too."
+        " reads {one}. Yet attention is still sharpened: for DeepSeek-V3, the softmax scale multiplies each logit by"
+        " about {by}. In transformers' DeepSeek code, `yarn_apply_mscale` sets that scale."
     )
     # read r205: `attention_scaling` is the rotary module's attribute, not a field of the files, so the sentence
     # says "with their released files" and names it as transformers'
     assert "in their released files" not in main, main
     # read r208: the softmax scale's gloss is a sentence of its own, not an inline pair of glosses
-    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 3  # three short sentences
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 4  # four short sentences
     assert "`mscale_all_dim`" not in main, main
     assert all(len(s.split()) <= 22 for s in re.split(r"(?<=\.) (?=[A-Z])", sentences)), sentences
     assert "So, for their released files" not in main and "their own attention factor" not in main
     assert "a factor like" not in main and "second such factor" not in main  # read r203: said as a formula and a ratio
     # read r204: no two-argument m on the main line (read r209 brought back the two field names and the ratio)
     assert "m(s, \\mu)" not in main, main
-    assert main.index("through the softmax scale") < main.index("`attention_scaling`, reads 1, yet")
+    assert main.index("through the softmax scale") < main.index("`attention_scaling`, reads 1. Yet")
     assert main.index("the *attention factor* $m$") < main.index("transformers' attention factor, `attention_scaling`")
     after = page[page.index(main) + len(main) :]
     assert after.startswith("<details><summary>Details: the attention factor, partial rotary, Phi-3, and how DeepSeek")
@@ -3663,7 +3667,8 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     assert math.isclose(other.layers[0].self_attn.scaling / config.qk_head_dim**-0.5, m(2.0) ** 2, rel_tol=1e-12)
     on_softmax = model.layers[0].self_attn.scaling / config.qk_head_dim**-0.5
     assert math.isclose(on_softmax, (0.1 * math.log(40) + 1) ** 2, rel_tol=1e-12)  # m(40, 1)^2 on every logit
-    stated = sentences.format(one=f"{rotary.attention_scaling:.0f}")
+    stated = sentences.format(one=f"{rotary.attention_scaling:.0f}", by=f"{on_softmax:.2f}")
+    assert math.isclose(on_softmax, 1.87, abs_tol=0.005), on_softmax  # "about 1.87", V3's released s = 40 and mu = 1
     assert stated in main and on_softmax > 1, main  # "would miss ... sharpening": 1 on cos and sin, above 1 here
     # "that scale, the 1/sqrt(d) on q . k": the attention multiplies the query-key products by `scaling` before the
     # softmax
@@ -4733,11 +4738,14 @@ def test_no_mask_without_cache_reads_the_padded_row_as_packed_documents():
 
 
 def test_longrope_block_reads_short_and_long_factor_as_transformers_does():
-    """Temperature rules, the block "Reading a `longrope` dict" (structural pass 218, read r217 #7): "A `longrope`
-    dict carries two lists of divisors, one entry for each rotated pair: `short_factor` and `long_factor`.
-    Transformers divides pair i's frequency theta_i by entry i of one list. It uses `short_factor` while the input's
-    highest position, cache included, is below `original_max_position_embeddings`, and `long_factor` from there on,
-    for all pairs at once. The rule's attention factor, above, multiplies cos and sin with either list." Checked on
+    """Static and dynamic scaling rules, the block "Reading a `longrope` dict" (structural pass 218, read r217 #7;
+    fix pass 220, read r219 #2: moved from Temperature rules to the section that says when `longrope` switches, after
+    its main line, and the Details block's LongRoPE bullet folded into it): "A `longrope` dict carries two lists of
+    divisors, one entry for each rotated pair: `short_factor` and `long_factor`. Transformers divides pair i's
+    frequency theta_i by entry i of one list. It uses `short_factor` while the input's highest position, cache
+    included, is below `original_max_position_embeddings`, and `long_factor` from there on, for all pairs at once. So
+    `longrope` reads the input's length as the dynamic rules do, but only to switch lists at $L$. The rule's attention
+    factor, above, multiplies cos and sin with either list." Checked on
     a Phi-3 configuration built in code (no download), through Phi3RotaryEmbedding in transformers 5.24; Phi-4-mini's
     partial rotary (0.75 of a 128-wide head) gets one entry per rotated pair."""
     block = _collapsed("Reading a <code>longrope</code> dict: Phi-3, Phi-3.5-mini and Phi-4-mini")
@@ -4747,11 +4755,20 @@ def test_longrope_block_reads_short_and_long_factor_as_transformers_does():
         "Transformers divides pair $i$'s frequency $\\theta_i$ by entry $i$ of one list.",
         "It uses `short_factor` while the input's highest position, cache included, is below"
         " `original_max_position_embeddings`, and `long_factor` from there on, for all pairs at once.",
+        "So `longrope` reads the input's length as the dynamic rules do, but only to switch lists at $L$.",
         "The rule's attention factor, above, multiplies cos and sin with either list.",
     ):
-        assert said in block, said
+        assert said in " ".join(block.split()), said
     page = _page()
-    assert page.index("`longrope`") < page.index(block) < page.index("## Fixed and dynamic scaling rules")
+    # in the static and dynamic section, after its main line and before its Details block; "above": the attention
+    # factor's section comes first
+    section = page[page.index("## Static and dynamic scaling rules") : page.index("## Porting transformers-4 code")]
+    main = _section_main_line(page, "## Static and dynamic scaling rules")
+    details = "<details><summary>Details: the stretch, dynamic NTK's base, LongRoPE"
+    assert section.index(main) < section.index(block) < section.index(details), section[:300]
+    assert page.index("## Temperature rules") < page.index(block) and block not in page[: page.index(section)]
+    # deduplicated: the Details block no longer repeats when the lists switch
+    assert "switch lists" not in section[section.index(details) :] and "long list once" not in page
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import Phi3Config
     from transformers.models.phi3.modeling_phi3 import Phi3RotaryEmbedding
@@ -4776,7 +4793,8 @@ def test_longrope_block_reads_short_and_long_factor_as_transformers_does():
     plain = base ** (-torch.arange(0, head, 2, dtype=torch.float64) / head)  # theta_i
     x = torch.zeros(1, dtype=torch.float32)
     m = math.sqrt(1 + math.log(4) / math.log(L))  # s = 64 / 16 = 4 with no `factor`: sqrt(1 + ln s / ln L)
-    for top, lists in ((L - 1, short), (L, long), (L - 1, short)):  # below L, at L, and back below
+    # below L, at L, beyond it (the length switches the list only: no other change at 2L or 3L), and back below
+    for top, lists in ((L - 1, short), (L, long), (2 * L, long), (3 * L, long), (L - 1, short)):
         position_ids = torch.arange(top + 1)[None]
         cos, _ = rotary(x, position_ids)
         divisors = plain / rotary.inv_freq.double()
@@ -4855,3 +4873,96 @@ def test_configs_rarely_name_the_pair_layout():
         forward = " ".join(inspect.getsource(attention.forward).split())
         assert "if self.config.rope_interleave:" in forward and "apply_rotary_pos_emb_interleave(" in forward
     assert transformers.DeepseekV3Config().rope_interleave is True  # the interleaved layout by default
+
+
+def test_scaling_rules_are_called_static_as_the_chapters_call_them():
+    """Fix pass 220 (read r219 #1, raised at nearly every read since r211): the page uses the chapters' word,
+    "static", for a scaling rule with one divisor per pair at every length; "fixed" is left only where it names no
+    scaling rule ("a fixed fraction"). Chapter 7 calls `linear`, `yarn` and `llama3` static, as the page's table does;
+    chapter 8's word "fixed" stays a row of the glossary ("static or fixed (scaling)")."""
+    page = _page()
+    lines = _raw().splitlines()
+    assert [line for line in lines if re.search(r"\bfixed\b", line, re.I)] == [
+        line for line in lines if "a fixed fraction of itself" in line
+    ]
+    assert "(glossary-dynamic)=\n## Static and dynamic scaling rules\n" in _raw()  # the anchor stays
+    main = _section_main_line(page, "## Static and dynamic scaling rules")
+    assert "A *static* rule gives each pair one divisor" in main and "`llama3` is static:" in " ".join(main.split())
+    assert "| static: position interpolation, NTK-aware scaling, YaRN, `llama3` | $s$ | 8 |" in page
+    assert (
+        "Transformers has no `rope_type` for them or for the static form of NTK-aware scaling; its `yarn` is static."
+        in (page)
+    )
+    chapter7 = " ".join(
+        "".join(cell["source"])
+        for cell in json.loads((ROOT / "notebooks" / "07_beyond.ipynb").read_text(encoding="utf-8"))["cells"]
+    )
+    assert "The `linear`, `yarn` and `llama3` rope_types are static." in " ".join(chapter7.split())
+    glossary = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    assert "| static or fixed (scaling) | 静态或固定 |" in glossary
+
+
+def test_mla_models_rotate_only_qk_rope_head_dim():
+    """The opening, after the fields to read first (fix pass 220, read r219 #9, an omission: `head_dim` and
+    `partial_rotary_factor` mislead in MLA models): "Models with multi-head latent attention, MLA, such as
+    DeepSeek-V3, rotate only `qk_rope_head_dim` numbers of each head." Checked in transformers 5.24: DeepSeek-V3's
+    and Mistral 4's attention classes compress keys and values through `kv_lora_rank` (the latent), split each query
+    head into `qk_nope_head_dim` and `qk_rope_head_dim` numbers, and rotate the second part alone, and the key's
+    rotated part is `qk_rope_head_dim` wide; in both configuration classes' defaults it is under the query-key head's
+    width (64 of 192 in DeepSeek-V3's, 64 of 128 in Mistral 4's)."""
+    page = _page()
+    said = (
+        "Models with multi-head latent attention, MLA, such as DeepSeek-V3, rotate only `qk_rope_head_dim` numbers of"
+        " each head."
+    )
+    opening = " ".join(page[: page.index("(glossary-bands)=")].split())
+    assert said in opening and opening.index("| `head_dim` |") < opening.index(said), opening[-400:]
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import DeepseekV3Config, Mistral4Config
+    from transformers.models.deepseek_v3 import modeling_deepseek_v3 as ds3
+    from transformers.models.mistral4 import modeling_mistral4 as m4
+
+    for config_class, attention, widths in (
+        (DeepseekV3Config, ds3.DeepseekV3Attention, (64, 192)),
+        (Mistral4Config, m4.Mistral4Attention, (64, 128)),
+    ):
+        config = config_class()
+        rotated, whole = config.qk_rope_head_dim, config.qk_nope_head_dim + config.qk_rope_head_dim
+        assert (rotated, whole) == widths and rotated < whole, config_class.__name__
+        source = " ".join(inspect.getsource(attention).split())
+        assert "config.kv_lora_rank" in source, attention.__name__  # the latent of MLA
+        split = "q_pass, q_rot = torch.split(q_states, [self.qk_nope_head_dim, self.qk_rope_head_dim], dim=-1)"
+        assert split in source, attention.__name__
+        assert "q_rot, k_rot = apply_rotary_pos_emb(q_rot, k_rot, cos, sin)" in source, attention.__name__
+        assert "k_rot = k_rot.view(batch_size, 1, seq_length, self.qk_rope_head_dim)" in source
+        assert "query_states = torch.cat((q_pass, q_rot), dim=-1)" in source  # the other part passes unrotated
+
+
+def test_query_scales_act_as_a_temperature():
+    """Temperature rules, main line (fix pass 220, read r219 #4: the page never said the query scales are
+    temperatures, while the glossary calls Llama 4's a query temperature): "Like the attention factor, a query scale
+    multiplies its query's logits, so it acts as a temperature. Far into a long input, attention then spreads less."
+    Checked in transformers 5.24: Llama 4's and Ministral 3's attention multiply `query_states` by the scale, and the
+    logits are the query-key products, so a query's logits are multiplied by its scale; Ministral 3's scale is 1 at
+    the start and above 1 past 2L, so far into the input it multiplies the logits, a temperature below 1."""
+    page = _page()
+    main = " ".join(_section_all_main(page, "## Temperature rules").split())
+    said = (
+        "Like the attention factor, a query scale multiplies its query's logits, so it acts as a temperature. Far into"
+        " a long input, attention then spreads less."
+    )
+    assert said in main and main.index("*temperature*") < main.index(said), main
+    assert "Llama 4's query temperature $\\tau$" in (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers.models.llama4 import modeling_llama4
+    from transformers.models.ministral3 import modeling_ministral3
+
+    llama4 = " ".join(inspect.getsource(modeling_llama4.Llama4TextAttention.forward).split())
+    assert "query_states = (query_states * attn_scales).to(query_states.dtype)" in llama4
+    ministral = " ".join(inspect.getsource(modeling_ministral3.Ministral3Attention.forward).split())
+    assert "query_states = query_states * get_llama_4_attn_scale(" in ministral
+    L, beta = 16, 0.5
+    near, far = (
+        float(modeling_ministral3.get_llama_4_attn_scale(torch.tensor([[p]]), beta, L).flatten()[0]) for p in (0, 2 * L)
+    )
+    assert near == 1.0 and far > 1.0, (near, far)  # the scale grows with the position: sharper far into the input

@@ -1681,9 +1681,23 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         "Take a key equal to its query. At distance $|\\Delta|$, pair $i$'s term in the score is its term at distance"
         " zero times $\\cos(\\Delta\\theta_i)$."
     )
+    # fix pass 220 (read r219 #2): the share is a definition, the mean of the cosines, with no average over queries
+    # on the main line; that a random query's score ratio equals it on average is the block's
     plots = (
-        "The figure plots the mean of these cosines over the head's pairs: the *share* of its distance-zero score that"
-        " such a key keeps, on average over random queries."
+        "Call the mean of these cosines over the head's pairs the key's *share*: one means the far key scores as high"
+        " as at distance zero; zero means it scores like an unrelated key, on average."
+    )
+    # "one means the far key scores as high as at distance zero": the share is at most one, and at one every cosine
+    # is one, so any weighting of the terms gives the distance-zero score; here angles that are whole turns at 7
+    theta_turns = 2 * math.pi * torch.arange(1, 65, dtype=torch.float64) / 7
+    assert float(torch.cos(7 * theta_turns).mean()) > 1 - 1e-12
+    w_q = torch.randn(500, 64, 2, generator=torch.Generator().manual_seed(4), dtype=torch.float64).pow(2).sum(-1)
+    ratio_7 = (w_q * torch.cos(7 * theta_turns)).sum(1) / w_q.sum(1)  # 500 random queries' score ratios at 7
+    assert float((ratio_7 - 1).abs().max()) < 1e-9
+    # and below one (at 9, not whole turns) some query scores below its distance-zero score
+    assert (
+        float(torch.cos(9 * theta_turns).mean()) < 1
+        and float(((w_q * torch.cos(9 * theta_turns)).sum(1) / w_q.sum(1)).min()) < 1
     )
     theta_p = posenc.rope_inv_freq(128, 5e5).double()
     q_p = torch.randn(64, 2, generator=torch.Generator().manual_seed(11), dtype=torch.float64)
@@ -1806,8 +1820,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         " to $2x$.",
         # the block's reason, an expectation of a ratio; checked below against 20 000 random queries
         "Each part is a ratio, the pair's squared length over the query's.",
-        "For an isotropic query no pair is favoured, so each part has the same expected value.",
-        "So averaged over random queries, a matching key's share equals the share of a key whose 2-D pairs all have"
+        "For an isotropic query no pair is favoured, so each part has the same expected value, $2/d$.",
+        "So averaged over random queries, a matching key's score ratio equals that of a key whose 2-D pairs all have"
         " one length.",
         "That score per pair is what the code computes.",
         "The appendix's check cell for *Raising the base* compares the two over the last doubling drawn, for 20 000"
@@ -1816,7 +1830,8 @@ def test_chapter_raising_the_base_pairs_past_l_and_gemma4_against_partial_rotary
         assert sentence in text, sentence
     # the score per pair is defined, in the block, before its numbers are given
     defined = (
-        "With all pairs the same length, each pair counts equally, and this share is the *score per pair*,"
+        "With all pairs the same length, each pair counts equally, and this ratio is the share, also called the"
+        " *score per pair*,"
         " $\\frac{2}{d}\\sum_i \\cos(\\Delta\\theta_i)$, the mean over the $d/2$ pairs: at one the key keeps its"
         " whole score; at zero it scores like an unrelated key on average."
     )
@@ -2335,6 +2350,13 @@ def test_chapter_mla_sizes_and_scaling_explorer_models():
     fix_words = re.escape(added) + r"\s+\$\$\s+" + re.escape(main_score)
     assert re.search(fix_words, mla_main_line) and text.count(main_score) == 1
     assert "adds a small rotary query $q^R_m$ per head" in mla_main_line and "It leaves the latent unrotated." in mla
+    # fix pass 220 (read r219 #1): the two queries named on the main line, right after the decoupled RoPE sentence
+    # and its "It leaves the latent unrotated." (so that sentence's "It" stays the decoupled RoPE);
+    # "the rotary query": the one just added, smaller than the content query (d_r < qk_nope_head_dim, checked above)
+    two_queries = "So a head has two queries: its content query $q_m$, as before, and the rotary query $q^R_m$."
+    mla_flat = " ".join(mla_main_line.split())
+    assert "shared by all heads. It leaves the latent unrotated. " + two_queries in mla_flat
+    assert mla_flat.index("$q_m$") < mla_flat.index(two_queries)  # "as before": q_m is the fold's query, above
     assert "Their rotated term is added" not in text and "*content term*" not in text
     # every symbol of the score is named before it, on the main line or at the block's top
     for symbol in ("$W_{UK}$", "$q_m$", "$c_n$", "$q^R_m$", "$k^R_n$", "R_m"):
@@ -3177,13 +3199,17 @@ def test_chapter_xpos_keeps_a_matching_keys_mean_score():
     )
     # read r207: why xPos exists, from the appendix's own wording (attention resolution rewards a matching key's
     # expected score for falling steadily with distance), with the citation, right after the lesson
+    # fix pass 220 (read r219 #4): in the paper's terms (Sun et al. 2022, section 3.1: s[n] is "the score expectation
+    # when the distance of two tokens is n", and "s[i] > s[i+1] is preferred to ensure monotonicity")
     answers = (
-        "Its authors wanted a matching key's score to fall more steadily with distance. So xPos answers yes to the"
+        "Its authors wanted a matching key's expected score to fall monotonically with distance. So xPos answers yes"
+        " to the"
         " sixth question; no RoPE"
         " model in this chapter's table uses it. Chapter 5's decay, the fall of a matching key's mean score, comes"
         " from RoPE itself; xPos adds an explicit factor on each term."
     )
     assert "their measure that rewards a matching key's expected score for falling steadily with distance" in text
+    assert "more steadily" not in text  # read r219 #4: the loose paraphrase
     # read r206: "nearer one for slower pairs" left the formula's sentence; the reason's "The fast pairs fade first"
     # says it, before the formula (zeta_i grows with i and stays below one: checked below)
     formula = (
@@ -4782,7 +4808,8 @@ def test_chapter_partial_rotary_names_its_content_channel():
 
 
 def test_chapter_matching_key_running_average_and_static_takeaway():
-    """Chapter 10, *Partial rotary* (main line): "Right, with a key equal to the query, it peaks at distance zero.";
+    """Chapter 10, *Partial rotary* (main line): "Right, with a key equal to the query, it is highest at distance zero
+    and swings below that farther back." (fix pass 220, read r219 #9: strictly below at every |Δ| = 1 .. 255);
     its block: "In the right panel, averaged over the distances drawn, 1 to 255, the rotated part keeps about 0.4 of
     its peak, for this query and for random queries on average." (scoped: it holds for the figure's d_rot = 16, base
     10^4, |Δ| = 1 .. 255; the closed form: the mean of cos(Δ theta_i) over |Δ| = 1 .. 255 and the 8 pairs, 0.4017);
@@ -4802,7 +4829,8 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
         q_at = posenc.apply_rope(q, cos, sin)
         matching = q_at[:, :16] @ q_at[0, :16]
         shares.append(float(matching[1:].mean() / matching[0]))
-        assert int(matching.argmax()) == 0  # "it peaks at distance zero": for every query, sum |q_i|^2 cos(Δ theta_i)
+        assert int(matching.argmax()) == 0  # "highest at distance zero": for every query, sum |q_i|^2 cos(Δ theta_i)
+        assert float(matching[1:].max()) < float(matching[0])  # "swings below that farther back": strictly, 1 .. 255
         passed = q_at[:, 16:] @ q_at[0, 16:]
         torch.testing.assert_close(passed, torch.full_like(passed, float(q[16:] @ q[16:])))  # stays whole
     # the figure's draw (seed 3): under half its peak; its title prints the draw's share at 2 decimals, 0.38
@@ -4823,11 +4851,14 @@ def test_chapter_matching_key_running_average_and_static_takeaway():
     # position-free), so the main line stops at the peak and a block right after it explains the red line
     # fix pass 219 (read r218 #1): the figure teaches one idea, the rotated part peaks at zero while the
     # pass-through part stays whole; no red line, and the share it kept moves to the block with its scope
-    red_main = "Right, with a key equal to the query, it peaks at distance zero. The pass-through term stays whole"
+    red_main = (  # fix pass 220 (read r219 #9): the highest point, then the swings below it (the second bump)
+        "Right, with a key equal to the query, it is highest at distance zero and swings below that farther back. The"
+        " pass-through term stays whole"
+    )
     assert red_main in " ".join(main_line.split())
     red_block = "<details><summary>How much of its peak the rotated part keeps, over the distances drawn</summary>"
     red = text[text.index(red_block) : text.index("</details>", text.index(red_block))]
-    assert text.count(red_block) == 1 and text.index("it peaks at distance zero.") < text.index(red_block)
+    assert text.count(red_block) == 1 and text.index("it is highest at distance zero") < text.index(red_block)
     assert text.index(red_block) < text.index("## DeepSeek's MLA")
     said = re.search(
         r"In the right panel, averaged over the distances drawn, 1 to 255, the rotated part keeps about (0\.\d) of its"
@@ -5013,11 +5044,12 @@ def test_chapter_thick_lines_and_the_random_query_mean():
         # structural pass 217: a random query and a key equal to it; the unit-pair key is the block's device
         # second pass 218 (read r217 #4): the share defined before the plot, then one sentence for what is plotted
         # fix pass 219 (read r218 #5): the plotted mean of cosines as a formula, then the share it is, then the steps
+        # fix pass 220 (read r219 #2): the share defined as that mean, then what the figure plots: one average
         "Take a key equal to its query. At distance $|\\Delta|$, pair $i$'s term in the score is its term at distance"
-        " zero times $\\cos(\\Delta\\theta_i)$. The figure plots the mean of these cosines over the head's pairs: the"
-        " *share* of its distance-zero score that such a key keeps, on average over random queries. A share of one"
-        " means the far key scores as high as at distance zero; zero means it scores like an unrelated key, on"
-        " average. Each flat step averages over one doubling of the distance, which smooths out the swings."
+        " zero times $\\cos(\\Delta\\theta_i)$. Call the mean of these cosines over the head's pairs the key's"
+        " *share*: one means the far key scores as high as at distance zero; zero means it scores like an unrelated"
+        " key, on average. The figure plots the share, averaged over each doubling of the distance, smoothing out its"
+        " swings."
     )
     section = main_line[main_line.index("### A far matching key keeps more") : main_line.index("## Reading a modern")]
     section = section[: section.index(" ## ")]  # to the next section's heading
@@ -5026,7 +5058,8 @@ def test_chapter_thick_lines_and_the_random_query_mean():
     # main line says "random quer", reopened by read r200), and over each doubling
     # structural pass 217: the random query is the figure's subject, named where it is set up and where it is averaged
     # second pass 218: both averages in the one sentence that says what the figure plots
-    assert section.count("random quer") == 1 and section.count("over one doubling") == 1
+    # fix pass 220 (read r219 #2): one average on the main line, over each doubling; the random queries are the block's
+    assert section.count("random quer") == 0 and section.count("averaged over each doubling") == 1
     assert "with such keys" not in text  # read r200: a phrase with no clear referent
     # "averaged ... over each doubling": the section's figure draws steps (ax.stairs), one per doubling
     assert "ax.stairs(steps, edges" in "".join(next(c for c in nb_cells() if c.get("id") == "c14c-plot")["source"])
@@ -5165,14 +5198,16 @@ def test_chapter_base_figure_title_names_its_smoothing():
     assert text.count(rule) == 1 and rule not in main_line
     # second pass 218 (read r217 #4): the share defined, then what the figure plots, with both averages
     # fix pass 219 (read r218 #5): the plotted mean of cosines, the share, then the steps' average
+    # fix pass 220 (read r219 #2): the share defined, then the figure's one average
     named = (
-        "A share of one means the far key scores as high as at distance zero; zero means it scores like an unrelated"
-        " key, on average. Each flat step averages over one doubling of the distance, which smooths out the swings."
+        "one means the far key scores as high as at distance zero; zero means it scores like an unrelated key, on"
+        " average. The figure plots the share, averaged over each doubling of the distance, smoothing out its swings."
     )
-    assert " ".join(main_line.split()).count(named) == 1 and text.index("Each flat step averages") < text.index(rule)
+    assert " ".join(main_line.split()).count(named) == 1
+    assert text.index("The figure plots the share, averaged over each doubling") < text.index(rule)
     # the figure draws only the band means, all thick (lw=2.5), so the main line does not say "thick"; the text's
     # term, the share of its score at distance zero, is the y label's and the title's
-    defined = "the *share* of its distance-zero score that such a key keeps"
+    defined = "Call the mean of these cosines over the head's pairs the key's *share*"
     assert "a thick line at distance" not in main_line and main_line.count(defined) == 1
     assert "a larger share of its score" in code
     base_fig = next(
@@ -5679,10 +5714,17 @@ def test_qwen2vl_sentence_names_the_language_models_rotation():
     # read r206: "barely tells neighbouring columns apart" claimed more than the angle shows; narrowed to the angle
     # (the fastest width pair's turn per column, checked below: under 2e-4 rad) and the encoder's own 2-D RoPE
     assert (
-        "In Qwen2-VL's runs, the language model's fastest width pair turns under a thousandth of a radian per column,"
-        " so under a hundredth across a row of fifty patches; interleaved, over half a radian per column. So without"
-        " interleaving, even the fastest width pair gives a row's columns nearly the same angle." in text
+        "In Qwen2-VL's runs, the language model's fastest width pair barely turns from one column to the next;"
+        " interleaved, it turns over half a radian per column. So without interleaving, even the fastest width pair"
+        " gives a row's columns nearly the same angle." in text
     )
+    # fix pass 220 (read r219 #7): "barely" and "over half a radian" in words; the notebook's check cell asserts the
+    # numbers behind them (under 1e-3 rad per column and 1e-2 across fifty patches; over 0.5 rad interleaved)
+    check = next(c for c in nb_cells() if 'step["Qwen3-VL"] > 0.5' in "".join(c["source"]))
+    assert 'step["Qwen2-VL"] < 1e-3 and 50 * step["Qwen2-VL"] < 1e-2' in "".join(check["source"])
+    theta_3vl = posenc.rope_inv_freq(128, 5e6, dtype=torch.float64)
+    assert float(theta_3vl[2]) > 0.5  # Qwen3-VL's fastest width pair, pair 2 (interleaved): 0.62 rad per column
+    assert "under a thousandth of a radian per column" not in text
     assert "barely tells neighbouring columns apart" not in text
     # transformers 5.24's vision position ids for Qwen2-VL's encoder: a row and a column per patch, so neighbouring
     # columns get column ids one apart (the encoder's fastest pair turns by its base**0 = 1 rad per column)
