@@ -573,7 +573,16 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # the block's four cases does: bfloat16 angles p theta_i, the two query scales, the batch's highest position);
     # two of the four they remove (the list's "remove" answers, below); `generate` passes both, so pass both
     mask_matters = "For these rules, the mask is what matters."
-    lesson = "`position_ids` matter only where code reads a token's position itself."
+    # fix pass 221 (read r220 #2, named hardest: the main line leaned on the block for which cases `position_ids` fix):
+    # the lesson names one case they fix of each kind, Ministral 3's query scale and angles formed at low precision
+    # (the block's first two items, both "remove"), and says the length rules read the batch's highest position even
+    # with them (the fourth item, "leave"; checked in
+    # test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field: the rotary module holds
+    # one frequency vector for the batch, from torch.max(position_ids) + 1); the count of cases moved off the main line
+    lesson = (
+        "`position_ids` matter only where code reads a token's position itself, such as Ministral 3's query scale or"
+        " angles your code forms at low precision."
+    )
     items = [
         "Angles your own code forms at low precision round differently once shifted; `position_ids` remove this, as"
         " they undo the shift.",
@@ -595,8 +604,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # the four cases): the last sentence counts the cases and says how many `position_ids` remove (checked below: the
     # list's "remove" and "leave" answers)
     answer = (
-        " The block lists four such cases; `position_ids` remove two of them. `generate` passes both; pass both too."
+        " `dynamic` and `longrope` set every row's frequencies from the batch's highest position, even with"
+        " `position_ids`. `generate` passes both; pass both too."
     )
+    assert "The block lists four such cases" not in section  # no count the learner must open the block to check
     assert lead + " " + mask_matters + " " + lesson in section, section  # the mask first, then `position_ids`
     assert "In other code" not in section
     cases = (
@@ -633,7 +644,14 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     )
     mechanisms = [" ".join(m.split()) for m, _ in listed]
     assert [v for _, v in listed] == ["remove", "remove", "leave", "leave"], listed
-    assert "`position_ids` remove two of them." in answer  # the main line's count of "remove"
+    # the main line's examples: the two cases `position_ids` remove are the low-precision angles and Ministral 3's
+    # scale, and the case it says they leave is the length rules' (`dynamic` and `longrope`)
+    removed = [m for m, (_, v) in zip(mechanisms, listed) if v == "remove"]
+    left = [m for m, (_, v) in zip(mechanisms, listed) if v == "leave"]
+    assert removed[0].startswith("Angles your own code forms at low precision") and "Ministral 3's" in removed[1]
+    assert left[1].startswith("`dynamic` and `longrope` pick every row's frequencies from the batch's highest"), left
+    assert "Ministral 3's query scale" in lesson and "at low precision" in lesson and "`dynamic`" in answer
+    assert all(len(s.split()) <= 24 for s in re.split(r"(?<=\.) (?=[A-Z`])", lesson + answer)), lesson + answer
     # "Four things": the lead-in's count is the list's own items; the query scales are items 2 and 3
     assert len(listed) == 4 and "Four things can make" in named
     assert [m for m in mechanisms if "query scale" in m] == mechanisms[1:3]  # the two query scales
@@ -715,9 +733,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # read r199: that lead-in missed the `dynamic` row, a batch effect that reads no row's own position
     assert "Code that reads the position itself, not the offset" not in main
     # one count throughout (read r177): the lead-in's "Four things" is the list's item count (above); the main
-    # line's "four cases", the block's summary and "none of the four" (structural pass 217) give the same count
+    # line's "four cases", the block's summary and "none of the four" (structural pass 217) give the same count;
+    # fix pass 221: the main line no longer counts them, so the block's summary and lead-in do
     counts = re.findall(r"\b(two|three|four|five)(?: such)? (?:cases|things)\b", section.lower())
-    assert counts == ["four", "four", "four"], counts
+    assert counts == ["four", "four"], counts
     assert len(re.findall(r"\b(two|three|four|five) things\b", section.lower())) == 1, section
     assert "So on a left-padded batch" not in page  # read r186: the advice leads, once
     assert "block below" not in main  # read r183: no pointer the learner needs to finish the thought
@@ -3005,8 +3024,8 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     """bfloat16 frequencies, main line (read r197: three error mechanisms shared two paragraphs, so a three-row table
     separates them: path | a score's error grows with | size, in Llama 3.1's head). The first row, `model.to`: the
     key's distance back, half a turn for a key about 1 800 tokens back (test_bfloat16_drift_and_three_roundings); the
-    second, angles formed in bfloat16: the position itself, about half a turn between positions 1 024 and 2 048; the
-    third, float32 (test_float32_angles_are_fine_up_to_16l). Checked for the second row: for keys one back (a fixed
+    second, angles formed in bfloat16: the position itself, up to about half a turn between positions 1 024 and 2 048;
+    the third, float32 (test_float32_angles_are_fine_up_to_16l). Checked for the second row: for keys one back (a fixed
     offset), the error of the angle difference that bfloat16 angles give pair 0 (theta_0 = 1) is 0 for every query
     below 256, where integers are exact, and reaches 7 between 1 024 and 2 048, where bfloat16 spaces numbers 8 apart;
     over all query-key pairs in that range the score's angle, wrapped, is off by 3 radians, about half a turn. The
@@ -3058,7 +3077,7 @@ def test_bfloat16_section_tells_the_two_errors_apart():
         (
             "your own code forms the angles in bfloat16",
             "the position itself",
-            "about half a turn between positions 1 024 and 2 048",
+            "up to about half a turn between positions 1 024 and 2 048",
         ),
         (
             "transformers forms float32 angles from float32 $\\theta_i$",
@@ -3081,8 +3100,9 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     angle = lambda p: p.to(torch.bfloat16).double()  # noqa: E731 - pair 0's angle p * 1, formed in bfloat16
     err = ((angle(m + 1) - angle(m)) - 1).abs()  # keys one back: the exact difference is 1
     assert float(err[:255].max()) == 0 and float(err[1024:2047].max()) == 7
-    # "about half a turn between positions 1 024 and 2 048": every query and key in that range, the score's angle
-    # error wrapped to (-pi, pi]: at most 3 radians, 0.48 of a turn, and reached (1 027 and 1 024 both read 1 024)
+    # "up to about half a turn between positions 1 024 and 2 048" (fix pass 221, read r220 #3): every query and key
+    # in that range, the score's angle error wrapped to (-pi, pi]: at most 3 radians, 0.48 of a turn, and reached
+    # (1 027 and 1 024 both read 1 024)
     q = torch.arange(1024, 2048, dtype=torch.float64)
     diff = (angle(q)[:, None] - angle(q)[None, :]) - (q[:, None] - q[None, :])
     worst = float((torch.remainder(diff + math.pi, 2 * math.pi) - math.pi).abs().max())
@@ -3577,15 +3597,18 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # `scaling`, so the sentence names the function that sets it, which V2's and V3's modeling files both define)
     sentences = (
         "DeepSeek-V2 and V3 sharpen attention through the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not"
-        " through cos and sin. So with their released files, transformers' attention factor, `attention_scaling`,"
-        " reads {one}. Yet attention is still sharpened: for DeepSeek-V3, the softmax scale multiplies each logit by"
-        " about {by}. In transformers' DeepSeek code, `yarn_apply_mscale` sets that scale."
+        " through cos and sin. Their files set two equal scale fields, and transformers puts the ratio of their"
+        " attention factors, {one}, on cos and sin. So with their released files, transformers' attention factor,"
+        " `attention_scaling`, reads {one}. Yet attention is still sharpened: for DeepSeek-V3, the softmax scale"
+        " multiplies each logit by about {by}. In transformers' DeepSeek code, `yarn_apply_mscale` sets that scale."
     )
     # read r205: `attention_scaling` is the rotary module's attribute, not a field of the files, so the sentence
     # says "with their released files" and names it as transformers'
     assert "in their released files" not in main, main
     # read r208: the softmax scale's gloss is a sentence of its own, not an inline pair of glosses
-    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 4  # four short sentences
+    # fix pass 221 (read r220 #1, named hardest: the main line gave the 1 without its cause): the cause, two equal
+    # fields whose factors' ratio goes on cos and sin, in one sentence before "So", field names kept off (below)
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 5  # five short sentences
     assert "`mscale_all_dim`" not in main, main
     assert all(len(s.split()) <= 22 for s in re.split(r"(?<=\.) (?=[A-Z])", sentences)), sentences
     assert "So, for their released files" not in main and "their own attention factor" not in main
@@ -4912,11 +4935,16 @@ def test_mla_models_rotate_only_qk_rope_head_dim():
     width (64 of 192 in DeepSeek-V3's, 64 of 128 in Mistral 4's)."""
     page = _page()
     said = (
-        "Models with multi-head latent attention, MLA, such as DeepSeek-V3, rotate only `qk_rope_head_dim` numbers of"
-        " each head."
+        "Models with chapter 10's multi-head latent attention, MLA, such as DeepSeek-V3, rotate only"
+        " `qk_rope_head_dim` numbers of each head."
     )
     opening = " ".join(page[: page.index("(glossary-bands)=")].split())
     assert said in opening and opening.index("| `head_dim` |") < opening.index(said), opening[-400:]
+    # fix pass 221 (read r220 #5: MLA came before the chapter that teaches it): "chapter 10's": chapter 10 has a
+    # section on DeepSeek's MLA, which defines the term
+    chapter10 = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
+    markdown = " ".join("".join(c["source"]) for c in chapter10["cells"] if c["cell_type"] == "markdown")
+    assert "## DeepSeek's MLA" in markdown and "multi-head latent attention, MLA," in markdown
     pytest.importorskip("transformers", minversion="5.24")  # the book's version
     from transformers import DeepseekV3Config, Mistral4Config
     from transformers.models.deepseek_v3 import modeling_deepseek_v3 as ds3
