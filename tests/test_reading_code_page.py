@@ -811,9 +811,10 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     assert "Separately," not in section and section.count("switches every row's frequencies") == 1  # said once
     takeaways = page[page.index("## Takeaways") : page.index("## Configuration fields")]
     assert (
-        "- `model.to(torch.bfloat16)` rounds RoPE's frequencies, so angles drift with the key's distance back; pass"
-        " the `dtype` to `from_pretrained` instead." in takeaways
-    )
+        "- `model.to(torch.bfloat16)` rounds RoPE's frequencies, so a score's angle drifts with the key's distance"
+        " back; pass the `dtype` to `from_pretrained` instead." in takeaways
+    )  # read r221 (overstated): each token's own angle drifts with its position; a score's angle, with the distance
+    assert "so angles drift with the key's distance back" not in page
     section = page[page.index("## bfloat16 frequencies") : page.index("## Positions at run time")]
     assert "a score's angle is off by the key's distance back times the rounding error of $\\theta_i$." in section
     torch.manual_seed(0)
@@ -1056,7 +1057,9 @@ def test_ramped_pair_blends_theta_and_theta_over_s_linearly_in_turns():
     # the shorthand "is divided by $s$" is not on the page, and the takeaway divides "the slowest pairs' frequencies"
     assert "turns is divided by $s$" not in page and "divided by less the more it turns" not in page
     takeaways = page[page.index("## Takeaways") : page.index("(glossary-fields)=")]
-    assert "divide the slowest pairs' frequencies by $s$, and ramp those between, even on short inputs." in takeaways
+    # read r221: a trailing "even on short inputs" read as attached to the ramp; it leads the bullet, so it covers all
+    static = "- Even on short inputs, `llama3` and `yarn` keep the pairs that turn many times in $L$, divide the"
+    assert static in takeaways and "slowest pairs' frequencies by $s$, and ramp those between." in takeaways
     assert torch.allclose(theta[35:] / scaled[35:].double(), torch.full((29,), s, dtype=torch.float64), rtol=1e-5)
 
 
@@ -3112,7 +3115,7 @@ def test_bfloat16_section_tells_the_two_errors_apart():
     # rounding within u = 2^-8 of the value, bfloat16 keeping 8 significant bits) err by at most (1 + u)^3 - 1,
     # about 3u, of the angle: the bound, and its check on every pair of Llama 3.1's head at every 7th position up to
     # 16L; the largest error between positions 1 024 and 2 048 exceeds four times the largest below 256
-    theta = 500_000.0 ** (-torch.arange(0, 128, 2, dtype=torch.float64) / 128)
+    theta = posenc.rope_inv_freq(128, 5e5, dtype=torch.float64)[None, :]  # Llama 3.1's head, theta_i
     pos = torch.arange(1, 16 * 8192 + 1, 7, dtype=torch.float64)[:, None]
     bf = lambda x: x.to(torch.bfloat16).double()  # noqa: E731 - one bfloat16 rounding
     formed = bf(bf(pos) * bf(theta))
@@ -4813,7 +4816,7 @@ def test_longrope_block_reads_short_and_long_factor_as_transformers_does():
     )
     assert config.hidden_size // config.num_attention_heads == head
     rotary = Phi3RotaryEmbedding(config)
-    plain = base ** (-torch.arange(0, head, 2, dtype=torch.float64) / head)  # theta_i
+    plain = posenc.rope_inv_freq(head, base, dtype=torch.float64)  # theta_i
     x = torch.zeros(1, dtype=torch.float32)
     m = math.sqrt(1 + math.log(4) / math.log(L))  # s = 64 / 16 = 4 with no `factor`: sqrt(1 + ln s / ln L)
     # below L, at L, beyond it (the length switches the list only: no other change at 2L or 3L), and back below
