@@ -579,10 +579,18 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # with them (the fourth item, "leave"; checked in
     # test_dynamic_and_longrope_switch_every_row_once_the_highest_position_reaches_their_field: the rotary module holds
     # one frequency vector for the batch, from torch.max(position_ids) + 1); the count of cases moved off the main line
+    # read r222 (overstated): "only" and "even with `position_ids`" hid that, without them, the pads raise the batch's
+    # highest position; the length rules' sentence says what `position_ids` do there and what they leave
     lesson = (
-        "`position_ids` matter only where code reads a token's position itself, such as Ministral 3's query scale or"
+        "`position_ids` matter where code reads a token's position itself, such as Ministral 3's query scale or"
         " angles your code forms at low precision."
     )
+    length_rules = (
+        "`dynamic` and `longrope` set every row's frequencies from the batch's highest position. `position_ids` keep"
+        " the pads out of it, but the longest row still sets it."
+    )
+    assert length_rules in " ".join(page.split()) and "matter only where" not in page
+    assert "even with `position_ids`" not in page
     items = [
         "Angles your own code forms at low precision round differently once shifted; `position_ids` remove this, as"
         " they undo the shift.",
@@ -603,10 +611,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # structural pass 218 (read r217 #1: "In other code" contradicted the block, where `position_ids` remove two of
     # the four cases): the last sentence counts the cases and says how many `position_ids` remove (checked below: the
     # list's "remove" and "leave" answers)
-    answer = (
-        " `dynamic` and `longrope` set every row's frequencies from the batch's highest position, even with"
-        " `position_ids`. `generate` passes both; pass both too."
-    )
+    answer = " " + length_rules + " `generate` passes both; pass both too."
     assert "The block lists four such cases" not in section  # no count the learner must open the block to check
     assert lead + " " + mask_matters + " " + lesson in section, section  # the mask first, then `position_ids`
     assert "In other code" not in section
