@@ -158,10 +158,11 @@ SCALES_OPENING = (
     # read r203: the lesson first, every row is one multiplier of q . k, and where the table gives it; read r220: one
     # rule, a larger multiplier sharpens, and the word temperature for the divisor alone (Llama 4's tau multiplies
     # "despite its name"); groups: the rule's size word and direction, the top key and its share, the temperature's
-    # multiplier and the direction of a smaller t, then tau's direction and the attention factor's power
+    # multiplier and the direction of a smaller t, then tau's direction and the attention factor's power; read r222:
+    # not "Only a temperature divides", as the softmax scale divides by sqrt(d) too
     r"Each row below is one multiplier of \$q \\cdot k\$ before the softmax, given in the column of that name\. A"
     r" (larger|smaller) multiplier"
-    r" (sharpens|flattens) attention: the top-scoring (key gets|keys get) (more|less) of the weight\. Only a"
+    r" (sharpens|flattens) attention: the top-scoring (key gets|keys get) (more|less) of the weight\. A"
     r" \*temperature\* \$t\$ divides \$q \\cdot k\$: its multiplier is (\$[^$]+\$), so a smaller \$t\$"
     r" (sharpens|flattens)\. Llama 4's \*query temperature\* \$\\tau\$ multiplies \$q \\cdot k\$ despite its name: a"
     r" larger \$\\tau\$ (sharpens|flattens)\. When RoPE rotates the whole head, YaRN's"
@@ -856,10 +857,12 @@ def test_a_larger_multiplier_never_flattens_attention():
     # by t)
     assert reciprocal == cells("temperature (attention temperature)")[3][1:-1] == "1/t", reciprocal
     assert (larger, direction) == ("larger", "sharpens"), (larger, direction)  # the entropy check below
-    # "Only a *temperature* $t$ divides $q \\cdot k$": of the table's rows, the temperature's meaning alone says
-    # divides; "so a smaller $t$ sharpens": its multiplier 1/t grows as t falls, and the entropy never rises
+    # "A *temperature* $t$ divides $q \\cdot k$" (read r222: "Only" overstated it, as the softmax scale's 1/sqrt(d)
+    # divides too): of the table's rows, the temperature's meaning alone says divides; "so a smaller $t$ sharpens":
+    # its multiplier 1/t grows as t falls, and the entropy never rises
     divides = [line.split(" | ")[0][2:] for line in scale_rows if "divides" in re.split(r"(?<!\\)\|", line)[3]]
     assert divides == ["temperature (attention temperature)"], divides
+    assert "Only a *temperature*" not in text, "r222: the softmax scale divides by sqrt(d) too"
     assert t_direction == "sharpens", t_direction
     logits = torch.randn(200, 16, generator=torch.Generator().manual_seed(4), dtype=torch.float64)
     by_t = torch.stack([attention_entropy(logits / t_value) for t_value in (2.0, 1.0, 0.7, 0.5, 0.25)])
