@@ -2694,10 +2694,16 @@ def test_fire_long_input_puts_the_key_one_back_in_a_gap_inside_the_trained_range
     assert int((gap > 1e-3).sum()) > 511 // 2 and int((gap < 1e-5).sum()) >= 1
     # structural pass 217: the bound's derivation is a short block under the rule; the main line keeps its purpose
     # ("Its goal: however long the input, $u$ stays in $[0, 1]$", test_fire_goal_and_teaching_function) and the floor
-    bound_block = collapsed(" ".join(text.split()), "Why u stays in [0, 1]")
-    assert "A key up to the query is at most $i$ back, so $d \\le \\max(i, L_{\\text{thr}})$." in bound_block
-    assert "$\\psi$ rises from $\\psi(0) = 0$, so $0 \\le u \\le 1$ at any length." in bound_block
-    assert "A key up to the query is at most $i$ back" not in main and "$0 \\le u \\le 1$" not in flat_main
+    # fix pass 223 (read r222: the opening promises to "explain why it stays in [0, 1]", and only a block did): the
+    # two-sentence reason is the main line's again, right after the floor (the bound itself: checked just below)
+    assert "<summary>Why u stays in [0, 1]</summary>" not in text
+    assert (
+        "Why $u$ stays in $[0, 1]$: a key up to the query is at most $i$ back, so $d \\le \\max(i, L_{\\text{thr}})$."
+        " For any $c \\ne 0$ and $L_{\\text{thr}} > 0$, $\\psi$ rises from $\\psi(0) = 0$, so $0 \\le u \\le 1$ at any"
+        " length." in flat_main
+    )
+    assert "explain why it stays in $[0, 1]$ for every key up to the query" in flat_main
+    assert flat_main.index("The threshold sets a floor on the divisor") < flat_main.index("Why $u$ stays in")
     assert (
         "The threshold sets a floor on the divisor, so an early query does not spread its few keys over the whole of"
         " $[0, 1]$." in flat_main

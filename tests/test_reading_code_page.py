@@ -561,7 +561,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         "Some models also multiply queries by *query scales*, which grow in steps with the position. Llama 4 does so in"
         " its layers without RoPE, when `attn_temperature_tuning` is on. Ministral 3 and Mistral 4 do so in every"
         " layer. Like the attention factor, a query scale multiplies its query's logits, so it acts as a temperature."
-        " Far into a long input, attention then spreads less."
+        " Far into a long input, attention then spreads less than it would without the scale."
     )
     # read r207 (the section's hardest place, five reads in a row): the place opens with its lesson, and each item
     # gives its reason in plain words: what `position_ids` do there, or why they cannot help (Llama 4's scale counts
@@ -2907,7 +2907,7 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
         "Some models also multiply queries by *query scales*, which grow in steps with the position. Llama 4 does so in"
         " its layers without RoPE, when `attn_temperature_tuning` is on. Ministral 3 and Mistral 4 do so in every"
         " layer. Like the attention factor, a query scale multiplies its query's logits, so it acts as a temperature."
-        " Far into a long input, attention then spreads less."
+        " Far into a long input, attention then spreads less than it would without the scale."
     )
     assert defined in _section_all_main(page, "## Temperature rules") and defined not in run_time  # read r211
     assert page.index(defined) < page.index("- Ministral 3's and Mistral 4's query")
@@ -4943,8 +4943,9 @@ def test_mla_models_rotate_only_qk_rope_head_dim():
     width (64 of 192 in DeepSeek-V3's, 64 of 128 in Mistral 4's)."""
     page = _page()
     said = (
+        # fix pass 223 (read r222: "numbers" for dimensions, and the rotated part is the query's and the key's)
         "Models with chapter 10's multi-head latent attention, MLA, such as DeepSeek-V3, rotate only"
-        " `qk_rope_head_dim` numbers of each head."
+        " `qk_rope_head_dim` dimensions of each head's query and key."
     )
     opening = " ".join(page[: page.index("(glossary-bands)=")].split())
     assert said in opening and opening.index("| `head_dim` |") < opening.index(said), opening[-400:]
@@ -4984,8 +4985,9 @@ def test_query_scales_act_as_a_temperature():
     page = _page()
     main = " ".join(_section_all_main(page, "## Temperature rules").split())
     said = (
+        # fix pass 223 (read r222: "spreads less" than what?): than without the scale
         "Like the attention factor, a query scale multiplies its query's logits, so it acts as a temperature. Far into"
-        " a long input, attention then spreads less."
+        " a long input, attention then spreads less than it would without the scale."
     )
     assert said in main and main.index("*temperature*") < main.index(said), main
     assert "Llama 4's query temperature $\\tau$" in (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
@@ -5002,3 +5004,34 @@ def test_query_scales_act_as_a_temperature():
         float(modeling_ministral3.get_llama_4_attn_scale(torch.tensor([[p]]), beta, L).flatten()[0]) for p in (0, 2 * L)
     )
     assert near == 1.0 and far > 1.0, (near, far)  # the scale grows with the position: sharper far into the input
+
+
+def test_default_frequencies_come_from_the_rotary_class():
+    """The loading pitfalls (fix pass 223, read r222, an omission for porters of transformers-4 code):
+    "`ROPE_INIT_FUNCTIONS` has no `"default"` entry, so transformers-4 code that looks up
+    `ROPE_INIT_FUNCTIONS["default"]` raises `KeyError`. The unscaled frequencies come from the rotary class's
+    `compute_default_rope_parameters`, as the block on the bands in a loaded model uses it." Checked in transformers
+    5.24: the registry lacks the key, and Llama's rotary class gives b^(-2i/d) for a default configuration."""
+    pitfalls = " ".join(_collapsed("Loading pitfalls in transformers 5.24").split())
+    said = (
+        '- `ROPE_INIT_FUNCTIONS` has no `"default"` entry, so transformers-4 code that looks up'
+        ' `ROPE_INIT_FUNCTIONS["default"]` raises `KeyError`. The unscaled frequencies come from the rotary class\'s'
+        " `compute_default_rope_parameters`, as the block on the bands in a loaded model uses it."
+    )
+    assert said in pitfalls
+    bands = _collapsed("The same bands in any loaded Llama-style model")
+    assert "rotary.compute_default_rope_parameters(rotary.config)" in bands
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    with pytest.raises(KeyError):
+        ROPE_INIT_FUNCTIONS["default"]
+    config = LlamaConfig(rope_theta=500000.0)
+    rotary = LlamaRotaryEmbedding(config)
+    plain, factor = rotary.compute_default_rope_parameters(rotary.config)
+    d = config.head_dim or config.hidden_size // config.num_attention_heads
+    expected = 500000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    torch.testing.assert_close(plain.double(), expected, rtol=1e-6, atol=0)
+    assert factor == 1.0
