@@ -1523,17 +1523,19 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         # near_511 below measures (over keys 0 to 63 back, all 40 heads: 0.41-0.94 at query 63, 0.24-0.77 at query
         # 511 on the saved run). "than query 63 does": the bias it gives each key 1 to 63 back, distance by distance
         # (gains below)
-        "In chapter 8's trained FIRE models, query 511 gives its own token and the key one back less of the weight on"
-        " its 64 nearest keys, taken together, than query 63 gives them, at equal content scores."
+        # fix pass 224 (read r223 #2: a 35-word opening with four qualifiers, before the idea): the link first, then
+        # the measured lift, then the weight moved, in short sentences
+        "In chapter 8's trained FIRE models, the bias falls as $u$ grows, so a later query's smaller $u$ lifts the bias"
+        " of each key behind the query."
         # fix pass 221 (read r220 #7): the jump from the u figures to the trained biases needs the link on the main
         # line, before the measured lift: the trained bias falls as u grows (every saved curve from queries 63 and 511
         # falls with distance, and u grows with distance at one query: both checked below), and a later query past
         # the threshold gives each key behind it a smaller u (FireBias, below; query 511 past each learned threshold:
         # the block's inference, test_fire_higher_biases_from_the_later_query_put_the_threshold_below_511)
-        " In these trained heads the bias falls as $u$ grows, so a later query's smaller $u$ lifts the bias of each key"
-        " behind the query."
         " In every head, query 511 gives each key 1 to 63 back a higher bias than query 63 does. The key one back gains"
         " the least, and the own token keeps its bias."
+        " So, at equal content scores, the own token and the key one back together get less of the weight on the 64"
+        " nearest keys from query 511 than from query 63."
         # fix pass 220 (read r219 #2): the paragraph ends on the measured point; the untested guess is the block's
         # (guess, below)
     )
@@ -1635,7 +1637,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     for aside in ("does not record", "never above", "never as near", "A guess about FIRE", "untested"):
         assert aside not in fire_main, aside
     trained_main = fire_main[
-        fire_main.index("In chapter 8's trained FIRE models, query 511") : fire_main.index("To remember:")
+        fire_main.index("In chapter 8's trained FIRE models, the bias falls") : fire_main.index("To remember:")
     ]
     assert "nearer" not in trained_main and "keys 3 and 4" not in trained_main  # the block's, below
     # structural pass 217: the inference is the block's; fix pass 221 (read r220 #7): the premise, the fall with u,
@@ -1648,7 +1650,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert "each trained head's bias falls as the key's $u$ grows." not in text
     # read r207: the measured lift opens the paragraph; FIRE's rule follows as its explanation (structural pass
     # 217: in the block)
-    assert trained_main.startswith("In chapter 8's trained FIRE models, query 511 gives its own token and the key")
+    # fix pass 224 (read r223 #2): the link opens it, the lift follows
+    assert trained_main.startswith("In chapter 8's trained FIRE models, the bias falls as $u$ grows")
     assert (
         "In every trained head, for example, query 511 gives the key 8 back a bias between those that query 63 gives"
         " the keys 3 and 4 back. At the starting values, $u$ shows the same shift; the trained biases are measured,"
@@ -1688,9 +1691,10 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # (gains and near_63 against near_511 below, all 40 heads)
     assert "as if the key were nearer." not in text
     assert (
+        # fix pass 224 (read r223 #1: one saved run's result read as a general lesson, without its condition)
         "To remember: FIRE keeps $u$ in $[0, 1]$. Past $L_{\\text{thr}}$, a later query gives each distance a smaller"
-        " $u$. In the trained heads, keys two to sixty-three back gained more bias than the key one back, and the two"
-        " nearest tokens together lost weight to them." in " ".join(main.split())
+        " $u$. In chapter 8's trained heads, keys two to sixty-three back gained more bias than the key one back, and,"
+        " at equal content scores, the two nearest tokens together lost weight to them." in " ".join(main.split())
     )
     # fix pass 221 (read r220 #3): query 63 has no keys 64 or more back, so the comparison covers keys 2 to 63 back
     # (gains below: min(gain[2:]) > gain[1], over distances 0 to 63)
@@ -1703,8 +1707,10 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     # structural pass 217: the smaller u and the fall with u are the block's; the main line's chain is the lift, the
     # key one back, the own token, the weight moved
     # fix pass 218: the weight moved comes first, then the lift, the key one back and the own token
+    # fix pass 224 (read r223 #2): the link, the lift, the key one back, the own token, then the weight moved
     matters = flat_main_fire.index(
-        "query 511 gives its own token and the key one back less of the weight on its 64 nearest keys, taken together"
+        "So, at equal content scores, the own token and the key one back together get less of the weight on the 64"
+        " nearest keys from query 511 than from query 63."
     )
     first = flat_main_fire.index("query 511 gives each key 1 to 63 back a higher bias than query 63 does.")
     assert "the bias from query 63 or query 511 falls" not in text
@@ -1742,7 +1748,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     )
     assert (
         # fix pass 218: the rule's lesson, then the weight moved, then the lift, the key one back, the own token
-        opening < matters < first < takeaway < own
+        opening < first < takeaway < own < matters
     )
     # read r189: "not implied by the starting values" left the learner unsure whether the u-picture explains the
     # figure; read r190: "the run cannot show that u causes it" was a hedge the model rules out: FIRE's MLP takes u
@@ -1777,7 +1783,7 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
     assert "In chapter 8's trained models every FIRE bias falls with distance, so" not in text
     # read r206: the fall with u is said once, scoped to the two queries whose saved biases are checked below
     # (structural pass 217: in the block)
-    assert " ".join(text.split()).count("In these trained heads the bias falls as $u$ grows") == 1
+    assert " ".join(text.split()).count("In chapter 8's trained FIRE models, the bias falls as $u$ grows") == 1
     assert " ".join(text.split()).count("falls as $u$ grows") == 2  # fix pass 221: the main line's, and the block's
     # read r209: the chain's first step, for the trained heads: query 511 lies past the learned threshold (the
     # appendix's inference from the same biases, "show that it ended below 511 in every layer", above), so its u of
@@ -5405,3 +5411,23 @@ def test_a_far_keys_share_depends_on_every_key_in_the_row():
     row = flattest.clone()
     row[1:far] -= 1.0  # only the other keys move
     assert row.softmax(0)[far].item() > 1.5 * alibi_share
+
+
+def test_a_flatter_alibi_head_is_overtaken_farther_back():
+    """KERPLE's section, main line (fix pass 224, read r223 #4: the two-thousand-times figure is against slope 1/8; the
+    experiment's flatter heads change it): "The flatter the ALiBi head, the farther back this log head catches up."
+    The log head r1 = r2 = 1 keeps the weight 1 / (1 + d) against the query's own token, ALiBi's line e^(-m d); the
+    first distance where the log head keeps more grows as the slope m shrinks, over ALiBi's slopes from 1/2 to 1/256
+    (d up to 10^5). In closed form: log(1 + d) / d falls with d, and the log head leads once it drops below m."""
+    text, flat, main = _chapter_views()
+    assert "The flatter the ALiBi head, the farther back this log head catches up." in " ".join(main.split())
+    d = torch.arange(1, 100_001, dtype=torch.float64)
+    firsts = []
+    for m in (1 / 2, 1 / 8, 1 / 16, 1 / 64, 1 / 128, 1 / 256):
+        ahead = -torch.log1p(d) > -m * d  # the log head's bias above the line: more weight against the own token
+        assert bool(ahead[-1]), m
+        first = int(ahead.nonzero()[0]) + 1
+        assert bool(ahead[first - 1 :].all()), m  # and it stays ahead from there on
+        firsts.append(first)
+    assert firsts == sorted(firsts) and len(set(firsts)) == len(firsts), firsts
+    assert firsts[1] == 27  # slope 1/8: the crossing between 26 and 27 that the section's block gives
