@@ -2410,8 +2410,11 @@ def test_costs_stay_in_their_blocks_not_in_the_takeaways():
         "FIRE reruns its MLP over every key for each new token. KERPLE's bias for each distance can be computed once"
         " and reused." in cost
     )
-    assert "FIRE reruns its MLP" not in main  # the block's alone
+    # fix pass 225 (read r224 #5, an omission: a 2025-26 engineer asks first whether a method decodes cheaply): one
+    # main-line sentence per method in *Going further* (test_decoding_cost_of_each_method_on_the_main_line); the FIRE
+    # section's main line and the takeaways stay without it
     further = main[main.index("## Going further") :]
+    assert main.count("FIRE reruns its MLP") == 1 and "FIRE reruns its MLP" in further
     assert "what each method costs inside a *fused attention routine*, one that never stores the matrix of logits" in (
         further
     )
@@ -5431,3 +5434,35 @@ def test_a_flatter_alibi_head_is_overtaken_farther_back():
         firsts.append(first)
     assert firsts == sorted(firsts) and len(set(firsts)) == len(firsts), firsts
     assert firsts[1] == 27  # slope 1/8: the crossing between 26 and 27 that the section's block gives
+
+
+def test_decoding_cost_of_each_method_on_the_main_line():
+    """*Going further*, main line (fix pass 225, read r224 #5, an omission: the decoding cost was only in blocks):
+    "When generating text, KERPLE's bias, like ALiBi's, depends on the distance alone. FIRE reruns its MLP over every
+    key for each new query past $L_{\\text{thr}}$, and CoPE recomputes every key's count for each new query." Checked
+    on posenc's modules: KERPLE's bias is one function of the distance (the same at every query); past the threshold
+    FIRE's u for one key changes from query to query, so no bias can be kept; CoPE's count of an old key changes when
+    the new query's gates differ."""
+    text, flat, main = _chapter_views()
+    said = (
+        "When generating text, KERPLE's bias, like ALiBi's, depends on the distance alone. FIRE reruns its MLP over"
+        " every key for each new query past $L_{\\text{thr}}$, and CoPE recomputes every key's count for each new"
+        " query."
+    )
+    assert said in " ".join(main.split())
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        kerple = KerpleBias(2)
+        fire = FireBias(2, L_thr_init=16.0)
+        cope = CoPE(8, npos_max=64)
+    with torch.no_grad():
+        bias = kerple.bias(40, 40)  # [heads, query, key]
+        for dist in (0, 3, 17):
+            diag = torch.diagonal(bias, offset=-dist, dim1=-2, dim2=-1)
+            assert torch.equal(diag, diag[:, :1].expand_as(diag))  # one value per distance, at every query
+        u = [float(fire.normalized_distance(torch.tensor([q]), torch.tensor([q - 5]))[0, 0]) for q in (31, 32, 33)]
+        assert u[0] > u[1] > u[2]  # the key 5 back gets a new u from each later query: its bias is recomputed
+        g = torch.Generator().manual_seed(1)
+        q, k = torch.randn(2, 12, 8, generator=g)
+        counts = cope.positions(q, k)  # [query, key]
+        assert bool((counts[10, :5] != counts[11, :5]).all())  # keys 0-4 get new counts from the next query

@@ -153,7 +153,9 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     after = _raw().split(code)[1].lstrip("`\n")
     # read r201: one main-line sentence follows the snippet, the check that a layer rotates at all (checked in
     # test_porting_snippet_warns_on_mla_and_layers_without_rope); then the pitfalls
-    rotates = "Check that a layer rotates before applying these settings to it: Llama 4, SmolLM3 and Qwen3-Next leave"
+    rotates = (
+        "Check that a layer rotates before applying these settings to it: Llama 4, SmolLM3, Qwen3-Next and Cohere 2"
+    )
     assert after.startswith(rotates), after[:80]
     after = after[after.index("without RoPE.") + len("without RoPE.") :].lstrip("\n")
     # read r206 (an omission): Meta's name for Llama 4's mix of RoPE layers and layers without it, once
@@ -584,7 +586,8 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # rules, the mask is what matters; `position_ids` matter only where code reads a token's position itself (each of
     # the block's four cases does: bfloat16 angles p theta_i, the two query scales, the batch's highest position);
     # two of the four they remove (the list's "remove" answers, below); `generate` passes both, so pass both
-    mask_matters = "For these rules, the mask is what matters."
+    # fix pass 225 (read r224 #3: "the mask is what matters", then "`position_ids` matter", read as a reversal)
+    mask_matters = "For these rules, the mask alone keeps the scores right."
     # fix pass 221 (read r220 #2, named hardest: the main line leaned on the block for which cases `position_ids` fix):
     # the lesson names one case they fix of each kind, Ministral 3's query scale and angles formed at low precision
     # (the block's first two items, both "remove"), and says the length rules read the batch's highest position even
@@ -866,7 +869,7 @@ def test_llama_code_has_none_of_the_four_run_time_mechanisms():
     # with the mask, the shift changes the scores only by rounding, "For these rules, the mask is what matters."
     # (checked below: `position_ids` counted from the first real token give the row alone's logits up to float32
     # rounding against the same model in float64); the sentence on the four cases closes their block
-    said = "For these rules, the mask is what matters."
+    said = "For these rules, the mask alone keeps the scores right."
     assert said in section and "- `dynamic` and `longrope` pick" not in section, section
     assert section.index("for plain RoPE and static rules such as `llama3`") < section.index(said)
     cases = _collapsed("Four cases where padding changes the scores, and whether <code>position_ids</code> fix them")
@@ -3489,8 +3492,10 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
     # sentence after the snippet, naming the three models; the `no_rope_layers` trap stays the pitfalls'
     porting = _section_main_line(_page(), "## Porting transformers-4 code")
     rotates = (
-        "Check that a layer rotates before applying these settings to it: Llama 4, SmolLM3 and Qwen3-Next leave some"
-        " layers without RoPE."
+        # fix pass 225 (read r224 #7, an omission: Cohere 2's global layers rotate nothing either; checked below in
+        # transformers' Cohere2Attention)
+        "Check that a layer rotates before applying these settings to it: Llama 4, SmolLM3, Qwen3-Next and Cohere 2"
+        " leave some layers without RoPE."
     )
     # read r203: the port check's paragraph and snippet follow (test_port_check_compares_cos_and_sin_with_the_loaded_
     # model), then the pitfalls
@@ -3545,6 +3550,14 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
 
     assert "self.use_rope = config.no_rope_layers[layer_idx]" in inspect.getsource(modeling_llama4)
     assert "self.use_rope = config.no_rope_layers[layer_idx]" in inspect.getsource(modeling_smollm3)
+    # "and Cohere 2": its attention rotates only in sliding-window layers, and its default layer list has full ones
+    from transformers.models.cohere2 import modeling_cohere2
+
+    cohere = " ".join(inspect.getsource(modeling_cohere2.Cohere2Attention.forward).split())
+    assert "if self.sliding_window is not None: query_states, key_states = apply_rotary_pos_emb(" in cohere, cohere[
+        :300
+    ]
+    assert {"sliding_attention", "full_attention"} <= set(transformers.Cohere2Config().layer_types)
     # "a 1 marks a layer that uses RoPE": a tiny SmolLM3 whose list marks layer 0 with 1 and layer 1 with 0 rotates
     # the queries and keys of layer 0 only; its RoPE-free layer gives the same keys at any position
     tiny = {
@@ -3625,7 +3638,8 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
         " through cos and sin. Their `yarn` dicts hold two fields, `mscale` and `mscale_all_dim`, and each gives an"
         " attention factor. Transformers puts the ratio of the two on cos and sin. Their released files set the fields"
         " equal, so transformers' attention factor, `attention_scaling`, reads {one}. Yet attention is still sharpened:"
-        " for DeepSeek-V3, the softmax scale multiplies each logit by about {by}. In transformers' DeepSeek code,"
+        " for DeepSeek-V3, whose `factor` is 40, the softmax scale multiplies each logit by about {by}. In"
+        " transformers' DeepSeek code,"
         " `yarn_apply_mscale` sets that scale from `mscale_all_dim`."
     )
     # read r205: `attention_scaling` is the rotary module's attribute, not a field of the files, so the sentence
@@ -3717,6 +3731,7 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     assert math.isclose(on_softmax, (0.1 * math.log(40) + 1) ** 2, rel_tol=1e-12)  # m(40, 1)^2 on every logit
     stated = sentences.format(one=f"{rotary.attention_scaling:.0f}", by=f"{on_softmax:.2f}")
     assert math.isclose(on_softmax, 1.87, abs_tol=0.005), on_softmax  # "about 1.87", V3's released s = 40 and mu = 1
+    assert MODEL_ROPE_CONFIGS["deepseek-v3"]["rope_scaling"]["factor"] == 40  # "whose `factor` is 40"
     assert stated in main and on_softmax > 1, main  # "would miss ... sharpening": 1 on cos and sin, above 1 here
     # "that scale, the 1/sqrt(d) on q . k": the attention multiplies the query-key products by `scaling` before the
     # softmax
@@ -3780,10 +3795,13 @@ def test_opening_points_to_the_reference_section_and_bands_to_chapter_7_figure()
     opening = page[: page.index("Read these fields first:")]
     # r199's round shortened it to keep the main line from growing; "last" is checked on the headings below
     # read r202: "Its" read as transformers'
-    assert "The last section lists fields and code names." in opening
+    assert "The last section lists fields and code names" in opening
     # read r208 (an omission): the page reads RoPE models only; ALiBi (BLOOM) and learned-position (GPT-2)
     # configurations carry no RoPE settings, so the porting snippet does not apply to them
-    assert "It reads RoPE models only; ALiBi and learned-position models have no RoPE settings." in opening
+    # fix pass 225 (read r224 #6: "only" clashed with the last section's ALiBi fields): the scope and the fields
+    assert "It reads RoPE models; ALiBi and learned-position models have no RoPE settings." in opening
+    assert "The last section lists fields and code names, some of them for ALiBi and other encodings." in opening
+    assert "| `alibi_slopes` |" in page and "RoPE models only" not in page
     pytest.importorskip("transformers", minversion="5.24")
     from transformers import BloomConfig, GPT2Config, LlamaConfig
 
@@ -4801,7 +4819,8 @@ def test_longrope_block_reads_short_and_long_factor_as_transformers_does():
     factor, above, multiplies cos and sin with either list." Checked on
     a Phi-3 configuration built in code (no download), through Phi3RotaryEmbedding in transformers 5.24; Phi-4-mini's
     partial rotary (0.75 of a 128-wide head) gets one entry per rotated pair."""
-    block = _collapsed("Reading a <code>longrope</code> dict: Phi-3, Phi-3.5-mini and Phi-4-mini")
+    # fix pass 225 (read r224 #5: the summary named models the block does not read)
+    block = _collapsed("Reading a <code>longrope</code> dict")
     for said in (
         "A `longrope` dict carries two lists of divisors, one entry for each rotated pair: `short_factor` and"
         " `long_factor`.",
@@ -4966,8 +4985,11 @@ def test_mla_models_rotate_only_qk_rope_head_dim():
     page = _page()
     said = (
         # fix pass 223 (read r222: "numbers" for dimensions, and the rotated part is the query's and the key's)
+        # fix pass 225 (read r224 #1: the key's rotated part is one per token, shared by the heads: the k_rot view
+        # below has one head)
         "Models with chapter 10's multi-head latent attention, MLA, such as DeepSeek-V3, rotate only"
-        " `qk_rope_head_dim` dimensions of each head's query and key."
+        " `qk_rope_head_dim` dimensions of each head's query, and one key part of that width per token, shared by all"
+        " heads."
     )
     opening = " ".join(page[: page.index("(glossary-bands)=")].split())
     assert said in opening and opening.index("| `head_dim` |") < opening.index(said), opening[-400:]
