@@ -716,7 +716,7 @@ def test_a_larger_multiplier_never_flattens_attention():
     sentences, one idea each; read r200: one top key, Llama 4's query temperature; read r203: every row one multiplier,
     and where; read r220: one rule, a larger multiplier sharpens, and the word temperature for the one divisor):
     :data:`SCALES_OPENING`, "Each row below is one multiplier of $q \\cdot k$ before the softmax, given in the column of
-    that name. A larger multiplier sharpens attention: the top-scoring key gets more of the weight. Only a
+    that name. A larger multiplier sharpens attention: the top-scoring key gets more of the weight. A
     *temperature* $t$ divides $q \\cdot k$: its multiplier is $1/t$, so a smaller $t$ sharpens. Llama 4's *query
     temperature* $\\tau$ multiplies $q \\cdot k$ despite its name: a larger $\\tau$ sharpens. When RoPE rotates the
     whole head, YaRN's *attention factor* multiplies both $q$ and $k$, so $q \\cdot k$ is multiplied by its square." The
@@ -752,7 +752,8 @@ def test_a_larger_multiplier_never_flattens_attention():
     power_cell = {"square": "$a^2$", "cube": "$a^3$"}[power_word]
     assert power_cell + " in a fully rotated head," in cells("attention factor")[3]
     ((changing, first, second, by_tokens, plus, fewer),) = re.findall(
-        r"- (\w+) scales change with the query: Llama 4's \*([\w ]+)\* and \*([\w ]+)\* follow its position, and"
+        r"- (\w+) of the table's scales change with the query: Llama 4's \*([\w ]+)\* and \*([\w ]+)\* follow its"
+        r" position, and"
         r" \*([\w-]+)\* follows how many tokens it attends: its position plus (\d) under a causal mask, (fewer) under a"
         r" sliding window\.",
         block("Other models' query and logit scales"),
@@ -1441,10 +1442,17 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
         "| the rule's $L$ is the trained length; transformers 5.24's `dynamic` reads $L$ from `max_position_embeddings`"
         " and" in note("dynamic NTK")
     )
-    assert "max_position_embeddings" not in dyn_block
+    # fix pass 226 (read r225 #1: a learner who tries the example in transformers gets no scaling at 2L): the block
+    # says which L it takes and what transformers' `dynamic` reads (checked below on Llama 3.1's fields)
+    assert dyn_block.count("max_position_embeddings") == 1
+    assert (
+        "This takes $L$ as 8 192; transformers' `dynamic` reads its $L$ from `max_position_embeddings`, 131 072 in"
+        " Llama 3.1's file, so with that file it would leave 16 384 tokens unscaled." in " ".join(dyn_block.split())
+    )
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     L = llama["rope_scaling"]["original_max_position_embeddings"]
     assert int(read) == L and llama["max_position_embeddings"] > L, llama
+    assert (L, llama["max_position_embeddings"], 2 * L) == (8192, 131072, 16384)  # the block's 8 192, 131 072, 16 384
     llama3 = re.sub(r"\s+", " ", inspect.getsource(_compute_llama3_parameters))
     assert 'old_context_len = rope_parameters_dict["original_max_position_embeddings"]' in llama3
     dynamic = inspect.getsource(_compute_dynamic_ntk_parameters).split('"""')[-1]  # the code after the docstring
@@ -4210,7 +4218,8 @@ def test_temperature_section_opens_with_its_multiplier_table():
     ), opening
     # read r197: "that" no longer opens a sentence, and no sentence says every scale multiplies without its exceptions
     assert "that multiplies" not in opening and "the same number" not in opening, opening
-    assert "Three scales change with the query" in block("Other models' query and logit scales")
+    # fix pass 226 (read r225 #2: Ministral 3's and Mistral 4's scale, the bullet before, changes with the position too)
+    assert "Three of the table's scales change with the query" in block("Other models' query and logit scales")
     assert "The first two follow" not in opening and "Llama 4's code" not in opening  # aside: block
     # the word clash is the Letters row's alone: neither before nor after the table
     assert "The word clashes" not in section

@@ -925,9 +925,16 @@ unsettled_220 = (
 # test_the_main_line_cuts_the_link_from_kerples_slow_fade_to_its_far_passkey_lead), and says the question is open.
 # The block's opening no longer repeats that question (unsettled_221), and (read r220 #5) its first sentence stands
 # alone, without "Yet" (row_lesson_221)
+# fix pass 226 (reads r223, r224, r225: the main line left the KERPLE section's lesson and this result as a puzzle):
+# one bridge sentence between them, with no numbers: the section's edge needs keys beyond the tested ones (each solved
+# log shape crosses ALiBi's flattest line only past 511, the block's crossing_8l, checked in
+# test_the_main_line_cuts_the_link_from_kerples_slow_fade_to_its_far_passkey_lead), and a key's share of the row
+# depends on the nearer keys too (test_a_far_keys_share_depends_on_every_key_in_the_row); the shares are the block's
 slow_fade_221 = (
     "At no tested distance does a trained KERPLE head give a key more weight, relative to the query's own token, than"
-    " ALiBi's flattest head does. Why KERPLE finds more far passkeys is not settled here."
+    " ALiBi's flattest head does. The KERPLE section's edge needs keys farther back than these runs test; within them,"
+    " a key's share of the row also depends on the nearer keys, and the block below compares the two methods' shares."
+    " Why KERPLE finds more far passkeys is not settled here."
 )
 row_lesson_221 = (
     "A far key's weight depends on its bias against every key in the row, not just against the query's own token."
@@ -962,7 +969,9 @@ closing_8l = (
 # "most digits hidden far back": its five-seed mean 496 back is above 90 %; "worse than KERPLE's": FIRE's and CoPE's
 # mean losses are above KERPLE's by more than 0.1 nats (checked where lesson_8l is read)
 lesson_8l = (
-    "Far past their training length, chapter 8's KERPLE models still predict the text well and find most digits hidden"
+    # fix pass 226 (read r225 #5: "the text" read as language; it is chapter 8's synthetic filler)
+    "Far past their training length, chapter 8's KERPLE models still predict the filler text well and find most digits"
+    " hidden"
     " far back. The FIRE and CoPE models find every hidden digit but predict the text worse than KERPLE's."
 )
 lesson_8l_r202 = (
@@ -1618,7 +1627,8 @@ def test_fire_later_query_gives_every_distance_a_higher_bias():
         " $\\psi(L_{\\text{thr}})$, so they would give every distance the same $u$ and the same bias. So each learned"
         " $L_{\\text{thr}}$ ended below 511, and query 511 lies past it. Past the threshold, a later query gives each"
         " key 1 or more back a smaller $u$. The bias falls as $u$ grows in these trained heads: from either query,"
-        " every saved curve falls with distance, and $u$ grows with it. So each key 1 to 63 back gains from query 511."
+        " every saved curve falls with distance, and $u$ grows with it. The saved biases show each key 1 to 63 back"
+        " gaining from query 511."
         " The query's own token has $u = 0$ from any query, so its bias stays."
     )
     assert trained_read in fire_block and "From the higher biases it also infers" not in text

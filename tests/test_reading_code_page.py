@@ -587,7 +587,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # the block's four cases does: bfloat16 angles p theta_i, the two query scales, the batch's highest position);
     # two of the four they remove (the list's "remove" answers, below); `generate` passes both, so pass both
     # fix pass 225 (read r224 #3: "the mask is what matters", then "`position_ids` matter", read as a reversal)
-    mask_matters = "For these rules, the mask alone keeps the scores right."
+    mask_matters = "For these rules, the mask alone would keep the scores right."
     # fix pass 221 (read r220 #2, named hardest: the main line leaned on the block for which cases `position_ids` fix):
     # the lesson names one case they fix of each kind, Ministral 3's query scale and angles formed at low precision
     # (the block's first two items, both "remove"), and says the length rules read the batch's highest position even
@@ -869,7 +869,7 @@ def test_llama_code_has_none_of_the_four_run_time_mechanisms():
     # with the mask, the shift changes the scores only by rounding, "For these rules, the mask is what matters."
     # (checked below: `position_ids` counted from the first real token give the row alone's logits up to float32
     # rounding against the same model in float64); the sentence on the four cases closes their block
-    said = "For these rules, the mask alone keeps the scores right."
+    said = "For these rules, the mask alone would keep the scores right."
     assert said in section and "- `dynamic` and `longrope` pick" not in section, section
     assert section.index("for plain RoPE and static rules such as `llama3`") < section.index(said)
     cases = _collapsed("Four cases where padding changes the scores, and whether <code>position_ids</code> fix them")
@@ -3474,8 +3474,8 @@ def test_porting_snippet_warns_on_mla_and_layers_without_rope():
     pitfalls = _collapsed("Loading pitfalls in transformers 5.24")
     mla = (
         "- DeepSeek-V2's and V3's MLA rotate a separate part of each query–key head, `qk_rope_head_dim` wide: 64 of 192"
-        " dimensions in V3's configuration. That width is not in `rope_parameters`, so the snippet's `rotated` reads 1"
-        " there."
+        " dimensions in V3's configuration. The key's rotated part is one vector per token, shared by all heads. That"
+        " width is not in `rope_parameters`, so the snippet's `rotated` reads 1 there."
     )
     none = (
         "- The snippet prints a dict's settings even for layers without RoPE."
@@ -3635,12 +3635,9 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # (the fields' equality in the released files and the ratio: checked below), one step a sentence
     sentences = (
         "DeepSeek-V2 and V3 sharpen attention through the softmax scale, the $1/\\sqrt d$ on $q \\cdot k$, not"
-        " through cos and sin. Their `yarn` dicts hold two fields, `mscale` and `mscale_all_dim`, and each gives an"
-        " attention factor. Transformers puts the ratio of the two on cos and sin. Their released files set the fields"
-        " equal, so transformers' attention factor, `attention_scaling`, reads {one}. Yet attention is still sharpened:"
-        " for DeepSeek-V3, whose `factor` is 40, the softmax scale multiplies each logit by about {by}. In"
-        " transformers' DeepSeek code,"
-        " `yarn_apply_mscale` sets that scale from `mscale_all_dim`."
+        " through cos and sin. So with their released files, transformers' attention factor, `attention_scaling`,"
+        " reads {one}. Yet attention is still sharpened: for DeepSeek-V3, whose `factor` is 40, the softmax scale"
+        " multiplies each logit by about {by}. In transformers' DeepSeek code, `yarn_apply_mscale` sets that scale."
     )
     # read r205: `attention_scaling` is the rotary module's attribute, not a field of the files, so the sentence
     # says "with their released files" and names it as transformers'
@@ -3648,7 +3645,10 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # read r208: the softmax scale's gloss is a sentence of its own, not an inline pair of glosses
     # fix pass 221 (read r220 #1, named hardest: the main line gave the 1 without its cause): the cause, two equal
     # fields whose factors' ratio goes on cos and sin, in one sentence before "So", field names kept off (below)
-    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 6  # six short sentences
+    # fix pass 226 (read r225 #6, r222-r225's hardest place: the two fields and their ratio are the block's
+    # mechanics): the main line keeps the move, the 1, the 1.87 with its factor, and where the code sets it
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 4  # four short sentences
+    assert "`mscale_all_dim`" not in main, main
     assert all(len(s.split()) <= 22 for s in re.split(r"(?<=\.) (?=[A-Z])", sentences)), sentences
     assert "So, for their released files" not in main and "their own attention factor" not in main
     assert "a factor like" not in main and "second such factor" not in main  # read r203: said as a formula and a ratio
@@ -4751,9 +4751,17 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     # in `rope_parameters` (transformers fills it for `yarn`, `llama3` and `longrope`); `dynamic`'s dict has none, and
     # its rotary module takes L from `max_position_embeddings`
     assert (  # the comment sits on its own line (ruff formats the page's code blocks)
-        "# L, or the declared length where the file has no original_max_position_embeddings, as `dynamic` does\n"
-        'L = rope.get("original_max_position_embeddings", rotary.config.max_position_embeddings)\n'
+        # fix pass 226 (read r225 #1: a `dynamic` file that also has original_max_position_embeddings switches at
+        # the declared length, so the check's L must be that; checked below on such a file)
+        "# where the rule switches: L, or the declared length without it; `dynamic` always reads the declared length\n"
+        "declared = rotary.config.max_position_embeddings\n"
+        'L = declared if rope["rope_type"] == "dynamic" else rope.get("original_max_position_embeddings", declared)\n'
     ) in code
+    both = LlamaConfig(
+        max_position_embeddings=8 * L,
+        rope_scaling={"rope_type": "dynamic", "factor": 2.0, "original_max_position_embeddings": L},
+    )
+    assert LlamaRotaryEmbedding(both).original_max_seq_len == 8 * L  # the declared length, not the field
     dynamic = LlamaConfig(max_position_embeddings=8 * L, rope_scaling={"rope_type": "dynamic", "factor": 2.0})
     assert "original_max_position_embeddings" not in dynamic.rope_parameters
     assert LlamaRotaryEmbedding(dynamic).original_max_seq_len == 8 * L
@@ -4987,9 +4995,10 @@ def test_mla_models_rotate_only_qk_rope_head_dim():
         # fix pass 223 (read r222: "numbers" for dimensions, and the rotated part is the query's and the key's)
         # fix pass 225 (read r224 #1: the key's rotated part is one per token, shared by the heads: the k_rot view
         # below has one head)
-        "Models with chapter 10's multi-head latent attention, MLA, such as DeepSeek-V3, rotate only"
-        " `qk_rope_head_dim` dimensions of each head's query, and one key part of that width per token, shared by all"
-        " heads."
+        # fix pass 226 (read r225 #7: the opening's MLA sentence came before pairs and bands, hard to parse): one plain
+        # sentence here; the widths and the shared key part are the loading pitfalls' bullet
+        "In models with chapter 10's multi-head latent attention, MLA, such as DeepSeek-V3, `qk_rope_head_dim` sets"
+        " how many dimensions RoPE turns; the loading pitfalls below give the details."
     )
     opening = " ".join(page[: page.index("(glossary-bands)=")].split())
     assert said in opening and opening.index("| `head_dim` |") < opening.index(said), opening[-400:]
