@@ -1447,7 +1447,8 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
     assert dyn_block.count("max_position_embeddings") == 1
     assert (
         "This takes $L$ as 8 192; transformers' `dynamic` reads its $L$ from `max_position_embeddings`, 131 072 in"
-        " Llama 3.1's file, so with that file it would leave 16 384 tokens unscaled." in " ".join(dyn_block.split())
+        " Llama 3.1's file, so with that file it would leave every input up to 131 072 tokens unscaled, this one of"
+        " 16 384 included." in " ".join(dyn_block.split())  # read r226 #2: not only 16 384 (the loop below: up to 16L)
     )
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     L = llama["rope_scaling"]["original_max_position_embeddings"]
@@ -1475,6 +1476,12 @@ def test_worked_example_reads_the_trained_length_and_the_shipped_config_a_larger
         )
         matches = torch.allclose(theta / hf.double(), table, rtol=1e-5, atol=0)  # float32 frequencies
         assert matches == (stored == L), stored
+    # "would leave every input up to 131 072 tokens unscaled": with the file's 16L, inputs of L + 1 to 16L keep theta
+    for seq_len in (L + 1, 2 * L, 8 * L, 16 * L):
+        hf = hf_inv_freq(
+            d, max_position_embeddings=16 * L, seq_len=seq_len, rope_type="dynamic", rope_theta=base, factor=factor
+        )
+        assert torch.allclose(hf.double(), theta, rtol=1e-6, atol=0), seq_len
 
 
 # ---- core terms: the offset's sign, unique, the base's field, fast pairs' turns, fixed and effective factor ------
