@@ -1893,10 +1893,11 @@ def test_transformers_models_with_the_interleaved_layout():
         "interleaved layout"
     )
     assert (
-        "- Other transformers models use the *interleaved layout*: GLM's, ERNIE 4.5's, Helium's and Cohere's"
-        " `rotate_half` pair neighbours, and DeepSeek-V3 and Mistral 4 do when `rope_interleave` is true, their"
-        " default. A checkpoint ported between layouts must reorder its rows: see {doc}`Reading model code"
-        " <reading_code>`." in models_block("## Encodings")
+        # fix pass 228 (read r227 #1: "GLM's" read as every GLM folder; GLM-4.5's glm4_moe pairs the halves)
+        "- Other transformers models use the *interleaved layout*: the `glm` and `glm4` folders', ERNIE 4.5's, Helium's"
+        " and Cohere's `rotate_half` pair neighbours, and DeepSeek-V3 and Mistral 4 do when `rope_interleave` is true,"
+        " their default. GLM-4.5's folder, `glm4_moe`, pairs the halves instead. A checkpoint ported between layouts"
+        " must reorder its rows: see {doc}`Reading model code <reading_code>`." in models_block("## Encodings")
     )
     d = 8
 
@@ -1905,10 +1906,11 @@ def test_transformers_models_with_the_interleaved_layout():
         x[i] = 1.0
         return (rotate(x).abs() > 1e-9).nonzero().flatten().tolist()
 
-    for name in ("glm", "ernie4_5", "helium", "cohere", "llama"):
+    for name in ("glm", "glm4", "ernie4_5", "helium", "cohere", "llama", "glm4_moe"):
         rotate = importlib.import_module(f"transformers.models.{name}.modeling_{name}").rotate_half
+        half = name in ("llama", "glm4_moe")  # the half layout: i with i + d/2
         for i in range(0, d, 2):
-            assert reached(rotate, i) == ([i + 1] if name != "llama" else [(i + d // 2) % d]), (name, i)
+            assert reached(rotate, i) == ([i + 1] if not half else [(i + d // 2) % d]), (name, i)
     for name, config in (("deepseek_v3", "DeepseekV3Config"), ("mistral4", "Mistral4Config")):
         assert getattr(transformers, config)().rope_interleave is True, name
         module = importlib.import_module(f"transformers.models.{name}.modeling_{name}")

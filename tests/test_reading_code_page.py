@@ -1129,8 +1129,9 @@ def test_fields_first_name_partial_rotary_factor():
     # r205: some unscaled files, such as Qwen3's, declare more than L, so the sentence says "L or longer" and sends
     # the reader to the model card; it also names the declared length, the one name the main line uses for the field
     unscaled = (
-        "Most unscaled files lack that field. Their declared length, `max_position_embeddings`, is $L$ or longer:"
-        " check the model card."
+        # fix pass 228 (read r227 #6: "that field" pointed back past a table row)
+        "Most unscaled files lack `original_max_position_embeddings`. Their declared length, `max_position_embeddings`,"
+        " is $L$ or longer: check the model card."
     )
     assert " ".join(fields.split("\n\n")[2].split()).startswith(unscaled), fields
     assert "store $L$ in `max_position_embeddings`" not in _page()
@@ -1883,7 +1884,8 @@ def test_reading_code_layout_permutation():
     assert "Llama 4 and DeepSeek-V2 through complex numbers, GPT-J through `rotate_every_two`." in page
     notes = page[page.index("## Notes for reading code") :]
     assert notes.index("with `rotate_half`, the *half layout*.") < notes.index("despite its name, pairs neighbours")
-    assert "GLM's, ERNIE 4.5's and Helium's pair neighbours, the *interleaved layout* |" in raw
+    # fix pass 228 (glossary read r227 #1): the `glm` and `glm4` folders, not GLM-4.5's glm4_moe (half layout)
+    assert "the `glm` and `glm4` folders', ERNIE 4.5's and Helium's pair neighbours, the *interleaved layout* |" in raw
 
 
 def test_gguf_converter_permutes_llama_from_half_to_interleaved():
@@ -3223,7 +3225,7 @@ def test_opening_names_the_trained_length_of_unscaled_files():
     # read r203: the cell is a short definition, and the unscaled files' field a sentence under the table
     assert (
         "| `original_max_position_embeddings` | the *trained length* $L$: the input length the model trained at"
-        " before any RoPE scaling | Most unscaled files lack that field. Their declared length,"
+        " before any RoPE scaling | Most unscaled files lack `original_max_position_embeddings`. Their declared length,"
         " `max_position_embeddings`, is $L$ or longer: check the model card." in page
     )
     # read r191: L is defined once, on the main line, before the worked configuration uses it; the glossary's row
@@ -3971,11 +3973,15 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
         # fix pass 224 (read r223 #1: "because" was a cause no source states, and "trained length" met a model
         # trained to 16L): two facts, the pre-training at L and the later stages up to 16L (the Llama 3 report's
         # six long-context stages up to 128K; MODEL_ROPE_CONFIGS' trained_length, checked below)
-        " pre-training at $L$, Meta trained Llama 3.1 on longer inputs in stages up to $16L$."
+        # fix pass 228 (read r227 #1: the Llama 3 report counts the long-context stages as pre-training too)
+        " its initial pre-training at $L$, Meta trained Llama 3.1 on longer inputs in stages up to $16L$."
     )
     assert "not because of the rule" not in page
     assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["trained_length_before"] == 8192  # "after pre-training at L"
-    assert "| `original_max_position_embeddings` | 8 192 | the trained length $L$, pre-training's input length," in page
+    assert (
+        "| `original_max_position_embeddings` | 8 192 | the trained length $L$, the initial pre-training's input"
+        " length," in page
+    )
     assert "so the model trained for that length" not in page
     llama = MODEL_ROPE_CONFIGS["llama-3.1-8b"]
     stage = llama["rope_scaling"]["factor"] * llama["rope_scaling"]["original_max_position_embeddings"]  # sL
