@@ -1534,8 +1534,9 @@ def test_dynamic_main_line_shows_the_fixed_divisor_at_short_inputs_and_the_dynam
         " length, not the divisors themselves."
         # fix pass 227 (read r226 #1: the section's lesson, a divisor far above the stretch, was the block's alone):
         # the block's 9 and 2 at 2L, in words (`by` and `fixed` below)
+        # read r228 #1: divided by 2, 2L positions reach (L - 1/2) theta, half a position past training's (L - 1) theta
         " With a `factor` of eight, at $2L$ it divides the slowest pair by nine, though two would keep its angles"
-        " within those of training."
+        " about as far as in training."
     )
     lesson = "A *static* rule gives each pair one divisor for its frequency, used at every input length."
     assert main.index(lesson) < main.index(example) < main.index(dynamic_said) < main.index("declared length"), main
