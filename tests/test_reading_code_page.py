@@ -176,7 +176,8 @@ def test_porting_snippet_runs_as_pasted_on_gemma_3_and_llama():
     assert " ".join(after.split()).startswith(leaves), after[:120]
     after = after[after.index("too.\n\n") + len("too.\n\n") :]
     # structural pass 217: the check's off-by-one evidence sits in a block right under its snippet, then the pitfalls
-    catches = "<details><summary>What the check catches: a port off by one in L</summary>"
+    # fix pass 230 (read r228 #2: the tolerance's constants were unexplained): the block says where they come from
+    catches = "<details><summary>The check's tolerance, and a port off by one in L that it fails</summary>"
     assert after.startswith(catches), after[:80]
     after = after[after.index("</details>\n\n") + len("</details>\n\n") :]
     assert after.startswith("<details><summary>Loading pitfalls in transformers 5.24</summary>"), after[:80]
@@ -547,6 +548,16 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     )
     assert lead in section, section[:900]
     assert section.index("| `generate` | each row from its first real token |") < section.index(rule)
+    # fix pass 230 (read r228 #4: the `generate` row's last cell described a direct call): what to watch with
+    # `generate` itself: it counts each row's positions from the `attention_mask` (transformers 5.24's
+    # `_prepare_position_ids_for_generation`: cumsum of the mask minus 1, pads set to 0)
+    watch = "| `generate` | each row from its first real token | pass the `attention_mask`: `generate` counts"
+    assert watch + " each row's positions from it |" in section
+    from transformers.generation.utils import GenerationMixin
+
+    counts = " ".join(inspect.getsource(GenerationMixin._prepare_position_ids_for_generation).split())
+    assert 'if (attention_mask := model_kwargs.get("attention_mask")) is not None:' in counts
+    assert "position_ids = attention_mask.long().cumsum(-1) - 1" in counts
     assert all(len(s.split()) <= 25 for s in re.split(r"(?<=\.) (?=[A-Z`])", lead)), lead  # short sentences
     # the query scales, defined where the cases need them (read r186: the table leaned on the temperature section,
     # whose main line keeps the attention factor alone; read r191: "a step" was defined only in a block, so the
@@ -574,8 +585,9 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         # read r215: Llama 4's scale needs `attn_temperature_tuning` (modeling_llama4.py), so the condition is said
         "Some models also multiply queries by *query scales*, which grow in steps with the position. Llama 4 does so in"
         " its layers without RoPE, when `attn_temperature_tuning` is on. Ministral 3 and Mistral 4 do so in every"
-        " layer. Like the attention factor, a query scale multiplies its query's logits, so it acts as a temperature."
-        " Far into a long input, attention then spreads less than it would without the scale."
+        " layer, by an amount that `llama_4_scaling_beta` in `rope_parameters` sets. Like the attention factor, a query"
+        " scale multiplies its query's logits, so it acts as a temperature. Far into a long input, attention then"
+        " spreads less than it would without the scale."
     )
     # read r207 (the section's hardest place, five reads in a row): the place opens with its lesson, and each item
     # gives its reason in plain words: what `position_ids` do there, or why they cannot help (Llama 4's scale counts
@@ -598,14 +610,20 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # highest position; the length rules' sentence says what `position_ids` do there and what they leave
     # fix pass 224 (read r223 #4: "the mask is what matters", then "pass both too", with two "it"s three clauses
     # back): the three places named one a sentence, and "that position" for the batch's highest
+    # fix pass 230 (read r228 #4: "three other places" on the main line against the block's "Four cases", one of which
+    # `position_ids` cannot fix): one count, the block's: padding changes the scores in four places, `position_ids`
+    # matter in three, and the fourth, Llama 4's query scale, is named on the main line (the block's third item:
+    # "`position_ids` leave this, as the scale ignores them")
     lesson = (
-        "`position_ids` matter in three other places. Some code reads a token's position itself, as Ministral 3's"
-        " query scale does. Your own code may form the angles at low precision."
+        "Padding changes the scores in four other places, and `position_ids` matter in three of them. Some code reads"
+        " a token's position itself, as Ministral 3's query scale does. Your own code may form the angles at low"
+        " precision."
     )
     length_rules = (
         "And `dynamic` and `longrope` set every row's frequencies from the batch's highest position. `position_ids`"
         " keep the pads out of that position, though the longest row still sets it."
     )
+    fourth = "The fourth, Llama 4's query scale, counts the pads whatever you pass."
     assert length_rules in " ".join(page.split()) and "matter only where" not in page
     assert "even with `position_ids`" not in page
     items = [
@@ -628,7 +646,7 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
     # structural pass 218 (read r217 #1: "In other code" contradicted the block, where `position_ids` remove two of
     # the four cases): the last sentence counts the cases and says how many `position_ids` remove (checked below: the
     # list's "remove" and "leave" answers)
-    answer = " " + length_rules + " `generate` passes both arguments; pass both too."
+    answer = " " + length_rules + " " + fourth + " `generate` passes both arguments; pass both too."
     assert "The block lists four such cases" not in section  # no count the learner must open the block to check
     assert lead + " " + mask_matters + " " + lesson in section, section  # the mask first, then `position_ids`
     assert "In other code" not in section
@@ -807,8 +825,6 @@ def test_shift_cases_and_bfloat16_takeaway(tmp_path):
         "Transformers counts it from the cache length, and Llama 4 switches it on with `attn_temperature_tuning`."
         " {ref}`Temperature rules <glossary-temperature>` lists both query scales."
     ), third
-    import inspect
-
     from transformers.models.ministral3 import modeling_ministral3
     from transformers.models.mistral4 import modeling_mistral4
 
@@ -1119,6 +1135,11 @@ def test_fields_first_name_partial_rotary_factor():
         ("`rope_theta`", "the base of RoPE's frequencies"),
         ("`head_dim`", "the width of one attention head"),
         ("`partial_rotary_factor`", "the share of each head that RoPE turns, in models that turn only part of it"),
+        (  # fix pass 230: the MLA sentence became this row (test_mla_models_rotate_only_qk_rope_head_dim)
+            "`qk_rope_head_dim`",
+            "in models with chapter 10's multi-head latent attention, MLA, such as DeepSeek-V3: how many dimensions of"
+            " each query and key head RoPE turns",
+        ),
         ("`rope_type` and `factor`", "the scaling rule for longer inputs, and how much it scales"),
         (
             "`original_max_position_embeddings`",
@@ -2929,10 +2950,20 @@ def test_query_scales_are_defined_where_the_run_time_cases_use_them():
         # read r215: Llama 4's scale needs `attn_temperature_tuning` (modeling_llama4.py), so the condition is said
         "Some models also multiply queries by *query scales*, which grow in steps with the position. Llama 4 does so in"
         " its layers without RoPE, when `attn_temperature_tuning` is on. Ministral 3 and Mistral 4 do so in every"
-        " layer. Like the attention factor, a query scale multiplies its query's logits, so it acts as a temperature."
-        " Far into a long input, attention then spreads less than it would without the scale."
+        " layer, by an amount that `llama_4_scaling_beta` in `rope_parameters` sets. Like the attention factor, a query"
+        " scale multiplies its query's logits, so it acts as a temperature. Far into a long input, attention then"
+        " spreads less than it would without the scale."
     )
     assert defined in _section_all_main(page, "## Temperature rules") and defined not in run_time  # read r211
+    # fix pass 230 (read r228 #3: the paragraph did not say what to look for in a file): each model's field is named,
+    # Llama 4's `attn_temperature_tuning` and Ministral 3's and Mistral 4's `llama_4_scaling_beta`, which their
+    # modeling code reads from `rope_parameters` as the scale's beta
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers.models.ministral3 import modeling_ministral3
+    from transformers.models.mistral4 import modeling_mistral4
+
+    for module in (modeling_ministral3, modeling_mistral4):
+        assert 'self.config.rope_parameters.get("llama_4_scaling_beta")' in inspect.getsource(module), module
     assert page.index(defined) < page.index("- Ministral 3's and Mistral 4's query")
     # read r200: Llama 4's scale does not read the position; it counts the cache length plus each token's index, so
     # its row's mechanism says so, and `position_ids` cannot fix it ("Each scale follows the position itself": the
@@ -3080,11 +3111,14 @@ def test_bfloat16_section_tells_the_two_errors_apart():
         "- If your own code forms the angles in bfloat16, each angle errs by up to a fixed fraction of itself, so the"
         " error grows with the position.",
         # read r210: the hundredth is Llama 3.1's, measured up to its 16L (the error grows with the position itself)
-        "- On transformers' float32 path, both errors remain but far smaller: in the worked configuration, each angle"
-        " stays within about a hundredth of a radian up to $16L$.",
+        # fix pass 230 (read r228 #5: "both errors remain" pointed at the bullets above, neither of which happens on
+        # this path): the path's own two roundings named, float32's of the frequencies and of the angles, the same
+        # two kinds as the bullets above (the block's table: theta_i rounded, then p theta_i formed, in float32)
+        "- On transformers' float32 path, float32 rounds the frequencies and the angles, so the same two errors arise,"
+        " far smaller: in the worked configuration, each angle stays within about a hundredth of a radian up to $16L$.",
     ]
     # each bullet's growth matches its table row (the table is checked below), and each bullet is one sentence
-    growth = ["the key's distance back", "grows with the position", "both errors remain"]
+    growth = ["the key's distance back", "grows with the position", "the same two errors arise"]
     assert all(g in path for g, path in zip(growth, paths)), growth
     assert all(path.count(". ") == 0 and path.endswith(".") for path in paths), paths
     loads = (
@@ -3654,6 +3688,9 @@ def test_temperature_main_line_says_deepseek_moves_the_sharpening_to_the_softmax
     # fields whose factors' ratio goes on cos and sin, in one sentence before "So", field names kept off (below)
     # fix pass 226 (read r225 #6, r222-r225's hardest place: the two fields and their ratio are the block's
     # mechanics): the main line keeps the move, the 1, the 1.87 with its factor, and where the code sets it
+    # decided at fix pass 230 (read r228 #3 asked for the two fields on the main line again, as r223 did; r225 asked
+    # for them off): they stay in the block, once and for all. The main line's four sentences stand without them:
+    # the move (softmax scale, not cos and sin), its consequence (1), the size (1.87) and where the code sets it
     assert len(re.split(r"(?<=\.) (?=[A-Z])", sentences)) == 4  # four short sentences
     assert "`mscale_all_dim`" not in main, main
     assert all(len(s.split()) <= 22 for s in re.split(r"(?<=\.) (?=[A-Z])", sentences)), sentences
@@ -3977,6 +4014,11 @@ def test_declared_length_is_the_last_training_stage_and_s_a_grid_search_value():
         # fix pass 228 (read r227 #1: the Llama 3 report counts the long-context stages as pre-training too)
         " its initial pre-training at $L$, Meta trained Llama 3.1 on longer inputs in stages up to $16L$."
     )
+    # decided at fix pass 230 (read r228 #7 asked again, as r214 did, for the open question on the main line; r215
+    # named it there the page's hardest place): it stays in the fine print, whose bullet says what the report leaves
+    # open; the main line says only what the file and the report state
+    assert "does not say whether those stages" not in page
+    assert "which the Llama 3 report does not state" in _collapsed("Fine print on the bands")
     assert "not because of the rule" not in page
     assert MODEL_ROPE_CONFIGS["llama-3.1-8b"]["trained_length_before"] == 8192  # "after pre-training at L"
     assert (
@@ -4373,7 +4415,7 @@ def test_opening_excerpt_condenses_llamas_rope_path():
     assert ".float() * inv_freq" in code and "emb.cos() * attention_scaling" in code and "def rotate_half" in code
     rest = page[page.index("Read these fields first:") :]
     for heading, explained in (
-        ("## bfloat16 frequencies", "- On transformers' float32 path, both errors remain but far smaller:"),
+        ("## bfloat16 frequencies", "- On transformers' float32 path, float32 rounds the frequencies and the angles,"),
         ("## Temperature rules", "transformers' attention factor, `attention_scaling`,"),
         ("## Notes for reading code", "Transformers' Llama code pairs the two halves of a head with `rotate_half`"),
     ):
@@ -4597,6 +4639,48 @@ def test_saved_files_keep_the_fields_but_head_dim_in_rope_parameters(tmp_path):
     assert not {"head_dim", "max_position_embeddings"} & set(top["rope_parameters"]), top["rope_parameters"]
 
 
+def test_inv_freq_is_built_not_loaded(tmp_path):
+    """The loading pitfalls' bullet (fix pass 230, read r228 #8, an omission): "The model's `state_dict` leaves out
+    `inv_freq`, so no checkpoint stores it: transformers computes it when it builds the rotary module. Editing
+    `rope_parameters` on a built model leaves a static rule's `inv_freq` as it was, so build the model again from the
+    edited configuration." Checked in transformers 5.24 on a tiny Llama, unscaled and with `llama3`: the buffer is
+    registered but not in the `state_dict` nor in the saved weights; after an edit of the base (and of `llama3`'s
+    factor), a forward leaves `inv_freq` and cos and sin as built, and a model built from the edited configuration
+    differs."""
+    pytest.importorskip("transformers", minversion="5.24")  # the book's version
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    said = (
+        "- The model's `state_dict` leaves out `inv_freq`, so no checkpoint stores it: transformers computes it when it"
+        " builds the rotary module. Editing `rope_parameters` on a built model leaves a static rule's `inv_freq` as it"
+        " was, so build the model again from the edited configuration."
+    )
+    pitfalls = _collapsed("Loading pitfalls in transformers 5.24")
+    assert said in pitfalls
+    small = dict(vocab_size=32, hidden_size=64, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4)
+    for scaling in (None, dict(LLAMA31_SCALING, original_max_position_embeddings=64)):
+        extra = {"rope_scaling": dict(scaling)} if scaling else {}
+        model = LlamaForCausalLM(LlamaConfig(**small, max_position_embeddings=1024, **extra)).eval()
+        rotary = model.model.rotary_emb
+        assert "model.rotary_emb.inv_freq" in dict(model.named_buffers())
+        assert not any("inv_freq" in key for key in model.state_dict()), scaling
+        model.save_pretrained(tmp_path / str(bool(scaling)))
+        from safetensors.torch import load_file
+
+        saved = load_file(str(tmp_path / str(bool(scaling)) / "model.safetensors"))
+        assert not any("inv_freq" in key for key in saved), scaling
+        built = rotary.inv_freq.clone()
+        position_ids = torch.tensor([[3, 40, 500]])
+        cos, _ = rotary(torch.zeros(1), position_ids)
+        model.config.rope_parameters["rope_theta"] = 2 * model.config.rope_parameters["rope_theta"]
+        if scaling:
+            model.config.rope_parameters["factor"] = 2.0
+        edited_cos, _ = rotary(torch.zeros(1), position_ids)
+        assert torch.equal(rotary.inv_freq, built) and torch.equal(edited_cos, cos), scaling  # same op, same inputs
+        rebuilt = LlamaForCausalLM(model.config).eval().model.rotary_emb
+        assert not torch.allclose(rebuilt.inv_freq, built), scaling  # a new build reads the edit
+
+
 def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     """Porting transformers-4 code (read r203, an omission: the page said where to read the settings but not how to
     confirm a port): "To confirm a port, compare your cos and sin with the loaded model's at a few positions above L. A
@@ -4624,7 +4708,17 @@ def test_port_check_compares_cos_and_sin_with_the_loaded_model():
     assert main.index(said) < main.index(" ".join(code.split()[:4]))
     # structural pass 217 (read r216: evidence on the main line): the off-by-one claim moved into a block right under
     # the snippet, scoped to the worked configuration at the snippet's positions, with its small margin
-    catches = _collapsed("What the check catches: a port off by one in L")
+    catches = _collapsed("The check's tolerance, and a port off by one in L that it fails")
+    # fix pass 230 (read r228 #2: "two unexplained constants"): the block opens with the tolerance's reason and the
+    # correct port's margin, checked below ("a correct port computed in float64 stays under a third of the
+    # tolerance in each call": right < 0.3 * tolerance on Llama 3.1's fields, in both calls)
+    tolerance_said = (
+        "The tolerance, `2e-7` times the call's highest position plus `1e-6`, allows for float32. Transformers forms"
+        " the angles in float32, whose rounding grows with the position. A correct port computed in float64 stays"
+        " under a third of the tolerance in each call."
+    )
+    opened = catches[catches.index("</summary>") + len("</summary>") :].strip()
+    assert opened.startswith(tolerance_said), opened[:200]
     off_by_one_said = (
         "On the worked configuration, at these positions, the check even fails a port that counts a pair's turns"
         " over $L - 1$ positions, training's largest distance, instead of $L$. That port sorts the pairs into the"
@@ -5008,11 +5102,15 @@ def test_mla_models_rotate_only_qk_rope_head_dim():
         # below has one head)
         # fix pass 226 (read r225 #7: the opening's MLA sentence came before pairs and bands, hard to parse): one plain
         # sentence here; the widths and the shared key part are the loading pitfalls' bullet
-        "In models with chapter 10's multi-head latent attention, MLA, such as DeepSeek-V3, `qk_rope_head_dim` sets"
-        " how many dimensions RoPE turns; the loading pitfalls below give the details."
+        # decided at fix pass 230 (read r228 #6: a model-specific sentence before the worked example): the field is a
+        # row of the fields table, right under `partial_rotary_factor`, the other field that sets how much of a head
+        # turns; no sentence of its own; the details stay the loading pitfalls' bullet
+        "| `qk_rope_head_dim` | in models with chapter 10's multi-head latent attention, MLA, such as DeepSeek-V3: how"
+        " many dimensions of each query and key head RoPE turns |"
     )
     opening = " ".join(page[: page.index("(glossary-bands)=")].split())
-    assert said in opening and opening.index("| `head_dim` |") < opening.index(said), opening[-400:]
+    assert said in opening and opening.index("| `partial_rotary_factor` |") < opening.index(said), opening[-400:]
+    assert "`qk_rope_head_dim` sets how many" not in page
     # fix pass 221 (read r220 #5: MLA came before the chapter that teaches it): "chapter 10's": chapter 10 has a
     # section on DeepSeek's MLA, which defines the term
     chapter10 = json.loads((ROOT / "notebooks" / "10_rope_today.ipynb").read_text(encoding="utf-8"))
